@@ -1,0 +1,79 @@
+/* joules/attrs.h — the attributes of a run: what configuration was measured.
+ *
+ * The spec's named attributes get typed fields, because every analysis
+ * groups and selects by them. Anything else a harness wrote (the spec says
+ * readers must ignore unknown attributes, but an importer must not drop what
+ * it does not know) is kept in `extra` as text, so it can be passed through,
+ * printed and selected on.
+ *
+ * Missing numbers are NaN (doubles) or -1 (integers); missing strings NULL.
+ */
+#ifndef JOULES_ATTRS_H
+#define JOULES_ATTRS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "joules/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct jl_kv {
+    char *key;
+    char *value; /* text form: numbers printed with %.17g, strings as is */
+    int is_number;
+} jl_kv;
+
+typedef struct jl_attrs {
+    /* MUST attributes */
+    char *workload;  /* llm, mllm, diffusion */
+    char *model;
+    char *task;
+    char *gpu_model;
+    long num_gpus;   /* >= 1 */
+    char *precision;
+    long max_batch_size;
+    /* optional */
+    double start_time_unix;
+    long tensor_parallel, expert_parallel, data_parallel;
+    double gpu_memory_bytes;
+    double gpu_tdp_w;
+    double gpu_idle_power_w;
+    double total_params, active_params;
+    double kv_bytes_per_token;
+    long denoising_steps, height, width, num_frames;
+    char *notes;
+    /* everything else, in file order */
+    jl_kv *extra;
+    size_t n_extra;
+} jl_attrs;
+
+/* Sets every field to "missing". */
+void jl_attrs_init(jl_attrs *a);
+void jl_attrs_clear(jl_attrs *a);
+jl_status jl_attrs_copy(jl_attrs *dst, const jl_attrs *src);
+
+/* Add an extra attribute (copies key and value). */
+jl_status jl_attrs_add_extra(jl_attrs *a, const char *key, const char *value,
+                             int is_number);
+
+/* The value of attribute `key` as text, for selection (--where) and
+ * grouping: typed fields by their spec name, then extras. Returns 0 and
+ * writes into buf (NUL-terminated, truncated to cap) when the attribute is
+ * present; -1 when the run does not have it. */
+int jl_attrs_get(const jl_attrs *a, const char *key, char *buf, size_t cap);
+
+/* Whether `workload` is an LLM-like (llm, mllm) workload, which has tokens. */
+int jl_attrs_is_llm(const jl_attrs *a);
+int jl_attrs_is_diffusion(const jl_attrs *a);
+
+/* Names of the typed attributes, NULL-terminated, in a stable order (the
+ * column order of CSV outputs). */
+extern const char *const jl_attr_names[];
+
+#ifdef __cplusplus
+}
+#endif
+#endif

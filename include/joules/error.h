@@ -1,0 +1,107 @@
+/* joules/error.h — status codes and errors that carry their context.
+ *
+ * Every fallible library call returns a jl_status and, on failure, fills a
+ * jl_error with everything a user needs to find the problem: the file, the
+ * run, the HDF5 object path and the row. The library never prints and never
+ * exits; the CLI prints the error once and maps it to an exit code in one
+ * place (src/cli/exit_codes.c).
+ *
+ * Ownership: a jl_error is heap-allocated by the library and freed with
+ * jl_error_free(), which accepts NULL. Causes form a short chain: `cause`
+ * is the lower-level error this one wraps (e.g. the HDF5 stack).
+ */
+#ifndef JOULES_ERROR_H
+#define JOULES_ERROR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One table generates the enum, the names and the messages. */
+#define JL_STATUS_TABLE(X)                                                     \
+    X(JL_OK, "ok", "success")                                                  \
+    X(JL_ENOMEM, "nomem", "out of memory")                                     \
+    X(JL_EIO, "io", "input/output error")                                      \
+    X(JL_EFORMAT, "format", "not a joules trace")                              \
+    X(JL_EINVALID, "invalid", "invalid data")                                  \
+    X(JL_EMISSING, "missing", "required field missing")                        \
+    X(JL_ETYPE, "type", "wrong type or shape")                                 \
+    X(JL_ELIMIT, "limit", "size beyond the configured limit")                  \
+    X(JL_EUSAGE, "usage", "invalid argument")                                  \
+    X(JL_ENUMERIC, "numeric", "numerical failure")                             \
+    X(JL_ENODATA, "nodata", "not enough data")                                 \
+    X(JL_EINTERNAL, "internal", "internal error")
+
+typedef enum {
+#define JL_X_ENUM(id, name, msg) id,
+    JL_STATUS_TABLE(JL_X_ENUM)
+#undef JL_X_ENUM
+    JL_STATUS_COUNT
+} jl_status;
+
+typedef struct jl_error {
+    jl_status code;
+    char *file;    /* input file, or NULL */
+    char *run;     /* run id (group name under /runs), or NULL */
+    char *object;  /* HDF5 object path, e.g. /runs/b0064/power/time, or NULL */
+    long long row; /* row index in that object, or -1 */
+    char *message; /* what is wrong, in words; never NULL */
+    struct jl_error *cause; /* lower-level error, or NULL */
+} jl_error;
+
+/* Short machine name ("invalid") and human message of a status. */
+const char *jl_status_name(jl_status s);
+const char *jl_strerror(jl_status s);
+
+/* Create an error. file/run/object may be NULL, row -1 when not applicable.
+ * Returns NULL only if memory is exhausted (callers then report JL_ENOMEM). */
+jl_error *jl_error_new(jl_status code, const char *file, const char *run,
+                       const char *object, long long row, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+jl_error *jl_error_vnew(jl_status code, const char *file, const char *run,
+                        const char *object, long long row, const char *fmt,
+                        va_list ap);
+
+/* Set *err (if err is non-NULL and *err is still NULL: the first error
+ * wins) and return code, so a failure path reads `return jl_fail(...)`. */
+jl_status jl_fail(jl_error **err, jl_status code, const char *file,
+                  const char *run, const char *object, long long row,
+                  const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+
+/* Fill in file/run where the error does not name them yet (context added on
+ * the way up: a dataset reader knows the object, its caller the run). */
+void jl_error_set_context(jl_error *e, const char *file, const char *run);
+
+/* "file: run r: /object: message at row N" — the one-line form used on
+ * stderr and in JSON. Caller frees with free(). */
+char *jl_error_format(const jl_error *e);
+
+void jl_error_free(jl_error *e);
+
+/* A growable list of errors, owned: used where one bad input must not stop
+ * the others (every command collects failures and reports them all). */
+typedef struct jl_error_list {
+    jl_error **items;
+    size_t count;
+    size_t cap;
+} jl_error_list;
+
+/* Takes ownership of e (NULL is ignored). Returns JL_ENOMEM on failure, in
+ * which case e is freed. */
+jl_status jl_error_list_push(jl_error_list *list, jl_error *e);
+void jl_error_list_clear(jl_error_list *list);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,80 @@
+/* joules/output.h — machine-readable documents and files written whole.
+ *
+ * JSON documents are jansson objects (jansson is a public dependency of the
+ * library for that reason). Every run object has the same shape wherever it
+ * appears (summary, frontier, pick, ...): `file`, `run`, the run attributes,
+ * `steady_method`, `energy_source`, every figure of JL_FIGURE_TABLE (null
+ * when missing), per-GPU arrays and `warnings`.
+ *
+ * Every file joules writes goes to a temporary name in the same folder and is
+ * renamed into place only when complete, so an interrupted or failed write
+ * never leaves a half-written file behind.
+ */
+#ifndef JOULES_OUTPUT_H
+#define JOULES_OUTPUT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "joules/error.h"
+#include "joules/summary.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Real numbers in JSON documents are printed with this many significant
+ * digits (deterministic output; CSV keeps full precision). */
+#define JL_JSON_REAL_PRECISION 12
+
+/* A number, or JSON null when NaN/inf (missing is never 0). */
+json_t *jl_json_number(double v);
+
+/* The run object of a summary. NULL on out-of-memory. */
+json_t *jl_summary_to_json(const jl_summary *s);
+/* Just the identifying attributes of a run (file, run, workload, model, task,
+ * gpu_model, num_gpus, precision, max_batch_size). */
+json_t *jl_run_key_to_json(const jl_summary *s);
+/* [{"file","run","object","row","code","message"}...] */
+json_t *jl_errors_to_json(const jl_error_list *errors);
+
+/* Serialise a document (sorted keys, fixed precision, trailing newline). */
+char *jl_json_dump(const json_t *doc);
+
+/* Write a whole document to path atomically ("-" = stdout). */
+jl_status jl_write_json(const char *path, const json_t *doc, jl_error **err);
+
+/* CSV of summaries: attributes, method, figures (units in column names), one
+ * row per run, full precision (%.17g), empty cell for missing. */
+jl_status jl_write_summaries_csv(const char *path, const jl_summary_list *l,
+                                 jl_error **err);
+/* The same into an open stream (for "-"). */
+jl_status jl_fprint_summaries_csv(FILE *f, const jl_summary_list *l);
+
+/* Atomic files: open a temporary beside `path`, write, then commit (fsync +
+ * rename) or abort (unlink). A jl_atomic_file that is neither committed nor
+ * aborted is removed by jl_atomic_abort. */
+typedef struct jl_atomic_file {
+    char *path;
+    char *tmp_path;
+    FILE *fp;
+} jl_atomic_file;
+
+jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err);
+jl_status jl_atomic_commit(jl_atomic_file *af, jl_error **err);
+void jl_atomic_abort(jl_atomic_file *af);
+/* Write a buffer to path atomically. */
+jl_status jl_write_file_atomic(const char *path, const void *data, size_t len,
+                               jl_error **err);
+
+/* Unlink every temporary file still being written: for a signal handler
+ * (async-signal-safe), so an interrupted command leaves nothing partial. */
+void jl_atomic_cleanup_signal(void);
+
+/* CSV quoting of one field (RFC 4180). */
+void jl_csv_field(FILE *f, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,78 @@
+/* joules/study.h — from paths on disk to a set of run summaries.
+ *
+ * A study is everything the user pointed joules at: files and directories
+ * (searched recursively for *.h5), read in a deterministic order (paths
+ * sorted), each run summarised. One bad file or run never stops the others:
+ * its error is appended to the error list and the rest goes on.
+ *
+ * Selection (`--where KEY=V1,V2`, `--exclude KEY=V1,V2`) filters runs by
+ * their attributes, so every analysis can be restricted the way the paper
+ * restricts each comparison.
+ */
+#ifndef JOULES_STUDY_H
+#define JOULES_STUDY_H
+
+#include <stddef.h>
+
+#include "joules/error.h"
+#include "joules/summary.h"
+#include "joules/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Expand paths: a file is taken as is, a directory is searched recursively
+ * for regular files ending in ".h5" (sorted). A path that does not exist or
+ * a directory without traces is an error in `errors`. The result is sorted
+ * and free of duplicates; free with jl_paths_free(). */
+jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files,
+                           size_t *n_files, jl_error_list *errors);
+void jl_paths_free(char **files, size_t n);
+
+typedef void (*jl_progress_fn)(void *ctx, size_t done, size_t total,
+                               const char *current);
+
+typedef struct jl_study_options {
+    jl_trace_options trace;
+    jl_summary_options summary;
+    /* Worker processes summarising files in parallel; 0 or 1 = in process. */
+    int workers;
+    jl_progress_fn progress; /* called after each file, may be NULL */
+    void *progress_ctx;
+} jl_study_options;
+
+void jl_study_options_default(jl_study_options *opt);
+
+/* Summarise every run of every file under paths. Summaries are appended to
+ * out in (file, run) order; per-file and per-run failures go to errors.
+ * Returns JL_OK unless something stopped the whole study (out of memory). */
+jl_status jl_study_load(const char *const *paths, size_t n,
+                        const jl_study_options *opt, jl_summary_list *out,
+                        jl_error_list *errors);
+
+/* Summarise every run of one open file (used by jl_study_load and workers). */
+jl_status jl_study_load_file(const char *path, const jl_study_options *opt,
+                             jl_summary_list *out, jl_error_list *errors);
+
+/* Run selection. */
+typedef struct jl_selector jl_selector;
+
+jl_selector *jl_selector_new(void);
+void jl_selector_free(jl_selector *sel);
+/* Add a clause "KEY=V1,V2" (exclude = 0: keep runs whose KEY is one of the
+ * values; exclude = 1: drop them). Numeric values match numerically
+ * ("num_gpus=1" matches 1 and 1.0). A malformed clause is JL_EUSAGE with a
+ * message naming the bad part. */
+jl_status jl_selector_add(jl_selector *sel, int exclude, const char *clause,
+                          jl_error **err);
+/* 1 when the run passes every clause. A run without the attribute never
+ * matches a --where clause and is never dropped by an --exclude clause. */
+int jl_selector_match(const jl_selector *sel, const jl_summary *s);
+/* Keep only matching runs (frees the others). */
+void jl_summary_list_select(jl_summary_list *l, const jl_selector *sel);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

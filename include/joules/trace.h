@@ -1,0 +1,168 @@
+/* joules/trace.h — reading trace files (format v1, docs/trace-format.md).
+ *
+ * A trace file holds one or more runs. jl_trace_open() checks the root
+ * (format, version) and lists the runs; jl_trace_read_run() reads one run's
+ * datasets into a jl_run, validating every MUST of the spec with errors that
+ * name the file, run, object path and row. Sizes are checked against
+ * jl_trace_limits before anything is allocated.
+ *
+ * joules registers its own Zstandard filter (HDF5 filter id 32015) with
+ * libzstd the first time a trace is opened, so no HDF5 plugin is needed.
+ *
+ * Ownership: jl_trace and jl_run are owned by the caller and released with
+ * jl_trace_close() / jl_run_free(), both of which accept NULL.
+ */
+#ifndef JOULES_TRACE_H
+#define JOULES_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "joules/attrs.h"
+#include "joules/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Limits that protect against declared sizes far beyond the data. */
+typedef struct jl_trace_limits {
+    uint64_t max_rows;          /* per dataset; default 2^31 */
+    uint64_t max_dataset_bytes; /* decoded size of one dataset; default 4 GiB */
+    uint64_t max_gpus;          /* G; default 1024 */
+    uint64_t max_runs;          /* per file; default 1,000,000 */
+} jl_trace_limits;
+
+void jl_trace_limits_default(jl_trace_limits *lim);
+
+/* A time series with a GPU axis: n rows of g values, row-major. */
+typedef struct jl_series {
+    size_t n, g;
+    double *v; /* NULL when the dataset is absent */
+} jl_series;
+
+/* Precomputed figures of summary-only runs (spec: summary/). NaN = absent. */
+typedef struct jl_run_summary_attrs {
+    int present;
+    double energy_per_token_j, energy_per_request_j, avg_power_w,
+        output_throughput_tok_s, median_itl_s, p90_itl_s, p95_itl_s,
+        p99_itl_s, avg_batch_size, avg_output_tokens, steady_state_duration_s,
+        steady_state_energy_j, batch_latency_s, energy_per_item_j;
+    /* further float attributes on summary/, kept for pass-through */
+    jl_kv *extra;
+    size_t n_extra;
+} jl_run_summary_attrs;
+
+/* One run, read whole into memory. Arrays are NULL (and counts 0) when the
+ * group or dataset is absent. All time datasets were checked finite and
+ * non-decreasing; all [N, G] datasets have G == attrs.num_gpus. */
+typedef struct jl_run {
+    char *file; /* path as given */
+    char *name; /* group name under /runs */
+    jl_attrs attrs;
+
+    /* power/ */
+    size_t power_n;
+    double *power_time;   /* [power_n] */
+    jl_series watts;      /* [power_n, G] or absent */
+    jl_series energy_j;   /* [power_n, G] or absent */
+    jl_series watts_avg;  /* [power_n, G] or absent */
+
+    /* gpu/ */
+    size_t gpu_n;
+    double *gpu_time;
+    jl_series sm_util, mem_util, mem_used_bytes, sm_clock_mhz, temp_c;
+
+    /* engine/ */
+    size_t engine_n;
+    double *engine_time;
+    int32_t *running;          /* required when engine/ is present */
+    int32_t *waiting;          /* optional */
+    int64_t *tokens_generated; /* optional; cumulative */
+    int64_t *prefill_tokens;   /* optional; cumulative */
+    float *kv_cache_usage;     /* optional; 0..1 */
+
+    /* requests/ */
+    size_t req_n;
+    double *arrival, *first_token, *finish; /* NaN: never got that far */
+    int32_t *input_tokens, *output_tokens;
+
+    /* itl/ */
+    size_t itl_n;
+    float *itl_seconds;
+    int32_t *itl_request; /* optional */
+
+    /* batches/ (diffusion) */
+    size_t batch_n;
+    double *batch_start, *batch_end;
+    int32_t *batch_size;
+
+    /* summary/ */
+    jl_run_summary_attrs summary;
+} jl_run;
+
+void jl_run_free(jl_run *run);
+
+typedef struct jl_trace jl_trace;
+
+typedef struct jl_trace_options {
+    jl_trace_limits limits;
+} jl_trace_options;
+
+void jl_trace_options_default(jl_trace_options *opt);
+
+/* Open a trace file and list its runs. opt may be NULL (defaults). */
+jl_status jl_trace_open(const char *path, const jl_trace_options *opt,
+                        jl_trace **out, jl_error **err);
+
+/* Open a trace from a file image in memory (HDF5 core driver), e.g. for
+ * fuzzing. `name` is used in messages. The buffer is copied. */
+jl_status jl_trace_open_image(const void *buf, size_t len, const char *name,
+                              const jl_trace_options *opt, jl_trace **out,
+                              jl_error **err);
+
+void jl_trace_close(jl_trace *t);
+
+const char *jl_trace_path(const jl_trace *t);
+size_t jl_trace_run_count(const jl_trace *t);
+const char *jl_trace_run_name(const jl_trace *t, size_t i);
+
+/* Read and validate run i. */
+jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out,
+                            jl_error **err);
+
+/* What `joules inspect` shows about one dataset. */
+typedef struct jl_dataset_info {
+    char *path;            /* object path */
+    char *type;            /* "float32", "float64", "int32", "int64", ... */
+    int rank;
+    uint64_t dims[2];
+    int chunked;
+    uint64_t chunk[2];
+    char *filters;         /* "shuffle+deflate(4)", "zstd(5)", "" */
+    uint64_t storage_bytes;
+} jl_dataset_info;
+
+typedef struct jl_run_info {
+    char *name;
+    jl_dataset_info *datasets;
+    size_t n_datasets;
+} jl_run_info;
+
+/* Describe every dataset of run i without reading its data. */
+jl_status jl_trace_describe_run(jl_trace *t, size_t i, jl_run_info *out,
+                                jl_error **err);
+void jl_run_info_clear(jl_run_info *info);
+
+/* Root attributes (NULL when absent). */
+const char *jl_trace_harness(const jl_trace *t);
+const char *jl_trace_created_utc(const jl_trace *t);
+
+/* Register the Zstandard filter with HDF5 (idempotent, thread-safe enough for
+ * a call before any worker starts). Called by jl_trace_open(). */
+jl_status jl_zstd_filter_register(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

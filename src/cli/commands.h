@@ -1,0 +1,20 @@
+/* The CLI's command table. Each command lives in its own cmd_<name>.c with
+ * its own getopt_long table and help text; main.c only dispatches. */
+#ifndef JOULES_CLI_COMMANDS_H
+#define JOULES_CLI_COMMANDS_H
+
+typedef struct jl_command {
+    const char *name;
+    const char *summary; /* one line, for `joules --help` */
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+} jl_command;
+
+#define JL_CLI_COMMANDS(X)                                                     \
+    X(inspect, "what is in each trace file: runs, datasets, problems")         \
+    X(summarize, "one row per run: steady state, energy, power, latency")
+
+#define JL_X_DECL(name, summary) int jl_cmd_##name(int argc, char **argv);
+JL_CLI_COMMANDS(JL_X_DECL)
+#undef JL_X_DECL
+
+#endif

@@ -1,0 +1,47 @@
+/* joules — the command-line tool. Only argv handling and dispatch live here;
+ * every command is a thin layer over the library (include/joules/). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+
+static const jl_command commands[] = {
+#define JL_X_ENTRY(name, summary) {#name, summary, jl_cmd_##name},
+    JL_CLI_COMMANDS(JL_X_ENTRY)
+#undef JL_X_ENTRY
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: joules <command> [options] [PATH...]\n\n"
+                 "Where do the joules go? Offline analysis of GPU energy traces of AI\n"
+                 "inference runs (trace format v1, docs/trace-format.md).\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n`joules <command> --help` for a command's options.\n"
+                 "Exit status: 0 ok, 1 some input failed (others still processed),\n"
+                 "2 usage error, 3 nothing could be processed, 4 output could not be written.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return JL_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return JL_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("joules 0.1.0\n");
+        return JL_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "joules: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return JL_EXIT_USAGE;
+}

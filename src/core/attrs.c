@@ -1,0 +1,161 @@
+/* Run attributes: see include/joules/attrs.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "joules/attrs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+const char *const jl_attr_names[] = {
+    "workload", "model", "task", "gpu_model", "num_gpus", "precision",
+    "max_batch_size", "start_time_unix", "tensor_parallel", "expert_parallel",
+    "data_parallel", "gpu_memory_bytes", "gpu_tdp_w", "gpu_idle_power_w",
+    "total_params", "active_params", "kv_bytes_per_token", "denoising_steps",
+    "height", "width", "num_frames", "notes", NULL,
+};
+
+void jl_attrs_init(jl_attrs *a)
+{
+    memset(a, 0, sizeof *a);
+    a->num_gpus = a->max_batch_size = -1;
+    a->tensor_parallel = a->expert_parallel = a->data_parallel = -1;
+    a->denoising_steps = a->height = a->width = a->num_frames = -1;
+    a->start_time_unix = a->gpu_memory_bytes = a->gpu_tdp_w = NAN;
+    a->gpu_idle_power_w = a->total_params = a->active_params = NAN;
+    a->kv_bytes_per_token = NAN;
+}
+
+void jl_attrs_clear(jl_attrs *a)
+{
+    if (!a)
+        return;
+    free(a->workload);
+    free(a->model);
+    free(a->task);
+    free(a->gpu_model);
+    free(a->precision);
+    free(a->notes);
+    for (size_t i = 0; i < a->n_extra; i++) {
+        free(a->extra[i].key);
+        free(a->extra[i].value);
+    }
+    free(a->extra);
+    jl_attrs_init(a);
+}
+
+static int dup_field(char **dst, const char *src)
+{
+    if (!src) {
+        *dst = NULL;
+        return 1;
+    }
+    *dst = jl_strdup(src);
+    return *dst != NULL;
+}
+
+jl_status jl_attrs_copy(jl_attrs *dst, const jl_attrs *src)
+{
+    *dst = *src;
+    dst->workload = dst->model = dst->task = dst->gpu_model = NULL;
+    dst->precision = dst->notes = NULL;
+    dst->extra = NULL;
+    dst->n_extra = 0;
+    if (!dup_field(&dst->workload, src->workload) ||
+        !dup_field(&dst->model, src->model) ||
+        !dup_field(&dst->task, src->task) ||
+        !dup_field(&dst->gpu_model, src->gpu_model) ||
+        !dup_field(&dst->precision, src->precision) ||
+        !dup_field(&dst->notes, src->notes))
+        goto fail;
+    for (size_t i = 0; i < src->n_extra; i++)
+        if (jl_attrs_add_extra(dst, src->extra[i].key, src->extra[i].value,
+                               src->extra[i].is_number) != JL_OK)
+            goto fail;
+    return JL_OK;
+fail:
+    jl_attrs_clear(dst);
+    return JL_ENOMEM;
+}
+
+jl_status jl_attrs_add_extra(jl_attrs *a, const char *key, const char *value,
+                             int is_number)
+{
+    jl_kv *x = realloc(a->extra, (a->n_extra + 1) * sizeof *x);
+    if (!x)
+        return JL_ENOMEM;
+    a->extra = x;
+    jl_kv *kv = &a->extra[a->n_extra];
+    kv->key = jl_strdup(key);
+    kv->value = jl_strdup(value ? value : "");
+    kv->is_number = is_number;
+    if (!kv->key || !kv->value) {
+        free(kv->key);
+        free(kv->value);
+        return JL_ENOMEM;
+    }
+    a->n_extra++;
+    return JL_OK;
+}
+
+static int put_str(char *buf, size_t cap, const char *s)
+{
+    if (!s)
+        return -1;
+    snprintf(buf, cap, "%s", s);
+    return 0;
+}
+
+static int put_long(char *buf, size_t cap, long v)
+{
+    if (v < 0)
+        return -1;
+    snprintf(buf, cap, "%ld", v);
+    return 0;
+}
+
+static int put_double(char *buf, size_t cap, double v)
+{
+    if (isnan(v))
+        return -1;
+    snprintf(buf, cap, "%.17g", v);
+    return 0;
+}
+
+int jl_attrs_get(const jl_attrs *a, const char *key, char *buf, size_t cap)
+{
+#define S(name)                                                                \
+    if (!strcmp(key, #name))                                                   \
+        return put_str(buf, cap, a->name);
+#define L(name)                                                                \
+    if (!strcmp(key, #name))                                                   \
+        return put_long(buf, cap, a->name);
+#define D(name)                                                                \
+    if (!strcmp(key, #name))                                                   \
+        return put_double(buf, cap, a->name);
+    S(workload) S(model) S(task) S(gpu_model) L(num_gpus) S(precision)
+    L(max_batch_size) D(start_time_unix) L(tensor_parallel) L(expert_parallel)
+    L(data_parallel) D(gpu_memory_bytes) D(gpu_tdp_w) D(gpu_idle_power_w)
+    D(total_params) D(active_params) D(kv_bytes_per_token) L(denoising_steps)
+    L(height) L(width) L(num_frames) S(notes)
+#undef S
+#undef L
+#undef D
+    for (size_t i = 0; i < a->n_extra; i++)
+        if (!strcmp(a->extra[i].key, key))
+            return put_str(buf, cap, a->extra[i].value);
+    return -1;
+}
+
+int jl_attrs_is_llm(const jl_attrs *a)
+{
+    return a->workload &&
+           (!strcmp(a->workload, "llm") || !strcmp(a->workload, "mllm"));
+}
+
+int jl_attrs_is_diffusion(const jl_attrs *a)
+{
+    return a->workload && !strcmp(a->workload, "diffusion");
+}

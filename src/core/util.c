@@ -1,0 +1,147 @@
+/* Internal helpers: see util.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "core/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *jl_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+char *jl_vasprintf(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
+char *jl_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = jl_vasprintf(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+void jl_strbuf_init(jl_strbuf *b)
+{
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->failed = 0;
+}
+
+void jl_strbuf_append(jl_strbuf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1) {
+            if (cap > SIZE_MAX / 2) {
+                b->failed = 1;
+                return;
+            }
+            cap *= 2;
+        }
+        char *d = realloc(b->data, cap);
+        if (!d) {
+            b->failed = 1;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void jl_strbuf_puts(jl_strbuf *b, const char *s)
+{
+    jl_strbuf_append(b, s, strlen(s));
+}
+
+void jl_strbuf_printf(jl_strbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = jl_vasprintf(fmt, ap);
+    va_end(ap);
+    if (!s) {
+        b->failed = 1;
+        return;
+    }
+    jl_strbuf_puts(b, s);
+    free(s);
+}
+
+char *jl_strbuf_take(jl_strbuf *b)
+{
+    char *s = NULL;
+    if (!b->failed)
+        s = b->data ? b->data : jl_strdup("");
+    else
+        free(b->data);
+    jl_strbuf_init(b);
+    return s;
+}
+
+void jl_strbuf_free(jl_strbuf *b)
+{
+    free(b->data);
+    jl_strbuf_init(b);
+}
+
+int jl_mul_size(size_t a, size_t b, size_t *out)
+{
+    if (a && b > SIZE_MAX / a)
+        return 0;
+    *out = a * b;
+    return 1;
+}
+
+void *jl_calloc_array(size_t n, size_t sz)
+{
+    size_t total;
+    if (!jl_mul_size(n, sz, &total))
+        return NULL;
+    return calloc(n ? n : 1, sz ? sz : 1);
+}
+
+void *jl_malloc_array(size_t n, size_t sz)
+{
+    size_t total;
+    if (!jl_mul_size(n, sz, &total))
+        return NULL;
+    return malloc(total ? total : 1);
+}
+
+double jl_nan(void) { return NAN; }
+
+int jl_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    int nx = isnan(x), ny = isnan(y);
+    if (nx || ny)
+        return nx - ny;
+    return (x > y) - (x < y);
+}

@@ -1,0 +1,53 @@
+/* Internal helpers shared by every subsystem: strings, growable buffers,
+ * checked arithmetic. Not part of the public API. */
+#ifndef JOULES_CORE_UTIL_H
+#define JOULES_CORE_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+char *jl_strdup(const char *s);
+char *jl_asprintf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+char *jl_vasprintf(const char *fmt, va_list ap);
+
+/* A growable string. On allocation failure it latches `failed` and further
+ * appends are no-ops, so callers check once at the end (jl_strbuf_take
+ * returns NULL). */
+typedef struct jl_strbuf {
+    char *data;
+    size_t len, cap;
+    int failed;
+} jl_strbuf;
+
+void jl_strbuf_init(jl_strbuf *b);
+void jl_strbuf_append(jl_strbuf *b, const char *s, size_t n);
+void jl_strbuf_puts(jl_strbuf *b, const char *s);
+void jl_strbuf_printf(jl_strbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Returns the string (caller frees) and resets b; NULL if any append failed. */
+char *jl_strbuf_take(jl_strbuf *b);
+void jl_strbuf_free(jl_strbuf *b);
+
+/* Overflow-checked size arithmetic: return 0 on overflow. */
+int jl_mul_size(size_t a, size_t b, size_t *out);
+
+/* Allocate n elements of size sz, checking the multiplication; NULL on
+ * overflow or exhaustion. */
+void *jl_calloc_array(size_t n, size_t sz);
+void *jl_malloc_array(size_t n, size_t sz);
+
+/* NaN constant without relying on <math.h> macros in every file. */
+double jl_nan(void);
+
+/* qsort comparator for doubles (NaN last). */
+int jl_cmp_double(const void *a, const void *b);
+
+#endif

@@ -1,0 +1,142 @@
+/* Files written whole or not at all: temp file beside the target, fsync,
+ * rename. Open temporaries are remembered so a signal handler in the CLI can
+ * unlink them (jl_atomic_cleanup_signal) and an interrupted run leaves
+ * nothing partial behind. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "joules/output.h"
+
+/* Registry of live temporary paths. Fixed size on purpose: the signal
+ * handler must not allocate. More than this many files open at once is not
+ * something joules does (the report writes one file at a time). */
+#define JL_MAX_LIVE_TEMPS 64
+static char *volatile live_temps[JL_MAX_LIVE_TEMPS];
+
+static void registry_add(char *p)
+{
+    for (int i = 0; i < JL_MAX_LIVE_TEMPS; i++)
+        if (!live_temps[i]) {
+            live_temps[i] = p;
+            return;
+        }
+}
+
+static void registry_remove(const char *p)
+{
+    for (int i = 0; i < JL_MAX_LIVE_TEMPS; i++)
+        if (live_temps[i] == p)
+            live_temps[i] = NULL;
+}
+
+void jl_atomic_cleanup_signal(void)
+{
+    /* async-signal-safe: unlink only */
+    for (int i = 0; i < JL_MAX_LIVE_TEMPS; i++)
+        if (live_temps[i])
+            unlink(live_temps[i]);
+}
+
+jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err)
+{
+    memset(af, 0, sizeof *af);
+    af->path = jl_strdup(path);
+    af->tmp_path = jl_asprintf("%s.tmp.%ld.XXXXXX", path, (long)getpid());
+    if (!af->path || !af->tmp_path) {
+        jl_atomic_abort(af);
+        return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "out of memory");
+    }
+    int fd = mkstemp(af->tmp_path);
+    if (fd < 0) {
+        int e = errno;
+        free(af->tmp_path);
+        af->tmp_path = NULL;
+        jl_atomic_abort(af);
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1,
+                       "cannot create output file: %s", strerror(e));
+    }
+    fchmod(fd, 0644);
+    af->fp = fdopen(fd, "w");
+    if (!af->fp) {
+        int e = errno;
+        close(fd);
+        jl_atomic_abort(af);
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1,
+                       "cannot open output file: %s", strerror(e));
+    }
+    registry_add(af->tmp_path);
+    return JL_OK;
+}
+
+jl_status jl_atomic_commit(jl_atomic_file *af, jl_error **err)
+{
+    int bad = ferror(af->fp);
+    int e = errno;
+    if (fflush(af->fp) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad && fsync(fileno(af->fp)) != 0 && errno != EINVAL) {
+        bad = 1;
+        e = errno;
+    }
+    if (fclose(af->fp) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    af->fp = NULL;
+    if (bad) {
+        jl_status st = jl_fail(err, JL_EIO, af->path, NULL, NULL, -1,
+                               "write failed: %s", strerror(e));
+        jl_atomic_abort(af);
+        return st;
+    }
+    if (rename(af->tmp_path, af->path) != 0) {
+        e = errno;
+        jl_status st = jl_fail(err, JL_EIO, af->path, NULL, NULL, -1,
+                               "cannot move output into place: %s", strerror(e));
+        jl_atomic_abort(af);
+        return st;
+    }
+    registry_remove(af->tmp_path);
+    free(af->tmp_path);
+    free(af->path);
+    memset(af, 0, sizeof *af);
+    return JL_OK;
+}
+
+void jl_atomic_abort(jl_atomic_file *af)
+{
+    if (af->fp)
+        fclose(af->fp);
+    if (af->tmp_path) {
+        unlink(af->tmp_path);
+        registry_remove(af->tmp_path);
+    }
+    free(af->tmp_path);
+    free(af->path);
+    memset(af, 0, sizeof *af);
+}
+
+jl_status jl_write_file_atomic(const char *path, const void *data, size_t len,
+                               jl_error **err)
+{
+    jl_atomic_file af;
+    jl_status st = jl_atomic_open(&af, path, err);
+    if (st != JL_OK)
+        return st;
+    if (len && fwrite(data, 1, len, af.fp) != len) {
+        int e = errno;
+        jl_atomic_abort(&af);
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "write failed: %s",
+                       strerror(e));
+    }
+    return jl_atomic_commit(&af, err);
+}

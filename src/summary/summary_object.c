@@ -1,0 +1,184 @@
+/* The jl_summary object and the figure/method name tables. The computation
+ * itself is in summarize.c. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "joules/summary.h"
+
+static const char *const fig_names[] = {
+#define JL_X(id, name, unit, doc) #name,
+    JL_FIGURE_TABLE(JL_X)
+#undef JL_X
+};
+static const char *const fig_units[] = {
+#define JL_X(id, name, unit, doc) unit,
+    JL_FIGURE_TABLE(JL_X)
+#undef JL_X
+};
+static const char *const fig_docs[] = {
+#define JL_X(id, name, unit, doc) doc,
+    JL_FIGURE_TABLE(JL_X)
+#undef JL_X
+};
+static const char *const method_names[] = {
+#define JL_X(id, name, doc) name,
+    JL_STEADY_METHOD_TABLE(JL_X)
+#undef JL_X
+};
+
+const char *jl_figure_name(jl_figure f)
+{
+    return (unsigned)f < JL_FIG_COUNT ? fig_names[f] : "unknown";
+}
+
+const char *jl_figure_unit(jl_figure f)
+{
+    return (unsigned)f < JL_FIG_COUNT ? fig_units[f] : "";
+}
+
+const char *jl_figure_doc(jl_figure f)
+{
+    return (unsigned)f < JL_FIG_COUNT ? fig_docs[f] : "";
+}
+
+int jl_figure_lookup(const char *name)
+{
+    for (int i = 0; i < JL_FIG_COUNT; i++)
+        if (!strcmp(fig_names[i], name))
+            return i;
+    return -1;
+}
+
+const char *jl_steady_method_name(jl_steady_method m)
+{
+    return (unsigned)m < JL_STEADY_COUNT ? method_names[m] : "unknown";
+}
+
+const char *jl_energy_source_name(jl_energy_source s)
+{
+    switch (s) {
+    case JL_ENERGY_COUNTER: return "energy_counter";
+    case JL_ENERGY_INTEGRAL: return "watts_integral";
+    case JL_ENERGY_SUMMARY: return "summary";
+    default: return "none";
+    }
+}
+
+jl_summary *jl_summary_new(void)
+{
+    jl_summary *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    jl_attrs_init(&s->attrs);
+    for (int i = 0; i < JL_FIG_COUNT; i++)
+        s->fig[i] = NAN;
+    s->steady_method = JL_STEADY_WHOLE_RUN;
+    s->energy_source = JL_ENERGY_NONE;
+    return s;
+}
+
+void jl_summary_free(jl_summary *s)
+{
+    if (!s)
+        return;
+    free(s->file);
+    free(s->run);
+    jl_attrs_clear(&s->attrs);
+    free(s->gpu_energy_j);
+    free(s->gpu_avg_power_w);
+    for (size_t i = 0; i < s->n_warnings; i++) {
+        free(s->warnings[i].rule);
+        free(s->warnings[i].message);
+    }
+    free(s->warnings);
+    free(s);
+}
+
+jl_status jl_summary_warn(jl_summary *s, const char *rule, const char *fmt, ...)
+{
+    jl_warning *w = realloc(s->warnings, (s->n_warnings + 1) * sizeof *w);
+    if (!w)
+        return JL_ENOMEM;
+    s->warnings = w;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = jl_vasprintf(fmt, ap);
+    va_end(ap);
+    char *r = jl_strdup(rule);
+    if (!msg || !r) {
+        free(msg);
+        free(r);
+        return JL_ENOMEM;
+    }
+    s->warnings[s->n_warnings].rule = r;
+    s->warnings[s->n_warnings].message = msg;
+    s->n_warnings++;
+    return JL_OK;
+}
+
+static double *dup_doubles(const double *v, size_t n)
+{
+    if (!v)
+        return NULL;
+    double *d = jl_malloc_array(n, sizeof *d);
+    if (d)
+        memcpy(d, v, n * sizeof *d);
+    return d;
+}
+
+jl_status jl_summary_copy(const jl_summary *src, jl_summary **out)
+{
+    *out = NULL;
+    jl_summary *s = jl_summary_new();
+    if (!s)
+        return JL_ENOMEM;
+    s->file = jl_strdup(src->file);
+    s->run = jl_strdup(src->run);
+    s->steady_method = src->steady_method;
+    s->energy_source = src->energy_source;
+    memcpy(s->fig, src->fig, sizeof s->fig);
+    s->num_gpus = src->num_gpus;
+    s->gpu_energy_j = dup_doubles(src->gpu_energy_j, src->num_gpus);
+    s->gpu_avg_power_w = dup_doubles(src->gpu_avg_power_w, src->num_gpus);
+    jl_status st = jl_attrs_copy(&s->attrs, &src->attrs);
+    if (st != JL_OK || (src->file && !s->file) || (src->run && !s->run) ||
+        (src->gpu_energy_j && !s->gpu_energy_j) ||
+        (src->gpu_avg_power_w && !s->gpu_avg_power_w))
+        goto fail;
+    for (size_t i = 0; i < src->n_warnings; i++)
+        if (jl_summary_warn(s, src->warnings[i].rule, "%s",
+                            src->warnings[i].message) != JL_OK)
+            goto fail;
+    *out = s;
+    return JL_OK;
+fail:
+    jl_summary_free(s);
+    return JL_ENOMEM;
+}
+
+jl_status jl_summary_list_push(jl_summary_list *l, jl_summary *s)
+{
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        jl_summary **items = realloc(l->items, cap * sizeof *items);
+        if (!items)
+            return JL_ENOMEM;
+        l->items = items;
+        l->cap = cap;
+    }
+    l->items[l->count++] = s;
+    return JL_OK;
+}
+
+void jl_summary_list_clear(jl_summary_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        jl_summary_free(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->count = l->cap = 0;
+}

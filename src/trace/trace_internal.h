@@ -1,0 +1,46 @@
+/* Internal helpers of the trace subsystem (reader, writer, zstd filter).
+ * Not part of the public API. */
+#ifndef JOULES_TRACE_INTERNAL_H
+#define JOULES_TRACE_INTERNAL_H
+
+#include <hdf5.h>
+#include <stddef.h>
+
+#include "joules/error.h"
+
+/* HDF5 registered filter id of Zstandard. */
+#define JL_ZSTD_FILTER_ID 32015
+
+/* Silence HDF5's automatic error printing (idempotent) and register the
+ * Zstandard filter. Called before any HDF5 use by the reader and writer. */
+jl_status jl__h5_init(void);
+
+/* Build an error describing the current HDF5 error stack (walked with
+ * H5Ewalk2, outermost call first), then clear the stack. NULL when the
+ * stack is empty or memory is exhausted. */
+jl_error *jl__h5_stack_error(void);
+
+/* Set *err (first error wins) with the HDF5 stack as its cause; returns
+ * code. */
+jl_status jl__h5_fail(jl_error **err, jl_status code, const char *file,
+                      const char *run, const char *object, long long row,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+
+/* The decoded size of one chunk of the dataset the calling thread is about
+ * to read, so the Zstandard filter can refuse frames that claim more (0 =
+ * unknown: the filter falls back to the size stored in its client values
+ * by set_local, then to HDF5's own chunk-size limit). */
+void jl__zstd_set_chunk_bytes(size_t bytes);
+
+/* Why the Zstandard filter last failed in this thread ("" if it did not);
+ * reset by jl__zstd_set_chunk_bytes(). */
+const char *jl__zstd_last_error(void);
+
+/* Shortest text that reads back as the same double (for messages). */
+void jl__fmt_double(char *buf, size_t cap, double v);
+
+#endif
