@@ -1,0 +1,40 @@
+#!/bin/sh
+# run_case.sh JOULES CASE_DIR SOURCE_DIR [WRAPPER]
+# Runs `joules $(cat args)` from SOURCE_DIR and compares stdout, exit status
+# and (if expected.stderr exists) stderr with the case's expectations.
+# ${SHARED} in args stands for the shared/ folder beside the checkout.
+set -u
+joules=$1; case_dir=$2; src=$3; wrapper=${4:-}
+shared=${JOULES_SHARED_DIR:-$src/../shared}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+args=$(sed "s|\${SHARED}|$shared|g" "$case_dir/args")
+cd "$src" || exit 1
+# shellcheck disable=SC2086
+eval "$wrapper \"\$joules\" $args" >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+# valgrind reports through its own exit code
+if [ -n "$wrapper" ] && [ $rc -eq 99 ]; then
+    cat "$tmp/stderr"; echo "valgrind found errors"; exit 1
+fi
+# Paths of the shared folder differ between machines: normalise them.
+sed -i "s|$shared|\${SHARED}|g" "$tmp/stdout" "$tmp/stderr"
+if [ "${JOULES_UPDATE_GOLDEN:-}" = 1 ] && [ -z "$wrapper" ]; then
+    cp "$tmp/stdout" "$case_dir/expected.stdout"
+    echo "$rc" >"$case_dir/expected.exit"
+    [ -f "$case_dir/expected.stderr" ] && cp "$tmp/stderr" "$case_dir/expected.stderr"
+    echo "updated $case_dir"; exit 0
+fi
+fail=0
+want_rc=$(cat "$case_dir/expected.exit")
+if [ "$rc" != "$want_rc" ]; then
+    echo "exit status $rc, expected $want_rc"; fail=1
+fi
+if ! diff -u "$case_dir/expected.stdout" "$tmp/stdout" >"$tmp/diff"; then
+    echo "stdout differs:"; head -100 "$tmp/diff"; fail=1
+fi
+if [ -f "$case_dir/expected.stderr" ] && ! diff -u "$case_dir/expected.stderr" "$tmp/stderr" >"$tmp/diff"; then
+    echo "stderr differs:"; head -50 "$tmp/diff"; fail=1
+fi
+if [ $fail -ne 0 ]; then echo "--- stderr was:"; head -30 "$tmp/stderr"; fi
+exit $fail
