@@ -101,6 +101,10 @@ typedef struct jl_run {
     jl_run_summary_attrs summary;
 } jl_run;
 
+/* A new, empty run: attributes and summary figures "missing", no data.
+ * For writers (tests, importers, generators) that fill a jl_run by hand;
+ * every array must come from malloc, since jl_run_free() frees them. */
+jl_run *jl_run_new(void);
 void jl_run_free(jl_run *run);
 
 typedef struct jl_trace jl_trace;

@@ -1,0 +1,97 @@
+/* HDF5 plumbing shared by the trace reader and writer: silencing HDF5's own
+ * error printing, turning its error stack into a jl_error cause, and
+ * number formatting for messages. */
+#define _POSIX_C_SOURCE 200809L
+#include <hdf5.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "joules/trace.h"
+#include "trace/trace_internal.h"
+
+jl_status jl__h5_init(void)
+{
+    /* The library never prints: HDF5's automatic stack printing goes off
+     * (again on every open, in case a caller turned it back on). */
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    return jl_zstd_filter_register();
+}
+
+typedef struct {
+    jl_strbuf buf;
+    const char *last;
+    int count;
+} walk_state;
+
+static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *data)
+{
+    walk_state *w = data;
+    const char *desc = e->desc && *e->desc ? e->desc : NULL;
+    if (!desc || (w->last && !strcmp(w->last, desc)))
+        return 0;
+    if (w->count >= 8) /* a short chain: the deepest entries are the best */
+        return 0;
+    jl_strbuf_puts(&w->buf, w->count ? ": " : "HDF5: ");
+    jl_strbuf_puts(&w->buf, desc);
+    w->last = desc;
+    w->count++;
+    return 0;
+}
+
+jl_error *jl__h5_stack_error(void)
+{
+    walk_state w;
+    jl_strbuf_init(&w.buf);
+    w.last = NULL;
+    w.count = 0;
+    /* Downward: from the API function that failed to the place the error
+     * was detected, so the text reads from general to specific. */
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, &w);
+    H5Eclear2(H5E_DEFAULT);
+    char *msg = jl_strbuf_take(&w.buf);
+    if (!msg)
+        return NULL;
+    jl_error *e = jl_error_new(JL_EIO, NULL, NULL, NULL, -1, "%s", msg);
+    free(msg);
+    return e;
+}
+
+jl_status jl__h5_fail(jl_error **err, jl_status code, const char *file,
+                      const char *run, const char *object, long long row,
+                      const char *fmt, ...)
+{
+    jl_error *cause = jl__h5_stack_error();
+    if (err && !*err) {
+        va_list ap;
+        va_start(ap, fmt);
+        *err = jl_error_vnew(code, file, run, object, row, fmt, ap);
+        va_end(ap);
+        if (*err) {
+            (*err)->cause = cause;
+            cause = NULL;
+        }
+    }
+    jl_error_free(cause);
+    return code;
+}
+
+void jl__fmt_double(char *buf, size_t cap, double v)
+{
+    if (isnan(v)) {
+        snprintf(buf, cap, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, cap, v > 0 ? "inf" : "-inf");
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}

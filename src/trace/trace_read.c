@@ -1,0 +1,1949 @@
+/* Reading and validating trace files (format v1): see include/joules/trace.h
+ * and docs/trace-reading.md, which lists every rule and its message. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <hdf5.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/util.h"
+#include "joules/trace.h"
+#include "trace/trace_internal.h"
+
+#define MAX_ATTRS 10000         /* attributes on one object */
+#define MAX_ATTR_VALUES 65536   /* elements of one attribute */
+#define MAX_ATTR_BYTES (16u << 20)
+#define MAX_DESCRIBE_DEPTH 8
+
+struct jl_trace {
+    char *path;
+    hid_t file;
+    jl_trace_limits lim;
+    char **runs;
+    size_t n_runs, cap_runs;
+    char *harness;
+    char *created_utc;
+};
+
+void jl_trace_limits_default(jl_trace_limits *lim)
+{
+    lim->max_rows = (uint64_t)1 << 31;
+    lim->max_dataset_bytes = (uint64_t)4 << 30;
+    lim->max_gpus = 1024;
+    lim->max_runs = 1000000;
+}
+
+void jl_trace_options_default(jl_trace_options *opt)
+{
+    jl_trace_limits_default(&opt->limits);
+}
+
+/* ------------------------------------------------------------------ */
+/* Context of one read: where we are, for messages.                    */
+
+typedef struct {
+    const char *file;
+    const char *run; /* NULL at the root */
+    const jl_trace_limits *lim;
+    jl_error **err;
+} rctx;
+
+static void h5close_id(hid_t *id, herr_t (*fn)(hid_t))
+{
+    if (*id >= 0)
+        fn(*id);
+    *id = -1;
+}
+#define CLOSE(id, fn) h5close_id(&(id), fn)
+
+static const char *class_name(H5T_class_t c)
+{
+    switch (c) {
+    case H5T_INTEGER: return "integer";
+    case H5T_FLOAT: return "float";
+    case H5T_TIME: return "time";
+    case H5T_STRING: return "string";
+    case H5T_BITFIELD: return "bitfield";
+    case H5T_OPAQUE: return "opaque";
+    case H5T_COMPOUND: return "compound";
+    case H5T_REFERENCE: return "reference";
+    case H5T_ENUM: return "enum";
+    case H5T_VLEN: return "variable-length";
+    case H5T_ARRAY: return "array";
+    default: return "unknown";
+    }
+}
+
+/* "float32", "int64", "string", ... into buf. */
+static void type_name(hid_t t, char *buf, size_t cap)
+{
+    H5T_class_t c = H5Tget_class(t);
+    size_t sz = H5Tget_size(t);
+    if (c == H5T_FLOAT)
+        snprintf(buf, cap, "float%zu", sz * 8);
+    else if (c == H5T_INTEGER)
+        snprintf(buf, cap, "%sint%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "u" : "", sz * 8);
+    else
+        snprintf(buf, cap, "%s", class_name(c));
+}
+
+/* *present = 1 when a hard link named `name` exists in grp, 0 when absent. */
+static jl_status child_exists(rctx *c, hid_t grp, const char *obj, const char *name,
+                              int *present)
+{
+    *present = 0;
+    htri_t ex = H5Lexists(grp, name, H5P_DEFAULT);
+    if (ex < 0)
+        return jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot look up the link");
+    if (!ex)
+        return JL_OK;
+    H5L_info_t li;
+    if (H5Lget_info(grp, name, &li, H5P_DEFAULT) < 0)
+        return jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read the link");
+    if (li.type != H5L_TYPE_HARD)
+        return jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1,
+                       "is a soft or external link; joules follows only hard links");
+    *present = 1;
+    return JL_OK;
+}
+
+/* Open child `name` of grp expecting an object of type `want` (H5I_GROUP or
+ * H5I_DATASET). *id = -1 and returns JL_OK when absent. */
+static jl_status open_child(rctx *c, hid_t grp, const char *obj, const char *name,
+                            H5I_type_t want, hid_t *id)
+{
+    *id = -1;
+    int ex = 0;
+    jl_status st = child_exists(c, grp, obj, name, &ex);
+    if (st != JL_OK || !ex)
+        return st;
+    hid_t o = H5Oopen(grp, name, H5P_DEFAULT);
+    if (o < 0)
+        return jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot open");
+    H5I_type_t t = H5Iget_type(o);
+    if (t != want) {
+        H5Oclose(o);
+        return jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1, "is a %s, expected a %s",
+                       t == H5I_GROUP ? "group" : t == H5I_DATASET ? "dataset" : "named datatype",
+                       want == H5I_GROUP ? "group" : "dataset");
+    }
+    *id = o;
+    return JL_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Attributes                                                          */
+
+typedef enum { AV_NONE, AV_STRING, AV_INT, AV_FLOAT, AV_ARRAY, AV_OTHER } av_kind;
+
+typedef struct {
+    av_kind kind;
+    char *text; /* always set on success */
+    long long i;
+    double d;
+    char tname[32];
+} attr_val;
+
+static void attr_val_clear(attr_val *v)
+{
+    free(v->text);
+    memset(v, 0, sizeof *v);
+}
+
+static jl_status av_text(rctx *c, attr_val *v, char *s)
+{
+    if (!s)
+        return jl_fail(c->err, JL_ENOMEM, c->file, c->run, NULL, -1, NULL);
+    v->text = s;
+    return JL_OK;
+}
+
+/* Strings (fixed or variable length), scalar or array (joined with ","). */
+static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space,
+                                  size_t npts, const char *obj, attr_val *v)
+{
+    jl_status st = JL_OK;
+    hid_t mem = -1;
+    char **vbuf = NULL;
+    char *fbuf = NULL;
+    jl_strbuf b;
+    jl_strbuf_init(&b);
+    htri_t isvar = H5Tis_variable_str(ftype);
+    if (isvar < 0) {
+        st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read the string type");
+        goto end;
+    }
+    if (isvar) {
+        mem = H5Tcopy(H5T_C_S1);
+        if (mem < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0 ||
+            H5Tset_cset(mem, H5Tget_cset(ftype)) < 0) {
+            st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot build a string type");
+            goto end;
+        }
+        vbuf = jl_calloc_array(npts, sizeof *vbuf);
+        if (!vbuf) {
+            st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, obj, -1, NULL);
+            goto end;
+        }
+        if (H5Aread(aid, mem, vbuf) < 0) {
+            st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read");
+            goto end;
+        }
+        for (size_t i = 0; i < npts; i++) {
+            if (i)
+                jl_strbuf_puts(&b, ",");
+            if (vbuf[i])
+                jl_strbuf_puts(&b, vbuf[i]);
+        }
+        H5Dvlen_reclaim(mem, space, H5P_DEFAULT, vbuf);
+    } else {
+        size_t sz = H5Tget_size(ftype);
+        size_t total;
+        if (sz == 0 || !jl_mul_size(sz, npts, &total) || total > MAX_ATTR_BYTES) {
+            st = jl_fail(c->err, JL_ELIMIT, c->file, c->run, obj, -1,
+                         "string attribute larger than %u bytes", MAX_ATTR_BYTES);
+            goto end;
+        }
+        mem = H5Tcopy(ftype);
+        fbuf = calloc(total + 1, 1);
+        if (mem < 0 || !fbuf) {
+            st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, obj, -1, NULL);
+            goto end;
+        }
+        if (H5Aread(aid, mem, fbuf) < 0) {
+            st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read");
+            goto end;
+        }
+        int spacepad = H5Tget_strpad(ftype) == H5T_STR_SPACEPAD;
+        for (size_t i = 0; i < npts; i++) {
+            const char *s = fbuf + i * sz;
+            size_t len = 0;
+            while (len < sz && s[len])
+                len++;
+            while (spacepad && len > 0 && s[len - 1] == ' ')
+                len--;
+            if (i)
+                jl_strbuf_puts(&b, ",");
+            jl_strbuf_append(&b, s, len);
+        }
+    }
+    if (!b.data)
+        jl_strbuf_puts(&b, "");
+    v->kind = npts == 1 ? AV_STRING : AV_ARRAY;
+    st = av_text(c, v, jl_strbuf_take(&b));
+end:
+    if (vbuf && st != JL_OK && isvar > 0 && mem >= 0)
+        H5Dvlen_reclaim(mem, space, H5P_DEFAULT, vbuf);
+    free(vbuf);
+    free(fbuf);
+    jl_strbuf_free(&b);
+    CLOSE(mem, H5Tclose);
+    return st;
+}
+
+/* Read attribute `name` of obj (object path `opath`) into v. */
+static jl_status read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
+                           attr_val *v)
+{
+    jl_status st = JL_OK;
+    hid_t aid = -1, ftype = -1, space = -1, mtype = -1;
+    void *buf = NULL;
+    char *where = jl_asprintf("%s@%s", opath, name);
+    memset(v, 0, sizeof *v);
+    if (!where)
+        return jl_fail(c->err, JL_ENOMEM, c->file, c->run, opath, -1, NULL);
+    aid = H5Aopen(obj, name, H5P_DEFAULT);
+    if (aid < 0) {
+        st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, where, -1, "cannot open the attribute");
+        goto end;
+    }
+    ftype = H5Aget_type(aid);
+    space = H5Aget_space(aid);
+    if (ftype < 0 || space < 0) {
+        st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, where, -1, "cannot read the attribute's type");
+        goto end;
+    }
+    type_name(ftype, v->tname, sizeof v->tname);
+    H5S_class_t sc = H5Sget_simple_extent_type(space);
+    hssize_t np = H5Sget_simple_extent_npoints(space);
+    if (sc == H5S_NULL || np == 0) {
+        v->kind = AV_NONE;
+        st = av_text(c, v, jl_strdup(""));
+        goto end;
+    }
+    if (np < 0 || sc == H5S_NO_CLASS) {
+        st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, where, -1, "cannot read the attribute's shape");
+        goto end;
+    }
+    size_t npts = (size_t)np;
+    if ((uint64_t)np > MAX_ATTR_VALUES) {
+        v->kind = AV_OTHER;
+        st = av_text(c, v, jl_asprintf("(array of %lld values)", (long long)np));
+        goto end;
+    }
+    H5T_class_t cls = H5Tget_class(ftype);
+    if (cls == H5T_STRING) {
+        st = read_attr_string(c, aid, ftype, space, npts, where, v);
+        goto end;
+    }
+    if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
+        int is_uint = cls == H5T_INTEGER && H5Tget_sign(ftype) == H5T_SGN_NONE;
+        hid_t mt = cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE
+                                    : is_uint ? H5T_NATIVE_ULLONG : H5T_NATIVE_LLONG;
+        buf = jl_calloc_array(npts, 8);
+        if (!buf) {
+            st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, where, -1, NULL);
+            goto end;
+        }
+        if (H5Aread(aid, mt, buf) < 0) {
+            st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, where, -1, "cannot read");
+            goto end;
+        }
+        jl_strbuf b;
+        jl_strbuf_init(&b);
+        for (size_t i = 0; i < npts; i++) {
+            char num[40];
+            if (cls == H5T_FLOAT) {
+                double d = ((double *)buf)[i];
+                snprintf(num, sizeof num, "%.17g", d);
+                if (i == 0) {
+                    v->kind = AV_FLOAT;
+                    v->d = d;
+                }
+            } else if (is_uint) {
+                unsigned long long u = ((unsigned long long *)buf)[i];
+                snprintf(num, sizeof num, "%llu", u);
+                if (i == 0) {
+                    v->kind = u <= LLONG_MAX ? AV_INT : AV_FLOAT;
+                    v->i = u <= LLONG_MAX ? (long long)u : 0;
+                    v->d = (double)u;
+                }
+            } else {
+                long long s = ((long long *)buf)[i];
+                snprintf(num, sizeof num, "%lld", s);
+                if (i == 0) {
+                    v->kind = AV_INT;
+                    v->i = s;
+                    v->d = (double)s;
+                }
+            }
+            if (i)
+                jl_strbuf_puts(&b, ",");
+            jl_strbuf_puts(&b, num);
+        }
+        if (npts > 1)
+            v->kind = AV_ARRAY;
+        st = av_text(c, v, jl_strbuf_take(&b));
+        goto end;
+    }
+    if (cls == H5T_ENUM && npts == 1) {
+        /* h5py stores booleans as an enum {FALSE, TRUE}: keep the name. */
+        mtype = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
+        size_t sz = mtype >= 0 ? H5Tget_size(mtype) : 0;
+        char name_buf[128];
+        if (sz == 0 || sz > 16) {
+            st = jl__h5_fail(c->err, JL_ETYPE, c->file, c->run, where, -1, "unsupported enum type");
+            goto end;
+        }
+        buf = calloc(1, 16);
+        if (!buf) {
+            st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, where, -1, NULL);
+            goto end;
+        }
+        if (H5Aread(aid, mtype, buf) < 0) {
+            st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, where, -1, "cannot read");
+            goto end;
+        }
+        if (H5Tenum_nameof(mtype, buf, name_buf, sizeof name_buf) < 0) {
+            H5Eclear2(H5E_DEFAULT);
+            snprintf(name_buf, sizeof name_buf, "(enum value not in its type)");
+        }
+        v->kind = AV_OTHER;
+        st = av_text(c, v, jl_strdup(name_buf));
+        goto end;
+    }
+    v->kind = AV_OTHER;
+    st = av_text(c, v, jl_asprintf("(%s attribute)", class_name(cls)));
+end:
+    free(buf);
+    free(where);
+    CLOSE(mtype, H5Tclose);
+    CLOSE(space, H5Sclose);
+    CLOSE(ftype, H5Tclose);
+    CLOSE(aid, H5Aclose);
+    if (st != JL_OK)
+        attr_val_clear(v);
+    return st;
+}
+
+typedef struct {
+    char **names;
+    size_t n, cap;
+    int nomem;
+} name_list;
+
+static void name_list_free(name_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->names[i]);
+    free(l->names);
+    memset(l, 0, sizeof *l);
+}
+
+static int name_list_push(name_list *l, const char *name)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **nn = realloc(l->names, cap * sizeof *nn);
+        if (!nn)
+            return 0;
+        l->names = nn;
+        l->cap = cap;
+    }
+    if (!(l->names[l->n] = jl_strdup(name)))
+        return 0;
+    l->n++;
+    return 1;
+}
+
+static herr_t attr_name_cb(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+{
+    name_list *l = data;
+    if (l->n >= MAX_ATTRS)
+        return 1; /* stop: the caller reports the limit */
+    if (!name_list_push(l, name)) {
+        l->nomem = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Names of every attribute of obj, in name order. */
+static jl_status list_attrs(rctx *c, hid_t obj, const char *opath, name_list *l)
+{
+    hsize_t idx = 0;
+    memset(l, 0, sizeof *l);
+    herr_t r = H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, attr_name_cb, l);
+    if (l->nomem)
+        return jl_fail(c->err, JL_ENOMEM, c->file, c->run, opath, -1, NULL);
+    if (r < 0)
+        return jl__h5_fail(c->err, JL_EIO, c->file, c->run, opath, -1, "cannot list the attributes");
+    if (r > 0)
+        return jl_fail(c->err, JL_ELIMIT, c->file, c->run, opath, -1,
+                       "more than %d attributes", MAX_ATTRS);
+    return JL_OK;
+}
+
+/* The run attributes with typed fields. */
+typedef enum { F_STR, F_LONG, F_DBL } field_kind;
+static const struct {
+    const char *name;
+    field_kind kind;
+    size_t off;
+    int required;
+} attr_fields[] = {
+    {"workload", F_STR, offsetof(jl_attrs, workload), 1},
+    {"model", F_STR, offsetof(jl_attrs, model), 1},
+    {"task", F_STR, offsetof(jl_attrs, task), 1},
+    {"gpu_model", F_STR, offsetof(jl_attrs, gpu_model), 1},
+    {"num_gpus", F_LONG, offsetof(jl_attrs, num_gpus), 1},
+    {"precision", F_STR, offsetof(jl_attrs, precision), 1},
+    {"max_batch_size", F_LONG, offsetof(jl_attrs, max_batch_size), 1},
+    {"start_time_unix", F_DBL, offsetof(jl_attrs, start_time_unix), 0},
+    {"tensor_parallel", F_LONG, offsetof(jl_attrs, tensor_parallel), 0},
+    {"expert_parallel", F_LONG, offsetof(jl_attrs, expert_parallel), 0},
+    {"data_parallel", F_LONG, offsetof(jl_attrs, data_parallel), 0},
+    {"gpu_memory_bytes", F_DBL, offsetof(jl_attrs, gpu_memory_bytes), 0},
+    {"gpu_tdp_w", F_DBL, offsetof(jl_attrs, gpu_tdp_w), 0},
+    {"gpu_idle_power_w", F_DBL, offsetof(jl_attrs, gpu_idle_power_w), 0},
+    {"total_params", F_DBL, offsetof(jl_attrs, total_params), 0},
+    {"active_params", F_DBL, offsetof(jl_attrs, active_params), 0},
+    {"kv_bytes_per_token", F_DBL, offsetof(jl_attrs, kv_bytes_per_token), 0},
+    {"denoising_steps", F_LONG, offsetof(jl_attrs, denoising_steps), 0},
+    {"height", F_LONG, offsetof(jl_attrs, height), 0},
+    {"width", F_LONG, offsetof(jl_attrs, width), 0},
+    {"num_frames", F_LONG, offsetof(jl_attrs, num_frames), 0},
+    {"notes", F_STR, offsetof(jl_attrs, notes), 0},
+};
+#define N_ATTR_FIELDS (sizeof attr_fields / sizeof attr_fields[0])
+
+static const char *kind_word(const attr_val *v)
+{
+    switch (v->kind) {
+    case AV_STRING: return "a string";
+    case AV_INT: return "an integer";
+    case AV_FLOAT: return "a float";
+    case AV_ARRAY: return "an array";
+    case AV_NONE: return "empty";
+    default: return "of an unsupported type";
+    }
+}
+
+static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, attr_val *v)
+{
+    const char *name = attr_fields[k].name;
+    char *base = (char *)a + attr_fields[k].off;
+    switch (attr_fields[k].kind) {
+    case F_STR:
+        if (v->kind != AV_STRING)
+            return jl_fail(c->err, JL_ETYPE, c->file, c->run, opath, -1,
+                           "attribute @%s must be a string, found %s (%s)", name,
+                           kind_word(v), v->tname);
+        *(char **)base = v->text;
+        v->text = NULL;
+        return JL_OK;
+    case F_LONG: {
+        long long x;
+        if (v->kind == AV_INT) {
+            x = v->i;
+        } else if (v->kind == AV_FLOAT && isfinite(v->d) && v->d == floor(v->d) &&
+                   fabs(v->d) < 9.0e15) {
+            x = (long long)v->d;
+        } else {
+            return jl_fail(c->err, JL_ETYPE, c->file, c->run, opath, -1,
+                           "attribute @%s must be an integer, found %s (%s: %s)", name,
+                           kind_word(v), v->tname, v->text);
+        }
+        if (x < 0 || (unsigned long long)x > (unsigned long long)LONG_MAX)
+            return jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
+                           "attribute @%s must be >= 0, found %lld", name, x);
+        *(long *)base = (long)x;
+        return JL_OK;
+    }
+    case F_DBL:
+        if (v->kind != AV_INT && v->kind != AV_FLOAT)
+            return jl_fail(c->err, JL_ETYPE, c->file, c->run, opath, -1,
+                           "attribute @%s must be a number, found %s (%s)", name,
+                           kind_word(v), v->tname);
+        if (isinf(v->d))
+            return jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
+                           "attribute @%s must be finite, found %s", name, v->text);
+        *(double *)base = v->d; /* NaN stays "missing" */
+        return JL_OK;
+    }
+    return JL_EINTERNAL;
+}
+
+static jl_status read_run_attrs(rctx *c, hid_t grp, const char *opath, jl_attrs *a)
+{
+    name_list names;
+    jl_status st = list_attrs(c, grp, opath, &names);
+    attr_val v;
+    memset(&v, 0, sizeof v);
+    if (st != JL_OK)
+        goto end;
+    for (size_t i = 0; i < names.n; i++) {
+        if ((st = read_attr(c, grp, opath, names.names[i], &v)) != JL_OK)
+            goto end;
+        size_t k;
+        for (k = 0; k < N_ATTR_FIELDS; k++)
+            if (!strcmp(attr_fields[k].name, names.names[i]))
+                break;
+        if (k < N_ATTR_FIELDS) {
+            if ((st = set_field(c, opath, a, k, &v)) != JL_OK)
+                goto end;
+        } else if (jl_attrs_add_extra(a, names.names[i], v.text,
+                                      v.kind == AV_INT || v.kind == AV_FLOAT) != JL_OK) {
+            st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, opath, -1, NULL);
+            goto end;
+        }
+        attr_val_clear(&v);
+    }
+    /* The MUST attributes. */
+    for (size_t k = 0; k < N_ATTR_FIELDS; k++) {
+        if (!attr_fields[k].required)
+            continue;
+        char *base = (char *)a + attr_fields[k].off;
+        int missing = attr_fields[k].kind == F_STR ? *(char **)base == NULL
+                                                   : *(long *)base < 0;
+        if (missing) {
+            st = jl_fail(c->err, JL_EMISSING, c->file, c->run, opath, -1,
+                         "required attribute @%s is missing", attr_fields[k].name);
+            goto end;
+        }
+        if (attr_fields[k].kind == F_STR && !**(char **)base) {
+            st = jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
+                         "required attribute @%s is empty", attr_fields[k].name);
+            goto end;
+        }
+    }
+    if (strcmp(a->workload, "llm") && strcmp(a->workload, "mllm") &&
+        strcmp(a->workload, "diffusion")) {
+        st = jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
+                     "attribute @workload must be llm, mllm or diffusion, found \"%s\"",
+                     a->workload);
+        goto end;
+    }
+    if (a->num_gpus < 1) {
+        st = jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
+                     "attribute @num_gpus must be >= 1, found %ld", a->num_gpus);
+        goto end;
+    }
+    if ((uint64_t)a->num_gpus > c->lim->max_gpus) {
+        st = jl_fail(c->err, JL_ELIMIT, c->file, c->run, opath, -1,
+                     "attribute @num_gpus is %ld, more than the limit of %llu GPUs",
+                     a->num_gpus, (unsigned long long)c->lim->max_gpus);
+        goto end;
+    }
+    if (a->max_batch_size < 1) {
+        st = jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
+                     "attribute @max_batch_size must be >= 1, found %ld", a->max_batch_size);
+        goto end;
+    }
+end:
+    attr_val_clear(&v);
+    name_list_free(&names);
+    return st;
+}
+
+static const struct {
+    const char *name;
+    size_t off;
+} summary_fields[] = {
+#define SF(n) {#n, offsetof(jl_run_summary_attrs, n)}
+    SF(energy_per_token_j), SF(energy_per_request_j), SF(avg_power_w),
+    SF(output_throughput_tok_s), SF(median_itl_s), SF(p90_itl_s), SF(p95_itl_s),
+    SF(p99_itl_s), SF(avg_batch_size), SF(avg_output_tokens),
+    SF(steady_state_duration_s), SF(steady_state_energy_j), SF(batch_latency_s),
+    SF(energy_per_item_j),
+#undef SF
+};
+#define N_SUMMARY_FIELDS (sizeof summary_fields / sizeof summary_fields[0])
+
+static void summary_init(jl_run_summary_attrs *s)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t k = 0; k < N_SUMMARY_FIELDS; k++)
+        *(double *)((char *)s + summary_fields[k].off) = jl_nan();
+}
+
+static jl_status read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summary_attrs *s)
+{
+    name_list names;
+    attr_val v;
+    memset(&v, 0, sizeof v);
+    jl_status st = list_attrs(c, grp, opath, &names);
+    if (st != JL_OK)
+        goto end;
+    s->present = 1;
+    for (size_t i = 0; i < names.n; i++) {
+        if ((st = read_attr(c, grp, opath, names.names[i], &v)) != JL_OK)
+            goto end;
+        size_t k;
+        for (k = 0; k < N_SUMMARY_FIELDS; k++)
+            if (!strcmp(summary_fields[k].name, names.names[i]))
+                break;
+        int is_num = v.kind == AV_INT || v.kind == AV_FLOAT;
+        if (k < N_SUMMARY_FIELDS) {
+            if (!is_num) {
+                st = jl_fail(c->err, JL_ETYPE, c->file, c->run, opath, -1,
+                             "attribute @%s must be a number, found %s (%s)",
+                             names.names[i], kind_word(&v), v.tname);
+                goto end;
+            }
+            if (isinf(v.d)) {
+                st = jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
+                             "attribute @%s must be finite, found %s", names.names[i], v.text);
+                goto end;
+            }
+            *(double *)((char *)s + summary_fields[k].off) = v.d;
+        } else {
+            jl_kv *x = realloc(s->extra, (s->n_extra + 1) * sizeof *x);
+            if (!x) {
+                st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, opath, -1, NULL);
+                goto end;
+            }
+            s->extra = x;
+            x[s->n_extra].key = jl_strdup(names.names[i]);
+            x[s->n_extra].value = v.text;
+            x[s->n_extra].is_number = is_num;
+            v.text = NULL;
+            if (!x[s->n_extra].key) {
+                free(x[s->n_extra].value);
+                st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, opath, -1, NULL);
+                goto end;
+            }
+            s->n_extra++;
+        }
+        attr_val_clear(&v);
+    }
+end:
+    attr_val_clear(&v);
+    name_list_free(&names);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Datasets                                                            */
+
+typedef enum { T_F64, T_F32, T_I32, T_I64 } target_t;
+
+static int fits_size(uint64_t v)
+{
+    return v == (uint64_t)(size_t)v;
+}
+
+static size_t target_size(target_t t)
+{
+    return t == T_F64 || t == T_I64 ? 8 : 4;
+}
+
+/* What one dataset read expects. */
+typedef struct {
+    const char *name;  /* dataset name in its group */
+    int rank;          /* 1: [n]; 2: [n, g] */
+    target_t target;
+    int required;
+} ds_spec;
+
+/* Decoded bytes of one chunk of dset (0 when not chunked); refuses chunks
+ * larger than the dataset limit. */
+static jl_status chunk_bytes(rctx *c, hid_t dset, hid_t ftype, const char *obj, size_t *out)
+{
+    jl_status st = JL_OK;
+    hid_t dcpl = H5Dget_create_plist(dset);
+    *out = 0;
+    if (dcpl < 0)
+        return jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read the storage layout");
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    if (layout == H5D_CHUNKED) {
+        hsize_t dims[H5S_MAX_RANK];
+        int r = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims);
+        if (r <= 0) {
+            st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read the chunk shape");
+            goto end;
+        }
+        uint64_t bytes = H5Tget_size(ftype);
+        for (int i = 0; i < r; i++) {
+            if (dims[i] && bytes > UINT64_MAX / dims[i]) {
+                bytes = UINT64_MAX;
+                break;
+            }
+            bytes *= dims[i];
+        }
+        if (bytes > c->lim->max_dataset_bytes || !fits_size(bytes)) {
+            st = jl_fail(c->err, JL_ELIMIT, c->file, c->run, obj, -1,
+                         "chunks of %llu bytes, more than the limit of %llu bytes",
+                         (unsigned long long)bytes,
+                         (unsigned long long)c->lim->max_dataset_bytes);
+            goto end;
+        }
+        *out = (size_t)bytes;
+    }
+    int nf = H5Pget_nfilters(dcpl);
+    for (int i = 0; i < nf; i++) {
+        unsigned flags = 0;
+        size_t ncd = 0;
+        char fname[64] = "";
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL,
+                                         sizeof fname, fname, NULL);
+        if (id < 0) {
+            st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read the filter pipeline");
+            goto end;
+        }
+        htri_t avail = H5Zfilter_avail(id);
+        if (avail <= 0) {
+            H5Eclear2(H5E_DEFAULT);
+            fname[sizeof fname - 1] = '\0';
+            st = jl_fail(c->err, JL_EFORMAT, c->file, c->run, obj, -1,
+                         "compressed with HDF5 filter %d%s%s%s, which joules cannot decode",
+                         (int)id, *fname ? " (" : "", fname, *fname ? ")" : "");
+            goto end;
+        }
+    }
+end:
+    H5Pclose(dcpl);
+    return st;
+}
+
+/* Read one dataset of group `grp` (object path gpath) as described by sp.
+ * Rank 2 datasets must have g columns; if expect_n != SIZE_MAX the row count
+ * must equal it (n_from names where that count comes from). On success *out
+ * is the data (NULL when absent and not required) and *n the row count. */
+static jl_status read_ds(rctx *c, hid_t grp, const char *gpath, const ds_spec *sp,
+                         size_t g, size_t expect_n, const char *n_from, void **out,
+                         size_t *n)
+{
+    jl_status st = JL_OK;
+    hid_t dset = -1, ftype = -1, space = -1;
+    void *buf = NULL;
+    int64_t *tmp = NULL;
+    char tname[32];
+    char *obj = jl_asprintf("%s/%s", gpath, sp->name);
+    *out = NULL;
+    *n = 0;
+    if (!obj)
+        return jl_fail(c->err, JL_ENOMEM, c->file, c->run, gpath, -1, NULL);
+    if ((st = open_child(c, grp, obj, sp->name, H5I_DATASET, &dset)) != JL_OK)
+        goto end;
+    if (dset < 0) {
+        if (sp->required)
+            st = jl_fail(c->err, JL_EMISSING, c->file, c->run, obj, -1,
+                         "required dataset is missing");
+        goto end;
+    }
+    ftype = H5Dget_type(dset);
+    space = H5Dget_space(dset);
+    if (ftype < 0 || space < 0) {
+        st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read the type or shape");
+        goto end;
+    }
+    type_name(ftype, tname, sizeof tname);
+    H5T_class_t cls = H5Tget_class(ftype);
+    int want_int = sp->target == T_I32 || sp->target == T_I64;
+    if (want_int ? cls != H5T_INTEGER : (cls != H5T_INTEGER && cls != H5T_FLOAT)) {
+        st = jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1, "has type %s, expected %s",
+                     tname, want_int ? "integers" : "numbers");
+        goto end;
+    }
+    if (H5Tget_size(ftype) > 16) {
+        st = jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1,
+                     "has a %zu-byte %s type, which joules does not read",
+                     H5Tget_size(ftype), class_name(cls));
+        goto end;
+    }
+    H5S_class_t sc = H5Sget_simple_extent_type(space);
+    int rank = H5Sget_simple_extent_ndims(space);
+    if (sc != H5S_SIMPLE || rank < 0) {
+        st = jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1, "is %s, expected shape %s",
+                     sc == H5S_SCALAR ? "a scalar" : sc == H5S_NULL ? "empty (null dataspace)"
+                                                                    : "of unknown shape",
+                     sp->rank == 1 ? "[N]" : "[N, G]");
+        goto end;
+    }
+    if (rank != sp->rank) {
+        st = jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1,
+                     "has rank %d, expected %d (shape %s)", rank, sp->rank,
+                     sp->rank == 1 ? "[N]" : "[N, G]");
+        goto end;
+    }
+    hsize_t dims[2] = {0, 1};
+    if (H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
+        st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read the shape");
+        goto end;
+    }
+    if (rank == 2 && dims[1] != g) {
+        st = jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1,
+                     "has %llu columns, expected num_gpus = %zu",
+                     (unsigned long long)dims[1], g);
+        goto end;
+    }
+    /* Sizes before allocation: rows, then rows x G x 8 bytes. */
+    if (dims[0] > c->lim->max_rows) {
+        st = jl_fail(c->err, JL_ELIMIT, c->file, c->run, obj, -1,
+                     "declares %llu rows, more than the limit of %llu rows",
+                     (unsigned long long)dims[0], (unsigned long long)c->lim->max_rows);
+        goto end;
+    }
+    int ovf = dims[1] && dims[0] > UINT64_MAX / dims[1];
+    uint64_t vals = ovf ? UINT64_MAX : dims[0] * dims[1];
+    ovf = ovf || vals > UINT64_MAX / 8;
+    uint64_t bytes = ovf ? UINT64_MAX : vals * 8;
+    if (ovf || bytes > c->lim->max_dataset_bytes || !fits_size(bytes)) {
+        st = jl_fail(c->err, JL_ELIMIT, c->file, c->run, obj, -1,
+                     "declares %llu x %llu values (%llu bytes decoded), more than the limit of %llu bytes",
+                     (unsigned long long)dims[0], (unsigned long long)dims[1],
+                     (unsigned long long)bytes, (unsigned long long)c->lim->max_dataset_bytes);
+        goto end;
+    }
+    if (expect_n != SIZE_MAX && dims[0] != expect_n) {
+        st = jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, -1,
+                     "has %llu rows, expected %zu (the length of %s)",
+                     (unsigned long long)dims[0], expect_n, n_from);
+        goto end;
+    }
+    size_t cbytes;
+    if ((st = chunk_bytes(c, dset, ftype, obj, &cbytes)) != JL_OK)
+        goto end;
+    size_t nv = (size_t)vals;
+    buf = jl_malloc_array(nv ? nv : 1, target_size(sp->target));
+    if (!buf) {
+        st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, obj, -1,
+                     "out of memory for %zu values", nv);
+        goto end;
+    }
+    if (nv > 0) {
+        hid_t mt;
+        void *dst = buf;
+        switch (sp->target) {
+        case T_F64: mt = H5T_NATIVE_DOUBLE; break;
+        case T_F32: mt = H5T_NATIVE_FLOAT; break;
+        case T_I64: mt = H5T_NATIVE_INT64; break;
+        default:
+            mt = H5T_NATIVE_INT64;
+            tmp = jl_malloc_array(nv, sizeof *tmp);
+            if (!tmp) {
+                st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, obj, -1,
+                             "out of memory for %zu values", nv);
+                goto end;
+            }
+            dst = tmp;
+        }
+        jl__zstd_set_chunk_bytes(cbytes);
+        herr_t r = H5Dread(dset, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, dst);
+        jl_error *cause = NULL;
+        if (r < 0) {
+            cause = jl__h5_stack_error();
+            if (*jl__zstd_last_error()) {
+                jl_error *z = jl_error_new(JL_EFORMAT, NULL, NULL, NULL, -1, "%s",
+                                           jl__zstd_last_error());
+                if (z) {
+                    z->cause = cause;
+                    cause = z;
+                }
+            }
+        }
+        int zstd_failed = r < 0 && *jl__zstd_last_error();
+        jl__zstd_set_chunk_bytes(0);
+        if (r < 0) {
+            int fresh = *c->err == NULL;
+            st = jl_fail(c->err, zstd_failed ? JL_EFORMAT : JL_EIO, c->file, c->run, obj, -1,
+                         "cannot read the data%s", zstd_failed ? " (corrupt compressed chunk)" : "");
+            if (fresh && *c->err)
+                (*c->err)->cause = cause;
+            else
+                jl_error_free(cause);
+            goto end;
+        }
+        if (sp->target == T_I32) {
+            int32_t *o = buf;
+            for (size_t i = 0; i < nv; i++) {
+                if (tmp[i] < INT32_MIN || tmp[i] > INT32_MAX) {
+                    st = jl_fail(c->err, JL_EINVALID, c->file, c->run, obj,
+                                 (long long)(i / dims[1]),
+                                 "value %lld at row %zu does not fit in int32",
+                                 (long long)tmp[i], (size_t)(i / dims[1]));
+                    goto end;
+                }
+                o[i] = (int32_t)tmp[i];
+            }
+        }
+    }
+    *out = buf;
+    buf = NULL;
+    *n = (size_t)dims[0];
+end:
+    free(tmp);
+    free(buf);
+    free(obj);
+    CLOSE(space, H5Sclose);
+    CLOSE(ftype, H5Tclose);
+    CLOSE(dset, H5Dclose);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Value checks                                                         */
+
+static jl_status check_time(rctx *c, const char *obj, const double *t, size_t n)
+{
+    char a[40], b[40];
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(t[i])) {
+            jl__fmt_double(a, sizeof a, t[i]);
+            return jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, (long long)i,
+                           "not finite at row %zu (%s)", i, a);
+        }
+        if (i > 0 && t[i] < t[i - 1]) {
+            jl__fmt_double(a, sizeof a, t[i]);
+            jl__fmt_double(b, sizeof b, t[i - 1]);
+            return jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, (long long)i,
+                           "not non-decreasing at row %zu (%s after %s)", i, a, b);
+        }
+    }
+    return JL_OK;
+}
+
+static void where_row(char *buf, size_t cap, size_t i, size_t g)
+{
+    if (g > 1)
+        snprintf(buf, cap, "row %zu, GPU %zu", i / g, i % g);
+    else
+        snprintf(buf, cap, "row %zu", i);
+}
+
+/* Every value finite; if nonneg, also >= 0 (what = "power"). */
+static jl_status check_values(rctx *c, const char *obj, const jl_series *s, int nonneg,
+                              const char *unit)
+{
+    char a[40], w[64];
+    size_t nv = s->n * s->g;
+    for (size_t i = 0; i < nv; i++) {
+        double x = s->v[i];
+        if (!isfinite(x) || (nonneg && x < 0)) {
+            jl__fmt_double(a, sizeof a, x);
+            where_row(w, sizeof w, i, s->g);
+            return jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, (long long)(i / s->g),
+                           "%s at %s (%s%s%s)", isfinite(x) ? "negative power" : "not finite",
+                           w, a, unit ? " " : "", unit ? unit : "");
+        }
+    }
+    return JL_OK;
+}
+
+static jl_status check_i32_nonneg(rctx *c, const char *obj, const int32_t *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        if (v[i] < 0)
+            return jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, (long long)i,
+                           "negative value at row %zu (%d)", i, (int)v[i]);
+    return JL_OK;
+}
+
+static jl_status check_i64_cumulative(rctx *c, const char *obj, const int64_t *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        if (v[i] < 0)
+            return jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, (long long)i,
+                           "negative value at row %zu (%lld)", i, (long long)v[i]);
+        if (i > 0 && v[i] < v[i - 1])
+            return jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, (long long)i,
+                           "cumulative count decreases at row %zu (%lld after %lld)", i,
+                           (long long)v[i], (long long)v[i - 1]);
+    }
+    return JL_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Groups                                                              */
+
+#define KV_TOLERANCE 1e-6
+
+typedef struct {
+    rctx *c;
+    hid_t run_grp;
+    const char *run_path;
+    jl_run *run;
+    size_t g;
+} run_reader;
+
+/* Open group `name` of the run; *grp = -1 when absent. *path = its path. */
+static jl_status open_group(run_reader *rr, const char *name, hid_t *grp, char **path)
+{
+    *path = jl_asprintf("%s/%s", rr->run_path, name);
+    if (!*path)
+        return jl_fail(rr->c->err, JL_ENOMEM, rr->c->file, rr->c->run, rr->run_path, -1, NULL);
+    return open_child(rr->c, rr->run_grp, *path, name, H5I_GROUP, grp);
+}
+
+/* Read a rank-1 time dataset and check it. */
+static jl_status read_time(run_reader *rr, hid_t grp, const char *gpath, const char *name,
+                           int required, double **t, size_t *n)
+{
+    ds_spec sp = {name, 1, T_F64, required};
+    jl_status st = read_ds(rr->c, grp, gpath, &sp, 1, SIZE_MAX, NULL, (void **)t, n);
+    if (st != JL_OK || !*t)
+        return st;
+    char *obj = jl_asprintf("%s/%s", gpath, name);
+    if (!obj)
+        return jl_fail(rr->c->err, JL_ENOMEM, rr->c->file, rr->c->run, gpath, -1, NULL);
+    st = check_time(rr->c, obj, *t, *n);
+    free(obj);
+    return st;
+}
+
+static jl_status read_series(run_reader *rr, hid_t grp, const char *gpath, const char *name,
+                             int required, size_t n, const char *n_from, jl_series *s)
+{
+    ds_spec sp = {name, 2, T_F64, required};
+    size_t got = 0;
+    jl_status st = read_ds(rr->c, grp, gpath, &sp, rr->g, n, n_from, (void **)&s->v, &got);
+    if (st == JL_OK && s->v) {
+        s->n = got;
+        s->g = rr->g;
+    }
+    return st;
+}
+
+static jl_status read_power(run_reader *rr)
+{
+    jl_run *r = rr->run;
+    hid_t grp = -1;
+    char *path = NULL, *obj = NULL;
+    jl_status st = open_group(rr, "power", &grp, &path);
+    if (st != JL_OK)
+        goto end;
+    if (grp < 0) {
+        if (!r->summary.present)
+            st = jl_fail(rr->c->err, JL_EMISSING, rr->c->file, rr->c->run, path, -1,
+                         "required group is missing (power/ is required unless summary/ is present)");
+        goto end;
+    }
+    if ((st = read_time(rr, grp, path, "time", 1, &r->power_time, &r->power_n)) != JL_OK)
+        goto end;
+    const char *from = "power/time";
+    if ((st = read_series(rr, grp, path, "watts", 0, r->power_n, from, &r->watts)) != JL_OK ||
+        (st = read_series(rr, grp, path, "energy_j", 0, r->power_n, from, &r->energy_j)) != JL_OK ||
+        (st = read_series(rr, grp, path, "watts_avg", 0, r->power_n, from, &r->watts_avg)) != JL_OK)
+        goto end;
+    if (!r->watts.v && !r->energy_j.v) {
+        st = jl_fail(rr->c->err, JL_EMISSING, rr->c->file, rr->c->run, path, -1,
+                     "has neither watts nor energy_j (at least one is required)");
+        goto end;
+    }
+    static const char *const names[] = {"watts", "energy_j", "watts_avg"};
+    const jl_series *ser[] = {&r->watts, &r->energy_j, &r->watts_avg};
+    for (int k = 0; k < 3; k++) {
+        if (!ser[k]->v)
+            continue;
+        free(obj);
+        if (!(obj = jl_asprintf("%s/%s", path, names[k]))) {
+            st = jl_fail(rr->c->err, JL_ENOMEM, rr->c->file, rr->c->run, path, -1, NULL);
+            goto end;
+        }
+        /* energy_j is a counter with any offset: finite, any sign. */
+        if ((st = check_values(rr->c, obj, ser[k], k != 1, k != 1 ? "W" : "J")) != JL_OK)
+            goto end;
+    }
+end:
+    free(obj);
+    free(path);
+    CLOSE(grp, H5Gclose);
+    return st;
+}
+
+static jl_status read_gpu(run_reader *rr)
+{
+    jl_run *r = rr->run;
+    hid_t grp = -1;
+    char *path = NULL;
+    jl_status st = open_group(rr, "gpu", &grp, &path);
+    if (st != JL_OK || grp < 0)
+        goto end;
+    if ((st = read_time(rr, grp, path, "time", 1, &r->gpu_time, &r->gpu_n)) != JL_OK)
+        goto end;
+    const char *from = "gpu/time";
+    if ((st = read_series(rr, grp, path, "sm_util", 0, r->gpu_n, from, &r->sm_util)) != JL_OK ||
+        (st = read_series(rr, grp, path, "mem_util", 0, r->gpu_n, from, &r->mem_util)) != JL_OK ||
+        (st = read_series(rr, grp, path, "mem_used_bytes", 0, r->gpu_n, from, &r->mem_used_bytes)) != JL_OK ||
+        (st = read_series(rr, grp, path, "sm_clock_mhz", 0, r->gpu_n, from, &r->sm_clock_mhz)) != JL_OK ||
+        (st = read_series(rr, grp, path, "temp_c", 0, r->gpu_n, from, &r->temp_c)) != JL_OK)
+        goto end;
+end:
+    free(path);
+    CLOSE(grp, H5Gclose);
+    return st;
+}
+
+static jl_status read_engine(run_reader *rr)
+{
+    jl_run *r = rr->run;
+    hid_t grp = -1;
+    char *path = NULL, *obj = NULL;
+    size_t n;
+    jl_status st = open_group(rr, "engine", &grp, &path);
+    if (st != JL_OK || grp < 0)
+        goto end;
+    if ((st = read_time(rr, grp, path, "time", 1, &r->engine_time, &r->engine_n)) != JL_OK)
+        goto end;
+    const char *from = "engine/time";
+    size_t S = r->engine_n;
+    ds_spec running = {"running", 1, T_I32, 1}, waiting = {"waiting", 1, T_I32, 0},
+            tokens = {"tokens_generated", 1, T_I64, 0},
+            prefill = {"prefill_tokens", 1, T_I64, 0},
+            kv = {"kv_cache_usage", 1, T_F32, 0};
+    if ((st = read_ds(rr->c, grp, path, &running, 1, S, from, (void **)&r->running, &n)) != JL_OK ||
+        (st = read_ds(rr->c, grp, path, &waiting, 1, S, from, (void **)&r->waiting, &n)) != JL_OK ||
+        (st = read_ds(rr->c, grp, path, &tokens, 1, S, from, (void **)&r->tokens_generated, &n)) != JL_OK ||
+        (st = read_ds(rr->c, grp, path, &prefill, 1, S, from, (void **)&r->prefill_tokens, &n)) != JL_OK ||
+        (st = read_ds(rr->c, grp, path, &kv, 1, S, from, (void **)&r->kv_cache_usage, &n)) != JL_OK)
+        goto end;
+#define OBJ(name)                                                              \
+    do {                                                                       \
+        free(obj);                                                             \
+        if (!(obj = jl_asprintf("%s/%s", path, name))) {                       \
+            st = jl_fail(rr->c->err, JL_ENOMEM, rr->c->file, rr->c->run, path, -1, NULL); \
+            goto end;                                                          \
+        }                                                                      \
+    } while (0)
+    OBJ("running");
+    if ((st = check_i32_nonneg(rr->c, obj, r->running, S)) != JL_OK)
+        goto end;
+    OBJ("waiting");
+    if ((st = check_i32_nonneg(rr->c, obj, r->waiting, S)) != JL_OK)
+        goto end;
+    OBJ("tokens_generated");
+    if ((st = check_i64_cumulative(rr->c, obj, r->tokens_generated, S)) != JL_OK)
+        goto end;
+    OBJ("prefill_tokens");
+    if ((st = check_i64_cumulative(rr->c, obj, r->prefill_tokens, S)) != JL_OK)
+        goto end;
+    OBJ("kv_cache_usage");
+    for (size_t i = 0; r->kv_cache_usage && i < S; i++) {
+        float x = r->kv_cache_usage[i];
+        if (!(x >= -KV_TOLERANCE && x <= 1 + KV_TOLERANCE)) {
+            char a[40];
+            jl__fmt_double(a, sizeof a, x);
+            st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
+                         "outside 0..1 at row %zu (%s)", i, a);
+            goto end;
+        }
+    }
+end:
+    free(obj);
+    free(path);
+    CLOSE(grp, H5Gclose);
+    return st;
+}
+
+static jl_status read_requests(run_reader *rr)
+{
+    jl_run *r = rr->run;
+    hid_t grp = -1;
+    char *path = NULL, *obj = NULL, *from = NULL;
+    jl_status st = open_group(rr, "requests", &grp, &path);
+    if (st != JL_OK || grp < 0)
+        goto end;
+    /* Every column is optional; those present have one length R. */
+    ds_spec specs[] = {{"arrival", 1, T_F64, 0}, {"first_token", 1, T_F64, 0},
+                       {"finish", 1, T_F64, 0}, {"input_tokens", 1, T_I32, 0},
+                       {"output_tokens", 1, T_I32, 0}};
+    void **dst[] = {(void **)&r->arrival, (void **)&r->first_token, (void **)&r->finish,
+                    (void **)&r->input_tokens, (void **)&r->output_tokens};
+    size_t R = SIZE_MAX;
+    for (int k = 0; k < 5; k++) {
+        size_t n = 0;
+        if ((st = read_ds(rr->c, grp, path, &specs[k], 1, R, from, dst[k], &n)) != JL_OK)
+            goto end;
+        if (*dst[k] && R == SIZE_MAX) {
+            R = n;
+            if (!(from = jl_asprintf("requests/%s", specs[k].name))) {
+                st = jl_fail(rr->c->err, JL_ENOMEM, rr->c->file, rr->c->run, path, -1, NULL);
+                goto end;
+            }
+        }
+    }
+    r->req_n = R == SIZE_MAX ? 0 : R;
+    double *times[] = {r->arrival, r->first_token, r->finish};
+    for (int k = 0; k < 3; k++) {
+        for (size_t i = 0; times[k] && i < r->req_n; i++) {
+            if (isinf(times[k][i])) { /* NaN: the request never got that far */
+                OBJ(specs[k].name);
+                st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
+                             "infinite at row %zu (NaN marks a missing time)", i);
+                goto end;
+            }
+        }
+    }
+    OBJ("input_tokens");
+    if ((st = check_i32_nonneg(rr->c, obj, r->input_tokens, r->req_n)) != JL_OK)
+        goto end;
+    OBJ("output_tokens");
+    if ((st = check_i32_nonneg(rr->c, obj, r->output_tokens, r->req_n)) != JL_OK)
+        goto end;
+end:
+    free(from);
+    free(obj);
+    free(path);
+    CLOSE(grp, H5Gclose);
+    return st;
+}
+
+static jl_status read_itl(run_reader *rr)
+{
+    jl_run *r = rr->run;
+    hid_t grp = -1;
+    char *path = NULL, *obj = NULL;
+    size_t n;
+    jl_status st = open_group(rr, "itl", &grp, &path);
+    if (st != JL_OK || grp < 0)
+        goto end;
+    ds_spec secs = {"seconds", 1, T_F32, 1}, req = {"request", 1, T_I32, 0};
+    if ((st = read_ds(rr->c, grp, path, &secs, 1, SIZE_MAX, NULL, (void **)&r->itl_seconds,
+                      &r->itl_n)) != JL_OK ||
+        (st = read_ds(rr->c, grp, path, &req, 1, r->itl_n, "itl/seconds",
+                      (void **)&r->itl_request, &n)) != JL_OK)
+        goto end;
+    OBJ("seconds");
+    for (size_t i = 0; i < r->itl_n; i++) {
+        float x = r->itl_seconds[i];
+        if (!isfinite(x) || x < 0) {
+            char a[40];
+            jl__fmt_double(a, sizeof a, x);
+            st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
+                         "%s at row %zu (%s)", isfinite(x) ? "negative latency" : "not finite",
+                         i, a);
+            goto end;
+        }
+    }
+    OBJ("request");
+    for (size_t i = 0; r->itl_request && i < r->itl_n; i++) {
+        int32_t q = r->itl_request[i];
+        if (q < 0 || (r->arrival || r->first_token || r->finish || r->input_tokens ||
+                      r->output_tokens ? (size_t)q >= r->req_n : 0)) {
+            if (q < 0)
+                st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
+                             "request index out of range at row %zu (%d)", i, (int)q);
+            else
+                st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
+                             "request index out of range at row %zu (%d; requests/ has %zu rows)",
+                             i, (int)q, r->req_n);
+            goto end;
+        }
+    }
+end:
+    free(obj);
+    free(path);
+    CLOSE(grp, H5Gclose);
+    return st;
+}
+
+static jl_status read_batches(run_reader *rr)
+{
+    jl_run *r = rr->run;
+    hid_t grp = -1;
+    char *path = NULL, *obj = NULL;
+    size_t n;
+    jl_status st = open_group(rr, "batches", &grp, &path);
+    if (st != JL_OK || grp < 0)
+        goto end;
+    ds_spec start = {"start", 1, T_F64, 1}, endd = {"end", 1, T_F64, 1},
+            size = {"size", 1, T_I32, 0};
+    if ((st = read_ds(rr->c, grp, path, &start, 1, SIZE_MAX, NULL, (void **)&r->batch_start,
+                      &r->batch_n)) != JL_OK ||
+        (st = read_ds(rr->c, grp, path, &endd, 1, r->batch_n, "batches/start",
+                      (void **)&r->batch_end, &n)) != JL_OK ||
+        (st = read_ds(rr->c, grp, path, &size, 1, r->batch_n, "batches/start",
+                      (void **)&r->batch_size, &n)) != JL_OK)
+        goto end;
+    for (size_t i = 0; i < r->batch_n; i++) {
+        double s = r->batch_start[i], e = r->batch_end[i];
+        char a[40], b[40];
+        jl__fmt_double(a, sizeof a, s);
+        jl__fmt_double(b, sizeof b, e);
+        if (!isfinite(s) || !isfinite(e)) {
+            OBJ(isfinite(s) ? "end" : "start");
+            st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
+                         "not finite at row %zu (%s)", i, isfinite(s) ? b : a);
+            goto end;
+        }
+        if (s > e) {
+            OBJ("end");
+            st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
+                         "batch ends before it starts at row %zu (end %s < start %s)", i, b, a);
+            goto end;
+        }
+    }
+    OBJ("size");
+    if ((st = check_i32_nonneg(rr->c, obj, r->batch_size, r->batch_n)) != JL_OK)
+        goto end;
+end:
+    free(obj);
+    free(path);
+    CLOSE(grp, H5Gclose);
+    return st;
+}
+#undef OBJ
+
+static jl_status read_summary_group(run_reader *rr)
+{
+    hid_t grp = -1;
+    char *path = NULL;
+    jl_status st = open_group(rr, "summary", &grp, &path);
+    if (st == JL_OK && grp >= 0)
+        st = read_summary(rr->c, grp, path, &rr->run->summary);
+    free(path);
+    CLOSE(grp, H5Gclose);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Runs                                                                */
+
+void jl_run_free(jl_run *r)
+{
+    if (!r)
+        return;
+    free(r->file);
+    free(r->name);
+    jl_attrs_clear(&r->attrs);
+    free(r->power_time);
+    free(r->watts.v);
+    free(r->energy_j.v);
+    free(r->watts_avg.v);
+    free(r->gpu_time);
+    free(r->sm_util.v);
+    free(r->mem_util.v);
+    free(r->mem_used_bytes.v);
+    free(r->sm_clock_mhz.v);
+    free(r->temp_c.v);
+    free(r->engine_time);
+    free(r->running);
+    free(r->waiting);
+    free(r->tokens_generated);
+    free(r->prefill_tokens);
+    free(r->kv_cache_usage);
+    free(r->arrival);
+    free(r->first_token);
+    free(r->finish);
+    free(r->input_tokens);
+    free(r->output_tokens);
+    free(r->itl_seconds);
+    free(r->itl_request);
+    free(r->batch_start);
+    free(r->batch_end);
+    free(r->batch_size);
+    for (size_t i = 0; i < r->summary.n_extra; i++) {
+        free(r->summary.extra[i].key);
+        free(r->summary.extra[i].value);
+    }
+    free(r->summary.extra);
+    free(r);
+}
+
+jl_run *jl_run_new(void)
+{
+    jl_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    jl_attrs_init(&r->attrs);
+    summary_init(&r->summary);
+    return r;
+}
+
+jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
+{
+    *out = NULL;
+    if (!t || i >= t->n_runs)
+        return jl_fail(err, JL_EUSAGE, t ? t->path : NULL, NULL, NULL, -1,
+                       "run index %zu out of range", i);
+    rctx c = {t->path, t->runs[i], &t->lim, err};
+    jl_error *local = NULL;
+    if (!err)
+        c.err = &local;
+    jl_status st = JL_OK;
+    hid_t runs = -1, grp = -1;
+    char *run_path = jl_asprintf("/runs/%s", t->runs[i]);
+    jl_run *r = jl_run_new();
+    if (!run_path || !r) {
+        st = jl_fail(c.err, JL_ENOMEM, c.file, c.run, NULL, -1, NULL);
+        goto end;
+    }
+    if (!(r->file = jl_strdup(t->path)) || !(r->name = jl_strdup(t->runs[i]))) {
+        st = jl_fail(c.err, JL_ENOMEM, c.file, c.run, NULL, -1, NULL);
+        goto end;
+    }
+    runs = H5Gopen2(t->file, "/runs", H5P_DEFAULT);
+    if (runs < 0) {
+        st = jl__h5_fail(c.err, JL_EIO, c.file, c.run, "/runs", -1, "cannot open");
+        goto end;
+    }
+    grp = H5Gopen2(runs, t->runs[i], H5P_DEFAULT);
+    if (grp < 0) {
+        st = jl__h5_fail(c.err, JL_EIO, c.file, c.run, run_path, -1, "cannot open");
+        goto end;
+    }
+    if ((st = read_run_attrs(&c, grp, run_path, &r->attrs)) != JL_OK)
+        goto end;
+    run_reader rr = {&c, grp, run_path, r, (size_t)r->attrs.num_gpus};
+    if ((st = read_summary_group(&rr)) != JL_OK || (st = read_power(&rr)) != JL_OK ||
+        (st = read_gpu(&rr)) != JL_OK || (st = read_engine(&rr)) != JL_OK ||
+        (st = read_requests(&rr)) != JL_OK || (st = read_itl(&rr)) != JL_OK ||
+        (st = read_batches(&rr)) != JL_OK)
+        goto end;
+    *out = r;
+    r = NULL;
+end:
+    jl_error_free(local);
+    jl_run_free(r);
+    free(run_path);
+    CLOSE(grp, H5Gclose);
+    CLOSE(runs, H5Gclose);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Files                                                               */
+
+typedef struct {
+    jl_trace *t;
+    int nomem, limit, bad_link;
+    char *bad;
+} run_list_state;
+
+static herr_t run_name_cb(hid_t grp, const char *name, const H5L_info_t *info, void *data)
+{
+    run_list_state *s = data;
+    if (info->type != H5L_TYPE_HARD) {
+        s->bad_link = 1;
+        s->bad = jl_strdup(name);
+        return 1;
+    }
+    hid_t o = H5Oopen(grp, name, H5P_DEFAULT);
+    if (o < 0)
+        return -1;
+    H5I_type_t type = H5Iget_type(o);
+    H5Oclose(o);
+    if (type != H5I_GROUP)
+        return 0; /* not a run: ignored, like any unknown object */
+    jl_trace *t = s->t;
+    if (t->n_runs >= t->lim.max_runs) {
+        s->limit = 1;
+        return 1;
+    }
+    if (t->n_runs == t->cap_runs) {
+        size_t cap = t->cap_runs ? t->cap_runs * 2 : 16;
+        char **nr = realloc(t->runs, cap * sizeof *nr);
+        if (!nr) {
+            s->nomem = 1;
+            return -1;
+        }
+        t->runs = nr;
+        t->cap_runs = cap;
+    }
+    if (!(t->runs[t->n_runs] = jl_strdup(name))) {
+        s->nomem = 1;
+        return -1;
+    }
+    t->n_runs++;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Read an optional string attribute of the root; NULL when absent. */
+static jl_status root_string(rctx *c, hid_t root, const char *name, int required,
+                             char **out)
+{
+    *out = NULL;
+    htri_t ex = H5Aexists(root, name);
+    if (ex < 0)
+        return jl__h5_fail(c->err, JL_EFORMAT, c->file, NULL, "/", -1,
+                           "cannot read the root attributes");
+    if (!ex) {
+        if (required)
+            return jl_fail(c->err, JL_EFORMAT, c->file, NULL, "/", -1,
+                           "not a joules trace: the root has no @%s attribute", name);
+        return JL_OK;
+    }
+    attr_val v;
+    jl_status st = read_attr(c, root, "/", name, &v);
+    if (st != JL_OK)
+        return st;
+    if (v.kind != AV_STRING) {
+        st = jl_fail(c->err, required ? JL_EFORMAT : JL_ETYPE, c->file, NULL, "/", -1,
+                     "attribute @%s must be a string, found %s (%s)", name, kind_word(&v),
+                     v.tname);
+        attr_val_clear(&v);
+        return st;
+    }
+    *out = v.text;
+    return JL_OK;
+}
+
+static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_error **err)
+{
+    rctx c = {t->path, NULL, &t->lim, err};
+    jl_status st = JL_OK;
+    hid_t root = -1, runs = -1;
+    char *format = NULL;
+    attr_val v;
+    memset(&v, 0, sizeof v);
+    t->file = H5Fopen(h5name, H5F_ACC_RDONLY, fapl);
+    if (t->file < 0) {
+        st = jl__h5_fail(err, JL_EFORMAT, t->path, NULL, NULL, -1,
+                         "cannot open as an HDF5 file (not HDF5, truncated or corrupt)");
+        goto end;
+    }
+    root = H5Gopen2(t->file, "/", H5P_DEFAULT);
+    if (root < 0) {
+        st = jl__h5_fail(err, JL_EFORMAT, t->path, NULL, "/", -1, "cannot open the root group");
+        goto end;
+    }
+    if ((st = root_string(&c, root, "format", 1, &format)) != JL_OK)
+        goto end;
+    if (strcmp(format, "joules-trace")) {
+        st = jl_fail(err, JL_EFORMAT, t->path, NULL, "/", -1,
+                     "not a joules trace: @format is \"%s\", expected \"joules-trace\"", format);
+        goto end;
+    }
+    htri_t ex = H5Aexists(root, "format_version");
+    if (ex <= 0) {
+        st = ex < 0 ? jl__h5_fail(err, JL_EFORMAT, t->path, NULL, "/", -1,
+                                  "cannot read the root attributes")
+                    : jl_fail(err, JL_EFORMAT, t->path, NULL, "/", -1,
+                              "the root has no @format_version attribute");
+        goto end;
+    }
+    if ((st = read_attr(&c, root, "/", "format_version", &v)) != JL_OK)
+        goto end;
+    if (!(v.kind == AV_INT || (v.kind == AV_FLOAT && v.d == floor(v.d)))) {
+        st = jl_fail(err, JL_EFORMAT, t->path, NULL, "/", -1,
+                     "attribute @format_version must be an integer, found %s (%s)",
+                     kind_word(&v), v.tname);
+        goto end;
+    }
+    if (v.d != 1) {
+        st = jl_fail(err, JL_EFORMAT, t->path, NULL, "/", -1,
+                     "unsupported @format_version %s (this reader reads version 1)", v.text);
+        goto end;
+    }
+    if ((st = root_string(&c, root, "harness", 0, &t->harness)) != JL_OK ||
+        (st = root_string(&c, root, "created_utc", 0, &t->created_utc)) != JL_OK)
+        goto end;
+    hid_t runs_id = -1;
+    if ((st = open_child(&c, root, "/runs", "runs", H5I_GROUP, &runs_id)) != JL_OK)
+        goto end;
+    runs = runs_id;
+    if (runs < 0) {
+        st = jl_fail(err, JL_EFORMAT, t->path, NULL, "/runs", -1,
+                     "not a joules trace: the root has no runs/ group");
+        goto end;
+    }
+    run_list_state s = {t, 0, 0, 0, NULL};
+    hsize_t idx = 0;
+    herr_t r = H5Literate(runs, H5_INDEX_NAME, H5_ITER_INC, &idx, run_name_cb, &s);
+    if (s.nomem) {
+        st = jl_fail(err, JL_ENOMEM, t->path, NULL, "/runs", -1, NULL);
+    } else if (s.bad_link) {
+        st = jl_fail(err, JL_EFORMAT, t->path, s.bad, "/runs", -1,
+                     "run %s is a soft or external link; runs must be groups",
+                     s.bad ? s.bad : "?");
+        free(s.bad);
+    } else if (s.limit) {
+        st = jl_fail(err, JL_ELIMIT, t->path, NULL, "/runs", -1,
+                     "more than the limit of %llu runs", (unsigned long long)t->lim.max_runs);
+    } else if (r < 0) {
+        st = jl__h5_fail(err, JL_EFORMAT, t->path, NULL, "/runs", -1, "cannot list the runs");
+    } else if (t->n_runs == 0) {
+        st = jl_fail(err, JL_EFORMAT, t->path, NULL, "/runs", -1,
+                     "holds no runs (at least one is required)");
+    }
+    if (st != JL_OK)
+        goto end;
+    qsort(t->runs, t->n_runs, sizeof *t->runs, cmp_str);
+end:
+    attr_val_clear(&v);
+    free(format);
+    CLOSE(runs, H5Gclose);
+    CLOSE(root, H5Gclose);
+    return st;
+}
+
+static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_trace **out,
+                           jl_error **err)
+{
+    *out = NULL;
+    jl_trace *t = calloc(1, sizeof *t);
+    if (!t || !(t->path = jl_strdup(path ? path : "(memory)"))) {
+        free(t);
+        return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
+    }
+    t->file = -1;
+    if (opt)
+        t->lim = opt->limits;
+    else
+        jl_trace_limits_default(&t->lim);
+    *out = t;
+    return JL_OK;
+}
+
+jl_status jl_trace_open(const char *path, const jl_trace_options *opt, jl_trace **out,
+                        jl_error **err)
+{
+    jl_trace *t = NULL;
+    hid_t fapl = -1;
+    *out = NULL;
+    if (!path)
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "no trace path given");
+    if (jl__h5_init() != JL_OK)
+        return jl__h5_fail(err, JL_EINTERNAL, path, NULL, NULL, -1,
+                           "cannot register the Zstandard filter with HDF5");
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot open: %s", strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "not a regular file");
+    if (sb.st_size == 0)
+        return jl_fail(err, JL_EFORMAT, path, NULL, NULL, -1, "empty file (0 bytes)");
+    jl_status st = trace_new(path, opt, &t, err);
+    if (st != JL_OK)
+        return st;
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+        st = jl__h5_fail(err, JL_EINTERNAL, path, NULL, NULL, -1, "cannot set up file access");
+        goto end;
+    }
+    if ((st = open_common(t, fapl, path, err)) != JL_OK)
+        goto end;
+    *out = t;
+    t = NULL;
+end:
+    CLOSE(fapl, H5Pclose);
+    jl_trace_close(t);
+    return st;
+}
+
+jl_status jl_trace_open_image(const void *buf, size_t len, const char *name,
+                              const jl_trace_options *opt, jl_trace **out, jl_error **err)
+{
+    static unsigned long long counter;
+    jl_trace *t = NULL;
+    hid_t fapl = -1;
+    char h5name[64];
+    *out = NULL;
+    if (!name)
+        name = "(memory)";
+    if (jl__h5_init() != JL_OK)
+        return jl__h5_fail(err, JL_EINTERNAL, name, NULL, NULL, -1,
+                           "cannot register the Zstandard filter with HDF5");
+    if (!buf || len == 0)
+        return jl_fail(err, JL_EFORMAT, name, NULL, NULL, -1, "empty file (0 bytes)");
+    jl_status st = trace_new(name, opt, &t, err);
+    if (st != JL_OK)
+        return st;
+    /* HDF5 tells core-driver files apart by name: give each image its own. */
+    snprintf(h5name, sizeof h5name, "joules-image-%llu.h5", ++counter);
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
+        H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 || H5Pset_file_image(fapl, (void *)buf, len) < 0) {
+        st = jl__h5_fail(err, JL_EINTERNAL, name, NULL, NULL, -1,
+                         "cannot set up the in-memory file image");
+        goto end;
+    }
+    if ((st = open_common(t, fapl, h5name, err)) != JL_OK)
+        goto end;
+    *out = t;
+    t = NULL;
+end:
+    CLOSE(fapl, H5Pclose);
+    jl_trace_close(t);
+    return st;
+}
+
+void jl_trace_close(jl_trace *t)
+{
+    if (!t)
+        return;
+    if (t->file >= 0)
+        H5Fclose(t->file);
+    for (size_t i = 0; i < t->n_runs; i++)
+        free(t->runs[i]);
+    free(t->runs);
+    free(t->path);
+    free(t->harness);
+    free(t->created_utc);
+    free(t);
+}
+
+const char *jl_trace_path(const jl_trace *t)
+{
+    return t->path;
+}
+
+size_t jl_trace_run_count(const jl_trace *t)
+{
+    return t->n_runs;
+}
+
+const char *jl_trace_run_name(const jl_trace *t, size_t i)
+{
+    return i < t->n_runs ? t->runs[i] : NULL;
+}
+
+const char *jl_trace_harness(const jl_trace *t)
+{
+    return t->harness;
+}
+
+const char *jl_trace_created_utc(const jl_trace *t)
+{
+    return t->created_utc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Describe                                                            */
+
+typedef struct {
+    rctx *c;
+    jl_run_info *info;
+    size_t cap;
+    int depth;
+    jl_status st;
+    char *prefix;
+} describe_state;
+
+static char *filters_text(hid_t dcpl)
+{
+    jl_strbuf b;
+    jl_strbuf_init(&b);
+    jl_strbuf_puts(&b, "");
+    int nf = H5Pget_nfilters(dcpl);
+    for (int i = 0; i < nf; i++) {
+        unsigned flags = 0, cd[8] = {0};
+        size_t ncd = 8;
+        char fname[64] = "";
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof fname,
+                                         fname, NULL);
+        if (i)
+            jl_strbuf_puts(&b, "+");
+        switch (id) {
+        case H5Z_FILTER_SHUFFLE: jl_strbuf_puts(&b, "shuffle"); break;
+        case H5Z_FILTER_DEFLATE: jl_strbuf_printf(&b, "deflate(%u)", ncd ? cd[0] : 0); break;
+        case H5Z_FILTER_FLETCHER32: jl_strbuf_puts(&b, "fletcher32"); break;
+        case H5Z_FILTER_SZIP: jl_strbuf_puts(&b, "szip"); break;
+        case H5Z_FILTER_NBIT: jl_strbuf_puts(&b, "nbit"); break;
+        case H5Z_FILTER_SCALEOFFSET: jl_strbuf_puts(&b, "scaleoffset"); break;
+        case JL_ZSTD_FILTER_ID: jl_strbuf_printf(&b, "zstd(%u)", ncd ? cd[0] : 3); break;
+        default: jl_strbuf_printf(&b, "filter%d", (int)id);
+        }
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return jl_strbuf_take(&b);
+}
+
+static jl_status describe_dataset(describe_state *s, hid_t dset, const char *path)
+{
+    jl_status st = JL_OK;
+    hid_t ftype = H5Dget_type(dset), space = H5Dget_space(dset), dcpl = H5Dget_create_plist(dset);
+    jl_dataset_info d;
+    memset(&d, 0, sizeof d);
+    char tname[32];
+    if (ftype < 0 || space < 0 || dcpl < 0) {
+        st = jl__h5_fail(s->c->err, JL_EIO, s->c->file, s->c->run, path, -1,
+                         "cannot read the type, shape or layout");
+        goto end;
+    }
+    type_name(ftype, tname, sizeof tname);
+    d.rank = H5Sget_simple_extent_ndims(space);
+    if (d.rank < 0)
+        d.rank = 0;
+    hsize_t dims[H5S_MAX_RANK];
+    if (d.rank > 0 && H5Sget_simple_extent_dims(space, dims, NULL) >= 0)
+        for (int k = 0; k < d.rank && k < 2; k++)
+            d.dims[k] = dims[k];
+    if (H5Pget_layout(dcpl) == H5D_CHUNKED) {
+        d.chunked = 1;
+        int r = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims);
+        for (int k = 0; k < r && k < 2; k++)
+            d.chunk[k] = dims[k];
+    }
+    d.storage_bytes = H5Dget_storage_size(dset);
+    d.path = jl_strdup(path);
+    d.type = jl_strdup(tname);
+    d.filters = filters_text(dcpl);
+    if (!d.path || !d.type || !d.filters) {
+        st = jl_fail(s->c->err, JL_ENOMEM, s->c->file, s->c->run, path, -1, NULL);
+        goto end;
+    }
+    if (s->info->n_datasets == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 32;
+        jl_dataset_info *n = realloc(s->info->datasets, cap * sizeof *n);
+        if (!n) {
+            st = jl_fail(s->c->err, JL_ENOMEM, s->c->file, s->c->run, path, -1, NULL);
+            goto end;
+        }
+        s->info->datasets = n;
+        s->cap = cap;
+    }
+    s->info->datasets[s->info->n_datasets++] = d;
+    memset(&d, 0, sizeof d);
+end:
+    free(d.path);
+    free(d.type);
+    free(d.filters);
+    CLOSE(dcpl, H5Pclose);
+    CLOSE(space, H5Sclose);
+    CLOSE(ftype, H5Tclose);
+    return st;
+}
+
+static jl_status describe_group(describe_state *s, hid_t grp, const char *path);
+
+static herr_t describe_cb(hid_t grp, const char *name, const H5L_info_t *info, void *data)
+{
+    describe_state *s = data;
+    if (info->type != H5L_TYPE_HARD)
+        return 0; /* soft and external links are not followed */
+    char *path = jl_asprintf("%s/%s", s->prefix, name);
+    if (!path) {
+        s->st = jl_fail(s->c->err, JL_ENOMEM, s->c->file, s->c->run, NULL, -1, NULL);
+        return -1;
+    }
+    hid_t o = H5Oopen(grp, name, H5P_DEFAULT);
+    if (o < 0) {
+        s->st = jl__h5_fail(s->c->err, JL_EIO, s->c->file, s->c->run, path, -1, "cannot open");
+        free(path);
+        return -1;
+    }
+    H5I_type_t t = H5Iget_type(o);
+    if (t == H5I_DATASET)
+        s->st = describe_dataset(s, o, path);
+    else if (t == H5I_GROUP && s->depth < MAX_DESCRIBE_DEPTH)
+        s->st = describe_group(s, o, path);
+    H5Oclose(o);
+    free(path);
+    return s->st == JL_OK ? 0 : -1;
+}
+
+static jl_status describe_group(describe_state *s, hid_t grp, const char *path)
+{
+    char *saved = s->prefix;
+    s->prefix = (char *)path;
+    s->depth++;
+    hsize_t idx = 0;
+    herr_t r = H5Literate(grp, H5_INDEX_NAME, H5_ITER_INC, &idx, describe_cb, s);
+    s->depth--;
+    s->prefix = saved;
+    if (s->st != JL_OK)
+        return s->st;
+    if (r < 0)
+        return s->st = jl__h5_fail(s->c->err, JL_EIO, s->c->file, s->c->run, path, -1,
+                                   "cannot list the group");
+    return JL_OK;
+}
+
+jl_status jl_trace_describe_run(jl_trace *t, size_t i, jl_run_info *out, jl_error **err)
+{
+    memset(out, 0, sizeof *out);
+    if (!t || i >= t->n_runs)
+        return jl_fail(err, JL_EUSAGE, t ? t->path : NULL, NULL, NULL, -1,
+                       "run index %zu out of range", i);
+    rctx c = {t->path, t->runs[i], &t->lim, err};
+    jl_error *local = NULL;
+    if (!err)
+        c.err = &local;
+    jl_status st = JL_OK;
+    hid_t grp = -1;
+    char *path = jl_asprintf("/runs/%s", t->runs[i]);
+    if (!path || !(out->name = jl_strdup(t->runs[i]))) {
+        st = jl_fail(c.err, JL_ENOMEM, c.file, c.run, NULL, -1, NULL);
+        goto end;
+    }
+    grp = H5Gopen2(t->file, path, H5P_DEFAULT);
+    if (grp < 0) {
+        st = jl__h5_fail(c.err, JL_EIO, c.file, c.run, path, -1, "cannot open");
+        goto end;
+    }
+    describe_state s = {&c, out, 0, 0, JL_OK, NULL};
+    st = describe_group(&s, grp, path);
+end:
+    if (st != JL_OK)
+        jl_run_info_clear(out);
+    jl_error_free(local);
+    free(path);
+    CLOSE(grp, H5Gclose);
+    return st;
+}
+
+void jl_run_info_clear(jl_run_info *info)
+{
+    if (!info)
+        return;
+    for (size_t i = 0; i < info->n_datasets; i++) {
+        free(info->datasets[i].path);
+        free(info->datasets[i].type);
+        free(info->datasets[i].filters);
+    }
+    free(info->datasets);
+    free(info->name);
+    memset(info, 0, sizeof *info);
+}
