@@ -11,7 +11,8 @@ typedef struct jl_command {
 
 #define JL_CLI_COMMANDS(X)                                                     \
     X(inspect, "what is in each trace file: runs, datasets, problems")         \
-    X(summarize, "one row per run: steady state, energy, power, latency")
+    X(summarize, "one row per run: steady state, energy, power, latency")      \
+    X(check, "validation rules per run: pass / warn / fail with the figure")
 
 #define JL_X_DECL(name, summary) int jl_cmd_##name(int argc, char **argv);
 JL_CLI_COMMANDS(JL_X_DECL)

@@ -70,11 +70,13 @@ void cli_study_init(cli_study *cs)
 {
     memset(cs, 0, sizeof *cs);
     jl_study_options_default(&cs->opt);
+    jl_ruleset_default(&cs->rules);
 }
 
 void cli_study_free(cli_study *cs)
 {
     jl_selector_free(cs->sel);
+    jl_descriptors_free(cs->desc);
     jl_summary_list_clear(&cs->runs);
     jl_error_list_clear(&cs->errors);
 }
@@ -115,6 +117,22 @@ int cli_study_option(cli_study *cs, const char *cmd, int code, const char *arg)
         cs->opt.trace.limits.max_dataset_bytes = (uint64_t)v;
         return 1;
     }
+    case CLI_OPT_RULES:
+    case CLI_OPT_SET_RULE: {
+        jl_error *err = NULL;
+        jl_status st = code == CLI_OPT_RULES ? jl_ruleset_load_json(&cs->rules, arg, &err)
+                                             : jl_ruleset_set(&cs->rules, arg, &err);
+        if (st != JL_OK) {
+            if (code == CLI_OPT_RULES) {
+                cli_print_error(cmd, err);
+            } else {
+                cli_usage_error(cmd, "%s", err ? err->message : "out of memory");
+            }
+            jl_error_free(err);
+            return -1;
+        }
+        return 1;
+    }
     default:
         return 0;
     }
@@ -146,6 +164,17 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
         return jl_exit_for_status(st);
     }
     jl_summary_list_select(&cs->runs, cs->sel);
+    /* Descriptors are optional: without them rules that need a GPU's power
+     * limit are skipped (and say why). */
+    jl_error *derr = NULL;
+    if (jl_descriptors_load(NULL, &cs->desc, &derr) != JL_OK)
+        cs->desc = NULL;
+    jl_error_free(derr);
+    for (size_t i = 0; i < cs->runs.count; i++)
+        if (jl_check_annotate(cs->runs.items[i], &cs->rules, cs->desc) != JL_OK) {
+            fprintf(stderr, "joules %s: out of memory\n", cmd);
+            return JL_EXIT_INTERNAL;
+        }
     return 0;
 }
 

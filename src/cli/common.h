@@ -6,6 +6,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "joules/check.h"
+#include "joules/descriptors.h"
 #include "joules/output.h"
 #include "joules/study.h"
 
@@ -16,6 +18,8 @@ enum {
     CLI_OPT_WORKERS,
     CLI_OPT_MAX_ROWS,
     CLI_OPT_MAX_DATASET_BYTES,
+    CLI_OPT_RULES,
+    CLI_OPT_SET_RULE,
     CLI_OPT_FIRST_FREE /* commands number their own options from here */
 };
 
@@ -24,17 +28,23 @@ enum {
     {"exclude", required_argument, NULL, CLI_OPT_EXCLUDE},                     \
     {"workers", required_argument, NULL, CLI_OPT_WORKERS},                     \
     {"max-rows", required_argument, NULL, CLI_OPT_MAX_ROWS},                   \
-    {"max-dataset-bytes", required_argument, NULL, CLI_OPT_MAX_DATASET_BYTES}
+    {"max-dataset-bytes", required_argument, NULL, CLI_OPT_MAX_DATASET_BYTES}, \
+    {"rules", required_argument, NULL, CLI_OPT_RULES},                         \
+    {"set-rule", required_argument, NULL, CLI_OPT_SET_RULE}
 
 #define CLI_STUDY_HELP                                                         \
     "  --where KEY=V1,V2      keep runs whose attribute KEY is one of the values (repeatable)\n" \
     "  --exclude KEY=V1,V2    drop runs whose attribute KEY is one of the values (repeatable)\n" \
     "  --workers N            summarise files in N worker processes (default 1)\n" \
     "  --max-rows N           refuse datasets with more rows (default 2^31)\n" \
-    "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n"
+    "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n" \
+    "  --rules FILE           validation thresholds (joules.rules/1 JSON, docs/check.md)\n" \
+    "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n"
 
 typedef struct cli_study {
     jl_selector *sel;
+    jl_ruleset rules;       /* validation rules, annotated onto every summary */
+    jl_descriptors *desc;   /* models/ descriptors, NULL when not found */
     jl_study_options opt;
     jl_summary_list runs;
     jl_error_list errors;

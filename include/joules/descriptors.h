@@ -1,0 +1,65 @@
+/* joules/descriptors.h — what joules knows about GPUs and models beyond a
+ * trace: memory, power limit and idle power of a GPU; layers, KV heads,
+ * head dimension and parameter counts of a model (models/gpus.json and
+ * models/models.json). A trace's own attributes always win; descriptors fill
+ * the gaps (e.g. the memory ceiling of the published ML.ENERGY runs, which
+ * carry no KV or memory attributes).
+ *
+ * The folder is found in this order: the directory given to
+ * jl_descriptors_load(), $JOULES_MODELS_DIR, the source tree's models/ (set
+ * at build time), the installed share/joules/models.
+ */
+#ifndef JOULES_DESCRIPTORS_H
+#define JOULES_DESCRIPTORS_H
+
+#include <stddef.h>
+
+#include "joules/attrs.h"
+#include "joules/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct jl_gpu_desc {
+    char *id;               /* e.g. "H100" (matches the gpu_model attribute) */
+    char *name;
+    double memory_bytes;    /* NaN when unknown */
+    double tdp_w;
+    double idle_power_w;
+    double idle_min_w, idle_max_w;
+    double hbm_bandwidth_bytes_s;
+} jl_gpu_desc;
+
+typedef struct jl_model_desc {
+    char *id;               /* e.g. "Qwen/Qwen3-8B" */
+    double total_params, active_params;
+    double weight_bytes_per_param;
+    long layers, attention_layers, kv_heads, head_dim; /* -1 unknown */
+    double kv_bytes_per_token; /* NaN for non-LLMs */
+} jl_model_desc;
+
+typedef struct jl_descriptors jl_descriptors;
+
+/* dir may be NULL (search order above). */
+jl_status jl_descriptors_load(const char *dir, jl_descriptors **out, jl_error **err);
+void jl_descriptors_free(jl_descriptors *d);
+
+const jl_gpu_desc *jl_descriptors_gpu(const jl_descriptors *d, const char *gpu_model);
+/* Exact id first; then the id without a trailing precision suffix
+ * ("-FP8", "-BF16"); then a case-insensitive match. */
+const jl_model_desc *jl_descriptors_model(const jl_descriptors *d, const char *model);
+
+/* Effective values for a run: the trace's attribute when present, else the
+ * descriptor's, else NaN. Per GPU. */
+double jl_run_gpu_memory_bytes(const jl_attrs *a, const jl_descriptors *d);
+double jl_run_gpu_tdp_w(const jl_attrs *a, const jl_descriptors *d);
+double jl_run_gpu_idle_w(const jl_attrs *a, const jl_descriptors *d);
+double jl_run_kv_bytes_per_token(const jl_attrs *a, const jl_descriptors *d);
+/* Weight bytes of the whole model (all GPUs together). */
+double jl_run_weight_bytes(const jl_attrs *a, const jl_descriptors *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,244 @@
+/* Validation rules: defaults, tuning, evaluation. */
+#define _POSIX_C_SOURCE 200809L
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "joules/check.h"
+
+const char *jl_check_level_name(jl_check_level l)
+{
+    switch (l) {
+    case JL_CHECK_PASS: return "pass";
+    case JL_CHECK_WARN: return "warn";
+    case JL_CHECK_FAIL: return "fail";
+    default: return "skip";
+    }
+}
+
+void jl_ruleset_default(jl_ruleset *rs)
+{
+    static const jl_rule defaults[] = {
+#define JL_X_RULE(id, name, unit, hib, w, f, doc) {name, unit, doc, hib, w, f, 1},
+        JL_RULE_TABLE(JL_X_RULE)
+#undef JL_X_RULE
+    };
+    memcpy(rs->rules, defaults, sizeof defaults);
+}
+
+static int find_rule(const jl_ruleset *rs, const char *name, size_t len)
+{
+    for (int i = 0; i < JL_RULE_COUNT; i++)
+        if (strlen(rs->rules[i].name) == len && !strncmp(rs->rules[i].name, name, len))
+            return i;
+    return -1;
+}
+
+jl_status jl_ruleset_set(jl_ruleset *rs, const char *a, jl_error **err)
+{
+    const char *eq = strchr(a, '=');
+    if (!eq)
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                       "rule setting '%s': expected RULE.warn=X, RULE.fail=X or RULE=off", a);
+    const char *dot = memchr(a, '.', (size_t)(eq - a));
+    size_t name_len = dot ? (size_t)(dot - a) : (size_t)(eq - a);
+    int r = find_rule(rs, a, name_len);
+    if (r < 0)
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                       "rule setting '%s': unknown rule '%.*s' (see `joules check --list-rules`)",
+                       a, (int)name_len, a);
+    if (!dot) {
+        if (!strcmp(eq + 1, "off"))
+            rs->rules[r].enabled = 0;
+        else if (!strcmp(eq + 1, "on"))
+            rs->rules[r].enabled = 1;
+        else
+            return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                           "rule setting '%s': expected on or off after '='", a);
+        return JL_OK;
+    }
+    char *end = NULL;
+    double v = strtod(eq + 1, &end);
+    if (!end || *end || end == eq + 1 || !isfinite(v))
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                       "rule setting '%s': '%s' is not a number", a, eq + 1);
+    size_t klen = (size_t)(eq - dot - 1);
+    if (klen == 4 && !strncmp(dot + 1, "warn", 4))
+        rs->rules[r].warn = v;
+    else if (klen == 4 && !strncmp(dot + 1, "fail", 4))
+        rs->rules[r].fail = v;
+    else
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                       "rule setting '%s': expected .warn or .fail after the rule name", a);
+    return JL_OK;
+}
+
+jl_status jl_ruleset_load_json(jl_ruleset *rs, const char *path, jl_error **err)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    if (!doc)
+        return jl_fail(err, JL_EFORMAT, path, NULL, NULL, je.line > 0 ? je.line : -1,
+                       "cannot read rules: %s (line %d, column %d)", je.text, je.line, je.column);
+    jl_status st = JL_OK;
+    json_t *ver = json_object_get(doc, "version");
+    json_t *rules = json_object_get(doc, "rules");
+    if (!json_is_string(ver) || strcmp(json_string_value(ver), JL_RULES_VERSION)) {
+        st = jl_fail(err, JL_EFORMAT, path, NULL, "version", -1,
+                     "expected \"version\": \"%s\"", JL_RULES_VERSION);
+        goto end;
+    }
+    if (!json_is_object(rules)) {
+        st = jl_fail(err, JL_EFORMAT, path, NULL, "rules", -1, "expected an object of rules");
+        goto end;
+    }
+    const char *name;
+    json_t *v;
+    json_object_foreach(rules, name, v) {
+        int r = find_rule(rs, name, strlen(name));
+        if (r < 0) {
+            st = jl_fail(err, JL_EFORMAT, path, NULL, name, -1, "unknown rule");
+            goto end;
+        }
+        if (!json_is_object(v)) {
+            st = jl_fail(err, JL_EFORMAT, path, NULL, name, -1, "expected an object");
+            goto end;
+        }
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x) {
+            if (!strcmp(k, "enabled") && json_is_boolean(x))
+                rs->rules[r].enabled = json_is_true(x);
+            else if (!strcmp(k, "warn") && json_is_number(x))
+                rs->rules[r].warn = json_number_value(x);
+            else if (!strcmp(k, "fail") && json_is_number(x))
+                rs->rules[r].fail = json_number_value(x);
+            else {
+                st = jl_fail(err, JL_EFORMAT, path, NULL, name, -1,
+                             "unknown key or wrong type: \"%s\" (expected warn/fail numbers, enabled boolean)", k);
+                goto end;
+            }
+        }
+    }
+end:
+    json_decref(doc);
+    return st;
+}
+
+/* The figure a rule judges; NaN (skip) when it does not apply or the data
+ * lacks it. `why` explains a skip. */
+static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc, const char **why)
+{
+    const double *f = s->fig;
+    double g = s->attrs.num_gpus > 0 ? (double)s->attrs.num_gpus : NAN;
+    *why = "the data needed is missing";
+    if (s->steady_method == JL_STEADY_SUMMARY && r != JL_RULE_BATCH_SATURATION &&
+        r != JL_RULE_POWER_BELOW_TDP && r != JL_RULE_POWER_ABOVE_IDLE) {
+        *why = "summary-only run: no time series to judge";
+        return NAN;
+    }
+    switch (r) {
+    case JL_RULE_POWER_SAMPLE_COVERAGE: return f[JL_FIG_POWER_SAMPLE_COVERAGE];
+    case JL_RULE_STEADY_DURATION: return f[JL_FIG_STEADY_DURATION_S];
+    case JL_RULE_BATCH_SATURATION:
+        if (!jl_attrs_is_llm(&s->attrs)) {
+            *why = "not an LLM/MLLM run";
+            return NAN;
+        }
+        return s->attrs.max_batch_size > 0 ? f[JL_FIG_AVG_BATCH_SIZE] / (double)s->attrs.max_batch_size : NAN;
+    case JL_RULE_POWER_BELOW_TDP: {
+        double tdp = jl_run_gpu_tdp_w(&s->attrs, desc);
+        if (!isfinite(tdp))
+            *why = "the GPU's power limit is unknown (no gpu_tdp_w, no descriptor)";
+        return f[JL_FIG_AVG_POWER_W] / g / tdp;
+    }
+    case JL_RULE_POWER_ABOVE_IDLE: {
+        double idle = isfinite(s->attrs.gpu_idle_power_w) ? s->attrs.gpu_idle_power_w : NAN;
+        if (!isfinite(idle))
+            *why = "no measured idle power (gpu_idle_power_w)";
+        return f[JL_FIG_AVG_POWER_W] / g / idle;
+    }
+    case JL_RULE_PEAK_WITHIN_LIMIT: {
+        double tdp = jl_run_gpu_tdp_w(&s->attrs, desc);
+        if (!isfinite(tdp))
+            *why = "the GPU's power limit is unknown";
+        /* peak_power_w is the peak of the sum over GPUs: per GPU, divide by G */
+        return f[JL_FIG_PEAK_POWER_W] / g / tdp;
+    }
+    case JL_RULE_ENERGY_SOURCES_AGREE:
+        *why = "needs both power/energy_j and power/watts";
+        return fabs(f[JL_FIG_ENERGY_SOURCE_DISAGREEMENT]);
+    case JL_RULE_SM_CLOCK_SANITY:
+        *why = "no gpu/sm_clock_mhz";
+        return f[JL_FIG_AVG_SM_CLOCK_MHZ];
+    case JL_RULE_FAILED_REQUESTS: {
+        double c = f[JL_FIG_COMPLETED_REQUESTS], x = f[JL_FIG_FAILED_REQUESTS];
+        *why = "no requests/ table";
+        return c + x > 0 ? x / (c + x) : NAN;
+    }
+    default: return NAN;
+    }
+}
+
+jl_status jl_check_run(const jl_summary *s, const jl_ruleset *rs,
+                       const jl_descriptors *desc, jl_check_result *res)
+{
+    for (int r = 0; r < JL_RULE_COUNT; r++) {
+        const jl_rule *rule = &rs->rules[r];
+        const char *why = "";
+        res[r].message = NULL;
+        res[r].value = NAN;
+        if (!rule->enabled) {
+            res[r].level = JL_CHECK_SKIP;
+            res[r].message = jl_strdup("rule disabled");
+            continue;
+        }
+        double v = rule_value(r, s, desc, &why);
+        res[r].value = v;
+        if (!isfinite(v)) {
+            res[r].level = JL_CHECK_SKIP;
+            res[r].value = NAN;
+            res[r].message = jl_asprintf("skipped: %s", why);
+        } else {
+            int hib = rule->higher_is_better;
+            int fail = hib ? v < rule->fail : v > rule->fail;
+            int warn = hib ? v < rule->warn : v > rule->warn;
+            res[r].level = fail ? JL_CHECK_FAIL : warn ? JL_CHECK_WARN : JL_CHECK_PASS;
+            res[r].message = jl_asprintf("%s = %.4g %s (%s %s %.4g, %s %s %.4g)", rule->name, v,
+                                         rule->unit, "warn", hib ? "below" : "above", rule->warn,
+                                         "fail", hib ? "below" : "above", rule->fail);
+        }
+        if (!res[r].message) {
+            jl_check_results_clear(res);
+            return JL_ENOMEM;
+        }
+    }
+    return JL_OK;
+}
+
+void jl_check_results_clear(jl_check_result *res)
+{
+    for (int r = 0; r < JL_RULE_COUNT; r++) {
+        free(res[r].message);
+        res[r].message = NULL;
+    }
+}
+
+jl_status jl_check_annotate(jl_summary *s, const jl_ruleset *rs, const jl_descriptors *desc)
+{
+    jl_check_result res[JL_RULE_COUNT];
+    jl_status st = jl_check_run(s, rs, desc, res);
+    if (st != JL_OK)
+        return st;
+    for (int r = 0; r < JL_RULE_COUNT && st == JL_OK; r++) {
+        if (res[r].level != JL_CHECK_WARN && res[r].level != JL_CHECK_FAIL)
+            continue;
+        char rule[96];
+        snprintf(rule, sizeof rule, "check:%s", rs->rules[r].name);
+        st = jl_summary_warn(s, rule, "%s: %s", jl_check_level_name(res[r].level), res[r].message);
+    }
+    jl_check_results_clear(res);
+    return st;
+}

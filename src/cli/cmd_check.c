@@ -1,0 +1,135 @@
+/* joules check — every validation rule for every run. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "cli/exit_codes.h"
+
+static const char *const help =
+    "usage: joules check [--json] [--list-rules] [options] PATH...\n\n"
+    "Judge every run by the validation rules (joules.rules/1): power-sample\n"
+    "coverage of the window, steady-state duration, batch saturation, power\n"
+    "within idle..TDP, peak power, energy counter vs integral agreement, SM\n"
+    "clock sanity, failed requests. Each rule: pass, warn, fail or skip, with\n"
+    "the figure it judged. Exit status 1 when any run fails a rule.\n\n"
+    "  --json          print a joules.check/1 document on stdout\n"
+    "  --list-rules    print the rules with their thresholds and exit\n"
+    CLI_STUDY_HELP
+    "  -h, --help      this help\n\nRules and defaults: docs/check.md.\n";
+
+static void list_rules(const jl_ruleset *rs)
+{
+    printf("%-24s %-6s %-8s %10s %10s  %s\n", "rule", "unit", "enabled", "warn", "fail", "judges");
+    for (int r = 0; r < JL_RULE_COUNT; r++) {
+        const jl_rule *x = &rs->rules[r];
+        printf("%-24s %-6s %-8s %10.4g %10.4g  %s (%s is better)\n", x->name, x->unit,
+               x->enabled ? "yes" : "no", x->warn, x->fail, x->doc,
+               x->higher_is_better ? "higher" : "lower");
+    }
+}
+
+int jl_cmd_check(int argc, char **argv)
+{
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_LIST };
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"list-rules", no_argument, NULL, OPT_LIST},
+        {"help", no_argument, NULL, 'h'},
+        CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "check";
+    int json = 0, list = 0, c;
+    cli_study cs;
+    cli_study_init(&cs);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        int h;
+        switch (c) {
+        case 'h': fputs(help, stdout); cli_study_free(&cs); return JL_EXIT_OK;
+        case OPT_JSON: json = 1; break;
+        case OPT_LIST: list = 1; break;
+        default:
+            h = cli_study_option(&cs, cmd, c, optarg);
+            if (h == 1)
+                break;
+            if (h == 0)
+                cli_usage_error(cmd, "unknown option");
+            cli_study_free(&cs);
+            return JL_EXIT_USAGE;
+        }
+    }
+    if (list) {
+        list_rules(&cs.rules);
+        cli_study_free(&cs);
+        return JL_EXIT_OK;
+    }
+    int rc = cli_study_load(&cs, cmd, argv + optind, argc - optind);
+    if (rc) {
+        cli_study_free(&cs);
+        return rc;
+    }
+    json_t *doc = json_object(), *runs = json_array();
+    json_object_set_new(doc, "schema", json_string("joules.check/1"));
+    json_object_set_new(doc, "rules_version", json_string(JL_RULES_VERSION));
+    size_t n_failed_runs = 0;
+    size_t totals[4] = {0};
+    for (size_t i = 0; i < cs.runs.count; i++) {
+        const jl_summary *s = cs.runs.items[i];
+        jl_check_result res[JL_RULE_COUNT];
+        if (jl_check_run(s, &cs.rules, cs.desc, res) != JL_OK) {
+            json_decref(doc);
+            cli_study_free(&cs);
+            return JL_EXIT_INTERNAL;
+        }
+        json_t *ro = jl_run_key_to_json(s), *rules = json_object();
+        int failed = 0;
+        if (!json)
+            printf("%s run %s (%s, %s x%ld, max_batch_size %ld)\n", s->file, s->run,
+                   s->attrs.model ? s->attrs.model : "?", s->attrs.gpu_model ? s->attrs.gpu_model : "?",
+                   s->attrs.num_gpus, s->attrs.max_batch_size);
+        for (int r = 0; r < JL_RULE_COUNT; r++) {
+            totals[res[r].level]++;
+            failed |= res[r].level == JL_CHECK_FAIL;
+            json_object_set_new(rules, cs.rules.rules[r].name,
+                                json_pack("{s:s,s:o,s:s}", "level", jl_check_level_name(res[r].level),
+                                          "value", jl_json_number(res[r].value), "message", res[r].message));
+            if (!json)
+                printf("  %-4s %-24s %s\n", jl_check_level_name(res[r].level), cs.rules.rules[r].name,
+                       res[r].message);
+        }
+        json_object_set_new(ro, "rules", rules);
+        json_object_set_new(ro, "passed", json_boolean(!failed));
+        json_array_append_new(runs, ro);
+        n_failed_runs += failed;
+        jl_check_results_clear(res);
+    }
+    json_object_set_new(doc, "runs", runs);
+    json_object_set_new(doc, "totals", json_pack("{s:I,s:I,s:I,s:I,s:I}", "pass", (json_int_t)totals[0],
+                                                 "warn", (json_int_t)totals[1], "fail", (json_int_t)totals[2],
+                                                 "skip", (json_int_t)totals[3],
+                                                 "runs_failed", (json_int_t)n_failed_runs));
+    json_object_set_new(doc, "errors", jl_errors_to_json(&cs.errors));
+    if (json) {
+        jl_error *err = NULL;
+        if (jl_write_json("-", doc, &err) != JL_OK) {
+            cli_print_error(cmd, err);
+            jl_error_free(err);
+            rc = JL_EXIT_OUTPUT;
+        }
+    } else {
+        printf("\n%zu runs: %zu rule results pass, %zu warn, %zu fail, %zu skipped; %zu runs fail a rule\n",
+               cs.runs.count, totals[0], totals[1], totals[2], totals[3], n_failed_runs);
+    }
+    json_decref(doc);
+    if (!rc)
+        rc = cli_study_exit(&cs);
+    if (!rc && n_failed_runs)
+        rc = JL_EXIT_PARTIAL;
+    cli_study_free(&cs);
+    return rc;
+}

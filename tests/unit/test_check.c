@@ -1,0 +1,107 @@
+/* Unit tests of the validation rules. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+
+#include "joules/check.h"
+#include "test.h"
+
+static jl_summary *loaded_run(void)
+{
+    jl_summary *s = jl_summary_new();
+    s->attrs.workload = strdup("llm");
+    s->attrs.gpu_model = strdup("H100");
+    s->attrs.num_gpus = 2;
+    s->attrs.max_batch_size = 64;
+    s->attrs.gpu_tdp_w = 700;
+    s->attrs.gpu_idle_power_w = 100;
+    s->steady_method = JL_STEADY_REQUESTS;
+    s->fig[JL_FIG_POWER_SAMPLE_COVERAGE] = 1.0;
+    s->fig[JL_FIG_STEADY_DURATION_S] = 30;
+    s->fig[JL_FIG_AVG_BATCH_SIZE] = 60;
+    s->fig[JL_FIG_AVG_POWER_W] = 1000;  /* 500 W per GPU */
+    s->fig[JL_FIG_PEAK_POWER_W] = 1600; /* 800 W per GPU: 1.14 x TDP */
+    s->fig[JL_FIG_ENERGY_SOURCE_DISAGREEMENT] = -0.01;
+    s->fig[JL_FIG_AVG_SM_CLOCK_MHZ] = 1900;
+    s->fig[JL_FIG_COMPLETED_REQUESTS] = 100;
+    s->fig[JL_FIG_FAILED_REQUESTS] = 0;
+    return s;
+}
+
+TEST(all_pass_on_a_good_run)
+{
+    jl_ruleset rs;
+    jl_ruleset_default(&rs);
+    jl_summary *s = loaded_run();
+    jl_check_result res[JL_RULE_COUNT];
+    CHECK_EQ_INT(jl_check_run(s, &rs, NULL, res), JL_OK);
+    for (int r = 0; r < JL_RULE_COUNT; r++)
+        CHECK_EQ_INT(res[r].level, JL_CHECK_PASS);
+    CHECK_NEAR(res[JL_RULE_BATCH_SATURATION].value, 60.0 / 64, 1e-12, 0);
+    CHECK_NEAR(res[JL_RULE_POWER_BELOW_TDP].value, 500.0 / 700, 1e-12, 0);
+    jl_check_results_clear(res);
+    jl_summary_free(s);
+}
+
+TEST(warn_fail_and_skip)
+{
+    jl_ruleset rs;
+    jl_ruleset_default(&rs);
+    jl_summary *s = loaded_run();
+    s->fig[JL_FIG_AVG_BATCH_SIZE] = 20;                 /* 0.31 < fail 0.5 */
+    s->fig[JL_FIG_ENERGY_SOURCE_DISAGREEMENT] = 0.08;   /* warn */
+    s->fig[JL_FIG_AVG_SM_CLOCK_MHZ] = NAN;              /* skip: no gpu/ */
+    s->fig[JL_FIG_STEADY_DURATION_S] = 5;               /* warn (< 10 s) */
+    jl_check_result res[JL_RULE_COUNT];
+    CHECK_EQ_INT(jl_check_run(s, &rs, NULL, res), JL_OK);
+    CHECK_EQ_INT(res[JL_RULE_BATCH_SATURATION].level, JL_CHECK_FAIL);
+    CHECK_EQ_INT(res[JL_RULE_ENERGY_SOURCES_AGREE].level, JL_CHECK_WARN);
+    CHECK_EQ_INT(res[JL_RULE_SM_CLOCK_SANITY].level, JL_CHECK_SKIP);
+    CHECK_CONTAINS(res[JL_RULE_SM_CLOCK_SANITY].message, "sm_clock");
+    CHECK_EQ_INT(res[JL_RULE_STEADY_DURATION].level, JL_CHECK_WARN);
+    jl_check_results_clear(res);
+    CHECK_EQ_INT(jl_check_annotate(s, &rs, NULL), JL_OK);
+    CHECK_EQ_INT(s->n_warnings, 3);
+    CHECK_STR(s->warnings[0].rule, "check:steady_duration");
+    jl_summary_free(s);
+}
+
+TEST(tuning)
+{
+    jl_ruleset rs;
+    jl_ruleset_default(&rs);
+    jl_error *err = NULL;
+    CHECK_EQ_INT(jl_ruleset_set(&rs, "batch_saturation.fail=0.2", &err), JL_OK);
+    CHECK_NEAR(rs.rules[JL_RULE_BATCH_SATURATION].fail, 0.2, 0, 0);
+    CHECK_EQ_INT(jl_ruleset_set(&rs, "sm_clock_sanity=off", &err), JL_OK);
+    CHECK_EQ_INT(rs.rules[JL_RULE_SM_CLOCK_SANITY].enabled, 0);
+    CHECK_EQ_INT(jl_ruleset_set(&rs, "no_such_rule.warn=1", &err), JL_EUSAGE);
+    CHECK_CONTAINS(err ? err->message : NULL, "unknown rule 'no_such_rule'");
+    jl_error_free(err);
+    err = NULL;
+    CHECK_EQ_INT(jl_ruleset_set(&rs, "steady_duration.warn=abc", &err), JL_EUSAGE);
+    CHECK_CONTAINS(err ? err->message : NULL, "not a number");
+    jl_error_free(err);
+    err = NULL;
+    char path[] = "/tmp/joules-rules-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+    fputs("{\"version\": \"joules.rules/1\", \"rules\": {\"steady_duration\": {\"warn\": 20, \"fail\": 4}}}", f);
+    fclose(f);
+    CHECK_EQ_INT(jl_ruleset_load_json(&rs, path, &err), JL_OK);
+    CHECK_NEAR(rs.rules[JL_RULE_STEADY_DURATION].warn, 20, 0, 0);
+    f = fopen(path, "w");
+    fputs("{\"version\": \"joules.rules/1\", \"rules\": {\"steady_duration\": {\"wran\": 20}}}", f);
+    fclose(f);
+    CHECK_EQ_INT(jl_ruleset_load_json(&rs, path, &err), JL_EFORMAT);
+    CHECK_CONTAINS(err ? err->message : NULL, "wran");
+    jl_error_free(err);
+    remove(path);
+}
+
+int main(void)
+{
+    RUN(all_pass_on_a_good_run);
+    RUN(warn_fail_and_skip);
+    RUN(tuning);
+    TEST_MAIN_END();
+}
