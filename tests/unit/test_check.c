@@ -50,7 +50,7 @@ TEST(warn_fail_and_skip)
     s->fig[JL_FIG_AVG_BATCH_SIZE] = 20;                 /* 0.31 < fail 0.5 */
     s->fig[JL_FIG_ENERGY_SOURCE_DISAGREEMENT] = 0.08;   /* warn */
     s->fig[JL_FIG_AVG_SM_CLOCK_MHZ] = NAN;              /* skip: no gpu/ */
-    s->fig[JL_FIG_STEADY_DURATION_S] = 5;               /* warn (< 10 s) */
+    s->fig[JL_FIG_STEADY_DURATION_S] = 3;               /* warn (< 5 s) */
     jl_check_result res[JL_RULE_COUNT];
     CHECK_EQ_INT(jl_check_run(s, &rs, NULL, res), JL_OK);
     CHECK_EQ_INT(res[JL_RULE_BATCH_SATURATION].level, JL_CHECK_FAIL);
