@@ -1,0 +1,36 @@
+#!/bin/sh
+# Quick check (ctest label perf) that the benchmark generator writes traces
+# that read back: a tiny synthetic set and a tiny tiled set, in gzip and
+# Zstandard, read with the raw-read baseline and, when the CLI can summarise,
+# with `joules summarize`. Usage: smoke.sh GEN RAWREAD JOULES SOURCE_DIR WORKDIR
+set -eu
+GEN=$1 RAW=$2 JOULES=$3 SRC=$4 WORK=$5
+rm -rf "$WORK"
+mkdir -p "$WORK"
+for codec in gzip zstd; do
+    "$GEN" synth -o "$WORK/synth-$codec" --codec $codec --files 2 --runs 2 --gpus 2 \
+        --requests 64 --mean-output 20 --max-batch 8 --chunk-kib 4
+    "$GEN" tile -o "$WORK/tile-$codec" --codec $codec --files 1 --runs 3 --chunk-kib 16 \
+        "$SRC"/traces/h100/h100-qwen3-1.7b-shape-chat.h5
+    out=$("$RAW" --all "$WORK/synth-$codec")
+    case "$out" in
+    "files 2 runs 4 datasets 92 bytes "*) ;;
+    *) echo "synth-$codec: unexpected raw read: $out" >&2; exit 1 ;;
+    esac
+    out=$("$RAW" "$WORK/tile-$codec")
+    case "$out" in
+    "files 1 runs 3 datasets 48 bytes "*) ;;
+    *) echo "tile-$codec: unexpected raw read: $out" >&2; exit 1 ;;
+    esac
+done
+# Same decoded bytes whatever the codec.
+a=$("$RAW" --all "$WORK/synth-gzip") b=$("$RAW" --all "$WORK/synth-zstd")
+[ "$a" = "$b" ] || { echo "gzip and zstd differ: $a / $b" >&2; exit 1; }
+# The CLI, once it summarises: every run, identical with 1 and 2 workers.
+if "$JOULES" summarize --json "$WORK/tile-gzip" > "$WORK/w1.json" 2> "$WORK/w1.err"; then
+    "$JOULES" summarize --json --workers 2 "$WORK" > /dev/null
+    "$JOULES" summarize --json --workers 1 "$WORK" > "$WORK/all1.json"
+    "$JOULES" summarize --json --workers 2 "$WORK" > "$WORK/all2.json"
+    cmp "$WORK/all1.json" "$WORK/all2.json"
+fi
+echo "perf smoke: 1 passed, 0 failed"
