@@ -1,0 +1,805 @@
+/* jl_summarize(): one run in numbers over one steady-state window.
+ *
+ * The definitions (window rules, energy sources, interpolation conventions,
+ * warnings) are documented in docs/summary.md; the comments here say how,
+ * that file says what. Everything is a single pass over each dataset (plus
+ * binary searches), with O(n) scratch arrays allocated once per call. */
+#define _POSIX_C_SOURCE 200809L
+#include <assert.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "joules/summary.h"
+#include "summary/summary_internal.h"
+
+void jl_summary_options_default(jl_summary_options *opt)
+{
+    opt->occupancy_share = 0.9;
+    opt->disagreement_warn = 0.05;
+    opt->counter_restart_min_drop_j = 1.0;
+}
+
+/* Thresholds of warnings that are not options (docs/summary.md). */
+#define SHORT_WINDOW_S 5.0
+#define SHORT_WINDOW_SAMPLES 10
+#define COVERAGE_RADIUS_S 1.0
+#define LOW_COVERAGE 0.9
+#define SATURATION_SHARE 0.8
+/* The window may reach this far beyond the power samples (energy is
+ * extrapolated at constant power); further and the energy is missing. */
+#define EXTRAPOLATE_MAX_S 1.0
+
+enum { SRC_NONE = 0, SRC_COUNTER = 1, SRC_INTEGRAL = 2 };
+
+typedef struct ctx {
+    const jl_run *run;
+    const jl_summary_options *opt;
+    jl_summary *s;
+    size_t G;
+    jl__track *track; /* [G] the chosen source of each GPU */
+    jl__track *alt;   /* [G] integral beside a usable counter (disagreement) */
+    int *src;         /* [G] SRC_* */
+    int energy_ok;    /* every GPU has a source */
+} ctx;
+
+#define F(id) (s->fig[JL_FIG_##id])
+#define WARN(...)                                                              \
+    do {                                                                       \
+        if ((st = jl_summary_warn(s, __VA_ARGS__)) != JL_OK)                   \
+            goto end;                                                          \
+    } while (0)
+#define TRY(expr)                                                              \
+    do {                                                                       \
+        if ((st = (expr)) != JL_OK)                                            \
+            goto end;                                                          \
+    } while (0)
+
+static double ratio(double a, double b)
+{
+    return (isfinite(a) && isfinite(b) && b != 0.0) ? a / b : NAN;
+}
+
+/* ---- summary/ pass-through ---------------------------------------------- */
+
+static jl_status summarize_summary_only(ctx *c)
+{
+    jl_summary *s = c->s;
+    const jl_run_summary_attrs *m = &c->run->summary;
+    jl_status st = JL_OK;
+    s->steady_method = JL_STEADY_SUMMARY;
+    s->energy_source = JL_ENERGY_SUMMARY;
+    F(ENERGY_PER_TOKEN_J) = m->energy_per_token_j;
+    F(ENERGY_PER_REQUEST_J) = m->energy_per_request_j;
+    F(AVG_POWER_W) = m->avg_power_w;
+    F(OUTPUT_THROUGHPUT_TOK_S) = m->output_throughput_tok_s;
+    F(MEDIAN_ITL_S) = m->median_itl_s;
+    F(P90_ITL_S) = m->p90_itl_s;
+    F(P95_ITL_S) = m->p95_itl_s;
+    F(P99_ITL_S) = m->p99_itl_s;
+    F(AVG_BATCH_SIZE) = m->avg_batch_size;
+    F(AVG_OUTPUT_TOKENS) = m->avg_output_tokens;
+    F(STEADY_DURATION_S) = m->steady_state_duration_s;
+    F(STEADY_ENERGY_J) = m->steady_state_energy_j;
+    F(BATCH_LATENCY_S) = m->batch_latency_s;
+    F(ENERGY_PER_ITEM_J) = m->energy_per_item_j;
+    /* Further summary attributes named like a figure pass through too. */
+    for (size_t i = 0; i < m->n_extra; i++) {
+        int f = jl_figure_lookup(m->extra[i].key);
+        if (f < 0 || !m->extra[i].is_number || !isnan(s->fig[f]))
+            continue;
+        char *endp = NULL;
+        double v = strtod(m->extra[i].value, &endp);
+        if (endp && *endp == '\0')
+            s->fig[f] = v;
+    }
+    /* Exact identities only (docs/summary.md). */
+    if (isnan(F(TOKENS_PER_JOULE)))
+        F(TOKENS_PER_JOULE) = ratio(1.0, F(ENERGY_PER_TOKEN_J));
+    if (c->G > 0 && isfinite(c->run->attrs.gpu_idle_power_w))
+        F(IDLE_POWER_W) = c->run->attrs.gpu_idle_power_w * (double)c->G;
+    if (isnan(F(STATIC_ENERGY_SHARE)))
+        F(STATIC_ENERGY_SHARE) = ratio(F(IDLE_POWER_W), F(AVG_POWER_W));
+    WARN("summary_only",
+         "no time series: figures passed through from summary/, nothing recomputed");
+end:
+    return st;
+}
+
+/* ---- steady-state window ------------------------------------------------- */
+
+/* Request rule. Returns 1 and the window, or 0 and why not (in `why`). */
+static int rule_requests(const ctx *c, double *scratch, double *a, double *b,
+                         char *why, size_t cap)
+{
+    const jl_run *r = c->run;
+    long B = r->attrs.max_batch_size;
+    if (B < 1) {
+        snprintf(why, cap, "max_batch_size is missing");
+        return 0;
+    }
+    size_t nf = 0, nc = 0;
+    for (size_t i = 0; i < r->req_n; i++)
+        if (isfinite(r->first_token[i]))
+            scratch[nf++] = r->first_token[i];
+    if (nf < (size_t)B) {
+        snprintf(why, cap,
+                 "only %zu requests received a first token, fewer than "
+                 "max_batch_size = %ld",
+                 nf, B);
+        return 0;
+    }
+    *a = jl__kth_d(scratch, nf, (size_t)B - 1); /* the B-th smallest */
+    for (size_t i = 0; i < r->req_n; i++)
+        if (isfinite(r->finish[i]))
+            scratch[nc++] = r->finish[i];
+    /* Failed requests (NaN finish) never finish: the rule counts completed
+     * requests only, so R is the number of completed requests. */
+    long long k = (long long)nc - (long long)B - 1;
+    if (k < 1) {
+        snprintf(why, cap,
+                 "%zu completed requests - max_batch_size %ld - 1 = %lld: no "
+                 "request finishes before the drain",
+                 nc, B, k);
+        return 0;
+    }
+    *b = jl__kth_d(scratch, nc, (size_t)k - 1); /* the k-th smallest */
+    if (!(*b > *a)) {
+        snprintf(why, cap,
+                 "the window would end (%.6g s, %lld-th finish) before it "
+                 "starts (%.6g s, %ld-th first token)",
+                 *b, k, *a, B);
+        return 0;
+    }
+    return 1;
+}
+
+/* Occupancy rule: row i's running value holds on (t[i-1], t[i]]; the
+ * longest stretch (in time) of consecutive intervals with running >=
+ * share x peak, peak being the highest value over those intervals. */
+static int rule_occupancy(const ctx *c, double *a, double *b, char *why,
+                          size_t cap)
+{
+    const jl_run *r = c->run;
+    size_t S = r->engine_n;
+    const double *T = r->engine_time;
+    if (!r->running || S < 2) {
+        snprintf(why, cap, "engine/ has fewer than two rows");
+        return 0;
+    }
+    int32_t peak = INT32_MIN;
+    for (size_t i = 1; i < S; i++)
+        if (r->running[i] > peak)
+            peak = r->running[i];
+    if (peak <= 0) {
+        snprintf(why, cap, "engine/running never exceeds 0");
+        return 0;
+    }
+    double thr = c->opt->occupancy_share * (double)peak;
+    double best = -1, bs = NAN, be = NAN;
+    size_t i = 1;
+    while (i < S) {
+        if ((double)r->running[i] < thr) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j + 1 < S && (double)r->running[j + 1] >= thr)
+            j++;
+        double len = T[j] - T[i - 1];
+        if (len > best) {
+            best = len;
+            bs = T[i - 1];
+            be = T[j];
+        }
+        i = j + 1;
+    }
+    if (!(best > 0)) {
+        snprintf(why, cap, "no stretch of positive length at or above %.3g",
+                 thr);
+        return 0;
+    }
+    *a = bs;
+    *b = be;
+    return 1;
+}
+
+/* ---- helpers over the window -------------------------------------------- */
+
+static double energy_at(const ctx *c, double t)
+{
+    if (!c->energy_ok)
+        return NAN;
+    double e = 0;
+    for (size_t g = 0; g < c->G; g++)
+        e += jl__track_at(&c->track[g], t);
+    return e;
+}
+
+static double energy_between(const ctx *c, double a, double b)
+{
+    return energy_at(c, b) - energy_at(c, a);
+}
+
+/* Sum over GPUs of watts at time x, interpolated linearly (held constant
+ * outside the sample span). NaN when a value is not finite. */
+static double watts_sum_at(const jl_run *r, double x)
+{
+    const jl_series *w = &r->watts;
+    size_t n = r->power_n, G = w->g;
+    const double *t = r->power_time;
+    size_t i = jl__last_le(t, n, x);
+    double sum = 0;
+    for (size_t g = 0; g < G; g++) {
+        double v;
+        if (i == (size_t)-1)
+            v = w->v[g];
+        else if (i == n - 1)
+            v = w->v[(n - 1) * G + g];
+        else {
+            double w0 = w->v[i * G + g], w1 = w->v[(i + 1) * G + g];
+            v = w0 + (w1 - w0) * ((x - t[i]) / (t[i + 1] - t[i]));
+        }
+        sum += v;
+    }
+    return sum;
+}
+
+/* Length of [a, b] within COVERAGE_RADIUS_S of some sample time. */
+static double covered_length(const double *t, size_t n, double a, double b)
+{
+    double R = COVERAGE_RADIUS_S, cov = 0, cur_lo = NAN, cur_hi = NAN;
+    for (size_t i = jl__first_ge(t, n, a - R); i < n && t[i] - R <= b; i++) {
+        double lo = fmax(t[i] - R, a), hi = fmin(t[i] + R, b);
+        if (hi <= lo)
+            continue;
+        if (isnan(cur_lo) || lo > cur_hi) {
+            if (!isnan(cur_lo))
+                cov += cur_hi - cur_lo;
+            cur_lo = lo;
+            cur_hi = hi;
+        } else if (hi > cur_hi)
+            cur_hi = hi;
+    }
+    if (!isnan(cur_lo))
+        cov += cur_hi - cur_lo;
+    return cov;
+}
+
+/* Engine tokens_generated at time x: linear between rows, clamped outside. */
+static double tokens_at(const jl_run *r, double x)
+{
+    size_t S = r->engine_n;
+    const double *T = r->engine_time;
+    const int64_t *k = r->tokens_generated;
+    if (x <= T[0])
+        return (double)k[0];
+    if (x >= T[S - 1])
+        return (double)k[S - 1];
+    size_t i = jl__last_le(T, S, x);
+    double k0 = (double)k[i], k1 = (double)k[i + 1];
+    return k0 + (k1 - k0) * ((x - T[i]) / (T[i + 1] - T[i]));
+}
+
+/* Tokens of the request table in (a, b]: each request's first token at
+ * first_token, its other output_tokens - 1 spread uniformly over
+ * (first_token, finish]. Requests without a finite finish count their first
+ * token only. */
+static double request_tokens(const jl_run *r, double a, double b)
+{
+    double tok = 0;
+    for (size_t i = 0; i < r->req_n; i++) {
+        double ft = r->first_token[i], fin = r->finish[i];
+        int32_t n = r->output_tokens ? r->output_tokens[i] : 1;
+        if (!isfinite(ft) || n < 1)
+            continue;
+        int in = ft > a && ft <= b;
+        if (!isfinite(fin)) {
+            tok += in;
+            continue;
+        }
+        if (!(fin > ft)) {
+            tok += in ? (double)n : 0.0;
+            continue;
+        }
+        tok += in;
+        double lo = fmax(ft, a), hi = fmin(fin, b);
+        if (hi > lo)
+            tok += (double)(n - 1) * ((hi - lo) / (fin - ft));
+    }
+    return tok;
+}
+
+/* Mean of a [M, G] gpu/ series over rows with a <= t <= b, all GPUs, finite
+ * values only. */
+static double gpu_mean(const jl_run *r, const jl_series *v, double a, double b)
+{
+    if (!v->v || !r->gpu_time)
+        return NAN;
+    double sum = 0;
+    size_t cnt = 0;
+    for (size_t i = jl__first_ge(r->gpu_time, r->gpu_n, a);
+         i < r->gpu_n && r->gpu_time[i] <= b; i++)
+        for (size_t g = 0; g < v->g; g++) {
+            double x = v->v[i * v->g + g];
+            if (isfinite(x)) {
+                sum += x;
+                cnt++;
+            }
+        }
+    return cnt ? sum / (double)cnt : NAN;
+}
+
+/* ---- energy sources ----------------------------------------------------- */
+
+static jl_status build_energy(ctx *c)
+{
+    const jl_run *r = c->run;
+    jl_summary *s = c->s;
+    jl_status st = JL_OK;
+    size_t G = c->G, n = r->power_n;
+    c->track = calloc(G, sizeof *c->track);
+    c->alt = calloc(G, sizeof *c->alt);
+    c->src = calloc(G, sizeof *c->src);
+    if (!c->track || !c->alt || !c->src)
+        return JL_ENOMEM;
+    int n_counter = 0, n_integral = 0;
+    c->energy_ok = n > 0;
+    for (size_t g = 0; g < G; g++) {
+        if (r->energy_j.v) {
+            jl__counter_report rep;
+            TRY(jl__track_counter(&c->track[g], r->power_time, n, &r->energy_j,
+                                  &r->watts, g, c->opt->counter_restart_min_drop_j,
+                                  &rep));
+            if (rep.usable) {
+                c->src[g] = SRC_COUNTER;
+                for (size_t k = 0; k < rep.n_restarts; k++) {
+                    const jl__restart *x = &rep.restarts[k];
+                    WARN("counter_restart",
+                         "GPU %zu: energy_j dropped from %.6g J to %.6g J at t = "
+                         "%.6g s (row %zu): restart or wrap; bridged %.6g J with %s",
+                         g, x->from_j, x->to_j, x->time, x->row, x->bridged_j,
+                         x->by_watts ? "power/watts"
+                                     : "the mean rate of the neighbouring intervals");
+                }
+                if (rep.n_jitter)
+                    WARN("counter_jitter",
+                         "GPU %zu: energy_j decreased %zu times by less than %.6g J "
+                         "(largest %.6g J); held at its running maximum",
+                         g, rep.n_jitter, c->opt->counter_restart_min_drop_j,
+                         rep.jitter_max_j);
+            } else {
+                jl__track_free(&c->track[g]);
+                WARN("counter_unusable", "GPU %zu: %s; %s", g, rep.reason,
+                     r->watts.v ? "using the integral of power/watts instead"
+                                : "and power/watts is absent: energy is missing");
+            }
+        }
+        if (r->watts.v) {
+            jl__track *dst = c->src[g] == SRC_COUNTER ? &c->alt[g] : &c->track[g];
+            int usable;
+            size_t bad;
+            TRY(jl__track_integral(dst, r->power_time, n, &r->watts, g, &usable,
+                                   &bad));
+            if (!usable) {
+                jl__track_free(dst);
+                WARN("watts_unusable",
+                     "GPU %zu: power/watts is not finite at row %zu", g, bad);
+            } else if (c->src[g] != SRC_COUNTER)
+                c->src[g] = SRC_INTEGRAL;
+        }
+        if (c->src[g] == SRC_COUNTER)
+            n_counter++;
+        else if (c->src[g] == SRC_INTEGRAL)
+            n_integral++;
+        else
+            c->energy_ok = 0;
+    }
+    if (!c->energy_ok)
+        s->energy_source = JL_ENERGY_NONE;
+    else if (n_integral > 0)
+        s->energy_source = JL_ENERGY_INTEGRAL;
+    else
+        s->energy_source = n_counter ? JL_ENERGY_COUNTER : JL_ENERGY_NONE;
+end:
+    return st;
+}
+
+/* ---- the figures ---------------------------------------------------------- */
+
+jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
+                       jl_summary **out, jl_error **err)
+{
+    assert(run && out);
+    *out = NULL;
+    jl_summary_options defaults;
+    if (!opt) {
+        jl_summary_options_default(&defaults);
+        opt = &defaults;
+    }
+    if (!(opt->occupancy_share > 0 && opt->occupancy_share <= 1) ||
+        !(opt->disagreement_warn >= 0) || !(opt->counter_restart_min_drop_j >= 0))
+        return jl_fail(err, JL_EUSAGE, run->file, run->name, NULL, -1,
+                       "invalid summary options (occupancy_share %g, "
+                       "disagreement_warn %g, counter_restart_min_drop_j %g)",
+                       opt->occupancy_share, opt->disagreement_warn,
+                       opt->counter_restart_min_drop_j);
+
+    jl_status st = JL_OK;
+    ctx cx = {0};
+    ctx *c = &cx;
+    double *dscratch = NULL;
+    float *fscratch = NULL;
+    jl_summary *s = jl_summary_new();
+    if (!s)
+        return jl_fail(err, JL_ENOMEM, run->file, run->name, NULL, -1,
+                       "out of memory");
+    c->run = run;
+    c->opt = opt;
+    c->s = s;
+    s->file = jl_strdup(run->file);
+    s->run = jl_strdup(run->name);
+    if ((run->file && !s->file) || (run->name && !s->run)) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    TRY(jl_attrs_copy(&s->attrs, &run->attrs));
+
+    /* G: the series' GPU axis (the reader checked it equals num_gpus). */
+    size_t G = run->attrs.num_gpus > 0 ? (size_t)run->attrs.num_gpus : 0;
+    if (run->watts.v)
+        G = run->watts.g;
+    else if (run->energy_j.v)
+        G = run->energy_j.g;
+    c->G = G;
+    s->num_gpus = G;
+
+    const int has_power = run->power_n > 0 && (run->watts.v || run->energy_j.v);
+    if (!has_power && run->summary.present) {
+        st = summarize_summary_only(c);
+        goto end;
+    }
+
+    /* Scratch for the request table (order statistics). */
+    size_t scratch_n = run->req_n > run->batch_n ? run->req_n : run->batch_n;
+    if (scratch_n) {
+        dscratch = jl_malloc_array(scratch_n, sizeof *dscratch);
+        if (!dscratch) {
+            st = JL_ENOMEM;
+            goto end;
+        }
+    }
+
+    /* ---- the window ---- */
+    double a = NAN, b = NAN;
+    char why[256] = "";
+    const int diffusion = jl_attrs_is_diffusion(&run->attrs);
+    if (run->batch_n > 0 && (diffusion || run->req_n == 0)) {
+        a = INFINITY;
+        b = -INFINITY;
+        for (size_t i = 0; i < run->batch_n; i++) {
+            a = fmin(a, run->batch_start[i]);
+            b = fmax(b, run->batch_end[i]);
+        }
+        s->steady_method = JL_STEADY_BATCHES;
+    } else {
+        int found = 0;
+        if (run->req_n > 0) {
+            found = rule_requests(c, dscratch, &a, &b, why, sizeof why);
+            if (found)
+                s->steady_method = JL_STEADY_REQUESTS;
+            else if (run->engine_n > 0)
+                WARN("steady_fallback",
+                     "the request rule gives no window (%s): using the occupancy rule",
+                     why);
+        }
+        if (!found && run->engine_n > 0) {
+            char why2[256] = "";
+            found = rule_occupancy(c, &a, &b, why2, sizeof why2);
+            if (found)
+                s->steady_method = JL_STEADY_OCCUPANCY;
+            else
+                snprintf(why, sizeof why, "%s", why2);
+        }
+        if (!found) {
+            s->steady_method = JL_STEADY_WHOLE_RUN;
+            if (run->power_n > 0) {
+                a = run->power_time[0];
+                b = run->power_time[run->power_n - 1];
+            }
+            WARN("steady_whole_run",
+                 "no steady-state rule applies (%s): figures cover the whole run "
+                 "and include ramp-up and drain",
+                 why[0] ? why
+                        : (diffusion ? "no batches/" : "no requests/, engine/ or batches/"));
+        }
+    }
+    F(STEADY_START_S) = a;
+    F(STEADY_END_S) = b;
+    F(STEADY_DURATION_S) = b - a;
+    const double dur = b - a;
+
+    /* ---- energy ---- */
+    if (has_power && G > 0) {
+        TRY(build_energy(c));
+    } else {
+        WARN("no_energy", "no power/ samples: energy figures are missing");
+    }
+    const size_t n = run->power_n;
+    const double *pt = run->power_time;
+    double E = NAN;
+    if (c->track && n > 0) {
+        double t0 = pt[0], t1 = pt[n - 1];
+        int in_span = a >= t0 - EXTRAPOLATE_MAX_S && b <= t1 + EXTRAPOLATE_MAX_S;
+        if (!in_span)
+            WARN("power_span",
+                 "the window [%.6g, %.6g] s reaches more than %g s beyond the power "
+                 "samples [%.6g, %.6g] s: window energy is missing",
+                 a, b, EXTRAPOLATE_MAX_S, t0, t1);
+        s->gpu_energy_j = jl_malloc_array(G, sizeof(double));
+        s->gpu_avg_power_w = jl_malloc_array(G, sizeof(double));
+        if (!s->gpu_energy_j || !s->gpu_avg_power_w) {
+            st = JL_ENOMEM;
+            goto end;
+        }
+        double sum_i = 0, sum_c = 0;
+        int n_both = 0;
+        for (size_t g = 0; g < G; g++) {
+            double e = NAN;
+            if (c->src[g] != SRC_NONE && in_span)
+                e = jl__track_at(&c->track[g], b) - jl__track_at(&c->track[g], a);
+            s->gpu_energy_j[g] = e;
+            s->gpu_avg_power_w[g] = ratio(e, dur);
+            if (c->src[g] == SRC_COUNTER && c->alt[g].cum && in_span) {
+                sum_c += e;
+                sum_i += jl__track_at(&c->alt[g], b) - jl__track_at(&c->alt[g], a);
+                n_both++;
+            }
+        }
+        if (c->energy_ok && in_span)
+            E = energy_between(c, a, b);
+        if (n_both) {
+            F(ENERGY_SOURCE_DISAGREEMENT) = ratio(sum_i - sum_c, sum_c);
+            if (fabs(F(ENERGY_SOURCE_DISAGREEMENT)) > opt->disagreement_warn)
+                WARN("energy_sources_agree",
+                     "the integral of power/watts and energy_j disagree by %+.2f %% "
+                     "over the window (threshold %.2f %%)",
+                     100 * F(ENERGY_SOURCE_DISAGREEMENT), 100 * opt->disagreement_warn);
+        }
+        if (c->energy_ok) {
+            F(RUN_ENERGY_J) = energy_between(c, t0, t1);
+        }
+        F(RUN_DURATION_S) = t1 - t0;
+        if (!c->energy_ok)
+            WARN("no_energy", "energy of at least one GPU is missing: energy figures are NaN");
+    } else if (n > 0) {
+        F(RUN_DURATION_S) = pt[n - 1] - pt[0];
+    }
+    F(STEADY_ENERGY_J) = E;
+    F(AVG_POWER_W) = ratio(E, dur);
+    F(OUTSIDE_ENERGY_SHARE) = ratio(F(RUN_ENERGY_J) - E, F(RUN_ENERGY_J));
+
+    /* ---- power samples in the window: peak, coverage, shortness ---- */
+    if (n > 0 && isfinite(a) && isfinite(b)) {
+        size_t i0 = jl__first_ge(pt, n, a), i1 = i0;
+        double peak = -INFINITY;
+        int have_w = run->watts.v != NULL;
+        if (have_w) {
+            peak = fmax(watts_sum_at(run, a), watts_sum_at(run, b));
+            if (isnan(peak))
+                peak = -INFINITY;
+        }
+        for (; i1 < n && pt[i1] <= b; i1++) {
+            if (!have_w)
+                continue;
+            double sum = 0;
+            for (size_t g = 0; g < run->watts.g; g++)
+                sum += run->watts.v[i1 * run->watts.g + g];
+            if (sum > peak)
+                peak = sum;
+        }
+        if (have_w && isfinite(peak))
+            F(PEAK_POWER_W) = peak;
+        size_t in_window = i1 - i0;
+        if (dur > 0) {
+            F(POWER_SAMPLE_COVERAGE) = covered_length(pt, n, a, b) / dur;
+            if (F(POWER_SAMPLE_COVERAGE) < LOW_COVERAGE)
+                WARN("low_coverage",
+                     "only %.1f %% of the window lies within %g s of a power sample",
+                     100 * F(POWER_SAMPLE_COVERAGE), COVERAGE_RADIUS_S);
+        }
+        if (dur < SHORT_WINDOW_S || in_window < SHORT_WINDOW_SAMPLES)
+            WARN("short_window",
+                 "the window lasts %.3g s and holds %zu power samples (less than "
+                 "%g s or %d samples): figures are imprecise",
+                 dur, in_window, SHORT_WINDOW_S, SHORT_WINDOW_SAMPLES);
+    }
+    F(PEAK_TO_AVG) = ratio(F(PEAK_POWER_W), F(AVG_POWER_W));
+    if (G > 0 && isfinite(run->attrs.gpu_idle_power_w))
+        F(IDLE_POWER_W) = run->attrs.gpu_idle_power_w * (double)G;
+    F(STATIC_ENERGY_SHARE) = ratio(F(IDLE_POWER_W), F(AVG_POWER_W));
+
+    /* ---- engine: occupancy, KV cache, tokens, prefill/decode ---- */
+    const size_t S = run->engine_n;
+    const double *T = run->engine_time;
+    if (S >= 2 && isfinite(a) && isfinite(b)) {
+        double wsum = 0, rsum = 0, ksum = 0, kpeak = -INFINITY, pre = 0, dec = 0;
+        int32_t rpeak = INT32_MIN;
+        int have_pre = run->prefill_tokens && c->energy_ok && isfinite(E);
+        size_t i = jl__first_ge(T, S, a);
+        if (i == 0)
+            i = 1;
+        for (; i < S && T[i - 1] < b; i++) {
+            double lo = fmax(T[i - 1], a), hi = fmin(T[i], b);
+            if (!(hi > lo))
+                continue;
+            double ov = hi - lo;
+            wsum += ov;
+            if (run->running) {
+                rsum += ov * (double)run->running[i];
+                if (run->running[i] > rpeak)
+                    rpeak = run->running[i];
+            }
+            if (run->kv_cache_usage) {
+                ksum += ov * (double)run->kv_cache_usage[i];
+                if ((double)run->kv_cache_usage[i] > kpeak)
+                    kpeak = (double)run->kv_cache_usage[i];
+            }
+            if (have_pre) {
+                double e = energy_between(c, lo, hi);
+                if (run->prefill_tokens[i] > run->prefill_tokens[i - 1])
+                    pre += e;
+                else
+                    dec += e;
+            }
+        }
+        if (wsum > 0) {
+            if (run->running) {
+                F(AVG_BATCH_SIZE) = rsum / wsum;
+                F(PEAK_RUNNING) = (double)rpeak;
+            }
+            if (run->kv_cache_usage) {
+                F(AVG_KV_CACHE_USAGE) = ksum / wsum;
+                F(PEAK_KV_CACHE_USAGE) = kpeak;
+            }
+            if (have_pre) {
+                F(PREFILL_ENERGY_J) = pre;
+                F(DECODE_ENERGY_J) = dec;
+                F(PREFILL_ENERGY_SHARE) = ratio(pre, E);
+            }
+        }
+    }
+    if (jl_attrs_is_llm(&run->attrs) && run->attrs.max_batch_size > 0 &&
+        isfinite(F(AVG_BATCH_SIZE)) &&
+        F(AVG_BATCH_SIZE) < SATURATION_SHARE * (double)run->attrs.max_batch_size)
+        WARN("batch_saturation",
+             "the mean batch in the window is %.3g sequences, below %.0f %% of "
+             "max_batch_size %ld: the server did not run full",
+             F(AVG_BATCH_SIZE), 100 * SATURATION_SHARE, run->attrs.max_batch_size);
+
+    /* ---- tokens ---- */
+    if (!diffusion && isfinite(a) && isfinite(b)) {
+        double tok = NAN;
+        if (S > 0 && run->tokens_generated)
+            tok = tokens_at(run, b) - tokens_at(run, a);
+        else if (run->req_n > 0 && run->first_token && run->finish)
+            tok = request_tokens(run, a, b);
+        F(STEADY_TOKENS) = tok;
+        if (isfinite(tok) && tok > 0) {
+            F(ENERGY_PER_TOKEN_J) = ratio(E, tok);
+            F(TOKENS_PER_JOULE) = ratio(tok, E);
+            F(OUTPUT_THROUGHPUT_TOK_S) = ratio(tok, dur);
+        } else if (jl_attrs_is_llm(&run->attrs))
+            WARN("no_tokens",
+                 "no output tokens in the window (%s): per-token figures are missing",
+                 isfinite(tok) ? "zero" : "no engine/tokens_generated or requests/");
+    }
+
+    /* ---- requests ---- */
+    if (run->req_n > 0) {
+        size_t done = 0, nt = 0;
+        double out_sum = 0;
+        for (size_t i = 0; i < run->req_n; i++) {
+            if (isfinite(run->finish[i])) {
+                done++;
+                if (run->output_tokens)
+                    out_sum += run->output_tokens[i];
+            }
+            double d = run->first_token[i] - run->arrival[i];
+            if (isfinite(d))
+                dscratch[nt++] = d;
+        }
+        F(COMPLETED_REQUESTS) = (double)done;
+        F(FAILED_REQUESTS) = (double)(run->req_n - done);
+        if (done && run->output_tokens)
+            F(AVG_OUTPUT_TOKENS) = out_sum / (double)done;
+        if (done < run->req_n)
+            WARN("failed_requests",
+                 "%zu of %zu requests have no finish time: left out of the request "
+                 "rule, of avg_output_tokens and of the ITL percentiles",
+                 run->req_n - done, run->req_n);
+        double q[2] = {0.5, 0.9}, o[2];
+        jl__quantiles_d(dscratch, nt, q, 2, o);
+        F(TTFT_MEDIAN_S) = o[0];
+        F(TTFT_P90_S) = o[1];
+    }
+    F(ENERGY_PER_REQUEST_J) = F(ENERGY_PER_TOKEN_J) * F(AVG_OUTPUT_TOKENS);
+
+    /* ---- ITL ---- */
+    if (run->itl_n > 0 && run->itl_seconds) {
+        fscratch = jl_malloc_array(run->itl_n, sizeof *fscratch);
+        if (!fscratch) {
+            st = JL_ENOMEM;
+            goto end;
+        }
+        size_t k = 0, out_of_range = 0;
+        const int by_req = run->itl_request && run->req_n > 0;
+        for (size_t i = 0; i < run->itl_n; i++) {
+            float v = run->itl_seconds[i];
+            if (!isfinite(v))
+                continue;
+            if (by_req) {
+                int32_t rq = run->itl_request[i];
+                if (rq < 0 || (size_t)rq >= run->req_n) {
+                    out_of_range++;
+                    continue;
+                }
+                if (!isfinite(run->finish[rq]))
+                    continue;
+            }
+            fscratch[k++] = v;
+        }
+        if (out_of_range)
+            WARN("itl_request_range",
+                 "%zu itl/request values name no row of requests/: left out",
+                 out_of_range);
+        double q[4] = {0.5, 0.9, 0.95, 0.99}, o[4];
+        jl__quantiles_f(fscratch, k, q, 4, o);
+        F(MEDIAN_ITL_S) = o[0];
+        F(P90_ITL_S) = o[1];
+        F(P95_ITL_S) = o[2];
+        F(P99_ITL_S) = o[3];
+    }
+
+    /* ---- diffusion batches ---- */
+    if (run->batch_n > 0 && s->steady_method == JL_STEADY_BATCHES) {
+        double e_sum = 0, items = 0, lat = 0;
+        for (size_t i = 0; i < run->batch_n; i++) {
+            e_sum += energy_between(c, run->batch_start[i], run->batch_end[i]);
+            items += run->batch_size ? (double)run->batch_size[i] : NAN;
+            lat += run->batch_end[i] - run->batch_start[i];
+        }
+        F(BATCH_LATENCY_S) = lat / (double)run->batch_n;
+        F(ENERGY_PER_ITEM_J) = isfinite(E) ? ratio(e_sum, items) : NAN;
+        F(ITEMS_PER_S) = ratio(items, dur);
+    }
+
+    /* ---- gpu/ ---- */
+    if (run->gpu_n > 0 && isfinite(a) && isfinite(b)) {
+        F(AVG_SM_CLOCK_MHZ) = gpu_mean(run, &run->sm_clock_mhz, a, b);
+        F(AVG_SM_UTIL) = gpu_mean(run, &run->sm_util, a, b);
+    }
+
+end:
+    if (c->track)
+        for (size_t g = 0; g < c->G; g++)
+            jl__track_free(&c->track[g]);
+    if (c->alt)
+        for (size_t g = 0; g < c->G; g++)
+            jl__track_free(&c->alt[g]);
+    free(c->track);
+    free(c->alt);
+    free(c->src);
+    free(dscratch);
+    free(fscratch);
+    if (st != JL_OK) {
+        jl_summary_free(s);
+        return jl_fail(err, st, run->file, run->name, NULL, -1,
+                       "summarising the run failed: %s", jl_strerror(st));
+    }
+    *out = s;
+    return JL_OK;
+}

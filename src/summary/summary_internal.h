@@ -1,0 +1,91 @@
+/* Internal helpers of the summary subsystem (src/summary/). Not public API.
+ * Definitions and conventions are documented in docs/summary.md. */
+#ifndef JOULES_SUMMARY_INTERNAL_H
+#define JOULES_SUMMARY_INTERNAL_H
+
+#include <stddef.h>
+
+#include "joules/summary.h"
+
+/* ---- order statistics (quantile.c) ------------------------------------ */
+
+/* Quantiles of x[0..n) with numpy's default method ("linear", Hyndman & Fan
+ * type 7): h = (n - 1) q, lo = floor(h), g = h - lo, result = lerp between
+ * the lo-th and (lo+1)-th order statistics, computed exactly as numpy's
+ * _lerp does (a + (b - a) g when g < 0.5, b - (b - a)(1 - g) otherwise).
+ * q must be ascending, each in [0, 1]. The array is reordered in place
+ * (quickselect, O(n) expected per quantile); it must not contain NaN.
+ * n == 0 gives NaN. */
+void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq,
+                     double *out);
+void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq,
+                     double *out);
+
+/* The k-th smallest (0-based) of x[0..n), reordering x; NaN when k >= n. */
+double jl__kth_d(double *x, size_t n, size_t k);
+
+/* ---- energy tracks (energy.c) ------------------------------------------ */
+
+/* The cumulative energy of one GPU as a function of time, E(t), built from
+ * one source. Within the sample span:
+ *   counter:  the corrected counter interpolated linearly;
+ *   integral: trapezoid over samples, with watts interpolated linearly
+ *             inside the interval holding t (exact for piecewise-linear
+ *             power).
+ * Outside the span E(t) continues with constant power: the first/last
+ * interval's mean rate (counter) or the first/last watts sample (integral).
+ */
+typedef struct jl__track {
+    size_t n;
+    const double *t;      /* [n] sample times (borrowed) */
+    const double *w;      /* integral: watts of this GPU, stride `stride`; NULL for counter */
+    size_t stride;
+    double *cum;          /* [n] owned: E at each sample, cum[0] = 0 */
+    double rate_first;    /* W before t[0] */
+    double rate_last;     /* W after t[n-1] */
+} jl__track;
+
+/* One counter restart that was bridged (for the warning). */
+typedef struct jl__restart {
+    size_t row;
+    double time, from_j, to_j, bridged_j;
+    int by_watts; /* 1: bridged with watts, 0: with the neighbouring rates */
+} jl__restart;
+
+#define JL__MAX_RESTARTS 2
+
+typedef struct jl__counter_report {
+    int usable;
+    char reason[200];   /* why unusable */
+    size_t n_restarts;
+    jl__restart restarts[JL__MAX_RESTARTS];
+    size_t n_jitter;    /* small drops held at the running maximum */
+    double jitter_max_j;
+} jl__counter_report;
+
+/* Build a track from the cumulative counter column g of `energy`, using
+ * `watts` (may be NULL / absent) to bridge restarts. Returns JL_OK (check
+ * rep->usable) or JL_ENOMEM. */
+jl_status jl__track_counter(jl__track *tr, const double *t, size_t n,
+                            const jl_series *energy, const jl_series *watts,
+                            size_t g, double min_drop_j,
+                            jl__counter_report *rep);
+
+/* Build a track from the watts column g. *usable = 0 when a value is not
+ * finite. */
+jl_status jl__track_integral(jl__track *tr, const double *t, size_t n,
+                             const jl_series *watts, size_t g, int *usable,
+                             size_t *bad_row);
+
+void jl__track_free(jl__track *tr);
+
+/* E(t) in joules (relative to the first sample). */
+double jl__track_at(const jl__track *tr, double t);
+
+/* Index of the last element of the sorted array v[0..n) that is <= x, or
+ * (size_t)-1 when x < v[0] (or n == 0). */
+size_t jl__last_le(const double *v, size_t n, double x);
+/* Index of the first element >= x (n when none). */
+size_t jl__first_ge(const double *v, size_t n, double x);
+
+#endif
