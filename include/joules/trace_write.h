@@ -1,0 +1,80 @@
+/* joules/trace_write.h — writing trace files (format v1).
+ *
+ * Writes jl_run objects (attributes, every group present in the run,
+ * summary/ attributes and extras) to a new HDF5 file. Users: test fixtures,
+ * the ML.ENERGY importer (summary-only runs), the benchmark generator.
+ *
+ * The file is written under a temporary name in the destination folder
+ * and renamed into place by jl_trace_writer_commit(): a failed or aborted
+ * write leaves no partial file behind (and an existing file at the path is
+ * replaced only on success).
+ *
+ * The writer does not validate runs against the spec's MUSTs (tests use it
+ * to build malformed traces); it only refuses arrays whose sizes it cannot
+ * write. Absent data (NULL arrays, NaN / -1 / NULL attributes) is omitted.
+ *
+ * Ownership: jl_trace_writer is owned by the caller; jl_trace_writer_commit()
+ * and jl_trace_writer_abort() both release it (abort accepts NULL). Runs are
+ * borrowed: the writer copies what it needs.
+ */
+#ifndef JOULES_TRACE_WRITE_H
+#define JOULES_TRACE_WRITE_H
+
+#include <stddef.h>
+
+#include "joules/error.h"
+#include "joules/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    JL_LAYOUT_CONTIGUOUS, /* datasets stored in one piece, no filters */
+    JL_LAYOUT_CHUNKED     /* chunks of chunk_rows rows */
+} jl_trace_layout;
+
+typedef enum {
+    JL_COMPRESS_NONE,
+    JL_COMPRESS_DEFLATE, /* gzip, level 0..9 */
+    JL_COMPRESS_ZSTD     /* Zstandard, filter id 32015, level 1..22 */
+} jl_trace_compression;
+
+typedef struct jl_trace_write_options {
+    jl_trace_layout layout;           /* default chunked */
+    size_t chunk_rows;                /* default 65536 */
+    jl_trace_compression compression; /* default deflate; needs chunked */
+    int level;                        /* -1 = the method's default (deflate 4, zstd 3) */
+    int shuffle;                      /* byte shuffle before compressing; default 1 */
+    int watts_float32;                /* watts, watts_avg as float32 (default 1) or float64 */
+    const char *harness;              /* @harness; NULL = "joules <version>" */
+    const char *created_utc;          /* @created_utc; NULL = now */
+} jl_trace_write_options;
+
+void jl_trace_write_options_default(jl_trace_write_options *opt);
+
+typedef struct jl_trace_writer jl_trace_writer;
+
+/* Start writing `path` (created in the same folder under a temporary name).
+ * opt may be NULL (defaults). */
+jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *opt,
+                               jl_trace_writer **out, jl_error **err);
+
+/* Write one run as /runs/<run->name>. Names must be unique and non-empty
+ * and contain no '/'. */
+jl_status jl_trace_writer_add_run(jl_trace_writer *w, const jl_run *run, jl_error **err);
+
+/* Close the file and rename it into place; releases w in every case. */
+jl_status jl_trace_writer_commit(jl_trace_writer *w, jl_error **err);
+
+/* Discard everything written so far (the temporary file is removed). */
+void jl_trace_writer_abort(jl_trace_writer *w);
+
+/* All in one: write n runs to path. */
+jl_status jl_trace_write(const char *path, const jl_run *const *runs, size_t n,
+                         const jl_trace_write_options *opt, jl_error **err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,561 @@
+/* Writing trace files (format v1): see include/joules/trace_write.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <hdf5.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "joules/trace_write.h"
+#include "trace/trace_internal.h"
+
+#define JL_WRITE_MAX_CHUNK_BYTES ((size_t)1 << 30)
+
+struct jl_trace_writer {
+    char *path, *tmp;
+    hid_t file, runs;
+    jl_trace_write_options opt;
+};
+
+void jl_trace_write_options_default(jl_trace_write_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->layout = JL_LAYOUT_CHUNKED;
+    opt->chunk_rows = 65536;
+    opt->compression = JL_COMPRESS_DEFLATE;
+    opt->level = -1;
+    opt->shuffle = 1;
+    opt->watts_float32 = 1;
+}
+
+static void h5close_id(hid_t *id, herr_t (*fn)(hid_t))
+{
+    if (*id >= 0)
+        fn(*id);
+    *id = -1;
+}
+#define CLOSE(id, fn) h5close_id(&(id), fn)
+
+/* ------------------------------------------------------------------ */
+/* Attributes                                                          */
+
+typedef struct {
+    jl_trace_writer *w;
+    const char *run;
+    jl_error **err;
+} wctx;
+
+static jl_status attr_write(wctx *c, hid_t obj, const char *opath, const char *name,
+                            hid_t ftype, hid_t mtype, const void *value)
+{
+    jl_status st = JL_OK;
+    hid_t space = H5Screate(H5S_SCALAR), a = -1;
+    if (space < 0 || (a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+        H5Awrite(a, mtype, value) < 0)
+        st = jl__h5_fail(c->err, JL_EIO, c->w->path, c->run, opath, -1,
+                         "cannot write attribute @%s", name);
+    CLOSE(a, H5Aclose);
+    CLOSE(space, H5Sclose);
+    return st;
+}
+
+static jl_status attr_str(wctx *c, hid_t obj, const char *opath, const char *name,
+                          const char *value)
+{
+    if (!value)
+        return JL_OK;
+    hid_t t = H5Tcopy(H5T_C_S1);
+    jl_status st;
+    if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)
+        st = jl__h5_fail(c->err, JL_EINTERNAL, c->w->path, c->run, opath, -1,
+                         "cannot build a string type");
+    else
+        st = attr_write(c, obj, opath, name, t, t, &value);
+    CLOSE(t, H5Tclose);
+    return st;
+}
+
+static jl_status attr_i64(wctx *c, hid_t obj, const char *opath, const char *name,
+                          long long v)
+{
+    int64_t x = v;
+    return attr_write(c, obj, opath, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &x);
+}
+
+static jl_status attr_f64(wctx *c, hid_t obj, const char *opath, const char *name, double v)
+{
+    return attr_write(c, obj, opath, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
+}
+
+/* A number that is integral and fits int64 is written as int64. */
+static jl_status attr_num(wctx *c, hid_t obj, const char *opath, const char *name, double v)
+{
+    if (isnan(v))
+        return JL_OK;
+    if (v == floor(v) && fabs(v) < 9.0e18)
+        return attr_i64(c, obj, opath, name, (long long)v);
+    return attr_f64(c, obj, opath, name, v);
+}
+
+/* Extras are text: numbers go back as int64 or float64, the rest as strings. */
+static jl_status attr_extra(wctx *c, hid_t obj, const char *opath, const jl_kv *kv)
+{
+    const char *s = kv->value ? kv->value : "";
+    if (kv->is_number && *s) {
+        char *end;
+        errno = 0;
+        long long i = strtoll(s, &end, 10);
+        if (!*end && !errno)
+            return attr_i64(c, obj, opath, kv->key, i);
+        double d = strtod(s, &end);
+        if (!*end)
+            return attr_f64(c, obj, opath, kv->key, d);
+    }
+    return attr_str(c, obj, opath, kv->key, s);
+}
+
+static jl_status write_run_attrs(wctx *c, hid_t g, const char *opath, const jl_attrs *a)
+{
+    jl_status st;
+#define S(f)                                                                   \
+    if ((st = attr_str(c, g, opath, #f, a->f)) != JL_OK)                       \
+        return st;
+#define L(f)                                                                   \
+    if (a->f >= 0 && (st = attr_i64(c, g, opath, #f, a->f)) != JL_OK)          \
+        return st;
+#define D(f)                                                                   \
+    if (!isnan(a->f) && (st = attr_f64(c, g, opath, #f, a->f)) != JL_OK)       \
+        return st;
+#define N(f)                                                                   \
+    if ((st = attr_num(c, g, opath, #f, a->f)) != JL_OK)                       \
+        return st;
+    S(workload) S(model) S(task) S(gpu_model) L(num_gpus) S(precision)
+    L(max_batch_size) D(start_time_unix) L(tensor_parallel) L(expert_parallel)
+    L(data_parallel) N(gpu_memory_bytes) D(gpu_tdp_w) D(gpu_idle_power_w)
+    D(total_params) D(active_params) N(kv_bytes_per_token) L(denoising_steps)
+    L(height) L(width) L(num_frames) S(notes)
+#undef S
+#undef L
+#undef D
+#undef N
+    for (size_t i = 0; i < a->n_extra; i++)
+        if ((st = attr_extra(c, g, opath, &a->extra[i])) != JL_OK)
+            return st;
+    return JL_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Datasets                                                            */
+
+static jl_status write_ds(wctx *c, hid_t grp, const char *gpath, const char *name, int rank,
+                          size_t n, size_t g, hid_t ftype, hid_t mtype, const void *data)
+{
+    jl_status st = JL_OK;
+    hid_t space = -1, dcpl = -1, d = -1;
+    const jl_trace_write_options *o = &c->w->opt;
+    char *obj = jl_asprintf("%s/%s", gpath, name);
+    if (!obj)
+        return jl_fail(c->err, JL_ENOMEM, c->w->path, c->run, gpath, -1, NULL);
+    if (rank == 2 && g == 0) {
+        st = jl_fail(c->err, JL_EUSAGE, c->w->path, c->run, obj, -1,
+                     "series with 0 columns cannot be written");
+        goto end;
+    }
+    hsize_t dims[2] = {n, g};
+    space = H5Screate_simple(rank, dims, NULL);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (space < 0 || dcpl < 0) {
+        st = jl__h5_fail(c->err, JL_EINTERNAL, c->w->path, c->run, obj, -1,
+                         "cannot set up the dataset");
+        goto end;
+    }
+    /* An empty dataset cannot be chunked with fixed dimensions: contiguous. */
+    if (o->layout == JL_LAYOUT_CHUNKED && n > 0) {
+        size_t row_bytes = (rank == 2 ? g : 1) * H5Tget_size(ftype);
+        size_t rows = o->chunk_rows < n ? o->chunk_rows : n;
+        if (rows > JL_WRITE_MAX_CHUNK_BYTES / row_bytes)
+            rows = JL_WRITE_MAX_CHUNK_BYTES / row_bytes;
+        if (rows == 0)
+            rows = 1;
+        hsize_t chunk[2] = {rows, g};
+        herr_t r = H5Pset_chunk(dcpl, rank, chunk);
+        if (r >= 0 && o->shuffle)
+            r = H5Pset_shuffle(dcpl);
+        if (r >= 0 && o->compression == JL_COMPRESS_DEFLATE)
+            r = H5Pset_deflate(dcpl, (unsigned)(o->level < 0 ? 4 : o->level));
+        if (r >= 0 && o->compression == JL_COMPRESS_ZSTD) {
+            unsigned cd[1] = {(unsigned)(o->level < 0 ? 3 : o->level)};
+            r = H5Pset_filter(dcpl, JL_ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
+        }
+        if (r < 0) {
+            st = jl__h5_fail(c->err, JL_EINTERNAL, c->w->path, c->run, obj, -1,
+                             "cannot set up chunking and filters");
+            goto end;
+        }
+    }
+    d = H5Dcreate2(grp, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (d < 0) {
+        st = jl__h5_fail(c->err, JL_EIO, c->w->path, c->run, obj, -1, "cannot create the dataset");
+        goto end;
+    }
+    if (n > 0 && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+        st = jl__h5_fail(c->err, JL_EIO, c->w->path, c->run, obj, -1, "cannot write the data");
+        goto end;
+    }
+end:
+    free(obj);
+    CLOSE(d, H5Dclose);
+    CLOSE(dcpl, H5Pclose);
+    CLOSE(space, H5Sclose);
+    return st;
+}
+
+#define F64 H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE
+#define F32 H5T_IEEE_F32LE, H5T_NATIVE_FLOAT
+#define I32 H5T_STD_I32LE, H5T_NATIVE_INT32
+#define I64 H5T_STD_I64LE, H5T_NATIVE_INT64
+
+static jl_status ds1(wctx *c, hid_t grp, const char *gpath, const char *name, size_t n,
+                     hid_t ft, hid_t mt, const void *data)
+{
+    if (!data)
+        return JL_OK;
+    return write_ds(c, grp, gpath, name, 1, n, 1, ft, mt, data);
+}
+
+static jl_status series(wctx *c, hid_t grp, const char *gpath, const char *name,
+                        const jl_series *s, int f32)
+{
+    if (!s->v)
+        return JL_OK;
+    if (f32) {
+        /* Convert here: the run holds doubles. */
+        size_t nv;
+        if (!jl_mul_size(s->n, s->g, &nv))
+            return jl_fail(c->err, JL_ELIMIT, c->w->path, c->run, gpath, -1, "series too large");
+        float *f = jl_malloc_array(nv ? nv : 1, sizeof *f);
+        if (!f)
+            return jl_fail(c->err, JL_ENOMEM, c->w->path, c->run, gpath, -1, NULL);
+        for (size_t i = 0; i < nv; i++)
+            f[i] = (float)s->v[i];
+        jl_status st = write_ds(c, grp, gpath, name, 2, s->n, s->g, F32, f);
+        free(f);
+        return st;
+    }
+    return write_ds(c, grp, gpath, name, 2, s->n, s->g, F64, s->v);
+}
+
+static jl_status make_group(wctx *c, hid_t parent, const char *ppath, const char *name,
+                            hid_t *g, char **path)
+{
+    *path = jl_asprintf("%s/%s", ppath, name);
+    if (!*path)
+        return jl_fail(c->err, JL_ENOMEM, c->w->path, c->run, ppath, -1, NULL);
+    *g = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (*g < 0)
+        return jl__h5_fail(c->err, JL_EIO, c->w->path, c->run, *path, -1,
+                           "cannot create the group");
+    return JL_OK;
+}
+
+static const struct {
+    const char *name;
+    size_t off;
+} summary_fields[] = {
+#define SF(n) {#n, offsetof(jl_run_summary_attrs, n)}
+    SF(energy_per_token_j), SF(energy_per_request_j), SF(avg_power_w),
+    SF(output_throughput_tok_s), SF(median_itl_s), SF(p90_itl_s), SF(p95_itl_s),
+    SF(p99_itl_s), SF(avg_batch_size), SF(avg_output_tokens),
+    SF(steady_state_duration_s), SF(steady_state_energy_j), SF(batch_latency_s),
+    SF(energy_per_item_j),
+#undef SF
+};
+
+static jl_status write_groups(wctx *c, hid_t rg, const char *rpath, const jl_run *r)
+{
+    jl_status st = JL_OK;
+    hid_t g = -1;
+    char *p = NULL;
+    int f32 = c->w->opt.watts_float32;
+#define GROUP(name)                                                            \
+    do {                                                                       \
+        CLOSE(g, H5Gclose);                                                    \
+        free(p);                                                               \
+        p = NULL;                                                              \
+        if ((st = make_group(c, rg, rpath, name, &g, &p)) != JL_OK)            \
+            goto end;                                                          \
+    } while (0)
+#define TRY(call)                                                              \
+    if ((st = (call)) != JL_OK)                                                \
+    goto end
+    if (r->power_time || r->watts.v || r->energy_j.v || r->watts_avg.v) {
+        GROUP("power");
+        TRY(ds1(c, g, p, "time", r->power_n, F64, r->power_time));
+        TRY(series(c, g, p, "watts", &r->watts, f32));
+        TRY(series(c, g, p, "energy_j", &r->energy_j, 0));
+        TRY(series(c, g, p, "watts_avg", &r->watts_avg, f32));
+    }
+    if (r->gpu_time || r->sm_util.v || r->mem_util.v || r->mem_used_bytes.v ||
+        r->sm_clock_mhz.v || r->temp_c.v) {
+        GROUP("gpu");
+        TRY(ds1(c, g, p, "time", r->gpu_n, F64, r->gpu_time));
+        TRY(series(c, g, p, "sm_util", &r->sm_util, 0));
+        TRY(series(c, g, p, "mem_util", &r->mem_util, 0));
+        TRY(series(c, g, p, "mem_used_bytes", &r->mem_used_bytes, 0));
+        TRY(series(c, g, p, "sm_clock_mhz", &r->sm_clock_mhz, 0));
+        TRY(series(c, g, p, "temp_c", &r->temp_c, 0));
+    }
+    if (r->engine_time || r->running || r->waiting || r->tokens_generated ||
+        r->prefill_tokens || r->kv_cache_usage) {
+        GROUP("engine");
+        size_t S = r->engine_n;
+        TRY(ds1(c, g, p, "time", S, F64, r->engine_time));
+        TRY(ds1(c, g, p, "running", S, I32, r->running));
+        TRY(ds1(c, g, p, "waiting", S, I32, r->waiting));
+        TRY(ds1(c, g, p, "tokens_generated", S, I64, r->tokens_generated));
+        TRY(ds1(c, g, p, "prefill_tokens", S, I64, r->prefill_tokens));
+        TRY(ds1(c, g, p, "kv_cache_usage", S, F32, r->kv_cache_usage));
+    }
+    if (r->arrival || r->first_token || r->finish || r->input_tokens || r->output_tokens) {
+        GROUP("requests");
+        size_t R = r->req_n;
+        TRY(ds1(c, g, p, "arrival", R, F64, r->arrival));
+        TRY(ds1(c, g, p, "first_token", R, F64, r->first_token));
+        TRY(ds1(c, g, p, "finish", R, F64, r->finish));
+        TRY(ds1(c, g, p, "input_tokens", R, I32, r->input_tokens));
+        TRY(ds1(c, g, p, "output_tokens", R, I32, r->output_tokens));
+    }
+    if (r->itl_seconds || r->itl_request) {
+        GROUP("itl");
+        TRY(ds1(c, g, p, "seconds", r->itl_n, F32, r->itl_seconds));
+        TRY(ds1(c, g, p, "request", r->itl_n, I32, r->itl_request));
+    }
+    if (r->batch_start || r->batch_end || r->batch_size) {
+        GROUP("batches");
+        TRY(ds1(c, g, p, "start", r->batch_n, F64, r->batch_start));
+        TRY(ds1(c, g, p, "end", r->batch_n, F64, r->batch_end));
+        TRY(ds1(c, g, p, "size", r->batch_n, I32, r->batch_size));
+    }
+    if (r->summary.present) {
+        GROUP("summary");
+        for (size_t k = 0; k < sizeof summary_fields / sizeof summary_fields[0]; k++) {
+            double v = *(const double *)((const char *)&r->summary + summary_fields[k].off);
+            if (!isnan(v))
+                TRY(attr_f64(c, g, p, summary_fields[k].name, v));
+        }
+        for (size_t i = 0; i < r->summary.n_extra; i++)
+            TRY(attr_extra(c, g, p, &r->summary.extra[i]));
+    }
+#undef GROUP
+#undef TRY
+end:
+    free(p);
+    CLOSE(g, H5Gclose);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* The writer                                                          */
+
+void jl_trace_writer_abort(jl_trace_writer *w)
+{
+    if (!w)
+        return;
+    CLOSE(w->runs, H5Gclose);
+    CLOSE(w->file, H5Fclose);
+    if (w->tmp)
+        unlink(w->tmp);
+    free(w->tmp);
+    free(w->path);
+    free(w);
+}
+
+static jl_status check_options(const char *path, const jl_trace_write_options *o,
+                               jl_error **err)
+{
+    if (o->layout != JL_LAYOUT_CONTIGUOUS && o->layout != JL_LAYOUT_CHUNKED)
+        return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1, "unknown layout %d", (int)o->layout);
+    if (o->layout == JL_LAYOUT_CONTIGUOUS &&
+        (o->compression != JL_COMPRESS_NONE || o->shuffle))
+        return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1,
+                       "compression and shuffle need the chunked layout");
+    if (o->layout == JL_LAYOUT_CHUNKED && o->chunk_rows == 0)
+        return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1, "chunk_rows must be >= 1");
+    switch (o->compression) {
+    case JL_COMPRESS_NONE:
+        break;
+    case JL_COMPRESS_DEFLATE:
+        if (o->level > 9)
+            return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1,
+                           "deflate level must be 0..9, not %d", o->level);
+        break;
+    case JL_COMPRESS_ZSTD:
+        if (o->level == 0 || o->level > 22)
+            return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1,
+                           "zstd level must be 1..22, not %d", o->level);
+        break;
+    default:
+        return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1, "unknown compression %d",
+                       (int)o->compression);
+    }
+    return JL_OK;
+}
+
+jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *opt,
+                               jl_trace_writer **out, jl_error **err)
+{
+    jl_status st = JL_OK;
+    jl_trace_writer *w = NULL;
+    hid_t fapl = -1, root = -1;
+    *out = NULL;
+    if (!path || !*path)
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "no output path given");
+    if (jl__h5_init() != JL_OK)
+        return jl__h5_fail(err, JL_EINTERNAL, path, NULL, NULL, -1,
+                           "cannot register the Zstandard filter with HDF5");
+    jl_trace_write_options o;
+    if (opt)
+        o = *opt;
+    else
+        jl_trace_write_options_default(&o);
+    if ((st = check_options(path, &o, err)) != JL_OK)
+        return st;
+    w = calloc(1, sizeof *w);
+    if (!w)
+        return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
+    w->file = w->runs = -1;
+    w->opt = o;
+    w->opt.harness = w->opt.created_utc = NULL; /* borrowed: used only here */
+    if (!(w->path = jl_strdup(path)) || !(w->tmp = jl_asprintf("%s.tmp-XXXXXX", path))) {
+        st = jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
+        goto end;
+    }
+    int fd = mkstemp(w->tmp);
+    if (fd < 0) {
+        st = jl_fail(err, JL_EIO, path, NULL, NULL, -1,
+                     "cannot create a temporary file beside it: %s", strerror(errno));
+        free(w->tmp);
+        w->tmp = NULL;
+        goto end;
+    }
+    fchmod(fd, 0644); /* mkstemp's 0600 would be kept by the rename */
+    close(fd);
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+        st = jl__h5_fail(err, JL_EINTERNAL, path, NULL, NULL, -1, "cannot set up file access");
+        goto end;
+    }
+    w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (w->file < 0) {
+        st = jl__h5_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot create the file");
+        goto end;
+    }
+    root = H5Gopen2(w->file, "/", H5P_DEFAULT);
+    wctx c = {w, NULL, err};
+    char created[32];
+    const char *cu = o.created_utc;
+    if (!cu) {
+        time_t now = time(NULL);
+        struct tm tmv;
+        if (gmtime_r(&now, &tmv) && strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tmv))
+            cu = created;
+    }
+    if (root < 0) {
+        st = jl__h5_fail(err, JL_EIO, path, NULL, "/", -1, "cannot open the root group");
+        goto end;
+    }
+    if ((st = attr_str(&c, root, "/", "format", "joules-trace")) != JL_OK ||
+        (st = attr_i64(&c, root, "/", "format_version", 1)) != JL_OK ||
+        (st = attr_str(&c, root, "/", "harness", o.harness ? o.harness : "joules 0.1.0")) != JL_OK ||
+        (st = attr_str(&c, root, "/", "created_utc", cu)) != JL_OK)
+        goto end;
+    w->runs = H5Gcreate2(w->file, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (w->runs < 0) {
+        st = jl__h5_fail(err, JL_EIO, path, NULL, "/runs", -1, "cannot create the group");
+        goto end;
+    }
+    *out = w;
+    w = NULL;
+end:
+    CLOSE(root, H5Gclose);
+    CLOSE(fapl, H5Pclose);
+    jl_trace_writer_abort(w);
+    return st;
+}
+
+jl_status jl_trace_writer_add_run(jl_trace_writer *w, const jl_run *r, jl_error **err)
+{
+    if (!r->name || !*r->name || strchr(r->name, '/') || !strcmp(r->name, ".") )
+        return jl_fail(err, JL_EUSAGE, w->path, r->name, NULL, -1,
+                       "a run name must be non-empty and contain no '/'");
+    wctx c = {w, r->name, err};
+    jl_status st = JL_OK;
+    hid_t g = -1;
+    char *rpath = jl_asprintf("/runs/%s", r->name);
+    if (!rpath)
+        return jl_fail(err, JL_ENOMEM, w->path, r->name, NULL, -1, NULL);
+    htri_t ex = H5Lexists(w->runs, r->name, H5P_DEFAULT);
+    if (ex != 0) {
+        st = ex < 0 ? jl__h5_fail(err, JL_EIO, w->path, r->name, rpath, -1, "cannot look up")
+                    : jl_fail(err, JL_EUSAGE, w->path, r->name, rpath, -1,
+                              "a run of this name was already written");
+        goto end;
+    }
+    g = H5Gcreate2(w->runs, r->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) {
+        st = jl__h5_fail(err, JL_EIO, w->path, r->name, rpath, -1, "cannot create the group");
+        goto end;
+    }
+    if ((st = write_run_attrs(&c, g, rpath, &r->attrs)) != JL_OK ||
+        (st = write_groups(&c, g, rpath, r)) != JL_OK)
+        goto end;
+end:
+    free(rpath);
+    CLOSE(g, H5Gclose);
+    return st;
+}
+
+jl_status jl_trace_writer_commit(jl_trace_writer *w, jl_error **err)
+{
+    jl_status st = JL_OK;
+    CLOSE(w->runs, H5Gclose);
+    herr_t r = H5Fclose(w->file);
+    w->file = -1;
+    if (r < 0) {
+        st = jl__h5_fail(err, JL_EIO, w->path, NULL, NULL, -1, "cannot finish writing the file");
+        goto end;
+    }
+    if (rename(w->tmp, w->path) != 0) {
+        st = jl_fail(err, JL_EIO, w->path, NULL, NULL, -1, "cannot rename %s into place: %s",
+                     w->tmp, strerror(errno));
+        goto end;
+    }
+    free(w->tmp);
+    w->tmp = NULL;
+end:
+    jl_trace_writer_abort(w);
+    return st;
+}
+
+jl_status jl_trace_write(const char *path, const jl_run *const *runs, size_t n,
+                         const jl_trace_write_options *opt, jl_error **err)
+{
+    jl_trace_writer *w = NULL;
+    jl_status st = jl_trace_writer_open(path, opt, &w, err);
+    if (st != JL_OK)
+        return st;
+    for (size_t i = 0; i < n; i++) {
+        if ((st = jl_trace_writer_add_run(w, runs[i], err)) != JL_OK) {
+            jl_trace_writer_abort(w);
+            return st;
+        }
+    }
+    return jl_trace_writer_commit(w, err);
+}
