@@ -829,8 +829,8 @@ static jl_status read_ds(rctx *c, hid_t grp, const char *gpath, const ds_spec *s
     }
     if (rank == 2 && dims[1] != g) {
         st = jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1,
-                     "has %llu columns, expected num_gpus = %zu",
-                     (unsigned long long)dims[1], g);
+                     "has shape [%llu, %llu], expected [N, %zu] (num_gpus = %zu)",
+                     (unsigned long long)dims[0], (unsigned long long)dims[1], g, g);
         goto end;
     }
     /* Sizes before allocation: rows, then rows x G x 8 bytes. */
