@@ -26,11 +26,10 @@ done
 # Same decoded bytes whatever the codec.
 a=$("$RAW" --all "$WORK/synth-gzip") b=$("$RAW" --all "$WORK/synth-zstd")
 [ "$a" = "$b" ] || { echo "gzip and zstd differ: $a / $b" >&2; exit 1; }
-# The CLI, once it summarises: every run, identical with 1 and 2 workers.
-if "$JOULES" summarize --json "$WORK/tile-gzip" > "$WORK/w1.json" 2> "$WORK/w1.err"; then
-    "$JOULES" summarize --json --workers 2 "$WORK" > /dev/null
-    "$JOULES" summarize --json --workers 1 "$WORK" > "$WORK/all1.json"
-    "$JOULES" summarize --json --workers 2 "$WORK" > "$WORK/all2.json"
-    cmp "$WORK/all1.json" "$WORK/all2.json"
-fi
+# The CLI summarises every run, identically with 1 and 2 workers.
+"$JOULES" summarize --csv - --workers 1 "$WORK" > "$WORK/all1.csv"
+"$JOULES" summarize --csv - --workers 2 "$WORK" > "$WORK/all2.csv"
+cmp "$WORK/all1.csv" "$WORK/all2.csv"
+rows=$(wc -l < "$WORK/all1.csv")
+[ "$rows" -eq 15 ] || { echo "expected 14 runs + header, got $rows lines" >&2; exit 1; }
 echo "perf smoke: 1 passed, 0 failed"

@@ -1,0 +1,46 @@
+/* Internals of the study subsystem: the wire format that carries summaries
+ * and errors from worker processes to the parent (wire.c), and a test hook
+ * of the worker pool (load.c). Not part of the public API. */
+#ifndef JOULES_STUDY_INTERNAL_H
+#define JOULES_STUDY_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "joules/error.h"
+#include "joules/summary.h"
+
+/* A growable byte buffer; on allocation failure it latches `failed` and
+ * further appends are no-ops, so callers check once. */
+typedef struct jl_wbuf {
+    unsigned char *data;
+    size_t len, cap;
+    int failed;
+} jl_wbuf;
+
+void jl__wbuf_free(jl_wbuf *b);
+void jl__wbuf_put(jl_wbuf *b, const void *p, size_t n);
+void jl__wbuf_u32(jl_wbuf *b, uint32_t v);
+
+/* Append one summary / one error (with its chain of causes). Both are
+ * encoded in the machine's own byte order and doubles bit for bit (NaN
+ * payloads included), so a summary read back is identical to the one
+ * written: the wire only ever connects a process to its own fork. Returns
+ * JL_ENOMEM when the buffer could not grow. */
+jl_status jl__wire_put_summary(jl_wbuf *b, const jl_summary *s);
+jl_status jl__wire_put_error(jl_wbuf *b, const jl_error *e);
+
+/* Decode one summary / error from p[0..n). On success *used is the number
+ * of bytes consumed. Malformed or truncated input is JL_EINVALID (nothing is
+ * allocated past the input's own lengths); JL_ENOMEM on exhaustion. */
+jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used,
+                               jl_summary **out);
+jl_status jl__wire_get_error(const unsigned char *p, size_t n, size_t *used,
+                             jl_error **out);
+
+/* Test hook: a worker process that is about to summarise a file whose base
+ * name equals `name` kills itself with SIGKILL (as the OOM killer would), so tests can check that a
+ * crashed worker becomes an error naming the file. NULL turns it off. */
+void jl__study_test_crash_on(const char *name);
+
+#endif

@@ -1,0 +1,356 @@
+/* The wire format between worker processes and the parent: a compact,
+ * length-prefixed encoding of jl_summary and jl_error (study_internal.h).
+ *
+ * Layout (native byte order; the two ends are the same binary):
+ *   string  u32 length, then the bytes; length 0xffffffff = NULL
+ *   long    i64;  double  8 bytes, bit for bit
+ *   summary file, run, attrs, i32 steady_method, i32 energy_source,
+ *           u32 JL_FIG_COUNT, the figures, u64 num_gpus, u8 has_energy,
+ *           [energies], u8 has_power, [powers], u32 n_warnings,
+ *           (rule, message)...
+ *   attrs   the typed fields in the order of jl_attrs, u32 n_extra,
+ *           (key, value, u8 is_number)...
+ *   error   i32 code, file, run, object, i64 row, message, u8 has_cause,
+ *           [cause] (a chain, at most 64 deep)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "study/study_internal.h"
+
+#define NULL_STR 0xffffffffu
+#define MAX_CAUSES 64
+
+/* ------------------------------------------------------------- writing */
+
+void jl__wbuf_free(jl_wbuf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+void jl__wbuf_put(jl_wbuf *b, const void *p, size_t n)
+{
+    if (b->failed)
+        return;
+    if (n > b->cap - b->len) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (n > cap - b->len) {
+            if (cap > SIZE_MAX / 2) {
+                b->failed = 1;
+                return;
+            }
+            cap *= 2;
+        }
+        unsigned char *d = realloc(b->data, cap);
+        if (!d) {
+            b->failed = 1;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+void jl__wbuf_u32(jl_wbuf *b, uint32_t v)
+{
+    jl__wbuf_put(b, &v, sizeof v);
+}
+
+static void put_i32(jl_wbuf *b, int32_t v) { jl__wbuf_put(b, &v, sizeof v); }
+static void put_i64(jl_wbuf *b, int64_t v) { jl__wbuf_put(b, &v, sizeof v); }
+static void put_u64(jl_wbuf *b, uint64_t v) { jl__wbuf_put(b, &v, sizeof v); }
+static void put_u8(jl_wbuf *b, uint8_t v) { jl__wbuf_put(b, &v, 1); }
+static void put_f64(jl_wbuf *b, double v) { jl__wbuf_put(b, &v, sizeof v); }
+
+static void put_str(jl_wbuf *b, const char *s)
+{
+    if (!s) {
+        jl__wbuf_u32(b, NULL_STR);
+        return;
+    }
+    size_t n = strlen(s);
+    if (n >= NULL_STR) {
+        b->failed = 1;
+        return;
+    }
+    jl__wbuf_u32(b, (uint32_t)n);
+    jl__wbuf_put(b, s, n);
+}
+
+static void put_attrs(jl_wbuf *b, const jl_attrs *a)
+{
+    put_str(b, a->workload);
+    put_str(b, a->model);
+    put_str(b, a->task);
+    put_str(b, a->gpu_model);
+    put_i64(b, a->num_gpus);
+    put_str(b, a->precision);
+    put_i64(b, a->max_batch_size);
+    put_f64(b, a->start_time_unix);
+    put_i64(b, a->tensor_parallel);
+    put_i64(b, a->expert_parallel);
+    put_i64(b, a->data_parallel);
+    put_f64(b, a->gpu_memory_bytes);
+    put_f64(b, a->gpu_tdp_w);
+    put_f64(b, a->gpu_idle_power_w);
+    put_f64(b, a->total_params);
+    put_f64(b, a->active_params);
+    put_f64(b, a->kv_bytes_per_token);
+    put_i64(b, a->denoising_steps);
+    put_i64(b, a->height);
+    put_i64(b, a->width);
+    put_i64(b, a->num_frames);
+    put_str(b, a->notes);
+    jl__wbuf_u32(b, (uint32_t)a->n_extra);
+    for (size_t i = 0; i < a->n_extra; i++) {
+        put_str(b, a->extra[i].key);
+        put_str(b, a->extra[i].value);
+        put_u8(b, (uint8_t)(a->extra[i].is_number != 0));
+    }
+}
+
+jl_status jl__wire_put_summary(jl_wbuf *b, const jl_summary *s)
+{
+    put_str(b, s->file);
+    put_str(b, s->run);
+    put_attrs(b, &s->attrs);
+    put_i32(b, (int32_t)s->steady_method);
+    put_i32(b, (int32_t)s->energy_source);
+    jl__wbuf_u32(b, JL_FIG_COUNT);
+    jl__wbuf_put(b, s->fig, sizeof s->fig);
+    put_u64(b, s->num_gpus);
+    put_u8(b, s->gpu_energy_j != NULL);
+    if (s->gpu_energy_j)
+        jl__wbuf_put(b, s->gpu_energy_j, s->num_gpus * sizeof(double));
+    put_u8(b, s->gpu_avg_power_w != NULL);
+    if (s->gpu_avg_power_w)
+        jl__wbuf_put(b, s->gpu_avg_power_w, s->num_gpus * sizeof(double));
+    jl__wbuf_u32(b, (uint32_t)s->n_warnings);
+    for (size_t i = 0; i < s->n_warnings; i++) {
+        put_str(b, s->warnings[i].rule);
+        put_str(b, s->warnings[i].message);
+    }
+    return b->failed ? JL_ENOMEM : JL_OK;
+}
+
+jl_status jl__wire_put_error(jl_wbuf *b, const jl_error *e)
+{
+    int depth = 0;
+    for (; e && depth < MAX_CAUSES; e = e->cause, depth++) {
+        put_i32(b, (int32_t)e->code);
+        put_str(b, e->file);
+        put_str(b, e->run);
+        put_str(b, e->object);
+        put_i64(b, e->row);
+        put_str(b, e->message ? e->message : "");
+        put_u8(b, e->cause != NULL && depth + 1 < MAX_CAUSES);
+    }
+    return b->failed ? JL_ENOMEM : JL_OK;
+}
+
+/* ------------------------------------------------------------- reading */
+
+typedef struct rd {
+    const unsigned char *p;
+    size_t n, pos;
+    jl_status st; /* first failure */
+} rd;
+
+static int take(rd *r, void *out, size_t n)
+{
+    if (r->st != JL_OK)
+        return 0;
+    if (n > r->n - r->pos) {
+        r->st = JL_EINVALID;
+        return 0;
+    }
+    memcpy(out, r->p + r->pos, n);
+    r->pos += n;
+    return 1;
+}
+
+static uint32_t get_u32(rd *r) { uint32_t v = 0; take(r, &v, sizeof v); return v; }
+static int32_t get_i32(rd *r) { int32_t v = 0; take(r, &v, sizeof v); return v; }
+static int64_t get_i64(rd *r) { int64_t v = 0; take(r, &v, sizeof v); return v; }
+static uint64_t get_u64(rd *r) { uint64_t v = 0; take(r, &v, sizeof v); return v; }
+static uint8_t get_u8(rd *r) { uint8_t v = 0; take(r, &v, 1); return v; }
+static double get_f64(rd *r) { double v = 0; take(r, &v, sizeof v); return v; }
+
+static char *get_str(rd *r)
+{
+    uint32_t n = get_u32(r);
+    if (r->st != JL_OK || n == NULL_STR)
+        return NULL;
+    if (n > r->n - r->pos) {
+        r->st = JL_EINVALID;
+        return NULL;
+    }
+    char *s = malloc((size_t)n + 1);
+    if (!s) {
+        r->st = JL_ENOMEM;
+        return NULL;
+    }
+    memcpy(s, r->p + r->pos, n);
+    s[n] = '\0';
+    r->pos += n;
+    return s;
+}
+
+static void get_attrs(rd *r, jl_attrs *a)
+{
+    a->workload = get_str(r);
+    a->model = get_str(r);
+    a->task = get_str(r);
+    a->gpu_model = get_str(r);
+    a->num_gpus = (long)get_i64(r);
+    a->precision = get_str(r);
+    a->max_batch_size = (long)get_i64(r);
+    a->start_time_unix = get_f64(r);
+    a->tensor_parallel = (long)get_i64(r);
+    a->expert_parallel = (long)get_i64(r);
+    a->data_parallel = (long)get_i64(r);
+    a->gpu_memory_bytes = get_f64(r);
+    a->gpu_tdp_w = get_f64(r);
+    a->gpu_idle_power_w = get_f64(r);
+    a->total_params = get_f64(r);
+    a->active_params = get_f64(r);
+    a->kv_bytes_per_token = get_f64(r);
+    a->denoising_steps = (long)get_i64(r);
+    a->height = (long)get_i64(r);
+    a->width = (long)get_i64(r);
+    a->num_frames = (long)get_i64(r);
+    a->notes = get_str(r);
+    uint32_t n = get_u32(r);
+    if (r->st != JL_OK || n == 0)
+        return;
+    /* each extra takes at least 9 bytes: refuse counts the input cannot hold */
+    if (n > (r->n - r->pos) / 9) {
+        r->st = JL_EINVALID;
+        return;
+    }
+    a->extra = calloc(n, sizeof *a->extra);
+    if (!a->extra) {
+        r->st = JL_ENOMEM;
+        return;
+    }
+    for (uint32_t i = 0; i < n && r->st == JL_OK; i++) {
+        a->extra[i].key = get_str(r);
+        a->extra[i].value = get_str(r);
+        a->extra[i].is_number = get_u8(r);
+        a->n_extra = i + 1;
+    }
+}
+
+static double *get_doubles(rd *r, uint64_t n)
+{
+    if (r->st != JL_OK)
+        return NULL;
+    if (n > (r->n - r->pos) / sizeof(double)) {
+        r->st = JL_EINVALID;
+        return NULL;
+    }
+    double *v = jl_malloc_array((size_t)n, sizeof *v);
+    if (!v) {
+        r->st = JL_ENOMEM;
+        return NULL;
+    }
+    take(r, v, (size_t)n * sizeof *v);
+    return v;
+}
+
+jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used,
+                               jl_summary **out)
+{
+    *out = NULL;
+    jl_summary *s = jl_summary_new();
+    if (!s)
+        return JL_ENOMEM;
+    rd r = {p, n, 0, JL_OK};
+    s->file = get_str(&r);
+    s->run = get_str(&r);
+    jl_attrs_clear(&s->attrs);
+    get_attrs(&r, &s->attrs);
+    int32_t method = get_i32(&r), source = get_i32(&r);
+    if (method < 0 || method >= JL_STEADY_COUNT || source < 0 ||
+        source > JL_ENERGY_SUMMARY || get_u32(&r) != JL_FIG_COUNT) {
+        if (r.st == JL_OK)
+            r.st = JL_EINVALID;
+    }
+    s->steady_method = (jl_steady_method)method;
+    s->energy_source = (jl_energy_source)source;
+    take(&r, s->fig, sizeof s->fig);
+    uint64_t g = get_u64(&r);
+    s->num_gpus = (size_t)g;
+    if (get_u8(&r))
+        s->gpu_energy_j = get_doubles(&r, g);
+    if (get_u8(&r))
+        s->gpu_avg_power_w = get_doubles(&r, g);
+    uint32_t nw = get_u32(&r);
+    if (r.st == JL_OK && nw > 0) {
+        if (nw > (r.n - r.pos) / 8) {
+            r.st = JL_EINVALID;
+        } else if (!(s->warnings = calloc(nw, sizeof *s->warnings))) {
+            r.st = JL_ENOMEM;
+        } else {
+            for (uint32_t i = 0; i < nw && r.st == JL_OK; i++) {
+                s->warnings[i].rule = get_str(&r);
+                s->warnings[i].message = get_str(&r);
+                s->n_warnings = i + 1;
+            }
+        }
+    }
+    if (r.st != JL_OK) {
+        jl_summary_free(s);
+        return r.st;
+    }
+    *used = r.pos;
+    *out = s;
+    return JL_OK;
+}
+
+jl_status jl__wire_get_error(const unsigned char *p, size_t n, size_t *used,
+                             jl_error **out)
+{
+    *out = NULL;
+    rd r = {p, n, 0, JL_OK};
+    jl_error *head = NULL, **link = &head;
+    int more = 1;
+    for (int depth = 0; more && r.st == JL_OK; depth++) {
+        if (depth >= MAX_CAUSES) {
+            r.st = JL_EINVALID;
+            break;
+        }
+        jl_error *e = calloc(1, sizeof *e);
+        if (!e) {
+            r.st = JL_ENOMEM;
+            break;
+        }
+        *link = e;
+        link = &e->cause;
+        int32_t code = get_i32(&r);
+        if (r.st == JL_OK && (code < 0 || code >= JL_STATUS_COUNT))
+            r.st = JL_EINVALID;
+        e->code = (jl_status)code;
+        e->file = get_str(&r);
+        e->run = get_str(&r);
+        e->object = get_str(&r);
+        e->row = (long long)get_i64(&r);
+        e->message = get_str(&r);
+        if (r.st == JL_OK && !e->message)
+            r.st = JL_EINVALID;
+        more = get_u8(&r);
+    }
+    if (r.st != JL_OK) {
+        jl_error_free(head);
+        return r.st;
+    }
+    *used = r.pos;
+    *out = head;
+    return JL_OK;
+}
