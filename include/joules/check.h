@@ -11,6 +11,9 @@
 #ifndef JOULES_CHECK_H
 #define JOULES_CHECK_H
 
+#include <jansson.h>
+#include <stddef.h>
+
 #include "joules/descriptors.h"
 #include "joules/error.h"
 #include "joules/summary.h"
@@ -92,6 +95,15 @@ void jl_check_results_clear(jl_check_result *results);
  * "check:<rule>"), so summaries carry the validation outcome. */
 jl_status jl_check_annotate(jl_summary *s, const jl_ruleset *rs,
                             const jl_descriptors *desc);
+
+/* The joules.check/1 document `joules check --json` prints: {"schema",
+ * "rules_version", "runs": [run key + "rules": {name: {"level", "value",
+ * "message"}} + "passed"], "totals": {"pass","warn","fail","skip",
+ * "runs_failed"}, "errors"}. errors may be NULL; *n_failed_runs (may be
+ * NULL) receives the number of runs failing a rule. NULL on out-of-memory. */
+json_t *jl_check_document(const jl_summary_list *l, const jl_ruleset *rs,
+                          const jl_descriptors *desc, const jl_error_list *errors,
+                          size_t *n_failed_runs);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "joules/error.h"
 #include "joules/summary.h"
@@ -70,6 +71,34 @@ jl_status jl_write_file_atomic(const char *path, const void *data, size_t len,
 /* Unlink every temporary file still being written: for a signal handler
  * (async-signal-safe), so an interrupted command leaves nothing partial. */
 void jl_atomic_cleanup_signal(void);
+
+/* Directories written whole (a report): jl_atomic_dir_open() creates a
+ * temporary directory beside `target` ("TARGET.tmp.PID.XXXXXX") and
+ * registers it, so jl_atomic_cleanup_signal() removes it, recursively, if
+ * the process is interrupted; write into it (each file still atomically),
+ * then jl_atomic_dir_commit() renames it into place — refusing (JL_EUSAGE)
+ * when target exists unless replace, in which case the old directory is
+ * swapped out and removed — or jl_atomic_dir_abort() removes it. */
+jl_status jl_atomic_dir_open(const char *target, char **tmp_out, jl_error **err);
+jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace,
+                               jl_error **err);
+void jl_atomic_dir_abort(const char *tmp);
+
+/* The registration hook itself, for other temporaries that must not outlive
+ * an interrupted command: a directory (removed recursively) and a child
+ * process writing into one (killed and reaped before the removal).
+ * register_dir returns 0, or -1 when the registry is full. */
+int jl_atomic_register_dir(const char *path);
+void jl_atomic_unregister_dir(const char *path);
+void jl_atomic_register_child(pid_t pid);
+void jl_atomic_unregister_child(pid_t pid);
+
+/* Remove a file or a directory tree (not for signal handlers). */
+jl_status jl_remove_tree(const char *path, jl_error **err);
+
+/* The joules.summary/1 document `joules summarize --json` prints:
+ * {"schema", "runs": [run objects], "errors": [...]}. errors may be NULL. */
+json_t *jl_summary_document(const jl_summary_list *l, const jl_error_list *errors);
 
 /* CSV quoting of one field (RFC 4180). */
 void jl_csv_field(FILE *f, const char *s);

@@ -73,47 +73,13 @@ int jl_cmd_check(int argc, char **argv)
         cli_study_free(&cs);
         return rc;
     }
-    json_t *doc = json_object(), *runs = json_array();
-    json_object_set_new(doc, "schema", json_string("joules.check/1"));
-    json_object_set_new(doc, "rules_version", json_string(JL_RULES_VERSION));
     size_t n_failed_runs = 0;
-    size_t totals[4] = {0};
-    for (size_t i = 0; i < cs.runs.count; i++) {
-        const jl_summary *s = cs.runs.items[i];
-        jl_check_result res[JL_RULE_COUNT];
-        if (jl_check_run(s, &cs.rules, cs.desc, res) != JL_OK) {
-            json_decref(doc);
-            cli_study_free(&cs);
-            return JL_EXIT_INTERNAL;
-        }
-        json_t *ro = jl_run_key_to_json(s), *rules = json_object();
-        int failed = 0;
-        if (!json)
-            printf("%s run %s (%s, %s x%ld, max_batch_size %ld)\n", s->file, s->run,
-                   s->attrs.model ? s->attrs.model : "?", s->attrs.gpu_model ? s->attrs.gpu_model : "?",
-                   s->attrs.num_gpus, s->attrs.max_batch_size);
-        for (int r = 0; r < JL_RULE_COUNT; r++) {
-            totals[res[r].level]++;
-            failed |= res[r].level == JL_CHECK_FAIL;
-            json_object_set_new(rules, cs.rules.rules[r].name,
-                                json_pack("{s:s,s:o,s:s}", "level", jl_check_level_name(res[r].level),
-                                          "value", jl_json_number(res[r].value), "message", res[r].message));
-            if (!json)
-                printf("  %-4s %-24s %s\n", jl_check_level_name(res[r].level), cs.rules.rules[r].name,
-                       res[r].message);
-        }
-        json_object_set_new(ro, "rules", rules);
-        json_object_set_new(ro, "passed", json_boolean(!failed));
-        json_array_append_new(runs, ro);
-        n_failed_runs += failed;
-        jl_check_results_clear(res);
+    json_t *doc = jl_check_document(&cs.runs, &cs.rules, cs.desc, &cs.errors, &n_failed_runs);
+    if (!doc) {
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+        cli_study_free(&cs);
+        return JL_EXIT_INTERNAL;
     }
-    json_object_set_new(doc, "runs", runs);
-    json_object_set_new(doc, "totals", json_pack("{s:I,s:I,s:I,s:I,s:I}", "pass", (json_int_t)totals[0],
-                                                 "warn", (json_int_t)totals[1], "fail", (json_int_t)totals[2],
-                                                 "skip", (json_int_t)totals[3],
-                                                 "runs_failed", (json_int_t)n_failed_runs));
-    json_object_set_new(doc, "errors", jl_errors_to_json(&cs.errors));
     if (json) {
         jl_error *err = NULL;
         if (jl_write_json("-", doc, &err) != JL_OK) {
@@ -122,8 +88,26 @@ int jl_cmd_check(int argc, char **argv)
             rc = JL_EXIT_OUTPUT;
         }
     } else {
+        /* The text form is printed from the same document. */
+        json_t *runs = json_object_get(doc, "runs");
+        for (size_t i = 0; i < cs.runs.count; i++) {
+            const jl_summary *s = cs.runs.items[i];
+            json_t *rules = json_object_get(json_array_get(runs, i), "rules");
+            printf("%s run %s (%s, %s x%ld, max_batch_size %ld)\n", s->file, s->run,
+                   s->attrs.model ? s->attrs.model : "?", s->attrs.gpu_model ? s->attrs.gpu_model : "?",
+                   s->attrs.num_gpus, s->attrs.max_batch_size);
+            for (int r = 0; r < JL_RULE_COUNT; r++) {
+                json_t *ro = json_object_get(rules, cs.rules.rules[r].name);
+                printf("  %-4s %-24s %s\n", json_string_value(json_object_get(ro, "level")),
+                       cs.rules.rules[r].name, json_string_value(json_object_get(ro, "message")));
+            }
+        }
+        json_t *t = json_object_get(doc, "totals");
         printf("\n%zu runs: %zu rule results pass, %zu warn, %zu fail, %zu skipped; %zu runs fail a rule\n",
-               cs.runs.count, totals[0], totals[1], totals[2], totals[3], n_failed_runs);
+               cs.runs.count, (size_t)json_integer_value(json_object_get(t, "pass")),
+               (size_t)json_integer_value(json_object_get(t, "warn")),
+               (size_t)json_integer_value(json_object_get(t, "fail")),
+               (size_t)json_integer_value(json_object_get(t, "skip")), n_failed_runs);
     }
     json_decref(doc);
     if (!rc)

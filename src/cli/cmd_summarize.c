@@ -127,13 +127,11 @@ int jl_cmd_summarize(int argc, char **argv)
         return JL_EXIT_OUTPUT;
     }
     if (json) {
-        json_t *doc = json_object(), *runs = json_array();
-        json_object_set_new(doc, "schema", json_string("joules.summary/1"));
-        for (size_t i = 0; i < cs.runs.count; i++)
-            json_array_append_new(runs, jl_summary_to_json(cs.runs.items[i]));
-        json_object_set_new(doc, "runs", runs);
-        json_object_set_new(doc, "errors", jl_errors_to_json(&cs.errors));
-        if (jl_write_json("-", doc, &err) != JL_OK) {
+        json_t *doc = jl_summary_document(&cs.runs, &cs.errors);
+        if (!doc) {
+            fprintf(stderr, "joules %s: out of memory\n", cmd);
+            rc = JL_EXIT_INTERNAL;
+        } else if (jl_write_json("-", doc, &err) != JL_OK) {
             cli_print_error(cmd, err);
             jl_error_free(err);
             rc = JL_EXIT_OUTPUT;

@@ -13,6 +13,7 @@
 
 #include "core/util.h"
 #include "joules/output.h"
+#include "output/atomic_internal.h"
 
 /* Registry of live temporary paths. Fixed size on purpose: the signal
  * handler must not allocate. More than this many files open at once is not
@@ -42,6 +43,9 @@ void jl_atomic_cleanup_signal(void)
     for (int i = 0; i < JL_MAX_LIVE_TEMPS; i++)
         if (live_temps[i])
             unlink(live_temps[i]);
+    /* then whole directories being built (a report), after stopping any
+     * child process still writing into them */
+    jl_atomic_cleanup_dirs_signal();
 }
 
 jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err)

@@ -108,6 +108,22 @@ json_t *jl_summary_to_json(const jl_summary *s)
     return o;
 }
 
+json_t *jl_summary_document(const jl_summary_list *l, const jl_error_list *errors)
+{
+    json_t *doc = json_object(), *runs = json_array();
+    if (!doc || !runs) {
+        json_decref(doc);
+        json_decref(runs);
+        return NULL;
+    }
+    json_object_set_new(doc, "schema", json_string("joules.summary/1"));
+    for (size_t i = 0; l && i < l->count; i++)
+        json_array_append_new(runs, jl_summary_to_json(l->items[i]));
+    json_object_set_new(doc, "runs", runs);
+    json_object_set_new(doc, "errors", jl_errors_to_json(errors));
+    return doc;
+}
+
 json_t *jl_errors_to_json(const jl_error_list *errors)
 {
     json_t *arr = json_array();
