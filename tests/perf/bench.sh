@@ -1,0 +1,220 @@
+#!/bin/sh
+# tests/perf/bench.sh — the joules benchmarks, one command (docs/performance.md).
+#
+#   sh tests/perf/bench.sh            (or: cmake --build BUILD --target bench)
+#
+# Builds a Release tree, generates the benchmark traces (once; kept between
+# runs), then times every measurement REPEAT times, interleaved (A B C A B C
+# ...) so that noise from other load hits all of them alike, takes the median
+# and prints markdown tables of ratios measured in this one run, and peak
+# memory (maximum resident set size from /usr/bin/time -v).
+#
+# Environment:
+#   JOULES_BENCH_DIR     scratch folder (default /tmp/joules-bench); traces,
+#                        logs, results.tsv and the report go here
+#   JOULES_BENCH_SCALE   full (default: study set of 2,000 runs, 10^7-sample
+#                        runs, a 10 GB set for memory) or quick (small sizes,
+#                        a few minutes, for checking the script)
+#   JOULES_BENCH_REPEAT  repetitions per measurement (default 5; quick: 3)
+#   JOULES_BENCH_BUILD   build folder (default $JOULES_BENCH_DIR/build)
+#   JOULES_BENCH_JOBS    parallel build jobs (default 2)
+#   JOULES_BENCH_PYTHON  Python with h5py + numpy (default /usr/bin/python3)
+#   JOULES_MLENERGY      the ML.ENERGY data set (default ../shared/data/mlenergy-v3)
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+DIR=${JOULES_BENCH_DIR:-/tmp/joules-bench}
+SCALE=${JOULES_BENCH_SCALE:-full}
+case "$SCALE" in
+full) REPEAT=${JOULES_BENCH_REPEAT:-5} ;;
+quick) REPEAT=${JOULES_BENCH_REPEAT:-3} ;;
+*) echo "bench: JOULES_BENCH_SCALE must be full or quick" >&2; exit 2 ;;
+esac
+BUILD=${JOULES_BENCH_BUILD:-$DIR/build}
+JOBS=${JOULES_BENCH_JOBS:-2}
+PY=${JOULES_BENCH_PYTHON:-/usr/bin/python3}
+MLE=${JOULES_MLENERGY:-$ROOT/../shared/data/mlenergy-v3}
+SETS=$DIR/sets-$SCALE
+OUT=$DIR/out
+RES=$DIR/results-$SCALE.tsv
+mkdir -p "$DIR" "$SETS" "$OUT"
+say() { printf '%s\n' "bench: $*" >&2; }
+
+# ---------------------------------------------------------------- build
+say "building Release in $BUILD"
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DJOULES_BUILD_TESTS=ON > "$DIR/cmake.log" 2>&1 ||
+    { cat "$DIR/cmake.log" >&2; exit 1; }
+cmake --build "$BUILD" -j "$JOBS" --target joules_cli joules-perf-gen joules-perf-rawread \
+    > "$DIR/build.log" 2>&1 || { tail -40 "$DIR/build.log" >&2; exit 1; }
+JOULES=$BUILD/joules
+GEN=$BUILD/tests/perf/joules-perf-gen
+RAW=$BUILD/tests/perf/joules-perf-rawread
+REF=$ROOT/tests/reference/summary_ref.py
+TIME=/usr/bin/time
+[ -x "$TIME" ] || { echo "bench: needs GNU time at /usr/bin/time" >&2; exit 1; }
+
+# ---------------------------------------------------------------- traces
+# gen NAME ARGS...: generate a set once (a .done file holds the arguments).
+gen() {
+    name=$1
+    shift
+    if [ -f "$SETS/$name/.done" ] && [ "$(cat "$SETS/$name/.done")" = "$*" ]; then
+        return 0
+    fi
+    say "generating $name"
+    rm -rf "${SETS:?}/$name"
+    t0=$(date +%s)
+    "$GEN" "$@" -o "$SETS/$name" --prefix "$name"
+    printf '%s' "$*" > "$SETS/$name/.done"
+    say "  $name: $(($(date +%s) - t0)) s"
+}
+
+H100_LLM="$ROOT/traces/h100/h100-qwen3-8b-shape-chat.h5 $ROOT/traces/h100/h100-qwen3-1.7b-shape-chat.h5"
+if [ "$SCALE" = full ]; then
+    STUDY_FILES=200 LONG_FILES=4 LONG_REQ=100000 HUGE_GB=10
+else
+    STUDY_FILES=20 LONG_FILES=2 LONG_REQ=10000 HUGE_GB=1
+fi
+# small: ~10 MB decoded, 16 runs of 8 GPUs
+gen small-gzip synth --codec gzip --files 4 --runs 4 --gpus 8 --requests 500 --seed 11
+# study: 2,000 runs (quick: 200) tiled from the real H100 LLM runs, 10 a file
+# shellcheck disable=SC2086
+gen study-gzip tile --codec gzip --files $STUDY_FILES --runs 10 $H100_LLM
+# shellcheck disable=SC2086
+gen study-zstd tile --codec zstd --files $STUDY_FILES --runs 10 $H100_LLM
+# long: one run a file, 8 GPUs, 10^5 requests, ~10^7 ITL samples
+gen long-gzip synth --codec gzip --files $LONG_FILES --runs 1 --gpus 8 --requests $LONG_REQ \
+    --mean-output 83 --seed 7
+gen long-zstd synth --codec zstd --files $LONG_FILES --runs 1 --gpus 8 --requests $LONG_REQ \
+    --mean-output 83 --seed 7
+
+# decoded bytes of a set: all datasets / the datasets the summary needs
+decoded() { "$RAW" ${2:-} "$SETS/$1" | awk '{print $NF}'; }
+# huge: hard links to the long-zstd files until HUGE_GB of decoded data, for
+# the memory bound (the page cache holds it; distinct paths, same inodes)
+huge_need=$((HUGE_GB * 1000000000))
+if [ ! -f "$SETS/huge/.done" ] || [ "$(cat "$SETS/huge/.done")" != "$HUGE_GB" ]; then
+    say "linking huge ($HUGE_GB GB decoded)"
+    rm -rf "$SETS/huge"
+    mkdir -p "$SETS/huge"
+    per=$(decoded long-zstd --all)
+    copies=$(((huge_need + per - 1) / per))
+    i=0
+    while [ $i -lt "$copies" ]; do
+        for f in "$SETS"/long-zstd/*.h5; do
+            ln "$f" "$SETS/huge/c$(printf %03d $i)-$(basename "$f")"
+        done
+        i=$((i + 1))
+    done
+    printf '%s' "$HUGE_GB" > "$SETS/huge/.done"
+fi
+
+# ---------------------------------------------------------------- timing
+# measure SET LABEL CMD...: one timed run; wall seconds and max RSS (KiB) to
+# results; stdout to $OUT/SET.LABEL.out
+: > "$RES"
+measure() {
+    set_=$1 label=$2
+    shift 2
+    rc=0
+    t0=$(date +%s%N)
+    "$TIME" -f '%M' -o "$OUT/rss" "$@" > "$OUT/$set_.$label.out" 2> "$OUT/$set_.$label.err" || rc=$?
+    t1=$(date +%s%N)
+    # exit 1 = some runs failed, others summarised (docs/cli.md): still timed
+    if [ $rc -gt 1 ]; then
+        say "$set_ $label failed (exit $rc):"
+        tail -5 "$OUT/$set_.$label.err" >&2
+    fi
+    rss=$(tail -1 "$OUT/rss" | tr -dc 0-9)
+    printf '%s\t%s\t%s\t%s\t%s\n' "$set_" "$label" "$(echo "$t0 $t1" | awk '{printf "%.4f", ($2-$1)/1e9}')" "${rss:-0}" "$rc" >> "$RES"
+}
+
+have_py() {
+    "$PY" -c 'import h5py, numpy' 2> /dev/null
+}
+# Python reads Zstandard only with an HDF5 plugin for filter 32015
+py_zstd() {
+    "$PY" -c 'import hdf5plugin' 2> /dev/null
+}
+
+SETS_TIMED="small-gzip study-gzip study-zstd long-gzip long-zstd"
+for s in $SETS_TIMED; do
+    printf '%s\t%s\t%s\t%s\n' "$s" size "$(decoded "$s")" "$(decoded "$s" --all)" >> "$RES"
+    printf '%s\t%s\t%s\t%s\n' "$s" disk "$(du -sk "$SETS/$s" | cut -f1)" "$(find "$SETS/$s" -name '*.h5' | wc -l)" >> "$RES"
+done
+
+say "timing: $REPEAT rounds over $SETS_TIMED"
+for s in $SETS_TIMED; do # warm the page cache
+    "$RAW" --all "$SETS/$s" > /dev/null
+done
+r=0
+while [ $r -lt "$REPEAT" ]; do
+    r=$((r + 1))
+    for s in $SETS_TIMED; do
+        say "round $r/$REPEAT: $s"
+        measure "$s" raw1 "$RAW" "$SETS/$s"
+        measure "$s" rawall1 "$RAW" --all "$SETS/$s"
+        measure "$s" j1 "$JOULES" summarize --json --workers 1 "$SETS/$s"
+        measure "$s" raw2 "$RAW" --workers 2 "$SETS/$s"
+        measure "$s" j2 "$JOULES" summarize --json --workers 2 "$SETS/$s"
+        case "$s" in
+        *zstd) py_zstd || continue ;;
+        esac
+        if have_py; then
+            # shellcheck disable=SC2046
+            measure "$s" py "$PY" "$REF" $(find "$SETS/$s" -name '*.h5' | sort)
+        fi
+    done
+done
+
+# Agreement: joules with 2 workers must print what it prints with 1, and
+# the reference's figures must agree to 1e-6 relative (so it is equal work).
+for s in $SETS_TIMED; do
+    if cmp -s "$OUT/$s.j1.out" "$OUT/$s.j2.out"; then same=identical; else same=DIFFERENT; fi
+    printf '%s\t%s\t%s\n' "$s" workers_output "$same" >> "$RES"
+    if [ -s "$OUT/$s.py.out" ]; then
+        agree=$("$PY" "$ROOT/tests/perf/agree.py" --rtol 1e-6 "$OUT/$s.j1.out" "$OUT/$s.py.out" 2>&1 | tail -1)
+        printf '%s\t%s\t%s\n' "$s" agree "$agree" >> "$RES"
+    fi
+done
+
+# Memory against input size: one run each, 1 and 2 workers, the huge set too.
+say "memory: huge set ($HUGE_GB GB decoded)"
+printf '%s\t%s\t%s\t%s\n' huge size "$(decoded huge)" "$(decoded huge --all)" >> "$RES"
+measure huge j1 "$JOULES" summarize --json --workers 1 "$SETS/huge"
+measure huge j2 "$JOULES" summarize --json --workers 2 "$SETS/huge"
+measure huge raw1 "$RAW" "$SETS/huge"
+
+# ML.ENERGY: import + frontier + pick + compare + fit, and report. Each step
+# runs when its command exists; the command lines can be overridden.
+if [ -d "$MLE" ]; then
+    M=$OUT/mlenergy
+    rm -rf "$M"
+    mkdir -p "$M"
+    IMPORT_CMD=${JOULES_BENCH_IMPORT:-"$JOULES import mlenergy $MLE -o $M/traces"}
+    FRONTIER_CMD=${JOULES_BENCH_FRONTIER:-"$JOULES frontier --json $M/traces"}
+    PICK_CMD=${JOULES_BENCH_PICK:-"$JOULES pick --json $M/traces"}
+    COMPARE_CMD=${JOULES_BENCH_COMPARE:-"$JOULES compare --json $M/traces"}
+    FIT_CMD=${JOULES_BENCH_FIT:-"$JOULES fit --json $M/traces"}
+    REPORT_CMD=${JOULES_BENCH_REPORT:-"$JOULES report $M/traces -o $M/report"}
+    for step in import frontier pick compare fit report; do
+        if ! "$JOULES" "$step" --help > /dev/null 2>&1; then
+            printf '%s\t%s\t%s\n' mlenergy "$step" "not yet available" >> "$RES"
+            continue
+        fi
+        case $step in
+        import) cmd=$IMPORT_CMD ;; frontier) cmd=$FRONTIER_CMD ;; pick) cmd=$PICK_CMD ;;
+        compare) cmd=$COMPARE_CMD ;; fit) cmd=$FIT_CMD ;; report) cmd=$REPORT_CMD ;;
+        esac
+        i=0
+        while [ $i -lt "$REPEAT" ]; do
+            i=$((i + 1))
+            [ "$step" = import ] && rm -rf "$M/traces"
+            [ "$step" = report ] && rm -rf "$M/report"
+            # shellcheck disable=SC2086
+            measure mlenergy "$step" $cmd
+        done
+    done
+fi
+
+"$PY" "$ROOT/tests/perf/report.py" --repeat "$REPEAT" --scale "$SCALE" --out "$OUT" "$RES" | tee "$DIR/report-$SCALE.md"
