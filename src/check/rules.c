@@ -206,9 +206,11 @@ jl_status jl_check_run(const jl_summary *s, const jl_ruleset *rs,
             int fail = hib ? v < rule->fail : v > rule->fail;
             int warn = hib ? v < rule->warn : v > rule->warn;
             res[r].level = fail ? JL_CHECK_FAIL : warn ? JL_CHECK_WARN : JL_CHECK_PASS;
-            res[r].message = jl_asprintf("%s = %.4g %s (%s %s %.4g, %s %s %.4g)", rule->name, v,
-                                         rule->unit, "warn", hib ? "below" : "above", rule->warn,
-                                         "fail", hib ? "below" : "above", rule->fail);
+            /* a ratio has unit "1": print no unit for it */
+            const char *unit = strcmp(rule->unit, "1") ? rule->unit : "";
+            res[r].message = jl_asprintf("%s = %.4g%s%s (warn %s %.4g, fail %s %.4g)", rule->name, v,
+                                         *unit ? " " : "", unit, hib ? "below" : "above", rule->warn,
+                                         hib ? "below" : "above", rule->fail);
         }
         if (!res[r].message) {
             jl_check_results_clear(res);

@@ -47,6 +47,7 @@ int jl_cmd_check(int argc, char **argv)
     cli_study cs;
     cli_study_init(&cs);
     optind = 1;
+    opterr = 0; /* we print our own message, naming the option */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         int h;
         switch (c) {
@@ -58,7 +59,7 @@ int jl_cmd_check(int argc, char **argv)
             if (h == 1)
                 break;
             if (h == 0)
-                cli_usage_error(cmd, "unknown option");
+                cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
             cli_study_free(&cs);
             return JL_EXIT_USAGE;
         }

@@ -199,11 +199,12 @@ int jl_cmd_inspect(int argc, char **argv)
     const char *cmd = "inspect";
     int json = 0, c;
     optind = 1;
+    opterr = 0; /* we print our own message, naming the option */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': fputs(help, stdout); return JL_EXIT_OK;
         case OPT_JSON: json = 1; break;
-        default: return cli_usage_error(cmd, "unknown option");
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc)

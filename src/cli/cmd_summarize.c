@@ -94,6 +94,7 @@ int jl_cmd_summarize(int argc, char **argv)
     cli_study_init(&cs);
     int c, rc = JL_EXIT_OK;
     optind = 1;
+    opterr = 0; /* we print our own message, naming the option */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         int h;
         switch (c) {
@@ -108,7 +109,7 @@ int jl_cmd_summarize(int argc, char **argv)
             if (h == 1)
                 break;
             if (h == 0)
-                cli_usage_error(cmd, "unknown option");
+                cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
             cli_study_free(&cs);
             return JL_EXIT_USAGE;
         }

@@ -67,7 +67,9 @@ int cli_study_exit(const cli_study *cs);
 /* Print one error line to stderr: "joules CMD: <formatted error>". */
 void cli_print_error(const char *cmd, const jl_error *e);
 
-/* Usage error: message to stderr, returns JL_EXIT_USAGE. */
+/* Usage error: message to stderr, returns JL_EXIT_USAGE. Commands set
+ * opterr = 0 and report an unknown option as
+ * cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]). */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -253,5 +253,6 @@ int main(int argc, char **argv)
     }
     printf("files %llu runs %llu datasets %llu bytes %llu\n", total.files, total.runs,
            total.datasets, total.bytes);
+    free(pids);
     return failed ? 1 : 0;
 }
