@@ -28,8 +28,11 @@
 
 #include "joules/trace.h"
 
-/* What the summary reads (docs/summary.md): window, energy, power, tokens,
- * occupancy, KV use, latency, diffusion batches, clocks and utilisation. */
+/* What the summary reads (the jl_run fields src/summary uses): window,
+ * energy, power, tokens, occupancy, KV use, latency (itl/request: samples of
+ * requests that never finished are left out), diffusion batches, clocks and
+ * utilisation. Not needed: power/watts_avg, gpu/mem_util, mem_used_bytes,
+ * temp_c, engine/waiting, requests/input_tokens. */
 static const char *const needed[] = {
     "power/time", "power/watts", "power/energy_j",
     "gpu/time", "gpu/sm_util", "gpu/sm_clock_mhz",
@@ -37,7 +40,7 @@ static const char *const needed[] = {
     "engine/prefill_tokens", "engine/kv_cache_usage",
     "requests/arrival", "requests/first_token", "requests/finish",
     "requests/output_tokens",
-    "itl/seconds",
+    "itl/seconds", "itl/request",
     "batches/start", "batches/end", "batches/size",
     NULL,
 };
