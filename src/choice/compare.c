@@ -1,0 +1,389 @@
+/* compare: matched-constraint comparisons of one attribute's values against
+ * a baseline value (joules/choice.h, docs/choice.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "choice/choice_internal.h"
+#include "core/util.h"
+#include "frontier/frontier_internal.h"
+#include "joules/frontier.h"
+#include "joules/output.h"
+
+void jl_compare_result_free(jl_compare_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++) {
+        jl_comparison *c = &r->items[i];
+        if (c->group_values)
+            for (size_t k = 0; k < r->n_group_keys; k++)
+                free(c->group_values[k]);
+        free(c->group_values);
+        free(c->side);
+        free(c->reason);
+        jl_pick_clear(&c->base);
+        jl_pick_clear(&c->other);
+    }
+    free(r->items);
+    for (size_t k = 0; k < r->n_group_keys; k++)
+        free(r->group_keys[k]);
+    free(r->group_keys);
+    for (size_t k = 0; k < r->n_sides; k++)
+        free(r->sides[k].side);
+    free(r->sides);
+    free(r->by);
+    free(r->baseline);
+    free(r);
+}
+
+/* Runs of group g whose `by` value equals v. */
+static size_t runs_with(const jl_summary_list *l, const jl_group *g, const char *by,
+                        const char *v, size_t *out)
+{
+    char buf[1024];
+    size_t n = 0;
+    for (size_t i = 0; i < g->n_runs; i++)
+        if (jl_attrs_get(&l->items[g->runs[i]]->attrs, by, buf, sizeof buf) == 0 &&
+            jl__attr_value_cmp(buf, v) == 0)
+            out[n++] = g->runs[i];
+    return n;
+}
+
+static char *why_not(const jl_pick *p, const char *by, const char *v, int have_slo)
+{
+    switch (p->status) {
+    case JL_PICK_NO_RUNS: return jl_asprintf("no run with %s=%s", by, v);
+    case JL_PICK_NOT_APPLICABLE:
+        return jl_asprintf("no run with %s=%s has the %s figures", by, v,
+                           have_slo ? "SLO's and energy" : "energy");
+    case JL_PICK_INFEASIBLE:
+        return jl_asprintf("no configuration with %s=%s meets the SLO", by, v);
+    default: return NULL;
+    }
+}
+
+jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t n_slos,
+                     const jl_compare_options *opt, jl_compare_result **out, jl_error **err)
+{
+    *out = NULL;
+    if (!opt || !opt->by || !opt->baseline)
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "compare needs --by and --baseline");
+    jl_compare_result *r = calloc(1, sizeof *r);
+    jl_group_set sides = {0}, groups = {0};
+    size_t *buf_base = NULL, *buf_side = NULL;
+    double *red = NULL;
+    jl_status st = JL_OK;
+    if (!r)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    r->slos = slos;
+    r->n_slos = n_slos;
+    if (!(r->by = jl_strdup(opt->by)) || !(r->baseline = jl_strdup(opt->baseline)))
+        goto oom;
+    /* the sides: every value of `by`, baseline first */
+    const char *bykey[1] = {opt->by};
+    if ((st = jl_group_runs(l, bykey, 1, NULL, &sides, err)))
+        goto fail;
+    int have_baseline = 0;
+    for (size_t k = 0; k < sides.n; k++) {
+        const char *v = sides.groups[k].values[0];
+        if (!v)
+            continue;
+        if (!jl__attr_value_cmp(v, opt->baseline)) {
+            have_baseline = 1;
+            continue;
+        }
+        jl_compare_side *ns = realloc(r->sides, (r->n_sides + 1) * sizeof *ns);
+        if (!ns)
+            goto oom;
+        r->sides = ns;
+        memset(&ns[r->n_sides], 0, sizeof *ns);
+        if (!(ns[r->n_sides].side = jl_strdup(v)))
+            goto oom;
+        r->n_sides++;
+    }
+    if (!have_baseline) {
+        jl_strbuf b;
+        jl_strbuf_init(&b);
+        for (size_t k = 0; k < sides.n; k++)
+            if (sides.groups[k].values[0])
+                jl_strbuf_printf(&b, "%s%s", b.len ? ", " : "", sides.groups[k].values[0]);
+        char *vals = jl_strbuf_take(&b);
+        st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                     "no selected run has %s=%s (values present: %s)", opt->by, opt->baseline,
+                     vals && *vals ? vals : "none");
+        free(vals);
+        goto fail;
+    }
+    /* groups: model, task, held attributes */
+    r->n_group_keys = 2 + opt->n_hold;
+    if (!(r->group_keys = jl_calloc_array(r->n_group_keys, sizeof *r->group_keys)))
+        goto oom;
+    const char **keys = (const char **)r->group_keys;
+    if (!(r->group_keys[0] = jl_strdup("model")) || !(r->group_keys[1] = jl_strdup("task")))
+        goto oom;
+    for (size_t k = 0; k < opt->n_hold; k++)
+        if (!(r->group_keys[2 + k] = jl_strdup(opt->hold[k])))
+            goto oom;
+    if ((st = jl_group_runs(l, keys, r->n_group_keys, NULL, &groups, err)))
+        goto fail;
+    size_t per_slo = n_slos ? n_slos : 1;
+    size_t total = groups.n * per_slo * r->n_sides;
+    if (total && !(r->items = jl_calloc_array(total, sizeof *r->items)))
+        goto oom;
+    if (!(buf_base = jl_calloc_array(l->count ? l->count : 1, sizeof *buf_base)) ||
+        !(buf_side = jl_calloc_array(l->count ? l->count : 1, sizeof *buf_side)) ||
+        !(red = jl_calloc_array(total ? total : 1, sizeof *red)))
+        goto oom;
+    for (size_t g = 0; g < groups.n; g++) {
+        const jl_group *gr = &groups.groups[g];
+        size_t nb = runs_with(l, gr, opt->by, opt->baseline, buf_base);
+        for (size_t k = 0; k < per_slo; k++) {
+            const jl_slo *slo = n_slos ? slos[k] : NULL;
+            jl_pick base;
+            if ((st = jl_pick_runs(l, buf_base, nb, slo, &opt->pick, &base, err)))
+                goto fail;
+            for (size_t sd = 0; sd < r->n_sides; sd++) {
+                jl_comparison *c = &r->items[r->n++];
+                c->slo = n_slos ? k : (size_t)-1;
+                c->winner = -1;
+                c->reduction = NAN;
+                if (!(c->group_values = jl_calloc_array(r->n_group_keys, sizeof *c->group_values)) ||
+                    !(c->side = jl_strdup(r->sides[sd].side))) {
+                    jl_pick_clear(&base);
+                    goto oom;
+                }
+                for (size_t q = 0; q < r->n_group_keys; q++)
+                    if (gr->values[q] && !(c->group_values[q] = jl_strdup(gr->values[q]))) {
+                        jl_pick_clear(&base);
+                        goto oom;
+                    }
+                size_t ns = runs_with(l, gr, opt->by, c->side, buf_side);
+                /* a copy of the baseline pick for this comparison */
+                c->base = base;
+                c->base.ties = NULL;
+                c->base.n_ties = 0;
+                if (base.n_ties) {
+                    if (!(c->base.ties = jl_malloc_array(base.n_ties, sizeof *c->base.ties))) {
+                        jl_pick_clear(&base);
+                        goto oom;
+                    }
+                    memcpy(c->base.ties, base.ties, base.n_ties * sizeof *base.ties);
+                    c->base.n_ties = base.n_ties;
+                }
+                if ((st = jl_pick_runs(l, buf_side, ns, slo, &opt->pick, &c->other, err))) {
+                    jl_pick_clear(&base);
+                    goto fail;
+                }
+                int bok = c->base.status == JL_PICK_FEASIBLE;
+                int sok = c->other.status == JL_PICK_FEASIBLE;
+                if (bok && sok) {
+                    c->counted = 1;
+                    c->reduction = 1.0 - c->other.energy / c->base.energy;
+                    c->winner = c->other.energy < c->base.energy   ? 1
+                                : c->other.energy > c->base.energy ? 0
+                                                                   : -1;
+                } else {
+                    char *a = why_not(&c->base, opt->by, opt->baseline, slo != NULL);
+                    char *b = why_not(&c->other, opt->by, c->side, slo != NULL);
+                    c->reason = a && b ? jl_asprintf("%s; %s", a, b) : jl_strdup(a ? a : b);
+                    free(a);
+                    free(b);
+                    if (!c->reason) {
+                        jl_pick_clear(&base);
+                        goto oom;
+                    }
+                }
+            }
+            jl_pick_clear(&base);
+        }
+    }
+    /* totals */
+    size_t nred = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const jl_comparison *c = &r->items[i];
+        if (!c->counted)
+            continue;
+        r->n_counted++;
+        red[nred++] = c->reduction;
+        if (c->winner == 0)
+            r->baseline_wins++;
+        else if (c->winner < 0)
+            r->n_ties++;
+    }
+    jl__stats(red, nred, &r->median_reduction, &r->min_reduction, &r->max_reduction);
+    for (size_t sd = 0; sd < r->n_sides; sd++) {
+        jl_compare_side *s = &r->sides[sd];
+        nred = 0;
+        for (size_t i = 0; i < r->n; i++) {
+            const jl_comparison *c = &r->items[i];
+            if (!c->counted || jl__attr_value_cmp(c->side, s->side))
+                continue;
+            s->n++;
+            red[nred++] = c->reduction;
+            s->wins += c->winner == 1;
+            s->losses += c->winner == 0;
+        }
+        jl__stats(red, nred, &s->median_reduction, &s->min_reduction, &s->max_reduction);
+    }
+    goto end;
+oom:
+    st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+fail:
+    jl_compare_result_free(r);
+    r = NULL;
+end:
+    jl_group_set_clear(&sides);
+    jl_group_set_clear(&groups);
+    free(buf_base);
+    free(buf_side);
+    free(red);
+    *out = r;
+    return r ? JL_OK : st;
+}
+
+/* ---- documents ----------------------------------------------------------------- */
+
+static json_t *pick_side_json(const jl_pick *p, const jl_slo *slo, const jl_summary_list *l)
+{
+    json_t *o = json_object();
+    jl__pick_fields(o, p, slo, l);
+    return o;
+}
+
+json_t *jl_compare_to_json(const jl_compare_result *r, const jl_summary_list *l)
+{
+    json_t *doc = json_object(), *arr = json_array();
+    if (!doc || !arr) {
+        json_decref(doc);
+        json_decref(arr);
+        return NULL;
+    }
+    json_object_set_new(doc, "schema", json_string("joules.compare/1"));
+    json_object_set_new(doc, "by", json_string(r->by));
+    json_object_set_new(doc, "baseline", json_string(r->baseline));
+    json_t *gk = json_array();
+    for (size_t k = 0; k < r->n_group_keys; k++)
+        json_array_append_new(gk, json_string(r->group_keys[k]));
+    json_object_set_new(doc, "group_by", gk);
+    for (size_t i = 0; i < r->n; i++) {
+        const jl_comparison *c = &r->items[i];
+        const jl_slo *slo = c->slo < r->n_slos ? r->slos[c->slo] : NULL;
+        json_t *o = json_object(), *grp = json_object();
+        for (size_t k = 0; k < r->n_group_keys; k++) {
+            json_t *v = c->group_values[k] ? json_string(c->group_values[k]) : json_null();
+            if (k < 2)
+                json_object_set(o, r->group_keys[k], v);
+            json_object_set_new(grp, r->group_keys[k], v);
+        }
+        json_object_set_new(o, "group", grp);
+        json_object_set_new(o, "slo", slo ? json_string(slo->text) : json_null());
+        json_object_set_new(o, "side", json_string(c->side));
+        json_object_set_new(o, "baseline", pick_side_json(&c->base, slo, l));
+        json_object_set_new(o, "other", pick_side_json(&c->other, slo, l));
+        json_object_set_new(o, "counted", json_boolean(c->counted));
+        json_object_set_new(o, "reason", c->reason ? json_string(c->reason) : json_null());
+        json_object_set_new(o, "reduction", jl_json_number(c->reduction));
+        json_object_set_new(o, "winner", c->winner == 1   ? json_string(c->side)
+                                         : c->winner == 0 ? json_string(r->baseline)
+                                         : c->counted     ? json_string("tie")
+                                                          : json_null());
+        json_array_append_new(arr, o);
+    }
+    json_object_set_new(doc, "comparisons", arr);
+    json_t *t = json_object(), *wins = json_object(), *sides = json_array();
+    json_object_set_new(t, "n", json_integer((json_int_t)r->n_counted));
+    json_object_set_new(t, "n_listed", json_integer((json_int_t)r->n));
+    json_object_set_new(t, "n_not_counted", json_integer((json_int_t)(r->n - r->n_counted)));
+    json_object_set_new(t, "ties", json_integer((json_int_t)r->n_ties));
+    json_object_set_new(wins, r->baseline, json_integer((json_int_t)r->baseline_wins));
+    for (size_t sd = 0; sd < r->n_sides; sd++) {
+        const jl_compare_side *s = &r->sides[sd];
+        json_object_set_new(wins, s->side, json_integer((json_int_t)s->wins));
+        json_t *so = json_object();
+        json_object_set_new(so, "side", json_string(s->side));
+        json_object_set_new(so, "n", json_integer((json_int_t)s->n));
+        json_object_set_new(so, "wins", json_integer((json_int_t)s->wins));
+        json_object_set_new(so, "losses", json_integer((json_int_t)s->losses));
+        json_object_set_new(so, "median_reduction", jl_json_number(s->median_reduction));
+        json_object_set_new(so, "min_reduction", jl_json_number(s->min_reduction));
+        json_object_set_new(so, "max_reduction", jl_json_number(s->max_reduction));
+        json_array_append_new(sides, so);
+    }
+    json_object_set_new(t, "wins", wins);
+    json_object_set_new(t, "median_reduction", jl_json_number(r->median_reduction));
+    json_object_set_new(t, "min_reduction", jl_json_number(r->min_reduction));
+    json_object_set_new(t, "max_reduction", jl_json_number(r->max_reduction));
+    json_object_set_new(t, "sides", sides);
+    json_object_set_new(doc, "totals", t);
+    return doc;
+}
+
+typedef struct cmp_csv_ctx {
+    const jl_compare_result *r;
+    const jl_summary_list *l;
+} cmp_csv_ctx;
+
+static void side_cells(FILE *f, const jl_pick *p, const jl_summary_list *l)
+{
+    const jl_summary *s = p->choice >= 0 && p->status == JL_PICK_FEASIBLE ? l->items[p->choice]
+                                                                          : NULL;
+    fprintf(f, ",%s,", jl_pick_status_name(p->status));
+    jl_csv_field(f, s ? s->run : "");
+    fputc(',', f);
+    if (s)
+        fprintf(f, "%ld", s->attrs.num_gpus);
+    fputc(',', f);
+    if (s)
+        fprintf(f, "%ld", s->attrs.max_batch_size);
+    fputc(',', f);
+    if (s)
+        jl__csv_double(f, p->energy);
+}
+
+static int print_compare(FILE *f, const void *vctx)
+{
+    const cmp_csv_ctx *ctx = vctx;
+    const jl_compare_result *r = ctx->r;
+    for (size_t k = 0; k < r->n_group_keys; k++)
+        fprintf(f, "%s,", r->group_keys[k]);
+    fputs("slo,by,baseline,side,baseline_status,baseline_run,baseline_num_gpus,"
+          "baseline_max_batch_size,baseline_energy,side_status,side_run,side_num_gpus,"
+          "side_max_batch_size,side_energy,counted,reduction,winner,reason\n",
+          f);
+    for (size_t i = 0; i < r->n; i++) {
+        const jl_comparison *c = &r->items[i];
+        const jl_slo *slo = c->slo < r->n_slos ? r->slos[c->slo] : NULL;
+        for (size_t k = 0; k < r->n_group_keys; k++) {
+            jl_csv_field(f, c->group_values[k] ? c->group_values[k] : "");
+            fputc(',', f);
+        }
+        jl_csv_field(f, slo ? slo->text : "");
+        fputc(',', f);
+        jl_csv_field(f, r->by);
+        fputc(',', f);
+        jl_csv_field(f, r->baseline);
+        fputc(',', f);
+        jl_csv_field(f, c->side);
+        side_cells(f, &c->base, ctx->l);
+        side_cells(f, &c->other, ctx->l);
+        fprintf(f, ",%d,", c->counted);
+        jl__csv_double(f, c->reduction);
+        fputc(',', f);
+        jl_csv_field(f, c->winner == 1 ? c->side : c->winner == 0 ? r->baseline
+                                               : c->counted        ? "tie"
+                                                                   : "");
+        fputc(',', f);
+        jl_csv_field(f, c->reason ? c->reason : "");
+        fputc('\n', f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+jl_status jl_write_compare_csv(const char *path, const jl_compare_result *r,
+                               const jl_summary_list *l, jl_error **err)
+{
+    cmp_csv_ctx ctx = {r, l};
+    return jl__write_text(path, print_compare, &ctx, err);
+}

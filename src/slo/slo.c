@@ -1,0 +1,451 @@
+/* SLO expressions: parsing, figure resolution, evaluation (joules/slo.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "joules/slo.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+const char *jl_slo_op_name(jl_slo_op op)
+{
+    switch (op) {
+    case JL_SLO_LE: return "<=";
+    case JL_SLO_LT: return "<";
+    case JL_SLO_GE: return ">=";
+    case JL_SLO_GT: return ">";
+    }
+    return "?";
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+/* Names whose figure depends on the workload. */
+static const struct {
+    const char *name;
+    jl_figure llm, diffusion;
+} workload_names[] = {
+    {"throughput", JL_FIG_OUTPUT_THROUGHPUT_TOK_S, JL_FIG_ITEMS_PER_S},
+    {"latency", JL_FIG_MEDIAN_ITL_S, JL_FIG_BATCH_LATENCY_S},
+    {"energy", JL_FIG_ENERGY_PER_TOKEN_J, JL_FIG_ENERGY_PER_ITEM_J},
+};
+
+/* Suffixes a name may omit ("median_itl" for median_itl_s). */
+static const char *const unit_suffixes[] = {"_s", "_j", "_w", "_tok_s", "_mhz"};
+
+static int resolve_plain(const char *name)
+{
+    int f = jl_figure_lookup(name);
+    if (f >= 0)
+        return f;
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof unit_suffixes / sizeof unit_suffixes[0]; i++) {
+        size_t m = strlen(unit_suffixes[i]);
+        char buf[128];
+        if (n + m + 1 > sizeof buf)
+            return -1;
+        memcpy(buf, name, n);
+        memcpy(buf + n, unit_suffixes[i], m + 1);
+        f = jl_figure_lookup(buf);
+        if (f >= 0)
+            return f;
+    }
+    return -1;
+}
+
+static int is_diffusion_workload(const char *w)
+{
+    return w && !strcmp(w, "diffusion");
+}
+
+int jl_slo_resolve_figure(const char *name, const char *workload)
+{
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < sizeof workload_names / sizeof workload_names[0]; i++)
+        if (!strcmp(name, workload_names[i].name))
+            return is_diffusion_workload(workload) ? (int)workload_names[i].diffusion
+                                                   : (int)workload_names[i].llm;
+    return resolve_plain(name);
+}
+
+/* ---- units ---------------------------------------------------------------- */
+
+/* kind: the figure unit (JL_FIGURE_TABLE) the unit converts to. */
+static const struct {
+    const char *text;
+    const char *kind;
+    double scale;
+} units[] = {
+    {"s", "s", 1.0},          {"ms", "s", 1e-3},         {"us", "s", 1e-6},
+    {"\xc2\xb5s", "s", 1e-6}, {"min", "s", 60.0},        {"h", "s", 3600.0},
+    {"J", "J", 1.0},          {"mJ", "J", 1e-3},         {"kJ", "J", 1e3},
+    {"MJ", "J", 1e6},         {"Wh", "J", 3600.0},       {"kWh", "J", 3.6e6},
+    {"J/tok", "J/token", 1.0}, {"J/token", "J/token", 1.0}, {"mJ/tok", "J/token", 1e-3},
+    {"mJ/token", "J/token", 1e-3}, {"J/item", "J/item", 1.0}, {"J/image", "J/item", 1.0},
+    {"J/video", "J/item", 1.0}, {"kJ/item", "J/item", 1e3}, {"kJ/image", "J/item", 1e3},
+    {"kJ/video", "J/item", 1e3},
+    {"W", "W", 1.0},          {"mW", "W", 1e-3},         {"kW", "W", 1e3},
+    {"MW", "W", 1e6},
+    {"tok/s", "tokens/s", 1.0}, {"tokens/s", "tokens/s", 1.0}, {"token/s", "tokens/s", 1.0},
+    {"items/s", "items/s", 1.0}, {"item/s", "items/s", 1.0}, {"images/s", "items/s", 1.0},
+    {"image/s", "items/s", 1.0}, {"img/s", "items/s", 1.0}, {"videos/s", "items/s", 1.0},
+    {"video/s", "items/s", 1.0},
+    {"tok/J", "tokens/J", 1.0}, {"tokens/J", "tokens/J", 1.0},
+    {"MHz", "MHz", 1.0},      {"GHz", "MHz", 1e3},
+    {"%", "1", 0.01},
+};
+
+static int find_unit(const char *s, size_t n)
+{
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strlen(units[i].text) == n && !memcmp(units[i].text, s, n))
+            return (int)i;
+    return -1;
+}
+
+/* Whether a unit of kind `kind` may bound figure f. Plain joules also bound
+ * per-token and per-item energies. */
+static int unit_fits(const char *kind, int f)
+{
+    if (f < 0)
+        return 0;
+    const char *fu = jl_figure_unit((jl_figure)f);
+    if (!strcmp(kind, fu))
+        return 1;
+    if (!strcmp(kind, "J") && (!strcmp(fu, "J/token") || !strcmp(fu, "J/item")))
+        return 1;
+    return 0;
+}
+
+/* ---- parsing -------------------------------------------------------------- */
+
+void jl_slo_free(jl_slo *slo)
+{
+    if (!slo)
+        return;
+    for (size_t i = 0; i < slo->n; i++)
+        free(slo->conds[i].name);
+    free(slo->conds);
+    free(slo->text);
+    free(slo);
+}
+
+static jl_status perr(jl_error **err, size_t *err_offset, size_t off, const char *expr,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static jl_status perr(jl_error **err, size_t *err_offset, size_t off, const char *expr,
+                      const char *fmt, ...)
+{
+    if (err_offset)
+        *err_offset = off;
+    va_list ap;
+    va_start(ap, fmt);
+    char *what = jl_vasprintf(fmt, ap);
+    va_end(ap);
+    jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "SLO '%s': %s at offset %zu", expr,
+            what ? what : "malformed", off);
+    free(what);
+    return JL_EUSAGE;
+}
+
+static size_t skip_ws(const char *s, size_t i)
+{
+    while (s[i] == ' ' || s[i] == '\t')
+        i++;
+    return i;
+}
+
+static int is_unit_char(unsigned char c)
+{
+    return isalpha(c) || c == '/' || c == '%' || c >= 0x80;
+}
+
+jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset, jl_error **err)
+{
+    *out = NULL;
+    if (err_offset)
+        *err_offset = 0;
+    if (!expr)
+        return perr(err, err_offset, 0, "", "empty expression");
+    jl_slo *slo = calloc(1, sizeof *slo);
+    if (!slo || !(slo->text = jl_strdup(expr))) {
+        free(slo);
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    }
+    size_t cap = 0;
+    size_t i = 0;
+    jl_status st = JL_OK;
+    char namebuf[128], unitbuf[32];
+    for (;;) {
+        i = skip_ws(expr, i);
+        size_t start = i;
+        /* name */
+        if (!(isalpha((unsigned char)expr[i]) || expr[i] == '_')) {
+            st = perr(err, err_offset, i, expr,
+                      expr[i] == '\0' || expr[i] == ','
+                          ? "expected a condition such as median_itl<=100ms"
+                          : "expected a figure name");
+            goto fail;
+        }
+        size_t ns = i;
+        while (isalnum((unsigned char)expr[i]) || expr[i] == '_')
+            i++;
+        size_t nlen = i - ns;
+        if (nlen >= sizeof namebuf) {
+            st = perr(err, err_offset, ns, expr, "figure name too long");
+            goto fail;
+        }
+        memcpy(namebuf, expr + ns, nlen);
+        namebuf[nlen] = '\0';
+        int f_llm = jl_slo_resolve_figure(namebuf, "llm");
+        int f_dif = jl_slo_resolve_figure(namebuf, "diffusion");
+        if (f_llm < 0 && f_dif < 0) {
+            st = perr(err, err_offset, ns, expr,
+                      "unknown figure '%s' (e.g. median_itl, p90_itl, ttft_p90, "
+                      "batch_latency, throughput, energy_per_token; docs/choice.md)",
+                      namebuf);
+            goto fail;
+        }
+        /* operator */
+        i = skip_ws(expr, i);
+        jl_slo_op op;
+        if (expr[i] == '<' && expr[i + 1] == '=') {
+            op = JL_SLO_LE;
+            i += 2;
+        } else if (expr[i] == '>' && expr[i + 1] == '=') {
+            op = JL_SLO_GE;
+            i += 2;
+        } else if (expr[i] == '<') {
+            op = JL_SLO_LT;
+            i += 1;
+        } else if (expr[i] == '>') {
+            op = JL_SLO_GT;
+            i += 1;
+        } else {
+            st = perr(err, err_offset, i, expr, "expected an operator (<=, <, >=, >)");
+            goto fail;
+        }
+        /* number: digits [. digits] [e[+-]digits] */
+        i = skip_ws(expr, i);
+        size_t vs = i;
+        size_t digits = 0;
+        while (isdigit((unsigned char)expr[i])) {
+            i++;
+            digits++;
+        }
+        if (expr[i] == '.') {
+            i++;
+            while (isdigit((unsigned char)expr[i])) {
+                i++;
+                digits++;
+            }
+        }
+        if (!digits) {
+            st = perr(err, err_offset, vs, expr, "expected a non-negative number");
+            goto fail;
+        }
+        if (expr[i] == 'e' || expr[i] == 'E') {
+            size_t j = i + 1;
+            if (expr[j] == '+' || expr[j] == '-')
+                j++;
+            if (isdigit((unsigned char)expr[j])) {
+                while (isdigit((unsigned char)expr[j]))
+                    j++;
+                i = j;
+            }
+        }
+        char numbuf[64];
+        if (i - vs >= sizeof numbuf) {
+            st = perr(err, err_offset, vs, expr, "number too long");
+            goto fail;
+        }
+        memcpy(numbuf, expr + vs, i - vs);
+        numbuf[i - vs] = '\0';
+        double v = strtod(numbuf, NULL);
+        if (!isfinite(v)) {
+            st = perr(err, err_offset, vs, expr, "number out of range");
+            goto fail;
+        }
+        /* unit */
+        i = skip_ws(expr, i);
+        size_t us = i;
+        while (is_unit_char((unsigned char)expr[i]))
+            i++;
+        if (i > us) {
+            size_t ulen = i - us;
+            int u = find_unit(expr + us, ulen);
+            if (ulen >= sizeof unitbuf) {
+                st = perr(err, err_offset, us, expr, "unknown unit");
+                goto fail;
+            }
+            memcpy(unitbuf, expr + us, ulen);
+            unitbuf[ulen] = '\0';
+            if (u < 0) {
+                st = perr(err, err_offset, us, expr,
+                          "unknown unit '%s' (s ms us min h, J kJ Wh, W kW, tok/s, items/s, %%)",
+                          unitbuf);
+                goto fail;
+            }
+            int fits_llm = unit_fits(units[u].kind, f_llm);
+            int fits_dif = unit_fits(units[u].kind, f_dif);
+            if (!fits_llm && !fits_dif) {
+                char *m = jl_asprintf("unit '%s' does not fit figure '%s' (%s)", unitbuf, namebuf,
+                                      jl_figure_unit((jl_figure)(f_llm >= 0 ? f_llm : f_dif)));
+                st = perr(err, err_offset, us, expr, "%s", m ? m : "unit does not fit");
+                free(m);
+                goto fail;
+            }
+            if (!fits_llm)
+                f_llm = -1;
+            if (!fits_dif)
+                f_dif = -1;
+            v *= units[u].scale;
+        }
+        /* store */
+        if (slo->n == cap) {
+            size_t ncap = cap ? cap * 2 : 4;
+            jl_slo_cond *nc = realloc(slo->conds, ncap * sizeof *nc);
+            if (!nc) {
+                st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+                goto fail;
+            }
+            slo->conds = nc;
+            cap = ncap;
+        }
+        jl_slo_cond *c = &slo->conds[slo->n];
+        memset(c, 0, sizeof *c);
+        if (!(c->name = jl_strdup(namebuf))) {
+            st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+            goto fail;
+        }
+        slo->n++;
+        c->figure_llm = f_llm;
+        c->figure_diffusion = f_dif;
+        c->op = op;
+        c->bound = v;
+        c->offset = start;
+        size_t end = i;
+        c->length = end - start;
+        /* separator */
+        i = skip_ws(expr, i);
+        if (expr[i] == '\0')
+            break;
+        if (expr[i] != ',') {
+            st = perr(err, err_offset, i, expr, "expected ',' or the end of the expression");
+            goto fail;
+        }
+        i++;
+    }
+    *out = slo;
+    return JL_OK;
+fail:
+    jl_slo_free(slo);
+    return st;
+}
+
+char *jl_slo_caret(const char *expr, size_t offset)
+{
+    jl_strbuf b;
+    jl_strbuf_init(&b);
+    jl_strbuf_puts(&b, "  ");
+    jl_strbuf_puts(&b, expr ? expr : "");
+    jl_strbuf_puts(&b, "\n  ");
+    size_t n = expr ? strlen(expr) : 0;
+    if (offset > n)
+        offset = n;
+    /* count display columns: UTF-8 continuation bytes take none */
+    for (size_t k = 0; k < offset; k++)
+        if (((unsigned char)expr[k] & 0xC0) != 0x80)
+            jl_strbuf_puts(&b, expr[k] == '\t' ? "\t" : " ");
+    jl_strbuf_puts(&b, "^");
+    return jl_strbuf_take(&b);
+}
+
+/* ---- evaluation ----------------------------------------------------------- */
+
+int jl_slo_cond_figure(const jl_slo_cond *c, const jl_summary *s)
+{
+    return jl_attrs_is_diffusion(&s->attrs) ? c->figure_diffusion : c->figure_llm;
+}
+
+jl_slo_result jl_slo_cond_eval(const jl_slo_cond *c, const jl_summary *s, double *value,
+                               double *miss)
+{
+    int f = jl_slo_cond_figure(c, s);
+    double v = f >= 0 ? s->fig[f] : NAN;
+    if (value)
+        *value = v;
+    if (!isfinite(v)) {
+        if (miss)
+            *miss = NAN;
+        return JL_SLO_MISSING;
+    }
+    double d;
+    int pass;
+    switch (c->op) {
+    case JL_SLO_LE: d = v - c->bound; pass = v <= c->bound; break;
+    case JL_SLO_LT: d = v - c->bound; pass = v < c->bound; break;
+    case JL_SLO_GE: d = c->bound - v; pass = v >= c->bound; break;
+    default: d = c->bound - v; pass = v > c->bound; break;
+    }
+    if (miss)
+        *miss = c->bound != 0 ? d / fabs(c->bound) : d;
+    return pass ? JL_SLO_PASS : JL_SLO_FAIL;
+}
+
+jl_slo_result jl_slo_eval(const jl_slo *slo, const jl_summary *s, double *worst_miss)
+{
+    jl_slo_result r = JL_SLO_PASS;
+    double worst = -INFINITY;
+    if (!slo || slo->n == 0) {
+        if (worst_miss)
+            *worst_miss = 0;
+        return JL_SLO_PASS;
+    }
+    for (size_t i = 0; i < slo->n; i++) {
+        double m;
+        jl_slo_result ri = jl_slo_cond_eval(&slo->conds[i], s, NULL, &m);
+        if (ri == JL_SLO_MISSING) {
+            r = JL_SLO_MISSING;
+            worst = NAN;
+        } else {
+            if (ri == JL_SLO_FAIL && r == JL_SLO_PASS)
+                r = JL_SLO_FAIL;
+            if (r != JL_SLO_MISSING && m > worst)
+                worst = m;
+        }
+    }
+    if (worst_miss)
+        *worst_miss = worst;
+    return r;
+}
+
+char *jl_slo_canonical(const jl_slo *slo)
+{
+    jl_strbuf b;
+    jl_strbuf_init(&b);
+    for (size_t i = 0; slo && i < slo->n; i++) {
+        const jl_slo_cond *c = &slo->conds[i];
+        if (i)
+            jl_strbuf_puts(&b, ",");
+        if (c->figure_llm >= 0 && c->figure_diffusion >= 0 &&
+            c->figure_llm != c->figure_diffusion)
+            jl_strbuf_printf(&b, "%s[%s|%s]", c->name, jl_figure_name((jl_figure)c->figure_llm),
+                             jl_figure_name((jl_figure)c->figure_diffusion));
+        else
+            jl_strbuf_puts(&b, jl_figure_name((jl_figure)(c->figure_llm >= 0 ? c->figure_llm
+                                                                               : c->figure_diffusion)));
+        jl_strbuf_printf(&b, "%s%.12g", jl_slo_op_name(c->op), c->bound);
+    }
+    if (!slo || !slo->n)
+        jl_strbuf_puts(&b, "");
+    return jl_strbuf_take(&b);
+}
