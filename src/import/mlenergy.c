@@ -1,0 +1,1569 @@
+/* Import of the ML.ENERGY Leaderboard's published data (joules/import.h;
+ * the field mapping is docs/import.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/util.h"
+#include "joules/import.h"
+
+/* Extras longer than this are not kept (HDF5 compact attributes hold 64 KiB). */
+#define MAX_EXTRA_TEXT 60000
+#define MAX_GPUS 1024
+
+void jl_import_options_default(jl_import_options *opt)
+{
+    opt->max_file_bytes = (size_t)512 << 20;
+    opt->max_configs = 1000000;
+    opt->max_series = 50000000;
+    opt->max_files = 100000;
+}
+
+void jl_import_result_free(jl_import_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_runs; i++)
+        jl_run_free(r->runs[i]);
+    free(r->runs);
+    for (size_t i = 0; i < r->n_notes; i++) {
+        free(r->notes[i].file);
+        free(r->notes[i].field);
+        free(r->notes[i].message);
+    }
+    free(r->notes);
+    free(r->source);
+    free(r);
+}
+
+/* ---- context ---------------------------------------------------------------- */
+
+typedef struct name_slot {
+    char *name;
+    size_t count;
+} name_slot;
+
+typedef struct imp {
+    const jl_import_options *opt;
+    jl_import_result *res;
+    jl_error_list *errors;
+    json_t *index;     /* borrowed from the caller of import_doc; may be NULL */
+    size_t runs_cap;
+    name_slot *names;  /* open-addressing table of base run names */
+    size_t names_cap, names_n;
+    int oom;
+} imp;
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* Occurrence number of `name` (1 for the first time). 0 on out-of-memory. */
+static size_t name_seen(imp *c, const char *name)
+{
+    if (c->names_n * 2 >= c->names_cap) {
+        size_t ncap = c->names_cap ? c->names_cap * 2 : 1024;
+        name_slot *nt = jl_calloc_array(ncap, sizeof *nt);
+        if (!nt)
+            return 0;
+        for (size_t i = 0; i < c->names_cap; i++) {
+            if (!c->names[i].name)
+                continue;
+            size_t j = fnv1a(c->names[i].name) & (ncap - 1);
+            while (nt[j].name)
+                j = (j + 1) & (ncap - 1);
+            nt[j] = c->names[i];
+        }
+        free(c->names);
+        c->names = nt;
+        c->names_cap = ncap;
+    }
+    size_t j = fnv1a(name) & (c->names_cap - 1);
+    while (c->names[j].name) {
+        if (!strcmp(c->names[j].name, name))
+            return ++c->names[j].count;
+        j = (j + 1) & (c->names_cap - 1);
+    }
+    if (!(c->names[j].name = jl_strdup(name)))
+        return 0;
+    c->names[j].count = 1;
+    c->names_n++;
+    return 1;
+}
+
+static void names_free(imp *c)
+{
+    for (size_t i = 0; i < c->names_cap; i++)
+        free(c->names[i].name);
+    free(c->names);
+    c->names = NULL;
+    c->names_cap = c->names_n = 0;
+}
+
+/* A note: aggregated by (field without indices, message). */
+static void note(imp *c, const char *file, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* The field path with [k] indices replaced by [*], for aggregation. */
+static char *generic_field(const char *field)
+{
+    jl_strbuf b;
+    jl_strbuf_init(&b);
+    for (const char *p = field ? field : ""; *p; p++) {
+        if (*p == '[') {
+            const char *q = p + 1;
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (*q == ']' && q > p + 1) {
+                jl_strbuf_puts(&b, "[*]");
+                p = q;
+                continue;
+            }
+        }
+        jl_strbuf_append(&b, p, 1);
+    }
+    return jl_strbuf_take(&b);
+}
+
+static void note(imp *c, const char *file, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = jl_vasprintf(fmt, ap);
+    va_end(ap);
+    char *gf = generic_field(field);
+    if (!msg || !gf) {
+        free(msg);
+        free(gf);
+        c->oom = 1;
+        return;
+    }
+    jl_import_result *r = c->res;
+    for (size_t i = 0; i < r->n_notes; i++)
+        if (!strcmp(r->notes[i].field, gf) && !strcmp(r->notes[i].message, msg)) {
+            r->notes[i].count++;
+            free(msg);
+            free(gf);
+            return;
+        }
+    jl_import_note *nn = realloc(r->notes, (r->n_notes + 1) * sizeof *nn);
+    if (!nn) {
+        free(msg);
+        free(gf);
+        c->oom = 1;
+        return;
+    }
+    r->notes = nn;
+    nn[r->n_notes].file = jl_strdup(file ? file : "");
+    nn[r->n_notes].field = gf;
+    nn[r->n_notes].message = msg;
+    nn[r->n_notes].count = 1;
+    if (!nn[r->n_notes].file)
+        c->oom = 1;
+    r->n_notes++;
+}
+
+/* An error for one file/field (pushed to the list). */
+static jl_status ferr(imp *c, jl_status code, const char *file, const char *field,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static jl_status ferr(imp *c, jl_status code, const char *file, const char *field,
+                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    jl_error *e = jl_error_vnew(code, file, NULL, field, -1, fmt, ap);
+    va_end(ap);
+    if (!e || jl_error_list_push(c->errors, e) != JL_OK)
+        c->oom = 1;
+    return code;
+}
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "something else";
+}
+
+/* ---- attribute helpers ------------------------------------------------------------ */
+
+static jl_status put_kv(jl_kv **arr, size_t *n, const char *key, const char *value, int is_num)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*arr)[i].key, key)) {
+            char *v = jl_strdup(value);
+            if (!v)
+                return JL_ENOMEM;
+            free((*arr)[i].value);
+            (*arr)[i].value = v;
+            (*arr)[i].is_number = is_num;
+            return JL_OK;
+        }
+    jl_kv *na = realloc(*arr, (*n + 1) * sizeof *na);
+    if (!na)
+        return JL_ENOMEM;
+    *arr = na;
+    na[*n].key = jl_strdup(key);
+    na[*n].value = jl_strdup(value);
+    na[*n].is_number = is_num;
+    if (!na[*n].key || !na[*n].value) {
+        free(na[*n].key);
+        free(na[*n].value);
+        return JL_ENOMEM;
+    }
+    (*n)++;
+    return JL_OK;
+}
+
+static const char *get_kv(const jl_kv *arr, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(arr[i].key, key))
+            return arr[i].value;
+    return NULL;
+}
+
+static void extra_num(imp *c, jl_run *r, const char *key, double v)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.17g", v);
+    if (put_kv(&r->attrs.extra, &r->attrs.n_extra, key, buf, 1))
+        c->oom = 1;
+}
+
+static void extra_str(imp *c, jl_run *r, const char *key, const char *v)
+{
+    if (put_kv(&r->attrs.extra, &r->attrs.n_extra, key, v, 0))
+        c->oom = 1;
+}
+
+static void summary_extra(imp *c, jl_run *r, const char *key, double v)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.17g", v);
+    if (put_kv(&r->summary.extra, &r->summary.n_extra, key, buf, 1))
+        c->oom = 1;
+}
+
+/* Keep any JSON value as an extra attribute: numbers and strings as such,
+ * booleans as "true"/"false", objects and arrays as compact JSON text. */
+static void keep_json(imp *c, jl_run *r, const char *file, const char *field, const char *key,
+                      const json_t *v, int unknown)
+{
+    if (json_is_null(v)) {
+        note(c, file, field, "null value: nothing to keep");
+        return;
+    }
+    if (json_is_number(v)) {
+        extra_num(c, r, key, json_number_value(v));
+    } else if (json_is_string(v)) {
+        extra_str(c, r, key, json_string_value(v));
+    } else if (json_is_boolean(v)) {
+        extra_str(c, r, key, json_is_true(v) ? "true" : "false");
+    } else {
+        char *text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+        if (!text) {
+            c->oom = 1;
+            return;
+        }
+        if (strlen(text) > MAX_EXTRA_TEXT) {
+            note(c, file, field, "%s too large to keep as an attribute (%zu bytes of JSON): not imported",
+                 json_kind(v), strlen(text));
+            free(text);
+            return;
+        }
+        extra_str(c, r, key, text);
+        free(text);
+    }
+    if (unknown)
+        note(c, file, field, "unknown field: kept as extra attribute '%s'", key);
+}
+
+/* A string into a typed field; a different earlier value is noted. */
+static int set_string(imp *c, char **dst, const json_t *v, const char *file, const char *field)
+{
+    if (!json_is_string(v)) {
+        ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
+        return -1;
+    }
+    const char *s = json_string_value(v);
+    if (*dst && strcmp(*dst, s))
+        note(c, file, field, "differs from an earlier value ('%s', index.json or the file); this one is used", *dst);
+    char *d = jl_strdup(s);
+    if (!d) {
+        c->oom = 1;
+        return -1;
+    }
+    free(*dst);
+    *dst = d;
+    return 0;
+}
+
+static int get_number(imp *c, const json_t *v, double *out, const char *file, const char *field)
+{
+    if (!json_is_number(v)) {
+        ferr(c, JL_ETYPE, file, field, "expected a number, found %s", json_kind(v));
+        return -1;
+    }
+    *out = json_number_value(v);
+    if (!isfinite(*out)) {
+        ferr(c, JL_EINVALID, file, field, "expected a finite number");
+        return -1;
+    }
+    return 0;
+}
+
+static int get_nonneg(imp *c, const json_t *v, double *out, const char *file, const char *field)
+{
+    if (get_number(c, v, out, file, field))
+        return -1;
+    if (*out < 0) {
+        ferr(c, JL_EINVALID, file, field, "expected a number >= 0, found %.17g", *out);
+        return -1;
+    }
+    return 0;
+}
+
+static int get_whole(imp *c, const json_t *v, long min, long max, long *out, const char *file,
+                     const char *field)
+{
+    double d;
+    if (!json_is_number(v)) {
+        ferr(c, JL_ETYPE, file, field, "expected a whole number, found %s", json_kind(v));
+        return -1;
+    }
+    d = json_number_value(v);
+    if (!isfinite(d) || d != floor(d) || d < (double)min || d > (double)max) {
+        ferr(c, JL_EINVALID, file, field, "expected a whole number in %ld..%ld, found %.17g", min,
+             max, d);
+        return -1;
+    }
+    *out = (long)d;
+    return 0;
+}
+
+/* ---- model-level keys (index.json entries, file top level, task rows) ---------- */
+
+/* 1: handled, 0: not a model-level key, -1: error (reported). */
+static int model_key(imp *c, jl_run *r, const char *key, const json_t *v, const char *file,
+                     const char *field)
+{
+    double d;
+    if (!strcmp(key, "model_id"))
+        return set_string(c, &r->attrs.model, v, file, field) ? -1 : 1;
+    if (!strcmp(key, "task"))
+        return set_string(c, &r->attrs.task, v, file, field) ? -1 : 1;
+    if (!strcmp(key, "weight_precision"))
+        return set_string(c, &r->attrs.precision, v, file, field) ? -1 : 1;
+    if (!strcmp(key, "total_params_billions") || !strcmp(key, "activated_params_billions")) {
+        if (json_is_null(v)) {
+            note(c, file, field, "null value skipped");
+            return 1;
+        }
+        if (get_nonneg(c, v, &d, file, field))
+            return -1;
+        double *dst = key[0] == 't' ? &r->attrs.total_params : &r->attrs.active_params;
+        if (!isnan(*dst) && *dst != d * 1e9)
+            note(c, file, field, "differs from an earlier value (%.17g, index.json or the file); this one is used",
+                 *dst / 1e9);
+        *dst = d * 1e9;
+        return 1;
+    }
+    if (!strcmp(key, "nickname") || !strcmp(key, "architecture") ||
+        !strcmp(key, "task_display_name")) {
+        if (!json_is_string(v)) {
+            ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
+            return -1;
+        }
+        const char *old = get_kv(r->attrs.extra, r->attrs.n_extra, key);
+        if (old && strcmp(old, json_string_value(v)))
+            note(c, file, field, "differs from an earlier value ('%s', index.json or the file); this one is used", old);
+        extra_str(c, r, key, json_string_value(v));
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- time series ------------------------------------------------------------------ */
+
+typedef struct series {
+    size_t n;
+    double *t, *v;
+} series;
+
+static void series_free(series *s)
+{
+    free(s->t);
+    free(s->v);
+    s->t = s->v = NULL;
+    s->n = 0;
+}
+
+static int read_series(imp *c, const json_t *obj, series *out, const char *file,
+                       const char *field)
+{
+    memset(out, 0, sizeof *out);
+    if (!json_is_object(obj)) {
+        ferr(c, JL_ETYPE, file, field, "expected an object {\"timestamps\", \"values\"}, found %s",
+             json_kind(obj));
+        return -1;
+    }
+    const json_t *ts = json_object_get(obj, "timestamps"), *vs = json_object_get(obj, "values");
+    if (!json_is_array(ts) || !json_is_array(vs)) {
+        ferr(c, JL_ETYPE, file, field, "expected arrays \"timestamps\" and \"values\"");
+        return -1;
+    }
+    const char *k;
+    json_t *x;
+    json_object_foreach((json_t *)obj, k, x) if (strcmp(k, "timestamps") && strcmp(k, "values"))
+        note(c, file, field, "unknown key '%s' in a timeline: not imported", k);
+    size_t n = json_array_size(ts);
+    if (n != json_array_size(vs)) {
+        ferr(c, JL_EINVALID, file, field, "%zu timestamps but %zu values", n,
+             json_array_size(vs));
+        return -1;
+    }
+    if (n > c->opt->max_series) {
+        ferr(c, JL_ELIMIT, file, field, "%zu samples, more than the limit %zu", n,
+             c->opt->max_series);
+        return -1;
+    }
+    if (n == 0)
+        return 0;
+    out->t = jl_malloc_array(n, sizeof *out->t);
+    out->v = jl_malloc_array(n, sizeof *out->v);
+    if (!out->t || !out->v) {
+        series_free(out);
+        c->oom = 1;
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const json_t *a = json_array_get(ts, i), *b = json_array_get(vs, i);
+        if (!json_is_number(a) || !json_is_number(b)) {
+            ferr(c, JL_ETYPE, file, field, "sample %zu: expected numbers, found %s and %s", i,
+                 json_kind(a), json_kind(b));
+            series_free(out);
+            return -1;
+        }
+        out->t[i] = json_number_value(a);
+        out->v[i] = json_number_value(b);
+        if (!isfinite(out->t[i]) || !isfinite(out->v[i])) {
+            ferr(c, JL_EINVALID, file, field, "sample %zu: not finite", i);
+            series_free(out);
+            return -1;
+        }
+        if (i && out->t[i] < out->t[i - 1]) {
+            ferr(c, JL_EINVALID, file, field,
+                 "timestamps not non-decreasing at sample %zu (%.17g after %.17g)", i, out->t[i],
+                 out->t[i - 1]);
+            series_free(out);
+            return -1;
+        }
+    }
+    out->n = n;
+    return 0;
+}
+
+/* Value of s at time t: linear between samples, held at the ends. */
+static double interp_linear(const series *s, double t)
+{
+    if (t <= s->t[0])
+        return s->v[0];
+    if (t >= s->t[s->n - 1])
+        return s->v[s->n - 1];
+    size_t lo = 0, hi = s->n - 1;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->t[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double dt = s->t[hi] - s->t[lo];
+    return dt > 0 ? s->v[lo] + (s->v[hi] - s->v[lo]) * (t - s->t[lo]) / dt : s->v[hi];
+}
+
+/* Value of s at time t: the last sample at or before t (the first before it). */
+static double interp_hold(const series *s, double t)
+{
+    if (t < s->t[0])
+        return s->v[0];
+    size_t lo = 0, hi = s->n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->t[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return s->v[lo];
+}
+
+static int same_times(const series *a, const series *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->t[i] != b->t[i])
+            return 0;
+    return 1;
+}
+
+/* [n, G] from one column: each GPU gets v * scale. */
+static double *spread(imp *c, const double *v, size_t n, size_t G, double scale)
+{
+    size_t total;
+    if (!jl_mul_size(n, G, &total)) {
+        c->oom = 1;
+        return NULL;
+    }
+    double *out = jl_malloc_array(total ? total : 1, sizeof *out);
+    if (!out) {
+        c->oom = 1;
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t g = 0; g < G; g++)
+            out[i * G + g] = v[i] * scale;
+    return out;
+}
+
+/* timelines: {power_instant, power_average, temperature, batch_size, ...}.
+ * kv is the configuration's kv_cache_usage_percent when it is a timeline. */
+static int import_timelines(imp *c, jl_run *r, const json_t *tl, const json_t *kv_tl,
+                            const char *file, const char *field)
+{
+    int rc = -1;
+    series pi = {0}, pa = {0}, te = {0}, bs = {0}, kv = {0};
+    if (!json_is_object(tl) && tl) {
+        ferr(c, JL_ETYPE, file, field, "expected an object of timelines, found %s",
+             json_kind(tl));
+        return -1;
+    }
+    const char *k;
+    json_t *x;
+    char *sub = NULL;
+    if (tl)
+        json_object_foreach((json_t *)tl, k, x)
+        {
+            free(sub);
+            if (!(sub = jl_asprintf("%s.%s", field, k))) {
+                c->oom = 1;
+                goto end;
+            }
+            series *dst = !strcmp(k, "power_instant")   ? &pi
+                          : !strcmp(k, "power_average") ? &pa
+                          : !strcmp(k, "temperature")   ? &te
+                          : !strcmp(k, "batch_size")    ? &bs
+                          : (!strcmp(k, "kv_cache_usage_percent") || !strcmp(k, "kv_cache_usage"))
+                              ? &kv
+                              : NULL;
+            if (!dst) {
+                note(c, file, sub, "unknown timeline: not imported");
+                continue;
+            }
+            if (json_is_null(x)) {
+                note(c, file, sub, "null timeline skipped");
+                continue;
+            }
+            if (dst->t) {
+                ferr(c, JL_EINVALID, file, sub, "KV-cache timeline given twice");
+                goto end;
+            }
+            if (read_series(c, x, dst, file, sub))
+                goto end;
+            if (dst == &kv && !strcmp(k, "kv_cache_usage"))
+                for (size_t i = 0; i < kv.n; i++)
+                    kv.v[i] *= 100.0; /* stored below as a share: keep one convention */
+        }
+    if (kv_tl) {
+        if (kv.t) {
+            ferr(c, JL_EINVALID, file, field, "KV-cache timeline given twice");
+            goto end;
+        }
+        free(sub);
+        if (!(sub = jl_asprintf("%s", field)))
+            goto end;
+        if (read_series(c, kv_tl, &kv, file, "kv_cache_usage_percent"))
+            goto end;
+    }
+    size_t G = (size_t)r->attrs.num_gpus;
+    /* power/ */
+    if (pi.n || pa.n) {
+        series *main = pi.n ? &pi : &pa;
+        if (!pi.n)
+            note(c, file, field,
+                 "power_average without power_instant: written as power/watts (the only power "
+                 "timeline)");
+        r->power_n = main->n;
+        if (!(r->power_time = jl_malloc_array(main->n, sizeof *r->power_time))) {
+            c->oom = 1;
+            goto end;
+        }
+        memcpy(r->power_time, main->t, main->n * sizeof *main->t);
+        /* the published power is the configuration's total: split evenly */
+        if (!(r->watts.v = spread(c, main->v, main->n, G, 1.0 / (double)G)))
+            goto end;
+        r->watts.n = main->n;
+        r->watts.g = G;
+        if (pi.n && pa.n) {
+            double *avg = jl_malloc_array(pi.n, sizeof *avg);
+            if (!avg) {
+                c->oom = 1;
+                goto end;
+            }
+            int same = same_times(&pi, &pa);
+            for (size_t i = 0; i < pi.n; i++)
+                avg[i] = same ? pa.v[i] : interp_linear(&pa, pi.t[i]);
+            if (!same)
+                note(c, file, field,
+                     "power_average has its own timestamps: interpolated (linearly) onto "
+                     "power_instant's for power/watts_avg");
+            r->watts_avg.v = spread(c, avg, pi.n, G, 1.0 / (double)G);
+            free(avg);
+            if (!r->watts_avg.v)
+                goto end;
+            r->watts_avg.n = pi.n;
+            r->watts_avg.g = G;
+        }
+        if (G > 1)
+            extra_str(c, r, "imported_power_split", "total / num_gpus per GPU");
+    }
+    /* gpu/temp_c */
+    if (te.n) {
+        r->gpu_n = te.n;
+        if (!(r->gpu_time = jl_malloc_array(te.n, sizeof *r->gpu_time))) {
+            c->oom = 1;
+            goto end;
+        }
+        memcpy(r->gpu_time, te.t, te.n * sizeof *te.t);
+        if (!(r->temp_c.v = spread(c, te.v, te.n, G, 1.0)))
+            goto end;
+        r->temp_c.n = te.n;
+        r->temp_c.g = G;
+        if (G > 1)
+            extra_str(c, r, "imported_temperature", "one published series, repeated per GPU");
+    }
+    /* engine/running (+ kv) */
+    if (bs.n) {
+        r->engine_n = bs.n;
+        r->engine_time = jl_malloc_array(bs.n, sizeof *r->engine_time);
+        r->running = jl_malloc_array(bs.n, sizeof *r->running);
+        if (!r->engine_time || !r->running) {
+            c->oom = 1;
+            goto end;
+        }
+        for (size_t i = 0; i < bs.n; i++) {
+            double v = bs.v[i];
+            if (v < 0 || v > (double)INT32_MAX) {
+                ferr(c, JL_EINVALID, file, field,
+                     "batch_size sample %zu out of range (%.17g running sequences)", i, v);
+                goto end;
+            }
+            r->engine_time[i] = bs.t[i];
+            r->running[i] = (int32_t)lround(v);
+        }
+        if (kv.n) {
+            if (!(r->kv_cache_usage = jl_malloc_array(bs.n, sizeof *r->kv_cache_usage))) {
+                c->oom = 1;
+                goto end;
+            }
+            int same = same_times(&bs, &kv);
+            for (size_t i = 0; i < bs.n; i++)
+                r->kv_cache_usage[i] =
+                    (float)((same ? kv.v[i] : interp_hold(&kv, bs.t[i])) / 100.0);
+            if (!same)
+                note(c, file, field,
+                     "KV-cache timeline has its own timestamps: held (last value) onto "
+                     "batch_size's for engine/kv_cache_usage");
+        }
+    } else if (kv.n) {
+        /* engine/ needs running: keep the time-weighted mean as a figure */
+        double num = 0, den = 0;
+        for (size_t i = 0; i + 1 < kv.n; i++) {
+            num += kv.v[i] * (kv.t[i + 1] - kv.t[i]);
+            den += kv.t[i + 1] - kv.t[i];
+        }
+        summary_extra(c, r, "avg_kv_cache_usage", (den > 0 ? num / den : kv.v[0]) / 100.0);
+        note(c, file, field,
+             "KV-cache timeline without a batch_size timeline: engine/ needs running, so only "
+             "its time-weighted mean is kept (summary avg_kv_cache_usage)");
+    }
+    if (r->power_n || r->gpu_n || r->engine_n)
+        c->res->n_with_timelines++;
+    rc = 0;
+end:
+    free(sub);
+    series_free(&pi);
+    series_free(&pa);
+    series_free(&te);
+    series_free(&bs);
+    series_free(&kv);
+    return rc;
+}
+
+/* ---- configurations --------------------------------------------------------------- */
+
+typedef struct summary_map {
+    const char *key;
+    size_t off;   /* offset in jl_run_summary_attrs */
+    double scale;
+} summary_map;
+
+#define SOFF(f) offsetof(jl_run_summary_attrs, f)
+static const summary_map summary_fields[] = {
+    {"energy_per_token_joules", SOFF(energy_per_token_j), 1.0},
+    {"energy_per_request_joules", SOFF(energy_per_request_j), 1.0},
+    {"avg_power_watts", SOFF(avg_power_w), 1.0},
+    {"output_throughput_tokens_per_sec", SOFF(output_throughput_tok_s), 1.0},
+    {"median_itl_ms", SOFF(median_itl_s), 1e-3},
+    {"p90_itl_ms", SOFF(p90_itl_s), 1e-3},
+    {"p95_itl_ms", SOFF(p95_itl_s), 1e-3},
+    {"p99_itl_ms", SOFF(p99_itl_s), 1e-3},
+    {"avg_batch_size", SOFF(avg_batch_size), 1.0},
+    {"avg_output_len", SOFF(avg_output_tokens), 1.0},
+    {"batch_latency_s", SOFF(batch_latency_s), 1.0},
+    {"energy_per_image_joules", SOFF(energy_per_item_j), 1.0},
+    {"energy_per_video_joules", SOFF(energy_per_item_j), 1.0},
+};
+#undef SOFF
+
+/* Integer attributes: key -> field of jl_attrs (or an extra when off < 0). */
+typedef struct int_map {
+    const char *key;
+    const char *extra;  /* non-NULL: kept as this extra attribute */
+    size_t off;
+    long min;
+} int_map;
+
+#define AOFF(f) offsetof(jl_attrs, f)
+static const int_map int_fields[] = {
+    {"num_gpus", NULL, AOFF(num_gpus), 1},
+    {"max_num_seqs", NULL, AOFF(max_batch_size), 1},
+    {"batch_size", NULL, AOFF(max_batch_size), 1},
+    {"tensor_parallel", NULL, AOFF(tensor_parallel), 0},
+    {"expert_parallel", NULL, AOFF(expert_parallel), 0},
+    {"data_parallel", NULL, AOFF(data_parallel), 0},
+    {"inference_steps", NULL, AOFF(denoising_steps), 1},
+    {"image_height", NULL, AOFF(height), 1},
+    {"video_height", NULL, AOFF(height), 1},
+    {"image_width", NULL, AOFF(width), 1},
+    {"video_width", NULL, AOFF(width), 1},
+    {"num_frames", NULL, AOFF(num_frames), 1},
+    {"ulysses_degree", "ulysses_degree", 0, 0},
+    {"ring_degree", "ring_degree", 0, 0},
+};
+#undef AOFF
+
+/* One configuration key (also the flattened parallel keys of task files).
+ * Returns 0 or -1 (error reported). */
+static int config_key(imp *c, jl_run *r, const char *key, const json_t *v, const char *file,
+                      const char *field, const char *extra_prefix)
+{
+    double d;
+    if (json_is_null(v)) {
+        note(c, file, field, "null value skipped");
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof summary_fields / sizeof summary_fields[0]; i++)
+        if (!strcmp(key, summary_fields[i].key)) {
+            if (get_nonneg(c, v, &d, file, field))
+                return -1;
+            double *dst = (double *)((char *)&r->summary + summary_fields[i].off);
+            if (!isnan(*dst)) {
+                ferr(c, JL_EINVALID, file, field, "a second value for the same figure");
+                return -1;
+            }
+            *dst = d * summary_fields[i].scale;
+            r->summary.present = 1;
+            if (!strcmp(key, "energy_per_image_joules"))
+                extra_str(c, r, "item", "image");
+            else if (!strcmp(key, "energy_per_video_joules"))
+                extra_str(c, r, "item", "video");
+            return 0;
+        }
+    if (!strcmp(key, "throughput_images_per_sec") || !strcmp(key, "throughput_videos_per_sec")) {
+        if (get_nonneg(c, v, &d, file, field))
+            return -1;
+        summary_extra(c, r, "items_per_s", d);
+        r->summary.present = 1;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof int_fields / sizeof int_fields[0]; i++)
+        if (!strcmp(key, int_fields[i].key)) {
+            long lv;
+            long max = !strcmp(key, "num_gpus") ? MAX_GPUS : INT32_MAX;
+            if (get_whole(c, v, int_fields[i].min, max, &lv, file, field))
+                return -1;
+            if (int_fields[i].extra) {
+                extra_num(c, r, int_fields[i].extra, (double)lv);
+            } else {
+                long *dst = (long *)((char *)&r->attrs + int_fields[i].off);
+                if (*dst >= 0 && *dst != lv) {
+                    ferr(c, JL_EINVALID, file, field, "conflicts with an earlier value %ld", *dst);
+                    return -1;
+                }
+                *dst = lv;
+            }
+            return 0;
+        }
+    if (!strcmp(key, "gpu_model"))
+        return set_string(c, &r->attrs.gpu_model, v, file, field);
+    if (!strcmp(key, "fps")) {
+        if (get_nonneg(c, v, &d, file, field))
+            return -1;
+        extra_num(c, r, "fps", d);
+        return 0;
+    }
+    if (!strcmp(key, "notes")) {
+        if (!json_is_string(v)) {
+            ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
+            return -1;
+        }
+        if (*json_string_value(v)) {
+            char *s = jl_strdup(json_string_value(v));
+            if (!s) {
+                c->oom = 1;
+                return -1;
+            }
+            free(r->attrs.notes);
+            r->attrs.notes = s;
+        }
+        return 0;
+    }
+    if (!strcmp(key, "output_length_distribution")) {
+        const json_t *bins = json_object_get(v, "bins"), *counts = json_object_get(v, "counts");
+        if (json_is_object(v) && json_is_array(bins) && json_is_array(counts) &&
+            json_array_size(bins) == json_array_size(counts) + 1 && json_object_size(v) == 2) {
+            keep_json(c, r, file, field, "output_length_bins", bins, 0);
+            keep_json(c, r, file, field, "output_length_counts", counts, 0);
+        } else {
+            keep_json(c, r, file, field, "output_length_distribution", v, 0);
+            note(c, file, field, "not the expected {bins, counts} histogram: kept as JSON text");
+        }
+        return 0;
+    }
+    int m = model_key(c, r, key, v, file, field);
+    if (m)
+        return m < 0 ? -1 : 0;
+    /* unknown: kept */
+    char *k = extra_prefix ? jl_asprintf("%s.%s", extra_prefix, key) : jl_strdup(key);
+    if (!k) {
+        c->oom = 1;
+        return -1;
+    }
+    keep_json(c, r, file, field, k, v, 1);
+    free(k);
+    return 0;
+}
+
+static const char *workload_of_task(imp *c, const char *task)
+{
+    const json_t *arch = c->index ? json_object_get(c->index, "architectures") : NULL;
+    const char *k;
+    json_t *list;
+    if (!task || !json_is_object(arch))
+        return NULL;
+    json_object_foreach((json_t *)arch, k, list)
+    {
+        if (!json_is_array(list))
+            continue;
+        for (size_t i = 0; i < json_array_size(list); i++) {
+            const json_t *t = json_array_get(list, i);
+            if (json_is_string(t) && !strcmp(json_string_value(t), task))
+                return k;
+        }
+    }
+    return NULL;
+}
+
+static char *sanitize(const char *s)
+{
+    jl_strbuf b;
+    jl_strbuf_init(&b);
+    for (const char *p = s ? s : "unknown"; *p; p++) {
+        if (*p == '/')
+            jl_strbuf_puts(&b, "__");
+        else if ((unsigned char)*p < 0x20 || *p == ' ' || *p == '\\')
+            jl_strbuf_puts(&b, "_");
+        else
+            jl_strbuf_append(&b, p, 1);
+    }
+    return jl_strbuf_take(&b);
+}
+
+static int push_run(imp *c, jl_run *r)
+{
+    if (c->res->n_runs == c->runs_cap) {
+        size_t ncap = c->runs_cap ? c->runs_cap * 2 : 256;
+        jl_run **nr = realloc(c->res->runs, ncap * sizeof *nr);
+        if (!nr) {
+            c->oom = 1;
+            return -1;
+        }
+        c->res->runs = nr;
+        c->runs_cap = ncap;
+    }
+    c->res->runs[c->res->n_runs++] = r;
+    return 0;
+}
+
+/* Sorted keys of an object (deterministic order of extras). */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char **sorted_keys(const json_t *obj, size_t *n)
+{
+    *n = json_object_size(obj);
+    const char **keys = jl_malloc_array(*n ? *n : 1, sizeof *keys);
+    if (!keys)
+        return NULL;
+    size_t i = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)obj, k, v) keys[i++] = k;
+    qsort(keys, *n, sizeof *keys, cmp_str);
+    return keys;
+}
+
+/* Index entry of a model id (NULL when none). */
+static const json_t *index_entry(imp *c, const char *model)
+{
+    const json_t *models = c->index ? json_object_get(c->index, "models") : NULL;
+    return model && json_is_object(models) ? json_object_get(models, model) : NULL;
+}
+
+static const char *const file_skip[] = {"configurations", "output_length_distribution"};
+
+/* One configuration of a file. file_obj: the file's top level. */
+static void import_config(imp *c, const json_t *file_obj, const json_t *cfg, size_t idx,
+                          const char *file, const char *task_display_name)
+{
+    char *path = jl_asprintf("configurations[%zu]", idx), *field = NULL;
+    jl_run *r = jl_run_new();
+    const char **keys = NULL;
+    int ok = 0;
+    if (!path || !r) {
+        c->oom = 1;
+        goto end;
+    }
+    if (!json_is_object(cfg)) {
+        ferr(c, JL_ETYPE, file, path, "expected an object, found %s", json_kind(cfg));
+        goto end;
+    }
+    /* model id first: the index entry is the lowest layer */
+    const json_t *mid = json_object_get(cfg, "model_id");
+    if (!mid)
+        mid = json_object_get(file_obj, "model_id");
+    if (!json_is_string(mid)) {
+        ferr(c, mid ? JL_ETYPE : JL_EMISSING, file, path, "model_id: %s",
+             mid ? "expected a string" : "missing (neither in the file nor in the configuration)");
+        goto end;
+    }
+    const json_t *entry = index_entry(c, json_string_value(mid));
+    size_t nk;
+    if (entry && json_is_object(entry)) {
+        free(keys);
+        if (!(keys = sorted_keys(entry, &nk))) {
+            c->oom = 1;
+            goto end;
+        }
+        for (size_t i = 0; i < nk; i++) {
+            const json_t *v = json_object_get(entry, keys[i]);
+            free(field);
+            if (!(field = jl_asprintf("index.json: models.%s.%s", json_string_value(mid), keys[i]))) {
+                c->oom = 1;
+                goto end;
+            }
+            int m = model_key(c, r, keys[i], v, file, field);
+            if (m < 0)
+                goto end;
+            if (m == 0)
+                keep_json(c, r, file, field, keys[i], v, 1);
+        }
+    } else if (c->index) {
+        note(c, file, "model_id", "model not listed in index.json (no nickname from there)");
+    }
+    /* the file's top level */
+    free(keys);
+    if (!(keys = sorted_keys(file_obj, &nk))) {
+        c->oom = 1;
+        goto end;
+    }
+    for (size_t i = 0; i < nk; i++) {
+        int skip = 0;
+        for (size_t s = 0; s < sizeof file_skip / sizeof file_skip[0]; s++)
+            skip |= !strcmp(keys[i], file_skip[s]);
+        if (skip || !strcmp(keys[i], "task_display_name"))
+            continue;
+        const json_t *v = json_object_get(file_obj, keys[i]);
+        if (!strcmp(keys[i], "architecture") && json_is_string(v) &&
+            !strcmp(json_string_value(v), "diffusion") && !json_object_get(file_obj, "model_id"))
+            continue; /* tasks/<diffusion>.json: the task's kind, not a model architecture */
+        if (config_key(c, r, keys[i], v, file, keys[i], NULL))
+            goto end;
+    }
+    if (task_display_name)
+        extra_str(c, r, "task_display_name", task_display_name);
+    /* the configuration */
+    free(keys);
+    if (!(keys = sorted_keys(cfg, &nk))) {
+        c->oom = 1;
+        goto end;
+    }
+    const json_t *timelines = NULL, *kv_tl = NULL;
+    for (size_t i = 0; i < nk; i++) {
+        const json_t *v = json_object_get(cfg, keys[i]);
+        free(field);
+        if (!(field = jl_asprintf("%s.%s", path, keys[i]))) {
+            c->oom = 1;
+            goto end;
+        }
+        if (!strcmp(keys[i], "timelines")) {
+            if (!json_is_null(v))
+                timelines = v;
+            else
+                note(c, file, field, "null value skipped");
+            continue;
+        }
+        if (!strcmp(keys[i], "kv_cache_usage_percent") && json_is_object(v)) {
+            kv_tl = v;
+            continue;
+        }
+        if (!strcmp(keys[i], "kv_cache_usage_percent") && json_is_number(v)) {
+            double d;
+            if (get_nonneg(c, v, &d, file, field))
+                goto end;
+            summary_extra(c, r, "avg_kv_cache_usage", d / 100.0);
+            r->summary.present = 1;
+            continue;
+        }
+        if (!strcmp(keys[i], "parallelization")) {
+            if (!json_is_object(v)) {
+                ferr(c, JL_ETYPE, file, field, "expected an object, found %s", json_kind(v));
+                goto end;
+            }
+            size_t np;
+            const char **pk = sorted_keys(v, &np);
+            if (!pk) {
+                c->oom = 1;
+                goto end;
+            }
+            for (size_t q = 0; q < np; q++) {
+                char *pf = jl_asprintf("%s.%s", field, pk[q]);
+                int bad = !pf || config_key(c, r, pk[q], json_object_get(v, pk[q]), file, pf,
+                                            "parallelization");
+                if (!pf)
+                    c->oom = 1;
+                free(pf);
+                if (bad) {
+                    free(pk);
+                    goto end;
+                }
+            }
+            free(pk);
+            continue;
+        }
+        if (config_key(c, r, keys[i], v, file, field, NULL))
+            goto end;
+    }
+    /* workload */
+    const char *w = workload_of_task(c, r->attrs.task);
+    if (!w) {
+        w = !isnan(r->summary.batch_latency_s) ? "diffusion" : "llm";
+        note(c, file, "task", "task not listed under index.json architectures: workload guessed");
+    }
+    if (!(r->attrs.workload = jl_strdup(w))) {
+        c->oom = 1;
+        goto end;
+    }
+    /* the spec's MUST attributes */
+    const char *missing = !r->attrs.model         ? "model_id"
+                          : !r->attrs.task        ? "task"
+                          : !r->attrs.gpu_model   ? "gpu_model"
+                          : r->attrs.num_gpus < 1 ? "num_gpus"
+                          : !r->attrs.precision   ? "weight_precision"
+                          : r->attrs.max_batch_size < 1
+                              ? (strcmp(w, "diffusion") ? "max_num_seqs" : "batch_size")
+                              : NULL;
+    if (missing) {
+        ferr(c, JL_EMISSING, file, path, "%s missing: a run needs it (spec: run attributes)",
+             missing);
+        goto end;
+    }
+    if (!r->summary.present) {
+        ferr(c, JL_EMISSING, file, path, "no measured figure at all (energy, power, latency)");
+        goto end;
+    }
+    if ((timelines || kv_tl) && import_timelines(c, r, timelines, kv_tl, file, path))
+        goto end;
+    /* name */
+    char *model = sanitize(r->attrs.model), *task = sanitize(r->attrs.task),
+         *gpu = sanitize(r->attrs.gpu_model);
+    const char *ul = get_kv(r->attrs.extra, r->attrs.n_extra, "ulysses_degree");
+    const char *ri = get_kv(r->attrs.extra, r->attrs.n_extra, "ring_degree");
+    char *base = model && task && gpu
+                     ? (ul || ri ? jl_asprintf("%s__%s__%sx%ld__b%ld__u%sr%s", model, task, gpu,
+                                               r->attrs.num_gpus, r->attrs.max_batch_size,
+                                               ul ? ul : "1", ri ? ri : "1")
+                                 : jl_asprintf("%s__%s__%sx%ld__b%ld", model, task, gpu,
+                                               r->attrs.num_gpus, r->attrs.max_batch_size))
+                     : NULL;
+    free(model);
+    free(task);
+    free(gpu);
+    size_t occ = base ? name_seen(c, base) : 0;
+    if (!occ) {
+        free(base);
+        c->oom = 1;
+        goto end;
+    }
+    if (occ > 1) {
+        r->name = jl_asprintf("%s__dup%zu", base, occ);
+        c->res->n_duplicates++;
+        note(c, file, path,
+             "same configuration as an earlier one (re-measurement): kept as a distinct run "
+             "named ...__dupN");
+        extra_num(c, r, "duplicate_index", (double)occ);
+        free(base);
+    } else {
+        r->name = base;
+    }
+    if (!r->name || !(r->file = jl_strdup(file))) {
+        c->oom = 1;
+        goto end;
+    }
+    extra_str(c, r, "source", "ML.ENERGY Leaderboard");
+    if (c->oom || push_run(c, r))
+        goto end;
+    ok = 1;
+end:
+    if (!ok)
+        jl_run_free(r);
+    free(keys);
+    free(field);
+    free(path);
+}
+
+/* Sum of the configurations' histograms against the file's own. */
+static void check_file_histogram(imp *c, const json_t *file_obj, size_t first_run,
+                                 const char *file)
+{
+    const json_t *h = json_object_get(file_obj, "output_length_distribution");
+    if (!h)
+        return;
+    const json_t *bins = json_object_get(h, "bins"), *counts = json_object_get(h, "counts");
+    char *bt = NULL, *ct = NULL;
+    int equal = 0;
+    if (json_is_array(bins) && json_is_array(counts) && json_array_size(counts) < 100000) {
+        size_t nb = json_array_size(counts);
+        double *sum = jl_calloc_array(nb ? nb : 1, sizeof *sum);
+        bt = json_dumps(bins, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (sum && bt) {
+            equal = c->res->n_runs > first_run;
+            for (size_t i = first_run; i < c->res->n_runs && equal; i++) {
+                const jl_run *r = c->res->runs[i];
+                const char *rb = get_kv(r->attrs.extra, r->attrs.n_extra, "output_length_bins");
+                const char *rc = get_kv(r->attrs.extra, r->attrs.n_extra, "output_length_counts");
+                json_t *rcj = rc ? json_loads(rc, 0, NULL) : NULL;
+                if (!rb || strcmp(rb, bt) || !json_is_array(rcj) || json_array_size(rcj) != nb)
+                    equal = 0;
+                for (size_t k = 0; equal && k < nb; k++)
+                    sum[k] += json_number_value(json_array_get(rcj, k));
+                json_decref(rcj);
+            }
+            for (size_t k = 0; equal && k < nb; k++)
+                equal = json_is_number(json_array_get(counts, k)) &&
+                        sum[k] == json_number_value(json_array_get(counts, k));
+        }
+        free(sum);
+    }
+    if (equal) {
+        note(c, file, "output_length_distribution",
+             "file-level histogram equals the sum of the configurations' histograms (kept per "
+             "run as output_length_bins/output_length_counts)");
+    } else {
+        for (size_t i = first_run; i < c->res->n_runs; i++)
+            keep_json(c, c->res->runs[i], file, "output_length_distribution",
+                      "file_output_length_distribution", h, 0);
+        note(c, file, "output_length_distribution",
+             "file-level histogram kept on every run of the file as "
+             "file_output_length_distribution");
+    }
+    free(bt);
+    free(ct);
+}
+
+/* One parsed model or task file. */
+static void import_doc(imp *c, const json_t *doc, const char *file, const char *display)
+{
+    if (!json_is_object(doc)) {
+        ferr(c, JL_ETYPE, file, NULL, "expected a JSON object at the top, found %s",
+             json_kind(doc));
+        return;
+    }
+    const json_t *cfgs = json_object_get(doc, "configurations");
+    if (!json_is_array(cfgs)) {
+        ferr(c, cfgs ? JL_ETYPE : JL_EMISSING, file, "configurations",
+             cfgs ? "expected an array" : "missing");
+        return;
+    }
+    size_t n = json_array_size(cfgs);
+    if (n > c->opt->max_configs) {
+        ferr(c, JL_ELIMIT, file, "configurations", "%zu configurations, more than the limit %zu",
+             n, c->opt->max_configs);
+        return;
+    }
+    const json_t *tdn = json_object_get(doc, "task_display_name");
+    if (json_is_string(tdn))
+        display = json_string_value(tdn);
+    size_t first = c->res->n_runs;
+    for (size_t i = 0; i < n && !c->oom; i++)
+        import_config(c, doc, json_array_get(cfgs, i), i, file, display);
+    if (!c->oom)
+        check_file_histogram(c, doc, first, file);
+    c->res->n_files++;
+}
+
+/* ---- files -------------------------------------------------------------------------- */
+
+static json_t *load_json(imp *c, const char *path, int missing_ok)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (!(missing_ok && errno == ENOENT))
+            ferr(c, JL_EIO, path, NULL, "cannot read: %s", strerror(errno));
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ferr(c, JL_EIO, path, NULL, "not a regular file");
+        return NULL;
+    }
+    if ((uint64_t)st.st_size > (uint64_t)c->opt->max_file_bytes) {
+        ferr(c, JL_ELIMIT, path, NULL, "%lld bytes, more than the limit %zu",
+             (long long)st.st_size, c->opt->max_file_bytes);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!doc)
+        ferr(c, JL_EFORMAT, path, NULL, "not valid JSON: %s (line %d, column %d)", je.text,
+             je.line, je.column);
+    return doc;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && !strcmp(s + n - m, suf);
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted *.json names in dir; -1 when the folder cannot be opened. */
+static long list_json(imp *c, const char *dir, char ***out)
+{
+    *out = NULL;
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    size_t n = 0, cap = 0;
+    char **names = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || !ends_with(e->d_name, ".json"))
+            continue;
+        if (n >= c->opt->max_files) {
+            ferr(c, JL_ELIMIT, dir, NULL, "more than %zu JSON files", c->opt->max_files);
+            break;
+        }
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            char **nn = realloc(names, ncap * sizeof *nn);
+            if (!nn) {
+                c->oom = 1;
+                break;
+            }
+            names = nn;
+            cap = ncap;
+        }
+        if (!(names[n] = jl_strdup(e->d_name))) {
+            c->oom = 1;
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    if (names)
+        qsort(names, n, sizeof *names, cmp_cstr);
+    *out = names;
+    return (long)n;
+}
+
+static void free_names(char **names, long n)
+{
+    for (long i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static void check_index_keys(imp *c, const char *path)
+{
+    static const char *const known[] = {"architectures", "last_updated", "models", "tasks"};
+    const char *k;
+    json_t *v;
+    json_object_foreach(c->index, k, v)
+    {
+        int kn = 0;
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            kn |= !strcmp(k, known[i]);
+        if (!kn)
+            note(c, path, k, "unknown index.json field: not imported");
+    }
+}
+
+static jl_import_result *new_result(void)
+{
+    return calloc(1, sizeof(jl_import_result));
+}
+
+static jl_status finish(imp *c, jl_import_result **out, jl_status st)
+{
+    names_free(c);
+    if (c->oom) {
+        jl_error_list_push(c->errors, jl_error_new(JL_ENOMEM, NULL, NULL, NULL, -1,
+                                                   "out of memory during the import"));
+        st = JL_ENOMEM;
+    }
+    if (st != JL_OK) {
+        jl_import_result_free(c->res);
+        *out = NULL;
+        return st;
+    }
+    *out = c->res;
+    return JL_OK;
+}
+
+jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt,
+                             jl_import_result **out, jl_error_list *errors)
+{
+    jl_import_options def;
+    if (!opt) {
+        jl_import_options_default(&def);
+        opt = &def;
+    }
+    *out = NULL;
+    imp c;
+    memset(&c, 0, sizeof c);
+    c.opt = opt;
+    c.errors = errors;
+    if (!(c.res = new_result()))
+        return JL_ENOMEM;
+    jl_status st = JL_OK;
+    char *ipath = jl_asprintf("%s/index.json", dir), *mdir = jl_asprintf("%s/models", dir),
+         *tdir = jl_asprintf("%s/tasks", dir);
+    char **mnames = NULL, **tnames = NULL;
+    long nm = -1, nt = -1;
+    json_t **task_docs = NULL;
+    if (!ipath || !mdir || !tdir) {
+        c.oom = 1;
+        goto end;
+    }
+    c.index = load_json(&c, ipath, 0);
+    if (!c.index) {
+        st = JL_EIO;
+        goto end;
+    }
+    if (!json_is_object(c.index)) {
+        ferr(&c, JL_ETYPE, ipath, NULL, "expected a JSON object, found %s", json_kind(c.index));
+        st = JL_EFORMAT;
+        goto end;
+    }
+    check_index_keys(&c, ipath);
+    const json_t *lu = json_object_get(c.index, "last_updated");
+    c.res->source = jl_asprintf("ML.ENERGY Leaderboard data (%s), last_updated %s", dir,
+                                json_is_string(lu) ? json_string_value(lu) : "unknown");
+    /* task files: display names and the configuration count per task */
+    nt = list_json(&c, tdir, &tnames);
+    if (nt > 0 && !(task_docs = jl_calloc_array((size_t)nt, sizeof *task_docs))) {
+        c.oom = 1;
+        goto end;
+    }
+    for (long i = 0; i < nt && !c.oom; i++) {
+        char *p = jl_asprintf("%s/%s", tdir, tnames[i]);
+        if (!p) {
+            c.oom = 1;
+            break;
+        }
+        task_docs[i] = load_json(&c, p, 0);
+        free(p);
+    }
+    nm = list_json(&c, mdir, &mnames);
+    if (nm > 0) {
+        for (long i = 0; i < nm && !c.oom; i++) {
+            char *p = jl_asprintf("%s/%s", mdir, mnames[i]);
+            if (!p) {
+                c.oom = 1;
+                break;
+            }
+            json_t *doc = load_json(&c, p, 0);
+            const char *display = NULL;
+            const json_t *task = doc && json_is_object(doc) ? json_object_get(doc, "task") : NULL;
+            for (long k = 0; task && json_is_string(task) && k < nt; k++) {
+                const json_t *td = task_docs[k];
+                const json_t *tt = td && json_is_object(td) ? json_object_get(td, "task") : NULL;
+                const json_t *dn = td && json_is_object(td) ? json_object_get(td, "task_display_name") : NULL;
+                if (json_is_string(tt) && json_is_string(dn) &&
+                    !strcmp(json_string_value(tt), json_string_value(task)))
+                    display = json_string_value(dn);
+            }
+            if (doc)
+                import_doc(&c, doc, p, display);
+            json_decref(doc);
+            free(p);
+        }
+        /* task files hold the same configurations: compare the counts */
+        for (long k = 0; k < nt && !c.oom; k++) {
+            const json_t *td = task_docs[k];
+            const json_t *tt = td && json_is_object(td) ? json_object_get(td, "task") : NULL;
+            const json_t *cf = td && json_is_object(td) ? json_object_get(td, "configurations") : NULL;
+            if (!json_is_string(tt) || !json_is_array(cf))
+                continue;
+            size_t have = 0;
+            for (size_t i = 0; i < c.res->n_runs; i++)
+                have += c.res->runs[i]->attrs.task &&
+                        !strcmp(c.res->runs[i]->attrs.task, json_string_value(tt));
+            if (have != json_array_size(cf))
+                note(&c, tnames[k], "configurations",
+                     "tasks/ file lists %zu configurations of %s, models/ files gave %zu",
+                     json_array_size(cf), json_string_value(tt), have);
+        }
+    } else if (nt > 0) {
+        /* no models/: the task files are the source */
+        note(&c, tdir, "", "no models/ folder: configurations read from tasks/ (no histograms)");
+        for (long k = 0; k < nt && !c.oom; k++)
+            if (task_docs[k]) {
+                char *p = jl_asprintf("%s/%s", tdir, tnames[k]);
+                if (!p) {
+                    c.oom = 1;
+                    break;
+                }
+                import_doc(&c, task_docs[k], p, NULL);
+                free(p);
+            }
+    } else {
+        ferr(&c, JL_EMISSING, dir, NULL, "neither models/*.json nor tasks/*.json found");
+        st = JL_ENODATA;
+        goto end;
+    }
+    if (c.res->n_runs == 0 && !c.oom) {
+        ferr(&c, JL_ENODATA, dir, NULL, "no configuration could be imported");
+        st = JL_ENODATA;
+    }
+end:
+    for (long k = 0; k < nt; k++)
+        if (task_docs)
+            json_decref(task_docs[k]);
+    free(task_docs);
+    free_names(mnames, nm > 0 ? nm : 0);
+    free_names(tnames, nt > 0 ? nt : 0);
+    json_decref(c.index);
+    free(ipath);
+    free(mdir);
+    free(tdir);
+    return finish(&c, out, st);
+}
+
+jl_status jl_import_mlenergy_buffer(const char *index_json, size_t index_len,
+                                    const char *model_json, size_t model_len, const char *name,
+                                    const jl_import_options *opt, jl_import_result **out,
+                                    jl_error_list *errors)
+{
+    jl_import_options def;
+    if (!opt) {
+        jl_import_options_default(&def);
+        opt = &def;
+    }
+    *out = NULL;
+    imp c;
+    memset(&c, 0, sizeof c);
+    c.opt = opt;
+    c.errors = errors;
+    if (!(c.res = new_result()))
+        return JL_ENOMEM;
+    jl_status st = JL_OK;
+    json_error_t je;
+    if (!name)
+        name = "<buffer>";
+    if (index_json) {
+        c.index = json_loadb(index_json, index_len, JSON_REJECT_DUPLICATES, &je);
+        if (!c.index) {
+            ferr(&c, JL_EFORMAT, "index.json", NULL, "not valid JSON: %s (line %d, column %d)",
+                 je.text, je.line, je.column);
+            st = JL_EFORMAT;
+            goto end;
+        }
+        if (!json_is_object(c.index)) {
+            ferr(&c, JL_ETYPE, "index.json", NULL, "expected a JSON object, found %s",
+                 json_kind(c.index));
+            st = JL_EFORMAT;
+            goto end;
+        }
+        check_index_keys(&c, "index.json");
+    }
+    if (model_len > opt->max_file_bytes) {
+        ferr(&c, JL_ELIMIT, name, NULL, "%zu bytes, more than the limit %zu", model_len,
+             opt->max_file_bytes);
+        st = JL_ELIMIT;
+        goto end;
+    }
+    json_t *doc = json_loadb(model_json ? model_json : "", model_len, JSON_REJECT_DUPLICATES, &je);
+    if (!doc) {
+        ferr(&c, JL_EFORMAT, name, NULL, "not valid JSON: %s (line %d, column %d)", je.text,
+             je.line, je.column);
+        st = JL_EFORMAT;
+        goto end;
+    }
+    import_doc(&c, doc, name, NULL);
+    json_decref(doc);
+end:
+    json_decref(c.index);
+    return finish(&c, out, st);
+}
