@@ -18,7 +18,7 @@
 /* A folder of its own under the build tree for this test program. */
 static char tf_dir[512];
 
-static void tf_init(const char *test_name)
+static inline void tf_init(const char *test_name)
 {
     snprintf(tf_dir, sizeof tf_dir, "%s/test-tmp/%s-%ld", JOULES_BINARY_DIR, test_name,
              (long)getpid());
@@ -30,7 +30,7 @@ static void tf_init(const char *test_name)
     }
 }
 
-static void tf_cleanup(void)
+static inline void tf_cleanup(void)
 {
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tf_dir);
@@ -38,27 +38,19 @@ static void tf_cleanup(void)
         fprintf(stderr, "cannot remove %s\n", tf_dir);
 }
 
-static char *tf_path(const char *name)
+static inline char *tf_path(const char *name)
 {
     return jl_asprintf("%s/%s", tf_dir, name);
 }
 
-static void *tf_dup(const void *src, size_t bytes)
-{
-    void *d = malloc(bytes ? bytes : 1);
-    if (d && bytes)
-        memcpy(d, src, bytes);
-    return d;
-}
-
-static void *tf_alloc(size_t bytes)
+static inline void *tf_alloc(size_t bytes)
 {
     return calloc(1, bytes ? bytes : 1);
 }
 
 /* A run of n power rows over g GPUs with every group filled with values
  * that are easy to check: time = 0.1 i, watts = 100 + i + 10 k, ... */
-static jl_run *tf_make_run(const char *name, size_t n, size_t g)
+static inline jl_run *tf_make_run(const char *name, size_t n, size_t g)
 {
     jl_run *r = jl_run_new();
     r->name = jl_strdup(name);
@@ -155,7 +147,7 @@ static jl_run *tf_make_run(const char *name, size_t n, size_t g)
 }
 
 /* A diffusion run: power and batches only. */
-static jl_run *tf_make_diffusion_run(const char *name, size_t n)
+static inline jl_run *tf_make_diffusion_run(const char *name, size_t n)
 {
     jl_run *r = tf_make_run(name, n, 1);
     free(r->attrs.workload);
@@ -188,7 +180,7 @@ static jl_run *tf_make_diffusion_run(const char *name, size_t n)
 }
 
 /* A summary-only run (no time series), as the ML.ENERGY importer writes. */
-static jl_run *tf_make_summary_run(const char *name)
+static inline jl_run *tf_make_summary_run(const char *name)
 {
     jl_run *r = jl_run_new();
     r->name = jl_strdup(name);
@@ -213,12 +205,12 @@ static jl_run *tf_make_summary_run(const char *name)
     return r;
 }
 
-static int tf_same_double(double a, double b)
+static inline int tf_same_double(double a, double b)
 {
     return (isnan(a) && isnan(b)) || a == b;
 }
 
-static int tf_same_str(const char *a, const char *b)
+static inline int tf_same_str(const char *a, const char *b)
 {
     return (!a && !b) || (a && b && !strcmp(a, b));
 }
@@ -250,7 +242,7 @@ static int tf_same_str(const char *a, const char *b)
 
 /* Deep comparison; prints the first difference. Integers exact, doubles
  * bit-equal (NaN == NaN). */
-static int tf_runs_equal(const jl_run *a, const jl_run *b)
+static inline int tf_runs_equal(const jl_run *a, const jl_run *b)
 {
     if (!tf_same_str(a->name, b->name)) {
         fprintf(stderr, "  name differs\n");
@@ -343,7 +335,7 @@ static int tf_runs_equal(const jl_run *a, const jl_run *b)
 
 /* Open path and read run i; returns the status and the formatted error (or
  * NULL) in *msg (caller frees). */
-static jl_status tf_read(const char *path, size_t i, const jl_trace_options *opt,
+static inline jl_status tf_read(const char *path, size_t i, const jl_trace_options *opt,
                          jl_run **out, char **msg, jl_error **err_out)
 {
     jl_trace *t = NULL;
