@@ -65,7 +65,16 @@
             if (lo < from)                                                     \
                 from = 0; /* q not ascending: stay correct, not fast */        \
             select_##SUFFIX(x, from, last, lo);                                \
-            select_##SUFFIX(x, lo + 1, last, lo + 1);                          \
+            /* x[lo+1..last] >= x[lo]: its least element is the next order  \
+             * statistic; one linear scan finds it (a second quickselect     \
+             * costs 2-3 passes with unpredictable branches). */             \
+            ptrdiff_t mi = lo + 1;                                             \
+            for (ptrdiff_t i = lo + 2; i <= last; i++)                         \
+                if (x[i] < x[mi])                                              \
+                    mi = i;                                                    \
+            T tmin = x[mi];                                                    \
+            x[mi] = x[lo + 1];                                                 \
+            x[lo + 1] = tmin;                                                  \
             from = lo + 1;                                                     \
             double a = (double)x[lo], b = (double)x[lo + 1];                   \
             double d = b - a;                                                  \
