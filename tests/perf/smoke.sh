@@ -32,4 +32,8 @@ a=$("$RAW" --all "$WORK/synth-gzip") b=$("$RAW" --all "$WORK/synth-zstd")
 cmp "$WORK/all1.csv" "$WORK/all2.csv"
 rows=$(wc -l < "$WORK/all1.csv")
 [ "$rows" -eq 15 ] || { echo "expected 14 runs + header, got $rows lines" >&2; exit 1; }
+# And on the bundled real traces.
+"$JOULES" summarize --json --workers 1 "$SRC/traces" > "$WORK/bundled1.json"
+"$JOULES" summarize --json --workers 2 "$SRC/traces" > "$WORK/bundled2.json"
+cmp "$WORK/bundled1.json" "$WORK/bundled2.json"
 echo "perf smoke: 1 passed, 0 failed"
