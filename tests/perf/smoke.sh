@@ -19,7 +19,7 @@ for codec in gzip zstd; do
     esac
     out=$("$RAW" "$WORK/tile-$codec")
     case "$out" in
-    "files 1 runs 3 datasets 48 bytes "*) ;;
+    "files 1 runs 3 datasets 51 bytes "*) ;;
     *) echo "tile-$codec: unexpected raw read: $out" >&2; exit 1 ;;
     esac
 done
