@@ -12,7 +12,12 @@ typedef struct jl_command {
 #define JL_CLI_COMMANDS(X)                                                     \
     X(inspect, "what is in each trace file: runs, datasets, problems")         \
     X(summarize, "one row per run: steady state, energy, power, latency")      \
-    X(check, "validation rules per run: pass / warn / fail with the figure")
+    X(check, "validation rules per run: pass / warn / fail with the figure")  \
+    X(import, "published summaries into a trace file (import mlenergy DIR -o FILE.h5)") \
+    X(frontier, "Pareto-optimal configurations in (latency, energy) and curves per GPU setup") \
+    X(pick, "minimum-energy configuration per (model, task) meeting an SLO")  \
+    X(compare, "matched-constraint comparisons: GPU model, GPU count, precision pairs") \
+    X(capacity, "under a power budget: best throughput/W within an SLO, replicas, totals")
 
 #define JL_X_DECL(name, summary) int jl_cmd_##name(int argc, char **argv);
 JL_CLI_COMMANDS(JL_X_DECL)

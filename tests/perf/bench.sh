@@ -7,7 +7,9 @@
 # runs), then times every measurement REPEAT times, interleaved (A B C A B C
 # ...) so that noise from other load hits all of them alike, takes the median
 # and prints markdown tables of ratios measured in this one run, and peak
-# memory (maximum resident set size from /usr/bin/time -v).
+# memory (maximum resident set size from GNU time). CPU time (user + system,
+# workers included) is recorded beside wall time: on a shared machine wall
+# time also measures how much of the cores the run was given.
 #
 # Environment:
 #   JOULES_BENCH_DIR     scratch folder (default /tmp/joules-bench); traces,
@@ -118,15 +120,18 @@ measure() {
     shift 2
     rc=0
     t0=$(date +%s%N)
-    "$TIME" -f '%M' -o "$OUT/rss" "$@" > "$OUT/$set_.$label.out" 2> "$OUT/$set_.$label.err" || rc=$?
+    "$TIME" -f '%M %U %S' -o "$OUT/rss" "$@" > "$OUT/$set_.$label.out" 2> "$OUT/$set_.$label.err" || rc=$?
     t1=$(date +%s%N)
     # exit 1 = some runs failed, others summarised (docs/cli.md): still timed
     if [ $rc -gt 1 ]; then
         say "$set_ $label failed (exit $rc):"
         tail -5 "$OUT/$set_.$label.err" >&2
     fi
-    rss=$(tail -1 "$OUT/rss" | tr -dc 0-9)
-    printf '%s\t%s\t%s\t%s\t%s\n' "$set_" "$label" "$(echo "$t0 $t1" | awk '{printf "%.4f", ($2-$1)/1e9}')" "${rss:-0}" "$rc" >> "$RES"
+    # max RSS (KiB) of the process or its largest child; CPU = user + system
+    # of the process and the children it waited for (the workers)
+    rss=$(tail -1 "$OUT/rss" | awk '{print $1 + 0}')
+    cpu=$(tail -1 "$OUT/rss" | awk '{printf "%.2f", $2 + $3}')
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$set_" "$label" "$(echo "$t0 $t1" | awk '{printf "%.4f", ($2-$1)/1e9}')" "${rss:-0}" "$rc" "$cpu" >> "$RES"
 }
 
 have_py() {
