@@ -1,0 +1,82 @@
+/* Shared by the choice commands (frontier, pick, compare, capacity). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/choice_common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/common.h"
+#include "cli/exit_codes.h"
+#include "joules/output.h"
+
+int cli_slos_add(cli_slos *s, const char *cmd, const char *expr)
+{
+    jl_slo *slo = NULL;
+    jl_error *err = NULL;
+    size_t off = 0;
+    if (jl_slo_parse(expr, &slo, &off, &err) != JL_OK) {
+        char *caret = jl_slo_caret(expr, off);
+        fprintf(stderr, "joules %s: --slo: %s\n%s\n(see `joules %s --help` and docs/choice.md)\n",
+                cmd, err ? err->message : "out of memory", caret ? caret : "", cmd);
+        free(caret);
+        jl_error_free(err);
+        return -1;
+    }
+    jl_slo **ni = realloc(s->items, (s->n + 1) * sizeof *ni);
+    if (!ni) {
+        jl_slo_free(slo);
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+        return -1;
+    }
+    s->items = ni;
+    s->items[s->n++] = slo;
+    return 0;
+}
+
+void cli_slos_free(cli_slos *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        jl_slo_free(s->items[i]);
+    free(s->items);
+    s->items = NULL;
+    s->n = 0;
+}
+
+int cli_figure_option(const char *cmd, const char *opt, const char *name)
+{
+    int f = jl_slo_resolve_figure(name, NULL);
+    if (f < 0)
+        cli_usage_error(cmd, "%s: unknown figure '%s' (e.g. median_itl, p90_itl, p99_itl, "
+                        "ttft_p90, batch_latency; docs/summary.md lists them all)", opt, name);
+    return f;
+}
+
+double cli_parse_double(const char *cmd, const char *opt, const char *arg)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || !end || *end || end == arg || !isfinite(v)) {
+        cli_usage_error(cmd, "%s: '%s' is not a number", opt, arg);
+        return NAN;
+    }
+    return v;
+}
+
+int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors)
+{
+    if (!doc) {
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+        return JL_EXIT_INTERNAL;
+    }
+    json_object_set_new(doc, "errors", jl_errors_to_json(errors));
+    jl_error *err = NULL;
+    if (jl_write_json("-", doc, &err) != JL_OK) {
+        cli_print_error(cmd, err);
+        jl_error_free(err);
+        return JL_EXIT_OUTPUT;
+    }
+    return 0;
+}

@@ -1,0 +1,269 @@
+/* joules compare — matched-constraint comparisons (paper §4.3) and precision
+ * pairs (paper §4.4). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/choice_common.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "cli/exit_codes.h"
+#include "joules/choice.h"
+
+static const char *const help =
+    "usage: joules compare --by ATTR --baseline VALUE [--slo EXPR]... [--hold ATTR]...\n"
+    "                      [--json] [--csv FILE] [options] PATH...\n"
+    "       joules compare --by precision --baseline bfloat16 [--bins 8,16,64,256]\n"
+    "                      [--latency FIGURE] [--json] [--csv FILE] [options] PATH...\n\n"
+    "--by gpu_model|num_gpus|...: for each (model, task[, held attributes], SLO),\n"
+    "the minimum-energy configuration meeting the SLO on each value of ATTR\n"
+    "against the baseline value; reduction = 1 - E_side / E_baseline; totals:\n"
+    "comparisons made, wins per side, median/min/max reduction. A side without\n"
+    "a run or a feasible one is listed with the reason and not counted.\n"
+    "--by num_gpus holds gpu_model by default (compare GPU counts on one GPU).\n\n"
+    "--by precision: each run of another precision paired with its baseline\n"
+    "twin (same task, GPU model, GPU count, batch cap; model id without its\n"
+    "precision suffix), energy and latency changes, bucketed by batch size with\n"
+    "right-closed buckets (8,16], (16,64], (64,256]. Which pairs enter: docs/choice.md.\n\n"
+    "  --by ATTR         attribute compared (gpu_model, num_gpus, precision, ...)\n"
+    "  --baseline VALUE  the baseline value of ATTR\n"
+    "  --slo EXPR        a service-level objective (repeatable)\n"
+    "  --hold ATTR       also group by ATTR (repeatable); --hold none: nothing more\n"
+    "  --bins LIST       precision: bucket edges (default 8,16,64,256)\n"
+    "  --latency FIGURE  precision: latency figure (default median ITL / batch latency)\n"
+    "  --json            print the joules.compare/1 document\n"
+    "  --csv FILE        one row per comparison or pair ('-' = stdout)\n"
+    CLI_STUDY_HELP
+    "  -h, --help        this help\n";
+
+static void print_compare(const jl_compare_result *r, const jl_summary_list *l)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const jl_comparison *c = &r->items[i];
+        printf("%-45.45s %-15.15s", c->group_values[0] ? c->group_values[0] : "-",
+               c->group_values[1] ? c->group_values[1] : "-");
+        for (size_t k = 2; k < r->n_group_keys; k++)
+            printf(" %s=%s", r->group_keys[k], c->group_values[k] ? c->group_values[k] : "-");
+        printf(" %-20.20s %s vs %s: ", c->slo < r->n_slos ? r->slos[c->slo]->text : "(none)",
+               c->side, r->baseline);
+        if (c->counted) {
+            const jl_summary *b = l->items[c->base.choice], *o = l->items[c->other.choice];
+            printf("%+.1f%% (%s x%ld b%ld %.6g vs x%ld b%ld %.6g) winner %s\n",
+                   100 * c->reduction, c->side, o->attrs.num_gpus, o->attrs.max_batch_size,
+                   c->other.energy, b->attrs.num_gpus, b->attrs.max_batch_size, c->base.energy,
+                   c->winner == 1 ? c->side : c->winner == 0 ? r->baseline : "tie");
+        } else {
+            printf("not counted: %s\n", c->reason ? c->reason : "");
+        }
+    }
+    printf("\n%zu comparisons counted (%zu listed); wins: %s %zu", r->n_counted, r->n,
+           r->baseline, r->baseline_wins);
+    for (size_t s = 0; s < r->n_sides; s++)
+        printf(", %s %zu", r->sides[s].side, r->sides[s].wins);
+    if (r->n_ties)
+        printf(", ties %zu", r->n_ties);
+    printf("\nreduction (1 - E_side/E_%s): median %.1f%%, min %.1f%%, max %.1f%%\n", r->baseline,
+           100 * r->median_reduction, 100 * r->min_reduction, 100 * r->max_reduction);
+}
+
+static void print_precision(const jl_precision_result *r)
+{
+    printf("%zu pairs, %zu runs without a usable %s twin, %zu pairs outside the bins\n",
+           r->n_pairs, r->n_unpaired, r->baseline, r->n_outside);
+    printf("%-14s %-7s %-9s %-18s %-8s | %-9s %-18s %-8s\n", "batch size", "pairs", "E wins",
+           "E range", "E median", "L wins", "L range", "L median");
+    for (size_t k = 0; k < r->n_buckets; k++) {
+        const jl_precision_bucket *b = &r->buckets[k];
+        char lab[32], er[40], lr[40];
+        snprintf(lab, sizeof lab, "(%g, %g]", b->lo, b->hi);
+        snprintf(er, sizeof er, "%+.0f%% to %+.0f%%", 100 * b->energy.min, 100 * b->energy.max);
+        snprintf(lr, sizeof lr, "%+.0f%% to %+.0f%%", 100 * b->latency.min, 100 * b->latency.max);
+        printf("%-14s %-7zu %3zu/%-5zu %-18s %+7.0f%% | %3zu/%-5zu %-18s %+7.0f%%\n", lab,
+               b->energy.n, b->energy.wins, b->energy.n, b->energy.n ? er : "-",
+               100 * b->energy.median, b->latency.wins, b->latency.n, b->latency.n ? lr : "-",
+               100 * b->latency.median);
+    }
+}
+
+/* "8,16,64,256" */
+static int parse_bins(const char *cmd, const char *arg, double **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    const char *p = arg;
+    while (*p) {
+        char *end = NULL;
+        double v = strtod(p, &end);
+        if (end == p || !isfinite(v) || (*end && *end != ',')) {
+            cli_usage_error(cmd, "--bins: '%s' is not a comma-separated list of numbers (at '%s')",
+                            arg, p);
+            free(*out);
+            return -1;
+        }
+        double *nb = realloc(*out, (*n + 1) * sizeof *nb);
+        if (!nb) {
+            free(*out);
+            return -1;
+        }
+        *out = nb;
+        nb[(*n)++] = v;
+        if (*n > 1 && !(nb[*n - 1] > nb[*n - 2])) {
+            cli_usage_error(cmd, "--bins must be strictly ascending");
+            free(*out);
+            return -1;
+        }
+        p = *end ? end + 1 : end;
+    }
+    if (*n < 2) {
+        cli_usage_error(cmd, "--bins needs at least two edges");
+        free(*out);
+        return -1;
+    }
+    return 0;
+}
+
+int jl_cmd_compare(int argc, char **argv)
+{
+    enum {
+        OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_SLO, OPT_BY, OPT_BASE, OPT_HOLD, OPT_BINS,
+        OPT_LAT
+    };
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"slo", required_argument, NULL, OPT_SLO},
+        {"by", required_argument, NULL, OPT_BY},
+        {"baseline", required_argument, NULL, OPT_BASE},
+        {"hold", required_argument, NULL, OPT_HOLD},
+        {"bins", required_argument, NULL, OPT_BINS},
+        {"latency", required_argument, NULL, OPT_LAT},
+        {"help", no_argument, NULL, 'h'},
+        CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "compare", *csv = NULL, *by = NULL, *baseline = NULL;
+    const char *hold[16];
+    size_t n_hold = 0;
+    int hold_given = 0, json = 0, c, rc = 0, latency = -1;
+    double *bins = NULL;
+    size_t n_bins = 0;
+    cli_slos slos = {0};
+    cli_study cs;
+    cli_study_init(&cs);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        int h;
+        switch (c) {
+        case 'h': fputs(help, stdout); rc = JL_EXIT_OK; goto out;
+        case OPT_JSON: json = 1; break;
+        case OPT_CSV: csv = optarg; break;
+        case OPT_BY: by = optarg; break;
+        case OPT_BASE: baseline = optarg; break;
+        case OPT_SLO:
+            if (cli_slos_add(&slos, cmd, optarg))
+                goto usage;
+            break;
+        case OPT_HOLD:
+            hold_given = 1;
+            if (strcmp(optarg, "none")) {
+                if (n_hold == sizeof hold / sizeof hold[0]) {
+                    cli_usage_error(cmd, "too many --hold");
+                    goto usage;
+                }
+                hold[n_hold++] = optarg;
+            }
+            break;
+        case OPT_BINS:
+            free(bins);
+            if (parse_bins(cmd, optarg, &bins, &n_bins))
+                goto usage;
+            break;
+        case OPT_LAT:
+            if ((latency = cli_figure_option(cmd, "--latency", optarg)) < 0)
+                goto usage;
+            break;
+        default:
+            h = cli_study_option(&cs, cmd, c, optarg);
+            if (h == 1)
+                break;
+            if (h == 0)
+                cli_usage_error(cmd, "unknown option");
+            goto usage;
+        }
+    }
+    if (!by || !baseline) {
+        cli_usage_error(cmd, "--by ATTR and --baseline VALUE are required");
+        goto usage;
+    }
+    int precision = !strcmp(by, "precision");
+    if (precision && slos.n) {
+        cli_usage_error(cmd, "--by precision pairs runs configuration by configuration: no --slo");
+        goto usage;
+    }
+    if (!precision && (bins || latency >= 0)) {
+        cli_usage_error(cmd, "--bins and --latency belong to --by precision");
+        goto usage;
+    }
+    if (!hold_given && !strcmp(by, "num_gpus"))
+        hold[n_hold++] = "gpu_model";
+    cli_install_signal_cleanup();
+    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
+        goto out;
+    jl_error *err = NULL;
+    if (precision) {
+        static const double def_bins[] = {8, 16, 64, 256};
+        jl_precision_options po = {baseline, bins ? bins : def_bins, bins ? n_bins : 4, latency,
+                                   -1};
+        jl_precision_result *r = NULL;
+        if (jl_compare_precision(&cs.runs, &po, &r, &err) != JL_OK) {
+            cli_print_error(cmd, err);
+            rc = err && err->code == JL_ENOMEM ? JL_EXIT_INTERNAL : JL_EXIT_NOINPUT;
+            jl_error_free(err);
+            goto out;
+        }
+        if (csv && jl_write_precision_csv(csv, r, &cs.runs, &err) != JL_OK) {
+            cli_print_error(cmd, err);
+            jl_error_free(err);
+            rc = JL_EXIT_OUTPUT;
+        }
+        if (!rc && json)
+            rc = cli_print_document(cmd, jl_precision_to_json(r, &cs.runs), &cs.errors);
+        else if (!rc && (!csv || strcmp(csv, "-")))
+            print_precision(r);
+        jl_precision_result_free(r);
+    } else {
+        jl_compare_options co = {by, baseline, hold, n_hold, {-1, 1e-9}};
+        jl_compare_result *r = NULL;
+        if (jl_compare(&cs.runs, (const jl_slo *const *)slos.items, slos.n, &co, &r, &err) !=
+            JL_OK) {
+            cli_print_error(cmd, err);
+            rc = err && err->code == JL_ENOMEM ? JL_EXIT_INTERNAL : JL_EXIT_NOINPUT;
+            jl_error_free(err);
+            goto out;
+        }
+        if (csv && jl_write_compare_csv(csv, r, &cs.runs, &err) != JL_OK) {
+            cli_print_error(cmd, err);
+            jl_error_free(err);
+            rc = JL_EXIT_OUTPUT;
+        }
+        if (!rc && json)
+            rc = cli_print_document(cmd, jl_compare_to_json(r, &cs.runs), &cs.errors);
+        else if (!rc && (!csv || strcmp(csv, "-")))
+            print_compare(r, &cs.runs);
+        jl_compare_result_free(r);
+    }
+    if (!rc)
+        rc = cli_study_exit(&cs);
+out:
+    free(bins);
+    cli_slos_free(&slos);
+    cli_study_free(&cs);
+    return rc;
+usage:
+    free(bins);
+    cli_slos_free(&slos);
+    cli_study_free(&cs);
+    return JL_EXIT_USAGE;
+}
