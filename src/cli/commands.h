@@ -17,7 +17,8 @@ typedef struct jl_command {
     X(frontier, "Pareto-optimal configurations in (latency, energy) and curves per GPU setup") \
     X(pick, "minimum-energy configuration per (model, task) meeting an SLO")  \
     X(compare, "matched-constraint comparisons: GPU model, GPU count, precision pairs") \
-    X(capacity, "under a power budget: best throughput/W within an SLO, replicas, totals")
+    X(capacity, "under a power budget: best throughput/W within an SLO, replicas, totals") \
+    X(report, "the whole analysis as a directory: index.html, data/, figures/, notebooks")
 
 #define JL_X_DECL(name, summary) int jl_cmd_##name(int argc, char **argv);
 JL_CLI_COMMANDS(JL_X_DECL)

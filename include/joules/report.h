@@ -1,0 +1,106 @@
+/* joules/report.h — the whole analysis as a directory a person can open.
+ *
+ * jl_report_write() takes the summaries of a study and writes DIR with
+ *
+ *   index.html          one self-contained page (CSS inline, figures inline
+ *                       as SVG, no JavaScript, no network): the answer first
+ *                       (per (model, task) the minimum-energy configuration
+ *                       meeting the SLO, the frontier, the main findings),
+ *                       then a section per group, then every run
+ *   data/               the documents of the commands, byte-identical to
+ *                       what they print (summary.json/.csv, check.json,
+ *                       frontier.json/.csv and the rest), report.json (what the page
+ *                       and the figures show) and the time series CSVs
+ *   figures/            every figure as .svg, .pdf and .png, drawn by
+ *                       gnuplot from the .gp script and .dat data kept
+ *                       beside it (re-run `gnuplot NAME.gp` to restyle)
+ *   notebooks-export/   Jupyter notebooks (from the templates in the
+ *                       repository's notebooks-export/) that load data/ with
+ *                       pandas and redraw each figure with matplotlib
+ *
+ * The directory is built under a temporary name beside DIR and renamed into
+ * place at the end (jl_atomic_dir_open/commit), every file inside written
+ * atomically; an interrupted run leaves nothing (the temporary directory is
+ * registered for jl_atomic_cleanup_signal(), gnuplot children too). A
+ * missing or failing gnuplot does not fail the report: figures are skipped,
+ * the page says so, and res->notes carries a warning for stderr.
+ *
+ * Figures and how each is computed: docs/report.md.
+ */
+#ifndef JOULES_REPORT_H
+#define JOULES_REPORT_H
+
+#include <stddef.h>
+
+#include "joules/check.h"
+#include "joules/descriptors.h"
+#include "joules/error.h"
+#include "joules/slo.h"
+#include "joules/summary.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An SLO for the runs of one workload ("llm", "mllm", "diffusion"), or for
+ * every workload when workload is NULL. The last matching entry wins. */
+typedef struct jl_report_slo {
+    const char *workload;
+    const jl_slo *slo;
+} jl_report_slo;
+
+/* The SLOs used when none is given for a workload: the paper's Fig. 6
+ * constraints (median ITL <= 100 ms for LLMs and MLLMs, generation latency
+ * <= 30 s for diffusion). */
+#define JL_REPORT_DEFAULT_SLO_LLM "median_itl<=100ms"
+#define JL_REPORT_DEFAULT_SLO_DIFFUSION "batch_latency<=30s"
+
+/* Progress: called with a short phase name ("figures") and counts. */
+typedef void (*jl_report_progress_fn)(void *ctx, const char *phase, size_t done,
+                                      size_t total, const char *current);
+
+typedef struct jl_report_options {
+    const jl_report_slo *slos; /* may be NULL: the defaults */
+    size_t n_slos;
+    /* The gnuplot program (searched in PATH). NULL = "gnuplot"; "" = draw
+     * no figures (the .gp and .dat files are still written). */
+    const char *gnuplot;
+    /* Notebook templates; NULL = $JOULES_NOTEBOOKS_DIR, the checkout's
+     * notebooks-export/ or the installed share/joules/notebooks-export. */
+    const char *templates_dir;
+    int replace;                  /* replace DIR when it exists (--force) */
+    const char *gpu_baseline;     /* baseline of the GPU comparison; NULL = first GPU model */
+    const char *generated_at;     /* a line in the page; NULL = none */
+    const char *const *inputs;    /* the PATHs given, shown in the page */
+    size_t n_inputs;
+    const jl_ruleset *rules;      /* NULL = default rules */
+    const jl_descriptors *desc;   /* GPU power limits etc.; may be NULL */
+    size_t max_plot_points;       /* time series are downsampled to this; default 1200 */
+    jl_report_progress_fn progress;
+    void *progress_ctx;
+} jl_report_options;
+
+void jl_report_options_default(jl_report_options *opt);
+
+typedef struct jl_report_result {
+    size_t n_groups;
+    size_t n_figures;        /* figures planned */
+    size_t n_figures_drawn;  /* drawn by gnuplot (svg, pdf and png) */
+    size_t n_data_files;
+    char **notes;            /* warnings for stderr, e.g. gnuplot missing */
+    size_t n_notes;
+} jl_report_result;
+
+void jl_report_result_clear(jl_report_result *res);
+
+/* Write the report of runs (errors: inputs that failed, listed in the page
+ * and in every document; may be NULL) to dir. opt may be NULL. JL_EUSAGE
+ * when dir exists and opt->replace is 0. */
+jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
+                          const jl_error_list *errors, const jl_report_options *opt,
+                          jl_report_result *res, jl_error **err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,786 @@
+/* index.html: one self-contained page. No JavaScript, no network: CSS in a
+ * <style> element, figures inlined as SVG (their ids prefixed per figure so
+ * several gnuplot SVGs can share a page). Numbers rounded for people (3
+ * significant digits); the CSVs in data/ keep full precision. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "joules/output.h"
+#include "report/report_internal.h"
+
+void rp_html_escape(jl_strbuf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': jl_strbuf_puts(b, "&amp;"); break;
+        case '<': jl_strbuf_puts(b, "&lt;"); break;
+        case '>': jl_strbuf_puts(b, "&gt;"); break;
+        case '"': jl_strbuf_puts(b, "&quot;"); break;
+        default: jl_strbuf_append(b, s, 1);
+        }
+    }
+}
+
+#define H(s) rp_html_escape(b, (s))
+#define P(s) jl_strbuf_puts(b, (s))
+
+static const char *css =
+    ":root{--fg:#1d2733;--muted:#5b6776;--line:#dde3ea;--bg:#ffffff;--soft:#f4f7fa;--accent:#0b5fa5;--warn:#9a5b00;--bad:#b3261e;--good:#1b7f3b}\n"
+    "*{box-sizing:border-box}\n"
+    "html{font-size:15px}\n"
+    "body{margin:0;color:var(--fg);background:var(--bg);font-family:system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif;line-height:1.5}\n"
+    "header.top{background:#0f2a44;color:#fff;padding:1.6rem 0 1.3rem}\n"
+    "header.top h1{margin:0;font-size:1.7rem;font-weight:650;letter-spacing:.01em}\n"
+    "header.top p{margin:.35rem 0 0;color:#c9d6e3}\n"
+    ".wrap{max-width:1180px;margin:0 auto;padding:0 1.5rem}\n"
+    "nav.toc{background:var(--soft);border:1px solid var(--line);border-radius:8px;padding:.8rem 1.2rem;margin:1.4rem 0}\n"
+    "nav.toc h2{font-size:.95rem;margin:0 0 .3rem;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}\n"
+    "nav.toc ol{margin:0;padding-left:1.3rem;columns:2;column-gap:2.5rem}\n"
+    "nav.toc ol ol{columns:1}\n"
+    "nav.toc a{color:var(--accent);text-decoration:none}\n"
+    "nav.toc a:hover{text-decoration:underline}\n"
+    "section{margin:2.2rem 0;padding-top:.4rem;border-top:1px solid var(--line)}\n"
+    "h2{font-size:1.4rem;margin:.8rem 0 .6rem}\n"
+    "h3{font-size:1.1rem;margin:1.3rem 0 .5rem}\n"
+    "p.lead{font-size:1.08rem;margin:.2rem 0 .9rem}\n"
+    ".muted{color:var(--muted)}\n"
+    ".small{font-size:.87rem}\n"
+    "code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em;background:var(--soft);padding:.05em .3em;border-radius:3px}\n"
+    ".cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(168px,1fr));gap:.7rem;margin:.8rem 0 1rem}\n"
+    ".card{border:1px solid var(--line);border-radius:8px;padding:.55rem .8rem;background:#fff}\n"
+    ".card .k{font-size:.78rem;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}\n"
+    ".card .v{font-size:1.35rem;font-weight:650;font-variant-numeric:tabular-nums}\n"
+    ".card .u{font-size:.85rem;color:var(--muted);margin-left:.2rem;font-weight:400}\n"
+    ".tablewrap{overflow-x:auto;margin:.6rem 0 1rem;border:1px solid var(--line);border-radius:6px}\n"
+    "table{border-collapse:collapse;width:100%;font-size:.88rem;font-variant-numeric:tabular-nums}\n"
+    "th,td{padding:.32rem .55rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top;white-space:nowrap}\n"
+    "th{background:var(--soft);font-weight:600;position:sticky;top:0}\n"
+    "th .unit{display:block;font-weight:400;color:var(--muted);font-size:.8em}\n"
+    "td.n,th.n{text-align:right}\n"
+    "tr.pick td{background:#eef6ee}\n"
+    "tr:last-child td{border-bottom:none}\n"
+    "td.wrap{white-space:normal;min-width:14rem}\n"
+    ".tag{display:inline-block;font-size:.75rem;padding:0 .4rem;border-radius:999px;border:1px solid var(--line);color:var(--muted);margin-left:.25rem}\n"
+    ".tag.good{color:var(--good);border-color:#a9d8b7}\n"
+    ".tag.warn{color:var(--warn);border-color:#e8c48f}\n"
+    ".tag.bad{color:var(--bad);border-color:#eba9a4}\n"
+    "ul.findings{margin:.3rem 0 1rem;padding-left:1.2rem}\n"
+    "ul.findings li{margin:.25rem 0}\n"
+    ".note{border-left:4px solid var(--warn);background:#fff8ec;padding:.6rem .9rem;margin:.8rem 0;border-radius:0 6px 6px 0}\n"
+    ".note.err{border-color:var(--bad);background:#fdf0ef}\n"
+    "figure{margin:1.2rem 0 1.6rem;border:1px solid var(--line);border-radius:8px;padding:.8rem;background:#fff}\n"
+    "figure svg{display:block;width:100%;height:auto;max-width:960px;margin:0 auto}\n"
+    "figure.missing .placeholder{padding:1.2rem;text-align:center;color:var(--muted);background:var(--soft);border-radius:6px}\n"
+    "figcaption{font-size:.9rem;color:var(--fg);margin-top:.5rem}\n"
+    "figcaption .files{display:block;color:var(--muted);font-size:.82rem;margin-top:.2rem}\n"
+    "figcaption a,.files a{color:var(--accent)}\n"
+    ".grid2{display:grid;grid-template-columns:1fr 1fr;gap:1rem}\n"
+    "@media (max-width:900px){.grid2{grid-template-columns:1fr}nav.toc ol{columns:1}}\n"
+    "footer{color:var(--muted);font-size:.85rem;margin:2rem 0 3rem}\n"
+    "@media print{nav.toc{display:none}figure{break-inside:avoid}}\n";
+
+/* ---- numbers --------------------------------------------------------------------- */
+
+static void num(jl_strbuf *b, double v, double scale, int sig)
+{
+    char buf[64];
+    rp_fmt_num(buf, sizeof buf, v * scale, sig);
+    P(buf);
+}
+
+static void td_num(jl_strbuf *b, double v, double scale, int sig)
+{
+    P("<td class=\"n\">");
+    num(b, v, scale, sig);
+    P("</td>");
+}
+
+static void th(jl_strbuf *b, const char *name, const char *unit, int numeric)
+{
+    P(numeric ? "<th class=\"n\">" : "<th>");
+    H(name);
+    if (unit) {
+        P("<span class=\"unit\">");
+        H(unit);
+        P("</span>");
+    }
+    P("</th>");
+}
+
+static void card(jl_strbuf *b, const char *k, double v, double scale, int sig, const char *unit)
+{
+    P("<div class=\"card\"><div class=\"k\">");
+    H(k);
+    P("</div><div class=\"v\">");
+    num(b, v, scale, sig);
+    P("<span class=\"u\">");
+    H(unit);
+    P("</span></div></div>\n");
+}
+
+static const char *base(const char *p)
+{
+    const char *s = p ? strrchr(p, '/') : NULL;
+    return s ? s + 1 : (p ? p : "?");
+}
+
+/* ---- SVG inlining ----------------------------------------------------------------- */
+
+/* The SVG from "<svg" on, with every id="X" / id='X', href="#X" and url(#X)
+ * prefixed by `pre` (gnuplot reuses the same ids in every file) and the
+ * <title> replaced by the figure's. */
+static void inline_svg(jl_strbuf *b, const char *svg, const char *pre, const char *title)
+{
+    const char *s = strstr(svg, "<svg");
+    if (!s) {
+        P("<p class=\"muted\">(figure unreadable)</p>");
+        return;
+    }
+    int title_done = 0;
+    while (*s) {
+        if (!strncmp(s, "<svg", 4) && !title_done) {
+            /* the root element: add a role and a label */
+            P("<svg role=\"img\" aria-label=\"");
+            H(title);
+            P("\"");
+            s += 4;
+            continue;
+        }
+        if (!title_done && !strncmp(s, "<title>", 7)) {
+            const char *e = strstr(s, "</title>");
+            if (e) {
+                P("<title>");
+                H(title);
+                P("</title>");
+                s = e + 8;
+                title_done = 1;
+                continue;
+            }
+        }
+        if ((!strncmp(s, "id=", 3) && (s[3] == '"' || s[3] == '\'')) ) {
+            jl_strbuf_append(b, s, 4);
+            P(pre);
+            s += 4;
+            continue;
+        }
+        if (!strncmp(s, "href=", 5) && (s[5] == '"' || s[5] == '\'') && s[6] == '#') {
+            jl_strbuf_append(b, s, 7);
+            P(pre);
+            s += 7;
+            continue;
+        }
+        if (!strncmp(s, "url(#", 5)) {
+            P("url(#");
+            P(pre);
+            s += 5;
+            continue;
+        }
+        jl_strbuf_append(b, s, 1);
+        s++;
+    }
+}
+
+static int fig_number(const rp_report *r, const rp_figure *f)
+{
+    (void)r;
+    return f->number;
+}
+
+static const rp_fig_kind group_order[] = {RP_FIG_FRONTIER, RP_FIG_TRENDS, RP_FIG_POWER,
+                                          RP_FIG_PRECISION};
+
+static int in_comparisons(const rp_figure *f)
+{
+    return f->kind == RP_FIG_GPU_COMPARE || (f->kind == RP_FIG_PRECISION && f->group < 0);
+}
+
+/* Number the figures in the order the page shows them. */
+static void number_figures(rp_report *r)
+{
+    int n = 0;
+    for (size_t gi = 0; gi < r->n_groups; gi++)
+        for (size_t o = 0; o < sizeof group_order / sizeof group_order[0]; o++)
+            for (size_t i = 0; i < r->n_figs; i++)
+                if (r->figs[i].group == (long)gi && r->figs[i].kind == group_order[o])
+                    r->figs[i].number = ++n;
+    for (size_t i = 0; i < r->n_figs; i++)
+        if (in_comparisons(&r->figs[i]))
+            r->figs[i].number = ++n;
+}
+
+static void figure_block(jl_strbuf *b, rp_report *r, rp_figure *f)
+{
+    char pre[32];
+    snprintf(pre, sizeof pre, "f%d-", fig_number(r, f));
+    P(f->drawn ? "<figure id=\"fig-" : "<figure class=\"missing\" id=\"fig-");
+    H(f->id);
+    P("\">\n");
+    if (f->drawn && f->svg) {
+        inline_svg(b, f->svg, pre, f->title ? f->title : f->id);
+    } else {
+        P("<div class=\"placeholder\"><strong>");
+        H(f->title ? f->title : f->id);
+        P("</strong><br>Not drawn: ");
+        H(f->note ? f->note : "unknown reason");
+        P("</div>");
+    }
+    jl_strbuf_printf(b, "\n<figcaption><strong>Figure %d.</strong> ", fig_number(r, f));
+    H(f->caption ? f->caption : "");
+    if (f->n_points || f->drawn) {
+        P("<span class=\"files\">");
+        if (f->drawn) {
+            static const char *const ext[] = {"svg", "pdf", "png"};
+            for (int k = 0; k < 3; k++) {
+                P("<a href=\"figures/");
+                H(f->id);
+                jl_strbuf_printf(b, ".%s\">%s</a> · ", ext[k], k == 0 ? "SVG" : k == 1 ? "PDF" : "PNG");
+            }
+        }
+        P("<a href=\"figures/");
+        H(f->id);
+        P(".dat\">data</a> · <a href=\"figures/");
+        H(f->id);
+        jl_strbuf_printf(b, ".gp\">gnuplot script</a> · %zu data points</span>", f->n_points);
+    }
+    P("</figcaption>\n</figure>\n");
+}
+
+/* ---- the answer ------------------------------------------------------------------- */
+
+static void latency_cell(jl_strbuf *b, const jl_summary *s)
+{
+    if (jl_attrs_is_diffusion(&s->attrs)) {
+        num(b, s->fig[JL_FIG_BATCH_LATENCY_S], 1, 3);
+        P(" s batch");
+    } else {
+        num(b, s->fig[JL_FIG_MEDIAN_ITL_S], 1000, 3);
+        P(" ms ITL");
+    }
+}
+
+static void config_cell(jl_strbuf *b, const jl_summary *s)
+{
+    const jl_attrs *a = &s->attrs;
+    jl_strbuf_printf(b, "<strong>");
+    H(a->gpu_model ? a->gpu_model : "?");
+    jl_strbuf_printf(b, " \xc3\x97 %ld</strong>, batch %ld, ", a->num_gpus, a->max_batch_size);
+    H(a->precision ? a->precision : "?");
+}
+
+static void answer_section(jl_strbuf *b, rp_report *r)
+{
+    const jl_summary_list *l = r->l;
+    P("<section id=\"answer\">\n<h2>1. The answer</h2>\n");
+    P("<p class=\"lead\">For each model and task: the configuration that uses the least energy "
+      "among the runs meeting the service-level objective (SLO), and what it costs.</p>\n");
+    P("<div class=\"tablewrap\"><table>\n<thead><tr>");
+    th(b, "model", NULL, 0);
+    th(b, "task", NULL, 0);
+    th(b, "SLO", NULL, 0);
+    th(b, "minimum-energy configuration", NULL, 0);
+    th(b, "energy", "per token or image", 1);
+    th(b, "latency", NULL, 1);
+    th(b, "throughput", NULL, 1);
+    th(b, "power", "W, all GPUs", 1);
+    th(b, "runs meeting SLO", NULL, 1);
+    th(b, "frontier", "runs", 1);
+    P("</tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < r->n_groups; i++) {
+        rp_group *g = &r->groups[i];
+        P("<tr><td><a href=\"#g-");
+        H(g->slug);
+        P("\" title=\"");
+        H(g->model ? g->model : "?");
+        P("\">");
+        H(base(g->model));
+        P("</a></td><td>");
+        H(g->task ? g->task : "?");
+        P("</td><td><code>");
+        H(g->slo_text);
+        P("</code></td>");
+        if (g->pick.run >= 0) {
+            const jl_summary *s = l->items[g->pick.run];
+            int dif = jl_attrs_is_diffusion(&s->attrs);
+            P("<td>");
+            config_cell(b, s);
+            P("</td><td class=\"n\"><strong>");
+            num(b, s->fig[rp_energy_fig(s)], 1, 3);
+            P(dif ? "</strong> J/image" : "</strong> J/token");
+            P("</td><td class=\"n\">");
+            latency_cell(b, s);
+            P("</td><td class=\"n\">");
+            num(b, s->fig[rp_throughput_fig(s)], 1, 3);
+            P(dif ? " images/s" : " tokens/s");
+            P("</td>");
+            td_num(b, s->fig[JL_FIG_AVG_POWER_W], 1, 3);
+        } else {
+            P("<td colspan=\"5\"><span class=\"tag bad\">no run meets the SLO</span></td>");
+        }
+        jl_strbuf_printf(b, "<td class=\"n\">%zu of %zu</td><td class=\"n\">%zu</td></tr>\n",
+                         g->pick.n_meeting, g->n_runs, g->frontier ? g->frontier->n_points : 0);
+    }
+    P("</tbody></table></div>\n");
+    /* the main findings: the first two of each group */
+    P("<h3>Main findings</h3>\n<ul class=\"findings\">\n");
+    for (size_t i = 0; i < r->n_groups; i++) {
+        rp_group *g = &r->groups[i];
+        for (size_t k = 0; k < g->n_findings && k < 2; k++) {
+            P("<li><strong>");
+            const char *m = base(g->model);
+            H(m);
+            P(", ");
+            H(g->task ? g->task : "?");
+            P(":</strong> ");
+            H(g->findings[k]);
+            P("</li>\n");
+        }
+    }
+    P("</ul>\n");
+    P("<p class=\"small muted\">Findings are measured facts about these runs (the latent-model "
+      "diagnosis of <code>joules diagnose</code> will add explanations when it is available). "
+      "Energy per token is the energy of all GPUs in the steady-state window divided by the "
+      "tokens generated in it.</p>\n");
+    if (r->n_notes) {
+        P("<div class=\"note\"><strong>Notes.</strong><ul>");
+        for (size_t i = 0; i < r->n_notes; i++) {
+            P("<li>");
+            H(r->notes[i]);
+            P("</li>");
+        }
+        P("</ul></div>\n");
+    }
+    if (r->errors && r->errors->count) {
+        jl_strbuf_printf(b, "<div class=\"note err\"><strong>%zu input%s could not be read</strong> "
+                            "(the rest of the report is complete):<ul>",
+                         r->errors->count, r->errors->count == 1 ? "" : "s");
+        for (size_t i = 0; i < r->errors->count; i++) {
+            char *m = jl_error_format(r->errors->items[i]);
+            P("<li><code>");
+            H(m ? m : "?");
+            P("</code></li>");
+            free(m);
+        }
+        P("</ul></div>\n");
+    }
+    P("</section>\n");
+}
+
+/* ---- per group -------------------------------------------------------------------- */
+
+static void frontier_table(jl_strbuf *b, rp_report *r, rp_group *g)
+{
+    const jl_frontier *f = g->frontier;
+    if (!f || !f->n_points)
+        return;
+    const jl_summary *s0 = r->l->items[f->points[0].run];
+    int dif = jl_attrs_is_diffusion(&s0->attrs);
+    P("<h3>Time–energy frontier</h3>\n<p class=\"small muted\">Runs no other run beats on both "
+      "latency and energy, fastest first. Every other run is dominated by one of these.</p>\n");
+    P("<div class=\"tablewrap\"><table><thead><tr>");
+    th(b, "#", NULL, 1);
+    th(b, "configuration", NULL, 0);
+    th(b, dif ? "batch latency" : "median ITL", dif ? "s" : "ms", 1);
+    th(b, dif ? "energy per image" : "energy per token", "J", 1);
+    th(b, dif ? "throughput" : "throughput", dif ? "images/s" : "tokens/s", 1);
+    th(b, "avg power", "W", 1);
+    th(b, "meets SLO", NULL, 0);
+    P("</tr></thead><tbody>\n");
+    for (size_t i = 0; i < f->n_points; i++) {
+        const jl_summary *s = r->l->items[f->points[i].run];
+        int meets = jl_slo_eval(g->slo, s, NULL) == JL_SLO_PASS;
+        P((long)f->points[i].run == g->pick.run ? "<tr class=\"pick\">" : "<tr>");
+        jl_strbuf_printf(b, "<td class=\"n\">%zu</td><td>", i + 1);
+        config_cell(b, s);
+        if ((long)f->points[i].run == g->pick.run)
+            P(" <span class=\"tag good\">pick</span>");
+        if (f->points[i].n_equivalent)
+            jl_strbuf_printf(b, " <span class=\"tag\">+%zu equivalent</span>", f->points[i].n_equivalent);
+        P("</td>");
+        td_num(b, f->points[i].latency, dif ? 1 : 1000, 3);
+        td_num(b, f->points[i].energy, 1, 3);
+        td_num(b, s->fig[rp_throughput_fig(s)], 1, 3);
+        td_num(b, s->fig[JL_FIG_AVG_POWER_W], 1, 3);
+        P(meets ? "<td><span class=\"tag good\">yes</span></td>" : "<td><span class=\"tag bad\">no</span></td>");
+        P("</tr>\n");
+    }
+    P("</tbody></table></div>\n");
+}
+
+static void group_section(jl_strbuf *b, rp_report *r, size_t gi, int number)
+{
+    rp_group *g = &r->groups[gi];
+    const jl_summary_list *l = r->l;
+    P("<section id=\"g-");
+    H(g->slug);
+    jl_strbuf_printf(b, "\">\n<h2>%d. ", number);
+    H(g->model ? g->model : "?");
+    P(" — ");
+    H(g->task ? g->task : "?");
+    P("</h2>\n");
+    jl_strbuf_printf(b, "<p class=\"muted small\">%zu runs · workload ", g->n_runs);
+    H(g->workload ? g->workload : "?");
+    P(" · GPU models: ");
+    for (size_t k = 0; k < g->n_gpu_models; k++) {
+        if (k)
+            P(", ");
+        H(g->gpu_models[k]);
+    }
+    P(" · SLO <code>");
+    H(g->slo_text);
+    P("</code></p>\n");
+    if (g->pick.run >= 0) {
+        const jl_summary *s = l->items[g->pick.run];
+        int dif = jl_attrs_is_diffusion(&s->attrs);
+        P("<p class=\"lead\">Least energy meeting the SLO: ");
+        config_cell(b, s);
+        P(" — run <code>");
+        H(base(s->file));
+        P(" ");
+        H(s->run ? s->run : "?");
+        P("</code>.</p>\n<div class=\"cards\">\n");
+        card(b, dif ? "energy per image" : "energy per token", s->fig[rp_energy_fig(s)], 1, 3, "J");
+        if (dif)
+            card(b, "batch latency", s->fig[JL_FIG_BATCH_LATENCY_S], 1, 3, "s");
+        else
+            card(b, "median ITL", s->fig[JL_FIG_MEDIAN_ITL_S], 1000, 3, "ms");
+        if (dif)
+            card(b, "throughput", s->fig[JL_FIG_ITEMS_PER_S], 1, 3, "images/s");
+        else
+            card(b, "throughput", s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S], 1, 3, "tokens/s");
+        card(b, "average power", s->fig[JL_FIG_AVG_POWER_W], 1, 3, "W");
+        card(b, "static power share", s->fig[JL_FIG_STATIC_ENERGY_SHARE], 100, 2, "%");
+        if (!dif)
+            card(b, "energy per response", s->fig[JL_FIG_ENERGY_PER_REQUEST_J], 1, 3, "J");
+        P("</div>\n");
+    } else {
+        P("<p class=\"lead\"><span class=\"tag bad\">No run meets the SLO.</span></p>\n");
+    }
+    if (g->n_findings) {
+        P("<ul class=\"findings\">\n");
+        for (size_t k = 0; k < g->n_findings; k++) {
+            P("<li>");
+            H(g->findings[k]);
+            P("</li>\n");
+        }
+        P("</ul>\n");
+    }
+    /* figures of this group: frontier, trends, power, precision */
+    for (size_t o = 0; o < sizeof group_order / sizeof group_order[0]; o++)
+        for (size_t i = 0; i < r->n_figs; i++)
+            if (r->figs[i].group == (long)gi && r->figs[i].kind == group_order[o])
+                figure_block(b, r, &r->figs[i]);
+    frontier_table(b, r, g);
+    P("</section>\n");
+}
+
+/* ---- every run -------------------------------------------------------------------- */
+
+static void warn_cell(jl_strbuf *b, const jl_summary *s)
+{
+    P("<td class=\"wrap small\">");
+    if (!s->n_warnings)
+        P("<span class=\"muted\">—</span>");
+    for (size_t w = 0; w < s->n_warnings; w++) {
+        const char *rule = s->warnings[w].rule ? s->warnings[w].rule : "";
+        const char *msg = s->warnings[w].message ? s->warnings[w].message : "";
+        int fail = !strncmp(rule, "check:", 6) && !strncmp(msg, "fail", 4);
+        P(fail ? "<span class=\"tag bad\">" : "<span class=\"tag warn\">");
+        H(rule);
+        P("</span> ");
+        H(msg);
+        if (w + 1 < s->n_warnings)
+            P("<br>");
+    }
+    P("</td>");
+}
+
+static void runs_table(jl_strbuf *b, rp_report *r, int diffusion)
+{
+    const jl_summary_list *l = r->l;
+    size_t n = 0;
+    for (size_t i = 0; i < l->count; i++)
+        n += jl_attrs_is_diffusion(&l->items[i]->attrs) == diffusion;
+    if (!n)
+        return;
+    jl_strbuf_printf(b, "<h3>%s runs (%zu)</h3>\n", diffusion ? "Diffusion" : "LLM and MLLM", n);
+    P("<div class=\"tablewrap\"><table><thead><tr>");
+    th(b, "file · run", NULL, 0);
+    th(b, "model", NULL, 0);
+    th(b, "task", NULL, 0);
+    th(b, "GPU", NULL, 0);
+    th(b, "GPUs", NULL, 1);
+    th(b, "precision", NULL, 0);
+    th(b, "batch", "max", 1);
+    th(b, "window", "s", 1);
+    th(b, diffusion ? "energy / image" : "energy / token", "J", 1);
+    if (!diffusion)
+        th(b, "energy / response", "J", 1);
+    th(b, "avg power", "W", 1);
+    th(b, "peak power", "W", 1);
+    th(b, "static share", "%", 1);
+    th(b, "throughput", diffusion ? "images/s" : "tokens/s", 1);
+    if (diffusion) {
+        th(b, "batch latency", "s", 1);
+    } else {
+        th(b, "median ITL", "ms", 1);
+        th(b, "p90 ITL", "ms", 1);
+        th(b, "p90 TTFT", "s", 1);
+        th(b, "avg batch", "requests", 1);
+    }
+    th(b, "warnings", NULL, 0);
+    P("</tr></thead><tbody>\n");
+    for (size_t i = 0; i < l->count; i++) {
+        const jl_summary *s = l->items[i];
+        if (jl_attrs_is_diffusion(&s->attrs) != diffusion)
+            continue;
+        const double *f = s->fig;
+        int is_pick = 0;
+        for (size_t gi = 0; gi < r->n_groups; gi++)
+            is_pick |= r->groups[gi].pick.run == (long)i;
+        P(is_pick ? "<tr class=\"pick\"><td>" : "<tr><td>");
+        H(base(s->file));
+        P(" · <code>");
+        H(s->run ? s->run : "?");
+        P("</code>");
+        if (is_pick)
+            P(" <span class=\"tag good\">pick</span>");
+        P("</td><td>");
+        H(base(s->attrs.model));
+        P("</td><td>");
+        H(s->attrs.task ? s->attrs.task : "?");
+        P("</td><td>");
+        H(s->attrs.gpu_model ? s->attrs.gpu_model : "?");
+        jl_strbuf_printf(b, "</td><td class=\"n\">%ld</td><td>", s->attrs.num_gpus);
+        H(s->attrs.precision ? s->attrs.precision : "?");
+        jl_strbuf_printf(b, "</td><td class=\"n\">%ld</td>", s->attrs.max_batch_size);
+        td_num(b, f[JL_FIG_STEADY_DURATION_S], 1, 3);
+        td_num(b, f[rp_energy_fig(s)], 1, 3);
+        if (!diffusion)
+            td_num(b, f[JL_FIG_ENERGY_PER_REQUEST_J], 1, 3);
+        td_num(b, f[JL_FIG_AVG_POWER_W], 1, 3);
+        td_num(b, f[JL_FIG_PEAK_POWER_W], 1, 3);
+        td_num(b, f[JL_FIG_STATIC_ENERGY_SHARE], 100, 2);
+        td_num(b, f[rp_throughput_fig(s)], 1, 3);
+        if (diffusion) {
+            td_num(b, f[JL_FIG_BATCH_LATENCY_S], 1, 3);
+        } else {
+            td_num(b, f[JL_FIG_MEDIAN_ITL_S], 1000, 3);
+            td_num(b, f[JL_FIG_P90_ITL_S], 1000, 3);
+            td_num(b, f[JL_FIG_TTFT_P90_S], 1, 3);
+            td_num(b, f[JL_FIG_AVG_BATCH_SIZE], 1, 3);
+        }
+        warn_cell(b, s);
+        P("</tr>\n");
+    }
+    P("</tbody></table></div>\n");
+}
+
+static void validation_section(jl_strbuf *b, rp_report *r, int number)
+{
+    jl_strbuf_printf(b, "<section id=\"validation\">\n<h2>%d. Validation</h2>\n", number);
+    json_t *t = json_object_get(r->check_doc, "totals");
+    jl_strbuf_printf(b,
+                     "<p>Every run was judged by the validation rules (<code>" JL_RULES_VERSION
+                     "</code>, <code>joules check</code>): <strong>%lld</strong> rule results "
+                     "pass, <strong>%lld</strong> warn, <strong>%lld</strong> fail, %lld were "
+                     "skipped; <strong>%lld</strong> runs fail a rule. Each rule's result for each "
+                     "run is in <a href=\"data/check.json\">data/check.json</a>.</p>\n",
+                     (long long)json_integer_value(json_object_get(t, "pass")),
+                     (long long)json_integer_value(json_object_get(t, "warn")),
+                     (long long)json_integer_value(json_object_get(t, "fail")),
+                     (long long)json_integer_value(json_object_get(t, "skip")),
+                     (long long)json_integer_value(json_object_get(t, "runs_failed")));
+    /* rules that did not pass, as a table */
+    json_t *runs = json_object_get(r->check_doc, "runs");
+    size_t idx;
+    json_t *ro;
+    int any = 0;
+    json_array_foreach(runs, idx, ro) {
+        json_t *rules = json_object_get(ro, "rules");
+        const char *name;
+        json_t *res;
+        json_object_foreach(rules, name, res) {
+            const char *lvl = json_string_value(json_object_get(res, "level"));
+            if (!lvl || (strcmp(lvl, "warn") && strcmp(lvl, "fail")))
+                continue;
+            if (!any++) {
+                P("<div class=\"tablewrap\"><table><thead><tr>");
+                th(b, "run", NULL, 0);
+                th(b, "rule", NULL, 0);
+                th(b, "level", NULL, 0);
+                th(b, "why", NULL, 0);
+                P("</tr></thead><tbody>\n");
+            }
+            P("<tr><td>");
+            H(base(json_string_value(json_object_get(ro, "file"))));
+            P(" · <code>");
+            H(json_string_value(json_object_get(ro, "run")));
+            P("</code></td><td>");
+            H(name);
+            P(!strcmp(lvl, "fail") ? "</td><td><span class=\"tag bad\">fail</span></td><td class=\"wrap\">"
+                                   : "</td><td><span class=\"tag warn\">warn</span></td><td class=\"wrap\">");
+            H(json_string_value(json_object_get(res, "message")));
+            P("</td></tr>\n");
+        }
+    }
+    if (any)
+        P("</tbody></table></div>\n");
+    else
+        P("<p>No rule warns or fails on any run.</p>\n");
+    P("</section>\n");
+}
+
+static void files_section(jl_strbuf *b, rp_report *r, int number)
+{
+    jl_strbuf_printf(b, "<section id=\"files\">\n<h2>%d. Data, figures and notebooks</h2>\n", number);
+    P("<p>Everything on this page is in files beside it. The data documents are the same bytes "
+      "the commands print; the CSVs keep full precision.</p>\n<div class=\"tablewrap\"><table>"
+      "<thead><tr><th>file</th><th>what</th><th>the same bytes from</th></tr></thead><tbody>\n");
+    for (size_t i = 0; i < r->n_data; i++) {
+        P("<tr><td><a href=\"");
+        H(r->data[i].path);
+        P("\"><code>");
+        H(r->data[i].path);
+        P("</code></a></td><td class=\"wrap\">");
+        H(r->data[i].what);
+        P("</td><td class=\"wrap small\">");
+        if (r->data[i].cmd) {
+            P("<code>");
+            H(r->data[i].cmd);
+            P("</code>");
+        } else {
+            P("<span class=\"muted\">report only</span>");
+        }
+        P("</td></tr>\n");
+    }
+    P("</tbody></table></div>\n<p><code>figures/</code>: each figure as <code>.svg</code>, "
+      "<code>.pdf</code> and <code>.png</code>, with the gnuplot script (<code>.gp</code>) and "
+      "data (<code>.dat</code>) that draw it: edit the script and run <code>gnuplot NAME.gp</code> "
+      "in that folder (<code>-e \"fmt='pdf'\"</code> for PDF). <code>notebooks-export/</code>: "
+      "Jupyter notebooks that load <code>data/</code> with pandas and redraw every figure with "
+      "matplotlib (<code>jupyter nbconvert --to notebook --execute</code> runs them).</p>\n");
+    P("</section>\n");
+}
+
+static void method_section(jl_strbuf *b, rp_report *r, int number)
+{
+    jl_strbuf_printf(b, "<section id=\"method\">\n<h2>%d. Method</h2>\n", number);
+    P("<ul class=\"findings\">"
+      "<li><strong>Steady state.</strong> Every figure of a run is computed over one steady-state "
+      "window (the shaded band of the power figures): for LLM runs the span where the request "
+      "rule of the ML.ENERGY method holds, for diffusion from the first batch's start to the last "
+      "batch's end. Energy outside it (warm-up, drain) is not counted.</li>"
+      "<li><strong>Energy</strong> is that of all GPUs of the run in the window, from the GPU's "
+      "cumulative energy counter (restarts handled) or else the integral of power; energy per "
+      "token = window energy / tokens generated in the window; energy per image = window energy "
+      "/ images.</li>"
+      "<li><strong>SLO and pick.</strong> A run meets the SLO when every condition holds (e.g. "
+      "<code>median_itl&lt;=100ms</code>); the pick is the run meeting it with the least energy "
+      "per token (image), ties broken by GPU model, count, batch size, precision. Defaults: "
+      "<code>" JL_REPORT_DEFAULT_SLO_LLM "</code> for LLM/MLLM, <code>" JL_REPORT_DEFAULT_SLO_DIFFUSION
+      "</code> for diffusion (the paper's Fig. 6 constraints); set with <code>--slo</code>.</li>"
+      "<li><strong>Frontier.</strong> Runs of one (model, task) not dominated in (latency, energy): "
+      "median ITL vs energy per token for LLMs, batch latency vs energy per image for diffusion.</li>"
+      "<li><strong>Normalised trends</strong> (Fig. 4 of the paper): each metric divided by its "
+      "maximum over the batch sizes of one configuration; average power per GPU divided by the "
+      "GPU's power limit (TDP).</li>"
+      "</ul>\n");
+    P("<p class=\"small muted\">Figures: ");
+    if (r->gnuplot_version) {
+        P("drawn by ");
+        H(r->gnuplot_version);
+    } else {
+        P("not drawn (gnuplot unavailable)");
+    }
+    P(". Definitions of every figure: <code>docs/summary.md</code>; of the report: "
+      "<code>docs/report.md</code>. Based on Chung et al., <em>Where Do the Joules Go? "
+      "Diagnosing Inference Energy Consumption</em> (2026).</p>\n</section>\n");
+}
+
+jl_status rp_html_write(rp_report *r, jl_error **err)
+{
+    jl_strbuf buf;
+    jl_strbuf *b = &buf;
+    jl_strbuf_init(b);
+    const jl_summary_list *l = r->l;
+    number_figures(r);
+    /* distinct files */
+    size_t nfiles = 0;
+    for (size_t i = 0; i < l->count; i++)
+        if (i == 0 || !l->items[i]->file || !l->items[i - 1]->file ||
+            strcmp(l->items[i]->file, l->items[i - 1]->file))
+            nfiles++;
+    P("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    jl_strbuf_printf(b, "<title>joules report: %zu runs, %zu groups</title>\n", l->count, r->n_groups);
+    P("<style>\n");
+    P(css);
+    P("</style>\n</head>\n<body>\n<header class=\"top\"><div class=\"wrap\">\n"
+      "<h1>Where do the joules go?</h1>\n");
+    jl_strbuf_printf(b, "<p>GPU energy of AI inference: %zu runs from %zu trace file%s, %zu "
+                        "(model, task) group%s",
+                     l->count, nfiles, nfiles == 1 ? "" : "s", r->n_groups, r->n_groups == 1 ? "" : "s");
+    if (r->opt.n_inputs) {
+        P(" · input ");
+        for (size_t i = 0; i < r->opt.n_inputs; i++) {
+            if (i)
+                P(", ");
+            P("<code style=\"background:transparent;color:#fff\">");
+            H(r->opt.inputs[i]);
+            P("</code>");
+        }
+    }
+    if (r->opt.generated_at) {
+        P(" · generated ");
+        H(r->opt.generated_at);
+    }
+    P("</p>\n</div></header>\n<div class=\"wrap\">\n");
+
+    /* table of contents */
+    int sec = 1;
+    P("<nav class=\"toc\"><h2>Contents</h2><ol>\n<li><a href=\"#answer\">The answer</a></li>\n");
+    for (size_t i = 0; i < r->n_groups; i++) {
+        P("<li><a href=\"#g-");
+        H(r->groups[i].slug);
+        P("\">");
+        H(base(r->groups[i].model));
+        P(" — ");
+        H(r->groups[i].task ? r->groups[i].task : "?");
+        P("</a></li>\n");
+    }
+    P("<li><a href=\"#comparisons\">Comparisons across GPUs and precisions</a></li>\n"
+      "<li><a href=\"#runs\">Every run</a></li>\n<li><a href=\"#validation\">Validation</a></li>\n"
+      "<li><a href=\"#files\">Data, figures and notebooks</a></li>\n<li><a href=\"#method\">Method</a></li>\n"
+      "</ol></nav>\n");
+
+    answer_section(b, r);
+    for (size_t i = 0; i < r->n_groups; i++)
+        group_section(b, r, i, ++sec);
+
+    jl_strbuf_printf(b, "<section id=\"comparisons\">\n<h2>%d. Comparisons across GPUs and precisions</h2>\n", ++sec);
+    for (size_t i = 0; i < r->n_figs; i++)
+        if (in_comparisons(&r->figs[i]))
+            figure_block(b, r, &r->figs[i]);
+    P("<p class=\"small muted\">Precision comparisons that belong to a group are shown in that "
+      "group's section.</p>\n</section>\n");
+
+    jl_strbuf_printf(b, "<section id=\"runs\">\n<h2>%d. Every run</h2>\n", ++sec);
+    P("<p class=\"small muted\">Rounded to 3 significant digits; full precision in "
+      "<a href=\"data/summary.csv\">data/summary.csv</a>. The pick of each group is highlighted. "
+      "Figures over the steady-state window; missing figures are shown as —.</p>\n");
+    runs_table(b, r, 0);
+    runs_table(b, r, 1);
+    P("</section>\n");
+    validation_section(b, r, ++sec);
+    files_section(b, r, ++sec);
+    method_section(b, r, ++sec);
+    P("<footer>Written by <code>joules report</code> (joules 0.1.0). This page needs no network "
+      "and no JavaScript.</footer>\n</div>\n</body>\n</html>\n");
+    char *text = jl_strbuf_take(b);
+    jl_status st = rp_write_text(r, "index.html", text, err);
+    free(text);
+    return st;
+}

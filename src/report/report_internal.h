@@ -1,0 +1,131 @@
+/* The report's internal state, shared by report.c (analysis, data/),
+ * figures.c (gnuplot scripts, data, rendering), html.c (index.html) and
+ * notebooks.c (notebooks-export/). */
+#ifndef JOULES_REPORT_INTERNAL_H
+#define JOULES_REPORT_INTERNAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/util.h"
+#include "joules/frontier.h"
+#include "joules/report.h"
+
+typedef enum {
+    RP_FIG_POWER,        /* power over time, steady window, occupancy */
+    RP_FIG_TRENDS,       /* paper Fig. 4: normalised trends vs batch size */
+    RP_FIG_FRONTIER,     /* paper Fig. 8-9: time-energy curves */
+    RP_FIG_GPU_COMPARE,  /* paper Fig. 6: GPU models at matched SLOs */
+    RP_FIG_PRECISION,    /* paper Fig. 7: precisions vs batch, crossover */
+    RP_FIG_KIND_COUNT
+} rp_fig_kind;
+
+const char *rp_fig_kind_name(rp_fig_kind k);
+
+typedef struct rp_figure {
+    rp_fig_kind kind;
+    char *id;          /* file stem in figures/, e.g. "frontier-qwen3-8b-chat" */
+    char *title;
+    char *caption;     /* what it shows, for the page (plain text) */
+    long group;        /* index into rp_report.groups, or -1 */
+    size_t n_points;   /* data rows in the .dat (one per run, or per sample) */
+    int drawn;         /* svg, pdf and png all written */
+    char *note;        /* why it was not drawn (NULL when drawn) */
+    char *svg;         /* the SVG text once drawn (for inlining) */
+    json_t *meta;      /* the figure's entry in report.json */
+    int number;        /* "Figure N" in the page (page order) */
+} rp_figure;
+
+/* A selection: the minimum-energy run meeting an SLO. */
+typedef struct rp_pick {
+    long run;          /* index into the list; -1 when no run meets the SLO */
+    size_t n_meeting;  /* runs meeting the SLO */
+    size_t n_missing;  /* runs lacking a figure the SLO needs */
+    long closest;      /* no run meets it: the closest run (jl_pick), else -1 */
+    double worst_miss; /* the closest run's largest relative miss */
+} rp_pick;
+
+typedef struct rp_group {
+    const char *model, *task, *workload;
+    size_t *runs;      /* indices into the list, list order */
+    size_t n_runs;
+    const jl_frontier *frontier; /* NULL when none */
+    const jl_slo *slo; /* the SLO for this group's workload */
+    char *slo_text;    /* as given, for people */
+    rp_pick pick;      /* over every run of the group */
+    /* per GPU model: the minimum-energy run meeting the SLO */
+    char **gpu_models;
+    rp_pick *gpu_picks;
+    size_t n_gpu_models;
+    long representative; /* run shown over time: pick, else lowest energy */
+    char *slug;        /* for file names and anchors */
+    char **findings;   /* sentences (HTML-safe plain text) */
+    size_t n_findings;
+} rp_group;
+
+typedef struct rp_data_file {
+    char *path;        /* relative to the report root */
+    char *what;
+    char *cmd;         /* the command printing the same bytes, or NULL */
+} rp_data_file;
+
+typedef struct rp_report {
+    const jl_summary_list *l;
+    const jl_error_list *errors;
+    jl_report_options opt;
+    jl_ruleset rules;
+    char *root;        /* the temporary directory being built */
+    jl_frontier_set *fs;
+    rp_group *groups;
+    size_t n_groups;
+    rp_figure *figs;
+    size_t n_figs, cap_figs;
+    rp_data_file *data;
+    size_t n_data, cap_data;
+    char **notes;      /* warnings for the page and stderr */
+    size_t n_notes, cap_notes;
+    char *gnuplot_version; /* NULL when gnuplot is unavailable */
+    int gnuplot_missing;
+    json_t *check_doc; /* joules.check/1, for findings */
+    jl_slo *default_slo_llm, *default_slo_diffusion;
+    double elapsed_analysis_s;
+} rp_report;
+
+/* helpers (report.c) */
+jl_status rp_write_text(rp_report *r, const char *rel, const char *text, jl_error **err);
+jl_status rp_write_json(rp_report *r, const char *rel, const json_t *doc, jl_error **err);
+jl_status rp_mkdir(rp_report *r, const char *rel, jl_error **err);
+void rp_note(rp_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+jl_status rp_add_data(rp_report *r, const char *path, const char *what, const char *cmd);
+rp_figure *rp_add_figure(rp_report *r, rp_fig_kind kind, long group, const char *id);
+/* The energy and latency figures of a run (workload default). */
+int rp_energy_fig(const jl_summary *s);
+int rp_latency_fig(const jl_summary *s);
+int rp_throughput_fig(const jl_summary *s);
+/* A short configuration label: "H100 x1, bfloat16, batch 64". */
+char *rp_config_label(const jl_summary *s);
+/* Power limit per GPU (attribute, else descriptor), NaN when unknown. */
+double rp_tdp_w(const rp_report *r, const jl_summary *s);
+
+/* numbers for people (html.c) */
+/* v with `sig` significant digits, thousands separated, "–" when missing. */
+void rp_fmt_num(char *buf, size_t cap, double v, int sig);
+
+/* figures.c */
+jl_status rp_figures_plan_and_write(rp_report *r, jl_error **err);
+/* Run gnuplot on every planned figure; failures become notes. */
+jl_status rp_figures_render(rp_report *r, jl_error **err);
+
+/* html.c */
+jl_status rp_html_write(rp_report *r, jl_error **err);
+/* Text with &, <, >, " escaped appended to b. */
+void rp_html_escape(jl_strbuf *b, const char *s);
+
+/* notebooks.c */
+jl_status rp_notebooks_write(rp_report *r, jl_error **err);
+
+#endif
