@@ -320,7 +320,7 @@ static jl_status fig_power(rp_report *r, long gi, jl_error **err)
                          "set yrange [0:%.1f]\n",
                          tdp, fmax(tdp, peak) * 1.15);
     }
-    jl_strbuf_puts(&gp, "set key outside below horizontal center\n");
+    jl_strbuf_puts(&gp, "set key outside bottom center horizontal samplen 2.5 height 0.5\n");
     jl_strbuf_printf(&gp, "plot \"%s.dat\" using 1:2 with lines lw 0.8 lc rgb \"#E69F00\" title \"power (instantaneous)\"",
                      f->id);
     if (have_avg)
@@ -372,7 +372,7 @@ static void variant_key(const jl_summary *s, char *buf, size_t cap)
         o += (size_t)snprintf(buf + o, cap - o, "%ld steps", a->denoising_steps);
     if (a->height > 0 && a->width > 0 && o < cap)
         o += (size_t)snprintf(buf + o, cap - o, "%s%ldx%ld", o ? ", " : "", a->width, a->height);
-    if (a->num_frames > 0 && o < cap)
+    if (a->num_frames > 1 && o < cap)
         snprintf(buf + o, cap - o, "%s%ld frames", o ? ", " : "", a->num_frames);
 }
 
@@ -478,10 +478,18 @@ static jl_status fig_trends(rp_report *r, long gi, const jl_curve *cv, const cha
     char *id = jl_asprintf("trends-%s-%s-x%ld-%s%s%s", g->slug, gpu_label(cv->gpu_model),
                            cv->num_gpus, cv->precision ? cv->precision : "na", variant ? "-" : "",
                            variant ? variant : "");
-    for (char *c = id; c && *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-              *c == '.' || *c == '-'))
-            *c = '-';
+    if (id) {
+        /* file-name safe, no runs of dashes */
+        size_t o = 0;
+        for (size_t i = 0; id[i]; i++) {
+            char ch = id[i];
+            int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.';
+            if (!ok && o && id[o - 1] == '-')
+                continue;
+            id[o++] = ok ? ch : '-';
+        }
+        id[o] = 0;
+    }
     rp_figure *f = id ? rp_add_figure(r, RP_FIG_TRENDS, gi, id) : NULL;
     free(id);
     if (!f)
@@ -662,13 +670,17 @@ static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
     jl_strbuf_printf(&gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n",
                      diffusion ? "batch latency (s)" : "median inter-token latency (ms)",
                      diffusion ? "energy per image (J)" : "energy per token (J)");
+    /* log axes get 1-2-5 ticks (decades alone leave too few labels) */
+    static const char *ticks125 =
+        "(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, "
+        "500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)";
     if (logx)
-        jl_strbuf_puts(&gp, "set logscale x\n");
+        jl_strbuf_printf(&gp, "set logscale x\nset xtics %s\nset format x \"%%g\"\n", ticks125);
     if (logy)
-        jl_strbuf_puts(&gp, "set logscale y\n");
+        jl_strbuf_printf(&gp, "set logscale y\nset ytics %s\nset format y \"%%g\"\n", ticks125);
     jl_strbuf_puts(&gp, "set autoscale fix\n"
                         "set offsets graph 0.06, graph 0.10, graph 0.12, graph 0.08\n"
-                        "set key top right opaque box lc rgb \"#cccccc\"\n");
+                        "set key outside bottom center horizontal samplen 2.5 height 0.5\n");
     /* the SLO bound as a vertical line, when it is a latency bound */
     if (g->slo) {
         for (size_t k = 0; k < g->slo->n; k++) {
@@ -855,11 +867,15 @@ static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
         jl_strbuf_puts(&dat, "\n\n");
     }
     char *t = jl_strbuf_take(&tics);
+    char xr[64];
+    /* one or two groups: keep the bars from filling the whole width */
+    double pad = nq <= 2 ? 1.0 : 0.6;
+    snprintf(xr, sizeof xr, "%.2f:%.2f", -pad, (double)(nq - 1) + pad);
     gp_header(&gp, f->id, f->title, "Minimum energy per GPU model at each group's SLO; reduction vs the most energy-hungry GPU model.", 0);
     jl_strbuf_printf(&gp,
                      "set ylabel \"%s at the SLO (J)\"\n"
                      "set xtics (%s) scale 0\n"
-                     "set xrange [-0.6:%zu.6]\n"
+                     "set xrange [%s]\n"
                      "set yrange [0:*]\n"
                      "set offsets 0, 0, graph 0.12, 0\n"
                      "set grid noxtics\n"
@@ -867,14 +883,14 @@ static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
                      "set boxwidth %.4f absolute\n"
                      "set key top right\n"
                      "set bmargin 6\n",
-                     diffusion ? "energy per image" : "energy per token", t ? t : "", nq - 1, bw * 0.92);
+                     diffusion ? "energy per image" : "energy per token", t ? t : "", xr, bw * 0.92);
     free(t);
     jl_strbuf_puts(&gp, "plot ");
     for (size_t j = 0; j < ng; j++) {
         jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:2 with boxes lc rgb \"%s\" title ",
                          j ? ", \\\n     " : "", f->id, j, palette[j % N_PALETTE]);
         gp_str(&gp, gpus[j]);
-        jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 1:2:3 with labels offset 0,0.8 font \",10\" notitle", j);
+        jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 1:2:3 with labels offset 0,0.8 font \",11\" notitle", j);
     }
     jl_strbuf_puts(&gp, "\nunset output\n");
     json_t *gl = json_array();
