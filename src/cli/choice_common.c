@@ -73,10 +73,12 @@ int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors
     }
     json_object_set_new(doc, "errors", jl_errors_to_json(errors));
     jl_error *err = NULL;
+    int rc = 0;
     if (jl_write_json("-", doc, &err) != JL_OK) {
         cli_print_error(cmd, err);
         jl_error_free(err);
-        return JL_EXIT_OUTPUT;
+        rc = JL_EXIT_OUTPUT;
     }
-    return 0;
+    json_decref(doc);
+    return rc;
 }

@@ -24,7 +24,8 @@ int cli_figure_option(const char *cmd, const char *opt, const char *name);
 /* Parse a number option; NaN (printed) on error. */
 double cli_parse_double(const char *cmd, const char *opt, const char *arg);
 
-/* Add "errors" to doc, print it to stdout. Returns 0 or an exit code. */
+/* Add "errors" to doc, print it to stdout and release it (takes ownership).
+ * Returns 0 or an exit code. */
 int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors);
 
 #endif
