@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""Tests of `joules report` (see CMakeLists.txt). Usage:
+    report_test.py TEST JOULES SOURCE_DIR
+Exit 0 pass, 1 fail, 77 skipped (a tool is missing). JOULES_UPDATE_GOLDEN=1
+rewrites golden/report.json (review the diff)."""
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+TEST, JOULES, SRC = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+HERE = os.path.dirname(os.path.abspath(__file__))
+SKIP = 77
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def skip(msg):
+    print("SKIP:", msg)
+    sys.exit(SKIP)
+
+
+def run(args, **kw):
+    return subprocess.run([JOULES] + args, cwd=SRC, capture_output=True, **kw)
+
+
+def make_report(tmp, extra=()):
+    out = os.path.join(tmp, "out")
+    p = run(["report", "traces/", "-o", out, *extra])
+    if p.returncode != 0:
+        fail(f"report exited {p.returncode}: {p.stderr.decode()}")
+    return out, p
+
+
+def leftovers(tmp):
+    return [n for n in os.listdir(tmp) if ".tmp." in n]
+
+
+def t_data(tmp):
+    env = dict(os.environ, SOURCE_DATE_EPOCH="0")
+    out = os.path.join(tmp, "out")
+    p = subprocess.run([JOULES, "report", "traces/", "-o", out, "--no-figures"], cwd=SRC,
+                       capture_output=True, env=env)
+    if p.returncode != 0:
+        fail(p.stderr.decode())
+    rep = json.load(open(os.path.join(out, "data", "report.json")))
+    n = 0
+    for d in rep["data"]:
+        if not d["command"]:
+            continue
+        args = shlex.split(d["command"].replace("PATH...", "traces/").replace("FILE", "-"))
+        got = run(args[1:]).stdout
+        want = open(os.path.join(out, d["path"]), "rb").read()
+        if got != want:
+            fail(f"{d['path']} differs from `{d['command']}`")
+        n += 1
+    for need in ("data/summary.json", "data/check.json", "data/frontier.json", "data/pick.json"):
+        if need not in [d["path"] for d in rep["data"]]:
+            fail(f"{need} missing")
+    # the report's own document: golden (deterministic: no timestamps)
+    golden = os.path.join(HERE, "golden", "report.json")
+    text = open(os.path.join(out, "data", "report.json")).read()
+    if os.environ.get("JOULES_UPDATE_GOLDEN") == "1":
+        os.makedirs(os.path.dirname(golden), exist_ok=True)
+        open(golden, "w").write(text)
+        print("updated", golden)
+    elif text != open(golden).read():
+        fail("data/report.json differs from tests/report/golden/report.json "
+             "(JOULES_UPDATE_GOLDEN=1 to rewrite, then review)")
+    # a second report is byte-identical in data/
+    out2 = os.path.join(tmp, "out2")
+    subprocess.run([JOULES, "report", "traces/", "-o", out2, "--no-figures"], cwd=SRC,
+                   capture_output=True, env=env, check=True)
+    for root, _, files in os.walk(os.path.join(out, "data")):
+        for f in files:
+            a = os.path.join(root, f)
+            b = a.replace(out, out2, 1)
+            if open(a, "rb").read() != open(b, "rb").read():
+                fail(f"{a} is not deterministic")
+    # the generated-at line only in the page
+    html = open(os.path.join(out, "index.html")).read()
+    if "generated 1970-01-01 00:00 UTC" not in html:
+        fail("SOURCE_DATE_EPOCH not honoured in the page")
+    print(f"ok: {n} documents identical to their commands, report.json golden, deterministic")
+
+
+def t_figures(tmp):
+    if not shutil.which("gnuplot"):
+        skip("gnuplot not installed")
+    out, _ = make_report(tmp)
+    rep = json.load(open(os.path.join(out, "data", "report.json")))
+    summary = json.load(open(os.path.join(out, "data", "summary.json")))
+    frontier = json.load(open(os.path.join(out, "data", "frontier.json")))
+    figdir = os.path.join(out, "figures")
+    drawn = 0
+    for f in rep["figures"]:
+        fid = f["id"]
+        if f["n_points"] == 0:
+            continue
+        for ext in ("gp", "dat", "svg", "pdf", "png"):
+            if not os.path.getsize(os.path.join(figdir, f"{fid}.{ext}")):
+                fail(f"{fid}.{ext} empty")
+        root = ET.parse(os.path.join(figdir, f"{fid}.svg")).getroot()
+        if not root.tag.endswith("svg"):
+            fail(f"{fid}.svg root is {root.tag}")
+        if len(list(root.iter())) < 20:
+            fail(f"{fid}.svg has almost nothing in it")
+        if shutil.which("pdfinfo"):
+            p = subprocess.run(["pdfinfo", os.path.join(figdir, f"{fid}.pdf")], capture_output=True)
+            if p.returncode != 0 or b"Pages:" not in p.stdout:
+                fail(f"{fid}.pdf does not open: {p.stderr.decode()}")
+        if open(os.path.join(figdir, f"{fid}.png"), "rb").read(8) != b"\x89PNG\r\n\x1a\n":
+            fail(f"{fid}.png is not a PNG")
+        # the data plotted: rows of the .dat
+        rows = [l for l in open(os.path.join(figdir, f"{fid}.dat")) if l.strip() and not l.startswith("#")]
+        if f["kind"] == "frontier":
+            fr = next(x for x in frontier["frontiers"] if f["title"].endswith(f"{x['model']}, {x['task']}"))
+            want = fr["n_runs"] - len(fr.get("skipped", [])) + len(fr["points"])
+            if len(rows) != want:
+                fail(f"{fid}.dat has {len(rows)} rows, expected {want} (every run + frontier points)")
+        elif f["kind"] == "batch_trends":
+            if len(rows) != len(f["runs"]):
+                fail(f"{fid}.dat has {len(rows)} rows for {len(f['runs'])} runs")
+        elif f["kind"] == "power":
+            if len(rows) != f["n_points"] or len(rows) < 100:
+                fail(f"{fid}.dat has {len(rows)} samples")
+        elif f["kind"] == "gpu_comparison":
+            if len(rows) != len(f["bars"]):
+                fail(f"{fid}.dat has {len(rows)} bars, expected {len(f['bars'])}")
+        drawn += 1
+    # every run appears in some frontier figure
+    n_runs = len(summary["runs"])
+    n_plotted = sum(len(c["runs"]) for f in rep["figures"] if f["kind"] == "frontier" for c in f["curves"])
+    if n_plotted != n_runs:
+        fail(f"frontier figures plot {n_plotted} runs of {n_runs}")
+    kinds = {f["kind"] for f in rep["figures"] if f["n_points"]}
+    for k in ("power", "batch_trends", "frontier", "gpu_comparison"):
+        if k not in kinds:
+            fail(f"no {k} figure drawn")
+    # the scripts redraw the figures as documented
+    p = subprocess.run(["gnuplot", "-e", "fmt='svg'; out='/dev/null'", f"{rep['figures'][0]['id']}.gp"],
+                       cwd=figdir, capture_output=True)
+    if p.returncode != 0:
+        fail("a kept .gp script does not run: " + p.stderr.decode())
+    print(f"ok: {drawn} figures exist, parse, open and plot every run")
+
+
+def t_html(tmp):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if not chromium:
+        skip("chromium not installed")
+    try:
+        from PIL import Image  # noqa: F401
+        have_pil = True
+    except ImportError:
+        have_pil = False
+    out, _ = make_report(tmp)
+    page = "file://" + os.path.join(out, "index.html")
+    html = open(os.path.join(out, "index.html")).read()
+    if "<script" in html.lower() or "http://" in html.replace("http://www.w3.org", ""):
+        fail("the page has scripts or network references")
+    if html.count("<svg") < 5:
+        fail("figures not inlined as SVG")
+    ids = re.findall(r'\sid="([^"]+)"|\sid=\'([^\']+)\'', html)
+    ids = [a or b for a, b in ids]
+    dup = {i for i in ids if ids.count(i) > 1}
+    if dup:
+        fail(f"duplicate ids in the page: {sorted(dup)[:5]}")
+    prof = tempfile.mkdtemp(dir=tmp)
+    shot = os.path.join(tmp, "shot.png")
+    base = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={prof}"]
+    p = subprocess.run(base + ["--enable-logging=stderr", "--v=0", f"--screenshot={shot}",
+                               "--window-size=1280,2000", page], capture_output=True, timeout=120)
+    log = p.stderr.decode(errors="replace")
+    bad = [l for l in log.splitlines() if "Uncaught" in l or ("CONSOLE" in l and "ERROR" in l.upper())]
+    if bad:
+        fail("console errors:\n" + "\n".join(bad[:10]))
+    if not os.path.exists(shot):
+        fail("no screenshot: " + log[-2000:])
+    dom = subprocess.run(base + ["--dump-dom", page], capture_output=True, timeout=120).stdout.decode()
+    for needle in ("The answer", "Every run", "Validation", "Figure 1."):
+        if needle not in dom:
+            fail(f"rendered page lacks '{needle}'")
+    if have_pil:
+        from PIL import Image
+        im = Image.open(shot).convert("RGB")
+        colours = len(set(im.getdata()))
+        if colours < 50:
+            fail(f"screenshot nearly blank ({colours} colours)")
+        print(f"screenshot {im.size[0]}x{im.size[1]}, {colours} distinct colours")
+    elif os.path.getsize(shot) < 20000:
+        fail("screenshot suspiciously small")
+    print("ok: page renders, no console errors")
+
+
+def t_notebooks(tmp):
+    if not shutil.which("jupyter"):
+        skip("jupyter not installed")
+    p = subprocess.run(["jupyter", "nbconvert", "--version"], capture_output=True)
+    if p.returncode != 0:
+        skip("jupyter nbconvert not installed")
+    probe = subprocess.run([sys.executable, "-c", "import pandas, matplotlib, ipykernel"], capture_output=True)
+    if probe.returncode != 0:
+        skip("pandas, matplotlib or ipykernel missing")
+    out, _ = make_report(tmp, ["--no-figures"])
+    nbs = sorted(n for n in os.listdir(os.path.join(out, "notebooks-export")) if n.endswith(".ipynb"))
+    if not nbs:
+        fail("no notebooks exported")
+    for n in nbs:
+        src = os.path.join(out, "notebooks-export", n)
+        if "@JOULES_DATA_DIR@" in open(src).read():
+            fail(f"{n}: placeholder not replaced")
+        res = os.path.join(tmp, "executed-" + n)
+        p = subprocess.run(["jupyter", "nbconvert", "--to", "notebook", "--execute", src,
+                            "--output", res], capture_output=True, timeout=280,
+                           env=dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1", MPLBACKEND="Agg"))
+        if p.returncode != 0:
+            fail(f"{n} does not run: {p.stderr.decode()[-3000:]}")
+        nb = json.load(open(res))
+        errs = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        if errs:
+            fail(f"{n}: {errs[0]['ename']}: {errs[0]['evalue']}")
+    print(f"ok: {len(nbs)} notebooks run top to bottom")
+
+
+def t_no_gnuplot(tmp):
+    out = os.path.join(tmp, "out")
+    p = run(["report", "traces/", "-o", out, "--gnuplot", "/nonexistent/gnuplot"])
+    if p.returncode != 0:
+        fail(f"exit {p.returncode} without gnuplot: {p.stderr.decode()}")
+    if b"gnuplot not found" not in p.stderr:
+        fail("no warning on stderr: " + p.stderr.decode())
+    html = open(os.path.join(out, "index.html")).read()
+    if "gnuplot not found" not in html or "Not drawn" not in html:
+        fail("the page does not say the figures were skipped")
+    figs = os.listdir(os.path.join(out, "figures"))
+    if any(f.endswith(".svg") for f in figs) or not any(f.endswith(".gp") for f in figs):
+        fail("expected .gp/.dat but no drawn figures")
+    # a gnuplot that fails: the report is still written, the failure noted
+    fake = os.path.join(tmp, "badplot")
+    open(fake, "w").write("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'gnuplot 0'; exit 0; fi\n"
+                          "echo 'line 1: boom' >&2; exit 3\n")
+    os.chmod(fake, 0o755)
+    out2 = os.path.join(tmp, "out2")
+    p = run(["report", "traces/", "-o", out2, "--gnuplot", fake])
+    if p.returncode != 0 or b"exit status 3" not in p.stderr:
+        fail("a failing gnuplot is not reported: " + p.stderr.decode())
+    if leftovers(tmp) or any(".part" in f for f in os.listdir(os.path.join(out2, "figures"))):
+        fail("partial files left behind")
+    print("ok: no gnuplot -> report written, figures skipped, warned")
+
+
+def t_exists(tmp):
+    out, _ = make_report(tmp, ["--no-figures"])
+    marker = os.path.join(out, "old-marker")
+    open(marker, "w").write("x")
+    p = run(["report", "traces/", "-o", out, "--no-figures"])
+    if p.returncode != 2 or not os.path.exists(marker):
+        fail(f"an existing DIR was not refused (exit {p.returncode})")
+    p = run(["report", "traces/", "-o", out, "--no-figures", "--force"])
+    if p.returncode != 0 or os.path.exists(marker) or not os.path.exists(os.path.join(out, "index.html")):
+        fail("--force did not replace DIR")
+    if leftovers(tmp):
+        fail(f"left behind: {leftovers(tmp)}")
+    p = run(["report", "traces/", "-o", os.path.join(tmp, "x"), "--slo", "median_itl<=5J"])
+    if p.returncode != 2 or b"^" not in p.stderr:
+        fail("a bad --slo is not a usage error with a caret")
+    print("ok: refuses an existing DIR, --force replaces it")
+
+
+def t_interrupt(tmp):
+    if not shutil.which("gnuplot"):
+        skip("gnuplot not installed (the test slows it down to interrupt the report)")
+    slow = os.path.join(tmp, "slowplot")
+    open(slow, "w").write("#!/bin/sh\nsleep 0.4\nexec gnuplot \"$@\"\n")
+    os.chmod(slow, 0o755)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        out = os.path.join(tmp, f"out-{sig.name}")
+        proc = subprocess.Popen([JOULES, "report", "traces/", "-o", out, "--gnuplot", slow], cwd=SRC,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(1.5)
+        if proc.poll() is not None:
+            fail("the report finished before it could be interrupted")
+        # the temporary directory exists while the report is being built
+        if not leftovers(tmp):
+            fail("no temporary directory beside DIR while building")
+        proc.send_signal(sig)
+        proc.wait(timeout=30)
+        if proc.returncode != -sig:
+            fail(f"{sig.name}: exit {proc.returncode}, expected death by the signal")
+        time.sleep(0.3)
+        if os.path.exists(out) or leftovers(tmp):
+            fail(f"{sig.name}: partial output left: {os.listdir(tmp)}")
+    print("ok: SIGINT and SIGTERM leave nothing behind")
+
+
+def main():
+    tests = {"data": t_data, "figures": t_figures, "html": t_html, "notebooks": t_notebooks,
+             "no_gnuplot": t_no_gnuplot, "exists": t_exists, "interrupt": t_interrupt}
+    tmp = tempfile.mkdtemp(prefix="joules-report-test-")
+    try:
+        tests[TEST](tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
