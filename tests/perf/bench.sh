@@ -196,12 +196,12 @@ if [ -d "$MLE" ]; then
     M=$OUT/mlenergy
     rm -rf "$M"
     mkdir -p "$M"
-    IMPORT_CMD=${JOULES_BENCH_IMPORT:-"$JOULES import mlenergy $MLE -o $M/traces"}
-    FRONTIER_CMD=${JOULES_BENCH_FRONTIER:-"$JOULES frontier --json $M/traces"}
-    PICK_CMD=${JOULES_BENCH_PICK:-"$JOULES pick --json $M/traces"}
-    COMPARE_CMD=${JOULES_BENCH_COMPARE:-"$JOULES compare --json $M/traces"}
-    FIT_CMD=${JOULES_BENCH_FIT:-"$JOULES fit --json $M/traces"}
-    REPORT_CMD=${JOULES_BENCH_REPORT:-"$JOULES report $M/traces -o $M/report"}
+    IMPORT_CMD=${JOULES_BENCH_IMPORT:-"$JOULES import mlenergy $MLE -o $M/mlenergy.h5 --quiet"}
+    FRONTIER_CMD=${JOULES_BENCH_FRONTIER:-"$JOULES frontier --json $M/mlenergy.h5"}
+    PICK_CMD=${JOULES_BENCH_PICK:-"$JOULES pick --json $M/mlenergy.h5"}
+    COMPARE_CMD=${JOULES_BENCH_COMPARE:-"$JOULES compare --by gpu_model --baseline H100 --json $M/mlenergy.h5"}
+    FIT_CMD=${JOULES_BENCH_FIT:-"$JOULES fit --json $M/mlenergy.h5"}
+    REPORT_CMD=${JOULES_BENCH_REPORT:-"$JOULES report -o $M/report $M/mlenergy.h5"}
     for step in import frontier pick compare fit report; do
         if ! "$JOULES" "$step" --help > /dev/null 2>&1; then
             printf '%s\t%s\t%s\n' mlenergy "$step" "not yet available" >> "$RES"
@@ -214,7 +214,7 @@ if [ -d "$MLE" ]; then
         i=0
         while [ $i -lt "$REPEAT" ]; do
             i=$((i + 1))
-            [ "$step" = import ] && rm -rf "$M/traces"
+            [ "$step" = import ] && rm -f "$M/mlenergy.h5"
             [ "$step" = report ] && rm -rf "$M/report"
             # shellcheck disable=SC2086
             measure mlenergy "$step" $cmd

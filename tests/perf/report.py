@@ -139,6 +139,10 @@ def main():
             elif ("mlenergy", step) in med:
                 bad = " (failed: see out/mlenergy." + step + ".err)" if rcs[("mlenergy", step)] > 1 else ""
                 p(f"| {step} | {fmt_s(t('mlenergy', step))}{bad} | {mib('mlenergy', step)} |")
+        steps = [t("mlenergy", x) for x in ("import", "frontier", "pick", "compare")]
+        if all(x is not None for x in steps):
+            cpu = sum(c("mlenergy", x) or 0 for x in ("import", "frontier", "pick", "compare"))
+            p(f"| import + frontier + pick + compare | {sum(steps):.3f} (CPU {cpu:.2f}) | - |")
         p("")
 
     # Targets
@@ -167,6 +171,10 @@ def main():
             want1, want2 = (3.0, 5.0) if s.startswith("study") else (1.0, 1.0)
             target(f"{s}: faster than Python, {want1:g}x at 1 worker, {want2:g}x at 2",
                    r1 >= want1 and r2 >= want2, f"{r1:.1f}x / {r2:.1f}x")
+    steps = [t("mlenergy", x) for x in ("import", "frontier", "pick", "compare")]
+    if all(x is not None for x in steps):
+        target("ML.ENERGY import + frontier + pick + compare < 0.5 s", sum(steps) < 0.5,
+               f"{sum(steps):.2f} s wall")
     if ("huge", "j1") in med:
         m1 = rss[("huge", "j1")] / 1024
         m2 = rss[("huge", "j2")] / 1024
