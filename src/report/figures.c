@@ -1127,6 +1127,12 @@ static jl_status fig_precision(rp_report *r, jl_error **err)
         free(batches);
         jl_strbuf_puts(&gp, "set xlabel \"batch size (max_batch_size)\"\nset key top right\n"
                             "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
+        double *ev = jl_calloc_array(j - i, sizeof *ev);
+        for (size_t k = i; ev && k < j; k++)
+            ev[k - i] = l->items[pr[k].run]->fig[fe];
+        int energy_wide = ev ? wide_range(ev, j - i, 8) : 0;
+        free(ev);
+        jl_strbuf_puts(&gp, "set offsets graph 0.03, graph 0.03, graph 0.05, 0\n");
         for (int panel = 0; panel < 2; panel++) {
             double *cx = panel ? cl : ce;
             size_t ncx = panel ? ncl : nce;
@@ -1134,6 +1140,11 @@ static jl_status fig_precision(rp_report *r, jl_error **err)
             for (size_t q = 0; q < ncx; q++)
                 jl_strbuf_printf(&gp, "set arrow %zu from %.6g, graph 0 to %.6g, graph 1 nohead dt 2 lw 1.5 lc rgb \"#444444\"\n",
                                  q + 1, cx[q], cx[q]);
+            if (panel == 0 && energy_wide)
+                jl_strbuf_puts(&gp, "set logscale y\nset autoscale yfix\nset format y \"%g\"\n"
+                                    "set ytics (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)\n");
+            else
+                jl_strbuf_puts(&gp, "unset logscale y\nset autoscale y\nset ytics autofreq\nset format y \"%g\"\nset yrange [0:*]\n");
             if (panel == 0)
                 jl_strbuf_printf(&gp, "set ylabel \"energy per %s (J)\"\n", diffusion ? "image" : "token");
             else
