@@ -1,0 +1,298 @@
+/* joules/model.h — the batch-size latent-factor model of one group.
+ *
+ * A group is the set of runs that differ only in their batch cap: same
+ * (model, task, gpu_model, num_gpus, precision). Its x is the achieved batch
+ * b = avg_batch_size. For a group with enough distinct batch caps (default
+ * 4) joules fits the physical model of docs/model-design.md §4:
+ *
+ *   step time        tau(b) = t0 + t1 b^g + tw (1 - exp(-b/bw))        [s]
+ *   energy per step  E(b)   = G Ps tau(b) + Ew + Et b^q                  [J]
+ *   power            P(b)   = E/tau = G Ps + (Ew + Et b^q)/tau           [W]
+ *   throughput       T(b)   = b/tau                                      [tokens/s]
+ *   energy per token e(b)   = E/b = P/T                                  [J/token]
+ *   utilisation      u(b)   = (P(b)/G - Ps)/(TDP - Ps)                   [1]
+ *
+ * by bounded nonlinear least squares (GSL) on relative errors of power and
+ * throughput, then adds a Gaussian-process correction of the residuals in
+ * ln b (the "correction"). Everything a prediction reports says which part
+ * is the physical model and which the correction. A group with fewer batch
+ * caps is interpolated log-log between its measured points (method
+ * "interpolation"). docs/model.md is the user-facing description.
+ *
+ * Ownership: every jl_group_fit / jl_group_list / jl_loo_result is owned by
+ * the caller and released by its free/clear function, which accepts NULL.
+ * Pointers to runs (`const jl_summary *`) are borrowed from the summary list
+ * the caller passed in and must outlive the fit.
+ */
+#ifndef JOULES_MODEL_H
+#define JOULES_MODEL_H
+
+#include <stddef.h>
+
+#include "joules/descriptors.h"
+#include "joules/error.h"
+#include "joules/summary.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- groups ------------------------------------------------------------ */
+
+/* The key of a group. Strings are owned by the key. */
+typedef struct jl_group_key {
+    char *model;
+    char *task;
+    char *gpu_model;
+    long num_gpus;
+    char *precision;
+} jl_group_key;
+
+/* "model=M,task=T,gpu_model=G,num_gpus=N,precision=P" — the same text
+ * `joules predict --group` accepts. Caller frees. NULL on out-of-memory. */
+char *jl_group_key_format(const jl_group_key *k);
+/* Compare two keys (strcmp order on model, task, gpu_model, num_gpus,
+ * precision): the order groups are listed in. */
+int jl_group_key_cmp(const jl_group_key *a, const jl_group_key *b);
+
+typedef struct jl_group {
+    jl_group_key key;
+    const jl_summary **runs; /* borrowed; sorted by (max_batch_size, list order) */
+    size_t n_runs;
+    size_t n_batch_sizes;    /* distinct max_batch_size values */
+} jl_group;
+
+typedef struct jl_group_list {
+    jl_group *items;
+    size_t count;
+} jl_group_list;
+
+/* Group the LLM/MLLM runs of a list (workload llm or mllm, or any run with
+ * tokens) that have the five key attributes, a positive max_batch_size and
+ * finite positive avg_batch_size, avg_power_w and output_throughput_tok_s.
+ * Other runs are skipped (they are not modelled). Groups come out sorted by
+ * key; duplicate runs (same key and cap) are all kept. */
+jl_status jl_model_groups(const jl_summary_list *l, jl_group_list *out, jl_error **err);
+void jl_group_list_clear(jl_group_list *gl);
+
+/* ---- fit ----------------------------------------------------------------- */
+
+typedef enum {
+    JL_FIT_NONE = 0,      /* no usable point: nothing can be said */
+    JL_FIT_MODEL,         /* the physical model (+ GP correction) */
+    JL_FIT_INTERPOLATION  /* too few batch sizes: log-log interpolation */
+} jl_fit_method;
+
+/* "none", "model", "interpolation" */
+const char *jl_fit_method_name(jl_fit_method m);
+
+/* X(ID, name, unit, description): the parameters of the physical model in
+ * the order of the parameter vector. */
+#define JL_MODEL_PARAM_TABLE(X)                                                          \
+    X(PS, "Ps", "W", "static power per GPU (burned for the whole step)")                \
+    X(EW, "Ew", "J", "dynamic energy per step independent of the batch (all GPUs)")     \
+    X(ET, "Et", "J", "coefficient of the batch-dependent dynamic energy per step")      \
+    X(Q, "q", "1", "exponent of the batch-dependent dynamic energy")                    \
+    X(T0, "t0", "s", "step-time floor")                                                 \
+    X(T1, "t1", "s", "coefficient of the batch-proportional step time")                 \
+    X(G, "g", "1", "exponent of the batch-proportional step time")                      \
+    X(TW, "tw", "s", "saturating weight-streaming step time (MoE expert activation)")   \
+    X(LN_BW, "ln_bw", "ln(sequences)", "log of the batch at which tw saturates")
+
+typedef enum {
+#define JL_X_MP_ENUM(id, name, unit, doc) JL_MP_##id,
+    JL_MODEL_PARAM_TABLE(JL_X_MP_ENUM)
+#undef JL_X_MP_ENUM
+    JL_MP_COUNT
+} jl_model_param;
+
+typedef struct jl_param {
+    const char *name;  /* static: from JL_MODEL_PARAM_TABLE */
+    const char *unit;  /* static */
+    double value;
+    double lower, upper;       /* the bounds used */
+    int at_bound;              /* within 1e-6 of the range of a bound: no CI */
+    double ci_low, ci_high;    /* 95 % CI; NaN when unavailable (see ci_note) */
+} jl_param;
+
+/* One measured run of the group, with its residuals. ln ratios are
+ * model − measured (a relative error for small values). */
+typedef struct jl_fit_point {
+    const jl_summary *run;     /* borrowed */
+    long max_batch_size;
+    double batch;              /* avg_batch_size */
+    double power_w, throughput_tok_s, energy_per_token_j, step_time_s; /* measured */
+    double resid_ln_power;     /* physical model only */
+    double resid_ln_throughput;
+    double resid_ln_energy;
+    double resid_ln_energy_corrected; /* physical model + correction */
+} jl_fit_point;
+
+typedef struct jl_model_options {
+    size_t min_batch_sizes;    /* fewer distinct caps: interpolation (default 4) */
+    int correction;            /* GP residual correction on (default 1) */
+    double gp_length;          /* GP length scale in ln b (default 1.0) */
+    double gp_noise;           /* GP noise/signal variance ratio (default 0.1) */
+    size_t n_refine;           /* starts refined by the solver (default 4 of 18) */
+    double ridge;              /* weight of the ridge rows (default 1e-4) */
+    int max_iter;              /* solver iterations per start (default 200) */
+    double confidence;         /* of intervals (default 0.95) */
+    /* Prediction ceiling: at most this factor times the largest measured
+     * achieved batch (default 2: one doubling of extrapolation). */
+    double extrapolation_factor;
+    /* Memory usable for weights + KV, as a share of GPU memory (default 0.9). */
+    double memory_share;
+} jl_model_options;
+
+void jl_model_options_default(jl_model_options *o);
+
+typedef struct jl_group_fit {
+    jl_group_key key;
+    jl_fit_method method;
+    char *note;                /* why this method / what is missing; may be NULL */
+    size_t n_points;           /* runs used (duplicates count) */
+    size_t n_batch_sizes;      /* distinct caps */
+    double batch_min, batch_max;   /* measured achieved batch range */
+    long cap_min, cap_max;         /* measured caps */
+    double batch_per_cap;      /* median avg_batch_size / max_batch_size */
+    jl_fit_point *points;      /* n_points, sorted by batch */
+
+    /* GPU descriptors used */
+    double tdp_w;              /* per GPU, NaN when unknown */
+    double idle_w;             /* per GPU (measured attribute, else descriptor), NaN unknown */
+
+    /* physical model (method == JL_FIT_MODEL) */
+    jl_param params[JL_MP_COUNT];
+    int has_ci;                /* 0: intervals unavailable, ci_note says why */
+    char *ci_note;
+    long dof;                  /* 2 n_points − free parameters */
+    double t_quantile;         /* t_{(1+confidence)/2, dof}; NaN when dof <= 0 */
+    double cov[JL_MP_COUNT][JL_MP_COUNT]; /* covariance of the parameters (0 for
+                                              parameters at a bound) */
+    double rss;                /* of the data rows, physical model */
+    double r2_power, r2_throughput, r2_energy;     /* on ln values, physical model */
+    double r2_energy_corrected;                    /* with the correction */
+    double rms_ln_power, rms_ln_throughput, rms_ln_energy, rms_ln_energy_corrected;
+    double cost;               /* final solver cost (with ridge rows) */
+    int n_starts, n_refined;
+
+    /* correction: GP posterior mean weights alpha = K^-1 rho for the ln P
+     * and ln T residuals (ln e uses alpha_P - alpha_T), at x = ln b of the
+     * points; gp_scale2 = sigma_f^2 estimated from the residuals of ln e
+     * (rho^T K^-1 rho / n), used for the correction's share of intervals. */
+    int has_correction;
+    double gp_length, gp_noise;
+    double *gp_x;              /* n_points */
+    double *gp_alpha_power, *gp_alpha_throughput; /* n_points each */
+    double gp_scale2_power, gp_scale2_throughput, gp_scale2_energy;
+
+    /* batch ceiling for predictions */
+    double batch_ceiling;      /* achieved batch; +inf when none applies */
+    char *ceiling_reason;      /* e.g. "memory: ..." or "extrapolation: ..." */
+    double memory_ceiling;     /* NaN when descriptors lack what it needs */
+} jl_group_fit;
+
+/* Fit one group. runs[0..n) must share the group key (the first run's key is
+ * the group's); descriptors may be NULL (then Ps takes a generic range and
+ * there is no memory ceiling). A group that cannot be modelled is not an
+ * error: *out says method "interpolation" or "none" and why. Errors:
+ * JL_EUSAGE (runs of different groups), JL_ENOMEM. */
+jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
+                             const jl_model_options *opt, const jl_descriptors *desc,
+                             jl_group_fit **out, jl_error **err);
+void jl_group_fit_free(jl_group_fit *f);
+
+/* ---- predict ------------------------------------------------------------ */
+
+/* A value with its interval (lo, hi NaN when unavailable). */
+typedef struct jl_interval {
+    double value, lo, hi;
+} jl_interval;
+
+typedef struct jl_prediction {
+    double batch;              /* achieved batch predicted at */
+    jl_fit_method method;
+    /* Combined prediction: physical model + correction. The interval adds
+     * the parameter uncertainty (delta method) and the correction's
+     * posterior variance in log space; a confidence interval of the mean,
+     * not of one new measurement. */
+    jl_interval energy_per_token_j, power_w, step_time_s, throughput_tok_s;
+    /* The physical model alone (intervals: parameter uncertainty only). */
+    jl_interval model_energy_per_token_j, model_power_w, model_step_time_s,
+        model_throughput_tok_s;
+    /* The correction as a factor on the physical model (1 = none). */
+    double correction_energy, correction_power, correction_throughput;
+    /* Decomposition of the combined power: static = G Ps (model) or G x idle
+     * power (interpolation, NaN when unknown); dynamic = power − static. */
+    double static_power_w, dynamic_power_w;
+    /* u(b) = (P/G − Ps)/(TDP − Ps) with the combined power: the dynamic power
+     * per GPU as a share of the headroom up to TDP. NaN when TDP unknown. */
+    double utilisation;
+    int extrapolated;          /* outside [batch_min, batch_max] */
+    int beyond_ceiling;        /* batch > fit->batch_ceiling */
+} jl_prediction;
+
+/* Predict at an achieved batch (> 0). Always fills *out (also beyond the
+ * ceiling, flagged); JL_EUSAGE for a batch that is not finite and positive,
+ * JL_ENODATA for method "none". */
+jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *out);
+
+/* JL_OK when batch is within the group's ceiling, else JL_ELIMIT with an
+ * error naming the ceiling and its reason. */
+jl_status jl_model_check_batch(const jl_group_fit *f, double batch, jl_error **err);
+
+/* ---- accuracy: leave one batch size out ---------------------------------- */
+
+typedef enum {
+    JL_LOO_JOULES = 0,  /* this model (physical + correction) */
+    JL_LOO_ANCHOR       /* the ML.ENERGY toolkit's logistic (docs/model-design.md §3) */
+} jl_loo_model;
+
+typedef struct jl_loo_point {
+    const jl_summary *run;     /* borrowed: the held-out run */
+    size_t group;              /* index into the group list */
+    long max_batch_size;
+    double batch;              /* its achieved batch (where joules predicts) */
+    double actual_energy_per_token_j;
+    double predicted_energy_per_token_j;
+    double abs_rel_error;
+    int position;              /* -1 lowest cap of the sweep, 0 interior, 1 highest */
+} jl_loo_point;
+
+typedef struct jl_loo_result {
+    jl_loo_point *points;
+    size_t count;
+} jl_loo_result;
+
+/* For every group with >= opt->min_batch_sizes distinct caps, hold out each
+ * cap in turn (all its runs), refit on the rest, predict energy per token at
+ * each held-out run. Points come out in group order, then cap, then run. */
+jl_status jl_model_loo(const jl_group_list *groups, jl_loo_model which,
+                       const jl_model_options *opt, const jl_descriptors *desc,
+                       jl_loo_result *out, jl_error **err);
+void jl_loo_result_clear(jl_loo_result *r);
+
+typedef struct jl_loo_stats {
+    size_t n;
+    double median, p90, max;   /* of abs_rel_error; NaN when n == 0 */
+} jl_loo_stats;
+
+/* Statistics over the points whose task is `task` (NULL: all; "LLM" and
+ * "MLLM": by workload of the run). p90 interpolates linearly between order
+ * statistics (numpy's default). */
+jl_loo_stats jl_loo_summarize(const jl_loo_result *r, const char *task);
+
+/* The anchor: y = b0 + L sigma(k (x − x0)), fitted by the toolkit's grid
+ * search (x0: 40 points over [min x − 1, max x + 1]; k: 60 points log-spaced
+ * over [1e-2, 1e2]; (b0, L) by least squares; first minimum). */
+typedef struct jl_logistic {
+    double L, x0, k, b0;
+} jl_logistic;
+
+jl_logistic jl_logistic_fit(const double *x, const double *y, size_t n);
+double jl_logistic_eval(const jl_logistic *m, double x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
