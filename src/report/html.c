@@ -63,6 +63,8 @@ static const char *css =
     "tr.pick td{background:#eef6ee}\n"
     "tr:last-child td{border-bottom:none}\n"
     "td.wrap{white-space:normal;min-width:14rem}\n"
+    "table.answer th,table.answer td{white-space:normal}\n"
+    "table.answer td.n{white-space:nowrap}\n"
     ".tag{display:inline-block;font-size:.75rem;padding:0 .4rem;border-radius:999px;border:1px solid var(--line);color:var(--muted);margin-left:.25rem}\n"
     ".tag.good{color:var(--good);border-color:#a9d8b7}\n"
     ".tag.warn{color:var(--warn);border-color:#e8c48f}\n"
@@ -276,7 +278,7 @@ static void answer_section(jl_strbuf *b, rp_report *r)
     P("<section id=\"answer\">\n<h2>1. The answer</h2>\n");
     P("<p class=\"lead\">For each model and task: the configuration that uses the least energy "
       "among the runs meeting the service-level objective (SLO), and what it costs.</p>\n");
-    P("<div class=\"tablewrap\"><table>\n<thead><tr>");
+    P("<div class=\"tablewrap\"><table class=\"answer\">\n<thead><tr>");
     th(b, "model", NULL, 0);
     th(b, "task", NULL, 0);
     th(b, "SLO", NULL, 0);
@@ -285,7 +287,7 @@ static void answer_section(jl_strbuf *b, rp_report *r)
     th(b, "latency", NULL, 1);
     th(b, "throughput", NULL, 1);
     th(b, "power", "W, all GPUs", 1);
-    th(b, "runs meeting SLO", NULL, 1);
+    th(b, "meet SLO", "runs", 1);
     th(b, "frontier", "runs", 1);
     P("</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < r->n_groups; i++) {
@@ -327,7 +329,7 @@ static void answer_section(jl_strbuf *b, rp_report *r)
     P("<h3>Main findings</h3>\n<ul class=\"findings\">\n");
     for (size_t i = 0; i < r->n_groups; i++) {
         rp_group *g = &r->groups[i];
-        for (size_t k = 0; k < g->n_findings && k < 2; k++) {
+        for (size_t k = 0; k < g->n_findings && k < 3; k++) {
             P("<li><strong>");
             const char *m = base(g->model);
             H(m);

@@ -330,6 +330,31 @@ static void group_findings(rp_report *r, rp_group *g)
         add_finding(g, jl_asprintf("No run can be judged by %s: the runs lack the figures it "
                                    "needs.", g->slo_text));
     }
+    /* GPU comparison at the SLO */
+    if (g->n_gpu_models >= 2) {
+        long best = -1, worst = -1;
+        for (size_t k = 0; k < g->n_gpu_models; k++) {
+            long run = g->gpu_picks[k].run;
+            if (run < 0)
+                continue;
+            double e = l->items[run]->fig[rp_energy_fig(l->items[run])];
+            if (best < 0 || e < l->items[best]->fig[rp_energy_fig(l->items[best])])
+                best = run;
+            if (worst < 0 || e > l->items[worst]->fig[rp_energy_fig(l->items[worst])])
+                worst = run;
+        }
+        if (best >= 0 && worst >= 0 && best != worst) {
+            const jl_summary *sb = l->items[best], *sw = l->items[worst];
+            double eb = sb->fig[rp_energy_fig(sb)], ew = sw->fig[rp_energy_fig(sw)];
+            rp_fmt_num(a, sizeof a, (1 - eb / ew) * 100, 2);
+            add_finding(g, jl_asprintf("At %s, %s x%ld (batch %ld) uses %s%% less energy than "
+                                       "the best %s configuration (%s x%ld, batch %ld).",
+                                       g->slo_text, sb->attrs.gpu_model, sb->attrs.num_gpus,
+                                       sb->attrs.max_batch_size, a, sw->attrs.gpu_model,
+                                       sw->attrs.gpu_model, sw->attrs.num_gpus,
+                                       sw->attrs.max_batch_size));
+        }
+    }
     /* batch-size effect, per curve of the frontier */
     const jl_frontier *f = g->frontier;
     for (size_t ci = 0; f && ci < f->n_curves; ci++) {
@@ -410,31 +435,6 @@ static void group_findings(rp_report *r, rp_group *g)
                                        "power: that share of the energy is spent just keeping "
                                        "the GPU%s on.",
                                        a, s->attrs.num_gpus > 1 ? "s" : ""));
-        }
-    }
-    /* GPU comparison at the SLO */
-    if (g->n_gpu_models >= 2) {
-        long best = -1, worst = -1;
-        for (size_t k = 0; k < g->n_gpu_models; k++) {
-            long run = g->gpu_picks[k].run;
-            if (run < 0)
-                continue;
-            double e = l->items[run]->fig[rp_energy_fig(l->items[run])];
-            if (best < 0 || e < l->items[best]->fig[rp_energy_fig(l->items[best])])
-                best = run;
-            if (worst < 0 || e > l->items[worst]->fig[rp_energy_fig(l->items[worst])])
-                worst = run;
-        }
-        if (best >= 0 && worst >= 0 && best != worst) {
-            const jl_summary *sb = l->items[best], *sw = l->items[worst];
-            double eb = sb->fig[rp_energy_fig(sb)], ew = sw->fig[rp_energy_fig(sw)];
-            rp_fmt_num(a, sizeof a, (1 - eb / ew) * 100, 2);
-            add_finding(g, jl_asprintf("At %s, %s x%ld (batch %ld) uses %s%% less energy than "
-                                       "the best %s configuration (%s x%ld, batch %ld).",
-                                       g->slo_text, sb->attrs.gpu_model, sb->attrs.num_gpus,
-                                       sb->attrs.max_batch_size, a, sw->attrs.gpu_model,
-                                       sw->attrs.gpu_model, sw->attrs.num_gpus,
-                                       sw->attrs.max_batch_size));
         }
     }
     /* validation */
