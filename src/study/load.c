@@ -87,6 +87,11 @@ jl_status jl_study_load_file(const char *path, const jl_study_options *opt,
 
 enum { FRAME_SUMMARY = 'S', FRAME_ERROR = 'E', FRAME_DONE = 'D' };
 #define QUIT_INDEX 0xffffffffu
+/* Files handed to a worker ahead: with 2 the next index already waits in
+ * its socket when it finishes a file, so it never sits idle until the
+ * parent gets scheduled (which on a loaded machine can take milliseconds
+ * per file). */
+#define QUEUE_DEPTH 2
 
 static char *crash_on; /* test hook */
 
@@ -200,7 +205,8 @@ static void worker_main(int fd, char **files, size_t n_files,
 typedef struct worker {
     pid_t pid;   /* 0: no process */
     int fd;      /* parent's end; -1 when closed */
-    long cur;    /* file being summarised, -1 when idle */
+    long q[QUEUE_DEPTH]; /* files handed to it, in order; q[0] is the one */
+    int nq;              /* being summarised (nq == 0: idle)            */
     jl_wbuf in;  /* received, not yet parsed */
     size_t in_pos;
 } worker;
@@ -248,7 +254,7 @@ static int spawn(pool *p, int k)
     close(sv[1]);
     p->w[k].pid = pid;
     p->w[k].fd = sv[0];
-    p->w[k].cur = -1;
+    p->w[k].nq = 0;
     p->w[k].in.len = 0;
     p->w[k].in_pos = 0;
     return 0;
@@ -259,25 +265,35 @@ static int have_work(const pool *p)
     return p->n_requeued > 0 || p->next < p->n_files;
 }
 
-/* Give worker k its next file, or tell it to stop. */
+/* Top up worker k's queue of files; when nothing is left and it is idle,
+ * tell it to stop. */
 static void assign(pool *p, int k)
 {
     worker *w = &p->w[k];
-    if (!have_work(p)) {
+    while (w->nq < QUEUE_DEPTH && have_work(p)) {
+        size_t idx = p->n_requeued > 0 ? p->requeued[--p->n_requeued] : p->next++;
+        uint32_t i32 = (uint32_t)idx;
+        if (write_full(w->fd, &i32, sizeof i32) != 0) {
+            /* it died: the file goes back in the queue and the death is
+             * noticed when its socket reads EOF */
+            p->requeued[p->n_requeued++] = idx;
+            return;
+        }
+        w->q[w->nq++] = (long)idx;
+    }
+    if (w->nq == 0) {
         uint32_t quit = QUIT_INDEX;
         (void)write_full(w->fd, &quit, sizeof quit);
-        w->cur = -1;
-        return;
     }
-    size_t idx = p->n_requeued > 0 ? p->requeued[--p->n_requeued] : p->next++;
-    uint32_t i32 = (uint32_t)idx;
-    w->cur = (long)idx;
-    if (write_full(w->fd, &i32, sizeof i32) != 0) {
-        /* it died between two files: the file goes back in the queue and
-         * the death is noticed when its socket reads EOF */
-        p->requeued[p->n_requeued++] = idx;
-        w->cur = -1;
-    }
+}
+
+static size_t queue_pop(worker *w)
+{
+    size_t idx = (size_t)w->q[0];
+    for (int i = 1; i < w->nq; i++)
+        w->q[i - 1] = w->q[i];
+    w->nq--;
+    return idx;
 }
 
 static jl_status flush_done(pool *p)
@@ -317,7 +333,8 @@ static jl_status file_done(pool *p, size_t idx)
     return flush_done(p);
 }
 
-/* Worker k's socket closed: reap it, blame the file it had, start another. */
+/* Worker k's socket closed: reap it, blame the file it was summarising,
+ * put the files queued behind it back, start another worker. */
 static jl_status worker_died(pool *p, int k)
 {
     worker *w = &p->w[k];
@@ -329,8 +346,10 @@ static jl_status worker_died(pool *p, int k)
         ;
     w->pid = 0;
     jl_status st = JL_OK;
-    if (w->cur >= 0) {
-        size_t idx = (size_t)w->cur;
+    if (w->nq > 0) {
+        size_t idx = queue_pop(w);
+        while (w->nq > 0) /* not started: someone else does them */
+            p->requeued[p->n_requeued++] = queue_pop(w);
         jl_error *e;
         if (WIFSIGNALED(status))
             e = jl_error_new(JL_EINTERNAL, p->files[idx], NULL, NULL, -1,
@@ -347,7 +366,6 @@ static jl_status worker_died(pool *p, int k)
         jl_error_list_clear(&p->slots[idx].errs);
         if (!e || jl_error_list_push(&p->slots[idx].errs, e) != JL_OK)
             return JL_ENOMEM;
-        w->cur = -1;
         st = file_done(p, idx);
     }
     if (st == JL_OK && have_work(p) && spawn(p, k) == 0)
@@ -370,9 +388,9 @@ static jl_status parse_frames(pool *p, int k)
         unsigned char kind = w->in.data[w->in_pos + 4];
         const unsigned char *pl = w->in.data + w->in_pos + 5;
         w->in_pos += 5 + (size_t)n;
-        if (w->cur < 0)
+        if (w->nq == 0)
             return JL_EINTERNAL;
-        slot *s = &p->slots[w->cur];
+        slot *s = &p->slots[w->q[0]];
         size_t used = 0;
         jl_status st = JL_OK;
         if (kind == FRAME_SUMMARY) {
@@ -390,7 +408,7 @@ static jl_status parse_frames(pool *p, int k)
             int32_t fst;
             memcpy(&idx, pl, 4);
             memcpy(&fst, pl + 4, 4);
-            if ((long)idx != w->cur)
+            if ((long)idx != w->q[0])
                 return JL_EINTERNAL;
             if (fst == JL_ENOMEM) {
                 jl_error *e = jl_error_new(JL_ENOMEM, p->files[idx], NULL, NULL, -1,
@@ -399,7 +417,7 @@ static jl_status parse_frames(pool *p, int k)
                 if (!e || jl_error_list_push(&s->errs, e) != JL_OK)
                     return JL_ENOMEM;
             }
-            w->cur = -1;
+            queue_pop(w);
             st = file_done(p, idx);
             if (st == JL_OK)
                 assign(p, k);
