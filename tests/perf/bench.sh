@@ -212,7 +212,9 @@ if [ -d "$MLE" ]; then
         compare) cmd=$COMPARE_CMD ;; fit) cmd=$FIT_CMD ;; report) cmd=$REPORT_CMD ;;
         esac
         i=0
-        while [ $i -lt "$REPEAT" ]; do
+        n=$REPEAT
+        [ "$step" = report ] && n=1 # tens of seconds (gnuplot): once is enough
+        while [ $i -lt "$n" ]; do
             i=$((i + 1))
             [ "$step" = import ] && rm -f "$M/mlenergy.h5"
             [ "$step" = report ] && rm -rf "$M/report"
