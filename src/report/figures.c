@@ -205,6 +205,13 @@ static jl_status fig_power(rp_report *r, long gi, jl_error **err)
         jl_error_free(rerr);
         return JL_OK;
     }
+    if (!run->power_n || !run->power_time) {
+        /* summary-only runs (e.g. imported published summaries) */
+        f->note = jl_strdup("the run has no power time series (a summary-only run, e.g. imported "
+                            "published figures): nothing to draw over time");
+        jl_run_free(run);
+        return JL_OK;
+    }
     /* power per sample: instantaneous watts, else the 1 s average, else the
      * derivative of the energy counter */
     size_t n = run->power_n;
