@@ -2,12 +2,14 @@
  * documents, and the order in which the directory is built. Figures:
  * figures.c; the page: html.c; notebooks: notebooks.c. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "joules/choice.h"
@@ -900,6 +902,28 @@ static void report_free(rp_report *r)
     free(r->root);
 }
 
+/* A previous report (data/report.json inside) or an empty directory. */
+static int looks_like_report(const char *dir, const struct stat *sb)
+{
+    if (!S_ISDIR(sb->st_mode))
+        return 0;
+    char *marker = jl_asprintf("%s/data/report.json", dir);
+    int ok = marker && access(marker, F_OK) == 0;
+    free(marker);
+    if (ok)
+        return 1;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *de;
+    int empty = 1;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            empty = 0;
+    closedir(d);
+    return empty;
+}
+
 jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
                           const jl_error_list *errors, const jl_report_options *opt,
                           jl_report_result *res, jl_error **err)
@@ -925,6 +949,12 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
     if (!r.opt.replace && lstat(dir, &sb) == 0)
         return jl_fail(err, JL_EUSAGE, dir, NULL, NULL, -1,
                        "already exists (use --force to replace it)");
+    /* --force replaces only what joules wrote: a directory holding a
+     * previous report (data/report.json), or an empty one. Anything else
+     * could be a user's own folder, and replacing it would lose data. */
+    if (r.opt.replace && lstat(dir, &sb) == 0 && !looks_like_report(dir, &sb))
+        return jl_fail(err, JL_EUSAGE, dir, NULL, NULL, -1,
+                       "exists and is not a joules report (no data/report.json): not replacing it, even with --force");
     jl_status st = jl_slo_parse(JL_REPORT_DEFAULT_SLO_LLM, &r.default_slo_llm, NULL, err);
     if (!st)
         st = jl_slo_parse(JL_REPORT_DEFAULT_SLO_DIFFUSION, &r.default_slo_diffusion, NULL, err);

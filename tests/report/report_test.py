@@ -274,10 +274,18 @@ def t_exists(tmp):
         fail("--force did not replace DIR")
     if leftovers(tmp):
         fail(f"left behind: {leftovers(tmp)}")
+    # --force never replaces a directory that is not a joules report
+    mine = os.path.join(tmp, "users-own-folder")
+    os.makedirs(mine)
+    open(os.path.join(mine, "precious.txt"), "w").write("keep me")
+    p = run(["report", "traces/", "-o", mine, "--no-figures", "--force"])
+    if p.returncode != 2 or not os.path.exists(os.path.join(mine, "precious.txt")) \
+            or b"not a joules report" not in p.stderr:
+        fail(f"--force replaced (or did not explain refusing) a folder that is no report (exit {p.returncode})")
     p = run(["report", "traces/", "-o", os.path.join(tmp, "x"), "--slo", "median_itl<=5J"])
     if p.returncode != 2 or b"^" not in p.stderr:
         fail("a bad --slo is not a usage error with a caret")
-    print("ok: refuses an existing DIR, --force replaces it")
+    print("ok: refuses an existing DIR, --force replaces a report but not a foreign folder")
 
 
 def t_interrupt(tmp):
