@@ -18,6 +18,7 @@ typedef struct jl_command {
     X(pick, "minimum-energy configuration per (model, task) meeting an SLO")  \
     X(compare, "matched-constraint comparisons: GPU model, GPU count, precision pairs") \
     X(capacity, "under a power budget: best throughput/W within an SLO, replicas, totals") \
+    X(explain, "why run A costs more energy per token than run B: factors that multiply") \
     X(report, "the whole analysis as a directory: index.html, data/, figures/, notebooks")
 
 #define JL_X_DECL(name, summary) int jl_cmd_##name(int argc, char **argv);

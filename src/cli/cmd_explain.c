@@ -1,0 +1,174 @@
+/* joules explain — why run A costs more energy per token than run B. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/choice_common.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "cli/exit_codes.h"
+#include "joules/explain.h"
+
+static const char *const help =
+    "usage: joules explain [--json] RUN_A RUN_B\n\n"
+    "Why A costs more (or less) energy per token (per item for diffusion) than B:\n"
+    "the measured ratio split into factors that multiply — GPU count, static and\n"
+    "dynamic power per GPU, step time (batch / throughput) and batch — each tied\n"
+    "to the knobs (model, gpu_model, num_gpus, precision, max_batch_size, task)\n"
+    "that differ between the two runs. docs/explain.md has the formulas.\n\n"
+    "RUN is FILE:RUN (the run's name under /runs, e.g.\n"
+    "  traces/h100/h100-qwen3-8b-shape-chat.h5:b0004)\n"
+    "or FILE:KEY=VALUE[,KEY=VALUE...] — attribute clauses that must pick exactly\n"
+    "one run of FILE, e.g.\n"
+    "  mlenergy.h5:model=openai/gpt-oss-120b,task=gpqa,gpu_model=H100,num_gpus=2,max_batch_size=64\n\n"
+    "  --json      print the joules.explain/1 document\n"
+    "  -h, --help  this help\n";
+
+/* FILE is the longest prefix before a ':' that names an existing file. */
+static int split_spec(const char *spec, char **file, char **sel)
+{
+    const char *best = NULL;
+    for (const char *p = strchr(spec, ':'); p; p = strchr(p + 1, ':')) {
+        char *f = strndup(spec, (size_t)(p - spec));
+        struct stat st;
+        if (f && stat(f, &st) == 0 && S_ISREG(st.st_mode))
+            best = p;
+        free(f);
+    }
+    if (!best)
+        return -1;
+    *file = strndup(spec, (size_t)(best - spec));
+    *sel = strdup(best + 1);
+    return (*file && *sel) ? 0 : -1;
+}
+
+/* Load the run a spec names into *out (a copy). Returns 0 or an exit code. */
+static int load_run(const char *cmd, const char *spec, const jl_study_options *opt,
+                    jl_summary **out)
+{
+    char *file = NULL, *sel = NULL;
+    int rc = 0;
+    jl_summary_list runs = {0};
+    jl_error_list errors = {0};
+    jl_selector *selector = NULL;
+    *out = NULL;
+    if (split_spec(spec, &file, &sel) || !*sel) {
+        rc = cli_usage_error(cmd, "'%s' is not FILE:RUN or FILE:KEY=VALUE,... with an existing FILE",
+                             spec);
+        goto end;
+    }
+    if (jl_study_load_file(file, opt, &runs, &errors) != JL_OK || errors.count) {
+        for (size_t i = 0; i < errors.count; i++)
+            cli_print_error(cmd, errors.items[i]);
+        if (!runs.count) {
+            rc = JL_EXIT_NOINPUT;
+            goto end;
+        }
+    }
+    if (strchr(sel, '=')) {
+        selector = jl_selector_new();
+        if (!selector) {
+            rc = JL_EXIT_INTERNAL;
+            goto end;
+        }
+        char *save = NULL;
+        for (char *c = strtok_r(sel, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+            jl_error *err = NULL;
+            if (jl_selector_add(selector, 0, c, &err) != JL_OK) {
+                rc = cli_usage_error(cmd, "%s: %s", spec, err ? err->message : "out of memory");
+                jl_error_free(err);
+                goto end;
+            }
+        }
+    }
+    size_t found = 0, which = 0;
+    for (size_t i = 0; i < runs.count; i++) {
+        const jl_summary *s = runs.items[i];
+        int match = selector ? jl_selector_match(selector, s) : (s->run && !strcmp(s->run, sel));
+        if (match) {
+            if (!found)
+                which = i;
+            found++;
+        }
+    }
+    if (found != 1) {
+        fprintf(stderr, "joules %s: %s: %s\n", cmd, spec,
+                found ? "the selection matches more than one run; add clauses"
+                      : "no such run in the file");
+        if (found)
+            for (size_t i = 0, shown = 0; i < runs.count && shown < 10; i++)
+                if (selector && jl_selector_match(selector, runs.items[i])) {
+                    fprintf(stderr, "  %s\n", runs.items[i]->run ? runs.items[i]->run : "?");
+                    shown++;
+                }
+        rc = JL_EXIT_NOINPUT;
+        goto end;
+    }
+    if (jl_summary_copy(runs.items[which], out) != JL_OK)
+        rc = JL_EXIT_INTERNAL;
+end:
+    jl_selector_free(selector);
+    jl_summary_list_clear(&runs);
+    jl_error_list_clear(&errors);
+    free(file);
+    free(sel);
+    return rc;
+}
+
+int jl_cmd_explain(int argc, char **argv)
+{
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE };
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "explain";
+    int json = 0, c, rc = 0;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(help, stdout); return JL_EXIT_OK;
+        case OPT_JSON: json = 1; break;
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error(cmd, "expected two runs (RUN_A RUN_B), got %d", argc - optind);
+    jl_study_options opt;
+    jl_study_options_default(&opt);
+    jl_summary *a = NULL, *b = NULL;
+    jl_descriptors *desc = NULL;
+    jl_explanation *x = NULL;
+    jl_error *err = NULL;
+    if ((rc = load_run(cmd, argv[optind], &opt, &a)) ||
+        (rc = load_run(cmd, argv[optind + 1], &opt, &b)))
+        goto end;
+    if (jl_descriptors_load(NULL, &desc, &err) != JL_OK) {
+        desc = NULL;
+        jl_error_free(err);
+        err = NULL;
+    }
+    if (jl_explain(a, b, desc, &x, &err) != JL_OK) {
+        cli_print_error(cmd, err);
+        rc = err && err->code == JL_ENOMEM ? JL_EXIT_INTERNAL : JL_EXIT_NOINPUT;
+        goto end;
+    }
+    if (json) {
+        rc = cli_print_document(cmd, jl_explanation_to_json(x), NULL);
+    } else {
+        printf("%s\n", x->sentence);
+        for (size_t i = 0; i < x->n_notes; i++)
+            printf("note: %s\n", x->notes[i]);
+    }
+end:
+    jl_error_free(err);
+    jl_explanation_free(x);
+    jl_descriptors_free(desc);
+    jl_summary_free(a);
+    jl_summary_free(b);
+    return rc;
+}
