@@ -29,6 +29,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "joules/descriptors.h"
 #include "joules/error.h"
 #include "joules/summary.h"
@@ -291,6 +293,26 @@ typedef struct jl_logistic {
 
 jl_logistic jl_logistic_fit(const double *x, const double *y, size_t n);
 double jl_logistic_eval(const jl_logistic *m, double x);
+
+/* ---- documents (docs/model.md lists every key) ----------------------------- */
+
+/* A batch grid for curves: n points log-spaced from max(1, batch_min / 2)
+ * to the batch ceiling (or 2 x batch_max when there is none). Caller frees. */
+double *jl_model_batch_grid(const jl_group_fit *f, size_t n);
+
+/* {"value", "lo", "hi"} (null when NaN). */
+json_t *jl_interval_to_json(const jl_interval *v);
+/* One prediction object. */
+json_t *jl_prediction_to_json(const jl_prediction *p);
+/* One group of the joules.fit/1 document: key, method, physical model with
+ * parameters and intervals, correction, points with residuals, and the
+ * curve predicted at the given batches (grid may be NULL). */
+json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n_grid);
+/* {"points": [...], "summary": {...}} of a leave-one-out result. */
+json_t *jl_loo_to_json(const jl_loo_result *r, const jl_group_list *groups);
+/* The parameter table: one row per (group, parameter), fixed columns. */
+jl_status jl_write_fit_params_csv(const char *path, jl_group_fit *const *fits, size_t n,
+                                  jl_error **err);
 
 #ifdef __cplusplus
 }

@@ -19,7 +19,9 @@ typedef struct jl_command {
     X(compare, "matched-constraint comparisons: GPU model, GPU count, precision pairs") \
     X(capacity, "under a power budget: best throughput/W within an SLO, replicas, totals") \
     X(explain, "why run A costs more energy per token than run B: factors that multiply") \
-    X(report, "the whole analysis as a directory: index.html, data/, figures/, notebooks")
+    X(report, "the whole analysis as a directory: index.html, data/, figures/, notebooks") \
+    X(fit, "batch-size model per group: parameters with intervals, residuals, curves, --loo accuracy") \
+    X(predict, "energy per token, power, step time, throughput at unmeasured batch sizes")
 
 #define JL_X_DECL(name, summary) int jl_cmd_##name(int argc, char **argv);
 JL_CLI_COMMANDS(JL_X_DECL)

@@ -1,0 +1,323 @@
+/* joules fit — the batch-size model per group, its intervals and residuals,
+ * predicted curves, and the leave-one-out accuracy (docs/model.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/choice_common.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "cli/exit_codes.h"
+#include "joules/model.h"
+
+static const char *const help =
+    "usage: joules fit [--json] [--loo] [--anchor] [--csv FILE] [--grid N] [options] PATH...\n\n"
+    "For every group of LLM/MLLM runs differing only in their batch cap (same model,\n"
+    "task, gpu_model, num_gpus, precision): the physical batch-size model fitted to\n"
+    "power and throughput against the achieved batch (avg_batch_size), each parameter\n"
+    "with its 95% confidence interval, R^2 and residuals per run, a Gaussian-process\n"
+    "correction of the residuals, and the predicted curves (energy per token, power,\n"
+    "step time, throughput, each with a band) up to the batch ceiling. Groups with\n"
+    "fewer than 4 batch sizes are interpolated log-log instead. See docs/model.md.\n\n"
+    "  --json          print the joules.fit/1 document\n"
+    "  --loo           leave each batch size out in turn, refit, predict energy per token\n"
+    "                  at the held-out runs; prints the accuracy per task\n"
+    "  --anchor        with --loo: also evaluate the ML.ENERGY toolkit's logistic (the\n"
+    "                  anchor) and print both side by side (docs/model-accuracy.md)\n"
+    "  --no-correction the physical model alone (no GP correction)\n"
+    "  --csv FILE      the parameter table, one row per (group, parameter) ('-' = stdout)\n"
+    "  --grid N        points of each predicted curve (default 16, 0 = none)\n"
+    CLI_STUDY_HELP
+    "  -h, --help      this help\n";
+
+static void fmt_ci(char *buf, size_t cap, const jl_param *q)
+{
+    if (q->at_bound)
+        snprintf(buf, cap, "at bound [%g, %g]", q->lower, q->upper);
+    else if (isfinite(q->ci_low))
+        snprintf(buf, cap, "[%.4g, %.4g]", q->ci_low, q->ci_high);
+    else
+        snprintf(buf, cap, "unavailable");
+}
+
+static void print_fit(const jl_group_fit *f, const double *grid, size_t n_grid)
+{
+    char *k = jl_group_key_format(&f->key);
+    printf("%s\n  method %s, %zu runs, %zu batch sizes, batch %.4g..%.4g, ceiling %.4g (%s)\n",
+           k ? k : "?", jl_fit_method_name(f->method), f->n_points, f->n_batch_sizes,
+           f->batch_min, f->batch_max, f->batch_ceiling,
+           f->ceiling_reason ? f->ceiling_reason : "-");
+    free(k);
+    if (f->note)
+        printf("  note: %s\n", f->note);
+    if (f->method == JL_FIT_MODEL) {
+        printf("  physical model: R^2 (ln) power %.4f, throughput %.4f, energy/token %.4f; "
+               "with correction %.4f\n",
+               f->r2_power, f->r2_throughput, f->r2_energy, f->r2_energy_corrected);
+        if (!f->has_ci || f->ci_note)
+            printf("  intervals: %s\n", f->ci_note ? f->ci_note : "unavailable");
+        for (int j = 0; j < JL_MP_COUNT; j++) {
+            char ci[96];
+            fmt_ci(ci, sizeof ci, &f->params[j]);
+            printf("    %-6s %-14.6g %-14s 95%% CI %s\n", f->params[j].name, f->params[j].value,
+                   f->params[j].unit, ci);
+        }
+        printf("  residuals (ln model - ln measured): cap batch power throughput energy/token "
+               "energy/token(corrected)\n");
+        for (size_t i = 0; i < f->n_points; i++) {
+            const jl_fit_point *p = &f->points[i];
+            printf("    %5ld %8.2f %+8.4f %+8.4f %+8.4f %+8.4f\n", p->max_batch_size, p->batch,
+                   p->resid_ln_power, p->resid_ln_throughput, p->resid_ln_energy,
+                   p->resid_ln_energy_corrected);
+        }
+    }
+    if (grid && n_grid) {
+        printf("  curve: batch  energy/token J [lo, hi]  power W [lo, hi]  step ms  tok/s\n");
+        for (size_t i = 0; i < n_grid; i++) {
+            jl_prediction p;
+            if (jl_model_predict(f, grid[i], &p) != JL_OK)
+                continue;
+            printf("    %8.2f  %.4g [%.4g, %.4g]  %.4g [%.4g, %.4g]  %.4g  %.4g%s\n", p.batch,
+                   p.energy_per_token_j.value, p.energy_per_token_j.lo, p.energy_per_token_j.hi,
+                   p.power_w.value, p.power_w.lo, p.power_w.hi, 1e3 * p.step_time_s.value,
+                   p.throughput_tok_s.value, p.extrapolated ? "  (extrapolated)" : "");
+        }
+    }
+    putchar('\n');
+}
+
+/* Statistics over points at one sweep position (-1, 0, 1). */
+static jl_loo_stats position_stats(const jl_loo_result *r, int pos)
+{
+    jl_loo_result sub = {malloc((r->count ? r->count : 1) * sizeof *r->points), 0};
+    jl_loo_stats st = {0, NAN, NAN, NAN};
+    if (!sub.points)
+        return st;
+    for (size_t i = 0; i < r->count; i++)
+        if (r->points[i].position == pos)
+            sub.points[sub.count++] = r->points[i];
+    st = jl_loo_summarize(&sub, NULL);
+    free(sub.points);
+    return st;
+}
+
+static void print_stats_cols(jl_loo_stats s)
+{
+    printf(" | %6.2f%% %7.2f%% %10.4g%%", 100 * s.median, 100 * s.p90, 100 * s.max);
+}
+
+static void print_loo_table(const jl_loo_result *j, const jl_loo_result *a)
+{
+    const char *rows[] = {"gpqa", "lm-arena-chat", "sourcegraph-fim", "image-chat",
+                          "video-chat"};
+    printf("leave-one-batch-size-out: |predicted - actual| / actual energy per token\n");
+    printf("%-18s %5s", "task", "n");
+    if (a)
+        printf(" | %-27s", "anchor: median  p90  max");
+    printf(" | %-27s\n", "joules: median  p90  max");
+    /* the five ML.ENERGY tasks first, then any other task in the data */
+    const char **tasks = calloc(j->count + 5, sizeof *tasks);
+    size_t nt = 0;
+    for (size_t i = 0; tasks && i < 5; i++)
+        if (jl_loo_summarize(j, rows[i]).n)
+            tasks[nt++] = rows[i];
+    for (size_t i = 0; tasks && i < j->count; i++) {
+        const char *t = j->points[i].run->attrs.task;
+        size_t k = 0;
+        while (k < nt && strcmp(tasks[k], t))
+            k++;
+        if (k == nt)
+            tasks[nt++] = t;
+    }
+    for (size_t i = 0; i <= nt + 2; i++) {
+        const char *t = i < nt ? tasks[i] : (i == nt ? "LLM" : (i == nt + 1 ? "MLLM" : NULL));
+        jl_loo_stats s = jl_loo_summarize(j, t);
+        if (!s.n)
+            continue;
+        printf("%-18s %5zu", t ? (i < nt ? t : (i == nt ? "LLM (all)" : "MLLM (all)")) : "ALL",
+               s.n);
+        if (a)
+            print_stats_cols(jl_loo_summarize(a, t));
+        print_stats_cols(s);
+        putchar('\n');
+    }
+    static const char *const pn[3] = {"  sweep low end", "  interior", "  sweep high end"};
+    for (int p = -1; p <= 1; p++) {
+        jl_loo_stats s = position_stats(j, p);
+        printf("%-18s %5zu", pn[p + 1], s.n);
+        if (a)
+            print_stats_cols(position_stats(a, p));
+        print_stats_cols(s);
+        putchar('\n');
+    }
+    free(tasks);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int jl_cmd_fit(int argc, char **argv)
+{
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_LOO, OPT_ANCHOR, OPT_GRID, OPT_NOCORR };
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"loo", no_argument, NULL, OPT_LOO},
+        {"anchor", no_argument, NULL, OPT_ANCHOR},
+        {"grid", required_argument, NULL, OPT_GRID},
+        {"no-correction", no_argument, NULL, OPT_NOCORR},
+        {"help", no_argument, NULL, 'h'},
+        CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "fit", *csv = NULL;
+    int json = 0, loo = 0, anchor = 0, c, rc;
+    long n_grid = 16;
+    jl_model_options mo;
+    jl_model_options_default(&mo);
+    cli_study cs;
+    cli_study_init(&cs);
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        int h;
+        switch (c) {
+        case 'h': fputs(help, stdout); cli_study_free(&cs); return JL_EXIT_OK;
+        case OPT_JSON: json = 1; break;
+        case OPT_CSV: csv = optarg; break;
+        case OPT_LOO: loo = 1; break;
+        case OPT_ANCHOR: anchor = 1; break;
+        case OPT_NOCORR: mo.correction = 0; break;
+        case OPT_GRID:
+            if ((n_grid = cli_parse_long(cmd, "--grid", optarg, 0, 10000)) < 0)
+                goto usage;
+            if (n_grid == 1)
+                n_grid = 2;
+            break;
+        default:
+            h = cli_study_option(&cs, cmd, c, optarg);
+            if (h == 1)
+                break;
+            if (h == 0)
+                cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+            goto usage;
+        }
+    }
+    if (anchor && !loo) {
+        cli_usage_error(cmd, "--anchor needs --loo");
+        goto usage;
+    }
+    cli_install_signal_cleanup();
+    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind))) {
+        cli_study_free(&cs);
+        return rc;
+    }
+    jl_group_list gl = {0};
+    jl_group_fit **fits = NULL;
+    jl_loo_result lj = {0}, la = {0};
+    jl_error *err = NULL;
+    json_t *doc = NULL, *groups = NULL;
+    if (jl_model_groups(&cs.runs, &gl, &err) != JL_OK)
+        goto fail;
+    fits = calloc(gl.count ? gl.count : 1, sizeof *fits);
+    if (!fits)
+        goto oom;
+    double t0 = now_s();
+    for (size_t i = 0; i < gl.count; i++)
+        if (jl_model_fit_group(gl.items[i].runs, gl.items[i].n_runs, &mo, cs.desc, &fits[i],
+                               &err) != JL_OK)
+            goto fail;
+    double t_fit = now_s() - t0, t_loo = 0, t_anchor = 0;
+    if (loo) {
+        t0 = now_s();
+        if (jl_model_loo(&gl, JL_LOO_JOULES, &mo, cs.desc, &lj, &err) != JL_OK)
+            goto fail;
+        t_loo = now_s() - t0;
+        if (anchor) {
+            t0 = now_s();
+            if (jl_model_loo(&gl, JL_LOO_ANCHOR, &mo, cs.desc, &la, &err) != JL_OK)
+                goto fail;
+            t_anchor = now_s() - t0;
+        }
+    }
+    fprintf(stderr, "joules fit: %zu groups fitted in %.2f s", gl.count, t_fit);
+    if (loo)
+        fprintf(stderr, "; leave-one-out: joules %.2f s (%zu points)", t_loo, lj.count);
+    if (anchor)
+        fprintf(stderr, ", anchor %.2f s", t_anchor);
+    fputc('\n', stderr);
+
+    rc = 0;
+    if (csv && jl_write_fit_params_csv(csv, fits, gl.count, &err) != JL_OK) {
+        cli_print_error(cmd, err);
+        jl_error_free(err);
+        err = NULL;
+        rc = JL_EXIT_OUTPUT;
+    }
+    if (!rc && json) {
+        doc = json_object();
+        groups = json_array();
+        if (!doc || !groups)
+            goto oom;
+        json_object_set_new(doc, "schema", json_string("joules.fit/1"));
+        json_object_set_new(doc, "groups", groups);
+        json_t *oo = json_object();
+        json_object_set_new(oo, "min_batch_sizes", json_integer((json_int_t)mo.min_batch_sizes));
+        json_object_set_new(oo, "correction", json_boolean(mo.correction));
+        json_object_set_new(oo, "confidence", jl_json_number(mo.confidence));
+        json_object_set_new(oo, "extrapolation_factor", jl_json_number(mo.extrapolation_factor));
+        json_object_set_new(oo, "memory_share", jl_json_number(mo.memory_share));
+        json_object_set_new(doc, "options", oo);
+        for (size_t i = 0; i < gl.count; i++) {
+            double *grid = jl_model_batch_grid(fits[i], (size_t)n_grid);
+            json_array_append_new(groups, jl_group_fit_to_json(fits[i], grid, grid ? (size_t)n_grid : 0));
+            free(grid);
+        }
+        if (loo)
+            json_object_set_new(doc, "loo", jl_loo_to_json(&lj, &gl));
+        if (anchor)
+            json_object_set_new(doc, "anchor_loo", jl_loo_to_json(&la, &gl));
+        rc = cli_print_document(cmd, doc, &cs.errors);
+        doc = NULL;
+    } else if (!rc && (!csv || strcmp(csv, "-"))) {
+        if (!loo)
+            for (size_t i = 0; i < gl.count; i++) {
+                double *grid = jl_model_batch_grid(fits[i], (size_t)n_grid);
+                print_fit(fits[i], grid, grid ? (size_t)n_grid : 0);
+                free(grid);
+            }
+        else
+            print_loo_table(&lj, anchor ? &la : NULL);
+    }
+    if (!rc)
+        rc = cli_study_exit(&cs);
+    goto end;
+oom:
+    fprintf(stderr, "joules %s: out of memory\n", cmd);
+    rc = JL_EXIT_INTERNAL;
+    goto end;
+fail:
+    cli_print_error(cmd, err);
+    rc = jl_exit_for_status(err ? err->code : JL_EINTERNAL);
+end:
+    jl_error_free(err);
+    json_decref(doc);
+    for (size_t i = 0; fits && i < gl.count; i++)
+        jl_group_fit_free(fits[i]);
+    free(fits);
+    jl_loo_result_clear(&lj);
+    jl_loo_result_clear(&la);
+    jl_group_list_clear(&gl);
+    cli_study_free(&cs);
+    return rc;
+usage:
+    cli_study_free(&cs);
+    return JL_EXIT_USAGE;
+}

@@ -1,0 +1,624 @@
+/* Groups, and the fit of one group: physical model with confidence
+ * intervals, GP correction, interpolation fallback, batch ceiling
+ * (joules/model.h, docs/model.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_matrix.h>
+
+#include "core/util.h"
+#include "joules/model.h"
+#include "model/model_internal.h"
+
+static const char *const param_names[JM_NP] = {
+#define JL_X_MP_NAME(id, name, unit, doc) name,
+    JL_MODEL_PARAM_TABLE(JL_X_MP_NAME)
+#undef JL_X_MP_NAME
+};
+static const char *const param_units[JM_NP] = {
+#define JL_X_MP_UNIT(id, name, unit, doc) unit,
+    JL_MODEL_PARAM_TABLE(JL_X_MP_UNIT)
+#undef JL_X_MP_UNIT
+};
+
+const char *jl_fit_method_name(jl_fit_method m)
+{
+    switch (m) {
+    case JL_FIT_MODEL: return "model";
+    case JL_FIT_INTERPOLATION: return "interpolation";
+    default: return "none";
+    }
+}
+
+void jl_model_options_default(jl_model_options *o)
+{
+    o->min_batch_sizes = 4;
+    o->correction = 1;
+    o->gp_length = 1.0;
+    o->gp_noise = 0.1;
+    o->n_refine = 4;
+    o->ridge = 1e-4;
+    o->max_iter = 200;
+    o->confidence = 0.95;
+    o->extrapolation_factor = 2.0;
+    o->memory_share = 0.9;
+}
+
+/* ---- group keys ---------------------------------------------------------- */
+
+static int scmp(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a == NULL) - (b == NULL);
+    return strcmp(a, b);
+}
+
+int jl_group_key_cmp(const jl_group_key *a, const jl_group_key *b)
+{
+    int c;
+    if ((c = scmp(a->model, b->model)) || (c = scmp(a->task, b->task)) ||
+        (c = scmp(a->gpu_model, b->gpu_model)))
+        return c;
+    if (a->num_gpus != b->num_gpus)
+        return a->num_gpus < b->num_gpus ? -1 : 1;
+    return scmp(a->precision, b->precision);
+}
+
+char *jl_group_key_format(const jl_group_key *k)
+{
+    return jl_asprintf("model=%s,task=%s,gpu_model=%s,num_gpus=%ld,precision=%s",
+                       k->model ? k->model : "", k->task ? k->task : "",
+                       k->gpu_model ? k->gpu_model : "", k->num_gpus,
+                       k->precision ? k->precision : "");
+}
+
+static void key_clear(jl_group_key *k)
+{
+    free(k->model);
+    free(k->task);
+    free(k->gpu_model);
+    free(k->precision);
+    memset(k, 0, sizeof *k);
+}
+
+static int key_from_run(jl_group_key *k, const jl_summary *s)
+{
+    memset(k, 0, sizeof *k);
+    k->model = jl_strdup(s->attrs.model);
+    k->task = jl_strdup(s->attrs.task);
+    k->gpu_model = jl_strdup(s->attrs.gpu_model);
+    k->precision = jl_strdup(s->attrs.precision);
+    k->num_gpus = s->attrs.num_gpus;
+    if (!k->model || !k->task || !k->gpu_model || !k->precision) {
+        key_clear(k);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_key_cmp(const jl_summary *a, const jl_summary *b)
+{
+    jl_group_key ka = {a->attrs.model, a->attrs.task, a->attrs.gpu_model, a->attrs.num_gpus,
+                       a->attrs.precision};
+    jl_group_key kb = {b->attrs.model, b->attrs.task, b->attrs.gpu_model, b->attrs.num_gpus,
+                       b->attrs.precision};
+    return jl_group_key_cmp(&ka, &kb);
+}
+
+static int modelled(const jl_summary *s)
+{
+    const jl_attrs *a = &s->attrs;
+    if (!a->model || !a->task || !a->gpu_model || !a->precision || a->num_gpus < 1 ||
+        a->max_batch_size < 1)
+        return 0;
+    if (a->workload && !jl_attrs_is_llm(a))
+        return 0;
+    double b = s->fig[JL_FIG_AVG_BATCH_SIZE], P = s->fig[JL_FIG_AVG_POWER_W],
+           T = s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+    return isfinite(b) && b > 0 && isfinite(P) && P > 0 && isfinite(T) && T > 0;
+}
+
+typedef struct sorted_run {
+    const jl_summary *s;
+    size_t idx;
+} sorted_run;
+
+static int sorted_run_cmp(const void *va, const void *vb)
+{
+    const sorted_run *a = va, *b = vb;
+    int c = run_key_cmp(a->s, b->s);
+    if (c)
+        return c;
+    if (a->s->attrs.max_batch_size != b->s->attrs.max_batch_size)
+        return a->s->attrs.max_batch_size < b->s->attrs.max_batch_size ? -1 : 1;
+    return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+void jl_group_list_clear(jl_group_list *gl)
+{
+    if (!gl)
+        return;
+    for (size_t i = 0; i < gl->count; i++) {
+        key_clear(&gl->items[i].key);
+        free(gl->items[i].runs);
+    }
+    free(gl->items);
+    gl->items = NULL;
+    gl->count = 0;
+}
+
+jl_status jl_model_groups(const jl_summary_list *l, jl_group_list *out, jl_error **err)
+{
+    out->items = NULL;
+    out->count = 0;
+    sorted_run *v = malloc((l->count ? l->count : 1) * sizeof *v);
+    if (!v)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "grouping runs");
+    size_t n = 0;
+    for (size_t i = 0; i < l->count; i++)
+        if (modelled(l->items[i]))
+            v[n++] = (sorted_run){l->items[i], i};
+    qsort(v, n, sizeof *v, sorted_run_cmp);
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || run_key_cmp(v[i - 1].s, v[i].s))
+            ng++;
+    out->items = calloc(ng ? ng : 1, sizeof *out->items);
+    if (!out->items)
+        goto oom;
+    for (size_t i = 0, gi = 0; i < n;) {
+        size_t j = i;
+        while (j < n && !run_key_cmp(v[i].s, v[j].s))
+            j++;
+        jl_group *g = &out->items[gi++];
+        out->count = gi;
+        if (key_from_run(&g->key, v[i].s))
+            goto oom;
+        g->runs = malloc((j - i) * sizeof *g->runs);
+        if (!g->runs)
+            goto oom;
+        for (size_t k = i; k < j; k++) {
+            g->runs[k - i] = v[k].s;
+            if (k == i || v[k].s->attrs.max_batch_size != v[k - 1].s->attrs.max_batch_size)
+                g->n_batch_sizes++;
+        }
+        g->n_runs = j - i;
+        i = j;
+    }
+    free(v);
+    return JL_OK;
+oom:
+    free(v);
+    jl_group_list_clear(out);
+    return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "grouping runs");
+}
+
+/* ---- fit ------------------------------------------------------------------ */
+
+void jl_group_fit_free(jl_group_fit *f)
+{
+    if (!f)
+        return;
+    key_clear(&f->key);
+    free(f->note);
+    free(f->points);
+    free(f->ci_note);
+    free(f->gp_x);
+    free(f->gp_alpha_power);
+    free(f->gp_alpha_throughput);
+    free(f->ceiling_reason);
+    free(f);
+}
+
+static int point_cmp(const void *va, const void *vb)
+{
+    const jl_fit_point *a = va, *b = vb;
+    if (a->batch != b->batch)
+        return a->batch < b->batch ? -1 : 1;
+    return (a->max_batch_size > b->max_batch_size) - (a->max_batch_size < b->max_batch_size);
+}
+
+/* Static-power range per GPU: a measured idle power (trace attribute) gives
+ * a +-15 % box around it; else the descriptor's idle_power_range_w; else a
+ * generic 5-30 % of TDP, else 30-300 W. */
+void jm_ps_range(const jl_summary *s, const jl_descriptors *desc, double *lo, double *hi)
+{
+    const jl_gpu_desc *g = desc ? jl_descriptors_gpu(desc, s->attrs.gpu_model) : NULL;
+    double idle = s->attrs.gpu_idle_power_w;
+    if (isfinite(idle) && idle > 0) {
+        *lo = 0.85 * idle;
+        *hi = 1.15 * idle;
+    } else if (g && isfinite(g->idle_min_w) && isfinite(g->idle_max_w) &&
+               g->idle_max_w > g->idle_min_w) {
+        *lo = g->idle_min_w;
+        *hi = g->idle_max_w;
+    } else {
+        double tdp = desc ? jl_run_gpu_tdp_w(&s->attrs, desc) : s->attrs.gpu_tdp_w;
+        if (isfinite(tdp) && tdp > 0) {
+            *lo = 0.05 * tdp;
+            *hi = 0.3 * tdp;
+        } else {
+            *lo = 30;
+            *hi = 300;
+        }
+    }
+}
+
+/* Covariance of the free parameters from the data-row Jacobian at the
+ * optimum: cov = s^2 (J^T J)^+ (pseudo-inverse by eigen-decomposition). */
+static int parameter_cov(jl_group_fit *f, const jm_data *d, const double p[JM_NP],
+                         const int free_[JM_NP], int nfree, double s2)
+{
+    gsl_matrix *A = gsl_matrix_calloc((size_t)nfree, (size_t)nfree);
+    gsl_matrix *V = gsl_matrix_alloc((size_t)nfree, (size_t)nfree);
+    gsl_vector *ev = gsl_vector_alloc((size_t)nfree);
+    gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc((size_t)nfree);
+    int idx[JM_NP], rc = -1;
+    for (int j = 0, k = 0; j < JM_NP; j++)
+        if (free_[j])
+            idx[k++] = j;
+    if (!A || !V || !ev || !ws)
+        goto end;
+    for (size_t i = 0; i < d->n; i++) {
+        double lP, lT, gP[JM_NP], gT[JM_NP];
+        jm_eval(p, d->b[i], d->G, &lP, &lT, gP, gT);
+        for (int a = 0; a < nfree; a++)
+            for (int c = 0; c < nfree; c++) {
+                double v = gP[idx[a]] * gP[idx[c]] + gT[idx[a]] * gT[idx[c]];
+                gsl_matrix_set(A, (size_t)a, (size_t)c, gsl_matrix_get(A, (size_t)a, (size_t)c) + v);
+            }
+    }
+    if (gsl_eigen_symmv(A, ev, V, ws) != GSL_SUCCESS)
+        goto end;
+    double emax = 0;
+    for (int a = 0; a < nfree; a++)
+        emax = fmax(emax, fabs(gsl_vector_get(ev, (size_t)a)));
+    double cut = emax * 1e-15 * nfree; /* numpy pinv's default cutoff, on eigenvalues */
+    for (int a = 0; a < nfree; a++)
+        for (int c = 0; c < nfree; c++) {
+            double s = 0;
+            for (int m = 0; m < nfree; m++) {
+                double l = gsl_vector_get(ev, (size_t)m);
+                if (l > cut)
+                    s += gsl_matrix_get(V, (size_t)a, (size_t)m) *
+                         gsl_matrix_get(V, (size_t)c, (size_t)m) / l;
+            }
+            f->cov[idx[a]][idx[c]] = s2 * s;
+        }
+    rc = 0;
+end:
+    gsl_matrix_free(A);
+    gsl_matrix_free(V);
+    gsl_vector_free(ev);
+    if (ws)
+        gsl_eigen_symmv_free(ws);
+    return rc;
+}
+
+static double r2_of(const double *resid, const double *y, size_t n)
+{
+    double m = 0, ss = 0, sr = 0;
+    for (size_t i = 0; i < n; i++)
+        m += y[i] / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        ss += (y[i] - m) * (y[i] - m);
+        sr += resid[i] * resid[i];
+    }
+    return ss > 0 ? 1.0 - sr / ss : NAN;
+}
+
+static double rms_of(const double *v, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += v[i] * v[i];
+    return n ? sqrt(s / (double)n) : NAN;
+}
+
+/* The batch ceiling for predictions (docs/model.md "Batch ceiling"):
+ *   memory ceiling  = (G x GPU memory x memory_share - weight bytes)
+ *                     / (KV bytes per token x mean context tokens),
+ *     with the mean context taken as the group's mean avg_output_tokens
+ *     (prompt lengths are not in the summaries, so this is an optimistic,
+ *     i.e. high, ceiling); a memory ceiling below a measured achieved batch
+ *     is contradicted by the data and not used;
+ *   extrapolation   = extrapolation_factor x the largest measured batch.
+ * The ceiling is the smaller of the two that are known. */
+static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t n,
+                         const jl_model_options *opt, const jl_descriptors *desc)
+{
+    const jl_attrs *a = &runs[0]->attrs;
+    double mem = desc ? jl_run_gpu_memory_bytes(a, desc) : a->gpu_memory_bytes;
+    double kv = desc ? jl_run_kv_bytes_per_token(a, desc) : a->kv_bytes_per_token;
+    double wb = desc ? jl_run_weight_bytes(a, desc) : NAN;
+    double ctx = 0;
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++) {
+        double o = runs[i]->fig[JL_FIG_AVG_OUTPUT_TOKENS];
+        if (isfinite(o) && o > 0) {
+            ctx += o;
+            nc++;
+        }
+    }
+    ctx = nc ? ctx / (double)nc : NAN;
+    f->memory_ceiling = NAN;
+    if (isfinite(mem) && isfinite(kv) && kv > 0 && isfinite(wb) && isfinite(ctx)) {
+        double free_b = (double)a->num_gpus * mem * opt->memory_share - wb;
+        if (free_b > 0)
+            f->memory_ceiling = free_b / (kv * ctx);
+    }
+    double ext = opt->extrapolation_factor * f->batch_max;
+    f->batch_ceiling = ext;
+    if (isfinite(f->memory_ceiling) && f->memory_ceiling >= f->batch_max &&
+        f->memory_ceiling < ext) {
+        f->batch_ceiling = f->memory_ceiling;
+        f->ceiling_reason = jl_asprintf(
+            "memory: (%ld GPUs x %.3g GB x %.2f - %.3g GB weights) / (%.0f KV bytes/token x "
+            "%.0f mean context tokens) = %.0f sequences",
+            a->num_gpus, mem / 1e9, opt->memory_share, wb / 1e9, kv, ctx, f->memory_ceiling);
+    } else {
+        f->ceiling_reason = jl_asprintf(
+            "extrapolation: %.3g x the largest measured achieved batch %.4g%s", 
+            opt->extrapolation_factor, f->batch_max,
+            isfinite(f->memory_ceiling)
+                ? (f->memory_ceiling < f->batch_max
+                       ? " (the memory estimate is below a measured batch, so it is not used)"
+                       : " (the memory ceiling is higher)")
+                : " (memory ceiling unknown: descriptors lack memory, KV or weight size)");
+    }
+    return f->ceiling_reason ? 0 : -1;
+}
+
+jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
+                             const jl_model_options *opt, const jl_descriptors *desc,
+                             jl_group_fit **out, jl_error **err)
+{
+    jl_model_options dflt;
+    if (!opt) {
+        jl_model_options_default(&dflt);
+        opt = &dflt;
+    }
+    *out = NULL;
+    gsl_set_error_handler_off();
+    if (n == 0)
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "no runs to fit");
+    for (size_t i = 1; i < n; i++)
+        if (run_key_cmp(runs[0], runs[i]))
+            return jl_fail(err, JL_EUSAGE, runs[i]->file, runs[i]->run, NULL, -1,
+                           "run is not in the group of the first run (model, task, "
+                           "gpu_model, num_gpus, precision differ)");
+    jl_group_fit *f = calloc(1, sizeof *f);
+    double *buf = NULL;
+    if (!f || key_from_run(&f->key, runs[0]))
+        goto oom;
+    f->points = calloc(n, sizeof *f->points);
+    if (!f->points)
+        goto oom;
+    f->tdp_w = desc ? jl_run_gpu_tdp_w(&runs[0]->attrs, desc) : runs[0]->attrs.gpu_tdp_w;
+    f->idle_w = desc ? jl_run_gpu_idle_w(&runs[0]->attrs, desc) : runs[0]->attrs.gpu_idle_power_w;
+    f->gp_length = opt->gp_length;
+    f->gp_noise = opt->gp_noise;
+    f->t_quantile = NAN;
+    f->r2_power = f->r2_throughput = f->r2_energy = f->r2_energy_corrected = NAN;
+    f->rms_ln_power = f->rms_ln_throughput = f->rms_ln_energy = f->rms_ln_energy_corrected = NAN;
+    f->rss = f->cost = NAN;
+    for (int j = 0; j < JM_NP; j++) {
+        f->params[j].name = param_names[j];
+        f->params[j].unit = param_units[j];
+        f->params[j].value = f->params[j].lower = f->params[j].upper = NAN;
+        f->params[j].ci_low = f->params[j].ci_high = NAN;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!modelled(runs[i]))
+            continue;
+        jl_fit_point *pt = &f->points[m++];
+        pt->run = runs[i];
+        pt->max_batch_size = runs[i]->attrs.max_batch_size;
+        pt->batch = runs[i]->fig[JL_FIG_AVG_BATCH_SIZE];
+        pt->power_w = runs[i]->fig[JL_FIG_AVG_POWER_W];
+        pt->throughput_tok_s = runs[i]->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+        pt->energy_per_token_j = runs[i]->fig[JL_FIG_ENERGY_PER_TOKEN_J];
+        if (!isfinite(pt->energy_per_token_j))
+            pt->energy_per_token_j = pt->power_w / pt->throughput_tok_s;
+        pt->step_time_s = pt->batch / pt->throughput_tok_s;
+        pt->resid_ln_power = pt->resid_ln_throughput = pt->resid_ln_energy =
+            pt->resid_ln_energy_corrected = NAN;
+    }
+    f->n_points = m;
+    qsort(f->points, m, sizeof *f->points, point_cmp);
+    if (m == 0) {
+        f->method = JL_FIT_NONE;
+        f->note = jl_strdup("no run has a positive avg_batch_size, avg_power_w and "
+                            "output_throughput_tok_s");
+        f->batch_ceiling = NAN;
+        f->memory_ceiling = NAN;
+        if (!f->note)
+            goto oom;
+        *out = f;
+        return JL_OK;
+    }
+    /* caps and batch range */
+    {
+        long *caps = malloc(m * sizeof *caps);
+        double *ratio = malloc(m * sizeof *ratio);
+        if (!caps || !ratio) {
+            free(caps);
+            free(ratio);
+            goto oom;
+        }
+        f->batch_min = HUGE_VAL;
+        f->batch_max = -HUGE_VAL;
+        f->cap_min = f->cap_max = f->points[0].max_batch_size;
+        for (size_t i = 0; i < m; i++) {
+            const jl_fit_point *pt = &f->points[i];
+            f->batch_min = fmin(f->batch_min, pt->batch);
+            f->batch_max = fmax(f->batch_max, pt->batch);
+            if (pt->max_batch_size < f->cap_min)
+                f->cap_min = pt->max_batch_size;
+            if (pt->max_batch_size > f->cap_max)
+                f->cap_max = pt->max_batch_size;
+            ratio[i] = pt->batch / (double)pt->max_batch_size;
+            size_t k = 0;
+            while (k < f->n_batch_sizes && caps[k] != pt->max_batch_size)
+                k++;
+            if (k == f->n_batch_sizes)
+                caps[f->n_batch_sizes++] = pt->max_batch_size;
+        }
+        f->batch_per_cap = jm_median(ratio, m);
+        free(caps);
+        free(ratio);
+    }
+    if (batch_ceiling(f, runs, n, opt, desc))
+        goto oom;
+
+    if (f->n_batch_sizes < opt->min_batch_sizes) {
+        f->method = JL_FIT_INTERPOLATION;
+        f->note = jl_asprintf("%zu distinct batch size%s (< %zu): not fitted; log-log "
+                              "interpolation between the measured points, no intervals",
+                              f->n_batch_sizes, f->n_batch_sizes == 1 ? "" : "s",
+                              opt->min_batch_sizes);
+        if (!f->note)
+            goto oom;
+        *out = f;
+        return JL_OK;
+    }
+
+    /* physical model */
+    buf = malloc(8 * m * sizeof *buf);
+    if (!buf)
+        goto oom;
+    double *b = buf, *P = buf + m, *T = buf + 2 * m, *rP = buf + 3 * m, *rT = buf + 4 * m,
+           *rE = buf + 5 * m, *lnP = buf + 6 * m, *lnT = buf + 7 * m;
+    for (size_t i = 0; i < m; i++) {
+        b[i] = f->points[i].batch;
+        P[i] = f->points[i].power_w;
+        T[i] = f->points[i].throughput_tok_s;
+        lnP[i] = log(P[i]);
+        lnT[i] = log(T[i]);
+    }
+    jm_data d = {m, b, P, T, (double)f->key.num_gpus};
+    double lo[JM_NP], hi[JM_NP], p[JM_NP], ps_lo, ps_hi;
+    jm_ps_range(runs[0], desc, &ps_lo, &ps_hi);
+    jm_bounds(ps_lo, ps_hi, lo, hi);
+    if (jm_fit_params(&d, lo, hi, opt, p, &f->cost)) {
+        f->method = JL_FIT_INTERPOLATION;
+        f->note = jl_strdup("the model fit failed numerically: log-log interpolation");
+        if (!f->note)
+            goto oom;
+        free(buf);
+        *out = f;
+        return JL_OK;
+    }
+    f->method = JL_FIT_MODEL;
+    f->n_starts = 18;
+    f->n_refined = (int)opt->n_refine;
+    int free_[JM_NP], nfree = 0;
+    for (int j = 0; j < JM_NP; j++) {
+        jl_param *q = &f->params[j];
+        q->value = p[j];
+        q->lower = lo[j];
+        q->upper = hi[j];
+        double r = 1e-6 * (hi[j] - lo[j]);
+        q->at_bound = !(p[j] - lo[j] > r && hi[j] - p[j] > r);
+        free_[j] = !q->at_bound;
+        nfree += free_[j];
+    }
+    double *lnEm = malloc(m * sizeof *lnEm);
+    if (!lnEm)
+        goto oom;
+    f->rss = 0;
+    for (size_t i = 0; i < m; i++) {
+        double lP, lT;
+        jm_eval(p, b[i], d.G, &lP, &lT, NULL, NULL);
+        jl_fit_point *pt = &f->points[i];
+        rP[i] = pt->resid_ln_power = lP - lnP[i];
+        rT[i] = pt->resid_ln_throughput = lT - lnT[i];
+        lnEm[i] = log(pt->energy_per_token_j);
+        rE[i] = pt->resid_ln_energy = (lP - lT) - lnEm[i];
+        f->rss += rP[i] * rP[i] + rT[i] * rT[i];
+    }
+    f->r2_power = r2_of(rP, lnP, m);
+    f->r2_throughput = r2_of(rT, lnT, m);
+    f->r2_energy = r2_of(rE, lnEm, m);
+    f->rms_ln_power = rms_of(rP, m);
+    f->rms_ln_throughput = rms_of(rT, m);
+    f->rms_ln_energy = rms_of(rE, m);
+
+    /* confidence intervals */
+    f->dof = 2 * (long)m - nfree;
+    if (f->dof <= 0) {
+        f->has_ci = 0;
+        f->ci_note = jl_asprintf("insufficient data for confidence intervals: %zu residuals "
+                                 "(power and throughput of %zu runs) for %d free parameters",
+                                 2 * m, m, nfree);
+    } else if (parameter_cov(f, &d, p, free_, nfree, f->rss / (double)f->dof) == 0) {
+        f->has_ci = 1;
+        f->t_quantile = gsl_cdf_tdist_Pinv(0.5 + 0.5 * opt->confidence, (double)f->dof);
+        for (int j = 0; j < JM_NP; j++) {
+            if (!free_[j])
+                continue;
+            double h = f->t_quantile * sqrt(fmax(f->cov[j][j], 0.0));
+            f->params[j].ci_low = p[j] - h;
+            f->params[j].ci_high = p[j] + h;
+        }
+        if (nfree < JM_NP)
+            f->ci_note = jl_strdup("parameters at a bound have no interval (held fixed)");
+    } else {
+        f->ci_note = jl_strdup("covariance could not be computed");
+    }
+
+    /* GP correction of the residuals (measured - model) in ln b */
+    if (opt->correction) {
+        f->gp_x = malloc(m * sizeof *f->gp_x);
+        f->gp_alpha_power = malloc(m * sizeof *f->gp_alpha_power);
+        f->gp_alpha_throughput = malloc(m * sizeof *f->gp_alpha_throughput);
+        if (!f->gp_x || !f->gp_alpha_power || !f->gp_alpha_throughput) {
+            free(lnEm);
+            goto oom;
+        }
+        double *negP = rP, *negT = rT;
+        for (size_t i = 0; i < m; i++) {
+            f->gp_x[i] = log(b[i]);
+            negP[i] = -rP[i];
+            negT[i] = -rT[i];
+        }
+        if (jm_gp_weights(f->gp_x, m, opt->gp_length, opt->gp_noise, negP, f->gp_alpha_power) == 0 &&
+            jm_gp_weights(f->gp_x, m, opt->gp_length, opt->gp_noise, negT,
+                          f->gp_alpha_throughput) == 0) {
+            f->has_correction = 1;
+            double sP = 0, sT = 0, sE = 0;
+            for (size_t i = 0; i < m; i++) {
+                double aE = f->gp_alpha_power[i] - f->gp_alpha_throughput[i];
+                sP += negP[i] * f->gp_alpha_power[i];
+                sT += negT[i] * f->gp_alpha_throughput[i];
+                sE += (negP[i] - negT[i]) * aE;
+            }
+            f->gp_scale2_power = sP / (double)m;
+            f->gp_scale2_throughput = sT / (double)m;
+            f->gp_scale2_energy = sE / (double)m;
+        }
+    }
+    for (size_t i = 0; i < m; i++) {
+        double c = 0;
+        if (f->has_correction)
+            c = jm_gp_mean(f->gp_x, m, f->gp_length, f->gp_alpha_power, f->gp_x[i]) -
+                jm_gp_mean(f->gp_x, m, f->gp_length, f->gp_alpha_throughput, f->gp_x[i]);
+        rE[i] = f->points[i].resid_ln_energy_corrected = f->points[i].resid_ln_energy + c;
+    }
+    f->r2_energy_corrected = r2_of(rE, lnEm, m);
+    f->rms_ln_energy_corrected = rms_of(rE, m);
+    free(lnEm);
+    free(buf);
+    *out = f;
+    return JL_OK;
+oom:
+    free(buf);
+    jl_group_fit_free(f);
+    return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "fitting a group");
+}

@@ -1,0 +1,217 @@
+/* Leave one batch size out: the accuracy evaluation of docs/model-design.md
+ * §5 and docs/model-accuracy.md. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "joules/model.h"
+#include "model/model_internal.h"
+
+void jl_loo_result_clear(jl_loo_result *r)
+{
+    if (!r)
+        return;
+    free(r->points);
+    r->points = NULL;
+    r->count = 0;
+}
+
+static double actual_e(const jl_summary *s)
+{
+    double e = s->fig[JL_FIG_ENERGY_PER_TOKEN_J];
+    return isfinite(e) ? e : s->fig[JL_FIG_AVG_POWER_W] / s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+}
+
+/* Fit on the training rows (everything but cap c) and predict e at each
+ * held-out row. pred[k] for the k-th held-out row; returns 0 or -1. */
+static int predict_joules(const jl_group *g, long c, const jl_model_options *opt,
+                          const jl_descriptors *desc, double *pred)
+{
+    size_t n = g->n_runs, m = 0;
+    double *buf = malloc(8 * n * sizeof *buf);
+    if (!buf)
+        return -1;
+    double *b = buf, *P = buf + n, *T = buf + 2 * n, *x = buf + 3 * n, *aP = buf + 4 * n,
+           *aT = buf + 5 * n,
+           *rP = buf + 6 * n, *rT = buf + 7 * n;
+    for (size_t i = 0; i < n; i++) {
+        const jl_summary *s = g->runs[i];
+        if (s->attrs.max_batch_size == c)
+            continue;
+        b[m] = s->fig[JL_FIG_AVG_BATCH_SIZE];
+        P[m] = s->fig[JL_FIG_AVG_POWER_W];
+        T[m] = s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+        m++;
+    }
+    double lo[JM_NP], hi[JM_NP], p[JM_NP], cost, ps_lo, ps_hi;
+    int rc = -1;
+    jm_ps_range(g->runs[0], desc, &ps_lo, &ps_hi); /* as jl_model_fit_group */
+    jm_bounds(ps_lo, ps_hi, lo, hi);
+    jm_data d = {m, b, P, T, (double)g->key.num_gpus};
+    if (jm_fit_params(&d, lo, hi, opt, p, &cost))
+        goto end;
+    for (size_t i = 0; i < m; i++) {
+        double lP, lT;
+        jm_eval(p, b[i], d.G, &lP, &lT, NULL, NULL);
+        x[i] = log(b[i]);
+        rP[i] = log(P[i]) - lP;
+        rT[i] = log(T[i]) - lT;
+    }
+    int gp = opt->correction && jm_gp_weights(x, m, opt->gp_length, opt->gp_noise, rP, aP) == 0 &&
+             jm_gp_weights(x, m, opt->gp_length, opt->gp_noise, rT, aT) == 0;
+    for (size_t i = 0, k = 0; i < n; i++) {
+        const jl_summary *s = g->runs[i];
+        if (s->attrs.max_batch_size != c)
+            continue;
+        double bt = s->fig[JL_FIG_AVG_BATCH_SIZE], lP, lT;
+        jm_eval(p, bt, d.G, &lP, &lT, NULL, NULL);
+        double le = lP - lT;
+        if (gp)
+            le += jm_gp_mean(x, m, opt->gp_length, aP, log(bt)) -
+                  jm_gp_mean(x, m, opt->gp_length, aT, log(bt));
+        pred[k++] = exp(le);
+    }
+    rc = 0;
+end:
+    free(buf);
+    return rc;
+}
+
+static int predict_anchor(const jl_group *g, long c, double *pred)
+{
+    size_t n = g->n_runs, m = 0;
+    double *buf = malloc(3 * n * sizeof *buf);
+    if (!buf)
+        return -1;
+    double *x = buf, *P = buf + n, *T = buf + 2 * n;
+    for (size_t i = 0; i < n; i++) {
+        const jl_summary *s = g->runs[i];
+        if (s->attrs.max_batch_size == c)
+            continue;
+        x[m] = log2((double)s->attrs.max_batch_size);
+        P[m] = s->fig[JL_FIG_AVG_POWER_W];
+        T[m] = s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+        m++;
+    }
+    jl_logistic lp = jl_logistic_fit(x, P, m), lt = jl_logistic_fit(x, T, m);
+    double xt = log2((double)c);
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (g->runs[i]->attrs.max_batch_size == c)
+            pred[k++] = jl_logistic_eval(&lp, xt) / jl_logistic_eval(&lt, xt);
+    free(buf);
+    return 0;
+}
+
+jl_status jl_model_loo(const jl_group_list *groups, jl_loo_model which,
+                       const jl_model_options *opt, const jl_descriptors *desc,
+                       jl_loo_result *out, jl_error **err)
+{
+    jl_model_options dflt;
+    if (!opt) {
+        jl_model_options_default(&dflt);
+        opt = &dflt;
+    }
+    gsl_set_error_handler_off();
+    out->points = NULL;
+    out->count = 0;
+    size_t total = 0;
+    for (size_t gi = 0; gi < groups->count; gi++)
+        if (groups->items[gi].n_batch_sizes >= opt->min_batch_sizes)
+            total += groups->items[gi].n_runs;
+    out->points = calloc(total ? total : 1, sizeof *out->points);
+    double *pred = NULL;
+    if (!out->points)
+        goto oom;
+    for (size_t gi = 0; gi < groups->count; gi++) {
+        const jl_group *g = &groups->items[gi];
+        if (g->n_batch_sizes < opt->min_batch_sizes)
+            continue;
+        free(pred);
+        pred = malloc(g->n_runs * sizeof *pred);
+        if (!pred)
+            goto oom;
+        long cmin = g->runs[0]->attrs.max_batch_size;
+        long cmax = g->runs[g->n_runs - 1]->attrs.max_batch_size;
+        for (size_t i = 0; i < g->n_runs;) {
+            long c = g->runs[i]->attrs.max_batch_size;
+            size_t j = i;
+            while (j < g->n_runs && g->runs[j]->attrs.max_batch_size == c)
+                j++;
+            for (size_t k = 0; k < j - i; k++)
+                pred[k] = NAN;
+            int rc = which == JL_LOO_ANCHOR ? predict_anchor(g, c, pred)
+                                            : predict_joules(g, c, opt, desc, pred);
+            if (rc < 0 && which == JL_LOO_ANCHOR)
+                goto oom;
+            for (size_t k = i; k < j; k++) {
+                jl_loo_point *pt = &out->points[out->count++];
+                const jl_summary *s = g->runs[k];
+                pt->run = s;
+                pt->group = gi;
+                pt->max_batch_size = c;
+                pt->batch = s->fig[JL_FIG_AVG_BATCH_SIZE];
+                pt->actual_energy_per_token_j = actual_e(s);
+                pt->predicted_energy_per_token_j = pred[k - i];
+                /* a failed refit scores as NaN error: counted, never hidden */
+                pt->abs_rel_error = fabs(pt->predicted_energy_per_token_j -
+                                         pt->actual_energy_per_token_j) /
+                                    pt->actual_energy_per_token_j;
+                pt->position = c == cmin ? -1 : (c == cmax ? 1 : 0);
+            }
+            i = j;
+        }
+    }
+    free(pred);
+    return JL_OK;
+oom:
+    free(pred);
+    jl_loo_result_clear(out);
+    return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "leave-one-out evaluation");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    if (isnan(x) || isnan(y))
+        return isnan(x) - isnan(y);
+    return (x > y) - (x < y);
+}
+
+static int task_selected(const jl_summary *s, const char *task)
+{
+    if (!task)
+        return 1;
+    const char *w = s->attrs.workload ? s->attrs.workload : "";
+    if (!strcmp(task, "LLM"))
+        return !strcmp(w, "llm");
+    if (!strcmp(task, "MLLM"))
+        return !strcmp(w, "mllm");
+    return s->attrs.task && !strcmp(s->attrs.task, task);
+}
+
+jl_loo_stats jl_loo_summarize(const jl_loo_result *r, const char *task)
+{
+    jl_loo_stats st = {0, NAN, NAN, NAN};
+    double *v = malloc((r->count ? r->count : 1) * sizeof *v);
+    if (!v)
+        return st;
+    for (size_t i = 0; i < r->count; i++)
+        if (task_selected(r->points[i].run, task))
+            v[st.n++] = r->points[i].abs_rel_error;
+    if (st.n) {
+        qsort(v, st.n, sizeof *v, cmp_double);
+        /* a NaN (failed refit) sorts last and makes max NaN: visible */
+        double h = 0.5 * (double)(st.n - 1);
+        size_t a = (size_t)floor(h);
+        st.median = v[a] + (h - (double)a) * (a + 1 < st.n ? v[a + 1] - v[a] : 0);
+        h = 0.9 * (double)(st.n - 1);
+        a = (size_t)floor(h);
+        st.p90 = v[a] + (h - (double)a) * (a + 1 < st.n ? v[a + 1] - v[a] : 0);
+        st.max = v[st.n - 1];
+    }
+    free(v);
+    return st;
+}

@@ -1,0 +1,49 @@
+/* Internals of the latent-factor model shared by fit.c, predict.c, loo.c. */
+#ifndef JOULES_MODEL_INTERNAL_H
+#define JOULES_MODEL_INTERNAL_H
+
+#include <stddef.h>
+
+#include "joules/model.h"
+
+#define JM_NP JL_MP_COUNT
+
+/* The data of one fit: n rows, achieved batch, total power, throughput. */
+typedef struct jm_data {
+    size_t n;
+    const double *b, *P, *T;
+    double G;
+} jm_data;
+
+/* Model at b: ln P, ln T and, when dlnP/dlnT are non-NULL, their gradients
+ * with respect to the parameters (p-space). */
+void jm_eval(const double p[JM_NP], double b, double G, double *lnP, double *lnT,
+             double dlnP[JM_NP], double dlnT[JM_NP]);
+
+/* Parameter bounds for a GPU: Ps in [idle_lo, idle_hi] per GPU. */
+void jm_bounds(double idle_lo, double idle_hi, double lo[JM_NP], double hi[JM_NP]);
+
+/* The range of Ps (per GPU) for a run's GPU (fit.c). */
+void jm_ps_range(const jl_summary *s, const jl_descriptors *desc, double *lo, double *hi);
+
+/* Fit the physical model (18 starts, best n_refine refined by GSL). Returns
+ * 0 and p, or -1 when no start produced a finite fit (or out of memory).
+ * n_starts/n_refined may be NULL. */
+int jm_fit_params(const jm_data *d, const double lo[JM_NP], const double hi[JM_NP],
+                  const jl_model_options *opt, double p[JM_NP], double *cost);
+
+/* GP posterior mean weights: alpha = (K + lambda I)^-1 r at x[0..n).
+ * Returns 0, -1 on failure. */
+int jm_gp_weights(const double *x, size_t n, double ell, double lambda, const double *r,
+                  double *alpha);
+/* sum_i k(x*, x_i) alpha_i */
+double jm_gp_mean(const double *x, size_t n, double ell, const double *alpha, double xs);
+
+/* Piecewise-linear interpolation of y over x (sorted ascending, distinct),
+ * linear extrapolation from the end segments, constant for n == 1. */
+double jm_interp(const double *x, const double *y, size_t n, double xs);
+
+/* Median of v[0..n) (copies). */
+double jm_median(const double *v, size_t n);
+
+#endif
