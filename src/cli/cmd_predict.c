@@ -1,4 +1,372 @@
-/* joules predict — placeholder until the command lands (below). */
+/* joules predict — the model of one group at unmeasured batch sizes
+ * (docs/model.md "joules predict"). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/choice_common.h"
 #include "cli/commands.h"
+#include "cli/common.h"
 #include "cli/exit_codes.h"
-int jl_cmd_predict(int argc, char **argv) { (void)argc; (void)argv; return JL_EXIT_USAGE; }
+#include "joules/model.h"
+
+static const char *const help =
+    "usage: joules predict --group SELECTOR (--batch N | --batch-range A:B[:STEP] | --cap N)\n"
+    "                      [--json] [options] PATH...\n\n"
+    "Energy per token, power, step time and throughput of one group at batch sizes\n"
+    "that were not measured, each with its 95% interval, from the model `joules fit`\n"
+    "fits (physical model + correction; log-log interpolation for groups with fewer\n"
+    "than 4 batch sizes, without intervals). Batches are achieved batches\n"
+    "(avg_batch_size). A batch beyond the group's ceiling is refused (exit 1).\n\n"
+    "  --group SELECTOR   KEY=V[,KEY=V...] that selects exactly one group, e.g.\n"
+    "                     model=Qwen/Qwen3-8B,task=gpqa,gpu_model=H100,num_gpus=1,precision=bfloat16\n"
+    "                     (keys are run attributes; a bare value after KEY=V is another value\n"
+    "                     of KEY, as in --where)\n"
+    "  --batch N          one achieved batch (repeatable)\n"
+    "  --batch-range A:B[:STEP]  A, A+STEP, ... up to B; without STEP: A, 2A, 4A, ... and B\n"
+    "  --cap N            a batch cap (max_batch_size): predicts at the achieved batch\n"
+    "                     N x the group's median avg_batch_size/max_batch_size (repeatable)\n"
+    "  --json             print the joules.predict/1 document\n"
+    CLI_STUDY_HELP
+    "  -h, --help         this help\n";
+
+/* "k1=v1,v2,k2=v3" -> clauses "k1=v1,v2" and "k2=v3" added to sel. */
+static int parse_group_selector(const char *cmd, const char *text, jl_selector *sel)
+{
+    char *s = strdup(text), *clause = NULL;
+    size_t len = 0;
+    int rc = 0;
+    if (!s)
+        return -1;
+    char *save = NULL;
+    for (char *tok = strtok_r(s, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
+        if (!tok || strchr(tok, '=')) {
+            if (clause) {
+                jl_error *err = NULL;
+                if (jl_selector_add(sel, 0, clause, &err) != JL_OK) {
+                    cli_usage_error(cmd, "--group: %s", err ? err->message : "bad clause");
+                    jl_error_free(err);
+                    rc = -1;
+                    break;
+                }
+                free(clause);
+                clause = NULL;
+            }
+            if (!tok)
+                break;
+            clause = strdup(tok);
+            len = strlen(tok);
+        } else {
+            if (!clause) {
+                cli_usage_error(cmd, "--group: '%s' is not KEY=VALUE", tok);
+                rc = -1;
+                break;
+            }
+            char *c2 = realloc(clause, len + strlen(tok) + 2);
+            if (!c2) {
+                rc = -1;
+                break;
+            }
+            clause = c2;
+            clause[len++] = ',';
+            strcpy(clause + len, tok);
+            len += strlen(tok);
+        }
+        if (clause && clause[0] == '=') {
+            cli_usage_error(cmd, "--group: empty key in '%s'", clause);
+            rc = -1;
+            break;
+        }
+    }
+    free(clause);
+    free(s);
+    return rc;
+}
+
+typedef struct batches {
+    double *v;
+    size_t n, cap;
+    int *is_cap; /* 1: v is a cap to convert */
+} batches;
+
+static int push(batches *b, double v, int is_cap)
+{
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 16;
+        double *v2 = realloc(b->v, nc * sizeof *v2);
+        if (!v2)
+            return -1;
+        b->v = v2;
+        int *c2 = realloc(b->is_cap, nc * sizeof *c2);
+        if (!c2)
+            return -1;
+        b->is_cap = c2;
+        b->cap = nc;
+    }
+    b->v[b->n] = v;
+    b->is_cap[b->n++] = is_cap;
+    return 0;
+}
+
+static int parse_positive(const char *s, double *v)
+{
+    char *end = NULL;
+    errno = 0;
+    *v = strtod(s, &end);
+    return !errno && end != s && (*end == '\0' || *end == ':') && isfinite(*v) && *v > 0;
+}
+
+static int parse_range(const char *cmd, const char *arg, batches *b)
+{
+    double a, z, step = NAN;
+    const char *c1 = strchr(arg, ':');
+    if (!c1 || !parse_positive(arg, &a) || !parse_positive(c1 + 1, &z))
+        goto bad;
+    const char *c2 = strchr(c1 + 1, ':');
+    if (c2 && !parse_positive(c2 + 1, &step))
+        goto bad;
+    if (c2 && strchr(c2 + 1, ':'))
+        goto bad;
+    if (z < a) {
+        cli_usage_error(cmd, "--batch-range %s: B < A", arg);
+        return -1;
+    }
+    if (isfinite(step) && (z - a) / step > 10000) {
+        cli_usage_error(cmd, "--batch-range %s: more than 10000 batches", arg);
+        return -1;
+    }
+    double x = a;
+    for (int i = 0; x <= z * (1 + 1e-12) && i <= 10000; i++) {
+        if (push(b, x, 0))
+            return -1;
+        x = isfinite(step) ? a + step * (double)(i + 1) : 2 * x;
+    }
+    if (!isfinite(step) && b->v[b->n - 1] < z && push(b, z, 0))
+        return -1;
+    return 0;
+bad:
+    cli_usage_error(cmd, "--batch-range '%s': expected A:B or A:B:STEP with positive numbers", arg);
+    return -1;
+}
+
+static void print_candidates(const char *cmd, const jl_group_list *gl, const int *match,
+                             int only_matching)
+{
+    size_t shown = 0, total = 0;
+    for (size_t i = 0; i < gl->count; i++)
+        if (!only_matching || match[i])
+            total++;
+    for (size_t i = 0; i < gl->count && shown < 40; i++) {
+        if (only_matching && !match[i])
+            continue;
+        char *k = jl_group_key_format(&gl->items[i].key);
+        fprintf(stderr, "joules %s:   %s  (%zu runs, %zu batch sizes)\n", cmd, k ? k : "?",
+                gl->items[i].n_runs, gl->items[i].n_batch_sizes);
+        free(k);
+        shown++;
+    }
+    if (total > shown)
+        fprintf(stderr, "joules %s:   ... and %zu more\n", cmd, total - shown);
+}
+
+static void print_text(const jl_group_fit *f, const jl_prediction *p, size_t n)
+{
+    char *k = jl_group_key_format(&f->key);
+    printf("%s\n  method %s (%s), measured batch %.4g..%.4g, ceiling %.4g (%s)\n", k ? k : "?",
+           jl_fit_method_name(f->method),
+           f->method == JL_FIT_MODEL ? (f->has_correction ? "physical model + GP correction"
+                                                          : "physical model")
+                                     : "no intervals",
+           f->batch_min, f->batch_max, f->batch_ceiling, f->ceiling_reason);
+    free(k);
+    if (f->method == JL_FIT_MODEL && !f->has_ci)
+        printf("  intervals unavailable: %s\n", f->ci_note ? f->ci_note : "");
+    printf("  %9s  %-32s %-28s %-26s %-28s %s\n", "batch", "energy/token J [95%]",
+           "power W [95%]", "step ms [95%]", "throughput tok/s [95%]", "util");
+    for (size_t i = 0; i < n; i++) {
+        char e[64], w[64], s[64], t[64];
+        snprintf(e, sizeof e, "%.4g [%.4g, %.4g]", p[i].energy_per_token_j.value,
+                 p[i].energy_per_token_j.lo, p[i].energy_per_token_j.hi);
+        snprintf(w, sizeof w, "%.4g [%.4g, %.4g]", p[i].power_w.value, p[i].power_w.lo,
+                 p[i].power_w.hi);
+        snprintf(s, sizeof s, "%.4g [%.4g, %.4g]", 1e3 * p[i].step_time_s.value,
+                 1e3 * p[i].step_time_s.lo, 1e3 * p[i].step_time_s.hi);
+        snprintf(t, sizeof t, "%.4g [%.4g, %.4g]", p[i].throughput_tok_s.value,
+                 p[i].throughput_tok_s.lo, p[i].throughput_tok_s.hi);
+        printf("  %9.2f  %-32s %-28s %-26s %-28s %.3f%s\n", p[i].batch, e, w, s, t,
+               p[i].utilisation, p[i].extrapolated ? "  (extrapolated)" : "");
+    }
+}
+
+int jl_cmd_predict(int argc, char **argv)
+{
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_GROUP, OPT_BATCH, OPT_RANGE, OPT_CAP };
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"group", required_argument, NULL, OPT_GROUP},
+        {"batch", required_argument, NULL, OPT_BATCH},
+        {"batch-range", required_argument, NULL, OPT_RANGE},
+        {"cap", required_argument, NULL, OPT_CAP},
+        {"help", no_argument, NULL, 'h'},
+        CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "predict";
+    int json = 0, c, rc, have_group = 0;
+    batches bs = {0};
+    jl_selector *gsel = jl_selector_new();
+    jl_model_options mo;
+    jl_model_options_default(&mo);
+    cli_study cs;
+    cli_study_init(&cs);
+    optind = 1;
+    opterr = 0;
+    if (!gsel) {
+        cli_study_free(&cs);
+        return JL_EXIT_INTERNAL;
+    }
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        int h;
+        double v;
+        switch (c) {
+        case 'h':
+            fputs(help, stdout);
+            rc = JL_EXIT_OK;
+            goto out_early;
+        case OPT_JSON: json = 1; break;
+        case OPT_GROUP:
+            if (parse_group_selector(cmd, optarg, gsel))
+                goto usage;
+            have_group = 1;
+            break;
+        case OPT_BATCH:
+        case OPT_CAP:
+            if (!parse_positive(optarg, &v) || strchr(optarg, ':')) {
+                cli_usage_error(cmd, "%s '%s': expected a positive number",
+                                c == OPT_CAP ? "--cap" : "--batch", optarg);
+                goto usage;
+            }
+            if (push(&bs, v, c == OPT_CAP))
+                goto usage;
+            break;
+        case OPT_RANGE:
+            if (parse_range(cmd, optarg, &bs))
+                goto usage;
+            break;
+        default:
+            h = cli_study_option(&cs, cmd, c, optarg);
+            if (h == 1)
+                break;
+            if (h == 0)
+                cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+            goto usage;
+        }
+    }
+    if (!have_group) {
+        cli_usage_error(cmd, "--group SELECTOR is required");
+        goto usage;
+    }
+    if (!bs.n) {
+        cli_usage_error(cmd, "give --batch N, --batch-range A:B[:STEP] or --cap N");
+        goto usage;
+    }
+    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
+        goto out_early;
+
+    jl_group_list gl = {0};
+    jl_group_fit *fit = NULL;
+    jl_error *err = NULL;
+    jl_prediction *pred = NULL;
+    int *match = NULL;
+    if (jl_model_groups(&cs.runs, &gl, &err) != JL_OK) {
+        cli_print_error(cmd, err);
+        rc = jl_exit_for_status(err->code);
+        goto end;
+    }
+    match = calloc(gl.count ? gl.count : 1, sizeof *match);
+    size_t nm = 0, which = 0;
+    for (size_t i = 0; match && i < gl.count; i++) {
+        for (size_t r = 0; r < gl.items[i].n_runs && !match[i]; r++)
+            match[i] = jl_selector_match(gsel, gl.items[i].runs[r]);
+        if (match[i]) {
+            nm++;
+            which = i;
+        }
+    }
+    if (nm != 1) {
+        if (nm == 0)
+            fprintf(stderr, "joules %s: --group selects no group; the groups are:\n", cmd);
+        else
+            fprintf(stderr, "joules %s: --group selects %zu groups, it must select one:\n", cmd, nm);
+        print_candidates(cmd, &gl, match, nm > 0);
+        rc = JL_EXIT_USAGE;
+        goto end;
+    }
+    const jl_group *g = &gl.items[which];
+    if (jl_model_fit_group(g->runs, g->n_runs, &mo, cs.desc, &fit, &err) != JL_OK) {
+        cli_print_error(cmd, err);
+        rc = jl_exit_for_status(err->code);
+        goto end;
+    }
+    for (size_t i = 0; i < bs.n; i++) {
+        if (bs.is_cap[i])
+            bs.v[i] *= fit->batch_per_cap;
+        if (jl_model_check_batch(fit, bs.v[i], &err) != JL_OK) {
+            cli_print_error(cmd, err);
+            rc = err->code == JL_ELIMIT ? JL_EXIT_PARTIAL : jl_exit_for_status(err->code);
+            goto end;
+        }
+    }
+    pred = calloc(bs.n, sizeof *pred);
+    if (!pred) {
+        rc = JL_EXIT_INTERNAL;
+        goto end;
+    }
+    for (size_t i = 0; i < bs.n; i++)
+        jl_model_predict(fit, bs.v[i], &pred[i]);
+    rc = 0;
+    if (json) {
+        json_t *doc = json_object(), *arr = json_array(), *go = json_object();
+        char *k = jl_group_key_format(&fit->key);
+        json_object_set_new(doc, "schema", json_string("joules.predict/1"));
+        json_object_set_new(go, "group", k ? json_string(k) : json_null());
+        free(k);
+        json_object_set_new(go, "method", json_string(jl_fit_method_name(fit->method)));
+        json_object_set_new(go, "note", fit->note ? json_string(fit->note) : json_null());
+        json_object_set_new(go, "intervals", json_boolean(fit->method == JL_FIT_MODEL && fit->has_ci));
+        json_object_set_new(go, "intervals_note", fit->ci_note ? json_string(fit->ci_note) : json_null());
+        json_object_set_new(go, "correction", json_boolean(fit->has_correction));
+        json_object_set_new(go, "batch_min", jl_json_number(fit->batch_min));
+        json_object_set_new(go, "batch_max", jl_json_number(fit->batch_max));
+        json_object_set_new(go, "batch_per_cap", jl_json_number(fit->batch_per_cap));
+        json_object_set_new(go, "ceiling_batch", jl_json_number(fit->batch_ceiling));
+        json_object_set_new(go, "ceiling_reason", json_string(fit->ceiling_reason));
+        json_object_set_new(doc, "group", go);
+        for (size_t i = 0; i < bs.n; i++)
+            json_array_append_new(arr, jl_prediction_to_json(&pred[i]));
+        json_object_set_new(doc, "predictions", arr);
+        rc = cli_print_document(cmd, doc, &cs.errors);
+    } else {
+        print_text(fit, pred, bs.n);
+    }
+    if (!rc)
+        rc = cli_study_exit(&cs);
+end:
+    jl_error_free(err);
+    free(pred);
+    free(match);
+    jl_group_fit_free(fit);
+    jl_group_list_clear(&gl);
+out_early:
+    free(bs.v);
+    free(bs.is_cap);
+    jl_selector_free(gsel);
+    cli_study_free(&cs);
+    return rc;
+usage:
+    rc = JL_EXIT_USAGE;
+    goto out_early;
+}

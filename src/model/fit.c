@@ -250,15 +250,22 @@ void jm_ps_range(const jl_summary *s, const jl_descriptors *desc, double *lo, do
 }
 
 /* Covariance of the free parameters from the data-row Jacobian at the
- * optimum: cov = s^2 (J^T J)^+ (pseudo-inverse by eigen-decomposition). */
+ * optimum: cov = s^2 (J^T J)^-1. The columns are first scaled to unit norm
+ * (the parameters span 15 orders of magnitude, so the unscaled matrix is
+ * numerically singular even when every parameter is identified); a
+ * direction whose scaled eigenvalue is below 1e-10 of the largest is not
+ * identified by the data, and the parameters loading on it (|v| > 0.1) get
+ * no interval (flagged in *unident) rather than the falsely narrow one a
+ * pseudo-inverse would give. */
 static int parameter_cov(jl_group_fit *f, const jm_data *d, const double p[JM_NP],
-                         const int free_[JM_NP], int nfree, double s2)
+                         const int free_[JM_NP], int nfree, double s2, int unident[JM_NP])
 {
     gsl_matrix *A = gsl_matrix_calloc((size_t)nfree, (size_t)nfree);
     gsl_matrix *V = gsl_matrix_alloc((size_t)nfree, (size_t)nfree);
     gsl_vector *ev = gsl_vector_alloc((size_t)nfree);
     gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc((size_t)nfree);
     int idx[JM_NP], rc = -1;
+    double sc[JM_NP];
     for (int j = 0, k = 0; j < JM_NP; j++)
         if (free_[j])
             idx[k++] = j;
@@ -273,12 +280,26 @@ static int parameter_cov(jl_group_fit *f, const jm_data *d, const double p[JM_NP
                 gsl_matrix_set(A, (size_t)a, (size_t)c, gsl_matrix_get(A, (size_t)a, (size_t)c) + v);
             }
     }
+    for (int a = 0; a < nfree; a++) {
+        double dg = gsl_matrix_get(A, (size_t)a, (size_t)a);
+        sc[a] = dg > 0 ? 1.0 / sqrt(dg) : 0.0;
+        if (!(dg > 0))
+            unident[idx[a]] = 1;
+    }
+    for (int a = 0; a < nfree; a++)
+        for (int c = 0; c < nfree; c++)
+            gsl_matrix_set(A, (size_t)a, (size_t)c, gsl_matrix_get(A, (size_t)a, (size_t)c) * sc[a] * sc[c]);
     if (gsl_eigen_symmv(A, ev, V, ws) != GSL_SUCCESS)
         goto end;
     double emax = 0;
     for (int a = 0; a < nfree; a++)
         emax = fmax(emax, fabs(gsl_vector_get(ev, (size_t)a)));
-    double cut = emax * 1e-15 * nfree; /* numpy pinv's default cutoff, on eigenvalues */
+    double cut = emax * 1e-10;
+    for (int m = 0; m < nfree; m++)
+        if (gsl_vector_get(ev, (size_t)m) <= cut)
+            for (int a = 0; a < nfree; a++)
+                if (fabs(gsl_matrix_get(V, (size_t)a, (size_t)m)) > 0.1)
+                    unident[idx[a]] = 1;
     for (int a = 0; a < nfree; a++)
         for (int c = 0; c < nfree; c++) {
             double s = 0;
@@ -288,7 +309,7 @@ static int parameter_cov(jl_group_fit *f, const jm_data *d, const double p[JM_NP
                     s += gsl_matrix_get(V, (size_t)a, (size_t)m) *
                          gsl_matrix_get(V, (size_t)c, (size_t)m) / l;
             }
-            f->cov[idx[a]][idx[c]] = s2 * s;
+            f->cov[idx[a]][idx[c]] = s2 * s * sc[a] * sc[c];
         }
     rc = 0;
 end:
@@ -323,10 +344,12 @@ static double rms_of(const double *v, size_t n)
 /* The batch ceiling for predictions (docs/model.md "Batch ceiling"):
  *   memory ceiling  = (G x GPU memory x memory_share - weight bytes)
  *                     / (KV bytes per token x mean context tokens),
- *     with the mean context taken as the group's mean avg_output_tokens
- *     (prompt lengths are not in the summaries, so this is an optimistic,
- *     i.e. high, ceiling); a memory ceiling below a measured achieved batch
- *     is contradicted by the data and not used;
+ *     with the mean context of a running sequence taken as half the group's
+ *     mean avg_output_tokens (a sequence's context grows from its prompt to
+ *     prompt + output while it decodes; prompt lengths are not in the
+ *     summaries, so this estimate is optimistic, i.e. high, for long
+ *     prompts); a memory ceiling below a measured achieved batch is
+ *     contradicted by the data and not used;
  *   extrapolation   = extrapolation_factor x the largest measured batch.
  * The ceiling is the smaller of the two that are known. */
 static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t n,
@@ -345,7 +368,7 @@ static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t 
             nc++;
         }
     }
-    ctx = nc ? ctx / (double)nc : NAN;
+    ctx = nc ? 0.5 * ctx / (double)nc : NAN;
     f->memory_ceiling = NAN;
     if (isfinite(mem) && isfinite(kv) && kv > 0 && isfinite(wb) && isfinite(ctx)) {
         double free_b = (double)a->num_gpus * mem * opt->memory_share - wb;
@@ -518,7 +541,7 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
     f->method = JL_FIT_MODEL;
     f->n_starts = 18;
     f->n_refined = (int)opt->n_refine;
-    int free_[JM_NP], nfree = 0;
+    int free_[JM_NP], unident[JM_NP] = {0}, nfree = 0;
     for (int j = 0; j < JM_NP; j++) {
         jl_param *q = &f->params[j];
         q->value = p[j];
@@ -557,18 +580,24 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
         f->ci_note = jl_asprintf("insufficient data for confidence intervals: %zu residuals "
                                  "(power and throughput of %zu runs) for %d free parameters",
                                  2 * m, m, nfree);
-    } else if (parameter_cov(f, &d, p, free_, nfree, f->rss / (double)f->dof) == 0) {
+    } else if (parameter_cov(f, &d, p, free_, nfree, f->rss / (double)f->dof, unident) == 0) {
         f->has_ci = 1;
         f->t_quantile = gsl_cdf_tdist_Pinv(0.5 + 0.5 * opt->confidence, (double)f->dof);
+        int nu = 0;
         for (int j = 0; j < JM_NP; j++) {
-            if (!free_[j])
+            nu += unident[j];
+            if (!free_[j] || unident[j])
                 continue;
             double h = f->t_quantile * sqrt(fmax(f->cov[j][j], 0.0));
             f->params[j].ci_low = p[j] - h;
             f->params[j].ci_high = p[j] + h;
         }
-        if (nfree < JM_NP)
-            f->ci_note = jl_strdup("parameters at a bound have no interval (held fixed)");
+        if (nfree < JM_NP || nu)
+            f->ci_note = jl_asprintf("%s%s%s", nfree < JM_NP ? "parameters at a bound have no "
+                                                               "interval (held fixed)" : "",
+                                     nfree < JM_NP && nu ? "; " : "",
+                                     nu ? "parameters in a direction the data do not identify "
+                                          "have no interval" : "");
     } else {
         f->ci_note = jl_strdup("covariance could not be computed");
     }
