@@ -1,0 +1,442 @@
+/* Batch ceilings: config, memory (KV cache), upstream (joules/ceiling.h,
+ * docs/diagnose.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/util.h"
+#include "joules/ceiling.h"
+
+static const char *const limit_names[] = {
+#define JL_X_BL_NAME(id, name, doc) name,
+    JL_BATCH_LIMIT_TABLE(JL_X_BL_NAME)
+#undef JL_X_BL_NAME
+};
+
+const char *jl_batch_limit_name(jl_batch_limit l)
+{
+    return (unsigned)l < JL_BATCH_LIMIT_COUNT ? limit_names[l] : "?";
+}
+
+void jl_ceiling_options_default(jl_ceiling_options *o)
+{
+    o->memory_share = 0.9;
+    o->reserve_bytes_per_gpu = 0;
+    o->at_cap = 0.95;
+    o->churn_floor = 0.85;
+    o->kv_full = 0.90;
+    o->kv_room = 0.80;
+    o->memory_match = 1.25;
+}
+
+/* Mean input tokens per request by task: assumptions, documented in
+ * docs/diagnose.md ("Mean context"). Used only where a run carries no
+ * avg_input_tokens attribute. */
+static const struct {
+    const char *task;
+    double input_tokens;
+} task_inputs[] = {
+    {"gpqa", 250},            /* one GPQA Diamond question, four options, instruction */
+    {"lm-arena-chat", 300},   /* LMArena conversation prompts */
+    {"sourcegraph-fim", 1500},/* code prefix + suffix for fill-in-the-middle */
+    {"image-chat", 1500},     /* text + vision tokens of one image (rough) */
+    {"video-chat", 6000},     /* text + vision tokens of a clip (rough) */
+    {"chat", 613},            /* the bundled traces: lognormal, median 512, sigma 0.6 */
+};
+
+double jl_task_default_input_tokens(const char *task)
+{
+    if (!task)
+        return NAN;
+    for (size_t i = 0; i < sizeof task_inputs / sizeof task_inputs[0]; i++)
+        if (!strcasecmp(task, task_inputs[i].task))
+            return task_inputs[i].input_tokens;
+    return NAN;
+}
+
+static double extra_number(const jl_attrs *a, const char *key)
+{
+    char buf[64];
+    if (jl_attrs_get(a, key, buf, sizeof buf) != 0)
+        return NAN;
+    char *end = NULL;
+    double v = strtod(buf, &end);
+    return (end && end != buf && *end == '\0' && isfinite(v)) ? v : NAN;
+}
+
+static int pos(double v)
+{
+    return isfinite(v) && v > 0;
+}
+
+void jl_memory_ceiling_clear(jl_memory_ceiling *m)
+{
+    if (m) {
+        free(m->missing);
+        m->missing = NULL;
+    }
+}
+
+/* Arithmetic capacity in KV tokens for G GPUs (NaN when not computable). */
+static double capacity_tokens(const jl_memory_ceiling *m, double G, const jl_ceiling_options *o)
+{
+    double usable = G * m->gpu_memory_bytes * o->memory_share - G * o->reserve_bytes_per_gpu;
+    return (usable - m->weight_bytes) / m->kv_bytes_per_token;
+}
+
+jl_status jl_memory_ceiling_run(const jl_summary *s, const jl_descriptors *d,
+                                const jl_ceiling_options *opt, long gpus,
+                                jl_memory_ceiling *m)
+{
+    jl_ceiling_options defo;
+    if (!opt) {
+        jl_ceiling_options_default(&defo);
+        opt = &defo;
+    }
+    const jl_attrs *a = &s->attrs;
+    memset(m, 0, sizeof *m);
+    m->value = m->arithmetic_value = NAN;
+    m->method = "none";
+    double G0 = a->num_gpus > 0 ? (double)a->num_gpus : NAN;
+    double G = gpus > 0 ? (double)gpus : G0;
+    m->num_gpus = G;
+    m->gpu_memory_bytes = jl_run_gpu_memory_bytes(a, d);
+    m->weight_bytes = jl_run_weight_bytes(a, d);
+    m->kv_bytes_per_token = jl_run_kv_bytes_per_token(a, d);
+    m->usable_bytes = G * m->gpu_memory_bytes * opt->memory_share - G * opt->reserve_bytes_per_gpu;
+    m->mean_output_tokens = s->fig[JL_FIG_AVG_OUTPUT_TOKENS];
+    m->mean_input_tokens = extra_number(a, "avg_input_tokens");
+    if (!pos(m->mean_input_tokens))
+        m->mean_input_tokens = extra_number(a, "mean_input_tokens");
+    m->input_source = "attribute";
+    if (!pos(m->mean_input_tokens)) {
+        m->mean_input_tokens = jl_task_default_input_tokens(a->task);
+        m->input_source = isfinite(m->mean_input_tokens) ? "task_default" : "none";
+    }
+    m->context_tokens = m->mean_input_tokens + 0.5 * m->mean_output_tokens;
+    m->kv_usage = s->fig[JL_FIG_AVG_KV_CACHE_USAGE];
+    m->tokens_per_sequence = NAN;
+
+    jl_strbuf miss;
+    jl_strbuf_init(&miss);
+    int nmiss = 0;
+#define MISS(cond, what)                                                       \
+    if (!(cond)) {                                                             \
+        jl_strbuf_puts(&miss, nmiss++ ? ", " : "");                            \
+        jl_strbuf_puts(&miss, what);                                           \
+    }
+    MISS(pos(G), "num_gpus");
+    MISS(pos(m->gpu_memory_bytes), "GPU memory (gpu_memory_bytes or a GPU descriptor)");
+    MISS(pos(m->weight_bytes), "weight bytes (total_params and precision, or a model descriptor)");
+    MISS(pos(m->kv_bytes_per_token), "KV bytes per token (kv_bytes_per_token or a model descriptor)");
+#undef MISS
+    double pool = extra_number(a, "kv_pool_tokens");
+    double cap_tokens = NAN;
+    if (!nmiss) {
+        cap_tokens = capacity_tokens(m, G, opt);
+        /* The trace's own pool size wins for its own GPU count; for another
+         * count it is rescaled by the arithmetic. */
+        if (pos(pool) && pos(G0)) {
+            double c0 = capacity_tokens(m, G0, opt);
+            cap_tokens = (G == G0 || !pos(c0)) ? pool : pool * cap_tokens / c0;
+        }
+    } else if (pos(pool) && G == G0) {
+        cap_tokens = pool;
+    }
+    m->kv_capacity_tokens = cap_tokens;
+    if (isfinite(cap_tokens) && cap_tokens <= 0) {
+        jl_strbuf_puts(&miss, nmiss++ ? ", " : "");
+        jl_strbuf_puts(&miss, "room for the KV cache (the weights do not fit)");
+        m->value = m->arithmetic_value = 0;
+        m->method = "arithmetic";
+    } else if (isfinite(cap_tokens)) {
+        if (pos(m->context_tokens))
+            m->arithmetic_value = cap_tokens / m->context_tokens;
+        else {
+            jl_strbuf_puts(&miss, nmiss++ ? ", " : "");
+            jl_strbuf_puts(&miss, "mean context (avg_output_tokens, mean input tokens)");
+        }
+    }
+    /* measured: the footprint per sequence the trace recorded */
+    double b = s->fig[JL_FIG_AVG_BATCH_SIZE];
+    if (pos(m->kv_usage) && pos(b)) {
+        double ceil_own = b / m->kv_usage;
+        if (pos(pool))
+            m->tokens_per_sequence = m->kv_usage * pool / b;
+        if (G == G0 || !(gpus > 0)) {
+            m->value = ceil_own;
+            m->method = "measured";
+        } else if (isfinite(m->tokens_per_sequence) && pos(cap_tokens)) {
+            m->value = cap_tokens / m->tokens_per_sequence;
+            m->method = "measured";
+        } else if (pos(cap_tokens) && !nmiss) {
+            double c0 = capacity_tokens(m, G0, opt);
+            if (pos(c0)) {
+                m->value = ceil_own * cap_tokens / c0;
+                m->method = "measured";
+            }
+        }
+    }
+    if (!strcmp(m->method, "none") && isfinite(m->arithmetic_value)) {
+        m->value = m->arithmetic_value;
+        m->method = "arithmetic";
+    }
+    if (nmiss) {
+        m->missing = jl_strbuf_take(&miss);
+        if (!m->missing)
+            return JL_ENOMEM;
+    } else {
+        jl_strbuf_free(&miss);
+    }
+    return JL_OK;
+}
+
+void jl_batch_ceiling_clear(jl_batch_ceiling *c)
+{
+    if (!c)
+        return;
+    jl_memory_ceiling_clear(&c->memory);
+    free(c->evidence);
+    c->evidence = NULL;
+}
+
+static void memory_words(jl_strbuf *sb, const jl_memory_ceiling *m)
+{
+    if (!strcmp(m->method, "measured")) {
+        jl_strbuf_printf(sb, "memory ceiling ~%.0f (measured: b / KV use", m->value);
+        if (isfinite(m->tokens_per_sequence))
+            jl_strbuf_printf(sb, ", %.0f tokens per sequence of a %.0f-token pool",
+                             m->tokens_per_sequence, m->kv_capacity_tokens);
+        jl_strbuf_puts(sb, ")");
+    } else if (!strcmp(m->method, "arithmetic")) {
+        jl_strbuf_printf(sb,
+                         "memory ceiling ~%.0f (arithmetic: %.0f x %.1f GB x %.2f - %.1f GB "
+                         "weights = %.0fk KV tokens at %.0f B/token, / %.0f tokens per sequence "
+                         "= %.0f input%s + %.0f/2 output)",
+                         m->value, m->num_gpus, m->gpu_memory_bytes / 1e9,
+                         m->usable_bytes / (m->num_gpus * m->gpu_memory_bytes),
+                         m->weight_bytes / 1e9, m->kv_capacity_tokens / 1e3,
+                         m->kv_bytes_per_token, m->context_tokens, m->mean_input_tokens,
+                         !strcmp(m->input_source, "task_default") ? " (task default)" : "",
+                         m->mean_output_tokens);
+    } else {
+        jl_strbuf_printf(sb, "memory ceiling unknown (missing: %s)",
+                         m->missing ? m->missing : "KV-cache data");
+    }
+}
+
+jl_status jl_batch_ceiling_run(const jl_summary *s, const jl_descriptors *d,
+                               const jl_ceiling_options *opt, jl_batch_ceiling *c)
+{
+    jl_ceiling_options defo;
+    if (!opt) {
+        jl_ceiling_options_default(&defo);
+        opt = &defo;
+    }
+    memset(c, 0, sizeof *c);
+    c->limit = JL_BATCH_LIMIT_UNKNOWN;
+    c->ceiling = NAN;
+    c->cap = s->attrs.max_batch_size > 0 ? (double)s->attrs.max_batch_size : NAN;
+    c->achieved = s->fig[JL_FIG_AVG_BATCH_SIZE];
+    c->kv_usage_avg = s->fig[JL_FIG_AVG_KV_CACHE_USAGE];
+    c->kv_usage_peak = s->fig[JL_FIG_PEAK_KV_CACHE_USAGE];
+    if (jl_memory_ceiling_run(s, d, opt, 0, &c->memory) != JL_OK)
+        return JL_ENOMEM;
+    jl_strbuf sb;
+    jl_strbuf_init(&sb);
+    if (jl_attrs_is_diffusion(&s->attrs)) {
+        c->limit = JL_BATCH_LIMIT_CONFIG;
+        c->ceiling = c->cap;
+        c->achieved = isfinite(c->achieved) ? c->achieved : c->cap;
+        c->achieved_over_cap = c->achieved / c->cap;
+        c->memory_headroom = NAN;
+        jl_strbuf_printf(&sb, "diffusion: every batch has the configured size %.0f", c->cap);
+        goto done;
+    }
+    double b = c->achieved, cap = c->cap, M = c->memory.value, k = c->kv_usage_avg;
+    c->achieved_over_cap = b / cap;
+    c->memory_headroom = pos(b) && isfinite(M) ? M / b : NAN;
+    if (!pos(b) || !pos(cap)) {
+        jl_strbuf_puts(&sb, "no achieved batch (avg_batch_size) or cap to compare");
+        goto done;
+    }
+    double r = b / cap;
+    int k_known = pos(k) || k == 0;
+    int mem_full = (k_known && k >= opt->kv_full) ||
+                   (!k_known && isfinite(M) && M <= opt->memory_match * b);
+    int mem_room = k_known ? k <= opt->kv_room : (isfinite(M) && M > opt->memory_match * b);
+    if (r >= opt->at_cap) {
+        c->limit = JL_BATCH_LIMIT_CONFIG;
+        c->ceiling = cap;
+    } else if (mem_full) {
+        c->limit = JL_BATCH_LIMIT_MEMORY;
+        /* The arithmetic may sit below the achieved batch when it is an upper
+         * bound on KV use (e.g. sliding-window layers counted as full): the
+         * observed batch is then the best estimate of where memory binds. */
+        c->ceiling = isfinite(M) && M > b ? M : b;
+    } else if (r >= opt->churn_floor && mem_room) {
+        c->limit = JL_BATCH_LIMIT_CONFIG;
+        c->ceiling = cap;
+    } else if (r < opt->churn_floor && mem_room) {
+        c->limit = JL_BATCH_LIMIT_UPSTREAM;
+        c->ceiling = b;
+    }
+    jl_strbuf_printf(&sb, "achieved batch %.1f of cap %.0f (%.0f%%)", b, cap, r * 100);
+    if (k_known)
+        jl_strbuf_printf(&sb, "; KV cache %.*f%% used on average", k < 0.1 ? 1 : 0, k * 100);
+    if (k_known && isfinite(c->kv_usage_peak))
+        jl_strbuf_printf(&sb, " (peak %.*f%%)", c->kv_usage_peak < 0.1 ? 1 : 0,
+                         c->kv_usage_peak * 100);
+    jl_strbuf_puts(&sb, "; ");
+    memory_words(&sb, &c->memory);
+    switch (c->limit) {
+    case JL_BATCH_LIMIT_CONFIG:
+        if (r >= opt->at_cap)
+            jl_strbuf_puts(&sb, " => the configured cap binds");
+        else
+            jl_strbuf_printf(&sb, " => the configured cap binds (the %.0f%% shortfall is "
+                             "scheduling churn: memory has room)", (1 - r) * 100);
+        if (mem_full && !k_known && isfinite(M) && M < b)
+            jl_strbuf_puts(&sb, "; the memory arithmetic is below the achieved batch, so it "
+                           "overstates KV use for this model (e.g. sliding-window layers "
+                           "counted as full): memory is near");
+        else if (mem_full)
+            jl_strbuf_puts(&sb, "; memory is also close to full");
+        break;
+    case JL_BATCH_LIMIT_MEMORY:
+        if (k_known)
+            jl_strbuf_puts(&sb, " => the KV cache is full: memory binds");
+        else if (isfinite(M) && M < b)
+            jl_strbuf_puts(&sb, " => below the cap and at or past the memory arithmetic "
+                           "(an upper bound on KV use): memory binds");
+        else
+            jl_strbuf_puts(&sb, " => below the cap at the memory ceiling: memory binds");
+        break;
+    case JL_BATCH_LIMIT_UPSTREAM:
+        jl_strbuf_puts(&sb, " => well under the cap while the KV cache has room: sequences do "
+                       "not reach the GPU fast enough (upstream, e.g. CPU preprocessing)");
+        break;
+    default:
+        jl_strbuf_puts(&sb, " => not enough evidence to say which ceiling binds");
+        break;
+    }
+done:
+    c->evidence = jl_strbuf_take(&sb);
+    return c->evidence ? JL_OK : JL_ENOMEM;
+}
+
+void jl_group_ceiling_clear(jl_group_ceiling *g)
+{
+    if (g) {
+        free(g->reason);
+        g->reason = NULL;
+    }
+}
+
+static int cmp_run_cap(const void *pa, const void *pb)
+{
+    const jl_summary *a = *(const jl_summary *const *)pa, *b = *(const jl_summary *const *)pb;
+    return (a->attrs.max_batch_size > b->attrs.max_batch_size) -
+           (a->attrs.max_batch_size < b->attrs.max_batch_size);
+}
+
+jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
+                                   const jl_descriptors *d, const jl_ceiling_options *opt,
+                                   jl_group_ceiling *g)
+{
+    jl_ceiling_options defo;
+    if (!opt) {
+        jl_ceiling_options_default(&defo);
+        opt = &defo;
+    }
+    memset(g, 0, sizeof *g);
+    g->value = INFINITY;
+    g->memory = g->upstream = NAN;
+    g->binding = "none";
+    double *mem = n ? malloc(n * sizeof *mem) : NULL;
+    const jl_summary **sorted = n ? malloc(n * sizeof *sorted) : NULL;
+    if (n && (!mem || !sorted)) {
+        free(mem);
+        free(sorted);
+        return JL_ENOMEM;
+    }
+    size_t nm = 0;
+    for (size_t i = 0; i < n; i++) {
+        sorted[i] = runs[i];
+        jl_batch_ceiling c;
+        if (jl_batch_ceiling_run(runs[i], d, opt, &c) != JL_OK) {
+            jl_batch_ceiling_clear(&c);
+            free(mem);
+            free(sorted);
+            return JL_ENOMEM;
+        }
+        /* a memory-bound run's ceiling is at least its achieved batch */
+        double v = c.limit == JL_BATCH_LIMIT_MEMORY ? c.ceiling : c.memory.value;
+        if (isfinite(v))
+            mem[nm++] = v;
+        if (c.limit == JL_BATCH_LIMIT_UPSTREAM &&
+            (!isfinite(g->upstream) || c.achieved > g->upstream)) {
+            g->upstream = c.achieved;
+            g->upstream_run = runs[i];
+        }
+        jl_batch_ceiling_clear(&c);
+    }
+    if (nm) {
+        qsort(mem, nm, sizeof *mem, jl_cmp_double);
+        g->memory = nm % 2 ? mem[nm / 2] : 0.5 * (mem[nm / 2 - 1] + mem[nm / 2]);
+    }
+    /* throughput collapse along the sweep */
+    qsort(sorted, n, sizeof *sorted, cmp_run_cap);
+    const jl_summary *collapse = NULL, *after = NULL;
+    for (size_t i = 0; i + 1 < n && !collapse; i++) {
+        const jl_summary *p = sorted[i], *q = sorted[i + 1];
+        double bp = p->fig[JL_FIG_AVG_BATCH_SIZE], bq = q->fig[JL_FIG_AVG_BATCH_SIZE];
+        double tp = p->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S], tq = q->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+        double pp = p->fig[JL_FIG_AVG_POWER_W], pq = q->fig[JL_FIG_AVG_POWER_W];
+        if (pos(bp) && pos(bq) && pos(tp) && pos(tq) && pos(pp) && pos(pq) && bq >= 1.5 * bp &&
+            tq < 0.95 * tp && pq < pp) {
+            collapse = p;
+            after = q;
+        }
+    }
+    if (collapse) {
+        double bc = collapse->fig[JL_FIG_AVG_BATCH_SIZE];
+        if (!isfinite(g->upstream) || bc < g->upstream) {
+            g->upstream = bc;
+            g->upstream_run = collapse;
+        }
+    }
+    jl_strbuf sb;
+    jl_strbuf_init(&sb);
+    if (isfinite(g->memory) && (!isfinite(g->upstream) || g->memory <= g->upstream)) {
+        g->value = g->memory;
+        g->binding = "memory";
+    } else if (isfinite(g->upstream)) {
+        g->value = g->upstream;
+        g->binding = "upstream";
+    }
+    if (isfinite(g->memory))
+        jl_strbuf_printf(&sb, "memory ceiling ~%.0f sequences (median over %zu runs)", g->memory, nm);
+    else
+        jl_strbuf_puts(&sb, "memory ceiling unknown");
+    if (collapse && g->upstream_run == collapse) {
+        jl_strbuf_printf(&sb, "; upstream ceiling ~%.0f: from cap %ld to %ld the batch grew "
+                         "%.1fx but throughput fell %.0f%% and power %.0f%% (the GPU got less "
+                         "work)",
+                         g->upstream, collapse->attrs.max_batch_size, after->attrs.max_batch_size,
+                         after->fig[JL_FIG_AVG_BATCH_SIZE] / collapse->fig[JL_FIG_AVG_BATCH_SIZE],
+                         (1 - after->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] /
+                                  collapse->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S]) * 100,
+                         (1 - after->fig[JL_FIG_AVG_POWER_W] / collapse->fig[JL_FIG_AVG_POWER_W]) *
+                             100);
+    } else if (isfinite(g->upstream)) {
+        jl_strbuf_printf(&sb, "; upstream ceiling ~%.0f (largest batch of a run held back "
+                         "upstream)", g->upstream);
+    }
+    free(mem);
+    free(sorted);
+    g->reason = jl_strbuf_take(&sb);
+    return g->reason ? JL_OK : JL_ENOMEM;
+}

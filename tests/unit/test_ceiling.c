@@ -1,0 +1,249 @@
+/* Batch ceilings: hand-made classification cases and the paper's
+ * memory-ceiling examples through the models/ descriptors. */
+#include "test.h"
+
+#include <math.h>
+
+#include "choice_fixtures.h"
+#include "joules/ceiling.h"
+
+static jl_descriptors *desc(void)
+{
+    jl_descriptors *d = NULL;
+    jl_error *err = NULL;
+    if (jl_descriptors_load(JOULES_SOURCE_DIR "/models", &d, &err) != JL_OK)
+        fprintf(stderr, "descriptors: %s\n", err ? err->message : "?");
+    jl_error_free(err);
+    return d;
+}
+
+static jl_summary *llm(jl_summary_list *l, const char *model, const char *task, const char *gpu,
+                       long n, const char *prec, long cap, double b, double out_tokens)
+{
+    jl_summary *s = fx_run(l, model, gpu, n, cap, 0.02, 0.1);
+    free(s->attrs.task);
+    s->attrs.task = fx_dup(task);
+    free(s->attrs.precision);
+    s->attrs.precision = fx_dup(prec);
+    s->fig[JL_FIG_AVG_BATCH_SIZE] = b;
+    s->fig[JL_FIG_AVG_OUTPUT_TOKENS] = out_tokens;
+    return s;
+}
+
+TEST(classification_hand_made)
+{
+    jl_summary_list l = {0};
+    jl_batch_ceiling c;
+    /* KV use recorded: at the cap */
+    jl_summary *s = llm(&l, "x", "chat", "H100", 1, "bfloat16", 64, 64, 300);
+    s->fig[JL_FIG_AVG_KV_CACHE_USAGE] = 0.2;
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_CONFIG);
+    CHECK_NEAR(c.ceiling, 64, 0, 0);
+    CHECK_NEAR(c.memory.value, 320, 1e-12, 0); /* 64 / 0.2 */
+    CHECK_STR(c.memory.method, "measured");
+    CHECK_NEAR(c.memory_headroom, 5, 1e-12, 0);
+    jl_batch_ceiling_clear(&c);
+    /* KV full, below the cap: memory */
+    s = llm(&l, "x", "chat", "H100", 1, "bfloat16", 256, 180, 300);
+    s->fig[JL_FIG_AVG_KV_CACHE_USAGE] = 0.97;
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_MEMORY);
+    CHECK_NEAR(c.ceiling, 180 / 0.97, 1e-12, 0);
+    CHECK_CONTAINS(c.evidence, "memory binds");
+    jl_batch_ceiling_clear(&c);
+    /* well under the cap with room: upstream (paper §3.2) */
+    s = llm(&l, "x", "image-chat", "B200", 1, "bfloat16", 64, 20, 300);
+    s->fig[JL_FIG_AVG_KV_CACHE_USAGE] = 0.15;
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_UPSTREAM);
+    CHECK_NEAR(c.ceiling, 20, 0, 0);
+    CHECK_CONTAINS(c.evidence, "upstream");
+    jl_batch_ceiling_clear(&c);
+    /* slightly under the cap with room: still the cap (churn) */
+    s = llm(&l, "x", "chat", "H100", 1, "bfloat16", 512, 460, 300);
+    s->fig[JL_FIG_AVG_KV_CACHE_USAGE] = 0.4;
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_CONFIG);
+    jl_batch_ceiling_clear(&c);
+    /* under the cap, no KV data, no descriptors: unknown */
+    s = llm(&l, "x", "chat", "H100", 1, "bfloat16", 512, 300, 300);
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_UNKNOWN);
+    CHECK(isnan(c.memory.value));
+    CHECK(c.memory.missing != NULL);
+    jl_batch_ceiling_clear(&c);
+    /* KV between room and full, well under the cap: unknown */
+    s = llm(&l, "x", "chat", "H100", 1, "bfloat16", 512, 300, 300);
+    s->fig[JL_FIG_AVG_KV_CACHE_USAGE] = 0.85;
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_UNKNOWN);
+    jl_batch_ceiling_clear(&c);
+    jl_summary_list_clear(&l);
+}
+
+TEST(arithmetic_from_attributes)
+{
+    jl_summary_list l = {0};
+    jl_memory_ceiling m;
+    /* 2 GPUs x 100 GB x 0.9 = 180 GB − 20 GB weights = 160 GB / 100 kB per
+     * token = 1.6 M tokens / (1000 input + 2000/2 output) = 800 sequences */
+    jl_summary *s = llm(&l, "x", "chat", "H100", 2, "bfloat16", 512, 512, 2000);
+    s->attrs.gpu_memory_bytes = 100e9;
+    s->attrs.total_params = 10e9;
+    s->attrs.kv_bytes_per_token = 100e3;
+    jl_attrs_add_extra(&s->attrs, "avg_input_tokens", "1000", 1);
+    CHECK(jl_memory_ceiling_run(s, NULL, NULL, 0, &m) == JL_OK);
+    CHECK_STR(m.method, "arithmetic");
+    CHECK_STR(m.input_source, "attribute");
+    CHECK_NEAR(m.value, 800, 1e-12, 0);
+    CHECK_NEAR(m.kv_capacity_tokens, 1.6e6, 1e-12, 0);
+    jl_memory_ceiling_clear(&m);
+    /* one GPU: 90 − 20 = 70 GB -> 350 */
+    CHECK(jl_memory_ceiling_run(s, NULL, NULL, 1, &m) == JL_OK);
+    CHECK_NEAR(m.value, 350, 1e-12, 0);
+    jl_memory_ceiling_clear(&m);
+    /* a measured footprint is kept when the GPU count changes: pool 1e6
+     * tokens, KV 50 % at b = 250 -> 2000 tokens per sequence */
+    jl_attrs_add_extra(&s->attrs, "kv_pool_tokens", "1000000", 1);
+    s->fig[JL_FIG_AVG_BATCH_SIZE] = 250;
+    s->fig[JL_FIG_AVG_KV_CACHE_USAGE] = 0.5;
+    CHECK(jl_memory_ceiling_run(s, NULL, NULL, 0, &m) == JL_OK);
+    CHECK_STR(m.method, "measured");
+    CHECK_NEAR(m.value, 500, 1e-12, 0);
+    CHECK_NEAR(m.tokens_per_sequence, 2000, 1e-12, 0);
+    jl_memory_ceiling_clear(&m);
+    /* 4 GPUs: arithmetic capacity 4x90−20 = 340 GB vs 160 GB for 2 -> pool
+     * scaled to 2.125 M tokens / 2000 = 1062.5 */
+    CHECK(jl_memory_ceiling_run(s, NULL, NULL, 4, &m) == JL_OK);
+    CHECK_NEAR(m.value, 1e6 * (340.0 / 160.0) / 2000, 1e-12, 0);
+    jl_memory_ceiling_clear(&m);
+    /* weights do not fit: ceiling 0 */
+    s = llm(&l, "x", "chat", "H100", 1, "bfloat16", 8, 8, 100);
+    s->attrs.gpu_memory_bytes = 10e9;
+    s->attrs.total_params = 10e9;
+    s->attrs.kv_bytes_per_token = 1e5;
+    CHECK(jl_memory_ceiling_run(s, NULL, NULL, 0, &m) == JL_OK);
+    CHECK_NEAR(m.value, 0, 0, 0);
+    jl_memory_ceiling_clear(&m);
+    jl_summary_list_clear(&l);
+}
+
+/* The paper's examples through the descriptors (published runs carry no
+ * memory or KV attributes). */
+TEST(paper_memory_ceilings)
+{
+    jl_descriptors *d = desc();
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    jl_summary_list l = {0};
+    jl_memory_ceiling m1, m2, mb;
+    /* §4.5: GPT OSS 120B, Problem Solving (gpqa), mean output ~1740 tokens.
+     * 1xH100 is limited (the sweep stops at 64); 2xH100 unlocks 2048 (b = 1915
+     * at cap 2048); 1xB200 (180 GB) fits batch 3072 (b = 2885). */
+    jl_summary *h1 = llm(&l, "openai/gpt-oss-120b", "gpqa", "H100", 1, "mxfp4", 64, 64, 1739);
+    jl_summary *h2 = llm(&l, "openai/gpt-oss-120b", "gpqa", "H100", 2, "mxfp4", 2048, 1915, 1721);
+    jl_summary *b1 = llm(&l, "openai/gpt-oss-120b", "gpqa", "B200", 1, "mxfp4", 3072, 2885, 1794);
+    CHECK(jl_memory_ceiling_run(h1, d, NULL, 0, &m1) == JL_OK);
+    CHECK(jl_memory_ceiling_run(h2, d, NULL, 0, &m2) == JL_OK);
+    CHECK(jl_memory_ceiling_run(b1, d, NULL, 0, &mb) == JL_OK);
+    fprintf(stderr, "gpt-oss-120b gpqa: 1xH100 %.0f, 2xH100 %.0f, 1xB200 %.0f\n", m1.value,
+            m2.value, mb.value);
+    /* 64 fits, 256 does not: the 1-GPU ceiling is small */
+    CHECK(m1.value >= 64 && m1.value < 256);
+    /* a second GPU lifts it by far more than 2x (weights take most of one H100) */
+    CHECK(m2.value / m1.value > 5);
+    CHECK(m2.value >= 1000);
+    /* B200's 180 GB: over a thousand sequences on one GPU */
+    CHECK(mb.value >= 1000);
+    /* the same through "what if": the 1xH100 run asked for 2 GPUs */
+    jl_memory_ceiling w;
+    CHECK(jl_memory_ceiling_run(h1, d, NULL, 2, &w) == JL_OK);
+    CHECK(w.value / m1.value > 5);
+    jl_memory_ceiling_clear(&w);
+    /* classification: 2048 on 2xH100 and 3072 on 1xB200 ran below their caps
+     * at the memory ceiling */
+    jl_batch_ceiling c;
+    CHECK(jl_batch_ceiling_run(h2, d, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_MEMORY);
+    jl_batch_ceiling_clear(&c);
+    CHECK(jl_batch_ceiling_run(b1, d, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_MEMORY);
+    jl_batch_ceiling_clear(&c);
+    jl_memory_ceiling_clear(&m1);
+    jl_memory_ceiling_clear(&m2);
+    jl_memory_ceiling_clear(&mb);
+
+    /* Table 1: Qwen 3 32B on 1xB200 — Problem Solving (gpqa, 7,035 output
+     * tokens) max batch 128, Text Conversation (lm-arena-chat, 627 tokens)
+     * 512. At cap 128 gpqa achieved 110.9: memory-bound. */
+    jl_summary *ps = llm(&l, "Qwen/Qwen3-32B", "gpqa", "B200", 1, "bfloat16", 128, 110.9, 7035);
+    jl_summary *tc = llm(&l, "Qwen/Qwen3-32B", "lm-arena-chat", "B200", 1, "bfloat16", 512,
+                         455.7, 627);
+    CHECK(jl_memory_ceiling_run(ps, d, NULL, 0, &m1) == JL_OK);
+    CHECK(jl_memory_ceiling_run(tc, d, NULL, 0, &m2) == JL_OK);
+    fprintf(stderr, "Qwen3-32B 1xB200: gpqa %.0f, lm-arena-chat %.0f\n", m1.value, m2.value);
+    CHECK(m1.value >= 96 && m1.value < 192); /* 128 was the largest that ran */
+    CHECK(m2.value >= 512);                  /* 512 ran */
+    CHECK(m2.value / m1.value > 4);          /* the paper: 0.25x */
+    CHECK(jl_batch_ceiling_run(ps, d, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_MEMORY);
+    jl_batch_ceiling_clear(&c);
+    CHECK(jl_batch_ceiling_run(tc, d, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_CONFIG);
+    jl_batch_ceiling_clear(&c);
+    jl_memory_ceiling_clear(&m1);
+    jl_memory_ceiling_clear(&m2);
+    jl_summary_list_clear(&l);
+    jl_descriptors_free(d);
+}
+
+TEST(group_ceiling_upstream_collapse)
+{
+    jl_summary_list l = {0};
+    /* MLLM on 1xB200 (design doc §7): cap 8 -> tau 7 ms, 513 W; cap 16 ->
+     * tau 36 ms, 283 W; cap 32 the same plateau */
+    double caps[] = {8, 16, 32, 64};
+    double tau[] = {0.007, 0.036, 0.070, 0.140};
+    double pw[] = {513, 283, 285, 287};
+    const jl_summary *runs[4];
+    for (int i = 0; i < 4; i++) {
+        jl_summary *s = llm(&l, "Qwen/Qwen3-VL-8B-Instruct", "image-chat", "B200", 1, "bfloat16",
+                            (long)caps[i], caps[i], 300);
+        s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] = caps[i] / tau[i];
+        s->fig[JL_FIG_AVG_POWER_W] = pw[i];
+        runs[i] = s;
+    }
+    jl_group_ceiling g;
+    CHECK(jl_group_ceiling_compute(runs, 4, NULL, NULL, &g) == JL_OK);
+    CHECK_NEAR(g.upstream, 8, 0, 0);
+    CHECK_STR(g.binding, "upstream");
+    CHECK_NEAR(g.value, 8, 0, 0);
+    CHECK(g.upstream_run == runs[0]);
+    CHECK_CONTAINS(g.reason, "throughput fell");
+    jl_group_ceiling_clear(&g);
+    /* a healthy sweep: no upstream ceiling, no memory data: +inf */
+    jl_summary_list l2 = {0};
+    for (int i = 0; i < 4; i++) {
+        jl_summary *s = llm(&l2, "x", "chat", "H100", 1, "bfloat16", (long)caps[i], caps[i], 300);
+        s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] = caps[i] / (0.01 + 0.0001 * caps[i]);
+        s->fig[JL_FIG_AVG_POWER_W] = 300 + caps[i];
+        runs[i] = s;
+    }
+    CHECK(jl_group_ceiling_compute(runs, 4, NULL, NULL, &g) == JL_OK);
+    CHECK(isinf(g.value));
+    CHECK_STR(g.binding, "none");
+    jl_group_ceiling_clear(&g);
+    jl_summary_list_clear(&l);
+    jl_summary_list_clear(&l2);
+}
+
+int main(void)
+{
+    RUN(classification_hand_made);
+    RUN(arithmetic_from_attributes);
+    RUN(paper_memory_ceilings);
+    RUN(group_ceiling_upstream_collapse);
+    TEST_MAIN_END();
+}
