@@ -1,0 +1,395 @@
+/* The batch-size model on synthetic groups: parameters recovered within
+ * their intervals, interpolation fallback, the ceiling refused, LOO
+ * bookkeeping, the anchor's grid search, percentile conventions. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "joules/descriptors.h"
+#include "joules/model.h"
+#include "model/model_internal.h"
+#include "test.h"
+
+static jl_summary *mk(const char *model, const char *task, long G, long cap, double b, double P,
+                      double T)
+{
+    jl_summary *s = jl_summary_new();
+    s->file = jl_strdup("synthetic.h5");
+    s->run = jl_asprintf("%s_b%ld_%g", model, cap, b);
+    s->attrs.workload = jl_strdup("llm");
+    s->attrs.model = jl_strdup(model);
+    s->attrs.task = jl_strdup(task);
+    s->attrs.gpu_model = jl_strdup("H100");
+    s->attrs.precision = jl_strdup("bfloat16");
+    s->attrs.num_gpus = G;
+    s->attrs.max_batch_size = cap;
+    s->fig[JL_FIG_AVG_BATCH_SIZE] = b;
+    s->fig[JL_FIG_AVG_POWER_W] = P;
+    s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] = T;
+    s->fig[JL_FIG_ENERGY_PER_TOKEN_J] = P / T;
+    s->fig[JL_FIG_AVG_OUTPUT_TOKENS] = 500;
+    return s;
+}
+
+/* a dense 8B-like model on one H100 */
+static const double TRUTH[JM_NP] = {100.0, 2.0, 0.05, 0.9, 0.006, 1.5e-4, 1.1, 0.0005, log(16.0)};
+
+static double noise(unsigned *state)
+{
+    /* deterministic, uniform in [-1, 1] */
+    *state = *state * 1103515245u + 12345u;
+    return ((double)((*state >> 8) & 0xffff) / 32767.5) - 1.0;
+}
+
+static void make_sweep(jl_summary_list *l, const char *model, double rel_noise, size_t n_caps)
+{
+    unsigned st = 42;
+    for (size_t i = 0; i < n_caps; i++) {
+        long cap = 1L << i;
+        double b = (double)cap * 0.97, lP, lT;
+        jm_eval(TRUTH, b, 1.0, &lP, &lT, NULL, NULL);
+        jl_summary_list_push(l, mk(model, "chat", 1, cap, b, exp(lP) * (1 + rel_noise * noise(&st)),
+                                   exp(lT) * (1 + rel_noise * noise(&st))));
+    }
+}
+
+static jl_descriptors *desc(void)
+{
+    jl_descriptors *d = NULL;
+    jl_error *err = NULL;
+    if (jl_descriptors_load(JOULES_SOURCE_DIR "/models", &d, &err) != JL_OK)
+        jl_error_free(err);
+    return d;
+}
+
+TEST(recovers_parameters_within_intervals)
+{
+    jl_summary_list l = {0};
+    make_sweep(&l, "synthetic/dense", 0.01, 10);
+    jl_descriptors *d = desc();
+    jl_group_fit *f = NULL;
+    jl_error *err = NULL;
+    CHECK(jl_model_fit_group((const jl_summary *const *)l.items, l.count, NULL, d, &f, &err) ==
+          JL_OK);
+    CHECK(f && f->method == JL_FIT_MODEL);
+    if (!f)
+        goto end;
+    CHECK_EQ_INT(f->n_points, 10);
+    CHECK(f->has_ci);
+    CHECK(f->dof > 0);
+    CHECK(isfinite(f->t_quantile) && f->t_quantile > 1.96);
+    /* the identified parameters have intervals and the truth is inside */
+    int with_ci = 0;
+    for (int j = 0; j < JL_MP_COUNT; j++) {
+        const jl_param *q = &f->params[j];
+        if (!isfinite(q->ci_low))
+            continue;
+        with_ci++;
+        if (!(q->ci_low <= TRUTH[j] && TRUTH[j] <= q->ci_high))
+            fprintf(stderr, "  %s = %g, CI [%g, %g], truth %g\n", q->name, q->value, q->ci_low,
+                    q->ci_high, TRUTH[j]);
+        CHECK(q->ci_low <= TRUTH[j] && TRUTH[j] <= q->ci_high);
+    }
+    CHECK(with_ci >= 4);
+    /* the step-time floor and exponent are well determined */
+    CHECK(isfinite(f->params[JL_MP_T0].ci_low));
+    CHECK(isfinite(f->params[JL_MP_G].ci_low));
+    CHECK(f->r2_energy > 0.999);
+    CHECK(f->rms_ln_energy < 0.02);
+    /* predictions against the noise-free truth, and inside their band */
+    for (double b = 1.5; b < 500; b *= 3) {
+        jl_prediction p;
+        double lP, lT;
+        jm_eval(TRUTH, b, 1.0, &lP, &lT, NULL, NULL);
+        CHECK(jl_model_predict(f, b, &p) == JL_OK);
+        CHECK_NEAR(p.energy_per_token_j.value, exp(lP - lT), 0.03, 0);
+        CHECK_NEAR(p.power_w.value, exp(lP), 0.03, 0);
+        CHECK_NEAR(p.step_time_s.value, b / exp(lT), 0.03, 0);
+        CHECK(p.energy_per_token_j.lo < p.energy_per_token_j.value &&
+              p.energy_per_token_j.value < p.energy_per_token_j.hi);
+        CHECK(p.model_power_w.lo <= p.model_power_w.value);
+        CHECK_NEAR(p.static_power_w + p.dynamic_power_w, p.power_w.value, 1e-12, 0);
+        CHECK(p.utilisation > 0 && p.utilisation < 1.05);
+        CHECK(!p.extrapolated);
+    }
+    /* the correction is a factor on the physical model */
+    jl_prediction p;
+    jl_model_predict(f, 20, &p);
+    CHECK_NEAR(p.energy_per_token_j.value, p.model_energy_per_token_j.value * p.correction_energy,
+               1e-12, 0);
+    CHECK_NEAR(p.energy_per_token_j.value, p.power_w.value / p.throughput_tok_s.value, 1e-12, 0);
+end:
+    jl_group_fit_free(f);
+    jl_descriptors_free(d);
+    jl_summary_list_clear(&l);
+}
+
+TEST(no_intervals_when_dof_not_positive)
+{
+    jl_summary_list l = {0};
+    make_sweep(&l, "synthetic/dense", 0.01, 4); /* 8 residuals, 9 parameters */
+    jl_group_fit *f = NULL;
+    CHECK(jl_model_fit_group((const jl_summary *const *)l.items, l.count, NULL, NULL, &f, NULL) ==
+          JL_OK);
+    CHECK(f && f->method == JL_FIT_MODEL);
+    if (f) {
+        CHECK(!f->has_ci || f->dof > 0);
+        if (f->dof <= 0) {
+            CHECK(!f->has_ci);
+            CHECK_CONTAINS(f->ci_note, "insufficient data");
+            CHECK(isnan(f->t_quantile));
+            for (int j = 0; j < JL_MP_COUNT; j++)
+                CHECK(isnan(f->params[j].ci_low));
+            jl_prediction p;
+            CHECK(jl_model_predict(f, 3, &p) == JL_OK);
+            CHECK(isfinite(p.energy_per_token_j.value));
+            CHECK(isnan(p.energy_per_token_j.lo) && isnan(p.energy_per_token_j.hi));
+        }
+    }
+    jl_group_fit_free(f);
+    jl_summary_list_clear(&l);
+}
+
+TEST(interpolation_fallback)
+{
+    jl_summary_list l = {0};
+    jl_summary_list_push(&l, mk("m", "t", 1, 8, 8, 300, 800));
+    jl_summary_list_push(&l, mk("m", "t", 1, 32, 32, 400, 2400));
+    jl_summary_list_push(&l, mk("m", "t", 1, 128, 120, 500, 4000));
+    jl_group_fit *f = NULL;
+    CHECK(jl_model_fit_group((const jl_summary *const *)l.items, l.count, NULL, NULL, &f, NULL) ==
+          JL_OK);
+    CHECK(f && f->method == JL_FIT_INTERPOLATION);
+    if (f) {
+        CHECK_STR(jl_fit_method_name(f->method), "interpolation");
+        CHECK_CONTAINS(f->note, "3 distinct batch sizes");
+        jl_prediction p;
+        CHECK(jl_model_predict(f, 32, &p) == JL_OK);
+        CHECK_NEAR(p.power_w.value, 400, 1e-12, 0);
+        CHECK_NEAR(p.energy_per_token_j.value, 400.0 / 2400, 1e-12, 0);
+        CHECK(isnan(p.energy_per_token_j.lo));
+        /* geometric midpoint in ln b: geometric mean of the values */
+        CHECK(jl_model_predict(f, 16, &p) == JL_OK);
+        CHECK_NEAR(p.power_w.value, sqrt(300.0 * 400.0), 1e-12, 0);
+        CHECK_NEAR(p.throughput_tok_s.value, sqrt(800.0 * 2400.0), 1e-12, 0);
+        /* extrapolation continues the end segment */
+        CHECK(jl_model_predict(f, 4, &p) == JL_OK);
+        CHECK(p.extrapolated);
+        CHECK_NEAR(p.power_w.value, 300.0 * sqrt(300.0 / 400.0), 1e-12, 0); /* half the 8..32 segment */
+    }
+    jl_group_fit_free(f);
+    jl_summary_list_clear(&l);
+    /* one point: constant */
+    jl_summary_list_push(&l, mk("m", "t", 1, 8, 8, 300, 800));
+    CHECK(jl_model_fit_group((const jl_summary *const *)l.items, 1, NULL, NULL, &f, NULL) == JL_OK);
+    if (f) {
+        jl_prediction p;
+        CHECK(jl_model_predict(f, 9, &p) == JL_OK);
+        CHECK_NEAR(p.power_w.value, 300, 1e-12, 0);
+    }
+    jl_group_fit_free(f);
+    jl_summary_list_clear(&l);
+}
+
+TEST(refuses_beyond_ceiling)
+{
+    jl_summary_list l = {0};
+    make_sweep(&l, "synthetic/dense", 0.01, 6); /* largest batch 31.04 */
+    jl_group_fit *f = NULL;
+    jl_error *err = NULL;
+    jl_model_fit_group((const jl_summary *const *)l.items, l.count, NULL, NULL, &f, NULL);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_NEAR(f->batch_ceiling, 2 * 32 * 0.97, 1e-12, 0);
+        CHECK_CONTAINS(f->ceiling_reason, "extrapolation");
+        CHECK(jl_model_check_batch(f, 50, NULL) == JL_OK);
+        CHECK(jl_model_check_batch(f, 70, &err) == JL_ELIMIT);
+        CHECK(err && strstr(err->message, "ceiling") && strstr(err->message, "extrapolation"));
+        jl_error_free(err);
+        err = NULL;
+        CHECK(jl_model_check_batch(f, -1, &err) == JL_EUSAGE);
+        jl_error_free(err);
+        jl_prediction p;
+        CHECK(jl_model_predict(f, 70, &p) == JL_OK);
+        CHECK(p.beyond_ceiling && p.extrapolated);
+        CHECK(jl_model_predict(f, NAN, &p) == JL_EUSAGE);
+    }
+    jl_group_fit_free(f);
+    jl_summary_list_clear(&l);
+}
+
+TEST(memory_ceiling_from_descriptors)
+{
+    jl_descriptors *d = desc();
+    jl_summary_list l = {0};
+    for (int i = 0; i < 4; i++) {
+        jl_summary *s = mk("Qwen/Qwen3-8B", "chat", 1, 8L << i, 8 << i, 300 + 50 * i, 1000 << i);
+        s->fig[JL_FIG_AVG_OUTPUT_TOKENS] = 8000;
+        jl_summary_list_push(&l, s);
+    }
+    jl_group_fit *f = NULL;
+    jl_model_fit_group((const jl_summary *const *)l.items, l.count, NULL, d, &f, NULL);
+    CHECK(f != NULL);
+    if (f && d) {
+        const jl_attrs *a = &l.items[0]->attrs;
+        double expect = (jl_run_gpu_memory_bytes(a, d) * 0.9 - jl_run_weight_bytes(a, d)) /
+                        (jl_run_kv_bytes_per_token(a, d) * 4000.0);
+        CHECK_NEAR(f->memory_ceiling, expect, 1e-12, 0);
+        CHECK(expect > 64 && expect < 128);
+        CHECK_NEAR(f->batch_ceiling, expect, 1e-12, 0);
+        CHECK_CONTAINS(f->ceiling_reason, "memory");
+    }
+    jl_group_fit_free(f);
+    jl_summary_list_clear(&l);
+    jl_descriptors_free(d);
+}
+
+TEST(groups_and_loo_bookkeeping)
+{
+    jl_summary_list l = {0};
+    make_sweep(&l, "synthetic/a", 0.01, 4);   /* 4 caps: evaluated */
+    /* a re-measurement at cap 2: kept, scored on its own */
+    jl_summary_list_push(&l, mk("synthetic/a", "chat", 1, 2, 1.9, 455, 300));
+    make_sweep(&l, "synthetic/b", 0.01, 3);   /* 3 caps: not evaluated */
+    jl_summary *diff = mk("synthetic/c", "chat", 1, 4, 4, 300, 100);
+    free(diff->attrs.workload);
+    diff->attrs.workload = jl_strdup("diffusion");
+    jl_summary_list_push(&l, diff);           /* not modelled */
+    jl_group_list gl = {0};
+    CHECK(jl_model_groups(&l, &gl, NULL) == JL_OK);
+    CHECK_EQ_INT(gl.count, 2);
+    if (gl.count == 2) {
+        CHECK_STR(gl.items[0].key.model, "synthetic/a");
+        CHECK_EQ_INT(gl.items[0].n_runs, 5);
+        CHECK_EQ_INT(gl.items[0].n_batch_sizes, 4);
+        CHECK_EQ_INT(gl.items[1].n_batch_sizes, 3);
+        char *k = jl_group_key_format(&gl.items[0].key);
+        CHECK_STR(k, "model=synthetic/a,task=chat,gpu_model=H100,num_gpus=1,precision=bfloat16");
+        free(k);
+    }
+    for (int which = 0; which < 2; which++) {
+        jl_loo_result r = {0};
+        CHECK(jl_model_loo(&gl, which ? JL_LOO_ANCHOR : JL_LOO_JOULES, NULL, NULL, &r, NULL) ==
+              JL_OK);
+        CHECK_EQ_INT(r.count, 5);
+        int n_cap2 = 0;
+        for (size_t i = 0; i < r.count; i++) {
+            const jl_loo_point *p = &r.points[i];
+            CHECK_STR(p->run->attrs.model, "synthetic/a");
+            CHECK_EQ_INT(p->max_batch_size, p->run->attrs.max_batch_size);
+            CHECK(isfinite(p->predicted_energy_per_token_j));
+            CHECK_NEAR(p->abs_rel_error,
+                       fabs(p->predicted_energy_per_token_j - p->actual_energy_per_token_j) /
+                           p->actual_energy_per_token_j,
+                       1e-12, 0);
+            CHECK_EQ_INT(p->position, p->max_batch_size == 1 ? -1 : (p->max_batch_size == 8 ? 1 : 0));
+            n_cap2 += p->max_batch_size == 2;
+        }
+        CHECK_EQ_INT(n_cap2, 2);
+        /* both rows at cap 2 were predicted from the same refit (without either) */
+        for (size_t i = 0; i + 1 < r.count; i++)
+            if (r.points[i].max_batch_size == 2 && r.points[i + 1].max_batch_size == 2 && which)
+                CHECK_NEAR(r.points[i].predicted_energy_per_token_j,
+                           r.points[i + 1].predicted_energy_per_token_j, 1e-15, 0);
+        jl_loo_stats s = jl_loo_summarize(&r, "chat");
+        CHECK_EQ_INT(s.n, 5);
+        CHECK_EQ_INT(jl_loo_summarize(&r, "LLM").n, 5);
+        CHECK_EQ_INT(jl_loo_summarize(&r, "MLLM").n, 0);
+        CHECK(isnan(jl_loo_summarize(&r, "other").median));
+        jl_loo_result_clear(&r);
+    }
+    jl_group_list_clear(&gl);
+    jl_summary_list_clear(&l);
+}
+
+TEST(percentiles_like_numpy)
+{
+    jl_summary *s = mk("m", "t", 1, 1, 1, 1, 1);
+    jl_loo_point pts[5];
+    double v[5] = {0.05, 0.01, 0.04, 0.02, 0.03};
+    for (int i = 0; i < 5; i++) {
+        memset(&pts[i], 0, sizeof pts[i]);
+        pts[i].run = s;
+        pts[i].abs_rel_error = v[i];
+    }
+    jl_loo_result r = {pts, 5};
+    jl_loo_stats st = jl_loo_summarize(&r, NULL);
+    CHECK_NEAR(st.median, 0.03, 1e-15, 0);
+    CHECK_NEAR(st.p90, 0.046, 1e-15, 0); /* numpy.percentile(v, 90) */
+    CHECK_NEAR(st.max, 0.05, 0, 0);
+    r.count = 4;
+    st = jl_loo_summarize(&r, NULL);
+    CHECK_NEAR(st.median, 0.03, 1e-15, 0);
+    CHECK_NEAR(st.p90, 0.047, 1e-15, 0);
+    jl_summary_free(s);
+}
+
+TEST(anchor_grid_search)
+{
+    /* exact logistic on a grid point: recovered exactly */
+    double x[10], y[10];
+    double x0 = -1.0 + 11.0 * 20 / 39.0, k = pow(10.0, -2.0 + 4.0 * 40 / 59.0);
+    for (int i = 0; i < 10; i++) {
+        x[i] = i;
+        y[i] = 3.0 + 5.0 / (1.0 + exp(-k * (x[i] - x0)));
+    }
+    jl_logistic m = jl_logistic_fit(x, y, 10);
+    CHECK_NEAR(m.x0, x0, 1e-12, 1e-12);
+    CHECK_NEAR(m.k, k, 1e-12, 0);
+    CHECK_NEAR(m.L, 5.0, 1e-9, 0);
+    CHECK_NEAR(m.b0, 3.0, 1e-9, 0);
+    CHECK_NEAR(jl_logistic_eval(&m, 4.2), 3.0 + 5.0 / (1.0 + exp(-k * (4.2 - x0))), 1e-9, 0);
+    /* constant y and one point: L = 0, b0 = mean */
+    double yc[3] = {2, 2, 2};
+    m = jl_logistic_fit(x, yc, 3);
+    CHECK_NEAR(m.L, 0, 0, 0);
+    CHECK_NEAR(m.b0, 2, 0, 0);
+    m = jl_logistic_fit(x, y, 1);
+    CHECK_NEAR(jl_logistic_eval(&m, 7), y[0], 1e-15, 0);
+}
+
+TEST(json_document_pieces)
+{
+    jl_summary_list l = {0};
+    make_sweep(&l, "synthetic/dense", 0.01, 8);
+    jl_group_fit *f = NULL;
+    jl_model_fit_group((const jl_summary *const *)l.items, l.count, NULL, NULL, &f, NULL);
+    double *grid = f ? jl_model_batch_grid(f, 5) : NULL;
+    CHECK(grid != NULL);
+    if (grid) {
+        CHECK_NEAR(grid[4], f->batch_ceiling, 1e-12, 0);
+        json_t *o = jl_group_fit_to_json(f, grid, 5);
+        CHECK(o != NULL);
+        CHECK_STR(json_string_value(json_object_get(o, "method")), "model");
+        CHECK_EQ_INT(json_array_size(json_object_get(o, "curve")), 5);
+        CHECK_EQ_INT(json_array_size(json_object_get(o, "points")), 8);
+        json_t *pm = json_object_get(o, "physical_model");
+        CHECK_EQ_INT(json_array_size(json_object_get(pm, "parameters")), JL_MP_COUNT);
+        CHECK(json_object_get(json_object_get(o, "correction"), "applied") == json_true());
+        json_t *c0 = json_array_get(json_object_get(o, "curve"), 0);
+        CHECK(json_object_get(json_object_get(c0, "physical_model"), "energy_per_token_j"));
+        CHECK(json_object_get(c0, "correction_factor"));
+        json_decref(o);
+    }
+    free(grid);
+    jl_group_fit_free(f);
+    jl_summary_list_clear(&l);
+}
+
+int main(void)
+{
+    RUN(recovers_parameters_within_intervals);
+    RUN(no_intervals_when_dof_not_positive);
+    RUN(interpolation_fallback);
+    RUN(refuses_beyond_ceiling);
+    RUN(memory_ceiling_from_descriptors);
+    RUN(groups_and_loo_bookkeeping);
+    RUN(percentiles_like_numpy);
+    RUN(anchor_grid_search);
+    RUN(json_document_pieces);
+    fprintf(stderr, "%d checks, %d failures\n", jt_checks, jt_failures);
+    return jt_failures != 0;
+}
