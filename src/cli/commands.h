@@ -19,6 +19,7 @@ typedef struct jl_command {
     X(compare, "matched-constraint comparisons: GPU model, GPU count, precision pairs") \
     X(capacity, "under a power budget: best throughput/W within an SLO, replicas, totals") \
     X(explain, "why run A costs more energy per token than run B: factors that multiply") \
+    X(diagnose, "per run: utilisation, static waste, which ceiling binds the batch, what would help") \
     X(report, "the whole analysis as a directory: index.html, data/, figures/, notebooks") \
     X(fit, "batch-size model per group: parameters with intervals, residuals, curves, --loo accuracy") \
     X(predict, "energy per token, power, step time, throughput at unmeasured batch sizes")

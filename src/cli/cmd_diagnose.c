@@ -1,0 +1,128 @@
+/* joules diagnose — per run: utilisation, static waste, batch ceiling,
+ * headroom, and what would change the energy (model-predicted). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/choice_common.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "cli/exit_codes.h"
+#include "joules/diagnose.h"
+
+static const char *const help =
+    "usage: joules diagnose [--json] [--reserve-gb X] [options] PATH...\n\n"
+    "For every run: utilisation (from the group's fitted model, else the data),\n"
+    "the share of energy that is static power and the static energy wasted while\n"
+    "under-utilised, which ceiling binds the batch (config, memory, upstream,\n"
+    "unknown) with the evidence, the headroom, and what would change the energy\n"
+    "(a larger batch, more GPUs), predicted by the fitted model of a measured\n"
+    "group. Definitions: docs/diagnose.md.\n\n"
+    "  --json           print the joules.diagnose/1 document\n"
+    "  --reserve-gb X   memory per GPU reserved for activations etc. in the memory\n"
+    "                   arithmetic (default 0)\n"
+    CLI_STUDY_HELP
+    "  -h, --help       this help\n";
+
+static void print_text(const jl_diagnosis *x)
+{
+    for (size_t i = 0; i < x->count; i++) {
+        const jl_run_diagnosis *r = &x->runs[i];
+        const jl_summary *s = r->run;
+        const jl_attrs *a = &s->attrs;
+        int diffusion = jl_attrs_is_diffusion(a);
+        printf("%s:%s  %s  %s  %ldx%s  %s  cap %ld\n", cli_basename(s->file ? s->file : "?"),
+               s->run ? s->run : "?", a->model ? a->model : "-", a->task ? a->task : "-",
+               a->num_gpus, a->gpu_model ? a->gpu_model : "-", a->precision ? a->precision : "-",
+               a->max_batch_size);
+        double e = s->fig[diffusion ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J];
+        printf("  %.4g J/%s", e, diffusion ? "item" : "token");
+        if (isfinite(r->utilisation))
+            printf("; utilisation %.2f (%s)", r->utilisation, r->utilisation_source);
+        else
+            printf("; utilisation unknown");
+        if (isfinite(r->static_energy_share))
+            printf("; static power %.0f W = %.0f%% of the energy (%s)", r->static_power_w,
+                   r->static_energy_share * 100, r->static_power_source);
+        if (isfinite(r->static_wasted_j))
+            printf("; %.0f J static wasted", r->static_wasted_j);
+        else if (isfinite(r->static_wasted_j_per_token))
+            printf("; %.3g J/%s static wasted", r->static_wasted_j_per_token,
+                   diffusion ? "item" : "token");
+        printf("\n");
+        for (size_t k = 0; k < r->n_findings; k++)
+            printf("  - [%s] %s\n", r->findings[k].severity, r->findings[k].message);
+    }
+}
+
+int jl_cmd_diagnose(int argc, char **argv)
+{
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_RESERVE };
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"reserve-gb", required_argument, NULL, OPT_RESERVE},
+        {"help", no_argument, NULL, 'h'},
+        CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "diagnose";
+    int json = 0, c, rc;
+    jl_diagnose_options dopt;
+    jl_diagnose_options_default(&dopt);
+    cli_study cs;
+    cli_study_init(&cs);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        int h;
+        switch (c) {
+        case 'h': fputs(help, stdout); cli_study_free(&cs); return JL_EXIT_OK;
+        case OPT_JSON: json = 1; break;
+        case OPT_RESERVE: {
+            double v = cli_parse_double(cmd, "--reserve-gb", optarg);
+            if (!(v >= 0 && v < 1e4)) {
+                if (!isnan(v))
+                    cli_usage_error(cmd, "--reserve-gb must be in [0, 10000)");
+                goto usage;
+            }
+            dopt.ceiling.reserve_bytes_per_gpu = v * 1e9;
+            break;
+        }
+        default:
+            h = cli_study_option(&cs, cmd, c, optarg);
+            if (h == 1)
+                break;
+            if (h == 0)
+                cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+            goto usage;
+        }
+    }
+    cli_install_signal_cleanup();
+    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind))) {
+        cli_study_free(&cs);
+        return rc;
+    }
+    jl_diagnosis *x = NULL;
+    jl_error *err = NULL;
+    if (jl_diagnose(&cs.runs, cs.desc, &dopt, &x, &err) != JL_OK) {
+        cli_print_error(cmd, err);
+        jl_error_free(err);
+        cli_study_free(&cs);
+        return JL_EXIT_INTERNAL;
+    }
+    rc = 0;
+    if (json)
+        rc = cli_print_document(cmd, jl_diagnosis_to_json(x), &cs.errors);
+    else
+        print_text(x);
+    if (!rc)
+        rc = cli_study_exit(&cs);
+    jl_diagnosis_free(x);
+    cli_study_free(&cs);
+    return rc;
+usage:
+    cli_study_free(&cs);
+    return JL_EXIT_USAGE;
+}
