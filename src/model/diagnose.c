@@ -227,6 +227,9 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_group_list *gl, const gsta
     jl_memory_ceiling_clear(&m2);
     if (isfinite(mem2) && mem2 < target)
         target = mem2;
+    /* predict where that group was measured, not beyond */
+    if (pos(gs[best].fit->batch_max) && gs[best].fit->batch_max < target)
+        target = gs[best].fit->batch_max;
     /* Never below the batch this run already has; a cap the user can set. */
     double b = s->fig[JL_FIG_AVG_BATCH_SIZE];
     if (!isfinite(target) || target < b)
@@ -244,11 +247,14 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_group_list *gl, const gsta
         r, "more_gpus", change < -o->min_gain ? "suggestion" : "info",
         jl_asprintf("%ld GPUs lift the memory ceiling to ~%.0f sequences; at batch %.0f the "
                     "measured %ldx%s group's %s fit predicts %.3g J/token (%s vs this run's "
-                    "%.3g) at %s step time%s",
+                    "%.3g) at %s step time%s%s",
                     G2, mem2, target, G2, s->attrs.gpu_model ? s->attrs.gpu_model : "",
                     jl_fit_method_name(gs[best].fit->method), p.energy_per_token_j.value,
                     pct(change, p1, sizeof p1), e, p2,
-                    p.extrapolated ? " (extrapolated beyond that group's measured batches)" : ""));
+                    p.extrapolated ? " (extrapolated beyond that group's measured batches)" : "",
+                    change < -o->min_gain ? ""
+                                          : ": more GPUs would not save energy here (paper "
+                                            "Obs. 8: only when memory held the batch back)"));
     if (!f)
         return -1;
     num(f, "num_gpus", (double)G2);
