@@ -144,6 +144,9 @@ typedef struct jl_model_options {
     double extrapolation_factor;
     /* Memory usable for weights + KV, as a share of GPU memory (default 0.9). */
     double memory_share;
+    /* > 0: one Cauchy-reweighted refit with scale robust x 1.4826 MAD of the
+     * residuals (default 0: off; docs/model-accuracy.md says why). */
+    double robust;
 } jl_model_options;
 
 void jl_model_options_default(jl_model_options *o);

@@ -28,6 +28,7 @@ static const char *const help =
     "  --anchor        with --loo: also evaluate the ML.ENERGY toolkit's logistic (the\n"
     "                  anchor) and print both side by side (docs/model-accuracy.md)\n"
     "  --no-correction the physical model alone (no GP correction)\n"
+    "  --robust C      one Cauchy-reweighted refit, scale C x 1.4826 MAD (default off)\n"
     "  --csv FILE      the parameter table, one row per (group, parameter) ('-' = stdout)\n"
     "  --grid N        points of each predicted curve (default 16, 0 = none)\n"
     CLI_STUDY_HELP
@@ -165,7 +166,7 @@ static double now_s(void)
 
 int jl_cmd_fit(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_LOO, OPT_ANCHOR, OPT_GRID, OPT_NOCORR };
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_LOO, OPT_ANCHOR, OPT_GRID, OPT_NOCORR, OPT_ROBUST };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"csv", required_argument, NULL, OPT_CSV},
@@ -173,6 +174,7 @@ int jl_cmd_fit(int argc, char **argv)
         {"anchor", no_argument, NULL, OPT_ANCHOR},
         {"grid", required_argument, NULL, OPT_GRID},
         {"no-correction", no_argument, NULL, OPT_NOCORR},
+        {"robust", required_argument, NULL, OPT_ROBUST},
         {"help", no_argument, NULL, 'h'},
         CLI_STUDY_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
@@ -195,6 +197,14 @@ int jl_cmd_fit(int argc, char **argv)
         case OPT_LOO: loo = 1; break;
         case OPT_ANCHOR: anchor = 1; break;
         case OPT_NOCORR: mo.correction = 0; break;
+        case OPT_ROBUST:
+            mo.robust = cli_parse_double(cmd, "--robust", optarg);
+            if (!(mo.robust >= 0)) {
+                if (!isnan(mo.robust))
+                    cli_usage_error(cmd, "--robust must be >= 0");
+                goto usage;
+            }
+            break;
         case OPT_GRID:
             if ((n_grid = cli_parse_long(cmd, "--grid", optarg, 0, 10000)) < 0)
                 goto usage;

@@ -79,6 +79,7 @@ typedef struct fit_ctx {
     const jm_data *d;
     const double *lo, *hi;
     double ridge;
+    const double *w; /* per data row (2n) square-root weights, NULL = 1 */
 } fit_ctx;
 
 static void theta_to_p(const fit_ctx *c, const gsl_vector *th, double p[JM_NP])
@@ -98,6 +99,10 @@ static int resid_f(const gsl_vector *th, void *vc, gsl_vector *f)
         jm_eval(p, d->b[i], d->G, &lP, &lT, NULL, NULL);
         double rP = lP - log(d->P[i]), rT = lT - log(d->T[i]);
         /* A non-finite model value is a rejected step, not a failure. */
+        if (c->w) {
+            rP *= c->w[i];
+            rT *= c->w[d->n + i];
+        }
         gsl_vector_set(f, i, isfinite(rP) ? rP : 1e10);
         gsl_vector_set(f, d->n + i, isfinite(rT) ? rT : 1e10);
     }
@@ -120,6 +125,10 @@ static int resid_df(const gsl_vector *th, void *vc, gsl_matrix *J)
         jm_eval(p, d->b[i], d->G, &lP, &lT, gP, gT);
         for (int j = 0; j < JM_NP; j++) {
             double a = gP[j] * dp[j], b = gT[j] * dp[j];
+            if (c->w) {
+                a *= c->w[i];
+                b *= c->w[d->n + i];
+            }
             gsl_matrix_set(J, i, (size_t)j, isfinite(a) ? a : 0.0);
             gsl_matrix_set(J, d->n + i, (size_t)j, isfinite(b) ? b : 0.0);
         }
@@ -192,7 +201,7 @@ static void initial_guesses(const jm_data *d, const double lo[JM_NP], const doub
 int jm_fit_params(const jm_data *d, const double lo[JM_NP], const double hi[JM_NP],
                   const jl_model_options *opt, double p[JM_NP], double *cost_out)
 {
-    fit_ctx c = {d, lo, hi, opt->ridge};
+    fit_ctx c = {d, lo, hi, opt->ridge, NULL};
     double starts[N_STARTS][JM_NP], cost0[N_STARTS];
     int order[N_STARTS];
     initial_guesses(d, lo, hi, starts);
@@ -243,6 +252,40 @@ int jm_fit_params(const jm_data *d, const double lo[JM_NP], const double hi[JM_N
             memcpy(p, q, sizeof q);
             found = 0;
         }
+    }
+    if (found == 0 && opt->robust > 0) {
+        /* one IRLS pass with Cauchy weights: w = 1/(1 + (r/c)^2), c = robust x
+         * the residuals' MAD-based scale (at least 1 %), refined from the fit */
+        double *wt = malloc(2 * d->n * sizeof *wt), *ab = malloc(2 * d->n * sizeof *ab);
+        if (wt && ab) {
+            for (size_t i = 0; i < d->n; i++) {
+                double lP, lT;
+                jm_eval(p, d->b[i], d->G, &lP, &lT, NULL, NULL);
+                ab[i] = fabs(lP - log(d->P[i]));
+                ab[d->n + i] = fabs(lT - log(d->T[i]));
+            }
+            double sc = fmax(1.4826 * jm_median(ab, 2 * d->n), 0.01) * opt->robust;
+            for (size_t i = 0; i < 2 * d->n; i++)
+                wt[i] = 1.0 / sqrt(1.0 + (ab[i] / sc) * (ab[i] / sc));
+            c.w = wt;
+            for (int j = 0; j < JM_NP; j++)
+                gsl_vector_set(th, (size_t)j, to_theta(p[j], lo[j], hi[j]));
+            if (gsl_multifit_nlinear_init(th, &fdf, w) == GSL_SUCCESS) {
+                int info = 0;
+                (void)gsl_multifit_nlinear_driver((size_t)opt->max_iter, 1e-10, 1e-10, 0.0, NULL,
+                                                  NULL, &info, w);
+                double q[JM_NP];
+                theta_to_p(&c, gsl_multifit_nlinear_position(w), q);
+                int ok = 1;
+                for (int j = 0; j < JM_NP; j++)
+                    ok = ok && isfinite(q[j]);
+                if (ok)
+                    memcpy(p, q, sizeof q);
+            }
+            c.w = NULL;
+        }
+        free(wt);
+        free(ab);
     }
 end:
     gsl_vector_free(th);

@@ -47,6 +47,7 @@ void jl_model_options_default(jl_model_options *o)
     o->confidence = 0.95;
     o->extrapolation_factor = 2.0;
     o->memory_share = 0.9;
+    o->robust = 0.0;
 }
 
 /* ---- group keys ---------------------------------------------------------- */
