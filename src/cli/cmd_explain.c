@@ -1,5 +1,6 @@
 /* joules explain — why run A costs more energy per token than run B. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,29 @@ end:
     return rc;
 }
 
+/* The factors as a table under the sentence: for people who scan rather
+ * than read. Their product is the measured ratio (shown in the last row). */
+static void print_factor_table(const jl_explanation *x)
+{
+    printf("\n  %-22s %14s %14s %9s %7s  %s\n", "factor", "A", "B", "x A/B", "share", "knobs that differ");
+    for (int i = 0; i < JL_EXPLAIN_FACTOR_COUNT; i++) {
+        const jl_explain_factor *f = &x->factors[i];
+        char a[32], b[32], share[16];
+        snprintf(a, sizeof a, "%.4g %s", f->value_a, f->unit ? f->unit : "");
+        snprintf(b, sizeof b, "%.4g %s", f->value_b, f->unit ? f->unit : "");
+        if (isfinite(f->share))
+            snprintf(share, sizeof share, "%.0f%%", 100 * f->share);
+        else
+            snprintf(share, sizeof share, "-");
+        printf("  %-22s %14s %14s %8.3fx %7s  ", jl_explain_factor_name(f->id), a, b, f->ratio, share);
+        for (size_t k = 0; k < f->n_knobs; k++)
+            printf("%s%s", k ? ", " : "", x->knobs[f->knobs[k]].knob);
+        printf("%s\n", f->n_knobs ? "" : "-");
+    }
+    printf("  %-22s %14.4g %14.4g %8.3fx %7s  (J/%s, measured)\n", "energy per work", x->energy_a,
+           x->energy_b, x->ratio, "100%", x->work_unit);
+}
+
 int jl_cmd_explain(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE };
@@ -161,6 +185,7 @@ int jl_cmd_explain(int argc, char **argv)
         rc = cli_print_document(cmd, jl_explanation_to_json(x), NULL);
     } else {
         printf("%s\n", x->sentence);
+        print_factor_table(x);
         for (size_t i = 0; i < x->n_notes; i++)
             printf("note: %s\n", x->notes[i]);
     }
