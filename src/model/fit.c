@@ -12,6 +12,7 @@
 #include <gsl/gsl_matrix.h>
 
 #include "core/util.h"
+#include "joules/ceiling.h"
 #include "joules/model.h"
 #include "model/model_internal.h"
 
@@ -342,59 +343,51 @@ static double rms_of(const double *v, size_t n)
     return n ? sqrt(s / (double)n) : NAN;
 }
 
-/* The batch ceiling for predictions (docs/model.md "Batch ceiling"):
- *   memory ceiling  = (G x GPU memory x memory_share - weight bytes)
- *                     / (KV bytes per token x mean context tokens),
- *     with the mean context of a running sequence taken as half the group's
- *     mean avg_output_tokens (a sequence's context grows from its prompt to
- *     prompt + output while it decodes; prompt lengths are not in the
- *     summaries, so this estimate is optimistic, i.e. high, for long
- *     prompts); a memory ceiling below a measured achieved batch is
- *     contradicted by the data and not used;
- *   extrapolation   = extrapolation_factor x the largest measured batch.
- * The ceiling is the smaller of the two that are known. */
+/* The batch ceiling for predictions (docs/model.md "Batch ceiling"): the
+ * smaller of
+ *   the group ceiling of joules/ceiling.h (jl_group_ceiling_compute, owned
+ *     by `diagnose`): min(memory ceiling, detected upstream ceiling), where
+ *     a memory ceiling below a measured achieved batch is contradicted by
+ *     the data and not used (an upstream ceiling is detected from the data
+ *     and always used);
+ *   extrapolation = extrapolation_factor x the largest measured batch. */
 static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t n,
                          const jl_model_options *opt, const jl_descriptors *desc)
 {
-    const jl_attrs *a = &runs[0]->attrs;
-    double mem = desc ? jl_run_gpu_memory_bytes(a, desc) : a->gpu_memory_bytes;
-    double kv = desc ? jl_run_kv_bytes_per_token(a, desc) : a->kv_bytes_per_token;
-    double wb = desc ? jl_run_weight_bytes(a, desc) : NAN;
-    double ctx = 0;
-    size_t nc = 0;
-    for (size_t i = 0; i < n; i++) {
-        double o = runs[i]->fig[JL_FIG_AVG_OUTPUT_TOKENS];
-        if (isfinite(o) && o > 0) {
-            ctx += o;
-            nc++;
-        }
-    }
-    ctx = nc ? 0.5 * ctx / (double)nc : NAN;
-    f->memory_ceiling = NAN;
-    if (isfinite(mem) && isfinite(kv) && kv > 0 && isfinite(wb) && isfinite(ctx)) {
-        double free_b = (double)a->num_gpus * mem * opt->memory_share - wb;
-        if (free_b > 0)
-            f->memory_ceiling = free_b / (kv * ctx);
-    }
+    jl_group_ceiling gc;
+    memset(&gc, 0, sizeof gc);
+    jl_ceiling_options co;
+    jl_ceiling_options_default(&co);
+    co.memory_share = opt->memory_share;
+    if (jl_group_ceiling_compute(runs, n, desc, &co, &gc) != JL_OK)
+        return -1;
+    f->memory_ceiling = gc.memory;
     double ext = opt->extrapolation_factor * f->batch_max;
-    f->batch_ceiling = ext;
-    if (isfinite(f->memory_ceiling) && f->memory_ceiling >= f->batch_max &&
-        f->memory_ceiling < ext) {
-        f->batch_ceiling = f->memory_ceiling;
+    int mem_ok = isfinite(gc.memory) && gc.memory >= f->batch_max;
+    double up = gc.upstream;
+    double lim = ext;
+    const char *which = "extrapolation";
+    if (mem_ok && gc.memory < lim) {
+        lim = gc.memory;
+        which = "memory";
+    }
+    if (isfinite(up) && up < lim) {
+        lim = up;
+        which = "upstream";
+    }
+    f->batch_ceiling = lim;
+    if (!strcmp(which, "extrapolation"))
         f->ceiling_reason = jl_asprintf(
-            "memory: (%ld GPUs x %.3g GB x %.2f - %.3g GB weights) / (%.0f KV bytes/token x "
-            "%.0f mean context tokens) = %.0f sequences",
-            a->num_gpus, mem / 1e9, opt->memory_share, wb / 1e9, kv, ctx, f->memory_ceiling);
-    } else {
-        f->ceiling_reason = jl_asprintf(
-            "extrapolation: %.3g x the largest measured achieved batch %.4g%s", 
+            "extrapolation: %.3g x the largest measured achieved batch %.4g%s",
             opt->extrapolation_factor, f->batch_max,
-            isfinite(f->memory_ceiling)
-                ? (f->memory_ceiling < f->batch_max
+            isfinite(gc.memory)
+                ? (gc.memory < f->batch_max
                        ? " (the memory estimate is below a measured batch, so it is not used)"
                        : " (the memory ceiling is higher)")
-                : " (memory ceiling unknown: descriptors lack memory, KV or weight size)");
-    }
+                : " (memory ceiling unknown)");
+    else
+        f->ceiling_reason = jl_asprintf("%s: %s", which, gc.reason ? gc.reason : "");
+    jl_group_ceiling_clear(&gc);
     return f->ceiling_reason ? 0 : -1;
 }
 
