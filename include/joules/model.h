@@ -313,6 +313,19 @@ json_t *jl_prediction_to_json(const jl_prediction *p);
 json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n_grid);
 /* {"points": [...], "summary": {...}} of a leave-one-out result. */
 json_t *jl_loo_to_json(const jl_loo_result *r, const jl_group_list *groups);
+/* The default number of points of each curve in the joules.fit/1 document
+ * (`joules fit --grid`). */
+#define JL_FIT_DEFAULT_GRID 16
+
+/* The whole joules.fit/1 document without "errors" (the caller adds them):
+ * the options, each group of fits[0..n) (jl_group_fit_to_json on
+ * jl_model_batch_grid(fit, n_grid); n_grid 0 = no curves), and "loo" /
+ * "anchor_loo" when loo / anchor_loo are given (groups then names their
+ * groups). `joules fit --json` and `joules report` (data/fit.json) both
+ * print this. NULL on out-of-memory. */
+json_t *jl_fit_document(jl_group_fit *const *fits, size_t n, const jl_model_options *opt,
+                        size_t n_grid, const jl_loo_result *loo,
+                        const jl_loo_result *anchor_loo, const jl_group_list *groups);
 /* The parameter table: one row per (group, parameter), fixed columns. */
 jl_status jl_write_fit_params_csv(const char *path, jl_group_fit *const *fits, size_t n,
                                   jl_error **err);

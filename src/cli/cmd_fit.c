@@ -181,7 +181,7 @@ int jl_cmd_fit(int argc, char **argv)
     };
     const char *cmd = "fit", *csv = NULL;
     int json = 0, loo = 0, anchor = 0, c, rc;
-    long n_grid = 16;
+    long n_grid = JL_FIT_DEFAULT_GRID;
     jl_model_options mo;
     jl_model_options_default(&mo);
     cli_study cs;
@@ -233,7 +233,7 @@ int jl_cmd_fit(int argc, char **argv)
     jl_group_fit **fits = NULL;
     jl_loo_result lj = {0}, la = {0};
     jl_error *err = NULL;
-    json_t *doc = NULL, *groups = NULL;
+    json_t *doc = NULL;
     if (jl_model_groups(&cs.runs, &gl, &err) != JL_OK)
         goto fail;
     fits = calloc(gl.count ? gl.count : 1, sizeof *fits);
@@ -272,28 +272,10 @@ int jl_cmd_fit(int argc, char **argv)
         rc = JL_EXIT_OUTPUT;
     }
     if (!rc && json) {
-        doc = json_object();
-        groups = json_array();
-        if (!doc || !groups)
+        doc = jl_fit_document(fits, gl.count, &mo, (size_t)n_grid, loo ? &lj : NULL,
+                              anchor ? &la : NULL, &gl);
+        if (!doc)
             goto oom;
-        json_object_set_new(doc, "schema", json_string("joules.fit/1"));
-        json_object_set_new(doc, "groups", groups);
-        json_t *oo = json_object();
-        json_object_set_new(oo, "min_batch_sizes", json_integer((json_int_t)mo.min_batch_sizes));
-        json_object_set_new(oo, "correction", json_boolean(mo.correction));
-        json_object_set_new(oo, "confidence", jl_json_number(mo.confidence));
-        json_object_set_new(oo, "extrapolation_factor", jl_json_number(mo.extrapolation_factor));
-        json_object_set_new(oo, "memory_share", jl_json_number(mo.memory_share));
-        json_object_set_new(doc, "options", oo);
-        for (size_t i = 0; i < gl.count; i++) {
-            double *grid = jl_model_batch_grid(fits[i], (size_t)n_grid);
-            json_array_append_new(groups, jl_group_fit_to_json(fits[i], grid, grid ? (size_t)n_grid : 0));
-            free(grid);
-        }
-        if (loo)
-            json_object_set_new(doc, "loo", jl_loo_to_json(&lj, &gl));
-        if (anchor)
-            json_object_set_new(doc, "anchor_loo", jl_loo_to_json(&la, &gl));
         rc = cli_print_document(cmd, doc, &cs.errors);
         doc = NULL;
     } else if (!rc && (!csv || strcmp(csv, "-"))) {

@@ -199,6 +199,41 @@ json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n
     return o;
 }
 
+json_t *jl_fit_document(jl_group_fit *const *fits, size_t n, const jl_model_options *opt,
+                        size_t n_grid, const jl_loo_result *loo,
+                        const jl_loo_result *anchor_loo, const jl_group_list *groups)
+{
+    json_t *doc = json_object(), *gs = json_array(), *oo = json_object();
+    if (!doc || !gs || !oo) {
+        json_decref(doc);
+        json_decref(gs);
+        json_decref(oo);
+        return NULL;
+    }
+    set(doc, "schema", json_string("joules.fit/1"));
+    set(doc, "groups", gs);
+    set(oo, "min_batch_sizes", json_integer((json_int_t)opt->min_batch_sizes));
+    set(oo, "correction", json_boolean(opt->correction));
+    set(oo, "confidence", jl_json_number(opt->confidence));
+    set(oo, "extrapolation_factor", jl_json_number(opt->extrapolation_factor));
+    set(oo, "memory_share", jl_json_number(opt->memory_share));
+    set(doc, "options", oo);
+    for (size_t i = 0; i < n; i++) {
+        double *grid = jl_model_batch_grid(fits[i], n_grid);
+        json_t *g = jl_group_fit_to_json(fits[i], grid, grid ? n_grid : 0);
+        free(grid);
+        if (!g || json_array_append_new(gs, g)) {
+            json_decref(doc);
+            return NULL;
+        }
+    }
+    if (loo)
+        set(doc, "loo", jl_loo_to_json(loo, groups));
+    if (anchor_loo)
+        set(doc, "anchor_loo", jl_loo_to_json(anchor_loo, groups));
+    return doc;
+}
+
 static json_t *stats_json(jl_loo_stats s)
 {
     json_t *o = json_object();
