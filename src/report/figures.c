@@ -23,12 +23,13 @@
 #include "joules/choice.h"
 #include "joules/output.h"
 #include "joules/trace.h"
+#include "joules/frontier.h"
 #include "report/report_internal.h"
 
 /* Okabe–Ito: distinguishable for colour-blind readers, prints well. */
-static const char *const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+const char *const rp_palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                       "#E69F00", "#56B4E9", "#999999", "#000000"};
-#define N_PALETTE (sizeof palette / sizeof palette[0])
+#define N_PALETTE RP_N_PALETTE
 
 static int cmp_long(const void *a, const void *b)
 {
@@ -37,7 +38,7 @@ static int cmp_long(const void *a, const void *b)
 }
 
 /* A string for a gnuplot script: double-quoted, \ and " escaped, no newlines. */
-static void gp_str(jl_strbuf *b, const char *s)
+void rp_gp_str(jl_strbuf *b, const char *s)
 {
     jl_strbuf_puts(b, "\"");
     for (; s && *s; s++) {
@@ -60,7 +61,7 @@ static void dat_str(jl_strbuf *b, const char *s)
     jl_strbuf_puts(b, "\"");
 }
 
-static void dat_num(jl_strbuf *b, double v)
+void rp_dat_num(jl_strbuf *b, double v)
 {
     if (isfinite(v))
         jl_strbuf_printf(b, " %.10g", v);
@@ -68,7 +69,7 @@ static void dat_num(jl_strbuf *b, double v)
         jl_strbuf_puts(b, " NaN");
 }
 
-static void gp_header(jl_strbuf *b, const char *id, const char *title, const char *what,
+void rp_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what,
                       int wide)
 {
     jl_strbuf_printf(b, "# joules report figure %s: %s\n", id, title);
@@ -97,7 +98,7 @@ static void gp_header(jl_strbuf *b, const char *id, const char *title, const cha
                      "set key noautotitle\n",
                      w, h, w / 140.0, h / 140.0, w * 3 / 2, h * 3 / 2);
     jl_strbuf_puts(b, "set title ");
-    gp_str(b, title);
+    rp_gp_str(b, title);
     jl_strbuf_puts(b, " font \",14\"\n");
 }
 
@@ -109,7 +110,7 @@ static jl_status write_rel(rp_report *r, const char *rel, jl_strbuf *b, jl_error
     return st;
 }
 
-static jl_status write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strbuf *gp,
+jl_status rp_write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strbuf *gp,
                                  jl_error **err)
 {
     char *rel = jl_asprintf("figures/%s.dat", f->id);
@@ -277,9 +278,9 @@ static jl_status fig_power(rp_report *r, long gi, jl_error **err)
         if (isfinite(occ) && occ > occ_max)
             occ_max = occ;
         jl_strbuf_printf(&dat, "%.6f", t);
-        dat_num(&dat, p);
-        dat_num(&dat, a);
-        dat_num(&dat, occ);
+        rp_dat_num(&dat, p);
+        rp_dat_num(&dat, a);
+        rp_dat_num(&dat, occ);
         jl_strbuf_puts(&dat, "\n");
         jl_strbuf_printf(&csv, "%.9g,", t);
         if (isfinite(p))
@@ -299,7 +300,7 @@ static jl_status fig_power(rp_report *r, long gi, jl_error **err)
 
     double ws = s->fig[JL_FIG_STEADY_START_S], we = s->fig[JL_FIG_STEADY_END_S];
     double tdp = rp_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
-    gp_header(&gp, f->id, f->title, "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.", 1);
+    rp_gp_header(&gp, f->id, f->title, "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.", 1);
     jl_strbuf_puts(&gp, "set xlabel \"time in the run (s)\"\n"
                         "set ylabel \"GPU power, all GPUs (W)\"\n"
                         "set ytics nomirror\n"
@@ -344,7 +345,7 @@ static jl_status fig_power(rp_report *r, long gi, jl_error **err)
                                  "figure %s)", base_name(s->file), s->run ? s->run : "?", f->id);
         rp_add_data(r, csvrel, what ? what : "time series", NULL);
         free(what);
-        st = write_fig_files(r, f, &dat, &gp, err);
+        st = rp_write_fig_files(r, f, &dat, &gp, err);
     }
     f->meta = json_pack("{s:o,s:s,s:o,s:o,s:o,s:b}", "run", jl_run_key_to_json(s), "timeseries",
                         csvrel ? csvrel : "", "steady_start_s", jl_json_number(ws),
@@ -539,19 +540,19 @@ static jl_status fig_trends(rp_report *r, long gi, const jl_curve *cv, const cha
         if (batches)
             batches[i] = cv->points[i].batch;
         jl_strbuf_printf(&dat, "%ld", cv->points[i].batch);
-        dat_num(&dat, e);
-        dat_num(&dat, e / me * 100);
-        dat_num(&dat, t);
-        dat_num(&dat, t / mt * 100);
-        dat_num(&dat, la);
-        dat_num(&dat, la / ml * 100);
-        dat_num(&dat, p);
-        dat_num(&dat, power_of_tdp ? p / tdp * 100 : p / mp * 100);
+        rp_dat_num(&dat, e);
+        rp_dat_num(&dat, e / me * 100);
+        rp_dat_num(&dat, t);
+        rp_dat_num(&dat, t / mt * 100);
+        rp_dat_num(&dat, la);
+        rp_dat_num(&dat, la / ml * 100);
+        rp_dat_num(&dat, p);
+        rp_dat_num(&dat, power_of_tdp ? p / tdp * 100 : p / mp * 100);
         jl_strbuf_puts(&dat, "\n");
         json_array_append_new(runs, jl_run_key_to_json(s));
         f->n_points++;
     }
-    gp_header(&gp, f->id, f->title,
+    rp_gp_header(&gp, f->id, f->title,
               "Energy, throughput, latency as % of their maximum and power as % of the power limit, against batch size.", 0);
     jl_strbuf_puts(&gp, "set logscale x 2\n");
     if (batches)
@@ -571,9 +572,9 @@ static jl_status fig_trends(rp_report *r, long gi, const jl_curve *cv, const cha
                      "     \"\" using 1:7 with linespoints pt 9 ps 1.2 lw 2 lc rgb \"%s\" title \"%s\", \\\n"
                      "     \"\" using 1:9 with linespoints pt 13 ps 1.2 lw 2 lc rgb \"%s\" title \"%s\"\n"
                      "unset output\n",
-                     f->id, palette[0], diffusion ? "image" : "token", palette[2],
-                     diffusion ? "throughput (images/s)" : "throughput (tokens/s)", palette[1],
-                     diffusion ? "batch latency" : "median ITL", palette[3],
+                     f->id, rp_palette[0], diffusion ? "image" : "token", rp_palette[2],
+                     diffusion ? "throughput (images/s)" : "throughput (tokens/s)", rp_palette[1],
+                     diffusion ? "batch latency" : "median ITL", rp_palette[3],
                      power_of_tdp ? "power (% of limit)" : "power (% of max)");
     f->meta = json_pack("{s:s?,s:I,s:s?,s:s,s:s,s:s,s:o,s:b,s:o}", "gpu_model", cv->gpu_model,
                         "num_gpus", (json_int_t)cv->num_gpus, "precision", cv->precision,
@@ -581,7 +582,7 @@ static jl_status fig_trends(rp_report *r, long gi, const jl_curve *cv, const cha
                         jl_figure_name((jl_figure)ft), "latency_figure", jl_figure_name((jl_figure)fl),
                         "power_limit_w", jl_json_number(tdp), "power_of_limit", power_of_tdp,
                         "runs", runs);
-    jl_status st = write_fig_files(r, f, &dat, &gp, err);
+    jl_status st = rp_write_fig_files(r, f, &dat, &gp, err);
     jl_strbuf_free(&dat);
     jl_strbuf_free(&gp);
     return st;
@@ -672,7 +673,7 @@ static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
     int logy = lat && en ? wide_range(en, nv, 8) : 0, logx = lat && en ? wide_range(lat, nv, 8) : 0;
     free(lat);
     free(en);
-    gp_header(&gp, f->id, f->title,
+    rp_gp_header(&gp, f->id, f->title,
               "Time-energy curves per (GPU model, count, precision), batch sizes annotated, frontier in black.", 0);
     jl_strbuf_printf(&gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n",
                      diffusion ? "batch latency (s)" : "median inter-token latency (ms)",
@@ -707,7 +708,7 @@ static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
                                      "set arrow 1 from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 lc rgb \"#888888\"\n"
                                      "set label 1 ",
                                      x, x);
-                    gp_str(&gp, g->slo_text);
+                    rp_gp_str(&gp, g->slo_text);
                     jl_strbuf_printf(&gp, " at %.10g, graph 0.03 right offset -0.5,0 textcolor rgb \"#888888\" font \",10\"\n", x);
                 } else {
                     jl_strbuf_puts(&gp, "# the SLO's latency bound lies far right of every run (all meet it): not drawn\n");
@@ -718,13 +719,13 @@ static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
     jl_strbuf_puts(&gp, "plot ");
     for (size_t c = 0; c < nser; c++) {
         const jl_curve *cv = &ser[c].cv;
-        const char *col = palette[c % N_PALETTE];
+        const char *col = rp_palette[c % N_PALETTE];
         char *t = jl_asprintf("%s x%ld, %s%s%s", gpu_label(cv->gpu_model), cv->num_gpus,
                               cv->precision ? cv->precision : "?", ser[c].variant ? ", " : "",
                               ser[c].variant ? ser[c].variant : "");
         jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:2 with linespoints pt 7 ps 1.0 lw 2 lc rgb \"%s\" title ",
                          c ? ", \\\n     " : "", f->id, c, col);
-        gp_str(&gp, t ? t : "?");
+        rp_gp_str(&gp, t ? t : "?");
         free(t);
         jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 1:2:(sprintf(\"%%d\", $3)) with labels offset char 1.1,0.75 font \",10\" textcolor rgb \"%s\" notitle",
                          c, col);
@@ -736,7 +737,7 @@ static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
     series_free(ser, nser);
     f->meta = json_pack("{s:s,s:s,s:b,s:b,s:o}", "latency_unit", diffusion ? "s" : "ms", "energy_unit",
                         diffusion ? "J/image" : "J/token", "log_x", logx, "log_y", logy, "curves", curves);
-    jl_status st = write_fig_files(r, f, &dat, &gp, err);
+    jl_status st = rp_write_fig_files(r, f, &dat, &gp, err);
     jl_strbuf_free(&dat);
     jl_strbuf_free(&gp);
     return st;
@@ -878,7 +879,7 @@ static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
     /* one or two groups: keep the bars from filling the whole width */
     double pad = nq <= 2 ? 1.0 : 0.6;
     snprintf(xr, sizeof xr, "%.2f:%.2f", -pad, (double)(nq - 1) + pad);
-    gp_header(&gp, f->id, f->title, "Minimum energy per GPU model at each group's SLO; reduction vs the most energy-hungry GPU model.", 0);
+    rp_gp_header(&gp, f->id, f->title, "Minimum energy per GPU model at each group's SLO; reduction vs the most energy-hungry GPU model.", 0);
     jl_strbuf_printf(&gp,
                      "set ylabel \"%s at the SLO (J)\"\n"
                      "set xtics (%s) scale 0\n"
@@ -895,8 +896,8 @@ static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
     jl_strbuf_puts(&gp, "plot ");
     for (size_t j = 0; j < ng; j++) {
         jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:2 with boxes lc rgb \"%s\" title ",
-                         j ? ", \\\n     " : "", f->id, j, palette[j % N_PALETTE]);
-        gp_str(&gp, gpus[j]);
+                         j ? ", \\\n     " : "", f->id, j, rp_palette[j % N_PALETTE]);
+        rp_gp_str(&gp, gpus[j]);
         jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 1:2:3 with labels offset 0,0.8 font \",11\" notitle", j);
     }
     jl_strbuf_puts(&gp, "\nunset output\n");
@@ -906,7 +907,7 @@ static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
     f->meta = json_pack("{s:s,s:o,s:o}", "energy_unit", diffusion ? "J/image" : "J/token",
                         "gpu_models", gl, "bars", bars);
     free(gpus);
-    jl_status st = write_fig_files(r, f, &dat, &gp, err);
+    jl_status st = rp_write_fig_files(r, f, &dat, &gp, err);
     jl_strbuf_free(&dat);
     jl_strbuf_free(&gp);
     return st;
@@ -1077,8 +1078,8 @@ static jl_status fig_precision(rp_report *r, jl_error **err)
             for (size_t k = starts[p]; k < starts[p] + counts[p]; k++) {
                 const jl_summary *s = l->items[pr[k].run];
                 jl_strbuf_printf(&dat, "%ld", s->attrs.max_batch_size);
-                dat_num(&dat, s->fig[fe]);
-                dat_num(&dat, s->fig[fl] * lscale);
+                rp_dat_num(&dat, s->fig[fe]);
+                rp_dat_num(&dat, s->fig[fl] * lscale);
                 jl_strbuf_puts(&dat, "\n");
                 json_array_append_new(runs, jl_run_key_to_json(s));
                 f->n_points++;
@@ -1125,9 +1126,9 @@ static jl_status fig_precision(rp_report *r, jl_error **err)
             batches[nbt++] = l->items[pr[k].run]->attrs.max_batch_size;
         if (batches)
             qsort(batches, nbt, sizeof *batches, cmp_long);
-        gp_header(&gp, f->id, f->title, "Energy and latency per precision against batch size; crossovers dashed.", 1);
+        rp_gp_header(&gp, f->id, f->title, "Energy and latency per precision against batch size; crossovers dashed.", 1);
         jl_strbuf_puts(&gp, "set title\nset multiplot layout 1,2 title ");
-        gp_str(&gp, f->title);
+        rp_gp_str(&gp, f->title);
         jl_strbuf_puts(&gp, " font \",14\"\nset logscale x 2\n");
         if (batches)
             batch_xtics(&gp, batches, nbt);
@@ -1159,8 +1160,8 @@ static jl_status fig_precision(rp_report *r, jl_error **err)
             jl_strbuf_puts(&gp, "plot ");
             for (size_t p = 0; p < np; p++) {
                 jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:%d with linespoints pt 7 lw 2 lc rgb \"%s\" title ",
-                                 p ? ", \\\n     " : "", f->id, p, panel ? 3 : 2, palette[p % N_PALETTE]);
-                gp_str(&gp, l->items[pr[starts[p]].run]->attrs.precision);
+                                 p ? ", \\\n     " : "", f->id, p, panel ? 3 : 2, rp_palette[p % N_PALETTE]);
+                rp_gp_str(&gp, l->items[pr[starts[p]].run]->attrs.precision);
             }
             jl_strbuf_puts(&gp, "\n");
         }
@@ -1171,7 +1172,7 @@ static jl_status fig_precision(rp_report *r, jl_error **err)
                             l->items[pr[starts[ref]].run]->attrs.precision, "energy_figure",
                             jl_figure_name((jl_figure)fe), "latency_figure", jl_figure_name((jl_figure)fl),
                             "precisions", precs, "crossovers", cross);
-        st = write_fig_files(r, f, &dat, &gp, err);
+        st = rp_write_fig_files(r, f, &dat, &gp, err);
         jl_strbuf_free(&dat);
         jl_strbuf_free(&gp);
         drawn++;

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "joules/output.h"
+#include "joules/diagnose.h"
+#include "joules/frontier.h"
 #include "report/report_internal.h"
 
 void rp_html_escape(jl_strbuf *b, const char *s)
@@ -191,8 +193,8 @@ static int fig_number(const rp_report *r, const rp_figure *f)
     return f->number;
 }
 
-static const rp_fig_kind group_order[] = {RP_FIG_FRONTIER, RP_FIG_TRENDS, RP_FIG_POWER,
-                                          RP_FIG_PRECISION};
+static const rp_fig_kind group_order[] = {RP_FIG_FRONTIER, RP_FIG_TRENDS, RP_FIG_MODEL,
+                                          RP_FIG_POWER, RP_FIG_PRECISION};
 
 static int in_comparisons(const rp_figure *f)
 {
@@ -272,6 +274,293 @@ static void config_cell(jl_strbuf *b, const jl_summary *s)
     H(a->precision ? a->precision : "?");
 }
 
+/* ---- diagnosis (joules diagnose) -------------------------------------------------- */
+
+/* The suggestion predicted to save the most, else NULL. */
+static const jl_finding *best_change(const jl_run_diagnosis *d, double *change)
+{
+    const jl_finding *best = NULL;
+    *change = INFINITY;
+    for (size_t k = 0; k < d->n_findings; k++) {
+        const jl_finding *f = &d->findings[k];
+        if (strcmp(f->severity, "suggestion"))
+            continue;
+        for (size_t j = 0; j < f->n_numbers; j++)
+            if (!strcmp(f->numbers[j].name, "predicted_energy_change") &&
+                f->numbers[j].value < *change) {
+                *change = f->numbers[j].value;
+                best = f;
+            }
+    }
+    return best;
+}
+
+static const jl_finding *finding_of(const jl_run_diagnosis *d, const char *kind)
+{
+    for (size_t k = 0; k < d->n_findings; k++)
+        if (!strcmp(d->findings[k].kind, kind))
+            return &d->findings[k];
+    return NULL;
+}
+
+/* What the model predicts would change the energy of this run, in words. */
+static void change_cell(jl_strbuf *b, const jl_run_diagnosis *d)
+{
+    double ch;
+    const jl_finding *f = best_change(d, &ch);
+    if (f) {
+        P("<span class=\"tag good\">");
+        num(b, ch, 100, 2);
+        P("%</span> ");
+        H(f->message);
+        return;
+    }
+    if ((f = finding_of(d, "batch_plateau")) || (f = finding_of(d, "more_gpus")) ||
+        (f = finding_of(d, "no_prediction"))) {
+        H(f->message);
+        return;
+    }
+    P("<span class=\"muted\">no change predicted (");
+    H(d->fit_method ? d->fit_method : "none");
+    P(d->fit_method && !strcmp(d->fit_method, "none") ? ": no fitted model for this run)</span>"
+                                                       : ")</span>");
+}
+
+static void utilisation_text(jl_strbuf *b, const jl_run_diagnosis *d)
+{
+    if (!isfinite(d->utilisation)) {
+        P("<span class=\"muted\">unknown</span>");
+        return;
+    }
+    num(b, d->utilisation, 1, 2);
+    P(" <span class=\"small muted\">(");
+    H(d->utilisation_source);
+    P(")</span>");
+}
+
+static void limit_text(jl_strbuf *b, const jl_run_diagnosis *d, int evidence)
+{
+    P("<strong>");
+    H(jl_batch_limit_name(d->ceiling.limit));
+    P("</strong>");
+    if (evidence && d->ceiling.evidence) {
+        P(": ");
+        H(d->ceiling.evidence);
+    }
+}
+
+/* Near the top: per group, the diagnosis of its pick (else its
+ * representative run). */
+static void diagnosis_overview(jl_strbuf *b, rp_report *r)
+{
+    if (!r->diag)
+        return;
+    P("<h3 id=\"diagnosis\">What limits each pick (<code>joules diagnose</code>)</h3>\n"
+      "<p class=\"small muted\">Per group, the run above (or, with no pick, the lowest-energy run): "
+      "how busy the GPUs are, how much of the energy is static (idle) power, what stops the batch "
+      "from growing, and the change the fitted model predicts saves the most energy. Definitions: "
+      "<code>docs/diagnose.md</code>; every run: <a href=\"data/diagnose.json\">data/diagnose.json</a> "
+      "and each group's section.</p>\n");
+    P("<div class=\"tablewrap\"><table class=\"answer\">\n<thead><tr>");
+    th(b, "model · task", NULL, 0);
+    th(b, "run", NULL, 0);
+    th(b, "utilisation", "0–1", 1);
+    th(b, "static energy", "% of energy", 1);
+    th(b, "batch limit", "and evidence", 0);
+    th(b, "best predicted change", "energy per token", 0);
+    P("</tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < r->n_groups; i++) {
+        rp_group *g = &r->groups[i];
+        long run = g->pick.run >= 0 ? g->pick.run : g->representative;
+        const jl_run_diagnosis *d = run >= 0 ? rp_diagnosis_of(r, (size_t)run) : NULL;
+        if (!d)
+            continue;
+        P("<tr><td><a href=\"#diag-");
+        H(g->slug);
+        P("\">");
+        H(base(g->model));
+        P("</a> · ");
+        H(g->task ? g->task : "?");
+        P("</td><td>");
+        config_cell(b, d->run);
+        if (g->pick.run < 0)
+            P(" <span class=\"tag\">no pick</span>");
+        P("</td><td class=\"n\">");
+        utilisation_text(b, d);
+        P("</td>");
+        td_num(b, d->static_energy_share, 100, 2);
+        P("<td class=\"small\">");
+        limit_text(b, d, 1);
+        P("</td><td class=\"small\">");
+        change_cell(b, d);
+        P("</td></tr>\n");
+    }
+    P("</tbody></table></div>\n");
+}
+
+static void range_text(jl_strbuf *b, double lo, double hi, double scale, int sig)
+{
+    char x[48], y[48];
+    rp_fmt_num(x, sizeof x, lo * scale, sig);
+    rp_fmt_num(y, sizeof y, hi * scale, sig);
+    P(x);
+    if (strcmp(x, y)) {
+        P("\xe2\x80\x93");
+        P(y);
+    }
+}
+
+/* In a group's section: per configuration (GPU model, count, precision) the
+ * diagnosis in words, then every run's findings. */
+static void group_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
+{
+    rp_group *g = &r->groups[gi];
+    if (!r->diag)
+        return;
+    const jl_summary_list *l = r->l;
+    P("<h3 id=\"diag-");
+    H(g->slug);
+    P("\">Diagnosis</h3>\n<ul class=\"findings\">\n");
+    unsigned char *done = jl_calloc_array(g->n_runs ? g->n_runs : 1, 1);
+    size_t n_findings = 0;
+    for (size_t a = 0; done && a < g->n_runs; a++) {
+        if (done[a])
+            continue;
+        const jl_attrs *aa = &l->items[g->runs[a]]->attrs;
+        double ulo = INFINITY, uhi = -INFINITY, slo = INFINITY, shi = -INFINITY;
+        const char *usrc = NULL;
+        int mixed = 0;
+        size_t n = 0, counts[8] = {0};
+        const jl_run_diagnosis *top = NULL;
+        for (size_t k = a; k < g->n_runs; k++) {
+            const jl_attrs *ak = &l->items[g->runs[k]]->attrs;
+            if (ak->num_gpus != aa->num_gpus || strcmp(ak->gpu_model ? ak->gpu_model : "",
+                                                       aa->gpu_model ? aa->gpu_model : "") ||
+                strcmp(ak->precision ? ak->precision : "", aa->precision ? aa->precision : ""))
+                continue;
+            done[k] = 1;
+            const jl_run_diagnosis *d = rp_diagnosis_of(r, g->runs[k]);
+            if (!d)
+                continue;
+            n++;
+            n_findings += d->n_findings;
+            if (isfinite(d->utilisation)) {
+                ulo = fmin(ulo, d->utilisation);
+                uhi = fmax(uhi, d->utilisation);
+                if (usrc && strcmp(usrc, d->utilisation_source))
+                    mixed = 1;
+                usrc = d->utilisation_source;
+            }
+            if (isfinite(d->static_energy_share)) {
+                slo = fmin(slo, d->static_energy_share);
+                shi = fmax(shi, d->static_energy_share);
+            }
+            if ((unsigned)d->ceiling.limit < 8)
+                counts[d->ceiling.limit]++;
+            if (!top || ak->max_batch_size > top->run->attrs.max_batch_size)
+                top = d;
+        }
+        if (!n)
+            continue;
+        P("<li><strong>");
+        H(aa->gpu_model ? aa->gpu_model : "?");
+        jl_strbuf_printf(b, " \xc3\x97 %ld, ", aa->num_gpus);
+        H(aa->precision ? aa->precision : "?");
+        jl_strbuf_printf(b, "</strong> (%zu run%s; model: ", n, n == 1 ? "" : "s");
+        H(top->fit_method ? top->fit_method : "none");
+        P("). ");
+        if (isfinite(ulo)) {
+            P("Utilisation ");
+            range_text(b, ulo, uhi, 1, 2);
+            P(" (");
+            H(mixed ? "mixed sources" : usrc);
+            P(")");
+            if (uhi < 0.6)
+                P(" \xe2\x80\x94 the GPUs are under-utilised at every batch measured");
+            P(". ");
+        } else {
+            P("Utilisation unknown. ");
+        }
+        if (isfinite(slo)) {
+            P("Static (idle) power is ");
+            range_text(b, slo, shi, 100, 2);
+            P("% of the energy. ");
+        }
+        P("Batch limit: ");
+        int first = 1;
+        for (unsigned k = 0; k < 8; k++)
+            if (counts[k]) {
+                jl_strbuf_printf(b, "%s<strong>", first ? "" : ", ");
+                H(jl_batch_limit_name((jl_batch_limit)k));
+                jl_strbuf_printf(b, "</strong> in %zu", counts[k]);
+                first = 0;
+            }
+        jl_strbuf_printf(b, " of %zu run%s; at the largest cap (%ld): ", n, n == 1 ? "" : "s",
+                         top->run->attrs.max_batch_size);
+        H(top->ceiling.evidence ? top->ceiling.evidence : "no evidence recorded");
+        P(". There, ");
+        double ch;
+        const jl_finding *bf = best_change(top, &ch);
+        const jl_finding *pf = finding_of(top, "batch_plateau");
+        if (bf)
+            H(bf->message);
+        else if (pf)
+            H(pf->message);
+        else
+            P("the model predicts no change that saves energy");
+        P(".</li>\n");
+    }
+    free(done);
+    P("</ul>\n");
+    jl_strbuf_printf(b, "<details><summary>Every run's diagnosis (%zu runs, %zu findings)</summary>\n",
+                     g->n_runs, n_findings);
+    P("<div class=\"tablewrap\"><table><thead><tr>");
+    th(b, "run", NULL, 0);
+    th(b, "batch", "cap · achieved", 1);
+    th(b, "utilisation", NULL, 1);
+    th(b, "static energy", "%", 1);
+    th(b, "batch limit", NULL, 0);
+    th(b, "findings", NULL, 0);
+    P("</tr></thead><tbody>\n");
+    for (size_t k = 0; k < g->n_runs; k++) {
+        const jl_run_diagnosis *d = rp_diagnosis_of(r, g->runs[k]);
+        if (!d)
+            continue;
+        const jl_summary *s = d->run;
+        P("<tr><td>");
+        H(base(s->file));
+        P(" · <code>");
+        H(s->run ? s->run : "?");
+        P("</code><br><span class=\"small muted\">");
+        H(s->attrs.gpu_model ? s->attrs.gpu_model : "?");
+        jl_strbuf_printf(b, " \xc3\x97 %ld, ", s->attrs.num_gpus);
+        H(s->attrs.precision ? s->attrs.precision : "?");
+        jl_strbuf_printf(b, "</span></td><td class=\"n\">%ld · ", s->attrs.max_batch_size);
+        num(b, d->ceiling.achieved, 1, 3);
+        P("</td><td class=\"n\">");
+        utilisation_text(b, d);
+        P("</td>");
+        td_num(b, d->static_energy_share, 100, 2);
+        P("<td class=\"wrap small\">");
+        limit_text(b, d, 1);
+        P("</td><td class=\"wrap small\"><ul class=\"findings\">");
+        for (size_t q = 0; q < d->n_findings; q++) {
+            const jl_finding *f = &d->findings[q];
+            if (!strcmp(f->kind, "batch_limit"))
+                continue;
+            P(!strcmp(f->severity, "warning") ? "<li><span class=\"tag warn\">"
+              : !strcmp(f->severity, "suggestion") ? "<li><span class=\"tag good\">"
+                                                   : "<li><span class=\"tag\">");
+            H(f->kind);
+            P("</span> ");
+            H(f->message);
+            P("</li>");
+        }
+        P("</ul></td></tr>\n");
+    }
+    P("</tbody></table></div>\n</details>\n");
+}
+
 static void answer_section(jl_strbuf *b, rp_report *r)
 {
     const jl_summary_list *l = r->l;
@@ -341,10 +630,10 @@ static void answer_section(jl_strbuf *b, rp_report *r)
         }
     }
     P("</ul>\n");
-    P("<p class=\"small muted\">Findings are measured facts about these runs (the latent-model "
-      "diagnosis of <code>joules diagnose</code> will add explanations when it is available). "
-      "Energy per token is the energy of all GPUs in the steady-state window divided by the "
-      "tokens generated in it.</p>\n");
+    P("<p class=\"small muted\">Findings are measured facts about these runs; the diagnosis "
+      "below explains them with the fitted batch-size model. Energy per token is the energy of "
+      "all GPUs in the steady-state window divided by the tokens generated in it.</p>\n");
+    diagnosis_overview(b, r);
     if (r->n_notes) {
         P("<div class=\"note\"><strong>Notes.</strong><ul>");
         for (size_t i = 0; i < r->n_notes; i++) {
@@ -469,7 +758,8 @@ static void group_section(jl_strbuf *b, rp_report *r, size_t gi, int number)
         }
         P("</ul>\n");
     }
-    /* figures of this group: frontier, trends, power, precision */
+    group_diagnosis(b, r, gi);
+    /* figures of this group: frontier, trends, model fit, power, precision */
     for (size_t o = 0; o < sizeof group_order / sizeof group_order[0]; o++)
         for (size_t i = 0; i < r->n_figs; i++)
             if (r->figs[i].group == (long)gi && r->figs[i].kind == group_order[o])

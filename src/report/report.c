@@ -14,6 +14,7 @@
 
 #include "joules/choice.h"
 #include "joules/output.h"
+#include "joules/frontier.h"
 #include "report/report_internal.h"
 
 void jl_report_options_default(jl_report_options *opt)
@@ -35,7 +36,7 @@ void jl_report_result_clear(jl_report_result *res)
 const char *rp_fig_kind_name(rp_fig_kind k)
 {
     static const char *const names[] = {"power", "batch_trends", "frontier", "gpu_comparison",
-                                        "precision"};
+                                        "precision", "model_fit"};
     return (unsigned)k < RP_FIG_KIND_COUNT ? names[k] : "?";
 }
 
@@ -832,6 +833,7 @@ static json_t *report_document(rp_report *r)
         for (size_t k = 0; k < g->n_findings; k++)
             json_array_append_new(fd, json_string(g->findings[k]));
         json_object_set_new(o, "findings", fd);
+        json_object_set_new(o, "diagnosis", rp_group_diagnosis_json(r, i));
         json_array_append_new(groups, o);
     }
     json_object_set_new(doc, "groups", groups);
@@ -896,6 +898,7 @@ static void report_free(rp_report *r)
     free(r->notes);
     free(r->gnuplot_version);
     json_decref(r->check_doc);
+    rp_model_free(r);
     jl_frontier_set_free(r->fs);
     jl_slo_free(r->default_slo_llm);
     jl_slo_free(r->default_slo_diffusion);
@@ -977,9 +980,15 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
     if (!st)
         st = build_groups(&r, err);
     if (!st)
+        st = rp_model_compute(&r, err);
+    if (!st)
         st = write_documents(&r, err);
     if (!st)
+        st = rp_model_write_documents(&r, err);
+    if (!st)
         st = rp_figures_plan_and_write(&r, err);
+    if (!st)
+        st = rp_model_figures(&r, err);
     if (!st)
         st = rp_figures_render(&r, err);
     if (!st) {

@@ -8,8 +8,18 @@
 #include <stddef.h>
 
 #include "core/util.h"
-#include "joules/frontier.h"
 #include "joules/report.h"
+
+/* joules/frontier.h and joules/model.h both define a type jl_group, so no
+ * file can include both: this header names their types by forward
+ * declaration; report.c, figures.c and html.c include frontier.h, model.c
+ * includes model.h. */
+struct jl_frontier;
+struct jl_frontier_set;
+struct jl_group_list;
+struct jl_group_fit;
+struct jl_diagnosis;
+struct jl_run_diagnosis;
 
 typedef enum {
     RP_FIG_POWER,        /* power over time, steady window, occupancy */
@@ -17,6 +27,7 @@ typedef enum {
     RP_FIG_FRONTIER,     /* paper Fig. 8-9: time-energy curves */
     RP_FIG_GPU_COMPARE,  /* paper Fig. 6: GPU models at matched SLOs */
     RP_FIG_PRECISION,    /* paper Fig. 7: precisions vs batch, crossover */
+    RP_FIG_MODEL,        /* fitted batch-size model with its band over the runs */
     RP_FIG_KIND_COUNT
 } rp_fig_kind;
 
@@ -49,7 +60,7 @@ typedef struct rp_group {
     const char *model, *task, *workload;
     size_t *runs;      /* indices into the list, list order */
     size_t n_runs;
-    const jl_frontier *frontier; /* NULL when none */
+    const struct jl_frontier *frontier; /* NULL when none */
     const jl_slo *slo; /* the SLO for this group's workload */
     char *slo_text;    /* as given, for people */
     rp_pick pick;      /* over every run of the group */
@@ -75,7 +86,7 @@ typedef struct rp_report {
     jl_report_options opt;
     jl_ruleset rules;
     char *root;        /* the temporary directory being built */
-    jl_frontier_set *fs;
+    struct jl_frontier_set *fs;
     rp_group *groups;
     size_t n_groups;
     rp_figure *figs;
@@ -89,6 +100,13 @@ typedef struct rp_report {
     json_t *check_doc; /* joules.check/1, for findings */
     jl_slo *default_slo_llm, *default_slo_diffusion;
     double elapsed_analysis_s;
+    /* the batch-size model (model.c): groups of jl_model_groups(), their
+     * fits, the report group each belongs to (-1 none) */
+    struct jl_group_list *fit_groups;
+    struct jl_group_fit **fits;   /* n_fits, NULL when not fitted */
+    size_t n_fits;
+    long *fit_group_of;
+    struct jl_diagnosis *diag;    /* runs[i] is the list's item i; NULL when not computed */
 } rp_report;
 
 /* helpers (report.c) */
@@ -119,6 +137,26 @@ void rp_fmt_num(char *buf, size_t cap, double v, int sig);
 jl_status rp_figures_plan_and_write(rp_report *r, jl_error **err);
 /* Run gnuplot on every planned figure; failures become notes. */
 jl_status rp_figures_render(rp_report *r, jl_error **err);
+
+/* gnuplot helpers (figures.c) */
+extern const char *const rp_palette[]; /* Okabe–Ito, RP_N_PALETTE colours */
+#define RP_N_PALETTE 8
+void rp_gp_str(jl_strbuf *b, const char *s);
+void rp_dat_num(jl_strbuf *b, double v);
+void rp_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what, int wide);
+jl_status rp_write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strbuf *gp,
+                             jl_error **err);
+
+/* model.c: fits and diagnosis (a failure becomes a note), their documents
+ * (data/fit.json, data/fit-curves.csv, data/diagnose.json), one figure per
+ * fitted group; the diagnosis of a run, NULL when none. */
+jl_status rp_model_compute(rp_report *r, jl_error **err);
+jl_status rp_model_write_documents(rp_report *r, jl_error **err);
+jl_status rp_model_figures(rp_report *r, jl_error **err);
+void rp_model_free(rp_report *r);
+const struct jl_run_diagnosis *rp_diagnosis_of(const rp_report *r, size_t run);
+/* The report group's diagnosis summary for report.json (NULL: none). */
+json_t *rp_group_diagnosis_json(const rp_report *r, size_t gi);
 
 /* html.c */
 jl_status rp_html_write(rp_report *r, jl_error **err);

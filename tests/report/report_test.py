@@ -64,9 +64,32 @@ def t_data(tmp):
         if got != want:
             fail(f"{d['path']} differs from `{d['command']}`")
         n += 1
-    for need in ("data/summary.json", "data/check.json", "data/frontier.json", "data/pick.json"):
+    for need in ("data/summary.json", "data/check.json", "data/frontier.json", "data/pick.json",
+                 "data/fit.json", "data/fit-curves.csv", "data/diagnose.json"):
         if need not in [d["path"] for d in rep["data"]]:
             fail(f"{need} missing")
+    # the model and diagnosis documents: the commands' bytes (checked above
+    # with the rest) and the commands recorded for them
+    cmds = {d["path"]: d["command"] for d in rep["data"]}
+    if cmds["data/fit.json"] != "joules fit --json PATH..." or \
+            cmds["data/diagnose.json"] != "joules diagnose --json PATH...":
+        fail(f"unexpected commands for fit/diagnose: {cmds['data/fit.json']}, {cmds['data/diagnose.json']}")
+    for doc, cmd in (("fit.json", ["fit", "--json"]), ("diagnose.json", ["diagnose", "--json"])):
+        if run(cmd + ["traces/"]).stdout != open(os.path.join(out, "data", doc), "rb").read():
+            fail(f"data/{doc} differs from `joules {' '.join(cmd)} traces/`")
+    # the curves: one block of rows per fitted group, the value inside its band
+    import csv
+    fit = json.load(open(os.path.join(out, "data", "fit.json")))
+    curves = list(csv.DictReader(open(os.path.join(out, "data", "fit-curves.csv"))))
+    fitted = {g["group"] for g in fit["groups"] if g["method"] != "none"}
+    if {c["group"] for c in curves} != fitted or not fitted:
+        fail(f"fit-curves.csv groups {sorted({c['group'] for c in curves})} != fitted groups {sorted(fitted)}")
+    for c in curves:
+        if c["band"] != "none":
+            lo, v, hi = (float(c[k]) for k in ("energy_per_token_lo_j", "energy_per_token_j", "energy_per_token_hi_j"))
+            if not lo <= v <= hi:
+                fail(f"fit-curves.csv: energy {v} outside its band [{lo}, {hi}] at batch {c['batch']}")
+    print(f"ok: fit.json, diagnose.json = the commands' bytes; {len(curves)} curve rows for {len(fitted)} groups")
     # the report's own document: golden (deterministic: no timestamps)
     golden = os.path.join(HERE, "golden", "report.json")
     text = open(os.path.join(out, "data", "report.json")).read()
@@ -101,8 +124,10 @@ def t_figures(tmp):
     rep = json.load(open(os.path.join(out, "data", "report.json")))
     summary = json.load(open(os.path.join(out, "data", "summary.json")))
     frontier = json.load(open(os.path.join(out, "data", "frontier.json")))
+    fit = json.load(open(os.path.join(out, "data", "fit.json")))
     figdir = os.path.join(out, "figures")
     drawn = 0
+    n_fit_figs = 0
     for f in rep["figures"]:
         fid = f["id"]
         if f["n_points"] == 0:
@@ -134,6 +159,21 @@ def t_figures(tmp):
         elif f["kind"] == "power":
             if len(rows) != f["n_points"] or len(rows) < 100:
                 fail(f"{fid}.dat has {len(rows)} samples")
+        elif f["kind"] == "model_fit":
+            # block 0: one row per run of the fitted group; block 1: the curve
+            blocks = [b for b in re.split(r"\n\s*\n\s*\n", open(os.path.join(figdir, f"{fid}.dat")).read())]
+            pts = [l for l in blocks[0].splitlines() if l.strip() and not l.startswith("#")]
+            g = next(x for x in fit["groups"] if x["group"] == f["fit_group"])
+            if not (len(pts) == f["n_points"] == len(f["runs"]) == g["n_points"] == len(g["points"])):
+                fail(f"{fid}.dat has {len(pts)} runs; the group has {g['n_points']} "
+                     f"(report.json: {f['n_points']}, {len(f['runs'])} run keys)")
+            want = sorted((p["file"], p["run"]) for p in g["points"])
+            if sorted((k["file"], k["run"]) for k in f["runs"]) != want:
+                fail(f"{fid}: the runs plotted are not the fitted group's")
+            curve = [l for l in blocks[1].splitlines() if l.strip() and not l.startswith("#")]
+            if len(curve) < f["n_curve_points"]:
+                fail(f"{fid}.dat has {len(curve)} curve rows, expected >= {f['n_curve_points']}")
+            n_fit_figs += 1
         elif f["kind"] == "gpu_comparison":
             if len(rows) != len(f["bars"]):
                 fail(f"{fid}.dat has {len(rows)} bars, expected {len(f['bars'])}")
@@ -144,9 +184,13 @@ def t_figures(tmp):
     if n_plotted != n_runs:
         fail(f"frontier figures plot {n_plotted} runs of {n_runs}")
     kinds = {f["kind"] for f in rep["figures"] if f["n_points"]}
-    for k in ("power", "batch_trends", "frontier", "gpu_comparison"):
+    for k in ("power", "batch_trends", "frontier", "gpu_comparison", "model_fit"):
         if k not in kinds:
             fail(f"no {k} figure drawn")
+    # one model figure per fitted group
+    n_fitted = sum(1 for g in fit["groups"] if g["method"] != "none" and g["n_points"])
+    if n_fit_figs != n_fitted:
+        fail(f"{n_fit_figs} model figures for {n_fitted} fitted groups")
     # the scripts redraw the figures as documented
     p = subprocess.run(["gnuplot", "-e", "fmt='svg'; out='/dev/null'", f"{rep['figures'][0]['id']}.gp"],
                        cwd=figdir, capture_output=True)
@@ -190,7 +234,8 @@ def t_html(tmp):
     if not os.path.exists(shot):
         fail("no screenshot: " + log[-2000:])
     dom = subprocess.run(base + ["--dump-dom", page], capture_output=True, timeout=120).stdout.decode()
-    for needle in ("The answer", "Every run", "Validation", "Figure 1."):
+    for needle in ("The answer", "Every run", "Validation", "Figure 1.", "What limits each pick",
+                   "Diagnosis", "Batch-size model", "Every run's diagnosis"):
         if needle not in dom:
             fail(f"rendered page lacks '{needle}'")
     if have_pil:

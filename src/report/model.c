@@ -1,0 +1,706 @@
+/* The report's model part: the batch-size model of every group (the same
+ * jl_model_fit_group() as `joules fit`), the diagnosis of every run (the
+ * same jl_diagnose() as `joules diagnose`), their documents in data/
+ * (fit.json, diagnose.json: the commands' bytes; fit-curves.csv: the curves
+ * the figures draw) and one figure per fitted group: energy per token
+ * against the achieved batch, the measured runs as dots, the fitted curve
+ * with its 95 % band, the batch ceiling, and power and throughput panels.
+ * What the band is (and is not): docs/report.md, docs/model.md. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "joules/diagnose.h"
+#include "joules/model.h"
+#include "joules/output.h"
+#include "report/report_internal.h"
+
+/* Points of each drawn curve (log-spaced over jl_model_batch_grid's range,
+ * plus the ends of the measured batch range). */
+#define RP_CURVE_POINTS 64
+
+static int same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+void rp_model_free(rp_report *r)
+{
+    for (size_t i = 0; r->fits && i < r->n_fits; i++)
+        jl_group_fit_free(r->fits[i]);
+    free(r->fits);
+    free(r->fit_group_of);
+    jl_group_list_clear(r->fit_groups);
+    free(r->fit_groups);
+    jl_diagnosis_free(r->diag);
+    r->fit_groups = NULL;
+    r->n_fits = 0;
+    r->fits = NULL;
+    r->fit_group_of = NULL;
+    r->diag = NULL;
+}
+
+static void note_error(rp_report *r, const char *what, jl_error *e)
+{
+    char *m = e ? jl_error_format(e) : NULL;
+    rp_note(r, "%s: %s", what, m ? m : "out of memory");
+    free(m);
+    jl_error_free(e);
+}
+
+jl_status rp_model_compute(rp_report *r, jl_error **err)
+{
+    jl_model_options mo;
+    jl_model_options_default(&mo);
+    jl_error *e = NULL;
+    if (!(r->fit_groups = jl_calloc_array(1, sizeof *r->fit_groups)))
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    if (jl_model_groups(r->l, r->fit_groups, &e) != JL_OK) {
+        note_error(r, "the batch-size model was not fitted", e);
+        rp_model_free(r);
+        return JL_OK;
+    }
+    size_t n = r->fit_groups->count;
+    r->fits = jl_calloc_array(n ? n : 1, sizeof *r->fits);
+    r->fit_group_of = jl_calloc_array(n ? n : 1, sizeof *r->fit_group_of);
+    if (!r->fits || !r->fit_group_of) {
+        rp_model_free(r);
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const jl_group *g = &r->fit_groups->items[i];
+        if (jl_model_fit_group(g->runs, g->n_runs, &mo, r->opt.desc, &r->fits[i], &e) != JL_OK) {
+            note_error(r, "the batch-size model was not fitted", e);
+            rp_model_free(r);
+            break;
+        }
+        r->n_fits = i + 1;
+        r->fit_group_of[i] = -1;
+        for (size_t k = 0; k < r->n_groups; k++)
+            if (same(r->groups[k].model, g->key.model) && same(r->groups[k].task, g->key.task))
+                r->fit_group_of[i] = (long)k;
+    }
+    jl_diagnose_options dopt;
+    jl_diagnose_options_default(&dopt);
+    if (jl_diagnose(r->l, r->opt.desc, &dopt, &r->diag, &e) != JL_OK) {
+        note_error(r, "the runs were not diagnosed", e);
+        r->diag = NULL;
+    }
+    return JL_OK;
+}
+
+const jl_run_diagnosis *rp_diagnosis_of(const rp_report *r, size_t run)
+{
+    if (!r->diag || run >= r->diag->count || r->diag->runs[run].run != r->l->items[run])
+        return NULL;
+    return &r->diag->runs[run];
+}
+
+/* ---- data/ ------------------------------------------------------------------------- */
+
+static void csv_str(jl_strbuf *b, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\r\n")) {
+        jl_strbuf_puts(b, s);
+        return;
+    }
+    jl_strbuf_puts(b, "\"");
+    for (; *s; s++)
+        jl_strbuf_append(b, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
+    jl_strbuf_puts(b, "\"");
+}
+
+static void csv_num(jl_strbuf *b, double v)
+{
+    jl_strbuf_puts(b, ",");
+    if (isfinite(v))
+        jl_strbuf_printf(b, "%.17g", v);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The batches a curve is drawn at (caller frees; 0 when none). */
+static size_t curve_grid(const jl_group_fit *f, double **out)
+{
+    *out = NULL;
+    double *g = jl_model_batch_grid(f, RP_CURVE_POINTS);
+    if (!g)
+        return 0;
+    double *v = realloc(g, (RP_CURVE_POINTS + 2) * sizeof *v);
+    if (!v) {
+        free(g);
+        return 0;
+    }
+    size_t n = RP_CURVE_POINTS;
+    double ends[2] = {f->batch_min, f->batch_max};
+    for (int k = 0; k < 2; k++)
+        if (ends[k] > v[0] && ends[k] < v[RP_CURVE_POINTS - 1])
+            v[n++] = ends[k];
+    qsort(v, n, sizeof *v, cmp_double);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || v[i] > v[m - 1] * (1 + 1e-12))
+            v[m++] = v[i];
+    *out = v;
+    return m;
+}
+
+/* What the band of a fit is: "combined" (parameters + correction),
+ * "parameters" (no correction applied) or "none". */
+static const char *band_kind(const jl_group_fit *f)
+{
+    if (f->method != JL_FIT_MODEL || !f->has_ci)
+        return "none";
+    return f->has_correction ? "combined" : "parameters";
+}
+
+/* The kind of the batch ceiling: the reason's first word, "none" when
+ * there is none. */
+static void ceiling_kind(const jl_group_fit *f, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", "none");
+    if (!isfinite(f->batch_ceiling) || !f->ceiling_reason)
+        return;
+    size_t n = strcspn(f->ceiling_reason, ": ");
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(buf, f->ceiling_reason, n);
+    buf[n] = 0;
+}
+
+static jl_status write_curves_csv(rp_report *r, jl_error **err)
+{
+    jl_strbuf b;
+    jl_strbuf_init(&b);
+    jl_strbuf_puts(&b, "group,model,task,gpu_model,num_gpus,precision,method,band,batch,"
+                       "extrapolated,beyond_ceiling,energy_per_token_j,energy_per_token_lo_j,"
+                       "energy_per_token_hi_j,model_energy_per_token_j,power_w,power_lo_w,"
+                       "power_hi_w,throughput_tok_s,throughput_lo_tok_s,throughput_hi_tok_s,"
+                       "step_time_s,batch_min,batch_max,ceiling_batch\n");
+    for (size_t i = 0; i < r->n_fits; i++) {
+        const jl_group_fit *f = r->fits[i];
+        double *grid = NULL;
+        size_t n = curve_grid(f, &grid);
+        char *key = jl_group_key_format(&f->key);
+        for (size_t k = 0; k < n; k++) {
+            jl_prediction p;
+            if (jl_model_predict(f, grid[k], &p) != JL_OK)
+                continue;
+            csv_str(&b, key);
+            jl_strbuf_puts(&b, ",");
+            csv_str(&b, f->key.model);
+            jl_strbuf_puts(&b, ",");
+            csv_str(&b, f->key.task);
+            jl_strbuf_puts(&b, ",");
+            csv_str(&b, f->key.gpu_model);
+            jl_strbuf_printf(&b, ",%ld,", f->key.num_gpus);
+            csv_str(&b, f->key.precision);
+            jl_strbuf_printf(&b, ",%s,%s", jl_fit_method_name(f->method), band_kind(f));
+            csv_num(&b, p.batch);
+            jl_strbuf_printf(&b, ",%d,%d", p.extrapolated, p.beyond_ceiling);
+            csv_num(&b, p.energy_per_token_j.value);
+            csv_num(&b, p.energy_per_token_j.lo);
+            csv_num(&b, p.energy_per_token_j.hi);
+            csv_num(&b, f->method == JL_FIT_MODEL ? p.model_energy_per_token_j.value : NAN);
+            csv_num(&b, p.power_w.value);
+            csv_num(&b, p.power_w.lo);
+            csv_num(&b, p.power_w.hi);
+            csv_num(&b, p.throughput_tok_s.value);
+            csv_num(&b, p.throughput_tok_s.lo);
+            csv_num(&b, p.throughput_tok_s.hi);
+            csv_num(&b, p.step_time_s.value);
+            csv_num(&b, f->batch_min);
+            csv_num(&b, f->batch_max);
+            csv_num(&b, f->batch_ceiling);
+            jl_strbuf_puts(&b, "\n");
+        }
+        free(key);
+        free(grid);
+    }
+    char *text = jl_strbuf_take(&b);
+    jl_status st = rp_write_text(r, "data/fit-curves.csv", text, err);
+    free(text);
+    return st;
+}
+
+static jl_status write_with_errors(rp_report *r, const char *rel, json_t *doc, jl_error **err)
+{
+    if (doc)
+        json_object_set_new(doc, "errors", jl_errors_to_json(r->errors));
+    jl_status st = rp_write_json(r, rel, doc, err);
+    json_decref(doc);
+    return st;
+}
+
+jl_status rp_model_write_documents(rp_report *r, jl_error **err)
+{
+    jl_status st = JL_OK;
+    if (r->fits) {
+        jl_model_options mo;
+        jl_model_options_default(&mo);
+        st = write_with_errors(r, "data/fit.json",
+                               jl_fit_document(r->fits, r->n_fits, &mo,
+                                               JL_FIT_DEFAULT_GRID, NULL, NULL, r->fit_groups),
+                               err);
+        if (!st)
+            st = write_curves_csv(r, err);
+        if (st)
+            return st;
+        rp_add_data(r, "data/fit.json",
+                    "joules.fit/1: the batch-size model of every group (parameters with 95% "
+                    "intervals, residuals per run, curves with their band, the batch ceiling)",
+                    "joules fit --json PATH...");
+        rp_add_data(r, "data/fit-curves.csv",
+                    "the fitted curves the model figures draw: one row per (group, batch), "
+                    "energy per token, power, throughput with the band's bounds",
+                    NULL);
+    }
+    if (r->diag) {
+        st = write_with_errors(r, "data/diagnose.json", jl_diagnosis_to_json(r->diag), err);
+        if (st)
+            return st;
+        rp_add_data(r, "data/diagnose.json",
+                    "joules.diagnose/1: per run utilisation, static energy, the binding batch "
+                    "limit with evidence, and the model's predicted changes",
+                    "joules diagnose --json PATH...");
+    }
+    return st;
+}
+
+/* ---- the figure ------------------------------------------------------------------ */
+
+static char *fig_id(const rp_group *g, const jl_group_key *k)
+{
+    char *id = jl_asprintf("fit-%s-%s-x%ld-%s", g->slug, k->gpu_model ? k->gpu_model : "gpu",
+                           k->num_gpus, k->precision ? k->precision : "na");
+    if (!id)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; id[i]; i++) {
+        char ch = id[i];
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '.';
+        if (!ok && o && id[o - 1] == '-')
+            continue;
+        id[o++] = ok ? ch : '-';
+    }
+    id[o] = 0;
+    return id;
+}
+
+typedef struct range {
+    double lo, hi;
+} range;
+
+static void widen(range *r, double v)
+{
+    if (isfinite(v) && v > 0) {
+        r->lo = fmin(r->lo, v);
+        r->hi = fmax(r->hi, v);
+    }
+}
+
+static void gp_num(jl_strbuf *b, const char *name, double v)
+{
+    jl_strbuf_printf(b, "%s = %.10g\n", name, v);
+}
+
+/* "set ytics (...)" with 1-2-5 ticks over [lo, hi] (decades alone when it
+ * spans more than 3 decades): a narrow log range would otherwise show one
+ * label or none. */
+static void log_ytics(jl_strbuf *gp, double lo, double hi)
+{
+    if (!(lo > 0 && hi > lo && isfinite(hi)))
+        return;
+    static const double m125[] = {1, 2, 5};
+    int only1 = hi / lo > 1e3;
+    jl_strbuf_puts(gp, "set ytics (");
+    int first = 1;
+    for (int d = (int)floor(log10(lo)); d <= (int)ceil(log10(hi)); d++)
+        for (int k = 0; k < (only1 ? 1 : 3); k++) {
+            double v = m125[k] * pow(10, d);
+            if (v < lo || v > hi)
+                continue;
+            jl_strbuf_printf(gp, "%s%.6g", first ? "" : ", ", v);
+            first = 0;
+        }
+    jl_strbuf_puts(gp, ")\n");
+}
+
+/* One panel's plot command. col: first column of value, lo, hi in the curve
+ * block; clamp: the gnuplot clamp function name. */
+static void plot_panel(jl_strbuf *gp, const char *id, int col, const char *clamp, int band,
+                       int physical_col, int with_titles, const char *band_title, int interp,
+                       size_t n_beyond)
+{
+    const char *blue = rp_palette[0], *orange = rp_palette[1];
+    int first = 1;
+#define SEP (first ? (first = 0, "plot ") : ", \\\n     ")
+    if (band) {
+        jl_strbuf_printf(gp, "%s\"%s.dat\" index 1 using 1:(%s($%d)):(%s($%d)) with filledcurves "
+                             "fc rgb \"#56B4E9\" fs transparent solid 0.35 noborder",
+                         SEP, id, clamp, col + 1, clamp, col + 2);
+        if (with_titles) {
+            jl_strbuf_puts(gp, " title ");
+            rp_gp_str(gp, band_title);
+        }
+    }
+    jl_strbuf_printf(gp, "%s\"%s.dat\" index 1 using 1:(inr($12) ? %s($%d) : NaN) with lines lw 2.6 lc rgb \"%s\"",
+                     SEP, id, clamp, col, blue);
+    if (with_titles)
+        jl_strbuf_printf(gp, " title \"%s\"",
+                         interp ? "interpolation"
+                                : (physical_col ? "model + correction" : "model"));
+    jl_strbuf_printf(gp, "%s\"%s.dat\" index 1 using 1:(outr($12) ? %s($%d) : NaN) with lines lw 2 dt 2 lc rgb \"%s\"",
+                     SEP, id, clamp, col, blue);
+    if (with_titles)
+        jl_strbuf_puts(gp, " title \"extrapolated\"");
+    if (physical_col) {
+        jl_strbuf_printf(gp, "%s\"%s.dat\" index 1 using 1:(%s($%d)) with lines lw 1.3 dt 3 lc rgb \"#555555\"",
+                         SEP, id, clamp, physical_col);
+        if (with_titles)
+            jl_strbuf_puts(gp, " title \"physical model alone\"");
+    }
+    /* measured: block 0, columns batch=2, e=3, P=4, T=5 */
+    int mcol = col == 2 ? 3 : (col == 5 ? 4 : 5);
+    jl_strbuf_printf(gp, "%s\"%s.dat\" index 0 using 2:(beyond($2) ? NaN : $%d) with points pt 7 ps 1.25 lc rgb \"%s\"",
+                     SEP, id, mcol, orange);
+    if (with_titles)
+        jl_strbuf_puts(gp, " title \"measured runs\"");
+    if (n_beyond) {
+        jl_strbuf_printf(gp, "%s\"%s.dat\" index 0 using 2:(beyond($2) ? $%d : NaN) with points pt 6 ps 1.25 lw 1.5 lc rgb \"%s\"",
+                         SEP, id, mcol, orange);
+        if (with_titles)
+            jl_strbuf_puts(gp, " title \"runs beyond the ceiling\"");
+    }
+    jl_strbuf_puts(gp, "\n");
+#undef SEP
+}
+
+static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
+{
+    const jl_group_fit *fit = r->fits[fi];
+    long gi = r->fit_group_of[fi];
+    if (gi < 0 || fit->method == JL_FIT_NONE || !fit->n_points)
+        return JL_OK;
+    rp_group *g = &r->groups[gi];
+    const jl_group_key *k = &fit->key;
+    char *id = fig_id(g, k);
+    rp_figure *f = id ? rp_add_figure(r, RP_FIG_MODEL, gi, id) : NULL;
+    free(id);
+    if (!f)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    f->title = jl_asprintf("Batch-size model: %s, %s on %s x%ld (%s)", k->model, k->task,
+                           k->gpu_model, k->num_gpus, k->precision);
+
+    double *grid = NULL;
+    size_t ng = curve_grid(fit, &grid);
+    const char *band = band_kind(fit);
+    int has_band = strcmp(band, "none") != 0;
+    int physical = fit->method == JL_FIT_MODEL && fit->has_correction;
+    int interp = fit->method == JL_FIT_INTERPOLATION;
+    char ckind[32];
+    ceiling_kind(fit, ckind, sizeof ckind);
+
+    jl_strbuf dat, gp;
+    jl_strbuf_init(&dat);
+    jl_strbuf_init(&gp);
+    range re = {INFINITY, -INFINITY}, rt = re, rx = re;
+    double pmax = 0;
+    jl_strbuf_printf(&dat, "# %s\n# block 0 (index 0): the measured runs, one row per run\n"
+                           "# max_batch_size batch energy_per_token_j power_w throughput_tok_s run\n",
+                     f->title);
+    json_t *runs = json_array();
+    for (size_t i = 0; i < fit->n_points; i++) {
+        const jl_fit_point *p = &fit->points[i];
+        jl_strbuf_printf(&dat, "%ld", p->max_batch_size);
+        rp_dat_num(&dat, p->batch);
+        rp_dat_num(&dat, p->energy_per_token_j);
+        rp_dat_num(&dat, p->power_w);
+        rp_dat_num(&dat, p->throughput_tok_s);
+        jl_strbuf_printf(&dat, " \"%s:%s\"\n", p->run->file ? p->run->file : "?",
+                         p->run->run ? p->run->run : "?");
+        widen(&re, p->energy_per_token_j);
+        widen(&rt, p->throughput_tok_s);
+        widen(&rx, p->batch);
+        if (isfinite(p->power_w))
+            pmax = fmax(pmax, p->power_w);
+        json_array_append_new(runs, jl_run_key_to_json(p->run));
+        f->n_points++;
+    }
+    jl_strbuf_puts(&dat, "\n\n# block 1 (index 1): the curve (data/fit-curves.csv has the same)\n"
+                         "# batch energy_per_token_j energy_lo_j energy_hi_j power_w power_lo_w "
+                         "power_hi_w throughput_tok_s throughput_lo_tok_s throughput_hi_tok_s "
+                         "model_energy_per_token_j segment\n"
+                         "# segment: 0 below the measured batches, 1 over them, 2 above them "
+                         "(extrapolated); a blank line separates segments\n");
+    jl_prediction *pr = jl_calloc_array(ng ? ng : 1, sizeof *pr);
+    size_t npr = 0;
+    for (size_t i = 0; pr && i < ng; i++) {
+        jl_prediction p;
+        if (jl_model_predict(fit, grid[i], &p) != JL_OK)
+            continue;
+        pr[npr++] = p;
+    }
+    /* three segments, separated by a blank line so no line joins them: below
+     * the measured batches (0), over them (1), above them (2); the ends of the
+     * measured range are in both segments they bound */
+    for (int seg = 0; seg < 3; seg++) {
+        size_t rows = 0;
+        for (size_t i = 0; i < npr; i++) {
+            const jl_prediction p = pr[i];
+            double bl = fit->batch_min * (1 + 1e-12), bh = fit->batch_max * (1 - 1e-12);
+            int in = seg == 0 ? p.batch <= bl
+                              : (seg == 1 ? p.batch >= fit->batch_min * (1 - 1e-12) &&
+                                                p.batch <= fit->batch_max * (1 + 1e-12)
+                                          : p.batch >= bh);
+            if (!in)
+                continue;
+            if (!rows++ && seg)
+                jl_strbuf_puts(&dat, "\n");
+        jl_strbuf_printf(&dat, "%.10g", p.batch);
+        rp_dat_num(&dat, p.energy_per_token_j.value);
+        rp_dat_num(&dat, p.energy_per_token_j.lo);
+        rp_dat_num(&dat, p.energy_per_token_j.hi);
+        rp_dat_num(&dat, p.power_w.value);
+        rp_dat_num(&dat, p.power_w.lo);
+        rp_dat_num(&dat, p.power_w.hi);
+        rp_dat_num(&dat, p.throughput_tok_s.value);
+        rp_dat_num(&dat, p.throughput_tok_s.lo);
+        rp_dat_num(&dat, p.throughput_tok_s.hi);
+        rp_dat_num(&dat, physical ? p.model_energy_per_token_j.value : NAN);
+        jl_strbuf_printf(&dat, " %d\n", seg);
+        widen(&re, p.energy_per_token_j.value);
+        widen(&rt, p.throughput_tok_s.value);
+        widen(&rx, p.batch);
+        if (physical)
+            widen(&re, p.model_energy_per_token_j.value);
+        if (isfinite(p.power_w.value))
+            pmax = fmax(pmax, p.power_w.value);
+        }
+    }
+    free(grid);
+    /* y ranges from the points and curves (not the band: a band wider than
+     * this is clipped at the edge, and the caption says so) */
+    double ey0 = re.lo / 1.5, ey1 = re.hi * 1.5, ty0 = rt.lo / 1.5, ty1 = rt.hi * 1.5;
+    double tdp_all = fit->tdp_w * (double)k->num_gpus;
+    double py1 = fmax(pmax, isfinite(tdp_all) ? tdp_all : 0) * 1.15;
+    int clipped = 0;
+    for (size_t i = 0; i < npr; i++) {
+        const jl_prediction *p = &pr[i];
+        if (has_band && (p->energy_per_token_j.lo < ey0 || p->energy_per_token_j.hi > ey1 ||
+                         p->power_w.hi > py1 || p->throughput_tok_s.lo < ty0 ||
+                         p->throughput_tok_s.hi > ty1))
+            clipped = 1;
+    }
+    free(pr);
+    double ceil_b = fit->batch_ceiling;
+    size_t n_beyond = 0;
+    for (size_t i = 0; i < fit->n_points; i++)
+        n_beyond += fit->points[i].batch > ceil_b;
+    double x0 = rx.lo / 1.3, x1 = fmax(rx.hi, isfinite(ceil_b) ? ceil_b : 0) * 1.3;
+
+    char r2[160] = "";
+    if (fit->method == JL_FIT_MODEL)
+        snprintf(r2, sizeof r2, "R^2 (ln J/token): %.4f model, %.4f with correction",
+                 fit->r2_energy, fit->r2_energy_corrected);
+    char *band_title =
+        !strcmp(band, "combined")
+            ? jl_strdup("95% CI of the mean (parameters + correction)")
+            : jl_strdup("95% CI of the mean (parameters)");
+
+    rp_gp_header(&gp, f->id, f->title,
+                 "Energy per token (left), power and throughput (right) against the achieved "
+                 "batch: measured runs, the fitted model with its 95% band, the batch ceiling.",
+                 1);
+    jl_strbuf_puts(&gp, "unset title\nset multiplot title ");
+    rp_gp_str(&gp, f->title);
+    jl_strbuf_puts(&gp, " font \",14\"\n");
+    gp_num(&gp, "bmin", fit->batch_min);
+    gp_num(&gp, "bmax", fit->batch_max);
+    gp_num(&gp, "ey0", ey0);
+    gp_num(&gp, "ey1", ey1);
+    gp_num(&gp, "py1", py1);
+    gp_num(&gp, "ty0", ty0);
+    gp_num(&gp, "ty1", ty1);
+    if (isfinite(ceil_b))
+        gp_num(&gp, "ceil", ceil_b);
+    jl_strbuf_puts(&gp,
+                   "# segment (column 12): 1 over the measured batches, 0 and 2 extrapolated\n"
+                   "inr(s) = s == 1\n"
+                   "outr(s) = s != 1\n"
+                   "# values beyond the y range are drawn at its edge\n"
+                   "ce(v) = v < ey0 ? ey0 : (v > ey1 ? ey1 : v)\n"
+                   "cp(v) = v < 0 ? 0 : (v > py1 ? py1 : v)\n"
+                   "ct(v) = v < ty0 ? ty0 : (v > ty1 ? ty1 : v)\n");
+    jl_strbuf_printf(&gp, "set logscale x 2\nset xrange [%.10g:%.10g]\nset format x \"%%g\"\n", x0, x1);
+    jl_strbuf_puts(&gp, "set xlabel \"achieved batch (avg_batch_size)\"\n");
+    jl_strbuf_puts(&gp, "# runs beyond the batch ceiling (open markers)\n");
+    if (isfinite(ceil_b))
+        jl_strbuf_puts(&gp, "beyond(b) = b > ceil\n");
+    else
+        jl_strbuf_puts(&gp, "beyond(b) = 0\n");
+    if (isfinite(ceil_b)) {
+        jl_strbuf_puts(&gp, "set arrow 1 from ceil, graph 0 to ceil, graph 1 nohead dt 4 lw 1.6 "
+                            "lc rgb \"#333333\" front\n");
+    }
+    /* panel 1: energy per token */
+    jl_strbuf_puts(&gp, "set origin 0,0\nset size 0.6,0.94\n"
+                        "set logscale y 10\nset format y \"%g\"\nset yrange [ey0:ey1]\n"
+                        "set ylabel \"energy per token (J)\"\n"
+                        "set key outside bottom center horizontal maxrows 2 samplen 2 "
+                        "width -1 font \",11\"\n");
+    if (isfinite(ceil_b)) {
+        jl_strbuf_printf(&gp, "set label 1 sprintf(\"batch ceiling %%.0f (%s)\", ceil) at ceil, "
+                              "graph 0.97 rotate by 90 right offset -1.0,0 textcolor rgb \"#333333\" "
+                              "font \",11\"\n",
+                         ckind);
+    }
+    if (r2[0]) {
+        jl_strbuf_puts(&gp, "set label 2 ");
+        rp_gp_str(&gp, r2);
+        jl_strbuf_puts(&gp, " at graph 0.02, graph 0.03 left font \",10\" textcolor rgb \"#555555\"\n");
+    }
+    if (!has_band) {
+        char *t = interp ? jl_strdup("no band: too few batch sizes for the model (interpolation)")
+                         : jl_asprintf("no band: %s",
+                                       fit->ci_note ? fit->ci_note : "no interval available");
+        jl_strbuf_puts(&gp, "set label 3 ");
+        rp_gp_str(&gp, t ? t : "no band");
+        jl_strbuf_puts(&gp, " at graph 0.02, graph 0.09 left font \",10\" textcolor rgb \"#9a5b00\"\n");
+        free(t);
+    }
+    log_ytics(&gp, ey0, ey1);
+    plot_panel(&gp, f->id, 2, "ce", has_band, physical ? 11 : 0, 1, band_title, interp, n_beyond);
+    jl_strbuf_puts(&gp, "unset label\nunset key\n");
+    /* panel 2: power */
+    jl_strbuf_puts(&gp, "set origin 0.6,0.47\nset size 0.4,0.47\nunset logscale y\n"
+                        "set yrange [0:py1]\nset ytics autofreq\n"
+                        "set ylabel \"power, all GPUs (W)\"\nset xlabel \"\"\n");
+    if (isfinite(tdp_all)) {
+        gp_num(&gp, "tdp", tdp_all);
+        jl_strbuf_puts(&gp, "set arrow 2 from graph 0, first tdp to graph 1, first tdp nohead dt 2 "
+                            "lc rgb \"#666666\" lw 1\n"
+                            "set label 4 \"power limit\" at graph 0.02, first tdp offset 0,0.6 "
+                            "font \",10\" textcolor rgb \"#666666\"\n");
+    }
+    plot_panel(&gp, f->id, 5, "cp", has_band, 0, 0, NULL, interp, n_beyond);
+    jl_strbuf_puts(&gp, "unset arrow 2\nunset label\nset ytics autofreq\n");
+    /* panel 3: throughput */
+    jl_strbuf_puts(&gp, "set origin 0.6,0\nset size 0.4,0.47\nset logscale y 10\n"
+                        "set yrange [ty0:ty1]\nset ylabel \"throughput (tokens/s)\"\n"
+                        "set xlabel \"achieved batch\"\n");
+    log_ytics(&gp, ty0, ty1);
+    plot_panel(&gp, f->id, 8, "ct", has_band, 0, 0, NULL, interp, n_beyond);
+    jl_strbuf_puts(&gp, "unset multiplot\nunset output\n");
+
+    /* the caption: what is drawn, what the band means, the ceiling */
+    jl_strbuf cap;
+    jl_strbuf_init(&cap);
+    jl_strbuf_printf(&cap,
+                     "Energy per token against the achieved batch (the mean number of running "
+                     "requests, log2 axis) on %s x%ld (%s): the %zu measured runs (dots) and ",
+                     k->gpu_model, k->num_gpus, k->precision, fit->n_points);
+    if (interp)
+        jl_strbuf_printf(&cap, "a log-log interpolation between them (%zu batch sizes: too few "
+                               "for the physical model, so no parameters and no band). ",
+                         fit->n_batch_sizes);
+    else
+        jl_strbuf_printf(&cap, "the fitted batch-size model%s (solid over the measured batches, "
+                               "dashed where extrapolated)%s. ",
+                         physical ? " with its Gaussian-process correction" : "",
+                         physical ? "; dotted: the physical model alone" : "");
+    if (!strcmp(band, "combined"))
+        jl_strbuf_puts(&cap, "The shaded band is the 95% confidence interval of the mean: "
+                             "the parameter uncertainty plus the correction's, not a prediction "
+                             "interval for one new run (which is wider by the run-to-run noise). ");
+    else if (!strcmp(band, "parameters"))
+        jl_strbuf_puts(&cap, "The shaded band is the 95% confidence interval of the mean from the "
+                             "parameter uncertainty, not a prediction interval for one new run. ");
+    else if (!interp)
+        jl_strbuf_printf(&cap, "No band: %s. ", fit->ci_note ? fit->ci_note : "no interval available");
+    if (clipped)
+        jl_strbuf_puts(&cap, "Where the band reaches the edge of a panel it is wider than the "
+                             "panel (clipped). ");
+    if (isfinite(ceil_b)) {
+        jl_strbuf_printf(&cap, "The vertical line is the batch ceiling, %.0f (%s", ceil_b,
+                         fit->ceiling_reason ? fit->ceiling_reason : ckind);
+        jl_strbuf_puts(&cap, "); predictions stop there. ");
+        if (n_beyond)
+            jl_strbuf_printf(&cap, "%zu measured run%s beyond it (open markers) %s fitted but not "
+                                   "predicted for. ",
+                             n_beyond, n_beyond == 1 ? " lies" : "s lie",
+                             n_beyond == 1 ? "is" : "are");
+    }
+    jl_strbuf_puts(&cap, "Right: power of all GPUs and throughput, same model and band. Curves: "
+                         "data/fit-curves.csv; parameters: data/fit.json.");
+    f->caption = jl_strbuf_take(&cap);
+
+    char *gkey = jl_group_key_format(k);
+    f->meta = json_pack("{s:s?,s:s?,s:I,s:s?,s:s,s:s,s:o,s:o,s:o,s:s,s:s?,s:b,s:I,s:o,s:s}",
+                        "fit_group", gkey, "gpu_model", k->gpu_model, "num_gpus",
+                        (json_int_t)k->num_gpus, "precision", k->precision, "method",
+                        jl_fit_method_name(fit->method), "band", band, "batch_min",
+                        jl_json_number(fit->batch_min), "batch_max", jl_json_number(fit->batch_max),
+                        "ceiling_batch", jl_json_number(ceil_b), "ceiling_kind", ckind,
+                        "ceiling_reason", fit->ceiling_reason, "band_clipped", clipped,
+                        "n_curve_points", (json_int_t)npr, "runs", runs, "curves",
+                        "data/fit-curves.csv");
+    free(gkey);
+    free(band_title);
+    jl_status st = rp_write_fig_files(r, f, &dat, &gp, err);
+    jl_strbuf_free(&dat);
+    jl_strbuf_free(&gp);
+    return st;
+}
+
+jl_status rp_model_figures(rp_report *r, jl_error **err)
+{
+    jl_status st = JL_OK;
+    for (size_t i = 0; r->fits && i < r->n_fits && !st; i++)
+        st = fig_fit(r, i, err);
+    return st;
+}
+
+/* ---- the diagnosis of a report group (report.json) ---------------------------------- */
+
+json_t *rp_group_diagnosis_json(const rp_report *r, size_t gi)
+{
+    const rp_group *g = &r->groups[gi];
+    long run = g->pick.run >= 0 ? g->pick.run : g->representative;
+    const jl_run_diagnosis *d = run >= 0 ? rp_diagnosis_of(r, (size_t)run) : NULL;
+    if (!d)
+        return json_null();
+    const jl_finding *best = NULL;
+    double best_change = INFINITY;
+    for (size_t k = 0; k < d->n_findings; k++) {
+        const jl_finding *fd = &d->findings[k];
+        if (strcmp(fd->severity, "suggestion"))
+            continue;
+        for (size_t j = 0; j < fd->n_numbers; j++)
+            if (!strcmp(fd->numbers[j].name, "predicted_energy_change") &&
+                fd->numbers[j].value < best_change) {
+                best_change = fd->numbers[j].value;
+                best = fd;
+            }
+    }
+    json_t *bo = best ? json_pack("{s:s,s:o,s:s}", "kind", best->kind, "predicted_energy_change",
+                                  jl_json_number(best_change), "message", best->message)
+                      : json_null();
+    return json_pack("{s:o,s:s,s:o,s:s,s:o,s:o,s:s,s:s?,s:o}", "run",
+                     jl_run_key_to_json(d->run), "basis", g->pick.run >= 0 ? "pick" : "representative",
+                     "utilisation", jl_json_number(d->utilisation), "utilisation_source",
+                     d->utilisation_source, "static_energy_share",
+                     jl_json_number(d->static_energy_share), "batch_ceiling",
+                     jl_json_number(d->ceiling.ceiling), "batch_limit",
+                     jl_batch_limit_name(d->ceiling.limit), "batch_evidence", d->ceiling.evidence,
+                     "best_change", bo);
+}
