@@ -2,17 +2,30 @@
  *
  * Data flows one way:
  *   trace (trace.h) -> run summary (summary.h) -> study / selection (study.h)
- *   -> group model (model.h) -> frontier and choices (frontier.h, choice.h)
+ *   -> group model (model.h, ceiling.h, explain.h, diagnose.h)
+ *   -> frontier and choices (slo.h, frontier.h, choice.h)
  *   -> documents and reports (output.h, report.h)
  */
 #ifndef JOULES_JOULES_H
 #define JOULES_JOULES_H
 
 #include "joules/attrs.h"
+#include "joules/ceiling.h"
+#include "joules/check.h"
+#include "joules/choice.h"
+#include "joules/descriptors.h"
+#include "joules/diagnose.h"
 #include "joules/error.h"
+#include "joules/explain.h"
+#include "joules/frontier.h"
+#include "joules/import.h"
+#include "joules/model.h"
 #include "joules/output.h"
+#include "joules/report.h"
+#include "joules/slo.h"
 #include "joules/study.h"
 #include "joules/summary.h"
 #include "joules/trace.h"
+#include "joules/trace_write.h"
 
 #endif

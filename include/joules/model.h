@@ -19,7 +19,7 @@
  * caps is interpolated log-log between its measured points (method
  * "interpolation"). docs/model.md is the user-facing description.
  *
- * Ownership: every jl_group_fit / jl_group_list / jl_loo_result is owned by
+ * Ownership: every jl_group_fit / jl_model_group_list / jl_loo_result is owned by
  * the caller and released by its free/clear function, which accepts NULL.
  * Pointers to runs (`const jl_summary *`) are borrowed from the summary list
  * the caller passed in and must outlive the fit.
@@ -57,25 +57,25 @@ char *jl_group_key_format(const jl_group_key *k);
  * precision): the order groups are listed in. */
 int jl_group_key_cmp(const jl_group_key *a, const jl_group_key *b);
 
-typedef struct jl_group {
+typedef struct jl_model_group {
     jl_group_key key;
     const jl_summary **runs; /* borrowed; sorted by (max_batch_size, list order) */
     size_t n_runs;
     size_t n_batch_sizes;    /* distinct max_batch_size values */
-} jl_group;
+} jl_model_group;
 
-typedef struct jl_group_list {
-    jl_group *items;
+typedef struct jl_model_group_list {
+    jl_model_group *items;
     size_t count;
-} jl_group_list;
+} jl_model_group_list;
 
 /* Group the LLM/MLLM runs of a list (workload llm or mllm, or any run with
  * tokens) that have the five key attributes, a positive max_batch_size and
  * finite positive avg_batch_size, avg_power_w and output_throughput_tok_s.
  * Other runs are skipped (they are not modelled). Groups come out sorted by
  * key; duplicate runs (same key and cap) are all kept. */
-jl_status jl_model_groups(const jl_summary_list *l, jl_group_list *out, jl_error **err);
-void jl_group_list_clear(jl_group_list *gl);
+jl_status jl_model_groups(const jl_summary_list *l, jl_model_group_list *out, jl_error **err);
+void jl_group_list_clear(jl_model_group_list *gl);
 
 /* ---- fit ----------------------------------------------------------------- */
 
@@ -272,7 +272,7 @@ typedef struct jl_loo_result {
 /* For every group with >= opt->min_batch_sizes distinct caps, hold out each
  * cap in turn (all its runs), refit on the rest, predict energy per token at
  * each held-out run. Points come out in group order, then cap, then run. */
-jl_status jl_model_loo(const jl_group_list *groups, jl_loo_model which,
+jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
                        const jl_model_options *opt, const jl_descriptors *desc,
                        jl_loo_result *out, jl_error **err);
 void jl_loo_result_clear(jl_loo_result *r);
@@ -312,7 +312,7 @@ json_t *jl_prediction_to_json(const jl_prediction *p);
  * curve predicted at the given batches (grid may be NULL). */
 json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n_grid);
 /* {"points": [...], "summary": {...}} of a leave-one-out result. */
-json_t *jl_loo_to_json(const jl_loo_result *r, const jl_group_list *groups);
+json_t *jl_loo_to_json(const jl_loo_result *r, const jl_model_group_list *groups);
 /* The default number of points of each curve in the joules.fit/1 document
  * (`joules fit --grid`). */
 #define JL_FIT_DEFAULT_GRID 16
@@ -325,7 +325,7 @@ json_t *jl_loo_to_json(const jl_loo_result *r, const jl_group_list *groups);
  * print this. NULL on out-of-memory. */
 json_t *jl_fit_document(jl_group_fit *const *fits, size_t n, const jl_model_options *opt,
                         size_t n_grid, const jl_loo_result *loo,
-                        const jl_loo_result *anchor_loo, const jl_group_list *groups);
+                        const jl_loo_result *anchor_loo, const jl_model_group_list *groups);
 /* The parameter table: one row per (group, parameter), fixed columns. */
 jl_status jl_write_fit_params_csv(const char *path, jl_group_fit *const *fits, size_t n,
                                   jl_error **err);

@@ -229,7 +229,7 @@ int jl_cmd_fit(int argc, char **argv)
         cli_study_free(&cs);
         return rc;
     }
-    jl_group_list gl = {0};
+    jl_model_group_list gl = {0};
     jl_group_fit **fits = NULL;
     jl_loo_result lj = {0}, la = {0};
     jl_error *err = NULL;

@@ -152,7 +152,7 @@ bad:
     return -1;
 }
 
-static void print_candidates(const char *cmd, const jl_group_list *gl, const int *match,
+static void print_candidates(const char *cmd, const jl_model_group_list *gl, const int *match,
                              int only_matching)
 {
     size_t shown = 0, total = 0;
@@ -276,7 +276,7 @@ int jl_cmd_predict(int argc, char **argv)
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out_early;
 
-    jl_group_list gl = {0};
+    jl_model_group_list gl = {0};
     jl_group_fit *fit = NULL;
     jl_error *err = NULL;
     jl_prediction *pred = NULL;
@@ -305,7 +305,7 @@ int jl_cmd_predict(int argc, char **argv)
         rc = JL_EXIT_USAGE;
         goto end;
     }
-    const jl_group *g = &gl.items[which];
+    const jl_model_group *g = &gl.items[which];
     if (jl_model_fit_group(g->runs, g->n_runs, &mo, cs.desc, &fit, &err) != JL_OK) {
         cli_print_error(cmd, err);
         rc = jl_exit_for_status(err->code);

@@ -194,7 +194,7 @@ static int suggest_batch(jl_run_diagnosis *r, const gstate *g, const jl_diagnose
 }
 
 /* Memory-bound: what more GPUs would do, from a measured group with more. */
-static int suggest_gpus(jl_run_diagnosis *r, const jl_group_list *gl, const gstate *gs,
+static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, const gstate *gs,
                         size_t own, const jl_descriptors *d, const jl_diagnose_options *o)
 {
     const jl_summary *s = r->run;
@@ -266,7 +266,7 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_group_list *gl, const gsta
     return 0;
 }
 
-static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_group_list *gl,
+static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model_group_list *gl,
                         const gstate *gs, size_t gi, const jl_descriptors *d,
                         const jl_diagnose_options *o)
 {
@@ -441,7 +441,7 @@ jl_status jl_diagnose(const jl_summary_list *l, const jl_descriptors *d,
     }
     *out = NULL;
     jl_status st = JL_OK;
-    jl_group_list gl = {0};
+    jl_model_group_list gl = {0};
     gstate *gs = NULL;
     size_t *run_group = NULL;
     jl_diagnosis *x = calloc(1, sizeof *x);
@@ -461,7 +461,7 @@ jl_status jl_diagnose(const jl_summary_list *l, const jl_descriptors *d,
     jl_model_options mo;
     jl_model_options_default(&mo);
     for (size_t gi = 0; gi < gl.count; gi++) {
-        const jl_group *g = &gl.items[gi];
+        const jl_model_group *g = &gl.items[gi];
         if ((st = jl_model_fit_group(g->runs, g->n_runs, &mo, d, &gs[gi].fit, err)) != JL_OK)
             goto end;
         if (jl_group_ceiling_compute(g->runs, g->n_runs, d, &opt->ceiling, &gs[gi].ceil) != JL_OK) {

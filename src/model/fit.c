@@ -141,7 +141,7 @@ static int sorted_run_cmp(const void *va, const void *vb)
     return (a->idx > b->idx) - (a->idx < b->idx);
 }
 
-void jl_group_list_clear(jl_group_list *gl)
+void jl_group_list_clear(jl_model_group_list *gl)
 {
     if (!gl)
         return;
@@ -154,7 +154,7 @@ void jl_group_list_clear(jl_group_list *gl)
     gl->count = 0;
 }
 
-jl_status jl_model_groups(const jl_summary_list *l, jl_group_list *out, jl_error **err)
+jl_status jl_model_groups(const jl_summary_list *l, jl_model_group_list *out, jl_error **err)
 {
     out->items = NULL;
     out->count = 0;
@@ -177,7 +177,7 @@ jl_status jl_model_groups(const jl_summary_list *l, jl_group_list *out, jl_error
         size_t j = i;
         while (j < n && !run_key_cmp(v[i].s, v[j].s))
             j++;
-        jl_group *g = &out->items[gi++];
+        jl_model_group *g = &out->items[gi++];
         out->count = gi;
         if (key_from_run(&g->key, v[i].s))
             goto oom;

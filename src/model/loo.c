@@ -27,7 +27,7 @@ static double actual_e(const jl_summary *s)
 
 /* Fit on the training rows (everything but cap c) and predict e at each
  * held-out row. pred[k] for the k-th held-out row; returns 0 or -1. */
-static int predict_joules(const jl_group *g, long c, const jl_model_options *opt,
+static int predict_joules(const jl_model_group *g, long c, const jl_model_options *opt,
                           const jl_descriptors *desc, double *pred)
 {
     size_t n = g->n_runs, m = 0;
@@ -80,7 +80,7 @@ end:
     return rc;
 }
 
-static int predict_anchor(const jl_group *g, long c, double *pred)
+static int predict_anchor(const jl_model_group *g, long c, double *pred)
 {
     size_t n = g->n_runs, m = 0;
     double *buf = malloc(3 * n * sizeof *buf);
@@ -105,7 +105,7 @@ static int predict_anchor(const jl_group *g, long c, double *pred)
     return 0;
 }
 
-jl_status jl_model_loo(const jl_group_list *groups, jl_loo_model which,
+jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
                        const jl_model_options *opt, const jl_descriptors *desc,
                        jl_loo_result *out, jl_error **err)
 {
@@ -126,7 +126,7 @@ jl_status jl_model_loo(const jl_group_list *groups, jl_loo_model which,
     if (!out->points)
         goto oom;
     for (size_t gi = 0; gi < groups->count; gi++) {
-        const jl_group *g = &groups->items[gi];
+        const jl_model_group *g = &groups->items[gi];
         if (g->n_batch_sizes < opt->min_batch_sizes)
             continue;
         free(pred);

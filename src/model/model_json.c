@@ -201,7 +201,7 @@ json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n
 
 json_t *jl_fit_document(jl_group_fit *const *fits, size_t n, const jl_model_options *opt,
                         size_t n_grid, const jl_loo_result *loo,
-                        const jl_loo_result *anchor_loo, const jl_group_list *groups)
+                        const jl_loo_result *anchor_loo, const jl_model_group_list *groups)
 {
     json_t *doc = json_object(), *gs = json_array(), *oo = json_object();
     if (!doc || !gs || !oo) {
@@ -244,7 +244,7 @@ static json_t *stats_json(jl_loo_stats s)
     return o;
 }
 
-json_t *jl_loo_to_json(const jl_loo_result *r, const jl_group_list *groups)
+json_t *jl_loo_to_json(const jl_loo_result *r, const jl_model_group_list *groups)
 {
     json_t *o = json_object(), *pts = json_array(), *sum = json_object(), *pt = json_object();
     if (!o || !pts || !sum || !pt) {

@@ -70,7 +70,7 @@ jl_status rp_model_compute(rp_report *r, jl_error **err)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     }
     for (size_t i = 0; i < n; i++) {
-        const jl_group *g = &r->fit_groups->items[i];
+        const jl_model_group *g = &r->fit_groups->items[i];
         if (jl_model_fit_group(g->runs, g->n_runs, &mo, r->opt.desc, &r->fits[i], &e) != JL_OK) {
             note_error(r, "the batch-size model was not fitted", e);
             rp_model_free(r);

@@ -10,13 +10,13 @@
 #include "core/util.h"
 #include "joules/report.h"
 
-/* joules/frontier.h and joules/model.h both define a type jl_group, so no
+/* joules/frontier.h and joules/model.h both define a type jl_model_group, so no
  * file can include both: this header names their types by forward
  * declaration; report.c, figures.c and html.c include frontier.h, model.c
  * includes model.h. */
 struct jl_frontier;
 struct jl_frontier_set;
-struct jl_group_list;
+struct jl_model_group_list;
 struct jl_group_fit;
 struct jl_diagnosis;
 struct jl_run_diagnosis;
@@ -102,7 +102,7 @@ typedef struct rp_report {
     double elapsed_analysis_s;
     /* the batch-size model (model.c): groups of jl_model_groups(), their
      * fits, the report group each belongs to (-1 none) */
-    struct jl_group_list *fit_groups;
+    struct jl_model_group_list *fit_groups;
     struct jl_group_fit **fits;   /* n_fits, NULL when not fitted */
     size_t n_fits;
     long *fit_group_of;

@@ -37,7 +37,7 @@ TEST(h100_traces_are_physical)
     jl_summary_list l = {0};
     jl_error_list errs = {0};
     CHECK(jl_study_load(paths, 1, &so, &l, &errs) == JL_OK);
-    jl_group_list gl = {0};
+    jl_model_group_list gl = {0};
     CHECK(jl_model_groups(&l, &gl, NULL) == JL_OK);
     CHECK_EQ_INT(gl.count, 2); /* the diffusion sweep is not modelled */
     jl_descriptors *d = desc();
@@ -158,7 +158,7 @@ TEST(mlenergy_accuracy)
         jl_error_free(err);
     }
     jl_descriptors *d = desc();
-    jl_group_list gl = {0};
+    jl_model_group_list gl = {0};
     CHECK(jl_model_groups(&l, &gl, NULL) == JL_OK);
     CHECK_EQ_INT(gl.count, 114);
     jl_loo_result rj = {0}, ra = {0};

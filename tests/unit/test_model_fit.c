@@ -265,7 +265,7 @@ TEST(groups_and_loo_bookkeeping)
     free(diff->attrs.workload);
     diff->attrs.workload = jl_strdup("diffusion");
     jl_summary_list_push(&l, diff);           /* not modelled */
-    jl_group_list gl = {0};
+    jl_model_group_list gl = {0};
     CHECK(jl_model_groups(&l, &gl, NULL) == JL_OK);
     CHECK_EQ_INT(gl.count, 2);
     if (gl.count == 2) {
