@@ -1,7 +1,12 @@
 #!/bin/sh
-# The whole test suite: a warnings-as-errors build and an ASan+UBSan build,
-# each running every ctest. Prints a final "N passed, N failed" line and exits
-# non-zero when anything failed.
+# The whole test suite, three trees:
+#   release  warnings as errors, every ctest, and the golden CLI cases again
+#            under valgrind (memcheck, leaks);
+#   asan     ASan+UBSan, every ctest (unit, golden, malformed, fuzz replays);
+#   fuzz     clang + libFuzzer + ASan+UBSan: only the fuzz targets, each run
+#            for a short, fixed-seed session (ctest -L fuzz; docs/robustness.md).
+# Prints a final "N passed, N failed" line and exits non-zero when anything
+# failed.
 #   sh tests/run_all.sh            # everything
 #   JOBS=1 sh tests/run_all.sh     # fewer parallel jobs
 set -u
@@ -11,17 +16,23 @@ total_pass=0
 total_fail=0
 status=0
 
-run_tree() { # name, cmake args...
+run_tree() { # name, cmake args...  ($TREE_TARGETS: build only these; $TREE_LABEL: ctest -L)
     name=$1; shift
     echo "=== $name: configure and build"
     if ! cmake -S . -B "build-$name" -DJOULES_WERROR=ON "$@" >"build-$name.configure.log" 2>&1; then
         cat "build-$name.configure.log"; echo "FAILED: configure $name"; status=1; total_fail=$((total_fail + 1)); return
     fi
-    if ! cmake --build "build-$name" -j "$JOBS" >"build-$name.build.log" 2>&1; then
+    targets=""
+    for t in ${TREE_TARGETS:-}; do targets="$targets --target $t"; done
+    # shellcheck disable=SC2086
+    if ! cmake --build "build-$name" -j "$JOBS" $targets >"build-$name.build.log" 2>&1; then
         tail -50 "build-$name.build.log"; echo "FAILED: build $name"; status=1; total_fail=$((total_fail + 1)); return
     fi
     echo "=== $name: ctest"
-    (cd "build-$name" && ctest --output-on-failure -j "$JOBS" --timeout 1200) >"build-$name.ctest.log" 2>&1
+    label=""
+    [ -n "${TREE_LABEL:-}" ] && label="-L ${TREE_LABEL}"
+    # shellcheck disable=SC2086
+    (cd "build-$name" && ctest --output-on-failure -j "$JOBS" --timeout 1200 $label) >"build-$name.ctest.log" 2>&1
     rc=$?
     cat "build-$name.ctest.log" | grep -E '^ *[0-9]+/[0-9]+ Test|tests passed|tests failed|Failed|\*\*\*' || true
     if [ $rc -ne 0 ]; then
@@ -35,9 +46,12 @@ run_tree() { # name, cmake args...
     total_fail=$((total_fail + f))
 }
 
-run_tree release -DCMAKE_BUILD_TYPE=RelWithDebInfo
+run_tree release -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOULES_VALGRIND_GOLDEN=ON
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_tree asan -DCMAKE_BUILD_TYPE=Debug -DJOULES_SANITIZE=ON
+# libFuzzer sets its own sanitizer options; the targets alone are built.
+TREE_TARGETS="fuzz_trace fuzz_import fuzz_slo fuzz_rules fuzz_descriptors fuzz_where" TREE_LABEL=fuzz \
+    run_tree fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOULES_SANITIZE=ON -DJOULES_FUZZ=ON
 
 echo
 echo "all: $total_pass passed, $total_fail failed"

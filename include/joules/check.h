@@ -78,6 +78,10 @@ jl_status jl_ruleset_set(jl_ruleset *rs, const char *assignment, jl_error **err)
  * "enabled": bool}}}: unknown rules or keys are errors (a typo must not
  * silently keep a default). */
 jl_status jl_ruleset_load_json(jl_ruleset *rs, const char *path, jl_error **err);
+/* The same from a document in memory (`name` is used in messages): for
+ * tests and the fuzz target tests/fuzz/fuzz_rules.c. */
+jl_status jl_ruleset_load_json_buffer(jl_ruleset *rs, const char *buf, size_t len,
+                                      const char *name, jl_error **err);
 
 typedef struct jl_check_result {
     jl_check_level level;

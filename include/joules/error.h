@@ -66,7 +66,11 @@ jl_error *jl_error_new(jl_status code, const char *file, const char *run,
     ;
 jl_error *jl_error_vnew(jl_status code, const char *file, const char *run,
                         const char *object, long long row, const char *fmt,
-                        va_list ap);
+                        va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 0)))
+#endif
+    ;
 
 /* Set *err (if err is non-NULL and *err is still NULL: the first error
  * wins) and return code, so a failure path reads `return jl_fail(...)`. */

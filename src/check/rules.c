@@ -75,6 +75,9 @@ jl_status jl_ruleset_set(jl_ruleset *rs, const char *a, jl_error **err)
     return JL_OK;
 }
 
+static jl_status ruleset_from_doc(jl_ruleset *rs, json_t *doc, const char *path,
+                                  jl_error **err);
+
 jl_status jl_ruleset_load_json(jl_ruleset *rs, const char *path, jl_error **err)
 {
     json_error_t je;
@@ -82,6 +85,24 @@ jl_status jl_ruleset_load_json(jl_ruleset *rs, const char *path, jl_error **err)
     if (!doc)
         return jl_fail(err, JL_EFORMAT, path, NULL, NULL, je.line > 0 ? je.line : -1,
                        "cannot read rules: %s (line %d, column %d)", je.text, je.line, je.column);
+    return ruleset_from_doc(rs, doc, path, err);
+}
+
+jl_status jl_ruleset_load_json_buffer(jl_ruleset *rs, const char *buf, size_t len,
+                                      const char *name, jl_error **err)
+{
+    json_error_t je;
+    json_t *doc = json_loadb(buf, len, 0, &je);
+    if (!doc)
+        return jl_fail(err, JL_EFORMAT, name, NULL, NULL, je.line > 0 ? je.line : -1,
+                       "cannot read rules: %s (line %d, column %d)", je.text, je.line, je.column);
+    return ruleset_from_doc(rs, doc, name, err);
+}
+
+/* Takes ownership of doc. */
+static jl_status ruleset_from_doc(jl_ruleset *rs, json_t *doc, const char *path,
+                                  jl_error **err)
+{
     jl_status st = JL_OK;
     json_t *ver = json_object_get(doc, "version");
     json_t *rules = json_object_get(doc, "rules");

@@ -1,5 +1,6 @@
 /* joules — the command-line tool. Only argv handling and dispatch live here;
  * every command is a thin layer over the library (include/joules/). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,20 @@ static void usage(FILE *out)
                  "2 usage error, 3 nothing could be processed, 4 output could not be written.\n");
 }
 
+/* Tables and documents printed with printf() are checked once, here: a
+ * full disk or a closed pipe on stdout is exit 4, never a silent 0. */
+static int finish(const char *cmd, int rc)
+{
+    errno = 0;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc != JL_EXIT_OUTPUT) {
+        fprintf(stderr, "joules %s: <stdout>: cannot write to standard output: %s\n", cmd,
+                errno ? strerror(errno) : "write error");
+        if (rc < JL_EXIT_OUTPUT)
+            rc = JL_EXIT_OUTPUT;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -32,15 +47,15 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return JL_EXIT_OK;
+        return finish("help", JL_EXIT_OK);
     }
     if (!strcmp(argv[1], "--version")) {
         printf("joules 0.1.0\n");
-        return JL_EXIT_OK;
+        return finish("--version", JL_EXIT_OK);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+            return finish(argv[1], commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "joules: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return JL_EXIT_USAGE;

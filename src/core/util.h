@@ -13,7 +13,11 @@ char *jl_asprintf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
-char *jl_vasprintf(const char *fmt, va_list ap);
+char *jl_vasprintf(const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 0)))
+#endif
+    ;
 
 /* A growable string. On allocation failure it latches `failed` and further
  * appends are no-ops, so callers check once at the end (jl_strbuf_take

@@ -73,6 +73,9 @@ static jl_status load_json(const char *dir, const char *name, json_t **out, jl_e
     return st;
 }
 
+static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d,
+                                       jl_descriptors **out, jl_error **err);
+
 jl_status jl_descriptors_load(const char *dir, jl_descriptors **out, jl_error **err)
 {
     *out = NULL;
@@ -80,13 +83,51 @@ jl_status jl_descriptors_load(const char *dir, jl_descriptors **out, jl_error **
     if (!d)
         return jl_fail(err, JL_EMISSING, dir, NULL, NULL, -1,
                        "models/ descriptor folder not found (set JOULES_MODELS_DIR)");
-    jl_descriptors *ds = calloc(1, sizeof *ds);
     json_t *gj = NULL, *mj = NULL;
-    jl_status st = ds ? JL_OK : JL_ENOMEM;
-    if (st == JL_OK)
-        st = load_json(d, "gpus.json", &gj, err);
+    jl_status st = load_json(d, "gpus.json", &gj, err);
     if (st == JL_OK)
         st = load_json(d, "models.json", &mj, err);
+    if (st != JL_OK) {
+        json_decref(gj);
+        return st;
+    }
+    return descriptors_from_docs(gj, mj, d, out, err);
+}
+
+static jl_status parse_buffer(const char *buf, size_t len, const char *name, json_t **out,
+                              jl_error **err)
+{
+    json_error_t je;
+    *out = json_loadb(buf ? buf : "", buf ? len : 0, 0, &je);
+    if (!*out)
+        return jl_fail(err, JL_EFORMAT, name, NULL, NULL, je.line > 0 ? je.line : -1,
+                       "cannot read descriptor file: %s (line %d, column %d)", je.text,
+                       je.line, je.column);
+    return JL_OK;
+}
+
+jl_status jl_descriptors_load_buffers(const char *gpus_json, size_t gpus_len,
+                                      const char *models_json, size_t models_len,
+                                      jl_descriptors **out, jl_error **err)
+{
+    *out = NULL;
+    json_t *gj = NULL, *mj = NULL;
+    jl_status st = parse_buffer(gpus_json, gpus_len, "gpus.json", &gj, err);
+    if (st == JL_OK)
+        st = parse_buffer(models_json, models_len, "models.json", &mj, err);
+    if (st != JL_OK) {
+        json_decref(gj);
+        return st;
+    }
+    return descriptors_from_docs(gj, mj, "<memory>", out, err);
+}
+
+/* Takes ownership of gj and mj. */
+static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d,
+                                       jl_descriptors **out, jl_error **err)
+{
+    jl_descriptors *ds = calloc(1, sizeof *ds);
+    jl_status st = ds ? JL_OK : JL_ENOMEM;
     if (st != JL_OK)
         goto end;
     json_t *gpus = json_object_get(gj, "gpus"), *models = json_object_get(mj, "models");

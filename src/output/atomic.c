@@ -51,6 +51,24 @@ void jl_atomic_cleanup_signal(void)
 jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err)
 {
     memset(af, 0, sizeof *af);
+    /* A target that exists and is not a regular file (/dev/null, /dev/full,
+     * /dev/stdout, a FIFO) is written in place: a temporary beside it would
+     * be created in /dev and renamed over the device. Write errors are still
+     * reported by jl_atomic_commit(); there is nothing partial to remove. */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+        af->path = jl_strdup(path);
+        if (!af->path)
+            return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "out of memory");
+        af->fp = fopen(path, "w");
+        if (!af->fp) {
+            int e = errno;
+            jl_atomic_abort(af);
+            return jl_fail(err, JL_EIO, path, NULL, NULL, -1,
+                           "cannot open output file: %s", strerror(e));
+        }
+        return JL_OK;
+    }
     af->path = jl_strdup(path);
     af->tmp_path = jl_asprintf("%s.tmp.%ld.XXXXXX", path, (long)getpid());
     if (!af->path || !af->tmp_path) {
@@ -101,6 +119,10 @@ jl_status jl_atomic_commit(jl_atomic_file *af, jl_error **err)
                                "write failed: %s", strerror(e));
         jl_atomic_abort(af);
         return st;
+    }
+    if (!af->tmp_path) { /* written in place: not a regular file */
+        jl_atomic_abort(af);
+        return JL_OK;
     }
     if (rename(af->tmp_path, af->path) != 0) {
         e = errno;

@@ -1,6 +1,7 @@
 /* CSV of run summaries: fixed column order (attributes, method, figures with
  * units in their names), full precision, empty cells for missing values. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -80,18 +81,23 @@ jl_status jl_write_summaries_csv(const char *path, const jl_summary_list *l,
                                  jl_error **err)
 {
     if (!strcmp(path, "-")) {
+        errno = 0;
         if (jl_fprint_summaries_csv(stdout, l) != JL_OK || fflush(stdout))
             return jl_fail(err, JL_EIO, "<stdout>", NULL, NULL, -1,
-                           "cannot write to standard output");
+                           "cannot write to standard output: %s",
+                           errno ? strerror(errno) : "write error");
         return JL_OK;
     }
     jl_atomic_file af;
     jl_status st = jl_atomic_open(&af, path, err);
     if (st != JL_OK)
         return st;
+    errno = 0;
     if (jl_fprint_summaries_csv(af.fp, l) != JL_OK) {
+        int e = errno;
         jl_atomic_abort(&af);
-        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "write failed");
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "write failed: %s",
+                       e ? strerror(e) : "write error");
     }
     return jl_atomic_commit(&af, err);
 }

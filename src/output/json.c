@@ -1,6 +1,7 @@
 /* JSON documents: the run object and the errors list, shared by every
  * command so a run looks the same wherever it appears. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,9 +166,11 @@ jl_status jl_write_json(const char *path, const json_t *doc, jl_error **err)
     jl_status st = JL_OK;
     if (!strcmp(path, "-")) {
         size_t n = strlen(s);
+        errno = 0;
         if (fwrite(s, 1, n, stdout) != n || fflush(stdout) != 0)
             st = jl_fail(err, JL_EIO, "<stdout>", NULL, NULL, -1,
-                         "cannot write to standard output");
+                         "cannot write to standard output: %s",
+                         errno ? strerror(errno) : "write error");
     } else {
         st = jl_write_file_atomic(path, s, strlen(s), err);
     }

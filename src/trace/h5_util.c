@@ -91,7 +91,16 @@ void jl__fmt_double(char *buf, size_t cap, double v)
     }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, cap, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
+        if (strtod(buf, NULL) == v) {
+            /* %g writes 10 as "1e+01" at precision 1: below 1e16 an
+             * integer part is written out in full ("10", "1500"). */
+            double m = fabs(v);
+            if (strchr(buf, 'e') && m >= 1 && m < 1e16) {
+                int digits = (int)floor(log10(m)) + 1;
+                if (digits > prec)
+                    snprintf(buf, cap, "%.*g", digits, v);
+            }
             return;
+        }
     }
 }

@@ -898,12 +898,19 @@ static jl_status read_ds(rctx *c, hid_t grp, const char *gpath, const ds_spec *s
                 }
             }
         }
-        int zstd_failed = r < 0 && *jl__zstd_last_error();
+        int chunk_failed = r < 0 && *jl__zstd_last_error();
         jl__zstd_set_chunk_bytes(0);
+        if (r < 0 && !chunk_failed && cause) {
+            /* deflate, shuffle, fletcher32...: HDF5 says its filter failed */
+            char *m = jl_error_format(cause);
+            if (m && (strstr(m, "data pipeline read failed") || strstr(m, "filter returned failure")))
+                chunk_failed = 1;
+            free(m);
+        }
         if (r < 0) {
             int fresh = *c->err == NULL;
-            st = jl_fail(c->err, zstd_failed ? JL_EFORMAT : JL_EIO, c->file, c->run, obj, -1,
-                         "cannot read the data%s", zstd_failed ? " (corrupt compressed chunk)" : "");
+            st = jl_fail(c->err, chunk_failed ? JL_EFORMAT : JL_EIO, c->file, c->run, obj, -1,
+                         "cannot read the data%s", chunk_failed ? " (corrupt compressed chunk)" : "");
             if (fresh && *c->err)
                 (*c->err)->cause = cause;
             else

@@ -83,13 +83,19 @@ TEST(exact_decomposition)
     jl_summary_list_clear(&l);
 }
 
+static double rnd(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (double)(*seed >> 8) / (double)(1u << 24);
+}
+
 TEST(many_random_pairs_exact)
 {
     jl_summary_list l = {0};
     unsigned seed = 12345;
     double worst = 0;
     for (int i = 0; i < 500; i++) {
-#define RND() ((seed = seed * 1103515245u + 12345u), (double)(seed >> 8) / (double)(1u << 24))
+#define RND() rnd(&seed) /* a call: several in one argument list are sequenced */
         long ga = 1 + (long)(RND() * 8), gb = 1 + (long)(RND() * 8);
         double ia = 50 + 150 * RND(), ib = 50 + 150 * RND();
         jl_summary *a = mk(&l, RND() < 0.5 ? "H100" : "B200", ga, 64, 1 + 1000 * RND(),
