@@ -494,6 +494,7 @@ static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, at
             return jl_fail(c->err, JL_ETYPE, c->file, c->run, opath, -1,
                            "attribute @%s must be a string, found %s (%s)", name,
                            kind_word(v), v->tname);
+        free(*(char **)base); /* a corrupt attribute table can name it twice */
         *(char **)base = v->text;
         v->text = NULL;
         return JL_OK;
