@@ -36,8 +36,13 @@ typedef void (*jl_progress_fn)(void *ctx, size_t done, size_t total,
 typedef struct jl_study_options {
     jl_trace_options trace;
     jl_summary_options summary;
-    /* Worker processes summarising files in parallel; 0 or 1 = in process. */
+    /* Worker processes summarising files in parallel (default 1). */
     int workers;
+    /* Read files in worker processes even with one worker (default 1), so
+     * a crash inside libhdf5 on a corrupt file (docs/robustness.md) becomes
+     * an error naming that file and the other files are still summarised.
+     * 0 reads in this process (for a debugger) when workers <= 1. */
+    int isolate;
     jl_progress_fn progress; /* called after each file, may be NULL */
     void *progress_ctx;
 } jl_study_options;

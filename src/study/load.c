@@ -1,10 +1,11 @@
 /* Loading a study: every run of every file, summarised; failures collected,
  * never fatal to the others.
  *
- * With opt->workers > 1 the files are summarised by worker processes
- * (fork), not threads: Debian's HDF5 1.10 is built thread-safe, but that
- * means one global lock around every HDF5 call, decompression included, so
- * threads would take turns rather than run side by side. Processes share
+ * The files are summarised by worker processes (fork) — one by default,
+ * more with opt->workers > 1 — not threads: Debian's HDF5 1.10 is built
+ * thread-safe, but that means one global lock around every HDF5 call,
+ * decompression included, so threads would take turns rather than run side
+ * by side. Processes share
  * nothing and scale with cores (docs/performance.md has the figures).
  *
  * The pool: the parent hands out one file index at a time over a Unix
@@ -40,6 +41,7 @@ void jl_study_options_default(jl_study_options *opt)
     jl_trace_options_default(&opt->trace);
     jl_summary_options_default(&opt->summary);
     opt->workers = 1;
+    opt->isolate = 1;
 }
 
 jl_status jl_study_load_file(const char *path, const jl_study_options *opt,
@@ -515,7 +517,8 @@ static jl_status load_parallel(char **files, size_t n_files, const jl_study_opti
     p.opt = opt;
     p.out = out;
     p.errors = errors;
-    p.n_w = (size_t)opt->workers < n_files ? opt->workers : (int)n_files;
+    int want = opt->workers > 1 ? opt->workers : 1;
+    p.n_w = (size_t)want < n_files ? want : (int)n_files;
     p.w = calloc((size_t)p.n_w, sizeof *p.w);
     p.slots = calloc(n_files, sizeof *p.slots);
     p.requeued = calloc(n_files, sizeof *p.requeued);
@@ -551,7 +554,10 @@ jl_status jl_study_load(const char *const *paths, size_t n,
     if (st != JL_OK)
         return st;
     size_t first = 0;
-    if (opt->workers > 1 && n_files > 1) {
+    /* Worker processes whenever asked for, and by default even for one:
+     * libhdf5 can crash on a corrupt file, and only a process boundary
+     * keeps that from taking the other files' results with it. */
+    if (n_files > 0 && (opt->workers > 1 || opt->isolate)) {
         int fallback = 0;
         size_t before_runs = out->count, before_errs = errors->count;
         st = load_parallel(files, n_files, opt, out, errors, &fallback);

@@ -34,12 +34,14 @@ static void on_progress(void *ctx, size_t done, size_t total, const char *curren
     l->total = total;
 }
 
+/* workers = 0: in this process (no isolation), for comparison */
 static void load(loaded *l, const char *const *paths, size_t n, int workers)
 {
     memset(l, 0, sizeof *l);
     jl_study_options opt;
     jl_study_options_default(&opt);
-    opt.workers = workers;
+    opt.workers = workers > 0 ? workers : 1;
+    opt.isolate = workers > 0;
     opt.progress = on_progress;
     opt.progress_ctx = l;
     l->st = jl_study_load(paths, n, &opt, &l->runs, &l->errors);
@@ -133,13 +135,13 @@ TEST(errors_in_file_order)
     free(dir);
 }
 
-TEST(crashed_worker_is_an_error_naming_the_file)
+static void check_crash_isolated(int workers)
 {
     const char *paths[] = {traces_dir};
     loaded one, two;
-    load(&one, paths, 1, 1);
+    load(&one, paths, 1, 0);
     jl__study_test_crash_on("h100-qwen3-8b-shape-chat.h5");
-    load(&two, paths, 1, 2);
+    load(&two, paths, 1, workers);
     jl__study_test_crash_on(NULL);
     CHECK_EQ_INT(two.st, JL_OK);
     /* every run of every other file, in order */
@@ -171,9 +173,34 @@ TEST(crashed_worker_is_an_error_naming_the_file)
     unload(&two);
 }
 
+TEST(crashed_worker_is_an_error_naming_the_file)
+{
+    check_crash_isolated(2);
+}
+
+/* The default (one worker) is isolated too: a crash inside libhdf5 on one
+ * file must not take the other files' results with it. */
+TEST(default_single_worker_isolates_a_crash)
+{
+    check_crash_isolated(1);
+}
+
+TEST(in_process_matches_isolated)
+{
+    const char *paths[] = {traces_dir};
+    loaded inproc, isolated;
+    load(&inproc, paths, 1, 0);
+    load(&isolated, paths, 1, 1);
+    check_identical(&inproc, &isolated);
+    unload(&inproc);
+    unload(&isolated);
+}
+
 int main(void)
 {
     RUN(workers_match_one_process);
+    RUN(default_single_worker_isolates_a_crash);
+    RUN(in_process_matches_isolated);
     RUN(errors_in_file_order);
     RUN(crashed_worker_is_an_error_naming_the_file);
     TEST_MAIN_END();
