@@ -64,6 +64,13 @@ typedef struct jl_atomic_file {
 jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err);
 jl_status jl_atomic_commit(jl_atomic_file *af, jl_error **err);
 void jl_atomic_abort(jl_atomic_file *af);
+/* Write text produced by fn to path atomically, or to stdout when path is
+ * "-". fn returns non-zero (or leaves the stream in error) on failure; the
+ * error then names the path (or <stdout>) and the reason. Every CSV and JSON
+ * writer goes through this one function. */
+jl_status jl_write_text(const char *path, int (*fn)(FILE *f, const void *ctx),
+                        const void *ctx, jl_error **err);
+
 /* Write a buffer to path atomically. */
 jl_status jl_write_file_atomic(const char *path, const void *data, size_t len,
                                jl_error **err);

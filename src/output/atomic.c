@@ -151,6 +151,31 @@ void jl_atomic_abort(jl_atomic_file *af)
     memset(af, 0, sizeof *af);
 }
 
+jl_status jl_write_text(const char *path, int (*fn)(FILE *f, const void *ctx),
+                        const void *ctx, jl_error **err)
+{
+    if (!strcmp(path, "-")) {
+        errno = 0;
+        if (fn(stdout, ctx) || ferror(stdout) || fflush(stdout))
+            return jl_fail(err, JL_EIO, "<stdout>", NULL, NULL, -1,
+                           "cannot write to standard output: %s",
+                           errno ? strerror(errno) : "write error");
+        return JL_OK;
+    }
+    jl_atomic_file af;
+    jl_status st = jl_atomic_open(&af, path, err);
+    if (st != JL_OK)
+        return st;
+    errno = 0;
+    if (fn(af.fp, ctx) || ferror(af.fp)) {
+        int e = errno;
+        jl_atomic_abort(&af);
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "write failed: %s",
+                       e ? strerror(e) : "write error");
+    }
+    return jl_atomic_commit(&af, err);
+}
+
 jl_status jl_write_file_atomic(const char *path, const void *data, size_t len,
                                jl_error **err)
 {

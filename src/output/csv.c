@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "joules/output.h"
 
 void jl_csv_field(FILE *f, const char *s)
@@ -59,45 +61,31 @@ jl_status jl_fprint_summaries_csv(FILE *f, const jl_summary_list *l)
                 fprintf(f, "%.17g", s->fig[i]);
         }
         fputc(',', f);
-        /* warnings: rule names joined by ';' */
-        buf[0] = '\0';
-        size_t used = 0;
-        for (size_t w = 0; w < s->n_warnings && used < sizeof buf - 1; w++) {
-            int n = snprintf(buf + used, sizeof buf - used, "%s%s", w ? ";" : "",
-                             s->warnings[w].rule);
-            if (n < 0)
-                break;
-            used += (size_t)n;
-            if (used >= sizeof buf)
-                used = sizeof buf - 1;
+        /* warnings: rule names joined by ';', however many there are */
+        jl_strbuf w;
+        jl_strbuf_init(&w);
+        for (size_t k = 0; k < s->n_warnings; k++) {
+            if (k)
+                jl_strbuf_puts(&w, ";");
+            jl_strbuf_puts(&w, s->warnings[k].rule);
         }
-        jl_csv_field(f, buf);
+        char *joined = jl_strbuf_take(&w);
+        if (!joined)
+            return JL_ENOMEM;
+        jl_csv_field(f, joined);
+        free(joined);
         fputc('\n', f);
     }
     return ferror(f) ? JL_EIO : JL_OK;
 }
 
+static int print_summaries(FILE *f, const void *ctx)
+{
+    return jl_fprint_summaries_csv(f, ctx) != JL_OK;
+}
+
 jl_status jl_write_summaries_csv(const char *path, const jl_summary_list *l,
                                  jl_error **err)
 {
-    if (!strcmp(path, "-")) {
-        errno = 0;
-        if (jl_fprint_summaries_csv(stdout, l) != JL_OK || fflush(stdout))
-            return jl_fail(err, JL_EIO, "<stdout>", NULL, NULL, -1,
-                           "cannot write to standard output: %s",
-                           errno ? strerror(errno) : "write error");
-        return JL_OK;
-    }
-    jl_atomic_file af;
-    jl_status st = jl_atomic_open(&af, path, err);
-    if (st != JL_OK)
-        return st;
-    errno = 0;
-    if (jl_fprint_summaries_csv(af.fp, l) != JL_OK) {
-        int e = errno;
-        jl_atomic_abort(&af);
-        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "write failed: %s",
-                       e ? strerror(e) : "write error");
-    }
-    return jl_atomic_commit(&af, err);
+    return jl_write_text(path, print_summaries, l, err);
 }

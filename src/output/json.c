@@ -157,23 +157,20 @@ char *jl_json_dump(const json_t *doc)
     return withnl;
 }
 
+static int print_string(FILE *f, const void *ctx)
+{
+    const char *s = ctx;
+    size_t n = strlen(s);
+    return fwrite(s, 1, n, f) != n;
+}
+
 jl_status jl_write_json(const char *path, const json_t *doc, jl_error **err)
 {
     char *s = jl_json_dump(doc);
     if (!s)
         return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1,
                        "cannot serialise JSON document");
-    jl_status st = JL_OK;
-    if (!strcmp(path, "-")) {
-        size_t n = strlen(s);
-        errno = 0;
-        if (fwrite(s, 1, n, stdout) != n || fflush(stdout) != 0)
-            st = jl_fail(err, JL_EIO, "<stdout>", NULL, NULL, -1,
-                         "cannot write to standard output: %s",
-                         errno ? strerror(errno) : "write error");
-    } else {
-        st = jl_write_file_atomic(path, s, strlen(s), err);
-    }
+    jl_status st = jl_write_text(path, print_string, s, err);
     free(s);
     return st;
 }
