@@ -33,6 +33,7 @@
 #include "joules/ceiling.h"
 #include "joules/descriptors.h"
 #include "joules/error.h"
+#include "joules/model.h"
 #include "joules/summary.h"
 
 #ifdef __cplusplus
@@ -90,6 +91,14 @@ void jl_diagnose_options_default(jl_diagnose_options *o);
  * use groups measured in l). d may be NULL. JL_ENOMEM, or a fit error. */
 jl_status jl_diagnose(const jl_summary_list *l, const jl_descriptors *d,
                       const jl_diagnose_options *opt, jl_diagnosis **out, jl_error **err);
+
+/* jl_diagnose() with the groups and fits already made: gl from
+ * jl_model_groups(l), fits[i] from jl_model_fit_group() of gl->items[i] with
+ * jl_model_options_default() (both borrowed). `joules report` fits each group
+ * once for its figures and its diagnosis. JL_ENOMEM only. */
+jl_status jl_diagnose_fitted(const jl_summary_list *l, const jl_model_group_list *gl,
+                             jl_group_fit *const *fits, const jl_descriptors *d,
+                             const jl_diagnose_options *opt, jl_diagnosis **out, jl_error **err);
 void jl_diagnosis_free(jl_diagnosis *x);
 
 /* The joules.diagnose/1 document (without "errors"). NULL on out-of-memory. */

@@ -60,6 +60,7 @@ int jl_group_key_cmp(const jl_group_key *a, const jl_group_key *b);
 typedef struct jl_model_group {
     jl_group_key key;
     const jl_summary **runs; /* borrowed; sorted by (max_batch_size, list order) */
+    size_t *run_index;       /* run_index[k]: the list index of runs[k] */
     size_t n_runs;
     size_t n_batch_sizes;    /* distinct max_batch_size values */
 } jl_model_group;

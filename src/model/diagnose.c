@@ -77,7 +77,7 @@ static int same_str(const char *a, const char *b)
 
 /* Per-group state. */
 typedef struct gstate {
-    jl_group_fit *fit;
+    const jl_group_fit *fit; /* borrowed */
     jl_group_ceiling ceil;
     double max_dyn_per_gpu;  /* largest measured P/G − idle in the group */
 } gstate;
@@ -431,8 +431,9 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
     return 0;
 }
 
-jl_status jl_diagnose(const jl_summary_list *l, const jl_descriptors *d,
-                      const jl_diagnose_options *opt, jl_diagnosis **out, jl_error **err)
+jl_status jl_diagnose_fitted(const jl_summary_list *l, const jl_model_group_list *gl,
+                             jl_group_fit *const *fits, const jl_descriptors *d,
+                             const jl_diagnose_options *opt, jl_diagnosis **out, jl_error **err)
 {
     jl_diagnose_options defo;
     if (!opt) {
@@ -441,29 +442,23 @@ jl_status jl_diagnose(const jl_summary_list *l, const jl_descriptors *d,
     }
     *out = NULL;
     jl_status st = JL_OK;
-    jl_model_group_list gl = {0};
     gstate *gs = NULL;
     size_t *run_group = NULL;
     jl_diagnosis *x = calloc(1, sizeof *x);
     if (!x)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    if ((st = jl_model_groups(l, &gl, err)) != JL_OK)
-        goto end;
-    gs = gl.count ? calloc(gl.count, sizeof *gs) : NULL;
+    gs = gl->count ? calloc(gl->count, sizeof *gs) : NULL;
     run_group = l->count ? malloc(l->count * sizeof *run_group) : NULL;
     x->runs = l->count ? calloc(l->count, sizeof *x->runs) : NULL;
-    if ((gl.count && !gs) || (l->count && (!run_group || !x->runs))) {
+    if ((gl->count && !gs) || (l->count && (!run_group || !x->runs))) {
         st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
         goto end;
     }
     for (size_t i = 0; i < l->count; i++)
         run_group[i] = (size_t)-1;
-    jl_model_options mo;
-    jl_model_options_default(&mo);
-    for (size_t gi = 0; gi < gl.count; gi++) {
-        const jl_model_group *g = &gl.items[gi];
-        if ((st = jl_model_fit_group(g->runs, g->n_runs, &mo, d, &gs[gi].fit, err)) != JL_OK)
-            goto end;
+    for (size_t gi = 0; gi < gl->count; gi++) {
+        const jl_model_group *g = &gl->items[gi];
+        gs[gi].fit = fits[gi];
         if (jl_group_ceiling_compute(g->runs, g->n_runs, d, &opt->ceiling, &gs[gi].ceil) != JL_OK) {
             st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
             goto end;
@@ -475,34 +470,56 @@ jl_status jl_diagnose(const jl_summary_list *l, const jl_descriptors *d,
             double dyn = s->fig[JL_FIG_AVG_POWER_W] / G - (isfinite(idle) ? idle : 0);
             if (isfinite(dyn) && dyn > gs[gi].max_dyn_per_gpu)
                 gs[gi].max_dyn_per_gpu = dyn;
-            for (size_t i = 0; i < l->count; i++)
-                if (l->items[i] == s) {
-                    run_group[i] = gi;
-                    break;
-                }
+            run_group[g->run_index[k]] = gi;
         }
     }
     for (size_t i = 0; i < l->count; i++) {
         x->count = i + 1;
-        if (diagnose_run(&x->runs[i], l->items[i], &gl, gs, run_group[i], d, opt)) {
+        if (diagnose_run(&x->runs[i], l->items[i], gl, gs, run_group[i], d, opt)) {
             st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
             goto end;
         }
     }
 end:
-    for (size_t gi = 0; gs && gi < gl.count; gi++) {
-        jl_group_fit_free(gs[gi].fit);
+    for (size_t gi = 0; gs && gi < gl->count; gi++)
         jl_group_ceiling_clear(&gs[gi].ceil);
-    }
     free(gs);
     free(run_group);
-    jl_group_list_clear(&gl);
     if (st != JL_OK) {
         jl_diagnosis_free(x);
         return st;
     }
     *out = x;
     return JL_OK;
+}
+
+jl_status jl_diagnose(const jl_summary_list *l, const jl_descriptors *d,
+                      const jl_diagnose_options *opt, jl_diagnosis **out, jl_error **err)
+{
+    *out = NULL;
+    jl_model_group_list gl = {0};
+    jl_group_fit **fits = NULL;
+    jl_status st = jl_model_groups(l, &gl, err);
+    if (st != JL_OK)
+        return st;
+    if (!(fits = jl_calloc_array(gl.count ? gl.count : 1, sizeof *fits))) {
+        st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+        goto end;
+    }
+    jl_model_options mo;
+    jl_model_options_default(&mo);
+    for (size_t gi = 0; gi < gl.count; gi++) {
+        const jl_model_group *g = &gl.items[gi];
+        if ((st = jl_model_fit_group(g->runs, g->n_runs, &mo, d, &fits[gi], err)) != JL_OK)
+            goto end;
+    }
+    st = jl_diagnose_fitted(l, &gl, fits, d, opt, out, err);
+end:
+    for (size_t gi = 0; fits && gi < gl.count; gi++)
+        jl_group_fit_free(fits[gi]);
+    free(fits);
+    jl_group_list_clear(&gl);
+    return st;
 }
 
 static json_t *memory_json(const jl_memory_ceiling *m)

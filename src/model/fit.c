@@ -148,6 +148,7 @@ void jl_group_list_clear(jl_model_group_list *gl)
     for (size_t i = 0; i < gl->count; i++) {
         key_clear(&gl->items[i].key);
         free(gl->items[i].runs);
+        free(gl->items[i].run_index);
     }
     free(gl->items);
     gl->items = NULL;
@@ -182,10 +183,12 @@ jl_status jl_model_groups(const jl_summary_list *l, jl_model_group_list *out, jl
         if (key_from_run(&g->key, v[i].s))
             goto oom;
         g->runs = malloc((j - i) * sizeof *g->runs);
-        if (!g->runs)
+        g->run_index = malloc((j - i) * sizeof *g->run_index);
+        if (!g->runs || !g->run_index)
             goto oom;
         for (size_t k = i; k < j; k++) {
             g->runs[k - i] = v[k].s;
+            g->run_index[k - i] = v[k].idx;
             if (k == i || v[k].s->attrs.max_batch_size != v[k - 1].s->attrs.max_batch_size)
                 g->n_batch_sizes++;
         }

@@ -82,9 +82,12 @@ jl_status rp_model_compute(rp_report *r, jl_error **err)
             if (same(r->groups[k].model, g->key.model) && same(r->groups[k].task, g->key.task))
                 r->fit_group_of[i] = (long)k;
     }
+    /* the same fits serve the diagnosis; after a failed fit jl_diagnose()
+     * fits again and says why */
     jl_diagnose_options dopt;
     jl_diagnose_options_default(&dopt);
-    if (jl_diagnose(r->l, r->opt.desc, &dopt, &r->diag, &e) != JL_OK) {
+    if ((r->fits ? jl_diagnose_fitted(r->l, r->fit_groups, r->fits, r->opt.desc, &dopt, &r->diag, &e)
+                 : jl_diagnose(r->l, r->opt.desc, &dopt, &r->diag, &e)) != JL_OK) {
         note_error(r, "the runs were not diagnosed", e);
         r->diag = NULL;
     }
@@ -121,12 +124,6 @@ static void csv_num(jl_strbuf *b, double v)
         jl_strbuf_printf(b, "%.17g", v);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The batches a curve is drawn at (caller frees; 0 when none). */
 static size_t curve_grid(const jl_group_fit *f, double **out)
 {
@@ -144,7 +141,7 @@ static size_t curve_grid(const jl_group_fit *f, double **out)
     for (int k = 0; k < 2; k++)
         if (ends[k] > v[0] && ends[k] < v[RP_CURVE_POINTS - 1])
             v[n++] = ends[k];
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, jl_cmp_double);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (!m || v[i] > v[m - 1] * (1 + 1e-12))
