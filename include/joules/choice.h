@@ -173,6 +173,14 @@ typedef struct jl_precision_options {
     int latency_figure, energy_figure; /* -1 = by workload */
 } jl_precision_options;
 
+/* The default bucket edges, 8,16,64,256: the paper's 8-16, 17-64 and 65-256
+ * batch buckets (Sec. 4.4). */
+#define JL_PRECISION_DEFAULT_BINS {8, 16, 64, 256}
+#define JL_PRECISION_DEFAULT_N_BINS 4
+
+/* baseline "bfloat16", the default bins, latency and energy by workload. */
+void jl_precision_options_default(jl_precision_options *opt);
+
 typedef struct jl_precision_pair {
     size_t run, twin;      /* the other-precision run and its baseline twin */
     long batch;            /* max_batch_size */

@@ -137,6 +137,15 @@ static jl_status sort_pairs(jl_precision_result *r, const jl_summary_list *l)
     return JL_OK;
 }
 
+void jl_precision_options_default(jl_precision_options *opt)
+{
+    static const double bins[] = JL_PRECISION_DEFAULT_BINS;
+    opt->baseline = "bfloat16";
+    opt->bins = bins;
+    opt->n_bins = JL_PRECISION_DEFAULT_N_BINS;
+    opt->latency_figure = opt->energy_figure = -1;
+}
+
 jl_status jl_compare_precision(const jl_summary_list *l, const jl_precision_options *opt,
                                jl_precision_result **out, jl_error **err)
 {

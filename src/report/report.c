@@ -761,10 +761,10 @@ static jl_status write_documents(rp_report *r, jl_error **err)
         for (size_t i = 0; i < np; i++)
             if (!strcmp(precs[i], "bfloat16") || !strcmp(precs[i], "bf16"))
                 base_p = precs[i];
-        /* the bins of `joules compare --by precision` (the paper's 8-16,
-         * 17-64, 65-256 buckets) */
-        static const double bins[] = {8, 16, 64, 256};
-        jl_precision_options po = {base_p, bins, 4, -1, -1};
+        /* the defaults of `joules compare --by precision` */
+        jl_precision_options po;
+        jl_precision_options_default(&po);
+        po.baseline = base_p;
         jl_precision_result *pr = NULL;
         jl_error *perr = NULL;
         if (jl_compare_precision(r->l, &po, &pr, &perr) == JL_OK) {
