@@ -8,6 +8,7 @@
 
 #include "core/util.h"
 #include "joules/ceiling.h"
+#include "summary/summary_internal.h"
 
 static const char *const limit_names[] = {
 #define JL_X_BL_NAME(id, name, doc) name,
@@ -383,10 +384,8 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
         }
         jl_batch_ceiling_clear(&c);
     }
-    if (nm) {
-        qsort(mem, nm, sizeof *mem, jl_cmp_double);
-        g->memory = nm % 2 ? mem[nm / 2] : 0.5 * (mem[nm / 2 - 1] + mem[nm / 2]);
-    }
+    if (nm)
+        g->memory = jl__median_d(mem, nm);
     /* throughput collapse along the sweep */
     qsort(sorted, n, sizeof *sorted, cmp_run_cap);
     const jl_summary *collapse = NULL, *after = NULL;

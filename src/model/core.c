@@ -13,6 +13,7 @@
 #include <gsl/gsl_vector.h>
 
 #include "model/model_internal.h"
+#include "summary/summary_internal.h"
 
 #define N_STARTS 18
 
@@ -345,12 +346,6 @@ double jm_interp(const double *x, const double *y, size_t n, double xs)
     return y[i - 1] + (y[i] - y[i - 1]) * (xs - x[i - 1]) / (x[i] - x[i - 1]);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double jm_median(const double *v, size_t n)
 {
     if (n == 0)
@@ -359,8 +354,7 @@ double jm_median(const double *v, size_t n)
     if (!c)
         return NAN;
     memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_double);
-    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    double m = jl__median_d(c, n);
     free(c);
     return m;
 }

@@ -7,6 +7,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "core/util.h"
 #include "joules/model.h"
 #include "model/model_internal.h"
 
@@ -172,13 +173,6 @@ oom:
     return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "leave-one-out evaluation");
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    if (isnan(x) || isnan(y))
-        return isnan(x) - isnan(y);
-    return (x > y) - (x < y);
-}
 
 static int task_selected(const jl_summary *s, const char *task)
 {
@@ -202,7 +196,7 @@ jl_loo_stats jl_loo_summarize(const jl_loo_result *r, const char *task)
         if (task_selected(r->points[i].run, task))
             v[st.n++] = r->points[i].abs_rel_error;
     if (st.n) {
-        qsort(v, st.n, sizeof *v, cmp_double);
+        qsort(v, st.n, sizeof *v, jl_cmp_double);
         /* a NaN (failed refit) sorts last and makes max NaN: visible */
         double h = 0.5 * (double)(st.n - 1);
         size_t a = (size_t)floor(h);

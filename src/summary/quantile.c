@@ -92,3 +92,18 @@ double jl__kth_d(double *x, size_t n, size_t k)
     select_d(x, 0, (ptrdiff_t)n - 1, (ptrdiff_t)k);
     return x[k];
 }
+
+double jl__median_d(double *x, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    double hi = jl__kth_d(x, n, n / 2);
+    if (n % 2)
+        return hi;
+    /* after the select x[0 .. n/2) <= hi: the lower middle is their largest */
+    double lo = x[0];
+    for (size_t i = 1; i < n / 2; i++)
+        if (x[i] > lo)
+            lo = x[i];
+    return 0.5 * (lo + hi);
+}

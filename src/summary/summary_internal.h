@@ -24,6 +24,12 @@ void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq,
 /* The k-th smallest (0-based) of x[0..n), reordering x; NaN when k >= n. */
 double jl__kth_d(double *x, size_t n, size_t k);
 
+/* The median of x[0..n) as numpy.median computes it: the middle order
+ * statistic, or 0.5 (a + b) of the two middle ones. Reorders x; no NaN in
+ * x; NaN when n == 0. The one median of the library (fit, ceilings, the
+ * choice statistics). */
+double jl__median_d(double *x, size_t n);
+
 /* ---- energy tracks (energy.c) ------------------------------------------ */
 
 /* The cumulative energy of one GPU as a function of time, E(t), built from
