@@ -1,10 +1,11 @@
 /* HDF5 plumbing shared by the trace reader and writer: silencing HDF5's own
- * error printing, turning its error stack into a jl_error cause, and
- * number formatting for messages. */
+ * error printing, turning its error stack into a jl_error cause, number
+ * formatting for messages, and the table of summary/ figures. */
 #define _POSIX_C_SOURCE 200809L
 #include <hdf5.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,17 @@
 #include "core/util.h"
 #include "joules/trace.h"
 #include "trace/trace_internal.h"
+
+const jl__summary_field jl__summary_fields[] = {
+#define SF(n) {#n, offsetof(jl_run_summary_attrs, n)}
+    SF(energy_per_token_j), SF(energy_per_request_j), SF(avg_power_w),
+    SF(output_throughput_tok_s), SF(median_itl_s), SF(p90_itl_s), SF(p95_itl_s),
+    SF(p99_itl_s), SF(avg_batch_size), SF(avg_output_tokens),
+    SF(steady_state_duration_s), SF(steady_state_energy_j), SF(batch_latency_s),
+    SF(energy_per_item_j),
+#undef SF
+};
+const size_t jl__n_summary_fields = sizeof jl__summary_fields / sizeof jl__summary_fields[0];
 
 jl_status jl__h5_init(void)
 {

@@ -40,6 +40,25 @@ void jl__zstd_set_chunk_bytes(size_t bytes);
  * reset by jl__zstd_set_chunk_bytes(). */
 const char *jl__zstd_last_error(void);
 
+/* Close an open HDF5 id with fn and set it to -1, so single-exit cleanup
+ * can close every id unconditionally. */
+static inline void jl__h5_close(hid_t *id, herr_t (*fn)(hid_t))
+{
+    if (*id >= 0)
+        fn(*id);
+    *id = -1;
+}
+#define CLOSE(id, fn) jl__h5_close(&(id), fn)
+
+/* The summary/ figures that have a typed field in jl_run_summary_attrs:
+ * attribute name and offsetof(jl_run_summary_attrs, field). */
+typedef struct {
+    const char *name;
+    size_t off;
+} jl__summary_field;
+extern const jl__summary_field jl__summary_fields[];
+extern const size_t jl__n_summary_fields;
+
 /* Shortest text that reads back as the same double (for messages). */
 void jl__fmt_double(char *buf, size_t cap, double v);
 

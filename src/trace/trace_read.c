@@ -5,6 +5,7 @@
 #include <hdf5.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,14 +53,6 @@ typedef struct {
     const jl_trace_limits *lim;
     jl_error **err;
 } rctx;
-
-static void h5close_id(hid_t *id, herr_t (*fn)(hid_t))
-{
-    if (*id >= 0)
-        fn(*id);
-    *id = -1;
-}
-#define CLOSE(id, fn) h5close_id(&(id), fn)
 
 static const char *class_name(H5T_class_t c)
 {
@@ -602,25 +595,11 @@ end:
     return st;
 }
 
-static const struct {
-    const char *name;
-    size_t off;
-} summary_fields[] = {
-#define SF(n) {#n, offsetof(jl_run_summary_attrs, n)}
-    SF(energy_per_token_j), SF(energy_per_request_j), SF(avg_power_w),
-    SF(output_throughput_tok_s), SF(median_itl_s), SF(p90_itl_s), SF(p95_itl_s),
-    SF(p99_itl_s), SF(avg_batch_size), SF(avg_output_tokens),
-    SF(steady_state_duration_s), SF(steady_state_energy_j), SF(batch_latency_s),
-    SF(energy_per_item_j),
-#undef SF
-};
-#define N_SUMMARY_FIELDS (sizeof summary_fields / sizeof summary_fields[0])
-
 static void summary_init(jl_run_summary_attrs *s)
 {
     memset(s, 0, sizeof *s);
-    for (size_t k = 0; k < N_SUMMARY_FIELDS; k++)
-        *(double *)((char *)s + summary_fields[k].off) = jl_nan();
+    for (size_t k = 0; k < jl__n_summary_fields; k++)
+        *(double *)((char *)s + jl__summary_fields[k].off) = jl_nan();
 }
 
 static jl_status read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summary_attrs *s)
@@ -636,11 +615,11 @@ static jl_status read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summ
         if ((st = read_attr(c, grp, opath, names.names[i], &v)) != JL_OK)
             goto end;
         size_t k;
-        for (k = 0; k < N_SUMMARY_FIELDS; k++)
-            if (!strcmp(summary_fields[k].name, names.names[i]))
+        for (k = 0; k < jl__n_summary_fields; k++)
+            if (!strcmp(jl__summary_fields[k].name, names.names[i]))
                 break;
         int is_num = v.kind == AV_INT || v.kind == AV_FLOAT;
-        if (k < N_SUMMARY_FIELDS) {
+        if (k < jl__n_summary_fields) {
             if (!is_num) {
                 st = jl_fail(c->err, JL_ETYPE, c->file, c->run, opath, -1,
                              "attribute @%s must be a number, found %s (%s)",
@@ -652,7 +631,7 @@ static jl_status read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summ
                              "attribute @%s must be finite, found %s", names.names[i], v.text);
                 goto end;
             }
-            *(double *)((char *)s + summary_fields[k].off) = v.d;
+            *(double *)((char *)s + jl__summary_fields[k].off) = v.d;
         } else {
             jl_kv *x = realloc(s->extra, (s->n_extra + 1) * sizeof *x);
             if (!x) {
@@ -684,6 +663,9 @@ end:
 
 typedef enum { T_F64, T_F32, T_I32, T_I64 } target_t;
 
+/* HDF5 1.10's own conversion buffer size; the most the reader lends it. */
+#define TCONV_MAX_BYTES ((size_t)1 << 20)
+
 static int fits_size(uint64_t v)
 {
     return v == (uint64_t)(size_t)v;
@@ -694,13 +676,57 @@ static size_t target_size(target_t t)
     return t == T_F64 || t == T_I64 ? 8 : 4;
 }
 
-/* What one dataset read expects. */
+/* One run being read: where it is, the run, its G, and what its dataset
+ * reads share. */
+typedef struct {
+    rctx *c;
+    hid_t run_grp;
+    const char *run_path;
+    jl_run *run;
+    size_t g;
+    hid_t dxpl;       /* transfer properties of every read, lending tconv */
+    void *tconv;      /* type-conversion buffer lent to HDF5 */
+    size_t tconv_cap; /* its size (<= TCONV_MAX_BYTES) */
+} run_reader;
+
+typedef struct group_reader group_reader;
+
+/* A rule on the values of one column: v holds n rows x cols values of the
+ * column's target type; obj is its object path. */
+typedef jl_status (*col_check)(group_reader *gr, const char *obj, const void *v, size_t n,
+                               size_t cols);
+
+/* One dataset of a group: what it must be and where it goes. */
 typedef struct {
     const char *name;  /* dataset name in its group */
-    int rank;          /* 1: [n]; 2: [n, g] */
+    int rank;          /* 1: [n] into a pointer of jl_run; 2: [n, G] into a jl_series */
     target_t target;
     int required;
-} ds_spec;
+    size_t off;        /* offsetof(jl_run, that pointer or jl_series) */
+    col_check check;   /* its own value rule, or NULL */
+    int check_at_once; /* checked as soon as read, before the next column is (times) */
+} col_spec;
+
+/* A group of the run: its datasets in reading order. The first dataset
+ * present sets the group's row count; every later one must have as many
+ * rows. */
+typedef struct {
+    const char *name;
+    size_t rows_off; /* offsetof(jl_run, the group's row count) */
+    const col_spec *cols;
+    size_t n_cols;
+    /* a rule across the group's columns, after they are read and before
+     * their own checks; called also when the group is absent (grp < 0) */
+    jl_status (*rule)(group_reader *gr);
+} group_spec;
+
+struct group_reader {
+    run_reader *rr;
+    const group_spec *gs;
+    hid_t grp;   /* -1: absent */
+    char *path;  /* /runs/<run>/<group> */
+    char **objs; /* object path of each column reached, NULL-filled */
+};
 
 /* Decoded bytes of one chunk of dset (0 when not chunked); refuses chunks
  * larger than the dataset limit. */
@@ -762,28 +788,71 @@ end:
     return st;
 }
 
-/* Read one dataset of group `grp` (object path gpath) as described by sp.
- * Rank 2 datasets must have g columns; if expect_n != SIZE_MAX the row count
- * must equal it (n_from names where that count comes from). On success *out
- * is the data (NULL when absent and not required) and *n the row count. */
-static jl_status read_ds(rctx *c, hid_t grp, const char *gpath, const ds_spec *sp,
-                         size_t g, size_t expect_n, const char *n_from, void **out,
-                         size_t *n)
+/* The memory type a dataset of integer or float file type ftype is read as.
+ * int32 targets are read as int32 when every value of ftype fits, else as
+ * int64 and narrowed after a range check (*narrow = 1). */
+static hid_t mem_type(target_t t, hid_t ftype, int *narrow)
 {
+    *narrow = 0;
+    switch (t) {
+    case T_F64: return H5T_NATIVE_DOUBLE;
+    case T_F32: return H5T_NATIVE_FLOAT;
+    case T_I64: return H5T_NATIVE_INT64;
+    case T_I32: break;
+    }
+    size_t sz = H5Tget_size(ftype);
+    if (sz < 4 || (sz == 4 && H5Tget_sign(ftype) == H5T_SGN_2))
+        return H5T_NATIVE_INT32;
+    *narrow = 1;
+    return H5T_NATIVE_INT64;
+}
+
+/* Before a read of nv values from ftype into mtype: if HDF5 must convert,
+ * lend it the run's buffer, grown to the data up to TCONV_MAX_BYTES (HDF5
+ * 1.10 would calloc 1 MiB for every converting read). */
+static jl_status lend_tconv(run_reader *rr, const char *obj, hid_t ftype, hid_t mtype,
+                            size_t nv)
+{
+    htri_t same = H5Tequal(ftype, mtype);
+    if (same > 0)
+        return JL_OK;
+    if (same < 0)
+        H5Eclear2(H5E_DEFAULT); /* then assume it converts */
+    size_t fs = H5Tget_size(ftype), ms = H5Tget_size(mtype);
+    size_t elem = fs > ms ? fs : ms; /* <= 16: read_ds refuses larger types */
+    size_t want = nv <= TCONV_MAX_BYTES / elem ? nv * elem : TCONV_MAX_BYTES;
+    if (want <= rr->tconv_cap)
+        return JL_OK;
+    void *b = realloc(rr->tconv, want);
+    if (!b)
+        return jl_fail(rr->c->err, JL_ENOMEM, rr->c->file, rr->c->run, obj, -1, NULL);
+    rr->tconv = b;
+    rr->tconv_cap = want;
+    if (H5Pset_buffer(rr->dxpl, want, b, NULL) < 0)
+        return jl__h5_fail(rr->c->err, JL_EINTERNAL, rr->c->file, rr->c->run, obj, -1,
+                           "cannot set up the type conversion buffer");
+    return JL_OK;
+}
+
+/* Read dataset cs->name of grp (object path obj). Rank 2 datasets must have
+ * G columns; if expect_n != SIZE_MAX the row count must equal it (n_from
+ * names where that count comes from). On success *out is the data (NULL
+ * when absent and not required) and *n the row count. */
+static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_spec *cs,
+                         size_t expect_n, const char *n_from, void **out, size_t *n)
+{
+    rctx *c = rr->c;
+    size_t g = cs->rank == 2 ? rr->g : 1;
     jl_status st = JL_OK;
     hid_t dset = -1, ftype = -1, space = -1;
     void *buf = NULL;
     int64_t *tmp = NULL;
-    char tname[32];
-    char *obj = jl_asprintf("%s/%s", gpath, sp->name);
     *out = NULL;
     *n = 0;
-    if (!obj)
-        return jl_fail(c->err, JL_ENOMEM, c->file, c->run, gpath, -1, NULL);
-    if ((st = open_child(c, grp, obj, sp->name, H5I_DATASET, &dset)) != JL_OK)
+    if ((st = open_child(c, grp, obj, cs->name, H5I_DATASET, &dset)) != JL_OK)
         goto end;
     if (dset < 0) {
-        if (sp->required)
+        if (cs->required)
             st = jl_fail(c->err, JL_EMISSING, c->file, c->run, obj, -1,
                          "required dataset is missing");
         goto end;
@@ -794,10 +863,11 @@ static jl_status read_ds(rctx *c, hid_t grp, const char *gpath, const ds_spec *s
         st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read the type or shape");
         goto end;
     }
-    type_name(ftype, tname, sizeof tname);
     H5T_class_t cls = H5Tget_class(ftype);
-    int want_int = sp->target == T_I32 || sp->target == T_I64;
+    int want_int = cs->target == T_I32 || cs->target == T_I64;
     if (want_int ? cls != H5T_INTEGER : (cls != H5T_INTEGER && cls != H5T_FLOAT)) {
+        char tname[32];
+        type_name(ftype, tname, sizeof tname);
         st = jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1, "has type %s, expected %s",
                      tname, want_int ? "integers" : "numbers");
         goto end;
@@ -808,19 +878,19 @@ static jl_status read_ds(rctx *c, hid_t grp, const char *gpath, const ds_spec *s
                      H5Tget_size(ftype), class_name(cls));
         goto end;
     }
+    const char *shape = cs->rank == 1 ? "[N]" : "[N, G]";
     H5S_class_t sc = H5Sget_simple_extent_type(space);
     int rank = H5Sget_simple_extent_ndims(space);
     if (sc != H5S_SIMPLE || rank < 0) {
         st = jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1, "is %s, expected shape %s",
                      sc == H5S_SCALAR ? "a scalar" : sc == H5S_NULL ? "empty (null dataspace)"
                                                                     : "of unknown shape",
-                     sp->rank == 1 ? "[N]" : "[N, G]");
+                     shape);
         goto end;
     }
-    if (rank != sp->rank) {
+    if (rank != cs->rank) {
         st = jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1,
-                     "has rank %d, expected %d (shape %s)", rank, sp->rank,
-                     sp->rank == 1 ? "[N]" : "[N, G]");
+                     "has rank %d, expected %d (shape %s)", rank, cs->rank, shape);
         goto end;
     }
     hsize_t dims[2] = {0, 1};
@@ -862,21 +932,17 @@ static jl_status read_ds(rctx *c, hid_t grp, const char *gpath, const ds_spec *s
     if ((st = chunk_bytes(c, dset, ftype, obj, &cbytes)) != JL_OK)
         goto end;
     size_t nv = (size_t)vals;
-    buf = jl_malloc_array(nv ? nv : 1, target_size(sp->target));
+    buf = jl_malloc_array(nv ? nv : 1, target_size(cs->target));
     if (!buf) {
         st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, obj, -1,
                      "out of memory for %zu values", nv);
         goto end;
     }
     if (nv > 0) {
-        hid_t mt;
+        int narrow;
+        hid_t mt = mem_type(cs->target, ftype, &narrow);
         void *dst = buf;
-        switch (sp->target) {
-        case T_F64: mt = H5T_NATIVE_DOUBLE; break;
-        case T_F32: mt = H5T_NATIVE_FLOAT; break;
-        case T_I64: mt = H5T_NATIVE_INT64; break;
-        default:
-            mt = H5T_NATIVE_INT64;
+        if (narrow) {
             tmp = jl_malloc_array(nv, sizeof *tmp);
             if (!tmp) {
                 st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, obj, -1,
@@ -885,8 +951,10 @@ static jl_status read_ds(rctx *c, hid_t grp, const char *gpath, const ds_spec *s
             }
             dst = tmp;
         }
+        if ((st = lend_tconv(rr, obj, ftype, mt, nv)) != JL_OK)
+            goto end;
         jl__zstd_set_chunk_bytes(cbytes);
-        herr_t r = H5Dread(dset, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, dst);
+        herr_t r = H5Dread(dset, mt, H5S_ALL, H5S_ALL, rr->dxpl, dst);
         jl_error *cause = NULL;
         if (r < 0) {
             cause = jl__h5_stack_error();
@@ -918,7 +986,7 @@ static jl_status read_ds(rctx *c, hid_t grp, const char *gpath, const ds_spec *s
                 jl_error_free(cause);
             goto end;
         }
-        if (sp->target == T_I32) {
+        if (narrow) {
             int32_t *o = buf;
             for (size_t i = 0; i < nv; i++) {
                 if (tmp[i] < INT32_MIN || tmp[i] > INT32_MAX) {
@@ -938,7 +1006,6 @@ static jl_status read_ds(rctx *c, hid_t grp, const char *gpath, const ds_spec *s
 end:
     free(tmp);
     free(buf);
-    free(obj);
     CLOSE(space, H5Sclose);
     CLOSE(ftype, H5Tclose);
     CLOSE(dset, H5Dclose);
@@ -946,89 +1013,289 @@ end:
 }
 
 /* ------------------------------------------------------------------ */
-/* Value checks                                                         */
+/* Value checks, one column each                                        */
 
-static jl_status check_time(rctx *c, const char *obj, const double *t, size_t n)
+#define KV_TOLERANCE 1e-6
+
+/* An invalid value at row i of obj. */
+static jl_status bad_value(group_reader *gr, const char *obj, size_t i, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static jl_status bad_value(group_reader *gr, const char *obj, size_t i, const char *fmt, ...)
 {
+    rctx *c = gr->rr->c;
+    if (c->err && !*c->err) {
+        va_list ap;
+        va_start(ap, fmt);
+        *c->err = jl_error_vnew(JL_EINVALID, c->file, c->run, obj, (long long)i, fmt, ap);
+        va_end(ap);
+    }
+    return JL_EINVALID;
+}
+
+/* The object path of column `name` of the group being read. */
+static const char *col_obj(const group_reader *gr, const char *name)
+{
+    for (size_t k = 0; k < gr->gs->n_cols; k++)
+        if (!strcmp(gr->gs->cols[k].name, name))
+            return gr->objs[k];
+    return NULL;
+}
+
+/* Times: finite and non-decreasing. */
+static jl_status check_time(group_reader *gr, const char *obj, const void *v, size_t n,
+                            size_t cols)
+{
+    const double *t = v;
     char a[40], b[40];
+    (void)cols;
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(t[i])) {
             jl__fmt_double(a, sizeof a, t[i]);
-            return jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, (long long)i,
-                           "not finite at row %zu (%s)", i, a);
+            return bad_value(gr, obj, i, "not finite at row %zu (%s)", i, a);
         }
         if (i > 0 && t[i] < t[i - 1]) {
             jl__fmt_double(a, sizeof a, t[i]);
             jl__fmt_double(b, sizeof b, t[i - 1]);
-            return jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, (long long)i,
-                           "not non-decreasing at row %zu (%s after %s)", i, a, b);
+            return bad_value(gr, obj, i, "not non-decreasing at row %zu (%s after %s)", i, a, b);
         }
     }
     return JL_OK;
 }
 
-static void where_row(char *buf, size_t cap, size_t i, size_t g)
+/* Every value of a [n, cols] series finite; if nonneg, also >= 0. */
+static jl_status check_series(group_reader *gr, const char *obj, const double *v, size_t n,
+                              size_t cols, int nonneg, const char *unit)
 {
-    if (g > 1)
-        snprintf(buf, cap, "row %zu, GPU %zu", i / g, i % g);
-    else
-        snprintf(buf, cap, "row %zu", i);
-}
-
-/* Every value finite; if nonneg, also >= 0 (what = "power"). */
-static jl_status check_values(rctx *c, const char *obj, const jl_series *s, int nonneg,
-                              const char *unit)
-{
-    char a[40], w[64];
-    size_t nv = s->n * s->g;
-    for (size_t i = 0; i < nv; i++) {
-        double x = s->v[i];
+    for (size_t i = 0; i < n * cols; i++) {
+        double x = v[i];
         if (!isfinite(x) || (nonneg && x < 0)) {
+            char a[40], w[64];
             jl__fmt_double(a, sizeof a, x);
-            where_row(w, sizeof w, i, s->g);
-            return jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, (long long)(i / s->g),
-                           "%s at %s (%s%s%s)", isfinite(x) ? "negative power" : "not finite",
-                           w, a, unit ? " " : "", unit ? unit : "");
+            if (cols > 1)
+                snprintf(w, sizeof w, "row %zu, GPU %zu", i / cols, i % cols);
+            else
+                snprintf(w, sizeof w, "row %zu", i);
+            return bad_value(gr, obj, i / cols, "%s at %s (%s %s)",
+                             isfinite(x) ? "negative power" : "not finite", w, a, unit);
         }
     }
     return JL_OK;
 }
 
-static jl_status check_i32_nonneg(rctx *c, const char *obj, const int32_t *v, size_t n)
+static jl_status check_power(group_reader *gr, const char *obj, const void *v, size_t n,
+                             size_t cols)
 {
-    for (size_t i = 0; v && i < n; i++)
-        if (v[i] < 0)
-            return jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, (long long)i,
-                           "negative value at row %zu (%d)", i, (int)v[i]);
+    return check_series(gr, obj, v, n, cols, 1, "W");
+}
+
+/* energy_j is a counter with any offset: finite, any sign. */
+static jl_status check_energy(group_reader *gr, const char *obj, const void *v, size_t n,
+                              size_t cols)
+{
+    return check_series(gr, obj, v, n, cols, 0, "J");
+}
+
+static jl_status check_count(group_reader *gr, const char *obj, const void *v, size_t n,
+                             size_t cols)
+{
+    const int32_t *x = v;
+    (void)cols;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] < 0)
+            return bad_value(gr, obj, i, "negative value at row %zu (%d)", i, (int)x[i]);
     return JL_OK;
 }
 
-static jl_status check_i64_cumulative(rctx *c, const char *obj, const int64_t *v, size_t n)
+static jl_status check_cumulative(group_reader *gr, const char *obj, const void *v, size_t n,
+                                  size_t cols)
 {
-    for (size_t i = 0; v && i < n; i++) {
-        if (v[i] < 0)
-            return jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, (long long)i,
-                           "negative value at row %zu (%lld)", i, (long long)v[i]);
-        if (i > 0 && v[i] < v[i - 1])
-            return jl_fail(c->err, JL_EINVALID, c->file, c->run, obj, (long long)i,
-                           "cumulative count decreases at row %zu (%lld after %lld)", i,
-                           (long long)v[i], (long long)v[i - 1]);
+    const int64_t *x = v;
+    (void)cols;
+    for (size_t i = 0; i < n; i++) {
+        if (x[i] < 0)
+            return bad_value(gr, obj, i, "negative value at row %zu (%lld)", i, (long long)x[i]);
+        if (i > 0 && x[i] < x[i - 1])
+            return bad_value(gr, obj, i, "cumulative count decreases at row %zu (%lld after %lld)",
+                             i, (long long)x[i], (long long)x[i - 1]);
+    }
+    return JL_OK;
+}
+
+static jl_status check_fraction(group_reader *gr, const char *obj, const void *v, size_t n,
+                                size_t cols)
+{
+    const float *x = v;
+    (void)cols;
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] >= -KV_TOLERANCE && x[i] <= 1 + KV_TOLERANCE)) {
+            char a[40];
+            jl__fmt_double(a, sizeof a, x[i]);
+            return bad_value(gr, obj, i, "outside 0..1 at row %zu (%s)", i, a);
+        }
+    }
+    return JL_OK;
+}
+
+/* Request times: NaN means the request never got that far; inf is wrong. */
+static jl_status check_request_time(group_reader *gr, const char *obj, const void *v, size_t n,
+                                    size_t cols)
+{
+    const double *t = v;
+    (void)cols;
+    for (size_t i = 0; i < n; i++)
+        if (isinf(t[i]))
+            return bad_value(gr, obj, i, "infinite at row %zu (NaN marks a missing time)", i);
+    return JL_OK;
+}
+
+static jl_status check_latency(group_reader *gr, const char *obj, const void *v, size_t n,
+                               size_t cols)
+{
+    const float *x = v;
+    (void)cols;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]) || x[i] < 0) {
+            char a[40];
+            jl__fmt_double(a, sizeof a, x[i]);
+            return bad_value(gr, obj, i, "%s at row %zu (%s)",
+                             isfinite(x[i]) ? "negative latency" : "not finite", i, a);
+        }
+    }
+    return JL_OK;
+}
+
+static int has_requests(const jl_run *r)
+{
+    return r->arrival || r->first_token || r->finish || r->input_tokens || r->output_tokens;
+}
+
+/* itl/request indexes requests/ (when that group is there). */
+static jl_status check_request_index(group_reader *gr, const char *obj, const void *v,
+                                     size_t n, size_t cols)
+{
+    const jl_run *r = gr->rr->run;
+    const int32_t *q = v;
+    int bounded = has_requests(r);
+    (void)cols;
+    for (size_t i = 0; i < n; i++) {
+        if (q[i] < 0)
+            return bad_value(gr, obj, i, "request index out of range at row %zu (%d)", i,
+                             (int)q[i]);
+        if (bounded && (size_t)q[i] >= r->req_n)
+            return bad_value(gr, obj, i,
+                             "request index out of range at row %zu (%d; requests/ has %zu rows)",
+                             i, (int)q[i], r->req_n);
+    }
+    return JL_OK;
+}
+
+/* power/ is required unless summary/ is there; watts or energy_j is. */
+static jl_status power_rule(group_reader *gr)
+{
+    const jl_run *r = gr->rr->run;
+    rctx *c = gr->rr->c;
+    if (gr->grp < 0 && !r->summary.present)
+        return jl_fail(c->err, JL_EMISSING, c->file, c->run, gr->path, -1,
+                       "required group is missing (power/ is required unless summary/ is present)");
+    if (gr->grp >= 0 && !r->watts.v && !r->energy_j.v)
+        return jl_fail(c->err, JL_EMISSING, c->file, c->run, gr->path, -1,
+                       "has neither watts nor energy_j (at least one is required)");
+    return JL_OK;
+}
+
+/* batches/: start and end finite, start <= end, row by row. */
+static jl_status batch_rule(group_reader *gr)
+{
+    const jl_run *r = gr->rr->run;
+    for (size_t i = 0; i < r->batch_n; i++) {
+        double s = r->batch_start[i], e = r->batch_end[i];
+        if (isfinite(s) && isfinite(e) && s <= e)
+            continue;
+        char a[40], b[40];
+        jl__fmt_double(a, sizeof a, s);
+        jl__fmt_double(b, sizeof b, e);
+        if (!isfinite(s) || !isfinite(e))
+            return bad_value(gr, col_obj(gr, isfinite(s) ? "end" : "start"), i,
+                             "not finite at row %zu (%s)", i, isfinite(s) ? b : a);
+        return bad_value(gr, col_obj(gr, "end"), i,
+                         "batch ends before it starts at row %zu (end %s < start %s)", i, b, a);
     }
     return JL_OK;
 }
 
 /* ------------------------------------------------------------------ */
-/* Groups                                                              */
+/* Groups: a table of datasets each, read by one loop                  */
 
-#define KV_TOLERANCE 1e-6
+#define COL(name, rank, target, required, field, check) \
+    {name, rank, target, required, offsetof(jl_run, field), check, 0}
+#define TIME_COL(field) {"time", 1, T_F64, 1, offsetof(jl_run, field), check_time, 1}
 
-typedef struct {
-    rctx *c;
-    hid_t run_grp;
-    const char *run_path;
-    jl_run *run;
-    size_t g;
-} run_reader;
+static const col_spec power_cols[] = {
+    TIME_COL(power_time),
+    COL("watts", 2, T_F64, 0, watts, check_power),
+    COL("energy_j", 2, T_F64, 0, energy_j, check_energy),
+    COL("watts_avg", 2, T_F64, 0, watts_avg, check_power),
+};
+static const col_spec gpu_cols[] = {
+    TIME_COL(gpu_time),
+    COL("sm_util", 2, T_F64, 0, sm_util, NULL),
+    COL("mem_util", 2, T_F64, 0, mem_util, NULL),
+    COL("mem_used_bytes", 2, T_F64, 0, mem_used_bytes, NULL),
+    COL("sm_clock_mhz", 2, T_F64, 0, sm_clock_mhz, NULL),
+    COL("temp_c", 2, T_F64, 0, temp_c, NULL),
+};
+static const col_spec engine_cols[] = {
+    TIME_COL(engine_time),
+    COL("running", 1, T_I32, 1, running, check_count),
+    COL("waiting", 1, T_I32, 0, waiting, check_count),
+    COL("tokens_generated", 1, T_I64, 0, tokens_generated, check_cumulative),
+    COL("prefill_tokens", 1, T_I64, 0, prefill_tokens, check_cumulative),
+    COL("kv_cache_usage", 1, T_F32, 0, kv_cache_usage, check_fraction),
+};
+/* Every column optional; those present have one length. */
+static const col_spec request_cols[] = {
+    COL("arrival", 1, T_F64, 0, arrival, check_request_time),
+    COL("first_token", 1, T_F64, 0, first_token, check_request_time),
+    COL("finish", 1, T_F64, 0, finish, check_request_time),
+    COL("input_tokens", 1, T_I32, 0, input_tokens, check_count),
+    COL("output_tokens", 1, T_I32, 0, output_tokens, check_count),
+};
+static const col_spec itl_cols[] = {
+    COL("seconds", 1, T_F32, 1, itl_seconds, check_latency),
+    COL("request", 1, T_I32, 0, itl_request, check_request_index),
+};
+static const col_spec batch_cols[] = {
+    COL("start", 1, T_F64, 1, batch_start, NULL),
+    COL("end", 1, T_F64, 1, batch_end, NULL),
+    COL("size", 1, T_I32, 0, batch_size, check_count),
+};
+#undef COL
+#undef TIME_COL
+
+#define GROUP(name, rows, cols, rule) \
+    {name, offsetof(jl_run, rows), cols, sizeof cols / sizeof cols[0], rule}
+/* In reading order: itl/ after requests/, whose length it checks against. */
+static const group_spec groups[] = {
+    GROUP("power", power_n, power_cols, power_rule),
+    GROUP("gpu", gpu_n, gpu_cols, NULL),
+    GROUP("engine", engine_n, engine_cols, NULL),
+    GROUP("requests", req_n, request_cols, NULL),
+    GROUP("itl", itl_n, itl_cols, NULL),
+    GROUP("batches", batch_n, batch_cols, batch_rule),
+};
+#undef GROUP
+#define N_GROUPS (sizeof groups / sizeof groups[0])
+
+/* Where column cs of run r lives: the pointer field, or the jl_series. */
+static void **col_data(jl_run *r, const col_spec *cs)
+{
+    char *base = (char *)r + cs->off;
+    return cs->rank == 2 ? (void **)&((jl_series *)base)->v : (void **)base;
+}
 
 /* Open group `name` of the run; *grp = -1 when absent. *path = its path. */
 static jl_status open_group(run_reader *rr, const char *name, hid_t *grp, char **path)
@@ -1039,314 +1306,66 @@ static jl_status open_group(run_reader *rr, const char *name, hid_t *grp, char *
     return open_child(rr->c, rr->run_grp, *path, name, H5I_GROUP, grp);
 }
 
-/* Read a rank-1 time dataset and check it. */
-static jl_status read_time(run_reader *rr, hid_t grp, const char *gpath, const char *name,
-                           int required, double **t, size_t *n)
-{
-    ds_spec sp = {name, 1, T_F64, required};
-    jl_status st = read_ds(rr->c, grp, gpath, &sp, 1, SIZE_MAX, NULL, (void **)t, n);
-    if (st != JL_OK || !*t)
-        return st;
-    char *obj = jl_asprintf("%s/%s", gpath, name);
-    if (!obj)
-        return jl_fail(rr->c->err, JL_ENOMEM, rr->c->file, rr->c->run, gpath, -1, NULL);
-    st = check_time(rr->c, obj, *t, *n);
-    free(obj);
-    return st;
-}
-
-static jl_status read_series(run_reader *rr, hid_t grp, const char *gpath, const char *name,
-                             int required, size_t n, const char *n_from, jl_series *s)
-{
-    ds_spec sp = {name, 2, T_F64, required};
-    size_t got = 0;
-    jl_status st = read_ds(rr->c, grp, gpath, &sp, rr->g, n, n_from, (void **)&s->v, &got);
-    if (st == JL_OK && s->v) {
-        s->n = got;
-        s->g = rr->g;
-    }
-    return st;
-}
-
-static jl_status read_power(run_reader *rr)
+/* Read group gs of the run: every column (times checked at once), the
+ * group's rule, then every column's own check, in table order. */
+static jl_status read_group(run_reader *rr, const group_spec *gs)
 {
     jl_run *r = rr->run;
-    hid_t grp = -1;
-    char *path = NULL, *obj = NULL;
-    jl_status st = open_group(rr, "power", &grp, &path);
+    rctx *c = rr->c;
+    group_reader gr = {rr, gs, -1, NULL, calloc(gs->n_cols, sizeof(char *))};
+    char **objs = gr.objs;
+    size_t rows = SIZE_MAX; /* of the first column present */
+    char *from = NULL;      /* "<group>/<that column>", for length messages */
+    jl_status st = objs ? open_group(rr, gs->name, &gr.grp, &gr.path)
+                        : jl_fail(c->err, JL_ENOMEM, c->file, c->run, rr->run_path, -1, NULL);
     if (st != JL_OK)
         goto end;
-    if (grp < 0) {
-        if (!r->summary.present)
-            st = jl_fail(rr->c->err, JL_EMISSING, rr->c->file, rr->c->run, path, -1,
-                         "required group is missing (power/ is required unless summary/ is present)");
-        goto end;
-    }
-    if ((st = read_time(rr, grp, path, "time", 1, &r->power_time, &r->power_n)) != JL_OK)
-        goto end;
-    const char *from = "power/time";
-    if ((st = read_series(rr, grp, path, "watts", 0, r->power_n, from, &r->watts)) != JL_OK ||
-        (st = read_series(rr, grp, path, "energy_j", 0, r->power_n, from, &r->energy_j)) != JL_OK ||
-        (st = read_series(rr, grp, path, "watts_avg", 0, r->power_n, from, &r->watts_avg)) != JL_OK)
-        goto end;
-    if (!r->watts.v && !r->energy_j.v) {
-        st = jl_fail(rr->c->err, JL_EMISSING, rr->c->file, rr->c->run, path, -1,
-                     "has neither watts nor energy_j (at least one is required)");
-        goto end;
-    }
-    static const char *const names[] = {"watts", "energy_j", "watts_avg"};
-    const jl_series *ser[] = {&r->watts, &r->energy_j, &r->watts_avg};
-    for (int k = 0; k < 3; k++) {
-        if (!ser[k]->v)
-            continue;
-        free(obj);
-        if (!(obj = jl_asprintf("%s/%s", path, names[k]))) {
-            st = jl_fail(rr->c->err, JL_ENOMEM, rr->c->file, rr->c->run, path, -1, NULL);
-            goto end;
-        }
-        /* energy_j is a counter with any offset: finite, any sign. */
-        if ((st = check_values(rr->c, obj, ser[k], k != 1, k != 1 ? "W" : "J")) != JL_OK)
-            goto end;
-    }
-end:
-    free(obj);
-    free(path);
-    CLOSE(grp, H5Gclose);
-    return st;
-}
-
-static jl_status read_gpu(run_reader *rr)
-{
-    jl_run *r = rr->run;
-    hid_t grp = -1;
-    char *path = NULL;
-    jl_status st = open_group(rr, "gpu", &grp, &path);
-    if (st != JL_OK || grp < 0)
-        goto end;
-    if ((st = read_time(rr, grp, path, "time", 1, &r->gpu_time, &r->gpu_n)) != JL_OK)
-        goto end;
-    const char *from = "gpu/time";
-    if ((st = read_series(rr, grp, path, "sm_util", 0, r->gpu_n, from, &r->sm_util)) != JL_OK ||
-        (st = read_series(rr, grp, path, "mem_util", 0, r->gpu_n, from, &r->mem_util)) != JL_OK ||
-        (st = read_series(rr, grp, path, "mem_used_bytes", 0, r->gpu_n, from, &r->mem_used_bytes)) != JL_OK ||
-        (st = read_series(rr, grp, path, "sm_clock_mhz", 0, r->gpu_n, from, &r->sm_clock_mhz)) != JL_OK ||
-        (st = read_series(rr, grp, path, "temp_c", 0, r->gpu_n, from, &r->temp_c)) != JL_OK)
-        goto end;
-end:
-    free(path);
-    CLOSE(grp, H5Gclose);
-    return st;
-}
-
-static jl_status read_engine(run_reader *rr)
-{
-    jl_run *r = rr->run;
-    hid_t grp = -1;
-    char *path = NULL, *obj = NULL;
-    size_t n;
-    jl_status st = open_group(rr, "engine", &grp, &path);
-    if (st != JL_OK || grp < 0)
-        goto end;
-    if ((st = read_time(rr, grp, path, "time", 1, &r->engine_time, &r->engine_n)) != JL_OK)
-        goto end;
-    const char *from = "engine/time";
-    size_t S = r->engine_n;
-    ds_spec running = {"running", 1, T_I32, 1}, waiting = {"waiting", 1, T_I32, 0},
-            tokens = {"tokens_generated", 1, T_I64, 0},
-            prefill = {"prefill_tokens", 1, T_I64, 0},
-            kv = {"kv_cache_usage", 1, T_F32, 0};
-    if ((st = read_ds(rr->c, grp, path, &running, 1, S, from, (void **)&r->running, &n)) != JL_OK ||
-        (st = read_ds(rr->c, grp, path, &waiting, 1, S, from, (void **)&r->waiting, &n)) != JL_OK ||
-        (st = read_ds(rr->c, grp, path, &tokens, 1, S, from, (void **)&r->tokens_generated, &n)) != JL_OK ||
-        (st = read_ds(rr->c, grp, path, &prefill, 1, S, from, (void **)&r->prefill_tokens, &n)) != JL_OK ||
-        (st = read_ds(rr->c, grp, path, &kv, 1, S, from, (void **)&r->kv_cache_usage, &n)) != JL_OK)
-        goto end;
-#define OBJ(name)                                                              \
-    do {                                                                       \
-        free(obj);                                                             \
-        if (!(obj = jl_asprintf("%s/%s", path, name))) {                       \
-            st = jl_fail(rr->c->err, JL_ENOMEM, rr->c->file, rr->c->run, path, -1, NULL); \
-            goto end;                                                          \
-        }                                                                      \
-    } while (0)
-    OBJ("running");
-    if ((st = check_i32_nonneg(rr->c, obj, r->running, S)) != JL_OK)
-        goto end;
-    OBJ("waiting");
-    if ((st = check_i32_nonneg(rr->c, obj, r->waiting, S)) != JL_OK)
-        goto end;
-    OBJ("tokens_generated");
-    if ((st = check_i64_cumulative(rr->c, obj, r->tokens_generated, S)) != JL_OK)
-        goto end;
-    OBJ("prefill_tokens");
-    if ((st = check_i64_cumulative(rr->c, obj, r->prefill_tokens, S)) != JL_OK)
-        goto end;
-    OBJ("kv_cache_usage");
-    for (size_t i = 0; r->kv_cache_usage && i < S; i++) {
-        float x = r->kv_cache_usage[i];
-        if (!(x >= -KV_TOLERANCE && x <= 1 + KV_TOLERANCE)) {
-            char a[40];
-            jl__fmt_double(a, sizeof a, x);
-            st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
-                         "outside 0..1 at row %zu (%s)", i, a);
-            goto end;
-        }
-    }
-end:
-    free(obj);
-    free(path);
-    CLOSE(grp, H5Gclose);
-    return st;
-}
-
-static jl_status read_requests(run_reader *rr)
-{
-    jl_run *r = rr->run;
-    hid_t grp = -1;
-    char *path = NULL, *obj = NULL, *from = NULL;
-    jl_status st = open_group(rr, "requests", &grp, &path);
-    if (st != JL_OK || grp < 0)
-        goto end;
-    /* Every column is optional; those present have one length R. */
-    ds_spec specs[] = {{"arrival", 1, T_F64, 0}, {"first_token", 1, T_F64, 0},
-                       {"finish", 1, T_F64, 0}, {"input_tokens", 1, T_I32, 0},
-                       {"output_tokens", 1, T_I32, 0}};
-    void **dst[] = {(void **)&r->arrival, (void **)&r->first_token, (void **)&r->finish,
-                    (void **)&r->input_tokens, (void **)&r->output_tokens};
-    size_t R = SIZE_MAX;
-    for (int k = 0; k < 5; k++) {
+    for (size_t k = 0; gr.grp >= 0 && k < gs->n_cols; k++) {
+        const col_spec *cs = &gs->cols[k];
+        void **dst = col_data(r, cs);
         size_t n = 0;
-        if ((st = read_ds(rr->c, grp, path, &specs[k], 1, R, from, dst[k], &n)) != JL_OK)
+        if (!(objs[k] = jl_asprintf("%s/%s", gr.path, cs->name))) {
+            st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, gr.path, -1, NULL);
             goto end;
-        if (*dst[k] && R == SIZE_MAX) {
-            R = n;
-            if (!(from = jl_asprintf("requests/%s", specs[k].name))) {
-                st = jl_fail(rr->c->err, JL_ENOMEM, rr->c->file, rr->c->run, path, -1, NULL);
+        }
+        if ((st = read_ds(rr, gr.grp, objs[k], cs, rows, from, dst, &n)) != JL_OK)
+            goto end;
+        if (!*dst)
+            continue;
+        if (cs->rank == 2) {
+            jl_series *s = (jl_series *)((char *)r + cs->off);
+            s->n = n;
+            s->g = rr->g;
+        }
+        if (rows == SIZE_MAX) {
+            rows = n;
+            *(size_t *)((char *)r + gs->rows_off) = n;
+            if (!(from = jl_asprintf("%s/%s", gs->name, cs->name))) {
+                st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, gr.path, -1, NULL);
                 goto end;
             }
         }
+        if (cs->check_at_once && (st = cs->check(&gr, objs[k], *dst, n, 1)) != JL_OK)
+            goto end;
     }
-    r->req_n = R == SIZE_MAX ? 0 : R;
-    double *times[] = {r->arrival, r->first_token, r->finish};
-    for (int k = 0; k < 3; k++) {
-        for (size_t i = 0; times[k] && i < r->req_n; i++) {
-            if (isinf(times[k][i])) { /* NaN: the request never got that far */
-                OBJ(specs[k].name);
-                st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
-                             "infinite at row %zu (NaN marks a missing time)", i);
-                goto end;
-            }
-        }
+    if (gs->rule && (st = gs->rule(&gr)) != JL_OK)
+        goto end;
+    for (size_t k = 0; gr.grp >= 0 && k < gs->n_cols; k++) {
+        const col_spec *cs = &gs->cols[k];
+        void *v = *col_data(r, cs);
+        if (v && cs->check && !cs->check_at_once &&
+            (st = cs->check(&gr, objs[k], v, rows, cs->rank == 2 ? rr->g : 1)) != JL_OK)
+            goto end;
     }
-    OBJ("input_tokens");
-    if ((st = check_i32_nonneg(rr->c, obj, r->input_tokens, r->req_n)) != JL_OK)
-        goto end;
-    OBJ("output_tokens");
-    if ((st = check_i32_nonneg(rr->c, obj, r->output_tokens, r->req_n)) != JL_OK)
-        goto end;
 end:
+    for (size_t k = 0; objs && k < gs->n_cols; k++)
+        free(objs[k]);
+    free(objs);
     free(from);
-    free(obj);
-    free(path);
-    CLOSE(grp, H5Gclose);
+    free(gr.path);
+    CLOSE(gr.grp, H5Gclose);
     return st;
 }
-
-static jl_status read_itl(run_reader *rr)
-{
-    jl_run *r = rr->run;
-    hid_t grp = -1;
-    char *path = NULL, *obj = NULL;
-    size_t n;
-    jl_status st = open_group(rr, "itl", &grp, &path);
-    if (st != JL_OK || grp < 0)
-        goto end;
-    ds_spec secs = {"seconds", 1, T_F32, 1}, req = {"request", 1, T_I32, 0};
-    if ((st = read_ds(rr->c, grp, path, &secs, 1, SIZE_MAX, NULL, (void **)&r->itl_seconds,
-                      &r->itl_n)) != JL_OK ||
-        (st = read_ds(rr->c, grp, path, &req, 1, r->itl_n, "itl/seconds",
-                      (void **)&r->itl_request, &n)) != JL_OK)
-        goto end;
-    OBJ("seconds");
-    for (size_t i = 0; i < r->itl_n; i++) {
-        float x = r->itl_seconds[i];
-        if (!isfinite(x) || x < 0) {
-            char a[40];
-            jl__fmt_double(a, sizeof a, x);
-            st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
-                         "%s at row %zu (%s)", isfinite(x) ? "negative latency" : "not finite",
-                         i, a);
-            goto end;
-        }
-    }
-    OBJ("request");
-    for (size_t i = 0; r->itl_request && i < r->itl_n; i++) {
-        int32_t q = r->itl_request[i];
-        if (q < 0 || (r->arrival || r->first_token || r->finish || r->input_tokens ||
-                      r->output_tokens ? (size_t)q >= r->req_n : 0)) {
-            if (q < 0)
-                st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
-                             "request index out of range at row %zu (%d)", i, (int)q);
-            else
-                st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
-                             "request index out of range at row %zu (%d; requests/ has %zu rows)",
-                             i, (int)q, r->req_n);
-            goto end;
-        }
-    }
-end:
-    free(obj);
-    free(path);
-    CLOSE(grp, H5Gclose);
-    return st;
-}
-
-static jl_status read_batches(run_reader *rr)
-{
-    jl_run *r = rr->run;
-    hid_t grp = -1;
-    char *path = NULL, *obj = NULL;
-    size_t n;
-    jl_status st = open_group(rr, "batches", &grp, &path);
-    if (st != JL_OK || grp < 0)
-        goto end;
-    ds_spec start = {"start", 1, T_F64, 1}, endd = {"end", 1, T_F64, 1},
-            size = {"size", 1, T_I32, 0};
-    if ((st = read_ds(rr->c, grp, path, &start, 1, SIZE_MAX, NULL, (void **)&r->batch_start,
-                      &r->batch_n)) != JL_OK ||
-        (st = read_ds(rr->c, grp, path, &endd, 1, r->batch_n, "batches/start",
-                      (void **)&r->batch_end, &n)) != JL_OK ||
-        (st = read_ds(rr->c, grp, path, &size, 1, r->batch_n, "batches/start",
-                      (void **)&r->batch_size, &n)) != JL_OK)
-        goto end;
-    for (size_t i = 0; i < r->batch_n; i++) {
-        double s = r->batch_start[i], e = r->batch_end[i];
-        char a[40], b[40];
-        jl__fmt_double(a, sizeof a, s);
-        jl__fmt_double(b, sizeof b, e);
-        if (!isfinite(s) || !isfinite(e)) {
-            OBJ(isfinite(s) ? "end" : "start");
-            st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
-                         "not finite at row %zu (%s)", i, isfinite(s) ? b : a);
-            goto end;
-        }
-        if (s > e) {
-            OBJ("end");
-            st = jl_fail(rr->c->err, JL_EINVALID, rr->c->file, rr->c->run, obj, (long long)i,
-                         "batch ends before it starts at row %zu (end %s < start %s)", i, b, a);
-            goto end;
-        }
-    }
-    OBJ("size");
-    if ((st = check_i32_nonneg(rr->c, obj, r->batch_size, r->batch_n)) != JL_OK)
-        goto end;
-end:
-    free(obj);
-    free(path);
-    CLOSE(grp, H5Gclose);
-    return st;
-}
-#undef OBJ
 
 static jl_status read_summary_group(run_reader *rr)
 {
@@ -1370,32 +1389,9 @@ void jl_run_free(jl_run *r)
     free(r->file);
     free(r->name);
     jl_attrs_clear(&r->attrs);
-    free(r->power_time);
-    free(r->watts.v);
-    free(r->energy_j.v);
-    free(r->watts_avg.v);
-    free(r->gpu_time);
-    free(r->sm_util.v);
-    free(r->mem_util.v);
-    free(r->mem_used_bytes.v);
-    free(r->sm_clock_mhz.v);
-    free(r->temp_c.v);
-    free(r->engine_time);
-    free(r->running);
-    free(r->waiting);
-    free(r->tokens_generated);
-    free(r->prefill_tokens);
-    free(r->kv_cache_usage);
-    free(r->arrival);
-    free(r->first_token);
-    free(r->finish);
-    free(r->input_tokens);
-    free(r->output_tokens);
-    free(r->itl_seconds);
-    free(r->itl_request);
-    free(r->batch_start);
-    free(r->batch_end);
-    free(r->batch_size);
+    for (size_t i = 0; i < N_GROUPS; i++)
+        for (size_t k = 0; k < groups[i].n_cols; k++)
+            free(*col_data(r, &groups[i].cols[k]));
     for (size_t i = 0; i < r->summary.n_extra; i++) {
         free(r->summary.extra[i].key);
         free(r->summary.extra[i].value);
@@ -1425,9 +1421,12 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     if (!err)
         c.err = &local;
     jl_status st = JL_OK;
-    hid_t runs = -1, grp = -1;
+    hid_t runs = -1;
+    run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0};
     char *run_path = jl_asprintf("/runs/%s", t->runs[i]);
     jl_run *r = jl_run_new();
+    rr.run_path = run_path;
+    rr.run = r;
     if (!run_path || !r) {
         st = jl_fail(c.err, JL_ENOMEM, c.file, c.run, NULL, -1, NULL);
         goto end;
@@ -1441,26 +1440,35 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
         st = jl__h5_fail(c.err, JL_EIO, c.file, c.run, "/runs", -1, "cannot open");
         goto end;
     }
-    grp = H5Gopen2(runs, t->runs[i], H5P_DEFAULT);
-    if (grp < 0) {
+    rr.run_grp = H5Gopen2(runs, t->runs[i], H5P_DEFAULT);
+    if (rr.run_grp < 0) {
         st = jl__h5_fail(c.err, JL_EIO, c.file, c.run, run_path, -1, "cannot open");
         goto end;
     }
-    if ((st = read_run_attrs(&c, grp, run_path, &r->attrs)) != JL_OK)
+    if ((st = read_run_attrs(&c, rr.run_grp, run_path, &r->attrs)) != JL_OK)
         goto end;
-    run_reader rr = {&c, grp, run_path, r, (size_t)r->attrs.num_gpus};
-    if ((st = read_summary_group(&rr)) != JL_OK || (st = read_power(&rr)) != JL_OK ||
-        (st = read_gpu(&rr)) != JL_OK || (st = read_engine(&rr)) != JL_OK ||
-        (st = read_requests(&rr)) != JL_OK || (st = read_itl(&rr)) != JL_OK ||
-        (st = read_batches(&rr)) != JL_OK)
+    rr.g = (size_t)r->attrs.num_gpus;
+    rr.dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (rr.dxpl < 0) {
+        st = jl__h5_fail(c.err, JL_EINTERNAL, c.file, c.run, run_path, -1,
+                         "cannot set up the data transfer");
         goto end;
+    }
+    /* summary/ first: power/ is required only without it. */
+    if ((st = read_summary_group(&rr)) != JL_OK)
+        goto end;
+    for (size_t k = 0; k < N_GROUPS; k++)
+        if ((st = read_group(&rr, &groups[k])) != JL_OK)
+            goto end;
     *out = r;
     r = NULL;
 end:
     jl_error_free(local);
     jl_run_free(r);
     free(run_path);
-    CLOSE(grp, H5Gclose);
+    free(rr.tconv);
+    CLOSE(rr.dxpl, H5Pclose);
+    CLOSE(rr.run_grp, H5Gclose);
     CLOSE(runs, H5Gclose);
     return st;
 }

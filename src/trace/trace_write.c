@@ -35,14 +35,6 @@ void jl_trace_write_options_default(jl_trace_write_options *opt)
     opt->watts_float32 = 1;
 }
 
-static void h5close_id(hid_t *id, herr_t (*fn)(hid_t))
-{
-    if (*id >= 0)
-        fn(*id);
-    *id = -1;
-}
-#define CLOSE(id, fn) h5close_id(&(id), fn)
-
 /* ------------------------------------------------------------------ */
 /* Attributes                                                          */
 
@@ -265,19 +257,6 @@ static jl_status make_group(wctx *c, hid_t parent, const char *ppath, const char
     return JL_OK;
 }
 
-static const struct {
-    const char *name;
-    size_t off;
-} summary_fields[] = {
-#define SF(n) {#n, offsetof(jl_run_summary_attrs, n)}
-    SF(energy_per_token_j), SF(energy_per_request_j), SF(avg_power_w),
-    SF(output_throughput_tok_s), SF(median_itl_s), SF(p90_itl_s), SF(p95_itl_s),
-    SF(p99_itl_s), SF(avg_batch_size), SF(avg_output_tokens),
-    SF(steady_state_duration_s), SF(steady_state_energy_j), SF(batch_latency_s),
-    SF(energy_per_item_j),
-#undef SF
-};
-
 static jl_status write_groups(wctx *c, hid_t rg, const char *rpath, const jl_run *r)
 {
     jl_status st = JL_OK;
@@ -345,10 +324,11 @@ static jl_status write_groups(wctx *c, hid_t rg, const char *rpath, const jl_run
     }
     if (r->summary.present) {
         GROUP("summary");
-        for (size_t k = 0; k < sizeof summary_fields / sizeof summary_fields[0]; k++) {
-            double v = *(const double *)((const char *)&r->summary + summary_fields[k].off);
+        for (size_t k = 0; k < jl__n_summary_fields; k++) {
+            const jl__summary_field *f = &jl__summary_fields[k];
+            double v = *(const double *)((const char *)&r->summary + f->off);
             if (!isnan(v))
-                TRY(attr_f64(c, g, p, summary_fields[k].name, v));
+                TRY(attr_f64(c, g, p, f->name, v));
         }
         for (size_t i = 0; i < r->summary.n_extra; i++)
             TRY(attr_extra(c, g, p, &r->summary.extra[i]));
