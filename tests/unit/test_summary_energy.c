@@ -45,7 +45,7 @@ TEST(integral_with_window_clipping)
         CHECK_NEAR(s->gpu_energy_j[0], 487.5, 1e-12, 0);
     }
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* A window whose edges fall strictly inside one sampling interval, with
@@ -63,7 +63,7 @@ TEST(window_inside_one_interval)
     CHECK_NEAR(FIG(s, STEADY_ENERGY_J), 600, 1e-12, 0);
     CHECK_NEAR(FIG(s, PEAK_POWER_W), 400, 1e-12, 0);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Constant 100 W for t = 0..10; the counter runs 1000 + 100 t up to t = 5
@@ -97,7 +97,7 @@ static void restart_case(int with_watts)
     else
         CHECK_NAN(FIG(s, ENERGY_SOURCE_DISAGREEMENT));
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 TEST(counter_restart_bridged_by_watts) { restart_case(1); }
@@ -128,7 +128,7 @@ TEST(counter_wrap)
     CHECK(fx_warning(s, "counter_restart") != NULL);
     CHECK(fx_warning(s, "counter_unusable") == NULL);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Garbage: the counter jumps down and straight back up (1300 -> 500 ->
@@ -163,7 +163,7 @@ TEST(counter_garbage_back_and_forth)
             CHECK_NAN(s->gpu_energy_j[0]);
         }
         jl_summary_free(s);
-        fx_free(r);
+        jl_run_free(r);
     }
 }
 
@@ -178,7 +178,7 @@ TEST(counter_garbage_not_near_zero)
     CHECK_CONTAINS(fx_warning(s, "counter_unusable"), "not to near zero");
     CHECK_NEAR(FIG(s, STEADY_ENERGY_J), 400, 1e-12, 0);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* More restarts than JL__MAX_RESTARTS (2) are noise, not restarts. */
@@ -192,7 +192,7 @@ TEST(counter_garbage_too_many_drops)
     CHECK_CONTAINS(fx_warning(s, "counter_unusable"), "more than 2 times");
     CHECK_NEAR(FIG(s, STEADY_ENERGY_J), 600, 1e-12, 0);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Small decreases (< 1 J) are held at the running maximum: increments
@@ -208,7 +208,7 @@ TEST(counter_jitter_held)
     CHECK_CONTAINS(fx_warning(s, "counter_jitter"), "largest 0.5 J");
     CHECK(fx_warning(s, "counter_unusable") == NULL);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Counter 100 J/s, watts 110 W: the integral is 10 % above the counter. The
@@ -233,7 +233,7 @@ TEST(disagreement)
     CHECK_CONTAINS(fx_warning(s, "energy_sources_agree"), "+10.00 %");
     CHECK_NEAR(FIG(s, PEAK_POWER_W), 110, 0, 0); /* peaks from watts */
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Two GPUs at 100 W and 300 W; window [2, 8]: 600 J and 1800 J. */
@@ -263,7 +263,7 @@ TEST(multi_gpu)
     CHECK_NEAR(FIG(s, IDLE_POWER_W), 100, 0, 0);
     CHECK_NEAR(FIG(s, STATIC_ENERGY_SHARE), 0.25, 1e-12, 0);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* GPU 1's counter is garbage: it falls back to watts, GPU 0 keeps its
@@ -290,7 +290,7 @@ TEST(multi_gpu_mixed_sources)
     /* disagreement over the GPU with both sources: (400 - 360) / 360 */
     CHECK_NEAR(FIG(s, ENERGY_SOURCE_DISAGREEMENT), 40.0 / 360, 1e-12, 0);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Missing data: no counter and no watts values usable, no idle power, no
@@ -316,7 +316,7 @@ TEST(missing_data_is_nan)
     CHECK_NAN(FIG(s, AVG_SM_CLOCK_MHZ));
     CHECK(fx_warning(s, "no_tokens") != NULL);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* A window reaching more than 1 s beyond the power samples has no energy;
@@ -340,7 +340,7 @@ TEST(window_beyond_power_span)
             CHECK(fx_warning(s, "power_span") == NULL);
         }
         jl_summary_free(s);
-        fx_free(r);
+        jl_run_free(r);
     }
 }
 

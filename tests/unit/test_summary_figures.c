@@ -61,7 +61,7 @@ TEST(engine_figures)
     CHECK(fx_warning(s, "batch_saturation") == NULL);
     CHECK(fx_warning(s, "short_window") != NULL); /* 2 s */
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* A server that never fills its batch: mean batch below 80 % of
@@ -86,7 +86,7 @@ TEST(batch_saturation)
     CHECK_CONTAINS(fx_warning(s, "batch_saturation"), "max_batch_size 16");
     CHECK(fx_warning(s, "short_window") == NULL); /* 6 s, 61 samples */
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Power samples at 0..3 s and 10..13 s; window [0, 13]: covered
@@ -105,7 +105,7 @@ TEST(coverage)
     CHECK(fx_warning(s, "low_coverage") != NULL);
     CHECK_NEAR(FIG(s, STEADY_ENERGY_J), 1300, 1e-12, 0);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* gpu/: plain mean over the rows in the window and over GPUs. */
@@ -129,7 +129,7 @@ TEST(gpu_means)
     CHECK_NEAR(FIG(s, AVG_SM_CLOCK_MHZ), 8500.0 / 5, 1e-12, 0);
     CHECK_NEAR(FIG(s, AVG_SM_UTIL), 4.5 / 6, 1e-12, 0);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
-/* Building jl_run structs in memory for the summary tests: every array is a
- * heap copy, released by fx_free() (the tests do not depend on the trace
- * reader). Included by tests/unit/test_summary_*.c only. */
+/* Building jl_run structs in memory for the summary tests (no trace file is
+ * read): every array is a heap copy, released with jl_run_free(). Included
+ * by tests/unit/test_summary_*.c only. */
 #ifndef JOULES_TEST_SUMMARY_FIXTURE_H
 #define JOULES_TEST_SUMMARY_FIXTURE_H
 
@@ -26,10 +26,9 @@ static inline void *fx_copy(const void *src, size_t n, size_t sz)
 
 static inline jl_run *fx_new(const char *workload, long G, long max_batch_size)
 {
-    jl_run *r = calloc(1, sizeof *r);
+    jl_run *r = jl_run_new(); /* every summary/ figure NaN */
     if (!r)
         abort();
-    jl_attrs_init(&r->attrs);
     r->file = jl_strdup("mem.h5");
     r->name = jl_strdup("b0000");
     r->attrs.workload = jl_strdup(workload);
@@ -39,13 +38,6 @@ static inline jl_run *fx_new(const char *workload, long G, long max_batch_size)
     r->attrs.precision = jl_strdup("bfloat16");
     r->attrs.num_gpus = G;
     r->attrs.max_batch_size = max_batch_size;
-    r->summary.energy_per_token_j = r->summary.energy_per_request_j = NAN;
-    r->summary.avg_power_w = r->summary.output_throughput_tok_s = NAN;
-    r->summary.median_itl_s = r->summary.p90_itl_s = r->summary.p95_itl_s = NAN;
-    r->summary.p99_itl_s = r->summary.avg_batch_size = NAN;
-    r->summary.avg_output_tokens = r->summary.steady_state_duration_s = NAN;
-    r->summary.steady_state_energy_j = r->summary.batch_latency_s = NAN;
-    r->summary.energy_per_item_j = NAN;
     return r;
 }
 
@@ -105,42 +97,6 @@ static inline void fx_batches(jl_run *r, size_t B, const double *start, const do
     r->batch_start = fx_copy(start, B, sizeof *start);
     r->batch_end = fx_copy(end, B, sizeof *end);
     r->batch_size = fx_copy(size, B, sizeof *size);
-}
-
-static inline void fx_free(jl_run *r)
-{
-    if (!r)
-        return;
-    free(r->file);
-    free(r->name);
-    jl_attrs_clear(&r->attrs);
-    free(r->power_time);
-    free(r->watts.v);
-    free(r->energy_j.v);
-    free(r->watts_avg.v);
-    free(r->gpu_time);
-    free(r->sm_util.v);
-    free(r->mem_util.v);
-    free(r->mem_used_bytes.v);
-    free(r->sm_clock_mhz.v);
-    free(r->temp_c.v);
-    free(r->engine_time);
-    free(r->running);
-    free(r->waiting);
-    free(r->tokens_generated);
-    free(r->prefill_tokens);
-    free(r->kv_cache_usage);
-    free(r->arrival);
-    free(r->first_token);
-    free(r->finish);
-    free(r->input_tokens);
-    free(r->output_tokens);
-    free(r->itl_seconds);
-    free(r->itl_request);
-    free(r->batch_start);
-    free(r->batch_end);
-    free(r->batch_size);
-    free(r);
 }
 
 static inline jl_summary *fx_sum(const jl_run *r)

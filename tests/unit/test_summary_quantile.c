@@ -137,7 +137,7 @@ TEST(itl_successful_requests)
     /* all finite samples: 1, 2, 3, 4, 100, 200 -> median 3.5 */
     CHECK_NEAR(FIG(s, MEDIAN_ITL_S), 3.5, 0, 0);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 int main(void)

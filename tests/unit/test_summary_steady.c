@@ -55,7 +55,7 @@ TEST(request_rule)
     CHECK(fx_warning(s, "steady_fallback") == NULL);
     CHECK(fx_warning(s, "steady_whole_run") == NULL);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Failed requests leave the rule: a 9th request with NaN first token and
@@ -83,7 +83,7 @@ TEST(request_rule_failed_requests)
     CHECK_NEAR(FIG(s, TTFT_MEDIAN_S), 4, 1e-12, 0);
     CHECK_NEAR(FIG(s, TTFT_P90_S), 7.2, 1e-12, 0);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Engine rows for the occupancy tests: running holds on (t[i-1], t[i]]. */
@@ -117,7 +117,7 @@ TEST(request_rule_falls_back_to_occupancy)
     /* engine tokens: 31 - 2 = 29 */
     CHECK_NEAR(FIG(s, STEADY_TOKENS), 29, 1e-12, 0);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Without requests: the occupancy rule directly, and it measures stretches
@@ -138,7 +138,7 @@ TEST(occupancy_in_time_not_rows)
     CHECK_NAN(FIG(s, STEADY_TOKENS)); /* no tokens_generated, no requests */
     CHECK(fx_warning(s, "no_tokens") != NULL);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* The occupancy share is an option: at 0.5 the threshold is 5 and the
@@ -164,7 +164,7 @@ TEST(occupancy_share_option)
     CHECK(s == NULL);
     CHECK(e != NULL);
     jl_error_free(e);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Nothing to find a window with: the whole run, flagged. */
@@ -180,7 +180,7 @@ TEST(whole_run_fallback)
     CHECK_NEAR(FIG(s, STEADY_ENERGY_J), 2000, 1e-12, 0);
     CHECK_NEAR(FIG(s, OUTSIDE_ENERGY_SHARE), 0, 0, 1e-15);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Requests whose rule gives end <= start, and no engine: whole run.
@@ -207,7 +207,7 @@ TEST(request_rule_to_whole_run)
     CHECK_NEAR(FIG(s, STEADY_START_S), 9, 0, 0);
     CHECK_NEAR(FIG(s, STEADY_END_S), 10, 0, 0);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* Diffusion: first batch start to last batch end; energy per item is the
@@ -233,7 +233,7 @@ TEST(diffusion_batches)
     CHECK(fx_warning(s, "no_tokens") == NULL); /* not expected of diffusion */
     CHECK(fx_warning(s, "batch_saturation") == NULL);
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 /* summary/ only: figures pass through, names mapped, only exact
@@ -277,7 +277,7 @@ TEST(summary_pass_through)
     CHECK_STR(s->run, "b0000");
     CHECK_STR(s->attrs.model, "test/model");
     jl_summary_free(s);
-    fx_free(r);
+    jl_run_free(r);
 }
 
 int main(void)

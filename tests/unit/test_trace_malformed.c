@@ -119,6 +119,21 @@ static hid_t run_group(hid_t f)
     return H5Gopen2(f, "/runs/r0", H5P_DEFAULT);
 }
 
+/* base() with one attribute of the run set (replaced) to v. */
+#define BASE_WITH_RUN_ATTR(fn, type)                                           \
+    static char *base_##fn(const char *name, hid_t *fid, const char *attr, type v) \
+    {                                                                          \
+        char *path = base(name, fid);                                          \
+        hid_t g = run_group(*fid);                                             \
+        attr_##fn(g, attr, v);                                                 \
+        H5Gclose(g);                                                           \
+        return path;                                                           \
+    }
+BASE_WITH_RUN_ATTR(i32, int)
+BASE_WITH_RUN_ATTR(f64, double)
+BASE_WITH_RUN_ATTR(str, const char *)
+#undef BASE_WITH_RUN_ATTR
+
 /* Close, read run 0, compare status and the formatted line; frees path. */
 static void expect(hid_t f, char *path, jl_status want, const char *line_tail,
                    long long row)
@@ -197,10 +212,7 @@ TEST(power_values)
     expect(f, p, JL_EINVALID, "run r0: /runs/r0/power/energy_j: not finite at row 9 (-inf J)", 9);
 
     /* two GPUs: the column is named */
-    p = base("watts-g2.h5", &f);
-    hid_t g = run_group(f);
-    attr_i32(g, "num_gpus", 2);
-    H5Gclose(g);
+    p = base_i32("watts-g2.h5", &f, "num_gpus", 2);
     wbuf[2 * 5 + 1] = jl_nan();
     put_f64(f, "/runs/r0/power/watts", N, 2, wbuf);
     expect(f, p, JL_EINVALID,
@@ -210,10 +222,7 @@ TEST(power_values)
 TEST(power_shapes)
 {
     hid_t f;
-    char *p = base("wrong-g.h5", &f);
-    hid_t g = run_group(f);
-    attr_i32(g, "num_gpus", 2);
-    H5Gclose(g);
+    char *p = base_i32("wrong-g.h5", &f, "num_gpus", 2);
     expect(f, p, JL_ETYPE,
            "run r0: /runs/r0/power/watts: has shape [200, 1], expected [N, 2] (num_gpus = 2)", -1);
 
@@ -320,10 +329,7 @@ TEST(attributes)
     H5Gclose(g);
     expect(f, p, JL_EMISSING, "run r0: /runs/r0: required attribute @model is missing", -1);
 
-    p = base("num-gpus-string.h5", &f);
-    g = run_group(f);
-    attr_str(g, "num_gpus", "1");
-    H5Gclose(g);
+    p = base_str("num-gpus-string.h5", &f, "num_gpus", "1");
     expect(f, p, JL_ETYPE,
            "run r0: /runs/r0: attribute @num_gpus must be an integer, found a string (string: 1)", -1);
 
@@ -334,49 +340,28 @@ TEST(attributes)
     H5Gclose(g);
     expect(f, p, JL_OK, NULL, -1);
 
-    p = base("num-gpus-frac.h5", &f);
-    g = run_group(f);
-    attr_f64(g, "num_gpus", 1.5);
-    H5Gclose(g);
+    p = base_f64("num-gpus-frac.h5", &f, "num_gpus", 1.5);
     expect(f, p, JL_ETYPE,
            "run r0: /runs/r0: attribute @num_gpus must be an integer, found a float (float64: 1.5)", -1);
 
-    p = base("num-gpus-zero.h5", &f);
-    g = run_group(f);
-    attr_i32(g, "num_gpus", 0);
-    H5Gclose(g);
+    p = base_i32("num-gpus-zero.h5", &f, "num_gpus", 0);
     expect(f, p, JL_EINVALID, "run r0: /runs/r0: attribute @num_gpus must be >= 1, found 0", -1);
 
-    p = base("mbs-zero.h5", &f);
-    g = run_group(f);
-    attr_i32(g, "max_batch_size", 0);
-    H5Gclose(g);
+    p = base_i32("mbs-zero.h5", &f, "max_batch_size", 0);
     expect(f, p, JL_EINVALID, "run r0: /runs/r0: attribute @max_batch_size must be >= 1, found 0", -1);
 
-    p = base("workload.h5", &f);
-    g = run_group(f);
-    attr_str(g, "workload", "video");
-    H5Gclose(g);
+    p = base_str("workload.h5", &f, "workload", "video");
     expect(f, p, JL_EINVALID,
            "run r0: /runs/r0: attribute @workload must be llm, mllm or diffusion, found \"video\"", -1);
 
-    p = base("precision-empty.h5", &f);
-    g = run_group(f);
-    attr_str(g, "precision", "");
-    H5Gclose(g);
+    p = base_str("precision-empty.h5", &f, "precision", "");
     expect(f, p, JL_EINVALID, "run r0: /runs/r0: required attribute @precision is empty", -1);
 
-    p = base("model-int.h5", &f);
-    g = run_group(f);
-    attr_i32(g, "model", 7);
-    H5Gclose(g);
+    p = base_i32("model-int.h5", &f, "model", 7);
     expect(f, p, JL_ETYPE,
            "run r0: /runs/r0: attribute @model must be a string, found an integer (int32)", -1);
 
-    p = base("tdp-string.h5", &f);
-    g = run_group(f);
-    attr_str(g, "gpu_tdp_w", "700 W");
-    H5Gclose(g);
+    p = base_str("tdp-string.h5", &f, "gpu_tdp_w", "700 W");
     expect(f, p, JL_ETYPE,
            "run r0: /runs/r0: attribute @gpu_tdp_w must be a number, found a string (string)", -1);
 
@@ -600,10 +585,7 @@ TEST(huge_declared_dims_refused_before_allocation)
     free(p2);
 
     /* num_gpus beyond the limit */
-    p = base("gpus.h5", &f);
-    hid_t g = run_group(f);
-    attr_i32(g, "num_gpus", 5000);
-    H5Gclose(g);
+    p = base_i32("gpus.h5", &f, "num_gpus", 5000);
     expect(f, p, JL_ELIMIT,
            "run r0: /runs/r0: attribute @num_gpus is 5000, more than the limit of 1024 GPUs", -1);
 }
