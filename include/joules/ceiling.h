@@ -106,6 +106,11 @@ jl_status jl_memory_ceiling_run(const jl_summary *s, const jl_descriptors *d,
                                 jl_memory_ceiling *out);
 void jl_memory_ceiling_clear(jl_memory_ceiling *m);
 
+/* 1 when m's value rests on an assumption: the arithmetic with the per-task
+ * default input length (input_source "task_default"). Every text quoting
+ * such a ceiling says "assumed". */
+int jl_memory_ceiling_assumed(const jl_memory_ceiling *m);
+
 /* The per-task default of the mean input tokens (documented assumptions);
  * NaN for an unknown task. */
 double jl_task_default_input_tokens(const char *task);

@@ -203,6 +203,12 @@ void jl_batch_ceiling_clear(jl_batch_ceiling *c)
     c->evidence = NULL;
 }
 
+int jl_memory_ceiling_assumed(const jl_memory_ceiling *m)
+{
+    return !strcmp(m->method, "arithmetic") && m->input_source &&
+           !strcmp(m->input_source, "task_default");
+}
+
 static void memory_words(jl_strbuf *sb, const jl_memory_ceiling *m)
 {
     if (!strcmp(m->method, "measured")) {
@@ -220,7 +226,7 @@ static void memory_words(jl_strbuf *sb, const jl_memory_ceiling *m)
                          m->usable_bytes / (m->num_gpus * m->gpu_memory_bytes),
                          m->weight_bytes / 1e9, m->kv_capacity_tokens / 1e3,
                          m->kv_bytes_per_token, m->context_tokens, m->mean_input_tokens,
-                         !strcmp(m->input_source, "task_default") ? " (task default)" : "",
+                         jl_memory_ceiling_assumed(m) ? " (assumed: the task's default)" : "",
                          m->mean_output_tokens);
     } else {
         jl_strbuf_printf(sb, "memory ceiling unknown (missing: %s)",
@@ -363,7 +369,7 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
         free(sorted);
         return JL_ENOMEM;
     }
-    size_t nm = 0;
+    size_t nm = 0, n_assumed = 0;
     for (size_t i = 0; i < n; i++) {
         sorted[i] = runs[i];
         jl_batch_ceiling c;
@@ -375,8 +381,10 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
         }
         /* a memory-bound run's ceiling is at least its achieved batch */
         double v = c.limit == JL_BATCH_LIMIT_MEMORY ? c.ceiling : c.memory.value;
-        if (isfinite(v))
+        if (isfinite(v)) {
             mem[nm++] = v;
+            n_assumed += jl_memory_ceiling_assumed(&c.memory);
+        }
         if (c.limit == JL_BATCH_LIMIT_UPSTREAM &&
             (!isfinite(g->upstream) || c.achieved > g->upstream)) {
             g->upstream = c.achieved;
@@ -416,9 +424,12 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
         g->value = g->upstream;
         g->binding = "upstream";
     }
-    if (isfinite(g->memory))
-        jl_strbuf_printf(&sb, "memory ceiling ~%.0f sequences (median over %zu runs)", g->memory, nm);
-    else
+    if (isfinite(g->memory)) {
+        jl_strbuf_printf(&sb, "memory ceiling ~%.0f sequences (median over %zu runs", g->memory, nm);
+        if (n_assumed)
+            jl_strbuf_printf(&sb, "; %zu of them on an assumed per-task input length", n_assumed);
+        jl_strbuf_puts(&sb, ")");
+    } else
         jl_strbuf_puts(&sb, "memory ceiling unknown");
     if (collapse && g->upstream_run == collapse) {
         jl_strbuf_printf(&sb, "; upstream ceiling ~%.0f: from cap %ld to %ld the batch grew "

@@ -113,9 +113,13 @@ static int suggest_batch(jl_run_diagnosis *r, const gstate *g, const jl_diagnose
     if (!g->fit || jl_model_predict(g->fit, b, &now) != JL_OK || !pos(now.energy_per_token_j.value))
         return 0;
     double limit = group_limit(g);
+    const char *assumed = "";
     /* leave a tenth of the KV cache free: a batch at 100 % would preempt */
-    if (isfinite(r->ceiling.memory.value) && 0.9 * r->ceiling.memory.value < limit)
+    if (isfinite(r->ceiling.memory.value) && 0.9 * r->ceiling.memory.value < limit) {
         limit = 0.9 * r->ceiling.memory.value;
+        if (jl_memory_ceiling_assumed(&r->ceiling.memory))
+            assumed = ", on an assumed per-task input length";
+    }
     if (!isfinite(limit) || limit <= b * 1.05) {
         return 0;
     }
@@ -156,9 +160,9 @@ static int suggest_batch(jl_run_diagnosis *r, const gstate *g, const jl_diagnose
     if (-(min_e / e_now - 1) < o->min_gain) {
         jl_finding *f = add_finding(
             r, "batch_plateau", "info",
-            jl_asprintf("at the efficient plateau: a larger batch (up to %.0f, the ceiling) is "
+            jl_asprintf("at the efficient plateau: a larger batch (up to %.0f, the ceiling%s) is "
                         "predicted to save under %.0f%% energy per token (%s at batch %.0f)",
-                        limit, o->min_gain * 100, pct(min_e / e_now - 1, p1, sizeof p1),
+                        limit, assumed, o->min_gain * 100, pct(min_e / e_now - 1, p1, sizeof p1),
                         cand_b[nc - 1]));
         if (!f)
             return -1;
@@ -175,11 +179,11 @@ static int suggest_batch(jl_run_diagnosis *r, const gstate *g, const jl_diagnose
     jl_finding *f = add_finding(
         r, "raise_batch", "suggestion",
         jl_asprintf("batch %.0f instead of %.0f is predicted at %s J/token (%.3g -> %.3g), at "
-                    "%s step time (~ ITL%s)%s [%s fit]; up to the ceiling (%.0f) the best is "
+                    "%s step time (~ ITL%s)%s [%s fit]; up to the ceiling (%.0f%s) the best is "
                     "%s",
                     best_b, b, pct(change, p1, sizeof p1), e_now, best_e, p2, itl_words,
                     best.extrapolated ? "; extrapolated beyond the measured batches" : "",
-                    jl_fit_method_name(g->fit->method), limit,
+                    jl_fit_method_name(g->fit->method), limit, assumed,
                     pct(min_e / e_now - 1, p3, sizeof p3)));
     if (!f)
         return -1;
@@ -212,9 +216,13 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, cons
     if (best == (size_t)-1) {
         jl_finding *f = add_finding(
             r, "no_prediction", "info",
-            jl_asprintf("more GPUs would lift the memory ceiling (%.0f sequences now), but there "
-                        "is no measured group of %s on more %s GPUs to predict from",
-                        r->ceiling.ceiling, s->attrs.model ? s->attrs.model : "this model",
+            jl_asprintf("more GPUs would lift the memory ceiling (%.0f sequences now%s), but "
+                        "there is no measured group of %s on more %s GPUs to predict from",
+                        r->ceiling.ceiling,
+                        jl_memory_ceiling_assumed(&r->ceiling.memory)
+                            ? ", on an assumed per-task input length"
+                            : "",
+                        s->attrs.model ? s->attrs.model : "this model",
                         s->attrs.gpu_model ? s->attrs.gpu_model : ""));
         return f ? 0 : -1;
     }
@@ -224,6 +232,7 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, cons
         return -1;
     double target = group_limit(&gs[best]);
     double mem2 = m2.value;
+    int assumed2 = jl_memory_ceiling_assumed(&m2);
     jl_memory_ceiling_clear(&m2);
     if (isfinite(mem2) && mem2 < target)
         target = mem2;
@@ -245,10 +254,10 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, cons
     ms_delta(p2, sizeof p2, dt);
     jl_finding *f = add_finding(
         r, "more_gpus", change < -o->min_gain ? "suggestion" : "info",
-        jl_asprintf("%ld GPUs lift the memory ceiling to ~%.0f sequences; at batch %.0f the "
+        jl_asprintf("%ld GPUs lift the memory ceiling to ~%.0f sequences%s; at batch %.0f the "
                     "measured %ldx%s group's %s fit predicts %.3g J/token (%s vs this run's "
                     "%.3g) at %s step time%s%s",
-                    G2, mem2, target, G2, s->attrs.gpu_model ? s->attrs.gpu_model : "",
+                    G2, mem2, assumed2 ? " (on an assumed per-task input length)" : "", target, G2, s->attrs.gpu_model ? s->attrs.gpu_model : "",
                     jl_fit_method_name(gs[best].fit->method), p.energy_per_token_j.value,
                     pct(change, p1, sizeof p1), e, p2,
                     p.extrapolated ? " (extrapolated beyond that group's measured batches)" : "",
@@ -399,9 +408,12 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
         !diffusion) {
         f = add_finding(r, "headroom", "info",
                         jl_asprintf("headroom: the KV cache would fit ~%.1fx this batch (memory "
-                                    "ceiling ~%.0f, %s)",
+                                    "ceiling ~%.0f, %s%s)",
                                     r->ceiling.memory_headroom, r->ceiling.memory.value,
-                                    r->ceiling.memory.method));
+                                    r->ceiling.memory.method,
+                                    jl_memory_ceiling_assumed(&r->ceiling.memory)
+                                        ? " on an assumed per-task input length"
+                                        : ""));
         if (!f)
             return -1;
         num(f, "memory_headroom", r->ceiling.memory_headroom);
