@@ -1364,6 +1364,24 @@ static jl_import_result *new_result(void)
     return calloc(1, sizeof(jl_import_result));
 }
 
+/* The context of one import: options (the defaults in *def when opt is
+ * NULL), the error list and an empty result. Returns the options in use;
+ * NULL: out of memory. */
+static const jl_import_options *start(imp *c, const jl_import_options *opt,
+                                      jl_import_options *def, jl_error_list *errors,
+                                      jl_import_result **out)
+{
+    if (!opt) {
+        jl_import_options_default(def);
+        opt = def;
+    }
+    *out = NULL;
+    memset(c, 0, sizeof *c);
+    c->opt = opt;
+    c->errors = errors;
+    return (c->res = new_result()) ? opt : NULL;
+}
+
 static jl_status finish(imp *c, jl_import_result **out, jl_status st)
 {
     names_free(c);
@@ -1385,16 +1403,8 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt,
                              jl_import_result **out, jl_error_list *errors)
 {
     jl_import_options def;
-    if (!opt) {
-        jl_import_options_default(&def);
-        opt = &def;
-    }
-    *out = NULL;
     imp c;
-    memset(&c, 0, sizeof c);
-    c.opt = opt;
-    c.errors = errors;
-    if (!(c.res = new_result()))
+    if (!(opt = start(&c, opt, &def, errors, out)))
         return JL_ENOMEM;
     jl_status st = JL_OK;
     char *ipath = jl_asprintf("%s/index.json", dir), *mdir = jl_asprintf("%s/models", dir),
@@ -1517,16 +1527,8 @@ jl_status jl_import_mlenergy_buffer(const char *index_json, size_t index_len,
                                     jl_error_list *errors)
 {
     jl_import_options def;
-    if (!opt) {
-        jl_import_options_default(&def);
-        opt = &def;
-    }
-    *out = NULL;
     imp c;
-    memset(&c, 0, sizeof c);
-    c.opt = opt;
-    c.errors = errors;
-    if (!(c.res = new_result()))
+    if (!(opt = start(&c, opt, &def, errors, out)))
         return JL_ENOMEM;
     jl_status st = JL_OK;
     json_error_t je;

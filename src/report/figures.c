@@ -1323,7 +1323,7 @@ static int run_child(const char *cwd, char *const argv[], char *out, size_t cap,
     return -1;
 }
 
-static char *read_whole(const char *path, size_t *len)
+char *rp_read_file(const char *path)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp)
@@ -1335,8 +1335,6 @@ static char *read_whole(const char *path, size_t *len)
     while ((k = fread(buf, 1, sizeof buf, fp)) > 0)
         jl_strbuf_append(&b, buf, k);
     fclose(fp);
-    if (len)
-        *len = b.len;
     return jl_strbuf_take(&b);
 }
 
@@ -1424,7 +1422,7 @@ jl_status rp_figures_render(rp_report *r, jl_error **err)
                     char *to = jl_asprintf("%s/%s.%s", figdir, f->id, formats[k]);
                     complete = from && to && rename(from, to) == 0;
                     if (complete && k == 0)
-                        f->svg = read_whole(to, NULL);
+                        f->svg = rp_read_file(to);
                     free(from);
                     free(to);
                 }

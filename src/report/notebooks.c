@@ -103,18 +103,7 @@ jl_status rp_notebooks_write(rp_report *r, jl_error **err)
     size_t copied = 0;
     for (size_t i = 0; i < n; i++) {
         char *src = jl_asprintf("%s/%s", dir, names[i]);
-        char *text = NULL;
-        FILE *fp = src ? fopen(src, "rb") : NULL;
-        if (fp) {
-            jl_strbuf b;
-            jl_strbuf_init(&b);
-            char buf[8192];
-            size_t k;
-            while ((k = fread(buf, 1, sizeof buf, fp)) > 0)
-                jl_strbuf_append(&b, buf, k);
-            fclose(fp);
-            text = jl_strbuf_take(&b);
-        }
+        char *text = src ? rp_read_file(src) : NULL;
         if (!text) {
             rp_note(r, "notebook template %s cannot be read: skipped", src ? src : names[i]);
             free(src);

@@ -146,6 +146,8 @@ void rp_dat_num(jl_strbuf *b, double v);
 void rp_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what, int wide);
 jl_status rp_write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strbuf *gp,
                              jl_error **err);
+/* The whole file at path (caller frees); NULL when it cannot be opened. */
+char *rp_read_file(const char *path);
 
 /* model.c: fits and diagnosis (a failure becomes a note), their documents
  * (data/fit.json, data/fit-curves.csv, data/diagnose.json), one figure per
