@@ -1,15 +1,11 @@
-/* Shared by the choice commands (frontier, pick, compare, capacity). */
+/* Shared by the choice commands (frontier, pick, compare, capacity) and report. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/choice_common.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli/common.h"
-#include "cli/exit_codes.h"
-#include "joules/output.h"
 
 int cli_slos_add(cli_slos *s, const char *cmd, const char *expr)
 {
@@ -51,34 +47,4 @@ int cli_figure_option(const char *cmd, const char *opt, const char *name)
         cli_usage_error(cmd, "%s: unknown figure '%s' (e.g. median_itl, p90_itl, p99_itl, "
                         "ttft_p90, batch_latency; docs/summary.md lists them all)", opt, name);
     return f;
-}
-
-double cli_parse_double(const char *cmd, const char *opt, const char *arg)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (errno || !end || *end || end == arg || !isfinite(v)) {
-        cli_usage_error(cmd, "%s: '%s' is not a number", opt, arg);
-        return NAN;
-    }
-    return v;
-}
-
-int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors)
-{
-    if (!doc) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        return JL_EXIT_INTERNAL;
-    }
-    json_object_set_new(doc, "errors", jl_errors_to_json(errors));
-    jl_error *err = NULL;
-    int rc = 0;
-    if (jl_write_json("-", doc, &err) != JL_OK) {
-        cli_print_error(cmd, err);
-        jl_error_free(err);
-        rc = JL_EXIT_OUTPUT;
-    }
-    json_decref(doc);
-    return rc;
 }

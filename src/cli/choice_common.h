@@ -1,11 +1,10 @@
-/* What frontier, pick, compare and capacity share: --slo parsing (with the
- * caret under the bad part) and writing a document or a CSV. */
+/* What frontier, pick, compare, capacity and report share: --slo parsing
+ * (with the caret under the bad part) and figure-name options. */
 #ifndef JOULES_CLI_CHOICE_COMMON_H
 #define JOULES_CLI_CHOICE_COMMON_H
 
-#include <jansson.h>
+#include <stddef.h>
 
-#include "joules/error.h"
 #include "joules/slo.h"
 
 typedef struct cli_slos {
@@ -20,12 +19,5 @@ void cli_slos_free(cli_slos *s);
 
 /* Parse a figure name option (--latency p90_itl). -1 (printed) when unknown. */
 int cli_figure_option(const char *cmd, const char *opt, const char *name);
-
-/* Parse a number option; NaN (printed) on error. */
-double cli_parse_double(const char *cmd, const char *opt, const char *arg);
-
-/* Add "errors" to doc, print it to stdout and release it (takes ownership).
- * Returns 0 or an exit code. */
-int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors);
 
 #endif

@@ -1,8 +1,8 @@
 /* joules capacity — what a facility power budget buys. */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/choice_common.h"
@@ -28,8 +28,9 @@ static const char *const help =
     CLI_STUDY_HELP
     "  -h, --help           this help\n";
 
-static void print_table(const jl_capacity_result *r, const jl_summary_list *l)
+static void print_table(const void *result, const jl_summary_list *l)
 {
+    const jl_capacity_result *r = result;
     for (size_t i = 0; i < r->n; i++) {
         const jl_capacity_entry *e = &r->items[i];
         const jl_summary *s = e->choice >= 0 ? l->items[e->choice] : NULL;
@@ -49,6 +50,19 @@ static void print_table(const jl_capacity_result *r, const jl_summary_list *l)
     }
 }
 
+static jl_status write_csv(const char *path, const void *r, const jl_summary_list *l,
+                           jl_error **err)
+{
+    return jl_write_capacity_csv(path, r, l, err);
+}
+
+static json_t *to_json(const void *r, const jl_summary_list *l)
+{
+    return jl_capacity_to_json(r, l);
+}
+
+static const cli_output output = {write_csv, to_json, print_table};
+
 int jl_cmd_capacity(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_SLO, OPT_BUDGET, OPT_PUE, OPT_GRID };
@@ -64,89 +78,51 @@ int jl_cmd_capacity(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "capacity", *csv = NULL;
-    int json = 0, c, rc;
+    int json = 0, c, rc = JL_EXIT_OK;
     cli_slos slos = {0};
+    jl_capacity_result *r = NULL;
     jl_capacity_options co;
     jl_capacity_options_default(&co);
     cli_study cs;
     cli_study_init(&cs);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int h;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); cli_slos_free(&slos); cli_study_free(&cs); return JL_EXIT_OK;
+        case 'h': fputs(help, stdout); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
-        case OPT_SLO:
-            if (cli_slos_add(&slos, cmd, optarg))
-                goto usage;
-            break;
+        case OPT_SLO: rc = cli_slos_add(&slos, cmd, optarg) ? JL_EXIT_USAGE : 0; break;
         case OPT_BUDGET:
-            co.power_budget_w = cli_parse_double(cmd, "--power-budget", optarg);
-            if (!(co.power_budget_w > 0)) {
-                if (!isnan(co.power_budget_w))
-                    cli_usage_error(cmd, "--power-budget must be > 0 W");
-                goto usage;
-            }
+            rc = cli_parse_number(cmd, "--power-budget", optarg, DBL_TRUE_MIN, INFINITY, "> 0 W",
+                                  &co.power_budget_w);
             break;
         case OPT_PUE:
-            co.pue = cli_parse_double(cmd, "--pue", optarg);
-            if (!(co.pue >= 1)) {
-                if (!isnan(co.pue))
-                    cli_usage_error(cmd, "--pue must be >= 1");
-                goto usage;
-            }
+            rc = cli_parse_number(cmd, "--pue", optarg, 1, INFINITY, ">= 1", &co.pue);
             break;
         case OPT_GRID:
-            co.grid_g_per_kwh = cli_parse_double(cmd, "--grid-intensity", optarg);
-            if (!(co.grid_g_per_kwh >= 0)) {
-                if (!isnan(co.grid_g_per_kwh))
-                    cli_usage_error(cmd, "--grid-intensity must be >= 0");
-                goto usage;
-            }
+            rc = cli_parse_number(cmd, "--grid-intensity", optarg, 0, INFINITY, ">= 0",
+                                  &co.grid_g_per_kwh);
             break;
-        default:
-            h = cli_study_option(&cs, cmd, c, optarg);
-            if (h == 1)
-                break;
-            if (h == 0)
-                cli_usage_error(cmd, "unknown option");
-            goto usage;
+        default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
+        if (rc)
+            goto out;
     }
     if (isnan(co.power_budget_w)) {
-        cli_usage_error(cmd, "--power-budget W is required");
-        goto usage;
+        rc = cli_usage_error(cmd, "--power-budget W is required");
+        goto out;
     }
     cli_install_signal_cleanup();
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;
-    jl_capacity_result *r = NULL;
     jl_error *err = NULL;
-    if (jl_capacity(&cs.runs, (const jl_slo *const *)slos.items, slos.n, &co, &r, &err)) {
-        cli_print_error(cmd, err);
-        jl_error_free(err);
-        rc = JL_EXIT_INTERNAL;
-        goto out;
-    }
-    if (csv && jl_write_capacity_csv(csv, r, &cs.runs, &err) != JL_OK) {
-        cli_print_error(cmd, err);
-        jl_error_free(err);
-        rc = JL_EXIT_OUTPUT;
-    }
-    if (!rc && json)
-        rc = cli_print_document(cmd, jl_capacity_to_json(r, &cs.runs), &cs.errors);
-    else if (!rc && (!csv || strcmp(csv, "-")))
-        print_table(r, &cs.runs);
-    if (!rc)
-        rc = cli_study_exit(&cs);
-    jl_capacity_result_free(r);
+    if (jl_capacity(&cs.runs, (const jl_slo *const *)slos.items, slos.n, &co, &r, &err) != JL_OK)
+        rc = cli_fail(cmd, err, JL_EXIT_INTERNAL);
+    else
+        rc = cli_emit(cmd, &cs, csv, json, &output, r);
 out:
+    jl_capacity_result_free(r);
     cli_slos_free(&slos);
     cli_study_free(&cs);
     return rc;
-usage:
-    cli_slos_free(&slos);
-    cli_study_free(&cs);
-    return JL_EXIT_USAGE;
 }

@@ -1,9 +1,6 @@
 /* joules check — every validation rule for every run. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -32,6 +29,30 @@ static void list_rules(const jl_ruleset *rs)
     }
 }
 
+/* The text form, printed from the same document as --json. */
+static void print_text(const json_t *doc, const cli_study *cs, size_t n_failed_runs)
+{
+    json_t *runs = json_object_get(doc, "runs");
+    for (size_t i = 0; i < cs->runs.count; i++) {
+        const jl_summary *s = cs->runs.items[i];
+        json_t *rules = json_object_get(json_array_get(runs, i), "rules");
+        printf("%s run %s (%s, %s x%ld, max_batch_size %ld)\n", s->file, s->run,
+               s->attrs.model ? s->attrs.model : "?", s->attrs.gpu_model ? s->attrs.gpu_model : "?",
+               s->attrs.num_gpus, s->attrs.max_batch_size);
+        for (int r = 0; r < JL_RULE_COUNT; r++) {
+            json_t *ro = json_object_get(rules, cs->rules.rules[r].name);
+            printf("  %-4s %-24s %s\n", json_string_value(json_object_get(ro, "level")),
+                   cs->rules.rules[r].name, json_string_value(json_object_get(ro, "message")));
+        }
+    }
+    json_t *t = json_object_get(doc, "totals");
+    printf("\n%zu runs: %zu rule results pass, %zu warn, %zu fail, %zu skipped; %zu runs fail a rule\n",
+           cs->runs.count, (size_t)json_integer_value(json_object_get(t, "pass")),
+           (size_t)json_integer_value(json_object_get(t, "warn")),
+           (size_t)json_integer_value(json_object_get(t, "fail")),
+           (size_t)json_integer_value(json_object_get(t, "skip")), n_failed_runs);
+}
+
 int jl_cmd_check(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_LIST };
@@ -43,78 +64,39 @@ int jl_cmd_check(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "check";
-    int json = 0, list = 0, c;
+    int json = 0, list = 0, c, rc = JL_EXIT_OK;
+    json_t *doc = NULL;
     cli_study cs;
     cli_study_init(&cs);
     optind = 1;
-    opterr = 0; /* we print our own message, naming the option */
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int h;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); cli_study_free(&cs); return JL_EXIT_OK;
+        case 'h': fputs(help, stdout); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_LIST: list = 1; break;
-        default:
-            h = cli_study_option(&cs, cmd, c, optarg);
-            if (h == 1)
-                break;
-            if (h == 0)
-                cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-            cli_study_free(&cs);
-            return JL_EXIT_USAGE;
+        default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
+        if (rc)
+            goto out;
     }
     if (list) {
         list_rules(&cs.rules);
-        cli_study_free(&cs);
-        return JL_EXIT_OK;
+        goto out;
     }
-    int rc = cli_study_load(&cs, cmd, argv + optind, argc - optind);
-    if (rc) {
-        cli_study_free(&cs);
-        return rc;
-    }
+    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
+        goto out;
     size_t n_failed_runs = 0;
-    json_t *doc = jl_check_document(&cs.runs, &cs.rules, cs.desc, &cs.errors, &n_failed_runs);
-    if (!doc) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        cli_study_free(&cs);
-        return JL_EXIT_INTERNAL;
-    }
-    if (json) {
-        jl_error *err = NULL;
-        if (jl_write_json("-", doc, &err) != JL_OK) {
-            cli_print_error(cmd, err);
-            jl_error_free(err);
-            rc = JL_EXIT_OUTPUT;
-        }
-    } else {
-        /* The text form is printed from the same document. */
-        json_t *runs = json_object_get(doc, "runs");
-        for (size_t i = 0; i < cs.runs.count; i++) {
-            const jl_summary *s = cs.runs.items[i];
-            json_t *rules = json_object_get(json_array_get(runs, i), "rules");
-            printf("%s run %s (%s, %s x%ld, max_batch_size %ld)\n", s->file, s->run,
-                   s->attrs.model ? s->attrs.model : "?", s->attrs.gpu_model ? s->attrs.gpu_model : "?",
-                   s->attrs.num_gpus, s->attrs.max_batch_size);
-            for (int r = 0; r < JL_RULE_COUNT; r++) {
-                json_t *ro = json_object_get(rules, cs.rules.rules[r].name);
-                printf("  %-4s %-24s %s\n", json_string_value(json_object_get(ro, "level")),
-                       cs.rules.rules[r].name, json_string_value(json_object_get(ro, "message")));
-            }
-        }
-        json_t *t = json_object_get(doc, "totals");
-        printf("\n%zu runs: %zu rule results pass, %zu warn, %zu fail, %zu skipped; %zu runs fail a rule\n",
-               cs.runs.count, (size_t)json_integer_value(json_object_get(t, "pass")),
-               (size_t)json_integer_value(json_object_get(t, "warn")),
-               (size_t)json_integer_value(json_object_get(t, "fail")),
-               (size_t)json_integer_value(json_object_get(t, "skip")), n_failed_runs);
-    }
-    json_decref(doc);
+    doc = jl_check_document(&cs.runs, &cs.rules, cs.desc, &cs.errors, &n_failed_runs);
+    if (!doc || json)
+        rc = cli_write_document(cmd, doc); /* NULL: out of memory */
+    else
+        print_text(doc, &cs, n_failed_runs);
     if (!rc)
         rc = cli_study_exit(&cs);
     if (!rc && n_failed_runs)
         rc = JL_EXIT_PARTIAL;
+out:
+    json_decref(doc);
     cli_study_free(&cs);
     return rc;
 }

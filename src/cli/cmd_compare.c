@@ -38,8 +38,9 @@ static const char *const help =
     CLI_STUDY_HELP
     "  -h, --help        this help\n";
 
-static void print_compare(const jl_compare_result *r, const jl_summary_list *l)
+static void print_compare(const void *result, const jl_summary_list *l)
 {
+    const jl_compare_result *r = result;
     for (size_t i = 0; i < r->n; i++) {
         const jl_comparison *c = &r->items[i];
         printf("%-45.45s %-15.15s", c->group_values[0] ? c->group_values[0] : "-",
@@ -68,8 +69,10 @@ static void print_compare(const jl_compare_result *r, const jl_summary_list *l)
            100 * r->median_reduction, 100 * r->min_reduction, 100 * r->max_reduction);
 }
 
-static void print_precision(const jl_precision_result *r)
+static void print_precision(const void *result, const jl_summary_list *l)
 {
+    const jl_precision_result *r = result;
+    (void)l;
     printf("%zu pairs, %zu runs without a usable %s twin, %zu pairs outside the bins\n",
            r->n_pairs, r->n_unpaired, r->baseline, r->n_outside);
     printf("%-14s %-7s %-9s %-18s %-8s | %-9s %-18s %-8s\n", "batch size", "pairs", "E wins",
@@ -87,40 +90,56 @@ static void print_precision(const jl_precision_result *r)
     }
 }
 
-/* "8,16,64,256" */
+static jl_status compare_csv(const char *path, const void *r, const jl_summary_list *l,
+                             jl_error **err)
+{
+    return jl_write_compare_csv(path, r, l, err);
+}
+
+static json_t *compare_json(const void *r, const jl_summary_list *l)
+{
+    return jl_compare_to_json(r, l);
+}
+
+static jl_status precision_csv(const char *path, const void *r, const jl_summary_list *l,
+                               jl_error **err)
+{
+    return jl_write_precision_csv(path, r, l, err);
+}
+
+static json_t *precision_json(const void *r, const jl_summary_list *l)
+{
+    return jl_precision_to_json(r, l);
+}
+
+static const cli_output compare_output = {compare_csv, compare_json, print_compare};
+static const cli_output precision_output = {precision_csv, precision_json, print_precision};
+
+/* "8,16,64,256" into *out (the caller frees it, also on error). Returns 0
+ * or an exit code (printed). */
 static int parse_bins(const char *cmd, const char *arg, double **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
-    const char *p = arg;
-    while (*p) {
+    for (const char *p = arg; *p;) {
         char *end = NULL;
         double v = strtod(p, &end);
-        if (end == p || !isfinite(v) || (*end && *end != ',')) {
-            cli_usage_error(cmd, "--bins: '%s' is not a comma-separated list of numbers (at '%s')",
-                            arg, p);
-            free(*out);
-            return -1;
-        }
+        if (end == p || !isfinite(v) || (*end && *end != ','))
+            return cli_usage_error(
+                cmd, "--bins: '%s' is not a comma-separated list of numbers (at '%s')", arg, p);
         double *nb = realloc(*out, (*n + 1) * sizeof *nb);
         if (!nb) {
-            free(*out);
-            return -1;
+            fprintf(stderr, "joules %s: out of memory\n", cmd);
+            return JL_EXIT_INTERNAL;
         }
         *out = nb;
         nb[(*n)++] = v;
-        if (*n > 1 && !(nb[*n - 1] > nb[*n - 2])) {
-            cli_usage_error(cmd, "--bins must be strictly ascending");
-            free(*out);
-            return -1;
-        }
+        if (*n > 1 && !(nb[*n - 1] > nb[*n - 2]))
+            return cli_usage_error(cmd, "--bins must be strictly ascending");
         p = *end ? end + 1 : end;
     }
-    if (*n < 2) {
-        cli_usage_error(cmd, "--bins needs at least two edges");
-        free(*out);
-        return -1;
-    }
+    if (*n < 2)
+        return cli_usage_error(cmd, "--bins needs at least two edges");
     return 0;
 }
 
@@ -145,66 +164,55 @@ int jl_cmd_compare(int argc, char **argv)
     };
     const char *cmd = "compare", *csv = NULL, *by = NULL, *baseline = NULL;
     const char *hold[16];
-    size_t n_hold = 0;
-    int hold_given = 0, json = 0, c, rc = 0, latency = -1;
+    size_t n_hold = 0, n_bins = 0;
+    int hold_given = 0, json = 0, c, rc = JL_EXIT_OK, latency = -1;
     double *bins = NULL;
-    size_t n_bins = 0;
     cli_slos slos = {0};
     cli_study cs;
     cli_study_init(&cs);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int h;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); rc = JL_EXIT_OK; goto out;
+        case 'h': fputs(help, stdout); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
         case OPT_BY: by = optarg; break;
         case OPT_BASE: baseline = optarg; break;
-        case OPT_SLO:
-            if (cli_slos_add(&slos, cmd, optarg))
-                goto usage;
-            break;
+        case OPT_SLO: rc = cli_slos_add(&slos, cmd, optarg) ? JL_EXIT_USAGE : 0; break;
         case OPT_HOLD:
             hold_given = 1;
-            if (strcmp(optarg, "none")) {
-                if (n_hold == sizeof hold / sizeof hold[0]) {
-                    cli_usage_error(cmd, "too many --hold");
-                    goto usage;
-                }
+            if (!strcmp(optarg, "none"))
+                break;
+            if (n_hold == sizeof hold / sizeof hold[0])
+                rc = cli_usage_error(cmd, "too many --hold");
+            else
                 hold[n_hold++] = optarg;
-            }
             break;
         case OPT_BINS:
             free(bins);
-            if (parse_bins(cmd, optarg, &bins, &n_bins))
-                goto usage;
+            rc = parse_bins(cmd, optarg, &bins, &n_bins);
             break;
         case OPT_LAT:
-            if ((latency = cli_figure_option(cmd, "--latency", optarg)) < 0)
-                goto usage;
+            latency = cli_figure_option(cmd, "--latency", optarg);
+            rc = latency < 0 ? JL_EXIT_USAGE : 0;
             break;
-        default:
-            h = cli_study_option(&cs, cmd, c, optarg);
-            if (h == 1)
-                break;
-            if (h == 0)
-                cli_usage_error(cmd, "unknown option");
-            goto usage;
+        default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
+        if (rc)
+            goto out;
     }
     if (!by || !baseline) {
-        cli_usage_error(cmd, "--by ATTR and --baseline VALUE are required");
-        goto usage;
+        rc = cli_usage_error(cmd, "--by ATTR and --baseline VALUE are required");
+        goto out;
     }
     int precision = !strcmp(by, "precision");
     if (precision && slos.n) {
-        cli_usage_error(cmd, "--by precision pairs runs configuration by configuration: no --slo");
-        goto usage;
+        rc = cli_usage_error(cmd, "--by precision pairs runs configuration by configuration: no --slo");
+        goto out;
     }
     if (!precision && (bins || latency >= 0)) {
-        cli_usage_error(cmd, "--bins and --latency belong to --by precision");
-        goto usage;
+        rc = cli_usage_error(cmd, "--bins and --latency belong to --by precision");
+        goto out;
     }
     if (!hold_given && !strcmp(by, "num_gpus"))
         hold[n_hold++] = "gpu_model";
@@ -212,58 +220,29 @@ int jl_cmd_compare(int argc, char **argv)
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;
     jl_error *err = NULL;
+    jl_status st;
     if (precision) {
         static const double def_bins[] = {8, 16, 64, 256};
         jl_precision_options po = {baseline, bins ? bins : def_bins, bins ? n_bins : 4, latency,
                                    -1};
         jl_precision_result *r = NULL;
-        if (jl_compare_precision(&cs.runs, &po, &r, &err) != JL_OK) {
-            cli_print_error(cmd, err);
-            rc = err && err->code == JL_ENOMEM ? JL_EXIT_INTERNAL : JL_EXIT_NOINPUT;
-            jl_error_free(err);
-            goto out;
-        }
-        if (csv && jl_write_precision_csv(csv, r, &cs.runs, &err) != JL_OK) {
-            cli_print_error(cmd, err);
-            jl_error_free(err);
-            rc = JL_EXIT_OUTPUT;
-        }
-        if (!rc && json)
-            rc = cli_print_document(cmd, jl_precision_to_json(r, &cs.runs), &cs.errors);
-        else if (!rc && (!csv || strcmp(csv, "-")))
-            print_precision(r);
+        st = jl_compare_precision(&cs.runs, &po, &r, &err);
+        if (st == JL_OK)
+            rc = cli_emit(cmd, &cs, csv, json, &precision_output, r);
         jl_precision_result_free(r);
     } else {
         jl_compare_options co = {by, baseline, hold, n_hold, {-1, 1e-9}};
         jl_compare_result *r = NULL;
-        if (jl_compare(&cs.runs, (const jl_slo *const *)slos.items, slos.n, &co, &r, &err) !=
-            JL_OK) {
-            cli_print_error(cmd, err);
-            rc = err && err->code == JL_ENOMEM ? JL_EXIT_INTERNAL : JL_EXIT_NOINPUT;
-            jl_error_free(err);
-            goto out;
-        }
-        if (csv && jl_write_compare_csv(csv, r, &cs.runs, &err) != JL_OK) {
-            cli_print_error(cmd, err);
-            jl_error_free(err);
-            rc = JL_EXIT_OUTPUT;
-        }
-        if (!rc && json)
-            rc = cli_print_document(cmd, jl_compare_to_json(r, &cs.runs), &cs.errors);
-        else if (!rc && (!csv || strcmp(csv, "-")))
-            print_compare(r, &cs.runs);
+        st = jl_compare(&cs.runs, (const jl_slo *const *)slos.items, slos.n, &co, &r, &err);
+        if (st == JL_OK)
+            rc = cli_emit(cmd, &cs, csv, json, &compare_output, r);
         jl_compare_result_free(r);
     }
-    if (!rc)
-        rc = cli_study_exit(&cs);
+    if (st != JL_OK)
+        rc = cli_fail(cmd, err, st == JL_ENOMEM ? JL_EXIT_INTERNAL : JL_EXIT_NOINPUT);
 out:
     free(bins);
     cli_slos_free(&slos);
     cli_study_free(&cs);
     return rc;
-usage:
-    free(bins);
-    cli_slos_free(&slos);
-    cli_study_free(&cs);
-    return JL_EXIT_USAGE;
 }

@@ -4,9 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "cli/choice_common.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
@@ -26,8 +24,10 @@ static const char *const help =
     CLI_STUDY_HELP
     "  -h, --help       this help\n";
 
-static void print_text(const jl_diagnosis *x)
+static void print_text(const void *result, const jl_summary_list *l)
 {
+    const jl_diagnosis *x = result;
+    (void)l;
     for (size_t i = 0; i < x->count; i++) {
         const jl_run_diagnosis *r = &x->runs[i];
         const jl_summary *s = r->run;
@@ -57,6 +57,14 @@ static void print_text(const jl_diagnosis *x)
     }
 }
 
+static json_t *to_json(const void *x, const jl_summary_list *l)
+{
+    (void)l;
+    return jl_diagnosis_to_json(x);
+}
+
+static const cli_output output = {NULL, to_json, print_text};
+
 int jl_cmd_diagnose(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_RESERVE };
@@ -68,61 +76,38 @@ int jl_cmd_diagnose(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "diagnose";
-    int json = 0, c, rc;
+    int json = 0, c, rc = JL_EXIT_OK;
+    double reserve_gb = 0;
+    jl_diagnosis *x = NULL;
     jl_diagnose_options dopt;
     jl_diagnose_options_default(&dopt);
     cli_study cs;
     cli_study_init(&cs);
-    opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int h;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); cli_study_free(&cs); return JL_EXIT_OK;
+        case 'h': fputs(help, stdout); goto out;
         case OPT_JSON: json = 1; break;
-        case OPT_RESERVE: {
-            double v = cli_parse_double(cmd, "--reserve-gb", optarg);
-            if (!(v >= 0 && v < 1e4)) {
-                if (!isnan(v))
-                    cli_usage_error(cmd, "--reserve-gb must be in [0, 10000)");
-                goto usage;
-            }
-            dopt.ceiling.reserve_bytes_per_gpu = v * 1e9;
+        case OPT_RESERVE:
+            rc = cli_parse_number(cmd, "--reserve-gb", optarg, 0, 1e4, "in [0, 10000)",
+                                  &reserve_gb);
+            dopt.ceiling.reserve_bytes_per_gpu = reserve_gb * 1e9;
             break;
+        default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
-        default:
-            h = cli_study_option(&cs, cmd, c, optarg);
-            if (h == 1)
-                break;
-            if (h == 0)
-                cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-            goto usage;
-        }
+        if (rc)
+            goto out;
     }
     cli_install_signal_cleanup();
-    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind))) {
-        cli_study_free(&cs);
-        return rc;
-    }
-    jl_diagnosis *x = NULL;
+    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
+        goto out;
     jl_error *err = NULL;
-    if (jl_diagnose(&cs.runs, cs.desc, &dopt, &x, &err) != JL_OK) {
-        cli_print_error(cmd, err);
-        jl_error_free(err);
-        cli_study_free(&cs);
-        return JL_EXIT_INTERNAL;
-    }
-    rc = 0;
-    if (json)
-        rc = cli_print_document(cmd, jl_diagnosis_to_json(x), &cs.errors);
+    if (jl_diagnose(&cs.runs, cs.desc, &dopt, &x, &err) != JL_OK)
+        rc = cli_fail(cmd, err, JL_EXIT_INTERNAL);
     else
-        print_text(x);
-    if (!rc)
-        rc = cli_study_exit(&cs);
+        rc = cli_emit(cmd, &cs, NULL, json, &output, x);
+out:
     jl_diagnosis_free(x);
     cli_study_free(&cs);
     return rc;
-usage:
-    cli_study_free(&cs);
-    return JL_EXIT_USAGE;
 }

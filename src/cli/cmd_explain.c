@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/choice_common.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
@@ -151,13 +150,12 @@ int jl_cmd_explain(int argc, char **argv)
     };
     const char *cmd = "explain";
     int json = 0, c, rc = 0;
-    opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': fputs(help, stdout); return JL_EXIT_OK;
         case OPT_JSON: json = 1; break;
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_bad_option(cmd, c, argv);
         }
     }
     if (argc - optind != 2)

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/choice_common.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
@@ -164,6 +163,98 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* What fit shows: the fits of every group, and with --loo the accuracy. */
+typedef struct fit_result {
+    jl_model_group_list groups;
+    jl_group_fit **fits; /* one per group */
+    const jl_model_options *mo;
+    size_t n_grid;
+    jl_loo_result loo, anchor;
+    int with_loo, with_anchor;
+} fit_result;
+
+static jl_status write_csv(const char *path, const void *result, const jl_summary_list *l,
+                           jl_error **err)
+{
+    const fit_result *f = result;
+    (void)l;
+    return jl_write_fit_params_csv(path, f->fits, f->groups.count, err);
+}
+
+static json_t *to_json(const void *result, const jl_summary_list *l)
+{
+    const fit_result *f = result;
+    (void)l;
+    return jl_fit_document(f->fits, f->groups.count, f->mo, f->n_grid,
+                           f->with_loo ? &f->loo : NULL, f->with_anchor ? &f->anchor : NULL,
+                           &f->groups);
+}
+
+static void print_table(const void *result, const jl_summary_list *l)
+{
+    const fit_result *f = result;
+    (void)l;
+    if (f->with_loo) {
+        print_loo_table(&f->loo, f->with_anchor ? &f->anchor : NULL);
+        return;
+    }
+    for (size_t i = 0; i < f->groups.count; i++) {
+        double *grid = jl_model_batch_grid(f->fits[i], f->n_grid);
+        print_fit(f->fits[i], grid, grid ? f->n_grid : 0);
+        free(grid);
+    }
+}
+
+static const cli_output output = {write_csv, to_json, print_table};
+
+/* Fit every group (and with --loo, leave each batch size out), timing each
+ * step on stderr. */
+static jl_status fit_all(const cli_study *cs, fit_result *f, jl_error **err)
+{
+    jl_status st = jl_model_groups(&cs->runs, &f->groups, err);
+    if (st != JL_OK)
+        return st;
+    f->fits = calloc(f->groups.count ? f->groups.count : 1, sizeof *f->fits);
+    if (!f->fits)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    double t0 = now_s();
+    for (size_t i = 0; i < f->groups.count; i++)
+        if ((st = jl_model_fit_group(f->groups.items[i].runs, f->groups.items[i].n_runs, f->mo,
+                                     cs->desc, &f->fits[i], err)) != JL_OK)
+            return st;
+    double t_fit = now_s() - t0, t_loo = 0, t_anchor = 0;
+    if (f->with_loo) {
+        t0 = now_s();
+        if ((st = jl_model_loo(&f->groups, JL_LOO_JOULES, f->mo, cs->desc, &f->loo, err)) != JL_OK)
+            return st;
+        t_loo = now_s() - t0;
+    }
+    if (f->with_anchor) {
+        t0 = now_s();
+        if ((st = jl_model_loo(&f->groups, JL_LOO_ANCHOR, f->mo, cs->desc, &f->anchor, err)) !=
+            JL_OK)
+            return st;
+        t_anchor = now_s() - t0;
+    }
+    fprintf(stderr, "joules fit: %zu groups fitted in %.2f s", f->groups.count, t_fit);
+    if (f->with_loo)
+        fprintf(stderr, "; leave-one-out: joules %.2f s (%zu points)", t_loo, f->loo.count);
+    if (f->with_anchor)
+        fprintf(stderr, ", anchor %.2f s", t_anchor);
+    fputc('\n', stderr);
+    return JL_OK;
+}
+
+static void fit_result_clear(fit_result *f)
+{
+    for (size_t i = 0; f->fits && i < f->groups.count; i++)
+        jl_group_fit_free(f->fits[i]);
+    free(f->fits);
+    jl_loo_result_clear(&f->loo);
+    jl_loo_result_clear(&f->anchor);
+    jl_group_list_clear(&f->groups);
+}
+
 int jl_cmd_fit(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_LOO, OPT_ANCHOR, OPT_GRID, OPT_NOCORR, OPT_ROBUST };
@@ -180,136 +271,51 @@ int jl_cmd_fit(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "fit", *csv = NULL;
-    int json = 0, loo = 0, anchor = 0, c, rc;
+    int json = 0, c, rc = JL_EXIT_OK;
     long n_grid = JL_FIT_DEFAULT_GRID;
     jl_model_options mo;
     jl_model_options_default(&mo);
+    fit_result f = {.mo = &mo};
     cli_study cs;
     cli_study_init(&cs);
     optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int h;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); cli_study_free(&cs); return JL_EXIT_OK;
+        case 'h': fputs(help, stdout); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
-        case OPT_LOO: loo = 1; break;
-        case OPT_ANCHOR: anchor = 1; break;
+        case OPT_LOO: f.with_loo = 1; break;
+        case OPT_ANCHOR: f.with_anchor = 1; break;
         case OPT_NOCORR: mo.correction = 0; break;
         case OPT_ROBUST:
-            mo.robust = cli_parse_double(cmd, "--robust", optarg);
-            if (!(mo.robust >= 0)) {
-                if (!isnan(mo.robust))
-                    cli_usage_error(cmd, "--robust must be >= 0");
-                goto usage;
-            }
+            rc = cli_parse_number(cmd, "--robust", optarg, 0, INFINITY, ">= 0", &mo.robust);
             break;
         case OPT_GRID:
             if ((n_grid = cli_parse_long(cmd, "--grid", optarg, 0, 10000)) < 0)
-                goto usage;
-            if (n_grid == 1)
+                rc = JL_EXIT_USAGE;
+            else if (n_grid == 1)
                 n_grid = 2;
             break;
-        default:
-            h = cli_study_option(&cs, cmd, c, optarg);
-            if (h == 1)
-                break;
-            if (h == 0)
-                cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-            goto usage;
+        default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
+        if (rc)
+            goto out;
     }
-    if (anchor && !loo) {
-        cli_usage_error(cmd, "--anchor needs --loo");
-        goto usage;
+    if (f.with_anchor && !f.with_loo) {
+        rc = cli_usage_error(cmd, "--anchor needs --loo");
+        goto out;
     }
+    f.n_grid = (size_t)n_grid;
     cli_install_signal_cleanup();
-    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind))) {
-        cli_study_free(&cs);
-        return rc;
-    }
-    jl_model_group_list gl = {0};
-    jl_group_fit **fits = NULL;
-    jl_loo_result lj = {0}, la = {0};
+    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
+        goto out;
     jl_error *err = NULL;
-    json_t *doc = NULL;
-    if (jl_model_groups(&cs.runs, &gl, &err) != JL_OK)
-        goto fail;
-    fits = calloc(gl.count ? gl.count : 1, sizeof *fits);
-    if (!fits)
-        goto oom;
-    double t0 = now_s();
-    for (size_t i = 0; i < gl.count; i++)
-        if (jl_model_fit_group(gl.items[i].runs, gl.items[i].n_runs, &mo, cs.desc, &fits[i],
-                               &err) != JL_OK)
-            goto fail;
-    double t_fit = now_s() - t0, t_loo = 0, t_anchor = 0;
-    if (loo) {
-        t0 = now_s();
-        if (jl_model_loo(&gl, JL_LOO_JOULES, &mo, cs.desc, &lj, &err) != JL_OK)
-            goto fail;
-        t_loo = now_s() - t0;
-        if (anchor) {
-            t0 = now_s();
-            if (jl_model_loo(&gl, JL_LOO_ANCHOR, &mo, cs.desc, &la, &err) != JL_OK)
-                goto fail;
-            t_anchor = now_s() - t0;
-        }
-    }
-    fprintf(stderr, "joules fit: %zu groups fitted in %.2f s", gl.count, t_fit);
-    if (loo)
-        fprintf(stderr, "; leave-one-out: joules %.2f s (%zu points)", t_loo, lj.count);
-    if (anchor)
-        fprintf(stderr, ", anchor %.2f s", t_anchor);
-    fputc('\n', stderr);
-
-    rc = 0;
-    if (csv && jl_write_fit_params_csv(csv, fits, gl.count, &err) != JL_OK) {
-        cli_print_error(cmd, err);
-        jl_error_free(err);
-        err = NULL;
-        rc = JL_EXIT_OUTPUT;
-    }
-    if (!rc && json) {
-        doc = jl_fit_document(fits, gl.count, &mo, (size_t)n_grid, loo ? &lj : NULL,
-                              anchor ? &la : NULL, &gl);
-        if (!doc)
-            goto oom;
-        rc = cli_print_document(cmd, doc, &cs.errors);
-        doc = NULL;
-    } else if (!rc && (!csv || strcmp(csv, "-"))) {
-        if (!loo)
-            for (size_t i = 0; i < gl.count; i++) {
-                double *grid = jl_model_batch_grid(fits[i], (size_t)n_grid);
-                print_fit(fits[i], grid, grid ? (size_t)n_grid : 0);
-                free(grid);
-            }
-        else
-            print_loo_table(&lj, anchor ? &la : NULL);
-    }
-    if (!rc)
-        rc = cli_study_exit(&cs);
-    goto end;
-oom:
-    fprintf(stderr, "joules %s: out of memory\n", cmd);
-    rc = JL_EXIT_INTERNAL;
-    goto end;
-fail:
-    cli_print_error(cmd, err);
-    rc = jl_exit_for_status(err ? err->code : JL_EINTERNAL);
-end:
-    jl_error_free(err);
-    json_decref(doc);
-    for (size_t i = 0; fits && i < gl.count; i++)
-        jl_group_fit_free(fits[i]);
-    free(fits);
-    jl_loo_result_clear(&lj);
-    jl_loo_result_clear(&la);
-    jl_group_list_clear(&gl);
+    if (fit_all(&cs, &f, &err) != JL_OK)
+        rc = cli_fail(cmd, err, jl_exit_for_status(err ? err->code : JL_EINTERNAL));
+    else
+        rc = cli_emit(cmd, &cs, csv, json, &output, &f);
+out:
+    fit_result_clear(&f);
     cli_study_free(&cs);
     return rc;
-usage:
-    cli_study_free(&cs);
-    return JL_EXIT_USAGE;
 }

@@ -1,9 +1,6 @@
 /* joules frontier — Pareto-optimal configurations in (latency, energy). */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cli/choice_common.h"
 #include "cli/commands.h"
@@ -27,8 +24,9 @@ static const char *const help =
     CLI_STUDY_HELP
     "  -h, --help        this help\n";
 
-static void print_table(const jl_frontier_set *fs, const jl_summary_list *l)
+static void print_table(const void *result, const jl_summary_list *l)
 {
+    const jl_frontier_set *fs = result;
     for (size_t i = 0; i < fs->n; i++) {
         const jl_frontier *f = &fs->frontiers[i];
         printf("%s  %s  (%zu runs, %zu on the frontier, %zu dominated, %zu skipped)\n",
@@ -47,6 +45,19 @@ static void print_table(const jl_frontier_set *fs, const jl_summary_list *l)
     }
 }
 
+static jl_status write_csv(const char *path, const void *fs, const jl_summary_list *l,
+                           jl_error **err)
+{
+    return jl_write_frontier_csv(path, fs, l, err);
+}
+
+static json_t *to_json(const void *fs, const jl_summary_list *l)
+{
+    return jl_frontier_set_to_json(fs, l);
+}
+
+static const cli_output output = {write_csv, to_json, print_table};
+
 int jl_cmd_frontier(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_LAT, OPT_EN, OPT_TOL };
@@ -61,72 +72,44 @@ int jl_cmd_frontier(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "frontier", *csv = NULL;
-    int json = 0, c, rc;
+    int json = 0, c, rc = JL_EXIT_OK;
+    jl_frontier_set *fs = NULL;
     jl_frontier_options fo;
     jl_frontier_options_default(&fo);
     cli_study cs;
     cli_study_init(&cs);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int h;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); cli_study_free(&cs); return JL_EXIT_OK;
+        case 'h': fputs(help, stdout); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
         case OPT_LAT:
-            if ((fo.latency_figure = cli_figure_option(cmd, "--latency", optarg)) < 0)
-                goto usage;
+            fo.latency_figure = cli_figure_option(cmd, "--latency", optarg);
+            rc = fo.latency_figure < 0 ? JL_EXIT_USAGE : 0;
             break;
         case OPT_EN:
-            if ((fo.energy_figure = cli_figure_option(cmd, "--energy", optarg)) < 0)
-                goto usage;
+            fo.energy_figure = cli_figure_option(cmd, "--energy", optarg);
+            rc = fo.energy_figure < 0 ? JL_EXIT_USAGE : 0;
             break;
         case OPT_TOL:
-            fo.tolerance = cli_parse_double(cmd, "--tolerance", optarg);
-            if (!(fo.tolerance >= 0 && fo.tolerance < 1)) {
-                if (!isnan(fo.tolerance))
-                    cli_usage_error(cmd, "--tolerance must be in [0, 1)");
-                goto usage;
-            }
+            rc = cli_parse_number(cmd, "--tolerance", optarg, 0, 1, "in [0, 1)", &fo.tolerance);
             break;
-        default:
-            h = cli_study_option(&cs, cmd, c, optarg);
-            if (h == 1)
-                break;
-            if (h == 0)
-                cli_usage_error(cmd, "unknown option");
-            goto usage;
+        default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
+        if (rc)
+            goto out;
     }
     cli_install_signal_cleanup();
-    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind))) {
-        cli_study_free(&cs);
-        return rc;
-    }
-    jl_frontier_set *fs = NULL;
+    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
+        goto out;
     jl_error *err = NULL;
-    if (jl_frontier_compute(&cs.runs, &fo, &fs, &err) != JL_OK) {
-        cli_print_error(cmd, err);
-        jl_error_free(err);
-        cli_study_free(&cs);
-        return JL_EXIT_INTERNAL;
-    }
-    rc = 0;
-    if (csv && jl_write_frontier_csv(csv, fs, &cs.runs, &err) != JL_OK) {
-        cli_print_error(cmd, err);
-        jl_error_free(err);
-        rc = JL_EXIT_OUTPUT;
-    }
-    if (!rc && json)
-        rc = cli_print_document(cmd, jl_frontier_set_to_json(fs, &cs.runs), &cs.errors);
-    else if (!rc && (!csv || strcmp(csv, "-")))
-        print_table(fs, &cs.runs);
-    if (!rc)
-        rc = cli_study_exit(&cs);
+    if (jl_frontier_compute(&cs.runs, &fo, &fs, &err) != JL_OK)
+        rc = cli_fail(cmd, err, JL_EXIT_INTERNAL);
+    else
+        rc = cli_emit(cmd, &cs, csv, json, &output, fs);
+out:
     jl_frontier_set_free(fs);
     cli_study_free(&cs);
     return rc;
-usage:
-    cli_study_free(&cs);
-    return JL_EXIT_USAGE;
 }

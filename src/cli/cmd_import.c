@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/choice_common.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
@@ -58,13 +57,13 @@ int jl_cmd_import(int argc, char **argv)
     const char *cmd = "import", *out = NULL;
     int json = 0, quiet = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': fputs(help, stdout); return JL_EXIT_OK;
         case 'o': out = optarg; break;
         case OPT_JSON: json = 1; break;
         case OPT_QUIET: quiet = 1; break;
-        default: return cli_usage_error(cmd, "unknown option");
+        default: return cli_bad_option(cmd, c, argv);
         }
     }
     if (argc - optind < 1)
@@ -92,21 +91,25 @@ int jl_cmd_import(int argc, char **argv)
             fprintf(stderr, "joules import: note: %s: %s: %s%s\n", r->notes[i].file,
                     r->notes[i].field, r->notes[i].message,
                     r->notes[i].count > 1 ? " (and more like it)" : "");
+    /* The harness attribute names the source in full, however long. */
+    const char *source = r->source ? r->source : dir;
+    size_t hlen = strlen("joules import mlenergy: ") + strlen(source) + 1;
+    char *harness = malloc(hlen);
+    if (harness)
+        snprintf(harness, hlen, "joules import mlenergy: %s", source);
     jl_trace_write_options wo;
     jl_trace_write_options_default(&wo);
-    char hbuf[512];
-    snprintf(hbuf, sizeof hbuf, "joules import mlenergy: %s", r->source ? r->source : dir);
-    wo.harness = hbuf;
+    wo.harness = harness;
     jl_error *err = NULL;
     int rc = JL_EXIT_OK;
-    if (jl_trace_write(out, (const jl_run *const *)r->runs, r->n_runs, &wo, &err) != JL_OK) {
-        cli_print_error(cmd, err);
-        jl_error_free(err);
-        rc = JL_EXIT_OUTPUT;
+    if (!harness) {
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+        rc = JL_EXIT_INTERNAL;
+    } else if (jl_trace_write(out, (const jl_run *const *)r->runs, r->n_runs, &wo, &err) !=
+               JL_OK) {
+        rc = cli_fail(cmd, err, JL_EXIT_OUTPUT);
     } else if (json) {
-        int prc = cli_print_document(cmd, import_doc(r, out), &errors);
-        if (prc)
-            rc = prc;
+        rc = cli_print_document(cmd, import_doc(r, out), &errors);
     } else {
         printf("imported %zu runs from %zu files (%zu re-measurements as __dupN, %zu with "
                "timelines, %zu notes) into %s\n",
@@ -114,6 +117,7 @@ int jl_cmd_import(int argc, char **argv)
     }
     if (rc == JL_EXIT_OK)
         rc = jl_exit_for(r->n_runs, errors.count);
+    free(harness);
     jl_import_result_free(r);
     jl_error_list_clear(&errors);
     return rc;

@@ -199,12 +199,11 @@ int jl_cmd_inspect(int argc, char **argv)
     const char *cmd = "inspect";
     int json = 0, c;
     optind = 1;
-    opterr = 0; /* we print our own message, naming the option */
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': fputs(help, stdout); return JL_EXIT_OK;
         case OPT_JSON: json = 1; break;
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind >= argc)
@@ -212,10 +211,12 @@ int jl_cmd_inspect(int argc, char **argv)
     jl_error_list errors = {0};
     char **files = NULL;
     size_t n_files = 0;
-    if (jl_collect_paths((const char *const *)(argv + optind), (size_t)(argc - optind), &files,
-                         &n_files, &errors) != JL_OK) {
+    jl_status st = jl_collect_paths((const char *const *)(argv + optind),
+                                    (size_t)(argc - optind), &files, &n_files, &errors);
+    if (st != JL_OK) { /* out of memory: nothing was opened */
+        fprintf(stderr, "joules %s: %s\n", cmd, jl_strerror(st));
         jl_error_list_clear(&errors);
-        return JL_EXIT_INTERNAL;
+        return jl_exit_for_status(st);
     }
     json_t *doc = json_object(), *farr = json_array();
     json_object_set_new(doc, "schema", json_string("joules.inspect/1"));
@@ -255,12 +256,8 @@ int jl_cmd_inspect(int argc, char **argv)
     n_bad += errors.count && !n_bad ? 1 : 0;
     int rc = jl_exit_for(n_ok, n_bad);
     if (json) {
-        jl_error *err = NULL;
-        if (jl_write_json("-", doc, &err) != JL_OK) {
-            cli_print_error(cmd, err);
-            jl_error_free(err);
-            rc = JL_EXIT_OUTPUT;
-        }
+        int wrc = cli_write_document(cmd, doc);
+        rc = wrc ? wrc : rc;
     }
     json_decref(doc);
     jl_paths_free(files, n_files);

@@ -1,9 +1,6 @@
 /* joules pick — the minimum-energy configuration meeting an SLO. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cli/choice_common.h"
 #include "cli/commands.h"
@@ -25,8 +22,9 @@ static const char *const help =
     CLI_STUDY_HELP
     "  -h, --help      this help\n";
 
-static void print_table(const jl_pick_set *ps, const jl_summary_list *l)
+static void print_table(const void *result, const jl_summary_list *l)
 {
+    const jl_pick_set *ps = result;
     for (size_t i = 0; i < ps->n; i++) {
         const jl_pick_entry *e = &ps->items[i];
         const jl_pick *p = &e->pick;
@@ -44,6 +42,19 @@ static void print_table(const jl_pick_set *ps, const jl_summary_list *l)
     }
 }
 
+static jl_status write_csv(const char *path, const void *ps, const jl_summary_list *l,
+                           jl_error **err)
+{
+    return jl_write_picks_csv(path, ps, l, err);
+}
+
+static json_t *to_json(const void *ps, const jl_summary_list *l)
+{
+    return jl_pick_set_to_json(ps, l);
+}
+
+static const cli_output output = {write_csv, to_json, print_table};
+
 int jl_cmd_pick(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_SLO };
@@ -56,63 +67,35 @@ int jl_cmd_pick(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "pick", *csv = NULL;
-    int json = 0, c, rc;
+    int json = 0, c, rc = JL_EXIT_OK;
     cli_slos slos = {0};
+    jl_pick_set *ps = NULL;
     cli_study cs;
     cli_study_init(&cs);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int h;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto done_ok;
+        case 'h': fputs(help, stdout); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
-        case OPT_SLO:
-            if (cli_slos_add(&slos, cmd, optarg))
-                goto usage;
-            break;
-        default:
-            h = cli_study_option(&cs, cmd, c, optarg);
-            if (h == 1)
-                break;
-            if (h == 0)
-                cli_usage_error(cmd, "unknown option");
-            goto usage;
+        case OPT_SLO: rc = cli_slos_add(&slos, cmd, optarg) ? JL_EXIT_USAGE : 0; break;
+        default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
+        if (rc)
+            goto out;
     }
     cli_install_signal_cleanup();
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;
-    jl_pick_set *ps = NULL;
     jl_error *err = NULL;
-    if (jl_pick_all(&cs.runs, (const jl_slo *const *)slos.items, slos.n, NULL, &ps, &err)) {
-        cli_print_error(cmd, err);
-        jl_error_free(err);
-        rc = JL_EXIT_INTERNAL;
-        goto out;
-    }
-    if (csv && jl_write_picks_csv(csv, ps, &cs.runs, &err) != JL_OK) {
-        cli_print_error(cmd, err);
-        jl_error_free(err);
-        rc = JL_EXIT_OUTPUT;
-    }
-    if (!rc && json)
-        rc = cli_print_document(cmd, jl_pick_set_to_json(ps, &cs.runs), &cs.errors);
-    else if (!rc && (!csv || strcmp(csv, "-")))
-        print_table(ps, &cs.runs);
-    if (!rc)
-        rc = cli_study_exit(&cs);
-    jl_pick_set_free(ps);
+    if (jl_pick_all(&cs.runs, (const jl_slo *const *)slos.items, slos.n, NULL, &ps, &err) !=
+        JL_OK)
+        rc = cli_fail(cmd, err, JL_EXIT_INTERNAL);
+    else
+        rc = cli_emit(cmd, &cs, csv, json, &output, ps);
 out:
+    jl_pick_set_free(ps);
     cli_slos_free(&slos);
     cli_study_free(&cs);
     return rc;
-done_ok:
-    cli_slos_free(&slos);
-    cli_study_free(&cs);
-    return JL_EXIT_OK;
-usage:
-    cli_slos_free(&slos);
-    cli_study_free(&cs);
-    return JL_EXIT_USAGE;
 }

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/choice_common.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
@@ -201,6 +200,58 @@ static void print_text(const jl_group_fit *f, const jl_prediction *p, size_t n)
     }
 }
 
+static json_t *predict_doc(const jl_group_fit *fit, const jl_prediction *pred, size_t n)
+{
+    json_t *doc = json_object(), *arr = json_array(), *go = json_object();
+    char *k = jl_group_key_format(&fit->key);
+    json_object_set_new(doc, "schema", json_string("joules.predict/1"));
+    json_object_set_new(go, "group", k ? json_string(k) : json_null());
+    free(k);
+    json_object_set_new(go, "method", json_string(jl_fit_method_name(fit->method)));
+    json_object_set_new(go, "note", fit->note ? json_string(fit->note) : json_null());
+    json_object_set_new(go, "intervals", json_boolean(fit->method == JL_FIT_MODEL && fit->has_ci));
+    json_object_set_new(go, "intervals_note", fit->ci_note ? json_string(fit->ci_note) : json_null());
+    json_object_set_new(go, "correction", json_boolean(fit->has_correction));
+    json_object_set_new(go, "batch_min", jl_json_number(fit->batch_min));
+    json_object_set_new(go, "batch_max", jl_json_number(fit->batch_max));
+    json_object_set_new(go, "batch_per_cap", jl_json_number(fit->batch_per_cap));
+    json_object_set_new(go, "ceiling_batch", jl_json_number(fit->batch_ceiling));
+    json_object_set_new(go, "ceiling_reason", json_string(fit->ceiling_reason));
+    json_object_set_new(doc, "group", go);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, jl_prediction_to_json(&pred[i]));
+    json_object_set_new(doc, "predictions", arr);
+    return doc;
+}
+
+/* The one group gsel selects, or -1 after listing the candidates (none or
+ * several match). */
+static long select_group(const char *cmd, const jl_model_group_list *gl, const jl_selector *gsel)
+{
+    int *match = calloc(gl->count ? gl->count : 1, sizeof *match);
+    size_t nm = 0, which = 0;
+    if (!match) {
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+        return -1;
+    }
+    for (size_t i = 0; i < gl->count; i++) {
+        for (size_t r = 0; r < gl->items[i].n_runs && !match[i]; r++)
+            match[i] = jl_selector_match(gsel, gl->items[i].runs[r]);
+        if (match[i]) {
+            nm++;
+            which = i;
+        }
+    }
+    if (nm == 0)
+        fprintf(stderr, "joules %s: --group selects no group; the groups are:\n", cmd);
+    else if (nm > 1)
+        fprintf(stderr, "joules %s: --group selects %zu groups, it must select one:\n", cmd, nm);
+    if (nm != 1)
+        print_candidates(cmd, gl, match, nm > 0);
+    free(match);
+    return nm == 1 ? (long)which : -1;
+}
+
 int jl_cmd_predict(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_GROUP, OPT_BATCH, OPT_RANGE, OPT_CAP };
@@ -215,158 +266,100 @@ int jl_cmd_predict(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "predict";
-    int json = 0, c, rc, have_group = 0;
+    int json = 0, c, rc = JL_EXIT_OK, have_group = 0;
     batches bs = {0};
     jl_selector *gsel = jl_selector_new();
+    jl_model_group_list gl = {0};
+    jl_group_fit *fit = NULL;
+    jl_prediction *pred = NULL;
+    jl_error *err = NULL;
     jl_model_options mo;
     jl_model_options_default(&mo);
     cli_study cs;
     cli_study_init(&cs);
     optind = 1;
-    opterr = 0;
     if (!gsel) {
-        cli_study_free(&cs);
-        return JL_EXIT_INTERNAL;
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+        rc = JL_EXIT_INTERNAL;
+        goto out;
     }
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int h;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         double v;
         switch (c) {
-        case 'h':
-            fputs(help, stdout);
-            rc = JL_EXIT_OK;
-            goto out_early;
+        case 'h': fputs(help, stdout); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_GROUP:
-            if (parse_group_selector(cmd, optarg, gsel))
-                goto usage;
+            rc = parse_group_selector(cmd, optarg, gsel) ? JL_EXIT_USAGE : 0;
             have_group = 1;
             break;
         case OPT_BATCH:
         case OPT_CAP:
-            if (!parse_positive(optarg, &v) || strchr(optarg, ':')) {
-                cli_usage_error(cmd, "%s '%s': expected a positive number",
-                                c == OPT_CAP ? "--cap" : "--batch", optarg);
-                goto usage;
-            }
-            if (push(&bs, v, c == OPT_CAP))
-                goto usage;
+            if (!parse_positive(optarg, &v) || strchr(optarg, ':'))
+                rc = cli_usage_error(cmd, "%s '%s': expected a positive number",
+                                     c == OPT_CAP ? "--cap" : "--batch", optarg);
+            else if (push(&bs, v, c == OPT_CAP))
+                rc = JL_EXIT_USAGE;
             break;
-        case OPT_RANGE:
-            if (parse_range(cmd, optarg, &bs))
-                goto usage;
-            break;
-        default:
-            h = cli_study_option(&cs, cmd, c, optarg);
-            if (h == 1)
-                break;
-            if (h == 0)
-                cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-            goto usage;
+        case OPT_RANGE: rc = parse_range(cmd, optarg, &bs) ? JL_EXIT_USAGE : 0; break;
+        default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
+        if (rc)
+            goto out;
     }
     if (!have_group) {
-        cli_usage_error(cmd, "--group SELECTOR is required");
-        goto usage;
+        rc = cli_usage_error(cmd, "--group SELECTOR is required");
+        goto out;
     }
     if (!bs.n) {
-        cli_usage_error(cmd, "give --batch N, --batch-range A:B[:STEP] or --cap N");
-        goto usage;
+        rc = cli_usage_error(cmd, "give --batch N, --batch-range A:B[:STEP] or --cap N");
+        goto out;
     }
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
-        goto out_early;
-
-    jl_model_group_list gl = {0};
-    jl_group_fit *fit = NULL;
-    jl_error *err = NULL;
-    jl_prediction *pred = NULL;
-    int *match = NULL;
-    if (jl_model_groups(&cs.runs, &gl, &err) != JL_OK) {
-        cli_print_error(cmd, err);
-        rc = jl_exit_for_status(err->code);
-        goto end;
-    }
-    match = calloc(gl.count ? gl.count : 1, sizeof *match);
-    size_t nm = 0, which = 0;
-    for (size_t i = 0; match && i < gl.count; i++) {
-        for (size_t r = 0; r < gl.items[i].n_runs && !match[i]; r++)
-            match[i] = jl_selector_match(gsel, gl.items[i].runs[r]);
-        if (match[i]) {
-            nm++;
-            which = i;
-        }
-    }
-    if (nm != 1) {
-        if (nm == 0)
-            fprintf(stderr, "joules %s: --group selects no group; the groups are:\n", cmd);
-        else
-            fprintf(stderr, "joules %s: --group selects %zu groups, it must select one:\n", cmd, nm);
-        print_candidates(cmd, &gl, match, nm > 0);
+        goto out;
+    if (jl_model_groups(&cs.runs, &gl, &err) != JL_OK)
+        goto fail;
+    long which = select_group(cmd, &gl, gsel);
+    if (which < 0) {
         rc = JL_EXIT_USAGE;
-        goto end;
+        goto out;
     }
     const jl_model_group *g = &gl.items[which];
-    if (jl_model_fit_group(g->runs, g->n_runs, &mo, cs.desc, &fit, &err) != JL_OK) {
-        cli_print_error(cmd, err);
-        rc = jl_exit_for_status(err->code);
-        goto end;
-    }
+    if (jl_model_fit_group(g->runs, g->n_runs, &mo, cs.desc, &fit, &err) != JL_OK)
+        goto fail;
     for (size_t i = 0; i < bs.n; i++) {
         if (bs.is_cap[i])
             bs.v[i] *= fit->batch_per_cap;
         if (jl_model_check_batch(fit, bs.v[i], &err) != JL_OK) {
             cli_print_error(cmd, err);
             rc = err->code == JL_ELIMIT ? JL_EXIT_PARTIAL : jl_exit_for_status(err->code);
-            goto end;
+            goto out; /* beyond the ceiling: exit 1 */
         }
     }
-    pred = calloc(bs.n, sizeof *pred);
-    if (!pred) {
+    if (!(pred = calloc(bs.n, sizeof *pred))) {
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
         rc = JL_EXIT_INTERNAL;
-        goto end;
+        goto out;
     }
     for (size_t i = 0; i < bs.n; i++)
         jl_model_predict(fit, bs.v[i], &pred[i]);
-    rc = 0;
-    if (json) {
-        json_t *doc = json_object(), *arr = json_array(), *go = json_object();
-        char *k = jl_group_key_format(&fit->key);
-        json_object_set_new(doc, "schema", json_string("joules.predict/1"));
-        json_object_set_new(go, "group", k ? json_string(k) : json_null());
-        free(k);
-        json_object_set_new(go, "method", json_string(jl_fit_method_name(fit->method)));
-        json_object_set_new(go, "note", fit->note ? json_string(fit->note) : json_null());
-        json_object_set_new(go, "intervals", json_boolean(fit->method == JL_FIT_MODEL && fit->has_ci));
-        json_object_set_new(go, "intervals_note", fit->ci_note ? json_string(fit->ci_note) : json_null());
-        json_object_set_new(go, "correction", json_boolean(fit->has_correction));
-        json_object_set_new(go, "batch_min", jl_json_number(fit->batch_min));
-        json_object_set_new(go, "batch_max", jl_json_number(fit->batch_max));
-        json_object_set_new(go, "batch_per_cap", jl_json_number(fit->batch_per_cap));
-        json_object_set_new(go, "ceiling_batch", jl_json_number(fit->batch_ceiling));
-        json_object_set_new(go, "ceiling_reason", json_string(fit->ceiling_reason));
-        json_object_set_new(doc, "group", go);
-        for (size_t i = 0; i < bs.n; i++)
-            json_array_append_new(arr, jl_prediction_to_json(&pred[i]));
-        json_object_set_new(doc, "predictions", arr);
-        rc = cli_print_document(cmd, doc, &cs.errors);
-    } else {
+    if (json)
+        rc = cli_print_document(cmd, predict_doc(fit, pred, bs.n), &cs.errors);
+    else
         print_text(fit, pred, bs.n);
-    }
     if (!rc)
         rc = cli_study_exit(&cs);
-end:
+    goto out;
+fail:
+    cli_print_error(cmd, err);
+    rc = jl_exit_for_status(err ? err->code : JL_ENOMEM);
+out:
     jl_error_free(err);
     free(pred);
-    free(match);
     jl_group_fit_free(fit);
     jl_group_list_clear(&gl);
-out_early:
     free(bs.v);
     free(bs.is_cap);
     jl_selector_free(gsel);
     cli_study_free(&cs);
     return rc;
-usage:
-    rc = JL_EXIT_USAGE;
-    goto out_early;
 }

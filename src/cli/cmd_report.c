@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/choice_common.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
@@ -33,42 +34,31 @@ static const char *const help =
     "Without gnuplot the report is still written (figures skipped, noted in the page\n"
     "and on stderr). What each figure shows: docs/report.md. Exit status: docs/cli.md.\n";
 
-typedef struct slo_arg {
-    char *workload;
-    jl_slo *slo;
-} slo_arg;
-
-static int parse_slo(const char *cmd, const char *arg, slo_arg *out)
+/* --slo [W:]EXPR: the SLO joins slos (which owns it) and an entry for its
+ * workload (NULL: every workload) joins *rs. Returns 0 or an exit code. */
+static int add_slo(const char *cmd, const char *arg, cli_slos *slos, jl_report_slo **rs)
 {
     static const char *const workloads[] = {"llm", "mllm", "diffusion"};
-    memset(out, 0, sizeof *out);
-    const char *expr = arg;
-    const char *colon = strchr(arg, ':');
+    const char *workload = NULL, *expr = arg, *colon = strchr(arg, ':');
     if (colon) {
         for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++)
             if ((size_t)(colon - arg) == strlen(workloads[i]) &&
-                !strncmp(arg, workloads[i], strlen(workloads[i]))) {
-                out->workload = strdup(workloads[i]);
-                expr = colon + 1;
-            }
-        if (!out->workload) {
-            cli_usage_error(cmd, "--slo %s: unknown workload '%.*s' (llm, mllm, diffusion)", arg,
-                            (int)(colon - arg), arg);
-            return -1;
-        }
+                !strncmp(arg, workloads[i], strlen(workloads[i])))
+                workload = workloads[i];
+        if (!workload)
+            return cli_usage_error(cmd, "--slo %s: unknown workload '%.*s' (llm, mllm, diffusion)",
+                                   arg, (int)(colon - arg), arg);
+        expr = colon + 1;
     }
-    jl_error *err = NULL;
-    size_t off = 0;
-    if (jl_slo_parse(expr, &out->slo, &off, &err) != JL_OK) {
-        char *caret = jl_slo_caret(expr, off);
-        fprintf(stderr, "joules %s: --slo: %s\n%s\n", cmd, err ? err->message : "out of memory",
-                caret ? caret : "");
-        free(caret);
-        jl_error_free(err);
-        free(out->workload);
-        out->workload = NULL;
-        return -1;
+    jl_report_slo *n = realloc(*rs, (slos->n + 1) * sizeof *n);
+    if (!n) {
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+        return JL_EXIT_INTERNAL;
     }
+    *rs = n;
+    if (cli_slos_add(slos, cmd, expr))
+        return JL_EXIT_USAGE;
+    n[slos->n - 1] = (jl_report_slo){workload, slos->items[slos->n - 1]};
     return 0;
 }
 
@@ -98,46 +88,25 @@ int jl_cmd_report(int argc, char **argv)
     const char *out_dir = NULL;
     jl_report_options ro;
     jl_report_options_default(&ro);
-    slo_arg *slos = NULL;
-    size_t n_slos = 0;
+    cli_slos slos = {0};
+    jl_report_slo *rs = NULL; /* one per SLO, in order */
     cli_study cs;
     cli_study_init(&cs);
     int c, rc = JL_EXIT_OK;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        int h;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h':
-            fputs(help, stdout);
-            goto done;
+        case 'h': fputs(help, stdout); goto done;
         case 'o': out_dir = optarg; break;
         case OPT_FORCE: ro.replace = 1; break;
         case OPT_GNUPLOT: ro.gnuplot = optarg; break;
         case OPT_NO_FIGURES: ro.gnuplot = ""; break;
         case OPT_TEMPLATES: ro.templates_dir = optarg; break;
-        case OPT_SLO: {
-            slo_arg *p = realloc(slos, (n_slos + 1) * sizeof *p);
-            if (!p) {
-                rc = JL_EXIT_INTERNAL;
-                goto done;
-            }
-            slos = p;
-            if (parse_slo(cmd, optarg, &slos[n_slos]) != 0) {
-                rc = JL_EXIT_USAGE;
-                goto done;
-            }
-            n_slos++;
-            break;
+        case OPT_SLO: rc = add_slo(cmd, optarg, &slos, &rs); break;
+        default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
-        default:
-            h = cli_study_option(&cs, cmd, c, optarg);
-            if (h == 1)
-                break;
-            if (h == 0)
-                cli_usage_error(cmd, "unknown option");
-            rc = JL_EXIT_USAGE;
+        if (rc)
             goto done;
-        }
     }
     if (!out_dir) {
         rc = cli_usage_error(cmd, "no output directory given (-o DIR)");
@@ -161,13 +130,8 @@ int jl_cmd_report(int argc, char **argv)
         rc = JL_EXIT_NOINPUT;
         goto done;
     }
-    jl_report_slo *rs = n_slos ? calloc(n_slos, sizeof *rs) : NULL;
-    for (size_t i = 0; rs && i < n_slos; i++) {
-        rs[i].workload = slos[i].workload;
-        rs[i].slo = slos[i].slo;
-    }
     ro.slos = rs;
-    ro.n_slos = rs ? n_slos : 0;
+    ro.n_slos = slos.n;
     ro.inputs = (const char *const *)(argv + optind);
     ro.n_inputs = (size_t)(argc - optind);
     ro.rules = &cs.rules;
@@ -189,9 +153,8 @@ int jl_cmd_report(int argc, char **argv)
     for (size_t i = 0; i < res.n_notes; i++)
         fprintf(stderr, "joules %s: warning: %s\n", cmd, res.notes[i]);
     if (st != JL_OK) {
-        cli_print_error(cmd, err);
-        jl_error_free(err);
         rc = st == JL_EUSAGE ? JL_EXIT_USAGE : st == JL_ENOMEM ? JL_EXIT_INTERNAL : JL_EXIT_OUTPUT;
+        cli_fail(cmd, err, rc);
     } else {
         fprintf(stderr, "joules %s: wrote %s/index.html: %zu runs, %zu groups, %zu of %zu figures drawn, %zu data files\n",
                 cmd, out_dir, cs.runs.count, res.n_groups, res.n_figures_drawn, res.n_figures,
@@ -199,13 +162,9 @@ int jl_cmd_report(int argc, char **argv)
         rc = cli_study_exit(&cs);
     }
     jl_report_result_clear(&res);
-    free(rs);
 done:
-    for (size_t i = 0; i < n_slos; i++) {
-        free(slos[i].workload);
-        jl_slo_free(slos[i].slo);
-    }
-    free(slos);
+    free(rs);
+    cli_slos_free(&slos);
     cli_study_free(&cs);
     return rc;
 }

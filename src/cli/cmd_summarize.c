@@ -30,8 +30,9 @@ static void cell(char *buf, size_t cap, double v, double scale, int decimals)
         snprintf(buf, cap, "%.*f", decimals, v * scale);
 }
 
-static void print_table(const jl_summary_list *l)
+static void print_table(const void *result, const jl_summary_list *l)
 {
+    (void)result;
     printf("%-34s %-10s %-28s %-6s %3s %5s %-9s %8s %9s %10s %7s %7s %5s %9s %7s %7s %6s %4s\n",
            "file", "run", "model", "gpu", "G", "cap", "window", "dur_s", "energy_J",
            "J/token", "avg_W", "peak_W", "idle%", "tok/s", "batch", "mITL_ms", "p90ms", "warn");
@@ -77,6 +78,22 @@ static void print_table(const jl_summary_list *l)
         }
 }
 
+static jl_status write_csv(const char *path, const void *result, const jl_summary_list *l,
+                           jl_error **err)
+{
+    (void)result;
+    return jl_write_summaries_csv(path, l, err);
+}
+
+static json_t *to_json(const void *result, const jl_summary_list *l)
+{
+    (void)result;
+    return jl_summary_document(l, NULL); /* cli_emit adds the errors */
+}
+
+/* The result is the study's runs themselves. */
+static const cli_output output = {write_csv, to_json, print_table};
+
 int jl_cmd_summarize(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV };
@@ -87,62 +104,25 @@ int jl_cmd_summarize(int argc, char **argv)
         CLI_STUDY_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
-    const char *cmd = "summarize";
-    int json = 0;
-    const char *csv = NULL;
+    const char *cmd = "summarize", *csv = NULL;
+    int json = 0, c, rc = JL_EXIT_OK;
     cli_study cs;
     cli_study_init(&cs);
-    int c, rc = JL_EXIT_OK;
     optind = 1;
-    opterr = 0; /* we print our own message, naming the option */
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int h;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h':
-            fputs(help, stdout);
-            cli_study_free(&cs);
-            return JL_EXIT_OK;
+        case 'h': fputs(help, stdout); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
-        default:
-            h = cli_study_option(&cs, cmd, c, optarg);
-            if (h == 1)
-                break;
-            if (h == 0)
-                cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-            cli_study_free(&cs);
-            return JL_EXIT_USAGE;
+        default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
+        if (rc)
+            goto out;
     }
     cli_install_signal_cleanup();
-    rc = cli_study_load(&cs, cmd, argv + optind, argc - optind);
-    if (rc) {
-        cli_study_free(&cs);
-        return rc;
-    }
-    jl_error *err = NULL;
-    if (csv && jl_write_summaries_csv(csv, &cs.runs, &err) != JL_OK) {
-        cli_print_error(cmd, err);
-        jl_error_free(err);
-        cli_study_free(&cs);
-        return JL_EXIT_OUTPUT;
-    }
-    if (json) {
-        json_t *doc = jl_summary_document(&cs.runs, &cs.errors);
-        if (!doc) {
-            fprintf(stderr, "joules %s: out of memory\n", cmd);
-            rc = JL_EXIT_INTERNAL;
-        } else if (jl_write_json("-", doc, &err) != JL_OK) {
-            cli_print_error(cmd, err);
-            jl_error_free(err);
-            rc = JL_EXIT_OUTPUT;
-        }
-        json_decref(doc);
-    } else if (!csv || strcmp(csv, "-")) {
-        print_table(&cs.runs);
-    }
-    if (!rc)
-        rc = cli_study_exit(&cs);
+    if (!(rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
+        rc = cli_emit(cmd, &cs, csv, json, &output, NULL);
+out:
     cli_study_free(&cs);
     return rc;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -16,6 +17,13 @@ void cli_print_error(const char *cmd, const jl_error *e)
     char *msg = jl_error_format(e);
     fprintf(stderr, "joules %s: %s\n", cmd, msg ? msg : "out of memory");
     free(msg);
+}
+
+int cli_fail(const char *cmd, jl_error *err, int rc)
+{
+    cli_print_error(cmd, err);
+    jl_error_free(err);
+    return rc;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -39,6 +47,48 @@ long cli_parse_long(const char *cmd, const char *opt, const char *arg, long min,
         return -1;
     }
     return v;
+}
+
+int cli_parse_number(const char *cmd, const char *opt, const char *arg, double lo, double hi,
+                     const char *must, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || !end || *end || end == arg || !isfinite(v))
+        return cli_usage_error(cmd, "%s: '%s' is not a number", opt, arg);
+    if (!(v >= lo && v < hi))
+        return cli_usage_error(cmd, "%s must be %s", opt, must);
+    *out = v;
+    return 0;
+}
+
+int cli_bad_option(const char *cmd, int code, char *const *argv)
+{
+    if (code == ':')
+        return cli_usage_error(cmd, "option '%s' needs an argument", argv[optind - 1]);
+    return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+int cli_write_document(const char *cmd, const json_t *doc)
+{
+    if (!doc) {
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+        return JL_EXIT_INTERNAL;
+    }
+    jl_error *err = NULL;
+    if (jl_write_json("-", doc, &err) != JL_OK)
+        return cli_fail(cmd, err, JL_EXIT_OUTPUT);
+    return 0;
+}
+
+int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors)
+{
+    if (doc)
+        json_object_set_new(doc, "errors", jl_errors_to_json(errors));
+    int rc = cli_write_document(cmd, doc);
+    json_decref(doc);
+    return rc;
 }
 
 static void on_signal(int sig)
@@ -138,6 +188,14 @@ int cli_study_option(cli_study *cs, const char *cmd, int code, const char *arg)
     }
 }
 
+int cli_other_option(cli_study *cs, const char *cmd, int code, char *const *argv)
+{
+    int h = cli_study_option(cs, cmd, code, optarg);
+    if (h == 1)
+        return 0;
+    return h == 0 ? cli_bad_option(cmd, code, argv) : JL_EXIT_USAGE;
+}
+
 /* Progress only when a person is watching: stderr is a terminal. */
 static void progress(void *ctx, size_t done, size_t total, const char *current)
 {
@@ -181,4 +239,20 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
 int cli_study_exit(const cli_study *cs)
 {
     return jl_exit_for(cs->runs.count, cs->errors.count);
+}
+
+int cli_emit(const char *cmd, const cli_study *cs, const char *csv, int json,
+             const cli_output *out, const void *result)
+{
+    int rc = 0;
+    if (csv) {
+        jl_error *err = NULL;
+        if (out->csv(csv, result, &cs->runs, &err) != JL_OK)
+            return cli_fail(cmd, err, JL_EXIT_OUTPUT);
+    }
+    if (json)
+        rc = cli_print_document(cmd, out->json(result, &cs->runs), &cs->errors);
+    else if (!csv || strcmp(csv, "-"))
+        out->table(result, &cs->runs);
+    return rc ? rc : cli_study_exit(cs);
 }

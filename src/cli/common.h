@@ -1,9 +1,11 @@
 /* What every analysis command shares: --where/--exclude, --workers, limits,
- * loading the study, reporting errors once, progress on a terminal. */
+ * loading the study, reporting errors once, progress on a terminal, and
+ * writing the result (CSV, JSON document or table) with its exit code. */
 #ifndef JOULES_CLI_COMMON_H
 #define JOULES_CLI_COMMON_H
 
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 
 #include "joules/check.h"
@@ -64,12 +66,24 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths);
 /* The exit code after a command wrote its outputs. */
 int cli_study_exit(const cli_study *cs);
 
+/* The default branch of a command's option loop, after getopt_long returned
+ * `code` (optarg and optind as getopt left them): a shared option, or an
+ * unknown one. Returns 0 when handled, else JL_EXIT_USAGE (printed). */
+int cli_other_option(cli_study *cs, const char *cmd, int code, char *const *argv);
+
+/* The option getopt_long just rejected, named: "unknown option '--x'", or
+ * for code ':' "option '--x' needs an argument". main() sets opterr = 0 so
+ * getopt prints nothing itself, and optstrings start with ':' so a missing
+ * argument comes back as ':'. Returns JL_EXIT_USAGE. */
+int cli_bad_option(const char *cmd, int code, char *const *argv);
+
 /* Print one error line to stderr: "joules CMD: <formatted error>". */
 void cli_print_error(const char *cmd, const jl_error *e);
 
-/* Usage error: message to stderr, returns JL_EXIT_USAGE. Commands set
- * opterr = 0 and report an unknown option as
- * cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]). */
+/* Print err, free it and return rc: `return cli_fail(cmd, err, JL_EXIT_OUTPUT)`. */
+int cli_fail(const char *cmd, jl_error *err, int rc);
+
+/* Usage error: message to stderr, returns JL_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -78,6 +92,36 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 /* Parse a positive integer option; -1 on error (printed). */
 long cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max);
+
+/* Parse a number option into *out when it lies in [lo, hi); otherwise a
+ * usage error "OPT must be MUST" (or "not a number"). Returns 0 or
+ * JL_EXIT_USAGE (printed). For "> 0" pass lo = DBL_TRUE_MIN. */
+int cli_parse_number(const char *cmd, const char *opt, const char *arg, double lo, double hi,
+                     const char *must, double *out);
+
+/* Print a document to stdout. 0, JL_EXIT_INTERNAL for a NULL document
+ * (out of memory) or JL_EXIT_OUTPUT when stdout cannot be written (printed). */
+int cli_write_document(const char *cmd, const json_t *doc);
+
+/* Add "errors" to doc, print it to stdout and release it (takes ownership).
+ * Returns 0 or an exit code. */
+int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors);
+
+/* How a command shows its result: each callback gets the result and the
+ * study's runs back. csv is NULL for a command without --csv. */
+typedef struct cli_output {
+    jl_status (*csv)(const char *path, const void *result, const jl_summary_list *runs,
+                     jl_error **err);
+    json_t *(*json)(const void *result, const jl_summary_list *runs);
+    void (*table)(const void *result, const jl_summary_list *runs);
+} cli_output;
+
+/* The tail every analysis command shares: --csv FILE first, then the --json
+ * document (with the study's errors) or, unless the CSV went to stdout, the
+ * table; then the study's exit code. Returns that code, or the one for an
+ * output that could not be written (printed). */
+int cli_emit(const char *cmd, const cli_study *cs, const char *csv, int json,
+             const cli_output *out, const void *result);
 
 /* Install SIGINT/SIGTERM handlers that remove half-written outputs. */
 void cli_install_signal_cleanup(void);

@@ -1,6 +1,7 @@
 /* joules — the command-line tool. Only argv handling and dispatch live here;
  * every command is a thin layer over the library (include/joules/). */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,9 @@ int main(int argc, char **argv)
         printf("joules 0.1.0\n");
         return finish("--version", JL_EXIT_OK);
     }
+    /* Commands report a bad option themselves, naming it (cli_bad_option),
+     * so getopt prints nothing of its own. */
+    opterr = 0;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return finish(argv[1], commands[i].run(argc - 1, argv + 1));
