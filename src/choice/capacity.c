@@ -305,5 +305,5 @@ jl_status jl_write_capacity_csv(const char *path, const jl_capacity_result *r,
                                 const jl_summary_list *l, jl_error **err)
 {
     cap_csv_ctx ctx = {r, l};
-    return jl__write_text(path, print_capacity, &ctx, err);
+    return jl_write_text(path, print_capacity, &ctx, err);
 }

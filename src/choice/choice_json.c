@@ -159,5 +159,5 @@ jl_status jl_write_picks_csv(const char *path, const jl_pick_set *ps, const jl_s
                              jl_error **err)
 {
     pick_csv_ctx ctx = {ps, l};
-    return jl__write_text(path, print_picks, &ctx, err);
+    return jl_write_text(path, print_picks, &ctx, err);
 }

@@ -385,5 +385,5 @@ jl_status jl_write_compare_csv(const char *path, const jl_compare_result *r,
                                const jl_summary_list *l, jl_error **err)
 {
     cmp_csv_ctx ctx = {r, l};
-    return jl__write_text(path, print_compare, &ctx, err);
+    return jl_write_text(path, print_compare, &ctx, err);
 }

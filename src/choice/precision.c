@@ -399,5 +399,5 @@ jl_status jl_write_precision_csv(const char *path, const jl_precision_result *r,
                                  const jl_summary_list *l, jl_error **err)
 {
     prec_csv_ctx ctx = {r, l};
-    return jl__write_text(path, print_precision, &ctx, err);
+    return jl_write_text(path, print_precision, &ctx, err);
 }

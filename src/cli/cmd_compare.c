@@ -222,9 +222,14 @@ int jl_cmd_compare(int argc, char **argv)
     jl_error *err = NULL;
     jl_status st;
     if (precision) {
-        static const double def_bins[] = {8, 16, 64, 256};
-        jl_precision_options po = {baseline, bins ? bins : def_bins, bins ? n_bins : 4, latency,
-                                   -1};
+        jl_precision_options po;
+        jl_precision_options_default(&po);
+        po.baseline = baseline;
+        if (bins) {
+            po.bins = bins;
+            po.n_bins = n_bins;
+        }
+        po.latency_figure = latency;
         jl_precision_result *r = NULL;
         st = jl_compare_precision(&cs.runs, &po, &r, &err);
         if (st == JL_OK)

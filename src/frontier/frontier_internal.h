@@ -6,11 +6,6 @@
 
 #include "joules/error.h"
 
-/* Write a CSV (or any text) to path atomically ("-" = stdout) by calling
- * fn(f, ctx); fn returns 0 on success. */
-jl_status jl__write_text(const char *path, int (*fn)(FILE *f, const void *ctx),
-                         const void *ctx, jl_error **err);
-
 /* A double for CSV: %.17g, empty when NaN/inf. */
 void jl__csv_double(FILE *f, double v);
 

@@ -159,5 +159,5 @@ jl_status jl_write_frontier_csv(const char *path, const jl_frontier_set *fs,
                                 const jl_summary_list *l, jl_error **err)
 {
     csv_ctx ctx = {fs, l};
-    return jl__write_text(path, print_csv, &ctx, err);
+    return jl_write_text(path, print_csv, &ctx, err);
 }

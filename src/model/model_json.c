@@ -289,23 +289,19 @@ json_t *jl_loo_to_json(const jl_loo_result *r, const jl_model_group_list *groups
     return o;
 }
 
-jl_status jl_write_fit_params_csv(const char *path, jl_group_fit *const *fits, size_t n,
-                                  jl_error **err)
+typedef struct {
+    jl_group_fit *const *fits;
+    size_t n;
+} fit_params_ctx;
+
+static int print_fit_params(FILE *f, const void *vctx)
 {
-    jl_atomic_file af = {0};
-    FILE *f = stdout;
-    int to_stdout = !strcmp(path, "-");
-    if (!to_stdout) {
-        jl_status st = jl_atomic_open(&af, path, err);
-        if (st != JL_OK)
-            return st;
-        f = af.fp;
-    }
+    const fit_params_ctx *c = vctx;
     fputs("model,task,gpu_model,num_gpus,precision,method,n_points,n_batch_sizes,parameter,"
           "unit,value,lower,upper,at_bound,ci_low,ci_high,dof,r2_ln_energy_per_token,"
           "r2_ln_energy_per_token_corrected\n", f);
-    for (size_t i = 0; i < n; i++) {
-        const jl_group_fit *g = fits[i];
+    for (size_t i = 0; i < c->n; i++) {
+        const jl_group_fit *g = c->fits[i];
         if (!g || g->method != JL_FIT_MODEL)
             continue;
         for (int j = 0; j < JL_MP_COUNT; j++) {
@@ -327,11 +323,12 @@ jl_status jl_write_fit_params_csv(const char *path, jl_group_fit *const *fits, s
             fprintf(f, ",%ld,%.17g,%.17g\n", g->dof, g->r2_energy, g->r2_energy_corrected);
         }
     }
-    if (to_stdout)
-        return fflush(stdout) ? jl_fail(err, JL_EIO, "-", NULL, NULL, -1, "writing CSV") : JL_OK;
-    if (ferror(f)) {
-        jl_atomic_abort(&af);
-        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "writing CSV");
-    }
-    return jl_atomic_commit(&af, err);
+    return ferror(f) != 0;
+}
+
+jl_status jl_write_fit_params_csv(const char *path, jl_group_fit *const *fits, size_t n,
+                                  jl_error **err)
+{
+    fit_params_ctx c = {fits, n};
+    return jl_write_text(path, print_fit_params, &c, err);
 }
