@@ -79,14 +79,16 @@ static void print_precision(const void *result, const jl_summary_list *l)
            "E range", "E median", "L wins", "L range", "L median");
     for (size_t k = 0; k < r->n_buckets; k++) {
         const jl_precision_bucket *b = &r->buckets[k];
-        char lab[32], er[40], lr[40];
+        char lab[32], er[40], lr[40], em[16], lm[16];
         snprintf(lab, sizeof lab, "(%g, %g]", b->lo, b->hi);
         snprintf(er, sizeof er, "%+.0f%% to %+.0f%%", 100 * b->energy.min, 100 * b->energy.max);
         snprintf(lr, sizeof lr, "%+.0f%% to %+.0f%%", 100 * b->latency.min, 100 * b->latency.max);
-        printf("%-14s %-7zu %3zu/%-5zu %-18s %+7.0f%% | %3zu/%-5zu %-18s %+7.0f%%\n", lab,
-               b->energy.n, b->energy.wins, b->energy.n, b->energy.n ? er : "-",
-               100 * b->energy.median, b->latency.wins, b->latency.n, b->latency.n ? lr : "-",
-               100 * b->latency.median);
+        /* an empty bucket has no median: '-', never a number-like "nan" */
+        snprintf(em, sizeof em, isfinite(b->energy.median) ? "%+.0f%%" : "-", 100 * b->energy.median);
+        snprintf(lm, sizeof lm, isfinite(b->latency.median) ? "%+.0f%%" : "-", 100 * b->latency.median);
+        printf("%-14s %-7zu %3zu/%-5zu %-18s %8s | %3zu/%-5zu %-18s %8s\n", lab, b->energy.n,
+               b->energy.wins, b->energy.n, b->energy.n ? er : "-", em, b->latency.wins,
+               b->latency.n, b->latency.n ? lr : "-", lm);
     }
 }
 
