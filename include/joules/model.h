@@ -148,6 +148,13 @@ typedef struct jl_model_options {
     /* > 0: one Cauchy-reweighted refit with scale robust x 1.4826 MAD of the
      * residuals (default 0: off; docs/model-accuracy.md says why). */
     double robust;
+    /* Weight (0..1) of the pooled sweep-end prediction (default 0.7; 0: off):
+     * a batch below the lowest or above the highest measured one is also
+     * predicted from the nearest measured point and the median elasticity
+     * d ln e / d ln b between the same two caps in the other sweeps of the
+     * same model (other task, GPU, count or precision); the two predictions
+     * are mixed in ln e with this weight (docs/model-design.md §4). */
+    double pool_weight;
 } jl_model_options;
 
 void jl_model_options_default(jl_model_options *o);

@@ -28,6 +28,8 @@ static const char *const help =
     "                  anchor) and print both side by side (docs/model-accuracy.md)\n"
     "  --no-correction the physical model alone (no GP correction)\n"
     "  --robust C      one Cauchy-reweighted refit, scale C x 1.4826 MAD (default off)\n"
+    "  --pool W        with --loo: weight of the sweep-end prediction pooled from the\n"
+    "                  model's other sweeps (default 0.7, 0 = off; docs/model.md)\n"
     "  --csv FILE      the parameter table, one row per (group, parameter) ('-' = stdout)\n"
     "  --grid N        points of each predicted curve (default 16, 0 = none)\n"
     CLI_STUDY_HELP
@@ -257,7 +259,8 @@ static void fit_result_clear(fit_result *f)
 
 int jl_cmd_fit(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_LOO, OPT_ANCHOR, OPT_GRID, OPT_NOCORR, OPT_ROBUST };
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_LOO, OPT_ANCHOR, OPT_GRID, OPT_NOCORR, OPT_ROBUST,
+           OPT_POOL };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"csv", required_argument, NULL, OPT_CSV},
@@ -266,6 +269,7 @@ int jl_cmd_fit(int argc, char **argv)
         {"grid", required_argument, NULL, OPT_GRID},
         {"no-correction", no_argument, NULL, OPT_NOCORR},
         {"robust", required_argument, NULL, OPT_ROBUST},
+        {"pool", required_argument, NULL, OPT_POOL},
         {"help", no_argument, NULL, 'h'},
         CLI_STUDY_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
@@ -289,6 +293,10 @@ int jl_cmd_fit(int argc, char **argv)
         case OPT_NOCORR: mo.correction = 0; break;
         case OPT_ROBUST:
             rc = cli_parse_number(cmd, "--robust", optarg, 0, INFINITY, ">= 0", &mo.robust);
+            break;
+        case OPT_POOL:
+            rc = cli_parse_number(cmd, "--pool", optarg, 0, nextafter(1.0, 2.0), "in [0, 1]",
+                                  &mo.pool_weight);
             break;
         case OPT_GRID:
             if ((n_grid = cli_parse_long(cmd, "--grid", optarg, 0, 10000)) < 0)

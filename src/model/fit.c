@@ -49,6 +49,7 @@ void jl_model_options_default(jl_model_options *o)
     o->extrapolation_factor = 2.0;
     o->memory_share = 0.9;
     o->robust = 0.0;
+    o->pool_weight = 0.7;
 }
 
 /* ---- group keys ---------------------------------------------------------- */

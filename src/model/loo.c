@@ -81,6 +81,65 @@ end:
     return rc;
 }
 
+/* Mean ln e and mean ln b of a group's runs at cap c; 0 if it has some. */
+static int cap_means(const jl_model_group *g, long c, double *lne, double *lnb)
+{
+    double se = 0, sb = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < g->n_runs; i++) {
+        const jl_summary *s = g->runs[i];
+        if (s->attrs.max_batch_size != c)
+            continue;
+        se += log(actual_e(s));
+        sb += log(s->fig[JL_FIG_AVG_BATCH_SIZE]);
+        k++;
+    }
+    if (!k)
+        return -1;
+    *lne = se / (double)k;
+    *lnb = sb / (double)k;
+    return 0;
+}
+
+/* Pooled sweep-end prediction (docs/model-design.md §4, "Sweep ends"). A
+ * sweep end is an extrapolation: the group's own points say little about
+ * how the curve bends beyond them, and the regime changes seen there (CPU
+ * preprocessing at small batch, KV pressure at large) are properties of the
+ * model and its serving stack more than of one GPU configuration. So the
+ * other sweeps of the same model (any task, GPU, count, precision) that
+ * measured both the held-out cap c and the adjacent measured cap a lend
+ * their elasticity d ln e / d ln b between a and c; the median of those
+ * is applied from the group's own measurement at a:
+ *     ln e(b) = ln e_g(a) + s_med (ln b - ln b_g(a)).
+ * Only other groups' runs and this group's training runs are used (never
+ * a run at cap c of this group). Returns 0 and *lne, or -1 (no sibling). */
+static int pooled_end(const jl_model_group_list *groups, size_t gi, long c, long a, double lnb,
+                      double *lne)
+{
+    const jl_model_group *g = &groups->items[gi];
+    double ea, ba, *sl = malloc(groups->count * sizeof *sl);
+    size_t ns = 0;
+    if (!sl || cap_means(g, a, &ea, &ba)) {
+        free(sl);
+        return -1;
+    }
+    for (size_t j = 0; j < groups->count; j++) {
+        const jl_model_group *h = &groups->items[j];
+        double ec, bc, eh, bh;
+        if (j == gi || strcmp(h->key.model, g->key.model) || cap_means(h, c, &ec, &bc) ||
+            cap_means(h, a, &eh, &bh) || fabs(bc - bh) < 1e-3)
+            continue;
+        sl[ns++] = (ec - eh) / (bc - bh);
+    }
+    int rc = -1;
+    if (ns) {
+        *lne = ea + jm_median(sl, ns) * (lnb - ba);
+        rc = isfinite(*lne) ? 0 : -1;
+    }
+    free(sl);
+    return rc;
+}
+
 static int predict_anchor(const jl_model_group *g, long c, double *pred)
 {
     size_t n = g->n_runs, m = 0;
@@ -145,6 +204,19 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
                 pred[k] = NAN;
             int rc = which == JL_LOO_ANCHOR ? predict_anchor(g, c, pred)
                                             : predict_joules(g, c, opt, desc, pred);
+            if (which == JL_LOO_JOULES && opt->pool_weight > 0 && (c == cmin || c == cmax)) {
+                /* the adjacent measured cap: the nearest one left in training */
+                long a = c == cmin ? g->runs[j]->attrs.max_batch_size
+                                   : g->runs[i - 1]->attrs.max_batch_size;
+                double w = fmin(opt->pool_weight, 1.0);
+                for (size_t k = 0; k < j - i; k++) {
+                    double le;
+                    if (isfinite(pred[k]) &&
+                        pooled_end(groups, gi, c, a,
+                                   log(g->runs[i + k]->fig[JL_FIG_AVG_BATCH_SIZE]), &le) == 0)
+                        pred[k] = exp((1 - w) * log(pred[k]) + w * le);
+                }
+            }
             if (rc < 0 && which == JL_LOO_ANCHOR)
                 goto oom;
             for (size_t k = i; k < j; k++) {
