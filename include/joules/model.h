@@ -129,6 +129,9 @@ typedef struct jl_fit_point {
     double resid_ln_throughput;
     double resid_ln_energy;
     double resid_ln_energy_corrected; /* physical model + correction */
+    int regime_excluded;       /* measured in another regime than the rest of
+                                  the sweep: not used in the fit (residuals
+                                  still reported; docs/model.md) */
 } jl_fit_point;
 
 typedef struct jl_model_options {
@@ -155,6 +158,12 @@ typedef struct jl_model_options {
      * same model (other task, GPU, count or precision); the two predictions
      * are mixed in ln e with this weight (docs/model-design.md §4). */
     double pool_weight;
+    /* Regime-break test at the sweep ends (default 0.85; 0: off): the rows
+     * at the smallest batch are left out of the fit when a row with at least
+     * twice their batch has less than regime_ratio x their throughput, and
+     * the rows at the largest batch when they have less than regime_ratio x
+     * the throughput of a row with at most half their batch. */
+    double regime_ratio;
 } jl_model_options;
 
 void jl_model_options_default(jl_model_options *o);
@@ -178,7 +187,9 @@ typedef struct jl_group_fit {
     jl_param params[JL_MP_COUNT];
     int has_ci;                /* 0: intervals unavailable, ci_note says why */
     char *ci_note;
-    long dof;                  /* 2 n_points − free parameters */
+    long dof;                  /* 2 n_fitted − free parameters */
+    size_t n_fitted;           /* points used by the fit (n_points minus the
+                                  regime_excluded ones) */
     double t_quantile;         /* t_{(1+confidence)/2, dof}; NaN when dof <= 0 */
     double cov[JL_MP_COUNT][JL_MP_COUNT]; /* covariance of the parameters (0 for
                                               parameters at a bound) */
@@ -195,8 +206,9 @@ typedef struct jl_group_fit {
      * (rho^T K^-1 rho / n), used for the correction's share of intervals. */
     int has_correction;
     double gp_length, gp_noise;
-    double *gp_x;              /* n_points */
-    double *gp_alpha_power, *gp_alpha_throughput; /* n_points each */
+    size_t gp_n;               /* points of the correction: the fitted ones */
+    double *gp_x;              /* gp_n */
+    double *gp_alpha_power, *gp_alpha_throughput; /* gp_n each */
     double gp_scale2_power, gp_scale2_throughput, gp_scale2_energy;
 
     /* batch ceiling for predictions */

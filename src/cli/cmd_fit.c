@@ -30,6 +30,8 @@ static const char *const help =
     "  --robust C      one Cauchy-reweighted refit, scale C x 1.4826 MAD (default off)\n"
     "  --pool W        with --loo: weight of the sweep-end prediction pooled from the\n"
     "                  model's other sweeps (default 0.7, 0 = off; docs/model.md)\n"
+    "  --regime R      leave a sweep end out of the fit when throughput falls below R x\n"
+    "                  that of a row with half (or twice) its batch (default 0.85, 0 = off)\n"
     "  --csv FILE      the parameter table, one row per (group, parameter) ('-' = stdout)\n"
     "  --grid N        points of each predicted curve (default 16, 0 = none)\n"
     CLI_STUDY_HELP
@@ -260,7 +262,7 @@ static void fit_result_clear(fit_result *f)
 int jl_cmd_fit(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_LOO, OPT_ANCHOR, OPT_GRID, OPT_NOCORR, OPT_ROBUST,
-           OPT_POOL };
+           OPT_POOL, OPT_REGIME };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"csv", required_argument, NULL, OPT_CSV},
@@ -270,6 +272,7 @@ int jl_cmd_fit(int argc, char **argv)
         {"no-correction", no_argument, NULL, OPT_NOCORR},
         {"robust", required_argument, NULL, OPT_ROBUST},
         {"pool", required_argument, NULL, OPT_POOL},
+        {"regime", required_argument, NULL, OPT_REGIME},
         {"help", no_argument, NULL, 'h'},
         CLI_STUDY_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
@@ -297,6 +300,10 @@ int jl_cmd_fit(int argc, char **argv)
         case OPT_POOL:
             rc = cli_parse_number(cmd, "--pool", optarg, 0, nextafter(1.0, 2.0), "in [0, 1]",
                                   &mo.pool_weight);
+            break;
+        case OPT_REGIME:
+            rc = cli_parse_number(cmd, "--regime", optarg, 0, nextafter(1.0, 2.0), "in [0, 1]",
+                                  &mo.regime_ratio);
             break;
         case OPT_GRID:
             if ((n_grid = cli_parse_long(cmd, "--grid", optarg, 0, 10000)) < 0)

@@ -297,6 +297,65 @@ end:
     return found;
 }
 
+/* ---- regime breaks at the ends of a sweep ------------------------------ */
+
+/* Within one regime, batching never loses throughput: decoding 2b sequences
+ * per step takes less than twice the step time of b sequences (the weights
+ * are read once per step for all of them), so T(2b) > T(b). A row at the
+ * lowest batch whose throughput exceeds, by more than the factor `ratio`,
+ * that of a row with at least twice its batch was therefore measured in a
+ * different regime from the rest of the sweep -- at small batch the GPU
+ * kept up, above it an upstream limit (CPU-side preprocessing of images and
+ * video, paper §3.2) caps the achieved throughput. Likewise a row at the
+ * highest batch with a throughput below `ratio` x that of a row with at
+ * most half its batch is past the memory ceiling (KV preemption and
+ * recomputation). Such rows bend a smooth fit of the others: keep[i] = 0
+ * excludes them. Only the rows at the smallest / largest batch are tested,
+ * and nothing is excluded unless at least 3 distinct batches remain.
+ * Returns the number of rows kept. */
+size_t jm_regime_keep(const double *b, const double *T, size_t n, double ratio, int *keep)
+{
+    double bmin = HUGE_VAL, bmax = -HUGE_VAL;
+    for (size_t i = 0; i < n; i++) {
+        keep[i] = 1;
+        bmin = fmin(bmin, b[i]);
+        bmax = fmax(bmax, b[i]);
+    }
+    if (!(ratio > 0))
+        return n;
+    int low = 0, high = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            if (b[i] == bmin && b[j] >= 2 * b[i] && T[j] < ratio * T[i])
+                low = 1;
+            if (b[j] == bmax && b[j] >= 2 * b[i] && T[j] < ratio * T[i])
+                high = 1;
+        }
+    size_t kept = n, distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+        if ((low && b[i] == bmin) || (high && b[i] == bmax))
+            keep[i] = 0;
+    }
+    /* distinct batches among kept rows (approximate: distinct b values) */
+    for (size_t i = 0; i < n; i++) {
+        if (!keep[i])
+            continue;
+        size_t k = 0;
+        while (k < i && !(keep[k] && b[k] == b[i]))
+            k++;
+        distinct += k == i;
+    }
+    if (distinct < 3) {
+        for (size_t i = 0; i < n; i++)
+            keep[i] = 1;
+        return n;
+    }
+    kept = 0;
+    for (size_t i = 0; i < n; i++)
+        kept += (size_t)keep[i];
+    return kept;
+}
+
 /* ---- GP residual correction -------------------------------------------- */
 
 int jm_gp_weights(const double *x, size_t n, double ell, double lambda, const double *r,

@@ -50,6 +50,7 @@ void jl_model_options_default(jl_model_options *o)
     o->memory_share = 0.9;
     o->robust = 0.0;
     o->pool_weight = 0.7;
+    o->regime_ratio = 0.85;
 }
 
 /* ---- group keys ---------------------------------------------------------- */
@@ -523,12 +524,40 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
         lnP[i] = log(P[i]);
         lnT[i] = log(T[i]);
     }
-    jm_data d = {m, b, P, T, (double)f->key.num_gpus};
+    /* rows of another regime at the sweep ends (jm_regime_keep): the points
+     * are sorted by batch, so the fitted rows are the range [k0, k0 + mk) */
+    size_t k0 = 0, mk = m;
+    {
+        int *keep = malloc(m * sizeof *keep);
+        if (!keep)
+            goto oom;
+        if (jm_regime_keep(b, T, m, opt->regime_ratio, keep) < m) {
+            while (!keep[k0])
+                k0++;
+            mk = 0;
+            while (k0 + mk < m && keep[k0 + mk])
+                mk++;
+            for (size_t i = 0; i < m; i++)
+                f->points[i].regime_excluded = !keep[i];
+            f->note = jl_asprintf("%zu run%s at the %s of the sweep measured in another regime "
+                                  "(throughput not rising with batch): not used in the fit",
+                                  m - mk, m - mk == 1 ? "" : "s",
+                                  k0 && k0 + mk < m ? "two ends" : (k0 ? "low end" : "high end"));
+            if (!f->note) {
+                free(keep);
+                goto oom;
+            }
+        }
+        free(keep);
+    }
+    f->n_fitted = mk;
+    jm_data d = {mk, b + k0, P + k0, T + k0, (double)f->key.num_gpus};
     double lo[JM_NP], hi[JM_NP], p[JM_NP], ps_lo, ps_hi;
     jm_ps_range(runs[0], desc, &ps_lo, &ps_hi);
     jm_bounds(ps_lo, ps_hi, lo, hi);
     if (jm_fit_params(&d, lo, hi, opt, p, &f->cost)) {
         f->method = JL_FIT_INTERPOLATION;
+        free(f->note);
         f->note = jl_strdup("the model fit failed numerically: log-log interpolation");
         if (!f->note)
             goto oom;
@@ -562,22 +591,25 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
         rT[i] = pt->resid_ln_throughput = lT - lnT[i];
         lnEm[i] = log(pt->energy_per_token_j);
         rE[i] = pt->resid_ln_energy = (lP - lT) - lnEm[i];
-        f->rss += rP[i] * rP[i] + rT[i] * rT[i];
+        if (i >= k0 && i < k0 + mk)
+            f->rss += rP[i] * rP[i] + rT[i] * rT[i];
     }
-    f->r2_power = r2_of(rP, lnP, m);
-    f->r2_throughput = r2_of(rT, lnT, m);
-    f->r2_energy = r2_of(rE, lnEm, m);
-    f->rms_ln_power = rms_of(rP, m);
-    f->rms_ln_throughput = rms_of(rT, m);
-    f->rms_ln_energy = rms_of(rE, m);
+    /* goodness of fit over the fitted rows (the excluded ones keep their
+     * residuals in points[]) */
+    f->r2_power = r2_of(rP + k0, lnP + k0, mk);
+    f->r2_throughput = r2_of(rT + k0, lnT + k0, mk);
+    f->r2_energy = r2_of(rE + k0, lnEm + k0, mk);
+    f->rms_ln_power = rms_of(rP + k0, mk);
+    f->rms_ln_throughput = rms_of(rT + k0, mk);
+    f->rms_ln_energy = rms_of(rE + k0, mk);
 
     /* confidence intervals */
-    f->dof = 2 * (long)m - nfree;
+    f->dof = 2 * (long)mk - nfree;
     if (f->dof <= 0) {
         f->has_ci = 0;
         f->ci_note = jl_asprintf("insufficient data for confidence intervals: %zu residuals "
                                  "(power and throughput of %zu runs) for %d free parameters",
-                                 2 * m, m, nfree);
+                                 2 * mk, mk, nfree);
     } else if (parameter_cov(f, &d, p, free_, nfree, f->rss / (double)f->dof, unident) == 0) {
         f->has_ci = 1;
         f->t_quantile = gsl_cdf_tdist_Pinv(0.5 + 0.5 * opt->confidence, (double)f->dof);
@@ -600,46 +632,48 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
         f->ci_note = jl_strdup("covariance could not be computed");
     }
 
-    /* GP correction of the residuals (measured - model) in ln b */
+    /* GP correction of the residuals (measured - model) in ln b, on the
+     * fitted rows */
     if (opt->correction) {
-        f->gp_x = malloc(m * sizeof *f->gp_x);
-        f->gp_alpha_power = malloc(m * sizeof *f->gp_alpha_power);
-        f->gp_alpha_throughput = malloc(m * sizeof *f->gp_alpha_throughput);
+        f->gp_x = malloc(mk * sizeof *f->gp_x);
+        f->gp_alpha_power = malloc(mk * sizeof *f->gp_alpha_power);
+        f->gp_alpha_throughput = malloc(mk * sizeof *f->gp_alpha_throughput);
         if (!f->gp_x || !f->gp_alpha_power || !f->gp_alpha_throughput) {
             free(lnEm);
             goto oom;
         }
-        double *negP = rP, *negT = rT;
-        for (size_t i = 0; i < m; i++) {
-            f->gp_x[i] = log(b[i]);
-            negP[i] = -rP[i];
-            negT[i] = -rT[i];
+        f->gp_n = mk;
+        double *negP = rP + k0, *negT = rT + k0;
+        for (size_t i = 0; i < mk; i++) {
+            f->gp_x[i] = log(b[k0 + i]);
+            negP[i] = -negP[i];
+            negT[i] = -negT[i];
         }
-        if (jm_gp_weights(f->gp_x, m, opt->gp_length, opt->gp_noise, negP, f->gp_alpha_power) == 0 &&
-            jm_gp_weights(f->gp_x, m, opt->gp_length, opt->gp_noise, negT,
+        if (jm_gp_weights(f->gp_x, mk, opt->gp_length, opt->gp_noise, negP, f->gp_alpha_power) == 0 &&
+            jm_gp_weights(f->gp_x, mk, opt->gp_length, opt->gp_noise, negT,
                           f->gp_alpha_throughput) == 0) {
             f->has_correction = 1;
             double sP = 0, sT = 0, sE = 0;
-            for (size_t i = 0; i < m; i++) {
+            for (size_t i = 0; i < mk; i++) {
                 double aE = f->gp_alpha_power[i] - f->gp_alpha_throughput[i];
                 sP += negP[i] * f->gp_alpha_power[i];
                 sT += negT[i] * f->gp_alpha_throughput[i];
                 sE += (negP[i] - negT[i]) * aE;
             }
-            f->gp_scale2_power = sP / (double)m;
-            f->gp_scale2_throughput = sT / (double)m;
-            f->gp_scale2_energy = sE / (double)m;
+            f->gp_scale2_power = sP / (double)mk;
+            f->gp_scale2_throughput = sT / (double)mk;
+            f->gp_scale2_energy = sE / (double)mk;
         }
     }
     for (size_t i = 0; i < m; i++) {
-        double c = 0;
+        double c = 0, x = log(b[i]);
         if (f->has_correction)
-            c = jm_gp_mean(f->gp_x, m, f->gp_length, f->gp_alpha_power, f->gp_x[i]) -
-                jm_gp_mean(f->gp_x, m, f->gp_length, f->gp_alpha_throughput, f->gp_x[i]);
+            c = jm_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_power, x) -
+                jm_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_throughput, x);
         rE[i] = f->points[i].resid_ln_energy_corrected = f->points[i].resid_ln_energy + c;
     }
-    f->r2_energy_corrected = r2_of(rE, lnEm, m);
-    f->rms_ln_energy_corrected = rms_of(rE, m);
+    f->r2_energy_corrected = r2_of(rE + k0, lnEm + k0, mk);
+    f->rms_ln_energy_corrected = rms_of(rE + k0, mk);
     free(lnEm);
     free(buf);
     *out = f;

@@ -47,6 +47,26 @@ static int predict_joules(const jl_model_group *g, long c, const jl_model_option
         T[m] = s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
         m++;
     }
+    {
+        int *keep = malloc((m ? m : 1) * sizeof *keep);
+        if (!keep) {
+            free(buf);
+            return -1;
+        }
+        /* the fit of jl_model_fit_group leaves the same rows out */
+        if (jm_regime_keep(b, T, m, opt->regime_ratio, keep) < m) {
+            size_t k = 0;
+            for (size_t i = 0; i < m; i++)
+                if (keep[i]) {
+                    b[k] = b[i];
+                    P[k] = P[i];
+                    T[k] = T[i];
+                    k++;
+                }
+            m = k;
+        }
+        free(keep);
+    }
     double lo[JM_NP], hi[JM_NP], p[JM_NP], cost, ps_lo, ps_hi;
     int rc = -1;
     jm_ps_range(g->runs[0], desc, &ps_lo, &ps_hi); /* as jl_model_fit_group */

@@ -32,6 +32,11 @@ void jm_ps_range(const jl_summary *s, const jl_descriptors *desc, double *lo, do
 int jm_fit_params(const jm_data *d, const double lo[JM_NP], const double hi[JM_NP],
                   const jl_model_options *opt, double p[JM_NP], double *cost);
 
+/* Rows at the smallest / largest batch measured in another regime than the
+ * rest (throughput not rising with batch by the factor `ratio`): keep[i] = 0.
+ * Returns the number kept (n when ratio <= 0). */
+size_t jm_regime_keep(const double *b, const double *T, size_t n, double ratio, int *keep);
+
 /* GP posterior mean weights: alpha = (K + lambda I)^-1 r at x[0..n).
  * Returns 0, -1 on failure. */
 int jm_gp_weights(const double *x, size_t n, double ell, double lambda, const double *r,

@@ -103,6 +103,8 @@ json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n
     set(o, "method", json_string(jl_fit_method_name(f->method)));
     set(o, "note", str_or_null(f->note));
     set(o, "n_points", json_integer((json_int_t)f->n_points));
+    set(o, "n_fitted", json_integer((json_int_t)(f->method == JL_FIT_MODEL ? f->n_fitted
+                                                                          : f->n_points)));
     set(o, "n_batch_sizes", json_integer((json_int_t)f->n_batch_sizes));
     json_t *br = json_array(), *cr = json_array();
     json_array_append_new(br, jl_json_number(f->n_points ? f->batch_min : NAN));
@@ -186,6 +188,7 @@ json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n
         set(po, "resid_ln_energy_per_token", jl_json_number(pt->resid_ln_energy));
         set(po, "resid_ln_energy_per_token_corrected",
             jl_json_number(pt->resid_ln_energy_corrected));
+        set(po, "regime_excluded", json_boolean(pt->regime_excluded));
         json_array_append_new(pts, po);
     }
     set(o, "points", pts);

@@ -30,7 +30,7 @@ static double quad(const double cov[JM_NP][JM_NP], const double g[JM_NP])
  * of sigma_f^2. NaN on failure. */
 static double gp_post_var(const jl_group_fit *f, double xs)
 {
-    size_t n = f->n_points;
+    size_t n = f->gp_n;
     gsl_matrix *K = gsl_matrix_alloc(n, n);
     double *k = malloc(n * sizeof *k), *a = malloc(n * sizeof *a), v = NAN;
     if (!K || !k || !a)
@@ -151,8 +151,8 @@ jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *o
 
     double cP = 0, cT = 0, gv = 0;
     if (f->has_correction) {
-        cP = jm_gp_mean(f->gp_x, f->n_points, f->gp_length, f->gp_alpha_power, lb);
-        cT = jm_gp_mean(f->gp_x, f->n_points, f->gp_length, f->gp_alpha_throughput, lb);
+        cP = jm_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_power, lb);
+        cT = jm_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_throughput, lb);
         gv = gp_post_var(f, lb);
     }
     o->correction_power = exp(cP);

@@ -386,6 +386,33 @@ TEST(json_document_pieces)
     jl_summary_list_clear(&l);
 }
 
+/* The regime-break rule on hand-made sweeps: throughput falling by more
+ * than the ratio from the smallest batch to one at least twice as large
+ * (upstream limit) drops the smallest batch; the same at the largest batch
+ * (past the memory ceiling) drops the largest; a small dip (noise) or too
+ * few remaining batches drops nothing. */
+TEST(regime_breaks_at_sweep_ends)
+{
+    const double b[6] = {8, 16, 32, 64, 128, 256};
+    int keep[6];
+    /* CPU-preprocessing case: T(8) = 1119, T(16) = 448 */
+    const double up[6] = {1119, 448, 759, 1273, 1400, 1933};
+    CHECK_EQ_INT(jm_regime_keep(b, up, 6, 0.85, keep), 5);
+    CHECK(!keep[0] && keep[1] && keep[5]);
+    /* memory collapse at the top: T(256) < 0.85 T(128) */
+    const double mem[6] = {100, 190, 360, 650, 1100, 800};
+    CHECK_EQ_INT(jm_regime_keep(b, mem, 6, 0.85, keep), 5);
+    CHECK(keep[0] && !keep[5]);
+    /* a 10 % dip is within noise */
+    const double dip[6] = {100, 190, 360, 650, 1100, 1000};
+    CHECK_EQ_INT(jm_regime_keep(b, dip, 6, 0.85, keep), 6);
+    /* off */
+    CHECK_EQ_INT(jm_regime_keep(b, up, 6, 0.0, keep), 6);
+    /* both ends of a 4-point sweep would leave 2 batches: nothing dropped */
+    const double both[4] = {1000, 300, 600, 400};
+    CHECK_EQ_INT(jm_regime_keep(b, both, 4, 0.85, keep), 4);
+}
+
 int main(void)
 {
     RUN(recovers_parameters_within_intervals);
@@ -397,6 +424,7 @@ int main(void)
     RUN(percentiles_like_numpy);
     RUN(anchor_grid_search);
     RUN(json_document_pieces);
+    RUN(regime_breaks_at_sweep_ends);
     fprintf(stderr, "%d checks, %d failures\n", jt_checks, jt_failures);
     return jt_failures != 0;
 }
