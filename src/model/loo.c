@@ -121,6 +121,21 @@ static int cap_means(const jl_model_group *g, long c, double *lne, double *lnb)
     return 0;
 }
 
+/* Sort the pairs (x, y) by x (insertion sort: a sweep has few caps). */
+static void sort_xy(double *x, double *y, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        double a = x[i], b = y[i];
+        size_t j = i;
+        for (; j > 0 && x[j - 1] > a; j--) {
+            x[j] = x[j - 1];
+            y[j] = y[j - 1];
+        }
+        x[j] = a;
+        y[j] = b;
+    }
+}
+
 /* Pooled sweep-end prediction (docs/model-design.md §4, "Sweep ends"). A
  * sweep end is an extrapolation: the group's own points say little about
  * how the curve bends beyond them, and the regime changes seen there (CPU
@@ -150,6 +165,29 @@ static int pooled_end(const jl_model_group_list *groups, size_t gi, long c, long
             cap_means(h, a, &eh, &bh) || fabs(bc - bh) < 1e-3)
             continue;
         sl[ns++] = (ec - eh) / (bc - bh);
+    }
+    /* No sibling measured both caps: fall back to the siblings whose
+     * measured range covers both batches, their per-cap mean (ln b, ln e)
+     * interpolated linearly in ln b. */
+    for (size_t j = 0, cap_matched = ns; !cap_matched && j < groups->count; j++) {
+        const jl_model_group *h = &groups->items[j];
+        if (j == gi || strcmp(h->key.model, g->key.model) || fabs(lnb - ba) < 1e-3)
+            continue;
+        double *x = malloc(2 * h->n_runs * sizeof *x), *y = x ? x + h->n_runs : NULL;
+        size_t nc = 0;
+        if (!x)
+            break;
+        for (size_t i = 0; i < h->n_runs; i++)
+            if ((i == 0 || h->runs[i]->attrs.max_batch_size != h->runs[i - 1]->attrs.max_batch_size) &&
+                cap_means(h, h->runs[i]->attrs.max_batch_size, &y[nc], &x[nc]) == 0)
+                nc++;
+        sort_xy(x, y, nc);
+        if (nc >= 2 && fmin(lnb, ba) >= x[0] && fmax(lnb, ba) <= x[nc - 1]) {
+            double v = (jm_interp(x, y, nc, lnb) - jm_interp(x, y, nc, ba)) / (lnb - ba);
+            if (isfinite(v))
+                sl[ns++] = v;
+        }
+        free(x);
     }
     int rc = -1;
     if (ns) {
