@@ -220,6 +220,8 @@ json_t *jl_fit_document(jl_group_fit *const *fits, size_t n, const jl_model_opti
     set(oo, "confidence", jl_json_number(opt->confidence));
     set(oo, "extrapolation_factor", jl_json_number(opt->extrapolation_factor));
     set(oo, "memory_share", jl_json_number(opt->memory_share));
+    set(oo, "regime_ratio", jl_json_number(opt->regime_ratio));
+    set(oo, "pool_weight", jl_json_number(opt->pool_weight));
     set(doc, "options", oo);
     for (size_t i = 0; i < n; i++) {
         double *grid = jl_model_batch_grid(fits[i], n_grid);
