@@ -413,6 +413,62 @@ TEST(regime_breaks_at_sweep_ends)
     CHECK_EQ_INT(jm_regime_keep(b, both, 4, 0.85, keep), 4);
 }
 
+/* Sweep ends pooled across the same model's sweeps (loo.c pooled_end):
+ * with weight 1 the held-out lowest cap of sweep A is predicted exactly as
+ * ln e_A(a) + s_B (ln b_A(c) - ln b_A(a)), s_B the elasticity of sweep B
+ * (same model, 2 GPUs) between the same two caps; interior points are not
+ * touched; weight 0 gives the model's own prediction. */
+TEST(pooled_sweep_ends)
+{
+    jl_summary_list l = {0};
+    unsigned st = 7;
+    double eA[6], bA[6], eB[6], bB[6];
+    for (int g = 1; g <= 2; g++)
+        for (int i = 0; i < 6; i++) {
+            long cap = 1L << (i + 1);
+            double b = (double)cap * (g == 1 ? 0.97 : 0.95), lP, lT;
+            jm_eval(TRUTH, b, (double)g, &lP, &lT, NULL, NULL);
+            double P = exp(lP) * (1 + 0.02 * noise(&st)), T = exp(lT) * (1 + 0.02 * noise(&st));
+            (g == 1 ? eA : eB)[i] = log(P / T);
+            (g == 1 ? bA : bB)[i] = log(b);
+            jl_summary_list_push(&l, mk("synthetic/p", "chat", g, cap, b, P, T));
+        }
+    jl_model_group_list gl = {0};
+    CHECK(jl_model_groups(&l, &gl, NULL) == JL_OK);
+    CHECK_EQ_INT(gl.count, 2);
+    jl_model_options o0, o1;
+    jl_model_options_default(&o0);
+    jl_model_options_default(&o1);
+    o0.pool_weight = 0;
+    o1.pool_weight = 1;
+    jl_loo_result r0 = {0}, r1 = {0};
+    CHECK(jl_model_loo(&gl, JL_LOO_JOULES, &o0, NULL, &r0, NULL) == JL_OK);
+    CHECK(jl_model_loo(&gl, JL_LOO_JOULES, &o1, NULL, &r1, NULL) == JL_OK);
+    CHECK_EQ_INT(r0.count, 12);
+    CHECK_EQ_INT(r1.count, 12);
+    for (size_t i = 0; i < r0.count && i < r1.count; i++) {
+        const jl_loo_point *p0 = &r0.points[i], *p1 = &r1.points[i];
+        CHECK(p0->run == p1->run);
+        if (p0->position == 0)
+            CHECK_NEAR(p1->predicted_energy_per_token_j, p0->predicted_energy_per_token_j, 0,
+                       1e-12);
+        if (p1->run->attrs.num_gpus == 1 && p1->position == -1) {
+            double sB = (eB[0] - eB[1]) / (bB[0] - bB[1]);
+            CHECK_NEAR(log(p1->predicted_energy_per_token_j), eA[1] + sB * (bA[0] - bA[1]), 1e-9,
+                       0);
+        }
+        if (p1->run->attrs.num_gpus == 1 && p1->position == 1) {
+            double sB = (eB[5] - eB[4]) / (bB[5] - bB[4]);
+            CHECK_NEAR(log(p1->predicted_energy_per_token_j), eA[4] + sB * (bA[5] - bA[4]), 1e-9,
+                       0);
+        }
+    }
+    jl_loo_result_clear(&r0);
+    jl_loo_result_clear(&r1);
+    jl_group_list_clear(&gl);
+    jl_summary_list_clear(&l);
+}
+
 int main(void)
 {
     RUN(recovers_parameters_within_intervals);
@@ -425,6 +481,7 @@ int main(void)
     RUN(anchor_grid_search);
     RUN(json_document_pieces);
     RUN(regime_breaks_at_sweep_ends);
+    RUN(pooled_sweep_ends);
     fprintf(stderr, "%d checks, %d failures\n", jt_checks, jt_failures);
     return jt_failures != 0;
 }
