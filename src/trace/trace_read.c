@@ -55,23 +55,9 @@ typedef struct {
     const jl_trace_limits *lim;
     jl_error **err;
     hid_t *vstr; /* the trace's variable-length string types by cset, or NULL */
-    unsigned links; /* run_children present in the run group (RUN_LINKS_ALL: unknown) */
+    long long run_links; /* links in the run group; RUN_LINKS_UNKNOWN when not counted */
 } rctx;
-
-/* The groups a run can hold. jl_trace_read_run lists the run group's links
- * once, so that a group that is absent costs no lookup of its own. */
-static const char *const run_children[] = {"summary", "power", "gpu", "engine",
-                                           "requests", "itl", "batches"};
-#define N_RUN_CHILDREN (sizeof run_children / sizeof run_children[0])
-#define RUN_LINKS_ALL 0u /* nothing listed: look every group up */
-
-static unsigned run_child_bit(const char *name)
-{
-    for (size_t k = 0; k < N_RUN_CHILDREN; k++)
-        if (!strcmp(run_children[k], name))
-            return 1u << (k + 1);
-    return 0;
-}
+#define RUN_LINKS_UNKNOWN (-1LL)
 
 static const char *class_name(H5T_class_t c)
 {
@@ -1374,17 +1360,28 @@ static void **col_data(jl_run *r, const col_spec *cs)
     return cs->rank == 2 ? (void **)&((jl_series *)base)->v : (void **)base;
 }
 
-/* Open group `name` of the run; *grp = -1 when absent. *path = its path. */
+/* 1 when the run group is known to link to nothing but summary/ (looked up
+ * first): its link count is 1 with summary/ there, 0 without. */
+static int no_groups_beside_summary(const run_reader *rr)
+{
+    return rr->c->run_links == (rr->run->summary.present ? 1 : 0);
+}
+
+/* Open group `name` of the run; *grp = -1 when absent. *path = its path,
+ * NULL for a group known absent beside summary/ (no message can name it:
+ * a group may be missing only when summary/ is there). */
 static jl_status open_group(run_reader *rr, const char *name, hid_t *grp, char **path)
 {
+    *path = NULL;
+    *grp = -1;
+    int known_absent = strcmp(name, "summary") && no_groups_beside_summary(rr);
+    if (known_absent && rr->run->summary.present)
+        return JL_OK;
     *path = jl_asprintf("%s/%s", rr->run_path, name);
     if (!*path)
         return jl_fail(rr->c->err, JL_ENOMEM, rr->c->file, rr->c->run, rr->run_path, -1, NULL);
-    unsigned bit = run_child_bit(name);
-    if (rr->c->links != RUN_LINKS_ALL && bit && !(rr->c->links & bit)) {
-        *grp = -1; /* not among the run group's links */
+    if (known_absent)
         return JL_OK;
-    }
     return open_child(rr->c, rr->run_grp, *path, name, H5I_GROUP, grp);
 }
 
@@ -1492,23 +1489,13 @@ jl_run *jl_run_new(void)
     return r;
 }
 
-/* Note which of run_children the run group links to (any link type: the
- * lookup of a present one checks it). */
-static herr_t run_link_cb(hid_t grp, const char *name, const H5L_info_t *info, void *data)
-{
-    (void)grp;
-    (void)info;
-    *(unsigned *)data |= run_child_bit(name);
-    return 0;
-}
-
 jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
 {
     *out = NULL;
     if (!t || i >= t->n_runs)
         return jl_fail(err, JL_EUSAGE, t ? t->path : NULL, NULL, NULL, -1,
                        "run index %zu out of range", i);
-    rctx c = {t->path, t->runs[i], &t->lim, err, t->vstr, RUN_LINKS_ALL};
+    rctx c = {t->path, t->runs[i], &t->lim, err, t->vstr, RUN_LINKS_UNKNOWN};
     jl_error *local = NULL;
     if (!err)
         c.err = &local;
@@ -1533,25 +1520,21 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     }
     if ((st = read_run_attrs(&c, rr.run_grp, run_path, &r->attrs)) != JL_OK)
         goto end;
-    {
-        /* 1u: listed (even when none of run_children is there) */
-        unsigned links = 1u;
-        hsize_t idx = 0;
-        if (H5Literate(rr.run_grp, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, run_link_cb, &links) < 0)
-            H5Eclear2(H5E_DEFAULT); /* look every group up, as without the list */
-        else
-            c.links = links;
-    }
+    H5G_info_t gi;
+    if (H5Gget_info(rr.run_grp, &gi) < 0)
+        H5Eclear2(H5E_DEFAULT); /* look every group up, as without the count */
+    else
+        c.run_links = (long long)gi.nlinks;
     rr.g = (size_t)r->attrs.num_gpus;
-    rr.dxpl = H5Pcreate(H5P_DATASET_XFER);
-    if (rr.dxpl < 0) {
+    /* summary/ first: power/ is required only without it. */
+    if ((st = read_summary_group(&rr)) != JL_OK)
+        goto end;
+    /* a run with summary/ alone reads no dataset: no transfer list */
+    if (!no_groups_beside_summary(&rr) && (rr.dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0) {
         st = jl__h5_fail(c.err, JL_EINTERNAL, c.file, c.run, run_path, -1,
                          "cannot set up the data transfer");
         goto end;
     }
-    /* summary/ first: power/ is required only without it. */
-    if ((st = read_summary_group(&rr)) != JL_OK)
-        goto end;
     for (size_t k = 0; k < N_GROUPS; k++)
         if ((st = read_group(&rr, &groups[k])) != JL_OK)
             goto end;
@@ -1653,7 +1636,7 @@ static jl_status root_string(rctx *c, hid_t root, const char *name, int required
 
 static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_error **err)
 {
-    rctx c = {t->path, NULL, &t->lim, err, t->vstr, RUN_LINKS_ALL};
+    rctx c = {t->path, NULL, &t->lim, err, t->vstr, RUN_LINKS_UNKNOWN};
     jl_status st = JL_OK;
     hid_t root = -1, runs = -1;
     char *format = NULL;
@@ -2026,7 +2009,7 @@ jl_status jl_trace_describe_run(jl_trace *t, size_t i, jl_run_info *out, jl_erro
     if (!t || i >= t->n_runs)
         return jl_fail(err, JL_EUSAGE, t ? t->path : NULL, NULL, NULL, -1,
                        "run index %zu out of range", i);
-    rctx c = {t->path, t->runs[i], &t->lim, err, t->vstr, RUN_LINKS_ALL};
+    rctx c = {t->path, t->runs[i], &t->lim, err, t->vstr, RUN_LINKS_UNKNOWN};
     jl_error *local = NULL;
     if (!err)
         c.err = &local;
