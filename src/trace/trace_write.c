@@ -422,7 +422,8 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     fchmod(fd, 0644); /* mkstemp's 0600 would be kept by the rename */
     close(fd);
     fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
+        jl__h5_small_cache(fapl) < 0) {
         st = jl__h5_fail(err, JL_EINTERNAL, path, NULL, NULL, -1, "cannot set up file access");
         goto end;
     }
