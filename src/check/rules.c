@@ -203,37 +203,55 @@ static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc,
     }
 }
 
+/* Rule r's level and value into *res (message left NULL); *why says why
+ * a rule was skipped. */
+static void check_one(int r, const jl_summary *s, const jl_ruleset *rs,
+                      const jl_descriptors *desc, jl_check_result *res, const char **why)
+{
+    const jl_rule *rule = &rs->rules[r];
+    *why = "";
+    res->message = NULL;
+    res->value = NAN;
+    if (!rule->enabled) {
+        res->level = JL_CHECK_SKIP;
+        *why = NULL;
+        return;
+    }
+    double v = rule_value(r, s, desc, why);
+    res->value = v;
+    if (!isfinite(v)) {
+        res->level = JL_CHECK_SKIP;
+        res->value = NAN;
+        return;
+    }
+    int hib = rule->higher_is_better;
+    int fail = hib ? v < rule->fail : v > rule->fail;
+    int warn = hib ? v < rule->warn : v > rule->warn;
+    res->level = fail ? JL_CHECK_FAIL : warn ? JL_CHECK_WARN : JL_CHECK_PASS;
+}
+
+/* The message of a result from check_one (NULL when out of memory). */
+static char *check_message(const jl_rule *rule, const jl_check_result *res, const char *why)
+{
+    if (res->level == JL_CHECK_SKIP)
+        return why ? jl_asprintf("skipped: %s", why) : jl_strdup("rule disabled");
+    int hib = rule->higher_is_better;
+    /* a ratio has unit "1": print no unit for it */
+    const char *unit = strcmp(rule->unit, "1") ? rule->unit : "";
+    return jl_asprintf("%s = %.4g%s%s (warn %s %.4g, fail %s %.4g)", rule->name, res->value,
+                       *unit ? " " : "", unit, hib ? "below" : "above", rule->warn,
+                       hib ? "below" : "above", rule->fail);
+}
+
 jl_status jl_check_run(const jl_summary *s, const jl_ruleset *rs,
                        const jl_descriptors *desc, jl_check_result *res)
 {
-    for (int r = 0; r < JL_RULE_COUNT; r++) {
-        const jl_rule *rule = &rs->rules[r];
-        const char *why = "";
+    for (int r = 0; r < JL_RULE_COUNT; r++)
         res[r].message = NULL;
-        res[r].value = NAN;
-        if (!rule->enabled) {
-            res[r].level = JL_CHECK_SKIP;
-            res[r].message = jl_strdup("rule disabled");
-            continue;
-        }
-        double v = rule_value(r, s, desc, &why);
-        res[r].value = v;
-        if (!isfinite(v)) {
-            res[r].level = JL_CHECK_SKIP;
-            res[r].value = NAN;
-            res[r].message = jl_asprintf("skipped: %s", why);
-        } else {
-            int hib = rule->higher_is_better;
-            int fail = hib ? v < rule->fail : v > rule->fail;
-            int warn = hib ? v < rule->warn : v > rule->warn;
-            res[r].level = fail ? JL_CHECK_FAIL : warn ? JL_CHECK_WARN : JL_CHECK_PASS;
-            /* a ratio has unit "1": print no unit for it */
-            const char *unit = strcmp(rule->unit, "1") ? rule->unit : "";
-            res[r].message = jl_asprintf("%s = %.4g%s%s (warn %s %.4g, fail %s %.4g)", rule->name, v,
-                                         *unit ? " " : "", unit, hib ? "below" : "above", rule->warn,
-                                         hib ? "below" : "above", rule->fail);
-        }
-        if (!res[r].message) {
+    for (int r = 0; r < JL_RULE_COUNT; r++) {
+        const char *why;
+        check_one(r, s, rs, desc, &res[r], &why);
+        if (!(res[r].message = check_message(&rs->rules[r], &res[r], why))) {
             jl_check_results_clear(res);
             return JL_ENOMEM;
         }
@@ -251,17 +269,21 @@ void jl_check_results_clear(jl_check_result *res)
 
 jl_status jl_check_annotate(jl_summary *s, const jl_ruleset *rs, const jl_descriptors *desc)
 {
-    jl_check_result res[JL_RULE_COUNT];
-    jl_status st = jl_check_run(s, rs, desc, res);
-    if (st != JL_OK)
-        return st;
+    /* a message only for the rules that warn or fail: the others say nothing here */
+    jl_status st = JL_OK;
     for (int r = 0; r < JL_RULE_COUNT && st == JL_OK; r++) {
-        if (res[r].level != JL_CHECK_WARN && res[r].level != JL_CHECK_FAIL)
+        jl_check_result res;
+        const char *why;
+        check_one(r, s, rs, desc, &res, &why);
+        if (res.level != JL_CHECK_WARN && res.level != JL_CHECK_FAIL)
             continue;
+        char *msg = check_message(&rs->rules[r], &res, why);
+        if (!msg)
+            return JL_ENOMEM;
         char rule[96];
         snprintf(rule, sizeof rule, "check:%s", rs->rules[r].name);
-        st = jl_summary_warn(s, rule, "%s: %s", jl_check_level_name(res[r].level), res[r].message);
+        st = jl_summary_warn(s, rule, "%s: %s", jl_check_level_name(res.level), msg);
+        free(msg);
     }
-    jl_check_results_clear(res);
     return st;
 }

@@ -20,16 +20,21 @@ char *jl_strdup(const char *s)
 
 char *jl_vasprintf(const char *fmt, va_list ap)
 {
+    /* one formatting pass for the usual short text, two for a long one */
+    char small[256];
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
+    int n = vsnprintf(small, sizeof small, fmt, ap2);
     va_end(ap2);
     if (n < 0)
         return NULL;
     char *s = malloc((size_t)n + 1);
     if (!s)
         return NULL;
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    if ((size_t)n < sizeof small)
+        memcpy(s, small, (size_t)n + 1);
+    else
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
     return s;
 }
 

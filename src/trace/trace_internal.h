@@ -14,6 +14,8 @@
 /* Silence HDF5's automatic error printing (idempotent) and register the
  * Zstandard filter. Called before any HDF5 use by the reader and writer. */
 jl_status jl__h5_init(void);
+/* A small fixed metadata cache on a file access list (trace_read.c). */
+herr_t jl__h5_small_cache(hid_t fapl);
 
 /* Build an error describing the current HDF5 error stack (walked with
  * H5Ewalk2, outermost call first), then clear the stack. NULL when the

@@ -21,6 +21,7 @@
 struct jl_trace_writer {
     char *path, *tmp;
     hid_t file, runs;
+    hid_t scalar, vstr; /* a scalar dataspace and the UTF-8 string type, for attributes */
     jl_trace_write_options opt;
 };
 
@@ -48,13 +49,12 @@ static jl_status attr_write(wctx *c, hid_t obj, const char *opath, const char *n
                             hid_t ftype, hid_t mtype, const void *value)
 {
     jl_status st = JL_OK;
-    hid_t space = H5Screate(H5S_SCALAR), a = -1;
-    if (space < 0 || (a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+    hid_t a = -1;
+    if ((a = H5Acreate2(obj, name, ftype, c->w->scalar, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
         H5Awrite(a, mtype, value) < 0)
         st = jl__h5_fail(c->err, JL_EIO, c->w->path, c->run, opath, -1,
                          "cannot write attribute @%s", name);
     CLOSE(a, H5Aclose);
-    CLOSE(space, H5Sclose);
     return st;
 }
 
@@ -63,15 +63,7 @@ static jl_status attr_str(wctx *c, hid_t obj, const char *opath, const char *nam
 {
     if (!value)
         return JL_OK;
-    hid_t t = H5Tcopy(H5T_C_S1);
-    jl_status st;
-    if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)
-        st = jl__h5_fail(c->err, JL_EINTERNAL, c->w->path, c->run, opath, -1,
-                         "cannot build a string type");
-    else
-        st = attr_write(c, obj, opath, name, t, t, &value);
-    CLOSE(t, H5Tclose);
-    return st;
+    return attr_write(c, obj, opath, name, c->w->vstr, c->w->vstr, &value);
 }
 
 static jl_status attr_i64(wctx *c, hid_t obj, const char *opath, const char *name,
@@ -349,6 +341,8 @@ void jl_trace_writer_abort(jl_trace_writer *w)
     if (!w)
         return;
     CLOSE(w->runs, H5Gclose);
+    CLOSE(w->scalar, H5Sclose);
+    CLOSE(w->vstr, H5Tclose);
     CLOSE(w->file, H5Fclose);
     if (w->tmp)
         unlink(w->tmp);
@@ -410,7 +404,7 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     w = calloc(1, sizeof *w);
     if (!w)
         return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
-    w->file = w->runs = -1;
+    w->file = w->runs = w->scalar = w->vstr = -1;
     w->opt = o;
     w->opt.harness = w->opt.created_utc = NULL; /* borrowed: used only here */
     if (!(w->path = jl_strdup(path)) || !(w->tmp = jl_asprintf("%s.tmp-XXXXXX", path))) {
@@ -428,8 +422,17 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     fchmod(fd, 0644); /* mkstemp's 0600 would be kept by the rename */
     close(fd);
     fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
+        jl__h5_small_cache(fapl) < 0) {
         st = jl__h5_fail(err, JL_EINTERNAL, path, NULL, NULL, -1, "cannot set up file access");
+        goto end;
+    }
+    w->scalar = H5Screate(H5S_SCALAR);
+    w->vstr = H5Tcopy(H5T_C_S1);
+    if (w->scalar < 0 || w->vstr < 0 || H5Tset_size(w->vstr, H5T_VARIABLE) < 0 ||
+        H5Tset_cset(w->vstr, H5T_CSET_UTF8) < 0) {
+        st = jl__h5_fail(err, JL_EINTERNAL, path, NULL, NULL, -1,
+                         "cannot build the attribute types");
         goto end;
     }
     w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
