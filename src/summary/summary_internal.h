@@ -88,6 +88,13 @@ void jl__track_free(jl__track *tr);
 /* E(t) in joules (relative to the first sample). */
 double jl__track_at(const jl__track *tr, double t);
 
+/* The same value as jl__track_at, for calls at non-decreasing t: *cur keeps
+ * the sample interval of the last call (start with (size_t)-1) and the
+ * search walks forward from it, so a sweep over a run is linear instead of
+ * a binary search per call. A t below the last one falls back to the
+ * binary search, so any order stays correct. */
+double jl__track_at_walk(const jl__track *tr, double t, size_t *cur);
+
 /* Index of the last element of the sorted array v[0..n) that is <= x, or
  * (size_t)-1 when x < v[0] (or n == 0). */
 size_t jl__last_le(const double *v, size_t n, double x);
