@@ -951,10 +951,11 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
             }
             dst = tmp;
         }
-        if ((st = lend_tconv(rr, obj, ftype, mt, nv)) != JL_OK)
+        int direct = jl__read_chunks_direct(dset, ftype, mt, dims, rank, cbytes, dst);
+        if (!direct && (st = lend_tconv(rr, obj, ftype, mt, nv)) != JL_OK)
             goto end;
         jl__zstd_set_chunk_bytes(cbytes);
-        herr_t r = H5Dread(dset, mt, H5S_ALL, H5S_ALL, rr->dxpl, dst);
+        herr_t r = direct ? 0 : H5Dread(dset, mt, H5S_ALL, H5S_ALL, rr->dxpl, dst);
         jl_error *cause = NULL;
         if (r < 0) {
             cause = jl__h5_stack_error();
