@@ -3,7 +3,8 @@
  * partial last chunk, each element size, float32 -> double and int32 ->
  * int64 — gives exactly what H5Dread gives; every layout it must leave to
  * HDF5 (other filters, chunks split across columns, narrowing types, an
- * unwritten or corrupt chunk) returns 0 so that the reader falls back. */
+ * unwritten or corrupt chunk) returns 0 so that the reader falls back.
+ * And jl_trace_options.summary_fields_only skips the unused columns. */
 #define _POSIX_C_SOURCE 200809L
 #include <hdf5.h>
 
@@ -159,12 +160,69 @@ TEST(left_to_hdf5)
     free(path);
 }
 
+/* summary_fields_only: the six columns the summary never uses are neither
+ * read nor validated (a broken temp_c and waiting no longer fail the run),
+ * every other column still is; by default all are. */
+TEST(summary_fields_only)
+{
+    jl_run *run = tf_make_run("r", 50, 2);
+    char *path = tf_path("unused.h5");
+    jl_error *e = NULL;
+    CHECK_EQ_INT(jl_trace_write(path, (const jl_run *const *)&run, 1, NULL, &e), JL_OK);
+    jl_error_free(e);
+    jl_run_free(run);
+    /* gpu/temp_c of the wrong length, engine/waiting negative */
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Ldelete(f, "/runs/r/gpu/temp_c", H5P_DEFAULT);
+    hsize_t dims[2] = {3, 2};
+    hid_t sp = H5Screate_simple(2, dims, NULL);
+    hid_t d = H5Dcreate2(f, "/runs/r/gpu/temp_c", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT,
+                         H5P_DEFAULT, H5P_DEFAULT);
+    H5Dclose(d);
+    H5Sclose(sp);
+    d = H5Dopen2(f, "/runs/r/engine/waiting", H5P_DEFAULT);
+    hid_t fs = H5Dget_space(d);
+    hssize_t n = H5Sget_simple_extent_npoints(fs);
+    int32_t *neg = calloc((size_t)n, sizeof *neg);
+    neg[0] = -5;
+    H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, neg);
+    free(neg);
+    H5Sclose(fs);
+    H5Dclose(d);
+    H5Fclose(f);
+
+    char *msg = NULL;
+    jl_run *r = NULL;
+    CHECK_EQ_INT(tf_read(path, 0, NULL, &r, &msg, NULL), JL_EINVALID);
+    CHECK(msg && strstr(msg, "/runs/r/gpu/temp_c"));
+    free(msg);
+    jl_run_free(r);
+
+    jl_trace_options opt;
+    jl_trace_options_default(&opt);
+    CHECK_EQ_INT(opt.summary_fields_only, 0);
+    opt.summary_fields_only = 1;
+    r = NULL;
+    msg = NULL;
+    CHECK_EQ_INT(tf_read(path, 0, &opt, &r, &msg, NULL), JL_OK);
+    free(msg);
+    if (r) {
+        CHECK(!r->temp_c.v && !r->mem_util.v && !r->mem_used_bytes.v && !r->watts_avg.v);
+        CHECK(!r->waiting && !r->input_tokens);
+        CHECK(r->watts.v && r->energy_j.v && r->sm_util.v && r->sm_clock_mhz.v);
+        CHECK(r->running && r->output_tokens && r->arrival && r->itl_seconds);
+    }
+    jl_run_free(r);
+    free(path);
+}
+
 int main(void)
 {
     tf_init("test_trace_chunks");
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     RUN(direct_equals_h5dread);
     RUN(left_to_hdf5);
+    RUN(summary_fields_only);
     if (!jt_failures)
         tf_cleanup();
     TEST_MAIN_END();
