@@ -119,11 +119,10 @@ static void unshuffle(unsigned char *out, const unsigned char *in, size_t n, siz
             out[i * es + b] = in[b * n + i];
 }
 
-int jl__read_chunks_direct(hid_t dset, hid_t ftype, hid_t mtype, const hsize_t dims[2],
-                           int rank, size_t cbytes, void *dst)
+int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
+                           const hsize_t dims[2], int rank, size_t cbytes, void *dst)
 {
     int ok = 0, shuffled = 0;
-    hid_t dcpl = H5Dget_create_plist(dset);
     unsigned char *cbuf = NULL, *dbuf = NULL, *sbuf = NULL;
     struct libdeflate_decompressor *dec = NULL;
     if (dcpl < 0 || cbytes == 0 || H5Pget_layout(dcpl) != H5D_CHUNKED)
@@ -205,7 +204,5 @@ end:
     free(cbuf);
     free(dbuf);
     free(sbuf);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
     return ok;
 }

@@ -732,15 +732,13 @@ struct group_reader {
     char **objs; /* object path of each column reached, NULL-filled */
 };
 
-/* Decoded bytes of one chunk of dset (0 when not chunked); refuses chunks
- * larger than the dataset limit. */
-static jl_status chunk_bytes(rctx *c, hid_t dset, hid_t ftype, const char *obj, size_t *out)
+/* Decoded bytes of one chunk of a dataset with creation properties dcpl (0
+ * when not chunked); refuses chunks larger than the dataset limit and
+ * filters HDF5 cannot decode. */
+static jl_status chunk_bytes(rctx *c, hid_t dcpl, hid_t ftype, const char *obj, size_t *out)
 {
     jl_status st = JL_OK;
-    hid_t dcpl = H5Dget_create_plist(dset);
     *out = 0;
-    if (dcpl < 0)
-        return jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read the storage layout");
     H5D_layout_t layout = H5Pget_layout(dcpl);
     if (layout == H5D_CHUNKED) {
         hsize_t dims[H5S_MAX_RANK];
@@ -788,7 +786,6 @@ static jl_status chunk_bytes(rctx *c, hid_t dset, hid_t ftype, const char *obj, 
         }
     }
 end:
-    H5Pclose(dcpl);
     return st;
 }
 
@@ -848,7 +845,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     rctx *c = rr->c;
     size_t g = cs->rank == 2 ? rr->g : 1;
     jl_status st = JL_OK;
-    hid_t dset = -1, ftype = -1, space = -1;
+    hid_t dset = -1, ftype = -1, space = -1, dcpl = -1;
     void *buf = NULL;
     int64_t *tmp = NULL;
     *out = NULL;
@@ -933,7 +930,11 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         goto end;
     }
     size_t cbytes;
-    if ((st = chunk_bytes(c, dset, ftype, obj, &cbytes)) != JL_OK)
+    if ((dcpl = H5Dget_create_plist(dset)) < 0) {
+        st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read the storage layout");
+        goto end;
+    }
+    if ((st = chunk_bytes(c, dcpl, ftype, obj, &cbytes)) != JL_OK)
         goto end;
     size_t nv = (size_t)vals;
     buf = jl_malloc_array(nv ? nv : 1, target_size(cs->target));
@@ -955,7 +956,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
             }
             dst = tmp;
         }
-        int direct = jl__read_chunks_direct(dset, ftype, mt, dims, rank, cbytes, dst);
+        int direct = jl__read_chunks_direct(dset, dcpl, ftype, mt, dims, rank, cbytes, dst);
         if (!direct && (st = lend_tconv(rr, obj, ftype, mt, nv)) != JL_OK)
             goto end;
         jl__zstd_set_chunk_bytes(cbytes);
@@ -1011,6 +1012,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
 end:
     free(tmp);
     free(buf);
+    CLOSE(dcpl, H5Pclose);
     CLOSE(space, H5Sclose);
     CLOSE(ftype, H5Tclose);
     CLOSE(dset, H5Dclose);

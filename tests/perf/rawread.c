@@ -93,11 +93,10 @@ static int direct_read(hid_t d, hid_t ft, hid_t mt, hid_t sp)
     hid_t dcpl = H5Dget_create_plist(d);
     int ok = rank >= 1 && rank <= 2 && H5Sget_simple_extent_dims(sp, dims, NULL) >= 0 &&
              H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, chunk) == rank;
-    H5Pclose(dcpl);
-    if (!ok)
-        return 0;
     size_t cbytes = (size_t)chunk[0] * (rank == 2 ? (size_t)chunk[1] : 1) * H5Tget_size(ft);
-    return jl__read_chunks_direct(d, ft, mt, dims, rank, cbytes, buf);
+    ok = ok && jl__read_chunks_direct(d, dcpl, ft, mt, dims, rank, cbytes, buf);
+    H5Pclose(dcpl);
+    return ok;
 }
 
 static int read_dataset(hid_t loc, const char *path, stats *st)

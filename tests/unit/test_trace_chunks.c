@@ -57,7 +57,7 @@ static int direct_vs_hdf5(hid_t d, hid_t mtype, int rank, size_t cols, size_t n)
     size_t cbytes = (size_t)chunk[0] * (rank == 2 ? (size_t)chunk[1] : 1) * H5Tget_size(ftype);
     size_t ms = H5Tget_size(mtype);
     unsigned char *a = calloc(n * cols, ms), *b = calloc(n * cols, ms);
-    int took = jl__read_chunks_direct(d, ftype, mtype, dims, rank, cbytes, a);
+    int took = jl__read_chunks_direct(d, dcpl, ftype, mtype, dims, rank, cbytes, a);
     CHECK(H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0);
     if (took)
         CHECK(memcmp(a, b, n * cols * ms) == 0);
@@ -144,10 +144,11 @@ TEST(left_to_hdf5)
     unsigned char junk[64];
     memset(junk, 0xA5, sizeof junk);
     H5Dwrite_chunk(d, H5P_DEFAULT, 0, (hsize_t[]){0}, sizeof junk, junk);
-    hid_t ft = H5Dget_type(d);
+    hid_t ft = H5Dget_type(d), dp = H5Dget_create_plist(d);
     double *buf = malloc(N * sizeof *buf);
-    CHECK(!jl__read_chunks_direct(d, ft, H5T_NATIVE_DOUBLE, (hsize_t[]){N, 1}, 1,
+    CHECK(!jl__read_chunks_direct(d, dp, ft, H5T_NATIVE_DOUBLE, (hsize_t[]){N, 1}, 1,
                                   CROWS * sizeof(double), buf));
+    H5Pclose(dp);
     CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0);
     H5Eclear2(H5E_DEFAULT);
     free(buf);
