@@ -106,20 +106,11 @@ void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq,
 
 /* ---- histogram select for float ----------------------------------------- */
 
-/* Below this many samples quickselect alone is as fast. */
-#define RADIX_MIN_N 32768
+#define RADIX_MIN_N JL__RADIX_MIN_N
 #define RADIX_MAX_Q 8
 #define RADIX_BITS 16
-#define RADIX_BUCKETS (1u << RADIX_BITS)
-
-/* Unsigned key whose order is the float order (no NaN; -0 as +0). */
-static inline uint32_t fkey(float v)
-{
-    v += 0.0f; /* -0.0 + 0.0 = +0.0 */
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    return u ^ ((uint32_t)((int32_t)u >> 31) | 0x80000000u);
-}
+#define RADIX_BUCKETS JL__RADIX_BUCKETS
+#define fkey jl__fkey
 
 static int cmp_size(const void *a, const void *b)
 {
@@ -127,12 +118,15 @@ static int cmp_size(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* 0 when it cannot help (then the caller uses quickselect alone). */
-static int quantiles_radix_f(float *x, size_t n, const double *q, size_t nq,
-                             double *out)
+/* 0 when it cannot help (then the caller uses quickselect alone). hist:
+ * the caller's counts of x by top 16 key bits, or NULL; freed here. */
+static int quantiles_radix_f(float *x, size_t n, uint32_t *hist, const double *q,
+                             size_t nq, double *out)
 {
-    if (n < RADIX_MIN_N || nq > RADIX_MAX_Q || n > UINT32_MAX)
+    if (n < RADIX_MIN_N || nq > RADIX_MAX_Q || n > UINT32_MAX) {
+        free(hist);
         return 0;
+    }
     /* the order statistics each quantile needs */
     size_t rank[2 * RADIX_MAX_Q], nr = 0;
     for (size_t j = 0; j < nq; j++) {
@@ -153,11 +147,12 @@ static int quantiles_radix_f(float *x, size_t n, const double *q, size_t nq,
         if (nu == 0 || rank[i] != rank[nu - 1])
             rank[nu++] = rank[i];
 
-    uint32_t *hist = calloc(RADIX_BUCKETS, sizeof *hist);
-    if (!hist)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        hist[fkey(x[i]) >> (32 - RADIX_BITS)]++;
+    if (!hist) {
+        if (!(hist = calloc(RADIX_BUCKETS, sizeof *hist)))
+            return 0;
+        for (size_t i = 0; i < n; i++)
+            hist[fkey(x[i]) >> (32 - RADIX_BITS)]++;
+    }
     /* bucket of each rank, and how many samples lie in lower buckets */
     size_t bucket[2 * RADIX_MAX_Q], below[2 * RADIX_MAX_Q];
     size_t cum = 0, r = 0;
@@ -246,7 +241,14 @@ static int quantiles_radix_f(float *x, size_t n, const double *q, size_t nq,
 void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq,
                      double *out)
 {
-    if (!quantiles_radix_f(x, n, q, nq, out))
+    if (!quantiles_radix_f(x, n, NULL, q, nq, out))
+        quantiles_qs_f(x, n, q, nq, out);
+}
+
+void jl__quantiles_f_hist(float *x, size_t n, uint32_t *hist, const double *q, size_t nq,
+                          double *out)
+{
+    if (!quantiles_radix_f(x, n, hist, q, nq, out))
         quantiles_qs_f(x, n, q, nq, out);
 }
 

@@ -760,6 +760,11 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
         }
         size_t k = 0, out_of_range = 0;
         const int by_req = run->itl_request && run->req_n > 0;
+        /* counts for the histogram select, taken while the samples pass
+         * (NULL when too few for it, or out of memory: counted there) */
+        uint32_t *hist = run->itl_n >= JL__RADIX_MIN_N
+                             ? calloc(JL__RADIX_BUCKETS, sizeof *hist)
+                             : NULL;
         for (size_t i = 0; i < run->itl_n; i++) {
             float v = run->itl_seconds[i];
             if (!isfinite(v))
@@ -774,13 +779,15 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
                     continue;
             }
             fscratch[k++] = v;
+            if (hist)
+                hist[jl__fkey(v) >> 16]++;
         }
         if (out_of_range)
             WARN("itl_request_range",
                  "%zu itl/request values name no row of requests/: left out",
                  out_of_range);
         double q[4] = {0.5, 0.9, 0.95, 0.99}, o[4];
-        jl__quantiles_f(fscratch, k, q, 4, o);
+        jl__quantiles_f_hist(fscratch, k, hist, q, 4, o);
         F(MEDIAN_ITL_S) = o[0];
         F(P90_ITL_S) = o[1];
         F(P95_ITL_S) = o[2];

@@ -4,6 +4,8 @@
 #define JOULES_SUMMARY_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "joules/summary.h"
 
@@ -20,6 +22,23 @@ void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq,
                      double *out);
 void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq,
                      double *out);
+
+/* The histogram select of jl__quantiles_f (n >= JL__RADIX_MIN_N) counts
+ * the samples by the top 16 bits of jl__fkey(v): a caller that builds x in
+ * a loop can count them there (hist: JL__RADIX_BUCKETS zeroed counts,
+ * hist[jl__fkey(v) >> 16]++ for every v it stores) and save a pass. The
+ * same results as jl__quantiles_f; hist is freed (NULL: counted here). */
+#define JL__RADIX_MIN_N 32768
+#define JL__RADIX_BUCKETS (1u << 16)
+static inline uint32_t jl__fkey(float v)
+{
+    v += 0.0f; /* -0.0 + 0.0 = +0.0 */
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u ^ ((uint32_t)((int32_t)u >> 31) | 0x80000000u); /* float order */
+}
+void jl__quantiles_f_hist(float *x, size_t n, uint32_t *hist, const double *q, size_t nq,
+                          double *out);
 
 /* The k-th smallest (0-based) of x[0..n), reordering x; NaN when k >= n. */
 double jl__kth_d(double *x, size_t n, size_t k);
