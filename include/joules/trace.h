@@ -111,6 +111,12 @@ typedef struct jl_trace jl_trace;
 
 typedef struct jl_trace_options {
     jl_trace_limits limits;
+    /* 1: skip the datasets jl_summarize() never uses (power/watts_avg,
+     * gpu/mem_util, gpu/mem_used_bytes, gpu/temp_c, engine/waiting,
+     * requests/input_tokens; all optional): their fields stay NULL and
+     * they are not validated. Default 0: read and validate everything (what
+     * `joules check` and `inspect` do). `joules summarize` sets it. */
+    int summary_fields_only;
 } jl_trace_options;
 
 void jl_trace_options_default(jl_trace_options *opt);

@@ -108,6 +108,7 @@ int jl_cmd_summarize(int argc, char **argv)
     int json = 0, c, rc = JL_EXIT_OK;
     cli_study cs;
     cli_study_init(&cs);
+    cs.opt.trace.summary_fields_only = 1; /* summaries only: skip unused datasets */
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {

@@ -242,15 +242,11 @@ jl_status jl__track_counter(jl__track *tr, const double *t, size_t n,
     return JL_OK;
 }
 
-double jl__track_at(const jl__track *tr, double x)
+/* E(x) given i = jl__last_le(t, n, x), x >= t[0]. */
+static double track_eval(const jl__track *tr, double x, size_t i)
 {
     const double *t = tr->t;
     size_t n = tr->n;
-    if (n == 0 || !isfinite(x))
-        return NAN;
-    if (x < t[0])
-        return tr->cum[0] - tr->rate_first * (t[0] - x);
-    size_t i = jl__last_le(t, n, x);
     if (i == n - 1) {
         if (x == t[n - 1])
             return tr->cum[n - 1];
@@ -264,4 +260,28 @@ double jl__track_at(const jl__track *tr, double x)
     double w0 = tr->w[i * tr->stride], w1 = tr->w[(i + 1) * tr->stride];
     double wx = w0 + (w1 - w0) * f;
     return tr->cum[i] + (w0 + wx) * 0.5 * (x - t[i]);
+}
+
+double jl__track_at_walk(const jl__track *tr, double x, size_t *cur)
+{
+    const double *t = tr->t;
+    size_t n = tr->n;
+    if (n == 0 || !isfinite(x))
+        return NAN;
+    if (x < t[0])
+        return tr->cum[0] - tr->rate_first * (t[0] - x);
+    size_t i = *cur;
+    if (i >= n || t[i] > x) /* first call, or x went back */
+        i = jl__last_le(t, n, x);
+    else
+        while (i + 1 < n && t[i + 1] <= x)
+            i++;
+    *cur = i;
+    return track_eval(tr, x, i);
+}
+
+double jl__track_at(const jl__track *tr, double x)
+{
+    size_t cur = (size_t)-1; /* no hint: a binary search */
+    return jl__track_at_walk(tr, x, &cur);
 }

@@ -1,8 +1,21 @@
 /* Order statistics without a full sort: Wirth/Hoare quickselect with a
  * median-of-three pivot, then numpy's "linear" quantile. See
- * summary_internal.h for the exact definition. */
+ * summary_internal.h for the exact definition.
+ *
+ * Large float arrays (the ITL samples, up to 10^7 a run) first go through a
+ * histogram (radix) step on the float bits: one pass counts the samples by
+ * the top 16 bits of an order-preserving key, which names the bucket that
+ * holds each order statistic wanted; a second pass moves the samples of
+ * those few buckets to the front of the array; quickselect then runs on
+ * them only (typically a few % of the samples), at ranks shifted by the
+ * number of samples in lower buckets. The order statistics are the same
+ * values, so the results are the same to the bit (-0.0 and +0.0 are equal
+ * to both, so which zero a zero order statistic keeps is not defined). */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "summary/summary_internal.h"
 
@@ -39,8 +52,8 @@
         }                                                                      \
     }                                                                          \
                                                                                \
-    void jl__quantiles_##SUFFIX(T *x, size_t n, const double *q, size_t nq,    \
-                                double *out)                                   \
+    static void quantiles_qs_##SUFFIX(T *x, size_t n, const double *q,         \
+                                      size_t nq, double *out)                  \
     {                                                                          \
         /* Everything left of `from` is <= everything from `from` on. */       \
         ptrdiff_t from = 0, last = (ptrdiff_t)n - 1;                           \
@@ -84,6 +97,160 @@
 
 JL__DEFINE_SELECT(f, float)
 JL__DEFINE_SELECT(d, double)
+
+void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq,
+                     double *out)
+{
+    quantiles_qs_d(x, n, q, nq, out);
+}
+
+/* ---- histogram select for float ----------------------------------------- */
+
+#define RADIX_MIN_N JL__RADIX_MIN_N
+#define RADIX_MAX_Q 8
+#define RADIX_BITS 16
+#define RADIX_BUCKETS JL__RADIX_BUCKETS
+#define fkey jl__fkey
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* 0 when it cannot help (then the caller uses quickselect alone). hist:
+ * the caller's counts of x by top 16 key bits, or NULL; freed here. */
+static int quantiles_radix_f(float *x, size_t n, uint32_t *hist, const double *q,
+                             size_t nq, double *out)
+{
+    if (n < RADIX_MIN_N || nq > RADIX_MAX_Q || n > UINT32_MAX) {
+        free(hist);
+        return 0;
+    }
+    /* the order statistics each quantile needs */
+    size_t rank[2 * RADIX_MAX_Q], nr = 0;
+    for (size_t j = 0; j < nq; j++) {
+        double h = (double)(n - 1) * q[j];
+        if (h >= (double)(n - 1)) {
+            rank[nr++] = n - 1;
+            continue;
+        }
+        if (h < 0)
+            h = 0;
+        size_t lo = (size_t)floor(h);
+        rank[nr++] = lo;
+        rank[nr++] = lo + 1;
+    }
+    qsort(rank, nr, sizeof *rank, cmp_size);
+    size_t nu = 0;
+    for (size_t i = 0; i < nr; i++)
+        if (nu == 0 || rank[i] != rank[nu - 1])
+            rank[nu++] = rank[i];
+
+    if (!hist) {
+        if (!(hist = calloc(RADIX_BUCKETS, sizeof *hist)))
+            return 0;
+        for (size_t i = 0; i < n; i++)
+            hist[fkey(x[i]) >> (32 - RADIX_BITS)]++;
+    }
+    /* bucket of each rank, and how many samples lie in lower buckets */
+    size_t bucket[2 * RADIX_MAX_Q], below[2 * RADIX_MAX_Q];
+    size_t cum = 0, r = 0;
+    for (size_t b = 0; b < RADIX_BUCKETS && r < nu; b++) {
+        size_t c = hist[b];
+        while (r < nu && rank[r] < cum + c) {
+            bucket[r] = b;
+            below[r] = cum;
+            r++;
+        }
+        cum += c;
+    }
+    /* samples of the wanted buckets, in bucket order, go to the front */
+    size_t nb = 0, bsize[2 * RADIX_MAX_Q], bval[2 * RADIX_MAX_Q];
+    for (size_t i = 0; i < nu; i++)
+        if (nb == 0 || bucket[i] != bval[nb - 1]) {
+            bval[nb] = bucket[i];
+            bsize[nb] = hist[bucket[i]];
+            nb++;
+        }
+    unsigned char *want = (unsigned char *)hist; /* reused as a flag table */
+    memset(want, 0, RADIX_BUCKETS);
+    for (size_t i = 0; i < nb; i++)
+        want[bval[i]] = 1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i];
+        if (want[fkey(v) >> (32 - RADIX_BITS)]) {
+            x[i] = x[m];
+            x[m++] = v;
+        }
+    }
+    free(hist);
+    /* rank within x[0..m): every sample of a lower wanted bucket is smaller,
+     * so the rank shifts by the samples of lower buckets left behind */
+    size_t local[2 * RADIX_MAX_Q];
+    for (size_t i = 0, k = 0, front = 0; i < nu; i++) {
+        while (bval[k] != bucket[i])
+            front += bsize[k++];
+        local[i] = rank[i] - below[i] + front;
+    }
+    /* ascending selects on x[0..m), as quantiles_qs_f does */
+    float val[2 * RADIX_MAX_Q];
+    ptrdiff_t from = 0, last = (ptrdiff_t)m - 1;
+    for (size_t i = 0; i < nu; i++) {
+        ptrdiff_t k = (ptrdiff_t)local[i];
+        if (i > 0 && local[i] == local[i - 1] + 1) {
+            ptrdiff_t mi = k;
+            for (ptrdiff_t t = k + 1; t <= last; t++)
+                if (x[t] < x[mi])
+                    mi = t;
+            float tmin = x[mi];
+            x[mi] = x[k];
+            x[k] = tmin;
+        } else {
+            select_f(x, from, last, k);
+        }
+        from = k + 1;
+        val[i] = x[k];
+    }
+    for (size_t j = 0; j < nq; j++) {
+        double h = (double)(n - 1) * q[j];
+        size_t lo;
+        if (h >= (double)(n - 1)) {
+            lo = n - 1;
+        } else {
+            if (h < 0)
+                h = 0;
+            lo = (size_t)floor(h);
+        }
+        size_t ia = 0;
+        while (rank[ia] != lo)
+            ia++;
+        if (lo == n - 1) {
+            out[j] = (double)val[ia];
+            continue;
+        }
+        double g = h - floor(h);
+        double a = (double)val[ia], b = (double)val[ia + 1];
+        double d = b - a;
+        out[j] = g >= 0.5 ? b - d * (1.0 - g) : a + d * g;
+    }
+    return 1;
+}
+
+void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq,
+                     double *out)
+{
+    if (!quantiles_radix_f(x, n, NULL, q, nq, out))
+        quantiles_qs_f(x, n, q, nq, out);
+}
+
+void jl__quantiles_f_hist(float *x, size_t n, uint32_t *hist, const double *q, size_t nq,
+                          double *out)
+{
+    if (!quantiles_radix_f(x, n, hist, q, nq, out))
+        quantiles_qs_f(x, n, q, nq, out);
+}
 
 double jl__kth_d(double *x, size_t n, size_t k)
 {

@@ -43,6 +43,7 @@ typedef struct ctx {
     jl__track *track; /* [G] the chosen source of each GPU */
     jl__track *alt;   /* [G] integral beside a usable counter (disagreement) */
     int *src;         /* [G] SRC_* */
+    size_t *cur;      /* [G] cursors of jl__track_at_walk over track */
     int energy_ok;    /* every GPU has a source */
 } ctx;
 
@@ -224,6 +225,18 @@ static double energy_between(const ctx *c, double a, double b)
     return energy_at(c, b) - energy_at(c, a);
 }
 
+/* energy_at for non-decreasing t (the engine sweep): the same sums, found
+ * by walking c->cur forward instead of a binary search per GPU. */
+static double energy_at_walk(const ctx *c, double t)
+{
+    if (!c->energy_ok)
+        return NAN;
+    double e = 0;
+    for (size_t g = 0; g < c->G; g++)
+        e += jl__track_at_walk(&c->track[g], t, &c->cur[g]);
+    return e;
+}
+
 /* Sum over GPUs of watts at time x, interpolated linearly (held constant
  * outside the sample span). NaN when a value is not finite. */
 static double watts_sum_at(const jl_run *r, double x)
@@ -344,8 +357,11 @@ static jl_status build_energy(ctx *c)
     c->track = calloc(G, sizeof *c->track);
     c->alt = calloc(G, sizeof *c->alt);
     c->src = calloc(G, sizeof *c->src);
-    if (!c->track || !c->alt || !c->src)
+    c->cur = malloc(G * sizeof *c->cur);
+    if (!c->track || !c->alt || !c->src || !c->cur)
         return JL_ENOMEM;
+    for (size_t g = 0; g < G; g++)
+        c->cur[g] = (size_t)-1;
     int n_counter = 0, n_integral = 0;
     c->energy_ok = n > 0;
     for (size_t g = 0; g < G; g++) {
@@ -629,6 +645,9 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
         double wsum = 0, rsum = 0, ksum = 0, kpeak = -INFINITY, pre = 0, dec = 0;
         int32_t rpeak = INT32_MIN;
         int have_pre = run->prefill_tokens && c->energy_ok && isfinite(E);
+        /* E at each row's start is E at the previous row's end when the
+         * rows abut (always inside the window): computed once */
+        double prev_x = NAN, prev_e = NAN;
         size_t i = jl__first_ge(T, S, a);
         if (i == 0)
             i = 1;
@@ -649,7 +668,11 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
                     kpeak = (double)run->kv_cache_usage[i];
             }
             if (have_pre) {
-                double e = energy_between(c, lo, hi);
+                double e_lo = lo == prev_x ? prev_e : energy_at_walk(c, lo);
+                double e_hi = energy_at_walk(c, hi);
+                double e = e_hi - e_lo;
+                prev_x = hi;
+                prev_e = e_hi;
                 if (run->prefill_tokens[i] > run->prefill_tokens[i - 1])
                     pre += e;
                 else
@@ -737,6 +760,11 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
         }
         size_t k = 0, out_of_range = 0;
         const int by_req = run->itl_request && run->req_n > 0;
+        /* counts for the histogram select, taken while the samples pass
+         * (NULL when too few for it, or out of memory: counted there) */
+        uint32_t *hist = run->itl_n >= JL__RADIX_MIN_N
+                             ? calloc(JL__RADIX_BUCKETS, sizeof *hist)
+                             : NULL;
         for (size_t i = 0; i < run->itl_n; i++) {
             float v = run->itl_seconds[i];
             if (!isfinite(v))
@@ -751,13 +779,15 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
                     continue;
             }
             fscratch[k++] = v;
+            if (hist)
+                hist[jl__fkey(v) >> 16]++;
         }
         if (out_of_range)
             WARN("itl_request_range",
                  "%zu itl/request values name no row of requests/: left out",
                  out_of_range);
         double q[4] = {0.5, 0.9, 0.95, 0.99}, o[4];
-        jl__quantiles_f(fscratch, k, q, 4, o);
+        jl__quantiles_f_hist(fscratch, k, hist, q, 4, o);
         F(MEDIAN_ITL_S) = o[0];
         F(P90_ITL_S) = o[1];
         F(P95_ITL_S) = o[2];
@@ -793,6 +823,7 @@ end:
     free(c->track);
     free(c->alt);
     free(c->src);
+    free(c->cur);
     free(dscratch);
     free(fscratch);
     if (st != JL_OK) {

@@ -4,6 +4,8 @@
 #define JOULES_SUMMARY_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "joules/summary.h"
 
@@ -20,6 +22,23 @@ void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq,
                      double *out);
 void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq,
                      double *out);
+
+/* The histogram select of jl__quantiles_f (n >= JL__RADIX_MIN_N) counts
+ * the samples by the top 16 bits of jl__fkey(v): a caller that builds x in
+ * a loop can count them there (hist: JL__RADIX_BUCKETS zeroed counts,
+ * hist[jl__fkey(v) >> 16]++ for every v it stores) and save a pass. The
+ * same results as jl__quantiles_f; hist is freed (NULL: counted here). */
+#define JL__RADIX_MIN_N 32768
+#define JL__RADIX_BUCKETS (1u << 16)
+static inline uint32_t jl__fkey(float v)
+{
+    v += 0.0f; /* -0.0 + 0.0 = +0.0 */
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u ^ ((uint32_t)((int32_t)u >> 31) | 0x80000000u); /* float order */
+}
+void jl__quantiles_f_hist(float *x, size_t n, uint32_t *hist, const double *q, size_t nq,
+                          double *out);
 
 /* The k-th smallest (0-based) of x[0..n), reordering x; NaN when k >= n. */
 double jl__kth_d(double *x, size_t n, size_t k);
@@ -87,6 +106,13 @@ void jl__track_free(jl__track *tr);
 
 /* E(t) in joules (relative to the first sample). */
 double jl__track_at(const jl__track *tr, double t);
+
+/* The same value as jl__track_at, for calls at non-decreasing t: *cur keeps
+ * the sample interval of the last call (start with (size_t)-1) and the
+ * search walks forward from it, so a sweep over a run is linear instead of
+ * a binary search per call. A t below the last one falls back to the
+ * binary search, so any order stays correct. */
+double jl__track_at_walk(const jl__track *tr, double t, size_t *cur);
 
 /* Index of the last element of the sorted array v[0..n) that is <= x, or
  * (size_t)-1 when x < v[0] (or n == 0). */

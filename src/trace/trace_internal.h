@@ -42,6 +42,15 @@ void jl__zstd_set_chunk_bytes(size_t bytes);
  * reset by jl__zstd_set_chunk_bytes(). */
 const char *jl__zstd_last_error(void);
 
+/* Read all rows of the rank-1 or rank-2 (dims[1] columns) dataset dset,
+ * creation properties dcpl, file type ftype, into dst as mtype, decoding its chunks (cbytes decoded
+ * bytes each) with libdeflate or libzstd instead of HDF5's filter pipeline
+ * (chunk_read.c). 1 when done; 0 when the dataset's layout, filters or
+ * types are not the ones this path handles or a chunk does not decode, and
+ * then the caller must read it with H5Dread(). */
+int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
+                           const hsize_t dims[2], int rank, size_t cbytes, void *dst);
+
 /* Close an open HDF5 id with fn and set it to -1, so single-exit cleanup
  * can close every id unconditionally. */
 static inline void jl__h5_close(hid_t *id, herr_t (*fn)(hid_t))

@@ -25,6 +25,7 @@ struct jl_trace {
     char *path;
     hid_t file;
     jl_trace_limits lim;
+    int summary_fields_only; /* jl_trace_options.summary_fields_only */
     char **runs;
     size_t n_runs, cap_runs;
     char *harness;
@@ -43,6 +44,7 @@ void jl_trace_limits_default(jl_trace_limits *lim)
 
 void jl_trace_options_default(jl_trace_options *opt)
 {
+    memset(opt, 0, sizeof *opt);
     jl_trace_limits_default(&opt->limits);
 }
 
@@ -750,6 +752,7 @@ typedef struct {
     hid_t dxpl;       /* transfer properties of every read, lending tconv */
     void *tconv;      /* type-conversion buffer lent to HDF5 */
     size_t tconv_cap; /* its size (<= TCONV_MAX_BYTES) */
+    int summary_fields_only; /* skip the columns marked summary_unused */
 } run_reader;
 
 typedef struct group_reader group_reader;
@@ -768,6 +771,7 @@ typedef struct {
     size_t off;        /* offsetof(jl_run, that pointer or jl_series) */
     col_check check;   /* its own value rule, or NULL */
     int check_at_once; /* checked as soon as read, before the next column is (times) */
+    int summary_unused; /* optional, and jl_summarize never reads it */
 } col_spec;
 
 /* A group of the run: its datasets in reading order. The first dataset
@@ -791,15 +795,13 @@ struct group_reader {
     char **objs; /* object path of each column reached, NULL-filled */
 };
 
-/* Decoded bytes of one chunk of dset (0 when not chunked); refuses chunks
- * larger than the dataset limit. */
-static jl_status chunk_bytes(rctx *c, hid_t dset, hid_t ftype, const char *obj, size_t *out)
+/* Decoded bytes of one chunk of a dataset with creation properties dcpl (0
+ * when not chunked); refuses chunks larger than the dataset limit and
+ * filters HDF5 cannot decode. */
+static jl_status chunk_bytes(rctx *c, hid_t dcpl, hid_t ftype, const char *obj, size_t *out)
 {
     jl_status st = JL_OK;
-    hid_t dcpl = H5Dget_create_plist(dset);
     *out = 0;
-    if (dcpl < 0)
-        return jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read the storage layout");
     H5D_layout_t layout = H5Pget_layout(dcpl);
     if (layout == H5D_CHUNKED) {
         hsize_t dims[H5S_MAX_RANK];
@@ -847,7 +849,6 @@ static jl_status chunk_bytes(rctx *c, hid_t dset, hid_t ftype, const char *obj, 
         }
     }
 end:
-    H5Pclose(dcpl);
     return st;
 }
 
@@ -907,7 +908,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     rctx *c = rr->c;
     size_t g = cs->rank == 2 ? rr->g : 1;
     jl_status st = JL_OK;
-    hid_t dset = -1, ftype = -1, space = -1;
+    hid_t dset = -1, ftype = -1, space = -1, dcpl = -1;
     void *buf = NULL;
     int64_t *tmp = NULL;
     *out = NULL;
@@ -992,7 +993,11 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         goto end;
     }
     size_t cbytes;
-    if ((st = chunk_bytes(c, dset, ftype, obj, &cbytes)) != JL_OK)
+    if ((dcpl = H5Dget_create_plist(dset)) < 0) {
+        st = jl__h5_fail(c->err, JL_EIO, c->file, c->run, obj, -1, "cannot read the storage layout");
+        goto end;
+    }
+    if ((st = chunk_bytes(c, dcpl, ftype, obj, &cbytes)) != JL_OK)
         goto end;
     size_t nv = (size_t)vals;
     buf = jl_malloc_array(nv ? nv : 1, target_size(cs->target));
@@ -1014,10 +1019,11 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
             }
             dst = tmp;
         }
-        if ((st = lend_tconv(rr, obj, ftype, mt, nv)) != JL_OK)
+        int direct = jl__read_chunks_direct(dset, dcpl, ftype, mt, dims, rank, cbytes, dst);
+        if (!direct && (st = lend_tconv(rr, obj, ftype, mt, nv)) != JL_OK)
             goto end;
         jl__zstd_set_chunk_bytes(cbytes);
-        herr_t r = H5Dread(dset, mt, H5S_ALL, H5S_ALL, rr->dxpl, dst);
+        herr_t r = direct ? 0 : H5Dread(dset, mt, H5S_ALL, H5S_ALL, rr->dxpl, dst);
         jl_error *cause = NULL;
         if (r < 0) {
             cause = jl__h5_stack_error();
@@ -1069,6 +1075,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
 end:
     free(tmp);
     free(buf);
+    CLOSE(dcpl, H5Pclose);
     CLOSE(space, H5Sclose);
     CLOSE(ftype, H5Tclose);
     CLOSE(dset, H5Dclose);
@@ -1294,27 +1301,30 @@ static jl_status batch_rule(group_reader *gr)
 /* Groups: a table of datasets each, read by one loop                  */
 
 #define COL(name, rank, target, required, field, check) \
-    {name, rank, target, required, offsetof(jl_run, field), check, 0}
-#define TIME_COL(field) {"time", 1, T_F64, 1, offsetof(jl_run, field), check_time, 1}
+    {name, rank, target, required, offsetof(jl_run, field), check, 0, 0}
+/* an optional column the summary does not use (summary_fields_only) */
+#define UNUSED_COL(name, rank, target, field, check) \
+    {name, rank, target, 0, offsetof(jl_run, field), check, 0, 1}
+#define TIME_COL(field) {"time", 1, T_F64, 1, offsetof(jl_run, field), check_time, 1, 0}
 
 static const col_spec power_cols[] = {
     TIME_COL(power_time),
     COL("watts", 2, T_F64, 0, watts, check_power),
     COL("energy_j", 2, T_F64, 0, energy_j, check_energy),
-    COL("watts_avg", 2, T_F64, 0, watts_avg, check_power),
+    UNUSED_COL("watts_avg", 2, T_F64, watts_avg, check_power),
 };
 static const col_spec gpu_cols[] = {
     TIME_COL(gpu_time),
     COL("sm_util", 2, T_F64, 0, sm_util, NULL),
-    COL("mem_util", 2, T_F64, 0, mem_util, NULL),
-    COL("mem_used_bytes", 2, T_F64, 0, mem_used_bytes, NULL),
+    UNUSED_COL("mem_util", 2, T_F64, mem_util, NULL),
+    UNUSED_COL("mem_used_bytes", 2, T_F64, mem_used_bytes, NULL),
     COL("sm_clock_mhz", 2, T_F64, 0, sm_clock_mhz, NULL),
-    COL("temp_c", 2, T_F64, 0, temp_c, NULL),
+    UNUSED_COL("temp_c", 2, T_F64, temp_c, NULL),
 };
 static const col_spec engine_cols[] = {
     TIME_COL(engine_time),
     COL("running", 1, T_I32, 1, running, check_count),
-    COL("waiting", 1, T_I32, 0, waiting, check_count),
+    UNUSED_COL("waiting", 1, T_I32, waiting, check_count),
     COL("tokens_generated", 1, T_I64, 0, tokens_generated, check_cumulative),
     COL("prefill_tokens", 1, T_I64, 0, prefill_tokens, check_cumulative),
     COL("kv_cache_usage", 1, T_F32, 0, kv_cache_usage, check_fraction),
@@ -1324,7 +1334,7 @@ static const col_spec request_cols[] = {
     COL("arrival", 1, T_F64, 0, arrival, check_request_time),
     COL("first_token", 1, T_F64, 0, first_token, check_request_time),
     COL("finish", 1, T_F64, 0, finish, check_request_time),
-    COL("input_tokens", 1, T_I32, 0, input_tokens, check_count),
+    UNUSED_COL("input_tokens", 1, T_I32, input_tokens, check_count),
     COL("output_tokens", 1, T_I32, 0, output_tokens, check_count),
 };
 static const col_spec itl_cols[] = {
@@ -1337,6 +1347,7 @@ static const col_spec batch_cols[] = {
     COL("size", 1, T_I32, 0, batch_size, check_count),
 };
 #undef COL
+#undef UNUSED_COL
 #undef TIME_COL
 
 #define GROUP(name, rows, cols, rule) \
@@ -1403,6 +1414,8 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
         const col_spec *cs = &gs->cols[k];
         void **dst = col_data(r, cs);
         size_t n = 0;
+        if (cs->summary_unused && rr->summary_fields_only)
+            continue; /* stays NULL, as if absent */
         if (!(objs[k] = jl_asprintf("%s/%s", gr.path, cs->name))) {
             st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, gr.path, -1, NULL);
             goto end;
@@ -1500,7 +1513,7 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     if (!err)
         c.err = &local;
     jl_status st = JL_OK;
-    run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0};
+    run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only};
     char *run_path = jl_asprintf("/runs/%s", t->runs[i]);
     jl_run *r = jl_run_new();
     rr.run_path = run_path;
@@ -1769,6 +1782,7 @@ static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_tra
         t->lim = opt->limits;
     else
         jl_trace_limits_default(&t->lim);
+    t->summary_fields_only = opt ? opt->summary_fields_only : 0;
     *out = t;
     return JL_OK;
 }

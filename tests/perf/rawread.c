@@ -1,14 +1,20 @@
 /* joules-perf-rawread — the baseline of the benchmark: read, with plain
  * HDF5, every dataset `joules summarize` needs, and nothing else.
  *
- *   joules-perf-rawread [--all] [--workers N] PATH...
+ *   joules-perf-rawread [--all] [--hdf5] [--workers N] PATH...
  *
  * PATH is a file or a directory (searched recursively for *.h5, sorted, as
  * joules does). For every run under /runs it reads the run's attributes and
  * H5Dread()s each dataset of the list below whole, in the dataset's own
  * native type (no conversion), into one buffer reused across datasets. The
  * filters are the same as joules sees: joules' Zstandard filter is
- * registered exactly as the library does it, with jl_zstd_filter_register().
+ * registered exactly as the library does it, with jl_zstd_filter_register(),
+ * and chunks of the common layouts ([shuffle,] deflate|zstd) are decoded
+ * the way the reader decodes them, with its own jl__read_chunks_direct()
+ * (libdeflate / libzstd after H5Dread_chunk; H5Dread otherwise), so the
+ * ratio joules / raw read measures analysis, not a different decoder.
+ * --hdf5 reads everything with H5Dread and HDF5's own filters instead (what
+ * a plain HDF5 program pays).
  * --all reads every dataset of every run group instead of the list (what a
  * reader that loads whole runs does). --workers N forks N processes, file i
  * going to process i mod N, like `joules summarize --workers N` splits.
@@ -27,6 +33,7 @@
 #include <unistd.h>
 
 #include "joules/trace.h"
+#include "trace/trace_internal.h"
 
 /* What the summary reads (the jl_run fields src/summary uses): window,
  * energy, power, tokens, occupancy, KV use, latency (itl/request: samples of
@@ -51,7 +58,7 @@ typedef struct stats {
 
 static char **files;
 static size_t n_files, cap_files;
-static int read_all;
+static int read_all, plain_hdf5;
 static void *buf;
 static size_t buf_cap;
 
@@ -74,6 +81,24 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The reader's own chunk decoding (libdeflate / libzstd after
+ * H5Dread_chunk, src/trace/chunk_read.c), as joules reads; 0 when it does
+ * not apply (then H5Dread) or with --hdf5. */
+static int direct_read(hid_t d, hid_t ft, hid_t mt, hid_t sp)
+{
+    if (plain_hdf5)
+        return 0;
+    hsize_t dims[2] = {0, 1}, chunk[2] = {0, 1};
+    int rank = H5Sget_simple_extent_ndims(sp);
+    hid_t dcpl = H5Dget_create_plist(d);
+    int ok = rank >= 1 && rank <= 2 && H5Sget_simple_extent_dims(sp, dims, NULL) >= 0 &&
+             H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, chunk) == rank;
+    size_t cbytes = (size_t)chunk[0] * (rank == 2 ? (size_t)chunk[1] : 1) * H5Tget_size(ft);
+    ok = ok && jl__read_chunks_direct(d, dcpl, ft, mt, dims, rank, cbytes, buf);
+    H5Pclose(dcpl);
+    return ok;
+}
+
 static int read_dataset(hid_t loc, const char *path, stats *st)
 {
     hid_t d = H5Dopen2(loc, path, H5P_DEFAULT);
@@ -89,7 +114,8 @@ static int read_dataset(hid_t loc, const char *path, stats *st)
         buf = malloc(bytes);
         buf_cap = buf ? bytes : 0;
     }
-    if (bytes && (!buf || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)) {
+    if (bytes && (!buf || (!direct_read(d, ft, mt, sp) &&
+                           H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))) {
         fprintf(stderr, "joules-perf-rawread: cannot read %s\n", path);
         rc = -1;
     } else {
@@ -187,15 +213,17 @@ int main(int argc, char **argv)
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "--all"))
             read_all = 1;
+        else if (!strcmp(argv[i], "--hdf5"))
+            plain_hdf5 = 1;
         else if (!strcmp(argv[i], "--workers") && i + 1 < argc)
             workers = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: joules-perf-rawread [--all] [--workers N] PATH...\n");
+            fprintf(stderr, "usage: joules-perf-rawread [--all] [--hdf5] [--workers N] PATH...\n");
             return 2;
         }
     }
     if (i >= argc || workers < 1) {
-        fprintf(stderr, "usage: joules-perf-rawread [--all] [--workers N] PATH...\n");
+        fprintf(stderr, "usage: joules-perf-rawread [--all] [--hdf5] [--workers N] PATH...\n");
         return 2;
     }
     for (; i < argc; i++) {

@@ -113,6 +113,96 @@ TEST(random_against_sort_and_speed)
     free(y);
 }
 
+/* The histogram step for large float arrays (RADIX_MIN_N = 32768 samples
+ * and up) must pick the same order statistics as a full sort on data that
+ * is spread over many buckets, piled into one bucket, negative, zero of
+ * both signs (equal, as for quickselect), or all equal; with quantiles at 0 and 1, out of order, and
+ * sharing ranks. The array stays a permutation of its input. */
+static double sorted_quantile(const float *y, size_t n, double q)
+{
+    double h = (double)(n - 1) * q;
+    if (h >= (double)(n - 1))
+        return y[n - 1];
+    size_t lo = (size_t)h;
+    double g = h - (double)lo, a = y[lo], b = y[lo + 1], d = b - a;
+    return g >= 0.5 ? b - d * (1 - g) : a + d * g;
+}
+
+TEST(histogram_select_against_sort)
+{
+    const size_t sizes[] = {32767, 32768, 40001, 300000};
+    const double qs[][6] = {
+        {0.5, 0.9, 0.95, 0.99, -1},
+        {0.0, 1.0, -1},
+        {0.99, 0.5, 0.5, 0.01, -1},
+        {1e-9, 0.999999, 0.25, 0.75, 0.3333, -1},
+    };
+    unsigned long long st = 0x9E3779B97F4A7C15ULL;
+    for (int shape = 0; shape < 6; shape++) {
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            size_t n = sizes[si];
+            float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y),
+                  *z = malloc(n * sizeof *z);
+            CHECK(x && y && z);
+            if (!x || !y || !z) {
+                free(x);
+                free(y);
+                free(z);
+                return;
+            }
+            for (size_t i = 0; i < n; i++) {
+                st ^= st << 13;
+                st ^= st >> 7;
+                st ^= st << 17;
+                double u = (double)(st >> 11) / 9007199254740992.0;
+                switch (shape) {
+                case 0: x[i] = (float)(0.01 + 0.05 * u * u); break; /* ITL-like */
+                case 1: x[i] = 1.0f + (float)(st % 7) * 1e-7f; break; /* one bucket */
+                case 2: x[i] = (float)((u - 0.5) * 1e6); break; /* signs */
+                case 3: x[i] = (st & 1) ? 0.0f : -0.0f; break; /* zeros */
+                case 4: x[i] = (st % 3) ? 0.0f : (float)(u - 0.3); break;
+                default: x[i] = 42.0f; break;
+                }
+            }
+            for (size_t k = 0; k < sizeof qs / sizeof *qs; k++) {
+                double q[6], o[6];
+                size_t nq = 0;
+                while (qs[k][nq] >= 0) {
+                    q[nq] = qs[k][nq];
+                    nq++;
+                }
+                memcpy(y, x, n * sizeof *x);
+                memcpy(z, x, n * sizeof *x);
+                jl__quantiles_f(z, n, q, nq, o);
+                /* the caller's counts (summarize's ITL loop) give the same */
+                double oh[6];
+                uint32_t *hist = calloc(JL__RADIX_BUCKETS, sizeof *hist);
+                for (size_t i = 0; hist && i < n; i++)
+                    hist[jl__fkey(x[i]) >> 16]++;
+                memcpy(z, x, n * sizeof *x);
+                jl__quantiles_f_hist(z, n, hist, q, nq, oh);
+                for (size_t j = 0; j < nq; j++)
+                    CHECK_NEAR(oh[j], o[j], 0, 0);
+                qsort(y, n, sizeof *y, cmp_float);
+                for (size_t j = 0; j < nq; j++) {
+                    double want = sorted_quantile(y, n, q[j]);
+                    CHECK_NEAR(o[j], want, 0, 0);
+                }
+                /* still a permutation of the input */
+                qsort(z, n, sizeof *z, cmp_float);
+                int same = 1;
+                for (size_t i = 0; i < n; i++)
+                    if (!(y[i] == z[i]))
+                        same = 0;
+                CHECK(same);
+            }
+            free(x);
+            free(y);
+            free(z);
+        }
+    }
+}
+
 /* Through jl_summarize: ITL over samples of successful requests only when
  * itl/request is present; all finite samples otherwise. */
 TEST(itl_successful_requests)
@@ -146,6 +236,7 @@ int main(void)
     RUN(numpy_values_duplicates);
     RUN(small_n);
     RUN(random_against_sort_and_speed);
+    RUN(histogram_select_against_sort);
     RUN(itl_successful_requests);
     TEST_MAIN_END();
 }

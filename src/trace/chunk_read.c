@@ -1,0 +1,208 @@
+/* Reading a chunked, compressed dataset without HDF5's filter pipeline:
+ * H5Dread_chunk() hands over each stored chunk as it is on disk, and the
+ * reader decodes it itself — deflate with libdeflate (whole-buffer inflate,
+ * 2-3x faster than the zlib stream HDF5's built-in filter uses; HDF5 1.10
+ * refuses to replace its predefined filters, so H5Zregister cannot swap the
+ * decoder in), Zstandard with libzstd — then undoes the shuffle filter and
+ * copies (or widens) the chunk's rows into the destination. See
+ * docs/trace-reading.md, "How datasets are decoded".
+ *
+ * Only the common layout takes this path: chunked along rows (a chunk holds
+ * whole rows), pipeline [shuffle,] deflate|zstd with nothing else, every
+ * chunk stored and applied with all filters, file type equal to the memory
+ * type or float32 -> double or int32 -> int64. Anything else — and any
+ * chunk that fails to decode to exactly one chunk's bytes — returns 0
+ * before the caller relies on the data, and the caller reads the dataset
+ * with H5Dread() as before, so unusual files and corrupt chunks get the
+ * same handling and the same error messages as without this path. Memory:
+ * one compressed and one decoded chunk (bounded by the chunk size the caller
+ * checked against its limits). */
+#define _POSIX_C_SOURCE 200809L
+#include <hdf5.h>
+#include <libdeflate.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "trace/trace_internal.h"
+
+enum { CODEC_DEFLATE = 1, CODEC_ZSTD = 2 };
+enum { CONV_COPY, CONV_F32_F64, CONV_I32_I64 };
+
+/* Which codec, whether shuffled; 0 when the pipeline is not one we decode. */
+static int pipeline(hid_t dcpl, int *shuffled)
+{
+    int nf = H5Pget_nfilters(dcpl), codec = 0;
+    *shuffled = 0;
+    if (nf < 1 || nf > 2)
+        return 0;
+    for (int i = 0; i < nf; i++) {
+        unsigned flags = 0;
+        size_t ncd = 0;
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL, 0, NULL, NULL);
+        if (id == H5Z_FILTER_SHUFFLE && i == 0 && nf == 2)
+            *shuffled = 1;
+        else if (id == H5Z_FILTER_DEFLATE && i == nf - 1)
+            codec = CODEC_DEFLATE;
+        else if (id == JL_ZSTD_FILTER_ID && i == nf - 1)
+            codec = CODEC_ZSTD;
+        else
+            return 0;
+    }
+    return codec;
+}
+
+static int conversion(hid_t ftype, hid_t mtype, size_t *fsize)
+{
+    *fsize = H5Tget_size(ftype);
+    if (H5Tequal(ftype, mtype) > 0)
+        return CONV_COPY;
+    if (H5Tequal(mtype, H5T_NATIVE_DOUBLE) > 0 && H5Tequal(ftype, H5T_NATIVE_FLOAT) > 0)
+        return CONV_F32_F64;
+    if (H5Tequal(mtype, H5T_NATIVE_INT64) > 0 && H5Tequal(ftype, H5T_NATIVE_INT32) > 0)
+        return CONV_I32_I64;
+    H5Eclear2(H5E_DEFAULT);
+    return -1;
+}
+
+/* Element i of a shuffled chunk of n elements of es bytes: byte b of every
+ * element is stored together, at b * n. Elements of 4 and 8 bytes are
+ * interleaved 16 at a time with SSE2 unpacks (x86-64's baseline). */
+static void unshuffle(unsigned char *out, const unsigned char *in, size_t n, size_t count,
+                      size_t es)
+{
+    size_t i = 0;
+#ifdef __SSE2__
+    if (es == 4) {
+        for (; i + 16 <= count; i += 16) {
+            __m128i p0 = _mm_loadu_si128((const __m128i *)(const void *)(in + i));
+            __m128i p1 = _mm_loadu_si128((const __m128i *)(const void *)(in + n + i));
+            __m128i p2 = _mm_loadu_si128((const __m128i *)(const void *)(in + 2 * n + i));
+            __m128i p3 = _mm_loadu_si128((const __m128i *)(const void *)(in + 3 * n + i));
+            __m128i a = _mm_unpacklo_epi8(p0, p1), b = _mm_unpackhi_epi8(p0, p1);
+            __m128i c = _mm_unpacklo_epi8(p2, p3), d = _mm_unpackhi_epi8(p2, p3);
+            __m128i *o = (__m128i *)(void *)(out + 4 * i);
+            _mm_storeu_si128(o, _mm_unpacklo_epi16(a, c));
+            _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(a, c));
+            _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(b, d));
+            _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(b, d));
+        }
+    } else if (es == 8) {
+        for (; i + 16 <= count; i += 16) {
+            __m128i p[8], q[8], r[8];
+            for (int k = 0; k < 8; k++)
+                p[k] = _mm_loadu_si128((const __m128i *)(const void *)(in + (size_t)k * n + i));
+            for (int k = 0; k < 4; k++) { /* bytes 2k, 2k+1 of each element */
+                q[2 * k] = _mm_unpacklo_epi8(p[2 * k], p[2 * k + 1]);
+                q[2 * k + 1] = _mm_unpackhi_epi8(p[2 * k], p[2 * k + 1]);
+            }
+            for (int k = 0; k < 2; k++) { /* bytes 4k .. 4k+3 */
+                r[4 * k] = _mm_unpacklo_epi16(q[4 * k], q[4 * k + 2]);
+                r[4 * k + 1] = _mm_unpackhi_epi16(q[4 * k], q[4 * k + 2]);
+                r[4 * k + 2] = _mm_unpacklo_epi16(q[4 * k + 1], q[4 * k + 3]);
+                r[4 * k + 3] = _mm_unpackhi_epi16(q[4 * k + 1], q[4 * k + 3]);
+            }
+            __m128i *o = (__m128i *)(void *)(out + 8 * i);
+            for (int k = 0; k < 4; k++) { /* elements 4k .. 4k+3 */
+                _mm_storeu_si128(o + 2 * k, _mm_unpacklo_epi32(r[k], r[4 + k]));
+                _mm_storeu_si128(o + 2 * k + 1, _mm_unpackhi_epi32(r[k], r[4 + k]));
+            }
+        }
+    }
+#endif
+    for (; i < count; i++)
+        for (size_t b = 0; b < es; b++)
+            out[i * es + b] = in[b * n + i];
+}
+
+int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
+                           const hsize_t dims[2], int rank, size_t cbytes, void *dst)
+{
+    int ok = 0, shuffled = 0;
+    unsigned char *cbuf = NULL, *dbuf = NULL, *sbuf = NULL;
+    struct libdeflate_decompressor *dec = NULL;
+    if (dcpl < 0 || cbytes == 0 || H5Pget_layout(dcpl) != H5D_CHUNKED)
+        goto end;
+    hsize_t chunk[2] = {0, 0};
+    if (H5Pget_chunk(dcpl, 2, chunk) != rank || chunk[0] == 0)
+        goto end;
+    size_t cols = rank == 2 ? (size_t)dims[1] : 1;
+    if (rank == 2 && chunk[1] != dims[1])
+        goto end;
+    int codec = pipeline(dcpl, &shuffled);
+    size_t fs;
+    int conv = conversion(ftype, mtype, &fs);
+    if (!codec || conv < 0 || fs == 0 || cbytes != chunk[0] * cols * fs)
+        goto end;
+    size_t ms = H5Tget_size(mtype), elems = cbytes / fs;
+    /* a stored chunk larger than this is not what an encoder of this chunk
+     * writes: leave it to HDF5 */
+    size_t max_stored = cbytes + cbytes / 8 + 4096;
+    cbuf = malloc(max_stored);
+    dbuf = malloc(cbytes);
+    sbuf = shuffled || conv != CONV_COPY ? malloc(cbytes) : NULL;
+    if (!cbuf || !dbuf || ((shuffled || conv != CONV_COPY) && !sbuf))
+        goto end;
+    if (codec == CODEC_DEFLATE && !(dec = libdeflate_alloc_decompressor()))
+        goto end;
+    for (hsize_t row = 0; row < dims[0]; row += chunk[0]) {
+        hsize_t off[2] = {row, 0}, stored = 0;
+        uint32_t mask = 0;
+        if (H5Dget_chunk_storage_size(dset, off, &stored) < 0 || stored == 0 ||
+            stored > max_stored)
+            goto end;
+        if (H5Dread_chunk(dset, H5P_DEFAULT, off, &mask, cbuf) < 0 || mask != 0)
+            goto end;
+        if (codec == CODEC_DEFLATE) {
+            if (libdeflate_zlib_decompress(dec, cbuf, (size_t)stored, dbuf, cbytes, NULL) !=
+                LIBDEFLATE_SUCCESS)
+                goto end;
+        } else {
+            size_t got = ZSTD_decompress(dbuf, cbytes, cbuf, (size_t)stored);
+            if (ZSTD_isError(got) || got != cbytes)
+                goto end;
+        }
+        size_t rows = dims[0] - row < chunk[0] ? (size_t)(dims[0] - row) : (size_t)chunk[0];
+        size_t count = rows * cols;
+        unsigned char *out = (unsigned char *)dst + (size_t)row * cols * ms;
+        const unsigned char *src = dbuf;
+        if (shuffled) {
+            unsigned char *to = conv == CONV_COPY ? out : sbuf;
+            unshuffle(to, dbuf, elems, count, fs);
+            if (conv == CONV_COPY)
+                continue;
+            src = sbuf;
+        }
+        if (conv == CONV_COPY) {
+            memcpy(out, src, count * fs);
+        } else if (conv == CONV_F32_F64) {
+            double *o = (double *)(void *)out;
+            for (size_t i = 0; i < count; i++) {
+                float v;
+                memcpy(&v, src + 4 * i, 4);
+                o[i] = (double)v;
+            }
+        } else {
+            int64_t *o = (int64_t *)(void *)out;
+            for (size_t i = 0; i < count; i++) {
+                int32_t v;
+                memcpy(&v, src + 4 * i, 4);
+                o[i] = (int64_t)v;
+            }
+        }
+    }
+    ok = 1;
+end:
+    if (!ok)
+        H5Eclear2(H5E_DEFAULT);
+    if (dec)
+        libdeflate_free_decompressor(dec);
+    free(cbuf);
+    free(dbuf);
+    free(sbuf);
+    return ok;
+}
