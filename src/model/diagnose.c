@@ -182,7 +182,10 @@ static int suggest_batch(jl_run_diagnosis *r, const gstate *g, const jl_diagnose
                     "%s step time (~ ITL%s)%s [%s fit]; up to the ceiling (%.0f%s) the best is "
                     "%s",
                     best_b, b, pct(change, p1, sizeof p1), e_now, best_e, p2, itl_words,
-                    best.extrapolated ? "; extrapolated beyond the measured batches" : "",
+                    best.method == JL_FIT_POOLED
+                        ? "; extrapolated beyond the measured batches, energy per token pooled "
+                          "with the model's other sweeps"
+                        : (best.extrapolated ? "; extrapolated beyond the measured batches" : ""),
                     jl_fit_method_name(g->fit->method), limit, assumed,
                     pct(min_e / e_now - 1, p3, sizeof p3)));
     if (!f)
@@ -260,7 +263,11 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, cons
                     G2, mem2, assumed2 ? " (on an assumed per-task input length)" : "", target, G2, s->attrs.gpu_model ? s->attrs.gpu_model : "",
                     jl_fit_method_name(gs[best].fit->method), p.energy_per_token_j.value,
                     pct(change, p1, sizeof p1), e, p2,
-                    p.extrapolated ? " (extrapolated beyond that group's measured batches)" : "",
+                    p.method == JL_FIT_POOLED
+                        ? " (extrapolated beyond that group's measured batches, energy per token "
+                          "pooled with the model's other sweeps)"
+                        : (p.extrapolated ? " (extrapolated beyond that group's measured batches)"
+                                          : ""),
                     change < -o->min_gain ? ""
                                           : ": more GPUs would not save energy here (paper "
                                             "Obs. 8: only when memory held the batch back)"));
@@ -520,11 +527,8 @@ jl_status jl_diagnose(const jl_summary_list *l, const jl_descriptors *d,
     }
     jl_model_options mo;
     jl_model_options_default(&mo);
-    for (size_t gi = 0; gi < gl.count; gi++) {
-        const jl_model_group *g = &gl.items[gi];
-        if ((st = jl_model_fit_group(g->runs, g->n_runs, &mo, d, &fits[gi], err)) != JL_OK)
-            goto end;
-    }
+    if ((st = jl_model_fit_groups(&gl, &mo, d, fits, err)) != JL_OK)
+        goto end;
     st = jl_diagnose_fitted(l, &gl, fits, d, opt, out, err);
 end:
     for (size_t gi = 0; fits && gi < gl.count; gi++)

@@ -32,6 +32,7 @@ const char *jl_fit_method_name(jl_fit_method m)
     switch (m) {
     case JL_FIT_MODEL: return "model";
     case JL_FIT_INTERPOLATION: return "interpolation";
+    case JL_FIT_POOLED: return "pooled";
     default: return "none";
     }
 }
@@ -219,6 +220,10 @@ void jl_group_fit_free(jl_group_fit *f)
     free(f->gp_alpha_power);
     free(f->gp_alpha_throughput);
     free(f->ceiling_reason);
+    jm_sweep_clear(&f->pool_own);
+    for (size_t k = 0; f->pool_siblings && k < f->pool_n_siblings; k++)
+        jm_sweep_clear(&f->pool_siblings[k]);
+    free(f->pool_siblings);
     free(f);
 }
 
