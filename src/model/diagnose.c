@@ -282,6 +282,16 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, cons
     return 0;
 }
 
+/* The fit point of run s when the fit left it out as another regime (the
+ * model does not describe it: no model-based number for it), else NULL. */
+static const jl_fit_point *regime_excluded(const jl_group_fit *f, const jl_summary *s)
+{
+    for (size_t i = 0; f && i < f->n_points; i++)
+        if (f->points[i].run == s)
+            return f->points[i].regime_excluded ? &f->points[i] : NULL;
+    return NULL;
+}
+
 static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model_group_list *gl,
                         const gstate *gs, size_t gi, const jl_descriptors *d,
                         const jl_diagnose_options *o)
@@ -312,12 +322,19 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
     /* utilisation */
     r->utilisation = NAN;
     r->utilisation_source = "none";
-    if (g && g->fit && g->fit->method == JL_FIT_MODEL && pos(b)) {
+    const jl_fit_point *apart = g ? regime_excluded(g->fit, s) : NULL;
+    if (g && g->fit && g->fit->method == JL_FIT_MODEL && pos(b) && !apart) {
         jl_prediction p;
         if (jl_model_predict(g->fit, b, &p) == JL_OK && isfinite(p.utilisation)) {
             r->utilisation = fmin(fmax(p.utilisation, 0), 1);
             r->utilisation_source = "model";
         }
+    }
+    if (apart && isfinite(idle) && pos(P) && pos(G) && isfinite(g->fit->tdp_w) &&
+        g->fit->tdp_w > idle) {
+        /* u(b) of the model's definition with the measured power */
+        r->utilisation = fmin(fmax((P / G - idle) / (g->fit->tdp_w - idle), 0), 1);
+        r->utilisation_source = "power";
     }
     if (!isfinite(r->utilisation) && isfinite(s->fig[JL_FIG_AVG_SM_UTIL])) {
         r->utilisation = fmin(fmax(s->fig[JL_FIG_AVG_SM_UTIL], 0), 1);
@@ -377,7 +394,7 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
         num(f, "static_wasted_j", r->static_wasted_j);
         num(f, "static_wasted_j_per_token", r->static_wasted_j_per_token);
     }
-    if (g && g->fit && g->fit->method == JL_FIT_MODEL && pos(b) && pos(G)) {
+    if (g && g->fit && g->fit->method == JL_FIT_MODEL && pos(b) && pos(G) && !apart) {
         /* energy of one step by the model's terms: static G·Ps·τ, the
          * batch-independent dynamic Ew (weights, launches), the rest per
          * sequence */
@@ -436,7 +453,26 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
             return -1;
         num(f, "upstream_ceiling", g->ceil.upstream);
     }
-    if (g && !diffusion) {
+    if (apart) {
+        int low = b <= g->fit->batch_min;
+        f = add_finding(r, "regime", "info",
+                        jl_asprintf("another regime: this run (batch %.1f, %.0f tokens/s) is at "
+                                    "the %s end of its sweep, where %s %.2fx %s; the group's fit "
+                                    "leaves it out, so no model number or suggestion is given "
+                                    "for it",
+                                    b, T, low ? "low" : "high",
+                                    low ? "a run with at least twice its batch has less than"
+                                        : "it has less than",
+                                    o->ceiling.regime_ratio,
+                                    low ? "its throughput (an upstream limit above it, e.g. "
+                                          "CPU-side preprocessing, or a fast path of its own)"
+                                        : "the throughput of a run with at most half its batch "
+                                          "(e.g. KV preemption)"));
+        if (!f)
+            return -1;
+        num(f, "batch", b);
+        num(f, "throughput_tok_s", T);
+    } else if (g && !diffusion) {
         if (r->ceiling.limit == JL_BATCH_LIMIT_CONFIG || r->ceiling.limit == JL_BATCH_LIMIT_UNKNOWN) {
             if (!(isfinite(g->ceil.upstream) &&
                   (double)s->attrs.max_batch_size > g->ceil.upstream * 1.05) &&

@@ -591,6 +591,58 @@ TEST(predict_pools_sweep_ends)
     jl_summary_list_clear(&l);
 }
 
+/* The ceiling agrees with the regime rule (hand-made from Qwen3-VL-8B
+ * image-chat on 1xB200): the cap-8 run the fit leaves out sets no upstream
+ * ceiling, so batches between the measured ones are predicted (before: all
+ * refused above 7.86); a high end in another regime (throughput halves at
+ * the top) caps predictions at the largest batch of the fitted regime. */
+TEST(ceiling_agrees_with_regime_rule)
+{
+    jl_summary_list l = {0};
+    const double caps[] = {8, 16, 32, 64, 128, 256, 512};
+    const double bb[] = {7.86, 15.9, 31.9, 63.7, 127.6, 255.3, 463.2};
+    const double tt[] = {1119, 448, 759, 1273, 1399, 1933, 2301};
+    const double pw[] = {513, 283, 291, 311, 290, 325, 325};
+    for (int i = 0; i < 7; i++)
+        jl_summary_list_push(&l, mk("synthetic/vl", "image-chat", 1, (long)caps[i], bb[i], pw[i],
+                                    tt[i]));
+    jl_group_fit *f = NULL;
+    jl_error *err = NULL;
+    CHECK(jl_model_fit_group((const jl_summary *const *)l.items, l.count, NULL, NULL, &f, NULL) ==
+          JL_OK);
+    CHECK(f && f->method == JL_FIT_MODEL);
+    if (f) {
+        CHECK(f->points[0].regime_excluded);
+        CHECK(f->batch_ceiling >= 463.2);
+        CHECK(jl_model_check_batch(f, 100, &err) == JL_OK);
+        CHECK(jl_model_check_batch(f, 463, &err) == JL_OK);
+        CHECK(!strstr(f->ceiling_reason, "upstream ceiling ~"));
+    }
+    jl_group_fit_free(f);
+    /* the high end of another regime: throughput at 463 a quarter of the
+     * smooth curve, below 0.85 x that at 127.6 */
+    for (int i = 0; i < 7; i++) {
+        l.items[i]->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] = 150 * pow(bb[i], 0.8);
+        l.items[i]->fig[JL_FIG_AVG_POWER_W] = 300 + 0.3 * bb[i];
+    }
+    l.items[6]->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] *= 0.25;
+    l.items[6]->fig[JL_FIG_AVG_POWER_W] *= 0.8;
+    f = NULL;
+    CHECK(jl_model_fit_group((const jl_summary *const *)l.items, l.count, NULL, NULL, &f, NULL) ==
+          JL_OK);
+    CHECK(f && f->method == JL_FIT_MODEL);
+    if (f) {
+        CHECK(f->points[6].regime_excluded && !f->points[5].regime_excluded);
+        CHECK_NEAR(f->batch_ceiling, 255.3, 0, 0);
+        CHECK(!strncmp(f->ceiling_reason, "regime: at batch 463.2 (cap 512)", 32));
+        CHECK(jl_model_check_batch(f, 300, &err) == JL_ELIMIT);
+        jl_error_free(err);
+        err = NULL;
+    }
+    jl_group_fit_free(f);
+    jl_summary_list_clear(&l);
+}
+
 int main(void)
 {
     RUN(recovers_parameters_within_intervals);
@@ -605,6 +657,7 @@ int main(void)
     RUN(regime_breaks_at_sweep_ends);
     RUN(pooled_sweep_ends);
     RUN(predict_pools_sweep_ends);
+    RUN(ceiling_agrees_with_regime_rule);
     fprintf(stderr, "%d checks, %d failures\n", jt_checks, jt_failures);
     return jt_failures != 0;
 }
