@@ -72,6 +72,10 @@ typedef struct jl_ceiling_options {
     double kv_full;               /* mean KV use at or above: memory binds (0.90) */
     double kv_room;               /* mean KV use at or below: memory has room (0.80) */
     double memory_match;          /* M <= memory_match · b: memory binds (1.25) */
+    /* The regime-break rule of the batch-size model (jl_model_options
+     * regime_ratio, default 0.85; 0 = off): runs at a sweep end measured in
+     * another regime neither set nor contradict an upstream ceiling. */
+    double regime_ratio;
 } jl_ceiling_options;
 
 void jl_ceiling_options_default(jl_ceiling_options *o);
@@ -143,13 +147,20 @@ void jl_batch_ceiling_clear(jl_batch_ceiling *c);
  * (their largest achieved batch) and (2) from a throughput collapse along the
  * sweep: going to the next larger cap, the achieved batch grows by 1.5x or
  * more while throughput falls by more than 5 % and power per GPU falls — the
- * engine holds more sequences but the GPU gets less work (paper §3.2); the
- * ceiling is then the smaller run's achieved batch. */
+ * engine holds more sequences but the GPU gets less work (paper §3.2).
+ * Runs the regime rule sets apart (opt->regime_ratio) take no part. An
+ * upstream ceiling cannot be below a batch measured in the same regime:
+ * when a run with a larger achieved batch has more throughput than the run
+ * the evidence comes from (at the collapse: the smaller run), throughput
+ * recovered and there is no upstream ceiling (the reason says so);
+ * otherwise the ceiling is the largest achieved batch measured (at least the
+ * evidence run's): predictions stop at the data. */
 typedef struct jl_group_ceiling {
     double value;              /* min of the two; +inf when neither applies */
     double memory;             /* median of the runs' memory ceilings; NaN */
     double upstream;           /* detected upstream ceiling; NaN when none */
     const jl_summary *upstream_run; /* the run at which it was detected */
+    size_t n_regime_excluded;  /* runs set apart by the regime rule */
     const char *binding;       /* "memory", "upstream", "none" */
     char *reason;              /* in words */
 } jl_group_ceiling;

@@ -41,6 +41,15 @@ extern "C" {
 
 /* ---- groups ------------------------------------------------------------ */
 
+/* The per-cap means of one sweep: for each distinct max_batch_size (sorted
+ * ascending) the mean ln avg_batch_size and mean ln energy per token of its
+ * runs. Arrays owned by the struct. */
+typedef struct jl_sweep_means {
+    size_t n;
+    long *cap;
+    double *ln_batch, *ln_energy;
+} jl_sweep_means;
+
 /* The key of a group. Strings are owned by the key. */
 typedef struct jl_group_key {
     char *model;
@@ -83,10 +92,13 @@ void jl_group_list_clear(jl_model_group_list *gl);
 typedef enum {
     JL_FIT_NONE = 0,      /* no usable point: nothing can be said */
     JL_FIT_MODEL,         /* the physical model (+ GP correction) */
-    JL_FIT_INTERPOLATION  /* too few batch sizes: log-log interpolation */
+    JL_FIT_INTERPOLATION, /* too few batch sizes: log-log interpolation */
+    JL_FIT_POOLED         /* a prediction only: the model's energy per token
+                             past the measured range mixed with the pooled
+                             sweep-end prediction (jl_model_fit_pool) */
 } jl_fit_method;
 
-/* "none", "model", "interpolation" */
+/* "none", "model", "interpolation", "pooled" */
 const char *jl_fit_method_name(jl_fit_method m);
 
 /* X(ID, name, unit, description): the parameters of the physical model in
@@ -215,6 +227,14 @@ typedef struct jl_group_fit {
     double batch_ceiling;      /* achieved batch; +inf when none applies */
     char *ceiling_reason;      /* e.g. "memory: ..." or "extrapolation: ..." */
     double memory_ceiling;     /* NaN when descriptors lack what it needs */
+
+    /* pooled sweep ends (jl_model_fit_pool; all zero until it is called):
+     * the per-cap means of this group and of the other sweeps of the same
+     * model, copied, and the weight of the pooled prediction */
+    double pool_weight;        /* 0: predictions do not pool */
+    jl_sweep_means pool_own;
+    jl_sweep_means *pool_siblings;
+    size_t pool_n_siblings;
 } jl_group_fit;
 
 /* Fit one group. runs[0..n) must share the group key (the first run's key is
@@ -255,11 +275,40 @@ typedef struct jl_prediction {
     double utilisation;
     int extrapolated;          /* outside [batch_min, batch_max] */
     int beyond_ceiling;        /* batch > fit->batch_ceiling */
+    /* method JL_FIT_POOLED: energy_per_token_j is exp((1 - w) ln e_model+GP
+     * + w ln e_pooled) with w = pool_weight, and has no interval; power,
+     * step time and throughput stay the model + GP ones. */
+    double pooled_energy_per_token_j; /* the pooled prediction alone; NaN */
+    double pool_weight;        /* w; 0 when not pooled */
+    size_t pool_siblings;      /* sibling sweeps whose elasticities were pooled */
+    int pool_interpolated;     /* 1: siblings' range interpolated (no sibling
+                                  measured both caps); 0: same two caps */
+    long pool_anchor_cap;      /* the group's measured end cap it starts from */
+    double pool_anchor_batch;  /* the (geometric) mean achieved batch there */
+    long pool_target_cap;      /* the cap of the batch: lround(batch / batch_per_cap) */
 } jl_prediction;
+
+/* Attach the model's other sweeps to fit f of groups->items[gi] (copies
+ * their per-cap means: groups may be freed afterwards), so that
+ * jl_model_predict pools a batch outside the measured range exactly as the
+ * leave-one-out does (docs/model.md "Sweep ends"): for method "model", with
+ * opt->pool_weight > 0 and at least one other group of the same model.
+ * Otherwise f is left as it is. JL_ENOMEM only. */
+jl_status jl_model_fit_pool(jl_group_fit *f, const jl_model_group_list *groups, size_t gi,
+                            const jl_model_options *opt);
+
+/* jl_model_fit_group of every group of gl, then jl_model_fit_pool:
+ * fits[i] for gl->items[i] (fits has gl->count slots; on error the ones
+ * filled are freed and set to NULL). What `joules fit`, `predict` and
+ * `diagnose` predict with. */
+jl_status jl_model_fit_groups(const jl_model_group_list *gl, const jl_model_options *opt,
+                              const jl_descriptors *desc, jl_group_fit **fits, jl_error **err);
 
 /* Predict at an achieved batch (> 0). Always fills *out (also beyond the
  * ceiling, flagged); JL_EUSAGE for a batch that is not finite and positive,
- * JL_ENODATA for method "none". */
+ * JL_ENODATA for method "none". Outside the measured batch range of a fit
+ * with siblings attached (jl_model_fit_pool), energy per token is pooled
+ * (method JL_FIT_POOLED) when a sibling gives an elasticity. */
 jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *out);
 
 /* JL_OK when batch is within the group's ceiling, else JL_ELIMIT with an

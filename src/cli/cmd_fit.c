@@ -28,8 +28,8 @@ static const char *const help =
     "                  anchor) and print both side by side (docs/model-accuracy.md)\n"
     "  --no-correction the physical model alone (no GP correction)\n"
     "  --robust C      one Cauchy-reweighted refit, scale C x 1.4826 MAD (default off)\n"
-    "  --pool W        with --loo: weight of the sweep-end prediction pooled from the\n"
-    "                  model's other sweeps (default 0.7, 0 = off; docs/model.md)\n"
+    "  --pool W        weight of the sweep-end prediction pooled from the model's other\n"
+    "                  sweeps, in the curves and the LOO (default 0.7, 0 = off; docs/model.md)\n"
     "  --regime R      leave a sweep end out of the fit when throughput falls below R x\n"
     "                  that of a row with half (or twice) its batch (default 0.85, 0 = off)\n"
     "  --csv FILE      the parameter table, one row per (group, parameter) ('-' = stdout)\n"
@@ -87,7 +87,9 @@ static void print_fit(const jl_group_fit *f, const double *grid, size_t n_grid)
             printf("    %8.2f  %.4g [%.4g, %.4g]  %.4g [%.4g, %.4g]  %.4g  %.4g%s\n", p.batch,
                    p.energy_per_token_j.value, p.energy_per_token_j.lo, p.energy_per_token_j.hi,
                    p.power_w.value, p.power_w.lo, p.power_w.hi, 1e3 * p.step_time_s.value,
-                   p.throughput_tok_s.value, p.extrapolated ? "  (extrapolated)" : "");
+                   p.throughput_tok_s.value,
+                   p.method == JL_FIT_POOLED ? "  (extrapolated, pooled)"
+                                             : (p.extrapolated ? "  (extrapolated)" : ""));
         }
     }
     putchar('\n');
@@ -222,10 +224,8 @@ static jl_status fit_all(const cli_study *cs, fit_result *f, jl_error **err)
     if (!f->fits)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     double t0 = now_s();
-    for (size_t i = 0; i < f->groups.count; i++)
-        if ((st = jl_model_fit_group(f->groups.items[i].runs, f->groups.items[i].n_runs, f->mo,
-                                     cs->desc, &f->fits[i], err)) != JL_OK)
-            return st;
+    if ((st = jl_model_fit_groups(&f->groups, f->mo, cs->desc, f->fits, err)) != JL_OK)
+        return st;
     double t_fit = now_s() - t0, t_loo = 0, t_anchor = 0;
     if (f->with_loo) {
         t0 = now_s();

@@ -28,6 +28,9 @@ static const char *const help =
     "  --batch-range A:B[:STEP]  A, A+STEP, ... up to B; without STEP: A, 2A, 4A, ... and B\n"
     "  --cap N            a batch cap (max_batch_size): predicts at the achieved batch\n"
     "                     N x the group's median avg_batch_size/max_batch_size (repeatable)\n"
+    "  --pool W           outside the measured batch range, mix energy per token with the\n"
+    "                     prediction pooled from the model's other sweeps in PATH, as the\n"
+    "                     leave-one-out does (weight, default 0.7; 0 = off; docs/model.md)\n"
     "  --json             print the joules.predict/1 document\n"
     CLI_STUDY_HELP
     "  -h, --help         this help\n";
@@ -195,9 +198,22 @@ static void print_text(const jl_group_fit *f, const jl_prediction *p, size_t n)
                  1e3 * p[i].step_time_s.lo, 1e3 * p[i].step_time_s.hi);
         snprintf(t, sizeof t, "%.4g [%.4g, %.4g]", p[i].throughput_tok_s.value,
                  p[i].throughput_tok_s.lo, p[i].throughput_tok_s.hi);
+        if (p[i].method == JL_FIT_POOLED)
+            snprintf(e, sizeof e, "%.4g (pooled)", p[i].energy_per_token_j.value);
         printf("  %9.2f  %-32s %-28s %-26s %-28s %.3f%s\n", p[i].batch, e, w, s, t,
                p[i].utilisation, p[i].extrapolated ? "  (extrapolated)" : "");
     }
+    for (size_t i = 0; i < n; i++)
+        if (p[i].method == JL_FIT_POOLED)
+            printf("  pooled at batch %.2f: %.0f%% model + GP, %.0f%% the measured end (cap %ld, "
+                   "batch %.4g) moved by the median elasticity of %zu other sweep%s of the "
+                   "model (%s; %.4g J/token alone); no interval\n",
+                   p[i].batch, 100 * (1 - p[i].pool_weight), 100 * p[i].pool_weight,
+                   p[i].pool_anchor_cap, p[i].pool_anchor_batch, p[i].pool_siblings,
+                   p[i].pool_siblings == 1 ? "" : "s",
+                   p[i].pool_interpolated ? "interpolated over their measured range"
+                                          : "between the same two caps",
+                   p[i].pooled_energy_per_token_j);
 }
 
 static json_t *predict_doc(const jl_group_fit *fit, const jl_prediction *pred, size_t n)
@@ -217,6 +233,8 @@ static json_t *predict_doc(const jl_group_fit *fit, const jl_prediction *pred, s
     json_object_set_new(go, "batch_per_cap", jl_json_number(fit->batch_per_cap));
     json_object_set_new(go, "ceiling_batch", jl_json_number(fit->batch_ceiling));
     json_object_set_new(go, "ceiling_reason", json_string(fit->ceiling_reason));
+    json_object_set_new(go, "pool_weight", jl_json_number(fit->pool_weight));
+    json_object_set_new(go, "pool_siblings", json_integer((json_int_t)fit->pool_n_siblings));
     json_object_set_new(doc, "group", go);
     for (size_t i = 0; i < n; i++)
         json_array_append_new(arr, jl_prediction_to_json(&pred[i]));
@@ -254,13 +272,14 @@ static long select_group(const char *cmd, const jl_model_group_list *gl, const j
 
 int jl_cmd_predict(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_GROUP, OPT_BATCH, OPT_RANGE, OPT_CAP };
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_GROUP, OPT_BATCH, OPT_RANGE, OPT_CAP, OPT_POOL };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"group", required_argument, NULL, OPT_GROUP},
         {"batch", required_argument, NULL, OPT_BATCH},
         {"batch-range", required_argument, NULL, OPT_RANGE},
         {"cap", required_argument, NULL, OPT_CAP},
+        {"pool", required_argument, NULL, OPT_POOL},
         {"help", no_argument, NULL, 'h'},
         CLI_STUDY_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
@@ -301,6 +320,10 @@ int jl_cmd_predict(int argc, char **argv)
                 rc = JL_EXIT_USAGE;
             break;
         case OPT_RANGE: rc = parse_range(cmd, optarg, &bs) ? JL_EXIT_USAGE : 0; break;
+        case OPT_POOL:
+            rc = cli_parse_number(cmd, "--pool", optarg, 0, nextafter(1.0, 2.0), "in [0, 1]",
+                                  &mo.pool_weight);
+            break;
         default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
         if (rc)
@@ -326,6 +349,13 @@ int jl_cmd_predict(int argc, char **argv)
     const jl_model_group *g = &gl.items[which];
     if (jl_model_fit_group(g->runs, g->n_runs, &mo, cs.desc, &fit, &err) != JL_OK)
         goto fail;
+    /* the model's other sweeps in the loaded data: sweep ends pooled as in
+     * the leave-one-out */
+    if (jl_model_fit_pool(fit, &gl, (size_t)which, &mo) != JL_OK) {
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+        rc = JL_EXIT_INTERNAL;
+        goto out;
+    }
     for (size_t i = 0; i < bs.n; i++) {
         if (bs.is_cap[i])
             bs.v[i] *= fit->batch_per_cap;

@@ -8,6 +8,7 @@
 
 #include "core/util.h"
 #include "joules/ceiling.h"
+#include "model/model_internal.h"
 #include "summary/summary_internal.h"
 
 static const char *const limit_names[] = {
@@ -30,6 +31,7 @@ void jl_ceiling_options_default(jl_ceiling_options *o)
     o->kv_full = 0.90;
     o->kv_room = 0.80;
     o->memory_match = 1.25;
+    o->regime_ratio = 0.85;
 }
 
 /* Mean input tokens per request by task: assumptions, documented in
@@ -349,6 +351,14 @@ static int cmp_run_cap(const void *pa, const void *pb)
            (a->attrs.max_batch_size < b->attrs.max_batch_size);
 }
 
+/* The run's (b, T) when both are usable, as the fit takes its points. */
+static int sweep_point(const jl_summary *s, double *b, double *T)
+{
+    *b = s->fig[JL_FIG_AVG_BATCH_SIZE];
+    *T = s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+    return pos(*b) && pos(*T) && pos(s->fig[JL_FIG_AVG_POWER_W]);
+}
+
 jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
                                    const jl_descriptors *d, const jl_ceiling_options *opt,
                                    jl_group_ceiling *g)
@@ -362,12 +372,27 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
     g->value = INFINITY;
     g->memory = g->upstream = NAN;
     g->binding = "none";
-    double *mem = n ? malloc(n * sizeof *mem) : NULL;
+    double *mem = n ? malloc(4 * n * sizeof *mem) : NULL;
     const jl_summary **sorted = n ? malloc(n * sizeof *sorted) : NULL;
-    if (n && (!mem || !sorted)) {
+    int *keep = n ? malloc(2 * n * sizeof *keep) : NULL;
+    if (n && (!mem || !sorted || !keep)) {
         free(mem);
         free(sorted);
+        free(keep);
         return JL_ENOMEM;
+    }
+    /* the regime rule of the fit (jm_regime_keep) over the usable runs */
+    double *vb = mem + n, *vT = mem + 2 * n;
+    int *vk = keep + n;
+    size_t nv = 0;
+    for (size_t i = 0; i < n; i++)
+        if (sweep_point(runs[i], &vb[nv], &vT[nv]))
+            nv++;
+    jm_regime_keep(vb, vT, nv, opt->regime_ratio, vk);
+    for (size_t i = 0, k = 0; i < n; i++) {
+        double b, T;
+        keep[i] = sweep_point(runs[i], &b, &T) ? vk[k++] : 1;
+        g->n_regime_excluded += !keep[i];
     }
     size_t nm = 0, n_assumed = 0;
     for (size_t i = 0; i < n; i++) {
@@ -377,6 +402,7 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
             jl_batch_ceiling_clear(&c);
             free(mem);
             free(sorted);
+            free(keep);
             return JL_ENOMEM;
         }
         /* a memory-bound run's ceiling is at least its achieved batch */
@@ -385,7 +411,7 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
             mem[nm++] = v;
             n_assumed += jl_memory_ceiling_assumed(&c.memory);
         }
-        if (c.limit == JL_BATCH_LIMIT_UPSTREAM &&
+        if (keep[i] && c.limit == JL_BATCH_LIMIT_UPSTREAM &&
             (!isfinite(g->upstream) || c.achieved > g->upstream)) {
             g->upstream = c.achieved;
             g->upstream_run = runs[i];
@@ -394,10 +420,14 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
     }
     if (nm)
         g->memory = jl__median_d(mem, nm);
-    /* throughput collapse along the sweep */
-    qsort(sorted, n, sizeof *sorted, cmp_run_cap);
+    /* throughput collapse along the sweep, over the runs of one regime */
+    size_t ns = 0;
+    for (size_t i = 0; i < n; i++)
+        if (keep[i])
+            sorted[ns++] = runs[i];
+    qsort(sorted, ns, sizeof *sorted, cmp_run_cap);
     const jl_summary *collapse = NULL, *after = NULL;
-    for (size_t i = 0; i + 1 < n && !collapse; i++) {
+    for (size_t i = 0; i + 1 < ns && !collapse; i++) {
         const jl_summary *p = sorted[i], *q = sorted[i + 1];
         double bp = p->fig[JL_FIG_AVG_BATCH_SIZE], bq = q->fig[JL_FIG_AVG_BATCH_SIZE];
         double tp = p->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S], tq = q->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
@@ -415,6 +445,26 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
             g->upstream_run = collapse;
         }
     }
+    /* not below a batch measured in the same regime */
+    const jl_summary *recovered = NULL;
+    double bmax = NAN, detected = g->upstream;
+    if (isfinite(g->upstream)) {
+        double be, Te;
+        sweep_point(g->upstream_run, &be, &Te);
+        for (size_t i = 0; i < ns; i++) {
+            double b, T;
+            if (!sweep_point(sorted[i], &b, &T))
+                continue;
+            if (!(b <= bmax))
+                bmax = b;
+            if (b > be && T > Te && !recovered)
+                recovered = sorted[i];
+        }
+        if (recovered)
+            g->upstream = NAN;
+        else if (bmax > g->upstream)
+            g->upstream = bmax;
+    }
     jl_strbuf sb;
     jl_strbuf_init(&sb);
     if (isfinite(g->memory) && (!isfinite(g->upstream) || g->memory <= g->upstream)) {
@@ -431,22 +481,44 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
         jl_strbuf_puts(&sb, ")");
     } else
         jl_strbuf_puts(&sb, "memory ceiling unknown");
+    const char *lead = recovered ? "no upstream ceiling" : "upstream ceiling";
     if (collapse && g->upstream_run == collapse) {
-        jl_strbuf_printf(&sb, "; upstream ceiling ~%.0f: from cap %ld to %ld the batch grew "
-                         "%.1fx but throughput fell %.0f%% and power %.0f%% (the GPU got less "
-                         "work)",
-                         g->upstream, collapse->attrs.max_batch_size, after->attrs.max_batch_size,
+        jl_strbuf_printf(&sb, "; %s", lead);
+        if (!recovered)
+            jl_strbuf_printf(&sb, " ~%.0f", g->upstream);
+        jl_strbuf_printf(&sb, ": from cap %ld to %ld the batch grew %.1fx but throughput fell "
+                         "%.0f%% and power %.0f%%",
+                         collapse->attrs.max_batch_size, after->attrs.max_batch_size,
                          after->fig[JL_FIG_AVG_BATCH_SIZE] / collapse->fig[JL_FIG_AVG_BATCH_SIZE],
                          (1 - after->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] /
                                   collapse->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S]) * 100,
                          (1 - after->fig[JL_FIG_AVG_POWER_W] / collapse->fig[JL_FIG_AVG_POWER_W]) *
                              100);
-    } else if (isfinite(g->upstream)) {
-        jl_strbuf_printf(&sb, "; upstream ceiling ~%.0f (largest batch of a run held back "
-                         "upstream)", g->upstream);
+    } else if (isfinite(detected)) {
+        jl_strbuf_printf(&sb, "; %s", lead);
+        if (!recovered)
+            jl_strbuf_printf(&sb, " ~%.0f", g->upstream);
+        jl_strbuf_printf(&sb, ": the run at cap %ld was held back upstream at batch %.0f",
+                         g->upstream_run->attrs.max_batch_size, detected);
     }
+    if (recovered)
+        jl_strbuf_printf(&sb, ", but at cap %ld (batch %.0f) throughput was higher again: a dip, "
+                         "not a ceiling",
+                         recovered->attrs.max_batch_size,
+                         recovered->fig[JL_FIG_AVG_BATCH_SIZE]);
+    else if (isfinite(g->upstream) && g->upstream > detected)
+        jl_strbuf_printf(&sb, " (the GPU got less work) and no larger batch got more throughput; "
+                         "batches up to %.0f were measured, so predictions stop there",
+                         g->upstream);
+    else if (collapse && g->upstream_run == collapse)
+        jl_strbuf_puts(&sb, " (the GPU got less work)");
+    if (g->n_regime_excluded)
+        jl_strbuf_printf(&sb, "; %zu run%s of another regime at the ends of the sweep not "
+                         "used for the upstream ceiling",
+                         g->n_regime_excluded, g->n_regime_excluded == 1 ? "" : "s");
     free(mem);
     free(sorted);
+    free(keep);
     g->reason = jl_strbuf_take(&sb);
     return g->reason ? JL_OK : JL_ENOMEM;
 }

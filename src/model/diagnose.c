@@ -182,7 +182,10 @@ static int suggest_batch(jl_run_diagnosis *r, const gstate *g, const jl_diagnose
                     "%s step time (~ ITL%s)%s [%s fit]; up to the ceiling (%.0f%s) the best is "
                     "%s",
                     best_b, b, pct(change, p1, sizeof p1), e_now, best_e, p2, itl_words,
-                    best.extrapolated ? "; extrapolated beyond the measured batches" : "",
+                    best.method == JL_FIT_POOLED
+                        ? "; extrapolated beyond the measured batches, energy per token pooled "
+                          "with the model's other sweeps"
+                        : (best.extrapolated ? "; extrapolated beyond the measured batches" : ""),
                     jl_fit_method_name(g->fit->method), limit, assumed,
                     pct(min_e / e_now - 1, p3, sizeof p3)));
     if (!f)
@@ -260,7 +263,11 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, cons
                     G2, mem2, assumed2 ? " (on an assumed per-task input length)" : "", target, G2, s->attrs.gpu_model ? s->attrs.gpu_model : "",
                     jl_fit_method_name(gs[best].fit->method), p.energy_per_token_j.value,
                     pct(change, p1, sizeof p1), e, p2,
-                    p.extrapolated ? " (extrapolated beyond that group's measured batches)" : "",
+                    p.method == JL_FIT_POOLED
+                        ? " (extrapolated beyond that group's measured batches, energy per token "
+                          "pooled with the model's other sweeps)"
+                        : (p.extrapolated ? " (extrapolated beyond that group's measured batches)"
+                                          : ""),
                     change < -o->min_gain ? ""
                                           : ": more GPUs would not save energy here (paper "
                                             "Obs. 8: only when memory held the batch back)"));
@@ -273,6 +280,16 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, cons
     num(f, "predicted_energy_change", change);
     num(f, "predicted_step_time_change_s", dt);
     return 0;
+}
+
+/* The fit point of run s when the fit left it out as another regime (the
+ * model does not describe it: no model-based number for it), else NULL. */
+static const jl_fit_point *regime_excluded(const jl_group_fit *f, const jl_summary *s)
+{
+    for (size_t i = 0; f && i < f->n_points; i++)
+        if (f->points[i].run == s)
+            return f->points[i].regime_excluded ? &f->points[i] : NULL;
+    return NULL;
 }
 
 static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model_group_list *gl,
@@ -305,12 +322,19 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
     /* utilisation */
     r->utilisation = NAN;
     r->utilisation_source = "none";
-    if (g && g->fit && g->fit->method == JL_FIT_MODEL && pos(b)) {
+    const jl_fit_point *apart = g ? regime_excluded(g->fit, s) : NULL;
+    if (g && g->fit && g->fit->method == JL_FIT_MODEL && pos(b) && !apart) {
         jl_prediction p;
         if (jl_model_predict(g->fit, b, &p) == JL_OK && isfinite(p.utilisation)) {
             r->utilisation = fmin(fmax(p.utilisation, 0), 1);
             r->utilisation_source = "model";
         }
+    }
+    if (apart && isfinite(idle) && pos(P) && pos(G) && isfinite(g->fit->tdp_w) &&
+        g->fit->tdp_w > idle) {
+        /* u(b) of the model's definition with the measured power */
+        r->utilisation = fmin(fmax((P / G - idle) / (g->fit->tdp_w - idle), 0), 1);
+        r->utilisation_source = "power";
     }
     if (!isfinite(r->utilisation) && isfinite(s->fig[JL_FIG_AVG_SM_UTIL])) {
         r->utilisation = fmin(fmax(s->fig[JL_FIG_AVG_SM_UTIL], 0), 1);
@@ -370,7 +394,7 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
         num(f, "static_wasted_j", r->static_wasted_j);
         num(f, "static_wasted_j_per_token", r->static_wasted_j_per_token);
     }
-    if (g && g->fit && g->fit->method == JL_FIT_MODEL && pos(b) && pos(G)) {
+    if (g && g->fit && g->fit->method == JL_FIT_MODEL && pos(b) && pos(G) && !apart) {
         /* energy of one step by the model's terms: static G·Ps·τ, the
          * batch-independent dynamic Ew (weights, launches), the rest per
          * sequence */
@@ -429,7 +453,26 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
             return -1;
         num(f, "upstream_ceiling", g->ceil.upstream);
     }
-    if (g && !diffusion) {
+    if (apart) {
+        int low = b <= g->fit->batch_min;
+        f = add_finding(r, "regime", "info",
+                        jl_asprintf("another regime: this run (batch %.1f, %.0f tokens/s) is at "
+                                    "the %s end of its sweep, where %s %.2fx %s; the group's fit "
+                                    "leaves it out, so no model number or suggestion is given "
+                                    "for it",
+                                    b, T, low ? "low" : "high",
+                                    low ? "a run with at least twice its batch has less than"
+                                        : "it has less than",
+                                    o->ceiling.regime_ratio,
+                                    low ? "its throughput (an upstream limit above it, e.g. "
+                                          "CPU-side preprocessing, or a fast path of its own)"
+                                        : "the throughput of a run with at most half its batch "
+                                          "(e.g. KV preemption)"));
+        if (!f)
+            return -1;
+        num(f, "batch", b);
+        num(f, "throughput_tok_s", T);
+    } else if (g && !diffusion) {
         if (r->ceiling.limit == JL_BATCH_LIMIT_CONFIG || r->ceiling.limit == JL_BATCH_LIMIT_UNKNOWN) {
             if (!(isfinite(g->ceil.upstream) &&
                   (double)s->attrs.max_batch_size > g->ceil.upstream * 1.05) &&
@@ -520,11 +563,8 @@ jl_status jl_diagnose(const jl_summary_list *l, const jl_descriptors *d,
     }
     jl_model_options mo;
     jl_model_options_default(&mo);
-    for (size_t gi = 0; gi < gl.count; gi++) {
-        const jl_model_group *g = &gl.items[gi];
-        if ((st = jl_model_fit_group(g->runs, g->n_runs, &mo, d, &fits[gi], err)) != JL_OK)
-            goto end;
-    }
+    if ((st = jl_model_fit_groups(&gl, &mo, d, fits, err)) != JL_OK)
+        goto end;
     st = jl_diagnose_fitted(l, &gl, fits, d, opt, out, err);
 end:
     for (size_t gi = 0; fits && gi < gl.count; gi++)

@@ -32,6 +32,7 @@ const char *jl_fit_method_name(jl_fit_method m)
     switch (m) {
     case JL_FIT_MODEL: return "model";
     case JL_FIT_INTERPOLATION: return "interpolation";
+    case JL_FIT_POOLED: return "pooled";
     default: return "none";
     }
 }
@@ -219,6 +220,10 @@ void jl_group_fit_free(jl_group_fit *f)
     free(f->gp_alpha_power);
     free(f->gp_alpha_throughput);
     free(f->ceiling_reason);
+    jm_sweep_clear(&f->pool_own);
+    for (size_t k = 0; f->pool_siblings && k < f->pool_n_siblings; k++)
+        jm_sweep_clear(&f->pool_siblings[k]);
+    free(f->pool_siblings);
     free(f);
 }
 
@@ -364,6 +369,7 @@ static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t 
     jl_ceiling_options co;
     jl_ceiling_options_default(&co);
     co.memory_share = opt->memory_share;
+    co.regime_ratio = opt->regime_ratio;
     if (jl_group_ceiling_compute(runs, n, desc, &co, &gc) != JL_OK)
         return -1;
     f->memory_ceiling = gc.memory;
@@ -380,6 +386,39 @@ static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t 
         lim = up;
         which = "upstream";
     }
+    /* the high end of a sweep the model fits measured in another regime
+     * (jm_regime_keep, as the fit below): the fit describes batches up to
+     * the largest one of its own regime */
+    double top_fit = NAN, top_out = NAN;
+    long top_cap = 0;
+    if (f->n_batch_sizes >= opt->min_batch_sizes && f->n_points) {
+        size_t m = f->n_points;
+        double *b = malloc(2 * m * sizeof *b);
+        int *keep = malloc(m * sizeof *keep);
+        if (!b || !keep) {
+            free(b);
+            free(keep);
+            jl_group_ceiling_clear(&gc);
+            return -1;
+        }
+        for (size_t i = 0; i < m; i++) {
+            b[i] = f->points[i].batch;
+            b[m + i] = f->points[i].throughput_tok_s;
+        }
+        if (jm_regime_keep(b, b + m, m, opt->regime_ratio, keep) < m && !keep[m - 1]) {
+            top_out = b[m - 1];
+            top_cap = f->points[m - 1].max_batch_size;
+            for (size_t i = 0; i < m; i++)
+                if (keep[i])
+                    top_fit = b[i];
+        }
+        free(b);
+        free(keep);
+    }
+    if (isfinite(top_fit) && top_fit < lim) {
+        lim = top_fit;
+        which = "regime";
+    }
     f->batch_ceiling = lim;
     if (!strcmp(which, "extrapolation"))
         f->ceiling_reason = jl_asprintf(
@@ -390,6 +429,12 @@ static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t 
                        ? " (the memory estimate is below a measured batch, so it is not used)"
                        : " (the memory ceiling is higher)")
                 : " (memory ceiling unknown)");
+    else if (!strcmp(which, "regime"))
+        f->ceiling_reason = jl_asprintf(
+            "regime: at batch %.4g (cap %ld) throughput fell below %.2f x that of a run with at "
+            "most half its batch, another regime (e.g. KV preemption past the memory ceiling) "
+            "left out of the fit, which describes batches up to %.4g; %s",
+            top_out, top_cap, opt->regime_ratio, top_fit, gc.reason ? gc.reason : "");
     else
         f->ceiling_reason = jl_asprintf("%s: %s", which, gc.reason ? gc.reason : "");
     jl_group_ceiling_clear(&gc);

@@ -20,12 +20,6 @@ void jl_loo_result_clear(jl_loo_result *r)
     r->count = 0;
 }
 
-static double actual_e(const jl_summary *s)
-{
-    double e = s->fig[JL_FIG_ENERGY_PER_TOKEN_J];
-    return isfinite(e) ? e : s->fig[JL_FIG_AVG_POWER_W] / s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
-}
-
 /* Fit on the training rows (everything but cap c) and predict e at each
  * held-out row. pred[k] for the k-th held-out row; returns 0 or -1. */
 static int predict_joules(const jl_model_group *g, long c, const jl_model_options *opt,
@@ -101,101 +95,12 @@ end:
     return rc;
 }
 
-/* Mean ln e and mean ln b of a group's runs at cap c; 0 if it has some. */
-static int cap_means(const jl_model_group *g, long c, double *lne, double *lnb)
+static void clear_pool(jl_sweep_means *own, jl_sweep_means *sib, size_t n)
 {
-    double se = 0, sb = 0;
-    size_t k = 0;
-    for (size_t i = 0; i < g->n_runs; i++) {
-        const jl_summary *s = g->runs[i];
-        if (s->attrs.max_batch_size != c)
-            continue;
-        se += log(actual_e(s));
-        sb += log(s->fig[JL_FIG_AVG_BATCH_SIZE]);
-        k++;
-    }
-    if (!k)
-        return -1;
-    *lne = se / (double)k;
-    *lnb = sb / (double)k;
-    return 0;
-}
-
-/* Sort the pairs (x, y) by x (insertion sort: a sweep has few caps). */
-static void sort_xy(double *x, double *y, size_t n)
-{
-    for (size_t i = 1; i < n; i++) {
-        double a = x[i], b = y[i];
-        size_t j = i;
-        for (; j > 0 && x[j - 1] > a; j--) {
-            x[j] = x[j - 1];
-            y[j] = y[j - 1];
-        }
-        x[j] = a;
-        y[j] = b;
-    }
-}
-
-/* Pooled sweep-end prediction (docs/model-design.md §4, "Sweep ends"). A
- * sweep end is an extrapolation: the group's own points say little about
- * how the curve bends beyond them, and the regime changes seen there (CPU
- * preprocessing at small batch, KV pressure at large) are properties of the
- * model and its serving stack more than of one GPU configuration. So the
- * other sweeps of the same model (any task, GPU, count, precision) that
- * measured both the held-out cap c and the adjacent measured cap a lend
- * their elasticity d ln e / d ln b between a and c; the median of those
- * is applied from the group's own measurement at a:
- *     ln e(b) = ln e_g(a) + s_med (ln b - ln b_g(a)).
- * Only other groups' runs and this group's training runs are used (never
- * a run at cap c of this group). Returns 0 and *lne, or -1 (no sibling). */
-static int pooled_end(const jl_model_group_list *groups, size_t gi, long c, long a, double lnb,
-                      double *lne)
-{
-    const jl_model_group *g = &groups->items[gi];
-    double ea, ba, *sl = malloc(groups->count * sizeof *sl);
-    size_t ns = 0;
-    if (!sl || cap_means(g, a, &ea, &ba)) {
-        free(sl);
-        return -1;
-    }
-    for (size_t j = 0; j < groups->count; j++) {
-        const jl_model_group *h = &groups->items[j];
-        double ec, bc, eh, bh;
-        if (j == gi || strcmp(h->key.model, g->key.model) || cap_means(h, c, &ec, &bc) ||
-            cap_means(h, a, &eh, &bh) || fabs(bc - bh) < 1e-3)
-            continue;
-        sl[ns++] = (ec - eh) / (bc - bh);
-    }
-    /* No sibling measured both caps: fall back to the siblings whose
-     * measured range covers both batches, their per-cap mean (ln b, ln e)
-     * interpolated linearly in ln b. */
-    for (size_t j = 0, cap_matched = ns; !cap_matched && j < groups->count; j++) {
-        const jl_model_group *h = &groups->items[j];
-        if (j == gi || strcmp(h->key.model, g->key.model) || fabs(lnb - ba) < 1e-3)
-            continue;
-        double *x = malloc(2 * h->n_runs * sizeof *x), *y = x ? x + h->n_runs : NULL;
-        size_t nc = 0;
-        if (!x)
-            break;
-        for (size_t i = 0; i < h->n_runs; i++)
-            if ((i == 0 || h->runs[i]->attrs.max_batch_size != h->runs[i - 1]->attrs.max_batch_size) &&
-                cap_means(h, h->runs[i]->attrs.max_batch_size, &y[nc], &x[nc]) == 0)
-                nc++;
-        sort_xy(x, y, nc);
-        if (nc >= 2 && fmin(lnb, ba) >= x[0] && fmax(lnb, ba) <= x[nc - 1]) {
-            double v = (jm_interp(x, y, nc, lnb) - jm_interp(x, y, nc, ba)) / (lnb - ba);
-            if (isfinite(v))
-                sl[ns++] = v;
-        }
-        free(x);
-    }
-    int rc = -1;
-    if (ns) {
-        *lne = ea + jm_median(sl, ns) * (lnb - ba);
-        rc = isfinite(*lne) ? 0 : -1;
-    }
-    free(sl);
-    return rc;
+    jm_sweep_clear(own);
+    for (size_t k = 0; sib && k < n; k++)
+        jm_sweep_clear(&sib[k]);
+    free(sib);
 }
 
 static int predict_anchor(const jl_model_group *g, long c, double *pred)
@@ -241,6 +146,8 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
             total += groups->items[gi].n_runs;
     out->points = calloc(total ? total : 1, sizeof *out->points);
     double *pred = NULL;
+    jl_sweep_means own = {0}, *sib = NULL;
+    size_t nsib = 0;
     if (!out->points)
         goto oom;
     for (size_t gi = 0; gi < groups->count; gi++) {
@@ -250,6 +157,13 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
         free(pred);
         pred = malloc(g->n_runs * sizeof *pred);
         if (!pred)
+            goto oom;
+        /* the pooled sweep-end predictor of docs/model-design.md §4, the
+         * same one jl_model_predict uses (pool.c): the group's own per-cap
+         * means (only the end cap a left in training is read) and its
+         * siblings' (other groups: never a run of this group's cap c) */
+        int pool = which == JL_LOO_JOULES && opt->pool_weight > 0;
+        if (pool && (jm_sweep_of(g, &own) || jm_siblings(groups, gi, &sib, &nsib)))
             goto oom;
         long cmin = g->runs[0]->attrs.max_batch_size;
         long cmax = g->runs[g->n_runs - 1]->attrs.max_batch_size;
@@ -262,17 +176,17 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
                 pred[k] = NAN;
             int rc = which == JL_LOO_ANCHOR ? predict_anchor(g, c, pred)
                                             : predict_joules(g, c, opt, desc, pred);
-            if (which == JL_LOO_JOULES && opt->pool_weight > 0 && (c == cmin || c == cmax)) {
+            if (pool && (c == cmin || c == cmax)) {
                 /* the adjacent measured cap: the nearest one left in training */
                 long a = c == cmin ? g->runs[j]->attrs.max_batch_size
                                    : g->runs[i - 1]->attrs.max_batch_size;
-                double w = fmin(opt->pool_weight, 1.0);
                 for (size_t k = 0; k < j - i; k++) {
                     double le;
                     if (isfinite(pred[k]) &&
-                        pooled_end(groups, gi, c, a,
-                                   log(g->runs[i + k]->fig[JL_FIG_AVG_BATCH_SIZE]), &le) == 0)
-                        pred[k] = exp((1 - w) * log(pred[k]) + w * le);
+                        jm_pooled_end(&own, sib, nsib, c, a,
+                                      log(g->runs[i + k]->fig[JL_FIG_AVG_BATCH_SIZE]), &le, NULL,
+                                      NULL) == 0)
+                        pred[k] = exp(jm_pool_mix(log(pred[k]), le, opt->pool_weight));
                 }
             }
             if (rc < 0 && which == JL_LOO_ANCHOR)
@@ -284,7 +198,7 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
                 pt->group = gi;
                 pt->max_batch_size = c;
                 pt->batch = s->fig[JL_FIG_AVG_BATCH_SIZE];
-                pt->actual_energy_per_token_j = actual_e(s);
+                pt->actual_energy_per_token_j = jm_run_energy(s);
                 pt->predicted_energy_per_token_j = pred[k - i];
                 /* a failed refit scores as NaN error: counted, never hidden */
                 pt->abs_rel_error = fabs(pt->predicted_energy_per_token_j -
@@ -294,10 +208,14 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
             }
             i = j;
         }
+        clear_pool(&own, sib, nsib);
+        sib = NULL;
+        nsib = 0;
     }
     free(pred);
     return JL_OK;
 oom:
+    clear_pool(&own, sib, nsib);
     free(pred);
     jl_loo_result_clear(out);
     return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "leave-one-out evaluation");

@@ -48,6 +48,26 @@ double jm_gp_mean(const double *x, size_t n, double ell, const double *alpha, do
  * linear extrapolation from the end segments, constant for n == 1. */
 double jm_interp(const double *x, const double *y, size_t n, double xs);
 
+/* ---- pooled sweep ends (pool.c) ---- */
+
+/* A run's energy per token (its figure, else power / throughput). */
+double jm_run_energy(const jl_summary *s);
+/* The per-cap means of a group's runs (all of them). 0, -1 on OOM. */
+int jm_sweep_of(const jl_model_group *g, jl_sweep_means *out);
+void jm_sweep_clear(jl_sweep_means *s);
+/* Sweeps of the other groups of groups->items[gi]'s model (*out: *n of
+ * them, caller clears each and frees the array). 0, -1 on OOM. */
+int jm_siblings(const jl_model_group_list *groups, size_t gi, jl_sweep_means **out, size_t *n);
+/* The pooled ln e at ln b of a group whose measured end cap is a (own: its
+ * sweep; only the entry of cap a is read), for target cap c, from the
+ * elasticities of the sibling sweeps (docs/model-design.md §4). 0 and
+ * *lne (with the number of siblings used and whether they were
+ * interpolated), or -1 when no sibling gives one. */
+int jm_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, size_t ns, long c,
+                  long a, double lnb, double *lne, size_t *n_used, int *interpolated);
+/* (1 - w) lne_model + w lne_pooled, w capped at 1 */
+double jm_pool_mix(double lne_model, double lne_pooled, double w);
+
 /* Median of v[0..n) (copies). */
 double jm_median(const double *v, size_t n);
 

@@ -75,6 +75,19 @@ json_t *jl_prediction_to_json(const jl_prediction *p)
     set(o, "static_power_w", jl_json_number(p->static_power_w));
     set(o, "dynamic_power_w", jl_json_number(p->dynamic_power_w));
     set(o, "utilisation", jl_json_number(p->utilisation));
+    if (p->method == JL_FIT_POOLED) {
+        json_t *q = json_object();
+        set(q, "energy_per_token_j", jl_json_number(p->pooled_energy_per_token_j));
+        set(q, "weight", jl_json_number(p->pool_weight));
+        set(q, "siblings", json_integer((json_int_t)p->pool_siblings));
+        set(q, "basis", json_string(p->pool_interpolated ? "interpolated" : "same_caps"));
+        set(q, "anchor_cap", json_integer(p->pool_anchor_cap));
+        set(q, "anchor_batch", jl_json_number(p->pool_anchor_batch));
+        set(q, "target_cap", json_integer(p->pool_target_cap));
+        set(o, "pooled", q);
+    } else {
+        set(o, "pooled", json_null());
+    }
     return o;
 }
 

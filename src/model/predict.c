@@ -116,11 +116,46 @@ static jl_status predict_interp(const jl_group_fit *f, double batch, jl_predicti
     return JL_OK;
 }
 
+/* A batch outside the measured range of a fit with siblings attached
+ * (jl_model_fit_pool): energy per token mixed with the pooled sweep-end
+ * prediction, by the code the leave-one-out scores (pool.c). The measured
+ * end cap a is the group's lowest (highest) cap, the target cap the
+ * batch's: lround(batch / batch_per_cap). */
+static void pool_end(const jl_group_fit *f, double batch, jl_prediction *o)
+{
+    if (!(f->pool_weight > 0) || !f->pool_n_siblings || !(f->batch_per_cap > 0))
+        return;
+    long a = batch < f->batch_min ? f->cap_min : f->cap_max;
+    double cr = batch / f->batch_per_cap;
+    long c = cr < 1 ? 0 : lround(cr);
+    double le;
+    size_t n = 0;
+    int interp = 0;
+    if (jm_pooled_end(&f->pool_own, f->pool_siblings, f->pool_n_siblings, c, a, log(batch), &le,
+                      &n, &interp))
+        return;
+    double w = fmin(f->pool_weight, 1.0);
+    o->method = JL_FIT_POOLED;
+    o->pooled_energy_per_token_j = exp(le);
+    o->pool_weight = w;
+    o->pool_siblings = n;
+    o->pool_interpolated = interp;
+    o->pool_anchor_cap = a;
+    for (size_t i = 0; i < f->pool_own.n; i++)
+        if (f->pool_own.cap[i] == a)
+            o->pool_anchor_batch = exp(f->pool_own.ln_batch[i]);
+    o->pool_target_cap = c;
+    /* no interval: the pooled part has none */
+    o->energy_per_token_j =
+        none_interval(exp(jm_pool_mix(log(o->energy_per_token_j.value), le, w)));
+}
+
 jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *o)
 {
     memset(o, 0, sizeof *o);
     o->batch = batch;
     o->method = f->method;
+    o->pooled_energy_per_token_j = NAN;
     if (!(isfinite(batch) && batch > 0))
         return JL_EUSAGE;
     o->extrapolated = batch < f->batch_min || batch > f->batch_max;
@@ -165,6 +200,8 @@ jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *o
     o->energy_per_token_j = from_log(lE + cP - cT, vE + wE, t, f->has_ci);
     o->step_time_s = from_log(lb - lT - cT, vT + wT, t, f->has_ci);
     decompose(f, o, p[JL_MP_PS]);
+    if (o->extrapolated)
+        pool_end(f, batch, o);
     return JL_OK;
 }
 

@@ -202,27 +202,74 @@ TEST(paper_memory_ceilings)
 TEST(group_ceiling_upstream_collapse)
 {
     jl_summary_list l = {0};
-    /* MLLM on 1xB200 (design doc §7): cap 8 -> tau 7 ms, 513 W; cap 16 ->
-     * tau 36 ms, 283 W; cap 32 the same plateau */
-    double caps[] = {8, 16, 32, 64};
-    double tau[] = {0.007, 0.036, 0.070, 0.140};
-    double pw[] = {513, 283, 285, 287};
-    const jl_summary *runs[4];
-    for (int i = 0; i < 4; i++) {
+    /* Qwen3-VL-8B image-chat on 1xB200 as measured (ML.ENERGY v3; design doc
+     * §7): cap 8 -> 1119 tokens/s at 513 W; cap 16 -> 448 tokens/s at
+     * 283 W; then throughput rises again up to batch 463 */
+    double caps[] = {8, 16, 32, 64, 128, 256, 512};
+    double bb[] = {7.86, 15.9, 31.9, 63.7, 127.6, 255.3, 463.2};
+    double tt[] = {1119, 448, 759, 1273, 1399, 1933, 2301};
+    double pw[] = {513, 283, 291, 311, 290, 325, 325};
+    const jl_summary *runs[7];
+    for (int i = 0; i < 7; i++) {
         jl_summary *s = llm(&l, "Qwen/Qwen3-VL-8B-Instruct", "image-chat", "B200", 1, "bfloat16",
-                            (long)caps[i], caps[i], 300);
-        s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] = caps[i] / tau[i];
+                            (long)caps[i], bb[i], 300);
+        s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] = tt[i];
         s->fig[JL_FIG_AVG_POWER_W] = pw[i];
         runs[i] = s;
     }
+    /* Before: "upstream ceiling ~8" from the collapse 8 -> 16, which refused
+     * every prediction past batch 7.86. The cap-8 run is what the regime
+     * rule of the fit sets apart: it sets no upstream ceiling. */
     jl_group_ceiling g;
-    CHECK(jl_group_ceiling_compute(runs, 4, NULL, NULL, &g) == JL_OK);
-    CHECK_NEAR(g.upstream, 8, 0, 0);
-    CHECK_STR(g.binding, "upstream");
-    CHECK_NEAR(g.value, 8, 0, 0);
-    CHECK(g.upstream_run == runs[0]);
-    CHECK_CONTAINS(g.reason, "throughput fell");
+    CHECK(jl_group_ceiling_compute(runs, 7, NULL, NULL, &g) == JL_OK);
+    CHECK(isnan(g.upstream));
+    CHECK_EQ_INT(g.n_regime_excluded, 1);
+    CHECK_STR(g.binding, "none");
+    CHECK(isinf(g.value));
+    CHECK_CONTAINS(g.reason, "1 run of another regime");
     jl_group_ceiling_clear(&g);
+    /* regime rule off: the collapse 8 -> 16 is seen, but throughput beats
+     * cap 8's again at cap 64 (and batches up to 463 were measured): a dip,
+     * not a ceiling */
+    jl_ceiling_options co;
+    jl_ceiling_options_default(&co);
+    co.regime_ratio = 0;
+    CHECK(jl_group_ceiling_compute(runs, 7, NULL, &co, &g) == JL_OK);
+    CHECK(isnan(g.upstream));
+    CHECK(g.upstream_run == runs[0]);
+    CHECK_CONTAINS(g.reason, "no upstream ceiling: from cap 8 to 16");
+    CHECK_CONTAINS(g.reason, "a dip, not a ceiling");
+    jl_group_ceiling_clear(&g);
+    /* a dip in the middle that recovers (Llama-3.1-8B on 1xB200, caps 64 ->
+     * 128 -> 256): no upstream ceiling */
+    jl_summary_list l3 = {0};
+    const jl_summary *r5[5];
+    double c5[] = {32, 64, 128, 256, 512}, t5[] = {3810, 5589, 4570, 7664, 9571},
+           p5[] = {576, 617, 449, 540, 577};
+    for (int i = 0; i < 5; i++) {
+        jl_summary *s = llm(&l3, "y", "chat", "B200", 1, "bfloat16", (long)c5[i], c5[i], 300);
+        s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] = t5[i];
+        s->fig[JL_FIG_AVG_POWER_W] = p5[i];
+        r5[i] = s;
+    }
+    CHECK(jl_group_ceiling_compute(r5, 5, NULL, NULL, &g) == JL_OK);
+    CHECK(isnan(g.upstream));
+    CHECK(isinf(g.value));
+    CHECK_CONTAINS(g.reason, "a dip, not a ceiling");
+    jl_group_ceiling_clear(&g);
+    /* a collapse that persists (no larger batch gets more throughput) and
+     * is not a sweep end the regime rule sets apart: the ceiling is the
+     * largest measured batch */
+    double t6[] = {3810, 5589, 4570, 4700, 4800};
+    for (int i = 0; i < 5; i++)
+        l3.items[i]->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] = t6[i];
+    CHECK(jl_group_ceiling_compute(r5, 5, NULL, NULL, &g) == JL_OK);
+    CHECK_EQ_INT(g.n_regime_excluded, 0);
+    CHECK_NEAR(g.upstream, 512, 0, 0);
+    CHECK_STR(g.binding, "upstream");
+    CHECK(g.upstream_run == r5[1]);
+    jl_group_ceiling_clear(&g);
+    jl_summary_list_clear(&l3);
     /* a healthy sweep: no upstream ceiling, no memory data: +inf */
     jl_summary_list l2 = {0};
     for (int i = 0; i < 4; i++) {

@@ -5,6 +5,7 @@
 
 #include <math.h>
 
+#include "core/util.h"
 #include "joules/diagnose.h"
 #include "joules/study.h"
 
@@ -124,9 +125,59 @@ TEST(diffusion_runs)
     jl_error_list_clear(&errs);
 }
 
+/* Qwen3-VL-8B image-chat on 1xB200 as measured (ML.ENERGY v3), by hand: the
+ * cap-8 run (1119 tokens/s, then 448 at cap 16) is another regime. No run
+ * is called upstream-bound from it (batches up to 463 were measured); the
+ * cap-8 run gets the "regime" finding and no model-based number; the
+ * others get predictions (the ceiling no longer stops them at 7.86). */
+TEST(regime_run_of_an_mllm_sweep)
+{
+    const long caps[] = {8, 16, 32, 64, 128, 256, 512};
+    const double bb[] = {7.86, 15.9, 31.9, 63.7, 127.6, 255.3, 463.2};
+    const double tt[] = {1119, 448, 759, 1273, 1399, 1933, 2301};
+    const double pw[] = {513, 283, 291, 311, 290, 325, 325};
+    jl_summary_list l = {0};
+    for (int i = 0; i < 7; i++) {
+        jl_summary *s = jl_summary_new();
+        s->file = jl_strdup("vl.h5");
+        s->run = jl_asprintf("vl_b%ld", caps[i]);
+        s->attrs.workload = jl_strdup("mllm");
+        s->attrs.model = jl_strdup("Qwen/Qwen3-VL-8B-Instruct");
+        s->attrs.task = jl_strdup("image-chat");
+        s->attrs.gpu_model = jl_strdup("B200");
+        s->attrs.precision = jl_strdup("bfloat16");
+        s->attrs.num_gpus = 1;
+        s->attrs.max_batch_size = caps[i];
+        s->fig[JL_FIG_AVG_BATCH_SIZE] = bb[i];
+        s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] = tt[i];
+        s->fig[JL_FIG_AVG_POWER_W] = pw[i];
+        s->fig[JL_FIG_ENERGY_PER_TOKEN_J] = pw[i] / tt[i];
+        s->fig[JL_FIG_AVG_OUTPUT_TOKENS] = 940;
+        jl_summary_list_push(&l, s);
+    }
+    jl_diagnosis *x = NULL;
+    CHECK(jl_diagnose(&l, NULL, NULL, &x, NULL) == JL_OK);
+    for (size_t i = 0; x && i < x->count; i++)
+        CHECK(!finding(&x->runs[i], "upstream"));
+    const jl_run_diagnosis *r8 = x ? find(x, "vl_b8") : NULL, *r16 = x ? find(x, "vl_b16") : NULL;
+    CHECK(r8 && r16);
+    if (r8 && r16) {
+        CHECK(finding(r8, "regime"));
+        CHECK_CONTAINS(finding(r8, "regime")->message, "low end");
+        CHECK(!finding(r8, "raise_batch") && !finding(r8, "fixed_cost"));
+        CHECK(strcmp(r8->utilisation_source, "model"));
+        CHECK(!finding(r16, "regime"));
+        CHECK(finding(r16, "raise_batch") || finding(r16, "batch_plateau"));
+        CHECK(r16->group_ceiling > 463);
+    }
+    jl_diagnosis_free(x);
+    jl_summary_list_clear(&l);
+}
+
 int main(void)
 {
     RUN(bundled_8b_h100);
     RUN(diffusion_runs);
+    RUN(regime_run_of_an_mllm_sweep);
     TEST_MAIN_END();
 }

@@ -469,6 +469,180 @@ TEST(pooled_sweep_ends)
     jl_summary_list_clear(&l);
 }
 
+/* joules predict uses the predictor the leave-one-out scores
+ * (jl_model_fit_pool + jl_model_predict): sweep A (caps 2..64, 1 GPU) and
+ * B (same model, caps 1..128, 2 GPUs).
+ *  - past A's measured range, at cap 128, energy per token is pooled:
+ *    0.3 ln e_model+GP + 0.7 (ln e_A(64) + s_B(64->128) (ln b - ln b_A(64))),
+ *    without interval; power and throughput stay the model's;
+ *  - an interior batch, a group without siblings, or --pool 0: unchanged;
+ *  - a fit of A without cap 64, pooled with B, predicts A's cap-64 run
+ *    exactly as the leave-one-out does. */
+static void sweep_ab(jl_summary_list *l, int a_top, double *eA, double *bA, double *eB,
+                     double *bB)
+{
+    unsigned st = 11;
+    for (int g = 1; g <= 2; g++)
+        for (int i = g == 1 ? 1 : 0; i < (g == 1 ? 7 : 8); i++) {
+            long cap = 1L << i;
+            double b = (double)cap * (g == 1 ? 0.97 : 0.95), lP, lT;
+            jm_eval(TRUTH, b, (double)g, &lP, &lT, NULL, NULL);
+            double P = exp(lP) * (1 + 0.02 * noise(&st)), T = exp(lT) * (1 + 0.02 * noise(&st));
+            (g == 1 ? eA : eB)[i] = log(P / T);
+            (g == 1 ? bA : bB)[i] = log(b);
+            if (g == 2 || i < a_top) /* the same draws whatever a_top */
+                jl_summary_list_push(l, mk("synthetic/p", "chat", g, cap, b, P, T));
+        }
+}
+
+TEST(predict_pools_sweep_ends)
+{
+    jl_summary_list l = {0};
+    double eA[8], bA[8], eB[8], bB[8];
+    sweep_ab(&l, 7, eA, bA, eB, bB);
+    jl_model_group_list gl = {0};
+    CHECK(jl_model_groups(&l, &gl, NULL) == JL_OK);
+    CHECK_EQ_INT(gl.count, 2);
+    jl_model_options o;
+    jl_model_options_default(&o);
+    jl_group_fit *fits[2] = {NULL, NULL}, *bare = NULL;
+    CHECK(jl_model_fit_groups(&gl, &o, NULL, fits, NULL) == JL_OK);
+    CHECK(jl_model_fit_group(gl.items[0].runs, gl.items[0].n_runs, &o, NULL, &bare, NULL) ==
+          JL_OK);
+    jl_group_fit *fA = fits[0];
+    CHECK(fA && bare && fA->key.num_gpus == 1 && fA->method == JL_FIT_MODEL);
+    if (fA && bare) {
+        CHECK_EQ_INT(fA->pool_n_siblings, 1);
+        jl_prediction p, q;
+        /* past the top: cap 128 of A */
+        double b = 128 * fA->batch_per_cap;
+        CHECK(jl_model_predict(fA, b, &p) == JL_OK);
+        CHECK(jl_model_predict(bare, b, &q) == JL_OK);
+        CHECK(p.method == JL_FIT_POOLED && q.method == JL_FIT_MODEL);
+        CHECK_STR(jl_fit_method_name(p.method), "pooled");
+        CHECK_EQ_INT(p.pool_anchor_cap, 64);
+        CHECK_EQ_INT(p.pool_target_cap, 128);
+        CHECK(!p.pool_interpolated && p.pool_siblings == 1);
+        double sB = (eB[7] - eB[6]) / (bB[7] - bB[6]);
+        double pooled = eA[6] + sB * (log(b) - bA[6]);
+        CHECK_NEAR(log(p.pooled_energy_per_token_j), pooled, 1e-9, 0);
+        CHECK_NEAR(log(p.energy_per_token_j.value),
+                   0.3 * log(q.energy_per_token_j.value) + 0.7 * pooled, 1e-9, 0);
+        CHECK(fabs(p.energy_per_token_j.value / q.energy_per_token_j.value - 1) > 1e-4);
+        CHECK(isnan(p.energy_per_token_j.lo) && isnan(p.energy_per_token_j.hi));
+        CHECK_NEAR(p.power_w.value, q.power_w.value, 0, 1e-12);
+        CHECK_NEAR(p.throughput_tok_s.value, q.throughput_tok_s.value, 0, 1e-12);
+        json_t *js = jl_prediction_to_json(&p);
+        CHECK_STR(json_string_value(json_object_get(js, "method")), "pooled");
+        CHECK(json_is_object(json_object_get(js, "pooled")));
+        json_decref(js);
+        /* below the bottom: cap 1 of A (B measured it) */
+        b = 1 * fA->batch_per_cap;
+        CHECK(jl_model_predict(fA, b, &p) == JL_OK);
+        CHECK(p.method == JL_FIT_POOLED && p.pool_anchor_cap == 2 && p.pool_target_cap == 1);
+        /* interior: untouched */
+        CHECK(jl_model_predict(fA, 10, &p) == JL_OK);
+        CHECK(jl_model_predict(bare, 10, &q) == JL_OK);
+        CHECK(p.method == JL_FIT_MODEL && !p.pool_siblings);
+        CHECK_NEAR(p.energy_per_token_j.value, q.energy_per_token_j.value, 0, 1e-15);
+        CHECK_NEAR(p.energy_per_token_j.lo, q.energy_per_token_j.lo, 0, 1e-15);
+        json_t *jq = jl_prediction_to_json(&p);
+        CHECK(json_is_null(json_object_get(jq, "pooled")));
+        json_decref(jq);
+        /* no sibling sweep (bare), and weight 0: the model alone */
+        CHECK(jl_model_predict(bare, 128 * fA->batch_per_cap, &q) == JL_OK);
+        CHECK(q.method == JL_FIT_MODEL);
+        jl_model_options o0 = o;
+        o0.pool_weight = 0;
+        CHECK(jl_model_fit_pool(bare, &gl, 0, &o0) == JL_OK);
+        CHECK_EQ_INT(bare->pool_n_siblings, 0);
+    }
+    jl_group_fit_free(fits[0]);
+    jl_group_fit_free(fits[1]);
+    jl_group_fit_free(bare);
+
+    /* the same predictor as the leave-one-out: hold out A's cap 64 */
+    jl_loo_result r = {0};
+    CHECK(jl_model_loo(&gl, JL_LOO_JOULES, &o, NULL, &r, NULL) == JL_OK);
+    double loo64 = NAN, b64 = NAN;
+    for (size_t i = 0; i < r.count; i++)
+        if (r.points[i].run->attrs.num_gpus == 1 && r.points[i].max_batch_size == 64) {
+            loo64 = r.points[i].predicted_energy_per_token_j;
+            b64 = r.points[i].batch;
+        }
+    jl_loo_result_clear(&r);
+    jl_summary_list l2 = {0};
+    sweep_ab(&l2, 6, eA, bA, eB, bB); /* A without cap 64, same draws */
+    jl_model_group_list gl2 = {0};
+    CHECK(jl_model_groups(&l2, &gl2, NULL) == JL_OK);
+    jl_group_fit *fits2[2] = {NULL, NULL};
+    CHECK(gl2.count == 2 && jl_model_fit_groups(&gl2, &o, NULL, fits2, NULL) == JL_OK);
+    if (fits2[0]) {
+        jl_prediction p;
+        CHECK(jl_model_predict(fits2[0], b64, &p) == JL_OK);
+        CHECK(p.method == JL_FIT_POOLED);
+        CHECK_NEAR(p.energy_per_token_j.value, loo64, 0, 1e-9);
+    }
+    jl_group_fit_free(fits2[0]);
+    jl_group_fit_free(fits2[1]);
+    jl_group_list_clear(&gl2);
+    jl_summary_list_clear(&l2);
+    jl_group_list_clear(&gl);
+    jl_summary_list_clear(&l);
+}
+
+/* The ceiling agrees with the regime rule (hand-made from Qwen3-VL-8B
+ * image-chat on 1xB200): the cap-8 run the fit leaves out sets no upstream
+ * ceiling, so batches between the measured ones are predicted (before: all
+ * refused above 7.86); a high end in another regime (throughput halves at
+ * the top) caps predictions at the largest batch of the fitted regime. */
+TEST(ceiling_agrees_with_regime_rule)
+{
+    jl_summary_list l = {0};
+    const double caps[] = {8, 16, 32, 64, 128, 256, 512};
+    const double bb[] = {7.86, 15.9, 31.9, 63.7, 127.6, 255.3, 463.2};
+    const double tt[] = {1119, 448, 759, 1273, 1399, 1933, 2301};
+    const double pw[] = {513, 283, 291, 311, 290, 325, 325};
+    for (int i = 0; i < 7; i++)
+        jl_summary_list_push(&l, mk("synthetic/vl", "image-chat", 1, (long)caps[i], bb[i], pw[i],
+                                    tt[i]));
+    jl_group_fit *f = NULL;
+    jl_error *err = NULL;
+    CHECK(jl_model_fit_group((const jl_summary *const *)l.items, l.count, NULL, NULL, &f, NULL) ==
+          JL_OK);
+    CHECK(f && f->method == JL_FIT_MODEL);
+    if (f) {
+        CHECK(f->points[0].regime_excluded);
+        CHECK(f->batch_ceiling >= 463.2);
+        CHECK(jl_model_check_batch(f, 100, &err) == JL_OK);
+        CHECK(jl_model_check_batch(f, 463, &err) == JL_OK);
+        CHECK(!strstr(f->ceiling_reason, "upstream ceiling ~"));
+    }
+    jl_group_fit_free(f);
+    /* the high end of another regime: throughput at 463 a quarter of the
+     * smooth curve, below 0.85 x that at 127.6 */
+    for (int i = 0; i < 7; i++) {
+        l.items[i]->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] = 150 * pow(bb[i], 0.8);
+        l.items[i]->fig[JL_FIG_AVG_POWER_W] = 300 + 0.3 * bb[i];
+    }
+    l.items[6]->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] *= 0.25;
+    l.items[6]->fig[JL_FIG_AVG_POWER_W] *= 0.8;
+    f = NULL;
+    CHECK(jl_model_fit_group((const jl_summary *const *)l.items, l.count, NULL, NULL, &f, NULL) ==
+          JL_OK);
+    CHECK(f && f->method == JL_FIT_MODEL);
+    if (f) {
+        CHECK(f->points[6].regime_excluded && !f->points[5].regime_excluded);
+        CHECK_NEAR(f->batch_ceiling, 255.3, 0, 0);
+        CHECK(!strncmp(f->ceiling_reason, "regime: at batch 463.2 (cap 512)", 32));
+        CHECK(jl_model_check_batch(f, 300, &err) == JL_ELIMIT);
+        jl_error_free(err);
+        err = NULL;
+    }
+    jl_group_fit_free(f);
+    jl_summary_list_clear(&l);
+}
+
 int main(void)
 {
     RUN(recovers_parameters_within_intervals);
@@ -482,6 +656,8 @@ int main(void)
     RUN(json_document_pieces);
     RUN(regime_breaks_at_sweep_ends);
     RUN(pooled_sweep_ends);
+    RUN(predict_pools_sweep_ends);
+    RUN(ceiling_agrees_with_regime_rule);
     fprintf(stderr, "%d checks, %d failures\n", jt_checks, jt_failures);
     return jt_failures != 0;
 }

@@ -1,0 +1,236 @@
+/* Pooled sweep ends (docs/model-design.md §4, "Sweep ends"; docs/model.md):
+ * one predictor for a batch outside a group's measured range, used by the
+ * leave-one-out (loo.c) and by every prediction of a fit with its siblings
+ * attached (jl_model_fit_pool, predict.c). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "joules/model.h"
+#include "model/model_internal.h"
+
+double jm_run_energy(const jl_summary *s)
+{
+    double e = s->fig[JL_FIG_ENERGY_PER_TOKEN_J];
+    return isfinite(e) ? e : s->fig[JL_FIG_AVG_POWER_W] / s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+}
+
+void jm_sweep_clear(jl_sweep_means *s)
+{
+    if (!s)
+        return;
+    free(s->cap);
+    free(s->ln_batch);
+    free(s->ln_energy);
+    memset(s, 0, sizeof *s);
+}
+
+int jm_sweep_of(const jl_model_group *g, jl_sweep_means *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = g->n_runs ? g->n_runs : 1;
+    out->cap = malloc(n * sizeof *out->cap);
+    out->ln_batch = malloc(n * sizeof *out->ln_batch);
+    out->ln_energy = malloc(n * sizeof *out->ln_energy);
+    if (!out->cap || !out->ln_batch || !out->ln_energy) {
+        jm_sweep_clear(out);
+        return -1;
+    }
+    /* runs are sorted by cap: one entry per run of consecutive equal caps,
+     * the sums in list order */
+    for (size_t i = 0; i < g->n_runs;) {
+        long c = g->runs[i]->attrs.max_batch_size;
+        double se = 0, sb = 0;
+        size_t j = i;
+        for (; j < g->n_runs && g->runs[j]->attrs.max_batch_size == c; j++) {
+            se += log(jm_run_energy(g->runs[j]));
+            sb += log(g->runs[j]->fig[JL_FIG_AVG_BATCH_SIZE]);
+        }
+        out->cap[out->n] = c;
+        out->ln_energy[out->n] = se / (double)(j - i);
+        out->ln_batch[out->n] = sb / (double)(j - i);
+        out->n++;
+        i = j;
+    }
+    return 0;
+}
+
+/* index of cap c in s, or -1 */
+static long find_cap(const jl_sweep_means *s, long c)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->cap[i] == c)
+            return (long)i;
+    return -1;
+}
+
+/* Sort the pairs (x, y) by x (insertion sort: a sweep has few caps). */
+static void sort_xy(double *x, double *y, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        double a = x[i], b = y[i];
+        size_t j = i;
+        for (; j > 0 && x[j - 1] > a; j--) {
+            x[j] = x[j - 1];
+            y[j] = y[j - 1];
+        }
+        x[j] = a;
+        y[j] = b;
+    }
+}
+
+/* A sweep end is an extrapolation: the group's own points say little about
+ * how the curve bends beyond them, and the regime changes seen there (CPU
+ * preprocessing at small batch, KV pressure at large) are properties of the
+ * model and its serving stack more than of one GPU configuration. So the
+ * other sweeps of the same model that measured both the target cap c and
+ * the group's measured end cap a lend their elasticity d ln e / d ln b
+ * between a and c; the median of those is applied from the group's own
+ * measurement at a:
+ *     ln e(b) = ln e_g(a) + s_med (ln b - ln b_g(a)).
+ * When no sibling measured both caps, the siblings whose measured range
+ * covers both batches lend theirs, their per-cap means interpolated
+ * linearly in ln b. */
+int jm_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, size_t ns, long c,
+                  long a, double lnb, double *lne, size_t *n_used, int *interpolated)
+{
+    long ia = find_cap(own, a);
+    if (ia < 0 || !ns)
+        return -1;
+    double ea = own->ln_energy[ia], ba = own->ln_batch[ia];
+    double *sl = malloc(ns * sizeof *sl);
+    size_t k = 0;
+    if (!sl)
+        return -1;
+    for (size_t j = 0; j < ns; j++) {
+        long jc = find_cap(&sib[j], c), ja = find_cap(&sib[j], a);
+        if (jc < 0 || ja < 0)
+            continue;
+        double bc = sib[j].ln_batch[jc], bh = sib[j].ln_batch[ja];
+        if (fabs(bc - bh) < 1e-3)
+            continue;
+        sl[k++] = (sib[j].ln_energy[jc] - sib[j].ln_energy[ja]) / (bc - bh);
+    }
+    int interp = 0;
+    if (!k && fabs(lnb - ba) >= 1e-3) {
+        interp = 1;
+        for (size_t j = 0; j < ns; j++) {
+            size_t nc = sib[j].n;
+            double *x = malloc(2 * (nc ? nc : 1) * sizeof *x), *y = x ? x + nc : NULL;
+            if (!x)
+                break;
+            memcpy(x, sib[j].ln_batch, nc * sizeof *x);
+            memcpy(y, sib[j].ln_energy, nc * sizeof *y);
+            sort_xy(x, y, nc);
+            if (nc >= 2 && fmin(lnb, ba) >= x[0] && fmax(lnb, ba) <= x[nc - 1]) {
+                double v = (jm_interp(x, y, nc, lnb) - jm_interp(x, y, nc, ba)) / (lnb - ba);
+                if (isfinite(v))
+                    sl[k++] = v;
+            }
+            free(x);
+        }
+    }
+    int rc = -1;
+    if (k) {
+        *lne = ea + jm_median(sl, k) * (lnb - ba);
+        rc = isfinite(*lne) ? 0 : -1;
+        if (n_used)
+            *n_used = k;
+        if (interpolated)
+            *interpolated = interp;
+    }
+    free(sl);
+    return rc;
+}
+
+double jm_pool_mix(double lne_model, double lne_pooled, double w)
+{
+    w = fmin(w, 1.0);
+    return (1 - w) * lne_model + w * lne_pooled;
+}
+
+int jm_siblings(const jl_model_group_list *groups, size_t gi, jl_sweep_means **out, size_t *n)
+{
+    const jl_model_group *g = &groups->items[gi];
+    *out = NULL;
+    *n = 0;
+    jl_sweep_means *s = calloc(groups->count ? groups->count : 1, sizeof *s);
+    if (!s)
+        return -1;
+    for (size_t j = 0; j < groups->count; j++) {
+        const jl_model_group *h = &groups->items[j];
+        if (j == gi || !g->key.model || !h->key.model || strcmp(h->key.model, g->key.model))
+            continue;
+        if (jm_sweep_of(h, &s[*n])) {
+            for (size_t k = 0; k < *n; k++)
+                jm_sweep_clear(&s[k]);
+            free(s);
+            *n = 0;
+            return -1;
+        }
+        (*n)++;
+    }
+    *out = s;
+    return 0;
+}
+
+jl_status jl_model_fit_pool(jl_group_fit *f, const jl_model_group_list *groups, size_t gi,
+                            const jl_model_options *opt)
+{
+    jl_model_options dflt;
+    if (!opt) {
+        jl_model_options_default(&dflt);
+        opt = &dflt;
+    }
+    if (!f || f->method != JL_FIT_MODEL || !(opt->pool_weight > 0) || gi >= groups->count)
+        return JL_OK;
+    jl_sweep_means *sib = NULL;
+    size_t ns = 0;
+    if (jm_siblings(groups, gi, &sib, &ns))
+        return JL_ENOMEM;
+    if (!ns) {
+        free(sib);
+        return JL_OK;
+    }
+    jl_sweep_means own;
+    if (jm_sweep_of(&groups->items[gi], &own)) {
+        for (size_t k = 0; k < ns; k++)
+            jm_sweep_clear(&sib[k]);
+        free(sib);
+        return JL_ENOMEM;
+    }
+    jm_sweep_clear(&f->pool_own);
+    for (size_t k = 0; k < f->pool_n_siblings; k++)
+        jm_sweep_clear(&f->pool_siblings[k]);
+    free(f->pool_siblings);
+    f->pool_own = own;
+    f->pool_siblings = sib;
+    f->pool_n_siblings = ns;
+    f->pool_weight = fmin(opt->pool_weight, 1.0);
+    return JL_OK;
+}
+
+jl_status jl_model_fit_groups(const jl_model_group_list *gl, const jl_model_options *opt,
+                              const jl_descriptors *desc, jl_group_fit **fits, jl_error **err)
+{
+    jl_status st = JL_OK;
+    size_t i = 0;
+    for (; i < gl->count; i++) {
+        fits[i] = NULL;
+        if ((st = jl_model_fit_group(gl->items[i].runs, gl->items[i].n_runs, opt, desc, &fits[i],
+                                     err)) != JL_OK)
+            break;
+        if ((st = jl_model_fit_pool(fits[i], gl, i, opt)) != JL_OK) {
+            st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "pooling sweep ends");
+            i++;
+            break;
+        }
+    }
+    if (st != JL_OK)
+        for (size_t k = 0; k < i && k < gl->count; k++) {
+            jl_group_fit_free(fits[k]);
+            fits[k] = NULL;
+        }
+    return st;
+}
