@@ -1,5 +1,5 @@
 /* The report's model part: the batch-size model of every group (the same
- * jl_model_fit_group() as `joules fit`), the diagnosis of every run (the
+ * jl_model_fit_groups() as `joules fit`, sweep ends pooled), the diagnosis of every run (the
  * same jl_diagnose() as `joules diagnose`), their documents in data/
  * (fit.json, diagnose.json: the commands' bytes; fit-curves.csv: the curves
  * the figures draw) and one figure per fitted group: energy per token
@@ -69,18 +69,20 @@ jl_status rp_model_compute(rp_report *r, jl_error **err)
         rp_model_free(r);
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     }
-    for (size_t i = 0; i < n; i++) {
-        const jl_model_group *g = &r->fit_groups->items[i];
-        if (jl_model_fit_group(g->runs, g->n_runs, &mo, r->opt.desc, &r->fits[i], &e) != JL_OK) {
-            note_error(r, "the batch-size model was not fitted", e);
-            rp_model_free(r);
-            break;
+    /* the fits `joules fit` makes: every group, sweep ends pooled with the
+     * model's other sweeps (docs/model.md "Sweep ends") */
+    if (jl_model_fit_groups(r->fit_groups, &mo, r->opt.desc, r->fits, &e) != JL_OK) {
+        note_error(r, "the batch-size model was not fitted", e);
+        rp_model_free(r);
+    } else {
+        r->n_fits = n;
+        for (size_t i = 0; i < n; i++) {
+            const jl_model_group *g = &r->fit_groups->items[i];
+            r->fit_group_of[i] = -1;
+            for (size_t k = 0; k < r->n_groups; k++)
+                if (same(r->groups[k].model, g->key.model) && same(r->groups[k].task, g->key.task))
+                    r->fit_group_of[i] = (long)k;
         }
-        r->n_fits = i + 1;
-        r->fit_group_of[i] = -1;
-        for (size_t k = 0; k < r->n_groups; k++)
-            if (same(r->groups[k].model, g->key.model) && same(r->groups[k].task, g->key.task))
-                r->fit_group_of[i] = (long)k;
     }
     /* the same fits serve the diagnosis; after a failed fit jl_diagnose()
      * fits again and says why */
