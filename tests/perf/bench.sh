@@ -46,11 +46,12 @@ say() { printf '%s\n' "bench: $*" >&2; }
 say "building Release in $BUILD"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DJOULES_BUILD_TESTS=ON > "$DIR/cmake.log" 2>&1 ||
     { cat "$DIR/cmake.log" >&2; exit 1; }
-cmake --build "$BUILD" -j "$JOBS" --target joules_cli joules-perf-gen joules-perf-rawread \
+cmake --build "$BUILD" -j "$JOBS" --target joules_cli joules-perf-gen joules-perf-rawread joules-perf-attrread \
     > "$DIR/build.log" 2>&1 || { tail -40 "$DIR/build.log" >&2; exit 1; }
 JOULES=$BUILD/joules
 GEN=$BUILD/tests/perf/joules-perf-gen
 RAW=$BUILD/tests/perf/joules-perf-rawread
+ATTRREAD=$BUILD/tests/perf/joules-perf-attrread
 REF=$ROOT/tests/reference/summary_ref.py
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench: needs GNU time at /usr/bin/time" >&2; exit 1; }
@@ -203,13 +204,16 @@ if [ -d "$MLE" ]; then
     COMPARE_CMD=${JOULES_BENCH_COMPARE:-"$JOULES compare --by gpu_model --baseline H100 --json $M/mlenergy.h5"}
     FIT_CMD=${JOULES_BENCH_FIT:-"$JOULES fit --json $M/mlenergy.h5"}
     REPORT_CMD=${JOULES_BENCH_REPORT:-"$JOULES report -o $M/report $M/mlenergy.h5"}
-    for step in import frontier pick compare fit report; do
-        if ! "$JOULES" "$step" --help > /dev/null 2>&1; then
+    # floor: libhdf5 reading every attribute of the imported file and
+    # nothing else, what each reading command pays before any analysis
+    FLOOR_CMD="$ATTRREAD $M/mlenergy.h5"
+    for step in import floor frontier pick compare fit report; do
+        if [ "$step" != floor ] && ! "$JOULES" "$step" --help > /dev/null 2>&1; then
             printf '%s\t%s\t%s\n' mlenergy "$step" "not yet available" >> "$RES"
             continue
         fi
         case $step in
-        import) cmd=$IMPORT_CMD ;; frontier) cmd=$FRONTIER_CMD ;; pick) cmd=$PICK_CMD ;;
+        import) cmd=$IMPORT_CMD ;; floor) cmd=$FLOOR_CMD ;; frontier) cmd=$FRONTIER_CMD ;; pick) cmd=$PICK_CMD ;;
         compare) cmd=$COMPARE_CMD ;; fit) cmd=$FIT_CMD ;; report) cmd=$REPORT_CMD ;;
         esac
         i=0

@@ -136,7 +136,7 @@ def main():
     if "mlenergy" in info or any(k[0] == "mlenergy" for k in med):
         p("| ML.ENERGY step | wall s | peak RSS MiB |")
         p("|---|---:|---:|")
-        for step in ("import", "frontier", "pick", "compare", "fit", "report"):
+        for step in ("import", "floor", "frontier", "pick", "compare", "fit", "report"):
             if (step in info.get("mlenergy", {})):
                 p(f"| {step} | {info['mlenergy'][step][0]} | - |")
             elif ("mlenergy", step) in med:
@@ -146,6 +146,9 @@ def main():
         if all(x is not None for x in steps):
             cpu = sum(c("mlenergy", x) or 0 for x in ("import", "frontier", "pick", "compare"))
             p(f"| import + frontier + pick + compare | {sum(steps):.3f} (CPU {cpu:.2f}) | - |")
+            fl = t("mlenergy", "floor")
+            if fl is not None:
+                p(f"| floor: import + 3 x floor (attribute reads alone) | {steps[0] + 3 * fl:.3f} | - |")
         p("")
 
     # Targets
