@@ -8,25 +8,46 @@
  * by side. Processes share
  * nothing and scale with cores (docs/performance.md has the figures).
  *
- * The pool: the parent hands out one file index at a time over a Unix
+ * Units of work: a file, or a part of a file. With W > 1 workers, a file
+ * larger than 1/W of the study's bytes (stat(); the parent never opens a
+ * trace with libhdf5) is split into W parts; part p of P takes the
+ * contiguous runs [n*p/P, n*(p+1)/P) of the file's n runs, worked out by
+ * the worker when it opens the file. One rule covers the two cases where
+ * whole files cannot keep W workers busy — fewer files than workers (one
+ * big file per sweep, the ML.ENERGY import) and one file dwarfing the rest
+ * — and leaves a set of similar files whole, where a split would only cost
+ * extra opens (each part opens the file and lists all its runs: a few per
+ * cent of summarising the ML.ENERGY file). Contiguous ranges rather than every P-th run so that
+ * the parts, appended in order, are the file in run order with no
+ * reordering: runs of similar cost (a sweep's summary-only runs) balance
+ * well enough, and the cost of one more open per part would buy little
+ * finer balance.
+ *
+ * The pool: the parent hands out one unit index at a time over a Unix
  * socket per worker (so a dead worker is EPIPE, not SIGPIPE, for the
- * parent); the worker summarises the file with jl_study_load_file() and
- * sends back its summaries and errors in the compact encoding of wire.c,
- * then a "done" frame. The parent keeps each file's results in its own slot
- * and appends the slots to `out` and `errors` in file order as soon as every
- * earlier file is complete, so the result is the one a single process
- * gives, byte for byte. A worker that dies (a signal, an exit) while
- * summarising a file becomes an error naming that file; the parent starts a
- * new worker and carries on with the remaining files.
+ * parent) — first one unit to every worker, then a second one queued ahead;
+ * the worker summarises the unit and sends back its summaries and errors in
+ * the compact encoding of wire.c, then a "done" frame. The parent keeps
+ * each unit's results in its own slot and appends the slots to `out` and
+ * `errors` in unit order (files in order, a file's parts in run order) as
+ * soon as every earlier unit is complete, so the result is the one a single
+ * process gives, byte for byte. A file that cannot be opened is reported by
+ * every part with the same text and appended once. A worker that dies (a
+ * signal, an exit) while summarising a unit becomes an error naming the
+ * file (and, for a part, the runs it took with it; the other parts' runs
+ * are kept; a part that dies before it listed the runs is a file-level
+ * error, appended once); the parent starts a new worker and carries on.
  *
  * Call it only while no other thread uses HDF5 (fork copies one thread). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,11 +65,53 @@ void jl_study_options_default(jl_study_options *opt)
     opt->isolate = 1;
 }
 
-jl_status jl_study_load_file(const char *path, const jl_study_options *opt,
-                             jl_summary_list *out, jl_error_list *errors)
+static char *crash_on; /* test hook, see jl__study_test_crash_on */
+
+void jl__study_test_crash_on(const char *name)
+{
+    free(crash_on);
+    crash_on = name ? jl_strdup(name) : NULL;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* The test hook "FILE#RUN": kill this (worker) process just before it
+ * summarises run RUN of the file whose base name is FILE. */
+static void maybe_crash_on_run(const char *path, const char *run)
+{
+    const char *hash = crash_on ? strchr(crash_on, '#') : NULL;
+    if (!hash || !run || strcmp(hash + 1, run) != 0)
+        return;
+    const char *base = base_name(path);
+    if (strlen(base) == (size_t)(hash - crash_on) && !strncmp(base, crash_on, (size_t)(hash - crash_on)))
+        raise(SIGKILL);
+}
+
+/* What a part learnt about its file: whether it opened, and its runs. */
+typedef struct part_info {
+    int opened;
+    size_t n_runs, lo, hi; /* this part: runs [lo, hi) of n_runs */
+} part_info;
+
+/* Summarise part `part` of `parts` of a file: the contiguous runs
+ * [n*part/parts, n*(part+1)/parts), so parts 0..parts-1 appended one after
+ * the other give exactly what one pass over the file gives. `on_open`, when
+ * not NULL, is told the range before the first run is read (workers send it
+ * to the parent, for the message if they die); `in_worker` arms the test
+ * hook. */
+static jl_status load_part(const char *path, const jl_study_options *opt,
+                           size_t part, size_t parts, int in_worker,
+                           void (*on_open)(void *ctx, const jl_trace *t, const part_info *pi),
+                           void *ctx, part_info *pi, jl_summary_list *out,
+                           jl_error_list *errors)
 {
     jl_trace *t = NULL;
     jl_error *err = NULL;
+    memset(pi, 0, sizeof *pi);
     jl_status st = jl_trace_open(path, &opt->trace, &t, &err);
     if (st != JL_OK) {
         if (!err)
@@ -57,10 +120,18 @@ jl_status jl_study_load_file(const char *path, const jl_study_options *opt,
         return st == JL_ENOMEM ? st : jl_error_list_push(errors, err);
     }
     size_t n = jl_trace_run_count(t);
-    for (size_t i = 0; i < n; i++) {
+    pi->opened = 1;
+    pi->n_runs = n;
+    pi->lo = n / parts * part + n % parts * part / parts;
+    pi->hi = n / parts * (part + 1) + n % parts * (part + 1) / parts;
+    if (on_open)
+        on_open(ctx, t, pi);
+    for (size_t i = pi->lo; i < pi->hi; i++) {
         jl_run *run = NULL;
         jl_summary *s = NULL;
         err = NULL;
+        if (in_worker && crash_on)
+            maybe_crash_on_run(path, jl_trace_run_name(t, i));
         st = jl_trace_read_run(t, i, &run, &err);
         if (st == JL_OK)
             st = jl_summarize(run, &opt->summary, &s, &err);
@@ -85,29 +156,37 @@ jl_status jl_study_load_file(const char *path, const jl_study_options *opt,
     return st == JL_ENOMEM ? st : JL_OK;
 }
 
+jl_status jl_study_load_file(const char *path, const jl_study_options *opt,
+                             jl_summary_list *out, jl_error_list *errors)
+{
+    part_info pi;
+    return load_part(path, opt, 0, 1, 0, NULL, NULL, &pi, out, errors);
+}
+
 /* ------------------------------------------------------------ workers */
 
-enum { FRAME_SUMMARY = 'S', FRAME_ERROR = 'E', FRAME_DONE = 'D' };
+/* Frames from a worker: a file-level error ('F': the file could not be
+ * opened) is kept apart from run errors ('E') so that the parts of one file
+ * report it once; 'R' tells the runs a part covers before it reads them. */
+enum {
+    FRAME_SUMMARY = 'S',
+    FRAME_ERROR = 'E',
+    FRAME_FILE_ERROR = 'F',
+    FRAME_RANGE = 'R',
+    FRAME_DONE = 'D'
+};
 #define QUIT_INDEX 0xffffffffu
-/* Files handed to a worker ahead: with 2 the next index already waits in
- * its socket when it finishes a file, so it never sits idle until the
+/* Units handed to a worker ahead: with 2 the next index already waits in
+ * its socket when it finishes a unit, so it never sits idle until the
  * parent gets scheduled (which on a loaded machine can take milliseconds
  * per file). */
 #define QUEUE_DEPTH 2
 
-static char *crash_on; /* test hook */
-
-void jl__study_test_crash_on(const char *name)
-{
-    free(crash_on);
-    crash_on = name ? jl_strdup(name) : NULL;
-}
-
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
+/* A unit of work: part `part` of `parts` of file `file`. */
+typedef struct unit {
+    size_t file;
+    uint32_t part, parts;
+} unit;
 
 static int write_full(int fd, const void *p, size_t n)
 {
@@ -156,8 +235,36 @@ static void frame_end(jl_wbuf *b, size_t at)
     memcpy(b->data + at, &n, sizeof n);
 }
 
-/* The worker: summarise the files it is given until told to stop. */
-static void worker_main(int fd, char **files, size_t n_files,
+typedef struct range_ctx {
+    int fd;
+} range_ctx;
+
+/* A split part tells the parent its runs (u64 lo, hi, n, then the first and
+ * last run's names) before reading them, so that if this process dies the
+ * parent's error can say which runs were lost. */
+static void send_range(void *ctx, const jl_trace *t, const part_info *pi)
+{
+    range_ctx *rc = ctx;
+    jl_wbuf b = {0};
+    size_t at = frame_begin(&b, FRAME_RANGE);
+    uint64_t v[3] = {pi->lo, pi->hi, pi->n_runs};
+    jl__wbuf_put(&b, v, sizeof v);
+    for (int k = 0; k < 2; k++) {
+        const char *name = pi->hi > pi->lo ? jl_trace_run_name(t, k ? pi->hi - 1 : pi->lo) : "";
+        size_t len = name ? strlen(name) : 0;
+        if (len > 4096)
+            len = 4096;
+        jl__wbuf_u32(&b, (uint32_t)len);
+        jl__wbuf_put(&b, name, len);
+    }
+    frame_end(&b, at);
+    if (b.failed || write_full(rc->fd, b.data, b.len) != 0)
+        _exit(1);
+    jl__wbuf_free(&b);
+}
+
+/* The worker: summarise the units it is given until told to stop. */
+static void worker_main(int fd, char **files, const unit *units, size_t n_units,
                         const jl_study_options *opt)
 {
     signal(SIGINT, SIG_DFL);
@@ -167,15 +274,20 @@ static void worker_main(int fd, char **files, size_t n_files,
     jl_study_options wopt = *opt;
     wopt.workers = 1;
     wopt.progress = NULL;
+    range_ctx rc = {fd};
     for (;;) {
         uint32_t idx;
-        if (read_full(fd, &idx, sizeof idx) != 0 || idx == QUIT_INDEX || idx >= n_files)
+        if (read_full(fd, &idx, sizeof idx) != 0 || idx == QUIT_INDEX || idx >= n_units)
             _exit(0);
-        if (crash_on && !strcmp(base_name(files[idx]), crash_on))
+        const unit *u = &units[idx];
+        const char *path = files[u->file];
+        if (crash_on && !strcmp(base_name(path), crash_on))
             raise(SIGKILL);
         jl_summary_list l = {0};
         jl_error_list e = {0};
-        int32_t st = (int32_t)jl_study_load_file(files[idx], &wopt, &l, &e);
+        part_info pi;
+        int32_t st = (int32_t)load_part(path, &wopt, u->part, u->parts, 1,
+                                        u->parts > 1 ? send_range : NULL, &rc, &pi, &l, &e);
         jl_wbuf b = {0};
         for (size_t i = 0; i < l.count; i++) {
             size_t at = frame_begin(&b, FRAME_SUMMARY);
@@ -183,13 +295,13 @@ static void worker_main(int fd, char **files, size_t n_files,
             frame_end(&b, at);
         }
         for (size_t i = 0; i < e.count; i++) {
-            size_t at = frame_begin(&b, FRAME_ERROR);
+            size_t at = frame_begin(&b, pi.opened ? FRAME_ERROR : FRAME_FILE_ERROR);
             jl__wire_put_error(&b, e.items[i]);
             frame_end(&b, at);
         }
         jl_summary_list_clear(&l);
         jl_error_list_clear(&e);
-        if (b.failed) { /* report the file as out of memory, nothing else */
+        if (b.failed) { /* report the unit as out of memory, nothing else */
             b.len = 0;
             b.failed = 0;
             st = JL_ENOMEM;
@@ -207,29 +319,39 @@ static void worker_main(int fd, char **files, size_t n_files,
 typedef struct worker {
     pid_t pid;   /* 0: no process */
     int fd;      /* parent's end; -1 when closed */
-    long q[QUEUE_DEPTH]; /* files handed to it, in order; q[0] is the one */
+    long q[QUEUE_DEPTH]; /* units handed to it, in order; q[0] is the one */
     int nq;              /* being summarised (nq == 0: idle)            */
     jl_wbuf in;  /* received, not yet parsed */
     size_t in_pos;
 } worker;
 
+/* The results of one unit, kept until every earlier unit is complete. */
 typedef struct slot {
     jl_summary_list sums;
     jl_error_list errs;
+    jl_error *file_err; /* the file could not be opened (at most one) */
+    int has_range;      /* a FRAME_RANGE arrived: */
+    uint64_t lo, hi, n_runs;
+    char *first_run, *last_run;
     int done;
 } slot;
 
 typedef struct pool {
     char **files;
     size_t n_files;
+    unit *units;
+    size_t n_units;
+    size_t *parts_left; /* per file: units not yet complete */
     const jl_study_options *opt;
     worker *w;
     int n_w;
     slot *slots;
-    size_t next;      /* next file to hand out */
-    size_t *requeued; /* files handed to a worker that died before taking them */
+    size_t next;      /* next unit to hand out */
+    size_t *requeued; /* units handed to a worker that died before taking them */
     size_t n_requeued;
-    size_t n_done, flushed;
+    size_t n_done, n_files_done, flushed;
+    char *flushed_file_err; /* formatted file-level error of the file being flushed */
+    size_t flushed_file_err_of;
     jl_summary_list *out;
     jl_error_list *errors;
 } pool;
@@ -250,7 +372,7 @@ static int spawn(pool *p, int k)
         for (int i = 0; i < p->n_w; i++) /* other workers' parent ends */
             if (p->w[i].fd >= 0)
                 close(p->w[i].fd);
-        worker_main(sv[1], p->files, p->n_files, p->opt);
+        worker_main(sv[1], p->files, p->units, p->n_units, p->opt);
         _exit(0);
     }
     close(sv[1]);
@@ -264,19 +386,19 @@ static int spawn(pool *p, int k)
 
 static int have_work(const pool *p)
 {
-    return p->n_requeued > 0 || p->next < p->n_files;
+    return p->n_requeued > 0 || p->next < p->n_units;
 }
 
-/* Top up worker k's queue of files; when nothing is left and it is idle,
- * tell it to stop. */
-static void assign(pool *p, int k)
+/* Top up worker k's queue to `depth` units; when nothing is left and it is
+ * idle, tell it to stop. */
+static void assign(pool *p, int k, int depth)
 {
     worker *w = &p->w[k];
-    while (w->nq < QUEUE_DEPTH && have_work(p)) {
+    while (w->nq < depth && have_work(p)) {
         size_t idx = p->n_requeued > 0 ? p->requeued[--p->n_requeued] : p->next++;
         uint32_t i32 = (uint32_t)idx;
         if (write_full(w->fd, &i32, sizeof i32) != 0) {
-            /* it died: the file goes back in the queue and the death is
+            /* it died: the unit goes back in the queue and the death is
              * noticed when its socket reads EOF */
             p->requeued[p->n_requeued++] = idx;
             return;
@@ -298,9 +420,45 @@ static size_t queue_pop(worker *w)
     return idx;
 }
 
+static void slot_clear(slot *s)
+{
+    jl_summary_list_clear(&s->sums);
+    jl_error_list_clear(&s->errs);
+    jl_error_free(s->file_err);
+    s->file_err = NULL;
+    free(s->first_run);
+    free(s->last_run);
+    s->first_run = s->last_run = NULL;
+}
+
+/* A part's file-level error is dropped when an earlier part of the same
+ * file already reported the same one: a file that cannot be opened is one
+ * error however many parts it was split into. Returns 1 to keep it. */
+static int keep_file_error(pool *p, size_t u, const jl_error *e, jl_status *st)
+{
+    char *text = jl_error_format(e);
+    if (!text) {
+        *st = JL_ENOMEM;
+        return 0;
+    }
+    size_t file = p->units[u].file;
+    if (p->flushed_file_err && p->flushed_file_err_of == file &&
+        !strcmp(p->flushed_file_err, text)) {
+        free(text);
+        return 0;
+    }
+    free(p->flushed_file_err);
+    p->flushed_file_err = text;
+    p->flushed_file_err_of = file;
+    return 1;
+}
+
+/* Append every complete unit whose predecessors are all appended: units
+ * are in file order and a file's parts in run order, so this is the order
+ * of one process. */
 static jl_status flush_done(pool *p)
 {
-    while (p->flushed < p->n_files && p->slots[p->flushed].done) {
+    while (p->flushed < p->n_units && p->slots[p->flushed].done) {
         slot *s = &p->slots[p->flushed];
         jl_status st = JL_OK;
         for (size_t i = 0; i < s->sums.count; i++) {
@@ -309,6 +467,14 @@ static jl_status flush_done(pool *p)
             jl_summary_free(s->sums.items[i]);
         }
         s->sums.count = 0;
+        if (s->file_err) {
+            jl_error *e = s->file_err;
+            s->file_err = NULL;
+            if (st == JL_OK && keep_file_error(p, p->flushed, e, &st))
+                st = jl_error_list_push(p->errors, e);
+            else
+                jl_error_free(e);
+        }
         for (size_t i = 0; i < s->errs.count; i++) {
             if (st == JL_OK) {
                 st = jl_error_list_push(p->errors, s->errs.items[i]);
@@ -317,8 +483,7 @@ static jl_status flush_done(pool *p)
             jl_error_free(s->errs.items[i]);
         }
         s->errs.count = 0;
-        jl_summary_list_clear(&s->sums);
-        jl_error_list_clear(&s->errs);
+        slot_clear(s);
         p->flushed++;
         if (st != JL_OK)
             return st;
@@ -326,17 +491,49 @@ static jl_status flush_done(pool *p)
     return JL_OK;
 }
 
-static jl_status file_done(pool *p, size_t idx)
+static jl_status unit_done(pool *p, size_t u)
 {
-    p->slots[idx].done = 1;
+    p->slots[u].done = 1;
     p->n_done++;
-    if (p->opt->progress)
-        p->opt->progress(p->opt->progress_ctx, p->n_done, p->n_files, p->files[idx]);
+    size_t f = p->units[u].file;
+    if (--p->parts_left[f] == 0) {
+        p->n_files_done++;
+        if (p->opt->progress)
+            p->opt->progress(p->opt->progress_ctx, p->n_files_done, p->n_files, p->files[f]);
+    }
     return flush_done(p);
 }
 
-/* Worker k's socket closed: reap it, blame the file it was summarising,
- * put the files queued behind it back, start another worker. */
+/* Which runs a dead worker took with it, for its error message; NULL for
+ * a part that died before it had listed the file's runs (see below). */
+static char *lost_what(const pool *p, size_t u, int *ok)
+{
+    const unit *un = &p->units[u];
+    const slot *s = &p->slots[u];
+    char *r;
+    if (un->parts <= 1)
+        r = jl_strdup("this file");
+    else if (!s->has_range)
+        return *ok = 1, NULL;
+    else if (s->hi <= s->lo)
+        r = jl_asprintf("part %u of %u of this file (no runs)", un->part + 1, un->parts);
+    else
+        r = jl_asprintf("runs %llu-%llu of %llu of this file (\"%s\" to \"%s\", part %u of %u)",
+                        (unsigned long long)s->lo + 1, (unsigned long long)s->hi,
+                        (unsigned long long)s->n_runs, s->first_run ? s->first_run : "",
+                        s->last_run ? s->last_run : "", un->part + 1, un->parts);
+    *ok = r != NULL;
+    return r;
+}
+
+/* Worker k's socket closed: reap it, blame the unit it was summarising,
+ * put the units queued behind it back, start another worker.
+ *
+ * The error names the file and, for a part of a split file, the runs lost
+ * (the other parts' runs are kept). A part that died before it had listed
+ * the file's runs (in libhdf5's open, typically: a corrupt file crashes
+ * every part there) is a file-level error with the same text from every
+ * part, so it is reported once, like a file that cannot be opened. */
 static jl_status worker_died(pool *p, int k)
 {
     worker *w = &p->w[k];
@@ -349,30 +546,71 @@ static jl_status worker_died(pool *p, int k)
     w->pid = 0;
     jl_status st = JL_OK;
     if (w->nq > 0) {
-        size_t idx = queue_pop(w);
+        size_t u = queue_pop(w);
         while (w->nq > 0) /* not started: someone else does them */
             p->requeued[p->n_requeued++] = queue_pop(w);
-        jl_error *e;
-        if (WIFSIGNALED(status))
-            e = jl_error_new(JL_EINTERNAL, p->files[idx], NULL, NULL, -1,
-                             "the worker process summarising this file was killed by "
-                             "signal %d (%s); results of its runs are lost",
+        const char *file = p->files[p->units[u].file];
+        int ok = 0;
+        char *what = lost_what(p, u, &ok);
+        jl_error *e = NULL;
+        if (!ok)
+            e = NULL;
+        else if (!what && WIFSIGNALED(status))
+            e = jl_error_new(JL_EINTERNAL, file, NULL, NULL, -1,
+                             "a worker process opening this file was killed by "
+                             "signal %d (%s); results of the runs it was to "
+                             "summarise are lost",
                              WTERMSIG(status), strsignal(WTERMSIG(status)));
-        else
-            e = jl_error_new(JL_EINTERNAL, p->files[idx], NULL, NULL, -1,
-                             "the worker process summarising this file exited "
-                             "(status %d) before it finished",
+        else if (!what)
+            e = jl_error_new(JL_EINTERNAL, file, NULL, NULL, -1,
+                             "a worker process opening this file exited "
+                             "(status %d); results of the runs it was to "
+                             "summarise are lost",
                              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        /* what it sent before dying is dropped: the file is one error */
-        jl_summary_list_clear(&p->slots[idx].sums);
-        jl_error_list_clear(&p->slots[idx].errs);
-        if (!e || jl_error_list_push(&p->slots[idx].errs, e) != JL_OK)
+        else if (WIFSIGNALED(status))
+            e = jl_error_new(JL_EINTERNAL, file, NULL, NULL, -1,
+                             "the worker process summarising %s was killed by "
+                             "signal %d (%s); results of %s are lost",
+                             what, WTERMSIG(status), strsignal(WTERMSIG(status)),
+                             p->units[u].parts > 1 ? "those runs" : "its runs");
+        else
+            e = jl_error_new(JL_EINTERNAL, file, NULL, NULL, -1,
+                             "the worker process summarising %s exited "
+                             "(status %d) before it finished",
+                             what, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        int file_level = what == NULL;
+        free(what);
+        /* what it sent before dying is dropped: the unit is one error */
+        slot_clear(&p->slots[u]);
+        if (!e)
             return JL_ENOMEM;
-        st = file_done(p, idx);
+        if (file_level)
+            p->slots[u].file_err = e;
+        else if (jl_error_list_push(&p->slots[u].errs, e) != JL_OK)
+            return JL_ENOMEM;
+        st = unit_done(p, u);
     }
     if (st == JL_OK && have_work(p) && spawn(p, k) == 0)
-        assign(p, k);
+        assign(p, k, QUEUE_DEPTH);
     return st;
+}
+
+static char *range_name(const unsigned char **pl, size_t *left)
+{
+    uint32_t len;
+    if (*left < 4)
+        return NULL;
+    memcpy(&len, *pl, 4);
+    if (len > *left - 4)
+        return NULL;
+    char *s = malloc((size_t)len + 1);
+    if (s) {
+        memcpy(s, *pl + 4, len);
+        s[len] = '\0';
+    }
+    *pl += 4 + (size_t)len;
+    *left -= 4 + (size_t)len;
+    return s;
 }
 
 /* Parse the complete frames received from worker k. */
@@ -405,6 +643,28 @@ static jl_status parse_frames(pool *p, int k)
             st = jl__wire_get_error(pl, n, &used, &e);
             if (st == JL_OK)
                 st = jl_error_list_push(&s->errs, e);
+        } else if (kind == FRAME_FILE_ERROR) {
+            jl_error *e = NULL;
+            st = jl__wire_get_error(pl, n, &used, &e);
+            if (st == JL_OK && s->file_err) { /* a part opens its file once */
+                jl_error_free(e);
+                st = JL_EINTERNAL;
+            } else if (st == JL_OK) {
+                s->file_err = e;
+            }
+        } else if (kind == FRAME_RANGE && n >= 24) {
+            uint64_t v[3];
+            memcpy(v, pl, sizeof v);
+            const unsigned char *q = pl + 24;
+            size_t left = n - 24;
+            s->lo = v[0];
+            s->hi = v[1];
+            s->n_runs = v[2];
+            s->has_range = 1;
+            free(s->first_run);
+            free(s->last_run);
+            s->first_run = range_name(&q, &left);
+            s->last_run = range_name(&q, &left);
         } else if (kind == FRAME_DONE && n == 8) {
             uint32_t idx;
             int32_t fst;
@@ -413,16 +673,21 @@ static jl_status parse_frames(pool *p, int k)
             if ((long)idx != w->q[0])
                 return JL_EINTERNAL;
             if (fst == JL_ENOMEM) {
-                jl_error *e = jl_error_new(JL_ENOMEM, p->files[idx], NULL, NULL, -1,
-                                           "out of memory in the worker process "
-                                           "summarising this file");
+                int ok = 0;
+                char *what = lost_what(p, idx, &ok);
+                jl_error *e = ok ? jl_error_new(JL_ENOMEM, p->files[p->units[idx].file],
+                                                NULL, NULL, -1,
+                                                "out of memory in the worker process "
+                                                "summarising %s", what ? what : "this file")
+                                 : NULL;
+                free(what);
                 if (!e || jl_error_list_push(&s->errs, e) != JL_OK)
                     return JL_ENOMEM;
             }
             queue_pop(w);
-            st = file_done(p, idx);
+            st = unit_done(p, idx);
             if (st == JL_OK)
-                assign(p, k);
+                assign(p, k, QUEUE_DEPTH);
         } else {
             return JL_EINTERNAL;
         }
@@ -447,16 +712,20 @@ static jl_status run_pool(pool *p)
     if (!pfd || !who || !chunk)
         st = JL_ENOMEM;
     int started = 0;
-    for (int k = 0; st == JL_OK && k < p->n_w; k++) {
+    for (int k = 0; k < p->n_w; k++)
         p->w[k].fd = -1;
-        if (spawn(p, k) == 0) {
+    for (int k = 0; st == JL_OK && k < p->n_w; k++)
+        if (spawn(p, k) == 0)
             started++;
-            assign(p, k);
-        }
-    }
+    /* one unit each first, then the queues topped up: with as many units
+     * as workers (one file in parts) every worker gets one */
+    for (int depth = 1; depth <= QUEUE_DEPTH; depth++)
+        for (int k = 0; st == JL_OK && k < p->n_w; k++)
+            if (p->w[k].fd >= 0 && (depth == QUEUE_DEPTH || have_work(p)))
+                assign(p, k, depth);
     if (st == JL_OK && started == 0)
         st = JL_EINTERNAL; /* caller falls back to in-process */
-    while (st == JL_OK && p->n_done < p->n_files) {
+    while (st == JL_OK && p->n_done < p->n_units) {
         int n = 0;
         for (int k = 0; k < p->n_w; k++)
             if (p->w[k].fd >= 0) {
@@ -508,6 +777,45 @@ static jl_status run_pool(pool *p)
     return st;
 }
 
+/* The units: each file whole, except that with W > 1 workers a file larger
+ * than 1/W of all the bytes is split into W parts of contiguous runs. That
+ * covers both cases where whole files cannot keep W workers busy (fewer
+ * files than workers; one file dwarfing the rest) and leaves a set of
+ * similar files alone, where a split would only cost extra opens. Sizes come
+ * from stat(): the parent never opens a file with libhdf5, so it does not
+ * know the run counts; each part works out its range when it opens the
+ * file. A file that cannot be stat'ed is one unit. Returns the count. */
+static size_t plan_units(char **files, size_t n_files, int workers, unit **out)
+{
+    *out = NULL;
+    uint64_t *size = calloc(n_files ? n_files : 1, sizeof *size);
+    if (!size)
+        return 0;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n_files; i++) {
+        struct stat sb;
+        if (workers > 1 && stat(files[i], &sb) == 0 && sb.st_size > 0)
+            size[i] = (uint64_t)sb.st_size;
+        total += size[i];
+    }
+    /* parts of file i: W when its size is above total / W, else 1 */
+#define PARTS(i) (workers > 1 && size[i] > total / (uint64_t)workers ? (uint32_t)workers : 1u)
+    size_t n_units = 0;
+    for (size_t i = 0; i < n_files; i++)
+        n_units += PARTS(i);
+    unit *u = calloc(n_units, sizeof *u);
+    if (u) {
+        size_t k = 0;
+        for (size_t i = 0; i < n_files; i++)
+            for (uint32_t j = 0, np = PARTS(i); j < np; j++)
+                u[k++] = (unit){i, j, np};
+    }
+#undef PARTS
+    free(size);
+    *out = u;
+    return u ? n_units : 0;
+}
+
 static jl_status load_parallel(char **files, size_t n_files, const jl_study_options *opt,
                                jl_summary_list *out, jl_error_list *errors, int *fallback)
 {
@@ -518,24 +826,29 @@ static jl_status load_parallel(char **files, size_t n_files, const jl_study_opti
     p.out = out;
     p.errors = errors;
     int want = opt->workers > 1 ? opt->workers : 1;
-    p.n_w = (size_t)want < n_files ? want : (int)n_files;
-    p.w = calloc((size_t)p.n_w, sizeof *p.w);
-    p.slots = calloc(n_files, sizeof *p.slots);
-    p.requeued = calloc(n_files, sizeof *p.requeued);
+    p.n_units = plan_units(files, n_files, want, &p.units);
+    p.n_w = (size_t)want < p.n_units ? want : (int)p.n_units;
+    p.w = calloc((size_t)(p.n_w > 0 ? p.n_w : 1), sizeof *p.w);
+    p.slots = calloc(p.n_units ? p.n_units : 1, sizeof *p.slots);
+    p.requeued = calloc(p.n_units ? p.n_units : 1, sizeof *p.requeued);
+    p.parts_left = calloc(n_files, sizeof *p.parts_left);
     jl_status st = JL_ENOMEM;
-    if (p.w && p.slots && p.requeued) {
+    if (p.units && p.w && p.slots && p.requeued && p.parts_left) {
+        for (size_t u = 0; u < p.n_units; u++)
+            p.parts_left[p.units[u].file]++;
         st = run_pool(&p);
         /* nothing was handed out: the caller can do it all in process */
         if (st == JL_EINTERNAL && p.n_done == 0)
             *fallback = 1;
     }
-    for (size_t i = 0; p.slots && i < n_files; i++) {
-        jl_summary_list_clear(&p.slots[i].sums);
-        jl_error_list_clear(&p.slots[i].errs);
-    }
+    for (size_t i = 0; p.slots && i < p.n_units; i++)
+        slot_clear(&p.slots[i]);
+    free(p.flushed_file_err);
     free(p.slots);
     free(p.w);
     free(p.requeued);
+    free(p.parts_left);
+    free(p.units);
     return st;
 }
 

@@ -38,9 +38,12 @@ jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used,
 jl_status jl__wire_get_error(const unsigned char *p, size_t n, size_t *used,
                              jl_error **out);
 
-/* Test hook: a worker process that is about to summarise a file whose base
- * name equals `name` kills itself with SIGKILL (as the OOM killer would), so tests can check that a
- * crashed worker becomes an error naming the file. NULL turns it off. */
+/* Test hook: a worker process that is about to summarise a file (or a part
+ * of one) whose base name equals `name` kills itself with SIGKILL (as the
+ * OOM killer would), so tests can check that a crashed worker becomes an
+ * error naming the file. "FILE#RUN" kills it instead just before it reads
+ * run RUN of that file (after it opened the file and said which runs it
+ * took). NULL turns it off. */
 void jl__study_test_crash_on(const char *name);
 
 #endif

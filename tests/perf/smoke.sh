@@ -36,4 +36,13 @@ rows=$(wc -l < "$WORK/all1.csv")
 "$JOULES" summarize --json --workers 1 "$SRC/traces" > "$WORK/bundled1.json"
 "$JOULES" summarize --json --workers 2 "$SRC/traces" > "$WORK/bundled2.json"
 cmp "$WORK/bundled1.json" "$WORK/bundled2.json"
+# One file shared by workers (split into parts of its runs): the same
+# output as one process, for a generated file and a real one.
+for f in "$WORK/tile-zstd" "$SRC/traces/h100/h100-qwen3-8b-shape-chat.h5"; do
+    "$JOULES" summarize --json --workers 1 "$f" > "$WORK/one1.json"
+    for w in 2 3; do
+        "$JOULES" summarize --json --workers $w "$f" > "$WORK/one$w.json"
+        cmp "$WORK/one1.json" "$WORK/one$w.json"
+    done
+done
 echo "perf smoke: 1 passed, 0 failed"

@@ -1,6 +1,9 @@
 /* jl_study_load with worker processes: the same summaries and errors, in the
  * same order, as one process; a worker that dies becomes an error naming the
- * file while the other files are still summarised. */
+ * file while the other files are still summarised. A file that dominates
+ * the study is split into parts summarised by different workers: still the
+ * same result, a file-level error once, and a crash in one part loses only
+ * that part's runs. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <hdf5.h>
 
 #include "joules/study.h"
 #include "study/study_internal.h"
@@ -83,11 +88,17 @@ TEST(workers_match_one_process)
     loaded one, two, many;
     load(&one, paths, 1, 1);
     load(&two, paths, 1, 2);
-    load(&many, paths, 1, 7); /* more workers than files */
+    load(&many, paths, 1, 7); /* more workers than files: every file split */
+    loaded three;
+    load(&three, paths, 1, 3); /* the largest file is above 1/3: split */
     CHECK_EQ_INT(one.st, JL_OK);
     CHECK(one.runs.count >= 29); /* 9 + 5 + 6 + 9 bundled runs */
     check_identical(&one, &two);
     check_identical(&one, &many);
+    check_identical(&one, &three);
+    CHECK_EQ_INT(many.progress_calls, many.total);
+    CHECK_EQ_INT(many.last_done, many.total);
+    unload(&three);
     CHECK_EQ_INT(two.progress_calls, two.total);
     CHECK_EQ_INT(two.last_done, two.total);
     unload(&one);
@@ -196,6 +207,207 @@ TEST(in_process_matches_isolated)
     unload(&isolated);
 }
 
+/* ---- one file split between workers ---------------------------------- */
+
+/* 9 runs: b0001 b0002 b0004 b0008 | b0016 b0032 b0064 b0128 b0256 with two
+ * parts, b0001 b0002 b0004 | b0008 b0016 b0032 | b0064 b0128 b0256 with
+ * three. */
+static const char *big_file = JOULES_SOURCE_DIR "/traces/h100/h100-qwen3-8b-shape-chat.h5";
+#define BIG_BASE "h100-qwen3-8b-shape-chat.h5"
+
+/* Loading the one file `path` with 2 and 3 workers (so in 2 and 3 parts)
+ * gives exactly `ref`, with one progress call for the file. */
+static void check_split_matches(const char *path, const loaded *ref)
+{
+    const char *paths[] = {path};
+    for (int w = 2; w <= 3; w++) {
+        loaded l;
+        load(&l, paths, 1, w);
+        check_identical(ref, &l);
+        CHECK_EQ_INT(l.progress_calls, 1);
+        CHECK_EQ_INT(l.last_done, 1);
+        unload(&l);
+    }
+}
+
+TEST(one_file_split_matches_one_process)
+{
+    const char *paths[] = {big_file};
+    loaded inproc, one;
+    load(&inproc, paths, 1, 0);
+    load(&one, paths, 1, 1);
+    CHECK_EQ_INT(inproc.runs.count, 9);
+    CHECK_EQ_INT(inproc.errors.count, 0);
+    check_identical(&inproc, &one);
+    check_split_matches(big_file, &inproc);
+    unload(&inproc);
+    unload(&one);
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+    int ok = a && b;
+    char buf[65536];
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof buf, a)) > 0)
+        ok = fwrite(buf, 1, n, b) == n;
+    if (a)
+        fclose(a);
+    if (b && fclose(b) != 0)
+        ok = 0;
+    return ok;
+}
+
+/* @num_gpus of /runs/RUN becomes a string: that run cannot be read. */
+static void break_run(const char *path, const char *run)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    CHECK(f >= 0);
+    char where[64];
+    snprintf(where, sizeof where, "/runs/%s", run);
+    hid_t g = H5Gopen2(f, where, H5P_DEFAULT);
+    CHECK(g >= 0);
+    CHECK(H5Adelete(g, "num_gpus") >= 0);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(g, "num_gpus", t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    const char *v = "two";
+    CHECK(a >= 0 && H5Awrite(a, t, &v) >= 0);
+    H5Aclose(a);
+    H5Sclose(sp);
+    H5Tclose(t);
+    H5Gclose(g);
+    H5Fclose(f);
+}
+
+/* path = a new temporary folder (dir) / name; remove both when done. */
+static void temp_path(char dir[32], const char *name, char path[512])
+{
+    strcpy(dir, "/tmp/joules-test-split-XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, 512, "%s/%s", dir, name);
+}
+
+TEST(bad_runs_in_different_parts_keep_their_order)
+{
+    char dir[32], path[512];
+    temp_path(dir, BIG_BASE, path);
+    CHECK(copy_file(big_file, path));
+    break_run(path, "b0002"); /* part 1 of 2, part 1 of 3 */
+    break_run(path, "b0064"); /* part 2 of 2, part 3 of 3 */
+    const char *paths[] = {path};
+    loaded inproc;
+    load(&inproc, paths, 1, 0);
+    CHECK_EQ_INT(inproc.runs.count, 7);
+    CHECK_EQ_INT(inproc.errors.count, 2);
+    if (inproc.errors.count == 2) {
+        CHECK_STR(inproc.errors.items[0]->run, "b0002");
+        CHECK_STR(inproc.errors.items[1]->run, "b0064");
+    }
+    check_split_matches(path, &inproc);
+    unload(&inproc);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* A file that cannot be opened is one error, not one per part. */
+TEST(unreadable_split_file_is_one_error)
+{
+    char dir[32], path[512];
+    temp_path(dir, "not-hdf5.h5", path);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    for (int i = 0; f && i < 1000; i++)
+        fputs("this is not an HDF5 file\n", f);
+    if (f)
+        fclose(f);
+    const char *paths[] = {path};
+    loaded one;
+    load(&one, paths, 1, 1);
+    CHECK_EQ_INT(one.errors.count, 1);
+    check_split_matches(path, &one);
+    unload(&one);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Load with the test hook armed: a worker kills itself at `crash_on`. */
+static void load_crashing(loaded *l, const char *const *paths, size_t n, int workers,
+                          const char *crash_on)
+{
+    jl__study_test_crash_on(crash_on);
+    load(l, paths, n, workers);
+    jl__study_test_crash_on(NULL);
+}
+
+/* A worker killed inside part 2 of 2 (before run b0064): that part's runs
+ * are lost and become one error naming the file and the runs; part 1's
+ * runs are kept, in order. */
+TEST(crash_inside_one_part_keeps_the_other_part)
+{
+    const char *paths[] = {big_file};
+    loaded inproc, two;
+    load(&inproc, paths, 1, 0);
+    load_crashing(&two, paths, 1, 2, BIG_BASE "#b0064");
+    CHECK_EQ_INT(two.st, JL_OK);
+    CHECK_EQ_INT(two.runs.count, 4); /* b0001 b0002 b0004 b0008 */
+    for (size_t i = 0; i < two.runs.count && i < inproc.runs.count; i++)
+        CHECK_STR(two.runs.items[i]->run, inproc.runs.items[i]->run);
+    CHECK_EQ_INT(two.errors.count, 1);
+    if (two.errors.count == 1) {
+        char *msg = jl_error_format(two.errors.items[0]);
+        CHECK(msg && strstr(msg, BIG_BASE) && strstr(msg, "signal 9"));
+        CHECK(msg && strstr(msg, "runs 5-9 of 9") && strstr(msg, "\"b0016\" to \"b0256\""));
+        free(msg);
+    }
+    CHECK_EQ_INT(two.progress_calls, 1);
+    unload(&inproc);
+    unload(&two);
+}
+
+/* The same crash with one worker: the file is not split, so the whole file
+ * is one error and the other files are untouched. */
+TEST(crash_inside_a_run_without_split)
+{
+    const char *paths[] = {traces_dir};
+    loaded inproc, one;
+    load(&inproc, paths, 1, 0);
+    load_crashing(&one, paths, 1, 1, BIG_BASE "#b0064");
+    CHECK_EQ_INT(one.runs.count + 9, inproc.runs.count);
+    CHECK_EQ_INT(one.errors.count, inproc.errors.count + 1);
+    int found = 0;
+    for (size_t i = 0; i < one.errors.count; i++) {
+        char *msg = jl_error_format(one.errors.items[i]);
+        if (msg && strstr(msg, BIG_BASE) && strstr(msg, "summarising this file was killed by signal 9"))
+            found = 1;
+        free(msg);
+    }
+    CHECK(found);
+    unload(&inproc);
+    unload(&one);
+}
+
+/* Every part dying before it lists the runs (a crash in libhdf5's open):
+ * one error for the file, not one per part. */
+TEST(crash_opening_a_split_file_is_one_error)
+{
+    const char *paths[] = {big_file};
+    loaded three;
+    load_crashing(&three, paths, 1, 3, BIG_BASE);
+    CHECK_EQ_INT(three.st, JL_OK);
+    CHECK_EQ_INT(three.runs.count, 0);
+    CHECK_EQ_INT(three.errors.count, 1);
+    if (three.errors.count == 1) {
+        char *msg = jl_error_format(three.errors.items[0]);
+        CHECK(msg && strstr(msg, BIG_BASE) && strstr(msg, "signal 9"));
+        free(msg);
+    }
+    CHECK_EQ_INT(three.progress_calls, 1);
+    unload(&three);
+}
+
 int main(void)
 {
     RUN(workers_match_one_process);
@@ -203,5 +415,11 @@ int main(void)
     RUN(in_process_matches_isolated);
     RUN(errors_in_file_order);
     RUN(crashed_worker_is_an_error_naming_the_file);
+    RUN(one_file_split_matches_one_process);
+    RUN(bad_runs_in_different_parts_keep_their_order);
+    RUN(unreadable_split_file_is_one_error);
+    RUN(crash_inside_one_part_keeps_the_other_part);
+    RUN(crash_inside_a_run_without_split);
+    RUN(crash_opening_a_split_file_is_one_error);
     TEST_MAIN_END();
 }
