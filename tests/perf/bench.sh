@@ -207,14 +207,18 @@ if [ -d "$MLE" ]; then
     # floor: libhdf5 reading every attribute of the imported file and
     # nothing else, what each reading command pays before any analysis
     FLOOR_CMD="$ATTRREAD $M/mlenergy.h5"
-    for step in import floor frontier pick compare fit report; do
-        if [ "$step" != floor ] && ! "$JOULES" "$step" --help > /dev/null 2>&1; then
+    # *_w2: the reading commands again with --workers 2 (the file's runs
+    # split between two processes; docs/performance.md "Scaling")
+    for step in import floor frontier pick compare frontier_w2 pick_w2 compare_w2 fit report; do
+        if [ "$step" != floor ] && ! "$JOULES" "${step%_w2}" --help > /dev/null 2>&1; then
             printf '%s\t%s\t%s\n' mlenergy "$step" "not yet available" >> "$RES"
             continue
         fi
         case $step in
         import) cmd=$IMPORT_CMD ;; floor) cmd=$FLOOR_CMD ;; frontier) cmd=$FRONTIER_CMD ;; pick) cmd=$PICK_CMD ;;
-        compare) cmd=$COMPARE_CMD ;; fit) cmd=$FIT_CMD ;; report) cmd=$REPORT_CMD ;;
+        compare) cmd=$COMPARE_CMD ;;
+        frontier_w2) cmd="$FRONTIER_CMD --workers 2" ;; pick_w2) cmd="$PICK_CMD --workers 2" ;;
+        compare_w2) cmd="$COMPARE_CMD --workers 2" ;; fit) cmd=$FIT_CMD ;; report) cmd=$REPORT_CMD ;;
         esac
         i=0
         n=$REPEAT

@@ -136,7 +136,8 @@ def main():
     if "mlenergy" in info or any(k[0] == "mlenergy" for k in med):
         p("| ML.ENERGY step | wall s | peak RSS MiB |")
         p("|---|---:|---:|")
-        for step in ("import", "floor", "frontier", "pick", "compare", "fit", "report"):
+        for step in ("import", "floor", "frontier", "pick", "compare", "frontier_w2", "pick_w2",
+                     "compare_w2", "fit", "report"):
             if (step in info.get("mlenergy", {})):
                 p(f"| {step} | {info['mlenergy'][step][0]} | - |")
             elif ("mlenergy", step) in med:
@@ -146,6 +147,9 @@ def main():
         if all(x is not None for x in steps):
             cpu = sum(c("mlenergy", x) or 0 for x in ("import", "frontier", "pick", "compare"))
             p(f"| import + frontier + pick + compare | {sum(steps):.3f} (CPU {cpu:.2f}) | - |")
+            w2 = [t("mlenergy", x) for x in ("frontier_w2", "pick_w2", "compare_w2")]
+            if all(x is not None for x in w2):
+                p(f"| import + frontier + pick + compare, --workers 2 | {steps[0] + sum(w2):.3f} | - |")
             fl = t("mlenergy", "floor")
             if fl is not None:
                 p(f"| floor: import + 3 x floor (attribute reads alone) | {steps[0] + 3 * fl:.3f} | - |")
@@ -179,8 +183,10 @@ def main():
                    r1 >= want1 and r2 >= want2, f"{r1:.1f}x / {r2:.1f}x")
     steps = [t("mlenergy", x) for x in ("import", "frontier", "pick", "compare")]
     if all(x is not None for x in steps):
-        target("ML.ENERGY import + frontier + pick + compare < 0.5 s", sum(steps) < 0.5,
-               f"{sum(steps):.2f} s wall")
+        w2 = [t("mlenergy", x) for x in ("frontier_w2", "pick_w2", "compare_w2")]
+        best = min(sum(steps), steps[0] + sum(w2)) if all(x is not None for x in w2) else sum(steps)
+        target("ML.ENERGY import + frontier + pick + compare < 0.5 s", best < 0.5,
+               f"{sum(steps):.2f} s wall at 1 worker, {best:.2f} s at best with --workers 2")
     if ("huge", "j1") in med:
         m1 = rss[("huge", "j1")] / 1024
         m2 = rss[("huge", "j2")] / 1024
