@@ -490,9 +490,7 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
         pt->batch = runs[i]->fig[JL_FIG_AVG_BATCH_SIZE];
         pt->power_w = runs[i]->fig[JL_FIG_AVG_POWER_W];
         pt->throughput_tok_s = runs[i]->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
-        pt->energy_per_token_j = runs[i]->fig[JL_FIG_ENERGY_PER_TOKEN_J];
-        if (!isfinite(pt->energy_per_token_j))
-            pt->energy_per_token_j = pt->power_w / pt->throughput_tok_s;
+        pt->energy_per_token_j = jm_run_energy(runs[i]);
         pt->step_time_s = pt->batch / pt->throughput_tok_s;
         pt->resid_ln_power = pt->resid_ln_throughput = pt->resid_ln_energy =
             pt->resid_ln_energy_corrected = NAN;

@@ -152,7 +152,7 @@ def main():
                 p(f"| import + frontier + pick + compare, --workers 2 | {steps[0] + sum(w2):.3f} | - |")
             fl = t("mlenergy", "floor")
             if fl is not None:
-                p(f"| floor: import + 3 x floor (attribute reads alone) | {steps[0] + 3 * fl:.3f} | - |")
+                p(f"| import + 3 x floor (joules import, then attribute reads alone) | {steps[0] + 3 * fl:.3f} | - |")
         p("")
 
     # Targets
