@@ -127,7 +127,14 @@ typedef struct jl_param {
     double value;
     double lower, upper;       /* the bounds used */
     int at_bound;              /* within 1e-6 of the range of a bound: no CI */
-    double ci_low, ci_high;    /* 95 % CI; NaN when unavailable (see ci_note) */
+    double ci_low, ci_high;    /* 95 % CI, inside [lower, upper]; NaN when
+                                  unavailable (status says why) */
+    /* static strings: "fitted" (interval from the data), "held" (at a
+     * physical value: the interval is its assumed uncertainty, not fitted),
+     * "at_bound" (fitted to a bound: held fixed, no interval),
+     * "not_identified" (the data do not determine it: no interval) */
+    const char *status;
+    const char *basis;         /* why, in words (static) */
 } jl_param;
 
 /* One measured run of the group, with its residuals. ln ratios are
@@ -176,6 +183,10 @@ typedef struct jl_model_options {
      * the rows at the largest batch when they have less than regime_ratio x
      * the throughput of a row with at most half their batch. */
     double regime_ratio;
+    /* Hold the parameters one sweep does not identify at physical values
+     * (default 1): Ps at the GPU's idle power, tw and ln_bw at 0 for a dense
+     * model (docs/model.md "Which parameters are fitted"); 0: fit all nine. */
+    int hold_params;
 } jl_model_options;
 
 void jl_model_options_default(jl_model_options *o);
@@ -329,6 +340,9 @@ typedef struct jl_loo_point {
     double batch;              /* its achieved batch (where joules predicts) */
     double actual_energy_per_token_j;
     double predicted_energy_per_token_j;
+    /* its 95 % prediction interval for one new run (docs/model.md
+     * "Prediction intervals"); NaN when the refit failed */
+    double predicted_lo_j, predicted_hi_j;
     double abs_rel_error;
     int position;              /* -1 lowest cap of the sweep, 0 interior, 1 highest */
 } jl_loo_point;
@@ -349,6 +363,10 @@ void jl_loo_result_clear(jl_loo_result *r);
 typedef struct jl_loo_stats {
     size_t n;
     double median, p90, max;   /* of abs_rel_error; NaN when n == 0 */
+    /* of the points with a prediction interval: the share whose actual value
+     * lies inside it, and the median of (hi - lo) / 2 / predicted; NaN when
+     * none has one */
+    double coverage, median_half_width;
 } jl_loo_stats;
 
 /* Statistics over the points whose task is `task` (NULL: all; "LLM" and

@@ -39,8 +39,14 @@ static const char *const help =
 
 static void fmt_ci(char *buf, size_t cap, const jl_param *q)
 {
+    const char *st = q->status ? q->status : "";
     if (q->at_bound)
         snprintf(buf, cap, "at bound [%g, %g]", q->lower, q->upper);
+    else if (!strcmp(st, "held"))
+        snprintf(buf, cap, isfinite(q->ci_low) ? "held, assumed [%.4g, %.4g]" : "held", q->ci_low,
+                 q->ci_high);
+    else if (!strcmp(st, "not_identified"))
+        snprintf(buf, cap, "not identified by the data");
     else if (isfinite(q->ci_low))
         snprintf(buf, cap, "[%.4g, %.4g]", q->ci_low, q->ci_high);
     else
@@ -99,7 +105,7 @@ static void print_fit(const jl_group_fit *f, const double *grid, size_t n_grid)
 static jl_loo_stats position_stats(const jl_loo_result *r, int pos)
 {
     jl_loo_result sub = {malloc((r->count ? r->count : 1) * sizeof *r->points), 0};
-    jl_loo_stats st = {0, NAN, NAN, NAN};
+    jl_loo_stats st = {0, NAN, NAN, NAN, NAN, NAN};
     if (!sub.points)
         return st;
     for (size_t i = 0; i < r->count; i++)
