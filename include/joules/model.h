@@ -384,6 +384,94 @@ typedef struct jl_logistic {
 jl_logistic jl_logistic_fit(const double *x, const double *y, size_t n);
 double jl_logistic_eval(const jl_logistic *m, double x);
 
+/* ---- what if: an unmeasured configuration of a measured (model, task) ------ */
+
+/* How a configuration differs from the measured group it is predicted from. */
+typedef enum {
+    JL_TRANSFER_NONE = 0,
+    JL_TRANSFER_GPU_COUNT, /* same GPU model, another count */
+    JL_TRANSFER_GPU_MODEL, /* same count, another GPU model */
+    JL_TRANSFER_BOTH,      /* another count and GPU model */
+    JL_TRANSFER_PRECISION  /* another precision (the FP8/BF16 twin of the model) */
+} jl_transfer;
+
+/* "none", "gpu_count", "gpu_model", "both", "precision" */
+const char *jl_transfer_name(jl_transfer t);
+/* The transfer from measured group s to configuration t: NONE unless same
+ * task and same model (up to an FP8/BF16 suffix). */
+jl_transfer jl_transfer_of(const jl_group_key *s, const jl_group_key *t);
+
+typedef struct jl_whatif_point {
+    long cap;                  /* max_batch_size */
+    double batch;              /* expected achieved batch: the sources' mean
+                                  batch/cap x min(cap, memory ceiling) */
+    /* 95 % prediction intervals (docs/model.md "What if") */
+    jl_interval energy_per_token_j, power_w, step_time_s; /* step time ~ ITL */
+    double throughput_tok_s;   /* batch / step time */
+    int beyond_ceiling;        /* cap above the configuration's memory ceiling */
+    int unlocked;              /* cap above every measured sibling's largest cap */
+    int extrapolated;          /* no source measured this cap */
+    size_t n_sources;          /* sources averaged at this cap */
+} jl_whatif_point;
+
+typedef struct jl_whatif {
+    jl_group_key target;       /* owned */
+    jl_transfer transfer;      /* of the sources used */
+    size_t *sources, n_sources;/* indices into the group list */
+    double memory_ceiling;     /* sequences (descriptors); NaN unknown */
+    int memory_assumed;        /* on the per-task default input length */
+    size_t n_pairs;            /* pairs of configurations of other models the
+                                  factors were learned from */
+    size_t n_pairs_kind;       /* of them, of this transfer kind (intervals) */
+    jl_whatif_point *points;
+    size_t n_points;
+    char *note;                /* may be NULL */
+} jl_whatif;
+
+/* Predict configuration `target` at caps[0..n_caps) (NULL: powers of two
+ * from the smallest measured cap of the model and task to twice the
+ * largest) from the measured groups of gl of the same model and task (a
+ * group with target's own key is never used), of transfer kind `only`
+ * (NONE: the closest kind available: GPU count, GPU model, both,
+ * precision), with the factors learned across the other models of gl (not
+ * target's model nor its FP8/BF16 twin) and the memory ceiling from the
+ * descriptors. JL_ENODATA when there is no source or too few pairs to learn
+ * from (the message says which); JL_ENOMEM. */
+jl_status jl_whatif_predict(const jl_model_group_list *gl, const jl_descriptors *desc,
+                            const jl_group_key *target, jl_transfer only, const long *caps,
+                            size_t n_caps, jl_whatif *out, jl_error **err);
+void jl_whatif_clear(jl_whatif *w);
+
+typedef struct jl_whatif_loo_point {
+    const jl_summary *run;     /* borrowed: the held-out run */
+    size_t group;
+    jl_transfer transfer;
+    long max_batch_size;
+    double actual_energy_per_token_j;
+    jl_interval predicted;     /* energy per token with its interval */
+    double abs_rel_error;
+    int unlocked, extrapolated;
+} jl_whatif_loo_point;
+
+typedef struct jl_whatif_loo {
+    jl_whatif_loo_point *points;
+    size_t count;
+} jl_whatif_loo;
+
+/* Hold out each group in turn and predict its runs at their caps with
+ * jl_whatif_predict, once per transfer kind (GPU count, GPU model, both)
+ * that has a source; factors learned without the group's model and twin. */
+jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors *desc,
+                            jl_whatif_loo *out, jl_error **err);
+void jl_whatif_loo_clear(jl_whatif_loo *r);
+/* Statistics of the points of transfer k (NONE: all) and workload ("llm",
+ * "mllm", NULL: all). */
+jl_loo_stats jl_whatif_loo_summarize(const jl_whatif_loo *r, jl_transfer k, const char *workload);
+
+/* {"points": [...], "summary": {...}} of a what-if leave-one-out
+ * (docs/model.md). */
+json_t *jl_whatif_loo_to_json(const jl_whatif_loo *r, const jl_model_group_list *gl);
+
 /* ---- documents (docs/model.md lists every key) ----------------------------- */
 
 /* A batch grid for curves: n points log-spaced from max(1, batch_min / 2)
