@@ -630,11 +630,11 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
         jl_param *q = &f->params[JL_MP_PS];
         q->basis = isfinite(runs[0]->attrs.gpu_idle_power_w) && runs[0]->attrs.gpu_idle_power_w > 0
                        ? "held near the measured idle power (gpu_idle_power_w) by a prior of "
-                         "+-10 % (1 sd); the interval is that prior's 95 %, not fitted"
+                         "+-10 % (1 sd); the interval is +-1.96 sd of it around the value, not fitted"
                        : "held near the GPU descriptor's idle power (models/gpus.json) by a "
-                         "prior of +-10 % (1 sd); the interval is that prior's 95 %, not fitted";
-        q->ci_low = fmax(lo[JL_MP_PS], d.ps_prior * exp(-1.96 * JM_PS_PRIOR_SD));
-        q->ci_high = fmin(hi[JL_MP_PS], d.ps_prior * exp(1.96 * JM_PS_PRIOR_SD));
+                         "prior of +-10 % (1 sd); the interval is +-1.96 sd of it around the value, not fitted";
+        q->ci_low = fmax(lo[JL_MP_PS], p[JL_MP_PS] * exp(-1.96 * JM_PS_PRIOR_SD));
+        q->ci_high = fmin(hi[JL_MP_PS], p[JL_MP_PS] * exp(1.96 * JM_PS_PRIOR_SD));
     }
     if (held[JL_MP_TW]) {
         f->params[JL_MP_TW].basis = f->params[JL_MP_LN_BW].basis =
