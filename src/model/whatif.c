@@ -564,6 +564,25 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
     }
     out->n_pairs = fac.n_pairs;
     out->n_pairs_kind = fac.n_kind[kind_index(out->transfer)];
+    {
+        double x[NF];
+        const jl_group_key *s0 = &gl->items[out->sources[0]].key;
+        if (wi_features(&c, s0, target, &c.sw[out->sources[0]], c.sw[out->sources[0]].cap[0], x)) {
+            st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                         "the descriptors (models/) lack the HBM bandwidth of %s or %s, or the "
+                         "bytes per parameter of %s or %s: the %s transfer needs them",
+                         s0->gpu_model, target->gpu_model, s0->model, target->model,
+                         jl_transfer_name(out->transfer));
+            goto fail;
+        }
+        if (out->n_pairs_kind < 3) {
+            st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                         "%zu pairs of configurations of other models differ by a %s transfer: "
+                         "too few to learn its factor from",
+                         out->n_pairs_kind, jl_transfer_name(out->transfer));
+            goto fail;
+        }
+    }
     /* the memory ceiling of the new configuration, from the first source's
      * runs (their median) and the descriptors */
     {
