@@ -1,8 +1,7 @@
 /* What if: a configuration of a measured (model, task) that was not measured
  * -- another GPU count, GPU model or precision -- predicted from the measured
  * groups of the same model and task, the descriptors, and factors learned
- * across other models (joules/model.h, docs/model.md "What if",
- * docs/model-design.md §9). */
+ * across other models (joules/model.h, docs/model.md "What if"). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
