@@ -297,6 +297,11 @@ typedef struct jl_prediction {
     long pool_anchor_cap;      /* the group's measured end cap it starts from */
     double pool_anchor_batch;  /* the (geometric) mean achieved batch there */
     long pool_target_cap;      /* the cap of the batch: lround(batch / batch_per_cap) */
+    /* The 95 % prediction interval of one new run's energy per token (the
+     * interval the leave-one-out scores: docs/model.md "Prediction
+     * intervals"), around energy_per_token_j.value, also for a pooled
+     * prediction; NaN for interpolation. */
+    double energy_per_token_pi_lo_j, energy_per_token_pi_hi_j;
 } jl_prediction;
 
 /* Attach the model's other sweeps to fit f of groups->items[gi] (copies

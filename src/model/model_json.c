@@ -63,6 +63,12 @@ json_t *jl_prediction_to_json(const jl_prediction *p)
     set(o, "power_w", jl_interval_to_json(&p->power_w));
     set(o, "step_time_s", jl_interval_to_json(&p->step_time_s));
     set(o, "throughput_tok_s", jl_interval_to_json(&p->throughput_tok_s));
+    {
+        json_t *pi = json_object();
+        set(pi, "lo", jl_json_number(p->energy_per_token_pi_lo_j));
+        set(pi, "hi", jl_json_number(p->energy_per_token_pi_hi_j));
+        set(o, "energy_per_token_prediction_interval_j", pi);
+    }
     set(m, "energy_per_token_j", jl_interval_to_json(&p->model_energy_per_token_j));
     set(m, "power_w", jl_interval_to_json(&p->model_power_w));
     set(m, "step_time_s", jl_interval_to_json(&p->model_step_time_s));

@@ -156,6 +156,7 @@ jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *o
     o->batch = batch;
     o->method = f->method;
     o->pooled_energy_per_token_j = NAN;
+    o->energy_per_token_pi_lo_j = o->energy_per_token_pi_hi_j = NAN;
     if (!(isfinite(batch) && batch > 0))
         return JL_EUSAGE;
     o->extrapolated = batch < f->batch_min || batch > f->batch_max;
@@ -209,6 +210,21 @@ jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *o
     decompose(f, o, p[JL_MP_PS]);
     if (o->extrapolated)
         pool_end(f, batch, o);
+    /* the prediction interval of one new run, as in the leave-one-out
+     * (loo.c): the fitted rows' range, residuals and GP */
+    double xlo = HUGE_VAL, xhi = -HUGE_VAL;
+    for (size_t i = 0; i < f->n_points; i++)
+        if (!f->points[i].regime_excluded) {
+            xlo = fmin(xlo, log(f->points[i].batch));
+            xhi = fmax(xhi, log(f->points[i].batch));
+        }
+    double sd = jm_pi_sd(f->rms_ln_energy * f->rms_ln_energy,
+                         f->has_correction ? f->gp_scale2_energy : 0.0, f->has_correction ? gv : 1.0,
+                         lb, xlo, xhi);
+    if (isfinite(sd) && isfinite(o->energy_per_token_j.value)) {
+        o->energy_per_token_pi_lo_j = o->energy_per_token_j.value * exp(-JM_PI_Z * sd);
+        o->energy_per_token_pi_hi_j = o->energy_per_token_j.value * exp(JM_PI_Z * sd);
+    }
     return JL_OK;
 }
 

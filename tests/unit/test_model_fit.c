@@ -702,6 +702,11 @@ TEST(holds_and_bounds)
             CHECK(jl_model_predict(f, b, &p) == JL_OK);
             CHECK(p.power_w.lo > 0 && p.power_w.lo <= p.power_w.value &&
                   p.power_w.value <= p.power_w.hi);
+            /* one new run's interval, around the prediction, at least the
+             * noise floor wide */
+            CHECK(p.energy_per_token_pi_lo_j < p.energy_per_token_j.value &&
+                  p.energy_per_token_j.value < p.energy_per_token_pi_hi_j);
+            CHECK(p.energy_per_token_pi_hi_j / p.energy_per_token_j.value >= exp(1.96 * 0.035) - 1e-9);
             if (p.power_w.value <= f->tdp_w)
                 CHECK(p.power_w.hi <= f->tdp_w);
         }
