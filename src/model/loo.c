@@ -23,7 +23,7 @@ void jl_loo_result_clear(jl_loo_result *r)
 /* Fit on the training rows (everything but cap c) and predict e at each
  * held-out row. pred[k] for the k-th held-out row; returns 0 or -1. */
 static int predict_joules(const jl_model_group *g, long c, const jl_model_options *opt,
-                          const jl_descriptors *desc, double *pred, double *sd)
+                          const jl_descriptors *desc, double *pred, double *sd, double *terms)
 {
     size_t n = g->n_runs, m = 0;
     double *buf = malloc(8 * n * sizeof *buf);
@@ -100,6 +100,9 @@ static int predict_joules(const jl_model_group *g, long c, const jl_model_option
                   jm_gp_mean(x, m, opt->gp_length, aT, log(bt));
         double gv = gp ? jm_gp_var(x, m, opt->gp_length, opt->gp_noise, log(bt)) : 1.0;
         sd[k] = jm_pi_sd(s2n, s2f, gv, log(bt), xlo, xhi);
+        terms[3 * k] = s2n;
+        terms[3 * k + 1] = fmax(s2f, 0.0) * gv;
+        terms[3 * k + 2] = log(bt) < xlo ? xlo - log(bt) : (log(bt) > xhi ? log(bt) - xhi : 0.0);
         pred[k++] = exp(le);
     }
     rc = 0;
@@ -168,10 +171,10 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
         if (g->n_batch_sizes < opt->min_batch_sizes)
             continue;
         free(pred);
-        pred = malloc(2 * g->n_runs * sizeof *pred);
+        pred = malloc(5 * g->n_runs * sizeof *pred);
         if (!pred)
             goto oom;
-        double *sd = pred + g->n_runs;
+        double *sd = pred + g->n_runs, *terms = pred + 2 * g->n_runs;
         /* the pooled sweep-end predictor of docs/model-design.md §4, the
          * same one jl_model_predict uses (pool.c): the group's own per-cap
          * means (only the end cap a left in training is read) and its
@@ -187,9 +190,9 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
             while (j < g->n_runs && g->runs[j]->attrs.max_batch_size == c)
                 j++;
             for (size_t k = 0; k < j - i; k++)
-                pred[k] = sd[k] = NAN;
+                pred[k] = sd[k] = terms[3 * k] = terms[3 * k + 1] = terms[3 * k + 2] = NAN;
             int rc = which == JL_LOO_ANCHOR ? predict_anchor(g, c, pred)
-                                            : predict_joules(g, c, opt, desc, pred, sd);
+                                            : predict_joules(g, c, opt, desc, pred, sd, terms);
             if (pool && (c == cmin || c == cmax)) {
                 /* the adjacent measured cap: the nearest one left in training */
                 long a = c == cmin ? g->runs[j]->attrs.max_batch_size
@@ -216,6 +219,9 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
                 pt->predicted_energy_per_token_j = pred[k - i];
                 pt->predicted_lo_j = pred[k - i] * exp(-JM_PI_Z * sd[k - i]);
                 pt->predicted_hi_j = pred[k - i] * exp(JM_PI_Z * sd[k - i]);
+                pt->pi_resid_ms = terms[3 * (k - i)];
+                pt->pi_gp_var = terms[3 * (k - i) + 1];
+                pt->pi_outside = terms[3 * (k - i) + 2];
                 /* a failed refit scores as NaN error: counted, never hidden */
                 pt->abs_rel_error = fabs(pt->predicted_energy_per_token_j -
                                          pt->actual_energy_per_token_j) /

@@ -292,6 +292,11 @@ json_t *jl_loo_to_json(const jl_loo_result *r, const jl_model_group_list *groups
         set(po, "predicted_energy_per_token_j", jl_json_number(p->predicted_energy_per_token_j));
         set(po, "predicted_energy_per_token_lo_j", jl_json_number(p->predicted_lo_j));
         set(po, "predicted_energy_per_token_hi_j", jl_json_number(p->predicted_hi_j));
+        json_t *it = json_object();
+        set(it, "resid_ms", jl_json_number(p->pi_resid_ms));
+        set(it, "gp_variance", jl_json_number(p->pi_gp_var));
+        set(it, "outside_ln_batch", jl_json_number(p->pi_outside));
+        set(po, "interval_terms", it);
         set(po, "abs_rel_error", jl_json_number(p->abs_rel_error));
         set(po, "position", json_string(p->position < 0 ? "low_end"
                                                           : (p->position > 0 ? "high_end" : "interior")));
