@@ -640,7 +640,6 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
         f->params[JL_MP_TW].basis = f->params[JL_MP_LN_BW].basis =
             "held at 0: a dense model (descriptor: active = total parameters) has no "
             "expert-activation term";
-        f->params[JL_MP_TW].ci_low = f->params[JL_MP_TW].ci_high = 0;
     }
     double *lnEm = malloc(m * sizeof *lnEm);
     if (!lnEm)
@@ -712,11 +711,17 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
             q->basis = "fitted: 95 % interval from the data (t quantile, log scale), inside the "
                        "declared range";
         }
-        if (nfree < JM_NP || nu)
-            f->ci_note = jl_asprintf(
-                "%d of %d parameters fitted (%d held at physical values%s)%s%s", nfree - nu,
-                JM_NP, JM_NP - nfree, "; see each parameter's status",
-                nu ? "; not identified by the data, no interval: " : "", nu ? "" : "");
+        {
+            int nh = 0, nb = 0;
+            for (int j = 0; j < JM_NP; j++) {
+                nh += held[j];
+                nb += f->params[j].at_bound;
+            }
+            f->ci_note = jl_asprintf("%d of %d parameters fitted with an interval, %d held at "
+                                     "physical values, %d at a bound%s",
+                                     nfree - nu, JM_NP, nh, nb,
+                                     nu ? "; not identified by the data, no interval: " : "");
+        }
         if (nu) {
             char *t = f->ci_note;
             size_t len = 0;
