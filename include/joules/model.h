@@ -434,7 +434,6 @@ typedef struct jl_whatif {
     size_t n_pairs_kind;       /* of them, of this transfer kind (intervals) */
     jl_whatif_point *points;
     size_t n_points;
-    char *note;                /* may be NULL */
 } jl_whatif;
 
 /* Predict configuration `target` at caps[0..n_caps) (NULL: powers of two

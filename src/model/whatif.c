@@ -447,7 +447,6 @@ void jl_whatif_clear(jl_whatif *w)
     free(w->target.precision);
     free(w->sources);
     free(w->points);
-    free(w->note);
     memset(w, 0, sizeof *w);
 }
 
