@@ -77,9 +77,11 @@ static json_t *import_doc(const char *format, const jl_import_result *r, const c
     json_object_set_new(doc, "notes", notes);
     for (size_t i = 0; i < r->n_details; i++) {
         const jl_kv *d = &r->details[i];
+        double x = d->is_number ? strtod(d->value, NULL) : 0;
         json_object_set_new(details, d->key,
-                            d->is_number ? json_real(strtod(d->value, NULL))
-                                         : json_string(d->value));
+                            !d->is_number                       ? json_string(d->value)
+                            : x == (double)(json_int_t)x ? json_integer((json_int_t)x)
+                                                               : json_real(x));
     }
     json_object_set_new(doc, "details", details);
     return doc;

@@ -1469,18 +1469,11 @@ static void cut_run(ctx *c, const run_spec *sp)
                                  c->logs[k]->t[c->logs[k]->n - 1]);
         char *spans = jl_strbuf_take(&b);
         jl__import_error(c->errors, JL_ENODATA, rf, sp->line, 0, "run",
-                         "run %s: no sample in its window %.3f..%.3f (Unix s)%s%s%s: it falls "
-                         "outside the log%s",
+                         "run %s: no sample in its window %.3f..%.3f (Unix s)%s%s: it falls "
+                         "outside the log%s (%s)",
                          sp->name, sp->start, sp->end, sp->log ? " in log " : "",
-                         sp->log ? sp->log : "", spans ? " — " : "", c->n_logs == 1 ? "" : "s");
-        if (spans && c->errors->count) {
-            jl_error *e = c->errors->items[c->errors->count - 1];
-            char *m = jl_asprintf("%s (%s)", e->message, spans);
-            if (m) {
-                free(e->message);
-                e->message = m;
-            }
-        }
+                         sp->log ? sp->log : "", c->n_logs == 1 ? "" : "s",
+                         spans ? spans : "");
         free(spans);
         return;
     }
