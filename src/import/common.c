@@ -351,7 +351,7 @@ int jl__csv_next(jl__csv *c, jl__csv_row *row, jl_error **err)
     for (;;) {
         /* Find the end of the row: a '\n' outside quotes. */
         size_t scan = c->pos, stop = 0;
-        int inq = 0, found = 0;
+        int inq = 0, found = 0, quoted = 0;
         for (;;) {
             char *b = c->buf;
             while (scan < c->end) {
@@ -366,6 +366,7 @@ int jl__csv_next(jl__csv *c, jl__csv_row *row, jl_error **err)
                     }
                     break;
                 }
+                quoted = 1;
                 for (size_t k = scan; k < lim; k++)
                     if (b[k] == '"')
                         inq = !inq;
@@ -403,8 +404,9 @@ int jl__csv_next(jl__csv *c, jl__csv_row *row, jl_error **err)
         char *p = c->buf + c->pos, *e = c->buf + stop;
         long long line = c->line;
         size_t nlines = 1;
-        for (char *k = p; k < e; k++)
-            nlines += *k == '\n';
+        if (quoted) /* only a quoted field can hold a line break */
+            for (char *k = p; k < e; k++)
+                nlines += *k == '\n';
         c->pos = stop < c->end ? stop + 1 : stop;
         c->line += (long long)nlines;
         *e = '\0';
@@ -544,13 +546,13 @@ int jl__parse_number_unit(const char *s, double *v, const char **unit)
 
 int jl__csv_is_missing(const char *s)
 {
-    if (!*s)
-        return 1;
-    if (s[0] == '[') {
-        size_t n = strlen(s);
-        return s[n - 1] == ']';
+    switch (s[0]) {
+    case '\0': return 1;
+    case '[': return s[strlen(s) - 1] == ']';
+    case 'N': return !strcmp(s, "N/A") || !strcmp(s, "NA");
+    case 'n': return !strcmp(s, "n/a");
+    default: return 0; /* a number starts with a digit, '-', '+' or '.' */
     }
-    return !strcmp(s, "N/A") || !strcmp(s, "NA") || !strcmp(s, "n/a");
 }
 
 /* ---- times and zones ----------------------------------------------------- */

@@ -485,7 +485,8 @@ static jl_status read_log(log_data *L, jl__csv *csv)
                               c->unit, f->s);
                     goto end;
                 }
-                if (*unit && strcmp(unit, c->unit) && !(c->k == K_TEMP && !c->unit[0])) {
+                if (*unit && (unit[0] != c->unit[0] || strcmp(unit, c->unit)) &&
+                    !(c->k == K_TEMP && !c->unit[0])) {
                     st = LERR(L, JL_EINVALID, row.line, f->column, c->name,
                               "the unit '%s' does not match the column's [%s] (value '%s')",
                               unit, c->unit, f->s);
