@@ -3,7 +3,7 @@
 
     python3 write_trace.py OUT.h5 [--seconds 12] [--made-up]
 
-Power comes from NVML (`pip install nvidia-ml-py`), sampled at ~50 Hz in a
+Power comes from NVML (`pip install nvidia-ml-py`), sampled every 20 ms in a
 thread: instantaneous power and the energy counter of every GPU. The
 serving engine is a STAND-IN: a made-up continuous-batching loop that plays
 the part of your server (replace `serve()` with your harness's requests and
@@ -107,7 +107,7 @@ if nvml:
     gpu_model = next((m for m in ("H100", "H200", "B200", "A100", "L40S", "L4") if m in name), name)
     mem = nvml.nvmlDeviceGetMemoryInfo(handles[0]).total
     tdp = nvml.nvmlDeviceGetPowerManagementDefaultLimit(handles[0]) / 1000.0
-    source = f"NVML ({name}): POWER_INSTANT field and the total energy counter at ~50 Hz"
+    source = f"NVML ({name}): POWER_INSTANT field and the total energy counter every 20 ms"
 else:  # MADE-UP power, from the stand-in's batch occupancy
     pt = np.arange(0, span, 0.02)
     run = np.interp(pt, eng["eng_t"], eng["eng_run"])
