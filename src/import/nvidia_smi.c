@@ -98,6 +98,7 @@ typedef struct log_data {
     size_t n, cap;
     /* grouping state */
     unsigned char *seen;    /* [G] seen in the current sample */
+    size_t last_slot;       /* the current sample's last GPU */
     double last_t;          /* last row's time */
     double *gpu_last_t;     /* per GPU, its last row's time */
     long long *gpu_last_line;
@@ -272,10 +273,14 @@ typedef struct prow {
     double v[N_SERIES];
 } prow;
 
-/* Group rows into samples: a GPU seen again starts the next sample. */
+/* Group rows into samples. nvidia-smi writes the GPUs of a poll in the
+ * same order every time (the order of the first poll, which numbers the
+ * slots), so a row whose GPU does not come after the last one of the
+ * current sample starts the next sample: a GPU missing from a poll leaves
+ * a gap (NaN) and never pulls the next poll's row into this sample. */
 static jl_status add_row(log_data *L, const prow *r)
 {
-    if (L->n == 0 || L->seen[r->slot]) {
+    if (L->n == 0 || L->seen[r->slot] || r->slot <= L->last_slot) {
         if (!grow_samples(L))
             return JL_ENOMEM;
         start_sample(L, r->t, r->line);
@@ -288,6 +293,7 @@ static jl_status add_row(log_data *L, const prow *r)
     L->gpu_last_t[r->slot] = r->t;
     L->gpu_last_line[r->slot] = r->line;
     L->seen[r->slot] = 1;
+    L->last_slot = r->slot;
     for (int s = 0; s < N_SERIES; s++)
         if (L->has_series[s])
             L->v[s][i * L->G + r->slot] = r->v[s];

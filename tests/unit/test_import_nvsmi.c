@@ -95,6 +95,33 @@ static void test_two_gpus(void)
     jl_error_list_clear(&e);
 }
 
+/* GPU 0 missing from the second poll: its next row must not join that poll */
+static void test_missing_first_gpu(void)
+{
+    jt_current = "missing_first_gpu";
+    const char *log = "timestamp, index, power.draw [W]\n"
+                      "2026/11/23 10:00:00.000, 0, 10 W\n"
+                      "2026/11/23 10:00:00.001, 1, 20 W\n"
+                      "2026/11/23 10:00:01.001, 1, 21 W\n"
+                      "2026/11/23 10:00:02.000, 0, 12 W\n"
+                      "2026/11/23 10:00:02.001, 1, 22 W\n";
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    jl_error_list e = {0};
+    jl_import_result *r = imp(log, NULL, &o, &e);
+    CHECK(r != NULL);
+    if (r) {
+        jl_run *x = r->runs[0];
+        CHECK_EQ_INT(x->power_n, 2); /* the middle sample lacks GPU 0 */
+        CHECK_NEAR(x->power_time[1], 2.0, 0, 1e-9);
+        CHECK_NEAR(x->watts.v[2], 12, 0, 0);
+        CHECK_NEAR(x->watts.v[3], 22, 0, 0);
+    }
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+}
+
 static void test_noheader_columns_zone(void)
 {
     jt_current = "noheader_columns_zone";
@@ -301,6 +328,7 @@ static void test_gpu_names(void)
 int main(void)
 {
     test_two_gpus();
+    test_missing_first_gpu();
     test_noheader_columns_zone();
     test_bad_input();
     test_runs_and_requests();
