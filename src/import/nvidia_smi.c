@@ -653,10 +653,9 @@ static const char *set_attr(jl_attrs *a, const char *key, const char *value)
     if (!strcmp(key, "start_time_unix"))
         return "start_time_unix is set from the run's start";
     if (in_list(int_attrs, key)) {
-        if (!is_number_text(value, &x) || x != floor(x) || x < 0 || x > 1e9)
-            return "expected a whole number >= 0";
-        if ((!strcmp(key, "num_gpus") || !strcmp(key, "max_batch_size")) && x < 1)
-            return "expected a whole number >= 1";
+        int one = !strcmp(key, "num_gpus") || !strcmp(key, "max_batch_size");
+        if (!is_number_text(value, &x) || x != floor(x) || x < one || x > 1e9)
+            return one ? "expected a whole number >= 1" : "expected a whole number >= 0";
         *long_field(a, key) = (long)x;
         return NULL;
     }
