@@ -1199,100 +1199,48 @@ static double *series_out(const log_data *L, int s, const size_t *rows, size_t n
 static const char *const required_str[] = {"model", "task", "precision", NULL};
 
 /* One run from samples [i0, i1) of L (t = 0 at t0) on GPUs sel. */
-static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const char *name,
-                           size_t i0, size_t i1, double t0, const size_t *sel, size_t G,
-                           jl_run **out)
+/* Power: power.draw.instant when logged with a value for every GPU of the
+ * run at its first sample, else power.draw (index into the series). */
+static int choose_power(const log_data *L, size_t i0, const size_t *sel, size_t G)
 {
-    *out = NULL;
+    int inst = K_POWER_INST - FIRST_SERIES;
+    if (!L->has_series[inst])
+        return K_POWER - FIRST_SERIES;
+    if (!L->has_series[K_POWER - FIRST_SERIES])
+        return inst;
+    for (size_t g = 0; g < G; g++)
+        if (!isfinite(L->v[inst][i0 * L->G + sel[g]]))
+            return K_POWER - FIRST_SERIES;
+    return inst;
+}
+
+static void note_dropped(ctx *c, const log_data *L, int pw)
+{
+    jl__import_note(c->res, L->path,
+                    pw + FIRST_SERIES == K_POWER_INST ? "power.draw.instant" : "power.draw",
+                    "samples where a GPU's power is missing are left out of power/ (the "
+                    "format needs finite watts; the integral bridges them) and kept in "
+                    "gpu/ with the missing values as NaN");
+}
+
+static void note_no_avg(ctx *c, const log_data *L)
+{
+    jl__import_note(c->res, L->path, "power.draw.average",
+                    "not written as power/watts_avg where a value is missing in the run");
+}
+
+/* Everything of a run but its power/ and gpu/ series: attributes (--set,
+ * then the RUNS.csv row, then the log), notes, requests, placeholders for
+ * required attributes not given. n = the samples of its window. */
+static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_run *r, double t0,
+                            const size_t *sel, size_t G, int pw, size_t n)
+{
     const char *where = sp ? c->opt->runs_csv : L->path;
     long long line = sp ? sp->line : 0;
-    jl_run *r = jl_run_new();
-    size_t *rows = NULL;
+    const char *name = r->name;
     jl_status st = JL_OK;
     jl_strbuf notes;
     jl_strbuf_init(&notes);
-    if (!r || !(r->name = jl_strdup(name)) || !(r->file = jl_strdup(L->path)))
-        goto nomem;
-    size_t n = i1 - i0;
-    int pw = L->has_series[K_POWER_INST - FIRST_SERIES] ? K_POWER_INST - FIRST_SERIES
-                                                        : K_POWER - FIRST_SERIES;
-    /* power.draw.instant only where it holds values in this window */
-    if (pw == K_POWER_INST - FIRST_SERIES && L->has_series[K_POWER - FIRST_SERIES]) {
-        int any = 0;
-        for (size_t i = i0; i < i1 && !any; i++)
-            for (size_t g = 0; g < G; g++)
-                any |= isfinite(L->v[pw][i * L->G + sel[g]]);
-        if (!any)
-            pw = K_POWER - FIRST_SERIES;
-    }
-    /* power/: the rows where every GPU of the run has power */
-    if (!(rows = jl_malloc_array(n ? n : 1, sizeof *rows)))
-        goto nomem;
-    size_t np = 0;
-    for (size_t i = i0; i < i1; i++) {
-        int ok = 1;
-        for (size_t g = 0; g < G && ok; g++)
-            ok = isfinite(L->v[pw][i * L->G + sel[g]]) && L->v[pw][i * L->G + sel[g]] >= 0;
-        if (ok)
-            rows[np++] = i;
-    }
-    if (np < 2) {
-        st = jl__import_error(c->errors, JL_ENODATA, where, line, 0, NULL,
-                              "run %s: %zu power sample%s in its window (%zu rows of %s): "
-                              "nothing to integrate",
-                              name, np, np == 1 ? "" : "s", n, L->path);
-        goto fail;
-    }
-    if (np < n) {
-        c->dropped_rows += n - np;
-        jl__import_note(c->res, L->path, (pw + FIRST_SERIES == K_POWER_INST ? "power.draw.instant" : "power.draw"),
-                        "samples where a GPU's power is missing are left out of power/ (the "
-                        "format needs finite watts; the integral bridges them) and kept in "
-                        "gpu/ with the missing values as NaN");
-    }
-    r->power_n = np;
-    if (!(r->power_time = jl_malloc_array(np, sizeof(double))))
-        goto nomem;
-    for (size_t i = 0; i < np; i++)
-        r->power_time[i] = L->t[rows[i]] - t0;
-    r->watts = (jl_series){np, G, series_out(L, pw, rows, np, sel, G, 1)};
-    if (!r->watts.v)
-        goto nomem;
-    double *avg = series_out(L, K_POWER_AVG - FIRST_SERIES, rows, np, sel, G, 1);
-    if (avg)
-        r->watts_avg = (jl_series){np, G, avg};
-    else if (L->has_series[K_POWER_AVG - FIRST_SERIES])
-        jl__import_note(c->res, L->path, "power.draw.average",
-                        "not written as power/watts_avg where a value is missing in the run");
-    /* gpu/: every row of the window */
-    size_t *all = jl_malloc_array(n, sizeof *all);
-    if (!all)
-        goto nomem;
-    for (size_t i = 0; i < n; i++)
-        all[i] = i0 + i;
-    static const struct { kind k; size_t off; } gmap[] = {
-        {K_SM_UTIL, offsetof(jl_run, sm_util)}, {K_MEM_UTIL, offsetof(jl_run, mem_util)},
-        {K_MEM_USED, offsetof(jl_run, mem_used_bytes)}, {K_SM_CLOCK, offsetof(jl_run, sm_clock_mhz)},
-        {K_TEMP, offsetof(jl_run, temp_c)}};
-    int any_gpu = 0;
-    for (size_t k = 0; k < sizeof gmap / sizeof gmap[0]; k++) {
-        double *v = series_out(L, gmap[k].k - FIRST_SERIES, all, n, sel, G, 0);
-        if (v) {
-            *(jl_series *)((char *)r + gmap[k].off) = (jl_series){n, G, v};
-            any_gpu = 1;
-        }
-    }
-    if (any_gpu) {
-        r->gpu_n = n;
-        if (!(r->gpu_time = jl_malloc_array(n, sizeof(double)))) {
-            free(all);
-            goto nomem;
-        }
-        for (size_t i = 0; i < n; i++)
-            r->gpu_time[i] = L->t[i0 + i] - t0;
-    }
-    free(all);
-    /* attributes: --set, then the RUNS.csv row (more specific) */
     jl_attrs *a = &r->attrs;
     for (size_t i = 0; i < c->opt->n_set; i++)
         set_attr(a, c->opt->set[i].key, c->opt->set[i].value);
@@ -1409,14 +1357,103 @@ static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const 
         goto nomem;
     free(a->notes);
     a->notes = jl_strbuf_take(&notes);
+    return a->notes ? JL_OK : jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL,
+                                               "run %s: out of memory", name);
+nomem:
+    st = jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory",
+                          name);
+fail:
+    jl_strbuf_free(&notes);
+    return st;
+}
+
+static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const char *name,
+                           size_t i0, size_t i1, double t0, const size_t *sel, size_t G,
+                           jl_run **out)
+{
+    *out = NULL;
+    const char *where = sp ? c->opt->runs_csv : L->path;
+    long long line = sp ? sp->line : 0;
+    jl_run *r = jl_run_new();
+    size_t *rows = NULL;
+    jl_status st = JL_OK;
+    if (!r || !(r->name = jl_strdup(name)) || !(r->file = jl_strdup(L->path)))
+        goto nomem;
+    size_t n = i1 - i0;
+    int pw = choose_power(L, i0, sel, G);
+    /* power/: the rows where every GPU of the run has power */
+    if (!(rows = jl_malloc_array(n ? n : 1, sizeof *rows)))
+        goto nomem;
+    size_t np = 0;
+    for (size_t i = i0; i < i1; i++) {
+        int ok = 1;
+        for (size_t g = 0; g < G && ok; g++)
+            ok = isfinite(L->v[pw][i * L->G + sel[g]]) && L->v[pw][i * L->G + sel[g]] >= 0;
+        if (ok)
+            rows[np++] = i;
+    }
+    if (np < 2) {
+        st = jl__import_error(c->errors, JL_ENODATA, where, line, 0, NULL,
+                              "run %s: %zu power sample%s in its window (%zu rows of %s): "
+                              "nothing to integrate",
+                              name, np, np == 1 ? "" : "s", n, L->path);
+        goto fail;
+    }
+    if (np < n) {
+        c->dropped_rows += n - np;
+        note_dropped(c, L, pw);
+    }
+    r->power_n = np;
+    if (!(r->power_time = jl_malloc_array(np, sizeof(double))))
+        goto nomem;
+    for (size_t i = 0; i < np; i++)
+        r->power_time[i] = L->t[rows[i]] - t0;
+    r->watts = (jl_series){np, G, series_out(L, pw, rows, np, sel, G, 1)};
+    if (!r->watts.v)
+        goto nomem;
+    double *avg = series_out(L, K_POWER_AVG - FIRST_SERIES, rows, np, sel, G, 1);
+    if (avg)
+        r->watts_avg = (jl_series){np, G, avg};
+    else if (L->has_series[K_POWER_AVG - FIRST_SERIES])
+        note_no_avg(c, L);
+    /* gpu/: every row of the window */
+    size_t *all = jl_malloc_array(n, sizeof *all);
+    if (!all)
+        goto nomem;
+    for (size_t i = 0; i < n; i++)
+        all[i] = i0 + i;
+    static const struct { kind k; size_t off; } gmap[] = {
+        {K_SM_UTIL, offsetof(jl_run, sm_util)}, {K_MEM_UTIL, offsetof(jl_run, mem_util)},
+        {K_MEM_USED, offsetof(jl_run, mem_used_bytes)}, {K_SM_CLOCK, offsetof(jl_run, sm_clock_mhz)},
+        {K_TEMP, offsetof(jl_run, temp_c)}};
+    int any_gpu = 0;
+    for (size_t k = 0; k < sizeof gmap / sizeof gmap[0]; k++) {
+        double *v = series_out(L, gmap[k].k - FIRST_SERIES, all, n, sel, G, 0);
+        if (v) {
+            *(jl_series *)((char *)r + gmap[k].off) = (jl_series){n, G, v};
+            any_gpu = 1;
+        }
+    }
+    if (any_gpu) {
+        r->gpu_n = n;
+        if (!(r->gpu_time = jl_malloc_array(n, sizeof(double)))) {
+            free(all);
+            goto nomem;
+        }
+        for (size_t i = 0; i < n; i++)
+            r->gpu_time[i] = L->t[i0 + i] - t0;
+    }
+    free(all);
     free(rows);
+    rows = NULL;
+    if ((st = finish_run(c, L, sp, r, t0, sel, G, pw, n)) != JL_OK)
+        goto fail;
     *out = r;
     return JL_OK;
 nomem:
     st = jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory",
                           name);
 fail:
-    jl_strbuf_free(&notes);
     free(rows);
     jl_run_free(r);
     return st;
