@@ -41,6 +41,7 @@
 
 #include "joules/error.h"
 #include "joules/trace.h"
+#include "joules/trace_write.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,7 +67,8 @@ typedef struct jl_import_note {
 } jl_import_note;
 
 typedef struct jl_import_result {
-    jl_run **runs;          /* in (file, configuration) order */
+    jl_run **runs;          /* in (file, configuration) order; NULL when the
+                             * importer wrote them itself (n_runs counts them) */
     size_t n_runs;
     size_t n_files;         /* model (or task) files read; logs read */
     size_t n_duplicates;    /* runs named __dupK */
@@ -130,6 +132,17 @@ jl_status jl_import_nvidia_smi(const char *const *logs, size_t n,
                                const jl_import_nvsmi_options *opt,
                                jl_import_result **out, jl_error_list *errors);
 
+/* The same, written to w as the logs are read: each run's series go to
+ * the file a chunk at a time, so memory is bounded by w's chunk_rows (times
+ * the runs open at once), not by the logs' size. The result's runs are
+ * NULL (n_runs counts the runs written). With opt->sort, or RUNS.csv over
+ * several logs, the logs are imported in memory and then written. A run
+ * that fails is removed from the file; JL_EIO when the file cannot be
+ * written. */
+jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
+                                     const jl_import_nvsmi_options *opt, jl_trace_writer *w,
+                                     jl_import_result **out, jl_error_list *errors);
+
 /* The same from buffers (fuzzing, tests): one log named `name` and an
  * optional RUNS.csv text (runs_csv in opt is ignored; requests columns
  * are not read). */
@@ -172,6 +185,11 @@ typedef struct jl_importer {
      * value) come back as JL_EUSAGE with the error in `errors`. */
     jl_status (*run)(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
                      size_t n_args, jl_import_result **out, jl_error_list *errors);
+    /* Optional: import and write the runs to w as they are read (memory
+     * bounded by the output's chunking). NULL: the CLI writes run()'s runs. */
+    jl_status (*write)(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
+                       size_t n_args, jl_trace_writer *w, jl_import_result **out,
+                       jl_error_list *errors);
 } jl_importer;
 
 /* The table, in a stable order (`mlenergy` first). */

@@ -24,7 +24,7 @@ void jl_import_result_free(jl_import_result *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->n_runs; i++)
+    for (size_t i = 0; r->runs && i < r->n_runs; i++)
         jl_run_free(r->runs[i]);
     free(r->runs);
     for (size_t i = 0; i < r->n_notes; i++) {

@@ -79,6 +79,7 @@ typedef struct gpu {
 } gpu;
 
 /* A log, grouped into samples: time [n] and each series [n, G]. */
+struct log_data;
 typedef struct log_data {
     char *path;
     jl_import_result *res;  /* borrowed, for notes */
@@ -103,6 +104,11 @@ typedef struct log_data {
     double *gpu_last_t;     /* per GPU, its last row's time */
     long long *gpu_last_line;
     size_t rows, missing_values;
+    size_t n_samples;       /* samples grouped so far (all of them, streamed or not) */
+    /* streaming: each completed sample goes to emit() and only the current
+     * one is held (n <= 1); NULL: every sample is kept */
+    jl_status (*emit)(void *ctx, struct log_data *L);
+    void *emit_ctx;
 } log_data;
 
 static void log_free(log_data *L)
@@ -281,9 +287,16 @@ typedef struct prow {
 static jl_status add_row(log_data *L, const prow *r)
 {
     if (L->n == 0 || L->seen[r->slot] || r->slot <= L->last_slot) {
+        if (L->emit && L->n == 1) {
+            jl_status st = L->emit(L->emit_ctx, L);
+            if (st != JL_OK)
+                return st;
+            L->n = 0;
+        }
         if (!grow_samples(L))
             return JL_ENOMEM;
         start_sample(L, r->t, r->line);
+        L->n_samples++;
     }
     size_t i = L->n - 1;
     if (!isnan(L->gpu_last_t[r->slot]) && r->t == L->gpu_last_t[r->slot])
@@ -568,8 +581,10 @@ static jl_status read_log(log_data *L, jl__csv *csv)
         if (st != JL_OK)
             goto end;
     }
-    if (L->n == 0)
+    if (L->n_samples == 0)
         st = LERR(L, JL_ENODATA, 0, 0, NULL, "no samples (only a header)");
+    else if (L->emit && L->n == 1 && (st = L->emit(L->emit_ctx, L)) == JL_OK)
+        L->n = 0;
 end:
     if (st == JL_ENOMEM && (!L->errors->count))
         LERR(L, JL_ENOMEM, 0, 0, NULL, "out of memory");
@@ -1543,6 +1558,306 @@ static void cut_run(ctx *c, const run_spec *sp)
     free(sel);
 }
 
+static void result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int inst)
+{
+    jl__import_detail_num(c->res, "n_rows", (double)rows);
+    jl__import_detail_num(c->res, "max_gpus_per_log", (double)G);
+    jl__import_detail(c->res, "timezone", jl__zone_name(c->zone), 0);
+    jl__import_detail(c->res, "power_field", inst ? "power.draw.instant" : "power.draw", 0);
+    jl__import_detail_num(c->res, "samples_without_power", (double)c->dropped_rows);
+    jl__import_note(c->res, "", "timestamp", "local times read in %s%s", jl__zone_name(c->zone),
+                    c->opt->timezone ? "" : " (no --timezone given)");
+    c->res->source = jl_asprintf("nvidia-smi CSV log%s (%zu rows)", n_logs == 1 ? "" : "s", rows);
+    c->res->detail_text = jl_asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
+                                      "%s, %zu notes",
+                                      rows, G, G == 1 ? "" : "s", jl__zone_name(c->zone),
+                                      inst ? "power.draw.instant" : "power.draw",
+                                      c->res->n_notes);
+}
+
+/* ---- streaming: runs written while the log is read ---------------------------- */
+
+typedef struct srun {
+    const run_spec *sp; /* NULL: the whole log */
+    char name[256];
+    double start, end;  /* window, Unix s */
+    double t0;          /* NaN until its first sample */
+    size_t *sel, G;
+    int pw, avg_bad, any[N_SERIES], failed, done;
+    size_t n_samples, n_power;
+    jl_trace_stream *st;
+} srun;
+
+typedef struct sctx {
+    ctx *c;
+    jl_trace_writer *w;
+    srun *runs;
+    size_t n;
+    double *row;
+    double t_first, t_last;
+} sctx;
+
+static const struct { kind k; const char *name; } gpu_ds[] = {
+    {K_SM_UTIL, "sm_util"}, {K_MEM_UTIL, "mem_util"}, {K_MEM_USED, "mem_used_bytes"},
+    {K_SM_CLOCK, "sm_clock_mhz"}, {K_TEMP, "temp_c"}};
+#define N_GPU_DS (sizeof gpu_ds / sizeof gpu_ds[0])
+
+static void srun_fail(sctx *x, srun *r, jl_error *err)
+{
+    if (err) {
+        jl_error_set_context(err, NULL, r->name);
+        jl_error_list_push(x->c->errors, err);
+    }
+    jl_trace_stream_abort(r->st);
+    r->st = NULL;
+    r->failed = 1;
+}
+
+static int row_of(const log_data *L, int s, const srun *r, double *row)
+{
+    int finite = 1;
+    for (size_t g = 0; g < r->G; g++) {
+        row[g] = L->v[s][r->sel[g]];
+        finite &= isfinite(row[g]);
+    }
+    return finite;
+}
+
+/* Append sample 0 of L to every run whose window holds it. */
+static jl_status stream_sample(void *vx, log_data *L)
+{
+    sctx *x = vx;
+    ctx *c = x->c;
+    double t = L->t[0];
+    if (isnan(x->t_first))
+        x->t_first = t;
+    x->t_last = t;
+    for (size_t k = 0; k < x->n; k++) {
+        srun *r = &x->runs[k];
+        if (r->failed || r->done || t < r->start || t > r->end)
+            continue;
+        jl_error *err = NULL;
+        if (isnan(r->t0)) {
+            r->t0 = r->sp ? r->sp->start : t;
+            if (!(r->sel = jl_malloc_array(L->G, sizeof *r->sel)))
+                return JL_ENOMEM;
+            if (select_gpus(c, L, r->sp, r->sel, &r->G) != JL_OK) {
+                r->failed = 1;
+                continue;
+            }
+            if (jl_trace_writer_begin_run(x->w, r->name, &r->st, &err) != JL_OK) {
+                srun_fail(x, r, err);
+                continue;
+            }
+            r->pw = choose_power(L, 0, r->sel, r->G);
+        }
+        r->n_samples++;
+        double rt = t - r->t0;
+        jl_status st = JL_OK;
+        if (row_of(L, r->pw, r, x->row)) {
+            int neg = 0;
+            for (size_t g = 0; g < r->G; g++)
+                neg |= x->row[g] < 0;
+            if (!neg) {
+                r->n_power++;
+                st = jl_trace_stream_append(r->st, "power", "time", 1, &rt, 1, &err);
+                if (st == JL_OK)
+                    st = jl_trace_stream_append(r->st, "power", "watts", r->G, x->row, 1, &err);
+                int avg = K_POWER_AVG - FIRST_SERIES;
+                if (st == JL_OK && L->has_series[avg] && !r->avg_bad) {
+                    if (row_of(L, avg, r, x->row))
+                        st = jl_trace_stream_append(r->st, "power", "watts_avg", r->G, x->row, 1,
+                                                    &err);
+                    else
+                        r->avg_bad = 1;
+                }
+            } else {
+                c->dropped_rows++;
+            }
+        } else {
+            c->dropped_rows++;
+            note_dropped(c, L, r->pw);
+        }
+        int any_gpu = 0;
+        for (size_t q = 0; q < N_GPU_DS; q++)
+            any_gpu |= L->has_series[gpu_ds[q].k - FIRST_SERIES];
+        if (st == JL_OK && any_gpu)
+            st = jl_trace_stream_append(r->st, "gpu", "time", 1, &rt, 1, &err);
+        for (size_t q = 0; q < N_GPU_DS && st == JL_OK; q++) {
+            int sidx = gpu_ds[q].k - FIRST_SERIES;
+            if (!L->has_series[sidx])
+                continue;
+            row_of(L, sidx, r, x->row);
+            for (size_t g = 0; g < r->G; g++)
+                r->any[sidx] |= isfinite(x->row[g]);
+            st = jl_trace_stream_append(r->st, "gpu", gpu_ds[q].name, r->G, x->row, 1, &err);
+        }
+        if (st != JL_OK) {
+            srun_fail(x, r, err);
+            if (st == JL_ENOMEM)
+                return st;
+        }
+    }
+    return JL_OK;
+}
+
+/* The end of a run's window (or of the log): check, finish and write it. */
+static void stream_finish(sctx *x, const log_data *L, srun *r)
+{
+    ctx *c = x->c;
+    const char *rf = c->opt->runs_csv ? c->opt->runs_csv : "RUNS.csv";
+    const char *where = r->sp ? rf : L->path;
+    long long line = r->sp ? r->sp->line : 0;
+    if (r->failed || r->done)
+        return;
+    r->done = 1;
+    if (isnan(r->t0)) {
+        jl__import_error(c->errors, JL_ENODATA, rf, line, 0, "run",
+                         "run %s: no sample in its window %.3f..%.3f (Unix s): it falls outside "
+                         "the log (%s spans %.3f..%.3f)",
+                         r->name, r->start, r->end, base_name(L->path), x->t_first, x->t_last);
+        return;
+    }
+    if (r->n_power < 2) {
+        jl__import_error(c->errors, JL_ENODATA, where, line, 0, NULL,
+                         "run %s: %zu power sample%s in its window (%zu rows of %s): nothing to "
+                         "integrate",
+                         r->name, r->n_power, r->n_power == 1 ? "" : "s", r->n_samples, L->path);
+        srun_fail(x, r, NULL);
+        return;
+    }
+    if (r->sp && (r->sp->start < x->t_first || r->sp->end > x->t_last))
+        jl__import_note(c->res, rf, "run",
+                        "a run's window reaches beyond its log (first: %s): its power "
+                        "covers only the logged part", r->name);
+    jl_error *err = NULL;
+    jl_status st = JL_OK;
+    if (r->avg_bad) {
+        note_no_avg(c, L);
+        st = jl_trace_stream_drop(r->st, "power", "watts_avg", &err);
+    }
+    int kept = 0;
+    for (size_t q = 0; q < N_GPU_DS && st == JL_OK; q++) {
+        int sidx = gpu_ds[q].k - FIRST_SERIES;
+        if (!L->has_series[sidx])
+            continue;
+        if (r->any[sidx])
+            kept = 1;
+        else
+            st = jl_trace_stream_drop(r->st, "gpu", gpu_ds[q].name, &err);
+    }
+    if (st == JL_OK && !kept)
+        st = jl_trace_stream_drop(r->st, "gpu", "time", &err);
+    if (st != JL_OK) {
+        srun_fail(x, r, err);
+        return;
+    }
+    jl_run *run = jl_run_new();
+    if (!run || !(run->name = jl_strdup(r->name)) || !(run->file = jl_strdup(L->path))) {
+        jl_run_free(run);
+        srun_fail(x, r, jl_error_new(JL_ENOMEM, where, NULL, NULL, -1, "out of memory"));
+        return;
+    }
+    if (finish_run(c, L, r->sp, run, r->t0, r->sel, r->G, r->pw, r->n_samples) != JL_OK) {
+        jl_run_free(run);
+        srun_fail(x, r, NULL);
+        return;
+    }
+    st = jl_trace_stream_end(r->st, run, &err);
+    r->st = NULL;
+    jl_run_free(run);
+    if (st != JL_OK) {
+        r->failed = 1;
+        jl_error_list_push(c->errors, err);
+        return;
+    }
+    c->res->n_runs++;
+}
+
+/* Wrap the emit callback: runs whose window has passed are finished at
+ * once, so only the runs open at a time hold buffers. */
+static jl_status stream_emit(void *vx, log_data *L)
+{
+    sctx *x = vx;
+    jl_status st = stream_sample(vx, L);
+    for (size_t k = 0; st == JL_OK && k < x->n; k++)
+        if (!x->runs[k].done && !x->runs[k].failed && L->t[0] > x->runs[k].end &&
+            !isnan(x->runs[k].t0))
+            stream_finish(x, L, &x->runs[k]);
+    return st;
+}
+
+static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv, const run_spec *specs,
+                            size_t n_specs, size_t k, size_t *rows, size_t *G, int *inst)
+{
+    jl_status st = JL_OK;
+    log_data *L = calloc(1, sizeof *L);
+    sctx x = {.c = c, .w = w, .t_first = NAN, .t_last = NAN};
+    size_t nr = specs ? n_specs : 1;
+    x.runs = calloc(nr, sizeof *x.runs);
+    if (!L || !x.runs || !(L->path = jl_strdup(jl__csv_name(csv)))) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    x.n = nr;
+    for (size_t i = 0; i < nr; i++) {
+        srun *r = &x.runs[i];
+        r->t0 = NAN;
+        if (specs) {
+            r->sp = &specs[i];
+            snprintf(r->name, sizeof r->name, "%s", specs[i].name);
+            r->start = specs[i].start;
+            r->end = specs[i].end;
+            if (specs[i].log && strcmp(specs[i].log, L->path) &&
+                strcmp(specs[i].log, base_name(L->path)))
+                r->end = -INFINITY; /* another log's run: no sample */
+        } else {
+            const char *b = base_name(L->path), *dot = strrchr(b, '.');
+            snprintf(r->name, sizeof r->name, "%.*s",
+                     (int)(dot && dot > b ? dot - b : (long)strlen(b)), b);
+            if (k > 0) {
+                size_t l = strlen(r->name);
+                if (l > 200)
+                    l = 200;
+                snprintf(r->name + l, sizeof r->name - l, "__%zu", k + 1);
+            }
+            r->start = -INFINITY;
+            r->end = INFINITY;
+        }
+    }
+    L->res = c->res;
+    L->errors = c->errors;
+    L->opt = c->opt;
+    L->zone = c->zone;
+    L->last_t = NAN;
+    L->emit = stream_emit;
+    L->emit_ctx = &x;
+    x.row = jl_malloc_array(c->opt->max_gpus, sizeof *x.row);
+    if (!x.row) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    st = read_log(L, csv);
+    if (st == JL_OK) {
+        for (size_t i = 0; i < nr; i++)
+            stream_finish(&x, L, &x.runs[i]);
+        *rows += L->rows;
+        *G = L->G > *G ? L->G : *G;
+        *inst |= L->has_series[K_POWER_INST - FIRST_SERIES];
+        c->res->n_files++;
+    }
+end:
+    for (size_t i = 0; x.runs && i < nr; i++) {
+        if (x.runs[i].st)
+            jl_trace_stream_abort(x.runs[i].st);
+        free(x.runs[i].sel);
+    }
+    free(x.runs);
+    free(x.row);
+    log_free(L);
+    return st == JL_ENOMEM ? st : JL_OK;
+}
+
 static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv,
                              jl_import_result **out)
 {
@@ -1634,7 +1949,6 @@ static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv
         st = JL_ENODATA;
         goto end;
     }
-    /* details */
     size_t G = 0;
     int inst = 0;
     for (size_t k = 0; k < n; k++)
@@ -1642,19 +1956,7 @@ static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv
             G = c->logs[k]->G > G ? c->logs[k]->G : G;
             inst |= c->logs[k]->has_series[K_POWER_INST - FIRST_SERIES];
         }
-    jl__import_detail_num(c->res, "n_rows", (double)rows);
-    jl__import_detail_num(c->res, "max_gpus_per_log", (double)G);
-    jl__import_detail(c->res, "timezone", jl__zone_name(c->zone), 0);
-    jl__import_detail(c->res, "power_field", inst ? "power.draw.instant" : "power.draw", 0);
-    jl__import_detail_num(c->res, "samples_without_power", (double)c->dropped_rows);
-    jl__import_note(c->res, "", "timestamp", "local times read in %s%s", jl__zone_name(c->zone),
-                    c->opt->timezone ? "" : " (no --timezone given)");
-    c->res->source = jl_asprintf("nvidia-smi CSV log%s (%zu rows)", n == 1 ? "" : "s", rows);
-    c->res->detail_text = jl_asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
-                                      "%s, %zu notes",
-                                      rows, G, G == 1 ? "" : "s", jl__zone_name(c->zone),
-                                      inst ? "power.draw.instant" : "power.draw",
-                                      c->res->n_notes);
+    result_details(c, n, rows, G, inst);
 end:
     specs_free(specs, n_specs);
     for (size_t k = 0; c->logs && k < c->n_logs; k++)
@@ -1765,6 +2067,88 @@ jl_status jl_import_nvidia_smi_buffer(const char *log, size_t len, const char *n
     return st;
 }
 
+jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
+                                     const jl_import_nvsmi_options *opt, jl_trace_writer *w,
+                                     jl_import_result **out, jl_error_list *errors)
+{
+    jl_import_nvsmi_options def;
+    if (!opt) {
+        jl_import_nvsmi_options_default(&def);
+        opt = &def;
+    }
+    *out = NULL;
+    if (opt->sort || (opt->runs_csv && n > 1)) {
+        /* sorting needs every row; runs over several logs need every log:
+         * in memory, then written */
+        jl_status st = jl_import_nvidia_smi(logs, n, opt, out, errors);
+        for (size_t i = 0; st == JL_OK && i < (*out)->n_runs; i++) {
+            jl_error *err = NULL;
+            if (jl_trace_writer_add_run(w, (*out)->runs[i], &err) != JL_OK) {
+                jl_error_list_push(errors, err);
+                jl_import_result_free(*out);
+                *out = NULL;
+                return JL_EIO;
+            }
+        }
+        return st;
+    }
+    ctx c = {.opt = opt, .errors = errors};
+    jl_error *err = NULL;
+    run_spec *specs = NULL;
+    size_t n_specs = 0, rows = 0, G = 0;
+    int inst = 0;
+    jl__csv *runs = NULL;
+    jl_status st = check_set(opt, errors);
+    if (st != JL_OK)
+        return st;
+    if ((st = jl__zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
+        jl_error_list_push(errors, err);
+        return st;
+    }
+    if (!(c.res = jl__import_result_new())) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    if (opt->runs_csv) {
+        if (jl__csv_open_file(opt->runs_csv, &runs, &err) != JL_OK) {
+            st = err ? (err->code == JL_EIO ? JL_EUSAGE : err->code) : JL_ENOMEM;
+            jl_error_list_push(errors, err);
+            goto end;
+        }
+        if ((st = read_runs(runs, c.zone, errors, &specs, &n_specs)) != JL_OK)
+            goto end;
+    }
+    for (size_t k = 0; k < n; k++) {
+        jl__csv *csv = NULL;
+        err = NULL;
+        if (jl__csv_open_file(logs[k], &csv, &err) != JL_OK) {
+            jl_error_list_push(errors, err);
+            continue;
+        }
+        st = stream_log(&c, w, csv, specs, n_specs, k, &rows, &G, &inst);
+        jl__csv_close(csv);
+        if (st != JL_OK)
+            goto end;
+    }
+    if (c.res->n_files == 0 || c.res->n_runs == 0) {
+        st = JL_ENODATA;
+        goto end;
+    }
+    result_details(&c, n, rows, G, inst);
+end:
+    specs_free(specs, n_specs);
+    jl__csv_close(runs);
+    jl__zone_free(c.zone);
+    if (st != JL_OK) {
+        if (st == JL_ENOMEM)
+            jl__import_error(errors, JL_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        jl_import_result_free(c.res);
+        return st;
+    }
+    *out = c.res;
+    return JL_OK;
+}
+
 /* ---- the importer table's row ---------------------------------------------- */
 
 static const jl_importer_option nvsmi_options[] = {
@@ -1778,51 +2162,74 @@ static const jl_importer_option nvsmi_options[] = {
     {NULL, NULL, NULL},
 };
 
-static jl_status nvsmi_run(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
-                           size_t n_args, jl_import_result **out, jl_error_list *errors)
+/* The CLI's options into o (set and keys allocated for --set; freed by the
+ * caller). */
+static jl_status parse_args(const jl_importer_arg *args, size_t n_args, jl_import_nvsmi_options *o,
+                            jl_kv **set, char ***keys, jl_error_list *errors)
 {
-    jl_import_nvsmi_options o;
-    jl_import_nvsmi_options_default(&o);
-    jl_kv *set = calloc(n_args ? n_args : 1, sizeof *set);
-    char **keys = calloc(n_args ? n_args : 1, sizeof *keys);
-    jl_status st = JL_OK;
-    if (!set || !keys) {
-        st = JL_ENOMEM;
-        goto end;
-    }
+    jl_import_nvsmi_options_default(o);
+    *set = calloc(n_args ? n_args : 1, sizeof **set);
+    *keys = calloc(n_args ? n_args : 1, sizeof **keys);
+    if (!*set || !*keys)
+        return JL_ENOMEM;
     for (size_t i = 0; i < n_args; i++) {
         const char *k = args[i].name, *v = args[i].value;
         if (!strcmp(k, "runs"))
-            o.runs_csv = v;
+            o->runs_csv = v;
         else if (!strcmp(k, "timezone"))
-            o.timezone = v;
+            o->timezone = v;
         else if (!strcmp(k, "columns"))
-            o.columns = v;
+            o->columns = v;
         else if (!strcmp(k, "sort"))
-            o.sort = 1;
+            o->sort = 1;
         else if (!strcmp(k, "set")) {
             const char *eq = strchr(v, '=');
-            if (!eq || eq == v) {
-                st = jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, NULL,
-                                      "--set wants KEY=VALUE, found '%s'", v);
-                goto end;
-            }
-            if (!(keys[o.n_set] = jl_asprintf("%.*s", (int)(eq - v), v))) {
-                st = JL_ENOMEM;
-                goto end;
-            }
-            set[o.n_set].key = keys[o.n_set];
-            set[o.n_set].value = (char *)(eq + 1);
-            o.n_set++;
+            if (!eq || eq == v)
+                return jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                        "--set wants KEY=VALUE, found '%s'", v);
+            if (!((*keys)[o->n_set] = jl_asprintf("%.*s", (int)(eq - v), v)))
+                return JL_ENOMEM;
+            (*set)[o->n_set].key = (*keys)[o->n_set];
+            (*set)[o->n_set].value = (char *)(eq + 1);
+            o->n_set++;
         }
     }
-    o.set = set;
-    st = jl_import_nvidia_smi(paths, n_paths, &o, out, errors);
-end:
+    o->set = *set;
+    return JL_OK;
+}
+
+static void free_args(jl_kv *set, char **keys, size_t n_args)
+{
     for (size_t i = 0; keys && i < n_args; i++)
         free(keys[i]);
     free(keys);
     free(set);
+}
+
+static jl_status nvsmi_run(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
+                           size_t n_args, jl_import_result **out, jl_error_list *errors)
+{
+    jl_import_nvsmi_options o;
+    jl_kv *set = NULL;
+    char **keys = NULL;
+    jl_status st = parse_args(args, n_args, &o, &set, &keys, errors);
+    if (st == JL_OK)
+        st = jl_import_nvidia_smi(paths, n_paths, &o, out, errors);
+    free_args(set, keys, n_args);
+    return st;
+}
+
+static jl_status nvsmi_write(const char *const *paths, size_t n_paths,
+                             const jl_importer_arg *args, size_t n_args, jl_trace_writer *w,
+                             jl_import_result **out, jl_error_list *errors)
+{
+    jl_import_nvsmi_options o;
+    jl_kv *set = NULL;
+    char **keys = NULL;
+    jl_status st = parse_args(args, n_args, &o, &set, &keys, errors);
+    if (st == JL_OK)
+        st = jl_import_nvidia_smi_write(paths, n_paths, &o, w, out, errors);
+    free_args(set, keys, n_args);
     return st;
 }
 
@@ -1846,4 +2253,5 @@ const jl_importer jl__importer_nvidia_smi = {
     .min_paths = 1,
     .max_paths = 0,
     .run = nvsmi_run,
+    .write = nvsmi_write,
 };
