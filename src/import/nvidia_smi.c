@@ -271,6 +271,14 @@ static jl_status add_gpu(log_data *L, long index, const char *uuid, long long li
     return JL_OK;
 }
 
+/* a == b for the short unit texts (inline: called for every value) */
+static inline int same_unit(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
 /* One parsed row, before grouping. */
 typedef struct prow {
     double t;
@@ -504,8 +512,7 @@ static jl_status read_log(log_data *L, jl__csv *csv)
                               c->unit, f->s);
                     goto end;
                 }
-                if (*unit && (unit[0] != c->unit[0] || strcmp(unit, c->unit)) &&
-                    !(c->k == K_TEMP && !c->unit[0])) {
+                if (*unit && !same_unit(unit, c->unit) && !(c->k == K_TEMP && !c->unit[0])) {
                     st = LERR(L, JL_EINVALID, row.line, f->column, c->name,
                               "the unit '%s' does not match the column's [%s] (value '%s')",
                               unit, c->unit, f->s);

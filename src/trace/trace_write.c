@@ -548,9 +548,11 @@ jl_status jl_trace_write(const char *path, const jl_run *const *runs, size_t n,
 
 typedef struct sds {
     char *group, *name, *path;
+    const char *group_arg, *name_arg; /* the caller's pointers: a fast first match */
     hid_t d;
     size_t g, rows, nbuf; /* rows written, rows buffered */
     double *buf;          /* chunk_rows * g */
+    float *fbuf;          /* the same as float32, for watts (allocated once) */
     int f32;
 } sds;
 
@@ -602,6 +604,9 @@ jl_status jl_trace_writer_begin_run(jl_trace_writer *w, const char *name,
 
 static sds *stream_find(const jl_trace_stream *s, const char *group, const char *name)
 {
+    for (size_t i = 0; i < s->n_ds; i++) /* callers pass the same literals every time */
+        if (s->ds[i].group_arg == group && s->ds[i].name_arg == name)
+            return &s->ds[i];
     for (size_t i = 0; i < s->n_ds; i++)
         if (!strcmp(s->ds[i].group, group) && !strcmp(s->ds[i].name, name))
             return &s->ds[i];
@@ -636,6 +641,8 @@ static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const cha
     memset(d, 0, sizeof *d);
     d->d = -1;
     d->g = g;
+    d->group_arg = group;
+    d->name_arg = name;
     d->f32 = w->opt.watts_float32 && !strcmp(group, "power") &&
              (!strcmp(name, "watts") || !strcmp(name, "watts_avg"));
     size_t chunk = stream_chunk(s, g);
@@ -659,6 +666,9 @@ static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const cha
     space = H5Screate_simple(rank, dims, maxd);
     dcpl = H5Pcreate(H5P_DATASET_CREATE);
     herr_t r = (grp < 0 || space < 0 || dcpl < 0) ? -1 : H5Pset_chunk(dcpl, rank, ch);
+    /* every row is written: no fill values to write first */
+    if (r >= 0)
+        r = H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     if (r >= 0 && w->opt.shuffle)
         r = H5Pset_shuffle(dcpl);
     if (r >= 0 && w->opt.compression == JL_COMPRESS_DEFLATE)
@@ -691,14 +701,12 @@ static jl_status stream_flush(jl_trace_stream *s, sds *d, jl_error **err)
     hsize_t newd[2] = {d->rows + d->nbuf, d->g}, start[2] = {d->rows, 0},
             count[2] = {d->nbuf, d->g};
     void *data = d->buf;
-    float *f = NULL;
     if (d->f32) {
-        f = jl_malloc_array(d->nbuf * d->g, sizeof *f);
-        if (!f)
+        if (!d->fbuf && !(d->fbuf = jl_malloc_array(stream_chunk(s, d->g) * d->g, sizeof(float))))
             return jl_fail(err, JL_ENOMEM, s->w->path, s->name, d->path, -1, NULL);
         for (size_t i = 0; i < d->nbuf * d->g; i++)
-            f[i] = (float)d->buf[i];
-        data = f;
+            d->fbuf[i] = (float)d->buf[i];
+        data = d->fbuf;
     }
     if (nd < 1 || H5Dset_extent(d->d, newd) < 0 || (fs = H5Dget_space(d->d)) < 0 ||
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
@@ -709,7 +717,6 @@ static jl_status stream_flush(jl_trace_stream *s, sds *d, jl_error **err)
                          "cannot write the data");
     CLOSE(ms, H5Sclose);
     CLOSE(fs, H5Sclose);
-    free(f);
     d->rows += d->nbuf;
     d->nbuf = 0;
     return st;
@@ -747,6 +754,7 @@ static void sds_free(sds *d)
     free(d->name);
     free(d->path);
     free(d->buf);
+    free(d->fbuf);
 }
 
 jl_status jl_trace_stream_drop(jl_trace_stream *s, const char *group, const char *name,
