@@ -61,7 +61,7 @@ static json_t *to_json(const void *r, const jl_summary_list *l)
     return jl_capacity_to_json(r, l);
 }
 
-static const cli_output output = {write_csv, to_json, print_table};
+static const cli_output output = {write_csv, to_json, print_table, "entries", 0};
 
 int jl_cmd_capacity(int argc, char **argv)
 {
@@ -112,6 +112,8 @@ int jl_cmd_capacity(int argc, char **argv)
         rc = cli_usage_error(cmd, "--power-budget W is required");
         goto out;
     }
+    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
+        goto out;
     cli_install_signal_cleanup();
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;

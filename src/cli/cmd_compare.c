@@ -114,8 +114,8 @@ static json_t *precision_json(const void *r, const jl_summary_list *l)
     return jl_precision_to_json(r, l);
 }
 
-static const cli_output compare_output = {compare_csv, compare_json, print_compare};
-static const cli_output precision_output = {precision_csv, precision_json, print_precision};
+static const cli_output compare_output = {compare_csv, compare_json, print_compare, "comparisons", 0};
+static const cli_output precision_output = {precision_csv, precision_json, print_precision, "pairs", 0};
 
 /* "8,16,64,256" into *out (the caller frees it, also on error). Returns 0
  * or an exit code (printed). */
@@ -218,6 +218,8 @@ int jl_cmd_compare(int argc, char **argv)
     }
     if (!hold_given && !strcmp(by, "num_gpus"))
         hold[n_hold++] = "gpu_model";
+    if ((rc = cli_check_outputs(cmd, &cs, csv, json, precision ? &precision_output : &compare_output)))
+        goto out;
     cli_install_signal_cleanup();
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;

@@ -53,7 +53,7 @@ static json_t *to_json(const void *ps, const jl_summary_list *l)
     return jl_pick_set_to_json(ps, l);
 }
 
-static const cli_output output = {write_csv, to_json, print_table};
+static const cli_output output = {write_csv, to_json, print_table, "picks", 0};
 
 int jl_cmd_pick(int argc, char **argv)
 {
@@ -84,6 +84,8 @@ int jl_cmd_pick(int argc, char **argv)
         if (rc)
             goto out;
     }
+    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
+        goto out;
     cli_install_signal_cleanup();
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;

@@ -81,8 +81,8 @@ static void print_table(const void *result, const jl_summary_list *l)
 static jl_status write_csv(const char *path, const void *result, const jl_summary_list *l,
                            jl_error **err)
 {
-    (void)result;
-    return jl_write_summaries_csv(path, l, err);
+    const jl_names *names = result; /* cli_emit passes --names (csv_names) */
+    return jl_write_summaries_csv_named(path, l, names ? *names : JL_NAMES_JOULES, err);
 }
 
 static json_t *to_json(const void *result, const jl_summary_list *l)
@@ -92,7 +92,7 @@ static json_t *to_json(const void *result, const jl_summary_list *l)
 }
 
 /* The result is the study's runs themselves. */
-static const cli_output output = {write_csv, to_json, print_table};
+static const cli_output output = {write_csv, to_json, print_table, "runs", 1};
 
 int jl_cmd_summarize(int argc, char **argv)
 {
@@ -120,6 +120,8 @@ int jl_cmd_summarize(int argc, char **argv)
         if (rc)
             goto out;
     }
+    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
+        goto out;
     cli_install_signal_cleanup();
     if (!(rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         rc = cli_emit(cmd, &cs, csv, json, &output, NULL);
