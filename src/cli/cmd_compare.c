@@ -19,8 +19,9 @@ static const char *const help =
     "                      [--latency FIGURE] [--json] [--csv FILE] [options] PATH...\n\n"
     "--by gpu_model|num_gpus|...: for each (model, task[, held attributes], SLO),\n"
     "the minimum-energy configuration meeting the SLO on each value of ATTR\n"
-    "against the baseline value; reduction = 1 - E_side / E_baseline; totals:\n"
-    "comparisons made, wins per side, median/min/max reduction. A side without\n"
+    "against the baseline value; energy change = E_side / E_baseline - 1\n"
+    "(negative: the side needs less energy; the JSON keeps reduction = -change);\n"
+    "totals: comparisons made, wins per side, median/min/max change. A side without\n"
     "a run or a feasible one is listed with the reason and not counted.\n"
     "--by num_gpus holds gpu_model by default (compare GPU counts on one GPU).\n\n"
     "--by precision: each run of another precision paired with its baseline\n"
@@ -41,6 +42,8 @@ static const char *const help =
 static void print_compare(const void *result, const jl_summary_list *l)
 {
     const jl_compare_result *r = result;
+    printf("energy change vs %s=%s: E_side/E_%s - 1, negative = less energy than %s\n\n", r->by,
+           r->baseline, r->baseline, r->baseline);
     for (size_t i = 0; i < r->n; i++) {
         const jl_comparison *c = &r->items[i];
         printf("%-45.45s %-15.15s", c->group_values[0] ? c->group_values[0] : "-",
@@ -52,7 +55,7 @@ static void print_compare(const void *result, const jl_summary_list *l)
         if (c->counted) {
             const jl_summary *b = l->items[c->base.choice], *o = l->items[c->other.choice];
             printf("%+.1f%% (%s x%ld b%ld %.6g vs x%ld b%ld %.6g) winner %s\n",
-                   100 * c->reduction, c->side, o->attrs.num_gpus, o->attrs.max_batch_size,
+                   -100 * c->reduction, c->side, o->attrs.num_gpus, o->attrs.max_batch_size,
                    c->other.energy, b->attrs.num_gpus, b->attrs.max_batch_size, c->base.energy,
                    c->winner == 1 ? c->side : c->winner == 0 ? r->baseline : "tie");
         } else {
@@ -65,8 +68,10 @@ static void print_compare(const void *result, const jl_summary_list *l)
         printf(", %s %zu", r->sides[s].side, r->sides[s].wins);
     if (r->n_ties)
         printf(", ties %zu", r->n_ties);
-    printf("\nreduction (1 - E_side/E_%s): median %.1f%%, min %.1f%%, max %.1f%%\n", r->baseline,
-           100 * r->median_reduction, 100 * r->min_reduction, 100 * r->max_reduction);
+    printf("\nenergy change (E_side/E_%s - 1, negative = less energy): median %+.1f%%, "
+           "min %+.1f%%, max %+.1f%%\n",
+           r->baseline, -100 * r->median_reduction, -100 * r->max_reduction,
+           -100 * r->min_reduction);
 }
 
 static void print_precision(const void *result, const jl_summary_list *l)
