@@ -44,13 +44,19 @@ static void print_compare(const void *result, const jl_summary_list *l)
     const jl_compare_result *r = result;
     printf("energy change vs %s=%s: E_side/E_%s - 1, negative = less energy than %s\n\n", r->by,
            r->baseline, r->baseline, r->baseline);
+    int wm = 5, wt = 4;
+    for (size_t i = 0; i < r->n; i++) {
+        const char *m = r->items[i].group_values[0], *t = r->items[i].group_values[1];
+        wm = cli_text_width(&m, 1, 0, wm);
+        wt = cli_text_width(&t, 1, 0, wt);
+    }
     for (size_t i = 0; i < r->n; i++) {
         const jl_comparison *c = &r->items[i];
-        printf("%-45.45s %-15.15s", c->group_values[0] ? c->group_values[0] : "-",
+        printf("%-*s %-*s", wm, c->group_values[0] ? c->group_values[0] : "-", wt,
                c->group_values[1] ? c->group_values[1] : "-");
         for (size_t k = 2; k < r->n_group_keys; k++)
             printf(" %s=%s", r->group_keys[k], c->group_values[k] ? c->group_values[k] : "-");
-        printf(" %-20.20s %s vs %s: ", c->slo < r->n_slos ? r->slos[c->slo]->text : "(none)",
+        printf(" %-20s %s vs %s: ", c->slo < r->n_slos ? r->slos[c->slo]->text : "(none)",
                c->side, r->baseline);
         if (c->counted) {
             const jl_summary *b = l->items[c->base.choice], *o = l->items[c->other.choice];

@@ -110,6 +110,18 @@ void cli_install_signal_cleanup(void)
     sigaction(SIGPIPE, &sa, NULL);
 }
 
+int cli_text_width(const char *const *texts, size_t n, size_t stride, int min)
+{
+    size_t w = (size_t)(min > 1 ? min : 1);
+    for (size_t i = 0; i < n; i++) {
+        const char *t = *(const char *const *)((const char *)texts + i * stride);
+        size_t len = strlen(t ? t : "-");
+        if (len > w)
+            w = len;
+    }
+    return w > 4096 ? 4096 : (int)w;
+}
+
 const char *cli_basename(const char *path)
 {
     const char *s = strrchr(path, '/');

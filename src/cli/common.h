@@ -155,6 +155,11 @@ int cli_emit(const char *cmd, const cli_study *cs, const char *csv, int json,
 /* Install SIGINT/SIGTERM handlers that remove half-written outputs. */
 void cli_install_signal_cleanup(void);
 
+/* The width of a text column: the longest of the strings (NULL counts as
+ * "-"), at least `min`. Text columns are never cut: two model names that
+ * differ only at their end (...-2507, ...-2507-FP8) must read differently. */
+int cli_text_width(const char *const *texts, size_t n, size_t stride, int min);
+
 /* Basename of a path, for tables. */
 const char *cli_basename(const char *path);
 
