@@ -96,6 +96,14 @@ void jl_json_rename_mlenergy(json_t *v)
     json_object_foreach_safe(v, tmp, k, e) {
         jl_json_rename_mlenergy(e);
         double scale;
+        /* values that name a figure ("energy_figure": "energy_per_token_j")
+         * name it the toolkit's way too */
+        size_t kl = strlen(k);
+        if (json_is_string(e) && kl > 7 && !strcmp(k + kl - 7, "_figure")) {
+            const char *fv = jl_mlenergy_name(json_string_value(e), diffusion, NULL);
+            if (fv)
+                json_object_set_new(v, k, json_string(fv));
+        }
         const char *to = jl_mlenergy_name(k, diffusion, &scale);
         if (!to || json_object_get(v, to))
             continue;
