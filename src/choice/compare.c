@@ -341,7 +341,7 @@ typedef struct cmp_csv_ctx {
     const jl_summary_list *l;
 } cmp_csv_ctx;
 
-static void side_cells(FILE *f, const jl_pick *p, const jl_summary_list *l)
+static void side_cells(FILE *f, const jl_pick *p, const jl_summary_list *l, const jl__figcols *en)
 {
     const jl_summary *s = p->choice >= 0 && p->status == JL_PICK_FEASIBLE ? l->items[p->choice]
                                                                           : NULL;
@@ -353,21 +353,30 @@ static void side_cells(FILE *f, const jl_pick *p, const jl_summary_list *l)
     fputc(',', f);
     if (s)
         fprintf(f, "%ld", s->attrs.max_batch_size);
-    fputc(',', f);
-    if (s)
-        jl__csv_double(f, p->energy);
+    jl__figcols_cells(f, en, s ? p->energy_figure : -1, p->energy);
 }
 
 static int print_compare(FILE *f, const void *vctx)
 {
     const cmp_csv_ctx *ctx = vctx;
     const jl_compare_result *r = ctx->r;
+    /* energies under columns named by their figure (baseline_energy_per_token_j,
+     * ...): never J/token and J/item in one column */
+    static const int en_default[] = {JL_FIG_ENERGY_PER_TOKEN_J, JL_FIG_ENERGY_PER_ITEM_J, -1};
+    jl__figcols en;
+    jl__figcols_init(&en, en_default);
+    for (size_t i = 0; i < r->n; i++) {
+        jl__figcols_add(&en, r->items[i].base.energy_figure);
+        jl__figcols_add(&en, r->items[i].other.energy_figure);
+    }
     for (size_t k = 0; k < r->n_group_keys; k++)
         fprintf(f, "%s,", r->group_keys[k]);
     fputs("slo,by,baseline,side,baseline_status,baseline_run,baseline_num_gpus,"
-          "baseline_max_batch_size,baseline_energy,side_status,side_run,side_num_gpus,"
-          "side_max_batch_size,side_energy,counted,reduction,winner,reason,energy_change\n",
-          f);
+          "baseline_max_batch_size", f);
+    jl__figcols_header(f, &en, "baseline_");
+    fputs(",side_status,side_run,side_num_gpus,side_max_batch_size", f);
+    jl__figcols_header(f, &en, "side_");
+    fputs(",counted,reduction,winner,reason,energy_change\n", f);
     for (size_t i = 0; i < r->n; i++) {
         const jl_comparison *c = &r->items[i];
         const jl_slo *slo = c->slo < r->n_slos ? r->slos[c->slo] : NULL;
@@ -382,8 +391,8 @@ static int print_compare(FILE *f, const void *vctx)
         jl_csv_field(f, r->baseline);
         fputc(',', f);
         jl_csv_field(f, c->side);
-        side_cells(f, &c->base, ctx->l);
-        side_cells(f, &c->other, ctx->l);
+        side_cells(f, &c->base, ctx->l, &en);
+        side_cells(f, &c->other, ctx->l, &en);
         fprintf(f, ",%d,", c->counted);
         jl__csv_double(f, c->reduction);
         fputc(',', f);
