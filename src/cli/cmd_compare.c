@@ -84,6 +84,8 @@ static void print_precision(const void *result, const jl_summary_list *l)
 {
     const jl_precision_result *r = result;
     (void)l;
+    printf("change vs the %s twin: X/X_twin - 1, negative = less energy (E) or lower latency (L)\n",
+           r->baseline);
     printf("%zu pairs, %zu runs without a usable %s twin, %zu pairs outside the bins\n",
            r->n_pairs, r->n_unpaired, r->baseline, r->n_outside);
     printf("%-14s %-7s %-9s %-18s %-8s | %-9s %-18s %-8s\n", "batch size", "pairs", "E wins",
