@@ -100,7 +100,7 @@ jl_status jl_selector_add(jl_selector *sel, int exclude, const char *text,
     if (c.op >= OP_LT) {
         if (!full_number(p, &c.bound))
             return usage(err, opt, text, "'%s' takes one number", op_text[c.op]);
-    } else if (strpbrk(p, "<>=!")) {
+    } else if (strpbrk(p, "<>=") || strstr(p, "!=")) {
         return usage(err, opt, text, "one operator per clause (at '%s')", p);
     }
     c.key = malloc((size_t)(o - text) + 1);

@@ -116,6 +116,9 @@ TEST(selector_ranges_case_and_unmatched)
     CHECK_EQ_INT(jl_selector_add(r, 0, "run=R", &err), JL_OK);
     CHECK(!jl_selector_match(r, a));
     jl_selector_free(r);
+    r = jl_selector_new(); /* a lone '!' is part of a value */
+    CHECK_EQ_INT(jl_selector_add(r, 0, "task=hello!", &err), JL_OK);
+    jl_selector_free(r);
     /* malformed */
     r = jl_selector_new();
     const char *bad[][2] = {{"num_gpus>=x", "takes one number"}, {"num_gpus>=1,2", "takes one number"},
@@ -153,6 +156,41 @@ TEST(selector_ranges_case_and_unmatched)
     CHECK(rep == NULL); /* everything matched: nothing to say */
     jl_selector_free(r);
     jl_summary_list_clear(&l);
+}
+
+TEST(names_mlenergy)
+{
+    double sc = 0;
+    CHECK_STR(jl_mlenergy_name("energy_per_token_j", 0, &sc), "energy_per_token_joules");
+    CHECK_NEAR(sc, 1, 0, 0);
+    CHECK_STR(jl_mlenergy_name("median_itl_s", 0, &sc), "median_itl_ms");
+    CHECK_NEAR(sc, 1000, 0, 0);
+    CHECK_STR(jl_mlenergy_name("max_batch_size", 0, NULL), "max_num_seqs");
+    CHECK_STR(jl_mlenergy_name("max_batch_size", 1, NULL), "batch_size");
+    CHECK(jl_mlenergy_name("static_energy_share", 0, &sc) == NULL);
+    CHECK_EQ_INT(jl_names_parse("mlenergy"), JL_NAMES_MLENERGY);
+    CHECK_EQ_INT(jl_names_parse("joules"), JL_NAMES_JOULES);
+    CHECK_EQ_INT(jl_names_parse("MLEnergy"), -1);
+    json_t *doc = json_pack("{s:[{s:s,s:i,s:f,s:f,s:s,s:{s:s,s:s},s:n},{s:s,s:i,s:f}]}", "runs",
+                            "workload", "llm", "max_batch_size", 64, "median_itl_s", 0.0125,
+                            "total_params", 8e9, "energy_figure", "energy_per_token_j",
+                            "extra_attributes", "nickname", "Qwen 3 8B", "model", "clash",
+                            "p90_itl_s", "workload", "diffusion", "max_batch_size", 4,
+                            "energy_per_item_j", 950.5);
+    jl_json_rename_mlenergy(doc);
+    json_t *a = json_array_get(json_object_get(doc, "runs"), 0);
+    json_t *b = json_array_get(json_object_get(doc, "runs"), 1);
+    CHECK_EQ_INT(json_integer_value(json_object_get(a, "max_num_seqs")), 64);
+    CHECK(!json_object_get(a, "max_batch_size") && !json_object_get(a, "median_itl_s"));
+    CHECK_NEAR(json_real_value(json_object_get(a, "median_itl_ms")), 12.5, 1e-12, 0);
+    CHECK_NEAR(json_real_value(json_object_get(a, "total_params_billions")), 8, 1e-12, 0);
+    CHECK_STR(json_string_value(json_object_get(a, "energy_figure")), "energy_per_token_joules");
+    CHECK_STR(json_string_value(json_object_get(a, "nickname")), "Qwen 3 8B"); /* lifted */
+    CHECK(!json_object_get(a, "extra_attributes") && !json_object_get(a, "model"));
+    CHECK(json_is_null(json_object_get(a, "p90_itl_ms"))); /* missing stays null */
+    CHECK_EQ_INT(json_integer_value(json_object_get(b, "batch_size")), 4);
+    CHECK_NEAR(json_real_value(json_object_get(b, "energy_per_generation_joules")), 950.5, 0, 0);
+    json_decref(doc);
 }
 
 TEST(attrs_get_and_copy)
@@ -278,6 +316,7 @@ int main(void)
     RUN(error_format_names_everything);
     RUN(selector_where_and_exclude);
     RUN(selector_ranges_case_and_unmatched);
+    RUN(names_mlenergy);
     RUN(attrs_get_and_copy);
     RUN(collect_paths_sorted_and_deduplicated);
     RUN(atomic_write_leaves_no_partial_file);
