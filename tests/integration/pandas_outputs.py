@@ -113,7 +113,9 @@ def main():
         mj = pd.read_json(io.StringIO(run(j, "summarize", "--jsonl", "--names", "mlenergy", t)), lines=True)
         check("energy_per_token_joules" in mj.columns and "extra_attributes" not in mj.columns,
               "--jsonl --names mlenergy: toolkit names, extra attributes lifted")
-        if a.mlenergy and os.path.isdir(a.mlenergy):
+        if not (a.mlenergy and os.path.isdir(a.mlenergy)):
+            print(f"note: the ML.ENERGY part is left out: no data at {a.mlenergy}")
+        else:
             h5 = os.path.join(d, "mle.h5")
             subprocess.run([j, "import", "mlenergy", a.mlenergy, "-o", h5], check=True,
                            capture_output=True)
