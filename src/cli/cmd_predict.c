@@ -469,6 +469,9 @@ int jl_cmd_predict(int argc, char **argv)
                                           "numbers), not --batch / --batch-range");
                 goto out;
             }
+    static const cli_output rows = {NULL, NULL, NULL, "predictions", 0};
+    if ((rc = cli_check_outputs(cmd, &cs, NULL, json, &rows)))
+        goto out;
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;
     if (jl_model_groups(&cs.runs, &gl, &err) != JL_OK)
@@ -493,9 +496,13 @@ int jl_cmd_predict(int argc, char **argv)
         free(caps);
         if (ws != JL_OK)
             goto fail;
-        if (json)
-            rc = cli_print_document(cmd, whatif_doc(&w, &gl), &cs.errors);
-        else
+        if (json || cs.jsonl) {
+            json_t *doc = whatif_doc(&w, &gl);
+            if (doc && cs.names == JL_NAMES_MLENERGY)
+                jl_json_rename_mlenergy(doc);
+            rc = json ? cli_print_document(cmd, doc, &cs.errors)
+                      : cli_print_jsonl(cmd, &cs, doc, "predictions");
+        } else
             print_whatif(&w, &gl);
         jl_whatif_clear(&w);
         if (!rc)
@@ -527,9 +534,13 @@ int jl_cmd_predict(int argc, char **argv)
     }
     for (size_t i = 0; i < bs.n; i++)
         jl_model_predict(fit, bs.v[i], &pred[i]);
-    if (json)
-        rc = cli_print_document(cmd, predict_doc(fit, pred, bs.n), &cs.errors);
-    else
+    if (json || cs.jsonl) {
+        json_t *doc = predict_doc(fit, pred, bs.n);
+        if (doc && cs.names == JL_NAMES_MLENERGY)
+            jl_json_rename_mlenergy(doc);
+        rc = json ? cli_print_document(cmd, doc, &cs.errors)
+                  : cli_print_jsonl(cmd, &cs, doc, "predictions");
+    } else
         print_text(fit, pred, bs.n);
     if (!rc)
         rc = cli_study_exit(&cs);
