@@ -90,7 +90,11 @@ typedef struct jl_memory_ceiling {
     double gpu_memory_bytes;      /* per GPU */
     double usable_bytes;          /* G · M · memory_share − G · reserve */
     double weight_bytes;
-    double kv_bytes_per_token;
+    double kv_bytes_per_token;    /* per token of context, window-limited layers
+                                     counted at min(context, window)/context */
+    double kv_bytes_per_token_full; /* every attention layer at full context */
+    long window_layers, window;   /* window-limited layers of the model, window
+                                     (tokens); 0 none / unknown */
     double kv_capacity_tokens;    /* (usable − W)/kv, or the trace's kv_pool_tokens */
     double mean_input_tokens, mean_output_tokens;
     double context_tokens;        /* per running sequence: input + output/2 */

@@ -36,7 +36,11 @@ typedef struct jl_model_desc {
     double total_params, active_params;
     double weight_bytes_per_param;
     long layers, attention_layers, kv_heads, head_dim; /* -1 unknown */
-    double kv_bytes_per_token; /* NaN for non-LLMs */
+    double kv_bytes_per_token; /* NaN for non-LLMs; every attention layer at full context */
+    /* window-limited attention layers (sliding window, chunked local
+     * attention): how many of attention_layers, and the window in tokens;
+     * -1 unknown / none. Such a layer holds min(context, window) tokens. */
+    long sliding_window_layers, sliding_window;
 } jl_model_desc;
 
 typedef struct jl_descriptors jl_descriptors;

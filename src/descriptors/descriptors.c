@@ -176,6 +176,8 @@ static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d,
         m->kv_heads = int_or_missing(v, "kv_heads");
         m->head_dim = int_or_missing(v, "head_dim");
         m->kv_bytes_per_token = num_or_nan(v, "kv_bytes_per_token");
+        m->sliding_window_layers = int_or_missing(v, "sliding_window_layers");
+        m->sliding_window = int_or_missing(v, "sliding_window");
     }
 end:
     json_decref(gj);

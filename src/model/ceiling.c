@@ -2,6 +2,7 @@
  * docs/diagnose.md). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -82,6 +83,24 @@ void jl_memory_ceiling_clear(jl_memory_ceiling *m)
     }
 }
 
+/* Window-limited attention layers (sliding window, chunked local attention)
+ * hold min(context, window) tokens of a sequence, the others all of it: the
+ * bytes per token of context are the full-attention figure scaled by
+ * (full layers + window layers x min(1, window/context)) / attention layers. */
+static void window_limit(jl_memory_ceiling *m, const jl_model_desc *md)
+{
+    m->window_layers = m->window = 0;
+    if (!md || md->sliding_window_layers <= 0 || md->sliding_window <= 0 ||
+        md->attention_layers <= 0 || md->sliding_window_layers > md->attention_layers ||
+        !pos(m->kv_bytes_per_token) || !pos(m->context_tokens))
+        return;
+    double L = (double)md->attention_layers, w = (double)md->sliding_window_layers;
+    double f = fmin(1.0, (double)md->sliding_window / m->context_tokens);
+    m->kv_bytes_per_token *= (L - w + w * f) / L;
+    m->window_layers = md->sliding_window_layers;
+    m->window = md->sliding_window;
+}
+
 /* Arithmetic capacity in KV tokens for G GPUs (NaN when not computable). */
 static double capacity_tokens(const jl_memory_ceiling *m, double G, const jl_ceiling_options *o)
 {
@@ -119,6 +138,8 @@ jl_status jl_memory_ceiling_run(const jl_summary *s, const jl_descriptors *d,
         m->input_source = isfinite(m->mean_input_tokens) ? "task_default" : "none";
     }
     m->context_tokens = m->mean_input_tokens + 0.5 * m->mean_output_tokens;
+    m->kv_bytes_per_token_full = m->kv_bytes_per_token;
+    window_limit(m, d ? jl_descriptors_model(d, a->model) : NULL);
     m->kv_usage = s->fig[JL_FIG_AVG_KV_CACHE_USAGE];
     m->tokens_per_sequence = NAN;
 
@@ -220,14 +241,18 @@ static void memory_words(jl_strbuf *sb, const jl_memory_ceiling *m)
                              m->tokens_per_sequence, m->kv_capacity_tokens);
         jl_strbuf_puts(sb, ")");
     } else if (!strcmp(m->method, "arithmetic")) {
+        char win[96] = "";
+        if (m->window_layers > 0)
+            snprintf(win, sizeof win, " (%ld window-limited layers at %ld tokens)",
+                     m->window_layers, m->window);
         jl_strbuf_printf(sb,
                          "memory ceiling ~%.0f (arithmetic: %.0f x %.1f GB x %.2f - %.1f GB "
-                         "weights = %.0fk KV tokens at %.0f B/token, / %.0f tokens per sequence "
-                         "= %.0f input%s + %.0f/2 output)",
+                         "weights = %.0fk KV tokens at %.0f B/token%s, / %.0f tokens per "
+                         "sequence = %.0f input%s + %.0f/2 output)",
                          m->value, m->num_gpus, m->gpu_memory_bytes / 1e9,
                          m->usable_bytes / (m->num_gpus * m->gpu_memory_bytes),
                          m->weight_bytes / 1e9, m->kv_capacity_tokens / 1e3,
-                         m->kv_bytes_per_token, m->context_tokens, m->mean_input_tokens,
+                         m->kv_bytes_per_token, win, m->context_tokens, m->mean_input_tokens,
                          jl_memory_ceiling_assumed(m) ? " (assumed: the task's default)" : "",
                          m->mean_output_tokens);
     } else {

@@ -129,6 +129,61 @@ TEST(arithmetic_from_attributes)
     jl_summary_list_clear(&l);
 }
 
+/* Window-limited attention layers hold min(context, window) tokens of a
+ * sequence (models/models.json sliding_window_layers): the KV bytes per
+ * token of context shrink by (full + window x min(1, window/context)) /
+ * attention layers, and only when the context exceeds the window. */
+TEST(sliding_window_kv)
+{
+    static const char gpus[] = "{\"gpus\":{\"G\":{\"memory_bytes\":100e9,\"tdp_w\":700}}}";
+    static const char models[] =
+        "{\"models\":{\"w/win\":{\"total_params\":10e9,\"active_params\":10e9,"
+        "\"weight_bytes_per_param\":2,\"attention_layers\":4,\"sliding_window_layers\":3,"
+        "\"sliding_window\":100,\"kv_bytes_per_token\":4000},"
+        "\"w/full\":{\"total_params\":10e9,\"active_params\":10e9,"
+        "\"weight_bytes_per_param\":2,\"attention_layers\":4,\"kv_bytes_per_token\":4000},"
+        "\"w/bad\":{\"total_params\":10e9,\"active_params\":10e9,"
+        "\"weight_bytes_per_param\":2,\"attention_layers\":4,\"sliding_window_layers\":9,"
+        "\"sliding_window\":100,\"kv_bytes_per_token\":4000}}}";
+    jl_descriptors *d = NULL;
+    CHECK(jl_descriptors_load_buffers(gpus, sizeof gpus - 1, models, sizeof models - 1, &d,
+                                      NULL) == JL_OK);
+    if (!d)
+        return;
+    jl_summary_list l = {0};
+    jl_memory_ceiling mw, mf, mb, ms;
+    /* task "chat": 613 input tokens; + 774/2 output = 1000 tokens of context */
+    jl_summary *w = llm(&l, "w/win", "chat", "G", 1, "bfloat16", 8, 8, 774);
+    jl_summary *f = llm(&l, "w/full", "chat", "G", 1, "bfloat16", 8, 8, 774);
+    jl_summary *b = llm(&l, "w/bad", "chat", "G", 1, "bfloat16", 8, 8, 774);
+    CHECK(jl_memory_ceiling_run(w, d, NULL, 0, &mw) == JL_OK);
+    CHECK(jl_memory_ceiling_run(f, d, NULL, 0, &mf) == JL_OK);
+    CHECK(jl_memory_ceiling_run(b, d, NULL, 0, &mb) == JL_OK);
+    CHECK_NEAR(mw.context_tokens, 1000, 1e-9, 0);
+    CHECK_NEAR(mw.kv_bytes_per_token_full, 4000, 0, 0);
+    /* 1 full layer + 3 x 100/1000 of a layer, of 4: 1300 B/token */
+    CHECK_NEAR(mw.kv_bytes_per_token, 1300, 1e-9, 0);
+    CHECK_EQ_INT(mw.window_layers, 3);
+    CHECK_EQ_INT(mw.window, 100);
+    CHECK_NEAR(mw.arithmetic_value / mf.arithmetic_value, 4000.0 / 1300.0, 1e-9, 0);
+    /* no window: unchanged; more window layers than attention layers: ignored */
+    CHECK_NEAR(mf.kv_bytes_per_token, 4000, 0, 0);
+    CHECK_EQ_INT(mf.window_layers, 0);
+    CHECK_NEAR(mb.kv_bytes_per_token, 4000, 0, 0);
+    /* a context inside the window: every layer holds all of it */
+    jl_summary *sh = llm(&l, "w/win", "chat", "G", 1, "bfloat16", 8, 8, 40);
+    jl_attrs_add_extra(&sh->attrs, "avg_input_tokens", "30", 1);
+    CHECK(jl_memory_ceiling_run(sh, d, NULL, 0, &ms) == JL_OK);
+    CHECK_NEAR(ms.context_tokens, 50, 1e-9, 0);
+    CHECK_NEAR(ms.kv_bytes_per_token, 4000, 1e-9, 0);
+    jl_memory_ceiling_clear(&mw);
+    jl_memory_ceiling_clear(&mf);
+    jl_memory_ceiling_clear(&mb);
+    jl_memory_ceiling_clear(&ms);
+    jl_summary_list_clear(&l);
+    jl_descriptors_free(d);
+}
+
 /* The paper's examples through the descriptors (published runs carry no
  * memory or KV attributes). */
 TEST(paper_memory_ceilings)
@@ -150,8 +205,15 @@ TEST(paper_memory_ceilings)
     CHECK(jl_memory_ceiling_run(b1, d, NULL, 0, &mb) == JL_OK);
     fprintf(stderr, "gpt-oss-120b gpqa: 1xH100 %.0f, 2xH100 %.0f, 1xB200 %.0f\n", m1.value,
             m2.value, mb.value);
-    /* 64 fits, 256 does not: the 1-GPU ceiling is small */
-    CHECK(m1.value >= 64 && m1.value < 256);
+    /* 64 fits; the 1-GPU ceiling is small. Re-pinned when the window-limited
+     * layers got counted at min(context, window) (docs/model.md): the
+     * arithmetic gives ~270, above the 64 at which the paper's sweep stopped
+     * (a serving limit the arithmetic does not see), so only "under 512". */
+    CHECK(m1.value >= 64 && m1.value < 512);
+    /* 2xH100: the arithmetic meets the measured achieved batch at cap 2048
+     * (1915, memory-bound) within 10 % -- counting the sliding-window layers
+     * as full gave ~1,090 */
+    CHECK(fabs(m2.value / 1915.0 - 1) < 0.10);
     /* a second GPU lifts it by far more than 2x (weights take most of one H100) */
     CHECK(m2.value / m1.value > 5);
     CHECK(m2.value >= 1000);
@@ -290,6 +352,7 @@ int main(void)
 {
     RUN(classification_hand_made);
     RUN(arithmetic_from_attributes);
+    RUN(sliding_window_kv);
     RUN(paper_memory_ceilings);
     RUN(group_ceiling_upstream_collapse);
     TEST_MAIN_END();
