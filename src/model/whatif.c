@@ -20,14 +20,18 @@
 
 /* responses: ln energy per token, ln power, ln step time */
 #define NR 3
-/* features of a (source -> target) pair at a cap (wi_features) */
-#define NF 8
+/* features of a (source -> target) pair at a cap (wi_features): GPU-count
+ * doublings dg, the GPU models' ln bandwidth ratio dm and ln bytes-per-
+ * parameter ratio dp, with their interactions */
+#define NF 14
 /* kinds of transfer, for the interval quantiles */
 #define NK 4
 /* sd (ln) per e-fold of extrapolating a source beyond its measured caps;
  * chosen on the what-if leave-one-out (0.15, 0.3, 0.6 tried: coverage
  * 90-96 % for all; the smallest kept; docs/model-accuracy.md) */
 #define WI_EXT 0.15
+/* fewest residuals of the reference-pair route to take its interval from */
+#define WI_MIN_REF 20
 
 const char *jl_transfer_name(jl_transfer t)
 {
@@ -85,6 +89,7 @@ typedef struct wi_sweep {
     size_t n;
     long cap[64];
     double lb[64], y[NR][64];
+    double ctx[64]; /* mean context per running sequence (tokens): input + output/2 */
     double rho; /* median achieved batch / cap */
 } wi_sweep;
 
@@ -95,7 +100,7 @@ static int sweep_of(const jl_model_group *g, wi_sweep *w)
     size_t nr = 0;
     for (size_t i = 0; i < g->n_runs;) {
         long c = g->runs[i]->attrs.max_batch_size;
-        double s[1 + NR] = {0};
+        double s[1 + NR] = {0}, cx = 0;
         size_t j = i;
         for (; j < g->n_runs && g->runs[j]->attrs.max_batch_size == c; j++) {
             const jl_summary *q = g->runs[j];
@@ -104,6 +109,8 @@ static int sweep_of(const jl_model_group *g, wi_sweep *w)
             s[1] += log(jm_run_energy(q));
             s[2] += log(q->fig[JL_FIG_AVG_POWER_W]);
             s[3] += log(b / T);
+            cx += jl_task_default_input_tokens(q->attrs.task) +
+                  0.5 * q->fig[JL_FIG_AVG_OUTPUT_TOKENS];
             if (nr < 512)
                 r[nr++] = b / (double)c;
         }
@@ -111,6 +118,7 @@ static int sweep_of(const jl_model_group *g, wi_sweep *w)
             return -1;
         w->cap[w->n] = c;
         w->lb[w->n] = s[0] / (double)(j - i);
+        w->ctx[w->n] = cx / (double)(j - i);
         for (int k = 0; k < NR; k++)
             w->y[k][w->n] = s[1 + k] / (double)(j - i);
         w->n++;
@@ -164,6 +172,18 @@ static double phi_of(const wi_ctx *c, const jl_group_key *s, const wi_sweep *w, 
     return fmin(tm / exp(ltau), 1.0);
 }
 
+/* The long-context threshold (mean tokens of context per running sequence)
+ * of the reasoning terms: 2,000, chosen on the what-if leave-one-out and
+ * checked 2-fold by model (tests/model/whatif_2fold.py, which sets the
+ * developer override JOULES_WHATIF_LONG_CONTEXT). */
+static double long_context_tokens(void)
+{
+    const char *e = getenv("JOULES_WHATIF_LONG_CONTEXT");
+    char *end = NULL;
+    double v = e ? strtod(e, &end) : NAN;
+    return e && end != e && v > 0 ? v : 2000.0;
+}
+
 /* 0 and x[NF], or -1 when a descriptor the transfer needs is missing */
 static int wi_features(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t,
                        const wi_sweep *w, long cap, double x[NF])
@@ -182,7 +202,15 @@ static int wi_features(const wi_ctx *c, const jl_group_key *s, const jl_group_ke
             return -1;
     }
     double ph = phi_of(c, s, w, cap);
-    double v[NF] = {dg, dg * lc, dg * ph, dm, dm * lc, dm * ph, dp, dp * lc};
+    /* FP4 weights (MXFP4: native on B200, not on H100) */
+    double f4 = bytes_per_param(c, s->model) < 0.9 ? 1 : 0;
+    /* a long-context (reasoning) source, and on one GPU */
+    long ci = find_cap(w, cap);
+    double ctx = w->ctx[ci >= 0 ? (size_t)ci : (cap > w->cap[w->n - 1] ? w->n - 1 : 0)];
+    double lg = ctx > long_context_tokens() ? 1 : 0, g1 = s->num_gpus == 1 ? lg : 0;
+    double v[NF] = {dg,          dg * lc,      dg * ph, dm,      dm * lc,
+                    dm * ph,     dp,           dp * lc, dm * f4, dm * lg,
+                    dm * lg * lc, dm * g1,     dm * g1 * lc, dg * lg};
     memcpy(x, v, sizeof v);
     return 0;
 }
@@ -193,6 +221,9 @@ typedef struct wi_factors {
     double w[NR][NF];
     double qlo[NR][NK], qhi[NR][NK]; /* 2.5 % / 97.5 % residual quantiles per kind */
     size_t n_pairs, n_kind[NK];
+    /* the same of the reference-pair route (ref_ratio) */
+    double rlo[NR][NK], rhi[NR][NK];
+    size_t n_ref[NK];
 } wi_factors;
 
 static int kind_index(jl_transfer k)
@@ -211,6 +242,9 @@ static double quantile(double *v, size_t n, double q)
     size_t a = (size_t)floor(h);
     return v[a] + (h - (double)a) * (a + 1 < n ? v[a + 1] - v[a] : 0);
 }
+
+static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t,
+                        size_t skip, const char *exclude, long cap, int r, double *out);
 
 /* Weighted least squares by IRLS towards least absolute deviations (30
  * passes, weights 1/max(|r|, 0.01)): the median-like fit is not pulled by the
@@ -268,6 +302,8 @@ static int learn_factors(const wi_ctx *c, const char *exclude, wi_factors *f)
     size_t cap = 1024, n = 0;
     double *X = malloc(cap * NF * sizeof *X), *Y = malloc(cap * NR * sizeof *Y);
     int *K = malloc(cap * sizeof *K);
+    double *RR[NR][NK] = {{NULL}};
+    size_t nrr[NK] = {0}, crr[NK] = {0};
     int rc = -1;
     memset(f, 0, sizeof *f);
     if (!X || !Y || !K)
@@ -306,6 +342,26 @@ static int learn_factors(const wi_ctx *c, const char *exclude, wi_factors *f)
                     Y[n * NR + (size_t)r] = wt->y[r][a] - ws->y[r][ia];
                 K[n] = kind_index(k);
                 n++;
+                /* the residual of the reference-pair route on this pair */
+                int ki = kind_index(k);
+                double rr[NR];
+                int okr = 1;
+                for (int r = 0; r < NR && okr; r++)
+                    okr = ref_ratio(c, s, t, j, exclude, wt->cap[a], r, &rr[r]) > 0;
+                if (!okr)
+                    continue;
+                if (nrr[ki] == crr[ki]) {
+                    crr[ki] = crr[ki] ? 2 * crr[ki] : 256;
+                    for (int r = 0; r < NR; r++) {
+                        double *p2 = realloc(RR[r][ki], crr[ki] * sizeof *p2);
+                        if (!p2)
+                            goto end;
+                        RR[r][ki] = p2;
+                    }
+                }
+                for (int r = 0; r < NR; r++)
+                    RR[r][ki][nrr[ki]] = wt->y[r][a] - ws->y[r][ia] - rr[r];
+                nrr[ki]++;
             }
         }
     }
@@ -339,6 +395,9 @@ static int learn_factors(const wi_ctx *c, const char *exclude, wi_factors *f)
             f->n_kind[k] = m;
             f->qlo[r][k] = quantile(res, m, 0.025);
             f->qhi[r][k] = quantile(res, m, 0.975);
+            f->n_ref[k] = nrr[k];
+            f->rlo[r][k] = quantile(RR[r][k], nrr[k], 0.025);
+            f->rhi[r][k] = quantile(RR[r][k], nrr[k], 0.975);
         }
     }
     free(y);
@@ -347,6 +406,9 @@ end:
     free(X);
     free(Y);
     free(K);
+    for (int r = 0; r < NR; r++)
+        for (int k = 0; k < NK; k++)
+            free(RR[r][k]);
     return rc;
 }
 
@@ -403,6 +465,69 @@ static double source_at(const wi_ctx *c, size_t si, size_t skip, long cap, int r
             for (size_t q = 0; q < w->n; q++)
                 x[q] = log(w->rho * (double)w->cap[q]);
     return jm_interp(x, y, w->n, lb);
+}
+
+/* ---- the same transfer measured on the model's other configurations ------- */
+
+/* The log-ratio (response r) of group b over group a at their common cap
+ * nearest to cap: 0, or -1 when they share none. */
+static int pair_ratio(const wi_ctx *c, size_t a, size_t b, long cap, int r, double *out)
+{
+    const wi_sweep *wa = &c->sw[a], *wb = &c->sw[b];
+    long best = -1, bi = -1;
+    double bd = HUGE_VAL;
+    for (size_t q = 0; q < wb->n; q++) {
+        long ia = find_cap(wa, wb->cap[q]);
+        double d = fabs(log((double)wb->cap[q] / (double)cap));
+        if (ia >= 0 && d < bd) {
+            bd = d;
+            best = ia;
+            bi = (long)q;
+        }
+    }
+    if (best < 0)
+        return -1;
+    *out = wb->y[r][bi] - wa->y[r][best];
+    return 0;
+}
+
+/* The log-ratio (response r) of the same transfer s -> t measured on another
+ * pair of groups (a, b) of the same models and task at other GPU counts of
+ * the same ratio: a on s's GPU model and precision, b on t's, neither the
+ * target (skip) nor of exclude's base. E.g. 1xH100 -> 1xB200 of a model whose
+ * 2xH100 and 2xB200 are both measured. At their common cap nearest to cap.
+ * Returns the number of pairs averaged into *out (0: none). Other tasks of
+ * the same model were tried as references and made the GPU-model transfer
+ * worse (docs/model-accuracy.md). */
+static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t,
+                        size_t skip, const char *exclude, long cap, int r, double *out)
+{
+    const jl_model_group_list *gl = c->gl;
+    double sum = 0;
+    size_t n = 0;
+    for (size_t b = 0; b < gl->count; b++) {
+        const jl_group_key *kb = &gl->items[b].key;
+        if (b == skip || !c->ok[b] || (exclude && same_base(kb->model, exclude)) ||
+            !same(kb->model, t->model) || !same(kb->task, t->task) ||
+            !same(kb->gpu_model, t->gpu_model) || !same(kb->precision, t->precision) ||
+            kb->num_gpus == t->num_gpus)
+            continue;
+        for (size_t a = 0; a < gl->count; a++) {
+            const jl_group_key *ka = &gl->items[a].key;
+            double v;
+            if (a == skip || a == b || !c->ok[a] || !same(ka->model, s->model) ||
+                !same(ka->task, t->task) || !same(ka->gpu_model, s->gpu_model) ||
+                !same(ka->precision, s->precision) ||
+                ka->num_gpus * t->num_gpus != kb->num_gpus * s->num_gpus ||
+                pair_ratio(c, a, b, cap, r, &v))
+                continue;
+            sum += v;
+            n++;
+        }
+    }
+    if (n)
+        *out = sum / (double)n;
+    return n;
 }
 
 /* ---- the memory ceiling of the configuration -------------------------------- */
@@ -625,7 +750,7 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
         p->beyond_ceiling = isfinite(out->memory_ceiling) && (double)cap > out->memory_ceiling;
         p->unlocked = cap > sib_max;
         double est[NR] = {0}, dxm = HUGE_VAL;
-        size_t used = 0;
+        size_t used = 0, n_ref = 0;
         /* the sources that measured this cap, else all of them (extrapolated) */
         for (int pass = 0; pass < 2 && !used; pass++)
             for (size_t k = 0; k < out->n_sources; k++) {
@@ -636,13 +761,21 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
                 double x[NF], v[NR], dx = 0;
                 if (wi_features(&c, &gl->items[si].key, target, &c.sw[si], cap, x))
                     continue;
+                double rr[NR];
+                int okr = 1;
+                for (int r = 0; r < NR && okr; r++)
+                    okr = ref_ratio(&c, &gl->items[si].key, target, skip, NULL, cap, r, &rr[r]) > 0;
                 for (int r = 0; r < NR; r++) {
                     double d;
                     v[r] = source_at(&c, si, skip, cap, r, &d);
                     dx = fmax(dx, d);
-                    for (int a = 0; a < NF; a++)
-                        v[r] += fac.w[r][a] * x[a];
+                    if (okr)
+                        v[r] += rr[r];
+                    else
+                        for (int a = 0; a < NF; a++)
+                            v[r] += fac.w[r][a] * x[a];
                 }
+                n_ref += okr;
                 for (int r = 0; r < NR; r++)
                     est[r] += v[r];
                 dxm = fmin(dxm, dx);
@@ -658,8 +791,13 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
         jl_interval *iv[NR] = {&p->energy_per_token_j, &p->power_w, &p->step_time_s};
         for (int r = 0; r < NR; r++) {
             double m = est[r] / (double)used, ex = 1.96 * WI_EXT * dxm;
-            double hl = sqrt(fac.qlo[r][ki] * fac.qlo[r][ki] + ex * ex);
-            double hh = sqrt(fac.qhi[r][ki] * fac.qhi[r][ki] + ex * ex);
+            /* the reference route's own residual quantiles when every source
+             * took it and enough pairs of other models calibrate them */
+            int rq = n_ref == used && fac.n_ref[ki] >= WI_MIN_REF;
+            double ql = rq ? fac.rlo[r][ki] : fac.qlo[r][ki];
+            double qh = rq ? fac.rhi[r][ki] : fac.qhi[r][ki];
+            double hl = sqrt(ql * ql + ex * ex);
+            double hh = sqrt(qh * qh + ex * ex);
             *iv[r] = (jl_interval){exp(m), exp(m - hl), exp(m + hh)};
         }
         /* power within [0, G x TDP] */

@@ -166,12 +166,12 @@ typedef struct expect_wi {
 } expect_wi;
 
 static const expect_wi EXPECTED_WI[] = {
-    {JL_TRANSFER_GPU_COUNT, NULL, 378, 0.0737, 0.2394, 0.944},
-    {JL_TRANSFER_GPU_COUNT, "llm", 217, 0.0688, 0.2125, 0.926},
-    {JL_TRANSFER_GPU_MODEL, NULL, 450, 0.1289, 0.4701, 0.953},
-    {JL_TRANSFER_GPU_MODEL, "llm", 313, 0.1257, 0.4555, 0.955},
-    {JL_TRANSFER_BOTH, NULL, 445, 0.0968, 0.4124, 0.903},
-    {JL_TRANSFER_BOTH, "llm", 268, 0.0800, 0.3391, 0.944},
+    {JL_TRANSFER_GPU_COUNT, NULL, 378, 0.0706, 0.2316, 0.944},
+    {JL_TRANSFER_GPU_COUNT, "llm", 217, 0.0679, 0.2287, 0.926},
+    {JL_TRANSFER_GPU_MODEL, NULL, 450, 0.1005, 0.3563, 0.940},
+    {JL_TRANSFER_GPU_MODEL, "llm", 313, 0.0902, 0.2928, 0.978},
+    {JL_TRANSFER_BOTH, NULL, 445, 0.0895, 0.3164, 0.906},
+    {JL_TRANSFER_BOTH, "llm", 268, 0.0736, 0.1905, 0.978},
 };
 
 /* Every parameter interval inside its declared range, every prediction
@@ -308,6 +308,10 @@ TEST(mlenergy_accuracy)
     /* the GPU-count targets of the issue hold on the LLM points */
     jl_loo_stats wc = jl_whatif_loo_summarize(&wl, JL_TRANSFER_GPU_COUNT, "llm");
     CHECK(wc.median <= 0.07 && wc.p90 <= 0.30);
+    /* the GPU-model p90 target holds on the LLM points; its median target
+     * (8 %) does not yet (9.0 %: docs/model-accuracy.md "What if") */
+    jl_loo_stats wm = jl_whatif_loo_summarize(&wl, JL_TRANSFER_GPU_MODEL, "llm");
+    CHECK(wm.p90 <= 0.30 && wm.median <= 0.095);
     /* the held-out group is never its own source: no point predicted exactly */
     for (size_t i = 0; i < wl.count; i++)
         CHECK(wl.points[i].abs_rel_error > 1e-9);
