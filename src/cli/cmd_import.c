@@ -12,12 +12,15 @@
 #include "joules/trace_write.h"
 
 static const char *const help =
-    "usage: joules import mlenergy DIR -o FILE.h5 [--json] [--quiet]\n\n"
+    "usage: joules import mlenergy DIR -o FILE.h5 [--groups] [--json] [--quiet]\n\n"
     "Import the ML.ENERGY Leaderboard's published data (DIR holds index.json,\n"
     "models/*.json, tasks/*.json) as a trace file of summary-only runs: one run\n"
     "per configuration, every field kept (docs/import.md). Re-measurements of\n"
     "the same configuration become distinct runs named ...__dup2.\n\n"
     "  -o, --output FILE  the trace file to write (required; written atomically)\n"
+    "  --groups           one group of attributes per run under /runs, for readers\n"
+    "                     that predate the summary table (default: the summary-only\n"
+    "                     runs as one table, /summary_table; docs/trace-format.md)\n"
     "  --json             print the joules.import/1 document (counts, notes, errors)\n"
     "  --quiet            no notes on stderr\n"
     "  -h, --help         this help\n";
@@ -46,16 +49,17 @@ static json_t *import_doc(const jl_import_result *r, const char *out)
 
 int jl_cmd_import(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET };
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET, OPT_GROUPS };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, OPT_JSON},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"groups", no_argument, NULL, OPT_GROUPS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "import", *out = NULL;
-    int json = 0, quiet = 0, c;
+    int json = 0, quiet = 0, groups = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
@@ -63,6 +67,7 @@ int jl_cmd_import(int argc, char **argv)
         case 'o': out = optarg; break;
         case OPT_JSON: json = 1; break;
         case OPT_QUIET: quiet = 1; break;
+        case OPT_GROUPS: groups = 1; break;
         default: return cli_bad_option(cmd, c, argv);
         }
     }
@@ -100,6 +105,7 @@ int jl_cmd_import(int argc, char **argv)
     jl_trace_write_options wo;
     jl_trace_write_options_default(&wo);
     wo.harness = harness;
+    wo.summary_table = !groups;
     jl_error *err = NULL;
     int rc = JL_EXIT_OK;
     if (!harness) {

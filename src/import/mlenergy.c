@@ -16,6 +16,7 @@
 
 #include "core/util.h"
 #include "joules/import.h"
+#include "joules/output.h"
 
 /* Extras longer than this are not kept (HDF5 compact attributes hold 64 KiB). */
 #define MAX_EXTRA_TEXT 60000
@@ -293,7 +294,7 @@ static void keep_json(imp *c, jl_run *r, const char *file, const char *field, co
     } else if (json_is_boolean(v)) {
         extra_str(c, r, key, json_is_true(v) ? "true" : "false");
     } else {
-        char *text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+        char *text = jl_json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
         if (!text) {
             c->oom = 1;
             return;
@@ -1192,7 +1193,7 @@ static void check_file_histogram(imp *c, const json_t *file_obj, size_t first_ru
     if (json_is_array(bins) && json_is_array(counts) && json_array_size(counts) < 100000) {
         size_t nb = json_array_size(counts);
         double *sum = jl_calloc_array(nb ? nb : 1, sizeof *sum);
-        bt = json_dumps(bins, JSON_COMPACT | JSON_ENCODE_ANY);
+        bt = jl_json_dumps(bins, JSON_COMPACT | JSON_ENCODE_ANY);
         if (sum && bt) {
             equal = c->res->n_runs > first_run;
             for (size_t i = first_run; i < c->res->n_runs && equal; i++) {
@@ -1278,8 +1279,24 @@ static json_t *load_json(imp *c, const char *path, int missing_ok)
              (long long)st.st_size, c->opt->max_file_bytes);
         return NULL;
     }
+    /* read whole, then parse the buffer: jansson reads a FILE * one getc()
+     * at a time, ~10 % of the import */
     json_error_t je;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *doc = NULL;
+    FILE *f = fopen(path, "rb");
+    char *buf = f ? malloc((size_t)st.st_size + 1) : NULL;
+    size_t got = buf ? fread(buf, 1, (size_t)st.st_size + 1, f) : 0;
+    if (f)
+        fclose(f);
+    if (!buf || got != (size_t)st.st_size) {
+        free(buf);
+        if (f && !buf)
+            c->oom = 1;
+        ferr(c, JL_EIO, path, NULL, "cannot read: %s", f ? "changed while read" : strerror(errno));
+        return NULL;
+    }
+    doc = json_loadb(buf, got, JSON_REJECT_DUPLICATES, &je);
+    free(buf);
     if (!doc)
         ferr(c, JL_EFORMAT, path, NULL, "not valid JSON: %s (line %d, column %d)", je.text,
              je.line, je.column);

@@ -60,6 +60,9 @@ typedef struct {
     const jl_trace_limits *lim;
     jl_error **err;
     size_t n; /* rows, once known */
+    hid_t dxpl; /* lends HDF5 a conversion buffer of n x 8 bytes: its own
+                 * is 1 MiB, calloc'd for every read that converts */
+    void *tconv;
 } tctx;
 
 static void col_clear(tcol *c)
@@ -279,7 +282,7 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
         st = jl_fail(c->err, JL_ENOMEM, c->file, NULL, obj, -1, NULL);
         goto end;
     }
-    if (rows && H5Dread(dset, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, col->data) < 0)
+    if (rows && H5Dread(dset, mt, H5S_ALL, H5S_ALL, c->dxpl, col->data) < 0)
         st = jl__h5_fail(c->err, JL_EIO, c->file, NULL, obj, -1, "cannot read the data");
 end:
     free(obj);
@@ -448,7 +451,7 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
                          jl__table **out, jl_error **err)
 {
     static const char *const tpath = "/" JL__TABLE_NAME;
-    tctx c = {path, lim, err, SIZE_MAX};
+    tctx c = {path, lim, err, SIZE_MAX, H5P_DEFAULT, NULL};
     jl__table *t = NULL;
     hid_t g = -1, a = -1;
     *out = NULL;
@@ -509,6 +512,13 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
                          "empty run name at row %zu", r);
             goto end;
         }
+    if ((c.dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0 ||
+        !(c.tconv = jl_malloc_array(t->n ? t->n : 1, 16)) ||
+        H5Pset_buffer(c.dxpl, (t->n ? t->n : 1) * 16, c.tconv, NULL) < 0) {
+        st = jl__h5_fail(err, JL_EINTERNAL, path, NULL, tpath, -1,
+                         "cannot set up the data transfer");
+        goto end;
+    }
     for (int s = 0; s < JL__TSET_N; s++)
         if ((st = read_set(&c, g, s, t)) != JL_OK)
             goto end;
@@ -516,6 +526,9 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
     t = NULL;
 end:
     jl__table_free(t);
+    if (c.dxpl != H5P_DEFAULT)
+        CLOSE(c.dxpl, H5Pclose);
+    free(c.tconv);
     CLOSE(a, H5Aclose);
     CLOSE(g, H5Gclose);
     return st;
