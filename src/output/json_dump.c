@@ -31,12 +31,10 @@ typedef struct {
     size_t flags;
 } obuf;
 
-static int grow(obuf *b, size_t need)
+static int grow_slow(obuf *b, size_t need)
 {
     if (b->failed)
         return -1;
-    if (b->len + need + 1 <= b->cap)
-        return 0;
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < b->len + need + 1)
         cap *= 2;
@@ -48,6 +46,12 @@ static int grow(obuf *b, size_t need)
     b->p = np;
     b->cap = cap;
     return 0;
+}
+
+/* Room for need more bytes and a NUL (the failed latch keeps cap at 0). */
+static inline int grow(obuf *b, size_t need)
+{
+    return b->len + need + 1 <= b->cap ? 0 : grow_slow(b, need);
 }
 
 static void put(obuf *b, const char *s, size_t n)
@@ -84,9 +88,22 @@ static void indent(obuf *b, int depth, int space)
 static void string(obuf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
+    size_t i = 0;
+    /* the common case: nothing to escape, one copy */
+    while (i < n && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
+        i++;
+    if (i == n) {
+        if (grow(b, n + 2))
+            return;
+        b->p[b->len++] = '"';
+        memcpy(b->p + b->len, s, n);
+        b->len += n;
+        b->p[b->len++] = '"';
+        return;
+    }
     putc1(b, '"');
     size_t start = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (; i < n; i++) {
         unsigned char ch = (unsigned char)s[i];
         if (ch >= 0x20 && ch != '"' && ch != '\\')
             continue;
