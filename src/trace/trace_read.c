@@ -1867,7 +1867,8 @@ static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_err
     }
     if (st != JL_OK)
         goto end;
-    qsort(t->runs, t->n_runs, sizeof *t->runs, cmp_str);
+    if (t->n_runs) /* none: the summary table holds them all */
+        qsort(t->runs, t->n_runs, sizeof *t->runs, cmp_str);
     if (t->table && (st = merge_table_runs(t, err)) != JL_OK)
         goto end;
     t->runs_grp = runs; /* kept for jl_trace_read_run */
