@@ -164,6 +164,7 @@ while [ $r -lt "$REPEAT" ]; do
     for s in $SETS_TIMED; do
         say "round $r/$REPEAT: $s"
         measure "$s" raw1 "$RAW" "$SETS/$s"
+        measure "$s" dec1 "$RAW" --decode "$SETS/$s"
         measure "$s" rawh1 "$RAW" --hdf5 "$SETS/$s"
         measure "$s" rawall1 "$RAW" --all "$SETS/$s"
         measure "$s" j1 "$JOULES" summarize --json --workers 1 "$SETS/$s"

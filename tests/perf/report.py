@@ -21,6 +21,7 @@ LABELS = {
     "raw1": "raw read (needed datasets)",
     "rawh1": "raw read (needed datasets), H5Dread with HDF5's filters",
     "rawall1": "raw read (every dataset)",
+    "dec1": "decode floor: H5Dread_chunk + decompress of the needed datasets, nothing else",
     "j1": "joules summarize, 1 worker",
     "raw2": "raw read, 2 workers",
     "j2": "joules summarize, 2 workers",
@@ -92,8 +93,8 @@ def main():
       "Ratios: wall (CPU).\n")
     p("| set | files | runs | on disk MB | decoded MB (needed / all) | raw read s | joules 1 w s (CPU) | "
       "joules / raw | joules / raw --all | raw read, HDF5's filters s (CPU) | "
-      "joules 2 w s (CPU) | speed-up 2 w | raw speed-up 2 w |")
-    p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+      "joules 2 w s (CPU) | speed-up 2 w | raw speed-up 2 w | decode floor s (CPU) | joules / floor |")
+    p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for s in sets:
         nf, nr = counts(s)
         size = info[s].get("size", ["0", "0"])
@@ -105,7 +106,9 @@ def main():
           f"{ratio(t(s, 'j1'), t(s, 'rawall1'))} ({ratio(c(s, 'j1'), c(s, 'rawall1'))}) | "
           f"{fmt_s(t(s, 'rawh1'))} ({fmt_c(c(s, 'rawh1'))}) | "
           f"{fmt_s(t(s, 'j2'))} ({fmt_c(c(s, 'j2'))}) | "
-          f"{ratio(t(s, 'j1'), t(s, 'j2'))} | {ratio(t(s, 'raw1'), t(s, 'raw2'))} |")
+          f"{ratio(t(s, 'j1'), t(s, 'j2'))} | {ratio(t(s, 'raw1'), t(s, 'raw2'))} | "
+          f"{fmt_s(t(s, 'dec1'))} ({fmt_c(c(s, 'dec1'))}) | {ratio(t(s, 'j1'), t(s, 'dec1'))} "
+          f"({ratio(c(s, 'j1'), c(s, 'dec1'))}) |")
     p("")
     p("| set | Python s | Python / joules 1 w | Python / joules 2 w | agreement (1e-6 rel) | "
       "2 w output = 1 w | peak RSS MiB: joules 1 w / 2 w (per process) / Python |")
@@ -181,6 +184,10 @@ def main():
         rows_t.append((name, text, goal, load_of(*keys), ok))
 
     for s in sets:
+        if t(s, "dec1"):
+            r = t(s, "j1") / t(s, "dec1")
+            target(f"{s}: joules / decode floor, 1 worker (reported: the next limit)", r, "-",
+                   None, [(s, "j1"), (s, "dec1")], cpu=cpu_ratio([(s, "j1")], [(s, "dec1")]))
         if t(s, "raw1"):
             r = t(s, "j1") / t(s, "raw1")
             lim = 3.0 if s.startswith("long") else 2.0
@@ -235,13 +242,15 @@ def main():
         p("| target | measured | goal | load avg (1 min) | |")
         p("|---|---:|---|---:|---|")
         for name, value, goal, load, ok in rows_t:
-            p(f"| {name} | {value} | {goal} | {load} | {'met' if ok else '**MISSED**'} |")
-        missed = sum(1 for r in rows_t if not r[4])
+            verdict = "reported" if ok is None else "met" if ok else "**MISSED**"
+            p(f"| {name} | {value} | {goal} | {load} | {verdict} |")
+        judged = [r for r in rows_t if r[4] is not None]
+        missed = sum(1 for r in judged if not r[4])
         p("")
-        p(f"{len(rows_t) - missed} of {len(rows_t)} targets met" +
+        p(f"{len(judged) - missed} of {len(judged)} targets met" +
           (f"; {missed} missed (exit status 1)" if missed else ""))
     print("\n".join(out))
-    return 1 if any(not r[4] for r in rows_t) else 0
+    return 1 if any(r[4] is False for r in rows_t) else 0
 
 
 if __name__ == "__main__":
