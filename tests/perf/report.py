@@ -42,9 +42,13 @@ def main():
     rcs = defaultdict(int)
     loads = defaultdict(list)
     info = defaultdict(dict)
+    pandas = ([], [])  # read_csv alone: wall, CPU
     for line in open(a.results):
         f = line.rstrip("\n").split("\t")
-        if len(f) in (6, 7):
+        if len(f) == 4 and f[1] == "pandas_read_csv":
+            pandas[0].append(float(f[2]))
+            pandas[1].append(float(f[3]))
+        elif len(f) in (6, 7):
             s, label, sec, kib, rc, cpu = f[:6]
             if len(f) == 7 and f[6] not in ("", "-"):
                 loads[(s, label)].append(float(f[6]))
@@ -227,6 +231,14 @@ def main():
             target("ML.ENERGY: import + frontier + pick + compare / json.load", r, "<= 2.5x",
                    r <= 2.5, four + [("mlenergy", "json_load")],
                    cpu=cpu_ratio(four, [("mlenergy", "json_load")]))
+    if ("nvsmi", "import") in med and pandas[0]:
+        pw, pc = statistics.median(pandas[0]), statistics.median(pandas[1])
+        jw, jc = t("nvsmi", "import"), c("nvsmi", "import")
+        size, rows = info["nvsmi"]["size"]
+        target(f"nvidia-smi import ({int(size) / 1e6:.0f} MB, {int(rows):,} rows, peak "
+               f"{rss[('nvsmi', 'import')] / 1024:.0f} MiB): pandas.read_csv / joules, one core "
+               f"(judged by CPU; wall {pw:.2f} / {jw:.2f} s)", pc / jc if jc else None,
+               ">= 3x (CPU)", bool(jc) and pc / jc >= 3.0, [("nvsmi", "import")])
     if ("huge", "j1") in med:
         m1 = rss[("huge", "j1")] / 1024
         m2 = rss[("huge", "j2")] / 1024
