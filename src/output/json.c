@@ -152,8 +152,8 @@ json_t *jl_errors_to_json(const jl_error_list *errors)
 
 char *jl_json_dump(const json_t *doc)
 {
-    char *s = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2) |
-                                  JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION));
+    char *s = jl_json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2) |
+                                     JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION));
     if (!s)
         return NULL;
     size_t n = strlen(s); /* a plain copy: megabytes through "%s" cost more */
