@@ -30,6 +30,46 @@ static void cell(char *buf, size_t cap, double v, double scale, int decimals)
         snprintf(buf, cap, "%.*f", decimals, v * scale);
 }
 
+/* A '*' after a figure whose published and recomputed values differ by
+ * more than the mark threshold (spec 1.1 runs; docs/summary.md). */
+static void mark(char *buf, size_t cap, const jl_summary *s, jl_figure f)
+{
+    if (jl_summary_figure_marked(s, f))
+        strncat(buf, "*", cap - strlen(buf) - 1);
+}
+
+/* Under the table: each run's published figures beside the recomputed. */
+static void print_disagreements(const jl_summary_list *l)
+{
+    int any = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        const jl_summary *s = l->items[i];
+        jl_disagreement d[JL_FIG_COUNT];
+        size_t n = jl_summary_disagreements(s, d);
+        if (!s->published)
+            continue;
+        if (!any++)
+            printf("\npublished figures beside time series (headline = published; '*' = "
+                   "recomputed differs by more than the threshold):\n");
+        printf("  %s %s: published by %s; %zu figure%s both ways\n", cli_basename(s->file),
+               s->run, s->published->source ? s->published->source : "(unnamed source)", n,
+               n == 1 ? "" : "s");
+        for (size_t k = 0; k < n; k++) {
+            char rd[32];
+            if (isfinite(d[k].relative_difference))
+                snprintf(rd, sizeof rd, "%+.1f %%", 100 * d[k].relative_difference);
+            else
+                snprintf(rd, sizeof rd, "n/a");
+            printf("    %s %-24s published %.6g, recomputed %.6g (%s; threshold %.0f %%)%s\n",
+                   d[k].marked ? "*" : " ", jl_figure_name(d[k].figure), d[k].published,
+                   d[k].recomputed, rd, 100 * s->published->mark_threshold,
+                   strcmp(d[k].recomputed_from, "the time series") ? " [energy of the series / "
+                                                                      "published rate]"
+                                                                    : "");
+        }
+    }
+}
+
 static void print_table(const void *result, const jl_summary_list *l)
 {
     (void)result;
@@ -60,6 +100,13 @@ static void print_table(const void *result, const jl_summary_list *l)
         cell(peak, sizeof peak, f[JL_FIG_PEAK_POWER_W], 1, 0);
         cell(idle, sizeof idle, f[JL_FIG_STATIC_ENERGY_SHARE], 100, 0);
         cell(bat, sizeof bat, f[JL_FIG_AVG_BATCH_SIZE], 1, 1);
+        mark(dur, sizeof dur, s, JL_FIG_STEADY_DURATION_S);
+        mark(en, sizeof en, s, JL_FIG_STEADY_ENERGY_J);
+        mark(ept, sizeof ept, s, diffusion ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J);
+        mark(avg, sizeof avg, s, JL_FIG_AVG_POWER_W);
+        mark(tps, sizeof tps, s, diffusion ? JL_FIG_ITEMS_PER_S : JL_FIG_OUTPUT_THROUGHPUT_TOK_S);
+        mark(bat, sizeof bat, s, JL_FIG_AVG_BATCH_SIZE);
+        mark(itl, sizeof itl, s, diffusion ? JL_FIG_BATCH_LATENCY_S : JL_FIG_MEDIAN_ITL_S);
         printf("%-34.34s %-10.10s %-28.28s %-6.6s %3ld %5ld %-9s %8s %9s %10s %7s %7s %5s %9s %7s %7s %6s %4zu\n",
                cli_basename(s->file ? s->file : "-"), s->run ? s->run : "-",
                s->attrs.model ? s->attrs.model : "-",
@@ -67,6 +114,7 @@ static void print_table(const void *result, const jl_summary_list *l)
                s->attrs.max_batch_size, jl_steady_method_name(s->steady_method), dur, en,
                ept, avg, peak, idle, tps, bat, itl, p90, s->n_warnings);
     }
+    print_disagreements(l);
     /* Warnings in words under the table, so the person sees why. */
     int any = 0;
     for (size_t i = 0; i < l->count; i++)

@@ -27,6 +27,7 @@ void jl_import_options_default(jl_import_options *opt)
     opt->max_configs = 1000000;
     opt->max_series = 50000000;
     opt->max_files = 100000;
+    opt->timeline_power_is_sum = 0;
 }
 
 void jl_import_result_free(jl_import_result *r)
@@ -633,8 +634,10 @@ static int import_timelines(imp *c, jl_run *r, const json_t *tl, const json_t *k
             goto end;
         }
         memcpy(r->power_time, main->t, main->n * sizeof *main->t);
-        /* the published power is the configuration's total: split evenly */
-        if (!(r->watts.v = spread(c, main->v, main->n, G, 1.0 / (double)G)))
+        /* one GPU's reading per value unless the source says it is the sum
+         * over the GPUs (docs/import.md, "Timelines") */
+        const double pscale = c->opt->timeline_power_is_sum ? 1.0 / (double)G : 1.0;
+        if (!(r->watts.v = spread(c, main->v, main->n, G, pscale)))
             goto end;
         r->watts.n = main->n;
         r->watts.g = G;
@@ -651,7 +654,7 @@ static int import_timelines(imp *c, jl_run *r, const json_t *tl, const json_t *k
                 note(c, file, field,
                      "power_average has its own timestamps: interpolated (linearly) onto "
                      "power_instant's for power/watts_avg");
-            r->watts_avg.v = spread(c, avg, pi.n, G, 1.0 / (double)G);
+            r->watts_avg.v = spread(c, avg, pi.n, G, pscale);
             free(avg);
             if (!r->watts_avg.v)
                 goto end;
@@ -659,7 +662,11 @@ static int import_timelines(imp *c, jl_run *r, const json_t *tl, const json_t *k
             r->watts_avg.g = G;
         }
         if (G > 1)
-            extra_str(c, r, "imported_power_split", "total / num_gpus per GPU");
+            extra_str(c, r, "imported_power_split",
+                      c->opt->timeline_power_is_sum
+                          ? "total / num_gpus per GPU (the source says each value is the sum)"
+                          : "each value repeated on every GPU column (one GPU's reading: the "
+                            "source merged all GPUs' points into one list)");
     }
     /* gpu/temp_c */
     if (te.n) {
@@ -721,8 +728,15 @@ static int import_timelines(imp *c, jl_run *r, const json_t *tl, const json_t *k
              "KV-cache timeline without a batch_size timeline: engine/ needs running, so only "
              "its time-weighted mean is kept (summary avg_kv_cache_usage)");
     }
-    if (r->power_n || r->gpu_n || r->engine_n)
+    if (r->power_n || r->gpu_n || r->engine_n) {
         c->res->n_with_timelines++;
+        /* spec 1.1: the published figures stay beside the series, named by
+         * their source; the writer of these timelines kept only the
+         * steady-state points, times from the window's start */
+        extra_str(c, r, "window", "steady_state_only");
+        if (put_kv(&r->summary.extra, &r->summary.n_extra, "source", "ML.ENERGY Leaderboard", 0))
+            c->oom = 1;
+    }
     rc = 0;
 end:
     free(sub);

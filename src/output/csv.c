@@ -41,7 +41,7 @@ jl_status jl_fprint_summaries_csv(FILE *f, const jl_summary_list *l)
     fputs(",steady_method,energy_source", f);
     for (int i = 0; i < JL_FIG_COUNT; i++)
         fprintf(f, ",%s", jl_figure_name((jl_figure)i));
-    fputs(",warnings\n", f);
+    fputs(",warnings,disagreements\n", f);
     for (size_t r = 0; r < l->count; r++) {
         const jl_summary *s = l->items[r];
         char buf[512];
@@ -74,6 +74,17 @@ jl_status jl_fprint_summaries_csv(FILE *f, const jl_summary_list *l)
             return JL_ENOMEM;
         jl_csv_field(f, joined);
         free(joined);
+        /* marked disagreements of published and recomputed figures:
+         * figure:relative_difference joined by ';' (docs/summary.md) */
+        fputc(',', f);
+        jl_disagreement d[JL_FIG_COUNT];
+        size_t nd = jl_summary_disagreements(s, d);
+        for (size_t k = 0, m = 0; k < nd; k++)
+            if (d[k].marked) {
+                fprintf(f, "%s%s", m++ ? ";" : "", jl_figure_name(d[k].figure));
+                if (isfinite(d[k].relative_difference))
+                    fprintf(f, ":%+.4g", d[k].relative_difference);
+            }
         fputc('\n', f);
     }
     return ferror(f) ? JL_EIO : JL_OK;
