@@ -20,6 +20,9 @@ static const char *const help =
     "  -o, --output FILE  the trace file to write (required; written atomically)\n"
     "  --json             print the joules.import/1 document (counts, notes, errors)\n"
     "  --quiet            no notes on stderr\n"
+    "  --power-timeline per-gpu|sum\n"
+    "                     multi-GPU power timelines: a value is one GPU's reading\n"
+    "                     (per-gpu, the default) or the sum over the GPUs (sum)\n"
     "  -h, --help         this help\n";
 
 static json_t *import_doc(const jl_import_result *r, const char *out)
@@ -46,16 +49,19 @@ static json_t *import_doc(const jl_import_result *r, const char *out)
 
 int jl_cmd_import(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET };
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET, OPT_POWER_TIMELINE };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, OPT_JSON},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"power-timeline", required_argument, NULL, OPT_POWER_TIMELINE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "import", *out = NULL;
     int json = 0, quiet = 0, c;
+    jl_import_options io;
+    jl_import_options_default(&io);
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
@@ -63,6 +69,12 @@ int jl_cmd_import(int argc, char **argv)
         case 'o': out = optarg; break;
         case OPT_JSON: json = 1; break;
         case OPT_QUIET: quiet = 1; break;
+        case OPT_POWER_TIMELINE:
+            if (strcmp(optarg, "per-gpu") && strcmp(optarg, "sum"))
+                return cli_usage_error(cmd, "--power-timeline: expected per-gpu or sum, found '%s'",
+                                       optarg);
+            io.timeline_power_is_sum = !strcmp(optarg, "sum");
+            break;
         default: return cli_bad_option(cmd, c, argv);
         }
     }
@@ -78,7 +90,7 @@ int jl_cmd_import(int argc, char **argv)
     cli_install_signal_cleanup();
     jl_import_result *r = NULL;
     jl_error_list errors = {0};
-    jl_status st = jl_import_mlenergy(dir, NULL, &r, &errors);
+    jl_status st = jl_import_mlenergy(dir, &io, &r, &errors);
     for (size_t i = 0; i < errors.count; i++)
         cli_print_error(cmd, errors.items[i]);
     if (st != JL_OK || !r) {

@@ -274,8 +274,78 @@ TEST(malformed_input)
     expect_error(CFG_HEAD "{" GOOD ", \"num_gpus\": 1, \"timelines\": {\"batch_size\": "
                  "{\"timestamps\": [0,1], \"values\": [1]}}}]}",
                  "configurations[0].batch_size", "2 timestamps but 1 values");
-    expect_error("{\"model_id\": \"a\", \"model_id\": \"b\", \"configurations\": []}", NULL,
-                 "duplicate");
+    expect_error("{\"model_id\": \"a\", \"model_id\": \"b\", \"configurations\": []}",
+                 "model_id", "line 1: key \"model_id\" given again with a different value");
+    expect_error(CFG_HEAD "{" GOOD ", \"num_gpus\": 1},\n{" GOOD ",\n \"num_gpus\": 1,\n"
+                 " \"num_gpus\": 2}]}",
+                 "configurations[1].num_gpus", "line 4: key \"num_gpus\" given again with a "
+                 "different value (2; at line 3 it was 1)");
+}
+
+/* Duplicate keys: equal values are a note (one per field, counted), the
+ * configuration imports; the scan finds them at any depth with lines. */
+TEST(duplicate_keys)
+{
+    const char *doc =
+        CFG_HEAD "{" GOOD ", \"num_gpus\": 1, \"weight_precision\": \"bfloat16\",\n"
+        "  \"weight_precision\": \"bfloat16\"},\n"
+        "{" GOOD ", \"num_gpus\": 2, \"weight_precision\": \"bfloat16\",\n"
+        "  \"weight_precision\": \"bfloat16\", \"parallelization\": {\"tensor_parallel\": 2,\n"
+        "  \"tensor_parallel\": 2.0}}]}";
+    jl_import_result *r = NULL;
+    jl_error_list errs = {0};
+    CHECK(jl_import_mlenergy_buffer(INDEX, strlen(INDEX), doc, strlen(doc), "dup.json", NULL, &r,
+                                    &errs) == JL_OK);
+    CHECK_EQ_INT(errs.count, 0);
+    CHECK(r && r->n_runs == 2);
+    int seen_wp = 0, seen_tp = 0;
+    for (size_t i = 0; r && i < r->n_notes; i++) {
+        if (!strcmp(r->notes[i].field, "configurations[*].weight_precision")) {
+            seen_wp = 1;
+            CHECK_CONTAINS(r->notes[i].message, "given twice with the same value in 2 objects "
+                                                "(first at lines 1 and 2): kept once");
+        }
+        if (!strcmp(r->notes[i].field, "configurations[*].parallelization.tensor_parallel")) {
+            seen_tp = 1; /* 2 and 2.0 are equal JSON numbers */
+            CHECK_CONTAINS(r->notes[i].message, "in 1 object (first at lines 4 and 5)");
+        }
+    }
+    CHECK(seen_wp);
+    CHECK(seen_tp);
+    if (r && r->n_runs == 2)
+        CHECK_STR(r->runs[1]->attrs.precision, "bfloat16");
+    jl_import_result_free(r);
+    jl_error_list_clear(&errs);
+}
+
+/* ../shared/realworld/mlenergy-leaderboard-e0ba9ed: a published tasks/
+ * file repeating weight_precision in every configuration, in a folder
+ * without index.json or models/: it imports, with notes saying both. */
+TEST(realworld_duplicate_key_file)
+{
+    const char *dir = JOULES_SHARED_DIR "/realworld/mlenergy-leaderboard-e0ba9ed/public/data";
+    if (access(JOULES_SHARED_DIR "/realworld/mlenergy-leaderboard-e0ba9ed/public/data/tasks/"
+                                 "text-to-video.json",
+               R_OK) != 0) {
+        fprintf(stderr, "skipping: %s not found\n", dir);
+        return;
+    }
+    jl_import_result *r = NULL;
+    jl_error_list errs = {0};
+    CHECK(jl_import_mlenergy(dir, NULL, &r, &errs) == JL_OK);
+    CHECK_EQ_INT(errs.count, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    CHECK_EQ_INT(r->n_runs, 382); /* "configurations" of tasks/text-to-video.json */
+    CHECK(has_note(r, "no index.json"));
+    CHECK(has_note(r, "key \"weight_precision\" given twice with the same value in 382 "
+                      "objects (first at lines 13 and 26): kept once"));
+    CHECK(has_note(r, "workload 'diffusion' from the file's architecture field"));
+    for (size_t i = 0; i < r->n_runs; i++)
+        CHECK(r->runs[i]->attrs.workload && !strcmp(r->runs[i]->attrs.workload, "diffusion"));
+    jl_import_result_free(r);
+    jl_error_list_clear(&errs);
 }
 
 /* ---- the real data set ----------------------------------------------------- */
@@ -581,6 +651,8 @@ int main(void)
 {
     RUN(llm_mapping);
     RUN(two_gpu_timeline_both_ways);
+    RUN(duplicate_keys);
+    RUN(realworld_duplicate_key_file);
     RUN(diffusion_mapping);
     RUN(malformed_input);
     RUN(real_import);
