@@ -2,9 +2,12 @@
  *
  * A recursive descent over text jansson has already accepted: nesting is
  * bounded by jansson's own depth limit (2048), strings and numbers are
- * skipped, and each object's members are sorted by key at its end (O(k log
- * k)), so the scan is linear in the text apart from that sort. The path of
- * the member being read is kept in one buffer, appended to and cut back. */
+ * skipped. The members of the objects being read sit on one shared stack
+ * (an object's members above its parents'); at an object's end they are
+ * compared (pairwise for a few, sorted by key beyond), so the scan is
+ * linear in the text apart from that sort, with no allocation per object.
+ * The path of the value being read is a stack of (key | index) frames,
+ * turned into text only when a repeat is reported. */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
 #include <stdlib.h>
@@ -14,20 +17,29 @@
 #include "import/json_dups.h"
 
 #define VALUE_SHOWN 60
+#define FEW_KEYS 12 /* up to this many members: pairwise comparison */
 
 typedef struct member {
-    const char *key;         /* the key's bytes between the quotes */
+    const char *key; /* the key's bytes between the quotes */
     size_t key_len;
     size_t val_off, val_end;
     long line;
-    size_t order;            /* the order it came in */
+    size_t order; /* the order it came in */
 } member;
+
+typedef struct frame {
+    const char *key; /* NULL: an array element */
+    size_t key_len, index;
+} frame;
 
 typedef struct scan {
     const char *t;
     size_t n, pos;
     long line;
-    jl_strbuf path;
+    member *m; /* the members of the open objects */
+    size_t nm, cap_m;
+    frame *f; /* the path */
+    size_t nf, cap_f;
     jl__json_dup *dups;
     size_t n_dups, cap_dups;
     int oom;
@@ -55,6 +67,45 @@ static void skip_string(scan *s)
         s->pos++;
     }
     s->pos++;
+}
+
+static int push_frame(scan *s, const char *key, size_t key_len, size_t index)
+{
+    if (s->nf == s->cap_f) {
+        size_t cap = s->cap_f ? s->cap_f * 2 : 64;
+        frame *f = realloc(s->f, cap * sizeof *f);
+        if (!f) {
+            s->oom = 1;
+            return 0;
+        }
+        s->f = f;
+        s->cap_f = cap;
+    }
+    s->f[s->nf++] = (frame){key, key_len, index};
+    return 1;
+}
+
+/* The path of the current frames, then ".key" (key may be NULL). */
+static char *path_text(const scan *s, const char *key, size_t key_len)
+{
+    jl_strbuf b;
+    jl_strbuf_init(&b);
+    jl_strbuf_append(&b, "", 0);
+    for (size_t i = 0; i < s->nf; i++) {
+        if (s->f[i].key) {
+            if (b.len)
+                jl_strbuf_append(&b, ".", 1);
+            jl_strbuf_append(&b, s->f[i].key, s->f[i].key_len);
+        } else {
+            jl_strbuf_printf(&b, "[%zu]", s->f[i].index);
+        }
+    }
+    if (key) {
+        if (b.len)
+            jl_strbuf_append(&b, ".", 1);
+        jl_strbuf_append(&b, key, key_len);
+    }
+    return jl_strbuf_take(&b);
 }
 
 static void value(scan *s);
@@ -85,7 +136,7 @@ static int member_cmp(const void *pa, const void *pb)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-/* Equal JSON values: the same bytes, or json_equal of both parsed. */
+/* Equal JSON values: the same bytes, or equal once parsed. */
 static int values_equal(const scan *s, const member *a, const member *b)
 {
     size_t la = a->val_end - a->val_off, lb = b->val_end - b->val_off;
@@ -103,7 +154,8 @@ static int values_equal(const scan *s, const member *a, const member *b)
     return eq;
 }
 
-static void report(scan *s, const member *first, const member *dup, const char *obj_path)
+/* dup repeats first's key (first came earlier in the text). */
+static void report(scan *s, const member *first, const member *dup)
 {
     if (s->n_dups == s->cap_dups) {
         size_t cap = s->cap_dups ? s->cap_dups * 2 : 8;
@@ -118,8 +170,7 @@ static void report(scan *s, const member *first, const member *dup, const char *
     jl__json_dup *d = &s->dups[s->n_dups];
     memset(d, 0, sizeof *d);
     d->key = jl_asprintf("%.*s", (int)dup->key_len, dup->key);
-    d->path = *obj_path ? jl_asprintf("%s.%s", obj_path, d->key ? d->key : "")
-                        : jl_strdup(d->key ? d->key : "");
+    d->path = path_text(s, dup->key, dup->key_len);
     d->line_first = first->line;
     d->line_dup = dup->line;
     d->equal = values_equal(s, first, dup);
@@ -130,10 +181,27 @@ static void report(scan *s, const member *first, const member *dup, const char *
         s->oom = 1;
 }
 
+/* The members m[0..k) of one object: report each key given again. */
+static void repeats(scan *s, member *m, size_t k)
+{
+    if (k <= FEW_KEYS) {
+        for (size_t j = 1; j < k && !s->oom; j++)
+            for (size_t i = j; i-- > 0;)
+                if (!key_cmp_raw(&m[i], &m[j])) {
+                    report(s, &m[i], &m[j]); /* against the nearest earlier one */
+                    break;
+                }
+        return;
+    }
+    qsort(m, k, sizeof *m, member_cmp);
+    for (size_t i = 1; i < k && !s->oom; i++)
+        if (!key_cmp_raw(&m[i - 1], &m[i]))
+            report(s, &m[i - 1], &m[i]);
+}
+
 static void object(scan *s)
 {
-    member *m = NULL;
-    size_t nm = 0, cap = 0, base = s->path.len;
+    size_t base = s->nm;
     s->pos++; /* '{' */
     ws(s);
     if (s->pos < s->n && s->t[s->pos] == '}') {
@@ -142,36 +210,33 @@ static void object(scan *s)
     }
     while (s->pos < s->n && !s->oom) {
         ws(s);
-        if (nm == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            member *x = realloc(m, nc * sizeof *x);
+        if (s->nm == s->cap_m) {
+            size_t nc = s->cap_m ? s->cap_m * 2 : 256;
+            member *x = realloc(s->m, nc * sizeof *x);
             if (!x) {
                 s->oom = 1;
                 break;
             }
-            m = x;
-            cap = nc;
+            s->m = x;
+            s->cap_m = nc;
         }
-        member *e = &m[nm];
-        e->line = s->line;
+        member e;
+        e.line = s->line;
         size_t key_off = s->pos + 1;
         skip_string(s);
-        e->key = s->t + key_off;
-        e->key_len = s->pos - 1 - key_off;
-        e->order = nm;
+        e.key = s->t + key_off;
+        e.key_len = s->pos - 1 - key_off;
+        e.order = s->nm - base;
         ws(s);
         s->pos++; /* ':' */
         ws(s);
-        if (base)
-            jl_strbuf_append(&s->path, ".", 1);
-        jl_strbuf_append(&s->path, e->key, e->key_len);
-        e->val_off = s->pos;
+        e.val_off = s->pos;
+        if (!push_frame(s, e.key, e.key_len, 0))
+            break;
         value(s);
-        e->val_end = s->pos;
-        s->path.len = base;
-        if (s->path.data)
-            s->path.data[base] = '\0';
-        nm++;
+        s->nf--;
+        e.val_end = s->pos;
+        s->m[s->nm++] = e; /* after value(): nested objects used the stack above */
         ws(s);
         if (s->pos < s->n && s->t[s->pos] == ',') {
             s->pos++;
@@ -180,22 +245,14 @@ static void object(scan *s)
         s->pos++; /* '}' */
         break;
     }
-    if (nm > 1 && !s->oom) {
-        qsort(m, nm, sizeof *m, member_cmp);
-        char *obj_path = jl_strdup(s->path.data ? s->path.data : "");
-        if (!obj_path)
-            s->oom = 1;
-        for (size_t i = 1; i < nm && !s->oom; i++)
-            if (!key_cmp_raw(&m[i - 1], &m[i]))
-                report(s, &m[i - 1], &m[i], obj_path);
-        free(obj_path);
-    }
-    free(m);
+    if (s->nm - base > 1 && !s->oom)
+        repeats(s, s->m + base, s->nm - base);
+    s->nm = base;
 }
 
 static void array(scan *s)
 {
-    size_t base = s->path.len, i = 0;
+    size_t i = 0;
     s->pos++; /* '[' */
     ws(s);
     if (s->pos < s->n && s->t[s->pos] == ']') {
@@ -205,15 +262,12 @@ static void array(scan *s)
     while (s->pos < s->n && !s->oom) {
         ws(s);
         /* only containers can hold a key: name the element then */
-        int nested = s->t[s->pos] == '{' || s->t[s->pos] == '[';
-        if (nested)
-            jl_strbuf_printf(&s->path, "[%zu]", i);
+        int nested = s->pos < s->n && (s->t[s->pos] == '{' || s->t[s->pos] == '[');
+        if (nested && !push_frame(s, NULL, 0, i))
+            break;
         value(s);
-        if (nested) {
-            s->path.len = base;
-            if (s->path.data)
-                s->path.data[base] = '\0';
-        }
+        if (nested)
+            s->nf--;
         i++;
         ws(s);
         if (s->pos < s->n && s->t[s->pos] == ',') {
@@ -235,8 +289,12 @@ static void value(scan *s)
     case '[': array(s); return;
     case '"': skip_string(s); return;
     default:
-        while (s->pos < s->n && !strchr(",]} \t\r\n", s->t[s->pos]))
-            s->pos++;
+        for (; s->pos < s->n; s->pos++) {
+            char c = s->t[s->pos];
+            if (c == ',' || c == ']' || c == '}' || c == ' ' || c == '\t' || c == '\r' ||
+                c == '\n')
+                break;
+        }
     }
 }
 
@@ -250,13 +308,14 @@ static int dup_cmp(const void *pa, const void *pb)
 
 int jl__json_find_dups(const char *text, size_t n, jl__json_dup **out, size_t *n_out)
 {
-    scan s = {text, n, 0, 1, {0}, NULL, 0, 0, 0};
-    jl_strbuf_init(&s.path);
-    jl_strbuf_append(&s.path, "", 0);
+    scan s;
+    memset(&s, 0, sizeof s);
+    s.t = text;
+    s.n = n;
+    s.line = 1;
     value(&s);
-    if (s.path.failed)
-        s.oom = 1;
-    jl_strbuf_free(&s.path);
+    free(s.m);
+    free(s.f);
     if (s.oom) {
         jl__json_dups_free(s.dups, s.n_dups);
         *out = NULL;
