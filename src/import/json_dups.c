@@ -42,8 +42,33 @@ typedef struct scan {
     size_t nf, cap_f;
     jl__json_dup *dups;
     size_t n_dups, cap_dups;
+    char **decoded; /* keys written with escapes, decoded (owned) */
+    size_t n_decoded, cap_decoded;
     int oom;
 } scan;
+
+/* A key written with escapes ("\u0061" is "a" to jansson): its decoded
+ * text, kept until the end of the scan, so that it compares as jansson
+ * sees it. NULL when out of memory. */
+static const char *decode_key(scan *s, const char *quoted, size_t len, size_t *out_len)
+{
+    if (s->n_decoded == s->cap_decoded) {
+        size_t cap = s->cap_decoded ? s->cap_decoded * 2 : 8;
+        char **d = realloc(s->decoded, cap * sizeof *d);
+        if (!d)
+            return NULL;
+        s->decoded = d;
+        s->cap_decoded = cap;
+    }
+    json_t *v = json_loadb(quoted, len, JSON_DECODE_ANY, NULL);
+    char *k = json_is_string(v) ? jl_strdup(json_string_value(v)) : NULL;
+    json_decref(v);
+    if (!k)
+        return NULL;
+    s->decoded[s->n_decoded++] = k;
+    *out_len = strlen(k);
+    return k;
+}
 
 static void ws(scan *s)
 {
@@ -226,6 +251,11 @@ static void object(scan *s)
         skip_string(s);
         e.key = s->t + key_off;
         e.key_len = s->pos - 1 - key_off;
+        if (memchr(e.key, '\\', e.key_len) &&
+            !(e.key = decode_key(s, s->t + key_off - 1, e.key_len + 2, &e.key_len))) {
+            s->oom = 1;
+            break;
+        }
         e.order = s->nm - base;
         ws(s);
         s->pos++; /* ':' */
@@ -316,6 +346,9 @@ int jl__json_find_dups(const char *text, size_t n, jl__json_dup **out, size_t *n
     value(&s);
     free(s.m);
     free(s.f);
+    for (size_t i = 0; i < s.n_decoded; i++)
+        free(s.decoded[i]);
+    free(s.decoded);
     if (s.oom) {
         jl__json_dups_free(s.dups, s.n_dups);
         *out = NULL;

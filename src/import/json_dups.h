@@ -18,7 +18,7 @@
 
 typedef struct jl__json_dup {
     char *path;        /* the repeated member's path, e.g. configurations[3].weight_precision */
-    char *key;         /* the key as written (JSON escapes kept) */
+    char *key;         /* the key (escapes decoded, as jansson reads it) */
     long line_first;   /* 1-based lines of the first and the repeated key */
     long line_dup;
     int equal;         /* 1: the two values are equal JSON */

@@ -280,6 +280,9 @@ TEST(malformed_input)
                  " \"num_gpus\": 2}]}",
                  "configurations[1].num_gpus", "line 4: key \"num_gpus\" given again with a "
                  "different value (2; at line 3 it was 1)");
+    /* an escaped key is the same key to jansson: caught too */
+    expect_error(CFG_HEAD "{" GOOD ", \"num_gpus\": 1, \"fps\": 1, \"\\u0066ps\": 2}]}",
+                 "configurations[0].fps", "key \"fps\" given again with a different value");
 }
 
 /* Duplicate keys: equal values are a note (one per field, counted), the
