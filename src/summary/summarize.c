@@ -131,6 +131,8 @@ end:
  * series' energy say (energy per token or item when the series hold no
  * tokens or items), and make the published figures the headline, with the
  * identities of the pass-through. docs/summary.md says why. */
+_Static_assert(JL_FIG_COUNT <= 64, "with_published_rate holds one bit per figure");
+
 static jl_status attach_published(ctx *c)
 {
     jl_summary *s = c->s;
