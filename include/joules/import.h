@@ -20,7 +20,15 @@
  * (power_instant, power_average, temperature, batch_size: {"timestamps",
  * "values"}) and `kv_cache_usage_percent`; they become power/watts,
  * power/watts_avg, gpu/temp_c, engine/running and engine/kv_cache_usage
- * (or the summary figure avg_kv_cache_usage when a single number).
+ * (or the summary figure avg_kv_cache_usage when a single number). Such a
+ * run keeps its published figures in summary/ (with @source) beside the
+ * series and is marked @window = steady_state_only (spec 1.1): the writer
+ * of these timelines kept only the steady-state points.
+ *
+ * index.json is optional (a folder of only models/ or only tasks/ imports
+ * with a note; workloads then come from the task name and the fields).
+ * Duplicate keys in an object: equal values are a note, differing values
+ * an error naming the file, the line and the key.
  *
  * Run names are deterministic: <org>__<model>__<task>__<gpu>x<n>__b<bs>,
  * plus __u<ulysses>r<ring> for diffusion, plus __dup<k> for the k-th
@@ -52,6 +60,12 @@ typedef struct jl_import_options {
     size_t max_configs;      /* per file; default 1,000,000 */
     size_t max_series;       /* samples per timeline; default 50,000,000 */
     size_t max_files;        /* model files; default 100,000 */
+    /* Power timelines of multi-GPU configurations: 0 (default) each value is
+     * one GPU's reading (the only public writer merged the points of all
+     * GPUs into one list), repeated on every GPU column; 1 the source says a
+     * value is the sum over the GPUs: each column holds value / num_gpus.
+     * docs/import.md, "Timelines". */
+    int timeline_power_is_sum;
 } jl_import_options;
 
 void jl_import_options_default(jl_import_options *opt);

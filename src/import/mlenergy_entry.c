@@ -3,7 +3,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 
+#include <string.h>
+
 #include "core/util.h"
+#include "import/import_internal.h"
 #include "import/importers.h"
 
 static jl_status mlenergy_run(const char *const *paths, size_t n_paths,
@@ -11,9 +14,17 @@ static jl_status mlenergy_run(const char *const *paths, size_t n_paths,
                               jl_import_result **out, jl_error_list *errors)
 {
     (void)n_paths;
-    (void)args;
-    (void)n_args;
-    jl_status st = jl_import_mlenergy(paths[0], NULL, out, errors);
+    jl_import_options o;
+    jl_import_options_default(&o);
+    for (size_t i = 0; i < n_args; i++)
+        if (!strcmp(args[i].name, "power-timeline")) {
+            if (strcmp(args[i].value, "per-gpu") && strcmp(args[i].value, "sum"))
+                return jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                        "--power-timeline: expected per-gpu or sum, found '%s'",
+                                        args[i].value);
+            o.timeline_power_is_sum = !strcmp(args[i].value, "sum");
+        }
+    jl_status st = jl_import_mlenergy(paths[0], &o, out, errors);
     if (st == JL_OK && *out)
         (*out)->detail_text = jl_asprintf("%zu re-measurements as __dupN, %zu with timelines, "
                                           "%zu notes",
@@ -22,7 +33,11 @@ static jl_status mlenergy_run(const char *const *paths, size_t n_paths,
     return st;
 }
 
-static const jl_importer_option no_options[] = {{NULL, NULL, NULL}};
+static const jl_importer_option mlenergy_options[] = {
+    {"power-timeline", "per-gpu|sum",
+     "a power timeline value is one GPU's reading (default) or the GPUs' sum"},
+    {NULL, NULL, NULL},
+};
 
 const jl_importer jl__importer_mlenergy = {
     .name = "mlenergy",
@@ -30,10 +45,12 @@ const jl_importer jl__importer_mlenergy = {
     .paths = "DIR",
     .description =
         "Import the ML.ENERGY Leaderboard's published data (DIR holds index.json,\n"
-        "models/*.json, tasks/*.json) as a trace file of summary-only runs: one run\n"
-        "per configuration, every field kept (docs/import.md). Re-measurements of\n"
-        "the same configuration become distinct runs named ...__dup2.\n",
-    .options = no_options,
+        "models/*.json, tasks/*.json; index.json may be missing) as a trace file of\n"
+        "summary-only runs: one run per configuration, every field kept\n"
+        "(docs/import.md). Re-measurements of the same configuration become distinct\n"
+        "runs named ...__dup2. Configurations with timelines keep their published\n"
+        "figures beside the series (trace format 1.1, @window steady_state_only).\n",
+    .options = mlenergy_options,
     .min_paths = 1,
     .max_paths = 1,
     .run = mlenergy_run,
