@@ -85,6 +85,30 @@ jl_status jl_import_mlenergy_buffer(const char *index_json, size_t index_len,
                                     const char *name, const jl_import_options *opt,
                                     jl_import_result **out, jl_error_list *errors);
 
+/* MLPerf Inference power runs (docs/import.md, "MLPerf Power"). Each path
+ * is a run folder holding mlperf_log_detail.txt (LoadGen) and spl.txt
+ * (SPEC PTDaemon; or ../power/spl.txt), or any folder above such run
+ * folders (every one below is imported; ranging/ and accuracy/ skipped).
+ * One run each, @power_scope "node_ac" (one power column: the system's AC
+ * power at the wall), @window "steady_state_only": power/ holds the samples
+ * strictly between LoadGen's power_begin and power_end with Watts > 0, as
+ * the MLPerf submission checker takes them, times from power_begin; summary/
+ * holds the checker's figures (mean of those samples, energy = mean x window
+ * length, samples per joule, energy per sample or per query) with @source.
+ * A bad run is reported (file, line, field) and skipped. */
+jl_status jl_import_mlperf_power(const char *const *paths, size_t n_paths,
+                                 const jl_import_options *opt, jl_import_result **out,
+                                 jl_error_list *errors);
+
+/* The same from the documents in memory (tests, fuzzing). summary_txt
+ * (mlperf_log_summary.txt, NUL-terminated) may be NULL; `dir` is the run's
+ * folder path, from which system, benchmark and scenario are read. */
+jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len,
+                                        const char *detail_txt, size_t detail_len,
+                                        const char *summary_txt, const char *dir,
+                                        const jl_import_options *opt, jl_import_result **out,
+                                        jl_error_list *errors);
+
 void jl_import_result_free(jl_import_result *r);
 
 #ifdef __cplusplus

@@ -12,15 +12,57 @@
 #include "joules/trace_write.h"
 
 static const char *const help =
-    "usage: joules import mlenergy DIR -o FILE.h5 [--json] [--quiet]\n\n"
-    "Import the ML.ENERGY Leaderboard's published data (DIR holds index.json,\n"
-    "models/*.json, tasks/*.json) as a trace file of summary-only runs: one run\n"
-    "per configuration, every field kept (docs/import.md). Re-measurements of\n"
-    "the same configuration become distinct runs named ...__dup2.\n\n"
+    "usage: joules import FORMAT PATH... -o FILE.h5 [--json] [--quiet]\n"
+    "       joules import --list\n\n"
+    "Import published or raw measurements as a trace file (docs/import.md):\n"
+    "every field kept, one run per configuration or measured run.\n\n"
+    "  mlenergy DIR          ML.ENERGY Leaderboard data: v3 (index.json, models/,\n"
+    "                        tasks/), v2 (a data/ tree of per-configuration JSON)\n"
+    "                        and v1 (legacy/*_benchmark.csv); summary-only runs\n"
+    "  mlperf-power PATH...  MLPerf Inference power runs (spl.txt +\n"
+    "                        mlperf_log_detail.txt), node AC power, one column\n\n"
     "  -o, --output FILE  the trace file to write (required; written atomically)\n"
+    "  --list             the formats, one a line: name, arguments, what\n"
     "  --json             print the joules.import/1 document (counts, notes, errors)\n"
     "  --quiet            no notes on stderr\n"
     "  -h, --help         this help\n";
+
+typedef jl_status (*import_fn)(const char *const *paths, size_t n, jl_import_result **out,
+                               jl_error_list *errors);
+
+static jl_status import_mlenergy_dir(const char *const *paths, size_t n, jl_import_result **out,
+                                     jl_error_list *errors)
+{
+    (void)n;
+    return jl_import_mlenergy(paths[0], NULL, out, errors);
+}
+
+static jl_status import_mlperf(const char *const *paths, size_t n, jl_import_result **out,
+                               jl_error_list *errors)
+{
+    return jl_import_mlperf_power(paths, n, NULL, out, errors);
+}
+
+/* The importers: name, arguments, many paths?, what, entry. */
+static const struct importer {
+    const char *name, *args;
+    int many;
+    const char *what;
+    import_fn fn;
+} importers[] = {
+    {"mlenergy", "DIR", 0, "ML.ENERGY Leaderboard data (v3 index.json/models/tasks, v2 data/, v1 legacy CSV)",
+     import_mlenergy_dir},
+    {"mlperf-power", "RUN_DIR...", 1, "MLPerf Inference power runs (PTDaemon spl.txt + LoadGen logs)",
+     import_mlperf},
+};
+
+static const struct importer *find_importer(const char *name)
+{
+    for (size_t i = 0; i < sizeof importers / sizeof importers[0]; i++)
+        if (!strcmp(importers[i].name, name))
+            return &importers[i];
+    return NULL;
+}
 
 static json_t *import_doc(const jl_import_result *r, const char *out)
 {
@@ -46,16 +88,17 @@ static json_t *import_doc(const jl_import_result *r, const char *out)
 
 int jl_cmd_import(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET };
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET, OPT_LIST };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, OPT_JSON},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"list", no_argument, NULL, OPT_LIST},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "import", *out = NULL;
-    int json = 0, quiet = 0, c;
+    int json = 0, quiet = 0, list = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
@@ -63,22 +106,32 @@ int jl_cmd_import(int argc, char **argv)
         case 'o': out = optarg; break;
         case OPT_JSON: json = 1; break;
         case OPT_QUIET: quiet = 1; break;
+        case OPT_LIST: list = 1; break;
         default: return cli_bad_option(cmd, c, argv);
         }
     }
+    if (list) {
+        for (size_t i = 0; i < sizeof importers / sizeof importers[0]; i++)
+            printf("%-14s %-12s %s\n", importers[i].name, importers[i].args, importers[i].what);
+        return JL_EXIT_OK;
+    }
     if (argc - optind < 1)
-        return cli_usage_error(cmd, "which source? (only 'mlenergy' so far)");
-    if (strcmp(argv[optind], "mlenergy"))
-        return cli_usage_error(cmd, "unknown source '%s' (only 'mlenergy' so far)", argv[optind]);
-    if (argc - optind != 2)
-        return cli_usage_error(cmd, "give exactly one DIR after 'mlenergy'");
+        return cli_usage_error(cmd, "which format? (joules import --list)");
+    const struct importer *imp = find_importer(argv[optind]);
+    if (!imp)
+        return cli_usage_error(cmd, "unknown format '%s' (joules import --list)", argv[optind]);
+    const size_t n_paths = (size_t)(argc - optind - 1);
+    if (n_paths < 1 || (!imp->many && n_paths != 1))
+        return cli_usage_error(cmd, "give %s after '%s'", imp->many ? "one or more paths" : "exactly one DIR",
+                               imp->name);
     if (!out)
         return cli_usage_error(cmd, "no output file: -o FILE.h5");
-    const char *dir = argv[optind + 1];
+    const char *const *paths = (const char *const *)argv + optind + 1;
+    const char *dir = paths[0];
     cli_install_signal_cleanup();
     jl_import_result *r = NULL;
     jl_error_list errors = {0};
-    jl_status st = jl_import_mlenergy(dir, NULL, &r, &errors);
+    jl_status st = imp->fn(paths, n_paths, &r, &errors);
     for (size_t i = 0; i < errors.count; i++)
         cli_print_error(cmd, errors.items[i]);
     if (st != JL_OK || !r) {
@@ -93,10 +146,10 @@ int jl_cmd_import(int argc, char **argv)
                     r->notes[i].count > 1 ? " (and more like it)" : "");
     /* The harness attribute names the source in full, however long. */
     const char *source = r->source ? r->source : dir;
-    size_t hlen = strlen("joules import mlenergy: ") + strlen(source) + 1;
+    size_t hlen = strlen("joules import : ") + strlen(imp->name) + strlen(source) + 1;
     char *harness = malloc(hlen);
     if (harness)
-        snprintf(harness, hlen, "joules import mlenergy: %s", source);
+        snprintf(harness, hlen, "joules import %s: %s", imp->name, source);
     jl_trace_write_options wo;
     jl_trace_write_options_default(&wo);
     wo.harness = harness;
