@@ -109,6 +109,25 @@ jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len,
                                         const jl_import_options *opt, jl_import_result **out,
                                         jl_error_list *errors);
 
+/* ML.ENERGY Leaderboard v2 data (leaderboard-v2 data/: per-configuration
+ * JSON under {family}/{task}/{GPU}/{org}/{model}/, models.json per task) and
+ * the v1 (2023) legacy/<GPU>_<task>_benchmark.csv rows, as summary-only runs
+ * with summary/@source naming the release (docs/import.md). `dir` is the
+ * data/ folder, a checkout holding it, or a folder of v1 CSV files. */
+jl_status jl_import_mlenergy_v2(const char *dir, const jl_import_options *opt,
+                                jl_import_result **out, jl_error_list *errors);
+
+/* `joules import mlenergy DIR`: v3 when DIR holds index.json, else v2/v1. */
+jl_status jl_import_mlenergy_auto(const char *dir, const jl_import_options *opt,
+                                  jl_import_result **out, jl_error_list *errors);
+
+/* One v2 configuration file or one v1 CSV from memory (tests, fuzzing):
+ * relpath is its path relative to data/ ("llm_text_generation/chat/<GPU>/
+ * <org>/<model>/bs64+tp1+pp1.json") or a "<GPU>_<task>_benchmark.csv" name. */
+jl_status jl_import_mlenergy_v2_buffer(const char *text, size_t len, const char *relpath,
+                                       const jl_import_options *opt, jl_import_result **out,
+                                       jl_error_list *errors);
+
 void jl_import_result_free(jl_import_result *r);
 
 #ifdef __cplusplus

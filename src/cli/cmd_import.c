@@ -34,7 +34,7 @@ static jl_status import_mlenergy_dir(const char *const *paths, size_t n, jl_impo
                                      jl_error_list *errors)
 {
     (void)n;
-    return jl_import_mlenergy(paths[0], NULL, out, errors);
+    return jl_import_mlenergy_auto(paths[0], NULL, out, errors);
 }
 
 static jl_status import_mlperf(const char *const *paths, size_t n, jl_import_result **out,
