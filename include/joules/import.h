@@ -128,6 +128,25 @@ jl_status jl_import_mlenergy_v2_buffer(const char *text, size_t len, const char 
                                        const jl_import_options *opt, jl_import_result **out,
                                        jl_error_list *errors);
 
+/* ML.ENERGY Benchmark run directories (docs/import.md, "ML.ENERGY
+ * Benchmark"): each path is a run folder holding results.json (and, for
+ * LLM/MLLM, prometheus.json) or any folder above run folders. One run each
+ * with power/ (Zeus device_instant, sample-and-hold, and device_average),
+ * gpu/temp_c, requests/ (when request_rate is inf), itl/, engine/ (from the
+ * Prometheus snapshots) or batches/ (diffusion), and the harness's own
+ * figures in summary/ with @source. Read with a streaming parser: memory
+ * follows one run's series, not the file size. */
+jl_status jl_import_mlenergy_benchmark(const char *const *paths, size_t n_paths,
+                                       const jl_import_options *opt, jl_import_result **out,
+                                       jl_error_list *errors);
+
+/* The same from documents in memory; prometheus may be NULL; dir is the run
+ * folder's path (workload, task, GPU and parameters are read from it). */
+jl_status jl_import_mlenergy_benchmark_buffer(const char *results, size_t results_len,
+                                              const char *prometheus, size_t prometheus_len,
+                                              const char *dir, const jl_import_options *opt,
+                                              jl_import_result **out, jl_error_list *errors);
+
 void jl_import_result_free(jl_import_result *r);
 
 #ifdef __cplusplus

@@ -19,6 +19,9 @@ static const char *const help =
     "  mlenergy DIR          ML.ENERGY Leaderboard data: v3 (index.json, models/,\n"
     "                        tasks/), v2 (a data/ tree of per-configuration JSON)\n"
     "                        and v1 (legacy/*_benchmark.csv); summary-only runs\n"
+    "  mlenergy-benchmark DIR...  ML.ENERGY Benchmark run directories (results.json,\n"
+    "                        prometheus.json) or trees of them: power, requests,\n"
+    "                        ITL, engine rows and the harness's own figures\n"
     "  mlperf-power PATH...  MLPerf Inference power runs (spl.txt +\n"
     "                        mlperf_log_detail.txt), node AC power, one column\n\n"
     "  -o, --output FILE  the trace file to write (required; written atomically)\n"
@@ -43,6 +46,12 @@ static jl_status import_mlperf(const char *const *paths, size_t n, jl_import_res
     return jl_import_mlperf_power(paths, n, NULL, out, errors);
 }
 
+static jl_status import_bench(const char *const *paths, size_t n, jl_import_result **out,
+                              jl_error_list *errors)
+{
+    return jl_import_mlenergy_benchmark(paths, n, NULL, out, errors);
+}
+
 /* The importers: name, arguments, many paths?, what, entry. */
 static const struct importer {
     const char *name, *args;
@@ -52,6 +61,9 @@ static const struct importer {
 } importers[] = {
     {"mlenergy", "DIR", 0, "ML.ENERGY Leaderboard data (v3 index.json/models/tasks, v2 data/, v1 legacy CSV)",
      import_mlenergy_dir},
+    {"mlenergy-benchmark", "DIR...", 1,
+     "ML.ENERGY Benchmark run directories (results.json + prometheus.json): series and harness figures",
+     import_bench},
     {"mlperf-power", "RUN_DIR...", 1, "MLPerf Inference power runs (PTDaemon spl.txt + LoadGen logs)",
      import_mlperf},
 };
@@ -112,7 +124,7 @@ int jl_cmd_import(int argc, char **argv)
     }
     if (list) {
         for (size_t i = 0; i < sizeof importers / sizeof importers[0]; i++)
-            printf("%-14s %-12s %s\n", importers[i].name, importers[i].args, importers[i].what);
+            printf("%-18s %-10s %s\n", importers[i].name, importers[i].args, importers[i].what);
         return JL_EXIT_OK;
     }
     if (argc - optind < 1)

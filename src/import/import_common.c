@@ -83,8 +83,14 @@ jl_status jl__imp_err(jl__imp *c, jl_status code, const char *file, const char *
 {
     va_list ap;
     va_start(ap, fmt);
-    jl_error *e = jl_error_vnew(code, file, NULL, field, line, fmt, ap);
+    char *msg = jl_vasprintf(fmt, ap);
     va_end(ap);
+    /* the line goes into the text too: jl_error_format() prints no row */
+    jl_error *e = msg ? (line >= 0 ? jl_error_new(code, file, NULL, field, line, "line %lld: %s",
+                                                  line, msg)
+                                   : jl_error_new(code, file, NULL, field, line, "%s", msg))
+                      : NULL;
+    free(msg);
     if (!e || jl_error_list_push(c->errors, e) != JL_OK)
         c->oom = 1;
     return code;
@@ -318,4 +324,24 @@ int jl__imp_is_file(const char *path)
 {
     struct stat sb;
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+jl_status jl__imp_paths(const char *const *paths, size_t n_paths, const jl_import_options *opt,
+                        jl_import_result **out, jl_error_list *errors, jl__imp_walk_fn walk,
+                        const char *marker, const char *none_msg, const char *source)
+{
+    jl__imp c;
+    *out = NULL;
+    if (jl__imp_start(&c, opt, errors))
+        return JL_ENOMEM;
+    for (size_t i = 0; i < n_paths && !c.oom; i++) {
+        size_t found = 0;
+        walk(&c, paths[i], 0, &found);
+        if (!found)
+            jl__imp_err(&c, JL_EMISSING, paths[i], marker, -1, "%s", none_msg);
+    }
+    c.res->source = jl_strdup(source);
+    if (!c.res->source)
+        c.oom = 1;
+    return jl__imp_finish(&c, out, n_paths ? paths[0] : NULL);
 }

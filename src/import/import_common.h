@@ -68,6 +68,14 @@ int jl__imp_list_dir(jl__imp *c, const char *dir, char ***dirs, size_t *n_dirs, 
                      size_t *n_files);
 void jl__imp_free_names(char **names, size_t n);
 
+/* The usual entry of a folder importer: start, walk(c, path, 0, &found)
+ * for every path (none found: an error naming `marker`, with `none_msg`),
+ * res->source = source, finish. */
+typedef void (*jl__imp_walk_fn)(jl__imp *c, const char *dir, int depth, size_t *found);
+jl_status jl__imp_paths(const char *const *paths, size_t n_paths, const jl_import_options *opt,
+                        jl_import_result **out, jl_error_list *errors, jl__imp_walk_fn walk,
+                        const char *marker, const char *none_msg, const char *source);
+
 /* 1 when path names an existing regular file. */
 int jl__imp_is_file(const char *path);
 

@@ -315,14 +315,22 @@ static int csv_record(const char *buf, size_t len, size_t *pos, char **out, int 
     int quoted = 0;
     for (;;) {
         if (i >= len || (!quoted && (buf[i] == ',' || buf[i] == '\n' || buf[i] == '\r'))) {
+            int rc = 0;
             if (*n == max) {
                 jl_strbuf_free(&b);
-                return -2;
+                rc = -2;
+            } else {
+                jl_strbuf_append(&b, "", 0);
+                out[(*n)++] = jl_strbuf_take(&b);
+                if (!out[*n - 1])
+                    rc = -1, (*n)--;
             }
-            jl_strbuf_append(&b, "", 0);
-            out[(*n)++] = jl_strbuf_take(&b);
-            if (!out[*n - 1])
-                return -1;
+            if (rc) { /* the fields so far are freed here: the caller holds none */
+                for (int k = 0; k < *n; k++)
+                    free(out[k]);
+                *n = 0;
+                return rc;
+            }
             if (i >= len || buf[i] != ',') {
                 if (i < len && buf[i] == '\r')
                     i++;

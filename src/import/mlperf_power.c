@@ -839,21 +839,8 @@ jl_status jl_import_mlperf_power(const char *const *paths, size_t n_paths,
                                  const jl_import_options *opt, jl_import_result **out,
                                  jl_error_list *errors)
 {
-    jl__imp c;
-    *out = NULL;
-    if (jl__imp_start(&c, opt, errors))
-        return JL_ENOMEM;
-    for (size_t i = 0; i < n_paths && !c.oom; i++) {
-        size_t found = 0;
-        walk(&c, paths[i], 0, &found);
-        if (!found)
-            jl__imp_err(&c, JL_EMISSING, paths[i], "mlperf_log_detail.txt", -1,
-                        "no MLPerf run here (no mlperf_log_detail.txt in it or below)");
-    }
-    c.res->source = jl_strdup(SOURCE);
-    if (!c.res->source)
-        c.oom = 1;
-    return jl__imp_finish(&c, out, n_paths ? paths[0] : NULL);
+    return jl__imp_paths(paths, n_paths, opt, out, errors, walk, "mlperf_log_detail.txt",
+                         "no MLPerf run here (no mlperf_log_detail.txt in it or below)", SOURCE);
 }
 
 jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len,
