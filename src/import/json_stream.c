@@ -206,18 +206,46 @@ static int stop_byte(unsigned char c)
     return c < 0x20 || c == '"' || c == '\\';
 }
 
+/* Backslashes that end [s, e), counting `carry` from before s when all of
+ * [s, e) are backslashes. */
+static int trailing_bs(const char *s, const char *e, int carry)
+{
+    const char *q = e;
+    while (q > s && q[-1] == '\\')
+        q--;
+    int n = (int)(e - q);
+    return q == s ? (carry + n) & 1 : n & 1;
+}
+
 /* A string after its opening quote; keep: copy (unescaped) into p->str. */
 static int string_body(js *p, int keep)
 {
     p->slen = 0;
+    p->skip_bs = 0;
     if (keep && put_str(p, "", 0))
         return fail(p, "out of memory"), -1;
     for (;;) {
         if (p->pos >= p->len && fill(p, 1) == 0)
             return fail(p, "the file ends inside a string"), -1;
         const char *s = p->buf + p->pos, *e = p->buf + p->len;
-        /* the run up to the next quote, backslash or control byte */
         const char *q = s;
+        if (!keep) {
+            /* skipped: only the closing quote matters (escapes and raw
+             * control bytes are not checked in text nobody reads) */
+            const char *qq = memchr(s, '"', (size_t)(e - s));
+            if (!qq) {
+                p->skip_bs = trailing_bs(s, e, p->skip_bs);
+                p->pos = p->len;
+                continue;
+            }
+            int odd = trailing_bs(s, qq, p->skip_bs) & 1;
+            p->skip_bs = 0;
+            p->pos += (size_t)(qq - s) + 1;
+            if (!odd)
+                return 0;
+            continue;
+        }
+        /* the run up to the next quote, backslash or control byte */
         while (q < e && !stop_byte((unsigned char)*q))
             q++;
         if (keep) {
@@ -276,52 +304,69 @@ static int string_body(js *p, int keep)
     }
 }
 
+/* A number in one pass over the buffer: the grammar
+ * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? checked while the mantissa
+ * is accumulated; fast_number()'s exact cases computed here, the rest by
+ * strtod on a copy. */
 static js_tok number(js *p)
 {
-    char tmp[72];
-    size_t n = 0;
-    for (;;) {
-        if (p->pos >= p->len && fill(p, 1) == 0)
-            break;
-        char c = p->buf[p->pos];
-        if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'))
-            break;
-        if (n + 1 >= sizeof tmp)
-            return fail(p, "a number longer than %zu characters", sizeof tmp - 2);
-        tmp[n++] = c;
-        p->pos++;
+    fill(p, 80);
+    const char *s = p->buf + p->pos, *e = p->buf + p->len, *q = s;
+    int neg = q < e && *q == '-';
+    q += neg;
+    unsigned long long m = 0;
+    int digits = 0, frac = 0, slow = 0;
+    if (q < e && *q == '0') {
+        q++;
+    } else if (q < e && *q >= '1' && *q <= '9') {
+        for (; q < e && *q >= '0' && *q <= '9'; q++) {
+            m = m * 10 + (unsigned)(*q - '0');
+            slow |= ++digits > 15;
+        }
+    } else {
+        return fail(p, "a bad number (expected a digit)");
     }
-    tmp[n] = '\0';
-    /* JSON grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-    size_t i = 0;
-    if (tmp[i] == '-')
-        i++;
-    if (tmp[i] == '0')
-        i++;
-    else if (tmp[i] >= '1' && tmp[i] <= '9')
-        while (tmp[i] >= '0' && tmp[i] <= '9')
-            i++;
-    else
-        return fail(p, "a bad number \"%s\"", tmp);
-    if (tmp[i] == '.') {
-        i++;
-        if (!(tmp[i] >= '0' && tmp[i] <= '9'))
-            return fail(p, "a bad number \"%s\"", tmp);
-        while (tmp[i] >= '0' && tmp[i] <= '9')
-            i++;
+    if (q < e && *q == '.') {
+        q++;
+        if (!(q < e && *q >= '0' && *q <= '9'))
+            return fail(p, "a bad number (no digit after '.')");
+        for (; q < e && *q >= '0' && *q <= '9'; q++) {
+            if (digits || *q != '0')
+                digits++;
+            m = m * 10 + (unsigned)(*q - '0');
+            frac++;
+            slow |= digits > 15;
+        }
     }
-    if (tmp[i] == 'e' || tmp[i] == 'E') {
-        i++;
-        if (tmp[i] == '+' || tmp[i] == '-')
-            i++;
-        if (!(tmp[i] >= '0' && tmp[i] <= '9'))
-            return fail(p, "a bad number \"%s\"", tmp);
-        while (tmp[i] >= '0' && tmp[i] <= '9')
-            i++;
+    if (q < e && (*q == 'e' || *q == 'E')) {
+        q++;
+        if (q < e && (*q == '+' || *q == '-'))
+            q++;
+        if (!(q < e && *q >= '0' && *q <= '9'))
+            return fail(p, "a bad number (no digit in the exponent)");
+        while (q < e && *q >= '0' && *q <= '9')
+            q++;
+        slow = 1;
     }
-    if (tmp[i])
-        return fail(p, "a bad number \"%s\"", tmp);
-    p->num = strtod(tmp, NULL);
+    if (q < e && ((*q >= '0' && *q <= '9') || *q == '.' || *q == '-' || *q == '+' ||
+                  *q == 'e' || *q == 'E'))
+        return fail(p, "a bad number");
+    size_t n = (size_t)(q - s);
+    if (n > 64)
+        return fail(p, "a number longer than 64 characters");
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (!slow && frac <= 22) {
+        double v = (double)m / p10[frac];
+        p->num = neg ? -v : v;
+    } else {
+        char tmp[72];
+        memcpy(tmp, s, n);
+        tmp[n] = '\0';
+        p->num = strtod(tmp, NULL);
+    }
+    p->pos += n;
     return JS_NUM;
 }
 

@@ -42,6 +42,7 @@ typedef struct js {
     int need_value;           /* after a key or ',' in an array, or at the top */
     int after_value;          /* a value ended: ',' or a closer may follow */
     int done_top;
+    int skip_bs;              /* parity of backslashes ending the last chunk of a skipped string */
     char err[200];
 } js;
 

@@ -83,7 +83,9 @@ typedef struct bench {
     int g_inst, g_avg, g_temp, has_memory_domain;
     /* requests */
     dvec in_len, out_len, lat, ttft, ok;
-    dvec itl, itl_req;
+    float *itl;       /* ITL samples as the trace stores them (memory: 8 bytes each) */
+    int32_t *itl_req; /* the request row of each */
+    size_t itl_n, itl_cap;
     int is_llm_results;
 } bench;
 
@@ -98,7 +100,7 @@ static void bench_free(bench *b)
         free(b->temp[g].t.v), free(b->temp[g].v.v);
     }
     free(b->in_len.v), free(b->out_len.v), free(b->lat.v), free(b->ttft.v), free(b->ok.v);
-    free(b->itl.v), free(b->itl_req.v);
+    free(b->itl), free(b->itl_req);
     js_free(&b->p);
     jl_run_free(b->r);
 }
@@ -363,6 +365,25 @@ static int read_timeline(bench *b)
     return r;
 }
 
+static int push_itl(bench *b, double v, size_t req)
+{
+    if (b->itl_n == b->itl_cap) {
+        size_t nc = b->itl_cap ? 2 * b->itl_cap : 4096;
+        float *ni = realloc(b->itl, nc * sizeof *ni);
+        if (!ni)
+            return -1;
+        b->itl = ni;
+        int32_t *nr = realloc(b->itl_req, nc * sizeof *nr);
+        if (!nr)
+            return -1;
+        b->itl_req = nr;
+        b->itl_cap = nc;
+    }
+    b->itl[b->itl_n] = (float)v;
+    b->itl_req[b->itl_n++] = (int32_t)req;
+    return 0;
+}
+
 /* One element of results[]: a request. */
 static int read_request(bench *b, size_t idx)
 {
@@ -400,7 +421,7 @@ static int read_request(bench *b, size_t idx)
                 else if (!(b->p.num >= 0) || !isfinite(b->p.num))
                     rc = berr(b, JL_EINVALID, "itl[%zu] = %g is not a finite time >= 0", j,
                               b->p.num);
-                else if (dpush(&b->itl, b->p.num) || dpush(&b->itl_req, (double)idx))
+                else if (push_itl(b, b->p.num, idx))
                     rc = berr(b, JL_ENOMEM, "out of memory");
             }
         } else if (js_skip(&b->p)) { /* prompt, output texts, error, energy, ... */
@@ -875,19 +896,13 @@ static int build_series(bench *b, jl_run *r, long G, engine_rows *e)
                      "was sent, so requests/ is left out (the window falls back to the engine "
                      "rule); ITL samples are kept");
     }
-    if (b->itl.n) {
-        r->itl_n = b->itl.n;
-        r->itl_seconds = jl_malloc_array(b->itl.n, sizeof(float));
-        if (!r->itl_seconds)
-            return berr(b, JL_ENOMEM, "out of memory");
-        for (size_t i = 0; i < b->itl.n; i++)
-            r->itl_seconds[i] = (float)b->itl.v[i];
+    if (b->itl_n) { /* handed over, not copied */
+        r->itl_n = b->itl_n;
+        r->itl_seconds = b->itl;
+        b->itl = NULL;
         if (r->req_n) {
-            r->itl_request = jl_malloc_array(b->itl.n, sizeof(int32_t));
-            if (!r->itl_request)
-                return berr(b, JL_ENOMEM, "out of memory");
-            for (size_t i = 0; i < b->itl.n; i++)
-                r->itl_request[i] = (int32_t)b->itl_req.v[i];
+            r->itl_request = b->itl_req;
+            b->itl_req = NULL;
         }
     }
     if (e && e->t.n) {

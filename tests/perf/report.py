@@ -155,6 +155,17 @@ def main():
                 p(f"| import + 3 x floor (joules import, then attribute reads alone) | {steps[0] + 3 * fl:.3f} | - |")
         p("")
 
+    if ("mlebench", "import") in med:
+        size = int(info["mlebench"]["size"][0]) / 1e6
+        p(f"ML.ENERGY Benchmark import of one {size:.0f} MB results.json "
+          f"(load average before: {info['mlebench']['load'][0]}):")
+        p("")
+        p("| command | median s | peak MiB |")
+        p("|---|---|---|")
+        p(f"| joules import mlenergy-benchmark | {fmt_s(t('mlebench', 'import'))} | {mib('mlebench', 'import')} |")
+        p(f"| Python json.load | {fmt_s(t('mlebench', 'pyjson'))} | {mib('mlebench', 'pyjson')} |")
+        p("")
+
     # Targets
     p("Targets:")
 
@@ -192,6 +203,12 @@ def main():
         m2 = rss[("huge", "j2")] / 1024
         target("peak memory < 256 MiB summarising the huge set", max(m1, m2) < 256,
                f"{m1:.0f} MiB at 1 worker, {m2:.0f} MiB per process at 2")
+    if ("mlebench", "import") in med and t("mlebench", "pyjson"):
+        r = t("mlebench", "pyjson") / t("mlebench", "import")
+        m = rss[("mlebench", "import")] / 1024
+        target("results.json import: peak RSS < 64 MiB and >= 5x faster than Python json.load",
+               m < 64 and r >= 5, f"{m:.0f} MiB, {r:.1f}x wall, "
+               f"{c('mlebench', 'pyjson') / max(c('mlebench', 'import'), 1e-9):.1f}x CPU")
     print("\n".join(out))
     return 0
 
