@@ -310,7 +310,8 @@ static int string_body(js *p, int keep)
  * strtod on a copy. */
 static js_tok number(js *p)
 {
-    fill(p, 80);
+    if (p->len - p->pos < 80)
+        fill(p, 80);
     const char *s = p->buf + p->pos, *e = p->buf + p->len, *q = s;
     int neg = q < e && *q == '-';
     q += neg;
@@ -474,6 +475,53 @@ js_tok js_next(js *p)
     if (!p->depth)
         p->done_top = 1;
     return t;
+}
+
+int js_array_number(js *p, double *out)
+{
+    if (p->err[0])
+        return -1;
+    if (!p->depth || p->stack[p->depth - 1] != '[')
+        return fail(p, "not inside an array"), -1;
+    skip_ws(p);
+    int c = peek(p);
+    int close = 0;
+    if (p->after_value) {
+        if (c == ',') {
+            p->pos++;
+            p->after_value = 0;
+            p->need_value = 1;
+            skip_ws(p);
+            c = peek(p);
+            if (c == ']')
+                return fail(p, "a ',' before ']'"), -1;
+        } else if (c == ']') {
+            close = 1;
+        } else {
+            return fail(p, c < 0 ? "the file ends inside an array"
+                                 : "expected ',' or a closing bracket in an array"),
+                   -1;
+        }
+    } else if (c == ']' && p->need_value == 2) {
+        close = 1;
+    }
+    if (close) {
+        p->pos++;
+        p->depth--;
+        p->need_value = 0;
+        p->after_value = 1;
+        if (!p->depth)
+            p->done_top = 1;
+        return 0;
+    }
+    if (!(c == '-' || (c >= '0' && c <= '9')))
+        return -2; /* another kind of value: the caller reads it with js_next */
+    p->need_value = 0;
+    if (number(p) == JS_ERROR)
+        return -1;
+    p->after_value = 1;
+    *out = p->num;
+    return 1;
 }
 
 int js_skip(js *p)

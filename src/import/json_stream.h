@@ -53,6 +53,11 @@ void js_init_mem(js *p, const char *text, size_t len, size_t max_str);
 void js_free(js *p);
 
 js_tok js_next(js *p);
+/* Inside an array (after its '['): the next element when it is a number
+ * (1, *out set), 0 at the closing ']' (consumed), -2 when the element is
+ * something else (nothing consumed: read it with js_next), -1 on error. The
+ * fast path for long arrays of numbers. */
+int js_array_number(js *p, double *out);
 /* Skip the next value whole (after a key, or an array element). Returns
  * 0, or -1 on error. */
 int js_skip(js *p);

@@ -411,18 +411,22 @@ static int read_request(bench *b, size_t idx)
         } else if (!strcmp(k, "itl")) {
             rc = expect(b, JS_ARR_START);
             for (size_t j = 0; !rc; j++) {
-                js_tok t = js_next(&b->p);
-                if (t == JS_ARR_END)
+                double v;
+                int got = js_array_number(&b->p, &v);
+                if (got == 0)
                     break;
-                if (t != JS_NUM)
+                if (got == -1) {
+                    rc = perr(b);
+                } else if (got == -2) {
+                    js_tok t = js_next(&b->p);
                     rc = t == JS_ERROR ? perr(b)
                                        : berr(b, JL_ETYPE, "itl[%zu]: expected a number, found %s",
                                               j, js_tok_name(t));
-                else if (!(b->p.num >= 0) || !isfinite(b->p.num))
-                    rc = berr(b, JL_EINVALID, "itl[%zu] = %g is not a finite time >= 0", j,
-                              b->p.num);
-                else if (push_itl(b, b->p.num, idx))
+                } else if (!(v >= 0) || !isfinite(v)) {
+                    rc = berr(b, JL_EINVALID, "itl[%zu] = %g is not a finite time >= 0", j, v);
+                } else if (push_itl(b, v, idx)) {
                     rc = berr(b, JL_ENOMEM, "out of memory");
+                }
             }
         } else if (js_skip(&b->p)) { /* prompt, output texts, error, energy, ... */
             rc = perr(b);
@@ -1091,10 +1095,10 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
         c->oom = 1;
         goto end;
     }
-    if (rf)
-        js_init_file(&b.p, rf, CHUNK, MAX_KEEP_STR);
-    else
+    if (!rf)
         js_init_mem(&b.p, rtext, rlen, MAX_KEEP_STR);
+    else
+        js_init_file(&b.p, rf, CHUNK, MAX_KEEP_STR);
     if (read_top(&b))
         goto end;
     split_path(&rp, dir);
@@ -1181,10 +1185,10 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
         bench pb;
         bench_init(&pb, c, prom_name);
         pb.t_start = b.t_start;
-        if (pf)
-            js_init_file(&pb.p, pf, CHUNK, (size_t)64 << 20);
-        else
+        if (!pf)
             js_init_mem(&pb.p, ptext, plen, (size_t)64 << 20);
+        else
+            js_init_file(&pb.p, pf, CHUNK, (size_t)64 << 20);
         int bad = read_prometheus(&pb, &e);
         bench_free(&pb);
         if (bad)
