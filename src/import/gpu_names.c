@@ -1,42 +1,31 @@
-/* The GPU name table (gpu_names.h). Memory sizes are what nvidia-smi /
- * NVML report as total memory for each variant (MiB x 2^20), the same
- * convention as models/gpus.json. */
+/* Memory of GPU variants (gpu_names.h). The id comes from the shared table
+ * (jl_gpu_model_from_name); this file only knows, per id, which words of a
+ * name pick a memory size. Sizes are what nvidia-smi / NVML report as total
+ * memory (MiB x 2^20), the convention of models/gpus.json. */
 #include "import/gpu_names.h"
 
 #include <ctype.h>
 #include <math.h>
-#include <stddef.h>
 #include <string.h>
+
+#include "joules/import.h"
 
 #define MIB 1048576.0
 
-typedef struct gpu_row {
-    const char *all[3]; /* every one of these must occur (upper case) */
-    const char *id;
-    double mib;         /* 0: variant unknown */
-} gpu_row;
+typedef struct variant {
+    const char *id, *word; /* word NULL: the id alone says the size */
+    double mib;
+} variant;
 
-/* Most specific first: the first row whose words all occur wins. */
-static const gpu_row rows[] = {
-    {{"H200", NULL, NULL}, "H200", 143771},
-    {{"B200", NULL, NULL}, "B200", 184320},
-    {{"H100", "NVL", NULL}, "H100-NVL", 95830},
-    {{"H100", "PCIE", NULL}, "H100-PCIe", 81559},
-    {{"H100", NULL, NULL}, "H100", 81559},
-    {{"A100", "80GB", NULL}, "A100", 81920},
-    {{"A100", "40GB", NULL}, "A100", 40960},
-    {{"A100", NULL, NULL}, "A100", 0},
-    {{"L40S", NULL, NULL}, "L40S", 46068},
-    {{"A40", NULL, NULL}, "A40", 46068},
-    {{"L4", NULL, NULL}, "L4", 23034},
-    {{"V100", "32GB", NULL}, "V100", 32510},
-    {{"V100", "16GB", NULL}, "V100", 16160},
-    {{"V100", NULL, NULL}, "V100", 0},
-    {{"T4", NULL, NULL}, "T4", 15360},
+/* Most specific first: the first row of the id whose word occurs wins. */
+static const variant variants[] = {
+    {"H200", NULL, 143771},  {"B200", NULL, 184320},  {"H100", "NVL", 95830},
+    {"H100", NULL, 81559},   {"A100", "80GB", 81920}, {"A100", "40GB", 40960},
+    {"L40S", NULL, 46068},   {"A40", NULL, 46068},    {"L4", NULL, 23034},
+    {"V100", "32GB", 32510}, {"V100", "16GB", 16160}, {"T4", NULL, 15360},
 };
 
-/* `w` occurs in `s` as a whole word: not glued to letters or digits on
- * either side ("A40" does not match "A400", "L4" does not match "L40S"). */
+/* `w` occurs in `s` as a whole word (not glued to letters or digits). */
 static int has_word(const char *s, const char *w)
 {
     size_t n = strlen(w);
@@ -46,24 +35,21 @@ static int has_word(const char *s, const char *w)
     return 0;
 }
 
-int jl__gpu_name_map(const char *vendor_name, const char **id, double *memory_bytes)
+int jl__gpu_name_map(const char *vendor_name, char *id, size_t cap, double *memory_bytes)
 {
+    *memory_bytes = NAN;
+    int known = jl_gpu_model_from_name(vendor_name, id, cap);
+    if (!known)
+        return 0;
     char up[256];
     size_t i = 0;
-    if (!vendor_name)
-        return 0;
     for (; vendor_name[i] && i + 1 < sizeof up; i++)
         up[i] = (char)toupper((unsigned char)vendor_name[i]);
     up[i] = '\0';
-    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
-        int ok = 1;
-        for (int k = 0; k < 3 && rows[r].all[k] && ok; k++)
-            ok = has_word(up, rows[r].all[k]);
-        if (ok) {
-            *id = rows[r].id;
-            *memory_bytes = rows[r].mib > 0 ? rows[r].mib * MIB : NAN;
-            return 1;
+    for (size_t r = 0; r < sizeof variants / sizeof variants[0]; r++)
+        if (!strcmp(variants[r].id, id) && (!variants[r].word || has_word(up, variants[r].word))) {
+            *memory_bytes = variants[r].mib * MIB;
+            break;
         }
-    }
-    return 0;
+    return 1;
 }

@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "import/gpu_names.h"
 #include "import/import_common.h"
+#include "import/importers.h"
 #include "import/json_stream.h"
 #include "import/prom_text.h"
 #include "joules/import.h"
@@ -1119,9 +1120,9 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
     b.path[0] = '\0';
     /* GPU */
     const char *gpu = b.gpu_model ? b.gpu_model : part(&rp, 1);
-    const char *gid = NULL;
+    char gid[64];
     double mem = NAN;
-    if (gpu && jl__gpu_name_map(gpu, &gid, &mem)) {
+    if (gpu && jl__gpu_name_map(gpu, gid, sizeof gid, &mem)) {
         r->attrs.gpu_model = jl_strdup(gid);
         r->attrs.gpu_memory_bytes = mem;
     } else {
@@ -1329,3 +1330,38 @@ jl_status jl_import_mlenergy_benchmark_buffer(const char *results, size_t result
         c.oom = 1;
     return jl__imp_finish(&c, out, dir);
 }
+
+/* ---- the importer table's row ------------------------------------------------ */
+
+static jl_status bench_run(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
+                           size_t n_args, jl_import_result **out, jl_error_list *errors)
+{
+    (void)args;
+    (void)n_args;
+    jl_status st = jl_import_mlenergy_benchmark(paths, n_paths, NULL, out, errors);
+    if (st == JL_OK && *out)
+        (*out)->detail_text = jl_asprintf("%zu with series, %zu notes",
+                                          (*out)->n_with_timelines, (*out)->n_notes);
+    return st;
+}
+
+static const jl_importer_option no_options[] = {{NULL, NULL, NULL}};
+
+const jl_importer jl__importer_mlenergy_benchmark = {
+    .name = "mlenergy-benchmark",
+    .summary = "ML.ENERGY Benchmark run folders (results.json, prometheus.json) with their series",
+    .paths = "DIR...",
+    .description =
+        "Import ML.ENERGY Benchmark run folders (.../{llm,mllm,diffusion}/{task}/{org}/\n"
+        "{model}/{gpu}/{params}/ holding results.json and, for LLM/MLLM,\n"
+        "prometheus.json) or whole results trees: power (Zeus, sample-and-hold),\n"
+        "temperature, requests (when request_rate is inf), ITL, engine rows from\n"
+        "the Prometheus snapshots, diffusion batches, and the harness's own figures\n"
+        "in summary/ (docs/import.md, \"ML.ENERGY Benchmark\"). Read as a stream:\n"
+        "prompt and output texts are skipped. Written with Zstandard level 1.\n",
+    .options = no_options,
+    .min_paths = 1,
+    .max_paths = 0,
+    .run = bench_run,
+    .write_zstd = 1,
+};

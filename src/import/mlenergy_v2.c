@@ -34,9 +34,9 @@ static const struct family {
 
 static void set_gpu(jl__imp *c, jl_run *r, const char *vendor, const char *file, const char *field)
 {
-    const char *id = NULL;
+    char id[64];
     double mem = NAN;
-    if (jl__gpu_name_map(vendor, &id, &mem)) {
+    if (jl__gpu_name_map(vendor, id, sizeof id, &mem)) {
         r->attrs.gpu_model = jl_strdup(id);
         r->attrs.gpu_memory_bytes = mem;
     } else {

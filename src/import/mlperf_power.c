@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "import/gpu_names.h"
 #include "import/import_common.h"
+#include "import/importers.h"
 #include "joules/import.h"
 
 #define SOURCE "MLPerf Inference power run (SPEC PTDaemon spl.txt, LoadGen mlperf_log_detail.txt)"
@@ -603,11 +604,11 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
         where_free(&w);
         return NULL;
     }
-    char acc[128] = "";
+    char acc[128] = "", gid[64];
     long count = 1;
-    const char *gid = NULL;
     double mem = NAN;
-    if (accelerators(w.system, acc, sizeof acc, &count) && jl__gpu_name_map(acc, &gid, &mem)) {
+    if (accelerators(w.system, acc, sizeof acc, &count) &&
+        jl__gpu_name_map(acc, gid, sizeof gid, &mem)) {
         r->attrs.gpu_model = jl_strdup(gid);
     } else {
         r->attrs.gpu_model = jl_strdup(acc[0] ? acc : "unknown");
@@ -860,3 +861,36 @@ jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len,
         c.oom = 1;
     return jl__imp_finish(&c, out, dir);
 }
+
+/* ---- the importer table's row ------------------------------------------------ */
+
+static jl_status mlperf_run(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
+                            size_t n_args, jl_import_result **out, jl_error_list *errors)
+{
+    (void)args;
+    (void)n_args;
+    jl_status st = jl_import_mlperf_power(paths, n_paths, NULL, out, errors);
+    if (st == JL_OK && *out)
+        (*out)->detail_text = jl_asprintf("node AC power, %zu notes", (*out)->n_notes);
+    return st;
+}
+
+static const jl_importer_option no_options[] = {{NULL, NULL, NULL}};
+
+const jl_importer jl__importer_mlperf_power = {
+    .name = "mlperf-power",
+    .summary = "MLPerf Inference power runs (PTDaemon spl.txt + LoadGen logs): node AC power",
+    .paths = "RUN_DIR...",
+    .description =
+        "Import MLPerf Inference power runs: LoadGen's mlperf_log_detail.txt with\n"
+        "SPEC PTDaemon's spl.txt (in the run folder or ../power/). A path may be a\n"
+        "run folder or any folder above run folders (ranging/ and accuracy/ runs\n"
+        "are skipped). Each run is the system's AC power at the wall\n"
+        "(@power_scope node_ac, one column), cut to LoadGen's power_begin..power_end\n"
+        "with samples strictly inside, as the MLPerf checker does; summary/ holds the\n"
+        "checker's figures (docs/import.md, \"MLPerf Power\").\n",
+    .options = no_options,
+    .min_paths = 1,
+    .max_paths = 0,
+    .run = mlperf_run,
+};

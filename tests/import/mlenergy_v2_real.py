@@ -28,7 +28,7 @@ rows = 0
 for f in glob.glob(os.path.join(data, "legacy", "*_benchmark.csv")):
     rows += sum(1 for _ in csv.DictReader(open(f)))
 
-p = subprocess.run([joules, "import", "mlenergy", data, "-o", out, "--json"],
+p = subprocess.run([joules, "import", "mlenergy", data, "-o", out, "--json", "--force"],
                    capture_output=True, text=True)
 assert p.returncode == 0, p.stderr
 doc = json.loads(p.stdout)
@@ -82,7 +82,7 @@ good = len(glob.glob(os.path.join(dst, "*.json")))
 with open(os.path.join(dst, "bs9999+tp1+pp1.json"), "w") as f:
     f.write('{"Model": "x", "GPU": "NVIDIA H100 80GB HBM3", "Energy/req (J)": ')
 p = subprocess.run([joules, "import", "mlenergy", os.path.join(work, "broken"), "-o",
-                    os.path.join(work, "broken.h5"), "--json"], capture_output=True, text=True)
+                    os.path.join(work, "broken.h5"), "--json", "--force"], capture_output=True, text=True)
 assert p.returncode != 0 and json.loads(p.stdout)["n_runs"] == good, (p.returncode, p.stdout)
 assert "bs9999+tp1+pp1.json" in p.stderr, p.stderr
 print("broken file reported:", p.stderr.strip().splitlines()[0])

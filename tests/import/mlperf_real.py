@@ -44,7 +44,7 @@ for line in open(os.path.join(run, "spl.txt")):
 mean = sum(watts) / len(watts)
 dur = (end - begin).total_seconds()
 
-p = subprocess.run([joules, "import", "mlperf-power", root, "-o", out, "--json"],
+p = subprocess.run([joules, "import", "mlperf-power", root, "-o", out, "--json", "--force"],
                    capture_output=True, text=True)
 assert p.returncode == 0, p.stderr
 doc = json.loads(p.stdout)
