@@ -55,6 +55,8 @@ extern "C" {
     X(P90_ITL_S, p90_itl_s, "s", "90th percentile inter-token latency")                        \
     X(P95_ITL_S, p95_itl_s, "s", "95th percentile inter-token latency")                        \
     X(P99_ITL_S, p99_itl_s, "s", "99th percentile inter-token latency")                        \
+    X(AVG_TPOT_S, avg_tpot_s, "s",                                                             \
+      "mean over completed requests of (finish - first token) / (output tokens - 1)")         \
     X(TTFT_MEDIAN_S, ttft_median_s, "s", "median time to first token")                         \
     X(TTFT_P90_S, ttft_p90_s, "s", "90th percentile time to first token")                      \
     X(COMPLETED_REQUESTS, completed_requests, "requests", "requests that finished")            \

@@ -29,9 +29,10 @@ static void print_table(const void *result, const jl_summary_list *l)
     const jl_frontier_set *fs = result;
     for (size_t i = 0; i < fs->n; i++) {
         const jl_frontier *f = &fs->frontiers[i];
-        printf("%s  %s  (%zu runs, %zu on the frontier, %zu dominated, %zu skipped)\n",
+        printf("%s  %s  (%zu runs, %zu on the frontier, %zu dominated, %zu skipped)%s\n",
                f->model ? f->model : "-", f->task ? f->task : "-", f->n_runs, f->n_points,
-               f->n_dominated, f->n_skipped);
+               f->n_dominated, f->n_skipped,
+               f->node_ac ? "  [node AC power at the wall, not GPU power]" : "");
         for (size_t p = 0; p < f->n_points; p++) {
             const jl_summary *s = l->items[f->points[p].run];
             int fl = jl_frontier_latency_figure(&fs->opt, s);

@@ -29,7 +29,7 @@ static void list_formats(FILE *out)
     size_t n;
     const jl_importer *const *t = jl_importers(&n);
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "  %-12s %s\n", t[i]->name, t[i]->summary);
+        fprintf(out, "  %-18s %s\n", t[i]->name, t[i]->summary);
 }
 
 static void general_help(void)
@@ -184,6 +184,8 @@ int jl_cmd_import(int argc, char **argv)
      * the default 4, in a third of the time (docs/import.md, "Speed") */
     wo.level = 1;
     wo.summary_table = !groups;
+    if (im->write_zstd)
+        wo.compression = JL_COMPRESS_ZSTD;
     jl_import_result *r = NULL;
     jl_error_list errors = {0};
     jl_error *err = NULL;

@@ -71,6 +71,7 @@ json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list
         json_object_set_new(o, "model", str_or_null(f->model));
         json_object_set_new(o, "task", str_or_null(f->task));
         json_object_set_new(o, "workload", str_or_null(f->workload));
+        json_object_set_new(o, "power_scope", json_string(f->node_ac ? "node_ac" : "gpu"));
         json_object_set_new(o, "latency_figure", fig_name_json(frontier_fig(fs, f, l, 0)));
         json_object_set_new(o, "energy_figure", fig_name_json(frontier_fig(fs, f, l, 1)));
         json_object_set_new(o, "n_runs", json_integer((json_int_t)f->n_runs));

@@ -24,7 +24,7 @@ static jl_status mlenergy_run(const char *const *paths, size_t n_paths,
                                         args[i].value);
             o.timeline_power_is_sum = !strcmp(args[i].value, "sum");
         }
-    jl_status st = jl_import_mlenergy(paths[0], &o, out, errors);
+    jl_status st = jl_import_mlenergy_auto(paths[0], &o, out, errors);
     if (st == JL_OK && *out)
         (*out)->detail_text = jl_asprintf("%zu re-measurements as __dupN, %zu with timelines, "
                                           "%zu notes",
@@ -41,15 +41,18 @@ static const jl_importer_option mlenergy_options[] = {
 
 const jl_importer jl__importer_mlenergy = {
     .name = "mlenergy",
-    .summary = "the ML.ENERGY Leaderboard's published data (a folder) as summary-only runs",
+    .summary = "the ML.ENERGY Leaderboard's published data (v3, v2 data/, v1 CSV) as summary-only runs",
     .paths = "DIR",
     .description =
-        "Import the ML.ENERGY Leaderboard's published data (DIR holds index.json,\n"
-        "models/*.json, tasks/*.json; index.json may be missing) as a trace file of\n"
+        "Import the ML.ENERGY Leaderboard's published data as a trace file of\n"
         "summary-only runs: one run per configuration, every field kept\n"
-        "(docs/import.md). Re-measurements of the same configuration become distinct\n"
-        "runs named ...__dup2. Configurations with timelines keep their published\n"
-        "figures beside the series (trace format 1.1, @window steady_state_only).\n",
+        "(docs/import.md). DIR is the v3 data (index.json, models/*.json,\n"
+        "tasks/*.json; index.json may be missing), the v2 data/ folder\n"
+        "(llm_text_generation/, mllm_text_generation/, diffusion/, legacy/) or a\n"
+        "folder of v1 <GPU>_<task>_benchmark.csv files. Re-measurements of the\n"
+        "same configuration become distinct runs named ...__dup2. v3\n"
+        "configurations with timelines keep their published figures beside the\n"
+        "series (trace format 1.1, @window steady_state_only).\n",
     .options = mlenergy_options,
     .min_paths = 1,
     .max_paths = 1,

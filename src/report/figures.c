@@ -299,11 +299,16 @@ static jl_status fig_power(rp_report *r, long gi, jl_error **err)
     jl_run_free(run);
 
     double ws = s->fig[JL_FIG_STEADY_START_S], we = s->fig[JL_FIG_STEADY_END_S];
-    double tdp = rp_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
-    rp_gp_header(&gp, f->id, f->title, "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.", 1);
-    jl_strbuf_puts(&gp, "set xlabel \"time in the run (s)\"\n"
-                        "set ylabel \"GPU power, all GPUs (W)\"\n"
-                        "set ytics nomirror\n"
+    /* @power_scope node_ac: the whole system at the wall, no GPU power limit */
+    const int node = jl_attrs_is_node_ac(&s->attrs);
+    double tdp = node ? NAN : rp_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
+    rp_gp_header(&gp, f->id, f->title,
+                 node ? "AC power of the whole node at the wall over the run (not GPU power), steady-state window shaded."
+                      : "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.",
+                 1);
+    jl_strbuf_printf(&gp, "set xlabel \"time in the run (s)\"\n"
+                        "set ylabel \"%s\"\n", node ? "node AC power at the wall (W)" : "GPU power, all GPUs (W)");
+    jl_strbuf_puts(&gp, "set ytics nomirror\n"
                         "set yrange [0:*]\n");
     if (have_occ) {
         jl_strbuf_printf(&gp, "set y2label \"%s\"\nset y2tics\nset y2range [0:%g]\n",

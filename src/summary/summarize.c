@@ -810,13 +810,18 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
 
     /* ---- requests ---- */
     if (run->req_n > 0) {
-        size_t done = 0, nt = 0;
-        double out_sum = 0;
+        size_t done = 0, nt = 0, n_tpot = 0;
+        double out_sum = 0, tpot_sum = 0;
         for (size_t i = 0; i < run->req_n; i++) {
             if (isfinite(run->finish[i])) {
                 done++;
                 if (run->output_tokens)
                     out_sum += run->output_tokens[i];
+                double dec = run->finish[i] - run->first_token[i];
+                if (run->output_tokens && run->output_tokens[i] > 1 && isfinite(dec)) {
+                    tpot_sum += dec / (run->output_tokens[i] - 1);
+                    n_tpot++;
+                }
             }
             double d = run->first_token[i] - run->arrival[i];
             if (isfinite(d))
@@ -826,6 +831,8 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
         F(FAILED_REQUESTS) = (double)(run->req_n - done);
         if (done && run->output_tokens)
             F(AVG_OUTPUT_TOKENS) = out_sum / (double)done;
+        if (n_tpot)
+            F(AVG_TPOT_S) = tpot_sum / (double)n_tpot;
         if (done < run->req_n)
             WARN("failed_requests",
                  "%zu of %zu requests have no finish time: left out of the request "

@@ -638,6 +638,10 @@ static jl_status check_run_attrs(rctx *c, const char *opath, jl_attrs *a)
         return jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
                        "attribute @workload must be llm, mllm or diffusion, found \"%s\"",
                        a->workload);
+    const char *scope = jl_attrs_power_scope(a);
+    if (strcmp(scope, "gpu") && strcmp(scope, "node_ac"))
+        return jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
+                       "attribute @power_scope must be gpu or node_ac, found \"%s\"", scope);
     if (a->num_gpus < 1)
         return jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
                        "attribute @num_gpus must be >= 1, found %ld", a->num_gpus);
@@ -939,8 +943,11 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     }
     if (rank == 2 && dims[1] != g) {
         st = jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1,
-                     "has shape [%llu, %llu], expected [N, %zu] (num_gpus = %zu)",
-                     (unsigned long long)dims[0], (unsigned long long)dims[1], g, g);
+                     "has shape [%llu, %llu], expected [N, %zu] (%s = %zu)",
+                     (unsigned long long)dims[0], (unsigned long long)dims[1], g,
+                     g == (size_t)rr->run->attrs.num_gpus ? "num_gpus"
+                                                          : "@power_scope node_ac: columns",
+                     g);
         goto end;
     }
     /* Sizes before allocation: rows, then rows x G x 8 bytes. */
@@ -1404,6 +1411,10 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
     rctx *c = rr->c;
     group_reader gr = {rr, gs, -1, NULL, calloc(gs->n_cols, sizeof(char *))};
     char **objs = gr.objs;
+    /* @power_scope node_ac: power/ has one column whatever num_gpus says */
+    const size_t g_run = rr->g;
+    if (!strcmp(gs->name, "power") && jl_attrs_is_node_ac(&r->attrs))
+        rr->g = 1;
     size_t rows = SIZE_MAX; /* of the first column present */
     char *from = NULL;      /* "<group>/<that column>", for length messages */
     jl_status st = objs ? open_group(rr, gs->name, &gr.grp, &gr.path)
@@ -1456,6 +1467,7 @@ end:
     free(from);
     free(gr.path);
     CLOSE(gr.grp, H5Gclose);
+    rr->g = g_run;
     return st;
 }
 

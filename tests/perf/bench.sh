@@ -281,6 +281,28 @@ while [ $i -lt "$REPEAT" ]; do
     fi
 done
 
+# ML.ENERGY Benchmark import at scale: one generated results.json of
+# JOULES_BENCH_RESULTS_MB (default 100; quick: 20) against Python's json.load
+# of the same file (docs/import.md "Why a streaming parser of our own").
+MB=${JOULES_BENCH_RESULTS_MB:-100}
+[ "$SCALE" = quick ] && MB=${JOULES_BENCH_RESULTS_MB:-20}
+MBR=$SETS/mlebench-$MB/run/llm/chat/org/Big-70B/H100/num_gpus+8+max_num_seqs+256
+if [ ! -f "$MBR/results.json" ]; then
+    say "generating a $MB MB results.json"
+    "$PY" "$ROOT/tests/perf/gen_mlenergy_results.py" "$MBR" "$MB" >&2
+fi
+printf '%s\t%s\t%s\n' mlebench size "$(wc -c < "$MBR/results.json")" >> "$RES"
+printf '%s\t%s\t%s\n' mlebench load "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$RES"
+cat "$MBR/results.json" > /dev/null
+r=0
+while [ $r -lt "$REPEAT" ]; do
+    r=$((r + 1))
+    rm -f "$OUT/mlebench.h5"
+    measure mlebench import "$JOULES" import mlenergy-benchmark "$SETS/mlebench-$MB" -o "$OUT/mlebench.h5" --quiet --force
+    measure mlebench pyjson "$PY" -c 'import json, sys; json.load(open(sys.argv[1]))' "$MBR/results.json"
+done
+
+
 # The report: tables, then one table of every target with its ratio, the
 # goal and the load average; exit status 1 when a target is missed.
 rc=0

@@ -166,6 +166,17 @@ def main():
                 p(f"| import + frontier + pick + compare, --workers 2 | {steps[0] + sum(w2):.3f} | - |")
         p("")
 
+    if ("mlebench", "import") in med:
+        size = int(info["mlebench"]["size"][0]) / 1e6
+        p(f"ML.ENERGY Benchmark import of one {size:.0f} MB results.json "
+          f"(load average before: {info['mlebench']['load'][0]}):")
+        p("")
+        p("| command | median s | peak MiB |")
+        p("|---|---|---|")
+        p(f"| joules import mlenergy-benchmark | {fmt_s(t('mlebench', 'import'))} | {mib('mlebench', 'import')} |")
+        p(f"| Python json.load | {fmt_s(t('mlebench', 'pyjson'))} | {mib('mlebench', 'pyjson')} |")
+        p("")
+
     # Targets: one table, every ratio beside its goal, and the exit status.
     rows_t = []
 
@@ -247,6 +258,14 @@ def main():
                [("huge", "j1")], unit=" MiB")
         target(f"huge set ({gb:.0f} GB): peak RSS per process at 2 workers", m2, "< 256 MiB",
                m2 < 256, [("huge", "j2")], unit=" MiB")
+    if ("mlebench", "import") in med and t("mlebench", "pyjson"):
+        r = t("mlebench", "pyjson") / t("mlebench", "import")
+        m = rss[("mlebench", "import")] / 1024
+        target(f"ML.ENERGY Benchmark results.json import: Python json.load / joules (peak {m:.0f} MiB)",
+               r, ">= 5x", r >= 5, [("mlebench", "import"), ("mlebench", "pyjson")],
+               cpu=cpu_ratio([("mlebench", "pyjson")], [("mlebench", "import")]))
+        target("ML.ENERGY Benchmark results.json import: peak RSS", m, "< 64 MiB", m < 64,
+               [("mlebench", "import")], unit=" MiB")
     if rows_t:
         p("Measured: the wall-time ratio (medians of the same run), the CPU-time ratio in "
           "parentheses where it means the same (GNU time counts CPU in 10 ms steps: coarse for "

@@ -362,6 +362,11 @@ def summarize(path, name, g):
         fig["failed_requests"] = float((~done).sum())
         if out_tok is not None and done.any():
             fig["avg_output_tokens"] = float(out_tok[done].mean())
+        if out_tok is not None:
+            dec = finish - first
+            tp = done & (out_tok > 1) & np.isfinite(dec)
+            if tp.any():
+                fig["avg_tpot_s"] = float(np.mean(dec[tp] / (out_tok[tp] - 1)))
         fig["ttft_median_s"], fig["ttft_p90_s"] = percentiles(first - arrival, [50, 90])
     fig["energy_per_request_j"] = fig.get("energy_per_token_j", NAN) * fig.get("avg_output_tokens", NAN)
 
