@@ -213,6 +213,14 @@ static jl_status fig_power(rp_report *r, long gi, jl_error **err)
     free(cfg);
     jl_run *run = NULL;
     jl_error *rerr = NULL;
+    if (!isfinite(s->fig[JL_FIG_RUN_DURATION_S])) {
+        /* no power samples (run_duration_s is their span): a summary-only
+         * run, e.g. imported published figures; nothing to read */
+        g->figure_note = jl_strdup("No power-over-time figure: the runs are summary-only (e.g. "
+                                   "imported published figures), without a power time series.");
+        rp_drop_last_figure(r);
+        return JL_OK;
+    }
     if (read_run(s, &run, &rerr) != JL_OK) {
         /* not listed: the group says why in one line */
         char *m = rerr ? jl_error_format(rerr) : NULL;

@@ -71,6 +71,7 @@ jl_status rp_model_compute(rp_report *r, jl_error **err)
     }
     /* the fits `joules fit` makes: every group, sweep ends pooled with the
      * model's other sweeps (docs/model.md "Sweep ends") */
+    rp_progress(r, "model", 0, 2, "fitting the batch-size model");
     if (jl_model_fit_groups(r->fit_groups, &mo, r->opt.desc, r->fits, &e) != JL_OK) {
         note_error(r, "the batch-size model was not fitted", e);
         rp_model_free(r);
@@ -88,6 +89,7 @@ jl_status rp_model_compute(rp_report *r, jl_error **err)
      * fits again and says why */
     jl_diagnose_options dopt;
     jl_diagnose_options_default(&dopt);
+    rp_progress(r, "model", 1, 2, "diagnosing every run");
     if ((r->fits ? jl_diagnose_fitted(r->l, r->fit_groups, r->fits, r->opt.desc, &dopt, &r->diag, &e)
                  : jl_diagnose(r->l, r->opt.desc, &dopt, &r->diag, &e)) != JL_OK) {
         note_error(r, "the runs were not diagnosed", e);
@@ -672,8 +674,10 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
 jl_status rp_model_figures(rp_report *r, jl_error **err)
 {
     jl_status st = JL_OK;
-    for (size_t i = 0; r->fits && i < r->n_fits && !st; i++)
+    for (size_t i = 0; r->fits && i < r->n_fits && !st; i++) {
+        rp_progress(r, "model figures", i, r->n_fits, NULL);
         st = fig_fit(r, i, err);
+    }
     return st;
 }
 

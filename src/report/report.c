@@ -101,6 +101,12 @@ static int grow(void **arr, size_t *cap, size_t n, size_t sz)
     return 1;
 }
 
+void rp_progress(rp_report *r, const char *phase, size_t done, size_t total, const char *current)
+{
+    if (r->opt.progress)
+        r->opt.progress(r->opt.progress_ctx, phase, done, total, current ? current : "");
+}
+
 void rp_note(rp_report *r, const char *fmt, ...)
 {
     if (!grow((void **)&r->notes, &r->cap_notes, r->n_notes, sizeof *r->notes))
@@ -759,10 +765,12 @@ static jl_status write_documents(rp_report *r, jl_error **err)
     rp_add_data(r, "data/summary.json", "joules.summary/1: every run's figures", "joules summarize --json PATH...");
     rp_add_data(r, "data/summary.csv", "one row per run, full precision", "joules summarize --csv FILE PATH...");
 
+    rp_progress(r, "documents", 1, 6, "check");
     r->check_doc = jl_check_document(r->l, &r->rules, r->opt.desc, r->errors, NULL);
     if ((st = rp_write_json(r, "data/check.json", r->check_doc, err)))
         return st;
     rp_add_data(r, "data/check.json", "joules.check/1: every validation rule for every run", "joules check --json PATH...");
+    rp_progress(r, "documents", 2, 6, "frontier");
 
     if (r->fs) {
         if ((st = write_doc_with_errors(r, "data/frontier.json", jl_frontier_set_to_json(r->fs, r->l), err)) ||
@@ -777,6 +785,7 @@ static jl_status write_documents(rp_report *r, jl_error **err)
     char *sa = slo_args(slos, ns);
     char *cmdl = NULL;
     /* pick: every (model, task) at every SLO in use */
+    rp_progress(r, "documents", 3, 6, "pick");
     jl_pick_set *ps = NULL;
     if ((st = jl_pick_all(r->l, slos, ns, NULL, &ps, err)))
         goto end;
@@ -801,6 +810,7 @@ static jl_status write_documents(rp_report *r, jl_error **err)
      * smallest, GPU model held), when the runs have two or more values */
     static const char *const bys[] = {"gpu_model", "num_gpus"};
     for (size_t k = 0; k < 2 && !st; k++) {
+        rp_progress(r, "documents", 4 + k, 6, bys[k]);
         char **vals = NULL;
         size_t nv = distinct_values(r->l, bys[k], &vals);
         if (nv >= 2) {
@@ -1145,6 +1155,16 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
         report_free(&r);
         return st;
     }
+    /* the steps, each announced to the progress callback (a line per step
+     * off a terminal, so no step is silent for long) */
+    enum { N_STEPS = 9 };
+    size_t step = 0;
+#define RP_STEP(name)                                                                          \
+    do {                                                                                       \
+        if (!st && r.opt.progress)                                                             \
+            r.opt.progress(r.opt.progress_ctx, "analysis", step, N_STEPS, name);               \
+        step++;                                                                                \
+    } while (0)
     if (!st)
         st = rp_mkdir(&r, "data", err);
     if (!st)
@@ -1153,24 +1173,31 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
         st = rp_mkdir(&r, "figures", err);
     if (!st)
         st = rp_mkdir(&r, "notebooks-export", err);
+    RP_STEP("frontiers");
     if (!st)
         st = jl_frontier_compute(runs, NULL, &r.fs, err);
+    RP_STEP("groups and picks");
     if (!st)
         st = build_groups(&r, err);
+    RP_STEP("model fits and diagnosis");
     if (!st)
         st = rp_model_compute(&r, err);
+    RP_STEP("data documents");
     if (!st)
         st = write_documents(&r, err);
     if (!st)
         st = rp_model_write_documents(&r, err);
     if (!st)
         st = write_answers_csv(&r, err);
+    RP_STEP("figure scripts");
     if (!st)
         st = rp_figures_plan_and_write(&r, err);
     if (!st)
         st = rp_model_figures(&r, err);
+    RP_STEP("drawing");
     if (!st)
         st = rp_figures_render(&r, err);
+    RP_STEP("report.json and notebooks");
     if (!st) {
         json_t *doc = report_document(&r);
         st = rp_write_json(&r, "data/report.json", doc, err);
@@ -1180,8 +1207,11 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
     }
     if (!st)
         st = rp_notebooks_write(&r, err);
+    RP_STEP("pages");
     if (!st)
         st = rp_html_write(&r, err);
+    RP_STEP("done");
+#undef RP_STEP
     if (!st) {
         st = jl_atomic_dir_commit(r.root, dir, r.opt.replace, err);
     } else {

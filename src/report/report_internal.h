@@ -137,6 +137,8 @@ void rp_note(rp_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The progress callback, when there is one. */
+void rp_progress(rp_report *r, const char *phase, size_t done, size_t total, const char *current);
 jl_status rp_add_data(rp_report *r, const char *path, const char *what, const char *cmd);
 rp_figure *rp_add_figure(rp_report *r, rp_fig_kind kind, long group, const char *id);
 /* Forget the figure added last (one that turns out not to be drawable). */
