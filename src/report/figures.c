@@ -864,7 +864,7 @@ static void log_tics(jl_strbuf *gp, const char *axis, double lo, double hi)
                     first = 0;
                 }
             }
-        jl_strbuf_printf(gp, ")\nset format %s \"%%g\"\n", axis);
+        jl_strbuf_printf(gp, ")\nset format %s \"%%.7g\"\n", axis);
         return;
     }
 }
@@ -1683,7 +1683,8 @@ static jl_status fig_precision(rp_report *r, jl_error **err)
         for (int panel = 0; panel < 2; panel++) {
             double *cx = panel ? cl : ce;
             size_t ncx = panel ? ncl : nce;
-            jl_strbuf_puts(&gp, "unset arrow\n");
+            /* energy falls and latency rises with batch: keep the key off the curves */
+            jl_strbuf_puts(&gp, panel ? "unset arrow\nset key top left\n" : "unset arrow\nset key top right\n");
             for (size_t q = 0; q < ncx; q++)
                 jl_strbuf_printf(&gp, "set arrow %zu from %.6g, graph 0 to %.6g, graph 1 nohead dt 2 lw 1.5 lc rgb \"#444444\"\n",
                                  q + 1, cx[q], cx[q]);

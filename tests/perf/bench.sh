@@ -209,8 +209,10 @@ if [ -d "$MLE" ]; then
     FLOOR_CMD="$ATTRREAD $M/mlenergy.h5"
     # *_w2: the reading commands again with --workers 2 (the file's runs
     # split between two processes; docs/performance.md "Scaling")
-    for step in import floor frontier pick compare frontier_w2 pick_w2 compare_w2 fit report; do
-        if [ "$step" != floor ] && ! "$JOULES" "${step%_w2}" --help > /dev/null 2>&1; then
+    # report_nofig: the same report without drawing (the report target is a
+    # ratio to it: <= 3x, docs/report.md "Speed")
+    for step in import floor frontier pick compare frontier_w2 pick_w2 compare_w2 fit report_nofig report; do
+        if [ "$step" != floor ] && ! "$JOULES" "$(echo "${step%_w2}" | sed 's/_nofig$//')" --help > /dev/null 2>&1; then
             printf '%s\t%s\t%s\n' mlenergy "$step" "not yet available" >> "$RES"
             continue
         fi
@@ -219,18 +221,23 @@ if [ -d "$MLE" ]; then
         compare) cmd=$COMPARE_CMD ;;
         frontier_w2) cmd="$FRONTIER_CMD --workers 2" ;; pick_w2) cmd="$PICK_CMD --workers 2" ;;
         compare_w2) cmd="$COMPARE_CMD --workers 2" ;; fit) cmd=$FIT_CMD ;; report) cmd=$REPORT_CMD ;;
+        report_nofig) cmd="$REPORT_CMD --no-figures --force" ;;
         esac
         i=0
         n=$REPEAT
-        [ "$step" = report ] && n=1 # tens of seconds (gnuplot): once is enough
         while [ $i -lt "$n" ]; do
             i=$((i + 1))
             [ "$step" = import ] && rm -f "$M/mlenergy.h5"
-            [ "$step" = report ] && rm -rf "$M/report"
+            case $step in report*) rm -rf "$M/report" ;; esac
             # shellcheck disable=SC2086
             measure mlenergy "$step" $cmd
         done
     done
+    # the report's weight: the page and the directory
+    if [ -f "$M/report/index.html" ]; then
+        printf '%s\t%s\t%s\n' mlenergy report_index_bytes "$(wc -c < "$M/report/index.html" | tr -d ' ')" >> "$RES"
+        printf '%s\t%s\t%s\n' mlenergy report_files "$(find "$M/report" -type f | wc -l | tr -d ' ')" >> "$RES"
+    fi
 fi
 
 "$PY" "$ROOT/tests/perf/report.py" --repeat "$REPEAT" --scale "$SCALE" --out "$OUT" "$RES" | tee "$DIR/report-$SCALE.md"

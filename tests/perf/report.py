@@ -137,7 +137,7 @@ def main():
         p("| ML.ENERGY step | wall s | peak RSS MiB |")
         p("|---|---:|---:|")
         for step in ("import", "floor", "frontier", "pick", "compare", "frontier_w2", "pick_w2",
-                     "compare_w2", "fit", "report"):
+                     "compare_w2", "fit", "report_nofig", "report", "report_index_bytes", "report_files"):
             if (step in info.get("mlenergy", {})):
                 p(f"| {step} | {info['mlenergy'][step][0]} | - |")
             elif ("mlenergy", step) in med:
@@ -187,6 +187,14 @@ def main():
         best = min(sum(steps), steps[0] + sum(w2)) if all(x is not None for x in w2) else sum(steps)
         target("ML.ENERGY import + frontier + pick + compare < 0.5 s", best < 0.5,
                f"{sum(steps):.2f} s wall at 1 worker, {best:.2f} s at best with --workers 2")
+    rn, rf = t("mlenergy", "report_nofig"), t("mlenergy", "report")
+    if rn and rf:
+        target("ML.ENERGY report <= 3x the same report with --no-figures", rf / rn <= 3.0,
+               f"{rf:.2f} s / {rn:.2f} s = {rf / rn:.2f}x")
+    ib = info.get("mlenergy", {}).get("report_index_bytes")
+    if ib:
+        target("ML.ENERGY report: index.html < 2 MB", int(ib[0]) < 2_000_000,
+               f"{int(ib[0]) / 1e6:.2f} MB, {info['mlenergy'].get('report_files', ['?'])[0]} files")
     if ("huge", "j1") in med:
         m1 = rss[("huge", "j1")] / 1024
         m2 = rss[("huge", "j2")] / 1024
