@@ -128,6 +128,11 @@ static jl_status write_rel(rp_report *r, const char *rel, jl_strbuf *b, jl_error
 jl_status rp_write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strbuf *gp,
                                  jl_error **err)
 {
+    /* the SVG's pixel size, for the page's <img width height> (a lazy image
+     * without them takes no room and so is loaded at once) */
+    const char *sz = gp->data ? strstr(gp->data, "set terminal svg size ") : NULL;
+    if (!sz || sscanf(sz, "set terminal svg size %d,%d", &f->px_w, &f->px_h) != 2)
+        f->px_w = f->px_h = 0;
     char *rel = jl_asprintf("figures/%s.dat", f->id);
     if (!rel)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");

@@ -188,7 +188,10 @@ static void figure_block(jl_strbuf *b, rp_report *r, rp_figure *f)
     P(has_svg ? ".svg" : ".png");
     P("\" alt=\"");
     H(f->title ? f->title : f->id);
-    P("\">");
+    P("\"");
+    if (f->px_w > 0 && f->px_h > 0)
+        jl_strbuf_printf(b, " width=\"%d\" height=\"%d\"", f->px_w, f->px_h);
+    P(">");
     jl_strbuf_printf(b, "\n<figcaption><strong>Figure %d.</strong> ", fig_number(r, f));
     H(f->caption ? f->caption : "");
     P("<span class=\"files\">");
@@ -922,11 +925,26 @@ static void group_section(jl_strbuf *b, rp_report *r, size_t gi, int number)
     }
     group_diagnosis(b, r, gi);
     group_figure_line(b, r, (long)gi);
-    /* figures of this group: frontier, trends, model fit, power, precision */
-    for (size_t o = 0; o < sizeof group_order / sizeof group_order[0]; o++)
+    /* figures of this group: frontier, trends, model fit, power, precision;
+     * trends and fits (one per configuration, dozens on a large study) are
+     * folded, so the page stays short and prints without them */
+    for (size_t o = 0; o < sizeof group_order / sizeof group_order[0]; o++) {
+        rp_fig_kind k = group_order[o];
+        size_t n = 0;
         for (size_t i = 0; i < r->n_figs; i++)
-            if (r->figs[i].group == (long)gi && r->figs[i].kind == group_order[o])
+            n += r->figs[i].group == (long)gi && r->figs[i].kind == k && r->figs[i].drawn;
+        int fold = (k == RP_FIG_TRENDS || k == RP_FIG_MODEL) && n > 2;
+        if (fold)
+            jl_strbuf_printf(b, "<details><summary>%s: %zu figures, one per configuration</summary>\n",
+                             k == RP_FIG_TRENDS ? "Batch-size trends (the paper's Fig. 4)"
+                                                : "Batch-size model fits",
+                             n);
+        for (size_t i = 0; i < r->n_figs; i++)
+            if (r->figs[i].group == (long)gi && r->figs[i].kind == k)
                 figure_block(b, r, &r->figs[i]);
+        if (fold)
+            P("</details>\n");
+    }
     frontier_table(b, r, g);
     P("</section>\n");
 }

@@ -46,6 +46,7 @@ typedef struct rp_figure {
     char *svg;         /* unused (figures are referenced, not inlined) */
     json_t *meta;      /* the figure's entry in report.json */
     int number;        /* "Figure N" in the page (page order) */
+    int px_w, px_h;    /* the SVG's size in pixels (0: unknown) */
 } rp_figure;
 
 /* A selection: the minimum-energy run meeting an SLO. */
