@@ -652,19 +652,20 @@ static jl_status fig_trends(rp_report *r, long gi, const jl_curve *cv, const cha
     free(batches);
     jl_strbuf_printf(&gp,
                      "set xlabel \"batch size (max_batch_size)\"\n"
-                     "set ylabel \"%% of maximum (power: %% of %s)\"\n"
+                     "set ylabel \"%% of maximum (power: the key)\"\n"
+                     "if (narrow) set ylabel \"%% of maximum\"\n"
                      "set yrange [0:110]\n"
                      "set ytics 0,20,100\n"
-                     "set key outside bottom center horizontal maxrows 2 samplen 2\n"
-                     "set offsets graph 0.03, graph 0.03, 0, 0\n",
-                     power_of_tdp ? "power limit" : "maximum");
+                     "set key outside bottom center horizontal maxcols 2 samplen 2\n"
+                     "set offsets graph 0.03, graph 0.03, 0, 0\n");
     char thr_title[64];
     snprintf(thr_title, sizeof thr_title, "throughput (%s)", rp_throughput_unit(s0));
     jl_strbuf_printf(&gp,
-                     "plot \"%s.dat\" using 1:3 with linespoints pt 7 ps 1.1 lw 2 lc rgb \"%s\" title \"energy per %s\", \\\n"
-                     "     \"\" using 1:5 with linespoints pt 5 ps 1.0 lw 2 lc rgb \"%s\" title \"%s\", \\\n"
-                     "     \"\" using 1:7 with linespoints pt 9 ps 1.2 lw 2 lc rgb \"%s\" title \"%s\", \\\n"
-                     "     \"\" using 1:9 with linespoints pt 13 ps 1.2 lw 2 lc rgb \"%s\" title \"%s\"\n"
+                     "# the 3.3 in PDF: short key entries (the caption gives the units)\n"
+                     "plot \"%s.dat\" using 1:3 with linespoints pt 7 ps 1.1 lw 2 lc rgb \"%s\" title (narrow ? \"energy\" : \"energy per %s\"), \\\n"
+                     "     \"\" using 1:5 with linespoints pt 5 ps 1.0 lw 2 lc rgb \"%s\" title (narrow ? \"throughput\" : \"%s\"), \\\n"
+                     "     \"\" using 1:7 with linespoints pt 9 ps 1.2 lw 2 lc rgb \"%s\" title (narrow ? \"latency\" : \"%s\"), \\\n"
+                     "     \"\" using 1:9 with linespoints pt 13 ps 1.2 lw 2 lc rgb \"%s\" title (narrow ? \"power\" : \"%s\")\n"
                      "unset output\n",
                      f->id, rp_palette[0], rp_item(s0), rp_palette[2],
                      thr_title, rp_palette[1],
@@ -1206,10 +1207,11 @@ static jl_status fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
         jl_strbuf_puts(&dat, "\n\n");
     }
     /* row names (left) and the winner (right) */
-    jl_strbuf yt, y2t;
+    jl_strbuf yt, y2t, ytn;
     jl_strbuf_init(&yt);
     jl_strbuf_init(&y2t);
-    size_t maxlen = 0, maxlen2 = 0;
+    jl_strbuf_init(&ytn); /* shorter names for the 3.3 in PDF */
+    size_t maxlen = 0, maxlen2 = 0, maxlen_n = 0;
     json_t *rj = json_array();
     for (size_t q = 0; q < nq; q++) {
         rp_group *g = &r->groups[rows[q].group];
@@ -1224,6 +1226,25 @@ static jl_status fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
         /* tic labels are formats to gnuplot: %% for a percent sign */
         snprintf(win, sizeof win, "%s \xe2\x88\x92%.0f%%%%", wg, (1 - rows[q].best / rows[q].worst) * 100);
         maxlen = strlen(name) > maxlen ? strlen(name) : maxlen;
+        /* the model's start and end ("stable-d...5-medium"), the task when
+         * the rows' tasks differ */
+        char nname[64];
+        const char *sm = short_model(g->model);
+        size_t sl = strlen(sm);
+        if (sl <= 20)
+            snprintf(nname, sizeof nname, "%s", sm);
+        else
+            snprintf(nname, sizeof nname, "%.9s\xe2\x80\xa6%s", sm, sm + sl - 10);
+        int tasks_differ = 0;
+        for (size_t q2 = 0; q2 < nq; q2++)
+            tasks_differ |= strcmp(r->groups[rows[q2].group].task ? r->groups[rows[q2].group].task : "",
+                                   g->task ? g->task : "") != 0;
+        if (tasks_differ)
+            snprintf(nname + strlen(nname), sizeof nname - strlen(nname), " %.9s", g->task ? g->task : "?");
+        maxlen_n = strlen(nname) > maxlen_n ? strlen(nname) : maxlen_n;
+        jl_strbuf_puts(&ytn, q ? ", " : "");
+        rp_gp_str(&ytn, nname);
+        jl_strbuf_printf(&ytn, " %zu", q);
         maxlen2 = strlen(win) > maxlen2 ? strlen(win) : maxlen2;
         jl_strbuf_puts(&yt, q ? ", " : "");
         rp_gp_str(&yt, name);
@@ -1239,7 +1260,7 @@ static jl_status fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
     rp_gp_header_sized(&gp, f->id, f->title,
                        "Minimum energy per GPU model at each group's SLO, one row per group, log axis.",
                        900, h, 0.9 + 0.16 * (double)nq, 0.9 + 0.15 * (double)nq);
-    char *yts = jl_strbuf_take(&yt), *y2ts = jl_strbuf_take(&y2t);
+    char *yts = jl_strbuf_take(&yt), *y2ts = jl_strbuf_take(&y2t), *ytns = jl_strbuf_take(&ytn);
     double l0 = log10(lo), l1 = log10(hi), span = l1 > l0 ? l1 - l0 : 1;
     jl_strbuf_printf(&gp,
                      "set xlabel \"energy per %s at the SLO (J), log scale\"\n"
@@ -1257,9 +1278,28 @@ static jl_status fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
                      item, pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06),
                      (double)nq - 0.3, yts ? yts : "", (double)nq - 0.3, y2ts ? y2ts : "",
                      maxlen + 2, maxlen2 + 2);
+    log_tics(&gp, "x", pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06));
+    /* 3.3 in: short names, no savings column (the dots show it), decade ticks */
+    jl_strbuf_printf(&gp, "if (narrow) set ytics (%s) scale 0; set lmargin %zu; unset y2tics; "
+                          "set rmargin 3; set xlabel \"energy per %s (J)\"; set xtics (",
+                     ytns ? ytns : "", maxlen_n + 1, item);
+    /* decades; 1-3 per decade when fewer than three decades show */
+    double xa = pow(10, l0 - span * 0.06), xb = pow(10, l1 + span * 0.06);
+    int firstd = 1, nd = 0;
+    for (int k = (int)floor(log10(xa)); k <= (int)ceil(log10(xb)); k++)
+        nd += pow(10, k) >= xa && pow(10, k) <= xb;
+    for (int k = (int)floor(log10(xa)); k <= (int)ceil(log10(xb)); k++)
+        for (int m = 1; m <= 3; m += 2) {
+            double v = m * pow(10, k);
+            if ((m == 1 || nd < 3) && v >= xa && v <= xb) {
+                jl_strbuf_printf(&gp, "%s%.10g", firstd ? "" : ", ", v);
+                firstd = 0;
+            }
+        }
+    jl_strbuf_puts(&gp, ")\n");
     free(yts);
     free(y2ts);
-    log_tics(&gp, "x", pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06));
+    free(ytns);
     jl_strbuf_printf(&gp, "plot \"%s.dat\" index 0 using 2:1:2:3:1:1 with xyerrorbars pt 7 ps 0 lw 1.2 lc rgb \"#bbbbbb\" notitle",
                      f->id);
     for (size_t j = 0; j < ng; j++) {
