@@ -871,6 +871,20 @@ static void log_tics(jl_strbuf *gp, const char *axis, double lo, double hi)
                 }
             }
         jl_strbuf_printf(gp, ")\nset format %s \"%%.7g\"\n", axis);
+        /* the 3.3 in PDF: decades alone when two or more show */
+        int nd = 0;
+        for (int k = k0; k <= k1; k++)
+            nd += pow(10, k) >= lo && pow(10, k) <= hi;
+        if (s > 0 && nd >= 2) {
+            jl_strbuf_printf(gp, "if (narrow) set %stics (", axis);
+            first = 1;
+            for (int k = k0; k <= k1; k++)
+                if (pow(10, k) >= lo && pow(10, k) <= hi) {
+                    jl_strbuf_printf(gp, "%s%.10g", first ? "" : ", ", pow(10, k));
+                    first = 0;
+                }
+            jl_strbuf_puts(gp, ")\n");
+        }
         return;
     }
 }
@@ -1009,8 +1023,10 @@ static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
     for (size_t i = 0; i < fr->n_points; i++)
         jl_strbuf_printf(&dat, "%.10g %.10g %ld 1 \"\" \"\" \"\" \"\" \"\" \"\" \"\" \"\"\n", fr->points[i].latency * lscale,
                          fr->points[i].energy, l->items[fr->points[i].run]->attrs.max_batch_size);
-    rp_gp_header(&gp, f->id, f->title,
-              "Time-energy curves per configuration, batch sizes annotated, frontier in black.", 0);
+    /* the 3.3 in PDF: the key in one column below, the page as tall as it needs */
+    rp_gp_header_sized(&gp, f->id, f->title,
+                       "Time-energy curves per configuration, batch sizes annotated, frontier in black.",
+                       900, 520, 7.0 * 520 / 900, 2.4 + 0.15 * (double)(nser + 1));
     jl_strbuf_printf(&gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n",
                      diffusion ? "batch latency (s)" : "median inter-token latency (ms)", elabel);
     if (logx) {
@@ -1024,7 +1040,8 @@ static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
     label_columns(&gp, 5);
     jl_strbuf_puts(&gp, "set autoscale fix\n"
                         "set offsets graph 0.06, graph 0.10, graph 0.12, graph 0.08\n"
-                        "set key outside bottom center horizontal samplen 2.5 height 0.5\n");
+                        "set key outside bottom center horizontal samplen 2.5 height 0.5\n"
+                        "if (narrow) set key outside bottom center vertical maxcols 1 samplen 2\n");
     char *slo_text = jl_strbuf_take(&slo_gp);
     jl_strbuf_puts(&gp, slo_text ? slo_text : "");
     free(slo_text);
