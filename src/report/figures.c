@@ -860,6 +860,21 @@ static void log_tics(jl_strbuf *gp, const char *axis, double lo, double hi)
             }
         if (cnt < 4 && s < 3)
             continue;
+        if (cnt < 2) { /* a narrow range: evenly spaced 1-2-5 steps */
+            double raw = (hi - lo) / 4, mag = pow(10, floor(log10(raw))), step = mag;
+            if (raw / mag >= 5)
+                step = 5 * mag;
+            else if (raw / mag >= 2)
+                step = 2 * mag;
+            jl_strbuf_printf(gp, "set %stics (", axis);
+            int f1 = 1;
+            for (double v = ceil(lo / step) * step; v <= hi; v += step) {
+                jl_strbuf_printf(gp, "%s%.6g", f1 ? "" : ", ", v);
+                f1 = 0;
+            }
+            jl_strbuf_printf(gp, ")\nset format %s \"%%.4g\"\n", axis);
+            return;
+        }
         jl_strbuf_printf(gp, "set %stics (", axis);
         int first = 1;
         for (int k = k0; k <= k1; k++)
