@@ -493,11 +493,14 @@ def t_interrupt(tmp):
     if not shutil.which("gnuplot"):
         skip("gnuplot not installed (the test slows it down to interrupt the report)")
     slow = os.path.join(tmp, "slowplot")
-    open(slow, "w").write("#!/bin/sh\nsleep 0.4\nexec gnuplot \"$@\"\n")
+    # each gnuplot process (a batch of figures) starts 1 s late; one at a
+    # time, so the report draws for several seconds on any machine
+    open(slow, "w").write("#!/bin/sh\nsleep 1\nexec gnuplot \"$@\"\n")
     os.chmod(slow, 0o755)
     for sig in (signal.SIGINT, signal.SIGTERM):
         out = os.path.join(tmp, f"out-{sig.name}")
-        proc = subprocess.Popen([JOULES, "report", "traces/", "-o", out, "--gnuplot", slow], cwd=SRC,
+        proc = subprocess.Popen([JOULES, "report", "traces/", "-o", out, "--gnuplot", slow,
+                                 "--workers", "1"], cwd=SRC,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         time.sleep(1.5)
         if proc.poll() is not None:
