@@ -1231,7 +1231,11 @@ static jl_status fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
             json_object_set_new(rk, "energy", jl_json_number(e));
             json_object_set_new(rk, "energy_unit", json_string(rp_energy_unit(s)));
             json_object_set_new(rk, "row", json_integer((json_int_t)q));
-            json_object_set_new(rk, "reduction_pct", jl_json_number((1 - e / rows[q].worst) * 100));
+            /* the sign of `joules compare`: negative = less energy; reduction_pct
+             * (its opposite) kept for older readers */
+            double change = (e / rows[q].worst - 1) * 100;
+            json_object_set_new(rk, "energy_change_pct", jl_json_number(change != 0 ? change : 0));
+            json_object_set_new(rk, "reduction_pct", jl_json_number(change != 0 ? -change : 0));
             json_object_set_new(rk, "slo", json_string(g->slo_text));
             json_array_append_new(pts, rk);
             f->n_points++;
@@ -1284,9 +1288,10 @@ static jl_status fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
         jl_strbuf_puts(&y2t, q ? ", " : "");
         rp_gp_str(&y2t, win);
         jl_strbuf_printf(&y2t, " %zu", q);
-        json_array_append_new(rj, json_pack("{s:s?,s:s?,s:s,s:f,s:f}", "model", g->model, "task",
+        json_array_append_new(rj, json_pack("{s:s?,s:s?,s:s,s:f,s:f,s:f}", "model", g->model, "task",
                                             g->task, "least_energy_gpu", wg, "least", rows[q].best,
-                                            "most", rows[q].worst));
+                                            "most", rows[q].worst, "energy_change_pct",
+                                            (rows[q].best / rows[q].worst - 1) * 100));
     }
     int h = 110 + 21 * (int)nq;
     rp_gp_header_sized(&gp, f->id, f->title,
