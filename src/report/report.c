@@ -1077,8 +1077,6 @@ static void report_free(rp_report *r)
     json_decref(r->check_doc);
     rp_model_free(r);
     jl_frontier_set_free(r->fs);
-    jl_slo_free(r->default_slo_llm);
-    jl_slo_free(r->default_slo_diffusion);
     for (int k = 0; k < RP_KIND_COUNT; k++)
         for (int j = 0; j < RP_SET_MAX; j++)
             jl_slo_free(r->slo_sets[k][j]);
@@ -1141,9 +1139,8 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
     if (r.opt.replace && lstat(dir, &sb) == 0 && !looks_like_report(dir, &sb))
         return jl_fail(err, JL_EUSAGE, dir, NULL, NULL, -1,
                        "exists and is not a joules report (no data/report.json): not replacing it, even with --force");
-    jl_status st = jl_slo_parse(JL_REPORT_DEFAULT_SLO_LLM, &r.default_slo_llm, NULL, err);
-    if (!st)
-        st = jl_slo_parse(JL_REPORT_DEFAULT_SLO_DIFFUSION, &r.default_slo_diffusion, NULL, err);
+    jl_status st = JL_OK;
+    /* the paper's SLO sets (JL_REPORT_DEFAULT_SLO_* are their middle ones) */
     static const char *const sets[RP_KIND_COUNT][RP_SET_MAX] = {
         JL_REPORT_SLO_SET_LLM, JL_REPORT_SLO_SET_IMAGE, JL_REPORT_SLO_SET_VIDEO};
     for (int k = 0; !st && k < RP_KIND_COUNT; k++)

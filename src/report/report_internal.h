@@ -114,7 +114,6 @@ typedef struct rp_report {
     char *gnuplot_version; /* NULL when gnuplot is unavailable */
     int gnuplot_missing;
     json_t *check_doc; /* joules.check/1, for findings */
-    jl_slo *default_slo_llm, *default_slo_diffusion;
     jl_slo *slo_sets[RP_KIND_COUNT][RP_SET_MAX]; /* the paper's SLO sets, parsed */
     char **cmp_notes;  /* why a comparison figure is not shown (one line each) */
     size_t n_cmp_notes;
