@@ -127,7 +127,14 @@ typedef struct jl_param {
     double value;
     double lower, upper;       /* the bounds used */
     int at_bound;              /* within 1e-6 of the range of a bound: no CI */
-    double ci_low, ci_high;    /* 95 % CI; NaN when unavailable (see ci_note) */
+    double ci_low, ci_high;    /* 95 % CI, inside [lower, upper]; NaN when
+                                  unavailable (status says why) */
+    /* static strings: "fitted" (interval from the data), "held" (at a
+     * physical value: the interval is its assumed uncertainty, not fitted),
+     * "at_bound" (fitted to a bound: held fixed, no interval),
+     * "not_identified" (the data do not determine it: no interval) */
+    const char *status;
+    const char *basis;         /* why, in words (static) */
 } jl_param;
 
 /* One measured run of the group, with its residuals. ln ratios are
@@ -176,6 +183,10 @@ typedef struct jl_model_options {
      * the rows at the largest batch when they have less than regime_ratio x
      * the throughput of a row with at most half their batch. */
     double regime_ratio;
+    /* Hold the parameters one sweep does not identify at physical values
+     * (default 1): Ps at the GPU's idle power, tw and ln_bw at 0 for a dense
+     * model (docs/model.md "Which parameters are fitted"); 0: fit all nine. */
+    int hold_params;
 } jl_model_options;
 
 void jl_model_options_default(jl_model_options *o);
@@ -286,6 +297,11 @@ typedef struct jl_prediction {
     long pool_anchor_cap;      /* the group's measured end cap it starts from */
     double pool_anchor_batch;  /* the (geometric) mean achieved batch there */
     long pool_target_cap;      /* the cap of the batch: lround(batch / batch_per_cap) */
+    /* The 95 % prediction interval of one new run's energy per token (the
+     * interval the leave-one-out scores: docs/model.md "Prediction
+     * intervals"), around energy_per_token_j.value, also for a pooled
+     * prediction; NaN for interpolation. */
+    double energy_per_token_pi_lo_j, energy_per_token_pi_hi_j;
 } jl_prediction;
 
 /* Attach the model's other sweeps to fit f of groups->items[gi] (copies
@@ -329,6 +345,13 @@ typedef struct jl_loo_point {
     double batch;              /* its achieved batch (where joules predicts) */
     double actual_energy_per_token_j;
     double predicted_energy_per_token_j;
+    /* its 95 % prediction interval for one new run (docs/model.md
+     * "Prediction intervals"); NaN when the refit failed */
+    double predicted_lo_j, predicted_hi_j;
+    /* the terms of its sd (jm_pi_sd): mean square of the physical model's
+     * ln e residuals of the training rows, the GP's variance at the point,
+     * the distance in ln b outside the training range (NaN: anchor) */
+    double pi_resid_ms, pi_gp_var, pi_outside;
     double abs_rel_error;
     int position;              /* -1 lowest cap of the sweep, 0 interior, 1 highest */
 } jl_loo_point;
@@ -349,6 +372,10 @@ void jl_loo_result_clear(jl_loo_result *r);
 typedef struct jl_loo_stats {
     size_t n;
     double median, p90, max;   /* of abs_rel_error; NaN when n == 0 */
+    /* of the points with a prediction interval: the share whose actual value
+     * lies inside it, and the median of (hi - lo) / 2 / predicted; NaN when
+     * none has one */
+    double coverage, median_half_width;
 } jl_loo_stats;
 
 /* Statistics over the points whose task is `task` (NULL: all; "LLM" and
@@ -365,6 +392,93 @@ typedef struct jl_logistic {
 
 jl_logistic jl_logistic_fit(const double *x, const double *y, size_t n);
 double jl_logistic_eval(const jl_logistic *m, double x);
+
+/* ---- what if: an unmeasured configuration of a measured (model, task) ------ */
+
+/* How a configuration differs from the measured group it is predicted from. */
+typedef enum {
+    JL_TRANSFER_NONE = 0,
+    JL_TRANSFER_GPU_COUNT, /* same GPU model, another count */
+    JL_TRANSFER_GPU_MODEL, /* same count, another GPU model */
+    JL_TRANSFER_BOTH,      /* another count and GPU model */
+    JL_TRANSFER_PRECISION  /* another precision (the FP8/BF16 twin of the model) */
+} jl_transfer;
+
+/* "none", "gpu_count", "gpu_model", "both", "precision" */
+const char *jl_transfer_name(jl_transfer t);
+/* The transfer from measured group s to configuration t: NONE unless same
+ * task and same model (up to an FP8/BF16 suffix). */
+jl_transfer jl_transfer_of(const jl_group_key *s, const jl_group_key *t);
+
+typedef struct jl_whatif_point {
+    long cap;                  /* max_batch_size */
+    double batch;              /* expected achieved batch: the sources' mean
+                                  batch/cap x min(cap, memory ceiling) */
+    /* 95 % prediction intervals (docs/model.md "What if") */
+    jl_interval energy_per_token_j, power_w, step_time_s; /* step time ~ ITL */
+    double throughput_tok_s;   /* batch / step time */
+    int beyond_ceiling;        /* cap above the configuration's memory ceiling */
+    int unlocked;              /* cap above every measured sibling's largest cap */
+    int extrapolated;          /* no source measured this cap */
+    size_t n_sources;          /* sources averaged at this cap */
+} jl_whatif_point;
+
+typedef struct jl_whatif {
+    jl_group_key target;       /* owned */
+    jl_transfer transfer;      /* of the sources used */
+    size_t *sources, n_sources;/* indices into the group list */
+    double memory_ceiling;     /* sequences (descriptors); NaN unknown */
+    int memory_assumed;        /* on the per-task default input length */
+    size_t n_pairs;            /* pairs of configurations of other models the
+                                  factors were learned from */
+    size_t n_pairs_kind;       /* of them, of this transfer kind (intervals) */
+    jl_whatif_point *points;
+    size_t n_points;
+} jl_whatif;
+
+/* Predict configuration `target` at caps[0..n_caps) (NULL: powers of two
+ * from the smallest measured cap of the model and task to twice the
+ * largest) from the measured groups of gl of the same model and task (a
+ * group with target's own key is never used), of transfer kind `only`
+ * (NONE: the closest kind available: GPU count, GPU model, both,
+ * precision), with the factors learned across the other models of gl (not
+ * target's model nor its FP8/BF16 twin) and the memory ceiling from the
+ * descriptors. JL_ENODATA when there is no source or too few pairs to learn
+ * from (the message says which); JL_ENOMEM. */
+jl_status jl_whatif_predict(const jl_model_group_list *gl, const jl_descriptors *desc,
+                            const jl_group_key *target, jl_transfer only, const long *caps,
+                            size_t n_caps, jl_whatif *out, jl_error **err);
+void jl_whatif_clear(jl_whatif *w);
+
+typedef struct jl_whatif_loo_point {
+    const jl_summary *run;     /* borrowed: the held-out run */
+    size_t group;
+    jl_transfer transfer;
+    long max_batch_size;
+    double actual_energy_per_token_j;
+    jl_interval predicted;     /* energy per token with its interval */
+    double abs_rel_error;
+    int unlocked, extrapolated;
+} jl_whatif_loo_point;
+
+typedef struct jl_whatif_loo {
+    jl_whatif_loo_point *points;
+    size_t count;
+} jl_whatif_loo;
+
+/* Hold out each group in turn and predict its runs at their caps with
+ * jl_whatif_predict, once per transfer kind (GPU count, GPU model, both)
+ * that has a source; factors learned without the group's model and twin. */
+jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors *desc,
+                            jl_whatif_loo *out, jl_error **err);
+void jl_whatif_loo_clear(jl_whatif_loo *r);
+/* Statistics of the points of transfer k (NONE: all) and workload ("llm",
+ * "mllm", NULL: all). */
+jl_loo_stats jl_whatif_loo_summarize(const jl_whatif_loo *r, jl_transfer k, const char *workload);
+
+/* {"points": [...], "summary": {...}} of a what-if leave-one-out
+ * (docs/model.md). */
+json_t *jl_whatif_loo_to_json(const jl_whatif_loo *r, const jl_model_group_list *gl);
 
 /* ---- documents (docs/model.md lists every key) ----------------------------- */
 

@@ -42,6 +42,10 @@ json_t *jl_errors_to_json(const jl_error_list *errors);
 /* Serialise a document (sorted keys, fixed precision, trailing newline). */
 char *jl_json_dump(const json_t *doc);
 
+/* json_dumps(v, flags), the same bytes, several times faster
+ * (src/output/json_dump.c); caller frees. */
+char *jl_json_dumps(const json_t *v, size_t flags);
+
 /* Write a whole document to path atomically ("-" = stdout). */
 jl_status jl_write_json(const char *path, const json_t *doc, jl_error **err);
 

@@ -13,7 +13,7 @@
 #include "joules/model.h"
 
 static const char *const help =
-    "usage: joules fit [--json] [--loo] [--anchor] [--csv FILE] [--grid N] [options] PATH...\n\n"
+    "usage: joules fit [--json] [--loo] [--anchor] [--what-if-loo] [--csv FILE] [--grid N] [options] PATH...\n\n"
     "For every group of LLM/MLLM runs differing only in their batch cap (same model,\n"
     "task, gpu_model, num_gpus, precision): the physical batch-size model fitted to\n"
     "power and throughput against the achieved batch (avg_batch_size), each parameter\n"
@@ -24,6 +24,10 @@ static const char *const help =
     "  --json          print the joules.fit/1 document\n"
     "  --loo           leave each batch size out in turn, refit, predict energy per token\n"
     "                  at the held-out runs; prints the accuracy per task\n"
+    "  --what-if-loo   hold out each group (model, task, GPU, count, precision) in turn and\n"
+    "                  predict its runs from the model's other configurations and factors\n"
+    "                  learned across other models (joules predict --what-if); prints the\n"
+    "                  accuracy and interval coverage per kind of transfer\n"
     "  --anchor        with --loo: also evaluate the ML.ENERGY toolkit's logistic (the\n"
     "                  anchor) and print both side by side (docs/model-accuracy.md)\n"
     "  --no-correction the physical model alone (no GP correction)\n"
@@ -39,8 +43,14 @@ static const char *const help =
 
 static void fmt_ci(char *buf, size_t cap, const jl_param *q)
 {
+    const char *st = q->status ? q->status : "";
     if (q->at_bound)
         snprintf(buf, cap, "at bound [%g, %g]", q->lower, q->upper);
+    else if (!strcmp(st, "held"))
+        snprintf(buf, cap, isfinite(q->ci_low) ? "held, assumed [%.4g, %.4g]" : "held", q->ci_low,
+                 q->ci_high);
+    else if (!strcmp(st, "not_identified"))
+        snprintf(buf, cap, "not identified by the data");
     else if (isfinite(q->ci_low))
         snprintf(buf, cap, "[%.4g, %.4g]", q->ci_low, q->ci_high);
     else
@@ -99,7 +109,7 @@ static void print_fit(const jl_group_fit *f, const double *grid, size_t n_grid)
 static jl_loo_stats position_stats(const jl_loo_result *r, int pos)
 {
     jl_loo_result sub = {malloc((r->count ? r->count : 1) * sizeof *r->points), 0};
-    jl_loo_stats st = {0, NAN, NAN, NAN};
+    jl_loo_stats st = {0, NAN, NAN, NAN, NAN, NAN};
     if (!sub.points)
         return st;
     for (size_t i = 0; i < r->count; i++)
@@ -162,6 +172,25 @@ static void print_loo_table(const jl_loo_result *j, const jl_loo_result *a)
     free(tasks);
 }
 
+static void print_whatif_table(const jl_whatif_loo *r)
+{
+    static const jl_transfer ks[] = {JL_TRANSFER_GPU_COUNT, JL_TRANSFER_GPU_MODEL,
+                                     JL_TRANSFER_BOTH};
+    static const char *const wls[] = {NULL, "llm", "mllm"};
+    printf("what if: each group held out, predicted from the model's other configurations\n"
+           "transfer   workload     n   median     p90      max  | 95%% interval: coverage "
+           "median half-width\n");
+    for (size_t i = 0; i < 3; i++)
+        for (size_t w = 0; w < 3; w++) {
+            jl_loo_stats s = jl_whatif_loo_summarize(r, ks[i], wls[w]);
+            if (!s.n)
+                continue;
+            printf("%-10s %-8s %5zu  %6.2f%%  %6.2f%%  %7.4g%% | %6.1f%%  %6.2f%%\n",
+                   jl_transfer_name(ks[i]), wls[w] ? wls[w] : "all", s.n, 100 * s.median,
+                   100 * s.p90, 100 * s.max, 100 * s.coverage, 100 * s.median_half_width);
+        }
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -176,7 +205,8 @@ typedef struct fit_result {
     const jl_model_options *mo;
     size_t n_grid;
     jl_loo_result loo, anchor;
-    int with_loo, with_anchor;
+    jl_whatif_loo whatif;
+    int with_loo, with_anchor, with_whatif;
 } fit_result;
 
 static jl_status write_csv(const char *path, const void *result, const jl_summary_list *l,
@@ -191,19 +221,30 @@ static json_t *to_json(const void *result, const jl_summary_list *l)
 {
     const fit_result *f = result;
     (void)l;
-    return jl_fit_document(f->fits, f->groups.count, f->mo, f->n_grid,
-                           f->with_loo ? &f->loo : NULL, f->with_anchor ? &f->anchor : NULL,
-                           &f->groups);
+    json_t *doc = jl_fit_document(f->fits, f->groups.count, f->mo, f->n_grid,
+                                  f->with_loo ? &f->loo : NULL,
+                                  f->with_anchor ? &f->anchor : NULL, &f->groups);
+    if (doc && f->with_whatif) {
+        json_t *w = jl_whatif_loo_to_json(&f->whatif, &f->groups);
+        if (!w) {
+            json_decref(doc);
+            return NULL;
+        }
+        json_object_set_new(doc, "what_if_loo", w);
+    }
+    return doc;
 }
 
 static void print_table(const void *result, const jl_summary_list *l)
 {
     const fit_result *f = result;
     (void)l;
-    if (f->with_loo) {
+    if (f->with_loo)
         print_loo_table(&f->loo, f->with_anchor ? &f->anchor : NULL);
+    if (f->with_whatif)
+        print_whatif_table(&f->whatif);
+    if (f->with_loo || f->with_whatif)
         return;
-    }
     for (size_t i = 0; i < f->groups.count; i++) {
         double *grid = jl_model_batch_grid(f->fits[i], f->n_grid);
         print_fit(f->fits[i], grid, grid ? f->n_grid : 0);
@@ -240,7 +281,16 @@ static jl_status fit_all(const cli_study *cs, fit_result *f, jl_error **err)
             return st;
         t_anchor = now_s() - t0;
     }
+    double t_whatif = 0;
+    if (f->with_whatif) {
+        t0 = now_s();
+        if ((st = jl_whatif_loo_run(&f->groups, cs->desc, &f->whatif, err)) != JL_OK)
+            return st;
+        t_whatif = now_s() - t0;
+    }
     fprintf(stderr, "joules fit: %zu groups fitted in %.2f s", f->groups.count, t_fit);
+    if (f->with_whatif)
+        fprintf(stderr, "; what-if held out: %.2f s (%zu points)", t_whatif, f->whatif.count);
     if (f->with_loo)
         fprintf(stderr, "; leave-one-out: joules %.2f s (%zu points)", t_loo, f->loo.count);
     if (f->with_anchor)
@@ -256,18 +306,20 @@ static void fit_result_clear(fit_result *f)
     free(f->fits);
     jl_loo_result_clear(&f->loo);
     jl_loo_result_clear(&f->anchor);
+    jl_whatif_loo_clear(&f->whatif);
     jl_group_list_clear(&f->groups);
 }
 
 int jl_cmd_fit(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_LOO, OPT_ANCHOR, OPT_GRID, OPT_NOCORR, OPT_ROBUST,
-           OPT_POOL, OPT_REGIME };
+           OPT_POOL, OPT_REGIME, OPT_WHATIF };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"csv", required_argument, NULL, OPT_CSV},
         {"loo", no_argument, NULL, OPT_LOO},
         {"anchor", no_argument, NULL, OPT_ANCHOR},
+        {"what-if-loo", no_argument, NULL, OPT_WHATIF},
         {"grid", required_argument, NULL, OPT_GRID},
         {"no-correction", no_argument, NULL, OPT_NOCORR},
         {"robust", required_argument, NULL, OPT_ROBUST},
@@ -293,6 +345,7 @@ int jl_cmd_fit(int argc, char **argv)
         case OPT_CSV: csv = optarg; break;
         case OPT_LOO: f.with_loo = 1; break;
         case OPT_ANCHOR: f.with_anchor = 1; break;
+        case OPT_WHATIF: f.with_whatif = 1; break;
         case OPT_NOCORR: mo.correction = 0; break;
         case OPT_ROBUST:
             rc = cli_parse_number(cmd, "--robust", optarg, 0, INFINITY, ">= 0", &mo.robust);

@@ -14,6 +14,7 @@
 
 static const char *const help =
     "usage: joules predict --group SELECTOR (--batch N | --batch-range A:B[:STEP] | --cap N)\n"
+    "                      [--what-if K=V[,K=V]]\n"
     "                      [--json] [options] PATH...\n\n"
     "Energy per token, power, step time and throughput of one group at batch sizes\n"
     "that were not measured, each with its 95% interval, from the model `joules fit`\n"
@@ -31,6 +32,13 @@ static const char *const help =
     "  --pool W           outside the measured batch range, mix energy per token with the\n"
     "                     prediction pooled from the model's other sweeps in PATH, as the\n"
     "                     leave-one-out does (weight, default 0.7; 0 = off; docs/model.md)\n"
+    "  --what-if K=V[,K=V]  an unmeasured configuration of the --group's model and task:\n"
+    "                     num_gpus=N, gpu_model=G and/or precision=P replace the group's;\n"
+    "                     predicted from the model's measured configurations, the\n"
+    "                     descriptors (models/) and factors learned across the other models\n"
+    "                     in PATH, at --cap N (repeatable; default: powers of two up to twice\n"
+    "                     the largest measured cap), each with a 95%% interval, and the new\n"
+    "                     memory ceiling (docs/model.md \"What if\")\n"
     "  --json             print the joules.predict/1 document\n"
     CLI_STUDY_HELP
     "  -h, --help         this help\n";
@@ -242,6 +250,115 @@ static json_t *predict_doc(const jl_group_fit *fit, const jl_prediction *pred, s
     return doc;
 }
 
+/* "num_gpus=2,gpu_model=B200" applied to key t (strings borrowed from the
+ * argument copy `buf`). 0, or -1 after a usage error. */
+static int parse_whatif(const char *cmd, char *buf, jl_group_key *t)
+{
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq || !eq[1]) {
+            cli_usage_error(cmd, "--what-if: '%s' is not KEY=VALUE", tok);
+            return -1;
+        }
+        *eq = '\0';
+        const char *v = eq + 1;
+        if (!strcmp(tok, "num_gpus")) {
+            char *end = NULL;
+            long n = strtol(v, &end, 10);
+            if (!end || *end || n < 1 || n > 4096) {
+                cli_usage_error(cmd, "--what-if: num_gpus '%s' is not a GPU count", v);
+                return -1;
+            }
+            t->num_gpus = n;
+        } else if (!strcmp(tok, "gpu_model")) {
+            t->gpu_model = (char *)v;
+        } else if (!strcmp(tok, "precision")) {
+            t->precision = (char *)v;
+        } else if (!strcmp(tok, "model")) {
+            t->model = (char *)v;
+        } else {
+            cli_usage_error(cmd, "--what-if: '%s' cannot be changed (num_gpus, gpu_model, "
+                                 "precision or model: the FP8/BF16 twin)", tok);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void print_whatif(const jl_whatif *w, const jl_model_group_list *gl)
+{
+    char *k = jl_group_key_format(&w->target);
+    printf("what if %s\n  not measured: predicted by %s transfer from", k ? k : "?",
+           jl_transfer_name(w->transfer));
+    free(k);
+    for (size_t i = 0; i < w->n_sources; i++)
+        printf("%s %ldx%s %s", i ? "," : "", gl->items[w->sources[i]].key.num_gpus,
+               gl->items[w->sources[i]].key.gpu_model, gl->items[w->sources[i]].key.precision);
+    printf(" (same model and task), with factors learned across other models (%zu pairs, %zu of "
+           "this kind)\n",
+           w->n_pairs, w->n_pairs_kind);
+    if (isfinite(w->memory_ceiling))
+        printf("  memory ceiling: ~%.0f sequences%s\n", w->memory_ceiling,
+               w->memory_assumed ? " (on an assumed per-task input length)" : "");
+    else
+        printf("  memory ceiling: unknown (the descriptors lack what it needs)\n");
+    printf("  %6s %8s  %-30s %-26s %-24s %s\n", "cap", "batch", "energy/token J [95%]",
+           "power W [95%]", "step (ITL) ms [95%]", "tok/s");
+    for (size_t i = 0; i < w->n_points; i++) {
+        const jl_whatif_point *p = &w->points[i];
+        char e[64], pw[64], st[64];
+        snprintf(e, sizeof e, "%.4g [%.4g, %.4g]", p->energy_per_token_j.value,
+                 p->energy_per_token_j.lo, p->energy_per_token_j.hi);
+        snprintf(pw, sizeof pw, "%.4g [%.4g, %.4g]", p->power_w.value, p->power_w.lo,
+                 p->power_w.hi);
+        snprintf(st, sizeof st, "%.4g [%.4g, %.4g]", 1e3 * p->step_time_s.value,
+                 1e3 * p->step_time_s.lo, 1e3 * p->step_time_s.hi);
+        printf("  %6ld %8.1f  %-30s %-26s %-24s %.4g%s%s%s\n", p->cap, p->batch, e, pw, st,
+               p->throughput_tok_s, p->beyond_ceiling ? "  (beyond the memory ceiling)" : "",
+               p->unlocked ? "  (unlocked: above every measured cap)" : "",
+               p->extrapolated && !p->unlocked ? "  (no source measured this cap)" : "");
+    }
+}
+
+static json_t *whatif_doc(const jl_whatif *w, const jl_model_group_list *gl)
+{
+    json_t *doc = json_object(), *src = json_array(), *pts = json_array();
+    char *k = jl_group_key_format(&w->target);
+    json_object_set_new(doc, "schema", json_string("joules.predict/1"));
+    json_object_set_new(doc, "what_if", json_true());
+    json_object_set_new(doc, "group", k ? json_string(k) : json_null());
+    free(k);
+    json_object_set_new(doc, "transfer", json_string(jl_transfer_name(w->transfer)));
+    for (size_t i = 0; i < w->n_sources; i++) {
+        char *s = jl_group_key_format(&gl->items[w->sources[i]].key);
+        json_array_append_new(src, s ? json_string(s) : json_null());
+        free(s);
+    }
+    json_object_set_new(doc, "sources", src);
+    json_object_set_new(doc, "factor_pairs", json_integer((json_int_t)w->n_pairs));
+    json_object_set_new(doc, "factor_pairs_of_this_kind", json_integer((json_int_t)w->n_pairs_kind));
+    json_object_set_new(doc, "memory_ceiling", jl_json_number(w->memory_ceiling));
+    json_object_set_new(doc, "memory_ceiling_assumed", json_boolean(w->memory_assumed));
+    for (size_t i = 0; i < w->n_points; i++) {
+        const jl_whatif_point *p = &w->points[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "max_batch_size", json_integer((json_int_t)p->cap));
+        json_object_set_new(o, "batch", jl_json_number(p->batch));
+        json_object_set_new(o, "energy_per_token_j", jl_interval_to_json(&p->energy_per_token_j));
+        json_object_set_new(o, "power_w", jl_interval_to_json(&p->power_w));
+        json_object_set_new(o, "step_time_s", jl_interval_to_json(&p->step_time_s));
+        json_object_set_new(o, "throughput_tok_s", jl_json_number(p->throughput_tok_s));
+        json_object_set_new(o, "beyond_ceiling", json_boolean(p->beyond_ceiling));
+        json_object_set_new(o, "unlocked", json_boolean(p->unlocked));
+        json_object_set_new(o, "extrapolated", json_boolean(p->extrapolated));
+        json_object_set_new(o, "n_sources", json_integer((json_int_t)p->n_sources));
+        json_array_append_new(pts, o);
+    }
+    json_object_set_new(doc, "predictions", pts);
+    return doc;
+}
+
 /* The one group gsel selects, or -1 after listing the candidates (none or
  * several match). */
 static long select_group(const char *cmd, const jl_model_group_list *gl, const jl_selector *gsel)
@@ -272,7 +389,8 @@ static long select_group(const char *cmd, const jl_model_group_list *gl, const j
 
 int jl_cmd_predict(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_GROUP, OPT_BATCH, OPT_RANGE, OPT_CAP, OPT_POOL };
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_GROUP, OPT_BATCH, OPT_RANGE, OPT_CAP, OPT_POOL,
+           OPT_WHATIF };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"group", required_argument, NULL, OPT_GROUP},
@@ -280,11 +398,13 @@ int jl_cmd_predict(int argc, char **argv)
         {"batch-range", required_argument, NULL, OPT_RANGE},
         {"cap", required_argument, NULL, OPT_CAP},
         {"pool", required_argument, NULL, OPT_POOL},
+        {"what-if", required_argument, NULL, OPT_WHATIF},
         {"help", no_argument, NULL, 'h'},
         CLI_STUDY_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "predict";
+    char *whatif = NULL;
     int json = 0, c, rc = JL_EXIT_OK, have_group = 0;
     batches bs = {0};
     jl_selector *gsel = jl_selector_new();
@@ -320,6 +440,11 @@ int jl_cmd_predict(int argc, char **argv)
                 rc = JL_EXIT_USAGE;
             break;
         case OPT_RANGE: rc = parse_range(cmd, optarg, &bs) ? JL_EXIT_USAGE : 0; break;
+        case OPT_WHATIF:
+            free(whatif);
+            if (!(whatif = strdup(optarg)))
+                rc = JL_EXIT_INTERNAL;
+            break;
         case OPT_POOL:
             rc = cli_parse_number(cmd, "--pool", optarg, 0, nextafter(1.0, 2.0), "in [0, 1]",
                                   &mo.pool_weight);
@@ -333,10 +458,17 @@ int jl_cmd_predict(int argc, char **argv)
         rc = cli_usage_error(cmd, "--group SELECTOR is required");
         goto out;
     }
-    if (!bs.n) {
+    if (!bs.n && !whatif) {
         rc = cli_usage_error(cmd, "give --batch N, --batch-range A:B[:STEP] or --cap N");
         goto out;
     }
+    if (whatif)
+        for (size_t i = 0; i < bs.n; i++)
+            if (!bs.is_cap[i] || bs.v[i] != floor(bs.v[i])) {
+                rc = cli_usage_error(cmd, "--what-if predicts at caps: give --cap N (whole "
+                                          "numbers), not --batch / --batch-range");
+                goto out;
+            }
     static const cli_output rows = {NULL, NULL, NULL, "predictions", 0};
     if ((rc = cli_check_outputs(cmd, &cs, NULL, json, &rows)))
         goto out;
@@ -350,6 +482,33 @@ int jl_cmd_predict(int argc, char **argv)
         goto out;
     }
     const jl_model_group *g = &gl.items[which];
+    if (whatif) {
+        jl_group_key t = g->key;
+        if (parse_whatif(cmd, whatif, &t)) {
+            rc = JL_EXIT_USAGE;
+            goto out;
+        }
+        long *caps = bs.n ? malloc(bs.n * sizeof *caps) : NULL;
+        for (size_t i = 0; caps && i < bs.n; i++)
+            caps[i] = (long)bs.v[i];
+        jl_whatif w;
+        jl_status ws = jl_whatif_predict(&gl, cs.desc, &t, JL_TRANSFER_NONE, caps, bs.n, &w, &err);
+        free(caps);
+        if (ws != JL_OK)
+            goto fail;
+        if (json || cs.jsonl) {
+            json_t *doc = whatif_doc(&w, &gl);
+            if (doc && cs.names == JL_NAMES_MLENERGY)
+                jl_json_rename_mlenergy(doc);
+            rc = json ? cli_print_document(cmd, doc, &cs.errors)
+                      : cli_print_jsonl(cmd, &cs, doc, "predictions");
+        } else
+            print_whatif(&w, &gl);
+        jl_whatif_clear(&w);
+        if (!rc)
+            rc = cli_study_exit(&cs);
+        goto out;
+    }
     if (jl_model_fit_group(g->runs, g->n_runs, &mo, cs.desc, &fit, &err) != JL_OK)
         goto fail;
     /* the model's other sweeps in the loaded data: sweep ends pooled as in
@@ -390,6 +549,7 @@ fail:
     cli_print_error(cmd, err);
     rc = jl_exit_for_status(err ? err->code : JL_ENOMEM);
 out:
+    free(whatif);
     jl_error_free(err);
     free(pred);
     jl_group_fit_free(fit);

@@ -109,6 +109,8 @@ static int resid_f(const gsl_vector *th, void *vc, gsl_vector *f)
     }
     for (int j = 0; j < JM_NP; j++)
         gsl_vector_set(f, 2 * d->n + (size_t)j, c->ridge * gsl_vector_get(th, (size_t)j));
+    if (d->ps_prior_w > 0)
+        gsl_vector_set(f, 2 * d->n + JL_MP_PS, d->ps_prior_w * log(p[JL_MP_PS] / d->ps_prior));
     return GSL_SUCCESS;
 }
 
@@ -136,6 +138,9 @@ static int resid_df(const gsl_vector *th, void *vc, gsl_matrix *J)
     }
     for (int j = 0; j < JM_NP; j++)
         gsl_matrix_set(J, 2 * d->n + (size_t)j, (size_t)j, c->ridge);
+    if (d->ps_prior_w > 0)
+        gsl_matrix_set(J, 2 * d->n + JL_MP_PS, JL_MP_PS,
+                       d->ps_prior_w * dp[JL_MP_PS] / p[JL_MP_PS]);
     return GSL_SUCCESS;
 }
 
@@ -151,6 +156,8 @@ static double cost_at(const fit_ctx *c, const double p[JM_NP])
     }
     for (int j = 0; j < JM_NP; j++) {
         double r = c->ridge * to_theta(p[j], c->lo[j], c->hi[j]);
+        if (j == JL_MP_PS && d->ps_prior_w > 0)
+            r = d->ps_prior_w * log(p[j] / d->ps_prior);
         s += r * r;
     }
     return isfinite(s) ? s : HUGE_VAL;

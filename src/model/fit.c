@@ -52,6 +52,7 @@ void jl_model_options_default(jl_model_options *o)
     o->robust = 0.0;
     o->pool_weight = 0.7;
     o->regime_ratio = 0.85;
+    o->hold_params = 1;
 }
 
 /* ---- group keys ---------------------------------------------------------- */
@@ -594,10 +595,10 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
         free(keep);
     }
     f->n_fitted = mk;
-    jm_data d = {mk, b + k0, P + k0, T + k0, (double)f->key.num_gpus};
-    double lo[JM_NP], hi[JM_NP], p[JM_NP], ps_lo, ps_hi;
-    jm_ps_range(runs[0], desc, &ps_lo, &ps_hi);
-    jm_bounds(ps_lo, ps_hi, lo, hi);
+    jm_data d = {mk, b + k0, P + k0, T + k0, (double)f->key.num_gpus, NAN, 0};
+    double lo[JM_NP], hi[JM_NP], p[JM_NP];
+    int held[JM_NP];
+    jm_group_bounds(runs[0], desc, opt, lo, hi, held, &d);
     if (jm_fit_params(&d, lo, hi, opt, p, &f->cost)) {
         f->method = JL_FIT_INTERPOLATION;
         free(f->note);
@@ -618,9 +619,27 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
         q->lower = lo[j];
         q->upper = hi[j];
         double r = 1e-6 * (hi[j] - lo[j]);
-        q->at_bound = !(p[j] - lo[j] > r && hi[j] - p[j] > r);
-        free_[j] = !q->at_bound;
+        q->at_bound = !held[j] && !(p[j] - lo[j] > r && hi[j] - p[j] > r);
+        free_[j] = !q->at_bound && !held[j];
         nfree += free_[j];
+        q->status = held[j] ? "held" : (q->at_bound ? "at_bound" : "fitted");
+        q->basis = q->at_bound ? "fitted to a bound of its range: held there, no interval" : NULL;
+    }
+    if (held[JL_MP_PS]) {
+        /* Ps near the idle power by its prior: its interval is the prior's */
+        jl_param *q = &f->params[JL_MP_PS];
+        q->basis = isfinite(runs[0]->attrs.gpu_idle_power_w) && runs[0]->attrs.gpu_idle_power_w > 0
+                       ? "held near the measured idle power (gpu_idle_power_w) by a prior of "
+                         "+-10 % (1 sd); the interval is +-1.96 sd of it around the value, not fitted"
+                       : "held near the GPU descriptor's idle power (models/gpus.json) by a "
+                         "prior of +-10 % (1 sd); the interval is +-1.96 sd of it around the value, not fitted";
+        q->ci_low = fmax(lo[JL_MP_PS], p[JL_MP_PS] * exp(-1.96 * JM_PS_PRIOR_SD));
+        q->ci_high = fmin(hi[JL_MP_PS], p[JL_MP_PS] * exp(1.96 * JM_PS_PRIOR_SD));
+    }
+    if (held[JL_MP_TW]) {
+        f->params[JL_MP_TW].basis = f->params[JL_MP_LN_BW].basis =
+            "held at 0: a dense model (descriptor: active = total parameters) has no "
+            "expert-activation term";
     }
     double *lnEm = malloc(m * sizeof *lnEm);
     if (!lnEm)
@@ -648,29 +667,72 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
 
     /* confidence intervals */
     f->dof = 2 * (long)mk - nfree;
+    int incl[JM_NP], nincl = 0;
+    for (int j = 0; j < JM_NP; j++) {
+        incl[j] = free_[j] || (j == JL_MP_PS && held[j] && d.ps_prior_w > 0);
+        nincl += incl[j];
+    }
     if (f->dof <= 0) {
         f->has_ci = 0;
         f->ci_note = jl_asprintf("insufficient data for confidence intervals: %zu residuals "
                                  "(power and throughput of %zu runs) for %d free parameters",
                                  2 * mk, mk, nfree);
-    } else if (parameter_cov(f, &d, p, free_, nfree, f->rss / (double)f->dof, unident) == 0) {
+    } else if (parameter_cov(f, &d, p, incl, nincl, f->rss / (double)f->dof, unident) == 0) {
         f->has_ci = 1;
         f->t_quantile = gsl_cdf_tdist_Pinv(0.5 + 0.5 * opt->confidence, (double)f->dof);
         int nu = 0;
         for (int j = 0; j < JM_NP; j++) {
-            nu += unident[j];
-            if (!free_[j] || unident[j])
+            if (!free_[j])
                 continue;
-            double h = f->t_quantile * sqrt(fmax(f->cov[j][j], 0.0));
-            f->params[j].ci_low = p[j] - h;
-            f->params[j].ci_high = p[j] + h;
+            jl_param *q = &f->params[j];
+            double se = sqrt(fmax(f->cov[j][j], 0.0));
+            /* every parameter but ln_bw is positive: its interval is taken in
+             * log space (a relative standard error), then kept inside the
+             * declared range; one the data do not pin down to within a
+             * factor of e (relative s.e. >= 1) gets none */
+            double rel = j == JL_MP_LN_BW ? se / fmax(hi[j] - lo[j], 1e-300) * 2 : se / fabs(p[j]);
+            if (unident[j] || !(rel < 1)) {
+                q->status = "not_identified";
+                q->basis = unident[j] ? "in a direction of the parameters the data do not "
+                                        "identify: no interval"
+                                      : "not determined by the data (standard error above "
+                                        "100 % of the value, or of half its range): no interval";
+                nu++;
+                continue;
+            }
+            double h = f->t_quantile * rel;
+            if (j == JL_MP_LN_BW) {
+                q->ci_low = fmax(lo[j], p[j] - f->t_quantile * se);
+                q->ci_high = fmin(hi[j], p[j] + f->t_quantile * se);
+            } else {
+                q->ci_low = fmax(lo[j], p[j] * exp(-h));
+                q->ci_high = fmin(hi[j], p[j] * exp(h));
+            }
+            q->basis = "fitted: 95 % interval from the data (t quantile, log scale), inside the "
+                       "declared range";
         }
-        if (nfree < JM_NP || nu)
-            f->ci_note = jl_asprintf("%s%s%s", nfree < JM_NP ? "parameters at a bound have no "
-                                                               "interval (held fixed)" : "",
-                                     nfree < JM_NP && nu ? "; " : "",
-                                     nu ? "parameters in a direction the data do not identify "
-                                          "have no interval" : "");
+        {
+            int nh = 0, nb = 0;
+            for (int j = 0; j < JM_NP; j++) {
+                nh += held[j];
+                nb += f->params[j].at_bound;
+            }
+            f->ci_note = jl_asprintf("%d of %d parameters fitted with an interval, %d held at "
+                                     "physical values, %d at a bound%s",
+                                     nfree - nu, JM_NP, nh, nb,
+                                     nu ? "; not identified by the data, no interval: " : "");
+        }
+        if (nu) {
+            char *t = f->ci_note;
+            size_t len = 0;
+            char names[128] = "";
+            for (int j = 0; j < JM_NP; j++)
+                if (!strcmp(f->params[j].status, "not_identified"))
+                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                                            f->params[j].name);
+            f->ci_note = t ? jl_asprintf("%s%s", t, names) : NULL;
+            free(t);
+        }
     } else {
         f->ci_note = jl_strdup("covariance could not be computed");
     }
@@ -725,4 +787,43 @@ oom:
     free(buf);
     jl_group_fit_free(f);
     return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "fitting a group");
+}
+
+/* The bounds of one group's fit, with what one sweep cannot identify held
+ * at physical values (docs/model.md "Which parameters are fitted"):
+ *   Ps    held near the GPU's idle power (the trace's measured
+ *         gpu_idle_power_w, else the descriptor's idle_power_w) by a prior of
+ *         relative width JM_PS_PRIOR_SD inside its box (jm_ps_range): a
+ *         decode sweep barely separates static power from the
+ *         batch-independent dynamic energy Ew;
+ *   tw, ln_bw held at 0 for a dense model (descriptor: active = total
+ *         parameters) when JM_HOLD_DENSE: there is no expert-activation term.
+ * held[j] = 1 for a parameter held (lo == hi, or Ps with its prior).
+ * opt->hold_params == 0 frees them all (the 9-parameter fit of before). */
+void jm_group_bounds(const jl_summary *s, const jl_descriptors *desc,
+                     const jl_model_options *opt, double lo[JM_NP], double hi[JM_NP],
+                     int held[JM_NP], jm_data *d)
+{
+    double ps_lo, ps_hi;
+    jm_ps_range(s, desc, &ps_lo, &ps_hi);
+    jm_bounds(ps_lo, ps_hi, lo, hi);
+    for (int j = 0; j < JM_NP; j++)
+        held[j] = 0;
+    d->ps_prior = NAN;
+    d->ps_prior_w = 0;
+    if (!opt->hold_params)
+        return;
+    double idle = desc ? jl_run_gpu_idle_w(&s->attrs, desc) : s->attrs.gpu_idle_power_w;
+    if (isfinite(idle) && idle > ps_lo && idle < ps_hi) {
+        d->ps_prior = idle;
+        d->ps_prior_w = JM_RESID_SD / JM_PS_PRIOR_SD;
+        held[JL_MP_PS] = 1;
+    }
+    const jl_model_desc *md = desc ? jl_descriptors_model(desc, s->attrs.model) : NULL;
+    if (JM_HOLD_DENSE && md && isfinite(md->active_params) && isfinite(md->total_params) &&
+        md->active_params >= md->total_params) {
+        lo[JL_MP_TW] = hi[JL_MP_TW] = 0;
+        lo[JL_MP_LN_BW] = hi[JL_MP_LN_BW] = 0;
+        held[JL_MP_TW] = held[JL_MP_LN_BW] = 1;
+    }
 }

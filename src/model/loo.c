@@ -23,7 +23,7 @@ void jl_loo_result_clear(jl_loo_result *r)
 /* Fit on the training rows (everything but cap c) and predict e at each
  * held-out row. pred[k] for the k-th held-out row; returns 0 or -1. */
 static int predict_joules(const jl_model_group *g, long c, const jl_model_options *opt,
-                          const jl_descriptors *desc, double *pred)
+                          const jl_descriptors *desc, double *pred, double *sd, double *terms)
 {
     size_t n = g->n_runs, m = 0;
     double *buf = malloc(8 * n * sizeof *buf);
@@ -61,11 +61,10 @@ static int predict_joules(const jl_model_group *g, long c, const jl_model_option
         }
         free(keep);
     }
-    double lo[JM_NP], hi[JM_NP], p[JM_NP], cost, ps_lo, ps_hi;
-    int rc = -1;
-    jm_ps_range(g->runs[0], desc, &ps_lo, &ps_hi); /* as jl_model_fit_group */
-    jm_bounds(ps_lo, ps_hi, lo, hi);
-    jm_data d = {m, b, P, T, (double)g->key.num_gpus};
+    double lo[JM_NP], hi[JM_NP], p[JM_NP], cost;
+    int rc = -1, held[JM_NP];
+    jm_data d = {m, b, P, T, (double)g->key.num_gpus, NAN, 0};
+    jm_group_bounds(g->runs[0], desc, opt, lo, hi, held, &d); /* as jl_model_fit_group */
     if (jm_fit_params(&d, lo, hi, opt, p, &cost))
         goto end;
     for (size_t i = 0; i < m; i++) {
@@ -77,6 +76,18 @@ static int predict_joules(const jl_model_group *g, long c, const jl_model_option
     }
     int gp = opt->correction && jm_gp_weights(x, m, opt->gp_length, opt->gp_noise, rP, aP) == 0 &&
              jm_gp_weights(x, m, opt->gp_length, opt->gp_noise, rT, aT) == 0;
+    /* the scale of a prediction interval (jm_pi_sd): run-to-run noise from
+     * the physical model's ln e residuals of the training rows, the GP's
+     * signal variance, the training range */
+    double s2n = 0, s2f = 0, xlo = HUGE_VAL, xhi = -HUGE_VAL;
+    for (size_t i = 0; i < m; i++) {
+        double re = rP[i] - rT[i];
+        s2n += re * re / (double)m;
+        if (gp)
+            s2f += re * (aP[i] - aT[i]) / (double)m;
+        xlo = fmin(xlo, x[i]);
+        xhi = fmax(xhi, x[i]);
+    }
     for (size_t i = 0, k = 0; i < n; i++) {
         const jl_summary *s = g->runs[i];
         if (s->attrs.max_batch_size != c)
@@ -87,6 +98,11 @@ static int predict_joules(const jl_model_group *g, long c, const jl_model_option
         if (gp)
             le += jm_gp_mean(x, m, opt->gp_length, aP, log(bt)) -
                   jm_gp_mean(x, m, opt->gp_length, aT, log(bt));
+        double gv = gp ? jm_gp_var(x, m, opt->gp_length, opt->gp_noise, log(bt)) : 1.0;
+        sd[k] = jm_pi_sd(s2n, s2f, gv, log(bt), xlo, xhi);
+        terms[3 * k] = s2n;
+        terms[3 * k + 1] = fmax(s2f, 0.0) * gv;
+        terms[3 * k + 2] = log(bt) < xlo ? xlo - log(bt) : (log(bt) > xhi ? log(bt) - xhi : 0.0);
         pred[k++] = exp(le);
     }
     rc = 0;
@@ -155,9 +171,10 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
         if (g->n_batch_sizes < opt->min_batch_sizes)
             continue;
         free(pred);
-        pred = malloc(g->n_runs * sizeof *pred);
+        pred = malloc(5 * g->n_runs * sizeof *pred);
         if (!pred)
             goto oom;
+        double *sd = pred + g->n_runs, *terms = pred + 2 * g->n_runs;
         /* the pooled sweep-end predictor of docs/model-design.md §4, the
          * same one jl_model_predict uses (pool.c): the group's own per-cap
          * means (only the end cap a left in training is read) and its
@@ -173,9 +190,9 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
             while (j < g->n_runs && g->runs[j]->attrs.max_batch_size == c)
                 j++;
             for (size_t k = 0; k < j - i; k++)
-                pred[k] = NAN;
+                pred[k] = sd[k] = terms[3 * k] = terms[3 * k + 1] = terms[3 * k + 2] = NAN;
             int rc = which == JL_LOO_ANCHOR ? predict_anchor(g, c, pred)
-                                            : predict_joules(g, c, opt, desc, pred);
+                                            : predict_joules(g, c, opt, desc, pred, sd, terms);
             if (pool && (c == cmin || c == cmax)) {
                 /* the adjacent measured cap: the nearest one left in training */
                 long a = c == cmin ? g->runs[j]->attrs.max_batch_size
@@ -200,6 +217,11 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
                 pt->batch = s->fig[JL_FIG_AVG_BATCH_SIZE];
                 pt->actual_energy_per_token_j = jm_run_energy(s);
                 pt->predicted_energy_per_token_j = pred[k - i];
+                pt->predicted_lo_j = pred[k - i] * exp(-JM_PI_Z * sd[k - i]);
+                pt->predicted_hi_j = pred[k - i] * exp(JM_PI_Z * sd[k - i]);
+                pt->pi_resid_ms = terms[3 * (k - i)];
+                pt->pi_gp_var = terms[3 * (k - i) + 1];
+                pt->pi_outside = terms[3 * (k - i) + 2];
                 /* a failed refit scores as NaN error: counted, never hidden */
                 pt->abs_rel_error = fabs(pt->predicted_energy_per_token_j -
                                          pt->actual_energy_per_token_j) /
@@ -236,13 +258,26 @@ static int task_selected(const jl_summary *s, const char *task)
 
 jl_loo_stats jl_loo_summarize(const jl_loo_result *r, const char *task)
 {
-    jl_loo_stats st = {0, NAN, NAN, NAN};
-    double *v = malloc((r->count ? r->count : 1) * sizeof *v);
+    jl_loo_stats st = {0, NAN, NAN, NAN, NAN, NAN};
+    double *v = malloc(2 * (r->count ? r->count : 1) * sizeof *v), *hw = v ? v + r->count : NULL;
+    size_t nin = 0, nw = 0;
     if (!v)
         return st;
     for (size_t i = 0; i < r->count; i++)
-        if (task_selected(r->points[i].run, task))
-            v[st.n++] = r->points[i].abs_rel_error;
+        if (task_selected(r->points[i].run, task)) {
+            const jl_loo_point *p = &r->points[i];
+            v[st.n++] = p->abs_rel_error;
+            if (isfinite(p->predicted_lo_j) && isfinite(p->predicted_hi_j)) {
+                hw[nw++] = (p->predicted_hi_j - p->predicted_lo_j) / 2 /
+                           p->predicted_energy_per_token_j;
+                nin += p->actual_energy_per_token_j >= p->predicted_lo_j &&
+                       p->actual_energy_per_token_j <= p->predicted_hi_j;
+            }
+        }
+    if (nw) {
+        st.coverage = (double)nin / (double)nw;
+        st.median_half_width = jm_median(hw, nw);
+    }
     if (st.n) {
         qsort(v, st.n, sizeof *v, jl_cmp_double);
         /* a NaN (failed refit) sorts last and makes max NaN: visible */

@@ -13,6 +13,10 @@ typedef struct jm_data {
     size_t n;
     const double *b, *P, *T;
     double G;
+    /* > 0: a prior on Ps, the row ps_prior_w ln(Ps / ps_prior) in place of
+     * Ps's ridge row (static power held near the idle power, with its
+     * uncertainty: docs/model.md "Which parameters are fitted") */
+    double ps_prior, ps_prior_w;
 } jm_data;
 
 /* Model at b: ln P, ln T and, when dlnP/dlnT are non-NULL, their gradients
@@ -22,6 +26,17 @@ void jm_eval(const double p[JM_NP], double b, double G, double *lnP, double *lnT
 
 /* Parameter bounds for a GPU: Ps in [idle_lo, idle_hi] per GPU. */
 void jm_bounds(double idle_lo, double idle_hi, double lo[JM_NP], double hi[JM_NP]);
+
+/* The bounds of a group's fit with the parameters held at physical values
+ * (held[j] = 1, lo[j] == hi[j]): fit.c, docs/model.md. */
+void jm_group_bounds(const jl_summary *s, const jl_descriptors *desc,
+                     const jl_model_options *opt, double lo[JM_NP], double hi[JM_NP],
+                     int held[JM_NP], jm_data *d);
+/* The prior on Ps: relative sd of the idle power as static power, and the
+ * typical relative residual of ln P / ln T it is weighed against. */
+#define JM_PS_PRIOR_SD 0.1
+#define JM_RESID_SD 0.02
+#define JM_HOLD_DENSE 1
 
 /* The range of Ps (per GPU) for a run's GPU (fit.c). */
 void jm_ps_range(const jl_summary *s, const jl_descriptors *desc, double *lo, double *hi);
@@ -41,6 +56,9 @@ size_t jm_regime_keep(const double *b, const double *T, size_t n, double ratio, 
  * Returns 0, -1 on failure. */
 int jm_gp_weights(const double *x, size_t n, double ell, double lambda, const double *r,
                   double *alpha);
+/* 1 - k*^T (K + lambda I)^-1 k*: the GP's posterior variance at xs in units
+ * of sigma_f^2 (predict.c). NaN on failure. */
+double jm_gp_var(const double *x, size_t n, double ell, double lambda, double xs);
 /* sum_i k(x*, x_i) alpha_i */
 double jm_gp_mean(const double *x, size_t n, double ell, const double *alpha, double xs);
 
@@ -67,6 +85,27 @@ int jm_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, size_t n
                   long a, double lnb, double *lne, size_t *n_used, int *interpolated);
 /* (1 - w) lne_model + w lne_pooled, w capped at 1 */
 double jm_pool_mix(double lne_model, double lne_pooled, double w);
+
+/* The standard deviation, in ln e, of one new run's energy per token
+ * predicted at ln b = xs by a fit whose training rows span [xlo, xhi] in
+ * ln b (docs/model.md "Prediction intervals"):
+ *   sd^2 = max(JM_PI_RESID s2n, JM_PI_NOISE^2)  run-to-run noise (s2n:
+ *                                         mean square of the physical model's
+ *                                         ln e residuals of the training
+ *                                         rows, of which the GP absorbs the
+ *                                         systematic part)
+ *        + max(s2f, 0) gv                 the GP's uncertainty of the mean
+ *                                         (gv: posterior variance in units of
+ *                                         its signal variance s2f)
+ *        + (JM_PI_EXT d)^2                d: distance outside [xlo, xhi]
+ * The interval is pred x exp(+-JM_PI_Z sd). */
+double jm_pi_sd(double s2n, double s2f, double gv, double xs, double xlo, double xhi);
+#define JM_PI_Z 1.96
+/* chosen on the leave-one-out of the published data from a grid of 8
+ * settings (docs/model-accuracy.md "Prediction intervals") */
+#define JM_PI_RESID 0.25
+#define JM_PI_NOISE 0.035
+#define JM_PI_EXT 0.6
 
 /* Median of v[0..n) (copies). */
 double jm_median(const double *v, size_t n);

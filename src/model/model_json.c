@@ -63,6 +63,12 @@ json_t *jl_prediction_to_json(const jl_prediction *p)
     set(o, "power_w", jl_interval_to_json(&p->power_w));
     set(o, "step_time_s", jl_interval_to_json(&p->step_time_s));
     set(o, "throughput_tok_s", jl_interval_to_json(&p->throughput_tok_s));
+    {
+        json_t *pi = json_object();
+        set(pi, "lo", jl_json_number(p->energy_per_token_pi_lo_j));
+        set(pi, "hi", jl_json_number(p->energy_per_token_pi_hi_j));
+        set(o, "energy_per_token_prediction_interval_j", pi);
+    }
     set(m, "energy_per_token_j", jl_interval_to_json(&p->model_energy_per_token_j));
     set(m, "power_w", jl_interval_to_json(&p->model_power_w));
     set(m, "step_time_s", jl_interval_to_json(&p->model_step_time_s));
@@ -146,6 +152,8 @@ json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n
             set(po, "lower", jl_json_number(q->lower));
             set(po, "upper", jl_json_number(q->upper));
             set(po, "at_bound", json_boolean(q->at_bound));
+            set(po, "status", q->status ? json_string(q->status) : json_null());
+            set(po, "basis", q->basis ? json_string(q->basis) : json_null());
             set(po, "ci_low", jl_json_number(q->ci_low));
             set(po, "ci_high", jl_json_number(q->ci_high));
             json_array_append_new(ps, po);
@@ -258,6 +266,8 @@ static json_t *stats_json(jl_loo_stats s)
     set(o, "n", json_integer((json_int_t)s.n));
     set(o, "median", jl_json_number(s.median));
     set(o, "p90", jl_json_number(s.p90));
+    set(o, "interval_coverage", jl_json_number(s.coverage));
+    set(o, "interval_median_half_width", jl_json_number(s.median_half_width));
     set(o, "max", jl_json_number(s.max));
     return o;
 }
@@ -280,6 +290,13 @@ json_t *jl_loo_to_json(const jl_loo_result *r, const jl_model_group_list *groups
         set(po, "batch", jl_json_number(p->batch));
         set(po, "actual_energy_per_token_j", jl_json_number(p->actual_energy_per_token_j));
         set(po, "predicted_energy_per_token_j", jl_json_number(p->predicted_energy_per_token_j));
+        set(po, "predicted_energy_per_token_lo_j", jl_json_number(p->predicted_lo_j));
+        set(po, "predicted_energy_per_token_hi_j", jl_json_number(p->predicted_hi_j));
+        json_t *it = json_object();
+        set(it, "resid_ms", jl_json_number(p->pi_resid_ms));
+        set(it, "gp_variance", jl_json_number(p->pi_gp_var));
+        set(it, "outside_ln_batch", jl_json_number(p->pi_outside));
+        set(po, "interval_terms", it);
         set(po, "abs_rel_error", jl_json_number(p->abs_rel_error));
         set(po, "position", json_string(p->position < 0 ? "low_end"
                                                           : (p->position > 0 ? "high_end" : "interior")));

@@ -26,23 +26,18 @@ static double quad(const double cov[JM_NP][JM_NP], const double g[JM_NP])
     return fmax(s, 0.0);
 }
 
-/* 1 - k*^T (K + lambda I)^-1 k*: the GP's posterior variance at xs in units
- * of sigma_f^2. NaN on failure. */
-static double gp_post_var(const jl_group_fit *f, double xs)
+double jm_gp_var(const double *x, size_t n, double ell, double lambda, double xs)
 {
-    size_t n = f->gp_n;
-    gsl_matrix *K = gsl_matrix_alloc(n, n);
-    double *k = malloc(n * sizeof *k), *a = malloc(n * sizeof *a), v = NAN;
-    if (!K || !k || !a)
+    gsl_matrix *K = gsl_matrix_alloc(n ? n : 1, n ? n : 1);
+    double *k = malloc((n ? n : 1) * sizeof *k), *a = malloc((n ? n : 1) * sizeof *a), v = NAN;
+    if (!K || !k || !a || !n)
         goto end;
     for (size_t i = 0; i < n; i++) {
-        double dx = xs - f->gp_x[i];
-        k[i] = exp(-dx * dx / (2 * f->gp_length * f->gp_length));
+        double dx = xs - x[i];
+        k[i] = exp(-dx * dx / (2 * ell * ell));
         for (size_t j = 0; j < n; j++) {
-            double dy = f->gp_x[i] - f->gp_x[j];
-            gsl_matrix_set(K, i, j,
-                           exp(-dy * dy / (2 * f->gp_length * f->gp_length)) +
-                               (i == j ? f->gp_noise : 0.0));
+            double dy = x[i] - x[j];
+            gsl_matrix_set(K, i, j, exp(-dy * dy / (2 * ell * ell)) + (i == j ? lambda : 0.0));
         }
     }
     gsl_vector_view kv = gsl_vector_view_array(k, n), av = gsl_vector_view_array(a, n);
@@ -57,6 +52,11 @@ end:
     free(k);
     free(a);
     return v;
+}
+
+static double gp_post_var(const jl_group_fit *f, double xs)
+{
+    return jm_gp_var(f->gp_x, f->gp_n, f->gp_length, f->gp_noise, xs);
 }
 
 static jl_interval from_log(double ln, double var, double t, int ok)
@@ -156,6 +156,7 @@ jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *o
     o->batch = batch;
     o->method = f->method;
     o->pooled_energy_per_token_j = NAN;
+    o->energy_per_token_pi_lo_j = o->energy_per_token_pi_hi_j = NAN;
     if (!(isfinite(batch) && batch > 0))
         return JL_EUSAGE;
     o->extrapolated = batch < f->batch_min || batch > f->batch_max;
@@ -196,12 +197,34 @@ jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *o
     double wP = fmax(f->gp_scale2_power, 0) * gv, wT = fmax(f->gp_scale2_throughput, 0) * gv,
            wE = fmax(f->gp_scale2_energy, 0) * gv;
     o->power_w = from_log(lP + cP, vP + wP, t, f->has_ci);
+    /* physical bounds: power at most G x TDP (the interval, never below the
+     * prediction itself; a prediction above is flagged by u > 1) */
+    double pmax = (double)f->key.num_gpus * f->tdp_w;
+    if (isfinite(pmax) && pmax > 0) {
+        o->power_w.hi = fmin(o->power_w.hi, fmax(pmax, o->power_w.value));
+        o->model_power_w.hi = fmin(o->model_power_w.hi, fmax(pmax, o->model_power_w.value));
+    }
     o->throughput_tok_s = from_log(lT + cT, vT + wT, t, f->has_ci);
     o->energy_per_token_j = from_log(lE + cP - cT, vE + wE, t, f->has_ci);
     o->step_time_s = from_log(lb - lT - cT, vT + wT, t, f->has_ci);
     decompose(f, o, p[JL_MP_PS]);
     if (o->extrapolated)
         pool_end(f, batch, o);
+    /* the prediction interval of one new run, as in the leave-one-out
+     * (loo.c): the fitted rows' range, residuals and GP */
+    double xlo = HUGE_VAL, xhi = -HUGE_VAL;
+    for (size_t i = 0; i < f->n_points; i++)
+        if (!f->points[i].regime_excluded) {
+            xlo = fmin(xlo, log(f->points[i].batch));
+            xhi = fmax(xhi, log(f->points[i].batch));
+        }
+    double sd = jm_pi_sd(f->rms_ln_energy * f->rms_ln_energy,
+                         f->has_correction ? f->gp_scale2_energy : 0.0, f->has_correction ? gv : 1.0,
+                         lb, xlo, xhi);
+    if (isfinite(sd) && isfinite(o->energy_per_token_j.value)) {
+        o->energy_per_token_pi_lo_j = o->energy_per_token_j.value * exp(-JM_PI_Z * sd);
+        o->energy_per_token_pi_hi_j = o->energy_per_token_j.value * exp(JM_PI_Z * sd);
+    }
     return JL_OK;
 }
 
@@ -217,4 +240,12 @@ jl_status jl_model_check_batch(const jl_group_fit *f, double batch, jl_error **e
                        "batch %g is beyond the batch ceiling %.4g (%s)", batch,
                        f->batch_ceiling, f->ceiling_reason ? f->ceiling_reason : "");
     return JL_OK;
+}
+
+double jm_pi_sd(double s2n, double s2f, double gv, double xs, double xlo, double xhi)
+{
+    double d = xs < xlo ? xlo - xs : (xs > xhi ? xs - xhi : 0.0);
+    double v = fmax(JM_PI_RESID * s2n, JM_PI_NOISE * JM_PI_NOISE) + fmax(s2f, 0.0) * (isfinite(gv) ? gv : 1.0) +
+               (JM_PI_EXT * d) * (JM_PI_EXT * d);
+    return sqrt(v);
 }

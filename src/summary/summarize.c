@@ -765,22 +765,46 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
         uint32_t *hist = run->itl_n >= JL__RADIX_MIN_N
                              ? calloc(JL__RADIX_BUCKETS, sizeof *hist)
                              : NULL;
-        for (size_t i = 0; i < run->itl_n; i++) {
-            float v = run->itl_seconds[i];
-            if (!isfinite(v))
-                continue;
-            if (by_req) {
-                int32_t rq = run->itl_request[i];
-                if (rq < 0 || (size_t)rq >= run->req_n) {
+        /* locals: stores into fscratch could alias run's fields, which the
+         * compiler would then load again for every sample */
+        const float *xs = run->itl_seconds;
+        const int32_t *rqs = run->itl_request;
+        const double *fin = run->finish;
+        const size_t n_itl = run->itl_n, n_req = run->req_n;
+        float *dst = fscratch;
+        if (by_req && hist) { /* the common case: one tight loop */
+            for (size_t i = 0; i < n_itl; i++) {
+                float v = xs[i];
+                int32_t rq = rqs[i];
+                if (!isfinite(v))
+                    continue;
+                if ((size_t)(uint32_t)rq >= n_req) {
                     out_of_range++;
                     continue;
                 }
-                if (!isfinite(run->finish[rq]))
+                if (!isfinite(fin[rq]))
                     continue;
-            }
-            fscratch[k++] = v;
-            if (hist)
+                dst[k++] = v;
                 hist[jl__fkey(v) >> 16]++;
+            }
+        } else {
+            for (size_t i = 0; i < n_itl; i++) {
+                float v = xs[i];
+                if (!isfinite(v))
+                    continue;
+                if (by_req) {
+                    int32_t rq = rqs[i];
+                    if ((size_t)(uint32_t)rq >= n_req) {
+                        out_of_range++;
+                        continue;
+                    }
+                    if (!isfinite(fin[rq]))
+                        continue;
+                }
+                dst[k++] = v;
+                if (hist)
+                    hist[jl__fkey(v) >> 16]++;
+            }
         }
         if (out_of_range)
             WARN("itl_request_range",

@@ -643,6 +643,151 @@ TEST(ceiling_agrees_with_regime_rule)
     jl_summary_list_clear(&l);
 }
 
+/* A dense model of the descriptors, 5 batch sizes: Ps held near the idle
+ * power, tw and ln_bw held at 0, 6 parameters fitted (dof 4); every
+ * interval inside its declared range, an unidentified parameter without
+ * one; and with nothing held, still nothing out of bounds. */
+TEST(holds_and_bounds)
+{
+    jl_descriptors *d = desc();
+    static const double truth[JM_NP] = {120.0, 2.0, 0.05, 0.9, 0.006, 1.5e-4, 1.1, 0, 0};
+    jl_summary_list l = {0};
+    unsigned st = 7;
+    for (size_t i = 0; i < 5; i++) {
+        long cap = 1L << (2 * i);
+        double b = (double)cap, lP, lT;
+        jm_eval(truth, b, 1.0, &lP, &lT, NULL, NULL);
+        jl_summary_list_push(&l, mk("Qwen/Qwen3-8B", "chat", 1, cap, b,
+                                    exp(lP) * (1 + 0.01 * noise(&st)),
+                                    exp(lT) * (1 + 0.01 * noise(&st))));
+    }
+    for (int hold = 1; hold >= 0; hold--) {
+        jl_model_options o;
+        jl_model_options_default(&o);
+        o.hold_params = hold;
+        jl_group_fit *f = NULL;
+        CHECK(jl_model_fit_group((const jl_summary *const *)l.items, l.count, &o, d, &f, NULL) ==
+              JL_OK);
+        if (!f)
+            continue;
+        CHECK(f->method == JL_FIT_MODEL);
+        if (hold) {
+            CHECK(!strcmp(f->params[JL_MP_PS].status, "held"));
+            CHECK(!strcmp(f->params[JL_MP_TW].status, "held") && f->params[JL_MP_TW].value == 0);
+            CHECK(!strcmp(f->params[JL_MP_LN_BW].status, "held"));
+            CHECK_EQ_INT(f->dof, 10 - 6);
+            /* Ps stays near the idle power (120 W for H100 in models/) */
+            CHECK(fabs(f->params[JL_MP_PS].value / 120.0 - 1) < 0.25);
+            CHECK(f->params[JL_MP_PS].basis && strstr(f->params[JL_MP_PS].basis, "idle"));
+        }
+        int fitted = 0;
+        for (int j = 0; j < JL_MP_COUNT; j++) {
+            const jl_param *q = &f->params[j];
+            CHECK(q->status != NULL && q->basis != NULL);
+            if (!strcmp(q->status, "not_identified") || !strcmp(q->status, "at_bound"))
+                CHECK(!isfinite(q->ci_low) && !isfinite(q->ci_high));
+            if (!strcmp(q->status, "fitted")) {
+                fitted++;
+                CHECK(isfinite(q->ci_low) && isfinite(q->ci_high));
+            }
+            if (isfinite(q->ci_low)) {
+                CHECK(q->ci_low >= q->lower && q->ci_high <= q->upper);
+                CHECK(q->ci_low <= q->value && q->value <= q->ci_high);
+            }
+        }
+        CHECK(fitted >= 3);
+        /* predictions: power within [0, G x TDP], bands around the value */
+        for (double b = 1; b <= 512; b *= 2) {
+            jl_prediction p;
+            CHECK(jl_model_predict(f, b, &p) == JL_OK);
+            CHECK(p.power_w.lo > 0 && p.power_w.lo <= p.power_w.value &&
+                  p.power_w.value <= p.power_w.hi);
+            /* one new run's interval, around the prediction, at least the
+             * noise floor wide */
+            CHECK(p.energy_per_token_pi_lo_j < p.energy_per_token_j.value &&
+                  p.energy_per_token_j.value < p.energy_per_token_pi_hi_j);
+            CHECK(p.energy_per_token_pi_hi_j / p.energy_per_token_j.value >= exp(1.96 * 0.035) - 1e-9);
+            if (p.power_w.value <= f->tdp_w)
+                CHECK(p.power_w.hi <= f->tdp_w);
+        }
+        jl_group_fit_free(f);
+    }
+    jl_descriptors_free(d);
+    jl_summary_list_clear(&l);
+}
+
+/* What if: four models measured on 1 and 2 GPUs, the 2-GPU configuration
+ * costing 1.2 x the energy per token (1.9 x the power, 0.63 x the step
+ * time) at every cap; the factor is learned from the other three and
+ * recovered for the fourth; its own 2-GPU group is never a source. */
+TEST(whatif_recovers_a_cross_model_factor)
+{
+    static const char *const models[] = {"synthetic/wa", "synthetic/wb", "synthetic/wc",
+                                         "synthetic/wd"};
+    jl_summary_list l = {0};
+    for (size_t m = 0; m < 4; m++)
+        for (long G = 1; G <= 2; G++)
+            for (long cap = 8; cap <= 256; cap *= 2) {
+                double scale = 1 + 0.3 * (double)m, b = 0.95 * (double)cap;
+                double P1 = scale * (300 + 40 * log2((double)cap)),
+                       tau1 = 0.01 * (1 + 0.02 * (double)cap) * scale;
+                double P = G == 2 ? 1.9 * P1 : P1, tau = G == 2 ? 0.63 * tau1 : tau1;
+                jl_summary_list_push(&l, mk(models[m], "chat", G, cap, b, P, b / tau));
+            }
+    jl_model_group_list gl = {0};
+    CHECK(jl_model_groups(&l, &gl, NULL) == JL_OK);
+    CHECK_EQ_INT(gl.count, 8);
+    jl_group_key t = {(char *)"synthetic/wa", (char *)"chat", (char *)"H100", 2,
+                      (char *)"bfloat16"};
+    long caps[] = {8, 64, 256, 512};
+    jl_whatif w;
+    jl_error *err = NULL;
+    CHECK(jl_whatif_predict(&gl, NULL, &t, JL_TRANSFER_NONE, caps, 4, &w, &err) == JL_OK);
+    CHECK(w.transfer == JL_TRANSFER_GPU_COUNT);
+    CHECK_EQ_INT(w.n_sources, 1);
+    CHECK_EQ_INT(w.n_points, 4);
+    CHECK(w.n_pairs > 0);
+    for (size_t i = 0; i < w.n_points; i++) {
+        const jl_whatif_point *p = &w.points[i];
+        double b = 0.95 * (double)p->cap;
+        double P1 = 300 + 40 * log2((double)p->cap), tau1 = 0.01 * (1 + 0.02 * (double)p->cap);
+        double e = 1.9 * P1 * 0.63 * tau1 / b;
+        if (p->cap <= 256) {
+            CHECK(!p->extrapolated && !p->unlocked);
+            CHECK_NEAR(p->energy_per_token_j.value, e, 0.01, 0);
+            CHECK_NEAR(p->power_w.value, 1.9 * P1, 0.01, 0);
+            CHECK_NEAR(p->step_time_s.value, 0.63 * tau1, 0.01, 0);
+        } else {
+            CHECK(p->extrapolated && p->unlocked); /* no one measured 512 */
+        }
+        CHECK(p->energy_per_token_j.lo <= p->energy_per_token_j.value &&
+              p->energy_per_token_j.value <= p->energy_per_token_j.hi);
+    }
+    jl_whatif_clear(&w);
+    /* another GPU model needs its bandwidth: no descriptors, no factor */
+    t.num_gpus = 1;
+    t.gpu_model = (char *)"B200";
+    CHECK(jl_whatif_predict(&gl, NULL, &t, JL_TRANSFER_NONE, caps, 4, &w, &err) == JL_ENODATA);
+    CHECK(err && strstr(err->message, "bandwidth"));
+    jl_error_free(err);
+    err = NULL;
+    /* a model measured nowhere else: no source, said so */
+    t.model = (char *)"synthetic/none";
+    CHECK(jl_whatif_predict(&gl, NULL, &t, JL_TRANSFER_NONE, caps, 4, &w, &err) == JL_ENODATA);
+    CHECK(err && strstr(err->message, "no measured group"));
+    jl_error_free(err);
+    /* held out: every group predicted from the others, never from itself */
+    jl_whatif_loo r = {0};
+    CHECK(jl_whatif_loo_run(&gl, NULL, &r, NULL) == JL_OK);
+    CHECK_EQ_INT(r.count, 8 * 6); /* 8 groups x 6 caps, one transfer kind each */
+    jl_loo_stats s = jl_whatif_loo_summarize(&r, JL_TRANSFER_GPU_COUNT, NULL);
+    CHECK(s.n == r.count && s.max < 0.01);
+    CHECK(jl_whatif_loo_summarize(&r, JL_TRANSFER_GPU_MODEL, NULL).n == 0);
+    jl_whatif_loo_clear(&r);
+    jl_group_list_clear(&gl);
+    jl_summary_list_clear(&l);
+}
+
 int main(void)
 {
     RUN(recovers_parameters_within_intervals);
@@ -658,6 +803,8 @@ int main(void)
     RUN(pooled_sweep_ends);
     RUN(predict_pools_sweep_ends);
     RUN(ceiling_agrees_with_regime_rule);
+    RUN(holds_and_bounds);
+    RUN(whatif_recovers_a_cross_model_factor);
     fprintf(stderr, "%d checks, %d failures\n", jt_checks, jt_failures);
     return jt_failures != 0;
 }

@@ -1,0 +1,925 @@
+/* What if: a configuration of a measured (model, task) that was not measured
+ * -- another GPU count, GPU model or precision -- predicted from the measured
+ * groups of the same model and task, the descriptors, and factors learned
+ * across other models (joules/model.h, docs/model.md "What if"). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+
+#include "core/util.h"
+#include "joules/ceiling.h"
+#include "joules/model.h"
+#include "joules/output.h"
+#include "model/model_internal.h"
+
+/* responses: ln energy per token, ln power, ln step time */
+#define NR 3
+/* features of a (source -> target) pair at a cap (wi_features) */
+#define NF 8
+/* kinds of transfer, for the interval quantiles */
+#define NK 4
+/* sd (ln) per e-fold of extrapolating a source beyond its measured caps;
+ * chosen on the what-if leave-one-out (0.15, 0.3, 0.6 tried: coverage
+ * 90-96 % for all; the smallest kept; docs/model-accuracy.md) */
+#define WI_EXT 0.15
+
+const char *jl_transfer_name(jl_transfer t)
+{
+    switch (t) {
+    case JL_TRANSFER_GPU_COUNT: return "gpu_count";
+    case JL_TRANSFER_GPU_MODEL: return "gpu_model";
+    case JL_TRANSFER_BOTH: return "both";
+    case JL_TRANSFER_PRECISION: return "precision";
+    default: return "none";
+    }
+}
+
+static int same(const char *a, const char *b)
+{
+    return a && b && !strcmp(a, b);
+}
+
+/* The model id without a trailing precision suffix: an FP8/BF16 twin has the
+ * same base. Writes into buf. */
+static const char *base_model(const char *m, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", m ? m : "");
+    size_t n = strlen(buf);
+    static const char *const suf[] = {"-FP8", "-BF16", "-fp8", "-bf16"};
+    for (size_t i = 0; i < sizeof suf / sizeof *suf; i++) {
+        size_t k = strlen(suf[i]);
+        if (n > k && !strcmp(buf + n - k, suf[i])) {
+            buf[n - k] = '\0';
+            break;
+        }
+    }
+    return buf;
+}
+
+static int same_base(const char *a, const char *b)
+{
+    char x[256], y[256];
+    return !strcmp(base_model(a, x, sizeof x), base_model(b, y, sizeof y));
+}
+
+jl_transfer jl_transfer_of(const jl_group_key *s, const jl_group_key *t)
+{
+    if (!same(s->task, t->task) || !same_base(s->model, t->model))
+        return JL_TRANSFER_NONE;
+    if (!same(s->precision, t->precision) || !same(s->model, t->model))
+        return JL_TRANSFER_PRECISION;
+    int dg = s->num_gpus != t->num_gpus, dm = !same(s->gpu_model, t->gpu_model);
+    return dg && dm ? JL_TRANSFER_BOTH
+                    : (dg ? JL_TRANSFER_GPU_COUNT : (dm ? JL_TRANSFER_GPU_MODEL : JL_TRANSFER_NONE));
+}
+
+/* ---- per-cap means of one group ------------------------------------------ */
+
+typedef struct wi_sweep {
+    size_t n;
+    long cap[64];
+    double lb[64], y[NR][64];
+    double rho; /* median achieved batch / cap */
+} wi_sweep;
+
+static int sweep_of(const jl_model_group *g, wi_sweep *w)
+{
+    memset(w, 0, sizeof *w);
+    double r[512];
+    size_t nr = 0;
+    for (size_t i = 0; i < g->n_runs;) {
+        long c = g->runs[i]->attrs.max_batch_size;
+        double s[1 + NR] = {0};
+        size_t j = i;
+        for (; j < g->n_runs && g->runs[j]->attrs.max_batch_size == c; j++) {
+            const jl_summary *q = g->runs[j];
+            double b = q->fig[JL_FIG_AVG_BATCH_SIZE], T = q->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+            s[0] += log(b);
+            s[1] += log(jm_run_energy(q));
+            s[2] += log(q->fig[JL_FIG_AVG_POWER_W]);
+            s[3] += log(b / T);
+            if (nr < 512)
+                r[nr++] = b / (double)c;
+        }
+        if (w->n == 64)
+            return -1;
+        w->cap[w->n] = c;
+        w->lb[w->n] = s[0] / (double)(j - i);
+        for (int k = 0; k < NR; k++)
+            w->y[k][w->n] = s[1 + k] / (double)(j - i);
+        w->n++;
+        i = j;
+    }
+    w->rho = nr ? jm_median(r, nr) : NAN;
+    return w->n ? 0 : -1;
+}
+
+static long find_cap(const wi_sweep *w, long c)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (w->cap[i] == c)
+            return (long)i;
+    return -1;
+}
+
+/* ---- features --------------------------------------------------------------- */
+
+typedef struct wi_ctx {
+    const jl_model_group_list *gl;
+    const jl_descriptors *desc;
+    wi_sweep *sw;      /* one per group */
+    int *ok;           /* sweep usable */
+} wi_ctx;
+
+static double gpu_bw(const wi_ctx *c, const char *gpu)
+{
+    const jl_gpu_desc *g = c->desc ? jl_descriptors_gpu(c->desc, gpu) : NULL;
+    return g && g->hbm_bandwidth_bytes_s > 0 ? g->hbm_bandwidth_bytes_s : NAN;
+}
+
+static double bytes_per_param(const wi_ctx *c, const char *model)
+{
+    const jl_model_desc *m = c->desc ? jl_descriptors_model(c->desc, model) : NULL;
+    return m && m->weight_bytes_per_param > 0 ? m->weight_bytes_per_param : NAN;
+}
+
+/* phi: the share of the source's step time at cap c that streaming the
+ * active weights once from HBM would take (1: memory-bound; small: other
+ * costs dominate, which a faster GPU or more of them do not shorten) */
+static double phi_of(const wi_ctx *c, const jl_group_key *s, const wi_sweep *w, long cap)
+{
+    const jl_model_desc *m = c->desc ? jl_descriptors_model(c->desc, s->model) : NULL;
+    double bw = gpu_bw(c, s->gpu_model);
+    if (!m || !(m->active_params > 0) || !(m->weight_bytes_per_param > 0) || !isfinite(bw))
+        return 0;
+    long i = find_cap(w, cap);
+    double ltau = i >= 0 ? w->y[2][i] : w->y[2][cap > w->cap[w->n - 1] ? w->n - 1 : 0];
+    double tm = m->active_params * m->weight_bytes_per_param / ((double)s->num_gpus * bw);
+    return fmin(tm / exp(ltau), 1.0);
+}
+
+/* 0 and x[NF], or -1 when a descriptor the transfer needs is missing */
+static int wi_features(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t,
+                       const wi_sweep *w, long cap, double x[NF])
+{
+    double lc = log((double)cap) - log(64.0);
+    double dg = log2((double)t->num_gpus / (double)s->num_gpus);
+    double dm = 0, dp = 0;
+    if (!same(s->gpu_model, t->gpu_model)) {
+        dm = log(gpu_bw(c, t->gpu_model) / gpu_bw(c, s->gpu_model));
+        if (!isfinite(dm))
+            return -1;
+    }
+    if (!same(s->model, t->model) || !same(s->precision, t->precision)) {
+        dp = log(bytes_per_param(c, t->model) / bytes_per_param(c, s->model));
+        if (!isfinite(dp))
+            return -1;
+    }
+    double ph = phi_of(c, s, w, cap);
+    double v[NF] = {dg, dg * lc, dg * ph, dm, dm * lc, dm * ph, dp, dp * lc};
+    memcpy(x, v, sizeof v);
+    return 0;
+}
+
+/* ---- factors learned across models ------------------------------------------ */
+
+typedef struct wi_factors {
+    double w[NR][NF];
+    double qlo[NR][NK], qhi[NR][NK]; /* 2.5 % / 97.5 % residual quantiles per kind */
+    size_t n_pairs, n_kind[NK];
+} wi_factors;
+
+static int kind_index(jl_transfer k)
+{
+    return k == JL_TRANSFER_GPU_COUNT ? 0
+                                      : (k == JL_TRANSFER_GPU_MODEL ? 1
+                                                                    : (k == JL_TRANSFER_BOTH ? 2 : 3));
+}
+
+static double quantile(double *v, size_t n, double q)
+{
+    if (!n)
+        return NAN;
+    qsort(v, n, sizeof *v, jl_cmp_double);
+    double h = q * (double)(n - 1);
+    size_t a = (size_t)floor(h);
+    return v[a] + (h - (double)a) * (a + 1 < n ? v[a + 1] - v[a] : 0);
+}
+
+/* Weighted least squares by IRLS towards least absolute deviations (30
+ * passes, weights 1/max(|r|, 0.01)): the median-like fit is not pulled by the
+ * few configurations measured in another regime. */
+static int lad_fit(const double *X, const double *Y, size_t n, double w[NF])
+{
+    double *wt = malloc(n * sizeof *wt);
+    gsl_matrix *A = gsl_matrix_alloc(NF, NF);
+    gsl_vector *bv = gsl_vector_alloc(NF), *xv = gsl_vector_alloc(NF);
+    int rc = -1;
+    if (!wt || !A || !bv || !xv)
+        goto end;
+    for (size_t i = 0; i < n; i++)
+        wt[i] = 1;
+    for (int it = 0; it < 30; it++) {
+        gsl_matrix_set_zero(A);
+        gsl_vector_set_zero(bv);
+        for (size_t i = 0; i < n; i++)
+            for (int a = 0; a < NF; a++) {
+                double xa = X[i * NF + (size_t)a] * wt[i];
+                gsl_vector_set(bv, (size_t)a, gsl_vector_get(bv, (size_t)a) + xa * Y[i]);
+                for (int b = 0; b < NF; b++)
+                    gsl_matrix_set(A, (size_t)a, (size_t)b,
+                                   gsl_matrix_get(A, (size_t)a, (size_t)b) +
+                                       xa * X[i * NF + (size_t)b]);
+            }
+        for (int a = 0; a < NF; a++) /* a feature no pair exercises stays 0 */
+            gsl_matrix_set(A, (size_t)a, (size_t)a, gsl_matrix_get(A, (size_t)a, (size_t)a) + 1e-6);
+        if (gsl_linalg_cholesky_decomp1(A) || gsl_linalg_cholesky_solve(A, bv, xv))
+            goto end;
+        for (int a = 0; a < NF; a++)
+            w[a] = gsl_vector_get(xv, (size_t)a);
+        for (size_t i = 0; i < n; i++) {
+            double r = Y[i];
+            for (int a = 0; a < NF; a++)
+                r -= X[i * NF + (size_t)a] * w[a];
+            wt[i] = 1.0 / fmax(fabs(r), 0.01);
+        }
+    }
+    rc = 0;
+end:
+    free(wt);
+    gsl_matrix_free(A);
+    gsl_vector_free(bv);
+    gsl_vector_free(xv);
+    return rc;
+}
+
+/* Learn the factors from every ordered pair of groups of the same (base
+ * model, task) at their common caps, leaving out the models whose base is
+ * `exclude` (the target's model and its FP8/BF16 twin). */
+static int learn_factors(const wi_ctx *c, const char *exclude, wi_factors *f)
+{
+    const jl_model_group_list *gl = c->gl;
+    size_t cap = 1024, n = 0;
+    double *X = malloc(cap * NF * sizeof *X), *Y = malloc(cap * NR * sizeof *Y);
+    int *K = malloc(cap * sizeof *K);
+    int rc = -1;
+    memset(f, 0, sizeof *f);
+    if (!X || !Y || !K)
+        goto end;
+    for (size_t i = 0; i < gl->count; i++) {
+        const jl_group_key *s = &gl->items[i].key;
+        if (!c->ok[i] || (exclude && same_base(s->model, exclude)))
+            continue;
+        for (size_t j = 0; j < gl->count; j++) {
+            const jl_group_key *t = &gl->items[j].key;
+            jl_transfer k = j == i || !c->ok[j] ? JL_TRANSFER_NONE : jl_transfer_of(s, t);
+            if (k == JL_TRANSFER_NONE)
+                continue;
+            const wi_sweep *ws = &c->sw[i], *wt = &c->sw[j];
+            for (size_t a = 0; a < wt->n; a++) {
+                long ia = find_cap(ws, wt->cap[a]);
+                double x[NF];
+                if (ia < 0 || wi_features(c, s, t, ws, wt->cap[a], x))
+                    continue;
+                if (n == cap) {
+                    cap *= 2;
+                    double *X2 = realloc(X, cap * NF * sizeof *X);
+                    if (X2)
+                        X = X2;
+                    double *Y2 = realloc(Y, cap * NR * sizeof *Y);
+                    if (Y2)
+                        Y = Y2;
+                    int *K2 = realloc(K, cap * sizeof *K);
+                    if (K2)
+                        K = K2;
+                    if (!X2 || !Y2 || !K2)
+                        goto end;
+                }
+                memcpy(X + n * NF, x, sizeof x);
+                for (int r = 0; r < NR; r++)
+                    Y[n * NR + (size_t)r] = wt->y[r][a] - ws->y[r][ia];
+                K[n] = kind_index(k);
+                n++;
+            }
+        }
+    }
+    f->n_pairs = n;
+    if (n < NF)
+        goto end;
+    double *y = malloc(n * sizeof *y), *res = malloc(n * sizeof *res);
+    if (!y || !res) {
+        free(y);
+        free(res);
+        goto end;
+    }
+    rc = 0;
+    for (int r = 0; r < NR && !rc; r++) {
+        for (size_t i = 0; i < n; i++)
+            y[i] = Y[i * NR + (size_t)r];
+        if (lad_fit(X, y, n, f->w[r])) {
+            rc = -1;
+            break;
+        }
+        for (int k = 0; k < NK; k++) {
+            size_t m = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (K[i] != k)
+                    continue;
+                double e = y[i];
+                for (int a = 0; a < NF; a++)
+                    e -= X[i * NF + (size_t)a] * f->w[r][a];
+                res[m++] = e;
+            }
+            f->n_kind[k] = m;
+            f->qlo[r][k] = quantile(res, m, 0.025);
+            f->qhi[r][k] = quantile(res, m, 0.975);
+        }
+    }
+    free(y);
+    free(res);
+end:
+    free(X);
+    free(Y);
+    free(K);
+    return rc;
+}
+
+/* ---- a source's value at a cap it may not have measured ------------------- */
+
+/* ln y_r of source group si at cap c: its per-cap mean when measured (*dx =
+ * 0); else from its nearest measured end cap a, moved by the median
+ * elasticity between a and c of the model's other sweeps (any task) that
+ * measured both, except the target (skip); else interpolated / extrapolated
+ * log-log along its own measured caps. *dx: |ln(c/a)| of the extrapolation
+ * (doubled for the last fallback). */
+static double source_at(const wi_ctx *c, size_t si, size_t skip, long cap, int r, double *dx)
+{
+    const wi_sweep *w = &c->sw[si];
+    long i = find_cap(w, cap);
+    *dx = 0;
+    if (i >= 0)
+        return w->y[r][i];
+    double lb = log(w->rho * (double)cap);
+    size_t ia = 0;
+    for (size_t k = 1; k < w->n; k++)
+        if (fabs(log((double)w->cap[k] / (double)cap)) < fabs(log((double)w->cap[ia] / (double)cap)))
+            ia = k;
+    long a = w->cap[ia];
+    *dx = fabs(log((double)cap / (double)a));
+    int inside = cap > w->cap[0] && cap < w->cap[w->n - 1];
+    if (!inside) {
+        double sl[128];
+        size_t ns = 0;
+        const jl_group_key *s = &c->gl->items[si].key;
+        for (size_t h = 0; h < c->gl->count && ns < 128; h++) {
+            if (h == si || h == skip || !c->ok[h] || !same(c->gl->items[h].key.model, s->model))
+                continue;
+            long hc = find_cap(&c->sw[h], cap), ha = find_cap(&c->sw[h], a);
+            if (hc < 0 || ha < 0 || fabs(c->sw[h].lb[hc] - c->sw[h].lb[ha]) < 1e-3)
+                continue;
+            sl[ns++] = (c->sw[h].y[r][hc] - c->sw[h].y[r][ha]) / (c->sw[h].lb[hc] - c->sw[h].lb[ha]);
+        }
+        if (ns)
+            return w->y[r][ia] + jm_median(sl, ns) * (lb - w->lb[ia]);
+        *dx *= 2;
+    } else {
+        *dx = 0.5 * *dx;
+    }
+    double x[64], y[64];
+    for (size_t k = 0; k < w->n; k++) {
+        x[k] = w->lb[k];
+        y[k] = w->y[r][k];
+    }
+    /* caps ascend, and so do their achieved batches in every sweep here; a
+     * sweep whose batches do not ascend is interpolated in cap order */
+    for (size_t k = 1; k < w->n; k++)
+        if (!(x[k] > x[k - 1]))
+            for (size_t q = 0; q < w->n; q++)
+                x[q] = log(w->rho * (double)w->cap[q]);
+    return jm_interp(x, y, w->n, lb);
+}
+
+/* ---- the memory ceiling of the configuration -------------------------------- */
+
+static double memory_of(const wi_ctx *c, const jl_summary *run, const jl_group_key *t,
+                        int *assumed)
+{
+    jl_summary s = *run;
+    if (!same(s.attrs.gpu_model, t->gpu_model)) {
+        s.attrs.gpu_model = t->gpu_model;
+        s.attrs.gpu_memory_bytes = NAN;
+        s.attrs.gpu_tdp_w = NAN;
+        s.attrs.gpu_idle_power_w = NAN;
+    }
+    if (!same(s.attrs.model, t->model)) {
+        s.attrs.model = t->model;
+        s.attrs.total_params = s.attrs.active_params = s.attrs.kv_bytes_per_token = NAN;
+    }
+    s.attrs.precision = t->precision;
+    s.attrs.num_gpus = t->num_gpus;
+    jl_ceiling_options co;
+    jl_ceiling_options_default(&co);
+    jl_memory_ceiling m;
+    memset(&m, 0, sizeof m);
+    if (jl_memory_ceiling_run(&s, c->desc, &co, t->num_gpus, &m) != JL_OK)
+        return NAN;
+    double v = m.value;
+    *assumed = jl_memory_ceiling_assumed(&m);
+    jl_memory_ceiling_clear(&m);
+    return v;
+}
+
+/* ---- prediction ---------------------------------------------------------- */
+
+void jl_whatif_clear(jl_whatif *w)
+{
+    if (!w)
+        return;
+    free(w->target.model);
+    free(w->target.task);
+    free(w->target.gpu_model);
+    free(w->target.precision);
+    free(w->sources);
+    free(w->points);
+    memset(w, 0, sizeof *w);
+}
+
+static int default_caps(const wi_ctx *c, const jl_group_key *t, size_t skip, double mem,
+                        long **out, size_t *n)
+{
+    long lo = 0, hi = 0;
+    for (size_t i = 0; i < c->gl->count; i++) {
+        const jl_group_key *k = &c->gl->items[i].key;
+        if (i == skip || !c->ok[i] || !same(k->task, t->task) || !same_base(k->model, t->model))
+            continue;
+        if (!lo || c->sw[i].cap[0] < lo)
+            lo = c->sw[i].cap[0];
+        if (c->sw[i].cap[c->sw[i].n - 1] > hi)
+            hi = c->sw[i].cap[c->sw[i].n - 1];
+    }
+    *n = 0;
+    *out = malloc(40 * sizeof **out);
+    if (!*out)
+        return -1;
+    /* powers of two from the smallest measured cap to twice the largest, and
+     * no further than the first one at or above the memory ceiling */
+    for (long v = lo; lo > 0 && v <= 2 * hi && *n < 40; v *= 2) {
+        (*out)[(*n)++] = v;
+        if (isfinite(mem) && (double)v >= mem)
+            break;
+    }
+    return 0;
+}
+
+static int ctx_init(wi_ctx *c, const jl_model_group_list *gl, const jl_descriptors *desc)
+{
+    c->gl = gl;
+    c->desc = desc;
+    c->sw = calloc(gl->count ? gl->count : 1, sizeof *c->sw);
+    c->ok = calloc(gl->count ? gl->count : 1, sizeof *c->ok);
+    if (!c->sw || !c->ok) {
+        free(c->sw);
+        free(c->ok);
+        return -1;
+    }
+    for (size_t i = 0; i < gl->count; i++)
+        c->ok[i] = sweep_of(&gl->items[i], &c->sw[i]) == 0;
+    return 0;
+}
+
+static void ctx_clear(wi_ctx *c)
+{
+    free(c->sw);
+    free(c->ok);
+}
+
+/* The prediction with the factors learned without the target's model (fac,
+ * NULL: learned here). */
+static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl_group_key *target,
+                              jl_transfer only, const long *caps, size_t n_caps, jl_whatif *out,
+                              jl_error **err)
+{
+    const wi_ctx c = *cp; /* shallow: the sweeps are read only */
+    const jl_model_group_list *gl = c.gl;
+    const jl_descriptors *desc = c.desc;
+    memset(out, 0, sizeof *out);
+    long *dcaps = NULL;
+    jl_status st = JL_OK;
+    size_t skip = (size_t)-1;
+    for (size_t i = 0; i < gl->count; i++)
+        if (!jl_group_key_cmp(&gl->items[i].key, target))
+            skip = i; /* the configuration itself, when measured: never used */
+    out->target.model = jl_strdup(target->model);
+    out->target.task = jl_strdup(target->task);
+    out->target.gpu_model = jl_strdup(target->gpu_model);
+    out->target.precision = jl_strdup(target->precision);
+    out->target.num_gpus = target->num_gpus;
+    out->memory_ceiling = NAN;
+    out->sources = calloc(gl->count ? gl->count : 1, sizeof *out->sources);
+    if (!out->target.model || !out->target.task || !out->target.gpu_model ||
+        !out->target.precision || !out->sources)
+        goto oom;
+    /* the sources: measured groups of the same (base model, task) of the
+     * transfer asked for, else of the closest kind available (GPU count,
+     * then GPU model, then both, then precision) */
+    static const jl_transfer order[] = {JL_TRANSFER_GPU_COUNT, JL_TRANSFER_GPU_MODEL,
+                                        JL_TRANSFER_BOTH, JL_TRANSFER_PRECISION};
+    for (size_t o = 0; o < 4 && !out->n_sources; o++) {
+        if (only != JL_TRANSFER_NONE && order[o] != only)
+            continue;
+        for (size_t i = 0; i < gl->count; i++)
+            if (i != skip && c.ok[i] && jl_transfer_of(&gl->items[i].key, target) == order[o])
+                out->sources[out->n_sources++] = i;
+        if (out->n_sources)
+            out->transfer = order[o];
+    }
+    if (!out->n_sources) {
+        st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                     "no measured group of %s on task %s to predict %ldx%s (%s) from%s: a what-if "
+                     "needs the same model and task measured on another GPU count, GPU model or "
+                     "precision",
+                     target->model ? target->model : "?", target->task ? target->task : "?",
+                     target->num_gpus, target->gpu_model ? target->gpu_model : "?",
+                     target->precision ? target->precision : "?",
+                     only != JL_TRANSFER_NONE ? " by that kind of transfer" : "");
+        goto fail;
+    }
+    wi_factors fac;
+    if (facp)
+        fac = *facp;
+    else if (learn_factors(&c, target->model, &fac)) {
+        st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                     "too few measured pairs of configurations of other models (%zu) to learn "
+                     "the transfer factors from",
+                     fac.n_pairs);
+        goto fail;
+    }
+    out->n_pairs = fac.n_pairs;
+    out->n_pairs_kind = fac.n_kind[kind_index(out->transfer)];
+    {
+        double x[NF];
+        const jl_group_key *s0 = &gl->items[out->sources[0]].key;
+        if (wi_features(&c, s0, target, &c.sw[out->sources[0]], c.sw[out->sources[0]].cap[0], x)) {
+            st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                         "the descriptors (models/) lack the HBM bandwidth of %s or %s, or the "
+                         "bytes per parameter of %s or %s: the %s transfer needs them",
+                         s0->gpu_model, target->gpu_model, s0->model, target->model,
+                         jl_transfer_name(out->transfer));
+            goto fail;
+        }
+        if (out->n_pairs_kind < 3) {
+            st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                         "%zu pairs of configurations of other models differ by a %s transfer: "
+                         "too few to learn its factor from",
+                         out->n_pairs_kind, jl_transfer_name(out->transfer));
+            goto fail;
+        }
+    }
+    /* the memory ceiling of the new configuration, from the first source's
+     * runs (their median) and the descriptors */
+    {
+        const jl_model_group *g0 = &gl->items[out->sources[0]];
+        double v[512];
+        size_t nv = 0;
+        int assumed = 0;
+        for (size_t i = 0; i < g0->n_runs && nv < 512; i++) {
+            double m = memory_of(&c, g0->runs[i], target, &assumed);
+            if (isfinite(m))
+                v[nv++] = m;
+            out->memory_assumed |= assumed;
+        }
+        out->memory_ceiling = nv ? jm_median(v, nv) : NAN;
+    }
+    long sib_max = 0;
+    for (size_t i = 0; i < gl->count; i++)
+        if (i != skip && c.ok[i] && same(gl->items[i].key.model, target->model) &&
+            same(gl->items[i].key.task, target->task) && c.sw[i].cap[c.sw[i].n - 1] > sib_max)
+            sib_max = c.sw[i].cap[c.sw[i].n - 1];
+    if (!caps || !n_caps) {
+        if (default_caps(&c, target, skip, out->memory_ceiling, &dcaps, &n_caps))
+            goto oom;
+        caps = dcaps;
+    }
+    out->points = calloc(n_caps ? n_caps : 1, sizeof *out->points);
+    if (!out->points)
+        goto oom;
+    int ki = kind_index(out->transfer);
+    double rho = 0;
+    for (size_t k = 0; k < out->n_sources; k++)
+        rho += c.sw[out->sources[k]].rho / (double)out->n_sources;
+    for (size_t q = 0; q < n_caps; q++) {
+        long cap = caps[q];
+        if (cap < 1)
+            continue;
+        jl_whatif_point *p = &out->points[out->n_points++];
+        p->cap = cap;
+        double cb = isfinite(out->memory_ceiling) ? fmin((double)cap, out->memory_ceiling)
+                                                  : (double)cap;
+        p->batch = rho * cb;
+        p->beyond_ceiling = isfinite(out->memory_ceiling) && (double)cap > out->memory_ceiling;
+        p->unlocked = cap > sib_max;
+        double est[NR] = {0}, dxm = HUGE_VAL;
+        size_t used = 0;
+        /* the sources that measured this cap, else all of them (extrapolated) */
+        for (int pass = 0; pass < 2 && !used; pass++)
+            for (size_t k = 0; k < out->n_sources; k++) {
+                size_t si = out->sources[k];
+                int measured = find_cap(&c.sw[si], cap) >= 0;
+                if (pass == 0 && !measured)
+                    continue;
+                double x[NF], v[NR], dx = 0;
+                if (wi_features(&c, &gl->items[si].key, target, &c.sw[si], cap, x))
+                    continue;
+                for (int r = 0; r < NR; r++) {
+                    double d;
+                    v[r] = source_at(&c, si, skip, cap, r, &d);
+                    dx = fmax(dx, d);
+                    for (int a = 0; a < NF; a++)
+                        v[r] += fac.w[r][a] * x[a];
+                }
+                for (int r = 0; r < NR; r++)
+                    est[r] += v[r];
+                dxm = fmin(dxm, dx);
+                used++;
+            }
+        p->n_sources = used;
+        if (!used) {
+            p->energy_per_token_j = p->power_w = p->step_time_s = (jl_interval){NAN, NAN, NAN};
+            p->throughput_tok_s = NAN;
+            continue;
+        }
+        p->extrapolated = dxm > 0;
+        jl_interval *iv[NR] = {&p->energy_per_token_j, &p->power_w, &p->step_time_s};
+        for (int r = 0; r < NR; r++) {
+            double m = est[r] / (double)used, ex = 1.96 * WI_EXT * dxm;
+            double hl = sqrt(fac.qlo[r][ki] * fac.qlo[r][ki] + ex * ex);
+            double hh = sqrt(fac.qhi[r][ki] * fac.qhi[r][ki] + ex * ex);
+            *iv[r] = (jl_interval){exp(m), exp(m - hl), exp(m + hh)};
+        }
+        /* power within [0, G x TDP] */
+        const jl_gpu_desc *gd = desc ? jl_descriptors_gpu(desc, target->gpu_model) : NULL;
+        if (gd && gd->tdp_w > 0)
+            p->power_w.hi = fmin(p->power_w.hi, fmax(p->power_w.value,
+                                                     (double)target->num_gpus * gd->tdp_w));
+        p->throughput_tok_s = p->batch / p->step_time_s.value;
+    }
+    free(dcaps);
+    return JL_OK;
+oom:
+    st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "what-if prediction");
+fail:
+    free(dcaps);
+    jl_whatif_clear(out);
+    return st;
+}
+
+jl_status jl_whatif_predict(const jl_model_group_list *gl, const jl_descriptors *desc,
+                            const jl_group_key *target, jl_transfer only, const long *caps,
+                            size_t n_caps, jl_whatif *out, jl_error **err)
+{
+    gsl_set_error_handler_off();
+    memset(out, 0, sizeof *out);
+    wi_ctx c;
+    if (ctx_init(&c, gl, desc))
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "what-if prediction");
+    jl_status st = predict_core(&c, NULL, target, only, caps, n_caps, out, err);
+    ctx_clear(&c);
+    return st;
+}
+
+/* ---- held out: every group predicted from the others ------------------------ */
+
+void jl_whatif_loo_clear(jl_whatif_loo *r)
+{
+    if (!r)
+        return;
+    free(r->points);
+    memset(r, 0, sizeof *r);
+}
+
+jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors *desc,
+                            jl_whatif_loo *out, jl_error **err)
+{
+    gsl_set_error_handler_off();
+    memset(out, 0, sizeof *out);
+    wi_ctx c;
+    if (ctx_init(&c, gl, desc))
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "what-if leave-one-out");
+    size_t cap = 0;
+    for (size_t i = 0; i < gl->count; i++)
+        cap += 3 * gl->items[i].n_runs;
+    out->points = calloc(cap ? cap : 1, sizeof *out->points);
+    /* factors per excluded base model, learned once */
+    char **bases = calloc(gl->count ? gl->count : 1, sizeof *bases);
+    wi_factors *facs = calloc(gl->count ? gl->count : 1, sizeof *facs);
+    int *fok = calloc(gl->count ? gl->count : 1, sizeof *fok);
+    size_t nb = 0;
+    long *caps = malloc(64 * sizeof *caps);
+    jl_status st = JL_OK;
+    if (!out->points || !bases || !facs || !fok || !caps)
+        goto oom;
+    static const jl_transfer kinds[] = {JL_TRANSFER_GPU_COUNT, JL_TRANSFER_GPU_MODEL,
+                                        JL_TRANSFER_BOTH};
+    for (size_t t = 0; t < gl->count; t++) {
+        const jl_model_group *g = &gl->items[t];
+        if (!c.ok[t])
+            continue;
+        char b[256];
+        base_model(g->key.model, b, sizeof b);
+        size_t fi = 0;
+        while (fi < nb && strcmp(bases[fi], b))
+            fi++;
+        if (fi == nb) {
+            if (!(bases[nb] = jl_strdup(b)))
+                goto oom;
+            fok[nb] = learn_factors(&c, g->key.model, &facs[nb]) == 0;
+            nb++;
+        }
+        if (!fok[fi])
+            continue;
+        for (size_t k = 0; k < c.sw[t].n; k++)
+            caps[k] = c.sw[t].cap[k];
+        for (size_t kk = 0; kk < 3; kk++) {
+            jl_whatif w;
+            jl_error *e2 = NULL;
+            jl_status s2 = predict_core(&c, &facs[fi], &g->key, kinds[kk], caps, c.sw[t].n, &w, &e2);
+            jl_error_free(e2);
+            if (s2 == JL_ENOMEM)
+                goto oom;
+            if (s2 != JL_OK)
+                continue;
+            for (size_t r = 0; r < g->n_runs; r++) {
+                const jl_summary *s = g->runs[r];
+                const jl_whatif_point *wp = NULL;
+                for (size_t q = 0; q < w.n_points; q++)
+                    if (w.points[q].cap == s->attrs.max_batch_size)
+                        wp = &w.points[q];
+                if (!wp)
+                    continue;
+                jl_whatif_loo_point *p = &out->points[out->count++];
+                p->run = s;
+                p->group = t;
+                p->transfer = kinds[kk];
+                p->max_batch_size = s->attrs.max_batch_size;
+                p->actual_energy_per_token_j = jm_run_energy(s);
+                p->predicted = wp->energy_per_token_j;
+                p->abs_rel_error = fabs(p->predicted.value - p->actual_energy_per_token_j) /
+                                   p->actual_energy_per_token_j;
+                p->unlocked = wp->unlocked;
+                p->extrapolated = wp->extrapolated;
+            }
+            jl_whatif_clear(&w);
+        }
+    }
+    goto end;
+oom:
+    st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "what-if leave-one-out");
+    jl_whatif_loo_clear(out);
+end:
+    for (size_t i = 0; i < nb; i++)
+        free(bases[i]);
+    free(bases);
+    free(facs);
+    free(fok);
+    free(caps);
+    ctx_clear(&c);
+    return st;
+}
+
+static int wl_selected(const jl_whatif_loo_point *p, jl_transfer k, const char *workload)
+{
+    if (k != JL_TRANSFER_NONE && p->transfer != k)
+        return 0;
+    if (!workload)
+        return 1;
+    return p->run->attrs.workload && !strcmp(p->run->attrs.workload, workload);
+}
+
+jl_loo_stats jl_whatif_loo_summarize(const jl_whatif_loo *r, jl_transfer k, const char *workload)
+{
+    jl_loo_result tmp = {calloc(r->count ? r->count : 1, sizeof(jl_loo_point)), 0};
+    jl_loo_stats st = {0, NAN, NAN, NAN, NAN, NAN};
+    if (!tmp.points)
+        return st;
+    for (size_t i = 0; i < r->count; i++) {
+        const jl_whatif_loo_point *p = &r->points[i];
+        if (!wl_selected(p, k, workload))
+            continue;
+        jl_loo_point *q = &tmp.points[tmp.count++];
+        q->run = p->run;
+        q->actual_energy_per_token_j = p->actual_energy_per_token_j;
+        q->predicted_energy_per_token_j = p->predicted.value;
+        q->predicted_lo_j = p->predicted.lo;
+        q->predicted_hi_j = p->predicted.hi;
+        q->abs_rel_error = p->abs_rel_error;
+    }
+    st = jl_loo_summarize(&tmp, NULL);
+    jl_loo_result_clear(&tmp);
+    return st;
+}
+
+/* ---- documents ------------------------------------------------------------- */
+
+static void jset(json_t *o, const char *k, json_t *v)
+{
+    if (o && v)
+        json_object_set_new(o, k, v);
+    else
+        json_decref(v);
+}
+
+static json_t *wl_stats_json(jl_loo_stats s)
+{
+    json_t *o = json_object();
+    jset(o, "n", json_integer((json_int_t)s.n));
+    jset(o, "median", jl_json_number(s.median));
+    jset(o, "p90", jl_json_number(s.p90));
+    jset(o, "max", jl_json_number(s.max));
+    jset(o, "interval_coverage", jl_json_number(s.coverage));
+    jset(o, "interval_median_half_width", jl_json_number(s.median_half_width));
+    return o;
+}
+
+/* The re-measurement spread: |e1/e2 - 1| between runs of one group at one
+ * cap (the __dupN runs of an import), over the groups of gl. */
+static void noise_floor(const jl_model_group_list *gl, double *mn, double *mx, size_t *n)
+{
+    *mn = HUGE_VAL;
+    *mx = -HUGE_VAL;
+    *n = 0;
+    for (size_t g = 0; g < gl->count; g++)
+        for (size_t i = 0; i + 1 < gl->items[g].n_runs; i++) {
+            const jl_summary *a = gl->items[g].runs[i], *b = gl->items[g].runs[i + 1];
+            if (a->attrs.max_batch_size != b->attrs.max_batch_size)
+                continue;
+            double d = fabs(jm_run_energy(a) / jm_run_energy(b) - 1);
+            *mn = fmin(*mn, d);
+            *mx = fmax(*mx, d);
+            (*n)++;
+        }
+    if (!*n)
+        *mn = *mx = NAN;
+}
+
+json_t *jl_whatif_loo_to_json(const jl_whatif_loo *r, const jl_model_group_list *gl)
+{
+    json_t *o = json_object(), *pts = json_array(), *sum = json_object();
+    if (!o || !pts || !sum) {
+        json_decref(o);
+        json_decref(pts);
+        json_decref(sum);
+        return NULL;
+    }
+    for (size_t i = 0; i < r->count; i++) {
+        const jl_whatif_loo_point *p = &r->points[i];
+        const jl_group_key *k = &gl->items[p->group].key;
+        json_t *po = json_object();
+        jset(po, "transfer", json_string(jl_transfer_name(p->transfer)));
+        jset(po, "model", json_string(k->model));
+        jset(po, "task", json_string(k->task));
+        jset(po, "gpu_model", json_string(k->gpu_model));
+        jset(po, "num_gpus", json_integer((json_int_t)k->num_gpus));
+        jset(po, "precision", json_string(k->precision));
+        jset(po, "workload", p->run->attrs.workload ? json_string(p->run->attrs.workload)
+                                                    : json_null());
+        jset(po, "run", p->run->run ? json_string(p->run->run) : json_null());
+        jset(po, "max_batch_size", json_integer((json_int_t)p->max_batch_size));
+        jset(po, "actual_energy_per_token_j", jl_json_number(p->actual_energy_per_token_j));
+        jset(po, "predicted_energy_per_token_j", jl_json_number(p->predicted.value));
+        jset(po, "predicted_energy_per_token_lo_j", jl_json_number(p->predicted.lo));
+        jset(po, "predicted_energy_per_token_hi_j", jl_json_number(p->predicted.hi));
+        jset(po, "abs_rel_error", jl_json_number(p->abs_rel_error));
+        jset(po, "unlocked", json_boolean(p->unlocked));
+        jset(po, "extrapolated", json_boolean(p->extrapolated));
+        json_array_append_new(pts, po);
+    }
+    static const jl_transfer ks[] = {JL_TRANSFER_GPU_COUNT, JL_TRANSFER_GPU_MODEL,
+                                     JL_TRANSFER_BOTH};
+    json_t *per = json_object();
+    for (size_t i = 0; i < 3; i++) {
+        json_t *t = json_object();
+        jset(t, "all", wl_stats_json(jl_whatif_loo_summarize(r, ks[i], NULL)));
+        jset(t, "llm", wl_stats_json(jl_whatif_loo_summarize(r, ks[i], "llm")));
+        jset(t, "mllm", wl_stats_json(jl_whatif_loo_summarize(r, ks[i], "mllm")));
+        jset(per, jl_transfer_name(ks[i]), t);
+    }
+    jset(sum, "overall", wl_stats_json(jl_whatif_loo_summarize(r, JL_TRANSFER_NONE, NULL)));
+    jset(sum, "per_transfer", per);
+    double mn, mx;
+    size_t nn;
+    noise_floor(gl, &mn, &mx, &nn);
+    json_t *nf = json_object();
+    jset(nf, "pairs", json_integer((json_int_t)nn));
+    jset(nf, "min", jl_json_number(mn));
+    jset(nf, "max", jl_json_number(mx));
+    jset(sum, "remeasurement_spread", nf);
+    jset(o, "points", pts);
+    jset(o, "summary", sum);
+    return o;
+}
