@@ -249,10 +249,24 @@ if [ -d "$MLE" ]; then
             measure mlenergy "$step" $cmd
         done
     done
+    # the report against the same report without drawing (target: <= 3x,
+    # docs/report.md "Speed and weight"), interleaved, REPEAT rounds; then
+    # its weight: the page and the directory
     if echo " $STEPS " | grep -q ' import ' && "$JOULES" report --help > /dev/null 2>&1; then
-        rm -rf "$M/report"
-        # shellcheck disable=SC2086
-        measure mlenergy report $REPORT_CMD # tens of seconds (gnuplot): once is enough
+        i=0
+        while [ $i -lt "$REPEAT" ]; do
+            i=$((i + 1))
+            rm -rf "$M/report"
+            # shellcheck disable=SC2086
+            measure mlenergy report_nofig $REPORT_CMD --no-figures
+            rm -rf "$M/report"
+            # shellcheck disable=SC2086
+            measure mlenergy report $REPORT_CMD
+        done
+        if [ -f "$M/report/index.html" ]; then
+            printf '%s\t%s\t%s\n' mlenergy report_index_bytes "$(wc -c < "$M/report/index.html" | tr -d ' ')" >> "$RES"
+            printf '%s\t%s\t%s\n' mlenergy report_files "$(find "$M/report" -type f | wc -l | tr -d ' ')" >> "$RES"
+        fi
     fi
 fi
 

@@ -151,7 +151,7 @@ def main():
         p("| ML.ENERGY step | wall s | peak RSS MiB |")
         p("|---|---:|---:|")
         for step in ("json_load", "import", "frontier", "pick", "compare", "frontier_w2", "pick_w2",
-                     "compare_w2", "fit", "report"):
+                     "compare_w2", "fit", "report_nofig", "report", "report_index_bytes", "report_files"):
             if (step in info.get("mlenergy", {})):
                 p(f"| {step} | {info['mlenergy'][step][0]} | - |")
             elif ("mlenergy", step) in med:
@@ -242,6 +242,16 @@ def main():
             target("ML.ENERGY: import + frontier + pick + compare / json.load", r, "<= 2.5x",
                    r <= 2.5, four + [("mlenergy", "json_load")],
                    cpu=cpu_ratio(four, [("mlenergy", "json_load")]))
+    rn, rf = t("mlenergy", "report_nofig"), t("mlenergy", "report")
+    if rn and rf:
+        target("ML.ENERGY: report / the same report with --no-figures", rf / rn, "<= 3.0x",
+               rf / rn <= 3.0, [("mlenergy", "report"), ("mlenergy", "report_nofig")],
+               cpu=cpu_ratio([("mlenergy", "report")], [("mlenergy", "report_nofig")]))
+    ib = info.get("mlenergy", {}).get("report_index_bytes")
+    if ib:
+        target(f"ML.ENERGY: report index.html ({info['mlenergy'].get('report_files', ['?'])[0]} files "
+               f"in the directory)", int(ib[0]) / 1e6, "< 2 MB", int(ib[0]) < 2_000_000,
+               [("mlenergy", "report")], unit=" MB")
     if ("nvsmi", "import") in med and pandas[0]:
         pw, pc = statistics.median(pandas[0]), statistics.median(pandas[1])
         jw, jc = t("nvsmi", "import"), c("nvsmi", "import")
