@@ -39,6 +39,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 typedef struct jl_import_options {
     size_t max_file_bytes;   /* refuse JSON files larger than this; default 512 MiB */
@@ -87,6 +88,7 @@ jl_status jl_import_mlenergy_buffer(const char *index_json, size_t index_len,
 
 void jl_import_result_free(jl_import_result *r);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

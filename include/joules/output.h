@@ -23,6 +23,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* Real numbers in JSON documents are printed with this many significant
  * digits (deterministic output; CSV keeps full precision). */
@@ -110,6 +111,7 @@ json_t *jl_summary_document(const jl_summary_list *l, const jl_error_list *error
 /* CSV quoting of one field (RFC 4180). */
 void jl_csv_field(FILE *f, const char *s);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* Expand paths: a file is taken as is, a directory is searched recursively
  * for regular files ending in ".h5" (sorted). A path that does not exist or
@@ -77,6 +78,7 @@ int jl_selector_match(const jl_selector *sel, const jl_summary *s);
 /* Keep only matching runs (frees the others). */
 void jl_summary_list_select(jl_summary_list *l, const jl_selector *sel);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

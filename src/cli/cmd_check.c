@@ -16,7 +16,7 @@ static const char *const help =
     "  --json          print a joules.check/1 document on stdout\n"
     "  --list-rules    print the rules with their thresholds and exit\n"
     CLI_STUDY_HELP
-    "  -h, --help      this help\n\nRules and defaults: docs/check.md.\n";
+    "  -h, --help      this help\n\nRules and defaults: check.md.\n";
 
 static void list_rules(const jl_ruleset *rs)
 {
@@ -71,7 +71,7 @@ int jl_cmd_check(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto out;
+        case 'h': cli_help("check", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_LIST: list = 1; break;
         default: rc = cli_other_option(&cs, cmd, c, argv); break;

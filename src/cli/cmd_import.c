@@ -15,7 +15,7 @@ static const char *const help =
     "usage: joules import mlenergy DIR -o FILE.h5 [--json] [--quiet]\n\n"
     "Import the ML.ENERGY Leaderboard's published data (DIR holds index.json,\n"
     "models/*.json, tasks/*.json) as a trace file of summary-only runs: one run\n"
-    "per configuration, every field kept (docs/import.md). Re-measurements of\n"
+    "per configuration, every field kept (import.md). Re-measurements of\n"
     "the same configuration become distinct runs named ...__dup2.\n\n"
     "  -o, --output FILE  the trace file to write (required; written atomically)\n"
     "  --json             print the joules.import/1 document (counts, notes, errors)\n"
@@ -59,7 +59,7 @@ int jl_cmd_import(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); return JL_EXIT_OK;
+        case 'h': cli_help("import", help); return JL_EXIT_OK;
         case 'o': out = optarg; break;
         case OPT_JSON: json = 1; break;
         case OPT_QUIET: quiet = 1; break;

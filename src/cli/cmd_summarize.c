@@ -19,7 +19,7 @@ static const char *const help =
     "  --csv FILE     also write a CSV with one row per run (FILE '-' = stdout)\n"
     CLI_STUDY_HELP
     "  -h, --help     this help\n\n"
-    "Figures and JSON keys: docs/summary.md. Exit status: docs/cli.md.\n";
+    "Figures and JSON keys: summary.md. Exit status: cli.md.\n";
 
 /* A figure printed for people: scaled, rounded, '-' when missing. */
 static void cell(char *buf, size_t cap, double v, double scale, int decimals)
@@ -112,7 +112,7 @@ int jl_cmd_summarize(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto out;
+        case 'h': cli_help("summarize", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
         default: rc = cli_other_option(&cs, cmd, c, argv); break;

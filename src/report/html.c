@@ -11,6 +11,7 @@
 #include "joules/output.h"
 #include "joules/diagnose.h"
 #include "joules/frontier.h"
+#include "joules/version.h"
 #include "report/report_internal.h"
 
 void rp_html_escape(jl_strbuf *b, const char *s)
@@ -1069,7 +1070,7 @@ jl_status rp_html_write(rp_report *r, jl_error **err)
     validation_section(b, r, ++sec);
     files_section(b, r, ++sec);
     method_section(b, r, ++sec);
-    P("<footer>Written by <code>joules report</code> (joules 0.1.0). This page needs no network "
+    P("<footer>Written by <code>joules report</code> (joules " JL_VERSION_STRING "). This page needs no network "
       "and no JavaScript.</footer>\n</div>\n</body>\n</html>\n");
     char *text = jl_strbuf_take(b);
     jl_status st = rp_write_text(r, "index.html", text, err);
