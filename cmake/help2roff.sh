@@ -1,8 +1,9 @@
 #!/bin/sh
 # help2roff.sh JOULES OUTDIR VERSION DOCDIR
-# Writes OUTDIR/joules.1 from `joules --help` and OUTDIR/joules-<command>.1
+# Writes OUTDIR/joules.1 from `joules --help`, OUTDIR/joules-<command>.1
 # from `joules <command> --help` for every command `joules --help` lists (the
-# CLI's command table). The pages hold the help text itself, laid out for
+# CLI's command table), and joules-import-<format>.1 from `joules import
+# <format> --help` for every format `joules import --list` lists. The pages hold the help text itself, laid out for
 # man: the usage lines become SYNOPSIS, the text before the first option
 # DESCRIPTION, "  -x, --opt ARG   text" lines OPTIONS (continuation lines
 # joined), indented lines without such a column an example block, and the
@@ -88,4 +89,8 @@ page() { # name, section title, one-line summary, help text on stdin
 for c in $commands; do
     summary=$("$joules" --help | awk -v c="$c" '$1 == c && /^  / {sub(/^  [^ ]+ +/, ""); print; exit}')
     "$joules" "$c" --help | page "joules $c" "joules-$c" "$summary" >"$out/joules-$c.1"
+done
+# the formats of `joules import` have help of their own: a page each
+"$joules" import --list | while read -r f summary; do
+    "$joules" import "$f" --help | page "joules import $f" "joules-import-$f" "$summary" >"$out/joules-import-$f.1"
 done

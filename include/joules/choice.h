@@ -158,9 +158,13 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
                      jl_error **err);
 void jl_compare_result_free(jl_compare_result *r);
 
-/* {"schema": "joules.compare/1", "by", "baseline", "comparisons": [...],
- *  "totals": {"n", "ties", "wins": {value: count}, "median_reduction",
- *  "min_reduction", "max_reduction", "sides": [...]}} */
+/* {"schema": "joules.compare/1", "by", "baseline", "comparisons": [...
+ *  "energy_change", "reduction" ...], "totals": {"n", "ties", "wins":
+ *  {value: count}, "median_energy_change", "min_energy_change",
+ *  "max_energy_change", "median_reduction", "min_reduction",
+ *  "max_reduction", "sides": [...]}}. energy_change = E_side/E_baseline - 1
+ *  (negative: the side needs less energy), the sign used everywhere;
+ *  reduction = -energy_change is kept for existing readers. */
 json_t *jl_compare_to_json(const jl_compare_result *r, const jl_summary_list *l);
 jl_status jl_write_compare_csv(const char *path, const jl_compare_result *r,
                                const jl_summary_list *l, jl_error **err);

@@ -53,6 +53,9 @@ typedef struct jl_error {
     long long row; /* row index in that object, or -1 */
     char *message; /* what is wrong, in words; never NULL */
     struct jl_error *cause; /* lower-level error, or NULL */
+    /* Position in a text input (CSV, JSON), 1-based; 0 when not applicable.
+     * Set with jl_error_set_position(); formatted as "file:line:column". */
+    long long line, column;
 } jl_error;
 
 /* Short machine name ("invalid") and human message of a status. */
@@ -88,6 +91,10 @@ jl_status jl_fail(jl_error **err, jl_status code, const char *file,
 /* Fill in file/run where the error does not name them yet (context added on
  * the way up: a dataset reader knows the object, its caller the run). */
 void jl_error_set_context(jl_error *e, const char *file, const char *run);
+
+/* Set the text position of an error (line and column 1-based, column 0 =
+ * unknown). No-op for NULL. */
+void jl_error_set_position(jl_error *e, long long line, long long column);
 
 /* "file: run r: /object: message at row N" — the one-line form used on
  * stderr and in JSON. Caller frees with free(). */

@@ -46,8 +46,11 @@ char *jl_json_dump(const json_t *doc);
 /* Write a whole document to path atomically ("-" = stdout). */
 jl_status jl_write_json(const char *path, const json_t *doc, jl_error **err);
 
-/* CSV of summaries: attributes, method, figures (units in column names), one
- * row per run, full precision (%.17g), empty cell for missing. */
+/* CSV of summaries: the key attributes, method, figures (units in column
+ * names: J/token and J/item figures are separate columns), warnings, then
+ * every other attribute (typed ones, then the extra attributes of any run,
+ * in order of first appearance); one row per run, full precision (%.17g),
+ * empty cell for missing. */
 jl_status jl_write_summaries_csv(const char *path, const jl_summary_list *l,
                                  jl_error **err);
 /* The same into an open stream (for "-"). */
@@ -107,6 +110,30 @@ jl_status jl_remove_tree(const char *path, jl_error **err);
 /* The joules.summary/1 document `joules summarize --json` prints:
  * {"schema", "runs": [run objects], "errors": [...]}. errors may be NULL. */
 json_t *jl_summary_document(const jl_summary_list *l, const jl_error_list *errors);
+
+/* Names of keys and columns: joules' own (default), or the ML.ENERGY data
+ * toolkit's (`--names mlenergy`: energy_per_token_joules, median_itl_ms,
+ * max_num_seqs / batch_size, weight_precision, model_id, ...; docs/cli.md
+ * lists them), with values converted to its units (ms, billions). */
+typedef enum { JL_NAMES_JOULES = 0, JL_NAMES_MLENERGY = 1 } jl_names;
+
+/* "joules" or "mlenergy"; -1 otherwise. */
+int jl_names_parse(const char *s);
+/* The toolkit's name of a joules key and the factor from joules' unit to
+ * its unit (*scale, may be NULL); NULL when the toolkit has no other name
+ * (the key stays). diffusion: the run is a diffusion run (max_batch_size is
+ * batch_size there, max_num_seqs otherwise). */
+const char *jl_mlenergy_name(const char *key, int diffusion, double *scale);
+/* Rename, in place and recursively, every key of doc the toolkit names
+ * otherwise, converting the values; extra_attributes are lifted beside the
+ * other keys (where no key has their name). */
+void jl_json_rename_mlenergy(json_t *doc);
+
+/* CSV of summaries with a choice of names (jl_write_summaries_csv is
+ * JL_NAMES_JOULES). */
+jl_status jl_write_summaries_csv_named(const char *path, const jl_summary_list *l,
+                                       jl_names names, jl_error **err);
+jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_names names);
 
 /* CSV quoting of one field (RFC 4180). */
 void jl_csv_field(FILE *f, const char *s);

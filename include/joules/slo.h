@@ -20,8 +20,12 @@
  * (a unit pins them: `throughput>=5000tok/s` is output_throughput_tok_s).
  * Units are converted to the figure's unit: s ms us min h; J mJ kJ MJ Wh
  * kWh; W mW kW MW; tok/s tokens/s; items/s images/s videos/s; tok/J; MHz
- * GHz; %. A number without a unit is in the figure's own unit. A unit of the
- * wrong kind for the figure (`median_itl<=5J`) is an error.
+ * GHz; %. A number without a unit on a time, energy or power figure
+ * written without its unit suffix (`median_itl<=10`) is an error naming the
+ * units accepted, since 10 s and 10 ms are both plausible; with the suffix
+ * (`median_itl_s<=0.01`) and on other figures (ratios, counts, rates,
+ * clocks) a bare number is in the figure's own unit. A unit of the wrong kind for
+ * the figure (`median_itl<=5J`) is an error.
  *
  * Errors are JL_EUSAGE with a message and the byte offset of the bad part,
  * so a caller can show the expression with a caret under it

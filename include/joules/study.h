@@ -5,8 +5,8 @@
  * sorted), each run summarised. One bad file or run never stops the others:
  * its error is appended to the error list and the rest goes on.
  *
- * Selection (`--where KEY=V1,V2`, `--exclude KEY=V1,V2`) filters runs by
- * their attributes, so every analysis can be restricted the way the paper
+ * Selection (`--where KEY=V1,V2`, `--where 'KEY>=N'`, `--exclude ...`)
+ * filters runs by their attributes, so every analysis can be restricted the way the paper
  * restricts each comparison.
  */
 #ifndef JOULES_STUDY_H
@@ -66,10 +66,15 @@ typedef struct jl_selector jl_selector;
 
 jl_selector *jl_selector_new(void);
 void jl_selector_free(jl_selector *sel);
-/* Add a clause "KEY=V1,V2" (exclude = 0: keep runs whose KEY is one of the
- * values; exclude = 1: drop them). Numeric values match numerically
- * ("num_gpus=1" matches 1 and 1.0). A malformed clause is JL_EUSAGE with a
- * message naming the bad part. */
+/* Add a clause (exclude = 0: keep the runs for which it holds; exclude =
+ * 1: drop them):
+ *   KEY=V1,V2    KEY is one of the values
+ *   KEY!=V1,V2   KEY is none of the values
+ *   KEY>=N  KEY<=N  KEY>N  KEY<N   KEY is a number in that range
+ * Numeric values match numerically ("num_gpus=1" matches 1 and 1.0); the
+ * values of name attributes (workload, model, task, gpu_model, precision,
+ * nickname, model_id) match whatever their case ("gpu_model=h100"). A
+ * malformed clause is JL_EUSAGE with a message naming the bad part. */
 jl_status jl_selector_add(jl_selector *sel, int exclude, const char *clause,
                           jl_error **err);
 /* 1 when the run passes every clause. A run without the attribute never
@@ -77,6 +82,14 @@ jl_status jl_selector_add(jl_selector *sel, int exclude, const char *clause,
 int jl_selector_match(const jl_selector *sel, const jl_summary *s);
 /* Keep only matching runs (frees the others). */
 void jl_summary_list_select(jl_summary_list *l, const jl_selector *sel);
+/* Clauses that would select nothing, checked one by one against l (the
+ * runs before selection): a listed value no run has, a range no run falls
+ * in, an attribute no run has. *report is NULL when every clause matched,
+ * else one line per clause naming the values present, e.g.
+ * "--where 'gpu_model=A100': no run has gpu_model A100 (values present:
+ * H100, H200)" (caller frees). JL_ENOMEM on out-of-memory. */
+jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l,
+                                char **report);
 
 JL_API_END
 #ifdef __cplusplus

@@ -65,6 +65,39 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
  * and contain no '/'. */
 jl_status jl_trace_writer_add_run(jl_trace_writer *w, const jl_run *run, jl_error **err);
 
+/* ---- a run written piece by piece ------------------------------------------
+ * For importers whose input is larger than memory: the time series of one
+ * run are appended a few rows at a time and written a chunk at a time, so
+ * memory is bounded by chunk_rows, not by the run. Several runs may be open
+ * at once. Datasets are chunked and extendible, with the writer's filters;
+ * watts and watts_avg are stored as float32 when watts_float32 is set. */
+typedef struct jl_trace_stream jl_trace_stream;
+
+/* Create /runs/<name> (unique, no '/'). */
+jl_status jl_trace_writer_begin_run(jl_trace_writer *w, const char *name,
+                                    jl_trace_stream **out, jl_error **err);
+
+/* Append n rows of g values (g = 1 for a 1-D dataset such as time) to
+ * GROUP/NAME, created on first use; every append to one dataset must give
+ * the same g. */
+jl_status jl_trace_stream_append(jl_trace_stream *s, const char *group, const char *name,
+                                 size_t g, const double *rows, size_t n, jl_error **err);
+
+/* Rows appended so far to GROUP/NAME (0 when none). */
+size_t jl_trace_stream_rows(const jl_trace_stream *s, const char *group, const char *name);
+
+/* Remove GROUP/NAME (e.g. a series that turned out to hold a value the
+ * format does not allow); no-op when it does not exist. */
+jl_status jl_trace_stream_drop(jl_trace_stream *s, const char *group, const char *name,
+                               jl_error **err);
+
+/* Flush and close the streamed datasets, then write `run`'s attributes and
+ * every array it holds (its streamed groups left NULL); releases s. */
+jl_status jl_trace_stream_end(jl_trace_stream *s, const jl_run *run, jl_error **err);
+
+/* Remove the run from the file and release s (NULL accepted). */
+void jl_trace_stream_abort(jl_trace_stream *s);
+
 /* Close the file and rename it into place; releases w in every case. */
 jl_status jl_trace_writer_commit(jl_trace_writer *w, jl_error **err);
 

@@ -258,10 +258,14 @@ typedef struct cap_csv_ctx {
 static int print_capacity(FILE *f, const void *vctx)
 {
     const cap_csv_ctx *ctx = vctx;
+    /* figures per unit of output in a token column and an item column
+     * each: never tokens/s and items/s in one column */
     fputs("model,task,unit,slo,status,run,gpu_model,num_gpus,max_batch_size,"
-          "throughput_per_replica,avg_power_w_per_replica,throughput_per_w,"
-          "wall_power_w_per_replica,replicas,total_throughput,total_wall_power_w,"
-          "energy_per_unit_wall_j,carbon_g_per_million_units\n",
+          "throughput_per_replica_tok_s,throughput_per_replica_items_s,avg_power_w_per_replica,"
+          "throughput_per_w_tok_j,throughput_per_w_items_j,"
+          "wall_power_w_per_replica,replicas,total_throughput_tok_s,total_throughput_items_s,"
+          "total_wall_power_w,energy_per_token_wall_j,energy_per_item_wall_j,"
+          "carbon_g_per_million_tokens,carbon_g_per_million_items\n",
           f);
     for (size_t i = 0; i < ctx->r->n; i++) {
         const jl_capacity_entry *e = &ctx->r->items[i];
@@ -270,7 +274,8 @@ static int print_capacity(FILE *f, const void *vctx)
         jl_csv_field(f, e->model);
         fputc(',', f);
         jl_csv_field(f, e->task);
-        fprintf(f, ",%s,", e->workload && !strcmp(e->workload, "diffusion") ? "item" : "token");
+        int item = e->workload && !strcmp(e->workload, "diffusion");
+        fprintf(f, ",%s,", item ? "item" : "token");
         jl_csv_field(f, slo ? slo->text : "");
         fprintf(f, ",%s,", jl_capacity_status_name(e->status));
         jl_csv_field(f, s ? s->run : "");
@@ -282,10 +287,22 @@ static int print_capacity(FILE *f, const void *vctx)
         fputc(',', f);
         if (s)
             fprintf(f, "%ld", s->attrs.max_batch_size);
-        const double v[] = {e->throughput, e->avg_power_w, e->throughput_per_w, e->wall_power_w};
-        for (size_t k = 0; k < 4; k++) {
-            fputc(',', f);
-            jl__csv_double(f, v[k]);
+        /* per-unit figures: in the token or the item column of their pair */
+        const double v[] = {e->throughput, NAN, e->avg_power_w, e->throughput_per_w, NAN,
+                            e->wall_power_w};
+        const int paired[] = {1, 0, 0, 1, 0, 0};
+        for (size_t k = 0; k < 6; k++) {
+            if (k && paired[k - 1])
+                continue;
+            if (paired[k]) {
+                fputs(item ? ",," : ",", f);
+                jl__csv_double(f, v[k]);
+                if (!item)
+                    fputc(',', f);
+            } else {
+                fputc(',', f);
+                jl__csv_double(f, v[k]);
+            }
         }
         fputc(',', f);
         if (s)
@@ -293,8 +310,11 @@ static int print_capacity(FILE *f, const void *vctx)
         const double w[] = {e->total_throughput, e->total_wall_power_w, e->energy_per_unit_wall_j,
                             e->carbon_g_per_million};
         for (size_t k = 0; k < 4; k++) {
-            fputc(',', f);
+            int pair = k != 1;
+            fputs(pair && item ? ",," : ",", f);
             jl__csv_double(f, w[k]);
+            if (pair && !item)
+                fputc(',', f);
         }
         fputc('\n', f);
     }

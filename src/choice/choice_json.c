@@ -116,9 +116,17 @@ typedef struct pick_csv_ctx {
 static int print_picks(FILE *f, const void *vctx)
 {
     const pick_csv_ctx *ctx = vctx;
+    /* energy under a column named by its figure: never J/token and J/item
+     * in one column */
+    static const int en_default[] = {JL_FIG_ENERGY_PER_TOKEN_J, JL_FIG_ENERGY_PER_ITEM_J, -1};
+    jl__figcols en;
+    jl__figcols_init(&en, en_default);
+    for (size_t i = 0; i < ctx->ps->n; i++)
+        jl__figcols_add(&en, ctx->ps->items[i].pick.energy_figure);
     fputs("model,task,slo,status,file,run,gpu_model,num_gpus,precision,max_batch_size,"
-          "energy_figure,energy,worst_miss_rel,n_ties,n_runs,n_feasible,n_missing\n",
-          f);
+          "energy_figure", f);
+    jl__figcols_header(f, &en, NULL);
+    fputs(",worst_miss_rel,n_ties,n_runs,n_feasible,n_missing\n", f);
     for (size_t i = 0; i < ctx->ps->n; i++) {
         const jl_pick_entry *e = &ctx->ps->items[i];
         const jl_slo *slo = slo_of(ctx->ps->slos, ctx->ps->n_slos, e->slo);
@@ -142,10 +150,10 @@ static int print_picks(FILE *f, const void *vctx)
         fputc(',', f);
         if (s)
             fprintf(f, "%ld", s->attrs.max_batch_size);
-        fprintf(f, ",%s,", e->pick.energy_figure >= 0
-                               ? jl_figure_name((jl_figure)e->pick.energy_figure)
-                               : "");
-        jl__csv_double(f, e->pick.energy);
+        fprintf(f, ",%s", e->pick.energy_figure >= 0
+                              ? jl_figure_name((jl_figure)e->pick.energy_figure)
+                              : "");
+        jl__figcols_cells(f, &en, e->pick.energy_figure, e->pick.energy);
         fputc(',', f);
         if (e->pick.status == JL_PICK_INFEASIBLE)
             jl__csv_double(f, e->pick.worst_miss);

@@ -252,6 +252,16 @@ static json_t *pick_side_json(const jl_pick *p, const jl_slo *slo, const jl_summ
     return o;
 }
 
+/* median/min/max_energy_change from the reduction statistics: the same
+ * numbers with the sign of energy_change (the min change is minus the max
+ * reduction). */
+static void set_change_stats(json_t *o, double median_red, double min_red, double max_red)
+{
+    json_object_set_new(o, "median_energy_change", jl_json_number(-median_red));
+    json_object_set_new(o, "min_energy_change", jl_json_number(-max_red));
+    json_object_set_new(o, "max_energy_change", jl_json_number(-min_red));
+}
+
 json_t *jl_compare_to_json(const jl_compare_result *r, const jl_summary_list *l)
 {
     json_t *doc = json_object(), *arr = json_array();
@@ -284,6 +294,10 @@ json_t *jl_compare_to_json(const jl_compare_result *r, const jl_summary_list *l)
         json_object_set_new(o, "other", pick_side_json(&c->other, slo, l));
         json_object_set_new(o, "counted", json_boolean(c->counted));
         json_object_set_new(o, "reason", c->reason ? json_string(c->reason) : json_null());
+        /* one sign convention (docs/choice.md): energy_change < 0 = the side
+         * needs less energy than the baseline; reduction (= -energy_change)
+         * stays for the readers written against it */
+        json_object_set_new(o, "energy_change", jl_json_number(-c->reduction));
         json_object_set_new(o, "reduction", jl_json_number(c->reduction));
         json_object_set_new(o, "winner", c->winner == 1   ? json_string(c->side)
                                          : c->winner == 0 ? json_string(r->baseline)
@@ -306,12 +320,14 @@ json_t *jl_compare_to_json(const jl_compare_result *r, const jl_summary_list *l)
         json_object_set_new(so, "n", json_integer((json_int_t)s->n));
         json_object_set_new(so, "wins", json_integer((json_int_t)s->wins));
         json_object_set_new(so, "losses", json_integer((json_int_t)s->losses));
+        set_change_stats(so, s->median_reduction, s->min_reduction, s->max_reduction);
         json_object_set_new(so, "median_reduction", jl_json_number(s->median_reduction));
         json_object_set_new(so, "min_reduction", jl_json_number(s->min_reduction));
         json_object_set_new(so, "max_reduction", jl_json_number(s->max_reduction));
         json_array_append_new(sides, so);
     }
     json_object_set_new(t, "wins", wins);
+    set_change_stats(t, r->median_reduction, r->min_reduction, r->max_reduction);
     json_object_set_new(t, "median_reduction", jl_json_number(r->median_reduction));
     json_object_set_new(t, "min_reduction", jl_json_number(r->min_reduction));
     json_object_set_new(t, "max_reduction", jl_json_number(r->max_reduction));
@@ -325,7 +341,7 @@ typedef struct cmp_csv_ctx {
     const jl_summary_list *l;
 } cmp_csv_ctx;
 
-static void side_cells(FILE *f, const jl_pick *p, const jl_summary_list *l)
+static void side_cells(FILE *f, const jl_pick *p, const jl_summary_list *l, const jl__figcols *en)
 {
     const jl_summary *s = p->choice >= 0 && p->status == JL_PICK_FEASIBLE ? l->items[p->choice]
                                                                           : NULL;
@@ -337,21 +353,30 @@ static void side_cells(FILE *f, const jl_pick *p, const jl_summary_list *l)
     fputc(',', f);
     if (s)
         fprintf(f, "%ld", s->attrs.max_batch_size);
-    fputc(',', f);
-    if (s)
-        jl__csv_double(f, p->energy);
+    jl__figcols_cells(f, en, s ? p->energy_figure : -1, p->energy);
 }
 
 static int print_compare(FILE *f, const void *vctx)
 {
     const cmp_csv_ctx *ctx = vctx;
     const jl_compare_result *r = ctx->r;
+    /* energies under columns named by their figure (baseline_energy_per_token_j,
+     * ...): never J/token and J/item in one column */
+    static const int en_default[] = {JL_FIG_ENERGY_PER_TOKEN_J, JL_FIG_ENERGY_PER_ITEM_J, -1};
+    jl__figcols en;
+    jl__figcols_init(&en, en_default);
+    for (size_t i = 0; i < r->n; i++) {
+        jl__figcols_add(&en, r->items[i].base.energy_figure);
+        jl__figcols_add(&en, r->items[i].other.energy_figure);
+    }
     for (size_t k = 0; k < r->n_group_keys; k++)
         fprintf(f, "%s,", r->group_keys[k]);
     fputs("slo,by,baseline,side,baseline_status,baseline_run,baseline_num_gpus,"
-          "baseline_max_batch_size,baseline_energy,side_status,side_run,side_num_gpus,"
-          "side_max_batch_size,side_energy,counted,reduction,winner,reason\n",
-          f);
+          "baseline_max_batch_size", f);
+    jl__figcols_header(f, &en, "baseline_");
+    fputs(",side_status,side_run,side_num_gpus,side_max_batch_size", f);
+    jl__figcols_header(f, &en, "side_");
+    fputs(",counted,reduction,winner,reason,energy_change\n", f);
     for (size_t i = 0; i < r->n; i++) {
         const jl_comparison *c = &r->items[i];
         const jl_slo *slo = c->slo < r->n_slos ? r->slos[c->slo] : NULL;
@@ -366,8 +391,8 @@ static int print_compare(FILE *f, const void *vctx)
         jl_csv_field(f, r->baseline);
         fputc(',', f);
         jl_csv_field(f, c->side);
-        side_cells(f, &c->base, ctx->l);
-        side_cells(f, &c->other, ctx->l);
+        side_cells(f, &c->base, ctx->l, &en);
+        side_cells(f, &c->other, ctx->l, &en);
         fprintf(f, ",%d,", c->counted);
         jl__csv_double(f, c->reduction);
         fputc(',', f);
@@ -376,6 +401,8 @@ static int print_compare(FILE *f, const void *vctx)
                                                                    : "");
         fputc(',', f);
         jl_csv_field(f, c->reason ? c->reason : "");
+        fputc(',', f);
+        jl__csv_double(f, -c->reduction);
         fputc('\n', f);
     }
     return ferror(f) ? -1 : 0;

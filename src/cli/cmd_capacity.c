@@ -31,11 +31,13 @@ static const char *const help =
 static void print_table(const void *result, const jl_summary_list *l)
 {
     const jl_capacity_result *r = result;
+    int wm = r->n ? cli_text_width((const char *const *)&r->items[0].model, r->n, sizeof r->items[0], 5) : 5;
+    int wt = r->n ? cli_text_width((const char *const *)&r->items[0].task, r->n, sizeof r->items[0], 4) : 4;
     for (size_t i = 0; i < r->n; i++) {
         const jl_capacity_entry *e = &r->items[i];
         const jl_summary *s = e->choice >= 0 ? l->items[e->choice] : NULL;
         int diff = e->workload && !strcmp(e->workload, "diffusion");
-        printf("%-45.45s %-15.15s %-20.20s %-14s", e->model ? e->model : "-",
+        printf("%-*s %-*s %-20s %-14s", wm, e->model ? e->model : "-", wt,
                e->task ? e->task : "-", e->slo < r->n_slos ? r->slos[e->slo]->text : "(none)",
                jl_capacity_status_name(e->status));
         if (s)
@@ -61,7 +63,7 @@ static json_t *to_json(const void *r, const jl_summary_list *l)
     return jl_capacity_to_json(r, l);
 }
 
-static const cli_output output = {write_csv, to_json, print_table};
+static const cli_output output = {write_csv, to_json, print_table, "entries", 0};
 
 int jl_cmd_capacity(int argc, char **argv)
 {
@@ -112,6 +114,8 @@ int jl_cmd_capacity(int argc, char **argv)
         rc = cli_usage_error(cmd, "--power-budget W is required");
         goto out;
     }
+    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
+        goto out;
     cli_install_signal_cleanup();
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;

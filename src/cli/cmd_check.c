@@ -1,13 +1,14 @@
 /* joules check — every validation rule for every run. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
 
 static const char *const help =
-    "usage: joules check [--json] [--list-rules] [options] PATH...\n\n"
+    "usage: joules check [--json | --jsonl] [--problems] [--list-rules] [options] PATH...\n\n"
     "Judge every run by the validation rules (joules.rules/1): power-sample\n"
     "coverage of the window, steady-state duration, batch saturation, power\n"
     "within idle..TDP, peak power, energy counter vs integral agreement, SM\n"
@@ -15,6 +16,8 @@ static const char *const help =
     "the figure it judged. Exit status 1 when any run fails a rule.\n\n"
     "  --json          print a joules.check/1 document on stdout\n"
     "  --list-rules    print the rules with their thresholds and exit\n"
+    "  --problems      text: only the warn and fail results (and the runs that have\n"
+    "                  them); the totals line still counts everything\n"
     CLI_STUDY_HELP
     "  -h, --help      this help\n\nRules and defaults: check.md.\n";
 
@@ -29,22 +32,34 @@ static void list_rules(const jl_ruleset *rs)
     }
 }
 
-/* The text form, printed from the same document as --json. */
-static void print_text(const json_t *doc, const cli_study *cs, size_t n_failed_runs)
+/* The text form, printed from the same document as --json; problems: only
+ * warn and fail lines, and only the runs that have one. */
+static void print_text(const json_t *doc, const cli_study *cs, size_t n_failed_runs, int problems)
 {
     json_t *runs = json_object_get(doc, "runs");
+    size_t shown = 0;
     for (size_t i = 0; i < cs->runs.count; i++) {
         const jl_summary *s = cs->runs.items[i];
         json_t *rules = json_object_get(json_array_get(runs, i), "rules");
-        printf("%s run %s (%s, %s x%ld, max_batch_size %ld)\n", s->file, s->run,
-               s->attrs.model ? s->attrs.model : "?", s->attrs.gpu_model ? s->attrs.gpu_model : "?",
-               s->attrs.num_gpus, s->attrs.max_batch_size);
+        int header = 0;
         for (int r = 0; r < JL_RULE_COUNT; r++) {
             json_t *ro = json_object_get(rules, cs->rules.rules[r].name);
-            printf("  %-4s %-24s %s\n", json_string_value(json_object_get(ro, "level")),
-                   cs->rules.rules[r].name, json_string_value(json_object_get(ro, "message")));
+            const char *level = json_string_value(json_object_get(ro, "level"));
+            if (problems && (!level || (strcmp(level, "warn") && strcmp(level, "fail"))))
+                continue;
+            if (!header++) {
+                printf("%s run %s (%s, %s x%ld, max_batch_size %ld)\n", s->file, s->run,
+                       s->attrs.model ? s->attrs.model : "?",
+                       s->attrs.gpu_model ? s->attrs.gpu_model : "?", s->attrs.num_gpus,
+                       s->attrs.max_batch_size);
+                shown++;
+            }
+            printf("  %-4s %-24s %s\n", level, cs->rules.rules[r].name,
+                   json_string_value(json_object_get(ro, "message")));
         }
     }
+    if (problems && !shown)
+        printf("no warn or fail result\n");
     json_t *t = json_object_get(doc, "totals");
     printf("\n%zu runs: %zu rule results pass, %zu warn, %zu fail, %zu skipped; %zu runs fail a rule\n",
            cs->runs.count, (size_t)json_integer_value(json_object_get(t, "pass")),
@@ -55,16 +70,17 @@ static void print_text(const json_t *doc, const cli_study *cs, size_t n_failed_r
 
 int jl_cmd_check(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_LIST };
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_LIST, OPT_PROBLEMS };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"list-rules", no_argument, NULL, OPT_LIST},
+        {"problems", no_argument, NULL, OPT_PROBLEMS},
         {"help", no_argument, NULL, 'h'},
         CLI_STUDY_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "check";
-    int json = 0, list = 0, c, rc = JL_EXIT_OK;
+    int json = 0, list = 0, problems = 0, c, rc = JL_EXIT_OK;
     json_t *doc = NULL;
     cli_study cs;
     cli_study_init(&cs);
@@ -74,6 +90,7 @@ int jl_cmd_check(int argc, char **argv)
         case 'h': cli_help("check", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_LIST: list = 1; break;
+        case OPT_PROBLEMS: problems = 1; break;
         default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
         if (rc)
@@ -83,14 +100,23 @@ int jl_cmd_check(int argc, char **argv)
         list_rules(&cs.rules);
         goto out;
     }
+    static const cli_output rows = {NULL, NULL, NULL, "runs", 0};
+    if ((rc = cli_check_outputs(cmd, &cs, NULL, json, &rows)))
+        goto out;
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;
     size_t n_failed_runs = 0;
     doc = jl_check_document(&cs.runs, &cs.rules, cs.desc, &cs.errors, &n_failed_runs);
-    if (!doc || json)
+    if (doc && cs.names == JL_NAMES_MLENERGY)
+        jl_json_rename_mlenergy(doc);
+    if (doc && cs.jsonl) {
+        rc = cli_print_jsonl(cmd, &cs, doc, "runs");
+        doc = NULL; /* released */
+    } else if (!doc || json) {
         rc = cli_write_document(cmd, doc); /* NULL: out of memory */
-    else
-        print_text(doc, &cs, n_failed_runs);
+    } else {
+        print_text(doc, &cs, n_failed_runs, problems);
+    }
     if (!rc)
         rc = cli_study_exit(&cs);
     if (!rc && n_failed_runs)

@@ -19,8 +19,9 @@ static const char *const help =
     "                      [--latency FIGURE] [--json] [--csv FILE] [options] PATH...\n\n"
     "--by gpu_model|num_gpus|...: for each (model, task[, held attributes], SLO),\n"
     "the minimum-energy configuration meeting the SLO on each value of ATTR\n"
-    "against the baseline value; reduction = 1 - E_side / E_baseline; totals:\n"
-    "comparisons made, wins per side, median/min/max reduction. A side without\n"
+    "against the baseline value; energy change = E_side / E_baseline - 1\n"
+    "(negative: the side needs less energy; the JSON keeps reduction = -change);\n"
+    "totals: comparisons made, wins per side, median/min/max change. A side without\n"
     "a run or a feasible one is listed with the reason and not counted.\n"
     "--by num_gpus holds gpu_model by default (compare GPU counts on one GPU).\n\n"
     "--by precision: each run of another precision paired with its baseline\n"
@@ -41,18 +42,26 @@ static const char *const help =
 static void print_compare(const void *result, const jl_summary_list *l)
 {
     const jl_compare_result *r = result;
+    printf("energy change vs %s=%s: E_side/E_%s - 1, negative = less energy than %s\n\n", r->by,
+           r->baseline, r->baseline, r->baseline);
+    int wm = 5, wt = 4;
+    for (size_t i = 0; i < r->n; i++) {
+        const char *m = r->items[i].group_values[0], *t = r->items[i].group_values[1];
+        wm = cli_text_width(&m, 1, 0, wm);
+        wt = cli_text_width(&t, 1, 0, wt);
+    }
     for (size_t i = 0; i < r->n; i++) {
         const jl_comparison *c = &r->items[i];
-        printf("%-45.45s %-15.15s", c->group_values[0] ? c->group_values[0] : "-",
+        printf("%-*s %-*s", wm, c->group_values[0] ? c->group_values[0] : "-", wt,
                c->group_values[1] ? c->group_values[1] : "-");
         for (size_t k = 2; k < r->n_group_keys; k++)
             printf(" %s=%s", r->group_keys[k], c->group_values[k] ? c->group_values[k] : "-");
-        printf(" %-20.20s %s vs %s: ", c->slo < r->n_slos ? r->slos[c->slo]->text : "(none)",
+        printf(" %-20s %s vs %s: ", c->slo < r->n_slos ? r->slos[c->slo]->text : "(none)",
                c->side, r->baseline);
         if (c->counted) {
             const jl_summary *b = l->items[c->base.choice], *o = l->items[c->other.choice];
             printf("%+.1f%% (%s x%ld b%ld %.6g vs x%ld b%ld %.6g) winner %s\n",
-                   100 * c->reduction, c->side, o->attrs.num_gpus, o->attrs.max_batch_size,
+                   -100 * c->reduction, c->side, o->attrs.num_gpus, o->attrs.max_batch_size,
                    c->other.energy, b->attrs.num_gpus, b->attrs.max_batch_size, c->base.energy,
                    c->winner == 1 ? c->side : c->winner == 0 ? r->baseline : "tie");
         } else {
@@ -65,14 +74,18 @@ static void print_compare(const void *result, const jl_summary_list *l)
         printf(", %s %zu", r->sides[s].side, r->sides[s].wins);
     if (r->n_ties)
         printf(", ties %zu", r->n_ties);
-    printf("\nreduction (1 - E_side/E_%s): median %.1f%%, min %.1f%%, max %.1f%%\n", r->baseline,
-           100 * r->median_reduction, 100 * r->min_reduction, 100 * r->max_reduction);
+    printf("\nenergy change (E_side/E_%s - 1, negative = less energy): median %+.1f%%, "
+           "min %+.1f%%, max %+.1f%%\n",
+           r->baseline, -100 * r->median_reduction, -100 * r->max_reduction,
+           -100 * r->min_reduction);
 }
 
 static void print_precision(const void *result, const jl_summary_list *l)
 {
     const jl_precision_result *r = result;
     (void)l;
+    printf("change vs the %s twin: X/X_twin - 1, negative = less energy (E) or lower latency (L)\n",
+           r->baseline);
     printf("%zu pairs, %zu runs without a usable %s twin, %zu pairs outside the bins\n",
            r->n_pairs, r->n_unpaired, r->baseline, r->n_outside);
     printf("%-14s %-7s %-9s %-18s %-8s | %-9s %-18s %-8s\n", "batch size", "pairs", "E wins",
@@ -114,8 +127,8 @@ static json_t *precision_json(const void *r, const jl_summary_list *l)
     return jl_precision_to_json(r, l);
 }
 
-static const cli_output compare_output = {compare_csv, compare_json, print_compare};
-static const cli_output precision_output = {precision_csv, precision_json, print_precision};
+static const cli_output compare_output = {compare_csv, compare_json, print_compare, "comparisons", 0};
+static const cli_output precision_output = {precision_csv, precision_json, print_precision, "pairs", 0};
 
 /* "8,16,64,256" into *out (the caller frees it, also on error). Returns 0
  * or an exit code (printed). */
@@ -218,6 +231,8 @@ int jl_cmd_compare(int argc, char **argv)
     }
     if (!hold_given && !strcmp(by, "num_gpus"))
         hold[n_hold++] = "gpu_model";
+    if ((rc = cli_check_outputs(cmd, &cs, csv, json, precision ? &precision_output : &compare_output)))
+        goto out;
     cli_install_signal_cleanup();
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;

@@ -63,7 +63,7 @@ static json_t *to_json(const void *x, const jl_summary_list *l)
     return jl_diagnosis_to_json(x);
 }
 
-static const cli_output output = {NULL, to_json, print_text};
+static const cli_output output = {NULL, to_json, print_text, "runs", 0};
 
 int jl_cmd_diagnose(int argc, char **argv)
 {
@@ -98,6 +98,8 @@ int jl_cmd_diagnose(int argc, char **argv)
         if (rc)
             goto out;
     }
+    if ((rc = cli_check_outputs(cmd, &cs, NULL, json, &output)))
+        goto out;
     cli_install_signal_cleanup();
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;

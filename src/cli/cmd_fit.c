@@ -211,7 +211,7 @@ static void print_table(const void *result, const jl_summary_list *l)
     }
 }
 
-static const cli_output output = {write_csv, to_json, print_table};
+static const cli_output output = {write_csv, to_json, print_table, "groups/points", 0};
 
 /* Fit every group (and with --loo, leave each batch size out), timing each
  * step on stderr. */
@@ -321,6 +321,8 @@ int jl_cmd_fit(int argc, char **argv)
         goto out;
     }
     f.n_grid = (size_t)n_grid;
+    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
+        goto out;
     cli_install_signal_cleanup();
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;

@@ -56,7 +56,7 @@ static json_t *to_json(const void *fs, const jl_summary_list *l)
     return jl_frontier_set_to_json(fs, l);
 }
 
-static const cli_output output = {write_csv, to_json, print_table};
+static const cli_output output = {write_csv, to_json, print_table, "frontiers/points", 0};
 
 int jl_cmd_frontier(int argc, char **argv)
 {
@@ -100,6 +100,8 @@ int jl_cmd_frontier(int argc, char **argv)
         if (rc)
             goto out;
     }
+    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
+        goto out;
     cli_install_signal_cleanup();
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;

@@ -1,8 +1,11 @@
-/* joules import — published summaries into a trace file. */
+/* joules import — other formats into a trace file. The formats are the
+ * library's importer table (jl_importers(), src/import/importers.h): this
+ * file only parses argv, runs the importer and writes its runs. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -11,21 +14,56 @@
 #include "joules/output.h"
 #include "joules/trace_write.h"
 
-static const char *const help =
-    "usage: joules import mlenergy DIR -o FILE.h5 [--json] [--quiet]\n\n"
-    "Import the ML.ENERGY Leaderboard's published data (DIR holds index.json,\n"
-    "models/*.json, tasks/*.json) as a trace file of summary-only runs: one run\n"
-    "per configuration, every field kept (import.md). Re-measurements of\n"
-    "the same configuration become distinct runs named ...__dup2.\n\n"
-    "  -o, --output FILE  the trace file to write (required; written atomically)\n"
-    "  --json             print the joules.import/1 document (counts, notes, errors)\n"
-    "  --quiet            no notes on stderr\n"
-    "  -h, --help         this help\n";
+#define COMMON_HELP                                                            \
+    "  -o, --output FILE  the trace file to write (required; written whole or not at all)\n" \
+    "  --force            replace FILE if it exists\n"                          \
+    "  --json             print the joules.import/1 document (counts, notes, errors)\n" \
+    "  --quiet            no notes on stderr\n"                                 \
+    "  -h, --help         this help\n"
 
-static json_t *import_doc(const jl_import_result *r, const char *out)
+static void list_formats(FILE *out)
 {
-    json_t *doc = json_object(), *notes = json_array();
+    size_t n;
+    const jl_importer *const *t = jl_importers(&n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "  %-12s %s\n", t[i]->name, t[i]->summary);
+}
+
+static void general_help(void)
+{
+    printf("usage: joules import FORMAT PATH... -o FILE.h5 [--force] [--json] [--quiet] "
+           "[FORMAT's options]\n"
+           "       joules import --list\n"
+           "       joules import FORMAT --help\n\n"
+           "Import measurements recorded in another format as a trace file (format v1)\n"
+           "that every joules command reads (import.md). Formats:\n\n");
+    list_formats(stdout);
+    printf("\n" COMMON_HELP);
+    cli_help("import", NULL);
+}
+
+static void format_help(const jl_importer *im)
+{
+    printf("usage: joules import %s %s -o FILE.h5 [--force] [--json] [--quiet]", im->name,
+           im->paths);
+    for (const jl_importer_option *o = im->options; o->name; o++)
+        printf(o->arg ? " [--%s %s]" : " [--%s]", o->name, o->arg);
+    printf("\n\n%s\n" COMMON_HELP, im->description);
+    for (const jl_importer_option *o = im->options; o->name; o++) {
+        char lhs[64];
+        snprintf(lhs, sizeof lhs, o->arg ? "--%s %s" : "--%s", o->name, o->arg);
+        printf("  %-18s %s\n", lhs, o->help);
+    }
+    char page[96];
+    snprintf(page, sizeof page, "import-%s", im->name);
+    cli_help(page, NULL);
+}
+
+static json_t *import_doc(const char *format, const jl_import_result *r, const char *out)
+{
+    json_t *doc = json_object(), *notes = json_array(), *details = json_object();
     json_object_set_new(doc, "schema", json_string("joules.import/1"));
+    json_object_set_new(doc, "format", json_string(format));
     json_object_set_new(doc, "source", r->source ? json_string(r->source) : json_null());
     json_object_set_new(doc, "output", json_string(out));
     json_object_set_new(doc, "n_runs", json_integer((json_int_t)r->n_runs));
@@ -41,84 +79,192 @@ static json_t *import_doc(const jl_import_result *r, const char *out)
         json_array_append_new(notes, o);
     }
     json_object_set_new(doc, "notes", notes);
+    for (size_t i = 0; i < r->n_details; i++) {
+        const jl_kv *d = &r->details[i];
+        double x = d->is_number ? strtod(d->value, NULL) : 0;
+        json_object_set_new(details, d->key,
+                            !d->is_number                       ? json_string(d->value)
+                            : x == (double)(json_int_t)x ? json_integer((json_int_t)x)
+                                                               : json_real(x));
+    }
+    json_object_set_new(doc, "details", details);
     return doc;
 }
 
 int jl_cmd_import(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET };
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *cmd = "import", *out = NULL;
-    int json = 0, quiet = 0, c;
+    const char *cmd = "import";
+    if (argc < 2)
+        return cli_usage_error(cmd, "which format? (`joules import --list`)");
+    if (!strcmp(argv[1], "--list")) {
+        list_formats(stdout);
+        return JL_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        general_help();
+        return JL_EXIT_OK;
+    }
+    const jl_importer *im = jl_importer_find(argv[1]);
+    if (!im) {
+        fprintf(stderr, "joules import: unknown format '%s'; the formats are:\n", argv[1]);
+        list_formats(stderr);
+        return JL_EXIT_USAGE;
+    }
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET, OPT_FORCE, OPT_FORMAT_FIRST };
+    size_t n_fmt = 0;
+    while (im->options[n_fmt].name)
+        n_fmt++;
+    struct option *longopts = calloc(n_fmt + 6, sizeof *longopts);
+    jl_importer_arg *args = calloc(argc, sizeof *args);
+    if (!longopts || !args) {
+        free(longopts);
+        free(args);
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+        return JL_EXIT_INTERNAL;
+    }
+    size_t k = 0;
+    longopts[k++] = (struct option){"output", required_argument, NULL, 'o'};
+    longopts[k++] = (struct option){"json", no_argument, NULL, OPT_JSON};
+    longopts[k++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
+    longopts[k++] = (struct option){"force", no_argument, NULL, OPT_FORCE};
+    longopts[k++] = (struct option){"help", no_argument, NULL, 'h'};
+    for (size_t i = 0; i < n_fmt; i++)
+        longopts[k++] = (struct option){im->options[i].name,
+                                        im->options[i].arg ? required_argument : no_argument,
+                                        NULL, OPT_FORMAT_FIRST + (int)i};
+    const char *out = NULL;
+    int json = 0, quiet = 0, force = 0, c, rc = JL_EXIT_OK;
+    size_t n_args = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    /* argv[0] is "import": parse the arguments after FORMAT */
+    int sub_argc = argc - 1;
+    char **sub_argv = argv + 1;
+    while ((c = getopt_long(sub_argc, sub_argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': cli_help("import", help); return JL_EXIT_OK;
+        case 'h': format_help(im); goto done;
         case 'o': out = optarg; break;
         case OPT_JSON: json = 1; break;
         case OPT_QUIET: quiet = 1; break;
-        default: return cli_bad_option(cmd, c, argv);
+        case OPT_FORCE: force = 1; break;
+        default:
+            if (c >= OPT_FORMAT_FIRST && c < OPT_FORMAT_FIRST + (int)n_fmt) {
+                args[n_args].name = im->options[c - OPT_FORMAT_FIRST].name;
+                args[n_args].value = optarg ? optarg : "";
+                n_args++;
+                break;
+            }
+            rc = cli_bad_option(cmd, c, sub_argv);
+            goto done;
         }
     }
-    if (argc - optind < 1)
-        return cli_usage_error(cmd, "which source? (only 'mlenergy' so far)");
-    if (strcmp(argv[optind], "mlenergy"))
-        return cli_usage_error(cmd, "unknown source '%s' (only 'mlenergy' so far)", argv[optind]);
-    if (argc - optind != 2)
-        return cli_usage_error(cmd, "give exactly one DIR after 'mlenergy'");
-    if (!out)
-        return cli_usage_error(cmd, "no output file: -o FILE.h5");
-    const char *dir = argv[optind + 1];
+    size_t n_paths = (size_t)(sub_argc - optind);
+    if (n_paths < im->min_paths || (im->max_paths && n_paths > im->max_paths)) {
+        rc = im->max_paths == 1 ? cli_usage_error(cmd, "give exactly one %s after '%s'",
+                                                   im->paths, im->name)
+                                : cli_usage_error(cmd, "give %s after '%s'", im->paths, im->name);
+        goto done;
+    }
+    if (!out) {
+        rc = cli_usage_error(cmd, "no output file: -o FILE.h5");
+        goto done;
+    }
+    if (!force && access(out, F_OK) == 0) {
+        fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, out);
+        rc = JL_EXIT_USAGE;
+        goto done;
+    }
     cli_install_signal_cleanup();
+    /* The harness attribute names the source in full, however long; an
+     * importer that writes as it reads gets the writer first (the file's
+     * source is then the format and its paths). */
+    jl_trace_write_options wo;
+    jl_trace_write_options_default(&wo);
+    /* deflate level 1: a long log's series compress almost as well as at
+     * the default 4, in a third of the time (docs/import.md, "Speed") */
+    wo.level = 1;
     jl_import_result *r = NULL;
     jl_error_list errors = {0};
-    jl_status st = jl_import_mlenergy(dir, NULL, &r, &errors);
+    jl_error *err = NULL;
+    char *harness = NULL;
+    jl_trace_writer *w = NULL;
+    jl_status st;
+    if (im->write) {
+        size_t hlen = strlen("joules import : ") + strlen(im->name) + 1;
+        for (size_t i = 0; i < n_paths; i++)
+            hlen += strlen(sub_argv[optind + (int)i]) + 1;
+        if ((harness = malloc(hlen))) {
+            snprintf(harness, hlen, "joules import %s:", im->name);
+            for (size_t i = 0; i < n_paths; i++) {
+                strcat(harness, " ");
+                strcat(harness, sub_argv[optind + (int)i]);
+            }
+        }
+        wo.harness = harness;
+        if (!harness) {
+            fprintf(stderr, "joules %s: out of memory\n", cmd);
+            rc = JL_EXIT_INTERNAL;
+            goto done;
+        }
+        if (jl_trace_writer_open(out, &wo, &w, &err) != JL_OK) {
+            free(harness);
+            rc = cli_fail(cmd, err, JL_EXIT_OUTPUT);
+            goto done;
+        }
+        st = im->write((const char *const *)(sub_argv + optind), n_paths, args, n_args, w, &r,
+                       &errors);
+    } else {
+        st = im->run((const char *const *)(sub_argv + optind), n_paths, args, n_args, &r,
+                     &errors);
+    }
     for (size_t i = 0; i < errors.count; i++)
         cli_print_error(cmd, errors.items[i]);
     if (st != JL_OK || !r) {
-        int rc = st == JL_ENOMEM ? JL_EXIT_INTERNAL : JL_EXIT_NOINPUT;
+        rc = st == JL_ENOMEM ? JL_EXIT_INTERNAL
+             : st == JL_EUSAGE ? JL_EXIT_USAGE
+             : st == JL_EIO    ? JL_EXIT_OUTPUT
+                               : JL_EXIT_NOINPUT;
+        if (st == JL_EUSAGE)
+            fprintf(stderr, "(see `joules import %s --help`)\n", im->name);
+        jl_trace_writer_abort(w);
+        free(harness);
+        jl_import_result_free(r);
         jl_error_list_clear(&errors);
-        return rc;
+        goto done;
     }
     if (!quiet && !json)
         for (size_t i = 0; i < r->n_notes; i++)
-            fprintf(stderr, "joules import: note: %s: %s: %s%s\n", r->notes[i].file,
-                    r->notes[i].field, r->notes[i].message,
+            fprintf(stderr, "joules import: note: %s%s%s%s%s%s\n", r->notes[i].file,
+                    *r->notes[i].file ? ": " : "", r->notes[i].field,
+                    *r->notes[i].field ? ": " : "", r->notes[i].message,
                     r->notes[i].count > 1 ? " (and more like it)" : "");
-    /* The harness attribute names the source in full, however long. */
-    const char *source = r->source ? r->source : dir;
-    size_t hlen = strlen("joules import mlenergy: ") + strlen(source) + 1;
-    char *harness = malloc(hlen);
-    if (harness)
-        snprintf(harness, hlen, "joules import mlenergy: %s", source);
-    jl_trace_write_options wo;
-    jl_trace_write_options_default(&wo);
-    wo.harness = harness;
-    jl_error *err = NULL;
-    int rc = JL_EXIT_OK;
+    if (!w) {
+        const char *source = r->source ? r->source : sub_argv[optind];
+        size_t hlen = strlen("joules import : ") + strlen(im->name) + strlen(source) + 1;
+        if ((harness = malloc(hlen)))
+            snprintf(harness, hlen, "joules import %s: %s", im->name, source);
+        wo.harness = harness;
+    }
     if (!harness) {
         fprintf(stderr, "joules %s: out of memory\n", cmd);
+        jl_trace_writer_abort(w);
         rc = JL_EXIT_INTERNAL;
-    } else if (jl_trace_write(out, (const jl_run *const *)r->runs, r->n_runs, &wo, &err) !=
-               JL_OK) {
+    } else if (w ? jl_trace_writer_commit(w, &err) != JL_OK
+                 : jl_trace_write(out, (const jl_run *const *)r->runs, r->n_runs, &wo, &err) !=
+                       JL_OK) {
         rc = cli_fail(cmd, err, JL_EXIT_OUTPUT);
     } else if (json) {
-        rc = cli_print_document(cmd, import_doc(r, out), &errors);
+        rc = cli_print_document(cmd, import_doc(im->name, r, out), &errors);
     } else {
-        printf("imported %zu runs from %zu files (%zu re-measurements as __dupN, %zu with "
-               "timelines, %zu notes) into %s\n",
-               r->n_runs, r->n_files, r->n_duplicates, r->n_with_timelines, r->n_notes, out);
+        printf("imported %zu runs from %zu files (%s) into %s\n", r->n_runs, r->n_files,
+               r->detail_text ? r->detail_text : "", out);
     }
     if (rc == JL_EXIT_OK)
         rc = jl_exit_for(r->n_runs, errors.count);
     free(harness);
     jl_import_result_free(r);
     jl_error_list_clear(&errors);
+done:
+    free(longopts);
+    free(args);
     return rc;
 }

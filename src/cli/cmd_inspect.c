@@ -13,12 +13,13 @@
 #include "joules/trace.h"
 
 static const char *const help =
-    "usage: joules inspect [--json] FILE...\n\n"
+    "usage: joules inspect [--json | --jsonl] FILE...\n\n"
     "Describe each trace file: its runs, their key attributes, every dataset\n"
     "(type, shape, chunking, compression, stored size), sample counts, time\n"
     "spans and sampling rates, and every validation problem found.\n"
     "A directory is searched recursively for *.h5.\n\n"
     "  --json       print a joules.inspect/1 document on stdout\n"
+    "  --jsonl      one run per line (with its file's name), no envelope\n"
     "  -h, --help   this help\n";
 
 typedef struct series_info {
@@ -193,19 +194,23 @@ int jl_cmd_inspect(int argc, char **argv)
     enum { OPT_JSON = CLI_OPT_FIRST_FREE };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
+        {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "inspect";
-    int json = 0, c;
+    int json = 0, jsonl = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_help("inspect", help); return JL_EXIT_OK;
         case OPT_JSON: json = 1; break;
+        case CLI_OPT_JSONL: jsonl = 1; break;
         default: return cli_bad_option(cmd, c, argv);
         }
     }
+    if (json && jsonl)
+        return cli_usage_error(cmd, "--json and --jsonl: choose one");
     if (optind >= argc)
         return cli_usage_error(cmd, "no FILE given");
     jl_error_list errors = {0};
@@ -245,7 +250,7 @@ int jl_cmd_inspect(int argc, char **argv)
             n_bad++;
         else
             n_ok++;
-        if (!json)
+        if (!json && !jsonl)
             print_file(fo);
         jl_trace_close(t);
     }
@@ -257,6 +262,14 @@ int jl_cmd_inspect(int argc, char **argv)
     int rc = jl_exit_for(n_ok, n_bad);
     if (json) {
         int wrc = cli_write_document(cmd, doc);
+        rc = wrc ? wrc : rc;
+    } else if (jsonl) {
+        /* one run per line, with its file's name, harness and date */
+        cli_study none;
+        cli_study_init(&none);
+        int wrc = cli_print_jsonl(cmd, &none, doc, "files/runs");
+        cli_study_free(&none);
+        doc = NULL; /* released */
         rc = wrc ? wrc : rc;
     }
     json_decref(doc);

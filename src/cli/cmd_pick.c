@@ -25,11 +25,13 @@ static const char *const help =
 static void print_table(const void *result, const jl_summary_list *l)
 {
     const jl_pick_set *ps = result;
+    int wm = ps->n ? cli_text_width((const char *const *)&ps->items[0].model, ps->n, sizeof ps->items[0], 5) : 5;
+    int wt = ps->n ? cli_text_width((const char *const *)&ps->items[0].task, ps->n, sizeof ps->items[0], 4) : 4;
     for (size_t i = 0; i < ps->n; i++) {
         const jl_pick_entry *e = &ps->items[i];
         const jl_pick *p = &e->pick;
         const jl_summary *s = p->choice >= 0 ? l->items[p->choice] : NULL;
-        printf("%-45.45s %-15.15s %-22.22s %-12s", e->model ? e->model : "-",
+        printf("%-*s %-*s %-22s %-12s", wm, e->model ? e->model : "-", wt,
                e->task ? e->task : "-", e->slo < ps->n_slos ? ps->slos[e->slo]->text : "(none)",
                jl_pick_status_name(p->status));
         if (s)
@@ -53,7 +55,7 @@ static json_t *to_json(const void *ps, const jl_summary_list *l)
     return jl_pick_set_to_json(ps, l);
 }
 
-static const cli_output output = {write_csv, to_json, print_table};
+static const cli_output output = {write_csv, to_json, print_table, "picks", 0};
 
 int jl_cmd_pick(int argc, char **argv)
 {
@@ -84,6 +86,8 @@ int jl_cmd_pick(int argc, char **argv)
         if (rc)
             goto out;
     }
+    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
+        goto out;
     cli_install_signal_cleanup();
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;

@@ -337,6 +337,9 @@ int jl_cmd_predict(int argc, char **argv)
         rc = cli_usage_error(cmd, "give --batch N, --batch-range A:B[:STEP] or --cap N");
         goto out;
     }
+    static const cli_output rows = {NULL, NULL, NULL, "predictions", 0};
+    if ((rc = cli_check_outputs(cmd, &cs, NULL, json, &rows)))
+        goto out;
     if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         goto out;
     if (jl_model_groups(&cs.runs, &gl, &err) != JL_OK)
@@ -372,9 +375,13 @@ int jl_cmd_predict(int argc, char **argv)
     }
     for (size_t i = 0; i < bs.n; i++)
         jl_model_predict(fit, bs.v[i], &pred[i]);
-    if (json)
-        rc = cli_print_document(cmd, predict_doc(fit, pred, bs.n), &cs.errors);
-    else
+    if (json || cs.jsonl) {
+        json_t *doc = predict_doc(fit, pred, bs.n);
+        if (doc && cs.names == JL_NAMES_MLENERGY)
+            jl_json_rename_mlenergy(doc);
+        rc = json ? cli_print_document(cmd, doc, &cs.errors)
+                  : cli_print_jsonl(cmd, &cs, doc, "predictions");
+    } else
         print_text(fit, pred, bs.n);
     if (!rc)
         rc = cli_study_exit(&cs);

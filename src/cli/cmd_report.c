@@ -108,6 +108,11 @@ int jl_cmd_report(int argc, char **argv)
         if (rc)
             goto done;
     }
+    if (cs.jsonl || cs.names != JL_NAMES_JOULES) {
+        rc = cli_usage_error(cmd, "--jsonl and --names belong to the commands that print "
+                                  "(summarize, pick, ...), not to report");
+        goto done;
+    }
     if (!out_dir) {
         rc = cli_usage_error(cmd, "no output directory given (-o DIR)");
         goto done;

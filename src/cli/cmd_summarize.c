@@ -8,65 +8,267 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
+#include "cli/table.h"
+#include "joules/slo.h"
 
 static const char *const help =
-    "usage: joules summarize [--json] [--csv FILE] [options] PATH...\n\n"
+    "usage: joules summarize [--json | --jsonl] [--csv FILE] [-o COLUMNS] [options] PATH...\n\n"
     "Summarise every run of every trace: the steady-state window and, over it,\n"
     "energy, energy per token / request / item, power (average, peak, idle share),\n"
     "throughput, batch occupancy, KV-cache use, latency percentiles.\n"
-    "PATH is a trace file or a directory (searched recursively for *.h5).\n\n"
+    "PATH is a trace file or a directory (searched recursively for *.h5).\n"
+    "The table has one section per kind of output (LLM/MLLM per token, diffusion per\n"
+    "image or video), columns as wide as their widest value.\n\n"
     "  --json         print the joules.summary/1 document on stdout\n"
-    "  --csv FILE     also write a CSV with one row per run (FILE '-' = stdout)\n"
+    "  --csv FILE     also write a CSV with one row per run (FILE '-' = stdout): every\n"
+    "                 attribute (extra ones too) and figure, units in the column names\n"
+    "  -o, --columns LIST  the table's columns, e.g. -o model,cap,energy,latency,p99_itl:\n"
+    "                 default headers (gpu, G, cap, J/token, ...), file, run, window,\n"
+    "                 warn, figures (energy/latency/throughput follow the workload),\n"
+    "                 any attribute (nickname, tensor_parallel, ...)\n"
     CLI_STUDY_HELP
     "  -h, --help     this help\n\n"
     "Figures and JSON keys: summary.md. Exit status: cli.md.\n";
 
-/* A figure printed for people: scaled, rounded, '-' when missing. */
-static void cell(char *buf, size_t cap, double v, double scale, int decimals)
+/* The table's columns. A column is a run attribute, a figure (scaled and
+ * rounded for people) or one of file, run, window, warn. */
+enum { C_FILE, C_RUN, C_ATTR, C_METHOD, C_SOURCE, C_FIG, C_WARN };
+
+typedef struct col {
+    const char *key;    /* attribute / figure name */
+    const char *header; /* NULL: the resolved figure's or the attribute's name */
+    int kind;
+    double scale;       /* figures: shown = value x scale */
+    int decimals;       /* figures: -1 = %.6g */
+} col;
+
+static const col llm_cols[] = {
+    {"file", "file", C_FILE, 1, 0},
+    {"run", "run", C_RUN, 1, 0},
+    {"model", "model", C_ATTR, 1, 0},
+    {"gpu_model", "gpu", C_ATTR, 1, 0},
+    {"num_gpus", "G", C_ATTR, 1, 0},
+    {"max_batch_size", "cap", C_ATTR, 1, 0},
+    {"window", "window", C_METHOD, 1, 0},
+    {"steady_duration_s", "dur_s", C_FIG, 1, 1},
+    {"steady_energy_j", "energy_J", C_FIG, 1, 0},
+    {"energy_per_token_j", "J/token", C_FIG, 1, 4},
+    {"avg_power_w", "avg_W", C_FIG, 1, 0},
+    {"peak_power_w", "peak_W", C_FIG, 1, 0},
+    {"static_energy_share", "idle%", C_FIG, 100, 0},
+    {"output_throughput_tok_s", "tok/s", C_FIG, 1, 0},
+    {"avg_batch_size", "batch", C_FIG, 1, 1},
+    {"median_itl_s", "mITL_ms", C_FIG, 1000, 1},
+    {"p90_itl_s", "p90ms", C_FIG, 1000, 1},
+    {"warn", "warn", C_WARN, 1, 0},
+};
+
+/* Diffusion: per item, batch latency and denoising steps, never under the
+ * token headers; "ITEM" becomes image or video per section. */
+static const col diffusion_cols[] = {
+    {"file", "file", C_FILE, 1, 0},
+    {"run", "run", C_RUN, 1, 0},
+    {"model", "model", C_ATTR, 1, 0},
+    {"gpu_model", "gpu", C_ATTR, 1, 0},
+    {"num_gpus", "G", C_ATTR, 1, 0},
+    {"max_batch_size", "cap", C_ATTR, 1, 0},
+    {"window", "window", C_METHOD, 1, 0},
+    {"steady_duration_s", "dur_s", C_FIG, 1, 1},
+    {"steady_energy_j", "energy_J", C_FIG, 1, 0},
+    {"energy_per_item_j", "J/ITEM", C_FIG, 1, 1},
+    {"avg_power_w", "avg_W", C_FIG, 1, 0},
+    {"peak_power_w", "peak_W", C_FIG, 1, 0},
+    {"static_energy_share", "idle%", C_FIG, 100, 0},
+    {"items_per_s", "ITEM/s", C_FIG, 1, 3},
+    {"batch_latency_s", "batch_lat_s", C_FIG, 1, 2},
+    {"denoising_steps", "steps", C_ATTR, 1, 0},
+    {"warn", "warn", C_WARN, 1, 0},
+};
+
+#define N_LLM_COLS (sizeof llm_cols / sizeof llm_cols[0])
+#define N_DIF_COLS (sizeof diffusion_cols / sizeof diffusion_cols[0])
+
+/* Sections: runs of one kind of output share one header. */
+enum { SEC_TOKENS, SEC_IMAGES, SEC_VIDEOS, SEC_OTHER, SEC_COUNT };
+static const char *const sec_title[] = {
+    "LLM / MLLM runs (per output token)", "diffusion runs: images (per image)",
+    "diffusion runs: videos (per video)", "runs of other workloads"};
+static const char *const sec_item[] = {"token", "image", "video", "item"};
+
+static int section_of(const jl_summary *s)
 {
-    if (!isfinite(v))
-        snprintf(buf, cap, "-");
-    else
-        snprintf(buf, cap, "%.*f", decimals, v * scale);
+    if (jl_attrs_is_diffusion(&s->attrs)) {
+        const char *t = s->attrs.task;
+        return t && strstr(t, "video") ? SEC_VIDEOS : SEC_IMAGES;
+    }
+    return jl_attrs_is_llm(&s->attrs) ? SEC_TOKENS : SEC_OTHER;
 }
+
+/* The table options: -o COLUMNS (parsed into cols, keys pointing into
+ * text, which the options own). */
+typedef struct table_opts {
+    char *text;
+    col *cols;
+    size_t n;
+} table_opts;
+
+static void table_opts_free(table_opts *o)
+{
+    free(o->text);
+    free(o->cols);
+}
+
+static const col *known_column(const char *name)
+{
+    for (size_t i = 0; i < N_LLM_COLS; i++)
+        if (!strcmp(name, llm_cols[i].key) || !strcmp(name, llm_cols[i].header))
+            return &llm_cols[i];
+    for (size_t i = 0; i < N_DIF_COLS; i++)
+        if (!strcmp(name, diffusion_cols[i].key) || !strcmp(name, diffusion_cols[i].header))
+            return &diffusion_cols[i];
+    if (!strcmp(name, "steady_method"))
+        return &llm_cols[6];
+    if (!strcmp(name, "warnings"))
+        return &llm_cols[N_LLM_COLS - 1];
+    return NULL;
+}
+
+/* -o: names of default columns (their key or header), file, run, window,
+ * warn, energy_source, figures (with or without unit suffix; energy,
+ * latency and throughput by workload), any attribute. */
+static int parse_columns(const char *cmd, const char *arg, table_opts *o)
+{
+    table_opts_free(o);
+    memset(o, 0, sizeof *o);
+    if (!(o->text = strdup(arg)))
+        return JL_EXIT_INTERNAL;
+    for (char *save = NULL, *tok = strtok_r(o->text, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        col c = {tok, NULL, C_ATTR, 1, -1};
+        const col *k = known_column(tok);
+        if (k)
+            c = *k;
+        else if (!strcmp(tok, "energy_source"))
+            c.kind = C_SOURCE;
+        else if (jl_slo_resolve_figure(tok, "llm") >= 0 ||
+                 jl_slo_resolve_figure(tok, "diffusion") >= 0)
+            c.kind = C_FIG;
+        col *nc = realloc(o->cols, (o->n + 1) * sizeof *nc);
+        if (!nc)
+            return JL_EXIT_INTERNAL;
+        o->cols = nc;
+        o->cols[o->n++] = c;
+    }
+    if (!o->n)
+        return cli_usage_error(cmd, "-o: no column named (e.g. -o model,cap,energy,latency)");
+    return 0;
+}
+
+/* The figure a column shows for a section: its key resolved for the
+ * section's workload (energy: per token or per item). */
+static int column_figure(const col *c, int sec)
+{
+    return jl_slo_resolve_figure(c->key, sec == SEC_TOKENS ? "llm"
+                                         : sec == SEC_OTHER ? NULL
+                                                            : "diffusion");
+}
+
+static void column_header(const col *c, int sec, char *buf, size_t cap)
+{
+    if (c->header) {
+        /* J/ITEM, ITEM/s: the section's item */
+        const char *p = strstr(c->header, "ITEM");
+        if (p)
+            snprintf(buf, cap, "%.*s%s%s", (int)(p - c->header), c->header, sec_item[sec], p + 4);
+        else
+            snprintf(buf, cap, "%s", c->header);
+        return;
+    }
+    int f = c->kind == C_FIG ? column_figure(c, sec) : -1;
+    snprintf(buf, cap, "%s", f >= 0 ? jl_figure_name((jl_figure)f) : c->key);
+}
+
+static void column_cell(cli_table *t, size_t i, const col *c, int sec, const jl_summary *s)
+{
+    char buf[1024];
+    switch (c->kind) {
+    case C_FILE: cli_table_set(t, i, cli_basename(s->file ? s->file : "-")); return;
+    case C_RUN: cli_table_set(t, i, s->run); return;
+    case C_METHOD: cli_table_set(t, i, jl_steady_method_name(s->steady_method)); return;
+    case C_SOURCE: cli_table_set(t, i, jl_energy_source_name(s->energy_source)); return;
+    case C_WARN: cli_table_setf(t, i, "%zu", s->n_warnings); return;
+    case C_ATTR:
+        if (jl_attrs_get(&s->attrs, c->key, buf, sizeof buf) == 0)
+            cli_table_set(t, i, buf);
+        return;
+    default: {
+        int f = column_figure(c, sec);
+        double v = f >= 0 ? s->fig[f] : NAN;
+        if (!isfinite(v))
+            return;
+        if (c->decimals < 0)
+            cli_table_setf(t, i, "%.6g", v * c->scale);
+        else
+            cli_table_setf(t, i, "%.*f", c->decimals, v * c->scale);
+    }
+    }
+}
+
+static const table_opts *g_table; /* -o, for print_table (one command per process) */
 
 static void print_table(const void *result, const jl_summary_list *l)
 {
     (void)result;
-    printf("%-34s %-10s %-28s %-6s %3s %5s %-9s %8s %9s %10s %7s %7s %5s %9s %7s %7s %6s %4s\n",
-           "file", "run", "model", "gpu", "G", "cap", "window", "dur_s", "energy_J",
-           "J/token", "avg_W", "peak_W", "idle%", "tok/s", "batch", "mITL_ms", "p90ms", "warn");
-    for (size_t i = 0; i < l->count; i++) {
-        const jl_summary *s = l->items[i];
-        const double *f = s->fig;
-        int diffusion = jl_attrs_is_diffusion(&s->attrs);
-        char dur[32], en[32], ept[32], avg[32], peak[32], idle[32], tps[32], bat[32],
-            itl[32], p90[32];
-        cell(dur, sizeof dur, f[JL_FIG_STEADY_DURATION_S], 1, 1);
-        cell(en, sizeof en, f[JL_FIG_STEADY_ENERGY_J], 1, 0);
-        if (diffusion) {
-            cell(ept, sizeof ept, f[JL_FIG_ENERGY_PER_ITEM_J], 1, 1);
-            strncat(ept, "/it", sizeof ept - strlen(ept) - 1);
-            cell(tps, sizeof tps, f[JL_FIG_ITEMS_PER_S], 1, 3);
-            cell(itl, sizeof itl, f[JL_FIG_BATCH_LATENCY_S], 1000, 0);
-            snprintf(p90, sizeof p90, "-");
-        } else {
-            cell(ept, sizeof ept, f[JL_FIG_ENERGY_PER_TOKEN_J], 1, 4);
-            cell(tps, sizeof tps, f[JL_FIG_OUTPUT_THROUGHPUT_TOK_S], 1, 0);
-            cell(itl, sizeof itl, f[JL_FIG_MEDIAN_ITL_S], 1000, 1);
-            cell(p90, sizeof p90, f[JL_FIG_P90_ITL_S], 1000, 1);
+    size_t per_sec[SEC_COUNT] = {0}, n_sec = 0;
+    for (size_t i = 0; i < l->count; i++)
+        per_sec[section_of(l->items[i])]++;
+    for (int k = 0; k < SEC_COUNT; k++)
+        n_sec += per_sec[k] > 0;
+    int printed = 0, shortened = 0;
+    for (int sec = 0; sec < SEC_COUNT; sec++) {
+        if (!per_sec[sec] && !(sec == SEC_TOKENS && !l->count))
+            continue;
+        const col *cols = g_table && g_table->n ? g_table->cols
+                          : sec == SEC_IMAGES || sec == SEC_VIDEOS ? diffusion_cols
+                                                                   : llm_cols;
+        size_t n = g_table && g_table->n ? g_table->n
+                   : sec == SEC_IMAGES || sec == SEC_VIDEOS ? N_DIF_COLS
+                                                            : N_LLM_COLS;
+        char hbuf[64][64];
+        const char *headers[64];
+        int right[64];
+        long file_col = -1;
+        if (n > 64)
+            n = 64;
+        for (size_t i = 0; i < n; i++) {
+            column_header(&cols[i], sec, hbuf[i], sizeof hbuf[i]);
+            headers[i] = hbuf[i];
+            right[i] = cols[i].kind == C_FIG || cols[i].kind == C_WARN ||
+                       (cols[i].kind == C_ATTR && (!strcmp(cols[i].key, "num_gpus") ||
+                                                   !strcmp(cols[i].key, "max_batch_size") ||
+                                                   !strcmp(cols[i].key, "denoising_steps")));
+            if (cols[i].kind == C_FILE)
+                file_col = (long)i;
         }
-        cell(avg, sizeof avg, f[JL_FIG_AVG_POWER_W], 1, 0);
-        cell(peak, sizeof peak, f[JL_FIG_PEAK_POWER_W], 1, 0);
-        cell(idle, sizeof idle, f[JL_FIG_STATIC_ENERGY_SHARE], 100, 0);
-        cell(bat, sizeof bat, f[JL_FIG_AVG_BATCH_SIZE], 1, 1);
-        printf("%-34.34s %-10.10s %-28.28s %-6.6s %3ld %5ld %-9s %8s %9s %10s %7s %7s %5s %9s %7s %7s %6s %4zu\n",
-               cli_basename(s->file ? s->file : "-"), s->run ? s->run : "-",
-               s->attrs.model ? s->attrs.model : "-",
-               s->attrs.gpu_model ? s->attrs.gpu_model : "-", s->attrs.num_gpus,
-               s->attrs.max_batch_size, jl_steady_method_name(s->steady_method), dur, en,
-               ept, avg, peak, idle, tps, bat, itl, p90, s->n_warnings);
+        cli_table *t = cli_table_new(n, headers, right);
+        if (!t)
+            return;
+        for (size_t r = 0; r < l->count; r++) {
+            const jl_summary *s = l->items[r];
+            if (section_of(s) != sec || cli_table_row(t))
+                continue;
+            for (size_t i = 0; i < n; i++)
+                column_cell(t, i, &cols[i], sec, s);
+        }
+        if (printed++)
+            putchar('\n');
+        if (n_sec > 1)
+            printf("%s\n", sec_title[sec]);
+        shortened |= cli_table_print(t, stdout, file_col);
+        cli_table_free(t);
     }
+    if (shortened)
+        printf("(file names shortened in the middle to fit the terminal; -o chooses columns)\n");
     /* Warnings in words under the table, so the person sees why. */
     int any = 0;
     for (size_t i = 0; i < l->count; i++)
@@ -81,8 +283,8 @@ static void print_table(const void *result, const jl_summary_list *l)
 static jl_status write_csv(const char *path, const void *result, const jl_summary_list *l,
                            jl_error **err)
 {
-    (void)result;
-    return jl_write_summaries_csv(path, l, err);
+    const jl_names *names = result; /* cli_emit passes --names (csv_names) */
+    return jl_write_summaries_csv_named(path, l, names ? *names : JL_NAMES_JOULES, err);
 }
 
 static json_t *to_json(const void *result, const jl_summary_list *l)
@@ -92,38 +294,50 @@ static json_t *to_json(const void *result, const jl_summary_list *l)
 }
 
 /* The result is the study's runs themselves. */
-static const cli_output output = {write_csv, to_json, print_table};
+static const cli_output output = {write_csv, to_json, print_table, "runs", 1};
 
 int jl_cmd_summarize(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV };
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_COLUMNS };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"csv", required_argument, NULL, OPT_CSV},
+        {"columns", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         CLI_STUDY_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "summarize", *csv = NULL;
     int json = 0, c, rc = JL_EXIT_OK;
+    table_opts topt = {0};
     cli_study cs;
     cli_study_init(&cs);
     cs.opt.trace.summary_fields_only = 1; /* summaries only: skip unused datasets */
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_help("summarize", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
+        case 'o': rc = parse_columns(cmd, optarg, &topt); break;
         default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
         if (rc)
             goto out;
     }
+    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
+        goto out;
+    if (topt.n && (json || cs.jsonl || (csv && !strcmp(csv, "-")))) {
+        rc = cli_usage_error(cmd, "-o chooses the table's columns: not with --json, --jsonl or --csv -");
+        goto out;
+    }
+    g_table = &topt;
     cli_install_signal_cleanup();
     if (!(rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
         rc = cli_emit(cmd, &cs, csv, json, &output, NULL);
 out:
+    g_table = NULL;
+    table_opts_free(&topt);
     cli_study_free(&cs);
     return rc;
 }

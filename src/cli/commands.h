@@ -13,7 +13,7 @@ typedef struct jl_command {
     X(inspect, "what is in each trace file: runs, datasets, problems")         \
     X(summarize, "one row per run: steady state, energy, power, latency")      \
     X(check, "validation rules per run: pass / warn / fail with the figure")  \
-    X(import, "published summaries into a trace file (import mlenergy DIR -o FILE.h5)") \
+    X(import, "other formats into a trace file: nvidia-smi logs, ML.ENERGY data (import --list)") \
     X(frontier, "Pareto-optimal configurations in (latency, energy) and curves per GPU setup") \
     X(pick, "minimum-energy configuration per (model, task) meeting an SLO")  \
     X(compare, "matched-constraint comparisons: GPU model, GPU count, precision pairs") \

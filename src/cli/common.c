@@ -110,6 +110,18 @@ void cli_install_signal_cleanup(void)
     sigaction(SIGPIPE, &sa, NULL);
 }
 
+int cli_text_width(const char *const *texts, size_t n, size_t stride, int min)
+{
+    size_t w = (size_t)(min > 1 ? min : 1);
+    for (size_t i = 0; i < n; i++) {
+        const char *t = *(const char *const *)((const char *)texts + i * stride);
+        size_t len = strlen(t ? t : "-");
+        if (len > w)
+            w = len;
+    }
+    return w > 4096 ? 4096 : (int)w;
+}
+
 const char *cli_basename(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -167,6 +179,18 @@ int cli_study_option(cli_study *cs, const char *cmd, int code, const char *arg)
         cs->opt.trace.limits.max_dataset_bytes = (uint64_t)v;
         return 1;
     }
+    case CLI_OPT_JSONL:
+        cs->jsonl = 1;
+        return 1;
+    case CLI_OPT_NAMES: {
+        int n = jl_names_parse(arg);
+        if (n < 0) {
+            cli_usage_error(cmd, "--names: '%s' is not one of joules, mlenergy", arg);
+            return -1;
+        }
+        cs->names = (jl_names)n;
+        return 1;
+    }
     case CLI_OPT_RULES:
     case CLI_OPT_SET_RULE: {
         jl_error *err = NULL;
@@ -221,7 +245,28 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
         fprintf(stderr, "joules %s: %s\n", cmd, jl_strerror(st));
         return jl_exit_for_status(st);
     }
+    /* A clause that selects nothing is said, with the values present, so a
+     * typo never passes for an empty result. */
+    char *unmatched = NULL;
+    if (jl_selector_unmatched(cs->sel, &cs->runs, &unmatched) != JL_OK) {
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+        return JL_EXIT_INTERNAL;
+    }
+    size_t before = cs->runs.count;
     jl_summary_list_select(&cs->runs, cs->sel);
+    if (unmatched) {
+        for (char *line = unmatched, *next; line; line = next) {
+            if ((next = strchr(line, '\n')))
+                *next++ = '\0';
+            fprintf(stderr, "joules %s: %s\n", cmd, line);
+        }
+        free(unmatched);
+    }
+    if (before && !cs->runs.count) {
+        fprintf(stderr, "joules %s: no run left after --where/--exclude (%zu run%s read)\n", cmd,
+                before, before == 1 ? "" : "s");
+        return JL_EXIT_NOINPUT;
+    }
     /* Descriptors are optional: without them rules that need a GPU's power
      * limit are skipped (and say why). */
     jl_error *derr = NULL;
@@ -241,18 +286,112 @@ int cli_study_exit(const cli_study *cs)
     return jl_exit_for(cs->runs.count, cs->errors.count);
 }
 
+int cli_check_outputs(const char *cmd, const cli_study *cs, const char *csv, int json,
+                      const cli_output *out)
+{
+    int to_stdout = csv && !strcmp(csv, "-");
+    if (json && cs->jsonl)
+        return cli_usage_error(cmd, "--json and --jsonl: choose one");
+    if ((json || cs->jsonl) && to_stdout)
+        return cli_usage_error(cmd, "--%s and --csv - would both write to stdout: give --csv a "
+                               "FILE", json ? "json" : "jsonl");
+    if (cs->jsonl && (!out || !out->rows))
+        return cli_usage_error(cmd, "--jsonl: this command has no rows to write one per line");
+    if (cs->names == JL_NAMES_MLENERGY && !json && !cs->jsonl && !(csv && out && out->csv_names))
+        return cli_usage_error(cmd, "--names mlenergy names the keys of --json, --jsonl%s",
+                               out && out->csv_names ? " and --csv" : "");
+    if (cs->names == JL_NAMES_MLENERGY && csv && !(out && out->csv_names))
+        return cli_usage_error(cmd, "--names mlenergy: this command's CSV keeps joules' names "
+                               "(use --json or --jsonl)");
+    return 0;
+}
+
+/* Append the rows of arr to out; parent (may be NULL): its scalar fields
+ * are added to each row that lacks them. */
+static int add_rows(json_t *out, json_t *arr, const json_t *parent)
+{
+    size_t i;
+    json_t *row;
+    json_array_foreach(arr, i, row) {
+        if (parent && json_is_object(row)) {
+            const char *k;
+            json_t *v;
+            json_object_foreach((json_t *)parent, k, v)
+                if (!json_is_array(v) && !json_is_object(v) && !json_object_get(row, k))
+                    json_object_set(row, k, v);
+        }
+        if (json_array_append(out, row))
+            return -1;
+    }
+    return 0;
+}
+
+int cli_print_jsonl(const char *cmd, const cli_study *cs, json_t *doc, const char *rows)
+{
+    if (!doc) {
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+        return JL_EXIT_INTERNAL;
+    }
+    char key[64];
+    snprintf(key, sizeof key, "%s", rows);
+    char *sub = strchr(key, '/');
+    if (sub)
+        *sub++ = '\0';
+    json_t *all = json_array(), *top = json_object_get(doc, key);
+    int bad = !all;
+    size_t i;
+    json_t *e;
+    if (!bad && !sub)
+        bad = add_rows(all, top, NULL);
+    else if (!bad)
+        json_array_foreach(top, i, e)
+            if ((bad = add_rows(all, json_object_get(e, sub), e)))
+                break;
+    if (!bad && cs->names == JL_NAMES_MLENERGY)
+        jl_json_rename_mlenergy(all);
+    int rc = bad ? JL_EXIT_INTERNAL : 0;
+    json_array_foreach(all, i, e) {
+        if (rc)
+            break;
+        char *line = json_dumps(e, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION));
+        if (!line) {
+            rc = JL_EXIT_INTERNAL;
+            break;
+        }
+        if (fputs(line, stdout) == EOF || putchar('\n') == EOF)
+            rc = JL_EXIT_OUTPUT;
+        free(line);
+    }
+    if (!rc && fflush(stdout) != 0)
+        rc = JL_EXIT_OUTPUT;
+    if (rc == JL_EXIT_OUTPUT)
+        fprintf(stderr, "joules %s: <stdout>: %s\n", cmd, strerror(errno));
+    else if (rc)
+        fprintf(stderr, "joules %s: out of memory\n", cmd);
+    json_decref(all);
+    json_decref(doc);
+    return rc;
+}
+
 int cli_emit(const char *cmd, const cli_study *cs, const char *csv, int json,
              const cli_output *out, const void *result)
 {
     int rc = 0;
     if (csv) {
         jl_error *err = NULL;
-        if (out->csv(csv, result, &cs->runs, &err) != JL_OK)
+        const void *r = out->csv_names ? (const void *)&cs->names : result;
+        if (out->csv(csv, r, &cs->runs, &err) != JL_OK)
             return cli_fail(cmd, err, JL_EXIT_OUTPUT);
     }
-    if (json)
-        rc = cli_print_document(cmd, out->json(result, &cs->runs), &cs->errors);
-    else if (!csv || strcmp(csv, "-"))
+    if (json) {
+        json_t *doc = out->json(result, &cs->runs);
+        if (doc && cs->names == JL_NAMES_MLENERGY)
+            jl_json_rename_mlenergy(doc);
+        rc = cli_print_document(cmd, doc, &cs->errors);
+    } else if (cs->jsonl) {
+        rc = cli_print_jsonl(cmd, cs, out->json(result, &cs->runs), out->rows);
+    } else if (!csv || strcmp(csv, "-")) {
         out->table(result, &cs->runs);
+    }
     return rc ? rc : cli_study_exit(cs);
 }

@@ -22,6 +22,8 @@ enum {
     CLI_OPT_MAX_DATASET_BYTES,
     CLI_OPT_RULES,
     CLI_OPT_SET_RULE,
+    CLI_OPT_JSONL,
+    CLI_OPT_NAMES,
     CLI_OPT_FIRST_FREE /* commands number their own options from here */
 };
 
@@ -32,16 +34,24 @@ enum {
     {"max-rows", required_argument, NULL, CLI_OPT_MAX_ROWS},                   \
     {"max-dataset-bytes", required_argument, NULL, CLI_OPT_MAX_DATASET_BYTES}, \
     {"rules", required_argument, NULL, CLI_OPT_RULES},                         \
-    {"set-rule", required_argument, NULL, CLI_OPT_SET_RULE}
+    {"set-rule", required_argument, NULL, CLI_OPT_SET_RULE},                   \
+    {"jsonl", no_argument, NULL, CLI_OPT_JSONL},                               \
+    {"names", required_argument, NULL, CLI_OPT_NAMES}
 
 #define CLI_STUDY_HELP                                                         \
-    "  --where KEY=V1,V2      keep runs whose attribute KEY is one of the values (repeatable)\n" \
+    "  --where KEY=V1,V2      keep runs whose attribute KEY is one of the values (repeatable;\n" \
+    "                         also KEY!=V, 'KEY>=N', 'KEY<=N', 'KEY>N', 'KEY<N'; names\n" \
+    "                         such as gpu_model=h100 match whatever the case)\n" \
     "  --exclude KEY=V1,V2    drop runs whose attribute KEY is one of the values (repeatable)\n" \
     "  --workers N            summarise files in N worker processes (default 1)\n" \
     "  --max-rows N           refuse datasets with more rows (default 2^31)\n" \
     "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n" \
     "  --rules FILE           validation thresholds (joules.rules/1 JSON, check.md)\n" \
-    "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n"
+    "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n" \
+    "  --jsonl                one JSON object per line and per row (run, point, ...), no\n" \
+    "                         envelope: pandas.read_json(FILE, lines=True)\n"         \
+    "  --names mlenergy       keys/columns named as the ML.ENERGY data toolkit names them\n" \
+    "                         (energy_per_token_joules, median_itl_ms, ...; default joules)\n"
 
 typedef struct cli_study {
     jl_selector *sel;
@@ -50,6 +60,8 @@ typedef struct cli_study {
     jl_study_options opt;
     jl_summary_list runs;
     jl_error_list errors;
+    int jsonl;              /* --jsonl */
+    jl_names names;         /* --names */
 } cli_study;
 
 void cli_study_init(cli_study *cs);
@@ -114,17 +126,39 @@ typedef struct cli_output {
                      jl_error **err);
     json_t *(*json)(const void *result, const jl_summary_list *runs);
     void (*table)(const void *result, const jl_summary_list *runs);
+    /* --jsonl: the document's rows, "KEY" (an array of the document) or
+     * "KEY/SUB" (the SUB array of each element of KEY, each row with its
+     * parent's scalar fields added). NULL: the command has no --jsonl. */
+    const char *rows;
+    /* the csv callback honours --names (result points at a jl_names) */
+    int csv_names;
 } cli_output;
 
+/* The output options chosen together, checked once parsing is done: --json
+ * and --jsonl exclude each other, and neither shares stdout with --csv -;
+ * --names mlenergy needs a JSON output (or a CSV that honours it: csv_names).
+ * Returns 0 or JL_EXIT_USAGE (printed). out may be NULL (no CSV). */
+int cli_check_outputs(const char *cmd, const cli_study *cs, const char *csv, int json,
+                      const cli_output *out);
+
+/* Print each row of doc (see cli_output.rows) as one JSON line on stdout,
+ * named as cs->names says, and release doc. Returns 0 or an exit code. */
+int cli_print_jsonl(const char *cmd, const cli_study *cs, json_t *doc, const char *rows);
+
 /* The tail every analysis command shares: --csv FILE first, then the --json
- * document (with the study's errors) or, unless the CSV went to stdout, the
- * table; then the study's exit code. Returns that code, or the one for an
+ * document (with the study's errors), the --jsonl rows or, unless the CSV
+ * went to stdout, the table; then the study's exit code. Returns that code, or the one for an
  * output that could not be written (printed). */
 int cli_emit(const char *cmd, const cli_study *cs, const char *csv, int json,
              const cli_output *out, const void *result);
 
 /* Install SIGINT/SIGTERM handlers that remove half-written outputs. */
 void cli_install_signal_cleanup(void);
+
+/* The width of a text column: the longest of the strings (NULL counts as
+ * "-"), at least `min`. Text columns are never cut: two model names that
+ * differ only at their end (...-2507, ...-2507-FP8) must read differently. */
+int cli_text_width(const char *const *texts, size_t n, size_t stride, int min);
 
 /* Basename of a path, for tables. */
 const char *cli_basename(const char *path);

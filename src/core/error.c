@@ -92,13 +92,25 @@ void jl_error_set_context(jl_error *e, const char *file, const char *run)
         e->run = jl_strdup(run);
 }
 
+void jl_error_set_position(jl_error *e, long long line, long long column)
+{
+    if (!e)
+        return;
+    e->line = line > 0 ? line : 0;
+    e->column = column > 0 ? column : 0;
+}
+
 char *jl_error_format(const jl_error *e)
 {
     if (!e)
         return jl_strdup("unknown error");
     jl_strbuf b;
     jl_strbuf_init(&b);
-    if (e->file)
+    if (e->file && e->line > 0 && e->column > 0)
+        jl_strbuf_printf(&b, "%s:%lld:%lld: ", e->file, e->line, e->column);
+    else if (e->file && e->line > 0)
+        jl_strbuf_printf(&b, "%s:%lld: ", e->file, e->line);
+    else if (e->file)
         jl_strbuf_printf(&b, "%s: ", e->file);
     if (e->run)
         jl_strbuf_printf(&b, "run %s: ", e->run);

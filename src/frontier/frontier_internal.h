@@ -9,6 +9,23 @@
 /* A double for CSV: %.17g, empty when NaN/inf. */
 void jl__csv_double(FILE *f, double v);
 
+/* Columns named by figure, so a CSV never mixes units in one column (J/token
+ * and J/item, ITL and batch latency): the figures given by default, then
+ * every other figure the rows use, in figure-table order. */
+typedef struct jl__figcols {
+    int fig[64];
+    int n;
+} jl__figcols;
+
+/* Start with the default figures (-1 terminated). */
+void jl__figcols_init(jl__figcols *c, const int *defaults);
+void jl__figcols_add(jl__figcols *c, int fig);
+/* ",PREFIX<figure name>" per column. */
+void jl__figcols_header(FILE *f, const jl__figcols *c, const char *prefix);
+/* One cell per column, each with its leading comma: v under figure fig,
+ * empty elsewhere (and everywhere when v is missing). */
+void jl__figcols_cells(FILE *f, const jl__figcols *c, int fig, double v);
+
 /* Attribute values as grouping compares them: missing (NULL) last, two
  * numbers numerically ("1" == "1.0"), else strcmp. */
 int jl__attr_value_cmp(const char *a, const char *b);

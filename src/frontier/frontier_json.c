@@ -123,9 +123,25 @@ typedef struct csv_ctx {
 static int print_csv(FILE *f, const void *vctx)
 {
     const csv_ctx *ctx = vctx;
+    /* latency and energy under columns named by their figures: an ITL is
+     * never in the same column as a batch latency, J/token never with J/item */
+    static const int lat_default[] = {JL_FIG_MEDIAN_ITL_S, JL_FIG_BATCH_LATENCY_S, -1};
+    static const int en_default[] = {JL_FIG_ENERGY_PER_TOKEN_J, JL_FIG_ENERGY_PER_ITEM_J, -1};
+    jl__figcols lat, en;
+    jl__figcols_init(&lat, lat_default);
+    jl__figcols_init(&en, en_default);
+    for (size_t i = 0; i < ctx->fs->n; i++)
+        for (size_t p = 0; p < ctx->fs->frontiers[i].n_points; p++) {
+            const jl_summary *s = ctx->l->items[ctx->fs->frontiers[i].points[p].run];
+            jl__figcols_add(&lat, jl_frontier_latency_figure(&ctx->fs->opt, s));
+            jl__figcols_add(&en, jl_frontier_energy_figure(&ctx->fs->opt, s));
+        }
     fputs("model,task,workload,rank,file,run,gpu_model,num_gpus,precision,max_batch_size,"
-          "latency_figure,latency,energy_figure,energy,n_equivalent\n",
-          f);
+          "latency_figure", f);
+    jl__figcols_header(f, &lat, NULL);
+    fputs(",energy_figure", f);
+    jl__figcols_header(f, &en, NULL);
+    fputs(",n_equivalent\n", f);
     for (size_t i = 0; i < ctx->fs->n; i++) {
         const jl_frontier *fr = &ctx->fs->frontiers[i];
         for (size_t p = 0; p < fr->n_points; p++) {
@@ -145,10 +161,10 @@ static int print_csv(FILE *f, const void *vctx)
             jl_csv_field(f, s->attrs.gpu_model);
             fprintf(f, ",%ld,", s->attrs.num_gpus);
             jl_csv_field(f, s->attrs.precision);
-            fprintf(f, ",%ld,%s,", s->attrs.max_batch_size, jl_figure_name((jl_figure)fl));
-            jl__csv_double(f, fr->points[p].latency);
-            fprintf(f, ",%s,", jl_figure_name((jl_figure)fe));
-            jl__csv_double(f, fr->points[p].energy);
+            fprintf(f, ",%ld,%s", s->attrs.max_batch_size, jl_figure_name((jl_figure)fl));
+            jl__figcols_cells(f, &lat, fl, fr->points[p].latency);
+            fprintf(f, ",%s", jl_figure_name((jl_figure)fe));
+            jl__figcols_cells(f, &en, fe, fr->points[p].energy);
             fprintf(f, ",%zu\n", fr->points[p].n_equivalent);
         }
     }

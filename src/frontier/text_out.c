@@ -12,3 +12,43 @@ void jl__csv_double(FILE *f, double v)
     if (isfinite(v))
         fprintf(f, "%.17g", v);
 }
+
+void jl__figcols_add(jl__figcols *c, int fig)
+{
+    if (fig < 0)
+        return;
+    for (int i = 0; i < c->n; i++)
+        if (c->fig[i] == fig)
+            return;
+    if (c->n == (int)(sizeof c->fig / sizeof c->fig[0]))
+        return;
+    /* keep figure-table order */
+    int i = c->n++;
+    while (i > 0 && c->fig[i - 1] > fig) {
+        c->fig[i] = c->fig[i - 1];
+        i--;
+    }
+    c->fig[i] = fig;
+}
+
+void jl__figcols_init(jl__figcols *c, const int *defaults)
+{
+    c->n = 0;
+    for (int i = 0; defaults && defaults[i] >= 0; i++)
+        jl__figcols_add(c, defaults[i]);
+}
+
+void jl__figcols_header(FILE *f, const jl__figcols *c, const char *prefix)
+{
+    for (int i = 0; i < c->n; i++)
+        fprintf(f, ",%s%s", prefix ? prefix : "", jl_figure_name((jl_figure)c->fig[i]));
+}
+
+void jl__figcols_cells(FILE *f, const jl__figcols *c, int fig, double v)
+{
+    for (int i = 0; i < c->n; i++) {
+        fputc(',', f);
+        if (c->fig[i] == fig)
+            jl__csv_double(f, v);
+    }
+}

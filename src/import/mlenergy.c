@@ -29,22 +29,7 @@ void jl_import_options_default(jl_import_options *opt)
     opt->max_files = 100000;
 }
 
-void jl_import_result_free(jl_import_result *r)
-{
-    if (!r)
-        return;
-    for (size_t i = 0; i < r->n_runs; i++)
-        jl_run_free(r->runs[i]);
-    free(r->runs);
-    for (size_t i = 0; i < r->n_notes; i++) {
-        free(r->notes[i].file);
-        free(r->notes[i].field);
-        free(r->notes[i].message);
-    }
-    free(r->notes);
-    free(r->source);
-    free(r);
-}
+/* jl_import_result_free() is shared by every importer: src/import/common.c. */
 
 /* ---- context ---------------------------------------------------------------- */
 

@@ -137,6 +137,10 @@ json_t *jl_errors_to_json(const jl_error_list *errors)
         set_str(o, "run", e->run);
         set_str(o, "object", e->object);
         json_object_set_new(o, "row", e->row >= 0 ? json_integer(e->row) : json_null());
+        if (e->line > 0) { /* text inputs only: existing documents keep their keys */
+            json_object_set_new(o, "line", json_integer(e->line));
+            json_object_set_new(o, "column", e->column > 0 ? json_integer(e->column) : json_null());
+        }
         set_str(o, "code", jl_status_name(e->code));
         char *msg = jl_error_format(e);
         set_str(o, "message", msg);

@@ -748,7 +748,8 @@ static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
 /* One figure per kind of work (tokens or images): each (model, task) with at
  * least two GPU models meeting its SLO, the minimum-energy configuration of
  * each GPU model as a bar, annotated with its configuration and its energy
- * reduction against the GPU model using the most energy. */
+ * change against the GPU model using the most energy (negative = less
+ * energy, the sign `joules compare` uses). */
 static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
 {
     const jl_summary_list *l = r->l;
@@ -793,8 +794,8 @@ static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
     f->caption = jl_asprintf(
         "For each (model, task) measured on more than one GPU model: the minimum-energy "
         "configuration of each GPU model among runs meeting the group's SLO (given under the "
-        "bars). Labels: GPU count and batch size, and the energy reduction against the GPU "
-        "model that needs the most energy (the paper's Fig. 6).");
+        "bars). Labels: GPU count and batch size, and the energy change against the GPU "
+        "model that needs the most energy (negative = less energy; the paper's Fig. 6).");
     if (nq == 0) {
         f->note = jl_asprintf("no (model, task) with %s runs on two or more GPU models meeting "
                               "its SLO: nothing to compare",
@@ -868,6 +869,7 @@ static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
             json_t *run_key = jl_run_key_to_json(s);
             json_object_set_new(run_key, "energy", jl_json_number(e));
             json_object_set_new(run_key, "reduction_pct", jl_json_number(red));
+            json_object_set_new(run_key, "energy_change_pct", jl_json_number(red != 0 ? -red : 0));
             json_object_set_new(run_key, "slo", json_string(g->slo_text));
             json_array_append_new(bars, run_key);
             f->n_points++;
@@ -879,7 +881,7 @@ static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
     /* one or two groups: keep the bars from filling the whole width */
     double pad = nq <= 2 ? 1.0 : 0.6;
     snprintf(xr, sizeof xr, "%.2f:%.2f", -pad, (double)(nq - 1) + pad);
-    rp_gp_header(&gp, f->id, f->title, "Minimum energy per GPU model at each group's SLO; reduction vs the most energy-hungry GPU model.", 0);
+    rp_gp_header(&gp, f->id, f->title, "Minimum energy per GPU model at each group's SLO; energy change vs the most energy-hungry GPU model (negative = less).", 0);
     jl_strbuf_printf(&gp,
                      "set ylabel \"%s at the SLO (J)\"\n"
                      "set xtics (%s) scale 0\n"

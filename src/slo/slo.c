@@ -121,6 +121,41 @@ static int unit_fits(const char *kind, int f)
     return 0;
 }
 
+/* A bare number on a time, energy or power figure is refused: "10" on
+ * median_itl would read as 10 s when 10 ms was meant. Returns the units
+ * accepted for such a figure, or NULL when a bare number is fine (ratios,
+ * counts, rates, clocks). */
+static const char *needs_unit(int f_llm, int f_dif)
+{
+    static const struct {
+        const char *unit, *accepted;
+    } kinds[] = {
+        {"s", "s ms us min h"},
+        {"J", "J mJ kJ MJ Wh kWh"},
+        {"J/token", "J mJ J/tok mJ/tok"},
+        {"J/item", "J kJ J/image J/video kJ/image"},
+        {"W", "W mW kW MW"},
+    };
+    int f = f_llm >= 0 ? f_llm : f_dif;
+    if (f < 0)
+        return NULL;
+    const char *fu = jl_figure_unit((jl_figure)f);
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strcmp(fu, kinds[i].unit))
+            return kinds[i].accepted;
+    return NULL;
+}
+
+/* Whether a name is a figure's full name, unit suffix included
+ * (median_itl_s, steady_energy_j, avg_power_w). */
+static int unit_in_name(const char *name)
+{
+    if (jl_figure_lookup(name) < 0)
+        return 0;
+    size_t n = strlen(name);
+    return n > 2 && name[n - 2] == '_' && strchr("sjw", name[n - 1]);
+}
+
 /* ---- parsing -------------------------------------------------------------- */
 
 void jl_slo_free(jl_slo *slo)
@@ -308,6 +343,16 @@ jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset, jl_er
             if (!fits_dif)
                 f_dif = -1;
             v *= units[u].scale;
+        } else {
+            /* the full name carries the unit: median_itl_s<=0.1 is seconds */
+            const char *need = unit_in_name(namebuf) ? NULL : needs_unit(f_llm, f_dif);
+            if (need) {
+                st = perr(err, err_offset, us, expr,
+                          "'%s' needs a unit: figure '%s' is %s (accepted: %s)", numbuf,
+                          namebuf, jl_figure_unit((jl_figure)(f_llm >= 0 ? f_llm : f_dif)),
+                          need);
+                goto fail;
+            }
         }
         /* store */
         if (slo->n == cap) {

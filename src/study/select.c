@@ -1,18 +1,26 @@
-/* --where / --exclude: run selection by attribute values. */
+/* --where / --exclude: run selection by attribute values and ranges. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/util.h"
 #include "joules/study.h"
 
+typedef enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE } sel_op;
+
+static const char *const op_text[] = {"=", "!=", "<", "<=", ">", ">="};
+
 typedef struct clause {
     int exclude;
+    sel_op op;
     char *key;
-    char **values;
+    char **values;  /* OP_EQ / OP_NE: one or more; ranges: one number */
     size_t n_values;
+    double bound;   /* ranges */
 } clause;
 
 struct jl_selector {
@@ -22,65 +30,103 @@ struct jl_selector {
 
 jl_selector *jl_selector_new(void) { return calloc(1, sizeof(jl_selector)); }
 
+static void clause_free(clause *c)
+{
+    for (size_t j = 0; j < c->n_values; j++)
+        free(c->values[j]);
+    free(c->values);
+    free(c->key);
+}
+
 void jl_selector_free(jl_selector *sel)
 {
     if (!sel)
         return;
-    for (size_t i = 0; i < sel->n; i++) {
-        free(sel->clauses[i].key);
-        for (size_t j = 0; j < sel->clauses[i].n_values; j++)
-            free(sel->clauses[i].values[j]);
-        free(sel->clauses[i].values);
-    }
+    for (size_t i = 0; i < sel->n; i++)
+        clause_free(&sel->clauses[i]);
     free(sel->clauses);
     free(sel);
+}
+
+/* A number written in full ("64", "1e0"); 0 when not. */
+static int full_number(const char *s, double *v)
+{
+    char *end = NULL;
+    *v = strtod(s, &end);
+    return end != s && end && *end == '\0' && isfinite(*v);
+}
+
+static jl_status usage(jl_error **err, const char *opt, const char *text, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static jl_status usage(jl_error **err, const char *opt, const char *text, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *what = jl_vasprintf(fmt, ap);
+    va_end(ap);
+    jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "%s '%s': %s", opt, text,
+            what ? what : "malformed");
+    free(what);
+    return JL_EUSAGE;
 }
 
 jl_status jl_selector_add(jl_selector *sel, int exclude, const char *text,
                           jl_error **err)
 {
     const char *opt = exclude ? "--exclude" : "--where";
-    const char *eq = strchr(text, '=');
-    if (!eq || eq == text)
-        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
-                       "%s '%s': expected KEY=VALUE[,VALUE...]", opt, text);
-    if (eq[1] == '\0')
-        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
-                       "%s '%s': no value after '='", opt, text);
-    clause c = {exclude, NULL, NULL, 0};
-    c.key = malloc((size_t)(eq - text) + 1);
+    const char *o = strpbrk(text, "<>!=");
+    if (!o || o == text)
+        return usage(err, opt, text,
+                     "expected KEY=VALUE[,VALUE...], KEY!=VALUE or KEY>=N (also <=, <, >)");
+    clause c = {exclude, OP_EQ, NULL, NULL, 0, NAN};
+    size_t olen = 1;
+    if (o[0] == '<' || o[0] == '>') {
+        int eq = o[1] == '=';
+        c.op = o[0] == '<' ? (eq ? OP_LE : OP_LT) : (eq ? OP_GE : OP_GT);
+        olen = eq ? 2 : 1;
+    } else if (o[0] == '!') {
+        if (o[1] != '=')
+            return usage(err, opt, text, "'!' must be followed by '=' (KEY!=VALUE)");
+        c.op = OP_NE;
+        olen = 2;
+    }
+    const char *p = o + olen;
+    if (*p == '\0')
+        return usage(err, opt, text, "no value after '%s'", op_text[c.op]);
+    if (c.op >= OP_LT) {
+        if (!full_number(p, &c.bound))
+            return usage(err, opt, text, "'%s' takes one number", op_text[c.op]);
+    } else if (strpbrk(p, "<>=") || strstr(p, "!=")) {
+        return usage(err, opt, text, "one operator per clause (at '%s')", p);
+    }
+    c.key = malloc((size_t)(o - text) + 1);
     if (!c.key)
         return JL_ENOMEM;
-    memcpy(c.key, text, (size_t)(eq - text));
-    c.key[eq - text] = '\0';
-    const char *p = eq + 1;
-    while (1) {
+    memcpy(c.key, text, (size_t)(o - text));
+    c.key[o - text] = '\0';
+    while (c.op < OP_LT) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         if (len == 0) {
-            for (size_t j = 0; j < c.n_values; j++)
-                free(c.values[j]);
-            free(c.values);
-            free(c.key);
+            clause_free(&c);
             return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
                            "%s '%s': empty value at offset %ld", opt, text,
                            (long)(p - text));
         }
         char **v = realloc(c.values, (c.n_values + 1) * sizeof *v);
-        char *val = malloc(len + 1);
-        if (!v || !val) {
-            free(val);
-            if (v)
-                c.values = v;
-            for (size_t j = 0; j < c.n_values; j++)
-                free(c.values[j]);
-            free(c.values);
-            free(c.key);
+        if (v)
+            c.values = v;
+        char *val = v ? malloc(len + 1) : NULL;
+        if (!val) {
+            clause_free(&c);
             return JL_ENOMEM;
         }
         memcpy(val, p, len);
         val[len] = '\0';
-        c.values = v;
         c.values[c.n_values++] = val;
         if (!comma)
             break;
@@ -88,10 +134,7 @@ jl_status jl_selector_add(jl_selector *sel, int exclude, const char *text,
     }
     clause *cl = realloc(sel->clauses, (sel->n + 1) * sizeof *cl);
     if (!cl) {
-        for (size_t j = 0; j < c.n_values; j++)
-            free(c.values[j]);
-        free(c.values);
-        free(c.key);
+        clause_free(&c);
         return JL_ENOMEM;
     }
     sel->clauses = cl;
@@ -99,14 +142,25 @@ jl_status jl_selector_add(jl_selector *sel, int exclude, const char *text,
     return JL_OK;
 }
 
-/* Equal as text, or both numbers and numerically equal. */
-static int value_matches(const char *have, const char *want)
+/* Attributes that are names: their values match whatever the case
+ * (gpu_model=h100 is H100). */
+static int is_name_key(const char *key)
 {
-    if (!strcmp(have, want))
+    static const char *const names[] = {"workload", "model",    "task",     "gpu_model",
+                                        "precision", "nickname", "model_id", NULL};
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(key, names[i]))
+            return 1;
+    return 0;
+}
+
+/* Equal as text (without case for names), or both numbers and equal. */
+static int value_matches(const char *have, const char *want, int name)
+{
+    if (name ? !strcasecmp(have, want) : !strcmp(have, want))
         return 1;
-    char *e1 = NULL, *e2 = NULL;
-    double a = strtod(have, &e1), b = strtod(want, &e2);
-    return e1 != have && *e1 == '\0' && e2 != want && *e2 == '\0' && a == b;
+    double a, b;
+    return full_number(have, &a) && full_number(want, &b) && a == b;
 }
 
 /* Selection also sees the file and run names. */
@@ -123,20 +177,44 @@ static int get_value(const jl_summary *s, const char *key, char *buf, size_t cap
     return jl_attrs_get(&s->attrs, key, buf, cap);
 }
 
+/* Whether the clause's condition holds for a run (ignoring exclude); a run
+ * without the attribute holds no condition. value_hit: for = and !=, which
+ * listed value the run's value equals (-1 when none). */
+static int clause_holds(const clause *c, const jl_summary *s, long *value_hit)
+{
+    char buf[1024];
+    if (value_hit)
+        *value_hit = -1;
+    if (get_value(s, c->key, buf, sizeof buf) != 0)
+        return 0;
+    if (c->op >= OP_LT) {
+        double v;
+        if (!full_number(buf, &v))
+            return 0;
+        switch (c->op) {
+        case OP_LT: return v < c->bound;
+        case OP_LE: return v <= c->bound;
+        case OP_GT: return v > c->bound;
+        default: return v >= c->bound;
+        }
+    }
+    int name = is_name_key(c->key);
+    for (size_t j = 0; j < c->n_values; j++)
+        if (value_matches(buf, c->values[j], name)) {
+            if (value_hit)
+                *value_hit = (long)j;
+            return c->op == OP_EQ;
+        }
+    return c->op == OP_NE;
+}
+
 int jl_selector_match(const jl_selector *sel, const jl_summary *s)
 {
     if (!sel)
         return 1;
-    char buf[1024];
     for (size_t i = 0; i < sel->n; i++) {
         const clause *c = &sel->clauses[i];
-        int have = get_value(s, c->key, buf, sizeof buf) == 0;
-        int any = 0;
-        for (size_t j = 0; have && j < c->n_values && !any; j++)
-            any = value_matches(buf, c->values[j]);
-        if (!c->exclude && !any)
-            return 0;
-        if (c->exclude && any)
+        if (clause_holds(c, s, NULL) == c->exclude)
             return 0;
     }
     return 1;
@@ -154,4 +232,134 @@ void jl_summary_list_select(jl_summary_list *l, const jl_selector *sel)
             jl_summary_free(l->items[i]);
     }
     l->count = k;
+}
+
+/* ---- clauses that select nothing --------------------------------------- */
+
+static int cmp_values(const void *a, const void *b)
+{
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    double u, v;
+    int nx = full_number(x, &u), ny = full_number(y, &v);
+    if (nx && ny)
+        return (u > v) - (u < v);
+    if (nx != ny)
+        return nx ? -1 : 1;
+    return strcmp(x, y);
+}
+
+/* The distinct values of key over l, sorted (numbers numerically first),
+ * as "A, B, C" (at most `show`, then "and N more"); NULL when no run has
+ * the attribute (or out of memory: *oom set). */
+static char *values_present(const jl_summary_list *l, const char *key, size_t show, int *oom)
+{
+    char buf[1024];
+    char **vals = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        if (get_value(l->items[i], key, buf, sizeof buf) != 0)
+            continue;
+        size_t j = 0;
+        while (j < n && strcmp(vals[j], buf))
+            j++;
+        if (j < n)
+            continue;
+        char **nv = realloc(vals, (n + 1) * sizeof *nv);
+        if (nv)
+            vals = nv;
+        if (!nv || !(vals[n] = jl_strdup(buf))) {
+            *oom = 1;
+            break;
+        }
+        n++;
+    }
+    char *out = NULL;
+    if (n && !*oom) {
+        qsort(vals, n, sizeof *vals, cmp_values);
+        jl_strbuf b;
+        jl_strbuf_init(&b);
+        for (size_t j = 0; j < n && j < show; j++)
+            jl_strbuf_printf(&b, "%s%s", j ? ", " : "", vals[j]);
+        if (n > show)
+            jl_strbuf_printf(&b, " and %zu more", n - show);
+        if (!(out = jl_strbuf_take(&b)))
+            *oom = 1;
+    }
+    for (size_t j = 0; j < n; j++)
+        free(vals[j]);
+    free(vals);
+    return out;
+}
+
+jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l,
+                                char **report)
+{
+    *report = NULL;
+    if (!sel || !l)
+        return JL_OK;
+    jl_strbuf b;
+    jl_strbuf_init(&b);
+    int oom = 0;
+    for (size_t i = 0; i < sel->n && !oom; i++) {
+        const clause *c = &sel->clauses[i];
+        /* which listed values (=, !=) or whether the range matched a run */
+        size_t nv = c->op >= OP_LT ? 1 : c->n_values;
+        char *seen = calloc(nv, 1);
+        if (!seen) {
+            oom = 1;
+            break;
+        }
+        for (size_t r = 0; r < l->count; r++) {
+            long hit;
+            int holds = clause_holds(c, l->items[r], &hit);
+            if (c->op >= OP_LT)
+                seen[0] |= (char)holds;
+            else if (hit >= 0)
+                seen[hit] = 1;
+        }
+        jl_strbuf w;
+        jl_strbuf_init(&w);
+        size_t missing = 0;
+        for (size_t j = 0; j < nv; j++)
+            if (!seen[j]) {
+                if (c->op >= OP_LT)
+                    jl_strbuf_printf(&w, "%s%.17g", op_text[c->op], c->bound);
+                else
+                    jl_strbuf_printf(&w, "%s%s", missing ? ", " : "", c->values[j]);
+                missing++;
+            }
+        free(seen);
+        char *what = jl_strbuf_take(&w);
+        if (missing && !what)
+            oom = 1;
+        if (missing && what) {
+            char *present = values_present(l, c->key, 20, &oom);
+            jl_strbuf_printf(&b, "%s%s '%s%s", b.len ? "\n" : "", c->exclude ? "--exclude" : "--where",
+                             c->key, op_text[c->op]);
+            for (size_t j = 0; c->op < OP_LT && j < c->n_values; j++)
+                jl_strbuf_printf(&b, "%s%s", j ? "," : "", c->values[j]);
+            if (c->op >= OP_LT)
+                jl_strbuf_printf(&b, "%.17g", c->bound);
+            if (!present)
+                jl_strbuf_printf(&b, "': no run has the attribute '%s'", c->key);
+            else if (c->op >= OP_LT)
+                jl_strbuf_printf(&b, "': no run has %s%s (values present: %s)", c->key, what,
+                                 present);
+            else
+                jl_strbuf_printf(&b, "': no run has %s %s (values present: %s)", c->key, what,
+                                 present);
+            free(present);
+        }
+        free(what);
+    }
+    if (oom) {
+        jl_strbuf_free(&b);
+        return JL_ENOMEM;
+    }
+    if (!b.len) {
+        jl_strbuf_free(&b);
+        return JL_OK;
+    }
+    *report = jl_strbuf_take(&b);
+    return *report ? JL_OK : JL_ENOMEM;
 }

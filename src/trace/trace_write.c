@@ -543,3 +543,278 @@ jl_status jl_trace_write(const char *path, const jl_run *const *runs, size_t n,
     }
     return jl_trace_writer_commit(w, err);
 }
+
+/* ------------------------------------------------------------------ */
+/* A run written piece by piece                                        */
+
+typedef struct sds {
+    char *group, *name, *path;
+    const char *group_arg, *name_arg; /* the caller's pointers: a fast first match */
+    hid_t d;
+    size_t g, rows, nbuf; /* rows written, rows buffered */
+    double *buf;          /* chunk_rows * g */
+    float *fbuf;          /* the same as float32, for watts (allocated once) */
+    int f32;
+} sds;
+
+struct jl_trace_stream {
+    jl_trace_writer *w;
+    char *name, *rpath;
+    hid_t run;
+    sds *ds;
+    size_t n_ds;
+};
+
+jl_status jl_trace_writer_begin_run(jl_trace_writer *w, const char *name,
+                                    jl_trace_stream **out, jl_error **err)
+{
+    *out = NULL;
+    if (!name || !*name || strchr(name, '/') || !strcmp(name, "."))
+        return jl_fail(err, JL_EUSAGE, w->path, name, NULL, -1,
+                       "a run name must be non-empty and contain no '/'");
+    jl_trace_stream *s = calloc(1, sizeof *s);
+    if (!s || !(s->name = jl_strdup(name)) || !(s->rpath = jl_asprintf("/runs/%s", name))) {
+        if (s)
+            free(s->name);
+        free(s);
+        return jl_fail(err, JL_ENOMEM, w->path, name, NULL, -1, NULL);
+    }
+    s->w = w;
+    s->run = -1;
+    htri_t ex = H5Lexists(w->runs, name, H5P_DEFAULT);
+    if (ex != 0) {
+        jl_status st = ex < 0 ? jl__h5_fail(err, JL_EIO, w->path, name, s->rpath, -1, "cannot look up")
+                              : jl_fail(err, JL_EUSAGE, w->path, name, s->rpath, -1,
+                                        "a run of this name was already written");
+        free(s->name);
+        free(s->rpath);
+        free(s);
+        return st;
+    }
+    s->run = H5Gcreate2(w->runs, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (s->run < 0) {
+        jl_status st = jl__h5_fail(err, JL_EIO, w->path, name, s->rpath, -1, "cannot create the group");
+        free(s->name);
+        free(s->rpath);
+        free(s);
+        return st;
+    }
+    *out = s;
+    return JL_OK;
+}
+
+static sds *stream_find(const jl_trace_stream *s, const char *group, const char *name)
+{
+    for (size_t i = 0; i < s->n_ds; i++) /* callers pass the same literals every time */
+        if (s->ds[i].group_arg == group && s->ds[i].name_arg == name)
+            return &s->ds[i];
+    for (size_t i = 0; i < s->n_ds; i++)
+        if (!strcmp(s->ds[i].group, group) && !strcmp(s->ds[i].name, name))
+            return &s->ds[i];
+    return NULL;
+}
+
+size_t jl_trace_stream_rows(const jl_trace_stream *s, const char *group, const char *name)
+{
+    const sds *d = stream_find(s, group, name);
+    return d ? d->rows + d->nbuf : 0;
+}
+
+static size_t stream_chunk(const jl_trace_stream *s, size_t g)
+{
+    size_t rows = s->w->opt.layout == JL_LAYOUT_CHUNKED ? s->w->opt.chunk_rows : 65536;
+    if (rows > JL_WRITE_MAX_CHUNK_BYTES / (g * sizeof(double)))
+        rows = JL_WRITE_MAX_CHUNK_BYTES / (g * sizeof(double));
+    return rows ? rows : 1;
+}
+
+static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const char *name, size_t g,
+                                sds **out, jl_error **err)
+{
+    jl_trace_writer *w = s->w;
+    jl_status st = JL_OK;
+    hid_t grp = -1, space = -1, dcpl = -1;
+    sds *x = realloc(s->ds, (s->n_ds + 1) * sizeof *x);
+    if (!x)
+        return jl_fail(err, JL_ENOMEM, w->path, s->name, NULL, -1, NULL);
+    s->ds = x;
+    sds *d = &x[s->n_ds];
+    memset(d, 0, sizeof *d);
+    d->d = -1;
+    d->g = g;
+    d->group_arg = group;
+    d->name_arg = name;
+    d->f32 = w->opt.watts_float32 && !strcmp(group, "power") &&
+             (!strcmp(name, "watts") || !strcmp(name, "watts_avg"));
+    size_t chunk = stream_chunk(s, g);
+    if (!(d->group = jl_strdup(group)) || !(d->name = jl_strdup(name)) ||
+        !(d->path = jl_asprintf("%s/%s/%s", s->rpath, group, name)) ||
+        !(d->buf = jl_malloc_array(chunk * g, sizeof(double)))) {
+        free(d->group);
+        free(d->name);
+        free(d->path);
+        free(d->buf);
+        return jl_fail(err, JL_ENOMEM, w->path, s->name, NULL, -1, NULL);
+    }
+    s->n_ds++;
+    htri_t ex = H5Lexists(s->run, group, H5P_DEFAULT);
+    grp = ex > 0 ? H5Gopen2(s->run, group, H5P_DEFAULT)
+                 : H5Gcreate2(s->run, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    /* power/ and gpu/ series are [N, G] even for one GPU; time is [N] */
+    int rank = (!strcmp(group, "power") || !strcmp(group, "gpu")) ? (strcmp(name, "time") ? 2 : 1)
+                                                                    : (g > 1 ? 2 : 1);
+    hsize_t dims[2] = {0, g}, maxd[2] = {H5S_UNLIMITED, g}, ch[2] = {chunk, g};
+    space = H5Screate_simple(rank, dims, maxd);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    herr_t r = (grp < 0 || space < 0 || dcpl < 0) ? -1 : H5Pset_chunk(dcpl, rank, ch);
+    /* every row is written: no fill values to write first */
+    if (r >= 0)
+        r = H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    if (r >= 0 && w->opt.shuffle)
+        r = H5Pset_shuffle(dcpl);
+    if (r >= 0 && w->opt.compression == JL_COMPRESS_DEFLATE)
+        r = H5Pset_deflate(dcpl, (unsigned)(w->opt.level < 0 ? 4 : w->opt.level));
+    if (r >= 0 && w->opt.compression == JL_COMPRESS_ZSTD) {
+        unsigned cd[1] = {(unsigned)(w->opt.level < 0 ? 3 : w->opt.level)};
+        r = H5Pset_filter(dcpl, JL_ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
+    }
+    if (r >= 0)
+        d->d = H5Dcreate2(grp, name, d->f32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space,
+                          H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (d->d < 0)
+        st = jl__h5_fail(err, JL_EIO, w->path, s->name, d->path, -1, "cannot create the dataset");
+    CLOSE(dcpl, H5Pclose);
+    CLOSE(space, H5Sclose);
+    CLOSE(grp, H5Gclose);
+    *out = d;
+    return st;
+}
+
+static jl_status stream_flush(jl_trace_stream *s, sds *d, jl_error **err)
+{
+    if (d->nbuf == 0)
+        return JL_OK;
+    jl_status st = JL_OK;
+    hid_t fs = -1, ms = -1;
+    hid_t sp0 = H5Dget_space(d->d);
+    int nd = sp0 >= 0 ? H5Sget_simple_extent_ndims(sp0) : -1;
+    CLOSE(sp0, H5Sclose);
+    hsize_t newd[2] = {d->rows + d->nbuf, d->g}, start[2] = {d->rows, 0},
+            count[2] = {d->nbuf, d->g};
+    void *data = d->buf;
+    if (d->f32) {
+        if (!d->fbuf && !(d->fbuf = jl_malloc_array(stream_chunk(s, d->g) * d->g, sizeof(float))))
+            return jl_fail(err, JL_ENOMEM, s->w->path, s->name, d->path, -1, NULL);
+        for (size_t i = 0; i < d->nbuf * d->g; i++)
+            d->fbuf[i] = (float)d->buf[i];
+        data = d->fbuf;
+    }
+    if (nd < 1 || H5Dset_extent(d->d, newd) < 0 || (fs = H5Dget_space(d->d)) < 0 ||
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+        (ms = H5Screate_simple(nd, count, NULL)) < 0 ||
+        H5Dwrite(d->d, d->f32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT,
+                 data) < 0)
+        st = jl__h5_fail(err, JL_EIO, s->w->path, s->name, d->path, (long long)d->rows,
+                         "cannot write the data");
+    CLOSE(ms, H5Sclose);
+    CLOSE(fs, H5Sclose);
+    d->rows += d->nbuf;
+    d->nbuf = 0;
+    return st;
+}
+
+jl_status jl_trace_stream_append(jl_trace_stream *s, const char *group, const char *name,
+                                 size_t g, const double *rows, size_t n, jl_error **err)
+{
+    if (g == 0)
+        return jl_fail(err, JL_EUSAGE, s->w->path, s->name, NULL, -1, "0 columns");
+    sds *d = stream_find(s, group, name);
+    jl_status st;
+    if (!d && (st = stream_open_ds(s, group, name, g, &d, err)) != JL_OK)
+        return st;
+    if (d->g != g)
+        return jl_fail(err, JL_EUSAGE, s->w->path, s->name, d->path, -1,
+                       "%zu columns, the dataset has %zu", g, d->g);
+    size_t chunk = stream_chunk(s, g);
+    while (n > 0) {
+        size_t k = chunk - d->nbuf < n ? chunk - d->nbuf : n;
+        memcpy(d->buf + d->nbuf * g, rows, k * g * sizeof *rows);
+        d->nbuf += k;
+        rows += k * g;
+        n -= k;
+        if (d->nbuf == chunk && (st = stream_flush(s, d, err)) != JL_OK)
+            return st;
+    }
+    return JL_OK;
+}
+
+static void sds_free(sds *d)
+{
+    CLOSE(d->d, H5Dclose);
+    free(d->group);
+    free(d->name);
+    free(d->path);
+    free(d->buf);
+    free(d->fbuf);
+}
+
+jl_status jl_trace_stream_drop(jl_trace_stream *s, const char *group, const char *name,
+                               jl_error **err)
+{
+    sds *d = stream_find(s, group, name);
+    if (!d)
+        return JL_OK;
+    char *rel = jl_asprintf("%s/%s", group, name);
+    if (!rel)
+        return jl_fail(err, JL_ENOMEM, s->w->path, s->name, NULL, -1, NULL);
+    jl_status st = JL_OK;
+    CLOSE(d->d, H5Dclose);
+    if (H5Ldelete(s->run, rel, H5P_DEFAULT) < 0)
+        st = jl__h5_fail(err, JL_EIO, s->w->path, s->name, d->path, -1, "cannot remove");
+    free(rel);
+    sds_free(d);
+    *d = s->ds[--s->n_ds];
+    return st;
+}
+
+static void stream_release(jl_trace_stream *s)
+{
+    for (size_t i = 0; i < s->n_ds; i++)
+        sds_free(&s->ds[i]);
+    free(s->ds);
+    CLOSE(s->run, H5Gclose);
+    free(s->name);
+    free(s->rpath);
+    free(s);
+}
+
+jl_status jl_trace_stream_end(jl_trace_stream *s, const jl_run *run, jl_error **err)
+{
+    jl_status st = JL_OK;
+    for (size_t i = 0; i < s->n_ds && st == JL_OK; i++)
+        st = stream_flush(s, &s->ds[i], err);
+    if (st == JL_OK) {
+        wctx c = {s->w, s->name, err};
+        st = write_run_attrs(&c, s->run, s->rpath, &run->attrs);
+        if (st == JL_OK)
+            st = write_groups(&c, s->run, s->rpath, run);
+    }
+    if (st != JL_OK) {
+        jl_trace_stream_abort(s);
+        return st;
+    }
+    stream_release(s);
+    return JL_OK;
+}
+
+void jl_trace_stream_abort(jl_trace_stream *s)
+{
+    if (!s)
+        return;
+    jl_trace_writer *w = s->w;
+    char *name = jl_strdup(s->name);
+    stream_release(s);
+    if (name)
+        H5Ldelete(w->runs, name, H5P_DEFAULT);
+    free(name);
+}

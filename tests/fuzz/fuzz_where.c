@@ -1,5 +1,6 @@
 /* Fuzz target: the --where / --exclude clause parser (jl_selector_add) and
- * matching against a run with typical attributes. The first byte picks
+ * matching against a run with typical attributes (clauses with ranges and
+ * operators, and the report of clauses that select nothing). The first byte picks
  * where (even) or exclude (odd); the rest is the clause. Several clauses
  * can be given separated by newlines. */
 #include "fuzz_common.h"
@@ -41,8 +42,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)jl_selector_match(sel, s);
     jl_summary_list l = {0};
     jl_summary *copy = NULL;
-    if (jl_summary_copy(s, &copy) == JL_OK && jl_summary_list_push(&l, copy) == JL_OK)
+    if (jl_summary_copy(s, &copy) == JL_OK && jl_summary_list_push(&l, copy) == JL_OK) {
+        char *report = NULL; /* the clauses that select nothing, said */
+        if (jl_selector_unmatched(sel, &l, &report) == JL_OK && report && !*report)
+            abort(); /* a report is never empty */
+        free(report);
         jl_summary_list_select(&l, sel);
+    }
     jl_summary_list_clear(&l);
     jl_summary_free(s);
     jl_selector_free(sel);

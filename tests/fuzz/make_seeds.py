@@ -155,7 +155,10 @@ def json_seeds(models, mlenergy):
     for i, c in enumerate(["\0gpu_model=H100", "\0gpu_model=H100,B200", "\1num_gpus=8",
                            "\0max_batch_size=8.0", "\0model=a,,b", "\0=x",
                            "\0file=traces/h100/x.h5\nrun=b0064", "\1tag=a\nseq_len=1024.0",
-                           "\0num_gpus=1e0,0x1,inf,nan"]):
+                           "\0num_gpus=1e0,0x1,inf,nan", "\0max_batch_size>=64",
+                           "\0num_gpus<=2\nmax_batch_size<128", "\1max_batch_size>256",
+                           "\0gpu_model!=h200,B200", "\0gpu_model=h100\nprecision=BFLOAT16",
+                           "\0num_gpus>=x", "\0num_gpus=>2", "\0a<=1<=2", "\0model!x"]):
         out("where", "c%02d" % i, c)
 
 

@@ -22,6 +22,8 @@
 #   JOULES_BENCH_JOBS    parallel build jobs (default 2)
 #   JOULES_BENCH_PYTHON  Python with h5py + numpy (default /usr/bin/python3)
 #   JOULES_MLENERGY      the ML.ENERGY data set (default ../shared/data/mlenergy-v3)
+#   JOULES_BENCH_NVSMI_HOURS  hours of the generated nvidia-smi log (10 Hz, 8 GPUs;
+#                        default full: 24, about 7 million rows and 1.4 GB; quick: 1)
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -232,5 +234,30 @@ if [ -d "$MLE" ]; then
         done
     done
 fi
+
+# nvidia-smi import: a generated log of 8 GPUs at 10 Hz (made-up numbers),
+# `joules import nvidia-smi` (every number parsed, the trace written) against
+# pandas.read_csv of the same file on one core (fields split only; values
+# with units stay strings). The pandas figure is read_csv alone.
+if [ "$SCALE" = full ]; then NV_HOURS=${JOULES_BENCH_NVSMI_HOURS:-24}; else NV_HOURS=${JOULES_BENCH_NVSMI_HOURS:-1}; fi
+NV=$SETS/nvsmi-${NV_HOURS}h.csv
+if [ ! -f "$NV" ]; then
+    say "generating an nvidia-smi log ($NV_HOURS h, 8 GPUs, 10 Hz)"
+    "$PY" "$ROOT/tests/perf/gen_nvsmi.py" "$NV.tmp" --gpus 8 --hours "$NV_HOURS" && mv "$NV.tmp" "$NV"
+fi
+printf '%s\t%s\t%s\t%s\n' nvsmi size "$(wc -c < "$NV")" "$(($(wc -l < "$NV") - 1))" >> "$RES"
+cat "$NV" > /dev/null # page cache
+i=0
+while [ $i -lt "$REPEAT" ]; do
+    i=$((i + 1))
+    measure nvsmi import "$JOULES" import nvidia-smi "$NV" --timezone UTC --quiet --force -o "$OUT/nvsmi.h5"
+    if "$PY" -c 'import pandas' 2> /dev/null; then
+        measure nvsmi pandas taskset -c 0 "$PY" "$ROOT/tests/perf/pandas_csv.py" "$NV"
+        # read_csv alone (wall and CPU), as the script printed it
+        awk '{print $6, $9}' "$OUT/nvsmi.pandas.out" | while read -r w c; do
+            printf '%s\t%s\t%s\t%s\n' nvsmi pandas_read_csv "$w" "$c" >> "$RES"
+        done
+    fi
+done
 
 "$PY" "$ROOT/tests/perf/report.py" --repeat "$REPEAT" --scale "$SCALE" --out "$OUT" "$RES" | tee "$DIR/report-$SCALE.md"

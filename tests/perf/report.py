@@ -36,9 +36,13 @@ def main():
     rss = defaultdict(int)
     rcs = defaultdict(int)
     info = defaultdict(dict)
+    pandas = ([], [])  # read_csv alone: wall, CPU
     for line in open(a.results):
         f = line.rstrip("\n").split("\t")
-        if len(f) == 6:
+        if len(f) == 4 and f[1] == "pandas_read_csv":
+            pandas[0].append(float(f[2]))
+            pandas[1].append(float(f[3]))
+        elif len(f) == 6:
             s, label, sec, kib, rc, cpu = f
             times[(s, label)].append(float(sec))
             cpus[(s, label)].append(float(cpu))
@@ -187,6 +191,15 @@ def main():
         best = min(sum(steps), steps[0] + sum(w2)) if all(x is not None for x in w2) else sum(steps)
         target("ML.ENERGY import + frontier + pick + compare < 0.5 s", best < 0.5,
                f"{sum(steps):.2f} s wall at 1 worker, {best:.2f} s at best with --workers 2")
+    if ("nvsmi", "import") in med and pandas[0]:
+        pw, pc = statistics.median(pandas[0]), statistics.median(pandas[1])
+        jw, jc = t("nvsmi", "import"), c("nvsmi", "import")
+        size, rows = info["nvsmi"]["size"]
+        target("nvidia-smi import >= 3x faster than pandas.read_csv (one core)",
+               pc / jc >= 3.0,
+               f"{int(size) / 1e6:.0f} MB, {int(rows):,} rows: joules {jw:.2f} s wall / {jc:.2f} s "
+               f"CPU, peak {rss[('nvsmi', 'import')] / 1024:.0f} MiB; read_csv {pw:.2f} s wall / "
+               f"{pc:.2f} s CPU: {pc / jc:.1f}x by CPU, {pw / jw:.1f}x by wall")
     if ("huge", "j1") in med:
         m1 = rss[("huge", "j1")] / 1024
         m2 = rss[("huge", "j2")] / 1024

@@ -80,6 +80,119 @@ TEST(selector_where_and_exclude)
     jl_selector_free(num);
 }
 
+TEST(selector_ranges_case_and_unmatched)
+{
+    jl_error *err = NULL;
+    jl_summary *a = mk("Qwen/Qwen3-8B", "H100", 1, 8), *b = mk("Qwen/Qwen3-8B", "H200", 2, 64),
+               *c = mk("Qwen/Qwen3-8B-FP8", "B200", 8, 256);
+    /* ranges: >=, <=, >, <; != lists */
+    jl_selector *r = jl_selector_new();
+    CHECK_EQ_INT(jl_selector_add(r, 0, "max_batch_size>=64", &err), JL_OK);
+    CHECK(!jl_selector_match(r, a) && jl_selector_match(r, b) && jl_selector_match(r, c));
+    CHECK_EQ_INT(jl_selector_add(r, 0, "num_gpus<=2", &err), JL_OK);
+    CHECK(!jl_selector_match(r, a) && jl_selector_match(r, b) && !jl_selector_match(r, c));
+    jl_selector_free(r);
+    r = jl_selector_new();
+    CHECK_EQ_INT(jl_selector_add(r, 0, "max_batch_size>8", &err), JL_OK);
+    CHECK_EQ_INT(jl_selector_add(r, 0, "max_batch_size<256", &err), JL_OK);
+    CHECK(!jl_selector_match(r, a) && jl_selector_match(r, b) && !jl_selector_match(r, c));
+    jl_selector_free(r);
+    r = jl_selector_new();
+    CHECK_EQ_INT(jl_selector_add(r, 0, "gpu_model!=h100,B200", &err), JL_OK);
+    CHECK(!jl_selector_match(r, a) && jl_selector_match(r, b) && !jl_selector_match(r, c));
+    jl_selector_free(r);
+    /* --exclude with a range drops the runs in it */
+    r = jl_selector_new();
+    CHECK_EQ_INT(jl_selector_add(r, 1, "num_gpus>4", &err), JL_OK);
+    CHECK(jl_selector_match(r, a) && jl_selector_match(r, b) && !jl_selector_match(r, c));
+    jl_selector_free(r);
+    /* names match whatever the case; other values do not */
+    r = jl_selector_new();
+    CHECK_EQ_INT(jl_selector_add(r, 0, "gpu_model=h100", &err), JL_OK);
+    CHECK_EQ_INT(jl_selector_add(r, 0, "model=qwen/qwen3-8b", &err), JL_OK);
+    CHECK(jl_selector_match(r, a) && !jl_selector_match(r, b) && !jl_selector_match(r, c));
+    jl_selector_free(r);
+    r = jl_selector_new();
+    CHECK_EQ_INT(jl_selector_add(r, 0, "run=R", &err), JL_OK);
+    CHECK(!jl_selector_match(r, a));
+    jl_selector_free(r);
+    r = jl_selector_new(); /* a lone '!' is part of a value */
+    CHECK_EQ_INT(jl_selector_add(r, 0, "task=hello!", &err), JL_OK);
+    jl_selector_free(r);
+    /* malformed */
+    r = jl_selector_new();
+    const char *bad[][2] = {{"num_gpus>=x", "takes one number"}, {"num_gpus>=1,2", "takes one number"},
+                            {"num_gpus>=", "no value after '>='"}, {"model!x", "'!' must be"},
+                            {"a<=1<=2", "takes one number"}, {"a=1=2", "one operator"},
+                            {"<=3", "expected KEY"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_EQ_INT(jl_selector_add(r, 0, bad[i][0], &err), JL_EUSAGE);
+        CHECK_CONTAINS(err ? err->message : NULL, bad[i][1]);
+        jl_error_free(err);
+        err = NULL;
+    }
+    jl_selector_free(r);
+    /* clauses that select nothing are reported with the values present */
+    jl_summary_list l = {0};
+    jl_summary_list_push(&l, a);
+    jl_summary_list_push(&l, b);
+    jl_summary_list_push(&l, c);
+    r = jl_selector_new();
+    CHECK_EQ_INT(jl_selector_add(r, 0, "gpu_model=h100,A100", &err), JL_OK);
+    CHECK_EQ_INT(jl_selector_add(r, 0, "max_batch_size>=1024", &err), JL_OK);
+    CHECK_EQ_INT(jl_selector_add(r, 1, "foo=1", &err), JL_OK);
+    CHECK_EQ_INT(jl_selector_add(r, 0, "num_gpus<=8", &err), JL_OK);
+    char *rep = NULL;
+    CHECK_EQ_INT(jl_selector_unmatched(r, &l, &rep), JL_OK);
+    CHECK_STR(rep, "--where 'gpu_model=h100,A100': no run has gpu_model A100 (values present: B200, H100, H200)\n"
+                   "--where 'max_batch_size>=1024': no run has max_batch_size>=1024 (values present: 8, 64, 256)\n"
+                   "--exclude 'foo=1': no run has the attribute 'foo'");
+    free(rep);
+    jl_selector_free(r);
+    r = jl_selector_new();
+    CHECK_EQ_INT(jl_selector_add(r, 0, "num_gpus<=8", &err), JL_OK);
+    rep = (char *)"x";
+    CHECK_EQ_INT(jl_selector_unmatched(r, &l, &rep), JL_OK);
+    CHECK(rep == NULL); /* everything matched: nothing to say */
+    jl_selector_free(r);
+    jl_summary_list_clear(&l);
+}
+
+TEST(names_mlenergy)
+{
+    double sc = 0;
+    CHECK_STR(jl_mlenergy_name("energy_per_token_j", 0, &sc), "energy_per_token_joules");
+    CHECK_NEAR(sc, 1, 0, 0);
+    CHECK_STR(jl_mlenergy_name("median_itl_s", 0, &sc), "median_itl_ms");
+    CHECK_NEAR(sc, 1000, 0, 0);
+    CHECK_STR(jl_mlenergy_name("max_batch_size", 0, NULL), "max_num_seqs");
+    CHECK_STR(jl_mlenergy_name("max_batch_size", 1, NULL), "batch_size");
+    CHECK(jl_mlenergy_name("static_energy_share", 0, &sc) == NULL);
+    CHECK_EQ_INT(jl_names_parse("mlenergy"), JL_NAMES_MLENERGY);
+    CHECK_EQ_INT(jl_names_parse("joules"), JL_NAMES_JOULES);
+    CHECK_EQ_INT(jl_names_parse("MLEnergy"), -1);
+    json_t *doc = json_pack("{s:[{s:s,s:i,s:f,s:f,s:s,s:{s:s,s:s},s:n},{s:s,s:i,s:f}]}", "runs",
+                            "workload", "llm", "max_batch_size", 64, "median_itl_s", 0.0125,
+                            "total_params", 8e9, "energy_figure", "energy_per_token_j",
+                            "extra_attributes", "nickname", "Qwen 3 8B", "model", "clash",
+                            "p90_itl_s", "workload", "diffusion", "max_batch_size", 4,
+                            "energy_per_item_j", 950.5);
+    jl_json_rename_mlenergy(doc);
+    json_t *a = json_array_get(json_object_get(doc, "runs"), 0);
+    json_t *b = json_array_get(json_object_get(doc, "runs"), 1);
+    CHECK_EQ_INT(json_integer_value(json_object_get(a, "max_num_seqs")), 64);
+    CHECK(!json_object_get(a, "max_batch_size") && !json_object_get(a, "median_itl_s"));
+    CHECK_NEAR(json_real_value(json_object_get(a, "median_itl_ms")), 12.5, 1e-12, 0);
+    CHECK_NEAR(json_real_value(json_object_get(a, "total_params_billions")), 8, 1e-12, 0);
+    CHECK_STR(json_string_value(json_object_get(a, "energy_figure")), "energy_per_token_joules");
+    CHECK_STR(json_string_value(json_object_get(a, "nickname")), "Qwen 3 8B"); /* lifted */
+    CHECK(!json_object_get(a, "extra_attributes") && !json_object_get(a, "model"));
+    CHECK(json_is_null(json_object_get(a, "p90_itl_ms"))); /* missing stays null */
+    CHECK_EQ_INT(json_integer_value(json_object_get(b, "batch_size")), 4);
+    CHECK_NEAR(json_real_value(json_object_get(b, "energy_per_generation_joules")), 950.5, 0, 0);
+    json_decref(doc);
+}
+
 TEST(attrs_get_and_copy)
 {
     jl_attrs a, b;
@@ -202,6 +315,8 @@ int main(void)
 {
     RUN(error_format_names_everything);
     RUN(selector_where_and_exclude);
+    RUN(selector_ranges_case_and_unmatched);
+    RUN(names_mlenergy);
     RUN(attrs_get_and_copy);
     RUN(collect_paths_sorted_and_deduplicated);
     RUN(atomic_write_leaves_no_partial_file);

@@ -80,6 +80,15 @@ TEST(simple_conditions)
     CHECK_NEAR(s->conds[0].bound, 0.025, 1e-12, 0);
     jl_slo_free(s);
 
+    /* the full figure name carries its unit: bare is in that unit */
+    s = parse_ok("median_itl_s<=0.1,steady_energy_j<=1e6");
+    CHECK_NEAR(s->conds[0].bound, 0.1, 1e-12, 0);
+    jl_slo_free(s);
+    /* figures without a time, energy or power unit may stay bare */
+    s = parse_ok("static_energy_share<=0.4,avg_batch_size>=32,tokens_per_joule>=10");
+    CHECK_NEAR(s->conds[0].bound, 0.4, 1e-12, 0);
+    CHECK_NEAR(s->conds[1].bound, 32, 1e-12, 0);
+    jl_slo_free(s);
     s = parse_ok("avg_kv_cache_usage<=90%");
     CHECK_NEAR(s->conds[0].bound, 0.9, 1e-12, 0);
     jl_slo_free(s);
@@ -122,6 +131,15 @@ TEST(malformed)
     parse_bad("median_itl<=", 12, "expected a non-negative number");
     parse_bad("median_itl<=-5ms", 12, "expected a non-negative number");
     parse_bad("median_itl<=100parsecs", 15, "unknown unit 'parsecs'");
+    /* a bare number on a time, energy or power figure is refused, the
+     * caret at the end of the number, the units accepted named */
+    parse_bad("median_itl<=10", 14, "'10' needs a unit");
+    parse_bad("median_itl<=10", 14, "s ms us min h");
+    parse_bad("p90_itl<=250,ttft_p90<=2s", 12, "figure 'p90_itl' is s");
+    parse_bad("batch_latency <= 30 ", 20, "needs a unit");
+    parse_bad("energy_per_token<=0.5", 21, "J/token");
+    parse_bad("avg_power<=700", 14, "W mW kW MW");
+    parse_bad("steady_energy<=1e6", 18, "J mJ kJ");
     parse_bad("median_itl<=100J", 15, "does not fit");
     parse_bad("foo<=1s", 0, "unknown figure 'foo'");
     parse_bad("median_itl<=100ms,", 18, "expected a condition");

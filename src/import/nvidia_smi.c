@@ -1,0 +1,2264 @@
+/* Import of nvidia-smi CSV logs (joules/import.h; the mapping is
+ * docs/import.md, "nvidia-smi"), with runs cut by RUNS.csv and requests from
+ * vLLM's `bench serve --save-result --save-detailed` JSON. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/util.h"
+#include "import/import_internal.h"
+#include "import/importers.h"
+
+#define MAX_ATTR_TEXT 60000
+
+void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->max_rows = 100000000;
+    opt->max_gpus = 1024;
+    opt->max_request_bytes = (size_t)1 << 30;
+}
+
+/* ---- the log's columns ------------------------------------------------------- */
+
+typedef enum {
+    K_TIME, K_INDEX, K_UUID, K_NAME, K_LIMIT, K_MEMTOTAL, /* per GPU, not series */
+    K_POWER, K_POWER_INST, K_POWER_AVG, K_SM_UTIL, K_MEM_UTIL, K_MEM_USED, K_SM_CLOCK,
+    K_TEMP, K_NSERIES, K_OTHER
+} kind;
+#define FIRST_SERIES K_POWER
+#define N_SERIES (K_NSERIES - FIRST_SERIES)
+
+static const struct {
+    const char *field;
+    kind k;
+    const char *unit;  /* the unit nvidia-smi prints */
+    double scale;      /* to the trace's unit */
+} known[] = {
+    {"timestamp", K_TIME, "", 1},
+    {"index", K_INDEX, "", 1},
+    {"uuid", K_UUID, "", 1},
+    {"gpu_uuid", K_UUID, "", 1},
+    {"name", K_NAME, "", 1},
+    {"gpu_name", K_NAME, "", 1},
+    {"power.limit", K_LIMIT, "W", 1},
+    {"enforced.power.limit", K_LIMIT, "W", 1},
+    {"memory.total", K_MEMTOTAL, "MiB", 1048576.0},
+    {"power.draw", K_POWER, "W", 1},
+    {"power.draw.instant", K_POWER_INST, "W", 1},
+    {"power.draw.average", K_POWER_AVG, "W", 1},
+    {"utilization.gpu", K_SM_UTIL, "%", 0.01},
+    {"utilization.memory", K_MEM_UTIL, "%", 0.01},
+    {"memory.used", K_MEM_USED, "MiB", 1048576.0},
+    {"clocks.sm", K_SM_CLOCK, "MHz", 1},
+    {"clocks.current.sm", K_SM_CLOCK, "MHz", 1},
+    {"temperature.gpu", K_TEMP, "C", 1},
+};
+#define N_KNOWN (sizeof known / sizeof known[0])
+
+typedef struct col {
+    char name[128];  /* field name without unit */
+    char unit[32];   /* from the header's brackets, else the known unit */
+    kind k;
+    double scale;
+} col;
+
+/* One GPU of a log. */
+typedef struct gpu {
+    long index;      /* nvidia-smi's index, -1 when not logged */
+    char *uuid, *name;
+    double limit_w, mem_total;
+} gpu;
+
+/* A log, grouped into samples: time [n] and each series [n, G]. */
+struct log_data;
+typedef struct log_data {
+    char *path;
+    jl_import_result *res;  /* borrowed, for notes */
+    jl_error_list *errors;  /* borrowed */
+    const jl_import_nvsmi_options *opt;
+    jl__zone *zone;         /* borrowed */
+    col *cols;
+    size_t n_cols;
+    int has_series[N_SERIES];
+    gpu *gpus;
+    size_t G;
+    int gpus_fixed;         /* the first sample's GPU set is complete */
+    /* samples */
+    double *t;              /* Unix seconds */
+    long long *line;        /* line of the sample's first row */
+    double *v[N_SERIES];    /* [n * cap_g] */
+    size_t n, cap;
+    /* grouping state */
+    unsigned char *seen;    /* [G] seen in the current sample */
+    size_t last_slot;       /* the current sample's last GPU */
+    double last_t;          /* last row's time */
+    double *gpu_last_t;     /* per GPU, its last row's time */
+    long long *gpu_last_line;
+    size_t rows, missing_values;
+    size_t n_samples;       /* samples grouped so far (all of them, streamed or not) */
+    /* streaming: each completed sample goes to emit() and only the current
+     * one is held (n <= 1); NULL: every sample is kept */
+    jl_status (*emit)(void *ctx, struct log_data *L);
+    void *emit_ctx;
+} log_data;
+
+static void log_free(log_data *L)
+{
+    if (!L)
+        return;
+    free(L->path);
+    free(L->cols);
+    for (size_t g = 0; g < L->G; g++) {
+        free(L->gpus[g].uuid);
+        free(L->gpus[g].name);
+    }
+    free(L->gpus);
+    free(L->t);
+    free(L->line);
+    for (int s = 0; s < N_SERIES; s++)
+        free(L->v[s]);
+    free(L->seen);
+    free(L->gpu_last_t);
+    free(L->gpu_last_line);
+    free(L);
+}
+
+#define LERR(L, code, line, column, field, ...)                                   \
+    jl__import_error((L)->errors, code, (L)->path, line, column, field, __VA_ARGS__)
+
+static jl_status set_columns(log_data *L, char **names, size_t n, long long line)
+{
+    L->cols = calloc(n ? n : 1, sizeof *L->cols);
+    if (!L->cols)
+        return JL_ENOMEM;
+    L->n_cols = n;
+    int have_time = 0, have_power = 0;
+    for (size_t i = 0; i < n; i++) {
+        col *c = &L->cols[i];
+        jl__csv_split_unit(names[i], c->name, c->unit, sizeof c->unit < sizeof c->name
+                                                           ? sizeof c->unit
+                                                           : sizeof c->name);
+        char unit_hdr[32];
+        snprintf(unit_hdr, sizeof unit_hdr, "%s", c->unit);
+        c->k = K_OTHER;
+        c->scale = 1;
+        for (size_t k = 0; k < N_KNOWN; k++)
+            if (!strcmp(known[k].field, c->name)) {
+                c->k = known[k].k;
+                c->scale = known[k].scale;
+                if (unit_hdr[0] && known[k].unit[0] && strcmp(unit_hdr, known[k].unit))
+                    return LERR(L, JL_EINVALID, line, 0, c->name,
+                                "the header says [%s], expected [%s]", unit_hdr, known[k].unit);
+                if (!unit_hdr[0])
+                    snprintf(c->unit, sizeof c->unit, "%s", known[k].unit);
+                break;
+            }
+        for (size_t j = 0; j < i; j++)
+            if (c->k != K_OTHER && L->cols[j].k == c->k)
+                return LERR(L, JL_EINVALID, line, 0, c->name,
+                            "logged twice (also as '%s')", L->cols[j].name);
+        if (c->k == K_TIME)
+            have_time = 1;
+        if (c->k == K_POWER || c->k == K_POWER_INST)
+            have_power = 1;
+        if (c->k == K_OTHER)
+            jl__import_note(L->res, L->path, c->name, "column not imported (joules has no "
+                                                      "place for it)");
+    }
+    if (!have_time)
+        return LERR(L, JL_EMISSING, line, 0, NULL,
+                    "no 'timestamp' column (query it with --query-gpu=timestamp,...)");
+    if (!have_power)
+        return LERR(L, JL_EMISSING, line, 0, NULL,
+                    "no power column (power.draw or power.draw.instant)");
+    return JL_OK;
+}
+
+static int grow_samples(log_data *L)
+{
+    if (L->n < L->cap)
+        return 1;
+    size_t nc = L->cap ? L->cap * 2 : 4096;
+    double *t = realloc(L->t, nc * sizeof *t);
+    if (!t)
+        return 0;
+    L->t = t;
+    long long *ln = realloc(L->line, nc * sizeof *ln);
+    if (!ln)
+        return 0;
+    L->line = ln;
+    for (int s = 0; s < N_SERIES; s++) {
+        if (!L->has_series[s])
+            continue;
+        size_t bytes;
+        if (!jl_mul_size(nc, L->G * sizeof(double), &bytes))
+            return 0;
+        double *v = realloc(L->v[s], bytes);
+        if (!v)
+            return 0;
+        L->v[s] = v;
+    }
+    L->cap = nc;
+    return 1;
+}
+
+static void start_sample(log_data *L, double t, long long line)
+{
+    size_t i = L->n++;
+    L->t[i] = t;
+    L->line[i] = line;
+    for (int s = 0; s < N_SERIES; s++)
+        if (L->has_series[s])
+            for (size_t g = 0; g < L->G; g++)
+                L->v[s][i * L->G + g] = NAN;
+    memset(L->seen, 0, L->G);
+}
+
+/* The slot of a row's GPU: 1 when known. */
+static int find_gpu(const log_data *L, long index, const char *uuid, size_t *slot)
+{
+    for (size_t g = 0; g < L->G; g++) {
+        int same = index >= 0 ? L->gpus[g].index == index
+                              : (uuid && L->gpus[g].uuid && !strcmp(L->gpus[g].uuid, uuid));
+        if (same) {
+            *slot = g;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A GPU of the first sample. */
+static jl_status add_gpu(log_data *L, long index, const char *uuid, long long line,
+                         long long column, size_t *slot)
+{
+    if (L->G >= L->opt->max_gpus)
+        return LERR(L, JL_ELIMIT, line, column, NULL, "more than %zu GPUs", L->opt->max_gpus);
+    gpu *ng = realloc(L->gpus, (L->G + 1) * sizeof *ng);
+    if (!ng)
+        return JL_ENOMEM;
+    L->gpus = ng;
+    unsigned char *ns = realloc(L->seen, L->G + 1);
+    if (!ns)
+        return JL_ENOMEM;
+    L->seen = ns;
+    double *lt = realloc(L->gpu_last_t, (L->G + 1) * sizeof *lt);
+    if (!lt)
+        return JL_ENOMEM;
+    L->gpu_last_t = lt;
+    long long *ll = realloc(L->gpu_last_line, (L->G + 1) * sizeof *ll);
+    if (!ll)
+        return JL_ENOMEM;
+    L->gpu_last_line = ll;
+    memset(&ng[L->G], 0, sizeof *ng);
+    ng[L->G].index = index;
+    ng[L->G].limit_w = ng[L->G].mem_total = NAN;
+    if (uuid && !(ng[L->G].uuid = jl_strdup(uuid)))
+        return JL_ENOMEM;
+    L->seen[L->G] = 0;
+    L->gpu_last_t[L->G] = NAN;
+    L->gpu_last_line[L->G] = 0;
+    *slot = L->G++;
+    return JL_OK;
+}
+
+/* a == b for the short unit texts (inline: called for every value) */
+static inline int same_unit(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+/* One parsed row, before grouping. */
+typedef struct prow {
+    double t;
+    long long line;
+    size_t slot;
+    double v[N_SERIES];
+} prow;
+
+/* Group rows into samples. nvidia-smi writes the GPUs of a poll in the
+ * same order every time (the order of the first poll, which numbers the
+ * slots), so a row whose GPU does not come after the last one of the
+ * current sample starts the next sample: a GPU missing from a poll leaves
+ * a gap (NaN) and never pulls the next poll's row into this sample. */
+static jl_status add_row(log_data *L, const prow *r)
+{
+    if (L->n == 0 || L->seen[r->slot] || r->slot <= L->last_slot) {
+        if (L->emit && L->n == 1) {
+            jl_status st = L->emit(L->emit_ctx, L);
+            if (st != JL_OK)
+                return st;
+            L->n = 0;
+        }
+        if (!grow_samples(L))
+            return JL_ENOMEM;
+        start_sample(L, r->t, r->line);
+        L->n_samples++;
+    }
+    size_t i = L->n - 1;
+    if (!isnan(L->gpu_last_t[r->slot]) && r->t == L->gpu_last_t[r->slot])
+        return LERR(L, JL_EINVALID, r->line, 1, "timestamp",
+                    "duplicate timestamp for GPU %zu: line %lld has the same time", r->slot,
+                    L->gpu_last_line[r->slot]);
+    L->gpu_last_t[r->slot] = r->t;
+    L->gpu_last_line[r->slot] = r->line;
+    L->seen[r->slot] = 1;
+    L->last_slot = r->slot;
+    for (int s = 0; s < N_SERIES; s++)
+        if (L->has_series[s])
+            L->v[s][i * L->G + r->slot] = r->v[s];
+    return JL_OK;
+}
+
+static int cmp_prow(const void *a, const void *b)
+{
+    const prow *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static char *xdup(const char *s)
+{
+    return s ? jl_strdup(s) : NULL;
+}
+
+/* Read one log whole. Returns JL_OK or an error code (already in errors). */
+static jl_status read_log(log_data *L, jl__csv *csv)
+{
+    jl_status st = JL_OK;
+    jl__csv_row row;
+    jl_error *err = NULL;
+    int r;
+    prow *rows = NULL;
+    size_t nrows = 0, caprows = 0;
+    /* The first sample's GPUs are found before the series are laid out:
+     * rows of the first sample are held back, then replayed. */
+    prow *first = NULL;
+    size_t nfirst = 0, capfirst = 0;
+    int first_done = 0;
+    int cidx[K_NSERIES + 1];
+    for (int k = 0; k <= K_NSERIES; k++)
+        cidx[k] = -1;
+
+    /* header, or --columns */
+    if (L->opt->columns) {
+        char *copy = jl_strdup(L->opt->columns);
+        char *names[512];
+        size_t n = 0;
+        if (!copy)
+            return JL_ENOMEM;
+        for (char *tok = strtok(copy, ","); tok && n < 512; tok = strtok(NULL, ","))
+            names[n++] = tok;
+        st = set_columns(L, names, n, 0);
+        free(copy);
+        if (st != JL_OK)
+            return st;
+    }
+    for (;;) {
+        r = jl__csv_next(csv, &row, &err);
+        if (r <= 0)
+            break;
+        if (!L->cols) {
+            /* the header: its first field must not be a time */
+            jl__civil cv;
+            if (row.n > 0 && jl__parse_civil(row.f[0].s, &cv)) {
+                st = LERR(L, JL_EMISSING, row.line, 1, NULL,
+                          "the log has no header line (format=csv,noheader?): name its "
+                          "fields with --columns timestamp,index,power.draw,...");
+                goto end;
+            }
+            char **names = malloc((row.n ? row.n : 1) * sizeof *names);
+            if (!names) {
+                st = JL_ENOMEM;
+                goto end;
+            }
+            for (size_t i = 0; i < row.n; i++)
+                names[i] = (char *)row.f[i].s;
+            st = set_columns(L, names, row.n, row.line);
+            free(names);
+            if (st != JL_OK)
+                goto end;
+            continue;
+        }
+        if (cidx[K_TIME] < 0) {
+            for (size_t i = 0; i < L->n_cols; i++)
+                if (L->cols[i].k <= K_NSERIES)
+                    cidx[L->cols[i].k] = (int)i;
+            for (int s = 0; s < N_SERIES; s++)
+                L->has_series[s] = cidx[FIRST_SERIES + s] >= 0;
+            /* a noheader log whose first line is the header anyway */
+            if (L->opt->columns && row.n > 0 && !strcmp(row.f[0].s, L->cols[0].name))
+                continue;
+        }
+        if (row.n != L->n_cols) {
+            st = LERR(L, JL_EINVALID, row.line, row.n ? row.f[row.n - 1].column : 1, NULL,
+                      "%zu fields, the header has %zu (a malformed or cut line)", row.n,
+                      L->n_cols);
+            goto end;
+        }
+        if (++L->rows > L->opt->max_rows) {
+            st = LERR(L, JL_ELIMIT, row.line, 1, NULL, "more than %zu rows (the limit)",
+                      L->opt->max_rows);
+            goto end;
+        }
+        prow pr;
+        pr.line = row.line;
+        /* time */
+        const jl__csv_field *tf = &row.f[cidx[K_TIME]];
+        jl__civil cv;
+        if (!jl__parse_civil(tf->s, &cv)) {
+            st = LERR(L, JL_EINVALID, row.line, tf->column, "timestamp",
+                      "expected a time like 2026/11/23 22:17:22.120, found '%s'", tf->s);
+            goto end;
+        }
+        int gap = 0;
+        pr.t = jl__zone_to_unix(L->zone, &cv, L->last_t, &gap);
+        if (gap)
+            jl__import_note(L->res, L->path, "timestamp",
+                            "a time that does not exist in %s (a clock change gap), first "
+                            "at line %lld", jl__zone_name(L->zone), row.line);
+        if (!L->opt->sort && L->rows > 1 && pr.t < L->last_t) {
+            st = LERR(L, JL_EINVALID, row.line, tf->column, "timestamp",
+                      "time goes backwards (%s is %.3f s before the line above): a clock "
+                      "change or logs concatenated out of order; --sort sorts the rows",
+                      tf->s, L->last_t - pr.t);
+            goto end;
+        }
+        L->last_t = pr.t;
+        /* GPU */
+        long index = -1;
+        const char *uuid = NULL;
+        long long gcol = 1;
+        if (cidx[K_INDEX] >= 0) {
+            const jl__csv_field *f = &row.f[cidx[K_INDEX]];
+            char *e;
+            errno = 0;
+            long x = strtol(f->s, &e, 10);
+            if (!*f->s || *e || errno || x < 0 || x > 1000000) {
+                st = LERR(L, JL_EINVALID, row.line, f->column, "index",
+                          "expected a GPU index (0, 1, ...), found '%s'", f->s);
+                goto end;
+            }
+            index = x;
+            gcol = f->column;
+        } else if (cidx[K_UUID] >= 0) {
+            uuid = row.f[cidx[K_UUID]].s;
+            gcol = row.f[cidx[K_UUID]].column;
+        } else {
+            index = 0;
+        }
+        size_t slot = 0;
+        if (!find_gpu(L, index, uuid, &slot)) {
+            if (first_done) {
+                st = index >= 0
+                         ? LERR(L, JL_EINVALID, row.line, gcol, "index",
+                                "GPU %ld appears mid-log (the log's first sample has %zu "
+                                "GPU%s): a log must list the same GPUs throughout",
+                                index, L->G, L->G == 1 ? "" : "s")
+                         : LERR(L, JL_EINVALID, row.line, gcol, "uuid",
+                                "GPU %s appears mid-log (the log's first sample has %zu "
+                                "GPU%s): a log must list the same GPUs throughout",
+                                uuid, L->G, L->G == 1 ? "" : "s");
+                goto end;
+            }
+            if ((st = add_gpu(L, index, uuid, row.line, gcol, &slot)) != JL_OK)
+                goto end;
+        } else if (!first_done) {
+            /* a GPU seen again: the first sample is complete */
+            first_done = 1;
+            L->gpus_fixed = 1;
+        }
+        gpu *gp = &L->gpus[slot];
+        /* per-GPU attributes and series */
+        for (size_t i = 0; i < L->n_cols; i++) {
+            const col *c = &L->cols[i];
+            const jl__csv_field *f = &row.f[i];
+            if (c->k == K_NAME) {
+                if (!gp->name && *f->s && !jl__csv_is_missing(f->s) && !(gp->name = xdup(f->s))) {
+                    st = JL_ENOMEM;
+                    goto end;
+                }
+                continue;
+            }
+            if (c->k == K_UUID) {
+                if (!gp->uuid && *f->s && !(gp->uuid = xdup(f->s))) {
+                    st = JL_ENOMEM;
+                    goto end;
+                }
+                continue;
+            }
+            if (c->k == K_TIME || c->k == K_INDEX || c->k == K_OTHER)
+                continue;
+            double x = NAN;
+            if (jl__csv_is_missing(f->s)) {
+                L->missing_values++;
+            } else {
+                const char *unit;
+                if (!jl__parse_number_unit(f->s, &x, &unit)) {
+                    st = LERR(L, JL_EINVALID, row.line, f->column, c->name,
+                              "expected a number%s%s, found '%s'", c->unit[0] ? " in " : "",
+                              c->unit, f->s);
+                    goto end;
+                }
+                if (*unit && !same_unit(unit, c->unit) && !(c->k == K_TEMP && !c->unit[0])) {
+                    st = LERR(L, JL_EINVALID, row.line, f->column, c->name,
+                              "the unit '%s' does not match the column's [%s] (value '%s')",
+                              unit, c->unit, f->s);
+                    goto end;
+                }
+                if (!isfinite(x)) {
+                    st = LERR(L, JL_EINVALID, row.line, f->column, c->name,
+                              "expected a finite number, found '%s'", f->s);
+                    goto end;
+                }
+                x *= c->scale;
+            }
+            if (c->k == K_LIMIT) {
+                if (isnan(gp->limit_w))
+                    gp->limit_w = x;
+            } else if (c->k == K_MEMTOTAL) {
+                if (isnan(gp->mem_total))
+                    gp->mem_total = x;
+            } else {
+                pr.v[c->k - FIRST_SERIES] = x;
+            }
+        }
+        pr.slot = slot;
+        if (L->opt->sort || !first_done) {
+            prow **arr = L->opt->sort ? &rows : &first;
+            size_t *n = L->opt->sort ? &nrows : &nfirst, *cap = L->opt->sort ? &caprows : &capfirst;
+            if (*n == *cap) {
+                size_t nc = *cap ? *cap * 2 : 1024;
+                prow *x = realloc(*arr, nc * sizeof *x);
+                if (!x) {
+                    st = JL_ENOMEM;
+                    goto end;
+                }
+                *arr = x;
+                *cap = nc;
+            }
+            (*arr)[(*n)++] = pr;
+            continue;
+        }
+        if (first) {
+            for (size_t k = 0; k < nfirst && st == JL_OK; k++)
+                st = add_row(L, &first[k]);
+            free(first);
+            first = NULL;
+            nfirst = 0;
+            if (st != JL_OK)
+                goto end;
+        }
+        if ((st = add_row(L, &pr)) != JL_OK)
+            goto end;
+    }
+    if (r < 0) {
+        st = err ? err->code : JL_ENOMEM;
+        jl_error_list_push(L->errors, err);
+        err = NULL;
+        goto end;
+    }
+    if (!L->cols) {
+        st = LERR(L, JL_EMISSING, 0, 0, NULL, "empty log: no header and no rows");
+        goto end;
+    }
+    L->gpus_fixed = 1;
+    if (first) {
+        for (size_t k = 0; k < nfirst && st == JL_OK; k++)
+            st = add_row(L, &first[k]);
+        if (st != JL_OK)
+            goto end;
+    }
+    if (L->opt->sort && nrows) {
+        qsort(rows, nrows, sizeof *rows, cmp_prow);
+        for (size_t k = 0; k < nrows && st == JL_OK; k++)
+            st = add_row(L, &rows[k]);
+        if (st != JL_OK)
+            goto end;
+    }
+    if (L->n_samples == 0)
+        st = LERR(L, JL_ENODATA, 0, 0, NULL, "no samples (only a header)");
+    else if (L->emit && L->n == 1 && (st = L->emit(L->emit_ctx, L)) == JL_OK)
+        L->n = 0;
+end:
+    if (st == JL_ENOMEM && (!L->errors->count))
+        LERR(L, JL_ENOMEM, 0, 0, NULL, "out of memory");
+    jl_error_free(err);
+    free(rows);
+    free(first);
+    return st;
+}
+
+/* ---- run attributes --------------------------------------------------------- */
+
+static const char *const int_attrs[] = {"num_gpus", "max_batch_size", "tensor_parallel",
+                                        "expert_parallel", "data_parallel", "denoising_steps",
+                                        "height", "width", "num_frames", NULL};
+static const char *const dbl_attrs[] = {"gpu_memory_bytes", "gpu_tdp_w", "gpu_idle_power_w",
+                                        "total_params", "active_params", "kv_bytes_per_token",
+                                        NULL};
+static const char *const str_attrs[] = {"workload", "model", "task", "gpu_model", "precision",
+                                        "notes", NULL};
+
+static int in_list(const char *const *l, const char *k)
+{
+    for (; *l; l++)
+        if (!strcmp(*l, k))
+            return 1;
+    return 0;
+}
+
+static long *long_field(jl_attrs *a, const char *k)
+{
+    if (!strcmp(k, "num_gpus")) return &a->num_gpus;
+    if (!strcmp(k, "max_batch_size")) return &a->max_batch_size;
+    if (!strcmp(k, "tensor_parallel")) return &a->tensor_parallel;
+    if (!strcmp(k, "expert_parallel")) return &a->expert_parallel;
+    if (!strcmp(k, "data_parallel")) return &a->data_parallel;
+    if (!strcmp(k, "denoising_steps")) return &a->denoising_steps;
+    if (!strcmp(k, "height")) return &a->height;
+    if (!strcmp(k, "width")) return &a->width;
+    return &a->num_frames;
+}
+
+static double *dbl_field(jl_attrs *a, const char *k)
+{
+    if (!strcmp(k, "gpu_memory_bytes")) return &a->gpu_memory_bytes;
+    if (!strcmp(k, "gpu_tdp_w")) return &a->gpu_tdp_w;
+    if (!strcmp(k, "gpu_idle_power_w")) return &a->gpu_idle_power_w;
+    if (!strcmp(k, "total_params")) return &a->total_params;
+    if (!strcmp(k, "active_params")) return &a->active_params;
+    return &a->kv_bytes_per_token;
+}
+
+static char **str_field(jl_attrs *a, const char *k)
+{
+    if (!strcmp(k, "workload")) return &a->workload;
+    if (!strcmp(k, "model")) return &a->model;
+    if (!strcmp(k, "task")) return &a->task;
+    if (!strcmp(k, "gpu_model")) return &a->gpu_model;
+    if (!strcmp(k, "precision")) return &a->precision;
+    return &a->notes;
+}
+
+static int is_number_text(const char *s, double *v)
+{
+    char *e;
+    errno = 0;
+    double x = strtod(s, &e);
+    if (e == s || *e || errno || !isfinite(x))
+        return 0;
+    *v = x;
+    return 1;
+}
+
+/* Set attribute key=value on a; NULL or the reason it cannot be. */
+static const char *set_attr(jl_attrs *a, const char *key, const char *value)
+{
+    double x;
+    if (!*key)
+        return "an empty attribute name";
+    if (strlen(value) > MAX_ATTR_TEXT)
+        return "a value longer than 60,000 bytes";
+    if (!strcmp(key, "start_time_unix"))
+        return "start_time_unix is set from the run's start";
+    if (in_list(int_attrs, key)) {
+        int one = !strcmp(key, "num_gpus") || !strcmp(key, "max_batch_size");
+        if (!is_number_text(value, &x) || x != floor(x) || x < one || x > 1e9)
+            return one ? "expected a whole number >= 1" : "expected a whole number >= 0";
+        *long_field(a, key) = (long)x;
+        return NULL;
+    }
+    if (in_list(dbl_attrs, key)) {
+        if (!is_number_text(value, &x) || x < 0)
+            return "expected a number >= 0";
+        *dbl_field(a, key) = x;
+        return NULL;
+    }
+    if (in_list(str_attrs, key)) {
+        if (!strcmp(key, "workload") && strcmp(value, "llm") && strcmp(value, "mllm") &&
+            strcmp(value, "diffusion"))
+            return "expected llm, mllm or diffusion";
+        char *d = jl_strdup(value);
+        if (!d)
+            return "out of memory";
+        char **f = str_field(a, key);
+        free(*f);
+        *f = d;
+        return NULL;
+    }
+    for (size_t i = 0; i < a->n_extra; i++)
+        if (!strcmp(a->extra[i].key, key)) {
+            char *d = jl_strdup(value);
+            if (!d)
+                return "out of memory";
+            free(a->extra[i].value);
+            a->extra[i].value = d;
+            a->extra[i].is_number = is_number_text(value, &x);
+            return NULL;
+        }
+    if (jl_attrs_add_extra(a, key, value, is_number_text(value, &x)) != JL_OK)
+        return "out of memory";
+    return NULL;
+}
+
+static void set_extra(jl_attrs *a, const char *key, const char *value, int is_num)
+{
+    for (size_t i = 0; i < a->n_extra; i++)
+        if (!strcmp(a->extra[i].key, key))
+            return; /* the user's value wins */
+    jl_attrs_add_extra(a, key, value, is_num);
+}
+
+/* ---- RUNS.csv ----------------------------------------------------------------- */
+
+typedef struct run_spec {
+    char *name;
+    double start, end;
+    long long line;
+    char *gpus, *requests, *log;
+    double req_offset; /* NaN: none */
+    jl_kv *attrs;
+    size_t n_attrs;
+} run_spec;
+
+static void specs_free(run_spec *s, size_t n)
+{
+    for (size_t i = 0; s && i < n; i++) {
+        free(s[i].name);
+        free(s[i].gpus);
+        free(s[i].requests);
+        free(s[i].log);
+        for (size_t k = 0; k < s[i].n_attrs; k++) {
+            free(s[i].attrs[k].key);
+            free(s[i].attrs[k].value);
+        }
+        free(s[i].attrs);
+    }
+    free(s);
+}
+
+/* A time of RUNS.csv: Unix seconds or ISO 8601 (zone optional). */
+static int parse_when(const char *s, jl__zone *z, double *out)
+{
+    double x;
+    if (is_number_text(s, &x)) {
+        *out = x;
+        return 1;
+    }
+    jl__civil c;
+    if (!jl__parse_civil(s, &c))
+        return 0;
+    int gap;
+    *out = jl__zone_to_unix(z, &c, NAN, &gap);
+    return 1;
+}
+
+static jl_status read_runs(jl__csv *csv, jl__zone *z, jl_error_list *errors, run_spec **out,
+                           size_t *n_out)
+{
+    const char *file = jl__csv_name(csv);
+    jl__csv_row row;
+    jl_error *err = NULL;
+    char **hdr = NULL;
+    size_t nh = 0, n = 0, cap = 0;
+    run_spec *specs = NULL;
+    int irun = -1, istart = -1, iend = -1, r;
+    jl_status st = JL_OK;
+    *out = NULL;
+    *n_out = 0;
+    while ((r = jl__csv_next(csv, &row, &err)) > 0) {
+        if (!hdr) {
+            hdr = calloc(row.n ? row.n : 1, sizeof *hdr);
+            if (!hdr)
+                return JL_ENOMEM;
+            nh = row.n;
+            for (size_t i = 0; i < row.n; i++) {
+                if (!(hdr[i] = jl_strdup(row.f[i].s))) {
+                    st = JL_ENOMEM;
+                    goto end;
+                }
+                for (size_t j = 0; j < i; j++)
+                    if (!strcmp(hdr[j], hdr[i])) {
+                        st = jl__import_error(errors, JL_EINVALID, file, row.line,
+                                              row.f[i].column, hdr[i], "a column named twice");
+                        goto end;
+                    }
+                if (!strcmp(hdr[i], "run")) irun = (int)i;
+                if (!strcmp(hdr[i], "start")) istart = (int)i;
+                if (!strcmp(hdr[i], "end")) iend = (int)i;
+            }
+            if (irun < 0 || istart < 0 || iend < 0) {
+                st = jl__import_error(errors, JL_EMISSING, file, row.line, 1, NULL,
+                                      "the header must name the columns run, start and end "
+                                      "(then any run attribute)");
+                goto end;
+            }
+            continue;
+        }
+        if (row.n != nh) {
+            st = jl__import_error(errors, JL_EINVALID, file, row.line, 1, NULL,
+                                  "%zu fields, the header has %zu", row.n, nh);
+            goto end;
+        }
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            run_spec *x = realloc(specs, nc * sizeof *x);
+            if (!x) {
+                st = JL_ENOMEM;
+                goto end;
+            }
+            specs = x;
+            cap = nc;
+        }
+        run_spec *sp = &specs[n++];
+        memset(sp, 0, sizeof *sp);
+        sp->line = row.line;
+        sp->req_offset = NAN;
+        const jl__csv_field *f = &row.f[irun];
+        if (!*f->s || strchr(f->s, '/') || !strcmp(f->s, ".")) {
+            st = jl__import_error(errors, JL_EINVALID, file, row.line, f->column, "run",
+                                  "expected a run name without '/', found '%s'", f->s);
+            goto end;
+        }
+        for (size_t k = 0; k + 1 < n; k++)
+            if (!strcmp(specs[k].name, f->s)) {
+                st = jl__import_error(errors, JL_EINVALID, file, row.line, f->column, "run",
+                                      "run '%s' is named twice (also line %lld)", f->s,
+                                      specs[k].line);
+                goto end;
+            }
+        if (!(sp->name = jl_strdup(f->s))) {
+            st = JL_ENOMEM;
+            goto end;
+        }
+        for (int w = 0; w < 2; w++) {
+            const jl__csv_field *tf = &row.f[w ? iend : istart];
+            if (!parse_when(tf->s, z, w ? &sp->end : &sp->start)) {
+                st = jl__import_error(errors, JL_EINVALID, file, row.line, tf->column,
+                                      w ? "end" : "start",
+                                      "expected Unix seconds or an ISO 8601 time "
+                                      "(2026-11-23T22:17:22.1Z), found '%s'", tf->s);
+                goto end;
+            }
+        }
+        if (!(sp->end > sp->start)) {
+            st = jl__import_error(errors, JL_EINVALID, file, row.line, row.f[iend].column, "end",
+                                  "the run ends before it starts (%s <= %s)", row.f[iend].s,
+                                  row.f[istart].s);
+            goto end;
+        }
+        for (size_t i = 0; i < nh; i++) {
+            if ((int)i == irun || (int)i == istart || (int)i == iend || !*row.f[i].s)
+                continue;
+            const char *k = hdr[i], *v = row.f[i].s;
+            char **dst = !strcmp(k, "gpus") ? &sp->gpus
+                         : !strcmp(k, "requests") ? &sp->requests
+                         : !strcmp(k, "log") ? &sp->log : NULL;
+            if (dst) {
+                if (!(*dst = jl_strdup(v))) {
+                    st = JL_ENOMEM;
+                    goto end;
+                }
+                continue;
+            }
+            if (!strcmp(k, "requests_offset")) {
+                if (!is_number_text(v, &sp->req_offset)) {
+                    st = jl__import_error(errors, JL_EINVALID, file, row.line, row.f[i].column,
+                                          k, "expected seconds, found '%s'", v);
+                    goto end;
+                }
+                continue;
+            }
+            jl_attrs probe;
+            jl_attrs_init(&probe);
+            const char *why = set_attr(&probe, k, v);
+            jl_attrs_clear(&probe);
+            if (why) {
+                st = jl__import_error(errors, JL_EINVALID, file, row.line, row.f[i].column, k,
+                                      "%s, found '%s'", why, v);
+                goto end;
+            }
+            jl_kv *x = realloc(sp->attrs, (sp->n_attrs + 1) * sizeof *x);
+            if (!x) {
+                st = JL_ENOMEM;
+                goto end;
+            }
+            sp->attrs = x;
+            x[sp->n_attrs].key = jl_strdup(k);
+            x[sp->n_attrs].value = jl_strdup(v);
+            x[sp->n_attrs].is_number = 0;
+            sp->n_attrs++;
+            if (!x[sp->n_attrs - 1].key || !x[sp->n_attrs - 1].value) {
+                st = JL_ENOMEM;
+                goto end;
+            }
+        }
+    }
+    if (r < 0) {
+        st = err ? err->code : JL_ENOMEM;
+        jl_error_list_push(errors, err);
+        err = NULL;
+        goto end;
+    }
+    if (!hdr) {
+        st = jl__import_error(errors, JL_EMISSING, file, 0, 0, NULL, "empty: no header");
+        goto end;
+    }
+    if (n == 0)
+        st = jl__import_error(errors, JL_ENODATA, file, 0, 0, NULL, "no runs (only a header)");
+end:
+    if (st == JL_ENOMEM && !errors->count)
+        jl__import_error(errors, JL_ENOMEM, file, 0, 0, NULL, "out of memory");
+    for (size_t i = 0; hdr && i < nh; i++)
+        free(hdr[i]);
+    free(hdr);
+    jl_error_free(err);
+    if (st != JL_OK) {
+        specs_free(specs, n);
+        return st;
+    }
+    *out = specs;
+    *n_out = n;
+    return JL_OK;
+}
+
+/* ---- vLLM request logs --------------------------------------------------------- */
+
+static jl_status jerr(jl_error_list *errors, const char *file, const char *field,
+                      const char *msg)
+{
+    return jl__import_error(errors, JL_EINVALID, file, 0, 0, field, "%s", msg);
+}
+
+/* Per request: input_lens, output_lens, ttfts, itls, start_times, errors
+ * (vLLM `bench serve --save-result --save-detailed`). Times are placed so
+ * the first request starts `offset` seconds after the run's t = 0. */
+static jl_status load_requests(const char *path, jl_run *r, double offset, int offset_given,
+                               const jl_import_nvsmi_options *opt, jl_import_result *res,
+                               jl_error_list *errors)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return jl__import_error(errors, JL_EIO, path, 0, 0, NULL, "%s", strerror(errno));
+    if ((size_t)sb.st_size > opt->max_request_bytes)
+        return jl__import_error(errors, JL_ELIMIT, path, 0, 0, NULL,
+                                "%lld bytes, more than the limit of %zu",
+                                (long long)sb.st_size, opt->max_request_bytes);
+    json_error_t je;
+    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!doc)
+        return jl__import_error(errors, JL_EINVALID, path, je.line, je.column, NULL,
+                                "not valid JSON: %s", je.text);
+    jl_status st = JL_OK;
+    static const char *const keys[] = {"input_lens", "output_lens", "ttfts", "itls",
+                                       "start_times"};
+    const json_t *arr[5];
+    size_t R = 0;
+    if (!json_is_object(doc)) {
+        st = jerr(errors, path, NULL, "expected a JSON object (vLLM's result file)");
+        goto end;
+    }
+    for (int k = 0; k < 5; k++) {
+        arr[k] = json_object_get(doc, keys[k]);
+        if (!json_is_array(arr[k])) {
+            st = jl__import_error(errors, JL_EMISSING, path, 0, 0, keys[k],
+                                  "%s (save the result with --save-result --save-detailed)",
+                                  arr[k] ? "expected an array" : "missing");
+            goto end;
+        }
+        if (k == 0)
+            R = json_array_size(arr[k]);
+        else if (json_array_size(arr[k]) != R) {
+            st = jl__import_error(errors, JL_EINVALID, path, 0, 0, keys[k],
+                                  "%zu entries, input_lens has %zu", json_array_size(arr[k]), R);
+            goto end;
+        }
+    }
+    const json_t *errs = json_object_get(doc, "errors");
+    if (errs && (!json_is_array(errs) || json_array_size(errs) != R)) {
+        st = jl__import_error(errors, JL_EINVALID, path, 0, 0, "errors",
+                              "expected an array of %zu entries", R);
+        goto end;
+    }
+    if (R == 0) {
+        st = jl__import_error(errors, JL_ENODATA, path, 0, 0, "input_lens", "no requests");
+        goto end;
+    }
+    if (R > INT32_MAX) {
+        st = jl__import_error(errors, JL_ELIMIT, path, 0, 0, "input_lens", "too many requests");
+        goto end;
+    }
+    double t_first = INFINITY;
+    size_t K = 0;
+    for (size_t i = 0; i < R; i++) {
+        const json_t *v = json_array_get(arr[4], i);
+        char fld[64];
+        snprintf(fld, sizeof fld, "start_times[%zu]", i);
+        if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+            st = jerr(errors, path, fld, "expected a number (seconds)");
+            goto end;
+        }
+        if (json_number_value(v) < t_first)
+            t_first = json_number_value(v);
+        const json_t *it = json_array_get(arr[3], i);
+        snprintf(fld, sizeof fld, "itls[%zu]", i);
+        if (!json_is_array(it)) {
+            st = jerr(errors, path, fld, "expected an array of seconds");
+            goto end;
+        }
+        K += json_array_size(it);
+    }
+    if (K > INT32_MAX) {
+        st = jl__import_error(errors, JL_ELIMIT, path, 0, 0, "itls", "too many ITL samples");
+        goto end;
+    }
+    r->req_n = R;
+    r->arrival = jl_malloc_array(R, sizeof(double));
+    r->first_token = jl_malloc_array(R, sizeof(double));
+    r->finish = jl_malloc_array(R, sizeof(double));
+    r->input_tokens = jl_malloc_array(R, sizeof(int32_t));
+    r->output_tokens = jl_malloc_array(R, sizeof(int32_t));
+    r->itl_seconds = jl_malloc_array(K ? K : 1, sizeof(float));
+    r->itl_request = jl_malloc_array(K ? K : 1, sizeof(int32_t));
+    if (!r->arrival || !r->first_token || !r->finish || !r->input_tokens ||
+        !r->output_tokens || !r->itl_seconds || !r->itl_request) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    size_t k = 0, failed = 0;
+    for (size_t i = 0; i < R; i++) {
+        char fld[64];
+        const json_t *in = json_array_get(arr[0], i), *outl = json_array_get(arr[1], i),
+                     *tt = json_array_get(arr[2], i), *it = json_array_get(arr[3], i);
+        const json_t *e = errs ? json_array_get(errs, i) : NULL;
+        int ok = !e || json_is_null(e) || (json_is_string(e) && !*json_string_value(e));
+        for (int q = 0; q < 2; q++) {
+            const json_t *x = q ? outl : in;
+            snprintf(fld, sizeof fld, "%s[%zu]", q ? "output_lens" : "input_lens", i);
+            if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+                json_integer_value(x) > INT32_MAX) {
+                st = jerr(errors, path, fld, "expected a token count (whole number >= 0)");
+                goto end;
+            }
+        }
+        snprintf(fld, sizeof fld, "ttfts[%zu]", i);
+        if (!json_is_number(tt) || !(json_number_value(tt) >= 0)) {
+            if (!(json_is_null(tt) && !ok)) {
+                st = jerr(errors, path, fld, "expected seconds >= 0");
+                goto end;
+            }
+        }
+        double a = json_number_value(json_array_get(arr[4], i)) - t_first + offset;
+        r->arrival[i] = a;
+        r->input_tokens[i] = (int32_t)json_integer_value(in);
+        r->output_tokens[i] = (int32_t)json_integer_value(outl);
+        if (!ok) {
+            failed++;
+            r->first_token[i] = r->finish[i] = NAN;
+            continue;
+        }
+        double fin = a + json_number_value(tt);
+        r->first_token[i] = fin;
+        size_t m = json_array_size(it);
+        for (size_t j = 0; j < m; j++) {
+            const json_t *x = json_array_get(it, j);
+            if (!json_is_number(x) || !(json_number_value(x) >= 0) ||
+                !isfinite(json_number_value(x))) {
+                snprintf(fld, sizeof fld, "itls[%zu][%zu]", i, j);
+                st = jerr(errors, path, fld, "expected seconds >= 0");
+                goto end;
+            }
+            fin += json_number_value(x);
+            r->itl_seconds[k] = (float)json_number_value(x);
+            r->itl_request[k] = (int32_t)i;
+            k++;
+        }
+        r->finish[i] = fin;
+    }
+    r->itl_n = k;
+    if (k == 0) {
+        free(r->itl_seconds);
+        free(r->itl_request);
+        r->itl_seconds = NULL;
+        r->itl_request = NULL;
+    }
+    if (failed)
+        jl__import_note(res, path, "errors", "%zu of %zu requests failed: their first_token "
+                                             "and finish are NaN", failed, R);
+    char *clock = offset_given
+                      ? jl_asprintf("client monotonic clock (vLLM start_times); first request "
+                                    "start placed at run start + %.6g s (requests_offset)",
+                                    offset)
+                      : jl_asprintf("client monotonic clock (vLLM start_times); first request "
+                                    "start placed at the run's start (the start column)");
+    if (!clock) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    set_extra(&r->attrs, "requests_clock", clock, 0);
+    free(clock);
+    set_extra(&r->attrs, "requests_source", path, 0);
+    const json_t *mid = json_object_get(doc, "model_id");
+    if (!r->attrs.model && json_is_string(mid) && *json_string_value(mid)) {
+        r->attrs.model = jl_strdup(json_string_value(mid));
+        jl__import_note(res, path, "model_id", "the run's model taken from the request log");
+    }
+    const json_t *mc = json_object_get(doc, "max_concurrency");
+    if (json_is_integer(mc)) {
+        char b[32];
+        snprintf(b, sizeof b, "%lld", (long long)json_integer_value(mc));
+        set_extra(&r->attrs, "client_max_concurrency", b, 1);
+    }
+end:
+    if (st == JL_ENOMEM && !errors->count)
+        jl__import_error(errors, JL_ENOMEM, path, 0, 0, NULL, "out of memory");
+    json_decref(doc);
+    return st;
+}
+
+/* ---- runs ---------------------------------------------------------------------- */
+
+typedef struct ctx {
+    const jl_import_nvsmi_options *opt;
+    jl_import_result *res;
+    jl_error_list *errors;
+    jl__zone *zone;
+    log_data **logs;
+    size_t n_logs;
+    size_t dropped_rows;
+} ctx;
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* GPU slots of a `gpus` cell ("0,1,2,3", "0 1", "GPU-uuid;..."), or all. */
+static jl_status select_gpus(ctx *c, const log_data *L, const run_spec *sp, size_t *sel,
+                             size_t *G)
+{
+    *G = 0;
+    if (!sp || !sp->gpus) {
+        for (size_t g = 0; g < L->G; g++)
+            sel[(*G)++] = g;
+        return JL_OK;
+    }
+    char *copy = jl_strdup(sp->gpus);
+    if (!copy)
+        return JL_ENOMEM;
+    jl_status st = JL_OK;
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ",; ", &save); tok; tok = strtok_r(NULL, ",; ", &save)) {
+        size_t found = L->G;
+        char *e;
+        long idx = strtol(tok, &e, 10);
+        for (size_t g = 0; g < L->G; g++)
+            if ((!*e && L->gpus[g].index == idx) ||
+                (L->gpus[g].uuid && !strcmp(L->gpus[g].uuid, tok)))
+                found = g;
+        if (found == L->G) {
+            st = jl__import_error(c->errors, JL_EINVALID, c->opt->runs_csv, sp->line, 0, "gpus",
+                                  "run %s: GPU '%s' is not in the log %s", sp->name, tok,
+                                  L->path);
+            break;
+        }
+        for (size_t k = 0; k < *G; k++)
+            if (sel[k] == found) {
+                st = jl__import_error(c->errors, JL_EINVALID, c->opt->runs_csv, sp->line, 0,
+                                      "gpus", "run %s: GPU '%s' named twice", sp->name, tok);
+                break;
+            }
+        if (st != JL_OK)
+            break;
+        sel[(*G)++] = found;
+    }
+    if (st == JL_OK && *G == 0)
+        st = jl__import_error(c->errors, JL_EINVALID, c->opt->runs_csv, sp->line, 0, "gpus",
+                              "run %s: no GPU named", sp->name);
+    free(copy);
+    return st;
+}
+
+static double *series_out(const log_data *L, int s, const size_t *rows, size_t n,
+                          const size_t *sel, size_t G, int need_finite)
+{
+    if (!L->has_series[s])
+        return NULL;
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t g = 0; g < G; g++) {
+            double x = L->v[s][rows[i] * L->G + sel[g]];
+            if (isfinite(x))
+                any = 1;
+            else if (need_finite)
+                return NULL;
+        }
+    if (!any)
+        return NULL;
+    double *v = jl_malloc_array(n * G > 0 ? n * G : 1, sizeof *v);
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        for (size_t g = 0; g < G; g++)
+            v[i * G + g] = L->v[s][rows[i] * L->G + sel[g]];
+    return v;
+}
+
+static const char *const required_str[] = {"model", "task", "precision", NULL};
+
+/* One run from samples [i0, i1) of L (t = 0 at t0) on GPUs sel. */
+/* Power: power.draw.instant when logged with a value for every GPU of the
+ * run at its first sample, else power.draw (index into the series). */
+static int choose_power(const log_data *L, size_t i0, const size_t *sel, size_t G)
+{
+    int inst = K_POWER_INST - FIRST_SERIES;
+    if (!L->has_series[inst])
+        return K_POWER - FIRST_SERIES;
+    if (!L->has_series[K_POWER - FIRST_SERIES])
+        return inst;
+    for (size_t g = 0; g < G; g++)
+        if (!isfinite(L->v[inst][i0 * L->G + sel[g]]))
+            return K_POWER - FIRST_SERIES;
+    return inst;
+}
+
+static void note_dropped(ctx *c, const log_data *L, int pw)
+{
+    jl__import_note(c->res, L->path,
+                    pw + FIRST_SERIES == K_POWER_INST ? "power.draw.instant" : "power.draw",
+                    "samples where a GPU's power is missing are left out of power/ (the "
+                    "format needs finite watts; the integral bridges them) and kept in "
+                    "gpu/ with the missing values as NaN");
+}
+
+static void note_no_avg(ctx *c, const log_data *L)
+{
+    jl__import_note(c->res, L->path, "power.draw.average",
+                    "not written as power/watts_avg where a value is missing in the run");
+}
+
+/* Everything of a run but its power/ and gpu/ series: attributes (--set,
+ * then the RUNS.csv row, then the log), notes, requests, placeholders for
+ * required attributes not given. n = the samples of its window. */
+static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_run *r, double t0,
+                            const size_t *sel, size_t G, int pw, size_t n)
+{
+    const char *where = sp ? c->opt->runs_csv : L->path;
+    long long line = sp ? sp->line : 0;
+    const char *name = r->name;
+    jl_status st = JL_OK;
+    jl_strbuf notes;
+    jl_strbuf_init(&notes);
+    jl_attrs *a = &r->attrs;
+    for (size_t i = 0; i < c->opt->n_set; i++)
+        set_attr(a, c->opt->set[i].key, c->opt->set[i].value);
+    for (size_t i = 0; sp && i < sp->n_attrs; i++)
+        set_attr(a, sp->attrs[i].key, sp->attrs[i].value);
+    a->start_time_unix = t0;
+    if (a->num_gpus >= 0 && (size_t)a->num_gpus != G) {
+        st = jl__import_error(c->errors, JL_EINVALID, where, line, 0, "num_gpus",
+                              "run %s: num_gpus is %ld but the run holds %zu GPU%s of the log "
+                              "(name them in a gpus column)",
+                              name, a->num_gpus, G, G == 1 ? "" : "s");
+        goto fail;
+    }
+    a->num_gpus = (long)G;
+    /* from the log: GPU model, memory, power limit */
+    const char *gname = L->gpus[sel[0]].name;
+    if (gname)
+        set_extra(a, "gpu_name", gname, 0);
+    for (size_t g = 1; g < G; g++)
+        if (gname && L->gpus[sel[g]].name && strcmp(gname, L->gpus[sel[g]].name))
+            jl__import_note(c->res, L->path, "name",
+                            "run %s mixes GPU models (%s, %s): gpu_model is the first's", name,
+                            gname, L->gpus[sel[g]].name);
+    if (!a->gpu_model && gname) {
+        char buf[128];
+        if (!jl_gpu_model_from_name(gname, buf, sizeof buf))
+            jl__import_note(c->res, L->path, "name",
+                            "GPU name '%s' is not in joules' table: gpu_model '%s'", gname, buf);
+        if (!(a->gpu_model = jl_strdup(buf)))
+            goto nomem;
+    }
+    if (isnan(a->gpu_memory_bytes) && isfinite(L->gpus[sel[0]].mem_total))
+        a->gpu_memory_bytes = L->gpus[sel[0]].mem_total;
+    if (isnan(a->gpu_tdp_w) && isfinite(L->gpus[sel[0]].limit_w))
+        a->gpu_tdp_w = L->gpus[sel[0]].limit_w;
+    const char *pname = (pw + FIRST_SERIES == K_POWER_INST ? "power.draw.instant" : "power.draw");
+    char *psrc = jl_asprintf("nvidia-smi %s", pname);
+    if (!psrc)
+        goto nomem;
+    set_extra(a, "power_source", psrc, 0);
+    free(psrc);
+    set_extra(a, "source", "nvidia-smi", 0);
+    set_extra(a, "nvidia_smi_log", L->path, 0);
+    set_extra(a, "timezone", jl__zone_name(c->zone), 0);
+    if (a->notes)
+        jl_strbuf_printf(&notes, "%s ", a->notes);
+    jl_strbuf_printf(&notes, "Imported from the nvidia-smi log %s (%zu samples, %zu GPU%s). "
+                             "power/watts: %s",
+                     base_name(L->path), n, G, G == 1 ? "" : "s", pname);
+    if (pw == K_POWER - FIRST_SERIES)
+        jl_strbuf_puts(&notes, " (on Ampere and newer GPUs the driver's 1-second average: it "
+                               "smears peaks and lags short windows; log power.draw.instant "
+                               "where the driver has it)");
+    else
+        jl_strbuf_puts(&notes, " (the instantaneous reading)");
+    jl_strbuf_puts(&notes, ".");
+    /* requests */
+    if (sp && sp->requests) {
+        char *path = NULL;
+        if (sp->requests[0] == '/' || !c->opt->runs_csv || !strchr(c->opt->runs_csv, '/'))
+            path = jl_strdup(sp->requests);
+        else
+            path = jl_asprintf("%.*s/%s",
+                               (int)(strrchr(c->opt->runs_csv, '/') - c->opt->runs_csv),
+                               c->opt->runs_csv, sp->requests);
+        if (!path)
+            goto nomem;
+        int given = !isnan(sp->req_offset);
+        st = load_requests(path, r, given ? sp->req_offset : 0.0, given, c->opt, c->res,
+                           c->errors);
+        if (st != JL_OK) {
+            jl_error *e = c->errors->count ? c->errors->items[c->errors->count - 1] : NULL;
+            if (e && !e->run)
+                e->run = jl_strdup(name);
+            free(path);
+            goto fail;
+        }
+        free(path);
+    }
+    /* required attributes still missing */
+    jl_strbuf unk;
+    jl_strbuf_init(&unk);
+    if (!a->workload) {
+        a->workload = jl_strdup("llm");
+        jl_strbuf_puts(&unk, "workload");
+    }
+    for (const char *const *k = required_str; *k; k++) {
+        char **f = str_field(a, *k);
+        if (!*f) {
+            *f = jl_strdup("unknown");
+            jl_strbuf_printf(&unk, "%s%s", unk.len ? "," : "", *k);
+        }
+    }
+    if (!a->gpu_model) {
+        a->gpu_model = jl_strdup("unknown");
+        jl_strbuf_printf(&unk, "%s%s", unk.len ? "," : "", "gpu_model");
+    }
+    if (a->max_batch_size < 1) {
+        a->max_batch_size = 1;
+        jl_strbuf_printf(&unk, "%s%s", unk.len ? "," : "", "max_batch_size");
+    }
+    char *u = jl_strbuf_take(&unk);
+    if (u && *u) {
+        set_extra(a, "unknown_attributes", u, 0);
+        jl_strbuf_printf(&notes, " Not given, written as placeholders (workload llm, "
+                                 "max_batch_size 1, others 'unknown'): %s.", u);
+        jl__import_note(c->res, where, u,
+                        "required attributes not given (RUNS.csv column or --set KEY=VALUE): "
+                        "written as 'unknown' (workload llm, max_batch_size 1) and listed in "
+                        "@unknown_attributes, so summaries still work");
+    }
+    free(u);
+    if (!a->workload || !a->model || !a->task || !a->precision || !a->gpu_model)
+        goto nomem;
+    free(a->notes);
+    a->notes = jl_strbuf_take(&notes);
+    return a->notes ? JL_OK : jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL,
+                                               "run %s: out of memory", name);
+nomem:
+    st = jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory",
+                          name);
+fail:
+    jl_strbuf_free(&notes);
+    return st;
+}
+
+static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const char *name,
+                           size_t i0, size_t i1, double t0, const size_t *sel, size_t G,
+                           jl_run **out)
+{
+    *out = NULL;
+    const char *where = sp ? c->opt->runs_csv : L->path;
+    long long line = sp ? sp->line : 0;
+    jl_run *r = jl_run_new();
+    size_t *rows = NULL;
+    jl_status st = JL_OK;
+    if (!r || !(r->name = jl_strdup(name)) || !(r->file = jl_strdup(L->path)))
+        goto nomem;
+    size_t n = i1 - i0;
+    int pw = choose_power(L, i0, sel, G);
+    /* power/: the rows where every GPU of the run has power */
+    if (!(rows = jl_malloc_array(n ? n : 1, sizeof *rows)))
+        goto nomem;
+    size_t np = 0;
+    for (size_t i = i0; i < i1; i++) {
+        int ok = 1;
+        for (size_t g = 0; g < G && ok; g++)
+            ok = isfinite(L->v[pw][i * L->G + sel[g]]) && L->v[pw][i * L->G + sel[g]] >= 0;
+        if (ok)
+            rows[np++] = i;
+    }
+    if (np < 2) {
+        st = jl__import_error(c->errors, JL_ENODATA, where, line, 0, NULL,
+                              "run %s: %zu power sample%s in its window (%zu rows of %s): "
+                              "nothing to integrate",
+                              name, np, np == 1 ? "" : "s", n, L->path);
+        goto fail;
+    }
+    if (np < n) {
+        c->dropped_rows += n - np;
+        note_dropped(c, L, pw);
+    }
+    r->power_n = np;
+    if (!(r->power_time = jl_malloc_array(np, sizeof(double))))
+        goto nomem;
+    for (size_t i = 0; i < np; i++)
+        r->power_time[i] = L->t[rows[i]] - t0;
+    r->watts = (jl_series){np, G, series_out(L, pw, rows, np, sel, G, 1)};
+    if (!r->watts.v)
+        goto nomem;
+    double *avg = series_out(L, K_POWER_AVG - FIRST_SERIES, rows, np, sel, G, 1);
+    if (avg)
+        r->watts_avg = (jl_series){np, G, avg};
+    else if (L->has_series[K_POWER_AVG - FIRST_SERIES])
+        note_no_avg(c, L);
+    /* gpu/: every row of the window */
+    size_t *all = jl_malloc_array(n, sizeof *all);
+    if (!all)
+        goto nomem;
+    for (size_t i = 0; i < n; i++)
+        all[i] = i0 + i;
+    static const struct { kind k; size_t off; } gmap[] = {
+        {K_SM_UTIL, offsetof(jl_run, sm_util)}, {K_MEM_UTIL, offsetof(jl_run, mem_util)},
+        {K_MEM_USED, offsetof(jl_run, mem_used_bytes)}, {K_SM_CLOCK, offsetof(jl_run, sm_clock_mhz)},
+        {K_TEMP, offsetof(jl_run, temp_c)}};
+    int any_gpu = 0;
+    for (size_t k = 0; k < sizeof gmap / sizeof gmap[0]; k++) {
+        double *v = series_out(L, gmap[k].k - FIRST_SERIES, all, n, sel, G, 0);
+        if (v) {
+            *(jl_series *)((char *)r + gmap[k].off) = (jl_series){n, G, v};
+            any_gpu = 1;
+        }
+    }
+    if (any_gpu) {
+        r->gpu_n = n;
+        if (!(r->gpu_time = jl_malloc_array(n, sizeof(double)))) {
+            free(all);
+            goto nomem;
+        }
+        for (size_t i = 0; i < n; i++)
+            r->gpu_time[i] = L->t[i0 + i] - t0;
+    }
+    free(all);
+    free(rows);
+    rows = NULL;
+    if ((st = finish_run(c, L, sp, r, t0, sel, G, pw, n)) != JL_OK)
+        goto fail;
+    *out = r;
+    return JL_OK;
+nomem:
+    st = jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory",
+                          name);
+fail:
+    free(rows);
+    jl_run_free(r);
+    return st;
+}
+
+static size_t first_ge(const double *v, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (v[m] < x)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+static void cut_run(ctx *c, const run_spec *sp)
+{
+    const char *rf = c->opt->runs_csv ? c->opt->runs_csv : "RUNS.csv";
+    const log_data *L = NULL;
+    size_t best = 0;
+    int ambiguous = 0;
+    for (size_t k = 0; k < c->n_logs; k++) {
+        const log_data *x = c->logs[k];
+        if (!x)
+            continue;
+        if (sp->log && strcmp(sp->log, x->path) && strcmp(sp->log, base_name(x->path)))
+            continue;
+        size_t i0 = first_ge(x->t, x->n, sp->start), i1 = first_ge(x->t, x->n, sp->end);
+        while (i1 < x->n && x->t[i1] <= sp->end)
+            i1++;
+        if (i1 > i0) {
+            if (L)
+                ambiguous = 1;
+            if (!L || i1 - i0 > best) {
+                L = x;
+                best = i1 - i0;
+            }
+        }
+    }
+    if (ambiguous) {
+        jl__import_error(c->errors, JL_EINVALID, rf, sp->line, 0, "run",
+                         "run %s: its window holds samples of several logs (add a log column "
+                         "naming the file)", sp->name);
+        return;
+    }
+    if (!L) {
+        jl_strbuf b;
+        jl_strbuf_init(&b);
+        for (size_t k = 0; k < c->n_logs; k++)
+            if (c->logs[k])
+                jl_strbuf_printf(&b, "%s%s spans %.3f..%.3f", k ? "; " : "",
+                                 base_name(c->logs[k]->path), c->logs[k]->t[0],
+                                 c->logs[k]->t[c->logs[k]->n - 1]);
+        char *spans = jl_strbuf_take(&b);
+        jl__import_error(c->errors, JL_ENODATA, rf, sp->line, 0, "run",
+                         "run %s: no sample in its window %.3f..%.3f (Unix s)%s%s: it falls "
+                         "outside the log%s (%s)",
+                         sp->name, sp->start, sp->end, sp->log ? " in log " : "",
+                         sp->log ? sp->log : "", c->n_logs == 1 ? "" : "s",
+                         spans ? spans : "");
+        free(spans);
+        return;
+    }
+    if (sp->start < L->t[0] || sp->end > L->t[L->n - 1])
+        jl__import_note(c->res, rf, "run",
+                        "a run's window reaches beyond its log (first: %s): its power "
+                        "covers only the logged part", sp->name);
+    size_t i0 = first_ge(L->t, L->n, sp->start), i1 = i0;
+    while (i1 < L->n && L->t[i1] <= sp->end)
+        i1++;
+    size_t *sel = jl_malloc_array(L->G ? L->G : 1, sizeof *sel), G;
+    if (!sel) {
+        jl__import_error(c->errors, JL_ENOMEM, rf, sp->line, 0, NULL, "out of memory");
+        return;
+    }
+    jl_run *r = NULL;
+    if (select_gpus(c, L, sp, sel, &G) == JL_OK &&
+        build_run(c, L, sp, sp->name, i0, i1, sp->start, sel, G, &r) == JL_OK) {
+        if (!jl__import_push_run(c->res, r)) {
+            jl_run_free(r);
+            jl__import_error(c->errors, JL_ENOMEM, rf, sp->line, 0, NULL, "out of memory");
+        }
+    }
+    free(sel);
+}
+
+static void result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int inst)
+{
+    jl__import_detail_num(c->res, "n_rows", (double)rows);
+    jl__import_detail_num(c->res, "max_gpus_per_log", (double)G);
+    jl__import_detail(c->res, "timezone", jl__zone_name(c->zone), 0);
+    jl__import_detail(c->res, "power_field", inst ? "power.draw.instant" : "power.draw", 0);
+    jl__import_detail_num(c->res, "samples_without_power", (double)c->dropped_rows);
+    jl__import_note(c->res, "", "timestamp", "local times read in %s%s", jl__zone_name(c->zone),
+                    c->opt->timezone ? "" : " (no --timezone given)");
+    c->res->source = jl_asprintf("nvidia-smi CSV log%s (%zu rows)", n_logs == 1 ? "" : "s", rows);
+    c->res->detail_text = jl_asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
+                                      "%s, %zu notes",
+                                      rows, G, G == 1 ? "" : "s", jl__zone_name(c->zone),
+                                      inst ? "power.draw.instant" : "power.draw",
+                                      c->res->n_notes);
+}
+
+/* ---- streaming: runs written while the log is read ---------------------------- */
+
+typedef struct srun {
+    const run_spec *sp; /* NULL: the whole log */
+    char name[256];
+    double start, end;  /* window, Unix s */
+    double t0;          /* NaN until its first sample */
+    size_t *sel, G;
+    int pw, avg_bad, any[N_SERIES], failed, done;
+    size_t n_samples, n_power;
+    jl_trace_stream *st;
+} srun;
+
+typedef struct sctx {
+    ctx *c;
+    jl_trace_writer *w;
+    srun *runs;
+    size_t n;
+    double *row;
+    double t_first, t_last;
+} sctx;
+
+static const struct { kind k; const char *name; } gpu_ds[] = {
+    {K_SM_UTIL, "sm_util"}, {K_MEM_UTIL, "mem_util"}, {K_MEM_USED, "mem_used_bytes"},
+    {K_SM_CLOCK, "sm_clock_mhz"}, {K_TEMP, "temp_c"}};
+#define N_GPU_DS (sizeof gpu_ds / sizeof gpu_ds[0])
+
+static void srun_fail(sctx *x, srun *r, jl_error *err)
+{
+    if (err) {
+        jl_error_set_context(err, NULL, r->name);
+        jl_error_list_push(x->c->errors, err);
+    }
+    jl_trace_stream_abort(r->st);
+    r->st = NULL;
+    r->failed = 1;
+}
+
+static int row_of(const log_data *L, int s, const srun *r, double *row)
+{
+    int finite = 1;
+    for (size_t g = 0; g < r->G; g++) {
+        row[g] = L->v[s][r->sel[g]];
+        finite &= isfinite(row[g]);
+    }
+    return finite;
+}
+
+/* Append sample 0 of L to every run whose window holds it. */
+static jl_status stream_sample(void *vx, log_data *L)
+{
+    sctx *x = vx;
+    ctx *c = x->c;
+    double t = L->t[0];
+    if (isnan(x->t_first))
+        x->t_first = t;
+    x->t_last = t;
+    for (size_t k = 0; k < x->n; k++) {
+        srun *r = &x->runs[k];
+        if (r->failed || r->done || t < r->start || t > r->end)
+            continue;
+        jl_error *err = NULL;
+        if (isnan(r->t0)) {
+            r->t0 = r->sp ? r->sp->start : t;
+            if (!(r->sel = jl_malloc_array(L->G, sizeof *r->sel)))
+                return JL_ENOMEM;
+            if (select_gpus(c, L, r->sp, r->sel, &r->G) != JL_OK) {
+                r->failed = 1;
+                continue;
+            }
+            if (jl_trace_writer_begin_run(x->w, r->name, &r->st, &err) != JL_OK) {
+                srun_fail(x, r, err);
+                continue;
+            }
+            r->pw = choose_power(L, 0, r->sel, r->G);
+        }
+        r->n_samples++;
+        double rt = t - r->t0;
+        jl_status st = JL_OK;
+        if (row_of(L, r->pw, r, x->row)) {
+            int neg = 0;
+            for (size_t g = 0; g < r->G; g++)
+                neg |= x->row[g] < 0;
+            if (!neg) {
+                r->n_power++;
+                st = jl_trace_stream_append(r->st, "power", "time", 1, &rt, 1, &err);
+                if (st == JL_OK)
+                    st = jl_trace_stream_append(r->st, "power", "watts", r->G, x->row, 1, &err);
+                int avg = K_POWER_AVG - FIRST_SERIES;
+                if (st == JL_OK && L->has_series[avg] && !r->avg_bad) {
+                    if (row_of(L, avg, r, x->row))
+                        st = jl_trace_stream_append(r->st, "power", "watts_avg", r->G, x->row, 1,
+                                                    &err);
+                    else
+                        r->avg_bad = 1;
+                }
+            } else {
+                c->dropped_rows++;
+            }
+        } else {
+            c->dropped_rows++;
+            note_dropped(c, L, r->pw);
+        }
+        int any_gpu = 0;
+        for (size_t q = 0; q < N_GPU_DS; q++)
+            any_gpu |= L->has_series[gpu_ds[q].k - FIRST_SERIES];
+        if (st == JL_OK && any_gpu)
+            st = jl_trace_stream_append(r->st, "gpu", "time", 1, &rt, 1, &err);
+        for (size_t q = 0; q < N_GPU_DS && st == JL_OK; q++) {
+            int sidx = gpu_ds[q].k - FIRST_SERIES;
+            if (!L->has_series[sidx])
+                continue;
+            row_of(L, sidx, r, x->row);
+            for (size_t g = 0; g < r->G; g++)
+                r->any[sidx] |= isfinite(x->row[g]);
+            st = jl_trace_stream_append(r->st, "gpu", gpu_ds[q].name, r->G, x->row, 1, &err);
+        }
+        if (st != JL_OK) {
+            srun_fail(x, r, err);
+            if (st == JL_ENOMEM)
+                return st;
+        }
+    }
+    return JL_OK;
+}
+
+/* The end of a run's window (or of the log): check, finish and write it. */
+static void stream_finish(sctx *x, const log_data *L, srun *r)
+{
+    ctx *c = x->c;
+    const char *rf = c->opt->runs_csv ? c->opt->runs_csv : "RUNS.csv";
+    const char *where = r->sp ? rf : L->path;
+    long long line = r->sp ? r->sp->line : 0;
+    if (r->failed || r->done)
+        return;
+    r->done = 1;
+    if (isnan(r->t0)) {
+        jl__import_error(c->errors, JL_ENODATA, rf, line, 0, "run",
+                         "run %s: no sample in its window %.3f..%.3f (Unix s): it falls outside "
+                         "the log (%s spans %.3f..%.3f)",
+                         r->name, r->start, r->end, base_name(L->path), x->t_first, x->t_last);
+        return;
+    }
+    if (r->n_power < 2) {
+        jl__import_error(c->errors, JL_ENODATA, where, line, 0, NULL,
+                         "run %s: %zu power sample%s in its window (%zu rows of %s): nothing to "
+                         "integrate",
+                         r->name, r->n_power, r->n_power == 1 ? "" : "s", r->n_samples, L->path);
+        srun_fail(x, r, NULL);
+        return;
+    }
+    if (r->sp && (r->sp->start < x->t_first || r->sp->end > x->t_last))
+        jl__import_note(c->res, rf, "run",
+                        "a run's window reaches beyond its log (first: %s): its power "
+                        "covers only the logged part", r->name);
+    jl_error *err = NULL;
+    jl_status st = JL_OK;
+    if (r->avg_bad) {
+        note_no_avg(c, L);
+        st = jl_trace_stream_drop(r->st, "power", "watts_avg", &err);
+    }
+    int kept = 0;
+    for (size_t q = 0; q < N_GPU_DS && st == JL_OK; q++) {
+        int sidx = gpu_ds[q].k - FIRST_SERIES;
+        if (!L->has_series[sidx])
+            continue;
+        if (r->any[sidx])
+            kept = 1;
+        else
+            st = jl_trace_stream_drop(r->st, "gpu", gpu_ds[q].name, &err);
+    }
+    if (st == JL_OK && !kept)
+        st = jl_trace_stream_drop(r->st, "gpu", "time", &err);
+    if (st != JL_OK) {
+        srun_fail(x, r, err);
+        return;
+    }
+    jl_run *run = jl_run_new();
+    if (!run || !(run->name = jl_strdup(r->name)) || !(run->file = jl_strdup(L->path))) {
+        jl_run_free(run);
+        srun_fail(x, r, jl_error_new(JL_ENOMEM, where, NULL, NULL, -1, "out of memory"));
+        return;
+    }
+    if (finish_run(c, L, r->sp, run, r->t0, r->sel, r->G, r->pw, r->n_samples) != JL_OK) {
+        jl_run_free(run);
+        srun_fail(x, r, NULL);
+        return;
+    }
+    st = jl_trace_stream_end(r->st, run, &err);
+    r->st = NULL;
+    jl_run_free(run);
+    if (st != JL_OK) {
+        r->failed = 1;
+        jl_error_list_push(c->errors, err);
+        return;
+    }
+    c->res->n_runs++;
+}
+
+/* Wrap the emit callback: runs whose window has passed are finished at
+ * once, so only the runs open at a time hold buffers. */
+static jl_status stream_emit(void *vx, log_data *L)
+{
+    sctx *x = vx;
+    jl_status st = stream_sample(vx, L);
+    for (size_t k = 0; st == JL_OK && k < x->n; k++)
+        if (!x->runs[k].done && !x->runs[k].failed && L->t[0] > x->runs[k].end &&
+            !isnan(x->runs[k].t0))
+            stream_finish(x, L, &x->runs[k]);
+    return st;
+}
+
+static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv, const run_spec *specs,
+                            size_t n_specs, size_t k, size_t *rows, size_t *G, int *inst)
+{
+    jl_status st = JL_OK;
+    log_data *L = calloc(1, sizeof *L);
+    sctx x = {.c = c, .w = w, .t_first = NAN, .t_last = NAN};
+    size_t nr = specs ? n_specs : 1;
+    x.runs = calloc(nr, sizeof *x.runs);
+    if (!L || !x.runs || !(L->path = jl_strdup(jl__csv_name(csv)))) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    x.n = nr;
+    for (size_t i = 0; i < nr; i++) {
+        srun *r = &x.runs[i];
+        r->t0 = NAN;
+        if (specs) {
+            r->sp = &specs[i];
+            snprintf(r->name, sizeof r->name, "%s", specs[i].name);
+            r->start = specs[i].start;
+            r->end = specs[i].end;
+            if (specs[i].log && strcmp(specs[i].log, L->path) &&
+                strcmp(specs[i].log, base_name(L->path)))
+                r->end = -INFINITY; /* another log's run: no sample */
+        } else {
+            const char *b = base_name(L->path), *dot = strrchr(b, '.');
+            snprintf(r->name, sizeof r->name, "%.*s",
+                     (int)(dot && dot > b ? dot - b : (long)strlen(b)), b);
+            if (k > 0) {
+                size_t l = strlen(r->name);
+                if (l > 200)
+                    l = 200;
+                snprintf(r->name + l, sizeof r->name - l, "__%zu", k + 1);
+            }
+            r->start = -INFINITY;
+            r->end = INFINITY;
+        }
+    }
+    L->res = c->res;
+    L->errors = c->errors;
+    L->opt = c->opt;
+    L->zone = c->zone;
+    L->last_t = NAN;
+    L->emit = stream_emit;
+    L->emit_ctx = &x;
+    x.row = jl_malloc_array(c->opt->max_gpus, sizeof *x.row);
+    if (!x.row) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    st = read_log(L, csv);
+    if (st == JL_OK) {
+        for (size_t i = 0; i < nr; i++)
+            stream_finish(&x, L, &x.runs[i]);
+        *rows += L->rows;
+        *G = L->G > *G ? L->G : *G;
+        *inst |= L->has_series[K_POWER_INST - FIRST_SERIES];
+        c->res->n_files++;
+    }
+end:
+    for (size_t i = 0; x.runs && i < nr; i++) {
+        if (x.runs[i].st)
+            jl_trace_stream_abort(x.runs[i].st);
+        free(x.runs[i].sel);
+    }
+    free(x.runs);
+    free(x.row);
+    log_free(L);
+    return st == JL_ENOMEM ? st : JL_OK;
+}
+
+static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv,
+                             jl_import_result **out)
+{
+    jl_status st = JL_OK;
+    run_spec *specs = NULL;
+    size_t n_specs = 0;
+    *out = NULL;
+    c->res = jl__import_result_new();
+    c->logs = calloc(n ? n : 1, sizeof *c->logs);
+    if (!c->res || !c->logs) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    c->n_logs = n;
+    if (runs_csv && (st = read_runs(runs_csv, c->zone, c->errors, &specs, &n_specs)) != JL_OK)
+        goto end;
+    size_t rows = 0, read_ok = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (!csvs[k])
+            continue;
+        log_data *L = calloc(1, sizeof *L);
+        if (!L || !(L->path = jl_strdup(jl__csv_name(csvs[k])))) {
+            free(L);
+            st = JL_ENOMEM;
+            goto end;
+        }
+        L->res = c->res;
+        L->errors = c->errors;
+        L->opt = c->opt;
+        L->zone = c->zone;
+        L->last_t = NAN;
+        jl_status ls = read_log(L, csvs[k]);
+        if (ls == JL_ENOMEM) {
+            log_free(L);
+            st = JL_ENOMEM;
+            goto end;
+        }
+        if (ls != JL_OK) {
+            log_free(L);
+            continue;
+        }
+        rows += L->rows;
+        read_ok++;
+        c->logs[k] = L;
+    }
+    c->res->n_files = read_ok;
+    if (read_ok == 0) {
+        st = JL_ENODATA;
+        goto end;
+    }
+    if (specs) {
+        for (size_t i = 0; i < n_specs; i++)
+            cut_run(c, &specs[i]);
+    } else {
+        for (size_t k = 0; k < n; k++) {
+            log_data *L = c->logs[k];
+            if (!L)
+                continue;
+            char name[256];
+            const char *b = base_name(L->path);
+            const char *dot = strrchr(b, '.');
+            snprintf(name, sizeof name, "%.*s", (int)(dot && dot > b ? dot - b : (long)strlen(b)),
+                     b);
+            for (size_t j = 0; j < c->res->n_runs; j++)
+                if (!strcmp(c->res->runs[j]->name, name)) {
+                    size_t l = strlen(name);
+                    if (l > 200)
+                        l = 200;
+                    snprintf(name + l, sizeof name - l, "__%zu", k + 1);
+                }
+            size_t *sel = jl_malloc_array(L->G ? L->G : 1, sizeof *sel), G;
+            jl_run *r = NULL;
+            if (!sel) {
+                st = JL_ENOMEM;
+                goto end;
+            }
+            if (select_gpus(c, L, NULL, sel, &G) == JL_OK &&
+                build_run(c, L, NULL, name, 0, L->n, L->t[0], sel, G, &r) == JL_OK &&
+                !jl__import_push_run(c->res, r)) {
+                jl_run_free(r);
+                free(sel);
+                st = JL_ENOMEM;
+                goto end;
+            }
+            free(sel);
+        }
+    }
+    if (c->res->n_runs == 0) {
+        st = JL_ENODATA;
+        goto end;
+    }
+    size_t G = 0;
+    int inst = 0;
+    for (size_t k = 0; k < n; k++)
+        if (c->logs[k]) {
+            G = c->logs[k]->G > G ? c->logs[k]->G : G;
+            inst |= c->logs[k]->has_series[K_POWER_INST - FIRST_SERIES];
+        }
+    result_details(c, n, rows, G, inst);
+end:
+    specs_free(specs, n_specs);
+    for (size_t k = 0; c->logs && k < c->n_logs; k++)
+        log_free(c->logs[k]);
+    free(c->logs);
+    if (st != JL_OK) {
+        if (st == JL_ENOMEM)
+            jl__import_error(c->errors, JL_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        jl_import_result_free(c->res);
+        return st;
+    }
+    *out = c->res;
+    return JL_OK;
+}
+
+static jl_status check_set(const jl_import_nvsmi_options *opt, jl_error_list *errors)
+{
+    for (size_t i = 0; i < opt->n_set; i++) {
+        jl_attrs probe;
+        jl_attrs_init(&probe);
+        const char *why = set_attr(&probe, opt->set[i].key, opt->set[i].value);
+        jl_attrs_clear(&probe);
+        if (why)
+            return jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, NULL, "--set %s=%s: %s",
+                                    opt->set[i].key, opt->set[i].value, why);
+    }
+    return JL_OK;
+}
+
+jl_status jl_import_nvidia_smi(const char *const *logs, size_t n,
+                               const jl_import_nvsmi_options *opt, jl_import_result **out,
+                               jl_error_list *errors)
+{
+    jl_import_nvsmi_options def;
+    if (!opt) {
+        jl_import_nvsmi_options_default(&def);
+        opt = &def;
+    }
+    *out = NULL;
+    ctx c = {.opt = opt, .errors = errors};
+    jl_error *err = NULL;
+    jl_status st = check_set(opt, errors);
+    if (st != JL_OK)
+        return st;
+    if ((st = jl__zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
+        jl_error_list_push(errors, err);
+        return st;
+    }
+    jl__csv **csvs = calloc(n ? n : 1, sizeof *csvs);
+    jl__csv *runs = NULL;
+    if (!csvs) {
+        jl__zone_free(c.zone);
+        return JL_ENOMEM;
+    }
+    if (opt->runs_csv && jl__csv_open_file(opt->runs_csv, &runs, &err) != JL_OK) {
+        st = err ? (err->code == JL_EIO ? JL_EUSAGE : err->code) : JL_ENOMEM;
+        jl_error_list_push(errors, err);
+        goto end;
+    }
+    for (size_t k = 0; k < n; k++) {
+        err = NULL;
+        if (jl__csv_open_file(logs[k], &csvs[k], &err) != JL_OK)
+            jl_error_list_push(errors, err);
+    }
+    st = import_logs(&c, csvs, n, runs, out);
+end:
+    for (size_t k = 0; k < n; k++)
+        jl__csv_close(csvs[k]);
+    free(csvs);
+    jl__csv_close(runs);
+    jl__zone_free(c.zone);
+    return st;
+}
+
+jl_status jl_import_nvidia_smi_buffer(const char *log, size_t len, const char *name,
+                                      const char *runs_csv, size_t runs_len,
+                                      const jl_import_nvsmi_options *opt,
+                                      jl_import_result **out, jl_error_list *errors)
+{
+    jl_import_nvsmi_options o;
+    if (opt)
+        o = *opt;
+    else
+        jl_import_nvsmi_options_default(&o);
+    o.runs_csv = NULL;
+    *out = NULL;
+    ctx c = {.opt = &o, .errors = errors};
+    jl_error *err = NULL;
+    jl_status st = check_set(&o, errors);
+    if (st != JL_OK)
+        return st;
+    if ((st = jl__zone_open(o.timezone, &c.zone, &err)) != JL_OK) {
+        jl_error_list_push(errors, err);
+        return st;
+    }
+    jl__csv *csv = NULL, *runs = NULL;
+    if (jl__csv_open_buffer(log, len, name, &csv, &err) != JL_OK ||
+        (runs_csv && jl__csv_open_buffer(runs_csv, runs_len, "RUNS.csv", &runs, &err) != JL_OK)) {
+        jl_error_list_push(errors, err);
+        st = JL_ENOMEM;
+    } else {
+        /* requests columns name files: not read from buffers */
+        st = import_logs(&c, &csv, 1, runs, out);
+    }
+    jl__csv_close(csv);
+    jl__csv_close(runs);
+    jl__zone_free(c.zone);
+    return st;
+}
+
+jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
+                                     const jl_import_nvsmi_options *opt, jl_trace_writer *w,
+                                     jl_import_result **out, jl_error_list *errors)
+{
+    jl_import_nvsmi_options def;
+    if (!opt) {
+        jl_import_nvsmi_options_default(&def);
+        opt = &def;
+    }
+    *out = NULL;
+    if (opt->sort || (opt->runs_csv && n > 1)) {
+        /* sorting needs every row; runs over several logs need every log:
+         * in memory, then written */
+        jl_status st = jl_import_nvidia_smi(logs, n, opt, out, errors);
+        for (size_t i = 0; st == JL_OK && i < (*out)->n_runs; i++) {
+            jl_error *err = NULL;
+            if (jl_trace_writer_add_run(w, (*out)->runs[i], &err) != JL_OK) {
+                jl_error_list_push(errors, err);
+                jl_import_result_free(*out);
+                *out = NULL;
+                return JL_EIO;
+            }
+        }
+        return st;
+    }
+    ctx c = {.opt = opt, .errors = errors};
+    jl_error *err = NULL;
+    run_spec *specs = NULL;
+    size_t n_specs = 0, rows = 0, G = 0;
+    int inst = 0;
+    jl__csv *runs = NULL;
+    jl_status st = check_set(opt, errors);
+    if (st != JL_OK)
+        return st;
+    if ((st = jl__zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
+        jl_error_list_push(errors, err);
+        return st;
+    }
+    if (!(c.res = jl__import_result_new())) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    if (opt->runs_csv) {
+        if (jl__csv_open_file(opt->runs_csv, &runs, &err) != JL_OK) {
+            st = err ? (err->code == JL_EIO ? JL_EUSAGE : err->code) : JL_ENOMEM;
+            jl_error_list_push(errors, err);
+            goto end;
+        }
+        if ((st = read_runs(runs, c.zone, errors, &specs, &n_specs)) != JL_OK)
+            goto end;
+    }
+    for (size_t k = 0; k < n; k++) {
+        jl__csv *csv = NULL;
+        err = NULL;
+        if (jl__csv_open_file(logs[k], &csv, &err) != JL_OK) {
+            jl_error_list_push(errors, err);
+            continue;
+        }
+        st = stream_log(&c, w, csv, specs, n_specs, k, &rows, &G, &inst);
+        jl__csv_close(csv);
+        if (st != JL_OK)
+            goto end;
+    }
+    if (c.res->n_files == 0 || c.res->n_runs == 0) {
+        st = JL_ENODATA;
+        goto end;
+    }
+    result_details(&c, n, rows, G, inst);
+end:
+    specs_free(specs, n_specs);
+    jl__csv_close(runs);
+    jl__zone_free(c.zone);
+    if (st != JL_OK) {
+        if (st == JL_ENOMEM)
+            jl__import_error(errors, JL_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        jl_import_result_free(c.res);
+        return st;
+    }
+    *out = c.res;
+    return JL_OK;
+}
+
+/* ---- the importer table's row ---------------------------------------------- */
+
+static const jl_importer_option nvsmi_options[] = {
+    {"runs", "RUNS.csv", "runs to cut from the log: columns run,start,end then any run "
+                         "attribute, gpus, requests, requests_offset, log"},
+    {"set", "KEY=VALUE", "a run attribute for every run (repeatable; RUNS.csv wins)"},
+    {"timezone", "ZONE", "zone of the log's timestamps: UTC, +05:30, America/Chicago "
+                         "(default: this machine's)"},
+    {"columns", "LIST", "field names of a noheader log, in order (timestamp,index,power.draw)"},
+    {"sort", NULL, "sort rows by time instead of refusing time that goes backwards"},
+    {NULL, NULL, NULL},
+};
+
+/* The CLI's options into o (set and keys allocated for --set; freed by the
+ * caller). */
+static jl_status parse_args(const jl_importer_arg *args, size_t n_args, jl_import_nvsmi_options *o,
+                            jl_kv **set, char ***keys, jl_error_list *errors)
+{
+    jl_import_nvsmi_options_default(o);
+    *set = calloc(n_args ? n_args : 1, sizeof **set);
+    *keys = calloc(n_args ? n_args : 1, sizeof **keys);
+    if (!*set || !*keys)
+        return JL_ENOMEM;
+    for (size_t i = 0; i < n_args; i++) {
+        const char *k = args[i].name, *v = args[i].value;
+        if (!strcmp(k, "runs"))
+            o->runs_csv = v;
+        else if (!strcmp(k, "timezone"))
+            o->timezone = v;
+        else if (!strcmp(k, "columns"))
+            o->columns = v;
+        else if (!strcmp(k, "sort"))
+            o->sort = 1;
+        else if (!strcmp(k, "set")) {
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v)
+                return jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                        "--set wants KEY=VALUE, found '%s'", v);
+            if (!((*keys)[o->n_set] = jl_asprintf("%.*s", (int)(eq - v), v)))
+                return JL_ENOMEM;
+            (*set)[o->n_set].key = (*keys)[o->n_set];
+            (*set)[o->n_set].value = (char *)(eq + 1);
+            o->n_set++;
+        }
+    }
+    o->set = *set;
+    return JL_OK;
+}
+
+static void free_args(jl_kv *set, char **keys, size_t n_args)
+{
+    for (size_t i = 0; keys && i < n_args; i++)
+        free(keys[i]);
+    free(keys);
+    free(set);
+}
+
+static jl_status nvsmi_run(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
+                           size_t n_args, jl_import_result **out, jl_error_list *errors)
+{
+    jl_import_nvsmi_options o;
+    jl_kv *set = NULL;
+    char **keys = NULL;
+    jl_status st = parse_args(args, n_args, &o, &set, &keys, errors);
+    if (st == JL_OK)
+        st = jl_import_nvidia_smi(paths, n_paths, &o, out, errors);
+    free_args(set, keys, n_args);
+    return st;
+}
+
+static jl_status nvsmi_write(const char *const *paths, size_t n_paths,
+                             const jl_importer_arg *args, size_t n_args, jl_trace_writer *w,
+                             jl_import_result **out, jl_error_list *errors)
+{
+    jl_import_nvsmi_options o;
+    jl_kv *set = NULL;
+    char **keys = NULL;
+    jl_status st = parse_args(args, n_args, &o, &set, &keys, errors);
+    if (st == JL_OK)
+        st = jl_import_nvidia_smi_write(paths, n_paths, &o, w, out, errors);
+    free_args(set, keys, n_args);
+    return st;
+}
+
+const jl_importer jl__importer_nvidia_smi = {
+    .name = "nvidia-smi",
+    .summary = "CSV logs of nvidia-smi --query-gpu=... --format=csv -lms N, cut into runs",
+    .paths = "LOG.csv...",
+    .description =
+        "Import CSV logs written by `nvidia-smi --query-gpu=FIELDS --format=csv[,noheader]\n"
+        "[,nounits] -lms N`: any fields with timestamp and a power field. Units in the\n"
+        "header or the values, [N/A] and [Not Supported] are missing (never 0); rows of\n"
+        "several GPUs become watts [N, G] by index (or uuid). power.draw.instant is used\n"
+        "where logged, else power.draw (the driver's 1-s average on Ampere and newer: the\n"
+        "run's notes say so). Without --runs each log is one run named after its file;\n"
+        "with it each row of RUNS.csv is a run [start, end] (Unix seconds or ISO 8601),\n"
+        "on the GPUs of its gpus column, with attributes from the other columns and\n"
+        "requests from a vLLM `bench serve --save-result --save-detailed` JSON named in a\n"
+        "requests column. Missing required attributes are written as 'unknown' with a\n"
+        "note. Field mapping and units: import.md, \"nvidia-smi\".\n",
+    .options = nvsmi_options,
+    .min_paths = 1,
+    .max_paths = 0,
+    .run = nvsmi_run,
+    .write = nvsmi_write,
+};

@@ -1,0 +1,51 @@
+/* Fuzz target: the nvidia-smi importer (include/joules/import.h) via
+ * jl_import_nvidia_smi_buffer(). The input is a log, or a log, a line
+ * "----", then a RUNS.csv. The first byte picks options (bit 0: --sort,
+ * bit 1: noheader with --columns, bit 2: a named zone). Every imported run
+ * is then summarised and turned into its JSON object. */
+#include "fuzz_common.h"
+#include "joules/import.h"
+#include "joules/output.h"
+#include "joules/summary.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1 || size > 1 << 20)
+        return 0;
+    unsigned flags = data[0];
+    const char *a, *b;
+    size_t alen, blen;
+    fuzz_split(data + 1, size - 1, &a, &alen, &b, &blen);
+    jl_import_nvsmi_options opt;
+    jl_import_nvsmi_options_default(&opt);
+    opt.max_rows = 100000;
+    opt.max_gpus = 64;
+    opt.sort = flags & 1;
+    if (flags & 2)
+        opt.columns = "timestamp,index,power.draw,power.draw.instant,utilization.gpu";
+    opt.timezone = (flags & 4) ? "America/Chicago" : "UTC";
+    jl_kv set[] = {{"model", "fuzz/model", 0}, {"max_batch_size", "8", 0}};
+    opt.set = set;
+    opt.n_set = 2;
+    jl_import_result *res = NULL;
+    jl_error_list errors = {0};
+    if (jl_import_nvidia_smi_buffer(a, alen, "log.csv", b, blen, &opt, &res, &errors) ==
+            JL_OK && res) {
+        for (size_t i = 0; i < res->n_runs; i++) {
+            jl_summary *s = NULL;
+            jl_error *err = NULL;
+            if (jl_summarize(res->runs[i], NULL, &s, &err) == JL_OK) {
+                json_t *o = jl_summary_to_json(s);
+                free(jl_json_dump(o));
+                json_decref(o);
+            }
+            jl_summary_free(s);
+            jl_error_free(err);
+        }
+    }
+    for (size_t i = 0; i < errors.count; i++)
+        free(jl_error_format(errors.items[i]));
+    jl_import_result_free(res);
+    jl_error_list_clear(&errors);
+    return 0;
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The nvidia-smi importer against real data (shared/realworld/nvidia-smi-h100,
+read in place, never copied): the nvidia-smi log of three runs on an H100 is
+imported with runs matching the NVML trace of the same runs (each run's
+@start_time_unix + power/time span), and each run's energy (run_energy_j)
+must agree with the NVML energy counter's to 2 %. Then the trace's own
+requests are written as a vLLM `bench serve --save-detailed` result JSON
+(start_times on a client clock of its own), imported with the log, and the
+energy per token must agree with the trace's to 10 % (its tokens come
+from requests/ here and from engine/ in the trace, and 10 Hz power against
+100 Hz over a window of a few seconds).
+
+Exit 77 (ctest SKIP) when the data is absent.
+    realdata.py --joules BUILD/joules --shared ../shared [--out DIR]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--joules", required=True)
+ap.add_argument("--shared", required=True)
+ap.add_argument("--out")
+a = ap.parse_args()
+d = os.path.join(a.shared, "realworld", "nvidia-smi-h100")
+log = os.path.join(d, "nvidia-smi-100ms.csv")
+trace = os.path.join(d, "h100-qwen3-8b-shape-chat-nvml.h5")
+if not (os.path.isfile(log) and os.path.isfile(trace)):
+    print(f"SKIP: {d} (nvidia-smi-100ms.csv + the NVML trace) is not there")
+    sys.exit(77)
+import h5py  # noqa: E402
+
+out = a.out or tempfile.mkdtemp(prefix="joules-realdata-")
+os.makedirs(out, exist_ok=True)
+runs_csv = os.path.join(out, "runs.csv")
+with h5py.File(trace, "r") as f, open(runs_csv, "w") as rc:
+    rc.write("run,start,end,model,task,precision,max_batch_size,requests,requests_offset\n")
+    for name, r in f["runs"].items():
+        t = r["power/time"][:]
+        s = float(r.attrs["start_time_unix"])
+        arr = r["requests/arrival"][:]
+        ft = r["requests/first_token"][:]
+        req = r["itl/request"][:]
+        sec = r["itl/seconds"][:]
+        itls = [[] for _ in arr]
+        for q, x in zip(req, sec):
+            itls[int(q)].append(float(x))
+        doc = {  # the keys vLLM's benchmark client writes with --save-detailed
+            "model_id": r.attrs["model"], "max_concurrency": int(r.attrs["max_batch_size"]),
+            "input_lens": [int(x) for x in r["requests/input_tokens"][:]],
+            "output_lens": [int(x) for x in r["requests/output_tokens"][:]],
+            "ttfts": [float(b - c) for b, c in zip(ft, arr)],
+            "itls": itls,
+            "start_times": [float(x) + 5000.0 for x in arr],  # a client clock of its own
+            "errors": ["" for _ in arr],
+        }
+        with open(os.path.join(out, f"{name}.json"), "w") as j:
+            json.dump(doc, j)
+        rc.write(f"{name},{s + t[0]:.6f},{s + t[-1]:.6f},{r.attrs['model']},{r.attrs['task']},"
+                 f"{r.attrs['precision']},{r.attrs['max_batch_size']},{name}.json,"
+                 f"{float(arr.min()) - float(t[0]):.6f}\n")
+h5 = os.path.join(out, "nvsmi.h5")
+cmd = [a.joules, "import", "nvidia-smi", log, "--runs", runs_csv, "--timezone", "UTC",
+       "-o", h5, "--force", "--quiet"]
+p = subprocess.run(cmd, capture_output=True, text=True)
+print(p.stdout.strip())
+if p.returncode != 0:
+    print(p.stderr)
+    sys.exit(1)
+
+
+def summ(path):
+    p = subprocess.run([a.joules, "summarize", "--json", path], capture_output=True, text=True)
+    if p.returncode not in (0,):
+        print(p.stderr)
+        sys.exit(1)
+    return {r["run"]: r for r in json.loads(p.stdout)["runs"]}
+
+
+imp, ref = summ(h5), summ(trace)
+fail = 0
+print("run    nvml_counter_J  nvidia-smi_J   diff    J/tok(NVML)  J/tok(imported)  diff")
+for name in sorted(ref):
+    e0, e1 = ref[name]["run_energy_j"], imp[name]["run_energy_j"]
+    t0, t1 = ref[name]["energy_per_token_j"], imp[name]["energy_per_token_j"]
+    de, dt = (e1 - e0) / e0, (t1 - t0) / t0
+    print(f"{name}  {e0:12.1f}  {e1:12.1f}  {de:+7.2%}  {t0:11.4f}  {t1:15.4f}  {dt:+7.2%}")
+    if ref[name]["energy_source"] != "energy_counter" or abs(de) > 0.02:
+        print(f"FAIL: {name}: run energy differs by {de:+.2%} (limit 2 %)")
+        fail = 1
+    if abs(dt) > 0.10:
+        print(f"FAIL: {name}: energy per token differs by {dt:+.2%} (limit 10 %)")
+        fail = 1
+    if imp[name]["steady_method"] != "requests":
+        print(f"FAIL: {name}: steady state by {imp[name]['steady_method']}, not requests")
+        fail = 1
+if len(imp) != len(ref):
+    print(f"FAIL: {len(imp)} runs imported, {len(ref)} in the trace")
+    fail = 1
+sys.exit(fail)

@@ -1,0 +1,382 @@
+/* nvidia-smi import: hand-made logs (units, missing values, several GPUs,
+ * noheader + --columns, time zones, --sort, runs, --set, requests from a
+ * vLLM result JSON) and the bad-input errors (file:line:column, field,
+ * value). The real-data check against the NVML counter is
+ * tests/import/realdata.sh. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "joules/import.h"
+#include "joules/summary.h"
+#include "joules/trace_write.h"
+#include "test.h"
+
+static const char *extra(const jl_run *r, const char *k)
+{
+    for (size_t i = 0; i < r->attrs.n_extra; i++)
+        if (!strcmp(r->attrs.extra[i].key, k))
+            return r->attrs.extra[i].value;
+    return NULL;
+}
+
+static jl_import_result *imp(const char *log, const char *runs, const jl_import_nvsmi_options *o,
+                             jl_error_list *errors)
+{
+    jl_import_result *r = NULL;
+    jl_import_nvidia_smi_buffer(log, strlen(log), "log.csv", runs, runs ? strlen(runs) : 0, o,
+                                &r, errors);
+    return r;
+}
+
+static char *first_error(const jl_error_list *e)
+{
+    return e->count ? jl_error_format(e->items[0]) : NULL;
+}
+
+static const char *TWO_GPUS =
+    "timestamp, index, name, power.draw [W], power.draw.instant [W], power.limit [W], "
+    "utilization.gpu [%], memory.used [MiB], memory.total [MiB], clocks.current.sm [MHz], "
+    "temperature.gpu, pstate\r\n"
+    "2026/11/23 10:00:00.000, 0, NVIDIA H100 80GB HBM3, 100.00 W, 110.00 W, 700.00 W, 50 %, 1024 MiB, 81559 MiB, 1980 MHz, 40, P0\r\n"
+    "2026/11/23 10:00:00.010, 1, NVIDIA H100 80GB HBM3, 200.00 W, 210.00 W, 700.00 W, 60 %, 2048 MiB, 81559 MiB, 1980 MHz, 41, P0\r\n"
+    "2026/11/23 10:00:01.000, 0, NVIDIA H100 80GB HBM3, 100.00 W, 130.00 W, 700.00 W, [N/A], 1024 MiB, 81559 MiB, 1980 MHz, 40, P0\r\n"
+    "2026/11/23 10:00:01.010, 1, NVIDIA H100 80GB HBM3, 200.00 W, 230.00 W, 700.00 W, 70 %, 2048 MiB, 81559 MiB, 1980 MHz, 41, P0\r\n"
+    "2026/11/23 10:00:02.000, 0, NVIDIA H100 80GB HBM3, 100.00 W, 150.00 W, 700.00 W, 50 %, 1024 MiB, 81559 MiB, 1980 MHz, 40, P0\r\n"
+    "2026/11/23 10:00:03.000, 0, NVIDIA H100 80GB HBM3, 100.00 W, 150.00 W, 700.00 W, 50 %, 1024 MiB, 81559 MiB, 1980 MHz, 40, P0\r\n"
+    "2026/11/23 10:00:03.010, 1, NVIDIA H100 80GB HBM3, 200.00 W, 250.00 W, 700.00 W, 50 %, 2048 MiB, 81559 MiB, 1980 MHz, 41, P0\r\n";
+
+static void test_two_gpus(void)
+{
+    jt_current = "two_gpus";
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    jl_error_list e = {0};
+    jl_import_result *r = imp(TWO_GPUS, NULL, &o, &e);
+    CHECK(r != NULL);
+    CHECK_EQ_INT(e.count, 0);
+    if (!r)
+        return;
+    CHECK_EQ_INT(r->n_runs, 1);
+    jl_run *x = r->runs[0];
+    CHECK_STR(x->name, "log");
+    CHECK_EQ_INT(x->attrs.num_gpus, 2);
+    CHECK_STR(x->attrs.gpu_model, "H100");
+    CHECK_NEAR(x->attrs.gpu_memory_bytes, 81559.0 * 1048576, 0, 0);
+    CHECK_NEAR(x->attrs.gpu_tdp_w, 700, 0, 0);
+    CHECK_NEAR(x->attrs.start_time_unix, 1795428000.0, 0, 1e-6);
+    CHECK_STR(extra(x, "power_source"), "nvidia-smi power.draw.instant");
+    /* 4 samples; the third lacks GPU 1: left out of power/, NaN in gpu/ */
+    CHECK_EQ_INT(x->gpu_n, 4);
+    CHECK_EQ_INT(x->power_n, 3);
+    CHECK_NEAR(x->watts.v[0], 110, 0, 0);
+    CHECK_NEAR(x->watts.v[1], 210, 0, 0);
+    CHECK_NEAR(x->watts.v[2 * 2 + 1], 250, 0, 0);
+    CHECK_NEAR(x->power_time[2], 3.0, 0, 1e-9);
+    CHECK(isnan(x->sm_util.v[2 * 2 + 0]) == 0);
+    CHECK(isnan(x->sm_util.v[1 * 2 + 0])); /* [N/A] */
+    CHECK(isnan(x->sm_util.v[2 * 2 + 1])); /* GPU 1 missing in the 3rd sample */
+    CHECK_NEAR(x->sm_util.v[1], 0.6, 0, 1e-12);
+    CHECK_NEAR(x->mem_used_bytes.v[1], 2048.0 * 1048576, 0, 0);
+    CHECK_NEAR(x->temp_c.v[1], 41, 0, 0);
+    CHECK(x->watts_avg.v == NULL);
+    CHECK_STR(x->attrs.model, "unknown");
+    CHECK(strstr(extra(x, "unknown_attributes"), "max_batch_size") != NULL);
+    jl_summary *s = NULL;
+    jl_error *err = NULL;
+    CHECK(jl_summarize(x, NULL, &s, &err) == JL_OK);
+    if (s) /* trapezoids of (110+210), (130+230) over 1 s, then 2 s of ... */
+        CHECK_NEAR(s->fig[JL_FIG_RUN_ENERGY_J], (320 + 360) / 2.0 * 1 + (360 + 400) / 2.0 * 2,
+                   1e-12, 0);
+    jl_summary_free(s);
+    jl_error_free(err);
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+}
+
+/* GPU 0 missing from the second poll: its next row must not join that poll */
+static void test_missing_first_gpu(void)
+{
+    jt_current = "missing_first_gpu";
+    const char *log = "timestamp, index, power.draw [W]\n"
+                      "2026/11/23 10:00:00.000, 0, 10 W\n"
+                      "2026/11/23 10:00:00.001, 1, 20 W\n"
+                      "2026/11/23 10:00:01.001, 1, 21 W\n"
+                      "2026/11/23 10:00:02.000, 0, 12 W\n"
+                      "2026/11/23 10:00:02.001, 1, 22 W\n";
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    jl_error_list e = {0};
+    jl_import_result *r = imp(log, NULL, &o, &e);
+    CHECK(r != NULL);
+    if (r) {
+        jl_run *x = r->runs[0];
+        CHECK_EQ_INT(x->power_n, 2); /* the middle sample lacks GPU 0 */
+        CHECK_NEAR(x->power_time[1], 2.0, 0, 1e-9);
+        CHECK_NEAR(x->watts.v[2], 12, 0, 0);
+        CHECK_NEAR(x->watts.v[3], 22, 0, 0);
+    }
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+}
+
+static void test_noheader_columns_zone(void)
+{
+    jt_current = "noheader_columns_zone";
+    const char *log = "2026/07/01 12:00:00.000, 72.19, 72.00\n"
+                      "2026/07/01 12:00:00.100, 80.00, 75.00\n"
+                      "2026/07/01 12:00:00.200, 90.00, 80.00\n";
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.columns = "timestamp,power.draw,power.draw.average";
+    o.timezone = "America/Chicago"; /* CDT in July: UTC-5 */
+    jl_error_list e = {0};
+    jl_import_result *r = imp(log, NULL, &o, &e);
+    CHECK(r != NULL);
+    if (r) {
+        jl_run *x = r->runs[0];
+        CHECK_NEAR(x->attrs.start_time_unix, 1782907200.0 + 5 * 3600, 0, 1e-6);
+        CHECK_EQ_INT(x->power_n, 3);
+        CHECK_NEAR(x->watts.v[1], 80, 0, 0);
+        CHECK(x->watts_avg.v != NULL);
+        CHECK(strstr(x->attrs.notes, "1-second average") != NULL);
+    }
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+    /* the same log without --columns: it has no header */
+    o.columns = NULL;
+    r = imp(log, NULL, &o, &e);
+    CHECK(r == NULL);
+    char *m = first_error(&e);
+    CHECK(m && strstr(m, "log.csv:1:1:") && strstr(m, "--columns"));
+    free(m);
+    jl_error_list_clear(&e);
+    /* fixed offset */
+    o.columns = "timestamp,power.draw,power.draw.average";
+    o.timezone = "+05:30";
+    r = imp(log, NULL, &o, &e);
+    CHECK(r && fabs(r->runs[0]->attrs.start_time_unix - (1782907200.0 - 5.5 * 3600)) < 1e-6);
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+    o.timezone = "Mars/Olympus";
+    r = imp(log, NULL, &o, &e);
+    CHECK(r == NULL && e.count == 1 && e.items[0]->code == JL_EUSAGE);
+    jl_error_list_clear(&e);
+}
+
+static void expect_error(const char *name, const char *log, int sort, const char *a,
+                         const char *b)
+{
+    jt_current = name;
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    o.sort = sort;
+    jl_error_list e = {0};
+    jl_import_result *r = imp(log, NULL, &o, &e);
+    CHECK(r == NULL);
+    char *m = first_error(&e);
+    if (!m || !strstr(m, a) || (b && !strstr(m, b)))
+        fprintf(stderr, "[%s] message: %s\n", name, m ? m : "(none)");
+    CHECK(m && strstr(m, a) && (!b || strstr(m, b)));
+    free(m);
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+}
+
+#define HDR "timestamp, index, power.draw [W]\n"
+static void test_bad_input(void)
+{
+    expect_error("not_a_number", HDR "2026/11/23 10:00:00.000, 0, 72.1 W\n"
+                                     "2026/11/23 10:00:01.000, 0, abc W\n",
+                 0, "log.csv:3:29: field 'power.draw': expected a number in W", "'abc W'");
+    expect_error("unit_mismatch", HDR "2026/11/23 10:00:00.000, 0, 72.1 MHz\n", 0,
+                 "log.csv:2:29: field 'power.draw': the unit 'MHz' does not match", NULL);
+    expect_error("malformed_line", HDR "2026/11/23 10:00:00.000, 0\n", 0, "log.csv:2:",
+                 "2 fields, the header has 3");
+    expect_error("backwards", HDR "2026/11/23 10:00:01.000, 0, 72 W\n"
+                                  "2026/11/23 10:00:00.000, 0, 72 W\n",
+                 0, "log.csv:3:1: field 'timestamp': time goes backwards", "--sort");
+    expect_error("duplicate", HDR "2026/11/23 10:00:01.000, 0, 72 W\n"
+                                  "2026/11/23 10:00:01.000, 0, 73 W\n",
+                 0, "log.csv:3:1: field 'timestamp': duplicate timestamp", "line 2");
+    expect_error("gpu_mid_log", HDR "2026/11/23 10:00:00.000, 0, 72 W\n"
+                                    "2026/11/23 10:00:01.000, 0, 72 W\n"
+                                    "2026/11/23 10:00:01.010, 3, 72 W\n",
+                 0, "log.csv:4:26: field 'index': GPU 3 appears mid-log", NULL);
+    expect_error("bad_time", HDR "23/11/2026 10:00:00, 0, 72 W\n", 0,
+                 "log.csv:2:1: field 'timestamp': expected a time", NULL);
+    expect_error("no_power", "timestamp, index\n2026/11/23 10:00:00.000, 0\n", 0,
+                 "no power column", NULL);
+    expect_error("quote", HDR "\"2026/11/23 10:00:00.000, 0, 72 W\n", 0,
+                 "quoted field is not closed", NULL);
+    /* --sort puts rows in order */
+    jt_current = "sort";
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    o.sort = 1;
+    jl_error_list e = {0};
+    jl_import_result *r = imp(HDR "2026/11/23 10:00:02.000, 0, 30 W\n"
+                                  "2026/11/23 10:00:00.000, 0, 10 W\n"
+                                  "2026/11/23 10:00:01.000, 0, 20 W\n",
+                              NULL, &o, &e);
+    CHECK(r && r->runs[0]->power_n == 3 && r->runs[0]->watts.v[2] == 30);
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+}
+
+static void test_runs_and_requests(void)
+{
+    jt_current = "runs_requests";
+    char dir[] = "/tmp/joules-nvsmi-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char p_log[256], p_runs[256], p_req[256];
+    snprintf(p_log, sizeof p_log, "%s/gpu.csv", dir);
+    snprintf(p_runs, sizeof p_runs, "%s/runs.csv", dir);
+    snprintf(p_req, sizeof p_req, "%s/vllm.json", dir);
+    FILE *f = fopen(p_log, "w");
+    fputs("timestamp, index, name, power.draw [W]\n", f);
+    for (int i = 0; i <= 200; i++) /* 20 s at 10 Hz, 2 GPUs, 300 W and 100 W */
+        fprintf(f, "2026/11/23 10:00:%02d.%d00, 0, NVIDIA A100-SXM4-80GB, 300.00 W\n"
+                   "2026/11/23 10:00:%02d.%d05, 1, NVIDIA A100-SXM4-80GB, 100.00 W\n",
+                i / 10, i % 10, i / 10, i % 10);
+    fclose(f);
+    f = fopen(p_req, "w"); /* two requests of 3 tokens, one failed */
+    fputs("{\"model_id\": \"org/m\", \"max_concurrency\": 2, \"input_lens\": [10, 20, 30],"
+          " \"output_lens\": [3, 3, 0], \"ttfts\": [0.5, 0.25, 0.0],"
+          " \"itls\": [[0.1, 0.1], [0.2, 0.2], []], \"start_times\": [1000.0, 1001.0, 1002.0],"
+          " \"errors\": [\"\", \"\", \"timeout\"]}", f);
+    fclose(f);
+    f = fopen(p_runs, "w");
+    fputs("run,start,end,gpus,workload,task,precision,max_batch_size,requests,requests_offset,team\n"
+          "a,2026-11-23T10:00:02Z,2026-11-23T10:00:08Z,\"0,1\",llm,chat,bfloat16,2,vllm.json,1.5,x\n"
+          "b,1795428010,1795428015,1,llm,chat,bfloat16,8,,,y\n"
+          "c,1795428100,1795428110,,llm,chat,bfloat16,8,,,z\n", f);
+    fclose(f);
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    o.runs_csv = p_runs;
+    jl_kv set[] = {{"model", "org/set-model", 0}};
+    o.set = set;
+    o.n_set = 1;
+    const char *logs[] = {p_log};
+    jl_import_result *r = NULL;
+    jl_error_list e = {0};
+    CHECK(jl_import_nvidia_smi(logs, 1, &o, &r, &e) == JL_OK);
+    /* run c falls outside the log: an error naming it; a and b imported */
+    CHECK_EQ_INT(e.count, 1);
+    char *m = first_error(&e);
+    CHECK(m && strstr(m, "runs.csv:4:") && strstr(m, "run c") && strstr(m, "outside the log"));
+    free(m);
+    CHECK(r && r->n_runs == 2);
+    if (r && r->n_runs == 2) {
+        jl_run *a = r->runs[0], *b = r->runs[1];
+        CHECK_STR(a->name, "a");
+        CHECK_STR(a->attrs.gpu_model, "A100");
+        CHECK_STR(a->attrs.model, "org/set-model");
+        CHECK_EQ_INT(a->attrs.num_gpus, 2);
+        CHECK_STR(extra(a, "team"), "x");
+        CHECK_EQ_INT(a->power_n, 61); /* samples at 10:00:02.000 .. 10:00:08.000 */
+        CHECK_EQ_INT(a->req_n, 3);
+        CHECK_NEAR(a->arrival[0], 1.5, 0, 1e-12);
+        CHECK_NEAR(a->arrival[1], 2.5, 0, 1e-12);
+        CHECK_NEAR(a->first_token[1], 2.75, 0, 1e-12);
+        CHECK_NEAR(a->finish[1], 3.15, 0, 1e-12);
+        CHECK(isnan(a->finish[2]));
+        CHECK_EQ_INT(a->itl_n, 4);
+        CHECK_EQ_INT(a->itl_request[3], 1);
+        CHECK(strstr(extra(a, "requests_clock"), "requests_offset") != NULL);
+        CHECK_STR(extra(a, "client_max_concurrency"), "2");
+        CHECK_EQ_INT(b->attrs.num_gpus, 1);
+        CHECK_NEAR(b->watts.v[0], 100, 0, 0);
+        jl_summary *s = NULL;
+        jl_error *err = NULL;
+        CHECK(jl_summarize(a, NULL, &s, &err) == JL_OK);
+        if (s) {
+            CHECK(isfinite(s->fig[JL_FIG_ENERGY_PER_TOKEN_J]));
+            CHECK_NEAR(s->fig[JL_FIG_COMPLETED_REQUESTS], 2, 0, 0);
+            CHECK(isfinite(s->fig[JL_FIG_MEDIAN_ITL_S]));
+        }
+        jl_summary_free(s);
+        jl_error_free(err);
+    }
+    /* the same written as the log is read (memory bounded by the chunks):
+     * a small chunk size so the runs span several chunks; the same runs
+     * read back, run c (an error) not in the file */
+    jt_current = "runs_requests_streamed";
+    char p_h5[300];
+    snprintf(p_h5, sizeof p_h5, "%s/out.h5", dir);
+    jl_trace_write_options wo;
+    jl_trace_write_options_default(&wo);
+    wo.chunk_rows = 7;
+    jl_trace_writer *w = NULL;
+    jl_error *werr = NULL;
+    jl_import_result *rs = NULL;
+    jl_error_list es = {0};
+    CHECK(jl_trace_writer_open(p_h5, &wo, &w, &werr) == JL_OK);
+    CHECK(jl_import_nvidia_smi_write(logs, 1, &o, w, &rs, &es) == JL_OK);
+    CHECK(jl_trace_writer_commit(w, &werr) == JL_OK);
+    CHECK(rs && rs->n_runs == 2 && rs->runs == NULL);
+    CHECK_EQ_INT(es.count, 1);
+    jl_trace *tr = NULL;
+    CHECK(jl_trace_open(p_h5, NULL, &tr, &werr) == JL_OK);
+    if (tr && r && r->n_runs == 2) {
+        CHECK_EQ_INT(jl_trace_run_count(tr), 2);
+        for (size_t k = 0; k < jl_trace_run_count(tr) && k < 2; k++) {
+            jl_run *x = NULL, *mem = r->runs[k];
+            CHECK(jl_trace_read_run(tr, k, &x, &werr) == JL_OK);
+            if (!x)
+                continue;
+            CHECK_STR(x->name, mem->name);
+            CHECK_EQ_INT(x->power_n, mem->power_n);
+            CHECK_EQ_INT(x->attrs.num_gpus, mem->attrs.num_gpus);
+            CHECK_STR(x->attrs.model, mem->attrs.model);
+            for (size_t i = 0; i < x->power_n * x->watts.g && i < mem->power_n * mem->watts.g; i++)
+                CHECK_NEAR(x->watts.v[i], mem->watts.v[i], 0, 1e-4);
+            CHECK_NEAR(x->power_time[x->power_n - 1], mem->power_time[mem->power_n - 1], 0, 1e-12);
+            CHECK_EQ_INT(x->req_n, mem->req_n);
+            CHECK_EQ_INT(x->itl_n, mem->itl_n);
+            jl_run_free(x);
+        }
+    }
+    jl_trace_close(tr);
+    jl_error_free(werr);
+    jl_import_result_free(rs);
+    jl_error_list_clear(&es);
+    unlink(p_h5);
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+    unlink(p_log);
+    unlink(p_runs);
+    unlink(p_req);
+    rmdir(dir);
+}
+
+static void test_gpu_names(void)
+{
+    jt_current = "gpu_names";
+    char b[64];
+    CHECK(jl_gpu_model_from_name("NVIDIA H100 80GB HBM3", b, sizeof b) && !strcmp(b, "H100"));
+    CHECK(jl_gpu_model_from_name("NVIDIA A100-SXM4-80GB", b, sizeof b) && !strcmp(b, "A100"));
+    CHECK(jl_gpu_model_from_name("Tesla V100-SXM2-16GB", b, sizeof b) && !strcmp(b, "V100"));
+    CHECK(jl_gpu_model_from_name("NVIDIA H200 NVL", b, sizeof b) && !strcmp(b, "H200"));
+    CHECK(jl_gpu_model_from_name("NVIDIA L40S", b, sizeof b) && !strcmp(b, "L40S"));
+    CHECK(!jl_gpu_model_from_name("NVIDIA GeForce RTX 4090", b, sizeof b) &&
+          !strcmp(b, "GeForce RTX 4090"));
+}
+
+int main(void)
+{
+    test_two_gpus();
+    test_missing_first_gpu();
+    test_noheader_columns_zone();
+    test_bad_input();
+    test_runs_and_requests();
+    test_gpu_names();
+    TEST_MAIN_END();
+}
