@@ -19,6 +19,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 typedef struct jl_kv {
     char *key;
@@ -81,6 +82,7 @@ int jl_attrs_is_node_ac(const jl_attrs *a);
  * column order of CSV outputs). */
 extern const char *const jl_attr_names[];
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

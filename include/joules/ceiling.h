@@ -53,6 +53,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 #define JL_BATCH_LIMIT_TABLE(X)                                                \
     X(CONFIG, "config", "the configured cap (max_batch_size)")                 \
@@ -183,6 +184,7 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
                                    jl_group_ceiling *out);
 void jl_group_ceiling_clear(jl_group_ceiling *g);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 #define JL_RULES_VERSION "joules.rules/1"
 
@@ -111,6 +112,7 @@ json_t *jl_check_document(const jl_summary_list *l, const jl_ruleset *rs,
                           const jl_descriptors *desc, const jl_error_list *errors,
                           size_t *n_failed_runs);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* ---- grouping -------------------------------------------------------------- */
 
@@ -163,6 +164,7 @@ json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list
 jl_status jl_write_frontier_csv(const char *path, const jl_frontier_set *fs,
                                 const jl_summary_list *l, jl_error **err);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -54,6 +54,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 typedef struct jl_import_options {
     size_t max_file_bytes;   /* refuse JSON files larger than this; default 512 MiB */
@@ -276,6 +277,7 @@ typedef struct jl_importer {
 const jl_importer *const *jl_importers(size_t *n);
 const jl_importer *jl_importer_find(const char *name);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

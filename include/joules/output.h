@@ -23,6 +23,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* Real numbers in JSON documents are printed with this many significant
  * digits (deterministic output; CSV keeps full precision). */
@@ -141,6 +142,7 @@ jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_na
 /* CSV quoting of one field (RFC 4180). */
 void jl_csv_field(FILE *f, const char *s);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -46,6 +46,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* An SLO for the runs of one workload ("llm", "mllm", "diffusion"), or for
  * every workload when workload is NULL. The last matching entry wins. */
@@ -125,6 +126,7 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
                           const jl_error_list *errors, const jl_report_options *opt,
                           jl_report_result *res, jl_error **err);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* X(ID, json_name, unit, description) — the order is the column order. */
 #define JL_FIGURE_TABLE(X)                                                                     \
@@ -220,6 +221,7 @@ typedef struct jl_summary_list {
 jl_status jl_summary_list_push(jl_summary_list *l, jl_summary *s);
 void jl_summary_list_clear(jl_summary_list *l);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

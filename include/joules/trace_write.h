@@ -28,6 +28,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 typedef enum {
     JL_LAYOUT_CONTIGUOUS, /* datasets stored in one piece, no filters */
@@ -114,6 +115,7 @@ void jl_trace_writer_abort(jl_trace_writer *w);
 jl_status jl_trace_write(const char *path, const jl_run *const *runs, size_t n,
                          const jl_trace_write_options *opt, jl_error **err);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

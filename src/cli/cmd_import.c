@@ -19,7 +19,7 @@
     "  --force            replace FILE if it exists\n"                          \
     "  --groups           summary-only runs as one group of attributes each, for\n" \
     "                     readers that predate the summary table (default: one\n" \
-    "                     table, /summary_table; docs/trace-format.md)\n"        \
+    "                     table, /summary_table; trace-format.md)\n"        \
     "  --json             print the joules.import/1 document (counts, notes, errors)\n" \
     "  --quiet            no notes on stderr\n"                                 \
     "  -h, --help         this help\n"
@@ -39,9 +39,10 @@ static void general_help(void)
            "       joules import --list\n"
            "       joules import FORMAT --help\n\n"
            "Import measurements recorded in another format as a trace file (format v1)\n"
-           "that every joules command reads (docs/import.md). Formats:\n\n");
+           "that every joules command reads (import.md). Formats:\n\n");
     list_formats(stdout);
     printf("\n" COMMON_HELP);
+    cli_help("import", NULL);
 }
 
 static void format_help(const jl_importer *im)
@@ -54,8 +55,14 @@ static void format_help(const jl_importer *im)
     for (const jl_importer_option *o = im->options; o->name; o++) {
         char lhs[64];
         snprintf(lhs, sizeof lhs, o->arg ? "--%s %s" : "--%s", o->name, o->arg);
-        printf("  %-18s %s\n", lhs, o->help);
+        if (strlen(lhs) > 18) /* a long option gets its help on the next line */
+            printf("  %s\n  %-18s %s\n", lhs, "", o->help);
+        else
+            printf("  %-18s %s\n", lhs, o->help);
     }
+    char page[96];
+    snprintf(page, sizeof page, "import-%s", im->name);
+    cli_help(page, NULL);
 }
 
 static json_t *import_doc(const char *format, const jl_import_result *r, const char *out)

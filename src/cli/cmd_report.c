@@ -43,7 +43,7 @@ static const char *const help =
     "Progress goes to stderr: a status line on a terminal, otherwise a line at least\n"
     "every ~2 s of work; a summary line at the end either way.\n"
     "Without gnuplot the report is still written (figures skipped, noted in the page\n"
-    "and on stderr). What each figure shows: docs/report.md. Exit status: docs/cli.md.\n";
+    "and on stderr). What each figure shows: report.md. Exit status: cli.md.\n";
 
 /* --slo [W:]EXPR: the SLO joins slos (which owns it) and an entry for its
  * workload (NULL: every workload) joins *rs. Returns 0 or an exit code. */
@@ -169,7 +169,7 @@ int jl_cmd_report(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto done;
+        case 'h': cli_help("report", help); goto done;
         case 'o': out_dir = optarg; break;
         case OPT_FORCE: ro.replace = 1; break;
         case OPT_GNUPLOT: ro.gnuplot = optarg; break;

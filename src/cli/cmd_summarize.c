@@ -28,7 +28,7 @@ static const char *const help =
     "                 any attribute (nickname, tensor_parallel, ...)\n"
     CLI_STUDY_HELP
     "  -h, --help     this help\n\n"
-    "Figures and JSON keys: docs/summary.md. Exit status: docs/cli.md.\n";
+    "Figures and JSON keys: summary.md. Exit status: cli.md.\n";
 
 /* The table's columns. A column is a run attribute, a figure (scaled and
  * rounded for people) or one of file, run, window, warn. */
@@ -351,7 +351,7 @@ int jl_cmd_summarize(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto out;
+        case 'h': cli_help("summarize", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
         case 'o': rc = parse_columns(cmd, optarg, &topt); break;

@@ -1357,7 +1357,7 @@ const jl_importer jl__importer_mlenergy_benchmark = {
         "prometheus.json) or whole results trees: power (Zeus, sample-and-hold),\n"
         "temperature, requests (when request_rate is inf), ITL, engine rows from\n"
         "the Prometheus snapshots, diffusion batches, and the harness's own figures\n"
-        "in summary/ (docs/import.md, \"ML.ENERGY Benchmark\"). Read as a stream:\n"
+        "in summary/ (import.md, \"ML.ENERGY Benchmark\"). Read as a stream:\n"
         "prompt and output texts are skipped. Written with Zstandard level 1.\n",
     .options = no_options,
     .min_paths = 1,

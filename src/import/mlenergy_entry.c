@@ -46,7 +46,7 @@ const jl_importer jl__importer_mlenergy = {
     .description =
         "Import the ML.ENERGY Leaderboard's published data as a trace file of\n"
         "summary-only runs: one run per configuration, every field kept\n"
-        "(docs/import.md). DIR is the v3 data (index.json, models/*.json,\n"
+        "(import.md). DIR is the v3 data (index.json, models/*.json,\n"
         "tasks/*.json; index.json may be missing), the v2 data/ folder\n"
         "(llm_text_generation/, mllm_text_generation/, diffusion/, legacy/) or a\n"
         "folder of v1 <GPU>_<task>_benchmark.csv files. Re-measurements of the\n"

@@ -888,7 +888,7 @@ const jl_importer jl__importer_mlperf_power = {
         "are skipped). Each run is the system's AC power at the wall\n"
         "(@power_scope node_ac, one column), cut to LoadGen's power_begin..power_end\n"
         "with samples strictly inside, as the MLPerf checker does; summary/ holds the\n"
-        "checker's figures (docs/import.md, \"MLPerf Power\").\n",
+        "checker's figures (import.md, \"MLPerf Power\").\n",
     .options = no_options,
     .min_paths = 1,
     .max_paths = 0,

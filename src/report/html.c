@@ -11,6 +11,7 @@
 #include "joules/output.h"
 #include "joules/diagnose.h"
 #include "joules/frontier.h"
+#include "joules/version.h"
 #include "report/report_internal.h"
 
 void rp_html_escape(jl_strbuf *b, const char *s)
@@ -1198,7 +1199,7 @@ static void page_begin(jl_strbuf *b, rp_report *r, const char *title, const char
 
 static void page_end(jl_strbuf *b)
 {
-    P("<footer>Written by <code>joules report</code> (joules 0.1.0). This page needs no network "
+    P("<footer>Written by <code>joules report</code> (joules " JL_VERSION_STRING "). This page needs no network "
       "and no JavaScript.</footer>\n</div>\n</body>\n</html>\n");
 }
 

@@ -14,6 +14,7 @@
 
 #include "core/util.h"
 #include "joules/trace_write.h"
+#include "joules/version.h"
 #include "trace/trace_internal.h"
 
 #define JL_WRITE_MAX_CHUNK_BYTES ((size_t)1 << 30)
@@ -457,7 +458,7 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     }
     if ((st = attr_str(&c, root, "/", "format", "joules-trace")) != JL_OK ||
         (st = attr_i64(&c, root, "/", "format_version", 1)) != JL_OK ||
-        (st = attr_str(&c, root, "/", "harness", o.harness ? o.harness : "joules 0.1.0")) != JL_OK ||
+        (st = attr_str(&c, root, "/", "harness", o.harness ? o.harness : "joules " JL_VERSION_STRING)) != JL_OK ||
         (st = attr_str(&c, root, "/", "created_utc", cu)) != JL_OK)
         goto end;
     w->runs = H5Gcreate2(w->file, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

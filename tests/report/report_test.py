@@ -489,32 +489,55 @@ def t_exists(tmp):
     print("ok: refuses an existing DIR, --force replaces a report but not a foreign folder")
 
 
+def wait_until(cond, seconds):
+    """Poll cond() until it holds or `seconds` pass; returns its last value."""
+    deadline = time.monotonic() + seconds
+    while True:
+        v = cond()
+        if v or time.monotonic() > deadline:
+            return v
+        time.sleep(0.02)
+
+
 def t_interrupt(tmp):
     if not shutil.which("gnuplot"):
-        skip("gnuplot not installed (the test slows it down to interrupt the report)")
+        skip("gnuplot not installed (the test holds it back to interrupt the report)")
+    # A gnuplot that says it started, then waits until released (at most a
+    # minute): the report cannot finish before the test interrupts it, however
+    # loaded the machine is, and the test waits for conditions, not for time.
+    started = os.path.join(tmp, "plot-started")
+    release = os.path.join(tmp, "plot-release")
     slow = os.path.join(tmp, "slowplot")
-    # each gnuplot process (a batch of figures) starts 1 s late; one at a
-    # time, so the report draws for several seconds on any machine
-    open(slow, "w").write("#!/bin/sh\nsleep 1\nexec gnuplot \"$@\"\n")
+    open(slow, "w").write(f"""#!/bin/sh
+: >'{started}'
+n=0
+while [ ! -e '{release}' ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+exec gnuplot "$@"
+""")
     os.chmod(slow, 0o755)
     for sig in (signal.SIGINT, signal.SIGTERM):
         out = os.path.join(tmp, f"out-{sig.name}")
+        if os.path.exists(started):
+            os.unlink(started)
         proc = subprocess.Popen([JOULES, "report", "traces/", "-o", out, "--gnuplot", slow,
                                  "--workers", "1"], cwd=SRC,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        time.sleep(1.5)
-        if proc.poll() is not None:
-            fail("the report finished before it could be interrupted")
+        if not wait_until(lambda: os.path.exists(started) or proc.poll() is not None, 120) \
+                or proc.poll() is not None:
+            proc.kill()
+            fail(f"the report never reached its figures (exit {proc.poll()}, "
+                 f"stderr {proc.stderr.read()[:300]!r})")
         # the temporary directory exists while the report is being built
         if not leftovers(tmp):
             fail("no temporary directory beside DIR while building")
         proc.send_signal(sig)
-        proc.wait(timeout=30)
+        proc.wait(timeout=60)
         if proc.returncode != -sig:
             fail(f"{sig.name}: exit {proc.returncode}, expected death by the signal")
-        time.sleep(0.3)
+        # the handler removes everything before the process dies
         if os.path.exists(out) or leftovers(tmp):
             fail(f"{sig.name}: partial output left: {os.listdir(tmp)}")
+    open(release, "w").close()  # any stray waiting script goes on and ends
     print("ok: SIGINT and SIGTERM leave nothing behind")
 
 

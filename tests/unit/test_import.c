@@ -368,10 +368,7 @@ static const jl_run *find_run(const char *name)
 
 TEST(real_import)
 {
-    if (access(V3 "/index.json", R_OK) != 0) {
-        fprintf(stderr, "skipping: %s not found\n", V3);
-        return;
-    }
+    SKIP_UNLESS_READABLE(V3 "/index.json");
     jl_error_list errs = {0};
     jl_status st = jl_import_mlenergy(V3, NULL, &real, &errs);
     CHECK(st == JL_OK);
@@ -650,19 +647,21 @@ TEST(paper_examples)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    TEST_ARGS(argc, argv);
     RUN(llm_mapping);
     RUN(two_gpu_timeline_both_ways);
     RUN(duplicate_keys);
     RUN(realworld_duplicate_key_file);
     RUN(diffusion_mapping);
     RUN(malformed_input);
-    RUN(real_import);
-    RUN(real_round_trip);
-    RUN(paper_gpu_generation);
-    RUN(paper_precision);
-    RUN(paper_examples);
+    /* test_import_data: the published data set */
+    RUN_DATA(real_import);
+    RUN_DATA(real_round_trip);
+    RUN_DATA(paper_gpu_generation);
+    RUN_DATA(paper_precision);
+    RUN_DATA(paper_examples);
     jl_summary_list_clear(&runs);
     jl_import_result_free(real);
     TEST_MAIN_END();
