@@ -5,8 +5,10 @@
 #   asan     ASan+UBSan, every ctest (unit, golden, malformed, fuzz replays);
 #   fuzz     clang + libFuzzer + ASan+UBSan: only the fuzz targets, each run
 #            for a short, fixed-seed session (ctest -L fuzz; docs/robustness.md).
-# Prints a final "N passed, N failed" line and exits non-zero when anything
-# failed.
+# Prints a final "all: N passed, N failed, K skipped" line and exits
+# non-zero when anything failed. Skipped: tests whose data or tool is absent
+# (e.g. the public data sets beside the checkout, ../shared/data, on a fresh
+# clone), each tree listing why.
 #   sh tests/run_all.sh            # everything
 #   JOBS=1 sh tests/run_all.sh     # fewer parallel jobs
 set -u
@@ -44,6 +46,9 @@ run_tree() { # name, cmake args...  ($TREE_TARGETS: build only these; $TREE_LABE
     # a test that skips itself (a tool is missing; it says which) is not a failure
     sk=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*\*\*\*Skipped' "build-$name.ctest.log" || true)
     f=$(grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout)' "build-$name.ctest.log" | grep -cv '\*\*\*Skipped' || true)
+    # each skipped test said why (e.g. the public data beside the checkout is absent)
+    [ "$sk" -gt 0 ] && grep -h '^SKIP: ' "build-$name/Testing/Temporary/LastTest.log" 2>/dev/null |
+        sort | uniq -c | sed "s/^ *\([0-9]*\) SKIP: /  $name: skipped \1 test(s): /"
     echo "$name: $p passed, $f failed, $sk skipped"
     total_pass=$((total_pass + p))
     total_fail=$((total_fail + f))

@@ -19,6 +19,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 typedef struct jl_kv {
     char *key;
@@ -69,10 +70,19 @@ int jl_attrs_get(const jl_attrs *a, const char *key, char *buf, size_t cap);
 int jl_attrs_is_llm(const jl_attrs *a);
 int jl_attrs_is_diffusion(const jl_attrs *a);
 
+/* What power/ measures (spec 1.1 @power_scope, kept as an extra): "gpu"
+ * (the default when absent: one column per GPU) or "node_ac" (one column,
+ * the AC power of the whole system at the wall, whatever num_gpus says;
+ * never to be divided per GPU nor compared with GPU power unannounced).
+ * Any other text is returned as is (the reader rejects it). */
+const char *jl_attrs_power_scope(const jl_attrs *a);
+int jl_attrs_is_node_ac(const jl_attrs *a);
+
 /* Names of the typed attributes, NULL-terminated, in a stable order (the
  * column order of CSV outputs). */
 extern const char *const jl_attr_names[];
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -32,6 +32,11 @@
  *   otherwise                                            -> unknown
  *
  * "Memory has room": k <= kv_room (0.80) when recorded, else M > memory_match·b.
+ * k is the measured mean KV-cache use: the summary's avg_kv_cache_usage
+ * (published by the source, or from engine/kv_cache_usage), else a run
+ * attribute holding vLLM's Prometheus gauge (vllm:kv_cache_usage_perc,
+ * vllm:gpu_cache_usage_perc, with or without "vllm:"; a share 0..1). The
+ * memory-ceiling arithmetic is evidence beside it, not a precondition.
  *
  * Ownership: jl_batch_ceiling_clear() / jl_group_ceiling_clear() release the
  * evidence strings (NULL-safe on zeroed structs). The library never prints.
@@ -48,6 +53,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 #define JL_BATCH_LIMIT_TABLE(X)                                                \
     X(CONFIG, "config", "the configured cap (max_batch_size)")                 \
@@ -101,6 +107,8 @@ typedef struct jl_memory_ceiling {
     const char *input_source;     /* "attribute", "task_default", "none" */
     /* measured */
     double kv_usage;              /* mean KV-cache use in the window; NaN unknown */
+    const char *kv_source;        /* static: "published", "engine/kv_cache_usage",
+                                     "prometheus:<gauge>" (a run attribute), "none" */
     double tokens_per_sequence;   /* measured footprint: kv_usage · pool / b; NaN */
     char *missing;                /* what the arithmetic lacked, or NULL */
 } jl_memory_ceiling;
@@ -132,7 +140,13 @@ typedef struct jl_batch_ceiling {
     double cap;           /* max_batch_size */
     double achieved_over_cap;
     double kv_usage_avg, kv_usage_peak;
+    const char *kv_source;  /* where kv_usage_avg comes from (jl_memory_ceiling) */
     jl_memory_ceiling memory;
+    /* 1 when the evidence points two ways (KV use between room and full,
+     * the measured KV use against the descriptor arithmetic, KV peaks at
+     * full, or the series' batch against the published one on another side
+     * of a threshold); the evidence says which */
+    int mixed;
     /* How far the batch could grow before memory binds: memory.value /
      * achieved (NaN when unknown). */
     double memory_headroom;
@@ -174,6 +188,7 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
                                    jl_group_ceiling *out);
 void jl_group_ceiling_clear(jl_group_ceiling *g);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 #define JL_RULES_VERSION "joules.rules/1"
 
@@ -43,7 +44,9 @@ extern "C" {
     X(SM_CLOCK_SANITY, "sm_clock_sanity", "MHz", 1, 500.0, 100.0,                              \
       "mean SM clock in the window: a GPU stuck at a very low clock is throttled or misread")  \
     X(FAILED_REQUESTS, "failed_requests", "1", 0, 0.01, 0.10,                                  \
-      "share of requests that never finished")
+      "share of requests that never finished")                                                 \
+    X(PUBLISHED_AGREES, "published_agrees", "1", 0, 0.10, 0.25,                                \
+      "published figures beside time series: largest |recomputed - published| / |published|")
 
 typedef enum {
 #define JL_X_RULE_ENUM(id, name, unit, hib, w, f, doc) JL_RULE_##id,
@@ -109,6 +112,7 @@ json_t *jl_check_document(const jl_summary_list *l, const jl_ruleset *rs,
                           const jl_descriptors *desc, const jl_error_list *errors,
                           size_t *n_failed_runs);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -31,6 +31,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* ---- pick ------------------------------------------------------------------ */
 
@@ -292,6 +293,7 @@ json_t *jl_capacity_to_json(const jl_capacity_result *r, const jl_summary_list *
 jl_status jl_write_capacity_csv(const char *path, const jl_capacity_result *r,
                                 const jl_summary_list *l, jl_error **err);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 typedef struct jl_gpu_desc {
     char *id;               /* e.g. "H100" (matches the gpu_model attribute) */
@@ -68,6 +69,7 @@ double jl_run_kv_bytes_per_token(const jl_attrs *a, const jl_descriptors *d);
 /* Weight bytes of the whole model (all GPUs together). */
 double jl_run_weight_bytes(const jl_attrs *a, const jl_descriptors *d);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* A named number of a finding (name static, e.g. "predicted_energy_change"). */
 typedef struct jl_finding_number {
@@ -104,6 +105,7 @@ void jl_diagnosis_free(jl_diagnosis *x);
 /* The joules.diagnose/1 document (without "errors"). NULL on out-of-memory. */
 json_t *jl_diagnosis_to_json(const jl_diagnosis *x);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -16,9 +16,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "joules/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* One table generates the enum, the names and the messages. */
 #define JL_STATUS_TABLE(X)                                                     \
@@ -112,6 +115,7 @@ typedef struct jl_error_list {
 jl_status jl_error_list_push(jl_error_list *list, jl_error *e);
 void jl_error_list_clear(jl_error_list *list);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

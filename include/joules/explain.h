@@ -40,6 +40,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* X(ID, json name, words in sentences) — the order of the JSON array. */
 #define JL_EXPLAIN_FACTOR_TABLE(X)                                             \
@@ -113,6 +114,7 @@ void jl_explanation_free(jl_explanation *x);
 /* The joules.explain/1 document (docs/explain.md). NULL on out-of-memory. */
 json_t *jl_explanation_to_json(const jl_explanation *x);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* ---- grouping -------------------------------------------------------------- */
 
@@ -49,6 +50,8 @@ typedef struct jl_group {
     size_t n_keys;
     size_t *runs;   /* indices into the list, in list order */
     size_t n_runs;
+    int node_ac;    /* runs with @power_scope node_ac (whole-node AC power): such
+                     * runs never share a group with GPU-power runs */
 } jl_group;
 
 typedef struct jl_group_set {
@@ -57,7 +60,9 @@ typedef struct jl_group_set {
 } jl_group_set;
 
 /* Group runs of `l` by the attributes keys[0..n_keys). Only runs with
- * keep[i] != 0 are grouped when keep is non-NULL. */
+ * keep[i] != 0 are grouped when keep is non-NULL. Runs of @power_scope
+ * node_ac and of GPU power always fall in different groups (spec 1.1: never
+ * compared unannounced), even with equal key values. */
 jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_t n_keys,
                         const unsigned char *keep, jl_group_set *out, jl_error **err);
 void jl_group_set_clear(jl_group_set *gs);
@@ -113,6 +118,7 @@ typedef struct jl_curve {
 
 typedef struct jl_frontier {
     char *model, *task, *workload; /* workload of the first run */
+    int node_ac;                 /* the group's runs measure node AC power */
     size_t n_runs;               /* runs in the group */
     jl_frontier_point *points;   /* ascending latency, descending energy */
     size_t n_points;
@@ -158,6 +164,7 @@ json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list
 jl_status jl_write_frontier_csv(const char *path, const jl_frontier_set *fs,
                                 const jl_summary_list *l, jl_error **err);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -20,7 +20,15 @@
  * (power_instant, power_average, temperature, batch_size: {"timestamps",
  * "values"}) and `kv_cache_usage_percent`; they become power/watts,
  * power/watts_avg, gpu/temp_c, engine/running and engine/kv_cache_usage
- * (or the summary figure avg_kv_cache_usage when a single number).
+ * (or the summary figure avg_kv_cache_usage when a single number). Such a
+ * run keeps its published figures in summary/ (with @source) beside the
+ * series and is marked @window = steady_state_only (spec 1.1): the writer
+ * of these timelines kept only the steady-state points.
+ *
+ * index.json is optional (a folder of only models/ or only tasks/ imports
+ * with a note; workloads then come from the task name and the fields).
+ * Duplicate keys in an object: equal values are a note, differing values
+ * an error naming the file, the line and the key.
  *
  * Run names are deterministic: <org>__<model>__<task>__<gpu>x<n>__b<bs>,
  * plus __u<ulysses>r<ring> for diffusion, plus __dup<k> for the k-th
@@ -46,12 +54,19 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 typedef struct jl_import_options {
     size_t max_file_bytes;   /* refuse JSON files larger than this; default 512 MiB */
     size_t max_configs;      /* per file; default 1,000,000 */
     size_t max_series;       /* samples per timeline; default 50,000,000 */
     size_t max_files;        /* model files; default 100,000 */
+    /* Power timelines of multi-GPU configurations: 0 (default) each value is
+     * one GPU's reading (the only public writer merged the points of all
+     * GPUs into one list), repeated on every GPU column; 1 the source says a
+     * value is the sum over the GPUs: each column holds value / num_gpus.
+     * docs/import.md, "Timelines". */
+    int timeline_power_is_sum;
 } jl_import_options;
 
 void jl_import_options_default(jl_import_options *opt);
@@ -99,6 +114,68 @@ jl_status jl_import_mlenergy_buffer(const char *index_json, size_t index_len,
                                     const char *model_json, size_t model_len,
                                     const char *name, const jl_import_options *opt,
                                     jl_import_result **out, jl_error_list *errors);
+
+/* MLPerf Inference power runs (docs/import.md, "MLPerf Power"). Each path
+ * is a run folder holding mlperf_log_detail.txt (LoadGen) and spl.txt
+ * (SPEC PTDaemon; or ../power/spl.txt), or any folder above such run
+ * folders (every one below is imported; ranging/ and accuracy/ skipped).
+ * One run each, @power_scope "node_ac" (one power column: the system's AC
+ * power at the wall), @window "steady_state_only": power/ holds the samples
+ * strictly between LoadGen's power_begin and power_end with Watts > 0, as
+ * the MLPerf submission checker takes them, times from power_begin; summary/
+ * holds the checker's figures (mean of those samples, energy = mean x window
+ * length, samples per joule, energy per sample or per query) with @source.
+ * A bad run is reported (file, line, field) and skipped. */
+jl_status jl_import_mlperf_power(const char *const *paths, size_t n_paths,
+                                 const jl_import_options *opt, jl_import_result **out,
+                                 jl_error_list *errors);
+
+/* The same from the documents in memory (tests, fuzzing). summary_txt
+ * (mlperf_log_summary.txt, NUL-terminated) may be NULL; `dir` is the run's
+ * folder path, from which system, benchmark and scenario are read. */
+jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len,
+                                        const char *detail_txt, size_t detail_len,
+                                        const char *summary_txt, const char *dir,
+                                        const jl_import_options *opt, jl_import_result **out,
+                                        jl_error_list *errors);
+
+/* ML.ENERGY Leaderboard v2 data (leaderboard-v2 data/: per-configuration
+ * JSON under {family}/{task}/{GPU}/{org}/{model}/, models.json per task) and
+ * the v1 (2023) legacy/<GPU>_<task>_benchmark.csv rows, as summary-only runs
+ * with summary/@source naming the release (docs/import.md). `dir` is the
+ * data/ folder, a checkout holding it, or a folder of v1 CSV files. */
+jl_status jl_import_mlenergy_v2(const char *dir, const jl_import_options *opt,
+                                jl_import_result **out, jl_error_list *errors);
+
+/* `joules import mlenergy DIR`: v3 when DIR holds index.json, else v2/v1. */
+jl_status jl_import_mlenergy_auto(const char *dir, const jl_import_options *opt,
+                                  jl_import_result **out, jl_error_list *errors);
+
+/* One v2 configuration file or one v1 CSV from memory (tests, fuzzing):
+ * relpath is its path relative to data/ ("llm_text_generation/chat/<GPU>/
+ * <org>/<model>/bs64+tp1+pp1.json") or a "<GPU>_<task>_benchmark.csv" name. */
+jl_status jl_import_mlenergy_v2_buffer(const char *text, size_t len, const char *relpath,
+                                       const jl_import_options *opt, jl_import_result **out,
+                                       jl_error_list *errors);
+
+/* ML.ENERGY Benchmark run directories (docs/import.md, "ML.ENERGY
+ * Benchmark"): each path is a run folder holding results.json (and, for
+ * LLM/MLLM, prometheus.json) or any folder above run folders. One run each
+ * with power/ (Zeus device_instant, sample-and-hold, and device_average),
+ * gpu/temp_c, requests/ (when request_rate is inf), itl/, engine/ (from the
+ * Prometheus snapshots) or batches/ (diffusion), and the harness's own
+ * figures in summary/ with @source. Read with a streaming parser: memory
+ * follows one run's series, not the file size. */
+jl_status jl_import_mlenergy_benchmark(const char *const *paths, size_t n_paths,
+                                       const jl_import_options *opt, jl_import_result **out,
+                                       jl_error_list *errors);
+
+/* The same from documents in memory; prometheus may be NULL; dir is the run
+ * folder's path (workload, task, GPU and parameters are read from it). */
+jl_status jl_import_mlenergy_benchmark_buffer(const char *results, size_t results_len,
+                                              const char *prometheus, size_t prometheus_len,
+                                              const char *dir, const jl_import_options *opt,
+                                              jl_import_result **out, jl_error_list *errors);
 
 void jl_import_result_free(jl_import_result *r);
 
@@ -190,12 +267,17 @@ typedef struct jl_importer {
     jl_status (*write)(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
                        size_t n_args, jl_trace_writer *w, jl_import_result **out,
                        jl_error_list *errors);
+    /* 1: the CLI writes the runs with Zstandard (level 1) instead of deflate
+     * (long ITL series: ~3x faster for the same size; h5py then needs
+     * hdf5plugin, joules reads it natively). */
+    int write_zstd;
 } jl_importer;
 
 /* The table, in a stable order (`mlenergy` first). */
 const jl_importer *const *jl_importers(size_t *n);
 const jl_importer *jl_importer_find(const char *name);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -27,5 +27,6 @@
 #include "joules/summary.h"
 #include "joules/trace.h"
 #include "joules/trace_write.h"
+#include "joules/version.h"
 
 #endif

@@ -38,6 +38,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* ---- groups ------------------------------------------------------------ */
 
@@ -513,6 +514,7 @@ json_t *jl_fit_document(jl_group_fit *const *fits, size_t n, const jl_model_opti
 jl_status jl_write_fit_params_csv(const char *path, jl_group_fit *const *fits, size_t n,
                                   jl_error **err);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

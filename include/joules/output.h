@@ -23,6 +23,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* Real numbers in JSON documents are printed with this many significant
  * digits (deterministic output; CSV keeps full precision). */
@@ -41,6 +42,10 @@ json_t *jl_errors_to_json(const jl_error_list *errors);
 
 /* Serialise a document (sorted keys, fixed precision, trailing newline). */
 char *jl_json_dump(const json_t *doc);
+
+/* json_dumps(v, flags), the same bytes, several times faster
+ * (src/output/json_dump.c); caller frees. */
+char *jl_json_dumps(const json_t *v, size_t flags);
 
 /* Write a whole document to path atomically ("-" = stdout). */
 jl_status jl_write_json(const char *path, const json_t *doc, jl_error **err);
@@ -137,6 +142,7 @@ jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_na
 /* CSV quoting of one field (RFC 4180). */
 void jl_csv_field(FILE *f, const char *s);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

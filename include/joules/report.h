@@ -2,18 +2,23 @@
  *
  * jl_report_write() takes the summaries of a study and writes DIR with
  *
- *   index.html          one self-contained page (CSS inline, figures inline
- *                       as SVG, no JavaScript, no network): the answer first
- *                       (per (model, task) the minimum-energy configuration
- *                       meeting the SLO, the frontier, the main findings),
- *                       then a section per group, then every run
+ *   index.html          the page (CSS inline, figures referenced from
+ *                       figures/ with lazy loading, no JavaScript, no
+ *                       network): the answer first (per (model, task) and
+ *                       GPU model the minimum-energy configuration at each
+ *                       SLO of the workload's set), the task overviews, the
+ *                       findings, then a section per group
+ *   runs.html           every run (one table per workload kind)
+ *   diagnosis.html      every run's diagnosis findings
  *   data/               the documents of the commands, byte-identical to
  *                       what they print (summary.json/.csv, check.json,
  *                       frontier.json/.csv and the rest), report.json (what the page
  *                       and the figures show) and the time series CSVs
- *   figures/            every figure as .svg, .pdf and .png, drawn by
- *                       gnuplot from the .gp script and .dat data kept
- *                       beside it (re-run `gnuplot NAME.gp` to restyle)
+ *   figures/            every figure as .svg (and on request .png and .pdf
+ *                       at 7 in and 3.3 in widths), drawn by gnuplot from the
+ *                       .gp script and .dat data kept beside it (re-run
+ *                       `gnuplot NAME.gp` to restyle); gnuplot runs in
+ *                       `workers` processes at once, each fed many scripts
  *   notebooks-export/   Jupyter notebooks (from the templates in the
  *                       repository's notebooks-export/) that load data/ with
  *                       pandas and redraw each figure with matplotlib
@@ -41,6 +46,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* An SLO for the runs of one workload ("llm", "mllm", "diffusion"), or for
  * every workload when workload is NULL. The last matching entry wins. */
@@ -51,9 +57,22 @@ typedef struct jl_report_slo {
 
 /* The SLOs used when none is given for a workload: the paper's Fig. 6
  * constraints (median ITL <= 100 ms for LLMs and MLLMs, generation latency
- * <= 30 s for diffusion). */
+ * <= 30 s for images, <= 500 s for videos). Without --slo for a workload,
+ * the answer tables judge each group at the paper's whole set for it:
+ * LLM/MLLM 50/100/250 ms median ITL, text-to-image 10/30/60 s, text-to-video
+ * 100/500/1000 s (the middle one is the group's SLO). Workload names for
+ * jl_report_slo: "llm", "mllm", "diffusion" (images and videos), "image",
+ * "video". */
 #define JL_REPORT_DEFAULT_SLO_LLM "median_itl<=100ms"
 #define JL_REPORT_DEFAULT_SLO_DIFFUSION "batch_latency<=30s"
+#define JL_REPORT_DEFAULT_SLO_VIDEO "batch_latency<=500s"
+#define JL_REPORT_SLO_SET_LLM {"median_itl<=50ms", "median_itl<=100ms", "median_itl<=250ms"}
+#define JL_REPORT_SLO_SET_IMAGE {"batch_latency<=10s", "batch_latency<=30s", "batch_latency<=60s"}
+#define JL_REPORT_SLO_SET_VIDEO {"batch_latency<=100s", "batch_latency<=500s", "batch_latency<=1000s"}
+
+/* Figure formats (jl_report_options.formats). PDF is written twice: ID.pdf
+ * 7 in wide (double column) and ID.1col.pdf 3.3 in wide (single column). */
+enum { JL_REPORT_SVG = 1, JL_REPORT_PDF = 2, JL_REPORT_PNG = 4 };
 
 /* Progress: called with a short phase name ("figures") and counts. */
 typedef void (*jl_report_progress_fn)(void *ctx, const char *phase, size_t done,
@@ -76,6 +95,12 @@ typedef struct jl_report_options {
     const jl_ruleset *rules;      /* NULL = default rules */
     const jl_descriptors *desc;   /* GPU power limits etc.; may be NULL */
     size_t max_plot_points;       /* time series are downsampled to this; default 1200 */
+    unsigned formats;             /* JL_REPORT_SVG|PDF|PNG; 0 = SVG only */
+    int workers;                  /* gnuplot processes at once; 0 = the online CPUs */
+    /* GPU models the study was restricted to (shown in the page; the
+     * restriction itself is the caller's selection); NULL = all */
+    const char *const *gpus;
+    size_t n_gpus;
     jl_report_progress_fn progress;
     void *progress_ctx;
 } jl_report_options;
@@ -85,7 +110,8 @@ void jl_report_options_default(jl_report_options *opt);
 typedef struct jl_report_result {
     size_t n_groups;
     size_t n_figures;        /* figures planned */
-    size_t n_figures_drawn;  /* drawn by gnuplot (svg, pdf and png) */
+    size_t n_figures_drawn;  /* drawn by gnuplot (every format asked for) */
+    double figures_s;        /* wall time spent drawing figures */
     size_t n_data_files;
     char **notes;            /* warnings for stderr, e.g. gnuplot missing */
     size_t n_notes;
@@ -100,6 +126,7 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
                           const jl_error_list *errors, const jl_report_options *opt,
                           jl_report_result *res, jl_error **err);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

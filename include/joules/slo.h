@@ -45,6 +45,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 typedef enum { JL_SLO_LE, JL_SLO_LT, JL_SLO_GE, JL_SLO_GT } jl_slo_op;
 
@@ -111,6 +112,7 @@ jl_slo_result jl_slo_eval(const jl_slo *slo, const jl_summary *s,
  * named as resolved, bounds in the figure's unit, %.12g). Caller frees. */
 char *jl_slo_canonical(const jl_slo *slo);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* Expand paths: a file is taken as is, a directory is searched recursively
  * for regular files ending in ".h5" (sorted). A path that does not exist or
@@ -90,6 +91,7 @@ void jl_summary_list_select(jl_summary_list *l, const jl_selector *sel);
 jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l,
                                 char **report);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

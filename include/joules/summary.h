@@ -22,6 +22,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* X(ID, json_name, unit, description) — the order is the column order. */
 #define JL_FIGURE_TABLE(X)                                                                     \
@@ -55,6 +56,8 @@ extern "C" {
     X(P90_ITL_S, p90_itl_s, "s", "90th percentile inter-token latency")                        \
     X(P95_ITL_S, p95_itl_s, "s", "95th percentile inter-token latency")                        \
     X(P99_ITL_S, p99_itl_s, "s", "99th percentile inter-token latency")                        \
+    X(AVG_TPOT_S, avg_tpot_s, "s",                                                             \
+      "mean over completed requests of (finish - first token) / (output tokens - 1)")         \
     X(TTFT_MEDIAN_S, ttft_median_s, "s", "median time to first token")                         \
     X(TTFT_P90_S, ttft_p90_s, "s", "90th percentile time to first token")                      \
     X(COMPLETED_REQUESTS, completed_requests, "requests", "requests that finished")            \
@@ -91,7 +94,9 @@ int jl_figure_lookup(const char *name);
     X(OCCUPANCY, "occupancy", "engine/running at or above a share of its peak") \
     X(BATCHES, "batches", "diffusion: first batch start to last batch end")    \
     X(WHOLE_RUN, "whole_run", "no rule applied: the whole run (flagged)")      \
-    X(SUMMARY, "summary", "figures passed through from summary/")
+    X(SUMMARY, "summary", "figures passed through from summary/")              \
+    X(SOURCE, "source",                                                        \
+      "the source cut the series to its steady state (@window): the whole span")
 
 typedef enum {
 #define JL_X_SM_ENUM(id, name, doc) JL_STEADY_##id,
@@ -118,6 +123,32 @@ typedef struct jl_warning {
     char *message;
 } jl_warning;
 
+/* Spec 1.1 "summary/ beside time series": the figures a source published
+ * for a run that also holds time series, kept beside what joules
+ * recomputes from those series (docs/summary.md, "Published figures beside
+ * time series"). Any source: the summary/ group's @source names it. */
+typedef struct jl_published {
+    char *source;                    /* summary/@source; NULL when unnamed */
+    double fig[JL_FIG_COUNT];        /* as published; NaN = not published */
+    double recomputed[JL_FIG_COUNT]; /* from the series; NaN = not recomputable */
+    /* bit f set: recomputed[f] divides the series' energy or power by a
+     * published rate (the series hold no tokens / items of their own) */
+    unsigned long long with_published_rate;
+    /* |relative difference| above this is marked (CSV, table): the summary
+     * option published_mark, replaced by the check rule published_agrees'
+     * warn threshold when the rules are applied (jl_check_annotate) */
+    double mark_threshold;
+} jl_published;
+
+/* One figure available both ways. relative_difference = (recomputed -
+ * published) / |published| (NaN when published is 0). */
+typedef struct jl_disagreement {
+    jl_figure figure;
+    double published, recomputed, relative_difference;
+    int marked;                  /* |relative_difference| > mark_threshold */
+    const char *recomputed_from; /* static words: how recomputed was obtained */
+} jl_disagreement;
+
 typedef struct jl_summary {
     char *file;
     char *run;
@@ -131,6 +162,9 @@ typedef struct jl_summary {
     double *gpu_avg_power_w;
     jl_warning *warnings;
     size_t n_warnings;
+    /* published figures beside time series (spec 1.1); NULL for runs with
+     * series only and for summary-only runs (steady_method "summary") */
+    jl_published *published;
 } jl_summary;
 
 typedef struct jl_summary_options {
@@ -143,6 +177,11 @@ typedef struct jl_summary_options {
     /* A drop in a cumulative energy counter smaller than this many joules is
      * treated as noise/garbage check threshold; see docs/summary.md. */
     double counter_restart_min_drop_j;
+    /* A run with published figures beside its series: a figure whose
+     * recomputed value differs from the published one by more than this
+     * (relative) is marked. Default 0.10, the check rule published_agrees'
+     * warn threshold. */
+    double published_mark;
 } jl_summary_options;
 
 void jl_summary_options_default(jl_summary_options *opt);
@@ -153,6 +192,16 @@ void jl_summary_options_default(jl_summary_options *opt);
  * why. */
 jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
                        jl_summary **out, jl_error **err);
+
+/* The figures of s available both ways (published and recomputed), in
+ * figure order, into out (JL_FIG_COUNT entries); returns how many. 0 when s
+ * has no published figures beside series. */
+size_t jl_summary_disagreements(const jl_summary *s, jl_disagreement *out);
+/* 1 when figure f of s is marked (published and recomputed differ by more
+ * than the mark threshold). */
+int jl_summary_figure_marked(const jl_summary *s, jl_figure f);
+/* Re-mark s's disagreements at another threshold (check rule tuning). */
+void jl_summary_set_mark_threshold(jl_summary *s, double threshold);
 
 jl_summary *jl_summary_new(void);
 void jl_summary_free(jl_summary *s);
@@ -172,6 +221,7 @@ typedef struct jl_summary_list {
 jl_status jl_summary_list_push(jl_summary_list *l, jl_summary *s);
 void jl_summary_list_clear(jl_summary_list *l);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -24,6 +24,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 /* Limits that protect against declared sizes far beyond the data. */
 typedef struct jl_trace_limits {
@@ -172,6 +173,7 @@ const char *jl_trace_created_utc(const jl_trace *t);
  * a call before any worker starts). Called by jl_trace_open(). */
 jl_status jl_zstd_filter_register(void);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -28,6 +28,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+JL_API_BEGIN
 
 typedef enum {
     JL_LAYOUT_CONTIGUOUS, /* datasets stored in one piece, no filters */
@@ -47,6 +48,10 @@ typedef struct jl_trace_write_options {
     int level;                        /* -1 = the method's default (deflate 4, zstd 3) */
     int shuffle;                      /* byte shuffle before compressing; default 1 */
     int watts_float32;                /* watts, watts_avg as float32 (default 1) or float64 */
+    /* jl_trace_write() only: summary-only runs as one table, /summary_table
+     * (1, the default; docs/trace-format.md), or each as a group under /runs
+     * (0: files for readers that predate the table). */
+    int summary_table;
     const char *harness;              /* @harness; NULL = "joules <version>" */
     const char *created_utc;          /* @created_utc; NULL = now */
 } jl_trace_write_options;
@@ -103,10 +108,14 @@ jl_status jl_trace_writer_commit(jl_trace_writer *w, jl_error **err);
 /* Discard everything written so far (the temporary file is removed). */
 void jl_trace_writer_abort(jl_trace_writer *w);
 
-/* All in one: write n runs to path. */
+/* All in one: write n runs to path. With opt->summary_table (the default)
+ * the summary-only runs go into /summary_table, one column per attribute
+ * (a run with an attribute its column cannot hold, e.g. a string where
+ * other runs have numbers, stays a group); every other run is a group. */
 jl_status jl_trace_write(const char *path, const jl_run *const *runs, size_t n,
                          const jl_trace_write_options *opt, jl_error **err);
 
+JL_API_END
 #ifdef __cplusplus
 }
 #endif

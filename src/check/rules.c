@@ -1,5 +1,6 @@
 /* Validation rules: defaults, tuning, evaluation. */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -194,6 +195,21 @@ static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc,
     case JL_RULE_SM_CLOCK_SANITY:
         *why = "no gpu/sm_clock_mhz";
         return f[JL_FIG_AVG_SM_CLOCK_MHZ];
+    case JL_RULE_PUBLISHED_AGREES: {
+        jl_disagreement d[JL_FIG_COUNT];
+        size_t n = jl_summary_disagreements(s, d);
+        double worst = NAN;
+        *why = s->published ? "no figure is both published and recomputable from the series"
+                            : "no published figures beside time series";
+        for (size_t i = 0; i < n; i++) {
+            /* a published 0 against a non-zero recomputed value: infinitely far */
+            double x = isfinite(d[i].relative_difference) ? fabs(d[i].relative_difference)
+                                                           : DBL_MAX;
+            if (!(x <= worst))
+                worst = x;
+        }
+        return worst;
+    }
     case JL_RULE_FAILED_REQUESTS: {
         double c = f[JL_FIG_COMPLETED_REQUESTS], x = f[JL_FIG_FAILED_REQUESTS];
         *why = "no requests/ table";
@@ -271,6 +287,10 @@ jl_status jl_check_annotate(jl_summary *s, const jl_ruleset *rs, const jl_descri
 {
     /* a message only for the rules that warn or fail: the others say nothing here */
     jl_status st = JL_OK;
+    /* the marks of published-vs-recomputed figures follow the rule's warn
+     * threshold, so that tuning the rule moves the marks too */
+    if (rs->rules[JL_RULE_PUBLISHED_AGREES].enabled)
+        jl_summary_set_mark_threshold(s, rs->rules[JL_RULE_PUBLISHED_AGREES].warn);
     for (int r = 0; r < JL_RULE_COUNT && st == JL_OK; r++) {
         jl_check_result res;
         const char *why;

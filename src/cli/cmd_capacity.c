@@ -18,7 +18,7 @@ static const char *const help =
     "with the highest throughput per watt that meets the SLO, how many replicas\n"
     "fit (floor(budget / (avg power x PUE))), the total tokens/s (items/s for\n"
     "diffusion), energy per token at the wall (x PUE) and, with a grid carbon\n"
-    "intensity, grams CO2e per million tokens (items). Formulas: docs/choice.md.\n\n"
+    "intensity, grams CO2e per million tokens (items). Formulas: choice.md.\n\n"
     "  --power-budget W     facility power budget in watts (required)\n"
     "  --pue X              power usage effectiveness, >= 1 (default 1)\n"
     "  --grid-intensity G   grid carbon intensity, gCO2e/kWh\n"
@@ -90,7 +90,7 @@ int jl_cmd_capacity(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto out;
+        case 'h': cli_help("capacity", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
         case OPT_SLO: rc = cli_slos_add(&slos, cmd, optarg) ? JL_EXIT_USAGE : 0; break;

@@ -19,7 +19,7 @@ static const char *const help =
     "  --problems      text: only the warn and fail results (and the runs that have\n"
     "                  them); the totals line still counts everything\n"
     CLI_STUDY_HELP
-    "  -h, --help      this help\n\nRules and defaults: docs/check.md.\n";
+    "  -h, --help      this help\n\nRules and defaults: check.md.\n";
 
 static void list_rules(const jl_ruleset *rs)
 {
@@ -87,7 +87,7 @@ int jl_cmd_check(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto out;
+        case 'h': cli_help("check", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_LIST: list = 1; break;
         case OPT_PROBLEMS: problems = 1; break;

@@ -27,7 +27,7 @@ static const char *const help =
     "--by precision: each run of another precision paired with its baseline\n"
     "twin (same task, GPU model, GPU count, batch cap; model id without its\n"
     "precision suffix), energy and latency changes, bucketed by batch size with\n"
-    "right-closed buckets (8,16], (16,64], (64,256]. Which pairs enter: docs/choice.md.\n\n"
+    "right-closed buckets (8,16], (16,64], (64,256]. Which pairs enter: choice.md.\n\n"
     "  --by ATTR         attribute compared (gpu_model, num_gpus, precision, ...)\n"
     "  --baseline VALUE  the baseline value of ATTR\n"
     "  --slo EXPR        a service-level objective (repeatable)\n"
@@ -188,7 +188,7 @@ int jl_cmd_compare(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto out;
+        case 'h': cli_help("compare", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
         case OPT_BY: by = optarg; break;

@@ -17,7 +17,7 @@ static const char *const help =
     "under-utilised, which ceiling binds the batch (config, memory, upstream,\n"
     "unknown) with the evidence, the headroom, and what would change the energy\n"
     "(a larger batch, more GPUs), predicted by the fitted model of a measured\n"
-    "group. Definitions: docs/diagnose.md.\n\n"
+    "group. Definitions: diagnose.md.\n\n"
     "  --json           print the joules.diagnose/1 document\n"
     "  --reserve-gb X   memory per GPU reserved for activations etc. in the memory\n"
     "                   arithmetic (default 0)\n"
@@ -86,7 +86,7 @@ int jl_cmd_diagnose(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto out;
+        case 'h': cli_help("diagnose", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_RESERVE:
             rc = cli_parse_number(cmd, "--reserve-gb", optarg, 0, 1e4, "in [0, 10000)",

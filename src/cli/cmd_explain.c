@@ -17,7 +17,7 @@ static const char *const help =
     "the measured ratio split into factors that multiply — GPU count, static and\n"
     "dynamic power per GPU, step time (batch / throughput) and batch — each tied\n"
     "to the knobs (model, gpu_model, num_gpus, precision, max_batch_size, task)\n"
-    "that differ between the two runs. docs/explain.md has the formulas.\n\n"
+    "that differ between the two runs. explain.md has the formulas.\n\n"
     "RUN is FILE:RUN (the run's name under /runs, e.g.\n"
     "  traces/h100/h100-qwen3-8b-shape-chat.h5:b0004)\n"
     "or FILE:KEY=VALUE[,KEY=VALUE...] — attribute clauses that must pick exactly\n"
@@ -153,7 +153,7 @@ int jl_cmd_explain(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); return JL_EXIT_OK;
+        case 'h': cli_help("explain", help); return JL_EXIT_OK;
         case OPT_JSON: json = 1; break;
         default: return cli_bad_option(cmd, c, argv);
         }

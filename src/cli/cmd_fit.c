@@ -20,7 +20,7 @@ static const char *const help =
     "with its 95% confidence interval, R^2 and residuals per run, a Gaussian-process\n"
     "correction of the residuals, and the predicted curves (energy per token, power,\n"
     "step time, throughput, each with a band) up to the batch ceiling. Groups with\n"
-    "fewer than 4 batch sizes are interpolated log-log instead. See docs/model.md.\n\n"
+    "fewer than 4 batch sizes are interpolated log-log instead. See model.md.\n\n"
     "  --json          print the joules.fit/1 document\n"
     "  --loo           leave each batch size out in turn, refit, predict energy per token\n"
     "                  at the held-out runs; prints the accuracy per task\n"
@@ -29,11 +29,11 @@ static const char *const help =
     "                  learned across other models (joules predict --what-if); prints the\n"
     "                  accuracy and interval coverage per kind of transfer\n"
     "  --anchor        with --loo: also evaluate the ML.ENERGY toolkit's logistic (the\n"
-    "                  anchor) and print both side by side (docs/model-accuracy.md)\n"
+    "                  anchor) and print both side by side (model-accuracy.md)\n"
     "  --no-correction the physical model alone (no GP correction)\n"
     "  --robust C      one Cauchy-reweighted refit, scale C x 1.4826 MAD (default off)\n"
     "  --pool W        weight of the sweep-end prediction pooled from the model's other\n"
-    "                  sweeps, in the curves and the LOO (default 0.7, 0 = off; docs/model.md)\n"
+    "                  sweeps, in the curves and the LOO (default 0.7, 0 = off; model.md)\n"
     "  --regime R      leave a sweep end out of the fit when throughput falls below R x\n"
     "                  that of a row with half (or twice) its batch (default 0.85, 0 = off)\n"
     "  --csv FILE      the parameter table, one row per (group, parameter) ('-' = stdout)\n"
@@ -340,7 +340,7 @@ int jl_cmd_fit(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto out;
+        case 'h': cli_help("fit", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
         case OPT_LOO: f.with_loo = 1; break;

@@ -15,7 +15,7 @@ static const char *const help =
     "energy) — median ITL vs energy per token for LLMs, batch latency vs energy\n"
     "per item for diffusion — and the paper's curves (Fig. 8-9): one per (GPU\n"
     "model, GPU count, precision), every batch size, with the frontier marked.\n"
-    "Ties and near-duplicates: docs/choice.md.\n\n"
+    "Ties and near-duplicates: choice.md.\n\n"
     "  --latency FIGURE  latency figure, e.g. p90_itl, p99_itl, ttft_p90 (default by workload)\n"
     "  --energy FIGURE   energy figure, e.g. energy_per_request (default by workload)\n"
     "  --tolerance REL   relative tolerance for equal points (default 1e-9)\n"
@@ -29,9 +29,10 @@ static void print_table(const void *result, const jl_summary_list *l)
     const jl_frontier_set *fs = result;
     for (size_t i = 0; i < fs->n; i++) {
         const jl_frontier *f = &fs->frontiers[i];
-        printf("%s  %s  (%zu runs, %zu on the frontier, %zu dominated, %zu skipped)\n",
+        printf("%s  %s  (%zu runs, %zu on the frontier, %zu dominated, %zu skipped)%s\n",
                f->model ? f->model : "-", f->task ? f->task : "-", f->n_runs, f->n_points,
-               f->n_dominated, f->n_skipped);
+               f->n_dominated, f->n_skipped,
+               f->node_ac ? "  [node AC power at the wall, not GPU power]" : "");
         for (size_t p = 0; p < f->n_points; p++) {
             const jl_summary *s = l->items[f->points[p].run];
             int fl = jl_frontier_latency_figure(&fs->opt, s);
@@ -81,7 +82,7 @@ int jl_cmd_frontier(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto out;
+        case 'h': cli_help("frontier", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
         case OPT_LAT:

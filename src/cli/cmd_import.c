@@ -17,6 +17,9 @@
 #define COMMON_HELP                                                            \
     "  -o, --output FILE  the trace file to write (required; written whole or not at all)\n" \
     "  --force            replace FILE if it exists\n"                          \
+    "  --groups           summary-only runs as one group of attributes each, for\n" \
+    "                     readers that predate the summary table (default: one\n" \
+    "                     table, /summary_table; trace-format.md)\n"        \
     "  --json             print the joules.import/1 document (counts, notes, errors)\n" \
     "  --quiet            no notes on stderr\n"                                 \
     "  -h, --help         this help\n"
@@ -26,24 +29,25 @@ static void list_formats(FILE *out)
     size_t n;
     const jl_importer *const *t = jl_importers(&n);
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "  %-12s %s\n", t[i]->name, t[i]->summary);
+        fprintf(out, "  %-18s %s\n", t[i]->name, t[i]->summary);
 }
 
 static void general_help(void)
 {
-    printf("usage: joules import FORMAT PATH... -o FILE.h5 [--force] [--json] [--quiet] "
+    printf("usage: joules import FORMAT PATH... -o FILE.h5 [--force] [--groups] [--json] [--quiet] "
            "[FORMAT's options]\n"
            "       joules import --list\n"
            "       joules import FORMAT --help\n\n"
            "Import measurements recorded in another format as a trace file (format v1)\n"
-           "that every joules command reads (docs/import.md). Formats:\n\n");
+           "that every joules command reads (import.md). Formats:\n\n");
     list_formats(stdout);
     printf("\n" COMMON_HELP);
+    cli_help("import", NULL);
 }
 
 static void format_help(const jl_importer *im)
 {
-    printf("usage: joules import %s %s -o FILE.h5 [--force] [--json] [--quiet]", im->name,
+    printf("usage: joules import %s %s -o FILE.h5 [--force] [--groups] [--json] [--quiet]", im->name,
            im->paths);
     for (const jl_importer_option *o = im->options; o->name; o++)
         printf(o->arg ? " [--%s %s]" : " [--%s]", o->name, o->arg);
@@ -51,8 +55,14 @@ static void format_help(const jl_importer *im)
     for (const jl_importer_option *o = im->options; o->name; o++) {
         char lhs[64];
         snprintf(lhs, sizeof lhs, o->arg ? "--%s %s" : "--%s", o->name, o->arg);
-        printf("  %-18s %s\n", lhs, o->help);
+        if (strlen(lhs) > 18) /* a long option gets its help on the next line */
+            printf("  %s\n  %-18s %s\n", lhs, "", o->help);
+        else
+            printf("  %-18s %s\n", lhs, o->help);
     }
+    char page[96];
+    snprintf(page, sizeof page, "import-%s", im->name);
+    cli_help(page, NULL);
 }
 
 static json_t *import_doc(const char *format, const jl_import_result *r, const char *out)
@@ -106,11 +116,11 @@ int jl_cmd_import(int argc, char **argv)
         list_formats(stderr);
         return JL_EXIT_USAGE;
     }
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET, OPT_FORCE, OPT_FORMAT_FIRST };
+    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET, OPT_FORCE, OPT_GROUPS, OPT_FORMAT_FIRST };
     size_t n_fmt = 0;
     while (im->options[n_fmt].name)
         n_fmt++;
-    struct option *longopts = calloc(n_fmt + 6, sizeof *longopts);
+    struct option *longopts = calloc(n_fmt + 7, sizeof *longopts);
     jl_importer_arg *args = calloc(argc, sizeof *args);
     if (!longopts || !args) {
         free(longopts);
@@ -123,13 +133,14 @@ int jl_cmd_import(int argc, char **argv)
     longopts[k++] = (struct option){"json", no_argument, NULL, OPT_JSON};
     longopts[k++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
     longopts[k++] = (struct option){"force", no_argument, NULL, OPT_FORCE};
+    longopts[k++] = (struct option){"groups", no_argument, NULL, OPT_GROUPS};
     longopts[k++] = (struct option){"help", no_argument, NULL, 'h'};
     for (size_t i = 0; i < n_fmt; i++)
         longopts[k++] = (struct option){im->options[i].name,
                                         im->options[i].arg ? required_argument : no_argument,
                                         NULL, OPT_FORMAT_FIRST + (int)i};
     const char *out = NULL;
-    int json = 0, quiet = 0, force = 0, c, rc = JL_EXIT_OK;
+    int json = 0, quiet = 0, force = 0, groups = 0, c, rc = JL_EXIT_OK;
     size_t n_args = 0;
     optind = 1;
     /* argv[0] is "import": parse the arguments after FORMAT */
@@ -142,6 +153,7 @@ int jl_cmd_import(int argc, char **argv)
         case OPT_JSON: json = 1; break;
         case OPT_QUIET: quiet = 1; break;
         case OPT_FORCE: force = 1; break;
+        case OPT_GROUPS: groups = 1; break;
         default:
             if (c >= OPT_FORMAT_FIRST && c < OPT_FORMAT_FIRST + (int)n_fmt) {
                 args[n_args].name = im->options[c - OPT_FORMAT_FIRST].name;
@@ -178,6 +190,9 @@ int jl_cmd_import(int argc, char **argv)
     /* deflate level 1: a long log's series compress almost as well as at
      * the default 4, in a third of the time (docs/import.md, "Speed") */
     wo.level = 1;
+    wo.summary_table = !groups;
+    if (im->write_zstd)
+        wo.compression = JL_COMPRESS_ZSTD;
     jl_import_result *r = NULL;
     jl_error_list errors = {0};
     jl_error *err = NULL;

@@ -16,7 +16,7 @@ static const char *const help =
     "EXPR: conditions joined by commas, e.g. median_itl<=100ms,\n"
     "p90_itl<=250ms,ttft_p90<=2s, batch_latency<=30s, throughput>=5000tok/s.\n"
     "Each --slo is evaluated on its own; without --slo, the minimum energy.\n\n"
-    "  --slo EXPR      a service-level objective (repeatable; docs/choice.md)\n"
+    "  --slo EXPR      a service-level objective (repeatable; choice.md)\n"
     "  --json          print the joules.pick/1 document\n"
     "  --csv FILE      one row per (model, task, SLO) ('-' = stdout)\n"
     CLI_STUDY_HELP
@@ -77,7 +77,7 @@ int jl_cmd_pick(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto out;
+        case 'h': cli_help("pick", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
         case OPT_SLO: rc = cli_slos_add(&slos, cmd, optarg) ? JL_EXIT_USAGE : 0; break;

@@ -31,14 +31,14 @@ static const char *const help =
     "                     N x the group's median avg_batch_size/max_batch_size (repeatable)\n"
     "  --pool W           outside the measured batch range, mix energy per token with the\n"
     "                     prediction pooled from the model's other sweeps in PATH, as the\n"
-    "                     leave-one-out does (weight, default 0.7; 0 = off; docs/model.md)\n"
+    "                     leave-one-out does (weight, default 0.7; 0 = off; model.md)\n"
     "  --what-if K=V[,K=V]  an unmeasured configuration of the --group's model and task:\n"
     "                     num_gpus=N, gpu_model=G and/or precision=P replace the group's;\n"
     "                     predicted from the model's measured configurations, the\n"
     "                     descriptors (models/) and factors learned across the other models\n"
     "                     in PATH, at --cap N (repeatable; default: powers of two up to twice\n"
     "                     the largest measured cap), each with a 95%% interval, and the new\n"
-    "                     memory ceiling (docs/model.md \"What if\")\n"
+    "                     memory ceiling (model.md \"What if\")\n"
     "  --json             print the joules.predict/1 document\n"
     CLI_STUDY_HELP
     "  -h, --help         this help\n";
@@ -425,7 +425,7 @@ int jl_cmd_predict(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         double v;
         switch (c) {
-        case 'h': fputs(help, stdout); goto out;
+        case 'h': cli_help("predict", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_GROUP:
             rc = parse_group_selector(cmd, optarg, gsel) ? JL_EXIT_USAGE : 0;

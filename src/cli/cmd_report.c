@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/time.h>
 
 #include "cli/choice_common.h"
 #include "cli/commands.h"
@@ -14,31 +15,41 @@
 
 static const char *const help =
     "usage: joules report -o DIR [--slo [WORKLOAD:]EXPR]... [options] PATH...\n\n"
-    "Run the whole analysis and write DIR: index.html (one self-contained page: the\n"
-    "minimum-energy configuration per (model, task) at the SLOs, frontiers, findings,\n"
-    "a section per group, every run), data/ (the JSON and CSV documents of every\n"
-    "command), figures/ (SVG, PDF, PNG drawn by gnuplot, with their .gp scripts and\n"
-    ".dat data) and notebooks-export/ (Jupyter notebooks redrawing each figure).\n"
+    "Run the whole analysis and write DIR: index.html (the page: the minimum-energy\n"
+    "configuration per (model, task) and GPU model at the paper's SLO set, task\n"
+    "overviews, frontiers, findings, a section per group; figures referenced from\n"
+    "figures/, it opens offline), runs.html (every run), data/ (the JSON and CSV\n"
+    "documents of every command), figures/ (drawn by gnuplot, with their .gp scripts\n"
+    "and .dat data) and notebooks-export/ (Jupyter notebooks redrawing each figure).\n"
     "DIR is built beside itself and renamed into place at the end; an interrupted\n"
     "run leaves nothing behind.\n\n"
     "  -o, --output DIR       the report directory (required)\n"
     "  --force                replace DIR if it exists\n"
     "  --slo [W:]EXPR         SLO for workload W (llm, mllm, diffusion) or for all;\n"
     "                         repeatable, the last matching one wins. Defaults:\n"
-    "                         " JL_REPORT_DEFAULT_SLO_LLM " (llm, mllm), " JL_REPORT_DEFAULT_SLO_DIFFUSION " (diffusion)\n"
+    "                         W also image or video (diffusion items). Defaults: the\n"
+    "                         paper's sets, LLM/MLLM median ITL 50/100/250 ms, images\n"
+    "                         10/30/60 s, videos 100/500/1000 s (the middle one picks)\n"
+    "  --gpus M1,M2           only runs on these GPU models (= --where gpu_model=M1,M2)\n"
+    "  --formats LIST         figure formats, of svg,pdf,png (default svg); pdf writes\n"
+    "                         ID.pdf (7 in wide) and ID.1col.pdf (3.3 in wide)\n"
+    "  --workers N            files summarised and gnuplot processes run at once\n"
+    "                         (default: the online CPUs for figures, 1 for loading)\n"
     "  --gnuplot PROGRAM      the gnuplot to run (default: gnuplot from PATH)\n"
     "  --no-figures           write the figures' .gp and .dat files but do not draw them\n"
     "  --templates DIR        notebook templates (default: the repository's notebooks-export/)\n"
     CLI_STUDY_HELP
     "  -h, --help             this help\n\n"
+    "Progress goes to stderr: a status line on a terminal, otherwise a line at least\n"
+    "every ~2 s of work; a summary line at the end either way.\n"
     "Without gnuplot the report is still written (figures skipped, noted in the page\n"
-    "and on stderr). What each figure shows: docs/report.md. Exit status: docs/cli.md.\n";
+    "and on stderr). What each figure shows: report.md. Exit status: cli.md.\n";
 
 /* --slo [W:]EXPR: the SLO joins slos (which owns it) and an entry for its
  * workload (NULL: every workload) joins *rs. Returns 0 or an exit code. */
 static int add_slo(const char *cmd, const char *arg, cli_slos *slos, jl_report_slo **rs)
 {
-    static const char *const workloads[] = {"llm", "mllm", "diffusion"};
+    static const char *const workloads[] = {"llm", "mllm", "diffusion", "image", "video"};
     const char *workload = NULL, *expr = arg, *colon = strchr(arg, ':');
     if (colon) {
         for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++)
@@ -46,7 +57,7 @@ static int add_slo(const char *cmd, const char *arg, cli_slos *slos, jl_report_s
                 !strncmp(arg, workloads[i], strlen(workloads[i])))
                 workload = workloads[i];
         if (!workload)
-            return cli_usage_error(cmd, "--slo %s: unknown workload '%.*s' (llm, mllm, diffusion)",
+            return cli_usage_error(cmd, "--slo %s: unknown workload '%.*s' (llm, mllm, diffusion, image, video)",
                                    arg, (int)(colon - arg), arg);
         expr = colon + 1;
     }
@@ -62,17 +73,74 @@ static int add_slo(const char *cmd, const char *arg, cli_slos *slos, jl_report_s
     return 0;
 }
 
+static double now_s(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* On a terminal: one status line, rewritten. Otherwise (a log, CI): a line
+ * when the phase changes and at least every 1.5 s of work within a phase. */
+typedef struct progress_state {
+    int tty;
+    double t0, last;
+    char phase[32];
+} progress_state;
+
 static void progress(void *ctx, const char *phase, size_t done, size_t total, const char *current)
 {
-    (void)ctx;
-    fprintf(stderr, "\r[report: %s %zu/%zu] %-50.50s", phase, done, total, current ? current : "");
-    if (done == total)
-        fputs("\r\033[K", stderr);
+    progress_state *p = ctx;
+    if (p->tty) {
+        fprintf(stderr, "\r[report: %s %zu/%zu] %-50.50s", phase, done, total, current ? current : "");
+        if (done == total)
+            fputs("\r\033[K", stderr);
+        return;
+    }
+    double t = now_s();
+    int changed = strncmp(p->phase, phase, sizeof p->phase - 1) != 0;
+    if (!changed && t - p->last < 1.5 && done != total)
+        return;
+    if (!changed && done == total && t - p->last < 0.3)
+        return;
+    snprintf(p->phase, sizeof p->phase, "%s", phase);
+    p->last = t;
+    fprintf(stderr, "joules report: [%.1f s] %s %zu/%zu%s%s\n", t - p->t0, phase, done, total,
+            current && *current ? " " : "", current ? current : "");
+}
+
+static void load_progress(void *ctx, size_t done, size_t total, const char *current)
+{
+    const char *b = current ? strrchr(current, '/') : NULL;
+    progress(ctx, "loading", done, total, b ? b + 1 : current);
+}
+
+/* --formats svg,pdf,png -> JL_REPORT_* bits; 0 on an unknown name. */
+static unsigned parse_formats(const char *arg)
+{
+    unsigned f = 0;
+    const char *p = arg;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        if (n == 3 && !strncmp(p, "svg", 3))
+            f |= JL_REPORT_SVG;
+        else if (n == 3 && !strncmp(p, "pdf", 3))
+            f |= JL_REPORT_PDF;
+        else if (n == 3 && !strncmp(p, "png", 3))
+            f |= JL_REPORT_PNG;
+        else
+            return 0;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return f;
 }
 
 int jl_cmd_report(int argc, char **argv)
 {
-    enum { OPT_FORCE = CLI_OPT_FIRST_FREE, OPT_SLO, OPT_GNUPLOT, OPT_NO_FIGURES, OPT_TEMPLATES };
+    enum { OPT_FORCE = CLI_OPT_FIRST_FREE, OPT_SLO, OPT_GNUPLOT, OPT_NO_FIGURES, OPT_TEMPLATES,
+           OPT_FORMATS, OPT_GPUS };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
         {"force", no_argument, NULL, OPT_FORCE},
@@ -80,6 +148,8 @@ int jl_cmd_report(int argc, char **argv)
         {"gnuplot", required_argument, NULL, OPT_GNUPLOT},
         {"no-figures", no_argument, NULL, OPT_NO_FIGURES},
         {"templates", required_argument, NULL, OPT_TEMPLATES},
+        {"formats", required_argument, NULL, OPT_FORMATS},
+        {"gpus", required_argument, NULL, OPT_GPUS},
         {"help", no_argument, NULL, 'h'},
         CLI_STUDY_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
@@ -92,17 +162,51 @@ int jl_cmd_report(int argc, char **argv)
     jl_report_slo *rs = NULL; /* one per SLO, in order */
     cli_study cs;
     cli_study_init(&cs);
+    progress_state ps = {isatty(STDERR_FILENO), now_s(), 0, ""};
+    char **gpus = NULL; /* --gpus, split */
+    size_t n_gpus = 0;
     int c, rc = JL_EXIT_OK;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto done;
+        case 'h': cli_help("report", help); goto done;
         case 'o': out_dir = optarg; break;
         case OPT_FORCE: ro.replace = 1; break;
         case OPT_GNUPLOT: ro.gnuplot = optarg; break;
         case OPT_NO_FIGURES: ro.gnuplot = ""; break;
         case OPT_TEMPLATES: ro.templates_dir = optarg; break;
         case OPT_SLO: rc = add_slo(cmd, optarg, &slos, &rs); break;
+        case OPT_FORMATS:
+            if (!(ro.formats = parse_formats(optarg)))
+                rc = cli_usage_error(cmd, "--formats %s: a comma-separated list of svg, pdf, png", optarg);
+            break;
+        case OPT_GPUS: {
+            /* the whole report is restricted: a selection like --where */
+            size_t cap = strlen(optarg) + 16;
+            char *sel = malloc(cap);
+            if (sel)
+                snprintf(sel, cap, "gpu_model=%s", optarg);
+            rc = !sel ? JL_EXIT_INTERNAL
+                 : cli_study_option(&cs, cmd, CLI_OPT_WHERE, sel) == 1 ? 0 : JL_EXIT_USAGE;
+            free(sel);
+            for (const char *p = optarg; !rc && *p;) {
+                size_t n = strcspn(p, ",");
+                char **ng = n ? realloc(gpus, (n_gpus + 1) * sizeof *ng) : gpus;
+                if (n && ng) {
+                    gpus = ng;
+                    gpus[n_gpus++] = strndup(p, n);
+                }
+                p += n;
+                if (*p == ',')
+                    p++;
+            }
+            break;
+        }
+        case CLI_OPT_WORKERS:
+            /* loading and drawing both */
+            rc = cli_other_option(&cs, cmd, c, argv);
+            ro.workers = cs.opt.workers;
+            break;
         default: rc = cli_other_option(&cs, cmd, c, argv); break;
         }
         if (rc)
@@ -127,6 +231,10 @@ int jl_cmd_report(int argc, char **argv)
         goto done;
     }
     cli_install_signal_cleanup();
+    if (!ps.tty) {
+        cs.opt.progress = load_progress;
+        cs.opt.progress_ctx = &ps;
+    }
     rc = cli_study_load(&cs, cmd, argv + optind, argc - optind);
     if (rc)
         goto done;
@@ -150,8 +258,10 @@ int jl_cmd_report(int argc, char **argv)
     if (gmtime_r(&now, &tmv))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tmv);
     ro.generated_at = when[0] ? when : NULL;
-    if (isatty(STDERR_FILENO))
-        ro.progress = progress;
+    ro.progress = progress;
+    ro.progress_ctx = &ps;
+    ro.gpus = (const char *const *)gpus;
+    ro.n_gpus = n_gpus;
     jl_report_result res;
     jl_error *err = NULL;
     jl_status st = jl_report_write(out_dir, &cs.runs, &cs.errors, &ro, &res, &err);
@@ -161,13 +271,16 @@ int jl_cmd_report(int argc, char **argv)
         rc = st == JL_EUSAGE ? JL_EXIT_USAGE : st == JL_ENOMEM ? JL_EXIT_INTERNAL : JL_EXIT_OUTPUT;
         cli_fail(cmd, err, rc);
     } else {
-        fprintf(stderr, "joules %s: wrote %s/index.html: %zu runs, %zu groups, %zu of %zu figures drawn, %zu data files\n",
-                cmd, out_dir, cs.runs.count, res.n_groups, res.n_figures_drawn, res.n_figures,
-                res.n_data_files);
+        fprintf(stderr, "joules %s: wrote %s/index.html in %.1f s: %zu runs, %zu groups, %zu of %zu figures drawn (%.1f s), %zu data files\n",
+                cmd, out_dir, now_s() - ps.t0, cs.runs.count, res.n_groups, res.n_figures_drawn,
+                res.n_figures, res.figures_s, res.n_data_files);
         rc = cli_study_exit(&cs);
     }
     jl_report_result_clear(&res);
 done:
+    for (size_t i = 0; i < n_gpus; i++)
+        free(gpus[i]);
+    free(gpus);
     free(rs);
     cli_slos_free(&slos);
     cli_study_free(&cs);

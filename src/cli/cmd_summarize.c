@@ -28,7 +28,7 @@ static const char *const help =
     "                 any attribute (nickname, tensor_parallel, ...)\n"
     CLI_STUDY_HELP
     "  -h, --help     this help\n\n"
-    "Figures and JSON keys: docs/summary.md. Exit status: docs/cli.md.\n";
+    "Figures and JSON keys: summary.md. Exit status: cli.md.\n";
 
 /* The table's columns. A column is a run attribute, a figure (scaled and
  * rounded for people) or one of file, run, window, warn. */
@@ -206,15 +206,49 @@ static void column_cell(cli_table *t, size_t i, const col *c, int sec, const jl_
         double v = f >= 0 ? s->fig[f] : NAN;
         if (!isfinite(v))
             return;
+        /* '*': published and recomputed differ beyond the threshold (spec 1.1) */
+        const char *mark = jl_summary_figure_marked(s, (jl_figure)f) ? "*" : "";
         if (c->decimals < 0)
-            cli_table_setf(t, i, "%.6g", v * c->scale);
+            cli_table_setf(t, i, "%.6g%s", v * c->scale, mark);
         else
-            cli_table_setf(t, i, "%.*f", c->decimals, v * c->scale);
+            cli_table_setf(t, i, "%.*f%s", c->decimals, v * c->scale, mark);
     }
     }
 }
 
 static const table_opts *g_table; /* -o, for print_table (one command per process) */
+
+/* Under the table: each run's published figures beside the recomputed. */
+static void print_disagreements(const jl_summary_list *l)
+{
+    int any = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        const jl_summary *s = l->items[i];
+        jl_disagreement d[JL_FIG_COUNT];
+        size_t n = jl_summary_disagreements(s, d);
+        if (!s->published)
+            continue;
+        if (!any++)
+            printf("\npublished figures beside time series (headline = published; '*' = "
+                   "recomputed differs by more than the threshold):\n");
+        printf("  %s %s: published by %s; %zu figure%s both ways\n", cli_basename(s->file),
+               s->run, s->published->source ? s->published->source : "(unnamed source)", n,
+               n == 1 ? "" : "s");
+        for (size_t k = 0; k < n; k++) {
+            char rd[32];
+            if (isfinite(d[k].relative_difference))
+                snprintf(rd, sizeof rd, "%+.1f %%", 100 * d[k].relative_difference);
+            else
+                snprintf(rd, sizeof rd, "n/a");
+            printf("    %s %-24s published %.6g, recomputed %.6g (%s; threshold %.0f %%)%s\n",
+                   d[k].marked ? "*" : " ", jl_figure_name(d[k].figure), d[k].published,
+                   d[k].recomputed, rd, 100 * s->published->mark_threshold,
+                   strcmp(d[k].recomputed_from, "the time series") ? " [energy of the series / "
+                                                                      "published rate]"
+                                                                    : "");
+        }
+    }
+}
 
 static void print_table(const void *result, const jl_summary_list *l)
 {
@@ -269,6 +303,7 @@ static void print_table(const void *result, const jl_summary_list *l)
     }
     if (shortened)
         printf("(file names shortened in the middle to fit the terminal; -o chooses columns)\n");
+    print_disagreements(l);
     /* Warnings in words under the table, so the person sees why. */
     int any = 0;
     for (size_t i = 0; i < l->count; i++)
@@ -316,7 +351,7 @@ int jl_cmd_summarize(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(help, stdout); goto out;
+        case 'h': cli_help("summarize", help); goto out;
         case OPT_JSON: json = 1; break;
         case OPT_CSV: csv = optarg; break;
         case 'o': rc = parse_columns(cmd, optarg, &topt); break;

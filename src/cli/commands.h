@@ -24,6 +24,17 @@ typedef struct jl_command {
     X(fit, "batch-size model per group: parameters with intervals, residuals, curves, --loo accuracy") \
     X(predict, "energy per token, power, step time, throughput at unmeasured batch sizes")
 
+/* A command's --help: its text, then where its manual page and the
+ * documents the text names (*.md) are installed (src/cli/help.c); cmd NULL:
+ * the footer of `joules --help`. The man pages are made from this same
+ * output (cmake/help2roff.sh). */
+void cli_help(const char *cmd, const char *text);
+
+/* An installed joules reads the models/ descriptors and notebook templates
+ * installed beside it (share/joules), unless JOULES_MODELS_DIR /
+ * JOULES_NOTEBOOKS_DIR say otherwise: sets those for the library. */
+void cli_use_installed_data(void);
+
 #define JL_X_DECL(name, summary) int jl_cmd_##name(int argc, char **argv);
 JL_CLI_COMMANDS(JL_X_DECL)
 #undef JL_X_DECL

@@ -353,7 +353,8 @@ int cli_print_jsonl(const char *cmd, const cli_study *cs, json_t *doc, const cha
     json_array_foreach(all, i, e) {
         if (rc)
             break;
-        char *line = json_dumps(e, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION));
+        char *line = jl_json_dumps(e, JSON_SORT_KEYS | JSON_COMPACT |
+                                          JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION));
         if (!line) {
             rc = JL_EXIT_INTERNAL;
             break;

@@ -46,7 +46,7 @@ enum {
     "  --workers N            summarise files in N worker processes (default 1)\n" \
     "  --max-rows N           refuse datasets with more rows (default 2^31)\n" \
     "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n" \
-    "  --rules FILE           validation thresholds (joules.rules/1 JSON, docs/check.md)\n" \
+    "  --rules FILE           validation thresholds (joules.rules/1 JSON, check.md)\n" \
     "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n" \
     "  --jsonl                one JSON object per line and per row (run, point, ...), no\n" \
     "                         envelope: pandas.read_json(FILE, lines=True)\n"         \

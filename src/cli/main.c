@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "joules/version.h"
 
 static const jl_command commands[] = {
 #define JL_X_ENTRY(name, summary) {#name, summary, jl_cmd_##name},
@@ -18,7 +19,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: joules <command> [options] [PATH...]\n\n"
                  "Where do the joules go? Offline analysis of GPU energy traces of AI\n"
-                 "inference runs (trace format v1, docs/trace-format.md).\n\ncommands:\n");
+                 "inference runs (trace format v1, trace-format.md).\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n`joules <command> --help` for a command's options.\n"
@@ -48,15 +49,17 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
+        cli_help(NULL, NULL);
         return finish("help", JL_EXIT_OK);
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("joules 0.1.0\n");
+        printf("joules %s\n", jl_version());
         return finish("--version", JL_EXIT_OK);
     }
     /* Commands report a bad option themselves, naming it (cli_bad_option),
      * so getopt prints nothing of its own. */
     opterr = 0;
+    cli_use_installed_data();
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return finish(argv[1], commands[i].run(argc - 1, argv + 1));

@@ -159,3 +159,16 @@ int jl_attrs_is_diffusion(const jl_attrs *a)
 {
     return a->workload && !strcmp(a->workload, "diffusion");
 }
+
+const char *jl_attrs_power_scope(const jl_attrs *a)
+{
+    for (size_t i = 0; i < a->n_extra; i++)
+        if (!strcmp(a->extra[i].key, "power_scope") && a->extra[i].value)
+            return a->extra[i].value;
+    return "gpu";
+}
+
+int jl_attrs_is_node_ac(const jl_attrs *a)
+{
+    return !strcmp(jl_attrs_power_scope(a), "node_ac");
+}

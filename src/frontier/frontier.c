@@ -19,7 +19,14 @@ int jl_frontier_latency_figure(const jl_frontier_options *opt, const jl_summary 
 {
     if (opt && opt->latency_figure >= 0)
         return opt->latency_figure;
-    return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_BATCH_LATENCY_S : JL_FIG_MEDIAN_ITL_S;
+    if (jl_attrs_is_diffusion(&s->attrs))
+        return JL_FIG_BATCH_LATENCY_S;
+    /* published data with a mean time per output token and no ITL
+     * distribution (ML.ENERGY v2): that figure, never mixed with median ITL
+     * in one frontier (sweep()) */
+    if (!isfinite(s->fig[JL_FIG_MEDIAN_ITL_S]) && isfinite(s->fig[JL_FIG_AVG_TPOT_S]))
+        return JL_FIG_AVG_TPOT_S;
+    return JL_FIG_MEDIAN_ITL_S;
 }
 
 int jl_frontier_energy_figure(const jl_frontier_options *opt, const jl_summary *s)
@@ -95,10 +102,18 @@ static jl_status sweep(const jl_summary_list *l, const size_t *runs, size_t n_ru
     size_t nc = 0;
     jl_status st = JL_OK;
     double tol = opt->tolerance >= 0 && isfinite(opt->tolerance) ? opt->tolerance : 0;
+    /* one latency figure per frontier: where some runs have a median ITL,
+     * runs that only have the mean TPOT are skipped, not compared */
+    int any_itl = 0;
+    for (size_t i = 0; i < n_runs; i++)
+        any_itl |= jl_frontier_latency_figure(opt, l->items[runs[i]]) == JL_FIG_MEDIAN_ITL_S &&
+                   isfinite(l->items[runs[i]]->fig[JL_FIG_MEDIAN_ITL_S]);
     for (size_t i = 0; i < n_runs; i++) {
         const jl_summary *s = l->items[runs[i]];
         int fl = jl_frontier_latency_figure(opt, s), fe = jl_frontier_energy_figure(opt, s);
         double lat = fl >= 0 ? s->fig[fl] : NAN, en = fe >= 0 ? s->fig[fe] : NAN;
+        if (any_itl && fl == JL_FIG_AVG_TPOT_S)
+            lat = NAN;
         if (!isfinite(lat) || !isfinite(en)) {
             if ((st = push_size(&out->skipped, &out->n_skipped, runs[i])))
                 goto end;
@@ -304,6 +319,7 @@ jl_status jl_frontier_compute(const jl_summary_list *l, const jl_frontier_option
                             &fs->frontiers[fs->n], err);
         if (st)
             goto end;
+        fs->frontiers[fs->n].node_ac = gs.groups[g].node_ac;
         fs->n++;
     }
 end:

@@ -34,6 +34,19 @@ static int frontier_fig(const jl_frontier_set *fs, const jl_frontier *f,
                   : jl_frontier_latency_figure(&fs->opt, s);
 }
 
+/* The run key object of run i, built once and shared (a run is a curve
+ * point and may be the dominating run of many others: the document repeats
+ * its key; jansson and jl_json_dumps write a shared node at each place).
+ * keys NULL (out of memory): a fresh object each time. */
+static json_t *run_key(json_t **keys, const jl_summary_list *l, size_t i)
+{
+    if (!keys)
+        return jl_run_key_to_json(l->items[i]);
+    if (!keys[i])
+        keys[i] = jl_run_key_to_json(l->items[i]);
+    return json_incref(keys[i]);
+}
+
 json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list *l)
 {
     json_t *doc = json_object(), *fr = json_array(), *curves = json_array();
@@ -43,6 +56,7 @@ json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list
         json_decref(curves);
         return NULL;
     }
+    json_t **keys = l->count ? calloc(l->count, sizeof *keys) : NULL;
     json_object_set_new(doc, "schema", json_string("joules.frontier/1"));
     json_object_set_new(doc, "latency_figure",
                         fs->opt.latency_figure >= 0 ? fig_name_json(fs->opt.latency_figure)
@@ -57,6 +71,7 @@ json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list
         json_object_set_new(o, "model", str_or_null(f->model));
         json_object_set_new(o, "task", str_or_null(f->task));
         json_object_set_new(o, "workload", str_or_null(f->workload));
+        json_object_set_new(o, "power_scope", json_string(f->node_ac ? "node_ac" : "gpu"));
         json_object_set_new(o, "latency_figure", fig_name_json(frontier_fig(fs, f, l, 0)));
         json_object_set_new(o, "energy_figure", fig_name_json(frontier_fig(fs, f, l, 1)));
         json_object_set_new(o, "n_runs", json_integer((json_int_t)f->n_runs));
@@ -67,13 +82,13 @@ json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list
             json_object_set_new(ro, "frontier_latency", jl_json_number(pt->latency));
             json_object_set_new(ro, "frontier_energy", jl_json_number(pt->energy));
             for (size_t k = 0; k < pt->n_equivalent; k++)
-                json_array_append_new(eq, jl_run_key_to_json(l->items[pt->equivalent[k]]));
+                json_array_append_new(eq, run_key(keys, l, pt->equivalent[k]));
             json_object_set_new(ro, "equivalent", eq);
             json_array_append_new(pts, ro);
         }
         for (size_t d = 0; d < f->n_dominated; d++) {
             json_t *ro = jl_run_key_to_json(l->items[f->dominated[d].run]);
-            json_object_set_new(ro, "dominated_by", jl_run_key_to_json(l->items[f->dominated[d].by]));
+            json_object_set_new(ro, "dominated_by", run_key(keys, l, f->dominated[d].by));
             json_array_append_new(dom, ro);
         }
         for (size_t k = 0; k < f->n_skipped; k++) {
@@ -97,7 +112,7 @@ json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list
             for (size_t p = 0; p < cv->n_points; p++) {
                 const jl_curve_point *q = &cv->points[p];
                 json_t *po = json_object();
-                json_object_set_new(po, "run", jl_run_key_to_json(l->items[q->run]));
+                json_object_set_new(po, "run", run_key(keys, l, q->run));
                 json_object_set_new(po, "max_batch_size",
                                     q->batch >= 0 ? json_integer(q->batch) : json_null());
                 json_object_set_new(po, "latency", jl_json_number(q->latency));
@@ -112,6 +127,9 @@ json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list
     }
     json_object_set_new(doc, "frontiers", fr);
     json_object_set_new(doc, "curves", curves);
+    for (size_t i = 0; keys && i < l->count; i++)
+        json_decref(keys[i]);
+    free(keys);
     return doc;
 }
 

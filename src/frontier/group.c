@@ -56,6 +56,7 @@ typedef struct item {
     char **vals;
     size_t nk;
     size_t run;
+    int node_ac; /* @power_scope node_ac: never in a group with GPU power */
 } item;
 
 static int cmp_item(const void *pa, const void *pb)
@@ -66,6 +67,8 @@ static int cmp_item(const void *pa, const void *pb)
         if (c)
             return c;
     }
+    if (a->node_ac != b->node_ac)
+        return a->node_ac - b->node_ac;
     return (a->run > b->run) - (a->run < b->run);
 }
 
@@ -74,7 +77,7 @@ static int same_key(const item *a, const item *b)
     for (size_t k = 0; k < a->nk; k++)
         if (jl__attr_value_cmp(a->vals[k], b->vals[k]))
             return 0;
-    return 1;
+    return a->node_ac == b->node_ac;
 }
 
 void jl_group_set_clear(jl_group_set *gs)
@@ -109,6 +112,7 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
         item *it = &items[n++];
         it->nk = n_keys;
         it->run = i;
+        it->node_ac = jl_attrs_is_node_ac(&l->items[i]->attrs);
         it->vals = jl_calloc_array(n_keys ? n_keys : 1, sizeof *it->vals);
         if (!it->vals)
             goto oom;
@@ -131,6 +135,7 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
             j++;
         jl_group *g = &out->groups[out->n++];
         g->n_keys = n_keys;
+        g->node_ac = items[i].node_ac;
         g->values = items[i].vals; /* take the first item's values */
         items[i].vals = NULL;
         g->runs = jl_malloc_array(j - i, sizeof *g->runs);

@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
+#include "import/json_dups.h"
 #include "joules/import.h"
+#include "joules/output.h"
 
 /* Extras longer than this are not kept (HDF5 compact attributes hold 64 KiB). */
 #define MAX_EXTRA_TEXT 60000
@@ -27,6 +29,7 @@ void jl_import_options_default(jl_import_options *opt)
     opt->max_configs = 1000000;
     opt->max_series = 50000000;
     opt->max_files = 100000;
+    opt->timeline_power_is_sum = 0;
 }
 
 /* jl_import_result_free() is shared by every importer: src/import/common.c. */
@@ -47,6 +50,8 @@ typedef struct imp {
     name_slot *names;  /* open-addressing table of base run names */
     size_t names_cap, names_n;
     int oom;
+    json_t *kept[2];     /* the last two arrays kept as JSON text, and their */
+    char *kept_text[2];  /* text: the runs of a file share their histogram's bins */
 } imp;
 
 static uint64_t fnv1a(const char *s)
@@ -264,6 +269,59 @@ static void summary_extra(imp *c, jl_run *r, const char *key, double v)
 
 /* Keep any JSON value as an extra attribute: numbers and strings as such,
  * booleans as "true"/"false", objects and arrays as compact JSON text. */
+/* Arrays of the same scalars, bit for bit (so their JSON text is the same:
+ * json_equal() takes -0.0 for 0.0). */
+static int same_scalars(const json_t *a, const json_t *b)
+{
+    if (!json_is_array(a) || !json_is_array(b) || json_array_size(a) != json_array_size(b))
+        return 0;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *x = json_array_get(a, i), *y = json_array_get(b, i);
+        if (json_typeof(x) != json_typeof(y))
+            return 0;
+        if (json_is_real(x)) {
+            double dx = json_real_value(x), dy = json_real_value(y);
+            if (memcmp(&dx, &dy, sizeof dx))
+                return 0;
+        } else if (json_is_integer(x)) {
+            if (json_integer_value(x) != json_integer_value(y))
+                return 0;
+        } else if (!json_is_null(x) && !json_is_boolean(x)) {
+            return 0; /* strings, containers: dumped afresh */
+        }
+    }
+    return 1;
+}
+
+/* v as compact JSON text (caller frees); an array of the same scalars as
+ * one of the previous two (bins, counts) reuses its text instead of formatting every real with
+ * %.17g again (~190 M instructions of the v3 import). */
+static char *kept_text(imp *c, const json_t *v)
+{
+    for (int k = 0; k < 2; k++)
+        if (c->kept[k] && c->kept_text[k] && same_scalars(v, c->kept[k])) {
+            if (k == 1) { /* most recently used first */
+                json_t *j = c->kept[0];
+                char *t = c->kept_text[0];
+                c->kept[0] = c->kept[1];
+                c->kept_text[0] = c->kept_text[1];
+                c->kept[1] = j;
+                c->kept_text[1] = t;
+            }
+            return jl_strdup(c->kept_text[0]);
+        }
+    char *text = jl_json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    if (text && json_is_array(v)) { /* the older slot goes */
+        json_decref(c->kept[1]);
+        free(c->kept_text[1]);
+        c->kept[1] = c->kept[0];
+        c->kept_text[1] = c->kept_text[0];
+        c->kept[0] = json_incref((json_t *)v);
+        c->kept_text[0] = jl_strdup(text);
+    }
+    return text;
+}
+
 static void keep_json(imp *c, jl_run *r, const char *file, const char *field, const char *key,
                       const json_t *v, int unknown)
 {
@@ -278,7 +336,7 @@ static void keep_json(imp *c, jl_run *r, const char *file, const char *field, co
     } else if (json_is_boolean(v)) {
         extra_str(c, r, key, json_is_true(v) ? "true" : "false");
     } else {
-        char *text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+        char *text = kept_text(c, v);
         if (!text) {
             c->oom = 1;
             return;
@@ -618,8 +676,10 @@ static int import_timelines(imp *c, jl_run *r, const json_t *tl, const json_t *k
             goto end;
         }
         memcpy(r->power_time, main->t, main->n * sizeof *main->t);
-        /* the published power is the configuration's total: split evenly */
-        if (!(r->watts.v = spread(c, main->v, main->n, G, 1.0 / (double)G)))
+        /* one GPU's reading per value unless the source says it is the sum
+         * over the GPUs (docs/import.md, "Timelines") */
+        const double pscale = c->opt->timeline_power_is_sum ? 1.0 / (double)G : 1.0;
+        if (!(r->watts.v = spread(c, main->v, main->n, G, pscale)))
             goto end;
         r->watts.n = main->n;
         r->watts.g = G;
@@ -636,7 +696,7 @@ static int import_timelines(imp *c, jl_run *r, const json_t *tl, const json_t *k
                 note(c, file, field,
                      "power_average has its own timestamps: interpolated (linearly) onto "
                      "power_instant's for power/watts_avg");
-            r->watts_avg.v = spread(c, avg, pi.n, G, 1.0 / (double)G);
+            r->watts_avg.v = spread(c, avg, pi.n, G, pscale);
             free(avg);
             if (!r->watts_avg.v)
                 goto end;
@@ -644,7 +704,11 @@ static int import_timelines(imp *c, jl_run *r, const json_t *tl, const json_t *k
             r->watts_avg.g = G;
         }
         if (G > 1)
-            extra_str(c, r, "imported_power_split", "total / num_gpus per GPU");
+            extra_str(c, r, "imported_power_split",
+                      c->opt->timeline_power_is_sum
+                          ? "total / num_gpus per GPU (the source says each value is the sum)"
+                          : "each value repeated on every GPU column (one GPU's reading: the "
+                            "source merged all GPUs' points into one list)");
     }
     /* gpu/temp_c */
     if (te.n) {
@@ -706,8 +770,15 @@ static int import_timelines(imp *c, jl_run *r, const json_t *tl, const json_t *k
              "KV-cache timeline without a batch_size timeline: engine/ needs running, so only "
              "its time-weighted mean is kept (summary avg_kv_cache_usage)");
     }
-    if (r->power_n || r->gpu_n || r->engine_n)
+    if (r->power_n || r->gpu_n || r->engine_n) {
         c->res->n_with_timelines++;
+        /* spec 1.1: the published figures stay beside the series, named by
+         * their source; the writer of these timelines kept only the
+         * steady-state points, times from the window's start */
+        extra_str(c, r, "window", "steady_state_only");
+        if (put_kv(&r->summary.extra, &r->summary.n_extra, "source", "ML.ENERGY Leaderboard", 0))
+            c->oom = 1;
+    }
     rc = 0;
 end:
     free(sub);
@@ -892,6 +963,37 @@ static const char *workload_of_task(imp *c, const char *task)
         }
     }
     return NULL;
+}
+
+/* The workload of a configuration without index.json architectures: the
+ * task file's own `architecture` (tasks/<diffusion task>.json say
+ * "diffusion"), else a diffusion figure or knob among the fields, else the
+ * task's name (image/video/audio chat: mllm; text-to-/image-to-: diffusion),
+ * else llm. *why names the evidence. docs/import.md. */
+static const char *guess_workload(const json_t *file_obj, const jl_run *r, const char **why)
+{
+    const json_t *arch = json_object_get(file_obj, "architecture");
+    const char *a = json_is_string(arch) ? json_string_value(arch) : "";
+    if (!strcmp(a, "diffusion") || !strcmp(a, "llm") || !strcmp(a, "mllm")) {
+        *why = "the file's architecture field";
+        return !strcmp(a, "diffusion") ? "diffusion" : !strcmp(a, "mllm") ? "mllm" : "llm";
+    }
+    if (!isnan(r->summary.batch_latency_s) || !isnan(r->summary.energy_per_item_j) ||
+        r->attrs.denoising_steps > 0) {
+        *why = "its fields (a diffusion figure or inference_steps)";
+        return "diffusion";
+    }
+    const char *t = r->attrs.task ? r->attrs.task : "";
+    if (strstr(t, "text-to-") || strstr(t, "image-to-") || strstr(t, "video-to-")) {
+        *why = "the task's name";
+        return "diffusion";
+    }
+    if ((strstr(t, "image") || strstr(t, "video") || strstr(t, "audio")) && strstr(t, "chat")) {
+        *why = "the task's name";
+        return "mllm";
+    }
+    *why = "neither the fields nor the task's name saying otherwise";
+    return "llm";
 }
 
 static char *sanitize(const char *s)
@@ -1089,8 +1191,11 @@ static void import_config(imp *c, const json_t *file_obj, const json_t *cfg, siz
     /* workload */
     const char *w = workload_of_task(c, r->attrs.task);
     if (!w) {
-        w = !isnan(r->summary.batch_latency_s) ? "diffusion" : "llm";
-        note(c, file, "task", "task not listed under index.json architectures: workload guessed");
+        const char *why = NULL;
+        w = guess_workload(file_obj, r, &why);
+        note(c, file, "task", "%s: workload '%s' from %s",
+             c->index ? "task not listed under index.json architectures" : "no index.json", w,
+             why);
     }
     if (!(r->attrs.workload = jl_strdup(w))) {
         c->oom = 1;
@@ -1177,7 +1282,7 @@ static void check_file_histogram(imp *c, const json_t *file_obj, size_t first_ru
     if (json_is_array(bins) && json_is_array(counts) && json_array_size(counts) < 100000) {
         size_t nb = json_array_size(counts);
         double *sum = jl_calloc_array(nb ? nb : 1, sizeof *sum);
-        bt = json_dumps(bins, JSON_COMPACT | JSON_ENCODE_ANY);
+        bt = jl_json_dumps(bins, JSON_COMPACT | JSON_ENCODE_ANY);
         if (sum && bt) {
             equal = c->res->n_runs > first_run;
             for (size_t i = first_run; i < c->res->n_runs && equal; i++) {
@@ -1246,6 +1351,78 @@ static void import_doc(imp *c, const json_t *doc, const char *file, const char *
 
 /* ---- files -------------------------------------------------------------------------- */
 
+/* Parse one document (name for messages). Duplicate keys in an object:
+ * equal values are kept once with a note (grouped by field), differing
+ * values are an error naming the line and the key, and the document is
+ * refused (which value was meant is unknown). NULL on any error. */
+static json_t *parse_doc(imp *c, const char *name, const char *text, size_t len)
+{
+    json_error_t je;
+    json_t *doc = json_loadb(text, len, 0, &je);
+    if (!doc) {
+        jl_error *e = jl_error_new(JL_EFORMAT, name, NULL, NULL, je.line > 0 ? je.line : -1,
+                                   "not valid JSON: %s (line %d, column %d)", je.text, je.line,
+                                   je.column);
+        if (!e || jl_error_list_push(c->errors, e) != JL_OK)
+            c->oom = 1;
+        return NULL;
+    }
+    jl__json_dup *d = NULL;
+    size_t nd = 0, n_diff = 0;
+    if (jl__json_find_dups(text, len, &d, &nd)) {
+        c->oom = 1;
+        json_decref(doc);
+        return NULL;
+    }
+    for (size_t i = 0; i < nd; i++) {
+        if (d[i].equal)
+            continue;
+        if (n_diff++ < 10) {
+            jl_error *e = jl_error_new(
+                JL_EFORMAT, name, NULL, d[i].path, d[i].line_dup,
+                "line %ld: key \"%s\" given again with a different value (%s; at line %ld it "
+                "was %s): which one was meant is unknown, the file is not imported",
+                d[i].line_dup, d[i].key, d[i].value_dup, d[i].line_first, d[i].value_first);
+            if (!e || jl_error_list_push(c->errors, e) != JL_OK)
+                c->oom = 1;
+        }
+    }
+    if (n_diff > 10)
+        ferr(c, JL_EFORMAT, name, NULL, "%zu more keys given twice with different values",
+             n_diff - 10);
+    /* equal repeats: one note per field, with the first lines and a count */
+    for (size_t i = 0; i < nd && !n_diff; i++) {
+        if (!d[i].equal || !d[i].key)
+            continue;
+        char *gi = generic_field(d[i].path);
+        size_t count = 0;
+        int first = 1;
+        for (size_t k = 0; k < nd && gi; k++) {
+            char *gk = d[k].equal ? generic_field(d[k].path) : NULL;
+            if (gk && !strcmp(gk, gi)) {
+                count++;
+                if (k < i)
+                    first = 0;
+            }
+            free(gk);
+        }
+        if (!gi)
+            c->oom = 1;
+        else if (first)
+            note(c, name, d[i].path,
+                 "key \"%s\" given twice with the same value in %zu object%s (first at lines "
+                 "%ld and %ld): kept once",
+                 d[i].key, count, count == 1 ? "" : "s", d[i].line_first, d[i].line_dup);
+        free(gi);
+    }
+    jl__json_dups_free(d, nd);
+    if (n_diff) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}
+
 static json_t *load_json(imp *c, const char *path, int missing_ok)
 {
     struct stat st;
@@ -1263,11 +1440,30 @@ static json_t *load_json(imp *c, const char *path, int missing_ok)
              (long long)st.st_size, c->opt->max_file_bytes);
         return NULL;
     }
-    json_error_t je;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!doc)
-        ferr(c, JL_EFORMAT, path, NULL, "not valid JSON: %s (line %d, column %d)", je.text,
-             je.line, je.column);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ferr(c, JL_EIO, path, NULL, "cannot read: %s", strerror(errno));
+        return NULL;
+    }
+    /* the size checked above is what is read (a file growing meanwhile is
+     * cut there, and jansson then reports where the text ends) */
+    size_t cap = (size_t)st.st_size;
+    char *text = malloc(cap + 1);
+    if (!text) {
+        fclose(f);
+        c->oom = 1;
+        return NULL;
+    }
+    size_t len = fread(text, 1, cap, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(text);
+        ferr(c, JL_EIO, path, NULL, "cannot read: read error");
+        return NULL;
+    }
+    json_t *doc = parse_doc(c, path, text, len);
+    free(text);
     return doc;
 }
 
@@ -1370,6 +1566,10 @@ static const jl_import_options *start(imp *c, const jl_import_options *opt,
 static jl_status finish(imp *c, jl_import_result **out, jl_status st)
 {
     names_free(c);
+    for (int k = 0; k < 2; k++) {
+        json_decref(c->kept[k]);
+        free(c->kept_text[k]);
+    }
     if (c->oom) {
         jl_error_list_push(c->errors, jl_error_new(JL_ENOMEM, NULL, NULL, NULL, -1,
                                                    "out of memory during the import"));
@@ -1401,20 +1601,31 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt,
         c.oom = 1;
         goto end;
     }
-    c.index = load_json(&c, ipath, 0);
-    if (!c.index) {
-        st = JL_EIO;
+    /* index.json is optional: without it the model files stand alone */
+    size_t nerr = errors ? errors->count : 0;
+    c.index = load_json(&c, ipath, 1);
+    if (!c.index && (c.oom || (errors && errors->count > nerr))) {
+        st = c.oom ? JL_ENOMEM : JL_EIO;
         goto end;
     }
-    if (!json_is_object(c.index)) {
+    if (c.index && !json_is_object(c.index)) {
         ferr(&c, JL_ETYPE, ipath, NULL, "expected a JSON object, found %s", json_kind(c.index));
         st = JL_EFORMAT;
         goto end;
     }
-    check_index_keys(&c, ipath);
-    const json_t *lu = json_object_get(c.index, "last_updated");
-    c.res->source = jl_asprintf("ML.ENERGY Leaderboard data (%s), last_updated %s", dir,
-                                json_is_string(lu) ? json_string_value(lu) : "unknown");
+    if (c.index) {
+        check_index_keys(&c, ipath);
+    } else {
+        note(&c, dir, "index.json",
+             "no index.json: imported without it (nicknames only where the files carry them; "
+             "each workload from the task "
+             "file's architecture, the fields present or the task's name)");
+    }
+    const json_t *lu = c.index ? json_object_get(c.index, "last_updated") : NULL;
+    c.res->source = jl_asprintf("ML.ENERGY Leaderboard data (%s), %s%s", dir,
+                                c.index ? "last_updated " : "no index.json",
+                                c.index ? (json_is_string(lu) ? json_string_value(lu) : "unknown")
+                                        : "");
     /* task files: display names and the configuration count per task */
     nt = list_json(&c, tdir, &tnames);
     if (nt > 0 && !(task_docs = jl_calloc_array((size_t)nt, sizeof *task_docs))) {
@@ -1516,15 +1727,12 @@ jl_status jl_import_mlenergy_buffer(const char *index_json, size_t index_len,
     if (!(opt = start(&c, opt, &def, errors, out)))
         return JL_ENOMEM;
     jl_status st = JL_OK;
-    json_error_t je;
     if (!name)
         name = "<buffer>";
     if (index_json) {
-        c.index = json_loadb(index_json, index_len, JSON_REJECT_DUPLICATES, &je);
+        c.index = parse_doc(&c, "index.json", index_json, index_len);
         if (!c.index) {
-            ferr(&c, JL_EFORMAT, "index.json", NULL, "not valid JSON: %s (line %d, column %d)",
-                 je.text, je.line, je.column);
-            st = JL_EFORMAT;
+            st = c.oom ? JL_ENOMEM : JL_EFORMAT;
             goto end;
         }
         if (!json_is_object(c.index)) {
@@ -1541,11 +1749,9 @@ jl_status jl_import_mlenergy_buffer(const char *index_json, size_t index_len,
         st = JL_ELIMIT;
         goto end;
     }
-    json_t *doc = json_loadb(model_json ? model_json : "", model_len, JSON_REJECT_DUPLICATES, &je);
+    json_t *doc = parse_doc(&c, name, model_json ? model_json : "", model_len);
     if (!doc) {
-        ferr(&c, JL_EFORMAT, name, NULL, "not valid JSON: %s (line %d, column %d)", je.text,
-             je.line, je.column);
-        st = JL_EFORMAT;
+        st = c.oom ? JL_ENOMEM : JL_EFORMAT;
         goto end;
     }
     import_doc(&c, doc, name, NULL);

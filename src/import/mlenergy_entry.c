@@ -3,7 +3,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 
+#include <string.h>
+
 #include "core/util.h"
+#include "import/import_internal.h"
 #include "import/importers.h"
 
 static jl_status mlenergy_run(const char *const *paths, size_t n_paths,
@@ -11,9 +14,17 @@ static jl_status mlenergy_run(const char *const *paths, size_t n_paths,
                               jl_import_result **out, jl_error_list *errors)
 {
     (void)n_paths;
-    (void)args;
-    (void)n_args;
-    jl_status st = jl_import_mlenergy(paths[0], NULL, out, errors);
+    jl_import_options o;
+    jl_import_options_default(&o);
+    for (size_t i = 0; i < n_args; i++)
+        if (!strcmp(args[i].name, "power-timeline")) {
+            if (strcmp(args[i].value, "per-gpu") && strcmp(args[i].value, "sum"))
+                return jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                        "--power-timeline: expected per-gpu or sum, found '%s'",
+                                        args[i].value);
+            o.timeline_power_is_sum = !strcmp(args[i].value, "sum");
+        }
+    jl_status st = jl_import_mlenergy_auto(paths[0], &o, out, errors);
     if (st == JL_OK && *out)
         (*out)->detail_text = jl_asprintf("%zu re-measurements as __dupN, %zu with timelines, "
                                           "%zu notes",
@@ -22,18 +33,27 @@ static jl_status mlenergy_run(const char *const *paths, size_t n_paths,
     return st;
 }
 
-static const jl_importer_option no_options[] = {{NULL, NULL, NULL}};
+static const jl_importer_option mlenergy_options[] = {
+    {"power-timeline", "per-gpu|sum",
+     "a power timeline value is one GPU's reading (default) or the GPUs' sum"},
+    {NULL, NULL, NULL},
+};
 
 const jl_importer jl__importer_mlenergy = {
     .name = "mlenergy",
-    .summary = "the ML.ENERGY Leaderboard's published data (a folder) as summary-only runs",
+    .summary = "the ML.ENERGY Leaderboard's published data (v3, v2 data/, v1 CSV) as summary-only runs",
     .paths = "DIR",
     .description =
-        "Import the ML.ENERGY Leaderboard's published data (DIR holds index.json,\n"
-        "models/*.json, tasks/*.json) as a trace file of summary-only runs: one run\n"
-        "per configuration, every field kept (docs/import.md). Re-measurements of\n"
-        "the same configuration become distinct runs named ...__dup2.\n",
-    .options = no_options,
+        "Import the ML.ENERGY Leaderboard's published data as a trace file of\n"
+        "summary-only runs: one run per configuration, every field kept\n"
+        "(import.md). DIR is the v3 data (index.json, models/*.json,\n"
+        "tasks/*.json; index.json may be missing), the v2 data/ folder\n"
+        "(llm_text_generation/, mllm_text_generation/, diffusion/, legacy/) or a\n"
+        "folder of v1 <GPU>_<task>_benchmark.csv files. Re-measurements of the\n"
+        "same configuration become distinct runs named ...__dup2. v3\n"
+        "configurations with timelines keep their published figures beside the\n"
+        "series (trace format 1.1, @window steady_state_only).\n",
+    .options = mlenergy_options,
     .min_paths = 1,
     .max_paths = 1,
     .run = mlenergy_run,

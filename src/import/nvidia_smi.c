@@ -2255,7 +2255,7 @@ const jl_importer jl__importer_nvidia_smi = {
         "on the GPUs of its gpus column, with attributes from the other columns and\n"
         "requests from a vLLM `bench serve --save-result --save-detailed` JSON named in a\n"
         "requests column. Missing required attributes are written as 'unknown' with a\n"
-        "note. Field mapping and units: docs/import.md, \"nvidia-smi\".\n",
+        "note. Field mapping and units: import.md, \"nvidia-smi\".\n",
     .options = nvsmi_options,
     .min_paths = 1,
     .max_paths = 0,

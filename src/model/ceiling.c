@@ -101,6 +101,38 @@ static void window_limit(jl_memory_ceiling *m, const jl_model_desc *md)
     m->window = md->sliding_window;
 }
 
+/* vLLM's KV-cache gauge as the ML.ENERGY harness scrapes it (Prometheus),
+ * when a run carries it as an attribute: a share 0..1 despite "perc". */
+static const char *const kv_gauges[] = {
+    "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "kv_cache_usage_perc",
+    "gpu_cache_usage_perc",
+};
+static const char *const kv_gauge_sources[] = {
+    "prometheus:vllm:kv_cache_usage_perc", "prometheus:vllm:gpu_cache_usage_perc",
+    "prometheus:kv_cache_usage_perc", "prometheus:gpu_cache_usage_perc",
+};
+
+/* The measured mean KV-cache use of s (NaN when none) and its source. */
+static double kv_mean(const jl_summary *s, const char **source)
+{
+    double k = s->fig[JL_FIG_AVG_KV_CACHE_USAGE];
+    if (isfinite(k)) {
+        int pub = s->steady_method == JL_STEADY_SUMMARY ||
+                  (s->published && isfinite(s->published->fig[JL_FIG_AVG_KV_CACHE_USAGE]));
+        *source = pub ? "published" : "engine/kv_cache_usage";
+        return k;
+    }
+    for (size_t i = 0; i < sizeof kv_gauges / sizeof kv_gauges[0]; i++) {
+        double v = extra_number(&s->attrs, kv_gauges[i]);
+        if (isfinite(v) && v >= 0 && v <= 1) {
+            *source = kv_gauge_sources[i];
+            return v;
+        }
+    }
+    *source = "none";
+    return NAN;
+}
+
 /* Arithmetic capacity in KV tokens for G GPUs (NaN when not computable). */
 static double capacity_tokens(const jl_memory_ceiling *m, double G, const jl_ceiling_options *o)
 {
@@ -140,7 +172,7 @@ jl_status jl_memory_ceiling_run(const jl_summary *s, const jl_descriptors *d,
     m->context_tokens = m->mean_input_tokens + 0.5 * m->mean_output_tokens;
     m->kv_bytes_per_token_full = m->kv_bytes_per_token;
     window_limit(m, d ? jl_descriptors_model(d, a->model) : NULL);
-    m->kv_usage = s->fig[JL_FIG_AVG_KV_CACHE_USAGE];
+    m->kv_usage = kv_mean(s, &m->kv_source);
     m->tokens_per_sequence = NAN;
 
     jl_strbuf miss;
@@ -261,6 +293,51 @@ static void memory_words(jl_strbuf *sb, const jl_memory_ceiling *m)
     }
 }
 
+/* Evidence that points another way than the verdict: said in words and
+ * flagged (c->mixed). docs/diagnose.md, "Mixed evidence". */
+static void mixed_evidence(jl_strbuf *sb, jl_batch_ceiling *c, const jl_summary *s,
+                           const jl_ceiling_options *opt, int k_known, double r)
+{
+    double b = c->achieved, k = c->kv_usage_avg, Ma = c->memory.arithmetic_value;
+    int n = 0;
+#define MIXED(...)                                                             \
+    do {                                                                       \
+        jl_strbuf_puts(sb, n++ ? "; " : "; mixed evidence: ");                 \
+        jl_strbuf_printf(sb, __VA_ARGS__);                                     \
+    } while (0)
+    if (k_known && k > opt->kv_room && k < opt->kv_full)
+        MIXED("the KV cache is %.0f%% full, between room (<= %.0f%%) and full (>= %.0f%%)",
+              100 * k, 100 * opt->kv_room, 100 * opt->kv_full);
+    if (k_known && k <= opt->kv_room && isfinite(Ma) && Ma <= opt->memory_match * b)
+        MIXED("the memory arithmetic (~%.0f sequences%s) says memory would bind near the "
+              "achieved batch, the measured KV use says it has room (the measurement is taken)",
+              Ma, !strcmp(c->memory.input_source ? c->memory.input_source : "", "task_default")
+                      ? ", on an assumed input length"
+                      : "");
+    if (k_known && k >= opt->kv_full && isfinite(Ma) && Ma > opt->memory_match * b)
+        MIXED("the memory arithmetic (~%.0f sequences) leaves room, the measured KV use is full "
+              "(the measurement is taken)", Ma);
+    if (k_known && k <= opt->kv_room && isfinite(c->kv_usage_peak) &&
+        c->kv_usage_peak >= opt->kv_full)
+        MIXED("the KV cache peaks at %.0f%%: memory binds at moments", 100 * c->kv_usage_peak);
+    if (s->published) {
+        /* the series' own batch against the published one used here */
+        double rb = s->published->recomputed[JL_FIG_AVG_BATCH_SIZE];
+        double rr = rb / c->cap;
+        int side = (r >= opt->at_cap) + (r >= opt->churn_floor);
+        int rside = (rr >= opt->at_cap) + (rr >= opt->churn_floor);
+        if (isfinite(rr) && side != rside)
+            MIXED("the time series give batch %.1f (%.0f%% of the cap) against the published "
+                  "%.1f: on the other side of a threshold (%.0f%%, %.0f%%)",
+                  rb, 100 * rr, b, 100 * opt->churn_floor, 100 * opt->at_cap);
+        else if (isfinite(rr) && jl_summary_figure_marked(s, JL_FIG_AVG_BATCH_SIZE))
+            jl_strbuf_printf(sb, "; the time series give batch %.1f against the published %.1f "
+                                 "(the same verdict)", rb, b);
+    }
+#undef MIXED
+    c->mixed = n > 0;
+}
+
 jl_status jl_batch_ceiling_run(const jl_summary *s, const jl_descriptors *d,
                                const jl_ceiling_options *opt, jl_batch_ceiling *c)
 {
@@ -274,7 +351,7 @@ jl_status jl_batch_ceiling_run(const jl_summary *s, const jl_descriptors *d,
     c->ceiling = NAN;
     c->cap = s->attrs.max_batch_size > 0 ? (double)s->attrs.max_batch_size : NAN;
     c->achieved = s->fig[JL_FIG_AVG_BATCH_SIZE];
-    c->kv_usage_avg = s->fig[JL_FIG_AVG_KV_CACHE_USAGE];
+    c->kv_usage_avg = kv_mean(s, &c->kv_source);
     c->kv_usage_peak = s->fig[JL_FIG_PEAK_KV_CACHE_USAGE];
     if (jl_memory_ceiling_run(s, d, opt, 0, &c->memory) != JL_OK)
         return JL_ENOMEM;
@@ -321,8 +398,10 @@ jl_status jl_batch_ceiling_run(const jl_summary *s, const jl_descriptors *d,
     if (k_known)
         jl_strbuf_printf(&sb, "; KV cache %.*f%% used on average", k < 0.1 ? 1 : 0, k * 100);
     if (k_known && isfinite(c->kv_usage_peak))
-        jl_strbuf_printf(&sb, " (peak %.*f%%)", c->kv_usage_peak < 0.1 ? 1 : 0,
-                         c->kv_usage_peak * 100);
+        jl_strbuf_printf(&sb, " (peak %.*f%%; %s)", c->kv_usage_peak < 0.1 ? 1 : 0,
+                         c->kv_usage_peak * 100, c->kv_source);
+    else if (k_known)
+        jl_strbuf_printf(&sb, " (%s)", c->kv_source);
     jl_strbuf_puts(&sb, "; ");
     memory_words(&sb, &c->memory);
     switch (c->limit) {
@@ -349,13 +428,23 @@ jl_status jl_batch_ceiling_run(const jl_summary *s, const jl_descriptors *d,
             jl_strbuf_puts(&sb, " => below the cap at the memory ceiling: memory binds");
         break;
     case JL_BATCH_LIMIT_UPSTREAM:
-        jl_strbuf_puts(&sb, " => well under the cap while the KV cache has room: sequences do "
-                       "not reach the GPU fast enough (upstream, e.g. CPU preprocessing)");
+        jl_strbuf_printf(&sb, " => the batch stays at %.*f%% of the cap", r < 0.01 ? 1 : 0,
+                         r * 100);
+        if (isfinite(M) && M > 0)
+            jl_strbuf_printf(&sb, " and %.*f%% of the memory ceiling", b / M < 0.01 ? 1 : 0,
+                             100 * b / M);
+        if (k_known)
+            jl_strbuf_printf(&sb, " with the KV cache %.*f%% full (room: <= %.0f%%)",
+                             k < 0.1 ? 1 : 0, k * 100, 100 * opt->kv_room);
+        jl_strbuf_puts(&sb, ": neither the cap nor memory binds; sequences do not reach the GPU "
+                       "fast enough (upstream, e.g. CPU-side preprocessing or request supply, "
+                       "paper §3.2)");
         break;
     default:
         jl_strbuf_puts(&sb, " => not enough evidence to say which ceiling binds");
         break;
     }
+    mixed_evidence(&sb, c, s, opt, k_known, r);
 done:
     c->evidence = jl_strbuf_take(&sb);
     return c->evidence ? JL_OK : JL_ENOMEM;

@@ -670,6 +670,8 @@ json_t *jl_diagnosis_to_json(const jl_diagnosis *x)
         json_object_set_new(o, "achieved_over_cap", jl_json_number(r->ceiling.achieved_over_cap));
         json_object_set_new(o, "kv_cache_usage", jl_json_number(r->ceiling.kv_usage_avg));
         json_object_set_new(o, "kv_cache_usage_peak", jl_json_number(r->ceiling.kv_usage_peak));
+        json_object_set_new(o, "kv_cache_usage_source", r->ceiling.kv_source ? json_string(r->ceiling.kv_source) : json_null());
+        json_object_set_new(o, "batch_evidence_mixed", json_boolean(r->ceiling.mixed));
         json_object_set_new(o, "memory_ceiling", memory_json(&r->ceiling.memory));
         json_object_set_new(o, "memory_headroom", jl_json_number(r->ceiling.memory_headroom));
         json_object_set_new(o, "batch_evidence", json_string(r->ceiling.evidence));

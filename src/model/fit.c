@@ -124,6 +124,9 @@ static int modelled(const jl_summary *s)
         return 0;
     if (a->workload && !jl_attrs_is_llm(a))
         return 0;
+    /* the model splits power per GPU: whole-node AC power cannot be */
+    if (jl_attrs_is_node_ac(a))
+        return 0;
     double b = s->fig[JL_FIG_AVG_BATCH_SIZE], P = s->fig[JL_FIG_AVG_POWER_W],
            T = s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
     return isfinite(b) && b > 0 && isfinite(P) && P > 0 && isfinite(T) && T > 0;

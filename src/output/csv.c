@@ -94,7 +94,7 @@ static jl_status extra_keys(const jl_summary_list *l, const char ***out, size_t 
             const char *k = l->items[r]->attrs.extra[i].key;
             if (in_list(jl_attr_names, k) || jl_figure_lookup(k) >= 0 || !strcmp(k, "file") ||
                 !strcmp(k, "run") || !strcmp(k, "warnings") || !strcmp(k, "steady_method") ||
-                !strcmp(k, "energy_source"))
+                !strcmp(k, "energy_source") || !strcmp(k, "disagreements"))
                 continue;
             size_t j = 0;
             while (j < *n && strcmp((*out)[j], k))
@@ -137,6 +137,7 @@ jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_na
     fputs(",warnings", f);
     for (int i = 0; more_columns[i]; i++)
         header(f, more_columns[i], names, &more_scale[i]);
+    fputs(",disagreements", f);
     for (size_t i = 0; i < n_extras; i++)
         header(f, extras[i], JL_NAMES_JOULES, NULL);
     fputc('\n', f);
@@ -183,6 +184,17 @@ jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_na
         free(joined);
         for (int i = 0; more_columns[i]; i++)
             attr_cell(f, s, more_columns[i], more_scale[i]);
+        /* marked disagreements of published and recomputed figures (spec
+         * 1.1): figure:relative_difference joined by ';' (docs/summary.md) */
+        fputc(',', f);
+        jl_disagreement d[JL_FIG_COUNT];
+        size_t nd = jl_summary_disagreements(s, d);
+        for (size_t k = 0, m = 0; k < nd; k++)
+            if (d[k].marked) {
+                fprintf(f, "%s%s", m++ ? ";" : "", jl_figure_name(d[k].figure));
+                if (isfinite(d[k].relative_difference))
+                    fprintf(f, ":%+.4g", d[k].relative_difference);
+            }
         for (size_t i = 0; i < n_extras; i++)
             attr_cell(f, s, extras[i], 1);
         fputc('\n', f);

@@ -44,6 +44,36 @@ json_t *jl_run_key_to_json(const jl_summary *s)
     return o;
 }
 
+/* Spec 1.1: the published figures and, for each figure available both
+ * ways, {"figure", "published", "recomputed", "relative_difference"} (the
+ * key names are a contract) plus "marked" and "recomputed_from". Only for
+ * runs that hold published figures beside series. */
+static void published_to_json(json_t *o, const jl_summary *s)
+{
+    const jl_published *p = s->published;
+    json_t *po = json_object(), *figs = json_object(), *dis = json_array();
+    for (int f = 0; f < JL_FIG_COUNT; f++)
+        if (isfinite(p->fig[f]))
+            json_object_set_new(figs, jl_figure_name((jl_figure)f), json_real(p->fig[f]));
+    set_str(po, "source", p->source);
+    json_object_set_new(po, "figures", figs);
+    json_object_set_new(po, "mark_threshold", jl_json_number(p->mark_threshold));
+    json_object_set_new(o, "published", po);
+    jl_disagreement d[JL_FIG_COUNT];
+    size_t n = jl_summary_disagreements(s, d);
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_object();
+        set_str(x, "figure", jl_figure_name(d[i].figure));
+        json_object_set_new(x, "published", jl_json_number(d[i].published));
+        json_object_set_new(x, "recomputed", jl_json_number(d[i].recomputed));
+        json_object_set_new(x, "relative_difference", jl_json_number(d[i].relative_difference));
+        json_object_set_new(x, "marked", json_boolean(d[i].marked));
+        set_str(x, "recomputed_from", d[i].recomputed_from);
+        json_array_append_new(dis, x);
+    }
+    json_object_set_new(o, "disagreements", dis);
+}
+
 json_t *jl_summary_to_json(const jl_summary *s)
 {
     json_t *o = jl_run_key_to_json(s);
@@ -106,6 +136,8 @@ json_t *jl_summary_to_json(const jl_summary *s)
         json_array_append_new(w, wo);
     }
     json_object_set_new(o, "warnings", w);
+    if (s->published)
+        published_to_json(o, s);
     return o;
 }
 
@@ -152,8 +184,8 @@ json_t *jl_errors_to_json(const jl_error_list *errors)
 
 char *jl_json_dump(const json_t *doc)
 {
-    char *s = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2) |
-                                  JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION));
+    char *s = jl_json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2) |
+                                     JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION));
     if (!s)
         return NULL;
     size_t n = strlen(s); /* a plain copy: megabytes through "%s" cost more */

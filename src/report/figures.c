@@ -25,6 +25,7 @@
 #include "joules/trace.h"
 #include "joules/frontier.h"
 #include "report/report_internal.h"
+#include "report/series.h"
 
 /* Okabe–Ito: distinguishable for colour-blind readers, prints well. */
 const char *const rp_palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
@@ -72,22 +73,39 @@ void rp_dat_num(jl_strbuf *b, double v)
 void rp_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what,
                       int wide)
 {
+    int w = wide ? 1000 : 900, h = wide ? 460 : 520;
+    rp_gp_header_sized(b, id, title, what, w, h, 7.0 * h / w, wide ? 2.9 : 2.5);
+}
+
+void rp_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what, int w,
+                        int h, double pdf_h_in, double pdf1_h_in)
+{
+    /* The title is the page's (and this comment's): none is drawn, so
+     * nothing is clipped and a paper's caption carries it. */
     jl_strbuf_printf(b, "# joules report figure %s: %s\n", id, title);
     jl_strbuf_printf(b, "# %s\n", what);
     jl_strbuf_printf(b,
                      "# Data: %s.dat (columns are named in its header). Restyle by editing this\n"
                      "# script, then from this folder:\n"
                      "#   gnuplot %s.gp                      -> %s.svg\n"
-                     "#   gnuplot -e \"fmt='pdf'\" %s.gp       -> %s.pdf   (fmt='png' -> %s.png)\n"
+                     "#   gnuplot -e \"fmt='png'\" %s.gp       -> %s.png\n"
+                     "#   gnuplot -e \"fmt='pdf'\" %s.gp       -> %s.pdf       (7 in wide, double column)\n"
+                     "#   gnuplot -e \"fmt='pdf1'\" %s.gp      -> %s.1col.pdf  (3.3 in wide, single column)\n"
+                     "# PDF text is 9 pt (8 pt single column); no title is drawn.\n"
                      "reset\n"
                      "if (!exists(\"fmt\")) fmt = \"svg\"\n"
-                     "if (!exists(\"out\")) out = \"%s.\" . fmt\n",
-                     id, id, id, id, id, id, id);
-    int w = wide ? 1000 : 900, h = wide ? 480 : 520;
+                     "if (!exists(\"out\")) out = \"%s.\" . (fmt eq \"pdf1\" ? \"1col.pdf\" : fmt)\n",
+                     id, id, id, id, id, id, id, id, id, id);
+    /* pdfcairo draws a font of size S at S x fontscale x 4/3 points:
+     * fontscale 0.75 makes "Helvetica,9" 9 pt */
     jl_strbuf_printf(b,
+                     "lblfont = \",10\"\n"
                      "if (fmt eq \"svg\") set terminal svg size %d,%d font \"Helvetica,13\" linewidth 1.3 background rgb \"white\"\n"
-                     "if (fmt eq \"pdf\") set terminal pdfcairo size %.2fin,%.2fin font \"Helvetica,9\" linewidth 1.1\n"
-                     "if (fmt eq \"png\") set terminal pngcairo size %d,%d font \"Helvetica,14\" linewidth 1.5 background rgb \"white\"\n"
+                     "if (fmt eq \"png\") set terminal pngcairo size %d,%d font \"Helvetica,14\" linewidth 1.5 background rgb \"white\"; lblfont = \",11\"\n"
+                     "if (fmt eq \"pdf\") set terminal pdfcairo size 7in,%.2fin font \"Helvetica,9\" fontscale 0.75 linewidth 1.2 pointscale 0.7; lblfont = \",8\"\n"
+                     "if (fmt eq \"pdf1\") set terminal pdfcairo size 3.3in,%.2fin font \"Helvetica,8\" fontscale 0.75 linewidth 1.0 pointscale 0.55; lblfont = \",8\"\n"
+                     "# narrow: the 3.3 in PDF (scripts thin ticks and rearrange panels for it)\n"
+                     "narrow = (fmt eq \"pdf1\")\n"
                      "set output out\n"
                      "set encoding utf8\n"
                      "set termoption noenhanced\n"
@@ -96,10 +114,7 @@ void rp_gp_header(jl_strbuf *b, const char *id, const char *title, const char *w
                      "set tics nomirror out\n"
                      "set grid xtics ytics lc rgb \"#e6e6e6\" lt 1 lw 1\n"
                      "set key noautotitle\n",
-                     w, h, w / 140.0, h / 140.0, w * 3 / 2, h * 3 / 2);
-    jl_strbuf_puts(b, "set title ");
-    rp_gp_str(b, title);
-    jl_strbuf_puts(b, " font \",14\"\n");
+                     w, h, w * 3 / 2, h * 3 / 2, pdf_h_in, pdf1_h_in);
 }
 
 static jl_status write_rel(rp_report *r, const char *rel, jl_strbuf *b, jl_error **err)
@@ -113,6 +128,11 @@ static jl_status write_rel(rp_report *r, const char *rel, jl_strbuf *b, jl_error
 jl_status rp_write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strbuf *gp,
                                  jl_error **err)
 {
+    /* the SVG's pixel size, for the page's <img width height> (a lazy image
+     * without them takes no room and so is loaded at once) */
+    const char *sz = gp->data ? strstr(gp->data, "set terminal svg size ") : NULL;
+    if (!sz || sscanf(sz, "set terminal svg size %d,%d", &f->px_w, &f->px_h) != 2)
+        f->px_w = f->px_h = 0;
     char *rel = jl_asprintf("figures/%s.dat", f->id);
     if (!rel)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
@@ -198,19 +218,31 @@ static jl_status fig_power(rp_report *r, long gi, jl_error **err)
     free(cfg);
     jl_run *run = NULL;
     jl_error *rerr = NULL;
+    if (!isfinite(s->fig[JL_FIG_RUN_DURATION_S])) {
+        /* no power samples (run_duration_s is their span): a summary-only
+         * run, e.g. imported published figures; nothing to read */
+        g->figure_note = jl_strdup("No power-over-time figure: the runs are summary-only (e.g. "
+                                   "imported published figures), without a power time series.");
+        rp_drop_last_figure(r);
+        return JL_OK;
+    }
     if (read_run(s, &run, &rerr) != JL_OK) {
+        /* not listed: the group says why in one line */
         char *m = rerr ? jl_error_format(rerr) : NULL;
-        f->note = jl_asprintf("the time series could not be read: %s", m ? m : "?");
+        g->figure_note = jl_asprintf("No power-over-time figure: the representative run's time "
+                                     "series could not be read (%s).", m ? m : "?");
         rp_note(r, "figure %s skipped: %s", f->id, m ? m : "?");
         free(m);
         jl_error_free(rerr);
+        rp_drop_last_figure(r);
         return JL_OK;
     }
     if (!run->power_n || !run->power_time) {
         /* summary-only runs (e.g. imported published summaries) */
-        f->note = jl_strdup("the run has no power time series (a summary-only run, e.g. imported "
-                            "published figures): nothing to draw over time");
+        g->figure_note = jl_strdup("No power-over-time figure: the runs are summary-only (e.g. "
+                                   "imported published figures), without a power time series.");
         jl_run_free(run);
+        rp_drop_last_figure(r);
         return JL_OK;
     }
     /* power per sample: instantaneous watts, else the 1 s average, else the
@@ -299,11 +331,16 @@ static jl_status fig_power(rp_report *r, long gi, jl_error **err)
     jl_run_free(run);
 
     double ws = s->fig[JL_FIG_STEADY_START_S], we = s->fig[JL_FIG_STEADY_END_S];
-    double tdp = rp_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
-    rp_gp_header(&gp, f->id, f->title, "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.", 1);
-    jl_strbuf_puts(&gp, "set xlabel \"time in the run (s)\"\n"
-                        "set ylabel \"GPU power, all GPUs (W)\"\n"
-                        "set ytics nomirror\n"
+    /* @power_scope node_ac: the whole system at the wall, no GPU power limit */
+    const int node = jl_attrs_is_node_ac(&s->attrs);
+    double tdp = node ? NAN : rp_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
+    rp_gp_header(&gp, f->id, f->title,
+                 node ? "AC power of the whole node at the wall over the run (not GPU power), steady-state window shaded."
+                      : "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.",
+                 1);
+    jl_strbuf_printf(&gp, "set xlabel \"time in the run (s)\"\n"
+                        "set ylabel \"%s\"\n", node ? "node AC power at the wall (W)" : "GPU power, all GPUs (W)");
+    jl_strbuf_puts(&gp, "set ytics nomirror\n"
                         "set yrange [0:*]\n");
     if (have_occ) {
         jl_strbuf_printf(&gp, "set y2label \"%s\"\nset y2tics\nset y2range [0:%g]\n",
@@ -323,8 +360,6 @@ static jl_status fig_power(rp_report *r, long gi, jl_error **err)
     if (isfinite(tdp)) {
         jl_strbuf_printf(&gp,
                          "tdp = %.3f\n"
-                         "set arrow 1 from graph 0, first tdp to graph 1, first tdp nohead dt 2 lc rgb \"#666666\" lw 1\n"
-                         "set label 2 sprintf(\"power limit %%.0f W\", tdp) at graph 0.01, first tdp offset 0,0.7 textcolor rgb \"#666666\" font \",11\"\n"
                          "set yrange [0:%.1f]\n",
                          tdp, fmax(tdp, peak) * 1.15);
     }
@@ -335,6 +370,8 @@ static jl_status fig_power(rp_report *r, long gi, jl_error **err)
         jl_strbuf_puts(&gp, ", \\\n     \"\" using 1:3 with lines lw 1.8 lc rgb \"#D55E00\" title \"power (1 s average)\"");
     if (have_occ)
         jl_strbuf_puts(&gp, ", \\\n     \"\" using 1:4 axes x1y2 with steps lw 1.8 lc rgb \"#009E73\" title \"batch occupancy (right axis)\"");
+    if (isfinite(tdp)) /* in the key: a label over the trace would collide with it */
+        jl_strbuf_puts(&gp, ", \\\n     tdp with lines dt 2 lw 1 lc rgb \"#666666\" title sprintf(\"power limit %.0f W\", tdp)");
     jl_strbuf_puts(&gp, "\nunset output\n");
 
     char *csvrel = jl_asprintf("data/timeseries/%s.csv", g->slug);
@@ -360,31 +397,76 @@ static jl_status fig_power(rp_report *r, long gi, jl_error **err)
 
 /* ---- curves split by the work done ------------------------------------------------- */
 
-/* Runs of one curve can differ in the work itself (a diffusion run at 50
- * denoising steps among 28-step runs, another resolution): those are
- * different curves for a plot. A series is one curve restricted to one such
- * variant; `variant` is NULL when the curve has only one. */
-typedef struct rp_series {
-    jl_curve cv;      /* points owned, names borrowed */
-    char *variant;
-} rp_series;
+/* The knobs that change a configuration beyond (GPU model, count,
+ * precision): a run's value of knob k, or -1 when it has none. */
+enum { KN_TP, KN_EP, KN_DP, KN_ULYSSES, KN_RING, KN_STEPS, KN_WIDTH, KN_HEIGHT, KN_FRAMES, KN_COUNT };
 
-static void variant_key(const jl_summary *s, char *buf, size_t cap)
+static long extra_long(const jl_attrs *a, const char *key)
 {
-    const jl_attrs *a = &s->attrs;
-    buf[0] = 0;
-    if (!jl_attrs_is_diffusion(a))
-        return;
-    size_t o = 0;
-    if (a->denoising_steps > 0)
-        o += (size_t)snprintf(buf + o, cap - o, "%ld steps", a->denoising_steps);
-    if (a->height > 0 && a->width > 0 && o < cap)
-        o += (size_t)snprintf(buf + o, cap - o, "%s%ldx%ld", o ? ", " : "", a->width, a->height);
-    if (a->num_frames > 1 && o < cap)
-        snprintf(buf + o, cap - o, "%s%ld frames", o ? ", " : "", a->num_frames);
+    char buf[64], *end;
+    if (jl_attrs_get(a, key, buf, sizeof buf) != 0)
+        return -1;
+    double v = strtod(buf, &end);
+    return end != buf && isfinite(v) ? (long)v : -1;
 }
 
-static void series_free(rp_series *s, size_t n)
+static long knob(const jl_summary *s, int k)
+{
+    const jl_attrs *a = &s->attrs;
+    switch (k) {
+    case KN_TP: return a->tensor_parallel > 0 ? a->tensor_parallel : -1;
+    case KN_EP: return a->expert_parallel > 0 ? a->expert_parallel : -1;
+    case KN_DP: return a->data_parallel > 0 ? a->data_parallel : -1;
+    case KN_ULYSSES: return extra_long(a, "ulysses_degree");
+    case KN_RING: return extra_long(a, "ring_degree");
+    case KN_STEPS: return a->denoising_steps > 0 ? a->denoising_steps : -1;
+    case KN_WIDTH: return a->width > 0 ? a->width : -1;
+    case KN_HEIGHT: return a->height > 0 ? a->height : -1;
+    case KN_FRAMES: return a->num_frames > 0 ? a->num_frames : -1;
+    default: return -1;
+    }
+}
+
+/* The label of a run's values of the knobs in mask ("ulysses 2, ring 1"). */
+static void variant_label(const jl_summary *s, unsigned mask, char *buf, size_t cap)
+{
+    static const char *const names[] = {"TP", "EP", "DP", "ulysses", "ring", "steps", "", "", "frames"};
+    size_t o = 0;
+    buf[0] = 0;
+    for (int k = 0; k < KN_COUNT && o < cap; k++) {
+        if (!(mask & (1u << k)) || k == KN_HEIGHT)
+            continue;
+        long v = knob(s, k);
+        const char *sep = o ? ", " : "";
+        if (k == KN_WIDTH || (k == KN_HEIGHT))
+            o += (size_t)snprintf(buf + o, cap - o, "%s%ldx%ld", sep, v, knob(s, KN_HEIGHT));
+        else if (k == KN_STEPS || k == KN_FRAMES)
+            o += (size_t)snprintf(buf + o, cap - o, "%s%ld %s", sep, v, names[k]);
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "%s%s %ld", sep, names[k], v);
+    }
+}
+
+void rp_knobs_text(const jl_summary *s, char *buf, size_t cap)
+{
+    unsigned mask = 0;
+    for (int k = KN_TP; k <= KN_RING; k++)
+        if (knob(s, k) > 1)
+            mask |= 1u << k;
+    if (knob(s, KN_STEPS) > 0)
+        mask |= 1u << KN_STEPS;
+    variant_label(s, mask, buf, cap);
+}
+
+static int same_variant(const jl_summary *a, const jl_summary *b)
+{
+    for (int k = 0; k < KN_COUNT; k++)
+        if (knob(a, k) != knob(b, k))
+            return 0;
+    return 1;
+}
+
+void rp_series_free(rp_series *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(s[i].cv.points);
@@ -393,30 +475,27 @@ static void series_free(rp_series *s, size_t n)
     free(s);
 }
 
-static size_t split_curves(const jl_summary_list *l, const jl_frontier *fr, rp_series **out)
+size_t rp_split_curves(const jl_summary_list *l, const jl_frontier *fr, rp_series **out)
 {
     rp_series *res = NULL;
     size_t n = 0;
-    char k1[128], k2[128];
+    char k1[160];
     for (size_t c = 0; c < fr->n_curves; c++) {
         const jl_curve *cv = &fr->curves[c];
-        /* distinct variants in order of first appearance */
-        unsigned char *done = jl_calloc_array(cv->n_points ? cv->n_points : 1, 1);
+        if (!cv->n_points)
+            continue;
+        /* the knobs that differ within the curve */
+        unsigned mask = 0;
+        const jl_summary *s0 = l->items[cv->points[0].run];
+        for (size_t i = 1; i < cv->n_points; i++)
+            for (int k = 0; k < KN_COUNT; k++)
+                if (knob(l->items[cv->points[i].run], k) != knob(s0, k))
+                    mask |= 1u << k;
+        if (mask & ((1u << KN_WIDTH) | (1u << KN_HEIGHT)))
+            mask |= (1u << KN_WIDTH) | (1u << KN_HEIGHT);
+        unsigned char *done = jl_calloc_array(cv->n_points, 1);
         if (!done)
             break;
-        size_t nvar = 0;
-        for (size_t i = 0; i < cv->n_points; i++) {
-            if (done[i])
-                continue;
-            nvar++;
-            variant_key(l->items[cv->points[i].run], k1, sizeof k1);
-            for (size_t j = i; j < cv->n_points; j++) {
-                variant_key(l->items[cv->points[j].run], k2, sizeof k2);
-                if (!strcmp(k1, k2))
-                    done[j] = 1;
-            }
-        }
-        memset(done, 0, cv->n_points);
         for (size_t i = 0; i < cv->n_points; i++) {
             if (done[i])
                 continue;
@@ -429,15 +508,14 @@ static size_t split_curves(const jl_summary_list *l, const jl_frontier *fr, rp_s
             sr->cv = *cv;
             sr->cv.points = jl_calloc_array(cv->n_points, sizeof *sr->cv.points);
             sr->cv.n_points = 0;
-            variant_key(l->items[cv->points[i].run], k1, sizeof k1);
-            sr->variant = nvar > 1 && k1[0] ? jl_strdup(k1) : NULL;
-            for (size_t j = i; j < cv->n_points && sr->cv.points; j++) {
-                variant_key(l->items[cv->points[j].run], k2, sizeof k2);
-                if (!strcmp(k1, k2)) {
+            const jl_summary *si = l->items[cv->points[i].run];
+            variant_label(si, mask, k1, sizeof k1);
+            sr->variant = mask && k1[0] ? jl_strdup(k1) : NULL;
+            for (size_t j = i; j < cv->n_points && sr->cv.points; j++)
+                if (!done[j] && same_variant(si, l->items[cv->points[j].run])) {
                     done[j] = 1;
                     sr->cv.points[sr->cv.n_points++] = cv->points[j];
                 }
-            }
         }
         free(done);
     }
@@ -458,15 +536,34 @@ static double curve_max(const jl_summary_list *l, const jl_curve *cv, int fig)
     return m;
 }
 
+/* Batch-size ticks on a log2 axis: every batch measured gets a tick, but
+ * only those at least ~1/8 of the axis (and 0.75 octave) from the last
+ * labelled one get a label ("2048" and "3072" side by side collide). */
 static void batch_xtics(jl_strbuf *gp, const long *b, size_t n)
 {
+    long lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] > 0) {
+            lo = lo ? (b[i] < lo ? b[i] : lo) : b[i];
+            hi = b[i] > hi ? b[i] : hi;
+        }
+    double span = lo > 0 ? log2((double)hi / (double)lo) : 0;
+    double minsep = fmax(span / 8, 0.75);
     jl_strbuf_puts(gp, "set xtics (");
     long last = -1;
+    double last_lab = -INFINITY;
     int first = 1;
     for (size_t i = 0; i < n; i++) {
         if (b[i] == last || b[i] <= 0)
             continue;
-        jl_strbuf_printf(gp, "%s\"%ld\" %ld", first ? "" : ", ", b[i], b[i]);
+        double x = log2((double)b[i]);
+        int lab = x - last_lab >= minsep - 1e-9;
+        if (lab)
+            jl_strbuf_printf(gp, "%s\"%ld\" %ld", first ? "" : ", ", b[i], b[i]);
+        else
+            jl_strbuf_printf(gp, "%s\"\" %ld 1", first ? "" : ", ", b[i]);
+        if (lab)
+            last_lab = x;
         first = 0;
         last = b[i];
     }
@@ -520,7 +617,7 @@ static jl_status fig_trends(rp_report *r, long gi, const jl_curve *cv, const cha
         "Energy per %s, throughput, %s and power against the batch-size cap, each as %% of its "
         "largest value on this configuration; power as %% of the GPU's power limit%s (the "
         "paper's Fig. 4). Maxima: %s.",
-        diffusion ? "image" : "token", diffusion ? "batch latency" : "median ITL",
+        rp_item(s0), diffusion ? "batch latency" : "median ITL",
         power_of_tdp ? "" : " (unknown here: % of its maximum instead)", "see the .dat header");
     jl_strbuf dat, gp;
     jl_strbuf_init(&dat);
@@ -560,20 +657,23 @@ static jl_status fig_trends(rp_report *r, long gi, const jl_curve *cv, const cha
     free(batches);
     jl_strbuf_printf(&gp,
                      "set xlabel \"batch size (max_batch_size)\"\n"
-                     "set ylabel \"%% of maximum (power: %% of %s)\"\n"
+                     "set ylabel \"%% of maximum (power: the key)\"\n"
+                     "if (narrow) set ylabel \"%% of maximum\"\n"
                      "set yrange [0:110]\n"
                      "set ytics 0,20,100\n"
-                     "set key outside right center vertical\n"
-                     "set offsets graph 0.03, graph 0.03, 0, 0\n",
-                     power_of_tdp ? "power limit" : "maximum");
+                     "set key outside bottom center horizontal maxcols 2 samplen 2\n"
+                     "set offsets graph 0.03, graph 0.03, 0, 0\n");
+    char thr_title[64];
+    snprintf(thr_title, sizeof thr_title, "throughput (%s)", rp_throughput_unit(s0));
     jl_strbuf_printf(&gp,
-                     "plot \"%s.dat\" using 1:3 with linespoints pt 7 ps 1.1 lw 2 lc rgb \"%s\" title \"energy per %s\", \\\n"
-                     "     \"\" using 1:5 with linespoints pt 5 ps 1.0 lw 2 lc rgb \"%s\" title \"%s\", \\\n"
-                     "     \"\" using 1:7 with linespoints pt 9 ps 1.2 lw 2 lc rgb \"%s\" title \"%s\", \\\n"
-                     "     \"\" using 1:9 with linespoints pt 13 ps 1.2 lw 2 lc rgb \"%s\" title \"%s\"\n"
+                     "# the 3.3 in PDF: short key entries (the caption gives the units)\n"
+                     "plot \"%s.dat\" using 1:3 with linespoints pt 7 ps 1.1 lw 2 lc rgb \"%s\" title (narrow ? \"energy\" : \"energy per %s\"), \\\n"
+                     "     \"\" using 1:5 with linespoints pt 5 ps 1.0 lw 2 lc rgb \"%s\" title (narrow ? \"throughput\" : \"%s\"), \\\n"
+                     "     \"\" using 1:7 with linespoints pt 9 ps 1.2 lw 2 lc rgb \"%s\" title (narrow ? \"latency\" : \"%s\"), \\\n"
+                     "     \"\" using 1:9 with linespoints pt 13 ps 1.2 lw 2 lc rgb \"%s\" title (narrow ? \"power\" : \"%s\")\n"
                      "unset output\n",
-                     f->id, rp_palette[0], diffusion ? "image" : "token", rp_palette[2],
-                     diffusion ? "throughput (images/s)" : "throughput (tokens/s)", rp_palette[1],
+                     f->id, rp_palette[0], rp_item(s0), rp_palette[2],
+                     thr_title, rp_palette[1],
                      diffusion ? "batch latency" : "median ITL", rp_palette[3],
                      power_of_tdp ? "power (% of limit)" : "power (% of max)");
     f->meta = json_pack("{s:s?,s:I,s:s?,s:s,s:s,s:s,s:o,s:b,s:o}", "gpu_model", cv->gpu_model,
@@ -601,6 +701,251 @@ static int wide_range(const double *v, size_t n, double ratio)
     return isfinite(lo) && hi / lo > ratio;
 }
 
+/* ---- point labels that do not collide ----------------------------------------------- */
+
+/* Labels are placed greedily in axis-normalised coordinates (0..1 over the
+ * plotted range, log or linear as the axis): each label tries right-above,
+ * right-below, left-above, left-below of its point and takes the first
+ * place where it overlaps no label placed before and no marker; else it is
+ * left out (the .dat keeps every value). Sizes are for the narrowest output
+ * (the 3.3 in PDF), so no format shows a collision. */
+typedef struct rp_box { double x0, y0, x1, y1; } rp_box;
+typedef struct rp_placer {
+    double xlo, xhi, ylo, yhi;
+    int logx, logy;
+    double cw, ch; /* one character and one line, shares of the plot's width and height */
+    rp_box *boxes;
+    size_t n, cap;
+} rp_placer;
+
+/* Two placements per figure: for the wide outputs (SVG, PNG, 7 in PDF)
+ * and for the 3.3 in PDF, where text takes twice the share of the plot;
+ * the .dat has both sets of label columns and the script picks by fmt. */
+static const double rp_char_w[2] = {0.0105, 0.023}, rp_char_h[2] = {0.045, 0.075};
+#define RP_MARK 0.009    /* half a marker */
+
+static double place_norm(double v, double lo, double hi, int logs)
+{
+    if (logs)
+        return v > 0 && lo > 0 && hi > lo ? (log(v) - log(lo)) / (log(hi) - log(lo)) : 0.5;
+    return hi > lo ? (v - lo) / (hi - lo) : 0.5;
+}
+
+/* The plotted range of values v (log: multiplicative margins). */
+static void place_range(const double *v, size_t n, int logs, double margin_lo, double margin_hi,
+                        double *lo, double *hi)
+{
+    double a = INFINITY, b = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]) && (!logs || v[i] > 0)) {
+            a = fmin(a, v[i]);
+            b = fmax(b, v[i]);
+        }
+    if (!isfinite(a)) {
+        *lo = 0;
+        *hi = 1;
+        return;
+    }
+    if (logs) {
+        double la = log(a), lb = log(b), s = lb > la ? lb - la : 1;
+        *lo = exp(la - s * margin_lo);
+        *hi = exp(lb + s * margin_hi);
+    } else {
+        double s = b > a ? b - a : (a ? fabs(a) : 1);
+        *lo = a - s * margin_lo;
+        *hi = b + s * margin_hi;
+    }
+}
+
+static int place_push(rp_placer *p, rp_box bx)
+{
+    if (p->n == p->cap) {
+        size_t nc = p->cap ? p->cap * 2 : 64;
+        rp_box *nb = realloc(p->boxes, nc * sizeof *nb);
+        if (!nb)
+            return 0;
+        p->boxes = nb;
+        p->cap = nc;
+    }
+    p->boxes[p->n++] = bx;
+    return 1;
+}
+
+static void place_marker(rp_placer *p, double x, double y)
+{
+    double nx = place_norm(x, p->xlo, p->xhi, p->logx), ny = place_norm(y, p->ylo, p->yhi, p->logy);
+    place_push(p, (rp_box){nx - RP_MARK, ny - RP_MARK * 1.6, nx + RP_MARK, ny + RP_MARK * 1.6});
+}
+
+/* Where a label of nchars goes: 0 right-above, 1 right-below, 2 left-above,
+ * 3 left-below, -1 nowhere. */
+static int place_label(rp_placer *p, double x, double y, size_t nchars)
+{
+    double nx = place_norm(x, p->xlo, p->xhi, p->logx), ny = place_norm(y, p->ylo, p->yhi, p->logy);
+    double w = (double)nchars * p->cw, h = p->ch, gx = 0.012, gy = 0.012;
+    for (int pos = 0; pos < 4; pos++) {
+        rp_box bx;
+        bx.x0 = pos < 2 ? nx + gx : nx - gx - w;
+        bx.x1 = bx.x0 + w;
+        bx.y0 = pos % 2 == 0 ? ny + gy : ny - gy - h;
+        bx.y1 = bx.y0 + h;
+        if (bx.x0 < -0.02 || bx.x1 > 1.04 || bx.y0 < -0.02 || bx.y1 > 1.04)
+            continue;
+        int clash = 0;
+        for (size_t i = 0; i < p->n && !clash; i++)
+            clash = bx.x0 < p->boxes[i].x1 && p->boxes[i].x0 < bx.x1 && bx.y0 < p->boxes[i].y1 &&
+                    p->boxes[i].y0 < bx.y1;
+        if (!clash) {
+            place_push(p, bx);
+            return pos;
+        }
+    }
+    return -1;
+}
+
+/* gnuplot: four label layers, one per position: columns lc..lc+3 of the
+ * .dat hold the text at that position ("" elsewhere), lc = col for the wide
+ * outputs and col + 4 for the 3.3 in PDF (label_columns() sets lc). */
+static void plot_label_layers(jl_strbuf *gp, const char *src, const char *colour)
+{
+    static const char *const where[] = {"left offset char 0.5,0.55", "left offset char 0.5,-0.55",
+                                        "right offset char -0.5,0.55", "right offset char -0.5,-0.55"};
+    for (int k = 0; k < 4; k++)
+        jl_strbuf_printf(gp, ", \\\n     %s using 1:2:(stringcolumn(lc+%d)) with labels %s font lblfont textcolor rgb \"%s\" notitle",
+                         src, k, where[k], colour);
+}
+
+static void label_columns(jl_strbuf *gp, int col)
+{
+    jl_strbuf_printf(gp, "# point labels: columns %d-%d (wide outputs) or %d-%d (3.3 in PDF)\n"
+                         "lc = (fmt eq \"pdf1\") ? %d : %d\n",
+                     col, col + 3, col + 4, col + 7, col + 4, col);
+}
+
+static void dat_labels(jl_strbuf *dat, const int *pos, const char *text)
+{
+    for (int w = 0; w < 2; w++)
+        for (int k = 0; k < 4; k++) {
+            jl_strbuf_puts(dat, " ");
+            dat_str(dat, k == pos[w] ? text : "");
+        }
+}
+
+static void placers_init(rp_placer *pl, int logx, int logy, const double *xs, const double *ys,
+                         size_t n, double mx0, double mx1, double my0, double my1)
+{
+    for (int w = 0; w < 2; w++) {
+        memset(&pl[w], 0, sizeof pl[w]);
+        pl[w].logx = logx;
+        pl[w].logy = logy;
+        pl[w].cw = rp_char_w[w];
+        pl[w].ch = rp_char_h[w];
+        place_range(xs, n, logx, mx0, mx1, &pl[w].xlo, &pl[w].xhi);
+        place_range(ys, n, logy, my0, my1, &pl[w].ylo, &pl[w].yhi);
+        for (size_t i = 0; i < n; i++)
+            place_marker(&pl[w], xs[i], ys[i]);
+    }
+}
+
+/* Explicit ticks for a log axis over [lo, hi]: the first of 1; 1-2-5;
+ * 1-2-3-5-7; 1..9 (x 10^k) giving at least four inside. */
+static void log_tics(jl_strbuf *gp, const char *axis, double lo, double hi)
+{
+    static const double sets[4][10] = {{1}, {1, 2, 5}, {1, 2, 3, 5, 7}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
+    static const int ns[4] = {1, 3, 5, 9};
+    if (!(lo > 0) || !(hi > lo))
+        return;
+    int k0 = (int)floor(log10(lo)), k1 = (int)ceil(log10(hi));
+    for (int s = 0; s < 4; s++) {
+        int cnt = 0;
+        for (int k = k0; k <= k1; k++)
+            for (int i = 0; i < ns[s]; i++) {
+                double v = sets[s][i] * pow(10, k);
+                cnt += v >= lo && v <= hi;
+            }
+        if (cnt < 4 && s < 3)
+            continue;
+        if (cnt < 2) { /* a narrow range: evenly spaced 1-2-5 steps */
+            double raw = (hi - lo) / 4, mag = pow(10, floor(log10(raw))), step = mag;
+            if (raw / mag >= 5)
+                step = 5 * mag;
+            else if (raw / mag >= 2)
+                step = 2 * mag;
+            jl_strbuf_printf(gp, "set %stics (", axis);
+            int f1 = 1;
+            for (double v = ceil(lo / step) * step; v <= hi; v += step) {
+                jl_strbuf_printf(gp, "%s%.6g", f1 ? "" : ", ", v);
+                f1 = 0;
+            }
+            jl_strbuf_printf(gp, ")\nset format %s \"%%.4g\"\n", axis);
+            return;
+        }
+        jl_strbuf_printf(gp, "set %stics (", axis);
+        int first = 1;
+        for (int k = k0; k <= k1; k++)
+            for (int i = 0; i < ns[s]; i++) {
+                double v = sets[s][i] * pow(10, k);
+                if (v >= lo && v <= hi) {
+                    jl_strbuf_printf(gp, "%s%.10g", first ? "" : ", ", v);
+                    first = 0;
+                }
+            }
+        jl_strbuf_printf(gp, ")\nset format %s \"%%.7g\"\n", axis);
+        /* the 3.3 in PDF: decades alone when two or more show */
+        int nd = 0;
+        for (int k = k0; k <= k1; k++)
+            nd += pow(10, k) >= lo && pow(10, k) <= hi;
+        if (s > 0 && nd >= 2) {
+            jl_strbuf_printf(gp, "if (narrow) set %stics (", axis);
+            first = 1;
+            for (int k = k0; k <= k1; k++)
+                if (pow(10, k) >= lo && pow(10, k) <= hi) {
+                    jl_strbuf_printf(gp, "%s%.10g", first ? "" : ", ", pow(10, k));
+                    first = 0;
+                }
+            jl_strbuf_puts(gp, ")\n");
+        }
+        return;
+    }
+}
+
+static const int point_types[] = {7, 5, 9, 11, 13, 15};
+
+
+/* The latency bounds of a group's SLO set as dashed vertical lines, those
+ * near the data (a bound far right of every run squeezes the plot). */
+static void slo_lines(jl_strbuf *gp, const rp_group *g, int diffusion, double lscale, double maxlat,
+                      int first_arrow, rp_placer *pl)
+{
+    int na = first_arrow;
+    for (size_t j = 0; j < g->n_set; j++) {
+        const jl_slo *slo = g->set[j];
+        for (size_t k = 0; slo && k < slo->n; k++) {
+            const jl_slo_cond *c = &slo->conds[k];
+            int fig = diffusion ? c->figure_diffusion : c->figure_llm;
+            if (fig != (diffusion ? JL_FIG_BATCH_LATENCY_S : JL_FIG_MEDIAN_ITL_S) ||
+                (c->op != JL_SLO_LE && c->op != JL_SLO_LT))
+                continue;
+            double x = c->bound * lscale;
+            if (x > maxlat * 1.5) {
+                jl_strbuf_printf(gp, "# SLO %s lies far right of every run (all meet it): not drawn\n",
+                                 slo->text);
+                continue;
+            }
+            jl_strbuf_printf(gp,
+                             "set arrow %d from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 lc rgb \"%s\"\n"
+                             "set label %d \"%g %s\" at %.10g, graph 0.98 right rotate by 90 offset -0.4,0 textcolor rgb \"#777777\" font lblfont\n",
+                             na, x, x, j == g->primary ? "#555555" : "#aaaaaa", na, x,
+                             diffusion ? "s" : "ms", x);
+            for (int w = 0; pl && w < 2; w++) { /* the rotated label, left of the line at the top */
+                double nx = place_norm(x, pl[w].xlo, pl[w].xhi, pl[w].logx);
+                place_push(&pl[w], (rp_box){nx - pl[w].cw * 2.5, 1.0 - pl[w].ch * 6, nx + pl[w].cw * 1.5, 1.05});
+            }
+            na++;
+        }
+    }
+}
+
 static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
 {
     rp_group *g = &r->groups[gi];
@@ -619,26 +964,47 @@ static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
     f->title = jl_asprintf("Time-energy tradeoff: %s, %s", g->model ? g->model : "?",
                            g->task ? g->task : "?");
     f->caption = jl_asprintf(
-        "Each line is one (GPU model, GPU count, precision); each point a run, labelled with its "
-        "batch size. Black rings and the dashed line: the frontier of the group (no run is both "
-        "faster and cheaper). The right end of each curve is that configuration's minimum "
-        "energy; a vertical line at a latency target finds the cheapest run meeting it (the "
-        "paper's Fig. 8-9).");
+        "Each line is one configuration: GPU model, count, precision, and where they differ the "
+        "parallel degrees, denoising steps, resolution or frames; each point a run, labelled "
+        "with its batch size where the label fits. Black rings and the dashed line: the "
+        "frontier of the group (no run is both faster and cheaper). Dashed verticals: the "
+        "latency bounds of the SLO set (the darker one is the group's SLO). The paper's "
+        "Fig. 8-9.");
+    char elabel[64];
+    snprintf(elabel, sizeof elabel, "energy per %s (J)", rp_item(s0));
     jl_strbuf dat, gp;
     jl_strbuf_init(&dat);
     jl_strbuf_init(&gp);
     jl_strbuf_printf(&dat, "# %s\n# blocks (gnuplot index): one per curve, then the frontier\n"
-                           "# latency_%s energy_%s batch on_frontier\n",
-                     f->title, diffusion ? "s" : "ms", diffusion ? "j_per_image" : "j_per_token");
+                           "# latency_%s energy_j_per_%s batch on_frontier, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF)\n",
+                     f->title, diffusion ? "s" : "ms", rp_item(s0));
     size_t nv = 0;
-    double *lat = NULL, *en = NULL;
-    size_t total = 0;
     rp_series *ser = NULL;
-    size_t nser = split_curves(l, fr, &ser);
+    size_t nser = rp_split_curves(l, fr, &ser);
+    size_t total = fr->n_points;
     for (size_t c = 0; c < nser; c++)
         total += ser[c].cv.n_points;
-    lat = jl_calloc_array(total + fr->n_points + 1, sizeof *lat);
-    en = jl_calloc_array(total + fr->n_points + 1, sizeof *en);
+    double *lat = jl_calloc_array(total + 1, sizeof *lat);
+    double *en = jl_calloc_array(total + 1, sizeof *en);
+    double maxlat = 0;
+    for (size_t c = 0; lat && en && c < nser; c++)
+        for (size_t i = 0; i < ser[c].cv.n_points; i++) {
+            const jl_curve_point *p = &ser[c].cv.points[i];
+            if (isfinite(p->latency) && isfinite(p->energy)) {
+                lat[nv] = p->latency * lscale;
+                en[nv++] = p->energy;
+                maxlat = fmax(maxlat, p->latency * lscale);
+            }
+        }
+    int logy = lat && en ? wide_range(en, nv, 8) : 0, logx = lat && en ? wide_range(lat, nv, 8) : 0;
+    rp_placer pl[2];
+    placers_init(pl, logx, logy, lat, en, lat && en ? nv : 0, 0.06, 0.10, 0.12, 0.08);
+    double xlo = pl[0].xlo, xhi = pl[0].xhi, ylo = pl[0].ylo, yhi = pl[0].yhi;
+    jl_strbuf slo_gp;
+    jl_strbuf_init(&slo_gp);
+    slo_lines(&slo_gp, g, diffusion, lscale, maxlat, 1, pl);
+    free(lat);
+    free(en);
     json_t *curves = json_array();
     for (size_t c = 0; c < nser; c++) {
         const jl_curve *cv = &ser[c].cv;
@@ -647,12 +1013,17 @@ static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
                          ser[c].variant ? ser[c].variant : "");
         for (size_t i = 0; i < cv->n_points; i++) {
             const jl_curve_point *p = &cv->points[i];
-            jl_strbuf_printf(&dat, "%.10g %.10g %ld %d\n", p->latency * lscale, p->energy, p->batch,
+            char lab[32];
+            snprintf(lab, sizeof lab, "%ld", p->batch);
+            int pos[2];
+            for (int w = 0; w < 2; w++)
+                pos[w] = isfinite(p->latency) && isfinite(p->energy)
+                             ? place_label(&pl[w], p->latency * lscale, p->energy, strlen(lab))
+                             : -1;
+            jl_strbuf_printf(&dat, "%.10g %.10g %ld %d", p->latency * lscale, p->energy, p->batch,
                              p->on_frontier);
-            if (lat && en && isfinite(p->latency) && isfinite(p->energy)) {
-                lat[nv] = p->latency * lscale;
-                en[nv++] = p->energy;
-            }
+            dat_labels(&dat, pos, lab);
+            jl_strbuf_puts(&dat, "\n");
             f->n_points++;
         }
         jl_strbuf_puts(&dat, "\n\n");
@@ -666,77 +1037,57 @@ static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
         json_object_set_new(cj, "runs", rk);
         json_array_append_new(curves, cj);
     }
+    free(pl[0].boxes);
+    free(pl[1].boxes);
     jl_strbuf_puts(&dat, "# frontier\n");
     for (size_t i = 0; i < fr->n_points; i++)
-        jl_strbuf_printf(&dat, "%.10g %.10g %ld 1\n", fr->points[i].latency * lscale, fr->points[i].energy,
-                         l->items[fr->points[i].run]->attrs.max_batch_size);
-    int logy = lat && en ? wide_range(en, nv, 8) : 0, logx = lat && en ? wide_range(lat, nv, 8) : 0;
-    free(lat);
-    free(en);
-    rp_gp_header(&gp, f->id, f->title,
-              "Time-energy curves per (GPU model, count, precision), batch sizes annotated, frontier in black.", 0);
+        jl_strbuf_printf(&dat, "%.10g %.10g %ld 1 \"\" \"\" \"\" \"\" \"\" \"\" \"\" \"\"\n", fr->points[i].latency * lscale,
+                         fr->points[i].energy, l->items[fr->points[i].run]->attrs.max_batch_size);
+    /* the 3.3 in PDF: the key in one column below, the page as tall as it needs */
+    rp_gp_header_sized(&gp, f->id, f->title,
+                       "Time-energy curves per configuration, batch sizes annotated, frontier in black.",
+                       900, 520, 7.0 * 520 / 900, 2.4 + 0.15 * (double)(nser + 1));
     jl_strbuf_printf(&gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n",
-                     diffusion ? "batch latency (s)" : "median inter-token latency (ms)",
-                     diffusion ? "energy per image (J)" : "energy per token (J)");
-    /* log axes get 1-2-5 ticks (decades alone leave too few labels) */
-    static const char *ticks125 =
-        "(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, "
-        "500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)";
-    if (logx)
-        jl_strbuf_printf(&gp, "set logscale x\nset xtics %s\nset format x \"%%g\"\n", ticks125);
-    if (logy)
-        jl_strbuf_printf(&gp, "set logscale y\nset ytics %s\nset format y \"%%g\"\n", ticks125);
+                     diffusion ? "batch latency (s)" : "median inter-token latency (ms)", elabel);
+    if (logx) {
+        jl_strbuf_puts(&gp, "set logscale x\n");
+        log_tics(&gp, "x", xlo, xhi);
+    }
+    if (logy) {
+        jl_strbuf_puts(&gp, "set logscale y\n");
+        log_tics(&gp, "y", ylo, yhi);
+    }
+    label_columns(&gp, 5);
     jl_strbuf_puts(&gp, "set autoscale fix\n"
                         "set offsets graph 0.06, graph 0.10, graph 0.12, graph 0.08\n"
-                        "set key outside bottom center horizontal samplen 2.5 height 0.5\n");
-    /* the SLO bound as a vertical line, when it is a latency bound */
-    if (g->slo) {
-        for (size_t k = 0; k < g->slo->n; k++) {
-            const jl_slo_cond *c = &g->slo->conds[k];
-            int fig = diffusion ? c->figure_diffusion : c->figure_llm;
-            if (fig == rp_latency_fig(s0) && (c->op == JL_SLO_LE || c->op == JL_SLO_LT)) {
-                double x = c->bound * lscale;
-                /* only when it falls near the data: otherwise it squeezes the plot */
-                double maxlat = 0;
-                for (size_t i = 0; i < fr->n_points; i++)
-                    maxlat = fmax(maxlat, fr->points[i].latency * lscale);
-                for (size_t cc = 0; cc < fr->n_curves; cc++)
-                    for (size_t i = 0; i < fr->curves[cc].n_points; i++)
-                        maxlat = fmax(maxlat, fr->curves[cc].points[i].latency * lscale);
-                if (x <= maxlat * 1.5) {
-                    jl_strbuf_printf(&gp,
-                                     "set arrow 1 from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 lc rgb \"#888888\"\n"
-                                     "set label 1 ",
-                                     x, x);
-                    rp_gp_str(&gp, g->slo_text);
-                    jl_strbuf_printf(&gp, " at %.10g, graph 0.03 right offset -0.5,0 textcolor rgb \"#888888\" font \",10\"\n", x);
-                } else {
-                    jl_strbuf_puts(&gp, "# the SLO's latency bound lies far right of every run (all meet it): not drawn\n");
-                }
-            }
-        }
-    }
+                        "set key outside bottom center horizontal samplen 2.5 height 0.5\n"
+                        "if (narrow) set key outside bottom center vertical maxcols 1 samplen 2\n");
+    char *slo_text = jl_strbuf_take(&slo_gp);
+    jl_strbuf_puts(&gp, slo_text ? slo_text : "");
+    free(slo_text);
     jl_strbuf_puts(&gp, "plot ");
     for (size_t c = 0; c < nser; c++) {
         const jl_curve *cv = &ser[c].cv;
         const char *col = rp_palette[c % N_PALETTE];
-        char *t = jl_asprintf("%s x%ld, %s%s%s", gpu_label(cv->gpu_model), cv->num_gpus,
-                              cv->precision ? cv->precision : "?", ser[c].variant ? ", " : "",
-                              ser[c].variant ? ser[c].variant : "");
-        jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:2 with linespoints pt 7 ps 1.0 lw 2 lc rgb \"%s\" title ",
-                         c ? ", \\\n     " : "", f->id, c, col);
-        rp_gp_str(&gp, t ? t : "?");
-        free(t);
-        jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 1:2:(sprintf(\"%%d\", $3)) with labels offset char 1.1,0.75 font \",10\" textcolor rgb \"%s\" notitle",
-                         c, col);
+        int pt = point_types[(c / N_PALETTE) % (sizeof point_types / sizeof point_types[0])];
+        char *tt = jl_asprintf("%s x%ld, %s%s%s", gpu_label(cv->gpu_model), cv->num_gpus,
+                               cv->precision ? cv->precision : "?", ser[c].variant ? ", " : "",
+                               ser[c].variant ? ser[c].variant : "");
+        jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:2 with linespoints pt %d ps 1.0 lw 2 dt %d lc rgb \"%s\" title ",
+                         c ? ", \\\n     " : "", f->id, c, pt, (int)(c / N_PALETTE) % 3 + 1, col);
+        rp_gp_str(&gp, tt ? tt : "?");
+        free(tt);
+        char src[32];
+        snprintf(src, sizeof src, "\"\" index %zu", c);
+        plot_label_layers(&gp, src, col);
     }
     jl_strbuf_printf(&gp, ", \\\n     \"%s.dat\" index %zu using 1:2 with lines dt 2 lw 1.4 lc rgb \"#000000\" title \"frontier\", \\\n"
                           "     \"\" index %zu using 1:2 with points pt 6 ps 2.0 lw 1.4 lc rgb \"#000000\" notitle\n"
                           "unset output\n",
                      f->id, nser, nser);
-    series_free(ser, nser);
+    rp_series_free(ser, nser);
     f->meta = json_pack("{s:s,s:s,s:b,s:b,s:o}", "latency_unit", diffusion ? "s" : "ms", "energy_unit",
-                        diffusion ? "J/image" : "J/token", "log_x", logx, "log_y", logy, "curves", curves);
+                        rp_energy_unit(s0), "log_x", logx, "log_y", logy, "curves", curves);
     jl_status st = rp_write_fig_files(r, f, &dat, &gp, err);
     jl_strbuf_free(&dat);
     jl_strbuf_free(&gp);
@@ -745,30 +1096,60 @@ static jl_status fig_frontier(rp_report *r, long gi, jl_error **err)
 
 /* ---- 4. GPU models at matched SLOs (paper Fig. 6) ---------------------------------- */
 
-/* One figure per kind of work (tokens or images): each (model, task) with at
- * least two GPU models meeting its SLO, the minimum-energy configuration of
- * each GPU model as a bar, annotated with its configuration and its energy
- * change against the GPU model using the most energy (negative = less
- * energy, the sign `joules compare` uses). */
-static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
+static const char *const kind_names[] = {"llm", "image", "video"};
+
+/* The model id without its organisation ("Qwen/Qwen3-8B" -> "Qwen3-8B"). */
+static const char *short_model(const char *m)
+{
+    const char *s = m ? strrchr(m, '/') : NULL;
+    return s ? s + 1 : (m ? m : "?");
+}
+
+typedef struct cmp_row {
+    size_t group;
+    double best, worst;
+} cmp_row;
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+    const cmp_row *a = pa, *b = pb;
+    if (a->best != b->best)
+        return a->best < b->best ? -1 : 1;
+    return (a->group > b->group) - (a->group < b->group);
+}
+
+/* One figure per kind of work (tokens, images, videos): a row per (model,
+ * task) with two or more GPU models meeting its SLO, sorted by the least
+ * energy; on a log axis, a dot per GPU model at the energy of its
+ * minimum-energy configuration meeting the SLO, a line from the least to
+ * the most; on the right, the GPU model needing the least and by how much
+ * less than the one needing the most. Legible at any number of rows: the
+ * figure grows with them. */
+static jl_status fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
 {
     const jl_summary_list *l = r->l;
-    /* the union of GPU models over the qualifying groups, sorted */
     char **gpus = NULL;
-    size_t ng = 0, nq = 0;
+    size_t ng = 0, nq = 0, n_kind = 0;
+    cmp_row *rows = jl_calloc_array(r->n_groups ? r->n_groups : 1, sizeof *rows);
+    if (!rows)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     for (size_t gi = 0; gi < r->n_groups; gi++) {
         rp_group *g = &r->groups[gi];
-        if (!g->workload || (!strcmp(g->workload, "diffusion")) != diffusion)
+        if (g->kind != kind)
             continue;
+        n_kind++;
+        double best = INFINITY, worst = -INFINITY;
         size_t meeting = 0;
-        for (size_t k = 0; k < g->n_gpu_models; k++)
-            meeting += g->gpu_picks[k].run >= 0;
-        if (meeting < 2)
-            continue;
-        nq++;
         for (size_t k = 0; k < g->n_gpu_models; k++) {
-            if (g->gpu_picks[k].run < 0)
+            long run = g->gpu_picks[k].run;
+            if (run < 0)
                 continue;
+            double e = l->items[run]->fig[rp_energy_fig(l->items[run])];
+            if (!isfinite(e) || e <= 0)
+                continue;
+            meeting++;
+            best = fmin(best, e);
+            worst = fmax(worst, e);
             size_t j = 0;
             while (j < ng && strcmp(gpus[j], g->gpu_models[k]) < 0)
                 j++;
@@ -777,6 +1158,7 @@ static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
             char **p = realloc(gpus, (ng + 1) * sizeof *p);
             if (!p) {
                 free(gpus);
+                free(rows);
                 return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
             }
             gpus = p;
@@ -784,65 +1166,53 @@ static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
             gpus[j] = g->gpu_models[k];
             ng++;
         }
+        if (meeting >= 2)
+            rows[nq++] = (cmp_row){gi, best, worst};
     }
-    rp_figure *f = rp_add_figure(r, RP_FIG_GPU_COMPARE, -1, diffusion ? "gpu-comparison-diffusion" : "gpu-comparison-llm");
-    if (!f) {
-        free(gpus);
-        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    }
-    f->title = jl_asprintf("GPU models at matched SLOs (%s)", diffusion ? "diffusion" : "LLM / MLLM");
-    f->caption = jl_asprintf(
-        "For each (model, task) measured on more than one GPU model: the minimum-energy "
-        "configuration of each GPU model among runs meeting the group's SLO (given under the "
-        "bars). Labels: GPU count and batch size, and the energy change against the GPU "
-        "model that needs the most energy (negative = less energy; the paper's Fig. 6).");
+    static const char *const what[] = {"LLM / MLLM", "text-to-image", "text-to-video"};
     if (nq == 0) {
-        f->note = jl_asprintf("no (model, task) with %s runs on two or more GPU models meeting "
-                              "its SLO: nothing to compare",
-                              diffusion ? "diffusion" : "LLM");
+        if (n_kind)
+            rp_cmp_note(r, "GPU models at matched SLOs (%s): no (model, task) has runs on two or "
+                           "more GPU models meeting its SLO, so there is nothing to compare.",
+                        what[kind]);
         free(gpus);
+        free(rows);
         return JL_OK;
     }
-    jl_strbuf dat, gp, tics;
+    qsort(rows, nq, sizeof *rows, cmp_rows);
+    char *id = jl_asprintf("gpu-comparison-%s", kind_names[kind]);
+    rp_figure *f = id ? rp_add_figure(r, RP_FIG_GPU_COMPARE, -1, id) : NULL;
+    free(id);
+    if (!f) {
+        free(gpus);
+        free(rows);
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    }
+    const char *item = kind == RP_KIND_LLM ? "token" : kind == RP_KIND_IMAGE ? "image" : "video";
+    f->title = jl_asprintf("GPU models at matched SLOs (%s)", what[kind]);
+    f->caption = jl_asprintf(
+        "Each row a (model, task) measured on two or more GPU models, sorted by the least "
+        "energy: a dot per GPU model at the energy per %s of its minimum-energy configuration "
+        "among runs meeting the group's SLO (log axis; a line joins the least and the most). "
+        "Right: the GPU model needing the least energy and how much less it needs than the "
+        "one needing the most (the paper's Fig. 6). Configurations: the .dat and report.json.",
+        item);
+    jl_strbuf dat, gp;
     jl_strbuf_init(&dat);
     jl_strbuf_init(&gp);
-    jl_strbuf_init(&tics);
-    double bw = 0.8 / (double)ng;
-    jl_strbuf_printf(&dat, "# %s\n# blocks (gnuplot index): one per GPU model\n"
-                           "# x energy label reduction_pct model task slo\n",
-                     f->title);
-    json_t *bars = json_array();
+    jl_strbuf_printf(&dat, "# %s\n# blocks (gnuplot index): the rows' ranges, then one per GPU model\n"
+                           "# row energy_j_per_%s gpus batch model task slo\n",
+                     f->title, item);
+    /* block 0: per row the least and the most */
+    for (size_t q = 0; q < nq; q++)
+        jl_strbuf_printf(&dat, "%zu %.10g %.10g\n", q, rows[q].best, rows[q].worst);
+    jl_strbuf_puts(&dat, "\n\n");
+    json_t *pts = json_array();
+    double lo = INFINITY, hi = -INFINITY;
     for (size_t j = 0; j < ng; j++) {
         jl_strbuf_printf(&dat, "# GPU model %s\n", gpus[j]);
-        size_t xi = 0;
-        for (size_t gi = 0; gi < r->n_groups; gi++) {
-            rp_group *g = &r->groups[gi];
-            if (!g->workload || (!strcmp(g->workload, "diffusion")) != diffusion)
-                continue;
-            size_t meeting = 0;
-            double worst = -INFINITY;
-            for (size_t k = 0; k < g->n_gpu_models; k++)
-                if (g->gpu_picks[k].run >= 0) {
-                    meeting++;
-                    const jl_summary *s = l->items[g->gpu_picks[k].run];
-                    worst = fmax(worst, s->fig[rp_energy_fig(s)]);
-                }
-            if (meeting < 2)
-                continue;
-            if (j == 0) {
-                const char *m = g->model ? strrchr(g->model, '/') : NULL;
-                m = m ? m + 1 : (g->model ? g->model : "?");
-                char *t = jl_asprintf("%s\\n%s\\n%s", m, g->task ? g->task : "?", g->slo_text);
-                jl_strbuf_printf(&tics, "%s", xi ? ", " : "");
-                /* escape only the quotes: \n must stay a gnuplot newline */
-                jl_strbuf_puts(&tics, "\"");
-                for (const char *c = t; c && *c; c++)
-                    jl_strbuf_append(&tics, *c == '"' ? "'" : c, 1);
-                jl_strbuf_printf(&tics, "\" %zu", xi);
-                free(t);
-            }
-            double x = (double)xi + ((double)j - (double)(ng - 1) / 2) * bw;
-            xi++;
+        for (size_t q = 0; q < nq; q++) {
+            rp_group *g = &r->groups[rows[q].group];
             long run = -1;
             for (size_t k = 0; k < g->n_gpu_models; k++)
                 if (!strcmp(g->gpu_models[k], gpus[j]))
@@ -851,67 +1221,323 @@ static jl_status fig_gpu_compare(rp_report *r, int diffusion, jl_error **err)
                 continue;
             const jl_summary *s = l->items[run];
             double e = s->fig[rp_energy_fig(s)];
-            double red = (1 - e / worst) * 100;
-            char lab[96];
-            if (red > 0.05)
-                snprintf(lab, sizeof lab, "x%ld b%ld: -%.0f%%", s->attrs.num_gpus, s->attrs.max_batch_size, red);
-            else
-                snprintf(lab, sizeof lab, "x%ld b%ld", s->attrs.num_gpus, s->attrs.max_batch_size);
-            jl_strbuf_printf(&dat, "%.6f %.10g ", x, e);
-            dat_str(&dat, lab);
-            jl_strbuf_printf(&dat, " %.4f ", red);
+            if (!isfinite(e) || e <= 0)
+                continue;
+            lo = fmin(lo, e);
+            hi = fmax(hi, e);
+            jl_strbuf_printf(&dat, "%zu %.10g %ld %ld ", q, e, s->attrs.num_gpus, s->attrs.max_batch_size);
             dat_str(&dat, g->model);
             jl_strbuf_puts(&dat, " ");
             dat_str(&dat, g->task);
             jl_strbuf_puts(&dat, " ");
             dat_str(&dat, g->slo_text);
             jl_strbuf_puts(&dat, "\n");
-            json_t *run_key = jl_run_key_to_json(s);
-            json_object_set_new(run_key, "energy", jl_json_number(e));
-            json_object_set_new(run_key, "reduction_pct", jl_json_number(red));
-            json_object_set_new(run_key, "energy_change_pct", jl_json_number(red != 0 ? -red : 0));
-            json_object_set_new(run_key, "slo", json_string(g->slo_text));
-            json_array_append_new(bars, run_key);
+            json_t *rk = jl_run_key_to_json(s);
+            json_object_set_new(rk, "energy", jl_json_number(e));
+            json_object_set_new(rk, "energy_unit", json_string(rp_energy_unit(s)));
+            json_object_set_new(rk, "row", json_integer((json_int_t)q));
+            /* the sign of `joules compare`: negative = less energy; reduction_pct
+             * (its opposite) kept for older readers */
+            double change = (e / rows[q].worst - 1) * 100;
+            json_object_set_new(rk, "energy_change_pct", jl_json_number(change != 0 ? change : 0));
+            json_object_set_new(rk, "reduction_pct", jl_json_number(change != 0 ? -change : 0));
+            json_object_set_new(rk, "slo", json_string(g->slo_text));
+            json_array_append_new(pts, rk);
             f->n_points++;
         }
         jl_strbuf_puts(&dat, "\n\n");
     }
-    char *t = jl_strbuf_take(&tics);
-    char xr[64];
-    /* one or two groups: keep the bars from filling the whole width */
-    double pad = nq <= 2 ? 1.0 : 0.6;
-    snprintf(xr, sizeof xr, "%.2f:%.2f", -pad, (double)(nq - 1) + pad);
-    rp_gp_header(&gp, f->id, f->title, "Minimum energy per GPU model at each group's SLO; energy change vs the most energy-hungry GPU model (negative = less).", 0);
+    /* row names (left) and the winner (right) */
+    jl_strbuf yt, y2t, ytn;
+    jl_strbuf_init(&yt);
+    jl_strbuf_init(&y2t);
+    jl_strbuf_init(&ytn); /* shorter names for the 3.3 in PDF */
+    size_t maxlen = 0, maxlen2 = 0, maxlen_n = 0;
+    json_t *rj = json_array();
+    for (size_t q = 0; q < nq; q++) {
+        rp_group *g = &r->groups[rows[q].group];
+        char name[96], win[96];
+        snprintf(name, sizeof name, "%.38s \xc2\xb7 %.18s", short_model(g->model), g->task ? g->task : "?");
+        const char *wg = "?";
+        for (size_t k = 0; k < g->n_gpu_models; k++) {
+            long run = g->gpu_picks[k].run;
+            if (run >= 0 && l->items[run]->fig[rp_energy_fig(l->items[run])] == rows[q].best)
+                wg = g->gpu_models[k];
+        }
+        /* tic labels are formats to gnuplot: %% for a percent sign */
+        snprintf(win, sizeof win, "%s \xe2\x88\x92%.0f%%%%", wg, (1 - rows[q].best / rows[q].worst) * 100);
+        maxlen = strlen(name) > maxlen ? strlen(name) : maxlen;
+        /* the model's start and end ("stable-d...5-medium"), the task when
+         * the rows' tasks differ */
+        char nname[64];
+        const char *sm = short_model(g->model);
+        size_t sl = strlen(sm);
+        if (sl <= 20)
+            snprintf(nname, sizeof nname, "%s", sm);
+        else
+            snprintf(nname, sizeof nname, "%.9s\xe2\x80\xa6%s", sm, sm + sl - 10);
+        int tasks_differ = 0;
+        for (size_t q2 = 0; q2 < nq; q2++)
+            tasks_differ |= strcmp(r->groups[rows[q2].group].task ? r->groups[rows[q2].group].task : "",
+                                   g->task ? g->task : "") != 0;
+        if (tasks_differ)
+            snprintf(nname + strlen(nname), sizeof nname - strlen(nname), " %.9s", g->task ? g->task : "?");
+        maxlen_n = strlen(nname) > maxlen_n ? strlen(nname) : maxlen_n;
+        jl_strbuf_puts(&ytn, q ? ", " : "");
+        rp_gp_str(&ytn, nname);
+        jl_strbuf_printf(&ytn, " %zu", q);
+        maxlen2 = strlen(win) > maxlen2 ? strlen(win) : maxlen2;
+        jl_strbuf_puts(&yt, q ? ", " : "");
+        rp_gp_str(&yt, name);
+        jl_strbuf_printf(&yt, " %zu", q);
+        jl_strbuf_puts(&y2t, q ? ", " : "");
+        rp_gp_str(&y2t, win);
+        jl_strbuf_printf(&y2t, " %zu", q);
+        json_array_append_new(rj, json_pack("{s:s?,s:s?,s:s,s:f,s:f,s:f}", "model", g->model, "task",
+                                            g->task, "least_energy_gpu", wg, "least", rows[q].best,
+                                            "most", rows[q].worst, "energy_change_pct",
+                                            (rows[q].best / rows[q].worst - 1) * 100));
+    }
+    int h = 110 + 21 * (int)nq;
+    rp_gp_header_sized(&gp, f->id, f->title,
+                       "Minimum energy per GPU model at each group's SLO, one row per group, log axis.",
+                       900, h, 0.9 + 0.16 * (double)nq, 0.9 + 0.15 * (double)nq);
+    char *yts = jl_strbuf_take(&yt), *y2ts = jl_strbuf_take(&y2t), *ytns = jl_strbuf_take(&ytn);
+    double l0 = log10(lo), l1 = log10(hi), span = l1 > l0 ? l1 - l0 : 1;
     jl_strbuf_printf(&gp,
-                     "set ylabel \"%s at the SLO (J)\"\n"
-                     "set xtics (%s) scale 0\n"
-                     "set xrange [%s]\n"
-                     "set yrange [0:*]\n"
-                     "set offsets 0, 0, graph 0.12, 0\n"
-                     "set grid noxtics\n"
-                     "set style fill solid 0.85 border lc rgb \"#333333\"\n"
-                     "set boxwidth %.4f absolute\n"
-                     "set key top right\n"
-                     "set bmargin 6\n",
-                     diffusion ? "energy per image" : "energy per token", t ? t : "", xr, bw * 0.92);
-    free(t);
-    jl_strbuf_puts(&gp, "plot ");
+                     "set xlabel \"energy per %s at the SLO (J), log scale\"\n"
+                     "set logscale x\n"
+                     "set xrange [%.6g:%.6g]\n"
+                     "set yrange [%g:-0.7] reverse\n"
+                     "set ytics (%s) scale 0\n"
+                     "set y2range [%g:-0.7] reverse\n"
+                     "set y2tics (%s) scale 0 textcolor rgb \"#333333\"\n"
+                     "set grid xtics noytics\n"
+                     "set bars 0\n"
+                     "set border 1\n"
+                     "set lmargin %zu\nset rmargin %zu\n"
+                     "set key outside top center horizontal samplen 1\n",
+                     item, pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06),
+                     (double)nq - 0.3, yts ? yts : "", (double)nq - 0.3, y2ts ? y2ts : "",
+                     maxlen + 2, maxlen2 + 2);
+    log_tics(&gp, "x", pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06));
+    /* 3.3 in: short names, no savings column (the dots show it), decade ticks */
+    jl_strbuf_printf(&gp, "if (narrow) set ytics (%s) scale 0; set lmargin %zu; unset y2tics; "
+                          "set rmargin 3; set xlabel \"energy per %s (J)\"; set xtics (",
+                     ytns ? ytns : "", maxlen_n + 1, item);
+    /* decades; 1-3 per decade when fewer than three decades show */
+    double xa = pow(10, l0 - span * 0.06), xb = pow(10, l1 + span * 0.06);
+    int firstd = 1, nd = 0;
+    for (int k = (int)floor(log10(xa)); k <= (int)ceil(log10(xb)); k++)
+        nd += pow(10, k) >= xa && pow(10, k) <= xb;
+    for (int k = (int)floor(log10(xa)); k <= (int)ceil(log10(xb)); k++)
+        for (int m = 1; m <= 3; m += 2) {
+            double v = m * pow(10, k);
+            if ((m == 1 || nd < 3) && v >= xa && v <= xb) {
+                jl_strbuf_printf(&gp, "%s%.10g", firstd ? "" : ", ", v);
+                firstd = 0;
+            }
+        }
+    jl_strbuf_puts(&gp, ")\n");
+    free(yts);
+    free(y2ts);
+    free(ytns);
+    jl_strbuf_printf(&gp, "plot \"%s.dat\" index 0 using 2:1:2:3:1:1 with xyerrorbars pt 7 ps 0 lw 1.2 lc rgb \"#bbbbbb\" notitle",
+                     f->id);
     for (size_t j = 0; j < ng; j++) {
-        jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:2 with boxes lc rgb \"%s\" title ",
-                         j ? ", \\\n     " : "", f->id, j, rp_palette[j % N_PALETTE]);
+        jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 2:1 with points pt %d ps 1.3 lc rgb \"%s\" title ",
+                         j + 1, point_types[j % (sizeof point_types / sizeof point_types[0])],
+                         rp_palette[j % N_PALETTE]);
         rp_gp_str(&gp, gpus[j]);
-        jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 1:2:3 with labels offset 0,0.8 font \",11\" notitle", j);
     }
     jl_strbuf_puts(&gp, "\nunset output\n");
     json_t *gl = json_array();
     for (size_t j = 0; j < ng; j++)
         json_array_append_new(gl, json_string(gpus[j]));
-    f->meta = json_pack("{s:s,s:o,s:o}", "energy_unit", diffusion ? "J/image" : "J/token",
-                        "gpu_models", gl, "bars", bars);
+    f->meta = json_pack("{s:s,s:s,s:o,s:o,s:o}", "kind", kind_names[kind], "energy_unit",
+                        kind == RP_KIND_LLM ? "J/token" : kind == RP_KIND_IMAGE ? "J/image" : "J/video",
+                        "gpu_models", gl, "rows", rj, "bars", pts);
     free(gpus);
+    free(rows);
     jl_status st = rp_write_fig_files(r, f, &dat, &gp, err);
     jl_strbuf_free(&dat);
     jl_strbuf_free(&gp);
+    return st;
+}
+
+/* ---- task overview: every model of a task ---------------------------------------------- */
+
+/* One figure per task: every model (group) of the task at its minimum-energy
+ * configuration meeting the group's SLO (without one: its minimum-energy
+ * run, an open marker), energy per response (LLM: energy per token x mean
+ * output tokens; diffusion: per image or video) against latency, log axes,
+ * colour by the GPU model of that configuration. The view of the ML.ENERGY
+ * leaderboard and the paper's Fig. 1. */
+static jl_status fig_overview(rp_report *r, const char *task, jl_error **err)
+{
+    const jl_summary_list *l = r->l;
+    size_t n = 0;
+    long *runs = jl_calloc_array(r->n_groups ? r->n_groups : 1, sizeof *runs);
+    size_t *grp = jl_calloc_array(r->n_groups ? r->n_groups : 1, sizeof *grp);
+    int *meets = jl_calloc_array(r->n_groups ? r->n_groups : 1, sizeof *meets);
+    char **gpus = NULL;
+    size_t ng = 0;
+    jl_status st = JL_OK;
+    if (!runs || !grp || !meets) {
+        st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+        goto out;
+    }
+    int diffusion = 0;
+    for (size_t gi = 0; gi < r->n_groups; gi++) {
+        rp_group *g = &r->groups[gi];
+        if (!g->task || strcmp(g->task, task))
+            continue;
+        long run = g->pick.run;
+        int m = run >= 0;
+        if (run < 0) { /* the minimum-energy run */
+            double best = INFINITY;
+            for (size_t k = 0; k < g->n_runs; k++) {
+                const jl_summary *s = l->items[g->runs[k]];
+                double e = s->fig[rp_energy_fig(s)];
+                if (isfinite(e) && e < best) {
+                    best = e;
+                    run = (long)g->runs[k];
+                }
+            }
+        }
+        if (run < 0)
+            continue;
+        const jl_summary *s = l->items[run];
+        diffusion = jl_attrs_is_diffusion(&s->attrs);
+        double e = diffusion ? s->fig[rp_energy_fig(s)] : s->fig[JL_FIG_ENERGY_PER_REQUEST_J];
+        if (!isfinite(e) || e <= 0 || !isfinite(s->fig[rp_latency_fig(s)]))
+            continue;
+        runs[n] = run;
+        grp[n] = gi;
+        meets[n] = m;
+        n++;
+        const char *gm = gpu_label(s->attrs.gpu_model);
+        size_t j = 0;
+        while (j < ng && strcmp(gpus[j], gm))
+            j++;
+        if (j == ng) {
+            char **p = realloc(gpus, (ng + 1) * sizeof *p);
+            if (!p) {
+                st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+                goto out;
+            }
+            gpus = p;
+            gpus[ng++] = (char *)gm;
+        }
+    }
+    if (n < 2)
+        goto out; /* one model: its section says it all */
+    const jl_summary *s0 = l->items[runs[0]];
+    double lscale = diffusion ? 1 : 1000;
+    char *id = jl_asprintf("overview-%s", task);
+    for (char *c = id; c && *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
+            *c = '-';
+    rp_figure *f = id ? rp_add_figure(r, RP_FIG_OVERVIEW, -1, id) : NULL;
+    free(id);
+    if (!f) {
+        st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+        goto out;
+    }
+    const char *resp = diffusion ? rp_item(s0) : "response";
+    f->title = jl_asprintf("Every model of %s at its minimum-energy configuration", task);
+    f->caption = jl_asprintf(
+        "Each point one model on task %s: its minimum-energy configuration meeting the group's "
+        "SLO (open marker: no run meets it; its minimum-energy run instead), energy per %s%s "
+        "against %s, log axes, colour by GPU model. Labels: the model, where they fit (every "
+        "point is named in the .dat). The view of the ML.ENERGY leaderboard and the paper's "
+        "Fig. 1.",
+        task, resp, diffusion ? "" : " (energy per token x mean output tokens)",
+        diffusion ? "batch latency" : "median inter-token latency");
+    jl_strbuf dat, gp;
+    jl_strbuf_init(&dat);
+    jl_strbuf_init(&gp);
+    jl_strbuf_printf(&dat, "# %s\n# blocks (gnuplot index): one per GPU model\n"
+                           "# latency_%s energy_j_per_%s meets_slo, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF), model config\n",
+                     f->title, diffusion ? "s" : "ms", resp);
+    double *xs = jl_calloc_array(n, sizeof *xs), *ys = jl_calloc_array(n, sizeof *ys);
+    rp_placer pl[2] = {{0}};
+    for (size_t i = 0; xs && ys && i < n; i++) {
+        const jl_summary *s = l->items[runs[i]];
+        xs[i] = s->fig[rp_latency_fig(s)] * lscale;
+        ys[i] = diffusion ? s->fig[rp_energy_fig(s)] : s->fig[JL_FIG_ENERGY_PER_REQUEST_J];
+    }
+    if (xs && ys)
+        placers_init(pl, 1, 1, xs, ys, n, 0.08, 0.08, 0.08, 0.08);
+    json_t *pts = json_array();
+    for (size_t j = 0; j < ng; j++) {
+        jl_strbuf_printf(&dat, "# GPU model %s\n", gpus[j]);
+        for (size_t i = 0; xs && ys && i < n; i++) {
+            const jl_summary *s = l->items[runs[i]];
+            if (strcmp(gpu_label(s->attrs.gpu_model), gpus[j]))
+                continue;
+            const char *name = short_model(r->groups[grp[i]].model);
+            char lab[40];
+            snprintf(lab, sizeof lab, "%.38s", name);
+            int pos[2] = {place_label(&pl[0], xs[i], ys[i], strlen(lab)),
+                          place_label(&pl[1], xs[i], ys[i], strlen(lab))};
+            char *cfg = rp_config_label(s);
+            jl_strbuf_printf(&dat, "%.10g %.10g %d", xs[i], ys[i], meets[i]);
+            dat_labels(&dat, pos, lab);
+            jl_strbuf_puts(&dat, " ");
+            dat_str(&dat, r->groups[grp[i]].model);
+            jl_strbuf_puts(&dat, " ");
+            dat_str(&dat, cfg ? cfg : "?");
+            jl_strbuf_puts(&dat, "\n");
+            free(cfg);
+            json_t *rk = jl_run_key_to_json(s);
+            json_object_set_new(rk, "meets_slo", json_boolean(meets[i]));
+            json_object_set_new(rk, "slo", json_string(r->groups[grp[i]].slo_text));
+            json_array_append_new(pts, rk);
+            f->n_points++;
+        }
+        jl_strbuf_puts(&dat, "\n\n");
+    }
+    free(xs);
+    free(ys);
+    free(pl[0].boxes);
+    free(pl[1].boxes);
+    rp_gp_header(&gp, f->id, f->title, "Every model of the task at its pick: energy per response against latency, log axes.", 0);
+    jl_strbuf_printf(&gp,
+                     "set xlabel \"%s, log scale\"\nset ylabel \"energy per %s (J), log scale\"\n"
+                     "set logscale xy\n"
+                     "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n"
+                     "set key outside top center horizontal samplen 1\n",
+                     diffusion ? "batch latency (s)" : "median inter-token latency (ms)", resp,
+                     pl[0].xlo, pl[0].xhi, pl[0].ylo, pl[0].yhi);
+    log_tics(&gp, "x", pl[0].xlo, pl[0].xhi);
+    log_tics(&gp, "y", pl[0].ylo, pl[0].yhi);
+    label_columns(&gp, 4);
+    jl_strbuf_puts(&gp, "plot ");
+    for (size_t j = 0; j < ng; j++) {
+        const char *col = rp_palette[j % N_PALETTE];
+        int pt = point_types[j % (sizeof point_types / sizeof point_types[0])];
+        jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:($3 != 0 ? $2 : NaN) with points pt %d ps 1.4 lc rgb \"%s\" title ",
+                         j ? ", \\\n     " : "", f->id, j, pt, col);
+        rp_gp_str(&gp, gpus[j]);
+        jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 1:($3 != 0 ? NaN : $2) with points pt %d ps 1.4 lc rgb \"%s\" notitle",
+                         j, pt - 1, col);
+        char src[32];
+        snprintf(src, sizeof src, "\"\" index %zu", j);
+        plot_label_layers(&gp, src, "#333333");
+    }
+    jl_strbuf_puts(&gp, "\nunset output\n");
+    f->meta = json_pack("{s:s,s:s,s:s,s:o}", "task", task, "energy_unit",
+                        diffusion ? rp_energy_unit(s0) : "J/response", "latency_unit",
+                        diffusion ? "s" : "ms", "points", pts);
+    st = rp_write_fig_files(r, f, &dat, &gp, err);
+    jl_strbuf_free(&dat);
+    jl_strbuf_free(&gp);
+out:
+    free(runs);
+    free(grp);
+    free(meets);
+    free(gpus);
     return st;
 }
 
@@ -1120,7 +1746,7 @@ static jl_status fig_precision(rp_report *r, jl_error **err)
             "Energy per %s (left) and %s (right) against batch size for each precision of the "
             "model on the same GPUs (the paper's Fig. 7); dashed vertical lines mark where a "
             "precision's curve crosses the %s one (interpolated in log2 batch size).%s",
-            diffusion ? "image" : "token", diffusion ? "batch latency" : "median ITL",
+            rp_item(s0), diffusion ? "batch latency" : "median ITL",
             l->items[pr[starts[ref]].run]->attrs.precision, desc);
         long *batches = jl_calloc_array(j - i, sizeof *batches);
         size_t nbt = 0;
@@ -1129,9 +1755,7 @@ static jl_status fig_precision(rp_report *r, jl_error **err)
         if (batches)
             qsort(batches, nbt, sizeof *batches, cmp_long);
         rp_gp_header(&gp, f->id, f->title, "Energy and latency per precision against batch size; crossovers dashed.", 1);
-        jl_strbuf_puts(&gp, "set title\nset multiplot layout 1,2 title ");
-        rp_gp_str(&gp, f->title);
-        jl_strbuf_puts(&gp, " font \",14\"\nset logscale x 2\n");
+        jl_strbuf_puts(&gp, "set multiplot layout 1,2\nset logscale x 2\n");
         if (batches)
             batch_xtics(&gp, batches, nbt);
         free(batches);
@@ -1146,7 +1770,8 @@ static jl_status fig_precision(rp_report *r, jl_error **err)
         for (int panel = 0; panel < 2; panel++) {
             double *cx = panel ? cl : ce;
             size_t ncx = panel ? ncl : nce;
-            jl_strbuf_puts(&gp, "unset arrow\n");
+            /* energy falls and latency rises with batch: keep the key off the curves */
+            jl_strbuf_puts(&gp, panel ? "unset arrow\nset key top left\n" : "unset arrow\nset key top right\n");
             for (size_t q = 0; q < ncx; q++)
                 jl_strbuf_printf(&gp, "set arrow %zu from %.6g, graph 0 to %.6g, graph 1 nohead dt 2 lw 1.5 lc rgb \"#444444\"\n",
                                  q + 1, cx[q], cx[q]);
@@ -1156,7 +1781,7 @@ static jl_status fig_precision(rp_report *r, jl_error **err)
             else
                 jl_strbuf_puts(&gp, "unset logscale y\nset autoscale y\nset ytics autofreq\nset format y \"%g\"\nset yrange [0:*]\n");
             if (panel == 0)
-                jl_strbuf_printf(&gp, "set ylabel \"energy per %s (J)\"\n", diffusion ? "image" : "token");
+                jl_strbuf_printf(&gp, "set ylabel \"energy per %s (J)\"\n", rp_item(s0));
             else
                 jl_strbuf_printf(&gp, "set ylabel \"%s\"\n", diffusion ? "batch latency (s)" : "median ITL (ms)");
             jl_strbuf_puts(&gp, "plot ");
@@ -1183,14 +1808,10 @@ static jl_status fig_precision(rp_report *r, jl_error **err)
     for (size_t i = 0; i < n; i++)
         free(pr[i].base);
     free(pr);
-    if (!st && !drawn) {
-        rp_figure *f = rp_add_figure(r, RP_FIG_PRECISION, -1, "precision");
-        if (!f)
-            return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-        f->title = jl_strdup("Precision against batch size");
-        f->caption = jl_strdup("FP8 vs BF16 (or any two precisions) of one model on the same GPUs, against batch size (the paper's Fig. 7).");
-        f->note = jl_strdup("no model was measured in two precisions on the same GPU model and count: nothing to compare");
-    }
+    if (!st && !drawn)
+        rp_cmp_note(r, "Precision against batch size (the paper's Fig. 7): no model was measured "
+                       "in two precisions on the same GPU model and count, so there is nothing "
+                       "to compare.");
     return st;
 }
 
@@ -1208,254 +1829,27 @@ jl_status rp_figures_plan_and_write(rp_report *r, jl_error **err)
         const jl_frontier *fr = r->groups[gi].frontier;
         if (fr && !st) {
             rp_series *ser = NULL;
-            size_t ns = split_curves(r->l, fr, &ser);
+            size_t ns = rp_split_curves(r->l, fr, &ser);
             for (size_t c = 0; !st && c < ns; c++)
                 st = fig_trends(r, (long)gi, &ser[c].cv, ser[c].variant, err);
-            series_free(ser, ns);
+            rp_series_free(ser, ns);
         }
     }
     if (r->opt.progress)
         r->opt.progress(r->opt.progress_ctx, "time series", r->n_groups, r->n_groups, "");
-    if (!st)
-        st = fig_gpu_compare(r, 0, err);
-    if (!st) {
-        int any_diffusion = 0;
-        for (size_t gi = 0; gi < r->n_groups; gi++)
-            any_diffusion |= r->groups[gi].workload && !strcmp(r->groups[gi].workload, "diffusion");
-        if (any_diffusion)
-            st = fig_gpu_compare(r, 1, err);
+    for (int k = 0; !st && k < RP_KIND_COUNT; k++)
+        st = fig_gpu_compare(r, (rp_kind)k, err);
+    /* task overviews, tasks in group order */
+    for (size_t gi = 0; !st && gi < r->n_groups; gi++) {
+        const char *task = r->groups[gi].task;
+        int seen = !task;
+        for (size_t k = 0; !seen && k < gi; k++)
+            seen = r->groups[k].task && !strcmp(r->groups[k].task, task);
+        if (!seen)
+            st = fig_overview(r, task, err);
     }
     if (!st)
         st = fig_precision(r, err);
     return st;
 }
 
-/* ---- rendering --------------------------------------------------------------------- */
-
-/* Run argv in cwd with stdout and stderr captured into out (truncated to
- * cap). Returns the exit status (0..255), 127 when the program could not be
- * started (*not_found set when it does not exist), -1 when killed. */
-static int run_child(const char *cwd, char *const argv[], char *out, size_t cap, int *not_found)
-{
-    int outp[2], errp[2];
-    *not_found = 0;
-    if (cap)
-        out[0] = 0;
-    if (pipe(outp) != 0)
-        return 127;
-    if (pipe(errp) != 0) {
-        close(outp[0]);
-        close(outp[1]);
-        return 127;
-    }
-    fcntl(errp[1], F_SETFD, FD_CLOEXEC);
-    fcntl(outp[0], F_SETFD, FD_CLOEXEC);
-    fcntl(errp[0], F_SETFD, FD_CLOEXEC);
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigprocmask(SIG_BLOCK, &block, &old);
-    pid_t pid = fork();
-    if (pid == 0) {
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        int e = 0;
-        if (chdir(cwd) != 0)
-            e = errno;
-        if (!e) {
-            int devnull = open("/dev/null", O_RDONLY);
-            if (devnull >= 0) {
-                dup2(devnull, 0);
-                close(devnull);
-            }
-            dup2(outp[1], 1);
-            dup2(outp[1], 2);
-            close(outp[1]);
-            execvp(argv[0], argv);
-            e = errno;
-        }
-        ssize_t w = write(errp[1], &e, sizeof e);
-        (void)w;
-        _exit(127);
-    }
-    if (pid > 0)
-        jl_atomic_register_child(pid);
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    close(outp[1]);
-    close(errp[1]);
-    if (pid < 0) {
-        close(outp[0]);
-        close(errp[0]);
-        return 127;
-    }
-    size_t len = 0;
-    char buf[4096];
-    ssize_t k;
-    while ((k = read(outp[0], buf, sizeof buf)) != 0) {
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        size_t take = (size_t)k;
-        if (cap && len + take >= cap)
-            take = cap - 1 - len;
-        memcpy(out + len, buf, take);
-        len += take;
-        if (cap)
-            out[len] = 0;
-    }
-    close(outp[0]);
-    int e = 0;
-    ssize_t got = read(errp[0], &e, sizeof e);
-    close(errp[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    jl_atomic_unregister_child(pid);
-    if (got == (ssize_t)sizeof e) {
-        *not_found = e == ENOENT || e == EACCES || e == ENOTDIR;
-        if (cap)
-            snprintf(out, cap, "%s", strerror(e));
-        return 127;
-    }
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-    return -1;
-}
-
-char *rp_read_file(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    jl_strbuf b;
-    jl_strbuf_init(&b);
-    char buf[8192];
-    size_t k;
-    while ((k = fread(buf, 1, sizeof buf, fp)) > 0)
-        jl_strbuf_append(&b, buf, k);
-    fclose(fp);
-    return jl_strbuf_take(&b);
-}
-
-static const char *const formats[] = {"svg", "pdf", "png"};
-
-static void first_line(char *dst, size_t cap, const char *src)
-{
-    /* gnuplot's message: skip blank lines, keep up to two lines */
-    size_t o = 0;
-    int lines = 0;
-    while (*src == '\n' || *src == ' ')
-        src++;
-    for (; *src && o + 1 < cap && lines < 3; src++) {
-        if (*src == '\n') {
-            lines++;
-            if (lines < 3)
-                dst[o++] = ' ';
-            continue;
-        }
-        dst[o++] = *src;
-    }
-    dst[o] = 0;
-}
-
-jl_status rp_figures_render(rp_report *r, jl_error **err)
-{
-    (void)err;
-    const char *gnuplot = r->opt.gnuplot ? r->opt.gnuplot : "gnuplot";
-    char *figdir = jl_asprintf("%s/figures", r->root);
-    if (!figdir)
-        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    char out[2048];
-    int nf = 0;
-    if (!*gnuplot) {
-        r->gnuplot_missing = 1;
-        rp_note(r, "figures not drawn (disabled); their .gp scripts and .dat files are in figures/");
-    } else {
-        char *argv[] = {(char *)gnuplot, "--version", NULL};
-        int rc = run_child(figdir, argv, out, sizeof out, &nf);
-        if (rc != 0) {
-            r->gnuplot_missing = 1;
-            rp_note(r, "gnuplot %s (%s): figures skipped; their .gp scripts and .dat files are in "
-                       "figures/ (install gnuplot, then run `gnuplot NAME.gp` there)",
-                    nf ? "not found" : "does not run", rc == 127 ? out : "exit status");
-        } else {
-            char v[256];
-            first_line(v, sizeof v, out);
-            r->gnuplot_version = jl_strdup(v);
-        }
-    }
-    size_t todo = 0, done = 0;
-    for (size_t i = 0; i < r->n_figs; i++)
-        todo += !r->figs[i].note;
-    for (size_t i = 0; i < r->n_figs; i++) {
-        rp_figure *f = &r->figs[i];
-        if (f->note)
-            continue;
-        if (r->gnuplot_missing) {
-            f->note = jl_strdup("not drawn: gnuplot is not available (see the notes)");
-            continue;
-        }
-        if (r->opt.progress)
-            r->opt.progress(r->opt.progress_ctx, "figures", done, todo, f->id);
-        char *gp = jl_asprintf("%s.gp", f->id);
-        char *e[3], *parts[3];
-        int ok = gp != NULL;
-        for (int k = 0; k < 3; k++) {
-            parts[k] = jl_asprintf("%s.%s.part", f->id, formats[k]);
-            e[k] = jl_asprintf("fmt='%s'; out='%s'", formats[k], parts[k] ? parts[k] : "");
-            ok &= parts[k] && e[k];
-        }
-        if (ok) {
-            char *argv[] = {(char *)gnuplot, "-e", e[0], gp, "-e", e[1], gp, "-e", e[2], gp, NULL};
-            int rc = run_child(figdir, argv, out, sizeof out, &nf);
-            int complete = rc == 0;
-            for (int k = 0; complete && k < 3; k++) {
-                char *p = jl_asprintf("%s/%s", figdir, parts[k]);
-                struct stat sb;
-                complete = p && stat(p, &sb) == 0 && sb.st_size > 0;
-                free(p);
-            }
-            if (complete) {
-                for (int k = 0; k < 3 && complete; k++) {
-                    char *from = jl_asprintf("%s/%s", figdir, parts[k]);
-                    char *to = jl_asprintf("%s/%s.%s", figdir, f->id, formats[k]);
-                    complete = from && to && rename(from, to) == 0;
-                    if (complete && k == 0)
-                        f->svg = rp_read_file(to);
-                    free(from);
-                    free(to);
-                }
-            }
-            if (complete && f->svg) {
-                f->drawn = 1;
-            } else {
-                char msg[600];
-                first_line(msg, sizeof msg, out);
-                if (rc != 0)
-                    f->note = jl_asprintf("gnuplot failed (exit status %d): %s", rc, msg);
-                else
-                    f->note = jl_asprintf("gnuplot wrote no complete output: %s", msg);
-                rp_note(r, "figure %s: %s", f->id, f->note ? f->note : "gnuplot failed");
-            }
-            for (int k = 0; k < 3; k++) {
-                char *p = jl_asprintf("%s/%s", figdir, parts[k]);
-                if (p)
-                    unlink(p); /* leftovers of a failed run */
-                free(p);
-            }
-        }
-        for (int k = 0; k < 3; k++) {
-            free(parts[k]);
-            free(e[k]);
-        }
-        free(gp);
-        done++;
-    }
-    if (r->opt.progress && todo)
-        r->opt.progress(r->opt.progress_ctx, "figures", todo, todo, "");
-    free(figdir);
-    return JL_OK;
-}

@@ -11,6 +11,7 @@
 #include "joules/output.h"
 #include "joules/diagnose.h"
 #include "joules/frontier.h"
+#include "joules/version.h"
 #include "report/report_internal.h"
 
 void rp_html_escape(jl_strbuf *b, const char *s)
@@ -76,8 +77,9 @@ static const char *css =
     ".note{border-left:4px solid var(--warn);background:#fff8ec;padding:.6rem .9rem;margin:.8rem 0;border-radius:0 6px 6px 0}\n"
     ".note.err{border-color:var(--bad);background:#fdf0ef}\n"
     "figure{margin:1.2rem 0 1.6rem;border:1px solid var(--line);border-radius:8px;padding:.8rem;background:#fff}\n"
-    "figure svg{display:block;width:100%;height:auto;max-width:960px;margin:0 auto}\n"
-    "figure.missing .placeholder{padding:1.2rem;text-align:center;color:var(--muted);background:var(--soft);border-radius:6px}\n"
+    "figure img{display:block;width:100%;height:auto;max-width:960px;margin:0 auto}\n"
+    "figure .ftitle{font-weight:600;margin:0 0 .4rem}\n"
+    "table.answer td.c{white-space:nowrap}\n"
     "figcaption{font-size:.9rem;color:var(--fg);margin-top:.5rem}\n"
     "figcaption .files{display:block;color:var(--muted);font-size:.82rem;margin-top:.2rem}\n"
     "figcaption a,.files a{color:var(--accent)}\n"
@@ -133,60 +135,6 @@ static const char *base(const char *p)
 
 /* ---- SVG inlining ----------------------------------------------------------------- */
 
-/* The SVG from "<svg" on, with every id="X" / id='X', href="#X" and url(#X)
- * prefixed by `pre` (gnuplot reuses the same ids in every file) and the
- * <title> replaced by the figure's. */
-static void inline_svg(jl_strbuf *b, const char *svg, const char *pre, const char *title)
-{
-    const char *s = strstr(svg, "<svg");
-    if (!s) {
-        P("<p class=\"muted\">(figure unreadable)</p>");
-        return;
-    }
-    int title_done = 0;
-    while (*s) {
-        if (!strncmp(s, "<svg", 4) && !title_done) {
-            /* the root element: add a role and a label */
-            P("<svg role=\"img\" aria-label=\"");
-            H(title);
-            P("\"");
-            s += 4;
-            continue;
-        }
-        if (!title_done && !strncmp(s, "<title>", 7)) {
-            const char *e = strstr(s, "</title>");
-            if (e) {
-                P("<title>");
-                H(title);
-                P("</title>");
-                s = e + 8;
-                title_done = 1;
-                continue;
-            }
-        }
-        if ((!strncmp(s, "id=", 3) && (s[3] == '"' || s[3] == '\'')) ) {
-            jl_strbuf_append(b, s, 4);
-            P(pre);
-            s += 4;
-            continue;
-        }
-        if (!strncmp(s, "href=", 5) && (s[5] == '"' || s[5] == '\'') && s[6] == '#') {
-            jl_strbuf_append(b, s, 7);
-            P(pre);
-            s += 7;
-            continue;
-        }
-        if (!strncmp(s, "url(#", 5)) {
-            P("url(#");
-            P(pre);
-            s += 5;
-            continue;
-        }
-        jl_strbuf_append(b, s, 1);
-        s++;
-    }
-}
-
 static int fig_number(const rp_report *r, const rp_figure *f)
 {
     (void)r;
@@ -205,6 +153,9 @@ static int in_comparisons(const rp_figure *f)
 static void number_figures(rp_report *r)
 {
     int n = 0;
+    for (size_t i = 0; i < r->n_figs; i++)
+        if (r->figs[i].kind == RP_FIG_OVERVIEW)
+            r->figs[i].number = ++n;
     for (size_t gi = 0; gi < r->n_groups; gi++)
         for (size_t o = 0; o < sizeof group_order / sizeof group_order[0]; o++)
             for (size_t i = 0; i < r->n_figs; i++)
@@ -215,41 +166,81 @@ static void number_figures(rp_report *r)
             r->figs[i].number = ++n;
 }
 
+/* A drawn figure: its title (the page carries it; the image has none), the
+ * SVG as an image loaded lazily (the page stays light; it opens offline
+ * from the directory), the caption and its files. Figures not drawn are not
+ * listed (the group's line says why). */
 static void figure_block(jl_strbuf *b, rp_report *r, rp_figure *f)
 {
-    char pre[32];
-    snprintf(pre, sizeof pre, "f%d-", fig_number(r, f));
-    P(f->drawn ? "<figure id=\"fig-" : "<figure class=\"missing\" id=\"fig-");
+    if (!f->drawn)
+        return;
+    const char *ext[4];
+    size_t n_out = rp_figure_outputs(r->opt.formats, NULL, ext, 4);
+    P("<figure id=\"fig-");
     H(f->id);
-    P("\">\n");
-    if (f->drawn && f->svg) {
-        inline_svg(b, f->svg, pre, f->title ? f->title : f->id);
-    } else {
-        P("<div class=\"placeholder\"><strong>");
-        H(f->title ? f->title : f->id);
-        P("</strong><br>Not drawn: ");
-        H(f->note ? f->note : "unknown reason");
-        P("</div>");
-    }
+    P("\">\n<p class=\"ftitle\">");
+    H(f->title ? f->title : f->id);
+    P("</p>\n");
+    int has_svg = 0;
+    for (size_t k = 0; k < n_out; k++)
+        has_svg |= !strcmp(ext[k], "svg");
+    P("<img loading=\"lazy\" decoding=\"async\" src=\"figures/");
+    H(f->id);
+    P(has_svg ? ".svg" : ".png");
+    P("\" alt=\"");
+    H(f->title ? f->title : f->id);
+    P("\"");
+    if (f->px_w > 0 && f->px_h > 0)
+        jl_strbuf_printf(b, " width=\"%d\" height=\"%d\"", f->px_w, f->px_h);
+    P(">");
     jl_strbuf_printf(b, "\n<figcaption><strong>Figure %d.</strong> ", fig_number(r, f));
     H(f->caption ? f->caption : "");
-    if (f->n_points || f->drawn) {
-        P("<span class=\"files\">");
-        if (f->drawn) {
-            static const char *const ext[] = {"svg", "pdf", "png"};
-            for (int k = 0; k < 3; k++) {
-                P("<a href=\"figures/");
-                H(f->id);
-                jl_strbuf_printf(b, ".%s\">%s</a> · ", ext[k], k == 0 ? "SVG" : k == 1 ? "PDF" : "PNG");
-            }
-        }
+    P("<span class=\"files\">");
+    for (size_t k = 0; k < n_out; k++) {
         P("<a href=\"figures/");
         H(f->id);
-        P(".dat\">data</a> · <a href=\"figures/");
-        H(f->id);
-        jl_strbuf_printf(b, ".gp\">gnuplot script</a> · %zu data points</span>", f->n_points);
+        jl_strbuf_printf(b, ".%s\">%s</a> · ", ext[k],
+                         !strcmp(ext[k], "svg") ? "SVG" : !strcmp(ext[k], "png") ? "PNG"
+                         : !strcmp(ext[k], "pdf") ? "PDF 7 in" : "PDF 3.3 in");
     }
+    P("<a href=\"figures/");
+    H(f->id);
+    P(".dat\">data</a> · <a href=\"figures/");
+    H(f->id);
+    jl_strbuf_printf(b, ".gp\">gnuplot script</a> · %zu data points</span>", f->n_points);
     P("</figcaption>\n</figure>\n");
+}
+
+/* One line for a group: the figures of it that are not shown, and why. */
+static void group_figure_line(jl_strbuf *b, rp_report *r, long gi)
+{
+    rp_group *g = gi >= 0 ? &r->groups[gi] : NULL;
+    if (g && g->figure_note) {
+        P("<p class=\"small muted\">");
+        H(g->figure_note);
+        P("</p>\n");
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_figs; i++)
+        n += r->figs[i].group == gi && !r->figs[i].drawn;
+    if (!n)
+        return;
+    jl_strbuf_printf(b, "<p class=\"small muted\">%zu figure%s not drawn (", n, n == 1 ? "" : "s");
+    const char *why = NULL;
+    for (size_t i = 0; i < r->n_figs && !why; i++)
+        if (r->figs[i].group == gi && !r->figs[i].drawn)
+            why = r->figs[i].note;
+    H(r->gnuplot_missing ? "gnuplot not available or disabled; see the notes" : why ? why : "?");
+    P("); scripts and data:");
+    for (size_t i = 0; i < r->n_figs; i++)
+        if (r->figs[i].group == gi && !r->figs[i].drawn) {
+            P(" <a href=\"figures/");
+            H(r->figs[i].id);
+            P(".gp\"><code>");
+            H(r->figs[i].id);
+            P(".gp</code></a>");
+        }
+    P("</p>\n");
 }
 
 /* ---- the answer ------------------------------------------------------------------- */
@@ -272,6 +263,12 @@ static void config_cell(jl_strbuf *b, const jl_summary *s)
     H(a->gpu_model ? a->gpu_model : "?");
     jl_strbuf_printf(b, " \xc3\x97 %ld</strong>, batch %ld, ", a->num_gpus, a->max_batch_size);
     H(a->precision ? a->precision : "?");
+    char k[160];
+    rp_knobs_text(s, k, sizeof k);
+    if (k[0]) {
+        P(", ");
+        H(k);
+    }
 }
 
 /* ---- diagnosis (joules diagnose) -------------------------------------------------- */
@@ -512,8 +509,27 @@ static void group_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
     }
     free(done);
     P("</ul>\n");
-    jl_strbuf_printf(b, "<details><summary>Every run's diagnosis (%zu runs, %zu findings)</summary>\n",
-                     g->n_runs, n_findings);
+    jl_strbuf_printf(b, "<p class=\"small\">Every run's diagnosis (%zu runs, %zu findings): "
+                        "<a href=\"diagnosis.html#d-", g->n_runs, n_findings);
+    H(g->slug);
+    P("\">diagnosis.html</a></p>\n");
+}
+
+/* diagnosis.html: a group's runs, one row each with its findings. */
+static void group_run_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
+{
+    rp_group *g = &r->groups[gi];
+    if (!r->diag)
+        return;
+    P("<h2 id=\"d-");
+    H(g->slug);
+    P("\">");
+    H(g->model ? g->model : "?");
+    P(" — ");
+    H(g->task ? g->task : "?");
+    P(" <a class=\"small\" href=\"index.html#g-");
+    H(g->slug);
+    P("\">(section)</a></h2>\n");
     P("<div class=\"tablewrap\"><table><thead><tr>");
     th(b, "run", NULL, 0);
     th(b, "batch", "cap · achieved", 1);
@@ -558,62 +574,208 @@ static void group_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
         }
         P("</ul></td></tr>\n");
     }
-    P("</tbody></table></div>\n</details>\n");
+    P("</tbody></table></div>\n");
+}
+
+/* A cell of an answer table: the pick of one group on one GPU scope at one
+ * SLO. */
+static void answer_cell(jl_strbuf *b, rp_report *r, const rp_group *g, const rp_pick *p, int scoped)
+{
+    const jl_summary_list *l = r->l;
+    P("<td class=\"c\">");
+    if (p->run >= 0) {
+        const jl_summary *s = l->items[p->run];
+        P("<strong>");
+        num(b, s->fig[rp_energy_fig(s)], 1, 3);
+        P("</strong> ");
+        P(rp_energy_unit(s));
+        if (!jl_attrs_is_diffusion(&s->attrs) && isfinite(s->fig[JL_FIG_ENERGY_PER_REQUEST_J])) {
+            P("<br><span class=\"small\">");
+            num(b, s->fig[JL_FIG_ENERGY_PER_REQUEST_J], 1, 3);
+            P(" J/response</span>");
+        }
+        P("<br><span class=\"small muted\">");
+        if (!scoped) {
+            H(s->attrs.gpu_model ? s->attrs.gpu_model : "?");
+            P(" ");
+        }
+        jl_strbuf_printf(b, "\xc3\x97%ld, b%ld", s->attrs.num_gpus, s->attrs.max_batch_size);
+        char k[160];
+        rp_knobs_text(s, k, sizeof k);
+        if (k[0]) {
+            P(", ");
+            H(k);
+        }
+        P(" · ");
+        latency_cell(b, s);
+        P("</span>");
+    } else if (p->closest >= 0) {
+        P("<span class=\"tag bad\">none meets</span><br><span class=\"small muted\">closest misses by ");
+        num(b, p->worst_miss * 100, 1, 2);
+        P("%</span>");
+    } else {
+        P("<span class=\"muted\">—</span>");
+    }
+    (void)g;
+    P("</td>");
+}
+
+/* The answer tables of one GPU scope (gpu NULL: every GPU model): per kind
+ * of work a table, a row per (model, task), a column per SLO of the set. */
+static void answer_tables(jl_strbuf *b, rp_report *r, const char *gpu)
+{
+    static const char *const kind_title[] = {"LLM and MLLM (energy per token)",
+                                             "Text to image (energy per image)",
+                                             "Text to video (energy per video)"};
+    for (int kind = 0; kind < RP_KIND_COUNT; kind++) {
+        /* the groups of this kind measured on this GPU model */
+        size_t n = 0;
+        const rp_group *g0 = NULL;
+        for (size_t i = 0; i < r->n_groups; i++) {
+            const rp_group *g = &r->groups[i];
+            if ((int)g->kind != kind)
+                continue;
+            int on = !gpu;
+            for (size_t k = 0; !on && k < g->n_gpu_models; k++)
+                on = !strcmp(g->gpu_models[k], gpu);
+            if (on) {
+                n++;
+                if (!g0 || g->n_set > g0->n_set)
+                    g0 = g;
+            }
+        }
+        if (!n)
+            continue;
+        P("<h4>");
+        H(kind_title[kind]);
+        P("</h4>\n<div class=\"tablewrap\"><table class=\"answer\">\n<thead><tr>");
+        th(b, "model", NULL, 0);
+        th(b, "task", NULL, 0);
+        int same_set = 1;
+        for (size_t i = 0; i < r->n_groups; i++) {
+            const rp_group *g = &r->groups[i];
+            if ((int)g->kind != kind)
+                continue;
+            same_set &= g->n_set == g0->n_set;
+            for (size_t j = 0; same_set && j < g->n_set; j++)
+                same_set &= g->set[j] == g0->set[j];
+        }
+        for (size_t j = 0; j < g0->n_set; j++)
+            th(b, same_set ? g0->set[j]->text : "SLO", j == g0->primary ? "the group's SLO" : NULL, 0);
+        th(b, "meet the SLO", "runs", 1);
+        P("</tr></thead>\n<tbody>\n");
+        for (size_t i = 0; i < r->n_groups; i++) {
+            const rp_group *g = &r->groups[i];
+            if ((int)g->kind != kind)
+                continue;
+            long gk = -1;
+            for (size_t k = 0; gpu && k < g->n_gpu_models; k++)
+                if (!strcmp(g->gpu_models[k], gpu))
+                    gk = (long)k;
+            if (gpu && gk < 0)
+                continue;
+            P("<tr><td><a href=\"#g-");
+            H(g->slug);
+            P("\" title=\"");
+            H(g->model ? g->model : "?");
+            P("\">");
+            H(base(g->model));
+            P("</a></td><td>");
+            H(g->task ? g->task : "?");
+            if (!same_set) {
+                P("<br><span class=\"small muted\">");
+                for (size_t j = 0; j < g->n_set; j++) {
+                    P(j ? " · " : "");
+                    H(g->set[j]->text);
+                }
+                P("</span>");
+            }
+            P("</td>");
+            for (size_t j = 0; j < g0->n_set; j++) {
+                if (j >= g->n_set) {
+                    P("<td></td>");
+                    continue;
+                }
+                const rp_pick *p = gk >= 0 ? &g->gpu_set_picks[(size_t)gk * g->n_set + j] : &g->set_picks[j];
+                answer_cell(b, r, g, p, gpu != NULL);
+            }
+            const rp_pick *pp = gk >= 0 ? &g->gpu_picks[gk] : &g->pick;
+            size_t nr = 0;
+            for (size_t k = 0; k < g->n_runs; k++) {
+                const char *gm = r->l->items[g->runs[k]]->attrs.gpu_model;
+                nr += !gpu || (gm && !strcmp(gm, gpu));
+            }
+            jl_strbuf_printf(b, "<td class=\"n\">%zu of %zu</td></tr>\n", pp->n_meeting, nr);
+        }
+        P("</tbody></table></div>\n");
+    }
+}
+
+/* The GPU models present, sorted (borrowed). */
+static size_t gpu_models_present(const rp_report *r, const char **out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_groups; i++)
+        for (size_t k = 0; k < r->groups[i].n_gpu_models; k++) {
+            const char *gm = r->groups[i].gpu_models[k];
+            size_t j = 0;
+            while (j < n && strcmp(out[j], gm) < 0)
+                j++;
+            if ((j < n && !strcmp(out[j], gm)) || n == cap)
+                continue;
+            memmove(out + j + 1, out + j, (n - j) * sizeof *out);
+            out[j] = gm;
+            n++;
+        }
+    return n;
 }
 
 static void answer_section(jl_strbuf *b, rp_report *r)
 {
-    const jl_summary_list *l = r->l;
     P("<section id=\"answer\">\n<h2>1. The answer</h2>\n");
-    P("<p class=\"lead\">For each model and task: the configuration that uses the least energy "
-      "among the runs meeting the service-level objective (SLO), and what it costs.</p>\n");
-    P("<div class=\"tablewrap\"><table class=\"answer\">\n<thead><tr>");
-    th(b, "model", NULL, 0);
-    th(b, "task", NULL, 0);
-    th(b, "SLO", NULL, 0);
-    th(b, "minimum-energy configuration", NULL, 0);
-    th(b, "energy", "per token or image", 1);
-    th(b, "latency", NULL, 1);
-    th(b, "throughput", NULL, 1);
-    th(b, "power", "W, all GPUs", 1);
-    th(b, "meet SLO", "runs", 1);
-    th(b, "frontier", "runs", 1);
-    P("</tr></thead>\n<tbody>\n");
-    for (size_t i = 0; i < r->n_groups; i++) {
-        rp_group *g = &r->groups[i];
-        P("<tr><td><a href=\"#g-");
-        H(g->slug);
-        P("\" title=\"");
-        H(g->model ? g->model : "?");
-        P("\">");
-        H(base(g->model));
-        P("</a></td><td>");
-        H(g->task ? g->task : "?");
-        P("</td><td><code>");
-        H(g->slo_text);
-        P("</code></td>");
-        if (g->pick.run >= 0) {
-            const jl_summary *s = l->items[g->pick.run];
-            int dif = jl_attrs_is_diffusion(&s->attrs);
-            P("<td>");
-            config_cell(b, s);
-            P("</td><td class=\"n\"><strong>");
-            num(b, s->fig[rp_energy_fig(s)], 1, 3);
-            P(dif ? "</strong> J/image" : "</strong> J/token");
-            P("</td><td class=\"n\">");
-            latency_cell(b, s);
-            P("</td><td class=\"n\">");
-            num(b, s->fig[rp_throughput_fig(s)], 1, 3);
-            P(dif ? " images/s" : " tokens/s");
-            P("</td>");
-            td_num(b, s->fig[JL_FIG_AVG_POWER_W], 1, 3);
-        } else {
-            P("<td colspan=\"5\"><span class=\"tag bad\">no run meets the SLO</span></td>");
+    P("<p class=\"lead\">For each model and task, and for each GPU model: the configuration "
+      "that uses the least energy among the runs meeting each service-level objective (SLO) of "
+      "the workload's set, and what it costs. The paper's sets: LLM/MLLM median inter-token "
+      "latency 50, 100, 250 ms; text-to-image 10, 30, 60 s; text-to-video 100, 500, 1000 s "
+      "per batch (<code>--slo</code> replaces a workload's set by one SLO). The middle one is the "
+      "group's SLO for the rest of the page.</p>\n");
+    if (r->opt.n_gpus) {
+        P("<p class=\"small\">Restricted to GPU models ");
+        for (size_t i = 0; i < r->opt.n_gpus; i++) {
+            P(i ? ", " : "");
+            H(r->opt.gpus[i]);
         }
-        jl_strbuf_printf(b, "<td class=\"n\">%zu of %zu</td><td class=\"n\">%zu</td></tr>\n",
-                         g->pick.n_meeting, g->n_runs, g->frontier ? g->frontier->n_points : 0);
+        P(" (<code>--gpus</code>): every table, figure and document of this report.</p>\n");
     }
-    P("</tbody></table></div>\n");
+    const char *gpus[64];
+    size_t ng = gpu_models_present(r, gpus, 64);
+    P("<p class=\"small\">Tables: <a href=\"#answer-all\">all GPU models</a>");
+    for (size_t k = 0; ng > 1 && k < ng; k++) {
+        P(" · <a href=\"#answer-");
+        H(gpus[k]);
+        P("\">");
+        H(gpus[k]);
+        P("</a>");
+    }
+    P(" · every cell as CSV: <a href=\"data/answers.csv\">data/answers.csv</a></p>\n");
+    P("<h3 id=\"answer-all\">On any GPU model</h3>\n");
+    answer_tables(b, r, NULL);
+    for (size_t k = 0; ng > 1 && k < ng; k++) {
+        P("<h3 id=\"answer-");
+        H(gpus[k]);
+        P("\">On ");
+        H(gpus[k]);
+        P(" only</h3>\n");
+        answer_tables(b, r, gpus[k]);
+    }
+    /* the task overviews */
+    int any = 0;
+    for (size_t i = 0; i < r->n_figs; i++)
+        if (r->figs[i].kind == RP_FIG_OVERVIEW && r->figs[i].drawn) {
+            if (!any++)
+                P("<h3 id=\"overview\">Every model of a task</h3>\n");
+            figure_block(b, r, &r->figs[i]);
+        }
     /* the main findings: the first two of each group */
     P("<h3>Main findings</h3>\n<ul class=\"findings\">\n");
     for (size_t i = 0; i < r->n_groups; i++) {
@@ -674,8 +836,10 @@ static void frontier_table(jl_strbuf *b, rp_report *r, rp_group *g)
     th(b, "#", NULL, 1);
     th(b, "configuration", NULL, 0);
     th(b, dif ? "batch latency" : "median ITL", dif ? "s" : "ms", 1);
-    th(b, dif ? "energy per image" : "energy per token", "J", 1);
-    th(b, dif ? "throughput" : "throughput", dif ? "images/s" : "tokens/s", 1);
+    char eh[48];
+    snprintf(eh, sizeof eh, "energy per %s", rp_item(s0));
+    th(b, eh, "J", 1);
+    th(b, "throughput", rp_throughput_unit(s0), 1);
     th(b, "avg power", "W", 1);
     th(b, "meets SLO", NULL, 0);
     P("</tr></thead><tbody>\n");
@@ -732,13 +896,15 @@ static void group_section(jl_strbuf *b, rp_report *r, size_t gi, int number)
         P(" ");
         H(s->run ? s->run : "?");
         P("</code>.</p>\n<div class=\"cards\">\n");
-        card(b, dif ? "energy per image" : "energy per token", s->fig[rp_energy_fig(s)], 1, 3, "J");
+        char ek[48];
+        snprintf(ek, sizeof ek, "energy per %s", rp_item(s));
+        card(b, ek, s->fig[rp_energy_fig(s)], 1, 3, "J");
         if (dif)
             card(b, "batch latency", s->fig[JL_FIG_BATCH_LATENCY_S], 1, 3, "s");
         else
             card(b, "median ITL", s->fig[JL_FIG_MEDIAN_ITL_S], 1000, 3, "ms");
         if (dif)
-            card(b, "throughput", s->fig[JL_FIG_ITEMS_PER_S], 1, 3, "images/s");
+            card(b, "throughput", s->fig[JL_FIG_ITEMS_PER_S], 1, 3, rp_throughput_unit(s));
         else
             card(b, "throughput", s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S], 1, 3, "tokens/s");
         card(b, "average power", s->fig[JL_FIG_AVG_POWER_W], 1, 3, "W");
@@ -759,11 +925,27 @@ static void group_section(jl_strbuf *b, rp_report *r, size_t gi, int number)
         P("</ul>\n");
     }
     group_diagnosis(b, r, gi);
-    /* figures of this group: frontier, trends, model fit, power, precision */
-    for (size_t o = 0; o < sizeof group_order / sizeof group_order[0]; o++)
+    group_figure_line(b, r, (long)gi);
+    /* figures of this group: frontier, trends, model fit, power, precision;
+     * trends and fits (one per configuration, dozens on a large study) are
+     * folded, so the page stays short and prints without them */
+    for (size_t o = 0; o < sizeof group_order / sizeof group_order[0]; o++) {
+        rp_fig_kind k = group_order[o];
+        size_t n = 0;
         for (size_t i = 0; i < r->n_figs; i++)
-            if (r->figs[i].group == (long)gi && r->figs[i].kind == group_order[o])
+            n += r->figs[i].group == (long)gi && r->figs[i].kind == k && r->figs[i].drawn;
+        int fold = (k == RP_FIG_TRENDS || k == RP_FIG_MODEL) && n > 2;
+        if (fold)
+            jl_strbuf_printf(b, "<details><summary>%s: %zu figures, one per configuration</summary>\n",
+                             k == RP_FIG_TRENDS ? "Batch-size trends (the paper's Fig. 4)"
+                                                : "Batch-size model fits",
+                             n);
+        for (size_t i = 0; i < r->n_figs; i++)
+            if (r->figs[i].group == (long)gi && r->figs[i].kind == k)
                 figure_block(b, r, &r->figs[i]);
+        if (fold)
+            P("</details>\n");
+    }
     frontier_table(b, r, g);
     P("</section>\n");
 }
@@ -789,15 +971,19 @@ static void warn_cell(jl_strbuf *b, const jl_summary *s)
     P("</td>");
 }
 
-static void runs_table(jl_strbuf *b, rp_report *r, int diffusion)
+static void runs_table(jl_strbuf *b, rp_report *r, rp_kind kind)
 {
+    static const char *const titles[] = {"LLM and MLLM", "Text-to-image", "Text-to-video"};
+    static const char *const eh[] = {"energy / token", "energy / image", "energy / video"};
+    static const char *const tu[] = {"tokens/s", "images/s", "videos/s"};
+    int diffusion = kind != RP_KIND_LLM;
     const jl_summary_list *l = r->l;
     size_t n = 0;
     for (size_t i = 0; i < l->count; i++)
-        n += jl_attrs_is_diffusion(&l->items[i]->attrs) == diffusion;
+        n += rp_kind_of(l->items[i]) == kind;
     if (!n)
         return;
-    jl_strbuf_printf(b, "<h3>%s runs (%zu)</h3>\n", diffusion ? "Diffusion" : "LLM and MLLM", n);
+    jl_strbuf_printf(b, "<h3>%s runs (%zu)</h3>\n", titles[kind], n);
     P("<div class=\"tablewrap\"><table><thead><tr>");
     th(b, "file · run", NULL, 0);
     th(b, "model", NULL, 0);
@@ -807,13 +993,13 @@ static void runs_table(jl_strbuf *b, rp_report *r, int diffusion)
     th(b, "precision", NULL, 0);
     th(b, "batch", "max", 1);
     th(b, "window", "s", 1);
-    th(b, diffusion ? "energy / image" : "energy / token", "J", 1);
+    th(b, eh[kind], "J", 1);
     if (!diffusion)
         th(b, "energy / response", "J", 1);
     th(b, "avg power", "W", 1);
     th(b, "peak power", "W", 1);
     th(b, "static share", "%", 1);
-    th(b, "throughput", diffusion ? "images/s" : "tokens/s", 1);
+    th(b, "throughput", tu[kind], 1);
     if (diffusion) {
         th(b, "batch latency", "s", 1);
     } else {
@@ -826,7 +1012,7 @@ static void runs_table(jl_strbuf *b, rp_report *r, int diffusion)
     P("</tr></thead><tbody>\n");
     for (size_t i = 0; i < l->count; i++) {
         const jl_summary *s = l->items[i];
-        if (jl_attrs_is_diffusion(&s->attrs) != diffusion)
+        if (rp_kind_of(s) != kind)
             continue;
         const double *f = s->fig;
         int is_pick = 0;
@@ -948,10 +1134,12 @@ static void files_section(jl_strbuf *b, rp_report *r, int number)
         }
         P("</td></tr>\n");
     }
-    P("</tbody></table></div>\n<p><code>figures/</code>: each figure as <code>.svg</code>, "
-      "<code>.pdf</code> and <code>.png</code>, with the gnuplot script (<code>.gp</code>) and "
-      "data (<code>.dat</code>) that draw it: edit the script and run <code>gnuplot NAME.gp</code> "
-      "in that folder (<code>-e \"fmt='pdf'\"</code> for PDF). <code>notebooks-export/</code>: "
+    P("</tbody></table></div>\n<p><code>figures/</code>: each figure as <code>.svg</code> "
+      "(<code>--formats svg,pdf,png</code> adds <code>.png</code>, <code>.pdf</code> 7 in wide "
+      "and <code>.1col.pdf</code> 3.3 in wide, titles left to the caption), with the gnuplot "
+      "script (<code>.gp</code>) and data (<code>.dat</code>) that draw it: edit the script and "
+      "run <code>gnuplot NAME.gp</code> in that folder (<code>-e \"fmt='pdf'\"</code> for PDF, "
+      "<code>fmt='pdf1'</code> for the single-column one). <code>notebooks-export/</code>: "
       "Jupyter notebooks that load <code>data/</code> with pandas and redraw every figure with "
       "matplotlib (<code>jupyter nbconvert --to notebook --execute</code> runs them).</p>\n");
     P("</section>\n");
@@ -968,14 +1156,17 @@ static void method_section(jl_strbuf *b, rp_report *r, int number)
       "<li><strong>Energy</strong> is that of all GPUs of the run in the window, from the GPU's "
       "cumulative energy counter (restarts handled) or else the integral of power; energy per "
       "token = window energy / tokens generated in the window; energy per image = window energy "
-      "/ images.</li>"
+      "/ images (videos).</li>"
       "<li><strong>SLO and pick.</strong> A run meets the SLO when every condition holds (e.g. "
       "<code>median_itl&lt;=100ms</code>); the pick is the run meeting it with the least energy "
-      "per token (image), ties broken by GPU model, count, batch size, precision. Defaults: "
-      "<code>" JL_REPORT_DEFAULT_SLO_LLM "</code> for LLM/MLLM, <code>" JL_REPORT_DEFAULT_SLO_DIFFUSION
-      "</code> for diffusion (the paper's Fig. 6 constraints); set with <code>--slo</code>.</li>"
+      "per token (image, video), ties broken by GPU model, count, batch size, precision. "
+      "Defaults: the paper's SLO sets (LLM/MLLM median ITL 50/100/250 ms, text-to-image "
+      "10/30/60 s, text-to-video 100/500/1000 s); the middle one is a group's SLO "
+      "(<code>" JL_REPORT_DEFAULT_SLO_LLM "</code>, <code>" JL_REPORT_DEFAULT_SLO_DIFFUSION
+      "</code>, <code>" JL_REPORT_DEFAULT_SLO_VIDEO "</code>); set with <code>--slo</code>.</li>"
       "<li><strong>Frontier.</strong> Runs of one (model, task) not dominated in (latency, energy): "
-      "median ITL vs energy per token for LLMs, batch latency vs energy per image for diffusion.</li>"
+      "median ITL vs energy per token for LLMs, batch latency vs energy per image (video) for "
+      "diffusion; curves split by every knob that changes the configuration.</li>"
       "<li><strong>Normalised trends</strong> (Fig. 4 of the paper): each metric divided by its "
       "maximum over the batch sizes of one configuration; average power per GPU divided by the "
       "GPU's power limit (TDP).</li>"
@@ -992,6 +1183,70 @@ static void method_section(jl_strbuf *b, rp_report *r, int number)
       "Diagnosing Inference Energy Consumption</em> (2026).</p>\n</section>\n");
 }
 
+/* The head of a page and its dark header line. */
+static void page_begin(jl_strbuf *b, rp_report *r, const char *title, const char *h1)
+{
+    P("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
+    H(title);
+    P("</title>\n<style>\n");
+    P(css);
+    P("</style>\n</head>\n<body>\n<header class=\"top\"><div class=\"wrap\">\n<h1>");
+    H(h1);
+    P("</h1>\n");
+    (void)r;
+}
+
+static void page_end(jl_strbuf *b)
+{
+    P("<footer>Written by <code>joules report</code> (joules " JL_VERSION_STRING "). This page needs no network "
+      "and no JavaScript.</footer>\n</div>\n</body>\n</html>\n");
+}
+
+static jl_status page_write(rp_report *r, const char *rel, jl_strbuf *b, jl_error **err)
+{
+    char *text = jl_strbuf_take(b);
+    jl_status st = rp_write_text(r, rel, text, err);
+    free(text);
+    return st;
+}
+
+/* runs.html: every run, a table per kind of work. */
+static jl_status runs_page(rp_report *r, jl_error **err)
+{
+    jl_strbuf buf;
+    jl_strbuf *b = &buf;
+    jl_strbuf_init(b);
+    page_begin(b, r, "joules report: every run", "Every run");
+    jl_strbuf_printf(b, "<p><a href=\"index.html\" style=\"color:#fff\">\xe2\x86\x90 the report</a> · %zu runs</p>\n"
+                        "</div></header>\n<div class=\"wrap\">\n", r->l->count);
+    P("<p class=\"small muted\">Rounded to 3 significant digits; full precision in "
+      "<a href=\"data/summary.csv\">data/summary.csv</a>. The pick of each group (at its SLO) is "
+      "highlighted. Figures over the steady-state window; missing figures are shown as —.</p>\n");
+    for (int k = 0; k < RP_KIND_COUNT; k++)
+        runs_table(b, r, (rp_kind)k);
+    page_end(b);
+    return page_write(r, "runs.html", b, err);
+}
+
+/* diagnosis.html: every run's diagnosis, a section per group. */
+static jl_status diagnosis_page(rp_report *r, jl_error **err)
+{
+    jl_strbuf buf;
+    jl_strbuf *b = &buf;
+    jl_strbuf_init(b);
+    page_begin(b, r, "joules report: every run's diagnosis", "Every run's diagnosis");
+    P("<p><a href=\"index.html\" style=\"color:#fff\">\xe2\x86\x90 the report</a> · "
+      "<code style=\"background:transparent;color:#fff\">joules diagnose</code> on every run "
+      "(data/diagnose.json)</p>\n</div></header>\n<div class=\"wrap\">\n");
+    if (!r->diag)
+        P("<p>No diagnosis was computed (see the notes of the report).</p>\n");
+    for (size_t i = 0; i < r->n_groups; i++)
+        group_run_diagnosis(b, r, i);
+    page_end(b);
+    return page_write(r, "diagnosis.html", b, err);
+}
+
 jl_status rp_html_write(rp_report *r, jl_error **err)
 {
     jl_strbuf buf;
@@ -1005,13 +1260,9 @@ jl_status rp_html_write(rp_report *r, jl_error **err)
         if (i == 0 || !l->items[i]->file || !l->items[i - 1]->file ||
             strcmp(l->items[i]->file, l->items[i - 1]->file))
             nfiles++;
-    P("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    jl_strbuf_printf(b, "<title>joules report: %zu runs, %zu groups</title>\n", l->count, r->n_groups);
-    P("<style>\n");
-    P(css);
-    P("</style>\n</head>\n<body>\n<header class=\"top\"><div class=\"wrap\">\n"
-      "<h1>Where do the joules go?</h1>\n");
+    char title[128];
+    snprintf(title, sizeof title, "joules report: %zu runs, %zu groups", l->count, r->n_groups);
+    page_begin(b, r, title, "Where do the joules go?");
     jl_strbuf_printf(b, "<p>GPU energy of AI inference: %zu runs from %zu trace file%s, %zu "
                         "(model, task) group%s",
                      l->count, nfiles, nfiles == 1 ? "" : "s", r->n_groups, r->n_groups == 1 ? "" : "s");
@@ -1023,6 +1274,13 @@ jl_status rp_html_write(rp_report *r, jl_error **err)
             P("<code style=\"background:transparent;color:#fff\">");
             H(r->opt.inputs[i]);
             P("</code>");
+        }
+    }
+    if (r->opt.n_gpus) {
+        P(" · GPU models ");
+        for (size_t i = 0; i < r->opt.n_gpus; i++) {
+            P(i ? ", " : "");
+            H(r->opt.gpus[i]);
         }
     }
     if (r->opt.generated_at) {
@@ -1056,23 +1314,35 @@ jl_status rp_html_write(rp_report *r, jl_error **err)
     for (size_t i = 0; i < r->n_figs; i++)
         if (in_comparisons(&r->figs[i]))
             figure_block(b, r, &r->figs[i]);
-    P("<p class=\"small muted\">Precision comparisons that belong to a group are shown in that "
+    for (size_t i = 0; i < r->n_cmp_notes; i++) {
+        P("<p class=\"small muted\">");
+        H(r->cmp_notes[i]);
+        P("</p>\n");
+    }
+    group_figure_line(b, r, -1);
+    P("<p class=\"small muted\">Every comparison of one GPU model against another (and of GPU "
+      "counts, precisions) at matched SLOs is in the <code>data/compare-*.csv</code> files "
+      "(listed under Data). Precision comparisons that belong to a group are shown in that "
       "group's section.</p>\n</section>\n");
 
     jl_strbuf_printf(b, "<section id=\"runs\">\n<h2>%d. Every run</h2>\n", ++sec);
-    P("<p class=\"small muted\">Rounded to 3 significant digits; full precision in "
-      "<a href=\"data/summary.csv\">data/summary.csv</a>. The pick of each group is highlighted. "
-      "Figures over the steady-state window; missing figures are shown as —.</p>\n");
-    runs_table(b, r, 0);
-    runs_table(b, r, 1);
-    P("</section>\n");
+    size_t nk[RP_KIND_COUNT] = {0};
+    for (size_t i = 0; i < l->count; i++)
+        nk[rp_kind_of(l->items[i])]++;
+    jl_strbuf_printf(b, "<p>All %zu runs (%zu LLM/MLLM, %zu text-to-image, %zu text-to-video), "
+                        "with their figures and warnings: <a href=\"runs.html\">runs.html</a>; "
+                        "full precision: <a href=\"data/summary.csv\">data/summary.csv</a>. Every "
+                        "run's diagnosis: <a href=\"diagnosis.html\">diagnosis.html</a>.</p>\n"
+                        "</section>\n",
+                     l->count, nk[0], nk[1], nk[2]);
     validation_section(b, r, ++sec);
     files_section(b, r, ++sec);
     method_section(b, r, ++sec);
-    P("<footer>Written by <code>joules report</code> (joules 0.1.0). This page needs no network "
-      "and no JavaScript.</footer>\n</div>\n</body>\n</html>\n");
-    char *text = jl_strbuf_take(b);
-    jl_status st = rp_write_text(r, "index.html", text, err);
-    free(text);
+    page_end(b);
+    jl_status st = page_write(r, "index.html", b, err);
+    if (!st)
+        st = runs_page(r, err);
+    if (!st)
+        st = diagnosis_page(r, err);
     return st;
 }

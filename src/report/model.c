@@ -71,6 +71,7 @@ jl_status rp_model_compute(rp_report *r, jl_error **err)
     }
     /* the fits `joules fit` makes: every group, sweep ends pooled with the
      * model's other sweeps (docs/model.md "Sweep ends") */
+    rp_progress(r, "model", 0, 2, "fitting the batch-size model");
     if (jl_model_fit_groups(r->fit_groups, &mo, r->opt.desc, r->fits, &e) != JL_OK) {
         note_error(r, "the batch-size model was not fitted", e);
         rp_model_free(r);
@@ -88,6 +89,7 @@ jl_status rp_model_compute(rp_report *r, jl_error **err)
      * fits again and says why */
     jl_diagnose_options dopt;
     jl_diagnose_options_default(&dopt);
+    rp_progress(r, "model", 1, 2, "diagnosing every run");
     if ((r->fits ? jl_diagnose_fitted(r->l, r->fit_groups, r->fits, r->opt.desc, &dopt, &r->diag, &e)
                  : jl_diagnose(r->l, r->opt.desc, &dopt, &r->diag, &e)) != JL_OK) {
         note_error(r, "the runs were not diagnosed", e);
@@ -513,16 +515,19 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
                  fit->r2_energy, fit->r2_energy_corrected);
     char *band_title =
         !strcmp(band, "combined")
-            ? jl_strdup("95% CI of the mean (parameters + correction)")
-            : jl_strdup("95% CI of the mean (parameters)");
+            ? jl_strdup("95% CI of the mean (param. + corr.)")
+            : jl_strdup("95% CI of the mean (param.)");
 
-    rp_gp_header(&gp, f->id, f->title,
-                 "Energy per token (left), power and throughput (right) against the achieved "
-                 "batch: measured runs, the fitted model with its 95% band, the batch ceiling.",
-                 1);
-    jl_strbuf_puts(&gp, "unset title\nset multiplot title ");
-    rp_gp_str(&gp, f->title);
-    jl_strbuf_puts(&gp, " font \",14\"\n");
+    rp_gp_header_sized(&gp, f->id, f->title,
+                       "Energy per token (left), power and throughput (right) against the achieved "
+                       "batch: measured runs, the fitted model with its 95% band, the batch ceiling.",
+                       1000, 460, 7.0 * 0.46, 3.0);
+    /* panels: energy left, power and throughput stacked right; the 3.3 in
+     * PDF has the energy panel alone */
+    jl_strbuf_puts(&gp, "set multiplot\n"
+                        "eoy = 0; esx = narrow ? 1 : 0.6; esy = 1\n"
+                        "pox = 0.6; poy = 0.5; psx = 0.4; psy = 0.5\n"
+                        "tox = 0.6; tsx = 0.4; tsy = 0.5\n");
     gp_num(&gp, "bmin", fit->batch_min);
     gp_num(&gp, "bmax", fit->batch_max);
     gp_num(&gp, "ey0", ey0);
@@ -540,7 +545,8 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
                    "ce(v) = v < ey0 ? ey0 : (v > ey1 ? ey1 : v)\n"
                    "cp(v) = v < 0 ? 0 : (v > py1 ? py1 : v)\n"
                    "ct(v) = v < ty0 ? ty0 : (v > ty1 ? ty1 : v)\n");
-    jl_strbuf_printf(&gp, "set logscale x 2\nset xrange [%.10g:%.10g]\nset format x \"%%g\"\n", x0, x1);
+    jl_strbuf_printf(&gp, "set logscale x 2\nset xrange [%.10g:%.10g]\nset format x \"%%g\"\n"
+                          "if (narrow) set xtics 8\n", x0, x1);
     jl_strbuf_puts(&gp, "set xlabel \"achieved batch (avg_batch_size)\"\n");
     jl_strbuf_puts(&gp, "# runs beyond the batch ceiling (open markers)\n");
     if (isfinite(ceil_b))
@@ -552,21 +558,23 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
                             "lc rgb \"#333333\" front\n");
     }
     /* panel 1: energy per token */
-    jl_strbuf_puts(&gp, "set origin 0,0\nset size 0.6,0.94\n"
+    jl_strbuf_puts(&gp, "set origin 0,eoy\nset size esx,esy\n"
                         "set logscale y 10\nset format y \"%g\"\nset yrange [ey0:ey1]\n"
                         "set ylabel \"energy per token (J)\"\n"
                         "set key outside bottom center horizontal maxrows 2 samplen 2 "
-                        "width -1 font \",11\"\n");
+                        "width -1 font lblfont\n"
+                        "if (narrow) set key outside bottom center vertical maxrows 5 samplen 1.5 "
+                        "width -4 font lblfont\n");
     if (isfinite(ceil_b)) {
         jl_strbuf_printf(&gp, "set label 1 sprintf(\"batch ceiling %%.0f (%s)\", ceil) at ceil, "
                               "graph 0.97 rotate by 90 right offset -1.0,0 textcolor rgb \"#333333\" "
-                              "font \",11\"\n",
+                              "font lblfont\n",
                          ckind);
     }
     if (r2[0]) {
-        jl_strbuf_puts(&gp, "set label 2 ");
+        jl_strbuf_puts(&gp, "if (!narrow) set label 2 ");
         rp_gp_str(&gp, r2);
-        jl_strbuf_puts(&gp, " at graph 0.02, graph 0.03 left font \",10\" textcolor rgb \"#555555\"\n");
+        jl_strbuf_puts(&gp, " at graph 0.02, graph 0.03 left font lblfont textcolor rgb \"#555555\"\n");
     }
     if (!has_band) {
         char *t = interp ? jl_strdup("no band: too few batch sizes for the model (interpolation)")
@@ -574,14 +582,16 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
                                        fit->ci_note ? fit->ci_note : "no interval available");
         jl_strbuf_puts(&gp, "set label 3 ");
         rp_gp_str(&gp, t ? t : "no band");
-        jl_strbuf_puts(&gp, " at graph 0.02, graph 0.09 left font \",10\" textcolor rgb \"#9a5b00\"\n");
+        jl_strbuf_puts(&gp, " at graph 0.02, graph 0.09 left font lblfont textcolor rgb \"#9a5b00\"\n");
         free(t);
     }
     log_ytics(&gp, ey0, ey1);
     plot_panel(&gp, f->id, 2, "ce", has_band, physical ? 11 : 0, 1, band_title, interp, n_beyond);
-    jl_strbuf_puts(&gp, "unset label\nunset key\n");
+    jl_strbuf_puts(&gp, "unset label\nunset key\n"
+                        "# the 3.3 in PDF shows energy per token alone\n"
+                        "if (!narrow) {\n");
     /* panel 2: power */
-    jl_strbuf_puts(&gp, "set origin 0.6,0.47\nset size 0.4,0.47\nunset logscale y\n"
+    jl_strbuf_puts(&gp, "set origin pox,poy\nset size psx,psy\nunset logscale y\n"
                         "set yrange [0:py1]\nset ytics autofreq\n"
                         "set ylabel \"power, all GPUs (W)\"\nset xlabel \"\"\n");
     if (isfinite(tdp_all)) {
@@ -589,17 +599,17 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
         jl_strbuf_puts(&gp, "set arrow 2 from graph 0, first tdp to graph 1, first tdp nohead dt 2 "
                             "lc rgb \"#666666\" lw 1\n"
                             "set label 4 \"power limit\" at graph 0.02, first tdp offset 0,0.6 "
-                            "font \",10\" textcolor rgb \"#666666\"\n");
+                            "font lblfont textcolor rgb \"#666666\"\n");
     }
     plot_panel(&gp, f->id, 5, "cp", has_band, 0, 0, NULL, interp, n_beyond);
     jl_strbuf_puts(&gp, "unset arrow 2\nunset label\nset ytics autofreq\n");
     /* panel 3: throughput */
-    jl_strbuf_puts(&gp, "set origin 0.6,0\nset size 0.4,0.47\nset logscale y 10\n"
+    jl_strbuf_puts(&gp, "set origin tox,0\nset size tsx,tsy\nset logscale y 10\n"
                         "set yrange [ty0:ty1]\nset ylabel \"throughput (tokens/s)\"\n"
                         "set xlabel \"achieved batch\"\n");
     log_ytics(&gp, ty0, ty1);
     plot_panel(&gp, f->id, 8, "ct", has_band, 0, 0, NULL, interp, n_beyond);
-    jl_strbuf_puts(&gp, "unset multiplot\nunset output\n");
+    jl_strbuf_puts(&gp, "}\nunset multiplot\nunset output\n");
 
     /* the caption: what is drawn, what the band means, the ceiling */
     jl_strbuf cap;
@@ -664,8 +674,10 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
 jl_status rp_model_figures(rp_report *r, jl_error **err)
 {
     jl_status st = JL_OK;
-    for (size_t i = 0; r->fits && i < r->n_fits && !st; i++)
+    for (size_t i = 0; r->fits && i < r->n_fits && !st; i++) {
+        rp_progress(r, "model figures", i, r->n_fits, NULL);
         st = fig_fit(r, i, err);
+    }
     return st;
 }
 

@@ -16,6 +16,7 @@
 #include "joules/output.h"
 #include "joules/frontier.h"
 #include "report/report_internal.h"
+#include "report/series.h"
 
 void jl_report_options_default(jl_report_options *opt)
 {
@@ -36,7 +37,7 @@ void jl_report_result_clear(jl_report_result *res)
 const char *rp_fig_kind_name(rp_fig_kind k)
 {
     static const char *const names[] = {"power", "batch_trends", "frontier", "gpu_comparison",
-                                        "precision", "model_fit"};
+                                        "precision", "model_fit", "task_overview"};
     return (unsigned)k < RP_FIG_KIND_COUNT ? names[k] : "?";
 }
 
@@ -100,6 +101,12 @@ static int grow(void **arr, size_t *cap, size_t n, size_t sz)
     return 1;
 }
 
+void rp_progress(rp_report *r, const char *phase, size_t done, size_t total, const char *current)
+{
+    if (r->opt.progress)
+        r->opt.progress(r->opt.progress_ctx, phase, done, total, current ? current : "");
+}
+
 void rp_note(rp_report *r, const char *fmt, ...)
 {
     if (!grow((void **)&r->notes, &r->cap_notes, r->n_notes, sizeof *r->notes))
@@ -143,6 +150,64 @@ rp_figure *rp_add_figure(rp_report *r, rp_fig_kind kind, long group, const char 
     return f;
 }
 
+rp_kind rp_kind_of(const jl_summary *s)
+{
+    if (!jl_attrs_is_diffusion(&s->attrs))
+        return RP_KIND_LLM;
+    char buf[32];
+    if (jl_attrs_get(&s->attrs, "item", buf, sizeof buf) == 0)
+        return !strcmp(buf, "video") ? RP_KIND_VIDEO : RP_KIND_IMAGE;
+    return s->attrs.num_frames > 1 ? RP_KIND_VIDEO : RP_KIND_IMAGE;
+}
+
+const char *rp_item(const jl_summary *s)
+{
+    static const char *const items[] = {"token", "image", "video"};
+    return items[rp_kind_of(s)];
+}
+
+const char *rp_energy_unit(const jl_summary *s)
+{
+    static const char *const u[] = {"J/token", "J/image", "J/video"};
+    return u[rp_kind_of(s)];
+}
+
+const char *rp_throughput_unit(const jl_summary *s)
+{
+    static const char *const u[] = {"tokens/s", "images/s", "videos/s"};
+    return u[rp_kind_of(s)];
+}
+
+void rp_cmp_note(rp_report *r, const char *fmt, ...)
+{
+    char **p = realloc(r->cmp_notes, (r->n_cmp_notes + 1) * sizeof *p);
+    if (!p)
+        return;
+    r->cmp_notes = p;
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = jl_vasprintf(fmt, ap);
+    va_end(ap);
+    if (s)
+        r->cmp_notes[r->n_cmp_notes++] = s;
+}
+
+static void figure_free(rp_figure *f)
+{
+    free(f->id);
+    free(f->title);
+    free(f->caption);
+    free(f->note);
+    free(f->svg);
+    json_decref(f->meta);
+}
+
+void rp_drop_last_figure(rp_report *r)
+{
+    if (r->n_figs)
+        figure_free(&r->figs[--r->n_figs]);
+}
+
 int rp_energy_fig(const jl_summary *s)
 {
     return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J;
@@ -161,8 +226,31 @@ int rp_throughput_fig(const jl_summary *s)
 char *rp_config_label(const jl_summary *s)
 {
     const jl_attrs *a = &s->attrs;
-    return jl_asprintf("%s x%ld, %s, batch %ld", a->gpu_model ? a->gpu_model : "?", a->num_gpus,
-                       a->precision ? a->precision : "?", a->max_batch_size);
+    char k[160];
+    rp_knobs_text(s, k, sizeof k);
+    return jl_asprintf("%s x%ld, %s, batch %ld%s%s", a->gpu_model ? a->gpu_model : "?", a->num_gpus,
+                       a->precision ? a->precision : "?", a->max_batch_size, k[0] ? ", " : "", k);
+}
+
+void rp_csv_str(jl_strbuf *b, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\r\n")) {
+        jl_strbuf_puts(b, s);
+        return;
+    }
+    jl_strbuf_puts(b, "\"");
+    for (; *s; s++)
+        jl_strbuf_append(b, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
+    jl_strbuf_puts(b, "\"");
+}
+
+void rp_csv_num(jl_strbuf *b, double v)
+{
+    jl_strbuf_puts(b, ",");
+    if (isfinite(v))
+        jl_strbuf_printf(b, "%.17g", v);
 }
 
 double rp_tdp_w(const rp_report *r, const jl_summary *s)
@@ -207,19 +295,31 @@ void rp_fmt_num(char *buf, size_t cap, double v, int sig)
 
 /* ---- groups, picks, findings --------------------------------------------------- */
 
-static const jl_slo *slo_for(rp_report *r, const char *workload, const char **text)
+/* The SLOs judging a group of this workload and kind: the last --slo
+ * matching it (one), else the paper's set for the kind (the middle one is
+ * the group's SLO). */
+static size_t slo_set_for(rp_report *r, const char *workload, rp_kind kind,
+                          const jl_slo **set, size_t *primary)
 {
+    static const char *const kind_names[] = {"llm", "image", "video"};
     const jl_slo *best = NULL;
     for (size_t i = 0; i < r->opt.n_slos; i++) {
         const jl_report_slo *e = &r->opt.slos[i];
-        if (!e->workload || (workload && !strcmp(e->workload, workload)))
+        if (!e->workload || (workload && !strcmp(e->workload, workload)) ||
+            (kind != RP_KIND_LLM && !strcmp(e->workload, kind_names[kind])))
             best = e->slo;
     }
-    if (!best)
-        best = workload && !strcmp(workload, "diffusion") ? r->default_slo_diffusion
-                                                          : r->default_slo_llm;
-    *text = best ? best->text : "";
-    return best;
+    *primary = 0;
+    if (best) {
+        set[0] = best;
+        return 1;
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < RP_SET_MAX; k++)
+        if (r->slo_sets[kind][k])
+            set[n++] = r->slo_sets[kind][k];
+    *primary = n / 2;
+    return n;
 }
 
 /* The minimum-energy run meeting the SLO among runs[0..n) (optionally only
@@ -300,11 +400,6 @@ static void add_finding(rp_group *g, char *s)
     g->findings[g->n_findings++] = s;
 }
 
-static const char *energy_unit(const jl_summary *s)
-{
-    return jl_attrs_is_diffusion(&s->attrs) ? "J/image" : "J/token";
-}
-
 /* Latency for people: ms for ITL, s for batch latency. */
 static void fmt_latency(char *buf, size_t cap, const jl_summary *s, double v)
 {
@@ -359,9 +454,14 @@ static void group_findings(rp_report *r, rp_group *g)
         }
     }
     /* batch-size effect, per curve of the frontier */
-    const jl_frontier *f = g->frontier;
-    for (size_t ci = 0; f && ci < f->n_curves; ci++) {
-        const jl_curve *cv = &f->curves[ci];
+    rp_series *ser = NULL;
+    size_t nser = g->frontier ? rp_split_curves(l, g->frontier, &ser) : 0;
+    for (size_t ci = 0; ci < nser; ci++) {
+        const jl_curve *cv = &ser[ci].cv;
+        char cfgname[256];
+        snprintf(cfgname, sizeof cfgname, "%s x%ld (%s%s%s)", cv->gpu_model ? cv->gpu_model : "?",
+                 cv->num_gpus, cv->precision ? cv->precision : "?", ser[ci].variant ? ", " : "",
+                 ser[ci].variant ? ser[ci].variant : "");
         if (cv->n_points < 2)
             continue;
         const jl_curve_point *lo = &cv->points[0], *hi = &cv->points[cv->n_points - 1];
@@ -377,37 +477,29 @@ static void group_findings(rp_report *r, rp_group *g)
         char ers[32], lrs[32];
         rp_fmt_num(ers, sizeof ers, er, 2);
         rp_fmt_num(lrs, sizeof lrs, lr, 2);
+        const char *item = rp_item(s);
+        const char *latname = jl_attrs_is_diffusion(&s->attrs) ? "batch latency" : "median ITL";
         if (er >= 0.95 && er < 1.1) {
             char pct[32];
             rp_fmt_num(pct, sizeof pct, fabs(1 - 1 / er) * 100, 2);
             add_finding(g, jl_asprintf(
-                               "On %s x%ld (%s), the batch size barely matters for energy: batch "
+                               "On %s, the batch size barely matters for energy: batch "
                                "%ld \xe2\x86\x92 %ld changes energy per %s by %s%s%% (%s "
                                "\xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 (%s \xe2\x86\x92 %s): "
                                "the GPU is already busy at batch %ld.",
-                               cv->gpu_model ? cv->gpu_model : "?", cv->num_gpus,
-                               cv->precision ? cv->precision : "?", lo->batch, hi->batch,
-                               jl_attrs_is_diffusion(&s->attrs) ? "image" : "token",
-                               er >= 1 ? "\xe2\x88\x92" : "+", pct, a, b, energy_unit(s),
-                               jl_attrs_is_diffusion(&s->attrs) ? "batch latency" : "median ITL",
-                               lrs, c, d, lo->batch));
+                               cfgname, lo->batch, hi->batch, item, er >= 1 ? "\xe2\x88\x92" : "+",
+                               pct, a, b, rp_energy_unit(s), latname, lrs, c, d, lo->batch));
         } else if (er >= 1)
             add_finding(g, jl_asprintf(
-                               "On %s x%ld (%s), raising the batch size from %ld to %ld cuts energy "
+                               "On %s, raising the batch size from %ld to %ld cuts energy "
                                "per %s %s\xc3\x97 (%s \xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 "
                                "(%s \xe2\x86\x92 %s).",
-                               cv->gpu_model ? cv->gpu_model : "?", cv->num_gpus,
-                               cv->precision ? cv->precision : "?", lo->batch, hi->batch,
-                               jl_attrs_is_diffusion(&s->attrs) ? "image" : "token", ers, a, b,
-                               energy_unit(s),
-                               jl_attrs_is_diffusion(&s->attrs) ? "batch latency" : "median ITL",
-                               lrs, c, d));
+                               cfgname, lo->batch, hi->batch, item, ers, a, b, rp_energy_unit(s),
+                               latname, lrs, c, d));
         else
-            add_finding(g, jl_asprintf("On %s x%ld (%s), energy per item grows with batch size "
+            add_finding(g, jl_asprintf("On %s, energy per %s grows with batch size "
                                        "(%s \xe2\x86\x92 %s %s from batch %ld to %ld).",
-                                       cv->gpu_model ? cv->gpu_model : "?", cv->num_gpus,
-                                       cv->precision ? cv->precision : "?", a, b, energy_unit(s),
-                                       lo->batch, hi->batch));
+                                       cfgname, item, a, b, rp_energy_unit(s), lo->batch, hi->batch));
         /* saturation: the last step of the curve */
         const jl_curve_point *pr = &cv->points[cv->n_points - 2];
         if (pr->batch != hi->batch && isfinite(pr->energy) && pr->energy > 0 && er >= 1) {
@@ -415,19 +507,18 @@ static void group_findings(rp_report *r, rp_group *g)
             char st[32];
             rp_fmt_num(st, sizeof st, fabs(step), 2);
             if (step < -10)
-                add_finding(g, jl_asprintf("Not saturated on %s x%ld: going from batch %ld to %ld "
+                add_finding(g, jl_asprintf("Not saturated on %s: going from batch %ld to %ld "
                                            "still cuts energy %s%% \xe2\x80\x94 larger batches "
                                            "(if memory allows) should save more.",
-                                           cv->gpu_model ? cv->gpu_model : "?", cv->num_gpus,
-                                           pr->batch, hi->batch, st));
+                                           cfgname, pr->batch, hi->batch, st));
             else if (step <= 3)
-                add_finding(g, jl_asprintf("Near saturation on %s x%ld: batch %ld \xe2\x86\x92 %ld "
+                add_finding(g, jl_asprintf("Near saturation on %s: batch %ld \xe2\x86\x92 %ld "
                                            "changes energy by only %s%s%%.",
-                                           cv->gpu_model ? cv->gpu_model : "?", cv->num_gpus,
-                                           pr->batch, hi->batch, step < 0 ? "\xe2\x88\x92" : "+",
+                                           cfgname, pr->batch, hi->batch, step < 0 ? "\xe2\x88\x92" : "+",
                                            st));
         }
     }
+    rp_series_free(ser, nser);
     /* static power at the pick */
     if (g->pick.run >= 0) {
         const jl_summary *s = l->items[g->pick.run];
@@ -493,13 +584,18 @@ static jl_status build_groups(rp_report *r, jl_error **err)
                 ((!f->task && !g->task) || (f->task && g->task && !strcmp(f->task, g->task))))
                 g->frontier = f;
         }
-        const char *text = NULL;
-        g->slo = slo_for(r, g->workload, &text);
-        g->slo_text = jl_strdup(text);
-        if ((st = pick_min_energy(r->l, g->runs, g->n_runs, g->slo, NULL, &g->pick, err))) {
-            jl_group_set_clear(&gs);
-            return st;
-        }
+        g->kind = rp_kind_of(s0);
+        g->item = rp_item(s0);
+        g->n_set = slo_set_for(r, g->workload, g->kind, g->set, &g->primary);
+        g->slo = g->n_set ? g->set[g->primary] : NULL;
+        g->slo_text = jl_strdup(g->slo ? g->slo->text : "");
+        for (size_t j = 0; j < g->n_set; j++)
+            if ((st = pick_min_energy(r->l, g->runs, g->n_runs, g->set[j], NULL, &g->set_picks[j],
+                                      err))) {
+                jl_group_set_clear(&gs);
+                return st;
+            }
+        g->pick = g->set_picks[g->primary];
         /* distinct GPU models, sorted */
         for (size_t k = 0; k < g->n_runs; k++) {
             const char *gm = r->l->items[g->runs[k]]->attrs.gpu_model;
@@ -519,12 +615,17 @@ static jl_status build_groups(rp_report *r, jl_error **err)
             g->n_gpu_models++;
         }
         g->gpu_picks = jl_calloc_array(g->n_gpu_models ? g->n_gpu_models : 1, sizeof *g->gpu_picks);
-        for (size_t k = 0; g->gpu_picks && k < g->n_gpu_models; k++)
-            if ((st = pick_min_energy(r->l, g->runs, g->n_runs, g->slo, g->gpu_models[k],
-                                      &g->gpu_picks[k], err))) {
-                jl_group_set_clear(&gs);
-                return st;
-            }
+        g->gpu_set_picks = jl_calloc_array((g->n_gpu_models ? g->n_gpu_models : 1) * RP_SET_MAX,
+                                           sizeof *g->gpu_set_picks);
+        for (size_t k = 0; g->gpu_picks && g->gpu_set_picks && k < g->n_gpu_models; k++) {
+            for (size_t j = 0; j < g->n_set; j++)
+                if ((st = pick_min_energy(r->l, g->runs, g->n_runs, g->set[j], g->gpu_models[k],
+                                          &g->gpu_set_picks[k * g->n_set + j], err))) {
+                    jl_group_set_clear(&gs);
+                    return st;
+                }
+            g->gpu_picks[k] = g->gpu_set_picks[k * g->n_set + g->primary];
+        }
         /* representative run: the pick, else the lowest energy */
         g->representative = g->pick.run;
         if (g->representative < 0) {
@@ -549,7 +650,7 @@ static jl_status build_groups(rp_report *r, jl_error **err)
                 break;
             }
         g->slug = slug;
-        if (!g->slug || !g->slo_text || !g->gpu_picks) {
+        if (!g->slug || !g->slo_text || !g->gpu_picks || !g->gpu_set_picks) {
             jl_group_set_clear(&gs);
             return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
         }
@@ -664,10 +765,12 @@ static jl_status write_documents(rp_report *r, jl_error **err)
     rp_add_data(r, "data/summary.json", "joules.summary/1: every run's figures", "joules summarize --json PATH...");
     rp_add_data(r, "data/summary.csv", "one row per run, full precision", "joules summarize --csv FILE PATH...");
 
+    rp_progress(r, "documents", 1, 6, "check");
     r->check_doc = jl_check_document(r->l, &r->rules, r->opt.desc, r->errors, NULL);
     if ((st = rp_write_json(r, "data/check.json", r->check_doc, err)))
         return st;
     rp_add_data(r, "data/check.json", "joules.check/1: every validation rule for every run", "joules check --json PATH...");
+    rp_progress(r, "documents", 2, 6, "frontier");
 
     if (r->fs) {
         if ((st = write_doc_with_errors(r, "data/frontier.json", jl_frontier_set_to_json(r->fs, r->l), err)) ||
@@ -682,6 +785,7 @@ static jl_status write_documents(rp_report *r, jl_error **err)
     char *sa = slo_args(slos, ns);
     char *cmdl = NULL;
     /* pick: every (model, task) at every SLO in use */
+    rp_progress(r, "documents", 3, 6, "pick");
     jl_pick_set *ps = NULL;
     if ((st = jl_pick_all(r->l, slos, ns, NULL, &ps, err)))
         goto end;
@@ -706,6 +810,7 @@ static jl_status write_documents(rp_report *r, jl_error **err)
      * smallest, GPU model held), when the runs have two or more values */
     static const char *const bys[] = {"gpu_model", "num_gpus"};
     for (size_t k = 0; k < 2 && !st; k++) {
+        rp_progress(r, "documents", 4 + k, 6, bys[k]);
         char **vals = NULL;
         size_t nv = distinct_values(r->l, bys[k], &vals);
         if (nv >= 2) {
@@ -797,6 +902,69 @@ end:
     return st;
 }
 
+/* data/answers.csv: every cell of the answer tables, one row per (model,
+ * task), GPU scope ("all" or a GPU model) and SLO of the group's set. The
+ * energy is per item (token, image or video: the `item` column), and for
+ * LLMs per response too. */
+static jl_status write_answers_csv(rp_report *r, jl_error **err)
+{
+    jl_strbuf b;
+    jl_strbuf_init(&b);
+    jl_strbuf_puts(&b, "model,task,workload,item,gpu_scope,slo,is_group_slo,runs_meeting_slo,"
+                       "file,run,gpu_model,num_gpus,precision,max_batch_size,energy_per_item_j,"
+                       "energy_per_response_j,median_itl_s,batch_latency_s,avg_power_w,"
+                       "closest_worst_miss\n");
+    for (size_t i = 0; i < r->n_groups; i++) {
+        rp_group *g = &r->groups[i];
+        for (long k = -1; k < (long)g->n_gpu_models; k++)
+            for (size_t j = 0; j < g->n_set; j++) {
+                const rp_pick *p = k < 0 ? &g->set_picks[j] : &g->gpu_set_picks[(size_t)k * g->n_set + j];
+                rp_csv_str(&b, g->model);
+                jl_strbuf_puts(&b, ",");
+                rp_csv_str(&b, g->task);
+                jl_strbuf_puts(&b, ",");
+                rp_csv_str(&b, g->workload);
+                jl_strbuf_printf(&b, ",%s,", g->item);
+                rp_csv_str(&b, k < 0 ? "all" : g->gpu_models[k]);
+                jl_strbuf_puts(&b, ",");
+                rp_csv_str(&b, g->set[j]->text);
+                jl_strbuf_printf(&b, ",%s,%zu,", j == g->primary ? "true" : "false", p->n_meeting);
+                const jl_summary *s = p->run >= 0 ? r->l->items[p->run] : NULL;
+                if (s) {
+                    rp_csv_str(&b, s->file);
+                    jl_strbuf_puts(&b, ",");
+                    rp_csv_str(&b, s->run);
+                    jl_strbuf_puts(&b, ",");
+                    rp_csv_str(&b, s->attrs.gpu_model);
+                    jl_strbuf_printf(&b, ",%ld,", s->attrs.num_gpus);
+                    rp_csv_str(&b, s->attrs.precision);
+                    jl_strbuf_printf(&b, ",%ld", s->attrs.max_batch_size);
+                    rp_csv_num(&b, s->fig[rp_energy_fig(s)]);
+                    rp_csv_num(&b, jl_attrs_is_diffusion(&s->attrs) ? NAN : s->fig[JL_FIG_ENERGY_PER_REQUEST_J]);
+                    rp_csv_num(&b, s->fig[JL_FIG_MEDIAN_ITL_S]);
+                    rp_csv_num(&b, s->fig[JL_FIG_BATCH_LATENCY_S]);
+                    rp_csv_num(&b, s->fig[JL_FIG_AVG_POWER_W]);
+                    rp_csv_num(&b, NAN);
+                } else {
+                    jl_strbuf_puts(&b, ",,,,,");
+                    for (int q = 0; q < 5; q++)
+                        rp_csv_num(&b, NAN);
+                    rp_csv_num(&b, p->closest >= 0 ? p->worst_miss : NAN);
+                }
+                jl_strbuf_puts(&b, "\n");
+            }
+    }
+    char *text = jl_strbuf_take(&b);
+    jl_status st = rp_write_text(r, "data/answers.csv", text, err);
+    free(text);
+    if (!st)
+        rp_add_data(r, "data/answers.csv",
+                    "the answer tables: per (model, task), GPU scope (all or one GPU model) and SLO "
+                    "of the set, the minimum-energy run meeting it (energy per item: token, image "
+                    "or video; empty when none meets: closest_worst_miss)", NULL);
+    return st;
+}
+
 static json_t *run_key_or_null(const rp_report *r, long run)
 {
     return run >= 0 ? jl_run_key_to_json(r->l->items[run]) : json_null();
@@ -829,6 +997,20 @@ static json_t *report_document(rp_report *r)
             json_array_append_new(gp, p);
         }
         json_object_set_new(o, "gpu_picks", gp);
+        json_object_set_new(o, "item", json_string(g->item));
+        json_t *set = json_array();
+        for (size_t j = 0; j < g->n_set; j++) {
+            json_t *so = json_object(), *per = json_object();
+            json_object_set_new(so, "slo", json_string(g->set[j]->text));
+            json_object_set_new(so, "pick", run_key_or_null(r, g->set_picks[j].run));
+            json_object_set_new(so, "runs_meeting_slo", json_integer((json_int_t)g->set_picks[j].n_meeting));
+            for (size_t k = 0; k < g->n_gpu_models; k++)
+                json_object_set_new(per, g->gpu_models[k],
+                                    run_key_or_null(r, g->gpu_set_picks[k * g->n_set + j].run));
+            json_object_set_new(so, "pick_per_gpu_model", per);
+            json_array_append_new(set, so);
+        }
+        json_object_set_new(o, "slo_set", set);
         json_object_set_new(o, "representative", run_key_or_null(r, g->representative));
         for (size_t k = 0; k < g->n_findings; k++)
             json_array_append_new(fd, json_string(g->findings[k]));
@@ -871,21 +1053,16 @@ static void report_free(rp_report *r)
             free(g->gpu_models[k]);
         free(g->gpu_models);
         free(g->gpu_picks);
+        free(g->gpu_set_picks);
+        free(g->figure_note);
         free(g->slug);
         for (size_t k = 0; k < g->n_findings; k++)
             free(g->findings[k]);
         free(g->findings);
     }
     free(r->groups);
-    for (size_t i = 0; i < r->n_figs; i++) {
-        rp_figure *f = &r->figs[i];
-        free(f->id);
-        free(f->title);
-        free(f->caption);
-        free(f->note);
-        free(f->svg);
-        json_decref(f->meta);
-    }
+    for (size_t i = 0; i < r->n_figs; i++)
+        figure_free(&r->figs[i]);
     free(r->figs);
     for (size_t i = 0; i < r->n_data; i++) {
         free(r->data[i].path);
@@ -900,8 +1077,12 @@ static void report_free(rp_report *r)
     json_decref(r->check_doc);
     rp_model_free(r);
     jl_frontier_set_free(r->fs);
-    jl_slo_free(r->default_slo_llm);
-    jl_slo_free(r->default_slo_diffusion);
+    for (int k = 0; k < RP_KIND_COUNT; k++)
+        for (int j = 0; j < RP_SET_MAX; j++)
+            jl_slo_free(r->slo_sets[k][j]);
+    for (size_t i = 0; i < r->n_cmp_notes; i++)
+        free(r->cmp_notes[i]);
+    free(r->cmp_notes);
     free(r->root);
 }
 
@@ -958,15 +1139,29 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
     if (r.opt.replace && lstat(dir, &sb) == 0 && !looks_like_report(dir, &sb))
         return jl_fail(err, JL_EUSAGE, dir, NULL, NULL, -1,
                        "exists and is not a joules report (no data/report.json): not replacing it, even with --force");
-    jl_status st = jl_slo_parse(JL_REPORT_DEFAULT_SLO_LLM, &r.default_slo_llm, NULL, err);
-    if (!st)
-        st = jl_slo_parse(JL_REPORT_DEFAULT_SLO_DIFFUSION, &r.default_slo_diffusion, NULL, err);
+    jl_status st = JL_OK;
+    /* the paper's SLO sets (JL_REPORT_DEFAULT_SLO_* are their middle ones) */
+    static const char *const sets[RP_KIND_COUNT][RP_SET_MAX] = {
+        JL_REPORT_SLO_SET_LLM, JL_REPORT_SLO_SET_IMAGE, JL_REPORT_SLO_SET_VIDEO};
+    for (int k = 0; !st && k < RP_KIND_COUNT; k++)
+        for (int j = 0; !st && j < RP_SET_MAX; j++)
+            st = jl_slo_parse(sets[k][j], &r.slo_sets[k][j], NULL, err);
     if (!st)
         st = jl_atomic_dir_open(dir, &r.root, err);
     if (st) {
         report_free(&r);
         return st;
     }
+    /* the steps, each announced to the progress callback (a line per step
+     * off a terminal, so no step is silent for long) */
+    enum { N_STEPS = 9 };
+    size_t step = 0;
+#define RP_STEP(name)                                                                          \
+    do {                                                                                       \
+        if (!st && r.opt.progress)                                                             \
+            r.opt.progress(r.opt.progress_ctx, "analysis", step, N_STEPS, name);               \
+        step++;                                                                                \
+    } while (0)
     if (!st)
         st = rp_mkdir(&r, "data", err);
     if (!st)
@@ -975,22 +1170,31 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
         st = rp_mkdir(&r, "figures", err);
     if (!st)
         st = rp_mkdir(&r, "notebooks-export", err);
+    RP_STEP("frontiers");
     if (!st)
         st = jl_frontier_compute(runs, NULL, &r.fs, err);
+    RP_STEP("groups and picks");
     if (!st)
         st = build_groups(&r, err);
+    RP_STEP("model fits and diagnosis");
     if (!st)
         st = rp_model_compute(&r, err);
+    RP_STEP("data documents");
     if (!st)
         st = write_documents(&r, err);
     if (!st)
         st = rp_model_write_documents(&r, err);
     if (!st)
+        st = write_answers_csv(&r, err);
+    RP_STEP("figure scripts");
+    if (!st)
         st = rp_figures_plan_and_write(&r, err);
     if (!st)
         st = rp_model_figures(&r, err);
+    RP_STEP("drawing");
     if (!st)
         st = rp_figures_render(&r, err);
+    RP_STEP("report.json and notebooks");
     if (!st) {
         json_t *doc = report_document(&r);
         st = rp_write_json(&r, "data/report.json", doc, err);
@@ -1000,8 +1204,11 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
     }
     if (!st)
         st = rp_notebooks_write(&r, err);
+    RP_STEP("pages");
     if (!st)
         st = rp_html_write(&r, err);
+    RP_STEP("done");
+#undef RP_STEP
     if (!st) {
         st = jl_atomic_dir_commit(r.root, dir, r.opt.replace, err);
     } else {
@@ -1012,6 +1219,7 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
         res->n_figures = r.n_figs;
         for (size_t i = 0; i < r.n_figs; i++)
             res->n_figures_drawn += r.figs[i].drawn;
+        res->figures_s = r.figures_s;
         res->n_data_files = r.n_data;
         res->notes = r.notes;
         res->n_notes = r.n_notes;

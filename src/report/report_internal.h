@@ -28,6 +28,7 @@ typedef enum {
     RP_FIG_GPU_COMPARE,  /* paper Fig. 6: GPU models at matched SLOs */
     RP_FIG_PRECISION,    /* paper Fig. 7: precisions vs batch, crossover */
     RP_FIG_MODEL,        /* fitted batch-size model with its band over the runs */
+    RP_FIG_OVERVIEW,     /* every model of a task at its pick: energy per response vs latency */
     RP_FIG_KIND_COUNT
 } rp_fig_kind;
 
@@ -40,11 +41,12 @@ typedef struct rp_figure {
     char *caption;     /* what it shows, for the page (plain text) */
     long group;        /* index into rp_report.groups, or -1 */
     size_t n_points;   /* data rows in the .dat (one per run, or per sample) */
-    int drawn;         /* svg, pdf and png all written */
+    int drawn;         /* every format asked for written */
     char *note;        /* why it was not drawn (NULL when drawn) */
-    char *svg;         /* the SVG text once drawn (for inlining) */
+    char *svg;         /* unused (figures are referenced, not inlined) */
     json_t *meta;      /* the figure's entry in report.json */
     int number;        /* "Figure N" in the page (page order) */
+    int px_w, px_h;    /* the SVG's size in pixels (0: unknown) */
 } rp_figure;
 
 /* A selection: the minimum-energy run meeting an SLO. */
@@ -56,8 +58,22 @@ typedef struct rp_pick {
     double worst_miss; /* the closest run's largest relative miss */
 } rp_pick;
 
+/* The kind of work a group does: what its items are and which SLO set
+ * judges it. */
+typedef enum { RP_KIND_LLM, RP_KIND_IMAGE, RP_KIND_VIDEO, RP_KIND_COUNT } rp_kind;
+#define RP_SET_MAX 3
+
 typedef struct rp_group {
     const char *model, *task, *workload;
+    rp_kind kind;
+    const char *item;  /* "token", "image", "video" */
+    /* the SLOs the answer tables judge the group at: the paper's set for its
+     * kind, or the one --slo given for its workload; slo = set[primary] */
+    const jl_slo *set[RP_SET_MAX];
+    size_t n_set, primary;
+    rp_pick set_picks[RP_SET_MAX];   /* all GPU models */
+    rp_pick *gpu_set_picks;          /* [k * n_set + j]: GPU model k, SLO j */
+    char *figure_note;               /* why a figure of the group is not shown (one line), or NULL */
     size_t *runs;      /* indices into the list, list order */
     size_t n_runs;
     const struct jl_frontier *frontier; /* NULL when none */
@@ -98,8 +114,11 @@ typedef struct rp_report {
     char *gnuplot_version; /* NULL when gnuplot is unavailable */
     int gnuplot_missing;
     json_t *check_doc; /* joules.check/1, for findings */
-    jl_slo *default_slo_llm, *default_slo_diffusion;
+    jl_slo *slo_sets[RP_KIND_COUNT][RP_SET_MAX]; /* the paper's SLO sets, parsed */
+    char **cmp_notes;  /* why a comparison figure is not shown (one line each) */
+    size_t n_cmp_notes;
     double elapsed_analysis_s;
+    double figures_s;  /* wall time of rp_figures_render */
     /* the batch-size model (model.c): groups of jl_model_groups(), their
      * fits, the report group each belongs to (-1 none) */
     struct jl_model_group_list *fit_groups;
@@ -118,12 +137,36 @@ void rp_note(rp_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The progress callback, when there is one. */
+void rp_progress(rp_report *r, const char *phase, size_t done, size_t total, const char *current);
 jl_status rp_add_data(rp_report *r, const char *path, const char *what, const char *cmd);
 rp_figure *rp_add_figure(rp_report *r, rp_fig_kind kind, long group, const char *id);
+/* Forget the figure added last (one that turns out not to be drawable). */
+void rp_drop_last_figure(rp_report *r);
+/* The kind of work of a run and its item ("token", "image", "video"): the
+ * `item` attribute when present, else a video when it has frames. */
+rp_kind rp_kind_of(const jl_summary *s);
+const char *rp_item(const jl_summary *s);
+/* "J/token", "J/image", "J/video"; "images/s" etc. */
+const char *rp_energy_unit(const jl_summary *s);
+const char *rp_throughput_unit(const jl_summary *s);
+void rp_cmp_note(rp_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* The energy and latency figures of a run (workload default). */
 int rp_energy_fig(const jl_summary *s);
 int rp_latency_fig(const jl_summary *s);
 int rp_throughput_fig(const jl_summary *s);
+/* The knobs beyond GPU, count, precision and batch that a run sets:
+ * parallel degrees above 1 and denoising steps ("TP 2", "ulysses 2, ring 1,
+ * 50 steps"); "" when none (figures.c). */
+void rp_knobs_text(const jl_summary *s, char *buf, size_t cap);
+/* CSV fields on a strbuf (report.c): a quoted-when-needed string, and a
+ * comma then a number (empty when missing). */
+void rp_csv_str(jl_strbuf *b, const char *s);
+void rp_csv_num(jl_strbuf *b, double v);
 /* A short configuration label: "H100 x1, bfloat16, batch 64". */
 char *rp_config_label(const jl_summary *s);
 /* Power limit per GPU (attribute, else descriptor), NaN when unknown. */
@@ -135,8 +178,15 @@ void rp_fmt_num(char *buf, size_t cap, double v, int sig);
 
 /* figures.c */
 jl_status rp_figures_plan_and_write(rp_report *r, jl_error **err);
-/* Run gnuplot on every planned figure; failures become notes. */
+
+/* render.c: run gnuplot on every planned figure, opt.workers processes at
+ * once, each fed a batch of scripts; failures become notes. */
 jl_status rp_figures_render(rp_report *r, jl_error **err);
+/* The gnuplot fmt values and file extensions of the formats asked for (0 =
+ * SVG): svg -> "svg"; png -> "png"; pdf -> "pdf" (7 in) and "pdf1" ->
+ * "1col.pdf" (3.3 in). Returns how many. */
+size_t rp_figure_outputs(unsigned formats, const char **fmt, const char **ext, size_t cap);
+int rp_online_cpus(void);
 
 /* gnuplot helpers (figures.c) */
 extern const char *const rp_palette[]; /* Okabe–Ito, RP_N_PALETTE colours */
@@ -144,6 +194,10 @@ extern const char *const rp_palette[]; /* Okabe–Ito, RP_N_PALETTE colours */
 void rp_gp_str(jl_strbuf *b, const char *s);
 void rp_dat_num(jl_strbuf *b, double v);
 void rp_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what, int wide);
+/* The same with sizes: SVG w x h pixels (PNG 1.5x), PDF 7 in x pdf_h_in and
+ * 3.3 in x pdf1_h_in. */
+void rp_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what, int w,
+                        int h, double pdf_h_in, double pdf1_h_in);
 jl_status rp_write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strbuf *gp,
                              jl_error **err);
 /* The whole file at path (caller frees); NULL when it cannot be opened. */

@@ -7,7 +7,9 @@
  *   summary file, run, attrs, i32 steady_method, i32 energy_source,
  *           u32 JL_FIG_COUNT, the figures, u64 num_gpus, u8 has_energy,
  *           [energies], u8 has_power, [powers], u32 n_warnings,
- *           (rule, message)...
+ *           (rule, message)..., u8 has_published, [source, the published
+ *           figures, the recomputed figures, u64 with_published_rate,
+ *           mark_threshold]
  *   attrs   the typed fields in the order of jl_attrs, u32 n_extra,
  *           (key, value, u8 is_number)...
  *   error   i32 code, file, run, object, i64 row, message, u8 has_cause,
@@ -135,6 +137,14 @@ jl_status jl__wire_put_summary(jl_wbuf *b, const jl_summary *s)
     for (size_t i = 0; i < s->n_warnings; i++) {
         put_str(b, s->warnings[i].rule);
         put_str(b, s->warnings[i].message);
+    }
+    put_u8(b, s->published != NULL);
+    if (s->published) {
+        put_str(b, s->published->source);
+        jl__wbuf_put(b, s->published->fig, sizeof s->published->fig);
+        jl__wbuf_put(b, s->published->recomputed, sizeof s->published->recomputed);
+        put_u64(b, s->published->with_published_rate);
+        put_f64(b, s->published->mark_threshold);
     }
     return b->failed ? JL_ENOMEM : JL_OK;
 }
@@ -303,6 +313,17 @@ jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used,
                 s->warnings[i].message = get_str(&r);
                 s->n_warnings = i + 1;
             }
+        }
+    }
+    if (get_u8(&r) && r.st == JL_OK) {
+        if (!(s->published = calloc(1, sizeof *s->published))) {
+            r.st = JL_ENOMEM;
+        } else {
+            s->published->source = get_str(&r);
+            take(&r, s->published->fig, sizeof s->published->fig);
+            take(&r, s->published->recomputed, sizeof s->published->recomputed);
+            s->published->with_published_rate = get_u64(&r);
+            s->published->mark_threshold = get_f64(&r);
         }
     }
     if (r.st != JL_OK) {

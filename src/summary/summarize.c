@@ -21,6 +21,7 @@ void jl_summary_options_default(jl_summary_options *opt)
     opt->occupancy_share = 0.9;
     opt->disagreement_warn = 0.05;
     opt->counter_restart_min_drop_j = 1.0;
+    opt->published_mark = 0.10;
 }
 
 /* Thresholds of warnings that are not options (docs/summary.md). */
@@ -66,48 +67,122 @@ static double ratio(double a, double b)
 
 /* ---- summary/ pass-through ---------------------------------------------- */
 
-static jl_status summarize_summary_only(ctx *c)
+/* The figures summary/ publishes, by name (docs/summary.md), into fig
+ * (NaN where not published). No identity is applied here. */
+static void published_figures(const jl_run_summary_attrs *m, double *fig)
 {
-    jl_summary *s = c->s;
-    const jl_run_summary_attrs *m = &c->run->summary;
-    jl_status st = JL_OK;
-    s->steady_method = JL_STEADY_SUMMARY;
-    s->energy_source = JL_ENERGY_SUMMARY;
-    F(ENERGY_PER_TOKEN_J) = m->energy_per_token_j;
-    F(ENERGY_PER_REQUEST_J) = m->energy_per_request_j;
-    F(AVG_POWER_W) = m->avg_power_w;
-    F(OUTPUT_THROUGHPUT_TOK_S) = m->output_throughput_tok_s;
-    F(MEDIAN_ITL_S) = m->median_itl_s;
-    F(P90_ITL_S) = m->p90_itl_s;
-    F(P95_ITL_S) = m->p95_itl_s;
-    F(P99_ITL_S) = m->p99_itl_s;
-    F(AVG_BATCH_SIZE) = m->avg_batch_size;
-    F(AVG_OUTPUT_TOKENS) = m->avg_output_tokens;
-    F(STEADY_DURATION_S) = m->steady_state_duration_s;
-    F(STEADY_ENERGY_J) = m->steady_state_energy_j;
-    F(BATCH_LATENCY_S) = m->batch_latency_s;
-    F(ENERGY_PER_ITEM_J) = m->energy_per_item_j;
+    for (int f = 0; f < JL_FIG_COUNT; f++)
+        fig[f] = NAN;
+    fig[JL_FIG_ENERGY_PER_TOKEN_J] = m->energy_per_token_j;
+    fig[JL_FIG_ENERGY_PER_REQUEST_J] = m->energy_per_request_j;
+    fig[JL_FIG_AVG_POWER_W] = m->avg_power_w;
+    fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] = m->output_throughput_tok_s;
+    fig[JL_FIG_MEDIAN_ITL_S] = m->median_itl_s;
+    fig[JL_FIG_P90_ITL_S] = m->p90_itl_s;
+    fig[JL_FIG_P95_ITL_S] = m->p95_itl_s;
+    fig[JL_FIG_P99_ITL_S] = m->p99_itl_s;
+    fig[JL_FIG_AVG_BATCH_SIZE] = m->avg_batch_size;
+    fig[JL_FIG_AVG_OUTPUT_TOKENS] = m->avg_output_tokens;
+    fig[JL_FIG_STEADY_DURATION_S] = m->steady_state_duration_s;
+    fig[JL_FIG_STEADY_ENERGY_J] = m->steady_state_energy_j;
+    fig[JL_FIG_BATCH_LATENCY_S] = m->batch_latency_s;
+    fig[JL_FIG_ENERGY_PER_ITEM_J] = m->energy_per_item_j;
     /* Further summary attributes named like a figure pass through too. */
     for (size_t i = 0; i < m->n_extra; i++) {
         int f = jl_figure_lookup(m->extra[i].key);
-        if (f < 0 || !m->extra[i].is_number || !isnan(s->fig[f]))
+        if (f < 0 || !m->extra[i].is_number || !isnan(fig[f]))
             continue;
         char *endp = NULL;
         double v = strtod(m->extra[i].value, &endp);
         if (endp && *endp == '\0')
-            s->fig[f] = v;
+            fig[f] = v;
     }
-    /* Exact identities only (docs/summary.md). */
-    if (isnan(F(TOKENS_PER_JOULE)))
-        F(TOKENS_PER_JOULE) = ratio(1.0, F(ENERGY_PER_TOKEN_J));
+}
+
+/* The exact identities added to published figures (docs/summary.md): 1 /
+ * energy_per_token_j, the idle power of the run's GPUs (an attribute) and
+ * the static share by its definition; each only where not published. */
+static void published_identities(const ctx *c, double *fig)
+{
+    if (isnan(fig[JL_FIG_TOKENS_PER_JOULE]))
+        fig[JL_FIG_TOKENS_PER_JOULE] = ratio(1.0, fig[JL_FIG_ENERGY_PER_TOKEN_J]);
     if (c->G > 0 && isfinite(c->run->attrs.gpu_idle_power_w))
-        F(IDLE_POWER_W) = c->run->attrs.gpu_idle_power_w * (double)c->G;
-    if (isnan(F(STATIC_ENERGY_SHARE)))
-        F(STATIC_ENERGY_SHARE) = ratio(F(IDLE_POWER_W), F(AVG_POWER_W));
+        fig[JL_FIG_IDLE_POWER_W] = c->run->attrs.gpu_idle_power_w * (double)c->G;
+    if (isnan(fig[JL_FIG_STATIC_ENERGY_SHARE]))
+        fig[JL_FIG_STATIC_ENERGY_SHARE] = ratio(fig[JL_FIG_IDLE_POWER_W], fig[JL_FIG_AVG_POWER_W]);
+}
+
+static jl_status summarize_summary_only(ctx *c)
+{
+    jl_summary *s = c->s;
+    jl_status st = JL_OK;
+    s->steady_method = JL_STEADY_SUMMARY;
+    s->energy_source = JL_ENERGY_SUMMARY;
+    published_figures(&c->run->summary, s->fig);
+    published_identities(c, s->fig);
     WARN("summary_only",
          "no time series: figures passed through from summary/, nothing recomputed");
 end:
     return st;
+}
+
+/* A run holding time series and summary/ (spec 1.1): s->fig holds what the
+ * series gave. Keep it as `recomputed`, add what a published rate lets the
+ * series' energy say (energy per token or item when the series hold no
+ * tokens or items), and make the published figures the headline, with the
+ * identities of the pass-through. docs/summary.md says why. */
+_Static_assert(JL_FIG_COUNT <= 64, "with_published_rate holds one bit per figure");
+
+static jl_status attach_published(ctx *c)
+{
+    jl_summary *s = c->s;
+    const jl_run_summary_attrs *m = &c->run->summary;
+    jl_published *p = calloc(1, sizeof *p);
+    if (!p)
+        return JL_ENOMEM;
+    s->published = p;
+    p->mark_threshold = c->opt->published_mark;
+    for (size_t i = 0; i < m->n_extra; i++)
+        if (!strcmp(m->extra[i].key, "source") && !m->extra[i].is_number &&
+            !(p->source = jl_strdup(m->extra[i].value)))
+            return JL_ENOMEM;
+    published_figures(m, p->fig);
+    memcpy(p->recomputed, s->fig, sizeof p->recomputed);
+    double *rc = p->recomputed, *pf = p->fig;
+    const double P = rc[JL_FIG_AVG_POWER_W];
+    if (isnan(rc[JL_FIG_ENERGY_PER_TOKEN_J]) && isfinite(pf[JL_FIG_OUTPUT_THROUGHPUT_TOK_S]) &&
+        pf[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] > 0 && isfinite(P)) {
+        rc[JL_FIG_ENERGY_PER_TOKEN_J] = P / pf[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+        p->with_published_rate |= 1ull << JL_FIG_ENERGY_PER_TOKEN_J;
+        double out = isfinite(rc[JL_FIG_AVG_OUTPUT_TOKENS]) ? rc[JL_FIG_AVG_OUTPUT_TOKENS]
+                                                            : pf[JL_FIG_AVG_OUTPUT_TOKENS];
+        if (isnan(rc[JL_FIG_ENERGY_PER_REQUEST_J]) && isfinite(out)) {
+            rc[JL_FIG_ENERGY_PER_REQUEST_J] = rc[JL_FIG_ENERGY_PER_TOKEN_J] * out;
+            p->with_published_rate |= 1ull << JL_FIG_ENERGY_PER_REQUEST_J;
+        }
+    }
+    if (isnan(rc[JL_FIG_ENERGY_PER_ITEM_J]) && isfinite(pf[JL_FIG_ITEMS_PER_S]) &&
+        pf[JL_FIG_ITEMS_PER_S] > 0 && isfinite(P)) {
+        rc[JL_FIG_ENERGY_PER_ITEM_J] = P / pf[JL_FIG_ITEMS_PER_S];
+        p->with_published_rate |= 1ull << JL_FIG_ENERGY_PER_ITEM_J;
+    }
+    /* the headline: published where published, the identities of the
+     * pass-through from it, the series' own figures elsewhere */
+    int avg_published = isfinite(pf[JL_FIG_AVG_POWER_W]);
+    for (int f = 0; f < JL_FIG_COUNT; f++)
+        if (isfinite(pf[f]))
+            s->fig[f] = pf[f];
+    if (isfinite(pf[JL_FIG_ENERGY_PER_TOKEN_J]) && isnan(pf[JL_FIG_TOKENS_PER_JOULE]))
+        s->fig[JL_FIG_TOKENS_PER_JOULE] = ratio(1.0, pf[JL_FIG_ENERGY_PER_TOKEN_J]);
+    if (avg_published) {
+        if (isnan(pf[JL_FIG_STATIC_ENERGY_SHARE]))
+            s->fig[JL_FIG_STATIC_ENERGY_SHARE] =
+                ratio(s->fig[JL_FIG_IDLE_POWER_W], s->fig[JL_FIG_AVG_POWER_W]);
+        if (isnan(pf[JL_FIG_PEAK_TO_AVG]))
+            s->fig[JL_FIG_PEAK_TO_AVG] =
+                ratio(s->fig[JL_FIG_PEAK_POWER_W], s->fig[JL_FIG_AVG_POWER_W]);
+    }
+    return JL_OK;
 }
 
 /* ---- steady-state window ------------------------------------------------- */
@@ -437,7 +512,8 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
         opt = &defaults;
     }
     if (!(opt->occupancy_share > 0 && opt->occupancy_share <= 1) ||
-        !(opt->disagreement_warn >= 0) || !(opt->counter_restart_min_drop_j >= 0))
+        !(opt->disagreement_warn >= 0) || !(opt->counter_restart_min_drop_j >= 0) ||
+        !(opt->published_mark >= 0))
         return jl_fail(err, JL_EUSAGE, run->file, run->name, NULL, -1,
                        "invalid summary options (occupancy_share %g, "
                        "disagreement_warn %g, counter_restart_min_drop_j %g)",
@@ -493,7 +569,17 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
     double a = NAN, b = NAN;
     char why[256] = "";
     const int diffusion = jl_attrs_is_diffusion(&run->attrs);
-    if (run->batch_n > 0 && (diffusion || run->req_n == 0)) {
+    char wattr[64];
+    const int source_cut = jl_attrs_get(&run->attrs, "window", wattr, sizeof wattr) == 0 &&
+                           !strcmp(wattr, "steady_state_only");
+    if (source_cut && (run->power_n > 0 || run->engine_n > 0)) {
+        /* spec 1.1 @window: the source cut the series to its steady state */
+        const double *t = run->power_n > 0 ? run->power_time : run->engine_time;
+        size_t nt = run->power_n > 0 ? run->power_n : run->engine_n;
+        a = t[0];
+        b = t[nt - 1];
+        s->steady_method = JL_STEADY_SOURCE;
+    } else if (run->batch_n > 0 && (diffusion || run->req_n == 0)) {
         a = INFINITY;
         b = -INFINITY;
         for (size_t i = 0; i < run->batch_n; i++) {
@@ -715,7 +801,8 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
             F(ENERGY_PER_TOKEN_J) = ratio(E, tok);
             F(TOKENS_PER_JOULE) = ratio(tok, E);
             F(OUTPUT_THROUGHPUT_TOK_S) = ratio(tok, dur);
-        } else if (jl_attrs_is_llm(&run->attrs))
+        } else if (jl_attrs_is_llm(&run->attrs) &&
+                   !(run->summary.present && isfinite(run->summary.energy_per_token_j)))
             WARN("no_tokens",
                  "no output tokens in the window (%s): per-token figures are missing",
                  isfinite(tok) ? "zero" : "no engine/tokens_generated or requests/");
@@ -723,13 +810,18 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
 
     /* ---- requests ---- */
     if (run->req_n > 0) {
-        size_t done = 0, nt = 0;
-        double out_sum = 0;
+        size_t done = 0, nt = 0, n_tpot = 0;
+        double out_sum = 0, tpot_sum = 0;
         for (size_t i = 0; i < run->req_n; i++) {
             if (isfinite(run->finish[i])) {
                 done++;
                 if (run->output_tokens)
                     out_sum += run->output_tokens[i];
+                double dec = run->finish[i] - run->first_token[i];
+                if (run->output_tokens && run->output_tokens[i] > 1 && isfinite(dec)) {
+                    tpot_sum += dec / (run->output_tokens[i] - 1);
+                    n_tpot++;
+                }
             }
             double d = run->first_token[i] - run->arrival[i];
             if (isfinite(d))
@@ -739,6 +831,8 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
         F(FAILED_REQUESTS) = (double)(run->req_n - done);
         if (done && run->output_tokens)
             F(AVG_OUTPUT_TOKENS) = out_sum / (double)done;
+        if (n_tpot)
+            F(AVG_TPOT_S) = tpot_sum / (double)n_tpot;
         if (done < run->req_n)
             WARN("failed_requests",
                  "%zu of %zu requests have no finish time: left out of the request "
@@ -765,22 +859,46 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
         uint32_t *hist = run->itl_n >= JL__RADIX_MIN_N
                              ? calloc(JL__RADIX_BUCKETS, sizeof *hist)
                              : NULL;
-        for (size_t i = 0; i < run->itl_n; i++) {
-            float v = run->itl_seconds[i];
-            if (!isfinite(v))
-                continue;
-            if (by_req) {
-                int32_t rq = run->itl_request[i];
-                if (rq < 0 || (size_t)rq >= run->req_n) {
+        /* locals: stores into fscratch could alias run's fields, which the
+         * compiler would then load again for every sample */
+        const float *xs = run->itl_seconds;
+        const int32_t *rqs = run->itl_request;
+        const double *fin = run->finish;
+        const size_t n_itl = run->itl_n, n_req = run->req_n;
+        float *dst = fscratch;
+        if (by_req && hist) { /* the common case: one tight loop */
+            for (size_t i = 0; i < n_itl; i++) {
+                float v = xs[i];
+                int32_t rq = rqs[i];
+                if (!isfinite(v))
+                    continue;
+                if ((size_t)(uint32_t)rq >= n_req) {
                     out_of_range++;
                     continue;
                 }
-                if (!isfinite(run->finish[rq]))
+                if (!isfinite(fin[rq]))
                     continue;
-            }
-            fscratch[k++] = v;
-            if (hist)
+                dst[k++] = v;
                 hist[jl__fkey(v) >> 16]++;
+            }
+        } else {
+            for (size_t i = 0; i < n_itl; i++) {
+                float v = xs[i];
+                if (!isfinite(v))
+                    continue;
+                if (by_req) {
+                    int32_t rq = rqs[i];
+                    if ((size_t)(uint32_t)rq >= n_req) {
+                        out_of_range++;
+                        continue;
+                    }
+                    if (!isfinite(fin[rq]))
+                        continue;
+                }
+                dst[k++] = v;
+                if (hist)
+                    hist[jl__fkey(v) >> 16]++;
+            }
         }
         if (out_of_range)
             WARN("itl_request_range",
@@ -795,7 +913,9 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
     }
 
     /* ---- diffusion batches ---- */
-    if (run->batch_n > 0 && s->steady_method == JL_STEADY_BATCHES) {
+    if (run->batch_n > 0 &&
+        (s->steady_method == JL_STEADY_BATCHES ||
+         (s->steady_method == JL_STEADY_SOURCE && (diffusion || run->req_n == 0)))) {
         double e_sum = 0, items = 0, lat = 0;
         for (size_t i = 0; i < run->batch_n; i++) {
             e_sum += energy_between(c, run->batch_start[i], run->batch_end[i]);
@@ -812,6 +932,10 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
         F(AVG_SM_CLOCK_MHZ) = gpu_mean(run, &run->sm_clock_mhz, a, b);
         F(AVG_SM_UTIL) = gpu_mean(run, &run->sm_util, a, b);
     }
+
+    /* ---- published figures beside the series (spec 1.1) ---- */
+    if (run->summary.present)
+        TRY(attach_published(c));
 
 end:
     if (c->track)

@@ -95,6 +95,9 @@ void jl_summary_free(jl_summary *s)
         free(s->warnings[i].message);
     }
     free(s->warnings);
+    if (s->published)
+        free(s->published->source);
+    free(s->published);
     free(s);
 }
 
@@ -153,11 +156,61 @@ jl_status jl_summary_copy(const jl_summary *src, jl_summary **out)
         if (jl_summary_warn(s, src->warnings[i].rule, "%s",
                             src->warnings[i].message) != JL_OK)
             goto fail;
+    if (src->published) {
+        if (!(s->published = malloc(sizeof *s->published)))
+            goto fail;
+        *s->published = *src->published;
+        s->published->source = NULL;
+        if (src->published->source &&
+            !(s->published->source = jl_strdup(src->published->source)))
+            goto fail;
+    }
     *out = s;
     return JL_OK;
 fail:
     jl_summary_free(s);
     return JL_ENOMEM;
+}
+
+size_t jl_summary_disagreements(const jl_summary *s, jl_disagreement *out)
+{
+    const jl_published *p = s->published;
+    size_t n = 0;
+    if (!p)
+        return 0;
+    for (int f = 0; f < JL_FIG_COUNT; f++) {
+        double a = p->fig[f], b = p->recomputed[f];
+        if (!isfinite(a) || !isfinite(b))
+            continue;
+        jl_disagreement *d = &out[n++];
+        d->figure = (jl_figure)f;
+        d->published = a;
+        d->recomputed = b;
+        d->relative_difference = a != 0.0 ? (b - a) / fabs(a) : (b == 0.0 ? 0.0 : NAN);
+        d->marked = !(fabs(d->relative_difference) <= p->mark_threshold);
+        d->recomputed_from =
+            (p->with_published_rate >> f) & 1u
+                ? "the series' energy over the window divided by the published rate "
+                  "(output_throughput_tok_s or items_per_s): the series hold no tokens"
+                : "the time series";
+    }
+    return n;
+}
+
+int jl_summary_figure_marked(const jl_summary *s, jl_figure f)
+{
+    jl_disagreement d[JL_FIG_COUNT];
+    size_t n = jl_summary_disagreements(s, d);
+    for (size_t i = 0; i < n; i++)
+        if (d[i].figure == f)
+            return d[i].marked;
+    return 0;
+}
+
+void jl_summary_set_mark_threshold(jl_summary *s, double threshold)
+{
+    if (s->published)
+        s->published->mark_threshold = threshold;
 }
 
 jl_status jl_summary_list_push(jl_summary_list *l, jl_summary *s)

@@ -25,6 +25,32 @@ const jl__summary_field jl__summary_fields[] = {
 };
 const size_t jl__n_summary_fields = sizeof jl__summary_fields / sizeof jl__summary_fields[0];
 
+const jl__attr_field jl__attr_fields[] = {
+    {"workload", JL__F_STR, offsetof(jl_attrs, workload), 1},
+    {"model", JL__F_STR, offsetof(jl_attrs, model), 1},
+    {"task", JL__F_STR, offsetof(jl_attrs, task), 1},
+    {"gpu_model", JL__F_STR, offsetof(jl_attrs, gpu_model), 1},
+    {"num_gpus", JL__F_LONG, offsetof(jl_attrs, num_gpus), 1},
+    {"precision", JL__F_STR, offsetof(jl_attrs, precision), 1},
+    {"max_batch_size", JL__F_LONG, offsetof(jl_attrs, max_batch_size), 1},
+    {"start_time_unix", JL__F_DBL, offsetof(jl_attrs, start_time_unix), 0},
+    {"tensor_parallel", JL__F_LONG, offsetof(jl_attrs, tensor_parallel), 0},
+    {"expert_parallel", JL__F_LONG, offsetof(jl_attrs, expert_parallel), 0},
+    {"data_parallel", JL__F_LONG, offsetof(jl_attrs, data_parallel), 0},
+    {"gpu_memory_bytes", JL__F_DBL, offsetof(jl_attrs, gpu_memory_bytes), 0},
+    {"gpu_tdp_w", JL__F_DBL, offsetof(jl_attrs, gpu_tdp_w), 0},
+    {"gpu_idle_power_w", JL__F_DBL, offsetof(jl_attrs, gpu_idle_power_w), 0},
+    {"total_params", JL__F_DBL, offsetof(jl_attrs, total_params), 0},
+    {"active_params", JL__F_DBL, offsetof(jl_attrs, active_params), 0},
+    {"kv_bytes_per_token", JL__F_DBL, offsetof(jl_attrs, kv_bytes_per_token), 0},
+    {"denoising_steps", JL__F_LONG, offsetof(jl_attrs, denoising_steps), 0},
+    {"height", JL__F_LONG, offsetof(jl_attrs, height), 0},
+    {"width", JL__F_LONG, offsetof(jl_attrs, width), 0},
+    {"num_frames", JL__F_LONG, offsetof(jl_attrs, num_frames), 0},
+    {"notes", JL__F_STR, offsetof(jl_attrs, notes), 0},
+};
+const size_t jl__n_attr_fields = sizeof jl__attr_fields / sizeof jl__attr_fields[0];
+
 jl_status jl__h5_init(void)
 {
     /* The library never prints: HDF5's automatic stack printing goes off

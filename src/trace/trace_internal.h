@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "joules/error.h"
+#include "joules/trace.h"
 
 /* HDF5 registered filter id of Zstandard. */
 #define JL_ZSTD_FILTER_ID 32015
@@ -69,6 +70,56 @@ typedef struct {
 } jl__summary_field;
 extern const jl__summary_field jl__summary_fields[];
 extern const size_t jl__n_summary_fields;
+
+/* The run attributes that have a typed field in jl_attrs: name, kind,
+ * offsetof(jl_attrs, field) and whether the spec requires it. */
+typedef enum { JL__F_STR, JL__F_LONG, JL__F_DBL } jl__field_kind;
+typedef struct {
+    const char *name;
+    jl__field_kind kind;
+    size_t off;
+    int required;
+} jl__attr_field;
+extern const jl__attr_field jl__attr_fields[];
+extern const size_t jl__n_attr_fields;
+
+/* The summary table (docs/trace-format.md, "summary_table/"; summary_table.c):
+ * summary-only runs of one file stored as columns instead of one group of
+ * attributes per run. The reader lists its rows as runs beside /runs and
+ * reads a row's cells through the same attribute rules as a group's. */
+#define JL__TABLE_NAME "summary_table"
+#define JL__TABLE_VERSION 1
+enum { JL__TSET_ATTRS, JL__TSET_SUMMARY, JL__TSET_N };
+typedef enum { JL__CELL_ABSENT, JL__CELL_INT, JL__CELL_UINT, JL__CELL_FLOAT, JL__CELL_STR } jl__cell_kind;
+typedef struct {
+    jl__cell_kind kind;
+    long long i;
+    unsigned long long u;
+    double d;
+    const char *s; /* JL__CELL_STR: s[0..len), not NUL-terminated */
+    size_t len;
+} jl__cell;
+typedef struct jl__table jl__table;
+
+/* Open /summary_table of an open file: *out = NULL (and JL_OK) when the
+ * file has none. Every structural problem is an error naming the column. */
+jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim,
+                         jl__table **out, jl_error **err);
+void jl__table_free(jl__table *t);
+size_t jl__table_rows(const jl__table *t);
+const char *jl__table_run(const jl__table *t, size_t row);
+size_t jl__table_cols(const jl__table *t, int set);
+const char *jl__table_col_name(const jl__table *t, int set, size_t k);
+/* "/summary_table/attrs" or "/summary_table/summary", for messages. */
+const char *jl__table_set_path(int set);
+void jl__table_cell(const jl__table *t, int set, size_t k, size_t row, jl__cell *out);
+
+/* Write the runs that fit the table (summary-only, every attribute of a
+ * type its column can hold) as /summary_table of an open file; in_table[i]
+ * = 1 for each run written there (the caller writes the others as groups).
+ * Writes nothing when none fits. */
+jl_status jl__table_write(hid_t file, const char *path, const jl_run *const *runs, size_t n,
+                          unsigned char *in_table, jl_error **err);
 
 /* Shortest text that reads back as the same double (for messages). */
 void jl__fmt_double(char *buf, size_t cap, double v);

@@ -32,6 +32,8 @@ struct jl_trace {
     char *created_utc;
     hid_t runs_grp;  /* /runs, open while the trace is */
     hid_t vstr[2];   /* variable-length string memory types (ASCII, UTF-8) */
+    jl__table *table; /* /summary_table, NULL when the file has none */
+    size_t *row_of;   /* per run: its table row, SIZE_MAX for a group; NULL: all groups */
 };
 
 void jl_trace_limits_default(jl_trace_limits *lim)
@@ -524,38 +526,7 @@ static jl_status walk_attrs(rctx *c, hid_t obj, const char *opath, attr_use use,
     return JL_OK;
 }
 
-/* The run attributes with typed fields. */
-typedef enum { F_STR, F_LONG, F_DBL } field_kind;
-static const struct {
-    const char *name;
-    field_kind kind;
-    size_t off;
-    int required;
-} attr_fields[] = {
-    {"workload", F_STR, offsetof(jl_attrs, workload), 1},
-    {"model", F_STR, offsetof(jl_attrs, model), 1},
-    {"task", F_STR, offsetof(jl_attrs, task), 1},
-    {"gpu_model", F_STR, offsetof(jl_attrs, gpu_model), 1},
-    {"num_gpus", F_LONG, offsetof(jl_attrs, num_gpus), 1},
-    {"precision", F_STR, offsetof(jl_attrs, precision), 1},
-    {"max_batch_size", F_LONG, offsetof(jl_attrs, max_batch_size), 1},
-    {"start_time_unix", F_DBL, offsetof(jl_attrs, start_time_unix), 0},
-    {"tensor_parallel", F_LONG, offsetof(jl_attrs, tensor_parallel), 0},
-    {"expert_parallel", F_LONG, offsetof(jl_attrs, expert_parallel), 0},
-    {"data_parallel", F_LONG, offsetof(jl_attrs, data_parallel), 0},
-    {"gpu_memory_bytes", F_DBL, offsetof(jl_attrs, gpu_memory_bytes), 0},
-    {"gpu_tdp_w", F_DBL, offsetof(jl_attrs, gpu_tdp_w), 0},
-    {"gpu_idle_power_w", F_DBL, offsetof(jl_attrs, gpu_idle_power_w), 0},
-    {"total_params", F_DBL, offsetof(jl_attrs, total_params), 0},
-    {"active_params", F_DBL, offsetof(jl_attrs, active_params), 0},
-    {"kv_bytes_per_token", F_DBL, offsetof(jl_attrs, kv_bytes_per_token), 0},
-    {"denoising_steps", F_LONG, offsetof(jl_attrs, denoising_steps), 0},
-    {"height", F_LONG, offsetof(jl_attrs, height), 0},
-    {"width", F_LONG, offsetof(jl_attrs, width), 0},
-    {"num_frames", F_LONG, offsetof(jl_attrs, num_frames), 0},
-    {"notes", F_STR, offsetof(jl_attrs, notes), 0},
-};
-#define N_ATTR_FIELDS (sizeof attr_fields / sizeof attr_fields[0])
+/* The run attributes with typed fields: jl__attr_fields (h5_util.c). */
 
 static const char *kind_word(const attr_val *v)
 {
@@ -586,10 +557,10 @@ static jl_status number_field(rctx *c, const char *opath, const char *name, attr
 
 static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, attr_val *v)
 {
-    const char *name = attr_fields[k].name;
-    char *base = (char *)a + attr_fields[k].off;
-    switch (attr_fields[k].kind) {
-    case F_STR:
+    const char *name = jl__attr_fields[k].name;
+    char *base = (char *)a + jl__attr_fields[k].off;
+    switch (jl__attr_fields[k].kind) {
+    case JL__F_STR:
         if (v->kind != AV_STRING)
             return jl_fail(c->err, JL_ETYPE, c->file, c->run, opath, -1,
                            "attribute @%s must be a string, found %s (%s)", name,
@@ -598,7 +569,7 @@ static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, at
         *(char **)base = v->text;
         v->text = NULL;
         return JL_OK;
-    case F_LONG: {
+    case JL__F_LONG: {
         long long x;
         if (v->kind == AV_INT) {
             x = v->i;
@@ -616,19 +587,19 @@ static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, at
         *(long *)base = (long)x;
         return JL_OK;
     }
-    case F_DBL:
+    case JL__F_DBL:
         return number_field(c, opath, name, v, (double *)base); /* NaN stays "missing" */
     }
     return JL_EINTERNAL;
 }
 
-/* The field of attr_fields named `name`, N_ATTR_FIELDS when none. */
+/* The field of jl__attr_fields named `name`, jl__n_attr_fields when none. */
 static size_t attr_field_index(const char *name)
 {
-    for (size_t k = 0; k < N_ATTR_FIELDS; k++)
-        if (attr_fields[k].name[0] == name[0] && !strcmp(attr_fields[k].name, name))
+    for (size_t k = 0; k < jl__n_attr_fields; k++)
+        if (jl__attr_fields[k].name[0] == name[0] && !strcmp(jl__attr_fields[k].name, name))
             return k;
-    return N_ATTR_FIELDS;
+    return jl__n_attr_fields;
 }
 
 static jl_status use_run_attr(rctx *c, const char *opath, const char *name, attr_val *v,
@@ -636,7 +607,7 @@ static jl_status use_run_attr(rctx *c, const char *opath, const char *name, attr
 {
     jl_attrs *a = data;
     size_t k = attr_field_index(name);
-    if (k < N_ATTR_FIELDS)
+    if (k < jl__n_attr_fields)
         return set_field(c, opath, a, k, v);
     const char *text = av_str(v);
     if ((!v->text && (v->kind == AV_INT || v->kind == AV_FLOAT)) ||
@@ -645,30 +616,32 @@ static jl_status use_run_attr(rctx *c, const char *opath, const char *name, attr
     return JL_OK;
 }
 
-static jl_status read_run_attrs(rctx *c, hid_t grp, const char *opath, jl_attrs *a)
+/* The spec's rules on a run's attributes once all are read. */
+static jl_status check_run_attrs(rctx *c, const char *opath, jl_attrs *a)
 {
-    jl_status st = walk_attrs(c, grp, opath, use_run_attr, a);
-    if (st != JL_OK)
-        return st;
     /* The MUST attributes. */
-    for (size_t k = 0; k < N_ATTR_FIELDS; k++) {
-        if (!attr_fields[k].required)
+    for (size_t k = 0; k < jl__n_attr_fields; k++) {
+        if (!jl__attr_fields[k].required)
             continue;
-        char *base = (char *)a + attr_fields[k].off;
-        int missing = attr_fields[k].kind == F_STR ? *(char **)base == NULL
+        char *base = (char *)a + jl__attr_fields[k].off;
+        int missing = jl__attr_fields[k].kind == JL__F_STR ? *(char **)base == NULL
                                                    : *(long *)base < 0;
         if (missing)
             return jl_fail(c->err, JL_EMISSING, c->file, c->run, opath, -1,
-                           "required attribute @%s is missing", attr_fields[k].name);
-        if (attr_fields[k].kind == F_STR && !**(char **)base)
+                           "required attribute @%s is missing", jl__attr_fields[k].name);
+        if (jl__attr_fields[k].kind == JL__F_STR && !**(char **)base)
             return jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
-                           "required attribute @%s is empty", attr_fields[k].name);
+                           "required attribute @%s is empty", jl__attr_fields[k].name);
     }
     if (strcmp(a->workload, "llm") && strcmp(a->workload, "mllm") &&
         strcmp(a->workload, "diffusion"))
         return jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
                        "attribute @workload must be llm, mllm or diffusion, found \"%s\"",
                        a->workload);
+    const char *scope = jl_attrs_power_scope(a);
+    if (strcmp(scope, "gpu") && strcmp(scope, "node_ac"))
+        return jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
+                       "attribute @power_scope must be gpu or node_ac, found \"%s\"", scope);
     if (a->num_gpus < 1)
         return jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
                        "attribute @num_gpus must be >= 1, found %ld", a->num_gpus);
@@ -680,6 +653,12 @@ static jl_status read_run_attrs(rctx *c, hid_t grp, const char *opath, jl_attrs 
         return jl_fail(c->err, JL_EINVALID, c->file, c->run, opath, -1,
                        "attribute @max_batch_size must be >= 1, found %ld", a->max_batch_size);
     return JL_OK;
+}
+
+static jl_status read_run_attrs(rctx *c, hid_t grp, const char *opath, jl_attrs *a)
+{
+    jl_status st = walk_attrs(c, grp, opath, use_run_attr, a);
+    return st != JL_OK ? st : check_run_attrs(c, opath, a);
 }
 
 static void summary_init(jl_run_summary_attrs *s)
@@ -964,8 +943,11 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     }
     if (rank == 2 && dims[1] != g) {
         st = jl_fail(c->err, JL_ETYPE, c->file, c->run, obj, -1,
-                     "has shape [%llu, %llu], expected [N, %zu] (num_gpus = %zu)",
-                     (unsigned long long)dims[0], (unsigned long long)dims[1], g, g);
+                     "has shape [%llu, %llu], expected [N, %zu] (%s = %zu)",
+                     (unsigned long long)dims[0], (unsigned long long)dims[1], g,
+                     g == (size_t)rr->run->attrs.num_gpus ? "num_gpus"
+                                                          : "@power_scope node_ac: columns",
+                     g);
         goto end;
     }
     /* Sizes before allocation: rows, then rows x G x 8 bytes. */
@@ -1222,20 +1204,12 @@ static jl_status check_request_time(group_reader *gr, const char *obj, const voi
     return JL_OK;
 }
 
-static jl_status check_latency(group_reader *gr, const char *obj, const void *v, size_t n,
-                               size_t cols)
+static jl_status bad_latency(group_reader *gr, const char *obj, size_t i, float x)
 {
-    const float *x = v;
-    (void)cols;
-    for (size_t i = 0; i < n; i++) {
-        if (!isfinite(x[i]) || x[i] < 0) {
-            char a[40];
-            jl__fmt_double(a, sizeof a, x[i]);
-            return bad_value(gr, obj, i, "%s at row %zu (%s)",
-                             isfinite(x[i]) ? "negative latency" : "not finite", i, a);
-        }
-    }
-    return JL_OK;
+    char a[40];
+    jl__fmt_double(a, sizeof a, x);
+    return bad_value(gr, obj, i, "%s at row %zu (%s)",
+                     isfinite(x) ? "negative latency" : "not finite", i, a);
 }
 
 static int has_requests(const jl_run *r)
@@ -1244,23 +1218,56 @@ static int has_requests(const jl_run *r)
 }
 
 /* itl/request indexes requests/ (when that group is there). */
-static jl_status check_request_index(group_reader *gr, const char *obj, const void *v,
-                                     size_t n, size_t cols)
+/* itl/: seconds finite and >= 0, request in 0..R-1 (R = rows of requests/
+ * when present), in one pass over both columns: ~10^7 samples per long
+ * run, where each separate pass cost about as much as decoding them
+ * (docs/performance.md). A bad latency is reported before a bad index, as
+ * when the columns were checked one after the other. */
+static jl_status itl_rule(group_reader *gr)
 {
     const jl_run *r = gr->rr->run;
-    const int32_t *q = v;
-    int bounded = has_requests(r);
-    (void)cols;
-    for (size_t i = 0; i < n; i++) {
-        if (q[i] < 0)
-            return bad_value(gr, obj, i, "request index out of range at row %zu (%d)", i,
-                             (int)q[i]);
-        if (bounded && (size_t)q[i] >= r->req_n)
-            return bad_value(gr, obj, i,
-                             "request index out of range at row %zu (%d; requests/ has %zu rows)",
-                             i, (int)q[i], r->req_n);
+    const float *x = r->itl_seconds;
+    const int32_t *q = r->itl_request;
+    size_t n = r->itl_n, bad_q = SIZE_MAX;
+    if (!x)
+        return JL_OK;
+    const uint32_t R = has_requests(r) ? (r->req_n > (size_t)INT32_MAX ? (uint32_t)INT32_MAX + 1
+                                                                      : (uint32_t)r->req_n)
+                                       : (uint32_t)INT32_MAX + 1;
+    /* blocks checked without a branch per sample (so the compiler can
+     * vectorise); a block with a bad value is walked again for its row */
+    enum { BLOCK = 1024 };
+    for (size_t b = 0; b < n; b += BLOCK) {
+        size_t e = n - b < BLOCK ? n : b + BLOCK;
+        if (e - b == BLOCK) { /* a fixed trip count: vectorised even at -O2 */
+            const float *xb = x + b;
+            int bad = 0;
+            for (size_t i = 0; i < BLOCK; i++)
+                bad |= !(xb[i] >= 0.0f) | !(xb[i] < INFINITY);
+            if (q) {
+                const uint32_t *qb = (const uint32_t *)(q + b);
+                for (size_t i = 0; i < BLOCK; i++)
+                    bad |= qb[i] >= R;
+            }
+            if (!bad)
+                continue;
+        }
+        for (size_t i = b; i < e; i++) {
+            /* !(x >= 0) is true for NaN too; x < inf for the rest */
+            if (!(x[i] >= 0.0f && x[i] < INFINITY))
+                return bad_latency(gr, col_obj(gr, "seconds"), i, x[i]);
+            if (q && (uint32_t)q[i] >= R && bad_q == SIZE_MAX)
+                bad_q = i;
+        }
     }
-    return JL_OK;
+    if (bad_q == SIZE_MAX)
+        return JL_OK;
+    if (q[bad_q] < 0 || !has_requests(r))
+        return bad_value(gr, col_obj(gr, "request"), bad_q,
+                         "request index out of range at row %zu (%d)", bad_q, (int)q[bad_q]);
+    return bad_value(gr, col_obj(gr, "request"), bad_q,
+                     "request index out of range at row %zu (%d; requests/ has %zu rows)", bad_q,
+                     (int)q[bad_q], r->req_n);
 }
 
 /* power/ is required unless summary/ is there; watts or energy_j is. */
@@ -1338,8 +1345,8 @@ static const col_spec request_cols[] = {
     COL("output_tokens", 1, T_I32, 0, output_tokens, check_count),
 };
 static const col_spec itl_cols[] = {
-    COL("seconds", 1, T_F32, 1, itl_seconds, check_latency),
-    COL("request", 1, T_I32, 0, itl_request, check_request_index),
+    COL("seconds", 1, T_F32, 1, itl_seconds, NULL), /* both: itl_rule */
+    COL("request", 1, T_I32, 0, itl_request, NULL),
 };
 static const col_spec batch_cols[] = {
     COL("start", 1, T_F64, 1, batch_start, NULL),
@@ -1358,7 +1365,7 @@ static const group_spec groups[] = {
     GROUP("gpu", gpu_n, gpu_cols, NULL),
     GROUP("engine", engine_n, engine_cols, NULL),
     GROUP("requests", req_n, request_cols, NULL),
-    GROUP("itl", itl_n, itl_cols, NULL),
+    GROUP("itl", itl_n, itl_cols, itl_rule),
     GROUP("batches", batch_n, batch_cols, batch_rule),
 };
 #undef GROUP
@@ -1404,6 +1411,10 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
     rctx *c = rr->c;
     group_reader gr = {rr, gs, -1, NULL, calloc(gs->n_cols, sizeof(char *))};
     char **objs = gr.objs;
+    /* @power_scope node_ac: power/ has one column whatever num_gpus says */
+    const size_t g_run = rr->g;
+    if (!strcmp(gs->name, "power") && jl_attrs_is_node_ac(&r->attrs))
+        rr->g = 1;
     size_t rows = SIZE_MAX; /* of the first column present */
     char *from = NULL;      /* "<group>/<that column>", for length messages */
     jl_status st = objs ? open_group(rr, gs->name, &gr.grp, &gr.path)
@@ -1456,6 +1467,7 @@ end:
     free(from);
     free(gr.path);
     CLOSE(gr.grp, H5Gclose);
+    rr->g = g_run;
     return st;
 }
 
@@ -1502,6 +1514,74 @@ jl_run *jl_run_new(void)
     return r;
 }
 
+/* A cell of the summary table as the attribute it stands for. */
+static void cell_attr(const jl__cell *cell, attr_val *v)
+{
+    attr_val_init(v);
+    switch (cell->kind) {
+    case JL__CELL_STR:
+        v->kind = AV_STRING;
+        v->text = malloc(cell->len + 1);
+        if (v->text) {
+            memcpy(v->text, cell->s, cell->len);
+            v->text[cell->len] = '\0';
+        }
+        snprintf(v->tname, sizeof v->tname, "string");
+        break;
+    case JL__CELL_INT:
+        v->kind = AV_INT;
+        v->num = AN_INT;
+        v->i = cell->i;
+        v->d = cell->d;
+        snprintf(v->tname, sizeof v->tname, "int64");
+        break;
+    case JL__CELL_UINT:
+        v->kind = cell->u <= LLONG_MAX ? AV_INT : AV_FLOAT;
+        v->num = AN_UINT;
+        v->u = cell->u;
+        v->i = cell->u <= LLONG_MAX ? (long long)cell->u : 0;
+        v->d = cell->d;
+        snprintf(v->tname, sizeof v->tname, "uint64");
+        break;
+    default:
+        v->kind = AV_FLOAT;
+        v->num = AN_FLOAT;
+        v->d = cell->d;
+        snprintf(v->tname, sizeof v->tname, "float64");
+        break;
+    }
+}
+
+/* Run `row` of the summary table: each cell goes through the rules of the
+ * attribute it stands for (attributes, then summary/), as a group's would. */
+static jl_status read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r)
+{
+    jl_status st = JL_OK;
+    for (int set = 0; set < JL__TSET_N && st == JL_OK; set++) {
+        const char *opath = jl__table_set_path(set);
+        for (size_t k = 0; k < jl__table_cols(tb, set) && st == JL_OK; k++) {
+            jl__cell cell;
+            jl__table_cell(tb, set, k, row, &cell);
+            if (cell.kind == JL__CELL_ABSENT)
+                continue;
+            attr_val v;
+            cell_attr(&cell, &v);
+            const char *name = jl__table_col_name(tb, set, k);
+            if (cell.kind == JL__CELL_STR && !v.text)
+                st = jl_fail(c->err, JL_ENOMEM, c->file, c->run, opath, -1, NULL);
+            else if (set == JL__TSET_ATTRS)
+                st = use_run_attr(c, opath, name, &v, &r->attrs);
+            else
+                st = use_summary_attr(c, opath, name, &v, &r->summary);
+            attr_val_clear(&v);
+        }
+        if (set == JL__TSET_ATTRS && st == JL_OK)
+            st = check_run_attrs(c, opath, &r->attrs);
+    }
+    r->summary.present = 1;
+    return st;
+}
+
 jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
 {
     *out = NULL;
@@ -1524,6 +1604,13 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     }
     if (!(r->file = jl_strdup(t->path)) || !(r->name = jl_strdup(t->runs[i]))) {
         st = jl_fail(c.err, JL_ENOMEM, c.file, c.run, NULL, -1, NULL);
+        goto end;
+    }
+    if (t->row_of && t->row_of[i] != SIZE_MAX) {
+        if ((st = read_table_run(t->table, t->row_of[i], &c, r)) != JL_OK)
+            goto end;
+        *out = r;
+        r = NULL;
         goto end;
     }
     rr.run_grp = H5Gopen2(t->runs_grp, t->runs[i], H5P_DEFAULT);
@@ -1647,6 +1734,70 @@ static jl_status root_string(rctx *c, hid_t root, const char *name, int required
     return JL_OK;
 }
 
+/* The runs of /runs (sorted) and the rows of the summary table, merged in
+ * name order; a name in both, or twice in the table, is an error. */
+typedef struct {
+    char *name;
+    size_t row;
+} run_entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const run_entry *)a)->name, ((const run_entry *)b)->name);
+}
+
+static jl_status merge_table_runs(jl_trace *t, jl_error **err)
+{
+    size_t nt = jl__table_rows(t->table), n = t->n_runs + nt;
+    if (n > t->lim.max_runs)
+        return jl_fail(err, JL_ELIMIT, t->path, NULL, "/" JL__TABLE_NAME, -1,
+                       "more than the limit of %llu runs", (unsigned long long)t->lim.max_runs);
+    run_entry *e = jl_calloc_array(n, sizeof *e);
+    char **names = jl_calloc_array(n, sizeof *names);
+    size_t *row_of = jl_calloc_array(n, sizeof *row_of);
+    jl_status st = JL_OK;
+    if (!e || !names || !row_of) {
+        st = jl_fail(err, JL_ENOMEM, t->path, NULL, NULL, -1, NULL);
+        goto end;
+    }
+    for (size_t i = 0; i < t->n_runs; i++)
+        e[i] = (run_entry){t->runs[i], SIZE_MAX};
+    for (size_t r = 0; r < nt; r++)
+        e[t->n_runs + r] = (run_entry){(char *)jl__table_run(t->table, r), r};
+    qsort(e, n, sizeof *e, cmp_entry);
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(e[i - 1].name, e[i].name)) {
+            int both = e[i - 1].row == SIZE_MAX || e[i].row == SIZE_MAX;
+            st = jl_fail(err, JL_EFORMAT, t->path, e[i].name, "/" JL__TABLE_NAME "/run", -1,
+                         both ? "run %s is both a group in /runs and a row of the summary table"
+                              : "run %s appears twice in the summary table",
+                         e[i].name);
+            goto end;
+        }
+    for (size_t i = 0; i < n; i++) {
+        row_of[i] = e[i].row;
+        names[i] = e[i].row == SIZE_MAX ? e[i].name : jl_strdup(e[i].name);
+        if (!names[i]) {
+            for (size_t k = 0; k < i; k++)
+                if (row_of[k] != SIZE_MAX)
+                    free(names[k]);
+            st = jl_fail(err, JL_ENOMEM, t->path, NULL, NULL, -1, NULL);
+            goto end;
+        }
+    }
+    free(t->runs); /* the group names live on in names */
+    t->runs = names;
+    t->n_runs = t->cap_runs = n;
+    t->row_of = row_of;
+    names = NULL;
+    row_of = NULL;
+end:
+    free(e);
+    free(names);
+    free(row_of);
+    return st;
+}
+
 static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_error **err)
 {
     rctx c = {t->path, NULL, &t->lim, err, t->vstr, RUN_LINKS_UNKNOWN};
@@ -1721,13 +1872,17 @@ static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_err
                      "more than the limit of %llu runs", (unsigned long long)t->lim.max_runs);
     } else if (r < 0) {
         st = jl__h5_fail(err, JL_EFORMAT, t->path, NULL, "/runs", -1, "cannot list the runs");
-    } else if (t->n_runs == 0) {
+    } else if ((st = jl__table_open(t->file, t->path, &t->lim, &t->table, err)) == JL_OK &&
+               t->n_runs == 0 && jl__table_rows(t->table) == 0) {
         st = jl_fail(err, JL_EFORMAT, t->path, NULL, "/runs", -1,
                      "holds no runs (at least one is required)");
     }
     if (st != JL_OK)
         goto end;
-    qsort(t->runs, t->n_runs, sizeof *t->runs, cmp_str);
+    if (t->n_runs) /* none: the summary table holds them all */
+        qsort(t->runs, t->n_runs, sizeof *t->runs, cmp_str);
+    if (t->table && (st = merge_table_runs(t, err)) != JL_OK)
+        goto end;
     t->runs_grp = runs; /* kept for jl_trace_read_run */
     runs = -1;
 end:
@@ -1873,6 +2028,8 @@ void jl_trace_close(jl_trace *t)
     for (size_t i = 0; i < t->n_runs; i++)
         free(t->runs[i]);
     free(t->runs);
+    free(t->row_of);
+    jl__table_free(t->table);
     free(t->path);
     free(t->harness);
     free(t->created_utc);
@@ -2063,6 +2220,8 @@ jl_status jl_trace_describe_run(jl_trace *t, size_t i, jl_run_info *out, jl_erro
         st = jl_fail(c.err, JL_ENOMEM, c.file, c.run, NULL, -1, NULL);
         goto end;
     }
+    if (t->row_of && t->row_of[i] != SIZE_MAX)
+        goto end; /* a row of the summary table: no datasets */
     grp = H5Gopen2(t->file, path, H5P_DEFAULT);
     if (grp < 0) {
         st = jl__h5_fail(c.err, JL_EIO, c.file, c.run, path, -1, "cannot open");

@@ -14,6 +14,7 @@
 
 #include "core/util.h"
 #include "joules/trace_write.h"
+#include "joules/version.h"
 #include "trace/trace_internal.h"
 
 #define JL_WRITE_MAX_CHUNK_BYTES ((size_t)1 << 30)
@@ -34,6 +35,7 @@ void jl_trace_write_options_default(jl_trace_write_options *opt)
     opt->level = -1;
     opt->shuffle = 1;
     opt->watts_float32 = 1;
+    opt->summary_table = 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -456,7 +458,7 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     }
     if ((st = attr_str(&c, root, "/", "format", "joules-trace")) != JL_OK ||
         (st = attr_i64(&c, root, "/", "format_version", 1)) != JL_OK ||
-        (st = attr_str(&c, root, "/", "harness", o.harness ? o.harness : "joules 0.1.0")) != JL_OK ||
+        (st = attr_str(&c, root, "/", "harness", o.harness ? o.harness : "joules " JL_VERSION_STRING)) != JL_OK ||
         (st = attr_str(&c, root, "/", "created_utc", cu)) != JL_OK)
         goto end;
     w->runs = H5Gcreate2(w->file, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -505,6 +507,11 @@ end:
     return st;
 }
 
+static int cmp_run_name(const void *a, const void *b)
+{
+    return strcmp((*(const jl_run *const *)a)->name, (*(const jl_run *const *)b)->name);
+}
+
 jl_status jl_trace_writer_commit(jl_trace_writer *w, jl_error **err)
 {
     jl_status st = JL_OK;
@@ -527,19 +534,77 @@ end:
     return st;
 }
 
+/* The first run whose name an earlier run has (NULL when all differ). */
+static const jl_run *first_duplicate(const jl_run *const *runs, size_t n, jl_error **err,
+                                     const char *path, int *nomem)
+{
+    *nomem = 0;
+    const jl_run **sorted = jl_malloc_array(n ? n : 1, sizeof *sorted);
+    const jl_run *dup = NULL;
+    if (!sorted) {
+        *nomem = 1;
+        jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
+        return NULL;
+    }
+    memcpy(sorted, runs, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_run_name);
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(sorted[i - 1]->name, sorted[i]->name)) {
+            /* the later of the two in the caller's order */
+            for (size_t k = 0; k < n && !dup; k++)
+                if (runs[k] == sorted[i - 1] || runs[k] == sorted[i])
+                    dup = runs[k] == sorted[i - 1] ? sorted[i] : sorted[i - 1];
+            break;
+        }
+    free(sorted);
+    return dup;
+}
+
 jl_status jl_trace_write(const char *path, const jl_run *const *runs, size_t n,
                          const jl_trace_write_options *opt, jl_error **err)
 {
     jl_trace_writer *w = NULL;
+    unsigned char *in_table = NULL;
     jl_status st = jl_trace_writer_open(path, opt, &w, err);
     if (st != JL_OK)
         return st;
-    for (size_t i = 0; i < n; i++) {
-        if ((st = jl_trace_writer_add_run(w, runs[i], err)) != JL_OK) {
+    if (w->opt.summary_table && n) {
+        int nomem = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!runs[i]->name) /* the group writer refuses it, with its message */
+                goto groups;
+        const jl_run *dup = first_duplicate(runs, n, err, path, &nomem);
+        if (nomem || dup) {
+            if (dup) {
+                char *rpath = jl_asprintf("/runs/%s", dup->name);
+                jl_fail(err, JL_EUSAGE, path, dup->name, rpath, -1,
+                        "a run of this name was already written");
+                free(rpath);
+            }
+            jl_trace_writer_abort(w);
+            return nomem ? JL_ENOMEM : JL_EUSAGE;
+        }
+        if (!(in_table = calloc(n, 1))) {
+            jl_trace_writer_abort(w);
+            return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
+        }
+        if ((st = jl__table_write(w->file, path, runs, n, in_table, err)) != JL_OK) {
+            free(in_table);
             jl_trace_writer_abort(w);
             return st;
         }
     }
+groups:
+    for (size_t i = 0; i < n; i++) {
+        if (in_table && in_table[i])
+            continue;
+        if ((st = jl_trace_writer_add_run(w, runs[i], err)) != JL_OK) {
+            free(in_table);
+            jl_trace_writer_abort(w);
+            return st;
+        }
+    }
+    free(in_table);
     return jl_trace_writer_commit(w, err);
 }
 

@@ -3,9 +3,7 @@
  * a line "----", then a model file. Every imported run is then summarised
  * and turned into its JSON object, as `joules import` + `summarize` would. */
 #include "fuzz_common.h"
-#include "joules/import.h"
-#include "joules/output.h"
-#include "joules/summary.h"
+#include "fuzz_import_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,24 +19,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opt.max_series = 100000; /* keep one execution small */
     jl_import_result *res = NULL;
     jl_error_list errors = {0};
-    if (jl_import_mlenergy_buffer(index, index_len, model, model_len,
+    jl_status st = jl_import_mlenergy_buffer(index, index_len, model, model_len,
                                   "models/org__model__task.json", &opt, &res,
-                                  &errors) == JL_OK && res) {
-        for (size_t i = 0; i < res->n_runs; i++) {
-            jl_summary *s = NULL;
-            jl_error *err = NULL;
-            if (jl_summarize(res->runs[i], NULL, &s, &err) == JL_OK) {
-                json_t *o = jl_summary_to_json(s);
-                free(jl_json_dump(o));
-                json_decref(o);
-            }
-            jl_summary_free(s);
-            jl_error_free(err);
-        }
-    }
-    for (size_t i = 0; i < errors.count; i++)
-        free(jl_error_format(errors.items[i]));
-    jl_import_result_free(res);
-    jl_error_list_clear(&errors);
+                                  &errors);
+    fuzz_finish_import(st, res, &errors);
     return 0;
 }

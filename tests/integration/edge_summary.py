@@ -148,6 +148,21 @@ def build(path):
         power(g, t, w)
         serve(g, rng, 40, 6, 29.5, fail={5, 9, 30}, tokens=False)
 
+        # spec 1.1: series cut by their source, published figures beside them
+        g = runs.create_group("published_beside_series")
+        attrs(g, "llm", 2, 8)
+        g.attrs["gpu_idle_power_w"] = 70.0
+        g.attrs["window"] = "steady_state_only"
+        w = smooth_watts(rng, t, 2)
+        power(g, t, w)
+        serve(g, rng, 60, 8, 29.5)
+        sg = g.create_group("summary")
+        sg.attrs["source"] = "edge_summary.py"
+        sg.attrs["energy_per_token_j"] = 0.75
+        sg.attrs["avg_power_w"] = 610.0
+        sg.attrs["median_itl_s"] = 0.021
+        sg.attrs["avg_kv_cache_usage"] = 0.05
+
 
 def main():
     ap = argparse.ArgumentParser()

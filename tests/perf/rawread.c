@@ -1,7 +1,7 @@
 /* joules-perf-rawread — the baseline of the benchmark: read, with plain
  * HDF5, every dataset `joules summarize` needs, and nothing else.
  *
- *   joules-perf-rawread [--all] [--hdf5] [--workers N] PATH...
+ *   joules-perf-rawread [--all] [--hdf5] [--decode] [--workers N] PATH...
  *
  * PATH is a file or a directory (searched recursively for *.h5, sorted, as
  * joules does). For every run under /runs it reads the run's attributes and
@@ -18,12 +18,20 @@
  * --all reads every dataset of every run group instead of the list (what a
  * reader that loads whole runs does). --workers N forks N processes, file i
  * going to process i mod N, like `joules summarize --workers N` splits.
+ * --decode is the decode floor: no attribute is read, and each stored chunk
+ * of each needed dataset is taken with H5Dread_chunk and decompressed
+ * (libdeflate / libzstd) into a scratch buffer, nothing else — no unshuffle,
+ * no copy into a column (datasets not stored as [shuffle,] deflate|zstd
+ * chunks are H5Dread as above). joules / this is what analysis and
+ * validation add to the unavoidable decoding.
  *
  * Prints "files F runs R datasets D bytes B" (decoded bytes) on stdout.
  */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
 #include <hdf5.h>
+#include <libdeflate.h>
+#include <zstd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +66,7 @@ typedef struct stats {
 
 static char **files;
 static size_t n_files, cap_files;
-static int read_all, plain_hdf5;
+static int read_all, plain_hdf5, decode_only;
 static void *buf;
 static size_t buf_cap;
 
@@ -99,6 +107,68 @@ static int direct_read(hid_t d, hid_t ft, hid_t mt, hid_t sp)
     return ok;
 }
 
+/* --decode: every stored chunk read and decompressed, nothing else; 0 when
+ * the dataset is not stored as [shuffle,] deflate|zstd chunks. */
+static int decode_chunks(hid_t d, hid_t ft, hid_t sp)
+{
+    static struct libdeflate_decompressor *dec;
+    static ZSTD_DCtx *zctx;
+    static unsigned char *cbuf, *dbuf;
+    static size_t ccap, dcap;
+    hsize_t dims[2] = {0, 1}, chunk[2] = {0, 1};
+    int rank = H5Sget_simple_extent_ndims(sp), codec = 0, ok = 0;
+    hid_t dcpl = H5Dget_create_plist(d);
+    if (rank < 1 || rank > 2 || H5Sget_simple_extent_dims(sp, dims, NULL) < 0 ||
+        H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, 2, chunk) != rank)
+        goto end;
+    int nf = H5Pget_nfilters(dcpl);
+    for (int i = 0; i < nf; i++) {
+        unsigned flags = 0;
+        size_t ncd = 0;
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL, 0, NULL, NULL);
+        if (id == H5Z_FILTER_DEFLATE)
+            codec = 1;
+        else if (id == JL_ZSTD_FILTER_ID)
+            codec = 2;
+        else if (id != H5Z_FILTER_SHUFFLE)
+            goto end;
+    }
+    size_t cbytes = (size_t)chunk[0] * (size_t)chunk[1] * H5Tget_size(ft);
+    if (!codec || (rank == 2 && chunk[1] != dims[1]))
+        goto end;
+    if (cbytes + cbytes / 8 + 4096 > ccap) {
+        free(cbuf);
+        ccap = cbytes + cbytes / 8 + 4096;
+        cbuf = malloc(ccap);
+    }
+    if (cbytes > dcap) {
+        free(dbuf);
+        dcap = cbytes;
+        dbuf = malloc(dcap);
+    }
+    if (!dec)
+        dec = libdeflate_alloc_decompressor();
+    if (!zctx)
+        zctx = ZSTD_createDCtx();
+    if (!cbuf || !dbuf || !dec || !zctx)
+        goto end;
+    for (hsize_t row = 0; row < dims[0]; row += chunk[0]) {
+        hsize_t off[2] = {row, 0}, stored = 0;
+        uint32_t mask = 0;
+        if (H5Dget_chunk_storage_size(d, off, &stored) < 0 || stored == 0 || stored > ccap ||
+            H5Dread_chunk(d, H5P_DEFAULT, off, &mask, cbuf) < 0)
+            goto end;
+        if (codec == 1 ? libdeflate_zlib_decompress(dec, cbuf, (size_t)stored, dbuf, cbytes,
+                                                    NULL) != LIBDEFLATE_SUCCESS
+                       : ZSTD_isError(ZSTD_decompressDCtx(zctx, dbuf, cbytes, cbuf, (size_t)stored)))
+            goto end;
+    }
+    ok = 1;
+end:
+    H5Pclose(dcpl);
+    return ok;
+}
+
 static int read_dataset(hid_t loc, const char *path, stats *st)
 {
     hid_t d = H5Dopen2(loc, path, H5P_DEFAULT);
@@ -114,7 +184,10 @@ static int read_dataset(hid_t loc, const char *path, stats *st)
         buf = malloc(bytes);
         buf_cap = buf ? bytes : 0;
     }
-    if (bytes && (!buf || (!direct_read(d, ft, mt, sp) &&
+    if (bytes && decode_only && decode_chunks(d, ft, sp)) {
+        st->datasets++;
+        st->bytes += bytes;
+    } else if (bytes && (!buf || (!direct_read(d, ft, mt, sp) &&
                            H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))) {
         fprintf(stderr, "joules-perf-rawread: cannot read %s\n", path);
         rc = -1;
@@ -169,7 +242,8 @@ static int read_file(const char *path, stats *st)
         fprintf(stderr, "joules-perf-rawread: cannot open %s\n", path);
         return -1;
     }
-    H5Aiterate2(f, H5_INDEX_NAME, H5_ITER_INC, NULL, attr_cb, NULL);
+    if (!decode_only)
+        H5Aiterate2(f, H5_INDEX_NAME, H5_ITER_INC, NULL, attr_cb, NULL);
     hid_t runs = H5Gopen2(f, "runs", H5P_DEFAULT);
     H5G_info_t gi;
     if (runs < 0 || H5Gget_info(runs, &gi) < 0) {
@@ -185,7 +259,8 @@ static int read_file(const char *path, stats *st)
         if (rg < 0)
             continue;
         st->runs++;
-        H5Aiterate2(rg, H5_INDEX_NAME, H5_ITER_INC, NULL, attr_cb, NULL);
+        if (!decode_only)
+            H5Aiterate2(rg, H5_INDEX_NAME, H5_ITER_INC, NULL, attr_cb, NULL);
         if (read_all) {
             H5Ovisit2(rg, H5_INDEX_NAME, H5_ITER_INC, all_cb, st, H5O_INFO_BASIC);
         } else {
@@ -215,15 +290,17 @@ int main(int argc, char **argv)
             read_all = 1;
         else if (!strcmp(argv[i], "--hdf5"))
             plain_hdf5 = 1;
+        else if (!strcmp(argv[i], "--decode"))
+            decode_only = 1;
         else if (!strcmp(argv[i], "--workers") && i + 1 < argc)
             workers = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: joules-perf-rawread [--all] [--hdf5] [--workers N] PATH...\n");
+            fprintf(stderr, "usage: joules-perf-rawread [--all] [--hdf5] [--decode] [--workers N] PATH...\n");
             return 2;
         }
     }
     if (i >= argc || workers < 1) {
-        fprintf(stderr, "usage: joules-perf-rawread [--all] [--hdf5] [--workers N] PATH...\n");
+        fprintf(stderr, "usage: joules-perf-rawread [--all] [--hdf5] [--decode] [--workers N] PATH...\n");
         return 2;
     }
     for (; i < argc; i++) {

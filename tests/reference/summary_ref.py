@@ -211,7 +211,8 @@ def summarize(path, name, g):
         out["steady_method"], out["energy_source"] = "summary", "summary"
         s = g["summary"].attrs
         for k, v in s.items():
-            fig[SUMMARY_NAMES.get(k, k)] = float(v)
+            if isinstance(v, (int, float, np.integer, np.floating)):  # @source is text
+                fig[SUMMARY_NAMES.get(k, k)] = float(v)
         if "energy_per_token_j" in fig and "tokens_per_joule" not in fig:
             fig["tokens_per_joule"] = div(1.0, fig["energy_per_token_j"])
         fig["static_energy_share"] = div(fig["idle_power_w"], fig.get("avg_power_w", NAN))
@@ -230,7 +231,9 @@ def summarize(path, name, g):
 
     # ---- window
     method, lo, hi = None, NAN, NAN
-    if bstart is not None and len(bstart) and (workload == "diffusion" or first is None):
+    if text(a.get("window", "")) == "steady_state_only" and pt is not None and len(pt):
+        method, lo, hi = "source", pt[0], pt[-1]  # spec 1.1: the source cut the series
+    elif bstart is not None and len(bstart) and (workload == "diffusion" or first is None):
         method, lo, hi = "batches", bstart.min(), bend.max()
     else:
         if first is not None and len(first) and B >= 1:
@@ -359,6 +362,11 @@ def summarize(path, name, g):
         fig["failed_requests"] = float((~done).sum())
         if out_tok is not None and done.any():
             fig["avg_output_tokens"] = float(out_tok[done].mean())
+        if out_tok is not None:
+            dec = finish - first
+            tp = done & (out_tok > 1) & np.isfinite(dec)
+            if tp.any():
+                fig["avg_tpot_s"] = float(np.mean(dec[tp] / (out_tok[tp] - 1)))
         fig["ttft_median_s"], fig["ttft_p90_s"] = percentiles(first - arrival, [50, 90])
     fig["energy_per_request_j"] = fig.get("energy_per_token_j", NAN) * fig.get("avg_output_tokens", NAN)
 
@@ -375,7 +383,8 @@ def summarize(path, name, g):
          fig["p99_itl_s"]) = percentiles(itl, ITL_PERCENTILES)
 
     # ---- diffusion
-    if method == "batches":
+    if method == "batches" or (method == "source" and bstart is not None and len(bstart)
+                               and (workload == "diffusion" or first is None)):
         eb = E(bend) - E(bstart)
         items = bsize.sum() if bsize is not None else NAN
         fig["batch_latency_s"] = float((bend - bstart).mean())
@@ -392,6 +401,19 @@ def summarize(path, name, g):
                 sel = v[rows]
                 sel = sel[np.isfinite(sel)]
                 fig[fname] = float(sel.mean()) if sel.size else NAN
+
+    # ---- spec 1.1: published figures beside the series are the headline
+    if "summary" in g:
+        pub = {SUMMARY_NAMES.get(k, k): float(v) for k, v in g["summary"].attrs.items()
+               if isinstance(v, (int, float, np.integer, np.floating))}
+        fig.update(pub)
+        if "energy_per_token_j" in pub and "tokens_per_joule" not in pub:
+            fig["tokens_per_joule"] = div(1.0, pub["energy_per_token_j"])
+        if "avg_power_w" in pub:
+            if "static_energy_share" not in pub:
+                fig["static_energy_share"] = div(fig["idle_power_w"], pub["avg_power_w"])
+            if "peak_to_avg" not in pub:
+                fig["peak_to_avg"] = div(fig.get("peak_power_w", NAN), pub["avg_power_w"])
     return out
 
 

@@ -82,6 +82,97 @@ TEST(classification_hand_made)
     jl_summary_list_clear(&l);
 }
 
+/* issue 11 §2: measured KV use from each of its sources, far from full,
+ * with the batch far below the cap: upstream, with the numbers in words;
+ * no descriptor needed. Mixed evidence says so. */
+TEST(upstream_from_measured_kv)
+{
+    jl_summary_list l = {0};
+    jl_batch_ceiling c;
+    /* 1. a published average beside time series (the Nemotron case:
+     * batch 5.6 of cap 128, KV 5 % full), model unknown to the descriptors */
+    jl_summary *s = llm(&l, "no-such-model", "video-chat", "H100", 1, "bfloat16", 128, 5.6, NAN);
+    s->fig[JL_FIG_AVG_KV_CACHE_USAGE] = 0.05;
+    s->published = calloc(1, sizeof *s->published);
+    for (int f = 0; f < JL_FIG_COUNT; f++)
+        s->published->fig[f] = s->published->recomputed[f] = NAN;
+    s->published->fig[JL_FIG_AVG_KV_CACHE_USAGE] = 0.05;
+    s->published->fig[JL_FIG_AVG_BATCH_SIZE] = 5.6;
+    s->published->recomputed[JL_FIG_AVG_BATCH_SIZE] = 5.4;
+    s->published->mark_threshold = 0.10;
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_UPSTREAM);
+    CHECK_NEAR(c.ceiling, 5.6, 0, 0);
+    CHECK_STR(c.kv_source, "published");
+    CHECK(!c.mixed);
+    CHECK_CONTAINS(c.evidence, "achieved batch 5.6 of cap 128 (4%)");
+    CHECK_CONTAINS(c.evidence, "KV cache 5.0% used on average (published)");
+    CHECK_CONTAINS(c.evidence, "the batch stays at 4% of the cap and 5% of the memory ceiling "
+                               "with the KV cache 5.0% full (room: <= 80%): neither the cap nor "
+                               "memory binds");
+    CHECK_CONTAINS(c.evidence, "upstream");
+    jl_batch_ceiling_clear(&c);
+    /* the series' batch on the other side of a threshold: mixed */
+    s->published->recomputed[JL_FIG_AVG_BATCH_SIZE] = 125;
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_UPSTREAM);
+    CHECK(c.mixed);
+    CHECK_CONTAINS(c.evidence, "mixed evidence: the time series give batch 125.0 (98% of the "
+                               "cap) against the published 5.6");
+    jl_batch_ceiling_clear(&c);
+    /* 2. engine/kv_cache_usage (no published block) */
+    s = llm(&l, "no-such-model", "chat", "H100", 1, "bfloat16", 256, 20, NAN);
+    s->fig[JL_FIG_AVG_KV_CACHE_USAGE] = 0.1;
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_UPSTREAM);
+    CHECK_STR(c.kv_source, "engine/kv_cache_usage");
+    jl_batch_ceiling_clear(&c);
+    /* ... but its peak reaches full: mixed */
+    s->fig[JL_FIG_PEAK_KV_CACHE_USAGE] = 0.95;
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_UPSTREAM);
+    CHECK(c.mixed);
+    CHECK_CONTAINS(c.evidence, "the KV cache peaks at 95%: memory binds at moments");
+    jl_batch_ceiling_clear(&c);
+    /* 3. the harness's Prometheus gauge as a run attribute */
+    s = llm(&l, "no-such-model", "chat", "H100", 1, "bfloat16", 512, 30, NAN);
+    CHECK(jl_attrs_add_extra(&s->attrs, "vllm:kv_cache_usage_perc", "0.08", 1) == JL_OK);
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_UPSTREAM);
+    CHECK_STR(c.kv_source, "prometheus:vllm:kv_cache_usage_perc");
+    CHECK_NEAR(c.kv_usage_avg, 0.08, 0, 0);
+    CHECK_NEAR(c.memory.value, 30 / 0.08, 1e-12, 0); /* measured from the gauge */
+    jl_batch_ceiling_clear(&c);
+    /* a gauge outside 0..1 is not a share: ignored, no verdict */
+    s = llm(&l, "no-such-model", "chat", "H100", 1, "bfloat16", 512, 30, NAN);
+    CHECK(jl_attrs_add_extra(&s->attrs, "gpu_cache_usage_perc", "8", 1) == JL_OK);
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_UNKNOWN);
+    CHECK_STR(c.kv_source, "none");
+    jl_batch_ceiling_clear(&c);
+    /* 4. KV between room and full: no verdict on memory, mixed */
+    s = llm(&l, "no-such-model", "chat", "H100", 1, "bfloat16", 256, 100, NAN);
+    s->fig[JL_FIG_AVG_KV_CACHE_USAGE] = 0.85;
+    CHECK(jl_batch_ceiling_run(s, NULL, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_UNKNOWN);
+    CHECK(c.mixed);
+    CHECK_CONTAINS(c.evidence, "between room (<= 80%) and full (>= 90%)");
+    jl_batch_ceiling_clear(&c);
+    /* 5. measured room against a descriptor arithmetic that says full
+     * (Qwen3-32B on 1xB200, gpqa: ~111 sequences) */
+    jl_descriptors *d = desc();
+    s = llm(&l, "Qwen/Qwen3-32B", "gpqa", "B200", 1, "bfloat16", 256, 100, 7035);
+    s->fig[JL_FIG_AVG_KV_CACHE_USAGE] = 0.3;
+    CHECK(jl_batch_ceiling_run(s, d, NULL, &c) == JL_OK);
+    CHECK_EQ_INT(c.limit, JL_BATCH_LIMIT_UPSTREAM);
+    CHECK(c.mixed);
+    CHECK_CONTAINS(c.evidence, "the memory arithmetic (~111 sequences, on an assumed input "
+                               "length) says memory would bind near the achieved batch");
+    jl_batch_ceiling_clear(&c);
+    jl_descriptors_free(d);
+    jl_summary_list_clear(&l);
+}
+
 TEST(arithmetic_from_attributes)
 {
     jl_summary_list l = {0};
@@ -351,6 +442,7 @@ TEST(group_ceiling_upstream_collapse)
 int main(void)
 {
     RUN(classification_hand_made);
+    RUN(upstream_from_measured_kv);
     RUN(arithmetic_from_attributes);
     RUN(sliding_window_kv);
     RUN(paper_memory_ceilings);

@@ -35,7 +35,7 @@ static double number(const jl_finding *f, const char *name)
 
 TEST(bundled_8b_h100)
 {
-    const char *paths[] = {JOULES_SHARED_DIR "/traces/h100/h100-qwen3-8b-shape-chat.h5"};
+    const char *paths[] = {JOULES_SOURCE_DIR "/traces/h100/h100-qwen3-8b-shape-chat.h5"};
     jl_study_options so;
     jl_study_options_default(&so);
     jl_summary_list l = {0};
@@ -107,7 +107,7 @@ TEST(bundled_8b_h100)
 
 TEST(diffusion_runs)
 {
-    const char *paths[] = {JOULES_SHARED_DIR "/traces/h100/h100-dit-shape-text-to-image.h5"};
+    const char *paths[] = {JOULES_SOURCE_DIR "/traces/h100/h100-dit-shape-text-to-image.h5"};
     jl_study_options so;
     jl_study_options_default(&so);
     jl_summary_list l = {0};

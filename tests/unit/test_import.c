@@ -113,7 +113,13 @@ TEST(llm_mapping)
     /* timelines of the second configuration */
     CHECK_EQ_INT(b->power_n, 3);
     CHECK_EQ_INT(b->watts.g, 2);
-    CHECK_NEAR(b->watts.v[2 * 2 + 1], 500, 0, 0); /* 1000 W total split over 2 GPUs */
+    /* one GPU's reading per value (docs/import.md): repeated on both columns */
+    CHECK_NEAR(b->watts.v[2 * 2 + 1], 1000, 0, 0);
+    CHECK_NEAR(b->watts.v[2 * 2 + 0], 1000, 0, 0);
+    CHECK_STR(extra(b, "window"), "steady_state_only");
+    CHECK_STR(sextra(b, "source"), "ML.ENERGY Leaderboard");
+    CHECK(extra(a, "window") == NULL);
+    CHECK(sextra(a, "source") == NULL);
     CHECK_EQ_INT(b->engine_n, 2);
     CHECK_EQ_INT(b->running[1], 64);
     CHECK_EQ_INT(b->gpu_n, 2);
@@ -122,6 +128,67 @@ TEST(llm_mapping)
     CHECK_EQ_INT(r->n_with_timelines, 1);
     jl_import_result_free(r);
     jl_error_list_clear(&errs);
+}
+
+/* The two-GPU timeline of LLM's second configuration, both ways: by
+ * default a value is one GPU's reading (each column holds it, the run's
+ * power is twice the mean); with timeline_power_is_sum the value is the
+ * total (each column holds half). The summary keeps the published
+ * avg_power_w (950 W) as the headline and the recomputed one beside it. */
+TEST(two_gpu_timeline_both_ways)
+{
+    for (int sum = 0; sum <= 1; sum++) {
+        jl_import_options o;
+        jl_import_options_default(&o);
+        o.timeline_power_is_sum = sum;
+        jl_import_result *r = NULL;
+        jl_error_list errs = {0};
+        CHECK(jl_import_mlenergy_buffer(INDEX, strlen(INDEX), LLM, strlen(LLM), "m.json", &o, &r,
+                                        &errs) == JL_OK);
+        CHECK_EQ_INT(errs.count, 0);
+        const jl_run *b = r && r->n_runs == 2 ? r->runs[1] : NULL;
+        CHECK(b != NULL);
+        if (!b) {
+            jl_import_result_free(r);
+            jl_error_list_clear(&errs);
+            continue;
+        }
+        CHECK_EQ_INT(b->watts.g, 2);
+        for (size_t i = 0; i < 3; i++)
+            for (size_t g = 0; g < 2; g++)
+                CHECK_NEAR(b->watts.v[i * 2 + g], (800.0 + 100.0 * (double)i) / (sum ? 2 : 1), 0,
+                           0);
+        CHECK_CONTAINS(extra(b, "imported_power_split"), sum ? "total / num_gpus" : "repeated");
+        jl_summary *s = NULL;
+        jl_error *err = NULL;
+        CHECK(jl_summarize(b, NULL, &s, &err) == JL_OK);
+        jl_error_free(err);
+        if (s) {
+            CHECK_STR(jl_steady_method_name(s->steady_method), "source");
+            CHECK(s->published != NULL);
+            /* the window is the whole span [0, 2] s: trapezoids of 800, 900,
+             * 1000 W give 1800 J per GPU column (per-GPU) or 900 J (sum) */
+            CHECK_NEAR(s->fig[JL_FIG_STEADY_START_S], 0, 0, 0);
+            CHECK_NEAR(s->fig[JL_FIG_STEADY_END_S], 2, 0, 0);
+            CHECK_NEAR(s->fig[JL_FIG_STEADY_ENERGY_J], sum ? 1800 : 3600, 1e-12, 0);
+            CHECK_NEAR(s->fig[JL_FIG_AVG_POWER_W], 950, 0, 0); /* published: the headline */
+            CHECK_NEAR(s->published->recomputed[JL_FIG_AVG_POWER_W], sum ? 900 : 1800, 1e-12, 0);
+            jl_disagreement d[JL_FIG_COUNT];
+            size_t n = jl_summary_disagreements(s, d);
+            int seen = 0;
+            for (size_t k = 0; k < n; k++)
+                if (d[k].figure == JL_FIG_AVG_POWER_W) {
+                    seen = 1;
+                    CHECK_NEAR(d[k].relative_difference, ((sum ? 900.0 : 1800.0) - 950) / 950,
+                               1e-12, 0);
+                    CHECK(d[k].marked == !sum); /* -5.3 % within 10 %; +89 % not */
+                }
+            CHECK(seen);
+            jl_summary_free(s);
+        }
+        jl_import_result_free(r);
+        jl_error_list_clear(&errs);
+    }
 }
 
 TEST(diffusion_mapping)
@@ -207,8 +274,81 @@ TEST(malformed_input)
     expect_error(CFG_HEAD "{" GOOD ", \"num_gpus\": 1, \"timelines\": {\"batch_size\": "
                  "{\"timestamps\": [0,1], \"values\": [1]}}}]}",
                  "configurations[0].batch_size", "2 timestamps but 1 values");
-    expect_error("{\"model_id\": \"a\", \"model_id\": \"b\", \"configurations\": []}", NULL,
-                 "duplicate");
+    expect_error("{\"model_id\": \"a\", \"model_id\": \"b\", \"configurations\": []}",
+                 "model_id", "line 1: key \"model_id\" given again with a different value");
+    expect_error(CFG_HEAD "{" GOOD ", \"num_gpus\": 1},\n{" GOOD ",\n \"num_gpus\": 1,\n"
+                 " \"num_gpus\": 2}]}",
+                 "configurations[1].num_gpus", "line 4: key \"num_gpus\" given again with a "
+                 "different value (2; at line 3 it was 1)");
+    /* an escaped key is the same key to jansson: caught too */
+    expect_error(CFG_HEAD "{" GOOD ", \"num_gpus\": 1, \"fps\": 1, \"\\u0066ps\": 2}]}",
+                 "configurations[0].fps", "key \"fps\" given again with a different value");
+}
+
+/* Duplicate keys: equal values are a note (one per field, counted), the
+ * configuration imports; the scan finds them at any depth with lines. */
+TEST(duplicate_keys)
+{
+    const char *doc =
+        CFG_HEAD "{" GOOD ", \"num_gpus\": 1, \"weight_precision\": \"bfloat16\",\n"
+        "  \"weight_precision\": \"bfloat16\"},\n"
+        "{" GOOD ", \"num_gpus\": 2, \"weight_precision\": \"bfloat16\",\n"
+        "  \"weight_precision\": \"bfloat16\", \"parallelization\": {\"tensor_parallel\": 2,\n"
+        "  \"tensor_parallel\": 2.0}}]}";
+    jl_import_result *r = NULL;
+    jl_error_list errs = {0};
+    CHECK(jl_import_mlenergy_buffer(INDEX, strlen(INDEX), doc, strlen(doc), "dup.json", NULL, &r,
+                                    &errs) == JL_OK);
+    CHECK_EQ_INT(errs.count, 0);
+    CHECK(r && r->n_runs == 2);
+    int seen_wp = 0, seen_tp = 0;
+    for (size_t i = 0; r && i < r->n_notes; i++) {
+        if (!strcmp(r->notes[i].field, "configurations[*].weight_precision")) {
+            seen_wp = 1;
+            CHECK_CONTAINS(r->notes[i].message, "given twice with the same value in 2 objects "
+                                                "(first at lines 1 and 2): kept once");
+        }
+        if (!strcmp(r->notes[i].field, "configurations[*].parallelization.tensor_parallel")) {
+            seen_tp = 1; /* 2 and 2.0 are equal JSON numbers */
+            CHECK_CONTAINS(r->notes[i].message, "in 1 object (first at lines 4 and 5)");
+        }
+    }
+    CHECK(seen_wp);
+    CHECK(seen_tp);
+    if (r && r->n_runs == 2)
+        CHECK_STR(r->runs[1]->attrs.precision, "bfloat16");
+    jl_import_result_free(r);
+    jl_error_list_clear(&errs);
+}
+
+/* ../shared/realworld/mlenergy-leaderboard-e0ba9ed: a published tasks/
+ * file repeating weight_precision in every configuration, in a folder
+ * without index.json or models/: it imports, with notes saying both. */
+TEST(realworld_duplicate_key_file)
+{
+    const char *dir = JOULES_SHARED_DIR "/realworld/mlenergy-leaderboard-e0ba9ed/public/data";
+    if (access(JOULES_SHARED_DIR "/realworld/mlenergy-leaderboard-e0ba9ed/public/data/tasks/"
+                                 "text-to-video.json",
+               R_OK) != 0) {
+        fprintf(stderr, "skipping: %s not found\n", dir);
+        return;
+    }
+    jl_import_result *r = NULL;
+    jl_error_list errs = {0};
+    CHECK(jl_import_mlenergy(dir, NULL, &r, &errs) == JL_OK);
+    CHECK_EQ_INT(errs.count, 0);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    CHECK_EQ_INT(r->n_runs, 382); /* "configurations" of tasks/text-to-video.json */
+    CHECK(has_note(r, "no index.json"));
+    CHECK(has_note(r, "key \"weight_precision\" given twice with the same value in 382 "
+                      "objects (first at lines 13 and 26): kept once"));
+    CHECK(has_note(r, "workload 'diffusion' from the file's architecture field"));
+    for (size_t i = 0; i < r->n_runs; i++)
+        CHECK(r->runs[i]->attrs.workload && !strcmp(r->runs[i]->attrs.workload, "diffusion"));
+    jl_import_result_free(r);
+    jl_error_list_clear(&errs);
 }
 
 /* ---- the real data set ----------------------------------------------------- */
@@ -228,10 +368,7 @@ static const jl_run *find_run(const char *name)
 
 TEST(real_import)
 {
-    if (access(V3 "/index.json", R_OK) != 0) {
-        fprintf(stderr, "skipping: %s not found\n", V3);
-        return;
-    }
+    SKIP_UNLESS_READABLE(V3 "/index.json");
     jl_error_list errs = {0};
     jl_status st = jl_import_mlenergy(V3, NULL, &real, &errs);
     CHECK(st == JL_OK);
@@ -510,16 +647,21 @@ TEST(paper_examples)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    TEST_ARGS(argc, argv);
     RUN(llm_mapping);
+    RUN(two_gpu_timeline_both_ways);
+    RUN(duplicate_keys);
+    RUN(realworld_duplicate_key_file);
     RUN(diffusion_mapping);
     RUN(malformed_input);
-    RUN(real_import);
-    RUN(real_round_trip);
-    RUN(paper_gpu_generation);
-    RUN(paper_precision);
-    RUN(paper_examples);
+    /* test_import_data: the published data set */
+    RUN_DATA(real_import);
+    RUN_DATA(real_round_trip);
+    RUN_DATA(paper_gpu_generation);
+    RUN_DATA(paper_precision);
+    RUN_DATA(paper_examples);
     jl_summary_list_clear(&runs);
     jl_import_result_free(real);
     TEST_MAIN_END();

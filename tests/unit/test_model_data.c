@@ -101,10 +101,8 @@ static int run_cli(const char *args)
 
 TEST(cli_exit_codes)
 {
-    if (access(JOULES, X_OK) != 0) {
-        fprintf(stderr, "skipping: %s not built\n", JOULES);
-        return;
-    }
+    /* built with the library by `cmake --build`, before ctest runs */
+    CHECK(access(JOULES, X_OK) == 0);
     const char *t = JOULES_SOURCE_DIR "/traces";
     char a[600];
     snprintf(a, sizeof a, "predict --group model=synthetic/Qwen3-8B-shape,gpu_model=H100 --batch 100 %s", t);
@@ -238,10 +236,7 @@ TEST(bundled_traces_within_bounds)
 
 TEST(mlenergy_accuracy)
 {
-    if (access(V3 "/index.json", R_OK) != 0) {
-        fprintf(stderr, "skipping: %s not found\n", V3);
-        return;
-    }
+    SKIP_UNLESS_READABLE(V3 "/index.json");
     jl_import_result *imp = NULL;
     jl_error_list errs = {0};
     CHECK(jl_import_mlenergy(V3, NULL, &imp, &errs) == JL_OK);
@@ -325,12 +320,12 @@ TEST(mlenergy_accuracy)
     jl_error_list_clear(&errs);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    TEST_ARGS(argc, argv);
     RUN(h100_traces_are_physical);
     RUN(cli_exit_codes);
     RUN(bundled_traces_within_bounds);
-    RUN(mlenergy_accuracy);
-    fprintf(stderr, "%d checks, %d failures\n", jt_checks, jt_failures);
-    return jt_failures != 0;
+    RUN_DATA(mlenergy_accuracy); /* test_model_data_data */
+    TEST_MAIN_END();
 }

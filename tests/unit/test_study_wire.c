@@ -42,6 +42,15 @@ static jl_summary *full_summary(void)
     s->gpu_energy_j[1] = 0.1 + 0.2;
     jl_summary_warn(s, "energy_sources_agree", "counter and integral differ by %.1f%%", 7.25);
     jl_summary_warn(s, "short_window", "%s", "");
+    /* published figures beside series (spec 1.1) */
+    s->published = calloc(1, sizeof *s->published);
+    s->published->source = strdup("ML.ENERGY Leaderboard");
+    for (int i = 0; i < JL_FIG_COUNT; i++) {
+        s->published->fig[i] = i % 4 == 0 ? 1.0 / 3 + i : NAN;
+        s->published->recomputed[i] = i % 2 == 0 ? 0.1 * i : NAN;
+    }
+    s->published->with_published_rate = 1ull << JL_FIG_ENERGY_PER_TOKEN_J;
+    s->published->mark_threshold = 0.1;
     return s;
 }
 
@@ -102,6 +111,28 @@ static void check_same(const jl_summary *a, const jl_summary *b)
         CHECK(same_str(a->warnings[i].rule, b->warnings[i].rule));
         CHECK(same_str(a->warnings[i].message, b->warnings[i].message));
     }
+    CHECK((a->published == NULL) == (b->published == NULL));
+    if (a->published && b->published) {
+        CHECK(same_str(a->published->source, b->published->source));
+        CHECK(!memcmp(a->published->fig, b->published->fig, sizeof a->published->fig));
+        CHECK(!memcmp(a->published->recomputed, b->published->recomputed,
+                      sizeof a->published->recomputed));
+        CHECK(a->published->with_published_rate == b->published->with_published_rate);
+        CHECK(same_bits(a->published->mark_threshold, b->published->mark_threshold));
+    }
+}
+
+/* jl_summary_copy keeps the published block, deep */
+TEST(summary_copy_published)
+{
+    jl_summary *a = full_summary(), *c = NULL;
+    CHECK_EQ_INT(jl_summary_copy(a, &c), JL_OK);
+    if (c) {
+        check_same(a, c);
+        CHECK(c->published && c->published->source != a->published->source);
+    }
+    jl_summary_free(c);
+    jl_summary_free(a);
 }
 
 TEST(summary_round_trip)
@@ -148,7 +179,7 @@ TEST(summary_truncated_is_refused)
     jl_summary *e = jl_summary_new();
     jl__wire_put_summary(&c, e);
     uint32_t huge = 0x7fffffffu;
-    memcpy(c.data + c.len - 4, &huge, 4); /* n_warnings is last */
+    memcpy(c.data + c.len - 5, &huge, 4); /* n_warnings, then has_published */
     jl_summary *r = NULL;
     size_t used;
     CHECK_EQ_INT(jl__wire_get_summary(c.data, c.len, &used, &r), JL_EINVALID);
@@ -205,6 +236,7 @@ int main(void)
 {
     RUN(summary_round_trip);
     RUN(summary_truncated_is_refused);
+    RUN(summary_copy_published);
     RUN(error_round_trip);
     TEST_MAIN_END();
 }

@@ -132,9 +132,71 @@ TEST(gpu_means)
     jl_run_free(r);
 }
 
+/* Spec 1.1 from any source: the engine run with a summary/ group beside its
+ * series. The published figures are the headline; every figure the series
+ * give is recomputed (tokens from engine/, so no published rate is used);
+ * the identities follow the headline; only figures published AND
+ * recomputable are disagreements; marks follow the threshold. */
+TEST(published_beside_series)
+{
+    jl_run *r = engine_run();
+    r->summary.present = 1;
+    r->summary.energy_per_token_j = 4.0;  /* recomputed 200/60 = 3.333: -16.7 % */
+    r->summary.avg_power_w = 101.0;       /* recomputed 100: -0.99 % */
+    r->summary.median_itl_s = 0.02;       /* no itl/: published only */
+    jl_kv *x = calloc(1, sizeof *x);
+    x[0].key = jl_strdup("source");
+    x[0].value = jl_strdup("Some Benchmark");
+    r->summary.extra = x;
+    r->summary.n_extra = 1;
+    jl_summary *s = fx_sum(r);
+    CHECK_EQ_INT(s->steady_method, JL_STEADY_REQUESTS); /* no @window: the usual rules */
+    CHECK(s->published != NULL);
+    if (s->published) {
+        CHECK_STR(s->published->source, "Some Benchmark");
+        CHECK_NEAR(s->published->recomputed[JL_FIG_ENERGY_PER_TOKEN_J], 200.0 / 60, 1e-12, 0);
+        CHECK(s->published->with_published_rate == 0);
+    }
+    CHECK_NEAR(FIG(s, ENERGY_PER_TOKEN_J), 4.0, 0, 0);
+    CHECK_NEAR(FIG(s, TOKENS_PER_JOULE), 0.25, 0, 0);
+    CHECK_NEAR(FIG(s, AVG_POWER_W), 101.0, 0, 0);
+    CHECK_NEAR(FIG(s, MEDIAN_ITL_S), 0.02, 0, 0);
+    CHECK_NEAR(FIG(s, STEADY_ENERGY_J), 200, 1e-12, 0); /* not published: the series' */
+    CHECK_NEAR(FIG(s, AVG_BATCH_SIZE), 8, 1e-12, 0);
+    jl_disagreement d[JL_FIG_COUNT];
+    size_t n = jl_summary_disagreements(s, d);
+    CHECK_EQ_INT(n, 2); /* energy_per_token_j and avg_power_w, in figure order */
+    if (n == 2) {
+        CHECK_EQ_INT(d[0].figure, JL_FIG_ENERGY_PER_TOKEN_J);
+        CHECK_NEAR(d[0].relative_difference, (200.0 / 60 - 4) / 4, 1e-12, 0);
+        CHECK(d[0].marked);
+        CHECK_STR(d[0].recomputed_from, "the time series");
+        CHECK_EQ_INT(d[1].figure, JL_FIG_AVG_POWER_W);
+        CHECK_NEAR(d[1].relative_difference, -1.0 / 101, 1e-12, 0);
+        CHECK(!d[1].marked);
+    }
+    CHECK(jl_summary_figure_marked(s, JL_FIG_ENERGY_PER_TOKEN_J));
+    CHECK(!jl_summary_figure_marked(s, JL_FIG_AVG_POWER_W));
+    jl_summary_set_mark_threshold(s, 0.2); /* tuned: -16.7 % no longer marked */
+    CHECK(!jl_summary_figure_marked(s, JL_FIG_ENERGY_PER_TOKEN_J));
+    CHECK(fx_warning(s, "summary_only") == NULL);
+    jl_summary_free(s);
+    /* @window = steady_state_only: the whole span of the power samples */
+    jl_attrs_add_extra(&r->attrs, "window", "steady_state_only", 0);
+    s = fx_sum(r);
+    CHECK_STR(jl_steady_method_name(s->steady_method), "source");
+    CHECK_NEAR(FIG(s, STEADY_START_S), 0, 0, 0);
+    CHECK_NEAR(FIG(s, STEADY_END_S), 10, 0, 0);
+    CHECK_NEAR(FIG(s, OUTSIDE_ENERGY_SHARE), 0, 0, 1e-15);
+    CHECK(fx_warning(s, "steady_whole_run") == NULL);
+    jl_summary_free(s);
+    jl_run_free(r);
+}
+
 int main(void)
 {
     RUN(engine_figures);
+    RUN(published_beside_series);
     RUN(batch_saturation);
     RUN(coverage);
     RUN(gpu_means);

@@ -1,12 +1,14 @@
-/* Reading the real traces in shared/traces: every run of every file, row
- * counts checked against h5ls (an independent reader), attributes against
- * shared/traces/README.md. */
+/* Reading the real traces the repository ships (traces/, and the Zstandard
+ * copy of the 1.7B sweep in tests/traces/, the same files as the project's
+ * shared/traces): every run of every file, row counts checked against h5ls
+ * (an independent reader), attributes against the recording notes
+ * (traces/README.md; the per-run tables are in shared/traces/README.md). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 
 #include "test_trace_fixtures.h"
 
-#define TRACES JOULES_SHARED_DIR "/traces"
+#define TRACES JOULES_SOURCE_DIR "/traces"
 
 /* h5ls -r: "/runs/b0001/power/time Dataset {1884}" -> rows of that path, or
  * -1 when h5ls does not list it. */
@@ -128,17 +130,17 @@ typedef struct {
 } trace_case;
 
 static const trace_case cases[] = {
-    {"h100/h100-qwen3-8b-shape-chat.h5", "H100", "synthetic/Qwen3-8B-shape", "llm", 9,
+    {"traces/h100/h100-qwen3-8b-shape-chat.h5", "H100", "synthetic/Qwen3-8B-shape", "llm", 9,
      {"b0001", "b0002", "b0004", "b0008", "b0016", "b0032", "b0064", "b0128", "b0256"},
      {17, 24, 24, 32, 64, 128, 256, 464, 611}},
-    {"h100/h100-qwen3-1.7b-shape-chat.h5", "H100", "synthetic/Qwen3-1.7B-shape", "llm", 5,
+    {"traces/h100/h100-qwen3-1.7b-shape-chat.h5", "H100", "synthetic/Qwen3-1.7B-shape", "llm", 5,
      {"b0001", "b0004", "b0016", "b0064", "b0256"}, {24, 24, 64, 256, 960}},
-    {"h100-zstd/h100-qwen3-1.7b-shape-chat.h5", "H100", "synthetic/Qwen3-1.7B-shape", "llm", 5,
+    {"tests/traces/h100-zstd/h100-qwen3-1.7b-shape-chat.h5", "H100", "synthetic/Qwen3-1.7B-shape", "llm", 5,
      {"b0001", "b0004", "b0016", "b0064", "b0256"}, {24, 24, 64, 256, 960}},
-    {"h200/h200-qwen3-8b-shape-chat.h5", "H200", "synthetic/Qwen3-8B-shape", "llm", 9,
+    {"traces/h200/h200-qwen3-8b-shape-chat.h5", "H200", "synthetic/Qwen3-8B-shape", "llm", 9,
      {"b0001", "b0002", "b0004", "b0008", "b0016", "b0032", "b0064", "b0128", "b0256"},
      {17, 24, 24, 32, 64, 128, 256, 464, 611}},
-    {"h100/h100-dit-shape-text-to-image.h5", "H100", "synthetic/DiT-XL-1152-shape",
+    {"traces/h100/h100-dit-shape-text-to-image.h5", "H100", "synthetic/DiT-XL-1152-shape",
      "diffusion", 6, {"b0001", "b0002", "b0004", "b0004_s50", "b0008", "b0016"},
      /* batches per run */ {17, 9, 4, 3, 3, 3}},
 };
@@ -147,7 +149,7 @@ TEST(read_every_real_run)
 {
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const trace_case *tc = &cases[c];
-        char *path = jl_asprintf("%s/%s", TRACES, tc->file);
+        char *path = jl_asprintf("%s/%s", JOULES_SOURCE_DIR, tc->file);
         h5ls_load(path);
         CHECK(h5ls_n > 0);
         jl_trace *t = NULL;

@@ -8,7 +8,8 @@
 
 #include "test_trace_fixtures.h"
 
-#define TRACES JOULES_SHARED_DIR "/traces"
+#define TRACES JOULES_SOURCE_DIR "/traces"
+#define ZSTD_TRACES JOULES_SOURCE_DIR "/tests/traces"
 #define ROWS 100
 #define CHUNK_BYTES (ROWS * 8)
 
@@ -16,7 +17,7 @@ TEST(zstd_copy_reads_identical)
 {
     jl_trace *z = NULL, *d = NULL;
     jl_error *e = NULL;
-    CHECK_EQ_INT(jl_trace_open(TRACES "/h100-zstd/h100-qwen3-1.7b-shape-chat.h5", NULL, &z, &e),
+    CHECK_EQ_INT(jl_trace_open(ZSTD_TRACES "/h100-zstd/h100-qwen3-1.7b-shape-chat.h5", NULL, &z, &e),
                  JL_OK);
     CHECK_EQ_INT(jl_trace_open(TRACES "/h100/h100-qwen3-1.7b-shape-chat.h5", NULL, &d, &e),
                  JL_OK);

@@ -1,0 +1,555 @@
+/* The streaming JSON pull parser (json_stream.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "import/json_stream.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static js_tok fail(js *p, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static js_tok fail(js *p, const char *fmt, ...)
+{
+    if (!p->err[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->err, sizeof p->err, fmt, ap);
+        va_end(ap);
+    }
+    return JS_ERROR;
+}
+
+void js_init_file(js *p, FILE *f, size_t chunk, size_t max_str)
+{
+    memset(p, 0, sizeof *p);
+    p->f = f;
+    p->cap = chunk < 4096 ? 4096 : chunk;
+    p->buf = malloc(p->cap);
+    p->line = 1;
+    p->max_str = max_str;
+    p->need_value = 1;
+    if (!p->buf)
+        fail(p, "out of memory");
+}
+
+void js_init_mem(js *p, const char *text, size_t len, size_t max_str)
+{
+    memset(p, 0, sizeof *p);
+    p->buf = (char *)text;
+    p->cap = p->len = len;
+    p->line = 1;
+    p->max_str = max_str;
+    p->need_value = 1;
+}
+
+void js_free(js *p)
+{
+    if (p->f)
+        free(p->buf);
+    free(p->str);
+    p->buf = p->str = NULL;
+}
+
+long long js_line(const js *p)
+{
+    return p->line;
+}
+
+long long js_col(const js *p)
+{
+    return p->off + (long long)p->pos - p->col0 + 1;
+}
+
+const char *js_tok_name(js_tok t)
+{
+    static const char *const n[] = {"error",  "'{'",   "'}'",  "'['",  "']'", "a key",
+                                    "a string", "a number", "true", "false", "null", "end of file"};
+    return t <= JS_EOF ? n[t] : "?";
+}
+
+/* Make at least `want` unread bytes available if the file has them.
+ * Returns the number available (may be less at the end of the file). */
+static size_t fill(js *p, size_t want)
+{
+    if (p->len - p->pos >= want || !p->f || p->err[0])
+        return p->len - p->pos;
+    if (p->pos > 0) {
+        memmove(p->buf, p->buf + p->pos, p->len - p->pos);
+        p->off += (long long)p->pos;
+        p->len -= p->pos;
+        p->pos = 0;
+    }
+    if (want > p->cap) {
+        size_t ncap = p->cap;
+        while (ncap < want)
+            ncap *= 2;
+        char *nb = realloc(p->buf, ncap);
+        if (!nb) {
+            fail(p, "out of memory");
+            return p->len - p->pos;
+        }
+        p->buf = nb;
+        p->cap = ncap;
+    }
+    while (p->len < p->cap) {
+        size_t got = fread(p->buf + p->len, 1, p->cap - p->len, p->f);
+        if (got == 0) {
+            if (ferror(p->f))
+                fail(p, "read error: %s", strerror(errno));
+            break;
+        }
+        p->len += got;
+        if (p->len - p->pos >= want)
+            break;
+    }
+    return p->len - p->pos;
+}
+
+static int peek(js *p)
+{
+    if (p->pos >= p->len && fill(p, 1) == 0)
+        return -1;
+    return (unsigned char)p->buf[p->pos];
+}
+
+static void skip_ws(js *p)
+{
+    for (;;) {
+        while (p->pos < p->len) {
+            char c = p->buf[p->pos];
+            if (c == '\n') {
+                p->line++;
+                p->col0 = p->off + (long long)p->pos + 1;
+            } else if (c != ' ' && c != '\t' && c != '\r') {
+                return;
+            }
+            p->pos++;
+        }
+        if (fill(p, 1) == 0)
+            return;
+    }
+}
+
+static int put_str(js *p, const char *s, size_t n)
+{
+    if (p->slen + n + 1 > p->scap) {
+        size_t ncap = p->scap ? p->scap : 64;
+        while (ncap < p->slen + n + 1)
+            ncap *= 2;
+        char *ns = realloc(p->str, ncap);
+        if (!ns)
+            return -1;
+        p->str = ns;
+        p->scap = ncap;
+    }
+    memcpy(p->str + p->slen, s, n);
+    p->slen += n;
+    p->str[p->slen] = '\0';
+    return 0;
+}
+
+static int hex4(const char *s, unsigned *out)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = s[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (unsigned)(c - 'A' + 10);
+        else
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int put_utf8(js *p, unsigned cp)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80) {
+        b[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (char)(0xC0 | (cp >> 6));
+        b[1] = (char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (char)(0xE0 | (cp >> 12));
+        b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        b[0] = (char)(0xF0 | (cp >> 18));
+        b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    return put_str(p, b, n);
+}
+
+/* Bytes that end a run of plain string characters: '"', '\\' and the
+ * control characters JSON forbids inside strings. */
+static int stop_byte(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
+
+/* Backslashes that end [s, e), counting `carry` from before s when all of
+ * [s, e) are backslashes. */
+static int trailing_bs(const char *s, const char *e, int carry)
+{
+    const char *q = e;
+    while (q > s && q[-1] == '\\')
+        q--;
+    int n = (int)(e - q);
+    return q == s ? (carry + n) & 1 : n & 1;
+}
+
+/* A string after its opening quote; keep: copy (unescaped) into p->str. */
+static int string_body(js *p, int keep)
+{
+    p->slen = 0;
+    p->skip_bs = 0;
+    if (keep && put_str(p, "", 0))
+        return fail(p, "out of memory"), -1;
+    for (;;) {
+        if (p->pos >= p->len && fill(p, 1) == 0)
+            return fail(p, "the file ends inside a string"), -1;
+        const char *s = p->buf + p->pos, *e = p->buf + p->len;
+        const char *q = s;
+        if (!keep) {
+            /* skipped: only the closing quote matters (escapes and raw
+             * control bytes are not checked in text nobody reads) */
+            const char *qq = memchr(s, '"', (size_t)(e - s));
+            if (!qq) {
+                p->skip_bs = trailing_bs(s, e, p->skip_bs);
+                p->pos = p->len;
+                continue;
+            }
+            int odd = trailing_bs(s, qq, p->skip_bs) & 1;
+            p->skip_bs = 0;
+            p->pos += (size_t)(qq - s) + 1;
+            if (!odd)
+                return 0;
+            continue;
+        }
+        /* the run up to the next quote, backslash or control byte */
+        while (q < e && !stop_byte((unsigned char)*q))
+            q++;
+        if (keep) {
+            if (p->slen + (size_t)(q - s) > p->max_str)
+                return fail(p, "a string longer than %zu bytes", p->max_str), -1;
+            if (put_str(p, s, (size_t)(q - s)))
+                return fail(p, "out of memory"), -1;
+        }
+        p->pos += (size_t)(q - s);
+        if (q == e)
+            continue;
+        if (*q == '"') {
+            p->pos++;
+            return 0;
+        }
+        if ((unsigned char)*q < 0x20)
+            return fail(p, "a control character inside a string"), -1;
+        /* a backslash escape */
+        if (fill(p, 6) < 2)
+            return fail(p, "the file ends inside a string"), -1;
+        char c = p->buf[p->pos + 1];
+        const char *rep = NULL;
+        switch (c) {
+        case '"': rep = "\""; break;
+        case '\\': rep = "\\"; break;
+        case '/': rep = "/"; break;
+        case 'b': rep = "\b"; break;
+        case 'f': rep = "\f"; break;
+        case 'n': rep = "\n"; break;
+        case 'r': rep = "\r"; break;
+        case 't': rep = "\t"; break;
+        case 'u': {
+            unsigned cp;
+            if (p->len - p->pos < 6 || hex4(p->buf + p->pos + 2, &cp))
+                return fail(p, "a bad \\u escape"), -1;
+            p->pos += 6;
+            if (cp >= 0xD800 && cp < 0xDC00) { /* a surrogate pair */
+                unsigned lo;
+                if (fill(p, 6) < 6 || p->buf[p->pos] != '\\' || p->buf[p->pos + 1] != 'u' ||
+                    hex4(p->buf + p->pos + 2, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+                    return fail(p, "an unpaired surrogate in a \\u escape"), -1;
+                p->pos += 6;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else if (cp >= 0xDC00 && cp < 0xE000) {
+                return fail(p, "an unpaired surrogate in a \\u escape"), -1;
+            }
+            if (keep && put_utf8(p, cp))
+                return fail(p, "out of memory"), -1;
+            continue;
+        }
+        default: return fail(p, "a bad escape \\%c", c), -1;
+        }
+        p->pos += 2;
+        if (keep && put_str(p, rep, 1))
+            return fail(p, "out of memory"), -1;
+    }
+}
+
+/* A number in one pass over the buffer: the grammar
+ * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? checked while the mantissa
+ * is accumulated; fast_number()'s exact cases computed here, the rest by
+ * strtod on a copy. */
+static js_tok number(js *p)
+{
+    if (p->len - p->pos < 80)
+        fill(p, 80);
+    const char *s = p->buf + p->pos, *e = p->buf + p->len, *q = s;
+    int neg = q < e && *q == '-';
+    q += neg;
+    unsigned long long m = 0;
+    int digits = 0, frac = 0, slow = 0;
+    if (q < e && *q == '0') {
+        q++;
+    } else if (q < e && *q >= '1' && *q <= '9') {
+        for (; q < e && *q >= '0' && *q <= '9'; q++) {
+            m = m * 10 + (unsigned)(*q - '0');
+            slow |= ++digits > 15;
+        }
+    } else {
+        return fail(p, "a bad number (expected a digit)");
+    }
+    if (q < e && *q == '.') {
+        q++;
+        if (!(q < e && *q >= '0' && *q <= '9'))
+            return fail(p, "a bad number (no digit after '.')");
+        for (; q < e && *q >= '0' && *q <= '9'; q++) {
+            if (digits || *q != '0')
+                digits++;
+            m = m * 10 + (unsigned)(*q - '0');
+            frac++;
+            slow |= digits > 15;
+        }
+    }
+    if (q < e && (*q == 'e' || *q == 'E')) {
+        q++;
+        if (q < e && (*q == '+' || *q == '-'))
+            q++;
+        if (!(q < e && *q >= '0' && *q <= '9'))
+            return fail(p, "a bad number (no digit in the exponent)");
+        while (q < e && *q >= '0' && *q <= '9')
+            q++;
+        slow = 1;
+    }
+    if (q < e && ((*q >= '0' && *q <= '9') || *q == '.' || *q == '-' || *q == '+' ||
+                  *q == 'e' || *q == 'E'))
+        return fail(p, "a bad number");
+    size_t n = (size_t)(q - s);
+    if (n > 64)
+        return fail(p, "a number longer than 64 characters");
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (!slow && frac <= 22) {
+        double v = (double)m / p10[frac];
+        p->num = neg ? -v : v;
+    } else {
+        char tmp[72];
+        memcpy(tmp, s, n);
+        tmp[n] = '\0';
+        p->num = strtod(tmp, NULL);
+    }
+    p->pos += n;
+    return JS_NUM;
+}
+
+static js_tok word(js *p, const char *w, js_tok t)
+{
+    size_t n = strlen(w);
+    if (fill(p, n) < n || memcmp(p->buf + p->pos, w, n))
+        return fail(p, "unexpected characters (expected a value)");
+    p->pos += n;
+    return t;
+}
+
+/* The next token, with the grammar's punctuation checked. */
+js_tok js_next(js *p)
+{
+    if (p->err[0])
+        return JS_ERROR;
+    skip_ws(p);
+    int c = peek(p);
+    if (p->err[0])
+        return JS_ERROR;
+    if (p->after_value) {
+        if (c == ',' && p->depth > 0) {
+            p->pos++;
+            p->after_value = 0;
+            skip_ws(p);
+            c = peek(p);
+            if (p->stack[p->depth - 1] == '{') {
+                if (c != '"')
+                    return fail(p, c < 0 ? "the file ends inside an object" : "expected a key after ','");
+            } else {
+                p->need_value = 1;
+                if (c == ']')
+                    return fail(p, "a ',' before ']'");
+            }
+        } else if (c == '}' || c == ']') {
+            /* handled below */
+        } else if (p->depth == 0) {
+            if (c < 0)
+                return JS_EOF;
+            return fail(p, "extra data after the document");
+        } else {
+            return fail(p, c < 0 ? "the file ends inside %s" : "expected ',' or a closing bracket in %s",
+                        p->stack[p->depth - 1] == '{' ? "an object" : "an array");
+        }
+    } else if (p->done_top && c < 0) {
+        return JS_EOF;
+    }
+    if (c < 0)
+        return fail(p, p->depth ? "the file ends inside %s" : "the file is empty",
+                    p->depth && p->stack[p->depth - 1] == '{' ? "an object" : "an array");
+    int in_obj = p->depth > 0 && p->stack[p->depth - 1] == '{';
+    if (c == '}' || c == ']') {
+        if (!p->depth || p->stack[p->depth - 1] != (c == '}' ? '{' : '['))
+            return fail(p, "an unmatched '%c'", c);
+        if (p->need_value == 1)
+            return fail(p, "a value is missing before '%c'", c);
+        p->pos++;
+        p->depth--;
+        p->need_value = 0;
+        p->after_value = 1;
+        if (!p->depth)
+            p->done_top = 1;
+        return c == '}' ? JS_OBJ_END : JS_ARR_END;
+    }
+    if (in_obj && !p->need_value) {
+        if (c != '"')
+            return fail(p, "expected a key");
+        p->pos++;
+        if (string_body(p, 1))
+            return JS_ERROR;
+        skip_ws(p);
+        if (peek(p) != ':')
+            return fail(p, "expected ':' after a key");
+        p->pos++;
+        p->need_value = 1;
+        return JS_KEY;
+    }
+    if (!p->need_value && !(p->depth == 0 && !p->done_top))
+        return fail(p, "unexpected value");
+    p->need_value = 0;
+    js_tok t;
+    switch (c) {
+    case '{':
+    case '[':
+        if (p->depth == (int)sizeof p->stack)
+            return fail(p, "nested deeper than %zu levels", sizeof p->stack);
+        p->stack[p->depth++] = (unsigned char)c;
+        p->pos++;
+        p->after_value = 0;
+        p->need_value = c == '[' ? 2 : 0; /* 2: a value or ']' */
+        return c == '{' ? JS_OBJ_START : JS_ARR_START;
+    case '"':
+        p->pos++;
+        t = string_body(p, 1) ? JS_ERROR : JS_STR;
+        break;
+    case 't': t = word(p, "true", JS_TRUE); break;
+    case 'f': t = word(p, "false", JS_FALSE); break;
+    case 'n': t = word(p, "null", JS_NULL); break;
+    default: t = number(p); break;
+    }
+    if (t == JS_ERROR)
+        return t;
+    p->after_value = 1;
+    if (!p->depth)
+        p->done_top = 1;
+    return t;
+}
+
+int js_array_number(js *p, double *out)
+{
+    if (p->err[0])
+        return -1;
+    if (!p->depth || p->stack[p->depth - 1] != '[')
+        return fail(p, "not inside an array"), -1;
+    skip_ws(p);
+    int c = peek(p);
+    int close = 0;
+    if (p->after_value) {
+        if (c == ',') {
+            p->pos++;
+            p->after_value = 0;
+            p->need_value = 1;
+            skip_ws(p);
+            c = peek(p);
+            if (c == ']')
+                return fail(p, "a ',' before ']'"), -1;
+        } else if (c == ']') {
+            close = 1;
+        } else {
+            return fail(p, c < 0 ? "the file ends inside an array"
+                                 : "expected ',' or a closing bracket in an array"),
+                   -1;
+        }
+    } else if (c == ']' && p->need_value == 2) {
+        close = 1;
+    }
+    if (close) {
+        p->pos++;
+        p->depth--;
+        p->need_value = 0;
+        p->after_value = 1;
+        if (!p->depth)
+            p->done_top = 1;
+        return 0;
+    }
+    if (!(c == '-' || (c >= '0' && c <= '9')))
+        return -2; /* another kind of value: the caller reads it with js_next */
+    p->need_value = 0;
+    if (number(p) == JS_ERROR)
+        return -1;
+    p->after_value = 1;
+    *out = p->num;
+    return 1;
+}
+
+int js_skip(js *p)
+{
+    if (p->err[0])
+        return -1;
+    skip_ws(p);
+    if (peek(p) == '"' && p->need_value) {
+        p->pos++;
+        p->need_value = 0;
+        if (string_body(p, 0))
+            return -1;
+        p->after_value = 1;
+        return 0;
+    }
+    int depth = 0;
+    do {
+        js_tok t = js_next(p);
+        if (t == JS_ERROR)
+            return -1;
+        if (t == JS_EOF)
+            return fail(p, "the file ends inside a value"), -1;
+        if (t == JS_OBJ_START || t == JS_ARR_START)
+            depth++;
+        else if (t == JS_OBJ_END || t == JS_ARR_END)
+            depth--;
+        else if (t == JS_KEY)
+            continue;
+    } while (depth > 0);
+    return 0;
+}

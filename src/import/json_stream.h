@@ -1,0 +1,69 @@
+/* json_stream.h — a small pull parser for JSON read from a file in chunks
+ * (docs/import.md, "Why a streaming parser of our own"). Memory is the
+ * read buffer plus the longest string or number the caller asks to keep;
+ * values the caller does not want (prompt and output texts of tens of MB)
+ * are skipped without being copied: strings are scanned with memchr.
+ *
+ * Errors (syntax, truncation, I/O, size limits) name the line and column;
+ * after one, every call returns JS_ERROR. Internal to src/import/.
+ */
+#ifndef JOULES_IMPORT_JSON_STREAM_H
+#define JOULES_IMPORT_JSON_STREAM_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum {
+    JS_ERROR = 0,
+    JS_OBJ_START, /* '{' */
+    JS_OBJ_END,
+    JS_ARR_START,
+    JS_ARR_END,
+    JS_KEY,  /* an object key: text in js->str */
+    JS_STR,  /* a string value: text in js->str (len js->len) */
+    JS_NUM,  /* a number: value in js->num */
+    JS_TRUE,
+    JS_FALSE,
+    JS_NULL,
+    JS_EOF
+} js_tok;
+
+typedef struct js {
+    FILE *f;                  /* NULL: parsing a buffer in memory */
+    char *buf;                /* read buffer (owned when f != NULL) */
+    size_t cap, pos, len;     /* buffer: [pos, len) unread */
+    long long line, col0;     /* line number; byte offset of the line start */
+    long long off;            /* file offset of buf[0] */
+    char *str;                /* last string / key (NUL-terminated, owned) */
+    size_t slen, scap, max_str;
+    double num;
+    int depth;
+    unsigned char stack[256]; /* '{' or '[' per level */
+    int need_value;           /* after a key or ',' in an array, or at the top */
+    int after_value;          /* a value ended: ',' or a closer may follow */
+    int done_top;
+    int skip_bs;              /* parity of backslashes ending the last chunk of a skipped string */
+    char err[200];
+} js;
+
+/* Parse a file (opened by the caller) or a buffer in memory. max_str:
+ * longest string kept (longer ones are an error unless skipped). */
+void js_init_file(js *p, FILE *f, size_t chunk, size_t max_str);
+void js_init_mem(js *p, const char *text, size_t len, size_t max_str);
+void js_free(js *p);
+
+js_tok js_next(js *p);
+/* Inside an array (after its '['): the next element when it is a number
+ * (1, *out set), 0 at the closing ']' (consumed), -2 when the element is
+ * something else (nothing consumed: read it with js_next), -1 on error. The
+ * fast path for long arrays of numbers. */
+int js_array_number(js *p, double *out);
+/* Skip the next value whole (after a key, or an array element). Returns
+ * 0, or -1 on error. */
+int js_skip(js *p);
+/* Where the parser is (1-based line and column of the next byte). */
+long long js_line(const js *p);
+long long js_col(const js *p);
+const char *js_tok_name(js_tok t);
+
+#endif
