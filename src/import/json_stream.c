@@ -304,9 +304,60 @@ static int string_body(js *p, int keep)
     }
 }
 
+/* Up to 8 digits at q (the buffer holds at least 8 bytes there) read as
+ * one little-endian word: adds their value to *m (times 10 per digit) and
+ * returns how many there were; the rest of the run is the caller's. */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define JS_SWAR 1
+static int digits8(const char *q, unsigned long long *m)
+{
+    static const unsigned long long pow10[] = {1,      10,      100,      1000,     10000,
+                                               100000, 1000000, 10000000, 100000000};
+    unsigned long long w;
+    memcpy(&w, q, 8);
+    /* a byte is a digit when its high nibble is 3 before and after adding
+     * 6; a carry out of a non-digit byte only disturbs the bytes after it */
+    unsigned long long bad = ((w & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL) |
+                             (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^
+                              0x3030303030303030ULL);
+    int k = bad ? __builtin_ctzll(bad) >> 3 : 8;
+    if (!k)
+        return 0;
+    unsigned long long d = (w - 0x3030303030303030ULL) << (8 * (8 - k)); /* leading zeros */
+    d = d * 10 + (d >> 8);
+    d = ((d & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+        (((d >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)));
+    d = (d >> 32) & 0xFFFFFFFFULL;
+    *m = *m * pow10[k] + d;
+    return k;
+}
+#endif
+
+/* A run of digits from q (before e), added to *m; returns its end. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const char *digit_run(const char *q, const char *e, unsigned long long *m, int *nd)
+{
+#ifdef JS_SWAR
+    while (e - q >= 8) {
+        int k = digits8(q, m);
+        q += k;
+        *nd += k;
+        if (k < 8)
+            return q;
+    }
+#endif
+    for (; q < e && *q >= '0' && *q <= '9'; q++, ++*nd)
+        *m = *m * 10 + (unsigned)(*q - '0');
+    return q;
+}
+
 /* A number in one pass over the buffer: the grammar
  * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? checked while the mantissa
- * is accumulated; fast_number()'s exact cases computed here, the rest by
+ * is accumulated (8 digits at a time where the buffer allows). Clinger's
+ * exact case (a mantissa <= 2^53 and <= 22 decimals: one correctly rounded
+ * division, the same double strtod gives) is computed here, the rest by
  * strtod on a copy. */
 static js_tok number(js *p)
 {
@@ -320,10 +371,7 @@ static js_tok number(js *p)
     if (q < e && *q == '0') {
         q++;
     } else if (q < e && *q >= '1' && *q <= '9') {
-        for (; q < e && *q >= '0' && *q <= '9'; q++) {
-            m = m * 10 + (unsigned)(*q - '0');
-            slow |= ++digits > 15;
-        }
+        q = digit_run(q, e, &m, &digits);
     } else {
         return fail(p, "a bad number (expected a digit)");
     }
@@ -331,14 +379,10 @@ static js_tok number(js *p)
         q++;
         if (!(q < e && *q >= '0' && *q <= '9'))
             return fail(p, "a bad number (no digit after '.')");
-        for (; q < e && *q >= '0' && *q <= '9'; q++) {
-            if (digits || *q != '0')
-                digits++;
-            m = m * 10 + (unsigned)(*q - '0');
-            frac++;
-            slow |= digits > 15;
-        }
+        q = digit_run(q, e, &m, &frac);
     }
+    /* more than 19 digits may have wrapped m (leading zeros count too) */
+    slow = digits + frac > 19 || m > (1ULL << 53);
     if (q < e && (*q == 'e' || *q == 'E')) {
         q++;
         if (q < e && (*q == '+' || *q == '-'))
@@ -483,6 +527,21 @@ int js_array_number(js *p, double *out)
         return -1;
     if (!p->depth || p->stack[p->depth - 1] != '[')
         return fail(p, "not inside an array"), -1;
+    /* the common case first: ',' and at most one space before a number */
+    if (p->after_value && p->len - p->pos >= 3 && p->buf[p->pos] == ',') {
+        size_t i = p->pos + 1 + (p->buf[p->pos + 1] == ' ');
+        char d = p->buf[i];
+        if (d == '-' || (d >= '0' && d <= '9')) {
+            p->pos = i;
+            p->after_value = 0;
+            p->need_value = 0;
+            if (number(p) == JS_ERROR)
+                return -1;
+            p->after_value = 1;
+            *out = p->num;
+            return 1;
+        }
+    }
     skip_ws(p);
     int c = peek(p);
     int close = 0;
