@@ -358,8 +358,11 @@ static inline const char *digit_run(const char *q, const char *e, unsigned long 
  * is accumulated (8 digits at a time where the buffer allows). Clinger's
  * exact case (a mantissa <= 2^53 and <= 22 decimals: one correctly rounded
  * division, the same double strtod gives) is computed here, the rest by
- * strtod on a copy. */
-static js_tok number(js *p)
+ * strtod on a copy. Inlined: js_array_number's per-element cost. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline js_tok number(js *p)
 {
     if (p->len - p->pos < 80)
         fill(p, 80);
