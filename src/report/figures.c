@@ -777,19 +777,33 @@ static void place_marker(rp_placer *p, double x, double y)
     place_push(p, (rp_box){nx - RP_MARK, ny - RP_MARK * 1.6, nx + RP_MARK, ny + RP_MARK * 1.6});
 }
 
+/* The box of a w x h label at position pos (0 right-above, 1 right-below,
+ * 2 left-above, 3 left-below) of the point (nx, ny), in plot units. */
+static rp_box label_box(double nx, double ny, double w, double h, int pos)
+{
+    const double gx = 0.012, gy = 0.012;
+    rp_box bx;
+    bx.x0 = pos < 2 ? nx + gx : nx - gx - w;
+    bx.x1 = bx.x0 + w;
+    bx.y0 = pos % 2 == 0 ? ny + gy : ny - gy - h;
+    bx.y1 = bx.y0 + h;
+    return bx;
+}
+
+static int box_inside(rp_box bx)
+{
+    return !(bx.x0 < -0.02 || bx.x1 > 1.04 || bx.y0 < -0.02 || bx.y1 > 1.04);
+}
+
 /* Where a label of nchars goes: 0 right-above, 1 right-below, 2 left-above,
  * 3 left-below, -1 nowhere. */
 static int place_label(rp_placer *p, double x, double y, size_t nchars)
 {
     double nx = place_norm(x, p->xlo, p->xhi, p->logx), ny = place_norm(y, p->ylo, p->yhi, p->logy);
-    double w = (double)nchars * p->cw, h = p->ch, gx = 0.012, gy = 0.012;
+    double w = (double)nchars * p->cw, h = p->ch;
     for (int pos = 0; pos < 4; pos++) {
-        rp_box bx;
-        bx.x0 = pos < 2 ? nx + gx : nx - gx - w;
-        bx.x1 = bx.x0 + w;
-        bx.y0 = pos % 2 == 0 ? ny + gy : ny - gy - h;
-        bx.y1 = bx.y0 + h;
-        if (bx.x0 < -0.02 || bx.x1 > 1.04 || bx.y0 < -0.02 || bx.y1 > 1.04)
+        rp_box bx = label_box(nx, ny, w, h, pos);
+        if (!box_inside(bx))
             continue;
         int clash = 0;
         for (size_t i = 0; i < p->n && !clash; i++)
@@ -812,16 +826,12 @@ static int place_label_always(rp_placer *p, double x, double y, size_t nchars)
     if (pos >= 0)
         return pos;
     double nx = place_norm(x, p->xlo, p->xhi, p->logx), ny = place_norm(y, p->ylo, p->yhi, p->logy);
-    double w = (double)nchars * p->cw, h = p->ch, gx = 0.012, gy = 0.012, best_cost = INFINITY;
+    double w = (double)nchars * p->cw, h = p->ch, best_cost = INFINITY;
     rp_box best = {0, 0, 0, 0};
     for (int k = 0; k < 4; k++) {
-        rp_box bx;
-        bx.x0 = k < 2 ? nx + gx : nx - gx - w;
-        bx.x1 = bx.x0 + w;
-        bx.y0 = k % 2 == 0 ? ny + gy : ny - gy - h;
-        bx.y1 = bx.y0 + h;
+        rp_box bx = label_box(nx, ny, w, h, k);
         /* outside the plot costs more than any overlap inside it */
-        double cost = (bx.x0 < -0.02 || bx.x1 > 1.04 || bx.y0 < -0.02 || bx.y1 > 1.04) ? 1e6 : 0;
+        double cost = box_inside(bx) ? 0 : 1e6;
         for (size_t i = 0; i < p->n; i++) {
             double ox = fmin(bx.x1, p->boxes[i].x1) - fmax(bx.x0, p->boxes[i].x0);
             double oy = fmin(bx.y1, p->boxes[i].y1) - fmax(bx.y0, p->boxes[i].y0);
