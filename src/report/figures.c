@@ -777,19 +777,33 @@ static void place_marker(rp_placer *p, double x, double y)
     place_push(p, (rp_box){nx - RP_MARK, ny - RP_MARK * 1.6, nx + RP_MARK, ny + RP_MARK * 1.6});
 }
 
+/* The box of a w x h label at position pos (0 right-above, 1 right-below,
+ * 2 left-above, 3 left-below) of the point (nx, ny), in plot units. */
+static rp_box label_box(double nx, double ny, double w, double h, int pos)
+{
+    const double gx = 0.012, gy = 0.012;
+    rp_box bx;
+    bx.x0 = pos < 2 ? nx + gx : nx - gx - w;
+    bx.x1 = bx.x0 + w;
+    bx.y0 = pos % 2 == 0 ? ny + gy : ny - gy - h;
+    bx.y1 = bx.y0 + h;
+    return bx;
+}
+
+static int box_inside(rp_box bx)
+{
+    return !(bx.x0 < -0.02 || bx.x1 > 1.04 || bx.y0 < -0.02 || bx.y1 > 1.04);
+}
+
 /* Where a label of nchars goes: 0 right-above, 1 right-below, 2 left-above,
  * 3 left-below, -1 nowhere. */
 static int place_label(rp_placer *p, double x, double y, size_t nchars)
 {
     double nx = place_norm(x, p->xlo, p->xhi, p->logx), ny = place_norm(y, p->ylo, p->yhi, p->logy);
-    double w = (double)nchars * p->cw, h = p->ch, gx = 0.012, gy = 0.012;
+    double w = (double)nchars * p->cw, h = p->ch;
     for (int pos = 0; pos < 4; pos++) {
-        rp_box bx;
-        bx.x0 = pos < 2 ? nx + gx : nx - gx - w;
-        bx.x1 = bx.x0 + w;
-        bx.y0 = pos % 2 == 0 ? ny + gy : ny - gy - h;
-        bx.y1 = bx.y0 + h;
-        if (bx.x0 < -0.02 || bx.x1 > 1.04 || bx.y0 < -0.02 || bx.y1 > 1.04)
+        rp_box bx = label_box(nx, ny, w, h, pos);
+        if (!box_inside(bx))
             continue;
         int clash = 0;
         for (size_t i = 0; i < p->n && !clash; i++)
@@ -801,6 +815,37 @@ static int place_label(rp_placer *p, double x, double y, size_t nchars)
         }
     }
     return -1;
+}
+
+/* As place_label, for a label that must be shown (the overview's model
+ * names: an unlabelled point there names nothing): when every position
+ * clashes, the one overlapping least (inside the plot where possible). */
+static int place_label_always(rp_placer *p, double x, double y, size_t nchars)
+{
+    int pos = place_label(p, x, y, nchars);
+    if (pos >= 0)
+        return pos;
+    double nx = place_norm(x, p->xlo, p->xhi, p->logx), ny = place_norm(y, p->ylo, p->yhi, p->logy);
+    double w = (double)nchars * p->cw, h = p->ch, best_cost = INFINITY;
+    rp_box best = {0, 0, 0, 0};
+    for (int k = 0; k < 4; k++) {
+        rp_box bx = label_box(nx, ny, w, h, k);
+        /* outside the plot costs more than any overlap inside it */
+        double cost = box_inside(bx) ? 0 : 1e6;
+        for (size_t i = 0; i < p->n; i++) {
+            double ox = fmin(bx.x1, p->boxes[i].x1) - fmax(bx.x0, p->boxes[i].x0);
+            double oy = fmin(bx.y1, p->boxes[i].y1) - fmax(bx.y0, p->boxes[i].y0);
+            if (ox > 0 && oy > 0)
+                cost += ox * oy;
+        }
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = bx;
+            pos = k;
+        }
+    }
+    place_push(p, best);
+    return pos;
 }
 
 /* gnuplot: four label layers, one per position: columns lc..lc+3 of the
@@ -1479,8 +1524,8 @@ static jl_status fig_overview(rp_report *r, const char *task, jl_error **err)
             const char *name = short_model(r->groups[grp[i]].model);
             char lab[40];
             snprintf(lab, sizeof lab, "%.38s", name);
-            int pos[2] = {place_label(&pl[0], xs[i], ys[i], strlen(lab)),
-                          place_label(&pl[1], xs[i], ys[i], strlen(lab))};
+            int pos[2] = {place_label_always(&pl[0], xs[i], ys[i], strlen(lab)),
+                          place_label_always(&pl[1], xs[i], ys[i], strlen(lab))};
             char *cfg = rp_config_label(s);
             jl_strbuf_printf(&dat, "%.10g %.10g %d", xs[i], ys[i], meets[i]);
             dat_labels(&dat, pos, lab);

@@ -217,6 +217,7 @@ def t_figures(tmp):
         elif f["kind"] == "task_overview":
             if len(rows) != f["n_points"] or len(rows) < 2:
                 fail(f"{fid}.dat has {len(rows)} models")
+            overview_labelled(figdir, fid)
             if "set logscale xy" not in open(os.path.join(figdir, f"{fid}.gp")).read():
                 fail(f"{fid}: not on log axes")
         drawn += 1
@@ -460,7 +461,22 @@ def t_mlenergy(tmp):
         fail("no GPU comparison with 30+ rows")
     if not any(f["kind"] == "task_overview" for f in rep["figures"]):
         fail("no task overview")
+    for f in rep["figures"]:
+        if f["kind"] == "task_overview":
+            overview_labelled(os.path.join(out, "figures"), f["id"])
     print(f"ok: ML.ENERGY report: index.html {size} bytes, {len(listed)} figures listed, all drawn")
+
+
+def overview_labelled(figdir, fid):
+    """Every model of a task overview carries its name, once per output
+    (wide and 3.3 in): a point without one names nothing."""
+    for line in open(os.path.join(figdir, f"{fid}.dat")):
+        if line.startswith("#") or not line.strip():
+            continue
+        cols = shlex.split(line)
+        for lo, what in ((3, "wide"), (7, "3.3 in")):
+            if sum(1 for c in cols[lo:lo + 4] if c) != 1:
+                fail(f"{fid}: the point of {cols[11]} has no label ({what})")
 
 
 def t_exists(tmp):
