@@ -305,9 +305,108 @@ TEST(bad_input)
     rmdir(dir);
 }
 
+/* The number fast path (8 digits at a time, one correctly rounded division)
+ * gives strtod's double to the bit: boundary cases, then 200,000
+ * deterministic pseudo-random decimals of 1-40 digits with and without
+ * exponents, read both from memory and through a small file buffer. */
+static unsigned long long lcg_state = 88172645463325252ull;
+static unsigned rnd(unsigned n)
+{
+    lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned)((lcg_state >> 33) % n);
+}
+
+static void check_numbers(const char *doc, size_t len, char **texts, size_t n, int from_file)
+{
+    js p;
+    FILE *f = NULL;
+    if (from_file) {
+        f = fmemopen((void *)doc, len, "r");
+        CHECK(f != NULL);
+        if (!f)
+            return;
+        js_init_file(&p, f, 4096, 1024);
+    } else {
+        js_init_mem(&p, doc, len, 1024);
+    }
+    CHECK_EQ_INT(js_next(&p), JS_ARR_START);
+    size_t k = 0, bad = 0;
+    double v;
+    int r;
+    while ((r = js_array_number(&p, &v)) == 1 && k < n) {
+        double want = strtod(texts[k], NULL);
+        if (memcmp(&v, &want, sizeof v)) {
+            if (bad++ < 5)
+                fprintf(stderr, "  %s: parsed %.17g, strtod %.17g\n", texts[k], v, want);
+        }
+        k++;
+    }
+    CHECK_EQ_INT(r, 0);
+    CHECK_EQ_INT(k, n);
+    CHECK_EQ_INT(bad, 0);
+    js_free(&p);
+    if (f)
+        fclose(f);
+}
+
+TEST(numbers_match_strtod)
+{
+    static const char *const edge[] = {
+        "0", "-0", "1", "0.1", "0.30000000000000004", "9007199254740992", "9007199254740993",
+        "9007199254740991.5", "1e22", "1e23", "1.5e-22", "123456789012345678901234",
+        "0.000000000000000000001", "4.9406564584124654e-324", "2.2250738585072014e-308",
+        "1.7976931348623157e308", "12345678", "123456789", "1234567890123456789",
+        "12345678901234567890", "0.12345678901234567890", "99999999.99999999", "-1.25E+3",
+        "3.14159265358979323846264338327950288"};
+    const size_t n_edge = sizeof edge / sizeof edge[0], n = n_edge + 200000;
+    char **texts = calloc(n, sizeof *texts);
+    size_t cap = n * 48 + 16, len = 0;
+    char *doc = malloc(cap);
+    CHECK(texts && doc);
+    if (!texts || !doc) {
+        free(texts);
+        free(doc);
+        return;
+    }
+    doc[len++] = '[';
+    for (size_t i = 0; i < n; i++) {
+        char t[48];
+        if (i < n_edge) {
+            snprintf(t, sizeof t, "%s", edge[i]);
+        } else {
+            size_t m = 0;
+            if (rnd(4) == 0)
+                t[m++] = '-';
+            unsigned int_digits = 1 + rnd(20), frac_digits = rnd(3) ? rnd(20) : 0;
+            t[m++] = (char)('0' + (int_digits > 1 ? 1 + rnd(9) : rnd(10)));
+            for (unsigned d = 1; d < int_digits; d++)
+                t[m++] = (char)('0' + rnd(10));
+            if (frac_digits) {
+                t[m++] = '.';
+                for (unsigned d = 0; d < frac_digits; d++)
+                    t[m++] = (char)('0' + rnd(10));
+            }
+            if (rnd(5) == 0)
+                m += (size_t)snprintf(t + m, sizeof t - m, "e%d", (int)rnd(60) - 30);
+            t[m] = '\0';
+        }
+        texts[i] = strdup(t);
+        const char *sep = i == 0 ? "" : rnd(3) == 0 ? ",\n  " : rnd(2) ? ", " : ",";
+        len += (size_t)snprintf(doc + len, cap - len, "%s%s", sep, t);
+    }
+    doc[len++] = ']';
+    check_numbers(doc, len, texts, n, 0);
+    check_numbers(doc, len, texts, n, 1);
+    for (size_t i = 0; i < n; i++)
+        free(texts[i]);
+    free(texts);
+    free(doc);
+}
+
 int main(void)
 {
     RUN(stream_parser);
+    RUN(numbers_match_strtod);
     RUN(prometheus_text);
     RUN(fixtures);
     RUN(bad_input);
