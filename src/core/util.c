@@ -150,3 +150,17 @@ int jl_cmp_double(const void *a, const void *b)
         return nx - ny;
     return (x > y) - (x < y);
 }
+
+/* First index i with v[i] >= x in a non-decreasing v (n when none). */
+size_t jl__first_ge(const double *v, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

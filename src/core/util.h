@@ -54,4 +54,8 @@ double jl_nan(void);
 /* qsort comparator for doubles (NaN last). */
 int jl_cmp_double(const void *a, const void *b);
 
+/* First index i with v[i] >= x in a non-decreasing v of n values (n when
+ * none): the one binary search of time series (summary, importers). */
+size_t jl__first_ge(const double *v, size_t n, double x);
+
 #endif

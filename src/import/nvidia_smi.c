@@ -16,6 +16,7 @@
 #include "core/util.h"
 #include "import/import_internal.h"
 #include "import/importers.h"
+#include "trace/trace_internal.h"
 
 #define MAX_ATTR_TEXT 60000
 
@@ -603,55 +604,17 @@ end:
 
 /* ---- run attributes --------------------------------------------------------- */
 
-static const char *const int_attrs[] = {"num_gpus", "max_batch_size", "tensor_parallel",
-                                        "expert_parallel", "data_parallel", "denoising_steps",
-                                        "height", "width", "num_frames", NULL};
-static const char *const dbl_attrs[] = {"gpu_memory_bytes", "gpu_tdp_w", "gpu_idle_power_w",
-                                        "total_params", "active_params", "kv_bytes_per_token",
-                                        NULL};
-static const char *const str_attrs[] = {"workload", "model", "task", "gpu_model", "precision",
-                                        "notes", NULL};
-
-static int in_list(const char *const *l, const char *k)
+/* The typed field of attribute key in a (the reader's field table,
+ * trace_internal.h), or NULL for an attribute kept as an extra. */
+static const jl__attr_field *typed_field(const char *key)
 {
-    for (; *l; l++)
-        if (!strcmp(*l, k))
-            return 1;
-    return 0;
+    for (size_t i = 0; i < jl__n_attr_fields; i++)
+        if (!strcmp(jl__attr_fields[i].name, key))
+            return &jl__attr_fields[i];
+    return NULL;
 }
 
-static long *long_field(jl_attrs *a, const char *k)
-{
-    if (!strcmp(k, "num_gpus")) return &a->num_gpus;
-    if (!strcmp(k, "max_batch_size")) return &a->max_batch_size;
-    if (!strcmp(k, "tensor_parallel")) return &a->tensor_parallel;
-    if (!strcmp(k, "expert_parallel")) return &a->expert_parallel;
-    if (!strcmp(k, "data_parallel")) return &a->data_parallel;
-    if (!strcmp(k, "denoising_steps")) return &a->denoising_steps;
-    if (!strcmp(k, "height")) return &a->height;
-    if (!strcmp(k, "width")) return &a->width;
-    return &a->num_frames;
-}
-
-static double *dbl_field(jl_attrs *a, const char *k)
-{
-    if (!strcmp(k, "gpu_memory_bytes")) return &a->gpu_memory_bytes;
-    if (!strcmp(k, "gpu_tdp_w")) return &a->gpu_tdp_w;
-    if (!strcmp(k, "gpu_idle_power_w")) return &a->gpu_idle_power_w;
-    if (!strcmp(k, "total_params")) return &a->total_params;
-    if (!strcmp(k, "active_params")) return &a->active_params;
-    return &a->kv_bytes_per_token;
-}
-
-static char **str_field(jl_attrs *a, const char *k)
-{
-    if (!strcmp(k, "workload")) return &a->workload;
-    if (!strcmp(k, "model")) return &a->model;
-    if (!strcmp(k, "task")) return &a->task;
-    if (!strcmp(k, "gpu_model")) return &a->gpu_model;
-    if (!strcmp(k, "precision")) return &a->precision;
-    return &a->notes;
-}
+#define FIELD(a, f, type) ((type *)((char *)(a) + (f)->off))
 
 static int is_number_text(const char *s, double *v)
 {
@@ -674,29 +637,30 @@ static const char *set_attr(jl_attrs *a, const char *key, const char *value)
         return "a value longer than 60,000 bytes";
     if (!strcmp(key, "start_time_unix"))
         return "start_time_unix is set from the run's start";
-    if (in_list(int_attrs, key)) {
+    const jl__attr_field *f = typed_field(key);
+    if (f && f->kind == JL__F_LONG) {
         int one = !strcmp(key, "num_gpus") || !strcmp(key, "max_batch_size");
         if (!is_number_text(value, &x) || x != floor(x) || x < one || x > 1e9)
             return one ? "expected a whole number >= 1" : "expected a whole number >= 0";
-        *long_field(a, key) = (long)x;
+        *FIELD(a, f, long) = (long)x;
         return NULL;
     }
-    if (in_list(dbl_attrs, key)) {
+    if (f && f->kind == JL__F_DBL) {
         if (!is_number_text(value, &x) || x < 0)
             return "expected a number >= 0";
-        *dbl_field(a, key) = x;
+        *FIELD(a, f, double) = x;
         return NULL;
     }
-    if (in_list(str_attrs, key)) {
+    if (f) {
         if (!strcmp(key, "workload") && strcmp(value, "llm") && strcmp(value, "mllm") &&
             strcmp(value, "diffusion"))
             return "expected llm, mllm or diffusion";
         char *d = jl_strdup(value);
         if (!d)
             return "out of memory";
-        char **f = str_field(a, key);
-        free(*f);
-        *f = d;
+        char **p = FIELD(a, f, char *);
+        free(*p);
+        *p = d;
         return NULL;
     }
     for (size_t i = 0; i < a->n_extra; i++)
@@ -1350,7 +1314,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
         jl_strbuf_puts(&unk, "workload");
     }
     for (const char *const *k = required_str; *k; k++) {
-        char **f = str_field(a, *k);
+        char **f = FIELD(a, typed_field(*k), char *);
         if (!*f) {
             *f = jl_strdup("unknown");
             jl_strbuf_printf(&unk, "%s%s", unk.len ? "," : "", *k);
@@ -1481,19 +1445,6 @@ fail:
     return st;
 }
 
-static size_t first_ge(const double *v, size_t n, double x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        if (v[m] < x)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo;
-}
-
 static void cut_run(ctx *c, const run_spec *sp)
 {
     const char *rf = c->opt->runs_csv ? c->opt->runs_csv : "RUNS.csv";
@@ -1506,7 +1457,7 @@ static void cut_run(ctx *c, const run_spec *sp)
             continue;
         if (sp->log && strcmp(sp->log, x->path) && strcmp(sp->log, base_name(x->path)))
             continue;
-        size_t i0 = first_ge(x->t, x->n, sp->start), i1 = first_ge(x->t, x->n, sp->end);
+        size_t i0 = jl__first_ge(x->t, x->n, sp->start), i1 = jl__first_ge(x->t, x->n, sp->end);
         while (i1 < x->n && x->t[i1] <= sp->end)
             i1++;
         if (i1 > i0) {
@@ -1546,7 +1497,7 @@ static void cut_run(ctx *c, const run_spec *sp)
         jl__import_note(c->res, rf, "run",
                         "a run's window reaches beyond its log (first: %s): its power "
                         "covers only the logged part", sp->name);
-    size_t i0 = first_ge(L->t, L->n, sp->start), i1 = i0;
+    size_t i0 = jl__first_ge(L->t, L->n, sp->start), i1 = i0;
     while (i1 < L->n && L->t[i1] <= sp->end)
         i1++;
     size_t *sel = jl_malloc_array(L->G ? L->G : 1, sizeof *sel), G;

@@ -26,19 +26,6 @@ size_t jl__last_le(const double *v, size_t n, double x)
     return lo - 1; /* (size_t)-1 when lo == 0 */
 }
 
-size_t jl__first_ge(const double *v, size_t n, double x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 void jl__track_free(jl__track *tr)
 {
     if (!tr)

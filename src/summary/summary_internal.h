@@ -117,7 +117,5 @@ double jl__track_at_walk(const jl__track *tr, double t, size_t *cur);
 /* Index of the last element of the sorted array v[0..n) that is <= x, or
  * (size_t)-1 when x < v[0] (or n == 0). */
 size_t jl__last_le(const double *v, size_t n, double x);
-/* Index of the first element >= x (n when none). */
-size_t jl__first_ge(const double *v, size_t n, double x);
 
 #endif
