@@ -4,6 +4,7 @@
  * bit 1: noheader with --columns, bit 2: a named zone). Every imported run
  * is then summarised and turned into its JSON object. */
 #include "fuzz_common.h"
+#include "fuzz_import_common.h"
 #include "joules/import.h"
 #include "joules/output.h"
 #include "joules/summary.h"
@@ -29,23 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opt.n_set = 2;
     jl_import_result *res = NULL;
     jl_error_list errors = {0};
-    if (jl_import_nvidia_smi_buffer(a, alen, "log.csv", b, blen, &opt, &res, &errors) ==
-            JL_OK && res) {
-        for (size_t i = 0; i < res->n_runs; i++) {
-            jl_summary *s = NULL;
-            jl_error *err = NULL;
-            if (jl_summarize(res->runs[i], NULL, &s, &err) == JL_OK) {
-                json_t *o = jl_summary_to_json(s);
-                free(jl_json_dump(o));
-                json_decref(o);
-            }
-            jl_summary_free(s);
-            jl_error_free(err);
-        }
-    }
-    for (size_t i = 0; i < errors.count; i++)
-        free(jl_error_format(errors.items[i]));
-    jl_import_result_free(res);
-    jl_error_list_clear(&errors);
+    jl_status st = jl_import_nvidia_smi_buffer(a, alen, "log.csv", b, blen, &opt, &res, &errors);
+    fuzz_finish_import(st, res, &errors);
     return 0;
 }
