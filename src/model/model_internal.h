@@ -110,4 +110,8 @@ double jm_pi_sd(double s2n, double s2f, double gv, double xs, double xlo, double
 /* Median of v[0..n) (copies). */
 double jm_median(const double *v, size_t n);
 
+/* A leave-one-out error summary as JSON (n, median, p90, max, interval
+ * coverage and median half-width): fit --loo and --what-if-loo alike. */
+json_t *jm_loo_stats_json(jl_loo_stats s);
+
 #endif

@@ -972,18 +972,6 @@ static void jset(json_t *o, const char *k, json_t *v)
         json_decref(v);
 }
 
-static json_t *wl_stats_json(jl_loo_stats s)
-{
-    json_t *o = json_object();
-    jset(o, "n", json_integer((json_int_t)s.n));
-    jset(o, "median", jl_json_number(s.median));
-    jset(o, "p90", jl_json_number(s.p90));
-    jset(o, "max", jl_json_number(s.max));
-    jset(o, "interval_coverage", jl_json_number(s.coverage));
-    jset(o, "interval_median_half_width", jl_json_number(s.median_half_width));
-    return o;
-}
-
 /* The re-measurement spread: |e1/e2 - 1| between runs of one group at one
  * cap (the __dupN runs of an import), over the groups of gl. */
 static void noise_floor(const jl_model_group_list *gl, double *mn, double *mx, size_t *n)
@@ -1042,12 +1030,12 @@ json_t *jl_whatif_loo_to_json(const jl_whatif_loo *r, const jl_model_group_list 
     json_t *per = json_object();
     for (size_t i = 0; i < 3; i++) {
         json_t *t = json_object();
-        jset(t, "all", wl_stats_json(jl_whatif_loo_summarize(r, ks[i], NULL)));
-        jset(t, "llm", wl_stats_json(jl_whatif_loo_summarize(r, ks[i], "llm")));
-        jset(t, "mllm", wl_stats_json(jl_whatif_loo_summarize(r, ks[i], "mllm")));
+        jset(t, "all", jm_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], NULL)));
+        jset(t, "llm", jm_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], "llm")));
+        jset(t, "mllm", jm_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], "mllm")));
         jset(per, jl_transfer_name(ks[i]), t);
     }
-    jset(sum, "overall", wl_stats_json(jl_whatif_loo_summarize(r, JL_TRANSFER_NONE, NULL)));
+    jset(sum, "overall", jm_loo_stats_json(jl_whatif_loo_summarize(r, JL_TRANSFER_NONE, NULL)));
     jset(sum, "per_transfer", per);
     double mn, mx;
     size_t nn;
