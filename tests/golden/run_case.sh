@@ -15,7 +15,7 @@ if [ -f "$case_dir/requires" ]; then
     while IFS= read -r need; do
         [ -n "$need" ] || continue
         if [ ! -e "$shared/$need" ]; then
-            echo "skipped: $shared/$need not found"; exit 77
+            echo "SKIP: $shared/$need is missing (public data beside the checkout, never committed)"; exit 77
         fi
     done <"$case_dir/requires"
 fi

@@ -193,7 +193,7 @@ TEST(nemotron_published_beside_series)
 int main(void)
 {
     if (access(NEMOTRON, R_OK) != 0) {
-        printf("skipped: %s not found\n", NEMOTRON);
+        printf("SKIP: %s is missing (public data beside the checkout, never committed)\n", NEMOTRON);
         return 77;
     }
     RUN(nemotron_published_beside_series);
