@@ -405,6 +405,20 @@ static inline js_tok number(js *p)
     static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    p->num_kind = 0;
+    if (q == s + neg + (digits ? digits : 1)) { /* an integer: the value exactly too */
+        if (digits <= 18) {
+            p->num_int = neg ? -(long long)m : (long long)m;
+            p->num_kind = 1;
+        } else {
+            char tmp[72];
+            memcpy(tmp, s, n);
+            tmp[n] = '\0';
+            errno = 0;
+            p->num_int = strtoll(tmp, NULL, 10);
+            p->num_kind = errno == ERANGE ? 2 : 1;
+        }
+    }
     if (!slow && frac <= 22) {
         double v = (double)m / p10[frac];
         p->num = neg ? -v : v;

@@ -16,6 +16,7 @@
 
 #include "core/util.h"
 #include "import/json_dups.h"
+#include "import/json_tree.h"
 #include "joules/import.h"
 #include "joules/output.h"
 
@@ -1289,7 +1290,9 @@ static void check_file_histogram(imp *c, const json_t *file_obj, size_t first_ru
                 const jl_run *r = c->res->runs[i];
                 const char *rb = get_kv(r->attrs.extra, r->attrs.n_extra, "output_length_bins");
                 const char *rc = get_kv(r->attrs.extra, r->attrs.n_extra, "output_length_counts");
-                json_t *rcj = rc ? json_loads(rc, 0, NULL) : NULL;
+                json_t *rcj = rc ? jl__json_tree(rc, strlen(rc)) : NULL;
+                if (rc && !rcj)
+                    rcj = json_loads(rc, 0, NULL);
                 if (!rb || strcmp(rb, bt) || !json_is_array(rcj) || json_array_size(rcj) != nb)
                     equal = 0;
                 for (size_t k = 0; equal && k < nb; k++)
@@ -1357,8 +1360,13 @@ static void import_doc(imp *c, const json_t *doc, const char *file, const char *
  * refused (which value was meant is unknown). NULL on any error. */
 static json_t *parse_doc(imp *c, const char *name, const char *text, size_t len)
 {
+    /* the common case: valid, no key twice (json_tree.c); anything else
+     * goes through jansson for its error message or the duplicate report */
+    json_t *doc = jl__json_tree(text, len);
+    if (doc)
+        return doc;
     json_error_t je;
-    json_t *doc = json_loadb(text, len, 0, &je);
+    doc = json_loadb(text, len, 0, &je);
     if (!doc) {
         jl_error *e = jl_error_new(JL_EFORMAT, name, NULL, NULL, je.line > 0 ? je.line : -1,
                                    "not valid JSON: %s (line %d, column %d)", je.text, je.line,
