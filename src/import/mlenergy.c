@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
+#include "import/import_common.h"
 #include "import/json_dups.h"
 #include "import/json_tree.h"
 #include "joules/import.h"
@@ -1433,41 +1434,17 @@ static json_t *parse_doc(imp *c, const char *name, const char *text, size_t len)
 
 static json_t *load_json(imp *c, const char *path, int missing_ok)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        if (!(missing_ok && errno == ENOENT))
-            ferr(c, JL_EIO, path, NULL, "cannot read: %s", strerror(errno));
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        ferr(c, JL_EIO, path, NULL, "not a regular file");
-        return NULL;
-    }
-    if ((uint64_t)st.st_size > (uint64_t)c->opt->max_file_bytes) {
-        ferr(c, JL_ELIMIT, path, NULL, "%lld bytes, more than the limit %zu",
-             (long long)st.st_size, c->opt->max_file_bytes);
-        return NULL;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ferr(c, JL_EIO, path, NULL, "cannot read: %s", strerror(errno));
-        return NULL;
-    }
-    /* the size checked above is what is read (a file growing meanwhile is
-     * cut there, and jansson then reports where the text ends) */
-    size_t cap = (size_t)st.st_size;
-    char *text = malloc(cap + 1);
+    size_t len = 0;
+    jl_status code;
+    int err_no;
+    char why[160];
+    char *text = jl__read_file_limited(path, c->opt->max_file_bytes, &len, &code, &err_no, why,
+                                       sizeof why);
     if (!text) {
-        fclose(f);
-        c->oom = 1;
-        return NULL;
-    }
-    size_t len = fread(text, 1, cap, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        ferr(c, JL_EIO, path, NULL, "cannot read: read error");
+        if (code == JL_ENOMEM)
+            c->oom = 1;
+        else if (!(missing_ok && err_no == ENOENT))
+            ferr(c, code, path, NULL, "%s", why);
         return NULL;
     }
     json_t *doc = parse_doc(c, path, text, len);

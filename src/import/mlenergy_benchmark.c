@@ -481,41 +481,30 @@ static int read_configurations(bench *b)
     return r;
 }
 
-/* Known top-level numbers: where they go. */
+/* Known top-level numbers: X(key, the bench field it goes to, 1 when it
+ * becomes a typed attribute, not kept again as an extra). */
+#define TOP_NUMS(X) \
+    X(num_gpus, num_gpus, 1) X(max_num_seqs, max_num_seqs, 1) X(batch_size, batch_size, 1) \
+    X(inference_steps, inference_steps, 1) X(height, height, 1) X(width, width, 1) \
+    X(num_frames, num_frames, 1) X(duration, duration, 0) X(completed, completed, 0) \
+    X(steady_state_duration, ss_duration, 0) X(steady_state_energy, ss_energy, 0) \
+    X(steady_state_energy_per_token, ss_ept, 0) X(total_output_tokens, total_out, 0) \
+    X(output_throughput, out_tput, 0) X(total_time, total_time, 0) \
+    X(total_energy, total_energy, 0) X(energy_per_image, energy_per_image, 0) \
+    X(throughput_images_per_sec, tput_images, 0) X(median_itl_ms, median_itl_ms, 0) \
+    X(p90_itl_ms, p90_itl_ms, 0) X(p95_itl_ms, p95_itl_ms, 0) X(p99_itl_ms, p99_itl_ms, 0) \
+    X(median_ttft_ms, median_ttft_ms, 0) X(p90_ttft_ms, p90_ttft_ms, 0) \
+    X(mean_tpot_ms, mean_tpot_ms, 0)
+
 typedef struct top_num {
     const char *key;
     size_t off;
-    int typed; /* becomes a typed attribute: not kept again as an extra */
+    int typed;
 } top_num;
 
-#define BOFF(f) offsetof(bench, f)
-static const top_num top_nums[] = {
-    {"num_gpus", BOFF(num_gpus), 1},
-    {"max_num_seqs", BOFF(max_num_seqs), 1},
-    {"batch_size", BOFF(batch_size), 1},
-    {"inference_steps", BOFF(inference_steps), 1},
-    {"height", BOFF(height), 1},
-    {"width", BOFF(width), 1},
-    {"num_frames", BOFF(num_frames), 1},
-    {"duration", BOFF(duration), 0},
-    {"completed", BOFF(completed), 0},
-    {"steady_state_duration", BOFF(ss_duration), 0},
-    {"steady_state_energy", BOFF(ss_energy), 0},
-    {"steady_state_energy_per_token", BOFF(ss_ept), 0},
-    {"total_output_tokens", BOFF(total_out), 0},
-    {"output_throughput", BOFF(out_tput), 0},
-    {"total_time", BOFF(total_time), 0},
-    {"total_energy", BOFF(total_energy), 0},
-    {"energy_per_image", BOFF(energy_per_image), 0},
-    {"throughput_images_per_sec", BOFF(tput_images), 0},
-    {"median_itl_ms", BOFF(median_itl_ms), 0},
-    {"p90_itl_ms", BOFF(p90_itl_ms), 0},
-    {"p95_itl_ms", BOFF(p95_itl_ms), 0},
-    {"p99_itl_ms", BOFF(p99_itl_ms), 0},
-    {"median_ttft_ms", BOFF(median_ttft_ms), 0},
-    {"p90_ttft_ms", BOFF(p90_ttft_ms), 0},
-    {"mean_tpot_ms", BOFF(mean_tpot_ms), 0},
-};
+#define TOP_ROW(key, field, typed) {#key, offsetof(bench, field), typed},
+static const top_num top_nums[] = {TOP_NUMS(TOP_ROW)};
+#undef TOP_ROW
 
 static int read_top(bench *b)
 {
@@ -1338,14 +1327,8 @@ static jl_status bench_run(const char *const *paths, size_t n_paths, const jl_im
 {
     (void)args;
     (void)n_args;
-    jl_status st = jl_import_mlenergy_benchmark(paths, n_paths, NULL, out, errors);
-    if (st == JL_OK && *out)
-        (*out)->detail_text = jl_asprintf("%zu with series, %zu notes",
-                                          (*out)->n_with_timelines, (*out)->n_notes);
-    return st;
+    return jl__imp_run_plain(jl_import_mlenergy_benchmark, paths, n_paths, out, errors, NULL);
 }
-
-static const jl_importer_option no_options[] = {{NULL, NULL, NULL}};
 
 const jl_importer jl__importer_mlenergy_benchmark = {
     .name = "mlenergy-benchmark",
@@ -1359,7 +1342,7 @@ const jl_importer jl__importer_mlenergy_benchmark = {
         "the Prometheus snapshots, diffusion batches, and the harness's own figures\n"
         "in summary/ (import.md, \"ML.ENERGY Benchmark\"). Read as a stream:\n"
         "prompt and output texts are skipped. Written with Zstandard level 1.\n",
-    .options = no_options,
+    .options = jl__imp_no_options,
     .min_paths = 1,
     .max_paths = 0,
     .run = bench_run,
