@@ -1,9 +1,11 @@
-/* The ML.ENERGY importer's fast JSON path (src/import/json_tree.c): for
- * every text it builds, the tree is jansson's own (json_loadb, the same
- * bytes when dumped: key order, integers against reals, -0.0, escapes,
- * UTF-8); what it declines is what jansson refuses or what must go through
- * the duplicate-key report. Hand-made edge cases, random documents, and
- * every JSON file of the published data set beside the checkout. */
+/* The ML.ENERGY importer's JSON trees (src/import/json_tree.c): for every
+ * text jl__jv_parse() reads, the tree is jansson's own (json_loadb; the
+ * same bytes when both are dumped through jansson: key order, integers
+ * against reals, -0.0, escapes, UTF-8); what it declines is what jansson
+ * refuses or what must go through the duplicate-key report; jansson's
+ * trees taken over (jl__jv_from_json) are the same again. Hand-made edge
+ * cases, random documents, and every JSON file of the published data set
+ * beside the checkout. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <jansson.h>
@@ -19,22 +21,52 @@
 
 /* 1 when the fast tree is jansson's (or both refuse), 0 when the fast path
  * declined text jansson reads, -1 when they differ. */
+static json_t *fast_tree(const char *text, size_t len)
+{
+    jl__jv *v = jl__jv_parse(text, len);
+    json_t *j = v ? jl__jv_to_json(v) : NULL;
+    CHECK(!v || j);
+    jl__jv_free(v);
+    return j;
+}
+
+/* jansson's tree, through jl__jv_from_json and back */
+static json_t *taken_over(const json_t *ref)
+{
+    jl__jv *v = jl__jv_from_json(ref);
+    json_t *j = v ? jl__jv_to_json(v) : NULL;
+    CHECK(v && j);
+    jl__jv_free(v);
+    return j;
+}
+
+static int same_dump(const json_t *x, const json_t *y)
+{
+    char *a = json_dumps(x, DUMP_FLAGS), *b = json_dumps(y, DUMP_FLAGS);
+    int same = a && b && !strcmp(a, b) && json_equal(x, y);
+    if (!same)
+        fprintf(stderr, "  fast: %.200s\n  ref:  %.200s\n", a ? a : "?", b ? b : "?");
+    free(a);
+    free(b);
+    return same;
+}
+
 static int compare(const char *text, size_t len)
 {
     json_error_t je;
-    json_t *fast = jl__json_tree(text, len), *ref = json_loadb(text, len, 0, &je);
+    json_t *fast = fast_tree(text, len), *ref = json_loadb(text, len, 0, &je);
+    if (ref) {
+        json_t *back = taken_over(ref);
+        CHECK(back && same_dump(back, ref));
+        json_decref(back);
+    }
     int rc;
     if (!fast) {
         rc = ref ? 0 : 1;
     } else if (!ref) {
         rc = -1;
     } else {
-        char *a = json_dumps(fast, DUMP_FLAGS), *b = json_dumps(ref, DUMP_FLAGS);
-        rc = a && b && !strcmp(a, b) && json_equal(fast, ref) ? 1 : -1;
-        if (rc < 0)
-            fprintf(stderr, "  fast: %.200s\n  ref:  %.200s\n", a ? a : "?", b ? b : "?");
-        free(a);
-        free(b);
+        rc = same_dump(fast, ref) ? 1 : -1;
     }
     json_decref(fast);
     json_decref(ref);
@@ -63,9 +95,9 @@ TEST(same_tree)
         if (rc != 1)
             fprintf(stderr, "  doc %zu: %s\n", i, docs[i]);
         CHECK(rc == 1);
-        json_t *t = jl__json_tree(docs[i], strlen(docs[i]));
+        jl__jv *t = jl__jv_parse(docs[i], strlen(docs[i]));
         CHECK(t != NULL); /* built here, not handed to jansson */
-        json_decref(t);
+        jl__jv_free(t);
     }
 }
 
@@ -83,17 +115,32 @@ TEST(declines_what_jansson_must_judge)
         "[\"\xc3\"]",
         "{\"\xc3\": 1}",
         "[\"\\ud800\"]",           /* an unpaired surrogate */
+        "[\"\xc0\x80\"]",        /* overlong forms, encoded surrogates, beyond U+10FFFF */
+        "[\"\xe0\x80\x80\"]", "[\"\xed\xa0\x80\"]", "[\"\xf4\x90\x80\x80\"]",
+        "[\"\xf5\x80\x80\x80\"]", "[\"\xe2\x82\"]", "[\"\x80\"]",
         "[9223372036854775808]",  /* beyond json_int_t */
         "[-9223372036854775809]", "[1e999]", "[-1e400]",
     };
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
-        json_t *t = jl__json_tree(docs[i], strlen(docs[i]));
+        jl__jv *t = jl__jv_parse(docs[i], strlen(docs[i]));
         if (t)
             fprintf(stderr, "  built doc %zu: %s\n", i, docs[i]);
         CHECK(t == NULL);
-        json_decref(t);
+        jl__jv_free(t);
         CHECK(compare_str(docs[i]) >= 0);
     }
+    /* many keys (the hashed duplicate check): read when distinct, declined
+     * with a key twice */
+    char big[2048];
+    size_t n = 0;
+    for (int i = 0; i < 40; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "%s\"key%d\": %d", i ? ", " : "{", i, i);
+    snprintf(big + n, sizeof big - n, "}");
+    CHECK(compare_str(big) == 1);
+    snprintf(big + n, sizeof big - n, ", \"key17\": 1}");
+    jl__jv *t = jl__jv_parse(big, strlen(big));
+    CHECK(t == NULL);
+    jl__jv_free(t);
     /* nested deeper than the reader's 256 levels: declined, jansson reads it */
     char deep[2 * 300 + 1];
     for (int i = 0; i < 300; i++) {
@@ -104,6 +151,30 @@ TEST(declines_what_jansson_must_judge)
     CHECK(compare_str(deep) == 0);
     /* a NUL byte inside the text (not an escape) */
     CHECK(compare("[\"a\0b\"]", 7) >= 0);
+}
+
+TEST(accessors)
+{
+    const char *doc = "{\"b\": [1, 2.5, \"x\", true, false, null], \"a\": {\"k\": -7}, \"ab\": 3}";
+    jl__jv *v = jl__jv_parse(doc, strlen(doc));
+    CHECK(v && jv_is_object(v) && jv_object_size(v) == 3);
+    const jl__jv *b = jv_object_get(v, "b");
+    CHECK(jv_array_size(b) == 6);
+    CHECK(jv_is_integer(jv_array_get(b, 0)) && jv_number_value(jv_array_get(b, 0)) == 1.0);
+    CHECK(jv_is_real(jv_array_get(b, 1)) && jv_number_value(jv_array_get(b, 1)) == 2.5);
+    CHECK_STR(jv_string_value(jv_array_get(b, 2)), "x");
+    CHECK(jv_is_true(jv_array_get(b, 3)) && jv_is_boolean(jv_array_get(b, 4)));
+    CHECK(jv_is_null(jv_array_get(b, 5)) && jv_array_get(b, 6) == NULL);
+    CHECK(jv_integer_value(jv_object_get(jv_object_get(v, "a"), "k")) == -7);
+    CHECK(jv_object_get(v, "abc") == NULL && jv_object_get(v, "") == NULL);
+    CHECK(jv_object_get(NULL, "a") == NULL && jv_array_size(NULL) == 0 && !jv_is_object(NULL));
+    const char *order[3] = {0};
+    const char *k;
+    jl__jv *x;
+    size_t i = 0;
+    jv_object_foreach(v, k, x) if (i < 3) order[i++] = k;
+    CHECK(i == 3 && !strcmp(order[0], "b") && !strcmp(order[1], "a") && !strcmp(order[2], "ab"));
+    jl__jv_free(v);
 }
 
 static unsigned long long seed = 88172645463325252ULL;
@@ -251,6 +322,7 @@ int main(int argc, char **argv)
     TEST_ARGS(argc, argv);
     RUN(same_tree);
     RUN(declines_what_jansson_must_judge);
+    RUN(accessors);
     RUN(random_documents);
     RUN_DATA(published_files);
     TEST_MAIN_END();
