@@ -123,6 +123,12 @@ static void skip_ws(js *p)
     for (;;) {
         while (p->pos < p->len) {
             char c = p->buf[p->pos];
+            if (c == ' ') { /* indentation: eight spaces at a time */
+                p->pos++;
+                while (p->len - p->pos >= 8 && !memcmp(p->buf + p->pos, "        ", 8))
+                    p->pos += 8;
+                continue;
+            }
             if (c == '\n') {
                 p->line++;
                 p->col0 = p->off + (long long)p->pos + 1;

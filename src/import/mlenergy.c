@@ -1060,6 +1060,20 @@ static const jl__jv *index_entry(imp *c, const char *model)
     return model && jv_is_object(models) ? jv_object_get(models, model) : NULL;
 }
 
+/* "a.b" (caller frees; NULL when out of memory): the field paths of every
+ * key, without printf's cost. */
+static char *join_field(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    char *s = malloc(na + nb + 2);
+    if (s) {
+        memcpy(s, a, na);
+        s[na] = '.';
+        memcpy(s + na + 1, b, nb + 1);
+    }
+    return s;
+}
+
 static const char *const file_skip[] = {"configurations", "output_length_distribution"};
 
 /* One configuration of a file. file_obj: the file's top level. */
@@ -1142,7 +1156,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
     for (size_t i = 0; i < nk; i++) {
         const jl__jv *v = jv_object_get(cfg, keys[i]);
         free(field);
-        if (!(field = jl_asprintf("%s.%s", path, keys[i]))) {
+        if (!(field = join_field(path, keys[i]))) {
             c->oom = 1;
             goto end;
         }
@@ -1177,7 +1191,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
                 goto end;
             }
             for (size_t q = 0; q < np; q++) {
-                char *pf = jl_asprintf("%s.%s", field, pk[q]);
+                char *pf = join_field(field, pk[q]);
                 int bad = !pf || config_key(c, r, pk[q], jv_object_get(v, pk[q]), file, pf,
                                             "parallelization");
                 if (!pf)
