@@ -364,11 +364,18 @@ static inline const char *digit_run(const char *q, const char *e, unsigned long 
  * is accumulated (8 digits at a time where the buffer allows). Clinger's
  * exact case (a mantissa <= 2^53 and <= 22 decimals: one correctly rounded
  * division, the same double strtod gives) is computed here, the rest by
- * strtod on a copy. Inlined: js_array_number's per-element cost. */
+ * strtod on a copy. Inlined: js_array_number's per-element cost.
+ * exact_int (a constant at each call): also set num_kind and num_int, which
+ * js_next's readers of whole documents need and js_array_number's do not. */
+static const unsigned char after_number[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+    ['7'] = 1, ['8'] = 1, ['9'] = 1, ['.'] = 1, ['-'] = 1, ['+'] = 1, ['e'] = 1, ['E'] = 1,
+};
+
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline js_tok number(js *p)
+static inline js_tok number(js *p, int exact_int)
 {
     if (p->len - p->pos < 80)
         fill(p, 80);
@@ -402,8 +409,7 @@ static inline js_tok number(js *p)
             q++;
         slow = 1;
     }
-    if (q < e && ((*q >= '0' && *q <= '9') || *q == '.' || *q == '-' || *q == '+' ||
-                  *q == 'e' || *q == 'E'))
+    if (q < e && after_number[(unsigned char)*q])
         return fail(p, "a bad number");
     size_t n = (size_t)(q - s);
     if (n > 64)
@@ -412,7 +418,7 @@ static inline js_tok number(js *p)
                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     p->num_kind = 0;
-    if (q == s + neg + (digits ? digits : 1)) { /* an integer: the value exactly too */
+    if (exact_int && q == s + neg + (digits ? digits : 1)) { /* an integer: the value exactly too */
         if (digits <= 18) {
             p->num_int = neg ? -(long long)m : (long long)m;
             p->num_kind = 1;
@@ -534,7 +540,7 @@ js_tok js_next(js *p)
     case 't': t = word(p, "true", JS_TRUE); break;
     case 'f': t = word(p, "false", JS_FALSE); break;
     case 'n': t = word(p, "null", JS_NULL); break;
-    default: t = number(p); break;
+    default: t = number(p, 1); break;
     }
     if (t == JS_ERROR)
         return t;
@@ -558,7 +564,7 @@ int js_array_number(js *p, double *out)
             p->pos = i;
             p->after_value = 0;
             p->need_value = 0;
-            if (number(p) == JS_ERROR)
+            if (number(p, 0) == JS_ERROR)
                 return -1;
             p->after_value = 1;
             *out = p->num;
@@ -599,7 +605,7 @@ int js_array_number(js *p, double *out)
     if (!(c == '-' || (c >= '0' && c <= '9')))
         return -2; /* another kind of value: the caller reads it with js_next */
     p->need_value = 0;
-    if (number(p) == JS_ERROR)
+    if (number(p, 0) == JS_ERROR)
         return -1;
     p->after_value = 1;
     *out = p->num;
