@@ -315,7 +315,7 @@ static int string_body(js *p, int keep)
  * returns how many there were; the rest of the run is the caller's. */
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define JS_SWAR 1
-static int digits8(const char *q, unsigned long long *m)
+__attribute__((always_inline)) static inline int digits8(const char *q, unsigned long long *m)
 {
     static const unsigned long long pow10[] = {1,      10,      100,      1000,     10000,
                                                100000, 1000000, 10000000, 100000000};
