@@ -93,12 +93,11 @@ static void indent(obuf *b, int depth, int space)
     }
 }
 
-static void string(obuf *b, const char *s, size_t n)
+/* How many bytes of s[0..n) need no escape: eight bytes at a time while
+ * no byte is a control character, '"' or '\\'. */
+static size_t clean_prefix(const char *s, size_t n)
 {
-    static const char hex[] = "0123456789ABCDEF";
     size_t i = 0;
-    /* the common case: nothing to escape, one copy; eight bytes at a time
-     * while no byte is a control character, '"' or '\\' */
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     for (; i + 8 <= n; i += 8) {
         uint64_t x, q, bs;
@@ -113,6 +112,14 @@ static void string(obuf *b, const char *s, size_t n)
     }
     while (i < n && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
         i++;
+    return i;
+}
+
+static void string(obuf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    /* the common case: nothing to escape, one copy */
+    size_t i = clean_prefix(s, n);
     if (i == n) {
         if (grow(b, n + 2))
             return;
@@ -536,26 +543,46 @@ void jl__jw_key(jl_jw *w, const char *key)
         w->mem_cap = cap;
     }
     jw_member *m = &w->mem[w->n_mem];
+    size_t klen = strlen(key);
     m->key = key;
-    m->klen = strlen(key);
+    m->klen = klen;
     m->order = f->n;
     if (f->n) {
         jw_member *prev = m - 1;
         prev->end = b->len;
-        kv x = {prev->key, prev->klen, NULL}, y = {m->key, m->klen, NULL};
-        if (cmp_kv(&x, &y) >= 0)
+        /* strcmp orders C strings as cmp_kv does (bytes, then length) */
+        if (strcmp(prev->key, key) >= 0)
             f->unsorted = 1;
-        putc1(b, ',');
     }
-    indent(b, (int)w->depth, f->n > 0);
-    m->start = b->len;
+    size_t ws = b->flags & JSON_MAX_INDENT, pad = ws * w->depth;
+    if (ws && !(b->flags & JSON_COMPACT) && klen == clean_prefix(key, klen) &&
+        grow(b, pad + klen + 6) == 0) {
+        /* the usual case in one step: ",\n    \"key\": " */
+        char *o = b->p + b->len;
+        if (f->n)
+            *o++ = ',';
+        *o++ = '\n';
+        memset(o, ' ', pad);
+        o += pad;
+        m->start = (size_t)(o - b->p);
+        *o++ = '"';
+        memcpy(o, key, klen);
+        o += klen;
+        memcpy(o, "\": ", 3);
+        b->len = (size_t)(o + 3 - b->p);
+    } else {
+        if (f->n)
+            putc1(b, ',');
+        indent(b, (int)w->depth, f->n > 0);
+        m->start = b->len;
+        string(b, key, klen);
+        if (b->flags & JSON_COMPACT)
+            putc1(b, ':');
+        else
+            put(b, ": ", 2);
+    }
     w->n_mem++;
     f->n++;
-    string(b, key, m->klen);
-    if (b->flags & JSON_COMPACT)
-        putc1(b, ':');
-    else
-        put(b, ": ", 2);
 }
 
 static void jw_open(jl_jw *w, int is_object)

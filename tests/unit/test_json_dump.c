@@ -224,6 +224,7 @@ TEST(writer_text_equals_tree)
         JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(12),
         JSON_SORT_KEYS | JSON_COMPACT,
         JSON_SORT_KEYS | JSON_INDENT(4) | JSON_REAL_PRECISION(3),
+        JSON_SORT_KEYS | JSON_INDENT(1) | JSON_COMPACT,
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         jl_jw *t = jl__jw_tree();
