@@ -2,10 +2,10 @@
  *
  * Runs are grouped (jl_group_runs, joules/study.h) by (model, task) — the
  * same amount of work measured under different configurations (GPU model
- * and count, batch size, precision is part of the model id). In each group the frontier is the set of runs not
- * dominated in (latency, energy): median ITL vs energy per token for LLMs
- * (llm, mllm), batch latency vs energy per item for diffusion, or any other
- * pair of figures.
+ * and count, batch size, precision is part of the model id). In each group
+ * the frontier is the set of runs not dominated in (latency, energy):
+ * median ITL vs energy per token for LLMs (llm, mllm), batch latency vs
+ * energy per item for diffusion, or any other pair of figures.
  *
  * Rule (docs/choice.md): runs lacking either figure are skipped (listed).
  * The others are sorted by latency, then energy, then a deterministic
