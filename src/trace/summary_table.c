@@ -308,21 +308,10 @@ static herr_t name_cb(hid_t grp, const char *name, const H5L_info_t *info, void 
         l->bad_name = jl_strdup(name);
         return 1;
     }
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 32;
-        char **nn = realloc(l->names, cap * sizeof *nn);
-        if (!nn) {
-            l->nomem = 1;
-            return -1;
-        }
-        l->names = nn;
-        l->cap = cap;
-    }
-    if (!(l->names[l->n] = jl_strdup(name))) {
+    if (jl__names_push(&l->names, &l->n, &l->cap, name) < 0) {
         l->nomem = 1;
         return -1;
     }
-    l->n++;
     return 0;
 }
 
