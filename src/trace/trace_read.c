@@ -436,6 +436,15 @@ herr_t jl__h5_small_cache(hid_t fapl)
     return H5Pset_mdc_config(fapl, &cc);
 }
 
+/* A file of at most CORE_MAX_BYTES is read whole into memory when opened
+ * (HDF5's core driver, no backing store: it is never written) instead of
+ * one pread() per object header, attribute heap and chunk: a study of many
+ * small files does thousands of small reads per file (docs/performance.md,
+ * "Small files read whole"). Larger files keep the sec2 driver, so memory
+ * stays bounded by the datasets read. */
+#define CORE_MAX_BYTES ((off_t)16 << 20)
+#define CORE_INCREMENT ((size_t)1 << 20)
+
 static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_trace **out,
                            jl_error **err)
 {
@@ -481,7 +490,8 @@ jl_status jl_trace_open(const char *path, const jl_trace_options *opt, jl_trace 
         return st;
     fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
-        jl__h5_small_cache(fapl) < 0) {
+        jl__h5_small_cache(fapl) < 0 ||
+        (sb.st_size <= CORE_MAX_BYTES && H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0)) {
         st = rctx_h5_fail(&c, JL_EINTERNAL, "cannot set up file access");
         goto end;
     }
