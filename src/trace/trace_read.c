@@ -135,14 +135,20 @@ jl_status child_exists(rctx *c, hid_t grp, const char *obj, const char *name, in
 {
     rctx at = rctx_at(c, obj);
     *present = 0;
-    htri_t ex = H5Lexists(grp, name, H5P_DEFAULT);
-    if (ex < 0)
-        return rctx_h5_fail(&at, JL_EIO, "cannot look up the link");
-    if (!ex)
-        return JL_OK;
+    /* One look-up when the link is there (the common case); when it fails,
+     * the calls of the plain order (does it exist, then its info) again, so
+     * an absent link and each failure read as they always did. */
     H5L_info_t li;
-    if (H5Lget_info(grp, name, &li, H5P_DEFAULT) < 0)
-        return rctx_h5_fail(&at, JL_EIO, "cannot read the link");
+    if (H5Lget_info(grp, name, &li, H5P_DEFAULT) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        htri_t ex = H5Lexists(grp, name, H5P_DEFAULT);
+        if (ex < 0)
+            return rctx_h5_fail(&at, JL_EIO, "cannot look up the link");
+        if (!ex)
+            return JL_OK;
+        if (H5Lget_info(grp, name, &li, H5P_DEFAULT) < 0)
+            return rctx_h5_fail(&at, JL_EIO, "cannot read the link");
+    }
     if (li.type != H5L_TYPE_HARD)
         return rctx_fail(&at, JL_ETYPE,
                          "is a soft or external link; joules follows only hard links");
