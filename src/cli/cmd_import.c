@@ -125,8 +125,7 @@ int jl_cmd_import(int argc, char **argv)
     if (!longopts || !args) {
         free(longopts);
         free(args);
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        return JL_EXIT_INTERNAL;
+        return cli_oom(cmd);
     }
     size_t k = 0;
     longopts[k++] = (struct option){"output", required_argument, NULL, 'o'};
@@ -212,13 +211,12 @@ int jl_cmd_import(int argc, char **argv)
         }
         wo.harness = harness;
         if (!harness) {
-            fprintf(stderr, "joules %s: out of memory\n", cmd);
-            rc = JL_EXIT_INTERNAL;
+            rc = cli_oom(cmd);
             goto done;
         }
-        if (jl_trace_writer_open(out, &wo, &w, &err) != JL_OK) {
+        if ((st = jl_trace_writer_open(out, &wo, &w, &err)) != JL_OK) {
             free(harness);
-            rc = cli_fail(cmd, err, JL_EXIT_OUTPUT);
+            rc = cli_fail(cmd, st, err);
             goto done;
         }
         st = im->write((const char *const *)(sub_argv + optind), n_paths, args, n_args, w, &r,
@@ -230,10 +228,11 @@ int jl_cmd_import(int argc, char **argv)
     for (size_t i = 0; i < errors.count; i++)
         cli_print_error(cmd, errors.items[i]);
     if (st != JL_OK || !r) {
-        rc = st == JL_ENOMEM ? JL_EXIT_INTERNAL
-             : st == JL_EUSAGE ? JL_EXIT_USAGE
-             : st == JL_EIO    ? JL_EXIT_OUTPUT
-                               : JL_EXIT_NOINPUT;
+        /* the error that stopped the import is the last one listed when it
+         * carries that status (a write failure is on the output side) */
+        const jl_error *last = errors.count ? errors.items[errors.count - 1] : NULL;
+        rc = jl_exit_for_error(last && last->code == st ? last : NULL,
+                               st != JL_OK ? st : JL_ENODATA);
         if (st == JL_EUSAGE)
             fprintf(stderr, "(see `joules import %s --help`)\n", im->name);
         jl_trace_writer_abort(w);
@@ -256,13 +255,12 @@ int jl_cmd_import(int argc, char **argv)
         wo.harness = harness;
     }
     if (!harness) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
         jl_trace_writer_abort(w);
-        rc = JL_EXIT_INTERNAL;
-    } else if (w ? jl_trace_writer_commit(w, &err) != JL_OK
-                 : jl_trace_write(out, (const jl_run *const *)r->runs, r->n_runs, &wo, &err) !=
-                       JL_OK) {
-        rc = cli_fail(cmd, err, JL_EXIT_OUTPUT);
+        rc = cli_oom(cmd);
+    } else if ((st = w ? jl_trace_writer_commit(w, &err)
+                       : jl_trace_write(out, (const jl_run *const *)r->runs, r->n_runs, &wo,
+                                        &err)) != JL_OK) {
+        rc = cli_fail(cmd, st, err);
     } else if (json) {
         rc = cli_print_document(cmd, import_doc(im->name, r, out), &errors);
     } else {

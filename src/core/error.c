@@ -82,6 +82,33 @@ jl_status jl_fail(jl_error **err, jl_status code, const char *file,
     return code;
 }
 
+jl_status jl_fail_output(jl_error **err, jl_status code, const char *file,
+                         const char *run, const char *object, long long row,
+                         const char *fmt, ...)
+{
+    if (err && !*err) {
+        va_list ap;
+        va_start(ap, fmt);
+        *err = jl_error_vnew(code, file, run, object, row, fmt, ap);
+        va_end(ap);
+        jl_error_set_side(*err, JL_SIDE_OUTPUT);
+    }
+    return code;
+}
+
+jl_status jl_error_mark_output(jl_status st, jl_error **err)
+{
+    if (st == JL_EIO && err)
+        jl_error_set_side(*err, JL_SIDE_OUTPUT);
+    return st;
+}
+
+void jl_error_set_side(jl_error *e, jl_side side)
+{
+    if (e)
+        e->side = side;
+}
+
 void jl_error_set_context(jl_error *e, const char *file, const char *run)
 {
     if (!e)
