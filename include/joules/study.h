@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "joules/check.h"
+#include "joules/descriptors.h"
 #include "joules/error.h"
 #include "joules/summary.h"
 #include "joules/trace.h"
@@ -110,6 +112,20 @@ jl_status jl_selector_add_spec(jl_selector *sel, const char *spec, jl_error **er
  * one a line); JL_ENOMEM. Messages start with the spec. */
 jl_status jl_study_load_run(const char *spec, const jl_study_options *opt, jl_summary **out,
                             jl_error_list *errors, jl_error **err);
+
+/* The study pipeline every analysis command runs, in one call: every run
+ * under paths summarised (jl_study_load; failures in errors), each clause
+ * of sel checked against the runs read (jl_selector_unmatched: *unmatched,
+ * NULL when every clause matched; caller frees), the runs sel does not keep
+ * dropped (*n_read says how many there were before), the descriptors of
+ * models/ loaded (*desc, NULL when there are none: the rules that need them
+ * say so) and every kept run annotated with rules (jl_check_annotate).
+ * sel may be NULL (every run). Returns JL_OK, or the status that stopped
+ * the study (out of memory). */
+jl_status jl_study_open(const char *const *paths, size_t n, const jl_study_options *opt,
+                        const jl_selector *sel, const jl_ruleset *rules, jl_summary_list *runs,
+                        jl_error_list *errors, jl_descriptors **desc, size_t *n_read,
+                        char **unmatched);
 
 JL_API_END
 #ifdef __cplusplus

@@ -264,41 +264,26 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
         cs->opt.progress = progress;
         cs->opt.progress_ctx = NULL;
     }
-    jl_status st = jl_study_load((const char *const *)paths, (size_t)n_paths,
-                                 &cs->opt, &cs->runs, &cs->errors);
+    char *unmatched = NULL;
+    size_t before = 0;
+    jl_status st = jl_study_open((const char *const *)paths, (size_t)n_paths, &cs->opt, cs->sel,
+                                 &cs->rules, &cs->runs, &cs->errors, &cs->desc, &before,
+                                 &unmatched);
     for (size_t i = 0; i < cs->errors.count; i++)
         cli_print_error(cmd, cs->errors.items[i]);
+    for (char *line = unmatched, *next; line; line = next) {
+        if ((next = strchr(line, '\n')))
+            *next++ = '\0';
+        fprintf(stderr, "joules %s: %s\n", cmd, line);
+    }
+    free(unmatched);
     if (st != JL_OK)
         return cli_fail(cmd, st, NULL);
-    /* A clause that selects nothing is said, with the values present, so a
-     * typo never passes for an empty result. */
-    char *unmatched = NULL;
-    if (jl_selector_unmatched(cs->sel, &cs->runs, &unmatched) != JL_OK)
-        return cli_oom(cmd);
-    size_t before = cs->runs.count;
-    jl_summary_list_select(&cs->runs, cs->sel);
-    if (unmatched) {
-        for (char *line = unmatched, *next; line; line = next) {
-            if ((next = strchr(line, '\n')))
-                *next++ = '\0';
-            fprintf(stderr, "joules %s: %s\n", cmd, line);
-        }
-        free(unmatched);
-    }
     if (before && !cs->runs.count) {
         fprintf(stderr, "joules %s: no run left after --where/--exclude (%zu run%s read)\n", cmd,
                 before, before == 1 ? "" : "s");
         return jl_exit_for_status(JL_ENODATA);
     }
-    /* Descriptors are optional: without them rules that need a GPU's power
-     * limit are skipped (and say why). */
-    jl_error *derr = NULL;
-    if (jl_descriptors_load(NULL, &cs->desc, &derr) != JL_OK)
-        cs->desc = NULL;
-    jl_error_free(derr);
-    for (size_t i = 0; i < cs->runs.count; i++)
-        if (jl_check_annotate(cs->runs.items[i], &cs->rules, cs->desc) != JL_OK)
-            return cli_oom(cmd);
     return 0;
 }
 
