@@ -69,16 +69,31 @@ jl_error *jl_error_new(jl_status code, const char *file, const char *run,
 /* A static error for when even the error cannot be allocated: the caller
  * gets JL_ENOMEM and no jl_error (err stays NULL), which the CLI reports as
  * "out of memory". */
+static void vfail(jl_error **err, jl_side side, jl_status code, const char *file,
+                  const char *run, const char *object, long long row, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 8, 0)))
+#endif
+    ;
+
+/* The first error wins: *err is set only while still NULL. */
+static void vfail(jl_error **err, jl_side side, jl_status code, const char *file,
+                  const char *run, const char *object, long long row, const char *fmt, va_list ap)
+{
+    if (err && !*err) {
+        *err = jl_error_vnew(code, file, run, object, row, fmt, ap);
+        jl_error_set_side(*err, side);
+    }
+}
+
 jl_status jl_fail(jl_error **err, jl_status code, const char *file,
                   const char *run, const char *object, long long row,
                   const char *fmt, ...)
 {
-    if (err && !*err) {
-        va_list ap;
-        va_start(ap, fmt);
-        *err = jl_error_vnew(code, file, run, object, row, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, JL_SIDE_INPUT, code, file, run, object, row, fmt, ap);
+    va_end(ap);
     return code;
 }
 
@@ -86,13 +101,10 @@ jl_status jl_fail_output(jl_error **err, jl_status code, const char *file,
                          const char *run, const char *object, long long row,
                          const char *fmt, ...)
 {
-    if (err && !*err) {
-        va_list ap;
-        va_start(ap, fmt);
-        *err = jl_error_vnew(code, file, run, object, row, fmt, ap);
-        va_end(ap);
-        jl_error_set_side(*err, JL_SIDE_OUTPUT);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, JL_SIDE_OUTPUT, code, file, run, object, row, fmt, ap);
+    va_end(ap);
     return code;
 }
 

@@ -3,6 +3,7 @@
  * the one selection grammar (jl_selector_add_spec, jl_study_load_run); the
  * study pipeline (jl_study_open); the joules.predict/1 document. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,9 +140,14 @@ TEST(pipeline)
     jl_error_list_clear(&errors);
 }
 
-static int run_cli(const char *args)
+/* The exit status of `joules ARGS` (printf-formatted), output discarded. */
+static int joules_exit(const char *fmt, ...)
 {
-    char cmd[2048];
+    char args[1024], cmd[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
     snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", JOULES, args);
     int st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -150,36 +156,30 @@ static int run_cli(const char *args)
 TEST(cli_exit_codes)
 {
     CHECK(access(JOULES, X_OK) == 0);
-    char a[1024], dir[64];
+    char path[256], dir[64];
     /* an output that cannot be written: 4 */
-    snprintf(a, sizeof a, "summarize --csv /nonexistent-dir/x.csv %s", TRACE);
-    CHECK_EQ_INT(run_cli(a), 4);
-    snprintf(a, sizeof a, "pick --csv /nonexistent-dir/x.csv %s", TRACE);
-    CHECK_EQ_INT(run_cli(a), 4);
+    CHECK_EQ_INT(joules_exit("summarize --csv /nonexistent-dir/x.csv %s", TRACE), 4);
+    CHECK_EQ_INT(joules_exit("pick --csv /nonexistent-dir/x.csv %s", TRACE), 4);
     /* an input that cannot be read stops an import: 3, never 4 (it was
      * 4: JL_EIO read as "output could not be written") */
     snprintf(dir, sizeof dir, "/tmp/joules-contract-%ld", (long)getpid());
     CHECK(mkdir(dir, 0700) == 0);
     static const char *const sub[] = {"index.json", "models", "tasks"}; /* index.json unreadable */
     for (int i = 0; i < 3; i++) {
-        snprintf(a, sizeof a, "%s/%s", dir, sub[i]);
-        CHECK(mkdir(a, 0700) == 0);
+        snprintf(path, sizeof path, "%s/%s", dir, sub[i]);
+        CHECK(mkdir(path, 0700) == 0);
     }
-    snprintf(a, sizeof a, "import mlenergy %s -o %s/out.h5", dir, dir);
-    CHECK_EQ_INT(run_cli(a), 3);
-    snprintf(a, sizeof a, "%s/out.h5", dir);
-    CHECK(access(a, F_OK) != 0);
-    snprintf(a, sizeof a, "rm -rf %s", dir);
-    CHECK_EQ_INT(system(a), 0);
+    CHECK_EQ_INT(joules_exit("import mlenergy %s -o %s/out.h5", dir, dir), 3);
+    snprintf(path, sizeof path, "%s/out.h5", dir);
+    CHECK(access(path, F_OK) != 0);
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    CHECK_EQ_INT(system(path), 0);
     /* explain: no such run 3, a malformed spec 2 */
-    snprintf(a, sizeof a, "explain %s:b9999 %s:b0004", TRACE, TRACE);
-    CHECK_EQ_INT(run_cli(a), 3);
-    snprintf(a, sizeof a, "explain %s:foo,model=x %s:b0004", TRACE, TRACE);
-    CHECK_EQ_INT(run_cli(a), 2);
+    CHECK_EQ_INT(joules_exit("explain %s:b9999 %s:b0004", TRACE, TRACE), 3);
+    CHECK_EQ_INT(joules_exit("explain %s:foo,model=x %s:b0004", TRACE, TRACE), 2);
     /* the selection left nothing: 3 (a request beyond the data, 1, is
      * predict's: test_model_data) */
-    snprintf(a, sizeof a, "summarize --where max_batch_size=100000 %s", TRACE);
-    CHECK_EQ_INT(run_cli(a), 3);
+    CHECK_EQ_INT(joules_exit("summarize --where max_batch_size=100000 %s", TRACE), 3);
 }
 
 TEST(predict_document)
