@@ -114,7 +114,7 @@ int jl_cmd_import(int argc, char **argv)
     if (!im) {
         fprintf(stderr, "joules import: unknown format '%s'; the formats are:\n", argv[1]);
         list_formats(stderr);
-        return JL_EXIT_USAGE;
+        return jl_exit_for_status(JL_EUSAGE);
     }
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET, OPT_FORCE, OPT_GROUPS, OPT_FORMAT_FIRST };
     size_t n_fmt = 0;
@@ -177,7 +177,7 @@ int jl_cmd_import(int argc, char **argv)
     }
     if (!force && access(out, F_OK) == 0) {
         fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, out);
-        rc = JL_EXIT_USAGE;
+        rc = jl_exit_for_status(JL_EUSAGE);
         goto done;
     }
     cli_install_signal_cleanup();

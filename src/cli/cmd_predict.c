@@ -226,22 +226,21 @@ static void print_whatif(const jl_whatif *w, const jl_model_group_list *gl)
     }
 }
 
-/* The one group gsel selects, or -1 after listing the candidates (none or
- * several match). */
-static long select_group(const char *cmd, const jl_model_group_list *gl, const jl_selector *gsel)
+/* The one group gsel selects into *which. Returns 0, or an exit code after
+ * listing the candidates (none or several match: a usage error). */
+static int select_group(const char *cmd, const jl_model_group_list *gl, const jl_selector *gsel,
+                        size_t *which)
 {
     int *match = calloc(gl->count ? gl->count : 1, sizeof *match);
-    size_t nm = 0, which = 0;
-    if (!match) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        return -1;
-    }
+    size_t nm = 0;
+    if (!match)
+        return cli_oom(cmd);
     for (size_t i = 0; i < gl->count; i++) {
         for (size_t r = 0; r < gl->items[i].n_runs && !match[i]; r++)
             match[i] = jl_selector_match(gsel, gl->items[i].runs[r]);
         if (match[i]) {
             nm++;
-            which = i;
+            *which = i;
         }
     }
     if (nm == 0)
@@ -251,7 +250,7 @@ static long select_group(const char *cmd, const jl_model_group_list *gl, const j
     if (nm != 1)
         print_candidates(cmd, gl, match, nm > 0);
     free(match);
-    return nm == 1 ? (long)which : -1;
+    return nm == 1 ? 0 : jl_exit_for_status(JL_EUSAGE);
 }
 
 enum { OPT_GROUP = CLI_OPT_FIRST_FREE, OPT_BATCH, OPT_RANGE, OPT_CAP, OPT_POOL, OPT_WHATIF };
@@ -418,13 +417,11 @@ int jl_cmd_predict(int argc, char **argv)
         rc = cli_fail(cmd, st, err);
         goto out;
     }
-    long which = select_group(cmd, &gl, a.gsel);
-    if (which < 0)
-        rc = JL_EXIT_USAGE; /* the candidates are listed */
-    else if (a.whatif)
-        rc = run_whatif(cmd, &cs, &a, &gl, &gl.items[which]);
-    else
-        rc = run_predict(cmd, &cs, &a, &gl, (size_t)which);
+    size_t which = 0;
+    if ((rc = select_group(cmd, &gl, a.gsel, &which)))
+        goto out;
+    rc = a.whatif ? run_whatif(cmd, &cs, &a, &gl, &gl.items[which])
+                  : run_predict(cmd, &cs, &a, &gl, which);
 out:
     free(a.whatif);
     jl_group_list_clear(&gl);

@@ -237,7 +237,7 @@ int jl_cmd_report(int argc, char **argv)
     }
     if (!a.ro.replace && access(a.out_dir, F_OK) == 0) {
         fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, a.out_dir);
-        rc = JL_EXIT_USAGE;
+        rc = jl_exit_for_status(JL_EUSAGE);
         goto done;
     }
     cli_install_signal_cleanup();

@@ -133,7 +133,7 @@ static int parse_columns(const char *cmd, const char *arg, table_opts *o)
     table_opts_free(o);
     memset(o, 0, sizeof *o);
     if (!(o->text = strdup(arg)))
-        return JL_EXIT_INTERNAL;
+        return cli_oom(cmd);
     for (char *save = NULL, *tok = strtok_r(o->text, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
         col c = {tok, NULL, C_ATTR, 1, -1};
@@ -147,7 +147,7 @@ static int parse_columns(const char *cmd, const char *arg, table_opts *o)
             c.kind = C_FIG;
         col *nc = realloc(o->cols, (o->n + 1) * sizeof *nc);
         if (!nc)
-            return JL_EXIT_INTERNAL;
+            return cli_oom(cmd);
         o->cols = nc;
         o->cols[o->n++] = c;
     }
