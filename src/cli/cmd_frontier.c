@@ -57,6 +57,12 @@ static json_t *to_json(const void *fs, const jl_summary_list *l)
     return jl_frontier_set_to_json(fs, l);
 }
 
+static jl_status write_json(const char *path, const void *fs, const jl_summary_list *l,
+                            const jl_error_list *errors, jl_error **err)
+{
+    return jl_write_frontier_json(path, fs, l, errors, err);
+}
+
 static const cli_output output = {write_csv, to_json, print_table, "frontiers/points", 0};
 
 enum { OPT_LAT = CLI_OPT_FIRST_FREE, OPT_EN, OPT_TOL };
@@ -90,7 +96,8 @@ int jl_cmd_frontier(int argc, char **argv)
     if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
         jl_error *err = NULL;
         jl_status st = jl_frontier_compute(&cs.runs, &fo, &fs, &err);
-        rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, fs);
+        rc = st != JL_OK ? cli_fail(cmd, st, err)
+                         : cli_emit_written(cmd, &cs, &output, fs, write_json);
     }
     jl_frontier_set_free(fs);
     cli_study_free(&cs);

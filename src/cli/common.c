@@ -387,6 +387,12 @@ int cli_print_jsonl(const char *cmd, const cli_study *cs, json_t *doc, const cha
 
 int cli_emit(const char *cmd, const cli_study *cs, const cli_output *out, const void *result)
 {
+    return cli_emit_written(cmd, cs, out, result, NULL);
+}
+
+int cli_emit_written(const char *cmd, const cli_study *cs, const cli_output *out,
+                     const void *result, cli_json_writer json_write)
+{
     const char *csv = cs->csv;
     int json = cs->json, rc = 0;
     if (csv) {
@@ -396,7 +402,12 @@ int cli_emit(const char *cmd, const cli_study *cs, const cli_output *out, const 
         if (st != JL_OK)
             return cli_fail(cmd, st, err);
     }
-    if (json) {
+    if (json && json_write && cs->names != JL_NAMES_MLENERGY) {
+        jl_error *err = NULL;
+        jl_status st = json_write("-", result, &cs->runs, &cs->errors, &err);
+        if (st != JL_OK)
+            rc = cli_fail(cmd, st, err);
+    } else if (json) {
         json_t *doc = out->json(result, &cs->runs);
         if (doc && cs->names == JL_NAMES_MLENERGY)
             jl_json_rename_mlenergy(doc);
