@@ -377,18 +377,9 @@ static int read_timeline(bench *b)
 
 static int push_itl(bench *b, double v, size_t req)
 {
-    if (b->itl_n == b->itl_cap) {
-        size_t nc = b->itl_cap ? 2 * b->itl_cap : 4096;
-        float *ni = realloc(b->itl, nc * sizeof *ni);
-        if (!ni)
-            return -1;
-        b->itl = ni;
-        int32_t *nr = realloc(b->itl_req, nc * sizeof *nr);
-        if (!nr)
-            return -1;
-        b->itl_req = nr;
-        b->itl_cap = nc;
-    }
+    if (jl_grow2((void **)&b->itl, sizeof *b->itl, (void **)&b->itl_req, sizeof *b->itl_req,
+                 b->itl_n, &b->itl_cap, 4096))
+        return -1;
     b->itl[b->itl_n] = (float)v;
     b->itl_req[b->itl_n++] = (int32_t)req;
     return 0;
