@@ -70,10 +70,18 @@ jl_status jl_attrs_copy(jl_attrs *dst, const jl_attrs *src)
         !dup_field(&dst->precision, src->precision) ||
         !dup_field(&dst->notes, src->notes))
         goto fail;
-    for (size_t i = 0; i < src->n_extra; i++)
-        if (jl_attrs_add_extra(dst, src->extra[i].key, src->extra[i].value,
-                               src->extra[i].is_number) != JL_OK)
+    /* the extras array in one allocation, not one realloc per entry */
+    if (src->n_extra > 0 && !(dst->extra = jl_malloc_array(src->n_extra, sizeof *dst->extra)))
+        goto fail;
+    for (size_t i = 0; i < src->n_extra; i++) {
+        jl_kv *kv = &dst->extra[i];
+        kv->key = jl_strdup(src->extra[i].key);
+        kv->value = jl_strdup(src->extra[i].value ? src->extra[i].value : "");
+        kv->is_number = src->extra[i].is_number;
+        dst->n_extra = i + 1;
+        if (!kv->key || !kv->value)
             goto fail;
+    }
     return JL_OK;
 fail:
     jl_attrs_clear(dst);

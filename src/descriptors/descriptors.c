@@ -1,12 +1,15 @@
 /* Loading models/gpus.json and models/models.json. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "joules/descriptors.h"
@@ -57,13 +60,47 @@ static const char *find_dir(const char *dir)
     return NULL;
 }
 
+/* A regular file of at most 1 MiB read whole (NULL otherwise, or on any
+ * error: the caller then lets jansson's file reader say what is wrong).
+ * jansson reads a file one getc() at a time, locked, since libhdf5 links
+ * libpthread: for models.json that was half of the descriptors' cost,
+ * which every reading command pays. */
+static char *read_small(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
+        return NULL;
+    struct stat sb;
+    char *buf = NULL;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size <= (1 << 20))
+        buf = malloc((size_t)sb.st_size + 1);
+    size_t got = 0;
+    while (buf && got < (size_t)sb.st_size) {
+        ssize_t r = read(fd, buf + got, (size_t)sb.st_size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            free(buf);
+            buf = NULL;
+        } else {
+            got += (size_t)r;
+        }
+    }
+    close(fd);
+    *len = got;
+    return buf;
+}
+
 static jl_status load_json(const char *dir, const char *name, json_t **out, jl_error **err)
 {
     char *path = jl_asprintf("%s/%s", dir, name);
     if (!path)
         return JL_ENOMEM;
     json_error_t je;
-    *out = json_load_file(path, 0, &je);
+    size_t len = 0;
+    char *text = read_small(path, &len);
+    *out = text ? json_loadb(text, len, 0, &je) : json_load_file(path, 0, &je);
+    free(text);
     jl_status st = JL_OK;
     if (!*out)
         st = jl_fail(err, JL_EFORMAT, path, NULL, NULL, je.line > 0 ? je.line : -1,

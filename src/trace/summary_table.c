@@ -133,11 +133,9 @@ void jl__table_cell(const jl__table *t, int set, size_t k, size_t row, jl__cell 
         break;
     case JL__CELL_STR: {
         const char *s = (const char *)c->data + row * c->width;
-        size_t len = 0;
-        while (len < c->width && s[len])
-            len++;
+        const char *end = memchr(s, '\0', c->width);
         out->s = s;
-        out->len = len;
+        out->len = end ? (size_t)(end - s) : c->width;
         break;
     }
     default: break;
