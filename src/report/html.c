@@ -13,8 +13,9 @@
 #include "joules/frontier.h"
 #include "joules/version.h"
 #include "report/report_internal.h"
+#include "report/sections.h"
 
-void rp_html_escape(jl_strbuf *b, const char *s)
+static void rp_html_escape(jl_strbuf *b, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -125,12 +126,6 @@ static void card(jl_strbuf *b, const char *k, double v, double scale, int sig, c
     P("<span class=\"u\">");
     H(unit);
     P("</span></div></div>\n");
-}
-
-static const char *base(const char *p)
-{
-    const char *s = p ? strrchr(p, '/') : NULL;
-    return s ? s + 1 : (p ? p : "?");
 }
 
 /* ---- SVG inlining ----------------------------------------------------------------- */
@@ -375,7 +370,7 @@ static void diagnosis_overview(jl_strbuf *b, rp_report *r)
         P("<tr><td><a href=\"#diag-");
         H(g->slug);
         P("\">");
-        H(base(g->model));
+        H(rp_base_name(g->model));
         P("</a> · ");
         H(g->task ? g->task : "?");
         P("</td><td>");
@@ -544,7 +539,7 @@ static void group_run_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
             continue;
         const jl_summary *s = d->run;
         P("<tr><td>");
-        H(base(s->file));
+        H(rp_base_name(s->file));
         P(" · <code>");
         H(s->run ? s->run : "?");
         P("</code><br><span class=\"small muted\">");
@@ -679,7 +674,7 @@ static void answer_tables(jl_strbuf *b, rp_report *r, const char *gpu)
             P("\" title=\"");
             H(g->model ? g->model : "?");
             P("\">");
-            H(base(g->model));
+            H(rp_base_name(g->model));
             P("</a></td><td>");
             H(g->task ? g->task : "?");
             if (!same_set) {
@@ -782,7 +777,7 @@ static void answer_section(jl_strbuf *b, rp_report *r)
         rp_group *g = &r->groups[i];
         for (size_t k = 0; k < g->n_findings && k < 3; k++) {
             P("<li><strong>");
-            const char *m = base(g->model);
+            const char *m = rp_base_name(g->model);
             H(m);
             P(", ");
             H(g->task ? g->task : "?");
@@ -892,7 +887,7 @@ static void group_section(jl_strbuf *b, rp_report *r, size_t gi, int number)
         P("<p class=\"lead\">Least energy meeting the SLO: ");
         config_cell(b, s);
         P(" — run <code>");
-        H(base(s->file));
+        H(rp_base_name(s->file));
         P(" ");
         H(s->run ? s->run : "?");
         P("</code>.</p>\n<div class=\"cards\">\n");
@@ -1019,14 +1014,14 @@ static void runs_table(jl_strbuf *b, rp_report *r, rp_kind kind)
         for (size_t gi = 0; gi < r->n_groups; gi++)
             is_pick |= r->groups[gi].pick.run == (long)i;
         P(is_pick ? "<tr class=\"pick\"><td>" : "<tr><td>");
-        H(base(s->file));
+        H(rp_base_name(s->file));
         P(" · <code>");
         H(s->run ? s->run : "?");
         P("</code>");
         if (is_pick)
             P(" <span class=\"tag good\">pick</span>");
         P("</td><td>");
-        H(base(s->attrs.model));
+        H(rp_base_name(s->attrs.model));
         P("</td><td>");
         H(s->attrs.task ? s->attrs.task : "?");
         P("</td><td>");
@@ -1093,7 +1088,7 @@ static void validation_section(jl_strbuf *b, rp_report *r, int number)
                 P("</tr></thead><tbody>\n");
             }
             P("<tr><td>");
-            H(base(json_string_value(json_object_get(ro, "file"))));
+            H(rp_base_name(json_string_value(json_object_get(ro, "file"))));
             P(" · <code>");
             H(json_string_value(json_object_get(ro, "run")));
             P("</code></td><td>");
@@ -1296,7 +1291,7 @@ jl_status rp_html_write(rp_report *r, jl_error **err)
         P("<li><a href=\"#g-");
         H(r->groups[i].slug);
         P("\">");
-        H(base(r->groups[i].model));
+        H(rp_base_name(r->groups[i].model));
         P(" — ");
         H(r->groups[i].task ? r->groups[i].task : "?");
         P("</a></li>\n");

@@ -1,6 +1,8 @@
-/* joules report: the analysis (groups, SLO picks, findings), the data/
- * documents, and the order in which the directory is built. Figures:
- * figures.c; the page: html.c; notebooks: notebooks.c. */
+/* joules report, the orchestration: the analysis (groups, SLO picks,
+ * findings), the data/ documents, and the order in which the directory is
+ * built, calling the parts (sections.h: the model section, figures and
+ * their drawing, the pages, the notebooks), which stand on the kit
+ * (report_internal.h, kit.c). Nothing below calls back up here. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -13,9 +15,11 @@
 #include <sys/stat.h>
 
 #include "joules/choice.h"
+#include "joules/descriptors.h"
 #include "joules/output.h"
 #include "joules/frontier.h"
 #include "report/report_internal.h"
+#include "report/sections.h"
 #include "report/series.h"
 
 void jl_report_options_default(jl_report_options *opt)
@@ -34,265 +38,6 @@ void jl_report_result_clear(jl_report_result *res)
     memset(res, 0, sizeof *res);
 }
 
-const char *rp_fig_kind_name(rp_fig_kind k)
-{
-    static const char *const names[] = {"power", "batch_trends", "frontier", "gpu_comparison",
-                                        "precision", "model_fit", "task_overview"};
-    return (unsigned)k < RP_FIG_KIND_COUNT ? names[k] : "?";
-}
-
-/* ---- helpers ---------------------------------------------------------------- */
-
-static char *rp_path(const rp_report *r, const char *rel)
-{
-    return jl_asprintf("%s/%s", r->root, rel);
-}
-
-jl_status rp_mkdir(rp_report *r, const char *rel, jl_error **err)
-{
-    char *p = rp_path(r, rel);
-    if (!p)
-        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-        jl_status st = jl_fail(err, JL_EIO, p, NULL, NULL, -1, "cannot create directory: %s",
-                               strerror(errno));
-        free(p);
-        return st;
-    }
-    free(p);
-    return JL_OK;
-}
-
-jl_status rp_write_text(rp_report *r, const char *rel, const char *text, jl_error **err)
-{
-    if (!text)
-        return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
-    char *p = rp_path(r, rel);
-    if (!p)
-        return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
-    jl_status st = jl_write_file_atomic(p, text, strlen(text), err);
-    free(p);
-    return st;
-}
-
-jl_status rp_write_json(rp_report *r, const char *rel, const json_t *doc, jl_error **err)
-{
-    if (!doc)
-        return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
-    char *p = rp_path(r, rel);
-    if (!p)
-        return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
-    jl_status st = jl_write_json(p, doc, err);
-    free(p);
-    return st;
-}
-
-static int grow(void **arr, size_t *cap, size_t n, size_t sz)
-{
-    if (n < *cap)
-        return 1;
-    size_t nc = *cap ? *cap * 2 : 16;
-    void *p = realloc(*arr, nc * sz);
-    if (!p)
-        return 0;
-    memset((char *)p + *cap * sz, 0, (nc - *cap) * sz);
-    *arr = p;
-    *cap = nc;
-    return 1;
-}
-
-void rp_progress(rp_report *r, const char *phase, size_t done, size_t total, const char *current)
-{
-    if (r->opt.progress)
-        r->opt.progress(r->opt.progress_ctx, phase, done, total, current ? current : "");
-}
-
-void rp_note(rp_report *r, const char *fmt, ...)
-{
-    if (!grow((void **)&r->notes, &r->cap_notes, r->n_notes, sizeof *r->notes))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = jl_vasprintf(fmt, ap);
-    va_end(ap);
-    if (s)
-        r->notes[r->n_notes++] = s;
-}
-
-jl_status rp_add_data(rp_report *r, const char *path, const char *what, const char *cmd)
-{
-    if (!grow((void **)&r->data, &r->cap_data, r->n_data, sizeof *r->data))
-        return JL_ENOMEM;
-    rp_data_file *d = &r->data[r->n_data];
-    d->path = jl_strdup(path);
-    d->what = jl_strdup(what);
-    d->cmd = cmd ? jl_strdup(cmd) : NULL;
-    if (!d->path || !d->what) {
-        free(d->path);
-        free(d->what);
-        return JL_ENOMEM;
-    }
-    r->n_data++;
-    return JL_OK;
-}
-
-rp_figure *rp_add_figure(rp_report *r, rp_fig_kind kind, long group, const char *id)
-{
-    if (!grow((void **)&r->figs, &r->cap_figs, r->n_figs, sizeof *r->figs))
-        return NULL;
-    rp_figure *f = &r->figs[r->n_figs];
-    memset(f, 0, sizeof *f);
-    f->kind = kind;
-    f->group = group;
-    if (!(f->id = jl_strdup(id)))
-        return NULL;
-    r->n_figs++;
-    return f;
-}
-
-rp_kind rp_kind_of(const jl_summary *s)
-{
-    if (!jl_attrs_is_diffusion(&s->attrs))
-        return RP_KIND_LLM;
-    char buf[32];
-    if (jl_attrs_get(&s->attrs, "item", buf, sizeof buf) == 0)
-        return !strcmp(buf, "video") ? RP_KIND_VIDEO : RP_KIND_IMAGE;
-    return s->attrs.num_frames > 1 ? RP_KIND_VIDEO : RP_KIND_IMAGE;
-}
-
-const char *rp_item(const jl_summary *s)
-{
-    static const char *const items[] = {"token", "image", "video"};
-    return items[rp_kind_of(s)];
-}
-
-const char *rp_energy_unit(const jl_summary *s)
-{
-    static const char *const u[] = {"J/token", "J/image", "J/video"};
-    return u[rp_kind_of(s)];
-}
-
-const char *rp_throughput_unit(const jl_summary *s)
-{
-    static const char *const u[] = {"tokens/s", "images/s", "videos/s"};
-    return u[rp_kind_of(s)];
-}
-
-void rp_cmp_note(rp_report *r, const char *fmt, ...)
-{
-    char **p = realloc(r->cmp_notes, (r->n_cmp_notes + 1) * sizeof *p);
-    if (!p)
-        return;
-    r->cmp_notes = p;
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = jl_vasprintf(fmt, ap);
-    va_end(ap);
-    if (s)
-        r->cmp_notes[r->n_cmp_notes++] = s;
-}
-
-static void figure_free(rp_figure *f)
-{
-    free(f->id);
-    free(f->title);
-    free(f->caption);
-    free(f->note);
-    free(f->svg);
-    json_decref(f->meta);
-}
-
-void rp_drop_last_figure(rp_report *r)
-{
-    if (r->n_figs)
-        figure_free(&r->figs[--r->n_figs]);
-}
-
-int rp_energy_fig(const jl_summary *s)
-{
-    return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J;
-}
-
-int rp_latency_fig(const jl_summary *s)
-{
-    return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_BATCH_LATENCY_S : JL_FIG_MEDIAN_ITL_S;
-}
-
-int rp_throughput_fig(const jl_summary *s)
-{
-    return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ITEMS_PER_S : JL_FIG_OUTPUT_THROUGHPUT_TOK_S;
-}
-
-char *rp_config_label(const jl_summary *s)
-{
-    const jl_attrs *a = &s->attrs;
-    char k[160];
-    rp_knobs_text(s, k, sizeof k);
-    return jl_asprintf("%s x%ld, %s, batch %ld%s%s", a->gpu_model ? a->gpu_model : "?", a->num_gpus,
-                       a->precision ? a->precision : "?", a->max_batch_size, k[0] ? ", " : "", k);
-}
-
-void rp_csv_str(jl_strbuf *b, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\r\n")) {
-        jl_strbuf_puts(b, s);
-        return;
-    }
-    jl_strbuf_puts(b, "\"");
-    for (; *s; s++)
-        jl_strbuf_append(b, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
-    jl_strbuf_puts(b, "\"");
-}
-
-void rp_csv_num(jl_strbuf *b, double v)
-{
-    jl_strbuf_puts(b, ",");
-    if (isfinite(v))
-        jl_strbuf_printf(b, "%.17g", v);
-}
-
-double rp_tdp_w(const rp_report *r, const jl_summary *s)
-{
-    return jl_run_gpu_tdp_w(&s->attrs, r->opt.desc);
-}
-
-void rp_fmt_num(char *buf, size_t cap, double v, int sig)
-{
-    if (!isfinite(v)) {
-        snprintf(buf, cap, "\xe2\x80\x94"); /* em dash */
-        return;
-    }
-    double a = fabs(v);
-    if (a == 0) {
-        snprintf(buf, cap, "0");
-        return;
-    }
-    int mag = (int)floor(log10(a));
-    if (mag >= sig - 1) {
-        /* an integer, with thousands separators */
-        char tmp[64];
-        snprintf(tmp, sizeof tmp, "%.0f", a);
-        size_t n = strlen(tmp), o = 0;
-        char out[96];
-        if (v < 0)
-            out[o++] = '-';
-        for (size_t i = 0; i < n && o < sizeof out - 2; i++) {
-            if (i && (n - i) % 3 == 0)
-                out[o++] = ',';
-            out[o++] = tmp[i];
-        }
-        out[o] = 0;
-        snprintf(buf, cap, "%s", out);
-        return;
-    }
-    int dec = sig - 1 - mag;
-    if (dec > 9)
-        dec = 9;
-    snprintf(buf, cap, "%.*f", dec, v);
-}
-
 /* ---- groups, picks, findings --------------------------------------------------- */
 
 /* The SLOs judging a group of this workload and kind: the last --slo
@@ -301,12 +46,11 @@ void rp_fmt_num(char *buf, size_t cap, double v, int sig)
 static size_t slo_set_for(rp_report *r, const char *workload, rp_kind kind,
                           const jl_slo **set, size_t *primary)
 {
-    static const char *const kind_names[] = {"llm", "image", "video"};
     const jl_slo *best = NULL;
     for (size_t i = 0; i < r->opt.n_slos; i++) {
         const jl_report_slo *e = &r->opt.slos[i];
         if (!e->workload || (workload && !strcmp(e->workload, workload)) ||
-            (kind != RP_KIND_LLM && !strcmp(e->workload, kind_names[kind])))
+            (kind != RP_KIND_LLM && !strcmp(e->workload, rp_kind_name(kind))))
             best = e->slo;
     }
     *primary = 0;
@@ -745,14 +489,6 @@ static void free_values(char **v, size_t n)
     free(v);
 }
 
-static jl_status write_doc_with_errors(rp_report *r, const char *rel, json_t *doc, jl_error **err)
-{
-    if (doc)
-        json_object_set_new(doc, "errors", jl_errors_to_json(r->errors));
-    jl_status st = rp_write_json(r, rel, doc, err);
-    json_decref(doc);
-    return st;
-}
 
 static jl_status write_documents(rp_report *r, jl_error **err)
 {
@@ -773,7 +509,7 @@ static jl_status write_documents(rp_report *r, jl_error **err)
     rp_progress(r, "documents", 2, 6, "frontier");
 
     if (r->fs) {
-        if ((st = write_doc_with_errors(r, "data/frontier.json", jl_frontier_set_to_json(r->fs, r->l), err)) ||
+        if ((st = rp_write_json_with_errors(r, "data/frontier.json", jl_frontier_set_to_json(r->fs, r->l), err)) ||
             (st = write_csv_file(r, "data/frontier.csv", frontier_csv, r->fs, r->l, err)))
             return st;
         rp_add_data(r, "data/frontier.json", "joules.frontier/1: time-energy frontiers and curves per (model, task)", "joules frontier --json PATH...");
@@ -789,7 +525,7 @@ static jl_status write_documents(rp_report *r, jl_error **err)
     jl_pick_set *ps = NULL;
     if ((st = jl_pick_all(r->l, slos, ns, NULL, &ps, err)))
         goto end;
-    st = write_doc_with_errors(r, "data/pick.json", jl_pick_set_to_json(ps, r->l), err);
+    st = rp_write_json_with_errors(r, "data/pick.json", jl_pick_set_to_json(ps, r->l), err);
     if (!st) {
         char *p = jl_asprintf("%s/data/pick.csv", r->root);
         st = p ? jl_write_picks_csv(p, ps, r->l, err) : JL_ENOMEM;
@@ -830,7 +566,7 @@ static jl_status write_documents(rp_report *r, jl_error **err)
                 char *rel = jl_asprintf("data/compare-%s.json", bys[k]);
                 char *relc = jl_asprintf("data/compare-%s.csv", bys[k]);
                 char *pc = jl_asprintf("%s/%s", r->root, relc ? relc : "");
-                st = write_doc_with_errors(r, rel, jl_compare_to_json(cr, r->l), err);
+                st = rp_write_json_with_errors(r, rel, jl_compare_to_json(cr, r->l), err);
                 if (!st)
                     st = jl_write_compare_csv(pc, cr, r->l, err);
                 if (!st) {
@@ -864,7 +600,7 @@ static jl_status write_documents(rp_report *r, jl_error **err)
     if (np >= 2) {
         const char *base_p = precs[0];
         for (size_t i = 0; i < np; i++)
-            if (!strcmp(precs[i], "bfloat16") || !strcmp(precs[i], "bf16"))
+            if (jl_precision_is_reference(precs[i]))
                 base_p = precs[i];
         /* the defaults of `joules compare --by precision` */
         jl_precision_options po;
@@ -874,7 +610,7 @@ static jl_status write_documents(rp_report *r, jl_error **err)
         jl_error *perr = NULL;
         if (jl_compare_precision(r->l, &po, &pr, &perr) == JL_OK) {
             char *pc = jl_asprintf("%s/data/compare-precision.csv", r->root);
-            st = write_doc_with_errors(r, "data/compare-precision.json", jl_precision_to_json(pr, r->l), err);
+            st = rp_write_json_with_errors(r, "data/compare-precision.json", jl_precision_to_json(pr, r->l), err);
             if (!st)
                 st = jl_write_precision_csv(pc, pr, r->l, err);
             free(pc);
@@ -1062,7 +798,7 @@ static void report_free(rp_report *r)
     }
     free(r->groups);
     for (size_t i = 0; i < r->n_figs; i++)
-        figure_free(&r->figs[i]);
+        rp_figure_free(&r->figs[i]);
     free(r->figs);
     for (size_t i = 0; i < r->n_data; i++) {
         free(r->data[i].path);

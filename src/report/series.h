@@ -1,9 +1,9 @@
-/* Curves split by every knob that changes the configuration (figures.c):
+/* Curves split by every knob that changes the configuration (series.c):
  * one jl_frontier curve (GPU model, count, precision) becomes one series
  * per distinct (tensor/expert/data parallel, Ulysses/ring degrees,
  * denoising steps, resolution, frames); `variant` names the knobs that
  * differ within the curve ("ulysses 2, ring 1"), NULL when none does.
- * Included by the files that include joules/frontier.h (not model.c). */
+ * Used by the findings (report.c), the figures and the page. */
 #ifndef JOULES_REPORT_SERIES_H
 #define JOULES_REPORT_SERIES_H
 
