@@ -14,6 +14,7 @@
 #include "joules/version.h"
 #include "report/report_internal.h"
 #include "report/sections.h"
+#include "report/series.h"
 
 static void rp_html_escape(jl_strbuf *b, const char *s)
 {

@@ -1,13 +1,16 @@
-/* The report kit: the state every part of `joules report` shares and the
- * helpers they stand on (kit.c; curves split by knobs: series.h). The
- * layers, each calling only the ones below it:
+/* The report kit (kit.c): the state every part of `joules report` shares
+ * (rp_report and its groups, figures, data files, notes) and the helpers
+ * they all stand on. The files of src/report/ in layers, each calling only
+ * the layers below it:
  *
- *   report.c                       orchestration: groups, SLO picks, findings,
- *      |                           data/ documents, the order of the build
- *   parts (sections.h)             model_section.c, figures.c + fig_*.c,
- *      |                           render.c, html.c, notebooks.c
- *   kits                           kit.c (this header), series.c (series.h),
- *                                  plot.c (plot.h: the gnuplot script kit)
+ *   report.c         orchestration: groups, SLO picks, findings, the data/
+ *                    documents, report.json, the order of the build
+ *   sections.h       the parts: model_section.c, figures.c (the plan) with
+ *                    one builder per figure (figures.h: fig_*.c),
+ *                    render.c (running gnuplot), html.c, notebooks.c
+ *   plot.h           the gnuplot script kit (plot.c)
+ *   this header      the report kit (kit.c)
+ *   series.h         a run's knobs, curves split by them (series.c)
  */
 #ifndef JOULES_REPORT_INTERNAL_H
 #define JOULES_REPORT_INTERNAL_H
@@ -187,10 +190,6 @@ const char *rp_throughput_unit(const jl_summary *s);
 int rp_energy_fig(const jl_summary *s);
 int rp_latency_fig(const jl_summary *s);
 int rp_throughput_fig(const jl_summary *s);
-/* The knobs beyond GPU, count, precision and batch that a run sets:
- * parallel degrees above 1 and denoising steps ("TP 2", "ulysses 2, ring 1,
- * 50 steps"); "" when none (series.c). */
-void rp_knobs_text(const jl_summary *s, char *buf, size_t cap);
 /* A short configuration label: "H100 x1, bfloat16, batch 64" (caller frees). */
 char *rp_config_label(const jl_summary *s);
 /* Power limit per GPU (attribute, else descriptor), NaN when unknown. */
