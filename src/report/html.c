@@ -129,7 +129,7 @@ static void card(jl_strbuf *b, const char *k, double v, double scale, int sig, c
     P("</span></div></div>\n");
 }
 
-/* ---- SVG inlining ----------------------------------------------------------------- */
+/* ---- figures: numbers and blocks --------------------------------------------------- */
 
 static int fig_number(const rp_report *r, const rp_figure *f)
 {

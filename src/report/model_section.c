@@ -639,38 +639,3 @@ jl_status rp_model_figures(rp_report *r, jl_error **err)
     }
     return st;
 }
-
-/* ---- the diagnosis of a report group (report.json) ---------------------------------- */
-
-json_t *rp_group_diagnosis_json(const rp_report *r, size_t gi)
-{
-    const rp_group *g = &r->groups[gi];
-    long run = g->pick.run >= 0 ? g->pick.run : g->representative;
-    const jl_run_diagnosis *d = run >= 0 ? rp_diagnosis_of(r, (size_t)run) : NULL;
-    if (!d)
-        return json_null();
-    const jl_finding *best = NULL;
-    double best_change = INFINITY;
-    for (size_t k = 0; k < d->n_findings; k++) {
-        const jl_finding *fd = &d->findings[k];
-        if (strcmp(fd->severity, "suggestion"))
-            continue;
-        for (size_t j = 0; j < fd->n_numbers; j++)
-            if (!strcmp(fd->numbers[j].name, "predicted_energy_change") &&
-                fd->numbers[j].value < best_change) {
-                best_change = fd->numbers[j].value;
-                best = fd;
-            }
-    }
-    json_t *bo = best ? json_pack("{s:s,s:o,s:s}", "kind", best->kind, "predicted_energy_change",
-                                  jl_json_number(best_change), "message", best->message)
-                      : json_null();
-    return json_pack("{s:o,s:s,s:o,s:s,s:o,s:o,s:s,s:s?,s:o}", "run",
-                     jl_run_key_to_json(d->run), "basis", g->pick.run >= 0 ? "pick" : "representative",
-                     "utilisation", jl_json_number(d->utilisation), "utilisation_source",
-                     d->utilisation_source, "static_energy_share",
-                     jl_json_number(d->static_energy_share), "batch_ceiling",
-                     jl_json_number(d->ceiling.ceiling), "batch_limit",
-                     jl_batch_limit_name(d->ceiling.limit), "batch_evidence", d->ceiling.evidence,
-                     "best_change", bo);
-}

@@ -3,11 +3,12 @@
  * they all stand on. The files of src/report/ in layers, each calling only
  * the layers below it:
  *
- *   report.c         orchestration: groups, SLO picks, findings, the data/
- *                    documents, report.json, the order of the build
- *   sections.h       the parts: model_section.c, figures.c (the plan) with
- *                    one builder per figure (figures.h: fig_*.c),
- *                    render.c (running gnuplot), html.c, notebooks.c
+ *   report.c         orchestration: the order of the build
+ *   sections.h       the parts: groups.c (groups, SLO picks, findings),
+ *                    documents.c (data/, report.json), model_section.c,
+ *                    figures.c (the plan) with one builder per figure
+ *                    (figures.h: fig_*.c), render.c (running gnuplot),
+ *                    html.c, notebooks.c
  *   plot.h           the gnuplot script kit (plot.c)
  *   this header      the report kit (kit.c)
  *   series.h         a run's knobs, curves split by them (series.c)
