@@ -320,19 +320,8 @@ static json_t *rp_group_diagnosis_json(const rp_report *r, size_t gi)
     const jl_run_diagnosis *d = run >= 0 ? rp_diagnosis_of(r, (size_t)run) : NULL;
     if (!d)
         return json_null();
-    const jl_finding *best = NULL;
-    double best_change = INFINITY;
-    for (size_t k = 0; k < d->n_findings; k++) {
-        const jl_finding *fd = &d->findings[k];
-        if (strcmp(fd->severity, "suggestion"))
-            continue;
-        for (size_t j = 0; j < fd->n_numbers; j++)
-            if (!strcmp(fd->numbers[j].name, "predicted_energy_change") &&
-                fd->numbers[j].value < best_change) {
-                best_change = fd->numbers[j].value;
-                best = fd;
-            }
-    }
+    double best_change;
+    const jl_finding *best = rp_best_change(d, &best_change);
     json_t *bo = best ? json_pack("{s:s,s:o,s:s}", "kind", best->kind, "predicted_energy_change",
                                   jl_json_number(best_change), "message", best->message)
                       : json_null();

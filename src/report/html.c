@@ -269,25 +269,6 @@ static void config_cell(jl_strbuf *b, const jl_summary *s)
 
 /* ---- diagnosis (joules diagnose) -------------------------------------------------- */
 
-/* The suggestion predicted to save the most, else NULL. */
-static const jl_finding *best_change(const jl_run_diagnosis *d, double *change)
-{
-    const jl_finding *best = NULL;
-    *change = INFINITY;
-    for (size_t k = 0; k < d->n_findings; k++) {
-        const jl_finding *f = &d->findings[k];
-        if (strcmp(f->severity, "suggestion"))
-            continue;
-        for (size_t j = 0; j < f->n_numbers; j++)
-            if (!strcmp(f->numbers[j].name, "predicted_energy_change") &&
-                f->numbers[j].value < *change) {
-                *change = f->numbers[j].value;
-                best = f;
-            }
-    }
-    return best;
-}
-
 static const jl_finding *finding_of(const jl_run_diagnosis *d, const char *kind)
 {
     for (size_t k = 0; k < d->n_findings; k++)
@@ -300,7 +281,7 @@ static const jl_finding *finding_of(const jl_run_diagnosis *d, const char *kind)
 static void change_cell(jl_strbuf *b, const jl_run_diagnosis *d)
 {
     double ch;
-    const jl_finding *f = best_change(d, &ch);
+    const jl_finding *f = rp_best_change(d, &ch);
     if (f) {
         P("<span class=\"tag good\">");
         num(b, ch, 100, 2);
@@ -493,7 +474,7 @@ static void group_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
         H(top->ceiling.evidence ? top->ceiling.evidence : "no evidence recorded");
         P(". There, ");
         double ch;
-        const jl_finding *bf = best_change(top, &ch);
+        const jl_finding *bf = rp_best_change(top, &ch);
         const jl_finding *pf = finding_of(top, "batch_plateau");
         if (bf)
             H(bf->message);

@@ -347,3 +347,22 @@ const jl_run_diagnosis *rp_diagnosis_of(const rp_report *r, size_t run)
         return NULL;
     return &r->diag->runs[run];
 }
+
+/* The suggestion predicted to save the most, else NULL. */
+const struct jl_finding *rp_best_change(const jl_run_diagnosis *d, double *change)
+{
+    const jl_finding *best = NULL;
+    *change = INFINITY;
+    for (size_t k = 0; k < d->n_findings; k++) {
+        const jl_finding *f = &d->findings[k];
+        if (strcmp(f->severity, "suggestion"))
+            continue;
+        for (size_t j = 0; j < f->n_numbers; j++)
+            if (!strcmp(f->numbers[j].name, "predicted_energy_change") &&
+                f->numbers[j].value < *change) {
+                *change = f->numbers[j].value;
+                best = f;
+            }
+    }
+    return best;
+}

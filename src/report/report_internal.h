@@ -31,6 +31,7 @@ struct jl_model_group_list;
 struct jl_group_fit;
 struct jl_diagnosis;
 struct jl_run_diagnosis;
+struct jl_finding;
 
 typedef enum {
     RP_FIG_POWER,        /* power over time, steady window, occupancy */
@@ -200,6 +201,9 @@ double rp_tdp_w(const rp_report *r, const jl_summary *s);
 const char *rp_base_name(const char *p);
 /* The diagnosis of the list's run `run`, NULL when none. */
 const struct jl_run_diagnosis *rp_diagnosis_of(const rp_report *r, size_t run);
+/* Its suggestion predicted to save the most energy (*change: the predicted
+ * energy change, most negative), else NULL. */
+const struct jl_finding *rp_best_change(const struct jl_run_diagnosis *d, double *change);
 
 /* Numbers and text for people and programs. */
 /* v with `sig` significant digits, thousands separated, "—" when missing. */
