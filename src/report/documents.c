@@ -300,9 +300,7 @@ jl_status rp_write_answers_csv(rp_report *r, jl_error **err)
                 jl_strbuf_puts(&b, "\n");
             }
     }
-    char *text = jl_strbuf_take(&b);
-    jl_status st = rp_write_text(r, "data/answers.csv", text, err);
-    free(text);
+    jl_status st = rp_write_buf(r, "data/answers.csv", &b, err);
     if (!st)
         rp_add_data(r, "data/answers.csv",
                     "the answer tables: per (model, task), GPU scope (all or one GPU model) and SLO "

@@ -1180,14 +1180,6 @@ static void page_end(jl_strbuf *b)
       "and no JavaScript.</footer>\n</div>\n</body>\n</html>\n");
 }
 
-static jl_status page_write(rp_report *r, const char *rel, jl_strbuf *b, jl_error **err)
-{
-    char *text = jl_strbuf_take(b);
-    jl_status st = rp_write_text(r, rel, text, err);
-    free(text);
-    return st;
-}
-
 /* runs.html: every run, a table per kind of work. */
 static jl_status runs_page(rp_report *r, jl_error **err)
 {
@@ -1203,7 +1195,7 @@ static jl_status runs_page(rp_report *r, jl_error **err)
     for (int k = 0; k < RP_KIND_COUNT; k++)
         runs_table(b, r, (rp_kind)k);
     page_end(b);
-    return page_write(r, "runs.html", b, err);
+    return rp_write_buf(r, "runs.html", b, err);
 }
 
 /* diagnosis.html: every run's diagnosis, a section per group. */
@@ -1221,7 +1213,7 @@ static jl_status diagnosis_page(rp_report *r, jl_error **err)
     for (size_t i = 0; i < r->n_groups; i++)
         group_run_diagnosis(b, r, i);
     page_end(b);
-    return page_write(r, "diagnosis.html", b, err);
+    return rp_write_buf(r, "diagnosis.html", b, err);
 }
 
 jl_status rp_html_write(rp_report *r, jl_error **err)
@@ -1316,7 +1308,7 @@ jl_status rp_html_write(rp_report *r, jl_error **err)
     files_section(b, r, ++sec);
     method_section(b, r, ++sec);
     page_end(b);
-    jl_status st = page_write(r, "index.html", b, err);
+    jl_status st = rp_write_buf(r, "index.html", b, err);
     if (!st)
         st = runs_page(r, err);
     if (!st)

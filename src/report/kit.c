@@ -57,6 +57,14 @@ jl_status rp_write_text(rp_report *r, const char *rel, const char *text, jl_erro
     return st;
 }
 
+jl_status rp_write_buf(rp_report *r, const char *rel, jl_strbuf *b, jl_error **err)
+{
+    char *text = jl_strbuf_take(b);
+    jl_status st = rp_write_text(r, rel, text, err);
+    free(text);
+    return st;
+}
+
 jl_status rp_write_json(rp_report *r, const char *rel, const json_t *doc, jl_error **err)
 {
     if (!doc)

@@ -194,9 +194,7 @@ static jl_status write_curves_csv(rp_report *r, jl_error **err)
         free(key);
         free(grid);
     }
-    char *text = jl_strbuf_take(&b);
-    jl_status st = rp_write_text(r, "data/fit-curves.csv", text, err);
-    free(text);
+    jl_status st = rp_write_buf(r, "data/fit-curves.csv", &b, err);
     return st;
 }
 

@@ -96,14 +96,6 @@ void rp_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const c
                      w, h, w * 3 / 2, h * 3 / 2, pdf_h_in, pdf1_h_in);
 }
 
-jl_status rp_write_buf(rp_report *r, const char *rel, jl_strbuf *b, jl_error **err)
-{
-    char *text = jl_strbuf_take(b);
-    jl_status st = rp_write_text(r, rel, text, err);
-    free(text);
-    return st;
-}
-
 jl_status rp_write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strbuf *gp,
                                  jl_error **err)
 {

@@ -27,8 +27,6 @@ void rp_gp_header(jl_strbuf *b, const char *id, const char *title, const char *w
  * 3.3 in x pdf1_h_in. */
 void rp_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what, int w,
                         int h, double pdf_h_in, double pdf1_h_in);
-/* Write b's text to rel under the report root (b is emptied). */
-jl_status rp_write_buf(rp_report *r, const char *rel, jl_strbuf *b, jl_error **err);
 /* figures/ID.dat and figures/ID.gp of f; notes the SVG's pixel size. */
 jl_status rp_write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strbuf *gp,
                              jl_error **err);

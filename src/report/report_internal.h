@@ -145,6 +145,8 @@ const char *rp_kind_name(rp_kind k);
  * JSON written atomically. */
 char *rp_path(const rp_report *r, const char *rel);
 jl_status rp_write_text(rp_report *r, const char *rel, const char *text, jl_error **err);
+/* b's text (b is emptied) */
+jl_status rp_write_buf(rp_report *r, const char *rel, jl_strbuf *b, jl_error **err);
 jl_status rp_write_json(rp_report *r, const char *rel, const json_t *doc, jl_error **err);
 /* The same with the study's error list as `errors` (as the commands print
  * it); takes doc (NULL: out of memory, an error). */
