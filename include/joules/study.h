@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "joules/check.h"
+#include "joules/descriptors.h"
 #include "joules/error.h"
 #include "joules/summary.h"
 #include "joules/trace.h"
@@ -30,6 +32,37 @@ JL_API_BEGIN
 jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files,
                            size_t *n_files, jl_error_list *errors);
 void jl_paths_free(char **files, size_t n);
+
+/* A group, the one meaning of the word in joules: the runs of a study that
+ * share the values of some attributes, its key ((model, task) for a
+ * frontier, a pick, a capacity plan, a report section). values[k] is the
+ * text of keys[k] (jl_attrs_get), NULL when the runs lack it. Grouping is
+ * src/study/group.c. */
+typedef struct jl_group {
+    char **values;  /* [n_keys] */
+    size_t n_keys;
+    size_t *runs;   /* indices into the list, in list order */
+    size_t n_runs;
+    int node_ac;    /* runs with @power_scope node_ac (whole-node AC power): such
+                     * runs never share a group with GPU-power runs */
+} jl_group;
+
+typedef struct jl_group_set {
+    jl_group *groups; /* sorted by values (numbers numerically) */
+    size_t n;
+} jl_group_set;
+
+/* Group runs of `l` by the attributes keys[0..n_keys). Only runs with
+ * keep[i] != 0 are grouped when keep is non-NULL. Runs of @power_scope
+ * node_ac and of GPU power always fall in different groups (spec 1.1: never
+ * compared unannounced), even with equal key values. */
+jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_t n_keys,
+                        const unsigned char *keep, jl_group_set *out, jl_error **err);
+void jl_group_set_clear(jl_group_set *gs);
+
+/* The deterministic order of runs used for ties everywhere: GPU model, GPU
+ * count, batch size, precision, file, run. <0, 0, >0 like strcmp. */
+int jl_run_config_cmp(const jl_summary *a, const jl_summary *b);
 
 typedef void (*jl_progress_fn)(void *ctx, size_t done, size_t total,
                                const char *current);
@@ -90,6 +123,40 @@ void jl_summary_list_select(jl_summary_list *l, const jl_selector *sel);
  * H100, H200)" (caller frees). JL_ENOMEM on out-of-memory. */
 jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l,
                                 char **report);
+
+/* The one selection grammar beyond a single clause: a spec is clauses
+ * joined by commas, "KEY=V1,V2,KEY2>=N,KEY3!=X": a part without an
+ * operator is another value of the clause before it (as in one --where).
+ * Each clause is added as by jl_selector_add (exclude 0). Used by
+ * `predict --group` and by the selection of jl_study_load_run. A part
+ * without an operator before any clause is JL_EUSAGE "'PART' is not
+ * KEY=VALUE"; messages name the part, the caller names its option. */
+jl_status jl_selector_add_spec(jl_selector *sel, const char *spec, jl_error **err);
+
+/* The one run a spec names: "FILE:RUN" (the run's name under /runs) or
+ * "FILE:SPEC" (a selector spec, above, that must pick exactly one run of
+ * FILE). FILE is the longest prefix before a ':' that names an existing
+ * regular file. *out is a copy (jl_summary_free). The file's own errors go
+ * to errors. Returns JL_OK; JL_EUSAGE for a malformed spec; JL_ENODATA when
+ * the file gave no run (err NULL: the reasons are in errors), or when no
+ * run or more than one matches (err says so, the first ten matches listed
+ * one a line); JL_ENOMEM. Messages start with the spec. */
+jl_status jl_study_load_run(const char *spec, const jl_study_options *opt, jl_summary **out,
+                            jl_error_list *errors, jl_error **err);
+
+/* The study pipeline every analysis command runs, in one call: every run
+ * under paths summarised (jl_study_load; failures in errors), each clause
+ * of sel checked against the runs read (jl_selector_unmatched: *unmatched,
+ * NULL when every clause matched; caller frees), the runs sel does not keep
+ * dropped (*n_read says how many there were before), the descriptors of
+ * models/ loaded (*desc, NULL when there are none: the rules that need them
+ * say so) and every kept run annotated with rules (jl_check_annotate).
+ * sel may be NULL (every run). Returns JL_OK, or the status that stopped
+ * the study (out of memory). */
+jl_status jl_study_open(const char *const *paths, size_t n, const jl_study_options *opt,
+                        const jl_selector *sel, const jl_ruleset *rules, jl_summary_list *runs,
+                        jl_error_list *errors, jl_descriptors **desc, size_t *n_read,
+                        char **unmatched);
 
 /* A run's power over time, for plotting: the samples are read back from
  * the run's trace file (s->file, run s->run; a summary keeps none) and
