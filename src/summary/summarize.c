@@ -859,79 +859,90 @@ end:
     return st;
 }
 
-/* itl/: the latency quantiles over the samples of completed requests. */
-static jl_status itl_figures(ctx *c)
+/* itl/: the latency quantiles over the samples of completed requests, in
+ * two passes over the samples block by block (jl_run_itl_blocks: the
+ * arrays in memory, or the chunks of a streamed itl/), keeping none of
+ * them (jl__qstream). */
+typedef struct {
+    const double *fin; /* requests/finish */
+    size_t n_req;
+    size_t out_of_range;
+    jl__qstream qs;
+} itl_walk;
+
+/* Whether sample i counts: finite, and (with itl/request) naming a request
+ * that finished. *range: it names no request. */
+static inline int itl_counts(const itl_walk *w, const float *xs, const int32_t *rqs, size_t i,
+                             int by_req, int *range)
+{
+    *range = 0;
+    if (!isfinite(xs[i]))
+        return 0;
+    if (!by_req)
+        return 1;
+    int32_t rq = rqs[i];
+    if ((size_t)(uint32_t)rq >= w->n_req) {
+        *range = 1;
+        return 0;
+    }
+    return isfinite(w->fin[rq]);
+}
+
+static jl_status itl_pass1(void *arg, const float *xs, const int32_t *rqs, size_t n, size_t row0)
+{
+    itl_walk *w = arg;
+    const int by_req = rqs && w->n_req > 0;
+    size_t bad = 0;
+    int range;
+    (void)row0;
+    for (size_t i = 0; i < n; i++) {
+        if (itl_counts(w, xs, rqs, i, by_req, &range))
+            jl__qstream_add(&w->qs, xs[i]);
+        bad += (size_t)range;
+    }
+    w->out_of_range += bad;
+    return JL_OK;
+}
+
+static jl_status itl_pass2(void *arg, const float *xs, const int32_t *rqs, size_t n, size_t row0)
+{
+    itl_walk *w = arg;
+    const int by_req = rqs && w->n_req > 0;
+    int range;
+    (void)row0;
+    for (size_t i = 0; i < n; i++)
+        if (itl_counts(w, xs, rqs, i, by_req, &range))
+            jl__qstream_add2(&w->qs, xs[i]);
+    return JL_OK;
+}
+
+static jl_status itl_figures(ctx *c, jl_error **err)
 {
     const jl_run *run = c->run;
     jl_summary *s = c->s;
     jl_status st = JL_OK;
-    if (!(run->itl_n > 0 && run->itl_seconds))
+    if (!(run->itl_n > 0 && (run->itl_seconds || run->itl_stream)))
         return JL_OK;
-    float *fscratch = jl_malloc_array(run->itl_n, sizeof *fscratch);
-    if (!fscratch)
-        return JL_ENOMEM;
-    size_t k = 0, out_of_range = 0;
-    const int by_req = run->itl_request && run->req_n > 0;
-    /* counts for the histogram select, taken while the samples pass
-     * (NULL when too few for it, or out of memory: counted there) */
-    uint32_t *hist = run->itl_n >= JL__RADIX_MIN_N
-                         ? calloc(JL__RADIX_BUCKETS, sizeof *hist)
-                         : NULL;
-    /* locals: stores into fscratch could alias run's fields, which the
-     * compiler would then load again for every sample */
-    const float *xs = run->itl_seconds;
-    const int32_t *rqs = run->itl_request;
-    const double *fin = run->finish;
-    const size_t n_itl = run->itl_n, n_req = run->req_n;
-    float *dst = fscratch;
-    if (by_req && hist) { /* the common case: one tight loop */
-        for (size_t i = 0; i < n_itl; i++) {
-            float v = xs[i];
-            int32_t rq = rqs[i];
-            if (!isfinite(v))
-                continue;
-            if ((size_t)(uint32_t)rq >= n_req) {
-                out_of_range++;
-                continue;
-            }
-            if (!isfinite(fin[rq]))
-                continue;
-            dst[k++] = v;
-            hist[jl__fkey(v) >> 16]++;
-        }
-    } else {
-        for (size_t i = 0; i < n_itl; i++) {
-            float v = xs[i];
-            if (!isfinite(v))
-                continue;
-            if (by_req) {
-                int32_t rq = rqs[i];
-                if ((size_t)(uint32_t)rq >= n_req) {
-                    out_of_range++;
-                    continue;
-                }
-                if (!isfinite(fin[rq]))
-                    continue;
-            }
-            dst[k++] = v;
-            if (hist)
-                hist[jl__fkey(v) >> 16]++;
-        }
-    }
-    if (out_of_range)
+    itl_walk w = {run->finish, run->req_n, 0, {0}};
+    double q[4] = {0.5, 0.9, 0.95, 0.99}, o[4];
+    TRY(jl__qstream_init(&w.qs));
+    TRY(jl_run_itl_blocks(run, itl_pass1, &w, err));
+    int plan = jl__qstream_plan(&w.qs, q, 4);
+    if (plan < 0)
+        TRY(JL_ENOMEM);
+    if (plan > 0)
+        TRY(jl_run_itl_blocks(run, itl_pass2, &w, err));
+    if (w.out_of_range)
         WARN("itl_request_range",
              "%zu itl/request values name no row of requests/: left out",
-             out_of_range);
-    double q[4] = {0.5, 0.9, 0.95, 0.99}, o[4];
-    jl__quantiles_f_hist(fscratch, k, hist, q, 4, o);
-    hist = NULL; /* freed there */
+             w.out_of_range);
+    jl__qstream_result(&w.qs, q, 4, o);
     F(MEDIAN_ITL_S) = o[0];
     F(P90_ITL_S) = o[1];
     F(P95_ITL_S) = o[2];
     F(P99_ITL_S) = o[3];
 end:
-    free(hist);
-    free(fscratch);
+    jl__qstream_free(&w.qs);
     return st;
 }
 
@@ -968,7 +979,7 @@ static void gpu_figures(ctx *c)
 }
 
 /* Every phase over the series, in the order their warnings appear. */
-static jl_status summarize_series(ctx *c)
+static jl_status summarize_series(ctx *c, jl_error **err)
 {
     const jl_run *run = c->run;
     jl_status st = JL_OK;
@@ -982,7 +993,7 @@ static jl_status summarize_series(ctx *c)
     TRY(engine_figures(c));
     TRY(token_figures(c));
     TRY(request_figures(c));
-    TRY(itl_figures(c));
+    TRY(itl_figures(c, err));
     batch_figures(c);
     gpu_figures(c);
     /* published figures beside the series (spec 1.1) */
@@ -1060,7 +1071,7 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
     if (!c->has_power && run->summary.present)
         st = summarize_summary_only(c);
     else
-        st = summarize_series(c);
+        st = summarize_series(c, err);
 
 end:
     ctx_free(c);
