@@ -3,7 +3,9 @@
  * The definitions (window rules, energy sources, interpolation conventions,
  * warnings) are documented in docs/summary.md; the comments here say how,
  * that file says what. Everything is a single pass over each dataset (plus
- * binary searches), with O(n) scratch arrays allocated once per call.
+ * binary searches), with O(n) scratch arrays allocated once per call;
+ * itl/, the largest, is walked twice block by block and no sample is kept
+ * (itl_figures), so that a streamed itl/ never sits in memory.
  *
  * jl_summarize() runs one phase per group of figures (find_window,
  * window_energy, power_figures, engine_figures, token_figures,
