@@ -54,7 +54,8 @@ typedef struct jl_run_summary_attrs {
     size_t n_extra;
 } jl_run_summary_attrs;
 
-/* One run, read whole into memory. Arrays are NULL (and counts 0) when the
+/* One run, read whole into memory (but for itl/ when the reader streams it:
+ * itl_stream below). Arrays are NULL (and counts 0) when the
  * group or dataset is absent. All time datasets were checked finite and
  * non-decreasing; all [N, G] datasets have G == attrs.num_gpus. */
 typedef struct jl_run {
