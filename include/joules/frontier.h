@@ -1,11 +1,11 @@
-/* joules/frontier.h — grouping runs and the time–energy frontier.
+/* joules/frontier.h — the time–energy frontier of each group of runs.
  *
- * Runs are grouped by (model, task) — the same amount of work measured under
- * different configurations (GPU model and count, batch size, precision is
- * part of the model id). In each group the frontier is the set of runs not
- * dominated in (latency, energy): median ITL vs energy per token for LLMs
- * (llm, mllm), batch latency vs energy per item for diffusion, or any other
- * pair of figures.
+ * Runs are grouped (jl_group_runs, joules/study.h) by (model, task) — the
+ * same amount of work measured under different configurations (GPU model
+ * and count, batch size, precision is part of the model id). In each group
+ * the frontier is the set of runs not dominated in (latency, energy):
+ * median ITL vs energy per token for LLMs (llm, mllm), batch latency vs
+ * energy per item for diffusion, or any other pair of figures.
  *
  * Rule (docs/choice.md): runs lacking either figure are skipped (listed).
  * The others are sorted by latency, then energy, then a deterministic
@@ -34,42 +34,13 @@
 #include <stddef.h>
 
 #include "joules/error.h"
+#include "joules/study.h" /* groups of runs (jl_group_runs) */
 #include "joules/summary.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 JL_API_BEGIN
-
-/* ---- grouping -------------------------------------------------------------- */
-
-/* Runs sharing the values of some attributes. values[k] is the text of
- * keys[k] (jl_attrs_get), NULL when the runs lack it. */
-typedef struct jl_group {
-    char **values;  /* [n_keys] */
-    size_t n_keys;
-    size_t *runs;   /* indices into the list, in list order */
-    size_t n_runs;
-    int node_ac;    /* runs with @power_scope node_ac (whole-node AC power): such
-                     * runs never share a group with GPU-power runs */
-} jl_group;
-
-typedef struct jl_group_set {
-    jl_group *groups; /* sorted by values (numbers numerically) */
-    size_t n;
-} jl_group_set;
-
-/* Group runs of `l` by the attributes keys[0..n_keys). Only runs with
- * keep[i] != 0 are grouped when keep is non-NULL. Runs of @power_scope
- * node_ac and of GPU power always fall in different groups (spec 1.1: never
- * compared unannounced), even with equal key values. */
-jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_t n_keys,
-                        const unsigned char *keep, jl_group_set *out, jl_error **err);
-void jl_group_set_clear(jl_group_set *gs);
-
-/* The deterministic order of runs used for ties everywhere: GPU model, GPU
- * count, batch size, precision, file, run. <0, 0, >0 like strcmp. */
-int jl_run_config_cmp(const jl_summary *a, const jl_summary *b);
 
 /* ---- frontier -------------------------------------------------------------- */
 
@@ -158,6 +129,17 @@ void jl_frontier_set_free(jl_frontier_set *fs);
  *                          "energy","on_curve_frontier","on_frontier"}]}]}
  * NULL on out-of-memory. */
 json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list *l);
+
+/* The same document with "errors" (jl_errors_to_json), as text: the bytes
+ * jl_json_dump writes for it, trailing newline included, written without
+ * building the tree (src/output/json_writer.h; 4 MB on the ML.ENERGY
+ * study). *len (may be NULL) its length. NULL on out-of-memory. */
+char *jl_frontier_set_to_json_text(const jl_frontier_set *fs, const jl_summary_list *l,
+                                   const jl_error_list *errors, size_t *len);
+/* That text written whole to path ("-" = stdout). */
+jl_status jl_write_frontier_json(const char *path, const jl_frontier_set *fs,
+                                 const jl_summary_list *l, const jl_error_list *errors,
+                                 jl_error **err);
 
 /* CSV: one row per frontier point (model, task, rank, run key, batch,
  * latency and energy with their figure names, equivalent count). */

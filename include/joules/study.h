@@ -31,6 +31,37 @@ jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files,
                            size_t *n_files, jl_error_list *errors);
 void jl_paths_free(char **files, size_t n);
 
+/* A group, the one meaning of the word in joules: the runs of a study that
+ * share the values of some attributes, its key ((model, task) for a
+ * frontier, a pick, a capacity plan, a report section). values[k] is the
+ * text of keys[k] (jl_attrs_get), NULL when the runs lack it. Grouping is
+ * src/study/group.c. */
+typedef struct jl_group {
+    char **values;  /* [n_keys] */
+    size_t n_keys;
+    size_t *runs;   /* indices into the list, in list order */
+    size_t n_runs;
+    int node_ac;    /* runs with @power_scope node_ac (whole-node AC power): such
+                     * runs never share a group with GPU-power runs */
+} jl_group;
+
+typedef struct jl_group_set {
+    jl_group *groups; /* sorted by values (numbers numerically) */
+    size_t n;
+} jl_group_set;
+
+/* Group runs of `l` by the attributes keys[0..n_keys). Only runs with
+ * keep[i] != 0 are grouped when keep is non-NULL. Runs of @power_scope
+ * node_ac and of GPU power always fall in different groups (spec 1.1: never
+ * compared unannounced), even with equal key values. */
+jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_t n_keys,
+                        const unsigned char *keep, jl_group_set *out, jl_error **err);
+void jl_group_set_clear(jl_group_set *gs);
+
+/* The deterministic order of runs used for ties everywhere: GPU model, GPU
+ * count, batch size, precision, file, run. <0, 0, >0 like strcmp. */
+int jl_run_config_cmp(const jl_summary *a, const jl_summary *b);
+
 typedef void (*jl_progress_fn)(void *ctx, size_t done, size_t total,
                                const char *current);
 

@@ -57,6 +57,12 @@ static json_t *to_json(const void *fs, const jl_summary_list *l)
     return jl_frontier_set_to_json(fs, l);
 }
 
+static jl_status write_json(const char *path, const void *fs, const jl_summary_list *l,
+                            const jl_error_list *errors, jl_error **err)
+{
+    return jl_write_frontier_json(path, fs, l, errors, err);
+}
+
 static const cli_output output = {write_csv, to_json, print_table, "frontiers/points", 0};
 
 int jl_cmd_frontier(int argc, char **argv)
@@ -110,7 +116,7 @@ int jl_cmd_frontier(int argc, char **argv)
     if (jl_frontier_compute(&cs.runs, &fo, &fs, &err) != JL_OK)
         rc = cli_fail(cmd, err, JL_EXIT_INTERNAL);
     else
-        rc = cli_emit(cmd, &cs, csv, json, &output, fs);
+        rc = cli_emit_written(cmd, &cs, csv, json, &output, fs, write_json);
 out:
     jl_frontier_set_free(fs);
     cli_study_free(&cs);

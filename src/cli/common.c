@@ -377,6 +377,12 @@ int cli_print_jsonl(const char *cmd, const cli_study *cs, json_t *doc, const cha
 int cli_emit(const char *cmd, const cli_study *cs, const char *csv, int json,
              const cli_output *out, const void *result)
 {
+    return cli_emit_written(cmd, cs, csv, json, out, result, NULL);
+}
+
+int cli_emit_written(const char *cmd, const cli_study *cs, const char *csv, int json,
+                     const cli_output *out, const void *result, cli_json_writer json_write)
+{
     int rc = 0;
     if (csv) {
         jl_error *err = NULL;
@@ -384,7 +390,11 @@ int cli_emit(const char *cmd, const cli_study *cs, const char *csv, int json,
         if (out->csv(csv, r, &cs->runs, &err) != JL_OK)
             return cli_fail(cmd, err, JL_EXIT_OUTPUT);
     }
-    if (json) {
+    if (json && json_write && cs->names != JL_NAMES_MLENERGY) {
+        jl_error *err = NULL;
+        if (json_write("-", result, &cs->runs, &cs->errors, &err) != JL_OK)
+            rc = cli_fail(cmd, err, JL_EXIT_OUTPUT);
+    } else if (json) {
         json_t *doc = out->json(result, &cs->runs);
         if (doc && cs->names == JL_NAMES_MLENERGY)
             jl_json_rename_mlenergy(doc);

@@ -151,6 +151,14 @@ int cli_print_jsonl(const char *cmd, const cli_study *cs, json_t *doc, const cha
  * output that could not be written (printed). */
 int cli_emit(const char *cmd, const cli_study *cs, const char *csv, int json,
              const cli_output *out, const void *result);
+/* The same, with the --json document written by json_write (errors
+ * included; the bytes out->json's tree would give) without building the
+ * tree, unless --names renames its keys. */
+typedef jl_status (*cli_json_writer)(const char *path, const void *result,
+                                     const jl_summary_list *runs, const jl_error_list *errors,
+                                     jl_error **err);
+int cli_emit_written(const char *cmd, const cli_study *cs, const char *csv, int json,
+                     const cli_output *out, const void *result, cli_json_writer json_write);
 
 /* Install SIGINT/SIGTERM handlers that remove half-written outputs. */
 void cli_install_signal_cleanup(void);

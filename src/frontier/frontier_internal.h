@@ -26,8 +26,8 @@ void jl__figcols_header(FILE *f, const jl__figcols *c, const char *prefix);
  * empty elsewhere (and everywhere when v is missing). */
 void jl__figcols_cells(FILE *f, const jl__figcols *c, int fig, double v);
 
-/* Attribute values as grouping compares them: missing (NULL) last, two
- * numbers numerically ("1" == "1.0"), else strcmp. */
-int jl__attr_value_cmp(const char *a, const char *b);
+/* jl__attr_value_cmp, the comparison of attribute values that grouping
+ * uses, is in study/study_internal.h (src/study/group.c). */
+#include "study/study_internal.h"
 
 #endif

@@ -7,15 +7,11 @@
 #include "frontier/frontier_internal.h"
 #include "joules/frontier.h"
 #include "joules/output.h"
+#include "output/json_writer.h"
 
-static json_t *str_or_null(const char *s)
+static const char *fig_name(int f)
 {
-    return s ? json_string(s) : json_null();
-}
-
-static json_t *fig_name_json(int f)
-{
-    return f >= 0 ? json_string(jl_figure_name((jl_figure)f)) : json_null();
+    return f >= 0 ? jl_figure_name((jl_figure)f) : NULL;
 }
 
 /* The figure a whole frontier uses (the first run's; all runs of a (model,
@@ -34,103 +30,174 @@ static int frontier_fig(const jl_frontier_set *fs, const jl_frontier *f,
                   : jl_frontier_latency_figure(&fs->opt, s);
 }
 
-/* The run key object of run i, built once and shared (a run is a curve
- * point and may be the dominating run of many others: the document repeats
- * its key; jansson and jl_json_dumps write a shared node at each place).
- * keys NULL (out of memory): a fresh object each time. */
-static json_t *run_key(json_t **keys, const jl_summary_list *l, size_t i)
+/* The run key object of run i (a value). */
+static void run_key(jl_jw *w, const jl_summary_list *l, size_t i)
 {
-    if (!keys)
-        return jl_run_key_to_json(l->items[i]);
-    if (!keys[i])
-        keys[i] = jl_run_key_to_json(l->items[i]);
-    return json_incref(keys[i]);
+    jl__jw_object(w);
+    jl__run_key_write(w, l->items[i]);
+    jl__jw_end(w);
+}
+
+/* Members in key order (the text writer then sorts only run objects). */
+static void frontier_write(jl_jw *w, const jl_frontier_set *fs, const jl_frontier *f,
+                           const jl_summary_list *l)
+{
+    jl__jw_object(w);
+    jl__jw_key(w, "dominated");
+    jl__jw_array(w);
+    for (size_t d = 0; d < f->n_dominated; d++) {
+        jl__jw_object(w);
+        jl__jw_key(w, "dominated_by");
+        run_key(w, l, f->dominated[d].by);
+        jl__run_key_write(w, l->items[f->dominated[d].run]);
+        jl__jw_end(w);
+    }
+    jl__jw_end(w);
+    jl__jw_kstring(w, "energy_figure", fig_name(frontier_fig(fs, f, l, 1)));
+    jl__jw_kstring(w, "latency_figure", fig_name(frontier_fig(fs, f, l, 0)));
+    jl__jw_kstring(w, "model", f->model);
+    jl__jw_key(w, "n_runs");
+    jl__jw_integer(w, (json_int_t)f->n_runs);
+    jl__jw_key(w, "points");
+    jl__jw_array(w);
+    for (size_t p = 0; p < f->n_points; p++) {
+        const jl_frontier_point *pt = &f->points[p];
+        jl__jw_object(w);
+        jl__summary_write(w, l->items[pt->run]);
+        jl__jw_knumber(w, "frontier_latency", pt->latency);
+        jl__jw_knumber(w, "frontier_energy", pt->energy);
+        jl__jw_key(w, "equivalent");
+        jl__jw_array(w);
+        for (size_t k = 0; k < pt->n_equivalent; k++)
+            run_key(w, l, pt->equivalent[k]);
+        jl__jw_end(w);
+        jl__jw_end(w);
+    }
+    jl__jw_end(w);
+    jl__jw_kstring(w, "power_scope", f->node_ac ? "node_ac" : "gpu");
+    jl__jw_key(w, "skipped");
+    jl__jw_array(w);
+    for (size_t k = 0; k < f->n_skipped; k++) {
+        jl__jw_object(w);
+        jl__run_key_write(w, l->items[f->skipped[k]]);
+        jl__jw_kstring(w, "reason", "latency or energy figure missing");
+        jl__jw_end(w);
+    }
+    jl__jw_end(w);
+    jl__jw_kstring(w, "task", f->task);
+    jl__jw_kstring(w, "workload", f->workload);
+    jl__jw_end(w);
+}
+
+static void curve_point_write(jl_jw *w, const jl_curve_point *q, const jl_summary_list *l)
+{
+    jl__jw_object(w);
+    jl__jw_knumber(w, "energy", q->energy);
+    jl__jw_knumber(w, "latency", q->latency);
+    jl__jw_klong(w, "max_batch_size", q->batch);
+    jl__jw_kbool(w, "on_curve_frontier", q->on_curve_frontier);
+    jl__jw_kbool(w, "on_frontier", q->on_frontier);
+    jl__jw_key(w, "run");
+    run_key(w, l, q->run);
+    jl__jw_end(w);
+}
+
+/* One curve (the paper's Fig. 8-9): every batch size of one (GPU model,
+ * GPU count, precision), each point marked on or off the frontiers. */
+static void curve_write(jl_jw *w, const jl_frontier *f, const jl_curve *cv,
+                        const jl_summary_list *l)
+{
+    jl__jw_object(w);
+    jl__jw_kstring(w, "gpu_model", cv->gpu_model);
+    jl__jw_kstring(w, "model", f->model);
+    jl__jw_klong(w, "num_gpus", cv->num_gpus);
+    jl__jw_key(w, "points");
+    jl__jw_array(w);
+    for (size_t p = 0; p < cv->n_points; p++)
+        curve_point_write(w, &cv->points[p], l);
+    jl__jw_end(w);
+    jl__jw_kstring(w, "precision", cv->precision);
+    jl__jw_kstring(w, "task", f->task);
+    jl__jw_end(w);
+}
+
+/* The document, with "errors" when errors_json is non-NULL; in key order. */
+static void document_write(jl_jw *w, const jl_frontier_set *fs, const jl_summary_list *l,
+                           const json_t *errors_json)
+{
+    jl__jw_object(w);
+    jl__jw_key(w, "curves");
+    jl__jw_array(w);
+    for (size_t i = 0; i < fs->n; i++)
+        for (size_t c = 0; c < fs->frontiers[i].n_curves; c++)
+            curve_write(w, &fs->frontiers[i], &fs->frontiers[i].curves[c], l);
+    jl__jw_end(w);
+    jl__jw_kstring(w, "energy_figure", fs->opt.energy_figure >= 0
+                                           ? fig_name(fs->opt.energy_figure)
+                                           : "default");
+    if (errors_json) {
+        jl__jw_key(w, "errors");
+        jl__jw_json(w, errors_json);
+    }
+    jl__jw_key(w, "frontiers");
+    jl__jw_array(w);
+    for (size_t i = 0; i < fs->n; i++)
+        frontier_write(w, fs, &fs->frontiers[i], l);
+    jl__jw_end(w);
+    jl__jw_kstring(w, "latency_figure", fs->opt.latency_figure >= 0
+                                            ? fig_name(fs->opt.latency_figure)
+                                            : "default");
+    jl__jw_kstring(w, "schema", "joules.frontier/1");
+    jl__jw_knumber(w, "tolerance", fs->opt.tolerance);
+    jl__jw_end(w);
 }
 
 json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list *l)
 {
-    json_t *doc = json_object(), *fr = json_array(), *curves = json_array();
-    if (!doc || !fr || !curves) {
-        json_decref(doc);
-        json_decref(fr);
-        json_decref(curves);
+    jl_jw *w = jl__jw_tree();
+    if (!w)
         return NULL;
+    document_write(w, fs, l, NULL);
+    return jl__jw_finish_tree(w);
+}
+
+char *jl_frontier_set_to_json_text(const jl_frontier_set *fs, const jl_summary_list *l,
+                                   const jl_error_list *errors, size_t *len)
+{
+    json_t *ej = jl_errors_to_json(errors);
+    jl_jw *w = ej ? jl__jw_text(JSON_SORT_KEYS | JSON_INDENT(2) |
+                                JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION))
+                  : NULL;
+    char *text = NULL;
+    if (w) {
+        document_write(w, fs, l, ej);
+        text = jl__jw_finish_text(w, len);
     }
-    json_t **keys = l->count ? calloc(l->count, sizeof *keys) : NULL;
-    json_object_set_new(doc, "schema", json_string("joules.frontier/1"));
-    json_object_set_new(doc, "latency_figure",
-                        fs->opt.latency_figure >= 0 ? fig_name_json(fs->opt.latency_figure)
-                                                    : json_string("default"));
-    json_object_set_new(doc, "energy_figure",
-                        fs->opt.energy_figure >= 0 ? fig_name_json(fs->opt.energy_figure)
-                                                   : json_string("default"));
-    json_object_set_new(doc, "tolerance", jl_json_number(fs->opt.tolerance));
-    for (size_t i = 0; i < fs->n; i++) {
-        const jl_frontier *f = &fs->frontiers[i];
-        json_t *o = json_object(), *pts = json_array(), *dom = json_array(), *sk = json_array();
-        json_object_set_new(o, "model", str_or_null(f->model));
-        json_object_set_new(o, "task", str_or_null(f->task));
-        json_object_set_new(o, "workload", str_or_null(f->workload));
-        json_object_set_new(o, "power_scope", json_string(f->node_ac ? "node_ac" : "gpu"));
-        json_object_set_new(o, "latency_figure", fig_name_json(frontier_fig(fs, f, l, 0)));
-        json_object_set_new(o, "energy_figure", fig_name_json(frontier_fig(fs, f, l, 1)));
-        json_object_set_new(o, "n_runs", json_integer((json_int_t)f->n_runs));
-        for (size_t p = 0; p < f->n_points; p++) {
-            const jl_frontier_point *pt = &f->points[p];
-            json_t *ro = jl_summary_to_json(l->items[pt->run]);
-            json_t *eq = json_array();
-            json_object_set_new(ro, "frontier_latency", jl_json_number(pt->latency));
-            json_object_set_new(ro, "frontier_energy", jl_json_number(pt->energy));
-            for (size_t k = 0; k < pt->n_equivalent; k++)
-                json_array_append_new(eq, run_key(keys, l, pt->equivalent[k]));
-            json_object_set_new(ro, "equivalent", eq);
-            json_array_append_new(pts, ro);
-        }
-        for (size_t d = 0; d < f->n_dominated; d++) {
-            json_t *ro = jl_run_key_to_json(l->items[f->dominated[d].run]);
-            json_object_set_new(ro, "dominated_by", run_key(keys, l, f->dominated[d].by));
-            json_array_append_new(dom, ro);
-        }
-        for (size_t k = 0; k < f->n_skipped; k++) {
-            json_t *ro = jl_run_key_to_json(l->items[f->skipped[k]]);
-            json_object_set_new(ro, "reason", json_string("latency or energy figure missing"));
-            json_array_append_new(sk, ro);
-        }
-        json_object_set_new(o, "points", pts);
-        json_object_set_new(o, "dominated", dom);
-        json_object_set_new(o, "skipped", sk);
-        json_array_append_new(fr, o);
-        for (size_t c = 0; c < f->n_curves; c++) {
-            const jl_curve *cv = &f->curves[c];
-            json_t *co = json_object(), *cp = json_array();
-            json_object_set_new(co, "model", str_or_null(f->model));
-            json_object_set_new(co, "task", str_or_null(f->task));
-            json_object_set_new(co, "gpu_model", str_or_null(cv->gpu_model));
-            json_object_set_new(co, "num_gpus",
-                                cv->num_gpus >= 0 ? json_integer(cv->num_gpus) : json_null());
-            json_object_set_new(co, "precision", str_or_null(cv->precision));
-            for (size_t p = 0; p < cv->n_points; p++) {
-                const jl_curve_point *q = &cv->points[p];
-                json_t *po = json_object();
-                json_object_set_new(po, "run", run_key(keys, l, q->run));
-                json_object_set_new(po, "max_batch_size",
-                                    q->batch >= 0 ? json_integer(q->batch) : json_null());
-                json_object_set_new(po, "latency", jl_json_number(q->latency));
-                json_object_set_new(po, "energy", jl_json_number(q->energy));
-                json_object_set_new(po, "on_curve_frontier", json_boolean(q->on_curve_frontier));
-                json_object_set_new(po, "on_frontier", json_boolean(q->on_frontier));
-                json_array_append_new(cp, po);
-            }
-            json_object_set_new(co, "points", cp);
-            json_array_append_new(curves, co);
-        }
-    }
-    json_object_set_new(doc, "frontiers", fr);
-    json_object_set_new(doc, "curves", curves);
-    for (size_t i = 0; keys && i < l->count; i++)
-        json_decref(keys[i]);
-    free(keys);
-    return doc;
+    json_decref(ej);
+    return text;
+}
+
+typedef struct text_buf {
+    char *p;
+    size_t len;
+} text_buf;
+
+static int print_text(FILE *f, const void *ctx)
+{
+    const text_buf *t = ctx;
+    return fwrite(t->p, 1, t->len, f) != t->len;
+}
+
+jl_status jl_write_frontier_json(const char *path, const jl_frontier_set *fs,
+                                 const jl_summary_list *l, const jl_error_list *errors,
+                                 jl_error **err)
+{
+    text_buf t = {NULL, 0};
+    if (!(t.p = jl_frontier_set_to_json_text(fs, l, errors, &t.len)))
+        return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "cannot serialise JSON document");
+    jl_status st = jl_write_text(path, print_text, &t, err);
+    free(t.p);
+    return st;
 }
 
 typedef struct csv_ctx {

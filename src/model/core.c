@@ -1,5 +1,6 @@
-/* The physical model, its bounded fit with GSL, the GP correction and the
- * log-log interpolator (docs/model-design.md §4). */
+/* The physical model, its bounded fit with GSL, the GP correction, the
+ * log-log interpolator (docs/model-design.md §4) and the model's default
+ * options: the bottom of src/model, calling none of its other files. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +17,25 @@
 #include "summary/summary_internal.h"
 
 #define N_STARTS 18
+
+/* The model's options (every knob of fit, loo, predict and pool). */
+void jl_model_options_default(jl_model_options *o)
+{
+    o->min_batch_sizes = 4;
+    o->correction = 1;
+    o->gp_length = 1.0;
+    o->gp_noise = 0.1;
+    o->n_refine = 4;
+    o->ridge = 1e-4;
+    o->max_iter = 200;
+    o->confidence = 0.95;
+    o->extrapolation_factor = 2.0;
+    o->memory_share = 0.9;
+    o->robust = 0.0;
+    o->pool_weight = 0.7;
+    o->regime_ratio = 0.85;
+    o->hold_params = 1;
+}
 
 void jm_eval(const double p[JM_NP], double b, double G, double *lnP, double *lnT,
              double dlnP[JM_NP], double dlnT[JM_NP])

@@ -37,24 +37,6 @@ const char *jl_fit_method_name(jl_fit_method m)
     }
 }
 
-void jl_model_options_default(jl_model_options *o)
-{
-    o->min_batch_sizes = 4;
-    o->correction = 1;
-    o->gp_length = 1.0;
-    o->gp_noise = 0.1;
-    o->n_refine = 4;
-    o->ridge = 1e-4;
-    o->max_iter = 200;
-    o->confidence = 0.95;
-    o->extrapolation_factor = 2.0;
-    o->memory_share = 0.9;
-    o->robust = 0.0;
-    o->pool_weight = 0.7;
-    o->regime_ratio = 0.85;
-    o->hold_params = 1;
-}
-
 /* ---- group keys ---------------------------------------------------------- */
 
 static int scmp(const char *a, const char *b)
@@ -829,4 +811,30 @@ void jm_group_bounds(const jl_summary *s, const jl_descriptors *desc,
         lo[JL_MP_LN_BW] = hi[JL_MP_LN_BW] = 0;
         held[JL_MP_TW] = held[JL_MP_LN_BW] = 1;
     }
+}
+
+/* Every group fitted, with its siblings' sweeps attached for the pooled
+ * sweep ends (pool.c). */
+jl_status jl_model_fit_groups(const jl_model_group_list *gl, const jl_model_options *opt,
+                              const jl_descriptors *desc, jl_group_fit **fits, jl_error **err)
+{
+    jl_status st = JL_OK;
+    size_t i = 0;
+    for (; i < gl->count; i++) {
+        fits[i] = NULL;
+        if ((st = jl_model_fit_group(gl->items[i].runs, gl->items[i].n_runs, opt, desc, &fits[i],
+                                     err)) != JL_OK)
+            break;
+        if ((st = jl_model_fit_pool(fits[i], gl, i, opt)) != JL_OK) {
+            st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "pooling sweep ends");
+            i++;
+            break;
+        }
+    }
+    if (st != JL_OK)
+        for (size_t k = 0; k < i && k < gl->count; k++) {
+            jl_group_fit_free(fits[k]);
+            fits[k] = NULL;
+        }
+    return st;
 }

@@ -1,4 +1,8 @@
-/* Internals of the latent-factor model shared by fit.c, predict.c, loo.c. */
+/* Internals of the latent-factor model shared by its files. The calls run
+ * one way (no cycle): core.c and sweep.c at the bottom (calling no other
+ * file of src/model), pool.c and ceiling.c on them, fit.c on those, then
+ * predict.c, loo.c, model_json.c, whatif.c and diagnose.c (docs/model.md
+ * "Sources"). */
 #ifndef JOULES_MODEL_INTERNAL_H
 #define JOULES_MODEL_INTERNAL_H
 
@@ -66,13 +70,16 @@ double jm_gp_mean(const double *x, size_t n, double ell, const double *alpha, do
  * linear extrapolation from the end segments, constant for n == 1. */
 double jm_interp(const double *x, const double *y, size_t n, double xs);
 
-/* ---- pooled sweep ends (pool.c) ---- */
+/* ---- a group's measured sweep (sweep.c) ---- */
 
 /* A run's energy per token (its figure, else power / throughput). */
 double jm_run_energy(const jl_summary *s);
 /* The per-cap means of a group's runs (all of them). 0, -1 on OOM. */
 int jm_sweep_of(const jl_model_group *g, jl_sweep_means *out);
 void jm_sweep_clear(jl_sweep_means *s);
+
+/* ---- pooled sweep ends (pool.c) ---- */
+
 /* Sweeps of the other groups of groups->items[gi]'s model (*out: *n of
  * them, caller clears each and frees the array). 0, -1 on OOM. */
 int jm_siblings(const jl_model_group_list *groups, size_t gi, jl_sweep_means **out, size_t *n);

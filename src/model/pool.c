@@ -1,7 +1,8 @@
 /* Pooled sweep ends (docs/model-design.md §4, "Sweep ends"; docs/model.md):
  * one predictor for a batch outside a group's measured range, used by the
  * leave-one-out (loo.c) and by every prediction of a fit with its siblings
- * attached (jl_model_fit_pool, predict.c). */
+ * attached (jl_model_fit_pool, called by fit.c's jl_model_fit_groups;
+ * predict.c). It stands on sweep.c and core.c only. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -9,52 +10,6 @@
 
 #include "joules/model.h"
 #include "model/model_internal.h"
-
-double jm_run_energy(const jl_summary *s)
-{
-    double e = s->fig[JL_FIG_ENERGY_PER_TOKEN_J];
-    return isfinite(e) ? e : s->fig[JL_FIG_AVG_POWER_W] / s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
-}
-
-void jm_sweep_clear(jl_sweep_means *s)
-{
-    if (!s)
-        return;
-    free(s->cap);
-    free(s->ln_batch);
-    free(s->ln_energy);
-    memset(s, 0, sizeof *s);
-}
-
-int jm_sweep_of(const jl_model_group *g, jl_sweep_means *out)
-{
-    memset(out, 0, sizeof *out);
-    size_t n = g->n_runs ? g->n_runs : 1;
-    out->cap = malloc(n * sizeof *out->cap);
-    out->ln_batch = malloc(n * sizeof *out->ln_batch);
-    out->ln_energy = malloc(n * sizeof *out->ln_energy);
-    if (!out->cap || !out->ln_batch || !out->ln_energy) {
-        jm_sweep_clear(out);
-        return -1;
-    }
-    /* runs are sorted by cap: one entry per run of consecutive equal caps,
-     * the sums in list order */
-    for (size_t i = 0; i < g->n_runs;) {
-        long c = g->runs[i]->attrs.max_batch_size;
-        double se = 0, sb = 0;
-        size_t j = i;
-        for (; j < g->n_runs && g->runs[j]->attrs.max_batch_size == c; j++) {
-            se += log(jm_run_energy(g->runs[j]));
-            sb += log(g->runs[j]->fig[JL_FIG_AVG_BATCH_SIZE]);
-        }
-        out->cap[out->n] = c;
-        out->ln_energy[out->n] = se / (double)(j - i);
-        out->ln_batch[out->n] = sb / (double)(j - i);
-        out->n++;
-        i = j;
-    }
-    return 0;
-}
 
 /* index of cap c in s, or -1 */
 static long find_cap(const jl_sweep_means *s, long c)
@@ -209,28 +164,4 @@ jl_status jl_model_fit_pool(jl_group_fit *f, const jl_model_group_list *groups, 
     f->pool_n_siblings = ns;
     f->pool_weight = fmin(opt->pool_weight, 1.0);
     return JL_OK;
-}
-
-jl_status jl_model_fit_groups(const jl_model_group_list *gl, const jl_model_options *opt,
-                              const jl_descriptors *desc, jl_group_fit **fits, jl_error **err)
-{
-    jl_status st = JL_OK;
-    size_t i = 0;
-    for (; i < gl->count; i++) {
-        fits[i] = NULL;
-        if ((st = jl_model_fit_group(gl->items[i].runs, gl->items[i].n_runs, opt, desc, &fits[i],
-                                     err)) != JL_OK)
-            break;
-        if ((st = jl_model_fit_pool(fits[i], gl, i, opt)) != JL_OK) {
-            st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "pooling sweep ends");
-            i++;
-            break;
-        }
-    }
-    if (st != JL_OK)
-        for (size_t k = 0; k < i && k < gl->count; k++) {
-            jl_group_fit_free(fits[k]);
-            fits[k] = NULL;
-        }
-    return st;
 }

@@ -9,6 +9,7 @@
 
 #include "core/util.h"
 #include "joules/output.h"
+#include "output/json_writer.h"
 
 json_t *jl_json_number(double v)
 {
@@ -22,123 +23,145 @@ static int set_str(json_t *o, const char *k, const char *v)
     return json_object_set_new(o, k, v ? json_string(v) : json_null());
 }
 
-static int set_long(json_t *o, const char *k, long v)
+/* in key order, so the text writer has nothing to sort in a run key */
+void jl__run_key_write(jl_jw *w, const jl_summary *s)
 {
-    return json_object_set_new(o, k, v >= 0 ? json_integer(v) : json_null());
+    jl__jw_kstring(w, "file", s->file);
+    jl__jw_kstring(w, "gpu_model", s->attrs.gpu_model);
+    jl__jw_klong(w, "max_batch_size", s->attrs.max_batch_size);
+    jl__jw_kstring(w, "model", s->attrs.model);
+    jl__jw_klong(w, "num_gpus", s->attrs.num_gpus);
+    jl__jw_kstring(w, "precision", s->attrs.precision);
+    jl__jw_kstring(w, "run", s->run);
+    jl__jw_kstring(w, "task", s->attrs.task);
+    jl__jw_kstring(w, "workload", s->attrs.workload);
+}
+
+/* The object of an emitter of members, as a tree. */
+static json_t *members_to_json(void (*members)(jl_jw *w, const jl_summary *s),
+                               const jl_summary *s)
+{
+    jl_jw *w = jl__jw_tree();
+    if (!w)
+        return NULL;
+    jl__jw_object(w);
+    members(w, s);
+    jl__jw_end(w);
+    return jl__jw_finish_tree(w);
 }
 
 json_t *jl_run_key_to_json(const jl_summary *s)
 {
-    json_t *o = json_object();
-    if (!o)
-        return NULL;
-    set_str(o, "file", s->file);
-    set_str(o, "run", s->run);
-    set_str(o, "workload", s->attrs.workload);
-    set_str(o, "model", s->attrs.model);
-    set_str(o, "task", s->attrs.task);
-    set_str(o, "gpu_model", s->attrs.gpu_model);
-    set_long(o, "num_gpus", s->attrs.num_gpus);
-    set_str(o, "precision", s->attrs.precision);
-    set_long(o, "max_batch_size", s->attrs.max_batch_size);
-    return o;
+    return members_to_json(jl__run_key_write, s);
 }
 
 /* Spec 1.1: the published figures and, for each figure available both
  * ways, {"figure", "published", "recomputed", "relative_difference"} (the
  * key names are a contract) plus "marked" and "recomputed_from". Only for
  * runs that hold published figures beside series. */
-static void published_to_json(json_t *o, const jl_summary *s)
+static void published_write(jl_jw *w, const jl_summary *s)
 {
     const jl_published *p = s->published;
-    json_t *po = json_object(), *figs = json_object(), *dis = json_array();
+    jl__jw_key(w, "published");
+    jl__jw_object(w);
+    jl__jw_kstring(w, "source", p->source);
+    jl__jw_key(w, "figures");
+    jl__jw_object(w);
     for (int f = 0; f < JL_FIG_COUNT; f++)
         if (isfinite(p->fig[f]))
-            json_object_set_new(figs, jl_figure_name((jl_figure)f), json_real(p->fig[f]));
-    set_str(po, "source", p->source);
-    json_object_set_new(po, "figures", figs);
-    json_object_set_new(po, "mark_threshold", jl_json_number(p->mark_threshold));
-    json_object_set_new(o, "published", po);
+            jl__jw_knumber(w, jl_figure_name((jl_figure)f), p->fig[f]);
+    jl__jw_end(w);
+    jl__jw_knumber(w, "mark_threshold", p->mark_threshold);
+    jl__jw_end(w);
     jl_disagreement d[JL_FIG_COUNT];
     size_t n = jl_summary_disagreements(s, d);
+    jl__jw_key(w, "disagreements");
+    jl__jw_array(w);
     for (size_t i = 0; i < n; i++) {
-        json_t *x = json_object();
-        set_str(x, "figure", jl_figure_name(d[i].figure));
-        json_object_set_new(x, "published", jl_json_number(d[i].published));
-        json_object_set_new(x, "recomputed", jl_json_number(d[i].recomputed));
-        json_object_set_new(x, "relative_difference", jl_json_number(d[i].relative_difference));
-        json_object_set_new(x, "marked", json_boolean(d[i].marked));
-        set_str(x, "recomputed_from", d[i].recomputed_from);
-        json_array_append_new(dis, x);
+        jl__jw_object(w);
+        jl__jw_kstring(w, "figure", jl_figure_name(d[i].figure));
+        jl__jw_knumber(w, "published", d[i].published);
+        jl__jw_knumber(w, "recomputed", d[i].recomputed);
+        jl__jw_knumber(w, "relative_difference", d[i].relative_difference);
+        jl__jw_kbool(w, "marked", d[i].marked);
+        jl__jw_kstring(w, "recomputed_from", d[i].recomputed_from);
+        jl__jw_end(w);
     }
-    json_object_set_new(o, "disagreements", dis);
+    jl__jw_end(w);
 }
 
-json_t *jl_summary_to_json(const jl_summary *s)
+void jl__summary_write(jl_jw *w, const jl_summary *s)
 {
-    json_t *o = jl_run_key_to_json(s);
-    if (!o)
-        return NULL;
+    jl__run_key_write(w, s);
     const jl_attrs *a = &s->attrs;
-    json_object_set_new(o, "start_time_unix", jl_json_number(a->start_time_unix));
-    set_long(o, "tensor_parallel", a->tensor_parallel);
-    set_long(o, "expert_parallel", a->expert_parallel);
-    set_long(o, "data_parallel", a->data_parallel);
-    json_object_set_new(o, "gpu_memory_bytes", jl_json_number(a->gpu_memory_bytes));
-    json_object_set_new(o, "gpu_tdp_w", jl_json_number(a->gpu_tdp_w));
-    json_object_set_new(o, "gpu_idle_power_w", jl_json_number(a->gpu_idle_power_w));
-    json_object_set_new(o, "total_params", jl_json_number(a->total_params));
-    json_object_set_new(o, "active_params", jl_json_number(a->active_params));
-    json_object_set_new(o, "kv_bytes_per_token", jl_json_number(a->kv_bytes_per_token));
+    jl__jw_knumber(w, "start_time_unix", a->start_time_unix);
+    jl__jw_klong(w, "tensor_parallel", a->tensor_parallel);
+    jl__jw_klong(w, "expert_parallel", a->expert_parallel);
+    jl__jw_klong(w, "data_parallel", a->data_parallel);
+    jl__jw_knumber(w, "gpu_memory_bytes", a->gpu_memory_bytes);
+    jl__jw_knumber(w, "gpu_tdp_w", a->gpu_tdp_w);
+    jl__jw_knumber(w, "gpu_idle_power_w", a->gpu_idle_power_w);
+    jl__jw_knumber(w, "total_params", a->total_params);
+    jl__jw_knumber(w, "active_params", a->active_params);
+    jl__jw_knumber(w, "kv_bytes_per_token", a->kv_bytes_per_token);
     if (jl_attrs_is_diffusion(a)) {
-        set_long(o, "denoising_steps", a->denoising_steps);
-        set_long(o, "height", a->height);
-        set_long(o, "width", a->width);
-        set_long(o, "num_frames", a->num_frames);
+        jl__jw_klong(w, "denoising_steps", a->denoising_steps);
+        jl__jw_klong(w, "height", a->height);
+        jl__jw_klong(w, "width", a->width);
+        jl__jw_klong(w, "num_frames", a->num_frames);
     }
     if (a->n_extra) {
-        json_t *x = json_object();
+        jl__jw_key(w, "extra_attributes");
+        jl__jw_object(w);
         for (size_t i = 0; i < a->n_extra; i++) {
             const jl_kv *kv = &a->extra[i];
             if (kv->is_number) {
                 char *end = NULL;
                 double v = strtod(kv->value, &end);
                 if (end && *end == '\0' && end != kv->value) {
-                    json_object_set_new(x, kv->key, jl_json_number(v));
+                    jl__jw_knumber(w, kv->key, v);
                     continue;
                 }
             }
-            json_object_set_new(x, kv->key, json_string(kv->value));
+            jl__jw_kstring(w, kv->key, kv->value);
         }
-        json_object_set_new(o, "extra_attributes", x);
+        jl__jw_end(w);
     }
-    set_str(o, "steady_method", jl_steady_method_name(s->steady_method));
-    set_str(o, "energy_source", jl_energy_source_name(s->energy_source));
+    jl__jw_kstring(w, "steady_method", jl_steady_method_name(s->steady_method));
+    jl__jw_kstring(w, "energy_source", jl_energy_source_name(s->energy_source));
     for (int f = 0; f < JL_FIG_COUNT; f++)
-        json_object_set_new(o, jl_figure_name((jl_figure)f), jl_json_number(s->fig[f]));
+        jl__jw_knumber(w, jl_figure_name((jl_figure)f), s->fig[f]);
     if (s->gpu_energy_j && s->gpu_avg_power_w) {
-        json_t *ge = json_array(), *gp = json_array();
-        for (size_t g = 0; g < s->num_gpus; g++) {
-            json_array_append_new(ge, jl_json_number(s->gpu_energy_j[g]));
-            json_array_append_new(gp, jl_json_number(s->gpu_avg_power_w[g]));
-        }
-        json_object_set_new(o, "gpu_energy_j", ge);
-        json_object_set_new(o, "gpu_avg_power_w", gp);
+        jl__jw_key(w, "gpu_energy_j");
+        jl__jw_array(w);
+        for (size_t g = 0; g < s->num_gpus; g++)
+            jl__jw_number(w, s->gpu_energy_j[g]);
+        jl__jw_end(w);
+        jl__jw_key(w, "gpu_avg_power_w");
+        jl__jw_array(w);
+        for (size_t g = 0; g < s->num_gpus; g++)
+            jl__jw_number(w, s->gpu_avg_power_w[g]);
+        jl__jw_end(w);
     } else {
-        json_object_set_new(o, "gpu_energy_j", json_null());
-        json_object_set_new(o, "gpu_avg_power_w", json_null());
+        jl__jw_kstring(w, "gpu_energy_j", NULL);
+        jl__jw_kstring(w, "gpu_avg_power_w", NULL);
     }
-    json_t *w = json_array();
+    jl__jw_key(w, "warnings");
+    jl__jw_array(w);
     for (size_t i = 0; i < s->n_warnings; i++) {
-        json_t *wo = json_object();
-        set_str(wo, "rule", s->warnings[i].rule);
-        set_str(wo, "message", s->warnings[i].message);
-        json_array_append_new(w, wo);
+        jl__jw_object(w);
+        jl__jw_kstring(w, "rule", s->warnings[i].rule);
+        jl__jw_kstring(w, "message", s->warnings[i].message);
+        jl__jw_end(w);
     }
-    json_object_set_new(o, "warnings", w);
+    jl__jw_end(w);
     if (s->published)
-        published_to_json(o, s);
-    return o;
+        published_write(w, s);
+}
+
+json_t *jl_summary_to_json(const jl_summary *s)
+{
+    return members_to_json(jl__summary_write, s);
 }
 
 json_t *jl_summary_document(const jl_summary_list *l, const jl_error_list *errors)

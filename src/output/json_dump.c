@@ -13,13 +13,21 @@
  * JSON_COMPACT, JSON_SORT_KEYS, JSON_REAL_PRECISION(n), JSON_ENCODE_ANY;
  * any other flag (ASCII escaping, '/' escaping, embedding) goes to
  * json_dumps() itself. joules builds no cyclic documents; a document
- * deeper than JL_JSON_MAX_DEPTH also goes to json_dumps(). */
+ * deeper than JL_JSON_MAX_DEPTH also goes to json_dumps().
+ *
+ * The writer of output/json_writer.h shares these rules: its text backend
+ * writes a document without building the tree, byte for byte what dump()
+ * writes for the tree its tree backend builds. */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "joules/output.h"
+#include "output/json_writer.h"
 
 #define JL_JSON_MAX_DEPTH 2048
 #define HANDLED_FLAGS (JSON_MAX_INDENT | JSON_COMPACT | JSON_SORT_KEYS | (0x1F << 11) | JSON_ENCODE_ANY)
@@ -85,13 +93,33 @@ static void indent(obuf *b, int depth, int space)
     }
 }
 
+/* How many bytes of s[0..n) need no escape: eight bytes at a time while
+ * no byte is a control character, '"' or '\\'. */
+static size_t clean_prefix(const char *s, size_t n)
+{
+    size_t i = 0;
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, q, bs;
+        memcpy(&x, s + i, 8);
+        q = x ^ (ones * '"');
+        bs = x ^ (ones * '\\');
+        /* (v - ones) & ~v & highs: nonzero iff a byte of v is zero (and
+         * with 0x20s: below 0x20); exact as a yes/no */
+        if (((x - ones * 0x20) & ~x & highs) | ((q - ones) & ~q & highs) |
+            ((bs - ones) & ~bs & highs))
+            break;
+    }
+    while (i < n && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
+        i++;
+    return i;
+}
+
 static void string(obuf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
-    size_t i = 0;
     /* the common case: nothing to escape, one copy */
-    while (i < n && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
-        i++;
+    size_t i = clean_prefix(s, n);
     if (i == n) {
         if (grow(b, n + 2))
             return;
@@ -134,12 +162,100 @@ static void string(obuf *b, const char *s, size_t n)
     putc1(b, '"');
 }
 
+/* snprintf(buf, "%.*g", p, v) for 1 <= p <= 15, the same text, about ten
+ * times faster for the usual magnitudes (a 4 MB document holds ~30,000
+ * numbers). v is scaled by an exact power of ten in long double (one
+ * rounding: an error below 1e-4 units of the last digit for p <= 15) and
+ * rounded to p digits; when the scaled value lies too near a rounding
+ * boundary to be sure, or outside the exact powers, snprintf decides.
+ * tests/unit/test_json_dump.c compares both on millions of values. */
+int jl__format_g(char *buf, size_t size, int p, double v)
+{
+#if LDBL_MANT_DIG >= 64
+    static const long double pow10[] = {
+        1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+        1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+        1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+    if (p >= 1 && p <= 15 && size >= 32 && isfinite(v) && v != 0) {
+        double a = fabs(v);
+        int e = (int)floor(log10(a));
+        for (int tries = 0; tries < 2; tries++) {
+            int k = e - (p - 1); /* a = r * 10^k */
+            if (k < -27 || k > 27)
+                break;
+            long double r = k <= 0 ? (long double)a * pow10[-k] : (long double)a / pow10[k];
+            if (r < pow10[p - 1] - 0.5L) { /* e was one too high */
+                e--;
+                continue;
+            }
+            if (r >= pow10[p]) { /* one too low */
+                e++;
+                continue;
+            }
+            long double fl = floorl(r), frac = r - fl;
+            if (frac > 0.4999L && frac < 0.5001L)
+                break; /* too near a tie: snprintf */
+            unsigned long long m = (unsigned long long)fl + (frac > 0.5L);
+            if (m == (unsigned long long)pow10[p]) { /* 9.99..95 carried */
+                m /= 10;
+                e++;
+            }
+            char dg[16];
+            for (int i = p - 1; i >= 0; i--) {
+                dg[i] = (char)('0' + m % 10);
+                m /= 10;
+            }
+            int nd = p; /* significant digits without trailing zeros */
+            while (nd > 1 && dg[nd - 1] == '0')
+                nd--;
+            char *o = buf;
+            if (v < 0)
+                *o++ = '-';
+            if (e < -4 || e >= p) { /* %e */
+                *o++ = dg[0];
+                if (nd > 1) {
+                    *o++ = '.';
+                    memcpy(o, dg + 1, (size_t)nd - 1);
+                    o += nd - 1;
+                }
+                *o++ = 'e';
+                *o++ = e < 0 ? '-' : '+';
+                int x = e < 0 ? -e : e;
+                if (x >= 100)
+                    *o++ = (char)('0' + x / 100);
+                *o++ = (char)('0' + x / 10 % 10);
+                *o++ = (char)('0' + x % 10);
+            } else if (e >= 0) { /* %f: e + 1 integer digits */
+                memcpy(o, dg, (size_t)e + 1);
+                o += e + 1;
+                if (nd > e + 1) {
+                    *o++ = '.';
+                    memcpy(o, dg + e + 1, (size_t)(nd - e - 1));
+                    o += nd - e - 1;
+                }
+            } else { /* %f: 0.000ddd */
+                *o++ = '0';
+                *o++ = '.';
+                for (int i = -1; i > e; i--)
+                    *o++ = '0';
+                memcpy(o, dg, (size_t)nd);
+                o += nd;
+            }
+            *o = '\0';
+            return (int)(o - buf);
+        }
+    }
+#endif
+    return snprintf(buf, size, "%.*g", p, v);
+}
+
 /* jansson's jsonp_dtostr (the C locale's '.' assumed, as joules sets no
  * locale) */
 static void real(obuf *b, double v, int precision)
 {
     char buf[64];
-    int n = snprintf(buf, sizeof buf, "%.*g", precision ? precision : 17, v);
+    int n = precision && precision <= 15 ? jl__format_g(buf, sizeof buf, precision, v)
+                                         : snprintf(buf, sizeof buf, "%.*g", precision ? precision : 17, v);
     if (n < 0 || (size_t)n >= sizeof buf - 3) {
         b->failed = 1;
         return;
@@ -303,4 +419,473 @@ char *jl_json_dumps(const json_t *v, size_t flags)
     }
     free(b.p);
     return b.failed ? NULL : json_dumps(v, flags); /* too deep: jansson decides */
+}
+
+/* ---- the writer of output/json_writer.h ---------------------------------- */
+
+typedef struct {
+    int is_object;
+    size_t n;       /* members or elements so far */
+    size_t m_first; /* this object's first entry in jl_jw.mem */
+    int unsorted;   /* a key came out of order or twice */
+    json_t *node;   /* tree backend */
+} jw_frame;
+
+/* One member of an open object (text backend): the key, and where its text
+ * ("key": value) begins and ends in the buffer. */
+typedef struct {
+    const char *key;
+    size_t klen, start, end, order;
+} jw_member;
+
+/* The order an object's members were sorted into, kept for the next
+ * object with the same keys (the same pointers, in the same order): a
+ * document repeats a few shapes (every run object), so most objects are
+ * laid out without sorting. */
+#define JW_ORDERS 4
+typedef struct {
+    const char **keys;
+    size_t *perm, n;
+} jw_order;
+
+struct jl_jw {
+    int tree, failed;
+    obuf b;
+    json_t *root;
+    const char *key; /* tree: the pending member's key */
+    jw_frame *st;
+    size_t depth, st_cap;
+    jw_member *mem, *tmp;
+    size_t n_mem, mem_cap, tmp_cap;
+    jw_order orders[JW_ORDERS];
+    size_t next_order;
+};
+
+static jl_jw *jw_new(int tree, size_t flags)
+{
+    jl_jw *w = calloc(1, sizeof *w);
+    if (w) {
+        w->tree = tree;
+        w->b.flags = flags;
+    }
+    return w;
+}
+
+jl_jw *jl__jw_text(size_t flags)
+{
+    if (!(flags & JSON_SORT_KEYS) || (flags & ~(size_t)HANDLED_FLAGS))
+        return NULL;
+    return jw_new(0, flags);
+}
+
+jl_jw *jl__jw_tree(void)
+{
+    return jw_new(1, 0);
+}
+
+static int jw_failed(jl_jw *w)
+{
+    return w->failed || w->b.failed;
+}
+
+/* Text: the separator (and for a member, its key) before a value. */
+static void jw_before_value(jl_jw *w)
+{
+    if (w->tree || !w->depth)
+        return;
+    jw_frame *f = &w->st[w->depth - 1];
+    if (f->is_object)
+        return; /* jl__jw_key wrote it */
+    if (f->n++)
+        putc1(&w->b, ',');
+    indent(&w->b, (int)w->depth, f->n > 1);
+}
+
+/* Tree: attach v (a new reference) where the next value goes. */
+static void jw_add(jl_jw *w, json_t *v)
+{
+    if (!v) {
+        w->failed = 1;
+        return;
+    }
+    if (!w->depth) {
+        if (w->root)
+            json_decref(w->root);
+        w->root = v;
+        return;
+    }
+    jw_frame *f = &w->st[w->depth - 1];
+    if (f->is_object ? json_object_set_new(f->node, w->key ? w->key : "", v)
+                     : json_array_append_new(f->node, v))
+        w->failed = 1;
+}
+
+void jl__jw_key(jl_jw *w, const char *key)
+{
+    if (!w->depth || !w->st[w->depth - 1].is_object) {
+        w->failed = 1;
+        return;
+    }
+    if (w->tree) {
+        w->key = key;
+        return;
+    }
+    jw_frame *f = &w->st[w->depth - 1];
+    obuf *b = &w->b;
+    if (w->n_mem == w->mem_cap) {
+        size_t cap = w->mem_cap ? 2 * w->mem_cap : 64;
+        jw_member *m = realloc(w->mem, cap * sizeof *m);
+        if (!m) {
+            w->failed = 1;
+            return;
+        }
+        w->mem = m;
+        w->mem_cap = cap;
+    }
+    jw_member *m = &w->mem[w->n_mem];
+    size_t klen = strlen(key);
+    m->key = key;
+    m->klen = klen;
+    m->order = f->n;
+    if (f->n) {
+        jw_member *prev = m - 1;
+        prev->end = b->len;
+        /* strcmp orders C strings as cmp_kv does (bytes, then length) */
+        if (strcmp(prev->key, key) >= 0)
+            f->unsorted = 1;
+    }
+    size_t ws = b->flags & JSON_MAX_INDENT, pad = ws * w->depth;
+    if (ws && !(b->flags & JSON_COMPACT) && klen == clean_prefix(key, klen) &&
+        grow(b, pad + klen + 6) == 0) {
+        /* the usual case in one step: ",\n    \"key\": " */
+        char *o = b->p + b->len;
+        if (f->n)
+            *o++ = ',';
+        *o++ = '\n';
+        memset(o, ' ', pad);
+        o += pad;
+        m->start = (size_t)(o - b->p);
+        *o++ = '"';
+        memcpy(o, key, klen);
+        o += klen;
+        memcpy(o, "\": ", 3);
+        b->len = (size_t)(o + 3 - b->p);
+    } else {
+        if (f->n)
+            putc1(b, ',');
+        indent(b, (int)w->depth, f->n > 0);
+        m->start = b->len;
+        string(b, key, klen);
+        if (b->flags & JSON_COMPACT)
+            putc1(b, ':');
+        else
+            put(b, ": ", 2);
+    }
+    w->n_mem++;
+    f->n++;
+}
+
+static void jw_open(jl_jw *w, int is_object)
+{
+    if (jw_failed(w))
+        return;
+    if (w->depth == w->st_cap) {
+        size_t cap = w->st_cap ? 2 * w->st_cap : 16;
+        jw_frame *st = cap <= JL_JSON_MAX_DEPTH ? realloc(w->st, cap * sizeof *st) : NULL;
+        if (!st) {
+            w->failed = 1;
+            return;
+        }
+        w->st = st;
+        w->st_cap = cap;
+    }
+    jw_frame f = {is_object, 0, w->n_mem, 0, NULL};
+    if (w->tree) {
+        f.node = is_object ? json_object() : json_array();
+        jw_add(w, f.node);
+        if (w->failed)
+            return;
+    } else {
+        jw_before_value(w);
+        putc1(&w->b, is_object ? '{' : '[');
+    }
+    w->st[w->depth++] = f;
+}
+
+void jl__jw_object(jl_jw *w)
+{
+    jw_open(w, 1);
+}
+
+void jl__jw_array(jl_jw *w)
+{
+    jw_open(w, 0);
+}
+
+static int cmp_member(const void *pa, const void *pb)
+{
+    const jw_member *a = pa, *b = pb;
+    kv x = {a->key, a->klen, NULL}, y = {b->key, b->klen, NULL};
+    int c = cmp_kv(&x, &y);
+    return c ? c : (a->order > b->order) - (a->order < b->order);
+}
+
+static int jw_grow_tmp(jl_jw *w, size_t n)
+{
+    jw_member *t = realloc(w->tmp, n * sizeof *t);
+    if (!t)
+        return -1;
+    w->tmp = t;
+    w->tmp_cap = n;
+    return 0;
+}
+
+/* Put the members of the object closing now in key order: its text from the
+ * first member's key to the last member's end is cut into members and laid
+ * out again sorted, with the separators jansson writes between them. */
+static void jw_sort_members(jl_jw *w, jw_frame *f)
+{
+    jw_member *m = w->mem + f->m_first;
+    size_t n = w->n_mem - f->m_first, base = m[0].start, len = w->b.len - base;
+    char *copy = malloc(len ? len : 1);
+    if (!copy) {
+        w->failed = 1;
+        return;
+    }
+    memcpy(copy, w->b.p + base, len);
+    jw_order *o = NULL;
+    for (size_t k = 0; k < JW_ORDERS && !o; k++) {
+        jw_order *c = &w->orders[k];
+        if (c->n != n)
+            continue;
+        size_t i = 0;
+        while (i < n && c->keys[i] == m[i].key)
+            i++;
+        if (i == n)
+            o = c;
+    }
+    if (o && (w->tmp_cap >= n || jw_grow_tmp(w, n) == 0)) {
+        memcpy(w->tmp, m, n * sizeof *m);
+        for (size_t i = 0; i < n; i++)
+            m[i] = w->tmp[o->perm[i]];
+    } else {
+        jw_order *c = &w->orders[w->next_order++ % JW_ORDERS];
+        const char **keys = realloc(c->keys, n * sizeof *keys);
+        size_t *perm = keys ? realloc(c->perm, n * sizeof *perm) : NULL;
+        if (keys)
+            c->keys = keys;
+        if (perm)
+            c->perm = perm;
+        c->n = 0;
+        for (size_t i = 0; perm && i < n; i++)
+            keys[i] = m[i].key;
+        if (n > 32) {
+            qsort(m, n, sizeof *m, cmp_member);
+        } else { /* insertion: objects are small */
+            for (size_t i = 1; i < n; i++) {
+                jw_member x = m[i];
+                size_t j = i;
+                for (; j > 0 && cmp_member(&m[j - 1], &x) > 0; j--)
+                    m[j] = m[j - 1];
+                m[j] = x;
+            }
+        }
+        if (perm) {
+            for (size_t i = 0; i < n; i++)
+                perm[i] = m[i].order;
+            c->n = n;
+        }
+    }
+    w->b.len = base;
+    int first = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (i + 1 < n && m[i].klen == m[i + 1].klen && !memcmp(m[i].key, m[i + 1].key, m[i].klen))
+            continue; /* a later value of the same key replaces it */
+        if (!first) {
+            putc1(&w->b, ',');
+            indent(&w->b, (int)w->depth, 1);
+        }
+        first = 0;
+        put(&w->b, copy + (m[i].start - base), m[i].end - m[i].start);
+    }
+    free(copy);
+}
+
+void jl__jw_end(jl_jw *w)
+{
+    if (jw_failed(w))
+        return;
+    if (!w->depth) {
+        w->failed = 1;
+        return;
+    }
+    jw_frame *f = &w->st[w->depth - 1];
+    if (!w->tree) {
+        if (f->n) {
+            if (f->is_object) {
+                w->mem[w->n_mem - 1].end = w->b.len;
+                if (f->unsorted)
+                    jw_sort_members(w, f);
+            }
+            indent(&w->b, (int)w->depth - 1, 0);
+        }
+        putc1(&w->b, f->is_object ? '}' : ']');
+        w->n_mem = f->m_first;
+    }
+    w->depth--;
+}
+
+typedef enum { JW_STRING, JW_NUMBER, JW_INTEGER, JW_BOOL } jw_kind;
+
+/* One scalar value: s for JW_STRING (NULL: null), d for JW_NUMBER, i for
+ * JW_INTEGER and JW_BOOL. */
+static void jw_scalar(jl_jw *w, jw_kind kind, const char *s, double d, json_int_t i)
+{
+    if (jw_failed(w))
+        return;
+    if (w->tree) {
+        jw_add(w, kind == JW_STRING    ? (s ? json_string(s) : json_null())
+                  : kind == JW_NUMBER  ? jl_json_number(d)
+                  : kind == JW_INTEGER ? json_integer(i)
+                                       : json_boolean(i));
+        return;
+    }
+    jw_before_value(w);
+    obuf *b = &w->b;
+    switch (kind) {
+    case JW_STRING:
+        if (s)
+            string(b, s, strlen(s));
+        else
+            put(b, "null", 4);
+        break;
+    case JW_NUMBER:
+        if (isfinite(d))
+            real(b, d, (int)((b->flags >> 11) & 0x1F));
+        else
+            put(b, "null", 4);
+        break;
+    case JW_INTEGER: integer(b, i); break;
+    case JW_BOOL:
+        if (i)
+            put(b, "true", 4);
+        else
+            put(b, "false", 5);
+        break;
+    }
+}
+
+void jl__jw_string(jl_jw *w, const char *s)
+{
+    jw_scalar(w, JW_STRING, s, 0, 0);
+}
+
+void jl__jw_number(jl_jw *w, double v)
+{
+    jw_scalar(w, JW_NUMBER, NULL, v, 0);
+}
+
+void jl__jw_integer(jl_jw *w, json_int_t v)
+{
+    jw_scalar(w, JW_INTEGER, NULL, 0, v);
+}
+
+void jl__jw_bool(jl_jw *w, int v)
+{
+    jw_scalar(w, JW_BOOL, NULL, 0, v);
+}
+
+void jl__jw_null(jl_jw *w)
+{
+    jw_scalar(w, JW_STRING, NULL, 0, 0);
+}
+
+void jl__jw_json(jl_jw *w, const json_t *v)
+{
+    if (jw_failed(w))
+        return;
+    if (!v) {
+        w->failed = 1;
+        return;
+    }
+    if (w->tree) {
+        jw_add(w, json_incref((json_t *)v));
+        return;
+    }
+    jw_before_value(w);
+    if (dump(&w->b, v, (int)w->depth))
+        w->failed = 1;
+}
+
+void jl__jw_kstring(jl_jw *w, const char *key, const char *s)
+{
+    jl__jw_key(w, key);
+    jl__jw_string(w, s);
+}
+
+void jl__jw_knumber(jl_jw *w, const char *key, double v)
+{
+    jl__jw_key(w, key);
+    jl__jw_number(w, v);
+}
+
+void jl__jw_kbool(jl_jw *w, const char *key, int v)
+{
+    jl__jw_key(w, key);
+    jl__jw_bool(w, v);
+}
+
+void jl__jw_klong(jl_jw *w, const char *key, long v)
+{
+    jl__jw_key(w, key);
+    if (v >= 0)
+        jl__jw_integer(w, v);
+    else
+        jl__jw_null(w);
+}
+
+void jl__jw_free(jl_jw *w)
+{
+    if (!w)
+        return;
+    json_decref(w->root);
+    free(w->b.p);
+    free(w->st);
+    free(w->mem);
+    free(w->tmp);
+    for (size_t k = 0; k < JW_ORDERS; k++) {
+        free(w->orders[k].keys);
+        free(w->orders[k].perm);
+    }
+    free(w);
+}
+
+char *jl__jw_finish_text(jl_jw *w, size_t *len)
+{
+    if (!w)
+        return NULL;
+    char *s = NULL;
+    if (!w->tree && !jw_failed(w) && !w->depth && w->b.len && grow(&w->b, 1) == 0) {
+        w->b.p[w->b.len++] = '\n';
+        w->b.p[w->b.len] = '\0';
+        s = w->b.p;
+        w->b.p = NULL;
+        if (len)
+            *len = w->b.len;
+    }
+    jl__jw_free(w);
+    return s;
+}
+
+json_t *jl__jw_finish_tree(jl_jw *w)
+{
+    if (!w)
+        return NULL;
+    json_t *root = NULL;
+    if (w->tree && !jw_failed(w) && !w->depth) {
+        root = w->root;
+        w->root = NULL;
+    }
+    jl__jw_free(w);
+    return root;
 }

@@ -1,6 +1,7 @@
 /* Internals of the study subsystem: the wire format that carries summaries
- * and errors from worker processes to the parent (wire.c), and a test hook
- * of the worker pool (load.c). Not part of the public API. */
+ * and errors from worker processes to the parent (wire.c), the comparison
+ * of attribute values that grouping uses (group.c) and a test hook of the
+ * worker pool (load.c). Not part of the public API. */
 #ifndef JOULES_STUDY_INTERNAL_H
 #define JOULES_STUDY_INTERNAL_H
 
@@ -37,6 +38,10 @@ jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used,
                                jl_summary **out);
 jl_status jl__wire_get_error(const unsigned char *p, size_t n, size_t *used,
                              jl_error **out);
+
+/* Attribute values as grouping compares them (group.c): missing (NULL)
+ * last, two numbers numerically ("1" == "1.0"), else strcmp. */
+int jl__attr_value_cmp(const char *a, const char *b);
 
 /* Test hook: a worker process that is about to summarise a file (or a part
  * of one) whose base name equals `name` kills itself with SIGKILL (as the

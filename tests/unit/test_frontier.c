@@ -6,6 +6,7 @@
 
 #include "choice_fixtures.h"
 #include "joules/frontier.h"
+#include "joules/output.h"
 #include "test.h"
 
 static jl_frontier_set *compute(jl_summary_list *l, double tol)
@@ -133,11 +134,73 @@ TEST(grouping)
     jl_summary_list_clear(&l);
 }
 
+/* The document written without a tree (jl_frontier_set_to_json_text, what
+ * `joules frontier --json` prints) is byte for byte jl_json_dump of the
+ * tree plus "errors": points with every kind of run member (extras, per-GPU
+ * arrays, warnings, a diffusion run, a string needing escapes),
+ * equivalents, dominated and skipped runs, node AC power, errors. */
+TEST(json_text_equals_tree)
+{
+    jl_summary_list l = {0};
+    jl_summary *s = fx_run(&l, "m", "H100", 1, 8, 0.010, 1.0);
+    jl_attrs_add_extra(&s->attrs, "zeta", "1.5", 1);
+    jl_attrs_add_extra(&s->attrs, "alpha \"quoted\"\tkey", "tab\there", 0);
+    jl_attrs_add_extra(&s->attrs, "notnum", "1.5x", 1);
+    s->num_gpus = 2;
+    s->gpu_energy_j = calloc(2, sizeof(double));
+    s->gpu_avg_power_w = calloc(2, sizeof(double));
+    s->gpu_energy_j[0] = 123.456789012345;
+    s->gpu_energy_j[1] = NAN;
+    s->gpu_avg_power_w[0] = 1e-7;
+    s->gpu_avg_power_w[1] = 3e21;
+    jl_summary_warn(s, "rule_x", "a warning with a newline\n and a %s", "value");
+    fx_run(&l, "m", "H100", 1, 16, 0.020, 0.6);
+    fx_run(&l, "m", "B200", 1, 16, 0.020, 0.6); /* equivalent */
+    fx_run(&l, "m", "H100", 1, 32, 0.030, 0.7); /* dominated */
+    fx_run(&l, "m", "H100", 2, 32, NAN, 0.7);   /* skipped */
+    s = fx_run(&l, "m", "H100", 1, 64, 0.040, 0.3);
+    free(s->attrs.gpu_model);
+    s->attrs.gpu_model = NULL; /* a curve without a GPU model */
+    s = fx_run(&l, "d", "H100", 1, 4, NAN, NAN);
+    free(s->attrs.workload);
+    s->attrs.workload = fx_dup("diffusion");
+    s->fig[JL_FIG_BATCH_LATENCY_S] = 2.5;
+    s->fig[JL_FIG_ENERGY_PER_ITEM_J] = 300;
+    s->attrs.height = 1024;
+    s = fx_run(&l, "m", "H100", 1, 8, 0.05, 0.05);
+    jl_attrs_add_extra(&s->attrs, "power_scope", "node_ac", 0);
+    jl_error_list errors = {0};
+    jl_error_list_push(&errors, jl_error_new(JL_EINVALID, "bad.h5", "run1", "/runs/run1", 3,
+                                             "something \"odd\""));
+    for (int with_errors = 0; with_errors < 2; with_errors++) {
+        jl_frontier_set *fs = compute(&l, -1);
+        CHECK_EQ_INT(fs->n, 3);
+        json_t *doc = jl_frontier_set_to_json(fs, &l);
+        CHECK(doc != NULL);
+        json_object_set_new(doc, "errors", jl_errors_to_json(with_errors ? &errors : NULL));
+        char *want = jl_json_dump(doc);
+        size_t len = 0;
+        char *got = jl_frontier_set_to_json_text(fs, &l, with_errors ? &errors : NULL, &len);
+        CHECK(want && got);
+        if (want && got) {
+            CHECK_STR(got, want);
+            CHECK_EQ_INT(len, strlen(want));
+        }
+        free(want);
+        free(got);
+        json_decref(doc);
+        jl_frontier_set_free(fs);
+    }
+    jl_error_list_clear(&errors);
+    jl_summary_list_clear(&l);
+}
+
 int main(void)
 {
     RUN(dominated_points);
     RUN(ties_and_near_duplicates);
     RUN(missing_and_single);
     RUN(grouping);
+    RUN(json_text_equals_tree);
     TEST_MAIN_END();
 }

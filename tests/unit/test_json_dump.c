@@ -1,11 +1,15 @@
 /* jl_json_dumps writes exactly what jansson's json_dumps writes, for every
  * kind of value and every flag joules uses (src/output/json_dump.c). */
 #include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "joules/output.h"
+#include "output/json_writer.h"
 #include "test.h"
 
 static void same(const json_t *v, size_t flags)
@@ -104,10 +108,157 @@ TEST(nested_containers_and_key_order)
     json_decref(doc);
 }
 
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng(void)
+{
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+/* jl__format_g(p) against snprintf("%.*g"): random bit patterns, random
+ * magnitudes, decimal ties of p + 1 digits (the rounding boundary), powers of
+ * ten and their neighbours. */
+TEST(format_g_matches_snprintf)
+{
+    static const int precisions[] = {1, 3, 6, 12, 15};
+    long mismatches = 0;
+    for (size_t pi = 0; pi < sizeof precisions / sizeof precisions[0]; pi++) {
+        int p = precisions[pi];
+        for (int i = 0; i < 120000; i++) {
+            double v;
+            uint64_t r = rng();
+            switch (i % 4) {
+            case 0: memcpy(&v, &r, sizeof v); break;
+            case 1: v = (double)(r >> 11) / 9007199254740992.0 * pow(10, (int)(r % 60) - 30); break;
+            case 2: { /* p + 1 significant digits ending in 5 */
+                double m = (double)((r >> 20) % (uint64_t)pow(10, p)) * 10 + 5;
+                v = m * pow(10, (int)(r % 40) - 20 - p);
+                break;
+            }
+            default: {
+                double t = pow(10, (int)(r % 50) - 25);
+                v = (r & 1) ? nextafter(t, 0) : (r & 2) ? nextafter(t, INFINITY) : t;
+                break;
+            }
+            }
+            if (r & 4)
+                v = -v;
+            char a[64], b[64];
+            snprintf(a, sizeof a, "%.*g", p, v);
+            jl__format_g(b, sizeof b, p, v);
+            if (strcmp(a, b) && mismatches++ < 5)
+                fprintf(stderr, "format_g p=%d %a: snprintf %s, fast %s\n", p, v, a, b);
+        }
+    }
+    const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, DBL_MAX, DBL_MIN,
+                               5e-324, 0.5, 9.9999999999995, 999999999999.5, 1e-5, 1e-4,
+                               0.000123456789012345, 123456789012.0, 1e12, 1e15, 1e16};
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
+        for (int p = 1; p <= 17; p++) {
+            char a[64], b[64];
+            snprintf(a, sizeof a, "%.*g", p, specials[i]);
+            jl__format_g(b, sizeof b, p, specials[i]);
+            if (strcmp(a, b) && mismatches++ < 10)
+                fprintf(stderr, "format_g p=%d %a: snprintf %s, fast %s\n", p, specials[i], a, b);
+        }
+    CHECK_EQ_INT(mismatches, 0);
+}
+
+/* One emitter, two backends: the text backend writes what jl_json_dumps
+ * writes for the tree the tree backend builds, whatever the key order
+ * (unsorted, repeated keys, nesting, empty containers). */
+static void emit_sample(jl_jw *w)
+{
+    jl__jw_object(w);
+    jl__jw_kstring(w, "zeta", "z");
+    jl__jw_key(w, "alpha");
+    jl__jw_array(w);
+    jl__jw_end(w);
+    jl__jw_key(w, "mid");
+    jl__jw_object(w);
+    jl__jw_end(w);
+    jl__jw_knumber(w, "num", 0.1 + 0.2);
+    jl__jw_knumber(w, "nan", NAN);
+    jl__jw_klong(w, "neg", -1);
+    jl__jw_klong(w, "count", 42);
+    jl__jw_kstring(w, "zeta", "replaced"); /* a repeated key keeps its last value */
+    jl__jw_kstring(w, "esc \"k\"", "line\nbreak \\ \x01");
+    jl__jw_kstring(w, "null", NULL);
+    jl__jw_key(w, "list");
+    jl__jw_array(w);
+    for (int i = 0; i < 40; i++) {
+        jl__jw_object(w);
+        static const char *const ks[] = {"k07", "k03", "k11", "k03x", "k00"};
+        for (size_t k = 0; k < (size_t)(i % 6) && k < 5; k++)
+            jl__jw_knumber(w, ks[k], i * 1000.0 / (double)(k + 1));
+        jl__jw_knumber(w, "b", i);
+        jl__jw_knumber(w, "a", -i * 1e-9);
+        jl__jw_key(w, "t");
+        jl__jw_bool(w, i % 2);
+        jl__jw_end(w);
+    }
+    jl__jw_end(w);
+    json_t *shared = json_pack("{s:[i,f,s,n],s:{}}", "x", 1, 2.5, "s", "y");
+    jl__jw_key(w, "tree");
+    jl__jw_json(w, shared);
+    json_decref(shared);
+    jl__jw_key(w, "many");
+    jl__jw_object(w);
+    static const char *const many[] = {"m9", "m1", "m33", "m3", "m21", "m0", "m17", "m5", "m12",
+                                       "m8", "m30", "m2", "m25", "m6", "m19", "m4", "m11", "m7",
+                                       "m28", "m10", "m13", "m14", "m15", "m16", "m18", "m20",
+                                       "m22", "m23", "m24", "m26", "m27", "m29", "m31", "m32",
+                                       "m34", "m35"};
+    for (size_t i = 0; i < sizeof many / sizeof many[0]; i++)
+        jl__jw_knumber(w, many[i], (double)i);
+    jl__jw_end(w);
+    jl__jw_end(w);
+}
+
+TEST(writer_text_equals_tree)
+{
+    static const size_t flags[] = {
+        JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(12),
+        JSON_SORT_KEYS | JSON_COMPACT,
+        JSON_SORT_KEYS | JSON_INDENT(4) | JSON_REAL_PRECISION(3),
+        JSON_SORT_KEYS | JSON_INDENT(1) | JSON_COMPACT,
+    };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        jl_jw *t = jl__jw_tree();
+        emit_sample(t);
+        json_t *tree = jl__jw_finish_tree(t);
+        CHECK(tree != NULL);
+        char *want = jl_json_dumps(tree, flags[i]);
+        jl_jw *w = jl__jw_text(flags[i]);
+        CHECK(w != NULL);
+        emit_sample(w);
+        size_t len = 0;
+        char *got = jl__jw_finish_text(w, &len);
+        CHECK(want && got);
+        if (want && got) {
+            CHECK_EQ_INT(len, strlen(want) + 1);
+            got[len - 1] = '\0'; /* the text backend ends with a newline */
+            CHECK_STR(got, want);
+        }
+        free(want);
+        free(got);
+        json_decref(tree);
+    }
+    CHECK(jl__jw_text(JSON_INDENT(2)) == NULL); /* sorted keys only */
+    jl_jw *w = jl__jw_text(JSON_SORT_KEYS);
+    jl__jw_object(w); /* left open: no text */
+    CHECK(jl__jw_finish_text(w, NULL) == NULL);
+}
+
 int main(void)
 {
     RUN(reals_as_jansson_prints_them);
     RUN(integers_strings_literals);
     RUN(nested_containers_and_key_order);
+    RUN(format_g_matches_snprintf);
+    RUN(writer_text_equals_tree);
     TEST_MAIN_END();
 }

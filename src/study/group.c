@@ -1,13 +1,14 @@
-/* Grouping runs by attribute values, and the deterministic configuration
- * order used to break ties (joules/frontier.h). */
+/* Groups: runs sharing the values of some attributes (joules/study.h), used
+ * by frontier, pick, compare, capacity and report; and the deterministic
+ * configuration order used to break ties. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
-#include "frontier/frontier_internal.h"
-#include "joules/frontier.h"
+#include "joules/study.h"
+#include "study/study_internal.h"
 
 static int parse_num(const char *s, double *v)
 {
@@ -52,18 +53,39 @@ int jl_run_config_cmp(const jl_summary *a, const jl_summary *b)
     return cmp_str_null_last(a->run, b->run);
 }
 
+/* One key value of a run, parsed once: grouping compares each value many
+ * times (qsort), and strtod in every comparison was a third of grouping.
+ * The texts live in one buffer (text_off into it) until the groups take
+ * copies of theirs. */
+typedef struct kval {
+    const char *text; /* NULL: the run lacks the attribute */
+    size_t text_off;
+    double num;
+    int is_num;
+} kval;
+
 typedef struct item {
-    char **vals;
+    kval *vals; /* [nk], in one array for all items */
     size_t nk;
     size_t run;
     int node_ac; /* @power_scope node_ac: never in a group with GPU power */
 } item;
 
+/* jl__attr_value_cmp over parsed values */
+static int kval_cmp(const kval *a, const kval *b)
+{
+    if (!a->text || !b->text)
+        return (a->text == NULL) - (b->text == NULL);
+    if (a->is_num && b->is_num)
+        return (a->num > b->num) - (a->num < b->num);
+    return strcmp(a->text, b->text);
+}
+
 static int cmp_item(const void *pa, const void *pb)
 {
     const item *a = pa, *b = pb;
     for (size_t k = 0; k < a->nk; k++) {
-        int c = jl__attr_value_cmp(a->vals[k], b->vals[k]);
+        int c = kval_cmp(&a->vals[k], &b->vals[k]);
         if (c)
             return c;
     }
@@ -75,7 +97,7 @@ static int cmp_item(const void *pa, const void *pb)
 static int same_key(const item *a, const item *b)
 {
     for (size_t k = 0; k < a->nk; k++)
-        if (jl__attr_value_cmp(a->vals[k], b->vals[k]))
+        if (kval_cmp(&a->vals[k], &b->vals[k]))
             return 0;
     return a->node_ac == b->node_ac;
 }
@@ -100,27 +122,46 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
 {
     out->groups = NULL;
     out->n = 0;
-    size_t n = 0;
-    jl_status st = JL_OK;
-    item *items = jl_calloc_array(l->count ? l->count : 1, sizeof *items);
-    if (!items)
-        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    size_t n = 0, n_kept = l->count, cap = 4096, used = 0;
+    for (size_t i = 0; keep && i < l->count; i++)
+        n_kept -= !keep[i];
+    item *items = jl_calloc_array(n_kept ? n_kept : 1, sizeof *items);
+    kval *vals = jl_calloc_array(n_kept && n_keys ? n_kept * n_keys : 1, sizeof *vals);
+    char *texts = malloc(cap);
+    if (!items || !vals || !texts)
+        goto oom;
     char buf[1024];
     for (size_t i = 0; i < l->count; i++) {
         if (keep && !keep[i])
             continue;
-        item *it = &items[n++];
+        item *it = &items[n];
         it->nk = n_keys;
         it->run = i;
         it->node_ac = jl_attrs_is_node_ac(&l->items[i]->attrs);
-        it->vals = jl_calloc_array(n_keys ? n_keys : 1, sizeof *it->vals);
-        if (!it->vals)
-            goto oom;
-        for (size_t k = 0; k < n_keys; k++)
-            if (jl_attrs_get(&l->items[i]->attrs, keys[k], buf, sizeof buf) == 0 &&
-                !(it->vals[k] = jl_strdup(buf)))
-                goto oom;
+        it->vals = vals + n * n_keys;
+        n++;
+        for (size_t k = 0; k < n_keys; k++) {
+            kval *v = &it->vals[k];
+            v->text_off = (size_t)-1;
+            if (jl_attrs_get(&l->items[i]->attrs, keys[k], buf, sizeof buf) != 0)
+                continue;
+            size_t len = strlen(buf) + 1;
+            if (used + len > cap) {
+                while (used + len > cap)
+                    cap *= 2;
+                char *t = realloc(texts, cap);
+                if (!t)
+                    goto oom;
+                texts = t;
+            }
+            memcpy(texts + used, buf, len);
+            v->text_off = used;
+            used += len;
+            v->is_num = parse_num(buf, &v->num);
+        }
     }
+    for (size_t i = 0; i < n * n_keys; i++)
+        vals[i].text = vals[i].text_off == (size_t)-1 ? NULL : texts + vals[i].text_off;
     qsort(items, n, sizeof *items, cmp_item);
     /* count groups */
     size_t ng = 0;
@@ -134,10 +175,14 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
         while (j < n && same_key(&items[i], &items[j]))
             j++;
         jl_group *g = &out->groups[out->n++];
-        g->n_keys = n_keys;
         g->node_ac = items[i].node_ac;
-        g->values = items[i].vals; /* take the first item's values */
-        items[i].vals = NULL;
+        /* copies of the first item's texts */
+        if (!(g->values = jl_calloc_array(n_keys ? n_keys : 1, sizeof *g->values)))
+            goto oom;
+        g->n_keys = n_keys;
+        for (size_t k = 0; k < n_keys; k++)
+            if (items[i].vals[k].text && !(g->values[k] = jl_strdup(items[i].vals[k].text)))
+                goto oom;
         g->runs = jl_malloc_array(j - i, sizeof *g->runs);
         if (!g->runs)
             goto oom;
@@ -153,17 +198,14 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
             }
         i = j;
     }
-    goto end;
-oom:
-    st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    jl_group_set_clear(out);
-end:
-    for (size_t i = 0; i < n; i++) {
-        if (items[i].vals)
-            for (size_t k = 0; k < n_keys; k++)
-                free(items[i].vals[k]);
-        free(items[i].vals);
-    }
     free(items);
-    return st;
+    free(vals);
+    free(texts);
+    return JL_OK;
+oom:
+    jl_group_set_clear(out);
+    free(items);
+    free(vals);
+    free(texts);
+    return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
 }

@@ -1,0 +1,72 @@
+/* A JSON writer with two backends (src/output/json_dump.c): one emitter
+ * function builds either a jansson tree or the document's text directly,
+ * the same bytes jl_json_dumps would write for that tree. Not public API.
+ *
+ * A document too large to build as a tree first (the joules.frontier/1
+ * document of a whole study is 4 MB: building, dumping and freeing the tree
+ * was most of `joules frontier`) is written straight to text, while the
+ * callers that want a tree (--jsonl rows, --names renaming, tests) get one
+ * from the same emitter, so the two cannot drift.
+ *
+ * Objects: jl__jw_key() names the next value. Keys may come in any order;
+ * with JSON_SORT_KEYS the text backend sorts each object's members when it
+ * closes (jansson's order: bytes, then length; a repeated key keeps its
+ * last value, as json_object_set does). Keys are not copied: each must stay
+ * valid until its object is closed. Out of memory latches: the finish
+ * functions then return NULL. */
+#ifndef JOULES_OUTPUT_JSON_WRITER_H
+#define JOULES_OUTPUT_JSON_WRITER_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "joules/summary.h"
+
+typedef struct jl_jw jl_jw;
+
+/* Text backend: flags as jl_json_dumps (JSON_SORT_KEYS required; NULL
+ * otherwise, or on out of memory). */
+jl_jw *jl__jw_text(size_t flags);
+/* Tree backend. */
+jl_jw *jl__jw_tree(void);
+
+void jl__jw_object(jl_jw *w); /* open an object (the root, an element, or a member's value) */
+void jl__jw_array(jl_jw *w);
+void jl__jw_end(jl_jw *w); /* close the innermost open container */
+void jl__jw_key(jl_jw *w, const char *key);
+
+void jl__jw_string(jl_jw *w, const char *s); /* NULL: null */
+void jl__jw_number(jl_jw *w, double v);      /* NaN/inf: null (jl_json_number) */
+void jl__jw_integer(jl_jw *w, json_int_t v);
+void jl__jw_bool(jl_jw *w, int v);
+void jl__jw_null(jl_jw *w);
+/* A value that exists as a tree (text: written in place; tree: shared,
+ * the caller keeps its reference). NULL: the writer fails (out of memory). */
+void jl__jw_json(jl_jw *w, const json_t *v);
+
+/* One member: key and value. */
+void jl__jw_kstring(jl_jw *w, const char *key, const char *s);
+void jl__jw_knumber(jl_jw *w, const char *key, double v);
+void jl__jw_kbool(jl_jw *w, const char *key, int v);
+/* v >= 0 an integer, else null (counts and sizes that may be unknown) */
+void jl__jw_klong(jl_jw *w, const char *key, long v);
+
+/* snprintf(buf, size, "%.*g", p, v), faster for 1 <= p <= 15 (what
+ * jl_json_dumps uses for JSON_REAL_PRECISION(p)). */
+int jl__format_g(char *buf, size_t size, int p, double v);
+
+/* The members of a run object (joules/output.h), written into the object
+ * open now: the run key (jl_run_key_to_json), the whole run
+ * (jl_summary_to_json). */
+void jl__run_key_write(jl_jw *w, const jl_summary *s);
+void jl__summary_write(jl_jw *w, const jl_summary *s);
+
+/* The text with a trailing newline (jl_json_dump's bytes); frees w. NULL
+ * on failure or when containers are left open. */
+char *jl__jw_finish_text(jl_jw *w, size_t *len);
+/* The root; frees w. NULL on failure. */
+json_t *jl__jw_finish_tree(jl_jw *w);
+/* Free without a result (either backend). */
+void jl__jw_free(jl_jw *w);
+
+#endif
