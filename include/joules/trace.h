@@ -15,6 +15,7 @@
 #ifndef JOULES_TRACE_H
 #define JOULES_TRACE_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -189,6 +190,18 @@ typedef struct jl_run_info {
 jl_status jl_trace_describe_run(jl_trace *t, size_t i, jl_run_info *out,
                                 jl_error **err);
 void jl_run_info_clear(jl_run_info *info);
+
+/* The joules.inspect/1 document that `joules inspect --json` prints
+ * (docs/cli.md): {"schema", "files": [one per file opened: {"file",
+ * "harness", "created_utc" (each when the root has it), "runs": [{"run",
+ * "datasets" (jl_trace_describe_run), "attributes", "series", "valid",
+ * "problem" (when not valid)}]}], "errors"}. Opens each of files[0..n_files)
+ * with default options, describes and reads every run; each problem (a file
+ * that does not open, a run that does not read) is pushed onto *errors with
+ * its file and run, and "errors" is the whole list. *n_ok counts the files
+ * whose runs all read, *n_bad the others. */
+json_t *jl_inspect_document(const char *const *files, size_t n_files, jl_error_list *errors,
+                            size_t *n_ok, size_t *n_bad);
 
 /* Root attributes (NULL when absent). */
 const char *jl_trace_harness(const jl_trace *t);

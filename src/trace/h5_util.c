@@ -1,6 +1,7 @@
 /* HDF5 plumbing shared by the trace reader and writer: silencing HDF5's own
  * error printing, turning its error stack into a jl_error cause, number
- * formatting for messages, and the table of summary/ figures. */
+ * formatting for messages, lists of names, and the tables of run attributes
+ * and summary/ figures. */
 #define _POSIX_C_SOURCE 200809L
 #include <hdf5.h>
 #include <math.h>
@@ -26,28 +27,15 @@ const jl__summary_field jl__summary_fields[] = {
 const size_t jl__n_summary_fields = sizeof jl__summary_fields / sizeof jl__summary_fields[0];
 
 const jl__attr_field jl__attr_fields[] = {
-    {"workload", JL__F_STR, offsetof(jl_attrs, workload), 1},
-    {"model", JL__F_STR, offsetof(jl_attrs, model), 1},
-    {"task", JL__F_STR, offsetof(jl_attrs, task), 1},
-    {"gpu_model", JL__F_STR, offsetof(jl_attrs, gpu_model), 1},
-    {"num_gpus", JL__F_LONG, offsetof(jl_attrs, num_gpus), 1},
-    {"precision", JL__F_STR, offsetof(jl_attrs, precision), 1},
-    {"max_batch_size", JL__F_LONG, offsetof(jl_attrs, max_batch_size), 1},
-    {"start_time_unix", JL__F_DBL, offsetof(jl_attrs, start_time_unix), 0},
-    {"tensor_parallel", JL__F_LONG, offsetof(jl_attrs, tensor_parallel), 0},
-    {"expert_parallel", JL__F_LONG, offsetof(jl_attrs, expert_parallel), 0},
-    {"data_parallel", JL__F_LONG, offsetof(jl_attrs, data_parallel), 0},
-    {"gpu_memory_bytes", JL__F_DBL, offsetof(jl_attrs, gpu_memory_bytes), 0},
-    {"gpu_tdp_w", JL__F_DBL, offsetof(jl_attrs, gpu_tdp_w), 0},
-    {"gpu_idle_power_w", JL__F_DBL, offsetof(jl_attrs, gpu_idle_power_w), 0},
-    {"total_params", JL__F_DBL, offsetof(jl_attrs, total_params), 0},
-    {"active_params", JL__F_DBL, offsetof(jl_attrs, active_params), 0},
-    {"kv_bytes_per_token", JL__F_DBL, offsetof(jl_attrs, kv_bytes_per_token), 0},
-    {"denoising_steps", JL__F_LONG, offsetof(jl_attrs, denoising_steps), 0},
-    {"height", JL__F_LONG, offsetof(jl_attrs, height), 0},
-    {"width", JL__F_LONG, offsetof(jl_attrs, width), 0},
-    {"num_frames", JL__F_LONG, offsetof(jl_attrs, num_frames), 0},
-    {"notes", JL__F_STR, offsetof(jl_attrs, notes), 0},
+#define AF(n, kind, req) {#n, JL__F_##kind, offsetof(jl_attrs, n), req}
+    AF(workload, STR, 1), AF(model, STR, 1), AF(task, STR, 1), AF(gpu_model, STR, 1),
+    AF(num_gpus, LONG, 1), AF(precision, STR, 1), AF(max_batch_size, LONG, 1),
+    AF(start_time_unix, DBL, 0), AF(tensor_parallel, LONG, 0), AF(expert_parallel, LONG, 0),
+    AF(data_parallel, LONG, 0), AF(gpu_memory_bytes, DBL, 0), AF(gpu_tdp_w, DBL, 0),
+    AF(gpu_idle_power_w, DBL, 0), AF(total_params, DBL, 0), AF(active_params, DBL, 0),
+    AF(kv_bytes_per_token, DBL, 0), AF(denoising_steps, LONG, 0), AF(height, LONG, 0),
+    AF(width, LONG, 0), AF(num_frames, LONG, 0), AF(notes, STR, 0),
+#undef AF
 };
 const size_t jl__n_attr_fields = sizeof jl__attr_fields / sizeof jl__attr_fields[0];
 
@@ -115,6 +103,22 @@ jl_status jl__h5_fail(jl_error **err, jl_status code, const char *file,
     }
     jl_error_free(cause);
     return code;
+}
+
+int jl__names_push(char ***names, size_t *n, size_t *cap, const char *name)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        char **nn = realloc(*names, c * sizeof *nn);
+        if (!nn)
+            return -1;
+        *names = nn;
+        *cap = c;
+    }
+    if (!((*names)[*n] = jl_strdup(name)))
+        return -1;
+    (*n)++;
+    return 0;
 }
 
 void jl__fmt_double(char *buf, size_t cap, double v)

@@ -65,6 +65,13 @@ typedef struct {
     void *tconv;
 } tctx;
 
+/* The reader's context (trace_internal.h) at object obj of the table. */
+static rctx table_at(const tctx *c, const char *obj)
+{
+    rctx a = {c->file, NULL, c->lim, c->err, NULL, RUN_LINKS_UNKNOWN, obj, NULL};
+    return a;
+}
+
 static void col_clear(tcol *c)
 {
     free(c->name);
@@ -141,9 +148,10 @@ void jl__table_cell(const jl__table *t, int set, size_t k, size_t row, jl__cell 
 static jl_status open_column(tctx *c, hid_t grp, const char *name, const char *obj, hid_t *dset,
                              hid_t *ftype, size_t *rows)
 {
+    rctx at = table_at(c, obj);
     *dset = H5Dopen2(grp, name, H5P_DEFAULT);
     if (*dset < 0)
-        return jl__h5_fail(c->err, JL_EIO, c->file, NULL, obj, -1, "cannot open");
+        return rctx_h5_fail(&at, JL_EIO, "cannot open");
     *ftype = H5Dget_type(*dset);
     hid_t space = H5Dget_space(*dset);
     hsize_t dims[2] = {0, 0};
@@ -152,17 +160,17 @@ static jl_status open_column(tctx *c, hid_t grp, const char *name, const char *o
         H5Sget_simple_extent_dims(space, dims, NULL);
     CLOSE(space, H5Sclose);
     if (*ftype < 0 || rank < 0)
-        return jl__h5_fail(c->err, JL_EIO, c->file, NULL, obj, -1, "cannot read the type or shape");
+        return rctx_h5_fail(&at, JL_EIO, "cannot read the type or shape");
     if (rank != 1)
-        return jl_fail(c->err, JL_ETYPE, c->file, NULL, obj, -1,
+        return rctx_fail(&at, JL_ETYPE,
                        "has rank %d, expected 1 (one value per run)", rank);
     if (c->n == SIZE_MAX) {
         if (dims[0] > c->lim->max_runs)
-            return jl_fail(c->err, JL_ELIMIT, c->file, NULL, obj, -1,
+            return rctx_fail(&at, JL_ELIMIT,
                            "more than the limit of %llu runs",
                            (unsigned long long)c->lim->max_runs);
     } else if (dims[0] != c->n) {
-        return jl_fail(c->err, JL_EINVALID, c->file, NULL, obj, -1,
+        return rctx_fail(&at, JL_EINVALID,
                        "has %llu rows, expected %zu (the length of %s/run)",
                        (unsigned long long)dims[0], c->n, JL__TABLE_NAME);
     }
@@ -175,25 +183,26 @@ static jl_status open_column(tctx *c, hid_t grp, const char *name, const char *o
 static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj, size_t n,
                               char **out, size_t *width)
 {
+    rctx at = table_at(c, obj);
     *out = NULL;
     *width = 0;
     htri_t isvar = H5Tis_variable_str(ftype);
     if (isvar < 0)
-        return jl__h5_fail(c->err, JL_EIO, c->file, NULL, obj, -1, "cannot read the string type");
+        return rctx_h5_fail(&at, JL_EIO, "cannot read the string type");
     size_t total;
     if (!isvar) {
         size_t w = H5Tget_size(ftype);
         if (w == 0 || !jl_mul_size(w, n ? n : 1, &total) ||
             total > c->lim->max_dataset_bytes)
-            return jl_fail(c->err, JL_ELIMIT, c->file, NULL, obj, -1,
+            return rctx_fail(&at, JL_ELIMIT,
                            "strings of %zu bytes x %zu rows, more than the limit of %llu bytes",
                            w, n, (unsigned long long)c->lim->max_dataset_bytes);
         char *buf = malloc(total);
         if (!buf)
-            return jl_fail(c->err, JL_ENOMEM, c->file, NULL, obj, -1, NULL);
+            return rctx_fail(&at, JL_ENOMEM, NULL);
         if (n && H5Dread(dset, ftype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
             free(buf);
-            return jl__h5_fail(c->err, JL_EIO, c->file, NULL, obj, -1, "cannot read the data");
+            return rctx_h5_fail(&at, JL_EIO, "cannot read the data");
         }
         if (H5Tget_strpad(ftype) == H5T_STR_SPACEPAD) /* as attributes: trailing blanks go */
             for (size_t r = 0; r < n; r++)
@@ -207,15 +216,15 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
     hid_t mem = H5Tcopy(H5T_C_S1);
     char **v = jl_calloc_array(n ? n : 1, sizeof *v);
     if (mem < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0 || H5Tset_cset(mem, H5Tget_cset(ftype)) < 0) {
-        st = jl__h5_fail(c->err, JL_EIO, c->file, NULL, obj, -1, "cannot build a string type");
+        st = rctx_h5_fail(&at, JL_EIO, "cannot build a string type");
         goto end;
     }
     if (!v) {
-        st = jl_fail(c->err, JL_ENOMEM, c->file, NULL, obj, -1, NULL);
+        st = rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
     }
     if (n && H5Dread(dset, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
-        st = jl__h5_fail(c->err, JL_EIO, c->file, NULL, obj, -1, "cannot read the data");
+        st = rctx_h5_fail(&at, JL_EIO, "cannot read the data");
         memset(v, 0, n * sizeof *v);
         goto end;
     }
@@ -224,13 +233,13 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
         if (v[r] && strlen(v[r]) + 1 > w)
             w = strlen(v[r]) + 1;
     if (!jl_mul_size(w, n ? n : 1, &total) || total > c->lim->max_dataset_bytes) {
-        st = jl_fail(c->err, JL_ELIMIT, c->file, NULL, obj, -1,
+        st = rctx_fail(&at, JL_ELIMIT,
                      "strings of %zu bytes x %zu rows, more than the limit of %llu bytes", w, n,
                      (unsigned long long)c->lim->max_dataset_bytes);
         goto end;
     }
     if (!(*out = calloc(total, 1))) {
-        st = jl_fail(c->err, JL_ENOMEM, c->file, NULL, obj, -1, NULL);
+        st = rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
     }
     for (size_t r = 0; r < n; r++)
@@ -256,9 +265,10 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
     hid_t dset = -1, ftype = -1;
     size_t rows = 0;
     char *obj = jl_asprintf("%s/%s", gpath, name);
+    rctx at = table_at(c, obj), at_g = table_at(c, gpath);
     memset(col, 0, sizeof *col);
     if (!obj || !(col->name = jl_strdup(name))) {
-        st = jl_fail(c->err, JL_ENOMEM, c->file, NULL, gpath, -1, NULL);
+        st = rctx_fail(&at_g, JL_ENOMEM, NULL);
         goto end;
     }
     if ((st = open_column(c, grp, name, obj, &dset, &ftype, &rows)) != JL_OK)
@@ -271,7 +281,7 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
         goto end;
     }
     if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
-        st = jl_fail(c->err, JL_ETYPE, c->file, NULL, obj, -1,
+        st = rctx_fail(&at, JL_ETYPE,
                      "has a type of class %d, expected numbers or strings", (int)cls);
         goto end;
     }
@@ -279,11 +289,11 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
     col->kind = cls == H5T_FLOAT ? JL__CELL_FLOAT : is_uint ? JL__CELL_UINT : JL__CELL_INT;
     hid_t mt = cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE : is_uint ? H5T_NATIVE_ULLONG : H5T_NATIVE_LLONG;
     if (!(col->data = jl_malloc_array(rows ? rows : 1, 8))) {
-        st = jl_fail(c->err, JL_ENOMEM, c->file, NULL, obj, -1, NULL);
+        st = rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
     }
     if (rows && H5Dread(dset, mt, H5S_ALL, H5S_ALL, c->dxpl, col->data) < 0)
-        st = jl__h5_fail(c->err, JL_EIO, c->file, NULL, obj, -1, "cannot read the data");
+        st = rctx_h5_fail(&at, JL_EIO, "cannot read the data");
 end:
     free(obj);
     CLOSE(ftype, H5Tclose);
@@ -308,21 +318,10 @@ static herr_t name_cb(hid_t grp, const char *name, const H5L_info_t *info, void 
         l->bad_name = jl_strdup(name);
         return 1;
     }
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 32;
-        char **nn = realloc(l->names, cap * sizeof *nn);
-        if (!nn) {
-            l->nomem = 1;
-            return -1;
-        }
-        l->names = nn;
-        l->cap = cap;
-    }
-    if (!(l->names[l->n] = jl_strdup(name))) {
+    if (jl__names_push(&l->names, &l->n, &l->cap, name) < 0) {
         l->nomem = 1;
         return -1;
     }
-    l->n++;
     return 0;
 }
 
@@ -343,19 +342,20 @@ static void names_free(name_list *l)
 static jl_status open_subgroup(tctx *c, hid_t parent, const char *name, const char *gpath,
                                hid_t *g)
 {
+    rctx at_g = table_at(c, gpath);
     *g = -1;
     htri_t ex = H5Lexists(parent, name, H5P_DEFAULT);
     if (ex < 0)
-        return jl__h5_fail(c->err, JL_EIO, c->file, NULL, gpath, -1, "cannot look up the link");
+        return rctx_h5_fail(&at_g, JL_EIO, "cannot look up the link");
     if (!ex)
         return JL_OK;
     H5O_info_t oi;
     if (H5Oget_info_by_name(parent, name, &oi, H5P_DEFAULT) < 0)
-        return jl__h5_fail(c->err, JL_EIO, c->file, NULL, gpath, -1, "cannot open");
+        return rctx_h5_fail(&at_g, JL_EIO, "cannot open");
     if (oi.type != H5O_TYPE_GROUP)
-        return jl_fail(c->err, JL_ETYPE, c->file, NULL, gpath, -1, "is not a group");
+        return rctx_fail(&at_g, JL_ETYPE, "is not a group");
     if ((*g = H5Gopen2(parent, name, H5P_DEFAULT)) < 0)
-        return jl__h5_fail(c->err, JL_EIO, c->file, NULL, gpath, -1, "cannot open");
+        return rctx_h5_fail(&at_g, JL_EIO, "cannot open");
     return JL_OK;
 }
 
@@ -366,8 +366,10 @@ static jl_status read_masks(tctx *c, hid_t table, int set, jl__table *t)
     snprintf(gname, sizeof gname, "%s_absent", set_name[set]);
     hid_t g = -1;
     jl_status st = JL_OK;
+    rctx at0 = table_at(c, NULL), at_g = at0;
     if (!(gpath = jl_asprintf("/%s/%s", JL__TABLE_NAME, gname)))
-        return jl_fail(c->err, JL_ENOMEM, c->file, NULL, NULL, -1, NULL);
+        return rctx_fail(&at0, JL_ENOMEM, NULL);
+    at_g.obj = gpath;
     if ((st = open_subgroup(c, table, gname, gpath, &g)) != JL_OK || g < 0)
         goto end;
     for (size_t k = 0; k < t->n_cols[set]; k++) {
@@ -375,7 +377,7 @@ static jl_status read_masks(tctx *c, hid_t table, int set, jl__table *t)
         htri_t ex = H5Lexists(g, col->name, H5P_DEFAULT);
         if (ex <= 0) {
             if (ex < 0)
-                st = jl__h5_fail(c->err, JL_EIO, c->file, NULL, gpath, -1, "cannot look up the link");
+                st = rctx_h5_fail(&at_g, JL_EIO, "cannot look up the link");
             if (ex < 0)
                 goto end;
             continue;
@@ -386,14 +388,14 @@ static jl_status read_masks(tctx *c, hid_t table, int set, jl__table *t)
             goto end;
         }
         if (m.kind != JL__CELL_INT && m.kind != JL__CELL_UINT) {
-            st = jl_fail(c->err, JL_ETYPE, c->file, NULL, gpath, -1,
+            st = rctx_fail(&at_g, JL_ETYPE,
                          "column %s is not of integers (1 = the run has no value)", col->name);
             col_clear(&m);
             goto end;
         }
         if (!(col->absent = malloc(t->n ? t->n : 1))) {
             col_clear(&m);
-            st = jl_fail(c->err, JL_ENOMEM, c->file, NULL, gpath, -1, NULL);
+            st = rctx_fail(&at_g, JL_ENOMEM, NULL);
             goto end;
         }
         for (size_t r = 0; r < t->n; r++)
@@ -410,28 +412,29 @@ static jl_status read_set(tctx *c, hid_t table, int set, jl__table *t)
 {
     hid_t g = -1;
     name_list l = {0};
+    rctx at = table_at(c, set_path[set]);
     jl_status st = open_subgroup(c, table, set_name[set], set_path[set], &g);
     if (st != JL_OK || g < 0)
         goto end;
     hsize_t idx = 0;
     herr_t r = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, name_cb, &l);
     if (l.nomem) {
-        st = jl_fail(c->err, JL_ENOMEM, c->file, NULL, set_path[set], -1, NULL);
+        st = rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
     }
     if (l.bad) {
-        st = jl_fail(c->err, JL_ETYPE, c->file, NULL, set_path[set], -1,
+        st = rctx_fail(&at, JL_ETYPE,
                      "column %s is a soft or external link; joules follows only hard links",
                      l.bad_name ? l.bad_name : "?");
         goto end;
     }
     if (r < 0) {
-        st = jl__h5_fail(c->err, JL_EIO, c->file, NULL, set_path[set], -1, "cannot list the columns");
+        st = rctx_h5_fail(&at, JL_EIO, "cannot list the columns");
         goto end;
     }
     qsort(l.names, l.n, sizeof *l.names, cmp_name);
     if (l.n && !(t->cols[set] = calloc(l.n, sizeof(tcol)))) {
-        st = jl_fail(c->err, JL_ENOMEM, c->file, NULL, set_path[set], -1, NULL);
+        st = rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
     }
     for (size_t k = 0; k < l.n; k++) {
@@ -452,6 +455,7 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
 {
     static const char *const tpath = "/" JL__TABLE_NAME;
     tctx c = {path, lim, err, SIZE_MAX, H5P_DEFAULT, NULL};
+    rctx at_t = table_at(&c, tpath), at_run = table_at(&c, "/" JL__TABLE_NAME "/run");
     jl__table *t = NULL;
     hid_t g = -1, a = -1;
     *out = NULL;
@@ -468,7 +472,7 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
     }
     H5Eclear2(H5E_DEFAULT);
     if (version != JL__TABLE_VERSION) {
-        st = jl_fail(err, JL_EFORMAT, path, NULL, tpath, -1,
+        st = rctx_fail(&at_t, JL_EFORMAT,
                      version == -1 ? "has no @version attribute (this reader reads version %d)"
                      : version == -2 ? "@version is not an integer (this reader reads version %d)"
                                      : "unsupported @version (this reader reads version %d)",
@@ -476,20 +480,20 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
         goto end;
     }
     if (!(t = calloc(1, sizeof *t))) {
-        st = jl_fail(err, JL_ENOMEM, path, NULL, tpath, -1, NULL);
+        st = rctx_fail(&at_t, JL_ENOMEM, NULL);
         goto end;
     }
     htri_t hr = H5Lexists(g, "run", H5P_DEFAULT);
     if (hr <= 0) {
-        st = hr < 0 ? jl__h5_fail(err, JL_EIO, path, NULL, tpath, -1, "cannot look up the link")
-                    : jl_fail(err, JL_EMISSING, path, NULL, "/" JL__TABLE_NAME "/run", -1,
+        st = hr < 0 ? rctx_h5_fail(&at_t, JL_EIO, "cannot look up the link")
+                    : rctx_fail(&at_run, JL_EMISSING,
                               "required dataset is missing (the run names)");
         goto end;
     }
     tcol runs;
     st = read_column(&c, g, tpath, "run", &runs);
     if (st == JL_OK && runs.kind != JL__CELL_STR)
-        st = jl_fail(err, JL_ETYPE, path, NULL, "/" JL__TABLE_NAME "/run", -1,
+        st = rctx_fail(&at_run, JL_ETYPE,
                      "has numbers, expected strings (the run names)");
     if (st != JL_OK) {
         col_clear(&runs);
@@ -500,7 +504,7 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
     t->runs_width = runs.width + 1;
     if (!(t->runs_buf = jl_calloc_array(t->n ? t->n : 1, t->runs_width))) {
         col_clear(&runs);
-        st = jl_fail(err, JL_ENOMEM, path, NULL, tpath, -1, NULL);
+        st = rctx_fail(&at_t, JL_ENOMEM, NULL);
         goto end;
     }
     for (size_t r = 0; r < t->n; r++)
@@ -508,14 +512,14 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
     col_clear(&runs);
     for (size_t r = 0; r < t->n; r++)
         if (!*jl__table_run(t, r)) {
-            st = jl_fail(err, JL_EINVALID, path, NULL, "/" JL__TABLE_NAME "/run", r,
+            st = rctx_fail_row(&at_run, JL_EINVALID, r,
                          "empty run name at row %zu", r);
             goto end;
         }
     if ((c.dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0 ||
         !(c.tconv = jl_malloc_array(t->n ? t->n : 1, 16)) ||
         H5Pset_buffer(c.dxpl, (t->n ? t->n : 1) * 16, c.tconv, NULL) < 0) {
-        st = jl__h5_fail(err, JL_EINTERNAL, path, NULL, tpath, -1,
+        st = rctx_h5_fail(&at_t, JL_EINTERNAL,
                          "cannot set up the data transfer");
         goto end;
     }

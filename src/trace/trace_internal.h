@@ -1,9 +1,10 @@
-/* Internal helpers of the trace subsystem (reader, writer, zstd filter).
- * Not part of the public API. */
+/* Internal helpers of the trace subsystem (reader, writer, zstd filter,
+ * summary table). Not part of the public API. */
 #ifndef JOULES_TRACE_INTERNAL_H
 #define JOULES_TRACE_INTERNAL_H
 
 #include <hdf5.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -156,6 +157,137 @@ void jl__table_cell(const jl__table *t, int set, size_t k, size_t row, jl__cell 
  * Writes nothing when none fits. */
 jl_status jl__table_write(hid_t file, const char *path, const jl_run *const *runs, size_t n,
                           unsigned char *in_table, jl_error **err);
+
+/* ------------------------------------------------------------------ */
+/* The reader (trace_read.c: context, links, types, open and the run   */
+/* list; trace_attrs.c: attributes; trace_columns.c: datasets, their   */
+/* checks and jl_trace_read_run; trace_describe.c: describe, inspect). */
+
+struct jl_trace {
+    char *path;
+    hid_t file;
+    jl_trace_limits lim;
+    int summary_fields_only; /* jl_trace_options.summary_fields_only */
+    int stream_itl;          /* jl_trace_options.stream_itl */
+    char **runs;
+    size_t n_runs, cap_runs;
+    char *harness;
+    char *created_utc;
+    hid_t runs_grp;  /* /runs, open while the trace is */
+    hid_t vstr[2];   /* variable-length string memory types (ASCII, UTF-8) */
+    jl__table *table; /* /summary_table, NULL when the file has none */
+    size_t *row_of;   /* per run: its table row, SIZE_MAX for a group; NULL: all groups */
+};
+
+/* Context of one read: where we are, for messages. */
+typedef struct {
+    const char *file;
+    const char *run; /* NULL at the root */
+    const jl_trace_limits *lim;
+    jl_error **err;
+    hid_t *vstr; /* the trace's variable-length string types by cset, or NULL */
+    long long run_links; /* links in the run group; RUN_LINKS_UNKNOWN when not counted */
+    const char *obj;  /* the object messages name; NULL: the file or run itself */
+    const char *attr; /* with obj: its attribute, named "<obj>@<attr>"; or NULL */
+} rctx;
+#define RUN_LINKS_UNKNOWN (-1LL)
+
+/* c bound to object obj (no attribute), for messages. */
+static inline rctx rctx_at(const rctx *c, const char *obj)
+{
+    rctx a = *c;
+    a.obj = obj;
+    a.attr = NULL;
+    return a;
+}
+
+/* The reader's one way to fail: set *c->err (the first error wins) naming
+ * c's file, run and object, and the row (-1: none), with cause (owned; NULL:
+ * none) as its cause; return code. fmt NULL: the status's own text. */
+jl_status rctx_vfail(const rctx *c, jl_status code, long long row, jl_error *cause,
+                     const char *fmt, va_list ap);
+/* rctx_vfail at no row and no cause. */
+jl_status rctx_fail(const rctx *c, jl_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* rctx_vfail at row `row`. */
+jl_status rctx_fail_row(const rctx *c, jl_status code, long long row, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* rctx_vfail with cause (owned) and no row. */
+jl_status rctx_fail_cause(const rctx *c, jl_status code, jl_error *cause, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* rctx_vfail with HDF5's error stack as the cause (taken, and so cleared,
+ * even when an error was already set). */
+jl_status rctx_h5_fail(const rctx *c, jl_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The context of run i of t, its errors going to err, or to *local (NULL
+ * on entry) when err is NULL; JL_EUSAGE when t has no run i. */
+jl_status run_ctx(jl_trace *t, size_t i, jl_error **err, jl_error **local, rctx *c);
+
+/* "integer", "float", ...: the name of an HDF5 type class. */
+const char *class_name(H5T_class_t c);
+/* "float32", "int64", "string", ... into buf. */
+void type_name(hid_t t, char *buf, size_t cap);
+/* *present = 1 when a hard link named `name` exists in grp, 0 when absent. */
+jl_status child_exists(rctx *c, hid_t grp, const char *obj, const char *name, int *present);
+/* Open child `name` of grp expecting an object of type `want` (H5I_GROUP or
+ * H5I_DATASET). *id = -1 and returns JL_OK when absent. */
+jl_status open_child(rctx *c, hid_t grp, const char *obj, const char *name, H5I_type_t want,
+                     hid_t *id);
+
+/* Attributes (trace_attrs.c). */
+typedef enum { AV_NONE, AV_STRING, AV_INT, AV_FLOAT, AV_ARRAY, AV_OTHER } av_kind;
+typedef enum { AN_FLOAT, AN_INT, AN_UINT } av_num;
+
+/* One attribute's value. Strings, arrays and other types carry their text
+ * from the read; a scalar number gets its text (and the type's name) only
+ * when something asks for it: a message or an extra attribute. */
+typedef struct {
+    av_kind kind;
+    char *text;      /* heap; NULL for a scalar number until av_str() */
+    long long i;
+    double d;
+    unsigned long long u;
+    av_num num;      /* how a scalar number was stored, for its text */
+    hid_t ftype;     /* the file type, for av_tname(); -1 when none */
+    char tname[32];
+} attr_val;
+
+void attr_val_init(attr_val *v);
+void attr_val_clear(attr_val *v);
+/* "float64", "string", ...: the name of the attribute's file type. */
+const char *av_tname(attr_val *v);
+/* The value as text ("" when out of memory while formatting a number). */
+const char *av_str(attr_val *v);
+/* "a string", "an integer", ...: the kind of value, for messages. */
+const char *kind_word(const attr_val *v);
+/* Read attribute `name` of obj (object path `opath`, for messages) into v. */
+jl_status read_attr(rctx *c, hid_t obj, const char *opath, const char *name, attr_val *v);
+/* A run group's attributes into a, then the spec's rules on them. */
+jl_status read_run_attrs(rctx *c, hid_t grp, const char *opath, jl_attrs *a);
+/* Every figure "missing" (NaN), no extra. */
+void summary_init(jl_run_summary_attrs *s);
+/* summary/ of a run (group grp at opath) into s. */
+jl_status read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summary_attrs *s);
+/* Run `row` of the summary table: each cell goes through the rules of the
+ * attribute it stands for (attributes, then summary/), as a group's would. */
+jl_status read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r);
+
+/* Append a copy of name to the list names[0..*n) (capacity *cap, grown by
+ * doubling); -1 when out of memory (the list unchanged). */
+int jl__names_push(char ***names, size_t *n, size_t *cap, const char *name);
 
 /* Shortest text that reads back as the same double (for messages). */
 void jl__fmt_double(char *buf, size_t cap, double v);

@@ -53,7 +53,7 @@ static char *write_run(const char *name, jl_run *r, jl_trace_compression comp, s
 
 /* Read run 0 of path (streamed or not) and summarise it while the trace is
  * open; *msg: the error, formatted (caller frees). */
-static jl_summary *read_summary(const char *path, int stream, char **msg, int *was_streamed)
+static jl_summary *summary_of(const char *path, int stream, char **msg, int *was_streamed)
 {
     jl_trace_options opt;
     jl_trace_options_default(&opt);
@@ -128,8 +128,8 @@ static void check_same_both_ways(const char *path, const jl_run *r, int expect_s
 {
     char *m1 = NULL, *m2 = NULL;
     int streamed = -1;
-    jl_summary *a = read_summary(path, 0, &m1, NULL);
-    jl_summary *b = read_summary(path, 1, &m2, &streamed);
+    jl_summary *a = summary_of(path, 0, &m1, NULL);
+    jl_summary *b = summary_of(path, 1, &m2, &streamed);
     CHECK(a && b && !m1 && !m2);
     CHECK_EQ_INT(streamed, expect_streamed);
     CHECK(same_summary(a, b));
@@ -204,8 +204,8 @@ static void poke(const char *path, const char *col, size_t row, double v)
 static void check_same_error(const char *path, const char *want)
 {
     char *m1 = NULL, *m2 = NULL;
-    jl_summary *a = read_summary(path, 0, &m1, NULL);
-    jl_summary *b = read_summary(path, 1, &m2, NULL);
+    jl_summary *a = summary_of(path, 0, &m1, NULL);
+    jl_summary *b = summary_of(path, 1, &m2, NULL);
     CHECK(!a && !b);
     CHECK(m1 && m2 && !strcmp(m1, m2));
     if (m2)

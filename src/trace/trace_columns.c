@@ -1,0 +1,911 @@
+/* The reader's columns: a run's groups and their datasets, read by one
+ * loop over a table of columns (what each must be, where it goes), each
+ * column's value checks and the rules across a group's columns, and
+ * jl_trace_read_run (trace_internal.h; docs/trace-reading.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <hdf5.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "joules/trace.h"
+#include "trace/trace_internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Datasets                                                            */
+
+typedef enum { T_F64, T_F32, T_I32, T_I64 } target_t;
+
+/* HDF5 1.10's own conversion buffer size; the most the reader lends it. */
+#define TCONV_MAX_BYTES ((size_t)1 << 20)
+
+static int fits_size(uint64_t v)
+{
+    return v == (uint64_t)(size_t)v;
+}
+
+static size_t target_size(target_t t)
+{
+    return t == T_F64 || t == T_I64 ? 8 : 4;
+}
+
+/* One run being read: where it is, the run, its G, and what its dataset
+ * reads share. */
+typedef struct {
+    rctx *c;
+    hid_t run_grp;
+    const char *run_path;
+    jl_run *run;
+    size_t g;
+    hid_t dxpl;       /* transfer properties of every read, lending tconv */
+    void *tconv;      /* type-conversion buffer lent to HDF5 */
+    size_t tconv_cap; /* its size (<= TCONV_MAX_BYTES) */
+    int summary_fields_only; /* skip the columns marked summary_unused */
+    int stream_itl;          /* itl/ columns go to the run's stream (column_stream.c) */
+    int kept;                /* the last read_ds kept its dataset in the stream */
+} run_reader;
+
+typedef struct group_reader group_reader;
+
+/* A rule on the values of one column: v holds n rows x cols values of the
+ * column's target type; obj is its object path. */
+typedef jl_status (*col_check)(group_reader *gr, const char *obj, const void *v, size_t n,
+                               size_t cols);
+
+/* One dataset of a group: what it must be and where it goes. */
+typedef struct {
+    const char *name;  /* dataset name in its group */
+    int rank;          /* 1: [n] into a pointer of jl_run; 2: [n, G] into a jl_series */
+    target_t target;
+    int required;
+    size_t off;        /* offsetof(jl_run, that pointer or jl_series) */
+    col_check check;   /* its own value rule, or NULL */
+    int check_at_once; /* checked as soon as read, before the next column is (times) */
+    int summary_unused; /* optional, and jl_summarize never reads it */
+} col_spec;
+
+/* A group of the run: its datasets in reading order. The first dataset
+ * present sets the group's row count; every later one must have as many
+ * rows. */
+typedef struct {
+    const char *name;
+    size_t rows_off; /* offsetof(jl_run, the group's row count) */
+    const col_spec *cols;
+    size_t n_cols;
+    /* a rule across the group's columns, after they are read and before
+     * their own checks; called also when the group is absent (grp < 0) */
+    jl_status (*rule)(group_reader *gr);
+} group_spec;
+
+struct group_reader {
+    run_reader *rr;
+    const group_spec *gs;
+    hid_t grp;   /* -1: absent */
+    char *path;  /* /runs/<run>/<group> */
+    char **objs; /* object path of each column reached, NULL-filled */
+};
+
+/* Decoded bytes of one chunk of a dataset with creation properties dcpl (0
+ * when not chunked); refuses chunks larger than the dataset limit and
+ * filters HDF5 cannot decode. */
+static jl_status chunk_bytes(rctx *c, hid_t dcpl, hid_t ftype, const char *obj, size_t *out)
+{
+    rctx at = rctx_at(c, obj);
+    jl_status st = JL_OK;
+    *out = 0;
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    if (layout == H5D_CHUNKED) {
+        hsize_t dims[H5S_MAX_RANK];
+        int r = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims);
+        if (r <= 0) {
+            st = rctx_h5_fail(&at, JL_EIO, "cannot read the chunk shape");
+            goto end;
+        }
+        uint64_t bytes = H5Tget_size(ftype);
+        for (int i = 0; i < r; i++) {
+            if (dims[i] && bytes > UINT64_MAX / dims[i]) {
+                bytes = UINT64_MAX;
+                break;
+            }
+            bytes *= dims[i];
+        }
+        if (bytes > c->lim->max_dataset_bytes || !fits_size(bytes)) {
+            st = rctx_fail(&at, JL_ELIMIT,
+                         "chunks of %llu bytes, more than the limit of %llu bytes",
+                         (unsigned long long)bytes,
+                         (unsigned long long)c->lim->max_dataset_bytes);
+            goto end;
+        }
+        *out = (size_t)bytes;
+    }
+    int nf = H5Pget_nfilters(dcpl);
+    for (int i = 0; i < nf; i++) {
+        unsigned flags = 0;
+        size_t ncd = 0;
+        char fname[64] = "";
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL,
+                                         sizeof fname, fname, NULL);
+        if (id < 0) {
+            st = rctx_h5_fail(&at, JL_EIO, "cannot read the filter pipeline");
+            goto end;
+        }
+        htri_t avail = H5Zfilter_avail(id);
+        if (avail <= 0) {
+            H5Eclear2(H5E_DEFAULT);
+            fname[sizeof fname - 1] = '\0';
+            st = rctx_fail(&at, JL_EFORMAT,
+                         "compressed with HDF5 filter %d%s%s%s, which joules cannot decode",
+                         (int)id, *fname ? " (" : "", fname, *fname ? ")" : "");
+            goto end;
+        }
+    }
+end:
+    return st;
+}
+
+/* The memory type a dataset of integer or float file type ftype is read as.
+ * int32 targets are read as int32 when every value of ftype fits, else as
+ * int64 and narrowed after a range check (*narrow = 1). */
+static hid_t mem_type(target_t t, hid_t ftype, int *narrow)
+{
+    *narrow = 0;
+    switch (t) {
+    case T_F64: return H5T_NATIVE_DOUBLE;
+    case T_F32: return H5T_NATIVE_FLOAT;
+    case T_I64: return H5T_NATIVE_INT64;
+    case T_I32: break;
+    }
+    size_t sz = H5Tget_size(ftype);
+    if (sz < 4 || (sz == 4 && H5Tget_sign(ftype) == H5T_SGN_2))
+        return H5T_NATIVE_INT32;
+    *narrow = 1;
+    return H5T_NATIVE_INT64;
+}
+
+/* Before a read of nv values from ftype into mtype: if HDF5 must convert,
+ * lend it the run's buffer, grown to the data up to TCONV_MAX_BYTES (HDF5
+ * 1.10 would calloc 1 MiB for every converting read). */
+static jl_status lend_tconv(run_reader *rr, const char *obj, hid_t ftype, hid_t mtype,
+                            size_t nv)
+{
+    htri_t same = H5Tequal(ftype, mtype);
+    if (same > 0)
+        return JL_OK;
+    if (same < 0)
+        H5Eclear2(H5E_DEFAULT); /* then assume it converts */
+    size_t fs = H5Tget_size(ftype), ms = H5Tget_size(mtype);
+    size_t elem = fs > ms ? fs : ms; /* <= 16: read_ds refuses larger types */
+    size_t want = nv <= TCONV_MAX_BYTES / elem ? nv * elem : TCONV_MAX_BYTES;
+    if (want <= rr->tconv_cap)
+        return JL_OK;
+    void *b = realloc(rr->tconv, want);
+    rctx at = rctx_at(rr->c, obj);
+    if (!b)
+        return rctx_fail(&at, JL_ENOMEM, NULL);
+    rr->tconv = b;
+    rr->tconv_cap = want;
+    if (H5Pset_buffer(rr->dxpl, want, b, NULL) < 0)
+        return rctx_h5_fail(&at, JL_EINTERNAL,
+                           "cannot set up the type conversion buffer");
+    return JL_OK;
+}
+
+/* Read dataset cs->name of grp (object path obj). Rank 2 datasets must have
+ * G columns; if expect_n != SIZE_MAX the row count must equal it (n_from
+ * names where that count comes from). On success *out is the data (NULL
+ * when absent and not required) and *n the row count. */
+static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_spec *cs,
+                         size_t expect_n, const char *n_from, void **out, size_t *n)
+{
+    rctx *c = rr->c;
+    rctx at = rctx_at(c, obj);
+    size_t g = cs->rank == 2 ? rr->g : 1;
+    jl_status st = JL_OK;
+    hid_t dset = -1, ftype = -1, space = -1, dcpl = -1;
+    void *buf = NULL;
+    int64_t *tmp = NULL;
+    *out = NULL;
+    *n = 0;
+    if ((st = open_child(c, grp, obj, cs->name, H5I_DATASET, &dset)) != JL_OK)
+        goto end;
+    if (dset < 0) {
+        if (cs->required)
+            st = rctx_fail(&at, JL_EMISSING,
+                         "required dataset is missing");
+        goto end;
+    }
+    ftype = H5Dget_type(dset);
+    space = H5Dget_space(dset);
+    if (ftype < 0 || space < 0) {
+        st = rctx_h5_fail(&at, JL_EIO, "cannot read the type or shape");
+        goto end;
+    }
+    H5T_class_t cls = H5Tget_class(ftype);
+    int want_int = cs->target == T_I32 || cs->target == T_I64;
+    if (want_int ? cls != H5T_INTEGER : (cls != H5T_INTEGER && cls != H5T_FLOAT)) {
+        char tname[32];
+        type_name(ftype, tname, sizeof tname);
+        st = rctx_fail(&at, JL_ETYPE, "has type %s, expected %s",
+                     tname, want_int ? "integers" : "numbers");
+        goto end;
+    }
+    if (H5Tget_size(ftype) > 16) {
+        st = rctx_fail(&at, JL_ETYPE,
+                     "has a %zu-byte %s type, which joules does not read",
+                     H5Tget_size(ftype), class_name(cls));
+        goto end;
+    }
+    const char *shape = cs->rank == 1 ? "[N]" : "[N, G]";
+    H5S_class_t sc = H5Sget_simple_extent_type(space);
+    int rank = H5Sget_simple_extent_ndims(space);
+    if (sc != H5S_SIMPLE || rank < 0) {
+        st = rctx_fail(&at, JL_ETYPE, "is %s, expected shape %s",
+                     sc == H5S_SCALAR ? "a scalar" : sc == H5S_NULL ? "empty (null dataspace)"
+                                                                    : "of unknown shape",
+                     shape);
+        goto end;
+    }
+    if (rank != cs->rank) {
+        st = rctx_fail(&at, JL_ETYPE,
+                     "has rank %d, expected %d (shape %s)", rank, cs->rank, shape);
+        goto end;
+    }
+    hsize_t dims[2] = {0, 1};
+    if (H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
+        st = rctx_h5_fail(&at, JL_EIO, "cannot read the shape");
+        goto end;
+    }
+    if (rank == 2 && dims[1] != g) {
+        st = rctx_fail(&at, JL_ETYPE,
+                     "has shape [%llu, %llu], expected [N, %zu] (%s = %zu)",
+                     (unsigned long long)dims[0], (unsigned long long)dims[1], g,
+                     g == (size_t)rr->run->attrs.num_gpus ? "num_gpus"
+                                                          : "@power_scope node_ac: columns",
+                     g);
+        goto end;
+    }
+    /* Sizes before allocation: rows, then rows x G x 8 bytes. */
+    if (dims[0] > c->lim->max_rows) {
+        st = rctx_fail(&at, JL_ELIMIT,
+                     "declares %llu rows, more than the limit of %llu rows",
+                     (unsigned long long)dims[0], (unsigned long long)c->lim->max_rows);
+        goto end;
+    }
+    int ovf = dims[1] && dims[0] > UINT64_MAX / dims[1];
+    uint64_t vals = ovf ? UINT64_MAX : dims[0] * dims[1];
+    ovf = ovf || vals > UINT64_MAX / 8;
+    uint64_t bytes = ovf ? UINT64_MAX : vals * 8;
+    if (ovf || bytes > c->lim->max_dataset_bytes || !fits_size(bytes)) {
+        st = rctx_fail(&at, JL_ELIMIT,
+                     "declares %llu x %llu values (%llu bytes decoded), more than the limit of %llu bytes",
+                     (unsigned long long)dims[0], (unsigned long long)dims[1],
+                     (unsigned long long)bytes, (unsigned long long)c->lim->max_dataset_bytes);
+        goto end;
+    }
+    if (expect_n != SIZE_MAX && dims[0] != expect_n) {
+        st = rctx_fail(&at, JL_EINVALID,
+                     "has %llu rows, expected %zu (the length of %s)",
+                     (unsigned long long)dims[0], expect_n, n_from);
+        goto end;
+    }
+    size_t cbytes;
+    if ((dcpl = H5Dget_create_plist(dset)) < 0) {
+        st = rctx_h5_fail(&at, JL_EIO, "cannot read the storage layout");
+        goto end;
+    }
+    if ((st = chunk_bytes(c, dcpl, ftype, obj, &cbytes)) != JL_OK)
+        goto end;
+    if (rr->stream_itl && (cs->off == offsetof(jl_run, itl_seconds) ||
+                           cs->off == offsetof(jl_run, itl_request))) {
+        int kept = jl__itl_stream_keep(rr->run, cs->off == offsetof(jl_run, itl_request), obj,
+                                       dset, dcpl, ftype, (size_t)dims[0], cbytes);
+        if (kept < 0)
+            st = rctx_fail(&at, JL_ENOMEM, NULL);
+        if (kept > 0) { /* checked; itl_rule and the summary stream it */
+            dset = -1;
+            rr->kept = 1;
+            *n = (size_t)dims[0];
+        }
+        if (kept)
+            goto end;
+    }
+    size_t nv = (size_t)vals;
+    buf = jl_malloc_array(nv ? nv : 1, target_size(cs->target));
+    if (!buf) {
+        st = rctx_fail(&at, JL_ENOMEM,
+                     "out of memory for %zu values", nv);
+        goto end;
+    }
+    if (nv > 0) {
+        int narrow;
+        hid_t mt = mem_type(cs->target, ftype, &narrow);
+        void *dst = buf;
+        if (narrow) {
+            tmp = jl_malloc_array(nv, sizeof *tmp);
+            if (!tmp) {
+                st = rctx_fail(&at, JL_ENOMEM,
+                             "out of memory for %zu values", nv);
+                goto end;
+            }
+            dst = tmp;
+        }
+        int direct = jl__read_chunks_direct(dset, dcpl, ftype, mt, dims, rank, cbytes, dst);
+        if (!direct && (st = lend_tconv(rr, obj, ftype, mt, nv)) != JL_OK)
+            goto end;
+        jl__zstd_set_chunk_bytes(cbytes);
+        herr_t r = direct ? 0 : H5Dread(dset, mt, H5S_ALL, H5S_ALL, rr->dxpl, dst);
+        jl_error *cause = NULL;
+        if (r < 0) {
+            cause = jl__h5_stack_error();
+            if (*jl__zstd_last_error()) {
+                jl_error *z = jl_error_new(JL_EFORMAT, NULL, NULL, NULL, -1, "%s",
+                                           jl__zstd_last_error());
+                if (z) {
+                    z->cause = cause;
+                    cause = z;
+                }
+            }
+        }
+        int chunk_failed = r < 0 && *jl__zstd_last_error();
+        jl__zstd_set_chunk_bytes(0);
+        if (r < 0 && !chunk_failed && cause) {
+            /* deflate, shuffle, fletcher32...: HDF5 says its filter failed */
+            char *m = jl_error_format(cause);
+            if (m && (strstr(m, "data pipeline read failed") || strstr(m, "filter returned failure")))
+                chunk_failed = 1;
+            free(m);
+        }
+        if (r < 0) {
+            st = rctx_fail_cause(&at, chunk_failed ? JL_EFORMAT : JL_EIO, cause,
+                                 "cannot read the data%s",
+                                 chunk_failed ? " (corrupt compressed chunk)" : "");
+            goto end;
+        }
+        if (narrow) {
+            int32_t *o = buf;
+            for (size_t i = 0; i < nv; i++) {
+                if (tmp[i] < INT32_MIN || tmp[i] > INT32_MAX) {
+                    st = rctx_fail_row(&at, JL_EINVALID, (long long)(i / dims[1]),
+                                       "value %lld at row %zu does not fit in int32",
+                                       (long long)tmp[i], (size_t)(i / dims[1]));
+                    goto end;
+                }
+                o[i] = (int32_t)tmp[i];
+            }
+        }
+    }
+    *out = buf;
+    buf = NULL;
+    *n = (size_t)dims[0];
+end:
+    free(tmp);
+    free(buf);
+    CLOSE(dcpl, H5Pclose);
+    CLOSE(space, H5Sclose);
+    CLOSE(ftype, H5Tclose);
+    CLOSE(dset, H5Dclose);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Value checks, one column each                                        */
+
+#define KV_TOLERANCE 1e-6
+
+/* An invalid value at row i of obj. */
+static jl_status bad_value(group_reader *gr, const char *obj, size_t i, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static jl_status bad_value(group_reader *gr, const char *obj, size_t i, const char *fmt, ...)
+{
+    rctx at = rctx_at(gr->rr->c, obj);
+    va_list ap;
+    va_start(ap, fmt);
+    rctx_vfail(&at, JL_EINVALID, (long long)i, NULL, fmt, ap);
+    va_end(ap);
+    return JL_EINVALID;
+}
+
+/* The object path of column `name` of the group being read. */
+static const char *col_obj(const group_reader *gr, const char *name)
+{
+    for (size_t k = 0; k < gr->gs->n_cols; k++)
+        if (!strcmp(gr->gs->cols[k].name, name))
+            return gr->objs[k];
+    return NULL;
+}
+
+/* Times: finite and non-decreasing. */
+static jl_status check_time(group_reader *gr, const char *obj, const void *v, size_t n,
+                            size_t cols)
+{
+    const double *t = v;
+    char a[40], b[40];
+    (void)cols;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(t[i])) {
+            jl__fmt_double(a, sizeof a, t[i]);
+            return bad_value(gr, obj, i, "not finite at row %zu (%s)", i, a);
+        }
+        if (i > 0 && t[i] < t[i - 1]) {
+            jl__fmt_double(a, sizeof a, t[i]);
+            jl__fmt_double(b, sizeof b, t[i - 1]);
+            return bad_value(gr, obj, i, "not non-decreasing at row %zu (%s after %s)", i, a, b);
+        }
+    }
+    return JL_OK;
+}
+
+/* Every value of a [n, cols] series finite; if nonneg, also >= 0. */
+static jl_status check_series(group_reader *gr, const char *obj, const double *v, size_t n,
+                              size_t cols, int nonneg, const char *unit)
+{
+    for (size_t i = 0; i < n * cols; i++) {
+        double x = v[i];
+        if (!isfinite(x) || (nonneg && x < 0)) {
+            char a[40], w[64];
+            jl__fmt_double(a, sizeof a, x);
+            if (cols > 1)
+                snprintf(w, sizeof w, "row %zu, GPU %zu", i / cols, i % cols);
+            else
+                snprintf(w, sizeof w, "row %zu", i);
+            return bad_value(gr, obj, i / cols, "%s at %s (%s %s)",
+                             isfinite(x) ? "negative power" : "not finite", w, a, unit);
+        }
+    }
+    return JL_OK;
+}
+
+static jl_status check_power(group_reader *gr, const char *obj, const void *v, size_t n,
+                             size_t cols)
+{
+    return check_series(gr, obj, v, n, cols, 1, "W");
+}
+
+/* energy_j is a counter with any offset: finite, any sign. */
+static jl_status check_energy(group_reader *gr, const char *obj, const void *v, size_t n,
+                              size_t cols)
+{
+    return check_series(gr, obj, v, n, cols, 0, "J");
+}
+
+static jl_status check_count(group_reader *gr, const char *obj, const void *v, size_t n,
+                             size_t cols)
+{
+    const int32_t *x = v;
+    (void)cols;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] < 0)
+            return bad_value(gr, obj, i, "negative value at row %zu (%d)", i, (int)x[i]);
+    return JL_OK;
+}
+
+static jl_status check_cumulative(group_reader *gr, const char *obj, const void *v, size_t n,
+                                  size_t cols)
+{
+    const int64_t *x = v;
+    (void)cols;
+    for (size_t i = 0; i < n; i++) {
+        if (x[i] < 0)
+            return bad_value(gr, obj, i, "negative value at row %zu (%lld)", i, (long long)x[i]);
+        if (i > 0 && x[i] < x[i - 1])
+            return bad_value(gr, obj, i, "cumulative count decreases at row %zu (%lld after %lld)",
+                             i, (long long)x[i], (long long)x[i - 1]);
+    }
+    return JL_OK;
+}
+
+static jl_status check_fraction(group_reader *gr, const char *obj, const void *v, size_t n,
+                                size_t cols)
+{
+    const float *x = v;
+    (void)cols;
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] >= -KV_TOLERANCE && x[i] <= 1 + KV_TOLERANCE)) {
+            char a[40];
+            jl__fmt_double(a, sizeof a, x[i]);
+            return bad_value(gr, obj, i, "outside 0..1 at row %zu (%s)", i, a);
+        }
+    }
+    return JL_OK;
+}
+
+/* Request times: NaN means the request never got that far; inf is wrong. */
+static jl_status check_request_time(group_reader *gr, const char *obj, const void *v, size_t n,
+                                    size_t cols)
+{
+    const double *t = v;
+    (void)cols;
+    for (size_t i = 0; i < n; i++)
+        if (isinf(t[i]))
+            return bad_value(gr, obj, i, "infinite at row %zu (NaN marks a missing time)", i);
+    return JL_OK;
+}
+
+static jl_status bad_latency(group_reader *gr, const char *obj, size_t i, float x)
+{
+    char a[40];
+    jl__fmt_double(a, sizeof a, x);
+    return bad_value(gr, obj, i, "%s at row %zu (%s)",
+                     isfinite(x) ? "negative latency" : "not finite", i, a);
+}
+
+static void **col_data(jl_run *r, const col_spec *cs);
+
+static int has_requests(const jl_run *r)
+{
+    return r->arrival || r->first_token || r->finish || r->input_tokens || r->output_tokens;
+}
+
+/* itl/request indexes requests/ (when that group is there). */
+/* itl/: seconds finite and >= 0, request in 0..R-1 (R = rows of requests/
+ * when present), in one pass over both columns: ~10^7 samples per long
+ * run, where each separate pass cost about as much as decoding them
+ * (docs/performance.md). A bad latency is reported before a bad index, as
+ * when the columns were checked one after the other. The pass itself is
+ * jl__itl_scan (column_stream.c), over the columns in memory or streamed. */
+static jl_status itl_rule(group_reader *gr)
+{
+    jl_run *r = gr->rr->run;
+    if (!r->itl_seconds && !r->itl_stream)
+        return JL_OK;
+    const uint32_t R = has_requests(r) ? (r->req_n > (size_t)INT32_MAX ? (uint32_t)INT32_MAX + 1
+                                                                      : (uint32_t)r->req_n)
+                                       : (uint32_t)INT32_MAX + 1;
+    size_t bad_lat, bad_q;
+    float lat;
+    int32_t qv;
+    int rc = jl__itl_scan(r, R, &bad_lat, &lat, &bad_q, &qv);
+    if (rc == 0) { /* a streamed chunk does not decode: read whole, as unstreamed */
+        jl__itl_stream_drop(r);
+        jl_status st = JL_OK;
+        gr->rr->stream_itl = 0;
+        for (size_t k = 0; k < gr->gs->n_cols && st == JL_OK; k++) {
+            void **dst = col_data(r, &gr->gs->cols[k]);
+            size_t rows;
+            if (gr->objs[k] && !*dst)
+                st = read_ds(gr->rr, gr->grp, gr->objs[k], &gr->gs->cols[k], SIZE_MAX, NULL,
+                             dst, &rows);
+        }
+        gr->rr->stream_itl = 1;
+        if (st != JL_OK)
+            return st;
+        rc = jl__itl_scan(r, R, &bad_lat, &lat, &bad_q, &qv);
+    }
+    if (rc < 0) {
+        rctx at = rctx_at(gr->rr->c, gr->path);
+        return rctx_fail(&at, JL_ENOMEM, NULL);
+    }
+    if (bad_lat != SIZE_MAX)
+        return bad_latency(gr, col_obj(gr, "seconds"), bad_lat, lat);
+    if (bad_q == SIZE_MAX)
+        return JL_OK;
+    if (qv < 0 || !has_requests(r))
+        return bad_value(gr, col_obj(gr, "request"), bad_q,
+                         "request index out of range at row %zu (%d)", bad_q, (int)qv);
+    return bad_value(gr, col_obj(gr, "request"), bad_q,
+                     "request index out of range at row %zu (%d; requests/ has %zu rows)", bad_q,
+                     (int)qv, r->req_n);
+}
+
+/* power/ is required unless summary/ is there; watts or energy_j is. */
+static jl_status power_rule(group_reader *gr)
+{
+    const jl_run *r = gr->rr->run;
+    rctx at = rctx_at(gr->rr->c, gr->path);
+    if (gr->grp < 0 && !r->summary.present)
+        return rctx_fail(&at, JL_EMISSING,
+                       "required group is missing (power/ is required unless summary/ is present)");
+    if (gr->grp >= 0 && !r->watts.v && !r->energy_j.v)
+        return rctx_fail(&at, JL_EMISSING,
+                       "has neither watts nor energy_j (at least one is required)");
+    return JL_OK;
+}
+
+/* batches/: start and end finite, start <= end, row by row. */
+static jl_status batch_rule(group_reader *gr)
+{
+    const jl_run *r = gr->rr->run;
+    for (size_t i = 0; i < r->batch_n; i++) {
+        double s = r->batch_start[i], e = r->batch_end[i];
+        if (isfinite(s) && isfinite(e) && s <= e)
+            continue;
+        char a[40], b[40];
+        jl__fmt_double(a, sizeof a, s);
+        jl__fmt_double(b, sizeof b, e);
+        if (!isfinite(s) || !isfinite(e))
+            return bad_value(gr, col_obj(gr, isfinite(s) ? "end" : "start"), i,
+                             "not finite at row %zu (%s)", i, isfinite(s) ? b : a);
+        return bad_value(gr, col_obj(gr, "end"), i,
+                         "batch ends before it starts at row %zu (end %s < start %s)", i, b, a);
+    }
+    return JL_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Groups: a table of datasets each, read by one loop                  */
+
+#define COL(name, rank, target, required, field, check) \
+    {name, rank, target, required, offsetof(jl_run, field), check, 0, 0}
+/* an optional column the summary does not use (summary_fields_only) */
+#define UNUSED_COL(name, rank, target, field, check) \
+    {name, rank, target, 0, offsetof(jl_run, field), check, 0, 1}
+#define TIME_COL(field) {"time", 1, T_F64, 1, offsetof(jl_run, field), check_time, 1, 0}
+
+static const col_spec power_cols[] = {
+    TIME_COL(power_time),
+    COL("watts", 2, T_F64, 0, watts, check_power),
+    COL("energy_j", 2, T_F64, 0, energy_j, check_energy),
+    UNUSED_COL("watts_avg", 2, T_F64, watts_avg, check_power),
+};
+static const col_spec gpu_cols[] = {
+    TIME_COL(gpu_time),
+    COL("sm_util", 2, T_F64, 0, sm_util, NULL),
+    UNUSED_COL("mem_util", 2, T_F64, mem_util, NULL),
+    UNUSED_COL("mem_used_bytes", 2, T_F64, mem_used_bytes, NULL),
+    COL("sm_clock_mhz", 2, T_F64, 0, sm_clock_mhz, NULL),
+    UNUSED_COL("temp_c", 2, T_F64, temp_c, NULL),
+};
+static const col_spec engine_cols[] = {
+    TIME_COL(engine_time),
+    COL("running", 1, T_I32, 1, running, check_count),
+    UNUSED_COL("waiting", 1, T_I32, waiting, check_count),
+    COL("tokens_generated", 1, T_I64, 0, tokens_generated, check_cumulative),
+    COL("prefill_tokens", 1, T_I64, 0, prefill_tokens, check_cumulative),
+    COL("kv_cache_usage", 1, T_F32, 0, kv_cache_usage, check_fraction),
+};
+/* Every column optional; those present have one length. */
+static const col_spec request_cols[] = {
+    COL("arrival", 1, T_F64, 0, arrival, check_request_time),
+    COL("first_token", 1, T_F64, 0, first_token, check_request_time),
+    COL("finish", 1, T_F64, 0, finish, check_request_time),
+    UNUSED_COL("input_tokens", 1, T_I32, input_tokens, check_count),
+    COL("output_tokens", 1, T_I32, 0, output_tokens, check_count),
+};
+static const col_spec itl_cols[] = {
+    COL("seconds", 1, T_F32, 1, itl_seconds, NULL), /* both: itl_rule */
+    COL("request", 1, T_I32, 0, itl_request, NULL),
+};
+static const col_spec batch_cols[] = {
+    COL("start", 1, T_F64, 1, batch_start, NULL),
+    COL("end", 1, T_F64, 1, batch_end, NULL),
+    COL("size", 1, T_I32, 0, batch_size, check_count),
+};
+#undef COL
+#undef UNUSED_COL
+#undef TIME_COL
+
+#define GROUP(name, rows, cols, rule) \
+    {name, offsetof(jl_run, rows), cols, sizeof cols / sizeof cols[0], rule}
+/* In reading order: itl/ after requests/, whose length it checks against. */
+static const group_spec groups[] = {
+    GROUP("power", power_n, power_cols, power_rule),
+    GROUP("gpu", gpu_n, gpu_cols, NULL),
+    GROUP("engine", engine_n, engine_cols, NULL),
+    GROUP("requests", req_n, request_cols, NULL),
+    GROUP("itl", itl_n, itl_cols, itl_rule),
+    GROUP("batches", batch_n, batch_cols, batch_rule),
+};
+#undef GROUP
+#define N_GROUPS (sizeof groups / sizeof groups[0])
+
+/* Where column cs of run r lives: the pointer field, or the jl_series. */
+static void **col_data(jl_run *r, const col_spec *cs)
+{
+    char *base = (char *)r + cs->off;
+    return cs->rank == 2 ? (void **)&((jl_series *)base)->v : (void **)base;
+}
+
+/* 1 when the run group is known to link to nothing but summary/ (looked up
+ * first): its link count is 1 with summary/ there, 0 without. */
+static int no_groups_beside_summary(const run_reader *rr)
+{
+    return rr->c->run_links == (rr->run->summary.present ? 1 : 0);
+}
+
+/* Open group `name` of the run; *grp = -1 when absent. *path = its path,
+ * NULL for a group known absent beside summary/ (no message can name it:
+ * a group may be missing only when summary/ is there). */
+static jl_status open_group(run_reader *rr, const char *name, hid_t *grp, char **path)
+{
+    *path = NULL;
+    *grp = -1;
+    int known_absent = strcmp(name, "summary") && no_groups_beside_summary(rr);
+    if (known_absent && rr->run->summary.present)
+        return JL_OK;
+    *path = jl_asprintf("%s/%s", rr->run_path, name);
+    rctx at = rctx_at(rr->c, rr->run_path);
+    if (!*path)
+        return rctx_fail(&at, JL_ENOMEM, NULL);
+    if (known_absent)
+        return JL_OK;
+    return open_child(rr->c, rr->run_grp, *path, name, H5I_GROUP, grp);
+}
+
+/* Read group gs of the run: every column (times checked at once), the
+ * group's rule, then every column's own check, in table order. */
+static jl_status read_group(run_reader *rr, const group_spec *gs)
+{
+    jl_run *r = rr->run;
+    rctx at = rctx_at(rr->c, rr->run_path), at_group = at;
+    group_reader gr = {rr, gs, -1, NULL, calloc(gs->n_cols, sizeof(char *))};
+    char **objs = gr.objs;
+    /* @power_scope node_ac: power/ has one column whatever num_gpus says */
+    const size_t g_run = rr->g;
+    if (!strcmp(gs->name, "power") && jl_attrs_is_node_ac(&r->attrs))
+        rr->g = 1;
+    size_t rows = SIZE_MAX; /* of the first column present */
+    char *from = NULL;      /* "<group>/<that column>", for length messages */
+    jl_status st = objs ? open_group(rr, gs->name, &gr.grp, &gr.path)
+                        : rctx_fail(&at, JL_ENOMEM, NULL);
+    if (st != JL_OK)
+        goto end;
+    at_group.obj = gr.path;
+    for (size_t k = 0; gr.grp >= 0 && k < gs->n_cols; k++) {
+        const col_spec *cs = &gs->cols[k];
+        void **dst = col_data(r, cs);
+        size_t n = 0;
+        if (cs->summary_unused && rr->summary_fields_only)
+            continue; /* stays NULL, as if absent */
+        if (!(objs[k] = jl_asprintf("%s/%s", gr.path, cs->name))) {
+            st = rctx_fail(&at_group, JL_ENOMEM, NULL);
+            goto end;
+        }
+        rr->kept = 0;
+        if ((st = read_ds(rr, gr.grp, objs[k], cs, rows, from, dst, &n)) != JL_OK)
+            goto end;
+        if (!*dst && !rr->kept)
+            continue;
+        if (cs->rank == 2) {
+            jl_series *s = (jl_series *)((char *)r + cs->off);
+            s->n = n;
+            s->g = rr->g;
+        }
+        if (rows == SIZE_MAX) {
+            rows = n;
+            *(size_t *)((char *)r + gs->rows_off) = n;
+            if (!(from = jl_asprintf("%s/%s", gs->name, cs->name))) {
+                st = rctx_fail(&at_group, JL_ENOMEM, NULL);
+                goto end;
+            }
+        }
+        if (cs->check_at_once && (st = cs->check(&gr, objs[k], *dst, n, 1)) != JL_OK)
+            goto end;
+    }
+    if (gs->rule && (st = gs->rule(&gr)) != JL_OK)
+        goto end;
+    for (size_t k = 0; gr.grp >= 0 && k < gs->n_cols; k++) {
+        const col_spec *cs = &gs->cols[k];
+        void *v = *col_data(r, cs);
+        if (v && cs->check && !cs->check_at_once &&
+            (st = cs->check(&gr, objs[k], v, rows, cs->rank == 2 ? rr->g : 1)) != JL_OK)
+            goto end;
+    }
+end:
+    for (size_t k = 0; objs && k < gs->n_cols; k++)
+        free(objs[k]);
+    free(objs);
+    free(from);
+    free(gr.path);
+    CLOSE(gr.grp, H5Gclose);
+    rr->g = g_run;
+    return st;
+}
+
+static jl_status read_summary_group(run_reader *rr)
+{
+    hid_t grp = -1;
+    char *path = NULL;
+    jl_status st = open_group(rr, "summary", &grp, &path);
+    if (st == JL_OK && grp >= 0)
+        st = read_summary(rr->c, grp, path, &rr->run->summary);
+    free(path);
+    CLOSE(grp, H5Gclose);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Runs                                                                */
+
+void jl_run_free(jl_run *r)
+{
+    if (!r)
+        return;
+    free(r->file);
+    free(r->name);
+    jl_attrs_clear(&r->attrs);
+    for (size_t i = 0; i < N_GROUPS; i++)
+        for (size_t k = 0; k < groups[i].n_cols; k++)
+            free(*col_data(r, &groups[i].cols[k]));
+    for (size_t i = 0; i < r->summary.n_extra; i++) {
+        free(r->summary.extra[i].key);
+        free(r->summary.extra[i].value);
+    }
+    free(r->summary.extra);
+    jl__itl_stream_drop(r);
+    free(r);
+}
+
+jl_run *jl_run_new(void)
+{
+    jl_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    jl_attrs_init(&r->attrs);
+    summary_init(&r->summary);
+    return r;
+}
+
+jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
+{
+    *out = NULL;
+    rctx c;
+    jl_error *local = NULL;
+    jl_status st = run_ctx(t, i, err, &local, &c);
+    if (st != JL_OK)
+        return st;
+    run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only, t->stream_itl, 0};
+    char *run_path = jl_asprintf("/runs/%s", t->runs[i]);
+    jl_run *r = jl_run_new();
+    rr.run_path = run_path;
+    rr.run = r;
+    if (!run_path || !r) {
+        st = rctx_fail(&c, JL_ENOMEM, NULL);
+        goto end;
+    }
+    if (!(r->file = jl_strdup(t->path)) || !(r->name = jl_strdup(t->runs[i]))) {
+        st = rctx_fail(&c, JL_ENOMEM, NULL);
+        goto end;
+    }
+    if (t->row_of && t->row_of[i] != SIZE_MAX) {
+        if ((st = read_table_run(t->table, t->row_of[i], &c, r)) != JL_OK)
+            goto end;
+        *out = r;
+        r = NULL;
+        goto end;
+    }
+    rctx at = rctx_at(&c, run_path);
+    rr.run_grp = H5Gopen2(t->runs_grp, t->runs[i], H5P_DEFAULT);
+    if (rr.run_grp < 0) {
+        st = rctx_h5_fail(&at, JL_EIO, "cannot open");
+        goto end;
+    }
+    if ((st = read_run_attrs(&c, rr.run_grp, run_path, &r->attrs)) != JL_OK)
+        goto end;
+    H5G_info_t gi;
+    if (H5Gget_info(rr.run_grp, &gi) < 0)
+        H5Eclear2(H5E_DEFAULT); /* look every group up, as without the count */
+    else
+        c.run_links = (long long)gi.nlinks;
+    rr.g = (size_t)r->attrs.num_gpus;
+    /* summary/ first: power/ is required only without it. */
+    if ((st = read_summary_group(&rr)) != JL_OK)
+        goto end;
+    /* a run with summary/ alone reads no dataset: no transfer list */
+    if (!no_groups_beside_summary(&rr) && (rr.dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0) {
+        st = rctx_h5_fail(&at, JL_EINTERNAL, "cannot set up the data transfer");
+        goto end;
+    }
+    for (size_t k = 0; k < N_GROUPS; k++)
+        if ((st = read_group(&rr, &groups[k])) != JL_OK)
+            goto end;
+    *out = r;
+    r = NULL;
+end:
+    jl_error_free(local);
+    jl_run_free(r);
+    free(run_path);
+    free(rr.tconv);
+    CLOSE(rr.dxpl, H5Pclose);
+    CLOSE(rr.run_grp, H5Gclose);
+    return st;
+}
+
