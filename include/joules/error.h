@@ -2,9 +2,17 @@
  *
  * Every fallible library call returns a jl_status and, on failure, fills a
  * jl_error with everything a user needs to find the problem: the file, the
- * run, the HDF5 object path and the row. The library never prints and never
- * exits; the CLI prints the error once and maps it to an exit code in one
- * place (src/cli/exit_codes.c).
+ * run, the HDF5 object path and the row (or the line and column of a text
+ * input). The library never prints and never exits; the CLI prints the
+ * error once and maps it (its status and side) to an exit code in one
+ * place (jl_exit_for_error, src/cli/exit_codes.c).
+ *
+ * Where a failure happened is on the error (`side`): the output layer
+ * (src/output/) and the trace writer mark an output that could not be
+ * written (JL_SIDE_OUTPUT); a request that goes beyond what the data
+ * supports (a prediction beyond a group's batch ceiling) is
+ * JL_SIDE_REQUEST; every other error is on the input side (a file that
+ * could not be read is JL_EIO on the input side).
  *
  * Ownership: a jl_error is heap-allocated by the library and freed with
  * jl_error_free(), which accepts NULL. Causes form a short chain: `cause`
@@ -23,7 +31,9 @@ extern "C" {
 #endif
 JL_API_BEGIN
 
-/* One table generates the enum, the names and the messages. */
+/* One table generates the enum, the names (jl_status_name) and the messages
+ * (jl_strerror); a new status is one row here, added at the end (the values
+ * are ABI), plus its exit code in jl_exit_for_error (src/cli/exit_codes.c). */
 #define JL_STATUS_TABLE(X)                                                     \
     X(JL_OK, "ok", "success")                                                  \
     X(JL_ENOMEM, "nomem", "out of memory")                                     \
@@ -45,6 +55,10 @@ typedef enum {
     JL_STATUS_COUNT
 } jl_status;
 
+/* Where an error happened: reading (or using) the input, the default;
+ * writing an output; or in what was asked of data that was read. */
+typedef enum { JL_SIDE_INPUT = 0, JL_SIDE_OUTPUT = 1, JL_SIDE_REQUEST = 2 } jl_side;
+
 typedef struct jl_error {
     jl_status code;
     char *file;    /* input file, or NULL */
@@ -56,6 +70,10 @@ typedef struct jl_error {
     /* Position in a text input (CSV, JSON), 1-based; 0 when not applicable.
      * Set with jl_error_set_position(); formatted as "file:line:column". */
     long long line, column;
+    /* JL_SIDE_OUTPUT: an output could not be written (jl_fail_output,
+     * jl_error_mark_output); JL_SIDE_REQUEST: the request goes beyond the
+     * data (jl_error_set_side); JL_SIDE_INPUT otherwise. */
+    jl_side side;
 } jl_error;
 
 /* Short machine name ("invalid") and human message of a status. */
@@ -88,6 +106,23 @@ jl_status jl_fail(jl_error **err, jl_status code, const char *file,
 #endif
     ;
 
+/* jl_fail for an output that could not be written: the error is marked
+ * JL_SIDE_OUTPUT (the CLI's exit 4). */
+jl_status jl_fail_output(jl_error **err, jl_status code, const char *file,
+                         const char *run, const char *object, long long row,
+                         const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+
+/* A writer's boundary: when st is JL_EIO, mark *err (if any) as an output
+ * failure. Returns st, so a writer ends with `return jl_error_mark_output(st, err)`. */
+jl_status jl_error_mark_output(jl_status st, jl_error **err);
+
+/* Set the side of an error (no-op for NULL). */
+void jl_error_set_side(jl_error *e, jl_side side);
+
 /* Fill in file/run where the error does not name them yet (context added on
  * the way up: a dataset reader knows the object, its caller the run). */
 void jl_error_set_context(jl_error *e, const char *file, const char *run);
@@ -96,8 +131,9 @@ void jl_error_set_context(jl_error *e, const char *file, const char *run);
  * unknown). No-op for NULL. */
 void jl_error_set_position(jl_error *e, long long line, long long column);
 
-/* "file: run r: /object: message at row N" — the one-line form used on
- * stderr and in JSON. Caller frees with free(). */
+/* "file[:line[:column]]: run r: /object: message (caused by: ...)" — the
+ * one-line form used on stderr and in JSON; the row, when the message needs
+ * it, is in the message. Caller frees with free(). */
 char *jl_error_format(const jl_error *e);
 
 void jl_error_free(jl_error *e);

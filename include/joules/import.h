@@ -45,6 +45,7 @@
 #ifndef JOULES_IMPORT_H
 #define JOULES_IMPORT_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "joules/error.h"
@@ -178,6 +179,13 @@ jl_status jl_import_mlenergy_benchmark_buffer(const char *results, size_t result
                                               jl_import_result **out, jl_error_list *errors);
 
 void jl_import_result_free(jl_import_result *r);
+
+/* The `joules import --json` document (schema joules.import/1; docs/import.md):
+ * format (the importer's name), source, output (the trace file written),
+ * the counts, notes and the importer's details. The caller adds "errors"
+ * (as every document does: jl_errors_to_json) and owns the tree. */
+json_t *jl_import_result_to_json(const jl_import_result *r, const char *format,
+                                 const char *output);
 
 /* ---- nvidia-smi CSV logs -------------------------------------------------- */
 

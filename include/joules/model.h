@@ -329,7 +329,8 @@ jl_status jl_model_fit_groups(const jl_model_group_list *gl, const jl_model_opti
 jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *out);
 
 /* JL_OK when batch is within the group's ceiling, else JL_ELIMIT with an
- * error naming the ceiling and its reason. */
+ * error naming the ceiling and its reason, on the request side (the data
+ * was read; what was asked goes beyond it). */
 jl_status jl_model_check_batch(const jl_group_fit *f, double batch, jl_error **err);
 
 /* ---- accuracy: leave one batch size out ---------------------------------- */
@@ -510,6 +511,14 @@ json_t *jl_loo_to_json(const jl_loo_result *r, const jl_model_group_list *groups
 json_t *jl_fit_document(jl_group_fit *const *fits, size_t n, const jl_model_options *opt,
                         size_t n_grid, const jl_loo_result *loo,
                         const jl_loo_result *anchor_loo, const jl_model_group_list *groups);
+/* The joules.predict/1 document without "errors" (the caller adds them):
+ * "group" (the fit's key, method, intervals, batch range, ceiling, pool)
+ * and "predictions" (jl_prediction_to_json of pred[0..n)). */
+json_t *jl_predict_document(const jl_group_fit *fit, const jl_prediction *pred, size_t n);
+/* The joules.predict/1 document of a what-if (`predict --what-if`):
+ * "what_if": true, the target group, transfer, sources (named from gl),
+ * factor pairs, memory ceiling and one prediction per cap. */
+json_t *jl_whatif_document(const jl_whatif *w, const jl_model_group_list *gl);
 /* The parameter table: one row per (group, parameter), fixed columns. */
 jl_status jl_write_fit_params_csv(const char *path, jl_group_fit *const *fits, size_t n,
                                   jl_error **err);

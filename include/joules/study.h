@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "joules/check.h"
+#include "joules/descriptors.h"
 #include "joules/error.h"
 #include "joules/summary.h"
 #include "joules/trace.h"
@@ -121,6 +123,40 @@ void jl_summary_list_select(jl_summary_list *l, const jl_selector *sel);
  * H100, H200)" (caller frees). JL_ENOMEM on out-of-memory. */
 jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l,
                                 char **report);
+
+/* The one selection grammar beyond a single clause: a spec is clauses
+ * joined by commas, "KEY=V1,V2,KEY2>=N,KEY3!=X": a part without an
+ * operator is another value of the clause before it (as in one --where).
+ * Each clause is added as by jl_selector_add (exclude 0). Used by
+ * `predict --group` and by the selection of jl_study_load_run. A part
+ * without an operator before any clause is JL_EUSAGE "'PART' is not
+ * KEY=VALUE"; messages name the part, the caller names its option. */
+jl_status jl_selector_add_spec(jl_selector *sel, const char *spec, jl_error **err);
+
+/* The one run a spec names: "FILE:RUN" (the run's name under /runs) or
+ * "FILE:SPEC" (a selector spec, above, that must pick exactly one run of
+ * FILE). FILE is the longest prefix before a ':' that names an existing
+ * regular file. *out is a copy (jl_summary_free). The file's own errors go
+ * to errors. Returns JL_OK; JL_EUSAGE for a malformed spec; JL_ENODATA when
+ * the file gave no run (err NULL: the reasons are in errors), or when no
+ * run or more than one matches (err says so, the first ten matches listed
+ * one a line); JL_ENOMEM. Messages start with the spec. */
+jl_status jl_study_load_run(const char *spec, const jl_study_options *opt, jl_summary **out,
+                            jl_error_list *errors, jl_error **err);
+
+/* The study pipeline every analysis command runs, in one call: every run
+ * under paths summarised (jl_study_load; failures in errors), each clause
+ * of sel checked against the runs read (jl_selector_unmatched: *unmatched,
+ * NULL when every clause matched; caller frees), the runs sel does not keep
+ * dropped (*n_read says how many there were before), the descriptors of
+ * models/ loaded (*desc, NULL when there are none: the rules that need them
+ * say so) and every kept run annotated with rules (jl_check_annotate).
+ * sel may be NULL (every run). Returns JL_OK, or the status that stopped
+ * the study (out of memory). */
+jl_status jl_study_open(const char *const *paths, size_t n, const jl_study_options *opt,
+                        const jl_selector *sel, const jl_ruleset *rules, jl_summary_list *runs,
+                        jl_error_list *errors, jl_descriptors **desc, size_t *n_read,
+                        char **unmatched);
 
 JL_API_END
 #ifdef __cplusplus

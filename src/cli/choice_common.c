@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "cli/common.h"
+#include "cli/exit_codes.h"
 
 int cli_slos_add(cli_slos *s, const char *cmd, const char *expr)
 {
@@ -18,13 +19,12 @@ int cli_slos_add(cli_slos *s, const char *cmd, const char *expr)
                 cmd, err ? err->message : "out of memory", caret ? caret : "", cmd);
         free(caret);
         jl_error_free(err);
-        return -1;
+        return jl_exit_for_status(JL_EUSAGE);
     }
     jl_slo **ni = realloc(s->items, (s->n + 1) * sizeof *ni);
     if (!ni) {
         jl_slo_free(slo);
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        return -1;
+        return cli_oom(cmd);
     }
     s->items = ni;
     s->items[s->n++] = slo;
@@ -40,11 +40,13 @@ void cli_slos_free(cli_slos *s)
     s->n = 0;
 }
 
-int cli_figure_option(const char *cmd, const char *opt, const char *name)
+int cli_figure_option(const char *cmd, const char *opt, const char *name, int *out)
 {
     int f = jl_slo_resolve_figure(name, NULL);
     if (f < 0)
-        cli_usage_error(cmd, "%s: unknown figure '%s' (e.g. median_itl, p90_itl, p99_itl, "
-                        "ttft_p90, batch_latency; docs/summary.md lists them all)", opt, name);
-    return f;
+        return cli_usage_error(cmd, "%s: unknown figure '%s' (e.g. median_itl, p90_itl, p99_itl, "
+                               "ttft_p90, batch_latency; docs/summary.md lists them all)", opt,
+                               name);
+    *out = f;
+    return 0;
 }

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,8 +32,9 @@ static const char *const help =
 static void print_table(const void *result, const jl_summary_list *l)
 {
     const jl_capacity_result *r = result;
-    int wm = r->n ? cli_text_width((const char *const *)&r->items[0].model, r->n, sizeof r->items[0], 5) : 5;
-    int wt = r->n ? cli_text_width((const char *const *)&r->items[0].task, r->n, sizeof r->items[0], 4) : 4;
+    int wm, wt;
+    cli_model_task_widths(r->items, r->n, sizeof r->items[0], offsetof(jl_capacity_entry, model),
+                          offsetof(jl_capacity_entry, task), &wm, &wt);
     for (size_t i = 0; i < r->n; i++) {
         const jl_capacity_entry *e = &r->items[i];
         const jl_summary *s = e->choice >= 0 ? l->items[e->choice] : NULL;
@@ -65,68 +67,47 @@ static json_t *to_json(const void *r, const jl_summary_list *l)
 
 static const cli_output output = {write_csv, to_json, print_table, "entries", 0};
 
+enum { OPT_BUDGET = CLI_OPT_FIRST_FREE, OPT_PUE, OPT_GRID };
+
+static int own_option(void *ctx, const char *cmd, int code, const char *arg)
+{
+    jl_capacity_options *co = ctx;
+    switch (code) {
+    case OPT_BUDGET:
+        return cli_parse_number(cmd, "--power-budget", arg, DBL_TRUE_MIN, INFINITY, "> 0 W",
+                                &co->power_budget_w);
+    case OPT_PUE: return cli_parse_number(cmd, "--pue", arg, 1, INFINITY, ">= 1", &co->pue);
+    default:
+        return cli_parse_number(cmd, "--grid-intensity", arg, 0, INFINITY, ">= 0",
+                                &co->grid_g_per_kwh);
+    }
+}
+
 int jl_cmd_capacity(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_SLO, OPT_BUDGET, OPT_PUE, OPT_GRID };
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"csv", required_argument, NULL, OPT_CSV},
-        {"slo", required_argument, NULL, OPT_SLO},
+        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION, CLI_SLO_LONG_OPTION,
         {"power-budget", required_argument, NULL, OPT_BUDGET},
         {"pue", required_argument, NULL, OPT_PUE},
         {"grid-intensity", required_argument, NULL, OPT_GRID},
-        {"help", no_argument, NULL, 'h'},
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
     };
-    const char *cmd = "capacity", *csv = NULL;
-    int json = 0, c, rc = JL_EXIT_OK;
-    cli_slos slos = {0};
+    const char *cmd = "capacity";
     jl_capacity_result *r = NULL;
     jl_capacity_options co;
     jl_capacity_options_default(&co);
     cli_study cs;
     cli_study_init(&cs);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h': cli_help("capacity", help); goto out;
-        case OPT_JSON: json = 1; break;
-        case OPT_CSV: csv = optarg; break;
-        case OPT_SLO: rc = cli_slos_add(&slos, cmd, optarg) ? JL_EXIT_USAGE : 0; break;
-        case OPT_BUDGET:
-            rc = cli_parse_number(cmd, "--power-budget", optarg, DBL_TRUE_MIN, INFINITY, "> 0 W",
-                                  &co.power_budget_w);
-            break;
-        case OPT_PUE:
-            rc = cli_parse_number(cmd, "--pue", optarg, 1, INFINITY, ">= 1", &co.pue);
-            break;
-        case OPT_GRID:
-            rc = cli_parse_number(cmd, "--grid-intensity", optarg, 0, INFINITY, ">= 0",
-                                  &co.grid_g_per_kwh);
-            break;
-        default: rc = cli_other_option(&cs, cmd, c, argv); break;
-        }
-        if (rc)
-            goto out;
-    }
-    if (isnan(co.power_budget_w)) {
+    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &co);
+    if (!rc && !cs.helped && isnan(co.power_budget_w))
         rc = cli_usage_error(cmd, "--power-budget W is required");
-        goto out;
+    if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
+        jl_error *err = NULL;
+        jl_status st = jl_capacity(&cs.runs, (const jl_slo *const *)cs.slos.items, cs.slos.n,
+                                   &co, &r, &err);
+        rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, r);
     }
-    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
-        goto out;
-    cli_install_signal_cleanup();
-    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
-        goto out;
-    jl_error *err = NULL;
-    if (jl_capacity(&cs.runs, (const jl_slo *const *)slos.items, slos.n, &co, &r, &err) != JL_OK)
-        rc = cli_fail(cmd, err, JL_EXIT_INTERNAL);
-    else
-        rc = cli_emit(cmd, &cs, csv, json, &output, r);
-out:
     jl_capacity_result_free(r);
-    cli_slos_free(&slos);
     cli_study_free(&cs);
     return rc;
 }

@@ -68,42 +68,39 @@ static void print_text(const json_t *doc, const cli_study *cs, size_t n_failed_r
            (size_t)json_integer_value(json_object_get(t, "skip")), n_failed_runs);
 }
 
+enum { OPT_LIST = CLI_OPT_FIRST_FREE, OPT_PROBLEMS };
+
+static int own_option(void *ctx, const char *cmd, int code, const char *arg)
+{
+    int *flags = ctx; /* --list-rules, --problems */
+    (void)cmd;
+    (void)arg;
+    flags[code - OPT_LIST] = 1;
+    return 0;
+}
+
 int jl_cmd_check(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_LIST, OPT_PROBLEMS };
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
+        CLI_JSON_LONG_OPTION,
         {"list-rules", no_argument, NULL, OPT_LIST},
         {"problems", no_argument, NULL, OPT_PROBLEMS},
-        {"help", no_argument, NULL, 'h'},
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
     };
     const char *cmd = "check";
-    int json = 0, list = 0, problems = 0, c, rc = JL_EXIT_OK;
+    int flags[2] = {0, 0}; /* list, problems */
     json_t *doc = NULL;
     cli_study cs;
     cli_study_init(&cs);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h': cli_help("check", help); goto out;
-        case OPT_JSON: json = 1; break;
-        case OPT_LIST: list = 1; break;
-        case OPT_PROBLEMS: problems = 1; break;
-        default: rc = cli_other_option(&cs, cmd, c, argv); break;
-        }
-        if (rc)
-            goto out;
-    }
-    if (list) {
+    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, flags);
+    if (rc || cs.helped)
+        goto out;
+    if (flags[0]) {
         list_rules(&cs.rules);
         goto out;
     }
     static const cli_output rows = {NULL, NULL, NULL, "runs", 0};
-    if ((rc = cli_check_outputs(cmd, &cs, NULL, json, &rows)))
-        goto out;
-    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
+    if ((rc = cli_study_start(&cs, cmd, argc, argv, &rows)))
         goto out;
     size_t n_failed_runs = 0;
     doc = jl_check_document(&cs.runs, &cs.rules, cs.desc, &cs.errors, &n_failed_runs);
@@ -112,15 +109,15 @@ int jl_cmd_check(int argc, char **argv)
     if (doc && cs.jsonl) {
         rc = cli_print_jsonl(cmd, &cs, doc, "runs");
         doc = NULL; /* released */
-    } else if (!doc || json) {
+    } else if (!doc || cs.json) {
         rc = cli_write_document(cmd, doc); /* NULL: out of memory */
     } else {
-        print_text(doc, &cs, n_failed_runs, problems);
+        print_text(doc, &cs, n_failed_runs, flags[1]);
     }
     if (!rc)
         rc = cli_study_exit(&cs);
     if (!rc && n_failed_runs)
-        rc = JL_EXIT_PARTIAL;
+        rc = JL_EXIT_PARTIAL; /* a run that fails a rule is a failed input */
 out:
     json_decref(doc);
     cli_study_free(&cs);

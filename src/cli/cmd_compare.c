@@ -143,10 +143,8 @@ static int parse_bins(const char *cmd, const char *arg, double **out, size_t *n)
             return cli_usage_error(
                 cmd, "--bins: '%s' is not a comma-separated list of numbers (at '%s')", arg, p);
         double *nb = realloc(*out, (*n + 1) * sizeof *nb);
-        if (!nb) {
-            fprintf(stderr, "joules %s: out of memory\n", cmd);
-            return JL_EXIT_INTERNAL;
-        }
+        if (!nb)
+            return cli_oom(cmd);
         *out = nb;
         nb[(*n)++] = v;
         if (*n > 1 && !(nb[*n - 1] > nb[*n - 2]))
@@ -158,113 +156,108 @@ static int parse_bins(const char *cmd, const char *arg, double **out, size_t *n)
     return 0;
 }
 
+enum { OPT_BY = CLI_OPT_FIRST_FREE, OPT_BASE, OPT_HOLD, OPT_BINS, OPT_LAT };
+
+/* compare's own options */
+typedef struct compare_args {
+    const char *by, *baseline;
+    const char *hold[16];
+    size_t n_hold, n_bins;
+    int hold_given, latency;
+    double *bins;
+} compare_args;
+
+static int own_option(void *ctx, const char *cmd, int code, const char *arg)
+{
+    compare_args *a = ctx;
+    switch (code) {
+    case OPT_BY: a->by = arg; return 0;
+    case OPT_BASE: a->baseline = arg; return 0;
+    case OPT_HOLD:
+        a->hold_given = 1;
+        if (!strcmp(arg, "none"))
+            return 0;
+        if (a->n_hold == sizeof a->hold / sizeof a->hold[0])
+            return cli_usage_error(cmd, "too many --hold");
+        a->hold[a->n_hold++] = arg;
+        return 0;
+    case OPT_BINS:
+        free(a->bins);
+        return parse_bins(cmd, arg, &a->bins, &a->n_bins);
+    default: return cli_figure_option(cmd, "--latency", arg, &a->latency);
+    }
+}
+
+/* The comparison the arguments ask for, written. Returns the exit code. */
+static int run_compare(const char *cmd, cli_study *cs, const compare_args *a, int precision)
+{
+    jl_error *err = NULL;
+    jl_status st;
+    int rc = 0;
+    if (precision) {
+        jl_precision_options po;
+        jl_precision_options_default(&po);
+        po.baseline = a->baseline;
+        if (a->bins) {
+            po.bins = a->bins;
+            po.n_bins = a->n_bins;
+        }
+        po.latency_figure = a->latency;
+        jl_precision_result *r = NULL;
+        st = jl_compare_precision(&cs->runs, &po, &r, &err);
+        if (st == JL_OK)
+            rc = cli_emit(cmd, cs, &precision_output, r);
+        jl_precision_result_free(r);
+    } else {
+        jl_compare_options co = {a->by, a->baseline, a->hold, a->n_hold, {-1, 1e-9}};
+        jl_compare_result *r = NULL;
+        st = jl_compare(&cs->runs, (const jl_slo *const *)cs->slos.items, cs->slos.n, &co, &r,
+                        &err);
+        if (st == JL_OK)
+            rc = cli_emit(cmd, cs, &compare_output, r);
+        jl_compare_result_free(r);
+    }
+    return st != JL_OK ? cli_fail(cmd, st, err) : rc;
+}
+
 int jl_cmd_compare(int argc, char **argv)
 {
-    enum {
-        OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_SLO, OPT_BY, OPT_BASE, OPT_HOLD, OPT_BINS,
-        OPT_LAT
-    };
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"csv", required_argument, NULL, OPT_CSV},
-        {"slo", required_argument, NULL, OPT_SLO},
+        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION, CLI_SLO_LONG_OPTION,
         {"by", required_argument, NULL, OPT_BY},
         {"baseline", required_argument, NULL, OPT_BASE},
         {"hold", required_argument, NULL, OPT_HOLD},
         {"bins", required_argument, NULL, OPT_BINS},
         {"latency", required_argument, NULL, OPT_LAT},
-        {"help", no_argument, NULL, 'h'},
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
     };
-    const char *cmd = "compare", *csv = NULL, *by = NULL, *baseline = NULL;
-    const char *hold[16];
-    size_t n_hold = 0, n_bins = 0;
-    int hold_given = 0, json = 0, c, rc = JL_EXIT_OK, latency = -1;
-    double *bins = NULL;
-    cli_slos slos = {0};
+    const char *cmd = "compare";
+    compare_args a = {.latency = -1};
     cli_study cs;
     cli_study_init(&cs);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h': cli_help("compare", help); goto out;
-        case OPT_JSON: json = 1; break;
-        case OPT_CSV: csv = optarg; break;
-        case OPT_BY: by = optarg; break;
-        case OPT_BASE: baseline = optarg; break;
-        case OPT_SLO: rc = cli_slos_add(&slos, cmd, optarg) ? JL_EXIT_USAGE : 0; break;
-        case OPT_HOLD:
-            hold_given = 1;
-            if (!strcmp(optarg, "none"))
-                break;
-            if (n_hold == sizeof hold / sizeof hold[0])
-                rc = cli_usage_error(cmd, "too many --hold");
-            else
-                hold[n_hold++] = optarg;
-            break;
-        case OPT_BINS:
-            free(bins);
-            rc = parse_bins(cmd, optarg, &bins, &n_bins);
-            break;
-        case OPT_LAT:
-            latency = cli_figure_option(cmd, "--latency", optarg);
-            rc = latency < 0 ? JL_EXIT_USAGE : 0;
-            break;
-        default: rc = cli_other_option(&cs, cmd, c, argv); break;
-        }
-        if (rc)
-            goto out;
-    }
-    if (!by || !baseline) {
+    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &a);
+    if (rc || cs.helped)
+        goto out;
+    if (!a.by || !a.baseline) {
         rc = cli_usage_error(cmd, "--by ATTR and --baseline VALUE are required");
         goto out;
     }
-    int precision = !strcmp(by, "precision");
-    if (precision && slos.n) {
+    int precision = !strcmp(a.by, "precision");
+    if (precision && cs.slos.n) {
         rc = cli_usage_error(cmd, "--by precision pairs runs configuration by configuration: no --slo");
         goto out;
     }
-    if (!precision && (bins || latency >= 0)) {
+    if (!precision && (a.bins || a.latency >= 0)) {
         rc = cli_usage_error(cmd, "--bins and --latency belong to --by precision");
         goto out;
     }
-    if (!hold_given && !strcmp(by, "num_gpus"))
-        hold[n_hold++] = "gpu_model";
-    if ((rc = cli_check_outputs(cmd, &cs, csv, json, precision ? &precision_output : &compare_output)))
-        goto out;
-    cli_install_signal_cleanup();
-    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
-        goto out;
-    jl_error *err = NULL;
-    jl_status st;
-    if (precision) {
-        jl_precision_options po;
-        jl_precision_options_default(&po);
-        po.baseline = baseline;
-        if (bins) {
-            po.bins = bins;
-            po.n_bins = n_bins;
-        }
-        po.latency_figure = latency;
-        jl_precision_result *r = NULL;
-        st = jl_compare_precision(&cs.runs, &po, &r, &err);
-        if (st == JL_OK)
-            rc = cli_emit(cmd, &cs, csv, json, &precision_output, r);
-        jl_precision_result_free(r);
-    } else {
-        jl_compare_options co = {by, baseline, hold, n_hold, {-1, 1e-9}};
-        jl_compare_result *r = NULL;
-        st = jl_compare(&cs.runs, (const jl_slo *const *)slos.items, slos.n, &co, &r, &err);
-        if (st == JL_OK)
-            rc = cli_emit(cmd, &cs, csv, json, &compare_output, r);
-        jl_compare_result_free(r);
-    }
-    if (st != JL_OK)
-        rc = cli_fail(cmd, err, st == JL_ENOMEM ? JL_EXIT_INTERNAL : JL_EXIT_NOINPUT);
+    if (!a.hold_given && !strcmp(a.by, "num_gpus"))
+        a.hold[a.n_hold++] = "gpu_model";
+    if (!(rc = cli_study_start(&cs, cmd, argc, argv,
+                               precision ? &precision_output : &compare_output)))
+        rc = run_compare(cmd, &cs, &a, precision);
 out:
-    free(bins);
-    cli_slos_free(&slos);
+    free(a.bins);
     cli_study_free(&cs);
     return rc;
 }

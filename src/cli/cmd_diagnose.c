@@ -65,50 +65,35 @@ static json_t *to_json(const void *x, const jl_summary_list *l)
 
 static const cli_output output = {NULL, to_json, print_text, "runs", 0};
 
+static int own_option(void *ctx, const char *cmd, int code, const char *arg)
+{
+    jl_diagnose_options *dopt = ctx;
+    double reserve_gb = 0;
+    (void)code; /* --reserve-gb, the only one */
+    int rc = cli_parse_number(cmd, "--reserve-gb", arg, 0, 1e4, "in [0, 10000)", &reserve_gb);
+    dopt->ceiling.reserve_bytes_per_gpu = reserve_gb * 1e9;
+    return rc;
+}
+
 int jl_cmd_diagnose(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_RESERVE };
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"reserve-gb", required_argument, NULL, OPT_RESERVE},
-        {"help", no_argument, NULL, 'h'},
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_JSON_LONG_OPTION,
+        {"reserve-gb", required_argument, NULL, CLI_OPT_FIRST_FREE},
+        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
     };
     const char *cmd = "diagnose";
-    int json = 0, c, rc = JL_EXIT_OK;
-    double reserve_gb = 0;
     jl_diagnosis *x = NULL;
     jl_diagnose_options dopt;
     jl_diagnose_options_default(&dopt);
     cli_study cs;
     cli_study_init(&cs);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h': cli_help("diagnose", help); goto out;
-        case OPT_JSON: json = 1; break;
-        case OPT_RESERVE:
-            rc = cli_parse_number(cmd, "--reserve-gb", optarg, 0, 1e4, "in [0, 10000)",
-                                  &reserve_gb);
-            dopt.ceiling.reserve_bytes_per_gpu = reserve_gb * 1e9;
-            break;
-        default: rc = cli_other_option(&cs, cmd, c, argv); break;
-        }
-        if (rc)
-            goto out;
+    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &dopt);
+    if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
+        jl_error *err = NULL;
+        jl_status st = jl_diagnose(&cs.runs, cs.desc, &dopt, &x, &err);
+        rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, x);
     }
-    if ((rc = cli_check_outputs(cmd, &cs, NULL, json, &output)))
-        goto out;
-    cli_install_signal_cleanup();
-    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
-        goto out;
-    jl_error *err = NULL;
-    if (jl_diagnose(&cs.runs, cs.desc, &dopt, &x, &err) != JL_OK)
-        rc = cli_fail(cmd, err, JL_EXIT_INTERNAL);
-    else
-        rc = cli_emit(cmd, &cs, NULL, json, &output, x);
-out:
     jl_diagnosis_free(x);
     cli_study_free(&cs);
     return rc;

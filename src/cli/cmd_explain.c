@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -26,94 +25,25 @@ static const char *const help =
     "  --json      print the joules.explain/1 document\n"
     "  -h, --help  this help\n";
 
-/* FILE is the longest prefix before a ':' that names an existing file. */
-static int split_spec(const char *spec, char **file, char **sel)
-{
-    const char *best = NULL;
-    for (const char *p = strchr(spec, ':'); p; p = strchr(p + 1, ':')) {
-        char *f = strndup(spec, (size_t)(p - spec));
-        struct stat st;
-        if (f && stat(f, &st) == 0 && S_ISREG(st.st_mode))
-            best = p;
-        free(f);
-    }
-    if (!best)
-        return -1;
-    *file = strndup(spec, (size_t)(best - spec));
-    *sel = strdup(best + 1);
-    return (*file && *sel) ? 0 : -1;
-}
-
-/* Load the run a spec names into *out (a copy). Returns 0 or an exit code. */
+/* Load the run a spec names into *out (a copy). Returns 0 or an exit code
+ * (printed). */
 static int load_run(const char *cmd, const char *spec, const jl_study_options *opt,
                     jl_summary **out)
 {
-    char *file = NULL, *sel = NULL;
-    int rc = 0;
-    jl_summary_list runs = {0};
     jl_error_list errors = {0};
-    jl_selector *selector = NULL;
-    *out = NULL;
-    if (split_spec(spec, &file, &sel) || !*sel) {
-        rc = cli_usage_error(cmd, "'%s' is not FILE:RUN or FILE:KEY=VALUE,... with an existing FILE",
-                             spec);
-        goto end;
-    }
-    if (jl_study_load_file(file, opt, &runs, &errors) != JL_OK || errors.count) {
-        for (size_t i = 0; i < errors.count; i++)
-            cli_print_error(cmd, errors.items[i]);
-        if (!runs.count) {
-            rc = JL_EXIT_NOINPUT;
-            goto end;
-        }
-    }
-    if (strchr(sel, '=')) {
-        selector = jl_selector_new();
-        if (!selector) {
-            rc = JL_EXIT_INTERNAL;
-            goto end;
-        }
-        char *save = NULL;
-        for (char *c = strtok_r(sel, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
-            jl_error *err = NULL;
-            if (jl_selector_add(selector, 0, c, &err) != JL_OK) {
-                rc = cli_usage_error(cmd, "%s: %s", spec, err ? err->message : "out of memory");
-                jl_error_free(err);
-                goto end;
-            }
-        }
-    }
-    size_t found = 0, which = 0;
-    for (size_t i = 0; i < runs.count; i++) {
-        const jl_summary *s = runs.items[i];
-        int match = selector ? jl_selector_match(selector, s) : (s->run && !strcmp(s->run, sel));
-        if (match) {
-            if (!found)
-                which = i;
-            found++;
-        }
-    }
-    if (found != 1) {
-        fprintf(stderr, "joules %s: %s: %s\n", cmd, spec,
-                found ? "the selection matches more than one run; add clauses"
-                      : "no such run in the file");
-        if (found)
-            for (size_t i = 0, shown = 0; i < runs.count && shown < 10; i++)
-                if (selector && jl_selector_match(selector, runs.items[i])) {
-                    fprintf(stderr, "  %s\n", runs.items[i]->run ? runs.items[i]->run : "?");
-                    shown++;
-                }
-        rc = JL_EXIT_NOINPUT;
-        goto end;
-    }
-    if (jl_summary_copy(runs.items[which], out) != JL_OK)
-        rc = JL_EXIT_INTERNAL;
-end:
-    jl_selector_free(selector);
-    jl_summary_list_clear(&runs);
+    jl_error *err = NULL;
+    int rc = 0;
+    jl_status st = jl_study_load_run(spec, opt, out, &errors, &err);
+    for (size_t i = 0; i < errors.count; i++)
+        cli_print_error(cmd, errors.items[i]);
     jl_error_list_clear(&errors);
-    free(file);
-    free(sel);
+    if (st == JL_EUSAGE && err)
+        rc = cli_usage_error(cmd, "%s", err->message);
+    else if (st != JL_OK && (err || st == JL_ENOMEM))
+        return cli_fail(cmd, st, err);
+    else if (st != JL_OK)
+        rc = jl_exit_for_status(st); /* the file's errors, printed above */
+    jl_error_free(err);
     return rc;
 }
 
@@ -150,7 +80,7 @@ int jl_cmd_explain(int argc, char **argv)
     };
     const char *cmd = "explain";
     int json = 0, c, rc = 0;
-    optind = 1;
+    optind = 1; /* no study options: not the shared loop */
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_help("explain", help); return JL_EXIT_OK;
@@ -174,9 +104,10 @@ int jl_cmd_explain(int argc, char **argv)
         jl_error_free(err);
         err = NULL;
     }
-    if (jl_explain(a, b, desc, &x, &err) != JL_OK) {
-        cli_print_error(cmd, err);
-        rc = err && err->code == JL_ENOMEM ? JL_EXIT_INTERNAL : JL_EXIT_NOINPUT;
+    jl_status st = jl_explain(a, b, desc, &x, &err);
+    if (st != JL_OK) {
+        rc = cli_fail(cmd, st, err);
+        err = NULL;
         goto end;
     }
     if (json) {

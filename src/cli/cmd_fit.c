@@ -310,13 +310,44 @@ static void fit_result_clear(fit_result *f)
     jl_group_list_clear(&f->groups);
 }
 
+enum { OPT_LOO = CLI_OPT_FIRST_FREE, OPT_ANCHOR, OPT_GRID, OPT_NOCORR, OPT_ROBUST, OPT_POOL,
+       OPT_REGIME, OPT_WHATIF };
+
+/* fit's own options set these */
+typedef struct fit_args {
+    fit_result *f;
+    jl_model_options *mo;
+} fit_args;
+
+static int own_option(void *ctx, const char *cmd, int code, const char *arg)
+{
+    fit_result *f = ((fit_args *)ctx)->f;
+    jl_model_options *mo = ((fit_args *)ctx)->mo;
+    long n_grid;
+    int rc;
+    switch (code) {
+    case OPT_LOO: f->with_loo = 1; return 0;
+    case OPT_ANCHOR: f->with_anchor = 1; return 0;
+    case OPT_WHATIF: f->with_whatif = 1; return 0;
+    case OPT_NOCORR: mo->correction = 0; return 0;
+    case OPT_ROBUST: return cli_parse_number(cmd, "--robust", arg, 0, INFINITY, ">= 0", &mo->robust);
+    case OPT_POOL:
+        return cli_parse_number(cmd, "--pool", arg, 0, nextafter(1.0, 2.0), "in [0, 1]",
+                                &mo->pool_weight);
+    case OPT_REGIME:
+        return cli_parse_number(cmd, "--regime", arg, 0, nextafter(1.0, 2.0), "in [0, 1]",
+                                &mo->regime_ratio);
+    default: /* --grid */
+        if (!(rc = cli_parse_long(cmd, "--grid", arg, 0, 10000, &n_grid)))
+            f->n_grid = n_grid == 1 ? 2 : (size_t)n_grid;
+        return rc;
+    }
+}
+
 int jl_cmd_fit(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_LOO, OPT_ANCHOR, OPT_GRID, OPT_NOCORR, OPT_ROBUST,
-           OPT_POOL, OPT_REGIME, OPT_WHATIF };
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"csv", required_argument, NULL, OPT_CSV},
+        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION,
         {"loo", no_argument, NULL, OPT_LOO},
         {"anchor", no_argument, NULL, OPT_ANCHOR},
         {"what-if-loo", no_argument, NULL, OPT_WHATIF},
@@ -325,65 +356,27 @@ int jl_cmd_fit(int argc, char **argv)
         {"robust", required_argument, NULL, OPT_ROBUST},
         {"pool", required_argument, NULL, OPT_POOL},
         {"regime", required_argument, NULL, OPT_REGIME},
-        {"help", no_argument, NULL, 'h'},
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
     };
-    const char *cmd = "fit", *csv = NULL;
-    int json = 0, c, rc = JL_EXIT_OK;
-    long n_grid = JL_FIT_DEFAULT_GRID;
+    const char *cmd = "fit";
     jl_model_options mo;
     jl_model_options_default(&mo);
-    fit_result f = {.mo = &mo};
+    fit_result f = {.mo = &mo, .n_grid = JL_FIT_DEFAULT_GRID};
     cli_study cs;
     cli_study_init(&cs);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h': cli_help("fit", help); goto out;
-        case OPT_JSON: json = 1; break;
-        case OPT_CSV: csv = optarg; break;
-        case OPT_LOO: f.with_loo = 1; break;
-        case OPT_ANCHOR: f.with_anchor = 1; break;
-        case OPT_WHATIF: f.with_whatif = 1; break;
-        case OPT_NOCORR: mo.correction = 0; break;
-        case OPT_ROBUST:
-            rc = cli_parse_number(cmd, "--robust", optarg, 0, INFINITY, ">= 0", &mo.robust);
-            break;
-        case OPT_POOL:
-            rc = cli_parse_number(cmd, "--pool", optarg, 0, nextafter(1.0, 2.0), "in [0, 1]",
-                                  &mo.pool_weight);
-            break;
-        case OPT_REGIME:
-            rc = cli_parse_number(cmd, "--regime", optarg, 0, nextafter(1.0, 2.0), "in [0, 1]",
-                                  &mo.regime_ratio);
-            break;
-        case OPT_GRID:
-            if ((n_grid = cli_parse_long(cmd, "--grid", optarg, 0, 10000)) < 0)
-                rc = JL_EXIT_USAGE;
-            else if (n_grid == 1)
-                n_grid = 2;
-            break;
-        default: rc = cli_other_option(&cs, cmd, c, argv); break;
-        }
-        if (rc)
-            goto out;
-    }
+    fit_args fa = {&f, &mo};
+    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &fa);
+    if (rc || cs.helped)
+        goto out;
     if (f.with_anchor && !f.with_loo) {
         rc = cli_usage_error(cmd, "--anchor needs --loo");
         goto out;
     }
-    f.n_grid = (size_t)n_grid;
-    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
-        goto out;
-    cli_install_signal_cleanup();
-    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
+    if ((rc = cli_study_start(&cs, cmd, argc, argv, &output)))
         goto out;
     jl_error *err = NULL;
-    if (fit_all(&cs, &f, &err) != JL_OK)
-        rc = cli_fail(cmd, err, jl_exit_for_status(err ? err->code : JL_EINTERNAL));
-    else
-        rc = cli_emit(cmd, &cs, csv, json, &output, &f);
+    jl_status st = fit_all(&cs, &f, &err);
+    rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, &f);
 out:
     fit_result_clear(&f);
     cli_study_free(&cs);

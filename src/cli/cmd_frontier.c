@@ -65,59 +65,40 @@ static jl_status write_json(const char *path, const void *fs, const jl_summary_l
 
 static const cli_output output = {write_csv, to_json, print_table, "frontiers/points", 0};
 
+enum { OPT_LAT = CLI_OPT_FIRST_FREE, OPT_EN, OPT_TOL };
+
+static int own_option(void *ctx, const char *cmd, int code, const char *arg)
+{
+    jl_frontier_options *fo = ctx;
+    switch (code) {
+    case OPT_LAT: return cli_figure_option(cmd, "--latency", arg, &fo->latency_figure);
+    case OPT_EN: return cli_figure_option(cmd, "--energy", arg, &fo->energy_figure);
+    default: return cli_parse_number(cmd, "--tolerance", arg, 0, 1, "in [0, 1)", &fo->tolerance);
+    }
+}
+
 int jl_cmd_frontier(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_LAT, OPT_EN, OPT_TOL };
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"csv", required_argument, NULL, OPT_CSV},
+        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION,
         {"latency", required_argument, NULL, OPT_LAT},
         {"energy", required_argument, NULL, OPT_EN},
         {"tolerance", required_argument, NULL, OPT_TOL},
-        {"help", no_argument, NULL, 'h'},
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
     };
-    const char *cmd = "frontier", *csv = NULL;
-    int json = 0, c, rc = JL_EXIT_OK;
+    const char *cmd = "frontier";
     jl_frontier_set *fs = NULL;
     jl_frontier_options fo;
     jl_frontier_options_default(&fo);
     cli_study cs;
     cli_study_init(&cs);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h': cli_help("frontier", help); goto out;
-        case OPT_JSON: json = 1; break;
-        case OPT_CSV: csv = optarg; break;
-        case OPT_LAT:
-            fo.latency_figure = cli_figure_option(cmd, "--latency", optarg);
-            rc = fo.latency_figure < 0 ? JL_EXIT_USAGE : 0;
-            break;
-        case OPT_EN:
-            fo.energy_figure = cli_figure_option(cmd, "--energy", optarg);
-            rc = fo.energy_figure < 0 ? JL_EXIT_USAGE : 0;
-            break;
-        case OPT_TOL:
-            rc = cli_parse_number(cmd, "--tolerance", optarg, 0, 1, "in [0, 1)", &fo.tolerance);
-            break;
-        default: rc = cli_other_option(&cs, cmd, c, argv); break;
-        }
-        if (rc)
-            goto out;
+    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &fo);
+    if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
+        jl_error *err = NULL;
+        jl_status st = jl_frontier_compute(&cs.runs, &fo, &fs, &err);
+        rc = st != JL_OK ? cli_fail(cmd, st, err)
+                         : cli_emit_written(cmd, &cs, &output, fs, write_json);
     }
-    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
-        goto out;
-    cli_install_signal_cleanup();
-    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
-        goto out;
-    jl_error *err = NULL;
-    if (jl_frontier_compute(&cs.runs, &fo, &fs, &err) != JL_OK)
-        rc = cli_fail(cmd, err, JL_EXIT_INTERNAL);
-    else
-        rc = cli_emit_written(cmd, &cs, csv, json, &output, fs, write_json);
-out:
     jl_frontier_set_free(fs);
     cli_study_free(&cs);
     return rc;

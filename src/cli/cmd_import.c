@@ -65,38 +65,6 @@ static void format_help(const jl_importer *im)
     cli_help(page, NULL);
 }
 
-static json_t *import_doc(const char *format, const jl_import_result *r, const char *out)
-{
-    json_t *doc = json_object(), *notes = json_array(), *details = json_object();
-    json_object_set_new(doc, "schema", json_string("joules.import/1"));
-    json_object_set_new(doc, "format", json_string(format));
-    json_object_set_new(doc, "source", r->source ? json_string(r->source) : json_null());
-    json_object_set_new(doc, "output", json_string(out));
-    json_object_set_new(doc, "n_runs", json_integer((json_int_t)r->n_runs));
-    json_object_set_new(doc, "n_files", json_integer((json_int_t)r->n_files));
-    json_object_set_new(doc, "n_duplicates", json_integer((json_int_t)r->n_duplicates));
-    json_object_set_new(doc, "n_with_timelines", json_integer((json_int_t)r->n_with_timelines));
-    for (size_t i = 0; i < r->n_notes; i++) {
-        json_t *o = json_object();
-        json_object_set_new(o, "file", json_string(r->notes[i].file));
-        json_object_set_new(o, "field", json_string(r->notes[i].field));
-        json_object_set_new(o, "message", json_string(r->notes[i].message));
-        json_object_set_new(o, "count", json_integer((json_int_t)r->notes[i].count));
-        json_array_append_new(notes, o);
-    }
-    json_object_set_new(doc, "notes", notes);
-    for (size_t i = 0; i < r->n_details; i++) {
-        const jl_kv *d = &r->details[i];
-        double x = d->is_number ? strtod(d->value, NULL) : 0;
-        json_object_set_new(details, d->key,
-                            !d->is_number                       ? json_string(d->value)
-                            : x == (double)(json_int_t)x ? json_integer((json_int_t)x)
-                                                               : json_real(x));
-    }
-    json_object_set_new(doc, "details", details);
-    return doc;
-}
-
 int jl_cmd_import(int argc, char **argv)
 {
     const char *cmd = "import";
@@ -114,7 +82,7 @@ int jl_cmd_import(int argc, char **argv)
     if (!im) {
         fprintf(stderr, "joules import: unknown format '%s'; the formats are:\n", argv[1]);
         list_formats(stderr);
-        return JL_EXIT_USAGE;
+        return jl_exit_for_status(JL_EUSAGE);
     }
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET, OPT_FORCE, OPT_GROUPS, OPT_FORMAT_FIRST };
     size_t n_fmt = 0;
@@ -125,8 +93,7 @@ int jl_cmd_import(int argc, char **argv)
     if (!longopts || !args) {
         free(longopts);
         free(args);
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        return JL_EXIT_INTERNAL;
+        return cli_oom(cmd);
     }
     size_t k = 0;
     longopts[k++] = (struct option){"output", required_argument, NULL, 'o'};
@@ -178,7 +145,7 @@ int jl_cmd_import(int argc, char **argv)
     }
     if (!force && access(out, F_OK) == 0) {
         fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, out);
-        rc = JL_EXIT_USAGE;
+        rc = jl_exit_for_status(JL_EUSAGE);
         goto done;
     }
     cli_install_signal_cleanup();
@@ -212,13 +179,12 @@ int jl_cmd_import(int argc, char **argv)
         }
         wo.harness = harness;
         if (!harness) {
-            fprintf(stderr, "joules %s: out of memory\n", cmd);
-            rc = JL_EXIT_INTERNAL;
+            rc = cli_oom(cmd);
             goto done;
         }
-        if (jl_trace_writer_open(out, &wo, &w, &err) != JL_OK) {
+        if ((st = jl_trace_writer_open(out, &wo, &w, &err)) != JL_OK) {
             free(harness);
-            rc = cli_fail(cmd, err, JL_EXIT_OUTPUT);
+            rc = cli_fail(cmd, st, err);
             goto done;
         }
         st = im->write((const char *const *)(sub_argv + optind), n_paths, args, n_args, w, &r,
@@ -230,10 +196,11 @@ int jl_cmd_import(int argc, char **argv)
     for (size_t i = 0; i < errors.count; i++)
         cli_print_error(cmd, errors.items[i]);
     if (st != JL_OK || !r) {
-        rc = st == JL_ENOMEM ? JL_EXIT_INTERNAL
-             : st == JL_EUSAGE ? JL_EXIT_USAGE
-             : st == JL_EIO    ? JL_EXIT_OUTPUT
-                               : JL_EXIT_NOINPUT;
+        /* the error that stopped the import is the last one listed when it
+         * carries that status (a write failure is on the output side) */
+        const jl_error *last = errors.count ? errors.items[errors.count - 1] : NULL;
+        rc = jl_exit_for_error(last && last->code == st ? last : NULL,
+                               st != JL_OK ? st : JL_ENODATA);
         if (st == JL_EUSAGE)
             fprintf(stderr, "(see `joules import %s --help`)\n", im->name);
         jl_trace_writer_abort(w);
@@ -256,15 +223,14 @@ int jl_cmd_import(int argc, char **argv)
         wo.harness = harness;
     }
     if (!harness) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
         jl_trace_writer_abort(w);
-        rc = JL_EXIT_INTERNAL;
-    } else if (w ? jl_trace_writer_commit(w, &err) != JL_OK
-                 : jl_trace_write(out, (const jl_run *const *)r->runs, r->n_runs, &wo, &err) !=
-                       JL_OK) {
-        rc = cli_fail(cmd, err, JL_EXIT_OUTPUT);
+        rc = cli_oom(cmd);
+    } else if ((st = w ? jl_trace_writer_commit(w, &err)
+                       : jl_trace_write(out, (const jl_run *const *)r->runs, r->n_runs, &wo,
+                                        &err)) != JL_OK) {
+        rc = cli_fail(cmd, st, err);
     } else if (json) {
-        rc = cli_print_document(cmd, import_doc(im->name, r, out), &errors);
+        rc = cli_print_document(cmd, jl_import_result_to_json(r, im->name, out), &errors);
     } else {
         printf("imported %zu runs from %zu files (%s) into %s\n", r->n_runs, r->n_files,
                r->detail_text ? r->detail_text : "", out);

@@ -1,5 +1,6 @@
 /* joules pick — the minimum-energy configuration meeting an SLO. */
 #define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
 #include <stdio.h>
 
 #include "cli/choice_common.h"
@@ -22,11 +23,23 @@ static const char *const help =
     CLI_STUDY_HELP
     "  -h, --help      this help\n";
 
+static jl_status write_csv(const char *path, const void *ps, const jl_summary_list *l,
+                           jl_error **err)
+{
+    return jl_write_picks_csv(path, ps, l, err);
+}
+
+static json_t *to_json(const void *ps, const jl_summary_list *l)
+{
+    return jl_pick_set_to_json(ps, l);
+}
+
 static void print_table(const void *result, const jl_summary_list *l)
 {
     const jl_pick_set *ps = result;
-    int wm = ps->n ? cli_text_width((const char *const *)&ps->items[0].model, ps->n, sizeof ps->items[0], 5) : 5;
-    int wt = ps->n ? cli_text_width((const char *const *)&ps->items[0].task, ps->n, sizeof ps->items[0], 4) : 4;
+    int wm, wt;
+    cli_model_task_widths(ps->items, ps->n, sizeof ps->items[0], offsetof(jl_pick_entry, model),
+                          offsetof(jl_pick_entry, task), &wm, &wt);
     for (size_t i = 0; i < ps->n; i++) {
         const jl_pick_entry *e = &ps->items[i];
         const jl_pick *p = &e->pick;
@@ -44,62 +57,26 @@ static void print_table(const void *result, const jl_summary_list *l)
     }
 }
 
-static jl_status write_csv(const char *path, const void *ps, const jl_summary_list *l,
-                           jl_error **err)
-{
-    return jl_write_picks_csv(path, ps, l, err);
-}
-
-static json_t *to_json(const void *ps, const jl_summary_list *l)
-{
-    return jl_pick_set_to_json(ps, l);
-}
-
 static const cli_output output = {write_csv, to_json, print_table, "picks", 0};
 
 int jl_cmd_pick(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_SLO };
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"csv", required_argument, NULL, OPT_CSV},
-        {"slo", required_argument, NULL, OPT_SLO},
-        {"help", no_argument, NULL, 'h'},
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION, CLI_SLO_LONG_OPTION, CLI_HELP_LONG_OPTION,
+        CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
     };
-    const char *cmd = "pick", *csv = NULL;
-    int json = 0, c, rc = JL_EXIT_OK;
-    cli_slos slos = {0};
+    const char *cmd = "pick";
     jl_pick_set *ps = NULL;
     cli_study cs;
     cli_study_init(&cs);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h': cli_help("pick", help); goto out;
-        case OPT_JSON: json = 1; break;
-        case OPT_CSV: csv = optarg; break;
-        case OPT_SLO: rc = cli_slos_add(&slos, cmd, optarg) ? JL_EXIT_USAGE : 0; break;
-        default: rc = cli_other_option(&cs, cmd, c, argv); break;
-        }
-        if (rc)
-            goto out;
+    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, NULL, NULL);
+    if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
+        jl_error *err = NULL;
+        jl_status st = jl_pick_all(&cs.runs, (const jl_slo *const *)cs.slos.items, cs.slos.n,
+                                   NULL, &ps, &err);
+        rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, ps);
     }
-    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
-        goto out;
-    cli_install_signal_cleanup();
-    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
-        goto out;
-    jl_error *err = NULL;
-    if (jl_pick_all(&cs.runs, (const jl_slo *const *)slos.items, slos.n, NULL, &ps, &err) !=
-        JL_OK)
-        rc = cli_fail(cmd, err, JL_EXIT_INTERNAL);
-    else
-        rc = cli_emit(cmd, &cs, csv, json, &output, ps);
-out:
     jl_pick_set_free(ps);
-    cli_slos_free(&slos);
     cli_study_free(&cs);
     return rc;
 }

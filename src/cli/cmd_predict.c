@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
+#include "core/util.h"
 #include "joules/model.h"
 
 static const char *const help =
@@ -43,59 +44,6 @@ static const char *const help =
     CLI_STUDY_HELP
     "  -h, --help         this help\n";
 
-/* "k1=v1,v2,k2=v3" -> clauses "k1=v1,v2" and "k2=v3" added to sel. */
-static int parse_group_selector(const char *cmd, const char *text, jl_selector *sel)
-{
-    char *s = strdup(text), *clause = NULL;
-    size_t len = 0;
-    int rc = 0;
-    if (!s)
-        return -1;
-    char *save = NULL;
-    for (char *tok = strtok_r(s, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
-        if (!tok || strchr(tok, '=')) {
-            if (clause) {
-                jl_error *err = NULL;
-                if (jl_selector_add(sel, 0, clause, &err) != JL_OK) {
-                    cli_usage_error(cmd, "--group: %s", err ? err->message : "bad clause");
-                    jl_error_free(err);
-                    rc = -1;
-                    break;
-                }
-                free(clause);
-                clause = NULL;
-            }
-            if (!tok)
-                break;
-            clause = strdup(tok);
-            len = strlen(tok);
-        } else {
-            if (!clause) {
-                cli_usage_error(cmd, "--group: '%s' is not KEY=VALUE", tok);
-                rc = -1;
-                break;
-            }
-            char *c2 = realloc(clause, len + strlen(tok) + 2);
-            if (!c2) {
-                rc = -1;
-                break;
-            }
-            clause = c2;
-            clause[len++] = ',';
-            strcpy(clause + len, tok);
-            len += strlen(tok);
-        }
-        if (clause && clause[0] == '=') {
-            cli_usage_error(cmd, "--group: empty key in '%s'", clause);
-            rc = -1;
-            break;
-        }
-    }
-    free(clause);
-    free(s);
-    return rc;
-}
-
 typedef struct batches {
     double *v;
     size_t n, cap;
@@ -104,18 +52,9 @@ typedef struct batches {
 
 static int push(batches *b, double v, int is_cap)
 {
-    if (b->n == b->cap) {
-        size_t nc = b->cap ? 2 * b->cap : 16;
-        double *v2 = realloc(b->v, nc * sizeof *v2);
-        if (!v2)
-            return -1;
-        b->v = v2;
-        int *c2 = realloc(b->is_cap, nc * sizeof *c2);
-        if (!c2)
-            return -1;
-        b->is_cap = c2;
-        b->cap = nc;
-    }
+    if (jl_grow2((void **)&b->v, sizeof *b->v, (void **)&b->is_cap, sizeof *b->is_cap, b->n,
+                 &b->cap, 16))
+        return -1;
     b->v[b->n] = v;
     b->is_cap[b->n++] = is_cap;
     return 0;
@@ -129,6 +68,7 @@ static int parse_positive(const char *s, double *v)
     return !errno && end != s && (*end == '\0' || *end == ':') && isfinite(*v) && *v > 0;
 }
 
+/* --batch-range A:B[:STEP] appended to b. Returns 0 or an exit code (printed). */
 static int parse_range(const char *cmd, const char *arg, batches *b)
 {
     double a, z, step = NAN;
@@ -140,26 +80,22 @@ static int parse_range(const char *cmd, const char *arg, batches *b)
         goto bad;
     if (c2 && strchr(c2 + 1, ':'))
         goto bad;
-    if (z < a) {
-        cli_usage_error(cmd, "--batch-range %s: B < A", arg);
-        return -1;
-    }
-    if (isfinite(step) && (z - a) / step > 10000) {
-        cli_usage_error(cmd, "--batch-range %s: more than 10000 batches", arg);
-        return -1;
-    }
+    if (z < a)
+        return cli_usage_error(cmd, "--batch-range %s: B < A", arg);
+    if (isfinite(step) && (z - a) / step > 10000)
+        return cli_usage_error(cmd, "--batch-range %s: more than 10000 batches", arg);
     double x = a;
     for (int i = 0; x <= z * (1 + 1e-12) && i <= 10000; i++) {
         if (push(b, x, 0))
-            return -1;
+            return cli_oom(cmd);
         x = isfinite(step) ? a + step * (double)(i + 1) : 2 * x;
     }
     if (!isfinite(step) && b->v[b->n - 1] < z && push(b, z, 0))
-        return -1;
+        return cli_oom(cmd);
     return 0;
 bad:
-    cli_usage_error(cmd, "--batch-range '%s': expected A:B or A:B:STEP with positive numbers", arg);
-    return -1;
+    return cli_usage_error(cmd, "--batch-range '%s': expected A:B or A:B:STEP with positive numbers",
+                           arg);
 }
 
 static void print_candidates(const char *cmd, const jl_model_group_list *gl, const int *match,
@@ -224,52 +160,22 @@ static void print_text(const jl_group_fit *f, const jl_prediction *p, size_t n)
                    p[i].pooled_energy_per_token_j);
 }
 
-static json_t *predict_doc(const jl_group_fit *fit, const jl_prediction *pred, size_t n)
-{
-    json_t *doc = json_object(), *arr = json_array(), *go = json_object();
-    char *k = jl_group_key_format(&fit->key);
-    json_object_set_new(doc, "schema", json_string("joules.predict/1"));
-    json_object_set_new(go, "group", k ? json_string(k) : json_null());
-    free(k);
-    json_object_set_new(go, "method", json_string(jl_fit_method_name(fit->method)));
-    json_object_set_new(go, "note", fit->note ? json_string(fit->note) : json_null());
-    json_object_set_new(go, "intervals", json_boolean(fit->method == JL_FIT_MODEL && fit->has_ci));
-    json_object_set_new(go, "intervals_note", fit->ci_note ? json_string(fit->ci_note) : json_null());
-    json_object_set_new(go, "correction", json_boolean(fit->has_correction));
-    json_object_set_new(go, "batch_min", jl_json_number(fit->batch_min));
-    json_object_set_new(go, "batch_max", jl_json_number(fit->batch_max));
-    json_object_set_new(go, "batch_per_cap", jl_json_number(fit->batch_per_cap));
-    json_object_set_new(go, "ceiling_batch", jl_json_number(fit->batch_ceiling));
-    json_object_set_new(go, "ceiling_reason", json_string(fit->ceiling_reason));
-    json_object_set_new(go, "pool_weight", jl_json_number(fit->pool_weight));
-    json_object_set_new(go, "pool_siblings", json_integer((json_int_t)fit->pool_n_siblings));
-    json_object_set_new(doc, "group", go);
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(arr, jl_prediction_to_json(&pred[i]));
-    json_object_set_new(doc, "predictions", arr);
-    return doc;
-}
-
 /* "num_gpus=2,gpu_model=B200" applied to key t (strings borrowed from the
- * argument copy `buf`). 0, or -1 after a usage error. */
+ * argument copy `buf`). Returns 0 or an exit code (printed). */
 static int parse_whatif(const char *cmd, char *buf, jl_group_key *t)
 {
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');
-        if (!eq || !eq[1]) {
-            cli_usage_error(cmd, "--what-if: '%s' is not KEY=VALUE", tok);
-            return -1;
-        }
+        if (!eq || !eq[1])
+            return cli_usage_error(cmd, "--what-if: '%s' is not KEY=VALUE", tok);
         *eq = '\0';
         const char *v = eq + 1;
         if (!strcmp(tok, "num_gpus")) {
             char *end = NULL;
             long n = strtol(v, &end, 10);
-            if (!end || *end || n < 1 || n > 4096) {
-                cli_usage_error(cmd, "--what-if: num_gpus '%s' is not a GPU count", v);
-                return -1;
-            }
+            if (!end || *end || n < 1 || n > 4096)
+                return cli_usage_error(cmd, "--what-if: num_gpus '%s' is not a GPU count", v);
             t->num_gpus = n;
         } else if (!strcmp(tok, "gpu_model")) {
             t->gpu_model = (char *)v;
@@ -278,9 +184,8 @@ static int parse_whatif(const char *cmd, char *buf, jl_group_key *t)
         } else if (!strcmp(tok, "model")) {
             t->model = (char *)v;
         } else {
-            cli_usage_error(cmd, "--what-if: '%s' cannot be changed (num_gpus, gpu_model, "
-                                 "precision or model: the FP8/BF16 twin)", tok);
-            return -1;
+            return cli_usage_error(cmd, "--what-if: '%s' cannot be changed (num_gpus, gpu_model, "
+                                        "precision or model: the FP8/BF16 twin)", tok);
         }
     }
     return 0;
@@ -321,60 +226,21 @@ static void print_whatif(const jl_whatif *w, const jl_model_group_list *gl)
     }
 }
 
-static json_t *whatif_doc(const jl_whatif *w, const jl_model_group_list *gl)
-{
-    json_t *doc = json_object(), *src = json_array(), *pts = json_array();
-    char *k = jl_group_key_format(&w->target);
-    json_object_set_new(doc, "schema", json_string("joules.predict/1"));
-    json_object_set_new(doc, "what_if", json_true());
-    json_object_set_new(doc, "group", k ? json_string(k) : json_null());
-    free(k);
-    json_object_set_new(doc, "transfer", json_string(jl_transfer_name(w->transfer)));
-    for (size_t i = 0; i < w->n_sources; i++) {
-        char *s = jl_group_key_format(&gl->items[w->sources[i]].key);
-        json_array_append_new(src, s ? json_string(s) : json_null());
-        free(s);
-    }
-    json_object_set_new(doc, "sources", src);
-    json_object_set_new(doc, "factor_pairs", json_integer((json_int_t)w->n_pairs));
-    json_object_set_new(doc, "factor_pairs_of_this_kind", json_integer((json_int_t)w->n_pairs_kind));
-    json_object_set_new(doc, "memory_ceiling", jl_json_number(w->memory_ceiling));
-    json_object_set_new(doc, "memory_ceiling_assumed", json_boolean(w->memory_assumed));
-    for (size_t i = 0; i < w->n_points; i++) {
-        const jl_whatif_point *p = &w->points[i];
-        json_t *o = json_object();
-        json_object_set_new(o, "max_batch_size", json_integer((json_int_t)p->cap));
-        json_object_set_new(o, "batch", jl_json_number(p->batch));
-        json_object_set_new(o, "energy_per_token_j", jl_interval_to_json(&p->energy_per_token_j));
-        json_object_set_new(o, "power_w", jl_interval_to_json(&p->power_w));
-        json_object_set_new(o, "step_time_s", jl_interval_to_json(&p->step_time_s));
-        json_object_set_new(o, "throughput_tok_s", jl_json_number(p->throughput_tok_s));
-        json_object_set_new(o, "beyond_ceiling", json_boolean(p->beyond_ceiling));
-        json_object_set_new(o, "unlocked", json_boolean(p->unlocked));
-        json_object_set_new(o, "extrapolated", json_boolean(p->extrapolated));
-        json_object_set_new(o, "n_sources", json_integer((json_int_t)p->n_sources));
-        json_array_append_new(pts, o);
-    }
-    json_object_set_new(doc, "predictions", pts);
-    return doc;
-}
-
-/* The one group gsel selects, or -1 after listing the candidates (none or
- * several match). */
-static long select_group(const char *cmd, const jl_model_group_list *gl, const jl_selector *gsel)
+/* The one group gsel selects into *which. Returns 0, or an exit code after
+ * listing the candidates (none or several match: a usage error). */
+static int select_group(const char *cmd, const jl_model_group_list *gl, const jl_selector *gsel,
+                        size_t *which)
 {
     int *match = calloc(gl->count ? gl->count : 1, sizeof *match);
-    size_t nm = 0, which = 0;
-    if (!match) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        return -1;
-    }
+    size_t nm = 0;
+    if (!match)
+        return cli_oom(cmd);
     for (size_t i = 0; i < gl->count; i++) {
         for (size_t r = 0; r < gl->items[i].n_runs && !match[i]; r++)
             match[i] = jl_selector_match(gsel, gl->items[i].runs[r]);
         if (match[i]) {
             nm++;
-            which = i;
+            *which = i;
         }
     }
     if (nm == 0)
@@ -384,179 +250,184 @@ static long select_group(const char *cmd, const jl_model_group_list *gl, const j
     if (nm != 1)
         print_candidates(cmd, gl, match, nm > 0);
     free(match);
-    return nm == 1 ? (long)which : -1;
+    return nm == 1 ? 0 : jl_exit_for_status(JL_EUSAGE);
+}
+
+enum { OPT_GROUP = CLI_OPT_FIRST_FREE, OPT_BATCH, OPT_RANGE, OPT_CAP, OPT_POOL, OPT_WHATIF };
+
+/* predict's own options */
+typedef struct predict_args {
+    jl_selector *gsel;
+    int have_group;
+    batches bs;
+    char *whatif;
+    jl_model_options mo;
+} predict_args;
+
+static int own_option(void *ctx, const char *cmd, int code, const char *arg)
+{
+    predict_args *a = ctx;
+    double v;
+    switch (code) {
+    case OPT_GROUP: {
+        jl_error *err = NULL;
+        a->have_group = 1;
+        jl_status st = jl_selector_add_spec(a->gsel, arg, &err);
+        if (st == JL_EUSAGE) {
+            int rc = cli_usage_error(cmd, "--group: %s", err ? err->message : "bad clause");
+            jl_error_free(err);
+            return rc;
+        }
+        return st != JL_OK ? cli_fail(cmd, st, err) : 0;
+    }
+    case OPT_BATCH:
+    case OPT_CAP:
+        if (!parse_positive(arg, &v) || strchr(arg, ':'))
+            return cli_usage_error(cmd, "%s '%s': expected a positive number",
+                                   code == OPT_CAP ? "--cap" : "--batch", arg);
+        return push(&a->bs, v, code == OPT_CAP) ? cli_oom(cmd) : 0;
+    case OPT_RANGE: return parse_range(cmd, arg, &a->bs);
+    case OPT_WHATIF:
+        free(a->whatif);
+        return (a->whatif = strdup(arg)) ? 0 : cli_oom(cmd);
+    default: /* --pool */
+        return cli_parse_number(cmd, "--pool", arg, 0, nextafter(1.0, 2.0), "in [0, 1]",
+                                &a->mo.pool_weight);
+    }
+}
+
+/* The --json document or the --jsonl rows of a prediction (takes doc). */
+static int emit_doc(const char *cmd, const cli_study *cs, json_t *doc)
+{
+    if (doc && cs->names == JL_NAMES_MLENERGY)
+        jl_json_rename_mlenergy(doc);
+    return cs->json ? cli_print_document(cmd, doc, &cs->errors)
+                    : cli_print_jsonl(cmd, cs, doc, "predictions");
+}
+
+/* --what-if on group g: predicted and written. Returns the exit code. */
+static int run_whatif(const char *cmd, const cli_study *cs, const predict_args *a,
+                      const jl_model_group_list *gl, const jl_model_group *g)
+{
+    jl_group_key t = g->key;
+    int rc = parse_whatif(cmd, a->whatif, &t);
+    if (rc)
+        return rc;
+    long *caps = a->bs.n ? malloc(a->bs.n * sizeof *caps) : NULL;
+    if (a->bs.n && !caps)
+        return cli_oom(cmd);
+    for (size_t i = 0; i < a->bs.n; i++)
+        caps[i] = (long)a->bs.v[i];
+    jl_whatif w;
+    jl_error *err = NULL;
+    jl_status st = jl_whatif_predict(gl, cs->desc, &t, JL_TRANSFER_NONE, caps, a->bs.n, &w, &err);
+    free(caps);
+    if (st != JL_OK)
+        return cli_fail(cmd, st, err);
+    if (cs->json || cs->jsonl)
+        rc = emit_doc(cmd, cs, jl_whatif_document(&w, gl));
+    else
+        print_whatif(&w, gl);
+    jl_whatif_clear(&w);
+    return rc ? rc : cli_study_exit(cs);
+}
+
+/* Batches predicted on group `which` of gl and written. Returns the exit code. */
+static int run_predict(const char *cmd, const cli_study *cs, predict_args *a,
+                       const jl_model_group_list *gl, size_t which)
+{
+    const jl_model_group *g = &gl->items[which];
+    jl_group_fit *fit = NULL;
+    jl_prediction *pred = NULL;
+    jl_error *err = NULL;
+    batches *bs = &a->bs;
+    int rc = 0;
+    jl_status st = jl_model_fit_group(g->runs, g->n_runs, &a->mo, cs->desc, &fit, &err);
+    /* the model's other sweeps in the loaded data: sweep ends pooled as in
+     * the leave-one-out */
+    if (st == JL_OK)
+        st = jl_model_fit_pool(fit, gl, which, &a->mo);
+    for (size_t i = 0; st == JL_OK && i < bs->n; i++) {
+        if (bs->is_cap[i])
+            bs->v[i] *= fit->batch_per_cap;
+        /* beyond the ceiling: refused, nothing printed */
+        st = jl_model_check_batch(fit, bs->v[i], &err);
+    }
+    if (st == JL_OK && !(pred = calloc(bs->n, sizeof *pred)))
+        st = JL_ENOMEM;
+    if (st != JL_OK) {
+        rc = cli_fail(cmd, st, err);
+    } else {
+        for (size_t i = 0; i < bs->n; i++)
+            jl_model_predict(fit, bs->v[i], &pred[i]);
+        if (cs->json || cs->jsonl)
+            rc = emit_doc(cmd, cs, jl_predict_document(fit, pred, bs->n));
+        else
+            print_text(fit, pred, bs->n);
+        rc = rc ? rc : cli_study_exit(cs);
+    }
+    free(pred);
+    jl_group_fit_free(fit);
+    return rc;
 }
 
 int jl_cmd_predict(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_GROUP, OPT_BATCH, OPT_RANGE, OPT_CAP, OPT_POOL,
-           OPT_WHATIF };
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
+        CLI_JSON_LONG_OPTION,
         {"group", required_argument, NULL, OPT_GROUP},
         {"batch", required_argument, NULL, OPT_BATCH},
         {"batch-range", required_argument, NULL, OPT_RANGE},
         {"cap", required_argument, NULL, OPT_CAP},
         {"pool", required_argument, NULL, OPT_POOL},
         {"what-if", required_argument, NULL, OPT_WHATIF},
-        {"help", no_argument, NULL, 'h'},
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
     };
     const char *cmd = "predict";
-    char *whatif = NULL;
-    int json = 0, c, rc = JL_EXIT_OK, have_group = 0;
-    batches bs = {0};
-    jl_selector *gsel = jl_selector_new();
+    predict_args a = {.gsel = jl_selector_new()};
+    jl_model_options_default(&a.mo);
     jl_model_group_list gl = {0};
-    jl_group_fit *fit = NULL;
-    jl_prediction *pred = NULL;
-    jl_error *err = NULL;
-    jl_model_options mo;
-    jl_model_options_default(&mo);
     cli_study cs;
     cli_study_init(&cs);
-    optind = 1;
-    if (!gsel) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        rc = JL_EXIT_INTERNAL;
+    int rc = a.gsel ? cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &a)
+                    : cli_oom(cmd);
+    if (rc || cs.helped)
         goto out;
-    }
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        double v;
-        switch (c) {
-        case 'h': cli_help("predict", help); goto out;
-        case OPT_JSON: json = 1; break;
-        case OPT_GROUP:
-            rc = parse_group_selector(cmd, optarg, gsel) ? JL_EXIT_USAGE : 0;
-            have_group = 1;
-            break;
-        case OPT_BATCH:
-        case OPT_CAP:
-            if (!parse_positive(optarg, &v) || strchr(optarg, ':'))
-                rc = cli_usage_error(cmd, "%s '%s': expected a positive number",
-                                     c == OPT_CAP ? "--cap" : "--batch", optarg);
-            else if (push(&bs, v, c == OPT_CAP))
-                rc = JL_EXIT_USAGE;
-            break;
-        case OPT_RANGE: rc = parse_range(cmd, optarg, &bs) ? JL_EXIT_USAGE : 0; break;
-        case OPT_WHATIF:
-            free(whatif);
-            if (!(whatif = strdup(optarg)))
-                rc = JL_EXIT_INTERNAL;
-            break;
-        case OPT_POOL:
-            rc = cli_parse_number(cmd, "--pool", optarg, 0, nextafter(1.0, 2.0), "in [0, 1]",
-                                  &mo.pool_weight);
-            break;
-        default: rc = cli_other_option(&cs, cmd, c, argv); break;
-        }
-        if (rc)
-            goto out;
-    }
-    if (!have_group) {
+    if (!a.have_group) {
         rc = cli_usage_error(cmd, "--group SELECTOR is required");
         goto out;
     }
-    if (!bs.n && !whatif) {
+    if (!a.bs.n && !a.whatif) {
         rc = cli_usage_error(cmd, "give --batch N, --batch-range A:B[:STEP] or --cap N");
         goto out;
     }
-    if (whatif)
-        for (size_t i = 0; i < bs.n; i++)
-            if (!bs.is_cap[i] || bs.v[i] != floor(bs.v[i])) {
+    if (a.whatif)
+        for (size_t i = 0; i < a.bs.n; i++)
+            if (!a.bs.is_cap[i] || a.bs.v[i] != floor(a.bs.v[i])) {
                 rc = cli_usage_error(cmd, "--what-if predicts at caps: give --cap N (whole "
                                           "numbers), not --batch / --batch-range");
                 goto out;
             }
     static const cli_output rows = {NULL, NULL, NULL, "predictions", 0};
-    if ((rc = cli_check_outputs(cmd, &cs, NULL, json, &rows)))
+    if ((rc = cli_study_start(&cs, cmd, argc, argv, &rows)))
         goto out;
-    if ((rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
-        goto out;
-    if (jl_model_groups(&cs.runs, &gl, &err) != JL_OK)
-        goto fail;
-    long which = select_group(cmd, &gl, gsel);
-    if (which < 0) {
-        rc = JL_EXIT_USAGE;
+    jl_error *err = NULL;
+    jl_status st = jl_model_groups(&cs.runs, &gl, &err);
+    if (st != JL_OK) {
+        rc = cli_fail(cmd, st, err);
         goto out;
     }
-    const jl_model_group *g = &gl.items[which];
-    if (whatif) {
-        jl_group_key t = g->key;
-        if (parse_whatif(cmd, whatif, &t)) {
-            rc = JL_EXIT_USAGE;
-            goto out;
-        }
-        long *caps = bs.n ? malloc(bs.n * sizeof *caps) : NULL;
-        for (size_t i = 0; caps && i < bs.n; i++)
-            caps[i] = (long)bs.v[i];
-        jl_whatif w;
-        jl_status ws = jl_whatif_predict(&gl, cs.desc, &t, JL_TRANSFER_NONE, caps, bs.n, &w, &err);
-        free(caps);
-        if (ws != JL_OK)
-            goto fail;
-        if (json || cs.jsonl) {
-            json_t *doc = whatif_doc(&w, &gl);
-            if (doc && cs.names == JL_NAMES_MLENERGY)
-                jl_json_rename_mlenergy(doc);
-            rc = json ? cli_print_document(cmd, doc, &cs.errors)
-                      : cli_print_jsonl(cmd, &cs, doc, "predictions");
-        } else
-            print_whatif(&w, &gl);
-        jl_whatif_clear(&w);
-        if (!rc)
-            rc = cli_study_exit(&cs);
+    size_t which = 0;
+    if ((rc = select_group(cmd, &gl, a.gsel, &which)))
         goto out;
-    }
-    if (jl_model_fit_group(g->runs, g->n_runs, &mo, cs.desc, &fit, &err) != JL_OK)
-        goto fail;
-    /* the model's other sweeps in the loaded data: sweep ends pooled as in
-     * the leave-one-out */
-    if (jl_model_fit_pool(fit, &gl, (size_t)which, &mo) != JL_OK) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        rc = JL_EXIT_INTERNAL;
-        goto out;
-    }
-    for (size_t i = 0; i < bs.n; i++) {
-        if (bs.is_cap[i])
-            bs.v[i] *= fit->batch_per_cap;
-        if (jl_model_check_batch(fit, bs.v[i], &err) != JL_OK) {
-            cli_print_error(cmd, err);
-            rc = err->code == JL_ELIMIT ? JL_EXIT_PARTIAL : jl_exit_for_status(err->code);
-            goto out; /* beyond the ceiling: exit 1 */
-        }
-    }
-    if (!(pred = calloc(bs.n, sizeof *pred))) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        rc = JL_EXIT_INTERNAL;
-        goto out;
-    }
-    for (size_t i = 0; i < bs.n; i++)
-        jl_model_predict(fit, bs.v[i], &pred[i]);
-    if (json || cs.jsonl) {
-        json_t *doc = predict_doc(fit, pred, bs.n);
-        if (doc && cs.names == JL_NAMES_MLENERGY)
-            jl_json_rename_mlenergy(doc);
-        rc = json ? cli_print_document(cmd, doc, &cs.errors)
-                  : cli_print_jsonl(cmd, &cs, doc, "predictions");
-    } else
-        print_text(fit, pred, bs.n);
-    if (!rc)
-        rc = cli_study_exit(&cs);
-    goto out;
-fail:
-    cli_print_error(cmd, err);
-    rc = jl_exit_for_status(err ? err->code : JL_ENOMEM);
+    rc = a.whatif ? run_whatif(cmd, &cs, &a, &gl, &gl.items[which])
+                  : run_predict(cmd, &cs, &a, &gl, which);
 out:
-    free(whatif);
-    jl_error_free(err);
-    free(pred);
-    jl_group_fit_free(fit);
+    free(a.whatif);
     jl_group_list_clear(&gl);
-    free(bs.v);
-    free(bs.is_cap);
-    jl_selector_free(gsel);
+    free(a.bs.v);
+    free(a.bs.is_cap);
+    jl_selector_free(a.gsel);
     cli_study_free(&cs);
     return rc;
 }

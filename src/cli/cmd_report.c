@@ -62,13 +62,12 @@ static int add_slo(const char *cmd, const char *arg, cli_slos *slos, jl_report_s
         expr = colon + 1;
     }
     jl_report_slo *n = realloc(*rs, (slos->n + 1) * sizeof *n);
-    if (!n) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        return JL_EXIT_INTERNAL;
-    }
+    if (!n)
+        return cli_oom(cmd);
     *rs = n;
-    if (cli_slos_add(slos, cmd, expr))
-        return JL_EXIT_USAGE;
+    int rc = cli_slos_add(slos, cmd, expr);
+    if (rc)
+        return rc;
     n[slos->n - 1] = (jl_report_slo){workload, slos->items[slos->n - 1]};
     return 0;
 }
@@ -137,10 +136,65 @@ static unsigned parse_formats(const char *arg)
     return f;
 }
 
+enum { OPT_FORCE = CLI_OPT_FIRST_FREE, OPT_SLO, OPT_GNUPLOT, OPT_NO_FIGURES, OPT_TEMPLATES,
+       OPT_FORMATS, OPT_GPUS };
+
+/* report's own options */
+typedef struct report_args {
+    cli_study *cs;
+    const char *out_dir;
+    jl_report_options ro;
+    cli_slos slos;
+    jl_report_slo *rs; /* one per SLO, in order */
+    char **gpus;       /* --gpus, split */
+    size_t n_gpus;
+} report_args;
+
+/* --gpus M1,M2: the whole report is restricted (a selection like --where)
+ * and the page's GPU sections follow the list. */
+static int add_gpus(const char *cmd, report_args *a, const char *arg)
+{
+    size_t cap = strlen(arg) + 16;
+    char *sel = malloc(cap);
+    if (sel)
+        snprintf(sel, cap, "gpu_model=%s", arg);
+    int rc = sel ? cli_study_where(a->cs, cmd, 0, sel) : cli_oom(cmd);
+    free(sel);
+    for (const char *p = arg; !rc && *p;) {
+        size_t n = strcspn(p, ",");
+        char **ng = n ? realloc(a->gpus, (a->n_gpus + 1) * sizeof *ng) : a->gpus;
+        if (n && ng) {
+            a->gpus = ng;
+            a->gpus[a->n_gpus++] = strndup(p, n);
+        }
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return rc;
+}
+
+static int own_option(void *ctx, const char *cmd, int code, const char *arg)
+{
+    report_args *a = ctx;
+    switch (code) {
+    case 'o': a->out_dir = arg; return 0;
+    case OPT_FORCE: a->ro.replace = 1; return 0;
+    case OPT_GNUPLOT: a->ro.gnuplot = arg; return 0;
+    case OPT_NO_FIGURES: a->ro.gnuplot = ""; return 0;
+    case OPT_TEMPLATES: a->ro.templates_dir = arg; return 0;
+    case OPT_SLO: return add_slo(cmd, arg, &a->slos, &a->rs);
+    case OPT_FORMATS:
+        if (!(a->ro.formats = parse_formats(arg)))
+            return cli_usage_error(cmd, "--formats %s: a comma-separated list of svg, pdf, png",
+                                   arg);
+        return 0;
+    default: return add_gpus(cmd, a, arg);
+    }
+}
+
 int jl_cmd_report(int argc, char **argv)
 {
-    enum { OPT_FORCE = CLI_OPT_FIRST_FREE, OPT_SLO, OPT_GNUPLOT, OPT_NO_FIGURES, OPT_TEMPLATES,
-           OPT_FORMATS, OPT_GPUS };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
         {"force", no_argument, NULL, OPT_FORCE},
@@ -150,74 +204,30 @@ int jl_cmd_report(int argc, char **argv)
         {"templates", required_argument, NULL, OPT_TEMPLATES},
         {"formats", required_argument, NULL, OPT_FORMATS},
         {"gpus", required_argument, NULL, OPT_GPUS},
-        {"help", no_argument, NULL, 'h'},
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
     };
     const char *cmd = "report";
-    const char *out_dir = NULL;
-    jl_report_options ro;
-    jl_report_options_default(&ro);
-    cli_slos slos = {0};
-    jl_report_slo *rs = NULL; /* one per SLO, in order */
     cli_study cs;
     cli_study_init(&cs);
+    report_args a = {.cs = &cs};
+    jl_report_options_default(&a.ro);
     progress_state ps = {isatty(STDERR_FILENO), now_s(), 0, ""};
-    char **gpus = NULL; /* --gpus, split */
-    size_t n_gpus = 0;
-    int c, rc = JL_EXIT_OK;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h': cli_help("report", help); goto done;
-        case 'o': out_dir = optarg; break;
-        case OPT_FORCE: ro.replace = 1; break;
-        case OPT_GNUPLOT: ro.gnuplot = optarg; break;
-        case OPT_NO_FIGURES: ro.gnuplot = ""; break;
-        case OPT_TEMPLATES: ro.templates_dir = optarg; break;
-        case OPT_SLO: rc = add_slo(cmd, optarg, &slos, &rs); break;
-        case OPT_FORMATS:
-            if (!(ro.formats = parse_formats(optarg)))
-                rc = cli_usage_error(cmd, "--formats %s: a comma-separated list of svg, pdf, png", optarg);
-            break;
-        case OPT_GPUS: {
-            /* the whole report is restricted: a selection like --where */
-            size_t cap = strlen(optarg) + 16;
-            char *sel = malloc(cap);
-            if (sel)
-                snprintf(sel, cap, "gpu_model=%s", optarg);
-            rc = !sel ? JL_EXIT_INTERNAL
-                 : cli_study_option(&cs, cmd, CLI_OPT_WHERE, sel) == 1 ? 0 : JL_EXIT_USAGE;
-            free(sel);
-            for (const char *p = optarg; !rc && *p;) {
-                size_t n = strcspn(p, ",");
-                char **ng = n ? realloc(gpus, (n_gpus + 1) * sizeof *ng) : gpus;
-                if (n && ng) {
-                    gpus = ng;
-                    gpus[n_gpus++] = strndup(p, n);
-                }
-                p += n;
-                if (*p == ',')
-                    p++;
-            }
-            break;
-        }
-        case CLI_OPT_WORKERS:
-            /* loading and drawing both */
-            rc = cli_other_option(&cs, cmd, c, argv);
-            ro.workers = cs.opt.workers;
-            break;
-        default: rc = cli_other_option(&cs, cmd, c, argv); break;
-        }
-        if (rc)
-            goto done;
-    }
+    /* --workers: loading and drawing both (0 until given: drawing then
+     * defaults to the online CPUs, loading to 1) */
+    cs.opt.workers = 0;
+    int rc = cli_parse(&cs, cmd, help, argc, argv, ":ho:", longopts, own_option, &a);
+    if (cs.opt.workers)
+        a.ro.workers = cs.opt.workers;
+    else
+        cs.opt.workers = 1;
+    if (rc || cs.helped)
+        goto done;
     if (cs.jsonl || cs.names != JL_NAMES_JOULES) {
         rc = cli_usage_error(cmd, "--jsonl and --names belong to the commands that print "
                                   "(summarize, pick, ...), not to report");
         goto done;
     }
-    if (!out_dir) {
+    if (!a.out_dir) {
         rc = cli_usage_error(cmd, "no output directory given (-o DIR)");
         goto done;
     }
@@ -225,9 +235,9 @@ int jl_cmd_report(int argc, char **argv)
         rc = cli_usage_error(cmd, "no PATH given");
         goto done;
     }
-    if (!ro.replace && access(out_dir, F_OK) == 0) {
-        fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, out_dir);
-        rc = JL_EXIT_USAGE;
+    if (!a.ro.replace && access(a.out_dir, F_OK) == 0) {
+        fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, a.out_dir);
+        rc = jl_exit_for_status(JL_EUSAGE);
         goto done;
     }
     cli_install_signal_cleanup();
@@ -240,15 +250,15 @@ int jl_cmd_report(int argc, char **argv)
         goto done;
     if (cs.runs.count == 0) {
         fprintf(stderr, "joules %s: no runs to report on\n", cmd);
-        rc = JL_EXIT_NOINPUT;
+        rc = jl_exit_for_status(JL_ENODATA);
         goto done;
     }
-    ro.slos = rs;
-    ro.n_slos = slos.n;
-    ro.inputs = (const char *const *)(argv + optind);
-    ro.n_inputs = (size_t)(argc - optind);
-    ro.rules = &cs.rules;
-    ro.desc = cs.desc;
+    a.ro.slos = a.rs;
+    a.ro.n_slos = a.slos.n;
+    a.ro.inputs = (const char *const *)(argv + optind);
+    a.ro.n_inputs = (size_t)(argc - optind);
+    a.ro.rules = &cs.rules;
+    a.ro.desc = cs.desc;
     /* A generated-at line in the page (not in any data document);
      * SOURCE_DATE_EPOCH makes it reproducible. */
     char when[64] = "";
@@ -257,32 +267,31 @@ int jl_cmd_report(int argc, char **argv)
     struct tm tmv;
     if (gmtime_r(&now, &tmv))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tmv);
-    ro.generated_at = when[0] ? when : NULL;
-    ro.progress = progress;
-    ro.progress_ctx = &ps;
-    ro.gpus = (const char *const *)gpus;
-    ro.n_gpus = n_gpus;
+    a.ro.generated_at = when[0] ? when : NULL;
+    a.ro.progress = progress;
+    a.ro.progress_ctx = &ps;
+    a.ro.gpus = (const char *const *)a.gpus;
+    a.ro.n_gpus = a.n_gpus;
     jl_report_result res;
     jl_error *err = NULL;
-    jl_status st = jl_report_write(out_dir, &cs.runs, &cs.errors, &ro, &res, &err);
+    jl_status st = jl_report_write(a.out_dir, &cs.runs, &cs.errors, &a.ro, &res, &err);
     for (size_t i = 0; i < res.n_notes; i++)
         fprintf(stderr, "joules %s: warning: %s\n", cmd, res.notes[i]);
     if (st != JL_OK) {
-        rc = st == JL_EUSAGE ? JL_EXIT_USAGE : st == JL_ENOMEM ? JL_EXIT_INTERNAL : JL_EXIT_OUTPUT;
-        cli_fail(cmd, err, rc);
+        rc = cli_fail(cmd, st, err);
     } else {
         fprintf(stderr, "joules %s: wrote %s/index.html in %.1f s: %zu runs, %zu groups, %zu of %zu figures drawn (%.1f s), %zu data files\n",
-                cmd, out_dir, now_s() - ps.t0, cs.runs.count, res.n_groups, res.n_figures_drawn,
+                cmd, a.out_dir, now_s() - ps.t0, cs.runs.count, res.n_groups, res.n_figures_drawn,
                 res.n_figures, res.figures_s, res.n_data_files);
         rc = cli_study_exit(&cs);
     }
     jl_report_result_clear(&res);
 done:
-    for (size_t i = 0; i < n_gpus; i++)
-        free(gpus[i]);
-    free(gpus);
-    free(rs);
-    cli_slos_free(&slos);
+    for (size_t i = 0; i < a.n_gpus; i++)
+        free(a.gpus[i]);
+    free(a.gpus);
+    free(a.rs);
+    cli_slos_free(&a.slos);
     cli_study_free(&cs);
     return rc;
 }

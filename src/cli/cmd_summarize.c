@@ -42,20 +42,22 @@ typedef struct col {
     int decimals;       /* figures: -1 = %.6g */
 } col;
 
+/* The columns both tables start with, and their power columns. */
+#define HEAD_COLS                                                              \
+    {"file", "file", C_FILE, 1, 0}, {"run", "run", C_RUN, 1, 0},               \
+    {"model", "model", C_ATTR, 1, 0}, {"gpu_model", "gpu", C_ATTR, 1, 0},      \
+    {"num_gpus", "G", C_ATTR, 1, 0}, {"max_batch_size", "cap", C_ATTR, 1, 0},  \
+    {"window", "window", C_METHOD, 1, 0},                                      \
+    {"steady_duration_s", "dur_s", C_FIG, 1, 1},                               \
+    {"steady_energy_j", "energy_J", C_FIG, 1, 0}
+#define POWER_COLS                                                             \
+    {"avg_power_w", "avg_W", C_FIG, 1, 0}, {"peak_power_w", "peak_W", C_FIG, 1, 0}, \
+    {"static_energy_share", "idle%", C_FIG, 100, 0}
+
 static const col llm_cols[] = {
-    {"file", "file", C_FILE, 1, 0},
-    {"run", "run", C_RUN, 1, 0},
-    {"model", "model", C_ATTR, 1, 0},
-    {"gpu_model", "gpu", C_ATTR, 1, 0},
-    {"num_gpus", "G", C_ATTR, 1, 0},
-    {"max_batch_size", "cap", C_ATTR, 1, 0},
-    {"window", "window", C_METHOD, 1, 0},
-    {"steady_duration_s", "dur_s", C_FIG, 1, 1},
-    {"steady_energy_j", "energy_J", C_FIG, 1, 0},
+    HEAD_COLS,
     {"energy_per_token_j", "J/token", C_FIG, 1, 4},
-    {"avg_power_w", "avg_W", C_FIG, 1, 0},
-    {"peak_power_w", "peak_W", C_FIG, 1, 0},
-    {"static_energy_share", "idle%", C_FIG, 100, 0},
+    POWER_COLS,
     {"output_throughput_tok_s", "tok/s", C_FIG, 1, 0},
     {"avg_batch_size", "batch", C_FIG, 1, 1},
     {"median_itl_s", "mITL_ms", C_FIG, 1000, 1},
@@ -66,19 +68,9 @@ static const col llm_cols[] = {
 /* Diffusion: per item, batch latency and denoising steps, never under the
  * token headers; "ITEM" becomes image or video per section. */
 static const col diffusion_cols[] = {
-    {"file", "file", C_FILE, 1, 0},
-    {"run", "run", C_RUN, 1, 0},
-    {"model", "model", C_ATTR, 1, 0},
-    {"gpu_model", "gpu", C_ATTR, 1, 0},
-    {"num_gpus", "G", C_ATTR, 1, 0},
-    {"max_batch_size", "cap", C_ATTR, 1, 0},
-    {"window", "window", C_METHOD, 1, 0},
-    {"steady_duration_s", "dur_s", C_FIG, 1, 1},
-    {"steady_energy_j", "energy_J", C_FIG, 1, 0},
+    HEAD_COLS,
     {"energy_per_item_j", "J/ITEM", C_FIG, 1, 1},
-    {"avg_power_w", "avg_W", C_FIG, 1, 0},
-    {"peak_power_w", "peak_W", C_FIG, 1, 0},
-    {"static_energy_share", "idle%", C_FIG, 100, 0},
+    POWER_COLS,
     {"items_per_s", "ITEM/s", C_FIG, 1, 3},
     {"batch_latency_s", "batch_lat_s", C_FIG, 1, 2},
     {"denoising_steps", "steps", C_ATTR, 1, 0},
@@ -141,7 +133,7 @@ static int parse_columns(const char *cmd, const char *arg, table_opts *o)
     table_opts_free(o);
     memset(o, 0, sizeof *o);
     if (!(o->text = strdup(arg)))
-        return JL_EXIT_INTERNAL;
+        return cli_oom(cmd);
     for (char *save = NULL, *tok = strtok_r(o->text, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
         col c = {tok, NULL, C_ATTR, 1, -1};
@@ -155,7 +147,7 @@ static int parse_columns(const char *cmd, const char *arg, table_opts *o)
             c.kind = C_FIG;
         col *nc = realloc(o->cols, (o->n + 1) * sizeof *nc);
         if (!nc)
-            return JL_EXIT_INTERNAL;
+            return cli_oom(cmd);
         o->cols = nc;
         o->cols[o->n++] = c;
     }
@@ -331,45 +323,36 @@ static json_t *to_json(const void *result, const jl_summary_list *l)
 /* The result is the study's runs themselves. */
 static const cli_output output = {write_csv, to_json, print_table, "runs", 1};
 
+static int own_option(void *ctx, const char *cmd, int code, const char *arg)
+{
+    (void)code; /* -o, the only one */
+    return parse_columns(cmd, arg, ctx);
+}
+
 int jl_cmd_summarize(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_CSV, OPT_COLUMNS };
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"csv", required_argument, NULL, OPT_CSV},
+        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION,
         {"columns", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
     };
-    const char *cmd = "summarize", *csv = NULL;
-    int json = 0, c, rc = JL_EXIT_OK;
+    const char *cmd = "summarize";
     table_opts topt = {0};
     cli_study cs;
     cli_study_init(&cs);
     cs.opt.trace.summary_fields_only = 1; /* summaries only: skip unused datasets */
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h': cli_help("summarize", help); goto out;
-        case OPT_JSON: json = 1; break;
-        case OPT_CSV: csv = optarg; break;
-        case 'o': rc = parse_columns(cmd, optarg, &topt); break;
-        default: rc = cli_other_option(&cs, cmd, c, argv); break;
-        }
-        if (rc)
-            goto out;
-    }
-    if ((rc = cli_check_outputs(cmd, &cs, csv, json, &output)))
+    int rc = cli_parse(&cs, cmd, help, argc, argv, ":ho:", longopts, own_option, &topt);
+    if (rc || cs.helped)
         goto out;
-    if (topt.n && (json || cs.jsonl || (csv && !strcmp(csv, "-")))) {
+    if ((rc = cli_check_outputs(cmd, &cs, cs.csv, cs.json, &output)))
+        goto out;
+    if (topt.n && (cs.json || cs.jsonl || (cs.csv && !strcmp(cs.csv, "-")))) {
         rc = cli_usage_error(cmd, "-o chooses the table's columns: not with --json, --jsonl or --csv -");
         goto out;
     }
     g_table = &topt;
-    cli_install_signal_cleanup();
-    if (!(rc = cli_study_load(&cs, cmd, argv + optind, argc - optind)))
-        rc = cli_emit(cmd, &cs, csv, json, &output, NULL);
+    if (!(rc = cli_study_start(&cs, cmd, argc, argv, &output)))
+        rc = cli_emit(cmd, &cs, &output, NULL);
 out:
     g_table = NULL;
     table_opts_free(&topt);

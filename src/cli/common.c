@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/commands.h"
 #include "cli/exit_codes.h"
 
 void cli_print_error(const char *cmd, const jl_error *e)
@@ -19,11 +20,20 @@ void cli_print_error(const char *cmd, const jl_error *e)
     free(msg);
 }
 
-int cli_fail(const char *cmd, jl_error *err, int rc)
+int cli_fail(const char *cmd, jl_status st, jl_error *err)
 {
-    cli_print_error(cmd, err);
+    if (err)
+        cli_print_error(cmd, err);
+    else
+        fprintf(stderr, "joules %s: %s\n", cmd, jl_strerror(st));
+    int rc = jl_exit_for_error(err, st);
     jl_error_free(err);
     return rc;
+}
+
+int cli_oom(const char *cmd)
+{
+    return cli_fail(cmd, JL_ENOMEM, NULL);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -34,19 +44,20 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, "\n(see `joules %s --help`)\n", cmd);
-    return JL_EXIT_USAGE;
+    return jl_exit_for_status(JL_EUSAGE);
 }
 
-long cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max)
+int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max,
+                   long *out)
 {
     char *end = NULL;
     errno = 0;
     long v = strtol(arg, &end, 10);
-    if (errno || !end || *end || end == arg || v < min || v > max) {
-        cli_usage_error(cmd, "%s: '%s' is not a whole number in %ld..%ld", opt, arg, min, max);
-        return -1;
-    }
-    return v;
+    if (errno || !end || *end || end == arg || v < min || v > max)
+        return cli_usage_error(cmd, "%s: '%s' is not a whole number in %ld..%ld", opt, arg, min,
+                               max);
+    *out = v;
+    return 0;
 }
 
 int cli_parse_number(const char *cmd, const char *opt, const char *arg, double lo, double hi,
@@ -72,14 +83,11 @@ int cli_bad_option(const char *cmd, int code, char *const *argv)
 
 int cli_write_document(const char *cmd, const json_t *doc)
 {
-    if (!doc) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        return JL_EXIT_INTERNAL;
-    }
+    if (!doc)
+        return cli_oom(cmd);
     jl_error *err = NULL;
-    if (jl_write_json("-", doc, &err) != JL_OK)
-        return cli_fail(cmd, err, JL_EXIT_OUTPUT);
-    return 0;
+    jl_status st = jl_write_json("-", doc, &err);
+    return st != JL_OK ? cli_fail(cmd, st, err) : 0;
 }
 
 int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors)
@@ -122,6 +130,14 @@ int cli_text_width(const char *const *texts, size_t n, size_t stride, int min)
     return w > 4096 ? 4096 : (int)w;
 }
 
+void cli_model_task_widths(const void *rows, size_t n, size_t stride, size_t model_off,
+                           size_t task_off, int *wm, int *wt)
+{
+    const char *base = rows;
+    *wm = n ? cli_text_width((const char *const *)(base + model_off), n, stride, 5) : 5;
+    *wt = n ? cli_text_width((const char *const *)(base + task_off), n, stride, 4) : 4;
+}
+
 const char *cli_basename(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -137,87 +153,98 @@ void cli_study_init(cli_study *cs)
 
 void cli_study_free(cli_study *cs)
 {
+    cli_slos_free(&cs->slos);
     jl_selector_free(cs->sel);
     jl_descriptors_free(cs->desc);
     jl_summary_list_clear(&cs->runs);
     jl_error_list_clear(&cs->errors);
 }
 
-int cli_study_option(cli_study *cs, const char *cmd, int code, const char *arg)
+int cli_study_where(cli_study *cs, const char *cmd, int exclude, const char *clause)
 {
+    if (!cs->sel && !(cs->sel = jl_selector_new()))
+        return cli_oom(cmd);
+    jl_error *err = NULL;
+    jl_status st = jl_selector_add(cs->sel, exclude, clause, &err);
+    if (st != JL_OK && st != JL_ENOMEM) {
+        int rc = cli_usage_error(cmd, "%s", err ? err->message : "out of memory");
+        jl_error_free(err);
+        return rc;
+    }
+    return st != JL_OK ? cli_fail(cmd, st, err) : 0;
+}
+
+/* A shared option: 0 or an exit code (printed); -1 when code is not one. */
+static int study_option(cli_study *cs, const char *cmd, int code, const char *arg)
+{
+    long v;
+    int rc;
     switch (code) {
     case CLI_OPT_WHERE:
-    case CLI_OPT_EXCLUDE: {
-        if (!cs->sel && !(cs->sel = jl_selector_new()))
-            return -1;
-        jl_error *err = NULL;
-        if (jl_selector_add(cs->sel, code == CLI_OPT_EXCLUDE, arg, &err) != JL_OK) {
-            cli_usage_error(cmd, "%s", err ? err->message : "out of memory");
-            jl_error_free(err);
-            return -1;
-        }
-        return 1;
-    }
-    case CLI_OPT_WORKERS: {
-        long v = cli_parse_long(cmd, "--workers", arg, 1, 256);
-        if (v < 0)
-            return -1;
-        cs->opt.workers = (int)v;
-        return 1;
-    }
-    case CLI_OPT_MAX_ROWS: {
-        long v = cli_parse_long(cmd, "--max-rows", arg, 1, LONG_MAX);
-        if (v < 0)
-            return -1;
-        cs->opt.trace.limits.max_rows = (uint64_t)v;
-        return 1;
-    }
-    case CLI_OPT_MAX_DATASET_BYTES: {
-        long v = cli_parse_long(cmd, "--max-dataset-bytes", arg, 1, LONG_MAX);
-        if (v < 0)
-            return -1;
-        cs->opt.trace.limits.max_dataset_bytes = (uint64_t)v;
-        return 1;
-    }
-    case CLI_OPT_JSONL:
-        cs->jsonl = 1;
-        return 1;
+    case CLI_OPT_EXCLUDE: return cli_study_where(cs, cmd, code == CLI_OPT_EXCLUDE, arg);
+    case CLI_OPT_WORKERS:
+        if (!(rc = cli_parse_long(cmd, "--workers", arg, 1, 256, &v)))
+            cs->opt.workers = (int)v;
+        return rc;
+    case CLI_OPT_MAX_ROWS:
+        if (!(rc = cli_parse_long(cmd, "--max-rows", arg, 1, LONG_MAX, &v)))
+            cs->opt.trace.limits.max_rows = (uint64_t)v;
+        return rc;
+    case CLI_OPT_MAX_DATASET_BYTES:
+        if (!(rc = cli_parse_long(cmd, "--max-dataset-bytes", arg, 1, LONG_MAX, &v)))
+            cs->opt.trace.limits.max_dataset_bytes = (uint64_t)v;
+        return rc;
+    case CLI_OPT_JSONL: cs->jsonl = 1; return 0;
+    case CLI_OPT_JSON: cs->json = 1; return 0;
+    case CLI_OPT_CSV: cs->csv = arg; return 0;
+    case CLI_OPT_SLO: return cli_slos_add(&cs->slos, cmd, arg);
     case CLI_OPT_NAMES: {
         int n = jl_names_parse(arg);
-        if (n < 0) {
-            cli_usage_error(cmd, "--names: '%s' is not one of joules, mlenergy", arg);
-            return -1;
-        }
+        if (n < 0)
+            return cli_usage_error(cmd, "--names: '%s' is not one of joules, mlenergy", arg);
         cs->names = (jl_names)n;
-        return 1;
+        return 0;
     }
     case CLI_OPT_RULES:
     case CLI_OPT_SET_RULE: {
         jl_error *err = NULL;
         jl_status st = code == CLI_OPT_RULES ? jl_ruleset_load_json(&cs->rules, arg, &err)
                                              : jl_ruleset_set(&cs->rules, arg, &err);
-        if (st != JL_OK) {
-            if (code == CLI_OPT_RULES) {
-                cli_print_error(cmd, err);
-            } else {
-                cli_usage_error(cmd, "%s", err ? err->message : "out of memory");
-            }
-            jl_error_free(err);
-            return -1;
+        if (st == JL_OK)
+            return 0;
+        /* a rules file that cannot be used is said as it is, and is a usage
+         * error like a bad --set-rule */
+        if (code == CLI_OPT_RULES) {
+            cli_print_error(cmd, err);
+            rc = jl_exit_for_status(JL_EUSAGE);
+        } else {
+            rc = cli_usage_error(cmd, "%s", err ? err->message : "out of memory");
         }
-        return 1;
+        jl_error_free(err);
+        return rc;
     }
-    default:
-        return 0;
+    default: return -1;
     }
 }
 
-int cli_other_option(cli_study *cs, const char *cmd, int code, char *const *argv)
+int cli_parse(cli_study *cs, const char *cmd, const char *help, int argc, char **argv,
+              const char *optstring, const struct option *longopts, cli_own_option own,
+              void *ctx)
 {
-    int h = cli_study_option(cs, cmd, code, optarg);
-    if (h == 1)
-        return 0;
-    return h == 0 ? cli_bad_option(cmd, code, argv) : JL_EXIT_USAGE;
+    int c, rc = 0;
+    optind = 1;
+    while (!rc && (c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+        if (c == 'h') {
+            cli_help(cmd, help);
+            cs->helped = 1;
+            return 0;
+        }
+        if (c == '?' || c == ':')
+            return cli_bad_option(cmd, c, argv);
+        if ((rc = study_option(cs, cmd, c, optarg)) < 0)
+            rc = own ? own(ctx, cmd, c, optarg) : cli_bad_option(cmd, c, argv);
+    }
+    return rc;
 }
 
 /* Progress only when a person is watching: stderr is a terminal. */
@@ -237,48 +264,37 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
         cs->opt.progress = progress;
         cs->opt.progress_ctx = NULL;
     }
-    jl_status st = jl_study_load((const char *const *)paths, (size_t)n_paths,
-                                 &cs->opt, &cs->runs, &cs->errors);
+    char *unmatched = NULL;
+    size_t before = 0;
+    jl_status st = jl_study_open((const char *const *)paths, (size_t)n_paths, &cs->opt, cs->sel,
+                                 &cs->rules, &cs->runs, &cs->errors, &cs->desc, &before,
+                                 &unmatched);
     for (size_t i = 0; i < cs->errors.count; i++)
         cli_print_error(cmd, cs->errors.items[i]);
-    if (st != JL_OK) {
-        fprintf(stderr, "joules %s: %s\n", cmd, jl_strerror(st));
-        return jl_exit_for_status(st);
+    for (char *line = unmatched, *next; line; line = next) {
+        if ((next = strchr(line, '\n')))
+            *next++ = '\0';
+        fprintf(stderr, "joules %s: %s\n", cmd, line);
     }
-    /* A clause that selects nothing is said, with the values present, so a
-     * typo never passes for an empty result. */
-    char *unmatched = NULL;
-    if (jl_selector_unmatched(cs->sel, &cs->runs, &unmatched) != JL_OK) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        return JL_EXIT_INTERNAL;
-    }
-    size_t before = cs->runs.count;
-    jl_summary_list_select(&cs->runs, cs->sel);
-    if (unmatched) {
-        for (char *line = unmatched, *next; line; line = next) {
-            if ((next = strchr(line, '\n')))
-                *next++ = '\0';
-            fprintf(stderr, "joules %s: %s\n", cmd, line);
-        }
-        free(unmatched);
-    }
+    free(unmatched);
+    if (st != JL_OK)
+        return cli_fail(cmd, st, NULL);
     if (before && !cs->runs.count) {
         fprintf(stderr, "joules %s: no run left after --where/--exclude (%zu run%s read)\n", cmd,
                 before, before == 1 ? "" : "s");
-        return JL_EXIT_NOINPUT;
+        return jl_exit_for_status(JL_ENODATA);
     }
-    /* Descriptors are optional: without them rules that need a GPU's power
-     * limit are skipped (and say why). */
-    jl_error *derr = NULL;
-    if (jl_descriptors_load(NULL, &cs->desc, &derr) != JL_OK)
-        cs->desc = NULL;
-    jl_error_free(derr);
-    for (size_t i = 0; i < cs->runs.count; i++)
-        if (jl_check_annotate(cs->runs.items[i], &cs->rules, cs->desc) != JL_OK) {
-            fprintf(stderr, "joules %s: out of memory\n", cmd);
-            return JL_EXIT_INTERNAL;
-        }
     return 0;
+}
+
+int cli_study_start(cli_study *cs, const char *cmd, int argc, char **argv,
+                    const cli_output *out)
+{
+    int rc = cli_check_outputs(cmd, cs, cs->csv, cs->json, out);
+    if (rc)
+        return rc;
+    cli_install_signal_cleanup();
+    return cli_study_load(cs, cmd, argv + optind, argc - optind);
 }
 
 int cli_study_exit(const cli_study *cs)
@@ -328,10 +344,8 @@ static int add_rows(json_t *out, json_t *arr, const json_t *parent)
 
 int cli_print_jsonl(const char *cmd, const cli_study *cs, json_t *doc, const char *rows)
 {
-    if (!doc) {
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
-        return JL_EXIT_INTERNAL;
-    }
+    if (!doc)
+        return cli_oom(cmd);
     char key[64];
     snprintf(key, sizeof key, "%s", rows);
     char *sub = strchr(key, '/');
@@ -349,51 +363,50 @@ int cli_print_jsonl(const char *cmd, const cli_study *cs, json_t *doc, const cha
                 break;
     if (!bad && cs->names == JL_NAMES_MLENERGY)
         jl_json_rename_mlenergy(all);
-    int rc = bad ? JL_EXIT_INTERNAL : 0;
+    jl_status st = bad ? JL_ENOMEM : JL_OK;
+    jl_error *err = NULL;
     json_array_foreach(all, i, e) {
-        if (rc)
+        if (st != JL_OK)
             break;
         char *line = jl_json_dumps(e, JSON_SORT_KEYS | JSON_COMPACT |
                                           JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION));
         if (!line) {
-            rc = JL_EXIT_INTERNAL;
+            st = JL_ENOMEM;
             break;
         }
         if (fputs(line, stdout) == EOF || putchar('\n') == EOF)
-            rc = JL_EXIT_OUTPUT;
+            st = jl_fail_output(&err, JL_EIO, "<stdout>", NULL, NULL, -1, "%s", strerror(errno));
         free(line);
     }
-    if (!rc && fflush(stdout) != 0)
-        rc = JL_EXIT_OUTPUT;
-    if (rc == JL_EXIT_OUTPUT)
-        fprintf(stderr, "joules %s: <stdout>: %s\n", cmd, strerror(errno));
-    else if (rc)
-        fprintf(stderr, "joules %s: out of memory\n", cmd);
+    if (st == JL_OK && fflush(stdout) != 0)
+        st = jl_fail_output(&err, JL_EIO, "<stdout>", NULL, NULL, -1, "%s", strerror(errno));
     json_decref(all);
     json_decref(doc);
-    return rc;
+    return st != JL_OK ? cli_fail(cmd, st, err) : 0;
 }
 
-int cli_emit(const char *cmd, const cli_study *cs, const char *csv, int json,
-             const cli_output *out, const void *result)
+int cli_emit(const char *cmd, const cli_study *cs, const cli_output *out, const void *result)
 {
-    return cli_emit_written(cmd, cs, csv, json, out, result, NULL);
+    return cli_emit_written(cmd, cs, out, result, NULL);
 }
 
-int cli_emit_written(const char *cmd, const cli_study *cs, const char *csv, int json,
-                     const cli_output *out, const void *result, cli_json_writer json_write)
+int cli_emit_written(const char *cmd, const cli_study *cs, const cli_output *out,
+                     const void *result, cli_json_writer json_write)
 {
-    int rc = 0;
+    const char *csv = cs->csv;
+    int json = cs->json, rc = 0;
     if (csv) {
         jl_error *err = NULL;
         const void *r = out->csv_names ? (const void *)&cs->names : result;
-        if (out->csv(csv, r, &cs->runs, &err) != JL_OK)
-            return cli_fail(cmd, err, JL_EXIT_OUTPUT);
+        jl_status st = out->csv(csv, r, &cs->runs, &err);
+        if (st != JL_OK)
+            return cli_fail(cmd, st, err);
     }
     if (json && json_write && cs->names != JL_NAMES_MLENERGY) {
         jl_error *err = NULL;
-        if (json_write("-", result, &cs->runs, &cs->errors, &err) != JL_OK)
-            rc = cli_fail(cmd, err, JL_EXIT_OUTPUT);
+        jl_status st = json_write("-", result, &cs->runs, &cs->errors, &err);
+        if (st != JL_OK)
+            rc = cli_fail(cmd, st, err);
     } else if (json) {
         json_t *doc = out->json(result, &cs->runs);
         if (doc && cs->names == JL_NAMES_MLENERGY)

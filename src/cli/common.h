@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "cli/choice_common.h"
 #include "joules/check.h"
 #include "joules/descriptors.h"
 #include "joules/output.h"
@@ -24,8 +25,18 @@ enum {
     CLI_OPT_SET_RULE,
     CLI_OPT_JSONL,
     CLI_OPT_NAMES,
+    CLI_OPT_JSON,
+    CLI_OPT_CSV,
+    CLI_OPT_SLO,
     CLI_OPT_FIRST_FREE /* commands number their own options from here */
 };
+
+/* --json, --csv FILE, --slo EXPR and -h/--help: kept by cli_parse, for the
+ * commands whose table names them. */
+#define CLI_JSON_LONG_OPTION {"json", no_argument, NULL, CLI_OPT_JSON}
+#define CLI_CSV_LONG_OPTION {"csv", required_argument, NULL, CLI_OPT_CSV}
+#define CLI_SLO_LONG_OPTION {"slo", required_argument, NULL, CLI_OPT_SLO}
+#define CLI_HELP_LONG_OPTION {"help", no_argument, NULL, 'h'}
 
 #define CLI_STUDY_LONG_OPTIONS                                                 \
     {"where", required_argument, NULL, CLI_OPT_WHERE},                         \
@@ -53,72 +64,6 @@ enum {
     "  --names mlenergy       keys/columns named as the ML.ENERGY data toolkit names them\n" \
     "                         (energy_per_token_joules, median_itl_ms, ...; default joules)\n"
 
-typedef struct cli_study {
-    jl_selector *sel;
-    jl_ruleset rules;       /* validation rules, annotated onto every summary */
-    jl_descriptors *desc;   /* models/ descriptors, NULL when not found */
-    jl_study_options opt;
-    jl_summary_list runs;
-    jl_error_list errors;
-    int jsonl;              /* --jsonl */
-    jl_names names;         /* --names */
-} cli_study;
-
-void cli_study_init(cli_study *cs);
-void cli_study_free(cli_study *cs);
-
-/* Handle a shared option. Returns 1 if handled, 0 if not ours, -1 on a usage
- * error (already printed). */
-int cli_study_option(cli_study *cs, const char *cmd, int code, const char *arg);
-
-/* Load every path, apply the selection, print each error once to stderr.
- * Returns 0, or an exit code when the study cannot go on at all. */
-int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths);
-
-/* The exit code after a command wrote its outputs. */
-int cli_study_exit(const cli_study *cs);
-
-/* The default branch of a command's option loop, after getopt_long returned
- * `code` (optarg and optind as getopt left them): a shared option, or an
- * unknown one. Returns 0 when handled, else JL_EXIT_USAGE (printed). */
-int cli_other_option(cli_study *cs, const char *cmd, int code, char *const *argv);
-
-/* The option getopt_long just rejected, named: "unknown option '--x'", or
- * for code ':' "option '--x' needs an argument". main() sets opterr = 0 so
- * getopt prints nothing itself, and optstrings start with ':' so a missing
- * argument comes back as ':'. Returns JL_EXIT_USAGE. */
-int cli_bad_option(const char *cmd, int code, char *const *argv);
-
-/* Print one error line to stderr: "joules CMD: <formatted error>". */
-void cli_print_error(const char *cmd, const jl_error *e);
-
-/* Print err, free it and return rc: `return cli_fail(cmd, err, JL_EXIT_OUTPUT)`. */
-int cli_fail(const char *cmd, jl_error *err, int rc);
-
-/* Usage error: message to stderr, returns JL_EXIT_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-/* Parse a positive integer option; -1 on error (printed). */
-long cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max);
-
-/* Parse a number option into *out when it lies in [lo, hi); otherwise a
- * usage error "OPT must be MUST" (or "not a number"). Returns 0 or
- * JL_EXIT_USAGE (printed). For "> 0" pass lo = DBL_TRUE_MIN. */
-int cli_parse_number(const char *cmd, const char *opt, const char *arg, double lo, double hi,
-                     const char *must, double *out);
-
-/* Print a document to stdout. 0, JL_EXIT_INTERNAL for a NULL document
- * (out of memory) or JL_EXIT_OUTPUT when stdout cannot be written (printed). */
-int cli_write_document(const char *cmd, const json_t *doc);
-
-/* Add "errors" to doc, print it to stdout and release it (takes ownership).
- * Returns 0 or an exit code. */
-int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors);
-
 /* How a command shows its result: each callback gets the result and the
  * study's runs back. csv is NULL for a command without --csv. */
 typedef struct cli_output {
@@ -133,6 +78,96 @@ typedef struct cli_output {
     /* the csv callback honours --names (result points at a jl_names) */
     int csv_names;
 } cli_output;
+
+typedef struct cli_study {
+    jl_selector *sel;
+    jl_ruleset rules;       /* validation rules, annotated onto every summary */
+    jl_descriptors *desc;   /* models/ descriptors, NULL when not found */
+    jl_study_options opt;
+    jl_summary_list runs;
+    jl_error_list errors;
+    int jsonl;              /* --jsonl */
+    jl_names names;         /* --names */
+    int json;               /* --json */
+    const char *csv;        /* --csv FILE, or NULL */
+    cli_slos slos;          /* --slo, in order */
+    int helped;             /* --help was printed: nothing more to do */
+} cli_study;
+
+void cli_study_init(cli_study *cs);
+void cli_study_free(cli_study *cs);
+
+/* One --where (exclude 0) or --exclude (1) clause. Returns 0 or an exit
+ * code (printed). */
+int cli_study_where(cli_study *cs, const char *cmd, int exclude, const char *clause);
+
+/* A command's own option (code, optarg): 0 or an exit code (printed). */
+typedef int (*cli_own_option)(void *ctx, const char *cmd, int code, const char *arg);
+
+/* The option loop every analysis command shares: getopt_long(argc, argv,
+ * optstring, longopts) from the start; -h/--help prints help (cs->helped),
+ * --json, --csv, --slo and the study options (CLI_STUDY_LONG_OPTIONS) go
+ * into cs, every other option to own (NULL: none); an unknown option is a
+ * usage error. Leaves optind at the first PATH. Returns 0 or an exit code
+ * (printed). */
+int cli_parse(cli_study *cs, const char *cmd, const char *help, int argc, char **argv,
+              const char *optstring, const struct option *longopts, cli_own_option own,
+              void *ctx);
+
+/* Load every path, apply the selection, print each error once to stderr.
+ * Returns 0, or an exit code when the study cannot go on at all. */
+int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths);
+
+/* After cli_parse: the output options checked (cli_check_outputs, out may
+ * be NULL), half-written outputs removed on a signal, and the study loaded
+ * from the PATHs after the options. Returns 0 or an exit code (printed). */
+int cli_study_start(cli_study *cs, const char *cmd, int argc, char **argv,
+                    const cli_output *out);
+
+/* The exit code after a command wrote its outputs. */
+int cli_study_exit(const cli_study *cs);
+
+/* The option getopt_long just rejected, named: "unknown option '--x'", or
+ * for code ':' "option '--x' needs an argument". main() sets opterr = 0 so
+ * getopt prints nothing itself, and optstrings start with ':' so a missing
+ * argument comes back as ':'. Returns JL_EXIT_USAGE. */
+int cli_bad_option(const char *cmd, int code, char *const *argv);
+
+/* Print one error line to stderr: "joules CMD: <formatted error>". */
+void cli_print_error(const char *cmd, const jl_error *e);
+
+/* Print err (or, when NULL, the message of st), free it and return its exit
+ * code (jl_exit_for_error: status and side): `return cli_fail(cmd, st, err)`. */
+int cli_fail(const char *cmd, jl_status st, jl_error *err);
+
+/* "out of memory" printed; returns its exit code. */
+int cli_oom(const char *cmd);
+
+/* Usage error: message to stderr, returns JL_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Parse a whole-number option in [min, max] into *out. Returns 0 or
+ * JL_EXIT_USAGE (printed). */
+int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max,
+                   long *out);
+
+/* Parse a number option into *out when it lies in [lo, hi); otherwise a
+ * usage error "OPT must be MUST" (or "not a number"). Returns 0 or
+ * JL_EXIT_USAGE (printed). For "> 0" pass lo = DBL_TRUE_MIN. */
+int cli_parse_number(const char *cmd, const char *opt, const char *arg, double lo, double hi,
+                     const char *must, double *out);
+
+/* Print a document to stdout. 0, JL_EXIT_INTERNAL for a NULL document
+ * (out of memory) or JL_EXIT_OUTPUT when stdout cannot be written (printed). */
+int cli_write_document(const char *cmd, const json_t *doc);
+
+/* Add "errors" to doc, print it to stdout and release it (takes ownership).
+ * Returns 0 or an exit code. */
+int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors);
 
 /* The output options chosen together, checked once parsing is done: --json
  * and --jsonl exclude each other, and neither shares stdout with --csv -;
@@ -149,16 +184,15 @@ int cli_print_jsonl(const char *cmd, const cli_study *cs, json_t *doc, const cha
  * document (with the study's errors), the --jsonl rows or, unless the CSV
  * went to stdout, the table; then the study's exit code. Returns that code, or the one for an
  * output that could not be written (printed). */
-int cli_emit(const char *cmd, const cli_study *cs, const char *csv, int json,
-             const cli_output *out, const void *result);
+int cli_emit(const char *cmd, const cli_study *cs, const cli_output *out, const void *result);
 /* The same, with the --json document written by json_write (errors
  * included; the bytes out->json's tree would give) without building the
  * tree, unless --names renames its keys. */
 typedef jl_status (*cli_json_writer)(const char *path, const void *result,
                                      const jl_summary_list *runs, const jl_error_list *errors,
                                      jl_error **err);
-int cli_emit_written(const char *cmd, const cli_study *cs, const char *csv, int json,
-                     const cli_output *out, const void *result, cli_json_writer json_write);
+int cli_emit_written(const char *cmd, const cli_study *cs, const cli_output *out,
+                     const void *result, cli_json_writer json_write);
 
 /* Install SIGINT/SIGTERM handlers that remove half-written outputs. */
 void cli_install_signal_cleanup(void);
@@ -167,6 +201,13 @@ void cli_install_signal_cleanup(void);
  * "-"), at least `min`. Text columns are never cut: two model names that
  * differ only at their end (...-2507, ...-2507-FP8) must read differently. */
 int cli_text_width(const char *const *texts, size_t n, size_t stride, int min);
+
+/* The widths of the model (at least 5) and task (at least 4) columns of n
+ * rows of `stride` bytes from rows, the strings at those offsets in a row:
+ * cli_model_task_widths(r->items, r->n, sizeof r->items[0],
+ * offsetof(T, model), offsetof(T, task), &wm, &wt). */
+void cli_model_task_widths(const void *rows, size_t n, size_t stride, size_t model_off,
+                           size_t task_off, int *wm, int *wt);
 
 /* Basename of a path, for tables. */
 const char *cli_basename(const char *path);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/common.h"
 #include "cli/exit_codes.h"
 #include "joules/version.h"
 
@@ -24,19 +25,24 @@ static void usage(FILE *out)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n`joules <command> --help` for a command's options.\n"
                  "Exit status: 0 ok, 1 some input failed (others still processed),\n"
-                 "2 usage error, 3 nothing could be processed, 4 output could not be written.\n");
+                 "2 usage error, 3 nothing could be processed, 4 output could not be written,\n"
+                 "5 out of memory or internal error (cli.md; src/cli/exit_codes.c).\n");
 }
 
 /* Tables and documents printed with printf() are checked once, here: a
- * full disk or a closed pipe on stdout is exit 4, never a silent 0. */
+ * full disk or a closed pipe on stdout is an output failure (exit 4 by
+ * jl_exit_for_error), never a silent 0. */
 static int finish(const char *cmd, int rc)
 {
     errno = 0;
     if ((fflush(stdout) != 0 || ferror(stdout)) && rc != JL_EXIT_OUTPUT) {
-        fprintf(stderr, "joules %s: <stdout>: cannot write to standard output: %s\n", cmd,
-                errno ? strerror(errno) : "write error");
-        if (rc < JL_EXIT_OUTPUT)
-            rc = JL_EXIT_OUTPUT;
+        jl_error *err = NULL;
+        jl_status st = jl_fail_output(&err, JL_EIO, "<stdout>", NULL, NULL, -1,
+                                      "cannot write to standard output: %s",
+                                      errno ? strerror(errno) : "write error");
+        int out = err ? cli_fail(cmd, st, err) : cli_oom(cmd);
+        if (rc < out)
+            rc = out;
     }
     return rc;
 }

@@ -69,17 +69,56 @@ jl_error *jl_error_new(jl_status code, const char *file, const char *run,
 /* A static error for when even the error cannot be allocated: the caller
  * gets JL_ENOMEM and no jl_error (err stays NULL), which the CLI reports as
  * "out of memory". */
+static void vfail(jl_error **err, jl_side side, jl_status code, const char *file,
+                  const char *run, const char *object, long long row, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 8, 0)))
+#endif
+    ;
+
+/* The first error wins: *err is set only while still NULL. */
+static void vfail(jl_error **err, jl_side side, jl_status code, const char *file,
+                  const char *run, const char *object, long long row, const char *fmt, va_list ap)
+{
+    if (err && !*err) {
+        *err = jl_error_vnew(code, file, run, object, row, fmt, ap);
+        jl_error_set_side(*err, side);
+    }
+}
+
 jl_status jl_fail(jl_error **err, jl_status code, const char *file,
                   const char *run, const char *object, long long row,
                   const char *fmt, ...)
 {
-    if (err && !*err) {
-        va_list ap;
-        va_start(ap, fmt);
-        *err = jl_error_vnew(code, file, run, object, row, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, JL_SIDE_INPUT, code, file, run, object, row, fmt, ap);
+    va_end(ap);
     return code;
+}
+
+jl_status jl_fail_output(jl_error **err, jl_status code, const char *file,
+                         const char *run, const char *object, long long row,
+                         const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, JL_SIDE_OUTPUT, code, file, run, object, row, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+jl_status jl_error_mark_output(jl_status st, jl_error **err)
+{
+    if (st == JL_EIO && err)
+        jl_error_set_side(*err, JL_SIDE_OUTPUT);
+    return st;
+}
+
+void jl_error_set_side(jl_error *e, jl_side side)
+{
+    if (e)
+        e->side = side;
 }
 
 void jl_error_set_context(jl_error *e, const char *file, const char *run)

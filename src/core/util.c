@@ -164,3 +164,21 @@ size_t jl__first_ge(const double *v, size_t n, double x)
     }
     return lo;
 }
+
+int jl_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap,
+             size_t first)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? 2 * *cap : first;
+    void *na = realloc(*a, nc * a_size);
+    if (!na)
+        return -1;
+    *a = na;
+    void *nb = realloc(*b, nc * b_size);
+    if (!nb)
+        return -1;
+    *b = nb;
+    *cap = nc;
+    return 0;
+}

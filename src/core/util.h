@@ -58,4 +58,12 @@ int jl_cmp_double(const void *a, const void *b);
  * none): the one binary search of time series (summary, importers). */
 size_t jl__first_ge(const double *v, size_t n, double x);
 
+/* Two parallel arrays (*a of elements of a_size bytes, *b of b_size) that
+ * hold n elements in *cap: grown to hold one more when full (capacity
+ * doubled, `first` when 0), `jl_grow2((void **)&x, sizeof *x, (void **)&y,
+ * sizeof *y, n, &cap, 16)`. Returns 0, or -1 out of memory (the arrays
+ * still valid and owned by the caller). */
+int jl_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap,
+             size_t first);
+
 #endif

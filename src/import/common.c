@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "core/util.h"
 #include "import/import_internal.h"
 
@@ -41,6 +43,39 @@ void jl_import_result_free(jl_import_result *r)
     free(r->details);
     free(r->detail_text);
     free(r);
+}
+
+json_t *jl_import_result_to_json(const jl_import_result *r, const char *format,
+                                 const char *output)
+{
+    json_t *doc = json_object(), *notes = json_array(), *details = json_object();
+    json_object_set_new(doc, "schema", json_string("joules.import/1"));
+    json_object_set_new(doc, "format", json_string(format));
+    json_object_set_new(doc, "source", r->source ? json_string(r->source) : json_null());
+    json_object_set_new(doc, "output", json_string(output));
+    json_object_set_new(doc, "n_runs", json_integer((json_int_t)r->n_runs));
+    json_object_set_new(doc, "n_files", json_integer((json_int_t)r->n_files));
+    json_object_set_new(doc, "n_duplicates", json_integer((json_int_t)r->n_duplicates));
+    json_object_set_new(doc, "n_with_timelines", json_integer((json_int_t)r->n_with_timelines));
+    for (size_t i = 0; i < r->n_notes; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "file", json_string(r->notes[i].file));
+        json_object_set_new(o, "field", json_string(r->notes[i].field));
+        json_object_set_new(o, "message", json_string(r->notes[i].message));
+        json_object_set_new(o, "count", json_integer((json_int_t)r->notes[i].count));
+        json_array_append_new(notes, o);
+    }
+    json_object_set_new(doc, "notes", notes);
+    for (size_t i = 0; i < r->n_details; i++) {
+        const jl_kv *d = &r->details[i];
+        double x = d->is_number ? strtod(d->value, NULL) : 0;
+        json_object_set_new(details, d->key,
+                            !d->is_number                       ? json_string(d->value)
+                            : x == (double)(json_int_t)x ? json_integer((json_int_t)x)
+                                                               : json_real(x));
+    }
+    json_object_set_new(doc, "details", details);
+    return doc;
 }
 
 jl_import_result *jl__import_result_new(void)

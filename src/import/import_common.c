@@ -4,11 +4,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util.h"
 
@@ -196,31 +198,46 @@ void jl__imp_summary_str(jl__imp *c, jl_run *r, const char *key, const char *v)
     put(c, &r->summary.extra, &r->summary.n_extra, key, v ? v : "", 0);
 }
 
-char *jl__imp_read_file(jl__imp *c, const char *path, size_t *len)
+char *jl__read_file_limited(const char *path, size_t max_bytes, size_t *len, jl_status *code,
+                            int *err_no, char *why, size_t why_cap)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        jl__imp_err(c, JL_EIO, path, NULL, -1, "cannot open: %s", strerror(errno));
+    *err_no = 0;
+    *code = JL_EIO;
+    /* O_NONBLOCK: a FIFO named by mistake is refused, not waited on */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        *err_no = errno;
+        snprintf(why, why_cap, "cannot open: %s", strerror(errno));
         return NULL;
     }
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(f);
-        jl__imp_err(c, JL_EIO, path, NULL, -1, "not a regular file");
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        snprintf(why, why_cap, "not a regular file");
         return NULL;
     }
-    if ((unsigned long long)sb.st_size > c->opt->max_file_bytes) {
-        fclose(f);
-        jl__imp_err(c, JL_ELIMIT, path, NULL, -1,
-                    "the file holds %lld bytes, more than the limit of %zu",
-                    (long long)sb.st_size, c->opt->max_file_bytes);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        *code = JL_ENOMEM;
+        snprintf(why, why_cap, "out of memory");
         return NULL;
     }
+    if ((unsigned long long)sb.st_size > max_bytes) {
+        fclose(f);
+        *code = JL_ELIMIT;
+        snprintf(why, why_cap, "the file holds %lld bytes, more than the limit of %zu",
+                 (long long)sb.st_size, max_bytes);
+        return NULL;
+    }
+    /* the size checked above is what is read (a file growing meanwhile is
+     * cut there, and its parser then reports where the text ends) */
     size_t n = (size_t)sb.st_size;
     char *buf = malloc(n + 1);
     if (!buf) {
         fclose(f);
-        c->oom = 1;
+        *code = JL_ENOMEM;
+        snprintf(why, why_cap, "out of memory");
         return NULL;
     }
     size_t got = fread(buf, 1, n, f);
@@ -228,12 +245,26 @@ char *jl__imp_read_file(jl__imp *c, const char *path, size_t *len)
     fclose(f);
     if (bad) {
         free(buf);
-        jl__imp_err(c, JL_EIO, path, NULL, -1, "read error");
+        snprintf(why, why_cap, "read error");
         return NULL;
     }
     buf[got] = '\0';
     *len = got;
     return buf;
+}
+
+char *jl__imp_read_file(jl__imp *c, const char *path, size_t *len)
+{
+    jl_status code;
+    int err_no;
+    char why[160];
+    char *text = jl__read_file_limited(path, c->opt->max_file_bytes, len, &code, &err_no, why,
+                                       sizeof why);
+    if (!text && code == JL_ENOMEM)
+        c->oom = 1;
+    else if (!text)
+        jl__imp_err(c, code, path, NULL, -1, "%s", why);
+    return text;
 }
 
 char *jl__imp_sanitize(const char *s)
@@ -345,3 +376,17 @@ jl_status jl__imp_paths(const char *const *paths, size_t n_paths, const jl_impor
         c.oom = 1;
     return jl__imp_finish(&c, out, n_paths ? paths[0] : NULL);
 }
+
+jl_status jl__imp_run_plain(jl__imp_paths_entry fn, const char *const *paths, size_t n_paths,
+                            jl_import_result **out, jl_error_list *errors, const char *label)
+{
+    jl_status st = fn(paths, n_paths, NULL, out, errors);
+    if (st == JL_OK && *out)
+        (*out)->detail_text =
+            label ? jl_asprintf("%s, %zu notes", label, (*out)->n_notes)
+                  : jl_asprintf("%zu with series, %zu notes", (*out)->n_with_timelines,
+                                (*out)->n_notes);
+    return st;
+}
+
+const jl_importer_option jl__imp_no_options[] = {{NULL, NULL, NULL}};

@@ -58,6 +58,14 @@ void jl__imp_summary_str(jl__imp *c, jl_run *r, const char *key, const char *v);
  * larger than opt->max_file_bytes, unreadable) are pushed; returns NULL. */
 char *jl__imp_read_file(jl__imp *c, const char *path, size_t *len);
 
+/* The same without a context (for importers with their own, as the
+ * ML.ENERGY v3 one): NULL on failure with *code (JL_EIO, JL_ELIMIT,
+ * JL_ENOMEM), *err_no the errno of a failed open (ENOENT: missing), and
+ * the reason in why ("cannot open: ...", "not a regular file", "the file
+ * holds N bytes, more than the limit of M", "read error"). */
+char *jl__read_file_limited(const char *path, size_t max_bytes, size_t *len, jl_status *code,
+                            int *err_no, char *why, size_t why_cap);
+
 /* s with '/' as "__" and spaces and control characters as '_' (run names). */
 char *jl__imp_sanitize(const char *s);
 
@@ -75,6 +83,17 @@ typedef void (*jl__imp_walk_fn)(jl__imp *c, const char *dir, int depth, size_t *
 jl_status jl__imp_paths(const char *const *paths, size_t n_paths, const jl_import_options *opt,
                         jl_import_result **out, jl_error_list *errors, jl__imp_walk_fn walk,
                         const char *marker, const char *none_msg, const char *source);
+
+/* An importer table row's run() for an importer without options: fn over
+ * the paths with the default options, then the one-line report
+ * "<label>, N notes" (label NULL: "N with series, N notes"). */
+typedef jl_status (*jl__imp_paths_entry)(const char *const *paths, size_t n_paths,
+                                         const jl_import_options *opt, jl_import_result **out,
+                                         jl_error_list *errors);
+jl_status jl__imp_run_plain(jl__imp_paths_entry fn, const char *const *paths, size_t n_paths,
+                            jl_import_result **out, jl_error_list *errors, const char *label);
+/* The option list of an importer without options. */
+extern const jl_importer_option jl__imp_no_options[];
 
 /* 1 when path names an existing regular file. */
 int jl__imp_is_file(const char *path);

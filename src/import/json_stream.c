@@ -123,6 +123,12 @@ static void skip_ws(js *p)
     for (;;) {
         while (p->pos < p->len) {
             char c = p->buf[p->pos];
+            if (c == ' ') { /* indentation: eight spaces at a time */
+                p->pos++;
+                while (p->len - p->pos >= 8 && !memcmp(p->buf + p->pos, "        ", 8))
+                    p->pos += 8;
+                continue;
+            }
             if (c == '\n') {
                 p->line++;
                 p->col0 = p->off + (long long)p->pos + 1;
@@ -309,7 +315,7 @@ static int string_body(js *p, int keep)
  * returns how many there were; the rest of the run is the caller's. */
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define JS_SWAR 1
-static int digits8(const char *q, unsigned long long *m)
+__attribute__((always_inline)) static inline int digits8(const char *q, unsigned long long *m)
 {
     static const unsigned long long pow10[] = {1,      10,      100,      1000,     10000,
                                                100000, 1000000, 10000000, 100000000};
@@ -358,11 +364,18 @@ static inline const char *digit_run(const char *q, const char *e, unsigned long 
  * is accumulated (8 digits at a time where the buffer allows). Clinger's
  * exact case (a mantissa <= 2^53 and <= 22 decimals: one correctly rounded
  * division, the same double strtod gives) is computed here, the rest by
- * strtod on a copy. Inlined: js_array_number's per-element cost. */
+ * strtod on a copy. Inlined: js_array_number's per-element cost.
+ * exact_int (a constant at each call): also set num_kind and num_int, which
+ * js_next's readers of whole documents need and js_array_number's do not. */
+static const unsigned char after_number[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+    ['7'] = 1, ['8'] = 1, ['9'] = 1, ['.'] = 1, ['-'] = 1, ['+'] = 1, ['e'] = 1, ['E'] = 1,
+};
+
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline js_tok number(js *p)
+static inline js_tok number(js *p, int exact_int)
 {
     if (p->len - p->pos < 80)
         fill(p, 80);
@@ -396,8 +409,7 @@ static inline js_tok number(js *p)
             q++;
         slow = 1;
     }
-    if (q < e && ((*q >= '0' && *q <= '9') || *q == '.' || *q == '-' || *q == '+' ||
-                  *q == 'e' || *q == 'E'))
+    if (q < e && after_number[(unsigned char)*q])
         return fail(p, "a bad number");
     size_t n = (size_t)(q - s);
     if (n > 64)
@@ -405,6 +417,20 @@ static inline js_tok number(js *p)
     static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    p->num_kind = 0;
+    if (exact_int && q == s + neg + (digits ? digits : 1)) { /* an integer: the value exactly too */
+        if (digits <= 18) {
+            p->num_int = neg ? -(long long)m : (long long)m;
+            p->num_kind = 1;
+        } else {
+            char tmp[72];
+            memcpy(tmp, s, n);
+            tmp[n] = '\0';
+            errno = 0;
+            p->num_int = strtoll(tmp, NULL, 10);
+            p->num_kind = errno == ERANGE ? 2 : 1;
+        }
+    }
     if (!slow && frac <= 22) {
         double v = (double)m / p10[frac];
         p->num = neg ? -v : v;
@@ -514,7 +540,7 @@ js_tok js_next(js *p)
     case 't': t = word(p, "true", JS_TRUE); break;
     case 'f': t = word(p, "false", JS_FALSE); break;
     case 'n': t = word(p, "null", JS_NULL); break;
-    default: t = number(p); break;
+    default: t = number(p, 1); break;
     }
     if (t == JS_ERROR)
         return t;
@@ -538,7 +564,7 @@ int js_array_number(js *p, double *out)
             p->pos = i;
             p->after_value = 0;
             p->need_value = 0;
-            if (number(p) == JS_ERROR)
+            if (number(p, 0) == JS_ERROR)
                 return -1;
             p->after_value = 1;
             *out = p->num;
@@ -579,7 +605,7 @@ int js_array_number(js *p, double *out)
     if (!(c == '-' || (c >= '0' && c <= '9')))
         return -2; /* another kind of value: the caller reads it with js_next */
     p->need_value = 0;
-    if (number(p) == JS_ERROR)
+    if (number(p, 0) == JS_ERROR)
         return -1;
     p->after_value = 1;
     *out = p->num;

@@ -37,6 +37,10 @@ typedef struct js {
     char *str;                /* last string / key (NUL-terminated, owned) */
     size_t slen, scap, max_str;
     double num;
+    int num_kind;             /* the last number: 1 written as an integer (no '.', no
+                               * exponent) that fits in num_int, 2 an integer that does
+                               * not, 0 otherwise */
+    long long num_int;
     int depth;
     unsigned char stack[256]; /* '{' or '[' per level */
     int need_value;           /* after a key or ',' in an array, or at the top */

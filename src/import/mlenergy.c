@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
+#include "import/import_common.h"
 #include "import/json_dups.h"
+#include "import/json_tree.h"
 #include "joules/import.h"
 #include "joules/output.h"
 
@@ -45,7 +47,7 @@ typedef struct imp {
     const jl_import_options *opt;
     jl_import_result *res;
     jl_error_list *errors;
-    json_t *index;     /* borrowed from the caller of import_doc; may be NULL */
+    jl__jv *index;     /* borrowed from the caller of import_doc; may be NULL */
     size_t runs_cap;
     name_slot *names;  /* open-addressing table of base run names */
     size_t names_cap, names_n;
@@ -192,17 +194,17 @@ static jl_status ferr(imp *c, jl_status code, const char *file, const char *fiel
     return code;
 }
 
-static const char *json_kind(const json_t *v)
+static const char *json_kind(const jl__jv *v)
 {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
+    switch (jv_typeof(v)) {
+    case JV_OBJECT: return "an object";
+    case JV_ARRAY: return "an array";
+    case JV_STRING: return "a string";
+    case JV_INTEGER: return "an integer";
+    case JV_REAL: return "a number";
+    case JV_TRUE:
+    case JV_FALSE: return "a boolean";
+    case JV_NULL: return "null";
     }
     return "something else";
 }
@@ -271,22 +273,24 @@ static void summary_extra(imp *c, jl_run *r, const char *key, double v)
  * booleans as "true"/"false", objects and arrays as compact JSON text. */
 /* Arrays of the same scalars, bit for bit (so their JSON text is the same:
  * json_equal() takes -0.0 for 0.0). */
-static int same_scalars(const json_t *a, const json_t *b)
+static int same_scalars(const jl__jv *a, const json_t *b)
 {
-    if (!json_is_array(a) || !json_is_array(b) || json_array_size(a) != json_array_size(b))
+    if (!jv_is_array(a) || !json_is_array(b) || jv_array_size(a) != json_array_size(b))
         return 0;
-    for (size_t i = 0; i < json_array_size(a); i++) {
-        const json_t *x = json_array_get(a, i), *y = json_array_get(b, i);
-        if (json_typeof(x) != json_typeof(y))
-            return 0;
-        if (json_is_real(x)) {
-            double dx = json_real_value(x), dy = json_real_value(y);
-            if (memcmp(&dx, &dy, sizeof dx))
+    for (size_t i = 0; i < jv_array_size(a); i++) {
+        const jl__jv *x = jv_array_get(a, i);
+        const json_t *y = json_array_get(b, i);
+        if (jv_is_real(x)) {
+            double dx = jv_real_value(x), dy = json_real_value(y);
+            if (!json_is_real(y) || memcmp(&dx, &dy, sizeof dx))
                 return 0;
-        } else if (json_is_integer(x)) {
-            if (json_integer_value(x) != json_integer_value(y))
+        } else if (jv_is_integer(x)) {
+            if (!json_is_integer(y) || jv_integer_value(x) != json_integer_value(y))
                 return 0;
-        } else if (!json_is_null(x) && !json_is_boolean(x)) {
+        } else if (jv_is_null(x) ? !json_is_null(y)
+                   : jv_is_true(x) ? !json_is_true(y)
+                   : jv_is_boolean(x) ? !json_is_false(y)
+                                      : 1) {
             return 0; /* strings, containers: dumped afresh */
         }
     }
@@ -296,7 +300,7 @@ static int same_scalars(const json_t *a, const json_t *b)
 /* v as compact JSON text (caller frees); an array of the same scalars as
  * one of the previous two (bins, counts) reuses its text instead of formatting every real with
  * %.17g again (~190 M instructions of the v3 import). */
-static char *kept_text(imp *c, const json_t *v)
+static char *kept_text(imp *c, const jl__jv *v)
 {
     for (int k = 0; k < 2; k++)
         if (c->kept[k] && c->kept_text[k] && same_scalars(v, c->kept[k])) {
@@ -310,31 +314,33 @@ static char *kept_text(imp *c, const json_t *v)
             }
             return jl_strdup(c->kept_text[0]);
         }
-    char *text = jl_json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-    if (text && json_is_array(v)) { /* the older slot goes */
+    json_t *j = jl__jv_to_json(v);
+    char *text = j ? jl_json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+    if (text && jv_is_array(v)) { /* the older slot goes */
         json_decref(c->kept[1]);
         free(c->kept_text[1]);
         c->kept[1] = c->kept[0];
         c->kept_text[1] = c->kept_text[0];
-        c->kept[0] = json_incref((json_t *)v);
+        c->kept[0] = json_incref(j);
         c->kept_text[0] = jl_strdup(text);
     }
+    json_decref(j);
     return text;
 }
 
 static void keep_json(imp *c, jl_run *r, const char *file, const char *field, const char *key,
-                      const json_t *v, int unknown)
+                      const jl__jv *v, int unknown)
 {
-    if (json_is_null(v)) {
+    if (jv_is_null(v)) {
         note(c, file, field, "null value: nothing to keep");
         return;
     }
-    if (json_is_number(v)) {
-        extra_num(c, r, key, json_number_value(v));
-    } else if (json_is_string(v)) {
-        extra_str(c, r, key, json_string_value(v));
-    } else if (json_is_boolean(v)) {
-        extra_str(c, r, key, json_is_true(v) ? "true" : "false");
+    if (jv_is_number(v)) {
+        extra_num(c, r, key, jv_number_value(v));
+    } else if (jv_is_string(v)) {
+        extra_str(c, r, key, jv_string_value(v));
+    } else if (jv_is_boolean(v)) {
+        extra_str(c, r, key, jv_is_true(v) ? "true" : "false");
     } else {
         char *text = kept_text(c, v);
         if (!text) {
@@ -355,13 +361,13 @@ static void keep_json(imp *c, jl_run *r, const char *file, const char *field, co
 }
 
 /* A string into a typed field; a different earlier value is noted. */
-static int set_string(imp *c, char **dst, const json_t *v, const char *file, const char *field)
+static int set_string(imp *c, char **dst, const jl__jv *v, const char *file, const char *field)
 {
-    if (!json_is_string(v)) {
+    if (!jv_is_string(v)) {
         ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
         return -1;
     }
-    const char *s = json_string_value(v);
+    const char *s = jv_string_value(v);
     if (*dst && strcmp(*dst, s))
         note(c, file, field, "differs from an earlier value ('%s', index.json or the file); this one is used", *dst);
     char *d = jl_strdup(s);
@@ -374,13 +380,13 @@ static int set_string(imp *c, char **dst, const json_t *v, const char *file, con
     return 0;
 }
 
-static int get_number(imp *c, const json_t *v, double *out, const char *file, const char *field)
+static int get_number(imp *c, const jl__jv *v, double *out, const char *file, const char *field)
 {
-    if (!json_is_number(v)) {
+    if (!jv_is_number(v)) {
         ferr(c, JL_ETYPE, file, field, "expected a number, found %s", json_kind(v));
         return -1;
     }
-    *out = json_number_value(v);
+    *out = jv_number_value(v);
     if (!isfinite(*out)) {
         ferr(c, JL_EINVALID, file, field, "expected a finite number");
         return -1;
@@ -388,7 +394,7 @@ static int get_number(imp *c, const json_t *v, double *out, const char *file, co
     return 0;
 }
 
-static int get_nonneg(imp *c, const json_t *v, double *out, const char *file, const char *field)
+static int get_nonneg(imp *c, const jl__jv *v, double *out, const char *file, const char *field)
 {
     if (get_number(c, v, out, file, field))
         return -1;
@@ -399,15 +405,15 @@ static int get_nonneg(imp *c, const json_t *v, double *out, const char *file, co
     return 0;
 }
 
-static int get_whole(imp *c, const json_t *v, long min, long max, long *out, const char *file,
+static int get_whole(imp *c, const jl__jv *v, long min, long max, long *out, const char *file,
                      const char *field)
 {
     double d;
-    if (!json_is_number(v)) {
+    if (!jv_is_number(v)) {
         ferr(c, JL_ETYPE, file, field, "expected a whole number, found %s", json_kind(v));
         return -1;
     }
-    d = json_number_value(v);
+    d = jv_number_value(v);
     if (!isfinite(d) || d != floor(d) || d < (double)min || d > (double)max) {
         ferr(c, JL_EINVALID, file, field, "expected a whole number in %ld..%ld, found %.17g", min,
              max, d);
@@ -420,7 +426,7 @@ static int get_whole(imp *c, const json_t *v, long min, long max, long *out, con
 /* ---- model-level keys (index.json entries, file top level, task rows) ---------- */
 
 /* 1: handled, 0: not a model-level key, -1: error (reported). */
-static int model_key(imp *c, jl_run *r, const char *key, const json_t *v, const char *file,
+static int model_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const char *file,
                      const char *field)
 {
     double d;
@@ -431,7 +437,7 @@ static int model_key(imp *c, jl_run *r, const char *key, const json_t *v, const 
     if (!strcmp(key, "weight_precision"))
         return set_string(c, &r->attrs.precision, v, file, field) ? -1 : 1;
     if (!strcmp(key, "total_params_billions") || !strcmp(key, "activated_params_billions")) {
-        if (json_is_null(v)) {
+        if (jv_is_null(v)) {
             note(c, file, field, "null value skipped");
             return 1;
         }
@@ -446,14 +452,14 @@ static int model_key(imp *c, jl_run *r, const char *key, const json_t *v, const 
     }
     if (!strcmp(key, "nickname") || !strcmp(key, "architecture") ||
         !strcmp(key, "task_display_name")) {
-        if (!json_is_string(v)) {
+        if (!jv_is_string(v)) {
             ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
             return -1;
         }
         const char *old = get_kv(r->attrs.extra, r->attrs.n_extra, key);
-        if (old && strcmp(old, json_string_value(v)))
+        if (old && strcmp(old, jv_string_value(v)))
             note(c, file, field, "differs from an earlier value ('%s', index.json or the file); this one is used", old);
-        extra_str(c, r, key, json_string_value(v));
+        extra_str(c, r, key, jv_string_value(v));
         return 1;
     }
     return 0;
@@ -474,28 +480,28 @@ static void series_free(series *s)
     s->n = 0;
 }
 
-static int read_series(imp *c, const json_t *obj, series *out, const char *file,
+static int read_series(imp *c, const jl__jv *obj, series *out, const char *file,
                        const char *field)
 {
     memset(out, 0, sizeof *out);
-    if (!json_is_object(obj)) {
+    if (!jv_is_object(obj)) {
         ferr(c, JL_ETYPE, file, field, "expected an object {\"timestamps\", \"values\"}, found %s",
              json_kind(obj));
         return -1;
     }
-    const json_t *ts = json_object_get(obj, "timestamps"), *vs = json_object_get(obj, "values");
-    if (!json_is_array(ts) || !json_is_array(vs)) {
+    const jl__jv *ts = jv_object_get(obj, "timestamps"), *vs = jv_object_get(obj, "values");
+    if (!jv_is_array(ts) || !jv_is_array(vs)) {
         ferr(c, JL_ETYPE, file, field, "expected arrays \"timestamps\" and \"values\"");
         return -1;
     }
     const char *k;
-    json_t *x;
-    json_object_foreach((json_t *)obj, k, x) if (strcmp(k, "timestamps") && strcmp(k, "values"))
+    jl__jv *x;
+    jv_object_foreach((jl__jv *)obj, k, x) if (strcmp(k, "timestamps") && strcmp(k, "values"))
         note(c, file, field, "unknown key '%s' in a timeline: not imported", k);
-    size_t n = json_array_size(ts);
-    if (n != json_array_size(vs)) {
+    size_t n = jv_array_size(ts);
+    if (n != jv_array_size(vs)) {
         ferr(c, JL_EINVALID, file, field, "%zu timestamps but %zu values", n,
-             json_array_size(vs));
+             jv_array_size(vs));
         return -1;
     }
     if (n > c->opt->max_series) {
@@ -513,15 +519,15 @@ static int read_series(imp *c, const json_t *obj, series *out, const char *file,
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        const json_t *a = json_array_get(ts, i), *b = json_array_get(vs, i);
-        if (!json_is_number(a) || !json_is_number(b)) {
+        const jl__jv *a = jv_array_get(ts, i), *b = jv_array_get(vs, i);
+        if (!jv_is_number(a) || !jv_is_number(b)) {
             ferr(c, JL_ETYPE, file, field, "sample %zu: expected numbers, found %s and %s", i,
                  json_kind(a), json_kind(b));
             series_free(out);
             return -1;
         }
-        out->t[i] = json_number_value(a);
-        out->v[i] = json_number_value(b);
+        out->t[i] = jv_number_value(a);
+        out->v[i] = jv_number_value(b);
         if (!isfinite(out->t[i]) || !isfinite(out->v[i])) {
             ferr(c, JL_EINVALID, file, field, "sample %zu: not finite", i);
             series_free(out);
@@ -605,21 +611,21 @@ static double *spread(imp *c, const double *v, size_t n, size_t G, double scale)
 
 /* timelines: {power_instant, power_average, temperature, batch_size, ...}.
  * kv is the configuration's kv_cache_usage_percent when it is a timeline. */
-static int import_timelines(imp *c, jl_run *r, const json_t *tl, const json_t *kv_tl,
+static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *kv_tl,
                             const char *file, const char *field)
 {
     int rc = -1;
     series pi = {0}, pa = {0}, te = {0}, bs = {0}, kv = {0};
-    if (!json_is_object(tl) && tl) {
+    if (!jv_is_object(tl) && tl) {
         ferr(c, JL_ETYPE, file, field, "expected an object of timelines, found %s",
              json_kind(tl));
         return -1;
     }
     const char *k;
-    json_t *x;
+    jl__jv *x;
     char *sub = NULL;
     if (tl)
-        json_object_foreach((json_t *)tl, k, x)
+        jv_object_foreach((jl__jv *)tl, k, x)
         {
             free(sub);
             if (!(sub = jl_asprintf("%s.%s", field, k))) {
@@ -637,7 +643,7 @@ static int import_timelines(imp *c, jl_run *r, const json_t *tl, const json_t *k
                 note(c, file, sub, "unknown timeline: not imported");
                 continue;
             }
-            if (json_is_null(x)) {
+            if (jv_is_null(x)) {
                 note(c, file, sub, "null timeline skipped");
                 continue;
             }
@@ -845,11 +851,11 @@ static const int_map int_fields[] = {
 
 /* One configuration key (also the flattened parallel keys of task files).
  * Returns 0 or -1 (error reported). */
-static int config_key(imp *c, jl_run *r, const char *key, const json_t *v, const char *file,
+static int config_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const char *file,
                       const char *field, const char *extra_prefix)
 {
     double d;
-    if (json_is_null(v)) {
+    if (jv_is_null(v)) {
         note(c, file, field, "null value skipped");
         return 0;
     }
@@ -904,12 +910,12 @@ static int config_key(imp *c, jl_run *r, const char *key, const json_t *v, const
         return 0;
     }
     if (!strcmp(key, "notes")) {
-        if (!json_is_string(v)) {
+        if (!jv_is_string(v)) {
             ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
             return -1;
         }
-        if (*json_string_value(v)) {
-            char *s = jl_strdup(json_string_value(v));
+        if (*jv_string_value(v)) {
+            char *s = jl_strdup(jv_string_value(v));
             if (!s) {
                 c->oom = 1;
                 return -1;
@@ -920,9 +926,9 @@ static int config_key(imp *c, jl_run *r, const char *key, const json_t *v, const
         return 0;
     }
     if (!strcmp(key, "output_length_distribution")) {
-        const json_t *bins = json_object_get(v, "bins"), *counts = json_object_get(v, "counts");
-        if (json_is_object(v) && json_is_array(bins) && json_is_array(counts) &&
-            json_array_size(bins) == json_array_size(counts) + 1 && json_object_size(v) == 2) {
+        const jl__jv *bins = jv_object_get(v, "bins"), *counts = jv_object_get(v, "counts");
+        if (jv_is_object(v) && jv_is_array(bins) && jv_is_array(counts) &&
+            jv_array_size(bins) == jv_array_size(counts) + 1 && jv_object_size(v) == 2) {
             keep_json(c, r, file, field, "output_length_bins", bins, 0);
             keep_json(c, r, file, field, "output_length_counts", counts, 0);
         } else {
@@ -947,18 +953,18 @@ static int config_key(imp *c, jl_run *r, const char *key, const json_t *v, const
 
 static const char *workload_of_task(imp *c, const char *task)
 {
-    const json_t *arch = c->index ? json_object_get(c->index, "architectures") : NULL;
+    const jl__jv *arch = c->index ? jv_object_get(c->index, "architectures") : NULL;
     const char *k;
-    json_t *list;
-    if (!task || !json_is_object(arch))
+    jl__jv *list;
+    if (!task || !jv_is_object(arch))
         return NULL;
-    json_object_foreach((json_t *)arch, k, list)
+    jv_object_foreach((jl__jv *)arch, k, list)
     {
-        if (!json_is_array(list))
+        if (!jv_is_array(list))
             continue;
-        for (size_t i = 0; i < json_array_size(list); i++) {
-            const json_t *t = json_array_get(list, i);
-            if (json_is_string(t) && !strcmp(json_string_value(t), task))
+        for (size_t i = 0; i < jv_array_size(list); i++) {
+            const jl__jv *t = jv_array_get(list, i);
+            if (jv_is_string(t) && !strcmp(jv_string_value(t), task))
                 return k;
         }
     }
@@ -970,10 +976,10 @@ static const char *workload_of_task(imp *c, const char *task)
  * "diffusion"), else a diffusion figure or knob among the fields, else the
  * task's name (image/video/audio chat: mllm; text-to-/image-to-: diffusion),
  * else llm. *why names the evidence. docs/import.md. */
-static const char *guess_workload(const json_t *file_obj, const jl_run *r, const char **why)
+static const char *guess_workload(const jl__jv *file_obj, const jl_run *r, const char **why)
 {
-    const json_t *arch = json_object_get(file_obj, "architecture");
-    const char *a = json_is_string(arch) ? json_string_value(arch) : "";
+    const jl__jv *arch = jv_object_get(file_obj, "architecture");
+    const char *a = jv_is_string(arch) ? jv_string_value(arch) : "";
     if (!strcmp(a, "diffusion") || !strcmp(a, "llm") || !strcmp(a, "mllm")) {
         *why = "the file's architecture field";
         return !strcmp(a, "diffusion") ? "diffusion" : !strcmp(a, "mllm") ? "mllm" : "llm";
@@ -1033,31 +1039,45 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static const char **sorted_keys(const json_t *obj, size_t *n)
+static const char **sorted_keys(const jl__jv *obj, size_t *n)
 {
-    *n = json_object_size(obj);
+    *n = jv_object_size(obj);
     const char **keys = jl_malloc_array(*n ? *n : 1, sizeof *keys);
     if (!keys)
         return NULL;
     size_t i = 0;
     const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)obj, k, v) keys[i++] = k;
+    jl__jv *v;
+    jv_object_foreach((jl__jv *)obj, k, v) keys[i++] = k;
     qsort(keys, *n, sizeof *keys, cmp_str);
     return keys;
 }
 
 /* Index entry of a model id (NULL when none). */
-static const json_t *index_entry(imp *c, const char *model)
+static const jl__jv *index_entry(imp *c, const char *model)
 {
-    const json_t *models = c->index ? json_object_get(c->index, "models") : NULL;
-    return model && json_is_object(models) ? json_object_get(models, model) : NULL;
+    const jl__jv *models = c->index ? jv_object_get(c->index, "models") : NULL;
+    return model && jv_is_object(models) ? jv_object_get(models, model) : NULL;
+}
+
+/* "a.b" (caller frees; NULL when out of memory): the field paths of every
+ * key, without printf's cost. */
+static char *join_field(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    char *s = malloc(na + nb + 2);
+    if (s) {
+        memcpy(s, a, na);
+        s[na] = '.';
+        memcpy(s + na + 1, b, nb + 1);
+    }
+    return s;
 }
 
 static const char *const file_skip[] = {"configurations", "output_length_distribution"};
 
 /* One configuration of a file. file_obj: the file's top level. */
-static void import_config(imp *c, const json_t *file_obj, const json_t *cfg, size_t idx,
+static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, size_t idx,
                           const char *file, const char *task_display_name)
 {
     char *path = jl_asprintf("configurations[%zu]", idx), *field = NULL;
@@ -1068,31 +1088,31 @@ static void import_config(imp *c, const json_t *file_obj, const json_t *cfg, siz
         c->oom = 1;
         goto end;
     }
-    if (!json_is_object(cfg)) {
+    if (!jv_is_object(cfg)) {
         ferr(c, JL_ETYPE, file, path, "expected an object, found %s", json_kind(cfg));
         goto end;
     }
     /* model id first: the index entry is the lowest layer */
-    const json_t *mid = json_object_get(cfg, "model_id");
+    const jl__jv *mid = jv_object_get(cfg, "model_id");
     if (!mid)
-        mid = json_object_get(file_obj, "model_id");
-    if (!json_is_string(mid)) {
+        mid = jv_object_get(file_obj, "model_id");
+    if (!jv_is_string(mid)) {
         ferr(c, mid ? JL_ETYPE : JL_EMISSING, file, path, "model_id: %s",
              mid ? "expected a string" : "missing (neither in the file nor in the configuration)");
         goto end;
     }
-    const json_t *entry = index_entry(c, json_string_value(mid));
+    const jl__jv *entry = index_entry(c, jv_string_value(mid));
     size_t nk;
-    if (entry && json_is_object(entry)) {
+    if (entry && jv_is_object(entry)) {
         free(keys);
         if (!(keys = sorted_keys(entry, &nk))) {
             c->oom = 1;
             goto end;
         }
         for (size_t i = 0; i < nk; i++) {
-            const json_t *v = json_object_get(entry, keys[i]);
+            const jl__jv *v = jv_object_get(entry, keys[i]);
             free(field);
-            if (!(field = jl_asprintf("index.json: models.%s.%s", json_string_value(mid), keys[i]))) {
+            if (!(field = jl_asprintf("index.json: models.%s.%s", jv_string_value(mid), keys[i]))) {
                 c->oom = 1;
                 goto end;
             }
@@ -1117,9 +1137,9 @@ static void import_config(imp *c, const json_t *file_obj, const json_t *cfg, siz
             skip |= !strcmp(keys[i], file_skip[s]);
         if (skip || !strcmp(keys[i], "task_display_name"))
             continue;
-        const json_t *v = json_object_get(file_obj, keys[i]);
-        if (!strcmp(keys[i], "architecture") && json_is_string(v) &&
-            !strcmp(json_string_value(v), "diffusion") && !json_object_get(file_obj, "model_id"))
+        const jl__jv *v = jv_object_get(file_obj, keys[i]);
+        if (!strcmp(keys[i], "architecture") && jv_is_string(v) &&
+            !strcmp(jv_string_value(v), "diffusion") && !jv_object_get(file_obj, "model_id"))
             continue; /* tasks/<diffusion>.json: the task's kind, not a model architecture */
         if (config_key(c, r, keys[i], v, file, keys[i], NULL))
             goto end;
@@ -1132,26 +1152,26 @@ static void import_config(imp *c, const json_t *file_obj, const json_t *cfg, siz
         c->oom = 1;
         goto end;
     }
-    const json_t *timelines = NULL, *kv_tl = NULL;
+    const jl__jv *timelines = NULL, *kv_tl = NULL;
     for (size_t i = 0; i < nk; i++) {
-        const json_t *v = json_object_get(cfg, keys[i]);
+        const jl__jv *v = jv_object_get(cfg, keys[i]);
         free(field);
-        if (!(field = jl_asprintf("%s.%s", path, keys[i]))) {
+        if (!(field = join_field(path, keys[i]))) {
             c->oom = 1;
             goto end;
         }
         if (!strcmp(keys[i], "timelines")) {
-            if (!json_is_null(v))
+            if (!jv_is_null(v))
                 timelines = v;
             else
                 note(c, file, field, "null value skipped");
             continue;
         }
-        if (!strcmp(keys[i], "kv_cache_usage_percent") && json_is_object(v)) {
+        if (!strcmp(keys[i], "kv_cache_usage_percent") && jv_is_object(v)) {
             kv_tl = v;
             continue;
         }
-        if (!strcmp(keys[i], "kv_cache_usage_percent") && json_is_number(v)) {
+        if (!strcmp(keys[i], "kv_cache_usage_percent") && jv_is_number(v)) {
             double d;
             if (get_nonneg(c, v, &d, file, field))
                 goto end;
@@ -1160,7 +1180,7 @@ static void import_config(imp *c, const json_t *file_obj, const json_t *cfg, siz
             continue;
         }
         if (!strcmp(keys[i], "parallelization")) {
-            if (!json_is_object(v)) {
+            if (!jv_is_object(v)) {
                 ferr(c, JL_ETYPE, file, field, "expected an object, found %s", json_kind(v));
                 goto end;
             }
@@ -1171,8 +1191,8 @@ static void import_config(imp *c, const json_t *file_obj, const json_t *cfg, siz
                 goto end;
             }
             for (size_t q = 0; q < np; q++) {
-                char *pf = jl_asprintf("%s.%s", field, pk[q]);
-                int bad = !pf || config_key(c, r, pk[q], json_object_get(v, pk[q]), file, pf,
+                char *pf = join_field(field, pk[q]);
+                int bad = !pf || config_key(c, r, pk[q], jv_object_get(v, pk[q]), file, pf,
                                             "parallelization");
                 if (!pf)
                     c->oom = 1;
@@ -1270,35 +1290,42 @@ end:
 }
 
 /* Sum of the configurations' histograms against the file's own. */
-static void check_file_histogram(imp *c, const json_t *file_obj, size_t first_run,
+static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_run,
                                  const char *file)
 {
-    const json_t *h = json_object_get(file_obj, "output_length_distribution");
+    const jl__jv *h = jv_object_get(file_obj, "output_length_distribution");
     if (!h)
         return;
-    const json_t *bins = json_object_get(h, "bins"), *counts = json_object_get(h, "counts");
+    const jl__jv *bins = jv_object_get(h, "bins"), *counts = jv_object_get(h, "counts");
     char *bt = NULL, *ct = NULL;
     int equal = 0;
-    if (json_is_array(bins) && json_is_array(counts) && json_array_size(counts) < 100000) {
-        size_t nb = json_array_size(counts);
+    if (jv_is_array(bins) && jv_is_array(counts) && jv_array_size(counts) < 100000) {
+        size_t nb = jv_array_size(counts);
         double *sum = jl_calloc_array(nb ? nb : 1, sizeof *sum);
-        bt = jl_json_dumps(bins, JSON_COMPACT | JSON_ENCODE_ANY);
+        json_t *bj = jl__jv_to_json(bins);
+        bt = bj ? jl_json_dumps(bj, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+        json_decref(bj);
         if (sum && bt) {
             equal = c->res->n_runs > first_run;
             for (size_t i = first_run; i < c->res->n_runs && equal; i++) {
                 const jl_run *r = c->res->runs[i];
                 const char *rb = get_kv(r->attrs.extra, r->attrs.n_extra, "output_length_bins");
                 const char *rc = get_kv(r->attrs.extra, r->attrs.n_extra, "output_length_counts");
-                json_t *rcj = rc ? json_loads(rc, 0, NULL) : NULL;
-                if (!rb || strcmp(rb, bt) || !json_is_array(rcj) || json_array_size(rcj) != nb)
+                jl__jv *rcj = rc ? jl__jv_parse(rc, strlen(rc)) : NULL;
+                if (rc && !rcj) { /* not expected: the text is joules' own */
+                    json_t *jj = json_loads(rc, 0, NULL);
+                    rcj = jl__jv_from_json(jj);
+                    json_decref(jj);
+                }
+                if (!rb || strcmp(rb, bt) || !jv_is_array(rcj) || jv_array_size(rcj) != nb)
                     equal = 0;
                 for (size_t k = 0; equal && k < nb; k++)
-                    sum[k] += json_number_value(json_array_get(rcj, k));
-                json_decref(rcj);
+                    sum[k] += jv_number_value(jv_array_get(rcj, k));
+                jl__jv_free(rcj);
             }
             for (size_t k = 0; equal && k < nb; k++)
-                equal = json_is_number(json_array_get(counts, k)) &&
-                        sum[k] == json_number_value(json_array_get(counts, k));
+                equal = jv_is_number(jv_array_get(counts, k)) &&
+                        sum[k] == jv_number_value(jv_array_get(counts, k));
         }
         free(sum);
     }
@@ -1319,31 +1346,31 @@ static void check_file_histogram(imp *c, const json_t *file_obj, size_t first_ru
 }
 
 /* One parsed model or task file. */
-static void import_doc(imp *c, const json_t *doc, const char *file, const char *display)
+static void import_doc(imp *c, const jl__jv *doc, const char *file, const char *display)
 {
-    if (!json_is_object(doc)) {
+    if (!jv_is_object(doc)) {
         ferr(c, JL_ETYPE, file, NULL, "expected a JSON object at the top, found %s",
              json_kind(doc));
         return;
     }
-    const json_t *cfgs = json_object_get(doc, "configurations");
-    if (!json_is_array(cfgs)) {
+    const jl__jv *cfgs = jv_object_get(doc, "configurations");
+    if (!jv_is_array(cfgs)) {
         ferr(c, cfgs ? JL_ETYPE : JL_EMISSING, file, "configurations",
              cfgs ? "expected an array" : "missing");
         return;
     }
-    size_t n = json_array_size(cfgs);
+    size_t n = jv_array_size(cfgs);
     if (n > c->opt->max_configs) {
         ferr(c, JL_ELIMIT, file, "configurations", "%zu configurations, more than the limit %zu",
              n, c->opt->max_configs);
         return;
     }
-    const json_t *tdn = json_object_get(doc, "task_display_name");
-    if (json_is_string(tdn))
-        display = json_string_value(tdn);
+    const jl__jv *tdn = jv_object_get(doc, "task_display_name");
+    if (jv_is_string(tdn))
+        display = jv_string_value(tdn);
     size_t first = c->res->n_runs;
     for (size_t i = 0; i < n && !c->oom; i++)
-        import_config(c, doc, json_array_get(cfgs, i), i, file, display);
+        import_config(c, doc, jv_array_get(cfgs, i), i, file, display);
     if (!c->oom)
         check_file_histogram(c, doc, first, file);
     c->res->n_files++;
@@ -1355,8 +1382,13 @@ static void import_doc(imp *c, const json_t *doc, const char *file, const char *
  * equal values are kept once with a note (grouped by field), differing
  * values are an error naming the line and the key, and the document is
  * refused (which value was meant is unknown). NULL on any error. */
-static json_t *parse_doc(imp *c, const char *name, const char *text, size_t len)
+static jl__jv *parse_doc(imp *c, const char *name, const char *text, size_t len)
 {
+    /* the common case: valid, no key twice (json_tree.c); anything else
+     * goes through jansson for its error message or the duplicate report */
+    jl__jv *fast = jl__jv_parse(text, len);
+    if (fast)
+        return fast;
     json_error_t je;
     json_t *doc = json_loadb(text, len, 0, &je);
     if (!doc) {
@@ -1416,53 +1448,29 @@ static json_t *parse_doc(imp *c, const char *name, const char *text, size_t len)
         free(gi);
     }
     jl__json_dups_free(d, nd);
-    if (n_diff) {
-        json_decref(doc);
-        return NULL;
-    }
-    return doc;
+    jl__jv *tree = n_diff ? NULL : jl__jv_from_json(doc);
+    if (!n_diff && !tree)
+        c->oom = 1;
+    json_decref(doc);
+    return tree;
 }
 
-static json_t *load_json(imp *c, const char *path, int missing_ok)
+static jl__jv *load_json(imp *c, const char *path, int missing_ok)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        if (!(missing_ok && errno == ENOENT))
-            ferr(c, JL_EIO, path, NULL, "cannot read: %s", strerror(errno));
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        ferr(c, JL_EIO, path, NULL, "not a regular file");
-        return NULL;
-    }
-    if ((uint64_t)st.st_size > (uint64_t)c->opt->max_file_bytes) {
-        ferr(c, JL_ELIMIT, path, NULL, "%lld bytes, more than the limit %zu",
-             (long long)st.st_size, c->opt->max_file_bytes);
-        return NULL;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ferr(c, JL_EIO, path, NULL, "cannot read: %s", strerror(errno));
-        return NULL;
-    }
-    /* the size checked above is what is read (a file growing meanwhile is
-     * cut there, and jansson then reports where the text ends) */
-    size_t cap = (size_t)st.st_size;
-    char *text = malloc(cap + 1);
+    size_t len = 0;
+    jl_status code;
+    int err_no;
+    char why[160];
+    char *text = jl__read_file_limited(path, c->opt->max_file_bytes, &len, &code, &err_no, why,
+                                       sizeof why);
     if (!text) {
-        fclose(f);
-        c->oom = 1;
+        if (code == JL_ENOMEM)
+            c->oom = 1;
+        else if (!(missing_ok && err_no == ENOENT))
+            ferr(c, code, path, NULL, "%s", why);
         return NULL;
     }
-    size_t len = fread(text, 1, cap, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        ferr(c, JL_EIO, path, NULL, "cannot read: read error");
-        return NULL;
-    }
-    json_t *doc = parse_doc(c, path, text, len);
+    jl__jv *doc = parse_doc(c, path, text, len);
     free(text);
     return doc;
 }
@@ -1529,8 +1537,8 @@ static void check_index_keys(imp *c, const char *path)
 {
     static const char *const known[] = {"architectures", "last_updated", "models", "tasks"};
     const char *k;
-    json_t *v;
-    json_object_foreach(c->index, k, v)
+    jl__jv *v;
+    jv_object_foreach(c->index, k, v)
     {
         int kn = 0;
         for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
@@ -1596,7 +1604,7 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt,
          *tdir = jl_asprintf("%s/tasks", dir);
     char **mnames = NULL, **tnames = NULL;
     long nm = -1, nt = -1;
-    json_t **task_docs = NULL;
+    jl__jv **task_docs = NULL;
     if (!ipath || !mdir || !tdir) {
         c.oom = 1;
         goto end;
@@ -1608,7 +1616,7 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt,
         st = c.oom ? JL_ENOMEM : JL_EIO;
         goto end;
     }
-    if (c.index && !json_is_object(c.index)) {
+    if (c.index && !jv_is_object(c.index)) {
         ferr(&c, JL_ETYPE, ipath, NULL, "expected a JSON object, found %s", json_kind(c.index));
         st = JL_EFORMAT;
         goto end;
@@ -1621,10 +1629,10 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt,
              "each workload from the task "
              "file's architecture, the fields present or the task's name)");
     }
-    const json_t *lu = c.index ? json_object_get(c.index, "last_updated") : NULL;
+    const jl__jv *lu = c.index ? jv_object_get(c.index, "last_updated") : NULL;
     c.res->source = jl_asprintf("ML.ENERGY Leaderboard data (%s), %s%s", dir,
                                 c.index ? "last_updated " : "no index.json",
-                                c.index ? (json_is_string(lu) ? json_string_value(lu) : "unknown")
+                                c.index ? (jv_is_string(lu) ? jv_string_value(lu) : "unknown")
                                         : "");
     /* task files: display names and the configuration count per task */
     nt = list_json(&c, tdir, &tnames);
@@ -1649,37 +1657,37 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt,
                 c.oom = 1;
                 break;
             }
-            json_t *doc = load_json(&c, p, 0);
+            jl__jv *doc = load_json(&c, p, 0);
             const char *display = NULL;
-            const json_t *task = doc && json_is_object(doc) ? json_object_get(doc, "task") : NULL;
-            for (long k = 0; task && json_is_string(task) && k < nt; k++) {
-                const json_t *td = task_docs[k];
-                const json_t *tt = td && json_is_object(td) ? json_object_get(td, "task") : NULL;
-                const json_t *dn = td && json_is_object(td) ? json_object_get(td, "task_display_name") : NULL;
-                if (json_is_string(tt) && json_is_string(dn) &&
-                    !strcmp(json_string_value(tt), json_string_value(task)))
-                    display = json_string_value(dn);
+            const jl__jv *task = doc && jv_is_object(doc) ? jv_object_get(doc, "task") : NULL;
+            for (long k = 0; task && jv_is_string(task) && k < nt; k++) {
+                const jl__jv *td = task_docs[k];
+                const jl__jv *tt = td && jv_is_object(td) ? jv_object_get(td, "task") : NULL;
+                const jl__jv *dn = td && jv_is_object(td) ? jv_object_get(td, "task_display_name") : NULL;
+                if (jv_is_string(tt) && jv_is_string(dn) &&
+                    !strcmp(jv_string_value(tt), jv_string_value(task)))
+                    display = jv_string_value(dn);
             }
             if (doc)
                 import_doc(&c, doc, p, display);
-            json_decref(doc);
+            jl__jv_free(doc);
             free(p);
         }
         /* task files hold the same configurations: compare the counts */
         for (long k = 0; k < nt && !c.oom; k++) {
-            const json_t *td = task_docs[k];
-            const json_t *tt = td && json_is_object(td) ? json_object_get(td, "task") : NULL;
-            const json_t *cf = td && json_is_object(td) ? json_object_get(td, "configurations") : NULL;
-            if (!json_is_string(tt) || !json_is_array(cf))
+            const jl__jv *td = task_docs[k];
+            const jl__jv *tt = td && jv_is_object(td) ? jv_object_get(td, "task") : NULL;
+            const jl__jv *cf = td && jv_is_object(td) ? jv_object_get(td, "configurations") : NULL;
+            if (!jv_is_string(tt) || !jv_is_array(cf))
                 continue;
             size_t have = 0;
             for (size_t i = 0; i < c.res->n_runs; i++)
                 have += c.res->runs[i]->attrs.task &&
-                        !strcmp(c.res->runs[i]->attrs.task, json_string_value(tt));
-            if (have != json_array_size(cf))
+                        !strcmp(c.res->runs[i]->attrs.task, jv_string_value(tt));
+            if (have != jv_array_size(cf))
                 note(&c, tnames[k], "configurations",
                      "tasks/ file lists %zu configurations of %s, models/ files gave %zu",
-                     json_array_size(cf), json_string_value(tt), have);
+                     jv_array_size(cf), jv_string_value(tt), have);
         }
     } else if (nt > 0) {
         /* no models/: the task files are the source */
@@ -1706,11 +1714,11 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt,
 end:
     for (long k = 0; k < nt; k++)
         if (task_docs)
-            json_decref(task_docs[k]);
+            jl__jv_free(task_docs[k]);
     free(task_docs);
     free_names(mnames, nm > 0 ? nm : 0);
     free_names(tnames, nt > 0 ? nt : 0);
-    json_decref(c.index);
+    jl__jv_free(c.index);
     free(ipath);
     free(mdir);
     free(tdir);
@@ -1735,7 +1743,7 @@ jl_status jl_import_mlenergy_buffer(const char *index_json, size_t index_len,
             st = c.oom ? JL_ENOMEM : JL_EFORMAT;
             goto end;
         }
-        if (!json_is_object(c.index)) {
+        if (!jv_is_object(c.index)) {
             ferr(&c, JL_ETYPE, "index.json", NULL, "expected a JSON object, found %s",
                  json_kind(c.index));
             st = JL_EFORMAT;
@@ -1749,14 +1757,14 @@ jl_status jl_import_mlenergy_buffer(const char *index_json, size_t index_len,
         st = JL_ELIMIT;
         goto end;
     }
-    json_t *doc = parse_doc(&c, name, model_json ? model_json : "", model_len);
+    jl__jv *doc = parse_doc(&c, name, model_json ? model_json : "", model_len);
     if (!doc) {
         st = c.oom ? JL_ENOMEM : JL_EFORMAT;
         goto end;
     }
     import_doc(&c, doc, name, NULL);
-    json_decref(doc);
+    jl__jv_free(doc);
 end:
-    json_decref(c.index);
+    jl__jv_free(c.index);
     return finish(&c, out, st);
 }

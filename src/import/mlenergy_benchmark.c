@@ -64,6 +64,8 @@ typedef struct bench {
     const char *file;
     js p;
     char path[512];
+    long long elem; /* >= 0: the element of path's array being read ("[elem]"
+                     * is added to path only when an error names it) */
     int failed;
     jl_run *r; /* attrs and extras as read */
     /* setup */
@@ -123,6 +125,11 @@ static int berr(bench *b, jl_status code, const char *fmt, ...)
     va_start(ap, fmt);
     char *m = jl_vasprintf(fmt, ap);
     va_end(ap);
+    if (b->elem >= 0) {
+        size_t at = strlen(b->path);
+        snprintf(b->path + at, sizeof b->path - at, "[%lld]", b->elem);
+        b->elem = -1;
+    }
     jl__imp_err(b->c, code, b->file, b->path[0] ? b->path : "(document)", js_line(&b->p),
                 "%s (column %lld)", m ? m : "out of memory", js_col(&b->p));
     free(m);
@@ -276,11 +283,13 @@ static int read_pairs(bench *b, tv *out)
     if (expect(b, JS_ARR_START))
         return -1;
     size_t k = 0;
+    /* the element's index joins the path only in an error (berr): a
+     * series holds millions of pairs */
     for (;; k++) {
         js_tok t = js_next(&b->p);
         if (t == JS_ARR_END)
             break;
-        size_t at = push_path(b, "[%zu]", k);
+        b->elem = (long long)k;
         if (t != JS_ARR_START)
             return t == JS_ERROR ? perr(b)
                                  : berr(b, JL_ETYPE, "expected a [time, value] pair, found %s",
@@ -295,7 +304,7 @@ static int read_pairs(bench *b, tv *out)
                         out->t.v[out->t.n - 1]);
         if (dpush(&out->t, tt) || dpush(&out->v, v))
             return berr(b, JL_ENOMEM, "out of memory");
-        pop_path(b, at);
+        b->elem = -1;
     }
     return 0;
 }
@@ -368,18 +377,9 @@ static int read_timeline(bench *b)
 
 static int push_itl(bench *b, double v, size_t req)
 {
-    if (b->itl_n == b->itl_cap) {
-        size_t nc = b->itl_cap ? 2 * b->itl_cap : 4096;
-        float *ni = realloc(b->itl, nc * sizeof *ni);
-        if (!ni)
-            return -1;
-        b->itl = ni;
-        int32_t *nr = realloc(b->itl_req, nc * sizeof *nr);
-        if (!nr)
-            return -1;
-        b->itl_req = nr;
-        b->itl_cap = nc;
-    }
+    if (jl_grow2((void **)&b->itl, sizeof *b->itl, (void **)&b->itl_req, sizeof *b->itl_req,
+                 b->itl_n, &b->itl_cap, 4096))
+        return -1;
     b->itl[b->itl_n] = (float)v;
     b->itl_req[b->itl_n++] = (int32_t)req;
     return 0;
@@ -481,41 +481,30 @@ static int read_configurations(bench *b)
     return r;
 }
 
-/* Known top-level numbers: where they go. */
+/* Known top-level numbers: X(key, the bench field it goes to, 1 when it
+ * becomes a typed attribute, not kept again as an extra). */
+#define TOP_NUMS(X) \
+    X(num_gpus, num_gpus, 1) X(max_num_seqs, max_num_seqs, 1) X(batch_size, batch_size, 1) \
+    X(inference_steps, inference_steps, 1) X(height, height, 1) X(width, width, 1) \
+    X(num_frames, num_frames, 1) X(duration, duration, 0) X(completed, completed, 0) \
+    X(steady_state_duration, ss_duration, 0) X(steady_state_energy, ss_energy, 0) \
+    X(steady_state_energy_per_token, ss_ept, 0) X(total_output_tokens, total_out, 0) \
+    X(output_throughput, out_tput, 0) X(total_time, total_time, 0) \
+    X(total_energy, total_energy, 0) X(energy_per_image, energy_per_image, 0) \
+    X(throughput_images_per_sec, tput_images, 0) X(median_itl_ms, median_itl_ms, 0) \
+    X(p90_itl_ms, p90_itl_ms, 0) X(p95_itl_ms, p95_itl_ms, 0) X(p99_itl_ms, p99_itl_ms, 0) \
+    X(median_ttft_ms, median_ttft_ms, 0) X(p90_ttft_ms, p90_ttft_ms, 0) \
+    X(mean_tpot_ms, mean_tpot_ms, 0)
+
 typedef struct top_num {
     const char *key;
     size_t off;
-    int typed; /* becomes a typed attribute: not kept again as an extra */
+    int typed;
 } top_num;
 
-#define BOFF(f) offsetof(bench, f)
-static const top_num top_nums[] = {
-    {"num_gpus", BOFF(num_gpus), 1},
-    {"max_num_seqs", BOFF(max_num_seqs), 1},
-    {"batch_size", BOFF(batch_size), 1},
-    {"inference_steps", BOFF(inference_steps), 1},
-    {"height", BOFF(height), 1},
-    {"width", BOFF(width), 1},
-    {"num_frames", BOFF(num_frames), 1},
-    {"duration", BOFF(duration), 0},
-    {"completed", BOFF(completed), 0},
-    {"steady_state_duration", BOFF(ss_duration), 0},
-    {"steady_state_energy", BOFF(ss_energy), 0},
-    {"steady_state_energy_per_token", BOFF(ss_ept), 0},
-    {"total_output_tokens", BOFF(total_out), 0},
-    {"output_throughput", BOFF(out_tput), 0},
-    {"total_time", BOFF(total_time), 0},
-    {"total_energy", BOFF(total_energy), 0},
-    {"energy_per_image", BOFF(energy_per_image), 0},
-    {"throughput_images_per_sec", BOFF(tput_images), 0},
-    {"median_itl_ms", BOFF(median_itl_ms), 0},
-    {"p90_itl_ms", BOFF(p90_itl_ms), 0},
-    {"p95_itl_ms", BOFF(p95_itl_ms), 0},
-    {"p99_itl_ms", BOFF(p99_itl_ms), 0},
-    {"median_ttft_ms", BOFF(median_ttft_ms), 0},
-    {"p90_ttft_ms", BOFF(p90_ttft_ms), 0},
-    {"mean_tpot_ms", BOFF(mean_tpot_ms), 0},
-};
+#define TOP_ROW(key, field, typed) {#key, offsetof(bench, field), typed},
+static const top_num top_nums[] = {TOP_NUMS(TOP_ROW)};
+#undef TOP_ROW
 
 static int read_top(bench *b)
 {
@@ -744,30 +733,83 @@ static size_t value_at(const tv *s, size_t *j, double t)
     return *j;
 }
 
+/* x before y in jl_cmp_double's order (NaN last) */
+static int before(double x, double y)
+{
+    return isnan(x) || isnan(y) ? !isnan(x) && isnan(y) : x < y;
+}
+
+/* The k sorted lists as one sorted list in out (out->n values): the order
+ * a stable sort of their concatenation gives (equal values in list order),
+ * without sorting: every list of a run's times is already in order. Many
+ * lists (a run of many GPUs): concatenated and sorted. */
+static int merge_sorted(const double *const *v, const size_t *n, size_t k, dvec *out)
+{
+    size_t total = 0;
+    for (size_t l = 0; l < k; l++)
+        total += n[l];
+    out->n = 0;
+    out->v = jl_malloc_array(total ? total : 1, sizeof *out->v);
+    size_t *at = calloc(k ? k : 1, sizeof *at);
+    if (!out->v || !at) {
+        free(at);
+        return -1;
+    }
+    out->cap = total ? total : 1;
+    if (k > 32) {
+        for (size_t l = 0; l < k; l++)
+            for (size_t i = 0; i < n[l]; i++)
+                out->v[out->n++] = v[l][i];
+        qsort(out->v, out->n, sizeof *out->v, jl_cmp_double);
+    } else {
+        while (out->n < total) {
+            size_t best = k;
+            for (size_t l = 0; l < k; l++)
+                if (at[l] < n[l] && (best == k || before(v[l][at[l]], v[best][at[best]])))
+                    best = l;
+            out->v[out->n++] = v[best][at[best]++];
+        }
+    }
+    free(at);
+    return 0;
+}
+
 static size_t step_rows(const tv *sa, int G, const tv *sb, int Gb, double t0, double t1,
                         steps *out, int *backfilled)
 {
-    dvec T = {0};
+    /* the times of every column, t0, t1 and the hold grid: each in order */
+    dvec T = {0}, grid = {0};
     int bad = 0;
-    bad |= dpush(&T, t0);
-    for (int g = 0; g < G; g++)
-        for (size_t i = 0; i < sa[g].t.n; i++)
-            bad |= dpush(&T, sa[g].t.v[i]);
-    for (int g = 0; g < Gb; g++)
-        for (size_t i = 0; i < sb[g].t.n; i++)
-            bad |= dpush(&T, sb[g].t.v[i]);
     if (isfinite(t1)) {
-        bad |= dpush(&T, t1);
         /* held values repeated on a HOLD_GRID_S grid: the value is known
          * there (unchanged), and sample-coverage checks then see it so */
         for (double t = t0 + HOLD_GRID_S; t < t1 && t1 - t0 < 1e6 && !bad; t += HOLD_GRID_S)
-            bad |= dpush(&T, t);
+            bad |= dpush(&grid, t);
     }
+    size_t nlist = 0, nl = 3 + (size_t)G + (size_t)Gb;
+    const double **lv = jl_malloc_array(nl, sizeof *lv);
+    size_t *ln = jl_malloc_array(nl, sizeof *ln);
+    if (!bad && lv && ln) {
+        lv[nlist] = &t0, ln[nlist++] = 1;
+        for (int g = 0; g < G; g++)
+            lv[nlist] = sa[g].t.v, ln[nlist++] = sa[g].t.n;
+        for (int g = 0; g < Gb; g++)
+            lv[nlist] = sb[g].t.v, ln[nlist++] = sb[g].t.n;
+        if (isfinite(t1)) {
+            lv[nlist] = &t1, ln[nlist++] = 1;
+            lv[nlist] = grid.v, ln[nlist++] = grid.n;
+        }
+        bad = merge_sorted(lv, ln, nlist, &T);
+    } else {
+        bad = 1;
+    }
+    free(lv);
+    free(ln);
+    free(grid.v);
     if (bad) {
         free(T.v);
         return (size_t)-1;
     }
-    qsort(T.v, T.n, sizeof *T.v, jl_cmp_double);
     size_t m = 0;
     for (size_t i = 0; i < T.n; i++)
         if ((m == 0 || T.v[i] != T.v[m - 1]) && T.v[i] >= t0 && (!isfinite(t1) || T.v[i] <= t1))
@@ -1070,6 +1112,7 @@ static void bench_init(bench *b, jl__imp *c, const char *file)
     memset(b, 0, sizeof *b);
     b->c = c;
     b->file = file;
+    b->elem = -1;
     double *nums[] = {&b->num_gpus, &b->max_num_seqs, &b->request_rate, &b->batch_size,
                       &b->inference_steps, &b->height, &b->width, &b->num_frames, &b->ulysses,
                       &b->ring, &b->duration, &b->completed, &b->ss_duration, &b->ss_energy,
@@ -1338,14 +1381,8 @@ static jl_status bench_run(const char *const *paths, size_t n_paths, const jl_im
 {
     (void)args;
     (void)n_args;
-    jl_status st = jl_import_mlenergy_benchmark(paths, n_paths, NULL, out, errors);
-    if (st == JL_OK && *out)
-        (*out)->detail_text = jl_asprintf("%zu with series, %zu notes",
-                                          (*out)->n_with_timelines, (*out)->n_notes);
-    return st;
+    return jl__imp_run_plain(jl_import_mlenergy_benchmark, paths, n_paths, out, errors, NULL);
 }
-
-static const jl_importer_option no_options[] = {{NULL, NULL, NULL}};
 
 const jl_importer jl__importer_mlenergy_benchmark = {
     .name = "mlenergy-benchmark",
@@ -1359,7 +1396,7 @@ const jl_importer jl__importer_mlenergy_benchmark = {
         "the Prometheus snapshots, diffusion batches, and the harness's own figures\n"
         "in summary/ (import.md, \"ML.ENERGY Benchmark\"). Read as a stream:\n"
         "prompt and output texts are skipped. Written with Zstandard level 1.\n",
-    .options = no_options,
+    .options = jl__imp_no_options,
     .min_paths = 1,
     .max_paths = 0,
     .run = bench_run,

@@ -869,13 +869,9 @@ static jl_status mlperf_run(const char *const *paths, size_t n_paths, const jl_i
 {
     (void)args;
     (void)n_args;
-    jl_status st = jl_import_mlperf_power(paths, n_paths, NULL, out, errors);
-    if (st == JL_OK && *out)
-        (*out)->detail_text = jl_asprintf("node AC power, %zu notes", (*out)->n_notes);
-    return st;
+    return jl__imp_run_plain(jl_import_mlperf_power, paths, n_paths, out, errors,
+                             "node AC power");
 }
-
-static const jl_importer_option no_options[] = {{NULL, NULL, NULL}};
 
 const jl_importer jl__importer_mlperf_power = {
     .name = "mlperf-power",
@@ -889,7 +885,7 @@ const jl_importer jl__importer_mlperf_power = {
         "(@power_scope node_ac, one column), cut to LoadGen's power_begin..power_end\n"
         "with samples strictly inside, as the MLPerf checker does; summary/ holds the\n"
         "checker's figures (import.md, \"MLPerf Power\").\n",
-    .options = no_options,
+    .options = jl__imp_no_options,
     .min_paths = 1,
     .max_paths = 0,
     .run = mlperf_run,

@@ -235,10 +235,13 @@ jl_status jl_model_check_batch(const jl_group_fit *f, double batch, jl_error **e
                        batch);
     if (f->method == JL_FIT_NONE)
         return jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1, "the group has no usable run");
-    if (batch > f->batch_ceiling)
-        return jl_fail(err, JL_ELIMIT, NULL, NULL, NULL, -1,
-                       "batch %g is beyond the batch ceiling %.4g (%s)", batch,
-                       f->batch_ceiling, f->ceiling_reason ? f->ceiling_reason : "");
+    if (batch > f->batch_ceiling) {
+        jl_status st = jl_fail(err, JL_ELIMIT, NULL, NULL, NULL, -1,
+                               "batch %g is beyond the batch ceiling %.4g (%s)", batch,
+                               f->batch_ceiling, f->ceiling_reason ? f->ceiling_reason : "");
+        jl_error_set_side(err ? *err : NULL, JL_SIDE_REQUEST);
+        return st;
+    }
     return JL_OK;
 }
 

@@ -64,7 +64,7 @@ jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err)
         if (!af->fp) {
             int e = errno;
             jl_atomic_abort(af);
-            return jl_fail(err, JL_EIO, path, NULL, NULL, -1,
+            return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1,
                            "cannot open output file: %s", strerror(e));
         }
         return JL_OK;
@@ -81,7 +81,7 @@ jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err)
         free(af->tmp_path);
         af->tmp_path = NULL;
         jl_atomic_abort(af);
-        return jl_fail(err, JL_EIO, path, NULL, NULL, -1,
+        return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1,
                        "cannot create output file: %s", strerror(e));
     }
     fchmod(fd, 0644);
@@ -90,7 +90,7 @@ jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err)
         int e = errno;
         close(fd);
         jl_atomic_abort(af);
-        return jl_fail(err, JL_EIO, path, NULL, NULL, -1,
+        return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1,
                        "cannot open output file: %s", strerror(e));
     }
     registry_add(af->tmp_path);
@@ -115,7 +115,7 @@ jl_status jl_atomic_commit(jl_atomic_file *af, jl_error **err)
     }
     af->fp = NULL;
     if (bad) {
-        jl_status st = jl_fail(err, JL_EIO, af->path, NULL, NULL, -1,
+        jl_status st = jl_fail_output(err, JL_EIO, af->path, NULL, NULL, -1,
                                "write failed: %s", strerror(e));
         jl_atomic_abort(af);
         return st;
@@ -126,7 +126,7 @@ jl_status jl_atomic_commit(jl_atomic_file *af, jl_error **err)
     }
     if (rename(af->tmp_path, af->path) != 0) {
         e = errno;
-        jl_status st = jl_fail(err, JL_EIO, af->path, NULL, NULL, -1,
+        jl_status st = jl_fail_output(err, JL_EIO, af->path, NULL, NULL, -1,
                                "cannot move output into place: %s", strerror(e));
         jl_atomic_abort(af);
         return st;
@@ -157,7 +157,7 @@ jl_status jl_write_text(const char *path, int (*fn)(FILE *f, const void *ctx),
     if (!strcmp(path, "-")) {
         errno = 0;
         if (fn(stdout, ctx) || ferror(stdout) || fflush(stdout))
-            return jl_fail(err, JL_EIO, "<stdout>", NULL, NULL, -1,
+            return jl_fail_output(err, JL_EIO, "<stdout>", NULL, NULL, -1,
                            "cannot write to standard output: %s",
                            errno ? strerror(errno) : "write error");
         return JL_OK;
@@ -170,7 +170,7 @@ jl_status jl_write_text(const char *path, int (*fn)(FILE *f, const void *ctx),
     if (fn(af.fp, ctx) || ferror(af.fp)) {
         int e = errno;
         jl_atomic_abort(&af);
-        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "write failed: %s",
+        return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1, "write failed: %s",
                        e ? strerror(e) : "write error");
     }
     return jl_atomic_commit(&af, err);
@@ -186,7 +186,7 @@ jl_status jl_write_file_atomic(const char *path, const void *data, size_t len,
     if (len && fwrite(data, 1, len, af.fp) != len) {
         int e = errno;
         jl_atomic_abort(&af);
-        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "write failed: %s",
+        return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1, "write failed: %s",
                        strerror(e));
     }
     return jl_atomic_commit(&af, err);

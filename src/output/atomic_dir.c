@@ -153,12 +153,12 @@ static jl_status remove_tree_at(int parent, const char *name, const char *shown,
         return JL_OK;
     int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return jl_fail(err, JL_EIO, shown, NULL, NULL, -1, "cannot remove %s: %s", name,
+        return jl_fail_output(err, JL_EIO, shown, NULL, NULL, -1, "cannot remove %s: %s", name,
                        strerror(errno));
     DIR *d = fdopendir(fd);
     if (!d) {
         close(fd);
-        return jl_fail(err, JL_EIO, shown, NULL, NULL, -1, "cannot read directory: %s",
+        return jl_fail_output(err, JL_EIO, shown, NULL, NULL, -1, "cannot read directory: %s",
                        strerror(errno));
     }
     jl_status st = JL_OK;
@@ -170,7 +170,7 @@ static jl_status remove_tree_at(int parent, const char *name, const char *shown,
     }
     closedir(d);
     if (st == JL_OK && unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
-        st = jl_fail(err, JL_EIO, shown, NULL, NULL, -1, "cannot remove directory %s: %s",
+        st = jl_fail_output(err, JL_EIO, shown, NULL, NULL, -1, "cannot remove directory %s: %s",
                      name, strerror(errno));
     return st;
 }
@@ -192,7 +192,7 @@ jl_status jl_atomic_dir_open(const char *target, char **tmp_out, jl_error **err)
     if (!mkdtemp(tmp)) {
         int e = errno;
         free(tmp);
-        return jl_fail(err, JL_EIO, target, NULL, NULL, -1,
+        return jl_fail_output(err, JL_EIO, target, NULL, NULL, -1,
                        "cannot create a temporary directory beside it: %s", strerror(e));
     }
     chmod(tmp, 0755);
@@ -244,7 +244,7 @@ jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace,
         if (rename(tmp, target) != 0) {
             int e = errno;
             jl_atomic_dir_abort(tmp);
-            return jl_fail(err, JL_EIO, target, NULL, NULL, -1,
+            return jl_fail_output(err, JL_EIO, target, NULL, NULL, -1,
                            "cannot move the output into place: %s", strerror(e));
         }
         jl_atomic_unregister_dir(tmp);
@@ -269,7 +269,7 @@ jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace,
         int e = errno;
         free(old);
         jl_atomic_dir_abort(tmp);
-        return jl_fail(err, JL_EIO, target, NULL, NULL, -1, "cannot move the old output aside: %s",
+        return jl_fail_output(err, JL_EIO, target, NULL, NULL, -1, "cannot move the old output aside: %s",
                        strerror(e));
     }
     if (rename(tmp, target) != 0) {
@@ -277,7 +277,7 @@ jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace,
         rename(old, target);
         free(old);
         jl_atomic_dir_abort(tmp);
-        return jl_fail(err, JL_EIO, target, NULL, NULL, -1,
+        return jl_fail_output(err, JL_EIO, target, NULL, NULL, -1,
                        "cannot move the output into place: %s", strerror(e));
     }
     jl_atomic_unregister_dir(tmp);

@@ -54,7 +54,7 @@ jl_status rp_mkdir(rp_report *r, const char *rel, jl_error **err)
     if (!p)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-        jl_status st = jl_fail(err, JL_EIO, p, NULL, NULL, -1, "cannot create directory: %s",
+        jl_status st = jl_fail_output(err, JL_EIO, p, NULL, NULL, -1, "cannot create directory: %s",
                                strerror(errno));
         free(p);
         return st;

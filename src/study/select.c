@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "core/util.h"
 #include "joules/study.h"
@@ -362,4 +363,134 @@ jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l
     }
     *report = jl_strbuf_take(&b);
     return *report ? JL_OK : JL_ENOMEM;
+}
+
+jl_status jl_selector_add_spec(jl_selector *sel, const char *spec, jl_error **err)
+{
+    char *s = jl_strdup(spec), *cur = NULL;
+    size_t len = 0;
+    jl_status st = JL_OK;
+    if (!s)
+        return JL_ENOMEM;
+    char *save = NULL;
+    for (char *tok = strtok_r(s, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
+        if (!tok || strpbrk(tok, "<>!=")) {
+            if (cur && (st = jl_selector_add(sel, 0, cur, err)) != JL_OK)
+                break;
+            free(cur);
+            cur = NULL;
+            if (!tok)
+                break;
+            if (!(cur = jl_strdup(tok))) {
+                st = JL_ENOMEM;
+                break;
+            }
+            len = strlen(tok);
+        } else {
+            if (!cur) {
+                st = jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "'%s' is not KEY=VALUE", tok);
+                break;
+            }
+            char *c2 = realloc(cur, len + strlen(tok) + 2);
+            if (!c2) {
+                st = JL_ENOMEM;
+                break;
+            }
+            cur = c2;
+            cur[len++] = ',';
+            strcpy(cur + len, tok);
+            len += strlen(tok);
+        }
+        if (cur && cur[0] == '=') {
+            st = jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "empty key in '%s'", cur);
+            break;
+        }
+    }
+    free(cur);
+    free(s);
+    return st;
+}
+
+/* FILE is the longest prefix before a ':' that names an existing file. */
+static int split_spec(const char *spec, char **file, char **sel)
+{
+    const char *best = NULL;
+    for (const char *p = strchr(spec, ':'); p; p = strchr(p + 1, ':')) {
+        char *f = strndup(spec, (size_t)(p - spec));
+        struct stat st;
+        if (f && stat(f, &st) == 0 && S_ISREG(st.st_mode))
+            best = p;
+        free(f);
+    }
+    if (!best)
+        return -1;
+    *file = strndup(spec, (size_t)(best - spec));
+    *sel = jl_strdup(best + 1);
+    return (*file && *sel) ? 0 : -1;
+}
+
+jl_status jl_study_load_run(const char *spec, const jl_study_options *opt, jl_summary **out,
+                            jl_error_list *errors, jl_error **err)
+{
+    char *file = NULL, *text = NULL;
+    jl_summary_list runs = {0};
+    jl_selector *sel = NULL;
+    jl_status st = JL_OK;
+    *out = NULL;
+    if (split_spec(spec, &file, &text) || !*text) {
+        st = jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                     "'%s' is not FILE:RUN or FILE:KEY=VALUE,... with an existing FILE", spec);
+        goto end;
+    }
+    size_t nerr = errors->count;
+    if ((jl_study_load_file(file, opt, &runs, errors) != JL_OK || errors->count > nerr) &&
+        !runs.count) {
+        st = JL_ENODATA;
+        goto end;
+    }
+    if (strpbrk(text, "=<>")) {
+        jl_error *e = NULL;
+        if (!(sel = jl_selector_new())) {
+            st = JL_ENOMEM;
+            goto end;
+        }
+        if ((st = jl_selector_add_spec(sel, text, &e)) != JL_OK) {
+            if (e)
+                jl_fail(err, st, NULL, NULL, NULL, -1, "%s: %s", spec, e->message);
+            jl_error_free(e);
+            goto end;
+        }
+    }
+    size_t found = 0, which = 0;
+    for (size_t i = 0; i < runs.count; i++) {
+        const jl_summary *s = runs.items[i];
+        if (sel ? jl_selector_match(sel, s) : (s->run && !strcmp(s->run, text))) {
+            if (!found)
+                which = i;
+            found++;
+        }
+    }
+    if (found != 1) {
+        jl_strbuf b;
+        jl_strbuf_init(&b);
+        jl_strbuf_printf(&b, "%s: %s", spec,
+                         found ? "the selection matches more than one run; add clauses"
+                               : "no such run in the file");
+        for (size_t i = 0, shown = 0; found && i < runs.count && shown < 10; i++)
+            if (sel && jl_selector_match(sel, runs.items[i])) {
+                jl_strbuf_printf(&b, "\n  %s", runs.items[i]->run ? runs.items[i]->run : "?");
+                shown++;
+            }
+        char *msg = jl_strbuf_take(&b);
+        st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1, "%s", msg ? msg : spec);
+        free(msg);
+        goto end;
+    }
+    st = jl_summary_copy(runs.items[which], out);
+end:
+    jl_selector_free(sel);
+    jl_summary_list_clear(&runs);
+    free(file);
+    free(text);
+    return st;
 }

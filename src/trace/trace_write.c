@@ -19,6 +19,10 @@
 
 #define JL_WRITE_MAX_CHUNK_BYTES ((size_t)1 << 30)
 
+/* A failed HDF5 write: JL_EIO with the HDF5 stack as its cause, on the
+ * output side (include/joules/error.h: the CLI's exit 4, not a read error). */
+#define WFAIL(errp, ...) jl_error_mark_output(jl__h5_fail(errp, JL_EIO, __VA_ARGS__), errp)
+
 struct jl_trace_writer {
     char *path, *tmp;
     hid_t file, runs;
@@ -54,7 +58,7 @@ static jl_status attr_write(wctx *c, hid_t obj, const char *opath, const char *n
     hid_t a = -1;
     if ((a = H5Acreate2(obj, name, ftype, c->w->scalar, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
         H5Awrite(a, mtype, value) < 0)
-        st = jl__h5_fail(c->err, JL_EIO, c->w->path, c->run, opath, -1,
+        st = WFAIL(c->err, c->w->path, c->run, opath, -1,
                          "cannot write attribute @%s", name);
     CLOSE(a, H5Aclose);
     return st;
@@ -188,11 +192,11 @@ static jl_status write_ds(wctx *c, hid_t grp, const char *gpath, const char *nam
     }
     d = H5Dcreate2(grp, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (d < 0) {
-        st = jl__h5_fail(c->err, JL_EIO, c->w->path, c->run, obj, -1, "cannot create the dataset");
+        st = WFAIL(c->err, c->w->path, c->run, obj, -1, "cannot create the dataset");
         goto end;
     }
     if (n > 0 && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
-        st = jl__h5_fail(c->err, JL_EIO, c->w->path, c->run, obj, -1, "cannot write the data");
+        st = WFAIL(c->err, c->w->path, c->run, obj, -1, "cannot write the data");
         goto end;
     }
 end:
@@ -246,7 +250,7 @@ static jl_status make_group(wctx *c, hid_t parent, const char *ppath, const char
         return jl_fail(c->err, JL_ENOMEM, c->w->path, c->run, ppath, -1, NULL);
     *g = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (*g < 0)
-        return jl__h5_fail(c->err, JL_EIO, c->w->path, c->run, *path, -1,
+        return WFAIL(c->err, c->w->path, c->run, *path, -1,
                            "cannot create the group");
     return JL_OK;
 }
@@ -415,7 +419,7 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     }
     int fd = mkstemp(w->tmp);
     if (fd < 0) {
-        st = jl_fail(err, JL_EIO, path, NULL, NULL, -1,
+        st = jl_fail_output(err, JL_EIO, path, NULL, NULL, -1,
                      "cannot create a temporary file beside it: %s", strerror(errno));
         free(w->tmp);
         w->tmp = NULL;
@@ -439,7 +443,7 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     }
     w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (w->file < 0) {
-        st = jl__h5_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot create the file");
+        st = WFAIL(err, path, NULL, NULL, -1, "cannot create the file");
         goto end;
     }
     root = H5Gopen2(w->file, "/", H5P_DEFAULT);
@@ -453,7 +457,7 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
             cu = created;
     }
     if (root < 0) {
-        st = jl__h5_fail(err, JL_EIO, path, NULL, "/", -1, "cannot open the root group");
+        st = WFAIL(err, path, NULL, "/", -1, "cannot open the root group");
         goto end;
     }
     if ((st = attr_str(&c, root, "/", "format", "joules-trace")) != JL_OK ||
@@ -463,7 +467,7 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
         goto end;
     w->runs = H5Gcreate2(w->file, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (w->runs < 0) {
-        st = jl__h5_fail(err, JL_EIO, path, NULL, "/runs", -1, "cannot create the group");
+        st = WFAIL(err, path, NULL, "/runs", -1, "cannot create the group");
         goto end;
     }
     *out = w;
@@ -488,14 +492,14 @@ jl_status jl_trace_writer_add_run(jl_trace_writer *w, const jl_run *r, jl_error 
         return jl_fail(err, JL_ENOMEM, w->path, r->name, NULL, -1, NULL);
     htri_t ex = H5Lexists(w->runs, r->name, H5P_DEFAULT);
     if (ex != 0) {
-        st = ex < 0 ? jl__h5_fail(err, JL_EIO, w->path, r->name, rpath, -1, "cannot look up")
+        st = ex < 0 ? WFAIL(err, w->path, r->name, rpath, -1, "cannot look up")
                     : jl_fail(err, JL_EUSAGE, w->path, r->name, rpath, -1,
                               "a run of this name was already written");
         goto end;
     }
     g = H5Gcreate2(w->runs, r->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) {
-        st = jl__h5_fail(err, JL_EIO, w->path, r->name, rpath, -1, "cannot create the group");
+        st = WFAIL(err, w->path, r->name, rpath, -1, "cannot create the group");
         goto end;
     }
     if ((st = write_run_attrs(&c, g, rpath, &r->attrs)) != JL_OK ||
@@ -519,11 +523,11 @@ jl_status jl_trace_writer_commit(jl_trace_writer *w, jl_error **err)
     herr_t r = H5Fclose(w->file);
     w->file = -1;
     if (r < 0) {
-        st = jl__h5_fail(err, JL_EIO, w->path, NULL, NULL, -1, "cannot finish writing the file");
+        st = WFAIL(err, w->path, NULL, NULL, -1, "cannot finish writing the file");
         goto end;
     }
     if (rename(w->tmp, w->path) != 0) {
-        st = jl_fail(err, JL_EIO, w->path, NULL, NULL, -1, "cannot rename %s into place: %s",
+        st = jl_fail_output(err, JL_EIO, w->path, NULL, NULL, -1, "cannot rename %s into place: %s",
                      w->tmp, strerror(errno));
         goto end;
     }
@@ -588,7 +592,7 @@ jl_status jl_trace_write(const char *path, const jl_run *const *runs, size_t n,
             jl_trace_writer_abort(w);
             return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
         }
-        if ((st = jl__table_write(w->file, path, runs, n, in_table, err)) != JL_OK) {
+        if ((st = jl_error_mark_output(jl__table_write(w->file, path, runs, n, in_table, err), err)) != JL_OK) {
             free(in_table);
             jl_trace_writer_abort(w);
             return st;
@@ -647,7 +651,7 @@ jl_status jl_trace_writer_begin_run(jl_trace_writer *w, const char *name,
     s->run = -1;
     htri_t ex = H5Lexists(w->runs, name, H5P_DEFAULT);
     if (ex != 0) {
-        jl_status st = ex < 0 ? jl__h5_fail(err, JL_EIO, w->path, name, s->rpath, -1, "cannot look up")
+        jl_status st = ex < 0 ? WFAIL(err, w->path, name, s->rpath, -1, "cannot look up")
                               : jl_fail(err, JL_EUSAGE, w->path, name, s->rpath, -1,
                                         "a run of this name was already written");
         free(s->name);
@@ -657,7 +661,7 @@ jl_status jl_trace_writer_begin_run(jl_trace_writer *w, const char *name,
     }
     s->run = H5Gcreate2(w->runs, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (s->run < 0) {
-        jl_status st = jl__h5_fail(err, JL_EIO, w->path, name, s->rpath, -1, "cannot create the group");
+        jl_status st = WFAIL(err, w->path, name, s->rpath, -1, "cannot create the group");
         free(s->name);
         free(s->rpath);
         free(s);
@@ -746,7 +750,7 @@ static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const cha
         d->d = H5Dcreate2(grp, name, d->f32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space,
                           H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (d->d < 0)
-        st = jl__h5_fail(err, JL_EIO, w->path, s->name, d->path, -1, "cannot create the dataset");
+        st = WFAIL(err, w->path, s->name, d->path, -1, "cannot create the dataset");
     CLOSE(dcpl, H5Pclose);
     CLOSE(space, H5Sclose);
     CLOSE(grp, H5Gclose);
@@ -778,7 +782,7 @@ static jl_status stream_flush(jl_trace_stream *s, sds *d, jl_error **err)
         (ms = H5Screate_simple(nd, count, NULL)) < 0 ||
         H5Dwrite(d->d, d->f32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT,
                  data) < 0)
-        st = jl__h5_fail(err, JL_EIO, s->w->path, s->name, d->path, (long long)d->rows,
+        st = WFAIL(err, s->w->path, s->name, d->path, (long long)d->rows,
                          "cannot write the data");
     CLOSE(ms, H5Sclose);
     CLOSE(fs, H5Sclose);
@@ -834,7 +838,7 @@ jl_status jl_trace_stream_drop(jl_trace_stream *s, const char *group, const char
     jl_status st = JL_OK;
     CLOSE(d->d, H5Dclose);
     if (H5Ldelete(s->run, rel, H5P_DEFAULT) < 0)
-        st = jl__h5_fail(err, JL_EIO, s->w->path, s->name, d->path, -1, "cannot remove");
+        st = WFAIL(err, s->w->path, s->name, d->path, -1, "cannot remove");
     free(rel);
     sds_free(d);
     *d = s->ds[--s->n_ds];

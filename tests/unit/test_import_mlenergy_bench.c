@@ -403,6 +403,24 @@ TEST(numbers_match_strtod)
     free(doc);
 }
 
+/* Errors inside a [time, value] pair name the pair (its index joins the
+ * path only when an error is reported); errors after a good series do not. */
+TEST(pair_paths)
+{
+    expect_error("{" TL("{\"device_instant\": {\"0\": [[12, 1], [13, \"x\"]]}}") "}",
+                 "timeline.power.device_instant.0[1]", "expected a number");
+    expect_error("{" TL("{\"device_instant\": {\"0\": [[12, 1], [13, 2], 5]}}") "}",
+                 "timeline.power.device_instant.0[2]", "expected a [time, value] pair");
+    expect_error("{" TL("{\"device_instant\": {\"0\": [[12, 1], [13, 2, 3]]}}") "}",
+                 "timeline.power.device_instant.0[1]", "");
+    expect_error("{" TL("{\"device_instant\": {\"0\": [[12, 1], [13, null]]}}") "}",
+                 "timeline.power.device_instant.0[1]", "not finite");
+    expect_error("{" TL("{\"device_instant\": {\"0\": [[12, 1]], \"1\": [[12, 1], [1") "}",
+                 "timeline.power.device_instant.1[1]", "");
+    expect_error("{" TL("{\"device_instant\": {\"0\": [[12, 1], [13, 2]]}}") ", \"num_gpus\": \"two\"}",
+                 "num_gpus", "expected a number");
+}
+
 int main(void)
 {
     RUN(stream_parser);
@@ -410,5 +428,6 @@ int main(void)
     RUN(prometheus_text);
     RUN(fixtures);
     RUN(bad_input);
+    RUN(pair_paths);
     TEST_MAIN_END();
 }
