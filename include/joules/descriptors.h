@@ -69,6 +69,21 @@ double jl_run_kv_bytes_per_token(const jl_attrs *a, const jl_descriptors *d);
 /* Weight bytes of the whole model (all GPUs together). */
 double jl_run_weight_bytes(const jl_attrs *a, const jl_descriptors *d);
 
+/* Precision names (the `precision` attribute). The reference precision of
+ * comparisons is bfloat16: `joules compare --by precision`'s default
+ * baseline. Three tests, each with its own callers, kept apart on purpose:
+ *   jl_precision_is_reference: "bfloat16" or "bf16", exactly (case
+ *     matters): the baseline the report compares precisions against;
+ *   jl_precision_is_16bit: "bf16", "bfloat16", "fp16", "float16" or "half",
+ *     whatever the case: the reference curve of the precision figure;
+ *   jl_precision_bytes_per_param: bytes per weight, whatever the case:
+ *     "bfloat16" and "float16" 2, "fp8" 1, "float32" 4; NaN for any other
+ *     name or NULL (the model descriptor decides then). */
+#define JL_REFERENCE_PRECISION "bfloat16"
+int jl_precision_is_reference(const char *p);
+int jl_precision_is_16bit(const char *p);
+double jl_precision_bytes_per_param(const char *p);
+
 JL_API_END
 #ifdef __cplusplus
 }

@@ -158,6 +158,28 @@ jl_status jl_study_open(const char *const *paths, size_t n, const jl_study_optio
                         jl_error_list *errors, jl_descriptors **desc, size_t *n_read,
                         char **unmatched);
 
+/* A run's power over time, for plotting: the samples are read back from
+ * the run's trace file (s->file, run s->run; a summary keeps none) and
+ * averaged in at most max_points buckets of consecutive samples. Per
+ * bucket: the mean sample time; the power of all GPUs (instantaneous
+ * watts, else the 1 s average, else the energy counter's derivative); the
+ * 1 s average when the run has it beside instantaneous watts; the batch
+ * occupancy at the bucket's time (engine/running, else the sizes of the
+ * batches being generated). NaN where missing. A run without power
+ * samples (n_samples 0, e.g. imported summaries) is not an error. */
+typedef struct jl_power_series {
+    size_t n;               /* buckets */
+    double *time_s, *power_w, *power_avg_w, *running; /* [n] each */
+    int has_power_avg;      /* power_avg_w is a series of its own */
+    int has_running;        /* the run records batch occupancy */
+    size_t n_samples;       /* power samples in the run */
+    double first_s, last_s; /* times of the first and last sample (0 when none) */
+} jl_power_series;
+
+jl_status jl_study_power_series(const jl_summary *s, size_t max_points,
+                                jl_power_series **out, jl_error **err);
+void jl_power_series_free(jl_power_series *p);
+
 JL_API_END
 #ifdef __cplusplus
 }

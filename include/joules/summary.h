@@ -1,12 +1,16 @@
 /* joules/summary.h — one run in numbers: steady state, energy, power,
  * throughput, latency, occupancy.
  *
- * Every figure of a run is computed over one steady-state window (the same
- * window for every figure), following the paper's §2 and the spec's
- * "Steady state" section. The figures live in one table (JL_FIGURE_TABLE)
- * that generates the enum, the JSON/CSV names, the units and the docs, so a
+ * The window figures of a run are computed over one steady-state window
+ * (the same window for every one of them), following the paper's §2 and the
+ * spec's "Steady state" section; a few cover the whole run instead
+ * (run_energy_j, run_duration_s, the request counts, TTFT and ITL
+ * percentiles): docs/summary.md says which, figure by figure. The figures
+ * live in one table (JL_FIGURE_TABLE) that generates the enum, the JSON/CSV
+ * names, the units and a one-line description of each (jl_figure_doc), so a
  * figure is named the same way everywhere: in JSON, CSV, SLO expressions
- * (`median_itl<=100ms` resolves to median_itl_s) and docs/summary.md.
+ * (`median_itl<=100ms` resolves to median_itl_s) and docs/summary.md (whose
+ * figure tables are written by hand from this one).
  *
  * A figure that cannot be computed from the data is NaN ("missing"), never 0.
  */
@@ -156,7 +160,8 @@ typedef struct jl_summary {
     jl_steady_method steady_method;
     jl_energy_source energy_source;
     double fig[JL_FIG_COUNT]; /* NaN = missing */
-    /* per GPU, over the window: G entries each (NULL when G unknown) */
+    /* per GPU, over the window: num_gpus entries each (NULL when the run
+     * has no power/ samples or no GPU axis, and for summary-only runs) */
     size_t num_gpus;
     double *gpu_energy_j;
     double *gpu_avg_power_w;
@@ -175,7 +180,9 @@ typedef struct jl_summary_options {
      * Default 0.05. */
     double disagreement_warn;
     /* A drop in a cumulative energy counter smaller than this many joules is
-     * treated as noise/garbage check threshold; see docs/summary.md. */
+     * jitter (held at the running maximum, warning counter_jitter); a larger
+     * one is a restart or wrap, bridged, or makes the counter unusable
+     * (docs/summary.md, "Counter restarts, wraps and garbage"). Default 1. */
     double counter_restart_min_drop_j;
     /* A run with published figures beside its series: a figure whose
      * recomputed value differs from the published one by more than this
@@ -187,9 +194,9 @@ typedef struct jl_summary_options {
 void jl_summary_options_default(jl_summary_options *opt);
 
 /* Summarise one run. opt may be NULL. On failure *out is NULL and *err says
- * why (naming file, run, object). A run that can be read but lacks data for
- * some figures is not a failure: those figures are NaN and a warning says
- * why. */
+ * why, naming the file and run (invalid options, out of memory). A run that
+ * can be read but lacks data for some figures is not a failure: those
+ * figures are NaN and a warning says why. */
 jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
                        jl_summary **out, jl_error **err);
 
@@ -203,13 +210,16 @@ int jl_summary_figure_marked(const jl_summary *s, jl_figure f);
 /* Re-mark s's disagreements at another threshold (check rule tuning). */
 void jl_summary_set_mark_threshold(jl_summary *s, double threshold);
 
+/* An empty summary: every figure NaN, no warning. */
 jl_summary *jl_summary_new(void);
 void jl_summary_free(jl_summary *s);
+/* Append a warning (rule, printf-style message) to s. */
 jl_status jl_summary_warn(jl_summary *s, const char *rule, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* A deep copy of src into *out. */
 jl_status jl_summary_copy(const jl_summary *src, jl_summary **out);
 
 /* A set of summaries, e.g. everything under a set of paths. Owns them. */

@@ -55,7 +55,8 @@ typedef struct jl_run_summary_attrs {
     size_t n_extra;
 } jl_run_summary_attrs;
 
-/* One run, read whole into memory. Arrays are NULL (and counts 0) when the
+/* One run, read whole into memory (but for itl/ when the reader streams it:
+ * itl_stream below). Arrays are NULL (and counts 0) when the
  * group or dataset is absent. All time datasets were checked finite and
  * non-decreasing; all [N, G] datasets have G == attrs.num_gpus. */
 typedef struct jl_run {
@@ -93,6 +94,10 @@ typedef struct jl_run {
     size_t itl_n;
     float *itl_seconds;
     int32_t *itl_request; /* optional */
+    /* itl/ left in the file (jl_trace_options.stream_itl): itl_seconds and
+     * itl_request are NULL, itl_n is its length; walk it with
+     * jl_run_itl_blocks(). NULL when itl/ is in memory or absent. */
+    struct jl_itl_stream *itl_stream;
 
     /* batches/ (diffusion) */
     size_t batch_n;
@@ -119,6 +124,16 @@ typedef struct jl_trace_options {
      * they are not validated. Default 0: read and validate everything (what
      * `joules check` and `inspect` do). `joules summarize` sets it. */
     int summary_fields_only;
+    /* 1: itl/ (the largest group: one sample per generated token) is not
+     * read into memory: the reader checks it as usual in one pass, chunk by
+     * chunk, and the run keeps it open (jl_run.itl_stream) so that
+     * jl_summarize() walks it again chunk by chunk: memory is bounded by
+     * the chunk size, not by the samples. Only float32 seconds and int32
+     * request stored chunked with [shuffle,] deflate or Zstandard stream
+     * (docs/trace-reading.md); other layouts are read whole as before. The
+     * run must be used before jl_trace_close(). Default 0 (the study
+     * loader sets it: it reads runs only to summarise them). */
+    int stream_itl;
 } jl_trace_options;
 
 void jl_trace_options_default(jl_trace_options *opt);
@@ -142,6 +157,16 @@ const char *jl_trace_run_name(const jl_trace *t, size_t i);
 /* Read and validate run i. */
 jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out,
                             jl_error **err);
+
+/* The itl/ samples of run, block by block, in row order, whether in memory
+ * or streamed (jl_run.itl_stream): fn(ctx, seconds, request, n, row0) for
+ * consecutive blocks covering rows 0..itl_n-1 (request NULL when itl/request
+ * is absent). fn returning other than JL_OK stops the walk with that
+ * status. A streamed block that cannot be read is an error naming the file,
+ * run and dataset. */
+typedef jl_status (*jl_itl_block_fn)(void *ctx, const float *seconds, const int32_t *request,
+                                     size_t n, size_t row0);
+jl_status jl_run_itl_blocks(const jl_run *run, jl_itl_block_fn fn, void *ctx, jl_error **err);
 
 /* What `joules inspect` shows about one dataset. */
 typedef struct jl_dataset_info {

@@ -8,6 +8,7 @@
 #include "core/util.h"
 #include "frontier/frontier_internal.h"
 #include "joules/output.h"
+#include "summary/summary_internal.h"
 
 void jl__stats(double *v, size_t n, double *median, double *min, double *max)
 {
@@ -18,7 +19,7 @@ void jl__stats(double *v, size_t n, double *median, double *min, double *max)
     qsort(v, n, sizeof *v, jl_cmp_double);
     *min = v[0];
     *max = v[n - 1];
-    *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    *median = jl__median_d(v, n); /* v sorted: the middle one, or the mean of the two */
 }
 
 json_t *jl_slo_conditions_to_json(const jl_slo *slo, const jl_summary *s)

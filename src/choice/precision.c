@@ -11,6 +11,7 @@
 #include "choice/choice_internal.h"
 #include "core/util.h"
 #include "frontier/frontier_internal.h"
+#include "joules/descriptors.h"
 #include "joules/frontier.h"
 #include "joules/output.h"
 
@@ -45,17 +46,12 @@ void jl_precision_result_free(jl_precision_result *r)
     free(r);
 }
 
-static int same_str(const char *a, const char *b)
-{
-    return a && b && !strcmp(a, b);
-}
-
 /* The twin key: base model id, task, GPU model, GPU count, batch cap. */
 static int is_twin(const jl_summary *run, const char *run_base, const jl_summary *t,
                    const char *t_base)
 {
-    return same_str(run_base, t_base) && same_str(run->attrs.task, t->attrs.task) &&
-           same_str(run->attrs.gpu_model, t->attrs.gpu_model) &&
+    return jl_str_eq(run_base, t_base) && jl_str_eq(run->attrs.task, t->attrs.task) &&
+           jl_str_eq(run->attrs.gpu_model, t->attrs.gpu_model) &&
            run->attrs.num_gpus == t->attrs.num_gpus &&
            run->attrs.max_batch_size == t->attrs.max_batch_size;
 }
@@ -140,7 +136,7 @@ static jl_status sort_pairs(jl_precision_result *r, const jl_summary_list *l)
 void jl_precision_options_default(jl_precision_options *opt)
 {
     static const double bins[] = JL_PRECISION_DEFAULT_BINS;
-    opt->baseline = "bfloat16";
+    opt->baseline = JL_REFERENCE_PRECISION;
     opt->bins = bins;
     opt->n_bins = JL_PRECISION_DEFAULT_N_BINS;
     opt->latency_figure = opt->energy_figure = -1;
@@ -168,7 +164,7 @@ jl_status jl_compare_precision(const jl_summary_list *l, const jl_precision_opti
     for (size_t i = 0; i < l->count; i++) {
         if (l->items[i]->attrs.model && !(base_ids[i] = jl_model_base_id(l->items[i]->attrs.model)))
             goto oom;
-        any_baseline |= same_str(l->items[i]->attrs.precision, opt->baseline);
+        any_baseline |= jl_str_eq(l->items[i]->attrs.precision, opt->baseline);
     }
     if (!any_baseline) {
         st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1, "no selected run has precision=%s",
@@ -179,13 +175,13 @@ jl_status jl_compare_precision(const jl_summary_list *l, const jl_precision_opti
         goto oom;
     for (size_t i = 0; i < l->count; i++) {
         const jl_summary *s = l->items[i];
-        if (!s->attrs.precision || same_str(s->attrs.precision, opt->baseline))
+        if (!s->attrs.precision || jl_str_eq(s->attrs.precision, opt->baseline))
             continue;
         long twin = -1;
         size_t n_twins = 0;
         for (size_t j = 0; j < l->count; j++) {
             const jl_summary *t = l->items[j];
-            if (j == i || !same_str(t->attrs.precision, opt->baseline) ||
+            if (j == i || !jl_str_eq(t->attrs.precision, opt->baseline) ||
                 !is_twin(s, base_ids[i], t, base_ids[j]))
                 continue;
             if (!n_twins++)

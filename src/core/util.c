@@ -38,6 +38,30 @@ char *jl_vasprintf(const char *fmt, va_list ap)
     return s;
 }
 
+int jl_strcmp_null_first(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
+int jl_strcmp_null_last(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a == NULL) - (b == NULL);
+    return strcmp(a, b);
+}
+
+int jl_str_eq(const char *a, const char *b)
+{
+    return a && b && !strcmp(a, b);
+}
+
+int jl_str_eq_or_null(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
 char *jl_asprintf(const char *fmt, ...)
 {
     va_list ap;

@@ -1,5 +1,9 @@
-/* Internal helpers shared by every subsystem: strings, growable buffers,
- * checked arithmetic. Not part of the public API. */
+/* Internal helpers shared by every subsystem: strings (copies, formatting,
+ * NULL-safe comparison), growable string buffers, checked size arithmetic
+ * and allocation, growing two parallel arrays, NaN, a qsort comparator for
+ * doubles and the binary search of time series. Not part of the public
+ * API. Elsewhere: the median and k-th smallest (summary/summary_internal.h:
+ * jl__median_d, jl__kth_d); precision names (joules/descriptors.h). */
 #ifndef JOULES_CORE_UTIL_H
 #define JOULES_CORE_UTIL_H
 
@@ -18,6 +22,17 @@ char *jl_vasprintf(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)))
 #endif
     ;
+
+/* NULL-safe string comparison, in the variants the code needs (they treat
+ * NULL differently, so which one a caller uses is part of its meaning):
+ * strcmp with NULL (a missing value) sorting before every string, or after
+ * every string (two NULLs compare equal in both); equality where NULL
+ * equals nothing, not even NULL (a missing key matches no key), or where
+ * two NULLs are equal. */
+int jl_strcmp_null_first(const char *a, const char *b);
+int jl_strcmp_null_last(const char *a, const char *b);
+int jl_str_eq(const char *a, const char *b);
+int jl_str_eq_or_null(const char *a, const char *b);
 
 /* A growable string. On allocation failure it latches `failed` and further
  * appends are no-ops, so callers check once at the end (jl_strbuf_take

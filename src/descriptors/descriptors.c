@@ -310,20 +310,36 @@ double jl_run_kv_bytes_per_token(const jl_attrs *a, const jl_descriptors *d)
     return m ? m->kv_bytes_per_token : NAN;
 }
 
+int jl_precision_is_reference(const char *p)
+{
+    return p && (!strcmp(p, "bfloat16") || !strcmp(p, "bf16"));
+}
+
+int jl_precision_is_16bit(const char *p)
+{
+    return p && (!strcasecmp(p, "bf16") || !strcasecmp(p, "bfloat16") || !strcasecmp(p, "fp16") ||
+                 !strcasecmp(p, "float16") || !strcasecmp(p, "half"));
+}
+
+double jl_precision_bytes_per_param(const char *p)
+{
+    if (!p)
+        return NAN;
+    if (!strcasecmp(p, "bfloat16") || !strcasecmp(p, "float16"))
+        return 2.0;
+    if (!strcasecmp(p, "fp8"))
+        return 1.0;
+    if (!strcasecmp(p, "float32"))
+        return 4.0;
+    return NAN;
+}
+
 double jl_run_weight_bytes(const jl_attrs *a, const jl_descriptors *d)
 {
     const jl_model_desc *m = jl_descriptors_model(d, a->model);
     double params = isfinite(a->total_params) && a->total_params > 0 ? a->total_params
                     : m ? m->total_params : NAN;
-    double bpp = NAN;
-    if (a->precision) {
-        if (!strcasecmp(a->precision, "bfloat16") || !strcasecmp(a->precision, "float16"))
-            bpp = 2.0;
-        else if (!strcasecmp(a->precision, "fp8"))
-            bpp = 1.0;
-        else if (!strcasecmp(a->precision, "float32"))
-            bpp = 4.0;
-    }
+    double bpp = jl_precision_bytes_per_param(a->precision);
     if (!isfinite(bpp) && m)
         bpp = m->weight_bytes_per_param;
     return params * bpp;

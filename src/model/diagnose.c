@@ -70,11 +70,6 @@ static void num(jl_finding *f, const char *name, double v)
     }
 }
 
-static int same_str(const char *a, const char *b)
-{
-    return a && b && !strcmp(a, b);
-}
-
 /* Per-group state. */
 typedef struct gstate {
     const jl_group_fit *fit; /* borrowed */
@@ -209,8 +204,8 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, cons
     size_t best = (size_t)-1;
     for (size_t i = 0; k && i < gl->count; i++) {
         const jl_group_key *q = &gl->items[i].key;
-        if (i == own || !same_str(q->model, k->model) || !same_str(q->task, k->task) ||
-            !same_str(q->gpu_model, k->gpu_model) || !same_str(q->precision, k->precision) ||
+        if (i == own || !jl_str_eq(q->model, k->model) || !jl_str_eq(q->task, k->task) ||
+            !jl_str_eq(q->gpu_model, k->gpu_model) || !jl_str_eq(q->precision, k->precision) ||
             q->num_gpus <= k->num_gpus || !gs[i].fit || gs[i].fit->method == JL_FIT_NONE)
             continue;
         if (best == (size_t)-1 || q->num_gpus < gl->items[best].key.num_gpus)

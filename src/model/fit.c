@@ -39,22 +39,15 @@ const char *jl_fit_method_name(jl_fit_method m)
 
 /* ---- group keys ---------------------------------------------------------- */
 
-static int scmp(const char *a, const char *b)
-{
-    if (!a || !b)
-        return (a == NULL) - (b == NULL);
-    return strcmp(a, b);
-}
-
 int jl_group_key_cmp(const jl_group_key *a, const jl_group_key *b)
 {
     int c;
-    if ((c = scmp(a->model, b->model)) || (c = scmp(a->task, b->task)) ||
-        (c = scmp(a->gpu_model, b->gpu_model)))
+    if ((c = jl_strcmp_null_last(a->model, b->model)) || (c = jl_strcmp_null_last(a->task, b->task)) ||
+        (c = jl_strcmp_null_last(a->gpu_model, b->gpu_model)))
         return c;
     if (a->num_gpus != b->num_gpus)
         return a->num_gpus < b->num_gpus ? -1 : 1;
-    return scmp(a->precision, b->precision);
+    return jl_strcmp_null_last(a->precision, b->precision);
 }
 
 char *jl_group_key_format(const jl_group_key *k)

@@ -44,11 +44,6 @@ const char *jl_transfer_name(jl_transfer t)
     }
 }
 
-static int same(const char *a, const char *b)
-{
-    return a && b && !strcmp(a, b);
-}
-
 /* The model id without a trailing precision suffix: an FP8/BF16 twin has the
  * same base. Writes into buf. */
 static const char *base_model(const char *m, char *buf, size_t cap)
@@ -74,11 +69,11 @@ static int same_base(const char *a, const char *b)
 
 jl_transfer jl_transfer_of(const jl_group_key *s, const jl_group_key *t)
 {
-    if (!same(s->task, t->task) || !same_base(s->model, t->model))
+    if (!jl_str_eq(s->task, t->task) || !same_base(s->model, t->model))
         return JL_TRANSFER_NONE;
-    if (!same(s->precision, t->precision) || !same(s->model, t->model))
+    if (!jl_str_eq(s->precision, t->precision) || !jl_str_eq(s->model, t->model))
         return JL_TRANSFER_PRECISION;
-    int dg = s->num_gpus != t->num_gpus, dm = !same(s->gpu_model, t->gpu_model);
+    int dg = s->num_gpus != t->num_gpus, dm = !jl_str_eq(s->gpu_model, t->gpu_model);
     return dg && dm ? JL_TRANSFER_BOTH
                     : (dg ? JL_TRANSFER_GPU_COUNT : (dm ? JL_TRANSFER_GPU_MODEL : JL_TRANSFER_NONE));
 }
@@ -191,12 +186,12 @@ static int wi_features(const wi_ctx *c, const jl_group_key *s, const jl_group_ke
     double lc = log((double)cap) - log(64.0);
     double dg = log2((double)t->num_gpus / (double)s->num_gpus);
     double dm = 0, dp = 0;
-    if (!same(s->gpu_model, t->gpu_model)) {
+    if (!jl_str_eq(s->gpu_model, t->gpu_model)) {
         dm = log(gpu_bw(c, t->gpu_model) / gpu_bw(c, s->gpu_model));
         if (!isfinite(dm))
             return -1;
     }
-    if (!same(s->model, t->model) || !same(s->precision, t->precision)) {
+    if (!jl_str_eq(s->model, t->model) || !jl_str_eq(s->precision, t->precision)) {
         dp = log(bytes_per_param(c, t->model) / bytes_per_param(c, s->model));
         if (!isfinite(dp))
             return -1;
@@ -440,7 +435,7 @@ static double source_at(const wi_ctx *c, size_t si, size_t skip, long cap, int r
         size_t ns = 0;
         const jl_group_key *s = &c->gl->items[si].key;
         for (size_t h = 0; h < c->gl->count && ns < 128; h++) {
-            if (h == si || h == skip || !c->ok[h] || !same(c->gl->items[h].key.model, s->model))
+            if (h == si || h == skip || !c->ok[h] || !jl_str_eq(c->gl->items[h].key.model, s->model))
                 continue;
             long hc = find_cap(&c->sw[h], cap), ha = find_cap(&c->sw[h], a);
             if (hc < 0 || ha < 0 || fabs(c->sw[h].lb[hc] - c->sw[h].lb[ha]) < 1e-3)
@@ -508,16 +503,16 @@ static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_k
     for (size_t b = 0; b < gl->count; b++) {
         const jl_group_key *kb = &gl->items[b].key;
         if (b == skip || !c->ok[b] || (exclude && same_base(kb->model, exclude)) ||
-            !same(kb->model, t->model) || !same(kb->task, t->task) ||
-            !same(kb->gpu_model, t->gpu_model) || !same(kb->precision, t->precision) ||
+            !jl_str_eq(kb->model, t->model) || !jl_str_eq(kb->task, t->task) ||
+            !jl_str_eq(kb->gpu_model, t->gpu_model) || !jl_str_eq(kb->precision, t->precision) ||
             kb->num_gpus == t->num_gpus)
             continue;
         for (size_t a = 0; a < gl->count; a++) {
             const jl_group_key *ka = &gl->items[a].key;
             double v;
-            if (a == skip || a == b || !c->ok[a] || !same(ka->model, s->model) ||
-                !same(ka->task, t->task) || !same(ka->gpu_model, s->gpu_model) ||
-                !same(ka->precision, s->precision) ||
+            if (a == skip || a == b || !c->ok[a] || !jl_str_eq(ka->model, s->model) ||
+                !jl_str_eq(ka->task, t->task) || !jl_str_eq(ka->gpu_model, s->gpu_model) ||
+                !jl_str_eq(ka->precision, s->precision) ||
                 ka->num_gpus * t->num_gpus != kb->num_gpus * s->num_gpus ||
                 pair_ratio(c, a, b, cap, r, &v))
                 continue;
@@ -536,13 +531,13 @@ static double memory_of(const wi_ctx *c, const jl_summary *run, const jl_group_k
                         int *assumed)
 {
     jl_summary s = *run;
-    if (!same(s.attrs.gpu_model, t->gpu_model)) {
+    if (!jl_str_eq(s.attrs.gpu_model, t->gpu_model)) {
         s.attrs.gpu_model = t->gpu_model;
         s.attrs.gpu_memory_bytes = NAN;
         s.attrs.gpu_tdp_w = NAN;
         s.attrs.gpu_idle_power_w = NAN;
     }
-    if (!same(s.attrs.model, t->model)) {
+    if (!jl_str_eq(s.attrs.model, t->model)) {
         s.attrs.model = t->model;
         s.attrs.total_params = s.attrs.active_params = s.attrs.kv_bytes_per_token = NAN;
     }
@@ -581,7 +576,7 @@ static int default_caps(const wi_ctx *c, const jl_group_key *t, size_t skip, dou
     long lo = 0, hi = 0;
     for (size_t i = 0; i < c->gl->count; i++) {
         const jl_group_key *k = &c->gl->items[i].key;
-        if (i == skip || !c->ok[i] || !same(k->task, t->task) || !same_base(k->model, t->model))
+        if (i == skip || !c->ok[i] || !jl_str_eq(k->task, t->task) || !same_base(k->model, t->model))
             continue;
         if (!lo || c->sw[i].cap[0] < lo)
             lo = c->sw[i].cap[0];
@@ -723,8 +718,8 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
     }
     long sib_max = 0;
     for (size_t i = 0; i < gl->count; i++)
-        if (i != skip && c.ok[i] && same(gl->items[i].key.model, target->model) &&
-            same(gl->items[i].key.task, target->task) && c.sw[i].cap[c.sw[i].n - 1] > sib_max)
+        if (i != skip && c.ok[i] && jl_str_eq(gl->items[i].key.model, target->model) &&
+            jl_str_eq(gl->items[i].key.task, target->task) && c.sw[i].cap[c.sw[i].n - 1] > sib_max)
             sib_max = c.sw[i].cap[c.sw[i].n - 1];
     if (!caps || !n_caps) {
         if (default_caps(&c, target, skip, out->memory_ceiling, &dcaps, &n_caps))

@@ -13,8 +13,10 @@
 #include "joules/frontier.h"
 #include "joules/version.h"
 #include "report/report_internal.h"
+#include "report/sections.h"
+#include "report/series.h"
 
-void rp_html_escape(jl_strbuf *b, const char *s)
+static void rp_html_escape(jl_strbuf *b, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -127,13 +129,7 @@ static void card(jl_strbuf *b, const char *k, double v, double scale, int sig, c
     P("</span></div></div>\n");
 }
 
-static const char *base(const char *p)
-{
-    const char *s = p ? strrchr(p, '/') : NULL;
-    return s ? s + 1 : (p ? p : "?");
-}
-
-/* ---- SVG inlining ----------------------------------------------------------------- */
+/* ---- figures: numbers and blocks --------------------------------------------------- */
 
 static int fig_number(const rp_report *r, const rp_figure *f)
 {
@@ -273,25 +269,6 @@ static void config_cell(jl_strbuf *b, const jl_summary *s)
 
 /* ---- diagnosis (joules diagnose) -------------------------------------------------- */
 
-/* The suggestion predicted to save the most, else NULL. */
-static const jl_finding *best_change(const jl_run_diagnosis *d, double *change)
-{
-    const jl_finding *best = NULL;
-    *change = INFINITY;
-    for (size_t k = 0; k < d->n_findings; k++) {
-        const jl_finding *f = &d->findings[k];
-        if (strcmp(f->severity, "suggestion"))
-            continue;
-        for (size_t j = 0; j < f->n_numbers; j++)
-            if (!strcmp(f->numbers[j].name, "predicted_energy_change") &&
-                f->numbers[j].value < *change) {
-                *change = f->numbers[j].value;
-                best = f;
-            }
-    }
-    return best;
-}
-
 static const jl_finding *finding_of(const jl_run_diagnosis *d, const char *kind)
 {
     for (size_t k = 0; k < d->n_findings; k++)
@@ -304,7 +281,7 @@ static const jl_finding *finding_of(const jl_run_diagnosis *d, const char *kind)
 static void change_cell(jl_strbuf *b, const jl_run_diagnosis *d)
 {
     double ch;
-    const jl_finding *f = best_change(d, &ch);
+    const jl_finding *f = rp_best_change(d, &ch);
     if (f) {
         P("<span class=\"tag good\">");
         num(b, ch, 100, 2);
@@ -375,7 +352,7 @@ static void diagnosis_overview(jl_strbuf *b, rp_report *r)
         P("<tr><td><a href=\"#diag-");
         H(g->slug);
         P("\">");
-        H(base(g->model));
+        H(rp_base_name(g->model));
         P("</a> · ");
         H(g->task ? g->task : "?");
         P("</td><td>");
@@ -497,7 +474,7 @@ static void group_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
         H(top->ceiling.evidence ? top->ceiling.evidence : "no evidence recorded");
         P(". There, ");
         double ch;
-        const jl_finding *bf = best_change(top, &ch);
+        const jl_finding *bf = rp_best_change(top, &ch);
         const jl_finding *pf = finding_of(top, "batch_plateau");
         if (bf)
             H(bf->message);
@@ -544,7 +521,7 @@ static void group_run_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
             continue;
         const jl_summary *s = d->run;
         P("<tr><td>");
-        H(base(s->file));
+        H(rp_base_name(s->file));
         P(" · <code>");
         H(s->run ? s->run : "?");
         P("</code><br><span class=\"small muted\">");
@@ -679,7 +656,7 @@ static void answer_tables(jl_strbuf *b, rp_report *r, const char *gpu)
             P("\" title=\"");
             H(g->model ? g->model : "?");
             P("\">");
-            H(base(g->model));
+            H(rp_base_name(g->model));
             P("</a></td><td>");
             H(g->task ? g->task : "?");
             if (!same_set) {
@@ -782,7 +759,7 @@ static void answer_section(jl_strbuf *b, rp_report *r)
         rp_group *g = &r->groups[i];
         for (size_t k = 0; k < g->n_findings && k < 3; k++) {
             P("<li><strong>");
-            const char *m = base(g->model);
+            const char *m = rp_base_name(g->model);
             H(m);
             P(", ");
             H(g->task ? g->task : "?");
@@ -892,7 +869,7 @@ static void group_section(jl_strbuf *b, rp_report *r, size_t gi, int number)
         P("<p class=\"lead\">Least energy meeting the SLO: ");
         config_cell(b, s);
         P(" — run <code>");
-        H(base(s->file));
+        H(rp_base_name(s->file));
         P(" ");
         H(s->run ? s->run : "?");
         P("</code>.</p>\n<div class=\"cards\">\n");
@@ -1019,14 +996,14 @@ static void runs_table(jl_strbuf *b, rp_report *r, rp_kind kind)
         for (size_t gi = 0; gi < r->n_groups; gi++)
             is_pick |= r->groups[gi].pick.run == (long)i;
         P(is_pick ? "<tr class=\"pick\"><td>" : "<tr><td>");
-        H(base(s->file));
+        H(rp_base_name(s->file));
         P(" · <code>");
         H(s->run ? s->run : "?");
         P("</code>");
         if (is_pick)
             P(" <span class=\"tag good\">pick</span>");
         P("</td><td>");
-        H(base(s->attrs.model));
+        H(rp_base_name(s->attrs.model));
         P("</td><td>");
         H(s->attrs.task ? s->attrs.task : "?");
         P("</td><td>");
@@ -1093,7 +1070,7 @@ static void validation_section(jl_strbuf *b, rp_report *r, int number)
                 P("</tr></thead><tbody>\n");
             }
             P("<tr><td>");
-            H(base(json_string_value(json_object_get(ro, "file"))));
+            H(rp_base_name(json_string_value(json_object_get(ro, "file"))));
             P(" · <code>");
             H(json_string_value(json_object_get(ro, "run")));
             P("</code></td><td>");
@@ -1203,14 +1180,6 @@ static void page_end(jl_strbuf *b)
       "and no JavaScript.</footer>\n</div>\n</body>\n</html>\n");
 }
 
-static jl_status page_write(rp_report *r, const char *rel, jl_strbuf *b, jl_error **err)
-{
-    char *text = jl_strbuf_take(b);
-    jl_status st = rp_write_text(r, rel, text, err);
-    free(text);
-    return st;
-}
-
 /* runs.html: every run, a table per kind of work. */
 static jl_status runs_page(rp_report *r, jl_error **err)
 {
@@ -1226,7 +1195,7 @@ static jl_status runs_page(rp_report *r, jl_error **err)
     for (int k = 0; k < RP_KIND_COUNT; k++)
         runs_table(b, r, (rp_kind)k);
     page_end(b);
-    return page_write(r, "runs.html", b, err);
+    return rp_write_buf(r, "runs.html", b, err);
 }
 
 /* diagnosis.html: every run's diagnosis, a section per group. */
@@ -1244,7 +1213,7 @@ static jl_status diagnosis_page(rp_report *r, jl_error **err)
     for (size_t i = 0; i < r->n_groups; i++)
         group_run_diagnosis(b, r, i);
     page_end(b);
-    return page_write(r, "diagnosis.html", b, err);
+    return rp_write_buf(r, "diagnosis.html", b, err);
 }
 
 jl_status rp_html_write(rp_report *r, jl_error **err)
@@ -1296,7 +1265,7 @@ jl_status rp_html_write(rp_report *r, jl_error **err)
         P("<li><a href=\"#g-");
         H(r->groups[i].slug);
         P("\">");
-        H(base(r->groups[i].model));
+        H(rp_base_name(r->groups[i].model));
         P(" — ");
         H(r->groups[i].task ? r->groups[i].task : "?");
         P("</a></li>\n");
@@ -1339,7 +1308,7 @@ jl_status rp_html_write(rp_report *r, jl_error **err)
     files_section(b, r, ++sec);
     method_section(b, r, ++sec);
     page_end(b);
-    jl_status st = page_write(r, "index.html", b, err);
+    jl_status st = rp_write_buf(r, "index.html", b, err);
     if (!st)
         st = runs_page(r, err);
     if (!st)

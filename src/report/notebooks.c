@@ -12,6 +12,7 @@
 
 #include "joules/output.h"
 #include "report/report_internal.h"
+#include "report/sections.h"
 
 #ifndef JOULES_DEFAULT_NOTEBOOKS_DIR
 #define JOULES_DEFAULT_NOTEBOOKS_DIR ""

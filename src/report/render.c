@@ -25,36 +25,7 @@
 
 #include "joules/output.h"
 #include "report/report_internal.h"
-
-/* The outputs of one figure: gnuplot's fmt value and the file extension. */
-typedef struct rp_out {
-    unsigned flag;
-    const char *fmt, *ext;
-} rp_out;
-
-static const rp_out outs_all[] = {
-    {JL_REPORT_SVG, "svg", "svg"},
-    {JL_REPORT_PNG, "png", "png"},
-    {JL_REPORT_PDF, "pdf", "pdf"},      /* 7 in: double column */
-    {JL_REPORT_PDF, "pdf1", "1col.pdf"}, /* 3.3 in: single column */
-};
-#define N_OUTS_ALL (sizeof outs_all / sizeof outs_all[0])
-
-size_t rp_figure_outputs(unsigned formats, const char **fmt, const char **ext, size_t cap)
-{
-    size_t n = 0;
-    if (!formats)
-        formats = JL_REPORT_SVG;
-    for (size_t i = 0; i < N_OUTS_ALL && n < cap; i++)
-        if (formats & outs_all[i].flag) {
-            if (fmt)
-                fmt[n] = outs_all[i].fmt;
-            if (ext)
-                ext[n] = outs_all[i].ext;
-            n++;
-        }
-    return n;
-}
+#include "report/sections.h"
 
 /* A running gnuplot: its pid, the pipe carrying its stdout and stderr, the
  * pipe telling an exec failure, and the figures it draws. */
@@ -186,21 +157,6 @@ static int run_one(const char *cwd, char *const argv[], char *out, size_t cap, i
     return rc;
 }
 
-char *rp_read_file(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    jl_strbuf b;
-    jl_strbuf_init(&b);
-    char buf[8192];
-    size_t k;
-    while ((k = fread(buf, 1, sizeof buf, fp)) > 0)
-        jl_strbuf_append(&b, buf, k);
-    fclose(fp);
-    return jl_strbuf_take(&b);
-}
-
 static void first_line(char *dst, size_t cap, const char *src)
 {
     /* gnuplot's message: skip blank lines, keep up to two lines */
@@ -227,7 +183,7 @@ static double now_s(void)
     return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-int rp_online_cpus(void)
+static int rp_online_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
@@ -237,7 +193,7 @@ typedef struct rp_render {
     rp_report *r;
     const char *gnuplot;
     char *figdir;
-    const char *fmt[N_OUTS_ALL], *ext[N_OUTS_ALL];
+    const char *fmt[RP_N_OUTPUTS], *ext[RP_N_OUTPUTS];
     size_t n_out;
     size_t *queue; /* figure indices; single-figure retries are appended */
     size_t q_head, q_len, q_cap;
@@ -389,7 +345,7 @@ jl_status rp_figures_render(rp_report *r, jl_error **err)
     memset(&R, 0, sizeof R);
     R.r = r;
     R.gnuplot = r->opt.gnuplot ? r->opt.gnuplot : "gnuplot";
-    R.n_out = rp_figure_outputs(r->opt.formats, R.fmt, R.ext, N_OUTS_ALL);
+    R.n_out = rp_figure_outputs(r->opt.formats, R.fmt, R.ext, RP_N_OUTPUTS);
     R.figdir = jl_asprintf("%s/figures", r->root);
     if (!R.figdir)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");

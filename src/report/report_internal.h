@@ -1,6 +1,18 @@
-/* The report's internal state, shared by report.c (analysis, data/),
- * figures.c (gnuplot scripts, data, rendering), html.c (index.html) and
- * notebooks.c (notebooks-export/). */
+/* The report kit (kit.c): the state every part of `joules report` shares
+ * (rp_report and its groups, figures, data files, notes) and the helpers
+ * they all stand on. The files of src/report/ in layers, each calling only
+ * the layers below it:
+ *
+ *   report.c         orchestration: the order of the build
+ *   sections.h       the parts: groups.c (groups, SLO picks, findings),
+ *                    documents.c (data/, report.json), model_section.c,
+ *                    figures.c (the plan) with one builder per figure
+ *                    (figures.h: fig_*.c), render.c (running gnuplot),
+ *                    html.c, notebooks.c
+ *   plot.h           the gnuplot script kit (plot.c)
+ *   this header      the report kit (kit.c)
+ *   series.h         a run's knobs, curves split by them (series.c)
+ */
 #ifndef JOULES_REPORT_INTERNAL_H
 #define JOULES_REPORT_INTERNAL_H
 
@@ -10,16 +22,16 @@
 #include "core/util.h"
 #include "joules/report.h"
 
-/* joules/frontier.h and joules/model.h both define a type jl_model_group, so no
- * file can include both: this header names their types by forward
- * declaration; report.c, figures.c and html.c include frontier.h, model.c
- * includes model.h. */
+/* The frontier and model types are named by forward declaration, so the
+ * parts that do not use them need not include joules/frontier.h and
+ * joules/diagnose.h. */
 struct jl_frontier;
 struct jl_frontier_set;
 struct jl_model_group_list;
 struct jl_group_fit;
 struct jl_diagnosis;
 struct jl_run_diagnosis;
+struct jl_finding;
 
 typedef enum {
     RP_FIG_POWER,        /* power over time, steady window, occupancy */
@@ -32,8 +44,6 @@ typedef enum {
     RP_FIG_KIND_COUNT
 } rp_fig_kind;
 
-const char *rp_fig_kind_name(rp_fig_kind k);
-
 typedef struct rp_figure {
     rp_fig_kind kind;
     char *id;          /* file stem in figures/, e.g. "frontier-qwen3-8b-chat" */
@@ -43,7 +53,6 @@ typedef struct rp_figure {
     size_t n_points;   /* data rows in the .dat (one per run, or per sample) */
     int drawn;         /* every format asked for written */
     char *note;        /* why it was not drawn (NULL when drawn) */
-    char *svg;         /* unused (figures are referenced, not inlined) */
     json_t *meta;      /* the figure's entry in report.json */
     int number;        /* "Figure N" in the page (page order) */
     int px_w, px_h;    /* the SVG's size in pixels (0: unknown) */
@@ -119,7 +128,7 @@ typedef struct rp_report {
     size_t n_cmp_notes;
     double elapsed_analysis_s;
     double figures_s;  /* wall time of rp_figures_render */
-    /* the batch-size model (model.c): groups of jl_model_groups(), their
+    /* the batch-size model (model_section.c): groups of jl_model_groups(), their
      * fits, the report group each belongs to (-1 none) */
     struct jl_model_group_list *fit_groups;
     struct jl_group_fit **fits;   /* n_fits, NULL when not fitted */
@@ -128,98 +137,82 @@ typedef struct rp_report {
     struct jl_diagnosis *diag;    /* runs[i] is the list's item i; NULL when not computed */
 } rp_report;
 
-/* helpers (report.c) */
+const char *rp_fig_kind_name(rp_fig_kind k);
+/* "llm", "image", "video" */
+const char *rp_kind_name(rp_kind k);
+
+/* Files under the report root: the path of rel (caller frees); text and
+ * JSON written atomically. */
+char *rp_path(const rp_report *r, const char *rel);
 jl_status rp_write_text(rp_report *r, const char *rel, const char *text, jl_error **err);
+/* b's text (b is emptied) */
+jl_status rp_write_buf(rp_report *r, const char *rel, jl_strbuf *b, jl_error **err);
 jl_status rp_write_json(rp_report *r, const char *rel, const json_t *doc, jl_error **err);
+/* The same with the study's error list as `errors` (as the commands print
+ * it); takes doc (NULL: out of memory, an error). */
+jl_status rp_write_json_with_errors(rp_report *r, const char *rel, json_t *doc, jl_error **err);
 jl_status rp_mkdir(rp_report *r, const char *rel, jl_error **err);
+/* The whole file at path (caller frees); NULL when it cannot be opened. */
+char *rp_read_file(const char *path);
+
+/* Notes: warnings for the page and stderr; why a comparison figure is not
+ * shown. */
 void rp_note(rp_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void rp_cmp_note(rp_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* The progress callback, when there is one. */
 void rp_progress(rp_report *r, const char *phase, size_t done, size_t total, const char *current);
+
+/* The registries: data files (the page's list of files) and figures. */
 jl_status rp_add_data(rp_report *r, const char *path, const char *what, const char *cmd);
 rp_figure *rp_add_figure(rp_report *r, rp_fig_kind kind, long group, const char *id);
 /* Forget the figure added last (one that turns out not to be drawable). */
 void rp_drop_last_figure(rp_report *r);
-/* The kind of work of a run and its item ("token", "image", "video"): the
- * `item` attribute when present, else a video when it has frames. */
+void rp_figure_free(rp_figure *f);
+/* The gnuplot fmt values and file extensions of the formats asked for (0 =
+ * SVG): svg -> "svg"; png -> "png"; pdf -> "pdf" (7 in) and "pdf1" ->
+ * "1col.pdf" (3.3 in). Returns how many (at most RP_N_OUTPUTS). */
+#define RP_N_OUTPUTS 4
+size_t rp_figure_outputs(unsigned formats, const char **fmt, const char **ext, size_t cap);
+
+/* A run in the report's words. The kind of work and its item ("token",
+ * "image", "video"): the `item` attribute when present, else a video when
+ * it has frames. */
 rp_kind rp_kind_of(const jl_summary *s);
 const char *rp_item(const jl_summary *s);
 /* "J/token", "J/image", "J/video"; "images/s" etc. */
 const char *rp_energy_unit(const jl_summary *s);
 const char *rp_throughput_unit(const jl_summary *s);
-void rp_cmp_note(rp_report *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-/* The energy and latency figures of a run (workload default). */
+/* The energy, latency and throughput figures of a run (workload default). */
 int rp_energy_fig(const jl_summary *s);
 int rp_latency_fig(const jl_summary *s);
 int rp_throughput_fig(const jl_summary *s);
-/* The knobs beyond GPU, count, precision and batch that a run sets:
- * parallel degrees above 1 and denoising steps ("TP 2", "ulysses 2, ring 1,
- * 50 steps"); "" when none (figures.c). */
-void rp_knobs_text(const jl_summary *s, char *buf, size_t cap);
-/* CSV fields on a strbuf (report.c): a quoted-when-needed string, and a
- * comma then a number (empty when missing). */
-void rp_csv_str(jl_strbuf *b, const char *s);
-void rp_csv_num(jl_strbuf *b, double v);
-/* A short configuration label: "H100 x1, bfloat16, batch 64". */
+/* A short configuration label: "H100 x1, bfloat16, batch 64" (caller frees). */
 char *rp_config_label(const jl_summary *s);
 /* Power limit per GPU (attribute, else descriptor), NaN when unknown. */
 double rp_tdp_w(const rp_report *r, const jl_summary *s);
-
-/* numbers for people (html.c) */
-/* v with `sig` significant digits, thousands separated, "–" when missing. */
-void rp_fmt_num(char *buf, size_t cap, double v, int sig);
-
-/* figures.c */
-jl_status rp_figures_plan_and_write(rp_report *r, jl_error **err);
-
-/* render.c: run gnuplot on every planned figure, opt.workers processes at
- * once, each fed a batch of scripts; failures become notes. */
-jl_status rp_figures_render(rp_report *r, jl_error **err);
-/* The gnuplot fmt values and file extensions of the formats asked for (0 =
- * SVG): svg -> "svg"; png -> "png"; pdf -> "pdf" (7 in) and "pdf1" ->
- * "1col.pdf" (3.3 in). Returns how many. */
-size_t rp_figure_outputs(unsigned formats, const char **fmt, const char **ext, size_t cap);
-int rp_online_cpus(void);
-
-/* gnuplot helpers (figures.c) */
-extern const char *const rp_palette[]; /* Okabe–Ito, RP_N_PALETTE colours */
-#define RP_N_PALETTE 8
-void rp_gp_str(jl_strbuf *b, const char *s);
-void rp_dat_num(jl_strbuf *b, double v);
-void rp_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what, int wide);
-/* The same with sizes: SVG w x h pixels (PNG 1.5x), PDF 7 in x pdf_h_in and
- * 3.3 in x pdf1_h_in. */
-void rp_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what, int w,
-                        int h, double pdf_h_in, double pdf1_h_in);
-jl_status rp_write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strbuf *gp,
-                             jl_error **err);
-/* The whole file at path (caller frees); NULL when it cannot be opened. */
-char *rp_read_file(const char *path);
-
-/* model.c: fits and diagnosis (a failure becomes a note), their documents
- * (data/fit.json, data/fit-curves.csv, data/diagnose.json), one figure per
- * fitted group; the diagnosis of a run, NULL when none. */
-jl_status rp_model_compute(rp_report *r, jl_error **err);
-jl_status rp_model_write_documents(rp_report *r, jl_error **err);
-jl_status rp_model_figures(rp_report *r, jl_error **err);
-void rp_model_free(rp_report *r);
+/* The last component of a path or model id ("Qwen/Qwen3-8B" -> "Qwen3-8B");
+ * "?" for NULL. */
+const char *rp_base_name(const char *p);
+/* The diagnosis of the list's run `run`, NULL when none. */
 const struct jl_run_diagnosis *rp_diagnosis_of(const rp_report *r, size_t run);
-/* The report group's diagnosis summary for report.json (NULL: none). */
-json_t *rp_group_diagnosis_json(const rp_report *r, size_t gi);
+/* Its suggestion predicted to save the most energy (*change: the predicted
+ * energy change, most negative), else NULL. */
+const struct jl_finding *rp_best_change(const struct jl_run_diagnosis *d, double *change);
 
-/* html.c */
-jl_status rp_html_write(rp_report *r, jl_error **err);
-/* Text with &, <, >, " escaped appended to b. */
-void rp_html_escape(jl_strbuf *b, const char *s);
-
-/* notebooks.c */
-jl_status rp_notebooks_write(rp_report *r, jl_error **err);
+/* Numbers and text for people and programs. */
+/* v with `sig` significant digits, thousands separated, "—" when missing. */
+void rp_fmt_num(char *buf, size_t cap, double v, int sig);
+/* CSV fields: a quoted-when-needed string, and a comma then a number
+ * (empty when missing). */
+void rp_csv_str(jl_strbuf *b, const char *s);
+void rp_csv_num(jl_strbuf *b, double v);
 
 #endif

@@ -1,19 +1,24 @@
-/* Curves split by every knob that changes the configuration (figures.c):
+/* Curves split by every knob that changes the configuration (series.c):
  * one jl_frontier curve (GPU model, count, precision) becomes one series
  * per distinct (tensor/expert/data parallel, Ulysses/ring degrees,
  * denoising steps, resolution, frames); `variant` names the knobs that
  * differ within the curve ("ulysses 2, ring 1"), NULL when none does.
- * Included by the files that include joules/frontier.h (not model.c). */
+ * Used by the findings (report.c), the figures and the page. */
 #ifndef JOULES_REPORT_SERIES_H
 #define JOULES_REPORT_SERIES_H
 
 #include "joules/frontier.h"
-#include "report/report_internal.h"
+#include "core/util.h"
 
 typedef struct rp_series {
     jl_curve cv;      /* points owned, names borrowed */
     char *variant;
 } rp_series;
+
+/* The knobs beyond GPU, count, precision and batch that a run sets:
+ * parallel degrees above 1 and denoising steps ("TP 2", "ulysses 2, ring 1,
+ * 50 steps"); "" when none. */
+void rp_knobs_text(const jl_summary *s, char *buf, size_t cap);
 
 size_t rp_split_curves(const jl_summary_list *l, const jl_frontier *fr, rp_series **out);
 void rp_series_free(rp_series *s, size_t n);

@@ -30,27 +30,20 @@ int jl__attr_value_cmp(const char *a, const char *b)
     return strcmp(a, b);
 }
 
-static int cmp_str_null_last(const char *a, const char *b)
-{
-    if (!a || !b)
-        return (a == NULL) - (b == NULL);
-    return strcmp(a, b);
-}
-
 int jl_run_config_cmp(const jl_summary *a, const jl_summary *b)
 {
-    int c = cmp_str_null_last(a->attrs.gpu_model, b->attrs.gpu_model);
+    int c = jl_strcmp_null_last(a->attrs.gpu_model, b->attrs.gpu_model);
     if (c)
         return c;
     if (a->attrs.num_gpus != b->attrs.num_gpus)
         return a->attrs.num_gpus < b->attrs.num_gpus ? -1 : 1;
     if (a->attrs.max_batch_size != b->attrs.max_batch_size)
         return a->attrs.max_batch_size < b->attrs.max_batch_size ? -1 : 1;
-    if ((c = cmp_str_null_last(a->attrs.precision, b->attrs.precision)))
+    if ((c = jl_strcmp_null_last(a->attrs.precision, b->attrs.precision)))
         return c;
-    if ((c = cmp_str_null_last(a->file, b->file)))
+    if ((c = jl_strcmp_null_last(a->file, b->file)))
         return c;
-    return cmp_str_null_last(a->run, b->run);
+    return jl_strcmp_null_last(a->run, b->run);
 }
 
 /* One key value of a run, parsed once: grouping compares each value many

@@ -119,7 +119,11 @@ static jl_status load_part(const char *path, const jl_study_options *opt,
     jl_trace *t = NULL;
     jl_error *err = NULL;
     memset(pi, 0, sizeof *pi);
-    jl_status st = jl_trace_open(path, &opt->trace, &t, &err);
+    /* runs are read here only to be summarised: itl/ streams through the
+     * summary instead of being read whole (memory bounded by its chunks) */
+    jl_trace_options topt = opt->trace;
+    topt.stream_itl = 1;
+    jl_status st = jl_trace_open(path, &topt, &t, &err);
     if (st != JL_OK) {
         if (!err)
             err = jl_error_new(st, path, NULL, NULL, -1, "%s", jl_strerror(st));

@@ -118,17 +118,11 @@ static int cmp_size(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* 0 when it cannot help (then the caller uses quickselect alone). hist:
- * the caller's counts of x by top 16 key bits, or NULL; freed here. */
-static int quantiles_radix_f(float *x, size_t n, uint32_t *hist, const double *q,
-                             size_t nq, double *out)
+/* The order statistics (0-based ranks) quantiles q[0..nq) of n samples
+ * need, ascending, each once; returns how many (<= 2 nq). */
+static size_t radix_ranks(size_t n, const double *q, size_t nq, size_t *rank)
 {
-    if (n < RADIX_MIN_N || nq > RADIX_MAX_Q || n > UINT32_MAX) {
-        free(hist);
-        return 0;
-    }
-    /* the order statistics each quantile needs */
-    size_t rank[2 * RADIX_MAX_Q], nr = 0;
+    size_t nr = 0;
     for (size_t j = 0; j < nq; j++) {
         double h = (double)(n - 1) * q[j];
         if (h >= (double)(n - 1)) {
@@ -146,15 +140,14 @@ static int quantiles_radix_f(float *x, size_t n, uint32_t *hist, const double *q
     for (size_t i = 0; i < nr; i++)
         if (nu == 0 || rank[i] != rank[nu - 1])
             rank[nu++] = rank[i];
+    return nu;
+}
 
-    if (!hist) {
-        if (!(hist = calloc(RADIX_BUCKETS, sizeof *hist)))
-            return 0;
-        for (size_t i = 0; i < n; i++)
-            hist[fkey(x[i]) >> (32 - RADIX_BITS)]++;
-    }
-    /* bucket of each rank, and how many samples lie in lower buckets */
-    size_t bucket[2 * RADIX_MAX_Q], below[2 * RADIX_MAX_Q];
+/* The bucket of each rank[0..nu) (ascending) in hist, and how many samples
+ * lie in lower buckets. */
+static void radix_buckets(const uint32_t *hist, const size_t *rank, size_t nu, size_t *bucket,
+                          size_t *below)
+{
     size_t cum = 0, r = 0;
     for (size_t b = 0; b < RADIX_BUCKETS && r < nu; b++) {
         size_t c = hist[b];
@@ -165,6 +158,58 @@ static int quantiles_radix_f(float *x, size_t n, uint32_t *hist, const double *q
         }
         cum += c;
     }
+}
+
+/* The quantiles from the values val[i] of the order statistics rank[i],
+ * with numpy's lerp (as quantiles_qs_f computes them). */
+static void radix_lerp(size_t n, const double *q, size_t nq, const size_t *rank,
+                       const float *val, double *out)
+{
+    for (size_t j = 0; j < nq; j++) {
+        double h = (double)(n - 1) * q[j];
+        size_t lo;
+        if (h >= (double)(n - 1)) {
+            lo = n - 1;
+        } else {
+            if (h < 0)
+                h = 0;
+            lo = (size_t)floor(h);
+        }
+        size_t ia = 0;
+        while (rank[ia] != lo)
+            ia++;
+        if (lo == n - 1) {
+            out[j] = (double)val[ia];
+            continue;
+        }
+        double g = h - floor(h);
+        double a = (double)val[ia], b = (double)val[ia + 1];
+        double d = b - a;
+        out[j] = g >= 0.5 ? b - d * (1.0 - g) : a + d * g;
+    }
+}
+
+/* 0 when it cannot help (then the caller uses quickselect alone). hist:
+ * the caller's counts of x by top 16 key bits, or NULL; freed here. */
+static int quantiles_radix_f(float *x, size_t n, uint32_t *hist, const double *q,
+                             size_t nq, double *out)
+{
+    if (n < RADIX_MIN_N || nq > RADIX_MAX_Q || n > UINT32_MAX) {
+        free(hist);
+        return 0;
+    }
+    /* the order statistics each quantile needs */
+    size_t rank[2 * RADIX_MAX_Q];
+    size_t nu = radix_ranks(n, q, nq, rank);
+    if (!hist) {
+        if (!(hist = calloc(RADIX_BUCKETS, sizeof *hist)))
+            return 0;
+        for (size_t i = 0; i < n; i++)
+            hist[fkey(x[i]) >> (32 - RADIX_BITS)]++;
+    }
+    /* bucket of each rank, and how many samples lie in lower buckets */
+    size_t bucket[2 * RADIX_MAX_Q], below[2 * RADIX_MAX_Q];
+    radix_buckets(hist, rank, nu, bucket, below);
     /* samples of the wanted buckets, in bucket order, go to the front */
     size_t nb = 0, bsize[2 * RADIX_MAX_Q], bval[2 * RADIX_MAX_Q];
     for (size_t i = 0; i < nu; i++)
@@ -213,29 +258,85 @@ static int quantiles_radix_f(float *x, size_t n, uint32_t *hist, const double *q
         from = k + 1;
         val[i] = x[k];
     }
-    for (size_t j = 0; j < nq; j++) {
-        double h = (double)(n - 1) * q[j];
-        size_t lo;
-        if (h >= (double)(n - 1)) {
-            lo = n - 1;
-        } else {
-            if (h < 0)
-                h = 0;
-            lo = (size_t)floor(h);
-        }
-        size_t ia = 0;
-        while (rank[ia] != lo)
-            ia++;
-        if (lo == n - 1) {
-            out[j] = (double)val[ia];
-            continue;
-        }
-        double g = h - floor(h);
-        double a = (double)val[ia], b = (double)val[ia + 1];
-        double d = b - a;
-        out[j] = g >= 0.5 ? b - d * (1.0 - g) : a + d * g;
-    }
+    radix_lerp(n, q, nq, rank, val, out);
     return 1;
+}
+
+/* ---- two passes, nothing kept (jl__qstream) ------------------------------ */
+
+_Static_assert(JL__QSTREAM_MAX_Q == RADIX_MAX_Q, "one bound on the quantiles");
+
+jl_status jl__qstream_init(jl__qstream *s)
+{
+    memset(s, 0, sizeof *s);
+    s->hist = calloc(RADIX_BUCKETS, sizeof *s->hist);
+    s->first = malloc(RADIX_MIN_N * sizeof *s->first);
+    if (!s->hist || !s->first) {
+        jl__qstream_free(s);
+        return JL_ENOMEM;
+    }
+    return JL_OK;
+}
+
+void jl__qstream_free(jl__qstream *s)
+{
+    free(s->hist);
+    free(s->first);
+    free(s->slot);
+    free(s->low);
+    memset(s, 0, sizeof *s);
+}
+
+int jl__qstream_plan(jl__qstream *s, const double *q, size_t nq)
+{
+    if (s->n < RADIX_MIN_N || nq > RADIX_MAX_Q)
+        return 0;
+    s->nu = radix_ranks(s->n, q, nq, s->rank);
+    radix_buckets(s->hist, s->rank, s->nu, s->bucket, s->below);
+    size_t nb = 0;
+    if (!(s->slot = calloc(RADIX_BUCKETS, 1)))
+        return -1;
+    for (size_t i = 0; i < s->nu; i++)
+        if (!s->slot[s->bucket[i]])
+            s->slot[s->bucket[i]] = (unsigned char)++nb;
+    if (!(s->low = calloc(nb << RADIX_BITS, sizeof *s->low)))
+        return -1;
+    return 1;
+}
+
+/* The float whose key is k (the inverse of jl__fkey; a zero comes back
+ * +0.0). */
+static float fkey_value(uint32_t k)
+{
+    uint32_t u = k & 0x80000000u ? k ^ 0x80000000u : ~k;
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+void jl__qstream_result(jl__qstream *s, const double *q, size_t nq, double *out)
+{
+    if (!s->low) { /* few samples: all kept, selected as jl__quantiles_f does */
+        size_t n = s->n < RADIX_MIN_N ? s->n : 0;
+        if (s->n >= RADIX_MIN_N) { /* cannot happen with a plan; stay defined */
+            for (size_t j = 0; j < nq; j++)
+                out[j] = NAN;
+            return;
+        }
+        quantiles_qs_f(s->first, n, q, nq, out);
+        return;
+    }
+    /* each order statistic's key: its bucket's top bits, and the low bits
+     * where the rank within the bucket falls in the bucket's low counts */
+    float val[2 * RADIX_MAX_Q];
+    for (size_t i = 0; i < s->nu; i++) {
+        const uint32_t *low = s->low + ((size_t)(s->slot[s->bucket[i]] - 1) << RADIX_BITS);
+        size_t r = s->rank[i] - s->below[i], cum = 0, b = 0;
+        while (b + 1 < RADIX_BUCKETS && cum + low[b] <= r)
+            cum += low[b++];
+        val[i] = fkey_value((uint32_t)(s->bucket[i] << RADIX_BITS) | (uint32_t)b);
+    }
+    radix_lerp(s->n, q, nq, s->rank, val, out);
 }
 
 void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq,

@@ -3,7 +3,17 @@
  * The definitions (window rules, energy sources, interpolation conventions,
  * warnings) are documented in docs/summary.md; the comments here say how,
  * that file says what. Everything is a single pass over each dataset (plus
- * binary searches), with O(n) scratch arrays allocated once per call. */
+ * binary searches), with O(n) scratch arrays allocated once per call;
+ * itl/, the largest, is walked twice block by block and no sample is kept
+ * (itl_figures), so that a streamed itl/ never sits in memory.
+ *
+ * jl_summarize() runs one phase per group of figures (find_window,
+ * window_energy, power_figures, engine_figures, token_figures,
+ * request_figures, itl_figures, batch_figures, gpu_figures, then
+ * attach_published), each a function over the run's context `ctx`: what a
+ * phase finds for the later ones (the window, its energy, the energy
+ * tracks) is kept there. The order of the phases is the order of the
+ * warnings. */
 #define _POSIX_C_SOURCE 200809L
 #include <assert.h>
 #include <math.h>
@@ -46,6 +56,11 @@ typedef struct ctx {
     int *src;         /* [G] SRC_* */
     size_t *cur;      /* [G] cursors of jl__track_at_walk over track */
     int energy_ok;    /* every GPU has a source */
+    int has_power;    /* power/ has samples of watts or energy_j */
+    int diffusion;    /* @workload diffusion */
+    double *dscratch; /* [max(req_n, batch_n)] scratch of the order statistics */
+    double a, b, dur; /* the window [a, b] and its length (find_window) */
+    double E;         /* energy of all GPUs in the window (window_energy) */
 } ctx;
 
 #define F(id) (s->fig[JL_FIG_##id])
@@ -499,76 +514,18 @@ end:
     return st;
 }
 
-/* ---- the figures ---------------------------------------------------------- */
+/* ---- the figures, one phase each ------------------------------------------ */
 
-jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
-                       jl_summary **out, jl_error **err)
+/* The steady-state window [c->a, c->b] and how it was found: the source's
+ * own cut (@window), the batches (diffusion), the request rule, the
+ * occupancy rule, or the whole run (flagged). */
+static jl_status find_window(ctx *c)
 {
-    assert(run && out);
-    *out = NULL;
-    jl_summary_options defaults;
-    if (!opt) {
-        jl_summary_options_default(&defaults);
-        opt = &defaults;
-    }
-    if (!(opt->occupancy_share > 0 && opt->occupancy_share <= 1) ||
-        !(opt->disagreement_warn >= 0) || !(opt->counter_restart_min_drop_j >= 0) ||
-        !(opt->published_mark >= 0))
-        return jl_fail(err, JL_EUSAGE, run->file, run->name, NULL, -1,
-                       "invalid summary options (occupancy_share %g, "
-                       "disagreement_warn %g, counter_restart_min_drop_j %g)",
-                       opt->occupancy_share, opt->disagreement_warn,
-                       opt->counter_restart_min_drop_j);
-
+    const jl_run *run = c->run;
+    jl_summary *s = c->s;
     jl_status st = JL_OK;
-    ctx cx = {0};
-    ctx *c = &cx;
-    double *dscratch = NULL;
-    float *fscratch = NULL;
-    jl_summary *s = jl_summary_new();
-    if (!s)
-        return jl_fail(err, JL_ENOMEM, run->file, run->name, NULL, -1,
-                       "out of memory");
-    c->run = run;
-    c->opt = opt;
-    c->s = s;
-    s->file = jl_strdup(run->file);
-    s->run = jl_strdup(run->name);
-    if ((run->file && !s->file) || (run->name && !s->run)) {
-        st = JL_ENOMEM;
-        goto end;
-    }
-    TRY(jl_attrs_copy(&s->attrs, &run->attrs));
-
-    /* G: the series' GPU axis (the reader checked it equals num_gpus). */
-    size_t G = run->attrs.num_gpus > 0 ? (size_t)run->attrs.num_gpus : 0;
-    if (run->watts.v)
-        G = run->watts.g;
-    else if (run->energy_j.v)
-        G = run->energy_j.g;
-    c->G = G;
-    s->num_gpus = G;
-
-    const int has_power = run->power_n > 0 && (run->watts.v || run->energy_j.v);
-    if (!has_power && run->summary.present) {
-        st = summarize_summary_only(c);
-        goto end;
-    }
-
-    /* Scratch for the request table (order statistics). */
-    size_t scratch_n = run->req_n > run->batch_n ? run->req_n : run->batch_n;
-    if (scratch_n) {
-        dscratch = jl_malloc_array(scratch_n, sizeof *dscratch);
-        if (!dscratch) {
-            st = JL_ENOMEM;
-            goto end;
-        }
-    }
-
-    /* ---- the window ---- */
     double a = NAN, b = NAN;
     char why[256] = "";
-    const int diffusion = jl_attrs_is_diffusion(&run->attrs);
     char wattr[64];
     const int source_cut = jl_attrs_get(&run->attrs, "window", wattr, sizeof wattr) == 0 &&
                            !strcmp(wattr, "steady_state_only");
@@ -579,7 +536,7 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
         a = t[0];
         b = t[nt - 1];
         s->steady_method = JL_STEADY_SOURCE;
-    } else if (run->batch_n > 0 && (diffusion || run->req_n == 0)) {
+    } else if (run->batch_n > 0 && (c->diffusion || run->req_n == 0)) {
         a = INFINITY;
         b = -INFINITY;
         for (size_t i = 0; i < run->batch_n; i++) {
@@ -590,7 +547,7 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
     } else {
         int found = 0;
         if (run->req_n > 0) {
-            found = rule_requests(c, dscratch, &a, &b, why, sizeof why);
+            found = rule_requests(c, c->dscratch, &a, &b, why, sizeof why);
             if (found)
                 s->steady_method = JL_STEADY_REQUESTS;
             else if (run->engine_n > 0)
@@ -616,23 +573,36 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
                  "no steady-state rule applies (%s): figures cover the whole run "
                  "and include ramp-up and drain",
                  why[0] ? why
-                        : (diffusion ? "no batches/" : "no requests/, engine/ or batches/"));
+                        : (c->diffusion ? "no batches/" : "no requests/, engine/ or batches/"));
         }
     }
+end:
+    c->a = a;
+    c->b = b;
+    c->dur = b - a;
     F(STEADY_START_S) = a;
     F(STEADY_END_S) = b;
     F(STEADY_DURATION_S) = b - a;
-    const double dur = b - a;
+    return st;
+}
 
-    /* ---- energy ---- */
-    if (has_power && G > 0) {
+/* Energy: the tracks of every GPU, the window's energy c->E (per GPU too),
+ * the run's, the disagreement of the two sources, the average power. */
+static jl_status window_energy(ctx *c)
+{
+    const jl_run *run = c->run;
+    jl_summary *s = c->s;
+    jl_status st = JL_OK;
+    const size_t G = c->G;
+    const double a = c->a, b = c->b, dur = c->dur;
+    double E = NAN;
+    if (c->has_power && G > 0) {
         TRY(build_energy(c));
     } else {
         WARN("no_energy", "no power/ samples: energy figures are missing");
     }
     const size_t n = run->power_n;
     const double *pt = run->power_time;
-    double E = NAN;
     if (c->track && n > 0) {
         double t0 = pt[0], t1 = pt[n - 1];
         int in_span = a >= t0 - EXTRAPOLATE_MAX_S && b <= t1 + EXTRAPOLATE_MAX_S;
@@ -665,11 +635,11 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
             E = energy_between(c, a, b);
         if (n_both) {
             F(ENERGY_SOURCE_DISAGREEMENT) = ratio(sum_i - sum_c, sum_c);
-            if (fabs(F(ENERGY_SOURCE_DISAGREEMENT)) > opt->disagreement_warn)
+            if (fabs(F(ENERGY_SOURCE_DISAGREEMENT)) > c->opt->disagreement_warn)
                 WARN("energy_sources_agree",
                      "the integral of power/watts and energy_j disagree by %+.2f %% "
                      "over the window (threshold %.2f %%)",
-                     100 * F(ENERGY_SOURCE_DISAGREEMENT), 100 * opt->disagreement_warn);
+                     100 * F(ENERGY_SOURCE_DISAGREEMENT), 100 * c->opt->disagreement_warn);
         }
         if (c->energy_ok) {
             F(RUN_ENERGY_J) = energy_between(c, t0, t1);
@@ -683,8 +653,21 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
     F(STEADY_ENERGY_J) = E;
     F(AVG_POWER_W) = ratio(E, dur);
     F(OUTSIDE_ENERGY_SHARE) = ratio(F(RUN_ENERGY_J) - E, F(RUN_ENERGY_J));
+end:
+    c->E = E;
+    return st;
+}
 
-    /* ---- power samples in the window: peak, coverage, shortness ---- */
+/* Power samples in the window: peak power, coverage, shortness; then the
+ * ratios to the average power. */
+static jl_status power_figures(ctx *c)
+{
+    const jl_run *run = c->run;
+    jl_summary *s = c->s;
+    jl_status st = JL_OK;
+    const size_t n = run->power_n;
+    const double *pt = run->power_time;
+    const double a = c->a, b = c->b, dur = c->dur;
     if (n > 0 && isfinite(a) && isfinite(b)) {
         size_t i0 = jl__first_ge(pt, n, a), i1 = i0;
         double peak = -INFINITY;
@@ -720,11 +703,21 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
                  dur, in_window, SHORT_WINDOW_S, SHORT_WINDOW_SAMPLES);
     }
     F(PEAK_TO_AVG) = ratio(F(PEAK_POWER_W), F(AVG_POWER_W));
-    if (G > 0 && isfinite(run->attrs.gpu_idle_power_w))
-        F(IDLE_POWER_W) = run->attrs.gpu_idle_power_w * (double)G;
+    if (c->G > 0 && isfinite(run->attrs.gpu_idle_power_w))
+        F(IDLE_POWER_W) = run->attrs.gpu_idle_power_w * (double)c->G;
     F(STATIC_ENERGY_SHARE) = ratio(F(IDLE_POWER_W), F(AVG_POWER_W));
+end:
+    return st;
+}
 
-    /* ---- engine: occupancy, KV cache, tokens, prefill/decode ---- */
+/* engine/ over the window: occupancy, KV cache, prefill/decode energy; the
+ * batch-saturation warning. */
+static jl_status engine_figures(ctx *c)
+{
+    const jl_run *run = c->run;
+    jl_summary *s = c->s;
+    jl_status st = JL_OK;
+    const double a = c->a, b = c->b, E = c->E;
     const size_t S = run->engine_n;
     const double *T = run->engine_time;
     if (S >= 2 && isfinite(a) && isfinite(b)) {
@@ -788,28 +781,48 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
              "the mean batch in the window is %.3g sequences, below %.0f %% of "
              "max_batch_size %ld: the server did not run full",
              F(AVG_BATCH_SIZE), 100 * SATURATION_SHARE, run->attrs.max_batch_size);
+end:
+    return st;
+}
 
-    /* ---- tokens ---- */
-    if (!diffusion && isfinite(a) && isfinite(b)) {
-        double tok = NAN;
-        if (S > 0 && run->tokens_generated)
-            tok = tokens_at(run, b) - tokens_at(run, a);
-        else if (run->req_n > 0 && run->first_token && run->finish)
-            tok = request_tokens(run, a, b);
-        F(STEADY_TOKENS) = tok;
-        if (isfinite(tok) && tok > 0) {
-            F(ENERGY_PER_TOKEN_J) = ratio(E, tok);
-            F(TOKENS_PER_JOULE) = ratio(tok, E);
-            F(OUTPUT_THROUGHPUT_TOK_S) = ratio(tok, dur);
-        } else if (jl_attrs_is_llm(&run->attrs) &&
-                   !(run->summary.present && isfinite(run->summary.energy_per_token_j)))
-            WARN("no_tokens",
-                 "no output tokens in the window (%s): per-token figures are missing",
-                 isfinite(tok) ? "zero" : "no engine/tokens_generated or requests/");
-    }
+/* Output tokens in the window (engine counter, else the request table) and
+ * the per-token figures. */
+static jl_status token_figures(ctx *c)
+{
+    const jl_run *run = c->run;
+    jl_summary *s = c->s;
+    jl_status st = JL_OK;
+    const double a = c->a, b = c->b, E = c->E;
+    if (c->diffusion || !isfinite(a) || !isfinite(b))
+        return JL_OK;
+    double tok = NAN;
+    if (run->engine_n > 0 && run->tokens_generated)
+        tok = tokens_at(run, b) - tokens_at(run, a);
+    else if (run->req_n > 0 && run->first_token && run->finish)
+        tok = request_tokens(run, a, b);
+    F(STEADY_TOKENS) = tok;
+    if (isfinite(tok) && tok > 0) {
+        F(ENERGY_PER_TOKEN_J) = ratio(E, tok);
+        F(TOKENS_PER_JOULE) = ratio(tok, E);
+        F(OUTPUT_THROUGHPUT_TOK_S) = ratio(tok, c->dur);
+    } else if (jl_attrs_is_llm(&run->attrs) &&
+               !(run->summary.present && isfinite(run->summary.energy_per_token_j)))
+        WARN("no_tokens",
+             "no output tokens in the window (%s): per-token figures are missing",
+             isfinite(tok) ? "zero" : "no engine/tokens_generated or requests/");
+end:
+    return st;
+}
 
-    /* ---- requests ---- */
+/* requests/: completed and failed requests, output tokens, TPOT, TTFT
+ * quantiles; then energy per request. */
+static jl_status request_figures(ctx *c)
+{
+    const jl_run *run = c->run;
+    jl_summary *s = c->s;
+    jl_status st = JL_OK;
     if (run->req_n > 0) {
+        double *dscratch = c->dscratch;
         size_t done = 0, nt = 0, n_tpot = 0;
         double out_sum = 0, tpot_sum = 0;
         for (size_t i = 0; i < run->req_n; i++) {
@@ -843,101 +856,157 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
         F(TTFT_MEDIAN_S) = o[0];
         F(TTFT_P90_S) = o[1];
     }
+end:
     F(ENERGY_PER_REQUEST_J) = F(ENERGY_PER_TOKEN_J) * F(AVG_OUTPUT_TOKENS);
+    return st;
+}
 
-    /* ---- ITL ---- */
-    if (run->itl_n > 0 && run->itl_seconds) {
-        fscratch = jl_malloc_array(run->itl_n, sizeof *fscratch);
-        if (!fscratch) {
-            st = JL_ENOMEM;
-            goto end;
-        }
-        size_t k = 0, out_of_range = 0;
-        const int by_req = run->itl_request && run->req_n > 0;
-        /* counts for the histogram select, taken while the samples pass
-         * (NULL when too few for it, or out of memory: counted there) */
-        uint32_t *hist = run->itl_n >= JL__RADIX_MIN_N
-                             ? calloc(JL__RADIX_BUCKETS, sizeof *hist)
-                             : NULL;
-        /* locals: stores into fscratch could alias run's fields, which the
-         * compiler would then load again for every sample */
-        const float *xs = run->itl_seconds;
-        const int32_t *rqs = run->itl_request;
-        const double *fin = run->finish;
-        const size_t n_itl = run->itl_n, n_req = run->req_n;
-        float *dst = fscratch;
-        if (by_req && hist) { /* the common case: one tight loop */
-            for (size_t i = 0; i < n_itl; i++) {
-                float v = xs[i];
-                int32_t rq = rqs[i];
-                if (!isfinite(v))
-                    continue;
-                if ((size_t)(uint32_t)rq >= n_req) {
-                    out_of_range++;
-                    continue;
-                }
-                if (!isfinite(fin[rq]))
-                    continue;
-                dst[k++] = v;
-                hist[jl__fkey(v) >> 16]++;
-            }
-        } else {
-            for (size_t i = 0; i < n_itl; i++) {
-                float v = xs[i];
-                if (!isfinite(v))
-                    continue;
-                if (by_req) {
-                    int32_t rq = rqs[i];
-                    if ((size_t)(uint32_t)rq >= n_req) {
-                        out_of_range++;
-                        continue;
-                    }
-                    if (!isfinite(fin[rq]))
-                        continue;
-                }
-                dst[k++] = v;
-                if (hist)
-                    hist[jl__fkey(v) >> 16]++;
-            }
-        }
-        if (out_of_range)
-            WARN("itl_request_range",
-                 "%zu itl/request values name no row of requests/: left out",
-                 out_of_range);
-        double q[4] = {0.5, 0.9, 0.95, 0.99}, o[4];
-        jl__quantiles_f_hist(fscratch, k, hist, q, 4, o);
-        F(MEDIAN_ITL_S) = o[0];
-        F(P90_ITL_S) = o[1];
-        F(P95_ITL_S) = o[2];
-        F(P99_ITL_S) = o[3];
+/* itl/: the latency quantiles over the samples of completed requests, in
+ * two passes over the samples block by block (jl_run_itl_blocks: the
+ * arrays in memory, or the chunks of a streamed itl/), keeping none of
+ * them (jl__qstream). */
+typedef struct {
+    const double *fin; /* requests/finish */
+    size_t n_req;
+    size_t out_of_range;
+    jl__qstream qs;
+} itl_walk;
+
+/* Whether sample i counts: finite, and (with itl/request) naming a request
+ * that finished. *range: it names no request. */
+static inline int itl_counts(const itl_walk *w, const float *xs, const int32_t *rqs, size_t i,
+                             int by_req, int *range)
+{
+    *range = 0;
+    if (!isfinite(xs[i]))
+        return 0;
+    if (!by_req)
+        return 1;
+    int32_t rq = rqs[i];
+    if ((size_t)(uint32_t)rq >= w->n_req) {
+        *range = 1;
+        return 0;
     }
+    return isfinite(w->fin[rq]);
+}
 
-    /* ---- diffusion batches ---- */
-    if (run->batch_n > 0 &&
-        (s->steady_method == JL_STEADY_BATCHES ||
-         (s->steady_method == JL_STEADY_SOURCE && (diffusion || run->req_n == 0)))) {
-        double e_sum = 0, items = 0, lat = 0;
-        for (size_t i = 0; i < run->batch_n; i++) {
-            e_sum += energy_between(c, run->batch_start[i], run->batch_end[i]);
-            items += run->batch_size ? (double)run->batch_size[i] : NAN;
-            lat += run->batch_end[i] - run->batch_start[i];
-        }
-        F(BATCH_LATENCY_S) = lat / (double)run->batch_n;
-        F(ENERGY_PER_ITEM_J) = isfinite(E) ? ratio(e_sum, items) : NAN;
-        F(ITEMS_PER_S) = ratio(items, dur);
+static jl_status itl_pass1(void *arg, const float *xs, const int32_t *rqs, size_t n, size_t row0)
+{
+    itl_walk *w = arg;
+    const int by_req = rqs && w->n_req > 0;
+    size_t bad = 0;
+    int range;
+    (void)row0;
+    for (size_t i = 0; i < n; i++) {
+        if (itl_counts(w, xs, rqs, i, by_req, &range))
+            jl__qstream_add(&w->qs, xs[i]);
+        bad += (size_t)range;
     }
+    w->out_of_range += bad;
+    return JL_OK;
+}
 
-    /* ---- gpu/ ---- */
-    if (run->gpu_n > 0 && isfinite(a) && isfinite(b)) {
-        F(AVG_SM_CLOCK_MHZ) = gpu_mean(run, &run->sm_clock_mhz, a, b);
-        F(AVG_SM_UTIL) = gpu_mean(run, &run->sm_util, a, b);
+static jl_status itl_pass2(void *arg, const float *xs, const int32_t *rqs, size_t n, size_t row0)
+{
+    itl_walk *w = arg;
+    const int by_req = rqs && w->n_req > 0;
+    int range;
+    (void)row0;
+    for (size_t i = 0; i < n; i++)
+        if (itl_counts(w, xs, rqs, i, by_req, &range))
+            jl__qstream_add2(&w->qs, xs[i]);
+    return JL_OK;
+}
+
+static jl_status itl_figures(ctx *c, jl_error **err)
+{
+    const jl_run *run = c->run;
+    jl_summary *s = c->s;
+    jl_status st = JL_OK;
+    if (!(run->itl_n > 0 && (run->itl_seconds || run->itl_stream)))
+        return JL_OK;
+    itl_walk w = {run->finish, run->req_n, 0, {0}};
+    double q[4] = {0.5, 0.9, 0.95, 0.99}, o[4];
+    TRY(jl__qstream_init(&w.qs));
+    TRY(jl_run_itl_blocks(run, itl_pass1, &w, err));
+    int plan = jl__qstream_plan(&w.qs, q, 4);
+    if (plan < 0)
+        TRY(JL_ENOMEM);
+    if (plan > 0)
+        TRY(jl_run_itl_blocks(run, itl_pass2, &w, err));
+    if (w.out_of_range)
+        WARN("itl_request_range",
+             "%zu itl/request values name no row of requests/: left out",
+             w.out_of_range);
+    jl__qstream_result(&w.qs, q, 4, o);
+    F(MEDIAN_ITL_S) = o[0];
+    F(P90_ITL_S) = o[1];
+    F(P95_ITL_S) = o[2];
+    F(P99_ITL_S) = o[3];
+end:
+    jl__qstream_free(&w.qs);
+    return st;
+}
+
+/* batches/ (diffusion, or a run without requests): energy per item, batch
+ * latency, items per second. */
+static void batch_figures(ctx *c)
+{
+    const jl_run *run = c->run;
+    jl_summary *s = c->s;
+    if (!(run->batch_n > 0 &&
+          (s->steady_method == JL_STEADY_BATCHES ||
+           (s->steady_method == JL_STEADY_SOURCE && (c->diffusion || run->req_n == 0)))))
+        return;
+    double e_sum = 0, items = 0, lat = 0;
+    for (size_t i = 0; i < run->batch_n; i++) {
+        e_sum += energy_between(c, run->batch_start[i], run->batch_end[i]);
+        items += run->batch_size ? (double)run->batch_size[i] : NAN;
+        lat += run->batch_end[i] - run->batch_start[i];
     }
+    F(BATCH_LATENCY_S) = lat / (double)run->batch_n;
+    F(ENERGY_PER_ITEM_J) = isfinite(c->E) ? ratio(e_sum, items) : NAN;
+    F(ITEMS_PER_S) = ratio(items, c->dur);
+}
 
-    /* ---- published figures beside the series (spec 1.1) ---- */
+/* gpu/: SM clock and utilisation over the window. */
+static void gpu_figures(ctx *c)
+{
+    const jl_run *run = c->run;
+    jl_summary *s = c->s;
+    if (run->gpu_n > 0 && isfinite(c->a) && isfinite(c->b)) {
+        F(AVG_SM_CLOCK_MHZ) = gpu_mean(run, &run->sm_clock_mhz, c->a, c->b);
+        F(AVG_SM_UTIL) = gpu_mean(run, &run->sm_util, c->a, c->b);
+    }
+}
+
+/* Every phase over the series, in the order their warnings appear. */
+static jl_status summarize_series(ctx *c, jl_error **err)
+{
+    const jl_run *run = c->run;
+    jl_status st = JL_OK;
+    /* scratch for the request table (order statistics) */
+    size_t scratch_n = run->req_n > run->batch_n ? run->req_n : run->batch_n;
+    if (scratch_n && !(c->dscratch = jl_malloc_array(scratch_n, sizeof *c->dscratch)))
+        return JL_ENOMEM;
+    TRY(find_window(c));
+    TRY(window_energy(c));
+    TRY(power_figures(c));
+    TRY(engine_figures(c));
+    TRY(token_figures(c));
+    TRY(request_figures(c));
+    TRY(itl_figures(c, err));
+    batch_figures(c);
+    gpu_figures(c);
+    /* published figures beside the series (spec 1.1) */
     if (run->summary.present)
         TRY(attach_published(c));
-
 end:
+    return st;
+}
+
+static void ctx_free(ctx *c)
+{
     if (c->track)
         for (size_t g = 0; g < c->G; g++)
             jl__track_free(&c->track[g]);
@@ -948,8 +1017,66 @@ end:
     free(c->alt);
     free(c->src);
     free(c->cur);
-    free(dscratch);
-    free(fscratch);
+    free(c->dscratch);
+}
+
+jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
+                       jl_summary **out, jl_error **err)
+{
+    assert(run && out);
+    *out = NULL;
+    jl_summary_options defaults;
+    if (!opt) {
+        jl_summary_options_default(&defaults);
+        opt = &defaults;
+    }
+    if (!(opt->occupancy_share > 0 && opt->occupancy_share <= 1) ||
+        !(opt->disagreement_warn >= 0) || !(opt->counter_restart_min_drop_j >= 0) ||
+        !(opt->published_mark >= 0))
+        return jl_fail(err, JL_EUSAGE, run->file, run->name, NULL, -1,
+                       "invalid summary options (occupancy_share %g, "
+                       "disagreement_warn %g, counter_restart_min_drop_j %g)",
+                       opt->occupancy_share, opt->disagreement_warn,
+                       opt->counter_restart_min_drop_j);
+
+    jl_status st = JL_OK;
+    jl_summary *s = jl_summary_new();
+    if (!s)
+        return jl_fail(err, JL_ENOMEM, run->file, run->name, NULL, -1,
+                       "out of memory");
+    ctx cx = {0};
+    ctx *c = &cx;
+    c->run = run;
+    c->opt = opt;
+    c->s = s;
+    c->a = c->b = c->dur = c->E = NAN;
+    c->diffusion = jl_attrs_is_diffusion(&run->attrs);
+    s->file = jl_strdup(run->file);
+    s->run = jl_strdup(run->name);
+    if ((run->file && !s->file) || (run->name && !s->run)) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    TRY(jl_attrs_copy(&s->attrs, &run->attrs));
+
+    /* G: the series' GPU axis (the reader checked it equals num_gpus, or is
+     * 1 under @power_scope node_ac: one column for the node). */
+    size_t G = run->attrs.num_gpus > 0 ? (size_t)run->attrs.num_gpus : 0;
+    if (run->watts.v)
+        G = run->watts.g;
+    else if (run->energy_j.v)
+        G = run->energy_j.g;
+    c->G = G;
+    s->num_gpus = G;
+
+    c->has_power = run->power_n > 0 && (run->watts.v || run->energy_j.v);
+    if (!c->has_power && run->summary.present)
+        st = summarize_summary_only(c);
+    else
+        st = summarize_series(c, err);
+
+end:
+    ctx_free(c);
     if (st != JL_OK) {
         jl_summary_free(s);
         return jl_fail(err, st, run->file, run->name, NULL, -1,

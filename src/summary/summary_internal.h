@@ -40,6 +40,54 @@ static inline uint32_t jl__fkey(float v)
 void jl__quantiles_f_hist(float *x, size_t n, uint32_t *hist, const double *q, size_t nq,
                           double *out);
 
+/* Quantiles of float samples seen in two passes and never kept (the ITL
+ * samples, streamed chunk by chunk: jl_run_itl_blocks): the same results
+ * as jl__quantiles_f over the same samples, to the bit (the sign of a zero
+ * order statistic aside, which jl__quantiles_f does not define either).
+ * Pass 1 adds every sample (jl__qstream_add: counts by the top 16 key
+ * bits, and keeps the first JL__RADIX_MIN_N samples); jl__qstream_plan()
+ * then names the buckets holding the order statistics wanted; pass 2 adds
+ * the same samples again (jl__qstream_add2: counts the samples of those
+ * buckets by their low 16 key bits), which gives each order statistic's
+ * exact key. With fewer than JL__RADIX_MIN_N samples the kept ones are
+ * selected as jl__quantiles_f does and pass 2 is not needed. Memory: 256
+ * KiB + 128 KiB + 64 KiB, and 256 KiB per wanted bucket (at most 2 per
+ * quantile) in pass 2, whatever the number of samples. */
+#define JL__QSTREAM_MAX_Q 8
+typedef struct jl__qstream {
+    size_t n;              /* samples added in pass 1 */
+    uint32_t *hist;        /* [JL__RADIX_BUCKETS] counts by the top 16 key bits */
+    float *first;          /* [JL__RADIX_MIN_N] the first samples */
+    /* jl__qstream_plan: the order statistics wanted, ascending */
+    size_t nu, rank[2 * JL__QSTREAM_MAX_Q], bucket[2 * JL__QSTREAM_MAX_Q],
+        below[2 * JL__QSTREAM_MAX_Q];
+    unsigned char *slot;   /* [JL__RADIX_BUCKETS] 0, or 1 + index into low */
+    uint32_t *low;         /* [wanted buckets][JL__RADIX_BUCKETS] counts by the low 16 bits */
+} jl__qstream;
+
+/* JL_OK or JL_ENOMEM. */
+jl_status jl__qstream_init(jl__qstream *s);
+void jl__qstream_free(jl__qstream *s);
+static inline void jl__qstream_add(jl__qstream *s, float v)
+{
+    s->hist[jl__fkey(v) >> 16]++;
+    if (s->n < JL__RADIX_MIN_N)
+        s->first[s->n] = v;
+    s->n++;
+}
+/* After pass 1, for quantiles q[0..nq) (ascending, nq <= JL__QSTREAM_MAX_Q):
+ * 1 when pass 2 is needed, 0 when not, -1 when out of memory. */
+int jl__qstream_plan(jl__qstream *s, const double *q, size_t nq);
+static inline void jl__qstream_add2(jl__qstream *s, float v)
+{
+    uint32_t k = jl__fkey(v);
+    unsigned sl = s->slot[k >> 16];
+    if (sl)
+        s->low[((size_t)(sl - 1) << 16) | (k & 0xffffu)]++;
+}
+/* The quantiles (the same q as the plan); NaN when no sample was added. */
+void jl__qstream_result(jl__qstream *s, const double *q, size_t nq, double *out);
+
 /* The k-th smallest (0-based) of x[0..n), reordering x; NaN when k >= n. */
 double jl__kth_d(double *x, size_t n, size_t k);
 

@@ -119,90 +119,141 @@ static void unshuffle(unsigned char *out, const unsigned char *in, size_t n, siz
             out[i * es + b] = in[b * n + i];
 }
 
-int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
-                           const hsize_t dims[2], int rank, size_t cbytes, void *dst)
+/* A dataset whose chunks this path decodes (jl__chunks_open). */
+struct jl__chunks {
+    hid_t dset;
+    int codec, shuffled, conv;
+    size_t cols, fs, ms, elems, cbytes, max_stored;
+    hsize_t rows, chunk_rows;
+    unsigned char *cbuf, *dbuf, *sbuf;
+    struct libdeflate_decompressor *dec;
+};
+
+jl__chunks *jl__chunks_open(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
+                            const hsize_t dims[2], int rank, size_t cbytes)
 {
-    int ok = 0, shuffled = 0;
-    unsigned char *cbuf = NULL, *dbuf = NULL, *sbuf = NULL;
-    struct libdeflate_decompressor *dec = NULL;
+    int shuffled = 0;
     if (dcpl < 0 || cbytes == 0 || H5Pget_layout(dcpl) != H5D_CHUNKED)
-        goto end;
+        return NULL;
     hsize_t chunk[2] = {0, 0};
     if (H5Pget_chunk(dcpl, 2, chunk) != rank || chunk[0] == 0)
-        goto end;
+        return NULL;
     size_t cols = rank == 2 ? (size_t)dims[1] : 1;
     if (rank == 2 && chunk[1] != dims[1])
-        goto end;
+        return NULL;
     int codec = pipeline(dcpl, &shuffled);
     size_t fs;
     int conv = conversion(ftype, mtype, &fs);
     if (!codec || conv < 0 || fs == 0 || cbytes != chunk[0] * cols * fs)
-        goto end;
-    size_t ms = H5Tget_size(mtype), elems = cbytes / fs;
+        return NULL;
+    jl__chunks *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->dset = dset;
+    c->codec = codec;
+    c->shuffled = shuffled;
+    c->conv = conv;
+    c->cols = cols;
+    c->fs = fs;
+    c->ms = H5Tget_size(mtype);
+    c->elems = cbytes / fs;
+    c->cbytes = cbytes;
+    c->rows = dims[0];
+    c->chunk_rows = chunk[0];
     /* a stored chunk larger than this is not what an encoder of this chunk
      * writes: leave it to HDF5 */
-    size_t max_stored = cbytes + cbytes / 8 + 4096;
-    cbuf = malloc(max_stored);
-    dbuf = malloc(cbytes);
-    sbuf = shuffled || conv != CONV_COPY ? malloc(cbytes) : NULL;
-    if (!cbuf || !dbuf || ((shuffled || conv != CONV_COPY) && !sbuf))
-        goto end;
-    if (codec == CODEC_DEFLATE && !(dec = libdeflate_alloc_decompressor()))
-        goto end;
-    for (hsize_t row = 0; row < dims[0]; row += chunk[0]) {
-        hsize_t off[2] = {row, 0}, stored = 0;
-        uint32_t mask = 0;
-        if (H5Dget_chunk_storage_size(dset, off, &stored) < 0 || stored == 0 ||
-            stored > max_stored)
-            goto end;
-        if (H5Dread_chunk(dset, H5P_DEFAULT, off, &mask, cbuf) < 0 || mask != 0)
-            goto end;
-        if (codec == CODEC_DEFLATE) {
-            if (libdeflate_zlib_decompress(dec, cbuf, (size_t)stored, dbuf, cbytes, NULL) !=
-                LIBDEFLATE_SUCCESS)
-                goto end;
-        } else {
-            size_t got = ZSTD_decompress(dbuf, cbytes, cbuf, (size_t)stored);
-            if (ZSTD_isError(got) || got != cbytes)
-                goto end;
+    c->max_stored = cbytes + cbytes / 8 + 4096;
+    c->cbuf = malloc(c->max_stored);
+    c->dbuf = malloc(cbytes);
+    c->sbuf = shuffled || conv != CONV_COPY ? malloc(cbytes) : NULL;
+    if (!c->cbuf || !c->dbuf || ((shuffled || conv != CONV_COPY) && !c->sbuf) ||
+        (codec == CODEC_DEFLATE && !(c->dec = libdeflate_alloc_decompressor()))) {
+        jl__chunks_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+size_t jl__chunks_rows(const jl__chunks *c)
+{
+    return (size_t)c->chunk_rows;
+}
+
+void jl__chunks_free(jl__chunks *c)
+{
+    if (!c)
+        return;
+    if (c->dec)
+        libdeflate_free_decompressor(c->dec);
+    free(c->cbuf);
+    free(c->dbuf);
+    free(c->sbuf);
+    free(c);
+}
+
+int jl__chunks_read(jl__chunks *c, size_t row, void *out_rows)
+{
+    hsize_t off[2] = {row, 0}, stored = 0;
+    uint32_t mask = 0;
+    if (row >= c->rows || row % c->chunk_rows)
+        return 0;
+    if (H5Dget_chunk_storage_size(c->dset, off, &stored) < 0 || stored == 0 ||
+        stored > c->max_stored)
+        goto fail;
+    if (H5Dread_chunk(c->dset, H5P_DEFAULT, off, &mask, c->cbuf) < 0 || mask != 0)
+        goto fail;
+    if (c->codec == CODEC_DEFLATE) {
+        if (libdeflate_zlib_decompress(c->dec, c->cbuf, (size_t)stored, c->dbuf, c->cbytes,
+                                       NULL) != LIBDEFLATE_SUCCESS)
+            goto fail;
+    } else {
+        size_t got = ZSTD_decompress(c->dbuf, c->cbytes, c->cbuf, (size_t)stored);
+        if (ZSTD_isError(got) || got != c->cbytes)
+            goto fail;
+    }
+    size_t rows = c->rows - row < c->chunk_rows ? (size_t)(c->rows - row) : (size_t)c->chunk_rows;
+    size_t count = rows * c->cols, fs = c->fs;
+    unsigned char *out = out_rows;
+    const unsigned char *src = c->dbuf;
+    if (c->shuffled) {
+        unsigned char *to = c->conv == CONV_COPY ? out : c->sbuf;
+        unshuffle(to, c->dbuf, c->elems, count, fs);
+        if (c->conv == CONV_COPY)
+            return 1;
+        src = c->sbuf;
+    }
+    if (c->conv == CONV_COPY) {
+        memcpy(out, src, count * fs);
+    } else if (c->conv == CONV_F32_F64) {
+        double *o = (double *)(void *)out;
+        for (size_t i = 0; i < count; i++) {
+            float v;
+            memcpy(&v, src + 4 * i, 4);
+            o[i] = (double)v;
         }
-        size_t rows = dims[0] - row < chunk[0] ? (size_t)(dims[0] - row) : (size_t)chunk[0];
-        size_t count = rows * cols;
-        unsigned char *out = (unsigned char *)dst + (size_t)row * cols * ms;
-        const unsigned char *src = dbuf;
-        if (shuffled) {
-            unsigned char *to = conv == CONV_COPY ? out : sbuf;
-            unshuffle(to, dbuf, elems, count, fs);
-            if (conv == CONV_COPY)
-                continue;
-            src = sbuf;
-        }
-        if (conv == CONV_COPY) {
-            memcpy(out, src, count * fs);
-        } else if (conv == CONV_F32_F64) {
-            double *o = (double *)(void *)out;
-            for (size_t i = 0; i < count; i++) {
-                float v;
-                memcpy(&v, src + 4 * i, 4);
-                o[i] = (double)v;
-            }
-        } else {
-            int64_t *o = (int64_t *)(void *)out;
-            for (size_t i = 0; i < count; i++) {
-                int32_t v;
-                memcpy(&v, src + 4 * i, 4);
-                o[i] = (int64_t)v;
-            }
+    } else {
+        int64_t *o = (int64_t *)(void *)out;
+        for (size_t i = 0; i < count; i++) {
+            int32_t v;
+            memcpy(&v, src + 4 * i, 4);
+            o[i] = (int64_t)v;
         }
     }
-    ok = 1;
-end:
+    return 1;
+fail:
+    H5Eclear2(H5E_DEFAULT);
+    return 0;
+}
+
+int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
+                           const hsize_t dims[2], int rank, size_t cbytes, void *dst)
+{
+    jl__chunks *c = jl__chunks_open(dset, dcpl, ftype, mtype, dims, rank, cbytes);
+    int ok = c != NULL;
+    for (hsize_t row = 0; ok && row < dims[0]; row += c->chunk_rows)
+        ok = jl__chunks_read(c, (size_t)row, (unsigned char *)dst + (size_t)row * c->cols * c->ms);
+    jl__chunks_free(c);
     if (!ok)
         H5Eclear2(H5E_DEFAULT);
-    if (dec)
-        libdeflate_free_decompressor(dec);
-    free(cbuf);
-    free(dbuf);
-    free(sbuf);
     return ok;
 }

@@ -46,6 +46,8 @@ typedef struct {
     void *tconv;      /* type-conversion buffer lent to HDF5 */
     size_t tconv_cap; /* its size (<= TCONV_MAX_BYTES) */
     int summary_fields_only; /* skip the columns marked summary_unused */
+    int stream_itl;          /* itl/ columns go to the run's stream (column_stream.c) */
+    int kept;                /* the last read_ds kept its dataset in the stream */
 } run_reader;
 
 typedef struct group_reader group_reader;
@@ -298,6 +300,20 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     }
     if ((st = chunk_bytes(c, dcpl, ftype, obj, &cbytes)) != JL_OK)
         goto end;
+    if (rr->stream_itl && (cs->off == offsetof(jl_run, itl_seconds) ||
+                           cs->off == offsetof(jl_run, itl_request))) {
+        int kept = jl__itl_stream_keep(rr->run, cs->off == offsetof(jl_run, itl_request), obj,
+                                       dset, dcpl, ftype, (size_t)dims[0], cbytes);
+        if (kept < 0)
+            st = rctx_fail(&at, JL_ENOMEM, NULL);
+        if (kept > 0) { /* checked; itl_rule and the summary stream it */
+            dset = -1;
+            rr->kept = 1;
+            *n = (size_t)dims[0];
+        }
+        if (kept)
+            goto end;
+    }
     size_t nv = (size_t)vals;
     buf = jl_malloc_array(nv ? nv : 1, target_size(cs->target));
     if (!buf) {
@@ -522,6 +538,8 @@ static jl_status bad_latency(group_reader *gr, const char *obj, size_t i, float 
                      isfinite(x) ? "negative latency" : "not finite", i, a);
 }
 
+static void **col_data(jl_run *r, const col_spec *cs);
+
 static int has_requests(const jl_run *r)
 {
     return r->arrival || r->first_token || r->finish || r->input_tokens || r->output_tokens;
@@ -532,52 +550,50 @@ static int has_requests(const jl_run *r)
  * when present), in one pass over both columns: ~10^7 samples per long
  * run, where each separate pass cost about as much as decoding them
  * (docs/performance.md). A bad latency is reported before a bad index, as
- * when the columns were checked one after the other. */
+ * when the columns were checked one after the other. The pass itself is
+ * jl__itl_scan (column_stream.c), over the columns in memory or streamed. */
 static jl_status itl_rule(group_reader *gr)
 {
-    const jl_run *r = gr->rr->run;
-    const float *x = r->itl_seconds;
-    const int32_t *q = r->itl_request;
-    size_t n = r->itl_n, bad_q = SIZE_MAX;
-    if (!x)
+    jl_run *r = gr->rr->run;
+    if (!r->itl_seconds && !r->itl_stream)
         return JL_OK;
     const uint32_t R = has_requests(r) ? (r->req_n > (size_t)INT32_MAX ? (uint32_t)INT32_MAX + 1
                                                                       : (uint32_t)r->req_n)
                                        : (uint32_t)INT32_MAX + 1;
-    /* blocks checked without a branch per sample (so the compiler can
-     * vectorise); a block with a bad value is walked again for its row */
-    enum { BLOCK = 1024 };
-    for (size_t b = 0; b < n; b += BLOCK) {
-        size_t e = n - b < BLOCK ? n : b + BLOCK;
-        if (e - b == BLOCK) { /* a fixed trip count: vectorised even at -O2 */
-            const float *xb = x + b;
-            int bad = 0;
-            for (size_t i = 0; i < BLOCK; i++)
-                bad |= !(xb[i] >= 0.0f) | !(xb[i] < INFINITY);
-            if (q) {
-                const uint32_t *qb = (const uint32_t *)(q + b);
-                for (size_t i = 0; i < BLOCK; i++)
-                    bad |= qb[i] >= R;
-            }
-            if (!bad)
-                continue;
+    size_t bad_lat, bad_q;
+    float lat;
+    int32_t qv;
+    int rc = jl__itl_scan(r, R, &bad_lat, &lat, &bad_q, &qv);
+    if (rc == 0) { /* a streamed chunk does not decode: read whole, as unstreamed */
+        jl__itl_stream_drop(r);
+        jl_status st = JL_OK;
+        gr->rr->stream_itl = 0;
+        for (size_t k = 0; k < gr->gs->n_cols && st == JL_OK; k++) {
+            void **dst = col_data(r, &gr->gs->cols[k]);
+            size_t rows;
+            if (gr->objs[k] && !*dst)
+                st = read_ds(gr->rr, gr->grp, gr->objs[k], &gr->gs->cols[k], SIZE_MAX, NULL,
+                             dst, &rows);
         }
-        for (size_t i = b; i < e; i++) {
-            /* !(x >= 0) is true for NaN too; x < inf for the rest */
-            if (!(x[i] >= 0.0f && x[i] < INFINITY))
-                return bad_latency(gr, col_obj(gr, "seconds"), i, x[i]);
-            if (q && (uint32_t)q[i] >= R && bad_q == SIZE_MAX)
-                bad_q = i;
-        }
+        gr->rr->stream_itl = 1;
+        if (st != JL_OK)
+            return st;
+        rc = jl__itl_scan(r, R, &bad_lat, &lat, &bad_q, &qv);
     }
+    if (rc < 0) {
+        rctx at = rctx_at(gr->rr->c, gr->path);
+        return rctx_fail(&at, JL_ENOMEM, NULL);
+    }
+    if (bad_lat != SIZE_MAX)
+        return bad_latency(gr, col_obj(gr, "seconds"), bad_lat, lat);
     if (bad_q == SIZE_MAX)
         return JL_OK;
-    if (q[bad_q] < 0 || !has_requests(r))
+    if (qv < 0 || !has_requests(r))
         return bad_value(gr, col_obj(gr, "request"), bad_q,
-                         "request index out of range at row %zu (%d)", bad_q, (int)q[bad_q]);
+                         "request index out of range at row %zu (%d)", bad_q, (int)qv);
     return bad_value(gr, col_obj(gr, "request"), bad_q,
                      "request index out of range at row %zu (%d; requests/ has %zu rows)", bad_q,
-                     (int)q[bad_q], r->req_n);
+                     (int)qv, r->req_n);
 }
 
 /* power/ is required unless summary/ is there; watts or energy_j is. */
@@ -743,9 +759,10 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
             st = rctx_fail(&at_group, JL_ENOMEM, NULL);
             goto end;
         }
+        rr->kept = 0;
         if ((st = read_ds(rr, gr.grp, objs[k], cs, rows, from, dst, &n)) != JL_OK)
             goto end;
-        if (!*dst)
+        if (!*dst && !rr->kept)
             continue;
         if (cs->rank == 2) {
             jl_series *s = (jl_series *)((char *)r + cs->off);
@@ -813,6 +830,7 @@ void jl_run_free(jl_run *r)
         free(r->summary.extra[i].value);
     }
     free(r->summary.extra);
+    jl__itl_stream_drop(r);
     free(r);
 }
 
@@ -834,7 +852,7 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     jl_status st = run_ctx(t, i, err, &local, &c);
     if (st != JL_OK)
         return st;
-    run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only};
+    run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only, t->stream_itl, 0};
     char *run_path = jl_asprintf("/runs/%s", t->runs[i]);
     jl_run *r = jl_run_new();
     rr.run_path = run_path;

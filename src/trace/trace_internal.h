@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "joules/error.h"
 #include "joules/trace.h"
@@ -52,6 +53,41 @@ const char *jl__zstd_last_error(void);
  * then the caller must read it with H5Dread(). */
 int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
                            const hsize_t dims[2], int rank, size_t cbytes, void *dst);
+
+/* The same path one chunk at a time (chunk_read.c): jl__chunks_open() takes
+ * the arguments of jl__read_chunks_direct() (without dst) and returns NULL
+ * when the path does not apply; jl__chunks_read() decodes the chunk that
+ * starts at `row` (a multiple of jl__chunks_rows()) into out_rows (its rows
+ * x columns in the memory type), 1 when done, 0 when the chunk does not
+ * decode (then read it with H5Dread()). dset stays the caller's. */
+typedef struct jl__chunks jl__chunks;
+jl__chunks *jl__chunks_open(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
+                            const hsize_t dims[2], int rank, size_t cbytes);
+size_t jl__chunks_rows(const jl__chunks *c);
+int jl__chunks_read(jl__chunks *c, size_t row, void *out_rows);
+void jl__chunks_free(jl__chunks *c);
+
+/* itl/ streamed instead of read whole (column_stream.c; jl_trace_options
+ * .stream_itl): the reader checks each column's type, shape, length and
+ * chunking as for a read, then hands the open dataset to the run's stream
+ * (created on the first column), which decodes it chunk by chunk whenever
+ * it is walked. Only columns the chunk path decodes without conversion
+ * (float32 seconds, int32 request) are streamed: 1 when kept (dset is the
+ * stream's now), 0 when the caller must read the column whole, or -1 when
+ * out of memory. col: 0 seconds, 1 request. */
+int jl__itl_stream_keep(jl_run *run, int col, const char *obj, hid_t dset, hid_t dcpl,
+                        hid_t ftype, size_t rows, size_t cbytes);
+/* The reader's check of itl/, in memory or streamed (one pass over both
+ * columns): *bad_lat = the first row whose latency is not finite or
+ * negative (its value in *lat), *bad_q = the first row whose request index
+ * is >= R (its value in *q); SIZE_MAX when none (the scan stops at a bad
+ * latency). 0 when a streamed chunk does not decode (the caller then reads
+ * the columns whole and checks them again), 1 when done, -1 when out of
+ * memory. */
+int jl__itl_scan(const jl_run *run, uint32_t R, size_t *bad_lat, float *lat, size_t *bad_q,
+                 int32_t *q);
+/* Drop the run's stream (closing its datasets). */
+void jl__itl_stream_drop(jl_run *run);
 
 /* Close an open HDF5 id with fn and set it to -1, so single-exit cleanup
  * can close every id unconditionally. */
@@ -132,6 +168,7 @@ struct jl_trace {
     hid_t file;
     jl_trace_limits lim;
     int summary_fields_only; /* jl_trace_options.summary_fields_only */
+    int stream_itl;          /* jl_trace_options.stream_itl */
     char **runs;
     size_t n_runs, cap_runs;
     char *harness;

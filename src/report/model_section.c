@@ -15,16 +15,12 @@
 #include "joules/diagnose.h"
 #include "joules/model.h"
 #include "joules/output.h"
-#include "report/report_internal.h"
+#include "report/plot.h"
+#include "report/sections.h"
 
 /* Points of each drawn curve (log-spaced over jl_model_batch_grid's range,
  * plus the ends of the measured batch range). */
 #define RP_CURVE_POINTS 64
-
-static int same(const char *a, const char *b)
-{
-    return (!a && !b) || (a && b && !strcmp(a, b));
-}
 
 void rp_model_free(rp_report *r)
 {
@@ -81,7 +77,7 @@ jl_status rp_model_compute(rp_report *r, jl_error **err)
             const jl_model_group *g = &r->fit_groups->items[i];
             r->fit_group_of[i] = -1;
             for (size_t k = 0; k < r->n_groups; k++)
-                if (same(r->groups[k].model, g->key.model) && same(r->groups[k].task, g->key.task))
+                if (jl_str_eq_or_null(r->groups[k].model, g->key.model) && jl_str_eq_or_null(r->groups[k].task, g->key.task))
                     r->fit_group_of[i] = (long)k;
         }
     }
@@ -98,35 +94,7 @@ jl_status rp_model_compute(rp_report *r, jl_error **err)
     return JL_OK;
 }
 
-const jl_run_diagnosis *rp_diagnosis_of(const rp_report *r, size_t run)
-{
-    if (!r->diag || run >= r->diag->count || r->diag->runs[run].run != r->l->items[run])
-        return NULL;
-    return &r->diag->runs[run];
-}
-
 /* ---- data/ ------------------------------------------------------------------------- */
-
-static void csv_str(jl_strbuf *b, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\r\n")) {
-        jl_strbuf_puts(b, s);
-        return;
-    }
-    jl_strbuf_puts(b, "\"");
-    for (; *s; s++)
-        jl_strbuf_append(b, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
-    jl_strbuf_puts(b, "\"");
-}
-
-static void csv_num(jl_strbuf *b, double v)
-{
-    jl_strbuf_puts(b, ",");
-    if (isfinite(v))
-        jl_strbuf_printf(b, "%.17g", v);
-}
 
 /* The batches a curve is drawn at (caller frees; 0 when none). */
 static size_t curve_grid(const jl_group_fit *f, double **out)
@@ -195,49 +163,38 @@ static jl_status write_curves_csv(rp_report *r, jl_error **err)
             jl_prediction p;
             if (jl_model_predict(f, grid[k], &p) != JL_OK)
                 continue;
-            csv_str(&b, key);
+            rp_csv_str(&b, key);
             jl_strbuf_puts(&b, ",");
-            csv_str(&b, f->key.model);
+            rp_csv_str(&b, f->key.model);
             jl_strbuf_puts(&b, ",");
-            csv_str(&b, f->key.task);
+            rp_csv_str(&b, f->key.task);
             jl_strbuf_puts(&b, ",");
-            csv_str(&b, f->key.gpu_model);
+            rp_csv_str(&b, f->key.gpu_model);
             jl_strbuf_printf(&b, ",%ld,", f->key.num_gpus);
-            csv_str(&b, f->key.precision);
+            rp_csv_str(&b, f->key.precision);
             jl_strbuf_printf(&b, ",%s,%s", jl_fit_method_name(f->method), band_kind(f));
-            csv_num(&b, p.batch);
+            rp_csv_num(&b, p.batch);
             jl_strbuf_printf(&b, ",%d,%d", p.extrapolated, p.beyond_ceiling);
-            csv_num(&b, p.energy_per_token_j.value);
-            csv_num(&b, p.energy_per_token_j.lo);
-            csv_num(&b, p.energy_per_token_j.hi);
-            csv_num(&b, f->method == JL_FIT_MODEL ? p.model_energy_per_token_j.value : NAN);
-            csv_num(&b, p.power_w.value);
-            csv_num(&b, p.power_w.lo);
-            csv_num(&b, p.power_w.hi);
-            csv_num(&b, p.throughput_tok_s.value);
-            csv_num(&b, p.throughput_tok_s.lo);
-            csv_num(&b, p.throughput_tok_s.hi);
-            csv_num(&b, p.step_time_s.value);
-            csv_num(&b, f->batch_min);
-            csv_num(&b, f->batch_max);
-            csv_num(&b, f->batch_ceiling);
+            rp_csv_num(&b, p.energy_per_token_j.value);
+            rp_csv_num(&b, p.energy_per_token_j.lo);
+            rp_csv_num(&b, p.energy_per_token_j.hi);
+            rp_csv_num(&b, f->method == JL_FIT_MODEL ? p.model_energy_per_token_j.value : NAN);
+            rp_csv_num(&b, p.power_w.value);
+            rp_csv_num(&b, p.power_w.lo);
+            rp_csv_num(&b, p.power_w.hi);
+            rp_csv_num(&b, p.throughput_tok_s.value);
+            rp_csv_num(&b, p.throughput_tok_s.lo);
+            rp_csv_num(&b, p.throughput_tok_s.hi);
+            rp_csv_num(&b, p.step_time_s.value);
+            rp_csv_num(&b, f->batch_min);
+            rp_csv_num(&b, f->batch_max);
+            rp_csv_num(&b, f->batch_ceiling);
             jl_strbuf_puts(&b, "\n");
         }
         free(key);
         free(grid);
     }
-    char *text = jl_strbuf_take(&b);
-    jl_status st = rp_write_text(r, "data/fit-curves.csv", text, err);
-    free(text);
-    return st;
-}
-
-static jl_status write_with_errors(rp_report *r, const char *rel, json_t *doc, jl_error **err)
-{
-    if (doc)
-        json_object_set_new(doc, "errors", jl_errors_to_json(r->errors));
-    jl_status st = rp_write_json(r, rel, doc, err);
-    json_decref(doc);
+    jl_status st = rp_write_buf(r, "data/fit-curves.csv", &b, err);
     return st;
 }
 
@@ -247,7 +204,7 @@ jl_status rp_model_write_documents(rp_report *r, jl_error **err)
     if (r->fits) {
         jl_model_options mo;
         jl_model_options_default(&mo);
-        st = write_with_errors(r, "data/fit.json",
+        st = rp_write_json_with_errors(r, "data/fit.json",
                                jl_fit_document(r->fits, r->n_fits, &mo,
                                                JL_FIT_DEFAULT_GRID, NULL, NULL, r->fit_groups),
                                err);
@@ -265,7 +222,7 @@ jl_status rp_model_write_documents(rp_report *r, jl_error **err)
                     NULL);
     }
     if (r->diag) {
-        st = write_with_errors(r, "data/diagnose.json", jl_diagnosis_to_json(r->diag), err);
+        st = rp_write_json_with_errors(r, "data/diagnose.json", jl_diagnosis_to_json(r->diag), err);
         if (st)
             return st;
         rp_add_data(r, "data/diagnose.json",
@@ -679,39 +636,4 @@ jl_status rp_model_figures(rp_report *r, jl_error **err)
         st = fig_fit(r, i, err);
     }
     return st;
-}
-
-/* ---- the diagnosis of a report group (report.json) ---------------------------------- */
-
-json_t *rp_group_diagnosis_json(const rp_report *r, size_t gi)
-{
-    const rp_group *g = &r->groups[gi];
-    long run = g->pick.run >= 0 ? g->pick.run : g->representative;
-    const jl_run_diagnosis *d = run >= 0 ? rp_diagnosis_of(r, (size_t)run) : NULL;
-    if (!d)
-        return json_null();
-    const jl_finding *best = NULL;
-    double best_change = INFINITY;
-    for (size_t k = 0; k < d->n_findings; k++) {
-        const jl_finding *fd = &d->findings[k];
-        if (strcmp(fd->severity, "suggestion"))
-            continue;
-        for (size_t j = 0; j < fd->n_numbers; j++)
-            if (!strcmp(fd->numbers[j].name, "predicted_energy_change") &&
-                fd->numbers[j].value < best_change) {
-                best_change = fd->numbers[j].value;
-                best = fd;
-            }
-    }
-    json_t *bo = best ? json_pack("{s:s,s:o,s:s}", "kind", best->kind, "predicted_energy_change",
-                                  jl_json_number(best_change), "message", best->message)
-                      : json_null();
-    return json_pack("{s:o,s:s,s:o,s:s,s:o,s:o,s:s,s:s?,s:o}", "run",
-                     jl_run_key_to_json(d->run), "basis", g->pick.run >= 0 ? "pick" : "representative",
-                     "utilisation", jl_json_number(d->utilisation), "utilisation_source",
-                     d->utilisation_source, "static_energy_share",
-                     jl_json_number(d->static_energy_share), "batch_ceiling",
-                     jl_json_number(d->ceiling.ceiling), "batch_limit",
-                     jl_batch_limit_name(d->ceiling.limit), "batch_evidence", d->ceiling.evidence,
-                     "best_change", bo);
 }

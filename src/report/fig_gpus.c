@@ -1,0 +1,272 @@
+/* Figure: GPU models at matched SLOs (paper Fig. 6; docs/report.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "joules/choice.h"
+#include "joules/output.h"
+#include "report/figures.h"
+#include "report/series.h"
+
+typedef struct cmp_row {
+    size_t group;
+    double best, worst;
+} cmp_row;
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+    const cmp_row *a = pa, *b = pb;
+    if (a->best != b->best)
+        return a->best < b->best ? -1 : 1;
+    return (a->group > b->group) - (a->group < b->group);
+}
+
+/* One figure per kind of work (tokens, images, videos): a row per (model,
+ * task) with two or more GPU models meeting its SLO, sorted by the least
+ * energy; on a log axis, a dot per GPU model at the energy of its
+ * minimum-energy configuration meeting the SLO, a line from the least to
+ * the most; on the right, the GPU model needing the least and by how much
+ * less than the one needing the most. Legible at any number of rows: the
+ * figure grows with them. */
+jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
+{
+    const jl_summary_list *l = r->l;
+    char **gpus = NULL;
+    size_t ng = 0, nq = 0, n_kind = 0;
+    cmp_row *rows = jl_calloc_array(r->n_groups ? r->n_groups : 1, sizeof *rows);
+    if (!rows)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    for (size_t gi = 0; gi < r->n_groups; gi++) {
+        rp_group *g = &r->groups[gi];
+        if (g->kind != kind)
+            continue;
+        n_kind++;
+        double best = INFINITY, worst = -INFINITY;
+        size_t meeting = 0;
+        for (size_t k = 0; k < g->n_gpu_models; k++) {
+            long run = g->gpu_picks[k].run;
+            if (run < 0)
+                continue;
+            double e = l->items[run]->fig[rp_energy_fig(l->items[run])];
+            if (!isfinite(e) || e <= 0)
+                continue;
+            meeting++;
+            best = fmin(best, e);
+            worst = fmax(worst, e);
+            size_t j = 0;
+            while (j < ng && strcmp(gpus[j], g->gpu_models[k]) < 0)
+                j++;
+            if (j < ng && !strcmp(gpus[j], g->gpu_models[k]))
+                continue;
+            char **p = realloc(gpus, (ng + 1) * sizeof *p);
+            if (!p) {
+                free(gpus);
+                free(rows);
+                return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+            }
+            gpus = p;
+            memmove(gpus + j + 1, gpus + j, (ng - j) * sizeof *gpus);
+            gpus[j] = g->gpu_models[k];
+            ng++;
+        }
+        if (meeting >= 2)
+            rows[nq++] = (cmp_row){gi, best, worst};
+    }
+    static const char *const what[] = {"LLM / MLLM", "text-to-image", "text-to-video"};
+    if (nq == 0) {
+        if (n_kind)
+            rp_cmp_note(r, "GPU models at matched SLOs (%s): no (model, task) has runs on two or "
+                           "more GPU models meeting its SLO, so there is nothing to compare.",
+                        what[kind]);
+        free(gpus);
+        free(rows);
+        return JL_OK;
+    }
+    qsort(rows, nq, sizeof *rows, cmp_rows);
+    char *id = jl_asprintf("gpu-comparison-%s", rp_kind_name(kind));
+    rp_figure *f = id ? rp_add_figure(r, RP_FIG_GPU_COMPARE, -1, id) : NULL;
+    free(id);
+    if (!f) {
+        free(gpus);
+        free(rows);
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    }
+    const char *item = kind == RP_KIND_LLM ? "token" : kind == RP_KIND_IMAGE ? "image" : "video";
+    f->title = jl_asprintf("GPU models at matched SLOs (%s)", what[kind]);
+    f->caption = jl_asprintf(
+        "Each row a (model, task) measured on two or more GPU models, sorted by the least "
+        "energy: a dot per GPU model at the energy per %s of its minimum-energy configuration "
+        "among runs meeting the group's SLO (log axis; a line joins the least and the most). "
+        "Right: the GPU model needing the least energy and how much less it needs than the "
+        "one needing the most (the paper's Fig. 6). Configurations: the .dat and report.json.",
+        item);
+    jl_strbuf dat, gp;
+    jl_strbuf_init(&dat);
+    jl_strbuf_init(&gp);
+    jl_strbuf_printf(&dat, "# %s\n# blocks (gnuplot index): the rows' ranges, then one per GPU model\n"
+                           "# row energy_j_per_%s gpus batch model task slo\n",
+                     f->title, item);
+    /* block 0: per row the least and the most */
+    for (size_t q = 0; q < nq; q++)
+        jl_strbuf_printf(&dat, "%zu %.10g %.10g\n", q, rows[q].best, rows[q].worst);
+    jl_strbuf_puts(&dat, "\n\n");
+    json_t *pts = json_array();
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t j = 0; j < ng; j++) {
+        jl_strbuf_printf(&dat, "# GPU model %s\n", gpus[j]);
+        for (size_t q = 0; q < nq; q++) {
+            rp_group *g = &r->groups[rows[q].group];
+            long run = -1;
+            for (size_t k = 0; k < g->n_gpu_models; k++)
+                if (!strcmp(g->gpu_models[k], gpus[j]))
+                    run = g->gpu_picks[k].run;
+            if (run < 0)
+                continue;
+            const jl_summary *s = l->items[run];
+            double e = s->fig[rp_energy_fig(s)];
+            if (!isfinite(e) || e <= 0)
+                continue;
+            lo = fmin(lo, e);
+            hi = fmax(hi, e);
+            jl_strbuf_printf(&dat, "%zu %.10g %ld %ld ", q, e, s->attrs.num_gpus, s->attrs.max_batch_size);
+            rp_dat_str(&dat, g->model);
+            jl_strbuf_puts(&dat, " ");
+            rp_dat_str(&dat, g->task);
+            jl_strbuf_puts(&dat, " ");
+            rp_dat_str(&dat, g->slo_text);
+            jl_strbuf_puts(&dat, "\n");
+            json_t *rk = jl_run_key_to_json(s);
+            json_object_set_new(rk, "energy", jl_json_number(e));
+            json_object_set_new(rk, "energy_unit", json_string(rp_energy_unit(s)));
+            json_object_set_new(rk, "row", json_integer((json_int_t)q));
+            /* the sign of `joules compare`: negative = less energy; reduction_pct
+             * (its opposite) kept for older readers */
+            double change = (e / rows[q].worst - 1) * 100;
+            json_object_set_new(rk, "energy_change_pct", jl_json_number(change != 0 ? change : 0));
+            json_object_set_new(rk, "reduction_pct", jl_json_number(change != 0 ? -change : 0));
+            json_object_set_new(rk, "slo", json_string(g->slo_text));
+            json_array_append_new(pts, rk);
+            f->n_points++;
+        }
+        jl_strbuf_puts(&dat, "\n\n");
+    }
+    /* row names (left) and the winner (right) */
+    jl_strbuf yt, y2t, ytn;
+    jl_strbuf_init(&yt);
+    jl_strbuf_init(&y2t);
+    jl_strbuf_init(&ytn); /* shorter names for the 3.3 in PDF */
+    size_t maxlen = 0, maxlen2 = 0, maxlen_n = 0;
+    json_t *rj = json_array();
+    for (size_t q = 0; q < nq; q++) {
+        rp_group *g = &r->groups[rows[q].group];
+        char name[96], win[96];
+        snprintf(name, sizeof name, "%.38s \xc2\xb7 %.18s", rp_base_name(g->model), g->task ? g->task : "?");
+        const char *wg = "?";
+        for (size_t k = 0; k < g->n_gpu_models; k++) {
+            long run = g->gpu_picks[k].run;
+            if (run >= 0 && l->items[run]->fig[rp_energy_fig(l->items[run])] == rows[q].best)
+                wg = g->gpu_models[k];
+        }
+        /* tic labels are formats to gnuplot: %% for a percent sign */
+        snprintf(win, sizeof win, "%s \xe2\x88\x92%.0f%%%%", wg, (1 - rows[q].best / rows[q].worst) * 100);
+        maxlen = strlen(name) > maxlen ? strlen(name) : maxlen;
+        /* the model's start and end ("stable-d...5-medium"), the task when
+         * the rows' tasks differ */
+        char nname[64];
+        const char *sm = rp_base_name(g->model);
+        size_t sl = strlen(sm);
+        if (sl <= 20)
+            snprintf(nname, sizeof nname, "%s", sm);
+        else
+            snprintf(nname, sizeof nname, "%.9s\xe2\x80\xa6%s", sm, sm + sl - 10);
+        int tasks_differ = 0;
+        for (size_t q2 = 0; q2 < nq; q2++)
+            tasks_differ |= strcmp(r->groups[rows[q2].group].task ? r->groups[rows[q2].group].task : "",
+                                   g->task ? g->task : "") != 0;
+        if (tasks_differ)
+            snprintf(nname + strlen(nname), sizeof nname - strlen(nname), " %.9s", g->task ? g->task : "?");
+        maxlen_n = strlen(nname) > maxlen_n ? strlen(nname) : maxlen_n;
+        jl_strbuf_puts(&ytn, q ? ", " : "");
+        rp_gp_str(&ytn, nname);
+        jl_strbuf_printf(&ytn, " %zu", q);
+        maxlen2 = strlen(win) > maxlen2 ? strlen(win) : maxlen2;
+        jl_strbuf_puts(&yt, q ? ", " : "");
+        rp_gp_str(&yt, name);
+        jl_strbuf_printf(&yt, " %zu", q);
+        jl_strbuf_puts(&y2t, q ? ", " : "");
+        rp_gp_str(&y2t, win);
+        jl_strbuf_printf(&y2t, " %zu", q);
+        json_array_append_new(rj, json_pack("{s:s?,s:s?,s:s,s:f,s:f,s:f}", "model", g->model, "task",
+                                            g->task, "least_energy_gpu", wg, "least", rows[q].best,
+                                            "most", rows[q].worst, "energy_change_pct",
+                                            (rows[q].best / rows[q].worst - 1) * 100));
+    }
+    int h = 110 + 21 * (int)nq;
+    rp_gp_header_sized(&gp, f->id, f->title,
+                       "Minimum energy per GPU model at each group's SLO, one row per group, log axis.",
+                       900, h, 0.9 + 0.16 * (double)nq, 0.9 + 0.15 * (double)nq);
+    char *yts = jl_strbuf_take(&yt), *y2ts = jl_strbuf_take(&y2t), *ytns = jl_strbuf_take(&ytn);
+    double l0 = log10(lo), l1 = log10(hi), span = l1 > l0 ? l1 - l0 : 1;
+    jl_strbuf_printf(&gp,
+                     "set xlabel \"energy per %s at the SLO (J), log scale\"\n"
+                     "set logscale x\n"
+                     "set xrange [%.6g:%.6g]\n"
+                     "set yrange [%g:-0.7] reverse\n"
+                     "set ytics (%s) scale 0\n"
+                     "set y2range [%g:-0.7] reverse\n"
+                     "set y2tics (%s) scale 0 textcolor rgb \"#333333\"\n"
+                     "set grid xtics noytics\n"
+                     "set bars 0\n"
+                     "set border 1\n"
+                     "set lmargin %zu\nset rmargin %zu\n"
+                     "set key outside top center horizontal samplen 1\n",
+                     item, pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06),
+                     (double)nq - 0.3, yts ? yts : "", (double)nq - 0.3, y2ts ? y2ts : "",
+                     maxlen + 2, maxlen2 + 2);
+    rp_log_tics(&gp, "x", pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06));
+    /* 3.3 in: short names, no savings column (the dots show it), decade ticks */
+    jl_strbuf_printf(&gp, "if (narrow) set ytics (%s) scale 0; set lmargin %zu; unset y2tics; "
+                          "set rmargin 3; set xlabel \"energy per %s (J)\"; set xtics (",
+                     ytns ? ytns : "", maxlen_n + 1, item);
+    /* decades; 1-3 per decade when fewer than three decades show */
+    double xa = pow(10, l0 - span * 0.06), xb = pow(10, l1 + span * 0.06);
+    int firstd = 1, nd = 0;
+    for (int k = (int)floor(log10(xa)); k <= (int)ceil(log10(xb)); k++)
+        nd += pow(10, k) >= xa && pow(10, k) <= xb;
+    for (int k = (int)floor(log10(xa)); k <= (int)ceil(log10(xb)); k++)
+        for (int m = 1; m <= 3; m += 2) {
+            double v = m * pow(10, k);
+            if ((m == 1 || nd < 3) && v >= xa && v <= xb) {
+                jl_strbuf_printf(&gp, "%s%.10g", firstd ? "" : ", ", v);
+                firstd = 0;
+            }
+        }
+    jl_strbuf_puts(&gp, ")\n");
+    free(yts);
+    free(y2ts);
+    free(ytns);
+    jl_strbuf_printf(&gp, "plot \"%s.dat\" index 0 using 2:1:2:3:1:1 with xyerrorbars pt 7 ps 0 lw 1.2 lc rgb \"#bbbbbb\" notitle",
+                     f->id);
+    for (size_t j = 0; j < ng; j++) {
+        jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 2:1 with points pt %d ps 1.3 lc rgb \"%s\" title ",
+                         j + 1, rp_point_types[j % RP_N_POINT_TYPES],
+                         rp_palette[j % RP_N_PALETTE]);
+        rp_gp_str(&gp, gpus[j]);
+    }
+    jl_strbuf_puts(&gp, "\nunset output\n");
+    json_t *gl = json_array();
+    for (size_t j = 0; j < ng; j++)
+        json_array_append_new(gl, json_string(gpus[j]));
+    f->meta = json_pack("{s:s,s:s,s:o,s:o,s:o}", "kind", rp_kind_name(kind), "energy_unit",
+                        kind == RP_KIND_LLM ? "J/token" : kind == RP_KIND_IMAGE ? "J/image" : "J/video",
+                        "gpu_models", gl, "rows", rj, "bars", pts);
+    free(gpus);
+    free(rows);
+    jl_status st = rp_write_fig_files(r, f, &dat, &gp, err);
+    jl_strbuf_free(&dat);
+    jl_strbuf_free(&gp);
+    return st;
+}

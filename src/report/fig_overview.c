@@ -1,0 +1,186 @@
+/* Figure: every model of a task at its pick (paper Fig. 1; docs/report.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "joules/choice.h"
+#include "joules/output.h"
+#include "report/figures.h"
+#include "report/series.h"
+
+/* One figure per task: every model (group) of the task at its minimum-energy
+ * configuration meeting the group's SLO (without one: its minimum-energy
+ * run, an open marker), energy per response (LLM: energy per token x mean
+ * output tokens; diffusion: per image or video) against latency, log axes,
+ * colour by the GPU model of that configuration. The view of the ML.ENERGY
+ * leaderboard and the paper's Fig. 1. */
+jl_status rp_fig_overview(rp_report *r, const char *task, jl_error **err)
+{
+    const jl_summary_list *l = r->l;
+    size_t n = 0;
+    long *runs = jl_calloc_array(r->n_groups ? r->n_groups : 1, sizeof *runs);
+    size_t *grp = jl_calloc_array(r->n_groups ? r->n_groups : 1, sizeof *grp);
+    int *meets = jl_calloc_array(r->n_groups ? r->n_groups : 1, sizeof *meets);
+    char **gpus = NULL;
+    size_t ng = 0;
+    jl_status st = JL_OK;
+    if (!runs || !grp || !meets) {
+        st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+        goto out;
+    }
+    int diffusion = 0;
+    for (size_t gi = 0; gi < r->n_groups; gi++) {
+        rp_group *g = &r->groups[gi];
+        if (!g->task || strcmp(g->task, task))
+            continue;
+        long run = g->pick.run;
+        int m = run >= 0;
+        if (run < 0) { /* the minimum-energy run */
+            double best = INFINITY;
+            for (size_t k = 0; k < g->n_runs; k++) {
+                const jl_summary *s = l->items[g->runs[k]];
+                double e = s->fig[rp_energy_fig(s)];
+                if (isfinite(e) && e < best) {
+                    best = e;
+                    run = (long)g->runs[k];
+                }
+            }
+        }
+        if (run < 0)
+            continue;
+        const jl_summary *s = l->items[run];
+        diffusion = jl_attrs_is_diffusion(&s->attrs);
+        double e = diffusion ? s->fig[rp_energy_fig(s)] : s->fig[JL_FIG_ENERGY_PER_REQUEST_J];
+        if (!isfinite(e) || e <= 0 || !isfinite(s->fig[rp_latency_fig(s)]))
+            continue;
+        runs[n] = run;
+        grp[n] = gi;
+        meets[n] = m;
+        n++;
+        const char *gm = rp_gpu_label(s->attrs.gpu_model);
+        size_t j = 0;
+        while (j < ng && strcmp(gpus[j], gm))
+            j++;
+        if (j == ng) {
+            char **p = realloc(gpus, (ng + 1) * sizeof *p);
+            if (!p) {
+                st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+                goto out;
+            }
+            gpus = p;
+            gpus[ng++] = (char *)gm;
+        }
+    }
+    if (n < 2)
+        goto out; /* one model: its section says it all */
+    const jl_summary *s0 = l->items[runs[0]];
+    double lscale = diffusion ? 1 : 1000;
+    char *id = jl_asprintf("overview-%s", task);
+    for (char *c = id; c && *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
+            *c = '-';
+    rp_figure *f = id ? rp_add_figure(r, RP_FIG_OVERVIEW, -1, id) : NULL;
+    free(id);
+    if (!f) {
+        st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+        goto out;
+    }
+    const char *resp = diffusion ? rp_item(s0) : "response";
+    f->title = jl_asprintf("Every model of %s at its minimum-energy configuration", task);
+    f->caption = jl_asprintf(
+        "Each point one model on task %s: its minimum-energy configuration meeting the group's "
+        "SLO (open marker: no run meets it; its minimum-energy run instead), energy per %s%s "
+        "against %s, log axes, colour by GPU model. Labels: the model, where they fit (every "
+        "point is named in the .dat). The view of the ML.ENERGY leaderboard and the paper's "
+        "Fig. 1.",
+        task, resp, diffusion ? "" : " (energy per token x mean output tokens)",
+        diffusion ? "batch latency" : "median inter-token latency");
+    jl_strbuf dat, gp;
+    jl_strbuf_init(&dat);
+    jl_strbuf_init(&gp);
+    jl_strbuf_printf(&dat, "# %s\n# blocks (gnuplot index): one per GPU model\n"
+                           "# latency_%s energy_j_per_%s meets_slo, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF), model config\n",
+                     f->title, diffusion ? "s" : "ms", resp);
+    double *xs = jl_calloc_array(n, sizeof *xs), *ys = jl_calloc_array(n, sizeof *ys);
+    rp_placer pl[2] = {{0}};
+    for (size_t i = 0; xs && ys && i < n; i++) {
+        const jl_summary *s = l->items[runs[i]];
+        xs[i] = s->fig[rp_latency_fig(s)] * lscale;
+        ys[i] = diffusion ? s->fig[rp_energy_fig(s)] : s->fig[JL_FIG_ENERGY_PER_REQUEST_J];
+    }
+    if (xs && ys)
+        rp_placers_init(pl, 1, 1, xs, ys, n, 0.08, 0.08, 0.08, 0.08);
+    json_t *pts = json_array();
+    for (size_t j = 0; j < ng; j++) {
+        jl_strbuf_printf(&dat, "# GPU model %s\n", gpus[j]);
+        for (size_t i = 0; xs && ys && i < n; i++) {
+            const jl_summary *s = l->items[runs[i]];
+            if (strcmp(rp_gpu_label(s->attrs.gpu_model), gpus[j]))
+                continue;
+            const char *name = rp_base_name(r->groups[grp[i]].model);
+            char lab[40];
+            snprintf(lab, sizeof lab, "%.38s", name);
+            int pos[2] = {rp_place_label_always(&pl[0], xs[i], ys[i], strlen(lab)),
+                          rp_place_label_always(&pl[1], xs[i], ys[i], strlen(lab))};
+            char *cfg = rp_config_label(s);
+            jl_strbuf_printf(&dat, "%.10g %.10g %d", xs[i], ys[i], meets[i]);
+            rp_dat_labels(&dat, pos, lab);
+            jl_strbuf_puts(&dat, " ");
+            rp_dat_str(&dat, r->groups[grp[i]].model);
+            jl_strbuf_puts(&dat, " ");
+            rp_dat_str(&dat, cfg ? cfg : "?");
+            jl_strbuf_puts(&dat, "\n");
+            free(cfg);
+            json_t *rk = jl_run_key_to_json(s);
+            json_object_set_new(rk, "meets_slo", json_boolean(meets[i]));
+            json_object_set_new(rk, "slo", json_string(r->groups[grp[i]].slo_text));
+            json_array_append_new(pts, rk);
+            f->n_points++;
+        }
+        jl_strbuf_puts(&dat, "\n\n");
+    }
+    free(xs);
+    free(ys);
+    free(pl[0].boxes);
+    free(pl[1].boxes);
+    rp_gp_header(&gp, f->id, f->title, "Every model of the task at its pick: energy per response against latency, log axes.", 0);
+    jl_strbuf_printf(&gp,
+                     "set xlabel \"%s, log scale\"\nset ylabel \"energy per %s (J), log scale\"\n"
+                     "set logscale xy\n"
+                     "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n"
+                     "set key outside top center horizontal samplen 1\n",
+                     diffusion ? "batch latency (s)" : "median inter-token latency (ms)", resp,
+                     pl[0].xlo, pl[0].xhi, pl[0].ylo, pl[0].yhi);
+    rp_log_tics(&gp, "x", pl[0].xlo, pl[0].xhi);
+    rp_log_tics(&gp, "y", pl[0].ylo, pl[0].yhi);
+    rp_label_columns(&gp, 4);
+    jl_strbuf_puts(&gp, "plot ");
+    for (size_t j = 0; j < ng; j++) {
+        const char *col = rp_palette[j % RP_N_PALETTE];
+        int pt = rp_point_types[j % RP_N_POINT_TYPES];
+        jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:($3 != 0 ? $2 : NaN) with points pt %d ps 1.4 lc rgb \"%s\" title ",
+                         j ? ", \\\n     " : "", f->id, j, pt, col);
+        rp_gp_str(&gp, gpus[j]);
+        jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 1:($3 != 0 ? NaN : $2) with points pt %d ps 1.4 lc rgb \"%s\" notitle",
+                         j, pt - 1, col);
+        char src[32];
+        snprintf(src, sizeof src, "\"\" index %zu", j);
+        rp_plot_label_layers(&gp, src, "#333333");
+    }
+    jl_strbuf_puts(&gp, "\nunset output\n");
+    f->meta = json_pack("{s:s,s:s,s:s,s:o}", "task", task, "energy_unit",
+                        diffusion ? rp_energy_unit(s0) : "J/response", "latency_unit",
+                        diffusion ? "s" : "ms", "points", pts);
+    st = rp_write_fig_files(r, f, &dat, &gp, err);
+    jl_strbuf_free(&dat);
+    jl_strbuf_free(&gp);
+out:
+    free(runs);
+    free(grp);
+    free(meets);
+    free(gpus);
+    return st;
+}

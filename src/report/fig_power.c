@@ -1,0 +1,168 @@
+/* Figure: power over time of a group's representative run (docs/report.md,
+ * "The figures" 1), and its data/timeseries/GROUP.csv. The samples come
+ * through the study (jl_study_power_series), downsampled to at most
+ * max_plot_points bucket means. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "joules/output.h"
+#include "joules/study.h"
+#include "report/figures.h"
+
+jl_status rp_fig_power(rp_report *r, long gi, jl_error **err)
+{
+    rp_group *g = &r->groups[gi];
+    if (g->representative < 0)
+        return JL_OK;
+    const jl_summary *s = r->l->items[g->representative];
+    char *id = jl_asprintf("power-%s", g->slug);
+    rp_figure *f = id ? rp_add_figure(r, RP_FIG_POWER, gi, id) : NULL;
+    free(id);
+    if (!f)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    char *cfg = rp_config_label(s);
+    f->title = jl_asprintf("Power over time: %s, %s (%s)", g->model ? g->model : "?",
+                           g->task ? g->task : "?", cfg ? cfg : "");
+    int diffusion = jl_attrs_is_diffusion(&s->attrs);
+    f->caption = jl_asprintf(
+        "GPU power (sum over the run's GPUs) of the group's representative run (%s%s) over "
+        "the whole run. The shaded band is the steady-state window every figure of the run is "
+        "computed over; the green steps are the batch occupancy (%s) on the right axis; the "
+        "dashed line is the power limit.",
+        cfg ? cfg : "", g->pick.run >= 0 ? ", the SLO pick" : ", lowest energy",
+        diffusion ? "images in the batch being generated" : "requests running in the engine");
+    free(cfg);
+    jl_power_series *ps = NULL;
+    jl_error *rerr = NULL;
+    if (!isfinite(s->fig[JL_FIG_RUN_DURATION_S])) {
+        /* no power samples (run_duration_s is their span): a summary-only
+         * run, e.g. imported published figures; nothing to read */
+        g->figure_note = jl_strdup("No power-over-time figure: the runs are summary-only (e.g. "
+                                   "imported published figures), without a power time series.");
+        rp_drop_last_figure(r);
+        return JL_OK;
+    }
+    if (jl_study_power_series(s, r->opt.max_plot_points, &ps, &rerr) != JL_OK) {
+        /* not listed: the group says why in one line */
+        char *m = rerr ? jl_error_format(rerr) : NULL;
+        g->figure_note = jl_asprintf("No power-over-time figure: the representative run's time "
+                                     "series could not be read (%s).", m ? m : "?");
+        rp_note(r, "figure %s skipped: %s", f->id, m ? m : "?");
+        free(m);
+        jl_error_free(rerr);
+        rp_drop_last_figure(r);
+        return JL_OK;
+    }
+    if (!ps->n_samples) {
+        /* summary-only runs (e.g. imported published summaries) */
+        g->figure_note = jl_strdup("No power-over-time figure: the runs are summary-only (e.g. "
+                                   "imported published figures), without a power time series.");
+        jl_power_series_free(ps);
+        rp_drop_last_figure(r);
+        return JL_OK;
+    }
+    size_t max_pts = r->opt.max_plot_points;
+    double t0 = ps->first_s, t1 = ps->last_s;
+    jl_strbuf dat, csv, gp;
+    jl_strbuf_init(&dat);
+    jl_strbuf_init(&csv);
+    jl_strbuf_init(&gp);
+    jl_strbuf_printf(&dat, "# %s: power over time, downsampled to at most %zu points (bucket means)\n"
+                           "# time_s power_w power_avg_w running\n",
+                     s->run ? s->run : "?", max_pts);
+    jl_strbuf_puts(&csv, "time_s,power_w,power_avg_w,running\n");
+    double peak = 0, occ_max = 0;
+    for (size_t b = 0; b < ps->n; b++) {
+        double t = ps->time_s[b], p = ps->power_w[b], a = ps->power_avg_w[b], occ = ps->running[b];
+        if (isfinite(p) && p > peak)
+            peak = p;
+        if (isfinite(occ) && occ > occ_max)
+            occ_max = occ;
+        jl_strbuf_printf(&dat, "%.6f", t);
+        rp_dat_num(&dat, p);
+        rp_dat_num(&dat, a);
+        rp_dat_num(&dat, occ);
+        jl_strbuf_puts(&dat, "\n");
+        jl_strbuf_printf(&csv, "%.9g,", t);
+        if (isfinite(p))
+            jl_strbuf_printf(&csv, "%.9g", p);
+        jl_strbuf_puts(&csv, ",");
+        if (isfinite(a))
+            jl_strbuf_printf(&csv, "%.9g", a);
+        jl_strbuf_puts(&csv, ",");
+        if (isfinite(occ))
+            jl_strbuf_printf(&csv, "%.9g", occ);
+        jl_strbuf_puts(&csv, "\n");
+        f->n_points++;
+    }
+    int have_occ = ps->has_running;
+    int have_avg = ps->has_power_avg;
+    jl_power_series_free(ps);
+
+    double ws = s->fig[JL_FIG_STEADY_START_S], we = s->fig[JL_FIG_STEADY_END_S];
+    /* @power_scope node_ac: the whole system at the wall, no GPU power limit */
+    const int node = jl_attrs_is_node_ac(&s->attrs);
+    double tdp = node ? NAN : rp_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
+    rp_gp_header(&gp, f->id, f->title,
+                 node ? "AC power of the whole node at the wall over the run (not GPU power), steady-state window shaded."
+                      : "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.",
+                 1);
+    jl_strbuf_printf(&gp, "set xlabel \"time in the run (s)\"\n"
+                        "set ylabel \"%s\"\n", node ? "node AC power at the wall (W)" : "GPU power, all GPUs (W)");
+    jl_strbuf_puts(&gp, "set ytics nomirror\n"
+                        "set yrange [0:*]\n");
+    if (have_occ) {
+        jl_strbuf_printf(&gp, "set y2label \"%s\"\nset y2tics\nset y2range [0:%g]\n",
+                         diffusion ? "images in the running batch" : "batch occupancy (running requests)",
+                         occ_max > 0 ? occ_max * 1.18 : 1.0);
+    }
+    jl_strbuf_printf(&gp, "set xrange [%.6f:%.6f]\n", t0, t1 > t0 ? t1 : t0 + 1);
+    if (isfinite(ws) && isfinite(we)) {
+        jl_strbuf_printf(&gp,
+                         "ws = %.6f; we = %.6f\n"
+                         "set object 1 rectangle from ws, graph 0 to we, graph 1 behind "
+                         "fillcolor rgb \"#0072B2\" fillstyle transparent solid 0.12 noborder\n"
+                         "set label 1 \"steady state\" at (ws+we)/2, graph 0.97 center "
+                         "textcolor rgb \"#0072B2\"\n",
+                         ws, we);
+    }
+    if (isfinite(tdp)) {
+        jl_strbuf_printf(&gp,
+                         "tdp = %.3f\n"
+                         "set yrange [0:%.1f]\n",
+                         tdp, fmax(tdp, peak) * 1.15);
+    }
+    jl_strbuf_puts(&gp, "set key outside bottom center horizontal samplen 2.5 height 0.5\n");
+    jl_strbuf_printf(&gp, "plot \"%s.dat\" using 1:2 with lines lw 0.8 lc rgb \"#E69F00\" title \"power (instantaneous)\"",
+                     f->id);
+    if (have_avg)
+        jl_strbuf_puts(&gp, ", \\\n     \"\" using 1:3 with lines lw 1.8 lc rgb \"#D55E00\" title \"power (1 s average)\"");
+    if (have_occ)
+        jl_strbuf_puts(&gp, ", \\\n     \"\" using 1:4 axes x1y2 with steps lw 1.8 lc rgb \"#009E73\" title \"batch occupancy (right axis)\"");
+    if (isfinite(tdp)) /* in the key: a label over the trace would collide with it */
+        jl_strbuf_puts(&gp, ", \\\n     tdp with lines dt 2 lw 1 lc rgb \"#666666\" title sprintf(\"power limit %.0f W\", tdp)");
+    jl_strbuf_puts(&gp, "\nunset output\n");
+
+    char *csvrel = jl_asprintf("data/timeseries/%s.csv", g->slug);
+    jl_status st = csvrel ? rp_write_buf(r, csvrel, &csv, err)
+                          : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    if (!st) {
+        char *what = jl_asprintf("power and occupancy over time of %s run %s (downsampled; "
+                                 "figure %s)", rp_base_name(s->file), s->run ? s->run : "?", f->id);
+        rp_add_data(r, csvrel, what ? what : "time series", NULL);
+        free(what);
+        st = rp_write_fig_files(r, f, &dat, &gp, err);
+    }
+    f->meta = json_pack("{s:o,s:s,s:o,s:o,s:o,s:b}", "run", jl_run_key_to_json(s), "timeseries",
+                        csvrel ? csvrel : "", "steady_start_s", jl_json_number(ws),
+                        "steady_end_s", jl_json_number(we), "power_limit_w", jl_json_number(tdp),
+                        "diffusion", diffusion);
+    free(csvrel);
+    jl_strbuf_free(&dat);
+    jl_strbuf_free(&csv);
+    jl_strbuf_free(&gp);
+    return st;
+}

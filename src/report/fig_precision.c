@@ -1,0 +1,278 @@
+/* Figure: precisions against batch size (paper Fig. 7; docs/report.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "joules/choice.h"
+#include "joules/descriptors.h"
+#include "joules/output.h"
+#include "report/figures.h"
+#include "report/series.h"
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct prec_run {
+    char *base;
+    size_t run;
+} prec_run;
+
+static int cmp_prec_run(const void *pa, const void *pb, void *ctx);
+
+static const jl_summary_list *sort_list;
+static int cmp_prec_run_q(const void *pa, const void *pb)
+{
+    return cmp_prec_run(pa, pb, NULL);
+}
+
+static int cmp_prec_run(const void *pa, const void *pb, void *ctx)
+{
+    (void)ctx;
+    const prec_run *a = pa, *b = pb;
+    const jl_attrs *x = &sort_list->items[a->run]->attrs, *y = &sort_list->items[b->run]->attrs;
+    int c;
+    if ((c = jl_strcmp_null_first(a->base, b->base)) || (c = jl_strcmp_null_first(x->task, y->task)) ||
+        (c = jl_strcmp_null_first(x->gpu_model, y->gpu_model)))
+        return c;
+    if (x->num_gpus != y->num_gpus)
+        return x->num_gpus < y->num_gpus ? -1 : 1;
+    if ((c = jl_strcmp_null_first(x->precision, y->precision)))
+        return c;
+    if (x->max_batch_size != y->max_batch_size)
+        return x->max_batch_size < y->max_batch_size ? -1 : 1;
+    return (a->run > b->run) - (a->run < b->run);
+}
+
+static int same_set(const jl_summary_list *l, const prec_run *a, const prec_run *b)
+{
+    const jl_attrs *x = &l->items[a->run]->attrs, *y = &l->items[b->run]->attrs;
+    return !jl_strcmp_null_first(a->base, b->base) && !jl_strcmp_null_first(x->task, y->task) &&
+           !jl_strcmp_null_first(x->gpu_model, y->gpu_model) && x->num_gpus == y->num_gpus;
+}
+
+/* Crossovers of (other - reference) over the batch sizes both have: where
+ * the sign changes between two consecutive common batch sizes, the batch
+ * size interpolated linearly in log2(batch). */
+static size_t crossovers(const jl_summary_list *l, const prec_run *ref, size_t nref,
+                         const prec_run *oth, size_t noth, int fig, double *out, size_t cap)
+{
+    size_t n = 0;
+    double pb = NAN, pd = NAN;
+    for (size_t i = 0; i < nref; i++) {
+        const jl_summary *a = l->items[ref[i].run];
+        for (size_t j = 0; j < noth; j++) {
+            const jl_summary *b = l->items[oth[j].run];
+            if (b->attrs.max_batch_size != a->attrs.max_batch_size)
+                continue;
+            double d = b->fig[fig] - a->fig[fig];
+            double x = log2((double)a->attrs.max_batch_size);
+            if (!isfinite(d))
+                break;
+            if (isfinite(pd) && ((pd < 0 && d > 0) || (pd > 0 && d < 0)) && n < cap)
+                out[n++] = exp2(pb + (x - pb) * pd / (pd - d));
+            pb = x;
+            pd = d;
+            break;
+        }
+    }
+    return n;
+}
+
+jl_status rp_fig_precision(rp_report *r, jl_error **err)
+{
+    const jl_summary_list *l = r->l;
+    prec_run *pr = jl_calloc_array(l->count ? l->count : 1, sizeof *pr);
+    if (!pr)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        const jl_summary *s = l->items[i];
+        if (!s->attrs.precision || s->attrs.max_batch_size <= 0)
+            continue;
+        pr[n].run = i;
+        pr[n].base = jl_model_base_id(s->attrs.model ? s->attrs.model : "");
+        n++;
+    }
+    sort_list = l;
+    qsort(pr, n, sizeof *pr, cmp_prec_run_q);
+    size_t drawn = 0;
+    jl_status st = JL_OK;
+    for (size_t i = 0; i < n && !st;) {
+        size_t j = i + 1;
+        while (j < n && same_set(l, &pr[i], &pr[j]))
+            j++;
+        /* precisions in [i, j): runs sorted by precision then batch */
+        size_t np = 0, starts[16], counts[16];
+        for (size_t k = i; k < j; k++) {
+            if (k == i || jl_strcmp_null_first(l->items[pr[k].run]->attrs.precision, l->items[pr[k - 1].run]->attrs.precision)) {
+                if (np == 16)
+                    break;
+                starts[np] = k;
+                counts[np] = 0;
+                np++;
+            }
+            counts[np - 1]++;
+        }
+        if (np < 2) {
+            i = j;
+            continue;
+        }
+        /* the reference precision: a 16-bit one, else the first */
+        size_t ref = 0;
+        for (size_t p = 0; p < np; p++)
+            if (jl_precision_is_16bit(l->items[pr[starts[p]].run]->attrs.precision)) {
+                ref = p;
+                break;
+            }
+        const jl_summary *s0 = l->items[pr[i].run];
+        int diffusion = jl_attrs_is_diffusion(&s0->attrs);
+        int fe = rp_energy_fig(s0), fl = rp_latency_fig(s0);
+        double lscale = diffusion ? 1 : 1000;
+        const char *bm = strrchr(pr[i].base, '/');
+        bm = bm ? bm + 1 : pr[i].base;
+        char *id = jl_asprintf("precision-%s-%s-%s-x%ld", bm, s0->attrs.task ? s0->attrs.task : "task",
+                               rp_gpu_label(s0->attrs.gpu_model), s0->attrs.num_gpus);
+        for (char *c = id; c && *c; c++)
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
+                *c = '-';
+        /* the group of the reference run, for the page */
+        long gidx = -1;
+        for (size_t gi = 0; gi < r->n_groups; gi++)
+            for (size_t k = 0; k < r->groups[gi].n_runs; k++)
+                if (r->groups[gi].runs[k] == pr[starts[ref]].run)
+                    gidx = (long)gi;
+        rp_figure *f = id ? rp_add_figure(r, RP_FIG_PRECISION, gidx, id) : NULL;
+        free(id);
+        if (!f) {
+            st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+            break;
+        }
+        f->title = jl_asprintf("Precision against batch size: %s, %s on %s x%ld", pr[i].base,
+                               s0->attrs.task ? s0->attrs.task : "?", rp_gpu_label(s0->attrs.gpu_model),
+                               s0->attrs.num_gpus);
+        jl_strbuf dat, gp;
+        jl_strbuf_init(&dat);
+        jl_strbuf_init(&gp);
+        jl_strbuf_printf(&dat, "# %s\n# blocks (gnuplot index): one per precision\n# batch energy latency_%s\n",
+                         f->title, diffusion ? "s" : "ms");
+        json_t *precs = json_array(), *cross = json_array();
+        for (size_t p = 0; p < np; p++) {
+            jl_strbuf_printf(&dat, "# precision %s\n", l->items[pr[starts[p]].run]->attrs.precision);
+            json_t *runs = json_array();
+            for (size_t k = starts[p]; k < starts[p] + counts[p]; k++) {
+                const jl_summary *s = l->items[pr[k].run];
+                jl_strbuf_printf(&dat, "%ld", s->attrs.max_batch_size);
+                rp_dat_num(&dat, s->fig[fe]);
+                rp_dat_num(&dat, s->fig[fl] * lscale);
+                jl_strbuf_puts(&dat, "\n");
+                json_array_append_new(runs, jl_run_key_to_json(s));
+                f->n_points++;
+            }
+            jl_strbuf_puts(&dat, "\n\n");
+            json_array_append_new(precs, json_pack("{s:s,s:o}", "precision",
+                                                   l->items[pr[starts[p]].run]->attrs.precision, "runs", runs));
+        }
+        /* crossovers of each precision against the reference */
+        double ce[8], cl[8];
+        size_t nce = 0, ncl = 0;
+        char desc[512] = "";
+        for (size_t p = 0; p < np; p++) {
+            if (p == ref)
+                continue;
+            size_t a = crossovers(l, &pr[starts[ref]], counts[ref], &pr[starts[p]], counts[p], fe, ce + nce, 8 - nce);
+            size_t b = crossovers(l, &pr[starts[ref]], counts[ref], &pr[starts[p]], counts[p], fl, cl + ncl, 8 - ncl);
+            for (size_t q = 0; q < a; q++)
+                json_array_append_new(cross, json_pack("{s:s,s:s,s:s,s:f}", "precision",
+                                                       l->items[pr[starts[p]].run]->attrs.precision, "reference",
+                                                       l->items[pr[starts[ref]].run]->attrs.precision, "figure",
+                                                       jl_figure_name((jl_figure)fe), "batch", ce[nce + q]));
+            for (size_t q = 0; q < b; q++)
+                json_array_append_new(cross, json_pack("{s:s,s:s,s:s,s:f}", "precision",
+                                                       l->items[pr[starts[p]].run]->attrs.precision, "reference",
+                                                       l->items[pr[starts[ref]].run]->attrs.precision, "figure",
+                                                       jl_figure_name((jl_figure)fl), "batch", cl[ncl + q]));
+            nce += a;
+            ncl += b;
+        }
+        if (nce)
+            snprintf(desc, sizeof desc, " The energy curves cross near batch size %.0f (dashed line).", ce[0]);
+        else
+            snprintf(desc, sizeof desc, " The energy curves do not cross over the batch sizes measured.");
+        f->caption = jl_asprintf(
+            "Energy per %s (left) and %s (right) against batch size for each precision of the "
+            "model on the same GPUs (the paper's Fig. 7); dashed vertical lines mark where a "
+            "precision's curve crosses the %s one (interpolated in log2 batch size).%s",
+            rp_item(s0), diffusion ? "batch latency" : "median ITL",
+            l->items[pr[starts[ref]].run]->attrs.precision, desc);
+        long *batches = jl_calloc_array(j - i, sizeof *batches);
+        size_t nbt = 0;
+        for (size_t k = i; batches && k < j; k++)
+            batches[nbt++] = l->items[pr[k].run]->attrs.max_batch_size;
+        if (batches)
+            qsort(batches, nbt, sizeof *batches, cmp_long);
+        rp_gp_header(&gp, f->id, f->title, "Energy and latency per precision against batch size; crossovers dashed.", 1);
+        jl_strbuf_puts(&gp, "set multiplot layout 1,2\nset logscale x 2\n");
+        if (batches)
+            rp_batch_xtics(&gp, batches, nbt);
+        free(batches);
+        jl_strbuf_puts(&gp, "set xlabel \"batch size (max_batch_size)\"\nset key top right\n"
+                            "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
+        double *ev = jl_calloc_array(j - i, sizeof *ev);
+        for (size_t k = i; ev && k < j; k++)
+            ev[k - i] = l->items[pr[k].run]->fig[fe];
+        int energy_wide = ev ? rp_wide_range(ev, j - i, 8) : 0;
+        free(ev);
+        jl_strbuf_puts(&gp, "set offsets graph 0.03, graph 0.03, graph 0.05, 0\n");
+        for (int panel = 0; panel < 2; panel++) {
+            double *cx = panel ? cl : ce;
+            size_t ncx = panel ? ncl : nce;
+            /* energy falls and latency rises with batch: keep the key off the curves */
+            jl_strbuf_puts(&gp, panel ? "unset arrow\nset key top left\n" : "unset arrow\nset key top right\n");
+            for (size_t q = 0; q < ncx; q++)
+                jl_strbuf_printf(&gp, "set arrow %zu from %.6g, graph 0 to %.6g, graph 1 nohead dt 2 lw 1.5 lc rgb \"#444444\"\n",
+                                 q + 1, cx[q], cx[q]);
+            if (panel == 0 && energy_wide)
+                jl_strbuf_puts(&gp, "set logscale y\nset autoscale yfix\nset format y \"%g\"\n"
+                                    "set ytics (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)\n");
+            else
+                jl_strbuf_puts(&gp, "unset logscale y\nset autoscale y\nset ytics autofreq\nset format y \"%g\"\nset yrange [0:*]\n");
+            if (panel == 0)
+                jl_strbuf_printf(&gp, "set ylabel \"energy per %s (J)\"\n", rp_item(s0));
+            else
+                jl_strbuf_printf(&gp, "set ylabel \"%s\"\n", diffusion ? "batch latency (s)" : "median ITL (ms)");
+            jl_strbuf_puts(&gp, "plot ");
+            for (size_t p = 0; p < np; p++) {
+                jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:%d with linespoints pt 7 lw 2 lc rgb \"%s\" title ",
+                                 p ? ", \\\n     " : "", f->id, p, panel ? 3 : 2, rp_palette[p % RP_N_PALETTE]);
+                rp_gp_str(&gp, l->items[pr[starts[p]].run]->attrs.precision);
+            }
+            jl_strbuf_puts(&gp, "\n");
+        }
+        jl_strbuf_puts(&gp, "unset multiplot\nunset output\n");
+        f->meta = json_pack("{s:s,s:s?,s:s?,s:I,s:s,s:s,s:s,s:o,s:o}", "model_base", pr[i].base, "task",
+                            s0->attrs.task, "gpu_model", s0->attrs.gpu_model, "num_gpus",
+                            (json_int_t)s0->attrs.num_gpus, "reference",
+                            l->items[pr[starts[ref]].run]->attrs.precision, "energy_figure",
+                            jl_figure_name((jl_figure)fe), "latency_figure", jl_figure_name((jl_figure)fl),
+                            "precisions", precs, "crossovers", cross);
+        st = rp_write_fig_files(r, f, &dat, &gp, err);
+        jl_strbuf_free(&dat);
+        jl_strbuf_free(&gp);
+        drawn++;
+        i = j;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(pr[i].base);
+    free(pr);
+    if (!st && !drawn)
+        rp_cmp_note(r, "Precision against batch size (the paper's Fig. 7): no model was measured "
+                       "in two precisions on the same GPU model and count, so there is nothing "
+                       "to compare.");
+    return st;
+}

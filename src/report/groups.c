@@ -1,0 +1,380 @@
+/* The report's analysis: its groups (one per model and task), the SLOs
+ * judging each (the paper's set for its kind of work, or --slo), the pick
+ * at each SLO over all runs and per GPU model (jl_pick_runs, the rule of
+ * `joules pick`), the representative run and the findings in words. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "joules/choice.h"
+#include "joules/descriptors.h"
+#include "joules/frontier.h"
+#include "joules/output.h"
+#include "report/sections.h"
+#include "report/series.h"
+
+/* The SLOs judging a group of this workload and kind: the last --slo
+ * matching it (one), else the paper's set for the kind (the middle one is
+ * the group's SLO). */
+static size_t slo_set_for(rp_report *r, const char *workload, rp_kind kind,
+                          const jl_slo **set, size_t *primary)
+{
+    const jl_slo *best = NULL;
+    for (size_t i = 0; i < r->opt.n_slos; i++) {
+        const jl_report_slo *e = &r->opt.slos[i];
+        if (!e->workload || (workload && !strcmp(e->workload, workload)) ||
+            (kind != RP_KIND_LLM && !strcmp(e->workload, rp_kind_name(kind))))
+            best = e->slo;
+    }
+    *primary = 0;
+    if (best) {
+        set[0] = best;
+        return 1;
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < RP_SET_MAX; k++)
+        if (r->slo_sets[kind][k])
+            set[n++] = r->slo_sets[kind][k];
+    *primary = n / 2;
+    return n;
+}
+
+/* The minimum-energy run meeting the SLO among runs[0..n) (optionally only
+ * those on one GPU model): jl_pick_runs(), the same rule as `joules pick`. */
+static jl_status pick_min_energy(const jl_summary_list *l, const size_t *runs, size_t n,
+                                 const jl_slo *slo, const char *gpu_model, rp_pick *out,
+                                 jl_error **err)
+{
+    out->run = -1;
+    out->n_meeting = out->n_missing = 0;
+    out->closest = -1;
+    out->worst_miss = NAN;
+    size_t *sub = jl_calloc_array(n ? n : 1, sizeof *sub);
+    if (!sub)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        const jl_summary *s = l->items[runs[k]];
+        if (gpu_model && (!s->attrs.gpu_model || strcmp(s->attrs.gpu_model, gpu_model)))
+            continue;
+        sub[m++] = runs[k];
+    }
+    jl_pick p;
+    memset(&p, 0, sizeof p);
+    jl_status st = jl_pick_runs(l, sub, m, slo, NULL, &p, err);
+    free(sub);
+    if (st)
+        return st;
+    if (p.status == JL_PICK_FEASIBLE)
+        out->run = p.choice;
+    else if (p.status == JL_PICK_INFEASIBLE) {
+        out->closest = p.choice;
+        out->worst_miss = p.worst_miss;
+    }
+    out->n_meeting = p.n_feasible;
+    out->n_missing = p.n_missing;
+    jl_pick_clear(&p);
+    return JL_OK;
+}
+
+static char *slugify(const char *model, const char *task)
+{
+    const char *m = model ? strrchr(model, '/') : NULL;
+    m = m ? m + 1 : (model ? model : "model");
+    char *raw = jl_asprintf("%s-%s", m, task ? task : "task");
+    if (!raw)
+        return NULL;
+    size_t o = 0;
+    int dash = 0;
+    for (size_t i = 0; raw[i]; i++) {
+        char c = raw[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.') {
+            raw[o++] = c;
+            dash = 0;
+        } else if (!dash && o) {
+            raw[o++] = '-';
+            dash = 1;
+        }
+    }
+    while (o && raw[o - 1] == '-')
+        o--;
+    raw[o] = 0;
+    return raw;
+}
+
+static void add_finding(rp_group *g, char *s)
+{
+    if (!s)
+        return;
+    char **p = realloc(g->findings, (g->n_findings + 1) * sizeof *p);
+    if (!p) {
+        free(s);
+        return;
+    }
+    g->findings = p;
+    g->findings[g->n_findings++] = s;
+}
+
+/* Latency for people: ms for ITL, s for batch latency. */
+static void fmt_latency(char *buf, size_t cap, const jl_summary *s, double v)
+{
+    char n[48];
+    if (jl_attrs_is_diffusion(&s->attrs)) {
+        rp_fmt_num(n, sizeof n, v, 3);
+        snprintf(buf, cap, "%s s", n);
+    } else {
+        rp_fmt_num(n, sizeof n, v * 1000, 3);
+        snprintf(buf, cap, "%s ms", n);
+    }
+}
+
+static void group_findings(rp_report *r, rp_group *g)
+{
+    const jl_summary_list *l = r->l;
+    char a[48], b[48], c[64], d[64];
+    /* SLO outcome */
+    if (g->pick.run < 0 && g->pick.closest >= 0) {
+        char *cfg = rp_config_label(l->items[g->pick.closest]);
+        rp_fmt_num(a, sizeof a, g->pick.worst_miss * 100, 2);
+        add_finding(g, jl_asprintf("No run meets %s; the closest (%s) misses it by %s%%.",
+                                   g->slo_text, cfg ? cfg : "?", a));
+        free(cfg);
+    } else if (g->pick.run < 0) {
+        add_finding(g, jl_asprintf("No run can be judged by %s: the runs lack the figures it "
+                                   "needs.", g->slo_text));
+    }
+    /* GPU comparison at the SLO */
+    if (g->n_gpu_models >= 2) {
+        long best = -1, worst = -1;
+        for (size_t k = 0; k < g->n_gpu_models; k++) {
+            long run = g->gpu_picks[k].run;
+            if (run < 0)
+                continue;
+            double e = l->items[run]->fig[rp_energy_fig(l->items[run])];
+            if (best < 0 || e < l->items[best]->fig[rp_energy_fig(l->items[best])])
+                best = run;
+            if (worst < 0 || e > l->items[worst]->fig[rp_energy_fig(l->items[worst])])
+                worst = run;
+        }
+        if (best >= 0 && worst >= 0 && best != worst) {
+            const jl_summary *sb = l->items[best], *sw = l->items[worst];
+            double eb = sb->fig[rp_energy_fig(sb)], ew = sw->fig[rp_energy_fig(sw)];
+            rp_fmt_num(a, sizeof a, (1 - eb / ew) * 100, 2);
+            add_finding(g, jl_asprintf("At %s, %s x%ld (batch %ld) uses %s%% less energy than "
+                                       "the best %s configuration (%s x%ld, batch %ld).",
+                                       g->slo_text, sb->attrs.gpu_model, sb->attrs.num_gpus,
+                                       sb->attrs.max_batch_size, a, sw->attrs.gpu_model,
+                                       sw->attrs.gpu_model, sw->attrs.num_gpus,
+                                       sw->attrs.max_batch_size));
+        }
+    }
+    /* batch-size effect, per curve of the frontier */
+    rp_series *ser = NULL;
+    size_t nser = g->frontier ? rp_split_curves(l, g->frontier, &ser) : 0;
+    for (size_t ci = 0; ci < nser; ci++) {
+        const jl_curve *cv = &ser[ci].cv;
+        char cfgname[256];
+        snprintf(cfgname, sizeof cfgname, "%s x%ld (%s%s%s)", cv->gpu_model ? cv->gpu_model : "?",
+                 cv->num_gpus, cv->precision ? cv->precision : "?", ser[ci].variant ? ", " : "",
+                 ser[ci].variant ? ser[ci].variant : "");
+        if (cv->n_points < 2)
+            continue;
+        const jl_curve_point *lo = &cv->points[0], *hi = &cv->points[cv->n_points - 1];
+        if (lo->batch == hi->batch || !isfinite(lo->energy) || !isfinite(hi->energy) ||
+            hi->energy <= 0)
+            continue;
+        const jl_summary *s = l->items[lo->run];
+        rp_fmt_num(a, sizeof a, lo->energy, 3);
+        rp_fmt_num(b, sizeof b, hi->energy, 3);
+        fmt_latency(c, sizeof c, s, lo->latency);
+        fmt_latency(d, sizeof d, s, hi->latency);
+        double er = lo->energy / hi->energy, lr = hi->latency / lo->latency;
+        char ers[32], lrs[32];
+        rp_fmt_num(ers, sizeof ers, er, 2);
+        rp_fmt_num(lrs, sizeof lrs, lr, 2);
+        const char *item = rp_item(s);
+        const char *latname = jl_attrs_is_diffusion(&s->attrs) ? "batch latency" : "median ITL";
+        if (er >= 0.95 && er < 1.1) {
+            char pct[32];
+            rp_fmt_num(pct, sizeof pct, fabs(1 - 1 / er) * 100, 2);
+            add_finding(g, jl_asprintf(
+                               "On %s, the batch size barely matters for energy: batch "
+                               "%ld \xe2\x86\x92 %ld changes energy per %s by %s%s%% (%s "
+                               "\xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 (%s \xe2\x86\x92 %s): "
+                               "the GPU is already busy at batch %ld.",
+                               cfgname, lo->batch, hi->batch, item, er >= 1 ? "\xe2\x88\x92" : "+",
+                               pct, a, b, rp_energy_unit(s), latname, lrs, c, d, lo->batch));
+        } else if (er >= 1)
+            add_finding(g, jl_asprintf(
+                               "On %s, raising the batch size from %ld to %ld cuts energy "
+                               "per %s %s\xc3\x97 (%s \xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 "
+                               "(%s \xe2\x86\x92 %s).",
+                               cfgname, lo->batch, hi->batch, item, ers, a, b, rp_energy_unit(s),
+                               latname, lrs, c, d));
+        else
+            add_finding(g, jl_asprintf("On %s, energy per %s grows with batch size "
+                                       "(%s \xe2\x86\x92 %s %s from batch %ld to %ld).",
+                                       cfgname, item, a, b, rp_energy_unit(s), lo->batch, hi->batch));
+        /* saturation: the last step of the curve */
+        const jl_curve_point *pr = &cv->points[cv->n_points - 2];
+        if (pr->batch != hi->batch && isfinite(pr->energy) && pr->energy > 0 && er >= 1) {
+            double step = (hi->energy - pr->energy) / pr->energy * 100;
+            char st[32];
+            rp_fmt_num(st, sizeof st, fabs(step), 2);
+            if (step < -10)
+                add_finding(g, jl_asprintf("Not saturated on %s: going from batch %ld to %ld "
+                                           "still cuts energy %s%% \xe2\x80\x94 larger batches "
+                                           "(if memory allows) should save more.",
+                                           cfgname, pr->batch, hi->batch, st));
+            else if (step <= 3)
+                add_finding(g, jl_asprintf("Near saturation on %s: batch %ld \xe2\x86\x92 %ld "
+                                           "changes energy by only %s%s%%.",
+                                           cfgname, pr->batch, hi->batch, step < 0 ? "\xe2\x88\x92" : "+",
+                                           st));
+        }
+    }
+    rp_series_free(ser, nser);
+    /* static power at the pick */
+    if (g->pick.run >= 0) {
+        const jl_summary *s = l->items[g->pick.run];
+        double share = s->fig[JL_FIG_STATIC_ENERGY_SHARE];
+        if (isfinite(share)) {
+            rp_fmt_num(a, sizeof a, share * 100, 2);
+            add_finding(g, jl_asprintf("At the pick, idle (static) power is %s%% of the average "
+                                       "power: that share of the energy is spent just keeping "
+                                       "the GPU%s on.",
+                                       a, s->attrs.num_gpus > 1 ? "s" : ""));
+        }
+    }
+    /* validation */
+    size_t warned = 0, failed = 0;
+    for (size_t k = 0; k < g->n_runs; k++) {
+        const jl_summary *s = l->items[g->runs[k]];
+        int w = 0, fl = 0;
+        for (size_t i = 0; i < s->n_warnings; i++) {
+            const char *msg = s->warnings[i].message ? s->warnings[i].message : "";
+            if (!strncmp(s->warnings[i].rule, "check:", 6)) {
+                if (!strncmp(msg, "fail", 4))
+                    fl = 1;
+                else
+                    w = 1;
+            } else {
+                w = 1;
+            }
+        }
+        failed += fl;
+        warned += w && !fl;
+    }
+    if (warned || failed)
+        add_finding(g, jl_asprintf("Validation: %zu of %zu runs fail a rule and %zu more carry "
+                                   "warnings (see the run table; their figures are less "
+                                   "trustworthy).",
+                                   failed, g->n_runs, warned));
+}
+
+jl_status rp_build_groups(rp_report *r, jl_error **err)
+{
+    static const char *const keys[] = {"model", "task"};
+    jl_group_set gs;
+    jl_status st = jl_group_runs(r->l, keys, 2, NULL, &gs, err);
+    if (st)
+        return st;
+    r->groups = jl_calloc_array(gs.n ? gs.n : 1, sizeof *r->groups);
+    if (!r->groups) {
+        jl_group_set_clear(&gs);
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    }
+    for (size_t i = 0; i < gs.n; i++) {
+        rp_group *g = &r->groups[r->n_groups++];
+        g->runs = gs.groups[i].runs;
+        g->n_runs = gs.groups[i].n_runs;
+        gs.groups[i].runs = NULL;
+        const jl_summary *s0 = r->l->items[g->runs[0]];
+        g->model = s0->attrs.model;
+        g->task = s0->attrs.task;
+        g->workload = s0->attrs.workload;
+        for (size_t k = 0; r->fs && k < r->fs->n; k++) {
+            const jl_frontier *f = &r->fs->frontiers[k];
+            if (((!f->model && !g->model) || (f->model && g->model && !strcmp(f->model, g->model))) &&
+                ((!f->task && !g->task) || (f->task && g->task && !strcmp(f->task, g->task))))
+                g->frontier = f;
+        }
+        g->kind = rp_kind_of(s0);
+        g->item = rp_item(s0);
+        g->n_set = slo_set_for(r, g->workload, g->kind, g->set, &g->primary);
+        g->slo = g->n_set ? g->set[g->primary] : NULL;
+        g->slo_text = jl_strdup(g->slo ? g->slo->text : "");
+        for (size_t j = 0; j < g->n_set; j++)
+            if ((st = pick_min_energy(r->l, g->runs, g->n_runs, g->set[j], NULL, &g->set_picks[j],
+                                      err))) {
+                jl_group_set_clear(&gs);
+                return st;
+            }
+        g->pick = g->set_picks[g->primary];
+        /* distinct GPU models, sorted */
+        for (size_t k = 0; k < g->n_runs; k++) {
+            const char *gm = r->l->items[g->runs[k]]->attrs.gpu_model;
+            if (!gm)
+                continue;
+            size_t j = 0;
+            while (j < g->n_gpu_models && strcmp(g->gpu_models[j], gm) < 0)
+                j++;
+            if (j < g->n_gpu_models && !strcmp(g->gpu_models[j], gm))
+                continue;
+            char **nm = realloc(g->gpu_models, (g->n_gpu_models + 1) * sizeof *nm);
+            if (!nm)
+                break;
+            g->gpu_models = nm;
+            memmove(nm + j + 1, nm + j, (g->n_gpu_models - j) * sizeof *nm);
+            nm[j] = jl_strdup(gm);
+            g->n_gpu_models++;
+        }
+        g->gpu_picks = jl_calloc_array(g->n_gpu_models ? g->n_gpu_models : 1, sizeof *g->gpu_picks);
+        g->gpu_set_picks = jl_calloc_array((g->n_gpu_models ? g->n_gpu_models : 1) * RP_SET_MAX,
+                                           sizeof *g->gpu_set_picks);
+        for (size_t k = 0; g->gpu_picks && g->gpu_set_picks && k < g->n_gpu_models; k++) {
+            for (size_t j = 0; j < g->n_set; j++)
+                if ((st = pick_min_energy(r->l, g->runs, g->n_runs, g->set[j], g->gpu_models[k],
+                                          &g->gpu_set_picks[k * g->n_set + j], err))) {
+                    jl_group_set_clear(&gs);
+                    return st;
+                }
+            g->gpu_picks[k] = g->gpu_set_picks[k * g->n_set + g->primary];
+        }
+        /* representative run: the pick, else the lowest energy */
+        g->representative = g->pick.run;
+        if (g->representative < 0) {
+            double best = INFINITY;
+            for (size_t k = 0; k < g->n_runs; k++) {
+                const jl_summary *s = r->l->items[g->runs[k]];
+                double e = s->fig[rp_energy_fig(s)];
+                if (g->representative < 0 || (isfinite(e) && e < best)) {
+                    if (isfinite(e))
+                        best = e;
+                    g->representative = (long)g->runs[k];
+                }
+            }
+        }
+        /* a unique slug */
+        char *slug = slugify(g->model, g->task);
+        for (size_t k = 0; slug && k + 1 < r->n_groups; k++)
+            if (!strcmp(r->groups[k].slug, slug)) {
+                char *s2 = jl_asprintf("%s-%zu", slug, i + 1);
+                free(slug);
+                slug = s2;
+                break;
+            }
+        g->slug = slug;
+        if (!g->slug || !g->slo_text || !g->gpu_picks || !g->gpu_set_picks) {
+            jl_group_set_clear(&gs);
+            return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+        }
+        group_findings(r, g);
+    }
+    jl_group_set_clear(&gs);
+    return JL_OK;
+}

@@ -1,0 +1,376 @@
+/* The report kit: the state every part of a report shares (rp_report,
+ * report_internal.h) and the helpers they all stand on — files under the
+ * report root, notes, the registries of data files and figures, units and
+ * labels of a run, numbers and CSV fields for people and programs. It calls
+ * no part of the report: the parts (figures, pages, notebooks, the model
+ * section) call it, and report.c calls them. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "joules/diagnose.h"
+#include "joules/output.h"
+#include "report/report_internal.h"
+#include "report/series.h"
+
+const char *rp_fig_kind_name(rp_fig_kind k)
+{
+    static const char *const names[] = {"power", "batch_trends", "frontier", "gpu_comparison",
+                                        "precision", "model_fit", "task_overview"};
+    return (unsigned)k < RP_FIG_KIND_COUNT ? names[k] : "?";
+}
+
+char *rp_path(const rp_report *r, const char *rel)
+{
+    return jl_asprintf("%s/%s", r->root, rel);
+}
+
+jl_status rp_mkdir(rp_report *r, const char *rel, jl_error **err)
+{
+    char *p = rp_path(r, rel);
+    if (!p)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+        jl_status st = jl_fail_output(err, JL_EIO, p, NULL, NULL, -1, "cannot create directory: %s",
+                               strerror(errno));
+        free(p);
+        return st;
+    }
+    free(p);
+    return JL_OK;
+}
+
+jl_status rp_write_text(rp_report *r, const char *rel, const char *text, jl_error **err)
+{
+    if (!text)
+        return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
+    char *p = rp_path(r, rel);
+    if (!p)
+        return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
+    jl_status st = jl_write_file_atomic(p, text, strlen(text), err);
+    free(p);
+    return st;
+}
+
+jl_status rp_write_buf(rp_report *r, const char *rel, jl_strbuf *b, jl_error **err)
+{
+    char *text = jl_strbuf_take(b);
+    jl_status st = rp_write_text(r, rel, text, err);
+    free(text);
+    return st;
+}
+
+jl_status rp_write_json(rp_report *r, const char *rel, const json_t *doc, jl_error **err)
+{
+    if (!doc)
+        return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
+    char *p = rp_path(r, rel);
+    if (!p)
+        return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
+    jl_status st = jl_write_json(p, doc, err);
+    free(p);
+    return st;
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t sz)
+{
+    if (n < *cap)
+        return 1;
+    size_t nc = *cap ? *cap * 2 : 16;
+    void *p = realloc(*arr, nc * sz);
+    if (!p)
+        return 0;
+    memset((char *)p + *cap * sz, 0, (nc - *cap) * sz);
+    *arr = p;
+    *cap = nc;
+    return 1;
+}
+
+void rp_progress(rp_report *r, const char *phase, size_t done, size_t total, const char *current)
+{
+    if (r->opt.progress)
+        r->opt.progress(r->opt.progress_ctx, phase, done, total, current ? current : "");
+}
+
+void rp_note(rp_report *r, const char *fmt, ...)
+{
+    if (!grow((void **)&r->notes, &r->cap_notes, r->n_notes, sizeof *r->notes))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = jl_vasprintf(fmt, ap);
+    va_end(ap);
+    if (s)
+        r->notes[r->n_notes++] = s;
+}
+
+jl_status rp_add_data(rp_report *r, const char *path, const char *what, const char *cmd)
+{
+    if (!grow((void **)&r->data, &r->cap_data, r->n_data, sizeof *r->data))
+        return JL_ENOMEM;
+    rp_data_file *d = &r->data[r->n_data];
+    d->path = jl_strdup(path);
+    d->what = jl_strdup(what);
+    d->cmd = cmd ? jl_strdup(cmd) : NULL;
+    if (!d->path || !d->what) {
+        free(d->path);
+        free(d->what);
+        return JL_ENOMEM;
+    }
+    r->n_data++;
+    return JL_OK;
+}
+
+rp_figure *rp_add_figure(rp_report *r, rp_fig_kind kind, long group, const char *id)
+{
+    if (!grow((void **)&r->figs, &r->cap_figs, r->n_figs, sizeof *r->figs))
+        return NULL;
+    rp_figure *f = &r->figs[r->n_figs];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->group = group;
+    if (!(f->id = jl_strdup(id)))
+        return NULL;
+    r->n_figs++;
+    return f;
+}
+
+rp_kind rp_kind_of(const jl_summary *s)
+{
+    if (!jl_attrs_is_diffusion(&s->attrs))
+        return RP_KIND_LLM;
+    char buf[32];
+    if (jl_attrs_get(&s->attrs, "item", buf, sizeof buf) == 0)
+        return !strcmp(buf, "video") ? RP_KIND_VIDEO : RP_KIND_IMAGE;
+    return s->attrs.num_frames > 1 ? RP_KIND_VIDEO : RP_KIND_IMAGE;
+}
+
+const char *rp_item(const jl_summary *s)
+{
+    static const char *const items[] = {"token", "image", "video"};
+    return items[rp_kind_of(s)];
+}
+
+const char *rp_energy_unit(const jl_summary *s)
+{
+    static const char *const u[] = {"J/token", "J/image", "J/video"};
+    return u[rp_kind_of(s)];
+}
+
+const char *rp_throughput_unit(const jl_summary *s)
+{
+    static const char *const u[] = {"tokens/s", "images/s", "videos/s"};
+    return u[rp_kind_of(s)];
+}
+
+void rp_cmp_note(rp_report *r, const char *fmt, ...)
+{
+    char **p = realloc(r->cmp_notes, (r->n_cmp_notes + 1) * sizeof *p);
+    if (!p)
+        return;
+    r->cmp_notes = p;
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = jl_vasprintf(fmt, ap);
+    va_end(ap);
+    if (s)
+        r->cmp_notes[r->n_cmp_notes++] = s;
+}
+
+void rp_figure_free(rp_figure *f)
+{
+    free(f->id);
+    free(f->title);
+    free(f->caption);
+    free(f->note);
+    json_decref(f->meta);
+}
+
+void rp_drop_last_figure(rp_report *r)
+{
+    if (r->n_figs)
+        rp_figure_free(&r->figs[--r->n_figs]);
+}
+
+int rp_energy_fig(const jl_summary *s)
+{
+    return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J;
+}
+
+int rp_latency_fig(const jl_summary *s)
+{
+    return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_BATCH_LATENCY_S : JL_FIG_MEDIAN_ITL_S;
+}
+
+int rp_throughput_fig(const jl_summary *s)
+{
+    return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ITEMS_PER_S : JL_FIG_OUTPUT_THROUGHPUT_TOK_S;
+}
+
+char *rp_config_label(const jl_summary *s)
+{
+    const jl_attrs *a = &s->attrs;
+    char k[160];
+    rp_knobs_text(s, k, sizeof k);
+    return jl_asprintf("%s x%ld, %s, batch %ld%s%s", a->gpu_model ? a->gpu_model : "?", a->num_gpus,
+                       a->precision ? a->precision : "?", a->max_batch_size, k[0] ? ", " : "", k);
+}
+
+void rp_csv_str(jl_strbuf *b, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\r\n")) {
+        jl_strbuf_puts(b, s);
+        return;
+    }
+    jl_strbuf_puts(b, "\"");
+    for (; *s; s++)
+        jl_strbuf_append(b, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
+    jl_strbuf_puts(b, "\"");
+}
+
+void rp_csv_num(jl_strbuf *b, double v)
+{
+    jl_strbuf_puts(b, ",");
+    if (isfinite(v))
+        jl_strbuf_printf(b, "%.17g", v);
+}
+
+double rp_tdp_w(const rp_report *r, const jl_summary *s)
+{
+    return jl_run_gpu_tdp_w(&s->attrs, r->opt.desc);
+}
+
+void rp_fmt_num(char *buf, size_t cap, double v, int sig)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, cap, "\xe2\x80\x94"); /* em dash */
+        return;
+    }
+    double a = fabs(v);
+    if (a == 0) {
+        snprintf(buf, cap, "0");
+        return;
+    }
+    int mag = (int)floor(log10(a));
+    if (mag >= sig - 1) {
+        /* an integer, with thousands separators */
+        char tmp[64];
+        snprintf(tmp, sizeof tmp, "%.0f", a);
+        size_t n = strlen(tmp), o = 0;
+        char out[96];
+        if (v < 0)
+            out[o++] = '-';
+        for (size_t i = 0; i < n && o < sizeof out - 2; i++) {
+            if (i && (n - i) % 3 == 0)
+                out[o++] = ',';
+            out[o++] = tmp[i];
+        }
+        out[o] = 0;
+        snprintf(buf, cap, "%s", out);
+        return;
+    }
+    int dec = sig - 1 - mag;
+    if (dec > 9)
+        dec = 9;
+    snprintf(buf, cap, "%.*f", dec, v);
+}
+
+const char *rp_kind_name(rp_kind k)
+{
+    static const char *const names[] = {"llm", "image", "video"};
+    return (unsigned)k < RP_KIND_COUNT ? names[k] : "?";
+}
+
+const char *rp_base_name(const char *p)
+{
+    const char *s = p ? strrchr(p, '/') : NULL;
+    return s ? s + 1 : (p ? p : "?");
+}
+
+jl_status rp_write_json_with_errors(rp_report *r, const char *rel, json_t *doc, jl_error **err)
+{
+    if (doc)
+        json_object_set_new(doc, "errors", jl_errors_to_json(r->errors));
+    jl_status st = rp_write_json(r, rel, doc, err);
+    json_decref(doc);
+    return st;
+}
+
+/* The outputs of one figure: gnuplot's fmt value and the file extension. */
+typedef struct rp_out {
+    unsigned flag;
+    const char *fmt, *ext;
+} rp_out;
+
+static const rp_out outs_all[] = {
+    {JL_REPORT_SVG, "svg", "svg"},
+    {JL_REPORT_PNG, "png", "png"},
+    {JL_REPORT_PDF, "pdf", "pdf"},      /* 7 in: double column */
+    {JL_REPORT_PDF, "pdf1", "1col.pdf"}, /* 3.3 in: single column */
+};
+#define N_OUTS_ALL (sizeof outs_all / sizeof outs_all[0])
+_Static_assert(N_OUTS_ALL == RP_N_OUTPUTS, "RP_N_OUTPUTS counts outs_all");
+
+size_t rp_figure_outputs(unsigned formats, const char **fmt, const char **ext, size_t cap)
+{
+    size_t n = 0;
+    if (!formats)
+        formats = JL_REPORT_SVG;
+    for (size_t i = 0; i < N_OUTS_ALL && n < cap; i++)
+        if (formats & outs_all[i].flag) {
+            if (fmt)
+                fmt[n] = outs_all[i].fmt;
+            if (ext)
+                ext[n] = outs_all[i].ext;
+            n++;
+        }
+    return n;
+}
+
+char *rp_read_file(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    jl_strbuf b;
+    jl_strbuf_init(&b);
+    char buf[8192];
+    size_t k;
+    while ((k = fread(buf, 1, sizeof buf, fp)) > 0)
+        jl_strbuf_append(&b, buf, k);
+    fclose(fp);
+    return jl_strbuf_take(&b);
+}
+
+const jl_run_diagnosis *rp_diagnosis_of(const rp_report *r, size_t run)
+{
+    if (!r->diag || run >= r->diag->count || r->diag->runs[run].run != r->l->items[run])
+        return NULL;
+    return &r->diag->runs[run];
+}
+
+/* The suggestion predicted to save the most, else NULL. */
+const struct jl_finding *rp_best_change(const jl_run_diagnosis *d, double *change)
+{
+    const jl_finding *best = NULL;
+    *change = INFINITY;
+    for (size_t k = 0; k < d->n_findings; k++) {
+        const jl_finding *f = &d->findings[k];
+        if (strcmp(f->severity, "suggestion"))
+            continue;
+        for (size_t j = 0; j < f->n_numbers; j++)
+            if (!strcmp(f->numbers[j].name, "predicted_energy_change") &&
+                f->numbers[j].value < *change) {
+                *change = f->numbers[j].value;
+                best = f;
+            }
+    }
+    return best;
+}

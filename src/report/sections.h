@@ -1,0 +1,44 @@
+/* The parts of a report, as the orchestration (report.c) calls them, in
+ * the order it does: the analysis (groups.c), the batch-size model's fits
+ * and diagnosis (model_section.c), the data/ documents (documents.c), the
+ * figures' scripts and data (figures.c) and their drawing (render.c), the
+ * pages (html.c), the notebooks (notebooks.c).
+ * Each stands on the report kit (report_internal.h) and none calls another
+ * or report.c, so the calls run one way: kit <- parts <- report.c. */
+#ifndef JOULES_REPORT_SECTIONS_H
+#define JOULES_REPORT_SECTIONS_H
+
+#include "report/report_internal.h"
+
+/* groups.c: the groups (model, task), their SLO sets, picks,
+ * representative runs and findings. */
+jl_status rp_build_groups(rp_report *r, jl_error **err);
+
+/* documents.c: the JSON and CSV documents of data/ as the commands print them, and
+ * data/answers.csv; report.json's document (joules.report/1). */
+jl_status rp_write_documents(rp_report *r, jl_error **err);
+jl_status rp_write_answers_csv(rp_report *r, jl_error **err);
+json_t *rp_report_document(rp_report *r);
+
+/* model_section.c: fits and diagnosis (a failure becomes a note), their
+ * documents (data/fit.json, data/fit-curves.csv, data/diagnose.json), one
+ * figure per fitted group. */
+jl_status rp_model_compute(rp_report *r, jl_error **err);
+jl_status rp_model_write_documents(rp_report *r, jl_error **err);
+jl_status rp_model_figures(rp_report *r, jl_error **err);
+void rp_model_free(rp_report *r);
+
+/* figures.c: every figure's .dat and .gp, in page order. */
+jl_status rp_figures_plan_and_write(rp_report *r, jl_error **err);
+
+/* render.c: run gnuplot on every planned figure, opt.workers processes at
+ * once, each fed a batch of scripts; failures become notes. */
+jl_status rp_figures_render(rp_report *r, jl_error **err);
+
+/* html.c: index.html, runs.html, diagnosis.html. */
+jl_status rp_html_write(rp_report *r, jl_error **err);
+
+/* notebooks.c: notebooks-export/, the notebooks redrawing every figure. */
+jl_status rp_notebooks_write(rp_report *r, jl_error **err);
+
+#endif
