@@ -14,7 +14,9 @@
 
 #include <hdf5.h>
 
+#include "core/util.h"
 #include "joules/study.h"
+#include "joules/trace_write.h"
 #include "study/study_internal.h"
 #include "test.h"
 
@@ -408,6 +410,89 @@ TEST(crash_opening_a_split_file_is_one_error)
     unload(&three);
 }
 
+/* A worker sends its frames as it goes, 64 KiB at a time: a study of 400
+ * summary-only runs (~1 KB of frame each, as one table) crosses that many
+ * times. One worker gives what one process gives; a worker killed after
+ * most of the file was sent loses the whole file (what it had sent is
+ * dropped: one error, no partial file). */
+#define STREAM_RUNS 400
+static int write_many_runs(const char *path)
+{
+    jl_run *runs[STREAM_RUNS];
+    char note[700];
+    memset(note, 'n', sizeof note - 1);
+    note[sizeof note - 1] = '\0';
+    int ok = 1;
+    for (int i = 0; i < STREAM_RUNS; i++) {
+        jl_run *r = runs[i] = jl_run_new();
+        char name[32], v[32];
+        snprintf(name, sizeof name, "s%04d", i);
+        snprintf(v, sizeof v, "%d", i * 7);
+        r->name = jl_strdup(name);
+        r->attrs.workload = jl_strdup("llm");
+        r->attrs.model = jl_strdup(i % 2 ? "Qwen/Qwen3-8B" : "Qwen/Qwen3-14B");
+        r->attrs.task = jl_strdup("gpqa");
+        r->attrs.gpu_model = jl_strdup("H100");
+        r->attrs.precision = jl_strdup("bfloat16");
+        r->attrs.num_gpus = 1 + i % 4;
+        r->attrs.max_batch_size = 8 << (i % 5);
+        r->attrs.notes = jl_strdup(note);
+        ok &= jl_attrs_add_extra(&r->attrs, "seq", v, 1) == JL_OK;
+        r->summary.present = 1;
+        r->summary.energy_per_token_j = 0.01 + i * 1e-4;
+        r->summary.avg_power_w = 300 + i;
+        r->summary.median_itl_s = 0.01 + i * 1e-5;
+    }
+    jl_trace_write_options opt;
+    jl_trace_write_options_default(&opt);
+    jl_error *err = NULL;
+    ok &= jl_trace_write(path, (const jl_run *const *)runs, STREAM_RUNS, &opt, &err) == JL_OK;
+    jl_error_free(err);
+    for (int i = 0; i < STREAM_RUNS; i++)
+        jl_run_free(runs[i]);
+    return ok;
+}
+
+TEST(worker_streams_frames_and_drops_them_when_it_dies)
+{
+    char dir[32], path[512];
+    temp_path(dir, "many.h5", path);
+    CHECK(write_many_runs(path));
+    const char *paths[] = {path, big_file};
+    loaded inproc, one, crashed;
+    load(&inproc, paths, 2, 0);
+    load(&one, paths, 2, 1);
+    CHECK_EQ_INT(inproc.runs.count, STREAM_RUNS + 9);
+    check_identical(&inproc, &one);
+    /* the frames of runs s0000..s0349 were sent before the worker died */
+    jl_wbuf b = {0};
+    for (size_t i = 0; i < 350 && i < inproc.runs.count; i++)
+        jl__wire_put_summary(&b, inproc.runs.items[i]);
+    CHECK(b.len > 4 * 65536);
+    jl__wbuf_free(&b);
+    load_crashing(&crashed, paths, 2, 1, "many.h5#s0350");
+    CHECK_EQ_INT(crashed.st, JL_OK);
+    CHECK_EQ_INT(crashed.runs.count, 9); /* the other file's runs only */
+    size_t from_many = 0;
+    for (size_t i = 0; i < crashed.runs.count; i++)
+        from_many += strncmp(crashed.runs.items[i]->run, "b0", 2) != 0;
+    CHECK_EQ_INT(from_many, 0);
+    CHECK_EQ_INT(crashed.errors.count, inproc.errors.count + 1);
+    int found = 0;
+    for (size_t i = 0; i < crashed.errors.count; i++) {
+        char *msg = jl_error_format(crashed.errors.items[i]);
+        if (msg && strstr(msg, "many.h5") && strstr(msg, "killed by signal 9"))
+            found = 1;
+        free(msg);
+    }
+    CHECK(found);
+    unload(&inproc);
+    unload(&one);
+    unload(&crashed);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     RUN(workers_match_one_process);
@@ -421,5 +506,6 @@ int main(void)
     RUN(crash_inside_one_part_keeps_the_other_part);
     RUN(crash_inside_a_run_without_split);
     RUN(crash_opening_a_split_file_is_one_error);
+    RUN(worker_streams_frames_and_drops_them_when_it_dies);
     TEST_MAIN_END();
 }
