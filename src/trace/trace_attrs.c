@@ -39,6 +39,23 @@ const char *av_tname(attr_val *v)
     return v->tname;
 }
 
+/* "%llu" of u after `sign` (if not 0), without snprintf (a study's integer
+ * attributes are formatted once per run and cell). */
+static void format_int(char *out, char sign, unsigned long long u)
+{
+    char t[24];
+    int n = 0;
+    do {
+        t[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (sign)
+        *out++ = sign;
+    while (n > 0)
+        *out++ = t[--n];
+    *out = '\0';
+}
+
 const char *av_str(attr_val *v)
 {
     if (!v->text && (v->kind == AV_INT || v->kind == AV_FLOAT)) {
@@ -46,9 +63,10 @@ const char *av_str(attr_val *v)
         if (v->num == AN_FLOAT)
             snprintf(num, sizeof num, "%.17g", v->d);
         else if (v->num == AN_UINT)
-            snprintf(num, sizeof num, "%llu", v->u);
+            format_int(num, 0, v->u);
         else
-            snprintf(num, sizeof num, "%lld", v->i);
+            format_int(num, v->i < 0 ? '-' : 0,
+                       v->i < 0 ? 0ULL - (unsigned long long)v->i : (unsigned long long)v->i);
         v->text = jl_strdup(num);
     }
     return v->text ? v->text : "";
