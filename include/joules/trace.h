@@ -124,17 +124,23 @@ typedef struct jl_trace_options {
      * they are not validated. Default 0: read and validate everything (what
      * `joules check` and `inspect` do). `joules summarize` sets it. */
     int summary_fields_only;
-    /* 1: itl/ (the largest group: one sample per generated token) is not
-     * read into memory: the reader checks it as usual in one pass, chunk by
-     * chunk, and the run keeps it open (jl_run.itl_stream) so that
-     * jl_summarize() walks it again chunk by chunk: memory is bounded by
-     * the chunk size, not by the samples. Only float32 seconds and int32
-     * request stored chunked with [shuffle,] deflate or Zstandard stream
-     * (docs/trace-reading.md); other layouts are read whole as before. The
-     * run must be used before jl_trace_close(). Default 0 (the study
-     * loader sets it: it reads runs only to summarise them). */
+    /* N > 0: an itl/ of at least N samples (the largest group: one sample
+     * per generated token) is not read into memory: the reader checks it as
+     * usual in one pass, chunk by chunk, and the run keeps it open
+     * (jl_run.itl_stream) so that jl_summarize() walks it again chunk by
+     * chunk: memory is bounded by the chunk size, not by the samples. Only
+     * float32 seconds and int32 request stored chunked with [shuffle,]
+     * deflate or Zstandard stream (docs/trace-reading.md); other layouts,
+     * and smaller itl/ groups, are read whole as before (reading a small
+     * group once is cheaper than decoding it three times). The run must be
+     * used before jl_trace_close(). Default 0: never. The study loader sets
+     * JL_STREAM_ITL_MIN_SAMPLES: it reads runs only to summarise them. */
     int stream_itl;
 } jl_trace_options;
+
+/* The study loader's jl_trace_options.stream_itl: 2^20 samples (8 MiB of
+ * itl/ read whole at most; longer runs stream). */
+#define JL_STREAM_ITL_MIN_SAMPLES (1 << 20)
 
 void jl_trace_options_default(jl_trace_options *opt);
 

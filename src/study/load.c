@@ -122,7 +122,7 @@ static jl_status load_part(const char *path, const jl_study_options *opt,
     /* runs are read here only to be summarised: itl/ streams through the
      * summary instead of being read whole (memory bounded by its chunks) */
     jl_trace_options topt = opt->trace;
-    topt.stream_itl = 1;
+    topt.stream_itl = JL_STREAM_ITL_MIN_SAMPLES;
     jl_status st = jl_trace_open(path, &topt, &t, &err);
     if (st != JL_OK) {
         if (!err)

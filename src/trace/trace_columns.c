@@ -46,7 +46,7 @@ typedef struct {
     void *tconv;      /* type-conversion buffer lent to HDF5 */
     size_t tconv_cap; /* its size (<= TCONV_MAX_BYTES) */
     int summary_fields_only; /* skip the columns marked summary_unused */
-    int stream_itl;          /* itl/ columns go to the run's stream (column_stream.c) */
+    int stream_itl;          /* > 0: itl/ of at least this many samples goes to the run's stream (column_stream.c) */
     int kept;                /* the last read_ds kept its dataset in the stream */
 } run_reader;
 
@@ -300,8 +300,8 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     }
     if ((st = chunk_bytes(c, dcpl, ftype, obj, &cbytes)) != JL_OK)
         goto end;
-    if (rr->stream_itl && (cs->off == offsetof(jl_run, itl_seconds) ||
-                           cs->off == offsetof(jl_run, itl_request))) {
+    if (rr->stream_itl > 0 && dims[0] >= (hsize_t)rr->stream_itl &&
+        (cs->off == offsetof(jl_run, itl_seconds) || cs->off == offsetof(jl_run, itl_request))) {
         int kept = jl__itl_stream_keep(rr->run, cs->off == offsetof(jl_run, itl_request), obj,
                                        dset, dcpl, ftype, (size_t)dims[0], cbytes);
         if (kept < 0)
@@ -567,6 +567,7 @@ static jl_status itl_rule(group_reader *gr)
     if (rc == 0) { /* a streamed chunk does not decode: read whole, as unstreamed */
         jl__itl_stream_drop(r);
         jl_status st = JL_OK;
+        int stream_min = gr->rr->stream_itl;
         gr->rr->stream_itl = 0;
         for (size_t k = 0; k < gr->gs->n_cols && st == JL_OK; k++) {
             void **dst = col_data(r, &gr->gs->cols[k]);
@@ -575,7 +576,7 @@ static jl_status itl_rule(group_reader *gr)
                 st = read_ds(gr->rr, gr->grp, gr->objs[k], &gr->gs->cols[k], SIZE_MAX, NULL,
                              dst, &rows);
         }
-        gr->rr->stream_itl = 1;
+        gr->rr->stream_itl = stream_min;
         if (st != JL_OK)
             return st;
         rc = jl__itl_scan(r, R, &bad_lat, &lat, &bad_q, &qv);
