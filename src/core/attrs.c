@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/attrs_internal.h"
 #include "core/util.h"
 
 const char *const jl_attr_names[] = {
@@ -16,6 +17,19 @@ const char *const jl_attr_names[] = {
     "total_params", "active_params", "kv_bytes_per_token", "denoising_steps",
     "height", "width", "num_frames", "notes", NULL,
 };
+
+const jl__attr_field jl__attr_fields[] = {
+#define AF(n, kind, req) {#n, JL__F_##kind, offsetof(jl_attrs, n), req}
+    AF(workload, STR, 1), AF(model, STR, 1), AF(task, STR, 1), AF(gpu_model, STR, 1),
+    AF(num_gpus, LONG, 1), AF(precision, STR, 1), AF(max_batch_size, LONG, 1),
+    AF(start_time_unix, DBL, 0), AF(tensor_parallel, LONG, 0), AF(expert_parallel, LONG, 0),
+    AF(data_parallel, LONG, 0), AF(gpu_memory_bytes, DBL, 0), AF(gpu_tdp_w, DBL, 0),
+    AF(gpu_idle_power_w, DBL, 0), AF(total_params, DBL, 0), AF(active_params, DBL, 0),
+    AF(kv_bytes_per_token, DBL, 0), AF(denoising_steps, LONG, 0), AF(height, LONG, 0),
+    AF(width, LONG, 0), AF(num_frames, LONG, 0), AF(notes, STR, 0),
+#undef AF
+};
+const size_t jl__n_attr_fields = sizeof jl__attr_fields / sizeof jl__attr_fields[0];
 
 void jl_attrs_init(jl_attrs *a)
 {
@@ -134,23 +148,17 @@ static int put_double(char *buf, size_t cap, double v)
 
 int jl_attrs_get(const jl_attrs *a, const char *key, char *buf, size_t cap)
 {
-#define S(name)                                                                \
-    if (!strcmp(key, #name))                                                   \
-        return put_str(buf, cap, a->name);
-#define L(name)                                                                \
-    if (!strcmp(key, #name))                                                   \
-        return put_long(buf, cap, a->name);
-#define D(name)                                                                \
-    if (!strcmp(key, #name))                                                   \
-        return put_double(buf, cap, a->name);
-    S(workload) S(model) S(task) S(gpu_model) L(num_gpus) S(precision)
-    L(max_batch_size) D(start_time_unix) L(tensor_parallel) L(expert_parallel)
-    L(data_parallel) D(gpu_memory_bytes) D(gpu_tdp_w) D(gpu_idle_power_w)
-    D(total_params) D(active_params) D(kv_bytes_per_token) L(denoising_steps)
-    L(height) L(width) L(num_frames) S(notes)
-#undef S
-#undef L
-#undef D
+    for (size_t k = 0; k < jl__n_attr_fields; k++) {
+        const jl__attr_field *f = &jl__attr_fields[k];
+        if (strcmp(key, f->name))
+            continue;
+        const char *base = (const char *)a + f->off;
+        switch (f->kind) {
+        case JL__F_STR: return put_str(buf, cap, *(char *const *)base);
+        case JL__F_LONG: return put_long(buf, cap, *(const long *)base);
+        case JL__F_DBL: return put_double(buf, cap, *(const double *)base);
+        }
+    }
     for (size_t i = 0; i < a->n_extra; i++)
         if (!strcmp(a->extra[i].key, key))
             return put_str(buf, cap, a->extra[i].value);

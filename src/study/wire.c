@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/attrs_internal.h"
 #include "core/util.h"
 #include "study/study_internal.h"
 
@@ -85,30 +86,17 @@ static void put_str(jl_wbuf *b, const char *s)
     jl__wbuf_put(b, s, n);
 }
 
+/* The typed fields in the order of jl__attr_fields, then the extras. */
 static void put_attrs(jl_wbuf *b, const jl_attrs *a)
 {
-    put_str(b, a->workload);
-    put_str(b, a->model);
-    put_str(b, a->task);
-    put_str(b, a->gpu_model);
-    put_i64(b, a->num_gpus);
-    put_str(b, a->precision);
-    put_i64(b, a->max_batch_size);
-    put_f64(b, a->start_time_unix);
-    put_i64(b, a->tensor_parallel);
-    put_i64(b, a->expert_parallel);
-    put_i64(b, a->data_parallel);
-    put_f64(b, a->gpu_memory_bytes);
-    put_f64(b, a->gpu_tdp_w);
-    put_f64(b, a->gpu_idle_power_w);
-    put_f64(b, a->total_params);
-    put_f64(b, a->active_params);
-    put_f64(b, a->kv_bytes_per_token);
-    put_i64(b, a->denoising_steps);
-    put_i64(b, a->height);
-    put_i64(b, a->width);
-    put_i64(b, a->num_frames);
-    put_str(b, a->notes);
+    for (size_t k = 0; k < jl__n_attr_fields; k++) {
+        const char *base = (const char *)a + jl__attr_fields[k].off;
+        switch (jl__attr_fields[k].kind) {
+        case JL__F_STR: put_str(b, *(char *const *)base); break;
+        case JL__F_LONG: put_i64(b, *(const long *)base); break;
+        case JL__F_DBL: put_f64(b, *(const double *)base); break;
+        }
+    }
     jl__wbuf_u32(b, (uint32_t)a->n_extra);
     for (size_t i = 0; i < a->n_extra; i++) {
         put_str(b, a->extra[i].key);
@@ -214,28 +202,14 @@ static char *get_str(rd *r)
 
 static void get_attrs(rd *r, jl_attrs *a)
 {
-    a->workload = get_str(r);
-    a->model = get_str(r);
-    a->task = get_str(r);
-    a->gpu_model = get_str(r);
-    a->num_gpus = (long)get_i64(r);
-    a->precision = get_str(r);
-    a->max_batch_size = (long)get_i64(r);
-    a->start_time_unix = get_f64(r);
-    a->tensor_parallel = (long)get_i64(r);
-    a->expert_parallel = (long)get_i64(r);
-    a->data_parallel = (long)get_i64(r);
-    a->gpu_memory_bytes = get_f64(r);
-    a->gpu_tdp_w = get_f64(r);
-    a->gpu_idle_power_w = get_f64(r);
-    a->total_params = get_f64(r);
-    a->active_params = get_f64(r);
-    a->kv_bytes_per_token = get_f64(r);
-    a->denoising_steps = (long)get_i64(r);
-    a->height = (long)get_i64(r);
-    a->width = (long)get_i64(r);
-    a->num_frames = (long)get_i64(r);
-    a->notes = get_str(r);
+    for (size_t k = 0; k < jl__n_attr_fields; k++) {
+        char *base = (char *)a + jl__attr_fields[k].off;
+        switch (jl__attr_fields[k].kind) {
+        case JL__F_STR: *(char **)base = get_str(r); break;
+        case JL__F_LONG: *(long *)base = (long)get_i64(r); break;
+        case JL__F_DBL: *(double *)base = get_f64(r); break;
+        }
+    }
     uint32_t n = get_u32(r);
     if (r->st != JL_OK || n == 0)
         return;

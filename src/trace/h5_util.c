@@ -26,19 +26,6 @@ const jl__summary_field jl__summary_fields[] = {
 };
 const size_t jl__n_summary_fields = sizeof jl__summary_fields / sizeof jl__summary_fields[0];
 
-const jl__attr_field jl__attr_fields[] = {
-#define AF(n, kind, req) {#n, JL__F_##kind, offsetof(jl_attrs, n), req}
-    AF(workload, STR, 1), AF(model, STR, 1), AF(task, STR, 1), AF(gpu_model, STR, 1),
-    AF(num_gpus, LONG, 1), AF(precision, STR, 1), AF(max_batch_size, LONG, 1),
-    AF(start_time_unix, DBL, 0), AF(tensor_parallel, LONG, 0), AF(expert_parallel, LONG, 0),
-    AF(data_parallel, LONG, 0), AF(gpu_memory_bytes, DBL, 0), AF(gpu_tdp_w, DBL, 0),
-    AF(gpu_idle_power_w, DBL, 0), AF(total_params, DBL, 0), AF(active_params, DBL, 0),
-    AF(kv_bytes_per_token, DBL, 0), AF(denoising_steps, LONG, 0), AF(height, LONG, 0),
-    AF(width, LONG, 0), AF(num_frames, LONG, 0), AF(notes, STR, 0),
-#undef AF
-};
-const size_t jl__n_attr_fields = sizeof jl__attr_fields / sizeof jl__attr_fields[0];
-
 jl_status jl__h5_init(void)
 {
     /* The library never prints: HDF5's automatic stack printing goes off

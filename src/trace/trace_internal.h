@@ -10,6 +10,7 @@
 
 #include "joules/error.h"
 #include "joules/trace.h"
+#include "core/attrs_internal.h"
 
 /* HDF5 registered filter id of Zstandard. */
 #define JL_ZSTD_FILTER_ID 32015
@@ -108,17 +109,7 @@ typedef struct {
 extern const jl__summary_field jl__summary_fields[];
 extern const size_t jl__n_summary_fields;
 
-/* The run attributes that have a typed field in jl_attrs: name, kind,
- * offsetof(jl_attrs, field) and whether the spec requires it. */
-typedef enum { JL__F_STR, JL__F_LONG, JL__F_DBL } jl__field_kind;
-typedef struct {
-    const char *name;
-    jl__field_kind kind;
-    size_t off;
-    int required;
-} jl__attr_field;
-extern const jl__attr_field jl__attr_fields[];
-extern const size_t jl__n_attr_fields;
+/* The run attributes with typed fields: jl__attr_fields (core/attrs_internal.h). */
 
 /* The summary table (docs/trace-format.md, "summary_table/"; summary_table.c):
  * summary-only runs of one file stored as columns instead of one group of
