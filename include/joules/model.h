@@ -350,7 +350,7 @@ typedef struct jl_loo_point {
     /* its 95 % prediction interval for one new run (docs/model.md
      * "Prediction intervals"); NaN when the refit failed */
     double predicted_lo_j, predicted_hi_j;
-    /* the terms of its sd (jm_pi_sd): mean square of the physical model's
+    /* the terms of its sd (jl__model_pi_sd): mean square of the physical model's
      * ln e residuals of the training rows, the GP's variance at the point,
      * the distance in ln b outside the training range (NaN: anchor) */
     double pi_resid_ms, pi_gp_var, pi_outside;

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static js_tok fail(js *p, const char *fmt, ...)
+static jl__jstream_tok fail(js *p, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-static js_tok fail(js *p, const char *fmt, ...)
+static jl__jstream_tok fail(js *p, const char *fmt, ...)
 {
     if (!p->err[0]) {
         va_list ap;
@@ -25,7 +25,7 @@ static js_tok fail(js *p, const char *fmt, ...)
     return JS_ERROR;
 }
 
-void js_init_file(js *p, FILE *f, size_t chunk, size_t max_str)
+void jl__jstream_init_file(js *p, FILE *f, size_t chunk, size_t max_str)
 {
     memset(p, 0, sizeof *p);
     p->f = f;
@@ -38,7 +38,7 @@ void js_init_file(js *p, FILE *f, size_t chunk, size_t max_str)
         fail(p, "out of memory");
 }
 
-void js_init_mem(js *p, const char *text, size_t len, size_t max_str)
+void jl__jstream_init_mem(js *p, const char *text, size_t len, size_t max_str)
 {
     memset(p, 0, sizeof *p);
     p->buf = (char *)text;
@@ -48,7 +48,7 @@ void js_init_mem(js *p, const char *text, size_t len, size_t max_str)
     p->need_value = 1;
 }
 
-void js_free(js *p)
+void jl__jstream_free(js *p)
 {
     if (p->f)
         free(p->buf);
@@ -56,17 +56,17 @@ void js_free(js *p)
     p->buf = p->str = NULL;
 }
 
-long long js_line(const js *p)
+long long jl__jstream_line(const js *p)
 {
     return p->line;
 }
 
-long long js_col(const js *p)
+long long jl__jstream_col(const js *p)
 {
     return p->off + (long long)p->pos - p->col0 + 1;
 }
 
-const char *js_tok_name(js_tok t)
+const char *jl__jstream_tok_name(jl__jstream_tok t)
 {
     static const char *const n[] = {"error",  "'{'",   "'}'",  "'['",  "']'", "a key",
                                     "a string", "a number", "true", "false", "null", "end of file"};
@@ -364,9 +364,9 @@ static inline const char *digit_run(const char *q, const char *e, unsigned long 
  * is accumulated (8 digits at a time where the buffer allows). Clinger's
  * exact case (a mantissa <= 2^53 and <= 22 decimals: one correctly rounded
  * division, the same double strtod gives) is computed here, the rest by
- * strtod on a copy. Inlined: js_array_number's per-element cost.
+ * strtod on a copy. Inlined: jl__jstream_array_number's per-element cost.
  * exact_int (a constant at each call): also set num_kind and num_int, which
- * js_next's readers of whole documents need and js_array_number's do not. */
+ * jl__jstream_next's readers of whole documents need and jl__jstream_array_number's do not. */
 static const unsigned char after_number[256] = {
     ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
     ['7'] = 1, ['8'] = 1, ['9'] = 1, ['.'] = 1, ['-'] = 1, ['+'] = 1, ['e'] = 1, ['E'] = 1,
@@ -375,7 +375,7 @@ static const unsigned char after_number[256] = {
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline js_tok number(js *p, int exact_int)
+static inline jl__jstream_tok number(js *p, int exact_int)
 {
     if (p->len - p->pos < 80)
         fill(p, 80);
@@ -444,7 +444,7 @@ static inline js_tok number(js *p, int exact_int)
     return JS_NUM;
 }
 
-static js_tok word(js *p, const char *w, js_tok t)
+static jl__jstream_tok word(js *p, const char *w, jl__jstream_tok t)
 {
     size_t n = strlen(w);
     if (fill(p, n) < n || memcmp(p->buf + p->pos, w, n))
@@ -454,7 +454,7 @@ static js_tok word(js *p, const char *w, js_tok t)
 }
 
 /* The next token, with the grammar's punctuation checked. */
-js_tok js_next(js *p)
+jl__jstream_tok jl__jstream_next(js *p)
 {
     if (p->err[0])
         return JS_ERROR;
@@ -522,7 +522,7 @@ js_tok js_next(js *p)
     if (!p->need_value && !(p->depth == 0 && !p->done_top))
         return fail(p, "unexpected value");
     p->need_value = 0;
-    js_tok t;
+    jl__jstream_tok t;
     switch (c) {
     case '{':
     case '[':
@@ -550,7 +550,7 @@ js_tok js_next(js *p)
     return t;
 }
 
-int js_array_number(js *p, double *out)
+int jl__jstream_array_number(js *p, double *out)
 {
     if (p->err[0])
         return -1;
@@ -603,7 +603,7 @@ int js_array_number(js *p, double *out)
         return 0;
     }
     if (!(c == '-' || (c >= '0' && c <= '9')))
-        return -2; /* another kind of value: the caller reads it with js_next */
+        return -2; /* another kind of value: the caller reads it with jl__jstream_next */
     p->need_value = 0;
     if (number(p, 0) == JS_ERROR)
         return -1;
@@ -612,7 +612,7 @@ int js_array_number(js *p, double *out)
     return 1;
 }
 
-int js_skip(js *p)
+int jl__jstream_skip(js *p)
 {
     if (p->err[0])
         return -1;
@@ -627,7 +627,7 @@ int js_skip(js *p)
     }
     int depth = 0;
     do {
-        js_tok t = js_next(p);
+        jl__jstream_tok t = jl__jstream_next(p);
         if (t == JS_ERROR)
             return -1;
         if (t == JS_EOF)

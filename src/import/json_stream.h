@@ -26,7 +26,7 @@ typedef enum {
     JS_FALSE,
     JS_NULL,
     JS_EOF
-} js_tok;
+} jl__jstream_tok;
 
 typedef struct js {
     FILE *f;                  /* NULL: parsing a buffer in memory */
@@ -52,22 +52,22 @@ typedef struct js {
 
 /* Parse a file (opened by the caller) or a buffer in memory. max_str:
  * longest string kept (longer ones are an error unless skipped). */
-void js_init_file(js *p, FILE *f, size_t chunk, size_t max_str);
-void js_init_mem(js *p, const char *text, size_t len, size_t max_str);
-void js_free(js *p);
+void jl__jstream_init_file(js *p, FILE *f, size_t chunk, size_t max_str);
+void jl__jstream_init_mem(js *p, const char *text, size_t len, size_t max_str);
+void jl__jstream_free(js *p);
 
-js_tok js_next(js *p);
+jl__jstream_tok jl__jstream_next(js *p);
 /* Inside an array (after its '['): the next element when it is a number
  * (1, *out set), 0 at the closing ']' (consumed), -2 when the element is
- * something else (nothing consumed: read it with js_next), -1 on error. The
+ * something else (nothing consumed: read it with jl__jstream_next), -1 on error. The
  * fast path for long arrays of numbers. */
-int js_array_number(js *p, double *out);
+int jl__jstream_array_number(js *p, double *out);
 /* Skip the next value whole (after a key, or an array element). Returns
  * 0, or -1 on error. */
-int js_skip(js *p);
+int jl__jstream_skip(js *p);
 /* Where the parser is (1-based line and column of the next byte). */
-long long js_line(const js *p);
-long long js_col(const js *p);
-const char *js_tok_name(js_tok t);
+long long jl__jstream_line(const js *p);
+long long jl__jstream_col(const js *p);
+const char *jl__jstream_tok_name(jl__jstream_tok t);
 
 #endif

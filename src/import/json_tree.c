@@ -179,7 +179,7 @@ jl__jv *jl__jv_parse(const char *text, size_t len)
     if (!a)
         return NULL;
     js p;
-    js_init_mem(&p, text, len, len);
+    jl__jstream_init_mem(&p, text, len, len);
     frame stack[sizeof p.stack + 1];
     int depth = 0, ok = 0, have_root = 0;
     jv_member *pend = NULL; /* the children of the open containers */
@@ -188,7 +188,7 @@ jl__jv *jl__jv_parse(const char *text, size_t len)
     const char *key = NULL;
     size_t klen = 0;
     for (;;) {
-        js_tok t = js_next(&p);
+        jl__jstream_tok t = jl__jstream_next(&p);
         if (t == JS_ERROR)
             break;
         if (t == JS_EOF) {
@@ -276,7 +276,7 @@ jl__jv *jl__jv_parse(const char *text, size_t len)
 done:
     free(pend);
     free(tab);
-    js_free(&p);
+    jl__jstream_free(&p);
     if (!ok) {
         arena_free(a);
         return NULL;

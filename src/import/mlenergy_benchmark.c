@@ -104,7 +104,7 @@ static void bench_free(bench *b)
     }
     free(b->in_len.v), free(b->out_len.v), free(b->lat.v), free(b->ttft.v), free(b->ok.v);
     free(b->itl), free(b->itl_req);
-    js_free(&b->p);
+    jl__jstream_free(&b->p);
     jl_run_free(b->r);
 }
 
@@ -130,8 +130,8 @@ static int berr(bench *b, jl_status code, const char *fmt, ...)
         snprintf(b->path + at, sizeof b->path - at, "[%lld]", b->elem);
         b->elem = -1;
     }
-    jl__imp_err(b->c, code, b->file, b->path[0] ? b->path : "(document)", js_line(&b->p),
-                "%s (column %lld)", m ? m : "out of memory", js_col(&b->p));
+    jl__imp_err(b->c, code, b->file, b->path[0] ? b->path : "(document)", jl__jstream_line(&b->p),
+                "%s (column %lld)", m ? m : "out of memory", jl__jstream_col(&b->p));
     free(m);
     return -1;
 }
@@ -168,7 +168,7 @@ static void pop_path(bench *b, size_t at)
 /* A number (null: NaN). "inf" strings accepted when inf_ok. */
 static int read_num(bench *b, double *out, int inf_ok)
 {
-    js_tok t = js_next(&b->p);
+    jl__jstream_tok t = jl__jstream_next(&b->p);
     if (t == JS_NUM) {
         *out = b->p.num;
         return 0;
@@ -183,18 +183,18 @@ static int read_num(bench *b, double *out, int inf_ok)
     }
     if (t == JS_ERROR)
         return perr(b);
-    return berr(b, JL_ETYPE, "expected a number, found %s", js_tok_name(t));
+    return berr(b, JL_ETYPE, "expected a number, found %s", jl__jstream_tok_name(t));
 }
 
 static int read_str(bench *b, char **out)
 {
-    js_tok t = js_next(&b->p);
+    jl__jstream_tok t = jl__jstream_next(&b->p);
     if (t == JS_NULL)
         return 0;
     if (t == JS_ERROR)
         return perr(b);
     if (t != JS_STR)
-        return berr(b, JL_ETYPE, "expected a string, found %s", js_tok_name(t));
+        return berr(b, JL_ETYPE, "expected a string, found %s", jl__jstream_tok_name(t));
     free(*out);
     *out = jl_strdup(b->p.str);
     if (!*out)
@@ -202,25 +202,25 @@ static int read_str(bench *b, char **out)
     return 0;
 }
 
-static int expect(bench *b, js_tok want)
+static int expect(bench *b, jl__jstream_tok want)
 {
-    js_tok t = js_next(&b->p);
+    jl__jstream_tok t = jl__jstream_next(&b->p);
     if (t == want)
         return 0;
     if (t == JS_ERROR)
         return perr(b);
-    return berr(b, JL_ETYPE, "expected %s, found %s", js_tok_name(want), js_tok_name(t));
+    return berr(b, JL_ETYPE, "expected %s, found %s", jl__jstream_tok_name(want), jl__jstream_tok_name(t));
 }
 
 /* Iterate an object's keys: returns 1 with b->p.str the key, 0 at '}'. */
 static int next_key(bench *b)
 {
-    js_tok t = js_next(&b->p);
+    jl__jstream_tok t = jl__jstream_next(&b->p);
     if (t == JS_KEY)
         return 1;
     if (t == JS_OBJ_END)
         return 0;
-    return t == JS_ERROR ? perr(b) : berr(b, JL_EFORMAT, "expected a key, found %s", js_tok_name(t));
+    return t == JS_ERROR ? perr(b) : berr(b, JL_EFORMAT, "expected a key, found %s", jl__jstream_tok_name(t));
 }
 
 /* A GPU index key "0".."63". */
@@ -269,7 +269,7 @@ static int read_measurement(bench *b, measurement *m)
         } else if (!strcmp(b->p.str, "gpu_energy")) {
             if (read_gpu_numbers(b, m->gpu, &m->n_gpu))
                 return -1;
-        } else if (js_skip(&b->p)) {
+        } else if (jl__jstream_skip(&b->p)) {
             return perr(b);
         }
         pop_path(b, at);
@@ -286,14 +286,14 @@ static int read_pairs(bench *b, tv *out)
     /* the element's index joins the path only in an error (berr): a
      * series holds millions of pairs */
     for (;; k++) {
-        js_tok t = js_next(&b->p);
+        jl__jstream_tok t = jl__jstream_next(&b->p);
         if (t == JS_ARR_END)
             break;
         b->elem = (long long)k;
         if (t != JS_ARR_START)
             return t == JS_ERROR ? perr(b)
                                  : berr(b, JL_ETYPE, "expected a [time, value] pair, found %s",
-                                        js_tok_name(t));
+                                        jl__jstream_tok_name(t));
         double tt, v;
         if (read_num(b, &tt, 0) || read_num(b, &v, 0) || expect(b, JS_ARR_END))
             return -1;
@@ -356,7 +356,7 @@ static int read_timeline(bench *b)
                     rc = read_gpu_pairs(b, b->avg, &b->g_avg);
                 else {
                     b->has_memory_domain |= !strcmp(b->p.str, "memory_average");
-                    rc = js_skip(&b->p) ? perr(b) : 0;
+                    rc = jl__jstream_skip(&b->p) ? perr(b) : 0;
                 }
                 if (rc)
                     return -1;
@@ -367,7 +367,7 @@ static int read_timeline(bench *b)
         } else if (!strcmp(k, "temperature")) {
             if (read_gpu_pairs(b, b->temp, &b->g_temp))
                 return -1;
-        } else if (js_skip(&b->p)) {
+        } else if (jl__jstream_skip(&b->p)) {
             return perr(b);
         }
         pop_path(b, at);
@@ -403,33 +403,33 @@ static int read_request(bench *b, size_t idx)
         else if (!strcmp(k, "ttft"))
             rc = read_num(b, &ttft, 0);
         else if (!strcmp(k, "success")) {
-            js_tok t = js_next(&b->p);
+            jl__jstream_tok t = jl__jstream_next(&b->p);
             if (t != JS_TRUE && t != JS_FALSE)
                 rc = t == JS_ERROR ? perr(b)
                                    : berr(b, JL_ETYPE, "expected true or false, found %s",
-                                          js_tok_name(t));
+                                          jl__jstream_tok_name(t));
             ok = t == JS_TRUE;
         } else if (!strcmp(k, "itl")) {
             rc = expect(b, JS_ARR_START);
             for (size_t j = 0; !rc; j++) {
                 double v;
-                int got = js_array_number(&b->p, &v);
+                int got = jl__jstream_array_number(&b->p, &v);
                 if (got == 0)
                     break;
                 if (got == -1) {
                     rc = perr(b);
                 } else if (got == -2) {
-                    js_tok t = js_next(&b->p);
+                    jl__jstream_tok t = jl__jstream_next(&b->p);
                     rc = t == JS_ERROR ? perr(b)
                                        : berr(b, JL_ETYPE, "itl[%zu]: expected a number, found %s",
-                                              j, js_tok_name(t));
+                                              j, jl__jstream_tok_name(t));
                 } else if (!(v >= 0) || !isfinite(v)) {
                     rc = berr(b, JL_EINVALID, "itl[%zu] = %g is not a finite time >= 0", j, v);
                 } else if (push_itl(b, v, idx)) {
                     rc = berr(b, JL_ENOMEM, "out of memory");
                 }
             }
-        } else if (js_skip(&b->p)) { /* prompt, output texts, error, energy, ... */
+        } else if (jl__jstream_skip(&b->p)) { /* prompt, output texts, error, energy, ... */
             rc = perr(b);
         }
         if (rc)
@@ -450,14 +450,14 @@ static int read_results(bench *b)
         return -1;
     b->is_llm_results = 1;
     for (size_t k = 0;; k++) {
-        js_tok t = js_next(&b->p);
+        jl__jstream_tok t = jl__jstream_next(&b->p);
         if (t == JS_ARR_END)
             return 0;
         size_t at = push_path(b, "[%zu]", k);
         if (t != JS_OBJ_START)
             return t == JS_ERROR ? perr(b)
                                  : berr(b, JL_ETYPE, "expected a request object, found %s",
-                                        js_tok_name(t));
+                                        jl__jstream_tok_name(t));
         if (read_request(b, k))
             return -1;
         pop_path(b, at);
@@ -474,7 +474,7 @@ static int read_configurations(bench *b)
         double *num = !strcmp(b->p.str, "ulysses_degree") ? &b->ulysses
                       : !strcmp(b->p.str, "ring_degree")   ? &b->ring
                                                            : NULL;
-        if (num ? read_num(b, num, 0) : (js_skip(&b->p) ? perr(b) : 0))
+        if (num ? read_num(b, num, 0) : (jl__jstream_skip(&b->p) ? perr(b) : 0))
             return -1;
         pop_path(b, at);
     }
@@ -539,7 +539,7 @@ static int read_top(bench *b)
         } else if (!strcmp(key, "iteration_energy_measurements")) {
             rc = expect(b, JS_ARR_START);
             for (size_t i = 0; !rc; i++) {
-                js_tok t = js_next(&b->p);
+                jl__jstream_tok t = jl__jstream_next(&b->p);
                 if (t == JS_ARR_END)
                     break;
                 size_t at2 = push_path(b, "[%zu]", i);
@@ -547,7 +547,7 @@ static int read_top(bench *b)
                 if (t != JS_OBJ_START)
                     rc = t == JS_ERROR ? perr(b)
                                        : berr(b, JL_ETYPE, "expected a measurement, found %s",
-                                              js_tok_name(t));
+                                              jl__jstream_tok_name(t));
                 else {
                     /* the '{' is consumed: read the body as read_measurement does */
                     m.present = 1;
@@ -558,7 +558,7 @@ static int read_top(bench *b)
                         if (!strcmp(b->p.str, "time"))
                             rc = read_num(b, &m.time, 0);
                         else
-                            rc = js_skip(&b->p) ? perr(b) : 0;
+                            rc = jl__jstream_skip(&b->p) ? perr(b) : 0;
                         pop_path(b, at3);
                     }
                     if (!rc && r2 < 0)
@@ -576,7 +576,7 @@ static int read_top(bench *b)
             rc = read_configurations(b);
         } else {
             /* other setup fields and latency summaries: scalars kept */
-            js_tok t = js_next(&b->p);
+            jl__jstream_tok t = jl__jstream_next(&b->p);
             if (t == JS_NUM)
                 jl__imp_extra_num(b->c, b->r, key, b->p.num);
             else if (t == JS_STR && strlen(b->p.str) < 4096)
@@ -587,7 +587,7 @@ static int read_top(bench *b)
                 /* nested values we do not map: skip the rest of it */
                 int depth = 1;
                 while (depth > 0 && !rc) {
-                    js_tok u = js_next(&b->p);
+                    jl__jstream_tok u = jl__jstream_next(&b->p);
                     if (u == JS_ERROR || u == JS_EOF)
                         rc = perr(b);
                     else if (u == JS_OBJ_START || u == JS_ARR_START)
@@ -606,7 +606,7 @@ static int read_top(bench *b)
     }
     if (r < 0)
         return -1;
-    if (js_next(&b->p) != JS_EOF)
+    if (jl__jstream_next(&b->p) != JS_EOF)
         return perr(b);
     return 0;
 }
@@ -643,18 +643,18 @@ static int read_snapshot(bench *b, engine_rows *e, size_t idx)
             if (read_num(b, &ts, 0))
                 return -1;
         } else if (!strcmp(b->p.str, "metrics")) {
-            js_tok t = js_next(&b->p);
+            jl__jstream_tok t = jl__jstream_next(&b->p);
             if (t != JS_STR)
                 return t == JS_ERROR ? perr(b)
                                      : berr(b, JL_ETYPE, "expected the exposition text, found %s",
-                                            js_tok_name(t));
+                                            jl__jstream_tok_name(t));
             long line = 0;
             char msg[160];
             if (jl__prom_sums(b->p.str, b->p.slen, prom_names, P_N, sum, cnt, &line, msg,
                               sizeof msg))
                 return berr(b, JL_EFORMAT, "Prometheus text, line %ld: %s", line, msg);
             have = 1;
-        } else if (js_skip(&b->p)) {
+        } else if (jl__jstream_skip(&b->p)) {
             return perr(b);
         }
         pop_path(b, at);
@@ -691,19 +691,19 @@ static int read_prometheus(bench *b, engine_rows *e)
             if (expect(b, JS_ARR_START))
                 return -1;
             for (size_t k = 0;; k++) {
-                js_tok t = js_next(&b->p);
+                jl__jstream_tok t = jl__jstream_next(&b->p);
                 if (t == JS_ARR_END)
                     break;
                 size_t at2 = push_path(b, "[%zu]", k);
                 if (t != JS_OBJ_START)
                     return t == JS_ERROR ? perr(b)
                                          : berr(b, JL_ETYPE, "expected a snapshot, found %s",
-                                                js_tok_name(t));
+                                                jl__jstream_tok_name(t));
                 if (read_snapshot(b, e, k))
                     return -1;
                 pop_path(b, at2);
             }
-        } else if (js_skip(&b->p)) {
+        } else if (jl__jstream_skip(&b->p)) {
             return perr(b);
         }
         pop_path(b, at);
@@ -1140,9 +1140,9 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
         goto end;
     }
     if (!rf)
-        js_init_mem(&b.p, rtext, rlen, MAX_KEEP_STR);
+        jl__jstream_init_mem(&b.p, rtext, rlen, MAX_KEEP_STR);
     else
-        js_init_file(&b.p, rf, CHUNK, MAX_KEEP_STR);
+        jl__jstream_init_file(&b.p, rf, CHUNK, MAX_KEEP_STR);
     if (read_top(&b))
         goto end;
     split_path(&rp, dir);
@@ -1230,9 +1230,9 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
         bench_init(&pb, c, prom_name);
         pb.t_start = b.t_start;
         if (!pf)
-            js_init_mem(&pb.p, ptext, plen, (size_t)64 << 20);
+            jl__jstream_init_mem(&pb.p, ptext, plen, (size_t)64 << 20);
         else
-            js_init_file(&pb.p, pf, CHUNK, (size_t)64 << 20);
+            jl__jstream_init_file(&pb.p, pf, CHUNK, (size_t)64 << 20);
         int bad = read_prometheus(&pb, &e);
         bench_free(&pb);
         if (bad)

@@ -495,14 +495,14 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
         free(keep);
         return JL_ENOMEM;
     }
-    /* the regime rule of the fit (jm_regime_keep) over the usable runs */
+    /* the regime rule of the fit (jl__model_regime_keep) over the usable runs */
     double *vb = mem + n, *vT = mem + 2 * n;
     int *vk = keep + n;
     size_t nv = 0;
     for (size_t i = 0; i < n; i++)
         if (sweep_point(runs[i], &vb[nv], &vT[nv]))
             nv++;
-    jm_regime_keep(vb, vT, nv, opt->regime_ratio, vk);
+    jl__model_regime_keep(vb, vT, nv, opt->regime_ratio, vk);
     for (size_t i = 0, k = 0; i < n; i++) {
         double b, T;
         keep[i] = sweep_point(runs[i], &b, &T) ? vk[k++] : 1;

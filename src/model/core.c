@@ -37,7 +37,7 @@ void jl_model_options_default(jl_model_options *o)
     o->hold_params = 1;
 }
 
-void jm_eval(const double p[JM_NP], double b, double G, double *lnP, double *lnT,
+void jl__model_eval(const double p[JM_NP], double b, double G, double *lnP, double *lnT,
              double dlnP[JM_NP], double dlnT[JM_NP])
 {
     const double Ps = p[JL_MP_PS], Ew = p[JL_MP_EW], Et = p[JL_MP_ET], q = p[JL_MP_Q];
@@ -68,7 +68,7 @@ void jm_eval(const double p[JM_NP], double b, double G, double *lnP, double *lnT
     }
 }
 
-void jm_bounds(double idle_lo, double idle_hi, double lo[JM_NP], double hi[JM_NP])
+void jl__model_bounds(double idle_lo, double idle_hi, double lo[JM_NP], double hi[JM_NP])
 {
     static const double L[JM_NP] = {0, 1e-4, 1e-7, 0.3, 1e-5, 1e-10, 0.3, 0.0, 0.0};
     static const double H[JM_NP] = {0, 1e3, 1e2, 2.0, 5.0, 1.0, 2.5, 1.0, 0};
@@ -97,7 +97,7 @@ static double to_theta(double p, double lo, double hi)
 }
 
 typedef struct fit_ctx {
-    const jm_data *d;
+    const jl__model_data *d;
     const double *lo, *hi;
     double ridge;
     const double *w; /* per data row (2n) square-root weights, NULL = 1 */
@@ -112,12 +112,12 @@ static void theta_to_p(const fit_ctx *c, const gsl_vector *th, double p[JM_NP])
 static int resid_f(const gsl_vector *th, void *vc, gsl_vector *f)
 {
     const fit_ctx *c = vc;
-    const jm_data *d = c->d;
+    const jl__model_data *d = c->d;
     double p[JM_NP];
     theta_to_p(c, th, p);
     for (size_t i = 0; i < d->n; i++) {
         double lP, lT;
-        jm_eval(p, d->b[i], d->G, &lP, &lT, NULL, NULL);
+        jl__model_eval(p, d->b[i], d->G, &lP, &lT, NULL, NULL);
         double rP = lP - log(d->P[i]), rT = lT - log(d->T[i]);
         /* A non-finite model value is a rejected step, not a failure. */
         if (c->w) {
@@ -137,7 +137,7 @@ static int resid_f(const gsl_vector *th, void *vc, gsl_vector *f)
 static int resid_df(const gsl_vector *th, void *vc, gsl_matrix *J)
 {
     const fit_ctx *c = vc;
-    const jm_data *d = c->d;
+    const jl__model_data *d = c->d;
     double p[JM_NP], dp[JM_NP];
     theta_to_p(c, th, p);
     for (int j = 0; j < JM_NP; j++)
@@ -145,7 +145,7 @@ static int resid_df(const gsl_vector *th, void *vc, gsl_matrix *J)
     gsl_matrix_set_zero(J);
     for (size_t i = 0; i < d->n; i++) {
         double lP, lT, gP[JM_NP], gT[JM_NP];
-        jm_eval(p, d->b[i], d->G, &lP, &lT, gP, gT);
+        jl__model_eval(p, d->b[i], d->G, &lP, &lT, gP, gT);
         for (int j = 0; j < JM_NP; j++) {
             double a = gP[j] * dp[j], b = gT[j] * dp[j];
             if (c->w) {
@@ -166,11 +166,11 @@ static int resid_df(const gsl_vector *th, void *vc, gsl_matrix *J)
 
 static double cost_at(const fit_ctx *c, const double p[JM_NP])
 {
-    const jm_data *d = c->d;
+    const jl__model_data *d = c->d;
     double s = 0;
     for (size_t i = 0; i < d->n; i++) {
         double lP, lT;
-        jm_eval(p, d->b[i], d->G, &lP, &lT, NULL, NULL);
+        jl__model_eval(p, d->b[i], d->G, &lP, &lT, NULL, NULL);
         double rP = lP - log(d->P[i]), rT = lT - log(d->T[i]);
         s += rP * rP + rT * rT;
     }
@@ -185,7 +185,7 @@ static double cost_at(const fit_ctx *c, const double p[JM_NP])
 
 /* 18 starts: 3 step-time exponents x 2 energy exponents x 3 MoE splits
  * (loop order g0 -> q0 -> (frac, bw0)), as docs/model-design.md tabulates. */
-static void initial_guesses(const jm_data *d, const double lo[JM_NP], const double hi[JM_NP],
+static void initial_guesses(const jl__model_data *d, const double lo[JM_NP], const double hi[JM_NP],
                             double starts[N_STARTS][JM_NP])
 {
     static const double G0[3] = {0.7, 1.0, 1.5}, Q0[2] = {0.8, 1.0};
@@ -226,7 +226,7 @@ static void initial_guesses(const jm_data *d, const double lo[JM_NP], const doub
     }
 }
 
-int jm_fit_params(const jm_data *d, const double lo[JM_NP], const double hi[JM_NP],
+int jl__model_fit_params(const jl__model_data *d, const double lo[JM_NP], const double hi[JM_NP],
                   const jl_model_options *opt, double p[JM_NP], double *cost_out)
 {
     fit_ctx c = {d, lo, hi, opt->ridge, NULL};
@@ -288,11 +288,11 @@ int jm_fit_params(const jm_data *d, const double lo[JM_NP], const double hi[JM_N
         if (wt && ab) {
             for (size_t i = 0; i < d->n; i++) {
                 double lP, lT;
-                jm_eval(p, d->b[i], d->G, &lP, &lT, NULL, NULL);
+                jl__model_eval(p, d->b[i], d->G, &lP, &lT, NULL, NULL);
                 ab[i] = fabs(lP - log(d->P[i]));
                 ab[d->n + i] = fabs(lT - log(d->T[i]));
             }
-            double sc = fmax(1.4826 * jm_median(ab, 2 * d->n), 0.01) * opt->robust;
+            double sc = fmax(1.4826 * jl__model_median(ab, 2 * d->n), 0.01) * opt->robust;
             for (size_t i = 0; i < 2 * d->n; i++)
                 wt[i] = 1.0 / sqrt(1.0 + (ab[i] / sc) * (ab[i] / sc));
             c.w = wt;
@@ -340,7 +340,7 @@ end:
  * excludes them. Only the rows at the smallest / largest batch are tested,
  * and nothing is excluded unless at least 3 distinct batches remain.
  * Returns the number of rows kept. */
-size_t jm_regime_keep(const double *b, const double *T, size_t n, double ratio, int *keep)
+size_t jl__model_regime_keep(const double *b, const double *T, size_t n, double ratio, int *keep)
 {
     double bmin = HUGE_VAL, bmax = -HUGE_VAL;
     for (size_t i = 0; i < n; i++) {
@@ -385,7 +385,7 @@ size_t jm_regime_keep(const double *b, const double *T, size_t n, double ratio, 
 
 /* ---- GP residual correction -------------------------------------------- */
 
-int jm_gp_weights(const double *x, size_t n, double ell, double lambda, const double *r,
+int jl__model_gp_weights(const double *x, size_t n, double ell, double lambda, const double *r,
                   double *alpha)
 {
     if (n == 0)
@@ -408,7 +408,7 @@ int jm_gp_weights(const double *x, size_t n, double ell, double lambda, const do
     return rc;
 }
 
-double jm_gp_mean(const double *x, size_t n, double ell, const double *alpha, double xs)
+double jl__model_gp_mean(const double *x, size_t n, double ell, const double *alpha, double xs)
 {
     double s = 0;
     for (size_t i = 0; i < n; i++) {
@@ -420,7 +420,7 @@ double jm_gp_mean(const double *x, size_t n, double ell, const double *alpha, do
 
 /* ---- interpolation ---------------------------------------------------- */
 
-double jm_interp(const double *x, const double *y, size_t n, double xs)
+double jl__model_interp(const double *x, const double *y, size_t n, double xs)
 {
     if (n == 0)
         return NAN;
@@ -432,7 +432,7 @@ double jm_interp(const double *x, const double *y, size_t n, double xs)
     return y[i - 1] + (y[i] - y[i - 1]) * (xs - x[i - 1]) / (x[i] - x[i - 1]);
 }
 
-double jm_median(const double *v, size_t n)
+double jl__model_median(const double *v, size_t n)
 {
     if (n == 0)
         return NAN;

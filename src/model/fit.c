@@ -199,9 +199,9 @@ void jl_group_fit_free(jl_group_fit *f)
     free(f->gp_alpha_power);
     free(f->gp_alpha_throughput);
     free(f->ceiling_reason);
-    jm_sweep_clear(&f->pool_own);
+    jl__model_sweep_clear(&f->pool_own);
     for (size_t k = 0; f->pool_siblings && k < f->pool_n_siblings; k++)
-        jm_sweep_clear(&f->pool_siblings[k]);
+        jl__model_sweep_clear(&f->pool_siblings[k]);
     free(f->pool_siblings);
     free(f);
 }
@@ -217,7 +217,7 @@ static int point_cmp(const void *va, const void *vb)
 /* Static-power range per GPU: a measured idle power (trace attribute) gives
  * a +-15 % box around it; else the descriptor's idle_power_range_w; else a
  * generic 5-30 % of TDP, else 30-300 W. */
-void jm_ps_range(const jl_summary *s, const jl_descriptors *desc, double *lo, double *hi)
+void jl__model_ps_range(const jl_summary *s, const jl_descriptors *desc, double *lo, double *hi)
 {
     const jl_gpu_desc *g = desc ? jl_descriptors_gpu(desc, s->attrs.gpu_model) : NULL;
     double idle = s->attrs.gpu_idle_power_w;
@@ -248,7 +248,7 @@ void jm_ps_range(const jl_summary *s, const jl_descriptors *desc, double *lo, do
  * identified by the data, and the parameters loading on it (|v| > 0.1) get
  * no interval (flagged in *unident) rather than the falsely narrow one a
  * pseudo-inverse would give. */
-static int parameter_cov(jl_group_fit *f, const jm_data *d, const double p[JM_NP],
+static int parameter_cov(jl_group_fit *f, const jl__model_data *d, const double p[JM_NP],
                          const int free_[JM_NP], int nfree, double s2, int unident[JM_NP])
 {
     gsl_matrix *A = gsl_matrix_calloc((size_t)nfree, (size_t)nfree);
@@ -264,7 +264,7 @@ static int parameter_cov(jl_group_fit *f, const jm_data *d, const double p[JM_NP
         goto end;
     for (size_t i = 0; i < d->n; i++) {
         double lP, lT, gP[JM_NP], gT[JM_NP];
-        jm_eval(p, d->b[i], d->G, &lP, &lT, gP, gT);
+        jl__model_eval(p, d->b[i], d->G, &lP, &lT, gP, gT);
         for (int a = 0; a < nfree; a++)
             for (int c = 0; c < nfree; c++) {
                 double v = gP[idx[a]] * gP[idx[c]] + gT[idx[a]] * gT[idx[c]];
@@ -366,7 +366,7 @@ static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t 
         which = "upstream";
     }
     /* the high end of a sweep the model fits measured in another regime
-     * (jm_regime_keep, as the fit below): the fit describes batches up to
+     * (jl__model_regime_keep, as the fit below): the fit describes batches up to
      * the largest one of its own regime */
     double top_fit = NAN, top_out = NAN;
     long top_cap = 0;
@@ -384,7 +384,7 @@ static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t 
             b[i] = f->points[i].batch;
             b[m + i] = f->points[i].throughput_tok_s;
         }
-        if (jm_regime_keep(b, b + m, m, opt->regime_ratio, keep) < m && !keep[m - 1]) {
+        if (jl__model_regime_keep(b, b + m, m, opt->regime_ratio, keep) < m && !keep[m - 1]) {
             top_out = b[m - 1];
             top_cap = f->points[m - 1].max_batch_size;
             for (size_t i = 0; i < m; i++)
@@ -469,7 +469,7 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
         pt->batch = runs[i]->fig[JL_FIG_AVG_BATCH_SIZE];
         pt->power_w = runs[i]->fig[JL_FIG_AVG_POWER_W];
         pt->throughput_tok_s = runs[i]->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
-        pt->energy_per_token_j = jm_run_energy(runs[i]);
+        pt->energy_per_token_j = jl__model_run_energy(runs[i]);
         pt->step_time_s = pt->batch / pt->throughput_tok_s;
         pt->resid_ln_power = pt->resid_ln_throughput = pt->resid_ln_energy =
             pt->resid_ln_energy_corrected = NAN;
@@ -514,7 +514,7 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
             if (k == f->n_batch_sizes)
                 caps[f->n_batch_sizes++] = pt->max_batch_size;
         }
-        f->batch_per_cap = jm_median(ratio, m);
+        f->batch_per_cap = jl__model_median(ratio, m);
         free(caps);
         free(ratio);
     }
@@ -546,14 +546,14 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
         lnP[i] = log(P[i]);
         lnT[i] = log(T[i]);
     }
-    /* rows of another regime at the sweep ends (jm_regime_keep): the points
+    /* rows of another regime at the sweep ends (jl__model_regime_keep): the points
      * are sorted by batch, so the fitted rows are the range [k0, k0 + mk) */
     size_t k0 = 0, mk = m;
     {
         int *keep = malloc(m * sizeof *keep);
         if (!keep)
             goto oom;
-        if (jm_regime_keep(b, T, m, opt->regime_ratio, keep) < m) {
+        if (jl__model_regime_keep(b, T, m, opt->regime_ratio, keep) < m) {
             while (!keep[k0])
                 k0++;
             mk = 0;
@@ -573,11 +573,11 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
         free(keep);
     }
     f->n_fitted = mk;
-    jm_data d = {mk, b + k0, P + k0, T + k0, (double)f->key.num_gpus, NAN, 0};
+    jl__model_data d = {mk, b + k0, P + k0, T + k0, (double)f->key.num_gpus, NAN, 0};
     double lo[JM_NP], hi[JM_NP], p[JM_NP];
     int held[JM_NP];
-    jm_group_bounds(runs[0], desc, opt, lo, hi, held, &d);
-    if (jm_fit_params(&d, lo, hi, opt, p, &f->cost)) {
+    jl__model_group_bounds(runs[0], desc, opt, lo, hi, held, &d);
+    if (jl__model_fit_params(&d, lo, hi, opt, p, &f->cost)) {
         f->method = JL_FIT_INTERPOLATION;
         free(f->note);
         f->note = jl_strdup("the model fit failed numerically: log-log interpolation");
@@ -625,7 +625,7 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
     f->rss = 0;
     for (size_t i = 0; i < m; i++) {
         double lP, lT;
-        jm_eval(p, b[i], d.G, &lP, &lT, NULL, NULL);
+        jl__model_eval(p, b[i], d.G, &lP, &lT, NULL, NULL);
         jl_fit_point *pt = &f->points[i];
         rP[i] = pt->resid_ln_power = lP - lnP[i];
         rT[i] = pt->resid_ln_throughput = lT - lnT[i];
@@ -732,8 +732,8 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
             negP[i] = -negP[i];
             negT[i] = -negT[i];
         }
-        if (jm_gp_weights(f->gp_x, mk, opt->gp_length, opt->gp_noise, negP, f->gp_alpha_power) == 0 &&
-            jm_gp_weights(f->gp_x, mk, opt->gp_length, opt->gp_noise, negT,
+        if (jl__model_gp_weights(f->gp_x, mk, opt->gp_length, opt->gp_noise, negP, f->gp_alpha_power) == 0 &&
+            jl__model_gp_weights(f->gp_x, mk, opt->gp_length, opt->gp_noise, negT,
                           f->gp_alpha_throughput) == 0) {
             f->has_correction = 1;
             double sP = 0, sT = 0, sE = 0;
@@ -751,8 +751,8 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
     for (size_t i = 0; i < m; i++) {
         double c = 0, x = log(b[i]);
         if (f->has_correction)
-            c = jm_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_power, x) -
-                jm_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_throughput, x);
+            c = jl__model_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_power, x) -
+                jl__model_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_throughput, x);
         rE[i] = f->points[i].resid_ln_energy_corrected = f->points[i].resid_ln_energy + c;
     }
     f->r2_energy_corrected = r2_of(rE + k0, lnEm + k0, mk);
@@ -771,20 +771,20 @@ oom:
  * at physical values (docs/model.md "Which parameters are fitted"):
  *   Ps    held near the GPU's idle power (the trace's measured
  *         gpu_idle_power_w, else the descriptor's idle_power_w) by a prior of
- *         relative width JM_PS_PRIOR_SD inside its box (jm_ps_range): a
+ *         relative width JM_PS_PRIOR_SD inside its box (jl__model_ps_range): a
  *         decode sweep barely separates static power from the
  *         batch-independent dynamic energy Ew;
  *   tw, ln_bw held at 0 for a dense model (descriptor: active = total
  *         parameters) when JM_HOLD_DENSE: there is no expert-activation term.
  * held[j] = 1 for a parameter held (lo == hi, or Ps with its prior).
  * opt->hold_params == 0 frees them all (the 9-parameter fit of before). */
-void jm_group_bounds(const jl_summary *s, const jl_descriptors *desc,
+void jl__model_group_bounds(const jl_summary *s, const jl_descriptors *desc,
                      const jl_model_options *opt, double lo[JM_NP], double hi[JM_NP],
-                     int held[JM_NP], jm_data *d)
+                     int held[JM_NP], jl__model_data *d)
 {
     double ps_lo, ps_hi;
-    jm_ps_range(s, desc, &ps_lo, &ps_hi);
-    jm_bounds(ps_lo, ps_hi, lo, hi);
+    jl__model_ps_range(s, desc, &ps_lo, &ps_hi);
+    jl__model_bounds(ps_lo, ps_hi, lo, hi);
     for (int j = 0; j < JM_NP; j++)
         held[j] = 0;
     d->ps_prior = NAN;

@@ -48,7 +48,7 @@ static int predict_joules(const jl_model_group *g, long c, const jl_model_option
             return -1;
         }
         /* the fit of jl_model_fit_group leaves the same rows out */
-        if (jm_regime_keep(b, T, m, opt->regime_ratio, keep) < m) {
+        if (jl__model_regime_keep(b, T, m, opt->regime_ratio, keep) < m) {
             size_t k = 0;
             for (size_t i = 0; i < m; i++)
                 if (keep[i]) {
@@ -63,20 +63,20 @@ static int predict_joules(const jl_model_group *g, long c, const jl_model_option
     }
     double lo[JM_NP], hi[JM_NP], p[JM_NP], cost;
     int rc = -1, held[JM_NP];
-    jm_data d = {m, b, P, T, (double)g->key.num_gpus, NAN, 0};
-    jm_group_bounds(g->runs[0], desc, opt, lo, hi, held, &d); /* as jl_model_fit_group */
-    if (jm_fit_params(&d, lo, hi, opt, p, &cost))
+    jl__model_data d = {m, b, P, T, (double)g->key.num_gpus, NAN, 0};
+    jl__model_group_bounds(g->runs[0], desc, opt, lo, hi, held, &d); /* as jl_model_fit_group */
+    if (jl__model_fit_params(&d, lo, hi, opt, p, &cost))
         goto end;
     for (size_t i = 0; i < m; i++) {
         double lP, lT;
-        jm_eval(p, b[i], d.G, &lP, &lT, NULL, NULL);
+        jl__model_eval(p, b[i], d.G, &lP, &lT, NULL, NULL);
         x[i] = log(b[i]);
         rP[i] = log(P[i]) - lP;
         rT[i] = log(T[i]) - lT;
     }
-    int gp = opt->correction && jm_gp_weights(x, m, opt->gp_length, opt->gp_noise, rP, aP) == 0 &&
-             jm_gp_weights(x, m, opt->gp_length, opt->gp_noise, rT, aT) == 0;
-    /* the scale of a prediction interval (jm_pi_sd): run-to-run noise from
+    int gp = opt->correction && jl__model_gp_weights(x, m, opt->gp_length, opt->gp_noise, rP, aP) == 0 &&
+             jl__model_gp_weights(x, m, opt->gp_length, opt->gp_noise, rT, aT) == 0;
+    /* the scale of a prediction interval (jl__model_pi_sd): run-to-run noise from
      * the physical model's ln e residuals of the training rows, the GP's
      * signal variance, the training range */
     double s2n = 0, s2f = 0, xlo = HUGE_VAL, xhi = -HUGE_VAL;
@@ -93,13 +93,13 @@ static int predict_joules(const jl_model_group *g, long c, const jl_model_option
         if (s->attrs.max_batch_size != c)
             continue;
         double bt = s->fig[JL_FIG_AVG_BATCH_SIZE], lP, lT;
-        jm_eval(p, bt, d.G, &lP, &lT, NULL, NULL);
+        jl__model_eval(p, bt, d.G, &lP, &lT, NULL, NULL);
         double le = lP - lT;
         if (gp)
-            le += jm_gp_mean(x, m, opt->gp_length, aP, log(bt)) -
-                  jm_gp_mean(x, m, opt->gp_length, aT, log(bt));
-        double gv = gp ? jm_gp_var(x, m, opt->gp_length, opt->gp_noise, log(bt)) : 1.0;
-        sd[k] = jm_pi_sd(s2n, s2f, gv, log(bt), xlo, xhi);
+            le += jl__model_gp_mean(x, m, opt->gp_length, aP, log(bt)) -
+                  jl__model_gp_mean(x, m, opt->gp_length, aT, log(bt));
+        double gv = gp ? jl__model_gp_var(x, m, opt->gp_length, opt->gp_noise, log(bt)) : 1.0;
+        sd[k] = jl__model_pi_sd(s2n, s2f, gv, log(bt), xlo, xhi);
         terms[3 * k] = s2n;
         terms[3 * k + 1] = fmax(s2f, 0.0) * gv;
         terms[3 * k + 2] = log(bt) < xlo ? xlo - log(bt) : (log(bt) > xhi ? log(bt) - xhi : 0.0);
@@ -113,9 +113,9 @@ end:
 
 static void clear_pool(jl_sweep_means *own, jl_sweep_means *sib, size_t n)
 {
-    jm_sweep_clear(own);
+    jl__model_sweep_clear(own);
     for (size_t k = 0; sib && k < n; k++)
-        jm_sweep_clear(&sib[k]);
+        jl__model_sweep_clear(&sib[k]);
     free(sib);
 }
 
@@ -180,7 +180,7 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
          * means (only the end cap a left in training is read) and its
          * siblings' (other groups: never a run of this group's cap c) */
         int pool = which == JL_LOO_JOULES && opt->pool_weight > 0;
-        if (pool && (jm_sweep_of(g, &own) || jm_siblings(groups, gi, &sib, &nsib)))
+        if (pool && (jl__model_sweep_of(g, &own) || jl__model_siblings(groups, gi, &sib, &nsib)))
             goto oom;
         long cmin = g->runs[0]->attrs.max_batch_size;
         long cmax = g->runs[g->n_runs - 1]->attrs.max_batch_size;
@@ -200,10 +200,10 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
                 for (size_t k = 0; k < j - i; k++) {
                     double le;
                     if (isfinite(pred[k]) &&
-                        jm_pooled_end(&own, sib, nsib, c, a,
+                        jl__model_pooled_end(&own, sib, nsib, c, a,
                                       log(g->runs[i + k]->fig[JL_FIG_AVG_BATCH_SIZE]), &le, NULL,
                                       NULL) == 0)
-                        pred[k] = exp(jm_pool_mix(log(pred[k]), le, opt->pool_weight));
+                        pred[k] = exp(jl__model_pool_mix(log(pred[k]), le, opt->pool_weight));
                 }
             }
             if (rc < 0 && which == JL_LOO_ANCHOR)
@@ -215,7 +215,7 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
                 pt->group = gi;
                 pt->max_batch_size = c;
                 pt->batch = s->fig[JL_FIG_AVG_BATCH_SIZE];
-                pt->actual_energy_per_token_j = jm_run_energy(s);
+                pt->actual_energy_per_token_j = jl__model_run_energy(s);
                 pt->predicted_energy_per_token_j = pred[k - i];
                 pt->predicted_lo_j = pred[k - i] * exp(-JM_PI_Z * sd[k - i]);
                 pt->predicted_hi_j = pred[k - i] * exp(JM_PI_Z * sd[k - i]);
@@ -276,7 +276,7 @@ jl_loo_stats jl_loo_summarize(const jl_loo_result *r, const char *task)
         }
     if (nw) {
         st.coverage = (double)nin / (double)nw;
-        st.median_half_width = jm_median(hw, nw);
+        st.median_half_width = jl__model_median(hw, nw);
     }
     if (st.n) {
         qsort(v, st.n, sizeof *v, jl_cmp_double);

@@ -13,7 +13,7 @@
 #define JM_NP JL_MP_COUNT
 
 /* The data of one fit: n rows, achieved batch, total power, throughput. */
-typedef struct jm_data {
+typedef struct jl__model_data {
     size_t n;
     const double *b, *P, *T;
     double G;
@@ -21,21 +21,21 @@ typedef struct jm_data {
      * Ps's ridge row (static power held near the idle power, with its
      * uncertainty: docs/model.md "Which parameters are fitted") */
     double ps_prior, ps_prior_w;
-} jm_data;
+} jl__model_data;
 
 /* Model at b: ln P, ln T and, when dlnP/dlnT are non-NULL, their gradients
  * with respect to the parameters (p-space). */
-void jm_eval(const double p[JM_NP], double b, double G, double *lnP, double *lnT,
+void jl__model_eval(const double p[JM_NP], double b, double G, double *lnP, double *lnT,
              double dlnP[JM_NP], double dlnT[JM_NP]);
 
 /* Parameter bounds for a GPU: Ps in [idle_lo, idle_hi] per GPU. */
-void jm_bounds(double idle_lo, double idle_hi, double lo[JM_NP], double hi[JM_NP]);
+void jl__model_bounds(double idle_lo, double idle_hi, double lo[JM_NP], double hi[JM_NP]);
 
 /* The bounds of a group's fit with the parameters held at physical values
  * (held[j] = 1, lo[j] == hi[j]): fit.c, docs/model.md. */
-void jm_group_bounds(const jl_summary *s, const jl_descriptors *desc,
+void jl__model_group_bounds(const jl_summary *s, const jl_descriptors *desc,
                      const jl_model_options *opt, double lo[JM_NP], double hi[JM_NP],
-                     int held[JM_NP], jm_data *d);
+                     int held[JM_NP], jl__model_data *d);
 /* The prior on Ps: relative sd of the idle power as static power, and the
  * typical relative residual of ln P / ln T it is weighed against. */
 #define JM_PS_PRIOR_SD 0.1
@@ -43,55 +43,55 @@ void jm_group_bounds(const jl_summary *s, const jl_descriptors *desc,
 #define JM_HOLD_DENSE 1
 
 /* The range of Ps (per GPU) for a run's GPU (fit.c). */
-void jm_ps_range(const jl_summary *s, const jl_descriptors *desc, double *lo, double *hi);
+void jl__model_ps_range(const jl_summary *s, const jl_descriptors *desc, double *lo, double *hi);
 
 /* Fit the physical model (18 starts, best n_refine refined by GSL). Returns
  * 0 and p, or -1 when no start produced a finite fit (or out of memory).
  * n_starts/n_refined may be NULL. */
-int jm_fit_params(const jm_data *d, const double lo[JM_NP], const double hi[JM_NP],
+int jl__model_fit_params(const jl__model_data *d, const double lo[JM_NP], const double hi[JM_NP],
                   const jl_model_options *opt, double p[JM_NP], double *cost);
 
 /* Rows at the smallest / largest batch measured in another regime than the
  * rest (throughput not rising with batch by the factor `ratio`): keep[i] = 0.
  * Returns the number kept (n when ratio <= 0). */
-size_t jm_regime_keep(const double *b, const double *T, size_t n, double ratio, int *keep);
+size_t jl__model_regime_keep(const double *b, const double *T, size_t n, double ratio, int *keep);
 
 /* GP posterior mean weights: alpha = (K + lambda I)^-1 r at x[0..n).
  * Returns 0, -1 on failure. */
-int jm_gp_weights(const double *x, size_t n, double ell, double lambda, const double *r,
+int jl__model_gp_weights(const double *x, size_t n, double ell, double lambda, const double *r,
                   double *alpha);
 /* 1 - k*^T (K + lambda I)^-1 k*: the GP's posterior variance at xs in units
  * of sigma_f^2 (predict.c). NaN on failure. */
-double jm_gp_var(const double *x, size_t n, double ell, double lambda, double xs);
+double jl__model_gp_var(const double *x, size_t n, double ell, double lambda, double xs);
 /* sum_i k(x*, x_i) alpha_i */
-double jm_gp_mean(const double *x, size_t n, double ell, const double *alpha, double xs);
+double jl__model_gp_mean(const double *x, size_t n, double ell, const double *alpha, double xs);
 
 /* Piecewise-linear interpolation of y over x (sorted ascending, distinct),
  * linear extrapolation from the end segments, constant for n == 1. */
-double jm_interp(const double *x, const double *y, size_t n, double xs);
+double jl__model_interp(const double *x, const double *y, size_t n, double xs);
 
 /* ---- a group's measured sweep (sweep.c) ---- */
 
 /* A run's energy per token (its figure, else power / throughput). */
-double jm_run_energy(const jl_summary *s);
+double jl__model_run_energy(const jl_summary *s);
 /* The per-cap means of a group's runs (all of them). 0, -1 on OOM. */
-int jm_sweep_of(const jl_model_group *g, jl_sweep_means *out);
-void jm_sweep_clear(jl_sweep_means *s);
+int jl__model_sweep_of(const jl_model_group *g, jl_sweep_means *out);
+void jl__model_sweep_clear(jl_sweep_means *s);
 
 /* ---- pooled sweep ends (pool.c) ---- */
 
 /* Sweeps of the other groups of groups->items[gi]'s model (*out: *n of
  * them, caller clears each and frees the array). 0, -1 on OOM. */
-int jm_siblings(const jl_model_group_list *groups, size_t gi, jl_sweep_means **out, size_t *n);
+int jl__model_siblings(const jl_model_group_list *groups, size_t gi, jl_sweep_means **out, size_t *n);
 /* The pooled ln e at ln b of a group whose measured end cap is a (own: its
  * sweep; only the entry of cap a is read), for target cap c, from the
  * elasticities of the sibling sweeps (docs/model-design.md §4). 0 and
  * *lne (with the number of siblings used and whether they were
  * interpolated), or -1 when no sibling gives one. */
-int jm_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, size_t ns, long c,
+int jl__model_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, size_t ns, long c,
                   long a, double lnb, double *lne, size_t *n_used, int *interpolated);
 /* (1 - w) lne_model + w lne_pooled, w capped at 1 */
-double jm_pool_mix(double lne_model, double lne_pooled, double w);
+double jl__model_pool_mix(double lne_model, double lne_pooled, double w);
 
 /* The standard deviation, in ln e, of one new run's energy per token
  * predicted at ln b = xs by a fit whose training rows span [xlo, xhi] in
@@ -106,7 +106,7 @@ double jm_pool_mix(double lne_model, double lne_pooled, double w);
  *                                         its signal variance s2f)
  *        + (JM_PI_EXT d)^2                d: distance outside [xlo, xhi]
  * The interval is pred x exp(+-JM_PI_Z sd). */
-double jm_pi_sd(double s2n, double s2f, double gv, double xs, double xlo, double xhi);
+double jl__model_pi_sd(double s2n, double s2f, double gv, double xs, double xlo, double xhi);
 #define JM_PI_Z 1.96
 /* chosen on the leave-one-out of the published data from a grid of 8
  * settings (docs/model-accuracy.md "Prediction intervals") */
@@ -115,10 +115,10 @@ double jm_pi_sd(double s2n, double s2f, double gv, double xs, double xlo, double
 #define JM_PI_EXT 0.6
 
 /* Median of v[0..n) (copies). */
-double jm_median(const double *v, size_t n);
+double jl__model_median(const double *v, size_t n);
 
 /* A leave-one-out error summary as JSON (n, median, p90, max, interval
  * coverage and median half-width): fit --loo and --what-if-loo alike. */
-json_t *jm_loo_stats_json(jl_loo_stats s);
+json_t *jl__model_loo_stats_json(jl_loo_stats s);
 
 #endif

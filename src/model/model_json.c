@@ -261,7 +261,7 @@ json_t *jl_fit_document(jl_group_fit *const *fits, size_t n, const jl_model_opti
     return doc;
 }
 
-json_t *jm_loo_stats_json(jl_loo_stats s)
+json_t *jl__model_loo_stats_json(jl_loo_stats s)
 {
     json_t *o = json_object();
     set(o, "n", json_integer((json_int_t)s.n));
@@ -303,7 +303,7 @@ json_t *jl_loo_to_json(const jl_loo_result *r, const jl_model_group_list *groups
                                                           : (p->position > 0 ? "high_end" : "interior")));
         json_array_append_new(pts, po);
     }
-    set(sum, "overall", jm_loo_stats_json(jl_loo_summarize(r, NULL)));
+    set(sum, "overall", jl__model_loo_stats_json(jl_loo_summarize(r, NULL)));
     /* per task, in name order (deterministic) */
     const char **tasks = calloc(r->count ? r->count : 1, sizeof *tasks);
     size_t nt = 0;
@@ -316,7 +316,7 @@ json_t *jl_loo_to_json(const jl_loo_result *r, const jl_model_group_list *groups
             tasks[nt++] = t;
     }
     for (size_t i = 0; i < nt; i++)
-        set(pt, tasks[i], jm_loo_stats_json(jl_loo_summarize(r, tasks[i])));
+        set(pt, tasks[i], jl__model_loo_stats_json(jl_loo_summarize(r, tasks[i])));
     free(tasks);
     set(sum, "per_task", pt);
     set(o, "points", pts);

@@ -47,7 +47,7 @@ static void sort_xy(double *x, double *y, size_t n)
  * When no sibling measured both caps, the siblings whose measured range
  * covers both batches lend theirs, their per-cap means interpolated
  * linearly in ln b. */
-int jm_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, size_t ns, long c,
+int jl__model_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, size_t ns, long c,
                   long a, double lnb, double *lne, size_t *n_used, int *interpolated)
 {
     long ia = find_cap(own, a);
@@ -79,7 +79,7 @@ int jm_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, size_t n
             memcpy(y, sib[j].ln_energy, nc * sizeof *y);
             sort_xy(x, y, nc);
             if (nc >= 2 && fmin(lnb, ba) >= x[0] && fmax(lnb, ba) <= x[nc - 1]) {
-                double v = (jm_interp(x, y, nc, lnb) - jm_interp(x, y, nc, ba)) / (lnb - ba);
+                double v = (jl__model_interp(x, y, nc, lnb) - jl__model_interp(x, y, nc, ba)) / (lnb - ba);
                 if (isfinite(v))
                     sl[k++] = v;
             }
@@ -88,7 +88,7 @@ int jm_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, size_t n
     }
     int rc = -1;
     if (k) {
-        *lne = ea + jm_median(sl, k) * (lnb - ba);
+        *lne = ea + jl__model_median(sl, k) * (lnb - ba);
         rc = isfinite(*lne) ? 0 : -1;
         if (n_used)
             *n_used = k;
@@ -99,13 +99,13 @@ int jm_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, size_t n
     return rc;
 }
 
-double jm_pool_mix(double lne_model, double lne_pooled, double w)
+double jl__model_pool_mix(double lne_model, double lne_pooled, double w)
 {
     w = fmin(w, 1.0);
     return (1 - w) * lne_model + w * lne_pooled;
 }
 
-int jm_siblings(const jl_model_group_list *groups, size_t gi, jl_sweep_means **out, size_t *n)
+int jl__model_siblings(const jl_model_group_list *groups, size_t gi, jl_sweep_means **out, size_t *n)
 {
     const jl_model_group *g = &groups->items[gi];
     *out = NULL;
@@ -117,9 +117,9 @@ int jm_siblings(const jl_model_group_list *groups, size_t gi, jl_sweep_means **o
         const jl_model_group *h = &groups->items[j];
         if (j == gi || !g->key.model || !h->key.model || strcmp(h->key.model, g->key.model))
             continue;
-        if (jm_sweep_of(h, &s[*n])) {
+        if (jl__model_sweep_of(h, &s[*n])) {
             for (size_t k = 0; k < *n; k++)
-                jm_sweep_clear(&s[k]);
+                jl__model_sweep_clear(&s[k]);
             free(s);
             *n = 0;
             return -1;
@@ -142,22 +142,22 @@ jl_status jl_model_fit_pool(jl_group_fit *f, const jl_model_group_list *groups, 
         return JL_OK;
     jl_sweep_means *sib = NULL;
     size_t ns = 0;
-    if (jm_siblings(groups, gi, &sib, &ns))
+    if (jl__model_siblings(groups, gi, &sib, &ns))
         return JL_ENOMEM;
     if (!ns) {
         free(sib);
         return JL_OK;
     }
     jl_sweep_means own;
-    if (jm_sweep_of(&groups->items[gi], &own)) {
+    if (jl__model_sweep_of(&groups->items[gi], &own)) {
         for (size_t k = 0; k < ns; k++)
-            jm_sweep_clear(&sib[k]);
+            jl__model_sweep_clear(&sib[k]);
         free(sib);
         return JL_ENOMEM;
     }
-    jm_sweep_clear(&f->pool_own);
+    jl__model_sweep_clear(&f->pool_own);
     for (size_t k = 0; k < f->pool_n_siblings; k++)
-        jm_sweep_clear(&f->pool_siblings[k]);
+        jl__model_sweep_clear(&f->pool_siblings[k]);
     free(f->pool_siblings);
     f->pool_own = own;
     f->pool_siblings = sib;

@@ -26,7 +26,7 @@ static double quad(const double cov[JM_NP][JM_NP], const double g[JM_NP])
     return fmax(s, 0.0);
 }
 
-double jm_gp_var(const double *x, size_t n, double ell, double lambda, double xs)
+double jl__model_gp_var(const double *x, size_t n, double ell, double lambda, double xs)
 {
     gsl_matrix *K = gsl_matrix_alloc(n ? n : 1, n ? n : 1);
     double *k = malloc((n ? n : 1) * sizeof *k), *a = malloc((n ? n : 1) * sizeof *a), v = NAN;
@@ -56,7 +56,7 @@ end:
 
 static double gp_post_var(const jl_group_fit *f, double xs)
 {
-    return jm_gp_var(f->gp_x, f->gp_n, f->gp_length, f->gp_noise, xs);
+    return jl__model_gp_var(f->gp_x, f->gp_n, f->gp_length, f->gp_noise, xs);
 }
 
 static jl_interval from_log(double ln, double var, double t, int ok)
@@ -103,7 +103,7 @@ static jl_status predict_interp(const jl_group_fit *f, double batch, jl_predicti
         i = j;
     }
     double lb = log(batch);
-    double lP = jm_interp(x, yP, u, lb), lT = jm_interp(x, yT, u, lb);
+    double lP = jl__model_interp(x, yP, u, lb), lT = jl__model_interp(x, yT, u, lb);
     free(x);
     o->power_w = none_interval(exp(lP));
     o->throughput_tok_s = none_interval(exp(lT));
@@ -131,7 +131,7 @@ static void pool_end(const jl_group_fit *f, double batch, jl_prediction *o)
     double le;
     size_t n = 0;
     int interp = 0;
-    if (jm_pooled_end(&f->pool_own, f->pool_siblings, f->pool_n_siblings, c, a, log(batch), &le,
+    if (jl__model_pooled_end(&f->pool_own, f->pool_siblings, f->pool_n_siblings, c, a, log(batch), &le,
                       &n, &interp))
         return;
     double w = fmin(f->pool_weight, 1.0);
@@ -147,7 +147,7 @@ static void pool_end(const jl_group_fit *f, double batch, jl_prediction *o)
     o->pool_target_cap = c;
     /* no interval: the pooled part has none */
     o->energy_per_token_j =
-        none_interval(exp(jm_pool_mix(log(o->energy_per_token_j.value), le, w)));
+        none_interval(exp(jl__model_pool_mix(log(o->energy_per_token_j.value), le, w)));
 }
 
 jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *o)
@@ -169,7 +169,7 @@ jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *o
     double p[JM_NP], lP, lT, gP[JM_NP], gT[JM_NP], gE[JM_NP];
     for (int j = 0; j < JM_NP; j++)
         p[j] = f->params[j].value;
-    jm_eval(p, batch, (double)f->key.num_gpus, &lP, &lT, gP, gT);
+    jl__model_eval(p, batch, (double)f->key.num_gpus, &lP, &lT, gP, gT);
     for (int j = 0; j < JM_NP; j++)
         gE[j] = gP[j] - gT[j];
     double vP = NAN, vT = NAN, vE = NAN, t = f->t_quantile;
@@ -187,8 +187,8 @@ jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *o
 
     double cP = 0, cT = 0, gv = 0;
     if (f->has_correction) {
-        cP = jm_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_power, lb);
-        cT = jm_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_throughput, lb);
+        cP = jl__model_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_power, lb);
+        cT = jl__model_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_throughput, lb);
         gv = gp_post_var(f, lb);
     }
     o->correction_power = exp(cP);
@@ -218,7 +218,7 @@ jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *o
             xlo = fmin(xlo, log(f->points[i].batch));
             xhi = fmax(xhi, log(f->points[i].batch));
         }
-    double sd = jm_pi_sd(f->rms_ln_energy * f->rms_ln_energy,
+    double sd = jl__model_pi_sd(f->rms_ln_energy * f->rms_ln_energy,
                          f->has_correction ? f->gp_scale2_energy : 0.0, f->has_correction ? gv : 1.0,
                          lb, xlo, xhi);
     if (isfinite(sd) && isfinite(o->energy_per_token_j.value)) {
@@ -245,7 +245,7 @@ jl_status jl_model_check_batch(const jl_group_fit *f, double batch, jl_error **e
     return JL_OK;
 }
 
-double jm_pi_sd(double s2n, double s2f, double gv, double xs, double xlo, double xhi)
+double jl__model_pi_sd(double s2n, double s2f, double gv, double xs, double xlo, double xhi)
 {
     double d = xs < xlo ? xlo - xs : (xs > xhi ? xs - xhi : 0.0);
     double v = fmax(JM_PI_RESID * s2n, JM_PI_NOISE * JM_PI_NOISE) + fmax(s2f, 0.0) * (isfinite(gv) ? gv : 1.0) +

@@ -10,13 +10,13 @@
 #include "joules/model.h"
 #include "model/model_internal.h"
 
-double jm_run_energy(const jl_summary *s)
+double jl__model_run_energy(const jl_summary *s)
 {
     double e = s->fig[JL_FIG_ENERGY_PER_TOKEN_J];
     return isfinite(e) ? e : s->fig[JL_FIG_AVG_POWER_W] / s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
 }
 
-void jm_sweep_clear(jl_sweep_means *s)
+void jl__model_sweep_clear(jl_sweep_means *s)
 {
     if (!s)
         return;
@@ -26,7 +26,7 @@ void jm_sweep_clear(jl_sweep_means *s)
     memset(s, 0, sizeof *s);
 }
 
-int jm_sweep_of(const jl_model_group *g, jl_sweep_means *out)
+int jl__model_sweep_of(const jl_model_group *g, jl_sweep_means *out)
 {
     memset(out, 0, sizeof *out);
     size_t n = g->n_runs ? g->n_runs : 1;
@@ -34,7 +34,7 @@ int jm_sweep_of(const jl_model_group *g, jl_sweep_means *out)
     out->ln_batch = malloc(n * sizeof *out->ln_batch);
     out->ln_energy = malloc(n * sizeof *out->ln_energy);
     if (!out->cap || !out->ln_batch || !out->ln_energy) {
-        jm_sweep_clear(out);
+        jl__model_sweep_clear(out);
         return -1;
     }
     /* runs are sorted by cap: one entry per run of consecutive equal caps,
@@ -44,7 +44,7 @@ int jm_sweep_of(const jl_model_group *g, jl_sweep_means *out)
         double se = 0, sb = 0;
         size_t j = i;
         for (; j < g->n_runs && g->runs[j]->attrs.max_batch_size == c; j++) {
-            se += log(jm_run_energy(g->runs[j]));
+            se += log(jl__model_run_energy(g->runs[j]));
             sb += log(g->runs[j]->fig[JL_FIG_AVG_BATCH_SIZE]);
         }
         out->cap[out->n] = c;

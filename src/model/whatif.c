@@ -101,7 +101,7 @@ static int sweep_of(const jl_model_group *g, wi_sweep *w)
             const jl_summary *q = g->runs[j];
             double b = q->fig[JL_FIG_AVG_BATCH_SIZE], T = q->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
             s[0] += log(b);
-            s[1] += log(jm_run_energy(q));
+            s[1] += log(jl__model_run_energy(q));
             s[2] += log(q->fig[JL_FIG_AVG_POWER_W]);
             s[3] += log(b / T);
             cx += jl_task_default_input_tokens(q->attrs.task) +
@@ -119,7 +119,7 @@ static int sweep_of(const jl_model_group *g, wi_sweep *w)
         w->n++;
         i = j;
     }
-    w->rho = nr ? jm_median(r, nr) : NAN;
+    w->rho = nr ? jl__model_median(r, nr) : NAN;
     return w->n ? 0 : -1;
 }
 
@@ -443,7 +443,7 @@ static double source_at(const wi_ctx *c, size_t si, size_t skip, long cap, int r
             sl[ns++] = (c->sw[h].y[r][hc] - c->sw[h].y[r][ha]) / (c->sw[h].lb[hc] - c->sw[h].lb[ha]);
         }
         if (ns)
-            return w->y[r][ia] + jm_median(sl, ns) * (lb - w->lb[ia]);
+            return w->y[r][ia] + jl__model_median(sl, ns) * (lb - w->lb[ia]);
         *dx *= 2;
     } else {
         *dx = 0.5 * *dx;
@@ -459,7 +459,7 @@ static double source_at(const wi_ctx *c, size_t si, size_t skip, long cap, int r
         if (!(x[k] > x[k - 1]))
             for (size_t q = 0; q < w->n; q++)
                 x[q] = log(w->rho * (double)w->cap[q]);
-    return jm_interp(x, y, w->n, lb);
+    return jl__model_interp(x, y, w->n, lb);
 }
 
 /* ---- the same transfer measured on the model's other configurations ------- */
@@ -714,7 +714,7 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
                 v[nv++] = m;
             out->memory_assumed |= assumed;
         }
-        out->memory_ceiling = nv ? jm_median(v, nv) : NAN;
+        out->memory_ceiling = nv ? jl__model_median(v, nv) : NAN;
     }
     long sib_max = 0;
     for (size_t i = 0; i < gl->count; i++)
@@ -900,7 +900,7 @@ jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors 
                 p->group = t;
                 p->transfer = kinds[kk];
                 p->max_batch_size = s->attrs.max_batch_size;
-                p->actual_energy_per_token_j = jm_run_energy(s);
+                p->actual_energy_per_token_j = jl__model_run_energy(s);
                 p->predicted = wp->energy_per_token_j;
                 p->abs_rel_error = fabs(p->predicted.value - p->actual_energy_per_token_j) /
                                    p->actual_energy_per_token_j;
@@ -979,7 +979,7 @@ static void noise_floor(const jl_model_group_list *gl, double *mn, double *mx, s
             const jl_summary *a = gl->items[g].runs[i], *b = gl->items[g].runs[i + 1];
             if (a->attrs.max_batch_size != b->attrs.max_batch_size)
                 continue;
-            double d = fabs(jm_run_energy(a) / jm_run_energy(b) - 1);
+            double d = fabs(jl__model_run_energy(a) / jl__model_run_energy(b) - 1);
             *mn = fmin(*mn, d);
             *mx = fmax(*mx, d);
             (*n)++;
@@ -1025,12 +1025,12 @@ json_t *jl_whatif_loo_to_json(const jl_whatif_loo *r, const jl_model_group_list 
     json_t *per = json_object();
     for (size_t i = 0; i < 3; i++) {
         json_t *t = json_object();
-        jset(t, "all", jm_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], NULL)));
-        jset(t, "llm", jm_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], "llm")));
-        jset(t, "mllm", jm_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], "mllm")));
+        jset(t, "all", jl__model_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], NULL)));
+        jset(t, "llm", jl__model_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], "llm")));
+        jset(t, "mllm", jl__model_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], "mllm")));
         jset(per, jl_transfer_name(ks[i]), t);
     }
-    jset(sum, "overall", jm_loo_stats_json(jl_whatif_loo_summarize(r, JL_TRANSFER_NONE, NULL)));
+    jset(sum, "overall", jl__model_loo_stats_json(jl_whatif_loo_summarize(r, JL_TRANSFER_NONE, NULL)));
     jset(sum, "per_transfer", per);
     double mn, mx;
     size_t nn;

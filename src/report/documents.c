@@ -16,11 +16,11 @@
 #include "report/sections.h"
 #include "report/series.h"
 
-static jl_status write_csv_file(rp_report *r, const char *rel,
+static jl_status write_csv_file(jl__report_report *r, const char *rel,
                                 jl_status (*fn)(const char *, const void *, const void *, jl_error **),
                                 const void *a, const void *b, jl_error **err)
 {
-    char *p = rp_path(r, rel);
+    char *p = jl__report_path(r, rel);
     if (!p)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     jl_status st = fn(p, a, b, err);
@@ -41,7 +41,7 @@ static jl_status frontier_csv(const char *p, const void *a, const void *b, jl_er
 
 /* The SLOs in use, each once, in group order (the --slo list of the
  * equivalent `joules pick` / `joules compare` command). */
-static size_t slos_in_use(const rp_report *r, const jl_slo **out, size_t cap)
+static size_t slos_in_use(const jl__report_report *r, const jl_slo **out, size_t cap)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->n_groups; i++) {
@@ -100,30 +100,30 @@ static void free_values(char **v, size_t n)
 }
 
 
-jl_status rp_write_documents(rp_report *r, jl_error **err)
+jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
 {
     jl_status st;
     json_t *doc = jl_summary_document(r->l, r->errors);
-    st = rp_write_json(r, "data/summary.json", doc, err);
+    st = jl__report_write_json(r, "data/summary.json", doc, err);
     json_decref(doc);
     if (st || (st = write_csv_file(r, "data/summary.csv", summaries_csv, r->l, NULL, err)))
         return st;
-    rp_add_data(r, "data/summary.json", "joules.summary/1: every run's figures", "joules summarize --json PATH...");
-    rp_add_data(r, "data/summary.csv", "one row per run, full precision", "joules summarize --csv FILE PATH...");
+    jl__report_add_data(r, "data/summary.json", "joules.summary/1: every run's figures", "joules summarize --json PATH...");
+    jl__report_add_data(r, "data/summary.csv", "one row per run, full precision", "joules summarize --csv FILE PATH...");
 
-    rp_progress(r, "documents", 1, 6, "check");
+    jl__report_progress(r, "documents", 1, 6, "check");
     r->check_doc = jl_check_document(r->l, &r->rules, r->opt.desc, r->errors, NULL);
-    if ((st = rp_write_json(r, "data/check.json", r->check_doc, err)))
+    if ((st = jl__report_write_json(r, "data/check.json", r->check_doc, err)))
         return st;
-    rp_add_data(r, "data/check.json", "joules.check/1: every validation rule for every run", "joules check --json PATH...");
-    rp_progress(r, "documents", 2, 6, "frontier");
+    jl__report_add_data(r, "data/check.json", "joules.check/1: every validation rule for every run", "joules check --json PATH...");
+    jl__report_progress(r, "documents", 2, 6, "frontier");
 
     if (r->fs) {
-        if ((st = rp_write_json_with_errors(r, "data/frontier.json", jl_frontier_set_to_json(r->fs, r->l), err)) ||
+        if ((st = jl__report_write_json_with_errors(r, "data/frontier.json", jl_frontier_set_to_json(r->fs, r->l), err)) ||
             (st = write_csv_file(r, "data/frontier.csv", frontier_csv, r->fs, r->l, err)))
             return st;
-        rp_add_data(r, "data/frontier.json", "joules.frontier/1: time-energy frontiers and curves per (model, task)", "joules frontier --json PATH...");
-        rp_add_data(r, "data/frontier.csv", "one row per frontier point", "joules frontier --csv FILE PATH...");
+        jl__report_add_data(r, "data/frontier.json", "joules.frontier/1: time-energy frontiers and curves per (model, task)", "joules frontier --json PATH...");
+        jl__report_add_data(r, "data/frontier.csv", "one row per frontier point", "joules frontier --csv FILE PATH...");
     }
 
     const jl_slo *slos[16];
@@ -131,11 +131,11 @@ jl_status rp_write_documents(rp_report *r, jl_error **err)
     char *sa = slo_args(slos, ns);
     char *cmdl = NULL;
     /* pick: every (model, task) at every SLO in use */
-    rp_progress(r, "documents", 3, 6, "pick");
+    jl__report_progress(r, "documents", 3, 6, "pick");
     jl_pick_set *ps = NULL;
     if ((st = jl_pick_all(r->l, slos, ns, NULL, &ps, err)))
         goto end;
-    st = rp_write_json_with_errors(r, "data/pick.json", jl_pick_set_to_json(ps, r->l), err);
+    st = jl__report_write_json_with_errors(r, "data/pick.json", jl_pick_set_to_json(ps, r->l), err);
     if (!st) {
         char *p = jl_asprintf("%s/data/pick.csv", r->root);
         st = p ? jl_write_picks_csv(p, ps, r->l, err) : JL_ENOMEM;
@@ -145,10 +145,10 @@ jl_status rp_write_documents(rp_report *r, jl_error **err)
     if (st)
         goto end;
     cmdl = jl_asprintf("joules pick --json%s PATH...", sa ? sa : "");
-    rp_add_data(r, "data/pick.json", "joules.pick/1: the minimum-energy configuration per (model, task) and SLO", cmdl);
+    jl__report_add_data(r, "data/pick.json", "joules.pick/1: the minimum-energy configuration per (model, task) and SLO", cmdl);
     free(cmdl);
     cmdl = jl_asprintf("joules pick --csv FILE%s PATH...", sa ? sa : "");
-    rp_add_data(r, "data/pick.csv", "one row per pick", cmdl);
+    jl__report_add_data(r, "data/pick.csv", "one row per pick", cmdl);
     free(cmdl);
     cmdl = NULL;
 
@@ -156,7 +156,7 @@ jl_status rp_write_documents(rp_report *r, jl_error **err)
      * smallest, GPU model held), when the runs have two or more values */
     static const char *const bys[] = {"gpu_model", "num_gpus"};
     for (size_t k = 0; k < 2 && !st; k++) {
-        rp_progress(r, "documents", 4 + k, 6, bys[k]);
+        jl__report_progress(r, "documents", 4 + k, 6, bys[k]);
         char **vals = NULL;
         size_t nv = distinct_values(r->l, bys[k], &vals);
         if (nv >= 2) {
@@ -176,17 +176,17 @@ jl_status rp_write_documents(rp_report *r, jl_error **err)
                 char *rel = jl_asprintf("data/compare-%s.json", bys[k]);
                 char *relc = jl_asprintf("data/compare-%s.csv", bys[k]);
                 char *pc = jl_asprintf("%s/%s", r->root, relc ? relc : "");
-                st = rp_write_json_with_errors(r, rel, jl_compare_to_json(cr, r->l), err);
+                st = jl__report_write_json_with_errors(r, rel, jl_compare_to_json(cr, r->l), err);
                 if (!st)
                     st = jl_write_compare_csv(pc, cr, r->l, err);
                 if (!st) {
                     char *what = jl_asprintf("joules.compare/1: each %s against %s=%s at matched SLOs "
                                              "(the paper's Sec. 4.3)", bys[k], bys[k], base_v);
                     cmdl = jl_asprintf("joules compare --json --by %s --baseline %s%s PATH...", bys[k], base_v, sa ? sa : "");
-                    rp_add_data(r, rel, what, cmdl);
+                    jl__report_add_data(r, rel, what, cmdl);
                     free(cmdl);
                     cmdl = jl_asprintf("joules compare --csv FILE --by %s --baseline %s%s PATH...", bys[k], base_v, sa ? sa : "");
-                    rp_add_data(r, relc, "one row per comparison", cmdl);
+                    jl__report_add_data(r, relc, "one row per comparison", cmdl);
                     free(cmdl);
                     cmdl = NULL;
                     free(what);
@@ -196,7 +196,7 @@ jl_status rp_write_documents(rp_report *r, jl_error **err)
                 free(pc);
             } else {
                 char *m = cerr ? jl_error_format(cerr) : NULL;
-                rp_note(r, "comparison by %s not written: %s", bys[k], m ? m : "?");
+                jl__report_note(r, "comparison by %s not written: %s", bys[k], m ? m : "?");
                 free(m);
             }
             jl_error_free(cerr);
@@ -220,23 +220,23 @@ jl_status rp_write_documents(rp_report *r, jl_error **err)
         jl_error *perr = NULL;
         if (jl_compare_precision(r->l, &po, &pr, &perr) == JL_OK) {
             char *pc = jl_asprintf("%s/data/compare-precision.csv", r->root);
-            st = rp_write_json_with_errors(r, "data/compare-precision.json", jl_precision_to_json(pr, r->l), err);
+            st = jl__report_write_json_with_errors(r, "data/compare-precision.json", jl_precision_to_json(pr, r->l), err);
             if (!st)
                 st = jl_write_precision_csv(pc, pr, r->l, err);
             free(pc);
             if (!st) {
                 cmdl = jl_asprintf("joules compare --json --by precision --baseline %s PATH...", base_p);
-                rp_add_data(r, "data/compare-precision.json",
+                jl__report_add_data(r, "data/compare-precision.json",
                             "joules.compare/1: each run of another precision against its twin (the paper's Sec. 4.4)", cmdl);
                 free(cmdl);
                 cmdl = jl_asprintf("joules compare --csv FILE --by precision --baseline %s PATH...", base_p);
-                rp_add_data(r, "data/compare-precision.csv", "one row per precision pair", cmdl);
+                jl__report_add_data(r, "data/compare-precision.csv", "one row per precision pair", cmdl);
                 free(cmdl);
                 cmdl = NULL;
             }
         } else {
             char *m = perr ? jl_error_format(perr) : NULL;
-            rp_note(r, "precision comparison not written: %s", m ? m : "?");
+            jl__report_note(r, "precision comparison not written: %s", m ? m : "?");
             free(m);
         }
         jl_error_free(perr);
@@ -252,7 +252,7 @@ end:
  * task), GPU scope ("all" or a GPU model) and SLO of the group's set. The
  * energy is per item (token, image or video: the `item` column), and for
  * LLMs per response too. */
-jl_status rp_write_answers_csv(rp_report *r, jl_error **err)
+jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
 {
     jl_strbuf b;
     jl_strbuf_init(&b);
@@ -261,48 +261,48 @@ jl_status rp_write_answers_csv(rp_report *r, jl_error **err)
                        "energy_per_response_j,median_itl_s,batch_latency_s,avg_power_w,"
                        "closest_worst_miss\n");
     for (size_t i = 0; i < r->n_groups; i++) {
-        rp_group *g = &r->groups[i];
+        jl__report_group *g = &r->groups[i];
         for (long k = -1; k < (long)g->n_gpu_models; k++)
             for (size_t j = 0; j < g->n_set; j++) {
-                const rp_pick *p = k < 0 ? &g->set_picks[j] : &g->gpu_set_picks[(size_t)k * g->n_set + j];
-                rp_csv_str(&b, g->model);
+                const jl__report_pick *p = k < 0 ? &g->set_picks[j] : &g->gpu_set_picks[(size_t)k * g->n_set + j];
+                jl__report_csv_str(&b, g->model);
                 jl_strbuf_puts(&b, ",");
-                rp_csv_str(&b, g->task);
+                jl__report_csv_str(&b, g->task);
                 jl_strbuf_puts(&b, ",");
-                rp_csv_str(&b, g->workload);
+                jl__report_csv_str(&b, g->workload);
                 jl_strbuf_printf(&b, ",%s,", g->item);
-                rp_csv_str(&b, k < 0 ? "all" : g->gpu_models[k]);
+                jl__report_csv_str(&b, k < 0 ? "all" : g->gpu_models[k]);
                 jl_strbuf_puts(&b, ",");
-                rp_csv_str(&b, g->set[j]->text);
+                jl__report_csv_str(&b, g->set[j]->text);
                 jl_strbuf_printf(&b, ",%s,%zu,", j == g->primary ? "true" : "false", p->n_meeting);
                 const jl_summary *s = p->run >= 0 ? r->l->items[p->run] : NULL;
                 if (s) {
-                    rp_csv_str(&b, s->file);
+                    jl__report_csv_str(&b, s->file);
                     jl_strbuf_puts(&b, ",");
-                    rp_csv_str(&b, s->run);
+                    jl__report_csv_str(&b, s->run);
                     jl_strbuf_puts(&b, ",");
-                    rp_csv_str(&b, s->attrs.gpu_model);
+                    jl__report_csv_str(&b, s->attrs.gpu_model);
                     jl_strbuf_printf(&b, ",%ld,", s->attrs.num_gpus);
-                    rp_csv_str(&b, s->attrs.precision);
+                    jl__report_csv_str(&b, s->attrs.precision);
                     jl_strbuf_printf(&b, ",%ld", s->attrs.max_batch_size);
-                    rp_csv_num(&b, s->fig[rp_energy_fig(s)]);
-                    rp_csv_num(&b, jl_attrs_is_diffusion(&s->attrs) ? NAN : s->fig[JL_FIG_ENERGY_PER_REQUEST_J]);
-                    rp_csv_num(&b, s->fig[JL_FIG_MEDIAN_ITL_S]);
-                    rp_csv_num(&b, s->fig[JL_FIG_BATCH_LATENCY_S]);
-                    rp_csv_num(&b, s->fig[JL_FIG_AVG_POWER_W]);
-                    rp_csv_num(&b, NAN);
+                    jl__report_csv_num(&b, s->fig[jl__report_energy_fig(s)]);
+                    jl__report_csv_num(&b, jl_attrs_is_diffusion(&s->attrs) ? NAN : s->fig[JL_FIG_ENERGY_PER_REQUEST_J]);
+                    jl__report_csv_num(&b, s->fig[JL_FIG_MEDIAN_ITL_S]);
+                    jl__report_csv_num(&b, s->fig[JL_FIG_BATCH_LATENCY_S]);
+                    jl__report_csv_num(&b, s->fig[JL_FIG_AVG_POWER_W]);
+                    jl__report_csv_num(&b, NAN);
                 } else {
                     jl_strbuf_puts(&b, ",,,,,");
                     for (int q = 0; q < 5; q++)
-                        rp_csv_num(&b, NAN);
-                    rp_csv_num(&b, p->closest >= 0 ? p->worst_miss : NAN);
+                        jl__report_csv_num(&b, NAN);
+                    jl__report_csv_num(&b, p->closest >= 0 ? p->worst_miss : NAN);
                 }
                 jl_strbuf_puts(&b, "\n");
             }
     }
-    jl_status st = rp_write_buf(r, "data/answers.csv", &b, err);
+    jl_status st = jl__report_write_buf(r, "data/answers.csv", &b, err);
     if (!st)
-        rp_add_data(r, "data/answers.csv",
+        jl__report_add_data(r, "data/answers.csv",
                     "the answer tables: per (model, task), GPU scope (all or one GPU model) and SLO "
                     "of the set, the minimum-energy run meeting it (energy per item: token, image "
                     "or video; empty when none meets: closest_worst_miss)", NULL);
@@ -311,15 +311,15 @@ jl_status rp_write_answers_csv(rp_report *r, jl_error **err)
 
 /* The report group's diagnosis summary for report.json: that of its pick
  * (else its representative run), null when none. */
-static json_t *rp_group_diagnosis_json(const rp_report *r, size_t gi)
+static json_t *jl__report_group_diagnosis_json(const jl__report_report *r, size_t gi)
 {
-    const rp_group *g = &r->groups[gi];
+    const jl__report_group *g = &r->groups[gi];
     long run = g->pick.run >= 0 ? g->pick.run : g->representative;
-    const jl_run_diagnosis *d = run >= 0 ? rp_diagnosis_of(r, (size_t)run) : NULL;
+    const jl_run_diagnosis *d = run >= 0 ? jl__report_diagnosis_of(r, (size_t)run) : NULL;
     if (!d)
         return json_null();
     double best_change;
-    const jl_finding *best = rp_best_change(d, &best_change);
+    const jl_finding *best = jl__report_best_change(d, &best_change);
     json_t *bo = best ? json_pack("{s:s,s:o,s:s}", "kind", best->kind, "predicted_energy_change",
                                   jl_json_number(best_change), "message", best->message)
                       : json_null();
@@ -333,18 +333,18 @@ static json_t *rp_group_diagnosis_json(const rp_report *r, size_t gi)
                      "best_change", bo);
 }
 
-static json_t *run_key_or_null(const rp_report *r, long run)
+static json_t *run_key_or_null(const jl__report_report *r, long run)
 {
     return run >= 0 ? jl_run_key_to_json(r->l->items[run]) : json_null();
 }
 
 /* report.json: what the page and the figures show, for notebooks. */
-json_t *rp_report_document(rp_report *r)
+json_t *jl__report_report_document(jl__report_report *r)
 {
     json_t *doc = json_object(), *groups = json_array(), *figs = json_array();
     json_object_set_new(doc, "schema", json_string("joules.report/1"));
     for (size_t i = 0; i < r->n_groups; i++) {
-        rp_group *g = &r->groups[i];
+        jl__report_group *g = &r->groups[i];
         json_t *o = json_object(), *gp = json_array(), *fd = json_array();
         json_object_set_new(o, "model", g->model ? json_string(g->model) : json_null());
         json_object_set_new(o, "task", g->task ? json_string(g->task) : json_null());
@@ -383,15 +383,15 @@ json_t *rp_report_document(rp_report *r)
         for (size_t k = 0; k < g->n_findings; k++)
             json_array_append_new(fd, json_string(g->findings[k]));
         json_object_set_new(o, "findings", fd);
-        json_object_set_new(o, "diagnosis", rp_group_diagnosis_json(r, i));
+        json_object_set_new(o, "diagnosis", jl__report_group_diagnosis_json(r, i));
         json_array_append_new(groups, o);
     }
     json_object_set_new(doc, "groups", groups);
     for (size_t i = 0; i < r->n_figs; i++) {
-        rp_figure *f = &r->figs[i];
+        jl__report_figure *f = &r->figs[i];
         json_t *o = f->meta ? json_deep_copy(f->meta) : json_object();
         json_object_set_new(o, "id", json_string(f->id));
-        json_object_set_new(o, "kind", json_string(rp_fig_kind_name(f->kind)));
+        json_object_set_new(o, "kind", json_string(jl__report_fig_kind_name(f->kind)));
         json_object_set_new(o, "title", json_string(f->title ? f->title : f->id));
         json_object_set_new(o, "group", f->group >= 0 ? json_string(r->groups[f->group].slug) : json_null());
         json_object_set_new(o, "n_points", json_integer((json_int_t)f->n_points));

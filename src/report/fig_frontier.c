@@ -13,8 +13,8 @@
 
 /* The latency bounds of a group's SLO set as dashed vertical lines, those
  * near the data (a bound far right of every run squeezes the plot). */
-static void slo_lines(jl_strbuf *gp, const rp_group *g, int diffusion, double lscale, double maxlat,
-                      int first_arrow, rp_placer *pl)
+static void slo_lines(jl_strbuf *gp, const jl__report_group *g, int diffusion, double lscale, double maxlat,
+                      int first_arrow, jl__report_placer *pl)
 {
     int na = first_arrow;
     for (size_t j = 0; j < g->n_set; j++) {
@@ -37,17 +37,17 @@ static void slo_lines(jl_strbuf *gp, const rp_group *g, int diffusion, double ls
                              na, x, x, j == g->primary ? "#555555" : "#aaaaaa", na, x,
                              diffusion ? "s" : "ms", x);
             for (int w = 0; pl && w < 2; w++) { /* the rotated label, left of the line at the top */
-                double nx = rp_place_norm(x, pl[w].xlo, pl[w].xhi, pl[w].logx);
-                rp_place_push(&pl[w], (rp_box){nx - pl[w].cw * 2.5, 1.0 - pl[w].ch * 6, nx + pl[w].cw * 1.5, 1.05});
+                double nx = jl__report_place_norm(x, pl[w].xlo, pl[w].xhi, pl[w].logx);
+                jl__report_place_push(&pl[w], (jl__report_box){nx - pl[w].cw * 2.5, 1.0 - pl[w].ch * 6, nx + pl[w].cw * 1.5, 1.05});
             }
             na++;
         }
     }
 }
 
-jl_status rp_fig_frontier(rp_report *r, long gi, jl_error **err)
+jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
 {
-    rp_group *g = &r->groups[gi];
+    jl__report_group *g = &r->groups[gi];
     const jl_frontier *fr = g->frontier;
     const jl_summary_list *l = r->l;
     if (!fr || !fr->n_points)
@@ -56,7 +56,7 @@ jl_status rp_fig_frontier(rp_report *r, long gi, jl_error **err)
     int diffusion = jl_attrs_is_diffusion(&s0->attrs);
     double lscale = diffusion ? 1 : 1000; /* ITL in ms */
     char *id = jl_asprintf("frontier-%s", g->slug);
-    rp_figure *f = id ? rp_add_figure(r, RP_FIG_FRONTIER, gi, id) : NULL;
+    jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_FRONTIER, gi, id) : NULL;
     free(id);
     if (!f)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
@@ -70,16 +70,16 @@ jl_status rp_fig_frontier(rp_report *r, long gi, jl_error **err)
         "latency bounds of the SLO set (the darker one is the group's SLO). The paper's "
         "Fig. 8-9.");
     char elabel[64];
-    snprintf(elabel, sizeof elabel, "energy per %s (J)", rp_item(s0));
+    snprintf(elabel, sizeof elabel, "energy per %s (J)", jl__report_item(s0));
     jl_strbuf dat, gp;
     jl_strbuf_init(&dat);
     jl_strbuf_init(&gp);
     jl_strbuf_printf(&dat, "# %s\n# blocks (gnuplot index): one per curve, then the frontier\n"
                            "# latency_%s energy_j_per_%s batch on_frontier, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF)\n",
-                     f->title, diffusion ? "s" : "ms", rp_item(s0));
+                     f->title, diffusion ? "s" : "ms", jl__report_item(s0));
     size_t nv = 0;
-    rp_series *ser = NULL;
-    size_t nser = rp_split_curves(l, fr, &ser);
+    jl__report_series *ser = NULL;
+    size_t nser = jl__report_split_curves(l, fr, &ser);
     size_t total = fr->n_points;
     for (size_t c = 0; c < nser; c++)
         total += ser[c].cv.n_points;
@@ -95,9 +95,9 @@ jl_status rp_fig_frontier(rp_report *r, long gi, jl_error **err)
                 maxlat = fmax(maxlat, p->latency * lscale);
             }
         }
-    int logy = lat && en ? rp_wide_range(en, nv, 8) : 0, logx = lat && en ? rp_wide_range(lat, nv, 8) : 0;
-    rp_placer pl[2];
-    rp_placers_init(pl, logx, logy, lat, en, lat && en ? nv : 0, 0.06, 0.10, 0.12, 0.08);
+    int logy = lat && en ? jl__report_wide_range(en, nv, 8) : 0, logx = lat && en ? jl__report_wide_range(lat, nv, 8) : 0;
+    jl__report_placer pl[2];
+    jl__report_placers_init(pl, logx, logy, lat, en, lat && en ? nv : 0, 0.06, 0.10, 0.12, 0.08);
     double xlo = pl[0].xlo, xhi = pl[0].xhi, ylo = pl[0].ylo, yhi = pl[0].yhi;
     jl_strbuf slo_gp;
     jl_strbuf_init(&slo_gp);
@@ -107,7 +107,7 @@ jl_status rp_fig_frontier(rp_report *r, long gi, jl_error **err)
     json_t *curves = json_array();
     for (size_t c = 0; c < nser; c++) {
         const jl_curve *cv = &ser[c].cv;
-        jl_strbuf_printf(&dat, "# curve %zu: %s x%ld %s%s%s\n", c, rp_gpu_label(cv->gpu_model), cv->num_gpus,
+        jl_strbuf_printf(&dat, "# curve %zu: %s x%ld %s%s%s\n", c, jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
                          cv->precision ? cv->precision : "?", ser[c].variant ? ", " : "",
                          ser[c].variant ? ser[c].variant : "");
         for (size_t i = 0; i < cv->n_points; i++) {
@@ -117,11 +117,11 @@ jl_status rp_fig_frontier(rp_report *r, long gi, jl_error **err)
             int pos[2];
             for (int w = 0; w < 2; w++)
                 pos[w] = isfinite(p->latency) && isfinite(p->energy)
-                             ? rp_place_label(&pl[w], p->latency * lscale, p->energy, strlen(lab))
+                             ? jl__report_place_label(&pl[w], p->latency * lscale, p->energy, strlen(lab))
                              : -1;
             jl_strbuf_printf(&dat, "%.10g %.10g %ld %d", p->latency * lscale, p->energy, p->batch,
                              p->on_frontier);
-            rp_dat_labels(&dat, pos, lab);
+            jl__report_dat_labels(&dat, pos, lab);
             jl_strbuf_puts(&dat, "\n");
             f->n_points++;
         }
@@ -143,20 +143,20 @@ jl_status rp_fig_frontier(rp_report *r, long gi, jl_error **err)
         jl_strbuf_printf(&dat, "%.10g %.10g %ld 1 \"\" \"\" \"\" \"\" \"\" \"\" \"\" \"\"\n", fr->points[i].latency * lscale,
                          fr->points[i].energy, l->items[fr->points[i].run]->attrs.max_batch_size);
     /* the 3.3 in PDF: the key in one column below, the page as tall as it needs */
-    rp_gp_header_sized(&gp, f->id, f->title,
+    jl__report_gp_header_sized(&gp, f->id, f->title,
                        "Time-energy curves per configuration, batch sizes annotated, frontier in black.",
                        900, 520, 7.0 * 520 / 900, 2.4 + 0.15 * (double)(nser + 1));
     jl_strbuf_printf(&gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n",
                      diffusion ? "batch latency (s)" : "median inter-token latency (ms)", elabel);
     if (logx) {
         jl_strbuf_puts(&gp, "set logscale x\n");
-        rp_log_tics(&gp, "x", xlo, xhi);
+        jl__report_log_tics(&gp, "x", xlo, xhi);
     }
     if (logy) {
         jl_strbuf_puts(&gp, "set logscale y\n");
-        rp_log_tics(&gp, "y", ylo, yhi);
+        jl__report_log_tics(&gp, "y", ylo, yhi);
     }
-    rp_label_columns(&gp, 5);
+    jl__report_label_columns(&gp, 5);
     jl_strbuf_puts(&gp, "set autoscale fix\n"
                         "set offsets graph 0.06, graph 0.10, graph 0.12, graph 0.08\n"
                         "set key outside bottom center horizontal samplen 2.5 height 0.5\n"
@@ -167,27 +167,27 @@ jl_status rp_fig_frontier(rp_report *r, long gi, jl_error **err)
     jl_strbuf_puts(&gp, "plot ");
     for (size_t c = 0; c < nser; c++) {
         const jl_curve *cv = &ser[c].cv;
-        const char *col = rp_palette[c % RP_N_PALETTE];
-        int pt = rp_point_types[(c / RP_N_PALETTE) % RP_N_POINT_TYPES];
-        char *tt = jl_asprintf("%s x%ld, %s%s%s", rp_gpu_label(cv->gpu_model), cv->num_gpus,
+        const char *col = jl__report_palette[c % RP_N_PALETTE];
+        int pt = jl__report_point_types[(c / RP_N_PALETTE) % RP_N_POINT_TYPES];
+        char *tt = jl_asprintf("%s x%ld, %s%s%s", jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
                                cv->precision ? cv->precision : "?", ser[c].variant ? ", " : "",
                                ser[c].variant ? ser[c].variant : "");
         jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:2 with linespoints pt %d ps 1.0 lw 2 dt %d lc rgb \"%s\" title ",
                          c ? ", \\\n     " : "", f->id, c, pt, (int)(c / RP_N_PALETTE) % 3 + 1, col);
-        rp_gp_str(&gp, tt ? tt : "?");
+        jl__report_gp_str(&gp, tt ? tt : "?");
         free(tt);
         char src[32];
         snprintf(src, sizeof src, "\"\" index %zu", c);
-        rp_plot_label_layers(&gp, src, col);
+        jl__report_plot_label_layers(&gp, src, col);
     }
     jl_strbuf_printf(&gp, ", \\\n     \"%s.dat\" index %zu using 1:2 with lines dt 2 lw 1.4 lc rgb \"#000000\" title \"frontier\", \\\n"
                           "     \"\" index %zu using 1:2 with points pt 6 ps 2.0 lw 1.4 lc rgb \"#000000\" notitle\n"
                           "unset output\n",
                      f->id, nser, nser);
-    rp_series_free(ser, nser);
+    jl__report_series_free(ser, nser);
     f->meta = json_pack("{s:s,s:s,s:b,s:b,s:o}", "latency_unit", diffusion ? "s" : "ms", "energy_unit",
-                        rp_energy_unit(s0), "log_x", logx, "log_y", logy, "curves", curves);
-    jl_status st = rp_write_fig_files(r, f, &dat, &gp, err);
+                        jl__report_energy_unit(s0), "log_x", logx, "log_y", logy, "curves", curves);
+    jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);
     jl_strbuf_free(&dat);
     jl_strbuf_free(&gp);
     return st;

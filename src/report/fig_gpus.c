@@ -31,7 +31,7 @@ static int cmp_rows(const void *pa, const void *pb)
  * the most; on the right, the GPU model needing the least and by how much
  * less than the one needing the most. Legible at any number of rows: the
  * figure grows with them. */
-jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
+jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind, jl_error **err)
 {
     const jl_summary_list *l = r->l;
     char **gpus = NULL;
@@ -40,7 +40,7 @@ jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
     if (!rows)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     for (size_t gi = 0; gi < r->n_groups; gi++) {
-        rp_group *g = &r->groups[gi];
+        jl__report_group *g = &r->groups[gi];
         if (g->kind != kind)
             continue;
         n_kind++;
@@ -50,7 +50,7 @@ jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
             long run = g->gpu_picks[k].run;
             if (run < 0)
                 continue;
-            double e = l->items[run]->fig[rp_energy_fig(l->items[run])];
+            double e = l->items[run]->fig[jl__report_energy_fig(l->items[run])];
             if (!isfinite(e) || e <= 0)
                 continue;
             meeting++;
@@ -78,7 +78,7 @@ jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
     static const char *const what[] = {"LLM / MLLM", "text-to-image", "text-to-video"};
     if (nq == 0) {
         if (n_kind)
-            rp_cmp_note(r, "GPU models at matched SLOs (%s): no (model, task) has runs on two or "
+            jl__report_cmp_note(r, "GPU models at matched SLOs (%s): no (model, task) has runs on two or "
                            "more GPU models meeting its SLO, so there is nothing to compare.",
                         what[kind]);
         free(gpus);
@@ -86,8 +86,8 @@ jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
         return JL_OK;
     }
     qsort(rows, nq, sizeof *rows, cmp_rows);
-    char *id = jl_asprintf("gpu-comparison-%s", rp_kind_name(kind));
-    rp_figure *f = id ? rp_add_figure(r, RP_FIG_GPU_COMPARE, -1, id) : NULL;
+    char *id = jl_asprintf("gpu-comparison-%s", jl__report_kind_name(kind));
+    jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_GPU_COMPARE, -1, id) : NULL;
     free(id);
     if (!f) {
         free(gpus);
@@ -118,7 +118,7 @@ jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
     for (size_t j = 0; j < ng; j++) {
         jl_strbuf_printf(&dat, "# GPU model %s\n", gpus[j]);
         for (size_t q = 0; q < nq; q++) {
-            rp_group *g = &r->groups[rows[q].group];
+            jl__report_group *g = &r->groups[rows[q].group];
             long run = -1;
             for (size_t k = 0; k < g->n_gpu_models; k++)
                 if (!strcmp(g->gpu_models[k], gpus[j]))
@@ -126,21 +126,21 @@ jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
             if (run < 0)
                 continue;
             const jl_summary *s = l->items[run];
-            double e = s->fig[rp_energy_fig(s)];
+            double e = s->fig[jl__report_energy_fig(s)];
             if (!isfinite(e) || e <= 0)
                 continue;
             lo = fmin(lo, e);
             hi = fmax(hi, e);
             jl_strbuf_printf(&dat, "%zu %.10g %ld %ld ", q, e, s->attrs.num_gpus, s->attrs.max_batch_size);
-            rp_dat_str(&dat, g->model);
+            jl__report_dat_str(&dat, g->model);
             jl_strbuf_puts(&dat, " ");
-            rp_dat_str(&dat, g->task);
+            jl__report_dat_str(&dat, g->task);
             jl_strbuf_puts(&dat, " ");
-            rp_dat_str(&dat, g->slo_text);
+            jl__report_dat_str(&dat, g->slo_text);
             jl_strbuf_puts(&dat, "\n");
             json_t *rk = jl_run_key_to_json(s);
             json_object_set_new(rk, "energy", jl_json_number(e));
-            json_object_set_new(rk, "energy_unit", json_string(rp_energy_unit(s)));
+            json_object_set_new(rk, "energy_unit", json_string(jl__report_energy_unit(s)));
             json_object_set_new(rk, "row", json_integer((json_int_t)q));
             /* the sign of `joules compare`: negative = less energy; reduction_pct
              * (its opposite) kept for older readers */
@@ -161,13 +161,13 @@ jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
     size_t maxlen = 0, maxlen2 = 0, maxlen_n = 0;
     json_t *rj = json_array();
     for (size_t q = 0; q < nq; q++) {
-        rp_group *g = &r->groups[rows[q].group];
+        jl__report_group *g = &r->groups[rows[q].group];
         char name[96], win[96];
-        snprintf(name, sizeof name, "%.38s \xc2\xb7 %.18s", rp_base_name(g->model), g->task ? g->task : "?");
+        snprintf(name, sizeof name, "%.38s \xc2\xb7 %.18s", jl__report_base_name(g->model), g->task ? g->task : "?");
         const char *wg = "?";
         for (size_t k = 0; k < g->n_gpu_models; k++) {
             long run = g->gpu_picks[k].run;
-            if (run >= 0 && l->items[run]->fig[rp_energy_fig(l->items[run])] == rows[q].best)
+            if (run >= 0 && l->items[run]->fig[jl__report_energy_fig(l->items[run])] == rows[q].best)
                 wg = g->gpu_models[k];
         }
         /* tic labels are formats to gnuplot: %% for a percent sign */
@@ -176,7 +176,7 @@ jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
         /* the model's start and end ("stable-d...5-medium"), the task when
          * the rows' tasks differ */
         char nname[64];
-        const char *sm = rp_base_name(g->model);
+        const char *sm = jl__report_base_name(g->model);
         size_t sl = strlen(sm);
         if (sl <= 20)
             snprintf(nname, sizeof nname, "%s", sm);
@@ -190,14 +190,14 @@ jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
             snprintf(nname + strlen(nname), sizeof nname - strlen(nname), " %.9s", g->task ? g->task : "?");
         maxlen_n = strlen(nname) > maxlen_n ? strlen(nname) : maxlen_n;
         jl_strbuf_puts(&ytn, q ? ", " : "");
-        rp_gp_str(&ytn, nname);
+        jl__report_gp_str(&ytn, nname);
         jl_strbuf_printf(&ytn, " %zu", q);
         maxlen2 = strlen(win) > maxlen2 ? strlen(win) : maxlen2;
         jl_strbuf_puts(&yt, q ? ", " : "");
-        rp_gp_str(&yt, name);
+        jl__report_gp_str(&yt, name);
         jl_strbuf_printf(&yt, " %zu", q);
         jl_strbuf_puts(&y2t, q ? ", " : "");
-        rp_gp_str(&y2t, win);
+        jl__report_gp_str(&y2t, win);
         jl_strbuf_printf(&y2t, " %zu", q);
         json_array_append_new(rj, json_pack("{s:s?,s:s?,s:s,s:f,s:f,s:f}", "model", g->model, "task",
                                             g->task, "least_energy_gpu", wg, "least", rows[q].best,
@@ -205,7 +205,7 @@ jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
                                             (rows[q].best / rows[q].worst - 1) * 100));
     }
     int h = 110 + 21 * (int)nq;
-    rp_gp_header_sized(&gp, f->id, f->title,
+    jl__report_gp_header_sized(&gp, f->id, f->title,
                        "Minimum energy per GPU model at each group's SLO, one row per group, log axis.",
                        900, h, 0.9 + 0.16 * (double)nq, 0.9 + 0.15 * (double)nq);
     char *yts = jl_strbuf_take(&yt), *y2ts = jl_strbuf_take(&y2t), *ytns = jl_strbuf_take(&ytn);
@@ -226,7 +226,7 @@ jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
                      item, pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06),
                      (double)nq - 0.3, yts ? yts : "", (double)nq - 0.3, y2ts ? y2ts : "",
                      maxlen + 2, maxlen2 + 2);
-    rp_log_tics(&gp, "x", pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06));
+    jl__report_log_tics(&gp, "x", pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06));
     /* 3.3 in: short names, no savings column (the dots show it), decade ticks */
     jl_strbuf_printf(&gp, "if (narrow) set ytics (%s) scale 0; set lmargin %zu; unset y2tics; "
                           "set rmargin 3; set xlabel \"energy per %s (J)\"; set xtics (",
@@ -252,20 +252,20 @@ jl_status rp_fig_gpu_compare(rp_report *r, rp_kind kind, jl_error **err)
                      f->id);
     for (size_t j = 0; j < ng; j++) {
         jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 2:1 with points pt %d ps 1.3 lc rgb \"%s\" title ",
-                         j + 1, rp_point_types[j % RP_N_POINT_TYPES],
-                         rp_palette[j % RP_N_PALETTE]);
-        rp_gp_str(&gp, gpus[j]);
+                         j + 1, jl__report_point_types[j % RP_N_POINT_TYPES],
+                         jl__report_palette[j % RP_N_PALETTE]);
+        jl__report_gp_str(&gp, gpus[j]);
     }
     jl_strbuf_puts(&gp, "\nunset output\n");
     json_t *gl = json_array();
     for (size_t j = 0; j < ng; j++)
         json_array_append_new(gl, json_string(gpus[j]));
-    f->meta = json_pack("{s:s,s:s,s:o,s:o,s:o}", "kind", rp_kind_name(kind), "energy_unit",
+    f->meta = json_pack("{s:s,s:s,s:o,s:o,s:o}", "kind", jl__report_kind_name(kind), "energy_unit",
                         kind == RP_KIND_LLM ? "J/token" : kind == RP_KIND_IMAGE ? "J/image" : "J/video",
                         "gpu_models", gl, "rows", rj, "bars", pts);
     free(gpus);
     free(rows);
-    jl_status st = rp_write_fig_files(r, f, &dat, &gp, err);
+    jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);
     jl_strbuf_free(&dat);
     jl_strbuf_free(&gp);
     return st;

@@ -17,7 +17,7 @@
  * output tokens; diffusion: per image or video) against latency, log axes,
  * colour by the GPU model of that configuration. The view of the ML.ENERGY
  * leaderboard and the paper's Fig. 1. */
-jl_status rp_fig_overview(rp_report *r, const char *task, jl_error **err)
+jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_error **err)
 {
     const jl_summary_list *l = r->l;
     size_t n = 0;
@@ -33,7 +33,7 @@ jl_status rp_fig_overview(rp_report *r, const char *task, jl_error **err)
     }
     int diffusion = 0;
     for (size_t gi = 0; gi < r->n_groups; gi++) {
-        rp_group *g = &r->groups[gi];
+        jl__report_group *g = &r->groups[gi];
         if (!g->task || strcmp(g->task, task))
             continue;
         long run = g->pick.run;
@@ -42,7 +42,7 @@ jl_status rp_fig_overview(rp_report *r, const char *task, jl_error **err)
             double best = INFINITY;
             for (size_t k = 0; k < g->n_runs; k++) {
                 const jl_summary *s = l->items[g->runs[k]];
-                double e = s->fig[rp_energy_fig(s)];
+                double e = s->fig[jl__report_energy_fig(s)];
                 if (isfinite(e) && e < best) {
                     best = e;
                     run = (long)g->runs[k];
@@ -53,14 +53,14 @@ jl_status rp_fig_overview(rp_report *r, const char *task, jl_error **err)
             continue;
         const jl_summary *s = l->items[run];
         diffusion = jl_attrs_is_diffusion(&s->attrs);
-        double e = diffusion ? s->fig[rp_energy_fig(s)] : s->fig[JL_FIG_ENERGY_PER_REQUEST_J];
-        if (!isfinite(e) || e <= 0 || !isfinite(s->fig[rp_latency_fig(s)]))
+        double e = diffusion ? s->fig[jl__report_energy_fig(s)] : s->fig[JL_FIG_ENERGY_PER_REQUEST_J];
+        if (!isfinite(e) || e <= 0 || !isfinite(s->fig[jl__report_latency_fig(s)]))
             continue;
         runs[n] = run;
         grp[n] = gi;
         meets[n] = m;
         n++;
-        const char *gm = rp_gpu_label(s->attrs.gpu_model);
+        const char *gm = jl__report_gpu_label(s->attrs.gpu_model);
         size_t j = 0;
         while (j < ng && strcmp(gpus[j], gm))
             j++;
@@ -82,13 +82,13 @@ jl_status rp_fig_overview(rp_report *r, const char *task, jl_error **err)
     for (char *c = id; c && *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
             *c = '-';
-    rp_figure *f = id ? rp_add_figure(r, RP_FIG_OVERVIEW, -1, id) : NULL;
+    jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_OVERVIEW, -1, id) : NULL;
     free(id);
     if (!f) {
         st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
         goto out;
     }
-    const char *resp = diffusion ? rp_item(s0) : "response";
+    const char *resp = diffusion ? jl__report_item(s0) : "response";
     f->title = jl_asprintf("Every model of %s at its minimum-energy configuration", task);
     f->caption = jl_asprintf(
         "Each point one model on task %s: its minimum-energy configuration meeting the group's "
@@ -105,33 +105,33 @@ jl_status rp_fig_overview(rp_report *r, const char *task, jl_error **err)
                            "# latency_%s energy_j_per_%s meets_slo, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF), model config\n",
                      f->title, diffusion ? "s" : "ms", resp);
     double *xs = jl_calloc_array(n, sizeof *xs), *ys = jl_calloc_array(n, sizeof *ys);
-    rp_placer pl[2] = {{0}};
+    jl__report_placer pl[2] = {{0}};
     for (size_t i = 0; xs && ys && i < n; i++) {
         const jl_summary *s = l->items[runs[i]];
-        xs[i] = s->fig[rp_latency_fig(s)] * lscale;
-        ys[i] = diffusion ? s->fig[rp_energy_fig(s)] : s->fig[JL_FIG_ENERGY_PER_REQUEST_J];
+        xs[i] = s->fig[jl__report_latency_fig(s)] * lscale;
+        ys[i] = diffusion ? s->fig[jl__report_energy_fig(s)] : s->fig[JL_FIG_ENERGY_PER_REQUEST_J];
     }
     if (xs && ys)
-        rp_placers_init(pl, 1, 1, xs, ys, n, 0.08, 0.08, 0.08, 0.08);
+        jl__report_placers_init(pl, 1, 1, xs, ys, n, 0.08, 0.08, 0.08, 0.08);
     json_t *pts = json_array();
     for (size_t j = 0; j < ng; j++) {
         jl_strbuf_printf(&dat, "# GPU model %s\n", gpus[j]);
         for (size_t i = 0; xs && ys && i < n; i++) {
             const jl_summary *s = l->items[runs[i]];
-            if (strcmp(rp_gpu_label(s->attrs.gpu_model), gpus[j]))
+            if (strcmp(jl__report_gpu_label(s->attrs.gpu_model), gpus[j]))
                 continue;
-            const char *name = rp_base_name(r->groups[grp[i]].model);
+            const char *name = jl__report_base_name(r->groups[grp[i]].model);
             char lab[40];
             snprintf(lab, sizeof lab, "%.38s", name);
-            int pos[2] = {rp_place_label_always(&pl[0], xs[i], ys[i], strlen(lab)),
-                          rp_place_label_always(&pl[1], xs[i], ys[i], strlen(lab))};
-            char *cfg = rp_config_label(s);
+            int pos[2] = {jl__report_place_label_always(&pl[0], xs[i], ys[i], strlen(lab)),
+                          jl__report_place_label_always(&pl[1], xs[i], ys[i], strlen(lab))};
+            char *cfg = jl__report_config_label(s);
             jl_strbuf_printf(&dat, "%.10g %.10g %d", xs[i], ys[i], meets[i]);
-            rp_dat_labels(&dat, pos, lab);
+            jl__report_dat_labels(&dat, pos, lab);
             jl_strbuf_puts(&dat, " ");
-            rp_dat_str(&dat, r->groups[grp[i]].model);
+            jl__report_dat_str(&dat, r->groups[grp[i]].model);
             jl_strbuf_puts(&dat, " ");
-            rp_dat_str(&dat, cfg ? cfg : "?");
+            jl__report_dat_str(&dat, cfg ? cfg : "?");
             jl_strbuf_puts(&dat, "\n");
             free(cfg);
             json_t *rk = jl_run_key_to_json(s);
@@ -146,7 +146,7 @@ jl_status rp_fig_overview(rp_report *r, const char *task, jl_error **err)
     free(ys);
     free(pl[0].boxes);
     free(pl[1].boxes);
-    rp_gp_header(&gp, f->id, f->title, "Every model of the task at its pick: energy per response against latency, log axes.", 0);
+    jl__report_gp_header(&gp, f->id, f->title, "Every model of the task at its pick: energy per response against latency, log axes.", 0);
     jl_strbuf_printf(&gp,
                      "set xlabel \"%s, log scale\"\nset ylabel \"energy per %s (J), log scale\"\n"
                      "set logscale xy\n"
@@ -154,27 +154,27 @@ jl_status rp_fig_overview(rp_report *r, const char *task, jl_error **err)
                      "set key outside top center horizontal samplen 1\n",
                      diffusion ? "batch latency (s)" : "median inter-token latency (ms)", resp,
                      pl[0].xlo, pl[0].xhi, pl[0].ylo, pl[0].yhi);
-    rp_log_tics(&gp, "x", pl[0].xlo, pl[0].xhi);
-    rp_log_tics(&gp, "y", pl[0].ylo, pl[0].yhi);
-    rp_label_columns(&gp, 4);
+    jl__report_log_tics(&gp, "x", pl[0].xlo, pl[0].xhi);
+    jl__report_log_tics(&gp, "y", pl[0].ylo, pl[0].yhi);
+    jl__report_label_columns(&gp, 4);
     jl_strbuf_puts(&gp, "plot ");
     for (size_t j = 0; j < ng; j++) {
-        const char *col = rp_palette[j % RP_N_PALETTE];
-        int pt = rp_point_types[j % RP_N_POINT_TYPES];
+        const char *col = jl__report_palette[j % RP_N_PALETTE];
+        int pt = jl__report_point_types[j % RP_N_POINT_TYPES];
         jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:($3 != 0 ? $2 : NaN) with points pt %d ps 1.4 lc rgb \"%s\" title ",
                          j ? ", \\\n     " : "", f->id, j, pt, col);
-        rp_gp_str(&gp, gpus[j]);
+        jl__report_gp_str(&gp, gpus[j]);
         jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 1:($3 != 0 ? NaN : $2) with points pt %d ps 1.4 lc rgb \"%s\" notitle",
                          j, pt - 1, col);
         char src[32];
         snprintf(src, sizeof src, "\"\" index %zu", j);
-        rp_plot_label_layers(&gp, src, "#333333");
+        jl__report_plot_label_layers(&gp, src, "#333333");
     }
     jl_strbuf_puts(&gp, "\nunset output\n");
     f->meta = json_pack("{s:s,s:s,s:s,s:o}", "task", task, "energy_unit",
-                        diffusion ? rp_energy_unit(s0) : "J/response", "latency_unit",
+                        diffusion ? jl__report_energy_unit(s0) : "J/response", "latency_unit",
                         diffusion ? "s" : "ms", "points", pts);
-    st = rp_write_fig_files(r, f, &dat, &gp, err);
+    st = jl__report_write_fig_files(r, f, &dat, &gp, err);
     jl_strbuf_free(&dat);
     jl_strbuf_free(&gp);
 out:

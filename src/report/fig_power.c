@@ -12,18 +12,18 @@
 #include "joules/study.h"
 #include "report/figures.h"
 
-jl_status rp_fig_power(rp_report *r, long gi, jl_error **err)
+jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
 {
-    rp_group *g = &r->groups[gi];
+    jl__report_group *g = &r->groups[gi];
     if (g->representative < 0)
         return JL_OK;
     const jl_summary *s = r->l->items[g->representative];
     char *id = jl_asprintf("power-%s", g->slug);
-    rp_figure *f = id ? rp_add_figure(r, RP_FIG_POWER, gi, id) : NULL;
+    jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_POWER, gi, id) : NULL;
     free(id);
     if (!f)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    char *cfg = rp_config_label(s);
+    char *cfg = jl__report_config_label(s);
     f->title = jl_asprintf("Power over time: %s, %s (%s)", g->model ? g->model : "?",
                            g->task ? g->task : "?", cfg ? cfg : "");
     int diffusion = jl_attrs_is_diffusion(&s->attrs);
@@ -42,7 +42,7 @@ jl_status rp_fig_power(rp_report *r, long gi, jl_error **err)
          * run, e.g. imported published figures; nothing to read */
         g->figure_note = jl_strdup("No power-over-time figure: the runs are summary-only (e.g. "
                                    "imported published figures), without a power time series.");
-        rp_drop_last_figure(r);
+        jl__report_drop_last_figure(r);
         return JL_OK;
     }
     if (jl_study_power_series(s, r->opt.max_plot_points, &ps, &rerr) != JL_OK) {
@@ -50,10 +50,10 @@ jl_status rp_fig_power(rp_report *r, long gi, jl_error **err)
         char *m = rerr ? jl_error_format(rerr) : NULL;
         g->figure_note = jl_asprintf("No power-over-time figure: the representative run's time "
                                      "series could not be read (%s).", m ? m : "?");
-        rp_note(r, "figure %s skipped: %s", f->id, m ? m : "?");
+        jl__report_note(r, "figure %s skipped: %s", f->id, m ? m : "?");
         free(m);
         jl_error_free(rerr);
-        rp_drop_last_figure(r);
+        jl__report_drop_last_figure(r);
         return JL_OK;
     }
     if (!ps->n_samples) {
@@ -61,7 +61,7 @@ jl_status rp_fig_power(rp_report *r, long gi, jl_error **err)
         g->figure_note = jl_strdup("No power-over-time figure: the runs are summary-only (e.g. "
                                    "imported published figures), without a power time series.");
         jl_power_series_free(ps);
-        rp_drop_last_figure(r);
+        jl__report_drop_last_figure(r);
         return JL_OK;
     }
     size_t max_pts = r->opt.max_plot_points;
@@ -82,9 +82,9 @@ jl_status rp_fig_power(rp_report *r, long gi, jl_error **err)
         if (isfinite(occ) && occ > occ_max)
             occ_max = occ;
         jl_strbuf_printf(&dat, "%.6f", t);
-        rp_dat_num(&dat, p);
-        rp_dat_num(&dat, a);
-        rp_dat_num(&dat, occ);
+        jl__report_dat_num(&dat, p);
+        jl__report_dat_num(&dat, a);
+        jl__report_dat_num(&dat, occ);
         jl_strbuf_puts(&dat, "\n");
         jl_strbuf_printf(&csv, "%.9g,", t);
         if (isfinite(p))
@@ -105,8 +105,8 @@ jl_status rp_fig_power(rp_report *r, long gi, jl_error **err)
     double ws = s->fig[JL_FIG_STEADY_START_S], we = s->fig[JL_FIG_STEADY_END_S];
     /* @power_scope node_ac: the whole system at the wall, no GPU power limit */
     const int node = jl_attrs_is_node_ac(&s->attrs);
-    double tdp = node ? NAN : rp_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
-    rp_gp_header(&gp, f->id, f->title,
+    double tdp = node ? NAN : jl__report_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
+    jl__report_gp_header(&gp, f->id, f->title,
                  node ? "AC power of the whole node at the wall over the run (not GPU power), steady-state window shaded."
                       : "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.",
                  1);
@@ -147,14 +147,14 @@ jl_status rp_fig_power(rp_report *r, long gi, jl_error **err)
     jl_strbuf_puts(&gp, "\nunset output\n");
 
     char *csvrel = jl_asprintf("data/timeseries/%s.csv", g->slug);
-    jl_status st = csvrel ? rp_write_buf(r, csvrel, &csv, err)
+    jl_status st = csvrel ? jl__report_write_buf(r, csvrel, &csv, err)
                           : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     if (!st) {
         char *what = jl_asprintf("power and occupancy over time of %s run %s (downsampled; "
-                                 "figure %s)", rp_base_name(s->file), s->run ? s->run : "?", f->id);
-        rp_add_data(r, csvrel, what ? what : "time series", NULL);
+                                 "figure %s)", jl__report_base_name(s->file), s->run ? s->run : "?", f->id);
+        jl__report_add_data(r, csvrel, what ? what : "time series", NULL);
         free(what);
-        st = rp_write_fig_files(r, f, &dat, &gp, err);
+        st = jl__report_write_fig_files(r, f, &dat, &gp, err);
     }
     f->meta = json_pack("{s:o,s:s,s:o,s:o,s:o,s:b}", "run", jl_run_key_to_json(s), "timeseries",
                         csvrel ? csvrel : "", "steady_start_s", jl_json_number(ws),

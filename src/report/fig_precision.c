@@ -84,7 +84,7 @@ static size_t crossovers(const jl_summary_list *l, const prec_run *ref, size_t n
     return n;
 }
 
-jl_status rp_fig_precision(rp_report *r, jl_error **err)
+jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
 {
     const jl_summary_list *l = r->l;
     prec_run *pr = jl_calloc_array(l->count ? l->count : 1, sizeof *pr);
@@ -132,12 +132,12 @@ jl_status rp_fig_precision(rp_report *r, jl_error **err)
             }
         const jl_summary *s0 = l->items[pr[i].run];
         int diffusion = jl_attrs_is_diffusion(&s0->attrs);
-        int fe = rp_energy_fig(s0), fl = rp_latency_fig(s0);
+        int fe = jl__report_energy_fig(s0), fl = jl__report_latency_fig(s0);
         double lscale = diffusion ? 1 : 1000;
         const char *bm = strrchr(pr[i].base, '/');
         bm = bm ? bm + 1 : pr[i].base;
         char *id = jl_asprintf("precision-%s-%s-%s-x%ld", bm, s0->attrs.task ? s0->attrs.task : "task",
-                               rp_gpu_label(s0->attrs.gpu_model), s0->attrs.num_gpus);
+                               jl__report_gpu_label(s0->attrs.gpu_model), s0->attrs.num_gpus);
         for (char *c = id; c && *c; c++)
             if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
                 *c = '-';
@@ -147,14 +147,14 @@ jl_status rp_fig_precision(rp_report *r, jl_error **err)
             for (size_t k = 0; k < r->groups[gi].n_runs; k++)
                 if (r->groups[gi].runs[k] == pr[starts[ref]].run)
                     gidx = (long)gi;
-        rp_figure *f = id ? rp_add_figure(r, RP_FIG_PRECISION, gidx, id) : NULL;
+        jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_PRECISION, gidx, id) : NULL;
         free(id);
         if (!f) {
             st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
             break;
         }
         f->title = jl_asprintf("Precision against batch size: %s, %s on %s x%ld", pr[i].base,
-                               s0->attrs.task ? s0->attrs.task : "?", rp_gpu_label(s0->attrs.gpu_model),
+                               s0->attrs.task ? s0->attrs.task : "?", jl__report_gpu_label(s0->attrs.gpu_model),
                                s0->attrs.num_gpus);
         jl_strbuf dat, gp;
         jl_strbuf_init(&dat);
@@ -168,8 +168,8 @@ jl_status rp_fig_precision(rp_report *r, jl_error **err)
             for (size_t k = starts[p]; k < starts[p] + counts[p]; k++) {
                 const jl_summary *s = l->items[pr[k].run];
                 jl_strbuf_printf(&dat, "%ld", s->attrs.max_batch_size);
-                rp_dat_num(&dat, s->fig[fe]);
-                rp_dat_num(&dat, s->fig[fl] * lscale);
+                jl__report_dat_num(&dat, s->fig[fe]);
+                jl__report_dat_num(&dat, s->fig[fl] * lscale);
                 jl_strbuf_puts(&dat, "\n");
                 json_array_append_new(runs, jl_run_key_to_json(s));
                 f->n_points++;
@@ -208,7 +208,7 @@ jl_status rp_fig_precision(rp_report *r, jl_error **err)
             "Energy per %s (left) and %s (right) against batch size for each precision of the "
             "model on the same GPUs (the paper's Fig. 7); dashed vertical lines mark where a "
             "precision's curve crosses the %s one (interpolated in log2 batch size).%s",
-            rp_item(s0), diffusion ? "batch latency" : "median ITL",
+            jl__report_item(s0), diffusion ? "batch latency" : "median ITL",
             l->items[pr[starts[ref]].run]->attrs.precision, desc);
         long *batches = jl_calloc_array(j - i, sizeof *batches);
         size_t nbt = 0;
@@ -216,17 +216,17 @@ jl_status rp_fig_precision(rp_report *r, jl_error **err)
             batches[nbt++] = l->items[pr[k].run]->attrs.max_batch_size;
         if (batches)
             qsort(batches, nbt, sizeof *batches, cmp_long);
-        rp_gp_header(&gp, f->id, f->title, "Energy and latency per precision against batch size; crossovers dashed.", 1);
+        jl__report_gp_header(&gp, f->id, f->title, "Energy and latency per precision against batch size; crossovers dashed.", 1);
         jl_strbuf_puts(&gp, "set multiplot layout 1,2\nset logscale x 2\n");
         if (batches)
-            rp_batch_xtics(&gp, batches, nbt);
+            jl__report_batch_xtics(&gp, batches, nbt);
         free(batches);
         jl_strbuf_puts(&gp, "set xlabel \"batch size (max_batch_size)\"\nset key top right\n"
                             "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
         double *ev = jl_calloc_array(j - i, sizeof *ev);
         for (size_t k = i; ev && k < j; k++)
             ev[k - i] = l->items[pr[k].run]->fig[fe];
-        int energy_wide = ev ? rp_wide_range(ev, j - i, 8) : 0;
+        int energy_wide = ev ? jl__report_wide_range(ev, j - i, 8) : 0;
         free(ev);
         jl_strbuf_puts(&gp, "set offsets graph 0.03, graph 0.03, graph 0.05, 0\n");
         for (int panel = 0; panel < 2; panel++) {
@@ -243,14 +243,14 @@ jl_status rp_fig_precision(rp_report *r, jl_error **err)
             else
                 jl_strbuf_puts(&gp, "unset logscale y\nset autoscale y\nset ytics autofreq\nset format y \"%g\"\nset yrange [0:*]\n");
             if (panel == 0)
-                jl_strbuf_printf(&gp, "set ylabel \"energy per %s (J)\"\n", rp_item(s0));
+                jl_strbuf_printf(&gp, "set ylabel \"energy per %s (J)\"\n", jl__report_item(s0));
             else
                 jl_strbuf_printf(&gp, "set ylabel \"%s\"\n", diffusion ? "batch latency (s)" : "median ITL (ms)");
             jl_strbuf_puts(&gp, "plot ");
             for (size_t p = 0; p < np; p++) {
                 jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:%d with linespoints pt 7 lw 2 lc rgb \"%s\" title ",
-                                 p ? ", \\\n     " : "", f->id, p, panel ? 3 : 2, rp_palette[p % RP_N_PALETTE]);
-                rp_gp_str(&gp, l->items[pr[starts[p]].run]->attrs.precision);
+                                 p ? ", \\\n     " : "", f->id, p, panel ? 3 : 2, jl__report_palette[p % RP_N_PALETTE]);
+                jl__report_gp_str(&gp, l->items[pr[starts[p]].run]->attrs.precision);
             }
             jl_strbuf_puts(&gp, "\n");
         }
@@ -261,7 +261,7 @@ jl_status rp_fig_precision(rp_report *r, jl_error **err)
                             l->items[pr[starts[ref]].run]->attrs.precision, "energy_figure",
                             jl_figure_name((jl_figure)fe), "latency_figure", jl_figure_name((jl_figure)fl),
                             "precisions", precs, "crossovers", cross);
-        st = rp_write_fig_files(r, f, &dat, &gp, err);
+        st = jl__report_write_fig_files(r, f, &dat, &gp, err);
         jl_strbuf_free(&dat);
         jl_strbuf_free(&gp);
         drawn++;
@@ -271,7 +271,7 @@ jl_status rp_fig_precision(rp_report *r, jl_error **err)
         free(pr[i].base);
     free(pr);
     if (!st && !drawn)
-        rp_cmp_note(r, "Precision against batch size (the paper's Fig. 7): no model was measured "
+        jl__report_cmp_note(r, "Precision against batch size (the paper's Fig. 7): no model was measured "
                        "in two precisions on the same GPU model and count, so there is nothing "
                        "to compare.");
     return st;

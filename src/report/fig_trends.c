@@ -22,17 +22,17 @@ static double curve_max(const jl_summary_list *l, const jl_curve *cv, int fig)
     return m;
 }
 
-jl_status rp_fig_trends(rp_report *r, long gi, const jl_curve *cv, const char *variant,
+jl_status jl__report_fig_trends(jl__report_report *r, long gi, const jl_curve *cv, const char *variant,
                             jl_error **err)
 {
-    rp_group *g = &r->groups[gi];
+    jl__report_group *g = &r->groups[gi];
     const jl_summary_list *l = r->l;
     if (cv->n_points < 2 || cv->points[0].batch == cv->points[cv->n_points - 1].batch)
         return JL_OK;
     const jl_summary *s0 = l->items[cv->points[0].run];
     int diffusion = jl_attrs_is_diffusion(&s0->attrs);
-    int fe = rp_energy_fig(s0), ft = rp_throughput_fig(s0), fl = rp_latency_fig(s0);
-    char *id = jl_asprintf("trends-%s-%s-x%ld-%s%s%s", g->slug, rp_gpu_label(cv->gpu_model),
+    int fe = jl__report_energy_fig(s0), ft = jl__report_throughput_fig(s0), fl = jl__report_latency_fig(s0);
+    char *id = jl_asprintf("trends-%s-%s-x%ld-%s%s%s", g->slug, jl__report_gpu_label(cv->gpu_model),
                            cv->num_gpus, cv->precision ? cv->precision : "na", variant ? "-" : "",
                            variant ? variant : "");
     if (id) {
@@ -47,16 +47,16 @@ jl_status rp_fig_trends(rp_report *r, long gi, const jl_curve *cv, const char *v
         }
         id[o] = 0;
     }
-    rp_figure *f = id ? rp_add_figure(r, RP_FIG_TRENDS, gi, id) : NULL;
+    jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_TRENDS, gi, id) : NULL;
     free(id);
     if (!f)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     f->title = jl_asprintf("Batch size trends: %s, %s on %s x%ld (%s%s%s)", g->model ? g->model : "?",
-                           g->task ? g->task : "?", rp_gpu_label(cv->gpu_model), cv->num_gpus,
+                           g->task ? g->task : "?", jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
                            cv->precision ? cv->precision : "?", variant ? ", " : "",
                            variant ? variant : "");
     double me = curve_max(l, cv, fe), mt = curve_max(l, cv, ft), ml = curve_max(l, cv, fl);
-    double tdp = rp_tdp_w(r, s0);
+    double tdp = jl__report_tdp_w(r, s0);
     double mp = NAN;
     for (size_t i = 0; i < cv->n_points; i++) {
         const jl_summary *s = l->items[cv->points[i].run];
@@ -69,7 +69,7 @@ jl_status rp_fig_trends(rp_report *r, long gi, const jl_curve *cv, const char *v
         "Energy per %s, throughput, %s and power against the batch-size cap, each as %% of its "
         "largest value on this configuration; power as %% of the GPU's power limit%s (the "
         "paper's Fig. 4). Maxima: %s.",
-        rp_item(s0), diffusion ? "batch latency" : "median ITL",
+        jl__report_item(s0), diffusion ? "batch latency" : "median ITL",
         power_of_tdp ? "" : " (unknown here: % of its maximum instead)", "see the .dat header");
     jl_strbuf dat, gp;
     jl_strbuf_init(&dat);
@@ -89,23 +89,23 @@ jl_status rp_fig_trends(rp_report *r, long gi, const jl_curve *cv, const char *v
         if (batches)
             batches[i] = cv->points[i].batch;
         jl_strbuf_printf(&dat, "%ld", cv->points[i].batch);
-        rp_dat_num(&dat, e);
-        rp_dat_num(&dat, e / me * 100);
-        rp_dat_num(&dat, t);
-        rp_dat_num(&dat, t / mt * 100);
-        rp_dat_num(&dat, la);
-        rp_dat_num(&dat, la / ml * 100);
-        rp_dat_num(&dat, p);
-        rp_dat_num(&dat, power_of_tdp ? p / tdp * 100 : p / mp * 100);
+        jl__report_dat_num(&dat, e);
+        jl__report_dat_num(&dat, e / me * 100);
+        jl__report_dat_num(&dat, t);
+        jl__report_dat_num(&dat, t / mt * 100);
+        jl__report_dat_num(&dat, la);
+        jl__report_dat_num(&dat, la / ml * 100);
+        jl__report_dat_num(&dat, p);
+        jl__report_dat_num(&dat, power_of_tdp ? p / tdp * 100 : p / mp * 100);
         jl_strbuf_puts(&dat, "\n");
         json_array_append_new(runs, jl_run_key_to_json(s));
         f->n_points++;
     }
-    rp_gp_header(&gp, f->id, f->title,
+    jl__report_gp_header(&gp, f->id, f->title,
               "Energy, throughput, latency as % of their maximum and power as % of the power limit, against batch size.", 0);
     jl_strbuf_puts(&gp, "set logscale x 2\n");
     if (batches)
-        rp_batch_xtics(&gp, batches, cv->n_points);
+        jl__report_batch_xtics(&gp, batches, cv->n_points);
     free(batches);
     jl_strbuf_printf(&gp,
                      "set xlabel \"batch size (max_batch_size)\"\n"
@@ -116,7 +116,7 @@ jl_status rp_fig_trends(rp_report *r, long gi, const jl_curve *cv, const char *v
                      "set key outside bottom center horizontal maxcols 2 samplen 2\n"
                      "set offsets graph 0.03, graph 0.03, 0, 0\n");
     char thr_title[64];
-    snprintf(thr_title, sizeof thr_title, "throughput (%s)", rp_throughput_unit(s0));
+    snprintf(thr_title, sizeof thr_title, "throughput (%s)", jl__report_throughput_unit(s0));
     jl_strbuf_printf(&gp,
                      "# the 3.3 in PDF: short key entries (the caption gives the units)\n"
                      "plot \"%s.dat\" using 1:3 with linespoints pt 7 ps 1.1 lw 2 lc rgb \"%s\" title (narrow ? \"energy\" : \"energy per %s\"), \\\n"
@@ -124,9 +124,9 @@ jl_status rp_fig_trends(rp_report *r, long gi, const jl_curve *cv, const char *v
                      "     \"\" using 1:7 with linespoints pt 9 ps 1.2 lw 2 lc rgb \"%s\" title (narrow ? \"latency\" : \"%s\"), \\\n"
                      "     \"\" using 1:9 with linespoints pt 13 ps 1.2 lw 2 lc rgb \"%s\" title (narrow ? \"power\" : \"%s\")\n"
                      "unset output\n",
-                     f->id, rp_palette[0], rp_item(s0), rp_palette[2],
-                     thr_title, rp_palette[1],
-                     diffusion ? "batch latency" : "median ITL", rp_palette[3],
+                     f->id, jl__report_palette[0], jl__report_item(s0), jl__report_palette[2],
+                     thr_title, jl__report_palette[1],
+                     diffusion ? "batch latency" : "median ITL", jl__report_palette[3],
                      power_of_tdp ? "power (% of limit)" : "power (% of max)");
     f->meta = json_pack("{s:s?,s:I,s:s?,s:s,s:s,s:s,s:o,s:b,s:o}", "gpu_model", cv->gpu_model,
                         "num_gpus", (json_int_t)cv->num_gpus, "precision", cv->precision,
@@ -134,7 +134,7 @@ jl_status rp_fig_trends(rp_report *r, long gi, const jl_curve *cv, const char *v
                         jl_figure_name((jl_figure)ft), "latency_figure", jl_figure_name((jl_figure)fl),
                         "power_limit_w", jl_json_number(tdp), "power_of_limit", power_of_tdp,
                         "runs", runs);
-    jl_status st = rp_write_fig_files(r, f, &dat, &gp, err);
+    jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);
     jl_strbuf_free(&dat);
     jl_strbuf_free(&gp);
     return st;

@@ -14,28 +14,28 @@
 #include "report/sections.h"
 #include "report/series.h"
 
-jl_status rp_figures_plan_and_write(rp_report *r, jl_error **err)
+jl_status jl__report_figures_plan_and_write(jl__report_report *r, jl_error **err)
 {
     jl_status st = JL_OK;
     for (size_t gi = 0; gi < r->n_groups && !st; gi++) {
         if (r->opt.progress)
             r->opt.progress(r->opt.progress_ctx, "time series", gi, r->n_groups, r->groups[gi].slug);
-        st = rp_fig_power(r, (long)gi, err);
+        st = jl__report_fig_power(r, (long)gi, err);
         if (!st)
-            st = rp_fig_frontier(r, (long)gi, err);
+            st = jl__report_fig_frontier(r, (long)gi, err);
         const jl_frontier *fr = r->groups[gi].frontier;
         if (fr && !st) {
-            rp_series *ser = NULL;
-            size_t ns = rp_split_curves(r->l, fr, &ser);
+            jl__report_series *ser = NULL;
+            size_t ns = jl__report_split_curves(r->l, fr, &ser);
             for (size_t c = 0; !st && c < ns; c++)
-                st = rp_fig_trends(r, (long)gi, &ser[c].cv, ser[c].variant, err);
-            rp_series_free(ser, ns);
+                st = jl__report_fig_trends(r, (long)gi, &ser[c].cv, ser[c].variant, err);
+            jl__report_series_free(ser, ns);
         }
     }
     if (r->opt.progress)
         r->opt.progress(r->opt.progress_ctx, "time series", r->n_groups, r->n_groups, "");
     for (int k = 0; !st && k < RP_KIND_COUNT; k++)
-        st = rp_fig_gpu_compare(r, (rp_kind)k, err);
+        st = jl__report_fig_gpu_compare(r, (jl__report_kind)k, err);
     /* task overviews, tasks in group order */
     for (size_t gi = 0; !st && gi < r->n_groups; gi++) {
         const char *task = r->groups[gi].task;
@@ -43,9 +43,9 @@ jl_status rp_figures_plan_and_write(rp_report *r, jl_error **err)
         for (size_t k = 0; !seen && k < gi; k++)
             seen = r->groups[k].task && !strcmp(r->groups[k].task, task);
         if (!seen)
-            st = rp_fig_overview(r, task, err);
+            st = jl__report_fig_overview(r, task, err);
     }
     if (!st)
-        st = rp_fig_precision(r, err);
+        st = jl__report_fig_precision(r, err);
     return st;
 }

@@ -18,14 +18,14 @@
 /* The SLOs judging a group of this workload and kind: the last --slo
  * matching it (one), else the paper's set for the kind (the middle one is
  * the group's SLO). */
-static size_t slo_set_for(rp_report *r, const char *workload, rp_kind kind,
+static size_t slo_set_for(jl__report_report *r, const char *workload, jl__report_kind kind,
                           const jl_slo **set, size_t *primary)
 {
     const jl_slo *best = NULL;
     for (size_t i = 0; i < r->opt.n_slos; i++) {
         const jl_report_slo *e = &r->opt.slos[i];
         if (!e->workload || (workload && !strcmp(e->workload, workload)) ||
-            (kind != RP_KIND_LLM && !strcmp(e->workload, rp_kind_name(kind))))
+            (kind != RP_KIND_LLM && !strcmp(e->workload, jl__report_kind_name(kind))))
             best = e->slo;
     }
     *primary = 0;
@@ -44,7 +44,7 @@ static size_t slo_set_for(rp_report *r, const char *workload, rp_kind kind,
 /* The minimum-energy run meeting the SLO among runs[0..n) (optionally only
  * those on one GPU model): jl_pick_runs(), the same rule as `joules pick`. */
 static jl_status pick_min_energy(const jl_summary_list *l, const size_t *runs, size_t n,
-                                 const jl_slo *slo, const char *gpu_model, rp_pick *out,
+                                 const jl_slo *slo, const char *gpu_model, jl__report_pick *out,
                                  jl_error **err)
 {
     out->run = -1;
@@ -106,7 +106,7 @@ static char *slugify(const char *model, const char *task)
     return raw;
 }
 
-static void add_finding(rp_group *g, char *s)
+static void add_finding(jl__report_group *g, char *s)
 {
     if (!s)
         return;
@@ -124,22 +124,22 @@ static void fmt_latency(char *buf, size_t cap, const jl_summary *s, double v)
 {
     char n[48];
     if (jl_attrs_is_diffusion(&s->attrs)) {
-        rp_fmt_num(n, sizeof n, v, 3);
+        jl__report_fmt_num(n, sizeof n, v, 3);
         snprintf(buf, cap, "%s s", n);
     } else {
-        rp_fmt_num(n, sizeof n, v * 1000, 3);
+        jl__report_fmt_num(n, sizeof n, v * 1000, 3);
         snprintf(buf, cap, "%s ms", n);
     }
 }
 
-static void group_findings(rp_report *r, rp_group *g)
+static void group_findings(jl__report_report *r, jl__report_group *g)
 {
     const jl_summary_list *l = r->l;
     char a[48], b[48], c[64], d[64];
     /* SLO outcome */
     if (g->pick.run < 0 && g->pick.closest >= 0) {
-        char *cfg = rp_config_label(l->items[g->pick.closest]);
-        rp_fmt_num(a, sizeof a, g->pick.worst_miss * 100, 2);
+        char *cfg = jl__report_config_label(l->items[g->pick.closest]);
+        jl__report_fmt_num(a, sizeof a, g->pick.worst_miss * 100, 2);
         add_finding(g, jl_asprintf("No run meets %s; the closest (%s) misses it by %s%%.",
                                    g->slo_text, cfg ? cfg : "?", a));
         free(cfg);
@@ -154,16 +154,16 @@ static void group_findings(rp_report *r, rp_group *g)
             long run = g->gpu_picks[k].run;
             if (run < 0)
                 continue;
-            double e = l->items[run]->fig[rp_energy_fig(l->items[run])];
-            if (best < 0 || e < l->items[best]->fig[rp_energy_fig(l->items[best])])
+            double e = l->items[run]->fig[jl__report_energy_fig(l->items[run])];
+            if (best < 0 || e < l->items[best]->fig[jl__report_energy_fig(l->items[best])])
                 best = run;
-            if (worst < 0 || e > l->items[worst]->fig[rp_energy_fig(l->items[worst])])
+            if (worst < 0 || e > l->items[worst]->fig[jl__report_energy_fig(l->items[worst])])
                 worst = run;
         }
         if (best >= 0 && worst >= 0 && best != worst) {
             const jl_summary *sb = l->items[best], *sw = l->items[worst];
-            double eb = sb->fig[rp_energy_fig(sb)], ew = sw->fig[rp_energy_fig(sw)];
-            rp_fmt_num(a, sizeof a, (1 - eb / ew) * 100, 2);
+            double eb = sb->fig[jl__report_energy_fig(sb)], ew = sw->fig[jl__report_energy_fig(sw)];
+            jl__report_fmt_num(a, sizeof a, (1 - eb / ew) * 100, 2);
             add_finding(g, jl_asprintf("At %s, %s x%ld (batch %ld) uses %s%% less energy than "
                                        "the best %s configuration (%s x%ld, batch %ld).",
                                        g->slo_text, sb->attrs.gpu_model, sb->attrs.num_gpus,
@@ -173,8 +173,8 @@ static void group_findings(rp_report *r, rp_group *g)
         }
     }
     /* batch-size effect, per curve of the frontier */
-    rp_series *ser = NULL;
-    size_t nser = g->frontier ? rp_split_curves(l, g->frontier, &ser) : 0;
+    jl__report_series *ser = NULL;
+    size_t nser = g->frontier ? jl__report_split_curves(l, g->frontier, &ser) : 0;
     for (size_t ci = 0; ci < nser; ci++) {
         const jl_curve *cv = &ser[ci].cv;
         char cfgname[256];
@@ -188,43 +188,43 @@ static void group_findings(rp_report *r, rp_group *g)
             hi->energy <= 0)
             continue;
         const jl_summary *s = l->items[lo->run];
-        rp_fmt_num(a, sizeof a, lo->energy, 3);
-        rp_fmt_num(b, sizeof b, hi->energy, 3);
+        jl__report_fmt_num(a, sizeof a, lo->energy, 3);
+        jl__report_fmt_num(b, sizeof b, hi->energy, 3);
         fmt_latency(c, sizeof c, s, lo->latency);
         fmt_latency(d, sizeof d, s, hi->latency);
         double er = lo->energy / hi->energy, lr = hi->latency / lo->latency;
         char ers[32], lrs[32];
-        rp_fmt_num(ers, sizeof ers, er, 2);
-        rp_fmt_num(lrs, sizeof lrs, lr, 2);
-        const char *item = rp_item(s);
+        jl__report_fmt_num(ers, sizeof ers, er, 2);
+        jl__report_fmt_num(lrs, sizeof lrs, lr, 2);
+        const char *item = jl__report_item(s);
         const char *latname = jl_attrs_is_diffusion(&s->attrs) ? "batch latency" : "median ITL";
         if (er >= 0.95 && er < 1.1) {
             char pct[32];
-            rp_fmt_num(pct, sizeof pct, fabs(1 - 1 / er) * 100, 2);
+            jl__report_fmt_num(pct, sizeof pct, fabs(1 - 1 / er) * 100, 2);
             add_finding(g, jl_asprintf(
                                "On %s, the batch size barely matters for energy: batch "
                                "%ld \xe2\x86\x92 %ld changes energy per %s by %s%s%% (%s "
                                "\xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 (%s \xe2\x86\x92 %s): "
                                "the GPU is already busy at batch %ld.",
                                cfgname, lo->batch, hi->batch, item, er >= 1 ? "\xe2\x88\x92" : "+",
-                               pct, a, b, rp_energy_unit(s), latname, lrs, c, d, lo->batch));
+                               pct, a, b, jl__report_energy_unit(s), latname, lrs, c, d, lo->batch));
         } else if (er >= 1)
             add_finding(g, jl_asprintf(
                                "On %s, raising the batch size from %ld to %ld cuts energy "
                                "per %s %s\xc3\x97 (%s \xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 "
                                "(%s \xe2\x86\x92 %s).",
-                               cfgname, lo->batch, hi->batch, item, ers, a, b, rp_energy_unit(s),
+                               cfgname, lo->batch, hi->batch, item, ers, a, b, jl__report_energy_unit(s),
                                latname, lrs, c, d));
         else
             add_finding(g, jl_asprintf("On %s, energy per %s grows with batch size "
                                        "(%s \xe2\x86\x92 %s %s from batch %ld to %ld).",
-                                       cfgname, item, a, b, rp_energy_unit(s), lo->batch, hi->batch));
+                                       cfgname, item, a, b, jl__report_energy_unit(s), lo->batch, hi->batch));
         /* saturation: the last step of the curve */
         const jl_curve_point *pr = &cv->points[cv->n_points - 2];
         if (pr->batch != hi->batch && isfinite(pr->energy) && pr->energy > 0 && er >= 1) {
             double step = (hi->energy - pr->energy) / pr->energy * 100;
             char st[32];
-            rp_fmt_num(st, sizeof st, fabs(step), 2);
+            jl__report_fmt_num(st, sizeof st, fabs(step), 2);
             if (step < -10)
                 add_finding(g, jl_asprintf("Not saturated on %s: going from batch %ld to %ld "
                                            "still cuts energy %s%% \xe2\x80\x94 larger batches "
@@ -237,13 +237,13 @@ static void group_findings(rp_report *r, rp_group *g)
                                            st));
         }
     }
-    rp_series_free(ser, nser);
+    jl__report_series_free(ser, nser);
     /* static power at the pick */
     if (g->pick.run >= 0) {
         const jl_summary *s = l->items[g->pick.run];
         double share = s->fig[JL_FIG_STATIC_ENERGY_SHARE];
         if (isfinite(share)) {
-            rp_fmt_num(a, sizeof a, share * 100, 2);
+            jl__report_fmt_num(a, sizeof a, share * 100, 2);
             add_finding(g, jl_asprintf("At the pick, idle (static) power is %s%% of the average "
                                        "power: that share of the energy is spent just keeping "
                                        "the GPU%s on.",
@@ -276,7 +276,7 @@ static void group_findings(rp_report *r, rp_group *g)
                                    failed, g->n_runs, warned));
 }
 
-jl_status rp_build_groups(rp_report *r, jl_error **err)
+jl_status jl__report_build_groups(jl__report_report *r, jl_error **err)
 {
     static const char *const keys[] = {"model", "task"};
     jl_group_set gs;
@@ -289,7 +289,7 @@ jl_status rp_build_groups(rp_report *r, jl_error **err)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     }
     for (size_t i = 0; i < gs.n; i++) {
-        rp_group *g = &r->groups[r->n_groups++];
+        jl__report_group *g = &r->groups[r->n_groups++];
         g->runs = gs.groups[i].runs;
         g->n_runs = gs.groups[i].n_runs;
         gs.groups[i].runs = NULL;
@@ -303,8 +303,8 @@ jl_status rp_build_groups(rp_report *r, jl_error **err)
                 ((!f->task && !g->task) || (f->task && g->task && !strcmp(f->task, g->task))))
                 g->frontier = f;
         }
-        g->kind = rp_kind_of(s0);
-        g->item = rp_item(s0);
+        g->kind = jl__report_kind_of(s0);
+        g->item = jl__report_item(s0);
         g->n_set = slo_set_for(r, g->workload, g->kind, g->set, &g->primary);
         g->slo = g->n_set ? g->set[g->primary] : NULL;
         g->slo_text = jl_strdup(g->slo ? g->slo->text : "");
@@ -351,7 +351,7 @@ jl_status rp_build_groups(rp_report *r, jl_error **err)
             double best = INFINITY;
             for (size_t k = 0; k < g->n_runs; k++) {
                 const jl_summary *s = r->l->items[g->runs[k]];
-                double e = s->fig[rp_energy_fig(s)];
+                double e = s->fig[jl__report_energy_fig(s)];
                 if (g->representative < 0 || (isfinite(e) && e < best)) {
                     if (isfinite(e))
                         best = e;

@@ -16,7 +16,7 @@
 #include "report/sections.h"
 #include "report/series.h"
 
-static void rp_html_escape(jl_strbuf *b, const char *s)
+static void jl__report_html_escape(jl_strbuf *b, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -29,7 +29,7 @@ static void rp_html_escape(jl_strbuf *b, const char *s)
     }
 }
 
-#define H(s) rp_html_escape(b, (s))
+#define H(s) jl__report_html_escape(b, (s))
 #define P(s) jl_strbuf_puts(b, (s))
 
 static const char *css =
@@ -95,7 +95,7 @@ static const char *css =
 static void num(jl_strbuf *b, double v, double scale, int sig)
 {
     char buf[64];
-    rp_fmt_num(buf, sizeof buf, v * scale, sig);
+    jl__report_fmt_num(buf, sizeof buf, v * scale, sig);
     P(buf);
 }
 
@@ -131,22 +131,22 @@ static void card(jl_strbuf *b, const char *k, double v, double scale, int sig, c
 
 /* ---- figures: numbers and blocks --------------------------------------------------- */
 
-static int fig_number(const rp_report *r, const rp_figure *f)
+static int fig_number(const jl__report_report *r, const jl__report_figure *f)
 {
     (void)r;
     return f->number;
 }
 
-static const rp_fig_kind group_order[] = {RP_FIG_FRONTIER, RP_FIG_TRENDS, RP_FIG_MODEL,
+static const jl__report_fig_kind group_order[] = {RP_FIG_FRONTIER, RP_FIG_TRENDS, RP_FIG_MODEL,
                                           RP_FIG_POWER, RP_FIG_PRECISION};
 
-static int in_comparisons(const rp_figure *f)
+static int in_comparisons(const jl__report_figure *f)
 {
     return f->kind == RP_FIG_GPU_COMPARE || (f->kind == RP_FIG_PRECISION && f->group < 0);
 }
 
 /* Number the figures in the order the page shows them. */
-static void number_figures(rp_report *r)
+static void number_figures(jl__report_report *r)
 {
     int n = 0;
     for (size_t i = 0; i < r->n_figs; i++)
@@ -166,12 +166,12 @@ static void number_figures(rp_report *r)
  * SVG as an image loaded lazily (the page stays light; it opens offline
  * from the directory), the caption and its files. Figures not drawn are not
  * listed (the group's line says why). */
-static void figure_block(jl_strbuf *b, rp_report *r, rp_figure *f)
+static void figure_block(jl_strbuf *b, jl__report_report *r, jl__report_figure *f)
 {
     if (!f->drawn)
         return;
     const char *ext[4];
-    size_t n_out = rp_figure_outputs(r->opt.formats, NULL, ext, 4);
+    size_t n_out = jl__report_figure_outputs(r->opt.formats, NULL, ext, 4);
     P("<figure id=\"fig-");
     H(f->id);
     P("\">\n<p class=\"ftitle\">");
@@ -208,9 +208,9 @@ static void figure_block(jl_strbuf *b, rp_report *r, rp_figure *f)
 }
 
 /* One line for a group: the figures of it that are not shown, and why. */
-static void group_figure_line(jl_strbuf *b, rp_report *r, long gi)
+static void group_figure_line(jl_strbuf *b, jl__report_report *r, long gi)
 {
-    rp_group *g = gi >= 0 ? &r->groups[gi] : NULL;
+    jl__report_group *g = gi >= 0 ? &r->groups[gi] : NULL;
     if (g && g->figure_note) {
         P("<p class=\"small muted\">");
         H(g->figure_note);
@@ -260,7 +260,7 @@ static void config_cell(jl_strbuf *b, const jl_summary *s)
     jl_strbuf_printf(b, " \xc3\x97 %ld</strong>, batch %ld, ", a->num_gpus, a->max_batch_size);
     H(a->precision ? a->precision : "?");
     char k[160];
-    rp_knobs_text(s, k, sizeof k);
+    jl__report_knobs_text(s, k, sizeof k);
     if (k[0]) {
         P(", ");
         H(k);
@@ -281,7 +281,7 @@ static const jl_finding *finding_of(const jl_run_diagnosis *d, const char *kind)
 static void change_cell(jl_strbuf *b, const jl_run_diagnosis *d)
 {
     double ch;
-    const jl_finding *f = rp_best_change(d, &ch);
+    const jl_finding *f = jl__report_best_change(d, &ch);
     if (f) {
         P("<span class=\"tag good\">");
         num(b, ch, 100, 2);
@@ -325,7 +325,7 @@ static void limit_text(jl_strbuf *b, const jl_run_diagnosis *d, int evidence)
 
 /* Near the top: per group, the diagnosis of its pick (else its
  * representative run). */
-static void diagnosis_overview(jl_strbuf *b, rp_report *r)
+static void diagnosis_overview(jl_strbuf *b, jl__report_report *r)
 {
     if (!r->diag)
         return;
@@ -344,15 +344,15 @@ static void diagnosis_overview(jl_strbuf *b, rp_report *r)
     th(b, "best predicted change", "energy per token", 0);
     P("</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < r->n_groups; i++) {
-        rp_group *g = &r->groups[i];
+        jl__report_group *g = &r->groups[i];
         long run = g->pick.run >= 0 ? g->pick.run : g->representative;
-        const jl_run_diagnosis *d = run >= 0 ? rp_diagnosis_of(r, (size_t)run) : NULL;
+        const jl_run_diagnosis *d = run >= 0 ? jl__report_diagnosis_of(r, (size_t)run) : NULL;
         if (!d)
             continue;
         P("<tr><td><a href=\"#diag-");
         H(g->slug);
         P("\">");
-        H(rp_base_name(g->model));
+        H(jl__report_base_name(g->model));
         P("</a> · ");
         H(g->task ? g->task : "?");
         P("</td><td>");
@@ -375,8 +375,8 @@ static void diagnosis_overview(jl_strbuf *b, rp_report *r)
 static void range_text(jl_strbuf *b, double lo, double hi, double scale, int sig)
 {
     char x[48], y[48];
-    rp_fmt_num(x, sizeof x, lo * scale, sig);
-    rp_fmt_num(y, sizeof y, hi * scale, sig);
+    jl__report_fmt_num(x, sizeof x, lo * scale, sig);
+    jl__report_fmt_num(y, sizeof y, hi * scale, sig);
     P(x);
     if (strcmp(x, y)) {
         P("\xe2\x80\x93");
@@ -386,9 +386,9 @@ static void range_text(jl_strbuf *b, double lo, double hi, double scale, int sig
 
 /* In a group's section: per configuration (GPU model, count, precision) the
  * diagnosis in words, then every run's findings. */
-static void group_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
+static void group_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
 {
-    rp_group *g = &r->groups[gi];
+    jl__report_group *g = &r->groups[gi];
     if (!r->diag)
         return;
     const jl_summary_list *l = r->l;
@@ -413,7 +413,7 @@ static void group_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
                 strcmp(ak->precision ? ak->precision : "", aa->precision ? aa->precision : ""))
                 continue;
             done[k] = 1;
-            const jl_run_diagnosis *d = rp_diagnosis_of(r, g->runs[k]);
+            const jl_run_diagnosis *d = jl__report_diagnosis_of(r, g->runs[k]);
             if (!d)
                 continue;
             n++;
@@ -474,7 +474,7 @@ static void group_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
         H(top->ceiling.evidence ? top->ceiling.evidence : "no evidence recorded");
         P(". There, ");
         double ch;
-        const jl_finding *bf = rp_best_change(top, &ch);
+        const jl_finding *bf = jl__report_best_change(top, &ch);
         const jl_finding *pf = finding_of(top, "batch_plateau");
         if (bf)
             H(bf->message);
@@ -493,9 +493,9 @@ static void group_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
 }
 
 /* diagnosis.html: a group's runs, one row each with its findings. */
-static void group_run_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
+static void group_run_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
 {
-    rp_group *g = &r->groups[gi];
+    jl__report_group *g = &r->groups[gi];
     if (!r->diag)
         return;
     P("<h2 id=\"d-");
@@ -516,12 +516,12 @@ static void group_run_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
     th(b, "findings", NULL, 0);
     P("</tr></thead><tbody>\n");
     for (size_t k = 0; k < g->n_runs; k++) {
-        const jl_run_diagnosis *d = rp_diagnosis_of(r, g->runs[k]);
+        const jl_run_diagnosis *d = jl__report_diagnosis_of(r, g->runs[k]);
         if (!d)
             continue;
         const jl_summary *s = d->run;
         P("<tr><td>");
-        H(rp_base_name(s->file));
+        H(jl__report_base_name(s->file));
         P(" · <code>");
         H(s->run ? s->run : "?");
         P("</code><br><span class=\"small muted\">");
@@ -556,16 +556,16 @@ static void group_run_diagnosis(jl_strbuf *b, rp_report *r, size_t gi)
 
 /* A cell of an answer table: the pick of one group on one GPU scope at one
  * SLO. */
-static void answer_cell(jl_strbuf *b, rp_report *r, const rp_group *g, const rp_pick *p, int scoped)
+static void answer_cell(jl_strbuf *b, jl__report_report *r, const jl__report_group *g, const jl__report_pick *p, int scoped)
 {
     const jl_summary_list *l = r->l;
     P("<td class=\"c\">");
     if (p->run >= 0) {
         const jl_summary *s = l->items[p->run];
         P("<strong>");
-        num(b, s->fig[rp_energy_fig(s)], 1, 3);
+        num(b, s->fig[jl__report_energy_fig(s)], 1, 3);
         P("</strong> ");
-        P(rp_energy_unit(s));
+        P(jl__report_energy_unit(s));
         if (!jl_attrs_is_diffusion(&s->attrs) && isfinite(s->fig[JL_FIG_ENERGY_PER_REQUEST_J])) {
             P("<br><span class=\"small\">");
             num(b, s->fig[JL_FIG_ENERGY_PER_REQUEST_J], 1, 3);
@@ -578,7 +578,7 @@ static void answer_cell(jl_strbuf *b, rp_report *r, const rp_group *g, const rp_
         }
         jl_strbuf_printf(b, "\xc3\x97%ld, b%ld", s->attrs.num_gpus, s->attrs.max_batch_size);
         char k[160];
-        rp_knobs_text(s, k, sizeof k);
+        jl__report_knobs_text(s, k, sizeof k);
         if (k[0]) {
             P(", ");
             H(k);
@@ -599,7 +599,7 @@ static void answer_cell(jl_strbuf *b, rp_report *r, const rp_group *g, const rp_
 
 /* The answer tables of one GPU scope (gpu NULL: every GPU model): per kind
  * of work a table, a row per (model, task), a column per SLO of the set. */
-static void answer_tables(jl_strbuf *b, rp_report *r, const char *gpu)
+static void answer_tables(jl_strbuf *b, jl__report_report *r, const char *gpu)
 {
     static const char *const kind_title[] = {"LLM and MLLM (energy per token)",
                                              "Text to image (energy per image)",
@@ -607,9 +607,9 @@ static void answer_tables(jl_strbuf *b, rp_report *r, const char *gpu)
     for (int kind = 0; kind < RP_KIND_COUNT; kind++) {
         /* the groups of this kind measured on this GPU model */
         size_t n = 0;
-        const rp_group *g0 = NULL;
+        const jl__report_group *g0 = NULL;
         for (size_t i = 0; i < r->n_groups; i++) {
-            const rp_group *g = &r->groups[i];
+            const jl__report_group *g = &r->groups[i];
             if ((int)g->kind != kind)
                 continue;
             int on = !gpu;
@@ -630,7 +630,7 @@ static void answer_tables(jl_strbuf *b, rp_report *r, const char *gpu)
         th(b, "task", NULL, 0);
         int same_set = 1;
         for (size_t i = 0; i < r->n_groups; i++) {
-            const rp_group *g = &r->groups[i];
+            const jl__report_group *g = &r->groups[i];
             if ((int)g->kind != kind)
                 continue;
             same_set &= g->n_set == g0->n_set;
@@ -642,7 +642,7 @@ static void answer_tables(jl_strbuf *b, rp_report *r, const char *gpu)
         th(b, "meet the SLO", "runs", 1);
         P("</tr></thead>\n<tbody>\n");
         for (size_t i = 0; i < r->n_groups; i++) {
-            const rp_group *g = &r->groups[i];
+            const jl__report_group *g = &r->groups[i];
             if ((int)g->kind != kind)
                 continue;
             long gk = -1;
@@ -656,7 +656,7 @@ static void answer_tables(jl_strbuf *b, rp_report *r, const char *gpu)
             P("\" title=\"");
             H(g->model ? g->model : "?");
             P("\">");
-            H(rp_base_name(g->model));
+            H(jl__report_base_name(g->model));
             P("</a></td><td>");
             H(g->task ? g->task : "?");
             if (!same_set) {
@@ -673,10 +673,10 @@ static void answer_tables(jl_strbuf *b, rp_report *r, const char *gpu)
                     P("<td></td>");
                     continue;
                 }
-                const rp_pick *p = gk >= 0 ? &g->gpu_set_picks[(size_t)gk * g->n_set + j] : &g->set_picks[j];
+                const jl__report_pick *p = gk >= 0 ? &g->gpu_set_picks[(size_t)gk * g->n_set + j] : &g->set_picks[j];
                 answer_cell(b, r, g, p, gpu != NULL);
             }
-            const rp_pick *pp = gk >= 0 ? &g->gpu_picks[gk] : &g->pick;
+            const jl__report_pick *pp = gk >= 0 ? &g->gpu_picks[gk] : &g->pick;
             size_t nr = 0;
             for (size_t k = 0; k < g->n_runs; k++) {
                 const char *gm = r->l->items[g->runs[k]]->attrs.gpu_model;
@@ -689,7 +689,7 @@ static void answer_tables(jl_strbuf *b, rp_report *r, const char *gpu)
 }
 
 /* The GPU models present, sorted (borrowed). */
-static size_t gpu_models_present(const rp_report *r, const char **out, size_t cap)
+static size_t gpu_models_present(const jl__report_report *r, const char **out, size_t cap)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->n_groups; i++)
@@ -707,7 +707,7 @@ static size_t gpu_models_present(const rp_report *r, const char **out, size_t ca
     return n;
 }
 
-static void answer_section(jl_strbuf *b, rp_report *r)
+static void answer_section(jl_strbuf *b, jl__report_report *r)
 {
     P("<section id=\"answer\">\n<h2>1. The answer</h2>\n");
     P("<p class=\"lead\">For each model and task, and for each GPU model: the configuration "
@@ -756,10 +756,10 @@ static void answer_section(jl_strbuf *b, rp_report *r)
     /* the main findings: the first two of each group */
     P("<h3>Main findings</h3>\n<ul class=\"findings\">\n");
     for (size_t i = 0; i < r->n_groups; i++) {
-        rp_group *g = &r->groups[i];
+        jl__report_group *g = &r->groups[i];
         for (size_t k = 0; k < g->n_findings && k < 3; k++) {
             P("<li><strong>");
-            const char *m = rp_base_name(g->model);
+            const char *m = jl__report_base_name(g->model);
             H(m);
             P(", ");
             H(g->task ? g->task : "?");
@@ -800,7 +800,7 @@ static void answer_section(jl_strbuf *b, rp_report *r)
 
 /* ---- per group -------------------------------------------------------------------- */
 
-static void frontier_table(jl_strbuf *b, rp_report *r, rp_group *g)
+static void frontier_table(jl_strbuf *b, jl__report_report *r, jl__report_group *g)
 {
     const jl_frontier *f = g->frontier;
     if (!f || !f->n_points)
@@ -814,9 +814,9 @@ static void frontier_table(jl_strbuf *b, rp_report *r, rp_group *g)
     th(b, "configuration", NULL, 0);
     th(b, dif ? "batch latency" : "median ITL", dif ? "s" : "ms", 1);
     char eh[48];
-    snprintf(eh, sizeof eh, "energy per %s", rp_item(s0));
+    snprintf(eh, sizeof eh, "energy per %s", jl__report_item(s0));
     th(b, eh, "J", 1);
-    th(b, "throughput", rp_throughput_unit(s0), 1);
+    th(b, "throughput", jl__report_throughput_unit(s0), 1);
     th(b, "avg power", "W", 1);
     th(b, "meets SLO", NULL, 0);
     P("</tr></thead><tbody>\n");
@@ -833,7 +833,7 @@ static void frontier_table(jl_strbuf *b, rp_report *r, rp_group *g)
         P("</td>");
         td_num(b, f->points[i].latency, dif ? 1 : 1000, 3);
         td_num(b, f->points[i].energy, 1, 3);
-        td_num(b, s->fig[rp_throughput_fig(s)], 1, 3);
+        td_num(b, s->fig[jl__report_throughput_fig(s)], 1, 3);
         td_num(b, s->fig[JL_FIG_AVG_POWER_W], 1, 3);
         P(meets ? "<td><span class=\"tag good\">yes</span></td>" : "<td><span class=\"tag bad\">no</span></td>");
         P("</tr>\n");
@@ -841,9 +841,9 @@ static void frontier_table(jl_strbuf *b, rp_report *r, rp_group *g)
     P("</tbody></table></div>\n");
 }
 
-static void group_section(jl_strbuf *b, rp_report *r, size_t gi, int number)
+static void group_section(jl_strbuf *b, jl__report_report *r, size_t gi, int number)
 {
-    rp_group *g = &r->groups[gi];
+    jl__report_group *g = &r->groups[gi];
     const jl_summary_list *l = r->l;
     P("<section id=\"g-");
     H(g->slug);
@@ -869,19 +869,19 @@ static void group_section(jl_strbuf *b, rp_report *r, size_t gi, int number)
         P("<p class=\"lead\">Least energy meeting the SLO: ");
         config_cell(b, s);
         P(" — run <code>");
-        H(rp_base_name(s->file));
+        H(jl__report_base_name(s->file));
         P(" ");
         H(s->run ? s->run : "?");
         P("</code>.</p>\n<div class=\"cards\">\n");
         char ek[48];
-        snprintf(ek, sizeof ek, "energy per %s", rp_item(s));
-        card(b, ek, s->fig[rp_energy_fig(s)], 1, 3, "J");
+        snprintf(ek, sizeof ek, "energy per %s", jl__report_item(s));
+        card(b, ek, s->fig[jl__report_energy_fig(s)], 1, 3, "J");
         if (dif)
             card(b, "batch latency", s->fig[JL_FIG_BATCH_LATENCY_S], 1, 3, "s");
         else
             card(b, "median ITL", s->fig[JL_FIG_MEDIAN_ITL_S], 1000, 3, "ms");
         if (dif)
-            card(b, "throughput", s->fig[JL_FIG_ITEMS_PER_S], 1, 3, rp_throughput_unit(s));
+            card(b, "throughput", s->fig[JL_FIG_ITEMS_PER_S], 1, 3, jl__report_throughput_unit(s));
         else
             card(b, "throughput", s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S], 1, 3, "tokens/s");
         card(b, "average power", s->fig[JL_FIG_AVG_POWER_W], 1, 3, "W");
@@ -907,7 +907,7 @@ static void group_section(jl_strbuf *b, rp_report *r, size_t gi, int number)
      * trends and fits (one per configuration, dozens on a large study) are
      * folded, so the page stays short and prints without them */
     for (size_t o = 0; o < sizeof group_order / sizeof group_order[0]; o++) {
-        rp_fig_kind k = group_order[o];
+        jl__report_fig_kind k = group_order[o];
         size_t n = 0;
         for (size_t i = 0; i < r->n_figs; i++)
             n += r->figs[i].group == (long)gi && r->figs[i].kind == k && r->figs[i].drawn;
@@ -948,7 +948,7 @@ static void warn_cell(jl_strbuf *b, const jl_summary *s)
     P("</td>");
 }
 
-static void runs_table(jl_strbuf *b, rp_report *r, rp_kind kind)
+static void runs_table(jl_strbuf *b, jl__report_report *r, jl__report_kind kind)
 {
     static const char *const titles[] = {"LLM and MLLM", "Text-to-image", "Text-to-video"};
     static const char *const eh[] = {"energy / token", "energy / image", "energy / video"};
@@ -957,7 +957,7 @@ static void runs_table(jl_strbuf *b, rp_report *r, rp_kind kind)
     const jl_summary_list *l = r->l;
     size_t n = 0;
     for (size_t i = 0; i < l->count; i++)
-        n += rp_kind_of(l->items[i]) == kind;
+        n += jl__report_kind_of(l->items[i]) == kind;
     if (!n)
         return;
     jl_strbuf_printf(b, "<h3>%s runs (%zu)</h3>\n", titles[kind], n);
@@ -989,21 +989,21 @@ static void runs_table(jl_strbuf *b, rp_report *r, rp_kind kind)
     P("</tr></thead><tbody>\n");
     for (size_t i = 0; i < l->count; i++) {
         const jl_summary *s = l->items[i];
-        if (rp_kind_of(s) != kind)
+        if (jl__report_kind_of(s) != kind)
             continue;
         const double *f = s->fig;
         int is_pick = 0;
         for (size_t gi = 0; gi < r->n_groups; gi++)
             is_pick |= r->groups[gi].pick.run == (long)i;
         P(is_pick ? "<tr class=\"pick\"><td>" : "<tr><td>");
-        H(rp_base_name(s->file));
+        H(jl__report_base_name(s->file));
         P(" · <code>");
         H(s->run ? s->run : "?");
         P("</code>");
         if (is_pick)
             P(" <span class=\"tag good\">pick</span>");
         P("</td><td>");
-        H(rp_base_name(s->attrs.model));
+        H(jl__report_base_name(s->attrs.model));
         P("</td><td>");
         H(s->attrs.task ? s->attrs.task : "?");
         P("</td><td>");
@@ -1012,13 +1012,13 @@ static void runs_table(jl_strbuf *b, rp_report *r, rp_kind kind)
         H(s->attrs.precision ? s->attrs.precision : "?");
         jl_strbuf_printf(b, "</td><td class=\"n\">%ld</td>", s->attrs.max_batch_size);
         td_num(b, f[JL_FIG_STEADY_DURATION_S], 1, 3);
-        td_num(b, f[rp_energy_fig(s)], 1, 3);
+        td_num(b, f[jl__report_energy_fig(s)], 1, 3);
         if (!diffusion)
             td_num(b, f[JL_FIG_ENERGY_PER_REQUEST_J], 1, 3);
         td_num(b, f[JL_FIG_AVG_POWER_W], 1, 3);
         td_num(b, f[JL_FIG_PEAK_POWER_W], 1, 3);
         td_num(b, f[JL_FIG_STATIC_ENERGY_SHARE], 100, 2);
-        td_num(b, f[rp_throughput_fig(s)], 1, 3);
+        td_num(b, f[jl__report_throughput_fig(s)], 1, 3);
         if (diffusion) {
             td_num(b, f[JL_FIG_BATCH_LATENCY_S], 1, 3);
         } else {
@@ -1033,7 +1033,7 @@ static void runs_table(jl_strbuf *b, rp_report *r, rp_kind kind)
     P("</tbody></table></div>\n");
 }
 
-static void validation_section(jl_strbuf *b, rp_report *r, int number)
+static void validation_section(jl_strbuf *b, jl__report_report *r, int number)
 {
     jl_strbuf_printf(b, "<section id=\"validation\">\n<h2>%d. Validation</h2>\n", number);
     json_t *t = json_object_get(r->check_doc, "totals");
@@ -1070,7 +1070,7 @@ static void validation_section(jl_strbuf *b, rp_report *r, int number)
                 P("</tr></thead><tbody>\n");
             }
             P("<tr><td>");
-            H(rp_base_name(json_string_value(json_object_get(ro, "file"))));
+            H(jl__report_base_name(json_string_value(json_object_get(ro, "file"))));
             P(" · <code>");
             H(json_string_value(json_object_get(ro, "run")));
             P("</code></td><td>");
@@ -1088,7 +1088,7 @@ static void validation_section(jl_strbuf *b, rp_report *r, int number)
     P("</section>\n");
 }
 
-static void files_section(jl_strbuf *b, rp_report *r, int number)
+static void files_section(jl_strbuf *b, jl__report_report *r, int number)
 {
     jl_strbuf_printf(b, "<section id=\"files\">\n<h2>%d. Data, figures and notebooks</h2>\n", number);
     P("<p>Everything on this page is in files beside it. The data documents are the same bytes "
@@ -1122,7 +1122,7 @@ static void files_section(jl_strbuf *b, rp_report *r, int number)
     P("</section>\n");
 }
 
-static void method_section(jl_strbuf *b, rp_report *r, int number)
+static void method_section(jl_strbuf *b, jl__report_report *r, int number)
 {
     jl_strbuf_printf(b, "<section id=\"method\">\n<h2>%d. Method</h2>\n", number);
     P("<ul class=\"findings\">"
@@ -1161,7 +1161,7 @@ static void method_section(jl_strbuf *b, rp_report *r, int number)
 }
 
 /* The head of a page and its dark header line. */
-static void page_begin(jl_strbuf *b, rp_report *r, const char *title, const char *h1)
+static void page_begin(jl_strbuf *b, jl__report_report *r, const char *title, const char *h1)
 {
     P("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
@@ -1181,7 +1181,7 @@ static void page_end(jl_strbuf *b)
 }
 
 /* runs.html: every run, a table per kind of work. */
-static jl_status runs_page(rp_report *r, jl_error **err)
+static jl_status runs_page(jl__report_report *r, jl_error **err)
 {
     jl_strbuf buf;
     jl_strbuf *b = &buf;
@@ -1193,13 +1193,13 @@ static jl_status runs_page(rp_report *r, jl_error **err)
       "<a href=\"data/summary.csv\">data/summary.csv</a>. The pick of each group (at its SLO) is "
       "highlighted. Figures over the steady-state window; missing figures are shown as —.</p>\n");
     for (int k = 0; k < RP_KIND_COUNT; k++)
-        runs_table(b, r, (rp_kind)k);
+        runs_table(b, r, (jl__report_kind)k);
     page_end(b);
-    return rp_write_buf(r, "runs.html", b, err);
+    return jl__report_write_buf(r, "runs.html", b, err);
 }
 
 /* diagnosis.html: every run's diagnosis, a section per group. */
-static jl_status diagnosis_page(rp_report *r, jl_error **err)
+static jl_status diagnosis_page(jl__report_report *r, jl_error **err)
 {
     jl_strbuf buf;
     jl_strbuf *b = &buf;
@@ -1213,10 +1213,10 @@ static jl_status diagnosis_page(rp_report *r, jl_error **err)
     for (size_t i = 0; i < r->n_groups; i++)
         group_run_diagnosis(b, r, i);
     page_end(b);
-    return rp_write_buf(r, "diagnosis.html", b, err);
+    return jl__report_write_buf(r, "diagnosis.html", b, err);
 }
 
-jl_status rp_html_write(rp_report *r, jl_error **err)
+jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
 {
     jl_strbuf buf;
     jl_strbuf *b = &buf;
@@ -1265,7 +1265,7 @@ jl_status rp_html_write(rp_report *r, jl_error **err)
         P("<li><a href=\"#g-");
         H(r->groups[i].slug);
         P("\">");
-        H(rp_base_name(r->groups[i].model));
+        H(jl__report_base_name(r->groups[i].model));
         P(" — ");
         H(r->groups[i].task ? r->groups[i].task : "?");
         P("</a></li>\n");
@@ -1297,7 +1297,7 @@ jl_status rp_html_write(rp_report *r, jl_error **err)
     jl_strbuf_printf(b, "<section id=\"runs\">\n<h2>%d. Every run</h2>\n", ++sec);
     size_t nk[RP_KIND_COUNT] = {0};
     for (size_t i = 0; i < l->count; i++)
-        nk[rp_kind_of(l->items[i])]++;
+        nk[jl__report_kind_of(l->items[i])]++;
     jl_strbuf_printf(b, "<p>All %zu runs (%zu LLM/MLLM, %zu text-to-image, %zu text-to-video), "
                         "with their figures and warnings: <a href=\"runs.html\">runs.html</a>; "
                         "full precision: <a href=\"data/summary.csv\">data/summary.csv</a>. Every "
@@ -1308,7 +1308,7 @@ jl_status rp_html_write(rp_report *r, jl_error **err)
     files_section(b, r, ++sec);
     method_section(b, r, ++sec);
     page_end(b);
-    jl_status st = rp_write_buf(r, "index.html", b, err);
+    jl_status st = jl__report_write_buf(r, "index.html", b, err);
     if (!st)
         st = runs_page(r, err);
     if (!st)

@@ -1,4 +1,4 @@
-/* The report kit: the state every part of a report shares (rp_report,
+/* The report kit: the state every part of a report shares (jl__report_report,
  * report_internal.h) and the helpers they all stand on — files under the
  * report root, notes, the registries of data files and figures, units and
  * labels of a run, numbers and CSV fields for people and programs. It calls
@@ -18,21 +18,21 @@
 #include "report/report_internal.h"
 #include "report/series.h"
 
-const char *rp_fig_kind_name(rp_fig_kind k)
+const char *jl__report_fig_kind_name(jl__report_fig_kind k)
 {
     static const char *const names[] = {"power", "batch_trends", "frontier", "gpu_comparison",
                                         "precision", "model_fit", "task_overview"};
     return (unsigned)k < RP_FIG_KIND_COUNT ? names[k] : "?";
 }
 
-char *rp_path(const rp_report *r, const char *rel)
+char *jl__report_path(const jl__report_report *r, const char *rel)
 {
     return jl_asprintf("%s/%s", r->root, rel);
 }
 
-jl_status rp_mkdir(rp_report *r, const char *rel, jl_error **err)
+jl_status jl__report_mkdir(jl__report_report *r, const char *rel, jl_error **err)
 {
-    char *p = rp_path(r, rel);
+    char *p = jl__report_path(r, rel);
     if (!p)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     if (mkdir(p, 0755) != 0 && errno != EEXIST) {
@@ -45,11 +45,11 @@ jl_status rp_mkdir(rp_report *r, const char *rel, jl_error **err)
     return JL_OK;
 }
 
-jl_status rp_write_text(rp_report *r, const char *rel, const char *text, jl_error **err)
+jl_status jl__report_write_text(jl__report_report *r, const char *rel, const char *text, jl_error **err)
 {
     if (!text)
         return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
-    char *p = rp_path(r, rel);
+    char *p = jl__report_path(r, rel);
     if (!p)
         return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
     jl_status st = jl_write_file_atomic(p, text, strlen(text), err);
@@ -57,19 +57,19 @@ jl_status rp_write_text(rp_report *r, const char *rel, const char *text, jl_erro
     return st;
 }
 
-jl_status rp_write_buf(rp_report *r, const char *rel, jl_strbuf *b, jl_error **err)
+jl_status jl__report_write_buf(jl__report_report *r, const char *rel, jl_strbuf *b, jl_error **err)
 {
     char *text = jl_strbuf_take(b);
-    jl_status st = rp_write_text(r, rel, text, err);
+    jl_status st = jl__report_write_text(r, rel, text, err);
     free(text);
     return st;
 }
 
-jl_status rp_write_json(rp_report *r, const char *rel, const json_t *doc, jl_error **err)
+jl_status jl__report_write_json(jl__report_report *r, const char *rel, const json_t *doc, jl_error **err)
 {
     if (!doc)
         return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
-    char *p = rp_path(r, rel);
+    char *p = jl__report_path(r, rel);
     if (!p)
         return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
     jl_status st = jl_write_json(p, doc, err);
@@ -91,13 +91,13 @@ static int grow(void **arr, size_t *cap, size_t n, size_t sz)
     return 1;
 }
 
-void rp_progress(rp_report *r, const char *phase, size_t done, size_t total, const char *current)
+void jl__report_progress(jl__report_report *r, const char *phase, size_t done, size_t total, const char *current)
 {
     if (r->opt.progress)
         r->opt.progress(r->opt.progress_ctx, phase, done, total, current ? current : "");
 }
 
-void rp_note(rp_report *r, const char *fmt, ...)
+void jl__report_note(jl__report_report *r, const char *fmt, ...)
 {
     if (!grow((void **)&r->notes, &r->cap_notes, r->n_notes, sizeof *r->notes))
         return;
@@ -109,11 +109,11 @@ void rp_note(rp_report *r, const char *fmt, ...)
         r->notes[r->n_notes++] = s;
 }
 
-jl_status rp_add_data(rp_report *r, const char *path, const char *what, const char *cmd)
+jl_status jl__report_add_data(jl__report_report *r, const char *path, const char *what, const char *cmd)
 {
     if (!grow((void **)&r->data, &r->cap_data, r->n_data, sizeof *r->data))
         return JL_ENOMEM;
-    rp_data_file *d = &r->data[r->n_data];
+    jl__report_data_file *d = &r->data[r->n_data];
     d->path = jl_strdup(path);
     d->what = jl_strdup(what);
     d->cmd = cmd ? jl_strdup(cmd) : NULL;
@@ -126,11 +126,11 @@ jl_status rp_add_data(rp_report *r, const char *path, const char *what, const ch
     return JL_OK;
 }
 
-rp_figure *rp_add_figure(rp_report *r, rp_fig_kind kind, long group, const char *id)
+jl__report_figure *jl__report_add_figure(jl__report_report *r, jl__report_fig_kind kind, long group, const char *id)
 {
     if (!grow((void **)&r->figs, &r->cap_figs, r->n_figs, sizeof *r->figs))
         return NULL;
-    rp_figure *f = &r->figs[r->n_figs];
+    jl__report_figure *f = &r->figs[r->n_figs];
     memset(f, 0, sizeof *f);
     f->kind = kind;
     f->group = group;
@@ -140,7 +140,7 @@ rp_figure *rp_add_figure(rp_report *r, rp_fig_kind kind, long group, const char 
     return f;
 }
 
-rp_kind rp_kind_of(const jl_summary *s)
+jl__report_kind jl__report_kind_of(const jl_summary *s)
 {
     if (!jl_attrs_is_diffusion(&s->attrs))
         return RP_KIND_LLM;
@@ -150,25 +150,25 @@ rp_kind rp_kind_of(const jl_summary *s)
     return s->attrs.num_frames > 1 ? RP_KIND_VIDEO : RP_KIND_IMAGE;
 }
 
-const char *rp_item(const jl_summary *s)
+const char *jl__report_item(const jl_summary *s)
 {
     static const char *const items[] = {"token", "image", "video"};
-    return items[rp_kind_of(s)];
+    return items[jl__report_kind_of(s)];
 }
 
-const char *rp_energy_unit(const jl_summary *s)
+const char *jl__report_energy_unit(const jl_summary *s)
 {
     static const char *const u[] = {"J/token", "J/image", "J/video"};
-    return u[rp_kind_of(s)];
+    return u[jl__report_kind_of(s)];
 }
 
-const char *rp_throughput_unit(const jl_summary *s)
+const char *jl__report_throughput_unit(const jl_summary *s)
 {
     static const char *const u[] = {"tokens/s", "images/s", "videos/s"};
-    return u[rp_kind_of(s)];
+    return u[jl__report_kind_of(s)];
 }
 
-void rp_cmp_note(rp_report *r, const char *fmt, ...)
+void jl__report_cmp_note(jl__report_report *r, const char *fmt, ...)
 {
     char **p = realloc(r->cmp_notes, (r->n_cmp_notes + 1) * sizeof *p);
     if (!p)
@@ -182,7 +182,7 @@ void rp_cmp_note(rp_report *r, const char *fmt, ...)
         r->cmp_notes[r->n_cmp_notes++] = s;
 }
 
-void rp_figure_free(rp_figure *f)
+void jl__report_figure_free(jl__report_figure *f)
 {
     free(f->id);
     free(f->title);
@@ -191,37 +191,37 @@ void rp_figure_free(rp_figure *f)
     json_decref(f->meta);
 }
 
-void rp_drop_last_figure(rp_report *r)
+void jl__report_drop_last_figure(jl__report_report *r)
 {
     if (r->n_figs)
-        rp_figure_free(&r->figs[--r->n_figs]);
+        jl__report_figure_free(&r->figs[--r->n_figs]);
 }
 
-int rp_energy_fig(const jl_summary *s)
+int jl__report_energy_fig(const jl_summary *s)
 {
     return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J;
 }
 
-int rp_latency_fig(const jl_summary *s)
+int jl__report_latency_fig(const jl_summary *s)
 {
     return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_BATCH_LATENCY_S : JL_FIG_MEDIAN_ITL_S;
 }
 
-int rp_throughput_fig(const jl_summary *s)
+int jl__report_throughput_fig(const jl_summary *s)
 {
     return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ITEMS_PER_S : JL_FIG_OUTPUT_THROUGHPUT_TOK_S;
 }
 
-char *rp_config_label(const jl_summary *s)
+char *jl__report_config_label(const jl_summary *s)
 {
     const jl_attrs *a = &s->attrs;
     char k[160];
-    rp_knobs_text(s, k, sizeof k);
+    jl__report_knobs_text(s, k, sizeof k);
     return jl_asprintf("%s x%ld, %s, batch %ld%s%s", a->gpu_model ? a->gpu_model : "?", a->num_gpus,
                        a->precision ? a->precision : "?", a->max_batch_size, k[0] ? ", " : "", k);
 }
 
-void rp_csv_str(jl_strbuf *b, const char *s)
+void jl__report_csv_str(jl_strbuf *b, const char *s)
 {
     if (!s)
         return;
@@ -235,19 +235,19 @@ void rp_csv_str(jl_strbuf *b, const char *s)
     jl_strbuf_puts(b, "\"");
 }
 
-void rp_csv_num(jl_strbuf *b, double v)
+void jl__report_csv_num(jl_strbuf *b, double v)
 {
     jl_strbuf_puts(b, ",");
     if (isfinite(v))
         jl_strbuf_printf(b, "%.17g", v);
 }
 
-double rp_tdp_w(const rp_report *r, const jl_summary *s)
+double jl__report_tdp_w(const jl__report_report *r, const jl_summary *s)
 {
     return jl_run_gpu_tdp_w(&s->attrs, r->opt.desc);
 }
 
-void rp_fmt_num(char *buf, size_t cap, double v, int sig)
+void jl__report_fmt_num(char *buf, size_t cap, double v, int sig)
 {
     if (!isfinite(v)) {
         snprintf(buf, cap, "\xe2\x80\x94"); /* em dash */
@@ -282,34 +282,34 @@ void rp_fmt_num(char *buf, size_t cap, double v, int sig)
     snprintf(buf, cap, "%.*f", dec, v);
 }
 
-const char *rp_kind_name(rp_kind k)
+const char *jl__report_kind_name(jl__report_kind k)
 {
     static const char *const names[] = {"llm", "image", "video"};
     return (unsigned)k < RP_KIND_COUNT ? names[k] : "?";
 }
 
-const char *rp_base_name(const char *p)
+const char *jl__report_base_name(const char *p)
 {
     const char *s = p ? strrchr(p, '/') : NULL;
     return s ? s + 1 : (p ? p : "?");
 }
 
-jl_status rp_write_json_with_errors(rp_report *r, const char *rel, json_t *doc, jl_error **err)
+jl_status jl__report_write_json_with_errors(jl__report_report *r, const char *rel, json_t *doc, jl_error **err)
 {
     if (doc)
         json_object_set_new(doc, "errors", jl_errors_to_json(r->errors));
-    jl_status st = rp_write_json(r, rel, doc, err);
+    jl_status st = jl__report_write_json(r, rel, doc, err);
     json_decref(doc);
     return st;
 }
 
 /* The outputs of one figure: gnuplot's fmt value and the file extension. */
-typedef struct rp_out {
+typedef struct jl__report_out {
     unsigned flag;
     const char *fmt, *ext;
-} rp_out;
+} jl__report_out;
 
-static const rp_out outs_all[] = {
+static const jl__report_out outs_all[] = {
     {JL_REPORT_SVG, "svg", "svg"},
     {JL_REPORT_PNG, "png", "png"},
     {JL_REPORT_PDF, "pdf", "pdf"},      /* 7 in: double column */
@@ -318,7 +318,7 @@ static const rp_out outs_all[] = {
 #define N_OUTS_ALL (sizeof outs_all / sizeof outs_all[0])
 _Static_assert(N_OUTS_ALL == RP_N_OUTPUTS, "RP_N_OUTPUTS counts outs_all");
 
-size_t rp_figure_outputs(unsigned formats, const char **fmt, const char **ext, size_t cap)
+size_t jl__report_figure_outputs(unsigned formats, const char **fmt, const char **ext, size_t cap)
 {
     size_t n = 0;
     if (!formats)
@@ -334,7 +334,7 @@ size_t rp_figure_outputs(unsigned formats, const char **fmt, const char **ext, s
     return n;
 }
 
-char *rp_read_file(const char *path)
+char *jl__report_read_file(const char *path)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp)
@@ -349,7 +349,7 @@ char *rp_read_file(const char *path)
     return jl_strbuf_take(&b);
 }
 
-const jl_run_diagnosis *rp_diagnosis_of(const rp_report *r, size_t run)
+const jl_run_diagnosis *jl__report_diagnosis_of(const jl__report_report *r, size_t run)
 {
     if (!r->diag || run >= r->diag->count || r->diag->runs[run].run != r->l->items[run])
         return NULL;
@@ -357,7 +357,7 @@ const jl_run_diagnosis *rp_diagnosis_of(const rp_report *r, size_t run)
 }
 
 /* The suggestion predicted to save the most, else NULL. */
-const struct jl_finding *rp_best_change(const jl_run_diagnosis *d, double *change)
+const struct jl_finding *jl__report_best_change(const jl_run_diagnosis *d, double *change)
 {
     const jl_finding *best = NULL;
     *change = INFINITY;

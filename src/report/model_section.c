@@ -22,7 +22,7 @@
  * plus the ends of the measured batch range). */
 #define RP_CURVE_POINTS 64
 
-void rp_model_free(rp_report *r)
+void jl__report_model_free(jl__report_report *r)
 {
     for (size_t i = 0; r->fits && i < r->n_fits; i++)
         jl_group_fit_free(r->fits[i]);
@@ -38,15 +38,15 @@ void rp_model_free(rp_report *r)
     r->diag = NULL;
 }
 
-static void note_error(rp_report *r, const char *what, jl_error *e)
+static void note_error(jl__report_report *r, const char *what, jl_error *e)
 {
     char *m = e ? jl_error_format(e) : NULL;
-    rp_note(r, "%s: %s", what, m ? m : "out of memory");
+    jl__report_note(r, "%s: %s", what, m ? m : "out of memory");
     free(m);
     jl_error_free(e);
 }
 
-jl_status rp_model_compute(rp_report *r, jl_error **err)
+jl_status jl__report_model_compute(jl__report_report *r, jl_error **err)
 {
     jl_model_options mo;
     jl_model_options_default(&mo);
@@ -55,22 +55,22 @@ jl_status rp_model_compute(rp_report *r, jl_error **err)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     if (jl_model_groups(r->l, r->fit_groups, &e) != JL_OK) {
         note_error(r, "the batch-size model was not fitted", e);
-        rp_model_free(r);
+        jl__report_model_free(r);
         return JL_OK;
     }
     size_t n = r->fit_groups->count;
     r->fits = jl_calloc_array(n ? n : 1, sizeof *r->fits);
     r->fit_group_of = jl_calloc_array(n ? n : 1, sizeof *r->fit_group_of);
     if (!r->fits || !r->fit_group_of) {
-        rp_model_free(r);
+        jl__report_model_free(r);
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     }
     /* the fits `joules fit` makes: every group, sweep ends pooled with the
      * model's other sweeps (docs/model.md "Sweep ends") */
-    rp_progress(r, "model", 0, 2, "fitting the batch-size model");
+    jl__report_progress(r, "model", 0, 2, "fitting the batch-size model");
     if (jl_model_fit_groups(r->fit_groups, &mo, r->opt.desc, r->fits, &e) != JL_OK) {
         note_error(r, "the batch-size model was not fitted", e);
-        rp_model_free(r);
+        jl__report_model_free(r);
     } else {
         r->n_fits = n;
         for (size_t i = 0; i < n; i++) {
@@ -85,7 +85,7 @@ jl_status rp_model_compute(rp_report *r, jl_error **err)
      * fits again and says why */
     jl_diagnose_options dopt;
     jl_diagnose_options_default(&dopt);
-    rp_progress(r, "model", 1, 2, "diagnosing every run");
+    jl__report_progress(r, "model", 1, 2, "diagnosing every run");
     if ((r->fits ? jl_diagnose_fitted(r->l, r->fit_groups, r->fits, r->opt.desc, &dopt, &r->diag, &e)
                  : jl_diagnose(r->l, r->opt.desc, &dopt, &r->diag, &e)) != JL_OK) {
         note_error(r, "the runs were not diagnosed", e);
@@ -145,7 +145,7 @@ static void ceiling_kind(const jl_group_fit *f, char *buf, size_t cap)
     buf[n] = 0;
 }
 
-static jl_status write_curves_csv(rp_report *r, jl_error **err)
+static jl_status write_curves_csv(jl__report_report *r, jl_error **err)
 {
     jl_strbuf b;
     jl_strbuf_init(&b);
@@ -163,48 +163,48 @@ static jl_status write_curves_csv(rp_report *r, jl_error **err)
             jl_prediction p;
             if (jl_model_predict(f, grid[k], &p) != JL_OK)
                 continue;
-            rp_csv_str(&b, key);
+            jl__report_csv_str(&b, key);
             jl_strbuf_puts(&b, ",");
-            rp_csv_str(&b, f->key.model);
+            jl__report_csv_str(&b, f->key.model);
             jl_strbuf_puts(&b, ",");
-            rp_csv_str(&b, f->key.task);
+            jl__report_csv_str(&b, f->key.task);
             jl_strbuf_puts(&b, ",");
-            rp_csv_str(&b, f->key.gpu_model);
+            jl__report_csv_str(&b, f->key.gpu_model);
             jl_strbuf_printf(&b, ",%ld,", f->key.num_gpus);
-            rp_csv_str(&b, f->key.precision);
+            jl__report_csv_str(&b, f->key.precision);
             jl_strbuf_printf(&b, ",%s,%s", jl_fit_method_name(f->method), band_kind(f));
-            rp_csv_num(&b, p.batch);
+            jl__report_csv_num(&b, p.batch);
             jl_strbuf_printf(&b, ",%d,%d", p.extrapolated, p.beyond_ceiling);
-            rp_csv_num(&b, p.energy_per_token_j.value);
-            rp_csv_num(&b, p.energy_per_token_j.lo);
-            rp_csv_num(&b, p.energy_per_token_j.hi);
-            rp_csv_num(&b, f->method == JL_FIT_MODEL ? p.model_energy_per_token_j.value : NAN);
-            rp_csv_num(&b, p.power_w.value);
-            rp_csv_num(&b, p.power_w.lo);
-            rp_csv_num(&b, p.power_w.hi);
-            rp_csv_num(&b, p.throughput_tok_s.value);
-            rp_csv_num(&b, p.throughput_tok_s.lo);
-            rp_csv_num(&b, p.throughput_tok_s.hi);
-            rp_csv_num(&b, p.step_time_s.value);
-            rp_csv_num(&b, f->batch_min);
-            rp_csv_num(&b, f->batch_max);
-            rp_csv_num(&b, f->batch_ceiling);
+            jl__report_csv_num(&b, p.energy_per_token_j.value);
+            jl__report_csv_num(&b, p.energy_per_token_j.lo);
+            jl__report_csv_num(&b, p.energy_per_token_j.hi);
+            jl__report_csv_num(&b, f->method == JL_FIT_MODEL ? p.model_energy_per_token_j.value : NAN);
+            jl__report_csv_num(&b, p.power_w.value);
+            jl__report_csv_num(&b, p.power_w.lo);
+            jl__report_csv_num(&b, p.power_w.hi);
+            jl__report_csv_num(&b, p.throughput_tok_s.value);
+            jl__report_csv_num(&b, p.throughput_tok_s.lo);
+            jl__report_csv_num(&b, p.throughput_tok_s.hi);
+            jl__report_csv_num(&b, p.step_time_s.value);
+            jl__report_csv_num(&b, f->batch_min);
+            jl__report_csv_num(&b, f->batch_max);
+            jl__report_csv_num(&b, f->batch_ceiling);
             jl_strbuf_puts(&b, "\n");
         }
         free(key);
         free(grid);
     }
-    jl_status st = rp_write_buf(r, "data/fit-curves.csv", &b, err);
+    jl_status st = jl__report_write_buf(r, "data/fit-curves.csv", &b, err);
     return st;
 }
 
-jl_status rp_model_write_documents(rp_report *r, jl_error **err)
+jl_status jl__report_model_write_documents(jl__report_report *r, jl_error **err)
 {
     jl_status st = JL_OK;
     if (r->fits) {
         jl_model_options mo;
         jl_model_options_default(&mo);
-        st = rp_write_json_with_errors(r, "data/fit.json",
+        st = jl__report_write_json_with_errors(r, "data/fit.json",
                                jl_fit_document(r->fits, r->n_fits, &mo,
                                                JL_FIT_DEFAULT_GRID, NULL, NULL, r->fit_groups),
                                err);
@@ -212,20 +212,20 @@ jl_status rp_model_write_documents(rp_report *r, jl_error **err)
             st = write_curves_csv(r, err);
         if (st)
             return st;
-        rp_add_data(r, "data/fit.json",
+        jl__report_add_data(r, "data/fit.json",
                     "joules.fit/1: the batch-size model of every group (parameters with 95% "
                     "intervals, residuals per run, curves with their band, the batch ceiling)",
                     "joules fit --json PATH...");
-        rp_add_data(r, "data/fit-curves.csv",
+        jl__report_add_data(r, "data/fit-curves.csv",
                     "the fitted curves the model figures draw: one row per (group, batch), "
                     "energy per token, power, throughput with the band's bounds",
                     NULL);
     }
     if (r->diag) {
-        st = rp_write_json_with_errors(r, "data/diagnose.json", jl_diagnosis_to_json(r->diag), err);
+        st = jl__report_write_json_with_errors(r, "data/diagnose.json", jl_diagnosis_to_json(r->diag), err);
         if (st)
             return st;
-        rp_add_data(r, "data/diagnose.json",
+        jl__report_add_data(r, "data/diagnose.json",
                     "joules.diagnose/1: per run utilisation, static energy, the binding batch "
                     "limit with evidence, and the model's predicted changes",
                     "joules diagnose --json PATH...");
@@ -235,7 +235,7 @@ jl_status rp_model_write_documents(rp_report *r, jl_error **err)
 
 /* ---- the figure ------------------------------------------------------------------ */
 
-static char *fig_id(const rp_group *g, const jl_group_key *k)
+static char *fig_id(const jl__report_group *g, const jl_group_key *k)
 {
     char *id = jl_asprintf("fit-%s-%s-x%ld-%s", g->slug, k->gpu_model ? k->gpu_model : "gpu",
                            k->num_gpus, k->precision ? k->precision : "na");
@@ -299,7 +299,7 @@ static void plot_panel(jl_strbuf *gp, const char *id, int col, const char *clamp
                        int physical_col, int with_titles, const char *band_title, int interp,
                        size_t n_beyond)
 {
-    const char *blue = rp_palette[0], *orange = rp_palette[1];
+    const char *blue = jl__report_palette[0], *orange = jl__report_palette[1];
     int first = 1;
 #define SEP (first ? (first = 0, "plot ") : ", \\\n     ")
     if (band) {
@@ -308,7 +308,7 @@ static void plot_panel(jl_strbuf *gp, const char *id, int col, const char *clamp
                          SEP, id, clamp, col + 1, clamp, col + 2);
         if (with_titles) {
             jl_strbuf_puts(gp, " title ");
-            rp_gp_str(gp, band_title);
+            jl__report_gp_str(gp, band_title);
         }
     }
     jl_strbuf_printf(gp, "%s\"%s.dat\" index 1 using 1:(inr($12) ? %s($%d) : NaN) with lines lw 2.6 lc rgb \"%s\"",
@@ -343,16 +343,16 @@ static void plot_panel(jl_strbuf *gp, const char *id, int col, const char *clamp
 #undef SEP
 }
 
-static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
+static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
 {
     const jl_group_fit *fit = r->fits[fi];
     long gi = r->fit_group_of[fi];
     if (gi < 0 || fit->method == JL_FIT_NONE || !fit->n_points)
         return JL_OK;
-    rp_group *g = &r->groups[gi];
+    jl__report_group *g = &r->groups[gi];
     const jl_group_key *k = &fit->key;
     char *id = fig_id(g, k);
-    rp_figure *f = id ? rp_add_figure(r, RP_FIG_MODEL, gi, id) : NULL;
+    jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_MODEL, gi, id) : NULL;
     free(id);
     if (!f)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
@@ -380,10 +380,10 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
     for (size_t i = 0; i < fit->n_points; i++) {
         const jl_fit_point *p = &fit->points[i];
         jl_strbuf_printf(&dat, "%ld", p->max_batch_size);
-        rp_dat_num(&dat, p->batch);
-        rp_dat_num(&dat, p->energy_per_token_j);
-        rp_dat_num(&dat, p->power_w);
-        rp_dat_num(&dat, p->throughput_tok_s);
+        jl__report_dat_num(&dat, p->batch);
+        jl__report_dat_num(&dat, p->energy_per_token_j);
+        jl__report_dat_num(&dat, p->power_w);
+        jl__report_dat_num(&dat, p->throughput_tok_s);
         jl_strbuf_printf(&dat, " \"%s:%s\"\n", p->run->file ? p->run->file : "?",
                          p->run->run ? p->run->run : "?");
         widen(&re, p->energy_per_token_j);
@@ -425,16 +425,16 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
             if (!rows++ && seg)
                 jl_strbuf_puts(&dat, "\n");
         jl_strbuf_printf(&dat, "%.10g", p.batch);
-        rp_dat_num(&dat, p.energy_per_token_j.value);
-        rp_dat_num(&dat, p.energy_per_token_j.lo);
-        rp_dat_num(&dat, p.energy_per_token_j.hi);
-        rp_dat_num(&dat, p.power_w.value);
-        rp_dat_num(&dat, p.power_w.lo);
-        rp_dat_num(&dat, p.power_w.hi);
-        rp_dat_num(&dat, p.throughput_tok_s.value);
-        rp_dat_num(&dat, p.throughput_tok_s.lo);
-        rp_dat_num(&dat, p.throughput_tok_s.hi);
-        rp_dat_num(&dat, physical ? p.model_energy_per_token_j.value : NAN);
+        jl__report_dat_num(&dat, p.energy_per_token_j.value);
+        jl__report_dat_num(&dat, p.energy_per_token_j.lo);
+        jl__report_dat_num(&dat, p.energy_per_token_j.hi);
+        jl__report_dat_num(&dat, p.power_w.value);
+        jl__report_dat_num(&dat, p.power_w.lo);
+        jl__report_dat_num(&dat, p.power_w.hi);
+        jl__report_dat_num(&dat, p.throughput_tok_s.value);
+        jl__report_dat_num(&dat, p.throughput_tok_s.lo);
+        jl__report_dat_num(&dat, p.throughput_tok_s.hi);
+        jl__report_dat_num(&dat, physical ? p.model_energy_per_token_j.value : NAN);
         jl_strbuf_printf(&dat, " %d\n", seg);
         widen(&re, p.energy_per_token_j.value);
         widen(&rt, p.throughput_tok_s.value);
@@ -475,7 +475,7 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
             ? jl_strdup("95% CI of the mean (param. + corr.)")
             : jl_strdup("95% CI of the mean (param.)");
 
-    rp_gp_header_sized(&gp, f->id, f->title,
+    jl__report_gp_header_sized(&gp, f->id, f->title,
                        "Energy per token (left), power and throughput (right) against the achieved "
                        "batch: measured runs, the fitted model with its 95% band, the batch ceiling.",
                        1000, 460, 7.0 * 0.46, 3.0);
@@ -530,7 +530,7 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
     }
     if (r2[0]) {
         jl_strbuf_puts(&gp, "if (!narrow) set label 2 ");
-        rp_gp_str(&gp, r2);
+        jl__report_gp_str(&gp, r2);
         jl_strbuf_puts(&gp, " at graph 0.02, graph 0.03 left font lblfont textcolor rgb \"#555555\"\n");
     }
     if (!has_band) {
@@ -538,7 +538,7 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
                          : jl_asprintf("no band: %s",
                                        fit->ci_note ? fit->ci_note : "no interval available");
         jl_strbuf_puts(&gp, "set label 3 ");
-        rp_gp_str(&gp, t ? t : "no band");
+        jl__report_gp_str(&gp, t ? t : "no band");
         jl_strbuf_puts(&gp, " at graph 0.02, graph 0.09 left font lblfont textcolor rgb \"#9a5b00\"\n");
         free(t);
     }
@@ -622,17 +622,17 @@ static jl_status fig_fit(rp_report *r, size_t fi, jl_error **err)
                         "data/fit-curves.csv");
     free(gkey);
     free(band_title);
-    jl_status st = rp_write_fig_files(r, f, &dat, &gp, err);
+    jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);
     jl_strbuf_free(&dat);
     jl_strbuf_free(&gp);
     return st;
 }
 
-jl_status rp_model_figures(rp_report *r, jl_error **err)
+jl_status jl__report_model_figures(jl__report_report *r, jl_error **err)
 {
     jl_status st = JL_OK;
     for (size_t i = 0; r->fits && i < r->n_fits && !st; i++) {
-        rp_progress(r, "model figures", i, r->n_fits, NULL);
+        jl__report_progress(r, "model figures", i, r->n_fits, NULL);
         st = fig_fit(r, i, err);
     }
     return st;

@@ -27,7 +27,7 @@ static int is_dir(const char *p)
     return p && *p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-static const char *templates_dir(const rp_report *r)
+static const char *templates_dir(const jl__report_report *r)
 {
     if (r->opt.templates_dir)
         return r->opt.templates_dir;
@@ -70,17 +70,17 @@ static char *replace_all(const char *text, const char *key, const char *val)
     return jl_strbuf_take(&b);
 }
 
-jl_status rp_notebooks_write(rp_report *r, jl_error **err)
+jl_status jl__report_notebooks_write(jl__report_report *r, jl_error **err)
 {
     const char *dir = templates_dir(r);
     if (!dir || !is_dir(dir)) {
-        rp_note(r, "notebook templates not found (set JOULES_NOTEBOOKS_DIR or --templates): "
+        jl__report_note(r, "notebook templates not found (set JOULES_NOTEBOOKS_DIR or --templates): "
                    "notebooks-export/ is empty");
         return JL_OK;
     }
     DIR *d = opendir(dir);
     if (!d) {
-        rp_note(r, "notebook templates in %s cannot be read: notebooks-export/ is empty", dir);
+        jl__report_note(r, "notebook templates in %s cannot be read: notebooks-export/ is empty", dir);
         return JL_OK;
     }
     char **names = NULL;
@@ -104,9 +104,9 @@ jl_status rp_notebooks_write(rp_report *r, jl_error **err)
     size_t copied = 0;
     for (size_t i = 0; i < n; i++) {
         char *src = jl_asprintf("%s/%s", dir, names[i]);
-        char *text = src ? rp_read_file(src) : NULL;
+        char *text = src ? jl__report_read_file(src) : NULL;
         if (!text) {
-            rp_note(r, "notebook template %s cannot be read: skipped", src ? src : names[i]);
+            jl__report_note(r, "notebook template %s cannot be read: skipped", src ? src : names[i]);
             free(src);
             continue;
         }
@@ -115,7 +115,7 @@ jl_status rp_notebooks_write(rp_report *r, jl_error **err)
             json_error_t je;
             json_t *nb = json_loads(text, 0, &je);
             if (!nb) {
-                rp_note(r, "notebook template %s is not valid JSON (line %d: %s): skipped", names[i],
+                jl__report_note(r, "notebook template %s is not valid JSON (line %d: %s): skipped", names[i],
                         je.line, je.text);
                 free(text);
                 free(src);
@@ -127,7 +127,7 @@ jl_status rp_notebooks_write(rp_report *r, jl_error **err)
         char *rel = jl_asprintf("notebooks-export/%s", names[i]);
         if (!out || !rel)
             st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-        else if (!(st = rp_write_text(r, rel, out, err)))
+        else if (!(st = jl__report_write_text(r, rel, out, err)))
             copied++;
         free(out);
         free(rel);
@@ -140,6 +140,6 @@ jl_status rp_notebooks_write(rp_report *r, jl_error **err)
         free(names[i]);
     free(names);
     if (!st && !copied)
-        rp_note(r, "no notebook templates in %s: notebooks-export/ is empty", dir);
+        jl__report_note(r, "no notebook templates in %s: notebooks-export/ is empty", dir);
     return st;
 }

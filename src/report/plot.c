@@ -14,11 +14,11 @@
 #include "report/plot.h"
 
 /* Okabe–Ito: distinguishable for colour-blind readers, prints well. */
-const char *const rp_palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+const char *const jl__report_palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                       "#E69F00", "#56B4E9", "#999999", "#000000"};
 
 /* A string for a gnuplot script: double-quoted, \ and " escaped, no newlines. */
-void rp_gp_str(jl_strbuf *b, const char *s)
+void jl__report_gp_str(jl_strbuf *b, const char *s)
 {
     jl_strbuf_puts(b, "\"");
     for (; s && *s; s++) {
@@ -33,7 +33,7 @@ void rp_gp_str(jl_strbuf *b, const char *s)
 }
 
 /* A string column in a .dat file: double-quoted, quotes replaced. */
-void rp_dat_str(jl_strbuf *b, const char *s)
+void jl__report_dat_str(jl_strbuf *b, const char *s)
 {
     jl_strbuf_puts(b, "\"");
     for (; s && *s; s++)
@@ -41,7 +41,7 @@ void rp_dat_str(jl_strbuf *b, const char *s)
     jl_strbuf_puts(b, "\"");
 }
 
-void rp_dat_num(jl_strbuf *b, double v)
+void jl__report_dat_num(jl_strbuf *b, double v)
 {
     if (isfinite(v))
         jl_strbuf_printf(b, " %.10g", v);
@@ -49,14 +49,14 @@ void rp_dat_num(jl_strbuf *b, double v)
         jl_strbuf_puts(b, " NaN");
 }
 
-void rp_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what,
+void jl__report_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what,
                       int wide)
 {
     int w = wide ? 1000 : 900, h = wide ? 460 : 520;
-    rp_gp_header_sized(b, id, title, what, w, h, 7.0 * h / w, wide ? 2.9 : 2.5);
+    jl__report_gp_header_sized(b, id, title, what, w, h, 7.0 * h / w, wide ? 2.9 : 2.5);
 }
 
-void rp_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what, int w,
+void jl__report_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what, int w,
                         int h, double pdf_h_in, double pdf1_h_in)
 {
     /* The title is the page's (and this comment's): none is drawn, so
@@ -96,7 +96,7 @@ void rp_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const c
                      w, h, w * 3 / 2, h * 3 / 2, pdf_h_in, pdf1_h_in);
 }
 
-jl_status rp_write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strbuf *gp,
+jl_status jl__report_write_fig_files(jl__report_report *r, jl__report_figure *f, jl_strbuf *dat, jl_strbuf *gp,
                                  jl_error **err)
 {
     /* the SVG's pixel size, for the page's <img width height> (a lazy image
@@ -107,19 +107,19 @@ jl_status rp_write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strb
     char *rel = jl_asprintf("figures/%s.dat", f->id);
     if (!rel)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    jl_status st = rp_write_buf(r, rel, dat, err);
+    jl_status st = jl__report_write_buf(r, rel, dat, err);
     free(rel);
     if (st)
         return st;
     rel = jl_asprintf("figures/%s.gp", f->id);
     if (!rel)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    st = rp_write_buf(r, rel, gp, err);
+    st = jl__report_write_buf(r, rel, gp, err);
     free(rel);
     return st;
 }
 
-const char *rp_gpu_label(const char *s)
+const char *jl__report_gpu_label(const char *s)
 {
     return s ? s : "?";
 }
@@ -127,7 +127,7 @@ const char *rp_gpu_label(const char *s)
 /* Batch-size ticks on a log2 axis: every batch measured gets a tick, but
  * only those at least ~1/8 of the axis (and 0.75 octave) from the last
  * labelled one get a label ("2048" and "3072" side by side collide). */
-void rp_batch_xtics(jl_strbuf *gp, const long *b, size_t n)
+void jl__report_batch_xtics(jl_strbuf *gp, const long *b, size_t n)
 {
     long lo = 0, hi = 0;
     for (size_t i = 0; i < n; i++)
@@ -158,7 +158,7 @@ void rp_batch_xtics(jl_strbuf *gp, const long *b, size_t n)
     jl_strbuf_puts(gp, ")\n");
 }
 
-int rp_wide_range(const double *v, size_t n, double ratio)
+int jl__report_wide_range(const double *v, size_t n, double ratio)
 {
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < n; i++)
@@ -181,10 +181,10 @@ int rp_wide_range(const double *v, size_t n, double ratio)
 /* Two placements per figure: for the wide outputs (SVG, PNG, 7 in PDF)
  * and for the 3.3 in PDF, where text takes twice the share of the plot;
  * the .dat has both sets of label columns and the script picks by fmt. */
-static const double rp_char_w[2] = {0.0105, 0.023}, rp_char_h[2] = {0.045, 0.075};
+static const double jl__report_char_w[2] = {0.0105, 0.023}, jl__report_char_h[2] = {0.045, 0.075};
 #define RP_MARK 0.009    /* half a marker */
 
-double rp_place_norm(double v, double lo, double hi, int logs)
+double jl__report_place_norm(double v, double lo, double hi, int logs)
 {
     if (logs)
         return v > 0 && lo > 0 && hi > lo ? (log(v) - log(lo)) / (log(hi) - log(lo)) : 0.5;
@@ -217,11 +217,11 @@ static void place_range(const double *v, size_t n, int logs, double margin_lo, d
     }
 }
 
-int rp_place_push(rp_placer *p, rp_box bx)
+int jl__report_place_push(jl__report_placer *p, jl__report_box bx)
 {
     if (p->n == p->cap) {
         size_t nc = p->cap ? p->cap * 2 : 64;
-        rp_box *nb = realloc(p->boxes, nc * sizeof *nb);
+        jl__report_box *nb = realloc(p->boxes, nc * sizeof *nb);
         if (!nb)
             return 0;
         p->boxes = nb;
@@ -231,18 +231,18 @@ int rp_place_push(rp_placer *p, rp_box bx)
     return 1;
 }
 
-static void place_marker(rp_placer *p, double x, double y)
+static void place_marker(jl__report_placer *p, double x, double y)
 {
-    double nx = rp_place_norm(x, p->xlo, p->xhi, p->logx), ny = rp_place_norm(y, p->ylo, p->yhi, p->logy);
-    rp_place_push(p, (rp_box){nx - RP_MARK, ny - RP_MARK * 1.6, nx + RP_MARK, ny + RP_MARK * 1.6});
+    double nx = jl__report_place_norm(x, p->xlo, p->xhi, p->logx), ny = jl__report_place_norm(y, p->ylo, p->yhi, p->logy);
+    jl__report_place_push(p, (jl__report_box){nx - RP_MARK, ny - RP_MARK * 1.6, nx + RP_MARK, ny + RP_MARK * 1.6});
 }
 
 /* The box of a w x h label at position pos (0 right-above, 1 right-below,
  * 2 left-above, 3 left-below) of the point (nx, ny), in plot units. */
-static rp_box label_box(double nx, double ny, double w, double h, int pos)
+static jl__report_box label_box(double nx, double ny, double w, double h, int pos)
 {
     const double gx = 0.012, gy = 0.012;
-    rp_box bx;
+    jl__report_box bx;
     bx.x0 = pos < 2 ? nx + gx : nx - gx - w;
     bx.x1 = bx.x0 + w;
     bx.y0 = pos % 2 == 0 ? ny + gy : ny - gy - h;
@@ -250,19 +250,19 @@ static rp_box label_box(double nx, double ny, double w, double h, int pos)
     return bx;
 }
 
-static int box_inside(rp_box bx)
+static int box_inside(jl__report_box bx)
 {
     return !(bx.x0 < -0.02 || bx.x1 > 1.04 || bx.y0 < -0.02 || bx.y1 > 1.04);
 }
 
 /* Where a label of nchars goes: 0 right-above, 1 right-below, 2 left-above,
  * 3 left-below, -1 nowhere. */
-int rp_place_label(rp_placer *p, double x, double y, size_t nchars)
+int jl__report_place_label(jl__report_placer *p, double x, double y, size_t nchars)
 {
-    double nx = rp_place_norm(x, p->xlo, p->xhi, p->logx), ny = rp_place_norm(y, p->ylo, p->yhi, p->logy);
+    double nx = jl__report_place_norm(x, p->xlo, p->xhi, p->logx), ny = jl__report_place_norm(y, p->ylo, p->yhi, p->logy);
     double w = (double)nchars * p->cw, h = p->ch;
     for (int pos = 0; pos < 4; pos++) {
-        rp_box bx = label_box(nx, ny, w, h, pos);
+        jl__report_box bx = label_box(nx, ny, w, h, pos);
         if (!box_inside(bx))
             continue;
         int clash = 0;
@@ -270,7 +270,7 @@ int rp_place_label(rp_placer *p, double x, double y, size_t nchars)
             clash = bx.x0 < p->boxes[i].x1 && p->boxes[i].x0 < bx.x1 && bx.y0 < p->boxes[i].y1 &&
                     p->boxes[i].y0 < bx.y1;
         if (!clash) {
-            rp_place_push(p, bx);
+            jl__report_place_push(p, bx);
             return pos;
         }
     }
@@ -280,16 +280,16 @@ int rp_place_label(rp_placer *p, double x, double y, size_t nchars)
 /* As place_label, for a label that must be shown (the overview's model
  * names: an unlabelled point there names nothing): when every position
  * clashes, the one overlapping least (inside the plot where possible). */
-int rp_place_label_always(rp_placer *p, double x, double y, size_t nchars)
+int jl__report_place_label_always(jl__report_placer *p, double x, double y, size_t nchars)
 {
-    int pos = rp_place_label(p, x, y, nchars);
+    int pos = jl__report_place_label(p, x, y, nchars);
     if (pos >= 0)
         return pos;
-    double nx = rp_place_norm(x, p->xlo, p->xhi, p->logx), ny = rp_place_norm(y, p->ylo, p->yhi, p->logy);
+    double nx = jl__report_place_norm(x, p->xlo, p->xhi, p->logx), ny = jl__report_place_norm(y, p->ylo, p->yhi, p->logy);
     double w = (double)nchars * p->cw, h = p->ch, best_cost = INFINITY;
-    rp_box best = {0, 0, 0, 0};
+    jl__report_box best = {0, 0, 0, 0};
     for (int k = 0; k < 4; k++) {
-        rp_box bx = label_box(nx, ny, w, h, k);
+        jl__report_box bx = label_box(nx, ny, w, h, k);
         /* outside the plot costs more than any overlap inside it */
         double cost = box_inside(bx) ? 0 : 1e6;
         for (size_t i = 0; i < p->n; i++) {
@@ -304,14 +304,14 @@ int rp_place_label_always(rp_placer *p, double x, double y, size_t nchars)
             pos = k;
         }
     }
-    rp_place_push(p, best);
+    jl__report_place_push(p, best);
     return pos;
 }
 
 /* gnuplot: four label layers, one per position: columns lc..lc+3 of the
  * .dat hold the text at that position ("" elsewhere), lc = col for the wide
- * outputs and col + 4 for the 3.3 in PDF (rp_label_columns() sets lc). */
-void rp_plot_label_layers(jl_strbuf *gp, const char *src, const char *colour)
+ * outputs and col + 4 for the 3.3 in PDF (jl__report_label_columns() sets lc). */
+void jl__report_plot_label_layers(jl_strbuf *gp, const char *src, const char *colour)
 {
     static const char *const where[] = {"left offset char 0.5,0.55", "left offset char 0.5,-0.55",
                                         "right offset char -0.5,0.55", "right offset char -0.5,-0.55"};
@@ -320,31 +320,31 @@ void rp_plot_label_layers(jl_strbuf *gp, const char *src, const char *colour)
                          src, k, where[k], colour);
 }
 
-void rp_label_columns(jl_strbuf *gp, int col)
+void jl__report_label_columns(jl_strbuf *gp, int col)
 {
     jl_strbuf_printf(gp, "# point labels: columns %d-%d (wide outputs) or %d-%d (3.3 in PDF)\n"
                          "lc = (fmt eq \"pdf1\") ? %d : %d\n",
                      col, col + 3, col + 4, col + 7, col + 4, col);
 }
 
-void rp_dat_labels(jl_strbuf *dat, const int *pos, const char *text)
+void jl__report_dat_labels(jl_strbuf *dat, const int *pos, const char *text)
 {
     for (int w = 0; w < 2; w++)
         for (int k = 0; k < 4; k++) {
             jl_strbuf_puts(dat, " ");
-            rp_dat_str(dat, k == pos[w] ? text : "");
+            jl__report_dat_str(dat, k == pos[w] ? text : "");
         }
 }
 
-void rp_placers_init(rp_placer *pl, int logx, int logy, const double *xs, const double *ys,
+void jl__report_placers_init(jl__report_placer *pl, int logx, int logy, const double *xs, const double *ys,
                          size_t n, double mx0, double mx1, double my0, double my1)
 {
     for (int w = 0; w < 2; w++) {
         memset(&pl[w], 0, sizeof pl[w]);
         pl[w].logx = logx;
         pl[w].logy = logy;
-        pl[w].cw = rp_char_w[w];
-        pl[w].ch = rp_char_h[w];
+        pl[w].cw = jl__report_char_w[w];
+        pl[w].ch = jl__report_char_h[w];
         place_range(xs, n, logx, mx0, mx1, &pl[w].xlo, &pl[w].xhi);
         place_range(ys, n, logy, my0, my1, &pl[w].ylo, &pl[w].yhi);
         for (size_t i = 0; i < n; i++)
@@ -354,7 +354,7 @@ void rp_placers_init(rp_placer *pl, int logx, int logy, const double *xs, const 
 
 /* Explicit ticks for a log axis over [lo, hi]: the first of 1; 1-2-5;
  * 1-2-3-5-7; 1..9 (x 10^k) giving at least four inside. */
-void rp_log_tics(jl_strbuf *gp, const char *axis, double lo, double hi)
+void jl__report_log_tics(jl_strbuf *gp, const char *axis, double lo, double hi)
 {
     static const double sets[4][10] = {{1}, {1, 2, 5}, {1, 2, 3, 5, 7}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
     static const int ns[4] = {1, 3, 5, 9};
@@ -414,4 +414,4 @@ void rp_log_tics(jl_strbuf *gp, const char *axis, double lo, double hi)
     }
 }
 
-const int rp_point_types[RP_N_POINT_TYPES] = {7, 5, 9, 11, 13, 15};
+const int jl__report_point_types[RP_N_POINT_TYPES] = {7, 5, 9, 11, 13, 15};

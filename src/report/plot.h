@@ -6,68 +6,68 @@
 
 #include "report/report_internal.h"
 
-extern const char *const rp_palette[]; /* Okabe–Ito, RP_N_PALETTE colours */
+extern const char *const jl__report_palette[]; /* Okabe–Ito, RP_N_PALETTE colours */
 #define RP_N_PALETTE 8
-/* Point types after the palette wraps (curve c: rp_point_types[(c /
+/* Point types after the palette wraps (curve c: jl__report_point_types[(c /
  * RP_N_PALETTE) % RP_N_POINT_TYPES]). */
 #define RP_N_POINT_TYPES 6
-extern const int rp_point_types[RP_N_POINT_TYPES];
+extern const int jl__report_point_types[RP_N_POINT_TYPES];
 
 /* A string for a gnuplot script: double-quoted, \ and " escaped, no newlines. */
-void rp_gp_str(jl_strbuf *b, const char *s);
+void jl__report_gp_str(jl_strbuf *b, const char *s);
 /* A string column in a .dat file: double-quoted, quotes replaced. */
-void rp_dat_str(jl_strbuf *b, const char *s);
+void jl__report_dat_str(jl_strbuf *b, const char *s);
 /* A number column in a .dat file (" NaN" when missing). */
-void rp_dat_num(jl_strbuf *b, double v);
+void jl__report_dat_num(jl_strbuf *b, double v);
 /* The script's head: comments (title, what it shows, how to redraw), the
  * terminal of each format (`fmt`: svg, png, pdf, pdf1), `out`, `narrow`,
  * `lblfont` and the common style. wide: 1000 x 460 px, else 900 x 520. */
-void rp_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what, int wide);
+void jl__report_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what, int wide);
 /* The same with sizes: SVG w x h pixels (PNG 1.5x), PDF 7 in x pdf_h_in and
  * 3.3 in x pdf1_h_in. */
-void rp_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what, int w,
+void jl__report_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what, int w,
                         int h, double pdf_h_in, double pdf1_h_in);
 /* figures/ID.dat and figures/ID.gp of f; notes the SVG's pixel size. */
-jl_status rp_write_fig_files(rp_report *r, rp_figure *f, jl_strbuf *dat, jl_strbuf *gp,
+jl_status jl__report_write_fig_files(jl__report_report *r, jl__report_figure *f, jl_strbuf *dat, jl_strbuf *gp,
                              jl_error **err);
 /* A GPU model for a label: "?" when unknown. */
-const char *rp_gpu_label(const char *s);
+const char *jl__report_gpu_label(const char *s);
 
 /* Ticks: batch sizes on a log2 axis (each measured batch a tick, labels
  * spaced so they do not collide); a log axis over [lo, hi] (1, 1-2-5,
  * 1-2-3-5-7 or 1..9 per decade, the first giving four or more). */
-void rp_batch_xtics(jl_strbuf *gp, const long *b, size_t n);
-void rp_log_tics(jl_strbuf *gp, const char *axis, double lo, double hi);
+void jl__report_batch_xtics(jl_strbuf *gp, const long *b, size_t n);
+void jl__report_log_tics(jl_strbuf *gp, const char *axis, double lo, double hi);
 /* 1 when the positive finite values of v span more than ratio. */
-int rp_wide_range(const double *v, size_t n, double ratio);
+int jl__report_wide_range(const double *v, size_t n, double ratio);
 
 /* Point labels that do not collide: placed greedily in axis-normalised
  * coordinates, one placer for the wide outputs and one for the 3.3 in PDF
  * (plot.c says how). */
-typedef struct rp_box { double x0, y0, x1, y1; } rp_box;
-typedef struct rp_placer {
+typedef struct jl__report_box { double x0, y0, x1, y1; } jl__report_box;
+typedef struct jl__report_placer {
     double xlo, xhi, ylo, yhi;
     int logx, logy;
     double cw, ch; /* one character and one line, shares of the plot's width and height */
-    rp_box *boxes;
+    jl__report_box *boxes;
     size_t n, cap;
-} rp_placer;
+} jl__report_placer;
 
 /* pl[0] (wide) and pl[1] (3.3 in PDF) over the points (xs, ys) with the
  * given margins, every point's marker taken. */
-void rp_placers_init(rp_placer *pl, int logx, int logy, const double *xs, const double *ys,
+void jl__report_placers_init(jl__report_placer *pl, int logx, int logy, const double *xs, const double *ys,
                      size_t n, double mx0, double mx1, double my0, double my1);
-double rp_place_norm(double v, double lo, double hi, int logs);
-int rp_place_push(rp_placer *p, rp_box bx);
+double jl__report_place_norm(double v, double lo, double hi, int logs);
+int jl__report_place_push(jl__report_placer *p, jl__report_box bx);
 /* Where a label of nchars goes: 0 right-above, 1 right-below, 2 left-above,
  * 3 left-below, -1 nowhere; _always: the least overlapping place instead of
  * -1. */
-int rp_place_label(rp_placer *p, double x, double y, size_t nchars);
-int rp_place_label_always(rp_placer *p, double x, double y, size_t nchars);
+int jl__report_place_label(jl__report_placer *p, double x, double y, size_t nchars);
+int jl__report_place_label_always(jl__report_placer *p, double x, double y, size_t nchars);
 /* The label columns of a .dat row (both placements), the script's choice
  * of them, and the four label layers of a plot command. */
-void rp_dat_labels(jl_strbuf *dat, const int *pos, const char *text);
-void rp_label_columns(jl_strbuf *gp, int col);
-void rp_plot_label_layers(jl_strbuf *gp, const char *src, const char *colour);
+void jl__report_dat_labels(jl_strbuf *dat, const int *pos, const char *text);
+void jl__report_label_columns(jl_strbuf *gp, int col);
+void jl__report_plot_label_layers(jl_strbuf *gp, const char *src, const char *colour);
 
 #endif

@@ -29,17 +29,17 @@
 
 /* A running gnuplot: its pid, the pipe carrying its stdout and stderr, the
  * pipe telling an exec failure, and the figures it draws. */
-typedef struct rp_job {
+typedef struct jl__report_job {
     pid_t pid;
     int out_fd, err_fd;
     size_t *figs;
     size_t n;
     char msg[2048];
     size_t len;
-} rp_job;
+} jl__report_job;
 
 /* Start argv in cwd, output into a pipe. Returns 0, or -1 (nothing started). */
-static int spawn(const char *cwd, char *const argv[], rp_job *j)
+static int spawn(const char *cwd, char *const argv[], jl__report_job *j)
 {
     int outp[2], errp[2];
     if (pipe(outp) != 0)
@@ -99,7 +99,7 @@ static int spawn(const char *cwd, char *const argv[], rp_job *j)
 }
 
 /* Read what is there; returns 1 at end of file. */
-static int drain(rp_job *j)
+static int drain(jl__report_job *j)
 {
     char buf[4096];
     ssize_t k = read(j->out_fd, buf, sizeof buf);
@@ -119,7 +119,7 @@ static int drain(rp_job *j)
 /* After end of file: reap. Returns the exit status (0..255), 127 when the
  * program could not be started (*not_found set when it does not exist, msg
  * the reason), -1 when killed. */
-static int reap(rp_job *j, int *not_found)
+static int reap(jl__report_job *j, int *not_found)
 {
     close(j->out_fd);
     int e = 0;
@@ -143,7 +143,7 @@ static int reap(rp_job *j, int *not_found)
 /* Run argv to the end (gnuplot --version). */
 static int run_one(const char *cwd, char *const argv[], char *out, size_t cap, int *not_found)
 {
-    rp_job j;
+    jl__report_job j;
     memset(&j, 0, sizeof j);
     *not_found = 0;
     if (spawn(cwd, argv, &j) != 0) {
@@ -183,14 +183,14 @@ static double now_s(void)
     return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-static int rp_online_cpus(void)
+static int jl__report_online_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 }
 
-typedef struct rp_render {
-    rp_report *r;
+typedef struct jl__report_render {
+    jl__report_report *r;
     const char *gnuplot;
     char *figdir;
     const char *fmt[RP_N_OUTPUTS], *ext[RP_N_OUTPUTS];
@@ -198,16 +198,16 @@ typedef struct rp_render {
     size_t *queue; /* figure indices; single-figure retries are appended */
     size_t q_head, q_len, q_cap;
     size_t done, todo;
-} rp_render;
+} jl__report_render;
 
-static char *part_path(const rp_render *R, const rp_figure *f, size_t k, int abs)
+static char *part_path(const jl__report_render *R, const jl__report_figure *f, size_t k, int abs)
 {
     return abs ? jl_asprintf("%s/%s.%s.part", R->figdir, f->id, R->ext[k])
                : jl_asprintf("%s.%s.part", f->id, R->ext[k]);
 }
 
 /* Start gnuplot on figures figs[0..n). */
-static int start_job(rp_render *R, rp_job *j, size_t *figs, size_t n)
+static int start_job(jl__report_render *R, jl__report_job *j, size_t *figs, size_t n)
 {
     size_t na = 2 + n * R->n_out * 3;
     char **argv = jl_calloc_array(na, sizeof *argv);
@@ -217,7 +217,7 @@ static int start_job(rp_render *R, rp_job *j, size_t *figs, size_t n)
     if (ok)
         argv[a++] = (char *)R->gnuplot;
     for (size_t i = 0; ok && i < n; i++) {
-        rp_figure *f = &R->r->figs[figs[i]];
+        jl__report_figure *f = &R->r->figs[figs[i]];
         for (size_t k = 0; ok && k < R->n_out; k++) {
             char *part = part_path(R, f, k, 0);
             char *e = part ? jl_asprintf("fmt='%s'; out='%s'", R->fmt[k], part) : NULL;
@@ -255,7 +255,7 @@ static int start_job(rp_render *R, rp_job *j, size_t *figs, size_t n)
     return rc;
 }
 
-static int outputs_complete(const rp_render *R, const rp_figure *f)
+static int outputs_complete(const jl__report_render *R, const jl__report_figure *f)
 {
     for (size_t k = 0; k < R->n_out; k++) {
         char *p = part_path(R, f, k, 1);
@@ -268,7 +268,7 @@ static int outputs_complete(const rp_render *R, const rp_figure *f)
     return 1;
 }
 
-static void remove_parts(const rp_render *R, const rp_figure *f)
+static void remove_parts(const jl__report_render *R, const jl__report_figure *f)
 {
     for (size_t k = 0; k < R->n_out; k++) {
         char *p = part_path(R, f, k, 1);
@@ -279,7 +279,7 @@ static void remove_parts(const rp_render *R, const rp_figure *f)
 }
 
 /* Rename a figure's outputs into place; 1 when all made it. */
-static int commit_outputs(const rp_render *R, rp_figure *f)
+static int commit_outputs(const jl__report_render *R, jl__report_figure *f)
 {
     int ok = 1;
     for (size_t k = 0; ok && k < R->n_out; k++) {
@@ -292,7 +292,7 @@ static int commit_outputs(const rp_render *R, rp_figure *f)
     return ok;
 }
 
-static void queue_push(rp_render *R, size_t fig)
+static void queue_push(jl__report_render *R, size_t fig)
 {
     if (R->q_len == R->q_cap) {
         size_t nc = R->q_cap ? R->q_cap * 2 : 64;
@@ -307,9 +307,9 @@ static void queue_push(rp_render *R, size_t fig)
 
 /* A job ended: commit its figures, or (a batch that failed) queue them again
  * one by one, or (a single figure that failed) note why. */
-static void finish_job(rp_render *R, rp_job *j, int rc, int retry_singles)
+static void finish_job(jl__report_render *R, jl__report_job *j, int rc, int retry_singles)
 {
-    rp_report *r = R->r;
+    jl__report_report *r = R->r;
     if (rc != 0 && j->n > 1 && retry_singles) {
         for (size_t i = 0; i < j->n; i++) {
             remove_parts(R, &r->figs[j->figs[i]]);
@@ -318,7 +318,7 @@ static void finish_job(rp_render *R, rp_job *j, int rc, int retry_singles)
         return;
     }
     for (size_t i = 0; i < j->n; i++) {
-        rp_figure *f = &r->figs[j->figs[i]];
+        jl__report_figure *f = &r->figs[j->figs[i]];
         if (rc == 0 && outputs_complete(R, f) && commit_outputs(R, f)) {
             f->drawn = 1;
         } else {
@@ -328,7 +328,7 @@ static void finish_job(rp_render *R, rp_job *j, int rc, int retry_singles)
                 f->note = jl_asprintf("gnuplot failed (exit status %d): %s", rc, msg);
             else
                 f->note = jl_asprintf("gnuplot wrote no complete output: %s", msg);
-            rp_note(r, "figure %s: %s", f->id, f->note ? f->note : "gnuplot failed");
+            jl__report_note(r, "figure %s: %s", f->id, f->note ? f->note : "gnuplot failed");
         }
         remove_parts(R, f);
         R->done++;
@@ -338,14 +338,14 @@ static void finish_job(rp_render *R, rp_job *j, int rc, int retry_singles)
                         j->n ? r->figs[j->figs[j->n - 1]].id : "");
 }
 
-jl_status rp_figures_render(rp_report *r, jl_error **err)
+jl_status jl__report_figures_render(jl__report_report *r, jl_error **err)
 {
     double t0 = now_s();
-    rp_render R;
+    jl__report_render R;
     memset(&R, 0, sizeof R);
     R.r = r;
     R.gnuplot = r->opt.gnuplot ? r->opt.gnuplot : "gnuplot";
-    R.n_out = rp_figure_outputs(r->opt.formats, R.fmt, R.ext, RP_N_OUTPUTS);
+    R.n_out = jl__report_figure_outputs(r->opt.formats, R.fmt, R.ext, RP_N_OUTPUTS);
     R.figdir = jl_asprintf("%s/figures", r->root);
     if (!R.figdir)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
@@ -353,13 +353,13 @@ jl_status rp_figures_render(rp_report *r, jl_error **err)
     int nf = 0;
     if (!*R.gnuplot) {
         r->gnuplot_missing = 1;
-        rp_note(r, "figures not drawn (disabled); their .gp scripts and .dat files are in figures/");
+        jl__report_note(r, "figures not drawn (disabled); their .gp scripts and .dat files are in figures/");
     } else {
         char *argv[] = {(char *)R.gnuplot, "--version", NULL};
         int rc = run_one(R.figdir, argv, out, sizeof out, &nf);
         if (rc != 0) {
             r->gnuplot_missing = 1;
-            rp_note(r, "gnuplot %s (%s): figures skipped; their .gp scripts and .dat files are in "
+            jl__report_note(r, "gnuplot %s (%s): figures skipped; their .gp scripts and .dat files are in "
                        "figures/ (install gnuplot, then run `gnuplot NAME.gp` there)",
                     nf ? "not found" : "does not run", rc == 127 ? out : "exit status");
         } else {
@@ -369,7 +369,7 @@ jl_status rp_figures_render(rp_report *r, jl_error **err)
         }
     }
     for (size_t i = 0; i < r->n_figs; i++) {
-        rp_figure *f = &r->figs[i];
+        jl__report_figure *f = &r->figs[i];
         if (f->note)
             continue;
         if (r->gnuplot_missing) {
@@ -381,7 +381,7 @@ jl_status rp_figures_render(rp_report *r, jl_error **err)
     R.todo = R.q_len;
     /* workers: as asked, else the online CPUs; at most 8 (the children the
      * signal handler can reap) */
-    int workers = r->opt.workers > 0 ? r->opt.workers : rp_online_cpus();
+    int workers = r->opt.workers > 0 ? r->opt.workers : jl__report_online_cpus();
     if (workers > 8)
         workers = 8;
     if ((size_t)workers > R.todo)
@@ -392,7 +392,7 @@ jl_status rp_figures_render(rp_report *r, jl_error **err)
     if (batch > 16)
         batch = 16;
     size_t first_pass = R.q_len;
-    rp_job jobs[8];
+    jl__report_job jobs[8];
     int active[8] = {0};
     size_t n_active = 0;
     int spawn_failed = 0;
@@ -420,10 +420,10 @@ jl_status rp_figures_render(rp_report *r, jl_error **err)
         if (!n_active) {
             /* nothing could be started: the rest are not drawn */
             for (; R.q_head < R.q_len; R.q_head++) {
-                rp_figure *f = &r->figs[R.queue[R.q_head]];
+                jl__report_figure *f = &r->figs[R.queue[R.q_head]];
                 f->note = jl_asprintf("gnuplot could not be started: %s", strerror(errno));
             }
-            rp_note(r, "some figures not drawn: gnuplot could not be started");
+            jl__report_note(r, "some figures not drawn: gnuplot could not be started");
             break;
         }
         struct pollfd pfd[8];
@@ -443,7 +443,7 @@ jl_status rp_figures_render(rp_report *r, jl_error **err)
         for (int k = 0; k < np; k++) {
             if (!pfd[k].revents)
                 continue;
-            rp_job *j = &jobs[map[k]];
+            jl__report_job *j = &jobs[map[k]];
             if (!drain(j))
                 continue;
             int rc = reap(j, &nf);
@@ -455,7 +455,7 @@ jl_status rp_figures_render(rp_report *r, jl_error **err)
         }
     }
     for (size_t i = 0; i < r->n_figs; i++) {
-        rp_figure *f = &r->figs[i];
+        jl__report_figure *f = &r->figs[i];
         if (!f->drawn && !f->note && R.todo)
             f->note = jl_strdup("not drawn (gnuplot could not be run)");
     }

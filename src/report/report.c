@@ -40,10 +40,10 @@ void jl_report_result_clear(jl_report_result *res)
 
 /* ---- the whole report -------------------------------------------------------------- */
 
-static void report_free(rp_report *r)
+static void report_free(jl__report_report *r)
 {
     for (size_t i = 0; i < r->n_groups; i++) {
-        rp_group *g = &r->groups[i];
+        jl__report_group *g = &r->groups[i];
         free(g->runs);
         free(g->slo_text);
         for (size_t k = 0; k < g->n_gpu_models; k++)
@@ -59,7 +59,7 @@ static void report_free(rp_report *r)
     }
     free(r->groups);
     for (size_t i = 0; i < r->n_figs; i++)
-        rp_figure_free(&r->figs[i]);
+        jl__report_figure_free(&r->figs[i]);
     free(r->figs);
     for (size_t i = 0; i < r->n_data; i++) {
         free(r->data[i].path);
@@ -72,7 +72,7 @@ static void report_free(rp_report *r)
     free(r->notes);
     free(r->gnuplot_version);
     json_decref(r->check_doc);
-    rp_model_free(r);
+    jl__report_model_free(r);
     jl_frontier_set_free(r->fs);
     for (int k = 0; k < RP_KIND_COUNT; k++)
         for (int j = 0; j < RP_SET_MAX; j++)
@@ -109,7 +109,7 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
                           const jl_error_list *errors, const jl_report_options *opt,
                           jl_report_result *res, jl_error **err)
 {
-    rp_report r;
+    jl__report_report r;
     memset(&r, 0, sizeof r);
     if (res)
         memset(res, 0, sizeof *res);
@@ -160,50 +160,50 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
         step++;                                                                                \
     } while (0)
     if (!st)
-        st = rp_mkdir(&r, "data", err);
+        st = jl__report_mkdir(&r, "data", err);
     if (!st)
-        st = rp_mkdir(&r, "data/timeseries", err);
+        st = jl__report_mkdir(&r, "data/timeseries", err);
     if (!st)
-        st = rp_mkdir(&r, "figures", err);
+        st = jl__report_mkdir(&r, "figures", err);
     if (!st)
-        st = rp_mkdir(&r, "notebooks-export", err);
+        st = jl__report_mkdir(&r, "notebooks-export", err);
     RP_STEP("frontiers");
     if (!st)
         st = jl_frontier_compute(runs, NULL, &r.fs, err);
     RP_STEP("groups and picks");
     if (!st)
-        st = rp_build_groups(&r, err);
+        st = jl__report_build_groups(&r, err);
     RP_STEP("model fits and diagnosis");
     if (!st)
-        st = rp_model_compute(&r, err);
+        st = jl__report_model_compute(&r, err);
     RP_STEP("data documents");
     if (!st)
-        st = rp_write_documents(&r, err);
+        st = jl__report_write_documents(&r, err);
     if (!st)
-        st = rp_model_write_documents(&r, err);
+        st = jl__report_model_write_documents(&r, err);
     if (!st)
-        st = rp_write_answers_csv(&r, err);
+        st = jl__report_write_answers_csv(&r, err);
     RP_STEP("figure scripts");
     if (!st)
-        st = rp_figures_plan_and_write(&r, err);
+        st = jl__report_figures_plan_and_write(&r, err);
     if (!st)
-        st = rp_model_figures(&r, err);
+        st = jl__report_model_figures(&r, err);
     RP_STEP("drawing");
     if (!st)
-        st = rp_figures_render(&r, err);
+        st = jl__report_figures_render(&r, err);
     RP_STEP("report.json and notebooks");
     if (!st) {
-        json_t *doc = rp_report_document(&r);
-        st = rp_write_json(&r, "data/report.json", doc, err);
+        json_t *doc = jl__report_report_document(&r);
+        st = jl__report_write_json(&r, "data/report.json", doc, err);
         json_decref(doc);
-        rp_add_data(&r, "data/report.json",
+        jl__report_add_data(&r, "data/report.json",
                     "joules.report/1: SLOs, picks, findings and the figures of this report", NULL);
     }
     if (!st)
-        st = rp_notebooks_write(&r, err);
+        st = jl__report_notebooks_write(&r, err);
     RP_STEP("pages");
     if (!st)
-        st = rp_html_write(&r, err);
+        st = jl__report_html_write(&r, err);
     RP_STEP("done");
 #undef RP_STEP
     if (!st) {

@@ -1,5 +1,5 @@
 /* The report kit (kit.c): the state every part of `joules report` shares
- * (rp_report and its groups, figures, data files, notes) and the helpers
+ * (jl__report_report and its groups, figures, data files, notes) and the helpers
  * they all stand on. The files of src/report/ in layers, each calling only
  * the layers below it:
  *
@@ -42,81 +42,81 @@ typedef enum {
     RP_FIG_MODEL,        /* fitted batch-size model with its band over the runs */
     RP_FIG_OVERVIEW,     /* every model of a task at its pick: energy per response vs latency */
     RP_FIG_KIND_COUNT
-} rp_fig_kind;
+} jl__report_fig_kind;
 
-typedef struct rp_figure {
-    rp_fig_kind kind;
+typedef struct jl__report_figure {
+    jl__report_fig_kind kind;
     char *id;          /* file stem in figures/, e.g. "frontier-qwen3-8b-chat" */
     char *title;
     char *caption;     /* what it shows, for the page (plain text) */
-    long group;        /* index into rp_report.groups, or -1 */
+    long group;        /* index into jl__report_report.groups, or -1 */
     size_t n_points;   /* data rows in the .dat (one per run, or per sample) */
     int drawn;         /* every format asked for written */
     char *note;        /* why it was not drawn (NULL when drawn) */
     json_t *meta;      /* the figure's entry in report.json */
     int number;        /* "Figure N" in the page (page order) */
     int px_w, px_h;    /* the SVG's size in pixels (0: unknown) */
-} rp_figure;
+} jl__report_figure;
 
 /* A selection: the minimum-energy run meeting an SLO. */
-typedef struct rp_pick {
+typedef struct jl__report_pick {
     long run;          /* index into the list; -1 when no run meets the SLO */
     size_t n_meeting;  /* runs meeting the SLO */
     size_t n_missing;  /* runs lacking a figure the SLO needs */
     long closest;      /* no run meets it: the closest run (jl_pick), else -1 */
     double worst_miss; /* the closest run's largest relative miss */
-} rp_pick;
+} jl__report_pick;
 
 /* The kind of work a group does: what its items are and which SLO set
  * judges it. */
-typedef enum { RP_KIND_LLM, RP_KIND_IMAGE, RP_KIND_VIDEO, RP_KIND_COUNT } rp_kind;
+typedef enum { RP_KIND_LLM, RP_KIND_IMAGE, RP_KIND_VIDEO, RP_KIND_COUNT } jl__report_kind;
 #define RP_SET_MAX 3
 
-typedef struct rp_group {
+typedef struct jl__report_group {
     const char *model, *task, *workload;
-    rp_kind kind;
+    jl__report_kind kind;
     const char *item;  /* "token", "image", "video" */
     /* the SLOs the answer tables judge the group at: the paper's set for its
      * kind, or the one --slo given for its workload; slo = set[primary] */
     const jl_slo *set[RP_SET_MAX];
     size_t n_set, primary;
-    rp_pick set_picks[RP_SET_MAX];   /* all GPU models */
-    rp_pick *gpu_set_picks;          /* [k * n_set + j]: GPU model k, SLO j */
+    jl__report_pick set_picks[RP_SET_MAX];   /* all GPU models */
+    jl__report_pick *gpu_set_picks;          /* [k * n_set + j]: GPU model k, SLO j */
     char *figure_note;               /* why a figure of the group is not shown (one line), or NULL */
     size_t *runs;      /* indices into the list, list order */
     size_t n_runs;
     const struct jl_frontier *frontier; /* NULL when none */
     const jl_slo *slo; /* the SLO for this group's workload */
     char *slo_text;    /* as given, for people */
-    rp_pick pick;      /* over every run of the group */
+    jl__report_pick pick;      /* over every run of the group */
     /* per GPU model: the minimum-energy run meeting the SLO */
     char **gpu_models;
-    rp_pick *gpu_picks;
+    jl__report_pick *gpu_picks;
     size_t n_gpu_models;
     long representative; /* run shown over time: pick, else lowest energy */
     char *slug;        /* for file names and anchors */
     char **findings;   /* sentences (HTML-safe plain text) */
     size_t n_findings;
-} rp_group;
+} jl__report_group;
 
-typedef struct rp_data_file {
+typedef struct jl__report_data_file {
     char *path;        /* relative to the report root */
     char *what;
     char *cmd;         /* the command printing the same bytes, or NULL */
-} rp_data_file;
+} jl__report_data_file;
 
-typedef struct rp_report {
+typedef struct jl__report_report {
     const jl_summary_list *l;
     const jl_error_list *errors;
     jl_report_options opt;
     jl_ruleset rules;
     char *root;        /* the temporary directory being built */
     struct jl_frontier_set *fs;
-    rp_group *groups;
+    jl__report_group *groups;
     size_t n_groups;
-    rp_figure *figs;
+    jl__report_figure *figs;
     size_t n_figs, cap_figs;
-    rp_data_file *data;
+    jl__report_data_file *data;
     size_t n_data, cap_data;
     char **notes;      /* warnings for the page and stderr */
     size_t n_notes, cap_notes;
@@ -127,7 +127,7 @@ typedef struct rp_report {
     char **cmp_notes;  /* why a comparison figure is not shown (one line each) */
     size_t n_cmp_notes;
     double elapsed_analysis_s;
-    double figures_s;  /* wall time of rp_figures_render */
+    double figures_s;  /* wall time of jl__report_figures_render */
     /* the batch-size model (model_section.c): groups of jl_model_groups(), their
      * fits, the report group each belongs to (-1 none) */
     struct jl_model_group_list *fit_groups;
@@ -135,84 +135,84 @@ typedef struct rp_report {
     size_t n_fits;
     long *fit_group_of;
     struct jl_diagnosis *diag;    /* runs[i] is the list's item i; NULL when not computed */
-} rp_report;
+} jl__report_report;
 
-const char *rp_fig_kind_name(rp_fig_kind k);
+const char *jl__report_fig_kind_name(jl__report_fig_kind k);
 /* "llm", "image", "video" */
-const char *rp_kind_name(rp_kind k);
+const char *jl__report_kind_name(jl__report_kind k);
 
 /* Files under the report root: the path of rel (caller frees); text and
  * JSON written atomically. */
-char *rp_path(const rp_report *r, const char *rel);
-jl_status rp_write_text(rp_report *r, const char *rel, const char *text, jl_error **err);
+char *jl__report_path(const jl__report_report *r, const char *rel);
+jl_status jl__report_write_text(jl__report_report *r, const char *rel, const char *text, jl_error **err);
 /* b's text (b is emptied) */
-jl_status rp_write_buf(rp_report *r, const char *rel, jl_strbuf *b, jl_error **err);
-jl_status rp_write_json(rp_report *r, const char *rel, const json_t *doc, jl_error **err);
+jl_status jl__report_write_buf(jl__report_report *r, const char *rel, jl_strbuf *b, jl_error **err);
+jl_status jl__report_write_json(jl__report_report *r, const char *rel, const json_t *doc, jl_error **err);
 /* The same with the study's error list as `errors` (as the commands print
  * it); takes doc (NULL: out of memory, an error). */
-jl_status rp_write_json_with_errors(rp_report *r, const char *rel, json_t *doc, jl_error **err);
-jl_status rp_mkdir(rp_report *r, const char *rel, jl_error **err);
+jl_status jl__report_write_json_with_errors(jl__report_report *r, const char *rel, json_t *doc, jl_error **err);
+jl_status jl__report_mkdir(jl__report_report *r, const char *rel, jl_error **err);
 /* The whole file at path (caller frees); NULL when it cannot be opened. */
-char *rp_read_file(const char *path);
+char *jl__report_read_file(const char *path);
 
 /* Notes: warnings for the page and stderr; why a comparison figure is not
  * shown. */
-void rp_note(rp_report *r, const char *fmt, ...)
+void jl__report_note(jl__report_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-void rp_cmp_note(rp_report *r, const char *fmt, ...)
+void jl__report_cmp_note(jl__report_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* The progress callback, when there is one. */
-void rp_progress(rp_report *r, const char *phase, size_t done, size_t total, const char *current);
+void jl__report_progress(jl__report_report *r, const char *phase, size_t done, size_t total, const char *current);
 
 /* The registries: data files (the page's list of files) and figures. */
-jl_status rp_add_data(rp_report *r, const char *path, const char *what, const char *cmd);
-rp_figure *rp_add_figure(rp_report *r, rp_fig_kind kind, long group, const char *id);
+jl_status jl__report_add_data(jl__report_report *r, const char *path, const char *what, const char *cmd);
+jl__report_figure *jl__report_add_figure(jl__report_report *r, jl__report_fig_kind kind, long group, const char *id);
 /* Forget the figure added last (one that turns out not to be drawable). */
-void rp_drop_last_figure(rp_report *r);
-void rp_figure_free(rp_figure *f);
+void jl__report_drop_last_figure(jl__report_report *r);
+void jl__report_figure_free(jl__report_figure *f);
 /* The gnuplot fmt values and file extensions of the formats asked for (0 =
  * SVG): svg -> "svg"; png -> "png"; pdf -> "pdf" (7 in) and "pdf1" ->
  * "1col.pdf" (3.3 in). Returns how many (at most RP_N_OUTPUTS). */
 #define RP_N_OUTPUTS 4
-size_t rp_figure_outputs(unsigned formats, const char **fmt, const char **ext, size_t cap);
+size_t jl__report_figure_outputs(unsigned formats, const char **fmt, const char **ext, size_t cap);
 
 /* A run in the report's words. The kind of work and its item ("token",
  * "image", "video"): the `item` attribute when present, else a video when
  * it has frames. */
-rp_kind rp_kind_of(const jl_summary *s);
-const char *rp_item(const jl_summary *s);
+jl__report_kind jl__report_kind_of(const jl_summary *s);
+const char *jl__report_item(const jl_summary *s);
 /* "J/token", "J/image", "J/video"; "images/s" etc. */
-const char *rp_energy_unit(const jl_summary *s);
-const char *rp_throughput_unit(const jl_summary *s);
+const char *jl__report_energy_unit(const jl_summary *s);
+const char *jl__report_throughput_unit(const jl_summary *s);
 /* The energy, latency and throughput figures of a run (workload default). */
-int rp_energy_fig(const jl_summary *s);
-int rp_latency_fig(const jl_summary *s);
-int rp_throughput_fig(const jl_summary *s);
+int jl__report_energy_fig(const jl_summary *s);
+int jl__report_latency_fig(const jl_summary *s);
+int jl__report_throughput_fig(const jl_summary *s);
 /* A short configuration label: "H100 x1, bfloat16, batch 64" (caller frees). */
-char *rp_config_label(const jl_summary *s);
+char *jl__report_config_label(const jl_summary *s);
 /* Power limit per GPU (attribute, else descriptor), NaN when unknown. */
-double rp_tdp_w(const rp_report *r, const jl_summary *s);
+double jl__report_tdp_w(const jl__report_report *r, const jl_summary *s);
 /* The last component of a path or model id ("Qwen/Qwen3-8B" -> "Qwen3-8B");
  * "?" for NULL. */
-const char *rp_base_name(const char *p);
+const char *jl__report_base_name(const char *p);
 /* The diagnosis of the list's run `run`, NULL when none. */
-const struct jl_run_diagnosis *rp_diagnosis_of(const rp_report *r, size_t run);
+const struct jl_run_diagnosis *jl__report_diagnosis_of(const jl__report_report *r, size_t run);
 /* Its suggestion predicted to save the most energy (*change: the predicted
  * energy change, most negative), else NULL. */
-const struct jl_finding *rp_best_change(const struct jl_run_diagnosis *d, double *change);
+const struct jl_finding *jl__report_best_change(const struct jl_run_diagnosis *d, double *change);
 
 /* Numbers and text for people and programs. */
 /* v with `sig` significant digits, thousands separated, "—" when missing. */
-void rp_fmt_num(char *buf, size_t cap, double v, int sig);
+void jl__report_fmt_num(char *buf, size_t cap, double v, int sig);
 /* CSV fields: a quoted-when-needed string, and a comma then a number
  * (empty when missing). */
-void rp_csv_str(jl_strbuf *b, const char *s);
-void rp_csv_num(jl_strbuf *b, double v);
+void jl__report_csv_str(jl_strbuf *b, const char *s);
+void jl__report_csv_num(jl_strbuf *b, double v);
 
 #endif

@@ -12,33 +12,33 @@
 
 /* groups.c: the groups (model, task), their SLO sets, picks,
  * representative runs and findings. */
-jl_status rp_build_groups(rp_report *r, jl_error **err);
+jl_status jl__report_build_groups(jl__report_report *r, jl_error **err);
 
 /* documents.c: the JSON and CSV documents of data/ as the commands print them, and
  * data/answers.csv; report.json's document (joules.report/1). */
-jl_status rp_write_documents(rp_report *r, jl_error **err);
-jl_status rp_write_answers_csv(rp_report *r, jl_error **err);
-json_t *rp_report_document(rp_report *r);
+jl_status jl__report_write_documents(jl__report_report *r, jl_error **err);
+jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err);
+json_t *jl__report_report_document(jl__report_report *r);
 
 /* model_section.c: fits and diagnosis (a failure becomes a note), their
  * documents (data/fit.json, data/fit-curves.csv, data/diagnose.json), one
  * figure per fitted group. */
-jl_status rp_model_compute(rp_report *r, jl_error **err);
-jl_status rp_model_write_documents(rp_report *r, jl_error **err);
-jl_status rp_model_figures(rp_report *r, jl_error **err);
-void rp_model_free(rp_report *r);
+jl_status jl__report_model_compute(jl__report_report *r, jl_error **err);
+jl_status jl__report_model_write_documents(jl__report_report *r, jl_error **err);
+jl_status jl__report_model_figures(jl__report_report *r, jl_error **err);
+void jl__report_model_free(jl__report_report *r);
 
 /* figures.c: every figure's .dat and .gp, in page order. */
-jl_status rp_figures_plan_and_write(rp_report *r, jl_error **err);
+jl_status jl__report_figures_plan_and_write(jl__report_report *r, jl_error **err);
 
 /* render.c: run gnuplot on every planned figure, opt.workers processes at
  * once, each fed a batch of scripts; failures become notes. */
-jl_status rp_figures_render(rp_report *r, jl_error **err);
+jl_status jl__report_figures_render(jl__report_report *r, jl_error **err);
 
 /* html.c: index.html, runs.html, diagnosis.html. */
-jl_status rp_html_write(rp_report *r, jl_error **err);
+jl_status jl__report_html_write(jl__report_report *r, jl_error **err);
 
 /* notebooks.c: notebooks-export/, the notebooks redrawing every figure. */
-jl_status rp_notebooks_write(rp_report *r, jl_error **err);
+jl_status jl__report_notebooks_write(jl__report_report *r, jl_error **err);
 
 #endif

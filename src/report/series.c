@@ -1,5 +1,5 @@
 /* Curves split by every knob that changes a configuration (series.h), and
- * the knobs of a run in words (rp_knobs_text). */
+ * the knobs of a run in words (jl__report_knobs_text). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -60,7 +60,7 @@ static void variant_label(const jl_summary *s, unsigned mask, char *buf, size_t 
     }
 }
 
-void rp_knobs_text(const jl_summary *s, char *buf, size_t cap)
+void jl__report_knobs_text(const jl_summary *s, char *buf, size_t cap)
 {
     unsigned mask = 0;
     for (int k = KN_TP; k <= KN_RING; k++)
@@ -79,7 +79,7 @@ static int same_variant(const jl_summary *a, const jl_summary *b)
     return 1;
 }
 
-void rp_series_free(rp_series *s, size_t n)
+void jl__report_series_free(jl__report_series *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(s[i].cv.points);
@@ -88,9 +88,9 @@ void rp_series_free(rp_series *s, size_t n)
     free(s);
 }
 
-size_t rp_split_curves(const jl_summary_list *l, const jl_frontier *fr, rp_series **out)
+size_t jl__report_split_curves(const jl_summary_list *l, const jl_frontier *fr, jl__report_series **out)
 {
-    rp_series *res = NULL;
+    jl__report_series *res = NULL;
     size_t n = 0;
     char k1[160];
     for (size_t c = 0; c < fr->n_curves; c++) {
@@ -112,11 +112,11 @@ size_t rp_split_curves(const jl_summary_list *l, const jl_frontier *fr, rp_serie
         for (size_t i = 0; i < cv->n_points; i++) {
             if (done[i])
                 continue;
-            rp_series *p = realloc(res, (n + 1) * sizeof *p);
+            jl__report_series *p = realloc(res, (n + 1) * sizeof *p);
             if (!p)
                 break;
             res = p;
-            rp_series *sr = &res[n++];
+            jl__report_series *sr = &res[n++];
             memset(sr, 0, sizeof *sr);
             sr->cv = *cv;
             sr->cv.points = jl_calloc_array(cv->n_points, sizeof *sr->cv.points);

@@ -10,17 +10,17 @@
 #include "joules/frontier.h"
 #include "core/util.h"
 
-typedef struct rp_series {
+typedef struct jl__report_series {
     jl_curve cv;      /* points owned, names borrowed */
     char *variant;
-} rp_series;
+} jl__report_series;
 
 /* The knobs beyond GPU, count, precision and batch that a run sets:
  * parallel degrees above 1 and denoising steps ("TP 2", "ulysses 2, ring 1,
  * 50 steps"); "" when none. */
-void rp_knobs_text(const jl_summary *s, char *buf, size_t cap);
+void jl__report_knobs_text(const jl_summary *s, char *buf, size_t cap);
 
-size_t rp_split_curves(const jl_summary_list *l, const jl_frontier *fr, rp_series **out);
-void rp_series_free(rp_series *s, size_t n);
+size_t jl__report_split_curves(const jl_summary_list *l, const jl_frontier *fr, jl__report_series **out);
+void jl__report_series_free(jl__report_series *s, size_t n);
 
 #endif

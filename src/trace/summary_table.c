@@ -149,7 +149,7 @@ static jl_status open_column(tctx *c, hid_t grp, const char *name, const char *o
     rctx at = table_at(c, obj);
     *dset = H5Dopen2(grp, name, H5P_DEFAULT);
     if (*dset < 0)
-        return rctx_h5_fail(&at, JL_EIO, "cannot open");
+        return jl__rctx_h5_fail(&at, JL_EIO, "cannot open");
     *ftype = H5Dget_type(*dset);
     hid_t space = H5Dget_space(*dset);
     hsize_t dims[2] = {0, 0};
@@ -158,17 +158,17 @@ static jl_status open_column(tctx *c, hid_t grp, const char *name, const char *o
         H5Sget_simple_extent_dims(space, dims, NULL);
     CLOSE(space, H5Sclose);
     if (*ftype < 0 || rank < 0)
-        return rctx_h5_fail(&at, JL_EIO, "cannot read the type or shape");
+        return jl__rctx_h5_fail(&at, JL_EIO, "cannot read the type or shape");
     if (rank != 1)
-        return rctx_fail(&at, JL_ETYPE,
+        return jl__rctx_fail(&at, JL_ETYPE,
                        "has rank %d, expected 1 (one value per run)", rank);
     if (c->n == SIZE_MAX) {
         if (dims[0] > c->lim->max_runs)
-            return rctx_fail(&at, JL_ELIMIT,
+            return jl__rctx_fail(&at, JL_ELIMIT,
                            "more than the limit of %llu runs",
                            (unsigned long long)c->lim->max_runs);
     } else if (dims[0] != c->n) {
-        return rctx_fail(&at, JL_EINVALID,
+        return jl__rctx_fail(&at, JL_EINVALID,
                        "has %llu rows, expected %zu (the length of %s/run)",
                        (unsigned long long)dims[0], c->n, JL__TABLE_NAME);
     }
@@ -186,21 +186,21 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
     *width = 0;
     htri_t isvar = H5Tis_variable_str(ftype);
     if (isvar < 0)
-        return rctx_h5_fail(&at, JL_EIO, "cannot read the string type");
+        return jl__rctx_h5_fail(&at, JL_EIO, "cannot read the string type");
     size_t total;
     if (!isvar) {
         size_t w = H5Tget_size(ftype);
         if (w == 0 || !jl_mul_size(w, n ? n : 1, &total) ||
             total > c->lim->max_dataset_bytes)
-            return rctx_fail(&at, JL_ELIMIT,
+            return jl__rctx_fail(&at, JL_ELIMIT,
                            "strings of %zu bytes x %zu rows, more than the limit of %llu bytes",
                            w, n, (unsigned long long)c->lim->max_dataset_bytes);
         char *buf = malloc(total);
         if (!buf)
-            return rctx_fail(&at, JL_ENOMEM, NULL);
+            return jl__rctx_fail(&at, JL_ENOMEM, NULL);
         if (n && H5Dread(dset, ftype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
             free(buf);
-            return rctx_h5_fail(&at, JL_EIO, "cannot read the data");
+            return jl__rctx_h5_fail(&at, JL_EIO, "cannot read the data");
         }
         if (H5Tget_strpad(ftype) == H5T_STR_SPACEPAD) /* as attributes: trailing blanks go */
             for (size_t r = 0; r < n; r++)
@@ -214,15 +214,15 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
     hid_t mem = H5Tcopy(H5T_C_S1);
     char **v = jl_calloc_array(n ? n : 1, sizeof *v);
     if (mem < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0 || H5Tset_cset(mem, H5Tget_cset(ftype)) < 0) {
-        st = rctx_h5_fail(&at, JL_EIO, "cannot build a string type");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot build a string type");
         goto end;
     }
     if (!v) {
-        st = rctx_fail(&at, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
     }
     if (n && H5Dread(dset, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
-        st = rctx_h5_fail(&at, JL_EIO, "cannot read the data");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the data");
         memset(v, 0, n * sizeof *v);
         goto end;
     }
@@ -231,13 +231,13 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
         if (v[r] && strlen(v[r]) + 1 > w)
             w = strlen(v[r]) + 1;
     if (!jl_mul_size(w, n ? n : 1, &total) || total > c->lim->max_dataset_bytes) {
-        st = rctx_fail(&at, JL_ELIMIT,
+        st = jl__rctx_fail(&at, JL_ELIMIT,
                      "strings of %zu bytes x %zu rows, more than the limit of %llu bytes", w, n,
                      (unsigned long long)c->lim->max_dataset_bytes);
         goto end;
     }
     if (!(*out = calloc(total, 1))) {
-        st = rctx_fail(&at, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
     }
     for (size_t r = 0; r < n; r++)
@@ -266,7 +266,7 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
     rctx at = table_at(c, obj), at_g = table_at(c, gpath);
     memset(col, 0, sizeof *col);
     if (!obj || !(col->name = jl_strdup(name))) {
-        st = rctx_fail(&at_g, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&at_g, JL_ENOMEM, NULL);
         goto end;
     }
     if ((st = open_column(c, grp, name, obj, &dset, &ftype, &rows)) != JL_OK)
@@ -279,7 +279,7 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
         goto end;
     }
     if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
-        st = rctx_fail(&at, JL_ETYPE,
+        st = jl__rctx_fail(&at, JL_ETYPE,
                      "has a type of class %d, expected numbers or strings", (int)cls);
         goto end;
     }
@@ -287,11 +287,11 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
     col->kind = cls == H5T_FLOAT ? JL__CELL_FLOAT : is_uint ? JL__CELL_UINT : JL__CELL_INT;
     hid_t mt = cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE : is_uint ? H5T_NATIVE_ULLONG : H5T_NATIVE_LLONG;
     if (!(col->data = jl_malloc_array(rows ? rows : 1, 8))) {
-        st = rctx_fail(&at, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
     }
     if (rows && H5Dread(dset, mt, H5S_ALL, H5S_ALL, c->dxpl, col->data) < 0)
-        st = rctx_h5_fail(&at, JL_EIO, "cannot read the data");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the data");
 end:
     free(obj);
     CLOSE(ftype, H5Tclose);
@@ -344,16 +344,16 @@ static jl_status open_subgroup(tctx *c, hid_t parent, const char *name, const ch
     *g = -1;
     htri_t ex = H5Lexists(parent, name, H5P_DEFAULT);
     if (ex < 0)
-        return rctx_h5_fail(&at_g, JL_EIO, "cannot look up the link");
+        return jl__rctx_h5_fail(&at_g, JL_EIO, "cannot look up the link");
     if (!ex)
         return JL_OK;
     H5O_info_t oi;
     if (H5Oget_info_by_name(parent, name, &oi, H5P_DEFAULT) < 0)
-        return rctx_h5_fail(&at_g, JL_EIO, "cannot open");
+        return jl__rctx_h5_fail(&at_g, JL_EIO, "cannot open");
     if (oi.type != H5O_TYPE_GROUP)
-        return rctx_fail(&at_g, JL_ETYPE, "is not a group");
+        return jl__rctx_fail(&at_g, JL_ETYPE, "is not a group");
     if ((*g = H5Gopen2(parent, name, H5P_DEFAULT)) < 0)
-        return rctx_h5_fail(&at_g, JL_EIO, "cannot open");
+        return jl__rctx_h5_fail(&at_g, JL_EIO, "cannot open");
     return JL_OK;
 }
 
@@ -366,7 +366,7 @@ static jl_status read_masks(tctx *c, hid_t table, int set, jl__table *t)
     jl_status st = JL_OK;
     rctx at0 = table_at(c, NULL), at_g = at0;
     if (!(gpath = jl_asprintf("/%s/%s", JL__TABLE_NAME, gname)))
-        return rctx_fail(&at0, JL_ENOMEM, NULL);
+        return jl__rctx_fail(&at0, JL_ENOMEM, NULL);
     at_g.obj = gpath;
     if ((st = open_subgroup(c, table, gname, gpath, &g)) != JL_OK || g < 0)
         goto end;
@@ -375,7 +375,7 @@ static jl_status read_masks(tctx *c, hid_t table, int set, jl__table *t)
         htri_t ex = H5Lexists(g, col->name, H5P_DEFAULT);
         if (ex <= 0) {
             if (ex < 0)
-                st = rctx_h5_fail(&at_g, JL_EIO, "cannot look up the link");
+                st = jl__rctx_h5_fail(&at_g, JL_EIO, "cannot look up the link");
             if (ex < 0)
                 goto end;
             continue;
@@ -386,14 +386,14 @@ static jl_status read_masks(tctx *c, hid_t table, int set, jl__table *t)
             goto end;
         }
         if (m.kind != JL__CELL_INT && m.kind != JL__CELL_UINT) {
-            st = rctx_fail(&at_g, JL_ETYPE,
+            st = jl__rctx_fail(&at_g, JL_ETYPE,
                          "column %s is not of integers (1 = the run has no value)", col->name);
             col_clear(&m);
             goto end;
         }
         if (!(col->absent = malloc(t->n ? t->n : 1))) {
             col_clear(&m);
-            st = rctx_fail(&at_g, JL_ENOMEM, NULL);
+            st = jl__rctx_fail(&at_g, JL_ENOMEM, NULL);
             goto end;
         }
         for (size_t r = 0; r < t->n; r++)
@@ -417,22 +417,22 @@ static jl_status read_set(tctx *c, hid_t table, int set, jl__table *t)
     hsize_t idx = 0;
     herr_t r = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, name_cb, &l);
     if (l.nomem) {
-        st = rctx_fail(&at, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
     }
     if (l.bad) {
-        st = rctx_fail(&at, JL_ETYPE,
+        st = jl__rctx_fail(&at, JL_ETYPE,
                      "column %s is a soft or external link; joules follows only hard links",
                      l.bad_name ? l.bad_name : "?");
         goto end;
     }
     if (r < 0) {
-        st = rctx_h5_fail(&at, JL_EIO, "cannot list the columns");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot list the columns");
         goto end;
     }
     qsort(l.names, l.n, sizeof *l.names, cmp_name);
     if (l.n && !(t->cols[set] = calloc(l.n, sizeof(tcol)))) {
-        st = rctx_fail(&at, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
     }
     for (size_t k = 0; k < l.n; k++) {
@@ -470,7 +470,7 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
     }
     H5Eclear2(H5E_DEFAULT);
     if (version != JL__TABLE_VERSION) {
-        st = rctx_fail(&at_t, JL_EFORMAT,
+        st = jl__rctx_fail(&at_t, JL_EFORMAT,
                      version == -1 ? "has no @version attribute (this reader reads version %d)"
                      : version == -2 ? "@version is not an integer (this reader reads version %d)"
                                      : "unsupported @version (this reader reads version %d)",
@@ -478,20 +478,20 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
         goto end;
     }
     if (!(t = calloc(1, sizeof *t))) {
-        st = rctx_fail(&at_t, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&at_t, JL_ENOMEM, NULL);
         goto end;
     }
     htri_t hr = H5Lexists(g, "run", H5P_DEFAULT);
     if (hr <= 0) {
-        st = hr < 0 ? rctx_h5_fail(&at_t, JL_EIO, "cannot look up the link")
-                    : rctx_fail(&at_run, JL_EMISSING,
+        st = hr < 0 ? jl__rctx_h5_fail(&at_t, JL_EIO, "cannot look up the link")
+                    : jl__rctx_fail(&at_run, JL_EMISSING,
                               "required dataset is missing (the run names)");
         goto end;
     }
     tcol runs;
     st = read_column(&c, g, tpath, "run", &runs);
     if (st == JL_OK && runs.kind != JL__CELL_STR)
-        st = rctx_fail(&at_run, JL_ETYPE,
+        st = jl__rctx_fail(&at_run, JL_ETYPE,
                      "has numbers, expected strings (the run names)");
     if (st != JL_OK) {
         col_clear(&runs);
@@ -502,7 +502,7 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
     t->runs_width = runs.width + 1;
     if (!(t->runs_buf = jl_calloc_array(t->n ? t->n : 1, t->runs_width))) {
         col_clear(&runs);
-        st = rctx_fail(&at_t, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&at_t, JL_ENOMEM, NULL);
         goto end;
     }
     for (size_t r = 0; r < t->n; r++)
@@ -510,14 +510,14 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
     col_clear(&runs);
     for (size_t r = 0; r < t->n; r++)
         if (!*jl__table_run(t, r)) {
-            st = rctx_fail_row(&at_run, JL_EINVALID, r,
+            st = jl__rctx_fail_row(&at_run, JL_EINVALID, r,
                          "empty run name at row %zu", r);
             goto end;
         }
     if ((c.dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0 ||
         !(c.tconv = jl_malloc_array(t->n ? t->n : 1, 16)) ||
         H5Pset_buffer(c.dxpl, (t->n ? t->n : 1) * 16, c.tconv, NULL) < 0) {
-        st = rctx_h5_fail(&at_t, JL_EINTERNAL,
+        st = jl__rctx_h5_fail(&at_t, JL_EINTERNAL,
                          "cannot set up the data transfer");
         goto end;
     }

@@ -19,23 +19,23 @@
 #define MAX_ATTR_VALUES 65536   /* elements of one attribute */
 #define MAX_ATTR_BYTES (16u << 20)
 
-void attr_val_init(attr_val *v)
+void jl__attr_val_init(attr_val *v)
 {
     memset(v, 0, sizeof *v);
     v->ftype = -1;
 }
 
-void attr_val_clear(attr_val *v)
+void jl__attr_val_clear(attr_val *v)
 {
     free(v->text);
     CLOSE(v->ftype, H5Tclose);
-    attr_val_init(v);
+    jl__attr_val_init(v);
 }
 
-const char *av_tname(attr_val *v)
+const char *jl__av_tname(attr_val *v)
 {
     if (!v->tname[0] && v->ftype >= 0)
-        type_name(v->ftype, v->tname, sizeof v->tname);
+        jl__type_name(v->ftype, v->tname, sizeof v->tname);
     return v->tname;
 }
 
@@ -56,7 +56,7 @@ static void format_int(char *out, char sign, unsigned long long u)
     *out = '\0';
 }
 
-const char *av_str(attr_val *v)
+const char *jl__av_str(attr_val *v)
 {
     if (!v->text && (v->kind == AV_INT || v->kind == AV_FLOAT)) {
         char num[40];
@@ -76,7 +76,7 @@ static jl_status av_text(rctx *c, attr_val *v, char *s)
 {
     if (!s) {
         rctx at = rctx_at(c, NULL);
-        return rctx_fail(&at, JL_ENOMEM, NULL);
+        return jl__rctx_fail(&at, JL_ENOMEM, NULL);
     }
     v->text = s;
     return JL_OK;
@@ -128,7 +128,7 @@ static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space,
     jl_strbuf_init(&b);
     htri_t isvar = H5Tis_variable_str(ftype);
     if (isvar < 0) {
-        st = rctx_h5_fail(&at, JL_EIO,
+        st = jl__rctx_h5_fail(&at, JL_EIO,
                          "cannot read the string type");
         goto end;
     }
@@ -136,17 +136,17 @@ static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space,
         H5T_cset_t cset = H5Tget_cset(ftype);
         mem = cset < 0 ? -1 : vstr_type(c, cset, &mem_owned);
         if (mem < 0) {
-            st = rctx_h5_fail(&at, JL_EIO,
+            st = jl__rctx_h5_fail(&at, JL_EIO,
                              "cannot build a string type");
             goto end;
         }
         vbuf = npts == 1 ? &one : jl_calloc_array(npts, sizeof *vbuf);
         if (!vbuf) {
-            st = rctx_fail(&at, JL_ENOMEM, NULL);
+            st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
             goto end;
         }
         if (H5Aread(aid, mem, vbuf) < 0) {
-            st = rctx_h5_fail(&at, JL_EIO,
+            st = jl__rctx_h5_fail(&at, JL_EIO,
                              "cannot read");
             goto end;
         }
@@ -169,18 +169,18 @@ static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space,
         size_t sz = H5Tget_size(ftype);
         size_t total;
         if (sz == 0 || !jl_mul_size(sz, npts, &total) || total > MAX_ATTR_BYTES) {
-            st = rctx_fail(&at, JL_ELIMIT,
+            st = jl__rctx_fail(&at, JL_ELIMIT,
                          "string attribute larger than %u bytes", MAX_ATTR_BYTES);
             goto end;
         }
         fbuf = calloc(total + 1, 1);
         if (!fbuf) {
-            st = rctx_fail(&at, JL_ENOMEM, NULL);
+            st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
             goto end;
         }
         /* the file type itself serves as the memory type: no conversion */
         if (H5Aread(aid, ftype, fbuf) < 0) {
-            st = rctx_h5_fail(&at, JL_EIO,
+            st = jl__rctx_h5_fail(&at, JL_EIO,
                              "cannot read");
             goto end;
         }
@@ -215,23 +215,23 @@ end:
     return st;
 }
 
-jl_status read_attr(rctx *c, hid_t obj, const char *opath, const char *name, attr_val *v)
+jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name, attr_val *v)
 {
     rctx at = attr_at(c, opath, name);
     jl_status st = JL_OK;
     hid_t aid = -1, space = -1, mtype = -1;
     void *buf = NULL;
-    attr_val_init(v);
+    jl__attr_val_init(v);
     aid = H5Aopen(obj, name, H5P_DEFAULT);
     if (aid < 0) {
-        st = rctx_h5_fail(&at, JL_EIO,
+        st = jl__rctx_h5_fail(&at, JL_EIO,
                          "cannot open the attribute");
         goto end;
     }
     v->ftype = H5Aget_type(aid);
     space = H5Aget_space(aid);
     if (v->ftype < 0 || space < 0) {
-        st = rctx_h5_fail(&at, JL_EIO,
+        st = jl__rctx_h5_fail(&at, JL_EIO,
                          "cannot read the attribute's type");
         goto end;
     }
@@ -243,7 +243,7 @@ jl_status read_attr(rctx *c, hid_t obj, const char *opath, const char *name, att
         goto end;
     }
     if (np < 0) {
-        st = rctx_h5_fail(&at, JL_EIO,
+        st = jl__rctx_h5_fail(&at, JL_EIO,
                          "cannot read the attribute's shape");
         goto end;
     }
@@ -265,11 +265,11 @@ jl_status read_attr(rctx *c, hid_t obj, const char *opath, const char *name, att
         unsigned long long one;
         buf = npts == 1 ? (void *)&one : jl_calloc_array(npts, 8);
         if (!buf) {
-            st = rctx_fail(&at, JL_ENOMEM, NULL);
+            st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
             goto end;
         }
         if (H5Aread(aid, mt, buf) < 0) {
-            st = rctx_h5_fail(&at, JL_EIO,
+            st = jl__rctx_h5_fail(&at, JL_EIO,
                              "cannot read");
             goto end;
         }
@@ -293,7 +293,7 @@ jl_status read_attr(rctx *c, hid_t obj, const char *opath, const char *name, att
             v->d = (double)x;
         }
         if (npts == 1) {
-            buf = NULL; /* the text waits for av_str() */
+            buf = NULL; /* the text waits for jl__av_str() */
             goto end;
         }
         jl_strbuf b;
@@ -320,17 +320,17 @@ jl_status read_attr(rctx *c, hid_t obj, const char *opath, const char *name, att
         size_t sz = mtype >= 0 ? H5Tget_size(mtype) : 0;
         char name_buf[128];
         if (sz == 0 || sz > 16) {
-            st = rctx_h5_fail(&at, JL_ETYPE,
+            st = jl__rctx_h5_fail(&at, JL_ETYPE,
                              "unsupported enum type");
             goto end;
         }
         buf = calloc(1, 16);
         if (!buf) {
-            st = rctx_fail(&at, JL_ENOMEM, NULL);
+            st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
             goto end;
         }
         if (H5Aread(aid, mtype, buf) < 0) {
-            st = rctx_h5_fail(&at, JL_EIO,
+            st = jl__rctx_h5_fail(&at, JL_EIO,
                              "cannot read");
             goto end;
         }
@@ -343,14 +343,14 @@ jl_status read_attr(rctx *c, hid_t obj, const char *opath, const char *name, att
         goto end;
     }
     v->kind = AV_OTHER;
-    st = av_text(c, v, jl_asprintf("(%s attribute)", class_name(cls)));
+    st = av_text(c, v, jl_asprintf("(%s attribute)", jl__class_name(cls)));
 end:
     free(buf);
     CLOSE(mtype, H5Tclose);
     CLOSE(space, H5Sclose);
     CLOSE(aid, H5Aclose);
     if (st != JL_OK)
-        attr_val_clear(v);
+        jl__attr_val_clear(v);
     return st;
 }
 
@@ -378,10 +378,10 @@ static herr_t attr_walk_cb(hid_t loc, const char *name, const H5A_info_t *info, 
         return 1; /* stop: the caller reports the limit */
     w->n++;
     attr_val v;
-    w->st = read_attr(w->c, w->obj, w->opath, name, &v);
+    w->st = jl__read_attr(w->c, w->obj, w->opath, name, &v);
     if (w->st == JL_OK)
         w->st = w->use(w->c, w->opath, name, &v, w->data);
-    attr_val_clear(&v);
+    jl__attr_val_clear(&v);
     return w->st == JL_OK ? 0 : 2;
 }
 
@@ -394,16 +394,16 @@ static jl_status walk_attrs(rctx *c, hid_t obj, const char *opath, attr_use use,
     if (r == 2)
         return w.st;
     if (r < 0)
-        return rctx_h5_fail(&at, JL_EIO, "cannot list the attributes");
+        return jl__rctx_h5_fail(&at, JL_EIO, "cannot list the attributes");
     if (r > 0)
-        return rctx_fail(&at, JL_ELIMIT,
+        return jl__rctx_fail(&at, JL_ELIMIT,
                        "more than %d attributes", MAX_ATTRS);
     return JL_OK;
 }
 
 /* The run attributes with typed fields: jl__attr_fields (h5_util.c). */
 
-const char *kind_word(const attr_val *v)
+const char *jl__kind_word(const attr_val *v)
 {
     switch (v->kind) {
     case AV_STRING: return "a string";
@@ -421,12 +421,12 @@ static jl_status number_field(rctx *c, const char *opath, const char *name, attr
 {
     rctx at = rctx_at(c, opath);
     if (v->kind != AV_INT && v->kind != AV_FLOAT)
-        return rctx_fail(&at, JL_ETYPE,
-                       "attribute @%s must be a number, found %s (%s)", name, kind_word(v),
-                       av_tname(v));
+        return jl__rctx_fail(&at, JL_ETYPE,
+                       "attribute @%s must be a number, found %s (%s)", name, jl__kind_word(v),
+                       jl__av_tname(v));
     if (isinf(v->d))
-        return rctx_fail(&at, JL_EINVALID,
-                       "attribute @%s must be finite, found %s", name, av_str(v));
+        return jl__rctx_fail(&at, JL_EINVALID,
+                       "attribute @%s must be finite, found %s", name, jl__av_str(v));
     *dst = v->d;
     return JL_OK;
 }
@@ -439,9 +439,9 @@ static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, at
     switch (jl__attr_fields[k].kind) {
     case JL__F_STR:
         if (v->kind != AV_STRING)
-            return rctx_fail(&at, JL_ETYPE,
+            return jl__rctx_fail(&at, JL_ETYPE,
                            "attribute @%s must be a string, found %s (%s)", name,
-                           kind_word(v), av_tname(v));
+                           jl__kind_word(v), jl__av_tname(v));
         free(*(char **)base); /* a corrupt attribute table can name it twice */
         *(char **)base = v->text;
         v->text = NULL;
@@ -454,12 +454,12 @@ static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, at
                    fabs(v->d) < 9.0e15) {
             x = (long long)v->d;
         } else {
-            return rctx_fail(&at, JL_ETYPE,
+            return jl__rctx_fail(&at, JL_ETYPE,
                            "attribute @%s must be an integer, found %s (%s: %s)", name,
-                           kind_word(v), av_tname(v), av_str(v));
+                           jl__kind_word(v), jl__av_tname(v), jl__av_str(v));
         }
         if (x < 0 || (unsigned long long)x > (unsigned long long)LONG_MAX)
-            return rctx_fail(&at, JL_EINVALID,
+            return jl__rctx_fail(&at, JL_EINVALID,
                            "attribute @%s must be >= 0, found %lld", name, x);
         *(long *)base = (long)x;
         return JL_OK;
@@ -486,11 +486,11 @@ static jl_status use_run_attr(rctx *c, const char *opath, const char *name, attr
     size_t k = attr_field_index(name);
     if (k < jl__n_attr_fields)
         return set_field(c, opath, a, k, v);
-    const char *text = av_str(v);
+    const char *text = jl__av_str(v);
     rctx at = rctx_at(c, opath);
     if ((!v->text && (v->kind == AV_INT || v->kind == AV_FLOAT)) ||
         jl_attrs_add_extra(a, name, text, v->kind == AV_INT || v->kind == AV_FLOAT) != JL_OK)
-        return rctx_fail(&at, JL_ENOMEM, NULL);
+        return jl__rctx_fail(&at, JL_ENOMEM, NULL);
     return JL_OK;
 }
 
@@ -506,41 +506,41 @@ static jl_status check_run_attrs(rctx *c, const char *opath, jl_attrs *a)
         int missing = jl__attr_fields[k].kind == JL__F_STR ? *(char **)base == NULL
                                                    : *(long *)base < 0;
         if (missing)
-            return rctx_fail(&at, JL_EMISSING,
+            return jl__rctx_fail(&at, JL_EMISSING,
                            "required attribute @%s is missing", jl__attr_fields[k].name);
         if (jl__attr_fields[k].kind == JL__F_STR && !**(char **)base)
-            return rctx_fail(&at, JL_EINVALID,
+            return jl__rctx_fail(&at, JL_EINVALID,
                            "required attribute @%s is empty", jl__attr_fields[k].name);
     }
     if (strcmp(a->workload, "llm") && strcmp(a->workload, "mllm") &&
         strcmp(a->workload, "diffusion"))
-        return rctx_fail(&at, JL_EINVALID,
+        return jl__rctx_fail(&at, JL_EINVALID,
                        "attribute @workload must be llm, mllm or diffusion, found \"%s\"",
                        a->workload);
     const char *scope = jl_attrs_power_scope(a);
     if (strcmp(scope, "gpu") && strcmp(scope, "node_ac"))
-        return rctx_fail(&at, JL_EINVALID,
+        return jl__rctx_fail(&at, JL_EINVALID,
                        "attribute @power_scope must be gpu or node_ac, found \"%s\"", scope);
     if (a->num_gpus < 1)
-        return rctx_fail(&at, JL_EINVALID,
+        return jl__rctx_fail(&at, JL_EINVALID,
                        "attribute @num_gpus must be >= 1, found %ld", a->num_gpus);
     if ((uint64_t)a->num_gpus > c->lim->max_gpus)
-        return rctx_fail(&at, JL_ELIMIT,
+        return jl__rctx_fail(&at, JL_ELIMIT,
                        "attribute @num_gpus is %ld, more than the limit of %llu GPUs",
                        a->num_gpus, (unsigned long long)c->lim->max_gpus);
     if (a->max_batch_size < 1)
-        return rctx_fail(&at, JL_EINVALID,
+        return jl__rctx_fail(&at, JL_EINVALID,
                        "attribute @max_batch_size must be >= 1, found %ld", a->max_batch_size);
     return JL_OK;
 }
 
-jl_status read_run_attrs(rctx *c, hid_t grp, const char *opath, jl_attrs *a)
+jl_status jl__read_run_attrs(rctx *c, hid_t grp, const char *opath, jl_attrs *a)
 {
     jl_status st = walk_attrs(c, grp, opath, use_run_attr, a);
     return st != JL_OK ? st : check_run_attrs(c, opath, a);
 }
 
-void summary_init(jl_run_summary_attrs *s)
+void jl__summary_init(jl_run_summary_attrs *s)
 {
     memset(s, 0, sizeof *s);
     for (size_t k = 0; k < jl__n_summary_fields; k++)
@@ -558,11 +558,11 @@ static jl_status use_summary_attr(rctx *c, const char *opath, const char *name, 
     int is_num = v->kind == AV_INT || v->kind == AV_FLOAT;
     if (k < jl__n_summary_fields)
         return number_field(c, opath, name, v, (double *)((char *)s + jl__summary_fields[k].off));
-    av_str(v);
+    jl__av_str(v);
     rctx at = rctx_at(c, opath);
     jl_kv *x = v->text ? realloc(s->extra, (s->n_extra + 1) * sizeof *x) : NULL;
     if (!x)
-        return rctx_fail(&at, JL_ENOMEM, NULL);
+        return jl__rctx_fail(&at, JL_ENOMEM, NULL);
     s->extra = x;
     x[s->n_extra].key = jl_strdup(name);
     x[s->n_extra].value = v->text;
@@ -570,13 +570,13 @@ static jl_status use_summary_attr(rctx *c, const char *opath, const char *name, 
     v->text = NULL;
     if (!x[s->n_extra].key) {
         free(x[s->n_extra].value);
-        return rctx_fail(&at, JL_ENOMEM, NULL);
+        return jl__rctx_fail(&at, JL_ENOMEM, NULL);
     }
     s->n_extra++;
     return JL_OK;
 }
 
-jl_status read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summary_attrs *s)
+jl_status jl__read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summary_attrs *s)
 {
     s->present = 1;
     return walk_attrs(c, grp, opath, use_summary_attr, s);
@@ -586,7 +586,7 @@ jl_status read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summary_att
 /* A cell of the summary table as the attribute it stands for. */
 static void cell_attr(const jl__cell *cell, attr_val *v)
 {
-    attr_val_init(v);
+    jl__attr_val_init(v);
     switch (cell->kind) {
     case JL__CELL_STR:
         v->kind = AV_STRING;
@@ -621,7 +621,7 @@ static void cell_attr(const jl__cell *cell, attr_val *v)
     }
 }
 
-jl_status read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r)
+jl_status jl__read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r)
 {
     jl_status st = JL_OK;
     for (int set = 0; set < JL__TSET_N && st == JL_OK; set++) {
@@ -636,12 +636,12 @@ jl_status read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r)
             const char *name = jl__table_col_name(tb, set, k);
             rctx at = rctx_at(c, opath);
             if (cell.kind == JL__CELL_STR && !v.text)
-                st = rctx_fail(&at, JL_ENOMEM, NULL);
+                st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
             else if (set == JL__TSET_ATTRS)
                 st = use_run_attr(c, opath, name, &v, &r->attrs);
             else
                 st = use_summary_attr(c, opath, name, &v, &r->summary);
-            attr_val_clear(&v);
+            jl__attr_val_clear(&v);
         }
         if (set == JL__TSET_ATTRS && st == JL_OK)
             st = check_run_attrs(c, opath, &r->attrs);

@@ -103,7 +103,7 @@ static jl_status chunk_bytes(rctx *c, hid_t dcpl, hid_t ftype, const char *obj, 
         hsize_t dims[H5S_MAX_RANK];
         int r = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims);
         if (r <= 0) {
-            st = rctx_h5_fail(&at, JL_EIO, "cannot read the chunk shape");
+            st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the chunk shape");
             goto end;
         }
         uint64_t bytes = H5Tget_size(ftype);
@@ -115,7 +115,7 @@ static jl_status chunk_bytes(rctx *c, hid_t dcpl, hid_t ftype, const char *obj, 
             bytes *= dims[i];
         }
         if (bytes > c->lim->max_dataset_bytes || !fits_size(bytes)) {
-            st = rctx_fail(&at, JL_ELIMIT,
+            st = jl__rctx_fail(&at, JL_ELIMIT,
                          "chunks of %llu bytes, more than the limit of %llu bytes",
                          (unsigned long long)bytes,
                          (unsigned long long)c->lim->max_dataset_bytes);
@@ -131,14 +131,14 @@ static jl_status chunk_bytes(rctx *c, hid_t dcpl, hid_t ftype, const char *obj, 
         H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL,
                                          sizeof fname, fname, NULL);
         if (id < 0) {
-            st = rctx_h5_fail(&at, JL_EIO, "cannot read the filter pipeline");
+            st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the filter pipeline");
             goto end;
         }
         htri_t avail = H5Zfilter_avail(id);
         if (avail <= 0) {
             H5Eclear2(H5E_DEFAULT);
             fname[sizeof fname - 1] = '\0';
-            st = rctx_fail(&at, JL_EFORMAT,
+            st = jl__rctx_fail(&at, JL_EFORMAT,
                          "compressed with HDF5 filter %d%s%s%s, which joules cannot decode",
                          (int)id, *fname ? " (" : "", fname, *fname ? ")" : "");
             goto end;
@@ -186,11 +186,11 @@ static jl_status lend_tconv(run_reader *rr, const char *obj, hid_t ftype, hid_t 
     void *b = realloc(rr->tconv, want);
     rctx at = rctx_at(rr->c, obj);
     if (!b)
-        return rctx_fail(&at, JL_ENOMEM, NULL);
+        return jl__rctx_fail(&at, JL_ENOMEM, NULL);
     rr->tconv = b;
     rr->tconv_cap = want;
     if (H5Pset_buffer(rr->dxpl, want, b, NULL) < 0)
-        return rctx_h5_fail(&at, JL_EINTERNAL,
+        return jl__rctx_h5_fail(&at, JL_EINTERNAL,
                            "cannot set up the type conversion buffer");
     return JL_OK;
 }
@@ -211,57 +211,57 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     int64_t *tmp = NULL;
     *out = NULL;
     *n = 0;
-    if ((st = open_child(c, grp, obj, cs->name, H5I_DATASET, &dset)) != JL_OK)
+    if ((st = jl__open_child(c, grp, obj, cs->name, H5I_DATASET, &dset)) != JL_OK)
         goto end;
     if (dset < 0) {
         if (cs->required)
-            st = rctx_fail(&at, JL_EMISSING,
+            st = jl__rctx_fail(&at, JL_EMISSING,
                          "required dataset is missing");
         goto end;
     }
     ftype = H5Dget_type(dset);
     space = H5Dget_space(dset);
     if (ftype < 0 || space < 0) {
-        st = rctx_h5_fail(&at, JL_EIO, "cannot read the type or shape");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the type or shape");
         goto end;
     }
     H5T_class_t cls = H5Tget_class(ftype);
     int want_int = cs->target == T_I32 || cs->target == T_I64;
     if (want_int ? cls != H5T_INTEGER : (cls != H5T_INTEGER && cls != H5T_FLOAT)) {
         char tname[32];
-        type_name(ftype, tname, sizeof tname);
-        st = rctx_fail(&at, JL_ETYPE, "has type %s, expected %s",
+        jl__type_name(ftype, tname, sizeof tname);
+        st = jl__rctx_fail(&at, JL_ETYPE, "has type %s, expected %s",
                      tname, want_int ? "integers" : "numbers");
         goto end;
     }
     if (H5Tget_size(ftype) > 16) {
-        st = rctx_fail(&at, JL_ETYPE,
+        st = jl__rctx_fail(&at, JL_ETYPE,
                      "has a %zu-byte %s type, which joules does not read",
-                     H5Tget_size(ftype), class_name(cls));
+                     H5Tget_size(ftype), jl__class_name(cls));
         goto end;
     }
     const char *shape = cs->rank == 1 ? "[N]" : "[N, G]";
     H5S_class_t sc = H5Sget_simple_extent_type(space);
     int rank = H5Sget_simple_extent_ndims(space);
     if (sc != H5S_SIMPLE || rank < 0) {
-        st = rctx_fail(&at, JL_ETYPE, "is %s, expected shape %s",
+        st = jl__rctx_fail(&at, JL_ETYPE, "is %s, expected shape %s",
                      sc == H5S_SCALAR ? "a scalar" : sc == H5S_NULL ? "empty (null dataspace)"
                                                                     : "of unknown shape",
                      shape);
         goto end;
     }
     if (rank != cs->rank) {
-        st = rctx_fail(&at, JL_ETYPE,
+        st = jl__rctx_fail(&at, JL_ETYPE,
                      "has rank %d, expected %d (shape %s)", rank, cs->rank, shape);
         goto end;
     }
     hsize_t dims[2] = {0, 1};
     if (H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
-        st = rctx_h5_fail(&at, JL_EIO, "cannot read the shape");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the shape");
         goto end;
     }
     if (rank == 2 && dims[1] != g) {
-        st = rctx_fail(&at, JL_ETYPE,
+        st = jl__rctx_fail(&at, JL_ETYPE,
                      "has shape [%llu, %llu], expected [N, %zu] (%s = %zu)",
                      (unsigned long long)dims[0], (unsigned long long)dims[1], g,
                      g == (size_t)rr->run->attrs.num_gpus ? "num_gpus"
@@ -271,7 +271,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     }
     /* Sizes before allocation: rows, then rows x G x 8 bytes. */
     if (dims[0] > c->lim->max_rows) {
-        st = rctx_fail(&at, JL_ELIMIT,
+        st = jl__rctx_fail(&at, JL_ELIMIT,
                      "declares %llu rows, more than the limit of %llu rows",
                      (unsigned long long)dims[0], (unsigned long long)c->lim->max_rows);
         goto end;
@@ -281,21 +281,21 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     ovf = ovf || vals > UINT64_MAX / 8;
     uint64_t bytes = ovf ? UINT64_MAX : vals * 8;
     if (ovf || bytes > c->lim->max_dataset_bytes || !fits_size(bytes)) {
-        st = rctx_fail(&at, JL_ELIMIT,
+        st = jl__rctx_fail(&at, JL_ELIMIT,
                      "declares %llu x %llu values (%llu bytes decoded), more than the limit of %llu bytes",
                      (unsigned long long)dims[0], (unsigned long long)dims[1],
                      (unsigned long long)bytes, (unsigned long long)c->lim->max_dataset_bytes);
         goto end;
     }
     if (expect_n != SIZE_MAX && dims[0] != expect_n) {
-        st = rctx_fail(&at, JL_EINVALID,
+        st = jl__rctx_fail(&at, JL_EINVALID,
                      "has %llu rows, expected %zu (the length of %s)",
                      (unsigned long long)dims[0], expect_n, n_from);
         goto end;
     }
     size_t cbytes;
     if ((dcpl = H5Dget_create_plist(dset)) < 0) {
-        st = rctx_h5_fail(&at, JL_EIO, "cannot read the storage layout");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the storage layout");
         goto end;
     }
     if ((st = chunk_bytes(c, dcpl, ftype, obj, &cbytes)) != JL_OK)
@@ -305,7 +305,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         int kept = jl__itl_stream_keep(rr->run, cs->off == offsetof(jl_run, itl_request), obj,
                                        dset, dcpl, ftype, (size_t)dims[0], cbytes);
         if (kept < 0)
-            st = rctx_fail(&at, JL_ENOMEM, NULL);
+            st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         if (kept > 0) { /* checked; itl_rule and the summary stream it */
             dset = -1;
             rr->kept = 1;
@@ -317,7 +317,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     size_t nv = (size_t)vals;
     buf = jl_malloc_array(nv ? nv : 1, target_size(cs->target));
     if (!buf) {
-        st = rctx_fail(&at, JL_ENOMEM,
+        st = jl__rctx_fail(&at, JL_ENOMEM,
                      "out of memory for %zu values", nv);
         goto end;
     }
@@ -328,7 +328,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         if (narrow) {
             tmp = jl_malloc_array(nv, sizeof *tmp);
             if (!tmp) {
-                st = rctx_fail(&at, JL_ENOMEM,
+                st = jl__rctx_fail(&at, JL_ENOMEM,
                              "out of memory for %zu values", nv);
                 goto end;
             }
@@ -361,7 +361,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
             free(m);
         }
         if (r < 0) {
-            st = rctx_fail_cause(&at, chunk_failed ? JL_EFORMAT : JL_EIO, cause,
+            st = jl__rctx_fail_cause(&at, chunk_failed ? JL_EFORMAT : JL_EIO, cause,
                                  "cannot read the data%s",
                                  chunk_failed ? " (corrupt compressed chunk)" : "");
             goto end;
@@ -370,7 +370,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
             int32_t *o = buf;
             for (size_t i = 0; i < nv; i++) {
                 if (tmp[i] < INT32_MIN || tmp[i] > INT32_MAX) {
-                    st = rctx_fail_row(&at, JL_EINVALID, (long long)(i / dims[1]),
+                    st = jl__rctx_fail_row(&at, JL_EINVALID, (long long)(i / dims[1]),
                                        "value %lld at row %zu does not fit in int32",
                                        (long long)tmp[i], (size_t)(i / dims[1]));
                     goto end;
@@ -409,7 +409,7 @@ static jl_status bad_value(group_reader *gr, const char *obj, size_t i, const ch
     rctx at = rctx_at(gr->rr->c, obj);
     va_list ap;
     va_start(ap, fmt);
-    rctx_vfail(&at, JL_EINVALID, (long long)i, NULL, fmt, ap);
+    jl__rctx_vfail(&at, JL_EINVALID, (long long)i, NULL, fmt, ap);
     va_end(ap);
     return JL_EINVALID;
 }
@@ -583,7 +583,7 @@ static jl_status itl_rule(group_reader *gr)
     }
     if (rc < 0) {
         rctx at = rctx_at(gr->rr->c, gr->path);
-        return rctx_fail(&at, JL_ENOMEM, NULL);
+        return jl__rctx_fail(&at, JL_ENOMEM, NULL);
     }
     if (bad_lat != SIZE_MAX)
         return bad_latency(gr, col_obj(gr, "seconds"), bad_lat, lat);
@@ -603,10 +603,10 @@ static jl_status power_rule(group_reader *gr)
     const jl_run *r = gr->rr->run;
     rctx at = rctx_at(gr->rr->c, gr->path);
     if (gr->grp < 0 && !r->summary.present)
-        return rctx_fail(&at, JL_EMISSING,
+        return jl__rctx_fail(&at, JL_EMISSING,
                        "required group is missing (power/ is required unless summary/ is present)");
     if (gr->grp >= 0 && !r->watts.v && !r->energy_j.v)
-        return rctx_fail(&at, JL_EMISSING,
+        return jl__rctx_fail(&at, JL_EMISSING,
                        "has neither watts nor energy_j (at least one is required)");
     return JL_OK;
 }
@@ -725,10 +725,10 @@ static jl_status open_group(run_reader *rr, const char *name, hid_t *grp, char *
     *path = jl_asprintf("%s/%s", rr->run_path, name);
     rctx at = rctx_at(rr->c, rr->run_path);
     if (!*path)
-        return rctx_fail(&at, JL_ENOMEM, NULL);
+        return jl__rctx_fail(&at, JL_ENOMEM, NULL);
     if (known_absent)
         return JL_OK;
-    return open_child(rr->c, rr->run_grp, *path, name, H5I_GROUP, grp);
+    return jl__open_child(rr->c, rr->run_grp, *path, name, H5I_GROUP, grp);
 }
 
 /* Read group gs of the run: every column (times checked at once), the
@@ -746,7 +746,7 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
     size_t rows = SIZE_MAX; /* of the first column present */
     char *from = NULL;      /* "<group>/<that column>", for length messages */
     jl_status st = objs ? open_group(rr, gs->name, &gr.grp, &gr.path)
-                        : rctx_fail(&at, JL_ENOMEM, NULL);
+                        : jl__rctx_fail(&at, JL_ENOMEM, NULL);
     if (st != JL_OK)
         goto end;
     at_group.obj = gr.path;
@@ -757,7 +757,7 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
         if (cs->summary_unused && rr->summary_fields_only)
             continue; /* stays NULL, as if absent */
         if (!(objs[k] = jl_asprintf("%s/%s", gr.path, cs->name))) {
-            st = rctx_fail(&at_group, JL_ENOMEM, NULL);
+            st = jl__rctx_fail(&at_group, JL_ENOMEM, NULL);
             goto end;
         }
         rr->kept = 0;
@@ -774,7 +774,7 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
             rows = n;
             *(size_t *)((char *)r + gs->rows_off) = n;
             if (!(from = jl_asprintf("%s/%s", gs->name, cs->name))) {
-                st = rctx_fail(&at_group, JL_ENOMEM, NULL);
+                st = jl__rctx_fail(&at_group, JL_ENOMEM, NULL);
                 goto end;
             }
         }
@@ -807,7 +807,7 @@ static jl_status read_summary_group(run_reader *rr)
     char *path = NULL;
     jl_status st = open_group(rr, "summary", &grp, &path);
     if (st == JL_OK && grp >= 0)
-        st = read_summary(rr->c, grp, path, &rr->run->summary);
+        st = jl__read_summary(rr->c, grp, path, &rr->run->summary);
     free(path);
     CLOSE(grp, H5Gclose);
     return st;
@@ -841,7 +841,7 @@ jl_run *jl_run_new(void)
     if (!r)
         return NULL;
     jl_attrs_init(&r->attrs);
-    summary_init(&r->summary);
+    jl__summary_init(&r->summary);
     return r;
 }
 
@@ -850,7 +850,7 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     *out = NULL;
     rctx c;
     jl_error *local = NULL;
-    jl_status st = run_ctx(t, i, err, &local, &c);
+    jl_status st = jl__run_ctx(t, i, err, &local, &c);
     if (st != JL_OK)
         return st;
     run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only, t->stream_itl, 0};
@@ -859,15 +859,15 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     rr.run_path = run_path;
     rr.run = r;
     if (!run_path || !r) {
-        st = rctx_fail(&c, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&c, JL_ENOMEM, NULL);
         goto end;
     }
     if (!(r->file = jl_strdup(t->path)) || !(r->name = jl_strdup(t->runs[i]))) {
-        st = rctx_fail(&c, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&c, JL_ENOMEM, NULL);
         goto end;
     }
     if (t->row_of && t->row_of[i] != SIZE_MAX) {
-        if ((st = read_table_run(t->table, t->row_of[i], &c, r)) != JL_OK)
+        if ((st = jl__read_table_run(t->table, t->row_of[i], &c, r)) != JL_OK)
             goto end;
         *out = r;
         r = NULL;
@@ -876,10 +876,10 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     rctx at = rctx_at(&c, run_path);
     rr.run_grp = H5Gopen2(t->runs_grp, t->runs[i], H5P_DEFAULT);
     if (rr.run_grp < 0) {
-        st = rctx_h5_fail(&at, JL_EIO, "cannot open");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot open");
         goto end;
     }
-    if ((st = read_run_attrs(&c, rr.run_grp, run_path, &r->attrs)) != JL_OK)
+    if ((st = jl__read_run_attrs(&c, rr.run_grp, run_path, &r->attrs)) != JL_OK)
         goto end;
     H5G_info_t gi;
     if (H5Gget_info(rr.run_grp, &gi) < 0)
@@ -892,7 +892,7 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
         goto end;
     /* a run with summary/ alone reads no dataset: no transfer list */
     if (!no_groups_beside_summary(&rr) && (rr.dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0) {
-        st = rctx_h5_fail(&at, JL_EINTERNAL, "cannot set up the data transfer");
+        st = jl__rctx_h5_fail(&at, JL_EINTERNAL, "cannot set up the data transfer");
         goto end;
     }
     for (size_t k = 0; k < N_GROUPS; k++)

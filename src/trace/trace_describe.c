@@ -68,11 +68,11 @@ static jl_status describe_dataset(describe_state *s, hid_t dset, const char *pat
     memset(&d, 0, sizeof d);
     char tname[32];
     if (ftype < 0 || space < 0 || dcpl < 0) {
-        st = rctx_h5_fail(&at, JL_EIO,
+        st = jl__rctx_h5_fail(&at, JL_EIO,
                          "cannot read the type, shape or layout");
         goto end;
     }
-    type_name(ftype, tname, sizeof tname);
+    jl__type_name(ftype, tname, sizeof tname);
     d.rank = H5Sget_simple_extent_ndims(space);
     if (d.rank < 0)
         d.rank = 0;
@@ -91,14 +91,14 @@ static jl_status describe_dataset(describe_state *s, hid_t dset, const char *pat
     d.type = jl_strdup(tname);
     d.filters = filters_text(dcpl);
     if (!d.path || !d.type || !d.filters) {
-        st = rctx_fail(&at, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
     }
     if (s->info->n_datasets == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 32;
         jl_dataset_info *n = realloc(s->info->datasets, cap * sizeof *n);
         if (!n) {
-            st = rctx_fail(&at, JL_ENOMEM, NULL);
+            st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
             goto end;
         }
         s->info->datasets = n;
@@ -126,12 +126,12 @@ static herr_t describe_cb(hid_t grp, const char *name, const H5L_info_t *info, v
     char *path = jl_asprintf("%s/%s", s->prefix, name);
     rctx at = rctx_at(s->c, path);
     if (!path) {
-        s->st = rctx_fail(&at, JL_ENOMEM, NULL);
+        s->st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         return -1;
     }
     hid_t o = H5Oopen(grp, name, H5P_DEFAULT);
     if (o < 0) {
-        s->st = rctx_h5_fail(&at, JL_EIO, "cannot open");
+        s->st = jl__rctx_h5_fail(&at, JL_EIO, "cannot open");
         free(path);
         return -1;
     }
@@ -158,7 +158,7 @@ static jl_status describe_group(describe_state *s, hid_t grp, const char *path)
         return s->st;
     rctx at = rctx_at(s->c, path);
     if (r < 0)
-        return s->st = rctx_h5_fail(&at, JL_EIO, "cannot list the group");
+        return s->st = jl__rctx_h5_fail(&at, JL_EIO, "cannot list the group");
     return JL_OK;
 }
 
@@ -167,13 +167,13 @@ jl_status jl_trace_describe_run(jl_trace *t, size_t i, jl_run_info *out, jl_erro
     memset(out, 0, sizeof *out);
     rctx c;
     jl_error *local = NULL;
-    jl_status st = run_ctx(t, i, err, &local, &c);
+    jl_status st = jl__run_ctx(t, i, err, &local, &c);
     if (st != JL_OK)
         return st;
     hid_t grp = -1;
     char *path = jl_asprintf("/runs/%s", t->runs[i]);
     if (!path || !(out->name = jl_strdup(t->runs[i]))) {
-        st = rctx_fail(&c, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&c, JL_ENOMEM, NULL);
         goto end;
     }
     if (t->row_of && t->row_of[i] != SIZE_MAX)
@@ -181,7 +181,7 @@ jl_status jl_trace_describe_run(jl_trace *t, size_t i, jl_run_info *out, jl_erro
     grp = H5Gopen2(t->file, path, H5P_DEFAULT);
     if (grp < 0) {
         rctx at = rctx_at(&c, path);
-        st = rctx_h5_fail(&at, JL_EIO, "cannot open");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot open");
         goto end;
     }
     describe_state s = {&c, out, 0, 0, JL_OK, NULL};

@@ -195,29 +195,29 @@ static inline rctx rctx_at(const rctx *c, const char *obj)
 /* The reader's one way to fail: set *c->err (the first error wins) naming
  * c's file, run and object, and the row (-1: none), with cause (owned; NULL:
  * none) as its cause; return code. fmt NULL: the status's own text. */
-jl_status rctx_vfail(const rctx *c, jl_status code, long long row, jl_error *cause,
+jl_status jl__rctx_vfail(const rctx *c, jl_status code, long long row, jl_error *cause,
                      const char *fmt, va_list ap);
-/* rctx_vfail at no row and no cause. */
-jl_status rctx_fail(const rctx *c, jl_status code, const char *fmt, ...)
+/* jl__rctx_vfail at no row and no cause. */
+jl_status jl__rctx_fail(const rctx *c, jl_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/* rctx_vfail at row `row`. */
-jl_status rctx_fail_row(const rctx *c, jl_status code, long long row, const char *fmt, ...)
+/* jl__rctx_vfail at row `row`. */
+jl_status jl__rctx_fail_row(const rctx *c, jl_status code, long long row, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-/* rctx_vfail with cause (owned) and no row. */
-jl_status rctx_fail_cause(const rctx *c, jl_status code, jl_error *cause, const char *fmt, ...)
+/* jl__rctx_vfail with cause (owned) and no row. */
+jl_status jl__rctx_fail_cause(const rctx *c, jl_status code, jl_error *cause, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-/* rctx_vfail with HDF5's error stack as the cause (taken, and so cleared,
+/* jl__rctx_vfail with HDF5's error stack as the cause (taken, and so cleared,
  * even when an error was already set). */
-jl_status rctx_h5_fail(const rctx *c, jl_status code, const char *fmt, ...)
+jl_status jl__rctx_h5_fail(const rctx *c, jl_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -225,17 +225,17 @@ jl_status rctx_h5_fail(const rctx *c, jl_status code, const char *fmt, ...)
 
 /* The context of run i of t, its errors going to err, or to *local (NULL
  * on entry) when err is NULL; JL_EUSAGE when t has no run i. */
-jl_status run_ctx(jl_trace *t, size_t i, jl_error **err, jl_error **local, rctx *c);
+jl_status jl__run_ctx(jl_trace *t, size_t i, jl_error **err, jl_error **local, rctx *c);
 
 /* "integer", "float", ...: the name of an HDF5 type class. */
-const char *class_name(H5T_class_t c);
+const char *jl__class_name(H5T_class_t c);
 /* "float32", "int64", "string", ... into buf. */
-void type_name(hid_t t, char *buf, size_t cap);
+void jl__type_name(hid_t t, char *buf, size_t cap);
 /* *present = 1 when a hard link named `name` exists in grp, 0 when absent. */
-jl_status child_exists(rctx *c, hid_t grp, const char *obj, const char *name, int *present);
+jl_status jl__child_exists(rctx *c, hid_t grp, const char *obj, const char *name, int *present);
 /* Open child `name` of grp expecting an object of type `want` (H5I_GROUP or
  * H5I_DATASET). *id = -1 and returns JL_OK when absent. */
-jl_status open_child(rctx *c, hid_t grp, const char *obj, const char *name, H5I_type_t want,
+jl_status jl__open_child(rctx *c, hid_t grp, const char *obj, const char *name, H5I_type_t want,
                      hid_t *id);
 
 /* Attributes (trace_attrs.c). */
@@ -247,34 +247,34 @@ typedef enum { AN_FLOAT, AN_INT, AN_UINT } av_num;
  * when something asks for it: a message or an extra attribute. */
 typedef struct {
     av_kind kind;
-    char *text;      /* heap; NULL for a scalar number until av_str() */
+    char *text;      /* heap; NULL for a scalar number until jl__av_str() */
     long long i;
     double d;
     unsigned long long u;
     av_num num;      /* how a scalar number was stored, for its text */
-    hid_t ftype;     /* the file type, for av_tname(); -1 when none */
+    hid_t ftype;     /* the file type, for jl__av_tname(); -1 when none */
     char tname[32];
 } attr_val;
 
-void attr_val_init(attr_val *v);
-void attr_val_clear(attr_val *v);
+void jl__attr_val_init(attr_val *v);
+void jl__attr_val_clear(attr_val *v);
 /* "float64", "string", ...: the name of the attribute's file type. */
-const char *av_tname(attr_val *v);
+const char *jl__av_tname(attr_val *v);
 /* The value as text ("" when out of memory while formatting a number). */
-const char *av_str(attr_val *v);
+const char *jl__av_str(attr_val *v);
 /* "a string", "an integer", ...: the kind of value, for messages. */
-const char *kind_word(const attr_val *v);
+const char *jl__kind_word(const attr_val *v);
 /* Read attribute `name` of obj (object path `opath`, for messages) into v. */
-jl_status read_attr(rctx *c, hid_t obj, const char *opath, const char *name, attr_val *v);
+jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name, attr_val *v);
 /* A run group's attributes into a, then the spec's rules on them. */
-jl_status read_run_attrs(rctx *c, hid_t grp, const char *opath, jl_attrs *a);
+jl_status jl__read_run_attrs(rctx *c, hid_t grp, const char *opath, jl_attrs *a);
 /* Every figure "missing" (NaN), no extra. */
-void summary_init(jl_run_summary_attrs *s);
+void jl__summary_init(jl_run_summary_attrs *s);
 /* summary/ of a run (group grp at opath) into s. */
-jl_status read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summary_attrs *s);
+jl_status jl__read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summary_attrs *s);
 /* Run `row` of the summary table: each cell goes through the rules of the
  * attribute it stands for (attributes, then summary/), as a group's would. */
-jl_status read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r);
+jl_status jl__read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r);
 
 /* Append a copy of name to the list names[0..*n) (capacity *cap, grown by
  * doubling); -1 when out of memory (the list unchanged). */

@@ -37,7 +37,7 @@ void jl_trace_options_default(jl_trace_options *opt)
 /* ------------------------------------------------------------------ */
 /* Context of one read: where we are, for messages.                    */
 
-jl_status rctx_vfail(const rctx *c, jl_status code, long long row, jl_error *cause,
+jl_status jl__rctx_vfail(const rctx *c, jl_status code, long long row, jl_error *cause,
                      const char *fmt, va_list ap)
 {
     if (c->err && !*c->err) {
@@ -53,55 +53,55 @@ jl_status rctx_vfail(const rctx *c, jl_status code, long long row, jl_error *cau
     return code;
 }
 
-jl_status rctx_fail(const rctx *c, jl_status code, const char *fmt, ...)
+jl_status jl__rctx_fail(const rctx *c, jl_status code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    rctx_vfail(c, code, -1, NULL, fmt, ap);
+    jl__rctx_vfail(c, code, -1, NULL, fmt, ap);
     va_end(ap);
     return code;
 }
 
-jl_status rctx_fail_row(const rctx *c, jl_status code, long long row, const char *fmt, ...)
+jl_status jl__rctx_fail_row(const rctx *c, jl_status code, long long row, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    rctx_vfail(c, code, row, NULL, fmt, ap);
+    jl__rctx_vfail(c, code, row, NULL, fmt, ap);
     va_end(ap);
     return code;
 }
 
-jl_status rctx_fail_cause(const rctx *c, jl_status code, jl_error *cause, const char *fmt, ...)
+jl_status jl__rctx_fail_cause(const rctx *c, jl_status code, jl_error *cause, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    rctx_vfail(c, code, -1, cause, fmt, ap);
+    jl__rctx_vfail(c, code, -1, cause, fmt, ap);
     va_end(ap);
     return code;
 }
 
-jl_status rctx_h5_fail(const rctx *c, jl_status code, const char *fmt, ...)
+jl_status jl__rctx_h5_fail(const rctx *c, jl_status code, const char *fmt, ...)
 {
     jl_error *cause = jl__h5_stack_error();
     va_list ap;
     va_start(ap, fmt);
-    rctx_vfail(c, code, -1, cause, fmt, ap);
+    jl__rctx_vfail(c, code, -1, cause, fmt, ap);
     va_end(ap);
     return code;
 }
 
-jl_status run_ctx(jl_trace *t, size_t i, jl_error **err, jl_error **local, rctx *c)
+jl_status jl__run_ctx(jl_trace *t, size_t i, jl_error **err, jl_error **local, rctx *c)
 {
     if (!t || i >= t->n_runs) {
         rctx at = {t ? t->path : NULL, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL};
-        return rctx_fail(&at, JL_EUSAGE, "run index %zu out of range", i);
+        return jl__rctx_fail(&at, JL_EUSAGE, "run index %zu out of range", i);
     }
     *c = (rctx){t->path, t->runs[i], &t->lim, err ? err : local, t->vstr, RUN_LINKS_UNKNOWN,
                 NULL, NULL};
     return JL_OK;
 }
 
-const char *class_name(H5T_class_t c)
+const char *jl__class_name(H5T_class_t c)
 {
     switch (c) {
     case H5T_INTEGER: return "integer";
@@ -119,7 +119,7 @@ const char *class_name(H5T_class_t c)
     }
 }
 
-void type_name(hid_t t, char *buf, size_t cap)
+void jl__type_name(hid_t t, char *buf, size_t cap)
 {
     H5T_class_t c = H5Tget_class(t);
     size_t sz = H5Tget_size(t);
@@ -128,10 +128,10 @@ void type_name(hid_t t, char *buf, size_t cap)
     else if (c == H5T_INTEGER)
         snprintf(buf, cap, "%sint%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "u" : "", sz * 8);
     else
-        snprintf(buf, cap, "%s", class_name(c));
+        snprintf(buf, cap, "%s", jl__class_name(c));
 }
 
-jl_status child_exists(rctx *c, hid_t grp, const char *obj, const char *name, int *present)
+jl_status jl__child_exists(rctx *c, hid_t grp, const char *obj, const char *name, int *present)
 {
     rctx at = rctx_at(c, obj);
     *present = 0;
@@ -143,35 +143,35 @@ jl_status child_exists(rctx *c, hid_t grp, const char *obj, const char *name, in
         H5Eclear2(H5E_DEFAULT);
         htri_t ex = H5Lexists(grp, name, H5P_DEFAULT);
         if (ex < 0)
-            return rctx_h5_fail(&at, JL_EIO, "cannot look up the link");
+            return jl__rctx_h5_fail(&at, JL_EIO, "cannot look up the link");
         if (!ex)
             return JL_OK;
         if (H5Lget_info(grp, name, &li, H5P_DEFAULT) < 0)
-            return rctx_h5_fail(&at, JL_EIO, "cannot read the link");
+            return jl__rctx_h5_fail(&at, JL_EIO, "cannot read the link");
     }
     if (li.type != H5L_TYPE_HARD)
-        return rctx_fail(&at, JL_ETYPE,
+        return jl__rctx_fail(&at, JL_ETYPE,
                          "is a soft or external link; joules follows only hard links");
     *present = 1;
     return JL_OK;
 }
 
-jl_status open_child(rctx *c, hid_t grp, const char *obj, const char *name, H5I_type_t want,
+jl_status jl__open_child(rctx *c, hid_t grp, const char *obj, const char *name, H5I_type_t want,
                      hid_t *id)
 {
     *id = -1;
     int ex = 0;
-    jl_status st = child_exists(c, grp, obj, name, &ex);
+    jl_status st = jl__child_exists(c, grp, obj, name, &ex);
     if (st != JL_OK || !ex)
         return st;
     rctx at = rctx_at(c, obj);
     hid_t o = H5Oopen(grp, name, H5P_DEFAULT);
     if (o < 0)
-        return rctx_h5_fail(&at, JL_EIO, "cannot open");
+        return jl__rctx_h5_fail(&at, JL_EIO, "cannot open");
     H5I_type_t t = H5Iget_type(o);
     if (t != want) {
         H5Oclose(o);
-        return rctx_fail(&at, JL_ETYPE, "is a %s, expected a %s",
+        return jl__rctx_fail(&at, JL_ETYPE, "is a %s, expected a %s",
                          t == H5I_GROUP ? "group" : t == H5I_DATASET ? "dataset" : "named datatype",
                          want == H5I_GROUP ? "group" : "dataset");
     }
@@ -229,27 +229,27 @@ static jl_status root_string(rctx *c, hid_t root, const char *name, int required
     *out = NULL;
     htri_t ex = H5Aexists(root, name);
     if (ex < 0)
-        return rctx_h5_fail(&at, JL_EFORMAT, "cannot read the root attributes");
+        return jl__rctx_h5_fail(&at, JL_EFORMAT, "cannot read the root attributes");
     if (!ex) {
         if (required)
-            return rctx_fail(&at, JL_EFORMAT,
+            return jl__rctx_fail(&at, JL_EFORMAT,
                              "not a joules trace: the root has no @%s attribute", name);
         return JL_OK;
     }
     attr_val v;
-    jl_status st = read_attr(c, root, "/", name, &v);
+    jl_status st = jl__read_attr(c, root, "/", name, &v);
     if (st != JL_OK)
         return st;
     if (v.kind != AV_STRING) {
-        st = rctx_fail(&at, required ? JL_EFORMAT : JL_ETYPE,
-                       "attribute @%s must be a string, found %s (%s)", name, kind_word(&v),
-                       av_tname(&v));
-        attr_val_clear(&v);
+        st = jl__rctx_fail(&at, required ? JL_EFORMAT : JL_ETYPE,
+                       "attribute @%s must be a string, found %s (%s)", name, jl__kind_word(&v),
+                       jl__av_tname(&v));
+        jl__attr_val_clear(&v);
         return st;
     }
     *out = v.text;
     v.text = NULL;
-    attr_val_clear(&v);
+    jl__attr_val_clear(&v);
     return JL_OK;
 }
 
@@ -271,14 +271,14 @@ static jl_status merge_table_runs(jl_trace *t, jl_error **err)
     rctx table = rctx_at(&c, "/" JL__TABLE_NAME);
     size_t nt = jl__table_rows(t->table), n = t->n_runs + nt;
     if (n > t->lim.max_runs)
-        return rctx_fail(&table, JL_ELIMIT, "more than the limit of %llu runs",
+        return jl__rctx_fail(&table, JL_ELIMIT, "more than the limit of %llu runs",
                          (unsigned long long)t->lim.max_runs);
     run_entry *e = jl_calloc_array(n, sizeof *e);
     char **names = jl_calloc_array(n, sizeof *names);
     size_t *row_of = jl_calloc_array(n, sizeof *row_of);
     jl_status st = JL_OK;
     if (!e || !names || !row_of) {
-        st = rctx_fail(&c, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&c, JL_ENOMEM, NULL);
         goto end;
     }
     for (size_t i = 0; i < t->n_runs; i++)
@@ -291,7 +291,7 @@ static jl_status merge_table_runs(jl_trace *t, jl_error **err)
             int both = e[i - 1].row == SIZE_MAX || e[i].row == SIZE_MAX;
             rctx at = rctx_at(&c, "/" JL__TABLE_NAME "/run");
             at.run = e[i].name;
-            st = rctx_fail(&at, JL_EFORMAT,
+            st = jl__rctx_fail(&at, JL_EFORMAT,
                            both ? "run %s is both a group in /runs and a row of the summary table"
                                 : "run %s appears twice in the summary table",
                            e[i].name);
@@ -304,7 +304,7 @@ static jl_status merge_table_runs(jl_trace *t, jl_error **err)
             for (size_t k = 0; k < i; k++)
                 if (row_of[k] != SIZE_MAX)
                     free(names[k]);
-            st = rctx_fail(&c, JL_ENOMEM, NULL);
+            st = jl__rctx_fail(&c, JL_ENOMEM, NULL);
             goto end;
         }
     }
@@ -329,74 +329,74 @@ static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_err
     hid_t root = -1, runs = -1;
     char *format = NULL;
     attr_val v;
-    attr_val_init(&v);
+    jl__attr_val_init(&v);
     t->file = H5Fopen(h5name, H5F_ACC_RDONLY, fapl);
     if (t->file < 0) {
-        st = rctx_h5_fail(&c, JL_EFORMAT,
+        st = jl__rctx_h5_fail(&c, JL_EFORMAT,
                           "cannot open as an HDF5 file (not HDF5, truncated or corrupt)");
         goto end;
     }
     root = H5Gopen2(t->file, "/", H5P_DEFAULT);
     if (root < 0) {
-        st = rctx_h5_fail(&at_root, JL_EFORMAT, "cannot open the root group");
+        st = jl__rctx_h5_fail(&at_root, JL_EFORMAT, "cannot open the root group");
         goto end;
     }
     if ((st = root_string(&c, root, "format", 1, &format)) != JL_OK)
         goto end;
     if (strcmp(format, "joules-trace")) {
-        st = rctx_fail(&at_root, JL_EFORMAT,
+        st = jl__rctx_fail(&at_root, JL_EFORMAT,
                        "not a joules trace: @format is \"%s\", expected \"joules-trace\"", format);
         goto end;
     }
     htri_t ex = H5Aexists(root, "format_version");
     if (ex <= 0) {
-        st = ex < 0 ? rctx_h5_fail(&at_root, JL_EFORMAT, "cannot read the root attributes")
-                    : rctx_fail(&at_root, JL_EFORMAT, "the root has no @format_version attribute");
+        st = ex < 0 ? jl__rctx_h5_fail(&at_root, JL_EFORMAT, "cannot read the root attributes")
+                    : jl__rctx_fail(&at_root, JL_EFORMAT, "the root has no @format_version attribute");
         goto end;
     }
-    if ((st = read_attr(&c, root, "/", "format_version", &v)) != JL_OK)
+    if ((st = jl__read_attr(&c, root, "/", "format_version", &v)) != JL_OK)
         goto end;
     if (!(v.kind == AV_INT || (v.kind == AV_FLOAT && v.d == floor(v.d)))) {
-        st = rctx_fail(&at_root, JL_EFORMAT,
+        st = jl__rctx_fail(&at_root, JL_EFORMAT,
                        "attribute @format_version must be an integer, found %s (%s)",
-                       kind_word(&v), av_tname(&v));
+                       jl__kind_word(&v), jl__av_tname(&v));
         goto end;
     }
     if (v.d != 1) {
-        st = rctx_fail(&at_root, JL_EFORMAT,
-                       "unsupported @format_version %s (this reader reads version 1)", av_str(&v));
+        st = jl__rctx_fail(&at_root, JL_EFORMAT,
+                       "unsupported @format_version %s (this reader reads version 1)", jl__av_str(&v));
         goto end;
     }
     if ((st = root_string(&c, root, "harness", 0, &t->harness)) != JL_OK ||
         (st = root_string(&c, root, "created_utc", 0, &t->created_utc)) != JL_OK)
         goto end;
     hid_t runs_id = -1;
-    if ((st = open_child(&c, root, "/runs", "runs", H5I_GROUP, &runs_id)) != JL_OK)
+    if ((st = jl__open_child(&c, root, "/runs", "runs", H5I_GROUP, &runs_id)) != JL_OK)
         goto end;
     runs = runs_id;
     if (runs < 0) {
-        st = rctx_fail(&at_runs, JL_EFORMAT, "not a joules trace: the root has no runs/ group");
+        st = jl__rctx_fail(&at_runs, JL_EFORMAT, "not a joules trace: the root has no runs/ group");
         goto end;
     }
     run_list_state s = {t, 0, 0, 0, NULL};
     hsize_t idx = 0;
     herr_t r = H5Literate(runs, H5_INDEX_NAME, H5_ITER_INC, &idx, run_name_cb, &s);
     if (s.nomem) {
-        st = rctx_fail(&at_runs, JL_ENOMEM, NULL);
+        st = jl__rctx_fail(&at_runs, JL_ENOMEM, NULL);
     } else if (s.bad_link) {
         rctx at = at_runs;
         at.run = s.bad;
-        st = rctx_fail(&at, JL_EFORMAT, "run %s is a soft or external link; runs must be groups",
+        st = jl__rctx_fail(&at, JL_EFORMAT, "run %s is a soft or external link; runs must be groups",
                        s.bad ? s.bad : "?");
         free(s.bad);
     } else if (s.limit) {
-        st = rctx_fail(&at_runs, JL_ELIMIT, "more than the limit of %llu runs",
+        st = jl__rctx_fail(&at_runs, JL_ELIMIT, "more than the limit of %llu runs",
                        (unsigned long long)t->lim.max_runs);
     } else if (r < 0) {
-        st = rctx_h5_fail(&at_runs, JL_EFORMAT, "cannot list the runs");
+        st = jl__rctx_h5_fail(&at_runs, JL_EFORMAT, "cannot list the runs");
     } else if ((st = jl__table_open(t->file, t->path, &t->lim, &t->table, err)) == JL_OK &&
                t->n_runs == 0 && jl__table_rows(t->table) == 0) {
-        st = rctx_fail(&at_runs, JL_EFORMAT, "holds no runs (at least one is required)");
+        st = jl__rctx_fail(&at_runs, JL_EFORMAT, "holds no runs (at least one is required)");
     }
     if (st != JL_OK)
         goto end;
@@ -407,7 +407,7 @@ static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_err
     t->runs_grp = runs; /* kept for jl_trace_read_run */
     runs = -1;
 end:
-    attr_val_clear(&v);
+    jl__attr_val_clear(&v);
     free(format);
     CLOSE(runs, H5Gclose);
     CLOSE(root, H5Gclose);
@@ -458,7 +458,7 @@ static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_tra
     jl_trace *t = calloc(1, sizeof *t);
     if (!t || !(t->path = jl_strdup(path ? path : "(memory)"))) {
         free(t);
-        return rctx_fail(&(rctx){path, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL},
+        return jl__rctx_fail(&(rctx){path, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL},
                          JL_ENOMEM, NULL);
     }
     t->file = -1;
@@ -482,16 +482,16 @@ jl_status jl_trace_open(const char *path, const jl_trace_options *opt, jl_trace 
     rctx c = {path, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL};
     *out = NULL;
     if (!path)
-        return rctx_fail(&c, JL_EUSAGE, "no trace path given");
+        return jl__rctx_fail(&c, JL_EUSAGE, "no trace path given");
     if (jl__h5_init() != JL_OK)
-        return rctx_h5_fail(&c, JL_EINTERNAL, "cannot register the Zstandard filter with HDF5");
+        return jl__rctx_h5_fail(&c, JL_EINTERNAL, "cannot register the Zstandard filter with HDF5");
     struct stat sb;
     if (stat(path, &sb) != 0)
-        return rctx_fail(&c, JL_EIO, "cannot open: %s", strerror(errno));
+        return jl__rctx_fail(&c, JL_EIO, "cannot open: %s", strerror(errno));
     if (!S_ISREG(sb.st_mode))
-        return rctx_fail(&c, JL_EIO, "not a regular file");
+        return jl__rctx_fail(&c, JL_EIO, "not a regular file");
     if (sb.st_size == 0)
-        return rctx_fail(&c, JL_EFORMAT, "empty file (0 bytes)");
+        return jl__rctx_fail(&c, JL_EFORMAT, "empty file (0 bytes)");
     jl_status st = trace_new(path, opt, &t, err);
     if (st != JL_OK)
         return st;
@@ -499,7 +499,7 @@ jl_status jl_trace_open(const char *path, const jl_trace_options *opt, jl_trace 
     if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
         jl__h5_small_cache(fapl) < 0 ||
         (sb.st_size <= CORE_MAX_BYTES && H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0)) {
-        st = rctx_h5_fail(&c, JL_EINTERNAL, "cannot set up file access");
+        st = jl__rctx_h5_fail(&c, JL_EINTERNAL, "cannot set up file access");
         goto end;
     }
     if ((st = open_common(t, fapl, path, err)) != JL_OK)
@@ -524,9 +524,9 @@ jl_status jl_trace_open_image(const void *buf, size_t len, const char *name,
         name = "(memory)";
     rctx c = {name, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL};
     if (jl__h5_init() != JL_OK)
-        return rctx_h5_fail(&c, JL_EINTERNAL, "cannot register the Zstandard filter with HDF5");
+        return jl__rctx_h5_fail(&c, JL_EINTERNAL, "cannot register the Zstandard filter with HDF5");
     if (!buf || len == 0)
-        return rctx_fail(&c, JL_EFORMAT, "empty file (0 bytes)");
+        return jl__rctx_fail(&c, JL_EFORMAT, "empty file (0 bytes)");
     jl_status st = trace_new(name, opt, &t, err);
     if (st != JL_OK)
         return st;
@@ -535,7 +535,7 @@ jl_status jl_trace_open_image(const void *buf, size_t len, const char *name,
     fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
         jl__h5_small_cache(fapl) < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 || H5Pset_file_image(fapl, (void *)buf, len) < 0) {
-        st = rctx_h5_fail(&c, JL_EINTERNAL, "cannot set up the in-memory file image");
+        st = jl__rctx_h5_fail(&c, JL_EINTERNAL, "cannot set up the in-memory file image");
         goto end;
     }
     if ((st = open_common(t, fapl, h5name, err)) != JL_OK)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Model-level 2-fold held-out check of the prediction-interval constants.
 
-The three constants of the leave-one-out prediction intervals (jm_pi_sd in
+The three constants of the leave-one-out prediction intervals (jl__model_pi_sd in
 src/model/model_internal.h: the share of the residual mean square kept as
 noise, the noise floor, the sd per unit of ln b outside the training range)
 were chosen on the same LOO they are quoted with (docs/model-accuracy.md,

@@ -22,39 +22,39 @@ TEST(stream_parser)
     const char *doc = "{\"a\": [1, -2.5e1, true, false, null], \"s\": \"x\\u00e9\\ud83d\\ude00\\n\","
                       " \"skip\": {\"deep\": [\"long \\\" text\", {}]}, \"e\": []}";
     js p;
-    js_init_mem(&p, doc, strlen(doc), 1024);
-    CHECK_EQ_INT(js_next(&p), JS_OBJ_START);
-    CHECK_EQ_INT(js_next(&p), JS_KEY);
+    jl__jstream_init_mem(&p, doc, strlen(doc), 1024);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_OBJ_START);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_KEY);
     CHECK_STR(p.str, "a");
-    CHECK_EQ_INT(js_next(&p), JS_ARR_START);
-    CHECK_EQ_INT(js_next(&p), JS_NUM);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_ARR_START);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_NUM);
     CHECK_NEAR(p.num, 1, 0, 0);
-    CHECK_EQ_INT(js_next(&p), JS_NUM);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_NUM);
     CHECK_NEAR(p.num, -25, 0, 0);
-    CHECK_EQ_INT(js_next(&p), JS_TRUE);
-    CHECK_EQ_INT(js_next(&p), JS_FALSE);
-    CHECK_EQ_INT(js_next(&p), JS_NULL);
-    CHECK_EQ_INT(js_next(&p), JS_ARR_END);
-    CHECK_EQ_INT(js_next(&p), JS_KEY);
-    CHECK_EQ_INT(js_next(&p), JS_STR);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_TRUE);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_FALSE);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_NULL);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_ARR_END);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_KEY);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_STR);
     CHECK_STR(p.str, "x\xc3\xa9\xf0\x9f\x98\x80\n");
-    CHECK_EQ_INT(js_next(&p), JS_KEY);
-    CHECK_EQ_INT(js_skip(&p), 0);
-    CHECK_EQ_INT(js_next(&p), JS_KEY);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_KEY);
+    CHECK_EQ_INT(jl__jstream_skip(&p), 0);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_KEY);
     CHECK_STR(p.str, "e");
-    CHECK_EQ_INT(js_next(&p), JS_ARR_START);
-    CHECK_EQ_INT(js_next(&p), JS_ARR_END);
-    CHECK_EQ_INT(js_next(&p), JS_OBJ_END);
-    CHECK_EQ_INT(js_next(&p), JS_EOF);
-    js_free(&p);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_ARR_START);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_ARR_END);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_OBJ_END);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_EOF);
+    jl__jstream_free(&p);
     /* malformed: each is an error, never a crash */
     const char *bad[] = {"{\"a\": 01}", "{\"a\" 1}", "[1,]", "{\"a\": 1,}", "[1 2]", "\"\\x\"",
                          "\"\\ud800\"", "{\"a\": tru}", "[", "{\"a\": \"cut", "1 2", "}", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        js_init_mem(&p, bad[i], strlen(bad[i]), 1024);
+        jl__jstream_init_mem(&p, bad[i], strlen(bad[i]), 1024);
         int depth = 0, err = 0;
         for (int k = 0; k < 50; k++) {
-            js_tok t = js_next(&p);
+            jl__jstream_tok t = jl__jstream_next(&p);
             if (t == JS_ERROR) {
                 err = 1;
                 break;
@@ -67,7 +67,7 @@ TEST(stream_parser)
             fprintf(stderr, "not rejected: %s\n", bad[i]);
         CHECK(err);
         CHECK(p.err[0] != '\0');
-        js_free(&p);
+        jl__jstream_free(&p);
     }
     /* from a file, read in small chunks: strings across chunk borders */
     char path[] = "/tmp/joules_js_XXXXXX";
@@ -79,16 +79,16 @@ TEST(stream_parser)
         fputs("ab\\\"c", f);
     fputs("\", \"n\": 12.5}", f);
     rewind(f);
-    js_init_file(&p, f, 100, 1024);
-    CHECK_EQ_INT(js_next(&p), JS_OBJ_START);
-    CHECK_EQ_INT(js_next(&p), JS_KEY);
-    CHECK_EQ_INT(js_skip(&p), 0); /* 100 KB string skipped, never kept */
-    CHECK_EQ_INT(js_next(&p), JS_KEY);
-    CHECK_EQ_INT(js_next(&p), JS_NUM);
+    jl__jstream_init_file(&p, f, 100, 1024);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_OBJ_START);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_KEY);
+    CHECK_EQ_INT(jl__jstream_skip(&p), 0); /* 100 KB string skipped, never kept */
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_KEY);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_NUM);
     CHECK_NEAR(p.num, 12.5, 0, 0);
-    CHECK_EQ_INT(js_next(&p), JS_OBJ_END);
-    CHECK_EQ_INT(js_next(&p), JS_EOF);
-    js_free(&p);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_OBJ_END);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_EOF);
+    jl__jstream_free(&p);
     fclose(f);
     unlink(path);
 }
@@ -325,15 +325,15 @@ static void check_numbers(const char *doc, size_t len, char **texts, size_t n, i
         CHECK(f != NULL);
         if (!f)
             return;
-        js_init_file(&p, f, 4096, 1024);
+        jl__jstream_init_file(&p, f, 4096, 1024);
     } else {
-        js_init_mem(&p, doc, len, 1024);
+        jl__jstream_init_mem(&p, doc, len, 1024);
     }
-    CHECK_EQ_INT(js_next(&p), JS_ARR_START);
+    CHECK_EQ_INT(jl__jstream_next(&p), JS_ARR_START);
     size_t k = 0, bad = 0;
     double v;
     int r;
-    while ((r = js_array_number(&p, &v)) == 1 && k < n) {
+    while ((r = jl__jstream_array_number(&p, &v)) == 1 && k < n) {
         double want = strtod(texts[k], NULL);
         if (memcmp(&v, &want, sizeof v)) {
             if (bad++ < 5)
@@ -344,7 +344,7 @@ static void check_numbers(const char *doc, size_t len, char **texts, size_t n, i
     CHECK_EQ_INT(r, 0);
     CHECK_EQ_INT(k, n);
     CHECK_EQ_INT(bad, 0);
-    js_free(&p);
+    jl__jstream_free(&p);
     if (f)
         fclose(f);
 }

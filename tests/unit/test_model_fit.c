@@ -51,7 +51,7 @@ static void make_sweep(jl_summary_list *l, const char *model, double rel_noise, 
     for (size_t i = 0; i < n_caps; i++) {
         long cap = 1L << i;
         double b = (double)cap * 0.97, lP, lT;
-        jm_eval(TRUTH, b, 1.0, &lP, &lT, NULL, NULL);
+        jl__model_eval(TRUTH, b, 1.0, &lP, &lT, NULL, NULL);
         jl_summary_list_push(l, mk(model, "chat", 1, cap, b, exp(lP) * (1 + rel_noise * noise(&st)),
                                    exp(lT) * (1 + rel_noise * noise(&st))));
     }
@@ -104,7 +104,7 @@ TEST(recovers_parameters_within_intervals)
     for (double b = 1.5; b < 500; b *= 3) {
         jl_prediction p;
         double lP, lT;
-        jm_eval(TRUTH, b, 1.0, &lP, &lT, NULL, NULL);
+        jl__model_eval(TRUTH, b, 1.0, &lP, &lT, NULL, NULL);
         CHECK(jl_model_predict(f, b, &p) == JL_OK);
         CHECK_NEAR(p.energy_per_token_j.value, exp(lP - lT), 0.03, 0);
         CHECK_NEAR(p.power_w.value, exp(lP), 0.03, 0);
@@ -397,20 +397,20 @@ TEST(regime_breaks_at_sweep_ends)
     int keep[6];
     /* CPU-preprocessing case: T(8) = 1119, T(16) = 448 */
     const double up[6] = {1119, 448, 759, 1273, 1400, 1933};
-    CHECK_EQ_INT(jm_regime_keep(b, up, 6, 0.85, keep), 5);
+    CHECK_EQ_INT(jl__model_regime_keep(b, up, 6, 0.85, keep), 5);
     CHECK(!keep[0] && keep[1] && keep[5]);
     /* memory collapse at the top: T(256) < 0.85 T(128) */
     const double mem[6] = {100, 190, 360, 650, 1100, 800};
-    CHECK_EQ_INT(jm_regime_keep(b, mem, 6, 0.85, keep), 5);
+    CHECK_EQ_INT(jl__model_regime_keep(b, mem, 6, 0.85, keep), 5);
     CHECK(keep[0] && !keep[5]);
     /* a 10 % dip is within noise */
     const double dip[6] = {100, 190, 360, 650, 1100, 1000};
-    CHECK_EQ_INT(jm_regime_keep(b, dip, 6, 0.85, keep), 6);
+    CHECK_EQ_INT(jl__model_regime_keep(b, dip, 6, 0.85, keep), 6);
     /* off */
-    CHECK_EQ_INT(jm_regime_keep(b, up, 6, 0.0, keep), 6);
+    CHECK_EQ_INT(jl__model_regime_keep(b, up, 6, 0.0, keep), 6);
     /* both ends of a 4-point sweep would leave 2 batches: nothing dropped */
     const double both[4] = {1000, 300, 600, 400};
-    CHECK_EQ_INT(jm_regime_keep(b, both, 4, 0.85, keep), 4);
+    CHECK_EQ_INT(jl__model_regime_keep(b, both, 4, 0.85, keep), 4);
 }
 
 /* Sweep ends pooled across the same model's sweeps (loo.c pooled_end):
@@ -427,7 +427,7 @@ TEST(pooled_sweep_ends)
         for (int i = 0; i < 6; i++) {
             long cap = 1L << (i + 1);
             double b = (double)cap * (g == 1 ? 0.97 : 0.95), lP, lT;
-            jm_eval(TRUTH, b, (double)g, &lP, &lT, NULL, NULL);
+            jl__model_eval(TRUTH, b, (double)g, &lP, &lT, NULL, NULL);
             double P = exp(lP) * (1 + 0.02 * noise(&st)), T = exp(lT) * (1 + 0.02 * noise(&st));
             (g == 1 ? eA : eB)[i] = log(P / T);
             (g == 1 ? bA : bB)[i] = log(b);
@@ -486,7 +486,7 @@ static void sweep_ab(jl_summary_list *l, int a_top, double *eA, double *bA, doub
         for (int i = g == 1 ? 1 : 0; i < (g == 1 ? 7 : 8); i++) {
             long cap = 1L << i;
             double b = (double)cap * (g == 1 ? 0.97 : 0.95), lP, lT;
-            jm_eval(TRUTH, b, (double)g, &lP, &lT, NULL, NULL);
+            jl__model_eval(TRUTH, b, (double)g, &lP, &lT, NULL, NULL);
             double P = exp(lP) * (1 + 0.02 * noise(&st)), T = exp(lT) * (1 + 0.02 * noise(&st));
             (g == 1 ? eA : eB)[i] = log(P / T);
             (g == 1 ? bA : bB)[i] = log(b);
@@ -656,7 +656,7 @@ TEST(holds_and_bounds)
     for (size_t i = 0; i < 5; i++) {
         long cap = 1L << (2 * i);
         double b = (double)cap, lP, lT;
-        jm_eval(truth, b, 1.0, &lP, &lT, NULL, NULL);
+        jl__model_eval(truth, b, 1.0, &lP, &lT, NULL, NULL);
         jl_summary_list_push(&l, mk("Qwen/Qwen3-8B", "chat", 1, cap, b,
                                     exp(lP) * (1 + 0.01 * noise(&st)),
                                     exp(lT) * (1 + 0.01 * noise(&st))));
