@@ -29,11 +29,11 @@ typedef struct jl_kv {
 
 typedef struct jl_attrs {
     /* MUST attributes */
-    char *workload;  /* llm, mllm, diffusion */
+    char *workload; /* llm, mllm, diffusion */
     char *model;
     char *task;
     char *gpu_model;
-    long num_gpus;   /* >= 1 */
+    long num_gpus; /* >= 1 */
     char *precision;
     long max_batch_size;
     /* optional */
@@ -57,8 +57,7 @@ void jl_attrs_clear(jl_attrs *a);
 jl_status jl_attrs_copy(jl_attrs *dst, const jl_attrs *src);
 
 /* Add an extra attribute (copies key and value). */
-jl_status jl_attrs_add_extra(jl_attrs *a, const char *key, const char *value,
-                             int is_number);
+jl_status jl_attrs_add_extra(jl_attrs *a, const char *key, const char *value, int is_number);
 
 /* The value of attribute `key` as text, for selection (--where) and
  * grouping: typed fields by their spec name, then extras. Returns 0 and

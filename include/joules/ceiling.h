@@ -55,17 +55,19 @@ extern "C" {
 #endif
 JL_API_BEGIN
 
-#define JL_BATCH_LIMIT_TABLE(X)                                                \
-    X(CONFIG, "config", "the configured cap (max_batch_size)")                 \
-    X(MEMORY, "memory", "KV-cache capacity")                                   \
+#define JL_BATCH_LIMIT_TABLE(X)                                                               \
+    X(CONFIG, "config", "the configured cap (max_batch_size)")                                \
+    X(MEMORY, "memory", "KV-cache capacity")                                                  \
     X(UPSTREAM, "upstream", "not enough sequences reach the GPU (CPU preprocessing, supply)") \
     X(UNKNOWN, "unknown", "not enough evidence")
 
 typedef enum {
+/* clang-format off */
 #define JL_X_BL_ENUM(id, name, doc) JL_BATCH_LIMIT_##id,
     JL_BATCH_LIMIT_TABLE(JL_X_BL_ENUM)
 #undef JL_X_BL_ENUM
     JL_BATCH_LIMIT_COUNT
+    /* clang-format on */
 } jl_batch_limit;
 
 const char *jl_batch_limit_name(jl_batch_limit l);
@@ -88,29 +90,29 @@ void jl_ceiling_options_default(jl_ceiling_options *o);
 
 /* The memory ceiling of a configuration. */
 typedef struct jl_memory_ceiling {
-    double value;                 /* sequences; NaN when unknown */
-    const char *method;           /* "measured", "arithmetic", "none" */
+    double value;       /* sequences; NaN when unknown */
+    const char *method; /* "measured", "arithmetic", "none" */
     /* arithmetic (also filled when the measured method wins, for comparison) */
-    double arithmetic_value;      /* sequences; NaN when not computable */
+    double arithmetic_value; /* sequences; NaN when not computable */
     double num_gpus;
-    double gpu_memory_bytes;      /* per GPU */
-    double usable_bytes;          /* G · M · memory_share − G · reserve */
+    double gpu_memory_bytes; /* per GPU */
+    double usable_bytes;     /* G · M · memory_share − G · reserve */
     double weight_bytes;
-    double kv_bytes_per_token;    /* per token of context, window-limited layers
+    double kv_bytes_per_token;      /* per token of context, window-limited layers
                                      counted at min(context, window)/context */
     double kv_bytes_per_token_full; /* every attention layer at full context */
-    long window_layers, window;   /* window-limited layers of the model, window
+    long window_layers, window;     /* window-limited layers of the model, window
                                      (tokens); 0 none / unknown */
-    double kv_capacity_tokens;    /* (usable − W)/kv, or the trace's kv_pool_tokens */
+    double kv_capacity_tokens;      /* (usable − W)/kv, or the trace's kv_pool_tokens */
     double mean_input_tokens, mean_output_tokens;
-    double context_tokens;        /* per running sequence: input + output/2 */
-    const char *input_source;     /* "attribute", "task_default", "none" */
+    double context_tokens;    /* per running sequence: input + output/2 */
+    const char *input_source; /* "attribute", "task_default", "none" */
     /* measured */
-    double kv_usage;              /* mean KV-cache use in the window; NaN unknown */
-    const char *kv_source;        /* static: "published", "engine/kv_cache_usage",
+    double kv_usage;            /* mean KV-cache use in the window; NaN unknown */
+    const char *kv_source;      /* static: "published", "engine/kv_cache_usage",
                                      "prometheus:<gauge>" (a run attribute), "none" */
-    double tokens_per_sequence;   /* measured footprint: kv_usage · pool / b; NaN */
-    char *missing;                /* what the arithmetic lacked, or NULL */
+    double tokens_per_sequence; /* measured footprint: kv_usage · pool / b; NaN */
+    char *missing;              /* what the arithmetic lacked, or NULL */
 } jl_memory_ceiling;
 
 /* Memory ceiling of run s as measured, and what the arithmetic gives with
@@ -118,8 +120,7 @@ typedef struct jl_memory_ceiling {
  * the measured footprint per sequence (when recorded) is kept and only the
  * capacity is rescaled by the arithmetic. JL_ENOMEM only. */
 jl_status jl_memory_ceiling_run(const jl_summary *s, const jl_descriptors *d,
-                                const jl_ceiling_options *opt, long gpus,
-                                jl_memory_ceiling *out);
+                                const jl_ceiling_options *opt, long gpus, jl_memory_ceiling *out);
 void jl_memory_ceiling_clear(jl_memory_ceiling *m);
 
 /* 1 when m's value rests on an assumption: the arithmetic with the per-task
@@ -133,14 +134,14 @@ double jl_task_default_input_tokens(const char *task);
 
 typedef struct jl_batch_ceiling {
     jl_batch_limit limit;
-    double ceiling;       /* the binding ceiling (sequences): the cap (config),
+    double ceiling;  /* the binding ceiling (sequences): the cap (config),
                              the memory ceiling (memory), the achieved batch
                              (upstream: what got through); NaN (unknown) */
-    double achieved;      /* avg_batch_size */
-    double cap;           /* max_batch_size */
+    double achieved; /* avg_batch_size */
+    double cap;      /* max_batch_size */
     double achieved_over_cap;
     double kv_usage_avg, kv_usage_peak;
-    const char *kv_source;  /* where kv_usage_avg comes from (jl_memory_ceiling) */
+    const char *kv_source; /* where kv_usage_avg comes from (jl_memory_ceiling) */
     jl_memory_ceiling memory;
     /* 1 when the evidence points two ways (KV use between room and full,
      * the measured KV use against the descriptor arithmetic, KV peaks at
@@ -150,7 +151,7 @@ typedef struct jl_batch_ceiling {
     /* How far the batch could grow before memory binds: memory.value /
      * achieved (NaN when unknown). */
     double memory_headroom;
-    char *evidence;       /* the numbers, in words */
+    char *evidence; /* the numbers, in words */
 } jl_batch_ceiling;
 
 /* Classify one run (LLM/MLLM; a diffusion run is `config`: the batch is the
@@ -174,18 +175,17 @@ void jl_batch_ceiling_clear(jl_batch_ceiling *c);
  * otherwise the ceiling is the largest achieved batch measured (at least the
  * evidence run's): predictions stop at the data. */
 typedef struct jl_group_ceiling {
-    double value;              /* min of the two; +inf when neither applies */
-    double memory;             /* median of the runs' memory ceilings; NaN */
-    double upstream;           /* detected upstream ceiling; NaN when none */
+    double value;                   /* min of the two; +inf when neither applies */
+    double memory;                  /* median of the runs' memory ceilings; NaN */
+    double upstream;                /* detected upstream ceiling; NaN when none */
     const jl_summary *upstream_run; /* the run at which it was detected */
-    size_t n_regime_excluded;  /* runs set apart by the regime rule */
-    const char *binding;       /* "memory", "upstream", "none" */
-    char *reason;              /* in words */
+    size_t n_regime_excluded;       /* runs set apart by the regime rule */
+    const char *binding;            /* "memory", "upstream", "none" */
+    char *reason;                   /* in words */
 } jl_group_ceiling;
 
-jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
-                                   const jl_descriptors *d, const jl_ceiling_options *opt,
-                                   jl_group_ceiling *out);
+jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n, const jl_descriptors *d,
+                                   const jl_ceiling_options *opt, jl_group_ceiling *out);
 void jl_group_ceiling_clear(jl_group_ceiling *g);
 
 JL_API_END

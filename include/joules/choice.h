@@ -56,11 +56,11 @@ void jl_pick_options_default(jl_pick_options *opt);
 
 typedef struct jl_pick {
     jl_pick_status status;
-    long choice;        /* run index; feasible: min energy; infeasible: closest; else -1 */
-    double energy;      /* choice's energy figure */
-    int energy_figure;  /* the figure minimised for the choice (-1 when none) */
-    double worst_miss;  /* infeasible: the closest run's largest relative miss (> 0) */
-    size_t *ties;       /* feasible: other runs whose energy ties the choice's */
+    long choice;       /* run index; feasible: min energy; infeasible: closest; else -1 */
+    double energy;     /* choice's energy figure */
+    int energy_figure; /* the figure minimised for the choice (-1 when none) */
+    double worst_miss; /* infeasible: the closest run's largest relative miss (> 0) */
+    size_t *ties;      /* feasible: other runs whose energy ties the choice's */
     size_t n_ties;
     size_t n_runs, n_feasible, n_missing; /* examined, meeting the SLO, lacking a figure */
 } jl_pick;
@@ -71,14 +71,13 @@ typedef struct jl_pick {
  * (jl_run_config_cmp). Infeasible: the run with the smallest largest
  * relative miss over the conditions; ties go to lower energy, then
  * configuration order. */
-jl_status jl_pick_runs(const jl_summary_list *l, const size_t *runs, size_t n,
-                       const jl_slo *slo, const jl_pick_options *opt, jl_pick *out,
-                       jl_error **err);
+jl_status jl_pick_runs(const jl_summary_list *l, const size_t *runs, size_t n, const jl_slo *slo,
+                       const jl_pick_options *opt, jl_pick *out, jl_error **err);
 void jl_pick_clear(jl_pick *p);
 
 typedef struct jl_pick_entry {
     char *model, *task;
-    size_t slo;         /* index into the SLO list; (size_t)-1 when none */
+    size_t slo; /* index into the SLO list; (size_t)-1 when none */
     jl_pick pick;
 } jl_pick_entry;
 
@@ -105,8 +104,8 @@ json_t *jl_slo_conditions_to_json(const jl_slo *slo, const jl_summary *s);
  * "energy_figure", "energy", "worst_miss_rel", "ties", "n_runs",
  * "n_feasible", "n_missing"}]} — docs/choice.md. */
 json_t *jl_pick_set_to_json(const jl_pick_set *ps, const jl_summary_list *l);
-jl_status jl_write_picks_csv(const char *path, const jl_pick_set *ps,
-                             const jl_summary_list *l, jl_error **err);
+jl_status jl_write_picks_csv(const char *path, const jl_pick_set *ps, const jl_summary_list *l,
+                             jl_error **err);
 
 /* ---- compare ---------------------------------------------------------------- */
 
@@ -123,21 +122,21 @@ typedef struct jl_comparison {
     size_t slo;          /* index into the SLO list; (size_t)-1 when none */
     char *side;          /* the value of `by` compared with the baseline */
     jl_pick base, other;
-    int counted;         /* both sides have a feasible pick */
-    char *reason;        /* why not counted, else NULL */
-    double reduction;    /* 1 - E_side / E_baseline (NaN when not counted) */
-    int winner;          /* 1: side, 0: baseline, -1: exact tie or not counted */
+    int counted;      /* both sides have a feasible pick */
+    char *reason;     /* why not counted, else NULL */
+    double reduction; /* 1 - E_side / E_baseline (NaN when not counted) */
+    int winner;       /* 1: side, 0: baseline, -1: exact tie or not counted */
 } jl_comparison;
 
 typedef struct jl_compare_side {
     char *side;
-    size_t n, wins, losses;      /* comparisons of this side with the baseline */
+    size_t n, wins, losses; /* comparisons of this side with the baseline */
     double median_reduction, min_reduction, max_reduction;
 } jl_compare_side;
 
 typedef struct jl_compare_result {
     char *by, *baseline;
-    char **group_keys;   /* "model", "task", held attributes */
+    char **group_keys; /* "model", "task", held attributes */
     size_t n_group_keys;
     jl_comparison *items;
     size_t n;
@@ -154,8 +153,7 @@ typedef struct jl_compare_result {
  * (group, SLO, side) where either side has no run, or no feasible run, is
  * listed with the reason and not counted. */
 jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t n_slos,
-                     const jl_compare_options *opt, jl_compare_result **out,
-                     jl_error **err);
+                     const jl_compare_options *opt, jl_compare_result **out, jl_error **err);
 void jl_compare_result_free(jl_compare_result *r);
 
 /* {"schema": "joules.compare/1", "by", "baseline", "comparisons": [...
@@ -172,15 +170,18 @@ jl_status jl_write_compare_csv(const char *path, const jl_compare_result *r,
 /* ---- precision pairs ---------------------------------------------------------- */
 
 typedef struct jl_precision_options {
-    const char *baseline;  /* e.g. "bfloat16" */
-    const double *bins;    /* ascending edges; bucket k is (bins[k], bins[k+1]] */
+    const char *baseline; /* e.g. "bfloat16" */
+    const double *bins;   /* ascending edges; bucket k is (bins[k], bins[k+1]] */
     size_t n_bins;
     int latency_figure, energy_figure; /* -1 = by workload */
 } jl_precision_options;
 
 /* The default bucket edges, 8,16,64,256: the paper's 8-16, 17-64 and 65-256
  * batch buckets (Sec. 4.4). */
-#define JL_PRECISION_DEFAULT_BINS {8, 16, 64, 256}
+#define JL_PRECISION_DEFAULT_BINS \
+    {                             \
+        8, 16, 64, 256            \
+    }
 #define JL_PRECISION_DEFAULT_N_BINS 4
 
 /* baseline "bfloat16", the default bins, latency and energy by workload. */
@@ -200,24 +201,24 @@ typedef struct jl_unpaired {
 } jl_unpaired;
 
 typedef struct jl_change_stats {
-    size_t n, wins;        /* wins: change < 0 */
+    size_t n, wins; /* wins: change < 0 */
     double median, min, max;
 } jl_change_stats;
 
 typedef struct jl_precision_bucket {
-    double lo, hi;         /* (lo, hi] */
+    double lo, hi; /* (lo, hi] */
     jl_change_stats energy, latency;
 } jl_precision_bucket;
 
 typedef struct jl_precision_result {
     char *baseline;
-    jl_precision_pair *pairs;  /* by model, task, GPU, GPU count, batch */
+    jl_precision_pair *pairs; /* by model, task, GPU, GPU count, batch */
     size_t n_pairs;
     jl_unpaired *unpaired;
     size_t n_unpaired;
     jl_precision_bucket *buckets;
     size_t n_buckets;
-    size_t n_outside;          /* pairs in no bucket */
+    size_t n_outside; /* pairs in no bucket */
     jl_change_stats energy_all, latency_all;
 } jl_precision_result;
 
@@ -239,39 +240,39 @@ jl_status jl_write_precision_csv(const char *path, const jl_precision_result *r,
 /* ---- capacity ------------------------------------------------------------------ */
 
 typedef struct jl_capacity_options {
-    double power_budget_w;  /* facility power budget, W (> 0) */
-    double pue;             /* power usage effectiveness, >= 1; default 1 */
-    double grid_g_per_kwh;  /* grid carbon intensity, gCO2e/kWh; NaN = not given */
+    double power_budget_w; /* facility power budget, W (> 0) */
+    double pue;            /* power usage effectiveness, >= 1; default 1 */
+    double grid_g_per_kwh; /* grid carbon intensity, gCO2e/kWh; NaN = not given */
 } jl_capacity_options;
 
 void jl_capacity_options_default(jl_capacity_options *opt);
 
 typedef enum {
-    JL_CAP_OK = 0,          /* a configuration fits */
-    JL_CAP_INFEASIBLE,      /* no run meets the SLO */
-    JL_CAP_EXCEEDS_BUDGET,  /* runs meet the SLO but one replica draws more than the budget */
-    JL_CAP_NOT_APPLICABLE   /* no run has throughput, power and the SLO's figures */
+    JL_CAP_OK = 0,         /* a configuration fits */
+    JL_CAP_INFEASIBLE,     /* no run meets the SLO */
+    JL_CAP_EXCEEDS_BUDGET, /* runs meet the SLO but one replica draws more than the budget */
+    JL_CAP_NOT_APPLICABLE  /* no run has throughput, power and the SLO's figures */
 } jl_capacity_status;
 
 const char *jl_capacity_status_name(jl_capacity_status s);
 
 typedef struct jl_capacity_entry {
     char *model, *task, *workload;
-    size_t slo;                 /* (size_t)-1 when none */
+    size_t slo; /* (size_t)-1 when none */
     jl_capacity_status status;
-    long choice;                /* max throughput per watt among fitting SLO-meeting runs */
-    long max_total_choice;      /* the run with the highest total throughput (may differ: floor) */
-    double throughput;          /* one replica: tokens/s or items/s */
-    double avg_power_w;         /* one replica, GPUs only */
-    double throughput_per_w;    /* throughput / avg_power_w */
-    double wall_power_w;        /* avg_power_w x PUE */
-    long replicas;              /* floor(budget / wall_power_w) */
-    double total_throughput;    /* replicas x throughput */
-    double total_wall_power_w;  /* replicas x wall_power_w */
+    long choice;               /* max throughput per watt among fitting SLO-meeting runs */
+    long max_total_choice;     /* the run with the highest total throughput (may differ: floor) */
+    double throughput;         /* one replica: tokens/s or items/s */
+    double avg_power_w;        /* one replica, GPUs only */
+    double throughput_per_w;   /* throughput / avg_power_w */
+    double wall_power_w;       /* avg_power_w x PUE */
+    long replicas;             /* floor(budget / wall_power_w) */
+    double total_throughput;   /* replicas x throughput */
+    double total_wall_power_w; /* replicas x wall_power_w */
     double energy_per_unit_wall_j; /* energy per token/item x PUE */
     double carbon_g_per_million;   /* g CO2e per million tokens/items, NaN without intensity */
     size_t n_runs, n_feasible, n_fitting;
-    jl_pick closest;            /* infeasible: the closest run, as pick reports it */
+    jl_pick closest; /* infeasible: the closest run, as pick reports it */
 } jl_capacity_entry;
 
 typedef struct jl_capacity_result {
@@ -283,8 +284,7 @@ typedef struct jl_capacity_result {
 } jl_capacity_result;
 
 jl_status jl_capacity(const jl_summary_list *l, const jl_slo *const *slos, size_t n_slos,
-                      const jl_capacity_options *opt, jl_capacity_result **out,
-                      jl_error **err);
+                      const jl_capacity_options *opt, jl_capacity_result **out, jl_error **err);
 void jl_capacity_result_free(jl_capacity_result *r);
 
 /* {"schema": "joules.capacity/1", "power_budget_w", "pue",

@@ -23,9 +23,9 @@ extern "C" {
 JL_API_BEGIN
 
 typedef struct jl_gpu_desc {
-    char *id;               /* e.g. "H100" (matches the gpu_model attribute) */
+    char *id; /* e.g. "H100" (matches the gpu_model attribute) */
     char *name;
-    double memory_bytes;    /* NaN when unknown */
+    double memory_bytes; /* NaN when unknown */
     double tdp_w;
     double idle_power_w;
     double idle_min_w, idle_max_w;
@@ -33,7 +33,7 @@ typedef struct jl_gpu_desc {
 } jl_gpu_desc;
 
 typedef struct jl_model_desc {
-    char *id;               /* e.g. "Qwen/Qwen3-8B" */
+    char *id; /* e.g. "Qwen/Qwen3-8B" */
     double total_params, active_params;
     double weight_bytes_per_param;
     long layers, attention_layers, kv_heads, head_dim; /* -1 unknown */

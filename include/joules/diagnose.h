@@ -48,10 +48,10 @@ typedef struct jl_finding_number {
 } jl_finding_number;
 
 typedef struct jl_finding {
-    const char *kind;      /* static: under_utilised, batch_limit, raise_batch,
+    const char *kind;     /* static: under_utilised, batch_limit, raise_batch,
                               batch_plateau, more_gpus, upstream, headroom,
                               fixed_cost, no_prediction */
-    const char *severity;  /* static: "info", "warning", "suggestion" */
+    const char *severity; /* static: "info", "warning", "suggestion" */
     char *message;
     jl_finding_number numbers[12];
     size_t n_numbers;
@@ -67,9 +67,9 @@ typedef struct jl_run_diagnosis {
     double static_wasted_j;
     double static_wasted_j_per_token;
     jl_batch_ceiling ceiling;
-    char *group;                     /* the group key text, NULL for unmodelled runs */
-    const char *fit_method;          /* "model", "interpolation", "none" */
-    double group_ceiling;            /* the prediction ceiling (+inf none) */
+    char *group;            /* the group key text, NULL for unmodelled runs */
+    const char *fit_method; /* "model", "interpolation", "none" */
+    double group_ceiling;   /* the prediction ceiling (+inf none) */
     char *group_ceiling_reason;
     jl_finding *findings;
     size_t n_findings;
@@ -82,8 +82,8 @@ typedef struct jl_diagnosis {
 
 typedef struct jl_diagnose_options {
     jl_ceiling_options ceiling;
-    double under_utilised;   /* u below: a warning (default 0.6) */
-    double min_gain;         /* a suggestion must save at least this share (0.05) */
+    double under_utilised; /* u below: a warning (default 0.6) */
+    double min_gain;       /* a suggestion must save at least this share (0.05) */
 } jl_diagnose_options;
 
 void jl_diagnose_options_default(jl_diagnose_options *o);

@@ -34,25 +34,27 @@ JL_API_BEGIN
 /* One table generates the enum, the names (jl_status_name) and the messages
  * (jl_strerror); a new status is one row here, added at the end (the values
  * are ABI), plus its exit code in jl_exit_for_error (src/cli/exit_codes.c). */
-#define JL_STATUS_TABLE(X)                                                     \
-    X(JL_OK, "ok", "success")                                                  \
-    X(JL_ENOMEM, "nomem", "out of memory")                                     \
-    X(JL_EIO, "io", "input/output error")                                      \
-    X(JL_EFORMAT, "format", "not a joules trace")                              \
-    X(JL_EINVALID, "invalid", "invalid data")                                  \
-    X(JL_EMISSING, "missing", "required field missing")                        \
-    X(JL_ETYPE, "type", "wrong type or shape")                                 \
-    X(JL_ELIMIT, "limit", "size beyond the configured limit")                  \
-    X(JL_EUSAGE, "usage", "invalid argument")                                  \
-    X(JL_ENUMERIC, "numeric", "numerical failure")                             \
-    X(JL_ENODATA, "nodata", "not enough data")                                 \
+#define JL_STATUS_TABLE(X)                                    \
+    X(JL_OK, "ok", "success")                                 \
+    X(JL_ENOMEM, "nomem", "out of memory")                    \
+    X(JL_EIO, "io", "input/output error")                     \
+    X(JL_EFORMAT, "format", "not a joules trace")             \
+    X(JL_EINVALID, "invalid", "invalid data")                 \
+    X(JL_EMISSING, "missing", "required field missing")       \
+    X(JL_ETYPE, "type", "wrong type or shape")                \
+    X(JL_ELIMIT, "limit", "size beyond the configured limit") \
+    X(JL_EUSAGE, "usage", "invalid argument")                 \
+    X(JL_ENUMERIC, "numeric", "numerical failure")            \
+    X(JL_ENODATA, "nodata", "not enough data")                \
     X(JL_EINTERNAL, "internal", "internal error")
 
 typedef enum {
+/* clang-format off */
 #define JL_X_ENUM(id, name, msg) id,
     JL_STATUS_TABLE(JL_X_ENUM)
 #undef JL_X_ENUM
     JL_STATUS_COUNT
+    /* clang-format on */
 } jl_status;
 
 /* Where an error happened: reading (or using) the input, the default;
@@ -61,11 +63,11 @@ typedef enum { JL_SIDE_INPUT = 0, JL_SIDE_OUTPUT = 1, JL_SIDE_REQUEST = 2 } jl_s
 
 typedef struct jl_error {
     jl_status code;
-    char *file;    /* input file, or NULL */
-    char *run;     /* run id (group name under /runs), or NULL */
-    char *object;  /* HDF5 object path, e.g. /runs/b0064/power/time, or NULL */
-    long long row; /* row index in that object, or -1 */
-    char *message; /* what is wrong, in words; never NULL */
+    char *file;             /* input file, or NULL */
+    char *run;              /* run id (group name under /runs), or NULL */
+    char *object;           /* HDF5 object path, e.g. /runs/b0064/power/time, or NULL */
+    long long row;          /* row index in that object, or -1 */
+    char *message;          /* what is wrong, in words; never NULL */
     struct jl_error *cause; /* lower-level error, or NULL */
     /* Position in a text input (CSV, JSON), 1-based; 0 when not applicable.
      * Set with jl_error_set_position(); formatted as "file:line:column". */
@@ -82,15 +84,14 @@ const char *jl_strerror(jl_status s);
 
 /* Create an error. file/run/object may be NULL, row -1 when not applicable.
  * Returns NULL only if memory is exhausted (callers then report JL_ENOMEM). */
-jl_error *jl_error_new(jl_status code, const char *file, const char *run,
-                       const char *object, long long row, const char *fmt, ...)
+jl_error *jl_error_new(jl_status code, const char *file, const char *run, const char *object,
+                       long long row, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-jl_error *jl_error_vnew(jl_status code, const char *file, const char *run,
-                        const char *object, long long row, const char *fmt,
-                        va_list ap)
+jl_error *jl_error_vnew(jl_status code, const char *file, const char *run, const char *object,
+                        long long row, const char *fmt, va_list ap)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 0)))
 #endif
@@ -98,9 +99,8 @@ jl_error *jl_error_vnew(jl_status code, const char *file, const char *run,
 
 /* Set *err (if err is non-NULL and *err is still NULL: the first error
  * wins) and return code, so a failure path reads `return jl_fail(...)`. */
-jl_status jl_fail(jl_error **err, jl_status code, const char *file,
-                  const char *run, const char *object, long long row,
-                  const char *fmt, ...)
+jl_status jl_fail(jl_error **err, jl_status code, const char *file, const char *run,
+                  const char *object, long long row, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 7, 8)))
 #endif
@@ -108,9 +108,8 @@ jl_status jl_fail(jl_error **err, jl_status code, const char *file,
 
 /* jl_fail for an output that could not be written: the error is marked
  * JL_SIDE_OUTPUT (the CLI's exit 4). */
-jl_status jl_fail_output(jl_error **err, jl_status code, const char *file,
-                         const char *run, const char *object, long long row,
-                         const char *fmt, ...)
+jl_status jl_fail_output(jl_error **err, jl_status code, const char *file, const char *run,
+                         const char *object, long long row, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 7, 8)))
 #endif

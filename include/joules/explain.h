@@ -43,26 +43,28 @@ extern "C" {
 JL_API_BEGIN
 
 /* X(ID, json name, words in sentences) — the order of the JSON array. */
-#define JL_EXPLAIN_FACTOR_TABLE(X)                                             \
-    X(GPU_COUNT, gpu_count, "GPU count")                                       \
-    X(STATIC_POWER, static_power, "static power per GPU")                      \
-    X(DYNAMIC_POWER, dynamic_power, "dynamic power per GPU")                   \
-    X(STEP_TIME, step_time, "step time")                                       \
+#define JL_EXPLAIN_FACTOR_TABLE(X)                           \
+    X(GPU_COUNT, gpu_count, "GPU count")                     \
+    X(STATIC_POWER, static_power, "static power per GPU")    \
+    X(DYNAMIC_POWER, dynamic_power, "dynamic power per GPU") \
+    X(STEP_TIME, step_time, "step time")                     \
     X(BATCH, batch, "batch")
 
 typedef enum {
+/* clang-format off */
 #define JL_X_EF_ENUM(id, name, words) JL_EXPLAIN_##id,
     JL_EXPLAIN_FACTOR_TABLE(JL_X_EF_ENUM)
 #undef JL_X_EF_ENUM
     JL_EXPLAIN_FACTOR_COUNT
+    /* clang-format on */
 } jl_explain_factor_id;
 
 const char *jl_explain_factor_name(jl_explain_factor_id f);
 
 /* A knob whose value differs between A and B. */
 typedef struct jl_knob_diff {
-    const char *knob;   /* static string, e.g. "num_gpus" */
-    char *a, *b;        /* values as text; "(missing)" when a run lacks it */
+    const char *knob; /* static string, e.g. "num_gpus" */
+    char *a, *b;      /* values as text; "(missing)" when a run lacks it */
 } jl_knob_diff;
 
 typedef struct jl_explain_factor {
@@ -92,14 +94,14 @@ typedef struct jl_explanation {
     /* Power per GPU and its static part, as used (W). */
     double power_a, power_b, static_a, static_b;
     const char *static_source_a, *static_source_b; /* "trace", "descriptor", "none" */
-    int power_split;           /* 0: static unknown, the power factor is all
+    int power_split;                               /* 0: static unknown, the power factor is all
                                   in DYNAMIC_POWER (static_power = 0, noted) */
     jl_explain_factor factors[JL_EXPLAIN_FACTOR_COUNT];
     jl_knob_diff *knobs;
     size_t n_knobs;
-    char **notes;              /* caveats in words (degenerate cases) */
+    char **notes; /* caveats in words (degenerate cases) */
     size_t n_notes;
-    char *sentence;            /* the plain-words explanation */
+    char *sentence; /* the plain-words explanation */
 } jl_explanation;
 
 /* Explain A against B. d may be NULL (then static power comes only from the

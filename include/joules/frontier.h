@@ -61,21 +61,21 @@ int jl_frontier_latency_figure(const jl_frontier_options *opt, const jl_summary 
 int jl_frontier_energy_figure(const jl_frontier_options *opt, const jl_summary *s);
 
 typedef struct jl_frontier_point {
-    size_t run;          /* index into the list */
+    size_t run; /* index into the list */
     double latency, energy;
-    size_t *equivalent;  /* runs equivalent to this one (not listed as points) */
+    size_t *equivalent; /* runs equivalent to this one (not listed as points) */
     size_t n_equivalent;
 } jl_frontier_point;
 
 typedef struct jl_dominated {
     size_t run;
-    size_t by;           /* the frontier run that dominates it */
+    size_t by; /* the frontier run that dominates it */
 } jl_dominated;
 
 typedef struct jl_curve_point {
     size_t run;
     double latency, energy;
-    long batch;          /* max_batch_size */
+    long batch;            /* max_batch_size */
     int on_curve_frontier; /* not dominated within the curve */
     int on_frontier;       /* on the (model, task) frontier (or equivalent to a point of it) */
 } jl_curve_point;
@@ -83,26 +83,26 @@ typedef struct jl_curve_point {
 typedef struct jl_curve {
     char *gpu_model, *precision; /* NULL when the runs lack them */
     long num_gpus;
-    jl_curve_point *points;      /* by batch size, then latency, then config */
+    jl_curve_point *points; /* by batch size, then latency, then config */
     size_t n_points;
 } jl_curve;
 
 typedef struct jl_frontier {
     char *model, *task, *workload; /* workload of the first run */
-    int node_ac;                 /* the group's runs measure node AC power */
-    size_t n_runs;               /* runs in the group */
-    jl_frontier_point *points;   /* ascending latency, descending energy */
+    int node_ac;                   /* the group's runs measure node AC power */
+    size_t n_runs;                 /* runs in the group */
+    jl_frontier_point *points;     /* ascending latency, descending energy */
     size_t n_points;
     jl_dominated *dominated;
     size_t n_dominated;
-    size_t *skipped;             /* runs lacking latency or energy */
+    size_t *skipped; /* runs lacking latency or energy */
     size_t n_skipped;
-    jl_curve *curves;            /* by GPU model, GPU count, precision */
+    jl_curve *curves; /* by GPU model, GPU count, precision */
     size_t n_curves;
 } jl_frontier;
 
 typedef struct jl_frontier_set {
-    jl_frontier *frontiers;      /* by (model, task) */
+    jl_frontier *frontiers; /* by (model, task) */
     size_t n;
     jl_frontier_options opt;
 } jl_frontier_set;

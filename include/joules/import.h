@@ -58,10 +58,10 @@ extern "C" {
 JL_API_BEGIN
 
 typedef struct jl_import_options {
-    size_t max_file_bytes;   /* refuse JSON files larger than this; default 512 MiB */
-    size_t max_configs;      /* per file; default 1,000,000 */
-    size_t max_series;       /* samples per timeline; default 50,000,000 */
-    size_t max_files;        /* model files; default 100,000 */
+    size_t max_file_bytes; /* refuse JSON files larger than this; default 512 MiB */
+    size_t max_configs;    /* per file; default 1,000,000 */
+    size_t max_series;     /* samples per timeline; default 50,000,000 */
+    size_t max_files;      /* model files; default 100,000 */
     /* Power timelines of multi-GPU configurations: 0 (default) each value is
      * one GPU's reading (the only public writer merged the points of all
      * GPUs into one list), repeated on every GPU column; 1 the source says a
@@ -76,20 +76,20 @@ void jl_import_options_default(jl_import_options *opt);
  * null skipped, a duplicate configuration. Notes with the same text are
  * counted once, with the first file named. */
 typedef struct jl_import_note {
-    char *file;      /* first file where it happened */
-    char *field;     /* JSON field path */
+    char *file;  /* first file where it happened */
+    char *field; /* JSON field path */
     char *message;
-    size_t count;    /* how many times */
+    size_t count; /* how many times */
 } jl_import_note;
 
 typedef struct jl_import_result {
-    jl_run **runs;          /* in (file, configuration) order; NULL when the
+    jl_run **runs; /* in (file, configuration) order; NULL when the
                              * importer wrote them itself (n_runs counts them) */
     size_t n_runs;
-    size_t n_files;         /* model (or task) files read; logs read */
-    size_t n_duplicates;    /* runs named __dupK */
+    size_t n_files;      /* model (or task) files read; logs read */
+    size_t n_duplicates; /* runs named __dupK */
     size_t n_with_timelines;
-    char *source;           /* e.g. "ML.ENERGY Leaderboard data, last_updated 2026-02-16" */
+    char *source; /* e.g. "ML.ENERGY Leaderboard data, last_updated 2026-02-16" */
     jl_import_note *notes;
     size_t n_notes;
     /* Set by every importer other than mlenergy (NULL/0 there): what else
@@ -105,16 +105,16 @@ typedef struct jl_import_result {
  * to `errors` (file and field named) and the rest is imported; the return
  * is JL_OK unless nothing could be imported at all (index.json unreadable,
  * no model files) or memory ran out, in which case *out is NULL. */
-jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt,
-                             jl_import_result **out, jl_error_list *errors);
+jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt, jl_import_result **out,
+                             jl_error_list *errors);
 
 /* The same from in-memory documents (for tests and fuzzing): index.json
  * text (may be NULL: workloads then guessed from the fields) and one model
  * file's text named `name`. */
 jl_status jl_import_mlenergy_buffer(const char *index_json, size_t index_len,
-                                    const char *model_json, size_t model_len,
-                                    const char *name, const jl_import_options *opt,
-                                    jl_import_result **out, jl_error_list *errors);
+                                    const char *model_json, size_t model_len, const char *name,
+                                    const jl_import_options *opt, jl_import_result **out,
+                                    jl_error_list *errors);
 
 /* MLPerf Inference power runs (docs/import.md, "MLPerf Power"). Each path
  * is a run folder holding mlperf_log_detail.txt (LoadGen) and spl.txt
@@ -134,9 +134,8 @@ jl_status jl_import_mlperf_power(const char *const *paths, size_t n_paths,
 /* The same from the documents in memory (tests, fuzzing). summary_txt
  * (mlperf_log_summary.txt, NUL-terminated) may be NULL; `dir` is the run's
  * folder path, from which system, benchmark and scenario are read. */
-jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len,
-                                        const char *detail_txt, size_t detail_len,
-                                        const char *summary_txt, const char *dir,
+jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len, const char *detail_txt,
+                                        size_t detail_len, const char *summary_txt, const char *dir,
                                         const jl_import_options *opt, jl_import_result **out,
                                         jl_error_list *errors);
 
@@ -184,8 +183,7 @@ void jl_import_result_free(jl_import_result *r);
  * format (the importer's name), source, output (the trace file written),
  * the counts, notes and the importer's details. The caller adds "errors"
  * (as every document does: jl_errors_to_json) and owns the tree. */
-json_t *jl_import_result_to_json(const jl_import_result *r, const char *format,
-                                 const char *output);
+json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, const char *output);
 
 /* ---- nvidia-smi CSV logs -------------------------------------------------- */
 
@@ -194,14 +192,14 @@ json_t *jl_import_result_to_json(const jl_import_result *r, const char *format,
  * (units, missing values, GPUs, time zones, runs, requests) is in
  * docs/import.md, "nvidia-smi". */
 typedef struct jl_import_nvsmi_options {
-    const char *runs_csv;   /* RUNS.csv (run,start,end,...); NULL: one run per log */
-    const char *columns;    /* field names of a noheader log, comma-separated; NULL */
-    const char *timezone;   /* "UTC", "+05:30", "America/Chicago"; NULL: local zone */
-    int sort;               /* sort rows by time instead of refusing time going back */
-    const jl_kv *set;       /* KEY=VALUE attributes for every run (is_number ignored) */
+    const char *runs_csv; /* RUNS.csv (run,start,end,...); NULL: one run per log */
+    const char *columns;  /* field names of a noheader log, comma-separated; NULL */
+    const char *timezone; /* "UTC", "+05:30", "America/Chicago"; NULL: local zone */
+    int sort;             /* sort rows by time instead of refusing time going back */
+    const jl_kv *set;     /* KEY=VALUE attributes for every run (is_number ignored) */
     size_t n_set;
-    size_t max_rows;        /* per log; default 100,000,000 */
-    size_t max_gpus;        /* default 1024 */
+    size_t max_rows;          /* per log; default 100,000,000 */
+    size_t max_gpus;          /* default 1024 */
     size_t max_request_bytes; /* one requests JSON; default 1 GiB */
 } jl_import_nvsmi_options;
 
@@ -214,8 +212,8 @@ void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt);
  * imported (then *out is NULL) or a usage error (bad zone, bad --set, an
  * unreadable RUNS.csv: JL_EUSAGE or the error's code, in `errors`). */
 jl_status jl_import_nvidia_smi(const char *const *logs, size_t n,
-                               const jl_import_nvsmi_options *opt,
-                               jl_import_result **out, jl_error_list *errors);
+                               const jl_import_nvsmi_options *opt, jl_import_result **out,
+                               jl_error_list *errors);
 
 /* The same, written to w as the logs are read: each run's series go to
  * the file a chunk at a time, so memory is bounded by w's chunk_rows (times
@@ -233,8 +231,8 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
  * are not read). */
 jl_status jl_import_nvidia_smi_buffer(const char *log, size_t len, const char *name,
                                       const char *runs_csv, size_t runs_len,
-                                      const jl_import_nvsmi_options *opt,
-                                      jl_import_result **out, jl_error_list *errors);
+                                      const jl_import_nvsmi_options *opt, jl_import_result **out,
+                                      jl_error_list *errors);
 
 /* The short GPU model of a device name, by one table every importer uses:
  * "NVIDIA H100 80GB HBM3" -> "H100", "NVIDIA A100-SXM4-80GB" -> "A100",
@@ -260,10 +258,10 @@ typedef struct jl_importer_arg {
 } jl_importer_arg;
 
 typedef struct jl_importer {
-    const char *name;        /* "nvidia-smi" */
-    const char *summary;     /* one line, for `joules import --list` */
-    const char *paths;       /* what PATH... is, e.g. "LOG.csv..." or "DIR" */
-    const char *description; /* paragraphs for `joules import FORMAT --help` */
+    const char *name;                  /* "nvidia-smi" */
+    const char *summary;               /* one line, for `joules import --list` */
+    const char *paths;                 /* what PATH... is, e.g. "LOG.csv..." or "DIR" */
+    const char *description;           /* paragraphs for `joules import FORMAT --help` */
     const jl_importer_option *options; /* terminated by a NULL name */
     size_t min_paths, max_paths;       /* max 0 = any number */
     /* Import: the paths, the options as given. Usage errors (a bad option

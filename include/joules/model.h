@@ -72,7 +72,7 @@ typedef struct jl_model_group {
     const jl_summary **runs; /* borrowed; sorted by (max_batch_size, list order) */
     size_t *run_index;       /* run_index[k]: the list index of runs[k] */
     size_t n_runs;
-    size_t n_batch_sizes;    /* distinct max_batch_size values */
+    size_t n_batch_sizes; /* distinct max_batch_size values */
 } jl_model_group;
 
 typedef struct jl_model_group_list {
@@ -104,65 +104,67 @@ const char *jl_fit_method_name(jl_fit_method m);
 
 /* X(ID, name, unit, description): the parameters of the physical model in
  * the order of the parameter vector. */
-#define JL_MODEL_PARAM_TABLE(X)                                                          \
-    X(PS, "Ps", "W", "static power per GPU (burned for the whole step)")                \
-    X(EW, "Ew", "J", "dynamic energy per step independent of the batch (all GPUs)")     \
-    X(ET, "Et", "J", "coefficient of the batch-dependent dynamic energy per step")      \
-    X(Q, "q", "1", "exponent of the batch-dependent dynamic energy")                    \
-    X(T0, "t0", "s", "step-time floor")                                                 \
-    X(T1, "t1", "s", "coefficient of the batch-proportional step time")                 \
-    X(G, "g", "1", "exponent of the batch-proportional step time")                      \
-    X(TW, "tw", "s", "saturating weight-streaming step time (MoE expert activation)")   \
+#define JL_MODEL_PARAM_TABLE(X)                                                       \
+    X(PS, "Ps", "W", "static power per GPU (burned for the whole step)")              \
+    X(EW, "Ew", "J", "dynamic energy per step independent of the batch (all GPUs)")   \
+    X(ET, "Et", "J", "coefficient of the batch-dependent dynamic energy per step")    \
+    X(Q, "q", "1", "exponent of the batch-dependent dynamic energy")                  \
+    X(T0, "t0", "s", "step-time floor")                                               \
+    X(T1, "t1", "s", "coefficient of the batch-proportional step time")               \
+    X(G, "g", "1", "exponent of the batch-proportional step time")                    \
+    X(TW, "tw", "s", "saturating weight-streaming step time (MoE expert activation)") \
     X(LN_BW, "ln_bw", "ln(sequences)", "log of the batch at which tw saturates")
 
 typedef enum {
+/* clang-format off */
 #define JL_X_MP_ENUM(id, name, unit, doc) JL_MP_##id,
     JL_MODEL_PARAM_TABLE(JL_X_MP_ENUM)
 #undef JL_X_MP_ENUM
     JL_MP_COUNT
+    /* clang-format on */
 } jl_model_param;
 
 typedef struct jl_param {
-    const char *name;  /* static: from JL_MODEL_PARAM_TABLE */
-    const char *unit;  /* static */
+    const char *name; /* static: from JL_MODEL_PARAM_TABLE */
+    const char *unit; /* static */
     double value;
-    double lower, upper;       /* the bounds used */
-    int at_bound;              /* within 1e-6 of the range of a bound: no CI */
-    double ci_low, ci_high;    /* 95 % CI, inside [lower, upper]; NaN when
+    double lower, upper;    /* the bounds used */
+    int at_bound;           /* within 1e-6 of the range of a bound: no CI */
+    double ci_low, ci_high; /* 95 % CI, inside [lower, upper]; NaN when
                                   unavailable (status says why) */
     /* static strings: "fitted" (interval from the data), "held" (at a
      * physical value: the interval is its assumed uncertainty, not fitted),
      * "at_bound" (fitted to a bound: held fixed, no interval),
      * "not_identified" (the data do not determine it: no interval) */
     const char *status;
-    const char *basis;         /* why, in words (static) */
+    const char *basis; /* why, in words (static) */
 } jl_param;
 
 /* One measured run of the group, with its residuals. ln ratios are
  * model − measured (a relative error for small values). */
 typedef struct jl_fit_point {
-    const jl_summary *run;     /* borrowed */
+    const jl_summary *run; /* borrowed */
     long max_batch_size;
-    double batch;              /* avg_batch_size */
+    double batch;                                                      /* avg_batch_size */
     double power_w, throughput_tok_s, energy_per_token_j, step_time_s; /* measured */
-    double resid_ln_power;     /* physical model only */
+    double resid_ln_power;                                             /* physical model only */
     double resid_ln_throughput;
     double resid_ln_energy;
     double resid_ln_energy_corrected; /* physical model + correction */
-    int regime_excluded;       /* measured in another regime than the rest of
+    int regime_excluded;              /* measured in another regime than the rest of
                                   the sweep: not used in the fit (residuals
                                   still reported; docs/model.md) */
 } jl_fit_point;
 
 typedef struct jl_model_options {
-    size_t min_batch_sizes;    /* fewer distinct caps: interpolation (default 4) */
-    int correction;            /* GP residual correction on (default 1) */
-    double gp_length;          /* GP length scale in ln b (default 1.0) */
-    double gp_noise;           /* GP noise/signal variance ratio (default 0.1) */
-    size_t n_refine;           /* starts refined by the solver (default 4 of 18) */
-    double ridge;              /* weight of the ridge rows (default 1e-4) */
-    int max_iter;              /* solver iterations per start (default 200) */
-    double confidence;         /* of intervals (default 0.95) */
+    size_t min_batch_sizes; /* fewer distinct caps: interpolation (default 4) */
+    int correction;         /* GP residual correction on (default 1) */
+    double gp_length;       /* GP length scale in ln b (default 1.0) */
+    double gp_noise;        /* GP noise/signal variance ratio (default 0.1) */
+    size_t n_refine;        /* starts refined by the solver (default 4 of 18) */
+    double ridge;           /* weight of the ridge rows (default 1e-4) */
+    int max_iter;           /* solver iterations per start (default 200) */
+    double confidence;      /* of intervals (default 0.95) */
     /* Prediction ceiling: at most this factor times the largest measured
      * achieved batch (default 2: one doubling of extrapolation). */
     double extrapolation_factor;
@@ -195,33 +197,33 @@ void jl_model_options_default(jl_model_options *o);
 typedef struct jl_group_fit {
     jl_group_key key;
     jl_fit_method method;
-    char *note;                /* why this method / what is missing; may be NULL */
-    size_t n_points;           /* runs used (duplicates count) */
-    size_t n_batch_sizes;      /* distinct caps */
-    double batch_min, batch_max;   /* measured achieved batch range */
-    long cap_min, cap_max;         /* measured caps */
-    double batch_per_cap;      /* median avg_batch_size / max_batch_size */
-    jl_fit_point *points;      /* n_points, sorted by batch */
+    char *note;                  /* why this method / what is missing; may be NULL */
+    size_t n_points;             /* runs used (duplicates count) */
+    size_t n_batch_sizes;        /* distinct caps */
+    double batch_min, batch_max; /* measured achieved batch range */
+    long cap_min, cap_max;       /* measured caps */
+    double batch_per_cap;        /* median avg_batch_size / max_batch_size */
+    jl_fit_point *points;        /* n_points, sorted by batch */
 
     /* GPU descriptors used */
-    double tdp_w;              /* per GPU, NaN when unknown */
-    double idle_w;             /* per GPU (measured attribute, else descriptor), NaN unknown */
+    double tdp_w;  /* per GPU, NaN when unknown */
+    double idle_w; /* per GPU (measured attribute, else descriptor), NaN unknown */
 
     /* physical model (method == JL_FIT_MODEL) */
     jl_param params[JL_MP_COUNT];
-    int has_ci;                /* 0: intervals unavailable, ci_note says why */
+    int has_ci; /* 0: intervals unavailable, ci_note says why */
     char *ci_note;
-    long dof;                  /* 2 n_fitted − free parameters */
-    size_t n_fitted;           /* points used by the fit (n_points minus the
+    long dof;                                  /* 2 n_fitted − free parameters */
+    size_t n_fitted;                           /* points used by the fit (n_points minus the
                                   regime_excluded ones) */
-    double t_quantile;         /* t_{(1+confidence)/2, dof}; NaN when dof <= 0 */
-    double cov[JL_MP_COUNT][JL_MP_COUNT]; /* covariance of the parameters (0 for
+    double t_quantile;                         /* t_{(1+confidence)/2, dof}; NaN when dof <= 0 */
+    double cov[JL_MP_COUNT][JL_MP_COUNT];      /* covariance of the parameters (0 for
                                               parameters at a bound) */
-    double rss;                /* of the data rows, physical model */
-    double r2_power, r2_throughput, r2_energy;     /* on ln values, physical model */
-    double r2_energy_corrected;                    /* with the correction */
+    double rss;                                /* of the data rows, physical model */
+    double r2_power, r2_throughput, r2_energy; /* on ln values, physical model */
+    double r2_energy_corrected;                /* with the correction */
     double rms_ln_power, rms_ln_throughput, rms_ln_energy, rms_ln_energy_corrected;
-    double cost;               /* final solver cost (with ridge rows) */
+    double cost; /* final solver cost (with ridge rows) */
     int n_starts, n_refined;
 
     /* correction: GP posterior mean weights alpha = K^-1 rho for the ln P
@@ -230,20 +232,20 @@ typedef struct jl_group_fit {
      * (rho^T K^-1 rho / n), used for the correction's share of intervals. */
     int has_correction;
     double gp_length, gp_noise;
-    size_t gp_n;               /* points of the correction: the fitted ones */
-    double *gp_x;              /* gp_n */
+    size_t gp_n;                                  /* points of the correction: the fitted ones */
+    double *gp_x;                                 /* gp_n */
     double *gp_alpha_power, *gp_alpha_throughput; /* gp_n each */
     double gp_scale2_power, gp_scale2_throughput, gp_scale2_energy;
 
     /* batch ceiling for predictions */
-    double batch_ceiling;      /* achieved batch; +inf when none applies */
-    char *ceiling_reason;      /* e.g. "memory: ..." or "extrapolation: ..." */
-    double memory_ceiling;     /* NaN when descriptors lack what it needs */
+    double batch_ceiling;  /* achieved batch; +inf when none applies */
+    char *ceiling_reason;  /* e.g. "memory: ..." or "extrapolation: ..." */
+    double memory_ceiling; /* NaN when descriptors lack what it needs */
 
     /* pooled sweep ends (jl_model_fit_pool; all zero until it is called):
      * the per-cap means of this group and of the other sweeps of the same
      * model, copied, and the weight of the pooled prediction */
-    double pool_weight;        /* 0: predictions do not pool */
+    double pool_weight; /* 0: predictions do not pool */
     jl_sweep_means pool_own;
     jl_sweep_means *pool_siblings;
     size_t pool_n_siblings;
@@ -254,9 +256,8 @@ typedef struct jl_group_fit {
  * there is no memory ceiling). A group that cannot be modelled is not an
  * error: *out says method "interpolation" or "none" and why. Errors:
  * JL_EUSAGE (runs of different groups), JL_ENOMEM. */
-jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
-                             const jl_model_options *opt, const jl_descriptors *desc,
-                             jl_group_fit **out, jl_error **err);
+jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_model_options *opt,
+                             const jl_descriptors *desc, jl_group_fit **out, jl_error **err);
 void jl_group_fit_free(jl_group_fit *f);
 
 /* ---- predict ------------------------------------------------------------ */
@@ -267,7 +268,7 @@ typedef struct jl_interval {
 } jl_interval;
 
 typedef struct jl_prediction {
-    double batch;              /* achieved batch predicted at */
+    double batch; /* achieved batch predicted at */
     jl_fit_method method;
     /* Combined prediction: physical model + correction. The interval adds
      * the parameter uncertainty (delta method) and the correction's
@@ -275,8 +276,7 @@ typedef struct jl_prediction {
      * not of one new measurement. */
     jl_interval energy_per_token_j, power_w, step_time_s, throughput_tok_s;
     /* The physical model alone (intervals: parameter uncertainty only). */
-    jl_interval model_energy_per_token_j, model_power_w, model_step_time_s,
-        model_throughput_tok_s;
+    jl_interval model_energy_per_token_j, model_power_w, model_step_time_s, model_throughput_tok_s;
     /* The correction as a factor on the physical model (1 = none). */
     double correction_energy, correction_power, correction_throughput;
     /* Decomposition of the combined power: static = G Ps (model) or G x idle
@@ -285,19 +285,19 @@ typedef struct jl_prediction {
     /* u(b) = (P/G − Ps)/(TDP − Ps) with the combined power: the dynamic power
      * per GPU as a share of the headroom up to TDP. NaN when TDP unknown. */
     double utilisation;
-    int extrapolated;          /* outside [batch_min, batch_max] */
-    int beyond_ceiling;        /* batch > fit->batch_ceiling */
+    int extrapolated;   /* outside [batch_min, batch_max] */
+    int beyond_ceiling; /* batch > fit->batch_ceiling */
     /* method JL_FIT_POOLED: energy_per_token_j is exp((1 - w) ln e_model+GP
      * + w ln e_pooled) with w = pool_weight, and has no interval; power,
      * step time and throughput stay the model + GP ones. */
     double pooled_energy_per_token_j; /* the pooled prediction alone; NaN */
-    double pool_weight;        /* w; 0 when not pooled */
-    size_t pool_siblings;      /* sibling sweeps whose elasticities were pooled */
-    int pool_interpolated;     /* 1: siblings' range interpolated (no sibling
+    double pool_weight;               /* w; 0 when not pooled */
+    size_t pool_siblings;             /* sibling sweeps whose elasticities were pooled */
+    int pool_interpolated;            /* 1: siblings' range interpolated (no sibling
                                   measured both caps); 0: same two caps */
-    long pool_anchor_cap;      /* the group's measured end cap it starts from */
-    double pool_anchor_batch;  /* the (geometric) mean achieved batch there */
-    long pool_target_cap;      /* the cap of the batch: lround(batch / batch_per_cap) */
+    long pool_anchor_cap;             /* the group's measured end cap it starts from */
+    double pool_anchor_batch;         /* the (geometric) mean achieved batch there */
+    long pool_target_cap;             /* the cap of the batch: lround(batch / batch_per_cap) */
     /* The 95 % prediction interval of one new run's energy per token (the
      * interval the leave-one-out scores: docs/model.md "Prediction
      * intervals"), around energy_per_token_j.value, also for a pooled
@@ -336,15 +336,15 @@ jl_status jl_model_check_batch(const jl_group_fit *f, double batch, jl_error **e
 /* ---- accuracy: leave one batch size out ---------------------------------- */
 
 typedef enum {
-    JL_LOO_JOULES = 0,  /* this model (physical + correction) */
-    JL_LOO_ANCHOR       /* the ML.ENERGY toolkit's logistic (docs/model-design.md §3) */
+    JL_LOO_JOULES = 0, /* this model (physical + correction) */
+    JL_LOO_ANCHOR      /* the ML.ENERGY toolkit's logistic (docs/model-design.md §3) */
 } jl_loo_model;
 
 typedef struct jl_loo_point {
-    const jl_summary *run;     /* borrowed: the held-out run */
-    size_t group;              /* index into the group list */
+    const jl_summary *run; /* borrowed: the held-out run */
+    size_t group;          /* index into the group list */
     long max_batch_size;
-    double batch;              /* its achieved batch (where joules predicts) */
+    double batch; /* its achieved batch (where joules predicts) */
     double actual_energy_per_token_j;
     double predicted_energy_per_token_j;
     /* its 95 % prediction interval for one new run (docs/model.md
@@ -355,7 +355,7 @@ typedef struct jl_loo_point {
      * the distance in ln b outside the training range (NaN: anchor) */
     double pi_resid_ms, pi_gp_var, pi_outside;
     double abs_rel_error;
-    int position;              /* -1 lowest cap of the sweep, 0 interior, 1 highest */
+    int position; /* -1 lowest cap of the sweep, 0 interior, 1 highest */
 } jl_loo_point;
 
 typedef struct jl_loo_result {
@@ -367,13 +367,13 @@ typedef struct jl_loo_result {
  * cap in turn (all its runs), refit on the rest, predict energy per token at
  * each held-out run. Points come out in group order, then cap, then run. */
 jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
-                       const jl_model_options *opt, const jl_descriptors *desc,
-                       jl_loo_result *out, jl_error **err);
+                       const jl_model_options *opt, const jl_descriptors *desc, jl_loo_result *out,
+                       jl_error **err);
 void jl_loo_result_clear(jl_loo_result *r);
 
 typedef struct jl_loo_stats {
     size_t n;
-    double median, p90, max;   /* of abs_rel_error; NaN when n == 0 */
+    double median, p90, max; /* of abs_rel_error; NaN when n == 0 */
     /* of the points with a prediction interval: the share whose actual value
      * lies inside it, and the median of (hi - lo) / 2 / predicted; NaN when
      * none has one */
@@ -413,27 +413,27 @@ const char *jl_transfer_name(jl_transfer t);
 jl_transfer jl_transfer_of(const jl_group_key *s, const jl_group_key *t);
 
 typedef struct jl_whatif_point {
-    long cap;                  /* max_batch_size */
-    double batch;              /* expected achieved batch: the sources' mean
+    long cap;     /* max_batch_size */
+    double batch; /* expected achieved batch: the sources' mean
                                   batch/cap x min(cap, memory ceiling) */
     /* 95 % prediction intervals (docs/model.md "What if") */
     jl_interval energy_per_token_j, power_w, step_time_s; /* step time ~ ITL */
-    double throughput_tok_s;   /* batch / step time */
-    int beyond_ceiling;        /* cap above the configuration's memory ceiling */
-    int unlocked;              /* cap above every measured sibling's largest cap */
-    int extrapolated;          /* no source measured this cap */
-    size_t n_sources;          /* sources averaged at this cap */
+    double throughput_tok_s;                              /* batch / step time */
+    int beyond_ceiling; /* cap above the configuration's memory ceiling */
+    int unlocked;       /* cap above every measured sibling's largest cap */
+    int extrapolated;   /* no source measured this cap */
+    size_t n_sources;   /* sources averaged at this cap */
 } jl_whatif_point;
 
 typedef struct jl_whatif {
-    jl_group_key target;       /* owned */
-    jl_transfer transfer;      /* of the sources used */
-    size_t *sources, n_sources;/* indices into the group list */
-    double memory_ceiling;     /* sequences (descriptors); NaN unknown */
-    int memory_assumed;        /* on the per-task default input length */
-    size_t n_pairs;            /* pairs of configurations of other models the
+    jl_group_key target;        /* owned */
+    jl_transfer transfer;       /* of the sources used */
+    size_t *sources, n_sources; /* indices into the group list */
+    double memory_ceiling;      /* sequences (descriptors); NaN unknown */
+    int memory_assumed;         /* on the per-task default input length */
+    size_t n_pairs;             /* pairs of configurations of other models the
                                   factors were learned from */
-    size_t n_pairs_kind;       /* of them, of this transfer kind (intervals) */
+    size_t n_pairs_kind;        /* of them, of this transfer kind (intervals) */
     jl_whatif_point *points;
     size_t n_points;
 } jl_whatif;
@@ -453,12 +453,12 @@ jl_status jl_whatif_predict(const jl_model_group_list *gl, const jl_descriptors 
 void jl_whatif_clear(jl_whatif *w);
 
 typedef struct jl_whatif_loo_point {
-    const jl_summary *run;     /* borrowed: the held-out run */
+    const jl_summary *run; /* borrowed: the held-out run */
     size_t group;
     jl_transfer transfer;
     long max_batch_size;
     double actual_energy_per_token_j;
-    jl_interval predicted;     /* energy per token with its interval */
+    jl_interval predicted; /* energy per token with its interval */
     double abs_rel_error;
     int unlocked, extrapolated;
 } jl_whatif_loo_point;
@@ -509,8 +509,8 @@ json_t *jl_loo_to_json(const jl_loo_result *r, const jl_model_group_list *groups
  * groups). `joules fit --json` and `joules report` (data/fit.json) both
  * print this. NULL on out-of-memory. */
 json_t *jl_fit_document(jl_group_fit *const *fits, size_t n, const jl_model_options *opt,
-                        size_t n_grid, const jl_loo_result *loo,
-                        const jl_loo_result *anchor_loo, const jl_model_group_list *groups);
+                        size_t n_grid, const jl_loo_result *loo, const jl_loo_result *anchor_loo,
+                        const jl_model_group_list *groups);
 /* The joules.predict/1 document without "errors" (the caller adds them):
  * "group" (the fit's key, method, intervals, batch range, ceiling, pool)
  * and "predictions" (jl_prediction_to_json of pred[0..n)). */

@@ -55,8 +55,7 @@ jl_status jl_write_json(const char *path, const json_t *doc, jl_error **err);
  * every other attribute (typed ones, then the extra attributes of any run,
  * in order of first appearance); one row per run, full precision (%.17g),
  * empty cell for missing. */
-jl_status jl_write_summaries_csv(const char *path, const jl_summary_list *l,
-                                 jl_error **err);
+jl_status jl_write_summaries_csv(const char *path, const jl_summary_list *l, jl_error **err);
 /* The same into an open stream (for "-"). */
 jl_status jl_fprint_summaries_csv(FILE *f, const jl_summary_list *l);
 
@@ -76,12 +75,11 @@ void jl_atomic_abort(jl_atomic_file *af);
  * "-". fn returns non-zero (or leaves the stream in error) on failure; the
  * error then names the path (or <stdout>) and the reason. Every CSV and JSON
  * writer goes through this one function. */
-jl_status jl_write_text(const char *path, int (*fn)(FILE *f, const void *ctx),
-                        const void *ctx, jl_error **err);
+jl_status jl_write_text(const char *path, int (*fn)(FILE *f, const void *ctx), const void *ctx,
+                        jl_error **err);
 
 /* Write a buffer to path atomically. */
-jl_status jl_write_file_atomic(const char *path, const void *data, size_t len,
-                               jl_error **err);
+jl_status jl_write_file_atomic(const char *path, const void *data, size_t len, jl_error **err);
 
 /* Unlink every temporary file still being written: for a signal handler
  * (async-signal-safe), so an interrupted command leaves nothing partial. */
@@ -95,8 +93,7 @@ void jl_atomic_cleanup_signal(void);
  * when target exists unless replace, in which case the old directory is
  * swapped out and removed — or jl_atomic_dir_abort() removes it. */
 jl_status jl_atomic_dir_open(const char *target, char **tmp_out, jl_error **err);
-jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace,
-                               jl_error **err);
+jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace, jl_error **err);
 void jl_atomic_dir_abort(const char *tmp);
 
 /* The registration hook itself, for other temporaries that must not outlive
@@ -135,8 +132,8 @@ void jl_json_rename_mlenergy(json_t *doc);
 
 /* CSV of summaries with a choice of names (jl_write_summaries_csv is
  * JL_NAMES_JOULES). */
-jl_status jl_write_summaries_csv_named(const char *path, const jl_summary_list *l,
-                                       jl_names names, jl_error **err);
+jl_status jl_write_summaries_csv_named(const char *path, const jl_summary_list *l, jl_names names,
+                                       jl_error **err);
 jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_names names);
 
 /* CSV quoting of one field (RFC 4180). */

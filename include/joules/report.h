@@ -66,17 +66,26 @@ typedef struct jl_report_slo {
 #define JL_REPORT_DEFAULT_SLO_LLM "median_itl<=100ms"
 #define JL_REPORT_DEFAULT_SLO_DIFFUSION "batch_latency<=30s"
 #define JL_REPORT_DEFAULT_SLO_VIDEO "batch_latency<=500s"
-#define JL_REPORT_SLO_SET_LLM {"median_itl<=50ms", "median_itl<=100ms", "median_itl<=250ms"}
-#define JL_REPORT_SLO_SET_IMAGE {"batch_latency<=10s", "batch_latency<=30s", "batch_latency<=60s"}
-#define JL_REPORT_SLO_SET_VIDEO {"batch_latency<=100s", "batch_latency<=500s", "batch_latency<=1000s"}
+#define JL_REPORT_SLO_SET_LLM                                        \
+    {                                                                \
+        "median_itl<=50ms", "median_itl<=100ms", "median_itl<=250ms" \
+    }
+#define JL_REPORT_SLO_SET_IMAGE                                          \
+    {                                                                    \
+        "batch_latency<=10s", "batch_latency<=30s", "batch_latency<=60s" \
+    }
+#define JL_REPORT_SLO_SET_VIDEO                                              \
+    {                                                                        \
+        "batch_latency<=100s", "batch_latency<=500s", "batch_latency<=1000s" \
+    }
 
 /* Figure formats (jl_report_options.formats). PDF is written twice: ID.pdf
  * 7 in wide (double column) and ID.1col.pdf 3.3 in wide (single column). */
 enum { JL_REPORT_SVG = 1, JL_REPORT_PDF = 2, JL_REPORT_PNG = 4 };
 
 /* Progress: called with a short phase name ("figures") and counts. */
-typedef void (*jl_report_progress_fn)(void *ctx, const char *phase, size_t done,
-                                      size_t total, const char *current);
+typedef void (*jl_report_progress_fn)(void *ctx, const char *phase, size_t done, size_t total,
+                                      const char *current);
 
 typedef struct jl_report_options {
     const jl_report_slo *slos; /* may be NULL: the defaults */
@@ -87,16 +96,16 @@ typedef struct jl_report_options {
     /* Notebook templates; NULL = $JOULES_NOTEBOOKS_DIR, the checkout's
      * notebooks-export/ or the installed share/joules/notebooks-export. */
     const char *templates_dir;
-    int replace;                  /* replace DIR when it exists (--force) */
-    const char *gpu_baseline;     /* baseline of the GPU comparison; NULL = first GPU model */
-    const char *generated_at;     /* a line in the page; NULL = none */
-    const char *const *inputs;    /* the PATHs given, shown in the page */
+    int replace;               /* replace DIR when it exists (--force) */
+    const char *gpu_baseline;  /* baseline of the GPU comparison; NULL = first GPU model */
+    const char *generated_at;  /* a line in the page; NULL = none */
+    const char *const *inputs; /* the PATHs given, shown in the page */
     size_t n_inputs;
-    const jl_ruleset *rules;      /* NULL = default rules */
-    const jl_descriptors *desc;   /* GPU power limits etc.; may be NULL */
-    size_t max_plot_points;       /* time series are downsampled to this; default 1200 */
-    unsigned formats;             /* JL_REPORT_SVG|PDF|PNG; 0 = SVG only */
-    int workers;                  /* gnuplot processes at once; 0 = the online CPUs */
+    const jl_ruleset *rules;    /* NULL = default rules */
+    const jl_descriptors *desc; /* GPU power limits etc.; may be NULL */
+    size_t max_plot_points;     /* time series are downsampled to this; default 1200 */
+    unsigned formats;           /* JL_REPORT_SVG|PDF|PNG; 0 = SVG only */
+    int workers;                /* gnuplot processes at once; 0 = the online CPUs */
     /* GPU models the study was restricted to (shown in the page; the
      * restriction itself is the caller's selection); NULL = all */
     const char *const *gpus;
@@ -109,11 +118,11 @@ void jl_report_options_default(jl_report_options *opt);
 
 typedef struct jl_report_result {
     size_t n_groups;
-    size_t n_figures;        /* figures planned */
-    size_t n_figures_drawn;  /* drawn by gnuplot (every format asked for) */
-    double figures_s;        /* wall time spent drawing figures */
+    size_t n_figures;       /* figures planned */
+    size_t n_figures_drawn; /* drawn by gnuplot (every format asked for) */
+    double figures_s;       /* wall time spent drawing figures */
     size_t n_data_files;
-    char **notes;            /* warnings for stderr, e.g. gnuplot missing */
+    char **notes; /* warnings for stderr, e.g. gnuplot missing */
     size_t n_notes;
 } jl_report_result;
 
@@ -122,9 +131,8 @@ void jl_report_result_clear(jl_report_result *res);
 /* Write the report of runs (errors: inputs that failed, listed in the page
  * and in every document; may be NULL) to dir. opt may be NULL. JL_EUSAGE
  * when dir exists and opt->replace is 0. */
-jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
-                          const jl_error_list *errors, const jl_report_options *opt,
-                          jl_report_result *res, jl_error **err);
+jl_status jl_report_write(const char *dir, const jl_summary_list *runs, const jl_error_list *errors,
+                          const jl_report_options *opt, jl_report_result *res, jl_error **err);
 
 JL_API_END
 #ifdef __cplusplus

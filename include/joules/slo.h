@@ -53,24 +53,23 @@ typedef enum { JL_SLO_LE, JL_SLO_LT, JL_SLO_GE, JL_SLO_GT } jl_slo_op;
 const char *jl_slo_op_name(jl_slo_op op);
 
 typedef struct jl_slo_cond {
-    char *name;            /* as written, e.g. "median_itl" */
-    int figure_llm;        /* jl_figure for llm/mllm runs, -1 if none */
-    int figure_diffusion;  /* jl_figure for diffusion runs, -1 if none */
+    char *name;           /* as written, e.g. "median_itl" */
+    int figure_llm;       /* jl_figure for llm/mllm runs, -1 if none */
+    int figure_diffusion; /* jl_figure for diffusion runs, -1 if none */
     jl_slo_op op;
     double bound;          /* in the figure's unit (s, J, W, tokens/s, ...) */
     size_t offset, length; /* where the condition is in the expression */
 } jl_slo_cond;
 
 typedef struct jl_slo {
-    char *text;            /* the expression as given */
+    char *text; /* the expression as given */
     jl_slo_cond *conds;
     size_t n;
 } jl_slo;
 
 /* Parse an expression. On failure *out is NULL, *err (JL_EUSAGE) says what
  * is wrong and *err_offset (if non-NULL) is the byte offset of the bad part. */
-jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset,
-                       jl_error **err);
+jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset, jl_error **err);
 void jl_slo_free(jl_slo *slo);
 
 /* The expression shown with a caret under byte `offset`, two lines:
@@ -98,15 +97,14 @@ typedef enum {
  * missing); *miss the relative amount by which the bound is missed:
  * (value - bound) / |bound| for <= and <, (bound - value) / |bound| for >=
  * and > (the absolute difference when bound is 0); <= 0 when met. */
-jl_slo_result jl_slo_cond_eval(const jl_slo_cond *c, const jl_summary *s,
-                               double *value, double *miss);
+jl_slo_result jl_slo_cond_eval(const jl_slo_cond *c, const jl_summary *s, double *value,
+                               double *miss);
 
 /* Evaluate every condition: JL_SLO_PASS when all pass, JL_SLO_MISSING when
  * any figure is missing, else JL_SLO_FAIL. *worst_miss (may be NULL) is the
  * largest relative miss over the conditions (NaN when missing). slo NULL
  * means "no constraint" and always passes. */
-jl_slo_result jl_slo_eval(const jl_slo *slo, const jl_summary *s,
-                          double *worst_miss);
+jl_slo_result jl_slo_eval(const jl_slo *slo, const jl_summary *s, double *worst_miss);
 
 /* A canonical text of the expression, e.g. "median_itl_s<=0.1" (figures
  * named as resolved, bounds in the figure's unit, %.12g). Caller frees. */

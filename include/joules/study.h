@@ -29,8 +29,8 @@ JL_API_BEGIN
  * for regular files ending in ".h5" (sorted). A path that does not exist or
  * a directory without traces is an error in `errors`. The result is sorted
  * and free of duplicates; free with jl_paths_free(). */
-jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files,
-                           size_t *n_files, jl_error_list *errors);
+jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files, size_t *n_files,
+                           jl_error_list *errors);
 void jl_paths_free(char **files, size_t n);
 
 /* A group, the one meaning of the word in joules: the runs of a study that
@@ -39,11 +39,11 @@ void jl_paths_free(char **files, size_t n);
  * text of keys[k] (jl_attrs_get), NULL when the runs lack it. Grouping is
  * src/study/group.c. */
 typedef struct jl_group {
-    char **values;  /* [n_keys] */
+    char **values; /* [n_keys] */
     size_t n_keys;
-    size_t *runs;   /* indices into the list, in list order */
+    size_t *runs; /* indices into the list, in list order */
     size_t n_runs;
-    int node_ac;    /* runs with @power_scope node_ac (whole-node AC power): such
+    int node_ac; /* runs with @power_scope node_ac (whole-node AC power): such
                      * runs never share a group with GPU-power runs */
 } jl_group;
 
@@ -64,8 +64,7 @@ void jl_group_set_clear(jl_group_set *gs);
  * count, batch size, precision, file, run. <0, 0, >0 like strcmp. */
 int jl_run_config_cmp(const jl_summary *a, const jl_summary *b);
 
-typedef void (*jl_progress_fn)(void *ctx, size_t done, size_t total,
-                               const char *current);
+typedef void (*jl_progress_fn)(void *ctx, size_t done, size_t total, const char *current);
 
 typedef struct jl_study_options {
     jl_trace_options trace;
@@ -86,13 +85,12 @@ void jl_study_options_default(jl_study_options *opt);
 /* Summarise every run of every file under paths. Summaries are appended to
  * out in (file, run) order; per-file and per-run failures go to errors.
  * Returns JL_OK unless something stopped the whole study (out of memory). */
-jl_status jl_study_load(const char *const *paths, size_t n,
-                        const jl_study_options *opt, jl_summary_list *out,
-                        jl_error_list *errors);
+jl_status jl_study_load(const char *const *paths, size_t n, const jl_study_options *opt,
+                        jl_summary_list *out, jl_error_list *errors);
 
 /* Summarise every run of one open file (used by jl_study_load and workers). */
-jl_status jl_study_load_file(const char *path, const jl_study_options *opt,
-                             jl_summary_list *out, jl_error_list *errors);
+jl_status jl_study_load_file(const char *path, const jl_study_options *opt, jl_summary_list *out,
+                             jl_error_list *errors);
 
 /* Run selection. */
 typedef struct jl_selector jl_selector;
@@ -108,8 +106,7 @@ void jl_selector_free(jl_selector *sel);
  * values of name attributes (workload, model, task, gpu_model, precision,
  * nickname, model_id) match whatever their case ("gpu_model=h100"). A
  * malformed clause is JL_EUSAGE with a message naming the bad part. */
-jl_status jl_selector_add(jl_selector *sel, int exclude, const char *clause,
-                          jl_error **err);
+jl_status jl_selector_add(jl_selector *sel, int exclude, const char *clause, jl_error **err);
 /* 1 when the run passes every clause. A run without the attribute never
  * matches a --where clause and is never dropped by an --exclude clause. */
 int jl_selector_match(const jl_selector *sel, const jl_summary *s);
@@ -121,8 +118,7 @@ void jl_summary_list_select(jl_summary_list *l, const jl_selector *sel);
  * else one line per clause naming the values present, e.g.
  * "--where 'gpu_model=A100': no run has gpu_model A100 (values present:
  * H100, H200)" (caller frees). JL_ENOMEM on out-of-memory. */
-jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l,
-                                char **report);
+jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l, char **report);
 
 /* The one selection grammar beyond a single clause: a spec is clauses
  * joined by commas, "KEY=V1,V2,KEY2>=N,KEY3!=X": a part without an
@@ -168,16 +164,16 @@ jl_status jl_study_open(const char *const *paths, size_t n, const jl_study_optio
  * batches being generated). NaN where missing. A run without power
  * samples (n_samples 0, e.g. imported summaries) is not an error. */
 typedef struct jl_power_series {
-    size_t n;               /* buckets */
+    size_t n;                                         /* buckets */
     double *time_s, *power_w, *power_avg_w, *running; /* [n] each */
-    int has_power_avg;      /* power_avg_w is a series of its own */
-    int has_running;        /* the run records batch occupancy */
-    size_t n_samples;       /* power samples in the run */
+    int has_power_avg;                                /* power_avg_w is a series of its own */
+    int has_running;                                  /* the run records batch occupancy */
+    size_t n_samples;                                 /* power samples in the run */
     double first_s, last_s; /* times of the first and last sample (0 when none) */
 } jl_power_series;
 
-jl_status jl_study_power_series(const jl_summary *s, size_t max_points,
-                                jl_power_series **out, jl_error **err);
+jl_status jl_study_power_series(const jl_summary *s, size_t max_points, jl_power_series **out,
+                                jl_error **err);
 void jl_power_series_free(jl_power_series *p);
 
 JL_API_END

@@ -29,61 +29,68 @@ extern "C" {
 JL_API_BEGIN
 
 /* X(ID, json_name, unit, description) — the order is the column order. */
-#define JL_FIGURE_TABLE(X)                                                                     \
-    X(STEADY_START_S, steady_start_s, "s", "start of the steady-state window (run time)")      \
-    X(STEADY_END_S, steady_end_s, "s", "end of the steady-state window (run time)")            \
-    X(STEADY_DURATION_S, steady_duration_s, "s", "length of the steady-state window")          \
-    X(STEADY_ENERGY_J, steady_energy_j, "J", "energy of all GPUs in the window")               \
-    X(OUTSIDE_ENERGY_SHARE, outside_energy_share, "1",                                         \
-      "share of the run's measured energy that falls outside the window")                      \
-    X(RUN_ENERGY_J, run_energy_j, "J", "energy of all GPUs over the whole run")                \
-    X(RUN_DURATION_S, run_duration_s, "s", "span of the power samples")                        \
-    X(ENERGY_SOURCE_DISAGREEMENT, energy_source_disagreement, "1",                             \
-      "(integral of watts - energy counter) / energy counter, in the window")                  \
-    X(STEADY_TOKENS, steady_tokens, "tokens", "output tokens generated in the window")         \
-    X(ENERGY_PER_TOKEN_J, energy_per_token_j, "J/token", "window energy / window tokens")      \
+#define JL_FIGURE_TABLE(X)                                                                        \
+    X(STEADY_START_S, steady_start_s, "s", "start of the steady-state window (run time)")         \
+    X(STEADY_END_S, steady_end_s, "s", "end of the steady-state window (run time)")               \
+    X(STEADY_DURATION_S, steady_duration_s, "s", "length of the steady-state window")             \
+    X(STEADY_ENERGY_J, steady_energy_j, "J", "energy of all GPUs in the window")                  \
+    X(OUTSIDE_ENERGY_SHARE, outside_energy_share, "1",                                            \
+      "share of the run's measured energy that falls outside the window")                         \
+    X(RUN_ENERGY_J, run_energy_j, "J", "energy of all GPUs over the whole run")                   \
+    X(RUN_DURATION_S, run_duration_s, "s", "span of the power samples")                           \
+    X(ENERGY_SOURCE_DISAGREEMENT, energy_source_disagreement, "1",                                \
+      "(integral of watts - energy counter) / energy counter, in the window")                     \
+    X(STEADY_TOKENS, steady_tokens, "tokens", "output tokens generated in the window")            \
+    X(ENERGY_PER_TOKEN_J, energy_per_token_j, "J/token", "window energy / window tokens")         \
     X(AVG_OUTPUT_TOKENS, avg_output_tokens, "tokens", "mean output tokens of completed requests") \
-    X(ENERGY_PER_REQUEST_J, energy_per_request_j, "J",                                         \
-      "energy per token x mean output tokens (the paper's energy per response)")               \
-    X(AVG_POWER_W, avg_power_w, "W", "window energy / window duration, all GPUs")              \
-    X(PEAK_POWER_W, peak_power_w, "W", "highest instantaneous power (sum over GPUs) in the window") \
-    X(PEAK_TO_AVG, peak_to_avg, "1", "peak_power_w / avg_power_w")                             \
-    X(IDLE_POWER_W, idle_power_w, "W", "idle power of the run's GPUs (gpu_idle_power_w x G)")  \
-    X(STATIC_ENERGY_SHARE, static_energy_share, "1", "idle_power_w / avg_power_w")             \
-    X(OUTPUT_THROUGHPUT_TOK_S, output_throughput_tok_s, "tokens/s", "window tokens / window duration") \
-    X(TOKENS_PER_JOULE, tokens_per_joule, "tokens/J", "1 / energy_per_token_j (= throughput per watt)") \
-    X(AVG_BATCH_SIZE, avg_batch_size, "sequences", "time-weighted mean of engine/running in the window") \
-    X(PEAK_RUNNING, peak_running, "sequences", "highest engine/running in the window")         \
-    X(AVG_KV_CACHE_USAGE, avg_kv_cache_usage, "1", "time-weighted mean KV-cache use in the window") \
-    X(PEAK_KV_CACHE_USAGE, peak_kv_cache_usage, "1", "highest KV-cache use in the window")     \
-    X(MEDIAN_ITL_S, median_itl_s, "s", "median inter-token latency")                           \
-    X(P90_ITL_S, p90_itl_s, "s", "90th percentile inter-token latency")                        \
-    X(P95_ITL_S, p95_itl_s, "s", "95th percentile inter-token latency")                        \
-    X(P99_ITL_S, p99_itl_s, "s", "99th percentile inter-token latency")                        \
-    X(AVG_TPOT_S, avg_tpot_s, "s",                                                             \
-      "mean over completed requests of (finish - first token) / (output tokens - 1)")         \
-    X(TTFT_MEDIAN_S, ttft_median_s, "s", "median time to first token")                         \
-    X(TTFT_P90_S, ttft_p90_s, "s", "90th percentile time to first token")                      \
-    X(COMPLETED_REQUESTS, completed_requests, "requests", "requests that finished")            \
-    X(FAILED_REQUESTS, failed_requests, "requests", "requests with a NaN finish time")         \
-    X(PREFILL_ENERGY_J, prefill_energy_j, "J",                                                 \
-      "window energy of engine iterations that processed prompt tokens")                       \
-    X(DECODE_ENERGY_J, decode_energy_j, "J",                                                   \
-      "window energy of engine iterations that processed no prompt tokens")                    \
-    X(PREFILL_ENERGY_SHARE, prefill_energy_share, "1", "prefill_energy_j / steady_energy_j")   \
-    X(ENERGY_PER_ITEM_J, energy_per_item_j, "J/item", "diffusion: batch-window energy / images") \
-    X(BATCH_LATENCY_S, batch_latency_s, "s", "diffusion: mean wall time of one batch")         \
-    X(ITEMS_PER_S, items_per_s, "items/s", "diffusion: items generated / window duration")     \
-    X(POWER_SAMPLE_COVERAGE, power_sample_coverage, "1",                                       \
-      "share of the window within 1 s of a power sample")                                      \
-    X(AVG_SM_CLOCK_MHZ, avg_sm_clock_mhz, "MHz", "mean SM clock in the window (GPU mean)")     \
+    X(ENERGY_PER_REQUEST_J, energy_per_request_j, "J",                                            \
+      "energy per token x mean output tokens (the paper's energy per response)")                  \
+    X(AVG_POWER_W, avg_power_w, "W", "window energy / window duration, all GPUs")                 \
+    X(PEAK_POWER_W, peak_power_w, "W",                                                            \
+      "highest instantaneous power (sum over GPUs) in the window")                                \
+    X(PEAK_TO_AVG, peak_to_avg, "1", "peak_power_w / avg_power_w")                                \
+    X(IDLE_POWER_W, idle_power_w, "W", "idle power of the run's GPUs (gpu_idle_power_w x G)")     \
+    X(STATIC_ENERGY_SHARE, static_energy_share, "1", "idle_power_w / avg_power_w")                \
+    X(OUTPUT_THROUGHPUT_TOK_S, output_throughput_tok_s, "tokens/s",                               \
+      "window tokens / window duration")                                                          \
+    X(TOKENS_PER_JOULE, tokens_per_joule, "tokens/J",                                             \
+      "1 / energy_per_token_j (= throughput per watt)")                                           \
+    X(AVG_BATCH_SIZE, avg_batch_size, "sequences",                                                \
+      "time-weighted mean of engine/running in the window")                                       \
+    X(PEAK_RUNNING, peak_running, "sequences", "highest engine/running in the window")            \
+    X(AVG_KV_CACHE_USAGE, avg_kv_cache_usage, "1",                                                \
+      "time-weighted mean KV-cache use in the window")                                            \
+    X(PEAK_KV_CACHE_USAGE, peak_kv_cache_usage, "1", "highest KV-cache use in the window")        \
+    X(MEDIAN_ITL_S, median_itl_s, "s", "median inter-token latency")                              \
+    X(P90_ITL_S, p90_itl_s, "s", "90th percentile inter-token latency")                           \
+    X(P95_ITL_S, p95_itl_s, "s", "95th percentile inter-token latency")                           \
+    X(P99_ITL_S, p99_itl_s, "s", "99th percentile inter-token latency")                           \
+    X(AVG_TPOT_S, avg_tpot_s, "s",                                                                \
+      "mean over completed requests of (finish - first token) / (output tokens - 1)")             \
+    X(TTFT_MEDIAN_S, ttft_median_s, "s", "median time to first token")                            \
+    X(TTFT_P90_S, ttft_p90_s, "s", "90th percentile time to first token")                         \
+    X(COMPLETED_REQUESTS, completed_requests, "requests", "requests that finished")               \
+    X(FAILED_REQUESTS, failed_requests, "requests", "requests with a NaN finish time")            \
+    X(PREFILL_ENERGY_J, prefill_energy_j, "J",                                                    \
+      "window energy of engine iterations that processed prompt tokens")                          \
+    X(DECODE_ENERGY_J, decode_energy_j, "J",                                                      \
+      "window energy of engine iterations that processed no prompt tokens")                       \
+    X(PREFILL_ENERGY_SHARE, prefill_energy_share, "1", "prefill_energy_j / steady_energy_j")      \
+    X(ENERGY_PER_ITEM_J, energy_per_item_j, "J/item", "diffusion: batch-window energy / images")  \
+    X(BATCH_LATENCY_S, batch_latency_s, "s", "diffusion: mean wall time of one batch")            \
+    X(ITEMS_PER_S, items_per_s, "items/s", "diffusion: items generated / window duration")        \
+    X(POWER_SAMPLE_COVERAGE, power_sample_coverage, "1",                                          \
+      "share of the window within 1 s of a power sample")                                         \
+    X(AVG_SM_CLOCK_MHZ, avg_sm_clock_mhz, "MHz", "mean SM clock in the window (GPU mean)")        \
     X(AVG_SM_UTIL, avg_sm_util, "1", "mean SM utilisation in the window (GPU mean)")
 
 typedef enum {
+/* clang-format off */
 #define JL_X_FIG_ENUM(id, name, unit, doc) JL_FIG_##id,
     JL_FIGURE_TABLE(JL_X_FIG_ENUM)
 #undef JL_X_FIG_ENUM
     JL_FIG_COUNT
+    /* clang-format on */
 } jl_figure;
 
 const char *jl_figure_name(jl_figure f);
@@ -93,37 +100,38 @@ const char *jl_figure_doc(jl_figure f);
 int jl_figure_lookup(const char *name);
 
 /* How the steady-state window was found. */
-#define JL_STEADY_METHOD_TABLE(X)                                              \
-    X(REQUESTS, "requests", "request rule of the spec (ML.ENERGY method)")     \
+#define JL_STEADY_METHOD_TABLE(X)                                               \
+    X(REQUESTS, "requests", "request rule of the spec (ML.ENERGY method)")      \
     X(OCCUPANCY, "occupancy", "engine/running at or above a share of its peak") \
-    X(BATCHES, "batches", "diffusion: first batch start to last batch end")    \
-    X(WHOLE_RUN, "whole_run", "no rule applied: the whole run (flagged)")      \
-    X(SUMMARY, "summary", "figures passed through from summary/")              \
-    X(SOURCE, "source",                                                        \
-      "the source cut the series to its steady state (@window): the whole span")
+    X(BATCHES, "batches", "diffusion: first batch start to last batch end")     \
+    X(WHOLE_RUN, "whole_run", "no rule applied: the whole run (flagged)")       \
+    X(SUMMARY, "summary", "figures passed through from summary/")               \
+    X(SOURCE, "source", "the source cut the series to its steady state (@window): the whole span")
 
 typedef enum {
+/* clang-format off */
 #define JL_X_SM_ENUM(id, name, doc) JL_STEADY_##id,
     JL_STEADY_METHOD_TABLE(JL_X_SM_ENUM)
 #undef JL_X_SM_ENUM
     JL_STEADY_COUNT
+    /* clang-format on */
 } jl_steady_method;
 
 const char *jl_steady_method_name(jl_steady_method m);
 
 /* Where the window's energy came from. */
 typedef enum {
-    JL_ENERGY_NONE = 0,    /* no energy could be computed */
-    JL_ENERGY_COUNTER,     /* power/energy_j (cumulative counter) */
-    JL_ENERGY_INTEGRAL,    /* integral of power/watts */
-    JL_ENERGY_SUMMARY      /* summary/ pass-through */
+    JL_ENERGY_NONE = 0, /* no energy could be computed */
+    JL_ENERGY_COUNTER,  /* power/energy_j (cumulative counter) */
+    JL_ENERGY_INTEGRAL, /* integral of power/watts */
+    JL_ENERGY_SUMMARY   /* summary/ pass-through */
 } jl_energy_source;
 
 const char *jl_energy_source_name(jl_energy_source s);
 
 /* A warning attached to a run: a named rule and a sentence. */
 typedef struct jl_warning {
-    char *rule;    /* e.g. "energy_sources_agree" */
+    char *rule; /* e.g. "energy_sources_agree" */
     char *message;
 } jl_warning;
 
@@ -197,8 +205,8 @@ void jl_summary_options_default(jl_summary_options *opt);
  * why, naming the file and run (invalid options, out of memory). A run that
  * can be read but lacks data for some figures is not a failure: those
  * figures are NaN and a warning says why. */
-jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
-                       jl_summary **out, jl_error **err);
+jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summary **out,
+                       jl_error **err);
 
 /* The figures of s available both ways (published and recomputed), in
  * figure order, into out (JL_FIG_COUNT entries); returns how many. 0 when s

@@ -46,10 +46,9 @@ typedef struct jl_series {
 /* Precomputed figures of summary-only runs (spec: summary/). NaN = absent. */
 typedef struct jl_run_summary_attrs {
     int present;
-    double energy_per_token_j, energy_per_request_j, avg_power_w,
-        output_throughput_tok_s, median_itl_s, p90_itl_s, p95_itl_s,
-        p99_itl_s, avg_batch_size, avg_output_tokens, steady_state_duration_s,
-        steady_state_energy_j, batch_latency_s, energy_per_item_j;
+    double energy_per_token_j, energy_per_request_j, avg_power_w, output_throughput_tok_s,
+        median_itl_s, p90_itl_s, p95_itl_s, p99_itl_s, avg_batch_size, avg_output_tokens,
+        steady_state_duration_s, steady_state_energy_j, batch_latency_s, energy_per_item_j;
     /* further float attributes on summary/, kept for pass-through */
     jl_kv *extra;
     size_t n_extra;
@@ -66,10 +65,10 @@ typedef struct jl_run {
 
     /* power/ */
     size_t power_n;
-    double *power_time;   /* [power_n] */
-    jl_series watts;      /* [power_n, G] or absent */
-    jl_series energy_j;   /* [power_n, G] or absent */
-    jl_series watts_avg;  /* [power_n, G] or absent */
+    double *power_time;  /* [power_n] */
+    jl_series watts;     /* [power_n, G] or absent */
+    jl_series energy_j;  /* [power_n, G] or absent */
+    jl_series watts_avg; /* [power_n, G] or absent */
 
     /* gpu/ */
     size_t gpu_n;
@@ -145,14 +144,13 @@ typedef struct jl_trace_options {
 void jl_trace_options_default(jl_trace_options *opt);
 
 /* Open a trace file and list its runs. opt may be NULL (defaults). */
-jl_status jl_trace_open(const char *path, const jl_trace_options *opt,
-                        jl_trace **out, jl_error **err);
+jl_status jl_trace_open(const char *path, const jl_trace_options *opt, jl_trace **out,
+                        jl_error **err);
 
 /* Open a trace from a file image in memory (HDF5 core driver), e.g. for
  * fuzzing. `name` is used in messages. The buffer is copied. */
 jl_status jl_trace_open_image(const void *buf, size_t len, const char *name,
-                              const jl_trace_options *opt, jl_trace **out,
-                              jl_error **err);
+                              const jl_trace_options *opt, jl_trace **out, jl_error **err);
 
 void jl_trace_close(jl_trace *t);
 
@@ -161,8 +159,7 @@ size_t jl_trace_run_count(const jl_trace *t);
 const char *jl_trace_run_name(const jl_trace *t, size_t i);
 
 /* Read and validate run i. */
-jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out,
-                            jl_error **err);
+jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err);
 
 /* The itl/ samples of run, block by block, in row order, whether in memory
  * or streamed (jl_run.itl_stream): fn(ctx, seconds, request, n, row0) for
@@ -176,13 +173,13 @@ jl_status jl_run_itl_blocks(const jl_run *run, jl_itl_block_fn fn, void *ctx, jl
 
 /* What `joules inspect` shows about one dataset. */
 typedef struct jl_dataset_info {
-    char *path;            /* object path */
-    char *type;            /* "float32", "float64", "int32", "int64", ... */
+    char *path; /* object path */
+    char *type; /* "float32", "float64", "int32", "int64", ... */
     int rank;
     uint64_t dims[2];
     int chunked;
     uint64_t chunk[2];
-    char *filters;         /* "shuffle+deflate(4)", "zstd(5)", "" */
+    char *filters; /* "shuffle+deflate(4)", "zstd(5)", "" */
     uint64_t storage_bytes;
 } jl_dataset_info;
 
@@ -193,8 +190,7 @@ typedef struct jl_run_info {
 } jl_run_info;
 
 /* Describe every dataset of run i without reading its data. */
-jl_status jl_trace_describe_run(jl_trace *t, size_t i, jl_run_info *out,
-                                jl_error **err);
+jl_status jl_trace_describe_run(jl_trace *t, size_t i, jl_run_info *out, jl_error **err);
 void jl_run_info_clear(jl_run_info *info);
 
 /* The joules.inspect/1 document that `joules inspect --json` prints

@@ -52,8 +52,8 @@ typedef struct jl_trace_write_options {
      * (1, the default; docs/trace-format.md), or each as a group under /runs
      * (0: files for readers that predate the table). */
     int summary_table;
-    const char *harness;              /* @harness; NULL = "joules <version>" */
-    const char *created_utc;          /* @created_utc; NULL = now */
+    const char *harness;     /* @harness; NULL = "joules <version>" */
+    const char *created_utc; /* @created_utc; NULL = now */
 } jl_trace_write_options;
 
 void jl_trace_write_options_default(jl_trace_write_options *opt);
@@ -78,14 +78,14 @@ jl_status jl_trace_writer_add_run(jl_trace_writer *w, const jl_run *run, jl_erro
 typedef struct jl_trace_stream jl_trace_stream;
 
 /* Create /runs/<name> (unique, no '/'). */
-jl_status jl_trace_writer_begin_run(jl_trace_writer *w, const char *name,
-                                    jl_trace_stream **out, jl_error **err);
+jl_status jl_trace_writer_begin_run(jl_trace_writer *w, const char *name, jl_trace_stream **out,
+                                    jl_error **err);
 
 /* Append n rows of g values (g = 1 for a 1-D dataset such as time) to
  * GROUP/NAME, created on first use; every append to one dataset must give
  * the same g. */
-jl_status jl_trace_stream_append(jl_trace_stream *s, const char *group, const char *name,
-                                 size_t g, const double *rows, size_t n, jl_error **err);
+jl_status jl_trace_stream_append(jl_trace_stream *s, const char *group, const char *name, size_t g,
+                                 const double *rows, size_t n, jl_error **err);
 
 /* Rows appended so far to GROUP/NAME (0 when none). */
 size_t jl_trace_stream_rows(const jl_trace_stream *s, const char *group, const char *name);

@@ -34,8 +34,9 @@ json_t *jl_check_document(const jl_summary_list *l, const jl_ruleset *rs,
             totals[res[r].level]++;
             failed |= res[r].level == JL_CHECK_FAIL;
             json_object_set_new(rules, rs->rules[r].name,
-                                json_pack("{s:s,s:o,s:s}", "level", jl_check_level_name(res[r].level),
-                                          "value", jl_json_number(res[r].value), "message",
+                                json_pack("{s:s,s:o,s:s}", "level",
+                                          jl_check_level_name(res[r].level), "value",
+                                          jl_json_number(res[r].value), "message",
                                           res[r].message ? res[r].message : ""));
         }
         json_object_set_new(ro, "rules", rules);
@@ -45,10 +46,10 @@ json_t *jl_check_document(const jl_summary_list *l, const jl_ruleset *rs,
         jl_check_results_clear(res);
     }
     json_object_set_new(doc, "runs", runs);
-    json_object_set_new(doc, "totals", json_pack("{s:I,s:I,s:I,s:I,s:I}", "pass", (json_int_t)totals[0],
-                                                 "warn", (json_int_t)totals[1], "fail",
-                                                 (json_int_t)totals[2], "skip", (json_int_t)totals[3],
-                                                 "runs_failed", (json_int_t)n_failed));
+    json_object_set_new(doc, "totals",
+                        json_pack("{s:I,s:I,s:I,s:I,s:I}", "pass", (json_int_t)totals[0], "warn",
+                                  (json_int_t)totals[1], "fail", (json_int_t)totals[2], "skip",
+                                  (json_int_t)totals[3], "runs_failed", (json_int_t)n_failed));
     json_object_set_new(doc, "errors", jl_errors_to_json(errors));
     if (n_failed_runs)
         *n_failed_runs = n_failed;

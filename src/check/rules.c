@@ -76,8 +76,7 @@ jl_status jl_ruleset_set(jl_ruleset *rs, const char *a, jl_error **err)
     return JL_OK;
 }
 
-static jl_status ruleset_from_doc(jl_ruleset *rs, json_t *doc, const char *path,
-                                  jl_error **err);
+static jl_status ruleset_from_doc(jl_ruleset *rs, json_t *doc, const char *path, jl_error **err);
 
 jl_status jl_ruleset_load_json(jl_ruleset *rs, const char *path, jl_error **err)
 {
@@ -89,8 +88,8 @@ jl_status jl_ruleset_load_json(jl_ruleset *rs, const char *path, jl_error **err)
     return ruleset_from_doc(rs, doc, path, err);
 }
 
-jl_status jl_ruleset_load_json_buffer(jl_ruleset *rs, const char *buf, size_t len,
-                                      const char *name, jl_error **err)
+jl_status jl_ruleset_load_json_buffer(jl_ruleset *rs, const char *buf, size_t len, const char *name,
+                                      jl_error **err)
 {
     json_error_t je;
     json_t *doc = json_loadb(buf, len, 0, &je);
@@ -101,15 +100,14 @@ jl_status jl_ruleset_load_json_buffer(jl_ruleset *rs, const char *buf, size_t le
 }
 
 /* Takes ownership of doc. */
-static jl_status ruleset_from_doc(jl_ruleset *rs, json_t *doc, const char *path,
-                                  jl_error **err)
+static jl_status ruleset_from_doc(jl_ruleset *rs, json_t *doc, const char *path, jl_error **err)
 {
     jl_status st = JL_OK;
     json_t *ver = json_object_get(doc, "version");
     json_t *rules = json_object_get(doc, "rules");
     if (!json_is_string(ver) || strcmp(json_string_value(ver), JL_RULES_VERSION)) {
-        st = jl_fail(err, JL_EFORMAT, path, NULL, "version", -1,
-                     "expected \"version\": \"%s\"", JL_RULES_VERSION);
+        st = jl_fail(err, JL_EFORMAT, path, NULL, "version", -1, "expected \"version\": \"%s\"",
+                     JL_RULES_VERSION);
         goto end;
     }
     if (!json_is_object(rules)) {
@@ -138,8 +136,10 @@ static jl_status ruleset_from_doc(jl_ruleset *rs, json_t *doc, const char *path,
             else if (!strcmp(k, "fail") && json_is_number(x))
                 rs->rules[r].fail = json_number_value(x);
             else {
-                st = jl_fail(err, JL_EFORMAT, path, NULL, name, -1,
-                             "unknown key or wrong type: \"%s\" (expected warn/fail numbers, enabled boolean)", k);
+                st = jl_fail(
+                    err, JL_EFORMAT, path, NULL, name, -1,
+                    "unknown key or wrong type: \"%s\" (expected warn/fail numbers, enabled boolean)",
+                    k);
                 goto end;
             }
         }
@@ -169,7 +169,9 @@ static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc,
             *why = "not an LLM/MLLM run";
             return NAN;
         }
-        return s->attrs.max_batch_size > 0 ? f[JL_FIG_AVG_BATCH_SIZE] / (double)s->attrs.max_batch_size : NAN;
+        return s->attrs.max_batch_size > 0
+                   ? f[JL_FIG_AVG_BATCH_SIZE] / (double)s->attrs.max_batch_size
+                   : NAN;
     case JL_RULE_POWER_BELOW_TDP: {
         double tdp = jl_run_gpu_tdp_w(&s->attrs, desc);
         if (!isfinite(tdp))
@@ -192,9 +194,7 @@ static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc,
     case JL_RULE_ENERGY_SOURCES_AGREE:
         *why = "needs both power/energy_j and power/watts";
         return fabs(f[JL_FIG_ENERGY_SOURCE_DISAGREEMENT]);
-    case JL_RULE_SM_CLOCK_SANITY:
-        *why = "no gpu/sm_clock_mhz";
-        return f[JL_FIG_AVG_SM_CLOCK_MHZ];
+    case JL_RULE_SM_CLOCK_SANITY: *why = "no gpu/sm_clock_mhz"; return f[JL_FIG_AVG_SM_CLOCK_MHZ];
     case JL_RULE_PUBLISHED_AGREES: {
         jl_disagreement d[JL_FIG_COUNT];
         size_t n = jl_summary_disagreements(s, d);
@@ -203,8 +203,8 @@ static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc,
                             : "no published figures beside time series";
         for (size_t i = 0; i < n; i++) {
             /* a published 0 against a non-zero recomputed value: infinitely far */
-            double x = isfinite(d[i].relative_difference) ? fabs(d[i].relative_difference)
-                                                           : DBL_MAX;
+            double x =
+                isfinite(d[i].relative_difference) ? fabs(d[i].relative_difference) : DBL_MAX;
             if (!(x <= worst))
                 worst = x;
         }
@@ -221,8 +221,8 @@ static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc,
 
 /* Rule r's level and value into *res (message left NULL); *why says why
  * a rule was skipped. */
-static void check_one(int r, const jl_summary *s, const jl_ruleset *rs,
-                      const jl_descriptors *desc, jl_check_result *res, const char **why)
+static void check_one(int r, const jl_summary *s, const jl_ruleset *rs, const jl_descriptors *desc,
+                      jl_check_result *res, const char **why)
 {
     const jl_rule *rule = &rs->rules[r];
     *why = "";
@@ -259,8 +259,8 @@ static char *check_message(const jl_rule *rule, const jl_check_result *res, cons
                        hib ? "below" : "above", rule->fail);
 }
 
-jl_status jl_check_run(const jl_summary *s, const jl_ruleset *rs,
-                       const jl_descriptors *desc, jl_check_result *res)
+jl_status jl_check_run(const jl_summary *s, const jl_ruleset *rs, const jl_descriptors *desc,
+                       jl_check_result *res)
 {
     for (int r = 0; r < JL_RULE_COUNT; r++)
         res[r].message = NULL;

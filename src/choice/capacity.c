@@ -131,7 +131,8 @@ jl_status jl_capacity(const jl_summary_list *l, const jl_slo *const *slos, size_
                     continue;
                 e->n_feasible++;
                 double wall = pw * opt->pue;
-                if (lowest_power < 0 || wall < l->items[lowest_power]->fig[JL_FIG_AVG_POWER_W] * opt->pue)
+                if (lowest_power < 0 ||
+                    wall < l->items[lowest_power]->fig[JL_FIG_AVG_POWER_W] * opt->pue)
                     lowest_power = (long)gr->runs[i];
                 if (wall > opt->power_budget_w)
                     continue;
@@ -153,9 +154,9 @@ jl_status jl_capacity(const jl_summary_list *l, const jl_slo *const *slos, size_
                     best_choice_tot = tot;
                 }
                 if (best_total < 0 || tot > best_tot ||
-                    (tot == best_tot && (tpw > best_tot_tpw ||
-                                         (tpw == best_tot_tpw &&
-                                          jl_run_config_cmp(s, l->items[best_total]) < 0)))) {
+                    (tot == best_tot &&
+                     (tpw > best_tot_tpw ||
+                      (tpw == best_tot_tpw && jl_run_config_cmp(s, l->items[best_total]) < 0)))) {
                     best_total = (long)gr->runs[i];
                     best_tot = tot;
                     best_tot_tpw = tpw;
@@ -219,8 +220,8 @@ json_t *jl_capacity_to_json(const jl_capacity_result *r, const jl_summary_list *
         json_object_set_new(o, "unit", json_string(diff ? "item" : "token"));
         json_object_set_new(o, "slo", slo ? json_string(slo->text) : json_null());
         json_object_set_new(o, "status", json_string(jl_capacity_status_name(e->status)));
-        json_object_set_new(o, "choice", e->choice >= 0 ? jl_summary_to_json(l->items[e->choice])
-                                                        : json_null());
+        json_object_set_new(o, "choice",
+                            e->choice >= 0 ? jl_summary_to_json(l->items[e->choice]) : json_null());
         json_object_set_new(o, "max_total_choice",
                             e->max_total_choice >= 0 && e->max_total_choice != e->choice
                                 ? jl_run_key_to_json(l->items[e->max_total_choice])
@@ -229,11 +230,13 @@ json_t *jl_capacity_to_json(const jl_capacity_result *r, const jl_summary_list *
         json_object_set_new(o, "avg_power_w_per_replica", jl_json_number(e->avg_power_w));
         json_object_set_new(o, "throughput_per_w", jl_json_number(e->throughput_per_w));
         json_object_set_new(o, "wall_power_w_per_replica", jl_json_number(e->wall_power_w));
-        json_object_set_new(o, "replicas", e->choice >= 0 ? json_integer(e->replicas) : json_null());
+        json_object_set_new(o, "replicas",
+                            e->choice >= 0 ? json_integer(e->replicas) : json_null());
         json_object_set_new(o, "total_throughput", jl_json_number(e->total_throughput));
         json_object_set_new(o, "total_wall_power_w", jl_json_number(e->total_wall_power_w));
         json_object_set_new(o, "energy_per_unit_wall_j", jl_json_number(e->energy_per_unit_wall_j));
-        json_object_set_new(o, "carbon_g_per_million_units", jl_json_number(e->carbon_g_per_million));
+        json_object_set_new(o, "carbon_g_per_million_units",
+                            jl_json_number(e->carbon_g_per_million));
         json_object_set_new(o, "n_runs", json_integer((json_int_t)e->n_runs));
         json_object_set_new(o, "n_feasible", json_integer((json_int_t)e->n_feasible));
         json_object_set_new(o, "n_fitting", json_integer((json_int_t)e->n_fitting));
@@ -288,8 +291,8 @@ static int print_capacity(FILE *f, const void *vctx)
         if (s)
             fprintf(f, "%ld", s->attrs.max_batch_size);
         /* per-unit figures: in the token or the item column of their pair */
-        const double v[] = {e->throughput, NAN, e->avg_power_w, e->throughput_per_w, NAN,
-                            e->wall_power_w};
+        const double v[] = {e->throughput,       NAN, e->avg_power_w,
+                            e->throughput_per_w, NAN, e->wall_power_w};
         const int paired[] = {1, 0, 0, 1, 0, 0};
         for (size_t k = 0; k < 6; k++) {
             if (k && paired[k - 1])

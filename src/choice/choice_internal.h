@@ -20,7 +20,6 @@ void jl__stats(double *v, size_t n, double *median, double *min, double *max);
 /* The pick of a group as JSON fields added to o: status, feasible, choice,
  * closest, conditions, energy_figure, energy, worst_miss_rel, ties, n_runs,
  * n_feasible, n_missing. */
-void jl__pick_fields(json_t *o, const jl_pick *p, const jl_slo *slo,
-                     const jl_summary_list *l);
+void jl__pick_fields(json_t *o, const jl_pick *p, const jl_slo *slo, const jl_summary_list *l);
 
 #endif

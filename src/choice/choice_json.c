@@ -34,13 +34,13 @@ json_t *jl_slo_conditions_to_json(const jl_slo *slo, const jl_summary *s)
         char *text = jl_asprintf("%.*s", (int)c->length, slo->text + c->offset);
         json_object_set_new(o, "condition", text ? json_string(text) : json_null());
         free(text);
-        json_object_set_new(o, "figure", f >= 0 ? json_string(jl_figure_name((jl_figure)f))
-                                                : json_null());
+        json_object_set_new(o, "figure",
+                            f >= 0 ? json_string(jl_figure_name((jl_figure)f)) : json_null());
         json_object_set_new(o, "op", json_string(jl_slo_op_name(c->op)));
         json_object_set_new(o, "bound", jl_json_number(c->bound));
         json_object_set_new(o, "value", jl_json_number(v));
-        json_object_set_new(o, "met", r == JL_SLO_MISSING ? json_null()
-                                                          : json_boolean(r == JL_SLO_PASS));
+        json_object_set_new(o, "met",
+                            r == JL_SLO_MISSING ? json_null() : json_boolean(r == JL_SLO_PASS));
         double excess = NAN;
         if (r != JL_SLO_MISSING)
             excess = (c->op == JL_SLO_LE || c->op == JL_SLO_LT) ? v - c->bound : c->bound - v;
@@ -56,10 +56,10 @@ void jl__pick_fields(json_t *o, const jl_pick *p, const jl_slo *slo, const jl_su
     const jl_summary *c = p->choice >= 0 ? l->items[p->choice] : NULL;
     json_object_set_new(o, "status", json_string(jl_pick_status_name(p->status)));
     json_object_set_new(o, "feasible", json_boolean(p->status == JL_PICK_FEASIBLE));
-    json_object_set_new(o, "choice", c && p->status == JL_PICK_FEASIBLE ? jl_summary_to_json(c)
-                                                                          : json_null());
-    json_object_set_new(o, "closest", c && p->status == JL_PICK_INFEASIBLE ? jl_summary_to_json(c)
-                                                                             : json_null());
+    json_object_set_new(o, "choice",
+                        c && p->status == JL_PICK_FEASIBLE ? jl_summary_to_json(c) : json_null());
+    json_object_set_new(o, "closest",
+                        c && p->status == JL_PICK_INFEASIBLE ? jl_summary_to_json(c) : json_null());
     json_object_set_new(o, "conditions", c ? jl_slo_conditions_to_json(slo, c) : json_array());
     json_object_set_new(o, "energy_figure",
                         p->energy_figure >= 0
@@ -125,7 +125,8 @@ static int print_picks(FILE *f, const void *vctx)
     for (size_t i = 0; i < ctx->ps->n; i++)
         jl__figcols_add(&en, ctx->ps->items[i].pick.energy_figure);
     fputs("model,task,slo,status,file,run,gpu_model,num_gpus,precision,max_batch_size,"
-          "energy_figure", f);
+          "energy_figure",
+          f);
     jl__figcols_header(f, &en, NULL);
     fputs(",worst_miss_rel,n_ties,n_runs,n_feasible,n_missing\n", f);
     for (size_t i = 0; i < ctx->ps->n; i++) {
@@ -151,9 +152,8 @@ static int print_picks(FILE *f, const void *vctx)
         fputc(',', f);
         if (s)
             fprintf(f, "%ld", s->attrs.max_batch_size);
-        fprintf(f, ",%s", e->pick.energy_figure >= 0
-                              ? jl_figure_name((jl_figure)e->pick.energy_figure)
-                              : "");
+        fprintf(f, ",%s",
+                e->pick.energy_figure >= 0 ? jl_figure_name((jl_figure)e->pick.energy_figure) : "");
         jl__figcols_cells(f, &en, e->pick.energy_figure, e->pick.energy);
         fputc(',', f);
         if (e->pick.status == JL_PICK_INFEASIBLE)

@@ -39,8 +39,8 @@ void jl_compare_result_free(jl_compare_result *r)
 }
 
 /* Runs of group g whose `by` value equals v. */
-static size_t runs_with(const jl_summary_list *l, const jl_group *g, const char *by,
-                        const char *v, size_t *out)
+static size_t runs_with(const jl_summary_list *l, const jl_group *g, const char *by, const char *v,
+                        size_t *out)
 {
     char buf[1024];
     size_t n = 0;
@@ -58,8 +58,7 @@ static char *why_not(const jl_pick *p, const char *by, const char *v, int have_s
     case JL_PICK_NOT_APPLICABLE:
         return jl_asprintf("no run with %s=%s has the %s figures", by, v,
                            have_slo ? "SLO's and energy" : "energy");
-    case JL_PICK_INFEASIBLE:
-        return jl_asprintf("no configuration with %s=%s meets the SLO", by, v);
+    case JL_PICK_INFEASIBLE: return jl_asprintf("no configuration with %s=%s meets the SLO", by, v);
     default: return NULL;
     }
 }
@@ -149,7 +148,8 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
                 c->slo = n_slos ? k : (size_t)-1;
                 c->winner = -1;
                 c->reduction = NAN;
-                if (!(c->group_values = jl_calloc_array(r->n_group_keys, sizeof *c->group_values)) ||
+                if (!(c->group_values =
+                          jl_calloc_array(r->n_group_keys, sizeof *c->group_values)) ||
                     !(c->side = jl_strdup(r->sides[sd].side))) {
                     jl_pick_clear(&base);
                     goto oom;
@@ -299,10 +299,11 @@ json_t *jl_compare_to_json(const jl_compare_result *r, const jl_summary_list *l)
          * stays for the readers written against it */
         json_object_set_new(o, "energy_change", jl_json_number(-c->reduction));
         json_object_set_new(o, "reduction", jl_json_number(c->reduction));
-        json_object_set_new(o, "winner", c->winner == 1   ? json_string(c->side)
-                                         : c->winner == 0 ? json_string(r->baseline)
-                                         : c->counted     ? json_string("tie")
-                                                          : json_null());
+        json_object_set_new(o, "winner",
+                            c->winner == 1   ? json_string(c->side)
+                            : c->winner == 0 ? json_string(r->baseline)
+                            : c->counted     ? json_string("tie")
+                                             : json_null());
         json_array_append_new(arr, o);
     }
     json_object_set_new(doc, "comparisons", arr);
@@ -343,8 +344,8 @@ typedef struct cmp_csv_ctx {
 
 static void side_cells(FILE *f, const jl_pick *p, const jl_summary_list *l, const jl__figcols *en)
 {
-    const jl_summary *s = p->choice >= 0 && p->status == JL_PICK_FEASIBLE ? l->items[p->choice]
-                                                                          : NULL;
+    const jl_summary *s =
+        p->choice >= 0 && p->status == JL_PICK_FEASIBLE ? l->items[p->choice] : NULL;
     fprintf(f, ",%s,", jl_pick_status_name(p->status));
     jl_csv_field(f, s ? s->run : "");
     fputc(',', f);
@@ -372,7 +373,8 @@ static int print_compare(FILE *f, const void *vctx)
     for (size_t k = 0; k < r->n_group_keys; k++)
         fprintf(f, "%s,", r->group_keys[k]);
     fputs("slo,by,baseline,side,baseline_status,baseline_run,baseline_num_gpus,"
-          "baseline_max_batch_size", f);
+          "baseline_max_batch_size",
+          f);
     jl__figcols_header(f, &en, "baseline_");
     fputs(",side_status,side_run,side_num_gpus,side_max_batch_size", f);
     jl__figcols_header(f, &en, "side_");
@@ -396,9 +398,10 @@ static int print_compare(FILE *f, const void *vctx)
         fprintf(f, ",%d,", c->counted);
         jl__csv_double(f, c->reduction);
         fputc(',', f);
-        jl_csv_field(f, c->winner == 1 ? c->side : c->winner == 0 ? r->baseline
-                                               : c->counted        ? "tie"
-                                                                   : "");
+        jl_csv_field(f, c->winner == 1   ? c->side
+                        : c->winner == 0 ? r->baseline
+                        : c->counted     ? "tie"
+                                         : "");
         fputc(',', f);
         jl_csv_field(f, c->reason ? c->reason : "");
         fputc(',', f);

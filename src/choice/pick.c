@@ -89,9 +89,8 @@ static int closer(const jl_summary *a, double ma, double ea, const jl_summary *b
     return jl_run_config_cmp(a, b) < 0;
 }
 
-jl_status jl_pick_runs(const jl_summary_list *l, const size_t *runs, size_t n,
-                       const jl_slo *slo, const jl_pick_options *opt, jl_pick *out,
-                       jl_error **err)
+jl_status jl_pick_runs(const jl_summary_list *l, const size_t *runs, size_t n, const jl_slo *slo,
+                       const jl_pick_options *opt, jl_pick *out, jl_error **err)
 {
     jl_pick_options def;
     if (!opt) {
@@ -145,7 +144,8 @@ jl_status jl_pick_runs(const jl_summary_list *l, const size_t *runs, size_t n,
                 continue;
             int fe = jl__energy_figure(opt, s);
             double e = fe >= 0 ? s->fig[fe] : NAN;
-            if (!isfinite(e) || jl_slo_eval(slo, s, NULL) != JL_SLO_PASS || !jl__ties(e, best_e, tol))
+            if (!isfinite(e) || jl_slo_eval(slo, s, NULL) != JL_SLO_PASS ||
+                !jl__ties(e, best_e, tol))
                 continue;
             size_t *nt = realloc(out->ties, (out->n_ties + 1) * sizeof *nt);
             if (!nt)

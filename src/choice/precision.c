@@ -16,8 +16,8 @@
 #include "joules/output.h"
 
 static const char *const precision_tags[] = {
-    "fp8", "bf16", "bfloat16", "fp16", "float16", "fp32", "float32", "int8",
-    "int4", "w8a8", "w4a16", "nvfp4", "mxfp4", "fp4", "awq", "gptq",
+    "fp8",  "bf16", "bfloat16", "fp16",  "float16", "fp32", "float32", "int8",
+    "int4", "w8a8", "w4a16",    "nvfp4", "mxfp4",   "fp4",  "awq",     "gptq",
 };
 
 char *jl_model_base_id(const char *model)

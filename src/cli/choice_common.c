@@ -44,9 +44,10 @@ int cli_figure_option(const char *cmd, const char *opt, const char *name, int *o
 {
     int f = jl_slo_resolve_figure(name, NULL);
     if (f < 0)
-        return cli_usage_error(cmd, "%s: unknown figure '%s' (e.g. median_itl, p90_itl, p99_itl, "
-                               "ttft_p90, batch_latency; docs/summary.md lists them all)", opt,
-                               name);
+        return cli_usage_error(cmd,
+                               "%s: unknown figure '%s' (e.g. median_itl, p90_itl, p99_itl, "
+                               "ttft_p90, batch_latency; docs/summary.md lists them all)",
+                               opt, name);
     *out = f;
     return 0;
 }

@@ -25,8 +25,7 @@ static const char *const help =
     "  --grid-intensity G   grid carbon intensity, gCO2e/kWh\n"
     "  --slo EXPR           a service-level objective (repeatable)\n"
     "  --json               print the joules.capacity/1 document\n"
-    "  --csv FILE           one row per (model, task, SLO) ('-' = stdout)\n"
-    CLI_STUDY_HELP
+    "  --csv FILE           one row per (model, task, SLO) ('-' = stdout)\n" CLI_STUDY_HELP
     "  -h, --help           this help\n";
 
 static void print_table(const void *result, const jl_summary_list *l)
@@ -39,8 +38,8 @@ static void print_table(const void *result, const jl_summary_list *l)
         const jl_capacity_entry *e = &r->items[i];
         const jl_summary *s = e->choice >= 0 ? l->items[e->choice] : NULL;
         int diff = e->workload && !strcmp(e->workload, "diffusion");
-        printf("%-*s %-*s %-20s %-14s", wm, e->model ? e->model : "-", wt,
-               e->task ? e->task : "-", e->slo < r->n_slos ? r->slos[e->slo]->text : "(none)",
+        printf("%-*s %-*s %-20s %-14s", wm, e->model ? e->model : "-", wt, e->task ? e->task : "-",
+               e->slo < r->n_slos ? r->slos[e->slo]->text : "(none)",
                jl_capacity_status_name(e->status));
         if (s)
             printf(" %s x%ld b%ld  %ld replicas  %.6g %s  %.6g J/%s at the wall",
@@ -86,11 +85,15 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 int jl_cmd_capacity(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION, CLI_SLO_LONG_OPTION,
+        CLI_JSON_LONG_OPTION,
+        CLI_CSV_LONG_OPTION,
+        CLI_SLO_LONG_OPTION,
         {"power-budget", required_argument, NULL, OPT_BUDGET},
         {"pue", required_argument, NULL, OPT_PUE},
         {"grid-intensity", required_argument, NULL, OPT_GRID},
-        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION,
+        CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
     };
     const char *cmd = "capacity";
     jl_capacity_result *r = NULL;
@@ -103,8 +106,8 @@ int jl_cmd_capacity(int argc, char **argv)
         rc = cli_usage_error(cmd, "--power-budget W is required");
     if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
         jl_error *err = NULL;
-        jl_status st = jl_capacity(&cs.runs, (const jl_slo *const *)cs.slos.items, cs.slos.n,
-                                   &co, &r, &err);
+        jl_status st =
+            jl_capacity(&cs.runs, (const jl_slo *const *)cs.slos.items, cs.slos.n, &co, &r, &err);
         rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, r);
     }
     jl_capacity_result_free(r);

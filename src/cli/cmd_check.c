@@ -17,8 +17,7 @@ static const char *const help =
     "  --json          print a joules.check/1 document on stdout\n"
     "  --list-rules    print the rules with their thresholds and exit\n"
     "  --problems      text: only the warn and fail results (and the runs that have\n"
-    "                  them); the totals line still counts everything\n"
-    CLI_STUDY_HELP
+    "                  them); the totals line still counts everything\n" CLI_STUDY_HELP
     "  -h, --help      this help\n\nRules and defaults: check.md.\n";
 
 static void list_rules(const jl_ruleset *rs)
@@ -61,11 +60,12 @@ static void print_text(const json_t *doc, const cli_study *cs, size_t n_failed_r
     if (problems && !shown)
         printf("no warn or fail result\n");
     json_t *t = json_object_get(doc, "totals");
-    printf("\n%zu runs: %zu rule results pass, %zu warn, %zu fail, %zu skipped; %zu runs fail a rule\n",
-           cs->runs.count, (size_t)json_integer_value(json_object_get(t, "pass")),
-           (size_t)json_integer_value(json_object_get(t, "warn")),
-           (size_t)json_integer_value(json_object_get(t, "fail")),
-           (size_t)json_integer_value(json_object_get(t, "skip")), n_failed_runs);
+    printf(
+        "\n%zu runs: %zu rule results pass, %zu warn, %zu fail, %zu skipped; %zu runs fail a rule\n",
+        cs->runs.count, (size_t)json_integer_value(json_object_get(t, "pass")),
+        (size_t)json_integer_value(json_object_get(t, "warn")),
+        (size_t)json_integer_value(json_object_get(t, "fail")),
+        (size_t)json_integer_value(json_object_get(t, "skip")), n_failed_runs);
 }
 
 enum { OPT_LIST = CLI_OPT_FIRST_FREE, OPT_PROBLEMS };
@@ -85,7 +85,9 @@ int jl_cmd_check(int argc, char **argv)
         CLI_JSON_LONG_OPTION,
         {"list-rules", no_argument, NULL, OPT_LIST},
         {"problems", no_argument, NULL, OPT_PROBLEMS},
-        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION,
+        CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
     };
     const char *cmd = "check";
     int flags[2] = {0, 0}; /* list, problems */

@@ -35,8 +35,7 @@ static const char *const help =
     "  --bins LIST       precision: bucket edges (default 8,16,64,256)\n"
     "  --latency FIGURE  precision: latency figure (default median ITL / batch latency)\n"
     "  --json            print the joules.compare/1 document\n"
-    "  --csv FILE        one row per comparison or pair ('-' = stdout)\n"
-    CLI_STUDY_HELP
+    "  --csv FILE        one row per comparison or pair ('-' = stdout)\n" CLI_STUDY_HELP
     "  -h, --help        this help\n";
 
 static void print_compare(const void *result, const jl_summary_list *l)
@@ -56,20 +55,22 @@ static void print_compare(const void *result, const jl_summary_list *l)
                c->group_values[1] ? c->group_values[1] : "-");
         for (size_t k = 2; k < r->n_group_keys; k++)
             printf(" %s=%s", r->group_keys[k], c->group_values[k] ? c->group_values[k] : "-");
-        printf(" %-20s %s vs %s: ", c->slo < r->n_slos ? r->slos[c->slo]->text : "(none)",
-               c->side, r->baseline);
+        printf(" %-20s %s vs %s: ", c->slo < r->n_slos ? r->slos[c->slo]->text : "(none)", c->side,
+               r->baseline);
         if (c->counted) {
             const jl_summary *b = l->items[c->base.choice], *o = l->items[c->other.choice];
-            printf("%+.1f%% (%s x%ld b%ld %.6g vs x%ld b%ld %.6g) winner %s\n",
-                   -100 * c->reduction, c->side, o->attrs.num_gpus, o->attrs.max_batch_size,
-                   c->other.energy, b->attrs.num_gpus, b->attrs.max_batch_size, c->base.energy,
-                   c->winner == 1 ? c->side : c->winner == 0 ? r->baseline : "tie");
+            printf("%+.1f%% (%s x%ld b%ld %.6g vs x%ld b%ld %.6g) winner %s\n", -100 * c->reduction,
+                   c->side, o->attrs.num_gpus, o->attrs.max_batch_size, c->other.energy,
+                   b->attrs.num_gpus, b->attrs.max_batch_size, c->base.energy,
+                   c->winner == 1   ? c->side
+                   : c->winner == 0 ? r->baseline
+                                    : "tie");
         } else {
             printf("not counted: %s\n", c->reason ? c->reason : "");
         }
     }
-    printf("\n%zu comparisons counted (%zu listed); wins: %s %zu", r->n_counted, r->n,
-           r->baseline, r->baseline_wins);
+    printf("\n%zu comparisons counted (%zu listed); wins: %s %zu", r->n_counted, r->n, r->baseline,
+           r->baseline_wins);
     for (size_t s = 0; s < r->n_sides; s++)
         printf(", %s %zu", r->sides[s].side, r->sides[s].wins);
     if (r->n_ties)
@@ -86,8 +87,8 @@ static void print_precision(const void *result, const jl_summary_list *l)
     (void)l;
     printf("change vs the %s twin: X/X_twin - 1, negative = less energy (E) or lower latency (L)\n",
            r->baseline);
-    printf("%zu pairs, %zu runs without a usable %s twin, %zu pairs outside the bins\n",
-           r->n_pairs, r->n_unpaired, r->baseline, r->n_outside);
+    printf("%zu pairs, %zu runs without a usable %s twin, %zu pairs outside the bins\n", r->n_pairs,
+           r->n_unpaired, r->baseline, r->n_outside);
     printf("%-14s %-7s %-9s %-18s %-8s | %-9s %-18s %-8s\n", "batch size", "pairs", "E wins",
            "E range", "E median", "L wins", "L range", "L median");
     for (size_t k = 0; k < r->n_buckets; k++) {
@@ -97,8 +98,10 @@ static void print_precision(const void *result, const jl_summary_list *l)
         snprintf(er, sizeof er, "%+.0f%% to %+.0f%%", 100 * b->energy.min, 100 * b->energy.max);
         snprintf(lr, sizeof lr, "%+.0f%% to %+.0f%%", 100 * b->latency.min, 100 * b->latency.max);
         /* an empty bucket has no median: '-', never a number-like "nan" */
-        snprintf(em, sizeof em, isfinite(b->energy.median) ? "%+.0f%%" : "-", 100 * b->energy.median);
-        snprintf(lm, sizeof lm, isfinite(b->latency.median) ? "%+.0f%%" : "-", 100 * b->latency.median);
+        snprintf(em, sizeof em, isfinite(b->energy.median) ? "%+.0f%%" : "-",
+                 100 * b->energy.median);
+        snprintf(lm, sizeof lm, isfinite(b->latency.median) ? "%+.0f%%" : "-",
+                 100 * b->latency.median);
         printf("%-14s %-7zu %3zu/%-5zu %-18s %8s | %3zu/%-5zu %-18s %8s\n", lab, b->energy.n,
                b->energy.wins, b->energy.n, b->energy.n ? er : "-", em, b->latency.wins,
                b->latency.n, b->latency.n ? lr : "-", lm);
@@ -127,8 +130,10 @@ static json_t *precision_json(const void *r, const jl_summary_list *l)
     return jl_precision_to_json(r, l);
 }
 
-static const cli_output compare_output = {compare_csv, compare_json, print_compare, "comparisons", 0};
-static const cli_output precision_output = {precision_csv, precision_json, print_precision, "pairs", 0};
+static const cli_output compare_output = {compare_csv, compare_json, print_compare, "comparisons",
+                                          0};
+static const cli_output precision_output = {precision_csv, precision_json, print_precision, "pairs",
+                                            0};
 
 /* "8,16,64,256" into *out (the caller frees it, also on error). Returns 0
  * or an exit code (printed). */
@@ -181,9 +186,7 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
             return cli_usage_error(cmd, "too many --hold");
         a->hold[a->n_hold++] = arg;
         return 0;
-    case OPT_BINS:
-        free(a->bins);
-        return parse_bins(cmd, arg, &a->bins, &a->n_bins);
+    case OPT_BINS: free(a->bins); return parse_bins(cmd, arg, &a->bins, &a->n_bins);
     default: return cli_figure_option(cmd, "--latency", arg, &a->latency);
     }
 }
@@ -211,8 +214,8 @@ static int run_compare(const char *cmd, cli_study *cs, const compare_args *a, in
     } else {
         jl_compare_options co = {a->by, a->baseline, a->hold, a->n_hold, {-1, 1e-9}};
         jl_compare_result *r = NULL;
-        st = jl_compare(&cs->runs, (const jl_slo *const *)cs->slos.items, cs->slos.n, &co, &r,
-                        &err);
+        st =
+            jl_compare(&cs->runs, (const jl_slo *const *)cs->slos.items, cs->slos.n, &co, &r, &err);
         if (st == JL_OK)
             rc = cli_emit(cmd, cs, &compare_output, r);
         jl_compare_result_free(r);
@@ -223,13 +226,17 @@ static int run_compare(const char *cmd, cli_study *cs, const compare_args *a, in
 int jl_cmd_compare(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION, CLI_SLO_LONG_OPTION,
+        CLI_JSON_LONG_OPTION,
+        CLI_CSV_LONG_OPTION,
+        CLI_SLO_LONG_OPTION,
         {"by", required_argument, NULL, OPT_BY},
         {"baseline", required_argument, NULL, OPT_BASE},
         {"hold", required_argument, NULL, OPT_HOLD},
         {"bins", required_argument, NULL, OPT_BINS},
         {"latency", required_argument, NULL, OPT_LAT},
-        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION,
+        CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
     };
     const char *cmd = "compare";
     compare_args a = {.latency = -1};
@@ -244,7 +251,8 @@ int jl_cmd_compare(int argc, char **argv)
     }
     int precision = !strcmp(a.by, "precision");
     if (precision && cs.slos.n) {
-        rc = cli_usage_error(cmd, "--by precision pairs runs configuration by configuration: no --slo");
+        rc = cli_usage_error(cmd,
+                             "--by precision pairs runs configuration by configuration: no --slo");
         goto out;
     }
     if (!precision && (a.bins || a.latency >= 0)) {

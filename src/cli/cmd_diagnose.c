@@ -20,9 +20,7 @@ static const char *const help =
     "group. Definitions: diagnose.md.\n\n"
     "  --json           print the joules.diagnose/1 document\n"
     "  --reserve-gb X   memory per GPU reserved for activations etc. in the memory\n"
-    "                   arithmetic (default 0)\n"
-    CLI_STUDY_HELP
-    "  -h, --help       this help\n";
+    "                   arithmetic (default 0)\n" CLI_STUDY_HELP "  -h, --help       this help\n";
 
 static void print_text(const void *result, const jl_summary_list *l)
 {
@@ -78,9 +76,9 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 int jl_cmd_diagnose(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION,
-        {"reserve-gb", required_argument, NULL, CLI_OPT_FIRST_FREE},
-        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
+        CLI_JSON_LONG_OPTION, {"reserve-gb", required_argument, NULL, CLI_OPT_FIRST_FREE},
+        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
     };
     const char *cmd = "diagnose";
     jl_diagnosis *x = NULL;

@@ -51,7 +51,8 @@ static int load_run(const char *cmd, const char *spec, const jl_study_options *o
  * than read. Their product is the measured ratio (shown in the last row). */
 static void print_factor_table(const jl_explanation *x)
 {
-    printf("\n  %-22s %14s %14s %9s %7s  %s\n", "factor", "A", "B", "x A/B", "share", "knobs that differ");
+    printf("\n  %-22s %14s %14s %9s %7s  %s\n", "factor", "A", "B", "x A/B", "share",
+           "knobs that differ");
     for (int i = 0; i < JL_EXPLAIN_FACTOR_COUNT; i++) {
         const jl_explain_factor *f = &x->factors[i];
         char a[32], b[32], share[16];
@@ -61,7 +62,8 @@ static void print_factor_table(const jl_explanation *x)
             snprintf(share, sizeof share, "%.0f%%", 100 * f->share);
         else
             snprintf(share, sizeof share, "-");
-        printf("  %-22s %14s %14s %8.3fx %7s  ", jl_explain_factor_name(f->id), a, b, f->ratio, share);
+        printf("  %-22s %14s %14s %8.3fx %7s  ", jl_explain_factor_name(f->id), a, b, f->ratio,
+               share);
         for (size_t k = 0; k < f->n_knobs; k++)
             printf("%s%s", k ? ", " : "", x->knobs[f->knobs[k]].knob);
         printf("%s\n", f->n_knobs ? "" : "-");

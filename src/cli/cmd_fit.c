@@ -37,8 +37,7 @@ static const char *const help =
     "  --regime R      leave a sweep end out of the fit when throughput falls below R x\n"
     "                  that of a row with half (or twice) its batch (default 0.85, 0 = off)\n"
     "  --csv FILE      the parameter table, one row per (group, parameter) ('-' = stdout)\n"
-    "  --grid N        points of each predicted curve (default 16, 0 = none)\n"
-    CLI_STUDY_HELP
+    "  --grid N        points of each predicted curve (default 16, 0 = none)\n" CLI_STUDY_HELP
     "  -h, --help      this help\n";
 
 static void fmt_ci(char *buf, size_t cap, const jl_param *q)
@@ -61,9 +60,8 @@ static void print_fit(const jl_group_fit *f, const double *grid, size_t n_grid)
 {
     char *k = jl_group_key_format(&f->key);
     printf("%s\n  method %s, %zu runs, %zu batch sizes, batch %.4g..%.4g, ceiling %.4g (%s)\n",
-           k ? k : "?", jl_fit_method_name(f->method), f->n_points, f->n_batch_sizes,
-           f->batch_min, f->batch_max, f->batch_ceiling,
-           f->ceiling_reason ? f->ceiling_reason : "-");
+           k ? k : "?", jl_fit_method_name(f->method), f->n_points, f->n_batch_sizes, f->batch_min,
+           f->batch_max, f->batch_ceiling, f->ceiling_reason ? f->ceiling_reason : "-");
     free(k);
     if (f->note)
         printf("  note: %s\n", f->note);
@@ -127,8 +125,7 @@ static void print_stats_cols(jl_loo_stats s)
 
 static void print_loo_table(const jl_loo_result *j, const jl_loo_result *a)
 {
-    const char *rows[] = {"gpqa", "lm-arena-chat", "sourcegraph-fim", "image-chat",
-                          "video-chat"};
+    const char *rows[] = {"gpqa", "lm-arena-chat", "sourcegraph-fim", "image-chat", "video-chat"};
     printf("leave-one-batch-size-out: |predicted - actual| / actual energy per token\n");
     printf("%-18s %5s", "task", "n");
     if (a)
@@ -221,9 +218,9 @@ static json_t *to_json(const void *result, const jl_summary_list *l)
 {
     const fit_result *f = result;
     (void)l;
-    json_t *doc = jl_fit_document(f->fits, f->groups.count, f->mo, f->n_grid,
-                                  f->with_loo ? &f->loo : NULL,
-                                  f->with_anchor ? &f->anchor : NULL, &f->groups);
+    json_t *doc =
+        jl_fit_document(f->fits, f->groups.count, f->mo, f->n_grid, f->with_loo ? &f->loo : NULL,
+                        f->with_anchor ? &f->anchor : NULL, &f->groups);
     if (doc && f->with_whatif) {
         json_t *w = jl_whatif_loo_to_json(&f->whatif, &f->groups);
         if (!w) {
@@ -310,8 +307,16 @@ static void fit_result_clear(fit_result *f)
     jl_group_list_clear(&f->groups);
 }
 
-enum { OPT_LOO = CLI_OPT_FIRST_FREE, OPT_ANCHOR, OPT_GRID, OPT_NOCORR, OPT_ROBUST, OPT_POOL,
-       OPT_REGIME, OPT_WHATIF };
+enum {
+    OPT_LOO = CLI_OPT_FIRST_FREE,
+    OPT_ANCHOR,
+    OPT_GRID,
+    OPT_NOCORR,
+    OPT_ROBUST,
+    OPT_POOL,
+    OPT_REGIME,
+    OPT_WHATIF
+};
 
 /* fit's own options set these */
 typedef struct fit_args {
@@ -330,7 +335,8 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     case OPT_ANCHOR: f->with_anchor = 1; return 0;
     case OPT_WHATIF: f->with_whatif = 1; return 0;
     case OPT_NOCORR: mo->correction = 0; return 0;
-    case OPT_ROBUST: return cli_parse_number(cmd, "--robust", arg, 0, INFINITY, ">= 0", &mo->robust);
+    case OPT_ROBUST:
+        return cli_parse_number(cmd, "--robust", arg, 0, INFINITY, ">= 0", &mo->robust);
     case OPT_POOL:
         return cli_parse_number(cmd, "--pool", arg, 0, nextafter(1.0, 2.0), "in [0, 1]",
                                 &mo->pool_weight);
@@ -347,7 +353,8 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 int jl_cmd_fit(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION,
+        CLI_JSON_LONG_OPTION,
+        CLI_CSV_LONG_OPTION,
         {"loo", no_argument, NULL, OPT_LOO},
         {"anchor", no_argument, NULL, OPT_ANCHOR},
         {"what-if-loo", no_argument, NULL, OPT_WHATIF},
@@ -356,7 +363,9 @@ int jl_cmd_fit(int argc, char **argv)
         {"robust", required_argument, NULL, OPT_ROBUST},
         {"pool", required_argument, NULL, OPT_POOL},
         {"regime", required_argument, NULL, OPT_REGIME},
-        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION,
+        CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
     };
     const char *cmd = "fit";
     jl_model_options mo;

@@ -20,8 +20,7 @@ static const char *const help =
     "  --energy FIGURE   energy figure, e.g. energy_per_request (default by workload)\n"
     "  --tolerance REL   relative tolerance for equal points (default 1e-9)\n"
     "  --json            print the joules.frontier/1 document\n"
-    "  --csv FILE        one row per frontier point ('-' = stdout)\n"
-    CLI_STUDY_HELP
+    "  --csv FILE        one row per frontier point ('-' = stdout)\n" CLI_STUDY_HELP
     "  -h, --help        this help\n";
 
 static void print_table(const void *result, const jl_summary_list *l)
@@ -80,11 +79,14 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 int jl_cmd_frontier(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION,
+        CLI_JSON_LONG_OPTION,
+        CLI_CSV_LONG_OPTION,
         {"latency", required_argument, NULL, OPT_LAT},
         {"energy", required_argument, NULL, OPT_EN},
         {"tolerance", required_argument, NULL, OPT_TOL},
-        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION,
+        CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
     };
     const char *cmd = "frontier";
     jl_frontier_set *fs = NULL;

@@ -14,14 +14,14 @@
 #include "joules/output.h"
 #include "joules/trace_write.h"
 
-#define COMMON_HELP                                                            \
+#define COMMON_HELP                                                                          \
     "  -o, --output FILE  the trace file to write (required; written whole or not at all)\n" \
-    "  --force            replace FILE if it exists\n"                          \
-    "  --groups           summary-only runs as one group of attributes each, for\n" \
-    "                     readers that predate the summary table (default: one\n" \
-    "                     table, /summary_table; trace-format.md)\n"        \
-    "  --json             print the joules.import/1 document (counts, notes, errors)\n" \
-    "  --quiet            no notes on stderr\n"                                 \
+    "  --force            replace FILE if it exists\n"                                       \
+    "  --groups           summary-only runs as one group of attributes each, for\n"          \
+    "                     readers that predate the summary table (default: one\n"            \
+    "                     table, /summary_table; trace-format.md)\n"                         \
+    "  --json             print the joules.import/1 document (counts, notes, errors)\n"      \
+    "  --quiet            no notes on stderr\n"                                              \
     "  -h, --help         this help\n"
 
 static void list_formats(FILE *out)
@@ -47,8 +47,8 @@ static void general_help(void)
 
 static void format_help(const jl_importer *im)
 {
-    printf("usage: joules import %s %s -o FILE.h5 [--force] [--groups] [--json] [--quiet]", im->name,
-           im->paths);
+    printf("usage: joules import %s %s -o FILE.h5 [--force] [--groups] [--json] [--quiet]",
+           im->name, im->paths);
     for (const jl_importer_option *o = im->options; o->name; o++)
         printf(o->arg ? " [--%s %s]" : " [--%s]", o->name, o->arg);
     printf("\n\n%s\n" COMMON_HELP, im->description);
@@ -104,8 +104,8 @@ int jl_cmd_import(int argc, char **argv)
     longopts[k++] = (struct option){"help", no_argument, NULL, 'h'};
     for (size_t i = 0; i < n_fmt; i++)
         longopts[k++] = (struct option){im->options[i].name,
-                                        im->options[i].arg ? required_argument : no_argument,
-                                        NULL, OPT_FORMAT_FIRST + (int)i};
+                                        im->options[i].arg ? required_argument : no_argument, NULL,
+                                        OPT_FORMAT_FIRST + (int)i};
     const char *out = NULL;
     int json = 0, quiet = 0, force = 0, groups = 0, c, rc = JL_EXIT_OK;
     size_t n_args = 0;
@@ -134,9 +134,9 @@ int jl_cmd_import(int argc, char **argv)
     }
     size_t n_paths = (size_t)(sub_argc - optind);
     if (n_paths < im->min_paths || (im->max_paths && n_paths > im->max_paths)) {
-        rc = im->max_paths == 1 ? cli_usage_error(cmd, "give exactly one %s after '%s'",
-                                                   im->paths, im->name)
-                                : cli_usage_error(cmd, "give %s after '%s'", im->paths, im->name);
+        rc = im->max_paths == 1
+                 ? cli_usage_error(cmd, "give exactly one %s after '%s'", im->paths, im->name)
+                 : cli_usage_error(cmd, "give %s after '%s'", im->paths, im->name);
         goto done;
     }
     if (!out) {
@@ -190,8 +190,7 @@ int jl_cmd_import(int argc, char **argv)
         st = im->write((const char *const *)(sub_argv + optind), n_paths, args, n_args, w, &r,
                        &errors);
     } else {
-        st = im->run((const char *const *)(sub_argv + optind), n_paths, args, n_args, &r,
-                     &errors);
+        st = im->run((const char *const *)(sub_argv + optind), n_paths, args, n_args, &r, &errors);
     }
     for (size_t i = 0; i < errors.count; i++)
         cli_print_error(cmd, errors.items[i]);

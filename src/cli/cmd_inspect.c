@@ -73,7 +73,8 @@ static void print_file(const json_t *fo)
             json_t *shape = json_object_get(d, "shape");
             char dims[64] = "scalar";
             if (json_array_size(shape) == 1)
-                snprintf(dims, sizeof dims, "[%lld]", (long long)json_integer_value(json_array_get(shape, 0)));
+                snprintf(dims, sizeof dims, "[%lld]",
+                         (long long)json_integer_value(json_array_get(shape, 0)));
             else if (json_array_size(shape) == 2)
                 snprintf(dims, sizeof dims, "[%lld, %lld]",
                          (long long)json_integer_value(json_array_get(shape, 0)),
@@ -119,8 +120,8 @@ int jl_cmd_inspect(int argc, char **argv)
     jl_error_list errors = {0};
     char **files = NULL;
     size_t n_files = 0;
-    jl_status st = jl_collect_paths((const char *const *)(argv + optind),
-                                    (size_t)(argc - optind), &files, &n_files, &errors);
+    jl_status st = jl_collect_paths((const char *const *)(argv + optind), (size_t)(argc - optind),
+                                    &files, &n_files, &errors);
     if (st != JL_OK) { /* out of memory: nothing was opened */
         fprintf(stderr, "joules %s: %s\n", cmd, jl_strerror(st));
         jl_error_list_clear(&errors);

@@ -19,8 +19,7 @@ static const char *const help =
     "Each --slo is evaluated on its own; without --slo, the minimum energy.\n\n"
     "  --slo EXPR      a service-level objective (repeatable; choice.md)\n"
     "  --json          print the joules.pick/1 document\n"
-    "  --csv FILE      one row per (model, task, SLO) ('-' = stdout)\n"
-    CLI_STUDY_HELP
+    "  --csv FILE      one row per (model, task, SLO) ('-' = stdout)\n" CLI_STUDY_HELP
     "  -h, --help      this help\n";
 
 static jl_status write_csv(const char *path, const void *ps, const jl_summary_list *l,
@@ -44,8 +43,8 @@ static void print_table(const void *result, const jl_summary_list *l)
         const jl_pick_entry *e = &ps->items[i];
         const jl_pick *p = &e->pick;
         const jl_summary *s = p->choice >= 0 ? l->items[p->choice] : NULL;
-        printf("%-*s %-*s %-22s %-12s", wm, e->model ? e->model : "-", wt,
-               e->task ? e->task : "-", e->slo < ps->n_slos ? ps->slos[e->slo]->text : "(none)",
+        printf("%-*s %-*s %-22s %-12s", wm, e->model ? e->model : "-", wt, e->task ? e->task : "-",
+               e->slo < ps->n_slos ? ps->slos[e->slo]->text : "(none)",
                jl_pick_status_name(p->status));
         if (s)
             printf(" %s x%ld b%ld %s=%.6g", s->attrs.gpu_model ? s->attrs.gpu_model : "-",
@@ -62,8 +61,8 @@ static const cli_output output = {write_csv, to_json, print_table, "picks", 0};
 int jl_cmd_pick(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION, CLI_SLO_LONG_OPTION, CLI_HELP_LONG_OPTION,
-        CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
+        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION,    CLI_SLO_LONG_OPTION,
+        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
     };
     const char *cmd = "pick";
     jl_pick_set *ps = NULL;
@@ -72,8 +71,8 @@ int jl_cmd_pick(int argc, char **argv)
     int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, NULL, NULL);
     if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
         jl_error *err = NULL;
-        jl_status st = jl_pick_all(&cs.runs, (const jl_slo *const *)cs.slos.items, cs.slos.n,
-                                   NULL, &ps, &err);
+        jl_status st =
+            jl_pick_all(&cs.runs, (const jl_slo *const *)cs.slos.items, cs.slos.n, NULL, &ps, &err);
         rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, ps);
     }
     jl_pick_set_free(ps);

@@ -40,8 +40,7 @@ static const char *const help =
     "                     in PATH, at --cap N (repeatable; default: powers of two up to twice\n"
     "                     the largest measured cap), each with a 95%% interval, and the new\n"
     "                     memory ceiling (model.md \"What if\")\n"
-    "  --json             print the joules.predict/1 document\n"
-    CLI_STUDY_HELP
+    "  --json             print the joules.predict/1 document\n" CLI_STUDY_HELP
     "  -h, --help         this help\n";
 
 typedef struct batches {
@@ -94,7 +93,8 @@ static int parse_range(const char *cmd, const char *arg, batches *b)
         return cli_oom(cmd);
     return 0;
 bad:
-    return cli_usage_error(cmd, "--batch-range '%s': expected A:B or A:B:STEP with positive numbers",
+    return cli_usage_error(cmd,
+                           "--batch-range '%s': expected A:B or A:B:STEP with positive numbers",
                            arg);
 }
 
@@ -123,15 +123,15 @@ static void print_text(const jl_group_fit *f, const jl_prediction *p, size_t n)
     char *k = jl_group_key_format(&f->key);
     printf("%s\n  method %s (%s), measured batch %.4g..%.4g, ceiling %.4g (%s)\n", k ? k : "?",
            jl_fit_method_name(f->method),
-           f->method == JL_FIT_MODEL ? (f->has_correction ? "physical model + GP correction"
-                                                          : "physical model")
-                                     : "no intervals",
+           f->method == JL_FIT_MODEL
+               ? (f->has_correction ? "physical model + GP correction" : "physical model")
+               : "no intervals",
            f->batch_min, f->batch_max, f->batch_ceiling, f->ceiling_reason);
     free(k);
     if (f->method == JL_FIT_MODEL && !f->has_ci)
         printf("  intervals unavailable: %s\n", f->ci_note ? f->ci_note : "");
-    printf("  %9s  %-32s %-28s %-26s %-28s %s\n", "batch", "energy/token J [95%]",
-           "power W [95%]", "step ms [95%]", "throughput tok/s [95%]", "util");
+    printf("  %9s  %-32s %-28s %-26s %-28s %s\n", "batch", "energy/token J [95%]", "power W [95%]",
+           "step ms [95%]", "throughput tok/s [95%]", "util");
     for (size_t i = 0; i < n; i++) {
         char e[64], w[64], s[64], t[64];
         snprintf(e, sizeof e, "%.4g [%.4g, %.4g]", p[i].energy_per_token_j.value,
@@ -184,8 +184,10 @@ static int parse_whatif(const char *cmd, char *buf, jl_group_key *t)
         } else if (!strcmp(tok, "model")) {
             t->model = (char *)v;
         } else {
-            return cli_usage_error(cmd, "--what-if: '%s' cannot be changed (num_gpus, gpu_model, "
-                                        "precision or model: the FP8/BF16 twin)", tok);
+            return cli_usage_error(cmd,
+                                   "--what-if: '%s' cannot be changed (num_gpus, gpu_model, "
+                                   "precision or model: the FP8/BF16 twin)",
+                                   tok);
         }
     }
     return 0;
@@ -287,9 +289,7 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
                                    code == OPT_CAP ? "--cap" : "--batch", arg);
         return push(&a->bs, v, code == OPT_CAP) ? cli_oom(cmd) : 0;
     case OPT_RANGE: return parse_range(cmd, arg, &a->bs);
-    case OPT_WHATIF:
-        free(a->whatif);
-        return (a->whatif = strdup(arg)) ? 0 : cli_oom(cmd);
+    case OPT_WHATIF: free(a->whatif); return (a->whatif = strdup(arg)) ? 0 : cli_oom(cmd);
     default: /* --pool */
         return cli_parse_number(cmd, "--pool", arg, 0, nextafter(1.0, 2.0), "in [0, 1]",
                                 &a->mo.pool_weight);
@@ -381,7 +381,9 @@ int jl_cmd_predict(int argc, char **argv)
         {"cap", required_argument, NULL, OPT_CAP},
         {"pool", required_argument, NULL, OPT_POOL},
         {"what-if", required_argument, NULL, OPT_WHATIF},
-        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION,
+        CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
     };
     const char *cmd = "predict";
     predict_args a = {.gsel = jl_selector_new()};

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/time.h>
 
 #include "cli/choice_common.h"
 #include "cli/commands.h"
@@ -37,8 +37,7 @@ static const char *const help =
     "                         (default: the online CPUs for figures, 1 for loading)\n"
     "  --gnuplot PROGRAM      the gnuplot to run (default: gnuplot from PATH)\n"
     "  --no-figures           write the figures' .gp and .dat files but do not draw them\n"
-    "  --templates DIR        notebook templates (default: the repository's notebooks-export/)\n"
-    CLI_STUDY_HELP
+    "  --templates DIR        notebook templates (default: the repository's notebooks-export/)\n" CLI_STUDY_HELP
     "  -h, --help             this help\n\n"
     "Progress goes to stderr: a status line on a terminal, otherwise a line at least\n"
     "every ~2 s of work; a summary line at the end either way.\n"
@@ -57,8 +56,9 @@ static int add_slo(const char *cmd, const char *arg, cli_slos *slos, jl_report_s
                 !strncmp(arg, workloads[i], strlen(workloads[i])))
                 workload = workloads[i];
         if (!workload)
-            return cli_usage_error(cmd, "--slo %s: unknown workload '%.*s' (llm, mllm, diffusion, image, video)",
-                                   arg, (int)(colon - arg), arg);
+            return cli_usage_error(
+                cmd, "--slo %s: unknown workload '%.*s' (llm, mllm, diffusion, image, video)", arg,
+                (int)(colon - arg), arg);
         expr = colon + 1;
     }
     jl_report_slo *n = realloc(*rs, (slos->n + 1) * sizeof *n);
@@ -91,7 +91,8 @@ static void progress(void *ctx, const char *phase, size_t done, size_t total, co
 {
     progress_state *p = ctx;
     if (p->tty) {
-        fprintf(stderr, "\r[report: %s %zu/%zu] %-50.50s", phase, done, total, current ? current : "");
+        fprintf(stderr, "\r[report: %s %zu/%zu] %-50.50s", phase, done, total,
+                current ? current : "");
         if (done == total)
             fputs("\r\033[K", stderr);
         return;
@@ -136,8 +137,15 @@ static unsigned parse_formats(const char *arg)
     return f;
 }
 
-enum { OPT_FORCE = CLI_OPT_FIRST_FREE, OPT_SLO, OPT_GNUPLOT, OPT_NO_FIGURES, OPT_TEMPLATES,
-       OPT_FORMATS, OPT_GPUS };
+enum {
+    OPT_FORCE = CLI_OPT_FIRST_FREE,
+    OPT_SLO,
+    OPT_GNUPLOT,
+    OPT_NO_FIGURES,
+    OPT_TEMPLATES,
+    OPT_FORMATS,
+    OPT_GPUS
+};
 
 /* report's own options */
 typedef struct report_args {
@@ -204,7 +212,9 @@ int jl_cmd_report(int argc, char **argv)
         {"templates", required_argument, NULL, OPT_TEMPLATES},
         {"formats", required_argument, NULL, OPT_FORMATS},
         {"gpus", required_argument, NULL, OPT_GPUS},
-        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
+        CLI_HELP_LONG_OPTION,
+        CLI_STUDY_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
     };
     const char *cmd = "report";
     cli_study cs;
@@ -236,7 +246,8 @@ int jl_cmd_report(int argc, char **argv)
         goto done;
     }
     if (!a.ro.replace && access(a.out_dir, F_OK) == 0) {
-        fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, a.out_dir);
+        fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd,
+                a.out_dir);
         rc = jl_exit_for_status(JL_EUSAGE);
         goto done;
     }
@@ -280,9 +291,11 @@ int jl_cmd_report(int argc, char **argv)
     if (st != JL_OK) {
         rc = cli_fail(cmd, st, err);
     } else {
-        fprintf(stderr, "joules %s: wrote %s/index.html in %.1f s: %zu runs, %zu groups, %zu of %zu figures drawn (%.1f s), %zu data files\n",
-                cmd, a.out_dir, now_s() - ps.t0, cs.runs.count, res.n_groups, res.n_figures_drawn,
-                res.n_figures, res.figures_s, res.n_data_files);
+        fprintf(
+            stderr,
+            "joules %s: wrote %s/index.html in %.1f s: %zu runs, %zu groups, %zu of %zu figures drawn (%.1f s), %zu data files\n",
+            cmd, a.out_dir, now_s() - ps.t0, cs.runs.count, res.n_groups, res.n_figures_drawn,
+            res.n_figures, res.figures_s, res.n_data_files);
         rc = cli_study_exit(&cs);
     }
     jl_report_result_clear(&res);

@@ -25,8 +25,7 @@ static const char *const help =
     "  -o, --columns LIST  the table's columns, e.g. -o model,cap,energy,latency,p99_itl:\n"
     "                 default headers (gpu, G, cap, J/token, ...), file, run, window,\n"
     "                 warn, figures (energy/latency/throughput follow the workload),\n"
-    "                 any attribute (nickname, tensor_parallel, ...)\n"
-    CLI_STUDY_HELP
+    "                 any attribute (nickname, tensor_parallel, ...)\n" CLI_STUDY_HELP
     "  -h, --help     this help\n\n"
     "Figures and JSON keys: summary.md. Exit status: cli.md.\n";
 
@@ -38,21 +37,24 @@ typedef struct col {
     const char *key;    /* attribute / figure name */
     const char *header; /* NULL: the resolved figure's or the attribute's name */
     int kind;
-    double scale;       /* figures: shown = value x scale */
-    int decimals;       /* figures: -1 = %.6g */
+    double scale; /* figures: shown = value x scale */
+    int decimals; /* figures: -1 = %.6g */
 } col;
 
 /* The columns both tables start with, and their power columns. */
-#define HEAD_COLS                                                              \
-    {"file", "file", C_FILE, 1, 0}, {"run", "run", C_RUN, 1, 0},               \
-    {"model", "model", C_ATTR, 1, 0}, {"gpu_model", "gpu", C_ATTR, 1, 0},      \
-    {"num_gpus", "G", C_ATTR, 1, 0}, {"max_batch_size", "cap", C_ATTR, 1, 0},  \
-    {"window", "window", C_METHOD, 1, 0},                                      \
-    {"steady_duration_s", "dur_s", C_FIG, 1, 1},                               \
-    {"steady_energy_j", "energy_J", C_FIG, 1, 0}
-#define POWER_COLS                                                             \
+#define HEAD_COLS                                                                                  \
+    {"file", "file", C_FILE, 1, 0}, {"run", "run", C_RUN, 1, 0}, {"model", "model", C_ATTR, 1, 0}, \
+        {"gpu_model", "gpu", C_ATTR, 1, 0}, {"num_gpus", "G", C_ATTR, 1, 0},                       \
+        {"max_batch_size", "cap", C_ATTR, 1, 0}, {"window", "window", C_METHOD, 1, 0},             \
+        {"steady_duration_s", "dur_s", C_FIG, 1, 1},                                               \
+    {                                                                                              \
+        "steady_energy_j", "energy_J", C_FIG, 1, 0                                                 \
+    }
+#define POWER_COLS                                                                  \
     {"avg_power_w", "avg_W", C_FIG, 1, 0}, {"peak_power_w", "peak_W", C_FIG, 1, 0}, \
-    {"static_energy_share", "idle%", C_FIG, 100, 0}
+    {                                                                               \
+        "static_energy_share", "idle%", C_FIG, 100, 0                               \
+    }
 
 static const col llm_cols[] = {
     HEAD_COLS,
@@ -82,9 +84,10 @@ static const col diffusion_cols[] = {
 
 /* Sections: runs of one kind of output share one header. */
 enum { SEC_TOKENS, SEC_IMAGES, SEC_VIDEOS, SEC_OTHER, SEC_COUNT };
-static const char *const sec_title[] = {
-    "LLM / MLLM runs (per output token)", "diffusion runs: images (per image)",
-    "diffusion runs: videos (per video)", "runs of other workloads"};
+static const char *const sec_title[] = {"LLM / MLLM runs (per output token)",
+                                        "diffusion runs: images (per image)",
+                                        "diffusion runs: videos (per video)",
+                                        "runs of other workloads"};
 static const char *const sec_item[] = {"token", "image", "video", "item"};
 
 static int section_of(const jl_summary *s)
@@ -160,7 +163,7 @@ static int parse_columns(const char *cmd, const char *arg, table_opts *o)
  * section's workload (energy: per token or per item). */
 static int column_figure(const col *c, int sec)
 {
-    return jl_slo_resolve_figure(c->key, sec == SEC_TOKENS ? "llm"
+    return jl_slo_resolve_figure(c->key, sec == SEC_TOKENS  ? "llm"
                                          : sec == SEC_OTHER ? NULL
                                                             : "diffusion");
 }
@@ -223,8 +226,8 @@ static void print_disagreements(const jl_summary_list *l)
         if (!any++)
             printf("\npublished figures beside time series (headline = published; '*' = "
                    "recomputed differs by more than the threshold):\n");
-        printf("  %s %s: published by %s; %zu figure%s both ways\n", cli_basename(s->file),
-               s->run, s->published->source ? s->published->source : "(unnamed source)", n,
+        printf("  %s %s: published by %s; %zu figure%s both ways\n", cli_basename(s->file), s->run,
+               s->published->source ? s->published->source : "(unnamed source)", n,
                n == 1 ? "" : "s");
         for (size_t k = 0; k < n; k++) {
             char rd[32];
@@ -236,8 +239,8 @@ static void print_disagreements(const jl_summary_list *l)
                    d[k].marked ? "*" : " ", jl_figure_name(d[k].figure), d[k].published,
                    d[k].recomputed, rd, 100 * s->published->mark_threshold,
                    strcmp(d[k].recomputed_from, "the time series") ? " [energy of the series / "
-                                                                      "published rate]"
-                                                                    : "");
+                                                                     "published rate]"
+                                                                   : "");
         }
     }
 }
@@ -254,10 +257,10 @@ static void print_table(const void *result, const jl_summary_list *l)
     for (int sec = 0; sec < SEC_COUNT; sec++) {
         if (!per_sec[sec] && !(sec == SEC_TOKENS && !l->count))
             continue;
-        const col *cols = g_table && g_table->n ? g_table->cols
+        const col *cols = g_table && g_table->n                    ? g_table->cols
                           : sec == SEC_IMAGES || sec == SEC_VIDEOS ? diffusion_cols
                                                                    : llm_cols;
-        size_t n = g_table && g_table->n ? g_table->n
+        size_t n = g_table && g_table->n                    ? g_table->n
                    : sec == SEC_IMAGES || sec == SEC_VIDEOS ? N_DIF_COLS
                                                             : N_LLM_COLS;
         char hbuf[64][64];
@@ -332,8 +335,7 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 int jl_cmd_summarize(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION,
-        {"columns", required_argument, NULL, 'o'},
+        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION,    {"columns", required_argument, NULL, 'o'},
         CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
     };
     const char *cmd = "summarize";
@@ -347,7 +349,8 @@ int jl_cmd_summarize(int argc, char **argv)
     if ((rc = cli_check_outputs(cmd, &cs, cs.csv, cs.json, &output)))
         goto out;
     if (topt.n && (cs.json || cs.jsonl || (cs.csv && !strcmp(cs.csv, "-")))) {
-        rc = cli_usage_error(cmd, "-o chooses the table's columns: not with --json, --jsonl or --csv -");
+        rc = cli_usage_error(cmd,
+                             "-o chooses the table's columns: not with --json, --jsonl or --csv -");
         goto out;
     }
     g_table = &topt;

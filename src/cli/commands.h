@@ -5,23 +5,25 @@
 
 typedef struct jl_command {
     const char *name;
-    const char *summary; /* one line, for `joules --help` */
+    const char *summary;               /* one line, for `joules --help` */
     int (*run)(int argc, char **argv); /* argv[0] is the command name */
 } jl_command;
 
-#define JL_CLI_COMMANDS(X)                                                     \
-    X(inspect, "what is in each trace file: runs, datasets, problems")         \
-    X(summarize, "one row per run: steady state, energy, power, latency")      \
-    X(check, "validation rules per run: pass / warn / fail with the figure")  \
+#define JL_CLI_COMMANDS(X)                                                                        \
+    X(inspect, "what is in each trace file: runs, datasets, problems")                            \
+    X(summarize, "one row per run: steady state, energy, power, latency")                         \
+    X(check, "validation rules per run: pass / warn / fail with the figure")                      \
     X(import, "other formats into a trace file: nvidia-smi logs, ML.ENERGY data (import --list)") \
-    X(frontier, "Pareto-optimal configurations in (latency, energy) and curves per GPU setup") \
-    X(pick, "minimum-energy configuration per (model, task) meeting an SLO")  \
-    X(compare, "matched-constraint comparisons: GPU model, GPU count, precision pairs") \
-    X(capacity, "under a power budget: best throughput/W within an SLO, replicas, totals") \
-    X(explain, "why run A costs more energy per token than run B: factors that multiply") \
-    X(diagnose, "per run: utilisation, static waste, which ceiling binds the batch, what would help") \
-    X(report, "the whole analysis as a directory: index.html, data/, figures/, notebooks") \
-    X(fit, "batch-size model per group: parameters with intervals, residuals, curves, --loo accuracy") \
+    X(frontier, "Pareto-optimal configurations in (latency, energy) and curves per GPU setup")    \
+    X(pick, "minimum-energy configuration per (model, task) meeting an SLO")                      \
+    X(compare, "matched-constraint comparisons: GPU model, GPU count, precision pairs")           \
+    X(capacity, "under a power budget: best throughput/W within an SLO, replicas, totals")        \
+    X(explain, "why run A costs more energy per token than run B: factors that multiply")         \
+    X(diagnose,                                                                                   \
+      "per run: utilisation, static waste, which ceiling binds the batch, what would help")       \
+    X(report, "the whole analysis as a directory: index.html, data/, figures/, notebooks")        \
+    X(fit,                                                                                        \
+      "batch-size model per group: parameters with intervals, residuals, curves, --loo accuracy") \
     X(predict, "energy per token, power, step time, throughput at unmeasured batch sizes")
 
 /* A command's --help: its text, then where its manual page and the

@@ -47,8 +47,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return jl_exit_for_status(JL_EUSAGE);
 }
 
-int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max,
-                   long *out)
+int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max, long *out)
 {
     char *end = NULL;
     errno = 0;
@@ -228,8 +227,7 @@ static int study_option(cli_study *cs, const char *cmd, int code, const char *ar
 }
 
 int cli_parse(cli_study *cs, const char *cmd, const char *help, int argc, char **argv,
-              const char *optstring, const struct option *longopts, cli_own_option own,
-              void *ctx)
+              const char *optstring, const struct option *longopts, cli_own_option own, void *ctx)
 {
     int c, rc = 0;
     optind = 1;
@@ -266,9 +264,9 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
     }
     char *unmatched = NULL;
     size_t before = 0;
-    jl_status st = jl_study_open((const char *const *)paths, (size_t)n_paths, &cs->opt, cs->sel,
-                                 &cs->rules, &cs->runs, &cs->errors, &cs->desc, &before,
-                                 &unmatched);
+    jl_status st =
+        jl_study_open((const char *const *)paths, (size_t)n_paths, &cs->opt, cs->sel, &cs->rules,
+                      &cs->runs, &cs->errors, &cs->desc, &before, &unmatched);
     for (size_t i = 0; i < cs->errors.count; i++)
         cli_print_error(cmd, cs->errors.items[i]);
     for (char *line = unmatched, *next; line; line = next) {
@@ -287,8 +285,7 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
     return 0;
 }
 
-int cli_study_start(cli_study *cs, const char *cmd, int argc, char **argv,
-                    const cli_output *out)
+int cli_study_start(cli_study *cs, const char *cmd, int argc, char **argv, const cli_output *out)
 {
     int rc = cli_check_outputs(cmd, cs, cs->csv, cs->json, out);
     if (rc)
@@ -309,8 +306,10 @@ int cli_check_outputs(const char *cmd, const cli_study *cs, const char *csv, int
     if (json && cs->jsonl)
         return cli_usage_error(cmd, "--json and --jsonl: choose one");
     if ((json || cs->jsonl) && to_stdout)
-        return cli_usage_error(cmd, "--%s and --csv - would both write to stdout: give --csv a "
-                               "FILE", json ? "json" : "jsonl");
+        return cli_usage_error(cmd,
+                               "--%s and --csv - would both write to stdout: give --csv a "
+                               "FILE",
+                               json ? "json" : "jsonl");
     if (cs->jsonl && (!out || !out->rows))
         return cli_usage_error(cmd, "--jsonl: this command has no rows to write one per line");
     if (cs->names == JL_NAMES_MLENERGY && !json && !cs->jsonl && !(csv && out && out->csv_names))
@@ -318,7 +317,7 @@ int cli_check_outputs(const char *cmd, const cli_study *cs, const char *csv, int
                                out && out->csv_names ? " and --csv" : "");
     if (cs->names == JL_NAMES_MLENERGY && csv && !(out && out->csv_names))
         return cli_usage_error(cmd, "--names mlenergy: this command's CSV keeps joules' names "
-                               "(use --json or --jsonl)");
+                                    "(use --json or --jsonl)");
     return 0;
 }
 

@@ -33,35 +33,49 @@ enum {
 
 /* --json, --csv FILE, --slo EXPR and -h/--help: kept by cli_parse, for the
  * commands whose table names them. */
-#define CLI_JSON_LONG_OPTION {"json", no_argument, NULL, CLI_OPT_JSON}
-#define CLI_CSV_LONG_OPTION {"csv", required_argument, NULL, CLI_OPT_CSV}
-#define CLI_SLO_LONG_OPTION {"slo", required_argument, NULL, CLI_OPT_SLO}
-#define CLI_HELP_LONG_OPTION {"help", no_argument, NULL, 'h'}
+#define CLI_JSON_LONG_OPTION                    \
+    {                                           \
+        "json", no_argument, NULL, CLI_OPT_JSON \
+    }
+#define CLI_CSV_LONG_OPTION                         \
+    {                                               \
+        "csv", required_argument, NULL, CLI_OPT_CSV \
+    }
+#define CLI_SLO_LONG_OPTION                         \
+    {                                               \
+        "slo", required_argument, NULL, CLI_OPT_SLO \
+    }
+#define CLI_HELP_LONG_OPTION           \
+    {                                  \
+        "help", no_argument, NULL, 'h' \
+    }
 
-#define CLI_STUDY_LONG_OPTIONS                                                 \
-    {"where", required_argument, NULL, CLI_OPT_WHERE},                         \
-    {"exclude", required_argument, NULL, CLI_OPT_EXCLUDE},                     \
-    {"workers", required_argument, NULL, CLI_OPT_WORKERS},                     \
-    {"max-rows", required_argument, NULL, CLI_OPT_MAX_ROWS},                   \
-    {"max-dataset-bytes", required_argument, NULL, CLI_OPT_MAX_DATASET_BYTES}, \
-    {"rules", required_argument, NULL, CLI_OPT_RULES},                         \
-    {"set-rule", required_argument, NULL, CLI_OPT_SET_RULE},                   \
-    {"jsonl", no_argument, NULL, CLI_OPT_JSONL},                               \
-    {"names", required_argument, NULL, CLI_OPT_NAMES}
+#define CLI_STUDY_LONG_OPTIONS                                                     \
+    {"where", required_argument, NULL, CLI_OPT_WHERE},                             \
+        {"exclude", required_argument, NULL, CLI_OPT_EXCLUDE},                     \
+        {"workers", required_argument, NULL, CLI_OPT_WORKERS},                     \
+        {"max-rows", required_argument, NULL, CLI_OPT_MAX_ROWS},                   \
+        {"max-dataset-bytes", required_argument, NULL, CLI_OPT_MAX_DATASET_BYTES}, \
+        {"rules", required_argument, NULL, CLI_OPT_RULES},                         \
+        {"set-rule", required_argument, NULL, CLI_OPT_SET_RULE},                   \
+        {"jsonl", no_argument, NULL, CLI_OPT_JSONL},                               \
+    {                                                                              \
+        "names", required_argument, NULL, CLI_OPT_NAMES                            \
+    }
 
-#define CLI_STUDY_HELP                                                         \
+#define CLI_STUDY_HELP                                                                           \
     "  --where KEY=V1,V2      keep runs whose attribute KEY is one of the values (repeatable;\n" \
-    "                         also KEY!=V, 'KEY>=N', 'KEY<=N', 'KEY>N', 'KEY<N'; names\n" \
-    "                         such as gpu_model=h100 match whatever the case)\n" \
+    "                         also KEY!=V, 'KEY>=N', 'KEY<=N', 'KEY>N', 'KEY<N'; names\n"        \
+    "                         such as gpu_model=h100 match whatever the case)\n"                 \
     "  --exclude KEY=V1,V2    drop runs whose attribute KEY is one of the values (repeatable)\n" \
-    "  --workers N            summarise files in N worker processes (default 1)\n" \
-    "  --max-rows N           refuse datasets with more rows (default 2^31)\n" \
-    "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n" \
-    "  --rules FILE           validation thresholds (joules.rules/1 JSON, check.md)\n" \
-    "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n" \
-    "  --jsonl                one JSON object per line and per row (run, point, ...), no\n" \
-    "                         envelope: pandas.read_json(FILE, lines=True)\n"         \
-    "  --names mlenergy       keys/columns named as the ML.ENERGY data toolkit names them\n" \
+    "  --workers N            summarise files in N worker processes (default 1)\n"               \
+    "  --max-rows N           refuse datasets with more rows (default 2^31)\n"                   \
+    "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n"     \
+    "  --rules FILE           validation thresholds (joules.rules/1 JSON, check.md)\n"           \
+    "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n"                \
+    "  --jsonl                one JSON object per line and per row (run, point, ...), no\n"      \
+    "                         envelope: pandas.read_json(FILE, lines=True)\n"                    \
+    "  --names mlenergy       keys/columns named as the ML.ENERGY data toolkit names them\n"     \
     "                         (energy_per_token_joules, median_itl_ms, ...; default joules)\n"
 
 /* How a command shows its result: each callback gets the result and the
@@ -81,17 +95,17 @@ typedef struct cli_output {
 
 typedef struct cli_study {
     jl_selector *sel;
-    jl_ruleset rules;       /* validation rules, annotated onto every summary */
-    jl_descriptors *desc;   /* models/ descriptors, NULL when not found */
+    jl_ruleset rules;     /* validation rules, annotated onto every summary */
+    jl_descriptors *desc; /* models/ descriptors, NULL when not found */
     jl_study_options opt;
     jl_summary_list runs;
     jl_error_list errors;
-    int jsonl;              /* --jsonl */
-    jl_names names;         /* --names */
-    int json;               /* --json */
-    const char *csv;        /* --csv FILE, or NULL */
-    cli_slos slos;          /* --slo, in order */
-    int helped;             /* --help was printed: nothing more to do */
+    int jsonl;       /* --jsonl */
+    jl_names names;  /* --names */
+    int json;        /* --json */
+    const char *csv; /* --csv FILE, or NULL */
+    cli_slos slos;   /* --slo, in order */
+    int helped;      /* --help was printed: nothing more to do */
 } cli_study;
 
 void cli_study_init(cli_study *cs);
@@ -111,8 +125,7 @@ typedef int (*cli_own_option)(void *ctx, const char *cmd, int code, const char *
  * usage error. Leaves optind at the first PATH. Returns 0 or an exit code
  * (printed). */
 int cli_parse(cli_study *cs, const char *cmd, const char *help, int argc, char **argv,
-              const char *optstring, const struct option *longopts, cli_own_option own,
-              void *ctx);
+              const char *optstring, const struct option *longopts, cli_own_option own, void *ctx);
 
 /* Load every path, apply the selection, print each error once to stderr.
  * Returns 0, or an exit code when the study cannot go on at all. */
@@ -121,8 +134,7 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths);
 /* After cli_parse: the output options checked (cli_check_outputs, out may
  * be NULL), half-written outputs removed on a signal, and the study loaded
  * from the PATHs after the options. Returns 0 or an exit code (printed). */
-int cli_study_start(cli_study *cs, const char *cmd, int argc, char **argv,
-                    const cli_output *out);
+int cli_study_start(cli_study *cs, const char *cmd, int argc, char **argv, const cli_output *out);
 
 /* The exit code after a command wrote its outputs. */
 int cli_study_exit(const cli_study *cs);

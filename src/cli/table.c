@@ -84,7 +84,10 @@ void cli_table_setf(cli_table *t, size_t col, const char *fmt, ...)
     cli_table_set(t, col, buf);
 }
 
-size_t cli_table_rows(const cli_table *t) { return t->nrow; }
+size_t cli_table_rows(const cli_table *t)
+{
+    return t->nrow;
+}
 
 /* Display width of UTF-8 text: continuation bytes take no column. */
 static size_t display_width(const char *s)

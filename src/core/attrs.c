@@ -11,22 +11,58 @@
 #include "core/util.h"
 
 const char *const jl_attr_names[] = {
-    "workload", "model", "task", "gpu_model", "num_gpus", "precision",
-    "max_batch_size", "start_time_unix", "tensor_parallel", "expert_parallel",
-    "data_parallel", "gpu_memory_bytes", "gpu_tdp_w", "gpu_idle_power_w",
-    "total_params", "active_params", "kv_bytes_per_token", "denoising_steps",
-    "height", "width", "num_frames", "notes", NULL,
+    "workload",
+    "model",
+    "task",
+    "gpu_model",
+    "num_gpus",
+    "precision",
+    "max_batch_size",
+    "start_time_unix",
+    "tensor_parallel",
+    "expert_parallel",
+    "data_parallel",
+    "gpu_memory_bytes",
+    "gpu_tdp_w",
+    "gpu_idle_power_w",
+    "total_params",
+    "active_params",
+    "kv_bytes_per_token",
+    "denoising_steps",
+    "height",
+    "width",
+    "num_frames",
+    "notes",
+    NULL,
 };
 
 const jl__attr_field jl__attr_fields[] = {
-#define AF(n, kind, req) {#n, JL__F_##kind, offsetof(jl_attrs, n), req}
-    AF(workload, STR, 1), AF(model, STR, 1), AF(task, STR, 1), AF(gpu_model, STR, 1),
-    AF(num_gpus, LONG, 1), AF(precision, STR, 1), AF(max_batch_size, LONG, 1),
-    AF(start_time_unix, DBL, 0), AF(tensor_parallel, LONG, 0), AF(expert_parallel, LONG, 0),
-    AF(data_parallel, LONG, 0), AF(gpu_memory_bytes, DBL, 0), AF(gpu_tdp_w, DBL, 0),
-    AF(gpu_idle_power_w, DBL, 0), AF(total_params, DBL, 0), AF(active_params, DBL, 0),
-    AF(kv_bytes_per_token, DBL, 0), AF(denoising_steps, LONG, 0), AF(height, LONG, 0),
-    AF(width, LONG, 0), AF(num_frames, LONG, 0), AF(notes, STR, 0),
+#define AF(n, kind, req)                             \
+    {                                                \
+#n, JL__F_##kind, offsetof(jl_attrs, n), req \
+    }
+    AF(workload, STR, 1),
+    AF(model, STR, 1),
+    AF(task, STR, 1),
+    AF(gpu_model, STR, 1),
+    AF(num_gpus, LONG, 1),
+    AF(precision, STR, 1),
+    AF(max_batch_size, LONG, 1),
+    AF(start_time_unix, DBL, 0),
+    AF(tensor_parallel, LONG, 0),
+    AF(expert_parallel, LONG, 0),
+    AF(data_parallel, LONG, 0),
+    AF(gpu_memory_bytes, DBL, 0),
+    AF(gpu_tdp_w, DBL, 0),
+    AF(gpu_idle_power_w, DBL, 0),
+    AF(total_params, DBL, 0),
+    AF(active_params, DBL, 0),
+    AF(kv_bytes_per_token, DBL, 0),
+    AF(denoising_steps, LONG, 0),
+    AF(height, LONG, 0),
+    AF(width, LONG, 0),
+    AF(num_frames, LONG, 0),
+    AF(notes, STR, 0),
 #undef AF
 };
 const size_t jl__n_attr_fields = sizeof jl__attr_fields / sizeof jl__attr_fields[0];
@@ -77,12 +113,9 @@ jl_status jl_attrs_copy(jl_attrs *dst, const jl_attrs *src)
     dst->precision = dst->notes = NULL;
     dst->extra = NULL;
     dst->n_extra = 0;
-    if (!dup_field(&dst->workload, src->workload) ||
-        !dup_field(&dst->model, src->model) ||
-        !dup_field(&dst->task, src->task) ||
-        !dup_field(&dst->gpu_model, src->gpu_model) ||
-        !dup_field(&dst->precision, src->precision) ||
-        !dup_field(&dst->notes, src->notes))
+    if (!dup_field(&dst->workload, src->workload) || !dup_field(&dst->model, src->model) ||
+        !dup_field(&dst->task, src->task) || !dup_field(&dst->gpu_model, src->gpu_model) ||
+        !dup_field(&dst->precision, src->precision) || !dup_field(&dst->notes, src->notes))
         goto fail;
     /* the extras array in one allocation, not one realloc per entry */
     if (src->n_extra > 0 && !(dst->extra = jl_malloc_array(src->n_extra, sizeof *dst->extra)))
@@ -102,8 +135,7 @@ fail:
     return JL_ENOMEM;
 }
 
-jl_status jl_attrs_add_extra(jl_attrs *a, const char *key, const char *value,
-                             int is_number)
+jl_status jl_attrs_add_extra(jl_attrs *a, const char *key, const char *value, int is_number)
 {
     jl_kv *x = realloc(a->extra, (a->n_extra + 1) * sizeof *x);
     if (!x)
@@ -167,8 +199,7 @@ int jl_attrs_get(const jl_attrs *a, const char *key, char *buf, size_t cap)
 
 int jl_attrs_is_llm(const jl_attrs *a)
 {
-    return a->workload &&
-           (!strcmp(a->workload, "llm") || !strcmp(a->workload, "mllm"));
+    return a->workload && (!strcmp(a->workload, "llm") || !strcmp(a->workload, "mllm"));
 }
 
 int jl_attrs_is_diffusion(const jl_attrs *a)

@@ -35,9 +35,8 @@ const char *jl_strerror(jl_status s)
     return status_messages[s];
 }
 
-jl_error *jl_error_vnew(jl_status code, const char *file, const char *run,
-                        const char *object, long long row, const char *fmt,
-                        va_list ap)
+jl_error *jl_error_vnew(jl_status code, const char *file, const char *run, const char *object,
+                        long long row, const char *fmt, va_list ap)
 {
     jl_error *e = calloc(1, sizeof *e);
     if (!e)
@@ -48,16 +47,15 @@ jl_error *jl_error_vnew(jl_status code, const char *file, const char *run,
     e->run = run ? jl_strdup(run) : NULL;
     e->object = object ? jl_strdup(object) : NULL;
     e->message = fmt ? jl_vasprintf(fmt, ap) : jl_strdup(jl_strerror(code));
-    if ((file && !e->file) || (run && !e->run) || (object && !e->object) ||
-        !e->message) {
+    if ((file && !e->file) || (run && !e->run) || (object && !e->object) || !e->message) {
         jl_error_free(e);
         return NULL;
     }
     return e;
 }
 
-jl_error *jl_error_new(jl_status code, const char *file, const char *run,
-                       const char *object, long long row, const char *fmt, ...)
+jl_error *jl_error_new(jl_status code, const char *file, const char *run, const char *object,
+                       long long row, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -69,16 +67,16 @@ jl_error *jl_error_new(jl_status code, const char *file, const char *run,
 /* A static error for when even the error cannot be allocated: the caller
  * gets JL_ENOMEM and no jl_error (err stays NULL), which the CLI reports as
  * "out of memory". */
-static void vfail(jl_error **err, jl_side side, jl_status code, const char *file,
-                  const char *run, const char *object, long long row, const char *fmt, va_list ap)
+static void vfail(jl_error **err, jl_side side, jl_status code, const char *file, const char *run,
+                  const char *object, long long row, const char *fmt, va_list ap)
 #if defined(__GNUC__)
     __attribute__((format(printf, 8, 0)))
 #endif
     ;
 
 /* The first error wins: *err is set only while still NULL. */
-static void vfail(jl_error **err, jl_side side, jl_status code, const char *file,
-                  const char *run, const char *object, long long row, const char *fmt, va_list ap)
+static void vfail(jl_error **err, jl_side side, jl_status code, const char *file, const char *run,
+                  const char *object, long long row, const char *fmt, va_list ap)
 {
     if (err && !*err) {
         *err = jl_error_vnew(code, file, run, object, row, fmt, ap);
@@ -86,9 +84,8 @@ static void vfail(jl_error **err, jl_side side, jl_status code, const char *file
     }
 }
 
-jl_status jl_fail(jl_error **err, jl_status code, const char *file,
-                  const char *run, const char *object, long long row,
-                  const char *fmt, ...)
+jl_status jl_fail(jl_error **err, jl_status code, const char *file, const char *run,
+                  const char *object, long long row, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -97,9 +94,8 @@ jl_status jl_fail(jl_error **err, jl_status code, const char *file,
     return code;
 }
 
-jl_status jl_fail_output(jl_error **err, jl_status code, const char *file,
-                         const char *run, const char *object, long long row,
-                         const char *fmt, ...)
+jl_status jl_fail_output(jl_error **err, jl_status code, const char *file, const char *run,
+                         const char *object, long long row, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

@@ -164,7 +164,10 @@ void *jl_malloc_array(size_t n, size_t sz)
     return malloc(total ? total : 1);
 }
 
-double jl_nan(void) { return NAN; }
+double jl_nan(void)
+{
+    return NAN;
+}
 
 int jl_cmp_double(const void *a, const void *b)
 {
@@ -189,8 +192,7 @@ size_t jl__first_ge(const double *v, size_t n, double x)
     return lo;
 }
 
-int jl_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap,
-             size_t first)
+int jl_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap, size_t first)
 {
     if (n < *cap)
         return 0;

@@ -78,7 +78,6 @@ size_t jl__first_ge(const double *v, size_t n, double x);
  * doubled, `first` when 0), `jl_grow2((void **)&x, sizeof *x, (void **)&y,
  * sizeof *y, n, &cap, 16)`. Returns 0, or -1 out of memory (the arrays
  * still valid and owned by the caller). */
-int jl_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap,
-             size_t first);
+int jl_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap, size_t first);
 
 #endif

@@ -104,14 +104,14 @@ static jl_status load_json(const char *dir, const char *name, json_t **out, jl_e
     jl_status st = JL_OK;
     if (!*out)
         st = jl_fail(err, JL_EFORMAT, path, NULL, NULL, je.line > 0 ? je.line : -1,
-                     "cannot read descriptor file: %s (line %d, column %d)", je.text,
-                     je.line, je.column);
+                     "cannot read descriptor file: %s (line %d, column %d)", je.text, je.line,
+                     je.column);
     free(path);
     return st;
 }
 
-static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d,
-                                       jl_descriptors **out, jl_error **err);
+static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d, jl_descriptors **out,
+                                       jl_error **err);
 
 jl_status jl_descriptors_load(const char *dir, jl_descriptors **out, jl_error **err)
 {
@@ -138,8 +138,8 @@ static jl_status parse_buffer(const char *buf, size_t len, const char *name, jso
     *out = json_loadb(buf ? buf : "", buf ? len : 0, 0, &je);
     if (!*out)
         return jl_fail(err, JL_EFORMAT, name, NULL, NULL, je.line > 0 ? je.line : -1,
-                       "cannot read descriptor file: %s (line %d, column %d)", je.text,
-                       je.line, je.column);
+                       "cannot read descriptor file: %s (line %d, column %d)", je.text, je.line,
+                       je.column);
     return JL_OK;
 }
 
@@ -160,8 +160,8 @@ jl_status jl_descriptors_load_buffers(const char *gpus_json, size_t gpus_len,
 }
 
 /* Takes ownership of gj and mj. */
-static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d,
-                                       jl_descriptors **out, jl_error **err)
+static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d, jl_descriptors **out,
+                                       jl_error **err)
 {
     jl_descriptors *ds = calloc(1, sizeof *ds);
     jl_status st = ds ? JL_OK : JL_ENOMEM;
@@ -191,8 +191,10 @@ static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d,
         g->idle_power_w = num_or_nan(v, "idle_power_w");
         g->hbm_bandwidth_bytes_s = num_or_nan(v, "hbm_bandwidth_bytes_s");
         json_t *r = json_object_get(v, "idle_power_range_w");
-        g->idle_min_w = json_is_number(json_array_get(r, 0)) ? json_number_value(json_array_get(r, 0)) : NAN;
-        g->idle_max_w = json_is_number(json_array_get(r, 1)) ? json_number_value(json_array_get(r, 1)) : NAN;
+        g->idle_min_w =
+            json_is_number(json_array_get(r, 0)) ? json_number_value(json_array_get(r, 0)) : NAN;
+        g->idle_max_w =
+            json_is_number(json_array_get(r, 1)) ? json_number_value(json_array_get(r, 1)) : NAN;
         if (!g->id || !g->name) {
             st = JL_ENOMEM;
             goto end;
@@ -338,7 +340,8 @@ double jl_run_weight_bytes(const jl_attrs *a, const jl_descriptors *d)
 {
     const jl_model_desc *m = jl_descriptors_model(d, a->model);
     double params = isfinite(a->total_params) && a->total_params > 0 ? a->total_params
-                    : m ? m->total_params : NAN;
+                    : m                                              ? m->total_params
+                                                                     : NAN;
     double bpp = jl_precision_bytes_per_param(a->precision);
     if (!isfinite(bpp) && m)
         bpp = m->weight_bytes_per_param;

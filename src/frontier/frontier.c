@@ -136,7 +136,8 @@ static jl_status sweep(const jl_summary_list *l, const size_t *runs, size_t n_ru
     }
     for (size_t i = 0; i < nc; i++) {
         jl_frontier_point *last = out->n_points ? &out->points[out->n_points - 1] : NULL;
-        if (last && close_to(c[i].lat, last->latency, tol) && close_to(c[i].en, last->energy, tol)) {
+        if (last && close_to(c[i].lat, last->latency, tol) &&
+            close_to(c[i].en, last->energy, tol)) {
             if ((st = push_size(&last->equivalent, &last->n_equivalent, c[i].run)))
                 goto end;
         } else if (!last || c[i].en < last->energy - tol * fabs(last->energy)) {

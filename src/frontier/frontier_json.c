@@ -16,8 +16,8 @@ static const char *fig_name(int f)
 
 /* The figure a whole frontier uses (the first run's; all runs of a (model,
  * task) share the workload in practice). */
-static int frontier_fig(const jl_frontier_set *fs, const jl_frontier *f,
-                        const jl_summary_list *l, int energy)
+static int frontier_fig(const jl_frontier_set *fs, const jl_frontier *f, const jl_summary_list *l,
+                        int energy)
 {
     const jl_summary *s = NULL;
     if (f->n_points)
@@ -132,9 +132,8 @@ static void document_write(jl_jw *w, const jl_frontier_set *fs, const jl_summary
         for (size_t c = 0; c < fs->frontiers[i].n_curves; c++)
             curve_write(w, &fs->frontiers[i], &fs->frontiers[i].curves[c], l);
     jl__jw_end(w);
-    jl__jw_kstring(w, "energy_figure", fs->opt.energy_figure >= 0
-                                           ? fig_name(fs->opt.energy_figure)
-                                           : "default");
+    jl__jw_kstring(w, "energy_figure",
+                   fs->opt.energy_figure >= 0 ? fig_name(fs->opt.energy_figure) : "default");
     if (errors_json) {
         jl__jw_key(w, "errors");
         jl__jw_json(w, errors_json);
@@ -144,9 +143,8 @@ static void document_write(jl_jw *w, const jl_frontier_set *fs, const jl_summary
     for (size_t i = 0; i < fs->n; i++)
         frontier_write(w, fs, &fs->frontiers[i], l);
     jl__jw_end(w);
-    jl__jw_kstring(w, "latency_figure", fs->opt.latency_figure >= 0
-                                            ? fig_name(fs->opt.latency_figure)
-                                            : "default");
+    jl__jw_kstring(w, "latency_figure",
+                   fs->opt.latency_figure >= 0 ? fig_name(fs->opt.latency_figure) : "default");
     jl__jw_kstring(w, "schema", "joules.frontier/1");
     jl__jw_knumber(w, "tolerance", fs->opt.tolerance);
     jl__jw_end(w);
@@ -222,7 +220,8 @@ static int print_csv(FILE *f, const void *vctx)
             jl__figcols_add(&en, jl_frontier_energy_figure(&ctx->fs->opt, s));
         }
     fputs("model,task,workload,rank,file,run,gpu_model,num_gpus,precision,max_batch_size,"
-          "latency_figure", f);
+          "latency_figure",
+          f);
     jl__figcols_header(f, &lat, NULL);
     fputs(",energy_figure", f);
     jl__figcols_header(f, &en, NULL);

@@ -45,8 +45,7 @@ void jl_import_result_free(jl_import_result *r)
     free(r);
 }
 
-json_t *jl_import_result_to_json(const jl_import_result *r, const char *format,
-                                 const char *output)
+json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, const char *output)
 {
     json_t *doc = json_object(), *notes = json_array(), *details = json_object();
     json_object_set_new(doc, "schema", json_string("joules.import/1"));
@@ -70,9 +69,9 @@ json_t *jl_import_result_to_json(const jl_import_result *r, const char *format,
         const jl_kv *d = &r->details[i];
         double x = d->is_number ? strtod(d->value, NULL) : 0;
         json_object_set_new(details, d->key,
-                            !d->is_number                       ? json_string(d->value)
+                            !d->is_number                ? json_string(d->value)
                             : x == (double)(json_int_t)x ? json_integer((json_int_t)x)
-                                                               : json_real(x));
+                                                         : json_real(x));
     }
     json_object_set_new(doc, "details", details);
     return doc;
@@ -83,8 +82,7 @@ jl_import_result *jl__import_result_new(void)
     return calloc(1, sizeof(jl_import_result));
 }
 
-void jl__import_note(jl_import_result *r, const char *file, const char *field,
-                     const char *fmt, ...)
+void jl__import_note(jl_import_result *r, const char *file, const char *field, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -163,9 +161,8 @@ int jl__import_push_run(jl_import_result *r, jl_run *run)
     return 1;
 }
 
-jl_status jl__import_error(jl_error_list *errors, jl_status code, const char *file,
-                           long long line, long long column, const char *field,
-                           const char *fmt, ...)
+jl_status jl__import_error(jl_error_list *errors, jl_status code, const char *file, long long line,
+                           long long column, const char *field, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -188,10 +185,9 @@ jl_status jl__import_error(jl_error_list *errors, jl_status code, const char *fi
  * prefix of another. Matched as whole tokens (split at space, '-', '_'),
  * case-insensitively. */
 static const char *const gpu_ids[] = {
-    "GB300", "GB200", "GH200", "B300", "B200", "B100", "H200", "H100", "H800", "H20",
-    "A100",  "A800",  "A40",   "A30",  "A10G", "A10",  "A16",  "A2",   "L40S", "L40",
-    "L20",   "L4",    "V100",  "T4",   "P100", "P40",  "P4",   "A6000", "A5000", "A4000",
-    NULL,
+    "GB300", "GB200", "GH200", "B300", "B200", "B100",  "H200",  "H100",  "H800", "H20", "A100",
+    "A800",  "A40",   "A30",   "A10G", "A10",  "A16",   "A2",    "L40S",  "L40",  "L20", "L4",
+    "V100",  "T4",    "P100",  "P40",  "P4",   "A6000", "A5000", "A4000", NULL,
 };
 
 int jl_gpu_model_from_name(const char *name, char *buf, size_t cap)
@@ -237,16 +233,16 @@ int jl_gpu_model_from_name(const char *name, char *buf, size_t cap)
 
 /* ---- CSV ---------------------------------------------------------------- */
 
-#define CSV_BLOCK ((size_t)1 << 20)      /* read size */
-#define CSV_MAX_ROW ((size_t)16 << 20)   /* a row longer than this is an error */
+#define CSV_BLOCK ((size_t)1 << 20)    /* read size */
+#define CSV_MAX_ROW ((size_t)16 << 20) /* a row longer than this is an error */
 
 struct jl__csv {
     char *name;
-    FILE *fp;          /* NULL for a buffer */
-    char *buf;         /* data: [pos, end) not yet consumed */
+    FILE *fp;  /* NULL for a buffer */
+    char *buf; /* data: [pos, end) not yet consumed */
     size_t cap, pos, end;
     int eof;
-    long long line;    /* line number of buf[pos] */
+    long long line; /* line number of buf[pos] */
     jl__csv_field *f;
     size_t fcap;
 };
@@ -481,8 +477,9 @@ int jl__csv_next(jl__csv *c, jl__csv_row *row, jl_error **err)
                 while (s < e && (*s == ' ' || *s == '\t'))
                     s++;
                 if (s < e && *s != ',')
-                    return csv_fail(c, err, JL_EINVALID, line, (long long)(s - p) + 1,
-                                    "text after a closing quote (expected ',' or the end of the line)");
+                    return csv_fail(
+                        c, err, JL_EINVALID, line, (long long)(s - p) + 1,
+                        "text after a closing quote (expected ',' or the end of the line)");
             } else {
                 while (s < e && *s != ',')
                     s++;
@@ -688,9 +685,9 @@ enum { Z_LOCAL, Z_FIXED, Z_NAMED };
 
 struct jl__zone {
     int kind;
-    int offset_s;   /* Z_FIXED */
-    char *name;     /* what was used */
-    char *tz;       /* Z_NAMED: the TZ value */
+    int offset_s; /* Z_FIXED */
+    char *name;   /* what was used */
+    char *tz;     /* Z_NAMED: the TZ value */
     /* cache: the last local minute converted */
     long long key;
     double early, late; /* Unix time of the minute's start; late != early: repeated */
@@ -730,10 +727,10 @@ jl_status jl__zone_open(const char *spec, jl__zone **out, jl_error **err)
     z->key = LLONG_MIN;
     if (spec && parse_offset(spec, &z->offset_s)) {
         z->kind = Z_FIXED;
-        z->name = z->offset_s == 0 ? jl_strdup("UTC")
-                                   : jl_asprintf("UTC%c%02d:%02d", z->offset_s < 0 ? '-' : '+',
-                                                 abs(z->offset_s) / 3600,
-                                                 abs(z->offset_s) % 3600 / 60);
+        z->name = z->offset_s == 0
+                      ? jl_strdup("UTC")
+                      : jl_asprintf("UTC%c%02d:%02d", z->offset_s < 0 ? '-' : '+',
+                                    abs(z->offset_s) / 3600, abs(z->offset_s) % 3600 / 60);
     } else if (spec) {
         /* A tz database name: it must be a file of the system's database. */
         const char *dir = getenv("TZDIR");
@@ -741,8 +738,8 @@ jl_status jl__zone_open(const char *spec, jl__zone **out, jl_error **err)
             dir = "/usr/share/zoneinfo";
         struct stat sb;
         char *path = jl_asprintf("%s/%s", dir, spec);
-        int ok = path && *spec && spec[0] != '/' && !strstr(spec, "..") &&
-                 stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+        int ok = path && *spec && spec[0] != '/' && !strstr(spec, "..") && stat(path, &sb) == 0 &&
+                 S_ISREG(sb.st_mode);
         free(path);
         if (!ok) {
             free(z);
@@ -819,8 +816,8 @@ static void zone_minute(jl__zone *z, const jl__civil *c)
         b.tm_isdst = !a.tm_isdst;
         time_t t2 = mktime(&b);
         struct tm chk;
-        if (t2 != (time_t)-1 && t2 != t1 && localtime_r(&t2, &chk) &&
-            chk.tm_hour == c->hour && chk.tm_min == c->min && chk.tm_mday == c->day) {
+        if (t2 != (time_t)-1 && t2 != t1 && localtime_r(&t2, &chk) && chk.tm_hour == c->hour &&
+            chk.tm_min == c->min && chk.tm_mday == c->day) {
             z->early = (double)(t1 < t2 ? t1 : t2);
             z->late = (double)(t1 < t2 ? t2 : t1);
         }
@@ -842,8 +839,8 @@ double jl__zone_to_unix(jl__zone *z, const jl__civil *c, double prev, int *gap)
         return jl__civil_utc(c) - c->offset_s;
     if (z->kind == Z_FIXED)
         return jl__civil_utc(c) - z->offset_s;
-    long long key = days_from_civil(c->year, (unsigned)c->mon, (unsigned)c->day) * 1440 +
-                    c->hour * 60 + c->min;
+    long long key =
+        days_from_civil(c->year, (unsigned)c->mon, (unsigned)c->day) * 1440 + c->hour * 60 + c->min;
     if (key != z->key) {
         zone_minute(z, c);
         z->key = key;

@@ -88,10 +88,10 @@ jl_status jl__imp_err(jl__imp *c, jl_status code, const char *file, const char *
     char *msg = jl_vasprintf(fmt, ap);
     va_end(ap);
     /* the line goes into the text too: jl_error_format() prints no row */
-    jl_error *e = msg ? (line >= 0 ? jl_error_new(code, file, NULL, field, line, "line %lld: %s",
-                                                  line, msg)
-                                   : jl_error_new(code, file, NULL, field, line, "%s", msg))
-                      : NULL;
+    jl_error *e =
+        msg ? (line >= 0 ? jl_error_new(code, file, NULL, field, line, "line %lld: %s", line, msg)
+                         : jl_error_new(code, file, NULL, field, line, "%s", msg))
+            : NULL;
     free(msg);
     if (!e || jl_error_list_push(c->errors, e) != JL_OK)
         c->oom = 1;
@@ -143,8 +143,7 @@ void jl__imp_push_run(jl__imp *c, jl_run *r)
     res->runs[res->n_runs++] = r;
 }
 
-static void put(jl__imp *c, jl_kv **arr, size_t *n, const char *key, const char *value,
-                int is_num)
+static void put(jl__imp *c, jl_kv **arr, size_t *n, const char *key, const char *value, int is_num)
 {
     jl_kv *g = realloc(*arr, (*n + 1) * sizeof *g);
     if (!g) {
@@ -258,8 +257,8 @@ char *jl__imp_read_file(jl__imp *c, const char *path, size_t *len)
     jl_status code;
     int err_no;
     char why[160];
-    char *text = jl__read_file_limited(path, c->opt->max_file_bytes, len, &code, &err_no, why,
-                                       sizeof why);
+    char *text =
+        jl__read_file_limited(path, c->opt->max_file_bytes, len, &code, &err_no, why, sizeof why);
     if (!text && code == JL_ENOMEM)
         c->oom = 1;
     else if (!text)
@@ -382,10 +381,9 @@ jl_status jl__imp_run_plain(jl__imp_paths_entry fn, const char *const *paths, si
 {
     jl_status st = fn(paths, n_paths, NULL, out, errors);
     if (st == JL_OK && *out)
-        (*out)->detail_text =
-            label ? jl_asprintf("%s, %zu notes", label, (*out)->n_notes)
-                  : jl_asprintf("%zu with series, %zu notes", (*out)->n_with_timelines,
-                                (*out)->n_notes);
+        (*out)->detail_text = label ? jl_asprintf("%s, %zu notes", label, (*out)->n_notes)
+                                    : jl_asprintf("%zu with series, %zu notes",
+                                                  (*out)->n_with_timelines, (*out)->n_notes);
     return st;
 }
 

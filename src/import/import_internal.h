@@ -13,8 +13,7 @@
 
 jl_import_result *jl__import_result_new(void);
 /* A note; the same (field, message) is counted once, naming the first file. */
-void jl__import_note(jl_import_result *r, const char *file, const char *field,
-                     const char *fmt, ...)
+void jl__import_note(jl_import_result *r, const char *file, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -23,9 +22,8 @@ void jl__import_detail(jl_import_result *r, const char *key, const char *value, 
 void jl__import_detail_num(jl_import_result *r, const char *key, double v);
 int jl__import_push_run(jl_import_result *r, jl_run *run);
 /* Push an error at file:line:column (line 0: none). Returns code. */
-jl_status jl__import_error(jl_error_list *errors, jl_status code, const char *file,
-                           long long line, long long column, const char *field,
-                           const char *fmt, ...)
+jl_status jl__import_error(jl_error_list *errors, jl_status code, const char *file, long long line,
+                           long long column, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 7, 8)))
 #endif
@@ -86,7 +84,7 @@ void jl__zone_free(jl__zone *z);
 /* Broken-down wall-clock time. */
 typedef struct jl__civil {
     int year, mon, day, hour, min;
-    double sec; /* with fraction */
+    double sec;     /* with fraction */
     int has_offset; /* an explicit zone in the text (Z or +hh:mm) */
     int offset_s;
 } jl__civil;

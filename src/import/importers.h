@@ -8,10 +8,10 @@
 
 #include "joules/import.h"
 
-#define JL_IMPORTERS(X)                                                        \
-    X(mlenergy)                                                                \
-    X(mlenergy_benchmark)                                                      \
-    X(mlperf_power)                                                            \
+#define JL_IMPORTERS(X)   \
+    X(mlenergy)           \
+    X(mlenergy_benchmark) \
+    X(mlperf_power)       \
     X(nvidia_smi)
 
 #define JL_X_DECL(id) extern const jl_importer jl__importer_##id;

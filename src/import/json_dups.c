@@ -171,9 +171,8 @@ static int values_equal(const scan *s, const member *a, const member *b)
     json_t *y = json_loadb(s->t + b->val_off, lb, JSON_DECODE_ANY, NULL);
     /* numbers by value (2 and 2.0 are equal, as in Python) */
     int eq = x && y &&
-             (json_is_number(x) && json_is_number(y)
-                  ? json_number_value(x) == json_number_value(y)
-                  : json_equal(x, y));
+             (json_is_number(x) && json_is_number(y) ? json_number_value(x) == json_number_value(y)
+                                                     : json_equal(x, y));
     json_decref(x);
     json_decref(y);
     return eq;
@@ -321,8 +320,7 @@ static void value(scan *s)
     default:
         for (; s->pos < s->n; s->pos++) {
             char c = s->t[s->pos];
-            if (c == ',' || c == ']' || c == '}' || c == ' ' || c == '\t' || c == '\r' ||
-                c == '\n')
+            if (c == ',' || c == ']' || c == '}' || c == ' ' || c == '\t' || c == '\r' || c == '\n')
                 break;
         }
     }

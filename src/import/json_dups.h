@@ -17,9 +17,9 @@
 #include <stddef.h>
 
 typedef struct jl__json_dup {
-    char *path;        /* the repeated member's path, e.g. configurations[3].weight_precision */
-    char *key;         /* the key (escapes decoded, as jansson reads it) */
-    long line_first;   /* 1-based lines of the first and the repeated key */
+    char *path;      /* the repeated member's path, e.g. configurations[3].weight_precision */
+    char *key;       /* the key (escapes decoded, as jansson reads it) */
+    long line_first; /* 1-based lines of the first and the repeated key */
     long line_dup;
     int equal;         /* 1: the two values are equal JSON */
     char *value_first; /* the values as written, cut to 60 bytes */

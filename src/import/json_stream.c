@@ -68,7 +68,7 @@ long long jl__jstream_col(const js *p)
 
 const char *jl__jstream_tok_name(jl__jstream_tok t)
 {
-    static const char *const n[] = {"error",  "'{'",   "'}'",  "'['",  "']'", "a key",
+    static const char *const n[] = {"error",    "'{'",      "'}'",  "'['",   "']'",  "a key",
                                     "a string", "a number", "true", "false", "null", "end of file"};
     return t <= JS_EOF ? n[t] : "?";
 }
@@ -323,9 +323,9 @@ __attribute__((always_inline)) static inline int digits8(const char *q, unsigned
     memcpy(&w, q, 8);
     /* a byte is a digit when its high nibble is 3 before and after adding
      * 6; a carry out of a non-digit byte only disturbs the bytes after it */
-    unsigned long long bad = ((w & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL) |
-                             (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^
-                              0x3030303030303030ULL);
+    unsigned long long bad =
+        ((w & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL) |
+        (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL);
     int k = bad ? __builtin_ctzll(bad) >> 3 : 8;
     if (!k)
         return 0;
@@ -343,7 +343,8 @@ __attribute__((always_inline)) static inline int digits8(const char *q, unsigned
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline const char *digit_run(const char *q, const char *e, unsigned long long *m, int *nd)
+static inline const char *
+digit_run(const char *q, const char *e, unsigned long long *m, int *nd)
 {
 #ifdef JS_SWAR
     while (e - q >= 8) {
@@ -368,14 +369,15 @@ static inline const char *digit_run(const char *q, const char *e, unsigned long 
  * exact_int (a constant at each call): also set num_kind and num_int, which
  * jl__jstream_next's readers of whole documents need and jl__jstream_array_number's do not. */
 static const unsigned char after_number[256] = {
-    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
-    ['7'] = 1, ['8'] = 1, ['9'] = 1, ['.'] = 1, ['-'] = 1, ['+'] = 1, ['e'] = 1, ['E'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['.'] = 1, ['-'] = 1, ['+'] = 1, ['e'] = 1, ['E'] = 1,
 };
 
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline jl__jstream_tok number(js *p, int exact_int)
+static inline jl__jstream_tok
+number(js *p, int exact_int)
 {
     if (p->len - p->pos < 80)
         fill(p, 80);
@@ -470,7 +472,8 @@ jl__jstream_tok jl__jstream_next(js *p)
             c = peek(p);
             if (p->stack[p->depth - 1] == '{') {
                 if (c != '"')
-                    return fail(p, c < 0 ? "the file ends inside an object" : "expected a key after ','");
+                    return fail(p, c < 0 ? "the file ends inside an object"
+                                         : "expected a key after ','");
             } else {
                 p->need_value = 1;
                 if (c == ']')
@@ -483,7 +486,9 @@ jl__jstream_tok jl__jstream_next(js *p)
                 return JS_EOF;
             return fail(p, "extra data after the document");
         } else {
-            return fail(p, c < 0 ? "the file ends inside %s" : "expected ',' or a closing bracket in %s",
+            return fail(p,
+                        c < 0 ? "the file ends inside %s"
+                              : "expected ',' or a closing bracket in %s",
                         p->stack[p->depth - 1] == '{' ? "an object" : "an array");
         }
     } else if (p->done_top && c < 0) {

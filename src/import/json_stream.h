@@ -19,9 +19,9 @@ typedef enum {
     JS_OBJ_END,
     JS_ARR_START,
     JS_ARR_END,
-    JS_KEY,  /* an object key: text in js->str */
-    JS_STR,  /* a string value: text in js->str (len js->len) */
-    JS_NUM,  /* a number: value in js->num */
+    JS_KEY, /* an object key: text in js->str */
+    JS_STR, /* a string value: text in js->str (len js->len) */
+    JS_NUM, /* a number: value in js->num */
     JS_TRUE,
     JS_FALSE,
     JS_NULL,
@@ -29,15 +29,15 @@ typedef enum {
 } jl__jstream_tok;
 
 typedef struct js {
-    FILE *f;                  /* NULL: parsing a buffer in memory */
-    char *buf;                /* read buffer (owned when f != NULL) */
-    size_t cap, pos, len;     /* buffer: [pos, len) unread */
-    long long line, col0;     /* line number; byte offset of the line start */
-    long long off;            /* file offset of buf[0] */
-    char *str;                /* last string / key (NUL-terminated, owned) */
+    FILE *f;              /* NULL: parsing a buffer in memory */
+    char *buf;            /* read buffer (owned when f != NULL) */
+    size_t cap, pos, len; /* buffer: [pos, len) unread */
+    long long line, col0; /* line number; byte offset of the line start */
+    long long off;        /* file offset of buf[0] */
+    char *str;            /* last string / key (NUL-terminated, owned) */
     size_t slen, scap, max_str;
     double num;
-    int num_kind;             /* the last number: 1 written as an integer (no '.', no
+    int num_kind; /* the last number: 1 written as an integer (no '.', no
                                * exponent) that fits in num_int, 2 an integer that does
                                * not, 0 otherwise */
     long long num_int;
@@ -46,7 +46,7 @@ typedef struct js {
     int need_value;           /* after a key or ',' in an array, or at the top */
     int after_value;          /* a value ended: ',' or a closer may follow */
     int done_top;
-    int skip_bs;              /* parity of backslashes ending the last chunk of a skipped string */
+    int skip_bs; /* parity of backslashes ending the last chunk of a skipped string */
     char err[200];
 } js;
 

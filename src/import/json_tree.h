@@ -24,7 +24,16 @@
 #include <stddef.h>
 #include <string.h>
 
-typedef enum { JV_OBJECT, JV_ARRAY, JV_STRING, JV_INTEGER, JV_REAL, JV_TRUE, JV_FALSE, JV_NULL } jv_type;
+typedef enum {
+    JV_OBJECT,
+    JV_ARRAY,
+    JV_STRING,
+    JV_INTEGER,
+    JV_REAL,
+    JV_TRUE,
+    JV_FALSE,
+    JV_NULL
+} jv_type;
 
 typedef struct jl__jv jl__jv;
 typedef struct jv_member {
@@ -133,9 +142,10 @@ static inline jl__jv *jv_object_get(const jl__jv *v, const char *key)
     return NULL;
 }
 /* for (each member) with key (const char *) and value (jl__jv *) set */
-#define jv_object_foreach(obj, k_, v_)                                                      \
-    for (size_t jv_i_ = 0; jv_is_object(obj) && jv_i_ < (obj)->n &&                          \
-                           ((k_) = (obj)->u.m[jv_i_].key, (v_) = (obj)->u.m[jv_i_].v, (void)(v_), 1); \
+#define jv_object_foreach(obj, k_, v_)                                              \
+    for (size_t jv_i_ = 0;                                                          \
+         jv_is_object(obj) && jv_i_ < (obj)->n &&                                   \
+         ((k_) = (obj)->u.m[jv_i_].key, (v_) = (obj)->u.m[jv_i_].v, (void)(v_), 1); \
          jv_i_++)
 
 #endif

@@ -47,13 +47,13 @@ typedef struct imp {
     const jl_import_options *opt;
     jl_import_result *res;
     jl_error_list *errors;
-    jl__jv *index;     /* borrowed from the caller of import_doc; may be NULL */
+    jl__jv *index; /* borrowed from the caller of import_doc; may be NULL */
     size_t runs_cap;
-    name_slot *names;  /* open-addressing table of base run names */
+    name_slot *names; /* open-addressing table of base run names */
     size_t names_cap, names_n;
     int oom;
-    json_t *kept[2];     /* the last two arrays kept as JSON text, and their */
-    char *kept_text[2];  /* text: the runs of a file share their histogram's bins */
+    json_t *kept[2];    /* the last two arrays kept as JSON text, and their */
+    char *kept_text[2]; /* text: the runs of a file share their histogram's bins */
 } imp;
 
 static uint64_t fnv1a(const char *s)
@@ -175,15 +175,15 @@ static void note(imp *c, const char *file, const char *field, const char *fmt, .
 }
 
 /* An error for one file/field (pushed to the list). */
-static jl_status ferr(imp *c, jl_status code, const char *file, const char *field,
-                      const char *fmt, ...)
+static jl_status ferr(imp *c, jl_status code, const char *file, const char *field, const char *fmt,
+                      ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
 
-static jl_status ferr(imp *c, jl_status code, const char *file, const char *field,
-                      const char *fmt, ...)
+static jl_status ferr(imp *c, jl_status code, const char *file, const char *field, const char *fmt,
+                      ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -287,8 +287,8 @@ static int same_scalars(const jl__jv *a, const json_t *b)
         } else if (jv_is_integer(x)) {
             if (!json_is_integer(y) || jv_integer_value(x) != json_integer_value(y))
                 return 0;
-        } else if (jv_is_null(x) ? !json_is_null(y)
-                   : jv_is_true(x) ? !json_is_true(y)
+        } else if (jv_is_null(x)      ? !json_is_null(y)
+                   : jv_is_true(x)    ? !json_is_true(y)
                    : jv_is_boolean(x) ? !json_is_false(y)
                                       : 1) {
             return 0; /* strings, containers: dumped afresh */
@@ -348,7 +348,8 @@ static void keep_json(imp *c, jl_run *r, const char *file, const char *field, co
             return;
         }
         if (strlen(text) > MAX_EXTRA_TEXT) {
-            note(c, file, field, "%s too large to keep as an attribute (%zu bytes of JSON): not imported",
+            note(c, file, field,
+                 "%s too large to keep as an attribute (%zu bytes of JSON): not imported",
                  json_kind(v), strlen(text));
             free(text);
             return;
@@ -369,7 +370,9 @@ static int set_string(imp *c, char **dst, const jl__jv *v, const char *file, con
     }
     const char *s = jv_string_value(v);
     if (*dst && strcmp(*dst, s))
-        note(c, file, field, "differs from an earlier value ('%s', index.json or the file); this one is used", *dst);
+        note(c, file, field,
+             "differs from an earlier value ('%s', index.json or the file); this one is used",
+             *dst);
     char *d = jl_strdup(s);
     if (!d) {
         c->oom = 1;
@@ -445,7 +448,8 @@ static int model_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const 
             return -1;
         double *dst = key[0] == 't' ? &r->attrs.total_params : &r->attrs.active_params;
         if (!isnan(*dst) && *dst != d * 1e9)
-            note(c, file, field, "differs from an earlier value (%.17g, index.json or the file); this one is used",
+            note(c, file, field,
+                 "differs from an earlier value (%.17g, index.json or the file); this one is used",
                  *dst / 1e9);
         *dst = d * 1e9;
         return 1;
@@ -458,7 +462,9 @@ static int model_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const 
         }
         const char *old = get_kv(r->attrs.extra, r->attrs.n_extra, key);
         if (old && strcmp(old, jv_string_value(v)))
-            note(c, file, field, "differs from an earlier value ('%s', index.json or the file); this one is used", old);
+            note(c, file, field,
+                 "differs from an earlier value ('%s', index.json or the file); this one is used",
+                 old);
         extra_str(c, r, key, jv_string_value(v));
         return 1;
     }
@@ -480,8 +486,7 @@ static void series_free(series *s)
     s->n = 0;
 }
 
-static int read_series(imp *c, const jl__jv *obj, series *out, const char *file,
-                       const char *field)
+static int read_series(imp *c, const jl__jv *obj, series *out, const char *file, const char *field)
 {
     memset(out, 0, sizeof *out);
     if (!jv_is_object(obj)) {
@@ -500,8 +505,7 @@ static int read_series(imp *c, const jl__jv *obj, series *out, const char *file,
         note(c, file, field, "unknown key '%s' in a timeline: not imported", k);
     size_t n = jv_array_size(ts);
     if (n != jv_array_size(vs)) {
-        ferr(c, JL_EINVALID, file, field, "%zu timestamps but %zu values", n,
-             jv_array_size(vs));
+        ferr(c, JL_EINVALID, file, field, "%zu timestamps but %zu values", n, jv_array_size(vs));
         return -1;
     }
     if (n > c->opt->max_series) {
@@ -617,8 +621,7 @@ static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *k
     int rc = -1;
     series pi = {0}, pa = {0}, te = {0}, bs = {0}, kv = {0};
     if (!jv_is_object(tl) && tl) {
-        ferr(c, JL_ETYPE, file, field, "expected an object of timelines, found %s",
-             json_kind(tl));
+        ferr(c, JL_ETYPE, file, field, "expected an object of timelines, found %s", json_kind(tl));
         return -1;
     }
     const char *k;
@@ -800,7 +803,7 @@ end:
 
 typedef struct summary_map {
     const char *key;
-    size_t off;   /* offset in jl_run_summary_attrs */
+    size_t off; /* offset in jl_run_summary_attrs */
     double scale;
 } summary_map;
 
@@ -825,7 +828,7 @@ static const summary_map summary_fields[] = {
 /* Integer attributes: key -> field of jl_attrs (or an extra when off < 0). */
 typedef struct int_map {
     const char *key;
-    const char *extra;  /* non-NULL: kept as this extra attribute */
+    const char *extra; /* non-NULL: kept as this extra attribute */
     size_t off;
     long min;
 } int_map;
@@ -1214,8 +1217,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
         const char *why = NULL;
         w = guess_workload(file_obj, r, &why);
         note(c, file, "task", "%s: workload '%s' from %s",
-             c->index ? "task not listed under index.json architectures" : "no index.json", w,
-             why);
+             c->index ? "task not listed under index.json architectures" : "no index.json", w, why);
     }
     if (!(r->attrs.workload = jl_strdup(w))) {
         c->oom = 1;
@@ -1290,8 +1292,7 @@ end:
 }
 
 /* Sum of the configurations' histograms against the file's own. */
-static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_run,
-                                 const char *file)
+static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_run, const char *file)
 {
     const jl__jv *h = jv_object_get(file_obj, "output_length_distribution");
     if (!h)
@@ -1361,8 +1362,8 @@ static void import_doc(imp *c, const jl__jv *doc, const char *file, const char *
     }
     size_t n = jv_array_size(cfgs);
     if (n > c->opt->max_configs) {
-        ferr(c, JL_ELIMIT, file, "configurations", "%zu configurations, more than the limit %zu",
-             n, c->opt->max_configs);
+        ferr(c, JL_ELIMIT, file, "configurations", "%zu configurations, more than the limit %zu", n,
+             c->opt->max_configs);
         return;
     }
     const jl__jv *tdn = jv_object_get(doc, "task_display_name");
@@ -1392,9 +1393,9 @@ static jl__jv *parse_doc(imp *c, const char *name, const char *text, size_t len)
     json_error_t je;
     json_t *doc = json_loadb(text, len, 0, &je);
     if (!doc) {
-        jl_error *e = jl_error_new(JL_EFORMAT, name, NULL, NULL, je.line > 0 ? je.line : -1,
-                                   "not valid JSON: %s (line %d, column %d)", je.text, je.line,
-                                   je.column);
+        jl_error *e =
+            jl_error_new(JL_EFORMAT, name, NULL, NULL, je.line > 0 ? je.line : -1,
+                         "not valid JSON: %s (line %d, column %d)", je.text, je.line, je.column);
         if (!e || jl_error_list_push(c->errors, e) != JL_OK)
             c->oom = 1;
         return NULL;
@@ -1461,8 +1462,8 @@ static jl__jv *load_json(imp *c, const char *path, int missing_ok)
     jl_status code;
     int err_no;
     char why[160];
-    char *text = jl__read_file_limited(path, c->opt->max_file_bytes, &len, &code, &err_no, why,
-                                       sizeof why);
+    char *text =
+        jl__read_file_limited(path, c->opt->max_file_bytes, &len, &code, &err_no, why, sizeof why);
     if (!text) {
         if (code == JL_ENOMEM)
             c->oom = 1;
@@ -1556,9 +1557,8 @@ static jl_import_result *new_result(void)
 /* The context of one import: options (the defaults in *def when opt is
  * NULL), the error list and an empty result. Returns the options in use;
  * NULL: out of memory. */
-static const jl_import_options *start(imp *c, const jl_import_options *opt,
-                                      jl_import_options *def, jl_error_list *errors,
-                                      jl_import_result **out)
+static const jl_import_options *start(imp *c, const jl_import_options *opt, jl_import_options *def,
+                                      jl_error_list *errors, jl_import_result **out)
 {
     if (!opt) {
         jl_import_options_default(def);
@@ -1592,8 +1592,8 @@ static jl_status finish(imp *c, jl_import_result **out, jl_status st)
     return JL_OK;
 }
 
-jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt,
-                             jl_import_result **out, jl_error_list *errors)
+jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt, jl_import_result **out,
+                             jl_error_list *errors)
 {
     jl_import_options def;
     imp c;
@@ -1630,10 +1630,10 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt,
              "file's architecture, the fields present or the task's name)");
     }
     const jl__jv *lu = c.index ? jv_object_get(c.index, "last_updated") : NULL;
-    c.res->source = jl_asprintf("ML.ENERGY Leaderboard data (%s), %s%s", dir,
-                                c.index ? "last_updated " : "no index.json",
-                                c.index ? (jv_is_string(lu) ? jv_string_value(lu) : "unknown")
-                                        : "");
+    c.res->source =
+        jl_asprintf("ML.ENERGY Leaderboard data (%s), %s%s", dir,
+                    c.index ? "last_updated " : "no index.json",
+                    c.index ? (jv_is_string(lu) ? jv_string_value(lu) : "unknown") : "");
     /* task files: display names and the configuration count per task */
     nt = list_json(&c, tdir, &tnames);
     if (nt > 0 && !(task_docs = jl_calloc_array((size_t)nt, sizeof *task_docs))) {
@@ -1663,7 +1663,8 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt,
             for (long k = 0; task && jv_is_string(task) && k < nt; k++) {
                 const jl__jv *td = task_docs[k];
                 const jl__jv *tt = td && jv_is_object(td) ? jv_object_get(td, "task") : NULL;
-                const jl__jv *dn = td && jv_is_object(td) ? jv_object_get(td, "task_display_name") : NULL;
+                const jl__jv *dn =
+                    td && jv_is_object(td) ? jv_object_get(td, "task_display_name") : NULL;
                 if (jv_is_string(tt) && jv_is_string(dn) &&
                     !strcmp(jv_string_value(tt), jv_string_value(task)))
                     display = jv_string_value(dn);

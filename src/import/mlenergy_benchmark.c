@@ -209,7 +209,8 @@ static int expect(bench *b, jl__jstream_tok want)
         return 0;
     if (t == JS_ERROR)
         return perr(b);
-    return berr(b, JL_ETYPE, "expected %s, found %s", jl__jstream_tok_name(want), jl__jstream_tok_name(t));
+    return berr(b, JL_ETYPE, "expected %s, found %s", jl__jstream_tok_name(want),
+                jl__jstream_tok_name(t));
 }
 
 /* Iterate an object's keys: returns 1 with b->p.str the key, 0 at '}'. */
@@ -220,7 +221,8 @@ static int next_key(bench *b)
         return 1;
     if (t == JS_OBJ_END)
         return 0;
-    return t == JS_ERROR ? perr(b) : berr(b, JL_EFORMAT, "expected a key, found %s", jl__jstream_tok_name(t));
+    return t == JS_ERROR ? perr(b)
+                         : berr(b, JL_EFORMAT, "expected a key, found %s", jl__jstream_tok_name(t));
 }
 
 /* A GPU index key "0".."63". */
@@ -472,8 +474,8 @@ static int read_configurations(bench *b)
     while ((r = next_key(b)) == 1) {
         size_t at = push_path(b, ".%s", b->p.str);
         double *num = !strcmp(b->p.str, "ulysses_degree") ? &b->ulysses
-                      : !strcmp(b->p.str, "ring_degree")   ? &b->ring
-                                                           : NULL;
+                      : !strcmp(b->p.str, "ring_degree")  ? &b->ring
+                                                          : NULL;
         if (num ? read_num(b, num, 0) : (jl__jstream_skip(&b->p) ? perr(b) : 0))
             return -1;
         pop_path(b, at);
@@ -483,6 +485,7 @@ static int read_configurations(bench *b)
 
 /* Known top-level numbers: X(key, the bench field it goes to, 1 when it
  * becomes a typed attribute, not kept again as an extra). */
+/* clang-format off */
 #define TOP_NUMS(X) \
     X(num_gpus, num_gpus, 1) X(max_num_seqs, max_num_seqs, 1) X(batch_size, batch_size, 1) \
     X(inference_steps, inference_steps, 1) X(height, height, 1) X(width, width, 1) \
@@ -495,6 +498,7 @@ static int read_configurations(bench *b)
     X(p90_itl_ms, p90_itl_ms, 0) X(p95_itl_ms, p95_itl_ms, 0) X(p99_itl_ms, p99_itl_ms, 0) \
     X(median_ttft_ms, median_ttft_ms, 0) X(p90_ttft_ms, p90_ttft_ms, 0) \
     X(mean_tpot_ms, mean_tpot_ms, 0)
+/* clang-format on */
 
 typedef struct top_num {
     const char *key;
@@ -614,7 +618,7 @@ static int read_top(bench *b)
 /* ---- prometheus.json: engine/ -------------------------------------------- */
 
 static const char *const prom_names[] = {
-    "vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
+    "vllm:num_requests_running", "vllm:num_requests_waiting",    "vllm:kv_cache_usage_perc",
     "vllm:gpu_cache_usage_perc", "vllm:generation_tokens_total", "vllm:prompt_tokens_total",
 };
 enum { P_RUN, P_WAIT, P_KV, P_KV_OLD, P_GEN, P_PROMPT, P_N };
@@ -670,8 +674,9 @@ static int read_snapshot(bench *b, engine_rows *e, size_t idx)
     double t = ts - b->t_start;
     if (e->t.n && t < e->t.v[e->t.n - 1])
         return berr(b, JL_EINVALID, "timestamp goes backwards");
-    double kv = cnt[P_KV] ? sum[P_KV] / (double)cnt[P_KV]
-                : cnt[P_KV_OLD] ? sum[P_KV_OLD] / (double)cnt[P_KV_OLD] : NAN;
+    double kv = cnt[P_KV]       ? sum[P_KV] / (double)cnt[P_KV]
+                : cnt[P_KV_OLD] ? sum[P_KV_OLD] / (double)cnt[P_KV_OLD]
+                                : NAN;
     if (dpush(&e->t, t) || dpush(&e->running, sum[P_RUN]) ||
         dpush(&e->waiting, cnt[P_WAIT] ? sum[P_WAIT] : NAN) || dpush(&e->kv, kv) ||
         dpush(&e->gen, cnt[P_GEN] ? sum[P_GEN] : NAN) ||
@@ -774,8 +779,8 @@ static int merge_sorted(const double *const *v, const size_t *n, size_t k, dvec 
     return 0;
 }
 
-static size_t step_rows(const tv *sa, int G, const tv *sb, int Gb, double t0, double t1,
-                        steps *out, int *backfilled)
+static size_t step_rows(const tv *sa, int G, const tv *sb, int Gb, double t0, double t1, steps *out,
+                        int *backfilled)
 {
     /* the times of every column, t0, t1 and the hold grid: each in order */
     dvec T = {0}, grid = {0};
@@ -815,7 +820,8 @@ static size_t step_rows(const tv *sa, int G, const tv *sb, int Gb, double t0, do
         if ((m == 0 || T.v[i] != T.v[m - 1]) && T.v[i] >= t0 && (!isfinite(t1) || T.v[i] <= t1))
             T.v[m++] = T.v[i];
     size_t W = (size_t)G + (size_t)Gb, cap = 2 * m + 1;
-    double *prev = jl_malloc_array(W ? W : 1, sizeof *prev), *cur = jl_malloc_array(W ? W : 1, sizeof *cur);
+    double *prev = jl_malloc_array(W ? W : 1, sizeof *prev),
+           *cur = jl_malloc_array(W ? W : 1, sizeof *cur);
     size_t *ja = calloc(W ? W : 1, sizeof *ja);
     out->t = jl_malloc_array(cap, sizeof(double));
     out->a = jl_malloc_array(cap * (size_t)G + 1, sizeof(double));
@@ -1019,8 +1025,8 @@ static void build_summary(bench *b, jl_run *r, int diffusion)
     s->steady_state_energy_j = b->ss_energy;
     s->steady_state_duration_s = b->ss_duration;
     s->energy_per_token_j = b->ss_ept;
-    s->avg_power_w = isfinite(b->ss_energy) && b->ss_duration > 0 ? b->ss_energy / b->ss_duration
-                                                                  : NAN;
+    s->avg_power_w =
+        isfinite(b->ss_energy) && b->ss_duration > 0 ? b->ss_energy / b->ss_duration : NAN;
     if (b->completed > 0 && isfinite(b->total_out))
         s->avg_output_tokens = b->total_out / b->completed;
     s->median_itl_s = b->median_itl_ms / 1000;
@@ -1113,22 +1119,24 @@ static void bench_init(bench *b, jl__imp *c, const char *file)
     b->c = c;
     b->file = file;
     b->elem = -1;
-    double *nums[] = {&b->num_gpus, &b->max_num_seqs, &b->request_rate, &b->batch_size,
-                      &b->inference_steps, &b->height, &b->width, &b->num_frames, &b->ulysses,
-                      &b->ring, &b->duration, &b->completed, &b->ss_duration, &b->ss_energy,
-                      &b->ss_ept, &b->total_out, &b->out_tput, &b->total_time, &b->total_energy,
-                      &b->energy_per_image, &b->tput_images, &b->median_itl_ms, &b->p90_itl_ms,
-                      &b->p95_itl_ms, &b->p99_itl_ms, &b->median_ttft_ms, &b->p90_ttft_ms,
-                      &b->mean_tpot_ms, &b->t_start, &b->t_end, &b->ss_start, &b->ss_end};
+    double *nums[] = {
+        &b->num_gpus,        &b->max_num_seqs,   &b->request_rate, &b->batch_size,
+        &b->inference_steps, &b->height,         &b->width,        &b->num_frames,
+        &b->ulysses,         &b->ring,           &b->duration,     &b->completed,
+        &b->ss_duration,     &b->ss_energy,      &b->ss_ept,       &b->total_out,
+        &b->out_tput,        &b->total_time,     &b->total_energy, &b->energy_per_image,
+        &b->tput_images,     &b->median_itl_ms,  &b->p90_itl_ms,   &b->p95_itl_ms,
+        &b->p99_itl_ms,      &b->median_ttft_ms, &b->p90_ttft_ms,  &b->mean_tpot_ms,
+        &b->t_start,         &b->t_end,          &b->ss_start,     &b->ss_end};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         *nums[i] = NAN;
 }
 
 /* Parse results.json (and prometheus.json when given) from open files or
  * memory; build the run. Returns the run or NULL (error pushed). */
-static jl_run *import_documents(jl__imp *c, const char *dir, const char *results_name,
-                                FILE *rf, const char *rtext, size_t rlen, const char *prom_name,
-                                FILE *pf, const char *ptext, size_t plen)
+static jl_run *import_documents(jl__imp *c, const char *dir, const char *results_name, FILE *rf,
+                                const char *rtext, size_t rlen, const char *prom_name, FILE *pf,
+                                const char *ptext, size_t plen)
 {
     bench b;
     engine_rows e = {0};
@@ -1173,10 +1181,10 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
         jl__imp_note(c, b.file, "gpu_model", "GPU '%s' is not in the GPU name table: kept as is",
                      gpu ? gpu : "unknown");
     }
-    double ng = isfinite(b.num_gpus)                        ? b.num_gpus
-                : isfinite(b.ulysses) && isfinite(b.ring)   ? b.ulysses * b.ring
-                : isfinite(param(params, "num_gpus"))       ? param(params, "num_gpus")
-                                                            : 1;
+    double ng = isfinite(b.num_gpus)                      ? b.num_gpus
+                : isfinite(b.ulysses) && isfinite(b.ring) ? b.ulysses * b.ring
+                : isfinite(param(params, "num_gpus"))     ? param(params, "num_gpus")
+                                                          : 1;
     if (!(ng >= 1 && ng <= MAX_G && ng == floor(ng))) {
         snprintf(b.path, sizeof b.path, "num_gpus");
         berr(&b, JL_EINVALID, "num_gpus %g is not a GPU count 1..%d", ng, MAX_G);
@@ -1196,7 +1204,7 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
     r->attrs.task = jl_strdup(task ? task : "unknown");
     if (!task)
         jl__imp_note(c, dir, "task", "the folder does not say the task: 'unknown'");
-    r->attrs.model = b.model_id ? jl_strdup(b.model_id)
+    r->attrs.model = b.model_id  ? jl_strdup(b.model_id)
                      : rp.n >= 4 ? jl_asprintf("%s/%s", part(&rp, 3), part(&rp, 2))
                                  : jl_strdup("unknown");
     r->attrs.precision = jl_strdup("unknown");
@@ -1352,7 +1360,8 @@ jl_status jl_import_mlenergy_benchmark(const char *const *paths, size_t n_paths,
                                        jl_error_list *errors)
 {
     return jl__imp_paths(paths, n_paths, opt, out, errors, walk, "results.json",
-                         "no ML.ENERGY Benchmark run here (no results.json in it or below)", SOURCE);
+                         "no ML.ENERGY Benchmark run here (no results.json in it or below)",
+                         SOURCE);
 }
 
 jl_status jl_import_mlenergy_benchmark_buffer(const char *results, size_t results_len,

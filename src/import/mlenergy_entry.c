@@ -9,9 +9,8 @@
 #include "import/import_internal.h"
 #include "import/importers.h"
 
-static jl_status mlenergy_run(const char *const *paths, size_t n_paths,
-                              const jl_importer_arg *args, size_t n_args,
-                              jl_import_result **out, jl_error_list *errors)
+static jl_status mlenergy_run(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
+                              size_t n_args, jl_import_result **out, jl_error_list *errors)
 {
     (void)n_paths;
     jl_import_options o;
@@ -26,10 +25,10 @@ static jl_status mlenergy_run(const char *const *paths, size_t n_paths,
         }
     jl_status st = jl_import_mlenergy_auto(paths[0], &o, out, errors);
     if (st == JL_OK && *out)
-        (*out)->detail_text = jl_asprintf("%zu re-measurements as __dupN, %zu with timelines, "
-                                          "%zu notes",
-                                          (*out)->n_duplicates, (*out)->n_with_timelines,
-                                          (*out)->n_notes);
+        (*out)->detail_text =
+            jl_asprintf("%zu re-measurements as __dupN, %zu with timelines, "
+                        "%zu notes",
+                        (*out)->n_duplicates, (*out)->n_with_timelines, (*out)->n_notes);
     return st;
 }
 
@@ -41,18 +40,18 @@ static const jl_importer_option mlenergy_options[] = {
 
 const jl_importer jl__importer_mlenergy = {
     .name = "mlenergy",
-    .summary = "the ML.ENERGY Leaderboard's published data (v3, v2 data/, v1 CSV) as summary-only runs",
+    .summary =
+        "the ML.ENERGY Leaderboard's published data (v3, v2 data/, v1 CSV) as summary-only runs",
     .paths = "DIR",
-    .description =
-        "Import the ML.ENERGY Leaderboard's published data as a trace file of\n"
-        "summary-only runs: one run per configuration, every field kept\n"
-        "(import.md). DIR is the v3 data (index.json, models/*.json,\n"
-        "tasks/*.json; index.json may be missing), the v2 data/ folder\n"
-        "(llm_text_generation/, mllm_text_generation/, diffusion/, legacy/) or a\n"
-        "folder of v1 <GPU>_<task>_benchmark.csv files. Re-measurements of the\n"
-        "same configuration become distinct runs named ...__dup2. v3\n"
-        "configurations with timelines keep their published figures beside the\n"
-        "series (trace format 1.1, @window steady_state_only).\n",
+    .description = "Import the ML.ENERGY Leaderboard's published data as a trace file of\n"
+                   "summary-only runs: one run per configuration, every field kept\n"
+                   "(import.md). DIR is the v3 data (index.json, models/*.json,\n"
+                   "tasks/*.json; index.json may be missing), the v2 data/ folder\n"
+                   "(llm_text_generation/, mllm_text_generation/, diffusion/, legacy/) or a\n"
+                   "folder of v1 <GPU>_<task>_benchmark.csv files. Re-measurements of the\n"
+                   "same configuration become distinct runs named ...__dup2. v3\n"
+                   "configurations with timelines keep their published figures beside the\n"
+                   "series (trace format 1.1, @window steady_state_only).\n",
     .options = mlenergy_options,
     .min_paths = 1,
     .max_paths = 1,

@@ -149,8 +149,7 @@ static int v2_read(jl__imp *c, const json_t *doc, const char *file, v2_vals *v, 
             *(double *)((char *)v + v2_fields[k].off) = NAN;
     const char *key;
     json_t *x;
-    json_object_foreach((json_t *)doc, key, x)
-    {
+    json_object_foreach((json_t *)doc, key, x) {
         size_t k = 0;
         while (k < sizeof v2_fields / sizeof v2_fields[0] && strcmp(v2_fields[k].key, key))
             k++;
@@ -243,8 +242,8 @@ static void v2_config(jl__imp *c, const char *text, size_t len, const char *file
             bad = "Batch size";
         long b = isfinite(v.batch_size) ? (long)v.batch_size : bs;
         if (bs >= 1 && isfinite(v.batch_size) && bs != (long)v.batch_size)
-            jl__imp_note(c, file, "Batch size", "differs from the file name's bs%ld: the field is used",
-                         bs);
+            jl__imp_note(c, file, "Batch size",
+                         "differs from the file name's bs%ld: the field is used", bs);
         r->attrs.max_batch_size = b;
         r->attrs.num_gpus = 1;
         s->energy_per_item_j = e_item;
@@ -267,8 +266,10 @@ static void v2_config(jl__imp *c, const char *text, size_t len, const char *file
             bad = "Energy/req (J)";
         else if (bs < 1)
             bad = "bs<B> in the file name";
-        long tp = isfinite(v.tp) ? (long)v.tp : (name_param(stem, "tp") >= 1 ? name_param(stem, "tp") : 1);
-        long pp = isfinite(v.pp) ? (long)v.pp : (name_param(stem, "pp") >= 1 ? name_param(stem, "pp") : 1);
+        long tp = isfinite(v.tp) ? (long)v.tp
+                                 : (name_param(stem, "tp") >= 1 ? name_param(stem, "tp") : 1);
+        long pp = isfinite(v.pp) ? (long)v.pp
+                                 : (name_param(stem, "pp") >= 1 ? name_param(stem, "pp") : 1);
         r->attrs.num_gpus = tp * pp;
         r->attrs.tensor_parallel = tp;
         jl__imp_extra_num(c, r, "pipeline_parallel", (double)pp);
@@ -375,8 +376,8 @@ static int v1_number(jl__imp *c, const char *file, long long line, const char *c
     return 0;
 }
 
-static void v1_csv(jl__imp *c, const char *text, size_t len, const char *file,
-                   const char *base, const json_t *models, const json_t *scores)
+static void v1_csv(jl__imp *c, const char *text, size_t len, const char *file, const char *base,
+                   const json_t *models, const json_t *scores)
 {
     /* <GPU>_<task>_benchmark.csv */
     const char *us = strchr(base, '_'), *suf = strstr(base, "_benchmark.csv");
@@ -447,8 +448,10 @@ static void v1_csv(jl__imp *c, const char *text, size_t len, const char *file,
         } else if (!row[col_model][0]) {
             jl__imp_err(c, JL_EMISSING, file, "model", line, "empty model name");
         } else if (v1_number(c, file, line, "energy", row[col_energy], &e) == 0 &&
-                   (col_tput < 0 || v1_number(c, file, line, "throughput", row[col_tput], &tput) == 0) &&
-                   (col_len < 0 || v1_number(c, file, line, "response_length", row[col_len], &rlen) == 0) &&
+                   (col_tput < 0 ||
+                    v1_number(c, file, line, "throughput", row[col_tput], &tput) == 0) &&
+                   (col_len < 0 ||
+                    v1_number(c, file, line, "response_length", row[col_len], &rlen) == 0) &&
                    (col_lat < 0 || v1_number(c, file, line, "latency", row[col_lat], &lat) == 0)) {
             r = jl_run_new();
             if (!r)
@@ -463,8 +466,7 @@ static void v1_csv(jl__imp *c, const char *text, size_t len, const char *file,
             const json_t *sc = scores ? json_object_get(scores, model) : NULL;
             const char *sk;
             json_t *sv;
-            json_object_foreach((json_t *)sc, sk, sv)
-            {
+            json_object_foreach((json_t *)sc, sk, sv) {
                 char *k = jl_asprintf("v1_score_%s", sk);
                 if (k && json_is_number(sv))
                     jl__imp_extra_num(c, r, k, json_number_value(sv));
@@ -854,8 +856,8 @@ jl_status jl_import_mlenergy_v2_buffer(const char *text, size_t len, const char 
                         "not {family}/{task}/{GPU}/{org}/{model}/<config>.json");
         } else {
             parts[5][strlen(parts[5]) - 5] = '\0';
-            char *base2 = jl_asprintf("%s__%s__%s__%s__%s", parts[1], parts[3], parts[4],
-                                      parts[2], parts[5]);
+            char *base2 =
+                jl_asprintf("%s__%s__%s__%s__%s", parts[1], parts[3], parts[4], parts[2], parts[5]);
             if (base2)
                 v2_config(&c, text, len, relpath, fam, parts[1], parts[5], base2, NULL);
             else

@@ -86,9 +86,14 @@ static void mllog_free(mllog *m)
     json_decref(m->keep);
 }
 
-static const char *const skip_prefix[] = {"loadgen_file_sha1", "loadgen_git_", "logger_",
-                                          "generic_message", "warning_generic_message",
-                                          "error_", "loaded_qsl_set", "power_begin",
+static const char *const skip_prefix[] = {"loadgen_file_sha1",
+                                          "loadgen_git_",
+                                          "logger_",
+                                          "generic_message",
+                                          "warning_generic_message",
+                                          "error_",
+                                          "loaded_qsl_set",
+                                          "power_begin",
                                           "power_end"};
 
 static int skipped_key(const char *k)
@@ -132,13 +137,13 @@ static int mllog_line(jl__imp *c, mllog *m, const char *file, long long line, co
         goto end;
     }
     const char *key = json_string_value(k);
-    double *num = !strcmp(key, "result_samples_per_second")       ? &m->samples_per_s
-                  : !strcmp(key, "result_tokens_per_second")      ? &m->tokens_per_s
-                  : !strcmp(key, "effective_samples_per_query")   ? &m->samples_per_query
-                  : !strcmp(key, "effective_max_async_queries")   ? &m->max_async
-                  : !strcmp(key, "result_query_count")            ? &m->query_count
-                  : !strcmp(key, "generated_query_count")         ? &m->generated_queries
-                                                                  : NULL;
+    double *num = !strcmp(key, "result_samples_per_second")     ? &m->samples_per_s
+                  : !strcmp(key, "result_tokens_per_second")    ? &m->tokens_per_s
+                  : !strcmp(key, "effective_samples_per_query") ? &m->samples_per_query
+                  : !strcmp(key, "effective_max_async_queries") ? &m->max_async
+                  : !strcmp(key, "result_query_count")          ? &m->query_count
+                  : !strcmp(key, "generated_query_count")       ? &m->generated_queries
+                                                                : NULL;
     if (num) {
         if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0) {
             rc = -1;
@@ -223,11 +228,11 @@ static int read_detail(jl__imp *c, mllog *m, const char *file, const char *buf, 
 
 typedef struct spl {
     size_t n, cap;
-    double *t, *w;          /* samples strictly inside the window: time from begin, W */
-    double sum_w, peak_w;   /* checker's mean = sum_w / n */
+    double *t, *w;        /* samples strictly inside the window: time from begin, W */
+    double sum_w, peak_w; /* checker's mean = sum_w / n */
     double sum_v, sum_a, sum_pf;
     size_t n_v, n_a, n_pf;
-    int n_ch;               /* analyser channels seen (0: one-channel log) */
+    int n_ch; /* analyser channels seen (0: one-channel log) */
     double ch_sum[MAX_CHANNELS];
     size_t before, after, dropped;
     double max_total_vs_channels; /* largest |Watts - sum(ChN Watts)| / Watts */
@@ -308,8 +313,8 @@ static int spl_push(jl__imp *c, spl *s, double t, double w)
 /* Parse spl.txt, keep the samples strictly inside (begin, end) whose Watts
  * is > 0, as the MLPerf submission checker does. Returns 0 or -1 (error
  * pushed). */
-static int read_spl(jl__imp *c, spl *s, const char *file, const char *buf, size_t len,
-                    double begin, double end)
+static int read_spl(jl__imp *c, spl *s, const char *file, const char *buf, size_t len, double begin,
+                    double end)
 {
     long long line = 0;
     double prev = -INFINITY;
@@ -360,9 +365,12 @@ static int read_spl(jl__imp *c, spl *s, const char *file, const char *buf, size_
                 continue;
             if (field_num(&f, k + 1, &x)) {
                 jl__imp_err(c, JL_ETYPE, file,
-                            is_w ? "Watts" : is_v ? "Volts" : is_a ? "Amps" : "PF", line,
-                            "expected a number after \"%.*s\" (field %d)", (int)f.n[k], f.p[k],
-                            k + 2);
+                            is_w   ? "Watts"
+                            : is_v ? "Volts"
+                            : is_a ? "Amps"
+                                   : "PF",
+                            line, "expected a number after \"%.*s\" (field %d)", (int)f.n[k],
+                            f.p[k], k + 2);
                 return -1;
             }
             if (ch < 0) {
@@ -499,8 +507,8 @@ typedef struct bench_kind {
 
 /* MLPerf benchmark ids by the workload the trace format knows. */
 static const bench_kind bench_kinds[] = {
-    {"bert", "llm"},    {"gptj", "llm"},     {"gpt-j", "llm"},   {"llama", "llm"},
-    {"mixtral", "llm"}, {"deepseek", "llm"}, {"gpt", "llm"},     {"stable-diffusion", "diffusion"},
+    {"bert", "llm"},       {"gptj", "llm"},     {"gpt-j", "llm"}, {"llama", "llm"},
+    {"mixtral", "llm"},    {"deepseek", "llm"}, {"gpt", "llm"},   {"stable-diffusion", "diffusion"},
     {"sdxl", "diffusion"},
 };
 
@@ -548,8 +556,7 @@ static void keep_mllog(jl__imp *c, jl_run *r, const json_t *keep)
 {
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)keep, k, v)
-    {
+    json_object_foreach((json_t *)keep, k, v) {
         char *key = jl_asprintf("mlperf_%s", k);
         if (!key) {
             c->oom = 1;
@@ -578,8 +585,8 @@ static void check_summary(jl__imp *c, const char *file, const char *buf, const m
     double v = strtod(p + strlen("Samples per second:"), NULL);
     if (!(fabs(v - m->samples_per_s) <= 1e-6 * fmax(1.0, fabs(v))))
         jl__imp_note(c, file, "Samples per second",
-                     "the summary says %.9g, the detail log's result_samples_per_second %.9g",
-                     v, m->samples_per_s);
+                     "the summary says %.9g, the detail log's result_samples_per_second %.9g", v,
+                     m->samples_per_s);
 }
 
 static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, const mllog *m,
@@ -596,10 +603,13 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
     const char *bench = w.benchmark ? w.benchmark : "mlperf";
     const char *workload = workload_of(w.benchmark);
     if (!workload) {
-        jl__imp_err(c, JL_EINVALID, detail_file, "benchmark", -1,
-                    "MLPerf benchmark '%s' is neither a language nor a diffusion model: the "
-                    "trace format's @workload (llm, mllm, diffusion) has no value for it",
-                    w.benchmark ? w.benchmark : "(unknown: not under results/<system>/<benchmark>/<scenario>/performance/)");
+        jl__imp_err(
+            c, JL_EINVALID, detail_file, "benchmark", -1,
+            "MLPerf benchmark '%s' is neither a language nor a diffusion model: the "
+            "trace format's @workload (llm, mllm, diffusion) has no value for it",
+            w.benchmark
+                ? w.benchmark
+                : "(unknown: not under results/<system>/<benchmark>/<scenario>/performance/)");
         jl_run_free(r);
         where_free(&w);
         return NULL;
@@ -710,8 +720,8 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
                      "to %.1f %%: the sum of the channels is used",
                      100 * s->max_total_vs_channels);
     if (s->dropped)
-        jl__imp_note(c, dir, "Watts", "%zu readings <= 0 in the window dropped (as the checker does)",
-                     s->dropped);
+        jl__imp_note(c, dir, "Watts",
+                     "%zu readings <= 0 in the window dropped (as the checker does)", s->dropped);
     if (m->validity && strcmp(m->validity, "VALID"))
         jl__imp_note(c, dir, "result_validity", "LoadGen says the run is %s", m->validity);
 
@@ -739,9 +749,15 @@ static void import_texts(jl__imp *c, const char *dir, const char *spl_file, cons
                          size_t spl_len, const char *detail_file, const char *detail_txt,
                          size_t detail_len, const char *summary_file, const char *summary_txt)
 {
-    mllog m = {.power_begin = NAN, .power_end = NAN, .samples_per_s = NAN,
-               .tokens_per_s = NAN, .samples_per_query = NAN, .max_async = NAN,
-               .query_count = NAN, .generated_queries = NAN, .keep = json_object()};
+    mllog m = {.power_begin = NAN,
+               .power_end = NAN,
+               .samples_per_s = NAN,
+               .tokens_per_s = NAN,
+               .samples_per_query = NAN,
+               .max_async = NAN,
+               .query_count = NAN,
+               .generated_queries = NAN,
+               .keep = json_object()};
     spl s = {0};
     if (!m.keep) {
         c->oom = 1;
@@ -844,9 +860,8 @@ jl_status jl_import_mlperf_power(const char *const *paths, size_t n_paths,
                          "no MLPerf run here (no mlperf_log_detail.txt in it or below)", SOURCE);
 }
 
-jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len,
-                                        const char *detail_txt, size_t detail_len,
-                                        const char *summary_txt, const char *dir,
+jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len, const char *detail_txt,
+                                        size_t detail_len, const char *summary_txt, const char *dir,
                                         const jl_import_options *opt, jl_import_result **out,
                                         jl_error_list *errors)
 {
@@ -869,22 +884,20 @@ static jl_status mlperf_run(const char *const *paths, size_t n_paths, const jl_i
 {
     (void)args;
     (void)n_args;
-    return jl__imp_run_plain(jl_import_mlperf_power, paths, n_paths, out, errors,
-                             "node AC power");
+    return jl__imp_run_plain(jl_import_mlperf_power, paths, n_paths, out, errors, "node AC power");
 }
 
 const jl_importer jl__importer_mlperf_power = {
     .name = "mlperf-power",
     .summary = "MLPerf Inference power runs (PTDaemon spl.txt + LoadGen logs): node AC power",
     .paths = "RUN_DIR...",
-    .description =
-        "Import MLPerf Inference power runs: LoadGen's mlperf_log_detail.txt with\n"
-        "SPEC PTDaemon's spl.txt (in the run folder or ../power/). A path may be a\n"
-        "run folder or any folder above run folders (ranging/ and accuracy/ runs\n"
-        "are skipped). Each run is the system's AC power at the wall\n"
-        "(@power_scope node_ac, one column), cut to LoadGen's power_begin..power_end\n"
-        "with samples strictly inside, as the MLPerf checker does; summary/ holds the\n"
-        "checker's figures (import.md, \"MLPerf Power\").\n",
+    .description = "Import MLPerf Inference power runs: LoadGen's mlperf_log_detail.txt with\n"
+                   "SPEC PTDaemon's spl.txt (in the run folder or ../power/). A path may be a\n"
+                   "run folder or any folder above run folders (ranging/ and accuracy/ runs\n"
+                   "are skipped). Each run is the system's AC power at the wall\n"
+                   "(@power_scope node_ac, one column), cut to LoadGen's power_begin..power_end\n"
+                   "with samples strictly inside, as the MLPerf checker does; summary/ holds the\n"
+                   "checker's figures (import.md, \"MLPerf Power\").\n",
     .options = jl__imp_no_options,
     .min_paths = 1,
     .max_paths = 0,

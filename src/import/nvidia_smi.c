@@ -31,9 +31,22 @@ void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt)
 /* ---- the log's columns ------------------------------------------------------- */
 
 typedef enum {
-    K_TIME, K_INDEX, K_UUID, K_NAME, K_LIMIT, K_MEMTOTAL, /* per GPU, not series */
-    K_POWER, K_POWER_INST, K_POWER_AVG, K_SM_UTIL, K_MEM_UTIL, K_MEM_USED, K_SM_CLOCK,
-    K_TEMP, K_NSERIES, K_OTHER
+    K_TIME,
+    K_INDEX,
+    K_UUID,
+    K_NAME,
+    K_LIMIT,
+    K_MEMTOTAL, /* per GPU, not series */
+    K_POWER,
+    K_POWER_INST,
+    K_POWER_AVG,
+    K_SM_UTIL,
+    K_MEM_UTIL,
+    K_MEM_USED,
+    K_SM_CLOCK,
+    K_TEMP,
+    K_NSERIES,
+    K_OTHER
 } kind;
 #define FIRST_SERIES K_POWER
 #define N_SERIES (K_NSERIES - FIRST_SERIES)
@@ -41,8 +54,8 @@ typedef enum {
 static const struct {
     const char *field;
     kind k;
-    const char *unit;  /* the unit nvidia-smi prints */
-    double scale;      /* to the trace's unit */
+    const char *unit; /* the unit nvidia-smi prints */
+    double scale;     /* to the trace's unit */
 } known[] = {
     {"timestamp", K_TIME, "", 1},
     {"index", K_INDEX, "", 1},
@@ -66,15 +79,15 @@ static const struct {
 #define N_KNOWN (sizeof known / sizeof known[0])
 
 typedef struct col {
-    char name[128];  /* field name without unit */
-    char unit[32];   /* from the header's brackets, else the known unit */
+    char name[128]; /* field name without unit */
+    char unit[32];  /* from the header's brackets, else the known unit */
     kind k;
     double scale;
 } col;
 
 /* One GPU of a log. */
 typedef struct gpu {
-    long index;      /* nvidia-smi's index, -1 when not logged */
+    long index; /* nvidia-smi's index, -1 when not logged */
     char *uuid, *name;
     double limit_w, mem_total;
 } gpu;
@@ -83,29 +96,29 @@ typedef struct gpu {
 struct log_data;
 typedef struct log_data {
     char *path;
-    jl_import_result *res;  /* borrowed, for notes */
-    jl_error_list *errors;  /* borrowed */
+    jl_import_result *res; /* borrowed, for notes */
+    jl_error_list *errors; /* borrowed */
     const jl_import_nvsmi_options *opt;
-    jl__zone *zone;         /* borrowed */
+    jl__zone *zone; /* borrowed */
     col *cols;
     size_t n_cols;
     int has_series[N_SERIES];
     gpu *gpus;
     size_t G;
-    int gpus_fixed;         /* the first sample's GPU set is complete */
+    int gpus_fixed; /* the first sample's GPU set is complete */
     /* samples */
-    double *t;              /* Unix seconds */
-    long long *line;        /* line of the sample's first row */
-    double *v[N_SERIES];    /* [n * cap_g] */
+    double *t;           /* Unix seconds */
+    long long *line;     /* line of the sample's first row */
+    double *v[N_SERIES]; /* [n * cap_g] */
     size_t n, cap;
     /* grouping state */
-    unsigned char *seen;    /* [G] seen in the current sample */
-    size_t last_slot;       /* the current sample's last GPU */
-    double last_t;          /* last row's time */
-    double *gpu_last_t;     /* per GPU, its last row's time */
+    unsigned char *seen; /* [G] seen in the current sample */
+    size_t last_slot;    /* the current sample's last GPU */
+    double last_t;       /* last row's time */
+    double *gpu_last_t;  /* per GPU, its last row's time */
     long long *gpu_last_line;
     size_t rows, missing_values;
-    size_t n_samples;       /* samples grouped so far (all of them, streamed or not) */
+    size_t n_samples; /* samples grouped so far (all of them, streamed or not) */
     /* streaming: each completed sample goes to emit() and only the current
      * one is held (n <= 1); NULL: every sample is kept */
     jl_status (*emit)(void *ctx, struct log_data *L);
@@ -133,7 +146,7 @@ static void log_free(log_data *L)
     free(L);
 }
 
-#define LERR(L, code, line, column, field, ...)                                   \
+#define LERR(L, code, line, column, field, ...) \
     jl__import_error((L)->errors, code, (L)->path, line, column, field, __VA_ARGS__)
 
 static jl_status set_columns(log_data *L, char **names, size_t n, long long line)
@@ -145,9 +158,8 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
     int have_time = 0, have_power = 0;
     for (size_t i = 0; i < n; i++) {
         col *c = &L->cols[i];
-        jl__csv_split_unit(names[i], c->name, c->unit, sizeof c->unit < sizeof c->name
-                                                           ? sizeof c->unit
-                                                           : sizeof c->name);
+        jl__csv_split_unit(names[i], c->name, c->unit,
+                           sizeof c->unit < sizeof c->name ? sizeof c->unit : sizeof c->name);
         char unit_hdr[32];
         snprintf(unit_hdr, sizeof unit_hdr, "%s", c->unit);
         c->k = K_OTHER;
@@ -165,15 +177,16 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
             }
         for (size_t j = 0; j < i; j++)
             if (c->k != K_OTHER && L->cols[j].k == c->k)
-                return LERR(L, JL_EINVALID, line, 0, c->name,
-                            "logged twice (also as '%s')", L->cols[j].name);
+                return LERR(L, JL_EINVALID, line, 0, c->name, "logged twice (also as '%s')",
+                            L->cols[j].name);
         if (c->k == K_TIME)
             have_time = 1;
         if (c->k == K_POWER || c->k == K_POWER_INST)
             have_power = 1;
         if (c->k == K_OTHER)
-            jl__import_note(L->res, L->path, c->name, "column not imported (joules has no "
-                                                      "place for it)");
+            jl__import_note(L->res, L->path, c->name,
+                            "column not imported (joules has no "
+                            "place for it)");
     }
     if (!have_time)
         return LERR(L, JL_EMISSING, line, 0, NULL,
@@ -405,8 +418,7 @@ static jl_status read_log(log_data *L, jl__csv *csv)
         }
         if (row.n != L->n_cols) {
             st = LERR(L, JL_EINVALID, row.line, row.n ? row.f[row.n - 1].column : 1, NULL,
-                      "%zu fields, the header has %zu (a malformed or cut line)", row.n,
-                      L->n_cols);
+                      "%zu fields, the header has %zu (a malformed or cut line)", row.n, L->n_cols);
             goto end;
         }
         if (++L->rows > L->opt->max_rows) {
@@ -429,7 +441,8 @@ static jl_status read_log(log_data *L, jl__csv *csv)
         if (gap)
             jl__import_note(L->res, L->path, "timestamp",
                             "a time that does not exist in %s (a clock change gap), first "
-                            "at line %lld", jl__zone_name(L->zone), row.line);
+                            "at line %lld",
+                            jl__zone_name(L->zone), row.line);
         if (!L->opt->sort && L->rows > 1 && pr.t < L->last_t) {
             st = LERR(L, JL_EINVALID, row.line, tf->column, "timestamp",
                       "time goes backwards (%s is %.3f s before the line above): a clock "
@@ -463,15 +476,14 @@ static jl_status read_log(log_data *L, jl__csv *csv)
         size_t slot = 0;
         if (!find_gpu(L, index, uuid, &slot)) {
             if (first_done) {
-                st = index >= 0
-                         ? LERR(L, JL_EINVALID, row.line, gcol, "index",
-                                "GPU %ld appears mid-log (the log's first sample has %zu "
-                                "GPU%s): a log must list the same GPUs throughout",
-                                index, L->G, L->G == 1 ? "" : "s")
-                         : LERR(L, JL_EINVALID, row.line, gcol, "uuid",
-                                "GPU %s appears mid-log (the log's first sample has %zu "
-                                "GPU%s): a log must list the same GPUs throughout",
-                                uuid, L->G, L->G == 1 ? "" : "s");
+                st = index >= 0 ? LERR(L, JL_EINVALID, row.line, gcol, "index",
+                                       "GPU %ld appears mid-log (the log's first sample has %zu "
+                                       "GPU%s): a log must list the same GPUs throughout",
+                                       index, L->G, L->G == 1 ? "" : "s")
+                                : LERR(L, JL_EINVALID, row.line, gcol, "uuid",
+                                       "GPU %s appears mid-log (the log's first sample has %zu "
+                                       "GPU%s): a log must list the same GPUs throughout",
+                                       uuid, L->G, L->G == 1 ? "" : "s");
                 goto end;
             }
             if ((st = add_gpu(L, index, uuid, row.line, gcol, &slot)) != JL_OK)
@@ -515,8 +527,8 @@ static jl_status read_log(log_data *L, jl__csv *csv)
                 }
                 if (*unit && !same_unit(unit, c->unit) && !(c->k == K_TEMP && !c->unit[0])) {
                     st = LERR(L, JL_EINVALID, row.line, f->column, c->name,
-                              "the unit '%s' does not match the column's [%s] (value '%s')",
-                              unit, c->unit, f->s);
+                              "the unit '%s' does not match the column's [%s] (value '%s')", unit,
+                              c->unit, f->s);
                     goto end;
                 }
                 if (!isfinite(x)) {
@@ -756,13 +768,16 @@ static jl_status read_runs(jl__csv *csv, jl__zone *z, jl_error_list *errors, run
                 }
                 for (size_t j = 0; j < i; j++)
                     if (!strcmp(hdr[j], hdr[i])) {
-                        st = jl__import_error(errors, JL_EINVALID, file, row.line,
-                                              row.f[i].column, hdr[i], "a column named twice");
+                        st = jl__import_error(errors, JL_EINVALID, file, row.line, row.f[i].column,
+                                              hdr[i], "a column named twice");
                         goto end;
                     }
-                if (!strcmp(hdr[i], "run")) irun = (int)i;
-                if (!strcmp(hdr[i], "start")) istart = (int)i;
-                if (!strcmp(hdr[i], "end")) iend = (int)i;
+                if (!strcmp(hdr[i], "run"))
+                    irun = (int)i;
+                if (!strcmp(hdr[i], "start"))
+                    istart = (int)i;
+                if (!strcmp(hdr[i], "end"))
+                    iend = (int)i;
             }
             if (irun < 0 || istart < 0 || iend < 0) {
                 st = jl__import_error(errors, JL_EMISSING, file, row.line, 1, NULL,
@@ -814,7 +829,8 @@ static jl_status read_runs(jl__csv *csv, jl__zone *z, jl_error_list *errors, run
                 st = jl__import_error(errors, JL_EINVALID, file, row.line, tf->column,
                                       w ? "end" : "start",
                                       "expected Unix seconds or an ISO 8601 time "
-                                      "(2026-11-23T22:17:22.1Z), found '%s'", tf->s);
+                                      "(2026-11-23T22:17:22.1Z), found '%s'",
+                                      tf->s);
                 goto end;
             }
         }
@@ -828,9 +844,10 @@ static jl_status read_runs(jl__csv *csv, jl__zone *z, jl_error_list *errors, run
             if ((int)i == irun || (int)i == istart || (int)i == iend || !*row.f[i].s)
                 continue;
             const char *k = hdr[i], *v = row.f[i].s;
-            char **dst = !strcmp(k, "gpus") ? &sp->gpus
+            char **dst = !strcmp(k, "gpus")       ? &sp->gpus
                          : !strcmp(k, "requests") ? &sp->requests
-                         : !strcmp(k, "log") ? &sp->log : NULL;
+                         : !strcmp(k, "log")      ? &sp->log
+                                                  : NULL;
             if (dst) {
                 if (!(*dst = jl_strdup(v))) {
                     st = JL_ENOMEM;
@@ -840,8 +857,8 @@ static jl_status read_runs(jl__csv *csv, jl__zone *z, jl_error_list *errors, run
             }
             if (!strcmp(k, "requests_offset")) {
                 if (!is_number_text(v, &sp->req_offset)) {
-                    st = jl__import_error(errors, JL_EINVALID, file, row.line, row.f[i].column,
-                                          k, "expected seconds, found '%s'", v);
+                    st = jl__import_error(errors, JL_EINVALID, file, row.line, row.f[i].column, k,
+                                          "expected seconds, found '%s'", v);
                     goto end;
                 }
                 continue;
@@ -901,8 +918,7 @@ end:
 
 /* ---- vLLM request logs --------------------------------------------------------- */
 
-static jl_status jerr(jl_error_list *errors, const char *file, const char *field,
-                      const char *msg)
+static jl_status jerr(jl_error_list *errors, const char *file, const char *field, const char *msg)
 {
     return jl__import_error(errors, JL_EINVALID, file, 0, 0, field, "%s", msg);
 }
@@ -919,16 +935,15 @@ static jl_status load_requests(const char *path, jl_run *r, double offset, int o
         return jl__import_error(errors, JL_EIO, path, 0, 0, NULL, "%s", strerror(errno));
     if ((size_t)sb.st_size > opt->max_request_bytes)
         return jl__import_error(errors, JL_ELIMIT, path, 0, 0, NULL,
-                                "%lld bytes, more than the limit of %zu",
-                                (long long)sb.st_size, opt->max_request_bytes);
+                                "%lld bytes, more than the limit of %zu", (long long)sb.st_size,
+                                opt->max_request_bytes);
     json_error_t je;
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!doc)
         return jl__import_error(errors, JL_EINVALID, path, je.line, je.column, NULL,
                                 "not valid JSON: %s", je.text);
     jl_status st = JL_OK;
-    static const char *const keys[] = {"input_lens", "output_lens", "ttfts", "itls",
-                                       "start_times"};
+    static const char *const keys[] = {"input_lens", "output_lens", "ttfts", "itls", "start_times"};
     const json_t *arr[5];
     size_t R = 0;
     if (!json_is_object(doc)) {
@@ -997,8 +1012,8 @@ static jl_status load_requests(const char *path, jl_run *r, double offset, int o
     r->output_tokens = jl_malloc_array(R, sizeof(int32_t));
     r->itl_seconds = jl_malloc_array(K ? K : 1, sizeof(float));
     r->itl_request = jl_malloc_array(K ? K : 1, sizeof(int32_t));
-    if (!r->arrival || !r->first_token || !r->finish || !r->input_tokens ||
-        !r->output_tokens || !r->itl_seconds || !r->itl_request) {
+    if (!r->arrival || !r->first_token || !r->finish || !r->input_tokens || !r->output_tokens ||
+        !r->itl_seconds || !r->itl_request) {
         st = JL_ENOMEM;
         goto end;
     }
@@ -1060,8 +1075,10 @@ static jl_status load_requests(const char *path, jl_run *r, double offset, int o
         r->itl_request = NULL;
     }
     if (failed)
-        jl__import_note(res, path, "errors", "%zu of %zu requests failed: their first_token "
-                                             "and finish are NaN", failed, R);
+        jl__import_note(res, path, "errors",
+                        "%zu of %zu requests failed: their first_token "
+                        "and finish are NaN",
+                        failed, R);
     char *clock = offset_given
                       ? jl_asprintf("client monotonic clock (vLLM start_times); first request "
                                     "start placed at run start + %.6g s (requests_offset)",
@@ -1112,8 +1129,7 @@ static const char *base_name(const char *p)
 }
 
 /* GPU slots of a `gpus` cell ("0,1,2,3", "0 1", "GPU-uuid;..."), or all. */
-static jl_status select_gpus(ctx *c, const log_data *L, const run_spec *sp, size_t *sel,
-                             size_t *G)
+static jl_status select_gpus(ctx *c, const log_data *L, const run_spec *sp, size_t *sel, size_t *G)
 {
     *G = 0;
     if (!sp || !sp->gpus) {
@@ -1136,14 +1152,13 @@ static jl_status select_gpus(ctx *c, const log_data *L, const run_spec *sp, size
                 found = g;
         if (found == L->G) {
             st = jl__import_error(c->errors, JL_EINVALID, c->opt->runs_csv, sp->line, 0, "gpus",
-                                  "run %s: GPU '%s' is not in the log %s", sp->name, tok,
-                                  L->path);
+                                  "run %s: GPU '%s' is not in the log %s", sp->name, tok, L->path);
             break;
         }
         for (size_t k = 0; k < *G; k++)
             if (sel[k] == found) {
-                st = jl__import_error(c->errors, JL_EINVALID, c->opt->runs_csv, sp->line, 0,
-                                      "gpus", "run %s: GPU '%s' named twice", sp->name, tok);
+                st = jl__import_error(c->errors, JL_EINVALID, c->opt->runs_csv, sp->line, 0, "gpus",
+                                      "run %s: GPU '%s' named twice", sp->name, tok);
                 break;
             }
         if (st != JL_OK)
@@ -1157,8 +1172,8 @@ static jl_status select_gpus(ctx *c, const log_data *L, const run_spec *sp, size
     return st;
 }
 
-static double *series_out(const log_data *L, int s, const size_t *rows, size_t n,
-                          const size_t *sel, size_t G, int need_finite)
+static double *series_out(const log_data *L, int s, const size_t *rows, size_t n, const size_t *sel,
+                          size_t G, int need_finite)
 {
     if (!L->has_series[s])
         return NULL;
@@ -1273,8 +1288,9 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     set_extra(a, "timezone", jl__zone_name(c->zone), 0);
     if (a->notes)
         jl_strbuf_printf(&notes, "%s ", a->notes);
-    jl_strbuf_printf(&notes, "Imported from the nvidia-smi log %s (%zu samples, %zu GPU%s). "
-                             "power/watts: %s",
+    jl_strbuf_printf(&notes,
+                     "Imported from the nvidia-smi log %s (%zu samples, %zu GPU%s). "
+                     "power/watts: %s",
                      base_name(L->path), n, G, G == 1 ? "" : "s", pname);
     if (pw == K_POWER - FIRST_SERIES)
         jl_strbuf_puts(&notes, " (on Ampere and newer GPUs the driver's 1-second average: it "
@@ -1289,14 +1305,12 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
         if (sp->requests[0] == '/' || !c->opt->runs_csv || !strchr(c->opt->runs_csv, '/'))
             path = jl_strdup(sp->requests);
         else
-            path = jl_asprintf("%.*s/%s",
-                               (int)(strrchr(c->opt->runs_csv, '/') - c->opt->runs_csv),
+            path = jl_asprintf("%.*s/%s", (int)(strrchr(c->opt->runs_csv, '/') - c->opt->runs_csv),
                                c->opt->runs_csv, sp->requests);
         if (!path)
             goto nomem;
         int given = !isnan(sp->req_offset);
-        st = load_requests(path, r, given ? sp->req_offset : 0.0, given, c->opt, c->res,
-                           c->errors);
+        st = load_requests(path, r, given ? sp->req_offset : 0.0, given, c->opt, c->res, c->errors);
         if (st != JL_OK) {
             jl_error *e = c->errors->count ? c->errors->items[c->errors->count - 1] : NULL;
             if (e && !e->run)
@@ -1331,8 +1345,10 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     char *u = jl_strbuf_take(&unk);
     if (u && *u) {
         set_extra(a, "unknown_attributes", u, 0);
-        jl_strbuf_printf(&notes, " Not given, written as placeholders (workload llm, "
-                                 "max_batch_size 1, others 'unknown'): %s.", u);
+        jl_strbuf_printf(&notes,
+                         " Not given, written as placeholders (workload llm, "
+                         "max_batch_size 1, others 'unknown'): %s.",
+                         u);
         jl__import_note(c->res, where, u,
                         "required attributes not given (RUNS.csv column or --set KEY=VALUE): "
                         "written as 'unknown' (workload llm, max_batch_size 1) and listed in "
@@ -1343,11 +1359,12 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
         goto nomem;
     free(a->notes);
     a->notes = jl_strbuf_take(&notes);
-    return a->notes ? JL_OK : jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL,
-                                               "run %s: out of memory", name);
+    return a->notes ? JL_OK
+                    : jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL,
+                                       "run %s: out of memory", name);
 nomem:
-    st = jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory",
-                          name);
+    st =
+        jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory", name);
 fail:
     jl_strbuf_free(&notes);
     return st;
@@ -1408,10 +1425,14 @@ static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const 
         goto nomem;
     for (size_t i = 0; i < n; i++)
         all[i] = i0 + i;
-    static const struct { kind k; size_t off; } gmap[] = {
-        {K_SM_UTIL, offsetof(jl_run, sm_util)}, {K_MEM_UTIL, offsetof(jl_run, mem_util)},
-        {K_MEM_USED, offsetof(jl_run, mem_used_bytes)}, {K_SM_CLOCK, offsetof(jl_run, sm_clock_mhz)},
-        {K_TEMP, offsetof(jl_run, temp_c)}};
+    static const struct {
+        kind k;
+        size_t off;
+    } gmap[] = {{K_SM_UTIL, offsetof(jl_run, sm_util)},
+                {K_MEM_UTIL, offsetof(jl_run, mem_util)},
+                {K_MEM_USED, offsetof(jl_run, mem_used_bytes)},
+                {K_SM_CLOCK, offsetof(jl_run, sm_clock_mhz)},
+                {K_TEMP, offsetof(jl_run, temp_c)}};
     int any_gpu = 0;
     for (size_t k = 0; k < sizeof gmap / sizeof gmap[0]; k++) {
         double *v = series_out(L, gmap[k].k - FIRST_SERIES, all, n, sel, G, 0);
@@ -1437,8 +1458,8 @@ static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const 
     *out = r;
     return JL_OK;
 nomem:
-    st = jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory",
-                          name);
+    st =
+        jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory", name);
 fail:
     free(rows);
     jl_run_free(r);
@@ -1472,7 +1493,8 @@ static void cut_run(ctx *c, const run_spec *sp)
     if (ambiguous) {
         jl__import_error(c->errors, JL_EINVALID, rf, sp->line, 0, "run",
                          "run %s: its window holds samples of several logs (add a log column "
-                         "naming the file)", sp->name);
+                         "naming the file)",
+                         sp->name);
         return;
     }
     if (!L) {
@@ -1488,15 +1510,15 @@ static void cut_run(ctx *c, const run_spec *sp)
                          "run %s: no sample in its window %.3f..%.3f (Unix s)%s%s: it falls "
                          "outside the log%s (%s)",
                          sp->name, sp->start, sp->end, sp->log ? " in log " : "",
-                         sp->log ? sp->log : "", c->n_logs == 1 ? "" : "s",
-                         spans ? spans : "");
+                         sp->log ? sp->log : "", c->n_logs == 1 ? "" : "s", spans ? spans : "");
         free(spans);
         return;
     }
     if (sp->start < L->t[0] || sp->end > L->t[L->n - 1])
         jl__import_note(c->res, rf, "run",
                         "a run's window reaches beyond its log (first: %s): its power "
-                        "covers only the logged part", sp->name);
+                        "covers only the logged part",
+                        sp->name);
     size_t i0 = jl__first_ge(L->t, L->n, sp->start), i1 = i0;
     while (i1 < L->n && L->t[i1] <= sp->end)
         i1++;
@@ -1529,8 +1551,7 @@ static void result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int ins
     c->res->detail_text = jl_asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
                                       "%s, %zu notes",
                                       rows, G, G == 1 ? "" : "s", jl__zone_name(c->zone),
-                                      inst ? "power.draw.instant" : "power.draw",
-                                      c->res->n_notes);
+                                      inst ? "power.draw.instant" : "power.draw", c->res->n_notes);
 }
 
 /* ---- streaming: runs written while the log is read ---------------------------- */
@@ -1538,8 +1559,8 @@ static void result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int ins
 typedef struct srun {
     const run_spec *sp; /* NULL: the whole log */
     char name[256];
-    double start, end;  /* window, Unix s */
-    double t0;          /* NaN until its first sample */
+    double start, end; /* window, Unix s */
+    double t0;         /* NaN until its first sample */
     size_t *sel, G;
     int pw, avg_bad, any[N_SERIES], failed, done;
     size_t n_samples, n_power;
@@ -1555,9 +1576,14 @@ typedef struct sctx {
     double t_first, t_last;
 } sctx;
 
-static const struct { kind k; const char *name; } gpu_ds[] = {
-    {K_SM_UTIL, "sm_util"}, {K_MEM_UTIL, "mem_util"}, {K_MEM_USED, "mem_used_bytes"},
-    {K_SM_CLOCK, "sm_clock_mhz"}, {K_TEMP, "temp_c"}};
+static const struct {
+    kind k;
+    const char *name;
+} gpu_ds[] = {{K_SM_UTIL, "sm_util"},
+              {K_MEM_UTIL, "mem_util"},
+              {K_MEM_USED, "mem_used_bytes"},
+              {K_SM_CLOCK, "sm_clock_mhz"},
+              {K_TEMP, "temp_c"}};
 #define N_GPU_DS (sizeof gpu_ds / sizeof gpu_ds[0])
 
 static void srun_fail(sctx *x, srun *r, jl_error *err)
@@ -1687,7 +1713,8 @@ static void stream_finish(sctx *x, const log_data *L, srun *r)
     if (r->sp && (r->sp->start < x->t_first || r->sp->end > x->t_last))
         jl__import_note(c->res, rf, "run",
                         "a run's window reaches beyond its log (first: %s): its power "
-                        "covers only the logged part", r->name);
+                        "covers only the logged part",
+                        r->name);
     jl_error *err = NULL;
     jl_status st = JL_OK;
     if (r->avg_bad) {
@@ -1991,8 +2018,8 @@ end:
 
 jl_status jl_import_nvidia_smi_buffer(const char *log, size_t len, const char *name,
                                       const char *runs_csv, size_t runs_len,
-                                      const jl_import_nvsmi_options *opt,
-                                      jl_import_result **out, jl_error_list *errors)
+                                      const jl_import_nvsmi_options *opt, jl_import_result **out,
+                                      jl_error_list *errors)
 {
     jl_import_nvsmi_options o;
     if (opt)
@@ -2110,11 +2137,13 @@ end:
 /* ---- the importer table's row ---------------------------------------------- */
 
 static const jl_importer_option nvsmi_options[] = {
-    {"runs", "RUNS.csv", "runs to cut from the log: columns run,start,end then any run "
-                         "attribute, gpus, requests, requests_offset, log"},
+    {"runs", "RUNS.csv",
+     "runs to cut from the log: columns run,start,end then any run "
+     "attribute, gpus, requests, requests_offset, log"},
     {"set", "KEY=VALUE", "a run attribute for every run (repeatable; RUNS.csv wins)"},
-    {"timezone", "ZONE", "zone of the log's timestamps: UTC, +05:30, America/Chicago "
-                         "(default: this machine's)"},
+    {"timezone", "ZONE",
+     "zone of the log's timestamps: UTC, +05:30, America/Chicago "
+     "(default: this machine's)"},
     {"columns", "LIST", "field names of a noheader log, in order (timestamp,index,power.draw)"},
     {"sort", NULL, "sort rows by time instead of refusing time that goes backwards"},
     {NULL, NULL, NULL},
@@ -2177,9 +2206,9 @@ static jl_status nvsmi_run(const char *const *paths, size_t n_paths, const jl_im
     return st;
 }
 
-static jl_status nvsmi_write(const char *const *paths, size_t n_paths,
-                             const jl_importer_arg *args, size_t n_args, jl_trace_writer *w,
-                             jl_import_result **out, jl_error_list *errors)
+static jl_status nvsmi_write(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
+                             size_t n_args, jl_trace_writer *w, jl_import_result **out,
+                             jl_error_list *errors)
 {
     jl_import_nvsmi_options o;
     jl_kv *set = NULL;

@@ -47,8 +47,8 @@ static int value(const char *s, size_t n, double *out)
 }
 
 /* One sample line; name is [s, s+nl). Returns 0 or -1 (msg set). */
-static int sample(const char *s, const char *e, const char **name, size_t *nl, double *v,
-                  char *msg, size_t cap)
+static int sample(const char *s, const char *e, const char **name, size_t *nl, double *v, char *msg,
+                  size_t cap)
 {
     const char *p = s;
     if (!name_start(*p)) {

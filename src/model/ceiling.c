@@ -42,12 +42,12 @@ static const struct {
     const char *task;
     double input_tokens;
 } task_inputs[] = {
-    {"gpqa", 250},            /* one GPQA Diamond question, four options, instruction */
-    {"lm-arena-chat", 300},   /* LMArena conversation prompts */
-    {"sourcegraph-fim", 1500},/* code prefix + suffix for fill-in-the-middle */
-    {"image-chat", 1500},     /* text + vision tokens of one image (rough) */
-    {"video-chat", 6000},     /* text + vision tokens of a clip (rough) */
-    {"chat", 613},            /* the bundled traces: lognormal, median 512, sigma 0.6 */
+    {"gpqa", 250},             /* one GPQA Diamond question, four options, instruction */
+    {"lm-arena-chat", 300},    /* LMArena conversation prompts */
+    {"sourcegraph-fim", 1500}, /* code prefix + suffix for fill-in-the-middle */
+    {"image-chat", 1500},      /* text + vision tokens of one image (rough) */
+    {"video-chat", 6000},      /* text + vision tokens of a clip (rough) */
+    {"chat", 613},             /* the bundled traces: lognormal, median 512, sigma 0.6 */
 };
 
 double jl_task_default_input_tokens(const char *task)
@@ -104,12 +104,16 @@ static void window_limit(jl_memory_ceiling *m, const jl_model_desc *md)
 /* vLLM's KV-cache gauge as the ML.ENERGY harness scrapes it (Prometheus),
  * when a run carries it as an attribute: a share 0..1 despite "perc". */
 static const char *const kv_gauges[] = {
-    "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "kv_cache_usage_perc",
+    "vllm:kv_cache_usage_perc",
+    "vllm:gpu_cache_usage_perc",
+    "kv_cache_usage_perc",
     "gpu_cache_usage_perc",
 };
 static const char *const kv_gauge_sources[] = {
-    "prometheus:vllm:kv_cache_usage_perc", "prometheus:vllm:gpu_cache_usage_perc",
-    "prometheus:kv_cache_usage_perc", "prometheus:gpu_cache_usage_perc",
+    "prometheus:vllm:kv_cache_usage_perc",
+    "prometheus:vllm:gpu_cache_usage_perc",
+    "prometheus:kv_cache_usage_perc",
+    "prometheus:gpu_cache_usage_perc",
 };
 
 /* The measured mean KV-cache use of s (NaN when none) and its source. */
@@ -141,8 +145,7 @@ static double capacity_tokens(const jl_memory_ceiling *m, double G, const jl_cei
 }
 
 jl_status jl_memory_ceiling_run(const jl_summary *s, const jl_descriptors *d,
-                                const jl_ceiling_options *opt, long gpus,
-                                jl_memory_ceiling *m)
+                                const jl_ceiling_options *opt, long gpus, jl_memory_ceiling *m)
 {
     jl_ceiling_options defo;
     if (!opt) {
@@ -178,15 +181,16 @@ jl_status jl_memory_ceiling_run(const jl_summary *s, const jl_descriptors *d,
     jl_strbuf miss;
     jl_strbuf_init(&miss);
     int nmiss = 0;
-#define MISS(cond, what)                                                       \
-    if (!(cond)) {                                                             \
-        jl_strbuf_puts(&miss, nmiss++ ? ", " : "");                            \
-        jl_strbuf_puts(&miss, what);                                           \
+#define MISS(cond, what)                            \
+    if (!(cond)) {                                  \
+        jl_strbuf_puts(&miss, nmiss++ ? ", " : ""); \
+        jl_strbuf_puts(&miss, what);                \
     }
     MISS(pos(G), "num_gpus");
     MISS(pos(m->gpu_memory_bytes), "GPU memory (gpu_memory_bytes or a GPU descriptor)");
     MISS(pos(m->weight_bytes), "weight bytes (total_params and precision, or a model descriptor)");
-    MISS(pos(m->kv_bytes_per_token), "KV bytes per token (kv_bytes_per_token or a model descriptor)");
+    MISS(pos(m->kv_bytes_per_token),
+         "KV bytes per token (kv_bytes_per_token or a model descriptor)");
 #undef MISS
     double pool = extra_number(a, "kv_pool_tokens");
     double cap_tokens = NAN;
@@ -283,8 +287,8 @@ static void memory_words(jl_strbuf *sb, const jl_memory_ceiling *m)
                          "sequence = %.0f input%s + %.0f/2 output)",
                          m->value, m->num_gpus, m->gpu_memory_bytes / 1e9,
                          m->usable_bytes / (m->num_gpus * m->gpu_memory_bytes),
-                         m->weight_bytes / 1e9, m->kv_capacity_tokens / 1e3,
-                         m->kv_bytes_per_token, win, m->context_tokens, m->mean_input_tokens,
+                         m->weight_bytes / 1e9, m->kv_capacity_tokens / 1e3, m->kv_bytes_per_token,
+                         win, m->context_tokens, m->mean_input_tokens,
                          jl_memory_ceiling_assumed(m) ? " (assumed: the task's default)" : "",
                          m->mean_output_tokens);
     } else {
@@ -300,23 +304,25 @@ static void mixed_evidence(jl_strbuf *sb, jl_batch_ceiling *c, const jl_summary 
 {
     double b = c->achieved, k = c->kv_usage_avg, Ma = c->memory.arithmetic_value;
     int n = 0;
-#define MIXED(...)                                                             \
-    do {                                                                       \
-        jl_strbuf_puts(sb, n++ ? "; " : "; mixed evidence: ");                 \
-        jl_strbuf_printf(sb, __VA_ARGS__);                                     \
+#define MIXED(...)                                             \
+    do {                                                       \
+        jl_strbuf_puts(sb, n++ ? "; " : "; mixed evidence: "); \
+        jl_strbuf_printf(sb, __VA_ARGS__);                     \
     } while (0)
     if (k_known && k > opt->kv_room && k < opt->kv_full)
-        MIXED("the KV cache is %.0f%% full, between room (<= %.0f%%) and full (>= %.0f%%)",
-              100 * k, 100 * opt->kv_room, 100 * opt->kv_full);
+        MIXED("the KV cache is %.0f%% full, between room (<= %.0f%%) and full (>= %.0f%%)", 100 * k,
+              100 * opt->kv_room, 100 * opt->kv_full);
     if (k_known && k <= opt->kv_room && isfinite(Ma) && Ma <= opt->memory_match * b)
         MIXED("the memory arithmetic (~%.0f sequences%s) says memory would bind near the "
               "achieved batch, the measured KV use says it has room (the measurement is taken)",
-              Ma, !strcmp(c->memory.input_source ? c->memory.input_source : "", "task_default")
-                      ? ", on an assumed input length"
-                      : "");
+              Ma,
+              !strcmp(c->memory.input_source ? c->memory.input_source : "", "task_default")
+                  ? ", on an assumed input length"
+                  : "");
     if (k_known && k >= opt->kv_full && isfinite(Ma) && Ma > opt->memory_match * b)
         MIXED("the memory arithmetic (~%.0f sequences) leaves room, the measured KV use is full "
-              "(the measurement is taken)", Ma);
+              "(the measurement is taken)",
+              Ma);
     if (k_known && k <= opt->kv_room && isfinite(c->kv_usage_peak) &&
         c->kv_usage_peak >= opt->kv_full)
         MIXED("the KV cache peaks at %.0f%%: memory binds at moments", 100 * c->kv_usage_peak);
@@ -331,8 +337,10 @@ static void mixed_evidence(jl_strbuf *sb, jl_batch_ceiling *c, const jl_summary 
                   "%.1f: on the other side of a threshold (%.0f%%, %.0f%%)",
                   rb, 100 * rr, b, 100 * opt->churn_floor, 100 * opt->at_cap);
         else if (isfinite(rr) && jl_summary_figure_marked(s, JL_FIG_AVG_BATCH_SIZE))
-            jl_strbuf_printf(sb, "; the time series give batch %.1f against the published %.1f "
-                                 "(the same verdict)", rb, b);
+            jl_strbuf_printf(sb,
+                             "; the time series give batch %.1f against the published %.1f "
+                             "(the same verdict)",
+                             rb, b);
     }
 #undef MIXED
     c->mixed = n > 0;
@@ -375,8 +383,8 @@ jl_status jl_batch_ceiling_run(const jl_summary *s, const jl_descriptors *d,
     }
     double r = b / cap;
     int k_known = pos(k) || k == 0;
-    int mem_full = (k_known && k >= opt->kv_full) ||
-                   (!k_known && isfinite(M) && M <= opt->memory_match * b);
+    int mem_full =
+        (k_known && k >= opt->kv_full) || (!k_known && isfinite(M) && M <= opt->memory_match * b);
     int mem_room = k_known ? k <= opt->kv_room : (isfinite(M) && M > opt->memory_match * b);
     if (r >= opt->at_cap) {
         c->limit = JL_BATCH_LIMIT_CONFIG;
@@ -409,12 +417,14 @@ jl_status jl_batch_ceiling_run(const jl_summary *s, const jl_descriptors *d,
         if (r >= opt->at_cap)
             jl_strbuf_puts(&sb, " => the configured cap binds");
         else
-            jl_strbuf_printf(&sb, " => the configured cap binds (the %.0f%% shortfall is "
-                             "scheduling churn: memory has room)", (1 - r) * 100);
+            jl_strbuf_printf(&sb,
+                             " => the configured cap binds (the %.0f%% shortfall is "
+                             "scheduling churn: memory has room)",
+                             (1 - r) * 100);
         if (mem_full && !k_known && isfinite(M) && M < b)
             jl_strbuf_puts(&sb, "; the memory arithmetic is below the achieved batch, so it "
-                           "overstates KV use for this model (e.g. sliding-window layers "
-                           "counted as full): memory is near");
+                                "overstates KV use for this model (e.g. sliding-window layers "
+                                "counted as full): memory is near");
         else if (mem_full)
             jl_strbuf_puts(&sb, "; memory is also close to full");
         break;
@@ -423,7 +433,7 @@ jl_status jl_batch_ceiling_run(const jl_summary *s, const jl_descriptors *d,
             jl_strbuf_puts(&sb, " => the KV cache is full: memory binds");
         else if (isfinite(M) && M < b)
             jl_strbuf_puts(&sb, " => below the cap and at or past the memory arithmetic "
-                           "(an upper bound on KV use): memory binds");
+                                "(an upper bound on KV use): memory binds");
         else
             jl_strbuf_puts(&sb, " => below the cap at the memory ceiling: memory binds");
         break;
@@ -437,12 +447,10 @@ jl_status jl_batch_ceiling_run(const jl_summary *s, const jl_descriptors *d,
             jl_strbuf_printf(&sb, " with the KV cache %.*f%% full (room: <= %.0f%%)",
                              k < 0.1 ? 1 : 0, k * 100, 100 * opt->kv_room);
         jl_strbuf_puts(&sb, ": neither the cap nor memory binds; sequences do not reach the GPU "
-                       "fast enough (upstream, e.g. CPU-side preprocessing or request supply, "
-                       "paper §3.2)");
+                            "fast enough (upstream, e.g. CPU-side preprocessing or request supply, "
+                            "paper §3.2)");
         break;
-    default:
-        jl_strbuf_puts(&sb, " => not enough evidence to say which ceiling binds");
-        break;
+    default: jl_strbuf_puts(&sb, " => not enough evidence to say which ceiling binds"); break;
     }
     mixed_evidence(&sb, c, s, opt, k_known, r);
 done:
@@ -473,9 +481,8 @@ static int sweep_point(const jl_summary *s, double *b, double *T)
     return pos(*b) && pos(*T) && pos(s->fig[JL_FIG_AVG_POWER_W]);
 }
 
-jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
-                                   const jl_descriptors *d, const jl_ceiling_options *opt,
-                                   jl_group_ceiling *g)
+jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n, const jl_descriptors *d,
+                                   const jl_ceiling_options *opt, jl_group_ceiling *g)
 {
     jl_ceiling_options defo;
     if (!opt) {
@@ -544,7 +551,8 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
     for (size_t i = 0; i + 1 < ns && !collapse; i++) {
         const jl_summary *p = sorted[i], *q = sorted[i + 1];
         double bp = p->fig[JL_FIG_AVG_BATCH_SIZE], bq = q->fig[JL_FIG_AVG_BATCH_SIZE];
-        double tp = p->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S], tq = q->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+        double tp = p->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S],
+               tq = q->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
         double pp = p->fig[JL_FIG_AVG_POWER_W], pq = q->fig[JL_FIG_AVG_POWER_W];
         if (pos(bp) && pos(bq) && pos(tp) && pos(tq) && pos(pp) && pos(pq) && bq >= 1.5 * bp &&
             tq < 0.95 * tp && pq < pp) {
@@ -589,7 +597,8 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
         g->binding = "upstream";
     }
     if (isfinite(g->memory)) {
-        jl_strbuf_printf(&sb, "memory ceiling ~%.0f sequences (median over %zu runs", g->memory, nm);
+        jl_strbuf_printf(&sb, "memory ceiling ~%.0f sequences (median over %zu runs", g->memory,
+                         nm);
         if (n_assumed)
             jl_strbuf_printf(&sb, "; %zu of them on an assumed per-task input length", n_assumed);
         jl_strbuf_puts(&sb, ")");
@@ -600,12 +609,14 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
         jl_strbuf_printf(&sb, "; %s", lead);
         if (!recovered)
             jl_strbuf_printf(&sb, " ~%.0f", g->upstream);
-        jl_strbuf_printf(&sb, ": from cap %ld to %ld the batch grew %.1fx but throughput fell "
+        jl_strbuf_printf(&sb,
+                         ": from cap %ld to %ld the batch grew %.1fx but throughput fell "
                          "%.0f%% and power %.0f%%",
                          collapse->attrs.max_batch_size, after->attrs.max_batch_size,
                          after->fig[JL_FIG_AVG_BATCH_SIZE] / collapse->fig[JL_FIG_AVG_BATCH_SIZE],
                          (1 - after->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] /
-                                  collapse->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S]) * 100,
+                                  collapse->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S]) *
+                             100,
                          (1 - after->fig[JL_FIG_AVG_POWER_W] / collapse->fig[JL_FIG_AVG_POWER_W]) *
                              100);
     } else if (isfinite(detected)) {
@@ -616,18 +627,20 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n,
                          g->upstream_run->attrs.max_batch_size, detected);
     }
     if (recovered)
-        jl_strbuf_printf(&sb, ", but at cap %ld (batch %.0f) throughput was higher again: a dip, "
+        jl_strbuf_printf(&sb,
+                         ", but at cap %ld (batch %.0f) throughput was higher again: a dip, "
                          "not a ceiling",
-                         recovered->attrs.max_batch_size,
-                         recovered->fig[JL_FIG_AVG_BATCH_SIZE]);
+                         recovered->attrs.max_batch_size, recovered->fig[JL_FIG_AVG_BATCH_SIZE]);
     else if (isfinite(g->upstream) && g->upstream > detected)
-        jl_strbuf_printf(&sb, " (the GPU got less work) and no larger batch got more throughput; "
+        jl_strbuf_printf(&sb,
+                         " (the GPU got less work) and no larger batch got more throughput; "
                          "batches up to %.0f were measured, so predictions stop there",
                          g->upstream);
     else if (collapse && g->upstream_run == collapse)
         jl_strbuf_puts(&sb, " (the GPU got less work)");
     if (g->n_regime_excluded)
-        jl_strbuf_printf(&sb, "; %zu run%s of another regime at the ends of the sweep not "
+        jl_strbuf_printf(&sb,
+                         "; %zu run%s of another regime at the ends of the sweep not "
                          "used for the upstream ceiling",
                          g->n_regime_excluded, g->n_regime_excluded == 1 ? "" : "s");
     free(mem);

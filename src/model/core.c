@@ -38,7 +38,7 @@ void jl_model_options_default(jl_model_options *o)
 }
 
 void jl__model_eval(const double p[JM_NP], double b, double G, double *lnP, double *lnT,
-             double dlnP[JM_NP], double dlnT[JM_NP])
+                    double dlnP[JM_NP], double dlnT[JM_NP])
 {
     const double Ps = p[JL_MP_PS], Ew = p[JL_MP_EW], Et = p[JL_MP_ET], q = p[JL_MP_Q];
     const double t0 = p[JL_MP_T0], t1 = p[JL_MP_T1], g = p[JL_MP_G], tw = p[JL_MP_TW];
@@ -215,8 +215,9 @@ static void initial_guesses(const jl__model_data *d, const double lo[JM_NP], con
             double Ew = fmax(0.5 * edmin, 1e-3);
             double Et = fmax((edmax - Ew) / pow(bmax, q0), 1e-6);
             for (int m = 0; m < 3; m++, k++) {
-                double s[JM_NP] = {Ps, Ew, Et, q0, t0 * (1 - FR[m]) + 1e-5, t1, g0,
-                                   fmax(t0 * FR[m], 1e-6), log(BW[m])};
+                double s[JM_NP] = {
+                    Ps,        Ew, Et, q0, t0 * (1 - FR[m]) + 1e-5, t1, g0, fmax(t0 * FR[m], 1e-6),
+                    log(BW[m])};
                 for (int j = 0; j < JM_NP; j++) {
                     double a = lo[j] + 1e-6 * (hi[j] - lo[j]), z = hi[j] - 1e-6 * (hi[j] - lo[j]);
                     starts[k][j] = s[j] < a ? a : (s[j] > z ? z : s[j]);
@@ -227,7 +228,7 @@ static void initial_guesses(const jl__model_data *d, const double lo[JM_NP], con
 }
 
 int jl__model_fit_params(const jl__model_data *d, const double lo[JM_NP], const double hi[JM_NP],
-                  const jl_model_options *opt, double p[JM_NP], double *cost_out)
+                         const jl_model_options *opt, double p[JM_NP], double *cost_out)
 {
     fit_ctx c = {d, lo, hi, opt->ridge, NULL};
     double starts[N_STARTS][JM_NP], cost0[N_STARTS];
@@ -386,7 +387,7 @@ size_t jl__model_regime_keep(const double *b, const double *T, size_t n, double 
 /* ---- GP residual correction -------------------------------------------- */
 
 int jl__model_gp_weights(const double *x, size_t n, double ell, double lambda, const double *r,
-                  double *alpha)
+                         double *alpha)
 {
     if (n == 0)
         return 0;

@@ -74,7 +74,7 @@ static void num(jl_finding *f, const char *name, double v)
 typedef struct gstate {
     const jl_group_fit *fit; /* borrowed */
     jl_group_ceiling ceil;
-    double max_dyn_per_gpu;  /* largest measured P/G − idle in the group */
+    double max_dyn_per_gpu; /* largest measured P/G − idle in the group */
 } gstate;
 
 static const char *pct(double x, char *buf, size_t n)
@@ -294,7 +294,8 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, cons
         jl_asprintf("%ld GPUs lift the memory ceiling to ~%.0f sequences%s; at batch %.0f the "
                     "measured %ldx%s group's %s fit predicts %.3g J/token (%s vs this run's "
                     "%.3g) at %s step time%s%s",
-                    G2, mem2, assumed2 ? " (on an assumed per-task input length)" : "", target, G2, s->attrs.gpu_model ? s->attrs.gpu_model : "",
+                    G2, mem2, assumed2 ? " (on an assumed per-task input length)" : "", target, G2,
+                    s->attrs.gpu_model ? s->attrs.gpu_model : "",
                     jl_fit_method_name(gs[best].fit->method), p.energy_per_token_j.value,
                     pct(change, p1, sizeof p1), e, p2,
                     p.method == JL_FIT_POOLED
@@ -402,8 +403,8 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
             r, "under_utilised", "warning",
             jl_asprintf("under-utilised (u = %.2f, %s): %.0f%% of the energy is static power "
                         "(%.0f W of %.0f W)%s%s",
-                        u, r->utilisation_source, r->static_energy_share * 100,
-                        r->static_power_w, P,
+                        u, r->utilisation_source, r->static_energy_share * 100, r->static_power_w,
+                        P,
                         isfinite(r->static_wasted_j) ? "; static energy wasted while idle: " : "",
                         ""));
         if (!f)
@@ -435,7 +436,8 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
         jl_prediction p;
         if (jl_model_predict(g->fit, b, &p) == JL_OK) {
             double tau = p.model_step_time_s.value, E = p.model_power_w.value * tau;
-            double st = G * g->fit->params[JL_MP_PS].value * tau, ew = g->fit->params[JL_MP_EW].value;
+            double st = G * g->fit->params[JL_MP_PS].value * tau,
+                   ew = g->fit->params[JL_MP_EW].value;
             if (pos(E) && st + ew > 0.5 * E) {
                 jl_finding *fa = add_finding(
                     r, "fixed_cost", "info",
@@ -451,10 +453,10 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
             }
         }
     }
-    jl_finding *f = add_finding(r, "batch_limit", "info",
-                                jl_asprintf("batch limit: %s — %s",
-                                            jl_batch_limit_name(r->ceiling.limit),
-                                            r->ceiling.evidence));
+    jl_finding *f =
+        add_finding(r, "batch_limit", "info",
+                    jl_asprintf("batch limit: %s — %s", jl_batch_limit_name(r->ceiling.limit),
+                                r->ceiling.evidence));
     if (!f)
         return -1;
     num(f, "achieved_batch", r->ceiling.achieved);
@@ -507,7 +509,8 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
         num(f, "batch", b);
         num(f, "throughput_tok_s", T);
     } else if (g && !diffusion) {
-        if (r->ceiling.limit == JL_BATCH_LIMIT_CONFIG || r->ceiling.limit == JL_BATCH_LIMIT_UNKNOWN) {
+        if (r->ceiling.limit == JL_BATCH_LIMIT_CONFIG ||
+            r->ceiling.limit == JL_BATCH_LIMIT_UNKNOWN) {
             if (!(isfinite(g->ceil.upstream) &&
                   (double)s->attrs.max_batch_size > g->ceil.upstream * 1.05) &&
                 suggest_batch(r, g, o))
@@ -658,14 +661,14 @@ json_t *jl_diagnosis_to_json(const jl_diagnosis *x)
                             jl_json_number(r->static_wasted_j_per_token));
         json_object_set_new(o, "energy_per_token_j",
                             jl_json_number(r->run->fig[JL_FIG_ENERGY_PER_TOKEN_J]));
-        json_object_set_new(o, "batch_limit",
-                            json_string(jl_batch_limit_name(r->ceiling.limit)));
+        json_object_set_new(o, "batch_limit", json_string(jl_batch_limit_name(r->ceiling.limit)));
         json_object_set_new(o, "batch_ceiling", jl_json_number(r->ceiling.ceiling));
         json_object_set_new(o, "achieved_batch", jl_json_number(r->ceiling.achieved));
         json_object_set_new(o, "achieved_over_cap", jl_json_number(r->ceiling.achieved_over_cap));
         json_object_set_new(o, "kv_cache_usage", jl_json_number(r->ceiling.kv_usage_avg));
         json_object_set_new(o, "kv_cache_usage_peak", jl_json_number(r->ceiling.kv_usage_peak));
-        json_object_set_new(o, "kv_cache_usage_source", r->ceiling.kv_source ? json_string(r->ceiling.kv_source) : json_null());
+        json_object_set_new(o, "kv_cache_usage_source",
+                            r->ceiling.kv_source ? json_string(r->ceiling.kv_source) : json_null());
         json_object_set_new(o, "batch_evidence_mixed", json_boolean(r->ceiling.mixed));
         json_object_set_new(o, "memory_ceiling", memory_json(&r->ceiling.memory));
         json_object_set_new(o, "memory_headroom", jl_json_number(r->ceiling.memory_headroom));
@@ -673,9 +676,9 @@ json_t *jl_diagnosis_to_json(const jl_diagnosis *x)
         json_object_set_new(o, "group", r->group ? json_string(r->group) : json_null());
         json_object_set_new(o, "fit_method", json_string(r->fit_method));
         json_object_set_new(o, "group_ceiling", jl_json_number(r->group_ceiling));
-        json_object_set_new(o, "group_ceiling_reason", r->group_ceiling_reason
-                                                           ? json_string(r->group_ceiling_reason)
-                                                           : json_null());
+        json_object_set_new(o, "group_ceiling_reason",
+                            r->group_ceiling_reason ? json_string(r->group_ceiling_reason)
+                                                    : json_null());
         json_t *fs = json_array();
         for (size_t k = 0; fs && k < r->n_findings; k++) {
             const jl_finding *f = &r->findings[k];

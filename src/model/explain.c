@@ -117,8 +117,8 @@ typedef struct inputs {
     const char *idle_src;
 } inputs;
 
-static jl_status gather(const jl_summary *s, int diffusion, const jl_descriptors *d,
-                        inputs *in, jl_error **err)
+static jl_status gather(const jl_summary *s, int diffusion, const jl_descriptors *d, inputs *in,
+                        jl_error **err)
 {
     const double *f = s->fig;
     jl_figure fe = diffusion ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J;
@@ -140,9 +140,8 @@ static jl_status gather(const jl_summary *s, int diffusion, const jl_descriptors
                 {"num_gpus", in->G}};
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
         if (!(isfinite(need[i].v) && need[i].v > 0))
-            return jl_fail(err, JL_ENODATA, s->file, s->run, NULL, -1,
-                           "cannot explain: %s is %s", need[i].name,
-                           isfinite(need[i].v) ? "not positive" : "missing");
+            return jl_fail(err, JL_ENODATA, s->file, s->run, NULL, -1, "cannot explain: %s is %s",
+                           need[i].name, isfinite(need[i].v) ? "not positive" : "missing");
     in->idle_src = "none";
     in->idle = NAN;
     if (isfinite(s->attrs.gpu_idle_power_w) && s->attrs.gpu_idle_power_w > 0) {
@@ -173,8 +172,7 @@ static int add_knobs(jl_explanation *x)
         if (ha && hb) {
             char *ea = NULL, *eb = NULL;
             double na = strtod(va, &ea), nb = strtod(vb, &eb);
-            if ((*ea == '\0' && *eb == '\0' && ea != va && eb != vb) ? na == nb
-                                                                     : !strcmp(va, vb))
+            if ((*ea == '\0' && *eb == '\0' && ea != va && eb != vb) ? na == nb : !strcmp(va, vb))
                 continue;
         }
         jl_knob_diff *kd = &x->knobs[x->n_knobs];
@@ -270,7 +268,7 @@ static char *make_sentence(const jl_explanation *x)
         fmt_value(&sb, f->value_b, f->unit);
         if (f->id == JL_EXPLAIN_BATCH)
             jl_strbuf_puts(&sb, f->value_a > f->value_b ? ", larger batch in A"
-                                                         : ", smaller batch in A");
+                                                        : ", smaller batch in A");
         if (f->n_knobs) {
             jl_strbuf_puts(&sb, f->n_knobs == 1 ? "; knob " : "; knobs ");
             for (size_t k = 0; k < f->n_knobs; k++) {
@@ -354,13 +352,17 @@ jl_status jl_explain(const jl_summary *a, const jl_summary *b, const jl_descript
         x->power_split = 1;
         double sA = A.idle, sB = B.idle;
         if (sA > pA) {
-            fail |= note(x, "A: idle power %.0f W per GPU is above its mean power %.0f W per GPU; "
-                         "static power taken as the mean power (dynamic 0)", sA, pA);
+            fail |= note(x,
+                         "A: idle power %.0f W per GPU is above its mean power %.0f W per GPU; "
+                         "static power taken as the mean power (dynamic 0)",
+                         sA, pA);
             sA = pA;
         }
         if (sB > pB) {
-            fail |= note(x, "B: idle power %.0f W per GPU is above its mean power %.0f W per GPU; "
-                         "static power taken as the mean power (dynamic 0)", sB, pB);
+            fail |= note(x,
+                         "B: idle power %.0f W per GPU is above its mean power %.0f W per GPU; "
+                         "static power taken as the mean power (dynamic 0)",
+                         sB, pB);
             sB = pB;
         }
         double L = logmean(pA, pB);
@@ -385,7 +387,8 @@ jl_status jl_explain(const jl_summary *a, const jl_summary *b, const jl_descript
         f[JL_EXPLAIN_DYNAMIC_POWER].log_ratio = lnp;
         f[JL_EXPLAIN_DYNAMIC_POWER].value_a = pA;
         f[JL_EXPLAIN_DYNAMIC_POWER].value_b = pB;
-        fail |= note(x, "idle power unknown for %s (no gpu_idle_power_w, no GPU descriptor): the "
+        fail |= note(x,
+                     "idle power unknown for %s (no gpu_idle_power_w, no GPU descriptor): the "
                      "whole power-per-GPU factor is reported as dynamic_power, with "
                      "values the total power per GPU",
                      !isfinite(A.idle) && !isfinite(B.idle) ? "both runs"
@@ -402,12 +405,17 @@ jl_status jl_explain(const jl_summary *a, const jl_summary *b, const jl_descript
     for (int i = 0; i < JL_EXPLAIN_FACTOR_COUNT; i++)
         f[i].share = x->log_ratio != 0 ? f[i].log_ratio / x->log_ratio : NAN;
     if (fabs(x->residual) > 1e-6)
-        fail |= note(x, "the energy figures disagree with power / throughput by %.3g%% "
-                     "(reported as residual)", (exp(x->residual) - 1) * 100);
+        fail |= note(x,
+                     "the energy figures disagree with power / throughput by %.3g%% "
+                     "(reported as residual)",
+                     (exp(x->residual) - 1) * 100);
     if (!strcmp(A.idle_src, "descriptor") || !strcmp(B.idle_src, "descriptor"))
-        fail |= note(x, "static power from the GPU descriptor (typical idle), not measured, "
-                     "for %s", strcmp(A.idle_src, "descriptor") ? "B"
-                          : strcmp(B.idle_src, "descriptor") ? "A" : "both runs");
+        fail |= note(x,
+                     "static power from the GPU descriptor (typical idle), not measured, "
+                     "for %s",
+                     strcmp(A.idle_src, "descriptor")   ? "B"
+                     : strcmp(B.idle_src, "descriptor") ? "A"
+                                                        : "both runs");
     if (fail || add_knobs(x) || !(x->sentence = make_sentence(x))) {
         jl_explanation_free(x);
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");

@@ -42,7 +42,8 @@ const char *jl_fit_method_name(jl_fit_method m)
 int jl_group_key_cmp(const jl_group_key *a, const jl_group_key *b)
 {
     int c;
-    if ((c = jl_strcmp_null_last(a->model, b->model)) || (c = jl_strcmp_null_last(a->task, b->task)) ||
+    if ((c = jl_strcmp_null_last(a->model, b->model)) ||
+        (c = jl_strcmp_null_last(a->task, b->task)) ||
         (c = jl_strcmp_null_last(a->gpu_model, b->gpu_model)))
         return c;
     if (a->num_gpus != b->num_gpus)
@@ -268,7 +269,8 @@ static int parameter_cov(jl_group_fit *f, const jl__model_data *d, const double 
         for (int a = 0; a < nfree; a++)
             for (int c = 0; c < nfree; c++) {
                 double v = gP[idx[a]] * gP[idx[c]] + gT[idx[a]] * gT[idx[c]];
-                gsl_matrix_set(A, (size_t)a, (size_t)c, gsl_matrix_get(A, (size_t)a, (size_t)c) + v);
+                gsl_matrix_set(A, (size_t)a, (size_t)c,
+                               gsl_matrix_get(A, (size_t)a, (size_t)c) + v);
             }
     }
     for (int a = 0; a < nfree; a++) {
@@ -279,7 +281,8 @@ static int parameter_cov(jl_group_fit *f, const jl__model_data *d, const double 
     }
     for (int a = 0; a < nfree; a++)
         for (int c = 0; c < nfree; c++)
-            gsl_matrix_set(A, (size_t)a, (size_t)c, gsl_matrix_get(A, (size_t)a, (size_t)c) * sc[a] * sc[c]);
+            gsl_matrix_set(A, (size_t)a, (size_t)c,
+                           gsl_matrix_get(A, (size_t)a, (size_t)c) * sc[a] * sc[c]);
     if (gsl_eigen_symmv(A, ev, V, ws) != GSL_SUCCESS)
         goto end;
     double emax = 0;
@@ -420,9 +423,8 @@ static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t 
     return f->ceiling_reason ? 0 : -1;
 }
 
-jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
-                             const jl_model_options *opt, const jl_descriptors *desc,
-                             jl_group_fit **out, jl_error **err)
+jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_model_options *opt,
+                             const jl_descriptors *desc, jl_group_fit **out, jl_error **err)
 {
     jl_model_options dflt;
     if (!opt) {
@@ -523,10 +525,10 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
 
     if (f->n_batch_sizes < opt->min_batch_sizes) {
         f->method = JL_FIT_INTERPOLATION;
-        f->note = jl_asprintf("%zu distinct batch size%s (< %zu): not fitted; log-log "
-                              "interpolation between the measured points, no intervals",
-                              f->n_batch_sizes, f->n_batch_sizes == 1 ? "" : "s",
-                              opt->min_batch_sizes);
+        f->note =
+            jl_asprintf("%zu distinct batch size%s (< %zu): not fitted; log-log "
+                        "interpolation between the measured points, no intervals",
+                        f->n_batch_sizes, f->n_batch_sizes == 1 ? "" : "s", opt->min_batch_sizes);
         if (!f->note)
             goto oom;
         *out = f;
@@ -606,11 +608,12 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
     if (held[JL_MP_PS]) {
         /* Ps near the idle power by its prior: its interval is the prior's */
         jl_param *q = &f->params[JL_MP_PS];
-        q->basis = isfinite(runs[0]->attrs.gpu_idle_power_w) && runs[0]->attrs.gpu_idle_power_w > 0
-                       ? "held near the measured idle power (gpu_idle_power_w) by a prior of "
-                         "+-10 % (1 sd); the interval is +-1.96 sd of it around the value, not fitted"
-                       : "held near the GPU descriptor's idle power (models/gpus.json) by a "
-                         "prior of +-10 % (1 sd); the interval is +-1.96 sd of it around the value, not fitted";
+        q->basis =
+            isfinite(runs[0]->attrs.gpu_idle_power_w) && runs[0]->attrs.gpu_idle_power_w > 0
+                ? "held near the measured idle power (gpu_idle_power_w) by a prior of "
+                  "+-10 % (1 sd); the interval is +-1.96 sd of it around the value, not fitted"
+                : "held near the GPU descriptor's idle power (models/gpus.json) by a "
+                  "prior of +-10 % (1 sd); the interval is +-1.96 sd of it around the value, not fitted";
         q->ci_low = fmax(lo[JL_MP_PS], p[JL_MP_PS] * exp(-1.96 * JM_PS_PRIOR_SD));
         q->ci_high = fmin(hi[JL_MP_PS], p[JL_MP_PS] * exp(1.96 * JM_PS_PRIOR_SD));
     }
@@ -706,8 +709,8 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
             char names[128] = "";
             for (int j = 0; j < JM_NP; j++)
                 if (!strcmp(f->params[j].status, "not_identified"))
-                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
-                                            f->params[j].name);
+                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                            len ? ", " : "", f->params[j].name);
             f->ci_note = t ? jl_asprintf("%s%s", t, names) : NULL;
             free(t);
         }
@@ -732,9 +735,10 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n,
             negP[i] = -negP[i];
             negT[i] = -negT[i];
         }
-        if (jl__model_gp_weights(f->gp_x, mk, opt->gp_length, opt->gp_noise, negP, f->gp_alpha_power) == 0 &&
+        if (jl__model_gp_weights(f->gp_x, mk, opt->gp_length, opt->gp_noise, negP,
+                                 f->gp_alpha_power) == 0 &&
             jl__model_gp_weights(f->gp_x, mk, opt->gp_length, opt->gp_noise, negT,
-                          f->gp_alpha_throughput) == 0) {
+                                 f->gp_alpha_throughput) == 0) {
             f->has_correction = 1;
             double sP = 0, sT = 0, sE = 0;
             for (size_t i = 0; i < mk; i++) {
@@ -779,8 +783,8 @@ oom:
  * held[j] = 1 for a parameter held (lo == hi, or Ps with its prior).
  * opt->hold_params == 0 frees them all (the 9-parameter fit of before). */
 void jl__model_group_bounds(const jl_summary *s, const jl_descriptors *desc,
-                     const jl_model_options *opt, double lo[JM_NP], double hi[JM_NP],
-                     int held[JM_NP], jl__model_data *d)
+                            const jl_model_options *opt, double lo[JM_NP], double hi[JM_NP],
+                            int held[JM_NP], jl__model_data *d)
 {
     double ps_lo, ps_hi;
     jl__model_ps_range(s, desc, &ps_lo, &ps_hi);

@@ -30,8 +30,7 @@ static int predict_joules(const jl_model_group *g, long c, const jl_model_option
     if (!buf)
         return -1;
     double *b = buf, *P = buf + n, *T = buf + 2 * n, *x = buf + 3 * n, *aP = buf + 4 * n,
-           *aT = buf + 5 * n,
-           *rP = buf + 6 * n, *rT = buf + 7 * n;
+           *aT = buf + 5 * n, *rP = buf + 6 * n, *rT = buf + 7 * n;
     for (size_t i = 0; i < n; i++) {
         const jl_summary *s = g->runs[i];
         if (s->attrs.max_batch_size == c)
@@ -74,7 +73,8 @@ static int predict_joules(const jl_model_group *g, long c, const jl_model_option
         rP[i] = log(P[i]) - lP;
         rT[i] = log(T[i]) - lT;
     }
-    int gp = opt->correction && jl__model_gp_weights(x, m, opt->gp_length, opt->gp_noise, rP, aP) == 0 &&
+    int gp = opt->correction &&
+             jl__model_gp_weights(x, m, opt->gp_length, opt->gp_noise, rP, aP) == 0 &&
              jl__model_gp_weights(x, m, opt->gp_length, opt->gp_noise, rT, aT) == 0;
     /* the scale of a prediction interval (jl__model_pi_sd): run-to-run noise from
      * the physical model's ln e residuals of the training rows, the GP's
@@ -145,8 +145,8 @@ static int predict_anchor(const jl_model_group *g, long c, double *pred)
 }
 
 jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
-                       const jl_model_options *opt, const jl_descriptors *desc,
-                       jl_loo_result *out, jl_error **err)
+                       const jl_model_options *opt, const jl_descriptors *desc, jl_loo_result *out,
+                       jl_error **err)
 {
     jl_model_options dflt;
     if (!opt) {
@@ -201,8 +201,8 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
                     double le;
                     if (isfinite(pred[k]) &&
                         jl__model_pooled_end(&own, sib, nsib, c, a,
-                                      log(g->runs[i + k]->fig[JL_FIG_AVG_BATCH_SIZE]), &le, NULL,
-                                      NULL) == 0)
+                                             log(g->runs[i + k]->fig[JL_FIG_AVG_BATCH_SIZE]), &le,
+                                             NULL, NULL) == 0)
                         pred[k] = exp(jl__model_pool_mix(log(pred[k]), le, opt->pool_weight));
                 }
             }
@@ -223,9 +223,9 @@ jl_status jl_model_loo(const jl_model_group_list *groups, jl_loo_model which,
                 pt->pi_gp_var = terms[3 * (k - i) + 1];
                 pt->pi_outside = terms[3 * (k - i) + 2];
                 /* a failed refit scores as NaN error: counted, never hidden */
-                pt->abs_rel_error = fabs(pt->predicted_energy_per_token_j -
-                                         pt->actual_energy_per_token_j) /
-                                    pt->actual_energy_per_token_j;
+                pt->abs_rel_error =
+                    fabs(pt->predicted_energy_per_token_j - pt->actual_energy_per_token_j) /
+                    pt->actual_energy_per_token_j;
                 pt->position = c == cmin ? -1 : (c == cmax ? 1 : 0);
             }
             i = j;
@@ -242,7 +242,6 @@ oom:
     jl_loo_result_clear(out);
     return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "leave-one-out evaluation");
 }
-
 
 static int task_selected(const jl_summary *s, const char *task)
 {
@@ -268,8 +267,8 @@ jl_loo_stats jl_loo_summarize(const jl_loo_result *r, const char *task)
             const jl_loo_point *p = &r->points[i];
             v[st.n++] = p->abs_rel_error;
             if (isfinite(p->predicted_lo_j) && isfinite(p->predicted_hi_j)) {
-                hw[nw++] = (p->predicted_hi_j - p->predicted_lo_j) / 2 /
-                           p->predicted_energy_per_token_j;
+                hw[nw++] =
+                    (p->predicted_hi_j - p->predicted_lo_j) / 2 / p->predicted_energy_per_token_j;
                 nin += p->actual_energy_per_token_j >= p->predicted_lo_j &&
                        p->actual_energy_per_token_j <= p->predicted_hi_j;
             }

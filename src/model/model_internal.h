@@ -26,7 +26,7 @@ typedef struct jl__model_data {
 /* Model at b: ln P, ln T and, when dlnP/dlnT are non-NULL, their gradients
  * with respect to the parameters (p-space). */
 void jl__model_eval(const double p[JM_NP], double b, double G, double *lnP, double *lnT,
-             double dlnP[JM_NP], double dlnT[JM_NP]);
+                    double dlnP[JM_NP], double dlnT[JM_NP]);
 
 /* Parameter bounds for a GPU: Ps in [idle_lo, idle_hi] per GPU. */
 void jl__model_bounds(double idle_lo, double idle_hi, double lo[JM_NP], double hi[JM_NP]);
@@ -34,8 +34,8 @@ void jl__model_bounds(double idle_lo, double idle_hi, double lo[JM_NP], double h
 /* The bounds of a group's fit with the parameters held at physical values
  * (held[j] = 1, lo[j] == hi[j]): fit.c, docs/model.md. */
 void jl__model_group_bounds(const jl_summary *s, const jl_descriptors *desc,
-                     const jl_model_options *opt, double lo[JM_NP], double hi[JM_NP],
-                     int held[JM_NP], jl__model_data *d);
+                            const jl_model_options *opt, double lo[JM_NP], double hi[JM_NP],
+                            int held[JM_NP], jl__model_data *d);
 /* The prior on Ps: relative sd of the idle power as static power, and the
  * typical relative residual of ln P / ln T it is weighed against. */
 #define JM_PS_PRIOR_SD 0.1
@@ -49,7 +49,7 @@ void jl__model_ps_range(const jl_summary *s, const jl_descriptors *desc, double 
  * 0 and p, or -1 when no start produced a finite fit (or out of memory).
  * n_starts/n_refined may be NULL. */
 int jl__model_fit_params(const jl__model_data *d, const double lo[JM_NP], const double hi[JM_NP],
-                  const jl_model_options *opt, double p[JM_NP], double *cost);
+                         const jl_model_options *opt, double p[JM_NP], double *cost);
 
 /* Rows at the smallest / largest batch measured in another regime than the
  * rest (throughput not rising with batch by the factor `ratio`): keep[i] = 0.
@@ -59,7 +59,7 @@ size_t jl__model_regime_keep(const double *b, const double *T, size_t n, double 
 /* GP posterior mean weights: alpha = (K + lambda I)^-1 r at x[0..n).
  * Returns 0, -1 on failure. */
 int jl__model_gp_weights(const double *x, size_t n, double ell, double lambda, const double *r,
-                  double *alpha);
+                         double *alpha);
 /* 1 - k*^T (K + lambda I)^-1 k*: the GP's posterior variance at xs in units
  * of sigma_f^2 (predict.c). NaN on failure. */
 double jl__model_gp_var(const double *x, size_t n, double ell, double lambda, double xs);
@@ -82,14 +82,15 @@ void jl__model_sweep_clear(jl_sweep_means *s);
 
 /* Sweeps of the other groups of groups->items[gi]'s model (*out: *n of
  * them, caller clears each and frees the array). 0, -1 on OOM. */
-int jl__model_siblings(const jl_model_group_list *groups, size_t gi, jl_sweep_means **out, size_t *n);
+int jl__model_siblings(const jl_model_group_list *groups, size_t gi, jl_sweep_means **out,
+                       size_t *n);
 /* The pooled ln e at ln b of a group whose measured end cap is a (own: its
  * sweep; only the entry of cap a is read), for target cap c, from the
  * elasticities of the sibling sweeps (docs/model-design.md §4). 0 and
  * *lne (with the number of siblings used and whether they were
  * interpolated), or -1 when no sibling gives one. */
 int jl__model_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, size_t ns, long c,
-                  long a, double lnb, double *lne, size_t *n_used, int *interpolated);
+                         long a, double lnb, double *lne, size_t *n_used, int *interpolated);
 /* (1 - w) lne_model + w lne_pooled, w capped at 1 */
 double jl__model_pool_mix(double lne_model, double lne_pooled, double w);
 

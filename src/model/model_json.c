@@ -123,8 +123,8 @@ json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n
     set(o, "method", json_string(jl_fit_method_name(f->method)));
     set(o, "note", str_or_null(f->note));
     set(o, "n_points", json_integer((json_int_t)f->n_points));
-    set(o, "n_fitted", json_integer((json_int_t)(f->method == JL_FIT_MODEL ? f->n_fitted
-                                                                          : f->n_points)));
+    set(o, "n_fitted",
+        json_integer((json_int_t)(f->method == JL_FIT_MODEL ? f->n_fitted : f->n_points)));
     set(o, "n_batch_sizes", json_integer((json_int_t)f->n_batch_sizes));
     json_t *br = json_array(), *cr = json_array();
     json_array_append_new(br, jl_json_number(f->n_points ? f->batch_min : NAN));
@@ -225,8 +225,8 @@ json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n
 }
 
 json_t *jl_fit_document(jl_group_fit *const *fits, size_t n, const jl_model_options *opt,
-                        size_t n_grid, const jl_loo_result *loo,
-                        const jl_loo_result *anchor_loo, const jl_model_group_list *groups)
+                        size_t n_grid, const jl_loo_result *loo, const jl_loo_result *anchor_loo,
+                        const jl_model_group_list *groups)
 {
     json_t *doc = json_object(), *gs = json_array(), *oo = json_object();
     if (!doc || !gs || !oo) {
@@ -299,8 +299,8 @@ json_t *jl_loo_to_json(const jl_loo_result *r, const jl_model_group_list *groups
         set(it, "outside_ln_batch", jl_json_number(p->pi_outside));
         set(po, "interval_terms", it);
         set(po, "abs_rel_error", jl_json_number(p->abs_rel_error));
-        set(po, "position", json_string(p->position < 0 ? "low_end"
-                                                          : (p->position > 0 ? "high_end" : "interior")));
+        set(po, "position",
+            json_string(p->position < 0 ? "low_end" : (p->position > 0 ? "high_end" : "interior")));
         json_array_append_new(pts, po);
     }
     set(sum, "overall", jl__model_loo_stats_json(jl_loo_summarize(r, NULL)));
@@ -335,7 +335,8 @@ static int print_fit_params(FILE *f, const void *vctx)
     const fit_params_ctx *c = vctx;
     fputs("model,task,gpu_model,num_gpus,precision,method,n_points,n_batch_sizes,parameter,"
           "unit,value,lower,upper,at_bound,ci_low,ci_high,dof,r2_ln_energy_per_token,"
-          "r2_ln_energy_per_token_corrected\n", f);
+          "r2_ln_energy_per_token_corrected\n",
+          f);
     for (size_t i = 0; i < c->n; i++) {
         const jl_group_fit *g = c->fits[i];
         if (!g || g->method != JL_FIT_MODEL)
@@ -350,8 +351,8 @@ static int print_fit_params(FILE *f, const void *vctx)
             fprintf(f, ",%ld,", g->key.num_gpus);
             jl_csv_field(f, g->key.precision);
             fprintf(f, ",%s,%zu,%zu,%s,%s,%.17g,%.17g,%.17g,%d,", jl_fit_method_name(g->method),
-                    g->n_points, g->n_batch_sizes, q->name, q->unit, q->value, q->lower,
-                    q->upper, q->at_bound);
+                    g->n_points, g->n_batch_sizes, q->name, q->unit, q->value, q->lower, q->upper,
+                    q->at_bound);
             if (isfinite(q->ci_low))
                 fprintf(f, "%.17g,%.17g", q->ci_low, q->ci_high);
             else

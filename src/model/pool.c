@@ -48,7 +48,7 @@ static void sort_xy(double *x, double *y, size_t n)
  * covers both batches lend theirs, their per-cap means interpolated
  * linearly in ln b. */
 int jl__model_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, size_t ns, long c,
-                  long a, double lnb, double *lne, size_t *n_used, int *interpolated)
+                         long a, double lnb, double *lne, size_t *n_used, int *interpolated)
 {
     long ia = find_cap(own, a);
     if (ia < 0 || !ns)
@@ -79,7 +79,8 @@ int jl__model_pooled_end(const jl_sweep_means *own, const jl_sweep_means *sib, s
             memcpy(y, sib[j].ln_energy, nc * sizeof *y);
             sort_xy(x, y, nc);
             if (nc >= 2 && fmin(lnb, ba) >= x[0] && fmax(lnb, ba) <= x[nc - 1]) {
-                double v = (jl__model_interp(x, y, nc, lnb) - jl__model_interp(x, y, nc, ba)) / (lnb - ba);
+                double v =
+                    (jl__model_interp(x, y, nc, lnb) - jl__model_interp(x, y, nc, ba)) / (lnb - ba);
                 if (isfinite(v))
                     sl[k++] = v;
             }
@@ -105,7 +106,8 @@ double jl__model_pool_mix(double lne_model, double lne_pooled, double w)
     return (1 - w) * lne_model + w * lne_pooled;
 }
 
-int jl__model_siblings(const jl_model_group_list *groups, size_t gi, jl_sweep_means **out, size_t *n)
+int jl__model_siblings(const jl_model_group_list *groups, size_t gi, jl_sweep_means **out,
+                       size_t *n)
 {
     const jl_model_group *g = &groups->items[gi];
     *out = NULL;

@@ -131,8 +131,8 @@ static void pool_end(const jl_group_fit *f, double batch, jl_prediction *o)
     double le;
     size_t n = 0;
     int interp = 0;
-    if (jl__model_pooled_end(&f->pool_own, f->pool_siblings, f->pool_n_siblings, c, a, log(batch), &le,
-                      &n, &interp))
+    if (jl__model_pooled_end(&f->pool_own, f->pool_siblings, f->pool_n_siblings, c, a, log(batch),
+                             &le, &n, &interp))
         return;
     double w = fmin(f->pool_weight, 1.0);
     o->method = JL_FIT_POOLED;
@@ -219,8 +219,8 @@ jl_status jl_model_predict(const jl_group_fit *f, double batch, jl_prediction *o
             xhi = fmax(xhi, log(f->points[i].batch));
         }
     double sd = jl__model_pi_sd(f->rms_ln_energy * f->rms_ln_energy,
-                         f->has_correction ? f->gp_scale2_energy : 0.0, f->has_correction ? gv : 1.0,
-                         lb, xlo, xhi);
+                                f->has_correction ? f->gp_scale2_energy : 0.0,
+                                f->has_correction ? gv : 1.0, lb, xlo, xhi);
     if (isfinite(sd) && isfinite(o->energy_per_token_j.value)) {
         o->energy_per_token_pi_lo_j = o->energy_per_token_j.value * exp(-JM_PI_Z * sd);
         o->energy_per_token_pi_hi_j = o->energy_per_token_j.value * exp(JM_PI_Z * sd);
@@ -248,7 +248,7 @@ jl_status jl_model_check_batch(const jl_group_fit *f, double batch, jl_error **e
 double jl__model_pi_sd(double s2n, double s2f, double gv, double xs, double xlo, double xhi)
 {
     double d = xs < xlo ? xlo - xs : (xs > xhi ? xs - xhi : 0.0);
-    double v = fmax(JM_PI_RESID * s2n, JM_PI_NOISE * JM_PI_NOISE) + fmax(s2f, 0.0) * (isfinite(gv) ? gv : 1.0) +
-               (JM_PI_EXT * d) * (JM_PI_EXT * d);
+    double v = fmax(JM_PI_RESID * s2n, JM_PI_NOISE * JM_PI_NOISE) +
+               fmax(s2f, 0.0) * (isfinite(gv) ? gv : 1.0) + (JM_PI_EXT * d) * (JM_PI_EXT * d);
     return sqrt(v);
 }

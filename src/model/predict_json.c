@@ -16,7 +16,8 @@ json_t *jl_predict_document(const jl_group_fit *fit, const jl_prediction *pred, 
     json_object_set_new(go, "method", json_string(jl_fit_method_name(fit->method)));
     json_object_set_new(go, "note", fit->note ? json_string(fit->note) : json_null());
     json_object_set_new(go, "intervals", json_boolean(fit->method == JL_FIT_MODEL && fit->has_ci));
-    json_object_set_new(go, "intervals_note", fit->ci_note ? json_string(fit->ci_note) : json_null());
+    json_object_set_new(go, "intervals_note",
+                        fit->ci_note ? json_string(fit->ci_note) : json_null());
     json_object_set_new(go, "correction", json_boolean(fit->has_correction));
     json_object_set_new(go, "batch_min", jl_json_number(fit->batch_min));
     json_object_set_new(go, "batch_max", jl_json_number(fit->batch_max));
@@ -48,7 +49,8 @@ json_t *jl_whatif_document(const jl_whatif *w, const jl_model_group_list *gl)
     }
     json_object_set_new(doc, "sources", src);
     json_object_set_new(doc, "factor_pairs", json_integer((json_int_t)w->n_pairs));
-    json_object_set_new(doc, "factor_pairs_of_this_kind", json_integer((json_int_t)w->n_pairs_kind));
+    json_object_set_new(doc, "factor_pairs_of_this_kind",
+                        json_integer((json_int_t)w->n_pairs_kind));
     json_object_set_new(doc, "memory_ceiling", jl_json_number(w->memory_ceiling));
     json_object_set_new(doc, "memory_ceiling_assumed", json_boolean(w->memory_assumed));
     for (size_t i = 0; i < w->n_points; i++) {

@@ -4,8 +4,8 @@
  * across other models (joules/model.h, docs/model.md "What if"). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
@@ -74,8 +74,9 @@ jl_transfer jl_transfer_of(const jl_group_key *s, const jl_group_key *t)
     if (!jl_str_eq(s->precision, t->precision) || !jl_str_eq(s->model, t->model))
         return JL_TRANSFER_PRECISION;
     int dg = s->num_gpus != t->num_gpus, dm = !jl_str_eq(s->gpu_model, t->gpu_model);
-    return dg && dm ? JL_TRANSFER_BOTH
-                    : (dg ? JL_TRANSFER_GPU_COUNT : (dm ? JL_TRANSFER_GPU_MODEL : JL_TRANSFER_NONE));
+    return dg && dm
+               ? JL_TRANSFER_BOTH
+               : (dg ? JL_TRANSFER_GPU_COUNT : (dm ? JL_TRANSFER_GPU_MODEL : JL_TRANSFER_NONE));
 }
 
 /* ---- per-cap means of one group ------------------------------------------ */
@@ -85,7 +86,7 @@ typedef struct wi_sweep {
     long cap[64];
     double lb[64], y[NR][64];
     double ctx[64]; /* mean context per running sequence (tokens): input + output/2 */
-    double rho; /* median achieved batch / cap */
+    double rho;     /* median achieved batch / cap */
 } wi_sweep;
 
 static int sweep_of(const jl_model_group *g, wi_sweep *w)
@@ -136,8 +137,8 @@ static long find_cap(const wi_sweep *w, long c)
 typedef struct wi_ctx {
     const jl_model_group_list *gl;
     const jl_descriptors *desc;
-    wi_sweep *sw;      /* one per group */
-    int *ok;           /* sweep usable */
+    wi_sweep *sw; /* one per group */
+    int *ok;      /* sweep usable */
 } wi_ctx;
 
 static double gpu_bw(const wi_ctx *c, const char *gpu)
@@ -203,9 +204,8 @@ static int wi_features(const wi_ctx *c, const jl_group_key *s, const jl_group_ke
     long ci = find_cap(w, cap);
     double ctx = w->ctx[ci >= 0 ? (size_t)ci : (cap > w->cap[w->n - 1] ? w->n - 1 : 0)];
     double lg = ctx > long_context_tokens() ? 1 : 0, g1 = s->num_gpus == 1 ? lg : 0;
-    double v[NF] = {dg,          dg * lc,      dg * ph, dm,      dm * lc,
-                    dm * ph,     dp,           dp * lc, dm * f4, dm * lg,
-                    dm * lg * lc, dm * g1,     dm * g1 * lc, dg * lg};
+    double v[NF] = {dg,      dg * lc, dg * ph, dm,           dm * lc, dm * ph,      dp,
+                    dp * lc, dm * f4, dm * lg, dm * lg * lc, dm * g1, dm * g1 * lc, dg * lg};
     memcpy(x, v, sizeof v);
     return 0;
 }
@@ -223,9 +223,9 @@ typedef struct wi_factors {
 
 static int kind_index(jl_transfer k)
 {
-    return k == JL_TRANSFER_GPU_COUNT ? 0
-                                      : (k == JL_TRANSFER_GPU_MODEL ? 1
-                                                                    : (k == JL_TRANSFER_BOTH ? 2 : 3));
+    return k == JL_TRANSFER_GPU_COUNT
+               ? 0
+               : (k == JL_TRANSFER_GPU_MODEL ? 1 : (k == JL_TRANSFER_BOTH ? 2 : 3));
 }
 
 static double quantile(double *v, size_t n, double q)
@@ -238,8 +238,8 @@ static double quantile(double *v, size_t n, double q)
     return v[a] + (h - (double)a) * (a + 1 < n ? v[a + 1] - v[a] : 0);
 }
 
-static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t,
-                        size_t skip, const char *exclude, long cap, int r, double *out);
+static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t, size_t skip,
+                        const char *exclude, long cap, int r, double *out);
 
 /* Weighted least squares by IRLS towards least absolute deviations (30
  * passes, weights 1/max(|r|, 0.01)): the median-like fit is not pulled by the
@@ -425,7 +425,8 @@ static double source_at(const wi_ctx *c, size_t si, size_t skip, long cap, int r
     double lb = log(w->rho * (double)cap);
     size_t ia = 0;
     for (size_t k = 1; k < w->n; k++)
-        if (fabs(log((double)w->cap[k] / (double)cap)) < fabs(log((double)w->cap[ia] / (double)cap)))
+        if (fabs(log((double)w->cap[k] / (double)cap)) <
+            fabs(log((double)w->cap[ia] / (double)cap)))
             ia = k;
     long a = w->cap[ia];
     *dx = fabs(log((double)cap / (double)a));
@@ -435,12 +436,14 @@ static double source_at(const wi_ctx *c, size_t si, size_t skip, long cap, int r
         size_t ns = 0;
         const jl_group_key *s = &c->gl->items[si].key;
         for (size_t h = 0; h < c->gl->count && ns < 128; h++) {
-            if (h == si || h == skip || !c->ok[h] || !jl_str_eq(c->gl->items[h].key.model, s->model))
+            if (h == si || h == skip || !c->ok[h] ||
+                !jl_str_eq(c->gl->items[h].key.model, s->model))
                 continue;
             long hc = find_cap(&c->sw[h], cap), ha = find_cap(&c->sw[h], a);
             if (hc < 0 || ha < 0 || fabs(c->sw[h].lb[hc] - c->sw[h].lb[ha]) < 1e-3)
                 continue;
-            sl[ns++] = (c->sw[h].y[r][hc] - c->sw[h].y[r][ha]) / (c->sw[h].lb[hc] - c->sw[h].lb[ha]);
+            sl[ns++] =
+                (c->sw[h].y[r][hc] - c->sw[h].y[r][ha]) / (c->sw[h].lb[hc] - c->sw[h].lb[ha]);
         }
         if (ns)
             return w->y[r][ia] + jl__model_median(sl, ns) * (lb - w->lb[ia]);
@@ -494,8 +497,8 @@ static int pair_ratio(const wi_ctx *c, size_t a, size_t b, long cap, int r, doub
  * Returns the number of pairs averaged into *out (0: none). Other tasks of
  * the same model were tried as references and made the GPU-model transfer
  * worse (docs/model-accuracy.md). */
-static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t,
-                        size_t skip, const char *exclude, long cap, int r, double *out)
+static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t, size_t skip,
+                        const char *exclude, long cap, int r, double *out)
 {
     const jl_model_group_list *gl = c->gl;
     double sum = 0;
@@ -527,8 +530,7 @@ static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_k
 
 /* ---- the memory ceiling of the configuration -------------------------------- */
 
-static double memory_of(const wi_ctx *c, const jl_summary *run, const jl_group_key *t,
-                        int *assumed)
+static double memory_of(const wi_ctx *c, const jl_summary *run, const jl_group_key *t, int *assumed)
 {
     jl_summary s = *run;
     if (!jl_str_eq(s.attrs.gpu_model, t->gpu_model)) {
@@ -570,13 +572,14 @@ void jl_whatif_clear(jl_whatif *w)
     memset(w, 0, sizeof *w);
 }
 
-static int default_caps(const wi_ctx *c, const jl_group_key *t, size_t skip, double mem,
-                        long **out, size_t *n)
+static int default_caps(const wi_ctx *c, const jl_group_key *t, size_t skip, double mem, long **out,
+                        size_t *n)
 {
     long lo = 0, hi = 0;
     for (size_t i = 0; i < c->gl->count; i++) {
         const jl_group_key *k = &c->gl->items[i].key;
-        if (i == skip || !c->ok[i] || !jl_str_eq(k->task, t->task) || !same_base(k->model, t->model))
+        if (i == skip || !c->ok[i] || !jl_str_eq(k->task, t->task) ||
+            !same_base(k->model, t->model))
             continue;
         if (!lo || c->sw[i].cap[0] < lo)
             lo = c->sw[i].cap[0];
@@ -739,8 +742,8 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
             continue;
         jl_whatif_point *p = &out->points[out->n_points++];
         p->cap = cap;
-        double cb = isfinite(out->memory_ceiling) ? fmin((double)cap, out->memory_ceiling)
-                                                  : (double)cap;
+        double cb =
+            isfinite(out->memory_ceiling) ? fmin((double)cap, out->memory_ceiling) : (double)cap;
         p->batch = rho * cb;
         p->beyond_ceiling = isfinite(out->memory_ceiling) && (double)cap > out->memory_ceiling;
         p->unlocked = cap > sib_max;
@@ -798,8 +801,8 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
         /* power within [0, G x TDP] */
         const jl_gpu_desc *gd = desc ? jl_descriptors_gpu(desc, target->gpu_model) : NULL;
         if (gd && gd->tdp_w > 0)
-            p->power_w.hi = fmin(p->power_w.hi, fmax(p->power_w.value,
-                                                     (double)target->num_gpus * gd->tdp_w));
+            p->power_w.hi =
+                fmin(p->power_w.hi, fmax(p->power_w.value, (double)target->num_gpus * gd->tdp_w));
         p->throughput_tok_s = p->batch / p->step_time_s.value;
     }
     free(dcaps);
@@ -881,7 +884,8 @@ jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors 
         for (size_t kk = 0; kk < 3; kk++) {
             jl_whatif w;
             jl_error *e2 = NULL;
-            jl_status s2 = predict_core(&c, &facs[fi], &g->key, kinds[kk], caps, c.sw[t].n, &w, &e2);
+            jl_status s2 =
+                predict_core(&c, &facs[fi], &g->key, kinds[kk], caps, c.sw[t].n, &w, &e2);
             jl_error_free(e2);
             if (s2 == JL_ENOMEM)
                 goto oom;
@@ -1007,8 +1011,8 @@ json_t *jl_whatif_loo_to_json(const jl_whatif_loo *r, const jl_model_group_list 
         jset(po, "gpu_model", json_string(k->gpu_model));
         jset(po, "num_gpus", json_integer((json_int_t)k->num_gpus));
         jset(po, "precision", json_string(k->precision));
-        jset(po, "workload", p->run->attrs.workload ? json_string(p->run->attrs.workload)
-                                                    : json_null());
+        jset(po, "workload",
+             p->run->attrs.workload ? json_string(p->run->attrs.workload) : json_null());
         jset(po, "run", p->run->run ? json_string(p->run->run) : json_null());
         jset(po, "max_batch_size", json_integer((json_int_t)p->max_batch_size));
         jset(po, "actual_energy_per_token_j", jl_json_number(p->actual_energy_per_token_j));
@@ -1030,7 +1034,8 @@ json_t *jl_whatif_loo_to_json(const jl_whatif_loo *r, const jl_model_group_list 
         jset(t, "mllm", jl__model_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], "mllm")));
         jset(per, jl_transfer_name(ks[i]), t);
     }
-    jset(sum, "overall", jl__model_loo_stats_json(jl_whatif_loo_summarize(r, JL_TRANSFER_NONE, NULL)));
+    jset(sum, "overall",
+         jl__model_loo_stats_json(jl_whatif_loo_summarize(r, JL_TRANSFER_NONE, NULL)));
     jset(sum, "per_transfer", per);
     double mn, mx;
     size_t nn;

@@ -64,8 +64,8 @@ jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err)
         if (!af->fp) {
             int e = errno;
             jl_atomic_abort(af);
-            return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1,
-                           "cannot open output file: %s", strerror(e));
+            return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1, "cannot open output file: %s",
+                                  strerror(e));
         }
         return JL_OK;
     }
@@ -81,8 +81,8 @@ jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err)
         free(af->tmp_path);
         af->tmp_path = NULL;
         jl_atomic_abort(af);
-        return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1,
-                       "cannot create output file: %s", strerror(e));
+        return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1, "cannot create output file: %s",
+                              strerror(e));
     }
     fchmod(fd, 0644);
     af->fp = fdopen(fd, "w");
@@ -90,8 +90,8 @@ jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err)
         int e = errno;
         close(fd);
         jl_atomic_abort(af);
-        return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1,
-                       "cannot open output file: %s", strerror(e));
+        return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1, "cannot open output file: %s",
+                              strerror(e));
     }
     registry_add(af->tmp_path);
     return JL_OK;
@@ -115,8 +115,8 @@ jl_status jl_atomic_commit(jl_atomic_file *af, jl_error **err)
     }
     af->fp = NULL;
     if (bad) {
-        jl_status st = jl_fail_output(err, JL_EIO, af->path, NULL, NULL, -1,
-                               "write failed: %s", strerror(e));
+        jl_status st =
+            jl_fail_output(err, JL_EIO, af->path, NULL, NULL, -1, "write failed: %s", strerror(e));
         jl_atomic_abort(af);
         return st;
     }
@@ -127,7 +127,7 @@ jl_status jl_atomic_commit(jl_atomic_file *af, jl_error **err)
     if (rename(af->tmp_path, af->path) != 0) {
         e = errno;
         jl_status st = jl_fail_output(err, JL_EIO, af->path, NULL, NULL, -1,
-                               "cannot move output into place: %s", strerror(e));
+                                      "cannot move output into place: %s", strerror(e));
         jl_atomic_abort(af);
         return st;
     }
@@ -151,15 +151,15 @@ void jl_atomic_abort(jl_atomic_file *af)
     memset(af, 0, sizeof *af);
 }
 
-jl_status jl_write_text(const char *path, int (*fn)(FILE *f, const void *ctx),
-                        const void *ctx, jl_error **err)
+jl_status jl_write_text(const char *path, int (*fn)(FILE *f, const void *ctx), const void *ctx,
+                        jl_error **err)
 {
     if (!strcmp(path, "-")) {
         errno = 0;
         if (fn(stdout, ctx) || ferror(stdout) || fflush(stdout))
             return jl_fail_output(err, JL_EIO, "<stdout>", NULL, NULL, -1,
-                           "cannot write to standard output: %s",
-                           errno ? strerror(errno) : "write error");
+                                  "cannot write to standard output: %s",
+                                  errno ? strerror(errno) : "write error");
         return JL_OK;
     }
     jl_atomic_file af;
@@ -171,13 +171,12 @@ jl_status jl_write_text(const char *path, int (*fn)(FILE *f, const void *ctx),
         int e = errno;
         jl_atomic_abort(&af);
         return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1, "write failed: %s",
-                       e ? strerror(e) : "write error");
+                              e ? strerror(e) : "write error");
     }
     return jl_atomic_commit(&af, err);
 }
 
-jl_status jl_write_file_atomic(const char *path, const void *data, size_t len,
-                               jl_error **err)
+jl_status jl_write_file_atomic(const char *path, const void *data, size_t len, jl_error **err)
 {
     jl_atomic_file af;
     jl_status st = jl_atomic_open(&af, path, err);
@@ -186,8 +185,7 @@ jl_status jl_write_file_atomic(const char *path, const void *data, size_t len,
     if (len && fwrite(data, 1, len, af.fp) != len) {
         int e = errno;
         jl_atomic_abort(&af);
-        return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1, "write failed: %s",
-                       strerror(e));
+        return jl_fail_output(err, JL_EIO, path, NULL, NULL, -1, "write failed: %s", strerror(e));
     }
     return jl_atomic_commit(&af, err);
 }

@@ -154,12 +154,12 @@ static jl_status remove_tree_at(int parent, const char *name, const char *shown,
     int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return jl_fail_output(err, JL_EIO, shown, NULL, NULL, -1, "cannot remove %s: %s", name,
-                       strerror(errno));
+                              strerror(errno));
     DIR *d = fdopendir(fd);
     if (!d) {
         close(fd);
         return jl_fail_output(err, JL_EIO, shown, NULL, NULL, -1, "cannot read directory: %s",
-                       strerror(errno));
+                              strerror(errno));
     }
     jl_status st = JL_OK;
     struct dirent *e;
@@ -171,7 +171,7 @@ static jl_status remove_tree_at(int parent, const char *name, const char *shown,
     closedir(d);
     if (st == JL_OK && unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
         st = jl_fail_output(err, JL_EIO, shown, NULL, NULL, -1, "cannot remove directory %s: %s",
-                     name, strerror(errno));
+                            name, strerror(errno));
     return st;
 }
 
@@ -193,7 +193,7 @@ jl_status jl_atomic_dir_open(const char *target, char **tmp_out, jl_error **err)
         int e = errno;
         free(tmp);
         return jl_fail_output(err, JL_EIO, target, NULL, NULL, -1,
-                       "cannot create a temporary directory beside it: %s", strerror(e));
+                              "cannot create a temporary directory beside it: %s", strerror(e));
     }
     chmod(tmp, 0755);
     if (jl_atomic_register_dir(tmp) != 0) {
@@ -224,8 +224,7 @@ static int fsync_path(const char *path)
     return rc;
 }
 
-jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace,
-                               jl_error **err)
+jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace, jl_error **err)
 {
     struct stat st;
     int exists = lstat(target, &st) == 0;
@@ -245,7 +244,7 @@ jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace,
             int e = errno;
             jl_atomic_dir_abort(tmp);
             return jl_fail_output(err, JL_EIO, target, NULL, NULL, -1,
-                           "cannot move the output into place: %s", strerror(e));
+                                  "cannot move the output into place: %s", strerror(e));
         }
         jl_atomic_unregister_dir(tmp);
         return JL_OK;
@@ -269,8 +268,8 @@ jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace,
         int e = errno;
         free(old);
         jl_atomic_dir_abort(tmp);
-        return jl_fail_output(err, JL_EIO, target, NULL, NULL, -1, "cannot move the old output aside: %s",
-                       strerror(e));
+        return jl_fail_output(err, JL_EIO, target, NULL, NULL, -1,
+                              "cannot move the old output aside: %s", strerror(e));
     }
     if (rename(tmp, target) != 0) {
         int e = errno;
@@ -278,7 +277,7 @@ jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace,
         free(old);
         jl_atomic_dir_abort(tmp);
         return jl_fail_output(err, JL_EIO, target, NULL, NULL, -1,
-                       "cannot move the output into place: %s", strerror(e));
+                              "cannot move the output into place: %s", strerror(e));
     }
     jl_atomic_unregister_dir(tmp);
     jl_status rs = jl_remove_tree(old, err);

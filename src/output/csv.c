@@ -28,17 +28,27 @@ void jl_csv_field(FILE *f, const char *s)
 }
 
 static const char *const key_columns[] = {
-    "workload", "model", "task", "gpu_model", "num_gpus", "precision",
-    "max_batch_size", "tensor_parallel", "expert_parallel", "data_parallel",
-    "denoising_steps", NULL,
+    "workload",       "model",           "task",
+    "gpu_model",      "num_gpus",        "precision",
+    "max_batch_size", "tensor_parallel", "expert_parallel",
+    "data_parallel",  "denoising_steps", NULL,
 };
 
 /* Typed attributes after the warnings column (every attribute is a column;
  * these came later, so existing column positions stay). */
 static const char *const more_columns[] = {
-    "start_time_unix", "gpu_memory_bytes", "gpu_tdp_w", "gpu_idle_power_w",
-    "total_params", "active_params", "kv_bytes_per_token", "height", "width",
-    "num_frames", "notes", NULL,
+    "start_time_unix",
+    "gpu_memory_bytes",
+    "gpu_tdp_w",
+    "gpu_idle_power_w",
+    "total_params",
+    "active_params",
+    "kv_bytes_per_token",
+    "height",
+    "width",
+    "num_frames",
+    "notes",
+    NULL,
 };
 
 static int in_list(const char *const *list, const char *k)
@@ -221,15 +231,14 @@ static int print_summaries(FILE *f, const void *ctx)
     return jl_fprint_summaries_csv_named(f, c->l, c->names) != JL_OK;
 }
 
-jl_status jl_write_summaries_csv_named(const char *path, const jl_summary_list *l,
-                                       jl_names names, jl_error **err)
+jl_status jl_write_summaries_csv_named(const char *path, const jl_summary_list *l, jl_names names,
+                                       jl_error **err)
 {
     csv_ctx c = {l, names};
     return jl_write_text(path, print_summaries, &c, err);
 }
 
-jl_status jl_write_summaries_csv(const char *path, const jl_summary_list *l,
-                                 jl_error **err)
+jl_status jl_write_summaries_csv(const char *path, const jl_summary_list *l, jl_error **err)
 {
     return jl_write_summaries_csv_named(path, l, JL_NAMES_JOULES, err);
 }

@@ -38,8 +38,7 @@ void jl__run_key_write(jl_jw *w, const jl_summary *s)
 }
 
 /* The object of an emitter of members, as a tree. */
-static json_t *members_to_json(void (*members)(jl_jw *w, const jl_summary *s),
-                               const jl_summary *s)
+static json_t *members_to_json(void (*members)(jl_jw *w, const jl_summary *s), const jl_summary *s)
 {
     jl_jw *w = jl__jw_tree();
     if (!w)
@@ -233,8 +232,7 @@ jl_status jl_write_json(const char *path, const json_t *doc, jl_error **err)
 {
     char *s = jl_json_dump(doc);
     if (!s)
-        return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1,
-                       "cannot serialise JSON document");
+        return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "cannot serialise JSON document");
     jl_status st = jl_write_text(path, print_string, s, err);
     free(s);
     return st;

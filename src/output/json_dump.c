@@ -30,7 +30,8 @@
 #include "output/json_writer.h"
 
 #define JL_JSON_MAX_DEPTH 2048
-#define HANDLED_FLAGS (JSON_MAX_INDENT | JSON_COMPACT | JSON_SORT_KEYS | (0x1F << 11) | JSON_ENCODE_ANY)
+#define HANDLED_FLAGS \
+    (JSON_MAX_INDENT | JSON_COMPACT | JSON_SORT_KEYS | (0x1F << 11) | JSON_ENCODE_ANY)
 
 typedef struct {
     char *p;
@@ -172,10 +173,10 @@ static void string(obuf *b, const char *s, size_t n)
 int jl__format_g(char *buf, size_t size, int p, double v)
 {
 #if LDBL_MANT_DIG >= 64
-    static const long double pow10[] = {
-        1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
-        1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
-        1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+    static const long double pow10[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
+                                        1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
+                                        1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
+                                        1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
     if (p >= 1 && p <= 15 && size >= 32 && isfinite(v) && v != 0) {
         double a = fabs(v);
         int e = (int)floor(log10(a));
@@ -254,8 +255,9 @@ int jl__format_g(char *buf, size_t size, int p, double v)
 static void real(obuf *b, double v, int precision)
 {
     char buf[64];
-    int n = precision && precision <= 15 ? jl__format_g(buf, sizeof buf, precision, v)
-                                         : snprintf(buf, sizeof buf, "%.*g", precision ? precision : 17, v);
+    int n = precision && precision <= 15
+                ? jl__format_g(buf, sizeof buf, precision, v)
+                : snprintf(buf, sizeof buf, "%.*g", precision ? precision : 17, v);
     if (n < 0 || (size_t)n >= sizeof buf - 3) {
         b->failed = 1;
         return;

@@ -108,7 +108,7 @@ void jl_json_rename_mlenergy(json_t *v)
         if (!to || json_object_get(v, to))
             continue;
         json_t *nv = json_is_number(e) && scale != 1 ? jl_json_number(json_number_value(e) * scale)
-                                                      : json_incref(e);
+                                                     : json_incref(e);
         json_object_set_new(v, to, nv);
         json_object_del(v, k);
     }

@@ -17,7 +17,8 @@
 #include "report/series.h"
 
 static jl_status write_csv_file(jl__report_report *r, const char *rel,
-                                jl_status (*fn)(const char *, const void *, const void *, jl_error **),
+                                jl_status (*fn)(const char *, const void *, const void *,
+                                                jl_error **),
                                 const void *a, const void *b, jl_error **err)
 {
     char *p = jl__report_path(r, rel);
@@ -99,7 +100,6 @@ static void free_values(char **v, size_t n)
     free(v);
 }
 
-
 jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
 {
     jl_status st;
@@ -108,22 +108,29 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
     json_decref(doc);
     if (st || (st = write_csv_file(r, "data/summary.csv", summaries_csv, r->l, NULL, err)))
         return st;
-    jl__report_add_data(r, "data/summary.json", "joules.summary/1: every run's figures", "joules summarize --json PATH...");
-    jl__report_add_data(r, "data/summary.csv", "one row per run, full precision", "joules summarize --csv FILE PATH...");
+    jl__report_add_data(r, "data/summary.json", "joules.summary/1: every run's figures",
+                        "joules summarize --json PATH...");
+    jl__report_add_data(r, "data/summary.csv", "one row per run, full precision",
+                        "joules summarize --csv FILE PATH...");
 
     jl__report_progress(r, "documents", 1, 6, "check");
     r->check_doc = jl_check_document(r->l, &r->rules, r->opt.desc, r->errors, NULL);
     if ((st = jl__report_write_json(r, "data/check.json", r->check_doc, err)))
         return st;
-    jl__report_add_data(r, "data/check.json", "joules.check/1: every validation rule for every run", "joules check --json PATH...");
+    jl__report_add_data(r, "data/check.json", "joules.check/1: every validation rule for every run",
+                        "joules check --json PATH...");
     jl__report_progress(r, "documents", 2, 6, "frontier");
 
     if (r->fs) {
-        if ((st = jl__report_write_json_with_errors(r, "data/frontier.json", jl_frontier_set_to_json(r->fs, r->l), err)) ||
+        if ((st = jl__report_write_json_with_errors(r, "data/frontier.json",
+                                                    jl_frontier_set_to_json(r->fs, r->l), err)) ||
             (st = write_csv_file(r, "data/frontier.csv", frontier_csv, r->fs, r->l, err)))
             return st;
-        jl__report_add_data(r, "data/frontier.json", "joules.frontier/1: time-energy frontiers and curves per (model, task)", "joules frontier --json PATH...");
-        jl__report_add_data(r, "data/frontier.csv", "one row per frontier point", "joules frontier --csv FILE PATH...");
+        jl__report_add_data(r, "data/frontier.json",
+                            "joules.frontier/1: time-energy frontiers and curves per (model, task)",
+                            "joules frontier --json PATH...");
+        jl__report_add_data(r, "data/frontier.csv", "one row per frontier point",
+                            "joules frontier --csv FILE PATH...");
     }
 
     const jl_slo *slos[16];
@@ -145,7 +152,9 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
     if (st)
         goto end;
     cmdl = jl_asprintf("joules pick --json%s PATH...", sa ? sa : "");
-    jl__report_add_data(r, "data/pick.json", "joules.pick/1: the minimum-energy configuration per (model, task) and SLO", cmdl);
+    jl__report_add_data(r, "data/pick.json",
+                        "joules.pick/1: the minimum-energy configuration per (model, task) and SLO",
+                        cmdl);
     free(cmdl);
     cmdl = jl_asprintf("joules pick --csv FILE%s PATH...", sa ? sa : "");
     jl__report_add_data(r, "data/pick.csv", "one row per pick", cmdl);
@@ -180,12 +189,16 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
                 if (!st)
                     st = jl_write_compare_csv(pc, cr, r->l, err);
                 if (!st) {
-                    char *what = jl_asprintf("joules.compare/1: each %s against %s=%s at matched SLOs "
-                                             "(the paper's Sec. 4.3)", bys[k], bys[k], base_v);
-                    cmdl = jl_asprintf("joules compare --json --by %s --baseline %s%s PATH...", bys[k], base_v, sa ? sa : "");
+                    char *what =
+                        jl_asprintf("joules.compare/1: each %s against %s=%s at matched SLOs "
+                                    "(the paper's Sec. 4.3)",
+                                    bys[k], bys[k], base_v);
+                    cmdl = jl_asprintf("joules compare --json --by %s --baseline %s%s PATH...",
+                                       bys[k], base_v, sa ? sa : "");
                     jl__report_add_data(r, rel, what, cmdl);
                     free(cmdl);
-                    cmdl = jl_asprintf("joules compare --csv FILE --by %s --baseline %s%s PATH...", bys[k], base_v, sa ? sa : "");
+                    cmdl = jl_asprintf("joules compare --csv FILE --by %s --baseline %s%s PATH...",
+                                       bys[k], base_v, sa ? sa : "");
                     jl__report_add_data(r, relc, "one row per comparison", cmdl);
                     free(cmdl);
                     cmdl = NULL;
@@ -220,17 +233,23 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
         jl_error *perr = NULL;
         if (jl_compare_precision(r->l, &po, &pr, &perr) == JL_OK) {
             char *pc = jl_asprintf("%s/data/compare-precision.csv", r->root);
-            st = jl__report_write_json_with_errors(r, "data/compare-precision.json", jl_precision_to_json(pr, r->l), err);
+            st = jl__report_write_json_with_errors(r, "data/compare-precision.json",
+                                                   jl_precision_to_json(pr, r->l), err);
             if (!st)
                 st = jl_write_precision_csv(pc, pr, r->l, err);
             free(pc);
             if (!st) {
-                cmdl = jl_asprintf("joules compare --json --by precision --baseline %s PATH...", base_p);
-                jl__report_add_data(r, "data/compare-precision.json",
-                            "joules.compare/1: each run of another precision against its twin (the paper's Sec. 4.4)", cmdl);
+                cmdl = jl_asprintf("joules compare --json --by precision --baseline %s PATH...",
+                                   base_p);
+                jl__report_add_data(
+                    r, "data/compare-precision.json",
+                    "joules.compare/1: each run of another precision against its twin (the paper's Sec. 4.4)",
+                    cmdl);
                 free(cmdl);
-                cmdl = jl_asprintf("joules compare --csv FILE --by precision --baseline %s PATH...", base_p);
-                jl__report_add_data(r, "data/compare-precision.csv", "one row per precision pair", cmdl);
+                cmdl = jl_asprintf("joules compare --csv FILE --by precision --baseline %s PATH...",
+                                   base_p);
+                jl__report_add_data(r, "data/compare-precision.csv", "one row per precision pair",
+                                    cmdl);
                 free(cmdl);
                 cmdl = NULL;
             }
@@ -264,7 +283,8 @@ jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
         jl__report_group *g = &r->groups[i];
         for (long k = -1; k < (long)g->n_gpu_models; k++)
             for (size_t j = 0; j < g->n_set; j++) {
-                const jl__report_pick *p = k < 0 ? &g->set_picks[j] : &g->gpu_set_picks[(size_t)k * g->n_set + j];
+                const jl__report_pick *p =
+                    k < 0 ? &g->set_picks[j] : &g->gpu_set_picks[(size_t)k * g->n_set + j];
                 jl__report_csv_str(&b, g->model);
                 jl_strbuf_puts(&b, ",");
                 jl__report_csv_str(&b, g->task);
@@ -286,7 +306,9 @@ jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
                     jl__report_csv_str(&b, s->attrs.precision);
                     jl_strbuf_printf(&b, ",%ld", s->attrs.max_batch_size);
                     jl__report_csv_num(&b, s->fig[jl__report_energy_fig(s)]);
-                    jl__report_csv_num(&b, jl_attrs_is_diffusion(&s->attrs) ? NAN : s->fig[JL_FIG_ENERGY_PER_REQUEST_J]);
+                    jl__report_csv_num(&b, jl_attrs_is_diffusion(&s->attrs)
+                                               ? NAN
+                                               : s->fig[JL_FIG_ENERGY_PER_REQUEST_J]);
                     jl__report_csv_num(&b, s->fig[JL_FIG_MEDIAN_ITL_S]);
                     jl__report_csv_num(&b, s->fig[JL_FIG_BATCH_LATENCY_S]);
                     jl__report_csv_num(&b, s->fig[JL_FIG_AVG_POWER_W]);
@@ -302,10 +324,12 @@ jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
     }
     jl_status st = jl__report_write_buf(r, "data/answers.csv", &b, err);
     if (!st)
-        jl__report_add_data(r, "data/answers.csv",
-                    "the answer tables: per (model, task), GPU scope (all or one GPU model) and SLO "
-                    "of the set, the minimum-energy run meeting it (energy per item: token, image "
-                    "or video; empty when none meets: closest_worst_miss)", NULL);
+        jl__report_add_data(
+            r, "data/answers.csv",
+            "the answer tables: per (model, task), GPU scope (all or one GPU model) and SLO "
+            "of the set, the minimum-energy run meeting it (energy per item: token, image "
+            "or video; empty when none meets: closest_worst_miss)",
+            NULL);
     return st;
 }
 
@@ -323,11 +347,10 @@ static json_t *jl__report_group_diagnosis_json(const jl__report_report *r, size_
     json_t *bo = best ? json_pack("{s:s,s:o,s:s}", "kind", best->kind, "predicted_energy_change",
                                   jl_json_number(best_change), "message", best->message)
                       : json_null();
-    return json_pack("{s:o,s:s,s:o,s:s,s:o,s:o,s:s,s:s?,s:o}", "run",
-                     jl_run_key_to_json(d->run), "basis", g->pick.run >= 0 ? "pick" : "representative",
-                     "utilisation", jl_json_number(d->utilisation), "utilisation_source",
-                     d->utilisation_source, "static_energy_share",
-                     jl_json_number(d->static_energy_share), "batch_ceiling",
+    return json_pack("{s:o,s:s,s:o,s:s,s:o,s:o,s:s,s:s?,s:o}", "run", jl_run_key_to_json(d->run),
+                     "basis", g->pick.run >= 0 ? "pick" : "representative", "utilisation",
+                     jl_json_number(d->utilisation), "utilisation_source", d->utilisation_source,
+                     "static_energy_share", jl_json_number(d->static_energy_share), "batch_ceiling",
                      jl_json_number(d->ceiling.ceiling), "batch_limit",
                      jl_batch_limit_name(d->ceiling.limit), "batch_evidence", d->ceiling.evidence,
                      "best_change", bo);
@@ -361,7 +384,8 @@ json_t *jl__report_report_document(jl__report_report *r)
             json_t *p = json_object();
             json_object_set_new(p, "gpu_model", json_string(g->gpu_models[k]));
             json_object_set_new(p, "pick", run_key_or_null(r, g->gpu_picks[k].run));
-            json_object_set_new(p, "runs_meeting_slo", json_integer((json_int_t)g->gpu_picks[k].n_meeting));
+            json_object_set_new(p, "runs_meeting_slo",
+                                json_integer((json_int_t)g->gpu_picks[k].n_meeting));
             json_array_append_new(gp, p);
         }
         json_object_set_new(o, "gpu_picks", gp);
@@ -371,7 +395,8 @@ json_t *jl__report_report_document(jl__report_report *r)
             json_t *so = json_object(), *per = json_object();
             json_object_set_new(so, "slo", json_string(g->set[j]->text));
             json_object_set_new(so, "pick", run_key_or_null(r, g->set_picks[j].run));
-            json_object_set_new(so, "runs_meeting_slo", json_integer((json_int_t)g->set_picks[j].n_meeting));
+            json_object_set_new(so, "runs_meeting_slo",
+                                json_integer((json_int_t)g->set_picks[j].n_meeting));
             for (size_t k = 0; k < g->n_gpu_models; k++)
                 json_object_set_new(per, g->gpu_models[k],
                                     run_key_or_null(r, g->gpu_set_picks[k * g->n_set + j].run));
@@ -393,7 +418,8 @@ json_t *jl__report_report_document(jl__report_report *r)
         json_object_set_new(o, "id", json_string(f->id));
         json_object_set_new(o, "kind", json_string(jl__report_fig_kind_name(f->kind)));
         json_object_set_new(o, "title", json_string(f->title ? f->title : f->id));
-        json_object_set_new(o, "group", f->group >= 0 ? json_string(r->groups[f->group].slug) : json_null());
+        json_object_set_new(o, "group",
+                            f->group >= 0 ? json_string(r->groups[f->group].slug) : json_null());
         json_object_set_new(o, "n_points", json_integer((json_int_t)f->n_points));
         json_array_append_new(figs, o);
     }

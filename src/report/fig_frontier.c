@@ -13,8 +13,8 @@
 
 /* The latency bounds of a group's SLO set as dashed vertical lines, those
  * near the data (a bound far right of every run squeezes the plot). */
-static void slo_lines(jl_strbuf *gp, const jl__report_group *g, int diffusion, double lscale, double maxlat,
-                      int first_arrow, jl__report_placer *pl)
+static void slo_lines(jl_strbuf *gp, const jl__report_group *g, int diffusion, double lscale,
+                      double maxlat, int first_arrow, jl__report_placer *pl)
 {
     int na = first_arrow;
     for (size_t j = 0; j < g->n_set; j++) {
@@ -27,18 +27,22 @@ static void slo_lines(jl_strbuf *gp, const jl__report_group *g, int diffusion, d
                 continue;
             double x = c->bound * lscale;
             if (x > maxlat * 1.5) {
-                jl_strbuf_printf(gp, "# SLO %s lies far right of every run (all meet it): not drawn\n",
+                jl_strbuf_printf(gp,
+                                 "# SLO %s lies far right of every run (all meet it): not drawn\n",
                                  slo->text);
                 continue;
             }
-            jl_strbuf_printf(gp,
-                             "set arrow %d from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 lc rgb \"%s\"\n"
-                             "set label %d \"%g %s\" at %.10g, graph 0.98 right rotate by 90 offset -0.4,0 textcolor rgb \"#777777\" font lblfont\n",
-                             na, x, x, j == g->primary ? "#555555" : "#aaaaaa", na, x,
-                             diffusion ? "s" : "ms", x);
+            jl_strbuf_printf(
+                gp,
+                "set arrow %d from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 lc rgb \"%s\"\n"
+                "set label %d \"%g %s\" at %.10g, graph 0.98 right rotate by 90 offset -0.4,0 textcolor rgb \"#777777\" font lblfont\n",
+                na, x, x, j == g->primary ? "#555555" : "#aaaaaa", na, x, diffusion ? "s" : "ms",
+                x);
             for (int w = 0; pl && w < 2; w++) { /* the rotated label, left of the line at the top */
                 double nx = jl__report_place_norm(x, pl[w].xlo, pl[w].xhi, pl[w].logx);
-                jl__report_place_push(&pl[w], (jl__report_box){nx - pl[w].cw * 2.5, 1.0 - pl[w].ch * 6, nx + pl[w].cw * 1.5, 1.05});
+                jl__report_place_push(&pl[w],
+                                      (jl__report_box){nx - pl[w].cw * 2.5, 1.0 - pl[w].ch * 6,
+                                                       nx + pl[w].cw * 1.5, 1.05});
             }
             na++;
         }
@@ -74,9 +78,11 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
     jl_strbuf dat, gp;
     jl_strbuf_init(&dat);
     jl_strbuf_init(&gp);
-    jl_strbuf_printf(&dat, "# %s\n# blocks (gnuplot index): one per curve, then the frontier\n"
-                           "# latency_%s energy_j_per_%s batch on_frontier, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF)\n",
-                     f->title, diffusion ? "s" : "ms", jl__report_item(s0));
+    jl_strbuf_printf(
+        &dat,
+        "# %s\n# blocks (gnuplot index): one per curve, then the frontier\n"
+        "# latency_%s energy_j_per_%s batch on_frontier, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF)\n",
+        f->title, diffusion ? "s" : "ms", jl__report_item(s0));
     size_t nv = 0;
     jl__report_series *ser = NULL;
     size_t nser = jl__report_split_curves(l, fr, &ser);
@@ -95,7 +101,8 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
                 maxlat = fmax(maxlat, p->latency * lscale);
             }
         }
-    int logy = lat && en ? jl__report_wide_range(en, nv, 8) : 0, logx = lat && en ? jl__report_wide_range(lat, nv, 8) : 0;
+    int logy = lat && en ? jl__report_wide_range(en, nv, 8) : 0,
+        logx = lat && en ? jl__report_wide_range(lat, nv, 8) : 0;
     jl__report_placer pl[2];
     jl__report_placers_init(pl, logx, logy, lat, en, lat && en ? nv : 0, 0.06, 0.10, 0.12, 0.08);
     double xlo = pl[0].xlo, xhi = pl[0].xhi, ylo = pl[0].ylo, yhi = pl[0].yhi;
@@ -107,7 +114,8 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
     json_t *curves = json_array();
     for (size_t c = 0; c < nser; c++) {
         const jl_curve *cv = &ser[c].cv;
-        jl_strbuf_printf(&dat, "# curve %zu: %s x%ld %s%s%s\n", c, jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
+        jl_strbuf_printf(&dat, "# curve %zu: %s x%ld %s%s%s\n", c,
+                         jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
                          cv->precision ? cv->precision : "?", ser[c].variant ? ", " : "",
                          ser[c].variant ? ser[c].variant : "");
         for (size_t i = 0; i < cv->n_points; i++) {
@@ -117,7 +125,8 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
             int pos[2];
             for (int w = 0; w < 2; w++)
                 pos[w] = isfinite(p->latency) && isfinite(p->energy)
-                             ? jl__report_place_label(&pl[w], p->latency * lscale, p->energy, strlen(lab))
+                             ? jl__report_place_label(&pl[w], p->latency * lscale, p->energy,
+                                                      strlen(lab))
                              : -1;
             jl_strbuf_printf(&dat, "%.10g %.10g %ld %d", p->latency * lscale, p->energy, p->batch,
                              p->on_frontier);
@@ -126,10 +135,11 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
             f->n_points++;
         }
         jl_strbuf_puts(&dat, "\n\n");
-        json_t *cj = json_pack("{s:s?,s:I,s:s?,s:I}", "gpu_model", cv->gpu_model,
-                               "num_gpus", (json_int_t)cv->num_gpus, "precision",
-                               cv->precision, "n_points", (json_int_t)cv->n_points);
-        json_object_set_new(cj, "variant", ser[c].variant ? json_string(ser[c].variant) : json_null());
+        json_t *cj = json_pack("{s:s?,s:I,s:s?,s:I}", "gpu_model", cv->gpu_model, "num_gpus",
+                               (json_int_t)cv->num_gpus, "precision", cv->precision, "n_points",
+                               (json_int_t)cv->n_points);
+        json_object_set_new(cj, "variant",
+                            ser[c].variant ? json_string(ser[c].variant) : json_null());
         json_t *rk = json_array();
         for (size_t i = 0; i < cv->n_points; i++)
             json_array_append_new(rk, jl_run_key_to_json(l->items[cv->points[i].run]));
@@ -140,12 +150,14 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
     free(pl[1].boxes);
     jl_strbuf_puts(&dat, "# frontier\n");
     for (size_t i = 0; i < fr->n_points; i++)
-        jl_strbuf_printf(&dat, "%.10g %.10g %ld 1 \"\" \"\" \"\" \"\" \"\" \"\" \"\" \"\"\n", fr->points[i].latency * lscale,
-                         fr->points[i].energy, l->items[fr->points[i].run]->attrs.max_batch_size);
+        jl_strbuf_printf(&dat, "%.10g %.10g %ld 1 \"\" \"\" \"\" \"\" \"\" \"\" \"\" \"\"\n",
+                         fr->points[i].latency * lscale, fr->points[i].energy,
+                         l->items[fr->points[i].run]->attrs.max_batch_size);
     /* the 3.3 in PDF: the key in one column below, the page as tall as it needs */
-    jl__report_gp_header_sized(&gp, f->id, f->title,
-                       "Time-energy curves per configuration, batch sizes annotated, frontier in black.",
-                       900, 520, 7.0 * 520 / 900, 2.4 + 0.15 * (double)(nser + 1));
+    jl__report_gp_header_sized(
+        &gp, f->id, f->title,
+        "Time-energy curves per configuration, batch sizes annotated, frontier in black.", 900, 520,
+        7.0 * 520 / 900, 2.4 + 0.15 * (double)(nser + 1));
     jl_strbuf_printf(&gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n",
                      diffusion ? "batch latency (s)" : "median inter-token latency (ms)", elabel);
     if (logx) {
@@ -172,21 +184,26 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
         char *tt = jl_asprintf("%s x%ld, %s%s%s", jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
                                cv->precision ? cv->precision : "?", ser[c].variant ? ", " : "",
                                ser[c].variant ? ser[c].variant : "");
-        jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:2 with linespoints pt %d ps 1.0 lw 2 dt %d lc rgb \"%s\" title ",
-                         c ? ", \\\n     " : "", f->id, c, pt, (int)(c / RP_N_PALETTE) % 3 + 1, col);
+        jl_strbuf_printf(
+            &gp,
+            "%s\"%s.dat\" index %zu using 1:2 with linespoints pt %d ps 1.0 lw 2 dt %d lc rgb \"%s\" title ",
+            c ? ", \\\n     " : "", f->id, c, pt, (int)(c / RP_N_PALETTE) % 3 + 1, col);
         jl__report_gp_str(&gp, tt ? tt : "?");
         free(tt);
         char src[32];
         snprintf(src, sizeof src, "\"\" index %zu", c);
         jl__report_plot_label_layers(&gp, src, col);
     }
-    jl_strbuf_printf(&gp, ", \\\n     \"%s.dat\" index %zu using 1:2 with lines dt 2 lw 1.4 lc rgb \"#000000\" title \"frontier\", \\\n"
-                          "     \"\" index %zu using 1:2 with points pt 6 ps 2.0 lw 1.4 lc rgb \"#000000\" notitle\n"
-                          "unset output\n",
-                     f->id, nser, nser);
+    jl_strbuf_printf(
+        &gp,
+        ", \\\n     \"%s.dat\" index %zu using 1:2 with lines dt 2 lw 1.4 lc rgb \"#000000\" title \"frontier\", \\\n"
+        "     \"\" index %zu using 1:2 with points pt 6 ps 2.0 lw 1.4 lc rgb \"#000000\" notitle\n"
+        "unset output\n",
+        f->id, nser, nser);
     jl__report_series_free(ser, nser);
-    f->meta = json_pack("{s:s,s:s,s:b,s:b,s:o}", "latency_unit", diffusion ? "s" : "ms", "energy_unit",
-                        jl__report_energy_unit(s0), "log_x", logx, "log_y", logy, "curves", curves);
+    f->meta =
+        json_pack("{s:s,s:s,s:b,s:b,s:o}", "latency_unit", diffusion ? "s" : "ms", "energy_unit",
+                  jl__report_energy_unit(s0), "log_x", logx, "log_y", logy, "curves", curves);
     jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);
     jl_strbuf_free(&dat);
     jl_strbuf_free(&gp);

@@ -78,9 +78,11 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
     static const char *const what[] = {"LLM / MLLM", "text-to-image", "text-to-video"};
     if (nq == 0) {
         if (n_kind)
-            jl__report_cmp_note(r, "GPU models at matched SLOs (%s): no (model, task) has runs on two or "
-                           "more GPU models meeting its SLO, so there is nothing to compare.",
-                        what[kind]);
+            jl__report_cmp_note(
+                r,
+                "GPU models at matched SLOs (%s): no (model, task) has runs on two or "
+                "more GPU models meeting its SLO, so there is nothing to compare.",
+                what[kind]);
         free(gpus);
         free(rows);
         return JL_OK;
@@ -106,8 +108,9 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
     jl_strbuf dat, gp;
     jl_strbuf_init(&dat);
     jl_strbuf_init(&gp);
-    jl_strbuf_printf(&dat, "# %s\n# blocks (gnuplot index): the rows' ranges, then one per GPU model\n"
-                           "# row energy_j_per_%s gpus batch model task slo\n",
+    jl_strbuf_printf(&dat,
+                     "# %s\n# blocks (gnuplot index): the rows' ranges, then one per GPU model\n"
+                     "# row energy_j_per_%s gpus batch model task slo\n",
                      f->title, item);
     /* block 0: per row the least and the most */
     for (size_t q = 0; q < nq; q++)
@@ -131,7 +134,8 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
                 continue;
             lo = fmin(lo, e);
             hi = fmax(hi, e);
-            jl_strbuf_printf(&dat, "%zu %.10g %ld %ld ", q, e, s->attrs.num_gpus, s->attrs.max_batch_size);
+            jl_strbuf_printf(&dat, "%zu %.10g %ld %ld ", q, e, s->attrs.num_gpus,
+                             s->attrs.max_batch_size);
             jl__report_dat_str(&dat, g->model);
             jl_strbuf_puts(&dat, " ");
             jl__report_dat_str(&dat, g->task);
@@ -163,15 +167,18 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
     for (size_t q = 0; q < nq; q++) {
         jl__report_group *g = &r->groups[rows[q].group];
         char name[96], win[96];
-        snprintf(name, sizeof name, "%.38s \xc2\xb7 %.18s", jl__report_base_name(g->model), g->task ? g->task : "?");
+        snprintf(name, sizeof name, "%.38s \xc2\xb7 %.18s", jl__report_base_name(g->model),
+                 g->task ? g->task : "?");
         const char *wg = "?";
         for (size_t k = 0; k < g->n_gpu_models; k++) {
             long run = g->gpu_picks[k].run;
-            if (run >= 0 && l->items[run]->fig[jl__report_energy_fig(l->items[run])] == rows[q].best)
+            if (run >= 0 &&
+                l->items[run]->fig[jl__report_energy_fig(l->items[run])] == rows[q].best)
                 wg = g->gpu_models[k];
         }
         /* tic labels are formats to gnuplot: %% for a percent sign */
-        snprintf(win, sizeof win, "%s \xe2\x88\x92%.0f%%%%", wg, (1 - rows[q].best / rows[q].worst) * 100);
+        snprintf(win, sizeof win, "%s \xe2\x88\x92%.0f%%%%", wg,
+                 (1 - rows[q].best / rows[q].worst) * 100);
         maxlen = strlen(name) > maxlen ? strlen(name) : maxlen;
         /* the model's start and end ("stable-d...5-medium"), the task when
          * the rows' tasks differ */
@@ -184,10 +191,12 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
             snprintf(nname, sizeof nname, "%.9s\xe2\x80\xa6%s", sm, sm + sl - 10);
         int tasks_differ = 0;
         for (size_t q2 = 0; q2 < nq; q2++)
-            tasks_differ |= strcmp(r->groups[rows[q2].group].task ? r->groups[rows[q2].group].task : "",
-                                   g->task ? g->task : "") != 0;
+            tasks_differ |=
+                strcmp(r->groups[rows[q2].group].task ? r->groups[rows[q2].group].task : "",
+                       g->task ? g->task : "") != 0;
         if (tasks_differ)
-            snprintf(nname + strlen(nname), sizeof nname - strlen(nname), " %.9s", g->task ? g->task : "?");
+            snprintf(nname + strlen(nname), sizeof nname - strlen(nname), " %.9s",
+                     g->task ? g->task : "?");
         maxlen_n = strlen(nname) > maxlen_n ? strlen(nname) : maxlen_n;
         jl_strbuf_puts(&ytn, q ? ", " : "");
         jl__report_gp_str(&ytn, nname);
@@ -199,15 +208,17 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
         jl_strbuf_puts(&y2t, q ? ", " : "");
         jl__report_gp_str(&y2t, win);
         jl_strbuf_printf(&y2t, " %zu", q);
-        json_array_append_new(rj, json_pack("{s:s?,s:s?,s:s,s:f,s:f,s:f}", "model", g->model, "task",
-                                            g->task, "least_energy_gpu", wg, "least", rows[q].best,
-                                            "most", rows[q].worst, "energy_change_pct",
-                                            (rows[q].best / rows[q].worst - 1) * 100));
+        json_array_append_new(rj,
+                              json_pack("{s:s?,s:s?,s:s,s:f,s:f,s:f}", "model", g->model, "task",
+                                        g->task, "least_energy_gpu", wg, "least", rows[q].best,
+                                        "most", rows[q].worst, "energy_change_pct",
+                                        (rows[q].best / rows[q].worst - 1) * 100));
     }
     int h = 110 + 21 * (int)nq;
-    jl__report_gp_header_sized(&gp, f->id, f->title,
-                       "Minimum energy per GPU model at each group's SLO, one row per group, log axis.",
-                       900, h, 0.9 + 0.16 * (double)nq, 0.9 + 0.15 * (double)nq);
+    jl__report_gp_header_sized(
+        &gp, f->id, f->title,
+        "Minimum energy per GPU model at each group's SLO, one row per group, log axis.", 900, h,
+        0.9 + 0.16 * (double)nq, 0.9 + 0.15 * (double)nq);
     char *yts = jl_strbuf_take(&yt), *y2ts = jl_strbuf_take(&y2t), *ytns = jl_strbuf_take(&ytn);
     double l0 = log10(lo), l1 = log10(hi), span = l1 > l0 ? l1 - l0 : 1;
     jl_strbuf_printf(&gp,
@@ -223,13 +234,13 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
                      "set border 1\n"
                      "set lmargin %zu\nset rmargin %zu\n"
                      "set key outside top center horizontal samplen 1\n",
-                     item, pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06),
-                     (double)nq - 0.3, yts ? yts : "", (double)nq - 0.3, y2ts ? y2ts : "",
-                     maxlen + 2, maxlen2 + 2);
+                     item, pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06), (double)nq - 0.3,
+                     yts ? yts : "", (double)nq - 0.3, y2ts ? y2ts : "", maxlen + 2, maxlen2 + 2);
     jl__report_log_tics(&gp, "x", pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06));
     /* 3.3 in: short names, no savings column (the dots show it), decade ticks */
-    jl_strbuf_printf(&gp, "if (narrow) set ytics (%s) scale 0; set lmargin %zu; unset y2tics; "
-                          "set rmargin 3; set xlabel \"energy per %s (J)\"; set xtics (",
+    jl_strbuf_printf(&gp,
+                     "if (narrow) set ytics (%s) scale 0; set lmargin %zu; unset y2tics; "
+                     "set rmargin 3; set xlabel \"energy per %s (J)\"; set xtics (",
                      ytns ? ytns : "", maxlen_n + 1, item);
     /* decades; 1-3 per decade when fewer than three decades show */
     double xa = pow(10, l0 - span * 0.06), xb = pow(10, l1 + span * 0.06);
@@ -248,12 +259,16 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
     free(yts);
     free(y2ts);
     free(ytns);
-    jl_strbuf_printf(&gp, "plot \"%s.dat\" index 0 using 2:1:2:3:1:1 with xyerrorbars pt 7 ps 0 lw 1.2 lc rgb \"#bbbbbb\" notitle",
-                     f->id);
+    jl_strbuf_printf(
+        &gp,
+        "plot \"%s.dat\" index 0 using 2:1:2:3:1:1 with xyerrorbars pt 7 ps 0 lw 1.2 lc rgb \"#bbbbbb\" notitle",
+        f->id);
     for (size_t j = 0; j < ng; j++) {
-        jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 2:1 with points pt %d ps 1.3 lc rgb \"%s\" title ",
-                         j + 1, jl__report_point_types[j % RP_N_POINT_TYPES],
-                         jl__report_palette[j % RP_N_PALETTE]);
+        jl_strbuf_printf(
+            &gp,
+            ", \\\n     \"\" index %zu using 2:1 with points pt %d ps 1.3 lc rgb \"%s\" title ",
+            j + 1, jl__report_point_types[j % RP_N_POINT_TYPES],
+            jl__report_palette[j % RP_N_PALETTE]);
         jl__report_gp_str(&gp, gpus[j]);
     }
     jl_strbuf_puts(&gp, "\nunset output\n");
@@ -261,7 +276,9 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
     for (size_t j = 0; j < ng; j++)
         json_array_append_new(gl, json_string(gpus[j]));
     f->meta = json_pack("{s:s,s:s,s:o,s:o,s:o}", "kind", jl__report_kind_name(kind), "energy_unit",
-                        kind == RP_KIND_LLM ? "J/token" : kind == RP_KIND_IMAGE ? "J/image" : "J/video",
+                        kind == RP_KIND_LLM     ? "J/token"
+                        : kind == RP_KIND_IMAGE ? "J/image"
+                                                : "J/video",
                         "gpu_models", gl, "rows", rj, "bars", pts);
     free(gpus);
     free(rows);

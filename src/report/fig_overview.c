@@ -53,7 +53,8 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
             continue;
         const jl_summary *s = l->items[run];
         diffusion = jl_attrs_is_diffusion(&s->attrs);
-        double e = diffusion ? s->fig[jl__report_energy_fig(s)] : s->fig[JL_FIG_ENERGY_PER_REQUEST_J];
+        double e =
+            diffusion ? s->fig[jl__report_energy_fig(s)] : s->fig[JL_FIG_ENERGY_PER_REQUEST_J];
         if (!isfinite(e) || e <= 0 || !isfinite(s->fig[jl__report_latency_fig(s)]))
             continue;
         runs[n] = run;
@@ -80,7 +81,8 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
     double lscale = diffusion ? 1 : 1000;
     char *id = jl_asprintf("overview-%s", task);
     for (char *c = id; c && *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '.' || *c == '-'))
             *c = '-';
     jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_OVERVIEW, -1, id) : NULL;
     free(id);
@@ -101,9 +103,11 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
     jl_strbuf dat, gp;
     jl_strbuf_init(&dat);
     jl_strbuf_init(&gp);
-    jl_strbuf_printf(&dat, "# %s\n# blocks (gnuplot index): one per GPU model\n"
-                           "# latency_%s energy_j_per_%s meets_slo, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF), model config\n",
-                     f->title, diffusion ? "s" : "ms", resp);
+    jl_strbuf_printf(
+        &dat,
+        "# %s\n# blocks (gnuplot index): one per GPU model\n"
+        "# latency_%s energy_j_per_%s meets_slo, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF), model config\n",
+        f->title, diffusion ? "s" : "ms", resp);
     double *xs = jl_calloc_array(n, sizeof *xs), *ys = jl_calloc_array(n, sizeof *ys);
     jl__report_placer pl[2] = {{0}};
     for (size_t i = 0; xs && ys && i < n; i++) {
@@ -146,7 +150,9 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
     free(ys);
     free(pl[0].boxes);
     free(pl[1].boxes);
-    jl__report_gp_header(&gp, f->id, f->title, "Every model of the task at its pick: energy per response against latency, log axes.", 0);
+    jl__report_gp_header(
+        &gp, f->id, f->title,
+        "Every model of the task at its pick: energy per response against latency, log axes.", 0);
     jl_strbuf_printf(&gp,
                      "set xlabel \"%s, log scale\"\nset ylabel \"energy per %s (J), log scale\"\n"
                      "set logscale xy\n"
@@ -161,11 +167,15 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
     for (size_t j = 0; j < ng; j++) {
         const char *col = jl__report_palette[j % RP_N_PALETTE];
         int pt = jl__report_point_types[j % RP_N_POINT_TYPES];
-        jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:($3 != 0 ? $2 : NaN) with points pt %d ps 1.4 lc rgb \"%s\" title ",
-                         j ? ", \\\n     " : "", f->id, j, pt, col);
+        jl_strbuf_printf(
+            &gp,
+            "%s\"%s.dat\" index %zu using 1:($3 != 0 ? $2 : NaN) with points pt %d ps 1.4 lc rgb \"%s\" title ",
+            j ? ", \\\n     " : "", f->id, j, pt, col);
         jl__report_gp_str(&gp, gpus[j]);
-        jl_strbuf_printf(&gp, ", \\\n     \"\" index %zu using 1:($3 != 0 ? NaN : $2) with points pt %d ps 1.4 lc rgb \"%s\" notitle",
-                         j, pt - 1, col);
+        jl_strbuf_printf(
+            &gp,
+            ", \\\n     \"\" index %zu using 1:($3 != 0 ? NaN : $2) with points pt %d ps 1.4 lc rgb \"%s\" notitle",
+            j, pt - 1, col);
         char src[32];
         snprintf(src, sizeof src, "\"\" index %zu", j);
         jl__report_plot_label_layers(&gp, src, "#333333");

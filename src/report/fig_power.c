@@ -49,7 +49,8 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
         /* not listed: the group says why in one line */
         char *m = rerr ? jl_error_format(rerr) : NULL;
         g->figure_note = jl_asprintf("No power-over-time figure: the representative run's time "
-                                     "series could not be read (%s).", m ? m : "?");
+                                     "series could not be read (%s).",
+                                     m ? m : "?");
         jl__report_note(r, "figure %s skipped: %s", f->id, m ? m : "?");
         free(m);
         jl_error_free(rerr);
@@ -70,8 +71,9 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
     jl_strbuf_init(&dat);
     jl_strbuf_init(&csv);
     jl_strbuf_init(&gp);
-    jl_strbuf_printf(&dat, "# %s: power over time, downsampled to at most %zu points (bucket means)\n"
-                           "# time_s power_w power_avg_w running\n",
+    jl_strbuf_printf(&dat,
+                     "# %s: power over time, downsampled to at most %zu points (bucket means)\n"
+                     "# time_s power_w power_avg_w running\n",
                      s->run ? s->run : "?", max_pts);
     jl_strbuf_puts(&csv, "time_s,power_w,power_avg_w,running\n");
     double peak = 0, occ_max = 0;
@@ -105,18 +107,25 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
     double ws = s->fig[JL_FIG_STEADY_START_S], we = s->fig[JL_FIG_STEADY_END_S];
     /* @power_scope node_ac: the whole system at the wall, no GPU power limit */
     const int node = jl_attrs_is_node_ac(&s->attrs);
-    double tdp = node ? NAN : jl__report_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
-    jl__report_gp_header(&gp, f->id, f->title,
-                 node ? "AC power of the whole node at the wall over the run (not GPU power), steady-state window shaded."
-                      : "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.",
-                 1);
-    jl_strbuf_printf(&gp, "set xlabel \"time in the run (s)\"\n"
-                        "set ylabel \"%s\"\n", node ? "node AC power at the wall (W)" : "GPU power, all GPUs (W)");
+    double tdp =
+        node ? NAN
+             : jl__report_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
+    jl__report_gp_header(
+        &gp, f->id, f->title,
+        node
+            ? "AC power of the whole node at the wall over the run (not GPU power), steady-state window shaded."
+            : "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.",
+        1);
+    jl_strbuf_printf(&gp,
+                     "set xlabel \"time in the run (s)\"\n"
+                     "set ylabel \"%s\"\n",
+                     node ? "node AC power at the wall (W)" : "GPU power, all GPUs (W)");
     jl_strbuf_puts(&gp, "set ytics nomirror\n"
                         "set yrange [0:*]\n");
     if (have_occ) {
         jl_strbuf_printf(&gp, "set y2label \"%s\"\nset y2tics\nset y2range [0:%g]\n",
-                         diffusion ? "images in the running batch" : "batch occupancy (running requests)",
+                         diffusion ? "images in the running batch"
+                                   : "batch occupancy (running requests)",
                          occ_max > 0 ? occ_max * 1.18 : 1.0);
     }
     jl_strbuf_printf(&gp, "set xrange [%.6f:%.6f]\n", t0, t1 > t0 ? t1 : t0 + 1);
@@ -136,14 +145,22 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
                          tdp, fmax(tdp, peak) * 1.15);
     }
     jl_strbuf_puts(&gp, "set key outside bottom center horizontal samplen 2.5 height 0.5\n");
-    jl_strbuf_printf(&gp, "plot \"%s.dat\" using 1:2 with lines lw 0.8 lc rgb \"#E69F00\" title \"power (instantaneous)\"",
-                     f->id);
+    jl_strbuf_printf(
+        &gp,
+        "plot \"%s.dat\" using 1:2 with lines lw 0.8 lc rgb \"#E69F00\" title \"power (instantaneous)\"",
+        f->id);
     if (have_avg)
-        jl_strbuf_puts(&gp, ", \\\n     \"\" using 1:3 with lines lw 1.8 lc rgb \"#D55E00\" title \"power (1 s average)\"");
+        jl_strbuf_puts(
+            &gp,
+            ", \\\n     \"\" using 1:3 with lines lw 1.8 lc rgb \"#D55E00\" title \"power (1 s average)\"");
     if (have_occ)
-        jl_strbuf_puts(&gp, ", \\\n     \"\" using 1:4 axes x1y2 with steps lw 1.8 lc rgb \"#009E73\" title \"batch occupancy (right axis)\"");
+        jl_strbuf_puts(
+            &gp,
+            ", \\\n     \"\" using 1:4 axes x1y2 with steps lw 1.8 lc rgb \"#009E73\" title \"batch occupancy (right axis)\"");
     if (isfinite(tdp)) /* in the key: a label over the trace would collide with it */
-        jl_strbuf_puts(&gp, ", \\\n     tdp with lines dt 2 lw 1 lc rgb \"#666666\" title sprintf(\"power limit %.0f W\", tdp)");
+        jl_strbuf_puts(
+            &gp,
+            ", \\\n     tdp with lines dt 2 lw 1 lc rgb \"#666666\" title sprintf(\"power limit %.0f W\", tdp)");
     jl_strbuf_puts(&gp, "\nunset output\n");
 
     char *csvrel = jl_asprintf("data/timeseries/%s.csv", g->slug);
@@ -151,15 +168,16 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
                           : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     if (!st) {
         char *what = jl_asprintf("power and occupancy over time of %s run %s (downsampled; "
-                                 "figure %s)", jl__report_base_name(s->file), s->run ? s->run : "?", f->id);
+                                 "figure %s)",
+                                 jl__report_base_name(s->file), s->run ? s->run : "?", f->id);
         jl__report_add_data(r, csvrel, what ? what : "time series", NULL);
         free(what);
         st = jl__report_write_fig_files(r, f, &dat, &gp, err);
     }
-    f->meta = json_pack("{s:o,s:s,s:o,s:o,s:o,s:b}", "run", jl_run_key_to_json(s), "timeseries",
-                        csvrel ? csvrel : "", "steady_start_s", jl_json_number(ws),
-                        "steady_end_s", jl_json_number(we), "power_limit_w", jl_json_number(tdp),
-                        "diffusion", diffusion);
+    f->meta =
+        json_pack("{s:o,s:s,s:o,s:o,s:o,s:b}", "run", jl_run_key_to_json(s), "timeseries",
+                  csvrel ? csvrel : "", "steady_start_s", jl_json_number(ws), "steady_end_s",
+                  jl_json_number(we), "power_limit_w", jl_json_number(tdp), "diffusion", diffusion);
     free(csvrel);
     jl_strbuf_free(&dat);
     jl_strbuf_free(&csv);

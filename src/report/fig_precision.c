@@ -37,7 +37,8 @@ static int cmp_prec_run(const void *pa, const void *pb, void *ctx)
     const prec_run *a = pa, *b = pb;
     const jl_attrs *x = &sort_list->items[a->run]->attrs, *y = &sort_list->items[b->run]->attrs;
     int c;
-    if ((c = jl_strcmp_null_first(a->base, b->base)) || (c = jl_strcmp_null_first(x->task, y->task)) ||
+    if ((c = jl_strcmp_null_first(a->base, b->base)) ||
+        (c = jl_strcmp_null_first(x->task, y->task)) ||
         (c = jl_strcmp_null_first(x->gpu_model, y->gpu_model)))
         return c;
     if (x->num_gpus != y->num_gpus)
@@ -110,7 +111,8 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
         /* precisions in [i, j): runs sorted by precision then batch */
         size_t np = 0, starts[16], counts[16];
         for (size_t k = i; k < j; k++) {
-            if (k == i || jl_strcmp_null_first(l->items[pr[k].run]->attrs.precision, l->items[pr[k - 1].run]->attrs.precision)) {
+            if (k == i || jl_strcmp_null_first(l->items[pr[k].run]->attrs.precision,
+                                               l->items[pr[k - 1].run]->attrs.precision)) {
                 if (np == 16)
                     break;
                 starts[np] = k;
@@ -136,10 +138,12 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
         double lscale = diffusion ? 1 : 1000;
         const char *bm = strrchr(pr[i].base, '/');
         bm = bm ? bm + 1 : pr[i].base;
-        char *id = jl_asprintf("precision-%s-%s-%s-x%ld", bm, s0->attrs.task ? s0->attrs.task : "task",
-                               jl__report_gpu_label(s0->attrs.gpu_model), s0->attrs.num_gpus);
+        char *id =
+            jl_asprintf("precision-%s-%s-%s-x%ld", bm, s0->attrs.task ? s0->attrs.task : "task",
+                        jl__report_gpu_label(s0->attrs.gpu_model), s0->attrs.num_gpus);
         for (char *c = id; c && *c; c++)
-            if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                  (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
                 *c = '-';
         /* the group of the reference run, for the page */
         long gidx = -1;
@@ -154,16 +158,18 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
             break;
         }
         f->title = jl_asprintf("Precision against batch size: %s, %s on %s x%ld", pr[i].base,
-                               s0->attrs.task ? s0->attrs.task : "?", jl__report_gpu_label(s0->attrs.gpu_model),
-                               s0->attrs.num_gpus);
+                               s0->attrs.task ? s0->attrs.task : "?",
+                               jl__report_gpu_label(s0->attrs.gpu_model), s0->attrs.num_gpus);
         jl_strbuf dat, gp;
         jl_strbuf_init(&dat);
         jl_strbuf_init(&gp);
-        jl_strbuf_printf(&dat, "# %s\n# blocks (gnuplot index): one per precision\n# batch energy latency_%s\n",
-                         f->title, diffusion ? "s" : "ms");
+        jl_strbuf_printf(
+            &dat, "# %s\n# blocks (gnuplot index): one per precision\n# batch energy latency_%s\n",
+            f->title, diffusion ? "s" : "ms");
         json_t *precs = json_array(), *cross = json_array();
         for (size_t p = 0; p < np; p++) {
-            jl_strbuf_printf(&dat, "# precision %s\n", l->items[pr[starts[p]].run]->attrs.precision);
+            jl_strbuf_printf(&dat, "# precision %s\n",
+                             l->items[pr[starts[p]].run]->attrs.precision);
             json_t *runs = json_array();
             for (size_t k = starts[p]; k < starts[p] + counts[p]; k++) {
                 const jl_summary *s = l->items[pr[k].run];
@@ -176,7 +182,8 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
             }
             jl_strbuf_puts(&dat, "\n\n");
             json_array_append_new(precs, json_pack("{s:s,s:o}", "precision",
-                                                   l->items[pr[starts[p]].run]->attrs.precision, "runs", runs));
+                                                   l->items[pr[starts[p]].run]->attrs.precision,
+                                                   "runs", runs));
         }
         /* crossovers of each precision against the reference */
         double ce[8], cl[8];
@@ -185,25 +192,31 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
         for (size_t p = 0; p < np; p++) {
             if (p == ref)
                 continue;
-            size_t a = crossovers(l, &pr[starts[ref]], counts[ref], &pr[starts[p]], counts[p], fe, ce + nce, 8 - nce);
-            size_t b = crossovers(l, &pr[starts[ref]], counts[ref], &pr[starts[p]], counts[p], fl, cl + ncl, 8 - ncl);
+            size_t a = crossovers(l, &pr[starts[ref]], counts[ref], &pr[starts[p]], counts[p], fe,
+                                  ce + nce, 8 - nce);
+            size_t b = crossovers(l, &pr[starts[ref]], counts[ref], &pr[starts[p]], counts[p], fl,
+                                  cl + ncl, 8 - ncl);
             for (size_t q = 0; q < a; q++)
-                json_array_append_new(cross, json_pack("{s:s,s:s,s:s,s:f}", "precision",
-                                                       l->items[pr[starts[p]].run]->attrs.precision, "reference",
-                                                       l->items[pr[starts[ref]].run]->attrs.precision, "figure",
-                                                       jl_figure_name((jl_figure)fe), "batch", ce[nce + q]));
+                json_array_append_new(
+                    cross, json_pack("{s:s,s:s,s:s,s:f}", "precision",
+                                     l->items[pr[starts[p]].run]->attrs.precision, "reference",
+                                     l->items[pr[starts[ref]].run]->attrs.precision, "figure",
+                                     jl_figure_name((jl_figure)fe), "batch", ce[nce + q]));
             for (size_t q = 0; q < b; q++)
-                json_array_append_new(cross, json_pack("{s:s,s:s,s:s,s:f}", "precision",
-                                                       l->items[pr[starts[p]].run]->attrs.precision, "reference",
-                                                       l->items[pr[starts[ref]].run]->attrs.precision, "figure",
-                                                       jl_figure_name((jl_figure)fl), "batch", cl[ncl + q]));
+                json_array_append_new(
+                    cross, json_pack("{s:s,s:s,s:s,s:f}", "precision",
+                                     l->items[pr[starts[p]].run]->attrs.precision, "reference",
+                                     l->items[pr[starts[ref]].run]->attrs.precision, "figure",
+                                     jl_figure_name((jl_figure)fl), "batch", cl[ncl + q]));
             nce += a;
             ncl += b;
         }
         if (nce)
-            snprintf(desc, sizeof desc, " The energy curves cross near batch size %.0f (dashed line).", ce[0]);
+            snprintf(desc, sizeof desc,
+                     " The energy curves cross near batch size %.0f (dashed line).", ce[0]);
         else
-            snprintf(desc, sizeof desc, " The energy curves do not cross over the batch sizes measured.");
+            snprintf(desc, sizeof desc,
+                     " The energy curves do not cross over the batch sizes measured.");
         f->caption = jl_asprintf(
             "Energy per %s (left) and %s (right) against batch size for each precision of the "
             "model on the same GPUs (the paper's Fig. 7); dashed vertical lines mark where a "
@@ -216,7 +229,9 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
             batches[nbt++] = l->items[pr[k].run]->attrs.max_batch_size;
         if (batches)
             qsort(batches, nbt, sizeof *batches, cmp_long);
-        jl__report_gp_header(&gp, f->id, f->title, "Energy and latency per precision against batch size; crossovers dashed.", 1);
+        jl__report_gp_header(
+            &gp, f->id, f->title,
+            "Energy and latency per precision against batch size; crossovers dashed.", 1);
         jl_strbuf_puts(&gp, "set multiplot layout 1,2\nset logscale x 2\n");
         if (batches)
             jl__report_batch_xtics(&gp, batches, nbt);
@@ -233,34 +248,46 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
             double *cx = panel ? cl : ce;
             size_t ncx = panel ? ncl : nce;
             /* energy falls and latency rises with batch: keep the key off the curves */
-            jl_strbuf_puts(&gp, panel ? "unset arrow\nset key top left\n" : "unset arrow\nset key top right\n");
+            jl_strbuf_puts(&gp, panel ? "unset arrow\nset key top left\n"
+                                      : "unset arrow\nset key top right\n");
             for (size_t q = 0; q < ncx; q++)
-                jl_strbuf_printf(&gp, "set arrow %zu from %.6g, graph 0 to %.6g, graph 1 nohead dt 2 lw 1.5 lc rgb \"#444444\"\n",
-                                 q + 1, cx[q], cx[q]);
+                jl_strbuf_printf(
+                    &gp,
+                    "set arrow %zu from %.6g, graph 0 to %.6g, graph 1 nohead dt 2 lw 1.5 lc rgb \"#444444\"\n",
+                    q + 1, cx[q], cx[q]);
             if (panel == 0 && energy_wide)
-                jl_strbuf_puts(&gp, "set logscale y\nset autoscale yfix\nset format y \"%g\"\n"
-                                    "set ytics (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)\n");
+                jl_strbuf_puts(
+                    &gp,
+                    "set logscale y\nset autoscale yfix\nset format y \"%g\"\n"
+                    "set ytics (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)\n");
             else
-                jl_strbuf_puts(&gp, "unset logscale y\nset autoscale y\nset ytics autofreq\nset format y \"%g\"\nset yrange [0:*]\n");
+                jl_strbuf_puts(
+                    &gp,
+                    "unset logscale y\nset autoscale y\nset ytics autofreq\nset format y \"%g\"\nset yrange [0:*]\n");
             if (panel == 0)
                 jl_strbuf_printf(&gp, "set ylabel \"energy per %s (J)\"\n", jl__report_item(s0));
             else
-                jl_strbuf_printf(&gp, "set ylabel \"%s\"\n", diffusion ? "batch latency (s)" : "median ITL (ms)");
+                jl_strbuf_printf(&gp, "set ylabel \"%s\"\n",
+                                 diffusion ? "batch latency (s)" : "median ITL (ms)");
             jl_strbuf_puts(&gp, "plot ");
             for (size_t p = 0; p < np; p++) {
-                jl_strbuf_printf(&gp, "%s\"%s.dat\" index %zu using 1:%d with linespoints pt 7 lw 2 lc rgb \"%s\" title ",
-                                 p ? ", \\\n     " : "", f->id, p, panel ? 3 : 2, jl__report_palette[p % RP_N_PALETTE]);
+                jl_strbuf_printf(
+                    &gp,
+                    "%s\"%s.dat\" index %zu using 1:%d with linespoints pt 7 lw 2 lc rgb \"%s\" title ",
+                    p ? ", \\\n     " : "", f->id, p, panel ? 3 : 2,
+                    jl__report_palette[p % RP_N_PALETTE]);
                 jl__report_gp_str(&gp, l->items[pr[starts[p]].run]->attrs.precision);
             }
             jl_strbuf_puts(&gp, "\n");
         }
         jl_strbuf_puts(&gp, "unset multiplot\nunset output\n");
-        f->meta = json_pack("{s:s,s:s?,s:s?,s:I,s:s,s:s,s:s,s:o,s:o}", "model_base", pr[i].base, "task",
-                            s0->attrs.task, "gpu_model", s0->attrs.gpu_model, "num_gpus",
-                            (json_int_t)s0->attrs.num_gpus, "reference",
-                            l->items[pr[starts[ref]].run]->attrs.precision, "energy_figure",
-                            jl_figure_name((jl_figure)fe), "latency_figure", jl_figure_name((jl_figure)fl),
-                            "precisions", precs, "crossovers", cross);
+        f->meta =
+            json_pack("{s:s,s:s?,s:s?,s:I,s:s,s:s,s:s,s:o,s:o}", "model_base", pr[i].base, "task",
+                      s0->attrs.task, "gpu_model", s0->attrs.gpu_model, "num_gpus",
+                      (json_int_t)s0->attrs.num_gpus, "reference",
+                      l->items[pr[starts[ref]].run]->attrs.precision, "energy_figure",
+                      jl_figure_name((jl_figure)fe), "latency_figure",
+                      jl_figure_name((jl_figure)fl), "precisions", precs, "crossovers", cross);
         st = jl__report_write_fig_files(r, f, &dat, &gp, err);
         jl_strbuf_free(&dat);
         jl_strbuf_free(&gp);
@@ -271,8 +298,9 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
         free(pr[i].base);
     free(pr);
     if (!st && !drawn)
-        jl__report_cmp_note(r, "Precision against batch size (the paper's Fig. 7): no model was measured "
-                       "in two precisions on the same GPU model and count, so there is nothing "
-                       "to compare.");
+        jl__report_cmp_note(
+            r, "Precision against batch size (the paper's Fig. 7): no model was measured "
+               "in two precisions on the same GPU model and count, so there is nothing "
+               "to compare.");
     return st;
 }

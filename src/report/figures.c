@@ -19,7 +19,8 @@ jl_status jl__report_figures_plan_and_write(jl__report_report *r, jl_error **err
     jl_status st = JL_OK;
     for (size_t gi = 0; gi < r->n_groups && !st; gi++) {
         if (r->opt.progress)
-            r->opt.progress(r->opt.progress_ctx, "time series", gi, r->n_groups, r->groups[gi].slug);
+            r->opt.progress(r->opt.progress_ctx, "time series", gi, r->n_groups,
+                            r->groups[gi].slug);
         st = jl__report_fig_power(r, (long)gi, err);
         if (!st)
             st = jl__report_fig_frontier(r, (long)gi, err);

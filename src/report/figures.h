@@ -16,8 +16,8 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err);
 jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err);
 /* Batch-size trends of one curve of group gi; variant names the knobs that
  * set it apart, or NULL (fig_trends.c). */
-jl_status jl__report_fig_trends(jl__report_report *r, long gi, const struct jl_curve *cv, const char *variant,
-                        jl_error **err);
+jl_status jl__report_fig_trends(jl__report_report *r, long gi, const struct jl_curve *cv,
+                                const char *variant, jl_error **err);
 /* GPU models at matched SLOs, one figure per kind of work (fig_gpus.c). */
 jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind, jl_error **err);
 /* Every model of a task at its pick (fig_overview.c). */

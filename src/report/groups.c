@@ -145,7 +145,8 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
         free(cfg);
     } else if (g->pick.run < 0) {
         add_finding(g, jl_asprintf("No run can be judged by %s: the runs lack the figures it "
-                                   "needs.", g->slo_text));
+                                   "needs.",
+                                   g->slo_text));
     }
     /* GPU comparison at the SLO */
     if (g->n_gpu_models >= 2) {
@@ -201,24 +202,27 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
         if (er >= 0.95 && er < 1.1) {
             char pct[32];
             jl__report_fmt_num(pct, sizeof pct, fabs(1 - 1 / er) * 100, 2);
-            add_finding(g, jl_asprintf(
-                               "On %s, the batch size barely matters for energy: batch "
-                               "%ld \xe2\x86\x92 %ld changes energy per %s by %s%s%% (%s "
-                               "\xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 (%s \xe2\x86\x92 %s): "
-                               "the GPU is already busy at batch %ld.",
-                               cfgname, lo->batch, hi->batch, item, er >= 1 ? "\xe2\x88\x92" : "+",
-                               pct, a, b, jl__report_energy_unit(s), latname, lrs, c, d, lo->batch));
+            add_finding(
+                g,
+                jl_asprintf("On %s, the batch size barely matters for energy: batch "
+                            "%ld \xe2\x86\x92 %ld changes energy per %s by %s%s%% (%s "
+                            "\xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 (%s \xe2\x86\x92 %s): "
+                            "the GPU is already busy at batch %ld.",
+                            cfgname, lo->batch, hi->batch, item, er >= 1 ? "\xe2\x88\x92" : "+",
+                            pct, a, b, jl__report_energy_unit(s), latname, lrs, c, d, lo->batch));
         } else if (er >= 1)
-            add_finding(g, jl_asprintf(
-                               "On %s, raising the batch size from %ld to %ld cuts energy "
-                               "per %s %s\xc3\x97 (%s \xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 "
-                               "(%s \xe2\x86\x92 %s).",
-                               cfgname, lo->batch, hi->batch, item, ers, a, b, jl__report_energy_unit(s),
-                               latname, lrs, c, d));
+            add_finding(
+                g,
+                jl_asprintf("On %s, raising the batch size from %ld to %ld cuts energy "
+                            "per %s %s\xc3\x97 (%s \xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 "
+                            "(%s \xe2\x86\x92 %s).",
+                            cfgname, lo->batch, hi->batch, item, ers, a, b,
+                            jl__report_energy_unit(s), latname, lrs, c, d));
         else
             add_finding(g, jl_asprintf("On %s, energy per %s grows with batch size "
                                        "(%s \xe2\x86\x92 %s %s from batch %ld to %ld).",
-                                       cfgname, item, a, b, jl__report_energy_unit(s), lo->batch, hi->batch));
+                                       cfgname, item, a, b, jl__report_energy_unit(s), lo->batch,
+                                       hi->batch));
         /* saturation: the last step of the curve */
         const jl_curve_point *pr = &cv->points[cv->n_points - 2];
         if (pr->batch != hi->batch && isfinite(pr->energy) && pr->energy > 0 && er >= 1) {
@@ -233,8 +237,8 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
             else if (step <= 3)
                 add_finding(g, jl_asprintf("Near saturation on %s: batch %ld \xe2\x86\x92 %ld "
                                            "changes energy by only %s%s%%.",
-                                           cfgname, pr->batch, hi->batch, step < 0 ? "\xe2\x88\x92" : "+",
-                                           st));
+                                           cfgname, pr->batch, hi->batch,
+                                           step < 0 ? "\xe2\x88\x92" : "+", st));
         }
     }
     jl__report_series_free(ser, nser);
@@ -299,7 +303,8 @@ jl_status jl__report_build_groups(jl__report_report *r, jl_error **err)
         g->workload = s0->attrs.workload;
         for (size_t k = 0; r->fs && k < r->fs->n; k++) {
             const jl_frontier *f = &r->fs->frontiers[k];
-            if (((!f->model && !g->model) || (f->model && g->model && !strcmp(f->model, g->model))) &&
+            if (((!f->model && !g->model) ||
+                 (f->model && g->model && !strcmp(f->model, g->model))) &&
                 ((!f->task && !g->task) || (f->task && g->task && !strcmp(f->task, g->task))))
                 g->frontier = f;
         }

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "joules/output.h"
 #include "joules/diagnose.h"
 #include "joules/frontier.h"
+#include "joules/output.h"
 #include "joules/version.h"
 #include "report/report_internal.h"
 #include "report/sections.h"
@@ -138,7 +138,7 @@ static int fig_number(const jl__report_report *r, const jl__report_figure *f)
 }
 
 static const jl__report_fig_kind group_order[] = {RP_FIG_FRONTIER, RP_FIG_TRENDS, RP_FIG_MODEL,
-                                          RP_FIG_POWER, RP_FIG_PRECISION};
+                                                  RP_FIG_POWER, RP_FIG_PRECISION};
 
 static int in_comparisons(const jl__report_figure *f)
 {
@@ -196,8 +196,10 @@ static void figure_block(jl_strbuf *b, jl__report_report *r, jl__report_figure *
         P("<a href=\"figures/");
         H(f->id);
         jl_strbuf_printf(b, ".%s\">%s</a> · ", ext[k],
-                         !strcmp(ext[k], "svg") ? "SVG" : !strcmp(ext[k], "png") ? "PNG"
-                         : !strcmp(ext[k], "pdf") ? "PDF 7 in" : "PDF 3.3 in");
+                         !strcmp(ext[k], "svg")   ? "SVG"
+                         : !strcmp(ext[k], "png") ? "PNG"
+                         : !strcmp(ext[k], "pdf") ? "PDF 7 in"
+                                                  : "PDF 3.3 in");
     }
     P("<a href=\"figures/");
     H(f->id);
@@ -297,7 +299,7 @@ static void change_cell(jl_strbuf *b, const jl_run_diagnosis *d)
     P("<span class=\"muted\">no change predicted (");
     H(d->fit_method ? d->fit_method : "none");
     P(d->fit_method && !strcmp(d->fit_method, "none") ? ": no fitted model for this run)</span>"
-                                                       : ")</span>");
+                                                      : ")</span>");
 }
 
 static void utilisation_text(jl_strbuf *b, const jl_run_diagnosis *d)
@@ -408,8 +410,8 @@ static void group_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
         const jl_run_diagnosis *top = NULL;
         for (size_t k = a; k < g->n_runs; k++) {
             const jl_attrs *ak = &l->items[g->runs[k]]->attrs;
-            if (ak->num_gpus != aa->num_gpus || strcmp(ak->gpu_model ? ak->gpu_model : "",
-                                                       aa->gpu_model ? aa->gpu_model : "") ||
+            if (ak->num_gpus != aa->num_gpus ||
+                strcmp(ak->gpu_model ? ak->gpu_model : "", aa->gpu_model ? aa->gpu_model : "") ||
                 strcmp(ak->precision ? ak->precision : "", aa->precision ? aa->precision : ""))
                 continue;
             done[k] = 1;
@@ -486,8 +488,10 @@ static void group_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
     }
     free(done);
     P("</ul>\n");
-    jl_strbuf_printf(b, "<p class=\"small\">Every run's diagnosis (%zu runs, %zu findings): "
-                        "<a href=\"diagnosis.html#d-", g->n_runs, n_findings);
+    jl_strbuf_printf(b,
+                     "<p class=\"small\">Every run's diagnosis (%zu runs, %zu findings): "
+                     "<a href=\"diagnosis.html#d-",
+                     g->n_runs, n_findings);
     H(g->slug);
     P("\">diagnosis.html</a></p>\n");
 }
@@ -541,7 +545,7 @@ static void group_run_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
             const jl_finding *f = &d->findings[q];
             if (!strcmp(f->kind, "batch_limit"))
                 continue;
-            P(!strcmp(f->severity, "warning") ? "<li><span class=\"tag warn\">"
+            P(!strcmp(f->severity, "warning")      ? "<li><span class=\"tag warn\">"
               : !strcmp(f->severity, "suggestion") ? "<li><span class=\"tag good\">"
                                                    : "<li><span class=\"tag\">");
             H(f->kind);
@@ -556,7 +560,8 @@ static void group_run_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
 
 /* A cell of an answer table: the pick of one group on one GPU scope at one
  * SLO. */
-static void answer_cell(jl_strbuf *b, jl__report_report *r, const jl__report_group *g, const jl__report_pick *p, int scoped)
+static void answer_cell(jl_strbuf *b, jl__report_report *r, const jl__report_group *g,
+                        const jl__report_pick *p, int scoped)
 {
     const jl_summary_list *l = r->l;
     P("<td class=\"c\">");
@@ -638,7 +643,8 @@ static void answer_tables(jl_strbuf *b, jl__report_report *r, const char *gpu)
                 same_set &= g->set[j] == g0->set[j];
         }
         for (size_t j = 0; j < g0->n_set; j++)
-            th(b, same_set ? g0->set[j]->text : "SLO", j == g0->primary ? "the group's SLO" : NULL, 0);
+            th(b, same_set ? g0->set[j]->text : "SLO", j == g0->primary ? "the group's SLO" : NULL,
+               0);
         th(b, "meet the SLO", "runs", 1);
         P("</tr></thead>\n<tbody>\n");
         for (size_t i = 0; i < r->n_groups; i++) {
@@ -673,7 +679,8 @@ static void answer_tables(jl_strbuf *b, jl__report_report *r, const char *gpu)
                     P("<td></td>");
                     continue;
                 }
-                const jl__report_pick *p = gk >= 0 ? &g->gpu_set_picks[(size_t)gk * g->n_set + j] : &g->set_picks[j];
+                const jl__report_pick *p =
+                    gk >= 0 ? &g->gpu_set_picks[(size_t)gk * g->n_set + j] : &g->set_picks[j];
                 answer_cell(b, r, g, p, gpu != NULL);
             }
             const jl__report_pick *pp = gk >= 0 ? &g->gpu_picks[gk] : &g->pick;
@@ -783,8 +790,9 @@ static void answer_section(jl_strbuf *b, jl__report_report *r)
         P("</ul></div>\n");
     }
     if (r->errors && r->errors->count) {
-        jl_strbuf_printf(b, "<div class=\"note err\"><strong>%zu input%s could not be read</strong> "
-                            "(the rest of the report is complete):<ul>",
+        jl_strbuf_printf(b,
+                         "<div class=\"note err\"><strong>%zu input%s could not be read</strong> "
+                         "(the rest of the report is complete):<ul>",
                          r->errors->count, r->errors->count == 1 ? "" : "s");
         for (size_t i = 0; i < r->errors->count; i++) {
             char *m = jl_error_format(r->errors->items[i]);
@@ -829,13 +837,15 @@ static void frontier_table(jl_strbuf *b, jl__report_report *r, jl__report_group 
         if ((long)f->points[i].run == g->pick.run)
             P(" <span class=\"tag good\">pick</span>");
         if (f->points[i].n_equivalent)
-            jl_strbuf_printf(b, " <span class=\"tag\">+%zu equivalent</span>", f->points[i].n_equivalent);
+            jl_strbuf_printf(b, " <span class=\"tag\">+%zu equivalent</span>",
+                             f->points[i].n_equivalent);
         P("</td>");
         td_num(b, f->points[i].latency, dif ? 1 : 1000, 3);
         td_num(b, f->points[i].energy, 1, 3);
         td_num(b, s->fig[jl__report_throughput_fig(s)], 1, 3);
         td_num(b, s->fig[JL_FIG_AVG_POWER_W], 1, 3);
-        P(meets ? "<td><span class=\"tag good\">yes</span></td>" : "<td><span class=\"tag bad\">no</span></td>");
+        P(meets ? "<td><span class=\"tag good\">yes</span></td>"
+                : "<td><span class=\"tag bad\">no</span></td>");
         P("</tr>\n");
     }
     P("</tbody></table></div>\n");
@@ -913,7 +923,8 @@ static void group_section(jl_strbuf *b, jl__report_report *r, size_t gi, int num
             n += r->figs[i].group == (long)gi && r->figs[i].kind == k && r->figs[i].drawn;
         int fold = (k == RP_FIG_TRENDS || k == RP_FIG_MODEL) && n > 2;
         if (fold)
-            jl_strbuf_printf(b, "<details><summary>%s: %zu figures, one per configuration</summary>\n",
+            jl_strbuf_printf(b,
+                             "<details><summary>%s: %zu figures, one per configuration</summary>\n",
                              k == RP_FIG_TRENDS ? "Batch-size trends (the paper's Fig. 4)"
                                                 : "Batch-size model fits",
                              n);
@@ -1075,8 +1086,9 @@ static void validation_section(jl_strbuf *b, jl__report_report *r, int number)
             H(json_string_value(json_object_get(ro, "run")));
             P("</code></td><td>");
             H(name);
-            P(!strcmp(lvl, "fail") ? "</td><td><span class=\"tag bad\">fail</span></td><td class=\"wrap\">"
-                                   : "</td><td><span class=\"tag warn\">warn</span></td><td class=\"wrap\">");
+            P(!strcmp(lvl, "fail")
+                  ? "</td><td><span class=\"tag bad\">fail</span></td><td class=\"wrap\">"
+                  : "</td><td><span class=\"tag warn\">warn</span></td><td class=\"wrap\">");
             H(json_string_value(json_object_get(res, "message")));
             P("</td></tr>\n");
         }
@@ -1090,7 +1102,8 @@ static void validation_section(jl_strbuf *b, jl__report_report *r, int number)
 
 static void files_section(jl_strbuf *b, jl__report_report *r, int number)
 {
-    jl_strbuf_printf(b, "<section id=\"files\">\n<h2>%d. Data, figures and notebooks</h2>\n", number);
+    jl_strbuf_printf(b, "<section id=\"files\">\n<h2>%d. Data, figures and notebooks</h2>\n",
+                     number);
     P("<p>Everything on this page is in files beside it. The data documents are the same bytes "
       "the commands print; the CSVs keep full precision.</p>\n<div class=\"tablewrap\"><table>"
       "<thead><tr><th>file</th><th>what</th><th>the same bytes from</th></tr></thead><tbody>\n");
@@ -1176,7 +1189,8 @@ static void page_begin(jl_strbuf *b, jl__report_report *r, const char *title, co
 
 static void page_end(jl_strbuf *b)
 {
-    P("<footer>Written by <code>joules report</code> (joules " JL_VERSION_STRING "). This page needs no network "
+    P("<footer>Written by <code>joules report</code> (joules " JL_VERSION_STRING
+      "). This page needs no network "
       "and no JavaScript.</footer>\n</div>\n</body>\n</html>\n");
 }
 
@@ -1187,8 +1201,11 @@ static jl_status runs_page(jl__report_report *r, jl_error **err)
     jl_strbuf *b = &buf;
     jl_strbuf_init(b);
     page_begin(b, r, "joules report: every run", "Every run");
-    jl_strbuf_printf(b, "<p><a href=\"index.html\" style=\"color:#fff\">\xe2\x86\x90 the report</a> · %zu runs</p>\n"
-                        "</div></header>\n<div class=\"wrap\">\n", r->l->count);
+    jl_strbuf_printf(
+        b,
+        "<p><a href=\"index.html\" style=\"color:#fff\">\xe2\x86\x90 the report</a> · %zu runs</p>\n"
+        "</div></header>\n<div class=\"wrap\">\n",
+        r->l->count);
     P("<p class=\"small muted\">Rounded to 3 significant digits; full precision in "
       "<a href=\"data/summary.csv\">data/summary.csv</a>. The pick of each group (at its SLO) is "
       "highlighted. Figures over the steady-state window; missing figures are shown as —.</p>\n");
@@ -1232,9 +1249,11 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
     char title[128];
     snprintf(title, sizeof title, "joules report: %zu runs, %zu groups", l->count, r->n_groups);
     page_begin(b, r, title, "Where do the joules go?");
-    jl_strbuf_printf(b, "<p>GPU energy of AI inference: %zu runs from %zu trace file%s, %zu "
-                        "(model, task) group%s",
-                     l->count, nfiles, nfiles == 1 ? "" : "s", r->n_groups, r->n_groups == 1 ? "" : "s");
+    jl_strbuf_printf(b,
+                     "<p>GPU energy of AI inference: %zu runs from %zu trace file%s, %zu "
+                     "(model, task) group%s",
+                     l->count, nfiles, nfiles == 1 ? "" : "s", r->n_groups,
+                     r->n_groups == 1 ? "" : "s");
     if (r->opt.n_inputs) {
         P(" · input ");
         for (size_t i = 0; i < r->opt.n_inputs; i++) {
@@ -1279,7 +1298,9 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
     for (size_t i = 0; i < r->n_groups; i++)
         group_section(b, r, i, ++sec);
 
-    jl_strbuf_printf(b, "<section id=\"comparisons\">\n<h2>%d. Comparisons across GPUs and precisions</h2>\n", ++sec);
+    jl_strbuf_printf(
+        b, "<section id=\"comparisons\">\n<h2>%d. Comparisons across GPUs and precisions</h2>\n",
+        ++sec);
     for (size_t i = 0; i < r->n_figs; i++)
         if (in_comparisons(&r->figs[i]))
             figure_block(b, r, &r->figs[i]);
@@ -1298,11 +1319,12 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
     size_t nk[RP_KIND_COUNT] = {0};
     for (size_t i = 0; i < l->count; i++)
         nk[jl__report_kind_of(l->items[i])]++;
-    jl_strbuf_printf(b, "<p>All %zu runs (%zu LLM/MLLM, %zu text-to-image, %zu text-to-video), "
-                        "with their figures and warnings: <a href=\"runs.html\">runs.html</a>; "
-                        "full precision: <a href=\"data/summary.csv\">data/summary.csv</a>. Every "
-                        "run's diagnosis: <a href=\"diagnosis.html\">diagnosis.html</a>.</p>\n"
-                        "</section>\n",
+    jl_strbuf_printf(b,
+                     "<p>All %zu runs (%zu LLM/MLLM, %zu text-to-image, %zu text-to-video), "
+                     "with their figures and warnings: <a href=\"runs.html\">runs.html</a>; "
+                     "full precision: <a href=\"data/summary.csv\">data/summary.csv</a>. Every "
+                     "run's diagnosis: <a href=\"diagnosis.html\">diagnosis.html</a>.</p>\n"
+                     "</section>\n",
                      l->count, nk[0], nk[1], nk[2]);
     validation_section(b, r, ++sec);
     files_section(b, r, ++sec);

@@ -20,8 +20,9 @@
 
 const char *jl__report_fig_kind_name(jl__report_fig_kind k)
 {
-    static const char *const names[] = {"power", "batch_trends", "frontier", "gpu_comparison",
-                                        "precision", "model_fit", "task_overview"};
+    static const char *const names[] = {"power",          "batch_trends", "frontier",
+                                        "gpu_comparison", "precision",    "model_fit",
+                                        "task_overview"};
     return (unsigned)k < RP_FIG_KIND_COUNT ? names[k] : "?";
 }
 
@@ -37,7 +38,7 @@ jl_status jl__report_mkdir(jl__report_report *r, const char *rel, jl_error **err
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     if (mkdir(p, 0755) != 0 && errno != EEXIST) {
         jl_status st = jl_fail_output(err, JL_EIO, p, NULL, NULL, -1, "cannot create directory: %s",
-                               strerror(errno));
+                                      strerror(errno));
         free(p);
         return st;
     }
@@ -45,7 +46,8 @@ jl_status jl__report_mkdir(jl__report_report *r, const char *rel, jl_error **err
     return JL_OK;
 }
 
-jl_status jl__report_write_text(jl__report_report *r, const char *rel, const char *text, jl_error **err)
+jl_status jl__report_write_text(jl__report_report *r, const char *rel, const char *text,
+                                jl_error **err)
 {
     if (!text)
         return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
@@ -65,7 +67,8 @@ jl_status jl__report_write_buf(jl__report_report *r, const char *rel, jl_strbuf 
     return st;
 }
 
-jl_status jl__report_write_json(jl__report_report *r, const char *rel, const json_t *doc, jl_error **err)
+jl_status jl__report_write_json(jl__report_report *r, const char *rel, const json_t *doc,
+                                jl_error **err)
 {
     if (!doc)
         return jl_fail(err, JL_ENOMEM, rel, NULL, NULL, -1, "out of memory");
@@ -91,7 +94,8 @@ static int grow(void **arr, size_t *cap, size_t n, size_t sz)
     return 1;
 }
 
-void jl__report_progress(jl__report_report *r, const char *phase, size_t done, size_t total, const char *current)
+void jl__report_progress(jl__report_report *r, const char *phase, size_t done, size_t total,
+                         const char *current)
 {
     if (r->opt.progress)
         r->opt.progress(r->opt.progress_ctx, phase, done, total, current ? current : "");
@@ -109,7 +113,8 @@ void jl__report_note(jl__report_report *r, const char *fmt, ...)
         r->notes[r->n_notes++] = s;
 }
 
-jl_status jl__report_add_data(jl__report_report *r, const char *path, const char *what, const char *cmd)
+jl_status jl__report_add_data(jl__report_report *r, const char *path, const char *what,
+                              const char *cmd)
 {
     if (!grow((void **)&r->data, &r->cap_data, r->n_data, sizeof *r->data))
         return JL_ENOMEM;
@@ -126,7 +131,8 @@ jl_status jl__report_add_data(jl__report_report *r, const char *path, const char
     return JL_OK;
 }
 
-jl__report_figure *jl__report_add_figure(jl__report_report *r, jl__report_fig_kind kind, long group, const char *id)
+jl__report_figure *jl__report_add_figure(jl__report_report *r, jl__report_fig_kind kind, long group,
+                                         const char *id)
 {
     if (!grow((void **)&r->figs, &r->cap_figs, r->n_figs, sizeof *r->figs))
         return NULL;
@@ -294,7 +300,8 @@ const char *jl__report_base_name(const char *p)
     return s ? s + 1 : (p ? p : "?");
 }
 
-jl_status jl__report_write_json_with_errors(jl__report_report *r, const char *rel, json_t *doc, jl_error **err)
+jl_status jl__report_write_json_with_errors(jl__report_report *r, const char *rel, json_t *doc,
+                                            jl_error **err)
 {
     if (doc)
         json_object_set_new(doc, "errors", jl_errors_to_json(r->errors));
@@ -312,7 +319,7 @@ typedef struct jl__report_out {
 static const jl__report_out outs_all[] = {
     {JL_REPORT_SVG, "svg", "svg"},
     {JL_REPORT_PNG, "png", "png"},
-    {JL_REPORT_PDF, "pdf", "pdf"},      /* 7 in: double column */
+    {JL_REPORT_PDF, "pdf", "pdf"},       /* 7 in: double column */
     {JL_REPORT_PDF, "pdf1", "1col.pdf"}, /* 3.3 in: single column */
 };
 #define N_OUTS_ALL (sizeof outs_all / sizeof outs_all[0])

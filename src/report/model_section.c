@@ -77,7 +77,8 @@ jl_status jl__report_model_compute(jl__report_report *r, jl_error **err)
             const jl_model_group *g = &r->fit_groups->items[i];
             r->fit_group_of[i] = -1;
             for (size_t k = 0; k < r->n_groups; k++)
-                if (jl_str_eq_or_null(r->groups[k].model, g->key.model) && jl_str_eq_or_null(r->groups[k].task, g->key.task))
+                if (jl_str_eq_or_null(r->groups[k].model, g->key.model) &&
+                    jl_str_eq_or_null(r->groups[k].task, g->key.task))
                     r->fit_group_of[i] = (long)k;
         }
     }
@@ -86,8 +87,9 @@ jl_status jl__report_model_compute(jl__report_report *r, jl_error **err)
     jl_diagnose_options dopt;
     jl_diagnose_options_default(&dopt);
     jl__report_progress(r, "model", 1, 2, "diagnosing every run");
-    if ((r->fits ? jl_diagnose_fitted(r->l, r->fit_groups, r->fits, r->opt.desc, &dopt, &r->diag, &e)
-                 : jl_diagnose(r->l, r->opt.desc, &dopt, &r->diag, &e)) != JL_OK) {
+    if ((r->fits
+             ? jl_diagnose_fitted(r->l, r->fit_groups, r->fits, r->opt.desc, &dopt, &r->diag, &e)
+             : jl_diagnose(r->l, r->opt.desc, &dopt, &r->diag, &e)) != JL_OK) {
         note_error(r, "the runs were not diagnosed", e);
         r->diag = NULL;
     }
@@ -178,7 +180,8 @@ static jl_status write_curves_csv(jl__report_report *r, jl_error **err)
             jl__report_csv_num(&b, p.energy_per_token_j.value);
             jl__report_csv_num(&b, p.energy_per_token_j.lo);
             jl__report_csv_num(&b, p.energy_per_token_j.hi);
-            jl__report_csv_num(&b, f->method == JL_FIT_MODEL ? p.model_energy_per_token_j.value : NAN);
+            jl__report_csv_num(&b,
+                               f->method == JL_FIT_MODEL ? p.model_energy_per_token_j.value : NAN);
             jl__report_csv_num(&b, p.power_w.value);
             jl__report_csv_num(&b, p.power_w.lo);
             jl__report_csv_num(&b, p.power_w.hi);
@@ -205,30 +208,34 @@ jl_status jl__report_model_write_documents(jl__report_report *r, jl_error **err)
         jl_model_options mo;
         jl_model_options_default(&mo);
         st = jl__report_write_json_with_errors(r, "data/fit.json",
-                               jl_fit_document(r->fits, r->n_fits, &mo,
-                                               JL_FIT_DEFAULT_GRID, NULL, NULL, r->fit_groups),
-                               err);
+                                               jl_fit_document(r->fits, r->n_fits, &mo,
+                                                               JL_FIT_DEFAULT_GRID, NULL, NULL,
+                                                               r->fit_groups),
+                                               err);
         if (!st)
             st = write_curves_csv(r, err);
         if (st)
             return st;
-        jl__report_add_data(r, "data/fit.json",
-                    "joules.fit/1: the batch-size model of every group (parameters with 95% "
-                    "intervals, residuals per run, curves with their band, the batch ceiling)",
-                    "joules fit --json PATH...");
+        jl__report_add_data(
+            r, "data/fit.json",
+            "joules.fit/1: the batch-size model of every group (parameters with 95% "
+            "intervals, residuals per run, curves with their band, the batch ceiling)",
+            "joules fit --json PATH...");
         jl__report_add_data(r, "data/fit-curves.csv",
-                    "the fitted curves the model figures draw: one row per (group, batch), "
-                    "energy per token, power, throughput with the band's bounds",
-                    NULL);
+                            "the fitted curves the model figures draw: one row per (group, batch), "
+                            "energy per token, power, throughput with the band's bounds",
+                            NULL);
     }
     if (r->diag) {
-        st = jl__report_write_json_with_errors(r, "data/diagnose.json", jl_diagnosis_to_json(r->diag), err);
+        st = jl__report_write_json_with_errors(r, "data/diagnose.json",
+                                               jl_diagnosis_to_json(r->diag), err);
         if (st)
             return st;
-        jl__report_add_data(r, "data/diagnose.json",
-                    "joules.diagnose/1: per run utilisation, static energy, the binding batch "
-                    "limit with evidence, and the model's predicted changes",
-                    "joules diagnose --json PATH...");
+        jl__report_add_data(
+            r, "data/diagnose.json",
+            "joules.diagnose/1: per run utilisation, static energy, the binding batch "
+            "limit with evidence, and the model's predicted changes",
+            "joules diagnose --json PATH...");
     }
     return st;
 }
@@ -303,39 +310,49 @@ static void plot_panel(jl_strbuf *gp, const char *id, int col, const char *clamp
     int first = 1;
 #define SEP (first ? (first = 0, "plot ") : ", \\\n     ")
     if (band) {
-        jl_strbuf_printf(gp, "%s\"%s.dat\" index 1 using 1:(%s($%d)):(%s($%d)) with filledcurves "
-                             "fc rgb \"#56B4E9\" fs transparent solid 0.35 noborder",
+        jl_strbuf_printf(gp,
+                         "%s\"%s.dat\" index 1 using 1:(%s($%d)):(%s($%d)) with filledcurves "
+                         "fc rgb \"#56B4E9\" fs transparent solid 0.35 noborder",
                          SEP, id, clamp, col + 1, clamp, col + 2);
         if (with_titles) {
             jl_strbuf_puts(gp, " title ");
             jl__report_gp_str(gp, band_title);
         }
     }
-    jl_strbuf_printf(gp, "%s\"%s.dat\" index 1 using 1:(inr($12) ? %s($%d) : NaN) with lines lw 2.6 lc rgb \"%s\"",
-                     SEP, id, clamp, col, blue);
+    jl_strbuf_printf(
+        gp,
+        "%s\"%s.dat\" index 1 using 1:(inr($12) ? %s($%d) : NaN) with lines lw 2.6 lc rgb \"%s\"",
+        SEP, id, clamp, col, blue);
     if (with_titles)
         jl_strbuf_printf(gp, " title \"%s\"",
                          interp ? "interpolation"
                                 : (physical_col ? "model + correction" : "model"));
-    jl_strbuf_printf(gp, "%s\"%s.dat\" index 1 using 1:(outr($12) ? %s($%d) : NaN) with lines lw 2 dt 2 lc rgb \"%s\"",
-                     SEP, id, clamp, col, blue);
+    jl_strbuf_printf(
+        gp,
+        "%s\"%s.dat\" index 1 using 1:(outr($12) ? %s($%d) : NaN) with lines lw 2 dt 2 lc rgb \"%s\"",
+        SEP, id, clamp, col, blue);
     if (with_titles)
         jl_strbuf_puts(gp, " title \"extrapolated\"");
     if (physical_col) {
-        jl_strbuf_printf(gp, "%s\"%s.dat\" index 1 using 1:(%s($%d)) with lines lw 1.3 dt 3 lc rgb \"#555555\"",
-                         SEP, id, clamp, physical_col);
+        jl_strbuf_printf(
+            gp, "%s\"%s.dat\" index 1 using 1:(%s($%d)) with lines lw 1.3 dt 3 lc rgb \"#555555\"",
+            SEP, id, clamp, physical_col);
         if (with_titles)
             jl_strbuf_puts(gp, " title \"physical model alone\"");
     }
     /* measured: block 0, columns batch=2, e=3, P=4, T=5 */
     int mcol = col == 2 ? 3 : (col == 5 ? 4 : 5);
-    jl_strbuf_printf(gp, "%s\"%s.dat\" index 0 using 2:(beyond($2) ? NaN : $%d) with points pt 7 ps 1.25 lc rgb \"%s\"",
-                     SEP, id, mcol, orange);
+    jl_strbuf_printf(
+        gp,
+        "%s\"%s.dat\" index 0 using 2:(beyond($2) ? NaN : $%d) with points pt 7 ps 1.25 lc rgb \"%s\"",
+        SEP, id, mcol, orange);
     if (with_titles)
         jl_strbuf_puts(gp, " title \"measured runs\"");
     if (n_beyond) {
-        jl_strbuf_printf(gp, "%s\"%s.dat\" index 0 using 2:(beyond($2) ? $%d : NaN) with points pt 6 ps 1.25 lw 1.5 lc rgb \"%s\"",
-                         SEP, id, mcol, orange);
+        jl_strbuf_printf(
+            gp,
+            "%s\"%s.dat\" index 0 using 2:(beyond($2) ? $%d : NaN) with points pt 6 ps 1.25 lw 1.5 lc rgb \"%s\"",
+            SEP, id, mcol, orange);
         if (with_titles)
             jl_strbuf_puts(gp, " title \"runs beyond the ceiling\"");
     }
@@ -373,8 +390,9 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
     jl_strbuf_init(&gp);
     range re = {INFINITY, -INFINITY}, rt = re, rx = re;
     double pmax = 0;
-    jl_strbuf_printf(&dat, "# %s\n# block 0 (index 0): the measured runs, one row per run\n"
-                           "# max_batch_size batch energy_per_token_j power_w throughput_tok_s run\n",
+    jl_strbuf_printf(&dat,
+                     "# %s\n# block 0 (index 0): the measured runs, one row per run\n"
+                     "# max_batch_size batch energy_per_token_j power_w throughput_tok_s run\n",
                      f->title);
     json_t *runs = json_array();
     for (size_t i = 0; i < fit->n_points; i++) {
@@ -424,25 +442,25 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
                 continue;
             if (!rows++ && seg)
                 jl_strbuf_puts(&dat, "\n");
-        jl_strbuf_printf(&dat, "%.10g", p.batch);
-        jl__report_dat_num(&dat, p.energy_per_token_j.value);
-        jl__report_dat_num(&dat, p.energy_per_token_j.lo);
-        jl__report_dat_num(&dat, p.energy_per_token_j.hi);
-        jl__report_dat_num(&dat, p.power_w.value);
-        jl__report_dat_num(&dat, p.power_w.lo);
-        jl__report_dat_num(&dat, p.power_w.hi);
-        jl__report_dat_num(&dat, p.throughput_tok_s.value);
-        jl__report_dat_num(&dat, p.throughput_tok_s.lo);
-        jl__report_dat_num(&dat, p.throughput_tok_s.hi);
-        jl__report_dat_num(&dat, physical ? p.model_energy_per_token_j.value : NAN);
-        jl_strbuf_printf(&dat, " %d\n", seg);
-        widen(&re, p.energy_per_token_j.value);
-        widen(&rt, p.throughput_tok_s.value);
-        widen(&rx, p.batch);
-        if (physical)
-            widen(&re, p.model_energy_per_token_j.value);
-        if (isfinite(p.power_w.value))
-            pmax = fmax(pmax, p.power_w.value);
+            jl_strbuf_printf(&dat, "%.10g", p.batch);
+            jl__report_dat_num(&dat, p.energy_per_token_j.value);
+            jl__report_dat_num(&dat, p.energy_per_token_j.lo);
+            jl__report_dat_num(&dat, p.energy_per_token_j.hi);
+            jl__report_dat_num(&dat, p.power_w.value);
+            jl__report_dat_num(&dat, p.power_w.lo);
+            jl__report_dat_num(&dat, p.power_w.hi);
+            jl__report_dat_num(&dat, p.throughput_tok_s.value);
+            jl__report_dat_num(&dat, p.throughput_tok_s.lo);
+            jl__report_dat_num(&dat, p.throughput_tok_s.hi);
+            jl__report_dat_num(&dat, physical ? p.model_energy_per_token_j.value : NAN);
+            jl_strbuf_printf(&dat, " %d\n", seg);
+            widen(&re, p.energy_per_token_j.value);
+            widen(&rt, p.throughput_tok_s.value);
+            widen(&rx, p.batch);
+            if (physical)
+                widen(&re, p.model_energy_per_token_j.value);
+            if (isfinite(p.power_w.value))
+                pmax = fmax(pmax, p.power_w.value);
         }
     }
     free(grid);
@@ -454,9 +472,9 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
     int clipped = 0;
     for (size_t i = 0; i < npr; i++) {
         const jl_prediction *p = &pr[i];
-        if (has_band && (p->energy_per_token_j.lo < ey0 || p->energy_per_token_j.hi > ey1 ||
-                         p->power_w.hi > py1 || p->throughput_tok_s.lo < ty0 ||
-                         p->throughput_tok_s.hi > ty1))
+        if (has_band &&
+            (p->energy_per_token_j.lo < ey0 || p->energy_per_token_j.hi > ey1 ||
+             p->power_w.hi > py1 || p->throughput_tok_s.lo < ty0 || p->throughput_tok_s.hi > ty1))
             clipped = 1;
     }
     free(pr);
@@ -470,15 +488,14 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
     if (fit->method == JL_FIT_MODEL)
         snprintf(r2, sizeof r2, "R^2 (ln J/token): %.4f model, %.4f with correction",
                  fit->r2_energy, fit->r2_energy_corrected);
-    char *band_title =
-        !strcmp(band, "combined")
-            ? jl_strdup("95% CI of the mean (param. + corr.)")
-            : jl_strdup("95% CI of the mean (param.)");
+    char *band_title = !strcmp(band, "combined") ? jl_strdup("95% CI of the mean (param. + corr.)")
+                                                 : jl_strdup("95% CI of the mean (param.)");
 
-    jl__report_gp_header_sized(&gp, f->id, f->title,
-                       "Energy per token (left), power and throughput (right) against the achieved "
-                       "batch: measured runs, the fitted model with its 95% band, the batch ceiling.",
-                       1000, 460, 7.0 * 0.46, 3.0);
+    jl__report_gp_header_sized(
+        &gp, f->id, f->title,
+        "Energy per token (left), power and throughput (right) against the achieved "
+        "batch: measured runs, the fitted model with its 95% band, the batch ceiling.",
+        1000, 460, 7.0 * 0.46, 3.0);
     /* panels: energy left, power and throughput stacked right; the 3.3 in
      * PDF has the energy panel alone */
     jl_strbuf_puts(&gp, "set multiplot\n"
@@ -494,16 +511,17 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
     gp_num(&gp, "ty1", ty1);
     if (isfinite(ceil_b))
         gp_num(&gp, "ceil", ceil_b);
-    jl_strbuf_puts(&gp,
-                   "# segment (column 12): 1 over the measured batches, 0 and 2 extrapolated\n"
-                   "inr(s) = s == 1\n"
-                   "outr(s) = s != 1\n"
-                   "# values beyond the y range are drawn at its edge\n"
-                   "ce(v) = v < ey0 ? ey0 : (v > ey1 ? ey1 : v)\n"
-                   "cp(v) = v < 0 ? 0 : (v > py1 ? py1 : v)\n"
-                   "ct(v) = v < ty0 ? ty0 : (v > ty1 ? ty1 : v)\n");
-    jl_strbuf_printf(&gp, "set logscale x 2\nset xrange [%.10g:%.10g]\nset format x \"%%g\"\n"
-                          "if (narrow) set xtics 8\n", x0, x1);
+    jl_strbuf_puts(&gp, "# segment (column 12): 1 over the measured batches, 0 and 2 extrapolated\n"
+                        "inr(s) = s == 1\n"
+                        "outr(s) = s != 1\n"
+                        "# values beyond the y range are drawn at its edge\n"
+                        "ce(v) = v < ey0 ? ey0 : (v > ey1 ? ey1 : v)\n"
+                        "cp(v) = v < 0 ? 0 : (v > py1 ? py1 : v)\n"
+                        "ct(v) = v < ty0 ? ty0 : (v > ty1 ? ty1 : v)\n");
+    jl_strbuf_printf(&gp,
+                     "set logscale x 2\nset xrange [%.10g:%.10g]\nset format x \"%%g\"\n"
+                     "if (narrow) set xtics 8\n",
+                     x0, x1);
     jl_strbuf_puts(&gp, "set xlabel \"achieved batch (avg_batch_size)\"\n");
     jl_strbuf_puts(&gp, "# runs beyond the batch ceiling (open markers)\n");
     if (isfinite(ceil_b))
@@ -523,15 +541,17 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
                         "if (narrow) set key outside bottom center vertical maxrows 5 samplen 1.5 "
                         "width -4 font lblfont\n");
     if (isfinite(ceil_b)) {
-        jl_strbuf_printf(&gp, "set label 1 sprintf(\"batch ceiling %%.0f (%s)\", ceil) at ceil, "
-                              "graph 0.97 rotate by 90 right offset -1.0,0 textcolor rgb \"#333333\" "
-                              "font lblfont\n",
+        jl_strbuf_printf(&gp,
+                         "set label 1 sprintf(\"batch ceiling %%.0f (%s)\", ceil) at ceil, "
+                         "graph 0.97 rotate by 90 right offset -1.0,0 textcolor rgb \"#333333\" "
+                         "font lblfont\n",
                          ckind);
     }
     if (r2[0]) {
         jl_strbuf_puts(&gp, "if (!narrow) set label 2 ");
         jl__report_gp_str(&gp, r2);
-        jl_strbuf_puts(&gp, " at graph 0.02, graph 0.03 left font lblfont textcolor rgb \"#555555\"\n");
+        jl_strbuf_puts(&gp,
+                       " at graph 0.02, graph 0.03 left font lblfont textcolor rgb \"#555555\"\n");
     }
     if (!has_band) {
         char *t = interp ? jl_strdup("no band: too few batch sizes for the model (interpolation)")
@@ -539,7 +559,8 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
                                        fit->ci_note ? fit->ci_note : "no interval available");
         jl_strbuf_puts(&gp, "set label 3 ");
         jl__report_gp_str(&gp, t ? t : "no band");
-        jl_strbuf_puts(&gp, " at graph 0.02, graph 0.09 left font lblfont textcolor rgb \"#9a5b00\"\n");
+        jl_strbuf_puts(&gp,
+                       " at graph 0.02, graph 0.09 left font lblfont textcolor rgb \"#9a5b00\"\n");
         free(t);
     }
     log_ytics(&gp, ey0, ey1);
@@ -576,12 +597,14 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
                      "requests, log2 axis) on %s x%ld (%s): the %zu measured runs (dots) and ",
                      k->gpu_model, k->num_gpus, k->precision, fit->n_points);
     if (interp)
-        jl_strbuf_printf(&cap, "a log-log interpolation between them (%zu batch sizes: too few "
-                               "for the physical model, so no parameters and no band). ",
+        jl_strbuf_printf(&cap,
+                         "a log-log interpolation between them (%zu batch sizes: too few "
+                         "for the physical model, so no parameters and no band). ",
                          fit->n_batch_sizes);
     else
-        jl_strbuf_printf(&cap, "the fitted batch-size model%s (solid over the measured batches, "
-                               "dashed where extrapolated)%s. ",
+        jl_strbuf_printf(&cap,
+                         "the fitted batch-size model%s (solid over the measured batches, "
+                         "dashed where extrapolated)%s. ",
                          physical ? " with its Gaussian-process correction" : "",
                          physical ? "; dotted: the physical model alone" : "");
     if (!strcmp(band, "combined"))
@@ -592,7 +615,8 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
         jl_strbuf_puts(&cap, "The shaded band is the 95% confidence interval of the mean from the "
                              "parameter uncertainty, not a prediction interval for one new run. ");
     else if (!interp)
-        jl_strbuf_printf(&cap, "No band: %s. ", fit->ci_note ? fit->ci_note : "no interval available");
+        jl_strbuf_printf(&cap, "No band: %s. ",
+                         fit->ci_note ? fit->ci_note : "no interval available");
     if (clipped)
         jl_strbuf_puts(&cap, "Where the band reaches the edge of a panel it is wider than the "
                              "panel (clipped). ");
@@ -601,8 +625,9 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
                          fit->ceiling_reason ? fit->ceiling_reason : ckind);
         jl_strbuf_puts(&cap, "); predictions stop there. ");
         if (n_beyond)
-            jl_strbuf_printf(&cap, "%zu measured run%s beyond it (open markers) %s fitted but not "
-                                   "predicted for. ",
+            jl_strbuf_printf(&cap,
+                             "%zu measured run%s beyond it (open markers) %s fitted but not "
+                             "predicted for. ",
                              n_beyond, n_beyond == 1 ? " lies" : "s lie",
                              n_beyond == 1 ? "is" : "are");
     }
@@ -611,15 +636,15 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
     f->caption = jl_strbuf_take(&cap);
 
     char *gkey = jl_group_key_format(k);
-    f->meta = json_pack("{s:s?,s:s?,s:I,s:s?,s:s,s:s,s:o,s:o,s:o,s:s,s:s?,s:b,s:I,s:o,s:s}",
-                        "fit_group", gkey, "gpu_model", k->gpu_model, "num_gpus",
-                        (json_int_t)k->num_gpus, "precision", k->precision, "method",
-                        jl_fit_method_name(fit->method), "band", band, "batch_min",
-                        jl_json_number(fit->batch_min), "batch_max", jl_json_number(fit->batch_max),
-                        "ceiling_batch", jl_json_number(ceil_b), "ceiling_kind", ckind,
-                        "ceiling_reason", fit->ceiling_reason, "band_clipped", clipped,
-                        "n_curve_points", (json_int_t)npr, "runs", runs, "curves",
-                        "data/fit-curves.csv");
+    f->meta =
+        json_pack("{s:s?,s:s?,s:I,s:s?,s:s,s:s,s:o,s:o,s:o,s:s,s:s?,s:b,s:I,s:o,s:s}", "fit_group",
+                  gkey, "gpu_model", k->gpu_model, "num_gpus", (json_int_t)k->num_gpus, "precision",
+                  k->precision, "method", jl_fit_method_name(fit->method), "band", band,
+                  "batch_min", jl_json_number(fit->batch_min), "batch_max",
+                  jl_json_number(fit->batch_max), "ceiling_batch", jl_json_number(ceil_b),
+                  "ceiling_kind", ckind, "ceiling_reason", fit->ceiling_reason, "band_clipped",
+                  clipped, "n_curve_points", (json_int_t)npr, "runs", runs, "curves",
+                  "data/fit-curves.csv");
     free(gkey);
     free(band_title);
     jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);

@@ -74,13 +74,15 @@ jl_status jl__report_notebooks_write(jl__report_report *r, jl_error **err)
 {
     const char *dir = templates_dir(r);
     if (!dir || !is_dir(dir)) {
-        jl__report_note(r, "notebook templates not found (set JOULES_NOTEBOOKS_DIR or --templates): "
-                   "notebooks-export/ is empty");
+        jl__report_note(r,
+                        "notebook templates not found (set JOULES_NOTEBOOKS_DIR or --templates): "
+                        "notebooks-export/ is empty");
         return JL_OK;
     }
     DIR *d = opendir(dir);
     if (!d) {
-        jl__report_note(r, "notebook templates in %s cannot be read: notebooks-export/ is empty", dir);
+        jl__report_note(r, "notebook templates in %s cannot be read: notebooks-export/ is empty",
+                        dir);
         return JL_OK;
     }
     char **names = NULL;
@@ -106,7 +108,8 @@ jl_status jl__report_notebooks_write(jl__report_report *r, jl_error **err)
         char *src = jl_asprintf("%s/%s", dir, names[i]);
         char *text = src ? jl__report_read_file(src) : NULL;
         if (!text) {
-            jl__report_note(r, "notebook template %s cannot be read: skipped", src ? src : names[i]);
+            jl__report_note(r, "notebook template %s cannot be read: skipped",
+                            src ? src : names[i]);
             free(src);
             continue;
         }
@@ -115,8 +118,8 @@ jl_status jl__report_notebooks_write(jl__report_report *r, jl_error **err)
             json_error_t je;
             json_t *nb = json_loads(text, 0, &je);
             if (!nb) {
-                jl__report_note(r, "notebook template %s is not valid JSON (line %d: %s): skipped", names[i],
-                        je.line, je.text);
+                jl__report_note(r, "notebook template %s is not valid JSON (line %d: %s): skipped",
+                                names[i], je.line, je.text);
                 free(text);
                 free(src);
                 continue;

@@ -15,7 +15,7 @@
 
 /* Okabe–Ito: distinguishable for colour-blind readers, prints well. */
 const char *const jl__report_palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                      "#E69F00", "#56B4E9", "#999999", "#000000"};
+                                          "#E69F00", "#56B4E9", "#999999", "#000000"};
 
 /* A string for a gnuplot script: double-quoted, \ and " escaped, no newlines. */
 void jl__report_gp_str(jl_strbuf *b, const char *s)
@@ -50,54 +50,56 @@ void jl__report_dat_num(jl_strbuf *b, double v)
 }
 
 void jl__report_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what,
-                      int wide)
+                          int wide)
 {
     int w = wide ? 1000 : 900, h = wide ? 460 : 520;
     jl__report_gp_header_sized(b, id, title, what, w, h, 7.0 * h / w, wide ? 2.9 : 2.5);
 }
 
-void jl__report_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what, int w,
-                        int h, double pdf_h_in, double pdf1_h_in)
+void jl__report_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what,
+                                int w, int h, double pdf_h_in, double pdf1_h_in)
 {
     /* The title is the page's (and this comment's): none is drawn, so
      * nothing is clipped and a paper's caption carries it. */
     jl_strbuf_printf(b, "# joules report figure %s: %s\n", id, title);
     jl_strbuf_printf(b, "# %s\n", what);
-    jl_strbuf_printf(b,
-                     "# Data: %s.dat (columns are named in its header). Restyle by editing this\n"
-                     "# script, then from this folder:\n"
-                     "#   gnuplot %s.gp                      -> %s.svg\n"
-                     "#   gnuplot -e \"fmt='png'\" %s.gp       -> %s.png\n"
-                     "#   gnuplot -e \"fmt='pdf'\" %s.gp       -> %s.pdf       (7 in wide, double column)\n"
-                     "#   gnuplot -e \"fmt='pdf1'\" %s.gp      -> %s.1col.pdf  (3.3 in wide, single column)\n"
-                     "# PDF text is 9 pt (8 pt single column); no title is drawn.\n"
-                     "reset\n"
-                     "if (!exists(\"fmt\")) fmt = \"svg\"\n"
-                     "if (!exists(\"out\")) out = \"%s.\" . (fmt eq \"pdf1\" ? \"1col.pdf\" : fmt)\n",
-                     id, id, id, id, id, id, id, id, id, id);
+    jl_strbuf_printf(
+        b,
+        "# Data: %s.dat (columns are named in its header). Restyle by editing this\n"
+        "# script, then from this folder:\n"
+        "#   gnuplot %s.gp                      -> %s.svg\n"
+        "#   gnuplot -e \"fmt='png'\" %s.gp       -> %s.png\n"
+        "#   gnuplot -e \"fmt='pdf'\" %s.gp       -> %s.pdf       (7 in wide, double column)\n"
+        "#   gnuplot -e \"fmt='pdf1'\" %s.gp      -> %s.1col.pdf  (3.3 in wide, single column)\n"
+        "# PDF text is 9 pt (8 pt single column); no title is drawn.\n"
+        "reset\n"
+        "if (!exists(\"fmt\")) fmt = \"svg\"\n"
+        "if (!exists(\"out\")) out = \"%s.\" . (fmt eq \"pdf1\" ? \"1col.pdf\" : fmt)\n",
+        id, id, id, id, id, id, id, id, id, id);
     /* pdfcairo draws a font of size S at S x fontscale x 4/3 points:
      * fontscale 0.75 makes "Helvetica,9" 9 pt */
-    jl_strbuf_printf(b,
-                     "lblfont = \",10\"\n"
-                     "if (fmt eq \"svg\") set terminal svg size %d,%d font \"Helvetica,13\" linewidth 1.3 background rgb \"white\"\n"
-                     "if (fmt eq \"png\") set terminal pngcairo size %d,%d font \"Helvetica,14\" linewidth 1.5 background rgb \"white\"; lblfont = \",11\"\n"
-                     "if (fmt eq \"pdf\") set terminal pdfcairo size 7in,%.2fin font \"Helvetica,9\" fontscale 0.75 linewidth 1.2 pointscale 0.7; lblfont = \",8\"\n"
-                     "if (fmt eq \"pdf1\") set terminal pdfcairo size 3.3in,%.2fin font \"Helvetica,8\" fontscale 0.75 linewidth 1.0 pointscale 0.55; lblfont = \",8\"\n"
-                     "# narrow: the 3.3 in PDF (scripts thin ticks and rearrange panels for it)\n"
-                     "narrow = (fmt eq \"pdf1\")\n"
-                     "set output out\n"
-                     "set encoding utf8\n"
-                     "set termoption noenhanced\n"
-                     "set datafile missing \"NaN\"\n"
-                     "set border 3 lc rgb \"#555555\"\n"
-                     "set tics nomirror out\n"
-                     "set grid xtics ytics lc rgb \"#e6e6e6\" lt 1 lw 1\n"
-                     "set key noautotitle\n",
-                     w, h, w * 3 / 2, h * 3 / 2, pdf_h_in, pdf1_h_in);
+    jl_strbuf_printf(
+        b,
+        "lblfont = \",10\"\n"
+        "if (fmt eq \"svg\") set terminal svg size %d,%d font \"Helvetica,13\" linewidth 1.3 background rgb \"white\"\n"
+        "if (fmt eq \"png\") set terminal pngcairo size %d,%d font \"Helvetica,14\" linewidth 1.5 background rgb \"white\"; lblfont = \",11\"\n"
+        "if (fmt eq \"pdf\") set terminal pdfcairo size 7in,%.2fin font \"Helvetica,9\" fontscale 0.75 linewidth 1.2 pointscale 0.7; lblfont = \",8\"\n"
+        "if (fmt eq \"pdf1\") set terminal pdfcairo size 3.3in,%.2fin font \"Helvetica,8\" fontscale 0.75 linewidth 1.0 pointscale 0.55; lblfont = \",8\"\n"
+        "# narrow: the 3.3 in PDF (scripts thin ticks and rearrange panels for it)\n"
+        "narrow = (fmt eq \"pdf1\")\n"
+        "set output out\n"
+        "set encoding utf8\n"
+        "set termoption noenhanced\n"
+        "set datafile missing \"NaN\"\n"
+        "set border 3 lc rgb \"#555555\"\n"
+        "set tics nomirror out\n"
+        "set grid xtics ytics lc rgb \"#e6e6e6\" lt 1 lw 1\n"
+        "set key noautotitle\n",
+        w, h, w * 3 / 2, h * 3 / 2, pdf_h_in, pdf1_h_in);
 }
 
-jl_status jl__report_write_fig_files(jl__report_report *r, jl__report_figure *f, jl_strbuf *dat, jl_strbuf *gp,
-                                 jl_error **err)
+jl_status jl__report_write_fig_files(jl__report_report *r, jl__report_figure *f, jl_strbuf *dat,
+                                     jl_strbuf *gp, jl_error **err)
 {
     /* the SVG's pixel size, for the page's <img width height> (a lazy image
      * without them takes no room and so is loaded at once) */
@@ -182,7 +184,7 @@ int jl__report_wide_range(const double *v, size_t n, double ratio)
  * and for the 3.3 in PDF, where text takes twice the share of the plot;
  * the .dat has both sets of label columns and the script picks by fmt. */
 static const double jl__report_char_w[2] = {0.0105, 0.023}, jl__report_char_h[2] = {0.045, 0.075};
-#define RP_MARK 0.009    /* half a marker */
+#define RP_MARK 0.009 /* half a marker */
 
 double jl__report_place_norm(double v, double lo, double hi, int logs)
 {
@@ -233,8 +235,10 @@ int jl__report_place_push(jl__report_placer *p, jl__report_box bx)
 
 static void place_marker(jl__report_placer *p, double x, double y)
 {
-    double nx = jl__report_place_norm(x, p->xlo, p->xhi, p->logx), ny = jl__report_place_norm(y, p->ylo, p->yhi, p->logy);
-    jl__report_place_push(p, (jl__report_box){nx - RP_MARK, ny - RP_MARK * 1.6, nx + RP_MARK, ny + RP_MARK * 1.6});
+    double nx = jl__report_place_norm(x, p->xlo, p->xhi, p->logx),
+           ny = jl__report_place_norm(y, p->ylo, p->yhi, p->logy);
+    jl__report_place_push(p, (jl__report_box){nx - RP_MARK, ny - RP_MARK * 1.6, nx + RP_MARK,
+                                              ny + RP_MARK * 1.6});
 }
 
 /* The box of a w x h label at position pos (0 right-above, 1 right-below,
@@ -259,7 +263,8 @@ static int box_inside(jl__report_box bx)
  * 3 left-below, -1 nowhere. */
 int jl__report_place_label(jl__report_placer *p, double x, double y, size_t nchars)
 {
-    double nx = jl__report_place_norm(x, p->xlo, p->xhi, p->logx), ny = jl__report_place_norm(y, p->ylo, p->yhi, p->logy);
+    double nx = jl__report_place_norm(x, p->xlo, p->xhi, p->logx),
+           ny = jl__report_place_norm(y, p->ylo, p->yhi, p->logy);
     double w = (double)nchars * p->cw, h = p->ch;
     for (int pos = 0; pos < 4; pos++) {
         jl__report_box bx = label_box(nx, ny, w, h, pos);
@@ -285,7 +290,8 @@ int jl__report_place_label_always(jl__report_placer *p, double x, double y, size
     int pos = jl__report_place_label(p, x, y, nchars);
     if (pos >= 0)
         return pos;
-    double nx = jl__report_place_norm(x, p->xlo, p->xhi, p->logx), ny = jl__report_place_norm(y, p->ylo, p->yhi, p->logy);
+    double nx = jl__report_place_norm(x, p->xlo, p->xhi, p->logx),
+           ny = jl__report_place_norm(y, p->ylo, p->yhi, p->logy);
     double w = (double)nchars * p->cw, h = p->ch, best_cost = INFINITY;
     jl__report_box best = {0, 0, 0, 0};
     for (int k = 0; k < 4; k++) {
@@ -314,16 +320,20 @@ int jl__report_place_label_always(jl__report_placer *p, double x, double y, size
 void jl__report_plot_label_layers(jl_strbuf *gp, const char *src, const char *colour)
 {
     static const char *const where[] = {"left offset char 0.5,0.55", "left offset char 0.5,-0.55",
-                                        "right offset char -0.5,0.55", "right offset char -0.5,-0.55"};
+                                        "right offset char -0.5,0.55",
+                                        "right offset char -0.5,-0.55"};
     for (int k = 0; k < 4; k++)
-        jl_strbuf_printf(gp, ", \\\n     %s using 1:2:(stringcolumn(lc+%d)) with labels %s font lblfont textcolor rgb \"%s\" notitle",
-                         src, k, where[k], colour);
+        jl_strbuf_printf(
+            gp,
+            ", \\\n     %s using 1:2:(stringcolumn(lc+%d)) with labels %s font lblfont textcolor rgb \"%s\" notitle",
+            src, k, where[k], colour);
 }
 
 void jl__report_label_columns(jl_strbuf *gp, int col)
 {
-    jl_strbuf_printf(gp, "# point labels: columns %d-%d (wide outputs) or %d-%d (3.3 in PDF)\n"
-                         "lc = (fmt eq \"pdf1\") ? %d : %d\n",
+    jl_strbuf_printf(gp,
+                     "# point labels: columns %d-%d (wide outputs) or %d-%d (3.3 in PDF)\n"
+                     "lc = (fmt eq \"pdf1\") ? %d : %d\n",
                      col, col + 3, col + 4, col + 7, col + 4, col);
 }
 
@@ -336,8 +346,9 @@ void jl__report_dat_labels(jl_strbuf *dat, const int *pos, const char *text)
         }
 }
 
-void jl__report_placers_init(jl__report_placer *pl, int logx, int logy, const double *xs, const double *ys,
-                         size_t n, double mx0, double mx1, double my0, double my1)
+void jl__report_placers_init(jl__report_placer *pl, int logx, int logy, const double *xs,
+                             const double *ys, size_t n, double mx0, double mx1, double my0,
+                             double my1)
 {
     for (int w = 0; w < 2; w++) {
         memset(&pl[w], 0, sizeof pl[w]);
@@ -356,7 +367,10 @@ void jl__report_placers_init(jl__report_placer *pl, int logx, int logy, const do
  * 1-2-3-5-7; 1..9 (x 10^k) giving at least four inside. */
 void jl__report_log_tics(jl_strbuf *gp, const char *axis, double lo, double hi)
 {
-    static const double sets[4][10] = {{1}, {1, 2, 5}, {1, 2, 3, 5, 7}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
+    static const double sets[4][10] = {{1},
+                                       {1, 2, 5},
+                                       {1, 2, 3, 5, 7},
+                                       {1, 2, 3, 4, 5, 6, 7, 8, 9}};
     static const int ns[4] = {1, 3, 5, 9};
     if (!(lo > 0) || !(hi > lo))
         return;

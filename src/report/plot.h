@@ -22,14 +22,15 @@ void jl__report_dat_num(jl_strbuf *b, double v);
 /* The script's head: comments (title, what it shows, how to redraw), the
  * terminal of each format (`fmt`: svg, png, pdf, pdf1), `out`, `narrow`,
  * `lblfont` and the common style. wide: 1000 x 460 px, else 900 x 520. */
-void jl__report_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what, int wide);
+void jl__report_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what,
+                          int wide);
 /* The same with sizes: SVG w x h pixels (PNG 1.5x), PDF 7 in x pdf_h_in and
  * 3.3 in x pdf1_h_in. */
-void jl__report_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what, int w,
-                        int h, double pdf_h_in, double pdf1_h_in);
+void jl__report_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what,
+                                int w, int h, double pdf_h_in, double pdf1_h_in);
 /* figures/ID.dat and figures/ID.gp of f; notes the SVG's pixel size. */
-jl_status jl__report_write_fig_files(jl__report_report *r, jl__report_figure *f, jl_strbuf *dat, jl_strbuf *gp,
-                             jl_error **err);
+jl_status jl__report_write_fig_files(jl__report_report *r, jl__report_figure *f, jl_strbuf *dat,
+                                     jl_strbuf *gp, jl_error **err);
 /* A GPU model for a label: "?" when unknown. */
 const char *jl__report_gpu_label(const char *s);
 
@@ -44,7 +45,9 @@ int jl__report_wide_range(const double *v, size_t n, double ratio);
 /* Point labels that do not collide: placed greedily in axis-normalised
  * coordinates, one placer for the wide outputs and one for the 3.3 in PDF
  * (plot.c says how). */
-typedef struct jl__report_box { double x0, y0, x1, y1; } jl__report_box;
+typedef struct jl__report_box {
+    double x0, y0, x1, y1;
+} jl__report_box;
 typedef struct jl__report_placer {
     double xlo, xhi, ylo, yhi;
     int logx, logy;
@@ -55,8 +58,9 @@ typedef struct jl__report_placer {
 
 /* pl[0] (wide) and pl[1] (3.3 in PDF) over the points (xs, ys) with the
  * given margins, every point's marker taken. */
-void jl__report_placers_init(jl__report_placer *pl, int logx, int logy, const double *xs, const double *ys,
-                     size_t n, double mx0, double mx1, double my0, double my1);
+void jl__report_placers_init(jl__report_placer *pl, int logx, int logy, const double *xs,
+                             const double *ys, size_t n, double mx0, double mx1, double my0,
+                             double my1);
 double jl__report_place_norm(double v, double lo, double hi, int logs);
 int jl__report_place_push(jl__report_placer *p, jl__report_box bx);
 /* Where a label of nchars goes: 0 right-above, 1 right-below, 2 left-above,

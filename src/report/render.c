@@ -353,15 +353,18 @@ jl_status jl__report_figures_render(jl__report_report *r, jl_error **err)
     int nf = 0;
     if (!*R.gnuplot) {
         r->gnuplot_missing = 1;
-        jl__report_note(r, "figures not drawn (disabled); their .gp scripts and .dat files are in figures/");
+        jl__report_note(
+            r, "figures not drawn (disabled); their .gp scripts and .dat files are in figures/");
     } else {
         char *argv[] = {(char *)R.gnuplot, "--version", NULL};
         int rc = run_one(R.figdir, argv, out, sizeof out, &nf);
         if (rc != 0) {
             r->gnuplot_missing = 1;
-            jl__report_note(r, "gnuplot %s (%s): figures skipped; their .gp scripts and .dat files are in "
-                       "figures/ (install gnuplot, then run `gnuplot NAME.gp` there)",
-                    nf ? "not found" : "does not run", rc == 127 ? out : "exit status");
+            jl__report_note(
+                r,
+                "gnuplot %s (%s): figures skipped; their .gp scripts and .dat files are in "
+                "figures/ (install gnuplot, then run `gnuplot NAME.gp` there)",
+                nf ? "not found" : "does not run", rc == 127 ? out : "exit status");
         } else {
             char v[256];
             first_line(v, sizeof v, out);

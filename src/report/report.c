@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "joules/choice.h"
 #include "joules/descriptors.h"
-#include "joules/output.h"
 #include "joules/frontier.h"
+#include "joules/output.h"
 #include "report/report_internal.h"
 #include "report/sections.h"
 #include "report/series.h"
@@ -105,9 +105,8 @@ static int looks_like_report(const char *dir, const struct stat *sb)
     return empty;
 }
 
-jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
-                          const jl_error_list *errors, const jl_report_options *opt,
-                          jl_report_result *res, jl_error **err)
+jl_status jl_report_write(const char *dir, const jl_summary_list *runs, const jl_error_list *errors,
+                          const jl_report_options *opt, jl_report_result *res, jl_error **err)
 {
     jl__report_report r;
     memset(&r, 0, sizeof r);
@@ -134,12 +133,14 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
      * previous report (data/report.json), or an empty one. Anything else
      * could be a user's own folder, and replacing it would lose data. */
     if (r.opt.replace && lstat(dir, &sb) == 0 && !looks_like_report(dir, &sb))
-        return jl_fail(err, JL_EUSAGE, dir, NULL, NULL, -1,
-                       "exists and is not a joules report (no data/report.json): not replacing it, even with --force");
+        return jl_fail(
+            err, JL_EUSAGE, dir, NULL, NULL, -1,
+            "exists and is not a joules report (no data/report.json): not replacing it, even with --force");
     jl_status st = JL_OK;
     /* the paper's SLO sets (JL_REPORT_DEFAULT_SLO_* are their middle ones) */
-    static const char *const sets[RP_KIND_COUNT][RP_SET_MAX] = {
-        JL_REPORT_SLO_SET_LLM, JL_REPORT_SLO_SET_IMAGE, JL_REPORT_SLO_SET_VIDEO};
+    static const char *const sets[RP_KIND_COUNT][RP_SET_MAX] = {JL_REPORT_SLO_SET_LLM,
+                                                                JL_REPORT_SLO_SET_IMAGE,
+                                                                JL_REPORT_SLO_SET_VIDEO};
     for (int k = 0; !st && k < RP_KIND_COUNT; k++)
         for (int j = 0; !st && j < RP_SET_MAX; j++)
             st = jl_slo_parse(sets[k][j], &r.slo_sets[k][j], NULL, err);
@@ -153,11 +154,11 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
      * off a terminal, so no step is silent for long) */
     enum { N_STEPS = 9 };
     size_t step = 0;
-#define RP_STEP(name)                                                                          \
-    do {                                                                                       \
-        if (!st && r.opt.progress)                                                             \
-            r.opt.progress(r.opt.progress_ctx, "analysis", step, N_STEPS, name);               \
-        step++;                                                                                \
+#define RP_STEP(name)                                                            \
+    do {                                                                         \
+        if (!st && r.opt.progress)                                               \
+            r.opt.progress(r.opt.progress_ctx, "analysis", step, N_STEPS, name); \
+        step++;                                                                  \
     } while (0)
     if (!st)
         st = jl__report_mkdir(&r, "data", err);
@@ -197,7 +198,8 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs,
         st = jl__report_write_json(&r, "data/report.json", doc, err);
         json_decref(doc);
         jl__report_add_data(&r, "data/report.json",
-                    "joules.report/1: SLOs, picks, findings and the figures of this report", NULL);
+                            "joules.report/1: SLOs, picks, findings and the figures of this report",
+                            NULL);
     }
     if (!st)
         st = jl__report_notebooks_write(&r, err);

@@ -34,28 +34,28 @@ struct jl_run_diagnosis;
 struct jl_finding;
 
 typedef enum {
-    RP_FIG_POWER,        /* power over time, steady window, occupancy */
-    RP_FIG_TRENDS,       /* paper Fig. 4: normalised trends vs batch size */
-    RP_FIG_FRONTIER,     /* paper Fig. 8-9: time-energy curves */
-    RP_FIG_GPU_COMPARE,  /* paper Fig. 6: GPU models at matched SLOs */
-    RP_FIG_PRECISION,    /* paper Fig. 7: precisions vs batch, crossover */
-    RP_FIG_MODEL,        /* fitted batch-size model with its band over the runs */
-    RP_FIG_OVERVIEW,     /* every model of a task at its pick: energy per response vs latency */
+    RP_FIG_POWER,       /* power over time, steady window, occupancy */
+    RP_FIG_TRENDS,      /* paper Fig. 4: normalised trends vs batch size */
+    RP_FIG_FRONTIER,    /* paper Fig. 8-9: time-energy curves */
+    RP_FIG_GPU_COMPARE, /* paper Fig. 6: GPU models at matched SLOs */
+    RP_FIG_PRECISION,   /* paper Fig. 7: precisions vs batch, crossover */
+    RP_FIG_MODEL,       /* fitted batch-size model with its band over the runs */
+    RP_FIG_OVERVIEW,    /* every model of a task at its pick: energy per response vs latency */
     RP_FIG_KIND_COUNT
 } jl__report_fig_kind;
 
 typedef struct jl__report_figure {
     jl__report_fig_kind kind;
-    char *id;          /* file stem in figures/, e.g. "frontier-qwen3-8b-chat" */
+    char *id; /* file stem in figures/, e.g. "frontier-qwen3-8b-chat" */
     char *title;
-    char *caption;     /* what it shows, for the page (plain text) */
-    long group;        /* index into jl__report_report.groups, or -1 */
-    size_t n_points;   /* data rows in the .dat (one per run, or per sample) */
-    int drawn;         /* every format asked for written */
-    char *note;        /* why it was not drawn (NULL when drawn) */
-    json_t *meta;      /* the figure's entry in report.json */
-    int number;        /* "Figure N" in the page (page order) */
-    int px_w, px_h;    /* the SVG's size in pixels (0: unknown) */
+    char *caption;   /* what it shows, for the page (plain text) */
+    long group;      /* index into jl__report_report.groups, or -1 */
+    size_t n_points; /* data rows in the .dat (one per run, or per sample) */
+    int drawn;       /* every format asked for written */
+    char *note;      /* why it was not drawn (NULL when drawn) */
+    json_t *meta;    /* the figure's entry in report.json */
+    int number;      /* "Figure N" in the page (page order) */
+    int px_w, px_h;  /* the SVG's size in pixels (0: unknown) */
 } jl__report_figure;
 
 /* A selection: the minimum-energy run meeting an SLO. */
@@ -75,34 +75,34 @@ typedef enum { RP_KIND_LLM, RP_KIND_IMAGE, RP_KIND_VIDEO, RP_KIND_COUNT } jl__re
 typedef struct jl__report_group {
     const char *model, *task, *workload;
     jl__report_kind kind;
-    const char *item;  /* "token", "image", "video" */
+    const char *item; /* "token", "image", "video" */
     /* the SLOs the answer tables judge the group at: the paper's set for its
      * kind, or the one --slo given for its workload; slo = set[primary] */
     const jl_slo *set[RP_SET_MAX];
     size_t n_set, primary;
-    jl__report_pick set_picks[RP_SET_MAX];   /* all GPU models */
-    jl__report_pick *gpu_set_picks;          /* [k * n_set + j]: GPU model k, SLO j */
-    char *figure_note;               /* why a figure of the group is not shown (one line), or NULL */
+    jl__report_pick set_picks[RP_SET_MAX]; /* all GPU models */
+    jl__report_pick *gpu_set_picks;        /* [k * n_set + j]: GPU model k, SLO j */
+    char *figure_note; /* why a figure of the group is not shown (one line), or NULL */
     size_t *runs;      /* indices into the list, list order */
     size_t n_runs;
     const struct jl_frontier *frontier; /* NULL when none */
-    const jl_slo *slo; /* the SLO for this group's workload */
-    char *slo_text;    /* as given, for people */
-    jl__report_pick pick;      /* over every run of the group */
+    const jl_slo *slo;                  /* the SLO for this group's workload */
+    char *slo_text;                     /* as given, for people */
+    jl__report_pick pick;               /* over every run of the group */
     /* per GPU model: the minimum-energy run meeting the SLO */
     char **gpu_models;
     jl__report_pick *gpu_picks;
     size_t n_gpu_models;
     long representative; /* run shown over time: pick, else lowest energy */
-    char *slug;        /* for file names and anchors */
-    char **findings;   /* sentences (HTML-safe plain text) */
+    char *slug;          /* for file names and anchors */
+    char **findings;     /* sentences (HTML-safe plain text) */
     size_t n_findings;
 } jl__report_group;
 
 typedef struct jl__report_data_file {
-    char *path;        /* relative to the report root */
+    char *path; /* relative to the report root */
     char *what;
-    char *cmd;         /* the command printing the same bytes, or NULL */
+    char *cmd; /* the command printing the same bytes, or NULL */
 } jl__report_data_file;
 
 typedef struct jl__report_report {
@@ -110,7 +110,7 @@ typedef struct jl__report_report {
     const jl_error_list *errors;
     jl_report_options opt;
     jl_ruleset rules;
-    char *root;        /* the temporary directory being built */
+    char *root; /* the temporary directory being built */
     struct jl_frontier_set *fs;
     jl__report_group *groups;
     size_t n_groups;
@@ -118,23 +118,23 @@ typedef struct jl__report_report {
     size_t n_figs, cap_figs;
     jl__report_data_file *data;
     size_t n_data, cap_data;
-    char **notes;      /* warnings for the page and stderr */
+    char **notes; /* warnings for the page and stderr */
     size_t n_notes, cap_notes;
     char *gnuplot_version; /* NULL when gnuplot is unavailable */
     int gnuplot_missing;
-    json_t *check_doc; /* joules.check/1, for findings */
+    json_t *check_doc;                           /* joules.check/1, for findings */
     jl_slo *slo_sets[RP_KIND_COUNT][RP_SET_MAX]; /* the paper's SLO sets, parsed */
-    char **cmp_notes;  /* why a comparison figure is not shown (one line each) */
+    char **cmp_notes; /* why a comparison figure is not shown (one line each) */
     size_t n_cmp_notes;
     double elapsed_analysis_s;
-    double figures_s;  /* wall time of jl__report_figures_render */
+    double figures_s; /* wall time of jl__report_figures_render */
     /* the batch-size model (model_section.c): groups of jl_model_groups(), their
      * fits, the report group each belongs to (-1 none) */
     struct jl_model_group_list *fit_groups;
-    struct jl_group_fit **fits;   /* n_fits, NULL when not fitted */
+    struct jl_group_fit **fits; /* n_fits, NULL when not fitted */
     size_t n_fits;
     long *fit_group_of;
-    struct jl_diagnosis *diag;    /* runs[i] is the list's item i; NULL when not computed */
+    struct jl_diagnosis *diag; /* runs[i] is the list's item i; NULL when not computed */
 } jl__report_report;
 
 const char *jl__report_fig_kind_name(jl__report_fig_kind k);
@@ -144,13 +144,16 @@ const char *jl__report_kind_name(jl__report_kind k);
 /* Files under the report root: the path of rel (caller frees); text and
  * JSON written atomically. */
 char *jl__report_path(const jl__report_report *r, const char *rel);
-jl_status jl__report_write_text(jl__report_report *r, const char *rel, const char *text, jl_error **err);
+jl_status jl__report_write_text(jl__report_report *r, const char *rel, const char *text,
+                                jl_error **err);
 /* b's text (b is emptied) */
 jl_status jl__report_write_buf(jl__report_report *r, const char *rel, jl_strbuf *b, jl_error **err);
-jl_status jl__report_write_json(jl__report_report *r, const char *rel, const json_t *doc, jl_error **err);
+jl_status jl__report_write_json(jl__report_report *r, const char *rel, const json_t *doc,
+                                jl_error **err);
 /* The same with the study's error list as `errors` (as the commands print
  * it); takes doc (NULL: out of memory, an error). */
-jl_status jl__report_write_json_with_errors(jl__report_report *r, const char *rel, json_t *doc, jl_error **err);
+jl_status jl__report_write_json_with_errors(jl__report_report *r, const char *rel, json_t *doc,
+                                            jl_error **err);
 jl_status jl__report_mkdir(jl__report_report *r, const char *rel, jl_error **err);
 /* The whole file at path (caller frees); NULL when it cannot be opened. */
 char *jl__report_read_file(const char *path);
@@ -168,11 +171,14 @@ void jl__report_cmp_note(jl__report_report *r, const char *fmt, ...)
 #endif
     ;
 /* The progress callback, when there is one. */
-void jl__report_progress(jl__report_report *r, const char *phase, size_t done, size_t total, const char *current);
+void jl__report_progress(jl__report_report *r, const char *phase, size_t done, size_t total,
+                         const char *current);
 
 /* The registries: data files (the page's list of files) and figures. */
-jl_status jl__report_add_data(jl__report_report *r, const char *path, const char *what, const char *cmd);
-jl__report_figure *jl__report_add_figure(jl__report_report *r, jl__report_fig_kind kind, long group, const char *id);
+jl_status jl__report_add_data(jl__report_report *r, const char *path, const char *what,
+                              const char *cmd);
+jl__report_figure *jl__report_add_figure(jl__report_report *r, jl__report_fig_kind kind, long group,
+                                         const char *id);
 /* Forget the figure added last (one that turns out not to be drawable). */
 void jl__report_drop_last_figure(jl__report_report *r);
 void jl__report_figure_free(jl__report_figure *f);

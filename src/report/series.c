@@ -12,7 +12,18 @@
 
 /* The knobs that change a configuration beyond (GPU model, count,
  * precision): a run's value of knob k, or -1 when it has none. */
-enum { KN_TP, KN_EP, KN_DP, KN_ULYSSES, KN_RING, KN_STEPS, KN_WIDTH, KN_HEIGHT, KN_FRAMES, KN_COUNT };
+enum {
+    KN_TP,
+    KN_EP,
+    KN_DP,
+    KN_ULYSSES,
+    KN_RING,
+    KN_STEPS,
+    KN_WIDTH,
+    KN_HEIGHT,
+    KN_FRAMES,
+    KN_COUNT
+};
 
 static long extra_long(const jl_attrs *a, const char *key)
 {
@@ -43,7 +54,8 @@ static long knob(const jl_summary *s, int k)
 /* The label of a run's values of the knobs in mask ("ulysses 2, ring 1"). */
 static void variant_label(const jl_summary *s, unsigned mask, char *buf, size_t cap)
 {
-    static const char *const names[] = {"TP", "EP", "DP", "ulysses", "ring", "steps", "", "", "frames"};
+    static const char *const names[] = {"TP",    "EP", "DP", "ulysses", "ring",
+                                        "steps", "",   "",   "frames"};
     size_t o = 0;
     buf[0] = 0;
     for (int k = 0; k < KN_COUNT && o < cap; k++) {
@@ -88,7 +100,8 @@ void jl__report_series_free(jl__report_series *s, size_t n)
     free(s);
 }
 
-size_t jl__report_split_curves(const jl_summary_list *l, const jl_frontier *fr, jl__report_series **out)
+size_t jl__report_split_curves(const jl_summary_list *l, const jl_frontier *fr,
+                               jl__report_series **out)
 {
     jl__report_series *res = NULL;
     size_t n = 0;

@@ -7,11 +7,11 @@
 #ifndef JOULES_REPORT_SERIES_H
 #define JOULES_REPORT_SERIES_H
 
-#include "joules/frontier.h"
 #include "core/util.h"
+#include "joules/frontier.h"
 
 typedef struct jl__report_series {
-    jl_curve cv;      /* points owned, names borrowed */
+    jl_curve cv; /* points owned, names borrowed */
     char *variant;
 } jl__report_series;
 
@@ -20,7 +20,8 @@ typedef struct jl__report_series {
  * 50 steps"); "" when none. */
 void jl__report_knobs_text(const jl_summary *s, char *buf, size_t cap);
 
-size_t jl__report_split_curves(const jl_summary_list *l, const jl_frontier *fr, jl__report_series **out);
+size_t jl__report_split_curves(const jl_summary_list *l, const jl_frontier *fr,
+                               jl__report_series **out);
 void jl__report_series_free(jl__report_series *s, size_t n);
 
 #endif

@@ -80,22 +80,46 @@ static const struct {
     const char *kind;
     double scale;
 } units[] = {
-    {"s", "s", 1.0},          {"ms", "s", 1e-3},         {"us", "s", 1e-6},
-    {"\xc2\xb5s", "s", 1e-6}, {"min", "s", 60.0},        {"h", "s", 3600.0},
-    {"J", "J", 1.0},          {"mJ", "J", 1e-3},         {"kJ", "J", 1e3},
-    {"MJ", "J", 1e6},         {"Wh", "J", 3600.0},       {"kWh", "J", 3.6e6},
-    {"J/tok", "J/token", 1.0}, {"J/token", "J/token", 1.0}, {"mJ/tok", "J/token", 1e-3},
-    {"mJ/token", "J/token", 1e-3}, {"J/item", "J/item", 1.0}, {"J/image", "J/item", 1.0},
-    {"J/video", "J/item", 1.0}, {"kJ/item", "J/item", 1e3}, {"kJ/image", "J/item", 1e3},
+    {"s", "s", 1.0},
+    {"ms", "s", 1e-3},
+    {"us", "s", 1e-6},
+    {"\xc2\xb5s", "s", 1e-6},
+    {"min", "s", 60.0},
+    {"h", "s", 3600.0},
+    {"J", "J", 1.0},
+    {"mJ", "J", 1e-3},
+    {"kJ", "J", 1e3},
+    {"MJ", "J", 1e6},
+    {"Wh", "J", 3600.0},
+    {"kWh", "J", 3.6e6},
+    {"J/tok", "J/token", 1.0},
+    {"J/token", "J/token", 1.0},
+    {"mJ/tok", "J/token", 1e-3},
+    {"mJ/token", "J/token", 1e-3},
+    {"J/item", "J/item", 1.0},
+    {"J/image", "J/item", 1.0},
+    {"J/video", "J/item", 1.0},
+    {"kJ/item", "J/item", 1e3},
+    {"kJ/image", "J/item", 1e3},
     {"kJ/video", "J/item", 1e3},
-    {"W", "W", 1.0},          {"mW", "W", 1e-3},         {"kW", "W", 1e3},
+    {"W", "W", 1.0},
+    {"mW", "W", 1e-3},
+    {"kW", "W", 1e3},
     {"MW", "W", 1e6},
-    {"tok/s", "tokens/s", 1.0}, {"tokens/s", "tokens/s", 1.0}, {"token/s", "tokens/s", 1.0},
-    {"items/s", "items/s", 1.0}, {"item/s", "items/s", 1.0}, {"images/s", "items/s", 1.0},
-    {"image/s", "items/s", 1.0}, {"img/s", "items/s", 1.0}, {"videos/s", "items/s", 1.0},
+    {"tok/s", "tokens/s", 1.0},
+    {"tokens/s", "tokens/s", 1.0},
+    {"token/s", "tokens/s", 1.0},
+    {"items/s", "items/s", 1.0},
+    {"item/s", "items/s", 1.0},
+    {"images/s", "items/s", 1.0},
+    {"image/s", "items/s", 1.0},
+    {"img/s", "items/s", 1.0},
+    {"videos/s", "items/s", 1.0},
     {"video/s", "items/s", 1.0},
-    {"tok/J", "tokens/J", 1.0}, {"tokens/J", "tokens/J", 1.0},
-    {"MHz", "MHz", 1.0},      {"GHz", "MHz", 1e3},
+    {"tok/J", "tokens/J", 1.0},
+    {"tokens/J", "tokens/J", 1.0},
+    {"MHz", "MHz", 1.0},
+    {"GHz", "MHz", 1e3},
     {"%", "1", 0.01},
 };
 
@@ -348,9 +372,8 @@ jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset, jl_er
             const char *need = unit_in_name(namebuf) ? NULL : needs_unit(f_llm, f_dif);
             if (need) {
                 st = perr(err, err_offset, us, expr,
-                          "'%s' needs a unit: figure '%s' is %s (accepted: %s)", numbuf,
-                          namebuf, jl_figure_unit((jl_figure)(f_llm >= 0 ? f_llm : f_dif)),
-                          need);
+                          "'%s' needs a unit: figure '%s' is %s (accepted: %s)", numbuf, namebuf,
+                          jl_figure_unit((jl_figure)(f_llm >= 0 ? f_llm : f_dif)), need);
                 goto fail;
             }
         }
@@ -436,10 +459,22 @@ jl_slo_result jl_slo_cond_eval(const jl_slo_cond *c, const jl_summary *s, double
     double d;
     int pass;
     switch (c->op) {
-    case JL_SLO_LE: d = v - c->bound; pass = v <= c->bound; break;
-    case JL_SLO_LT: d = v - c->bound; pass = v < c->bound; break;
-    case JL_SLO_GE: d = c->bound - v; pass = v >= c->bound; break;
-    default: d = c->bound - v; pass = v > c->bound; break;
+    case JL_SLO_LE:
+        d = v - c->bound;
+        pass = v <= c->bound;
+        break;
+    case JL_SLO_LT:
+        d = v - c->bound;
+        pass = v < c->bound;
+        break;
+    case JL_SLO_GE:
+        d = c->bound - v;
+        pass = v >= c->bound;
+        break;
+    default:
+        d = c->bound - v;
+        pass = v > c->bound;
+        break;
     }
     if (miss)
         *miss = c->bound != 0 ? d / fabs(c->bound) : d;
@@ -481,13 +516,13 @@ char *jl_slo_canonical(const jl_slo *slo)
         const jl_slo_cond *c = &slo->conds[i];
         if (i)
             jl_strbuf_puts(&b, ",");
-        if (c->figure_llm >= 0 && c->figure_diffusion >= 0 &&
-            c->figure_llm != c->figure_diffusion)
+        if (c->figure_llm >= 0 && c->figure_diffusion >= 0 && c->figure_llm != c->figure_diffusion)
             jl_strbuf_printf(&b, "%s[%s|%s]", c->name, jl_figure_name((jl_figure)c->figure_llm),
                              jl_figure_name((jl_figure)c->figure_diffusion));
         else
-            jl_strbuf_puts(&b, jl_figure_name((jl_figure)(c->figure_llm >= 0 ? c->figure_llm
-                                                                               : c->figure_diffusion)));
+            jl_strbuf_puts(&b,
+                           jl_figure_name((jl_figure)(c->figure_llm >= 0 ? c->figure_llm
+                                                                         : c->figure_diffusion)));
         jl_strbuf_printf(&b, "%s%.12g", jl_slo_op_name(c->op), c->bound);
     }
     if (!slo || !slo->n)

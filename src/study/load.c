@@ -90,7 +90,8 @@ static void maybe_crash_on_run(const char *path, const char *run)
     if (!hash || !run || strcmp(hash + 1, run) != 0)
         return;
     const char *base = base_name(path);
-    if (strlen(base) == (size_t)(hash - crash_on) && !strncmp(base, crash_on, (size_t)(hash - crash_on)))
+    if (strlen(base) == (size_t)(hash - crash_on) &&
+        !strncmp(base, crash_on, (size_t)(hash - crash_on)))
         raise(SIGKILL);
 }
 
@@ -109,12 +110,11 @@ typedef struct part_info {
  * owns it; a status other than JL_OK stops the part) instead of `out`: the
  * worker encodes and frees it at once, so a file's summaries are never all
  * in memory at the same time there. */
-static jl_status load_part(const char *path, const jl_study_options *opt,
-                           size_t part, size_t parts, int in_worker,
+static jl_status load_part(const char *path, const jl_study_options *opt, size_t part, size_t parts,
+                           int in_worker,
                            void (*on_open)(void *ctx, const jl_trace *t, const part_info *pi),
-                           jl_status (*on_summary)(void *ctx, jl_summary *s),
-                           void *ctx, part_info *pi, jl_summary_list *out,
-                           jl_error_list *errors)
+                           jl_status (*on_summary)(void *ctx, jl_summary *s), void *ctx,
+                           part_info *pi, jl_summary_list *out, jl_error_list *errors)
 {
     jl_trace *t = NULL;
     jl_error *err = NULL;
@@ -154,8 +154,8 @@ static jl_status load_part(const char *path, const jl_study_options *opt,
                 jl_summary_free(s);
         } else if (st != JL_ENOMEM) {
             if (!err)
-                err = jl_error_new(st, path, jl_trace_run_name(t, i), NULL, -1,
-                                   "%s", jl_strerror(st));
+                err = jl_error_new(st, path, jl_trace_run_name(t, i), NULL, -1, "%s",
+                                   jl_strerror(st));
             jl_error_set_context(err, path, jl_trace_run_name(t, i));
             st = jl_error_list_push(errors, err);
             err = NULL;
@@ -169,8 +169,8 @@ static jl_status load_part(const char *path, const jl_study_options *opt,
     return st == JL_ENOMEM ? st : JL_OK;
 }
 
-jl_status jl_study_load_file(const char *path, const jl_study_options *opt,
-                             jl_summary_list *out, jl_error_list *errors)
+jl_status jl_study_load_file(const char *path, const jl_study_options *opt, jl_summary_list *out,
+                             jl_error_list *errors)
 {
     part_info pi;
     return load_part(path, opt, 0, 1, 0, NULL, NULL, NULL, &pi, out, errors);
@@ -338,9 +338,9 @@ static void worker_main(int fd, char **files, const unit *units, size_t n_units,
         jl_summary_list l = {0};
         jl_error_list e = {0};
         part_info pi;
-        int32_t st = (int32_t)load_part(path, &wopt, u->part, u->parts, 1,
-                                        u->parts > 1 ? send_range : NULL, send_summary, &rc,
-                                        &pi, &l, &e);
+        int32_t st =
+            (int32_t)load_part(path, &wopt, u->part, u->parts, 1, u->parts > 1 ? send_range : NULL,
+                               send_summary, &rc, &pi, &l, &e);
         jl_wbuf b = rc.out;
         rc.out = (jl_wbuf){0};
         if (b.failed) { /* the frames sent so far stand; the unit says ENOMEM */
@@ -372,11 +372,11 @@ static void worker_main(int fd, char **files, const unit *units, size_t n_units,
 }
 
 typedef struct worker {
-    pid_t pid;   /* 0: no process */
-    int fd;      /* parent's end; -1 when closed */
+    pid_t pid;           /* 0: no process */
+    int fd;              /* parent's end; -1 when closed */
     long q[QUEUE_DEPTH]; /* units handed to it, in order; q[0] is the one */
     int nq;              /* being summarised (nq == 0: idle)            */
-    jl_wbuf in;  /* received, not yet parsed */
+    jl_wbuf in;          /* received, not yet parsed */
     size_t in_pos;
 } worker;
 
@@ -730,11 +730,12 @@ static jl_status parse_frames(pool *p, int k)
             if (fst == JL_ENOMEM) {
                 int ok = 0;
                 char *what = lost_what(p, idx, &ok);
-                jl_error *e = ok ? jl_error_new(JL_ENOMEM, p->files[p->units[idx].file],
-                                                NULL, NULL, -1,
-                                                "out of memory in the worker process "
-                                                "summarising %s", what ? what : "this file")
-                                 : NULL;
+                jl_error *e =
+                    ok ? jl_error_new(JL_ENOMEM, p->files[p->units[idx].file], NULL, NULL, -1,
+                                      "out of memory in the worker process "
+                                      "summarising %s",
+                                      what ? what : "this file")
+                       : NULL;
                 free(what);
                 if (!e || jl_error_list_push(&s->errs, e) != JL_OK)
                     return JL_ENOMEM;
@@ -907,9 +908,8 @@ static jl_status load_parallel(char **files, size_t n_files, const jl_study_opti
     return st;
 }
 
-jl_status jl_study_load(const char *const *paths, size_t n,
-                        const jl_study_options *opt, jl_summary_list *out,
-                        jl_error_list *errors)
+jl_status jl_study_load(const char *const *paths, size_t n, const jl_study_options *opt,
+                        jl_summary_list *out, jl_error_list *errors)
 {
     jl_study_options defaults;
     if (!opt) {
@@ -929,8 +929,7 @@ jl_status jl_study_load(const char *const *paths, size_t n,
         int fallback = 0;
         size_t before_runs = out->count, before_errs = errors->count;
         st = load_parallel(files, n_files, opt, out, errors, &fallback);
-        if (st != JL_OK && fallback && out->count == before_runs &&
-            errors->count == before_errs) {
+        if (st != JL_OK && fallback && out->count == before_runs && errors->count == before_errs) {
             st = JL_OK; /* no process could be started: do it here */
         } else {
             first = n_files;

@@ -44,16 +44,16 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Depth-limited so a symlink loop cannot recurse forever. */
-static jl_status walk(const char *dir, int depth, strvec *out,
-                      jl_error_list *errors)
+static jl_status walk(const char *dir, int depth, strvec *out, jl_error_list *errors)
 {
     if (depth > 32)
         return jl_error_list_push(errors, jl_error_new(JL_ELIMIT, dir, NULL, NULL, -1,
-                                                      "directory nesting deeper than 32 levels"));
+                                                       "directory nesting deeper than 32 levels"));
     DIR *d = opendir(dir);
     if (!d)
-        return jl_error_list_push(errors, jl_error_new(JL_EIO, dir, NULL, NULL, -1,
-                                                      "cannot open directory: %s", strerror(errno)));
+        return jl_error_list_push(errors,
+                                  jl_error_new(JL_EIO, dir, NULL, NULL, -1,
+                                               "cannot open directory: %s", strerror(errno)));
     strvec names = {0};
     struct dirent *de;
     jl_status st = JL_OK;
@@ -91,24 +91,25 @@ static jl_status walk(const char *dir, int depth, strvec *out,
     return st;
 }
 
-jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files,
-                           size_t *n_files, jl_error_list *errors)
+jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files, size_t *n_files,
+                           jl_error_list *errors)
 {
     strvec out = {0};
     jl_status st = JL_OK;
     for (size_t i = 0; i < n && st == JL_OK; i++) {
         struct stat sb;
         if (stat(paths[i], &sb) != 0) {
-            st = jl_error_list_push(errors, jl_error_new(JL_EIO, paths[i], NULL, NULL, -1,
-                                                        "%s", strerror(errno)));
+            st = jl_error_list_push(errors, jl_error_new(JL_EIO, paths[i], NULL, NULL, -1, "%s",
+                                                         strerror(errno)));
             continue;
         }
         if (S_ISDIR(sb.st_mode)) {
             size_t before = out.n;
             st = walk(paths[i], 0, &out, errors);
             if (st == JL_OK && out.n == before)
-                st = jl_error_list_push(errors, jl_error_new(JL_EMISSING, paths[i], NULL, NULL, -1,
-                                                            "no *.h5 trace files in this directory"));
+                st = jl_error_list_push(errors,
+                                        jl_error_new(JL_EMISSING, paths[i], NULL, NULL, -1,
+                                                     "no *.h5 trace files in this directory"));
         } else if (!strvec_push(&out, jl_strdup(paths[i]))) {
             st = JL_ENOMEM;
         }

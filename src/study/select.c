@@ -19,9 +19,9 @@ typedef struct clause {
     int exclude;
     sel_op op;
     char *key;
-    char **values;  /* OP_EQ / OP_NE: one or more; ranges: one number */
+    char **values; /* OP_EQ / OP_NE: one or more; ranges: one number */
     size_t n_values;
-    double bound;   /* ranges */
+    double bound; /* ranges */
 } clause;
 
 struct jl_selector {
@@ -29,7 +29,10 @@ struct jl_selector {
     size_t n;
 };
 
-jl_selector *jl_selector_new(void) { return calloc(1, sizeof(jl_selector)); }
+jl_selector *jl_selector_new(void)
+{
+    return calloc(1, sizeof(jl_selector));
+}
 
 static void clause_free(clause *c)
 {
@@ -75,8 +78,7 @@ static jl_status usage(jl_error **err, const char *opt, const char *text, const 
     return JL_EUSAGE;
 }
 
-jl_status jl_selector_add(jl_selector *sel, int exclude, const char *text,
-                          jl_error **err)
+jl_status jl_selector_add(jl_selector *sel, int exclude, const char *text, jl_error **err)
 {
     const char *opt = exclude ? "--exclude" : "--where";
     const char *o = strpbrk(text, "<>!=");
@@ -115,8 +117,7 @@ jl_status jl_selector_add(jl_selector *sel, int exclude, const char *text,
         if (len == 0) {
             clause_free(&c);
             return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
-                           "%s '%s': empty value at offset %ld", opt, text,
-                           (long)(p - text));
+                           "%s '%s': empty value at offset %ld", opt, text, (long)(p - text));
         }
         char **v = realloc(c.values, (c.n_values + 1) * sizeof *v);
         if (v)
@@ -147,7 +148,7 @@ jl_status jl_selector_add(jl_selector *sel, int exclude, const char *text,
  * (gpu_model=h100 is H100). */
 static int is_name_key(const char *key)
 {
-    static const char *const names[] = {"workload", "model",    "task",     "gpu_model",
+    static const char *const names[] = {"workload",  "model",    "task",     "gpu_model",
                                         "precision", "nickname", "model_id", NULL};
     for (int i = 0; names[i]; i++)
         if (!strcmp(key, names[i]))
@@ -292,8 +293,7 @@ static char *values_present(const jl_summary_list *l, const char *key, size_t sh
     return out;
 }
 
-jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l,
-                                char **report)
+jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l, char **report)
 {
     *report = NULL;
     if (!sel || !l)
@@ -335,8 +335,8 @@ jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l
             oom = 1;
         if (missing && what) {
             char *present = values_present(l, c->key, 20, &oom);
-            jl_strbuf_printf(&b, "%s%s '%s%s", b.len ? "\n" : "", c->exclude ? "--exclude" : "--where",
-                             c->key, op_text[c->op]);
+            jl_strbuf_printf(&b, "%s%s '%s%s", b.len ? "\n" : "",
+                             c->exclude ? "--exclude" : "--where", c->key, op_text[c->op]);
             for (size_t j = 0; c->op < OP_LT && j < c->n_values; j++)
                 jl_strbuf_printf(&b, "%s%s", j ? "," : "", c->values[j]);
             if (c->op >= OP_LT)

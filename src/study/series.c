@@ -72,7 +72,8 @@ static void bucket_means(const jl_run *run, size_t nb, jl_power_series *ps)
                 p = row_sum(pw, k);
             else if (run->energy_j.v && k > 0) {
                 double dt = run->power_time[k] - run->power_time[k - 1];
-                p = dt > 0 ? (row_sum(&run->energy_j, k) - row_sum(&run->energy_j, k - 1)) / dt : NAN;
+                p = dt > 0 ? (row_sum(&run->energy_j, k) - row_sum(&run->energy_j, k - 1)) / dt
+                           : NAN;
             }
             if (isfinite(p)) {
                 sp += p;

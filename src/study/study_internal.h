@@ -34,10 +34,8 @@ jl_status jl__wire_put_error(jl_wbuf *b, const jl_error *e);
 /* Decode one summary / error from p[0..n). On success *used is the number
  * of bytes consumed. Malformed or truncated input is JL_EINVALID (nothing is
  * allocated past the input's own lengths); JL_ENOMEM on exhaustion. */
-jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used,
-                               jl_summary **out);
-jl_status jl__wire_get_error(const unsigned char *p, size_t n, size_t *used,
-                             jl_error **out);
+jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used, jl_summary **out);
+jl_status jl__wire_get_error(const unsigned char *p, size_t n, size_t *used, jl_error **out);
 
 /* Attribute values as grouping compares them (group.c): missing (NULL)
  * last, two numbers numerically ("1" == "1.0"), else strcmp. */

@@ -65,11 +65,26 @@ void jl__wbuf_u32(jl_wbuf *b, uint32_t v)
     jl__wbuf_put(b, &v, sizeof v);
 }
 
-static void put_i32(jl_wbuf *b, int32_t v) { jl__wbuf_put(b, &v, sizeof v); }
-static void put_i64(jl_wbuf *b, int64_t v) { jl__wbuf_put(b, &v, sizeof v); }
-static void put_u64(jl_wbuf *b, uint64_t v) { jl__wbuf_put(b, &v, sizeof v); }
-static void put_u8(jl_wbuf *b, uint8_t v) { jl__wbuf_put(b, &v, 1); }
-static void put_f64(jl_wbuf *b, double v) { jl__wbuf_put(b, &v, sizeof v); }
+static void put_i32(jl_wbuf *b, int32_t v)
+{
+    jl__wbuf_put(b, &v, sizeof v);
+}
+static void put_i64(jl_wbuf *b, int64_t v)
+{
+    jl__wbuf_put(b, &v, sizeof v);
+}
+static void put_u64(jl_wbuf *b, uint64_t v)
+{
+    jl__wbuf_put(b, &v, sizeof v);
+}
+static void put_u8(jl_wbuf *b, uint8_t v)
+{
+    jl__wbuf_put(b, &v, 1);
+}
+static void put_f64(jl_wbuf *b, double v)
+{
+    jl__wbuf_put(b, &v, sizeof v);
+}
 
 static void put_str(jl_wbuf *b, const char *s)
 {
@@ -173,12 +188,42 @@ static int take(rd *r, void *out, size_t n)
     return 1;
 }
 
-static uint32_t get_u32(rd *r) { uint32_t v = 0; take(r, &v, sizeof v); return v; }
-static int32_t get_i32(rd *r) { int32_t v = 0; take(r, &v, sizeof v); return v; }
-static int64_t get_i64(rd *r) { int64_t v = 0; take(r, &v, sizeof v); return v; }
-static uint64_t get_u64(rd *r) { uint64_t v = 0; take(r, &v, sizeof v); return v; }
-static uint8_t get_u8(rd *r) { uint8_t v = 0; take(r, &v, 1); return v; }
-static double get_f64(rd *r) { double v = 0; take(r, &v, sizeof v); return v; }
+static uint32_t get_u32(rd *r)
+{
+    uint32_t v = 0;
+    take(r, &v, sizeof v);
+    return v;
+}
+static int32_t get_i32(rd *r)
+{
+    int32_t v = 0;
+    take(r, &v, sizeof v);
+    return v;
+}
+static int64_t get_i64(rd *r)
+{
+    int64_t v = 0;
+    take(r, &v, sizeof v);
+    return v;
+}
+static uint64_t get_u64(rd *r)
+{
+    uint64_t v = 0;
+    take(r, &v, sizeof v);
+    return v;
+}
+static uint8_t get_u8(rd *r)
+{
+    uint8_t v = 0;
+    take(r, &v, 1);
+    return v;
+}
+static double get_f64(rd *r)
+{
+    double v = 0;
+    take(r, &v, sizeof v);
+    return v;
+}
 
 static char *get_str(rd *r)
 {
@@ -248,8 +293,7 @@ static double *get_doubles(rd *r, uint64_t n)
     return v;
 }
 
-jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used,
-                               jl_summary **out)
+jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used, jl_summary **out)
 {
     *out = NULL;
     jl_summary *s = jl_summary_new();
@@ -261,8 +305,8 @@ jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used,
     jl_attrs_clear(&s->attrs);
     get_attrs(&r, &s->attrs);
     int32_t method = get_i32(&r), source = get_i32(&r);
-    if (method < 0 || method >= JL_STEADY_COUNT || source < 0 ||
-        source > JL_ENERGY_SUMMARY || get_u32(&r) != JL_FIG_COUNT) {
+    if (method < 0 || method >= JL_STEADY_COUNT || source < 0 || source > JL_ENERGY_SUMMARY ||
+        get_u32(&r) != JL_FIG_COUNT) {
         if (r.st == JL_OK)
             r.st = JL_EINVALID;
     }
@@ -309,8 +353,7 @@ jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used,
     return JL_OK;
 }
 
-jl_status jl__wire_get_error(const unsigned char *p, size_t n, size_t *used,
-                             jl_error **out)
+jl_status jl__wire_get_error(const unsigned char *p, size_t n, size_t *used, jl_error **out)
 {
     *out = NULL;
     rd r = {p, n, 0, JL_OK};

@@ -52,9 +52,8 @@ static double edge_rate(const double *t, const double *cum, size_t n, int last)
     return NAN;
 }
 
-jl_status jl__track_integral(jl__track *tr, const double *t, size_t n,
-                             const jl_series *watts, size_t g, int *usable,
-                             size_t *bad_row)
+jl_status jl__track_integral(jl__track *tr, const double *t, size_t n, const jl_series *watts,
+                             size_t g, int *usable, size_t *bad_row)
 {
     memset(tr, 0, sizeof *tr);
     *usable = 0;
@@ -103,9 +102,8 @@ static void unusable(jl__counter_report *rep, const char *fmt, ...)
     rep->usable = 0;
 }
 
-jl_status jl__track_counter(jl__track *tr, const double *t, size_t n,
-                            const jl_series *energy, const jl_series *watts,
-                            size_t g, double min_drop_j,
+jl_status jl__track_counter(jl__track *tr, const double *t, size_t n, const jl_series *energy,
+                            const jl_series *watts, size_t g, double min_drop_j,
                             jl__counter_report *rep)
 {
     memset(tr, 0, sizeof *tr);
@@ -134,8 +132,7 @@ jl_status jl__track_counter(jl__track *tr, const double *t, size_t n,
     for (size_t i = 1; i < n; i++) {
         double x = c[i * G];
         if (!isfinite(x)) {
-            unusable(rep, "energy_j is not finite at row %zu (t = %.6g s)", i,
-                     t[i]);
+            unusable(rep, "energy_j is not finite at row %zu (t = %.6g s)", i, t[i]);
             return JL_OK;
         }
         double d = ref - x;
@@ -171,8 +168,7 @@ jl_status jl__track_counter(jl__track *tr, const double *t, size_t n,
         double r_prev = NAN, r_next = NAN;
         if (i >= 2 && t[i - 1] > t[i - 2])
             r_prev = (cum[i - 1] - cum[i - 2]) / (t[i - 1] - t[i - 2]);
-        if (i + 1 < n && t[i + 1] > t[i] && isfinite(c[(i + 1) * G]) &&
-            c[(i + 1) * G] >= x)
+        if (i + 1 < n && t[i + 1] > t[i] && isfinite(c[(i + 1) * G]) && c[(i + 1) * G] >= x)
             r_next = (c[(i + 1) * G] - x) / (t[i + 1] - t[i]);
         /* ...and if it does not jump straight back up (noise going back and
          * forth): the next step climbing back half the drop, more than four
@@ -181,8 +177,7 @@ jl_status jl__track_counter(jl__track *tr, const double *t, size_t n,
             double up = c[(i + 1) * G] - x;
             double ref_p = by_watts ? p_exp : r_prev;
             double dt1 = t[i + 1] - t[i];
-            int implausible =
-                !isfinite(ref_p) || up > 4.0 * ref_p * dt1 + min_drop_j;
+            int implausible = !isfinite(ref_p) || up > 4.0 * ref_p * dt1 + min_drop_j;
             if (up >= 0.5 * d && implausible) {
                 unusable(rep,
                          "energy_j drops from %.6g J to %.6g J at row %zu and "
@@ -192,8 +187,7 @@ jl_status jl__track_counter(jl__track *tr, const double *t, size_t n,
             }
         }
         if (rep->n_restarts >= JL__MAX_RESTARTS) {
-            unusable(rep,
-                     "energy_j drops more than %d times (again at row %zu, t = %.6g s)",
+            unusable(rep, "energy_j drops more than %d times (again at row %zu, t = %.6g s)",
                      JL__MAX_RESTARTS, i, t[i]);
             return JL_OK;
         }

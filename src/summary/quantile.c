@@ -21,85 +21,83 @@
 
 /* Generate select and quantile functions for one element type. Indices are
  * signed (ptrdiff_t) because the inner loops may step j below l. */
-#define JL__DEFINE_SELECT(SUFFIX, T)                                           \
-    static void select_##SUFFIX(T *a, ptrdiff_t l, ptrdiff_t r, ptrdiff_t k)   \
-    {                                                                          \
-        while (r > l) {                                                        \
-            ptrdiff_t m = l + (r - l) / 2;                                     \
-            T p0 = a[l], p1 = a[m], p2 = a[r], x;                              \
-            if (p0 < p1)                                                       \
-                x = p1 < p2 ? p1 : (p0 < p2 ? p2 : p0);                        \
-            else                                                               \
-                x = p0 < p2 ? p0 : (p1 < p2 ? p2 : p1);                        \
-            ptrdiff_t i = l, j = r;                                            \
-            do {                                                               \
-                while (a[i] < x)                                               \
-                    i++;                                                       \
-                while (x < a[j])                                               \
-                    j--;                                                       \
-                if (i <= j) {                                                  \
-                    T tmp = a[i];                                              \
-                    a[i] = a[j];                                               \
-                    a[j] = tmp;                                                \
-                    i++;                                                       \
-                    j--;                                                       \
-                }                                                              \
-            } while (i <= j);                                                  \
-            if (j < k)                                                         \
-                l = i;                                                         \
-            if (k < i)                                                         \
-                r = j;                                                         \
-        }                                                                      \
-    }                                                                          \
-                                                                               \
-    static void quantiles_qs_##SUFFIX(T *x, size_t n, const double *q,         \
-                                      size_t nq, double *out)                  \
-    {                                                                          \
-        /* Everything left of `from` is <= everything from `from` on. */       \
-        ptrdiff_t from = 0, last = (ptrdiff_t)n - 1;                           \
-        for (size_t j = 0; j < nq; j++) {                                      \
-            if (n == 0) {                                                      \
-                out[j] = NAN;                                                  \
-                continue;                                                      \
-            }                                                                  \
-            double h = (double)(n - 1) * q[j];                                 \
-            if (h >= (double)(n - 1)) {                                        \
-                if (from <= last)                                              \
-                    select_##SUFFIX(x, from, last, last);                      \
-                from = last;                                                   \
-                out[j] = (double)x[last];                                      \
-                continue;                                                      \
-            }                                                                  \
-            if (h < 0)                                                         \
-                h = 0;                                                         \
-            double fl = floor(h);                                              \
-            ptrdiff_t lo = (ptrdiff_t)fl;                                      \
-            double g = h - fl;                                                 \
-            if (lo < from)                                                     \
-                from = 0; /* q not ascending: stay correct, not fast */        \
-            select_##SUFFIX(x, from, last, lo);                                \
+#define JL__DEFINE_SELECT(SUFFIX, T)                                                           \
+    static void select_##SUFFIX(T *a, ptrdiff_t l, ptrdiff_t r, ptrdiff_t k)                   \
+    {                                                                                          \
+        while (r > l) {                                                                        \
+            ptrdiff_t m = l + (r - l) / 2;                                                     \
+            T p0 = a[l], p1 = a[m], p2 = a[r], x;                                              \
+            if (p0 < p1)                                                                       \
+                x = p1 < p2 ? p1 : (p0 < p2 ? p2 : p0);                                        \
+            else                                                                               \
+                x = p0 < p2 ? p0 : (p1 < p2 ? p2 : p1);                                        \
+            ptrdiff_t i = l, j = r;                                                            \
+            do {                                                                               \
+                while (a[i] < x)                                                               \
+                    i++;                                                                       \
+                while (x < a[j])                                                               \
+                    j--;                                                                       \
+                if (i <= j) {                                                                  \
+                    T tmp = a[i];                                                              \
+                    a[i] = a[j];                                                               \
+                    a[j] = tmp;                                                                \
+                    i++;                                                                       \
+                    j--;                                                                       \
+                }                                                                              \
+            } while (i <= j);                                                                  \
+            if (j < k)                                                                         \
+                l = i;                                                                         \
+            if (k < i)                                                                         \
+                r = j;                                                                         \
+        }                                                                                      \
+    }                                                                                          \
+                                                                                               \
+    static void quantiles_qs_##SUFFIX(T *x, size_t n, const double *q, size_t nq, double *out) \
+    {                                                                                          \
+        /* Everything left of `from` is <= everything from `from` on. */                       \
+        ptrdiff_t from = 0, last = (ptrdiff_t)n - 1;                                           \
+        for (size_t j = 0; j < nq; j++) {                                                      \
+            if (n == 0) {                                                                      \
+                out[j] = NAN;                                                                  \
+                continue;                                                                      \
+            }                                                                                  \
+            double h = (double)(n - 1) * q[j];                                                 \
+            if (h >= (double)(n - 1)) {                                                        \
+                if (from <= last)                                                              \
+                    select_##SUFFIX(x, from, last, last);                                      \
+                from = last;                                                                   \
+                out[j] = (double)x[last];                                                      \
+                continue;                                                                      \
+            }                                                                                  \
+            if (h < 0)                                                                         \
+                h = 0;                                                                         \
+            double fl = floor(h);                                                              \
+            ptrdiff_t lo = (ptrdiff_t)fl;                                                      \
+            double g = h - fl;                                                                 \
+            if (lo < from)                                                                     \
+                from = 0; /* q not ascending: stay correct, not fast */                        \
+            select_##SUFFIX(x, from, last, lo);                                                \
             /* x[lo+1..last] >= x[lo]: its least element is the next order  \
              * statistic; one linear scan finds it (a second quickselect     \
-             * costs 2-3 passes with unpredictable branches). */             \
-            ptrdiff_t mi = lo + 1;                                             \
-            for (ptrdiff_t i = lo + 2; i <= last; i++)                         \
-                if (x[i] < x[mi])                                              \
-                    mi = i;                                                    \
-            T tmin = x[mi];                                                    \
-            x[mi] = x[lo + 1];                                                 \
-            x[lo + 1] = tmin;                                                  \
-            from = lo + 1;                                                     \
-            double a = (double)x[lo], b = (double)x[lo + 1];                   \
-            double d = b - a;                                                  \
-            out[j] = g >= 0.5 ? b - d * (1.0 - g) : a + d * g;                 \
-        }                                                                      \
+             * costs 2-3 passes with unpredictable branches). */                  \
+            ptrdiff_t mi = lo + 1;                                                             \
+            for (ptrdiff_t i = lo + 2; i <= last; i++)                                         \
+                if (x[i] < x[mi])                                                              \
+                    mi = i;                                                                    \
+            T tmin = x[mi];                                                                    \
+            x[mi] = x[lo + 1];                                                                 \
+            x[lo + 1] = tmin;                                                                  \
+            from = lo + 1;                                                                     \
+            double a = (double)x[lo], b = (double)x[lo + 1];                                   \
+            double d = b - a;                                                                  \
+            out[j] = g >= 0.5 ? b - d * (1.0 - g) : a + d * g;                                 \
+        }                                                                                      \
     }
 
 JL__DEFINE_SELECT(f, float)
 JL__DEFINE_SELECT(d, double)
 
-void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq,
-                     double *out)
+void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq, double *out)
 {
     quantiles_qs_d(x, n, q, nq, out);
 }
@@ -162,8 +160,8 @@ static void radix_buckets(const uint32_t *hist, const size_t *rank, size_t nu, s
 
 /* The quantiles from the values val[i] of the order statistics rank[i],
  * with numpy's lerp (as quantiles_qs_f computes them). */
-static void radix_lerp(size_t n, const double *q, size_t nq, const size_t *rank,
-                       const float *val, double *out)
+static void radix_lerp(size_t n, const double *q, size_t nq, const size_t *rank, const float *val,
+                       double *out)
 {
     for (size_t j = 0; j < nq; j++) {
         double h = (double)(n - 1) * q[j];
@@ -191,8 +189,8 @@ static void radix_lerp(size_t n, const double *q, size_t nq, const size_t *rank,
 
 /* 0 when it cannot help (then the caller uses quickselect alone). hist:
  * the caller's counts of x by top 16 key bits, or NULL; freed here. */
-static int quantiles_radix_f(float *x, size_t n, uint32_t *hist, const double *q,
-                             size_t nq, double *out)
+static int quantiles_radix_f(float *x, size_t n, uint32_t *hist, const double *q, size_t nq,
+                             double *out)
 {
     if (n < RADIX_MIN_N || nq > RADIX_MAX_Q || n > UINT32_MAX) {
         free(hist);
@@ -339,8 +337,7 @@ void jl__qstream_result(jl__qstream *s, const double *q, size_t nq, double *out)
     radix_lerp(s->n, q, nq, s->rank, val, out);
 }
 
-void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq,
-                     double *out)
+void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq, double *out)
 {
     if (!quantiles_radix_f(x, n, NULL, q, nq, out))
         quantiles_qs_f(x, n, q, nq, out);

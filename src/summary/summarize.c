@@ -64,15 +64,15 @@ typedef struct ctx {
 } ctx;
 
 #define F(id) (s->fig[JL_FIG_##id])
-#define WARN(...)                                                              \
-    do {                                                                       \
-        if ((st = jl_summary_warn(s, __VA_ARGS__)) != JL_OK)                   \
-            goto end;                                                          \
+#define WARN(...)                                            \
+    do {                                                     \
+        if ((st = jl_summary_warn(s, __VA_ARGS__)) != JL_OK) \
+            goto end;                                        \
     } while (0)
-#define TRY(expr)                                                              \
-    do {                                                                       \
-        if ((st = (expr)) != JL_OK)                                            \
-            goto end;                                                          \
+#define TRY(expr)                   \
+    do {                            \
+        if ((st = (expr)) != JL_OK) \
+            goto end;               \
     } while (0)
 
 static double ratio(double a, double b)
@@ -203,8 +203,7 @@ static jl_status attach_published(ctx *c)
 /* ---- steady-state window ------------------------------------------------- */
 
 /* Request rule. Returns 1 and the window, or 0 and why not (in `why`). */
-static int rule_requests(const ctx *c, double *scratch, double *a, double *b,
-                         char *why, size_t cap)
+static int rule_requests(const ctx *c, double *scratch, double *a, double *b, char *why, size_t cap)
 {
     const jl_run *r = c->run;
     long B = r->attrs.max_batch_size;
@@ -251,8 +250,7 @@ static int rule_requests(const ctx *c, double *scratch, double *a, double *b,
 /* Occupancy rule: row i's running value holds on (t[i-1], t[i]]; the
  * longest stretch (in time) of consecutive intervals with running >=
  * share x peak, peak being the highest value over those intervals. */
-static int rule_occupancy(const ctx *c, double *a, double *b, char *why,
-                          size_t cap)
+static int rule_occupancy(const ctx *c, double *a, double *b, char *why, size_t cap)
 {
     const jl_run *r = c->run;
     size_t S = r->engine_n;
@@ -289,8 +287,7 @@ static int rule_occupancy(const ctx *c, double *a, double *b, char *why,
         i = j + 1;
     }
     if (!(best > 0)) {
-        snprintf(why, cap, "no stretch of positive length at or above %.3g",
-                 thr);
+        snprintf(why, cap, "no stretch of positive length at or above %.3g", thr);
         return 0;
     }
     *a = bs;
@@ -424,8 +421,8 @@ static double gpu_mean(const jl_run *r, const jl_series *v, double a, double b)
         return NAN;
     double sum = 0;
     size_t cnt = 0;
-    for (size_t i = jl__first_ge(r->gpu_time, r->gpu_n, a);
-         i < r->gpu_n && r->gpu_time[i] <= b; i++)
+    for (size_t i = jl__first_ge(r->gpu_time, r->gpu_n, a); i < r->gpu_n && r->gpu_time[i] <= b;
+         i++)
         for (size_t g = 0; g < v->g; g++) {
             double x = v->v[i * v->g + g];
             if (isfinite(x)) {
@@ -457,9 +454,8 @@ static jl_status build_energy(ctx *c)
     for (size_t g = 0; g < G; g++) {
         if (r->energy_j.v) {
             jl__counter_report rep;
-            TRY(jl__track_counter(&c->track[g], r->power_time, n, &r->energy_j,
-                                  &r->watts, g, c->opt->counter_restart_min_drop_j,
-                                  &rep));
+            TRY(jl__track_counter(&c->track[g], r->power_time, n, &r->energy_j, &r->watts, g,
+                                  c->opt->counter_restart_min_drop_j, &rep));
             if (rep.usable) {
                 c->src[g] = SRC_COUNTER;
                 for (size_t k = 0; k < rep.n_restarts; k++) {
@@ -475,8 +471,7 @@ static jl_status build_energy(ctx *c)
                     WARN("counter_jitter",
                          "GPU %zu: energy_j decreased %zu times by less than %.6g J "
                          "(largest %.6g J); held at its running maximum",
-                         g, rep.n_jitter, c->opt->counter_restart_min_drop_j,
-                         rep.jitter_max_j);
+                         g, rep.n_jitter, c->opt->counter_restart_min_drop_j, rep.jitter_max_j);
             } else {
                 jl__track_free(&c->track[g]);
                 WARN("counter_unusable", "GPU %zu: %s; %s", g, rep.reason,
@@ -488,12 +483,10 @@ static jl_status build_energy(ctx *c)
             jl__track *dst = c->src[g] == SRC_COUNTER ? &c->alt[g] : &c->track[g];
             int usable;
             size_t bad;
-            TRY(jl__track_integral(dst, r->power_time, n, &r->watts, g, &usable,
-                                   &bad));
+            TRY(jl__track_integral(dst, r->power_time, n, &r->watts, g, &usable, &bad));
             if (!usable) {
                 jl__track_free(dst);
-                WARN("watts_unusable",
-                     "GPU %zu: power/watts is not finite at row %zu", g, bad);
+                WARN("watts_unusable", "GPU %zu: power/watts is not finite at row %zu", g, bad);
             } else if (c->src[g] != SRC_COUNTER)
                 c->src[g] = SRC_INTEGRAL;
         }
@@ -552,8 +545,7 @@ static jl_status find_window(ctx *c)
                 s->steady_method = JL_STEADY_REQUESTS;
             else if (run->engine_n > 0)
                 WARN("steady_fallback",
-                     "the request rule gives no window (%s): using the occupancy rule",
-                     why);
+                     "the request rule gives no window (%s): using the occupancy rule", why);
         }
         if (!found && run->engine_n > 0) {
             char why2[256] = "";
@@ -807,8 +799,7 @@ static jl_status token_figures(ctx *c)
         F(OUTPUT_THROUGHPUT_TOK_S) = ratio(tok, c->dur);
     } else if (jl_attrs_is_llm(&run->attrs) &&
                !(run->summary.present && isfinite(run->summary.energy_per_token_j)))
-        WARN("no_tokens",
-             "no output tokens in the window (%s): per-token figures are missing",
+        WARN("no_tokens", "no output tokens in the window (%s): per-token figures are missing",
              isfinite(tok) ? "zero" : "no engine/tokens_generated or requests/");
 end:
     return st;
@@ -935,8 +926,7 @@ static jl_status itl_figures(ctx *c, jl_error **err)
     if (plan > 0)
         TRY(jl_run_itl_blocks(run, itl_pass2, &w, err));
     if (w.out_of_range)
-        WARN("itl_request_range",
-             "%zu itl/request values name no row of requests/: left out",
+        WARN("itl_request_range", "%zu itl/request values name no row of requests/: left out",
              w.out_of_range);
     jl__qstream_result(&w.qs, q, 4, o);
     F(MEDIAN_ITL_S) = o[0];
@@ -1020,8 +1010,8 @@ static void ctx_free(ctx *c)
     free(c->dscratch);
 }
 
-jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
-                       jl_summary **out, jl_error **err)
+jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summary **out,
+                       jl_error **err)
 {
     assert(run && out);
     *out = NULL;
@@ -1042,8 +1032,7 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt,
     jl_status st = JL_OK;
     jl_summary *s = jl_summary_new();
     if (!s)
-        return jl_fail(err, JL_ENOMEM, run->file, run->name, NULL, -1,
-                       "out of memory");
+        return jl_fail(err, JL_ENOMEM, run->file, run->name, NULL, -1, "out of memory");
     ctx cx = {0};
     ctx *c = &cx;
     c->run = run;
@@ -1079,8 +1068,8 @@ end:
     ctx_free(c);
     if (st != JL_OK) {
         jl_summary_free(s);
-        return jl_fail(err, st, run->file, run->name, NULL, -1,
-                       "summarising the run failed: %s", jl_strerror(st));
+        return jl_fail(err, st, run->file, run->name, NULL, -1, "summarising the run failed: %s",
+                       jl_strerror(st));
     }
     *out = s;
     return JL_OK;

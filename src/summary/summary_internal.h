@@ -18,10 +18,8 @@
  * q must be ascending, each in [0, 1]. The array is reordered in place
  * (quickselect, O(n) expected per quantile); it must not contain NaN.
  * n == 0 gives NaN. */
-void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq,
-                     double *out);
-void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq,
-                     double *out);
+void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq, double *out);
+void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq, double *out);
 
 /* The histogram select of jl__quantiles_f (n >= JL__RADIX_MIN_N) counts
  * the samples by the top 16 bits of jl__fkey(v): a caller that builds x in
@@ -55,14 +53,14 @@ void jl__quantiles_f_hist(float *x, size_t n, uint32_t *hist, const double *q, s
  * quantile) in pass 2, whatever the number of samples. */
 #define JL__QSTREAM_MAX_Q 8
 typedef struct jl__qstream {
-    size_t n;              /* samples added in pass 1 */
-    uint32_t *hist;        /* [JL__RADIX_BUCKETS] counts by the top 16 key bits */
-    float *first;          /* [JL__RADIX_MIN_N] the first samples */
+    size_t n;       /* samples added in pass 1 */
+    uint32_t *hist; /* [JL__RADIX_BUCKETS] counts by the top 16 key bits */
+    float *first;   /* [JL__RADIX_MIN_N] the first samples */
     /* jl__qstream_plan: the order statistics wanted, ascending */
     size_t nu, rank[2 * JL__QSTREAM_MAX_Q], bucket[2 * JL__QSTREAM_MAX_Q],
         below[2 * JL__QSTREAM_MAX_Q];
-    unsigned char *slot;   /* [JL__RADIX_BUCKETS] 0, or 1 + index into low */
-    uint32_t *low;         /* [wanted buckets][JL__RADIX_BUCKETS] counts by the low 16 bits */
+    unsigned char *slot; /* [JL__RADIX_BUCKETS] 0, or 1 + index into low */
+    uint32_t *low;       /* [wanted buckets][JL__RADIX_BUCKETS] counts by the low 16 bits */
 } jl__qstream;
 
 /* JL_OK or JL_ENOMEM. */
@@ -110,12 +108,12 @@ double jl__median_d(double *x, size_t n);
  */
 typedef struct jl__track {
     size_t n;
-    const double *t;      /* [n] sample times (borrowed) */
-    const double *w;      /* integral: watts of this GPU, stride `stride`; NULL for counter */
+    const double *t; /* [n] sample times (borrowed) */
+    const double *w; /* integral: watts of this GPU, stride `stride`; NULL for counter */
     size_t stride;
-    double *cum;          /* [n] owned: E at each sample, cum[0] = 0 */
-    double rate_first;    /* W before t[0] */
-    double rate_last;     /* W after t[n-1] */
+    double *cum;       /* [n] owned: E at each sample, cum[0] = 0 */
+    double rate_first; /* W before t[0] */
+    double rate_last;  /* W after t[n-1] */
 } jl__track;
 
 /* One counter restart that was bridged (for the warning). */
@@ -129,26 +127,24 @@ typedef struct jl__restart {
 
 typedef struct jl__counter_report {
     int usable;
-    char reason[200];   /* why unusable */
+    char reason[200]; /* why unusable */
     size_t n_restarts;
     jl__restart restarts[JL__MAX_RESTARTS];
-    size_t n_jitter;    /* small drops held at the running maximum */
+    size_t n_jitter; /* small drops held at the running maximum */
     double jitter_max_j;
 } jl__counter_report;
 
 /* Build a track from the cumulative counter column g of `energy`, using
  * `watts` (may be NULL / absent) to bridge restarts. Returns JL_OK (check
  * rep->usable) or JL_ENOMEM. */
-jl_status jl__track_counter(jl__track *tr, const double *t, size_t n,
-                            const jl_series *energy, const jl_series *watts,
-                            size_t g, double min_drop_j,
+jl_status jl__track_counter(jl__track *tr, const double *t, size_t n, const jl_series *energy,
+                            const jl_series *watts, size_t g, double min_drop_j,
                             jl__counter_report *rep);
 
 /* Build a track from the watts column g. *usable = 0 when a value is not
  * finite. */
-jl_status jl__track_integral(jl__track *tr, const double *t, size_t n,
-                             const jl_series *watts, size_t g, int *usable,
-                             size_t *bad_row);
+jl_status jl__track_integral(jl__track *tr, const double *t, size_t n, const jl_series *watts,
+                             size_t g, int *usable, size_t *bad_row);
 
 void jl__track_free(jl__track *tr);
 

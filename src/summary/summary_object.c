@@ -149,20 +149,17 @@ jl_status jl_summary_copy(const jl_summary *src, jl_summary **out)
     s->gpu_avg_power_w = dup_doubles(src->gpu_avg_power_w, src->num_gpus);
     jl_status st = jl_attrs_copy(&s->attrs, &src->attrs);
     if (st != JL_OK || (src->file && !s->file) || (src->run && !s->run) ||
-        (src->gpu_energy_j && !s->gpu_energy_j) ||
-        (src->gpu_avg_power_w && !s->gpu_avg_power_w))
+        (src->gpu_energy_j && !s->gpu_energy_j) || (src->gpu_avg_power_w && !s->gpu_avg_power_w))
         goto fail;
     for (size_t i = 0; i < src->n_warnings; i++)
-        if (jl_summary_warn(s, src->warnings[i].rule, "%s",
-                            src->warnings[i].message) != JL_OK)
+        if (jl_summary_warn(s, src->warnings[i].rule, "%s", src->warnings[i].message) != JL_OK)
             goto fail;
     if (src->published) {
         if (!(s->published = malloc(sizeof *s->published)))
             goto fail;
         *s->published = *src->published;
         s->published->source = NULL;
-        if (src->published->source &&
-            !(s->published->source = jl_strdup(src->published->source)))
+        if (src->published->source && !(s->published->source = jl_strdup(src->published->source)))
             goto fail;
     }
     *out = s;

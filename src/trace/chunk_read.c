@@ -129,8 +129,8 @@ struct jl__chunks {
     struct libdeflate_decompressor *dec;
 };
 
-jl__chunks *jl__chunks_open(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
-                            const hsize_t dims[2], int rank, size_t cbytes)
+jl__chunks *jl__chunks_open(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, const hsize_t dims[2],
+                            int rank, size_t cbytes)
 {
     int shuffled = 0;
     if (dcpl < 0 || cbytes == 0 || H5Pget_layout(dcpl) != H5D_CHUNKED)
@@ -203,8 +203,8 @@ int jl__chunks_read(jl__chunks *c, size_t row, void *out_rows)
     if (H5Dread_chunk(c->dset, H5P_DEFAULT, off, &mask, c->cbuf) < 0 || mask != 0)
         goto fail;
     if (c->codec == CODEC_DEFLATE) {
-        if (libdeflate_zlib_decompress(c->dec, c->cbuf, (size_t)stored, c->dbuf, c->cbytes,
-                                       NULL) != LIBDEFLATE_SUCCESS)
+        if (libdeflate_zlib_decompress(c->dec, c->cbuf, (size_t)stored, c->dbuf, c->cbytes, NULL) !=
+            LIBDEFLATE_SUCCESS)
             goto fail;
     } else {
         size_t got = ZSTD_decompress(c->dbuf, c->cbytes, c->cbuf, (size_t)stored);
@@ -245,8 +245,8 @@ fail:
     return 0;
 }
 
-int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
-                           const hsize_t dims[2], int rank, size_t cbytes, void *dst)
+int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, const hsize_t dims[2],
+                           int rank, size_t cbytes, void *dst)
 {
     jl__chunks *c = jl__chunks_open(dset, dcpl, ftype, mtype, dims, rank, cbytes);
     int ok = c != NULL;

@@ -22,10 +22,10 @@
 
 /* One column: streamed (dset >= 0), in memory (mem), or absent. */
 typedef struct {
-    char *obj;       /* object path, for messages */
-    hid_t dset;      /* -1 unless streamed */
-    jl__chunks *ch;  /* its chunk decoder */
-    void *buf;       /* one chunk of rows, decoded */
+    char *obj;      /* object path, for messages */
+    hid_t dset;     /* -1 unless streamed */
+    jl__chunks *ch; /* its chunk decoder */
+    void *buf;      /* one chunk of rows, decoded */
     size_t chunk_rows;
     const void *mem; /* the column in memory (jl_run's array), or NULL */
 } stream_col;
@@ -40,8 +40,8 @@ static hid_t col_mtype(int col)
     return col == 0 ? H5T_NATIVE_FLOAT : H5T_NATIVE_INT32;
 }
 
-int jl__itl_stream_keep(jl_run *run, int col, const char *obj, hid_t dset, hid_t dcpl,
-                        hid_t ftype, size_t rows, size_t cbytes)
+int jl__itl_stream_keep(jl_run *run, int col, const char *obj, hid_t dset, hid_t dcpl, hid_t ftype,
+                        size_t rows, size_t cbytes)
 {
     /* request streams only beside streamed seconds */
     if (col == 1 && !run->itl_stream)
@@ -116,8 +116,7 @@ static int read_rows_hdf5(stream_col *c, int col, size_t row, size_t n)
  * message (the reader's scan: the caller reads the columns whole); else it
  * is read through HDF5, and a failure there is an error naming the
  * dataset. */
-static jl_status walk(const jl_run *run, int strict, jl_itl_block_fn fn, void *ctx,
-                      jl_error **err)
+static jl_status walk(const jl_run *run, int strict, jl_itl_block_fn fn, void *ctx, jl_error **err)
 {
     struct jl_itl_stream *s = run->itl_stream;
     s->col[0].mem = run->itl_seconds;
@@ -143,8 +142,7 @@ static jl_status walk(const jl_run *run, int strict, jl_itl_block_fn fn, void *c
                     jl__zstd_set_chunk_bytes(0);
                     if (!ok)
                         return jl__h5_fail(err, JL_EIO, run->file, run->name, c->obj,
-                                           (long long)row, "cannot read the data at row %zu",
-                                           row);
+                                           (long long)row, "cannot read the data at row %zu", row);
                 }
                 lo[k] = row;
                 hi[k] = row + n;

@@ -16,11 +16,23 @@
 #include "trace/trace_internal.h"
 
 const jl__summary_field jl__summary_fields[] = {
-#define SF(n) {#n, offsetof(jl_run_summary_attrs, n)}
-    SF(energy_per_token_j), SF(energy_per_request_j), SF(avg_power_w),
-    SF(output_throughput_tok_s), SF(median_itl_s), SF(p90_itl_s), SF(p95_itl_s),
-    SF(p99_itl_s), SF(avg_batch_size), SF(avg_output_tokens),
-    SF(steady_state_duration_s), SF(steady_state_energy_j), SF(batch_latency_s),
+#define SF(n)                                 \
+    {                                         \
+#n, offsetof(jl_run_summary_attrs, n) \
+    }
+    SF(energy_per_token_j),
+    SF(energy_per_request_j),
+    SF(avg_power_w),
+    SF(output_throughput_tok_s),
+    SF(median_itl_s),
+    SF(p90_itl_s),
+    SF(p95_itl_s),
+    SF(p99_itl_s),
+    SF(avg_batch_size),
+    SF(avg_output_tokens),
+    SF(steady_state_duration_s),
+    SF(steady_state_energy_j),
+    SF(batch_latency_s),
     SF(energy_per_item_j),
 #undef SF
 };
@@ -73,9 +85,8 @@ jl_error *jl__h5_stack_error(void)
     return e;
 }
 
-jl_status jl__h5_fail(jl_error **err, jl_status code, const char *file,
-                      const char *run, const char *object, long long row,
-                      const char *fmt, ...)
+jl_status jl__h5_fail(jl_error **err, jl_status code, const char *file, const char *run,
+                      const char *object, long long row, const char *fmt, ...)
 {
     jl_error *cause = jl__h5_stack_error();
     if (err && !*err) {

@@ -41,8 +41,8 @@ const char *jl__table_set_path(int set)
 typedef struct {
     char *name;
     jl__cell_kind kind;
-    void *data;          /* long long[n], unsigned long long[n], double[n] or char[n * width] */
-    size_t width;        /* strings: bytes per row */
+    void *data;   /* long long[n], unsigned long long[n], double[n] or char[n * width] */
+    size_t width; /* strings: bytes per row */
     size_t rows;
     unsigned char *absent; /* NULL: present in every row */
 } tcol;
@@ -59,7 +59,7 @@ typedef struct {
     const char *file;
     const jl_trace_limits *lim;
     jl_error **err;
-    size_t n; /* rows, once known */
+    size_t n;   /* rows, once known */
     hid_t dxpl; /* lends HDF5 a conversion buffer of n x 8 bytes: its own
                  * is 1 MiB, calloc'd for every read that converts */
     void *tconv;
@@ -128,9 +128,7 @@ void jl__table_cell(const jl__table *t, int set, size_t k, size_t row, jl__cell 
         out->u = ((const unsigned long long *)c->data)[row];
         out->d = (double)out->u;
         break;
-    case JL__CELL_FLOAT:
-        out->d = ((const double *)c->data)[row];
-        break;
+    case JL__CELL_FLOAT: out->d = ((const double *)c->data)[row]; break;
     case JL__CELL_STR: {
         const char *s = (const char *)c->data + row * c->width;
         const char *end = memchr(s, '\0', c->width);
@@ -160,17 +158,14 @@ static jl_status open_column(tctx *c, hid_t grp, const char *name, const char *o
     if (*ftype < 0 || rank < 0)
         return jl__rctx_h5_fail(&at, JL_EIO, "cannot read the type or shape");
     if (rank != 1)
-        return jl__rctx_fail(&at, JL_ETYPE,
-                       "has rank %d, expected 1 (one value per run)", rank);
+        return jl__rctx_fail(&at, JL_ETYPE, "has rank %d, expected 1 (one value per run)", rank);
     if (c->n == SIZE_MAX) {
         if (dims[0] > c->lim->max_runs)
-            return jl__rctx_fail(&at, JL_ELIMIT,
-                           "more than the limit of %llu runs",
-                           (unsigned long long)c->lim->max_runs);
+            return jl__rctx_fail(&at, JL_ELIMIT, "more than the limit of %llu runs",
+                                 (unsigned long long)c->lim->max_runs);
     } else if (dims[0] != c->n) {
-        return jl__rctx_fail(&at, JL_EINVALID,
-                       "has %llu rows, expected %zu (the length of %s/run)",
-                       (unsigned long long)dims[0], c->n, JL__TABLE_NAME);
+        return jl__rctx_fail(&at, JL_EINVALID, "has %llu rows, expected %zu (the length of %s/run)",
+                             (unsigned long long)dims[0], c->n, JL__TABLE_NAME);
     }
     *rows = (size_t)dims[0];
     return JL_OK;
@@ -190,11 +185,11 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
     size_t total;
     if (!isvar) {
         size_t w = H5Tget_size(ftype);
-        if (w == 0 || !jl_mul_size(w, n ? n : 1, &total) ||
-            total > c->lim->max_dataset_bytes)
-            return jl__rctx_fail(&at, JL_ELIMIT,
-                           "strings of %zu bytes x %zu rows, more than the limit of %llu bytes",
-                           w, n, (unsigned long long)c->lim->max_dataset_bytes);
+        if (w == 0 || !jl_mul_size(w, n ? n : 1, &total) || total > c->lim->max_dataset_bytes)
+            return jl__rctx_fail(
+                &at, JL_ELIMIT,
+                "strings of %zu bytes x %zu rows, more than the limit of %llu bytes", w, n,
+                (unsigned long long)c->lim->max_dataset_bytes);
         char *buf = malloc(total);
         if (!buf)
             return jl__rctx_fail(&at, JL_ENOMEM, NULL);
@@ -232,8 +227,8 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
             w = strlen(v[r]) + 1;
     if (!jl_mul_size(w, n ? n : 1, &total) || total > c->lim->max_dataset_bytes) {
         st = jl__rctx_fail(&at, JL_ELIMIT,
-                     "strings of %zu bytes x %zu rows, more than the limit of %llu bytes", w, n,
-                     (unsigned long long)c->lim->max_dataset_bytes);
+                           "strings of %zu bytes x %zu rows, more than the limit of %llu bytes", w,
+                           n, (unsigned long long)c->lim->max_dataset_bytes);
         goto end;
     }
     if (!(*out = calloc(total, 1))) {
@@ -279,13 +274,15 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
         goto end;
     }
     if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
-        st = jl__rctx_fail(&at, JL_ETYPE,
-                     "has a type of class %d, expected numbers or strings", (int)cls);
+        st = jl__rctx_fail(&at, JL_ETYPE, "has a type of class %d, expected numbers or strings",
+                           (int)cls);
         goto end;
     }
     int is_uint = cls == H5T_INTEGER && H5Tget_sign(ftype) == H5T_SGN_NONE;
     col->kind = cls == H5T_FLOAT ? JL__CELL_FLOAT : is_uint ? JL__CELL_UINT : JL__CELL_INT;
-    hid_t mt = cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE : is_uint ? H5T_NATIVE_ULLONG : H5T_NATIVE_LLONG;
+    hid_t mt = cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE
+               : is_uint        ? H5T_NATIVE_ULLONG
+                                : H5T_NATIVE_LLONG;
     if (!(col->data = jl_malloc_array(rows ? rows : 1, 8))) {
         st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
@@ -337,8 +334,7 @@ static void names_free(name_list *l)
 }
 
 /* Open group `name` of parent (path gpath); *g = -1 when absent. */
-static jl_status open_subgroup(tctx *c, hid_t parent, const char *name, const char *gpath,
-                               hid_t *g)
+static jl_status open_subgroup(tctx *c, hid_t parent, const char *name, const char *gpath, hid_t *g)
 {
     rctx at_g = table_at(c, gpath);
     *g = -1;
@@ -386,8 +382,9 @@ static jl_status read_masks(tctx *c, hid_t table, int set, jl__table *t)
             goto end;
         }
         if (m.kind != JL__CELL_INT && m.kind != JL__CELL_UINT) {
-            st = jl__rctx_fail(&at_g, JL_ETYPE,
-                         "column %s is not of integers (1 = the run has no value)", col->name);
+            st =
+                jl__rctx_fail(&at_g, JL_ETYPE,
+                              "column %s is not of integers (1 = the run has no value)", col->name);
             col_clear(&m);
             goto end;
         }
@@ -422,8 +419,8 @@ static jl_status read_set(tctx *c, hid_t table, int set, jl__table *t)
     }
     if (l.bad) {
         st = jl__rctx_fail(&at, JL_ETYPE,
-                     "column %s is a soft or external link; joules follows only hard links",
-                     l.bad_name ? l.bad_name : "?");
+                           "column %s is a soft or external link; joules follows only hard links",
+                           l.bad_name ? l.bad_name : "?");
         goto end;
     }
     if (r < 0) {
@@ -448,8 +445,8 @@ end:
     return st;
 }
 
-jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim,
-                         jl__table **out, jl_error **err)
+jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, jl__table **out,
+                         jl_error **err)
 {
     static const char *const tpath = "/" JL__TABLE_NAME;
     tctx c = {path, lim, err, SIZE_MAX, H5P_DEFAULT, NULL};
@@ -470,11 +467,13 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
     }
     H5Eclear2(H5E_DEFAULT);
     if (version != JL__TABLE_VERSION) {
-        st = jl__rctx_fail(&at_t, JL_EFORMAT,
-                     version == -1 ? "has no @version attribute (this reader reads version %d)"
-                     : version == -2 ? "@version is not an integer (this reader reads version %d)"
-                                     : "unsupported @version (this reader reads version %d)",
-                     JL__TABLE_VERSION);
+        st =
+            jl__rctx_fail(&at_t, JL_EFORMAT,
+                          version == -1 ? "has no @version attribute (this reader reads version %d)"
+                          : version == -2
+                              ? "@version is not an integer (this reader reads version %d)"
+                              : "unsupported @version (this reader reads version %d)",
+                          JL__TABLE_VERSION);
         goto end;
     }
     if (!(t = calloc(1, sizeof *t))) {
@@ -485,14 +484,13 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
     if (hr <= 0) {
         st = hr < 0 ? jl__rctx_h5_fail(&at_t, JL_EIO, "cannot look up the link")
                     : jl__rctx_fail(&at_run, JL_EMISSING,
-                              "required dataset is missing (the run names)");
+                                    "required dataset is missing (the run names)");
         goto end;
     }
     tcol runs;
     st = read_column(&c, g, tpath, "run", &runs);
     if (st == JL_OK && runs.kind != JL__CELL_STR)
-        st = jl__rctx_fail(&at_run, JL_ETYPE,
-                     "has numbers, expected strings (the run names)");
+        st = jl__rctx_fail(&at_run, JL_ETYPE, "has numbers, expected strings (the run names)");
     if (st != JL_OK) {
         col_clear(&runs);
         goto end;
@@ -510,15 +508,13 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
     col_clear(&runs);
     for (size_t r = 0; r < t->n; r++)
         if (!*jl__table_run(t, r)) {
-            st = jl__rctx_fail_row(&at_run, JL_EINVALID, r,
-                         "empty run name at row %zu", r);
+            st = jl__rctx_fail_row(&at_run, JL_EINVALID, r, "empty run name at row %zu", r);
             goto end;
         }
     if ((c.dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0 ||
         !(c.tconv = jl_malloc_array(t->n ? t->n : 1, 16)) ||
         H5Pset_buffer(c.dxpl, (t->n ? t->n : 1) * 16, c.tconv, NULL) < 0) {
-        st = jl__rctx_h5_fail(&at_t, JL_EINTERNAL,
-                         "cannot set up the data transfer");
+        st = jl__rctx_h5_fail(&at_t, JL_EINTERNAL, "cannot set up the data transfer");
         goto end;
     }
     for (int s = 0; s < JL__TSET_N; s++)
@@ -552,10 +548,10 @@ typedef struct {
 typedef struct {
     const char *name;
     jl__cell_kind kind;
-    int conflict;  /* strings and numbers, or integers a float64 would round */
-    int big_int;   /* an integer beyond 2^53 */
-    size_t width;  /* strings: longest + 1 */
-    size_t rows;   /* rows holding a value (of the runs written) */
+    int conflict; /* strings and numbers, or integers a float64 would round */
+    int big_int;  /* an integer beyond 2^53 */
+    size_t width; /* strings: longest + 1 */
+    size_t rows;  /* rows holding a value (of the runs written) */
     void *data;
     unsigned char *absent;
 } wcol;
@@ -723,12 +719,12 @@ static size_t run_cells(const jl_run *r, int s, wcell *out, size_t cap)
 static int summary_only(const jl_run *r)
 {
     return r->summary.present && good_name(r->name) && !r->power_time && !r->watts.v &&
-           !r->energy_j.v && !r->watts_avg.v && !r->gpu_time && !r->sm_util.v &&
-           !r->mem_util.v && !r->mem_used_bytes.v && !r->sm_clock_mhz.v && !r->temp_c.v &&
-           !r->engine_time && !r->running && !r->waiting && !r->tokens_generated &&
-           !r->prefill_tokens && !r->kv_cache_usage && !r->arrival && !r->first_token &&
-           !r->finish && !r->input_tokens && !r->output_tokens && !r->itl_seconds &&
-           !r->itl_request && !r->batch_start && !r->batch_end && !r->batch_size;
+           !r->energy_j.v && !r->watts_avg.v && !r->gpu_time && !r->sm_util.v && !r->mem_util.v &&
+           !r->mem_used_bytes.v && !r->sm_clock_mhz.v && !r->temp_c.v && !r->engine_time &&
+           !r->running && !r->waiting && !r->tokens_generated && !r->prefill_tokens &&
+           !r->kv_cache_usage && !r->arrival && !r->first_token && !r->finish && !r->input_tokens &&
+           !r->output_tokens && !r->itl_seconds && !r->itl_request && !r->batch_start &&
+           !r->batch_end && !r->batch_size;
 }
 
 #define EXACT_INT_LIMIT 9007199254740992.0 /* 2^53 */
@@ -759,8 +755,8 @@ typedef struct {
     hid_t file, table;
 } wtx;
 
-static jl_status write_dataset(wtx *w, hid_t grp, const char *gpath, const char *name,
-                               hid_t ftype, hid_t mtype, size_t n, const void *data)
+static jl_status write_dataset(wtx *w, hid_t grp, const char *gpath, const char *name, hid_t ftype,
+                               hid_t mtype, size_t n, const void *data)
 {
     jl_status st = JL_OK;
     hsize_t dims[1] = {n};
@@ -816,8 +812,8 @@ static jl_status write_set(wtx *w, int s, const wset *ws, size_t rows)
                        : write_dataset(w, g, set_path[s], col->name, t, t, rows, col->data);
             CLOSE(t, H5Tclose);
         } else if (col->kind == JL__CELL_INT) {
-            st = write_dataset(w, g, set_path[s], col->name, H5T_STD_I64LE, H5T_NATIVE_LLONG,
-                               rows, col->data);
+            st = write_dataset(w, g, set_path[s], col->name, H5T_STD_I64LE, H5T_NATIVE_LLONG, rows,
+                               col->data);
         } else {
             st = write_dataset(w, g, set_path[s], col->name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                                rows, col->data);

@@ -15,8 +15,8 @@
 #include "joules/trace.h"
 #include "trace/trace_internal.h"
 
-#define MAX_ATTRS 10000         /* attributes on one object */
-#define MAX_ATTR_VALUES 65536   /* elements of one attribute */
+#define MAX_ATTRS 10000       /* attributes on one object */
+#define MAX_ATTR_VALUES 65536 /* elements of one attribute */
 #define MAX_ATTR_BYTES (16u << 20)
 
 void jl__attr_val_init(attr_val *v)
@@ -113,9 +113,8 @@ static hid_t vstr_type(rctx *c, H5T_cset_t cset, int *owned)
 }
 
 /* Strings (fixed or variable length), scalar or array (joined with ","). */
-static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space,
-                                  size_t npts, const char *opath, const char *name,
-                                  attr_val *v)
+static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space, size_t npts,
+                                  const char *opath, const char *name, attr_val *v)
 {
     rctx at = attr_at(c, opath, name);
     jl_status st = JL_OK;
@@ -128,16 +127,14 @@ static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space,
     jl_strbuf_init(&b);
     htri_t isvar = H5Tis_variable_str(ftype);
     if (isvar < 0) {
-        st = jl__rctx_h5_fail(&at, JL_EIO,
-                         "cannot read the string type");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the string type");
         goto end;
     }
     if (isvar) {
         H5T_cset_t cset = H5Tget_cset(ftype);
         mem = cset < 0 ? -1 : vstr_type(c, cset, &mem_owned);
         if (mem < 0) {
-            st = jl__rctx_h5_fail(&at, JL_EIO,
-                             "cannot build a string type");
+            st = jl__rctx_h5_fail(&at, JL_EIO, "cannot build a string type");
             goto end;
         }
         vbuf = npts == 1 ? &one : jl_calloc_array(npts, sizeof *vbuf);
@@ -146,8 +143,7 @@ static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space,
             goto end;
         }
         if (H5Aread(aid, mem, vbuf) < 0) {
-            st = jl__rctx_h5_fail(&at, JL_EIO,
-                             "cannot read");
+            st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read");
             goto end;
         }
         if (npts == 1) {
@@ -169,8 +165,8 @@ static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space,
         size_t sz = H5Tget_size(ftype);
         size_t total;
         if (sz == 0 || !jl_mul_size(sz, npts, &total) || total > MAX_ATTR_BYTES) {
-            st = jl__rctx_fail(&at, JL_ELIMIT,
-                         "string attribute larger than %u bytes", MAX_ATTR_BYTES);
+            st = jl__rctx_fail(&at, JL_ELIMIT, "string attribute larger than %u bytes",
+                               MAX_ATTR_BYTES);
             goto end;
         }
         fbuf = calloc(total + 1, 1);
@@ -180,8 +176,7 @@ static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space,
         }
         /* the file type itself serves as the memory type: no conversion */
         if (H5Aread(aid, ftype, fbuf) < 0) {
-            st = jl__rctx_h5_fail(&at, JL_EIO,
-                             "cannot read");
+            st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read");
             goto end;
         }
         int spacepad = H5Tget_strpad(ftype) == H5T_STR_SPACEPAD;
@@ -224,15 +219,13 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
     jl__attr_val_init(v);
     aid = H5Aopen(obj, name, H5P_DEFAULT);
     if (aid < 0) {
-        st = jl__rctx_h5_fail(&at, JL_EIO,
-                         "cannot open the attribute");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot open the attribute");
         goto end;
     }
     v->ftype = H5Aget_type(aid);
     space = H5Aget_space(aid);
     if (v->ftype < 0 || space < 0) {
-        st = jl__rctx_h5_fail(&at, JL_EIO,
-                         "cannot read the attribute's type");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the attribute's type");
         goto end;
     }
     hid_t ftype = v->ftype;
@@ -243,8 +236,7 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
         goto end;
     }
     if (np < 0) {
-        st = jl__rctx_h5_fail(&at, JL_EIO,
-                         "cannot read the attribute's shape");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the attribute's shape");
         goto end;
     }
     size_t npts = (size_t)np;
@@ -261,7 +253,8 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
     if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
         int is_uint = cls == H5T_INTEGER && H5Tget_sign(ftype) == H5T_SGN_NONE;
         hid_t mt = cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE
-                                    : is_uint ? H5T_NATIVE_ULLONG : H5T_NATIVE_LLONG;
+                   : is_uint        ? H5T_NATIVE_ULLONG
+                                    : H5T_NATIVE_LLONG;
         unsigned long long one;
         buf = npts == 1 ? (void *)&one : jl_calloc_array(npts, 8);
         if (!buf) {
@@ -269,8 +262,7 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
             goto end;
         }
         if (H5Aread(aid, mt, buf) < 0) {
-            st = jl__rctx_h5_fail(&at, JL_EIO,
-                             "cannot read");
+            st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read");
             goto end;
         }
         if (cls == H5T_FLOAT) {
@@ -320,8 +312,7 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
         size_t sz = mtype >= 0 ? H5Tget_size(mtype) : 0;
         char name_buf[128];
         if (sz == 0 || sz > 16) {
-            st = jl__rctx_h5_fail(&at, JL_ETYPE,
-                             "unsupported enum type");
+            st = jl__rctx_h5_fail(&at, JL_ETYPE, "unsupported enum type");
             goto end;
         }
         buf = calloc(1, 16);
@@ -330,8 +321,7 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
             goto end;
         }
         if (H5Aread(aid, mtype, buf) < 0) {
-            st = jl__rctx_h5_fail(&at, JL_EIO,
-                             "cannot read");
+            st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read");
             goto end;
         }
         if (H5Tenum_nameof(mtype, buf, name_buf, sizeof name_buf) < 0) {
@@ -396,8 +386,7 @@ static jl_status walk_attrs(rctx *c, hid_t obj, const char *opath, attr_use use,
     if (r < 0)
         return jl__rctx_h5_fail(&at, JL_EIO, "cannot list the attributes");
     if (r > 0)
-        return jl__rctx_fail(&at, JL_ELIMIT,
-                       "more than %d attributes", MAX_ATTRS);
+        return jl__rctx_fail(&at, JL_ELIMIT, "more than %d attributes", MAX_ATTRS);
     return JL_OK;
 }
 
@@ -421,12 +410,11 @@ static jl_status number_field(rctx *c, const char *opath, const char *name, attr
 {
     rctx at = rctx_at(c, opath);
     if (v->kind != AV_INT && v->kind != AV_FLOAT)
-        return jl__rctx_fail(&at, JL_ETYPE,
-                       "attribute @%s must be a number, found %s (%s)", name, jl__kind_word(v),
-                       jl__av_tname(v));
+        return jl__rctx_fail(&at, JL_ETYPE, "attribute @%s must be a number, found %s (%s)", name,
+                             jl__kind_word(v), jl__av_tname(v));
     if (isinf(v->d))
-        return jl__rctx_fail(&at, JL_EINVALID,
-                       "attribute @%s must be finite, found %s", name, jl__av_str(v));
+        return jl__rctx_fail(&at, JL_EINVALID, "attribute @%s must be finite, found %s", name,
+                             jl__av_str(v));
     *dst = v->d;
     return JL_OK;
 }
@@ -439,9 +427,8 @@ static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, at
     switch (jl__attr_fields[k].kind) {
     case JL__F_STR:
         if (v->kind != AV_STRING)
-            return jl__rctx_fail(&at, JL_ETYPE,
-                           "attribute @%s must be a string, found %s (%s)", name,
-                           jl__kind_word(v), jl__av_tname(v));
+            return jl__rctx_fail(&at, JL_ETYPE, "attribute @%s must be a string, found %s (%s)",
+                                 name, jl__kind_word(v), jl__av_tname(v));
         free(*(char **)base); /* a corrupt attribute table can name it twice */
         *(char **)base = v->text;
         v->text = NULL;
@@ -455,12 +442,12 @@ static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, at
             x = (long long)v->d;
         } else {
             return jl__rctx_fail(&at, JL_ETYPE,
-                           "attribute @%s must be an integer, found %s (%s: %s)", name,
-                           jl__kind_word(v), jl__av_tname(v), jl__av_str(v));
+                                 "attribute @%s must be an integer, found %s (%s: %s)", name,
+                                 jl__kind_word(v), jl__av_tname(v), jl__av_str(v));
         }
         if (x < 0 || (unsigned long long)x > (unsigned long long)LONG_MAX)
-            return jl__rctx_fail(&at, JL_EINVALID,
-                           "attribute @%s must be >= 0, found %lld", name, x);
+            return jl__rctx_fail(&at, JL_EINVALID, "attribute @%s must be >= 0, found %lld", name,
+                                 x);
         *(long *)base = (long)x;
         return JL_OK;
     }
@@ -479,8 +466,7 @@ static size_t attr_field_index(const char *name)
     return jl__n_attr_fields;
 }
 
-static jl_status use_run_attr(rctx *c, const char *opath, const char *name, attr_val *v,
-                              void *data)
+static jl_status use_run_attr(rctx *c, const char *opath, const char *name, attr_val *v, void *data)
 {
     jl_attrs *a = data;
     size_t k = attr_field_index(name);
@@ -503,34 +489,34 @@ static jl_status check_run_attrs(rctx *c, const char *opath, jl_attrs *a)
         if (!jl__attr_fields[k].required)
             continue;
         char *base = (char *)a + jl__attr_fields[k].off;
-        int missing = jl__attr_fields[k].kind == JL__F_STR ? *(char **)base == NULL
-                                                   : *(long *)base < 0;
+        int missing =
+            jl__attr_fields[k].kind == JL__F_STR ? *(char **)base == NULL : *(long *)base < 0;
         if (missing)
-            return jl__rctx_fail(&at, JL_EMISSING,
-                           "required attribute @%s is missing", jl__attr_fields[k].name);
+            return jl__rctx_fail(&at, JL_EMISSING, "required attribute @%s is missing",
+                                 jl__attr_fields[k].name);
         if (jl__attr_fields[k].kind == JL__F_STR && !**(char **)base)
-            return jl__rctx_fail(&at, JL_EINVALID,
-                           "required attribute @%s is empty", jl__attr_fields[k].name);
+            return jl__rctx_fail(&at, JL_EINVALID, "required attribute @%s is empty",
+                                 jl__attr_fields[k].name);
     }
     if (strcmp(a->workload, "llm") && strcmp(a->workload, "mllm") &&
         strcmp(a->workload, "diffusion"))
         return jl__rctx_fail(&at, JL_EINVALID,
-                       "attribute @workload must be llm, mllm or diffusion, found \"%s\"",
-                       a->workload);
+                             "attribute @workload must be llm, mllm or diffusion, found \"%s\"",
+                             a->workload);
     const char *scope = jl_attrs_power_scope(a);
     if (strcmp(scope, "gpu") && strcmp(scope, "node_ac"))
         return jl__rctx_fail(&at, JL_EINVALID,
-                       "attribute @power_scope must be gpu or node_ac, found \"%s\"", scope);
+                             "attribute @power_scope must be gpu or node_ac, found \"%s\"", scope);
     if (a->num_gpus < 1)
-        return jl__rctx_fail(&at, JL_EINVALID,
-                       "attribute @num_gpus must be >= 1, found %ld", a->num_gpus);
+        return jl__rctx_fail(&at, JL_EINVALID, "attribute @num_gpus must be >= 1, found %ld",
+                             a->num_gpus);
     if ((uint64_t)a->num_gpus > c->lim->max_gpus)
         return jl__rctx_fail(&at, JL_ELIMIT,
-                       "attribute @num_gpus is %ld, more than the limit of %llu GPUs",
-                       a->num_gpus, (unsigned long long)c->lim->max_gpus);
+                             "attribute @num_gpus is %ld, more than the limit of %llu GPUs",
+                             a->num_gpus, (unsigned long long)c->lim->max_gpus);
     if (a->max_batch_size < 1)
-        return jl__rctx_fail(&at, JL_EINVALID,
-                       "attribute @max_batch_size must be >= 1, found %ld", a->max_batch_size);
+        return jl__rctx_fail(&at, JL_EINVALID, "attribute @max_batch_size must be >= 1, found %ld",
+                             a->max_batch_size);
     return JL_OK;
 }
 
@@ -581,7 +567,6 @@ jl_status jl__read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summary
     s->present = 1;
     return walk_attrs(c, grp, opath, use_summary_attr, s);
 }
-
 
 /* A cell of the summary table as the attribute it stands for. */
 static void cell_attr(const jl__cell *cell, attr_val *v)
@@ -649,4 +634,3 @@ jl_status jl__read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r
     r->summary.present = 1;
     return st;
 }
-

@@ -42,12 +42,12 @@ typedef struct {
     const char *run_path;
     jl_run *run;
     size_t g;
-    hid_t dxpl;       /* transfer properties of every read, lending tconv */
-    void *tconv;      /* type-conversion buffer lent to HDF5 */
-    size_t tconv_cap; /* its size (<= TCONV_MAX_BYTES) */
+    hid_t dxpl;              /* transfer properties of every read, lending tconv */
+    void *tconv;             /* type-conversion buffer lent to HDF5 */
+    size_t tconv_cap;        /* its size (<= TCONV_MAX_BYTES) */
     int summary_fields_only; /* skip the columns marked summary_unused */
-    int stream_itl;          /* > 0: itl/ of at least this many samples goes to the run's stream (column_stream.c) */
-    int kept;                /* the last read_ds kept its dataset in the stream */
+    int stream_itl; /* > 0: itl/ of at least this many samples goes to the run's stream (column_stream.c) */
+    int kept; /* the last read_ds kept its dataset in the stream */
 } run_reader;
 
 typedef struct group_reader group_reader;
@@ -59,13 +59,13 @@ typedef jl_status (*col_check)(group_reader *gr, const char *obj, const void *v,
 
 /* One dataset of a group: what it must be and where it goes. */
 typedef struct {
-    const char *name;  /* dataset name in its group */
-    int rank;          /* 1: [n] into a pointer of jl_run; 2: [n, G] into a jl_series */
+    const char *name; /* dataset name in its group */
+    int rank;         /* 1: [n] into a pointer of jl_run; 2: [n, G] into a jl_series */
     target_t target;
     int required;
-    size_t off;        /* offsetof(jl_run, that pointer or jl_series) */
-    col_check check;   /* its own value rule, or NULL */
-    int check_at_once; /* checked as soon as read, before the next column is (times) */
+    size_t off;         /* offsetof(jl_run, that pointer or jl_series) */
+    col_check check;    /* its own value rule, or NULL */
+    int check_at_once;  /* checked as soon as read, before the next column is (times) */
     int summary_unused; /* optional, and jl_summarize never reads it */
 } col_spec;
 
@@ -116,9 +116,9 @@ static jl_status chunk_bytes(rctx *c, hid_t dcpl, hid_t ftype, const char *obj, 
         }
         if (bytes > c->lim->max_dataset_bytes || !fits_size(bytes)) {
             st = jl__rctx_fail(&at, JL_ELIMIT,
-                         "chunks of %llu bytes, more than the limit of %llu bytes",
-                         (unsigned long long)bytes,
-                         (unsigned long long)c->lim->max_dataset_bytes);
+                               "chunks of %llu bytes, more than the limit of %llu bytes",
+                               (unsigned long long)bytes,
+                               (unsigned long long)c->lim->max_dataset_bytes);
             goto end;
         }
         *out = (size_t)bytes;
@@ -128,8 +128,8 @@ static jl_status chunk_bytes(rctx *c, hid_t dcpl, hid_t ftype, const char *obj, 
         unsigned flags = 0;
         size_t ncd = 0;
         char fname[64] = "";
-        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL,
-                                         sizeof fname, fname, NULL);
+        H5Z_filter_t id =
+            H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL, sizeof fname, fname, NULL);
         if (id < 0) {
             st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the filter pipeline");
             goto end;
@@ -139,8 +139,8 @@ static jl_status chunk_bytes(rctx *c, hid_t dcpl, hid_t ftype, const char *obj, 
             H5Eclear2(H5E_DEFAULT);
             fname[sizeof fname - 1] = '\0';
             st = jl__rctx_fail(&at, JL_EFORMAT,
-                         "compressed with HDF5 filter %d%s%s%s, which joules cannot decode",
-                         (int)id, *fname ? " (" : "", fname, *fname ? ")" : "");
+                               "compressed with HDF5 filter %d%s%s%s, which joules cannot decode",
+                               (int)id, *fname ? " (" : "", fname, *fname ? ")" : "");
             goto end;
         }
     }
@@ -170,8 +170,7 @@ static hid_t mem_type(target_t t, hid_t ftype, int *narrow)
 /* Before a read of nv values from ftype into mtype: if HDF5 must convert,
  * lend it the run's buffer, grown to the data up to TCONV_MAX_BYTES (HDF5
  * 1.10 would calloc 1 MiB for every converting read). */
-static jl_status lend_tconv(run_reader *rr, const char *obj, hid_t ftype, hid_t mtype,
-                            size_t nv)
+static jl_status lend_tconv(run_reader *rr, const char *obj, hid_t ftype, hid_t mtype, size_t nv)
 {
     htri_t same = H5Tequal(ftype, mtype);
     if (same > 0)
@@ -190,8 +189,7 @@ static jl_status lend_tconv(run_reader *rr, const char *obj, hid_t ftype, hid_t 
     rr->tconv = b;
     rr->tconv_cap = want;
     if (H5Pset_buffer(rr->dxpl, want, b, NULL) < 0)
-        return jl__rctx_h5_fail(&at, JL_EINTERNAL,
-                           "cannot set up the type conversion buffer");
+        return jl__rctx_h5_fail(&at, JL_EINTERNAL, "cannot set up the type conversion buffer");
     return JL_OK;
 }
 
@@ -215,8 +213,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         goto end;
     if (dset < 0) {
         if (cs->required)
-            st = jl__rctx_fail(&at, JL_EMISSING,
-                         "required dataset is missing");
+            st = jl__rctx_fail(&at, JL_EMISSING, "required dataset is missing");
         goto end;
     }
     ftype = H5Dget_type(dset);
@@ -230,14 +227,13 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     if (want_int ? cls != H5T_INTEGER : (cls != H5T_INTEGER && cls != H5T_FLOAT)) {
         char tname[32];
         jl__type_name(ftype, tname, sizeof tname);
-        st = jl__rctx_fail(&at, JL_ETYPE, "has type %s, expected %s",
-                     tname, want_int ? "integers" : "numbers");
+        st = jl__rctx_fail(&at, JL_ETYPE, "has type %s, expected %s", tname,
+                           want_int ? "integers" : "numbers");
         goto end;
     }
     if (H5Tget_size(ftype) > 16) {
-        st = jl__rctx_fail(&at, JL_ETYPE,
-                     "has a %zu-byte %s type, which joules does not read",
-                     H5Tget_size(ftype), jl__class_name(cls));
+        st = jl__rctx_fail(&at, JL_ETYPE, "has a %zu-byte %s type, which joules does not read",
+                           H5Tget_size(ftype), jl__class_name(cls));
         goto end;
     }
     const char *shape = cs->rank == 1 ? "[N]" : "[N, G]";
@@ -245,14 +241,15 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     int rank = H5Sget_simple_extent_ndims(space);
     if (sc != H5S_SIMPLE || rank < 0) {
         st = jl__rctx_fail(&at, JL_ETYPE, "is %s, expected shape %s",
-                     sc == H5S_SCALAR ? "a scalar" : sc == H5S_NULL ? "empty (null dataspace)"
-                                                                    : "of unknown shape",
-                     shape);
+                           sc == H5S_SCALAR ? "a scalar"
+                           : sc == H5S_NULL ? "empty (null dataspace)"
+                                            : "of unknown shape",
+                           shape);
         goto end;
     }
     if (rank != cs->rank) {
-        st = jl__rctx_fail(&at, JL_ETYPE,
-                     "has rank %d, expected %d (shape %s)", rank, cs->rank, shape);
+        st = jl__rctx_fail(&at, JL_ETYPE, "has rank %d, expected %d (shape %s)", rank, cs->rank,
+                           shape);
         goto end;
     }
     hsize_t dims[2] = {0, 1};
@@ -261,19 +258,17 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         goto end;
     }
     if (rank == 2 && dims[1] != g) {
-        st = jl__rctx_fail(&at, JL_ETYPE,
-                     "has shape [%llu, %llu], expected [N, %zu] (%s = %zu)",
-                     (unsigned long long)dims[0], (unsigned long long)dims[1], g,
-                     g == (size_t)rr->run->attrs.num_gpus ? "num_gpus"
-                                                          : "@power_scope node_ac: columns",
-                     g);
+        st = jl__rctx_fail(&at, JL_ETYPE, "has shape [%llu, %llu], expected [N, %zu] (%s = %zu)",
+                           (unsigned long long)dims[0], (unsigned long long)dims[1], g,
+                           g == (size_t)rr->run->attrs.num_gpus ? "num_gpus"
+                                                                : "@power_scope node_ac: columns",
+                           g);
         goto end;
     }
     /* Sizes before allocation: rows, then rows x G x 8 bytes. */
     if (dims[0] > c->lim->max_rows) {
-        st = jl__rctx_fail(&at, JL_ELIMIT,
-                     "declares %llu rows, more than the limit of %llu rows",
-                     (unsigned long long)dims[0], (unsigned long long)c->lim->max_rows);
+        st = jl__rctx_fail(&at, JL_ELIMIT, "declares %llu rows, more than the limit of %llu rows",
+                           (unsigned long long)dims[0], (unsigned long long)c->lim->max_rows);
         goto end;
     }
     int ovf = dims[1] && dims[0] > UINT64_MAX / dims[1];
@@ -281,16 +276,16 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     ovf = ovf || vals > UINT64_MAX / 8;
     uint64_t bytes = ovf ? UINT64_MAX : vals * 8;
     if (ovf || bytes > c->lim->max_dataset_bytes || !fits_size(bytes)) {
-        st = jl__rctx_fail(&at, JL_ELIMIT,
-                     "declares %llu x %llu values (%llu bytes decoded), more than the limit of %llu bytes",
-                     (unsigned long long)dims[0], (unsigned long long)dims[1],
-                     (unsigned long long)bytes, (unsigned long long)c->lim->max_dataset_bytes);
+        st = jl__rctx_fail(
+            &at, JL_ELIMIT,
+            "declares %llu x %llu values (%llu bytes decoded), more than the limit of %llu bytes",
+            (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)bytes,
+            (unsigned long long)c->lim->max_dataset_bytes);
         goto end;
     }
     if (expect_n != SIZE_MAX && dims[0] != expect_n) {
-        st = jl__rctx_fail(&at, JL_EINVALID,
-                     "has %llu rows, expected %zu (the length of %s)",
-                     (unsigned long long)dims[0], expect_n, n_from);
+        st = jl__rctx_fail(&at, JL_EINVALID, "has %llu rows, expected %zu (the length of %s)",
+                           (unsigned long long)dims[0], expect_n, n_from);
         goto end;
     }
     size_t cbytes;
@@ -302,8 +297,8 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         goto end;
     if (rr->stream_itl > 0 && dims[0] >= (hsize_t)rr->stream_itl &&
         (cs->off == offsetof(jl_run, itl_seconds) || cs->off == offsetof(jl_run, itl_request))) {
-        int kept = jl__itl_stream_keep(rr->run, cs->off == offsetof(jl_run, itl_request), obj,
-                                       dset, dcpl, ftype, (size_t)dims[0], cbytes);
+        int kept = jl__itl_stream_keep(rr->run, cs->off == offsetof(jl_run, itl_request), obj, dset,
+                                       dcpl, ftype, (size_t)dims[0], cbytes);
         if (kept < 0)
             st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         if (kept > 0) { /* checked; itl_rule and the summary stream it */
@@ -317,8 +312,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     size_t nv = (size_t)vals;
     buf = jl_malloc_array(nv ? nv : 1, target_size(cs->target));
     if (!buf) {
-        st = jl__rctx_fail(&at, JL_ENOMEM,
-                     "out of memory for %zu values", nv);
+        st = jl__rctx_fail(&at, JL_ENOMEM, "out of memory for %zu values", nv);
         goto end;
     }
     if (nv > 0) {
@@ -328,8 +322,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         if (narrow) {
             tmp = jl_malloc_array(nv, sizeof *tmp);
             if (!tmp) {
-                st = jl__rctx_fail(&at, JL_ENOMEM,
-                             "out of memory for %zu values", nv);
+                st = jl__rctx_fail(&at, JL_ENOMEM, "out of memory for %zu values", nv);
                 goto end;
             }
             dst = tmp;
@@ -343,8 +336,8 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         if (r < 0) {
             cause = jl__h5_stack_error();
             if (*jl__zstd_last_error()) {
-                jl_error *z = jl_error_new(JL_EFORMAT, NULL, NULL, NULL, -1, "%s",
-                                           jl__zstd_last_error());
+                jl_error *z =
+                    jl_error_new(JL_EFORMAT, NULL, NULL, NULL, -1, "%s", jl__zstd_last_error());
                 if (z) {
                     z->cause = cause;
                     cause = z;
@@ -356,14 +349,15 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         if (r < 0 && !chunk_failed && cause) {
             /* deflate, shuffle, fletcher32...: HDF5 says its filter failed */
             char *m = jl_error_format(cause);
-            if (m && (strstr(m, "data pipeline read failed") || strstr(m, "filter returned failure")))
+            if (m &&
+                (strstr(m, "data pipeline read failed") || strstr(m, "filter returned failure")))
                 chunk_failed = 1;
             free(m);
         }
         if (r < 0) {
             st = jl__rctx_fail_cause(&at, chunk_failed ? JL_EFORMAT : JL_EIO, cause,
-                                 "cannot read the data%s",
-                                 chunk_failed ? " (corrupt compressed chunk)" : "");
+                                     "cannot read the data%s",
+                                     chunk_failed ? " (corrupt compressed chunk)" : "");
             goto end;
         }
         if (narrow) {
@@ -371,8 +365,8 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
             for (size_t i = 0; i < nv; i++) {
                 if (tmp[i] < INT32_MIN || tmp[i] > INT32_MAX) {
                     st = jl__rctx_fail_row(&at, JL_EINVALID, (long long)(i / dims[1]),
-                                       "value %lld at row %zu does not fit in int32",
-                                       (long long)tmp[i], (size_t)(i / dims[1]));
+                                           "value %lld at row %zu does not fit in int32",
+                                           (long long)tmp[i], (size_t)(i / dims[1]));
                     goto end;
                 }
                 o[i] = (int32_t)tmp[i];
@@ -424,8 +418,7 @@ static const char *col_obj(const group_reader *gr, const char *name)
 }
 
 /* Times: finite and non-decreasing. */
-static jl_status check_time(group_reader *gr, const char *obj, const void *v, size_t n,
-                            size_t cols)
+static jl_status check_time(group_reader *gr, const char *obj, const void *v, size_t n, size_t cols)
 {
     const double *t = v;
     char a[40], b[40];
@@ -558,7 +551,7 @@ static jl_status itl_rule(group_reader *gr)
     if (!r->itl_seconds && !r->itl_stream)
         return JL_OK;
     const uint32_t R = has_requests(r) ? (r->req_n > (size_t)INT32_MAX ? (uint32_t)INT32_MAX + 1
-                                                                      : (uint32_t)r->req_n)
+                                                                       : (uint32_t)r->req_n)
                                        : (uint32_t)INT32_MAX + 1;
     size_t bad_lat, bad_q;
     float lat;
@@ -573,8 +566,8 @@ static jl_status itl_rule(group_reader *gr)
             void **dst = col_data(r, &gr->gs->cols[k]);
             size_t rows;
             if (gr->objs[k] && !*dst)
-                st = read_ds(gr->rr, gr->grp, gr->objs[k], &gr->gs->cols[k], SIZE_MAX, NULL,
-                             dst, &rows);
+                st = read_ds(gr->rr, gr->grp, gr->objs[k], &gr->gs->cols[k], SIZE_MAX, NULL, dst,
+                             &rows);
         }
         gr->rr->stream_itl = stream_min;
         if (st != JL_OK)
@@ -603,11 +596,12 @@ static jl_status power_rule(group_reader *gr)
     const jl_run *r = gr->rr->run;
     rctx at = rctx_at(gr->rr->c, gr->path);
     if (gr->grp < 0 && !r->summary.present)
-        return jl__rctx_fail(&at, JL_EMISSING,
-                       "required group is missing (power/ is required unless summary/ is present)");
+        return jl__rctx_fail(
+            &at, JL_EMISSING,
+            "required group is missing (power/ is required unless summary/ is present)");
     if (gr->grp >= 0 && !r->watts.v && !r->energy_j.v)
         return jl__rctx_fail(&at, JL_EMISSING,
-                       "has neither watts nor energy_j (at least one is required)");
+                             "has neither watts nor energy_j (at least one is required)");
     return JL_OK;
 }
 
@@ -634,12 +628,19 @@ static jl_status batch_rule(group_reader *gr)
 /* ------------------------------------------------------------------ */
 /* Groups: a table of datasets each, read by one loop                  */
 
-#define COL(name, rank, target, required, field, check) \
-    {name, rank, target, required, offsetof(jl_run, field), check, 0, 0}
+#define COL(name, rank, target, required, field, check)                    \
+    {                                                                      \
+        name, rank, target, required, offsetof(jl_run, field), check, 0, 0 \
+    }
 /* an optional column the summary does not use (summary_fields_only) */
-#define UNUSED_COL(name, rank, target, field, check) \
-    {name, rank, target, 0, offsetof(jl_run, field), check, 0, 1}
-#define TIME_COL(field) {"time", 1, T_F64, 1, offsetof(jl_run, field), check_time, 1, 0}
+#define UNUSED_COL(name, rank, target, field, check)                \
+    {                                                               \
+        name, rank, target, 0, offsetof(jl_run, field), check, 0, 1 \
+    }
+#define TIME_COL(field)                                                \
+    {                                                                  \
+        "time", 1, T_F64, 1, offsetof(jl_run, field), check_time, 1, 0 \
+    }
 
 static const col_spec power_cols[] = {
     TIME_COL(power_time),
@@ -684,8 +685,10 @@ static const col_spec batch_cols[] = {
 #undef UNUSED_COL
 #undef TIME_COL
 
-#define GROUP(name, rows, cols, rule) \
-    {name, offsetof(jl_run, rows), cols, sizeof cols / sizeof cols[0], rule}
+#define GROUP(name, rows, cols, rule)                                          \
+    {                                                                          \
+        name, offsetof(jl_run, rows), cols, sizeof cols / sizeof cols[0], rule \
+    }
 /* In reading order: itl/ after requests/, whose length it checks against. */
 static const group_spec groups[] = {
     GROUP("power", power_n, power_cols, power_rule),
@@ -745,8 +748,8 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
         rr->g = 1;
     size_t rows = SIZE_MAX; /* of the first column present */
     char *from = NULL;      /* "<group>/<that column>", for length messages */
-    jl_status st = objs ? open_group(rr, gs->name, &gr.grp, &gr.path)
-                        : jl__rctx_fail(&at, JL_ENOMEM, NULL);
+    jl_status st =
+        objs ? open_group(rr, gs->name, &gr.grp, &gr.path) : jl__rctx_fail(&at, JL_ENOMEM, NULL);
     if (st != JL_OK)
         goto end;
     at_group.obj = gr.path;
@@ -909,4 +912,3 @@ end:
     CLOSE(rr.run_grp, H5Gclose);
     return st;
 }
-

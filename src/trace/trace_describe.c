@@ -40,8 +40,8 @@ static char *filters_text(hid_t dcpl)
         unsigned flags = 0, cd[8] = {0};
         size_t ncd = 8;
         char fname[64] = "";
-        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof fname,
-                                         fname, NULL);
+        H5Z_filter_t id =
+            H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof fname, fname, NULL);
         if (i)
             jl_strbuf_puts(&b, "+");
         switch (id) {
@@ -68,8 +68,7 @@ static jl_status describe_dataset(describe_state *s, hid_t dset, const char *pat
     memset(&d, 0, sizeof d);
     char tname[32];
     if (ftype < 0 || space < 0 || dcpl < 0) {
-        st = jl__rctx_h5_fail(&at, JL_EIO,
-                         "cannot read the type, shape or layout");
+        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the type, shape or layout");
         goto end;
     }
     jl__type_name(ftype, tname, sizeof tname);
@@ -209,7 +208,6 @@ void jl_run_info_clear(jl_run_info *info)
     memset(info, 0, sizeof *info);
 }
 
-
 /* ------------------------------------------------------------------ */
 /* The joules.inspect/1 document                                       */
 
@@ -226,7 +224,8 @@ static json_t *series_json(const series_info *si)
     double span = si->n ? si->t[si->n - 1] - si->t[0] : NAN;
     json_object_set_new(o, "start_s", jl_json_number(si->n ? si->t[0] : NAN));
     json_object_set_new(o, "end_s", jl_json_number(si->n ? si->t[si->n - 1] : NAN));
-    json_object_set_new(o, "rate_hz", jl_json_number(si->n > 1 && span > 0 ? (double)(si->n - 1) / span : NAN));
+    json_object_set_new(o, "rate_hz",
+                        jl_json_number(si->n > 1 && span > 0 ? (double)(si->n - 1) / span : NAN));
     return o;
 }
 
@@ -282,7 +281,8 @@ static json_t *inspect_run(jl_trace *t, size_t i, jl_error_list *errors, int *ba
         json_object_set_new(ro, "attributes", ao);
         json_t *so = json_object();
         series_info si[] = {
-            {"power", run->power_n, run->power_time}, {"gpu", run->gpu_n, run->gpu_time},
+            {"power", run->power_n, run->power_time},
+            {"gpu", run->gpu_n, run->gpu_time},
             {"engine", run->engine_n, run->engine_time},
         };
         for (size_t k = 0; k < sizeof si / sizeof si[0]; k++)
@@ -293,8 +293,10 @@ static json_t *inspect_run(jl_trace *t, size_t i, jl_error_list *errors, int *ba
         if (run->itl_n)
             json_object_set_new(so, "itl", json_pack("{s:I}", "samples", (json_int_t)run->itl_n));
         if (run->batch_n)
-            json_object_set_new(so, "batches", json_pack("{s:I}", "rows", (json_int_t)run->batch_n));
-        json_object_set_new(so, "summary_only", json_boolean(run->summary.present && !run->power_n));
+            json_object_set_new(so, "batches",
+                                json_pack("{s:I}", "rows", (json_int_t)run->batch_n));
+        json_object_set_new(so, "summary_only",
+                            json_boolean(run->summary.present && !run->power_n));
         json_object_set_new(ro, "series", so);
         json_object_set_new(ro, "valid", json_true());
     } else {

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/attrs_internal.h"
 #include "joules/error.h"
 #include "joules/trace.h"
-#include "core/attrs_internal.h"
 
 /* HDF5 registered filter id of Zstandard. */
 #define JL_ZSTD_FILTER_ID 32015
@@ -28,9 +28,8 @@ jl_error *jl__h5_stack_error(void);
 
 /* Set *err (first error wins) with the HDF5 stack as its cause; returns
  * code. */
-jl_status jl__h5_fail(jl_error **err, jl_status code, const char *file,
-                      const char *run, const char *object, long long row,
-                      const char *fmt, ...)
+jl_status jl__h5_fail(jl_error **err, jl_status code, const char *file, const char *run,
+                      const char *object, long long row, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 7, 8)))
 #endif
@@ -52,8 +51,8 @@ const char *jl__zstd_last_error(void);
  * (chunk_read.c). 1 when done; 0 when the dataset's layout, filters or
  * types are not the ones this path handles or a chunk does not decode, and
  * then the caller must read it with H5Dread(). */
-int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
-                           const hsize_t dims[2], int rank, size_t cbytes, void *dst);
+int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, const hsize_t dims[2],
+                           int rank, size_t cbytes, void *dst);
 
 /* The same path one chunk at a time (chunk_read.c): jl__chunks_open() takes
  * the arguments of jl__read_chunks_direct() (without dst) and returns NULL
@@ -62,8 +61,8 @@ int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
  * x columns in the memory type), 1 when done, 0 when the chunk does not
  * decode (then read it with H5Dread()). dset stays the caller's. */
 typedef struct jl__chunks jl__chunks;
-jl__chunks *jl__chunks_open(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype,
-                            const hsize_t dims[2], int rank, size_t cbytes);
+jl__chunks *jl__chunks_open(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, const hsize_t dims[2],
+                            int rank, size_t cbytes);
 size_t jl__chunks_rows(const jl__chunks *c);
 int jl__chunks_read(jl__chunks *c, size_t row, void *out_rows);
 void jl__chunks_free(jl__chunks *c);
@@ -76,8 +75,8 @@ void jl__chunks_free(jl__chunks *c);
  * (float32 seconds, int32 request) are streamed: 1 when kept (dset is the
  * stream's now), 0 when the caller must read the column whole, or -1 when
  * out of memory. col: 0 seconds, 1 request. */
-int jl__itl_stream_keep(jl_run *run, int col, const char *obj, hid_t dset, hid_t dcpl,
-                        hid_t ftype, size_t rows, size_t cbytes);
+int jl__itl_stream_keep(jl_run *run, int col, const char *obj, hid_t dset, hid_t dcpl, hid_t ftype,
+                        size_t rows, size_t cbytes);
 /* The reader's check of itl/, in memory or streamed (one pass over both
  * columns): *bad_lat = the first row whose latency is not finite or
  * negative (its value in *lat), *bad_q = the first row whose request index
@@ -118,7 +117,13 @@ extern const size_t jl__n_summary_fields;
 #define JL__TABLE_NAME "summary_table"
 #define JL__TABLE_VERSION 1
 enum { JL__TSET_ATTRS, JL__TSET_SUMMARY, JL__TSET_N };
-typedef enum { JL__CELL_ABSENT, JL__CELL_INT, JL__CELL_UINT, JL__CELL_FLOAT, JL__CELL_STR } jl__cell_kind;
+typedef enum {
+    JL__CELL_ABSENT,
+    JL__CELL_INT,
+    JL__CELL_UINT,
+    JL__CELL_FLOAT,
+    JL__CELL_STR
+} jl__cell_kind;
 typedef struct {
     jl__cell_kind kind;
     long long i;
@@ -131,8 +136,8 @@ typedef struct jl__table jl__table;
 
 /* Open /summary_table of an open file: *out = NULL (and JL_OK) when the
  * file has none. Every structural problem is an error naming the column. */
-jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim,
-                         jl__table **out, jl_error **err);
+jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, jl__table **out,
+                         jl_error **err);
 void jl__table_free(jl__table *t);
 size_t jl__table_rows(const jl__table *t);
 const char *jl__table_run(const jl__table *t, size_t row);
@@ -164,8 +169,8 @@ struct jl_trace {
     size_t n_runs, cap_runs;
     char *harness;
     char *created_utc;
-    hid_t runs_grp;  /* /runs, open while the trace is */
-    hid_t vstr[2];   /* variable-length string memory types (ASCII, UTF-8) */
+    hid_t runs_grp;   /* /runs, open while the trace is */
+    hid_t vstr[2];    /* variable-length string memory types (ASCII, UTF-8) */
     jl__table *table; /* /summary_table, NULL when the file has none */
     size_t *row_of;   /* per run: its table row, SIZE_MAX for a group; NULL: all groups */
 };
@@ -176,10 +181,10 @@ typedef struct {
     const char *run; /* NULL at the root */
     const jl_trace_limits *lim;
     jl_error **err;
-    hid_t *vstr; /* the trace's variable-length string types by cset, or NULL */
+    hid_t *vstr;         /* the trace's variable-length string types by cset, or NULL */
     long long run_links; /* links in the run group; RUN_LINKS_UNKNOWN when not counted */
-    const char *obj;  /* the object messages name; NULL: the file or run itself */
-    const char *attr; /* with obj: its attribute, named "<obj>@<attr>"; or NULL */
+    const char *obj;     /* the object messages name; NULL: the file or run itself */
+    const char *attr;    /* with obj: its attribute, named "<obj>@<attr>"; or NULL */
 } rctx;
 #define RUN_LINKS_UNKNOWN (-1LL)
 
@@ -196,7 +201,7 @@ static inline rctx rctx_at(const rctx *c, const char *obj)
  * c's file, run and object, and the row (-1: none), with cause (owned; NULL:
  * none) as its cause; return code. fmt NULL: the status's own text. */
 jl_status jl__rctx_vfail(const rctx *c, jl_status code, long long row, jl_error *cause,
-                     const char *fmt, va_list ap);
+                         const char *fmt, va_list ap);
 /* jl__rctx_vfail at no row and no cause. */
 jl_status jl__rctx_fail(const rctx *c, jl_status code, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -236,7 +241,7 @@ jl_status jl__child_exists(rctx *c, hid_t grp, const char *obj, const char *name
 /* Open child `name` of grp expecting an object of type `want` (H5I_GROUP or
  * H5I_DATASET). *id = -1 and returns JL_OK when absent. */
 jl_status jl__open_child(rctx *c, hid_t grp, const char *obj, const char *name, H5I_type_t want,
-                     hid_t *id);
+                         hid_t *id);
 
 /* Attributes (trace_attrs.c). */
 typedef enum { AV_NONE, AV_STRING, AV_INT, AV_FLOAT, AV_ARRAY, AV_OTHER } av_kind;
@@ -247,12 +252,12 @@ typedef enum { AN_FLOAT, AN_INT, AN_UINT } av_num;
  * when something asks for it: a message or an extra attribute. */
 typedef struct {
     av_kind kind;
-    char *text;      /* heap; NULL for a scalar number until jl__av_str() */
+    char *text; /* heap; NULL for a scalar number until jl__av_str() */
     long long i;
     double d;
     unsigned long long u;
-    av_num num;      /* how a scalar number was stored, for its text */
-    hid_t ftype;     /* the file type, for jl__av_tname(); -1 when none */
+    av_num num;  /* how a scalar number was stored, for its text */
+    hid_t ftype; /* the file type, for jl__av_tname(); -1 when none */
     char tname[32];
 } attr_val;
 

@@ -38,7 +38,7 @@ void jl_trace_options_default(jl_trace_options *opt)
 /* Context of one read: where we are, for messages.                    */
 
 jl_status jl__rctx_vfail(const rctx *c, jl_status code, long long row, jl_error *cause,
-                     const char *fmt, va_list ap)
+                         const char *fmt, va_list ap)
 {
     if (c->err && !*c->err) {
         char *where = c->attr && c->obj ? jl_asprintf("%s@%s", c->obj, c->attr) : NULL;
@@ -96,8 +96,8 @@ jl_status jl__run_ctx(jl_trace *t, size_t i, jl_error **err, jl_error **local, r
         rctx at = {t ? t->path : NULL, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL};
         return jl__rctx_fail(&at, JL_EUSAGE, "run index %zu out of range", i);
     }
-    *c = (rctx){t->path, t->runs[i], &t->lim, err ? err : local, t->vstr, RUN_LINKS_UNKNOWN,
-                NULL, NULL};
+    *c = (rctx){t->path, t->runs[i],        &t->lim, err ? err : local,
+                t->vstr, RUN_LINKS_UNKNOWN, NULL,    NULL};
     return JL_OK;
 }
 
@@ -151,13 +151,13 @@ jl_status jl__child_exists(rctx *c, hid_t grp, const char *obj, const char *name
     }
     if (li.type != H5L_TYPE_HARD)
         return jl__rctx_fail(&at, JL_ETYPE,
-                         "is a soft or external link; joules follows only hard links");
+                             "is a soft or external link; joules follows only hard links");
     *present = 1;
     return JL_OK;
 }
 
 jl_status jl__open_child(rctx *c, hid_t grp, const char *obj, const char *name, H5I_type_t want,
-                     hid_t *id)
+                         hid_t *id)
 {
     *id = -1;
     int ex = 0;
@@ -172,8 +172,10 @@ jl_status jl__open_child(rctx *c, hid_t grp, const char *obj, const char *name, 
     if (t != want) {
         H5Oclose(o);
         return jl__rctx_fail(&at, JL_ETYPE, "is a %s, expected a %s",
-                         t == H5I_GROUP ? "group" : t == H5I_DATASET ? "dataset" : "named datatype",
-                         want == H5I_GROUP ? "group" : "dataset");
+                             t == H5I_GROUP     ? "group"
+                             : t == H5I_DATASET ? "dataset"
+                                                : "named datatype",
+                             want == H5I_GROUP ? "group" : "dataset");
     }
     *id = o;
     return JL_OK;
@@ -221,8 +223,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Read an optional string attribute of the root; NULL when absent. */
-static jl_status root_string(rctx *c, hid_t root, const char *name, int required,
-                             char **out)
+static jl_status root_string(rctx *c, hid_t root, const char *name, int required, char **out)
 {
     rctx at = rctx_at(c, "/");
     at.run = NULL;
@@ -233,7 +234,7 @@ static jl_status root_string(rctx *c, hid_t root, const char *name, int required
     if (!ex) {
         if (required)
             return jl__rctx_fail(&at, JL_EFORMAT,
-                             "not a joules trace: the root has no @%s attribute", name);
+                                 "not a joules trace: the root has no @%s attribute", name);
         return JL_OK;
     }
     attr_val v;
@@ -242,8 +243,8 @@ static jl_status root_string(rctx *c, hid_t root, const char *name, int required
         return st;
     if (v.kind != AV_STRING) {
         st = jl__rctx_fail(&at, required ? JL_EFORMAT : JL_ETYPE,
-                       "attribute @%s must be a string, found %s (%s)", name, jl__kind_word(&v),
-                       jl__av_tname(&v));
+                           "attribute @%s must be a string, found %s (%s)", name, jl__kind_word(&v),
+                           jl__av_tname(&v));
         jl__attr_val_clear(&v);
         return st;
     }
@@ -272,7 +273,7 @@ static jl_status merge_table_runs(jl_trace *t, jl_error **err)
     size_t nt = jl__table_rows(t->table), n = t->n_runs + nt;
     if (n > t->lim.max_runs)
         return jl__rctx_fail(&table, JL_ELIMIT, "more than the limit of %llu runs",
-                         (unsigned long long)t->lim.max_runs);
+                             (unsigned long long)t->lim.max_runs);
     run_entry *e = jl_calloc_array(n, sizeof *e);
     char **names = jl_calloc_array(n, sizeof *names);
     size_t *row_of = jl_calloc_array(n, sizeof *row_of);
@@ -291,10 +292,12 @@ static jl_status merge_table_runs(jl_trace *t, jl_error **err)
             int both = e[i - 1].row == SIZE_MAX || e[i].row == SIZE_MAX;
             rctx at = rctx_at(&c, "/" JL__TABLE_NAME "/run");
             at.run = e[i].name;
-            st = jl__rctx_fail(&at, JL_EFORMAT,
-                           both ? "run %s is both a group in /runs and a row of the summary table"
-                                : "run %s appears twice in the summary table",
-                           e[i].name);
+            st =
+                jl__rctx_fail(&at, JL_EFORMAT,
+                              both
+                                  ? "run %s is both a group in /runs and a row of the summary table"
+                                  : "run %s appears twice in the summary table",
+                              e[i].name);
             goto end;
         }
     for (size_t i = 0; i < n; i++) {
@@ -333,7 +336,7 @@ static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_err
     t->file = H5Fopen(h5name, H5F_ACC_RDONLY, fapl);
     if (t->file < 0) {
         st = jl__rctx_h5_fail(&c, JL_EFORMAT,
-                          "cannot open as an HDF5 file (not HDF5, truncated or corrupt)");
+                              "cannot open as an HDF5 file (not HDF5, truncated or corrupt)");
         goto end;
     }
     root = H5Gopen2(t->file, "/", H5P_DEFAULT);
@@ -345,26 +348,29 @@ static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_err
         goto end;
     if (strcmp(format, "joules-trace")) {
         st = jl__rctx_fail(&at_root, JL_EFORMAT,
-                       "not a joules trace: @format is \"%s\", expected \"joules-trace\"", format);
+                           "not a joules trace: @format is \"%s\", expected \"joules-trace\"",
+                           format);
         goto end;
     }
     htri_t ex = H5Aexists(root, "format_version");
     if (ex <= 0) {
-        st = ex < 0 ? jl__rctx_h5_fail(&at_root, JL_EFORMAT, "cannot read the root attributes")
-                    : jl__rctx_fail(&at_root, JL_EFORMAT, "the root has no @format_version attribute");
+        st = ex < 0
+                 ? jl__rctx_h5_fail(&at_root, JL_EFORMAT, "cannot read the root attributes")
+                 : jl__rctx_fail(&at_root, JL_EFORMAT, "the root has no @format_version attribute");
         goto end;
     }
     if ((st = jl__read_attr(&c, root, "/", "format_version", &v)) != JL_OK)
         goto end;
     if (!(v.kind == AV_INT || (v.kind == AV_FLOAT && v.d == floor(v.d)))) {
         st = jl__rctx_fail(&at_root, JL_EFORMAT,
-                       "attribute @format_version must be an integer, found %s (%s)",
-                       jl__kind_word(&v), jl__av_tname(&v));
+                           "attribute @format_version must be an integer, found %s (%s)",
+                           jl__kind_word(&v), jl__av_tname(&v));
         goto end;
     }
     if (v.d != 1) {
         st = jl__rctx_fail(&at_root, JL_EFORMAT,
-                       "unsupported @format_version %s (this reader reads version 1)", jl__av_str(&v));
+                           "unsupported @format_version %s (this reader reads version 1)",
+                           jl__av_str(&v));
         goto end;
     }
     if ((st = root_string(&c, root, "harness", 0, &t->harness)) != JL_OK ||
@@ -386,12 +392,13 @@ static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_err
     } else if (s.bad_link) {
         rctx at = at_runs;
         at.run = s.bad;
-        st = jl__rctx_fail(&at, JL_EFORMAT, "run %s is a soft or external link; runs must be groups",
-                       s.bad ? s.bad : "?");
+        st =
+            jl__rctx_fail(&at, JL_EFORMAT, "run %s is a soft or external link; runs must be groups",
+                          s.bad ? s.bad : "?");
         free(s.bad);
     } else if (s.limit) {
         st = jl__rctx_fail(&at_runs, JL_ELIMIT, "more than the limit of %llu runs",
-                       (unsigned long long)t->lim.max_runs);
+                           (unsigned long long)t->lim.max_runs);
     } else if (r < 0) {
         st = jl__rctx_h5_fail(&at_runs, JL_EFORMAT, "cannot list the runs");
     } else if ((st = jl__table_open(t->file, t->path, &t->lim, &t->table, err)) == JL_OK &&
@@ -459,7 +466,7 @@ static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_tra
     if (!t || !(t->path = jl_strdup(path ? path : "(memory)"))) {
         free(t);
         return jl__rctx_fail(&(rctx){path, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL},
-                         JL_ENOMEM, NULL);
+                             JL_ENOMEM, NULL);
     }
     t->file = -1;
     t->runs_grp = -1;
@@ -534,7 +541,8 @@ jl_status jl_trace_open_image(const void *buf, size_t len, const char *name,
     snprintf(h5name, sizeof h5name, "joules-image-%llu.h5", ++counter);
     fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
-        jl__h5_small_cache(fapl) < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 || H5Pset_file_image(fapl, (void *)buf, len) < 0) {
+        jl__h5_small_cache(fapl) < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 ||
+        H5Pset_file_image(fapl, (void *)buf, len) < 0) {
         st = jl__rctx_h5_fail(&c, JL_EINTERNAL, "cannot set up the in-memory file image");
         goto end;
     }
@@ -592,4 +600,3 @@ const char *jl_trace_created_utc(const jl_trace *t)
 {
     return t->created_utc;
 }
-

@@ -51,15 +51,14 @@ typedef struct {
     jl_error **err;
 } wctx;
 
-static jl_status attr_write(wctx *c, hid_t obj, const char *opath, const char *name,
-                            hid_t ftype, hid_t mtype, const void *value)
+static jl_status attr_write(wctx *c, hid_t obj, const char *opath, const char *name, hid_t ftype,
+                            hid_t mtype, const void *value)
 {
     jl_status st = JL_OK;
     hid_t a = -1;
     if ((a = H5Acreate2(obj, name, ftype, c->w->scalar, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
         H5Awrite(a, mtype, value) < 0)
-        st = WFAIL(c->err, c->w->path, c->run, opath, -1,
-                         "cannot write attribute @%s", name);
+        st = WFAIL(c->err, c->w->path, c->run, opath, -1, "cannot write attribute @%s", name);
     CLOSE(a, H5Aclose);
     return st;
 }
@@ -72,8 +71,7 @@ static jl_status attr_str(wctx *c, hid_t obj, const char *opath, const char *nam
     return attr_write(c, obj, opath, name, c->w->vstr, c->w->vstr, &value);
 }
 
-static jl_status attr_i64(wctx *c, hid_t obj, const char *opath, const char *name,
-                          long long v)
+static jl_status attr_i64(wctx *c, hid_t obj, const char *opath, const char *name, long long v)
 {
     int64_t x = v;
     return attr_write(c, obj, opath, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &x);
@@ -114,30 +112,31 @@ static jl_status attr_extra(wctx *c, hid_t obj, const char *opath, const jl_kv *
 static jl_status write_run_attrs(wctx *c, hid_t g, const char *opath, const jl_attrs *a)
 {
     jl_status st;
-#define S(f)                                                                   \
-    if ((st = attr_str(c, g, opath, #f, a->f)) != JL_OK)                       \
+#define S(f)                                             \
+    if ((st = attr_str(c, g, opath, #f, a->f)) != JL_OK) \
         return st;
-#define L(f)                                                                   \
-    if (a->f >= 0 && (st = attr_i64(c, g, opath, #f, a->f)) != JL_OK)          \
+#define L(f)                                                          \
+    if (a->f >= 0 && (st = attr_i64(c, g, opath, #f, a->f)) != JL_OK) \
         return st;
-#define D(f)                                                                   \
-    if (!isnan(a->f) && (st = attr_f64(c, g, opath, #f, a->f)) != JL_OK)       \
+#define D(f)                                                             \
+    if (!isnan(a->f) && (st = attr_f64(c, g, opath, #f, a->f)) != JL_OK) \
         return st;
-#define N(f)                                                                   \
-    if ((st = attr_num(c, g, opath, #f, a->f)) != JL_OK)                       \
+#define N(f)                                             \
+    if ((st = attr_num(c, g, opath, #f, a->f)) != JL_OK) \
         return st;
+    /* clang-format off */
     S(workload) S(model) S(task) S(gpu_model) L(num_gpus) S(precision)
     L(max_batch_size) D(start_time_unix) L(tensor_parallel) L(expert_parallel)
     L(data_parallel) N(gpu_memory_bytes) D(gpu_tdp_w) D(gpu_idle_power_w)
     D(total_params) D(active_params) N(kv_bytes_per_token) L(denoising_steps)
     L(height) L(width) L(num_frames) S(notes)
+    /* clang-format on */
 #undef S
 #undef L
 #undef D
 #undef N
-    for (size_t i = 0; i < a->n_extra; i++)
-        if ((st = attr_extra(c, g, opath, &a->extra[i])) != JL_OK)
-            return st;
+                    for (size_t i = 0; i < a->n_extra;
+                         i++) if ((st = attr_extra(c, g, opath, &a->extra[i])) != JL_OK) return st;
     return JL_OK;
 }
 
@@ -212,16 +211,16 @@ end:
 #define I32 H5T_STD_I32LE, H5T_NATIVE_INT32
 #define I64 H5T_STD_I64LE, H5T_NATIVE_INT64
 
-static jl_status ds1(wctx *c, hid_t grp, const char *gpath, const char *name, size_t n,
-                     hid_t ft, hid_t mt, const void *data)
+static jl_status ds1(wctx *c, hid_t grp, const char *gpath, const char *name, size_t n, hid_t ft,
+                     hid_t mt, const void *data)
 {
     if (!data)
         return JL_OK;
     return write_ds(c, grp, gpath, name, 1, n, 1, ft, mt, data);
 }
 
-static jl_status series(wctx *c, hid_t grp, const char *gpath, const char *name,
-                        const jl_series *s, int f32)
+static jl_status series(wctx *c, hid_t grp, const char *gpath, const char *name, const jl_series *s,
+                        int f32)
 {
     if (!s->v)
         return JL_OK;
@@ -242,16 +241,15 @@ static jl_status series(wctx *c, hid_t grp, const char *gpath, const char *name,
     return write_ds(c, grp, gpath, name, 2, s->n, s->g, F64, s->v);
 }
 
-static jl_status make_group(wctx *c, hid_t parent, const char *ppath, const char *name,
-                            hid_t *g, char **path)
+static jl_status make_group(wctx *c, hid_t parent, const char *ppath, const char *name, hid_t *g,
+                            char **path)
 {
     *path = jl_asprintf("%s/%s", ppath, name);
     if (!*path)
         return jl_fail(c->err, JL_ENOMEM, c->w->path, c->run, ppath, -1, NULL);
     *g = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (*g < 0)
-        return WFAIL(c->err, c->w->path, c->run, *path, -1,
-                           "cannot create the group");
+        return WFAIL(c->err, c->w->path, c->run, *path, -1, "cannot create the group");
     return JL_OK;
 }
 
@@ -261,16 +259,16 @@ static jl_status write_groups(wctx *c, hid_t rg, const char *rpath, const jl_run
     hid_t g = -1;
     char *p = NULL;
     int f32 = c->w->opt.watts_float32;
-#define GROUP(name)                                                            \
-    do {                                                                       \
-        CLOSE(g, H5Gclose);                                                    \
-        free(p);                                                               \
-        p = NULL;                                                              \
-        if ((st = make_group(c, rg, rpath, name, &g, &p)) != JL_OK)            \
-            goto end;                                                          \
+#define GROUP(name)                                                 \
+    do {                                                            \
+        CLOSE(g, H5Gclose);                                         \
+        free(p);                                                    \
+        p = NULL;                                                   \
+        if ((st = make_group(c, rg, rpath, name, &g, &p)) != JL_OK) \
+            goto end;                                               \
     } while (0)
-#define TRY(call)                                                              \
-    if ((st = (call)) != JL_OK)                                                \
+#define TRY(call)               \
+    if ((st = (call)) != JL_OK) \
     goto end
     if (r->power_time || r->watts.v || r->energy_j.v || r->watts_avg.v) {
         GROUP("power");
@@ -279,8 +277,8 @@ static jl_status write_groups(wctx *c, hid_t rg, const char *rpath, const jl_run
         TRY(series(c, g, p, "energy_j", &r->energy_j, 0));
         TRY(series(c, g, p, "watts_avg", &r->watts_avg, f32));
     }
-    if (r->gpu_time || r->sm_util.v || r->mem_util.v || r->mem_used_bytes.v ||
-        r->sm_clock_mhz.v || r->temp_c.v) {
+    if (r->gpu_time || r->sm_util.v || r->mem_util.v || r->mem_used_bytes.v || r->sm_clock_mhz.v ||
+        r->temp_c.v) {
         GROUP("gpu");
         TRY(ds1(c, g, p, "time", r->gpu_n, F64, r->gpu_time));
         TRY(series(c, g, p, "sm_util", &r->sm_util, 0));
@@ -289,8 +287,8 @@ static jl_status write_groups(wctx *c, hid_t rg, const char *rpath, const jl_run
         TRY(series(c, g, p, "sm_clock_mhz", &r->sm_clock_mhz, 0));
         TRY(series(c, g, p, "temp_c", &r->temp_c, 0));
     }
-    if (r->engine_time || r->running || r->waiting || r->tokens_generated ||
-        r->prefill_tokens || r->kv_cache_usage) {
+    if (r->engine_time || r->running || r->waiting || r->tokens_generated || r->prefill_tokens ||
+        r->kv_cache_usage) {
         GROUP("engine");
         size_t S = r->engine_n;
         TRY(ds1(c, g, p, "time", S, F64, r->engine_time));
@@ -357,20 +355,17 @@ void jl_trace_writer_abort(jl_trace_writer *w)
     free(w);
 }
 
-static jl_status check_options(const char *path, const jl_trace_write_options *o,
-                               jl_error **err)
+static jl_status check_options(const char *path, const jl_trace_write_options *o, jl_error **err)
 {
     if (o->layout != JL_LAYOUT_CONTIGUOUS && o->layout != JL_LAYOUT_CHUNKED)
         return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1, "unknown layout %d", (int)o->layout);
-    if (o->layout == JL_LAYOUT_CONTIGUOUS &&
-        (o->compression != JL_COMPRESS_NONE || o->shuffle))
+    if (o->layout == JL_LAYOUT_CONTIGUOUS && (o->compression != JL_COMPRESS_NONE || o->shuffle))
         return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1,
                        "compression and shuffle need the chunked layout");
     if (o->layout == JL_LAYOUT_CHUNKED && o->chunk_rows == 0)
         return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1, "chunk_rows must be >= 1");
     switch (o->compression) {
-    case JL_COMPRESS_NONE:
-        break;
+    case JL_COMPRESS_NONE: break;
     case JL_COMPRESS_DEFLATE:
         if (o->level > 9)
             return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1,
@@ -378,8 +373,8 @@ static jl_status check_options(const char *path, const jl_trace_write_options *o
         break;
     case JL_COMPRESS_ZSTD:
         if (o->level == 0 || o->level > 22)
-            return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1,
-                           "zstd level must be 1..22, not %d", o->level);
+            return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1, "zstd level must be 1..22, not %d",
+                           o->level);
         break;
     default:
         return jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1, "unknown compression %d",
@@ -420,7 +415,7 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     int fd = mkstemp(w->tmp);
     if (fd < 0) {
         st = jl_fail_output(err, JL_EIO, path, NULL, NULL, -1,
-                     "cannot create a temporary file beside it: %s", strerror(errno));
+                            "cannot create a temporary file beside it: %s", strerror(errno));
         free(w->tmp);
         w->tmp = NULL;
         goto end;
@@ -462,7 +457,8 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     }
     if ((st = attr_str(&c, root, "/", "format", "joules-trace")) != JL_OK ||
         (st = attr_i64(&c, root, "/", "format_version", 1)) != JL_OK ||
-        (st = attr_str(&c, root, "/", "harness", o.harness ? o.harness : "joules " JL_VERSION_STRING)) != JL_OK ||
+        (st = attr_str(&c, root, "/", "harness",
+                       o.harness ? o.harness : "joules " JL_VERSION_STRING)) != JL_OK ||
         (st = attr_str(&c, root, "/", "created_utc", cu)) != JL_OK)
         goto end;
     w->runs = H5Gcreate2(w->file, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -481,7 +477,7 @@ end:
 
 jl_status jl_trace_writer_add_run(jl_trace_writer *w, const jl_run *r, jl_error **err)
 {
-    if (!r->name || !*r->name || strchr(r->name, '/') || !strcmp(r->name, ".") )
+    if (!r->name || !*r->name || strchr(r->name, '/') || !strcmp(r->name, "."))
         return jl_fail(err, JL_EUSAGE, w->path, r->name, NULL, -1,
                        "a run name must be non-empty and contain no '/'");
     wctx c = {w, r->name, err};
@@ -528,7 +524,7 @@ jl_status jl_trace_writer_commit(jl_trace_writer *w, jl_error **err)
     }
     if (rename(w->tmp, w->path) != 0) {
         st = jl_fail_output(err, JL_EIO, w->path, NULL, NULL, -1, "cannot rename %s into place: %s",
-                     w->tmp, strerror(errno));
+                            w->tmp, strerror(errno));
         goto end;
     }
     free(w->tmp);
@@ -592,7 +588,8 @@ jl_status jl_trace_write(const char *path, const jl_run *const *runs, size_t n,
             jl_trace_writer_abort(w);
             return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
         }
-        if ((st = jl_error_mark_output(jl__table_write(w->file, path, runs, n, in_table, err), err)) != JL_OK) {
+        if ((st = jl_error_mark_output(jl__table_write(w->file, path, runs, n, in_table, err),
+                                       err)) != JL_OK) {
             free(in_table);
             jl_trace_writer_abort(w);
             return st;
@@ -633,8 +630,8 @@ struct jl_trace_stream {
     size_t n_ds;
 };
 
-jl_status jl_trace_writer_begin_run(jl_trace_writer *w, const char *name,
-                                    jl_trace_stream **out, jl_error **err)
+jl_status jl_trace_writer_begin_run(jl_trace_writer *w, const char *name, jl_trace_stream **out,
+                                    jl_error **err)
 {
     *out = NULL;
     if (!name || !*name || strchr(name, '/') || !strcmp(name, "."))
@@ -730,7 +727,7 @@ static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const cha
                  : H5Gcreate2(s->run, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     /* power/ and gpu/ series are [N, G] even for one GPU; time is [N] */
     int rank = (!strcmp(group, "power") || !strcmp(group, "gpu")) ? (strcmp(name, "time") ? 2 : 1)
-                                                                    : (g > 1 ? 2 : 1);
+                                                                  : (g > 1 ? 2 : 1);
     hsize_t dims[2] = {0, g}, maxd[2] = {H5S_UNLIMITED, g}, ch[2] = {chunk, g};
     space = H5Screate_simple(rank, dims, maxd);
     dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -747,8 +744,8 @@ static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const cha
         r = H5Pset_filter(dcpl, JL_ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
     }
     if (r >= 0)
-        d->d = H5Dcreate2(grp, name, d->f32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space,
-                          H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        d->d = H5Dcreate2(grp, name, d->f32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space, H5P_DEFAULT,
+                          dcpl, H5P_DEFAULT);
     if (d->d < 0)
         st = WFAIL(err, w->path, s->name, d->path, -1, "cannot create the dataset");
     CLOSE(dcpl, H5Pclose);
@@ -780,10 +777,9 @@ static jl_status stream_flush(jl_trace_stream *s, sds *d, jl_error **err)
     if (nd < 1 || H5Dset_extent(d->d, newd) < 0 || (fs = H5Dget_space(d->d)) < 0 ||
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
         (ms = H5Screate_simple(nd, count, NULL)) < 0 ||
-        H5Dwrite(d->d, d->f32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT,
-                 data) < 0)
-        st = WFAIL(err, s->w->path, s->name, d->path, (long long)d->rows,
-                         "cannot write the data");
+        H5Dwrite(d->d, d->f32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, data) <
+            0)
+        st = WFAIL(err, s->w->path, s->name, d->path, (long long)d->rows, "cannot write the data");
     CLOSE(ms, H5Sclose);
     CLOSE(fs, H5Sclose);
     d->rows += d->nbuf;
@@ -791,8 +787,8 @@ static jl_status stream_flush(jl_trace_stream *s, sds *d, jl_error **err)
     return st;
 }
 
-jl_status jl_trace_stream_append(jl_trace_stream *s, const char *group, const char *name,
-                                 size_t g, const double *rows, size_t n, jl_error **err)
+jl_status jl_trace_stream_append(jl_trace_stream *s, const char *group, const char *name, size_t g,
+                                 const double *rows, size_t n, jl_error **err)
 {
     if (g == 0)
         return jl_fail(err, JL_EUSAGE, s->w->path, s->name, NULL, -1, "0 columns");

@@ -51,7 +51,8 @@ const char *jl__zstd_last_error(void)
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static size_t zfail(const char *fmt, ...)
+static size_t
+zfail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -60,8 +61,8 @@ static size_t zfail(const char *fmt, ...)
     return 0;
 }
 
-static size_t zstd_compress(size_t cd_nelmts, const unsigned int cd_values[],
-                            size_t nbytes, size_t *buf_size, void **buf)
+static size_t zstd_compress(size_t cd_nelmts, const unsigned int cd_values[], size_t nbytes,
+                            size_t *buf_size, void **buf)
 {
     int level = JL_ZSTD_DEFAULT_LEVEL;
     if (cd_nelmts > 0) {
@@ -71,12 +72,10 @@ static size_t zstd_compress(size_t cd_nelmts, const unsigned int cd_values[],
     }
     size_t cap = ZSTD_compressBound(nbytes);
     if (ZSTD_isError(cap))
-        return zfail("zstd: chunk of %llu bytes too large to compress",
-                     (unsigned long long)nbytes);
+        return zfail("zstd: chunk of %llu bytes too large to compress", (unsigned long long)nbytes);
     void *out = H5allocate_memory(cap ? cap : 1, 0);
     if (!out)
-        return zfail("zstd: out of memory (%llu bytes)",
-                     (unsigned long long)cap);
+        return zfail("zstd: out of memory (%llu bytes)", (unsigned long long)cap);
     size_t r = ZSTD_compress(out, cap, *buf, nbytes, level);
     if (ZSTD_isError(r)) {
         H5free_memory(out);
@@ -91,8 +90,7 @@ static size_t zstd_compress(size_t cd_nelmts, const unsigned int cd_values[],
 
 /* Streaming decode of a frame without a declared content size, into a
  * buffer that grows up to `bound` bytes and no further. */
-static size_t zstd_stream_decode(const void *src, size_t nbytes, size_t bound,
-                                 void **outp)
+static size_t zstd_stream_decode(const void *src, size_t nbytes, size_t bound, void **outp)
 {
     ZSTD_DCtx *dctx = ZSTD_createDCtx();
     void *out = NULL;
@@ -112,8 +110,7 @@ static size_t zstd_stream_decode(const void *src, size_t nbytes, size_t bound,
     for (;;) {
         size_t r = ZSTD_decompressStream(dctx, &ob, &in);
         if (ZSTD_isError(r)) {
-            snprintf(tl_error, sizeof tl_error, "zstd: corrupt frame: %s",
-                     ZSTD_getErrorName(r));
+            snprintf(tl_error, sizeof tl_error, "zstd: corrupt frame: %s", ZSTD_getErrorName(r));
             goto end;
         }
         if (r == 0) /* frame complete */
@@ -128,16 +125,14 @@ static size_t zstd_stream_decode(const void *src, size_t nbytes, size_t bound,
             size_t ncap = ob.size > bound / 2 ? bound : ob.size * 2;
             void *n = H5resize_memory(out, ncap);
             if (!n) {
-                zfail("zstd: out of memory (%llu bytes)",
-                      (unsigned long long)ncap);
+                zfail("zstd: out of memory (%llu bytes)", (unsigned long long)ncap);
                 goto end;
             }
             out = n;
             ob.dst = out;
             ob.size = ncap;
         } else if (in.pos == in.size) {
-            zfail("zstd: truncated frame (%llu compressed bytes)",
-                  (unsigned long long)nbytes);
+            zfail("zstd: truncated frame (%llu compressed bytes)", (unsigned long long)nbytes);
             goto end;
         }
     }
@@ -156,8 +151,8 @@ end:
     return result;
 }
 
-static size_t zstd_decompress(size_t cd_nelmts, const unsigned int cd_values[],
-                              size_t nbytes, size_t *buf_size, void **buf)
+static size_t zstd_decompress(size_t cd_nelmts, const unsigned int cd_values[], size_t nbytes,
+                              size_t *buf_size, void **buf)
 {
     size_t bound = JL_ZSTD_MAX_CHUNK;
     int exact = 0;
@@ -186,15 +181,14 @@ static size_t zstd_decompress(size_t cd_nelmts, const unsigned int cd_values[],
             return zfail("zstd: out of memory (%llu bytes)", declared);
         got = ZSTD_decompress(out, (size_t)declared, *buf, nbytes);
         if (ZSTD_isError(got)) {
-            snprintf(tl_error, sizeof tl_error, "zstd: corrupt frame: %s",
-                     ZSTD_getErrorName(got));
+            snprintf(tl_error, sizeof tl_error, "zstd: corrupt frame: %s", ZSTD_getErrorName(got));
             H5free_memory(out);
             return 0;
         }
         if (got != declared) {
             H5free_memory(out);
-            return zfail("zstd: frame declares %llu bytes but decodes to %llu",
-                         declared, (unsigned long long)got);
+            return zfail("zstd: frame declares %llu bytes but decodes to %llu", declared,
+                         (unsigned long long)got);
         }
     }
     if (exact && got != bound) {
@@ -212,9 +206,8 @@ static size_t zstd_decompress(size_t cd_nelmts, const unsigned int cd_values[],
     return got;
 }
 
-static size_t zstd_filter(unsigned int flags, size_t cd_nelmts,
-                          const unsigned int cd_values[], size_t nbytes,
-                          size_t *buf_size, void **buf)
+static size_t zstd_filter(unsigned int flags, size_t cd_nelmts, const unsigned int cd_values[],
+                          size_t nbytes, size_t *buf_size, void **buf)
 {
     if (flags & H5Z_FLAG_REVERSE)
         return zstd_decompress(cd_nelmts, cd_values, nbytes, buf_size, buf);
@@ -227,8 +220,7 @@ static herr_t zstd_set_local(hid_t dcpl, hid_t type, hid_t space)
     unsigned int flags = 0;
     size_t n = 8;
     unsigned int cd[8] = {0};
-    if (H5Pget_filter_by_id2(dcpl, JL_ZSTD_FILTER_ID, &flags, &n, cd, 0, NULL,
-                             NULL) < 0)
+    if (H5Pget_filter_by_id2(dcpl, JL_ZSTD_FILTER_ID, &flags, &n, cd, 0, NULL, NULL) < 0)
         return -1;
     unsigned int level = n > 0 ? cd[0] : JL_ZSTD_DEFAULT_LEVEL;
     hsize_t chunk[H5S_MAX_RANK];

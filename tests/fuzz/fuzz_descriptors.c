@@ -21,8 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     jl_error *err = NULL;
     if (jl_descriptors_load_buffers(g, glen, m, mlen, &d, &err) == JL_OK) {
         static const char *const gpus[] = {"H100", "h100", "B200", "", NULL};
-        static const char *const models[] = {"Qwen/Qwen3-8B", "Qwen/Qwen3-8B-FP8", "qwen/qwen3-8b",
-                                             "-FP8", "", NULL};
+        static const char *const models[] = {
+            "Qwen/Qwen3-8B", "Qwen/Qwen3-8B-FP8", "qwen/qwen3-8b", "-FP8", "", NULL};
         jl_attrs a;
         jl_attrs_init(&a);
         for (int i = 0; gpus[i]; i++)

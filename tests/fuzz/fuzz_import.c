@@ -20,8 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     jl_import_result *res = NULL;
     jl_error_list errors = {0};
     jl_status st = jl_import_mlenergy_buffer(index, index_len, model, model_len,
-                                  "models/org__model__task.json", &opt, &res,
-                                  &errors);
+                                             "models/org__model__task.json", &opt, &res, &errors);
     fuzz_finish_import(st, res, &errors);
     return 0;
 }

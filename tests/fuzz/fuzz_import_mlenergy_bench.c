@@ -19,9 +19,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     jl_import_result *res = NULL;
     jl_error_list errors = {0};
-    jl_status st = jl_import_mlenergy_benchmark_buffer(a, alen, b == a ? NULL : b, b == a ? 0 : blen,
-                                      "run/llm/chat/o/m/H100/num_gpus+2+max_num_seqs+4",
-                                      NULL, &res, &errors);
+    jl_status st =
+        jl_import_mlenergy_benchmark_buffer(a, alen, b == a ? NULL : b, b == a ? 0 : blen,
+                                            "run/llm/chat/o/m/H100/num_gpus+2+max_num_seqs+4", NULL,
+                                            &res, &errors);
     fuzz_finish_import(st, res, &errors);
     return 0;
 }

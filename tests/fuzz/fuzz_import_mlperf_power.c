@@ -18,7 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     jl_import_result *res = NULL;
     jl_error_list errors = {0};
-    jl_status st = jl_import_mlperf_power_buffer(b, blen, a, alen, NULL,
+    jl_status st =
+        jl_import_mlperf_power_buffer(b, blen, a, alen, NULL,
                                       "r/SYS_H100-SXM-80GBx8/gptj-99/Offline/performance/run_1",
                                       NULL, &res, &errors);
     fuzz_finish_import(st, res, &errors);

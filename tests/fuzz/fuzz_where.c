@@ -37,7 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     a->precision = strdup("bfloat16");
     a->num_gpus = 1;
     a->max_batch_size = 64;
-    if (jl_attrs_add_extra(a, "tag", "a,b", 0) != JL_OK || jl_attrs_add_extra(a, "seq_len", "1024", 1) != JL_OK)
+    if (jl_attrs_add_extra(a, "tag", "a,b", 0) != JL_OK ||
+        jl_attrs_add_extra(a, "seq_len", "1024", 1) != JL_OK)
         abort();
     (void)jl_selector_match(sel, s);
     jl_summary_list l = {0};

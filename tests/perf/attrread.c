@@ -104,9 +104,8 @@ int main(int argc, char **argv)
     s.vstr_utf8 = H5Tcopy(s.vstr);
     H5Tset_cset(s.vstr_utf8, H5T_CSET_UTF8);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    hid_t f = fapl < 0 || jl__h5_small_cache(fapl) < 0
-                  ? -1
-                  : H5Fopen(argv[1], H5F_ACC_RDONLY, fapl);
+    hid_t f =
+        fapl < 0 || jl__h5_small_cache(fapl) < 0 ? -1 : H5Fopen(argv[1], H5F_ACC_RDONLY, fapl);
     hid_t runs = f < 0 ? -1 : H5Gopen2(f, "/runs", H5P_DEFAULT);
     if (runs < 0) {
         fprintf(stderr, "joules-perf-attrread: %s: cannot open /runs\n", argv[1]);

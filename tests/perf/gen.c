@@ -120,8 +120,7 @@ static void check(herr_t r, const char *what)
         die("HDF5 failed: %s", what);
 }
 
-static hid_t dcpl_for(const gen_opts *o, int rank, const hsize_t *dims,
-                      size_t tsize)
+static hid_t dcpl_for(const gen_opts *o, int rank, const hsize_t *dims, size_t tsize)
 {
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (o->codec == CODEC_NONE || dims[0] == 0)
@@ -136,19 +135,17 @@ static hid_t dcpl_for(const gen_opts *o, int rank, const hsize_t *dims,
     check(H5Pset_chunk(dcpl, rank, chunk), "set_chunk");
     check(H5Pset_shuffle(dcpl), "set_shuffle");
     if (o->codec == CODEC_GZIP) {
-        check(H5Pset_deflate(dcpl, (unsigned)(o->level < 0 ? 4 : o->level)),
-              "set_deflate");
+        check(H5Pset_deflate(dcpl, (unsigned)(o->level < 0 ? 4 : o->level)), "set_deflate");
     } else {
         unsigned cd = (unsigned)(o->level < 0 ? 3 : o->level);
-        check(H5Pset_filter(dcpl, ZSTD_ID, H5Z_FLAG_MANDATORY, 1, &cd),
-              "set_filter zstd");
+        check(H5Pset_filter(dcpl, ZSTD_ID, H5Z_FLAG_MANDATORY, 1, &cd), "set_filter zstd");
     }
     return dcpl;
 }
 
 /* Write a [n] or [n, g] dataset; memory and file type are the same. */
-static void write_ds(hid_t grp, const char *name, hid_t type, int rank,
-                     hsize_t n, hsize_t g, const void *data, const gen_opts *o)
+static void write_ds(hid_t grp, const char *name, hid_t type, int rank, hsize_t n, hsize_t g,
+                     const void *data, const gen_opts *o)
 {
     hsize_t dims[2] = {n, g};
     hid_t space = H5Screate_simple(rank, dims, NULL);
@@ -259,15 +256,14 @@ static void synth_run(hid_t runs, const char *name, const gen_opts *o, int run_i
     int *run_set = xmalloc(sizeof(int) * (size_t)B);
     for (int r = 0; r < R; r++) {
         in_tok[r] = (int32_t)clampd(512.0 * exp(0.6 * rng_norm()), 32, 2048);
-        out_tok[r] = (int32_t)clampd(o->mean_output * exp(0.6 * rng_norm()), 2,
-                                     8 * o->mean_output);
+        out_tok[r] = (int32_t)clampd(o->mean_output * exp(0.6 * rng_norm()), 2, 8 * o->mean_output);
         arrival[r] = 0.0;
         first[r] = finish[r] = NAN;
         produced[r] = 0;
     }
     /* about one request in 500 fails: it never gets a token */
-    gbuf e_time = {.sz = 8}, e_run = {.sz = 4}, e_wait = {.sz = 4},
-         e_tok = {.sz = 8}, e_pre = {.sz = 8}, e_kv = {.sz = 4};
+    gbuf e_time = {.sz = 8}, e_run = {.sz = 4}, e_wait = {.sz = 4}, e_tok = {.sz = 8},
+         e_pre = {.sz = 8}, e_kv = {.sz = 4};
     gbuf itl_s = {.sz = 4}, itl_r = {.sz = 4};
     double t = 0.0;
     int n_run = 0, next = 0, done = 0;
@@ -347,8 +343,8 @@ static void synth_run(hid_t runs, const char *name, const gen_opts *o, int run_i
     double *p_time = xmalloc(8 * np), *p_energy = xmalloc(8 * np * G);
     float *p_watts = xmalloc(4 * np * G), *p_avg = xmalloc(4 * np * G);
     double *g_time = xmalloc(8 * ng);
-    float *g_sm = xmalloc(4 * ng * G), *g_mem = xmalloc(4 * ng * G),
-          *g_clk = xmalloc(4 * ng * G), *g_temp = xmalloc(4 * ng * G);
+    float *g_sm = xmalloc(4 * ng * G), *g_mem = xmalloc(4 * ng * G), *g_clk = xmalloc(4 * ng * G),
+          *g_temp = xmalloc(4 * ng * G);
     int64_t *g_used = xmalloc(8 * ng * G);
     const double *et = e_time.p;
     const int32_t *er = e_run.p;
@@ -367,8 +363,8 @@ static void synth_run(hid_t runs, const char *name, const gen_opts *o, int run_i
                 p_avg[gi] = (float)w;
             } else {
                 double dt = ti - p_time[i - 1];
-                p_energy[i * G + gi] = p_energy[(i - 1) * G + gi] +
-                    0.5 * dt * (w + p_watts[(i - 1) * G + gi]);
+                p_energy[i * G + gi] =
+                    p_energy[(i - 1) * G + gi] + 0.5 * dt * (w + p_watts[(i - 1) * G + gi]);
                 p_avg[i * G + gi] = (float)(0.99 * p_avg[(i - 1) * G + gi] + 0.01 * w);
             }
         }
@@ -445,12 +441,32 @@ static void synth_run(hid_t runs, const char *name, const gen_opts *o, int run_i
     H5Gclose(g);
     H5Gclose(rg);
 
-    free(in_tok); free(out_tok); free(arrival); free(first); free(finish);
-    free(produced); free(last_t); free(run_set);
-    free(e_time.p); free(e_run.p); free(e_wait.p); free(e_tok.p); free(e_pre.p);
-    free(e_kv.p); free(itl_s.p); free(itl_r.p);
-    free(p_time); free(p_energy); free(p_watts); free(p_avg);
-    free(g_time); free(g_sm); free(g_mem); free(g_clk); free(g_temp); free(g_used);
+    free(in_tok);
+    free(out_tok);
+    free(arrival);
+    free(first);
+    free(finish);
+    free(produced);
+    free(last_t);
+    free(run_set);
+    free(e_time.p);
+    free(e_run.p);
+    free(e_wait.p);
+    free(e_tok.p);
+    free(e_pre.p);
+    free(e_kv.p);
+    free(itl_s.p);
+    free(itl_r.p);
+    free(p_time);
+    free(p_energy);
+    free(p_watts);
+    free(p_avg);
+    free(g_time);
+    free(g_sm);
+    free(g_mem);
+    free(g_clk);
+    free(g_temp);
+    free(g_used);
 }
 
 /* -------------------------------------------------------------------- tile */
@@ -518,8 +534,8 @@ static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void 
     src_attr *sa = &r->attrs[r->n_attrs];
     sa->name = strdup(name);
     sa->space = H5Aget_space(a);
-    sa->type = H5Tget_class(ft) == H5T_STRING ? H5Tcopy(ft)
-                                              : H5Tget_native_type(ft, H5T_DIR_ASCEND);
+    sa->type =
+        H5Tget_class(ft) == H5T_STRING ? H5Tcopy(ft) : H5Tget_native_type(ft, H5T_DIR_ASCEND);
     hssize_t n = H5Sget_simple_extent_npoints(sa->space);
     sa->data = xmalloc(H5Tget_size(sa->type) * (size_t)(n > 0 ? n : 1));
     check(H5Aread(a, sa->type, sa->data), name);
@@ -542,7 +558,8 @@ static void load_source_run(hid_t rg, src_run *r)
     r->ds = calloc(64, sizeof *r->ds);
     for (hsize_t i = 0; i < ng; i++) {
         char gname[256];
-        H5Lget_name_by_idx(rg, ".", H5_INDEX_NAME, H5_ITER_INC, i, gname, sizeof gname, H5P_DEFAULT);
+        H5Lget_name_by_idx(rg, ".", H5_INDEX_NAME, H5_ITER_INC, i, gname, sizeof gname,
+                           H5P_DEFAULT);
         hid_t g = H5Gopen2(rg, gname, H5P_DEFAULT);
         if (g < 0)
             continue;
@@ -552,7 +569,8 @@ static void load_source_run(hid_t rg, src_run *r)
         hsize_t nd = gj.nlinks;
         for (hsize_t j = 0; j < nd && r->n_ds < 64; j++) {
             char dname[256];
-            H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, j, dname, sizeof dname, H5P_DEFAULT);
+            H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, j, dname, sizeof dname,
+                               H5P_DEFAULT);
             hid_t d = H5Dopen2(g, dname, H5P_DEFAULT);
             if (d < 0)
                 continue;
@@ -624,7 +642,8 @@ static int is_llm_run(hid_t rg)
 static void usage(void)
 {
     fputs("usage: joules-perf-gen synth|tile [options] -o DIR [SOURCE.h5...]\n"
-          "(options: see the comment at the top of tests/perf/gen.c)\n", stderr);
+          "(options: see the comment at the top of tests/perf/gen.c)\n",
+          stderr);
     exit(2);
 }
 
@@ -633,32 +652,55 @@ int main(int argc, char **argv)
     if (argc < 2)
         usage();
     const char *mode = argv[1];
-    gen_opts o = {.out_dir = NULL, .prefix = "gen", .files = 1, .runs = 1,
-                  .level = -1, .gpus = 8, .requests = 1000, .max_batch = 256,
-                  .mean_output = 100.0, .chunk_bytes = 256 * 1024,
-                  .codec = CODEC_GZIP, .seed = 1};
+    gen_opts o = {.out_dir = NULL,
+                  .prefix = "gen",
+                  .files = 1,
+                  .runs = 1,
+                  .level = -1,
+                  .gpus = 8,
+                  .requests = 1000,
+                  .max_batch = 256,
+                  .mean_output = 100.0,
+                  .chunk_bytes = 256 * 1024,
+                  .codec = CODEC_GZIP,
+                  .seed = 1};
     const char **sources = xmalloc(sizeof(char *) * (size_t)argc);
     int n_sources = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT(s) (!strcmp(a, s) && v && (i++, 1))
-        if (OPT("-o")) o.out_dir = v;
-        else if (OPT("--prefix")) o.prefix = v;
-        else if (OPT("--files")) o.files = atoi(v);
-        else if (OPT("--runs")) o.runs = atoi(v);
-        else if (OPT("--level")) o.level = atoi(v);
-        else if (OPT("--gpus")) o.gpus = atoi(v);
-        else if (OPT("--requests")) o.requests = atoi(v);
-        else if (OPT("--max-batch")) o.max_batch = atoi(v);
-        else if (OPT("--mean-output")) o.mean_output = atof(v);
-        else if (OPT("--chunk-kib")) o.chunk_bytes = (size_t)atol(v) * 1024;
-        else if (OPT("--seed")) o.seed = strtoull(v, NULL, 10);
+        if (OPT("-o"))
+            o.out_dir = v;
+        else if (OPT("--prefix"))
+            o.prefix = v;
+        else if (OPT("--files"))
+            o.files = atoi(v);
+        else if (OPT("--runs"))
+            o.runs = atoi(v);
+        else if (OPT("--level"))
+            o.level = atoi(v);
+        else if (OPT("--gpus"))
+            o.gpus = atoi(v);
+        else if (OPT("--requests"))
+            o.requests = atoi(v);
+        else if (OPT("--max-batch"))
+            o.max_batch = atoi(v);
+        else if (OPT("--mean-output"))
+            o.mean_output = atof(v);
+        else if (OPT("--chunk-kib"))
+            o.chunk_bytes = (size_t)atol(v) * 1024;
+        else if (OPT("--seed"))
+            o.seed = strtoull(v, NULL, 10);
         else if (OPT("--codec")) {
-            if (!strcmp(v, "gzip")) o.codec = CODEC_GZIP;
-            else if (!strcmp(v, "zstd")) o.codec = CODEC_ZSTD;
-            else if (!strcmp(v, "none")) o.codec = CODEC_NONE;
-            else die("unknown codec '%s'", v);
+            if (!strcmp(v, "gzip"))
+                o.codec = CODEC_GZIP;
+            else if (!strcmp(v, "zstd"))
+                o.codec = CODEC_ZSTD;
+            else if (!strcmp(v, "none"))
+                o.codec = CODEC_NONE;
+            else
+                die("unknown codec '%s'", v);
         } else if (a[0] == '-') {
             die("unknown option '%s'", a);
         } else {
@@ -715,7 +757,8 @@ int main(int argc, char **argv)
             src = realloc(src, sizeof *src * (n_src + n));
             for (hsize_t i = 0; i < n; i++) {
                 char name[256];
-                H5Lget_name_by_idx(runs, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
+                H5Lget_name_by_idx(runs, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name,
+                                   H5P_DEFAULT);
                 hid_t rg = H5Gopen2(runs, name, H5P_DEFAULT);
                 if (is_llm_run(rg)) {
                     memset(&src[n_src], 0, sizeof src[n_src]);

@@ -31,7 +31,6 @@
 #include <ftw.h>
 #include <hdf5.h>
 #include <libdeflate.h>
-#include <zstd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +38,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "joules/trace.h"
 #include "trace/trace_internal.h"
@@ -49,14 +49,26 @@
  * utilisation. Not needed: power/watts_avg, gpu/mem_util, mem_used_bytes,
  * temp_c, engine/waiting, requests/input_tokens. */
 static const char *const needed[] = {
-    "power/time", "power/watts", "power/energy_j",
-    "gpu/time", "gpu/sm_util", "gpu/sm_clock_mhz",
-    "engine/time", "engine/running", "engine/tokens_generated",
-    "engine/prefill_tokens", "engine/kv_cache_usage",
-    "requests/arrival", "requests/first_token", "requests/finish",
+    "power/time",
+    "power/watts",
+    "power/energy_j",
+    "gpu/time",
+    "gpu/sm_util",
+    "gpu/sm_clock_mhz",
+    "engine/time",
+    "engine/running",
+    "engine/tokens_generated",
+    "engine/prefill_tokens",
+    "engine/kv_cache_usage",
+    "requests/arrival",
+    "requests/first_token",
+    "requests/finish",
     "requests/output_tokens",
-    "itl/seconds", "itl/request",
-    "batches/start", "batches/end", "batches/size",
+    "itl/seconds",
+    "itl/request",
+    "batches/start",
+    "batches/end",
+    "batches/size",
     NULL,
 };
 
@@ -158,9 +170,10 @@ static int decode_chunks(hid_t d, hid_t ft, hid_t sp)
         if (H5Dget_chunk_storage_size(d, off, &stored) < 0 || stored == 0 || stored > ccap ||
             H5Dread_chunk(d, H5P_DEFAULT, off, &mask, cbuf) < 0)
             goto end;
-        if (codec == 1 ? libdeflate_zlib_decompress(dec, cbuf, (size_t)stored, dbuf, cbytes,
-                                                    NULL) != LIBDEFLATE_SUCCESS
-                       : ZSTD_isError(ZSTD_decompressDCtx(zctx, dbuf, cbytes, cbuf, (size_t)stored)))
+        if (codec == 1
+                ? libdeflate_zlib_decompress(dec, cbuf, (size_t)stored, dbuf, cbytes, NULL) !=
+                      LIBDEFLATE_SUCCESS
+                : ZSTD_isError(ZSTD_decompressDCtx(zctx, dbuf, cbytes, cbuf, (size_t)stored)))
             goto end;
     }
     ok = 1;
@@ -188,7 +201,7 @@ static int read_dataset(hid_t loc, const char *path, stats *st)
         st->datasets++;
         st->bytes += bytes;
     } else if (bytes && (!buf || (!direct_read(d, ft, mt, sp) &&
-                           H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))) {
+                                  H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))) {
         fprintf(stderr, "joules-perf-rawread: cannot read %s\n", path);
         rc = -1;
     } else {
@@ -252,8 +265,8 @@ static int read_file(const char *path, stats *st)
     }
     for (hsize_t i = 0; i < gi.nlinks; i++) {
         char name[512];
-        if (H5Lget_name_by_idx(runs, ".", H5_INDEX_NAME, H5_ITER_INC, i, name,
-                               sizeof name, H5P_DEFAULT) < 0)
+        if (H5Lget_name_by_idx(runs, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name,
+                               H5P_DEFAULT) < 0)
             continue;
         hid_t rg = H5Gopen2(runs, name, H5P_DEFAULT);
         if (rg < 0)
@@ -295,12 +308,15 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--workers") && i + 1 < argc)
             workers = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: joules-perf-rawread [--all] [--hdf5] [--decode] [--workers N] PATH...\n");
+            fprintf(
+                stderr,
+                "usage: joules-perf-rawread [--all] [--hdf5] [--decode] [--workers N] PATH...\n");
             return 2;
         }
     }
     if (i >= argc || workers < 1) {
-        fprintf(stderr, "usage: joules-perf-rawread [--all] [--hdf5] [--decode] [--workers N] PATH...\n");
+        fprintf(stderr,
+                "usage: joules-perf-rawread [--all] [--hdf5] [--decode] [--workers N] PATH...\n");
         return 2;
     }
     for (; i < argc; i++) {

@@ -17,8 +17,8 @@ static char *fx_dup(const char *s)
 }
 
 /* One LLM run: latency = median ITL (s), energy = J/token. */
-static jl_summary *fx_run(jl_summary_list *l, const char *model, const char *gpu, long n,
-                          long bs, double itl, double ept)
+static jl_summary *fx_run(jl_summary_list *l, const char *model, const char *gpu, long n, long bs,
+                          double itl, double ept)
 {
     jl_summary *s = jl_summary_new();
     char name[128];

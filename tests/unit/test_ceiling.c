@@ -237,8 +237,8 @@ TEST(sliding_window_kv)
         "\"weight_bytes_per_param\":2,\"attention_layers\":4,\"sliding_window_layers\":9,"
         "\"sliding_window\":100,\"kv_bytes_per_token\":4000}}}";
     jl_descriptors *d = NULL;
-    CHECK(jl_descriptors_load_buffers(gpus, sizeof gpus - 1, models, sizeof models - 1, &d,
-                                      NULL) == JL_OK);
+    CHECK(jl_descriptors_load_buffers(gpus, sizeof gpus - 1, models, sizeof models - 1, &d, NULL) ==
+          JL_OK);
     if (!d)
         return;
     jl_summary_list l = {0};
@@ -332,8 +332,8 @@ TEST(paper_memory_ceilings)
      * tokens) max batch 128, Text Conversation (lm-arena-chat, 627 tokens)
      * 512. At cap 128 gpqa achieved 110.9: memory-bound. */
     jl_summary *ps = llm(&l, "Qwen/Qwen3-32B", "gpqa", "B200", 1, "bfloat16", 128, 110.9, 7035);
-    jl_summary *tc = llm(&l, "Qwen/Qwen3-32B", "lm-arena-chat", "B200", 1, "bfloat16", 512,
-                         455.7, 627);
+    jl_summary *tc =
+        llm(&l, "Qwen/Qwen3-32B", "lm-arena-chat", "B200", 1, "bfloat16", 512, 455.7, 627);
     CHECK(jl_memory_ceiling_run(ps, d, NULL, 0, &m1) == JL_OK);
     CHECK(jl_memory_ceiling_run(tc, d, NULL, 0, &m2) == JL_OK);
     fprintf(stderr, "Qwen3-32B 1xB200: gpqa %.0f, lm-arena-chat %.0f\n", m1.value, m2.value);

@@ -36,7 +36,8 @@ TEST(all_pass_on_a_good_run)
     CHECK_EQ_INT(jl_check_run(s, &rs, NULL, res), JL_OK);
     for (int r = 0; r < JL_RULE_COUNT; r++)
         CHECK_EQ_INT(res[r].level, r == JL_RULE_PUBLISHED_AGREES ? JL_CHECK_SKIP : JL_CHECK_PASS);
-    CHECK_CONTAINS(res[JL_RULE_PUBLISHED_AGREES].message, "no published figures beside time series");
+    CHECK_CONTAINS(res[JL_RULE_PUBLISHED_AGREES].message,
+                   "no published figures beside time series");
     CHECK_NEAR(res[JL_RULE_BATCH_SATURATION].value, 60.0 / 64, 1e-12, 0);
     CHECK_NEAR(res[JL_RULE_POWER_BELOW_TDP].value, 500.0 / 700, 1e-12, 0);
     jl_check_results_clear(res);
@@ -48,10 +49,10 @@ TEST(warn_fail_and_skip)
     jl_ruleset rs;
     jl_ruleset_default(&rs);
     jl_summary *s = loaded_run();
-    s->fig[JL_FIG_AVG_BATCH_SIZE] = 20;                 /* 0.31 < fail 0.5 */
-    s->fig[JL_FIG_ENERGY_SOURCE_DISAGREEMENT] = 0.08;   /* warn */
-    s->fig[JL_FIG_AVG_SM_CLOCK_MHZ] = NAN;              /* skip: no gpu/ */
-    s->fig[JL_FIG_STEADY_DURATION_S] = 3;               /* warn (< 5 s) */
+    s->fig[JL_FIG_AVG_BATCH_SIZE] = 20;               /* 0.31 < fail 0.5 */
+    s->fig[JL_FIG_ENERGY_SOURCE_DISAGREEMENT] = 0.08; /* warn */
+    s->fig[JL_FIG_AVG_SM_CLOCK_MHZ] = NAN;            /* skip: no gpu/ */
+    s->fig[JL_FIG_STEADY_DURATION_S] = 3;             /* warn (< 5 s) */
     jl_check_result res[JL_RULE_COUNT];
     CHECK_EQ_INT(jl_check_run(s, &rs, NULL, res), JL_OK);
     CHECK_EQ_INT(res[JL_RULE_BATCH_SATURATION].level, JL_CHECK_FAIL);
@@ -86,7 +87,9 @@ TEST(tuning)
     char path[] = "/tmp/joules-rules-XXXXXX";
     int fd = mkstemp(path);
     FILE *f = fdopen(fd, "w");
-    fputs("{\"version\": \"joules.rules/1\", \"rules\": {\"steady_duration\": {\"warn\": 20, \"fail\": 4}}}", f);
+    fputs(
+        "{\"version\": \"joules.rules/1\", \"rules\": {\"steady_duration\": {\"warn\": 20, \"fail\": 4}}}",
+        f);
     fclose(f);
     CHECK_EQ_INT(jl_ruleset_load_json(&rs, path, &err), JL_OK);
     CHECK_NEAR(rs.rules[JL_RULE_STEADY_DURATION].warn, 20, 0, 0);

@@ -78,7 +78,7 @@ TEST(pick_infeasible)
     jl_pick p;
     CHECK(jl_pick_runs(&l, idx, 2, s, NULL, &p, NULL) == JL_OK);
     CHECK_EQ_INT(p.status, JL_PICK_INFEASIBLE);
-    CHECK_EQ_INT(p.choice, 0);            /* closest: 30 ms misses by 50% */
+    CHECK_EQ_INT(p.choice, 0); /* closest: 30 ms misses by 50% */
     CHECK_NEAR(p.worst_miss, 0.5, 1e-9, 0);
     jl_pick_clear(&p);
     /* two conditions: 0 misses ITL by 50% and energy by 100%; 1 misses ITL by 300% */
@@ -166,8 +166,8 @@ TEST(compare_precision)
     jl_summary *a = fx_run(&l, "Org/M", "H100", 8, 16, 0.020, 0.50);
     jl_summary *b = fx_run(&l, "Org/M-FP8", "H100", 8, 16, 0.021, 0.60); /* +20% E, +5% L */
     fx_run(&l, "Org/M", "H100", 8, 8, 0.010, 1.0);
-    jl_summary *d = fx_run(&l, "Org/M-FP8", "H100", 8, 8, 0.012, 1.3);  /* bs 8: outside (8,16] */
-    jl_summary *e = fx_run(&l, "Org/M-FP8", "H100", 8, 64, 0.05, 0.3);  /* no twin */
+    jl_summary *d = fx_run(&l, "Org/M-FP8", "H100", 8, 8, 0.012, 1.3); /* bs 8: outside (8,16] */
+    jl_summary *e = fx_run(&l, "Org/M-FP8", "H100", 8, 64, 0.05, 0.3); /* no twin */
     free(b->attrs.precision);
     b->attrs.precision = strdup("fp8");
     free(d->attrs.precision);

@@ -17,7 +17,9 @@ TEST(error_format_names_everything)
     jl_error *e = jl_error_new(JL_EINVALID, "traces/x.h5", "b0064", "/runs/b0064/power/time", 101,
                                "not non-decreasing at row %d (%.1f after %.1f)", 101, 12.4, 12.5);
     char *s = jl_error_format(e);
-    CHECK_STR(s, "traces/x.h5: run b0064: /runs/b0064/power/time: not non-decreasing at row 101 (12.4 after 12.5)");
+    CHECK_STR(
+        s,
+        "traces/x.h5: run b0064: /runs/b0064/power/time: not non-decreasing at row 101 (12.4 after 12.5)");
     free(s);
     jl_error_free(e);
     jl_error *err = NULL;
@@ -121,9 +123,12 @@ TEST(selector_ranges_case_and_unmatched)
     jl_selector_free(r);
     /* malformed */
     r = jl_selector_new();
-    const char *bad[][2] = {{"num_gpus>=x", "takes one number"}, {"num_gpus>=1,2", "takes one number"},
-                            {"num_gpus>=", "no value after '>='"}, {"model!x", "'!' must be"},
-                            {"a<=1<=2", "takes one number"}, {"a=1=2", "one operator"},
+    const char *bad[][2] = {{"num_gpus>=x", "takes one number"},
+                            {"num_gpus>=1,2", "takes one number"},
+                            {"num_gpus>=", "no value after '>='"},
+                            {"model!x", "'!' must be"},
+                            {"a<=1<=2", "takes one number"},
+                            {"a=1=2", "one operator"},
                             {"<=3", "expected KEY"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_EQ_INT(jl_selector_add(r, 0, bad[i][0], &err), JL_EUSAGE);
@@ -144,9 +149,11 @@ TEST(selector_ranges_case_and_unmatched)
     CHECK_EQ_INT(jl_selector_add(r, 0, "num_gpus<=8", &err), JL_OK);
     char *rep = NULL;
     CHECK_EQ_INT(jl_selector_unmatched(r, &l, &rep), JL_OK);
-    CHECK_STR(rep, "--where 'gpu_model=h100,A100': no run has gpu_model A100 (values present: B200, H100, H200)\n"
-                   "--where 'max_batch_size>=1024': no run has max_batch_size>=1024 (values present: 8, 64, 256)\n"
-                   "--exclude 'foo=1': no run has the attribute 'foo'");
+    CHECK_STR(
+        rep,
+        "--where 'gpu_model=h100,A100': no run has gpu_model A100 (values present: B200, H100, H200)\n"
+        "--where 'max_batch_size>=1024': no run has max_batch_size>=1024 (values present: 8, 64, 256)\n"
+        "--exclude 'foo=1': no run has the attribute 'foo'");
     free(rep);
     jl_selector_free(r);
     r = jl_selector_new();
@@ -171,12 +178,12 @@ TEST(names_mlenergy)
     CHECK_EQ_INT(jl_names_parse("mlenergy"), JL_NAMES_MLENERGY);
     CHECK_EQ_INT(jl_names_parse("joules"), JL_NAMES_JOULES);
     CHECK_EQ_INT(jl_names_parse("MLEnergy"), -1);
-    json_t *doc = json_pack("{s:[{s:s,s:i,s:f,s:f,s:s,s:{s:s,s:s},s:n},{s:s,s:i,s:f}]}", "runs",
-                            "workload", "llm", "max_batch_size", 64, "median_itl_s", 0.0125,
-                            "total_params", 8e9, "energy_figure", "energy_per_token_j",
-                            "extra_attributes", "nickname", "Qwen 3 8B", "model", "clash",
-                            "p90_itl_s", "workload", "diffusion", "max_batch_size", 4,
-                            "energy_per_item_j", 950.5);
+    json_t *doc =
+        json_pack("{s:[{s:s,s:i,s:f,s:f,s:s,s:{s:s,s:s},s:n},{s:s,s:i,s:f}]}", "runs", "workload",
+                  "llm", "max_batch_size", 64, "median_itl_s", 0.0125, "total_params", 8e9,
+                  "energy_figure", "energy_per_token_j", "extra_attributes", "nickname",
+                  "Qwen 3 8B", "model", "clash", "p90_itl_s", "workload", "diffusion",
+                  "max_batch_size", 4, "energy_per_item_j", 950.5);
     jl_json_rename_mlenergy(doc);
     json_t *a = json_array_get(json_object_get(doc, "runs"), 0);
     json_t *b = json_array_get(json_object_get(doc, "runs"), 1);
@@ -307,7 +314,8 @@ TEST(descriptors_load_and_lookup)
     CHECK_NEAR(jl_run_gpu_tdp_w(&a, d), 600, 0, 0);
     jl_attrs_clear(&a);
     jl_descriptors_free(d);
-    CHECK_EQ_INT(jl_descriptors_load("/nonexistent", &d, &err), JL_OK); /* falls back to the source tree */
+    CHECK_EQ_INT(jl_descriptors_load("/nonexistent", &d, &err),
+                 JL_OK); /* falls back to the source tree */
     jl_descriptors_free(d);
 }
 

@@ -94,8 +94,9 @@ TEST(bundled_8b_h100)
     CHECK(doc != NULL);
     CHECK_STR(json_string_value(json_object_get(doc, "schema")), "joules.diagnose/1");
     json_t *r0 = json_array_get(json_object_get(doc, "runs"), 0);
-    const char *keys[] = {"utilisation", "static_energy_share", "static_wasted_j", "batch_limit",
-                          "batch_ceiling", "findings", "memory_ceiling", "utilisation_source"};
+    const char *keys[] = {"utilisation",    "static_energy_share", "static_wasted_j",
+                          "batch_limit",    "batch_ceiling",       "findings",
+                          "memory_ceiling", "utilisation_source"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         CHECK(json_object_get(r0, keys[k]) != NULL);
     json_decref(doc);

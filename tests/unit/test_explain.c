@@ -8,8 +8,8 @@
 #include "joules/explain.h"
 
 /* A run with e = P/T exactly (P all GPUs, T tokens/s, b avg batch). */
-static jl_summary *mk(jl_summary_list *l, const char *gpu, long n, long cap, double b,
-                      double P, double T, double idle)
+static jl_summary *mk(jl_summary_list *l, const char *gpu, long n, long cap, double b, double P,
+                      double T, double idle)
 {
     jl_summary *s = fx_run(l, "m", gpu, n, cap, 0.01, P / T);
     s->fig[JL_FIG_AVG_POWER_W] = P;

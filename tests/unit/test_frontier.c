@@ -62,10 +62,10 @@ TEST(dominated_points)
 TEST(ties_and_near_duplicates)
 {
     jl_summary_list l = {0};
-    fx_run(&l, "m", "H100", 2, 16, 0.020, 0.5);          /* 0 */
-    fx_run(&l, "m", "B200", 1, 16, 0.020, 0.5);          /* 1: exact tie with 0 */
+    fx_run(&l, "m", "H100", 2, 16, 0.020, 0.5);               /* 0 */
+    fx_run(&l, "m", "B200", 1, 16, 0.020, 0.5);               /* 1: exact tie with 0 */
     fx_run(&l, "m", "H100", 1, 16, 0.020 * (1 + 1e-12), 0.5); /* 2: float noise */
-    fx_run(&l, "m", "H100", 1, 32, 0.0202, 0.499);       /* 3: within 2% of 0 */
+    fx_run(&l, "m", "H100", 1, 32, 0.0202, 0.499);            /* 3: within 2% of 0 */
     jl_frontier_set *fs = compute(&l, -1);
     const jl_frontier *f = &fs->frontiers[0];
     /* default tolerance 1e-9: 0, 1, 2 equivalent; B200 sorts first in the config order */

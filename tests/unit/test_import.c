@@ -78,8 +78,8 @@ TEST(llm_mapping)
 {
     jl_import_result *r = NULL;
     jl_error_list errs = {0};
-    jl_status st = jl_import_mlenergy_buffer(INDEX, strlen(INDEX), LLM, strlen(LLM), "m.json",
-                                             NULL, &r, &errs);
+    jl_status st = jl_import_mlenergy_buffer(INDEX, strlen(INDEX), LLM, strlen(LLM), "m.json", NULL,
+                                             &r, &errs);
     CHECK(st == JL_OK);
     CHECK_EQ_INT(errs.count, 0);
     for (size_t i = 0; i < errs.count; i++)
@@ -227,8 +227,7 @@ static void expect_error(const char *doc, const char *field, const char *needle)
     jl_import_options_default(&opt);
     opt.max_series = 4;
     opt.max_configs = 3;
-    jl_import_mlenergy_buffer(INDEX, strlen(INDEX), doc, strlen(doc), "bad.json", &opt, &r,
-                              &errs);
+    jl_import_mlenergy_buffer(INDEX, strlen(INDEX), doc, strlen(doc), "bad.json", &opt, &r, &errs);
     CHECK(errs.count >= 1);
     int found = 0;
     for (size_t i = 0; i < errs.count; i++) {
@@ -266,19 +265,20 @@ TEST(malformed_input)
     expect_error(CFG_HEAD "7]}", "configurations[0]", "expected an object");
     expect_error(CFG_HEAD "{},{},{},{}]}", "configurations", "more than the limit");
     expect_error(CFG_HEAD "{" GOOD ", \"num_gpus\": 1, \"timelines\": {\"power_instant\": "
-                 "{\"timestamps\": [0,1,2,3,4,5], \"values\": [1,1,1,1,1,1]}}}]}",
+                          "{\"timestamps\": [0,1,2,3,4,5], \"values\": [1,1,1,1,1,1]}}}]}",
                  "configurations[0].power_instant", "more than the limit");
     expect_error(CFG_HEAD "{" GOOD ", \"num_gpus\": 1, \"timelines\": {\"power_instant\": "
-                 "{\"timestamps\": [0,2,1], \"values\": [1,1,1]}}}]}",
+                          "{\"timestamps\": [0,2,1], \"values\": [1,1,1]}}}]}",
                  "configurations[0].power_instant", "non-decreasing");
     expect_error(CFG_HEAD "{" GOOD ", \"num_gpus\": 1, \"timelines\": {\"batch_size\": "
-                 "{\"timestamps\": [0,1], \"values\": [1]}}}]}",
+                          "{\"timestamps\": [0,1], \"values\": [1]}}}]}",
                  "configurations[0].batch_size", "2 timestamps but 1 values");
-    expect_error("{\"model_id\": \"a\", \"model_id\": \"b\", \"configurations\": []}",
-                 "model_id", "line 1: key \"model_id\" given again with a different value");
+    expect_error("{\"model_id\": \"a\", \"model_id\": \"b\", \"configurations\": []}", "model_id",
+                 "line 1: key \"model_id\" given again with a different value");
     expect_error(CFG_HEAD "{" GOOD ", \"num_gpus\": 1},\n{" GOOD ",\n \"num_gpus\": 1,\n"
-                 " \"num_gpus\": 2}]}",
-                 "configurations[1].num_gpus", "line 4: key \"num_gpus\" given again with a "
+                          " \"num_gpus\": 2}]}",
+                 "configurations[1].num_gpus",
+                 "line 4: key \"num_gpus\" given again with a "
                  "different value (2; at line 3 it was 1)");
     /* an escaped key is the same key to jansson: caught too */
     expect_error(CFG_HEAD "{" GOOD ", \"num_gpus\": 1, \"fps\": 1, \"\\u0066ps\": 2}]}",
@@ -289,8 +289,8 @@ TEST(malformed_input)
  * configuration imports; the scan finds them at any depth with lines. */
 TEST(duplicate_keys)
 {
-    const char *doc =
-        CFG_HEAD "{" GOOD ", \"num_gpus\": 1, \"weight_precision\": \"bfloat16\",\n"
+    const char *doc = CFG_HEAD
+        "{" GOOD ", \"num_gpus\": 1, \"weight_precision\": \"bfloat16\",\n"
         "  \"weight_precision\": \"bfloat16\"},\n"
         "{" GOOD ", \"num_gpus\": 2, \"weight_precision\": \"bfloat16\",\n"
         "  \"weight_precision\": \"bfloat16\", \"parallelization\": {\"tensor_parallel\": 2,\n"
@@ -608,8 +608,10 @@ TEST(paper_examples)
         return;
     double eh, eb;
     /* §4.3: Qwen 3 30B A3B Thinking at 50 ms: 2xH100 bs128 53% less than 1xB200 bs64 */
-    long h = pick_in("Qwen/Qwen3-30B-A3B-Thinking-2507", "gpqa", "H100", -1, "median_itl<=50ms", &eh);
-    long b = pick_in("Qwen/Qwen3-30B-A3B-Thinking-2507", "gpqa", "B200", -1, "median_itl<=50ms", &eb);
+    long h =
+        pick_in("Qwen/Qwen3-30B-A3B-Thinking-2507", "gpqa", "H100", -1, "median_itl<=50ms", &eh);
+    long b =
+        pick_in("Qwen/Qwen3-30B-A3B-Thinking-2507", "gpqa", "B200", -1, "median_itl<=50ms", &eb);
     CHECK(h >= 0 && b >= 0);
     if (h >= 0 && b >= 0) {
         CHECK_EQ_INT(runs.items[h]->attrs.num_gpus, 2);

@@ -19,8 +19,9 @@
 
 TEST(stream_parser)
 {
-    const char *doc = "{\"a\": [1, -2.5e1, true, false, null], \"s\": \"x\\u00e9\\ud83d\\ude00\\n\","
-                      " \"skip\": {\"deep\": [\"long \\\" text\", {}]}, \"e\": []}";
+    const char *doc =
+        "{\"a\": [1, -2.5e1, true, false, null], \"s\": \"x\\u00e9\\ud83d\\ude00\\n\","
+        " \"skip\": {\"deep\": [\"long \\\" text\", {}]}, \"e\": []}";
     js p;
     jl__jstream_init_mem(&p, doc, strlen(doc), 1024);
     CHECK_EQ_INT(jl__jstream_next(&p), JS_OBJ_START);
@@ -48,8 +49,19 @@ TEST(stream_parser)
     CHECK_EQ_INT(jl__jstream_next(&p), JS_EOF);
     jl__jstream_free(&p);
     /* malformed: each is an error, never a crash */
-    const char *bad[] = {"{\"a\": 01}", "{\"a\" 1}", "[1,]", "{\"a\": 1,}", "[1 2]", "\"\\x\"",
-                         "\"\\ud800\"", "{\"a\": tru}", "[", "{\"a\": \"cut", "1 2", "}", ""};
+    const char *bad[] = {"{\"a\": 01}",
+                         "{\"a\" 1}",
+                         "[1,]",
+                         "{\"a\": 1,}",
+                         "[1 2]",
+                         "\"\\x\"",
+                         "\"\\ud800\"",
+                         "{\"a\": tru}",
+                         "[",
+                         "{\"a\": \"cut",
+                         "1 2",
+                         "}",
+                         ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         jl__jstream_init_mem(&p, bad[i], strlen(bad[i]), 1024);
         int depth = 0, err = 0;
@@ -146,7 +158,7 @@ static double fig(const jl_run *run, jl_figure f)
     double v = NAN;
     if (jl_summarize(run, NULL, &s, &e) == JL_OK)
         v = s->published && !isnan(s->published->recomputed[f]) ? s->published->recomputed[f]
-                                                                  : s->fig[f];
+                                                                : s->fig[f];
     jl_summary_free(s);
     jl_error_free(e);
     return v;
@@ -261,7 +273,8 @@ static void expect_error(const char *results, const char *field, const char *msg
     jl_error_list_clear(&errs);
 }
 
-#define TL(p) "\"timeline\": {\"benchmark_start_time\": 10, \"benchmark_end_time\": 20, \"power\": " p "}"
+#define TL(p) \
+    "\"timeline\": {\"benchmark_start_time\": 10, \"benchmark_end_time\": 20, \"power\": " p "}"
 
 TEST(bad_input)
 {
@@ -351,13 +364,30 @@ static void check_numbers(const char *doc, size_t len, char **texts, size_t n, i
 
 TEST(numbers_match_strtod)
 {
-    static const char *const edge[] = {
-        "0", "-0", "1", "0.1", "0.30000000000000004", "9007199254740992", "9007199254740993",
-        "9007199254740991.5", "1e22", "1e23", "1.5e-22", "123456789012345678901234",
-        "0.000000000000000000001", "4.9406564584124654e-324", "2.2250738585072014e-308",
-        "1.7976931348623157e308", "12345678", "123456789", "1234567890123456789",
-        "12345678901234567890", "0.12345678901234567890", "99999999.99999999", "-1.25E+3",
-        "3.14159265358979323846264338327950288"};
+    static const char *const edge[] = {"0",
+                                       "-0",
+                                       "1",
+                                       "0.1",
+                                       "0.30000000000000004",
+                                       "9007199254740992",
+                                       "9007199254740993",
+                                       "9007199254740991.5",
+                                       "1e22",
+                                       "1e23",
+                                       "1.5e-22",
+                                       "123456789012345678901234",
+                                       "0.000000000000000000001",
+                                       "4.9406564584124654e-324",
+                                       "2.2250738585072014e-308",
+                                       "1.7976931348623157e308",
+                                       "12345678",
+                                       "123456789",
+                                       "1234567890123456789",
+                                       "12345678901234567890",
+                                       "0.12345678901234567890",
+                                       "99999999.99999999",
+                                       "-1.25E+3",
+                                       "3.14159265358979323846264338327950288"};
     const size_t n_edge = sizeof edge / sizeof edge[0], n = n_edge + 200000;
     char **texts = calloc(n, sizeof *texts);
     size_t cap = n * 48 + 16, len = 0;
@@ -417,8 +447,9 @@ TEST(pair_paths)
                  "timeline.power.device_instant.0[1]", "not finite");
     expect_error("{" TL("{\"device_instant\": {\"0\": [[12, 1]], \"1\": [[12, 1], [1") "}",
                  "timeline.power.device_instant.1[1]", "");
-    expect_error("{" TL("{\"device_instant\": {\"0\": [[12, 1], [13, 2]]}}") ", \"num_gpus\": \"two\"}",
-                 "num_gpus", "expected a number");
+    expect_error(
+        "{" TL("{\"device_instant\": {\"0\": [[12, 1], [13, 2]]}}") ", \"num_gpus\": \"two\"}",
+        "num_gpus", "expected a number");
 }
 
 int main(void)

@@ -64,7 +64,8 @@ TEST(llm_config)
     CHECK_EQ_INT(run->attrs.num_gpus, 2); /* TP 2 x PP 1 */
     CHECK_EQ_INT(run->attrs.tensor_parallel, 2);
     CHECK_EQ_INT(run->attrs.max_batch_size, 64); /* bs64 in the file name */
-    CHECK_STR(sx(run, "source"), "ML.ENERGY Leaderboard v2 data (github.com/ml-energy/leaderboard-v2, data/)");
+    CHECK_STR(sx(run, "source"),
+              "ML.ENERGY Leaderboard v2 data (github.com/ml-energy/leaderboard-v2, data/)");
     CHECK_NEAR(run->summary.energy_per_request_j, 120.0, 0, 0);
     /* 120 J / 240 tokens = 0.5 J/token; x 900 tok/s = 450 W */
     CHECK_NEAR(run->summary.energy_per_token_j, 0.5, 1e-15, 0);
@@ -130,7 +131,7 @@ TEST(v1_csv_rows)
     CHECK_NEAR(a->summary.energy_per_token_j, 8.0, 1e-15, 0); /* 2000 J / 250 tokens */
     CHECK_NEAR(a->summary.output_throughput_tok_s, 25, 0, 0);
     CHECK_NEAR(atof(sx(a, "avg_latency_s")), 10, 0, 0);
-    CHECK(isnan(a->summary.avg_power_w)); /* not derived for v1 */
+    CHECK(isnan(a->summary.avg_power_w));   /* not derived for v1 */
     CHECK_STR(b->attrs.model, "org/b,13b"); /* quoted field */
     CHECK_NEAR(b->summary.energy_per_token_j, 5.0, 1e-15, 0);
     jl_import_result_free(r);
@@ -165,8 +166,9 @@ static void expect_error(const char *text, const char *path, const char *field, 
 
 TEST(bad_input)
 {
-    expect_error("{\"Model\": \"m\", \"GPU\": \"NVIDIA A100-SXM4-40GB\", \"Energy/req (J)\": \"x\"}",
-                 LLM_PATH, "Energy/req (J)", -1, "expected a finite number >= 0");
+    expect_error(
+        "{\"Model\": \"m\", \"GPU\": \"NVIDIA A100-SXM4-40GB\", \"Energy/req (J)\": \"x\"}",
+        LLM_PATH, "Energy/req (J)", -1, "expected a finite number >= 0");
     expect_error("{\"Model\": \"m\", \"GPU\": \"g\", \"TP\": 1.5, \"Energy/req (J)\": 1}", LLM_PATH,
                  "TP", -1, "whole number");
     expect_error("{\"GPU\": \"g\", \"Energy/req (J)\": 1}", LLM_PATH, "Model", -1,

@@ -25,15 +25,14 @@ static const char *DETAIL =
 
 /* Inside (01.5, 05.5) and > 0: 300 W at 02, 500 at 04, 600 at 05; 03 is a
  * failed reading (-1); 01.000 and 05.500 are not strictly inside. */
-static const char *SPL =
-    "Time,01-02-2024 10:00:00.000,Watts,100.0,Volts,230,Amps,0.5,PF,0.9" MARK
-    "Time,01-02-2024 10:00:01.000,Watts,200.0,Volts,230,Amps,0.9,PF,0.9" MARK
-    "Time,01-02-2024 10:00:02.000,Watts,300.0,Volts,230,Amps,1.3,PF,0.9" MARK
-    "Time,01-02-2024 10:00:03.000,Watts,-1.0,Volts,230,Amps,-1,PF,-1" MARK
-    "Time,01-02-2024 10:00:04.000,Watts,500.0,Volts,232,Amps,2.2,PF,0.95" MARK
-    "Time,01-02-2024 10:00:05.000,Watts,600.0,Volts,234,Amps,2.6,PF,0.97" MARK
-    "Time,01-02-2024 10:00:05.500,Watts,700.0,Volts,230,Amps,3.0,PF,0.9" MARK
-    "Time,01-02-2024 10:00:06.000,Watts,800.0,Volts,230,Amps,3.5,PF,0.9" MARK;
+static const char *SPL = "Time,01-02-2024 10:00:00.000,Watts,100.0,Volts,230,Amps,0.5,PF,0.9" MARK
+                         "Time,01-02-2024 10:00:01.000,Watts,200.0,Volts,230,Amps,0.9,PF,0.9" MARK
+                         "Time,01-02-2024 10:00:02.000,Watts,300.0,Volts,230,Amps,1.3,PF,0.9" MARK
+                         "Time,01-02-2024 10:00:03.000,Watts,-1.0,Volts,230,Amps,-1,PF,-1" MARK
+                         "Time,01-02-2024 10:00:04.000,Watts,500.0,Volts,232,Amps,2.2,PF,0.95" MARK
+                         "Time,01-02-2024 10:00:05.000,Watts,600.0,Volts,234,Amps,2.6,PF,0.97" MARK
+                         "Time,01-02-2024 10:00:05.500,Watts,700.0,Volts,230,Amps,3.0,PF,0.9" MARK
+                         "Time,01-02-2024 10:00:06.000,Watts,800.0,Volts,230,Amps,3.5,PF,0.9" MARK;
 
 static const char *sx(const jl_run *r, const char *k)
 {
@@ -54,8 +53,8 @@ static const char *ax(const jl_run *r, const char *k)
 static jl_status run_import(const char *spl, const char *detail, const char *dir,
                             jl_import_result **r, jl_error_list *errs)
 {
-    return jl_import_mlperf_power_buffer(spl, strlen(spl), detail, strlen(detail), NULL, dir,
-                                         NULL, r, errs);
+    return jl_import_mlperf_power_buffer(spl, strlen(spl), detail, strlen(detail), NULL, dir, NULL,
+                                         r, errs);
 }
 
 TEST(offline_checker_figures)
@@ -187,8 +186,8 @@ TEST(bad_input)
                  "MM-DD-YYYY");
     expect_error("Time,01-02-2024 10:00:09.000,Watts,3" MARK, DETAIL, DIR, "spl.txt", "Time", -1,
                  "no power sample lies strictly between");
-    expect_error(SPL, ":::MLLOG {\"key\": \"effective_scenario\", \"value\": \"Offline\"}\n",
-                 DIR, "mlperf_log_detail.txt", "power_begin", -1, "no power_begin record");
+    expect_error(SPL, ":::MLLOG {\"key\": \"effective_scenario\", \"value\": \"Offline\"}\n", DIR,
+                 "mlperf_log_detail.txt", "power_begin", -1, "no power_begin record");
     expect_error(SPL, ":::MLLOG {\"key\": \"power_begin\", \"val", DIR, "mlperf_log_detail.txt",
                  ":::MLLOG", 1, "not a JSON object");
     expect_error(SPL,
@@ -196,8 +195,7 @@ TEST(bad_input)
                  ":::MLLOG {\"key\": \"power_end\", \"value\": \"01-02-2024 10:00:01.500\"}\n"
                  ":::MLLOG {\"key\": \"effective_scenario\", \"value\": \"Offline\"}\n",
                  DIR, "mlperf_log_detail.txt", "power_end", -1, "is not after power_begin");
-    expect_error(SPL,
-                 ":::MLLOG {\"key\": \"result_samples_per_second\", \"value\": \"fast\"}\n",
+    expect_error(SPL, ":::MLLOG {\"key\": \"result_samples_per_second\", \"value\": \"fast\"}\n",
                  DIR, "mlperf_log_detail.txt", "result_samples_per_second", 1,
                  "expected a finite number");
     expect_error(SPL, "no records at all\n", DIR, "mlperf_log_detail.txt", NULL, -1,

@@ -25,8 +25,8 @@ static jl_import_result *imp(const char *log, const char *runs, const jl_import_
                              jl_error_list *errors)
 {
     jl_import_result *r = NULL;
-    jl_import_nvidia_smi_buffer(log, strlen(log), "log.csv", runs, runs ? strlen(runs) : 0, o,
-                                &r, errors);
+    jl_import_nvidia_smi_buffer(log, strlen(log), "log.csv", runs, runs ? strlen(runs) : 0, o, &r,
+                                errors);
     return r;
 }
 
@@ -167,8 +167,7 @@ static void test_noheader_columns_zone(void)
     jl_error_list_clear(&e);
 }
 
-static void expect_error(const char *name, const char *log, int sort, const char *a,
-                         const char *b)
+static void expect_error(const char *name, const char *log, int sort, const char *a, const char *b)
 {
     jt_current = name;
     jl_import_nvsmi_options o;
@@ -190,27 +189,31 @@ static void expect_error(const char *name, const char *log, int sort, const char
 #define HDR "timestamp, index, power.draw [W]\n"
 static void test_bad_input(void)
 {
-    expect_error("not_a_number", HDR "2026/11/23 10:00:00.000, 0, 72.1 W\n"
-                                     "2026/11/23 10:00:01.000, 0, abc W\n",
+    expect_error("not_a_number",
+                 HDR "2026/11/23 10:00:00.000, 0, 72.1 W\n"
+                     "2026/11/23 10:00:01.000, 0, abc W\n",
                  0, "log.csv:3:29: field 'power.draw': expected a number in W", "'abc W'");
     expect_error("unit_mismatch", HDR "2026/11/23 10:00:00.000, 0, 72.1 MHz\n", 0,
                  "log.csv:2:29: field 'power.draw': the unit 'MHz' does not match", NULL);
-    expect_error("malformed_line", HDR "2026/11/23 10:00:00.000, 0\n", 0, "log.csv:2:",
-                 "2 fields, the header has 3");
-    expect_error("backwards", HDR "2026/11/23 10:00:01.000, 0, 72 W\n"
-                                  "2026/11/23 10:00:00.000, 0, 72 W\n",
+    expect_error("malformed_line", HDR "2026/11/23 10:00:00.000, 0\n", 0,
+                 "log.csv:2:", "2 fields, the header has 3");
+    expect_error("backwards",
+                 HDR "2026/11/23 10:00:01.000, 0, 72 W\n"
+                     "2026/11/23 10:00:00.000, 0, 72 W\n",
                  0, "log.csv:3:1: field 'timestamp': time goes backwards", "--sort");
-    expect_error("duplicate", HDR "2026/11/23 10:00:01.000, 0, 72 W\n"
-                                  "2026/11/23 10:00:01.000, 0, 73 W\n",
+    expect_error("duplicate",
+                 HDR "2026/11/23 10:00:01.000, 0, 72 W\n"
+                     "2026/11/23 10:00:01.000, 0, 73 W\n",
                  0, "log.csv:3:1: field 'timestamp': duplicate timestamp", "line 2");
-    expect_error("gpu_mid_log", HDR "2026/11/23 10:00:00.000, 0, 72 W\n"
-                                    "2026/11/23 10:00:01.000, 0, 72 W\n"
-                                    "2026/11/23 10:00:01.010, 3, 72 W\n",
+    expect_error("gpu_mid_log",
+                 HDR "2026/11/23 10:00:00.000, 0, 72 W\n"
+                     "2026/11/23 10:00:01.000, 0, 72 W\n"
+                     "2026/11/23 10:00:01.010, 3, 72 W\n",
                  0, "log.csv:4:26: field 'index': GPU 3 appears mid-log", NULL);
     expect_error("bad_time", HDR "23/11/2026 10:00:00, 0, 72 W\n", 0,
                  "log.csv:2:1: field 'timestamp': expected a time", NULL);
-    expect_error("no_power", "timestamp, index\n2026/11/23 10:00:00.000, 0\n", 0,
-                 "no power column", NULL);
+    expect_error("no_power", "timestamp, index\n2026/11/23 10:00:00.000, 0\n", 0, "no power column",
+                 NULL);
     expect_error("quote", HDR "\"2026/11/23 10:00:00.000, 0, 72 W\n", 0,
                  "quoted field is not closed", NULL);
     /* --sort puts rows in order */
@@ -241,21 +244,25 @@ static void test_runs_and_requests(void)
     FILE *f = fopen(p_log, "w");
     fputs("timestamp, index, name, power.draw [W]\n", f);
     for (int i = 0; i <= 200; i++) /* 20 s at 10 Hz, 2 GPUs, 300 W and 100 W */
-        fprintf(f, "2026/11/23 10:00:%02d.%d00, 0, NVIDIA A100-SXM4-80GB, 300.00 W\n"
-                   "2026/11/23 10:00:%02d.%d05, 1, NVIDIA A100-SXM4-80GB, 100.00 W\n",
+        fprintf(f,
+                "2026/11/23 10:00:%02d.%d00, 0, NVIDIA A100-SXM4-80GB, 300.00 W\n"
+                "2026/11/23 10:00:%02d.%d05, 1, NVIDIA A100-SXM4-80GB, 100.00 W\n",
                 i / 10, i % 10, i / 10, i % 10);
     fclose(f);
     f = fopen(p_req, "w"); /* two requests of 3 tokens, one failed */
     fputs("{\"model_id\": \"org/m\", \"max_concurrency\": 2, \"input_lens\": [10, 20, 30],"
           " \"output_lens\": [3, 3, 0], \"ttfts\": [0.5, 0.25, 0.0],"
           " \"itls\": [[0.1, 0.1], [0.2, 0.2], []], \"start_times\": [1000.0, 1001.0, 1002.0],"
-          " \"errors\": [\"\", \"\", \"timeout\"]}", f);
+          " \"errors\": [\"\", \"\", \"timeout\"]}",
+          f);
     fclose(f);
     f = fopen(p_runs, "w");
-    fputs("run,start,end,gpus,workload,task,precision,max_batch_size,requests,requests_offset,team\n"
-          "a,2026-11-23T10:00:02Z,2026-11-23T10:00:08Z,\"0,1\",llm,chat,bfloat16,2,vllm.json,1.5,x\n"
-          "b,1795428010,1795428015,1,llm,chat,bfloat16,8,,,y\n"
-          "c,1795428100,1795428110,,llm,chat,bfloat16,8,,,z\n", f);
+    fputs(
+        "run,start,end,gpus,workload,task,precision,max_batch_size,requests,requests_offset,team\n"
+        "a,2026-11-23T10:00:02Z,2026-11-23T10:00:08Z,\"0,1\",llm,chat,bfloat16,2,vllm.json,1.5,x\n"
+        "b,1795428010,1795428015,1,llm,chat,bfloat16,8,,,y\n"
+        "c,1795428100,1795428110,,llm,chat,bfloat16,8,,,z\n",
+        f);
     fclose(f);
     jl_import_nvsmi_options o;
     jl_import_nvsmi_options_default(&o);

@@ -1,10 +1,10 @@
 /* jl_json_dumps writes exactly what jansson's json_dumps writes, for every
  * kind of value and every flag joules uses (src/output/json_dump.c). */
 #include <float.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,9 +40,28 @@ static void same_all(const json_t *v)
 
 TEST(reals_as_jansson_prints_them)
 {
-    const double vals[] = {0.0, -0.0, 1.0, -1.0, 0.1, 1e5, 1e15, 1e16, 1e17, 1e21, 1e-5,
-                           1.5e-7, 123456789012.0, 1234567890123.0, 0.30000000000000004,
-                           DBL_MAX, DBL_MIN, 5e-324, -2.5e-300, 341.982375003, 3e100, 100.0};
+    const double vals[] = {0.0,
+                           -0.0,
+                           1.0,
+                           -1.0,
+                           0.1,
+                           1e5,
+                           1e15,
+                           1e16,
+                           1e17,
+                           1e21,
+                           1e-5,
+                           1.5e-7,
+                           123456789012.0,
+                           1234567890123.0,
+                           0.30000000000000004,
+                           DBL_MAX,
+                           DBL_MIN,
+                           5e-324,
+                           -2.5e-300,
+                           341.982375003,
+                           3e100,
+                           100.0};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
         json_t *a = json_array();
         json_array_append_new(a, json_real(vals[i]));
@@ -58,8 +77,8 @@ TEST(reals_as_jansson_prints_them)
 TEST(integers_strings_literals)
 {
     json_t *a = json_array();
-    const json_int_t ints[] = {0, 1, -1, 42, 9007199254740993LL, -9223372036854775807LL - 1,
-                               9223372036854775807LL};
+    const json_int_t ints[] = {
+        0, 1, -1, 42, 9007199254740993LL, -9223372036854775807LL - 1, 9223372036854775807LL};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         json_array_append_new(a, json_integer(ints[i]));
     json_array_append_new(a, json_string(""));
@@ -153,9 +172,24 @@ TEST(format_g_matches_snprintf)
                 fprintf(stderr, "format_g p=%d %a: snprintf %s, fast %s\n", p, v, a, b);
         }
     }
-    const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, DBL_MAX, DBL_MIN,
-                               5e-324, 0.5, 9.9999999999995, 999999999999.5, 1e-5, 1e-4,
-                               0.000123456789012345, 123456789012.0, 1e12, 1e15, 1e16};
+    const double specials[] = {0.0,
+                               -0.0,
+                               INFINITY,
+                               -INFINITY,
+                               NAN,
+                               DBL_MAX,
+                               DBL_MIN,
+                               5e-324,
+                               0.5,
+                               9.9999999999995,
+                               999999999999.5,
+                               1e-5,
+                               1e-4,
+                               0.000123456789012345,
+                               123456789012.0,
+                               1e12,
+                               1e15,
+                               1e16};
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
         for (int p = 1; p <= 17; p++) {
             char a[64], b[64];
@@ -207,11 +241,11 @@ static void emit_sample(jl_jw *w)
     json_decref(shared);
     jl__jw_key(w, "many");
     jl__jw_object(w);
-    static const char *const many[] = {"m9", "m1", "m33", "m3", "m21", "m0", "m17", "m5", "m12",
-                                       "m8", "m30", "m2", "m25", "m6", "m19", "m4", "m11", "m7",
-                                       "m28", "m10", "m13", "m14", "m15", "m16", "m18", "m20",
-                                       "m22", "m23", "m24", "m26", "m27", "m29", "m31", "m32",
-                                       "m34", "m35"};
+    static const char *const many[] = {"m9",  "m1",  "m33", "m3",  "m21", "m0",  "m17", "m5",
+                                       "m12", "m8",  "m30", "m2",  "m25", "m6",  "m19", "m4",
+                                       "m11", "m7",  "m28", "m10", "m13", "m14", "m15", "m16",
+                                       "m18", "m20", "m22", "m23", "m24", "m26", "m27", "m29",
+                                       "m31", "m32", "m34", "m35"};
     for (size_t i = 0; i < sizeof many / sizeof many[0]; i++)
         jl__jw_knumber(w, many[i], (double)i);
     jl__jw_end(w);

@@ -81,7 +81,10 @@ static int compare_str(const char *text)
 TEST(same_tree)
 {
     static const char *const docs[] = {
-        "{}", "[]", " {\"a\": 1}\n", "[1, -1, 0, -0, 1.5, -0.0, 1e3, 1E-3, 2.5e+2]",
+        "{}",
+        "[]",
+        " {\"a\": 1}\n",
+        "[1, -1, 0, -0, 1.5, -0.0, 1e3, 1E-3, 2.5e+2]",
         "{\"b\": 2, \"a\": 1, \"c\": {\"z\": [true, false, null], \"y\": \"\"}}",
         "[9223372036854775807, -9223372036854775808, 123456789012345678, 1234567890123456789]",
         "[0.1, 0.30000000000000004, 1.7976931348623157e308, 5e-324, 123456789.123456789]",
@@ -104,22 +107,42 @@ TEST(same_tree)
 TEST(declines_what_jansson_must_judge)
 {
     static const char *const docs[] = {
-        "",       "   ",          "1",           "\"a\"",       "null",     "{",
-        "[1,]",   "{\"a\" 1}",    "[1] 2",       "[01]",        "[1.]",     "[.5]",
-        "[-]",    "[1e]",         "[tru]",       "[\"\\x\"]",   "[\"a\tb\"]",
-        "{\"a\": 1, \"a\": 1}",    /* duplicates: the caller's report */
+        "",
+        "   ",
+        "1",
+        "\"a\"",
+        "null",
+        "{",
+        "[1,]",
+        "{\"a\" 1}",
+        "[1] 2",
+        "[01]",
+        "[1.]",
+        "[.5]",
+        "[-]",
+        "[1e]",
+        "[tru]",
+        "[\"\\x\"]",
+        "[\"a\tb\"]",
+        "{\"a\": 1, \"a\": 1}", /* duplicates: the caller's report */
         "{\"a\": 1, \"b\": {\"c\": 2, \"c\": 3}}",
-        "[\"a\\u0000b\"]",        /* NUL: jansson refuses */
+        "[\"a\\u0000b\"]", /* NUL: jansson refuses */
         "{\"a\\u0000\": 1}",
-        "[\"\xff\"]",              /* not UTF-8 */
+        "[\"\xff\"]", /* not UTF-8 */
         "[\"\xc3\"]",
         "{\"\xc3\": 1}",
-        "[\"\\ud800\"]",           /* an unpaired surrogate */
-        "[\"\xc0\x80\"]",        /* overlong forms, encoded surrogates, beyond U+10FFFF */
-        "[\"\xe0\x80\x80\"]", "[\"\xed\xa0\x80\"]", "[\"\xf4\x90\x80\x80\"]",
-        "[\"\xf5\x80\x80\x80\"]", "[\"\xe2\x82\"]", "[\"\x80\"]",
-        "[9223372036854775808]",  /* beyond json_int_t */
-        "[-9223372036854775809]", "[1e999]", "[-1e400]",
+        "[\"\\ud800\"]",  /* an unpaired surrogate */
+        "[\"\xc0\x80\"]", /* overlong forms, encoded surrogates, beyond U+10FFFF */
+        "[\"\xe0\x80\x80\"]",
+        "[\"\xed\xa0\x80\"]",
+        "[\"\xf4\x90\x80\x80\"]",
+        "[\"\xf5\x80\x80\x80\"]",
+        "[\"\xe2\x82\"]",
+        "[\"\x80\"]",
+        "[9223372036854775808]", /* beyond json_int_t */
+        "[-9223372036854775809]",
+        "[1e999]",
+        "[-1e400]",
     };
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
         jl__jv *t = jl__jv_parse(docs[i], strlen(docs[i]));

@@ -105,9 +105,11 @@ TEST(cli_exit_codes)
     CHECK(access(JOULES, X_OK) == 0);
     const char *t = JOULES_SOURCE_DIR "/traces";
     char a[600];
-    snprintf(a, sizeof a, "predict --group model=synthetic/Qwen3-8B-shape,gpu_model=H100 --batch 100 %s", t);
+    snprintf(a, sizeof a,
+             "predict --group model=synthetic/Qwen3-8B-shape,gpu_model=H100 --batch 100 %s", t);
     CHECK_EQ_INT(run_cli(a), 0);
-    snprintf(a, sizeof a, "predict --group model=synthetic/Qwen3-8B-shape,gpu_model=H100 --batch 100000 %s", t);
+    snprintf(a, sizeof a,
+             "predict --group model=synthetic/Qwen3-8B-shape,gpu_model=H100 --batch 100000 %s", t);
     CHECK_EQ_INT(run_cli(a), 1); /* beyond the ceiling */
     snprintf(a, sizeof a, "predict --group model=synthetic/Qwen3-8B-shape --batch 100 %s", t);
     CHECK_EQ_INT(run_cli(a), 2); /* two groups */
@@ -115,7 +117,9 @@ TEST(cli_exit_codes)
     CHECK_EQ_INT(run_cli(a), 2); /* no group */
     snprintf(a, sizeof a, "predict --group model --batch 100 %s", t);
     CHECK_EQ_INT(run_cli(a), 2); /* malformed */
-    snprintf(a, sizeof a, "predict --group model=synthetic/Qwen3-8B-shape,gpu_model=H100 --batch-range 8:1 %s", t);
+    snprintf(a, sizeof a,
+             "predict --group model=synthetic/Qwen3-8B-shape,gpu_model=H100 --batch-range 8:1 %s",
+             t);
     CHECK_EQ_INT(run_cli(a), 2);
     snprintf(a, sizeof a, "fit --anchor %s", t);
     CHECK_EQ_INT(run_cli(a), 2); /* --anchor needs --loo */
@@ -150,8 +154,8 @@ static const expect EXPECTED[] = {
 /* docs/model-accuracy.md "Prediction intervals", in EXPECTED's order for
  * the five tasks and ALL (1 percentage point of coverage, 0.3 of width) */
 static const expect_pi EXPECTED_PI[] = {
-    {0.9162, 0.0933}, {0.9814, 0.0798}, {0.9000, 0.0980},
-    {0.9379, 0.0809}, {0.8211, 0.1240}, {NAN, NAN}, {NAN, NAN}, {0.9343, 0.0887},
+    {0.9162, 0.0933}, {0.9814, 0.0798}, {0.9000, 0.0980}, {0.9379, 0.0809},
+    {0.8211, 0.1240}, {NAN, NAN},       {NAN, NAN},       {0.9343, 0.0887},
 };
 
 /* docs/model-accuracy.md "What if": per transfer kind over all points and
@@ -206,8 +210,8 @@ static void check_bounds(const jl_model_group_list *gl, const jl_descriptors *d)
                 CHECK(p.power_w.hi <= pmax * (1 + 1e-12));
             if (isfinite(p.energy_per_token_j.lo)) /* a pooled end has none */
                 CHECK(p.energy_per_token_j.lo > 0 &&
-                  p.energy_per_token_j.lo <= p.energy_per_token_j.value &&
-                  p.energy_per_token_j.hi >= p.energy_per_token_j.value);
+                      p.energy_per_token_j.lo <= p.energy_per_token_j.value &&
+                      p.energy_per_token_j.hi >= p.energy_per_token_j.value);
         }
         free(grid);
         jl_group_fit_free(f);

@@ -36,7 +36,10 @@ static jl_summary *mk(const char *model, const char *task, long G, long cap, dou
 }
 
 /* a dense 8B-like model on one H100 */
-static const double TRUTH[JM_NP] = {100.0, 2.0, 0.05, 0.9, 0.006, 1.5e-4, 1.1, 0.0005, 2.772588722239781}; /* ln 16, spelt out: clang wants a constant */
+static const double TRUTH[JM_NP] = {
+    100.0, 2.0,    0.05,
+    0.9,   0.006,  1.5e-4,
+    1.1,   0.0005, 2.772588722239781}; /* ln 16, spelt out: clang wants a constant */
 
 static double noise(unsigned *state)
 {
@@ -179,7 +182,8 @@ TEST(interpolation_fallback)
         /* extrapolation continues the end segment */
         CHECK(jl_model_predict(f, 4, &p) == JL_OK);
         CHECK(p.extrapolated);
-        CHECK_NEAR(p.power_w.value, 300.0 * sqrt(300.0 / 400.0), 1e-12, 0); /* half the 8..32 segment */
+        CHECK_NEAR(p.power_w.value, 300.0 * sqrt(300.0 / 400.0), 1e-12,
+                   0); /* half the 8..32 segment */
     }
     jl_group_fit_free(f);
     jl_summary_list_clear(&l);
@@ -237,8 +241,8 @@ TEST(memory_ceiling_from_descriptors)
     if (f && d) {
         /* the group ceiling of joules/ceiling.h (diagnose's), used as is */
         jl_group_ceiling gc;
-        CHECK(jl_group_ceiling_compute((const jl_summary *const *)l.items, l.count, d, NULL,
-                                       &gc) == JL_OK);
+        CHECK(jl_group_ceiling_compute((const jl_summary *const *)l.items, l.count, d, NULL, &gc) ==
+              JL_OK);
         CHECK(isfinite(gc.memory));
         CHECK_NEAR(f->memory_ceiling, gc.memory, 1e-12, 0);
         if (gc.memory >= 64 && gc.memory < 128) {
@@ -257,14 +261,14 @@ TEST(memory_ceiling_from_descriptors)
 TEST(groups_and_loo_bookkeeping)
 {
     jl_summary_list l = {0};
-    make_sweep(&l, "synthetic/a", 0.01, 4);   /* 4 caps: evaluated */
+    make_sweep(&l, "synthetic/a", 0.01, 4); /* 4 caps: evaluated */
     /* a re-measurement at cap 2: kept, scored on its own */
     jl_summary_list_push(&l, mk("synthetic/a", "chat", 1, 2, 1.9, 455, 300));
-    make_sweep(&l, "synthetic/b", 0.01, 3);   /* 3 caps: not evaluated */
+    make_sweep(&l, "synthetic/b", 0.01, 3); /* 3 caps: not evaluated */
     jl_summary *diff = mk("synthetic/c", "chat", 1, 4, 4, 300, 100);
     free(diff->attrs.workload);
     diff->attrs.workload = jl_strdup("diffusion");
-    jl_summary_list_push(&l, diff);           /* not modelled */
+    jl_summary_list_push(&l, diff); /* not modelled */
     jl_model_group_list gl = {0};
     CHECK(jl_model_groups(&l, &gl, NULL) == JL_OK);
     CHECK_EQ_INT(gl.count, 2);
@@ -292,7 +296,8 @@ TEST(groups_and_loo_bookkeeping)
                        fabs(p->predicted_energy_per_token_j - p->actual_energy_per_token_j) /
                            p->actual_energy_per_token_j,
                        1e-12, 0);
-            CHECK_EQ_INT(p->position, p->max_batch_size == 1 ? -1 : (p->max_batch_size == 8 ? 1 : 0));
+            CHECK_EQ_INT(p->position,
+                         p->max_batch_size == 1 ? -1 : (p->max_batch_size == 8 ? 1 : 0));
             n_cap2 += p->max_batch_size == 2;
         }
         CHECK_EQ_INT(n_cap2, 2);
@@ -478,8 +483,7 @@ TEST(pooled_sweep_ends)
  *  - an interior batch, a group without siblings, or --pool 0: unchanged;
  *  - a fit of A without cap 64, pooled with B, predicts A's cap-64 run
  *    exactly as the leave-one-out does. */
-static void sweep_ab(jl_summary_list *l, int a_top, double *eA, double *bA, double *eB,
-                     double *bB)
+static void sweep_ab(jl_summary_list *l, int a_top, double *eA, double *bA, double *eB, double *bB)
 {
     unsigned st = 11;
     for (int g = 1; g <= 2; g++)
@@ -507,8 +511,7 @@ TEST(predict_pools_sweep_ends)
     jl_model_options_default(&o);
     jl_group_fit *fits[2] = {NULL, NULL}, *bare = NULL;
     CHECK(jl_model_fit_groups(&gl, &o, NULL, fits, NULL) == JL_OK);
-    CHECK(jl_model_fit_group(gl.items[0].runs, gl.items[0].n_runs, &o, NULL, &bare, NULL) ==
-          JL_OK);
+    CHECK(jl_model_fit_group(gl.items[0].runs, gl.items[0].n_runs, &o, NULL, &bare, NULL) == JL_OK);
     jl_group_fit *fA = fits[0];
     CHECK(fA && bare && fA->key.num_gpus == 1 && fA->method == JL_FIT_MODEL);
     if (fA && bare) {
@@ -706,7 +709,8 @@ TEST(holds_and_bounds)
              * noise floor wide */
             CHECK(p.energy_per_token_pi_lo_j < p.energy_per_token_j.value &&
                   p.energy_per_token_j.value < p.energy_per_token_pi_hi_j);
-            CHECK(p.energy_per_token_pi_hi_j / p.energy_per_token_j.value >= exp(1.96 * 0.035) - 1e-9);
+            CHECK(p.energy_per_token_pi_hi_j / p.energy_per_token_j.value >=
+                  exp(1.96 * 0.035) - 1e-9);
             if (p.power_w.value <= f->tdp_w)
                 CHECK(p.power_w.hi <= f->tdp_w);
         }

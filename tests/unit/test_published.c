@@ -36,15 +36,15 @@ static int same_bits(double a, double b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-#define CHECK_BITS(a, b)                                                                     \
-    do {                                                                                     \
-        double jb_a = (a), jb_b = (b);                                                       \
-        jt_checks++;                                                                         \
-        if (!same_bits(jb_a, jb_b)) {                                                        \
-            jt_failures++;                                                                   \
-            fprintf(stderr, "%s:%d: [%s] not the same bits: %s = %.17g, %s = %.17g\n",        \
-                    __FILE__, __LINE__, jt_current, #a, jb_a, #b, jb_b);                    \
-        }                                                                                    \
+#define CHECK_BITS(a, b)                                                                         \
+    do {                                                                                         \
+        double jb_a = (a), jb_b = (b);                                                           \
+        jt_checks++;                                                                             \
+        if (!same_bits(jb_a, jb_b)) {                                                            \
+            jt_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: [%s] not the same bits: %s = %.17g, %s = %.17g\n", __FILE__, \
+                    __LINE__, jt_current, #a, jb_a, #b, jb_b);                                   \
+        }                                                                                        \
     } while (0)
 
 static double num(const json_t *o, const char *k)
@@ -71,8 +71,9 @@ static double integral(const json_t *tl, double *t0, double *t1)
     size_t n = json_array_size(ts);
     double e = 0;
     for (size_t i = 1; i < n; i++)
-        e += 0.5 * (json_number_value(json_array_get(vs, i - 1)) +
-                    json_number_value(json_array_get(vs, i))) *
+        e += 0.5 *
+             (json_number_value(json_array_get(vs, i - 1)) +
+              json_number_value(json_array_get(vs, i))) *
              (json_number_value(json_array_get(ts, i)) -
               json_number_value(json_array_get(ts, i - 1)));
     *t0 = json_number_value(json_array_get(ts, 0));
@@ -99,7 +100,8 @@ static void check_list(const jl_summary_list *l, const json_t *cfgs, const char 
         const double *p = s->published->fig, *rc = s->published->recomputed;
         CHECK_STR(s->published->source, "ML.ENERGY Leaderboard");
         /* the published figures are the headline, to the bit */
-        double ept = num(cfg, "energy_per_token_joules"), thr = num(cfg, "output_throughput_tokens_per_sec");
+        double ept = num(cfg, "energy_per_token_joules"),
+               thr = num(cfg, "output_throughput_tokens_per_sec");
         CHECK_BITS(f[JL_FIG_ENERGY_PER_TOKEN_J], ept);
         CHECK_BITS(p[JL_FIG_ENERGY_PER_TOKEN_J], ept);
         CHECK_BITS(f[JL_FIG_ENERGY_PER_REQUEST_J], num(cfg, "energy_per_request_joules"));
@@ -193,7 +195,8 @@ TEST(nemotron_published_beside_series)
 int main(void)
 {
     if (access(NEMOTRON, R_OK) != 0) {
-        printf("SKIP: %s is missing (public data beside the checkout, never committed)\n", NEMOTRON);
+        printf("SKIP: %s is missing (public data beside the checkout, never committed)\n",
+               NEMOTRON);
         return 77;
     }
     RUN(nemotron_published_beside_series);

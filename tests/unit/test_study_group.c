@@ -15,13 +15,13 @@ TEST(values_numbers_missing_node_ac)
     jl_summary_list l = {0};
     jl_attrs_add_extra(&fx_run(&l, "m", "H100", 1, 8, 0.01, 1.0)->attrs, "tp", "1.0", 1); /* 0 */
     jl_attrs_add_extra(&fx_run(&l, "m", "H100", 1, 8, 0.01, 1.0)->attrs, "tp", "10", 1);  /* 1 */
-    fx_run(&l, "m", "H100", 1, 8, 0.01, 1.0);                                            /* 2: no tp */
-    jl_attrs_add_extra(&fx_run(&l, "m", "H100", 1, 8, 0.01, 1.0)->attrs, "tp", "1", 1);   /* 3 */
-    jl_attrs_add_extra(&fx_run(&l, "m", "H100", 1, 8, 0.01, 1.0)->attrs, "tp", "2", 1);   /* 4 */
-    jl_summary *s = fx_run(&l, "m", "H100", 1, 8, 0.01, 1.0);                            /* 5 */
+    fx_run(&l, "m", "H100", 1, 8, 0.01, 1.0); /* 2: no tp */
+    jl_attrs_add_extra(&fx_run(&l, "m", "H100", 1, 8, 0.01, 1.0)->attrs, "tp", "1", 1); /* 3 */
+    jl_attrs_add_extra(&fx_run(&l, "m", "H100", 1, 8, 0.01, 1.0)->attrs, "tp", "2", 1); /* 4 */
+    jl_summary *s = fx_run(&l, "m", "H100", 1, 8, 0.01, 1.0);                           /* 5 */
     jl_attrs_add_extra(&s->attrs, "tp", "1", 1);
     jl_attrs_add_extra(&s->attrs, "power_scope", "node_ac", 0);
-    jl_attrs_add_extra(&fx_run(&l, "m", "H100", 1, 8, 0.01, 1.0)->attrs, "tp", "x", 0);   /* 6 */
+    jl_attrs_add_extra(&fx_run(&l, "m", "H100", 1, 8, 0.01, 1.0)->attrs, "tp", "x", 0); /* 6 */
     static const char *const keys[] = {"model", "tp"};
     jl_group_set gs;
     CHECK(jl_group_runs(&l, keys, 2, NULL, &gs, NULL) == JL_OK);

@@ -95,7 +95,8 @@ TEST(energy_counter_and_batches)
     free(r->watts_avg.v);
     r->watts.v = r->watts_avg.v = NULL;
     r->watts.n = r->watts_avg.n = r->watts.g = r->watts_avg.g = 0;
-    jl_run *d = tf_make_diffusion_run("img", 40); /* batches of 4 over [0, 1.4) [1.5, 2.9) [3, 4.4) */
+    jl_run *d =
+        tf_make_diffusion_run("img", 40); /* batches of 4 over [0, 1.4) [1.5, 2.9) [3, 4.4) */
     jl_run *runs[] = {r, d};
     char *path = write_runs("counter.h5", runs, 2);
 

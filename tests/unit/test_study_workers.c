@@ -382,7 +382,8 @@ TEST(crash_inside_a_run_without_split)
     int found = 0;
     for (size_t i = 0; i < one.errors.count; i++) {
         char *msg = jl_error_format(one.errors.items[i]);
-        if (msg && strstr(msg, BIG_BASE) && strstr(msg, "summarising this file was killed by signal 9"))
+        if (msg && strstr(msg, BIG_BASE) &&
+            strstr(msg, "summarising this file was killed by signal 9"))
             found = 1;
         free(msg);
     }

@@ -100,8 +100,14 @@ static void restart_case(int with_watts)
     jl_run_free(r);
 }
 
-TEST(counter_restart_bridged_by_watts) { restart_case(1); }
-TEST(counter_restart_bridged_by_neighbour_rates) { restart_case(0); }
+TEST(counter_restart_bridged_by_watts)
+{
+    restart_case(1);
+}
+TEST(counter_restart_bridged_by_neighbour_rates)
+{
+    restart_case(0);
+}
 
 /* A 32-bit millijoule counter wraps at 4294967.296 J: 100 J/s from
  * W - 250, so it reads W-250, W-150, W-50, then 50, 150, ... Energy over

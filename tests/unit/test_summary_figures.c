@@ -141,9 +141,9 @@ TEST(published_beside_series)
 {
     jl_run *r = engine_run();
     r->summary.present = 1;
-    r->summary.energy_per_token_j = 4.0;  /* recomputed 200/60 = 3.333: -16.7 % */
-    r->summary.avg_power_w = 101.0;       /* recomputed 100: -0.99 % */
-    r->summary.median_itl_s = 0.02;       /* no itl/: published only */
+    r->summary.energy_per_token_j = 4.0; /* recomputed 200/60 = 3.333: -16.7 % */
+    r->summary.avg_power_w = 101.0;      /* recomputed 100: -0.99 % */
+    r->summary.median_itl_s = 0.02;      /* no itl/: published only */
     jl_kv *x = calloc(1, sizeof *x);
     x[0].key = jl_strdup("source");
     x[0].value = jl_strdup("Some Benchmark");

@@ -43,7 +43,7 @@ static inline jl_run *fx_new(const char *workload, long G, long max_batch_size)
 
 /* watts and energy are [n, G] row-major or NULL. */
 static inline void fx_power(jl_run *r, size_t n, const double *t, const double *watts,
-                     const double *energy)
+                            const double *energy)
 {
     size_t G = (size_t)r->attrs.num_gpus;
     r->power_n = n;
@@ -61,8 +61,7 @@ static inline void fx_power(jl_run *r, size_t n, const double *t, const double *
 }
 
 static inline void fx_engine(jl_run *r, size_t S, const double *t, const int32_t *running,
-                      const int64_t *tokens, const int64_t *prefill,
-                      const float *kv)
+                             const int64_t *tokens, const int64_t *prefill, const float *kv)
 {
     r->engine_n = S;
     r->engine_time = fx_copy(t, S, sizeof *t);
@@ -72,9 +71,8 @@ static inline void fx_engine(jl_run *r, size_t S, const double *t, const int32_t
     r->kv_cache_usage = fx_copy(kv, S, sizeof *kv);
 }
 
-static inline void fx_requests(jl_run *r, size_t R, const double *arrival,
-                        const double *first, const double *finish,
-                        const int32_t *out_tokens)
+static inline void fx_requests(jl_run *r, size_t R, const double *arrival, const double *first,
+                               const double *finish, const int32_t *out_tokens)
 {
     r->req_n = R;
     r->arrival = fx_copy(arrival, R, sizeof *arrival);
@@ -91,7 +89,7 @@ static inline void fx_itl(jl_run *r, size_t K, const float *sec, const int32_t *
 }
 
 static inline void fx_batches(jl_run *r, size_t B, const double *start, const double *end,
-                       const int32_t *size)
+                              const int32_t *size)
 {
     r->batch_n = B;
     r->batch_start = fx_copy(start, B, sizeof *start);

@@ -156,10 +156,10 @@ TEST(histogram_select_against_sort)
                 st ^= st << 17;
                 double u = (double)(st >> 11) / 9007199254740992.0;
                 switch (shape) {
-                case 0: x[i] = (float)(0.01 + 0.05 * u * u); break; /* ITL-like */
+                case 0: x[i] = (float)(0.01 + 0.05 * u * u); break;   /* ITL-like */
                 case 1: x[i] = 1.0f + (float)(st % 7) * 1e-7f; break; /* one bucket */
-                case 2: x[i] = (float)((u - 0.5) * 1e6); break; /* signs */
-                case 3: x[i] = (st & 1) ? 0.0f : -0.0f; break; /* zeros */
+                case 2: x[i] = (float)((u - 0.5) * 1e6); break;       /* signs */
+                case 3: x[i] = (st & 1) ? 0.0f : -0.0f; break;        /* zeros */
                 case 4: x[i] = (st % 3) ? 0.0f : (float)(u - 0.3); break;
                 default: x[i] = 42.0f; break;
                 }

@@ -139,8 +139,7 @@ TEST(left_to_hdf5)
     H5Dclose(d);
     /* a corrupt chunk: 0, and H5Dread fails on it too */
     d = H5Dcreate2(f, "corrupt", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-             (double[N]){0});
+    H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, (double[N]){0});
     unsigned char junk[64];
     memset(junk, 0xA5, sizeof junk);
     H5Dwrite_chunk(d, H5P_DEFAULT, 0, (hsize_t[]){0}, sizeof junk, junk);
@@ -177,8 +176,8 @@ TEST(summary_fields_only)
     H5Ldelete(f, "/runs/r/gpu/temp_c", H5P_DEFAULT);
     hsize_t dims[2] = {3, 2};
     hid_t sp = H5Screate_simple(2, dims, NULL);
-    hid_t d = H5Dcreate2(f, "/runs/r/gpu/temp_c", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT,
-                         H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d = H5Dcreate2(f, "/runs/r/gpu/temp_c", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT);
     H5Dclose(d);
     H5Sclose(sp);
     d = H5Dopen2(f, "/runs/r/engine/waiting", H5P_DEFAULT);

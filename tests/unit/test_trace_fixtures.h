@@ -93,15 +93,14 @@ static inline jl_run *tf_make_run(const char *name, size_t n, size_t g)
     size_t m = n / 2 + 1;
     r->gpu_n = m;
     r->gpu_time = tf_alloc(m * sizeof(double));
-    jl_series *gs[] = {&r->sm_util, &r->mem_util, &r->mem_used_bytes, &r->sm_clock_mhz,
-                       &r->temp_c};
+    jl_series *gs[] = {&r->sm_util, &r->mem_util, &r->mem_used_bytes, &r->sm_clock_mhz, &r->temp_c};
     for (int s = 0; s < 5; s++) {
         gs[s]->n = m;
         gs[s]->g = g;
         gs[s]->v = tf_alloc(m * g * sizeof(double));
         for (size_t i = 0; i < m * g; i++)
-            gs[s]->v[i] = s == 2 ? 4.0e10 + (double)i : (s < 2 ? 0.01 * (double)(i % 100)
-                                                               : 1000.0 + (double)i);
+            gs[s]->v[i] = s == 2 ? 4.0e10 + (double)i
+                                 : (s < 2 ? 0.01 * (double)(i % 100) : 1000.0 + (double)i);
     }
     for (size_t i = 0; i < m; i++)
         r->gpu_time[i] = 0.2 * (double)i;
@@ -155,18 +154,30 @@ static inline jl_run *tf_make_diffusion_run(const char *name, size_t n)
     r->attrs.denoising_steps = 28;
     r->attrs.height = r->attrs.width = 1024;
     r->attrs.num_frames = 1;
-    free(r->engine_time); free(r->running); free(r->waiting);
-    free(r->tokens_generated); free(r->prefill_tokens); free(r->kv_cache_usage);
-    r->engine_time = NULL; r->running = r->waiting = NULL;
-    r->tokens_generated = r->prefill_tokens = NULL; r->kv_cache_usage = NULL;
+    free(r->engine_time);
+    free(r->running);
+    free(r->waiting);
+    free(r->tokens_generated);
+    free(r->prefill_tokens);
+    free(r->kv_cache_usage);
+    r->engine_time = NULL;
+    r->running = r->waiting = NULL;
+    r->tokens_generated = r->prefill_tokens = NULL;
+    r->kv_cache_usage = NULL;
     r->engine_n = 0;
-    free(r->arrival); free(r->first_token); free(r->finish);
-    free(r->input_tokens); free(r->output_tokens);
+    free(r->arrival);
+    free(r->first_token);
+    free(r->finish);
+    free(r->input_tokens);
+    free(r->output_tokens);
     r->arrival = r->first_token = r->finish = NULL;
     r->input_tokens = r->output_tokens = NULL;
     r->req_n = 0;
-    free(r->itl_seconds); free(r->itl_request);
-    r->itl_seconds = NULL; r->itl_request = NULL; r->itl_n = 0;
+    free(r->itl_seconds);
+    free(r->itl_request);
+    r->itl_seconds = NULL;
+    r->itl_request = NULL;
+    r->itl_n = 0;
     r->batch_n = 3;
     r->batch_start = tf_alloc(3 * sizeof(double));
     r->batch_end = tf_alloc(3 * sizeof(double));
@@ -215,29 +226,28 @@ static inline int tf_same_str(const char *a, const char *b)
     return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-#define TF_CMP_ARR(a, b, n, type)                                              \
-    do {                                                                       \
-        if (!(a) != !(b)) {                                                    \
-            fprintf(stderr, "  %s: present in one run only\n", #a);            \
-            return 0;                                                          \
-        }                                                                      \
-        for (size_t i_ = 0; (a) && i_ < (n); i_++)                             \
-            if (!tf_same_double((double)((const type *)(a))[i_],               \
-                                (double)((const type *)(b))[i_])) {            \
-                fprintf(stderr, "  %s[%zu]: %.17g vs %.17g\n", #a, i_,          \
-                        (double)((const type *)(a))[i_],                       \
-                        (double)((const type *)(b))[i_]);                      \
-                return 0;                                                      \
-            }                                                                  \
+#define TF_CMP_ARR(a, b, n, type)                                                          \
+    do {                                                                                   \
+        if (!(a) != !(b)) {                                                                \
+            fprintf(stderr, "  %s: present in one run only\n", #a);                        \
+            return 0;                                                                      \
+        }                                                                                  \
+        for (size_t i_ = 0; (a) && i_ < (n); i_++)                                         \
+            if (!tf_same_double((double)((const type *)(a))[i_],                           \
+                                (double)((const type *)(b))[i_])) {                        \
+                fprintf(stderr, "  %s[%zu]: %.17g vs %.17g\n", #a, i_,                     \
+                        (double)((const type *)(a))[i_], (double)((const type *)(b))[i_]); \
+                return 0;                                                                  \
+            }                                                                              \
     } while (0)
 
-#define TF_CMP_SERIES(x)                                                       \
-    do {                                                                       \
-        if (a->x.v && (a->x.n != b->x.n || a->x.g != b->x.g)) {                \
-            fprintf(stderr, "  %s: shape differs\n", #x);                      \
-            return 0;                                                          \
-        }                                                                      \
-        TF_CMP_ARR(a->x.v, b->x.v, a->x.n * a->x.g, double);                   \
+#define TF_CMP_SERIES(x)                                        \
+    do {                                                        \
+        if (a->x.v && (a->x.n != b->x.n || a->x.g != b->x.g)) { \
+            fprintf(stderr, "  %s: shape differs\n", #x);       \
+            return 0;                                           \
+        }                                                       \
+        TF_CMP_ARR(a->x.v, b->x.v, a->x.n * a->x.g, double);    \
     } while (0)
 
 /* Deep comparison; prints the first difference. Integers exact, doubles
@@ -253,8 +263,7 @@ static inline int tf_runs_equal(const jl_run *a, const jl_run *b)
         int ga = jl_attrs_get(&a->attrs, *k, va, sizeof va);
         int gb = jl_attrs_get(&b->attrs, *k, vb, sizeof vb);
         if (ga != gb || (ga == 0 && strcmp(va, vb))) {
-            fprintf(stderr, "  attribute %s: \"%s\" vs \"%s\"\n", *k, ga ? "-" : va,
-                    gb ? "-" : vb);
+            fprintf(stderr, "  attribute %s: \"%s\" vs \"%s\"\n", *k, ga ? "-" : va, gb ? "-" : vb);
             return 0;
         }
     }
@@ -316,8 +325,7 @@ static inline int tf_runs_equal(const jl_run *a, const jl_run *b)
             return 0;
         }
     if (a->summary.n_extra != b->summary.n_extra) {
-        fprintf(stderr, "  summary extras: %zu vs %zu\n", a->summary.n_extra,
-                b->summary.n_extra);
+        fprintf(stderr, "  summary extras: %zu vs %zu\n", a->summary.n_extra, b->summary.n_extra);
         return 0;
     }
     for (size_t i = 0; i < a->summary.n_extra; i++) {
@@ -336,7 +344,7 @@ static inline int tf_runs_equal(const jl_run *a, const jl_run *b)
 /* Open path and read run i; returns the status and the formatted error (or
  * NULL) in *msg (caller frees). */
 static inline jl_status tf_read(const char *path, size_t i, const jl_trace_options *opt,
-                         jl_run **out, char **msg, jl_error **err_out)
+                                jl_run **out, char **msg, jl_error **err_out)
 {
     jl_trace *t = NULL;
     jl_error *e = NULL;

@@ -51,8 +51,8 @@ static void attr_f64(hid_t obj, const char *name, double v)
 }
 
 /* Replace dataset `path` (creating groups as needed) with the given data. */
-static void put(hid_t f, const char *path, hid_t ftype, hid_t mtype, int rank,
-                const hsize_t *dims, const void *data)
+static void put(hid_t f, const char *path, hid_t ftype, hid_t mtype, int rank, const hsize_t *dims,
+                const void *data)
 {
     if (H5Lexists(f, path, H5P_DEFAULT) > 0)
         H5Ldelete(f, path, H5P_DEFAULT);
@@ -120,14 +120,14 @@ static hid_t run_group(hid_t f)
 }
 
 /* base() with one attribute of the run set (replaced) to v. */
-#define BASE_WITH_RUN_ATTR(fn, type)                                           \
+#define BASE_WITH_RUN_ATTR(fn, type)                                               \
     static char *base_##fn(const char *name, hid_t *fid, const char *attr, type v) \
-    {                                                                          \
-        char *path = base(name, fid);                                          \
-        hid_t g = run_group(*fid);                                             \
-        attr_##fn(g, attr, v);                                                 \
-        H5Gclose(g);                                                           \
-        return path;                                                           \
+    {                                                                              \
+        char *path = base(name, fid);                                              \
+        hid_t g = run_group(*fid);                                                 \
+        attr_##fn(g, attr, v);                                                     \
+        H5Gclose(g);                                                               \
+        return path;                                                               \
     }
 BASE_WITH_RUN_ATTR(i32, int)
 BASE_WITH_RUN_ATTR(f64, double)
@@ -135,8 +135,7 @@ BASE_WITH_RUN_ATTR(str, const char *)
 #undef BASE_WITH_RUN_ATTR
 
 /* Close, read run 0, compare status and the formatted line; frees path. */
-static void expect(hid_t f, char *path, jl_status want, const char *line_tail,
-                   long long row)
+static void expect(hid_t f, char *path, jl_status want, const char *line_tail, long long row)
 {
     if (f >= 0)
         H5Fclose(f);
@@ -215,8 +214,8 @@ TEST(power_values)
     p = base_i32("watts-g2.h5", &f, "num_gpus", 2);
     wbuf[2 * 5 + 1] = jl_nan();
     put_f64(f, "/runs/r0/power/watts", N, 2, wbuf);
-    expect(f, p, JL_EINVALID,
-           "run r0: /runs/r0/power/watts: not finite at row 5, GPU 1 (nan W)", 5);
+    expect(f, p, JL_EINVALID, "run r0: /runs/r0/power/watts: not finite at row 5, GPU 1 (nan W)",
+           5);
 }
 
 TEST(power_shapes)
@@ -229,16 +228,19 @@ TEST(power_shapes)
     p = base("short-watts.h5", &f);
     put_f64(f, "/runs/r0/power/watts", N - 1, 1, wbuf);
     expect(f, p, JL_EINVALID,
-           "run r0: /runs/r0/power/watts: has 199 rows, expected 200 (the length of power/time)", -1);
+           "run r0: /runs/r0/power/watts: has 199 rows, expected 200 (the length of power/time)",
+           -1);
 
     p = base("rank3.h5", &f);
     hsize_t d3[3] = {N, 1, 1};
     put(f, "/runs/r0/power/watts", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, d3, wbuf);
-    expect(f, p, JL_ETYPE, "run r0: /runs/r0/power/watts: has rank 3, expected 2 (shape [N, G])", -1);
+    expect(f, p, JL_ETYPE, "run r0: /runs/r0/power/watts: has rank 3, expected 2 (shape [N, G])",
+           -1);
 
     p = base("rank1-watts.h5", &f);
     put_f64(f, "/runs/r0/power/watts", N, 0, wbuf);
-    expect(f, p, JL_ETYPE, "run r0: /runs/r0/power/watts: has rank 1, expected 2 (shape [N, G])", -1);
+    expect(f, p, JL_ETYPE, "run r0: /runs/r0/power/watts: has rank 1, expected 2 (shape [N, G])",
+           -1);
 
     p = base("scalar-time.h5", &f);
     H5Ldelete(f, "/runs/r0/power/time", H5P_DEFAULT);
@@ -261,8 +263,8 @@ TEST(power_shapes)
     p = base("float-running.h5", &f);
     put_f64(f, "/runs/r0/engine/time", 3, 0, tbuf);
     put_f64(f, "/runs/r0/engine/running", 3, 0, tbuf);
-    expect(f, p, JL_ETYPE,
-           "run r0: /runs/r0/engine/running: has type float64, expected integers", -1);
+    expect(f, p, JL_ETYPE, "run r0: /runs/r0/engine/running: has type float64, expected integers",
+           -1);
 
     p = base("group-not-dataset.h5", &f);
     H5Ldelete(f, "/runs/r0/power/watts", H5P_DEFAULT);
@@ -270,11 +272,11 @@ TEST(power_shapes)
     expect(f, p, JL_ETYPE, "run r0: /runs/r0/power/watts: is a group, expected a dataset", -1);
 
     p = base("softlink.h5", &f);
-    H5Lcreate_soft("/runs/r0/power/time", f, "/runs/r0/power/energy_j", H5P_DEFAULT,
-                   H5P_DEFAULT);
-    expect(f, p, JL_ETYPE,
-           "run r0: /runs/r0/power/energy_j: is a soft or external link; joules follows only hard links",
-           -1);
+    H5Lcreate_soft("/runs/r0/power/time", f, "/runs/r0/power/energy_j", H5P_DEFAULT, H5P_DEFAULT);
+    expect(
+        f, p, JL_ETYPE,
+        "run r0: /runs/r0/power/energy_j: is a soft or external link; joules follows only hard links",
+        -1);
 }
 
 TEST(power_presence)
@@ -282,9 +284,10 @@ TEST(power_presence)
     hid_t f;
     char *p = base("no-power.h5", &f);
     H5Ldelete(f, "/runs/r0/power", H5P_DEFAULT);
-    expect(f, p, JL_EMISSING,
-           "run r0: /runs/r0/power: required group is missing (power/ is required unless summary/ is present)",
-           -1);
+    expect(
+        f, p, JL_EMISSING,
+        "run r0: /runs/r0/power: required group is missing (power/ is required unless summary/ is present)",
+        -1);
 
     /* summary/ instead of power/: fine */
     p = base("summary-only.h5", &f);
@@ -299,9 +302,10 @@ TEST(power_presence)
     s = H5Gcreate2(f, "/runs/r0/summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     attr_str(s, "avg_power_w", "600");
     H5Gclose(s);
-    expect(f, p, JL_ETYPE,
-           "run r0: /runs/r0/summary: attribute @avg_power_w must be a number, found a string (string)",
-           -1);
+    expect(
+        f, p, JL_ETYPE,
+        "run r0: /runs/r0/summary: attribute @avg_power_w must be a number, found a string (string)",
+        -1);
 
     p = base("no-watts.h5", &f);
     H5Ldelete(f, "/runs/r0/power/watts", H5P_DEFAULT);
@@ -331,7 +335,8 @@ TEST(attributes)
 
     p = base_str("num-gpus-string.h5", &f, "num_gpus", "1");
     expect(f, p, JL_ETYPE,
-           "run r0: /runs/r0: attribute @num_gpus must be an integer, found a string (string: 1)", -1);
+           "run r0: /runs/r0: attribute @num_gpus must be an integer, found a string (string: 1)",
+           -1);
 
     p = base("num-gpus-float.h5", &f); /* integral float: accepted */
     g = run_group(f);
@@ -342,17 +347,20 @@ TEST(attributes)
 
     p = base_f64("num-gpus-frac.h5", &f, "num_gpus", 1.5);
     expect(f, p, JL_ETYPE,
-           "run r0: /runs/r0: attribute @num_gpus must be an integer, found a float (float64: 1.5)", -1);
+           "run r0: /runs/r0: attribute @num_gpus must be an integer, found a float (float64: 1.5)",
+           -1);
 
     p = base_i32("num-gpus-zero.h5", &f, "num_gpus", 0);
     expect(f, p, JL_EINVALID, "run r0: /runs/r0: attribute @num_gpus must be >= 1, found 0", -1);
 
     p = base_i32("mbs-zero.h5", &f, "max_batch_size", 0);
-    expect(f, p, JL_EINVALID, "run r0: /runs/r0: attribute @max_batch_size must be >= 1, found 0", -1);
+    expect(f, p, JL_EINVALID, "run r0: /runs/r0: attribute @max_batch_size must be >= 1, found 0",
+           -1);
 
     p = base_str("workload.h5", &f, "workload", "video");
     expect(f, p, JL_EINVALID,
-           "run r0: /runs/r0: attribute @workload must be llm, mllm or diffusion, found \"video\"", -1);
+           "run r0: /runs/r0: attribute @workload must be llm, mllm or diffusion, found \"video\"",
+           -1);
 
     p = base_str("precision-empty.h5", &f, "precision", "");
     expect(f, p, JL_EINVALID, "run r0: /runs/r0: required attribute @precision is empty", -1);
@@ -402,7 +410,8 @@ TEST(root)
     H5Fclose(f);
     char *msg = NULL;
     CHECK_EQ_INT(tf_read(p, 0, NULL, NULL, &msg, NULL), JL_EFORMAT);
-    char *want = jl_asprintf("%s: /: not a joules trace: @format is \"other-trace\", expected \"joules-trace\"", p);
+    char *want = jl_asprintf(
+        "%s: /: not a joules trace: @format is \"other-trace\", expected \"joules-trace\"", p);
     CHECK_STR(msg, want);
     free(want);
     free(msg);
@@ -471,22 +480,26 @@ TEST(engine_requests_itl_batches)
     put_f64(f, "/runs/r0/engine/time", 3, 0, tbuf);
     put_i32(f, "/runs/r0/engine/running", 2, run3);
     expect(f, p, JL_EINVALID,
-           "run r0: /runs/r0/engine/running: has 2 rows, expected 3 (the length of engine/time)", -1);
+           "run r0: /runs/r0/engine/running: has 2 rows, expected 3 (the length of engine/time)",
+           -1);
 
     p = base("kv.h5", &f);
     put_f64(f, "/runs/r0/engine/time", 3, 0, tbuf);
     put_i32(f, "/runs/r0/engine/running", 3, run3);
     double kv[3] = {0.5, 1.0000001, 1.5};
     put_f64(f, "/runs/r0/engine/kv_cache_usage", 3, 0, kv);
-    expect(f, p, JL_EINVALID, "run r0: /runs/r0/engine/kv_cache_usage: outside 0..1 at row 2 (1.5)", 2);
+    expect(f, p, JL_EINVALID, "run r0: /runs/r0/engine/kv_cache_usage: outside 0..1 at row 2 (1.5)",
+           2);
 
     p = base("tokens-decrease.h5", &f);
     put_f64(f, "/runs/r0/engine/time", 3, 0, tbuf);
     put_i32(f, "/runs/r0/engine/running", 3, run3);
     int tok[3] = {5, 9, 8};
     put_i32(f, "/runs/r0/engine/tokens_generated", 3, tok);
-    expect(f, p, JL_EINVALID,
-           "run r0: /runs/r0/engine/tokens_generated: cumulative count decreases at row 2 (8 after 9)", 2);
+    expect(
+        f, p, JL_EINVALID,
+        "run r0: /runs/r0/engine/tokens_generated: cumulative count decreases at row 2 (8 after 9)",
+        2);
 
     p = base("running-int64-overflow.h5", &f);
     put_f64(f, "/runs/r0/engine/time", 3, 0, tbuf);
@@ -499,8 +512,10 @@ TEST(engine_requests_itl_batches)
     p = base("requests-len.h5", &f);
     put_f64(f, "/runs/r0/requests/arrival", 4, 0, tbuf);
     put_f64(f, "/runs/r0/requests/finish", 3, 0, tbuf);
-    expect(f, p, JL_EINVALID,
-           "run r0: /runs/r0/requests/finish: has 3 rows, expected 4 (the length of requests/arrival)", -1);
+    expect(
+        f, p, JL_EINVALID,
+        "run r0: /runs/r0/requests/finish: has 3 rows, expected 4 (the length of requests/arrival)",
+        -1);
 
     p = base("requests-nan-ok.h5", &f);
     double ft[3] = {0.1, jl_nan(), 0.3};
@@ -517,15 +532,18 @@ TEST(engine_requests_itl_batches)
     put_f64(f, "/runs/r0/requests/arrival", 2, 0, tbuf);
     put_f64(f, "/runs/r0/itl/seconds", 3, 0, tbuf);
     put_i32(f, "/runs/r0/itl/request", 3, (int[3]){0, 1, 2});
-    expect(f, p, JL_EINVALID,
-           "run r0: /runs/r0/itl/request: request index out of range at row 2 (2; requests/ has 2 rows)", 2);
+    expect(
+        f, p, JL_EINVALID,
+        "run r0: /runs/r0/itl/request: request index out of range at row 2 (2; requests/ has 2 rows)",
+        2);
 
     p = base("batches.h5", &f);
     double bs[2] = {0, 5}, be[2] = {4, 4.5};
     put_f64(f, "/runs/r0/batches/start", 2, 0, bs);
     put_f64(f, "/runs/r0/batches/end", 2, 0, be);
     expect(f, p, JL_EINVALID,
-           "run r0: /runs/r0/batches/end: batch ends before it starts at row 1 (end 4.5 < start 5)", 1);
+           "run r0: /runs/r0/batches/end: batch ends before it starts at row 1 (end 4.5 < start 5)",
+           1);
 }
 
 /* ---- sizes ------------------------------------------------------------------ */
@@ -539,8 +557,8 @@ TEST(huge_declared_dims_refused_before_allocation)
     hid_t s = H5Screate_simple(1, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 1, chunk);
-    hid_t d = H5Dcreate2(f, "/runs/r0/power/time", H5T_IEEE_F64LE, s, H5P_DEFAULT, dcpl,
-                         H5P_DEFAULT);
+    hid_t d =
+        H5Dcreate2(f, "/runs/r0/power/time", H5T_IEEE_F64LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     CHECK(d >= 0);
     H5Dclose(d);
     H5Pclose(dcpl);
@@ -551,9 +569,10 @@ TEST(huge_declared_dims_refused_before_allocation)
     CHECK(ftell(fp) < 100000); /* the file stays small */
     fclose(fp);
     char *p2 = jl_strdup(p);
-    expect(-1, p, JL_ELIMIT,
-           "run r0: /runs/r0/power/time: declares 68719476736 rows, more than the limit of 2147483648 rows",
-           -1);
+    expect(
+        -1, p, JL_ELIMIT,
+        "run r0: /runs/r0/power/time: declares 68719476736 rows, more than the limit of 2147483648 rows",
+        -1);
     /* with a byte limit below the row limit: the bytes message */
     jl_trace_options o;
     jl_trace_options_default(&o);

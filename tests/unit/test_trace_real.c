@@ -66,19 +66,19 @@ static long long h5ls_rows(const char *run, const char *ds, long long *cols)
     return -1;
 }
 
-#define CHECK_ROWS(run, ds, ptr, n)                                            \
-    do {                                                                       \
-        long long want = h5ls_rows((run)->name, ds, NULL);                     \
-        CHECK_EQ_INT((ptr) ? (long long)(n) : -1, want);                       \
+#define CHECK_ROWS(run, ds, ptr, n)                        \
+    do {                                                   \
+        long long want = h5ls_rows((run)->name, ds, NULL); \
+        CHECK_EQ_INT((ptr) ? (long long)(n) : -1, want);   \
     } while (0)
 
-#define CHECK_SERIES(run, ds, s)                                               \
-    do {                                                                       \
-        long long cols = 0;                                                    \
-        long long want = h5ls_rows((run)->name, ds, &cols);                    \
-        CHECK_EQ_INT((s).v ? (long long)(s).n : -1, want);                     \
-        if ((s).v)                                                             \
-            CHECK_EQ_INT((s).g, cols);                                         \
+#define CHECK_SERIES(run, ds, s)                            \
+    do {                                                    \
+        long long cols = 0;                                 \
+        long long want = h5ls_rows((run)->name, ds, &cols); \
+        CHECK_EQ_INT((s).v ? (long long)(s).n : -1, want);  \
+        if ((s).v)                                          \
+            CHECK_EQ_INT((s).g, cols);                      \
     } while (0)
 
 static void check_counts(const jl_run *r)
@@ -130,18 +130,40 @@ typedef struct {
 } trace_case;
 
 static const trace_case cases[] = {
-    {"traces/h100/h100-qwen3-8b-shape-chat.h5", "H100", "synthetic/Qwen3-8B-shape", "llm", 9,
+    {"traces/h100/h100-qwen3-8b-shape-chat.h5",
+     "H100",
+     "synthetic/Qwen3-8B-shape",
+     "llm",
+     9,
      {"b0001", "b0002", "b0004", "b0008", "b0016", "b0032", "b0064", "b0128", "b0256"},
      {17, 24, 24, 32, 64, 128, 256, 464, 611}},
-    {"traces/h100/h100-qwen3-1.7b-shape-chat.h5", "H100", "synthetic/Qwen3-1.7B-shape", "llm", 5,
-     {"b0001", "b0004", "b0016", "b0064", "b0256"}, {24, 24, 64, 256, 960}},
-    {"tests/traces/h100-zstd/h100-qwen3-1.7b-shape-chat.h5", "H100", "synthetic/Qwen3-1.7B-shape", "llm", 5,
-     {"b0001", "b0004", "b0016", "b0064", "b0256"}, {24, 24, 64, 256, 960}},
-    {"traces/h200/h200-qwen3-8b-shape-chat.h5", "H200", "synthetic/Qwen3-8B-shape", "llm", 9,
+    {"traces/h100/h100-qwen3-1.7b-shape-chat.h5",
+     "H100",
+     "synthetic/Qwen3-1.7B-shape",
+     "llm",
+     5,
+     {"b0001", "b0004", "b0016", "b0064", "b0256"},
+     {24, 24, 64, 256, 960}},
+    {"tests/traces/h100-zstd/h100-qwen3-1.7b-shape-chat.h5",
+     "H100",
+     "synthetic/Qwen3-1.7B-shape",
+     "llm",
+     5,
+     {"b0001", "b0004", "b0016", "b0064", "b0256"},
+     {24, 24, 64, 256, 960}},
+    {"traces/h200/h200-qwen3-8b-shape-chat.h5",
+     "H200",
+     "synthetic/Qwen3-8B-shape",
+     "llm",
+     9,
      {"b0001", "b0002", "b0004", "b0008", "b0016", "b0032", "b0064", "b0128", "b0256"},
      {17, 24, 24, 32, 64, 128, 256, 464, 611}},
-    {"traces/h100/h100-dit-shape-text-to-image.h5", "H100", "synthetic/DiT-XL-1152-shape",
-     "diffusion", 6, {"b0001", "b0002", "b0004", "b0004_s50", "b0008", "b0016"},
+    {"traces/h100/h100-dit-shape-text-to-image.h5",
+     "H100",
+     "synthetic/DiT-XL-1152-shape",
+     "diffusion",
+     6,
+     {"b0001", "b0002", "b0004", "b0004_s50", "b0008", "b0016"},
      /* batches per run */ {17, 9, 4, 3, 3, 3}},
 };
 
@@ -199,7 +221,8 @@ TEST(read_every_real_run)
                 char want[32];
                 snprintf(want, sizeof want, "%ld", tc->requests[i]);
                 CHECK_STR(extra(r, "num_requests"), want);
-                CHECK(r->attrs.kv_bytes_per_token == 114688 || r->attrs.kv_bytes_per_token == 147456);
+                CHECK(r->attrs.kv_bytes_per_token == 114688 ||
+                      r->attrs.kv_bytes_per_token == 147456);
                 /* every run's running batch reached max_batch_size */
                 int32_t peak = 0;
                 for (size_t k = 0; k < r->engine_n; k++)
@@ -227,8 +250,7 @@ TEST(describe_real_run)
 {
     jl_trace *t = NULL;
     jl_error *e = NULL;
-    CHECK_EQ_INT(jl_trace_open(TRACES "/h100/h100-qwen3-1.7b-shape-chat.h5", NULL, &t, &e),
-                 JL_OK);
+    CHECK_EQ_INT(jl_trace_open(TRACES "/h100/h100-qwen3-1.7b-shape-chat.h5", NULL, &t, &e), JL_OK);
     if (!t)
         return;
     jl_run_info info;

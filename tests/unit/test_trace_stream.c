@@ -114,8 +114,8 @@ static void rechunk_request(const char *path, hsize_t crows, const jl_run *r)
     H5Pset_chunk(dcpl, 1, &crows);
     H5Pset_shuffle(dcpl);
     H5Pset_deflate(dcpl, 1);
-    hid_t d = H5Dcreate2(f, "/runs/r/itl/request", H5T_NATIVE_INT32, sp, H5P_DEFAULT, dcpl,
-                         H5P_DEFAULT);
+    hid_t d =
+        H5Dcreate2(f, "/runs/r/itl/request", H5T_NATIVE_INT32, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     CHECK(d >= 0);
     H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->itl_request);
     H5Dclose(d);
@@ -271,8 +271,8 @@ TEST(corrupt_chunk_same_message)
  * values, negatives and zeros, sizes around the histogram threshold. */
 TEST(qstream_equals_quantiles_f)
 {
-    const size_t sizes[] = {0, 1, 2, 1000, JL__RADIX_MIN_N - 1, JL__RADIX_MIN_N,
-                            JL__RADIX_MIN_N + 1, 200000};
+    const size_t sizes[] = {
+        0, 1, 2, 1000, JL__RADIX_MIN_N - 1, JL__RADIX_MIN_N, JL__RADIX_MIN_N + 1, 200000};
     uint64_t x = 0x9E3779B97F4A7C15ull;
     for (int kind = 0; kind < 5; kind++)
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {

@@ -140,7 +140,7 @@ TEST(runs_that_do_not_fit_stay_groups)
     jl_run *a = tf_make_summary_run("a"), *b = tf_make_summary_run("b"),
            *c = tf_make_summary_run("c");
     add_extra(&a->attrs, "x", "abc", 0);
-    add_extra(&b->attrs, "x", "5", 1); /* strings and numbers in one column */
+    add_extra(&b->attrs, "x", "5", 1);   /* strings and numbers in one column */
     add_extra(&c->attrs, "y/z", "1", 1); /* no dataset can be named so */
     const jl_run *runs[3] = {a, b, c};
     char *p = tf_path("mixed.h5");
@@ -261,8 +261,9 @@ TEST(malformed_tables_are_refused)
     const char *two_models[2] = {"m", "m"};
     write_strings(f, "summary_table/attrs/model", two_models, 2);
     H5Fclose(f);
-    open_fails(p, JL_EINVALID,
-               "/summary_table/attrs/model: has 2 rows, expected 3 (the length of summary_table/run)");
+    open_fails(
+        p, JL_EINVALID,
+        "/summary_table/attrs/model: has 2 rows, expected 3 (the length of summary_table/run)");
     free(p);
 
     p = good_table("dup.h5");
@@ -293,8 +294,8 @@ TEST(malformed_tables_are_refused)
     H5Tinsert(ct, "x", 0, H5T_NATIVE_DOUBLE);
     hsize_t dims[1] = {3};
     hid_t sp = H5Screate_simple(1, dims, NULL);
-    H5Dclose(H5Dcreate2(f, "summary_table/summary/odd", ct, sp, H5P_DEFAULT, H5P_DEFAULT,
-                        H5P_DEFAULT));
+    H5Dclose(
+        H5Dcreate2(f, "summary_table/summary/odd", ct, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     H5Sclose(sp);
     H5Tclose(ct);
     H5Fclose(f);

@@ -64,8 +64,7 @@ static void roundtrip(const char *label, const jl_trace_write_options *opt)
                 /* The reader sets file; the fixture does not. */
                 int same = tf_runs_equal(runs[order[i]], back);
                 if (!same)
-                    fprintf(stderr, "%s: run %s differs after the round trip\n", label,
-                            back->name);
+                    fprintf(stderr, "%s: run %s differs after the round trip\n", label, back->name);
                 CHECK(same);
                 CHECK_STR(back->file, path);
             }

@@ -17,10 +17,10 @@ TEST(zstd_copy_reads_identical)
 {
     jl_trace *z = NULL, *d = NULL;
     jl_error *e = NULL;
-    CHECK_EQ_INT(jl_trace_open(ZSTD_TRACES "/h100-zstd/h100-qwen3-1.7b-shape-chat.h5", NULL, &z, &e),
+    CHECK_EQ_INT(jl_trace_open(ZSTD_TRACES "/h100-zstd/h100-qwen3-1.7b-shape-chat.h5", NULL, &z,
+                               &e),
                  JL_OK);
-    CHECK_EQ_INT(jl_trace_open(TRACES "/h100/h100-qwen3-1.7b-shape-chat.h5", NULL, &d, &e),
-                 JL_OK);
+    CHECK_EQ_INT(jl_trace_open(TRACES "/h100/h100-qwen3-1.7b-shape-chat.h5", NULL, &d, &e), JL_OK);
     if (!z || !d) {
         jl_error_free(e);
         jl_trace_close(z);
@@ -82,8 +82,8 @@ static char *craft(const char *name, const void *chunk, size_t len)
     CHECK(H5Pset_chunk(dcpl, 2, dims) >= 0);
     unsigned cd[1] = {3};
     CHECK(H5Pset_filter(dcpl, 32015, H5Z_FLAG_MANDATORY, 1, cd) >= 0);
-    hid_t d = H5Dcreate2(f, "/runs/r/power/watts", H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl,
-                         H5P_DEFAULT);
+    hid_t d =
+        H5Dcreate2(f, "/runs/r/power/watts", H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     CHECK(d >= 0);
     hsize_t off[2] = {0, 0};
     CHECK(H5Dwrite_chunk(d, H5P_DEFAULT, 0, off, len, chunk) >= 0);

@@ -19,7 +19,8 @@ int main(int argc, char **argv)
     jl_study_options_default(&opt);
     jl_summary_list runs = {0};
     jl_error_list errors = {0};
-    jl_status st = jl_study_load((const char *const *)argv + 1, (size_t)argc - 1, &opt, &runs, &errors);
+    jl_status st =
+        jl_study_load((const char *const *)argv + 1, (size_t)argc - 1, &opt, &runs, &errors);
     for (size_t i = 0; i < errors.count; i++) {
         char *m = jl_error_format(errors.items[i]);
         fprintf(stderr, "consumer: %s\n", m ? m : "error");
