@@ -201,7 +201,11 @@ static inline rctx rctx_at(const rctx *c, const char *obj)
  * c's file, run and object, and the row (-1: none), with cause (owned; NULL:
  * none) as its cause; return code. fmt NULL: the status's own text. */
 jl_status jl__rctx_vfail(const rctx *c, jl_status code, long long row, jl_error *cause,
-                         const char *fmt, va_list ap);
+                         const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 0)))
+#endif
+    ;
 /* jl__rctx_vfail at no row and no cause. */
 jl_status jl__rctx_fail(const rctx *c, jl_status code, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -142,6 +142,11 @@ TEST(pipeline)
 
 /* The exit status of `joules ARGS` (printf-formatted), output discarded. */
 static int joules_exit(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static int joules_exit(const char *fmt, ...)
 {
     char args[1024], cmd[1200];
     va_list ap;

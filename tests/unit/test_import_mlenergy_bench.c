@@ -64,7 +64,7 @@ TEST(stream_parser)
                          ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         jl__jstream_init_mem(&p, bad[i], strlen(bad[i]), 1024);
-        int depth = 0, err = 0;
+        int err = 0;
         for (int k = 0; k < 50; k++) {
             jl__jstream_tok t = jl__jstream_next(&p);
             if (t == JS_ERROR) {
@@ -73,7 +73,6 @@ TEST(stream_parser)
             }
             if (t == JS_EOF)
                 break;
-            depth += t == JS_OBJ_START || t == JS_ARR_START;
         }
         if (!err)
             fprintf(stderr, "not rejected: %s\n", bad[i]);
