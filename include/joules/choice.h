@@ -178,10 +178,9 @@ typedef struct jl_precision_options {
 
 /* The default bucket edges, 8,16,64,256: the paper's 8-16, 17-64 and 65-256
  * batch buckets (Sec. 4.4). */
-#define JL_PRECISION_DEFAULT_BINS \
-    {                             \
-        8, 16, 64, 256            \
-    }
+/* clang-format off */
+#define JL_PRECISION_DEFAULT_BINS {8, 16, 64, 256}
+/* clang-format on */
 #define JL_PRECISION_DEFAULT_N_BINS 4
 
 /* baseline "bfloat16", the default bins, latency and energy by workload. */

@@ -66,18 +66,15 @@ typedef struct jl_report_slo {
 #define JL_REPORT_DEFAULT_SLO_LLM "median_itl<=100ms"
 #define JL_REPORT_DEFAULT_SLO_DIFFUSION "batch_latency<=30s"
 #define JL_REPORT_DEFAULT_SLO_VIDEO "batch_latency<=500s"
-#define JL_REPORT_SLO_SET_LLM                                        \
-    {                                                                \
-        "median_itl<=50ms", "median_itl<=100ms", "median_itl<=250ms" \
-    }
-#define JL_REPORT_SLO_SET_IMAGE                                          \
-    {                                                                    \
-        "batch_latency<=10s", "batch_latency<=30s", "batch_latency<=60s" \
-    }
-#define JL_REPORT_SLO_SET_VIDEO                                              \
-    {                                                                        \
-        "batch_latency<=100s", "batch_latency<=500s", "batch_latency<=1000s" \
-    }
+/* clang-format off */
+#define JL_REPORT_SLO_SET_LLM {"median_itl<=50ms", "median_itl<=100ms", "median_itl<=250ms"}
+/* clang-format on */
+/* clang-format off */
+#define JL_REPORT_SLO_SET_IMAGE {"batch_latency<=10s", "batch_latency<=30s", "batch_latency<=60s"}
+/* clang-format on */
+/* clang-format off */
+#define JL_REPORT_SLO_SET_VIDEO {"batch_latency<=100s", "batch_latency<=500s", "batch_latency<=1000s"}
+/* clang-format on */
 
 /* Figure formats (jl_report_options.formats). PDF is written twice: ID.pdf
  * 7 in wide (double column) and ID.1col.pdf 3.3 in wide (single column). */

@@ -85,15 +85,12 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 int jl_cmd_capacity(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION,
-        CLI_CSV_LONG_OPTION,
+        CLI_OUTPUT_LONG_OPTIONS,
         CLI_SLO_LONG_OPTION,
         {"power-budget", required_argument, NULL, OPT_BUDGET},
         {"pue", required_argument, NULL, OPT_PUE},
         {"grid-intensity", required_argument, NULL, OPT_GRID},
-        CLI_HELP_LONG_OPTION,
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "capacity";
     jl_capacity_result *r = NULL;

@@ -85,9 +85,7 @@ int jl_cmd_check(int argc, char **argv)
         CLI_JSON_LONG_OPTION,
         {"list-rules", no_argument, NULL, OPT_LIST},
         {"problems", no_argument, NULL, OPT_PROBLEMS},
-        CLI_HELP_LONG_OPTION,
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "check";
     int flags[2] = {0, 0}; /* list, problems */

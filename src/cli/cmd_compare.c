@@ -226,17 +226,14 @@ static int run_compare(const char *cmd, cli_study *cs, const compare_args *a, in
 int jl_cmd_compare(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION,
-        CLI_CSV_LONG_OPTION,
+        CLI_OUTPUT_LONG_OPTIONS,
         CLI_SLO_LONG_OPTION,
         {"by", required_argument, NULL, OPT_BY},
         {"baseline", required_argument, NULL, OPT_BASE},
         {"hold", required_argument, NULL, OPT_HOLD},
         {"bins", required_argument, NULL, OPT_BINS},
         {"latency", required_argument, NULL, OPT_LAT},
-        CLI_HELP_LONG_OPTION,
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "compare";
     compare_args a = {.latency = -1};

@@ -76,9 +76,9 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 int jl_cmd_diagnose(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION, {"reserve-gb", required_argument, NULL, CLI_OPT_FIRST_FREE},
-        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_JSON_LONG_OPTION,
+        {"reserve-gb", required_argument, NULL, CLI_OPT_FIRST_FREE},
+        CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "diagnose";
     jl_diagnosis *x = NULL;

@@ -353,8 +353,7 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 int jl_cmd_fit(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION,
-        CLI_CSV_LONG_OPTION,
+        CLI_OUTPUT_LONG_OPTIONS,
         {"loo", no_argument, NULL, OPT_LOO},
         {"anchor", no_argument, NULL, OPT_ANCHOR},
         {"what-if-loo", no_argument, NULL, OPT_WHATIF},
@@ -363,9 +362,7 @@ int jl_cmd_fit(int argc, char **argv)
         {"robust", required_argument, NULL, OPT_ROBUST},
         {"pool", required_argument, NULL, OPT_POOL},
         {"regime", required_argument, NULL, OPT_REGIME},
-        CLI_HELP_LONG_OPTION,
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "fit";
     jl_model_options mo;

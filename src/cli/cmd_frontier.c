@@ -79,14 +79,11 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 int jl_cmd_frontier(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION,
-        CLI_CSV_LONG_OPTION,
+        CLI_OUTPUT_LONG_OPTIONS,
         {"latency", required_argument, NULL, OPT_LAT},
         {"energy", required_argument, NULL, OPT_EN},
         {"tolerance", required_argument, NULL, OPT_TOL},
-        CLI_HELP_LONG_OPTION,
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "frontier";
     jl_frontier_set *fs = NULL;

@@ -61,8 +61,9 @@ static const cli_output output = {write_csv, to_json, print_table, "picks", 0};
 int jl_cmd_pick(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION,    CLI_SLO_LONG_OPTION,
-        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
+        CLI_OUTPUT_LONG_OPTIONS,
+        CLI_SLO_LONG_OPTION,
+        CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "pick";
     jl_pick_set *ps = NULL;

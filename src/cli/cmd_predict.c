@@ -381,9 +381,7 @@ int jl_cmd_predict(int argc, char **argv)
         {"cap", required_argument, NULL, OPT_CAP},
         {"pool", required_argument, NULL, OPT_POOL},
         {"what-if", required_argument, NULL, OPT_WHATIF},
-        CLI_HELP_LONG_OPTION,
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "predict";
     predict_args a = {.gsel = jl_selector_new()};

@@ -212,9 +212,7 @@ int jl_cmd_report(int argc, char **argv)
         {"templates", required_argument, NULL, OPT_TEMPLATES},
         {"formats", required_argument, NULL, OPT_FORMATS},
         {"gpus", required_argument, NULL, OPT_GPUS},
-        CLI_HELP_LONG_OPTION,
-        CLI_STUDY_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
+        CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "report";
     cli_study cs;

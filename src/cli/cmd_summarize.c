@@ -335,8 +335,10 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 int jl_cmd_summarize(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION,    {"columns", required_argument, NULL, 'o'},
-        CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0},
+        CLI_JSON_LONG_OPTION,
+        CLI_CSV_LONG_OPTION,
+        {"columns", required_argument, NULL, 'o'},
+        CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "summarize";
     table_opts topt = {0};

@@ -32,36 +32,28 @@ enum {
 };
 
 /* --json, --csv FILE, --slo EXPR and -h/--help: kept by cli_parse, for the
- * commands whose table names them. */
-#define CLI_JSON_LONG_OPTION                    \
-    {                                           \
-        "json", no_argument, NULL, CLI_OPT_JSON \
-    }
-#define CLI_CSV_LONG_OPTION                         \
-    {                                               \
-        "csv", required_argument, NULL, CLI_OPT_CSV \
-    }
-#define CLI_SLO_LONG_OPTION                         \
-    {                                               \
-        "slo", required_argument, NULL, CLI_OPT_SLO \
-    }
-#define CLI_HELP_LONG_OPTION           \
-    {                                  \
-        "help", no_argument, NULL, 'h' \
-    }
+ * commands whose table names them. A study command's table starts with
+ * CLI_OUTPUT_LONG_OPTIONS (--json, --csv) where it takes both, and ends
+ * with CLI_END_LONG_OPTIONS (--help, the study options, the terminator). */
+/* clang-format off */
+#define CLI_JSON_LONG_OPTION {"json", no_argument, NULL, CLI_OPT_JSON}
+#define CLI_CSV_LONG_OPTION {"csv", required_argument, NULL, CLI_OPT_CSV}
+#define CLI_SLO_LONG_OPTION {"slo", required_argument, NULL, CLI_OPT_SLO}
+#define CLI_HELP_LONG_OPTION {"help", no_argument, NULL, 'h'}
+#define CLI_OUTPUT_LONG_OPTIONS CLI_JSON_LONG_OPTION, CLI_CSV_LONG_OPTION
 
-#define CLI_STUDY_LONG_OPTIONS                                                     \
-    {"where", required_argument, NULL, CLI_OPT_WHERE},                             \
-        {"exclude", required_argument, NULL, CLI_OPT_EXCLUDE},                     \
-        {"workers", required_argument, NULL, CLI_OPT_WORKERS},                     \
-        {"max-rows", required_argument, NULL, CLI_OPT_MAX_ROWS},                   \
-        {"max-dataset-bytes", required_argument, NULL, CLI_OPT_MAX_DATASET_BYTES}, \
-        {"rules", required_argument, NULL, CLI_OPT_RULES},                         \
-        {"set-rule", required_argument, NULL, CLI_OPT_SET_RULE},                   \
-        {"jsonl", no_argument, NULL, CLI_OPT_JSONL},                               \
-    {                                                                              \
-        "names", required_argument, NULL, CLI_OPT_NAMES                            \
-    }
+#define CLI_STUDY_LONG_OPTIONS                                                 \
+    {"where", required_argument, NULL, CLI_OPT_WHERE},                         \
+    {"exclude", required_argument, NULL, CLI_OPT_EXCLUDE},                     \
+    {"workers", required_argument, NULL, CLI_OPT_WORKERS},                     \
+    {"max-rows", required_argument, NULL, CLI_OPT_MAX_ROWS},                   \
+    {"max-dataset-bytes", required_argument, NULL, CLI_OPT_MAX_DATASET_BYTES}, \
+    {"rules", required_argument, NULL, CLI_OPT_RULES},                         \
+    {"set-rule", required_argument, NULL, CLI_OPT_SET_RULE},                   \
+    {"jsonl", no_argument, NULL, CLI_OPT_JSONL},                               \
+    {"names", required_argument, NULL, CLI_OPT_NAMES}
+#define CLI_END_LONG_OPTIONS CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0}
+/* clang-format on */
 
 #define CLI_STUDY_HELP                                                                           \
     "  --where KEY=V1,V2      keep runs whose attribute KEY is one of the values (repeatable;\n" \

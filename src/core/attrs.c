@@ -10,61 +10,13 @@
 #include "core/attrs_internal.h"
 #include "core/util.h"
 
-const char *const jl_attr_names[] = {
-    "workload",
-    "model",
-    "task",
-    "gpu_model",
-    "num_gpus",
-    "precision",
-    "max_batch_size",
-    "start_time_unix",
-    "tensor_parallel",
-    "expert_parallel",
-    "data_parallel",
-    "gpu_memory_bytes",
-    "gpu_tdp_w",
-    "gpu_idle_power_w",
-    "total_params",
-    "active_params",
-    "kv_bytes_per_token",
-    "denoising_steps",
-    "height",
-    "width",
-    "num_frames",
-    "notes",
-    NULL,
-};
+#define JL_X_NAME(n, kind, req) #n,
+const char *const jl_attr_names[] = {JL__ATTR_FIELDS(JL_X_NAME) NULL};
+#undef JL_X_NAME
 
-const jl__attr_field jl__attr_fields[] = {
-#define AF(n, kind, req)                             \
-    {                                                \
-#n, JL__F_##kind, offsetof(jl_attrs, n), req \
-    }
-    AF(workload, STR, 1),
-    AF(model, STR, 1),
-    AF(task, STR, 1),
-    AF(gpu_model, STR, 1),
-    AF(num_gpus, LONG, 1),
-    AF(precision, STR, 1),
-    AF(max_batch_size, LONG, 1),
-    AF(start_time_unix, DBL, 0),
-    AF(tensor_parallel, LONG, 0),
-    AF(expert_parallel, LONG, 0),
-    AF(data_parallel, LONG, 0),
-    AF(gpu_memory_bytes, DBL, 0),
-    AF(gpu_tdp_w, DBL, 0),
-    AF(gpu_idle_power_w, DBL, 0),
-    AF(total_params, DBL, 0),
-    AF(active_params, DBL, 0),
-    AF(kv_bytes_per_token, DBL, 0),
-    AF(denoising_steps, LONG, 0),
-    AF(height, LONG, 0),
-    AF(width, LONG, 0),
-    AF(num_frames, LONG, 0),
-    AF(notes, STR, 0),
-#undef AF
-};
+#define JL_X_FIELD(n, kind, req) {#n, JL__F_##kind, offsetof(jl_attrs, n), req},
+const jl__attr_field jl__attr_fields[] = {JL__ATTR_FIELDS(JL_X_FIELD)};
+#undef JL_X_FIELD
 const size_t jl__n_attr_fields = sizeof jl__attr_fields / sizeof jl__attr_fields[0];
 
 void jl_attrs_init(jl_attrs *a)

@@ -16,10 +16,9 @@
 #include "trace/trace_internal.h"
 
 const jl__summary_field jl__summary_fields[] = {
-#define SF(n)                                 \
-    {                                         \
-#n, offsetof(jl_run_summary_attrs, n) \
-    }
+/* clang-format off */
+#define SF(n) {#n, offsetof(jl_run_summary_attrs, n)}
+    /* clang-format on */
     SF(energy_per_token_j),
     SF(energy_per_request_j),
     SF(avg_power_w),

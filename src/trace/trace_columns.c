@@ -628,19 +628,14 @@ static jl_status batch_rule(group_reader *gr)
 /* ------------------------------------------------------------------ */
 /* Groups: a table of datasets each, read by one loop                  */
 
-#define COL(name, rank, target, required, field, check)                    \
-    {                                                                      \
-        name, rank, target, required, offsetof(jl_run, field), check, 0, 0 \
-    }
+/* clang-format off */
+#define COL(name, rank, target, required, field, check) \
+    {name, rank, target, required, offsetof(jl_run, field), check, 0, 0}
 /* an optional column the summary does not use (summary_fields_only) */
-#define UNUSED_COL(name, rank, target, field, check)                \
-    {                                                               \
-        name, rank, target, 0, offsetof(jl_run, field), check, 0, 1 \
-    }
-#define TIME_COL(field)                                                \
-    {                                                                  \
-        "time", 1, T_F64, 1, offsetof(jl_run, field), check_time, 1, 0 \
-    }
+#define UNUSED_COL(name, rank, target, field, check) \
+    {name, rank, target, 0, offsetof(jl_run, field), check, 0, 1}
+#define TIME_COL(field) {"time", 1, T_F64, 1, offsetof(jl_run, field), check_time, 1, 0}
+/* clang-format on */
 
 static const col_spec power_cols[] = {
     TIME_COL(power_time),
@@ -685,10 +680,10 @@ static const col_spec batch_cols[] = {
 #undef UNUSED_COL
 #undef TIME_COL
 
-#define GROUP(name, rows, cols, rule)                                          \
-    {                                                                          \
-        name, offsetof(jl_run, rows), cols, sizeof cols / sizeof cols[0], rule \
-    }
+/* clang-format off */
+#define GROUP(name, rows, cols, rule) \
+    {name, offsetof(jl_run, rows), cols, sizeof cols / sizeof cols[0], rule}
+/* clang-format on */
 /* In reading order: itl/ after requests/, whose length it checks against. */
 static const group_spec groups[] = {
     GROUP("power", power_n, power_cols, power_rule),
