@@ -42,19 +42,18 @@ typedef struct col {
 } col;
 
 /* The columns both tables start with, and their power columns. */
-#define HEAD_COLS                                                                                  \
-    {"file", "file", C_FILE, 1, 0}, {"run", "run", C_RUN, 1, 0}, {"model", "model", C_ATTR, 1, 0}, \
-        {"gpu_model", "gpu", C_ATTR, 1, 0}, {"num_gpus", "G", C_ATTR, 1, 0},                       \
-        {"max_batch_size", "cap", C_ATTR, 1, 0}, {"window", "window", C_METHOD, 1, 0},             \
-        {"steady_duration_s", "dur_s", C_FIG, 1, 1},                                               \
-    {                                                                                              \
-        "steady_energy_j", "energy_J", C_FIG, 1, 0                                                 \
-    }
-#define POWER_COLS                                                                  \
+/* clang-format off */
+#define HEAD_COLS                                                              \
+    {"file", "file", C_FILE, 1, 0}, {"run", "run", C_RUN, 1, 0},               \
+    {"model", "model", C_ATTR, 1, 0}, {"gpu_model", "gpu", C_ATTR, 1, 0},      \
+    {"num_gpus", "G", C_ATTR, 1, 0}, {"max_batch_size", "cap", C_ATTR, 1, 0},  \
+    {"window", "window", C_METHOD, 1, 0},                                      \
+    {"steady_duration_s", "dur_s", C_FIG, 1, 1},                               \
+    {"steady_energy_j", "energy_J", C_FIG, 1, 0}
+#define POWER_COLS                                                             \
     {"avg_power_w", "avg_W", C_FIG, 1, 0}, {"peak_power_w", "peak_W", C_FIG, 1, 0}, \
-    {                                                                               \
-        "static_energy_share", "idle%", C_FIG, 100, 0                               \
-    }
+    {"static_energy_share", "idle%", C_FIG, 100, 0}
+/* clang-format on */
 
 static const col llm_cols[] = {
     HEAD_COLS,

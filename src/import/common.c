@@ -77,6 +77,19 @@ json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, 
     return doc;
 }
 
+jl_status jl__import_run_requests(jl_run *r, size_t R)
+{
+    r->req_n = R;
+    r->arrival = jl_malloc_array(R, sizeof(double));
+    r->first_token = jl_malloc_array(R, sizeof(double));
+    r->finish = jl_malloc_array(R, sizeof(double));
+    r->input_tokens = jl_malloc_array(R, sizeof(int32_t));
+    r->output_tokens = jl_malloc_array(R, sizeof(int32_t));
+    return r->arrival && r->first_token && r->finish && r->input_tokens && r->output_tokens
+               ? JL_OK
+               : JL_ENOMEM;
+}
+
 jl_import_result *jl__import_result_new(void)
 {
     return calloc(1, sizeof(jl_import_result));

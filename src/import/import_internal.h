@@ -12,6 +12,10 @@
 /* ---- results ---------------------------------------------------------------- */
 
 jl_import_result *jl__import_result_new(void);
+/* r's requests/ columns (arrival, first_token, finish, input_tokens,
+ * output_tokens) for R requests, req_n = R; JL_ENOMEM when one is missing
+ * (those allocated stay with r, freed by jl_run_free). */
+jl_status jl__import_run_requests(jl_run *r, size_t R);
 /* A note; the same (field, message) is counted once, naming the first file. */
 void jl__import_note(jl_import_result *r, const char *file, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)

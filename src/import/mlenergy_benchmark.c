@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "import/gpu_names.h"
 #include "import/import_common.h"
+#include "import/import_internal.h"
 #include "import/importers.h"
 #include "import/json_stream.h"
 #include "import/prom_text.h"
@@ -923,13 +924,7 @@ static int build_series(bench *b, jl_run *r, long G, engine_rows *e)
     /* requests/: only when they all start at the benchmark start */
     size_t R = b->in_len.n;
     if (R && b->rate_inf) {
-        r->req_n = R;
-        r->arrival = jl_malloc_array(R, sizeof(double));
-        r->first_token = jl_malloc_array(R, sizeof(double));
-        r->finish = jl_malloc_array(R, sizeof(double));
-        r->input_tokens = jl_malloc_array(R, sizeof(int32_t));
-        r->output_tokens = jl_malloc_array(R, sizeof(int32_t));
-        if (!r->arrival || !r->first_token || !r->finish || !r->input_tokens || !r->output_tokens)
+        if (jl__import_run_requests(r, R) != JL_OK)
             return berr(b, JL_ENOMEM, "out of memory");
         for (size_t i = 0; i < R; i++) {
             int ok = b->ok.v[i] != 0;

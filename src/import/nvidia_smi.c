@@ -1004,16 +1004,10 @@ static jl_status load_requests(const char *path, jl_run *r, double offset, int o
         st = jl__import_error(errors, JL_ELIMIT, path, 0, 0, "itls", "too many ITL samples");
         goto end;
     }
-    r->req_n = R;
-    r->arrival = jl_malloc_array(R, sizeof(double));
-    r->first_token = jl_malloc_array(R, sizeof(double));
-    r->finish = jl_malloc_array(R, sizeof(double));
-    r->input_tokens = jl_malloc_array(R, sizeof(int32_t));
-    r->output_tokens = jl_malloc_array(R, sizeof(int32_t));
+    st = jl__import_run_requests(r, R);
     r->itl_seconds = jl_malloc_array(K ? K : 1, sizeof(float));
     r->itl_request = jl_malloc_array(K ? K : 1, sizeof(int32_t));
-    if (!r->arrival || !r->first_token || !r->finish || !r->input_tokens || !r->output_tokens ||
-        !r->itl_seconds || !r->itl_request) {
+    if (st != JL_OK || !r->itl_seconds || !r->itl_request) {
         st = JL_ENOMEM;
         goto end;
     }

@@ -18,6 +18,21 @@
 #include "report/plot.h"
 #include "report/sections.h"
 
+/* An interval's value, low and high as three cells / columns. */
+static void csv_interval(jl_strbuf *b, const jl_interval *iv)
+{
+    jl__report_csv_num(b, iv->value);
+    jl__report_csv_num(b, iv->lo);
+    jl__report_csv_num(b, iv->hi);
+}
+
+static void dat_interval(jl_strbuf *b, const jl_interval *iv)
+{
+    jl__report_dat_num(b, iv->value);
+    jl__report_dat_num(b, iv->lo);
+    jl__report_dat_num(b, iv->hi);
+}
+
 /* Points of each drawn curve (log-spaced over jl_model_batch_grid's range,
  * plus the ends of the measured batch range). */
 #define RP_CURVE_POINTS 64
@@ -177,17 +192,11 @@ static jl_status write_curves_csv(jl__report_report *r, jl_error **err)
             jl_strbuf_printf(&b, ",%s,%s", jl_fit_method_name(f->method), band_kind(f));
             jl__report_csv_num(&b, p.batch);
             jl_strbuf_printf(&b, ",%d,%d", p.extrapolated, p.beyond_ceiling);
-            jl__report_csv_num(&b, p.energy_per_token_j.value);
-            jl__report_csv_num(&b, p.energy_per_token_j.lo);
-            jl__report_csv_num(&b, p.energy_per_token_j.hi);
+            csv_interval(&b, &p.energy_per_token_j);
             jl__report_csv_num(&b,
                                f->method == JL_FIT_MODEL ? p.model_energy_per_token_j.value : NAN);
-            jl__report_csv_num(&b, p.power_w.value);
-            jl__report_csv_num(&b, p.power_w.lo);
-            jl__report_csv_num(&b, p.power_w.hi);
-            jl__report_csv_num(&b, p.throughput_tok_s.value);
-            jl__report_csv_num(&b, p.throughput_tok_s.lo);
-            jl__report_csv_num(&b, p.throughput_tok_s.hi);
+            csv_interval(&b, &p.power_w);
+            csv_interval(&b, &p.throughput_tok_s);
             jl__report_csv_num(&b, p.step_time_s.value);
             jl__report_csv_num(&b, f->batch_min);
             jl__report_csv_num(&b, f->batch_max);
@@ -443,15 +452,9 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
             if (!rows++ && seg)
                 jl_strbuf_puts(&dat, "\n");
             jl_strbuf_printf(&dat, "%.10g", p.batch);
-            jl__report_dat_num(&dat, p.energy_per_token_j.value);
-            jl__report_dat_num(&dat, p.energy_per_token_j.lo);
-            jl__report_dat_num(&dat, p.energy_per_token_j.hi);
-            jl__report_dat_num(&dat, p.power_w.value);
-            jl__report_dat_num(&dat, p.power_w.lo);
-            jl__report_dat_num(&dat, p.power_w.hi);
-            jl__report_dat_num(&dat, p.throughput_tok_s.value);
-            jl__report_dat_num(&dat, p.throughput_tok_s.lo);
-            jl__report_dat_num(&dat, p.throughput_tok_s.hi);
+            dat_interval(&dat, &p.energy_per_token_j);
+            dat_interval(&dat, &p.power_w);
+            dat_interval(&dat, &p.throughput_tok_s);
             jl__report_dat_num(&dat, physical ? p.model_energy_per_token_j.value : NAN);
             jl_strbuf_printf(&dat, " %d\n", seg);
             widen(&re, p.energy_per_token_j.value);

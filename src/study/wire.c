@@ -188,42 +188,21 @@ static int take(rd *r, void *out, size_t n)
     return 1;
 }
 
-static uint32_t get_u32(rd *r)
-{
-    uint32_t v = 0;
-    take(r, &v, sizeof v);
-    return v;
-}
-static int32_t get_i32(rd *r)
-{
-    int32_t v = 0;
-    take(r, &v, sizeof v);
-    return v;
-}
-static int64_t get_i64(rd *r)
-{
-    int64_t v = 0;
-    take(r, &v, sizeof v);
-    return v;
-}
-static uint64_t get_u64(rd *r)
-{
-    uint64_t v = 0;
-    take(r, &v, sizeof v);
-    return v;
-}
-static uint8_t get_u8(rd *r)
-{
-    uint8_t v = 0;
-    take(r, &v, 1);
-    return v;
-}
-static double get_f64(rd *r)
-{
-    double v = 0;
-    take(r, &v, sizeof v);
-    return v;
-}
+/* get_u32 ... get_f64: one fixed-size value (0 once the input ran out). */
+#define GETTER(T, name)        \
+    static T name(rd *r)       \
+    {                          \
+        T v = 0;               \
+        take(r, &v, sizeof v); \
+        return v;              \
+    }
+GETTER(uint32_t, get_u32)
+GETTER(int32_t, get_i32)
+GETTER(int64_t, get_i64)
+GETTER(uint64_t, get_u64)
+GETTER(uint8_t, get_u8)
+GETTER(double, get_f64)
+#undef GETTER
 
 static char *get_str(rd *r)
 {
