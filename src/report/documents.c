@@ -13,8 +13,8 @@
 #include "joules/diagnose.h"
 #include "joules/frontier.h"
 #include "joules/output.h"
+#include "report/knobs.h"
 #include "report/sections.h"
-#include "report/series.h"
 
 static jl_status write_csv_file(jl__report_report *r, const char *rel,
                                 jl_status (*fn)(const char *, const void *, const void *,

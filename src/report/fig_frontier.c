@@ -9,7 +9,7 @@
 #include "joules/choice.h"
 #include "joules/output.h"
 #include "report/figures.h"
-#include "report/series.h"
+#include "report/knobs.h"
 
 /* The latency bounds of a group's SLO set as dashed vertical lines, those
  * near the data (a bound far right of every run squeezes the plot). */

@@ -9,7 +9,7 @@
 #include "joules/choice.h"
 #include "joules/output.h"
 #include "report/figures.h"
-#include "report/series.h"
+#include "report/knobs.h"
 
 typedef struct cmp_row {
     size_t group;

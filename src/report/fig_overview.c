@@ -9,7 +9,7 @@
 #include "joules/choice.h"
 #include "joules/output.h"
 #include "report/figures.h"
-#include "report/series.h"
+#include "report/knobs.h"
 
 /* One figure per task: every model (group) of the task at its minimum-energy
  * configuration meeting the group's SLO (without one: its minimum-energy

@@ -10,7 +10,7 @@
 #include "joules/descriptors.h"
 #include "joules/output.h"
 #include "report/figures.h"
-#include "report/series.h"
+#include "report/knobs.h"
 
 static int cmp_long(const void *a, const void *b)
 {

@@ -9,7 +9,7 @@
 #include "joules/choice.h"
 #include "joules/output.h"
 #include "report/figures.h"
-#include "report/series.h"
+#include "report/knobs.h"
 
 static double curve_max(const jl_summary_list *l, const jl_curve *cv, int fig)
 {

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "report/figures.h"
+#include "report/knobs.h"
 #include "report/sections.h"
-#include "report/series.h"
 
 jl_status jl__report_figures_plan_and_write(jl__report_report *r, jl_error **err)
 {

@@ -12,8 +12,8 @@
 #include "joules/descriptors.h"
 #include "joules/frontier.h"
 #include "joules/output.h"
+#include "report/knobs.h"
 #include "report/sections.h"
-#include "report/series.h"
 
 /* The SLOs judging a group of this workload and kind: the last --slo
  * matching it (one), else the paper's set for the kind (the middle one is

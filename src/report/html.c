@@ -12,9 +12,9 @@
 #include "joules/frontier.h"
 #include "joules/output.h"
 #include "joules/version.h"
+#include "report/knobs.h"
 #include "report/report_internal.h"
 #include "report/sections.h"
-#include "report/series.h"
 
 static void jl__report_html_escape(jl_strbuf *b, const char *s)
 {

@@ -15,8 +15,8 @@
 
 #include "joules/diagnose.h"
 #include "joules/output.h"
+#include "report/knobs.h"
 #include "report/report_internal.h"
-#include "report/series.h"
 
 const char *jl__report_fig_kind_name(jl__report_fig_kind k)
 {

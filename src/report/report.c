@@ -18,9 +18,9 @@
 #include "joules/descriptors.h"
 #include "joules/frontier.h"
 #include "joules/output.h"
+#include "report/knobs.h"
 #include "report/report_internal.h"
 #include "report/sections.h"
-#include "report/series.h"
 
 void jl_report_options_default(jl_report_options *opt)
 {

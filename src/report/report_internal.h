@@ -11,7 +11,7 @@
  *                    html.c, notebooks.c
  *   plot.h           the gnuplot script kit (plot.c)
  *   this header      the report kit (kit.c)
- *   series.h         a run's knobs, curves split by them (series.c)
+ *   knobs.h          a run's knobs, curves split by them (knobs.c)
  */
 #ifndef JOULES_REPORT_INTERNAL_H
 #define JOULES_REPORT_INTERNAL_H

@@ -1,4 +1,4 @@
-/* Curves split by every knob that changes a configuration (series.h), and
+/* Curves split by every knob that changes a configuration (knobs.h), and
  * the knobs of a run in words (jl__report_knobs_text). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/series.h"
+#include "report/knobs.h"
 
 /* ---- curves split by the work done ------------------------------------------------- */
 

@@ -1,11 +1,11 @@
-/* Curves split by every knob that changes the configuration (series.c):
+/* Curves split by every knob that changes the configuration (knobs.c):
  * one jl_frontier curve (GPU model, count, precision) becomes one series
  * per distinct (tensor/expert/data parallel, Ulysses/ring degrees,
  * denoising steps, resolution, frames); `variant` names the knobs that
  * differ within the curve ("ulysses 2, ring 1"), NULL when none does.
  * Used by the findings (report.c), the figures and the page. */
-#ifndef JOULES_REPORT_SERIES_H
-#define JOULES_REPORT_SERIES_H
+#ifndef JOULES_REPORT_KNOBS_H
+#define JOULES_REPORT_KNOBS_H
 
 #include "core/util.h"
 #include "joules/frontier.h"
