@@ -1,5 +1,5 @@
-/* import_common.h — what the importers other than ML.ENERGY v3 share: the
- * import context (result, error list, out-of-memory flag), notes counted by
+/* import_common.h — what the JSON and log importers (ML.ENERGY v3, v2,
+ * Benchmark, MLPerf Power) share: the import context (result, error list, out-of-memory flag), notes counted by
  * (field, message), errors naming file and field, extra attributes, whole
  * files read with a size limit, and run names made unique.
  *
