@@ -617,6 +617,74 @@ int jl__jstream_array_number(js *p, double *out)
     return 1;
 }
 
+/* The common case of an array element: a number of at most 19 digits
+ * without an exponent, whole in [q, e) (the caller leaves at least 80 bytes
+ * there) and followed by a byte that cannot continue it. Its value by
+ * Clinger's exact case (as number() computes it) into *out; NULL for
+ * anything else (an exponent, a longer mantissa, a syntax error), which
+ * number() then reads, errors included. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const char *
+fast_number(const char *q, const char *e, double *out)
+{
+    int neg = *q == '-';
+    q += neg;
+    unsigned long long m = 0;
+    int digits = 0, frac = 0;
+    if (*q == '0')
+        q++;
+    else if (*q >= '1' && *q <= '9')
+        q = digit_run(q, e, &m, &digits);
+    else
+        return NULL;
+    if (*q == '.') {
+        q = digit_run(q + 1, e, &m, &frac);
+        if (!frac)
+            return NULL;
+    }
+    if (digits + frac > 19 || m > (1ULL << 53) || after_number[(unsigned char)*q])
+        return NULL;
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
+                                 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
+    double v = (double)m / p10[frac];
+    *out = neg ? -v : v;
+    return q;
+}
+
+int jl__jstream_array_numbers(js *p, double *out, size_t max, size_t *got)
+{
+    size_t n = 0;
+    int r = 1;
+    while (n < max) {
+        if (p->after_value && !p->err[0] && p->len - p->pos >= 80) {
+            /* ", " or "," and a number, whole in the buffer: no call, no
+             * parser state touched until the run ends */
+            const char *buf = p->buf, *e = buf + p->len, *s = buf + p->pos, *lim = e - 80;
+            while (n < max && s <= lim && *s == ',') {
+                const char *end = fast_number(s + 1 + (s[1] == ' '), e, &out[n]);
+                if (!end)
+                    break;
+                s = end;
+                if (!(out[n++] >= 0)) {
+                    p->pos = (size_t)(s - buf);
+                    return *got = n, 1;
+                }
+            }
+            p->pos = (size_t)(s - buf);
+            if (n == max)
+                break;
+        }
+        if ((r = jl__jstream_array_number(p, &out[n])) != 1)
+            break;
+        if (!(out[n++] >= 0) || !isfinite(out[n - 1]))
+            break;
+    }
+    *got = n;
+    return r;
+}
+
 int jl__jstream_skip(js *p)
 {
     if (p->err[0])
