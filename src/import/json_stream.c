@@ -3,6 +3,7 @@
 #include "import/json_stream.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -360,6 +361,53 @@ digit_run(const char *q, const char *e, unsigned long long *m, int *nd)
     return q;
 }
 
+/* m * 10^e10 (m < 2^64) as the correctly rounded double strtod gives,
+ * when that can be had exactly and cheaply: 1 and *out set, else 0 (the
+ * caller runs strtod). Clinger's case first: m <= 2^53 and |e10| <= 22,
+ * both exact doubles, one correctly rounded multiplication or division.
+ * Where long double has a 64-bit mantissa (x87), m (exact) times or
+ * divided by 10^|e10| <= 10^27 (exact: 5^27 < 2^64) is rounded once to 64
+ * bits, then to 53: the second rounding can differ from rounding the
+ * exact value only when the 64-bit result lies exactly halfway between two
+ * doubles (its 11 low bits 10000000000), and then strtod decides. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && LDBL_MANT_DIG == 64 && \
+    defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define JS_X87 1
+#endif
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int
+exact_double(unsigned long long m, int e10, int neg, double *out)
+{
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    double v;
+    if (m <= (1ULL << 53) && e10 >= -22 && e10 <= 22) {
+        v = e10 < 0 ? (double)m / p10[-e10] : (double)m * p10[e10];
+    } else {
+#ifdef JS_X87
+        static const long double lp10[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
+                                           1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
+                                           1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
+                                           1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+        if (e10 < -27 || e10 > 27)
+            return 0;
+        long double r = e10 < 0 ? (long double)m / lp10[-e10] : (long double)m * lp10[e10];
+        unsigned long long sig;
+        memcpy(&sig, &r, sizeof sig); /* the 64-bit significand */
+        if ((sig & 0x7FF) == 0x400)
+            return 0;
+        v = (double)r;
+#else
+        return 0;
+#endif
+    }
+    *out = neg ? -v : v;
+    return 1;
+}
+
 /* A number in one pass over the buffer: the grammar
  * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? checked while the mantissa
  * is accumulated (8 digits at a time where the buffer allows). Clinger's
@@ -385,7 +433,7 @@ number(js *p, int exact_int)
     int neg = q < e && *q == '-';
     q += neg;
     unsigned long long m = 0;
-    int digits = 0, frac = 0, slow = 0;
+    int digits = 0, frac = 0;
     if (q < e && *q == '0') {
         q++;
     } else if (q < e && *q >= '1' && *q <= '9') {
@@ -399,26 +447,22 @@ number(js *p, int exact_int)
             return fail(p, "a bad number (no digit after '.')");
         q = digit_run(q, e, &m, &frac);
     }
-    /* more than 19 digits may have wrapped m (leading zeros count too) */
-    slow = digits + frac > 19 || m > (1ULL << 53);
+    int ex = 0, eneg = 0;
     if (q < e && (*q == 'e' || *q == 'E')) {
         q++;
         if (q < e && (*q == '+' || *q == '-'))
-            q++;
+            eneg = *q++ == '-';
         if (!(q < e && *q >= '0' && *q <= '9'))
             return fail(p, "a bad number (no digit in the exponent)");
-        while (q < e && *q >= '0' && *q <= '9')
-            q++;
-        slow = 1;
+        for (; q < e && *q >= '0' && *q <= '9'; q++)
+            if (ex < 100000) /* beyond every double's exponent: strtod judges */
+                ex = ex * 10 + (*q - '0');
     }
     if (q < e && after_number[(unsigned char)*q])
         return fail(p, "a bad number");
     size_t n = (size_t)(q - s);
     if (n > 64)
         return fail(p, "a number longer than 64 characters");
-    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     p->num_kind = 0;
     if (exact_int && q == s + neg + (digits ? digits : 1)) { /* an integer: the value exactly too */
         if (digits <= 18) {
@@ -433,10 +477,8 @@ number(js *p, int exact_int)
             p->num_kind = errno == ERANGE ? 2 : 1;
         }
     }
-    if (!slow && frac <= 22) {
-        double v = (double)m / p10[frac];
-        p->num = neg ? -v : v;
-    } else {
+    /* more than 19 digits may have wrapped m (leading zeros count too) */
+    if (digits + frac > 19 || !exact_double(m, (eneg ? -ex : ex) - frac, neg, &p->num)) {
         char tmp[72];
         memcpy(tmp, s, n);
         tmp[n] = '\0';
@@ -644,12 +686,8 @@ fast_number(const char *q, const char *e, double *out)
         if (!frac)
             return NULL;
     }
-    if (digits + frac > 19 || m > (1ULL << 53) || after_number[(unsigned char)*q])
+    if (digits + frac > 19 || after_number[(unsigned char)*q] || !exact_double(m, -frac, neg, out))
         return NULL;
-    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
-                                 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
-    double v = (double)m / p10[frac];
-    *out = neg ? -v : v;
     return q;
 }
 
