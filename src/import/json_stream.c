@@ -119,28 +119,52 @@ static int peek(js *p)
     return (unsigned char)p->buf[p->pos];
 }
 
-static void skip_ws(js *p)
+/* Whitespace: indentation eight bytes at a time (one word compared with
+ * eight spaces) where the platform reads words. */
+static void skip_ws_run(js *p)
 {
     for (;;) {
-        while (p->pos < p->len) {
-            char c = p->buf[p->pos];
-            if (c == ' ') { /* indentation: eight spaces at a time */
-                p->pos++;
-                while (p->len - p->pos >= 8 && !memcmp(p->buf + p->pos, "        ", 8))
-                    p->pos += 8;
+        const char *b = p->buf;
+        size_t i = p->pos, n = p->len;
+        while (i < n) {
+            char c = b[i];
+            if (c == ' ') {
+                i++;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                while (n - i >= 8) {
+                    unsigned long long w;
+                    memcpy(&w, b + i, 8);
+                    w ^= 0x2020202020202020ULL;
+                    if (w) {
+                        i += (size_t)(__builtin_ctzll(w) >> 3);
+                        break;
+                    }
+                    i += 8;
+                }
+#endif
                 continue;
             }
             if (c == '\n') {
                 p->line++;
-                p->col0 = p->off + (long long)p->pos + 1;
-            } else if (c != ' ' && c != '\t' && c != '\r') {
+                p->col0 = p->off + (long long)i + 1;
+            } else if (c != '\t' && c != '\r') {
+                p->pos = i;
                 return;
             }
-            p->pos++;
+            i++;
         }
+        p->pos = i;
         if (fill(p, 1) == 0)
             return;
     }
+}
+
+/* Most tokens follow another directly: no call for those. */
+static inline void skip_ws(js *p)
+{
+    if (p->pos < p->len && (unsigned char)p->buf[p->pos] > ' ')
+        return;
+    skip_ws_run(p);
 }
 
 static int put_str(js *p, const char *s, size_t n)
@@ -253,6 +277,23 @@ static int string_body(js *p, int keep)
             continue;
         }
         /* the run up to the next quote, backslash or control byte */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        while (e - q >= 8) { /* eight bytes at a time: exact per-byte tests, no carries */
+            const unsigned long long lo = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL;
+            unsigned long long w, vq, vb;
+            memcpy(&w, q, 8);
+            vq = w ^ 0x2222222222222222ULL;                                       /* '"' */
+            vb = w ^ 0x5C5C5C5C5C5C5C5CULL;                                       /* '\\' */
+            unsigned long long stop = ~(((w & lo) + 0x6060606060606060ULL) | w) | /* < 0x20 */
+                                      ~(((vq & lo) + lo) | vq) | ~(((vb & lo) + lo) | vb);
+            stop &= hi;
+            if (stop) {
+                q += __builtin_ctzll(stop) >> 3;
+                break;
+            }
+            q += 8;
+        }
+#endif
         while (q < e && !stop_byte((unsigned char)*q))
             q++;
         if (keep) {
