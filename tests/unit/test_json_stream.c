@@ -294,11 +294,78 @@ TEST(grammar_rejections)
     }
 }
 
+/* Strings and whitespace are scanned eight bytes at a time: a quote, a
+ * backslash or a control byte at every offset of a word is found, and
+ * bytes that share their low seven bits (0xA2, 0xDC, 0x81..0x9F) or lie
+ * just above (0x20, 0x7F) are plain text; runs of spaces of every length
+ * keep the line and column right. */
+TEST(word_scans)
+{
+    static const unsigned char plain[] = {0xA2, 0xDC, 0x81, 0x9F, 0x20, 0x7F, 0xE9};
+    char doc[128], want[64];
+    for (int at = 0; at < 20; at++) {
+        for (size_t k = 0; k < sizeof plain + 3; k++) {
+            int len = 24;
+            memset(want, 'a', (size_t)len);
+            want[len] = '\0';
+            const char *extra = "";
+            int expect_err = 0;
+            if (k < sizeof plain) {
+                want[at] = (char)plain[k];
+            } else if (k == sizeof plain) { /* an escaped quote */
+                want[at] = '"';
+                extra = "\\\"";
+            } else if (k == sizeof plain + 1) { /* a control byte */
+                want[at] = '\x01';
+                expect_err = 1;
+            } else { /* the string ends there */
+                want[at] = '\0';
+                len = at;
+            }
+            int n;
+            if (*extra) /* the escape in place of the quote */
+                n = snprintf(doc, sizeof doc, "[\"%.*s%s%s\"]", at, want, extra, want + at + 1);
+            else
+                n = snprintf(doc, sizeof doc, "[\"%.*s\"]", len, want);
+            js p;
+            jl__jstream_init_mem(&p, doc, (size_t)n, 1024);
+            CHECK_EQ_INT(jl__jstream_next(&p), JS_ARR_START);
+            jl__jstream_tok t = jl__jstream_next(&p);
+            if (expect_err) {
+                CHECK_EQ_INT(t, JS_ERROR);
+                CHECK(strstr(p.err, "control character") != NULL);
+            } else {
+                CHECK_EQ_INT(t, JS_STR);
+                CHECK(p.slen == strlen(want) && !memcmp(p.str, want, p.slen));
+                CHECK_EQ_INT(jl__jstream_next(&p), JS_ARR_END);
+            }
+            jl__jstream_free(&p);
+        }
+    }
+    for (int spaces = 0; spaces < 40; spaces++) {
+        int n =
+            snprintf(doc, sizeof doc, "[\n%*s1,%*s\t\r\n%*s2]", spaces, "", spaces, "", spaces, "");
+        js p;
+        jl__jstream_init_mem(&p, doc, (size_t)n, 1024);
+        double v;
+        CHECK_EQ_INT(jl__jstream_next(&p), JS_ARR_START);
+        CHECK_EQ_INT(jl__jstream_next(&p), JS_NUM);
+        CHECK_EQ_INT(jl__jstream_line(&p), 2);
+        CHECK_EQ_INT(jl__jstream_col(&p), spaces + 2);
+        CHECK_EQ_INT(jl__jstream_array_number(&p, &v), 1);
+        CHECK(v == 2);
+        CHECK_EQ_INT(jl__jstream_line(&p), 3);
+        CHECK_EQ_INT(jl__jstream_col(&p), spaces + 2);
+        jl__jstream_free(&p);
+    }
+}
+
 int main(int argc, char **argv)
 {
     TEST_ARGS(argc, argv);
     RUN(numbers_match_strtod);
     RUN(batch_ends);
     RUN(grammar_rejections);
+    RUN(word_scans);
     TEST_MAIN_END();
 }
