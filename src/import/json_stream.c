@@ -722,9 +722,11 @@ fast_number(const char *q, const char *e, double *out)
         q = digit_run(q, e, &m, &digits);
     else
         return NULL;
+    if (q == e) /* digits to the end of the buffer: number() judges */
+        return NULL;
     if (*q == '.') {
         q = digit_run(q + 1, e, &m, &frac);
-        if (!frac)
+        if (!frac || q == e)
             return NULL;
     }
     if (digits + frac > 19 || after_number[(unsigned char)*q] || !exact_double(m, -frac, neg, out))

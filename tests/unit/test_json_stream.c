@@ -226,6 +226,25 @@ TEST(batch_ends)
     CHECK_EQ_INT(jl__jstream_next(&p), JS_EOF);
     jl__jstream_free(&p);
 
+    /* digits to the very end of a buffer of exactly the text's size (the
+     * ASan tree checks that nothing is read past it) */
+    for (int frac = 0; frac < 2; frac++) {
+        size_t n = 4 + 100 + (size_t)frac * 2;
+        char *cut = malloc(n);
+        CHECK(cut != NULL);
+        if (!cut)
+            break;
+        memcpy(cut, frac ? "[0, 1." : "[0, ", frac ? 6 : 4);
+        memset(cut + (frac ? 6 : 4), '1', 100);
+        jl__jstream_init_mem(&p, cut, n, 1024);
+        CHECK_EQ_INT(jl__jstream_next(&p), JS_ARR_START);
+        CHECK_EQ_INT(jl__jstream_array_numbers(&p, v, 8, &got), -1);
+        CHECK_EQ_INT(got, 1);
+        CHECK(strstr(p.err, "longer than 64") != NULL);
+        jl__jstream_free(&p);
+        free(cut);
+    }
+
     const char *empty = "[ ]";
     jl__jstream_init_mem(&p, empty, strlen(empty), 1024);
     CHECK_EQ_INT(jl__jstream_next(&p), JS_ARR_START);
