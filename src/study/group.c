@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/attrs_internal.h"
 #include "core/util.h"
 #include "joules/study.h"
 #include "study/study_internal.h"
@@ -48,7 +49,8 @@ int jl_run_config_cmp(const jl_summary *a, const jl_summary *b)
 
 /* One key value of a run, parsed once: grouping compares each value many
  * times (qsort), and strtod in every comparison was a third of grouping.
- * The texts live in one buffer (text_off into it) until the groups take
+ * A string attribute's text is the run's own; other texts (integers, reals,
+ * extras) live in one buffer (text_off into it) until the groups take
  * copies of theirs. */
 typedef struct kval {
     const char *text; /* NULL: the run lacks the attribute */
@@ -110,12 +112,82 @@ void jl_group_set_clear(jl_group_set *gs)
     gs->n = 0;
 }
 
+/* Where a key's value lives: a typed field of jl_attrs (found once per key,
+ * not once per run as jl_attrs_get does) or the extras. */
+typedef struct key_src {
+    const jl__attr_field *field; /* NULL: an extra attribute */
+    const char *key;
+} key_src;
+
+static key_src key_source(const char *key)
+{
+    key_src k = {NULL, key};
+    for (size_t f = 0; f < jl__n_attr_fields; f++)
+        if (!strcmp(key, jl__attr_fields[f].name)) {
+            k.field = &jl__attr_fields[f];
+            break;
+        }
+    return k;
+}
+
+/* "%ld" of v >= 0 into buf (room for 21 bytes); its length. */
+static size_t long_text(char *buf, long v)
+{
+    char tmp[24];
+    size_t n = 0;
+    unsigned long u = (unsigned long)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = '\0';
+    return n;
+}
+
+/* The value of key k of run a, as jl_attrs_get(a, k.key, buf, cap) writes
+ * it (cap >= 32): a pointer to the text (the attribute's own string when it
+ * fits in cap, else buf), NULL when the run lacks it. For a long, *num and
+ * *is_num are set (its text is a decimal integer: parse_num's value). */
+static const char *key_value(const jl_attrs *a, const key_src *k, char *buf, size_t cap,
+                             double *num, int *is_num)
+{
+    *is_num = -1; /* not known: parse the text */
+    if (k->field && k->field->kind == JL__F_STR) {
+        const char *s = *(char *const *)((const char *)a + k->field->off);
+        if (!s)
+            return NULL;
+        if (strnlen(s, cap) == cap) { /* snprintf would cut it at cap - 1 bytes */
+            memcpy(buf, s, cap - 1);
+            buf[cap - 1] = '\0';
+            return buf;
+        }
+        /* a text starting with a letter is never a finite number: strtod
+         * converts nothing, or only inf/nan */
+        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))
+            *is_num = 0;
+        return s;
+    }
+    if (k->field && k->field->kind == JL__F_LONG) {
+        long v = *(const long *)((const char *)a + k->field->off);
+        if (v < 0)
+            return NULL;
+        long_text(buf, v);
+        *num = (double)v;
+        *is_num = 1;
+        return buf;
+    }
+    return jl_attrs_get(a, k->key, buf, cap) == 0 ? buf : NULL;
+}
+
 jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_t n_keys,
                         const unsigned char *keep, jl_group_set *out, jl_error **err)
 {
     out->groups = NULL;
     out->n = 0;
     size_t n = 0, n_kept = l->count, cap = 4096, used = 0;
+    key_src src_small[8], *src = src_small;
     for (size_t i = 0; keep && i < l->count; i++)
         n_kept -= !keep[i];
     item *items = jl_calloc_array(n_kept ? n_kept : 1, sizeof *items);
@@ -124,6 +196,10 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
     if (!items || !vals || !texts)
         goto oom;
     char buf[1024];
+    if (n_keys > 8 && !(src = jl_malloc_array(n_keys, sizeof *src)))
+        goto oom;
+    for (size_t k = 0; k < n_keys; k++)
+        src[k] = key_source(keys[k]);
     for (size_t i = 0; i < l->count; i++) {
         if (keep && !keep[i])
             continue;
@@ -136,25 +212,38 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
         for (size_t k = 0; k < n_keys; k++) {
             kval *v = &it->vals[k];
             v->text_off = (size_t)-1;
-            if (jl_attrs_get(&l->items[i]->attrs, keys[k], buf, sizeof buf) != 0)
+            v->text = NULL;
+            int is_num;
+            const char *t =
+                key_value(&l->items[i]->attrs, &src[k], buf, sizeof buf, &v->num, &is_num);
+            if (!t)
                 continue;
+            if (t != buf) { /* the run's own string: no copy */
+                v->text = t;
+                v->is_num = is_num == 0 ? 0 : parse_num(t, &v->num);
+                continue;
+            }
             size_t len = strlen(buf) + 1;
             if (used + len > cap) {
                 while (used + len > cap)
                     cap *= 2;
-                char *t = realloc(texts, cap);
-                if (!t)
+                char *nt = realloc(texts, cap);
+                if (!nt)
                     goto oom;
-                texts = t;
+                texts = nt;
             }
             memcpy(texts + used, buf, len);
             v->text_off = used;
             used += len;
-            v->is_num = parse_num(buf, &v->num);
+            v->is_num = is_num >= 0 ? is_num : parse_num(buf, &v->num);
         }
     }
+    if (src != src_small)
+        free(src);
+    src = src_small;
     for (size_t i = 0; i < n * n_keys; i++)
-        vals[i].text = vals[i].text_off == (size_t)-1 ? NULL : texts + vals[i].text_off;
+        if (vals[i].text_off != (size_t)-1)
+            vals[i].text = texts + vals[i].text_off;
     qsort(items, n, sizeof *items, cmp_item);
     /* count groups */
     size_t ng = 0;
@@ -196,6 +285,8 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
     free(texts);
     return JL_OK;
 oom:
+    if (src != src_small)
+        free(src);
     jl_group_set_clear(out);
     free(items);
     free(vals);
