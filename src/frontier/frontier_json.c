@@ -122,9 +122,10 @@ static void curve_write(jl_jw *w, const jl_frontier *f, const jl_curve *cv,
 }
 
 /* The document, with "errors" when errors_json is non-NULL; in key order. */
-static void document_write(jl_jw *w, const jl_frontier_set *fs, const jl_summary_list *l,
+static void document_write(jl_jw *w, const void *result, const jl_summary_list *l,
                            const json_t *errors_json)
 {
+    const jl_frontier_set *fs = result;
     jl__jw_object(w);
     jl__jw_key(w, "curves");
     jl__jw_array(w);
@@ -162,40 +163,14 @@ json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list
 char *jl_frontier_set_to_json_text(const jl_frontier_set *fs, const jl_summary_list *l,
                                    const jl_error_list *errors, size_t *len)
 {
-    json_t *ej = jl_errors_to_json(errors);
-    jl_jw *w = ej ? jl__jw_text(JSON_SORT_KEYS | JSON_INDENT(2) |
-                                JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION))
-                  : NULL;
-    char *text = NULL;
-    if (w) {
-        document_write(w, fs, l, ej);
-        text = jl__jw_finish_text(w, len);
-    }
-    json_decref(ej);
-    return text;
-}
-
-typedef struct text_buf {
-    char *p;
-    size_t len;
-} text_buf;
-
-static int print_text(FILE *f, const void *ctx)
-{
-    const text_buf *t = ctx;
-    return fwrite(t->p, 1, t->len, f) != t->len;
+    return jl__jw_document_text(document_write, fs, l, errors, len);
 }
 
 jl_status jl_write_frontier_json(const char *path, const jl_frontier_set *fs,
                                  const jl_summary_list *l, const jl_error_list *errors,
                                  jl_error **err)
 {
-    text_buf t = {NULL, 0};
-    if (!(t.p = jl_frontier_set_to_json_text(fs, l, errors, &t.len)))
-        return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "cannot serialise JSON document");
-    jl_status st = jl_write_text(path, print_text, &t, err);
-    free(t.p);
-    return st;
+    return jl__jw_write_document(path, document_write, fs, l, errors, err);
 }
 
 typedef struct csv_ctx {

@@ -69,4 +69,18 @@ json_t *jl__jw_finish_tree(jl_jw *w);
 /* Free without a result (either backend). */
 void jl__jw_free(jl_jw *w);
 
+/* A document emitter: writes the document of result (an object), with the
+ * member "errors" = errors_json when that is non-NULL. */
+typedef void (*jl__jw_document_fn)(jl_jw *w, const void *result, const jl_summary_list *l,
+                                   const json_t *errors_json);
+/* The text jl_json_dump writes for fn's document with "errors" (the list as
+ * jl_errors_to_json; NULL: an empty list), without building its tree; *len
+ * (may be NULL) its length. NULL on out of memory. */
+char *jl__jw_document_text(jl__jw_document_fn fn, const void *result, const jl_summary_list *l,
+                           const jl_error_list *errors, size_t *len);
+/* That text written whole to path ("-" = stdout). */
+jl_status jl__jw_write_document(const char *path, jl__jw_document_fn fn, const void *result,
+                                const jl_summary_list *l, const jl_error_list *errors,
+                                jl_error **err);
+
 #endif
