@@ -78,17 +78,29 @@ static void putc1(obuf *b, char c)
     b->p[b->len++] = c;
 }
 
+/* n spaces at o, which has room for at least 32 bytes more than n (a fixed
+ * 32-byte copy is a few moves; a call to memset costs more than the usual
+ * indentation). */
+static char *spaces(char *o, size_t n)
+{
+    static const char sp[32] = "                                ";
+    if (n <= sizeof sp)
+        memcpy(o, sp, sizeof sp);
+    else
+        memset(o, ' ', n);
+    return o + n;
+}
+
 /* jansson's dump_indent */
 static void indent(obuf *b, int depth, int space)
 {
     size_t ws = b->flags & JSON_MAX_INDENT;
     if (ws > 0) {
         size_t n = (size_t)depth * ws;
-        if (grow(b, n + 1))
+        if (grow(b, n + 33))
             return;
         b->p[b->len++] = '\n';
-        memset(b->p + b->len, ' ', n);
-        b->len += n;
+        b->len = (size_t)(spaces(b->p + b->len, n) - b->p);
     } else if (space && !(b->flags & JSON_COMPACT)) {
         putc1(b, ' ');
     }
@@ -522,6 +534,11 @@ static void jw_add(jl_jw *w, json_t *v)
         w->failed = 1;
 }
 
+/* 1 for NUL and the bytes a JSON string holds only escaped */
+static const unsigned char key_stop[256] = {1, 1, 1, 1, 1, 1, 1, 1, 1,         1,         1, 1,
+                                            1, 1, 1, 1, 1, 1, 1, 1, 1,         1,         1, 1,
+                                            1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1};
+
 void jl__jw_key(jl_jw *w, const char *key)
 {
     if (!w->depth || !w->st[w->depth - 1].is_object) {
@@ -545,27 +562,34 @@ void jl__jw_key(jl_jw *w, const char *key)
         w->mem_cap = cap;
     }
     jw_member *m = &w->mem[w->n_mem];
-    size_t klen = strlen(key);
+    /* length and escapes in one pass: keys are short */
+    const unsigned char *kp = (const unsigned char *)key;
+    while (!key_stop[*kp])
+        kp++;
+    size_t klen = (size_t)(kp - (const unsigned char *)key);
+    int clean = *kp == '\0';
+    if (!clean)
+        klen += strlen((const char *)kp);
     m->key = key;
     m->klen = klen;
     m->order = f->n;
     if (f->n) {
         jw_member *prev = m - 1;
         prev->end = b->len;
-        /* strcmp orders C strings as cmp_kv does (bytes, then length) */
-        if (strcmp(prev->key, key) >= 0)
+        /* strcmp orders C strings as cmp_kv does (bytes, then length); the
+         * first bytes mostly decide */
+        unsigned char p0 = (unsigned char)prev->key[0], k0 = (unsigned char)key[0];
+        if (p0 != k0 ? p0 > k0 : strcmp(prev->key, key) >= 0)
             f->unsorted = 1;
     }
     size_t ws = b->flags & JSON_MAX_INDENT, pad = ws * w->depth;
-    if (ws && !(b->flags & JSON_COMPACT) && klen == clean_prefix(key, klen) &&
-        grow(b, pad + klen + 6) == 0) {
+    if (ws && !(b->flags & JSON_COMPACT) && clean && grow(b, pad + klen + 38) == 0) {
         /* the usual case in one step: ",\n    \"key\": " */
         char *o = b->p + b->len;
         if (f->n)
             *o++ = ',';
         *o++ = '\n';
-        memset(o, ' ', pad);
-        o += pad;
+        o = spaces(o, pad);
         m->start = (size_t)(o - b->p);
         *o++ = '"';
         memcpy(o, key, klen);
