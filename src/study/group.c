@@ -3,6 +3,7 @@
  * configuration order used to break ties. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,102 @@ static int same_key(const item *a, const item *b)
     return a->node_ac == b->node_ac;
 }
 
+/* Whether a key holds both numbers and other texts among the items. */
+static int mixed_keys(const item *items, size_t n, size_t nk)
+{
+    for (size_t k = 0; k < nk; k++) {
+        int num = 0, text = 0;
+        for (size_t i = 0; i < n; i++)
+            if (items[i].vals[k].text) {
+                num |= items[i].vals[k].is_num;
+                text |= !items[i].vals[k].is_num;
+            }
+        if (num && text)
+            return 1;
+    }
+    return 0;
+}
+
+/* A hash of what same_key compares: a number by its value (0 and -0 alike),
+ * a text by its bytes, missing, node AC. */
+static uint64_t item_hash(const item *it)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < it->nk; k++) {
+        const kval *v = &it->vals[k];
+        if (!v->text) {
+            h = (h ^ 0x9e) * 1099511628211ull;
+        } else if (v->is_num) {
+            double d = v->num == 0 ? 0.0 : v->num;
+            uint64_t bits;
+            memcpy(&bits, &d, sizeof bits);
+            h = (h ^ bits) * 1099511628211ull;
+            h ^= h >> 29;
+        } else {
+            for (const unsigned char *p = (const unsigned char *)v->text; *p; p++)
+                h = (h ^ *p) * 1099511628211ull;
+            h = (h ^ 0xff) * 1099511628211ull;
+        }
+    }
+    h = (h ^ (uint64_t)it->node_ac) * 1099511628211ull;
+    return h ^ (h >> 32);
+}
+
+static int cmp_first_item(const void *pa, const void *pb)
+{
+    const item *const *a = pa, *const *b = pb;
+    return cmp_item(*a, *b);
+}
+
+/* Groups by hashing, items taken in list order (each group's first item is
+ * its lowest run); then the groups put in cmp_item's order of their first
+ * items, as sorting the items would give them when no key mixes numbers
+ * and texts. first[0..*ng) and next[] as in jl_group_runs. */
+static int hash_groups(const item *items, size_t n, size_t *first, size_t *next, size_t *ng)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    size_t *slot = calloc(cap, sizeof *slot); /* group + 1; 0: empty */
+    size_t *last = jl_malloc_array(n ? n : 1, sizeof *last);
+    const item **heads = jl_malloc_array(n ? n : 1, sizeof *heads);
+    size_t *order = jl_malloc_array(n ? n : 1, sizeof *order);
+    if (!slot || !last || !heads || !order) {
+        free(slot);
+        free(last);
+        free(heads);
+        free(order);
+        return -1;
+    }
+    size_t g = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t s = (size_t)item_hash(&items[i]) & (cap - 1);
+        while (slot[s] && !same_key(&items[first[slot[s] - 1]], &items[i]))
+            s = (s + 1) & (cap - 1);
+        next[i] = (size_t)-1;
+        if (slot[s]) {
+            size_t q = slot[s] - 1;
+            next[last[q]] = i;
+            last[q] = i;
+        } else {
+            first[g] = last[g] = i;
+            slot[s] = ++g;
+        }
+    }
+    for (size_t q = 0; q < g; q++)
+        heads[q] = &items[first[q]];
+    qsort(heads, g, sizeof *heads, cmp_first_item);
+    for (size_t q = 0; q < g; q++)
+        order[q] = (size_t)(heads[q] - items);
+    memcpy(first, order, g * sizeof *first);
+    free(slot);
+    free(last);
+    free(heads);
+    free(order);
+    *ng = g;
+    return 0;
+}
+
 void jl_group_set_clear(jl_group_set *gs)
 {
     if (!gs)
@@ -188,6 +285,7 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
     out->n = 0;
     size_t n = 0, n_kept = l->count, cap = 4096, used = 0;
     key_src src_small[8], *src = src_small;
+    size_t *first = NULL, *next = NULL;
     for (size_t i = 0; keep && i < l->count; i++)
         n_kept -= !keep[i];
     item *items = jl_calloc_array(n_kept ? n_kept : 1, sizeof *items);
@@ -244,42 +342,59 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
     for (size_t i = 0; i < n * n_keys; i++)
         if (vals[i].text_off != (size_t)-1)
             vals[i].text = texts + vals[i].text_off;
-    qsort(items, n, sizeof *items, cmp_item);
-    /* count groups */
+    /* each group's items in list order: first[g] (its lowest run), then
+     * next[] */
+    if (!(first = jl_malloc_array(n ? n : 1, sizeof *first)) ||
+        !(next = jl_malloc_array(n ? n : 1, sizeof *next)))
+        goto oom;
     size_t ng = 0;
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || !same_key(&items[i - 1], &items[i]))
-            ng++;
+    if (mixed_keys(items, n, n_keys)) {
+        /* numbers and texts in one key: group as the comparison orders
+         * them, adjacent after sorting (kval_cmp is not transitive there) */
+        qsort(items, n, sizeof *items, cmp_item);
+        for (size_t i = 0; i < n; i++) {
+            next[i] = (size_t)-1;
+            if (i == 0 || !same_key(&items[i - 1], &items[i]))
+                first[ng++] = i;
+            else
+                next[i - 1] = i;
+        }
+    } else if (hash_groups(items, n, first, next, &ng) != 0) {
+        goto oom;
+    }
     if (ng && !(out->groups = jl_calloc_array(ng, sizeof *out->groups)))
         goto oom;
-    for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        while (j < n && same_key(&items[i], &items[j]))
-            j++;
+    for (size_t q = 0; q < ng; q++) {
+        const item *it0 = &items[first[q]];
         jl_group *g = &out->groups[out->n++];
-        g->node_ac = items[i].node_ac;
+        g->node_ac = it0->node_ac;
         /* copies of the first item's texts */
         if (!(g->values = jl_calloc_array(n_keys ? n_keys : 1, sizeof *g->values)))
             goto oom;
         g->n_keys = n_keys;
         for (size_t k = 0; k < n_keys; k++)
-            if (items[i].vals[k].text && !(g->values[k] = jl_strdup(items[i].vals[k].text)))
+            if (it0->vals[k].text && !(g->values[k] = jl_strdup(it0->vals[k].text)))
                 goto oom;
-        g->runs = jl_malloc_array(j - i, sizeof *g->runs);
-        if (!g->runs)
+        size_t cnt = 0;
+        for (size_t i = first[q]; i != (size_t)-1; i = next[i])
+            cnt++;
+        if (!(g->runs = jl_malloc_array(cnt, sizeof *g->runs)))
             goto oom;
-        g->n_runs = j - i;
-        for (size_t k = i; k < j; k++)
-            g->runs[k - i] = items[k].run;
-        /* runs in list order */
+        g->n_runs = cnt;
+        cnt = 0;
+        for (size_t i = first[q]; i != (size_t)-1; i = next[i])
+            g->runs[cnt++] = items[i].run;
+        /* runs in list order (already so, but for a sort by a
+         * comparison that is not transitive) */
         for (size_t a = 1; a < g->n_runs; a++)
             for (size_t b = a; b > 0 && g->runs[b - 1] > g->runs[b]; b--) {
                 size_t t = g->runs[b];
                 g->runs[b] = g->runs[b - 1];
                 g->runs[b - 1] = t;
             }
-        i = j;
     }
+    free(first);
+    free(next);
     free(items);
     free(vals);
     free(texts);
@@ -287,6 +402,8 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
 oom:
     if (src != src_small)
         free(src);
+    free(first);
+    free(next);
     jl_group_set_clear(out);
     free(items);
     free(vals);

@@ -184,6 +184,38 @@ TEST(typed_fields_as_jl_attrs_get)
     check_like_attrs_get(&l, k2, 2);
     check_like_attrs_get(&l, k3, 2);
     check_like_attrs_get(&l, k10, 10);
+    /* keys of numbers only, or texts only, are grouped by hashing: equal
+     * numbers in other texts (0 and -0, 1 and 1.0), missing values, node AC */
+    static const char *const nums[] = {"1", "0", "-0", "1.0", "2", NULL, "1e0", "0.0", "2"};
+    for (size_t i = 0; i < l.count; i++) {
+        const char *v = nums[i % (sizeof nums / sizeof nums[0])];
+        if (v)
+            jl_attrs_add_extra(&l.items[i]->attrs, "n", v, 1);
+    }
+    static const char *const kn[] = {"n"};
+    static const char *const kn2[] = {"n", "gpu_model", "precision"};
+    static const char *const kt[] = {"gpu_model", "precision", "workload"};
+    check_like_attrs_get(&l, kn, 1);
+    check_like_attrs_get(&l, kn2, 3);
+    check_like_attrs_get(&l, kt, 3);
+    jl_group_set hs;
+    CHECK(jl_group_runs(&l, kn, 1, NULL, &hs, NULL) == JL_OK);
+    /* 0 (runs 1, 2, 7, ...), 1 (0, 3, 6, ...), 2, missing (14), missing with node AC (5) */
+    CHECK_EQ_INT(hs.n, 5);
+    if (hs.n == 5) {
+        CHECK_STR(hs.groups[0].values[0], "0");
+        CHECK_EQ_INT(hs.groups[0].n_runs, 6);
+        CHECK_EQ_INT(hs.groups[0].runs[1], 2);
+        CHECK_STR(hs.groups[1].values[0], "1");
+        CHECK_EQ_INT(hs.groups[1].runs[0], 0);
+        CHECK_EQ_INT(hs.groups[1].n_runs, 6);
+        CHECK_STR(hs.groups[2].values[0], "2");
+        CHECK(hs.groups[3].values[0] == NULL && !hs.groups[3].node_ac);
+        CHECK_EQ_INT(hs.groups[3].runs[0], 14);
+        CHECK(hs.groups[4].values[0] == NULL && hs.groups[4].node_ac);
+        CHECK_EQ_INT(hs.groups[4].runs[0], 5);
+    }
+    jl_group_set_clear(&hs);
     /* names that agree in their first 1023 bytes share a group */
     jl_group_set gs;
     static const char *const kg[] = {"gpu_model"};
