@@ -843,6 +843,43 @@ void jl__jw_json(jl_jw *w, const json_t *v)
         w->failed = 1;
 }
 
+size_t jl__jw_text_len(const jl_jw *w)
+{
+    return w->b.len;
+}
+
+const char *jl__jw_text_ptr(const jl_jw *w)
+{
+    return w->b.p;
+}
+
+size_t jl__jw_depth(const jl_jw *w)
+{
+    return w->depth;
+}
+
+int jl__jw_ok(const jl_jw *w)
+{
+    return !w->failed && !w->b.failed;
+}
+
+int jl__jw_is_text(const jl_jw *w)
+{
+    return !w->tree;
+}
+
+void jl__jw_raw_value(jl_jw *w, const char *text, size_t len)
+{
+    if (jw_failed(w))
+        return;
+    if (w->tree) {
+        w->failed = 1;
+        return;
+    }
+    jw_before_value(w);
+    put(&w->b, text, len);
+}
+
 void jl__jw_kstring(jl_jw *w, const char *key, const char *s)
 {
     jl__jw_key(w, key);

@@ -44,6 +44,20 @@ void jl__jw_null(jl_jw *w);
  * the caller keeps its reference). NULL: the writer fails (out of memory). */
 void jl__jw_json(jl_jw *w, const json_t *v);
 
+/* Text backend only: bytes written so far, and the text (valid until the
+ * next write); the depth of open containers. A closed value's bytes never
+ * change afterwards (sorting moves whole members), so a caller may keep a
+ * copy of them and write it again with jl__jw_raw_value at the same depth
+ * (the indentation is part of the text). jl__jw_ok: nothing failed. */
+size_t jl__jw_text_len(const jl_jw *w);
+const char *jl__jw_text_ptr(const jl_jw *w);
+size_t jl__jw_depth(const jl_jw *w);
+int jl__jw_ok(const jl_jw *w);
+int jl__jw_is_text(const jl_jw *w);
+/* The next value as text written before by this writer at the same depth
+ * (text backend; the tree backend fails). */
+void jl__jw_raw_value(jl_jw *w, const char *text, size_t len);
+
 /* One member: key and value. */
 void jl__jw_kstring(jl_jw *w, const char *key, const char *s);
 void jl__jw_knumber(jl_jw *w, const char *key, double v);
