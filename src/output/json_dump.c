@@ -457,6 +457,7 @@ typedef struct {
  * document repeats a few shapes (every run object), so most objects are
  * laid out without sorting. */
 #define JW_ORDERS 4
+#define JW_KNOWN 256 /* a power of two */
 typedef struct {
     const char **keys;
     size_t *perm, n;
@@ -473,6 +474,12 @@ struct jl_jw {
     size_t n_mem, mem_cap, tmp_cap;
     jw_order orders[JW_ORDERS];
     size_t next_order;
+    /* the length of clean keys (no escapes) by address: a document repeats
+     * a few dozen keys tens of thousands of times */
+    struct {
+        const char *key;
+        size_t klen;
+    } known[JW_KNOWN];
 };
 
 static jl_jw *jw_new(int tree, size_t flags)
@@ -562,14 +569,24 @@ void jl__jw_key(jl_jw *w, const char *key)
         w->mem_cap = cap;
     }
     jw_member *m = &w->mem[w->n_mem];
-    /* length and escapes in one pass: keys are short */
-    const unsigned char *kp = (const unsigned char *)key;
-    while (!key_stop[*kp])
-        kp++;
-    size_t klen = (size_t)(kp - (const unsigned char *)key);
-    int clean = *kp == '\0';
-    if (!clean)
-        klen += strlen((const char *)kp);
+    size_t slot = (size_t)(((uintptr_t)key >> 3) * 0x9E3779B97F4A7C15ull >> 32) & (JW_KNOWN - 1);
+    size_t klen;
+    int clean = 1;
+    if (w->known[slot].key == key) {
+        klen = w->known[slot].klen;
+    } else { /* length and escapes in one pass: keys are short */
+        const unsigned char *kp = (const unsigned char *)key;
+        while (!key_stop[*kp])
+            kp++;
+        klen = (size_t)(kp - (const unsigned char *)key);
+        clean = *kp == '\0';
+        if (!clean) {
+            klen += strlen((const char *)kp);
+        } else {
+            w->known[slot].key = key;
+            w->known[slot].klen = klen;
+        }
+    }
     m->key = key;
     m->klen = klen;
     m->order = f->n;

@@ -12,7 +12,8 @@
  * with JSON_SORT_KEYS the text backend sorts each object's members when it
  * closes (jansson's order: bytes, then length; a repeated key keeps its
  * last value, as json_object_set does). Keys are not copied: each must stay
- * valid until its object is closed. Out of memory latches: the finish
+ * valid until its object is closed, and its bytes must not change while the
+ * writer lives (the text backend remembers key lengths by address). Out of memory latches: the finish
  * functions then return NULL. */
 #ifndef JOULES_OUTPUT_JSON_WRITER_H
 #define JOULES_OUTPUT_JSON_WRITER_H
