@@ -30,30 +30,44 @@ static int frontier_fig(const jl_frontier_set *fs, const jl_frontier *f, const j
                   : jl_frontier_latency_figure(&fs->opt, s);
 }
 
-/* Text backend: each run's key object as first written, and the depth it
- * was written at: a run key comes back in every curve point, "dominated_by"
- * and "equivalent", mostly at the same depth (a curve point's "run" and a
- * "dominated_by" both), so most are copies. */
+/* Text backend: the key object of each run that dominates another (a
+ * frontier point), as first written (its curve point's "run"), copied where
+ * it comes back at the same depth ("dominated_by"). */
 typedef struct key_cache {
     char *text;
     size_t len, cap;
-    size_t *off, *n, *depth; /* per run; depth 0: not kept */
+    size_t *off, *n, *depth; /* per run; depth 0: to keep, (size_t)-1: not kept */
 } key_cache;
 
-static void key_cache_init(key_cache *c, const jl_jw *w, size_t n_runs)
+static void key_cache_init(key_cache *c, const jl_jw *w, const jl_frontier_set *fs, size_t n_runs)
 {
     memset(c, 0, sizeof *c);
     if (!jl__jw_is_text(w) || !n_runs)
         return;
     c->off = malloc(n_runs * sizeof *c->off);
     c->n = malloc(n_runs * sizeof *c->n);
-    c->depth = calloc(n_runs, sizeof *c->depth);
+    c->depth = malloc(n_runs * sizeof *c->depth);
     if (!c->off || !c->n || !c->depth) { /* no cache: every key written */
         free(c->off);
         free(c->n);
         free(c->depth);
         memset(c, 0, sizeof *c);
+        return;
     }
+    for (size_t i = 0; i < n_runs; i++)
+        c->depth[i] = (size_t)-1;
+    size_t n_keep = 0;
+    for (size_t i = 0; i < fs->n; i++)
+        for (size_t d = 0; d < fs->frontiers[i].n_dominated; d++) {
+            size_t r = fs->frontiers[i].dominated[d].by;
+            if (r < n_runs && c->depth[r]) {
+                c->depth[r] = 0;
+                n_keep++;
+            }
+        }
+    c->cap = n_keep * 512; /* a run key is ~300 bytes: no growth as a rule */
+    if (c->cap && !(c->text = malloc(c->cap)))
+        c->cap = 0;
 }
 
 static void key_cache_free(key_cache *c)
@@ -69,7 +83,7 @@ static void key_cache_put(key_cache *c, const jl_jw *w, size_t i, size_t d, size
 {
     size_t len = jl__jw_text_len(w) - start;
     if (c->len + len > c->cap) {
-        size_t cap = c->cap ? c->cap : 65536;
+        size_t cap = c->cap ? c->cap : 4096;
         while (cap < c->len + len)
             cap *= 2;
         char *t = realloc(c->text, cap);
@@ -97,7 +111,7 @@ static void run_key(jl_jw *w, const jl_summary_list *l, size_t i, key_cache *c)
     size_t start = jl__jw_text_len(w) - 1; /* its '{' (text backend) */
     jl__run_key_write(w, l->items[i]);
     jl__jw_end(w);
-    if (c && c->depth && !c->depth[i] && jl__jw_ok(w))
+    if (c && c->depth && c->depth[i] == 0 && jl__jw_ok(w))
         key_cache_put(c, w, i, d, start);
 }
 
@@ -191,7 +205,7 @@ static void document_write(jl_jw *w, const void *result, const jl_summary_list *
 {
     const jl_frontier_set *fs = result;
     key_cache c;
-    key_cache_init(&c, w, l->count);
+    key_cache_init(&c, w, fs, l->count);
     jl__jw_object(w);
     jl__jw_key(w, "curves");
     jl__jw_array(w);
