@@ -193,6 +193,73 @@ size_t jl__first_ge(const double *v, size_t n, double x)
     return lo;
 }
 
+size_t jl__utf8_next(const unsigned char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t len;
+    unsigned lo = 0x80, hi = 0xBF; /* the range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0)
+            lo = 0xA0; /* overlong */
+        else if (c == 0xED)
+            hi = 0x9F; /* surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0)
+            lo = 0x90; /* overlong */
+        else if (c == 0xF4)
+            hi = 0x8F; /* above U+10FFFF */
+    } else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t k = 2; k < len; k++)
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+    return len;
+}
+
+char *jl__utf8_fix(const char *s, int *oom)
+{
+    *oom = 0;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = strlen(s), i = 0, bad = 0;
+    while (i < n) {
+        size_t k = jl__utf8_next(u + i, n - i);
+        bad += !k;
+        i += k ? k : 1;
+    }
+    if (!bad)
+        return NULL;
+    char *out = malloc(n + 2 * bad + 1); /* each bad byte becomes 3 */
+    if (!out) {
+        *oom = 1;
+        return NULL;
+    }
+    size_t o = 0;
+    for (i = 0; i < n;) {
+        size_t k = jl__utf8_next(u + i, n - i);
+        if (k) {
+            memcpy(out + o, s + i, k);
+            o += k;
+            i += k;
+        } else {
+            memcpy(out + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
 size_t jl__edit_distance(const char *a, const char *b, size_t limit)
 {
     size_t na = strlen(a), nb = strlen(b);

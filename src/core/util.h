@@ -74,6 +74,17 @@ int jl_cmp_double(const void *a, const void *b);
  * none): the one binary search of time series (summary, importers). */
 size_t jl__first_ge(const double *v, size_t n, double x);
 
+/* UTF-8 (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF).
+ * jl__utf8_next: the length of the well-formed sequence at s[0..n) (1-4),
+ * or 0 when s[0] starts none. jl__utf8_fix: a copy of s with each byte
+ * that starts no well-formed sequence replaced by U+FFFD (caller frees), or
+ * NULL when s is well-formed already (*oom set when a copy was needed and
+ * could not be made). Text from files is checked where it enters (the
+ * trace reader) and where it leaves (the JSON writer), so a document
+ * joules writes is always valid JSON. */
+size_t jl__utf8_next(const unsigned char *s, size_t n);
+char *jl__utf8_fix(const char *s, int *oom);
+
 /* Edit distance (insertions, deletions, substitutions; ASCII case folded)
  * between a and b, or limit + 1 once it exceeds limit: for "did you mean"
  * suggestions. Strings longer than 63 bytes count as too far. */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "joules/output.h"
 #include "output/json_writer.h"
 
@@ -106,8 +107,9 @@ static void indent(obuf *b, int depth, int space)
     }
 }
 
-/* How many bytes of s[0..n) need no escape: eight bytes at a time while
- * no byte is a control character, '"' or '\\'. */
+/* How many bytes of s[0..n) are plain ASCII that needs no escape: eight
+ * bytes at a time while no byte is a control character, '"', '\\' or
+ * above 0x7f (those are checked as UTF-8 one sequence at a time). */
 static size_t clean_prefix(const char *s, size_t n)
 {
     size_t i = 0;
@@ -120,10 +122,11 @@ static size_t clean_prefix(const char *s, size_t n)
         /* (v - ones) & ~v & highs: nonzero iff a byte of v is zero (and
          * with 0x20s: below 0x20); exact as a yes/no */
         if (((x - ones * 0x20) & ~x & highs) | ((q - ones) & ~q & highs) |
-            ((bs - ones) & ~bs & highs))
+            ((bs - ones) & ~bs & highs) | (x & highs))
             break;
     }
-    while (i < n && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
+    while (i < n && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x80 && s[i] != '"' &&
+           s[i] != '\\')
         i++;
     return i;
 }
@@ -146,6 +149,18 @@ static void string(obuf *b, const char *s, size_t n)
     size_t start = 0;
     for (; i < n; i++) {
         unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x80) { /* well-formed UTF-8 as it is; a byte that starts
+                           * no sequence as U+FFFD, so the text stays JSON */
+            size_t k = jl__utf8_next((const unsigned char *)s + i, n - i);
+            if (k) {
+                i += k - 1;
+                continue;
+            }
+            put(b, s + start, i - start);
+            put(b, "\xEF\xBF\xBD", 3);
+            start = i + 1;
+            continue;
+        }
         if (ch >= 0x20 && ch != '"' && ch != '\\')
             continue;
         put(b, s + start, i - start);
@@ -536,15 +551,40 @@ static void jw_add(jl_jw *w, json_t *v)
         return;
     }
     jw_frame *f = &w->st[w->depth - 1];
-    if (f->is_object ? json_object_set_new(f->node, w->key ? w->key : "", v)
-                     : json_array_append_new(f->node, v))
+    if (!f->is_object) {
+        if (json_array_append_new(f->node, v))
+            w->failed = 1;
+        return;
+    }
+    const char *key = w->key ? w->key : "";
+    int oom;
+    char *fixed = jl__utf8_fix(key, &oom); /* jansson refuses a key that is not UTF-8 */
+    if (json_object_set_new(f->node, fixed ? fixed : key, v) || oom)
         w->failed = 1;
+    free(fixed);
 }
 
-/* 1 for NUL and the bytes a JSON string holds only escaped */
-static const unsigned char key_stop[256] = {1, 1, 1, 1, 1, 1, 1, 1, 1,         1,         1, 1,
-                                            1, 1, 1, 1, 1, 1, 1, 1, 1,         1,         1, 1,
-                                            1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1};
+/* A string as the text backend writes it: bytes that start no UTF-8
+ * sequence as U+FFFD (jansson refuses them). */
+static json_t *jw_json_string(const char *s)
+{
+    json_t *v = json_string(s);
+    if (v)
+        return v;
+    int oom;
+    char *fixed = jl__utf8_fix(s, &oom);
+    v = fixed ? json_string(fixed) : NULL;
+    free(fixed);
+    return v;
+}
+
+/* 1 for NUL, the bytes a JSON string holds only escaped, and bytes above
+ * 0x7f (checked as UTF-8 by string()) */
+/* clang-format off */
+static const unsigned char key_stop[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\\'] = 1, [0x80 ... 0xFF] = 1};
+/* clang-format on */
 
 void jl__jw_key(jl_jw *w, const char *key)
 {
@@ -787,7 +827,7 @@ static void jw_scalar(jl_jw *w, jw_kind kind, const char *s, double d, json_int_
     if (jw_failed(w))
         return;
     if (w->tree) {
-        jw_add(w, kind == JW_STRING    ? (s ? json_string(s) : json_null())
+        jw_add(w, kind == JW_STRING    ? (s ? jw_json_string(s) : json_null())
                   : kind == JW_NUMBER  ? jl_json_number(d)
                   : kind == JW_INTEGER ? json_integer(i)
                                        : json_boolean(i));

@@ -310,6 +310,63 @@ TEST(writer_text_equals_tree)
     CHECK(jl__jw_finish_text(w, NULL) == NULL);
 }
 
+/* Well-formed UTF-8 is written as it is; each byte that starts no
+ * well-formed sequence (lone continuation, overlong, surrogate, above
+ * U+10FFFF, cut short) becomes U+FFFD, in keys and values, the same in the
+ * text and the tree backend: a document joules writes is always JSON. */
+static void emit_utf8(jl_jw *w)
+{
+    jl__jw_object(w);
+    jl__jw_kstring(w, "good", "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf");
+    jl__jw_kstring(w, "lone",
+                   "a\x80"
+                   "b");
+    jl__jw_kstring(w, "overlong", "\xc0\xaf|\xe0\x80\xaf");
+    jl__jw_kstring(w, "surrogate", "\xed\xa0\x80");
+    jl__jw_kstring(w, "above", "\xf4\x90\x80\x80");
+    jl__jw_kstring(w, "cut", "x\xe2\x82");
+    jl__jw_kstring(w,
+                   "bad\xff"
+                   "key",
+                   "v");
+    jl__jw_end(w);
+}
+
+TEST(invalid_utf8_replaced)
+{
+    jl_jw *w = jl__jw_text(JSON_SORT_KEYS | JSON_COMPACT);
+    emit_utf8(w);
+    size_t len = 0;
+    char *got = jl__jw_finish_text(w, &len);
+    const char *want =
+        "{\"above\":\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\","
+        "\"bad\xef\xbf\xbd"
+        "key\":\"v\","
+        "\"cut\":\"x\xef\xbf\xbd\xef\xbf\xbd\","
+        "\"good\":\"\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\","
+        "\"lone\":\"a\xef\xbf\xbd"
+        "b\","
+        "\"overlong\":\"\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\","
+        "\"surrogate\":\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"}\n";
+    CHECK(got != NULL);
+    if (got)
+        CHECK_STR(got, want);
+    /* the tree backend: the same document (jansson itself would refuse) */
+    jl_jw *t = jl__jw_tree();
+    emit_utf8(t);
+    json_t *tree = jl__jw_finish_tree(t);
+    CHECK(tree != NULL);
+    char *dumped = tree ? jl_json_dumps(tree, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+    CHECK(dumped != NULL);
+    if (got && dumped) {
+        got[len - 1] = '\0';
+        CHECK_STR(dumped, got);
+    }
+    free(dumped);
+    json_decref(tree);
+    free(got);
+}
+
 int main(void)
 {
     RUN(reals_as_jansson_prints_them);
@@ -317,5 +374,6 @@ int main(void)
     RUN(nested_containers_and_key_order);
     RUN(format_g_matches_snprintf);
     RUN(writer_text_equals_tree);
+    RUN(invalid_utf8_replaced);
     TEST_MAIN_END();
 }
