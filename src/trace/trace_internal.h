@@ -20,6 +20,11 @@
 jl_status jl__h5_init(void);
 /* A small fixed metadata cache on a file access list (trace_read.c). */
 herr_t jl__h5_small_cache(hid_t fapl);
+/* From now on, jl_trace_open maps the files it would read whole (those of
+ * at most 16 MiB) instead of copying them into memory (trace_read.c). Only
+ * for a study's worker processes (study/load.c): a file truncated while
+ * mapped raises SIGBUS, which there is an error for that file. */
+void jl__trace_map_files(void);
 
 /* Build an error describing the current HDF5 error stack (walked with
  * H5Ewalk2, outermost call first), then clear the stack. NULL when the
@@ -173,6 +178,8 @@ struct jl_trace {
     hid_t vstr[2];    /* variable-length string memory types (ASCII, UTF-8) */
     jl__table *table; /* /summary_table, NULL when the file has none */
     size_t *row_of;   /* per run: its table row, SIZE_MAX for a group; NULL: all groups */
+    void *map;        /* the file mapped (jl__trace_map_files), or NULL */
+    size_t map_len;
 };
 
 /* Context of one read: where we are, for messages. */
