@@ -45,6 +45,7 @@ typedef struct {
     size_t width; /* strings: bytes per row */
     size_t rows;
     unsigned char *absent; /* NULL: present in every row */
+    int borrowed;          /* data lies in the mapped file: not freed */
 } tcol;
 
 struct jl__table {
@@ -63,6 +64,8 @@ typedef struct {
     hid_t dxpl; /* lends HDF5 a conversion buffer of n x 8 bytes: its own
                  * is 1 MiB, calloc'd for every read that converts */
     void *tconv;
+    const unsigned char *map; /* the file mapped, or NULL (jl__table_open) */
+    size_t map_len;
 } tctx;
 
 /* The reader's context (trace_internal.h) at object obj of the table. */
@@ -75,7 +78,8 @@ static rctx table_at(const tctx *c, const char *obj)
 static void col_clear(tcol *c)
 {
     free(c->name);
-    free(c->data);
+    if (!c->borrowed)
+        free(c->data);
     free(c->absent);
 }
 
@@ -121,14 +125,14 @@ void jl__table_cell(const jl__table *t, int set, size_t k, size_t row, jl__cell 
     out->kind = c->kind;
     switch (c->kind) {
     case JL__CELL_INT:
-        out->i = ((const long long *)c->data)[row];
+        memcpy(&out->i, (const char *)c->data + row * 8, 8); /* in place: maybe unaligned */
         out->d = (double)out->i;
         break;
     case JL__CELL_UINT:
-        out->u = ((const unsigned long long *)c->data)[row];
+        memcpy(&out->u, (const char *)c->data + row * 8, 8);
         out->d = (double)out->u;
         break;
-    case JL__CELL_FLOAT: out->d = ((const double *)c->data)[row]; break;
+    case JL__CELL_FLOAT: memcpy(&out->d, (const char *)c->data + row * 8, 8); break;
     case JL__CELL_STR: {
         const char *s = (const char *)c->data + row * c->width;
         const char *end = memchr(s, '\0', c->width);
@@ -171,10 +175,35 @@ static jl_status open_column(tctx *c, hid_t grp, const char *name, const char *o
     return JL_OK;
 }
 
+/* A column whose bytes in the file are those a read would give (stored
+ * contiguously, in the memory type, no conversion) is used where it lies
+ * when the file is mapped, instead of copied out: HDF5 would read exactly
+ * bytes [offset, offset + bytes) of the file. 1 when *data points there;
+ * 0 to read it as usual (not mapped, another layout, out of the file).
+ * Its numbers may be unaligned: jl__table_cell reads them with memcpy. */
+static int borrow(tctx *c, hid_t dset, size_t bytes, void **data)
+{
+    if (!c->map || bytes == 0)
+        return 0;
+    int ok = 0;
+    hid_t dcpl = H5Dget_create_plist(dset);
+    if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) == 0 &&
+        H5Dget_storage_size(dset) == (hsize_t)bytes) {
+        haddr_t off = H5Dget_offset(dset);
+        if (off != HADDR_UNDEF && off <= c->map_len && bytes <= c->map_len - (size_t)off) {
+            *data = (void *)(c->map + off);
+            ok = 1;
+        }
+    }
+    CLOSE(dcpl, H5Pclose);
+    H5Eclear2(H5E_DEFAULT);
+    return ok;
+}
+
 /* Strings of a column into n rows of *width bytes (fixed-length strings as
  * stored; variable-length ones copied into rows as wide as the longest). */
 static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj, size_t n,
-                              char **out, size_t *width)
+                              char **out, size_t *width, int *borrowed)
 {
     rctx at = table_at(c, obj);
     *out = NULL;
@@ -190,6 +219,12 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
                 &at, JL_ELIMIT,
                 "strings of %zu bytes x %zu rows, more than the limit of %llu bytes", w, n,
                 (unsigned long long)c->lim->max_dataset_bytes);
+        H5T_str_t pad = H5Tget_strpad(ftype);
+        if (pad != H5T_STR_SPACEPAD && borrow(c, dset, n * w, (void **)out)) {
+            *width = w;
+            *borrowed = 1;
+            return JL_OK;
+        }
         char *buf = malloc(total);
         if (!buf)
             return jl__rctx_fail(&at, JL_ENOMEM, NULL);
@@ -197,7 +232,7 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
             free(buf);
             return jl__rctx_h5_fail(&at, JL_EIO, "cannot read the data");
         }
-        if (H5Tget_strpad(ftype) == H5T_STR_SPACEPAD) /* as attributes: trailing blanks go */
+        if (pad == H5T_STR_SPACEPAD) /* as attributes: trailing blanks go */
             for (size_t r = 0; r < n; r++)
                 for (size_t k = w; k > 0 && (buf[r * w + k - 1] == ' ' || !buf[r * w + k - 1]); k--)
                     buf[r * w + k - 1] = '\0';
@@ -270,7 +305,8 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
     H5T_class_t cls = H5Tget_class(ftype);
     if (cls == H5T_STRING) {
         col->kind = JL__CELL_STR;
-        st = read_strings(c, dset, ftype, obj, rows, (char **)&col->data, &col->width);
+        st = read_strings(c, dset, ftype, obj, rows, (char **)&col->data, &col->width,
+                          &col->borrowed);
         goto end;
     }
     if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
@@ -283,6 +319,10 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
     hid_t mt = cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE
                : is_uint        ? H5T_NATIVE_ULLONG
                                 : H5T_NATIVE_LLONG;
+    if (H5Tequal(ftype, mt) > 0 && borrow(c, dset, rows * 8, &col->data)) {
+        col->borrowed = 1;
+        goto end;
+    }
     if (!(col->data = jl_malloc_array(rows ? rows : 1, 8))) {
         st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
@@ -393,8 +433,11 @@ static jl_status read_masks(tctx *c, hid_t table, int set, jl__table *t)
             st = jl__rctx_fail(&at_g, JL_ENOMEM, NULL);
             goto end;
         }
-        for (size_t r = 0; r < t->n; r++)
-            col->absent[r] = ((const long long *)m.data)[r] != 0;
+        for (size_t r = 0; r < t->n; r++) {
+            long long x;
+            memcpy(&x, (const char *)m.data + r * 8, 8);
+            col->absent[r] = x != 0;
+        }
         col_clear(&m);
     }
 end:
@@ -445,11 +488,11 @@ end:
     return st;
 }
 
-jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, jl__table **out,
-                         jl_error **err)
+jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, const void *map,
+                         size_t map_len, jl__table **out, jl_error **err)
 {
     static const char *const tpath = "/" JL__TABLE_NAME;
-    tctx c = {path, lim, err, SIZE_MAX, H5P_DEFAULT, NULL};
+    tctx c = {path, lim, err, SIZE_MAX, H5P_DEFAULT, NULL, map, map_len};
     rctx at_t = table_at(&c, tpath), at_run = table_at(&c, "/" JL__TABLE_NAME "/run");
     jl__table *t = NULL;
     hid_t g = -1, a = -1;

@@ -140,9 +140,12 @@ typedef struct {
 typedef struct jl__table jl__table;
 
 /* Open /summary_table of an open file: *out = NULL (and JL_OK) when the
- * file has none. Every structural problem is an error naming the column. */
-jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, jl__table **out,
-                         jl_error **err);
+ * file has none. Every structural problem is an error naming the column.
+ * map: the file's bytes when it is mapped (jl__trace_map_files), else NULL:
+ * columns stored as they would be read are then used in place; the table
+ * must be freed before the mapping goes. */
+jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, const void *map,
+                         size_t map_len, jl__table **out, jl_error **err);
 void jl__table_free(jl__table *t);
 size_t jl__table_rows(const jl__table *t);
 const char *jl__table_run(const jl__table *t, size_t row);

@@ -404,7 +404,8 @@ static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_err
                            (unsigned long long)t->lim.max_runs);
     } else if (r < 0) {
         st = jl__rctx_h5_fail(&at_runs, JL_EFORMAT, "cannot list the runs");
-    } else if ((st = jl__table_open(t->file, t->path, &t->lim, &t->table, err)) == JL_OK &&
+    } else if ((st = jl__table_open(t->file, t->path, &t->lim, t->map, t->map_len, &t->table,
+                                    err)) == JL_OK &&
                t->n_runs == 0 && jl__table_rows(t->table) == 0) {
         st = jl__rctx_fail(&at_runs, JL_EFORMAT, "holds no runs (at least one is required)");
     }
@@ -655,13 +656,13 @@ void jl_trace_close(jl_trace *t)
     CLOSE(t->runs_grp, H5Gclose);
     if (t->file >= 0)
         H5Fclose(t->file);
-    if (t->map) /* after the file: HDF5 reads the image until it is closed */
-        munmap(t->map, t->map_len);
     for (size_t i = 0; i < t->n_runs; i++)
         free(t->runs[i]);
     free(t->runs);
     free(t->row_of);
     jl__table_free(t->table);
+    if (t->map) /* last: HDF5 and the table read it until they are closed */
+        munmap(t->map, t->map_len);
     free(t->path);
     free(t->harness);
     free(t->created_utc);
