@@ -5,7 +5,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include <hdf5.h>
 
+#include "study/study_internal.h"
 #include "test_trace_fixtures.h"
+#include "trace/trace_internal.h"
 
 static void add_extra(jl_attrs *a, const char *k, const char *v, int num)
 {
@@ -355,9 +357,104 @@ TEST(table_only_and_empty_files)
     free(p);
 }
 
+/* ---- a study worker's reads: the file mapped, columns used in place ---- */
+
+/* Every run of the file summarised and encoded for the wire, one after the
+ * other (NULL when the file cannot be opened). */
+static jl_wbuf read_all(const char *path)
+{
+    jl_wbuf b = {0};
+    jl_trace *t = open_ok(path);
+    for (size_t i = 0; t && i < jl_trace_run_count(t); i++) {
+        jl_run *r = NULL;
+        jl_summary *s = NULL;
+        CHECK_EQ_INT(jl_trace_read_run(t, i, &r, NULL), JL_OK);
+        CHECK_EQ_INT(jl_summarize(r, NULL, &s, NULL), JL_OK);
+        if (s)
+            jl__wire_put_summary(&b, s);
+        jl_summary_free(s);
+        jl_run_free(r);
+    }
+    jl_trace_close(t);
+    return b;
+}
+
+static void write_dataset(hid_t f, const char *path, hid_t type, hid_t dcpl, hid_t mem,
+                          const void *v, size_t n)
+{
+    hsize_t dims[1] = {n};
+    hid_t s = H5Screate_simple(1, dims, NULL);
+    H5Ldelete(f, path, H5P_DEFAULT);
+    hid_t d = H5Dcreate2(f, path, type, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    CHECK(d >= 0 && H5Dwrite(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(d);
+    H5Sclose(s);
+}
+
+/* Columns of every kind the reader meets: some used in place (contiguous,
+ * stored as read: int64, uint64, float64, NUL-terminated and NUL-padded
+ * strings), some read through HDF5 (space-padded strings, int32, a chunked
+ * column). */
+static char *odd_layouts(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    jl_run *runs[8];
+    size_t n = make_runs(runs);
+    char *p = tf_path("layouts.h5");
+    CHECK_EQ_INT(jl_trace_write(p, (const jl_run *const *)runs, n, NULL, NULL), JL_OK);
+    for (size_t i = 0; i < n; i++)
+        jl_run_free(runs[i]);
+    hid_t f = edit(p);
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, 12);
+    H5Tset_strpad(st, H5T_STR_SPACEPAD);
+    const char space[4][12] = {"model a    ", "model b  ", "m", "model d"};
+    write_dataset(f, "summary_table/attrs/model", st, H5P_DEFAULT, st, space, 4);
+    H5Tset_strpad(st, H5T_STR_NULLPAD);
+    const char nulls[4][12] = {"alpha", "beta", "gamma", "delta"};
+    write_dataset(f, "summary_table/attrs/nickname", st, H5P_DEFAULT, st, nulls, 4);
+    H5Tclose(st);
+    const int tp[4] = {1, 2, 4, 8};
+    write_dataset(f, "summary_table/attrs/tensor_parallel", H5T_STD_I32LE, H5P_DEFAULT,
+                  H5T_NATIVE_INT, tp, 4);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hsize_t chunk[1] = {3};
+    H5Pset_chunk(dcpl, 1, chunk);
+    const long long gpus[4] = {1, 2, 1, 4};
+    write_dataset(f, "summary_table/attrs/num_gpus", H5T_STD_I64LE, dcpl, H5T_NATIVE_LLONG, gpus,
+                  4);
+    H5Pclose(dcpl);
+    const unsigned long long big[4] = {1, 18446744073709551615ull, 3, 9007199254740993ull};
+    write_dataset(f, "summary_table/attrs/serial", H5T_STD_U64LE, H5P_DEFAULT, H5T_NATIVE_ULLONG,
+                  big, 4);
+    H5Fclose(f);
+    return p;
+}
+
+TEST(mapped_file_reads_as_copied)
+{
+    char *p = odd_layouts();
+    jl_wbuf copied = read_all(p);
+    CHECK(copied.len > 0);
+    jl__trace_map_files(); /* from here on, as in a study's worker */
+    jl_wbuf mapped = read_all(p);
+    CHECK(copied.len == mapped.len && !memcmp(copied.data, mapped.data, copied.len));
+    jl__wbuf_free(&copied);
+    jl__wbuf_free(&mapped);
+    free(p);
+}
+
 int main(void)
 {
     tf_init("test_trace_table");
+    RUN(table_reads_as_groups);
+    RUN(runs_that_do_not_fit_stay_groups);
+    RUN(malformed_tables_are_refused);
+    RUN(bad_rows_name_their_run);
+    RUN(table_only_and_empty_files);
+    /* again with the files mapped (a study's worker): the same results and
+     * the same messages */
+    RUN(mapped_file_reads_as_copied);
     RUN(table_reads_as_groups);
     RUN(runs_that_do_not_fit_stay_groups);
     RUN(malformed_tables_are_refused);
