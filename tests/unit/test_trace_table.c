@@ -210,15 +210,21 @@ static void write_strings(hid_t f, const char *path, const char *const *v, size_
     H5Tclose(t);
 }
 
-static void write_u8(hid_t f, const char *path, const unsigned char *v, size_t n)
+static void write_dataset(hid_t f, const char *path, hid_t type, hid_t dcpl, hid_t mem,
+                          const void *v, size_t n)
 {
     hsize_t dims[1] = {n};
     hid_t s = H5Screate_simple(1, dims, NULL);
     H5Ldelete(f, path, H5P_DEFAULT);
-    hid_t d = H5Dcreate2(f, path, H5T_STD_U8LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    hid_t d = H5Dcreate2(f, path, type, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    CHECK(d >= 0 && H5Dwrite(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
     H5Dclose(d);
     H5Sclose(s);
+}
+
+static void write_u8(hid_t f, const char *path, const unsigned char *v, size_t n)
+{
+    write_dataset(f, path, H5T_STD_U8LE, H5P_DEFAULT, H5T_NATIVE_UCHAR, v, n);
 }
 
 static hid_t edit(const char *p)
@@ -377,18 +383,6 @@ static jl_wbuf read_all(const char *path)
     }
     jl_trace_close(t);
     return b;
-}
-
-static void write_dataset(hid_t f, const char *path, hid_t type, hid_t dcpl, hid_t mem,
-                          const void *v, size_t n)
-{
-    hsize_t dims[1] = {n};
-    hid_t s = H5Screate_simple(1, dims, NULL);
-    H5Ldelete(f, path, H5P_DEFAULT);
-    hid_t d = H5Dcreate2(f, path, type, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    CHECK(d >= 0 && H5Dwrite(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
-    H5Dclose(d);
-    H5Sclose(s);
 }
 
 /* Columns of every kind the reader meets: some used in place (contiguous,
