@@ -46,6 +46,7 @@ typedef struct {
     size_t rows;
     unsigned char *absent; /* NULL: present in every row */
     int borrowed;          /* data lies in the mapped file: not freed */
+    size_t field;          /* jl__table_col_field */
 } tcol;
 
 struct jl__table {
@@ -114,6 +115,11 @@ size_t jl__table_cols(const jl__table *t, int set)
 const char *jl__table_col_name(const jl__table *t, int set, size_t k)
 {
     return t->cols[set][k].name;
+}
+
+size_t jl__table_col_field(const jl__table *t, int set, size_t k)
+{
+    return t->cols[set][k].field;
 }
 
 void jl__table_cell(const jl__table *t, int set, size_t k, size_t row, jl__cell *out)
@@ -480,6 +486,8 @@ static jl_status read_set(tctx *c, hid_t table, int set, jl__table *t)
         t->n_cols[set]++;
         if (st != JL_OK)
             goto end;
+        t->cols[set][k].field = set == JL__TSET_ATTRS ? jl__attr_field_index(l.names[k])
+                                                      : jl__summary_field_index(l.names[k]);
     }
     st = read_masks(c, table, set, t);
 end:

@@ -458,7 +458,7 @@ static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, at
 }
 
 /* The field of jl__attr_fields named `name`, jl__n_attr_fields when none. */
-static size_t attr_field_index(const char *name)
+size_t jl__attr_field_index(const char *name)
 {
     for (size_t k = 0; k < jl__n_attr_fields; k++)
         if (jl__attr_fields[k].name[0] == name[0] && !strcmp(jl__attr_fields[k].name, name))
@@ -469,7 +469,7 @@ static size_t attr_field_index(const char *name)
 static jl_status use_run_attr(rctx *c, const char *opath, const char *name, attr_val *v, void *data)
 {
     jl_attrs *a = data;
-    size_t k = attr_field_index(name);
+    size_t k = jl__attr_field_index(name);
     if (k < jl__n_attr_fields)
         return set_field(c, opath, a, k, v);
     const char *text = jl__av_str(v);
@@ -533,14 +533,11 @@ void jl__summary_init(jl_run_summary_attrs *s)
         *(double *)((char *)s + jl__summary_fields[k].off) = jl_nan();
 }
 
-static jl_status use_summary_attr(rctx *c, const char *opath, const char *name, attr_val *v,
-                                  void *data)
+/* Attribute `name` of summary/, field k of jl__summary_fields (k ==
+ * jl__n_summary_fields: an extra). */
+static jl_status put_summary_attr(rctx *c, const char *opath, const char *name, size_t k,
+                                  attr_val *v, jl_run_summary_attrs *s)
 {
-    jl_run_summary_attrs *s = data;
-    size_t k;
-    for (k = 0; k < jl__n_summary_fields; k++)
-        if (jl__summary_fields[k].name[0] == name[0] && !strcmp(jl__summary_fields[k].name, name))
-            break;
     int is_num = v->kind == AV_INT || v->kind == AV_FLOAT;
     if (k < jl__n_summary_fields)
         return number_field(c, opath, name, v, (double *)((char *)s + jl__summary_fields[k].off));
@@ -560,6 +557,21 @@ static jl_status use_summary_attr(rctx *c, const char *opath, const char *name, 
     }
     s->n_extra++;
     return JL_OK;
+}
+
+size_t jl__summary_field_index(const char *name)
+{
+    size_t k;
+    for (k = 0; k < jl__n_summary_fields; k++)
+        if (jl__summary_fields[k].name[0] == name[0] && !strcmp(jl__summary_fields[k].name, name))
+            break;
+    return k;
+}
+
+static jl_status use_summary_attr(rctx *c, const char *opath, const char *name, attr_val *v,
+                                  void *data)
+{
+    return put_summary_attr(c, opath, name, jl__summary_field_index(name), v, data);
 }
 
 jl_status jl__read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summary_attrs *s)
@@ -609,10 +621,9 @@ static void cell_attr(const jl__cell *cell, attr_val *v)
 /* use_run_attr for a row of the summary table: an extra goes into the
  * array jl__read_table_run sized for every column, and takes the cell's
  * text instead of a copy (one realloc and two copies less per cell). */
-static jl_status table_run_attr(rctx *c, const char *opath, const char *name, attr_val *v,
+static jl_status table_run_attr(rctx *c, const char *opath, const char *name, size_t k, attr_val *v,
                                 jl_attrs *a)
 {
-    size_t k = attr_field_index(name);
     if (k < jl__n_attr_fields)
         return set_field(c, opath, a, k, v);
     jl__av_str(v);
@@ -660,11 +671,12 @@ jl_status jl__read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r
             if (cell.kind == JL__CELL_STR && !v.text)
                 st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
             else if (set == JL__TSET_ATTRS && reserved)
-                st = table_run_attr(c, opath, name, &v, &r->attrs);
+                st = table_run_attr(c, opath, name, jl__table_col_field(tb, set, k), &v, &r->attrs);
             else if (set == JL__TSET_ATTRS)
                 st = use_run_attr(c, opath, name, &v, &r->attrs);
             else
-                st = use_summary_attr(c, opath, name, &v, &r->summary);
+                st = put_summary_attr(c, opath, name, jl__table_col_field(tb, set, k), &v,
+                                      &r->summary);
             jl__attr_val_clear(&v);
         }
         if (set == JL__TSET_ATTRS && reserved && r->attrs.n_extra == 0) {

@@ -150,6 +150,13 @@ void jl__table_free(jl__table *t);
 size_t jl__table_rows(const jl__table *t);
 const char *jl__table_run(const jl__table *t, size_t row);
 size_t jl__table_cols(const jl__table *t, int set);
+/* Column k's field: its index in jl__attr_fields (set attrs) or
+ * jl__summary_fields (set summary), their count for an extra; found once
+ * when the table is opened, not once per row (jl__attr_field_index,
+ * jl__summary_field_index, trace_attrs.c). */
+size_t jl__table_col_field(const jl__table *t, int set, size_t k);
+size_t jl__attr_field_index(const char *name);
+size_t jl__summary_field_index(const char *name);
 const char *jl__table_col_name(const jl__table *t, int set, size_t k);
 /* "/summary_table/attrs" or "/summary_table/summary", for messages. */
 const char *jl__table_set_path(int set);
