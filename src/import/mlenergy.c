@@ -43,6 +43,34 @@ typedef struct name_slot {
     size_t count;
 } name_slot;
 
+/* What a known key of the Leaderboard's JSON is (key_of). */
+typedef enum {
+    K_NONE, /* not a key joules knows: kept as an extra attribute */
+    K_SUMMARY,
+    K_THROUGHPUT,
+    K_INT,
+    K_GPU_MODEL,
+    K_FPS,
+    K_NOTES,
+    K_HISTOGRAM,
+    K_MODEL_ID,
+    K_TASK,
+    K_PRECISION,
+    K_PARAMS,
+    K_MODEL_TEXT,
+    K_CONFIGURATIONS,
+    K_TIMELINES,
+    K_KV_CACHE,
+    K_PARALLELIZATION
+} key_kind;
+
+typedef struct key_slot {
+    const char *key;         /* NULL: empty */
+    unsigned char kind, idx; /* idx: the row of summary_fields or int_fields */
+} key_slot;
+
+#define KEY_SLOTS 256 /* a power of two, over 4x the known keys */
+
 typedef struct imp {
     const jl_import_options *opt;
     jl_import_result *res;
@@ -52,8 +80,9 @@ typedef struct imp {
     name_slot *names; /* open-addressing table of base run names */
     size_t names_cap, names_n;
     int oom;
-    json_t *kept[2];    /* the last two arrays kept as JSON text, and their */
-    char *kept_text[2]; /* text: the runs of a file share their histogram's bins */
+    json_t *kept[2];          /* the last two arrays kept as JSON text, and their */
+    char *kept_text[2];       /* text: the runs of a file share their histogram's bins */
+    key_slot keys[KEY_SLOTS]; /* the known keys by hash (keys_init): one strcmp a key */
 } imp;
 
 static uint64_t fnv1a(const char *s)
@@ -428,18 +457,19 @@ static int get_whole(imp *c, const jl__jv *v, long min, long max, long *out, con
 
 /* ---- model-level keys (index.json entries, file top level, task rows) ---------- */
 
-/* 1: handled, 0: not a model-level key, -1: error (reported). */
-static int model_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const char *file,
-                     const char *field)
+/* kind: key_of(key). 1: handled, 0: not a model-level key, -1: error
+ * (reported). */
+static int model_key(imp *c, jl_run *r, const char *key, key_kind kind, const jl__jv *v,
+                     const char *file, const char *field)
 {
     double d;
-    if (!strcmp(key, "model_id"))
+    if (kind == K_MODEL_ID)
         return set_string(c, &r->attrs.model, v, file, field) ? -1 : 1;
-    if (!strcmp(key, "task"))
+    if (kind == K_TASK)
         return set_string(c, &r->attrs.task, v, file, field) ? -1 : 1;
-    if (!strcmp(key, "weight_precision"))
+    if (kind == K_PRECISION)
         return set_string(c, &r->attrs.precision, v, file, field) ? -1 : 1;
-    if (!strcmp(key, "total_params_billions") || !strcmp(key, "activated_params_billions")) {
+    if (kind == K_PARAMS) {
         if (jv_is_null(v)) {
             note(c, file, field, "null value skipped");
             return 1;
@@ -454,8 +484,7 @@ static int model_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const 
         *dst = d * 1e9;
         return 1;
     }
-    if (!strcmp(key, "nickname") || !strcmp(key, "architecture") ||
-        !strcmp(key, "task_display_name")) {
+    if (kind == K_MODEL_TEXT) {
         if (!jv_is_string(v)) {
             ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
             return -1;
@@ -852,6 +881,68 @@ static const int_map int_fields[] = {
 };
 #undef AOFF
 
+/* The keys without a row in those tables. */
+static const struct {
+    const char *key;
+    key_kind kind;
+} other_keys[] = {
+    {"throughput_images_per_sec", K_THROUGHPUT},
+    {"throughput_videos_per_sec", K_THROUGHPUT},
+    {"gpu_model", K_GPU_MODEL},
+    {"fps", K_FPS},
+    {"notes", K_NOTES},
+    {"output_length_distribution", K_HISTOGRAM},
+    {"model_id", K_MODEL_ID},
+    {"task", K_TASK},
+    {"weight_precision", K_PRECISION},
+    {"total_params_billions", K_PARAMS},
+    {"activated_params_billions", K_PARAMS},
+    {"nickname", K_MODEL_TEXT},
+    {"architecture", K_MODEL_TEXT},
+    {"task_display_name", K_MODEL_TEXT},
+    {"configurations", K_CONFIGURATIONS},
+    {"timelines", K_TIMELINES},
+    {"kv_cache_usage_percent", K_KV_CACHE},
+    {"parallelization", K_PARALLELIZATION},
+};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static void key_put(imp *c, const char *key, key_kind kind, size_t idx)
+{
+    size_t h = (size_t)fnv1a(key) & (KEY_SLOTS - 1);
+    while (c->keys[h].key)
+        h = (h + 1) & (KEY_SLOTS - 1);
+    c->keys[h] = (key_slot){key, (unsigned char)kind, (unsigned char)idx};
+}
+
+/* Every known key into c->keys (each named once in the tables). */
+static void keys_init(imp *c)
+{
+    for (size_t i = 0; i < N_OF(summary_fields); i++)
+        key_put(c, summary_fields[i].key, K_SUMMARY, i);
+    for (size_t i = 0; i < N_OF(int_fields); i++)
+        key_put(c, int_fields[i].key, K_INT, i);
+    for (size_t i = 0; i < N_OF(other_keys); i++)
+        key_put(c, other_keys[i].key, other_keys[i].kind, 0);
+}
+
+/* The slot of a known key; NULL for any other. */
+static const key_slot *key_of(const imp *c, const char *key)
+{
+    size_t h = (size_t)fnv1a(key) & (KEY_SLOTS - 1);
+    for (; c->keys[h].key; h = (h + 1) & (KEY_SLOTS - 1))
+        if (!strcmp(c->keys[h].key, key))
+            return &c->keys[h];
+    return NULL;
+}
+
+static key_kind kind_of(const imp *c, const char *key)
+{
+    const key_slot *k = key_of(c, key);
+    return k ? (key_kind)k->kind : K_NONE;
+}
+
 /* One configuration key (also the flattened parallel keys of task files).
  * Returns 0 or -1 (error reported). */
 static int config_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const char *file,
@@ -862,57 +953,59 @@ static int config_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const
         note(c, file, field, "null value skipped");
         return 0;
     }
-    for (size_t i = 0; i < sizeof summary_fields / sizeof summary_fields[0]; i++)
-        if (!strcmp(key, summary_fields[i].key)) {
-            if (get_nonneg(c, v, &d, file, field))
-                return -1;
-            double *dst = (double *)((char *)&r->summary + summary_fields[i].off);
-            if (!isnan(*dst)) {
-                ferr(c, JL_EINVALID, file, field, "a second value for the same figure");
-                return -1;
-            }
-            *dst = d * summary_fields[i].scale;
-            r->summary.present = 1;
-            if (!strcmp(key, "energy_per_image_joules"))
-                extra_str(c, r, "item", "image");
-            else if (!strcmp(key, "energy_per_video_joules"))
-                extra_str(c, r, "item", "video");
-            return 0;
+    const key_slot *ks = key_of(c, key);
+    key_kind kind = ks ? (key_kind)ks->kind : K_NONE;
+    if (kind == K_SUMMARY) {
+        const summary_map *sf = &summary_fields[ks->idx];
+        if (get_nonneg(c, v, &d, file, field))
+            return -1;
+        double *dst = (double *)((char *)&r->summary + sf->off);
+        if (!isnan(*dst)) {
+            ferr(c, JL_EINVALID, file, field, "a second value for the same figure");
+            return -1;
         }
-    if (!strcmp(key, "throughput_images_per_sec") || !strcmp(key, "throughput_videos_per_sec")) {
+        *dst = d * sf->scale;
+        r->summary.present = 1;
+        if (!strcmp(key, "energy_per_image_joules"))
+            extra_str(c, r, "item", "image");
+        else if (!strcmp(key, "energy_per_video_joules"))
+            extra_str(c, r, "item", "video");
+        return 0;
+    }
+    if (kind == K_THROUGHPUT) {
         if (get_nonneg(c, v, &d, file, field))
             return -1;
         summary_extra(c, r, "items_per_s", d);
         r->summary.present = 1;
         return 0;
     }
-    for (size_t i = 0; i < sizeof int_fields / sizeof int_fields[0]; i++)
-        if (!strcmp(key, int_fields[i].key)) {
-            long lv;
-            long max = !strcmp(key, "num_gpus") ? MAX_GPUS : INT32_MAX;
-            if (get_whole(c, v, int_fields[i].min, max, &lv, file, field))
+    if (kind == K_INT) {
+        const int_map *f = &int_fields[ks->idx];
+        long lv;
+        long max = !strcmp(f->key, "num_gpus") ? MAX_GPUS : INT32_MAX;
+        if (get_whole(c, v, f->min, max, &lv, file, field))
+            return -1;
+        if (f->extra) {
+            extra_num(c, r, f->extra, (double)lv);
+        } else {
+            long *dst = (long *)((char *)&r->attrs + f->off);
+            if (*dst >= 0 && *dst != lv) {
+                ferr(c, JL_EINVALID, file, field, "conflicts with an earlier value %ld", *dst);
                 return -1;
-            if (int_fields[i].extra) {
-                extra_num(c, r, int_fields[i].extra, (double)lv);
-            } else {
-                long *dst = (long *)((char *)&r->attrs + int_fields[i].off);
-                if (*dst >= 0 && *dst != lv) {
-                    ferr(c, JL_EINVALID, file, field, "conflicts with an earlier value %ld", *dst);
-                    return -1;
-                }
-                *dst = lv;
             }
-            return 0;
+            *dst = lv;
         }
-    if (!strcmp(key, "gpu_model"))
+        return 0;
+    }
+    if (kind == K_GPU_MODEL)
         return set_string(c, &r->attrs.gpu_model, v, file, field);
-    if (!strcmp(key, "fps")) {
+    if (kind == K_FPS) {
         if (get_nonneg(c, v, &d, file, field))
             return -1;
         extra_num(c, r, "fps", d);
         return 0;
     }
-    if (!strcmp(key, "notes")) {
+    if (kind == K_NOTES) {
         if (!jv_is_string(v)) {
             ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
             return -1;
@@ -928,7 +1021,7 @@ static int config_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const
         }
         return 0;
     }
-    if (!strcmp(key, "output_length_distribution")) {
+    if (kind == K_HISTOGRAM) {
         const jl__jv *bins = jv_object_get(v, "bins"), *counts = jv_object_get(v, "counts");
         if (jv_is_object(v) && jv_is_array(bins) && jv_is_array(counts) &&
             jv_array_size(bins) == jv_array_size(counts) + 1 && jv_object_size(v) == 2) {
@@ -940,7 +1033,7 @@ static int config_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const
         }
         return 0;
     }
-    int m = model_key(c, r, key, v, file, field);
+    int m = model_key(c, r, key, kind, v, file, field);
     if (m)
         return m < 0 ? -1 : 0;
     /* unknown: kept */
@@ -1036,24 +1129,24 @@ static int push_run(imp *c, jl_run *r)
     return 0;
 }
 
-/* Sorted keys of an object (deterministic order of extras). */
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static const char **sorted_keys(const jl__jv *obj, size_t *n)
+/* The members of an object in key order (deterministic order of extras),
+ * each with its value; NULL when out of memory. An insertion sort: the
+ * objects here have a few dozen keys at most, often already in order, and
+ * keys are distinct (the parser refuses a key twice). */
+static const jv_member **sorted_members(const jl__jv *obj, size_t *n)
 {
     *n = jv_object_size(obj);
-    const char **keys = jl_malloc_array(*n ? *n : 1, sizeof *keys);
-    if (!keys)
+    const jv_member **m = jl_malloc_array(*n ? *n : 1, sizeof *m);
+    if (!m)
         return NULL;
-    size_t i = 0;
-    const char *k;
-    jl__jv *v;
-    jv_object_foreach((jl__jv *)obj, k, v) keys[i++] = k;
-    qsort(keys, *n, sizeof *keys, cmp_str);
-    return keys;
+    for (size_t i = 0; i < *n; i++) {
+        const jv_member *x = &obj->u.m[i];
+        size_t j = i;
+        for (; j > 0 && strcmp(m[j - 1]->key, x->key) > 0; j--)
+            m[j] = m[j - 1];
+        m[j] = x;
+    }
+    return m;
 }
 
 /* Index entry of a model id (NULL when none). */
@@ -1077,17 +1170,31 @@ static char *join_field(const char *a, const char *b)
     return s;
 }
 
-static const char *const file_skip[] = {"configurations", "output_length_distribution"};
+/* "configurations[idx]" into buf (48 bytes), without printf's cost. */
+static void index_path(char *buf, size_t idx)
+{
+    char digits[24];
+    size_t n = 0;
+    do
+        digits[n++] = (char)('0' + idx % 10);
+    while ((idx /= 10));
+    memcpy(buf, "configurations[", 15);
+    for (size_t i = 0; i < n; i++)
+        buf[15 + i] = digits[n - 1 - i];
+    buf[15 + n] = ']';
+    buf[16 + n] = '\0';
+}
 
 /* One configuration of a file. file_obj: the file's top level. */
 static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, size_t idx,
                           const char *file, const char *task_display_name)
 {
-    char *path = jl_asprintf("configurations[%zu]", idx), *field = NULL;
+    char path[48], *field = NULL, *ipre = NULL;
+    index_path(path, idx);
     jl_run *r = jl_run_new();
-    const char **keys = NULL;
+    const jv_member **keys = NULL;
     int ok = 0;
-    if (!path || !r) {
+    if (!r) {
         c->oom = 1;
         goto end;
     }
@@ -1108,73 +1215,77 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
     size_t nk;
     if (entry && jv_is_object(entry)) {
         free(keys);
-        if (!(keys = sorted_keys(entry, &nk))) {
+        if (!(keys = sorted_members(entry, &nk)) ||
+            !(ipre = join_field("index.json: models", jv_string_value(mid)))) {
             c->oom = 1;
             goto end;
         }
         for (size_t i = 0; i < nk; i++) {
-            const jl__jv *v = jv_object_get(entry, keys[i]);
+            const char *k = keys[i]->key;
+            const jl__jv *v = keys[i]->v;
             free(field);
-            if (!(field = jl_asprintf("index.json: models.%s.%s", jv_string_value(mid), keys[i]))) {
+            if (!(field = join_field(ipre, k))) {
                 c->oom = 1;
                 goto end;
             }
-            int m = model_key(c, r, keys[i], v, file, field);
+            int m = model_key(c, r, k, kind_of(c, k), v, file, field);
             if (m < 0)
                 goto end;
             if (m == 0)
-                keep_json(c, r, file, field, keys[i], v, 1);
+                keep_json(c, r, file, field, k, v, 1);
         }
     } else if (c->index) {
         note(c, file, "model_id", "model not listed in index.json (no nickname from there)");
     }
     /* the file's top level */
     free(keys);
-    if (!(keys = sorted_keys(file_obj, &nk))) {
+    if (!(keys = sorted_members(file_obj, &nk))) {
         c->oom = 1;
         goto end;
     }
     for (size_t i = 0; i < nk; i++) {
-        int skip = 0;
-        for (size_t s = 0; s < sizeof file_skip / sizeof file_skip[0]; s++)
-            skip |= !strcmp(keys[i], file_skip[s]);
-        if (skip || !strcmp(keys[i], "task_display_name"))
+        const char *k = keys[i]->key;
+        key_kind kind = kind_of(c, k);
+        if (kind == K_CONFIGURATIONS || kind == K_HISTOGRAM ||
+            (kind == K_MODEL_TEXT && !strcmp(k, "task_display_name")))
             continue;
-        const jl__jv *v = jv_object_get(file_obj, keys[i]);
-        if (!strcmp(keys[i], "architecture") && jv_is_string(v) &&
+        const jl__jv *v = keys[i]->v;
+        if (kind == K_MODEL_TEXT && !strcmp(k, "architecture") && jv_is_string(v) &&
             !strcmp(jv_string_value(v), "diffusion") && !jv_object_get(file_obj, "model_id"))
             continue; /* tasks/<diffusion>.json: the task's kind, not a model architecture */
-        if (config_key(c, r, keys[i], v, file, keys[i], NULL))
+        if (config_key(c, r, k, v, file, k, NULL))
             goto end;
     }
     if (task_display_name)
         extra_str(c, r, "task_display_name", task_display_name);
     /* the configuration */
     free(keys);
-    if (!(keys = sorted_keys(cfg, &nk))) {
+    if (!(keys = sorted_members(cfg, &nk))) {
         c->oom = 1;
         goto end;
     }
     const jl__jv *timelines = NULL, *kv_tl = NULL;
     for (size_t i = 0; i < nk; i++) {
-        const jl__jv *v = jv_object_get(cfg, keys[i]);
+        const char *k = keys[i]->key;
+        const jl__jv *v = keys[i]->v;
+        key_kind kind = kind_of(c, k);
         free(field);
-        if (!(field = join_field(path, keys[i]))) {
+        if (!(field = join_field(path, k))) {
             c->oom = 1;
             goto end;
         }
-        if (!strcmp(keys[i], "timelines")) {
+        if (kind == K_TIMELINES) {
             if (!jv_is_null(v))
                 timelines = v;
             else
                 note(c, file, field, "null value skipped");
             continue;
         }
-        if (!strcmp(keys[i], "kv_cache_usage_percent") && jv_is_object(v)) {
+        if (kind == K_KV_CACHE && jv_is_object(v)) {
             kv_tl = v;
             continue;
         }
-        if (!strcmp(keys[i], "kv_cache_usage_percent") && jv_is_number(v)) {
+        if (kind == K_KV_CACHE && jv_is_number(v)) {
             double d;
             if (get_nonneg(c, v, &d, file, field))
                 goto end;
@@ -1182,21 +1293,21 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
             r->summary.present = 1;
             continue;
         }
-        if (!strcmp(keys[i], "parallelization")) {
+        if (kind == K_PARALLELIZATION) {
             if (!jv_is_object(v)) {
                 ferr(c, JL_ETYPE, file, field, "expected an object, found %s", json_kind(v));
                 goto end;
             }
             size_t np;
-            const char **pk = sorted_keys(v, &np);
+            const jv_member **pk = sorted_members(v, &np);
             if (!pk) {
                 c->oom = 1;
                 goto end;
             }
             for (size_t q = 0; q < np; q++) {
-                char *pf = join_field(field, pk[q]);
-                int bad = !pf || config_key(c, r, pk[q], jv_object_get(v, pk[q]), file, pf,
-                                            "parallelization");
+                char *pf = join_field(field, pk[q]->key);
+                int bad =
+                    !pf || config_key(c, r, pk[q]->key, pk[q]->v, file, pf, "parallelization");
                 if (!pf)
                     c->oom = 1;
                 free(pf);
@@ -1208,7 +1319,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
             free(pk);
             continue;
         }
-        if (config_key(c, r, keys[i], v, file, field, NULL))
+        if (config_key(c, r, k, v, file, field, NULL))
             goto end;
     }
     /* workload */
@@ -1288,7 +1399,7 @@ end:
         jl_run_free(r);
     free(keys);
     free(field);
-    free(path);
+    free(ipre);
 }
 
 /* Sum of the configurations' histograms against the file's own. */
@@ -1568,6 +1679,7 @@ static const jl_import_options *start(imp *c, const jl_import_options *opt, jl_i
     memset(c, 0, sizeof *c);
     c->opt = opt;
     c->errors = errors;
+    keys_init(c);
     return (c->res = new_result()) ? opt : NULL;
 }
 
