@@ -276,10 +276,44 @@ static const char *get_kv(const jl_kv *arr, size_t n, const char *key)
     return NULL;
 }
 
+/* The decimal digits of u, written backwards to end at `end` (exclusive);
+ * returns the first. At most 20 bytes. */
+static char *digits_before(char *end, unsigned long long u)
+{
+    do
+        *--end = (char)('0' + u % 10);
+    while ((u /= 10));
+    return end;
+}
+
+/* A long long as "%lld" writes it into buf (24 bytes); returns buf. */
+static char *fmt_lld(char *buf, long long q)
+{
+    char tmp[24], *p = digits_before(tmp + sizeof tmp - 1,
+                                     q < 0 ? 0ull - (unsigned long long)q : (unsigned long long)q);
+    tmp[sizeof tmp - 1] = '\0';
+    if (q < 0)
+        *--p = '-';
+    memcpy(buf, p, (size_t)(tmp + sizeof tmp - p));
+    return buf;
+}
+
+/* v as "%.17g" writes it (buf: 64 bytes). A whole number below 2^53 is
+ * its digits there (no exponent below 1e17, no point, no zeros after it),
+ * written without printf's cost; -0 and the rest go to snprintf. */
+static void fmt_g17(char *buf, double v)
+{
+    if (v == floor(v) && fabs(v) < 9007199254740992.0 && (v != 0 || !signbit(v))) {
+        fmt_lld(buf, (long long)v);
+        return;
+    }
+    snprintf(buf, 64, "%.17g", v);
+}
+
 static void extra_num(imp *c, jl_run *r, const char *key, double v)
 {
     char buf[64];
-    snprintf(buf, sizeof buf, "%.17g", v);
+    fmt_g17(buf, v);
     if (put_kv(&r->attrs.extra, &r->attrs.n_extra, key, buf, 1))
         c->oom = 1;
 }
@@ -293,7 +327,7 @@ static void extra_str(imp *c, jl_run *r, const char *key, const char *v)
 static void summary_extra(imp *c, jl_run *r, const char *key, double v)
 {
     char buf[64];
-    snprintf(buf, sizeof buf, "%.17g", v);
+    fmt_g17(buf, v);
     if (put_kv(&r->summary.extra, &r->summary.n_extra, key, buf, 1))
         c->oom = 1;
 }
@@ -326,11 +360,45 @@ static int same_scalars(const jl__jv *a, const json_t *b)
     return 1;
 }
 
+/* An array of integers, booleans and nulls (a histogram's counts) as
+ * compact JSON text, the bytes jl_json_dumps writes for it ("%lld" each,
+ * ',' between) without building jansson's tree; NULL for any other value
+ * (or out of memory). */
+static char *int_array_text(const jl__jv *v)
+{
+    if (!jv_is_array(v))
+        return NULL;
+    size_t n = jv_array_size(v);
+    for (size_t i = 0; i < n; i++) {
+        jv_type t = jv_typeof(jv_array_get(v, i));
+        if (t != JV_INTEGER && t != JV_TRUE && t != JV_FALSE && t != JV_NULL)
+            return NULL;
+    }
+    jl_strbuf b;
+    jl_strbuf_init(&b);
+    jl_strbuf_puts(&b, "[");
+    for (size_t i = 0; i < n; i++) {
+        const jl__jv *x = jv_array_get(v, i);
+        char num[24];
+        if (i)
+            jl_strbuf_puts(&b, ",");
+        if (jv_is_integer(x))
+            jl_strbuf_puts(&b, fmt_lld(num, jv_integer_value(x)));
+        else
+            jl_strbuf_puts(&b, jv_is_null(x) ? "null" : jv_is_true(x) ? "true" : "false");
+    }
+    jl_strbuf_puts(&b, "]");
+    return jl_strbuf_take(&b);
+}
+
 /* v as compact JSON text (caller frees); an array of the same scalars as
  * one of the previous two (bins, counts) reuses its text instead of formatting every real with
  * %.17g again (~190 M instructions of the v3 import). */
 static char *kept_text(imp *c, const jl__jv *v)
 {
+    char *text = int_array_text(v);
+    if (text)
+        return text;
     for (int k = 0; k < 2; k++)
         if (c->kept[k] && c->kept_text[k] && same_scalars(v, c->kept[k])) {
             if (k == 1) { /* most recently used first */
@@ -344,7 +412,7 @@ static char *kept_text(imp *c, const jl__jv *v)
             return jl_strdup(c->kept_text[0]);
         }
     json_t *j = jl__jv_to_json(v);
-    char *text = j ? jl_json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+    text = j ? jl_json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
     if (text && jv_is_array(v)) { /* the older slot goes */
         json_decref(c->kept[1]);
         free(c->kept_text[1]);
@@ -1173,16 +1241,9 @@ static char *join_field(const char *a, const char *b)
 /* "configurations[idx]" into buf (48 bytes), without printf's cost. */
 static void index_path(char *buf, size_t idx)
 {
-    char digits[24];
-    size_t n = 0;
-    do
-        digits[n++] = (char)('0' + idx % 10);
-    while ((idx /= 10));
     memcpy(buf, "configurations[", 15);
-    for (size_t i = 0; i < n; i++)
-        buf[15 + i] = digits[n - 1 - i];
-    buf[15 + n] = ']';
-    buf[16 + n] = '\0';
+    fmt_lld(buf + 15, (long long)idx);
+    strcat(buf + 15, "]");
 }
 
 /* One configuration of a file. file_obj: the file's top level. */
