@@ -65,7 +65,8 @@ typedef enum {
 } key_kind;
 
 typedef struct key_slot {
-    const char *key;         /* NULL: empty */
+    const char *key; /* NULL: empty */
+    size_t klen;
     unsigned char kind, idx; /* idx: the row of summary_fields or int_fields */
 } key_slot;
 
@@ -374,21 +375,22 @@ static char *int_array_text(const jl__jv *v)
         if (t != JV_INTEGER && t != JV_TRUE && t != JV_FALSE && t != JV_NULL)
             return NULL;
     }
-    jl_strbuf b;
-    jl_strbuf_init(&b);
-    jl_strbuf_puts(&b, "[");
+    char *text = jl_malloc_array(n + 1, 22), *o = text; /* "-9223372036854775808," */
+    if (!text)
+        return NULL;
+    *o++ = '[';
     for (size_t i = 0; i < n; i++) {
         const jl__jv *x = jv_array_get(v, i);
-        char num[24];
         if (i)
-            jl_strbuf_puts(&b, ",");
-        if (jv_is_integer(x))
-            jl_strbuf_puts(&b, fmt_lld(num, jv_integer_value(x)));
-        else
-            jl_strbuf_puts(&b, jv_is_null(x) ? "null" : jv_is_true(x) ? "true" : "false");
+            *o++ = ',';
+        const char *w = jv_is_integer(x) ? fmt_lld(o, jv_integer_value(x))
+                        : jv_is_null(x)  ? strcpy(o, "null")
+                        : jv_is_true(x)  ? strcpy(o, "true")
+                                         : strcpy(o, "false");
+        o += strlen(w);
     }
-    jl_strbuf_puts(&b, "]");
-    return jl_strbuf_take(&b);
+    strcpy(o, "]");
+    return text;
 }
 
 /* v as compact JSON text (caller frees); an array of the same scalars as
@@ -425,6 +427,22 @@ static char *kept_text(imp *c, const jl__jv *v)
     return text;
 }
 
+/* The JSON text of container v as extra `key`; a text too large is noted
+ * instead (0). */
+static int keep_text(imp *c, jl_run *r, const char *file, const char *field, const char *key,
+                     const jl__jv *v, const char *text)
+{
+    size_t len = strlen(text);
+    if (len > MAX_EXTRA_TEXT) {
+        note(c, file, field,
+             "%s too large to keep as an attribute (%zu bytes of JSON): not imported", json_kind(v),
+             len);
+        return 0;
+    }
+    extra_str(c, r, key, text);
+    return 1;
+}
+
 static void keep_json(imp *c, jl_run *r, const char *file, const char *field, const char *key,
                       const jl__jv *v, int unknown)
 {
@@ -444,15 +462,10 @@ static void keep_json(imp *c, jl_run *r, const char *file, const char *field, co
             c->oom = 1;
             return;
         }
-        if (strlen(text) > MAX_EXTRA_TEXT) {
-            note(c, file, field,
-                 "%s too large to keep as an attribute (%zu bytes of JSON): not imported",
-                 json_kind(v), strlen(text));
-            free(text);
-            return;
-        }
-        extra_str(c, r, key, text);
+        int kept = keep_text(c, r, file, field, key, v, text);
         free(text);
+        if (!kept)
+            return;
     }
     if (unknown)
         note(c, file, field, "unknown field: kept as extra attribute '%s'", key);
@@ -976,12 +989,26 @@ static const struct {
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A key's slot to start from: its length and three of its bytes, mixed
+ * (the known keys differ there; a collision only costs a probe). */
+static size_t key_hash(const char *key, size_t len)
+{
+    uint32_t h = (uint32_t)len * 0x9E3779B1u;
+    if (len)
+        h ^= (uint32_t)(unsigned char)key[0] << 8 ^ (uint32_t)(unsigned char)key[len - 1] ^
+             (uint32_t)(unsigned char)key[len / 2] << 16;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    return h & (KEY_SLOTS - 1);
+}
+
 static void key_put(imp *c, const char *key, key_kind kind, size_t idx)
 {
-    size_t h = (size_t)fnv1a(key) & (KEY_SLOTS - 1);
+    size_t len = strlen(key), h = key_hash(key, len);
     while (c->keys[h].key)
         h = (h + 1) & (KEY_SLOTS - 1);
-    c->keys[h] = (key_slot){key, (unsigned char)kind, (unsigned char)idx};
+    c->keys[h] = (key_slot){key, len, (unsigned char)kind, (unsigned char)idx};
 }
 
 /* Every known key into c->keys (each named once in the tables). */
@@ -995,34 +1022,34 @@ static void keys_init(imp *c)
         key_put(c, other_keys[i].key, other_keys[i].kind, 0);
 }
 
-/* The slot of a known key; NULL for any other. */
-static const key_slot *key_of(const imp *c, const char *key)
+/* The slot of a known key (len bytes); NULL for any other. */
+static const key_slot *key_of(const imp *c, const char *key, size_t len)
 {
-    size_t h = (size_t)fnv1a(key) & (KEY_SLOTS - 1);
-    for (; c->keys[h].key; h = (h + 1) & (KEY_SLOTS - 1))
-        if (!strcmp(c->keys[h].key, key))
+    for (size_t h = key_hash(key, len); c->keys[h].key; h = (h + 1) & (KEY_SLOTS - 1))
+        if (c->keys[h].klen == len && !memcmp(c->keys[h].key, key, len))
             return &c->keys[h];
     return NULL;
 }
 
-static key_kind kind_of(const imp *c, const char *key)
+static key_kind kind_of(const key_slot *ks)
 {
-    const key_slot *k = key_of(c, key);
-    return k ? (key_kind)k->kind : K_NONE;
+    return ks ? (key_kind)ks->kind : K_NONE;
 }
 
 /* One configuration key (also the flattened parallel keys of task files).
  * Returns 0 or -1 (error reported). */
-static int config_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const char *file,
-                      const char *field, const char *extra_prefix)
+static int config_key(imp *c, jl_run *r, const jv_member *m, const char *file, const char *field,
+                      const char *extra_prefix)
 {
+    const char *key = m->key;
+    const jl__jv *v = m->v;
     double d;
     if (jv_is_null(v)) {
         note(c, file, field, "null value skipped");
         return 0;
     }
-    const key_slot *ks = key_of(c, key);
-    key_kind kind = ks ? (key_kind)ks->kind : K_NONE;
+    const key_slot *ks = key_of(c, key, m->klen);
+    key_kind kind = kind_of(ks);
     if (kind == K_SUMMARY) {
         const summary_map *sf = &summary_fields[ks->idx];
         if (get_nonneg(c, v, &d, file, field))
@@ -1101,9 +1128,9 @@ static int config_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const
         }
         return 0;
     }
-    int m = model_key(c, r, key, kind, v, file, field);
-    if (m)
-        return m < 0 ? -1 : 0;
+    int mk = model_key(c, r, key, kind, v, file, field);
+    if (mk)
+        return mk < 0 ? -1 : 0;
     /* unknown: kept */
     char *k = extra_prefix ? jl_asprintf("%s.%s", extra_prefix, key) : jl_strdup(key);
     if (!k) {
@@ -1166,19 +1193,25 @@ static const char *guess_workload(const jl__jv *file_obj, const jl_run *r, const
     return "llm";
 }
 
+/* s for a run name: '/' as "__", control bytes, ' ' and '\\' as '_'
+ * (NULL: "unknown"); NULL when out of memory. */
 static char *sanitize(const char *s)
 {
-    jl_strbuf b;
-    jl_strbuf_init(&b);
-    for (const char *p = s ? s : "unknown"; *p; p++) {
-        if (*p == '/')
-            jl_strbuf_puts(&b, "__");
-        else if ((unsigned char)*p < 0x20 || *p == ' ' || *p == '\\')
-            jl_strbuf_puts(&b, "_");
-        else
-            jl_strbuf_append(&b, p, 1);
+    const char *in = s ? s : "unknown";
+    size_t len = strlen(in);
+    char *out = malloc(2 * len + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (const char *p = in; *p; p++) {
+        if (*p == '/') {
+            *o++ = '_';
+            *o++ = '_';
+        } else {
+            *o++ = (unsigned char)*p < 0x20 || *p == ' ' || *p == '\\' ? '_' : *p;
+        }
     }
-    return jl_strbuf_take(&b);
+    *o = '\0';
+    return out;
 }
 
 static int push_run(imp *c, jl_run *r)
@@ -1289,7 +1322,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
                 c->oom = 1;
                 goto end;
             }
-            int m = model_key(c, r, k, kind_of(c, k), v, file, field);
+            int m = model_key(c, r, k, kind_of(key_of(c, k, keys[i]->klen)), v, file, field);
             if (m < 0)
                 goto end;
             if (m == 0)
@@ -1306,7 +1339,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
     }
     for (size_t i = 0; i < nk; i++) {
         const char *k = keys[i]->key;
-        key_kind kind = kind_of(c, k);
+        key_kind kind = kind_of(key_of(c, k, keys[i]->klen));
         if (kind == K_CONFIGURATIONS || kind == K_HISTOGRAM ||
             (kind == K_MODEL_TEXT && !strcmp(k, "task_display_name")))
             continue;
@@ -1314,7 +1347,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
         if (kind == K_MODEL_TEXT && !strcmp(k, "architecture") && jv_is_string(v) &&
             !strcmp(jv_string_value(v), "diffusion") && !jv_object_get(file_obj, "model_id"))
             continue; /* tasks/<diffusion>.json: the task's kind, not a model architecture */
-        if (config_key(c, r, k, v, file, k, NULL))
+        if (config_key(c, r, keys[i], file, k, NULL))
             goto end;
     }
     if (task_display_name)
@@ -1329,7 +1362,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
     for (size_t i = 0; i < nk; i++) {
         const char *k = keys[i]->key;
         const jl__jv *v = keys[i]->v;
-        key_kind kind = kind_of(c, k);
+        key_kind kind = kind_of(key_of(c, k, keys[i]->klen));
         free(field);
         if (!(field = join_field(path, k))) {
             c->oom = 1;
@@ -1367,8 +1400,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
             }
             for (size_t q = 0; q < np; q++) {
                 char *pf = join_field(field, pk[q]->key);
-                int bad =
-                    !pf || config_key(c, r, pk[q]->key, pk[q]->v, file, pf, "parallelization");
+                int bad = !pf || config_key(c, r, pk[q], file, pf, "parallelization");
                 if (!pf)
                     c->oom = 1;
                 free(pf);
@@ -1380,7 +1412,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
             free(pk);
             continue;
         }
-        if (config_key(c, r, k, v, file, field, NULL))
+        if (config_key(c, r, keys[i], file, field, NULL))
             goto end;
     }
     /* workload */
@@ -1464,6 +1496,38 @@ end:
 }
 
 /* Sum of the configurations' histograms against the file's own. */
+/* Add to sum[0..n) the n integers of text written as int_array_text
+ * writes them ("[1,2,3]", each within long long); -1, sum untouched, for
+ * any other text (the caller parses it as JSON). tmp: room for n. */
+static int add_int_list(const char *text, double *sum, size_t n, long long *tmp)
+{
+    const char *p = text;
+    if (*p++ != '[')
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        if (k && *p++ != ',')
+            return -1;
+        int neg = *p == '-';
+        p += neg;
+        if (*p < '0' || *p > '9' || (*p == '0' && p[1] >= '0' && p[1] <= '9'))
+            return -1;
+        unsigned long long u = 0;
+        for (; *p >= '0' && *p <= '9'; p++) {
+            if (u > (ULLONG_MAX - 9) / 10)
+                return -1;
+            u = u * 10 + (unsigned)(*p - '0');
+        }
+        if (u > (unsigned long long)LLONG_MAX + neg)
+            return -1;
+        tmp[k] = neg ? (long long)(0ull - u) : (long long)u;
+    }
+    if (*p++ != ']' || *p)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        sum[k] += (double)tmp[k];
+    return 0;
+}
+
 static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_run, const char *file)
 {
     const jl__jv *h = jv_object_get(file_obj, "output_length_distribution");
@@ -1475,15 +1539,18 @@ static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_ru
     if (jv_is_array(bins) && jv_is_array(counts) && jv_array_size(counts) < 100000) {
         size_t nb = jv_array_size(counts);
         double *sum = jl_calloc_array(nb ? nb : 1, sizeof *sum);
+        long long *tmp = jl_malloc_array(nb ? nb : 1, sizeof *tmp);
         json_t *bj = jl__jv_to_json(bins);
         bt = bj ? jl_json_dumps(bj, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
         json_decref(bj);
-        if (sum && bt) {
+        if (sum && tmp && bt) {
             equal = c->res->n_runs > first_run;
             for (size_t i = first_run; i < c->res->n_runs && equal; i++) {
                 const jl_run *r = c->res->runs[i];
                 const char *rb = get_kv(r->attrs.extra, r->attrs.n_extra, "output_length_bins");
                 const char *rc = get_kv(r->attrs.extra, r->attrs.n_extra, "output_length_counts");
+                if (rb && !strcmp(rb, bt) && rc && add_int_list(rc, sum, nb, tmp) == 0)
+                    continue; /* the common case: integers, as int_array_text wrote them */
                 jl__jv *rcj = rc ? jl__jv_parse(rc, strlen(rc)) : NULL;
                 if (rc && !rcj) { /* not expected: the text is joules' own */
                     json_t *jj = json_loads(rc, 0, NULL);
@@ -1501,15 +1568,23 @@ static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_ru
                         sum[k] == jv_number_value(jv_array_get(counts, k));
         }
         free(sum);
+        free(tmp);
     }
     if (equal) {
         note(c, file, "output_length_distribution",
              "file-level histogram equals the sum of the configurations' histograms (kept per "
              "run as output_length_bins/output_length_counts)");
     } else {
+        /* the same text on every run: formatted once */
+        char *text = jv_is_object(h) || jv_is_array(h) ? kept_text(c, h) : NULL;
         for (size_t i = first_run; i < c->res->n_runs; i++)
-            keep_json(c, c->res->runs[i], file, "output_length_distribution",
-                      "file_output_length_distribution", h, 0);
+            if (text)
+                keep_text(c, c->res->runs[i], file, "output_length_distribution",
+                          "file_output_length_distribution", h, text);
+            else
+                keep_json(c, c->res->runs[i], file, "output_length_distribution",
+                          "file_output_length_distribution", h, 0);
+        free(text);
         note(c, file, "output_length_distribution",
              "file-level histogram kept on every run of the file as "
              "file_output_length_distribution");
