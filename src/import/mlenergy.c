@@ -393,14 +393,12 @@ static char *int_array_text(const jl__jv *v)
     return text;
 }
 
-/* v as compact JSON text (caller frees); an array of the same scalars as
- * one of the previous two (bins, counts) reuses its text instead of formatting every real with
- * %.17g again (~190 M instructions of the v3 import). */
-static char *kept_text(imp *c, const jl__jv *v)
+/* The text of v when it is an array of the same scalars as one of the
+ * last two kept (a copy; the caller frees); NULL otherwise or when out of
+ * memory. Scalars only: the text is then the same with or without
+ * JSON_SORT_KEYS. */
+static char *cached_text(imp *c, const jl__jv *v)
 {
-    char *text = int_array_text(v);
-    if (text)
-        return text;
     for (int k = 0; k < 2; k++)
         if (c->kept[k] && c->kept_text[k] && same_scalars(v, c->kept[k])) {
             if (k == 1) { /* most recently used first */
@@ -413,6 +411,17 @@ static char *kept_text(imp *c, const jl__jv *v)
             }
             return jl_strdup(c->kept_text[0]);
         }
+    return NULL;
+}
+
+/* v as compact JSON text (caller frees); an array of the same scalars as
+ * one of the previous two (bins, counts) reuses its text instead of formatting every real with
+ * %.17g again (~190 M instructions of the v3 import). */
+static char *kept_text(imp *c, const jl__jv *v)
+{
+    char *text = int_array_text(v);
+    if (text || (text = cached_text(c, v)))
+        return text;
     json_t *j = jl__jv_to_json(v);
     text = j ? jl_json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
     if (text && jv_is_array(v)) { /* the older slot goes */
@@ -1540,9 +1549,12 @@ static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_ru
         size_t nb = jv_array_size(counts);
         double *sum = jl_calloc_array(nb ? nb : 1, sizeof *sum);
         long long *tmp = jl_malloc_array(nb ? nb : 1, sizeof *tmp);
-        json_t *bj = jl__jv_to_json(bins);
-        bt = bj ? jl_json_dumps(bj, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-        json_decref(bj);
+        /* as the runs' bins were kept, when they are the same scalars */
+        if (!(bt = int_array_text(bins)) && !(bt = cached_text(c, bins))) {
+            json_t *bj = jl__jv_to_json(bins);
+            bt = bj ? jl_json_dumps(bj, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+            json_decref(bj);
+        }
         if (sum && tmp && bt) {
             equal = c->res->n_runs > first_run;
             for (size_t i = first_run; i < c->res->n_runs && equal; i++) {
