@@ -535,14 +535,16 @@ end:
 /* ------------------------------------------------------------------ */
 /* Writing                                                             */
 
-/* One cell of a run as the group writer would store it. */
+/* One cell of a run as the group writer would store it (16 bytes: the
+ * cells of every run are kept while the table is written). */
 typedef struct {
-    const char *name;
     jl__cell_kind kind; /* INT, FLOAT or STR */
-    long long i;
-    double d;
-    const char *s;
-    size_t col; /* index of its column in its set */
+    uint32_t col;       /* index of its column in its set */
+    union {
+        long long i;   /* INT */
+        double d;      /* FLOAT */
+        const char *s; /* STR */
+    };
 } wcell;
 
 typedef struct {
@@ -630,7 +632,6 @@ static size_t set_col(wset *ws, const char *name)
 static void extra_cell(const jl_kv *kv, wcell *c)
 {
     const char *s = kv->value ? kv->value : "";
-    c->name = kv->key;
     c->s = s;
     c->kind = JL__CELL_STR;
     if (kv->is_number && *s) {
@@ -640,7 +641,6 @@ static void extra_cell(const jl_kv *kv, wcell *c)
         if (!*end && !errno) {
             c->kind = JL__CELL_INT;
             c->i = i;
-            c->d = (double)i;
             return;
         }
         double d = strtod(s, &end);
@@ -675,7 +675,7 @@ static int seed_typed(wset *ws, int s)
 static int push_cell(wcells *cv, const wcell *c)
 {
     if (cv->n == cv->cap) {
-        size_t cap = cv->cap ? cv->cap * 2 : 1024;
+        size_t cap = cv->cap ? cv->cap * 2 : 4096;
         wcell *nv = realloc(cv->v, cap * sizeof *nv);
         if (!nv)
             return -1;
@@ -698,7 +698,7 @@ static int run_cells(const jl_run *r, int s, wset *ws, wcells *cv)
         for (size_t k = 0; k < jl__n_attr_fields; k++) {
             const jl__attr_field *f = &jl__attr_fields[k];
             const char *base = (const char *)a + f->off;
-            wcell c = {f->name, JL__CELL_STR, 0, 0, NULL, k};
+            wcell c = {.kind = JL__CELL_STR, .col = (uint32_t)k};
             if (f->kind == JL__F_STR) {
                 if (!(c.s = *(char *const *)base))
                     continue;
@@ -708,7 +708,6 @@ static int run_cells(const jl_run *r, int s, wset *ws, wcells *cv)
                     continue;
                 c.kind = JL__CELL_INT;
                 c.i = v;
-                c.d = (double)v;
             } else {
                 c.d = *(const double *)base;
                 if (isnan(c.d))
@@ -726,7 +725,7 @@ static int run_cells(const jl_run *r, int s, wset *ws, wcells *cv)
             double v = *(const double *)((const char *)sm + jl__summary_fields[k].off);
             if (isnan(v))
                 continue;
-            wcell c = {jl__summary_fields[k].name, JL__CELL_FLOAT, 0, v, NULL, k};
+            wcell c = {.kind = JL__CELL_FLOAT, .col = (uint32_t)k, .d = v};
             if (push_cell(cv, &c))
                 return -1;
         }
@@ -737,13 +736,12 @@ static int run_cells(const jl_run *r, int s, wset *ws, wcells *cv)
         if (!good_name(extra[k].key))
             return 1;
         size_t ci = set_col(ws, extra[k].key);
-        if (ci == SIZE_MAX)
+        if (ci == SIZE_MAX || ci > UINT32_MAX)
             return -1;
         if (ci < ws->n_typed)
             return 1;
-        wcell c = {0};
+        wcell c = {.col = (uint32_t)ci};
         extra_cell(&extra[k], &c);
-        c.col = ci;
         if (push_cell(cv, &c))
             return -1;
     }
