@@ -1266,17 +1266,41 @@ static const jl__jv *index_entry(imp *c, const char *model)
     return model && jv_is_object(models) ? jv_object_get(models, model) : NULL;
 }
 
-/* "a.b" (caller frees; NULL when out of memory): the field paths of every
- * key, without printf's cost. */
-static char *join_field(const char *a, const char *b)
+/* "a.b" into *buf (grown as needed, *cap its size): a field path reused
+ * key after key; NULL when out of memory. */
+static char *join_into(char **buf, size_t *cap, const char *a, const char *b)
 {
     size_t na = strlen(a), nb = strlen(b);
-    char *s = malloc(na + nb + 2);
-    if (s) {
-        memcpy(s, a, na);
-        s[na] = '.';
-        memcpy(s + na + 1, b, nb + 1);
+    if (na + nb + 2 > *cap) {
+        size_t nc = (na + nb + 2) * 2;
+        char *nbuf = realloc(*buf, nc);
+        if (!nbuf)
+            return NULL;
+        *buf = nbuf;
+        *cap = nc;
     }
+    memcpy(*buf, a, na);
+    (*buf)[na] = '.';
+    memcpy(*buf + na + 1, b, nb + 1);
+    return *buf;
+}
+
+/* The strings of parts[0..n) end to end (caller frees); NULL when out of
+ * memory. */
+static char *concat(const char *const *parts, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(parts[i]);
+    char *s = malloc(len + 1), *o = s;
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = strlen(parts[i]);
+        memcpy(o, parts[i], k);
+        o += k;
+    }
+    *o = '\0';
     return s;
 }
 
@@ -1292,7 +1316,8 @@ static void index_path(char *buf, size_t idx)
 static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, size_t idx,
                           const char *file, const char *task_display_name)
 {
-    char path[48], *field = NULL, *ipre = NULL;
+    char path[48], *field = NULL, *pf = NULL, *ipre = NULL;
+    size_t field_cap = 0, pf_cap = 0;
     index_path(path, idx);
     jl_run *r = jl_run_new();
     const jv_member **keys = NULL;
@@ -1319,15 +1344,14 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
     if (entry && jv_is_object(entry)) {
         free(keys);
         if (!(keys = sorted_members(entry, &nk)) ||
-            !(ipre = join_field("index.json: models", jv_string_value(mid)))) {
+            !(ipre = concat((const char *[]){"index.json: models.", jv_string_value(mid)}, 2))) {
             c->oom = 1;
             goto end;
         }
         for (size_t i = 0; i < nk; i++) {
             const char *k = keys[i]->key;
             const jl__jv *v = keys[i]->v;
-            free(field);
-            if (!(field = join_field(ipre, k))) {
+            if (!join_into(&field, &field_cap, ipre, k)) {
                 c->oom = 1;
                 goto end;
             }
@@ -1372,8 +1396,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
         const char *k = keys[i]->key;
         const jl__jv *v = keys[i]->v;
         key_kind kind = kind_of(key_of(c, k, keys[i]->klen));
-        free(field);
-        if (!(field = join_field(path, k))) {
+        if (!join_into(&field, &field_cap, path, k)) {
             c->oom = 1;
             goto end;
         }
@@ -1408,11 +1431,10 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
                 goto end;
             }
             for (size_t q = 0; q < np; q++) {
-                char *pf = join_field(field, pk[q]->key);
-                int bad = !pf || config_key(c, r, pk[q], file, pf, "parallelization");
-                if (!pf)
+                int ok_pf = join_into(&pf, &pf_cap, field, pk[q]->key) != NULL;
+                int bad = !ok_pf || config_key(c, r, pk[q], file, pf, "parallelization");
+                if (!ok_pf)
                     c->oom = 1;
-                free(pf);
                 if (bad) {
                     free(pk);
                     goto end;
@@ -1461,13 +1483,24 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
          *gpu = sanitize(r->attrs.gpu_model);
     const char *ul = get_kv(r->attrs.extra, r->attrs.n_extra, "ulysses_degree");
     const char *ri = get_kv(r->attrs.extra, r->attrs.n_extra, "ring_degree");
-    char *base = model && task && gpu
-                     ? (ul || ri ? jl_asprintf("%s__%s__%sx%ld__b%ld__u%sr%s", model, task, gpu,
-                                               r->attrs.num_gpus, r->attrs.max_batch_size,
-                                               ul ? ul : "1", ri ? ri : "1")
-                                 : jl_asprintf("%s__%s__%sx%ld__b%ld", model, task, gpu,
-                                               r->attrs.num_gpus, r->attrs.max_batch_size))
-                     : NULL;
+    char *base = NULL, ng[24], nb[24];
+    if (model && task && gpu) { /* model__task__gpuxN__bM[__u<ul>r<ri>] */
+        int sp = ul || ri;
+        const char *parts[] = {model,
+                               "__",
+                               task,
+                               "__",
+                               gpu,
+                               "x",
+                               fmt_lld(ng, r->attrs.num_gpus),
+                               "__b",
+                               fmt_lld(nb, r->attrs.max_batch_size),
+                               sp ? "__u" : "",
+                               sp ? (ul ? ul : "1") : "",
+                               sp ? "r" : "",
+                               sp ? (ri ? ri : "1") : ""};
+        base = concat(parts, N_OF(parts));
+    }
     free(model);
     free(task);
     free(gpu);
@@ -1501,6 +1534,7 @@ end:
         jl_run_free(r);
     free(keys);
     free(field);
+    free(pf);
     free(ipre);
 }
 
