@@ -244,7 +244,7 @@ static const char *json_kind(const jl__jv *v)
 static jl_status put_kv(jl_kv **arr, size_t *n, const char *key, const char *value, int is_num)
 {
     for (size_t i = 0; i < *n; i++)
-        if (!strcmp((*arr)[i].key, key)) {
+        if ((*arr)[i].key[0] == key[0] && !strcmp((*arr)[i].key, key)) {
             char *v = jl_strdup(value);
             if (!v)
                 return JL_ENOMEM;
@@ -272,7 +272,7 @@ static jl_status put_kv(jl_kv **arr, size_t *n, const char *key, const char *val
 static const char *get_kv(const jl_kv *arr, size_t n, const char *key)
 {
     for (size_t i = 0; i < n; i++)
-        if (!strcmp(arr[i].key, key))
+        if (arr[i].key[0] == key[0] && !strcmp(arr[i].key, key))
             return arr[i].value;
     return NULL;
 }
