@@ -99,7 +99,10 @@ void jl_atomic_dir_abort(const char *tmp);
 /* The registration hook itself, for other temporaries that must not outlive
  * an interrupted command: a directory (removed recursively) and a child
  * process writing into one (killed and reaped before the removal).
- * register_dir returns 0, or -1 when the registry is full. */
+ * register_dir returns 0, or -1 when the registry is full. At most
+ * JL_ATOMIC_MAX_CHILDREN children are tracked at once (a command keeps its
+ * live children under it: the report's gnuplot workers). */
+#define JL_ATOMIC_MAX_CHILDREN 64
 int jl_atomic_register_dir(const char *path);
 void jl_atomic_unregister_dir(const char *path);
 void jl_atomic_register_child(pid_t pid);

@@ -82,6 +82,12 @@ char *jl_slo_caret(const char *expr, size_t offset);
  * defined for that workload. */
 int jl_slo_resolve_figure(const char *name, const char *workload);
 
+/* For a name jl_slo_resolve_figure does not know: the closest name it does
+ * know (a figure's name, with or without its unit suffix, or a
+ * workload-dependent name), written into buf (cap bytes). Returns 1 with a
+ * suggestion within a couple of typos, 0 without one (buf then ""). */
+int jl_slo_suggest_figure(const char *name, char *buf, size_t cap);
+
 /* The figure condition c refers to for run s, or -1 when it has none for
  * the run's workload. */
 int jl_slo_cond_figure(const jl_slo_cond *c, const jl_summary *s);

@@ -15,8 +15,11 @@ int cli_slos_add(cli_slos *s, const char *cmd, const char *expr)
     size_t off = 0;
     if (jl_slo_parse(expr, &slo, &off, &err) != JL_OK) {
         char *caret = jl_slo_caret(expr, off);
-        fprintf(stderr, "joules %s: --slo: %s\n%s\n(see `joules %s --help` and docs/choice.md)\n",
-                cmd, err ? err->message : "out of memory", caret ? caret : "", cmd);
+        fprintf(
+            stderr,
+            "joules %s: --slo: %s\n%s\n(see `joules %s --help`; the grammar in full: choice.md, "
+            "among the documents the help names)\n",
+            cmd, err ? err->message : "out of memory", caret ? caret : "", cmd);
         free(caret);
         jl_error_free(err);
         return jl_exit_for_status(JL_EUSAGE);
@@ -43,11 +46,15 @@ void cli_slos_free(cli_slos *s)
 int cli_figure_option(const char *cmd, const char *opt, const char *name, int *out)
 {
     int f = jl_slo_resolve_figure(name, NULL);
-    if (f < 0)
+    if (f < 0) {
+        char near[64];
+        int hint = jl_slo_suggest_figure(name, near, sizeof near);
         return cli_usage_error(cmd,
-                               "%s: unknown figure '%s' (e.g. median_itl, p90_itl, p99_itl, "
-                               "ttft_p90, batch_latency; docs/summary.md lists them all)",
-                               opt, name);
+                               "%s: unknown figure '%s' (%s%s%se.g. median_itl, p90_itl, p99_itl, "
+                               "ttft_p90, batch_latency; summary.md lists them all)",
+                               opt, name, hint ? "did you mean '" : "", hint ? near : "",
+                               hint ? "'? " : "");
+    }
     *out = f;
     return 0;
 }

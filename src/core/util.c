@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/util.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +191,37 @@ size_t jl__first_ge(const double *v, size_t n, double x)
             hi = mid;
     }
     return lo;
+}
+
+size_t jl__edit_distance(const char *a, const char *b, size_t limit)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 63 || nb > 63)
+        return limit + 1;
+    if ((na > nb ? na - nb : nb - na) > limit)
+        return limit + 1;
+    size_t row[64];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t diag = row[0], best = row[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t up = row[j];
+            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+            size_t v = diag + !same;
+            if (up + 1 < v)
+                v = up + 1;
+            if (row[j - 1] + 1 < v)
+                v = row[j - 1] + 1;
+            row[j] = v;
+            diag = up;
+            if (v < best)
+                best = v;
+        }
+        if (best > limit)
+            return limit + 1;
+    }
+    return row[nb] > limit ? limit + 1 : row[nb];
 }
 
 int jl_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap, size_t first)

@@ -1,7 +1,8 @@
 /* Internal helpers shared by every subsystem: strings (copies, formatting,
  * NULL-safe comparison), growable string buffers, checked size arithmetic
  * and allocation, growing two parallel arrays, NaN, a qsort comparator for
- * doubles and the binary search of time series. Not part of the public
+ * doubles, the binary search of time series and the edit distance behind
+ * "did you mean" suggestions. Not part of the public
  * API. Elsewhere: the median and k-th smallest (summary/summary_internal.h:
  * jl__median_d, jl__kth_d); precision names (joules/descriptors.h). */
 #ifndef JOULES_CORE_UTIL_H
@@ -72,6 +73,11 @@ int jl_cmp_double(const void *a, const void *b);
 /* First index i with v[i] >= x in a non-decreasing v of n values (n when
  * none): the one binary search of time series (summary, importers). */
 size_t jl__first_ge(const double *v, size_t n, double x);
+
+/* Edit distance (insertions, deletions, substitutions; ASCII case folded)
+ * between a and b, or limit + 1 once it exceeds limit: for "did you mean"
+ * suggestions. Strings longer than 63 bytes count as too far. */
+size_t jl__edit_distance(const char *a, const char *b, size_t limit);
 
 /* Two parallel arrays (*a of elements of a_size bytes, *b of b_size) that
  * hold n elements in *cap: grown to hold one more when full (capacity

@@ -28,7 +28,7 @@
 #include "output/atomic_internal.h"
 
 #define JL_MAX_LIVE_DIRS 8
-#define JL_MAX_LIVE_CHILDREN 8
+#define JL_MAX_LIVE_CHILDREN JL_ATOMIC_MAX_CHILDREN
 static char *volatile live_dirs[JL_MAX_LIVE_DIRS];
 static volatile pid_t live_children[JL_MAX_LIVE_CHILDREN];
 

@@ -382,21 +382,28 @@ jl_status jl__report_figures_render(jl__report_report *r, jl_error **err)
         queue_push(&R, i);
     }
     R.todo = R.q_len;
-    /* workers: as asked, else the online CPUs; at most 8 (the children the
-     * signal handler can reap) */
+    /* workers: as asked, else the online CPUs; at most the children the
+     * signal handler can reap (JL_ATOMIC_MAX_CHILDREN), said in the notes
+     * when more were asked for */
     int workers = r->opt.workers > 0 ? r->opt.workers : jl__report_online_cpus();
-    if (workers > 8)
-        workers = 8;
     if ((size_t)workers > R.todo)
         workers = R.todo ? (int)R.todo : 1;
+    if (workers > JL_ATOMIC_MAX_CHILDREN) {
+        if (r->opt.workers > JL_ATOMIC_MAX_CHILDREN)
+            jl__report_note(r,
+                            "figures drawn by %d gnuplot processes at once, not the %d asked "
+                            "for (the most joules tracks)",
+                            JL_ATOMIC_MAX_CHILDREN, r->opt.workers);
+        workers = JL_ATOMIC_MAX_CHILDREN;
+    }
     /* batches: about four per worker so the last ones end together, at most
      * 16 figures (a failing batch is redrawn one figure at a time) */
     size_t batch = R.todo / ((size_t)workers * 4) + 1;
     if (batch > 16)
         batch = 16;
     size_t first_pass = R.q_len;
-    jl__report_job jobs[8];
-    int active[8] = {0};
+    jl__report_job jobs[JL_ATOMIC_MAX_CHILDREN];
+    int active[JL_ATOMIC_MAX_CHILDREN] = {0};
     size_t n_active = 0;
     int spawn_failed = 0;
     if (r->opt.progress && R.todo)
@@ -429,8 +436,8 @@ jl_status jl__report_figures_render(jl__report_report *r, jl_error **err)
             jl__report_note(r, "some figures not drawn: gnuplot could not be started");
             break;
         }
-        struct pollfd pfd[8];
-        int map[8], np = 0;
+        struct pollfd pfd[JL_ATOMIC_MAX_CHILDREN];
+        int map[JL_ATOMIC_MAX_CHILDREN], np = 0;
         for (int w = 0; w < workers; w++)
             if (active[w]) {
                 pfd[np].fd = jobs[w].out_fd;

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,54 @@ int jl_slo_resolve_figure(const char *name, const char *workload)
             return is_diffusion_workload(workload) ? (int)workload_names[i].diffusion
                                                    : (int)workload_names[i].llm;
     return resolve_plain(name);
+}
+
+/* The short form of a figure name (its unit suffix dropped) into buf;
+ * 0 when it has none. */
+static int short_name(const char *full, char *buf, size_t cap)
+{
+    size_t n = strlen(full);
+    for (size_t i = 0; i < sizeof unit_suffixes / sizeof unit_suffixes[0]; i++) {
+        size_t m = strlen(unit_suffixes[i]);
+        if (n > m && n - m < cap && !strcmp(full + n - m, unit_suffixes[i])) {
+            memcpy(buf, full, n - m);
+            buf[n - m] = '\0';
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void consider(const char *name, const char *cand, size_t *best, char *buf, size_t cap)
+{
+    if (*best == 0)
+        return;
+    size_t d = jl__edit_distance(name, cand, *best - 1);
+    if (d < *best && strlen(cand) < cap) {
+        *best = d;
+        strcpy(buf, cand);
+    }
+}
+
+int jl_slo_suggest_figure(const char *name, char *buf, size_t cap)
+{
+    if (!buf || cap == 0)
+        return 0;
+    buf[0] = '\0';
+    if (!name || !*name)
+        return 0;
+    /* at most 2 edits, and fewer than a third of the name's letters */
+    size_t len = strlen(name), limit = len < 9 ? (len < 4 ? 0 : 1) : 2;
+    size_t best = limit + 1;
+    for (size_t i = 0; i < sizeof workload_names / sizeof workload_names[0]; i++)
+        consider(name, workload_names[i].name, &best, buf, cap);
+    for (int f = 0; f < JL_FIG_COUNT; f++) {
+        char s[128];
+        if (short_name(jl_figure_name((jl_figure)f), s, sizeof s))
+            consider(name, s, &best, buf, cap);
+        consider(name, jl_figure_name((jl_figure)f), &best, buf, cap);
+    }
+    return buf[0] != '\0';
 }
 
 /* ---- units ---------------------------------------------------------------- */
@@ -245,10 +294,14 @@ jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset, jl_er
         int f_llm = jl_slo_resolve_figure(namebuf, "llm");
         int f_dif = jl_slo_resolve_figure(namebuf, "diffusion");
         if (f_llm < 0 && f_dif < 0) {
+            char hint[96] = "";
+            char near[64];
+            if (jl_slo_suggest_figure(namebuf, near, sizeof near))
+                snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
             st = perr(err, err_offset, ns, expr,
-                      "unknown figure '%s' (e.g. median_itl, p90_itl, ttft_p90, "
-                      "batch_latency, throughput, energy_per_token; docs/choice.md)",
-                      namebuf);
+                      "unknown figure '%s' (%se.g. median_itl, p90_itl, ttft_p90, "
+                      "batch_latency, throughput, energy_per_token; every figure: summary.md)",
+                      namebuf, hint);
             goto fail;
         }
         /* operator */

@@ -193,9 +193,18 @@ static jl_status attach_published(ctx *c)
         if (isnan(pf[JL_FIG_STATIC_ENERGY_SHARE]))
             s->fig[JL_FIG_STATIC_ENERGY_SHARE] =
                 ratio(s->fig[JL_FIG_IDLE_POWER_W], s->fig[JL_FIG_AVG_POWER_W]);
-        if (isnan(pf[JL_FIG_PEAK_TO_AVG]))
-            s->fig[JL_FIG_PEAK_TO_AVG] =
-                ratio(s->fig[JL_FIG_PEAK_POWER_W], s->fig[JL_FIG_AVG_POWER_W]);
+    }
+    /* peak over average is a figure of one series over one window: where
+     * the series give both (the published average was taken over the
+     * source's own window, the peak over the series'), it is theirs, or
+     * the source's peak over its own average where it published both */
+    if (isnan(pf[JL_FIG_PEAK_TO_AVG])) {
+        double pk = pf[JL_FIG_PEAK_POWER_W], av = pf[JL_FIG_AVG_POWER_W];
+        if (!(isfinite(pk) && isfinite(av))) {
+            pk = rc[JL_FIG_PEAK_POWER_W];
+            av = rc[JL_FIG_AVG_POWER_W];
+        }
+        s->fig[JL_FIG_PEAK_TO_AVG] = ratio(pk, av);
     }
     return JL_OK;
 }

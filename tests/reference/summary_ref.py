@@ -406,14 +406,19 @@ def summarize(path, name, g):
     if "summary" in g:
         pub = {SUMMARY_NAMES.get(k, k): float(v) for k, v in g["summary"].attrs.items()
                if isinstance(v, (int, float, np.integer, np.floating))}
+        series_peak, series_avg = fig.get("peak_power_w", NAN), fig.get("avg_power_w", NAN)
         fig.update(pub)
         if "energy_per_token_j" in pub and "tokens_per_joule" not in pub:
             fig["tokens_per_joule"] = div(1.0, pub["energy_per_token_j"])
-        if "avg_power_w" in pub:
-            if "static_energy_share" not in pub:
-                fig["static_energy_share"] = div(fig["idle_power_w"], pub["avg_power_w"])
-            if "peak_to_avg" not in pub:
-                fig["peak_to_avg"] = div(fig.get("peak_power_w", NAN), pub["avg_power_w"])
+        if "avg_power_w" in pub and "static_energy_share" not in pub:
+            fig["static_energy_share"] = div(fig["idle_power_w"], pub["avg_power_w"])
+        # peak over average: one series over one window (the source's own
+        # two figures where it published both, else the series')
+        if "peak_to_avg" not in pub:
+            if "peak_power_w" in pub and "avg_power_w" in pub:
+                fig["peak_to_avg"] = div(pub["peak_power_w"], pub["avg_power_w"])
+            else:
+                fig["peak_to_avg"] = div(series_peak, series_avg)
     return out
 
 

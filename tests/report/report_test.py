@@ -425,15 +425,22 @@ def t_answers(tmp):
     print(f"ok: answers per GPU model at the paper's SLO sets ({len(rows)} cells), --gpus restricts")
 
 
-def t_mlenergy(tmp):
-    """The study the report exists for: the ML.ENERGY import (shared data)."""
+def import_mlenergy(tmp, why):
+    """The ML.ENERGY Leaderboard data (shared) imported into tmp; skips
+    without it, saying what it was needed for."""
     src = os.path.join(os.environ.get("JOULES_SHARED_DIR", os.path.join(SRC, "..", "shared")), "data", "mlenergy-v3")
     if not os.path.isdir(src):
-        skip(f"{src} not found (the ML.ENERGY leaderboard data)")
+        skip(f"{src} not found (the ML.ENERGY leaderboard data{why})")
     h5 = os.path.join(tmp, "mle.h5")
     p = run(["import", "mlenergy", src, "-o", h5])
     if p.returncode:
         fail("import: " + p.stderr.decode()[-2000:])
+    return h5
+
+
+def t_mlenergy(tmp):
+    """The study the report exists for: the ML.ENERGY import (shared data)."""
+    h5 = import_mlenergy(tmp, "")
     out = os.path.join(tmp, "rep")
     p = run(["report", h5, "-o", out])
     if p.returncode:
@@ -557,10 +564,46 @@ exec gnuplot "$@"
     print("ok: SIGINT and SIGTERM leave nothing behind")
 
 
+def t_workers_cap(tmp):
+    """More gnuplot workers asked for than joules tracks: drawn with the most
+    it tracks, said in the warnings and the page's notes."""
+    h5 = import_mlenergy(tmp, ": enough figures for 64+ workers")
+    # a gnuplot that writes each output it is asked for: the test is about
+    # how many run at once, not about drawing
+    fake = os.path.join(tmp, "fakeplot")
+    open(fake, "w").write("""#!/bin/sh
+if [ "$1" = --version ]; then echo 'gnuplot 5.4 (fake)'; exit 0; fi
+while [ $# -gt 0 ]; do
+  if [ "$1" = -e ]; then o=${2#*out=\\'}; o=${o%\\'*}; echo '<svg/>' > "$o"; shift; fi
+  shift
+done
+""")
+    os.chmod(fake, 0o755)
+    out = os.path.join(tmp, "rep")
+    p = run(["report", h5, "-o", out, "--workers", "70", "--gnuplot", fake])
+    if p.returncode:
+        fail("report: " + p.stderr.decode()[-2000:])
+    note = "figures drawn by 64 gnuplot processes at once, not the 70 asked for"
+    if note.encode() not in p.stderr:
+        fail("no warning that 70 workers became 64: " + p.stderr.decode()[-1000:])
+    if note not in open(os.path.join(out, "index.html")).read():
+        fail("the page's notes do not say that 70 workers became 64")
+    rep = json.load(open(os.path.join(out, "data", "report.json")))
+    missing = [f["id"] for f in rep["figures"]
+               if not os.path.exists(os.path.join(out, "figures", f["id"] + ".svg"))]
+    if len(rep["figures"]) <= 64 or missing:
+        fail(f"{len(rep['figures'])} figures, {len(missing)} not written: {missing[:3]}")
+    p = run(["report", "traces/", "-o", os.path.join(tmp, "small"), "--workers", "70", "--gnuplot", fake])
+    if p.returncode or b"gnuplot processes at once" in p.stderr:
+        fail("fewer figures than workers asked for: a needless warning, or a failure")
+    print(f"ok: --workers 70 draws {len(rep['figures'])} figures 64 at a time, and says so")
+
+
 def main():
     tests = {"data": t_data, "figures": t_figures, "html": t_html, "notebooks": t_notebooks,
              "no_gnuplot": t_no_gnuplot, "exists": t_exists, "interrupt": t_interrupt,
-             "answers": t_answers, "mlenergy": t_mlenergy}
+             "answers": t_answers, "mlenergy": t_mlenergy,
+             "workers_cap": t_workers_cap}
     tmp = tempfile.mkdtemp(prefix="joules-report-test-")
     try:
         tests[TEST](tmp)

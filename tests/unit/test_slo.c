@@ -2,6 +2,7 @@
  * units; malformed ones fail with the offset of the bad part. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <string.h>
 
 #include "joules/slo.h"
 #include "test.h"
@@ -156,6 +157,33 @@ TEST(malformed_more)
     parse_bad("median_itl<=1e999ms", 12, "out of range");
 }
 
+/* A misspelt figure gets the closest known name; a far one gets none. */
+TEST(suggestions)
+{
+    parse_bad("p90_itll<=1s", 0, "did you mean 'p90_itl'?");
+    parse_bad("P90_ITL<=1s", 0, "did you mean 'p90_itl'?");
+    parse_bad("throughpt>=5tok/s", 0, "did you mean 'throughput'?");
+    parse_bad("energy_per_tokn<=1J", 0, "did you mean 'energy_per_token'?");
+    char buf[64];
+    CHECK(jl_slo_suggest_figure("median_itl_ms", buf, sizeof buf));
+    CHECK_STR(buf, "median_itl_s");
+    CHECK(jl_slo_suggest_figure("ttft_p9", buf, sizeof buf));
+    CHECK_STR(buf, "ttft_p90");
+    CHECK(!jl_slo_suggest_figure("foo", buf, sizeof buf));
+    CHECK_STR(buf, "");
+    CHECK(!jl_slo_suggest_figure("completely_unrelated_words", buf, sizeof buf));
+    CHECK(!jl_slo_suggest_figure("", buf, sizeof buf));
+    CHECK(!jl_slo_suggest_figure(NULL, buf, sizeof buf));
+    /* too small a buffer: no suggestion rather than a cut one */
+    char tiny[4];
+    CHECK(!jl_slo_suggest_figure("p90_itll", tiny, sizeof tiny));
+    /* names longer than the distance table give up cleanly */
+    char longname[200];
+    memset(longname, 'a', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    CHECK(!jl_slo_suggest_figure(longname, buf, sizeof buf));
+}
+
 TEST(caret)
 {
     char *c = jl_slo_caret("median_itl<=100parsecs", 15);
@@ -208,6 +236,7 @@ int main(void)
     RUN(workload_names);
     RUN(malformed);
     RUN(malformed_more);
+    RUN(suggestions);
     RUN(caret);
     RUN(evaluation);
     TEST_MAIN_END();
