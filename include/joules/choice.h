@@ -104,6 +104,11 @@ json_t *jl_slo_conditions_to_json(const jl_slo *slo, const jl_summary *s);
  * "energy_figure", "energy", "worst_miss_rel", "ties", "n_runs",
  * "n_feasible", "n_missing"}]} — docs/choice.md. */
 json_t *jl_pick_set_to_json(const jl_pick_set *ps, const jl_summary_list *l);
+/* The text jl_json_dump writes for that document with "errors" (the list
+ * as jl_errors_to_json), written whole to path ("-" = stdout) without
+ * building the tree. */
+jl_status jl_write_pick_json(const char *path, const jl_pick_set *ps, const jl_summary_list *l,
+                             const jl_error_list *errors, jl_error **err);
 jl_status jl_write_picks_csv(const char *path, const jl_pick_set *ps, const jl_summary_list *l,
                              jl_error **err);
 
@@ -164,6 +169,10 @@ void jl_compare_result_free(jl_compare_result *r);
  *  (negative: the side needs less energy), the sign used everywhere;
  *  reduction = -energy_change is kept for existing readers. */
 json_t *jl_compare_to_json(const jl_compare_result *r, const jl_summary_list *l);
+/* Its text with "errors", as jl_write_pick_json. */
+jl_status jl_write_compare_json(const char *path, const jl_compare_result *r,
+                                const jl_summary_list *l, const jl_error_list *errors,
+                                jl_error **err);
 jl_status jl_write_compare_csv(const char *path, const jl_compare_result *r,
                                const jl_summary_list *l, jl_error **err);
 

@@ -241,9 +241,7 @@ json_t *jl_capacity_to_json(const jl_capacity_result *r, const jl_summary_list *
         json_object_set_new(o, "n_feasible", json_integer((json_int_t)e->n_feasible));
         json_object_set_new(o, "n_fitting", json_integer((json_int_t)e->n_fitting));
         if (e->status == JL_CAP_INFEASIBLE) {
-            json_t *c = json_object();
-            jl__pick_fields(c, &e->closest, slo, l);
-            json_object_set_new(o, "infeasible", c);
+            json_object_set_new(o, "infeasible", jl__pick_json(&e->closest, slo, l));
         } else {
             json_object_set_new(o, "infeasible", json_null());
         }

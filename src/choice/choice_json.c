@@ -8,6 +8,7 @@
 #include "core/util.h"
 #include "frontier/frontier_internal.h"
 #include "joules/output.h"
+#include "output/json_writer.h"
 #include "summary/summary_internal.h"
 
 void jl__stats(double *v, size_t n, double *median, double *min, double *max)
@@ -22,60 +23,104 @@ void jl__stats(double *v, size_t n, double *median, double *min, double *max)
     *median = jl__median_d(v, n); /* v sorted: the middle one, or the mean of the two */
 }
 
-json_t *jl_slo_conditions_to_json(const jl_slo *slo, const jl_summary *s)
+/* Each condition of slo on run s, as an array (the value open now). */
+static void conditions_write(jl_jw *w, const jl_slo *slo, const jl_summary *s)
 {
-    json_t *arr = json_array();
+    jl__jw_array(w);
     for (size_t i = 0; slo && i < slo->n; i++) {
         const jl_slo_cond *c = &slo->conds[i];
-        json_t *o = json_object();
         double v, miss;
         jl_slo_result r = jl_slo_cond_eval(c, s, &v, &miss);
         int f = jl_slo_cond_figure(c, s);
-        char *text = jl_asprintf("%.*s", (int)c->length, slo->text + c->offset);
-        json_object_set_new(o, "condition", text ? json_string(text) : json_null());
-        free(text);
-        json_object_set_new(o, "figure",
-                            f >= 0 ? json_string(jl_figure_name((jl_figure)f)) : json_null());
-        json_object_set_new(o, "op", json_string(jl_slo_op_name(c->op)));
-        json_object_set_new(o, "bound", jl_json_number(c->bound));
-        json_object_set_new(o, "value", jl_json_number(v));
-        json_object_set_new(o, "met",
-                            r == JL_SLO_MISSING ? json_null() : json_boolean(r == JL_SLO_PASS));
         double excess = NAN;
         if (r != JL_SLO_MISSING)
             excess = (c->op == JL_SLO_LE || c->op == JL_SLO_LT) ? v - c->bound : c->bound - v;
-        json_object_set_new(o, "excess", jl_json_number(excess));
-        json_object_set_new(o, "excess_rel", jl_json_number(miss));
-        json_array_append_new(arr, o);
+        char *text = jl_asprintf("%.*s", (int)c->length, slo->text + c->offset);
+        /* in key order */
+        jl__jw_object(w);
+        jl__jw_knumber(w, "bound", c->bound);
+        jl__jw_kstring(w, "condition", text);
+        jl__jw_knumber(w, "excess", excess);
+        jl__jw_knumber(w, "excess_rel", miss);
+        jl__jw_kstring(w, "figure", f >= 0 ? jl_figure_name((jl_figure)f) : NULL);
+        jl__jw_key(w, "met");
+        if (r == JL_SLO_MISSING)
+            jl__jw_null(w);
+        else
+            jl__jw_bool(w, r == JL_SLO_PASS);
+        jl__jw_kstring(w, "op", jl_slo_op_name(c->op));
+        jl__jw_knumber(w, "value", v);
+        jl__jw_end(w);
+        free(text);
     }
-    return arr;
+    jl__jw_end(w);
 }
 
-void jl__pick_fields(json_t *o, const jl_pick *p, const jl_slo *slo, const jl_summary_list *l)
+json_t *jl_slo_conditions_to_json(const jl_slo *slo, const jl_summary *s)
+{
+    jl_jw *w = jl__jw_tree();
+    if (!w)
+        return NULL;
+    conditions_write(w, slo, s);
+    return jl__jw_finish_tree(w);
+}
+
+/* The whole run s as an object value, or null. */
+static void run_or_null(jl_jw *w, const char *key, const jl_summary *s)
+{
+    jl__jw_key(w, key);
+    if (!s) {
+        jl__jw_null(w);
+        return;
+    }
+    jl__jw_object(w);
+    jl__summary_write(w, s);
+    jl__jw_end(w);
+}
+
+void jl__pick_write(jl_jw *w, const jl_pick *p, const jl_slo *slo, const jl_summary_list *l)
 {
     const jl_summary *c = p->choice >= 0 ? l->items[p->choice] : NULL;
-    json_object_set_new(o, "status", json_string(jl_pick_status_name(p->status)));
-    json_object_set_new(o, "feasible", json_boolean(p->status == JL_PICK_FEASIBLE));
-    json_object_set_new(o, "choice",
-                        c && p->status == JL_PICK_FEASIBLE ? jl_summary_to_json(c) : json_null());
-    json_object_set_new(o, "closest",
-                        c && p->status == JL_PICK_INFEASIBLE ? jl_summary_to_json(c) : json_null());
-    json_object_set_new(o, "conditions", c ? jl_slo_conditions_to_json(slo, c) : json_array());
-    json_object_set_new(o, "energy_figure",
-                        p->energy_figure >= 0
-                            ? json_string(jl_figure_name((jl_figure)p->energy_figure))
-                            : json_null());
-    json_object_set_new(o, "energy", jl_json_number(p->energy));
-    json_object_set_new(o, "worst_miss_rel",
-                        p->status == JL_PICK_INFEASIBLE ? jl_json_number(p->worst_miss)
-                                                        : json_null());
-    json_t *ties = json_array();
-    for (size_t i = 0; i < p->n_ties; i++)
-        json_array_append_new(ties, jl_run_key_to_json(l->items[p->ties[i]]));
-    json_object_set_new(o, "ties", ties);
-    json_object_set_new(o, "n_runs", json_integer((json_int_t)p->n_runs));
-    json_object_set_new(o, "n_feasible", json_integer((json_int_t)p->n_feasible));
-    json_object_set_new(o, "n_missing", json_integer((json_int_t)p->n_missing));
+    /* in key order */
+    run_or_null(w, "choice", p->status == JL_PICK_FEASIBLE ? c : NULL);
+    run_or_null(w, "closest", p->status == JL_PICK_INFEASIBLE ? c : NULL);
+    jl__jw_key(w, "conditions");
+    conditions_write(w, c ? slo : NULL, c);
+    jl__jw_knumber(w, "energy", p->energy);
+    jl__jw_kstring(w, "energy_figure",
+                   p->energy_figure >= 0 ? jl_figure_name((jl_figure)p->energy_figure) : NULL);
+    jl__jw_kbool(w, "feasible", p->status == JL_PICK_FEASIBLE);
+    jl__jw_key(w, "n_feasible");
+    jl__jw_integer(w, (json_int_t)p->n_feasible);
+    jl__jw_key(w, "n_missing");
+    jl__jw_integer(w, (json_int_t)p->n_missing);
+    jl__jw_key(w, "n_runs");
+    jl__jw_integer(w, (json_int_t)p->n_runs);
+    jl__jw_kstring(w, "status", jl_pick_status_name(p->status));
+    jl__jw_key(w, "ties");
+    jl__jw_array(w);
+    for (size_t i = 0; i < p->n_ties; i++) {
+        jl__jw_object(w);
+        jl__run_key_write(w, l->items[p->ties[i]]);
+        jl__jw_end(w);
+    }
+    jl__jw_end(w);
+    jl__jw_key(w, "worst_miss_rel");
+    if (p->status == JL_PICK_INFEASIBLE)
+        jl__jw_number(w, p->worst_miss);
+    else
+        jl__jw_null(w);
+}
+
+json_t *jl__pick_json(const jl_pick *p, const jl_slo *slo, const jl_summary_list *l)
+{
+    jl_jw *w = jl__jw_tree();
+    if (!w)
+        return NULL;
+    jl__jw_object(w);
+    jl__pick_write(w, p, slo, l);
+    jl__jw_end(w);
+    return jl__jw_finish_tree(w);
 }
 
 static const jl_slo *slo_of(const jl_slo *const *slos, size_t n, size_t k)
@@ -83,30 +128,49 @@ static const jl_slo *slo_of(const jl_slo *const *slos, size_t n, size_t k)
     return k < n ? slos[k] : NULL;
 }
 
-json_t *jl_pick_set_to_json(const jl_pick_set *ps, const jl_summary_list *l)
+/* The document; with "errors" when errors_json is non-NULL. */
+static void pick_document_write(jl_jw *w, const void *result, const jl_summary_list *l,
+                                const json_t *errors_json)
 {
-    json_t *doc = json_object(), *arr = json_array();
-    if (!doc || !arr) {
-        json_decref(doc);
-        json_decref(arr);
-        return NULL;
+    const jl_pick_set *ps = result;
+    jl__jw_object(w);
+    if (errors_json) {
+        jl__jw_key(w, "errors");
+        jl__jw_json(w, errors_json);
     }
-    json_object_set_new(doc, "schema", json_string("joules.pick/1"));
+    jl__jw_key(w, "picks");
+    jl__jw_array(w);
     for (size_t i = 0; i < ps->n; i++) {
         const jl_pick_entry *e = &ps->items[i];
         const jl_slo *slo = slo_of(ps->slos, ps->n_slos, e->slo);
-        json_t *o = json_object();
-        json_object_set_new(o, "model", e->model ? json_string(e->model) : json_null());
-        json_object_set_new(o, "task", e->task ? json_string(e->task) : json_null());
-        json_object_set_new(o, "slo", slo ? json_string(slo->text) : json_null());
         char *canon = slo ? jl_slo_canonical(slo) : NULL;
-        json_object_set_new(o, "slo_canonical", canon ? json_string(canon) : json_null());
+        jl__jw_object(w);
+        jl__pick_write(w, &e->pick, slo, l);
+        jl__jw_kstring(w, "model", e->model);
+        jl__jw_kstring(w, "slo", slo ? slo->text : NULL);
+        jl__jw_kstring(w, "slo_canonical", canon);
+        jl__jw_kstring(w, "task", e->task);
+        jl__jw_end(w);
         free(canon);
-        jl__pick_fields(o, &e->pick, slo, l);
-        json_array_append_new(arr, o);
     }
-    json_object_set_new(doc, "picks", arr);
-    return doc;
+    jl__jw_end(w);
+    jl__jw_kstring(w, "schema", "joules.pick/1");
+    jl__jw_end(w);
+}
+
+json_t *jl_pick_set_to_json(const jl_pick_set *ps, const jl_summary_list *l)
+{
+    jl_jw *w = jl__jw_tree();
+    if (!w)
+        return NULL;
+    pick_document_write(w, ps, l, NULL);
+    return jl__jw_finish_tree(w);
+}
+
+jl_status jl_write_pick_json(const char *path, const jl_pick_set *ps, const jl_summary_list *l,
+                             const jl_error_list *errors, jl_error **err)
+{
+    return jl__jw_write_document(path, pick_document_write, ps, l, errors, err);
 }
 
 typedef struct pick_csv_ctx {

@@ -245,96 +245,137 @@ end:
 
 /* ---- documents ----------------------------------------------------------------- */
 
-static json_t *pick_side_json(const jl_pick *p, const jl_slo *slo, const jl_summary_list *l)
-{
-    json_t *o = json_object();
-    jl__pick_fields(o, p, slo, l);
-    return o;
-}
-
 /* median/min/max_energy_change from the reduction statistics: the same
  * numbers with the sign of energy_change (the min change is minus the max
- * reduction). */
-static void set_change_stats(json_t *o, double median_red, double min_red, double max_red)
+ * reduction); then the reductions themselves. */
+static void change_stats_write(jl_jw *w, double median_red, double min_red, double max_red)
 {
-    json_object_set_new(o, "median_energy_change", jl_json_number(-median_red));
-    json_object_set_new(o, "min_energy_change", jl_json_number(-max_red));
-    json_object_set_new(o, "max_energy_change", jl_json_number(-min_red));
+    jl__jw_knumber(w, "median_energy_change", -median_red);
+    jl__jw_knumber(w, "min_energy_change", -max_red);
+    jl__jw_knumber(w, "max_energy_change", -min_red);
+    jl__jw_knumber(w, "median_reduction", median_red);
+    jl__jw_knumber(w, "min_reduction", min_red);
+    jl__jw_knumber(w, "max_reduction", max_red);
+}
+
+static void count_write(jl_jw *w, const char *key, size_t v)
+{
+    jl__jw_key(w, key);
+    jl__jw_integer(w, (json_int_t)v);
+}
+
+static void pick_side_write(jl_jw *w, const char *key, const jl_pick *p, const jl_slo *slo,
+                            const jl_summary_list *l)
+{
+    jl__jw_key(w, key);
+    jl__jw_object(w);
+    jl__pick_write(w, p, slo, l);
+    jl__jw_end(w);
+}
+
+static void comparison_write(jl_jw *w, const jl_compare_result *r, const jl_comparison *c,
+                             const jl_summary_list *l)
+{
+    const jl_slo *slo = c->slo < r->n_slos ? r->slos[c->slo] : NULL;
+    jl__jw_object(w);
+    for (size_t k = 0; k < r->n_group_keys && k < 2; k++)
+        jl__jw_kstring(w, r->group_keys[k], c->group_values[k]);
+    jl__jw_key(w, "group");
+    jl__jw_object(w);
+    for (size_t k = 0; k < r->n_group_keys; k++)
+        jl__jw_kstring(w, r->group_keys[k], c->group_values[k]);
+    jl__jw_end(w);
+    jl__jw_kstring(w, "slo", slo ? slo->text : NULL);
+    jl__jw_kstring(w, "side", c->side);
+    pick_side_write(w, "baseline", &c->base, slo, l);
+    pick_side_write(w, "other", &c->other, slo, l);
+    jl__jw_kbool(w, "counted", c->counted);
+    jl__jw_kstring(w, "reason", c->reason);
+    /* one sign convention (docs/choice.md): energy_change < 0 = the side
+     * needs less energy than the baseline; reduction (= -energy_change)
+     * stays for the readers written against it */
+    jl__jw_knumber(w, "energy_change", -c->reduction);
+    jl__jw_knumber(w, "reduction", c->reduction);
+    jl__jw_kstring(w, "winner",
+                   c->winner == 1   ? c->side
+                   : c->winner == 0 ? r->baseline
+                   : c->counted     ? "tie"
+                                    : NULL);
+    jl__jw_end(w);
+}
+
+static void totals_write(jl_jw *w, const jl_compare_result *r)
+{
+    jl__jw_object(w);
+    count_write(w, "n", r->n_counted);
+    count_write(w, "n_listed", r->n);
+    count_write(w, "n_not_counted", r->n - r->n_counted);
+    count_write(w, "ties", r->n_ties);
+    jl__jw_key(w, "wins");
+    jl__jw_object(w);
+    count_write(w, r->baseline, r->baseline_wins);
+    for (size_t sd = 0; sd < r->n_sides; sd++)
+        count_write(w, r->sides[sd].side, r->sides[sd].wins);
+    jl__jw_end(w);
+    change_stats_write(w, r->median_reduction, r->min_reduction, r->max_reduction);
+    jl__jw_key(w, "sides");
+    jl__jw_array(w);
+    for (size_t sd = 0; sd < r->n_sides; sd++) {
+        const jl_compare_side *s = &r->sides[sd];
+        jl__jw_object(w);
+        jl__jw_kstring(w, "side", s->side);
+        count_write(w, "n", s->n);
+        count_write(w, "wins", s->wins);
+        count_write(w, "losses", s->losses);
+        change_stats_write(w, s->median_reduction, s->min_reduction, s->max_reduction);
+        jl__jw_end(w);
+    }
+    jl__jw_end(w);
+    jl__jw_end(w);
+}
+
+/* The document; with "errors" when errors_json is non-NULL. */
+static void compare_document_write(jl_jw *w, const void *result, const jl_summary_list *l,
+                                   const json_t *errors_json)
+{
+    const jl_compare_result *r = result;
+    jl__jw_object(w);
+    jl__jw_kstring(w, "schema", "joules.compare/1");
+    jl__jw_kstring(w, "by", r->by);
+    jl__jw_kstring(w, "baseline", r->baseline);
+    jl__jw_key(w, "group_by");
+    jl__jw_array(w);
+    for (size_t k = 0; k < r->n_group_keys; k++)
+        jl__jw_string(w, r->group_keys[k]);
+    jl__jw_end(w);
+    jl__jw_key(w, "comparisons");
+    jl__jw_array(w);
+    for (size_t i = 0; i < r->n; i++)
+        comparison_write(w, r, &r->items[i], l);
+    jl__jw_end(w);
+    jl__jw_key(w, "totals");
+    totals_write(w, r);
+    if (errors_json) {
+        jl__jw_key(w, "errors");
+        jl__jw_json(w, errors_json);
+    }
+    jl__jw_end(w);
 }
 
 json_t *jl_compare_to_json(const jl_compare_result *r, const jl_summary_list *l)
 {
-    json_t *doc = json_object(), *arr = json_array();
-    if (!doc || !arr) {
-        json_decref(doc);
-        json_decref(arr);
+    jl_jw *w = jl__jw_tree();
+    if (!w)
         return NULL;
-    }
-    json_object_set_new(doc, "schema", json_string("joules.compare/1"));
-    json_object_set_new(doc, "by", json_string(r->by));
-    json_object_set_new(doc, "baseline", json_string(r->baseline));
-    json_t *gk = json_array();
-    for (size_t k = 0; k < r->n_group_keys; k++)
-        json_array_append_new(gk, json_string(r->group_keys[k]));
-    json_object_set_new(doc, "group_by", gk);
-    for (size_t i = 0; i < r->n; i++) {
-        const jl_comparison *c = &r->items[i];
-        const jl_slo *slo = c->slo < r->n_slos ? r->slos[c->slo] : NULL;
-        json_t *o = json_object(), *grp = json_object();
-        for (size_t k = 0; k < r->n_group_keys; k++) {
-            json_t *v = c->group_values[k] ? json_string(c->group_values[k]) : json_null();
-            if (k < 2)
-                json_object_set(o, r->group_keys[k], v);
-            json_object_set_new(grp, r->group_keys[k], v);
-        }
-        json_object_set_new(o, "group", grp);
-        json_object_set_new(o, "slo", slo ? json_string(slo->text) : json_null());
-        json_object_set_new(o, "side", json_string(c->side));
-        json_object_set_new(o, "baseline", pick_side_json(&c->base, slo, l));
-        json_object_set_new(o, "other", pick_side_json(&c->other, slo, l));
-        json_object_set_new(o, "counted", json_boolean(c->counted));
-        json_object_set_new(o, "reason", c->reason ? json_string(c->reason) : json_null());
-        /* one sign convention (docs/choice.md): energy_change < 0 = the side
-         * needs less energy than the baseline; reduction (= -energy_change)
-         * stays for the readers written against it */
-        json_object_set_new(o, "energy_change", jl_json_number(-c->reduction));
-        json_object_set_new(o, "reduction", jl_json_number(c->reduction));
-        json_object_set_new(o, "winner",
-                            c->winner == 1   ? json_string(c->side)
-                            : c->winner == 0 ? json_string(r->baseline)
-                            : c->counted     ? json_string("tie")
-                                             : json_null());
-        json_array_append_new(arr, o);
-    }
-    json_object_set_new(doc, "comparisons", arr);
-    json_t *t = json_object(), *wins = json_object(), *sides = json_array();
-    json_object_set_new(t, "n", json_integer((json_int_t)r->n_counted));
-    json_object_set_new(t, "n_listed", json_integer((json_int_t)r->n));
-    json_object_set_new(t, "n_not_counted", json_integer((json_int_t)(r->n - r->n_counted)));
-    json_object_set_new(t, "ties", json_integer((json_int_t)r->n_ties));
-    json_object_set_new(wins, r->baseline, json_integer((json_int_t)r->baseline_wins));
-    for (size_t sd = 0; sd < r->n_sides; sd++) {
-        const jl_compare_side *s = &r->sides[sd];
-        json_object_set_new(wins, s->side, json_integer((json_int_t)s->wins));
-        json_t *so = json_object();
-        json_object_set_new(so, "side", json_string(s->side));
-        json_object_set_new(so, "n", json_integer((json_int_t)s->n));
-        json_object_set_new(so, "wins", json_integer((json_int_t)s->wins));
-        json_object_set_new(so, "losses", json_integer((json_int_t)s->losses));
-        set_change_stats(so, s->median_reduction, s->min_reduction, s->max_reduction);
-        json_object_set_new(so, "median_reduction", jl_json_number(s->median_reduction));
-        json_object_set_new(so, "min_reduction", jl_json_number(s->min_reduction));
-        json_object_set_new(so, "max_reduction", jl_json_number(s->max_reduction));
-        json_array_append_new(sides, so);
-    }
-    json_object_set_new(t, "wins", wins);
-    set_change_stats(t, r->median_reduction, r->min_reduction, r->max_reduction);
-    json_object_set_new(t, "median_reduction", jl_json_number(r->median_reduction));
-    json_object_set_new(t, "min_reduction", jl_json_number(r->min_reduction));
-    json_object_set_new(t, "max_reduction", jl_json_number(r->max_reduction));
-    json_object_set_new(t, "sides", sides);
-    json_object_set_new(doc, "totals", t);
-    return doc;
+    compare_document_write(w, r, l, NULL);
+    return jl__jw_finish_tree(w);
+}
+
+jl_status jl_write_compare_json(const char *path, const jl_compare_result *r,
+                                const jl_summary_list *l, const jl_error_list *errors,
+                                jl_error **err)
+{
+    return jl__jw_write_document(path, compare_document_write, r, l, errors, err);
 }
 
 typedef struct cmp_csv_ctx {

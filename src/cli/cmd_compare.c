@@ -119,6 +119,12 @@ static json_t *compare_json(const void *r, const jl_summary_list *l)
     return jl_compare_to_json(r, l);
 }
 
+static jl_status compare_write_json(const char *path, const void *r, const jl_summary_list *l,
+                                    const jl_error_list *errors, jl_error **err)
+{
+    return jl_write_compare_json(path, r, l, errors, err);
+}
+
 static jl_status precision_csv(const char *path, const void *r, const jl_summary_list *l,
                                jl_error **err)
 {
@@ -217,7 +223,7 @@ static int run_compare(const char *cmd, cli_study *cs, const compare_args *a, in
         st =
             jl_compare(&cs->runs, (const jl_slo *const *)cs->slos.items, cs->slos.n, &co, &r, &err);
         if (st == JL_OK)
-            rc = cli_emit(cmd, cs, &compare_output, r);
+            rc = cli_emit_written(cmd, cs, &compare_output, r, compare_write_json);
         jl_compare_result_free(r);
     }
     return st != JL_OK ? cli_fail(cmd, st, err) : rc;

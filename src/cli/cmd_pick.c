@@ -56,6 +56,12 @@ static void print_table(const void *result, const jl_summary_list *l)
     }
 }
 
+static jl_status write_json(const char *path, const void *ps, const jl_summary_list *l,
+                            const jl_error_list *errors, jl_error **err)
+{
+    return jl_write_pick_json(path, ps, l, errors, err);
+}
+
 static const cli_output output = {write_csv, to_json, print_table, "picks", 0};
 
 int jl_cmd_pick(int argc, char **argv)
@@ -74,7 +80,8 @@ int jl_cmd_pick(int argc, char **argv)
         jl_error *err = NULL;
         jl_status st =
             jl_pick_all(&cs.runs, (const jl_slo *const *)cs.slos.items, cs.slos.n, NULL, &ps, &err);
-        rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, ps);
+        rc = st != JL_OK ? cli_fail(cmd, st, err)
+                         : cli_emit_written(cmd, &cs, &output, ps, write_json);
     }
     jl_pick_set_free(ps);
     cli_study_free(&cs);

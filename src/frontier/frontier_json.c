@@ -30,17 +30,94 @@ static int frontier_fig(const jl_frontier_set *fs, const jl_frontier *f, const j
                   : jl_frontier_latency_figure(&fs->opt, s);
 }
 
-/* The run key object of run i (a value). */
-static void run_key(jl_jw *w, const jl_summary_list *l, size_t i)
+/* Text backend: the key object of each run that dominates another (a
+ * frontier point), as first written (its curve point's "run"), copied where
+ * it comes back at the same depth ("dominated_by"). */
+typedef struct key_cache {
+    char *text;
+    size_t len, cap;
+    size_t *off, *n, *depth; /* per run; depth 0: to keep, (size_t)-1: not kept */
+} key_cache;
+
+static void key_cache_init(key_cache *c, const jl_jw *w, const jl_frontier_set *fs, size_t n_runs)
 {
+    memset(c, 0, sizeof *c);
+    if (!jl__jw_is_text(w) || !n_runs)
+        return;
+    c->off = malloc(n_runs * sizeof *c->off);
+    c->n = malloc(n_runs * sizeof *c->n);
+    c->depth = malloc(n_runs * sizeof *c->depth);
+    if (!c->off || !c->n || !c->depth) { /* no cache: every key written */
+        free(c->off);
+        free(c->n);
+        free(c->depth);
+        memset(c, 0, sizeof *c);
+        return;
+    }
+    for (size_t i = 0; i < n_runs; i++)
+        c->depth[i] = (size_t)-1;
+    size_t n_keep = 0;
+    for (size_t i = 0; i < fs->n; i++)
+        for (size_t d = 0; d < fs->frontiers[i].n_dominated; d++) {
+            size_t r = fs->frontiers[i].dominated[d].by;
+            if (r < n_runs && c->depth[r]) {
+                c->depth[r] = 0;
+                n_keep++;
+            }
+        }
+    c->cap = n_keep * 512; /* a run key is ~300 bytes: no growth as a rule */
+    if (c->cap && !(c->text = malloc(c->cap)))
+        c->cap = 0;
+}
+
+static void key_cache_free(key_cache *c)
+{
+    free(c->text);
+    free(c->off);
+    free(c->n);
+    free(c->depth);
+}
+
+/* Keep text[start..) of w for run i written at depth d (no room: not kept). */
+static void key_cache_put(key_cache *c, const jl_jw *w, size_t i, size_t d, size_t start)
+{
+    size_t len = jl__jw_text_len(w) - start;
+    if (c->len + len > c->cap) {
+        size_t cap = c->cap ? c->cap : 4096;
+        while (cap < c->len + len)
+            cap *= 2;
+        char *t = realloc(c->text, cap);
+        if (!t)
+            return;
+        c->text = t;
+        c->cap = cap;
+    }
+    memcpy(c->text + c->len, jl__jw_text_ptr(w) + start, len);
+    c->off[i] = c->len;
+    c->n[i] = len;
+    c->depth[i] = d;
+    c->len += len;
+}
+
+/* The run key object of run i (a value). */
+static void run_key(jl_jw *w, const jl_summary_list *l, size_t i, key_cache *c)
+{
+    size_t d = jl__jw_depth(w) + 1;
+    if (c && c->depth && c->depth[i] == d) {
+        jl__jw_raw_value(w, c->text + c->off[i], c->n[i]);
+        return;
+    }
     jl__jw_object(w);
+    size_t start = jl__jw_text_len(w) - 1; /* its '{' (text backend) */
     jl__run_key_write(w, l->items[i]);
     jl__jw_end(w);
+    if (c && c->depth && c->depth[i] == 0 && jl__jw_ok(w))
+        key_cache_put(c, w, i, d, start);
 }
 
 /* Members in key order (the text writer then sorts only run objects). */
 static void frontier_write(jl_jw *w, const jl_frontier_set *fs, const jl_frontier *f,
-                           const jl_summary_list *l)
+                           const jl_summary_list *l, key_cache *c)
 {
     jl__jw_object(w);
     jl__jw_key(w, "dominated");
@@ -48,7 +125,7 @@ static void frontier_write(jl_jw *w, const jl_frontier_set *fs, const jl_frontie
     for (size_t d = 0; d < f->n_dominated; d++) {
         jl__jw_object(w);
         jl__jw_key(w, "dominated_by");
-        run_key(w, l, f->dominated[d].by);
+        run_key(w, l, f->dominated[d].by, c);
         jl__run_key_write(w, l->items[f->dominated[d].run]);
         jl__jw_end(w);
     }
@@ -69,7 +146,7 @@ static void frontier_write(jl_jw *w, const jl_frontier_set *fs, const jl_frontie
         jl__jw_key(w, "equivalent");
         jl__jw_array(w);
         for (size_t k = 0; k < pt->n_equivalent; k++)
-            run_key(w, l, pt->equivalent[k]);
+            run_key(w, l, pt->equivalent[k], c);
         jl__jw_end(w);
         jl__jw_end(w);
     }
@@ -89,7 +166,8 @@ static void frontier_write(jl_jw *w, const jl_frontier_set *fs, const jl_frontie
     jl__jw_end(w);
 }
 
-static void curve_point_write(jl_jw *w, const jl_curve_point *q, const jl_summary_list *l)
+static void curve_point_write(jl_jw *w, const jl_curve_point *q, const jl_summary_list *l,
+                              key_cache *c)
 {
     jl__jw_object(w);
     jl__jw_knumber(w, "energy", q->energy);
@@ -98,14 +176,14 @@ static void curve_point_write(jl_jw *w, const jl_curve_point *q, const jl_summar
     jl__jw_kbool(w, "on_curve_frontier", q->on_curve_frontier);
     jl__jw_kbool(w, "on_frontier", q->on_frontier);
     jl__jw_key(w, "run");
-    run_key(w, l, q->run);
+    run_key(w, l, q->run, c);
     jl__jw_end(w);
 }
 
 /* One curve (the paper's Fig. 8-9): every batch size of one (GPU model,
  * GPU count, precision), each point marked on or off the frontiers. */
 static void curve_write(jl_jw *w, const jl_frontier *f, const jl_curve *cv,
-                        const jl_summary_list *l)
+                        const jl_summary_list *l, key_cache *c)
 {
     jl__jw_object(w);
     jl__jw_kstring(w, "gpu_model", cv->gpu_model);
@@ -114,7 +192,7 @@ static void curve_write(jl_jw *w, const jl_frontier *f, const jl_curve *cv,
     jl__jw_key(w, "points");
     jl__jw_array(w);
     for (size_t p = 0; p < cv->n_points; p++)
-        curve_point_write(w, &cv->points[p], l);
+        curve_point_write(w, &cv->points[p], l, c);
     jl__jw_end(w);
     jl__jw_kstring(w, "precision", cv->precision);
     jl__jw_kstring(w, "task", f->task);
@@ -122,15 +200,18 @@ static void curve_write(jl_jw *w, const jl_frontier *f, const jl_curve *cv,
 }
 
 /* The document, with "errors" when errors_json is non-NULL; in key order. */
-static void document_write(jl_jw *w, const jl_frontier_set *fs, const jl_summary_list *l,
+static void document_write(jl_jw *w, const void *result, const jl_summary_list *l,
                            const json_t *errors_json)
 {
+    const jl_frontier_set *fs = result;
+    key_cache c;
+    key_cache_init(&c, w, fs, l->count);
     jl__jw_object(w);
     jl__jw_key(w, "curves");
     jl__jw_array(w);
     for (size_t i = 0; i < fs->n; i++)
-        for (size_t c = 0; c < fs->frontiers[i].n_curves; c++)
-            curve_write(w, &fs->frontiers[i], &fs->frontiers[i].curves[c], l);
+        for (size_t k = 0; k < fs->frontiers[i].n_curves; k++)
+            curve_write(w, &fs->frontiers[i], &fs->frontiers[i].curves[k], l, &c);
     jl__jw_end(w);
     jl__jw_kstring(w, "energy_figure",
                    fs->opt.energy_figure >= 0 ? fig_name(fs->opt.energy_figure) : "default");
@@ -141,13 +222,14 @@ static void document_write(jl_jw *w, const jl_frontier_set *fs, const jl_summary
     jl__jw_key(w, "frontiers");
     jl__jw_array(w);
     for (size_t i = 0; i < fs->n; i++)
-        frontier_write(w, fs, &fs->frontiers[i], l);
+        frontier_write(w, fs, &fs->frontiers[i], l, &c);
     jl__jw_end(w);
     jl__jw_kstring(w, "latency_figure",
                    fs->opt.latency_figure >= 0 ? fig_name(fs->opt.latency_figure) : "default");
     jl__jw_kstring(w, "schema", "joules.frontier/1");
     jl__jw_knumber(w, "tolerance", fs->opt.tolerance);
     jl__jw_end(w);
+    key_cache_free(&c);
 }
 
 json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list *l)
@@ -162,40 +244,14 @@ json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list
 char *jl_frontier_set_to_json_text(const jl_frontier_set *fs, const jl_summary_list *l,
                                    const jl_error_list *errors, size_t *len)
 {
-    json_t *ej = jl_errors_to_json(errors);
-    jl_jw *w = ej ? jl__jw_text(JSON_SORT_KEYS | JSON_INDENT(2) |
-                                JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION))
-                  : NULL;
-    char *text = NULL;
-    if (w) {
-        document_write(w, fs, l, ej);
-        text = jl__jw_finish_text(w, len);
-    }
-    json_decref(ej);
-    return text;
-}
-
-typedef struct text_buf {
-    char *p;
-    size_t len;
-} text_buf;
-
-static int print_text(FILE *f, const void *ctx)
-{
-    const text_buf *t = ctx;
-    return fwrite(t->p, 1, t->len, f) != t->len;
+    return jl__jw_document_text(document_write, fs, l, errors, len);
 }
 
 jl_status jl_write_frontier_json(const char *path, const jl_frontier_set *fs,
                                  const jl_summary_list *l, const jl_error_list *errors,
                                  jl_error **err)
 {
-    text_buf t = {NULL, 0};
-    if (!(t.p = jl_frontier_set_to_json_text(fs, l, errors, &t.len)))
-        return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "cannot serialise JSON document");
-    jl_status st = jl_write_text(path, print_text, &t, err);
-    free(t.p);
-    return st;
+    return jl__jw_write_document(path, document_write, fs, l, errors, err);
 }
 
 typedef struct csv_ctx {

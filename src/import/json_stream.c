@@ -3,6 +3,7 @@
 #include "import/json_stream.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -118,28 +119,52 @@ static int peek(js *p)
     return (unsigned char)p->buf[p->pos];
 }
 
-static void skip_ws(js *p)
+/* Whitespace: indentation eight bytes at a time (one word compared with
+ * eight spaces) where the platform reads words. */
+static void skip_ws_run(js *p)
 {
     for (;;) {
-        while (p->pos < p->len) {
-            char c = p->buf[p->pos];
-            if (c == ' ') { /* indentation: eight spaces at a time */
-                p->pos++;
-                while (p->len - p->pos >= 8 && !memcmp(p->buf + p->pos, "        ", 8))
-                    p->pos += 8;
+        const char *b = p->buf;
+        size_t i = p->pos, n = p->len;
+        while (i < n) {
+            char c = b[i];
+            if (c == ' ') {
+                i++;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                while (n - i >= 8) {
+                    unsigned long long w;
+                    memcpy(&w, b + i, 8);
+                    w ^= 0x2020202020202020ULL;
+                    if (w) {
+                        i += (size_t)(__builtin_ctzll(w) >> 3);
+                        break;
+                    }
+                    i += 8;
+                }
+#endif
                 continue;
             }
             if (c == '\n') {
                 p->line++;
-                p->col0 = p->off + (long long)p->pos + 1;
-            } else if (c != ' ' && c != '\t' && c != '\r') {
+                p->col0 = p->off + (long long)i + 1;
+            } else if (c != '\t' && c != '\r') {
+                p->pos = i;
                 return;
             }
-            p->pos++;
+            i++;
         }
+        p->pos = i;
         if (fill(p, 1) == 0)
             return;
     }
+}
+
+/* Most tokens follow another directly: no call for those. */
+static inline void skip_ws(js *p)
+{
+    if (p->pos < p->len && (unsigned char)p->buf[p->pos] > ' ')
+        return;
+    skip_ws_run(p);
 }
 
 static int put_str(js *p, const char *s, size_t n)
@@ -252,6 +277,23 @@ static int string_body(js *p, int keep)
             continue;
         }
         /* the run up to the next quote, backslash or control byte */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        while (e - q >= 8) { /* eight bytes at a time: exact per-byte tests, no carries */
+            const unsigned long long lo = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL;
+            unsigned long long w, vq, vb;
+            memcpy(&w, q, 8);
+            vq = w ^ 0x2222222222222222ULL;                                       /* '"' */
+            vb = w ^ 0x5C5C5C5C5C5C5C5CULL;                                       /* '\\' */
+            unsigned long long stop = ~(((w & lo) + 0x6060606060606060ULL) | w) | /* < 0x20 */
+                                      ~(((vq & lo) + lo) | vq) | ~(((vb & lo) + lo) | vb);
+            stop &= hi;
+            if (stop) {
+                q += __builtin_ctzll(stop) >> 3;
+                break;
+            }
+            q += 8;
+        }
+#endif
         while (q < e && !stop_byte((unsigned char)*q))
             q++;
         if (keep) {
@@ -360,6 +402,53 @@ digit_run(const char *q, const char *e, unsigned long long *m, int *nd)
     return q;
 }
 
+/* m * 10^e10 (m < 2^64) as the correctly rounded double strtod gives,
+ * when that can be had exactly and cheaply: 1 and *out set, else 0 (the
+ * caller runs strtod). Clinger's case first: m <= 2^53 and |e10| <= 22,
+ * both exact doubles, one correctly rounded multiplication or division.
+ * Where long double has a 64-bit mantissa (x87), m (exact) times or
+ * divided by 10^|e10| <= 10^27 (exact: 5^27 < 2^64) is rounded once to 64
+ * bits, then to 53: the second rounding can differ from rounding the
+ * exact value only when the 64-bit result lies exactly halfway between two
+ * doubles (its 11 low bits 10000000000), and then strtod decides. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && LDBL_MANT_DIG == 64 && \
+    defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define JS_X87 1
+#endif
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int
+exact_double(unsigned long long m, int e10, int neg, double *out)
+{
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    double v;
+    if (m <= (1ULL << 53) && e10 >= -22 && e10 <= 22) {
+        v = e10 < 0 ? (double)m / p10[-e10] : (double)m * p10[e10];
+    } else {
+#ifdef JS_X87
+        static const long double lp10[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
+                                           1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
+                                           1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
+                                           1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+        if (e10 < -27 || e10 > 27)
+            return 0;
+        long double r = e10 < 0 ? (long double)m / lp10[-e10] : (long double)m * lp10[e10];
+        unsigned long long sig;
+        memcpy(&sig, &r, sizeof sig); /* the 64-bit significand */
+        if ((sig & 0x7FF) == 0x400)
+            return 0;
+        v = (double)r;
+#else
+        return 0;
+#endif
+    }
+    *out = neg ? -v : v;
+    return 1;
+}
+
 /* A number in one pass over the buffer: the grammar
  * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? checked while the mantissa
  * is accumulated (8 digits at a time where the buffer allows). Clinger's
@@ -385,7 +474,7 @@ number(js *p, int exact_int)
     int neg = q < e && *q == '-';
     q += neg;
     unsigned long long m = 0;
-    int digits = 0, frac = 0, slow = 0;
+    int digits = 0, frac = 0;
     if (q < e && *q == '0') {
         q++;
     } else if (q < e && *q >= '1' && *q <= '9') {
@@ -399,26 +488,22 @@ number(js *p, int exact_int)
             return fail(p, "a bad number (no digit after '.')");
         q = digit_run(q, e, &m, &frac);
     }
-    /* more than 19 digits may have wrapped m (leading zeros count too) */
-    slow = digits + frac > 19 || m > (1ULL << 53);
+    int ex = 0, eneg = 0;
     if (q < e && (*q == 'e' || *q == 'E')) {
         q++;
         if (q < e && (*q == '+' || *q == '-'))
-            q++;
+            eneg = *q++ == '-';
         if (!(q < e && *q >= '0' && *q <= '9'))
             return fail(p, "a bad number (no digit in the exponent)");
-        while (q < e && *q >= '0' && *q <= '9')
-            q++;
-        slow = 1;
+        for (; q < e && *q >= '0' && *q <= '9'; q++)
+            if (ex < 100000) /* beyond every double's exponent: strtod judges */
+                ex = ex * 10 + (*q - '0');
     }
     if (q < e && after_number[(unsigned char)*q])
         return fail(p, "a bad number");
     size_t n = (size_t)(q - s);
     if (n > 64)
         return fail(p, "a number longer than 64 characters");
-    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     p->num_kind = 0;
     if (exact_int && q == s + neg + (digits ? digits : 1)) { /* an integer: the value exactly too */
         if (digits <= 18) {
@@ -433,10 +518,8 @@ number(js *p, int exact_int)
             p->num_kind = errno == ERANGE ? 2 : 1;
         }
     }
-    if (!slow && frac <= 22) {
-        double v = (double)m / p10[frac];
-        p->num = neg ? -v : v;
-    } else {
+    /* more than 19 digits may have wrapped m (leading zeros count too) */
+    if (digits + frac > 19 || !exact_double(m, (eneg ? -ex : ex) - frac, neg, &p->num)) {
         char tmp[72];
         memcpy(tmp, s, n);
         tmp[n] = '\0';
@@ -615,6 +698,72 @@ int jl__jstream_array_number(js *p, double *out)
     p->after_value = 1;
     *out = p->num;
     return 1;
+}
+
+/* The common case of an array element: a number of at most 19 digits
+ * without an exponent, whole in [q, e) (the caller leaves at least 80 bytes
+ * there) and followed by a byte that cannot continue it. Its value by
+ * Clinger's exact case (as number() computes it) into *out; NULL for
+ * anything else (an exponent, a longer mantissa, a syntax error), which
+ * number() then reads, errors included. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const char *
+fast_number(const char *q, const char *e, double *out)
+{
+    int neg = *q == '-';
+    q += neg;
+    unsigned long long m = 0;
+    int digits = 0, frac = 0;
+    if (*q == '0')
+        q++;
+    else if (*q >= '1' && *q <= '9')
+        q = digit_run(q, e, &m, &digits);
+    else
+        return NULL;
+    if (q == e) /* digits to the end of the buffer: number() judges */
+        return NULL;
+    if (*q == '.') {
+        q = digit_run(q + 1, e, &m, &frac);
+        if (!frac || q == e)
+            return NULL;
+    }
+    if (digits + frac > 19 || after_number[(unsigned char)*q] || !exact_double(m, -frac, neg, out))
+        return NULL;
+    return q;
+}
+
+int jl__jstream_array_numbers(js *p, double *out, size_t max, size_t *got)
+{
+    size_t n = 0;
+    int r = 1;
+    while (n < max) {
+        if (p->after_value && !p->err[0] && p->len - p->pos >= 80) {
+            /* ", " or "," and a number, whole in the buffer: no call, no
+             * parser state touched until the run ends */
+            const char *buf = p->buf, *e = buf + p->len, *s = buf + p->pos, *lim = e - 80;
+            while (n < max && s <= lim && *s == ',') {
+                const char *end = fast_number(s + 1 + (s[1] == ' '), e, &out[n]);
+                if (!end)
+                    break;
+                s = end;
+                if (!(out[n++] >= 0)) {
+                    p->pos = (size_t)(s - buf);
+                    return *got = n, 1;
+                }
+            }
+            p->pos = (size_t)(s - buf);
+            if (n == max)
+                break;
+        }
+        if ((r = jl__jstream_array_number(p, &out[n])) != 1)
+            break;
+        if (!(out[n++] >= 0) || !isfinite(out[n - 1]))
+            break;
+    }
+    *got = n;
+    return r;
 }
 
 int jl__jstream_skip(js *p)

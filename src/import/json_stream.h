@@ -62,6 +62,13 @@ jl__jstream_tok jl__jstream_next(js *p);
  * something else (nothing consumed: read it with jl__jstream_next), -1 on error. The
  * fast path for long arrays of numbers. */
 int jl__jstream_array_number(js *p, double *out);
+/* jl__jstream_array_number for up to max elements at once, into out[]:
+ * *got numbers read, and what ended the batch: 1 max reached, or a number
+ * that is negative or not finite (the last one, the parser just after it,
+ * so that a caller rejecting it names the right place), 0 the closing ']',
+ * -2 an element that is not a number, -1 an error. The same values and
+ * errors, element by element, as jl__jstream_array_number. */
+int jl__jstream_array_numbers(js *p, double *out, size_t max, size_t *got);
 /* Skip the next value whole (after a key, or an array element). Returns
  * 0, or -1 on error. */
 int jl__jstream_skip(js *p);

@@ -87,6 +87,18 @@ static int text_ok(const unsigned char *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
+#if defined(__GNUC__)
+        if (n - i >= 8) { /* eight ASCII bytes, none NUL, at a time */
+            unsigned long long w;
+            memcpy(&w, s + i, 8);
+            if (!(w & 0x8080808080808080ULL) &&
+                !(~(((w & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL) | w) &
+                  0x8080808080808080ULL)) {
+                i += 8;
+                continue;
+            }
+        }
+#endif
         unsigned c = s[i];
         if (c >= 0x20 && c < 0x80) {
             i++;

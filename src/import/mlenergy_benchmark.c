@@ -378,13 +378,29 @@ static int read_timeline(bench *b)
     return r;
 }
 
-static int push_itl(bench *b, double v, size_t req)
+/* Samples v[0..n) of request req, from itl[*j] on: checked, stored as
+ * float32 with the request row, *j advanced. A bad sample is the last of a
+ * batch (jl__jstream_array_numbers), so the parser stands just after it.
+ * Returns 0, or -1 with the error reported. */
+static int push_itl(bench *b, const double *v, size_t n, size_t req, size_t *j)
 {
-    if (jl_grow2((void **)&b->itl, sizeof *b->itl, (void **)&b->itl_req, sizeof *b->itl_req,
-                 b->itl_n, &b->itl_cap, 4096))
-        return -1;
-    b->itl[b->itl_n] = (float)v;
-    b->itl_req[b->itl_n++] = (int32_t)req;
+    if (b->itl_cap - b->itl_n < n) {
+        size_t want = b->itl_n + n;
+        while (b->itl_cap < want)
+            if (jl_grow2((void **)&b->itl, sizeof *b->itl, (void **)&b->itl_req, sizeof *b->itl_req,
+                         b->itl_cap, &b->itl_cap, 4096))
+                return berr(b, JL_ENOMEM, "out of memory");
+    }
+    float *f = b->itl + b->itl_n;
+    int32_t *r = b->itl_req + b->itl_n;
+    for (size_t i = 0; i < n; i++) {
+        if (!(v[i] >= 0) || !isfinite(v[i]))
+            return berr(b, JL_EINVALID, "itl[%zu] = %g is not a finite time >= 0", *j + i, v[i]);
+        f[i] = (float)v[i];
+        r[i] = (int32_t)req;
+    }
+    b->itl_n += n;
+    *j += n;
     return 0;
 }
 
@@ -414,9 +430,12 @@ static int read_request(bench *b, size_t idx)
             ok = t == JS_TRUE;
         } else if (!strcmp(k, "itl")) {
             rc = expect(b, JS_ARR_START);
-            for (size_t j = 0; !rc; j++) {
-                double v;
-                int got = jl__jstream_array_number(&b->p, &v);
+            for (size_t j = 0; !rc;) {
+                double v[256];
+                size_t n;
+                int got = jl__jstream_array_numbers(&b->p, v, 256, &n);
+                if (push_itl(b, v, n, idx, &j))
+                    return -1;
                 if (got == 0)
                     break;
                 if (got == -1) {
@@ -426,10 +445,6 @@ static int read_request(bench *b, size_t idx)
                     rc = t == JS_ERROR ? perr(b)
                                        : berr(b, JL_ETYPE, "itl[%zu]: expected a number, found %s",
                                               j, jl__jstream_tok_name(t));
-                } else if (!(v >= 0) || !isfinite(v)) {
-                    rc = berr(b, JL_EINVALID, "itl[%zu] = %g is not a finite time >= 0", j, v);
-                } else if (push_itl(b, v, idx)) {
-                    rc = berr(b, JL_ENOMEM, "out of memory");
                 }
             }
         } else if (jl__jstream_skip(&b->p)) { /* prompt, output texts, error, energy, ... */

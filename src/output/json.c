@@ -204,6 +204,47 @@ json_t *jl_errors_to_json(const jl_error_list *errors)
     return arr;
 }
 
+char *jl__jw_document_text(jl__jw_document_fn fn, const void *result, const jl_summary_list *l,
+                           const jl_error_list *errors, size_t *len)
+{
+    json_t *ej = jl_errors_to_json(errors);
+    jl_jw *w = ej ? jl__jw_text(JSON_SORT_KEYS | JSON_INDENT(2) |
+                                JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION))
+                  : NULL;
+    char *text = NULL;
+    if (w) {
+        fn(w, result, l, ej);
+        text = jl__jw_finish_text(w, len);
+    }
+    json_decref(ej);
+    return text;
+}
+
+typedef struct text_buf {
+    const char *p;
+    size_t len;
+} text_buf;
+
+static int print_text(FILE *f, const void *ctx)
+{
+    const text_buf *t = ctx;
+    return fwrite(t->p, 1, t->len, f) != t->len;
+}
+
+jl_status jl__jw_write_document(const char *path, jl__jw_document_fn fn, const void *result,
+                                const jl_summary_list *l, const jl_error_list *errors,
+                                jl_error **err)
+{
+    size_t len = 0;
+    char *text = jl__jw_document_text(fn, result, l, errors, &len);
+    if (!text)
+        return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "cannot serialise JSON document");
+    text_buf t = {text, len};
+    jl_status st = jl_write_text(path, print_text, &t, err);
+    free(text);
+    return st;
+}
+
 char *jl_json_dump(const json_t *doc)
 {
     char *s = jl_json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2) |

@@ -78,17 +78,29 @@ static void putc1(obuf *b, char c)
     b->p[b->len++] = c;
 }
 
+/* n spaces at o, which has room for at least 32 bytes more than n (a fixed
+ * 32-byte copy is a few moves; a call to memset costs more than the usual
+ * indentation). */
+static char *spaces(char *o, size_t n)
+{
+    static const char sp[32] = "                                ";
+    if (n <= sizeof sp)
+        memcpy(o, sp, sizeof sp);
+    else
+        memset(o, ' ', n);
+    return o + n;
+}
+
 /* jansson's dump_indent */
 static void indent(obuf *b, int depth, int space)
 {
     size_t ws = b->flags & JSON_MAX_INDENT;
     if (ws > 0) {
         size_t n = (size_t)depth * ws;
-        if (grow(b, n + 1))
+        if (grow(b, n + 33))
             return;
         b->p[b->len++] = '\n';
-        memset(b->p + b->len, ' ', n);
-        b->len += n;
+        b->len = (size_t)(spaces(b->p + b->len, n) - b->p);
     } else if (space && !(b->flags & JSON_COMPACT)) {
         putc1(b, ' ');
     }
@@ -445,6 +457,7 @@ typedef struct {
  * document repeats a few shapes (every run object), so most objects are
  * laid out without sorting. */
 #define JW_ORDERS 4
+#define JW_KNOWN 256 /* a power of two */
 typedef struct {
     const char **keys;
     size_t *perm, n;
@@ -461,6 +474,12 @@ struct jl_jw {
     size_t n_mem, mem_cap, tmp_cap;
     jw_order orders[JW_ORDERS];
     size_t next_order;
+    /* the length of clean keys (no escapes) by address: a document repeats
+     * a few dozen keys tens of thousands of times */
+    struct {
+        const char *key;
+        size_t klen;
+    } known[JW_KNOWN];
 };
 
 static jl_jw *jw_new(int tree, size_t flags)
@@ -522,6 +541,11 @@ static void jw_add(jl_jw *w, json_t *v)
         w->failed = 1;
 }
 
+/* 1 for NUL and the bytes a JSON string holds only escaped */
+static const unsigned char key_stop[256] = {1, 1, 1, 1, 1, 1, 1, 1, 1,         1,         1, 1,
+                                            1, 1, 1, 1, 1, 1, 1, 1, 1,         1,         1, 1,
+                                            1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1};
+
 void jl__jw_key(jl_jw *w, const char *key)
 {
     if (!w->depth || !w->st[w->depth - 1].is_object) {
@@ -545,27 +569,44 @@ void jl__jw_key(jl_jw *w, const char *key)
         w->mem_cap = cap;
     }
     jw_member *m = &w->mem[w->n_mem];
-    size_t klen = strlen(key);
+    size_t slot = (size_t)(((uintptr_t)key >> 3) * 0x9E3779B97F4A7C15ull >> 32) & (JW_KNOWN - 1);
+    size_t klen;
+    int clean = 1;
+    if (w->known[slot].key == key) {
+        klen = w->known[slot].klen;
+    } else { /* length and escapes in one pass: keys are short */
+        const unsigned char *kp = (const unsigned char *)key;
+        while (!key_stop[*kp])
+            kp++;
+        klen = (size_t)(kp - (const unsigned char *)key);
+        clean = *kp == '\0';
+        if (!clean) {
+            klen += strlen((const char *)kp);
+        } else {
+            w->known[slot].key = key;
+            w->known[slot].klen = klen;
+        }
+    }
     m->key = key;
     m->klen = klen;
     m->order = f->n;
     if (f->n) {
         jw_member *prev = m - 1;
         prev->end = b->len;
-        /* strcmp orders C strings as cmp_kv does (bytes, then length) */
-        if (strcmp(prev->key, key) >= 0)
+        /* strcmp orders C strings as cmp_kv does (bytes, then length); the
+         * first bytes mostly decide */
+        unsigned char p0 = (unsigned char)prev->key[0], k0 = (unsigned char)key[0];
+        if (p0 != k0 ? p0 > k0 : strcmp(prev->key, key) >= 0)
             f->unsorted = 1;
     }
     size_t ws = b->flags & JSON_MAX_INDENT, pad = ws * w->depth;
-    if (ws && !(b->flags & JSON_COMPACT) && klen == clean_prefix(key, klen) &&
-        grow(b, pad + klen + 6) == 0) {
+    if (ws && !(b->flags & JSON_COMPACT) && clean && grow(b, pad + klen + 38) == 0) {
         /* the usual case in one step: ",\n    \"key\": " */
         char *o = b->p + b->len;
         if (f->n)
             *o++ = ',';
         *o++ = '\n';
-        memset(o, ' ', pad);
-        o += pad;
+        o = spaces(o, pad);
         m->start = (size_t)(o - b->p);
         *o++ = '"';
         memcpy(o, key, klen);
@@ -817,6 +858,43 @@ void jl__jw_json(jl_jw *w, const json_t *v)
     jw_before_value(w);
     if (dump(&w->b, v, (int)w->depth))
         w->failed = 1;
+}
+
+size_t jl__jw_text_len(const jl_jw *w)
+{
+    return w->b.len;
+}
+
+const char *jl__jw_text_ptr(const jl_jw *w)
+{
+    return w->b.p;
+}
+
+size_t jl__jw_depth(const jl_jw *w)
+{
+    return w->depth;
+}
+
+int jl__jw_ok(const jl_jw *w)
+{
+    return !w->failed && !w->b.failed;
+}
+
+int jl__jw_is_text(const jl_jw *w)
+{
+    return !w->tree;
+}
+
+void jl__jw_raw_value(jl_jw *w, const char *text, size_t len)
+{
+    if (jw_failed(w))
+        return;
+    if (w->tree) {
+        w->failed = 1;
+        return;
+    }
+    jw_before_value(w);
+    put(&w->b, text, len);
 }
 
 void jl__jw_kstring(jl_jw *w, const char *key, const char *s)

@@ -12,7 +12,8 @@
  * with JSON_SORT_KEYS the text backend sorts each object's members when it
  * closes (jansson's order: bytes, then length; a repeated key keeps its
  * last value, as json_object_set does). Keys are not copied: each must stay
- * valid until its object is closed. Out of memory latches: the finish
+ * valid until its object is closed, and its bytes must not change while the
+ * writer lives (the text backend remembers key lengths by address). Out of memory latches: the finish
  * functions then return NULL. */
 #ifndef JOULES_OUTPUT_JSON_WRITER_H
 #define JOULES_OUTPUT_JSON_WRITER_H
@@ -44,6 +45,20 @@ void jl__jw_null(jl_jw *w);
  * the caller keeps its reference). NULL: the writer fails (out of memory). */
 void jl__jw_json(jl_jw *w, const json_t *v);
 
+/* Text backend only: bytes written so far, and the text (valid until the
+ * next write); the depth of open containers. A closed value's bytes never
+ * change afterwards (sorting moves whole members), so a caller may keep a
+ * copy of them and write it again with jl__jw_raw_value at the same depth
+ * (the indentation is part of the text). jl__jw_ok: nothing failed. */
+size_t jl__jw_text_len(const jl_jw *w);
+const char *jl__jw_text_ptr(const jl_jw *w);
+size_t jl__jw_depth(const jl_jw *w);
+int jl__jw_ok(const jl_jw *w);
+int jl__jw_is_text(const jl_jw *w);
+/* The next value as text written before by this writer at the same depth
+ * (text backend; the tree backend fails). */
+void jl__jw_raw_value(jl_jw *w, const char *text, size_t len);
+
 /* One member: key and value. */
 void jl__jw_kstring(jl_jw *w, const char *key, const char *s);
 void jl__jw_knumber(jl_jw *w, const char *key, double v);
@@ -68,5 +83,19 @@ char *jl__jw_finish_text(jl_jw *w, size_t *len);
 json_t *jl__jw_finish_tree(jl_jw *w);
 /* Free without a result (either backend). */
 void jl__jw_free(jl_jw *w);
+
+/* A document emitter: writes the document of result (an object), with the
+ * member "errors" = errors_json when that is non-NULL. */
+typedef void (*jl__jw_document_fn)(jl_jw *w, const void *result, const jl_summary_list *l,
+                                   const json_t *errors_json);
+/* The text jl_json_dump writes for fn's document with "errors" (the list as
+ * jl_errors_to_json; NULL: an empty list), without building its tree; *len
+ * (may be NULL) its length. NULL on out of memory. */
+char *jl__jw_document_text(jl__jw_document_fn fn, const void *result, const jl_summary_list *l,
+                           const jl_error_list *errors, size_t *len);
+/* That text written whole to path ("-" = stdout). */
+jl_status jl__jw_write_document(const char *path, jl__jw_document_fn fn, const void *result,
+                                const jl_summary_list *l, const jl_error_list *errors,
+                                jl_error **err);
 
 #endif

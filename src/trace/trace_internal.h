@@ -50,6 +50,14 @@ void jl__zstd_set_chunk_bytes(size_t bytes);
  * reset by jl__zstd_set_chunk_bytes(). */
 const char *jl__zstd_last_error(void);
 
+/* One chunk compressed as the Zstandard filter does it, byte for byte,
+ * with a context kept between calls (zstd_filter.c; the trace writer's
+ * direct chunk writes): the frame's size, or 0 (jl__zstd_last_error). */
+size_t jl__zstd_compress_chunk(void **cctx, void *dst, size_t cap, const void *src, size_t n,
+                               int level);
+size_t jl__zstd_bound(size_t n); /* ZSTD_compressBound */
+void jl__zstd_free_cctx(void *cctx);
+
 /* Read all rows of the rank-1 or rank-2 (dims[1] columns) dataset dset,
  * creation properties dcpl, file type ftype, into dst as mtype, decoding its chunks (cbytes decoded
  * bytes each) with libdeflate or libzstd instead of HDF5's filter pipeline

@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/util.h"
 #include "joules/trace_write.h"
@@ -28,6 +31,10 @@ struct jl_trace_writer {
     hid_t file, runs;
     hid_t scalar, vstr; /* a scalar dataspace and the UTF-8 string type, for attributes */
     jl_trace_write_options opt;
+    /* direct Zstandard chunk writes (write_chunks_zstd): kept between datasets */
+    void *zcctx;
+    unsigned char *zraw, *zshuf, *zout;
+    size_t zraw_cap, zshuf_cap, zout_cap;
 };
 
 void jl_trace_write_options_default(jl_trace_write_options *opt)
@@ -143,11 +150,109 @@ static jl_status write_run_attrs(wctx *c, hid_t g, const char *opath, const jl_a
 /* ------------------------------------------------------------------ */
 /* Datasets                                                            */
 
+/* HDF5's shuffle filter: byte b of each of the count elements of es bytes
+ * goes to out[b * count + i] (es <= 1 or count <= 1: a plain copy). */
+static void shuffle_bytes(unsigned char *out, const unsigned char *in, size_t count, size_t es)
+{
+    if (es <= 1 || count <= 1) {
+        memcpy(out, in, count * es);
+    } else if (es == 4) {
+        size_t i = 0;
+#ifdef __SSE2__
+        /* 16 elements at a time: bytes, words, then double and quad words
+         * transposed with SSE2 unpacks (x86-64's baseline) */
+        for (; i + 16 <= count; i += 16) {
+            __m128i x[4], y[4];
+            for (int k = 0; k < 4; k++) {
+                x[k] = _mm_loadu_si128((const __m128i *)(const void *)(in + 4 * i + 16 * k));
+                y[k] = _mm_shuffle_epi32(x[k], 0xd8);
+                x[k] = _mm_shuffle_epi32(x[k], 0x8d);
+                x[k] = _mm_unpacklo_epi8(y[k], x[k]);
+                y[k] = _mm_shuffle_epi32(x[k], 0x4e);
+                x[k] = _mm_unpacklo_epi16(x[k], y[k]);
+            }
+            for (int k = 0; k < 2; k++) {
+                y[2 * k] = _mm_unpacklo_epi32(x[2 * k], x[2 * k + 1]);
+                y[2 * k + 1] = _mm_unpackhi_epi32(x[2 * k], x[2 * k + 1]);
+            }
+            for (int k = 0; k < 2; k++) {
+                x[2 * k] = _mm_unpacklo_epi64(y[k], y[k + 2]);
+                x[2 * k + 1] = _mm_unpackhi_epi64(y[k], y[k + 2]);
+            }
+            for (int k = 0; k < 4; k++)
+                _mm_storeu_si128((__m128i *)(void *)(out + (size_t)k * count + i), x[k]);
+        }
+#endif
+        for (; i < count; i++) {
+            const unsigned char *e = in + 4 * i;
+            out[i] = e[0];
+            out[count + i] = e[1];
+            out[2 * count + i] = e[2];
+            out[3 * count + i] = e[3];
+        }
+    } else {
+        for (size_t i = 0; i < count; i++)
+            for (size_t b = 0; b < es; b++)
+                out[b * count + i] = in[i * es + b];
+    }
+}
+
+static int grow_buf(unsigned char **b, size_t *cap, size_t want)
+{
+    if (*cap >= want)
+        return 0;
+    unsigned char *nb = realloc(*b, want);
+    if (!nb)
+        return -1;
+    *b = nb;
+    *cap = want;
+    return 0;
+}
+
+/* Rows [0, n) of data (row_bytes each; no type conversion) as chunks of
+ * chunk_rows rows through [shuffle,] Zstandard done here and written with
+ * H5Dwrite_chunk: the bytes HDF5's pipeline stores (the last chunk padded
+ * with zeros, as HDF5 pads it), without its per-chunk allocations, copies
+ * and byte-at-a-time shuffle. */
+static jl_status write_chunks_zstd(wctx *c, hid_t d, const char *obj, const unsigned char *data,
+                                   size_t n, size_t row_bytes, size_t es, size_t chunk_rows,
+                                   int level)
+{
+    jl_trace_writer *w = c->w;
+    size_t cbytes = chunk_rows * row_bytes;
+    if ((n % chunk_rows && grow_buf(&w->zraw, &w->zraw_cap, cbytes)) ||
+        (w->opt.shuffle && grow_buf(&w->zshuf, &w->zshuf_cap, cbytes)) ||
+        grow_buf(&w->zout, &w->zout_cap, jl__zstd_bound(cbytes)))
+        return jl_fail(c->err, JL_ENOMEM, w->path, c->run, obj, -1, NULL);
+    for (size_t r0 = 0; r0 < n; r0 += chunk_rows) {
+        const unsigned char *src = data + r0 * row_bytes;
+        size_t rows = n - r0 < chunk_rows ? n - r0 : chunk_rows;
+        if (rows < chunk_rows) { /* the last chunk, padded */
+            memcpy(w->zraw, src, rows * row_bytes);
+            memset(w->zraw + rows * row_bytes, 0, cbytes - rows * row_bytes);
+            src = w->zraw;
+        }
+        if (w->opt.shuffle) {
+            shuffle_bytes(w->zshuf, src, cbytes / es, es);
+            src = w->zshuf;
+        }
+        size_t z = jl__zstd_compress_chunk(&w->zcctx, w->zout, w->zout_cap, src, cbytes, level);
+        if (!z)
+            return jl_fail_output(c->err, JL_EIO, w->path, c->run, obj, -1,
+                                  "cannot compress the data: %s", jl__zstd_last_error());
+        hsize_t off[2] = {r0, 0};
+        if (H5Dwrite_chunk(d, H5P_DEFAULT, 0, off, z, w->zout) < 0)
+            return WFAIL(c->err, w->path, c->run, obj, -1, "cannot write the data");
+    }
+    return JL_OK;
+}
+
 static jl_status write_ds(wctx *c, hid_t grp, const char *gpath, const char *name, int rank,
                           size_t n, size_t g, hid_t ftype, hid_t mtype, const void *data)
 {
     jl_status st = JL_OK;
     hid_t space = -1, dcpl = -1, d = -1;
+    size_t chunk_rows = 0; /* chunked: rows per chunk */
     const jl_trace_write_options *o = &c->w->opt;
     char *obj = jl_asprintf("%s/%s", gpath, name);
     if (!obj)
@@ -173,6 +278,7 @@ static jl_status write_ds(wctx *c, hid_t grp, const char *gpath, const char *nam
             rows = JL_WRITE_MAX_CHUNK_BYTES / row_bytes;
         if (rows == 0)
             rows = 1;
+        chunk_rows = rows;
         hsize_t chunk[2] = {rows, g};
         herr_t r = H5Pset_chunk(dcpl, rank, chunk);
         if (r >= 0 && o->shuffle)
@@ -194,7 +300,11 @@ static jl_status write_ds(wctx *c, hid_t grp, const char *gpath, const char *nam
         st = WFAIL(c->err, c->w->path, c->run, obj, -1, "cannot create the dataset");
         goto end;
     }
-    if (n > 0 && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+    if (chunk_rows && o->compression == JL_COMPRESS_ZSTD && H5Tequal(ftype, mtype) > 0) {
+        size_t es = H5Tget_size(ftype);
+        st = write_chunks_zstd(c, d, obj, data, n, (rank == 2 ? g : 1) * es, es, chunk_rows,
+                               o->level < 0 ? 3 : o->level);
+    } else if (n > 0 && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
         st = WFAIL(c->err, c->w->path, c->run, obj, -1, "cannot write the data");
         goto end;
     }
@@ -348,6 +458,10 @@ void jl_trace_writer_abort(jl_trace_writer *w)
     CLOSE(w->scalar, H5Sclose);
     CLOSE(w->vstr, H5Tclose);
     CLOSE(w->file, H5Fclose);
+    jl__zstd_free_cctx(w->zcctx);
+    free(w->zraw);
+    free(w->zshuf);
+    free(w->zout);
     if (w->tmp)
         unlink(w->tmp);
     free(w->tmp);

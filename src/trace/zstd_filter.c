@@ -61,6 +61,35 @@ zfail(const char *fmt, ...)
     return 0;
 }
 
+/* The frame the filter writes for src[0..n) at `level`, into dst (cap
+ * bytes, at least ZSTD_compressBound(n)), with a context the caller keeps
+ * (*cctx: created on first use, freed by jl__zstd_free_cctx). The same
+ * bytes as ZSTD_compress(), which the filter calls: ZSTD_compressCCtx resets
+ * the context's parameters to the level's. Returns the frame's size, 0 on
+ * failure (the reason in jl__zstd_last_error). */
+size_t jl__zstd_compress_chunk(void **cctx, void *dst, size_t cap, const void *src, size_t n,
+                               int level)
+{
+    if (!*cctx && !(*cctx = ZSTD_createCCtx()))
+        return zfail("zstd: out of memory");
+    size_t r = ZSTD_compressCCtx(*cctx, dst, cap, src, n, level);
+    if (ZSTD_isError(r)) {
+        snprintf(tl_error, sizeof tl_error, "zstd: %s", ZSTD_getErrorName(r));
+        return 0;
+    }
+    return r;
+}
+
+size_t jl__zstd_bound(size_t n)
+{
+    return ZSTD_compressBound(n);
+}
+
+void jl__zstd_free_cctx(void *cctx)
+{
+    ZSTD_freeCCtx(cctx);
+}
+
 static size_t zstd_compress(size_t cd_nelmts, const unsigned int cd_values[], size_t nbytes,
                             size_t *buf_size, void **buf)
 {

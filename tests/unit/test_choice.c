@@ -3,9 +3,14 @@
  * without a side, buckets, replicas. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "choice_fixtures.h"
 #include "joules/choice.h"
+#include "joules/output.h"
 #include "test.h"
 
 static jl_slo *slo(const char *e)
@@ -248,6 +253,99 @@ TEST(capacity)
     jl_summary_list_clear(&l);
 }
 
+/* path's whole text (the caller frees it) */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0, n;
+    char chunk[4096];
+    while (f && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = 2 * (len + n + 1);
+            buf = realloc(buf, cap);
+        }
+        memcpy(buf + len, chunk, n);
+        len += n;
+    }
+    if (f)
+        fclose(f);
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}
+
+/* The text a writer wrote equals jl_json_dump of the tree with "errors". */
+static void check_text_equals_tree(json_t *doc, const jl_error_list *errors, const char *path)
+{
+    CHECK(doc != NULL);
+    json_object_set_new(doc, "errors", jl_errors_to_json(errors));
+    char *want = jl_json_dump(doc), *got = slurp(path);
+    CHECK(want && got);
+    if (want && got)
+        CHECK_STR(got, want);
+    free(want);
+    free(got);
+    json_decref(doc);
+    unlink(path);
+}
+
+/* pick --json and compare --json write their documents without a tree:
+ * the same bytes as the tree, on feasible, infeasible, not applicable and
+ * tied picks, NaN figures, escapes in attributes, a missing GPU model,
+ * held attributes (one repeated), node-AC sides, with and without errors
+ * and SLOs. */
+TEST(json_text_equals_tree)
+{
+    jl_summary_list l = {0};
+    jl_summary *s = fx_run(&l, "m", "H100", 1, 8, 0.030, 1.0);
+    jl_attrs_add_extra(&s->attrs, "alpha \"q\"\tkey", "tab\there", 0);
+    jl_attrs_add_extra(&s->attrs, "zeta", "1.5", 1);
+    jl_summary_warn(s, "rule_x", "a warning with a newline\n");
+    fx_run(&l, "m", "H100", 1, 64, 0.080, 0.4);
+    fx_run(&l, "m", "B200", 1, 64, 0.080, 0.4); /* ties the one before */
+    fx_run(&l, "n", "H100", 1, 8, NAN, 1.0);    /* not applicable */
+    fx_run(&l, "n", "B200", 1, 8, 0.01, NAN);
+    s = fx_run(&l, "o", "H100", 2, 32, 0.02, 0.3);
+    free(s->attrs.gpu_model);
+    s->attrs.gpu_model = NULL;
+    s = fx_run(&l, "m", "B200", 1, 8, 0.01, 0.2);
+    jl_attrs_add_extra(&s->attrs, "power_scope", "node_ac", 0); /* a second side "B200" */
+    fx_run(&l, "o", "B200", 2, 32, 0.02, 0.3);
+    jl_slo *s1 = slo("median_itl<=20ms");
+    jl_slo *s2 = slo("median_itl<=100ms,energy<=0.5J");
+    const jl_slo *sl[] = {s1, s2};
+    jl_error_list errors = {0};
+    jl_error_list_push(&errors, jl_error_new(JL_EINVALID, "bad.h5", "run1", "/runs/run1", 3,
+                                             "something \"odd\""));
+    char path[] = "/tmp/joules_test_choice_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    static const char *const hold[] = {"model", "num_gpus"};
+    for (int with_errors = 0; with_errors < 2; with_errors++)
+        for (size_t n_slos = 0; n_slos <= 2; n_slos++) {
+            const jl_error_list *el = with_errors ? &errors : NULL;
+            jl_pick_set *ps = NULL;
+            CHECK(jl_pick_all(&l, sl, n_slos, NULL, &ps, NULL) == JL_OK);
+            CHECK(jl_write_pick_json(path, ps, &l, el, NULL) == JL_OK);
+            check_text_equals_tree(jl_pick_set_to_json(ps, &l), el, path);
+            jl_pick_set_free(ps);
+            for (size_t n_hold = 0; n_hold <= 2; n_hold += 2) {
+                jl_compare_options o = {"gpu_model", "H100", hold, n_hold, {-1, 1e-9}};
+                jl_compare_result *r = NULL;
+                CHECK(jl_compare(&l, sl, n_slos, &o, &r, NULL) == JL_OK);
+                CHECK(jl_write_compare_json(path, r, &l, el, NULL) == JL_OK);
+                check_text_equals_tree(jl_compare_to_json(r, &l), el, path);
+                jl_compare_result_free(r);
+            }
+        }
+    jl_error_list_clear(&errors);
+    jl_slo_free(s1);
+    jl_slo_free(s2);
+    jl_summary_list_clear(&l);
+}
+
 int main(void)
 {
     RUN(pick_basic);
@@ -256,5 +354,6 @@ int main(void)
     RUN(compare_gpu);
     RUN(compare_precision);
     RUN(capacity);
+    RUN(json_text_equals_tree);
     TEST_MAIN_END();
 }

@@ -249,6 +249,29 @@ static void emit_sample(jl_jw *w)
     for (size_t i = 0; i < sizeof many / sizeof many[0]; i++)
         jl__jw_knumber(w, many[i], (double)i);
     jl__jw_end(w);
+    /* order decided by first bytes, by later bytes (equal first bytes), by
+     * length; bytes above 0x7f unsigned; an empty key; keys in order */
+    static const char *const ord[] = {"ab", "a",     "b",         "ba",       "\xc3\xa9", "z",
+                                      "",   "a\x7f", "a\xc3\xa9", "tab\tkey", "a"};
+    static const char *const sorted[] = {"s", "s1", "s2", "t"};
+    for (int k = 0; k < 2; k++) {
+        jl__jw_key(w, k ? "sorted" : "order");
+        jl__jw_object(w);
+        for (size_t i = 0; i < (k ? 4 : sizeof ord / sizeof ord[0]); i++)
+            jl__jw_klong(w, k ? sorted[i] : ord[i], (long)i);
+        jl__jw_end(w);
+    }
+    /* indentation deeper than 32 spaces */
+    jl__jw_key(w, "deep");
+    for (int d = 0; d < 12; d++) {
+        jl__jw_object(w);
+        jl__jw_key(w, "d");
+    }
+    jl__jw_array(w);
+    jl__jw_integer(w, 1);
+    jl__jw_end(w);
+    for (int d = 0; d < 12; d++)
+        jl__jw_end(w);
     jl__jw_end(w);
 }
 

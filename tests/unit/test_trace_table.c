@@ -179,6 +179,91 @@ TEST(runs_that_do_not_fit_stay_groups)
     free(p);
 }
 
+/* Extras named like no dataset can be (".", "..", "a/b"): their run stays
+ * a group, and a column only such runs have is not in
+ * the table; many distinct extras (the writer's name table grows past its
+ * first size) read back as written, their columns in the rows' order. */
+TEST(odd_and_many_extra_names)
+{
+    static const char *const bad[] = {".", "..", "a/b"};
+    enum { NBAD = sizeof bad / sizeof bad[0], NMANY = 150 };
+    jl_run *runs[NBAD + 2];
+    size_t n = 0;
+    for (size_t k = 0; k < NBAD; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "bad%zu", k);
+        runs[n] = tf_make_summary_run(name);
+        add_extra(&runs[n]->attrs, "only_in_a_group", "1", 1);
+        add_extra(&runs[n]->attrs, bad[k], "x", 0);
+        n++;
+    }
+    jl_run *m0 = tf_make_summary_run("many0"), *m1 = tf_make_summary_run("many1");
+    for (int k = 0; k < NMANY; k++) {
+        char key[32], val[32];
+        snprintf(key, sizeof key, "k%03d", NMANY - 1 - k); /* not in name order */
+        snprintf(val, sizeof val, "%d", k);
+        add_extra(&m0->attrs, key, val, 1);
+        if (k % 3 == 0)
+            add_extra(&m1->attrs, key, "2.5", 1); /* beside an integer: float64 */
+    }
+    runs[n++] = m0;
+    runs[n++] = m1;
+    char *p = tf_path("odd.h5");
+    CHECK_EQ_INT(jl_trace_write(p, (const jl_run *const *)runs, n, NULL, NULL), JL_OK);
+    for (size_t k = 0; k < NBAD; k++) {
+        char link[32];
+        snprintf(link, sizeof link, "runs/%s", runs[k]->name);
+        CHECK(has_link(p, link));
+    }
+    CHECK(!has_link(p, "runs/many0") && !has_link(p, "runs/many1"));
+    CHECK(!has_link(p, "summary_table/attrs/only_in_a_group"));
+    CHECK(has_link(p, "summary_table/attrs/k000") && has_link(p, "summary_table/attrs/k149"));
+    CHECK(has_link(p, "summary_table/attrs_absent/k001"));
+    jl_trace *t = open_ok(p);
+    if (t) {
+        CHECK_EQ_INT(jl_trace_run_count(t), n);
+        for (size_t i = 0; i < jl_trace_run_count(t); i++) {
+            const char *nm = jl_trace_run_name(t, i);
+            if (strncmp(nm, "many", 4))
+                continue;
+            jl_run *r = NULL;
+            CHECK_EQ_INT(jl_trace_read_run(t, i, &r, NULL), JL_OK);
+            if (r)
+                CHECK(tf_runs_equal(!strcmp(nm, "many0") ? m0 : m1, r));
+            jl_run_free(r);
+        }
+    }
+    jl_trace_close(t);
+    /* an extra named like a typed field: not a row, and the group writer
+     * refuses it (attrs and summary alike) */
+    jl_run *tx = tf_make_summary_run("typed_attr"), *sx = tf_make_summary_run("typed_summary");
+    add_extra(&tx->attrs, "num_gpus", "3", 1);
+    jl_kv *kv = realloc(sx->summary.extra, (sx->summary.n_extra + 1) * sizeof *kv);
+    CHECK(kv != NULL);
+    if (kv) {
+        sx->summary.extra = kv;
+        kv[sx->summary.n_extra].key = jl_strdup("avg_power_w");
+        kv[sx->summary.n_extra].value = jl_strdup("5");
+        kv[sx->summary.n_extra].is_number = 1;
+        sx->summary.n_extra++;
+    }
+    const jl_run *one[2] = {m0, tx};
+    jl_error *e = NULL;
+    CHECK(jl_trace_write(p, one, 2, NULL, &e) != JL_OK);
+    CHECK(e && strstr(e->message, "@num_gpus"));
+    jl_error_free(e);
+    e = NULL;
+    one[1] = sx;
+    CHECK(jl_trace_write(p, one, 2, NULL, &e) != JL_OK);
+    CHECK(e && strstr(e->message, "@avg_power_w"));
+    jl_error_free(e);
+    jl_run_free(tx);
+    jl_run_free(sx);
+    for (size_t i = 0; i < n; i++)
+        jl_run_free(runs[i]);
+    free(p);
+}
+
 /* ---- malformed tables, made by editing a good one with the HDF5 API ---- */
 
 static char *good_table(const char *name)
@@ -443,6 +528,7 @@ int main(void)
     tf_init("test_trace_table");
     RUN(table_reads_as_groups);
     RUN(runs_that_do_not_fit_stay_groups);
+    RUN(odd_and_many_extra_names);
     RUN(malformed_tables_are_refused);
     RUN(bad_rows_name_their_run);
     RUN(table_only_and_empty_files);
