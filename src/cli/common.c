@@ -176,7 +176,7 @@ int cli_study_where(cli_study *cs, const char *cmd, int exclude, const char *cla
 /* A shared option: 0 or an exit code (printed); -1 when code is not one. */
 static int study_option(cli_study *cs, const char *cmd, int code, const char *arg)
 {
-    long v;
+    long v = 0; /* set by cli_parse_long on success (gcc -O3 cannot tell) */
     int rc;
     switch (code) {
     case CLI_OPT_WHERE:

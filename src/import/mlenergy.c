@@ -43,6 +43,35 @@ typedef struct name_slot {
     size_t count;
 } name_slot;
 
+/* What a known key of the Leaderboard's JSON is (key_of). */
+typedef enum {
+    K_NONE, /* not a key joules knows: kept as an extra attribute */
+    K_SUMMARY,
+    K_THROUGHPUT,
+    K_INT,
+    K_GPU_MODEL,
+    K_FPS,
+    K_NOTES,
+    K_HISTOGRAM,
+    K_MODEL_ID,
+    K_TASK,
+    K_PRECISION,
+    K_PARAMS,
+    K_MODEL_TEXT,
+    K_CONFIGURATIONS,
+    K_TIMELINES,
+    K_KV_CACHE,
+    K_PARALLELIZATION
+} key_kind;
+
+typedef struct key_slot {
+    const char *key; /* NULL: empty */
+    size_t klen;
+    unsigned char kind, idx; /* idx: the row of summary_fields or int_fields */
+} key_slot;
+
+#define KEY_SLOTS 256 /* a power of two, over 4x the known keys */
+
 typedef struct imp {
     const jl_import_options *opt;
     jl_import_result *res;
@@ -52,8 +81,9 @@ typedef struct imp {
     name_slot *names; /* open-addressing table of base run names */
     size_t names_cap, names_n;
     int oom;
-    json_t *kept[2];    /* the last two arrays kept as JSON text, and their */
-    char *kept_text[2]; /* text: the runs of a file share their histogram's bins */
+    json_t *kept[2];          /* the last two arrays kept as JSON text, and their */
+    char *kept_text[2];       /* text: the runs of a file share their histogram's bins */
+    key_slot keys[KEY_SLOTS]; /* the known keys by hash (keys_init): one strcmp a key */
 } imp;
 
 static uint64_t fnv1a(const char *s)
@@ -214,7 +244,7 @@ static const char *json_kind(const jl__jv *v)
 static jl_status put_kv(jl_kv **arr, size_t *n, const char *key, const char *value, int is_num)
 {
     for (size_t i = 0; i < *n; i++)
-        if (!strcmp((*arr)[i].key, key)) {
+        if ((*arr)[i].key[0] == key[0] && !strcmp((*arr)[i].key, key)) {
             char *v = jl_strdup(value);
             if (!v)
                 return JL_ENOMEM;
@@ -242,15 +272,49 @@ static jl_status put_kv(jl_kv **arr, size_t *n, const char *key, const char *val
 static const char *get_kv(const jl_kv *arr, size_t n, const char *key)
 {
     for (size_t i = 0; i < n; i++)
-        if (!strcmp(arr[i].key, key))
+        if (arr[i].key[0] == key[0] && !strcmp(arr[i].key, key))
             return arr[i].value;
     return NULL;
+}
+
+/* The decimal digits of u, written backwards to end at `end` (exclusive);
+ * returns the first. At most 20 bytes. */
+static char *digits_before(char *end, unsigned long long u)
+{
+    do
+        *--end = (char)('0' + u % 10);
+    while ((u /= 10));
+    return end;
+}
+
+/* A long long as "%lld" writes it into buf (24 bytes); returns buf. */
+static char *fmt_lld(char *buf, long long q)
+{
+    char tmp[24], *p = digits_before(tmp + sizeof tmp - 1,
+                                     q < 0 ? 0ull - (unsigned long long)q : (unsigned long long)q);
+    tmp[sizeof tmp - 1] = '\0';
+    if (q < 0)
+        *--p = '-';
+    memcpy(buf, p, (size_t)(tmp + sizeof tmp - p));
+    return buf;
+}
+
+/* v as "%.17g" writes it (buf: 64 bytes). A whole number below 2^53 is
+ * its digits there (no exponent below 1e17, no point, no zeros after it),
+ * written without printf's cost; -0 and the rest go to snprintf. */
+static void fmt_g17(char *buf, double v)
+{
+    if (v == floor(v) && fabs(v) < 9007199254740992.0 && (v != 0 || !signbit(v))) {
+        fmt_lld(buf, (long long)v);
+        return;
+    }
+    snprintf(buf, 64, "%.17g", v);
 }
 
 static void extra_num(imp *c, jl_run *r, const char *key, double v)
 {
     char buf[64];
-    snprintf(buf, sizeof buf, "%.17g", v);
+    fmt_g17(buf, v);
     if (put_kv(&r->attrs.extra, &r->attrs.n_extra, key, buf, 1))
         c->oom = 1;
 }
@@ -264,7 +328,7 @@ static void extra_str(imp *c, jl_run *r, const char *key, const char *v)
 static void summary_extra(imp *c, jl_run *r, const char *key, double v)
 {
     char buf[64];
-    snprintf(buf, sizeof buf, "%.17g", v);
+    fmt_g17(buf, v);
     if (put_kv(&r->summary.extra, &r->summary.n_extra, key, buf, 1))
         c->oom = 1;
 }
@@ -297,10 +361,43 @@ static int same_scalars(const jl__jv *a, const json_t *b)
     return 1;
 }
 
-/* v as compact JSON text (caller frees); an array of the same scalars as
- * one of the previous two (bins, counts) reuses its text instead of formatting every real with
- * %.17g again (~190 M instructions of the v3 import). */
-static char *kept_text(imp *c, const jl__jv *v)
+/* An array of integers, booleans and nulls (a histogram's counts) as
+ * compact JSON text, the bytes jl_json_dumps writes for it ("%lld" each,
+ * ',' between) without building jansson's tree; NULL for any other value
+ * (or out of memory). */
+static char *int_array_text(const jl__jv *v)
+{
+    if (!jv_is_array(v))
+        return NULL;
+    size_t n = jv_array_size(v);
+    for (size_t i = 0; i < n; i++) {
+        jv_type t = jv_typeof(jv_array_get(v, i));
+        if (t != JV_INTEGER && t != JV_TRUE && t != JV_FALSE && t != JV_NULL)
+            return NULL;
+    }
+    char *text = jl_malloc_array(n + 1, 22), *o = text; /* "-9223372036854775808," */
+    if (!text)
+        return NULL;
+    *o++ = '[';
+    for (size_t i = 0; i < n; i++) {
+        const jl__jv *x = jv_array_get(v, i);
+        if (i)
+            *o++ = ',';
+        const char *w = jv_is_integer(x) ? fmt_lld(o, jv_integer_value(x))
+                        : jv_is_null(x)  ? strcpy(o, "null")
+                        : jv_is_true(x)  ? strcpy(o, "true")
+                                         : strcpy(o, "false");
+        o += strlen(w);
+    }
+    strcpy(o, "]");
+    return text;
+}
+
+/* The text of v when it is an array of the same scalars as one of the
+ * last two kept (a copy; the caller frees); NULL otherwise or when out of
+ * memory. Scalars only: the text is then the same with or without
+ * JSON_SORT_KEYS. */
+static char *cached_text(imp *c, const jl__jv *v)
 {
     for (int k = 0; k < 2; k++)
         if (c->kept[k] && c->kept_text[k] && same_scalars(v, c->kept[k])) {
@@ -314,8 +411,19 @@ static char *kept_text(imp *c, const jl__jv *v)
             }
             return jl_strdup(c->kept_text[0]);
         }
+    return NULL;
+}
+
+/* v as compact JSON text (caller frees); an array of the same scalars as
+ * one of the previous two (bins, counts) reuses its text instead of formatting every real with
+ * %.17g again (~190 M instructions of the v3 import). */
+static char *kept_text(imp *c, const jl__jv *v)
+{
+    char *text = int_array_text(v);
+    if (text || (text = cached_text(c, v)))
+        return text;
     json_t *j = jl__jv_to_json(v);
-    char *text = j ? jl_json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+    text = j ? jl_json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
     if (text && jv_is_array(v)) { /* the older slot goes */
         json_decref(c->kept[1]);
         free(c->kept_text[1]);
@@ -326,6 +434,22 @@ static char *kept_text(imp *c, const jl__jv *v)
     }
     json_decref(j);
     return text;
+}
+
+/* The JSON text of container v as extra `key`; a text too large is noted
+ * instead (0). */
+static int keep_text(imp *c, jl_run *r, const char *file, const char *field, const char *key,
+                     const jl__jv *v, const char *text)
+{
+    size_t len = strlen(text);
+    if (len > MAX_EXTRA_TEXT) {
+        note(c, file, field,
+             "%s too large to keep as an attribute (%zu bytes of JSON): not imported", json_kind(v),
+             len);
+        return 0;
+    }
+    extra_str(c, r, key, text);
+    return 1;
 }
 
 static void keep_json(imp *c, jl_run *r, const char *file, const char *field, const char *key,
@@ -347,15 +471,10 @@ static void keep_json(imp *c, jl_run *r, const char *file, const char *field, co
             c->oom = 1;
             return;
         }
-        if (strlen(text) > MAX_EXTRA_TEXT) {
-            note(c, file, field,
-                 "%s too large to keep as an attribute (%zu bytes of JSON): not imported",
-                 json_kind(v), strlen(text));
-            free(text);
-            return;
-        }
-        extra_str(c, r, key, text);
+        int kept = keep_text(c, r, file, field, key, v, text);
         free(text);
+        if (!kept)
+            return;
     }
     if (unknown)
         note(c, file, field, "unknown field: kept as extra attribute '%s'", key);
@@ -428,18 +547,19 @@ static int get_whole(imp *c, const jl__jv *v, long min, long max, long *out, con
 
 /* ---- model-level keys (index.json entries, file top level, task rows) ---------- */
 
-/* 1: handled, 0: not a model-level key, -1: error (reported). */
-static int model_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const char *file,
-                     const char *field)
+/* kind: key_of(key). 1: handled, 0: not a model-level key, -1: error
+ * (reported). */
+static int model_key(imp *c, jl_run *r, const char *key, key_kind kind, const jl__jv *v,
+                     const char *file, const char *field)
 {
     double d;
-    if (!strcmp(key, "model_id"))
+    if (kind == K_MODEL_ID)
         return set_string(c, &r->attrs.model, v, file, field) ? -1 : 1;
-    if (!strcmp(key, "task"))
+    if (kind == K_TASK)
         return set_string(c, &r->attrs.task, v, file, field) ? -1 : 1;
-    if (!strcmp(key, "weight_precision"))
+    if (kind == K_PRECISION)
         return set_string(c, &r->attrs.precision, v, file, field) ? -1 : 1;
-    if (!strcmp(key, "total_params_billions") || !strcmp(key, "activated_params_billions")) {
+    if (kind == K_PARAMS) {
         if (jv_is_null(v)) {
             note(c, file, field, "null value skipped");
             return 1;
@@ -454,8 +574,7 @@ static int model_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const 
         *dst = d * 1e9;
         return 1;
     }
-    if (!strcmp(key, "nickname") || !strcmp(key, "architecture") ||
-        !strcmp(key, "task_display_name")) {
+    if (kind == K_MODEL_TEXT) {
         if (!jv_is_string(v)) {
             ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
             return -1;
@@ -852,67 +971,145 @@ static const int_map int_fields[] = {
 };
 #undef AOFF
 
+/* The keys without a row in those tables. */
+static const struct {
+    const char *key;
+    key_kind kind;
+} other_keys[] = {
+    {"throughput_images_per_sec", K_THROUGHPUT},
+    {"throughput_videos_per_sec", K_THROUGHPUT},
+    {"gpu_model", K_GPU_MODEL},
+    {"fps", K_FPS},
+    {"notes", K_NOTES},
+    {"output_length_distribution", K_HISTOGRAM},
+    {"model_id", K_MODEL_ID},
+    {"task", K_TASK},
+    {"weight_precision", K_PRECISION},
+    {"total_params_billions", K_PARAMS},
+    {"activated_params_billions", K_PARAMS},
+    {"nickname", K_MODEL_TEXT},
+    {"architecture", K_MODEL_TEXT},
+    {"task_display_name", K_MODEL_TEXT},
+    {"configurations", K_CONFIGURATIONS},
+    {"timelines", K_TIMELINES},
+    {"kv_cache_usage_percent", K_KV_CACHE},
+    {"parallelization", K_PARALLELIZATION},
+};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A key's slot to start from: its length and three of its bytes, mixed
+ * (the known keys differ there; a collision only costs a probe). */
+static size_t key_hash(const char *key, size_t len)
+{
+    uint32_t h = (uint32_t)len * 0x9E3779B1u;
+    if (len)
+        h ^= (uint32_t)(unsigned char)key[0] << 8 ^ (uint32_t)(unsigned char)key[len - 1] ^
+             (uint32_t)(unsigned char)key[len / 2] << 16;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    return h & (KEY_SLOTS - 1);
+}
+
+static void key_put(imp *c, const char *key, key_kind kind, size_t idx)
+{
+    size_t len = strlen(key), h = key_hash(key, len);
+    while (c->keys[h].key)
+        h = (h + 1) & (KEY_SLOTS - 1);
+    c->keys[h] = (key_slot){key, len, (unsigned char)kind, (unsigned char)idx};
+}
+
+/* Every known key into c->keys (each named once in the tables). */
+static void keys_init(imp *c)
+{
+    for (size_t i = 0; i < N_OF(summary_fields); i++)
+        key_put(c, summary_fields[i].key, K_SUMMARY, i);
+    for (size_t i = 0; i < N_OF(int_fields); i++)
+        key_put(c, int_fields[i].key, K_INT, i);
+    for (size_t i = 0; i < N_OF(other_keys); i++)
+        key_put(c, other_keys[i].key, other_keys[i].kind, 0);
+}
+
+/* The slot of a known key (len bytes); NULL for any other. */
+static const key_slot *key_of(const imp *c, const char *key, size_t len)
+{
+    for (size_t h = key_hash(key, len); c->keys[h].key; h = (h + 1) & (KEY_SLOTS - 1))
+        if (c->keys[h].klen == len && !memcmp(c->keys[h].key, key, len))
+            return &c->keys[h];
+    return NULL;
+}
+
+static key_kind kind_of(const key_slot *ks)
+{
+    return ks ? (key_kind)ks->kind : K_NONE;
+}
+
 /* One configuration key (also the flattened parallel keys of task files).
  * Returns 0 or -1 (error reported). */
-static int config_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const char *file,
-                      const char *field, const char *extra_prefix)
+static int config_key(imp *c, jl_run *r, const jv_member *m, const char *file, const char *field,
+                      const char *extra_prefix)
 {
+    const char *key = m->key;
+    const jl__jv *v = m->v;
     double d;
     if (jv_is_null(v)) {
         note(c, file, field, "null value skipped");
         return 0;
     }
-    for (size_t i = 0; i < sizeof summary_fields / sizeof summary_fields[0]; i++)
-        if (!strcmp(key, summary_fields[i].key)) {
-            if (get_nonneg(c, v, &d, file, field))
-                return -1;
-            double *dst = (double *)((char *)&r->summary + summary_fields[i].off);
-            if (!isnan(*dst)) {
-                ferr(c, JL_EINVALID, file, field, "a second value for the same figure");
-                return -1;
-            }
-            *dst = d * summary_fields[i].scale;
-            r->summary.present = 1;
-            if (!strcmp(key, "energy_per_image_joules"))
-                extra_str(c, r, "item", "image");
-            else if (!strcmp(key, "energy_per_video_joules"))
-                extra_str(c, r, "item", "video");
-            return 0;
+    const key_slot *ks = key_of(c, key, m->klen);
+    key_kind kind = kind_of(ks);
+    if (kind == K_SUMMARY) {
+        const summary_map *sf = &summary_fields[ks->idx];
+        if (get_nonneg(c, v, &d, file, field))
+            return -1;
+        double *dst = (double *)((char *)&r->summary + sf->off);
+        if (!isnan(*dst)) {
+            ferr(c, JL_EINVALID, file, field, "a second value for the same figure");
+            return -1;
         }
-    if (!strcmp(key, "throughput_images_per_sec") || !strcmp(key, "throughput_videos_per_sec")) {
+        *dst = d * sf->scale;
+        r->summary.present = 1;
+        if (!strcmp(key, "energy_per_image_joules"))
+            extra_str(c, r, "item", "image");
+        else if (!strcmp(key, "energy_per_video_joules"))
+            extra_str(c, r, "item", "video");
+        return 0;
+    }
+    if (kind == K_THROUGHPUT) {
         if (get_nonneg(c, v, &d, file, field))
             return -1;
         summary_extra(c, r, "items_per_s", d);
         r->summary.present = 1;
         return 0;
     }
-    for (size_t i = 0; i < sizeof int_fields / sizeof int_fields[0]; i++)
-        if (!strcmp(key, int_fields[i].key)) {
-            long lv;
-            long max = !strcmp(key, "num_gpus") ? MAX_GPUS : INT32_MAX;
-            if (get_whole(c, v, int_fields[i].min, max, &lv, file, field))
+    if (kind == K_INT) {
+        const int_map *f = &int_fields[ks->idx];
+        long lv;
+        long max = !strcmp(f->key, "num_gpus") ? MAX_GPUS : INT32_MAX;
+        if (get_whole(c, v, f->min, max, &lv, file, field))
+            return -1;
+        if (f->extra) {
+            extra_num(c, r, f->extra, (double)lv);
+        } else {
+            long *dst = (long *)((char *)&r->attrs + f->off);
+            if (*dst >= 0 && *dst != lv) {
+                ferr(c, JL_EINVALID, file, field, "conflicts with an earlier value %ld", *dst);
                 return -1;
-            if (int_fields[i].extra) {
-                extra_num(c, r, int_fields[i].extra, (double)lv);
-            } else {
-                long *dst = (long *)((char *)&r->attrs + int_fields[i].off);
-                if (*dst >= 0 && *dst != lv) {
-                    ferr(c, JL_EINVALID, file, field, "conflicts with an earlier value %ld", *dst);
-                    return -1;
-                }
-                *dst = lv;
             }
-            return 0;
+            *dst = lv;
         }
-    if (!strcmp(key, "gpu_model"))
+        return 0;
+    }
+    if (kind == K_GPU_MODEL)
         return set_string(c, &r->attrs.gpu_model, v, file, field);
-    if (!strcmp(key, "fps")) {
+    if (kind == K_FPS) {
         if (get_nonneg(c, v, &d, file, field))
             return -1;
         extra_num(c, r, "fps", d);
         return 0;
     }
-    if (!strcmp(key, "notes")) {
+    if (kind == K_NOTES) {
         if (!jv_is_string(v)) {
             ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
             return -1;
@@ -928,7 +1125,7 @@ static int config_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const
         }
         return 0;
     }
-    if (!strcmp(key, "output_length_distribution")) {
+    if (kind == K_HISTOGRAM) {
         const jl__jv *bins = jv_object_get(v, "bins"), *counts = jv_object_get(v, "counts");
         if (jv_is_object(v) && jv_is_array(bins) && jv_is_array(counts) &&
             jv_array_size(bins) == jv_array_size(counts) + 1 && jv_object_size(v) == 2) {
@@ -940,9 +1137,9 @@ static int config_key(imp *c, jl_run *r, const char *key, const jl__jv *v, const
         }
         return 0;
     }
-    int m = model_key(c, r, key, v, file, field);
-    if (m)
-        return m < 0 ? -1 : 0;
+    int mk = model_key(c, r, key, kind, v, file, field);
+    if (mk)
+        return mk < 0 ? -1 : 0;
     /* unknown: kept */
     char *k = extra_prefix ? jl_asprintf("%s.%s", extra_prefix, key) : jl_strdup(key);
     if (!k) {
@@ -1005,19 +1202,25 @@ static const char *guess_workload(const jl__jv *file_obj, const jl_run *r, const
     return "llm";
 }
 
+/* s for a run name: '/' as "__", control bytes, ' ' and '\\' as '_'
+ * (NULL: "unknown"); NULL when out of memory. */
 static char *sanitize(const char *s)
 {
-    jl_strbuf b;
-    jl_strbuf_init(&b);
-    for (const char *p = s ? s : "unknown"; *p; p++) {
-        if (*p == '/')
-            jl_strbuf_puts(&b, "__");
-        else if ((unsigned char)*p < 0x20 || *p == ' ' || *p == '\\')
-            jl_strbuf_puts(&b, "_");
-        else
-            jl_strbuf_append(&b, p, 1);
+    const char *in = s ? s : "unknown";
+    size_t len = strlen(in);
+    char *out = malloc(2 * len + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (const char *p = in; *p; p++) {
+        if (*p == '/') {
+            *o++ = '_';
+            *o++ = '_';
+        } else {
+            *o++ = (unsigned char)*p < 0x20 || *p == ' ' || *p == '\\' ? '_' : *p;
+        }
     }
-    return jl_strbuf_take(&b);
+    *o = '\0';
+    return out;
 }
 
 static int push_run(imp *c, jl_run *r)
@@ -1036,24 +1239,24 @@ static int push_run(imp *c, jl_run *r)
     return 0;
 }
 
-/* Sorted keys of an object (deterministic order of extras). */
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static const char **sorted_keys(const jl__jv *obj, size_t *n)
+/* The members of an object in key order (deterministic order of extras),
+ * each with its value; NULL when out of memory. An insertion sort: the
+ * objects here have a few dozen keys at most, often already in order, and
+ * keys are distinct (the parser refuses a key twice). */
+static const jv_member **sorted_members(const jl__jv *obj, size_t *n)
 {
     *n = jv_object_size(obj);
-    const char **keys = jl_malloc_array(*n ? *n : 1, sizeof *keys);
-    if (!keys)
+    const jv_member **m = jl_malloc_array(*n ? *n : 1, sizeof *m);
+    if (!m)
         return NULL;
-    size_t i = 0;
-    const char *k;
-    jl__jv *v;
-    jv_object_foreach((jl__jv *)obj, k, v) keys[i++] = k;
-    qsort(keys, *n, sizeof *keys, cmp_str);
-    return keys;
+    for (size_t i = 0; i < *n; i++) {
+        const jv_member *x = &obj->u.m[i];
+        size_t j = i;
+        for (; j > 0 && strcmp(m[j - 1]->key, x->key) > 0; j--)
+            m[j] = m[j - 1];
+        m[j] = x;
+    }
+    return m;
 }
 
 /* Index entry of a model id (NULL when none). */
@@ -1063,31 +1266,63 @@ static const jl__jv *index_entry(imp *c, const char *model)
     return model && jv_is_object(models) ? jv_object_get(models, model) : NULL;
 }
 
-/* "a.b" (caller frees; NULL when out of memory): the field paths of every
- * key, without printf's cost. */
-static char *join_field(const char *a, const char *b)
+/* "a.b" into *buf (grown as needed, *cap its size): a field path reused
+ * key after key; NULL when out of memory. */
+static char *join_into(char **buf, size_t *cap, const char *a, const char *b)
 {
     size_t na = strlen(a), nb = strlen(b);
-    char *s = malloc(na + nb + 2);
-    if (s) {
-        memcpy(s, a, na);
-        s[na] = '.';
-        memcpy(s + na + 1, b, nb + 1);
+    if (na + nb + 2 > *cap) {
+        size_t nc = (na + nb + 2) * 2;
+        char *nbuf = realloc(*buf, nc);
+        if (!nbuf)
+            return NULL;
+        *buf = nbuf;
+        *cap = nc;
     }
+    memcpy(*buf, a, na);
+    (*buf)[na] = '.';
+    memcpy(*buf + na + 1, b, nb + 1);
+    return *buf;
+}
+
+/* The strings of parts[0..n) end to end (caller frees); NULL when out of
+ * memory. */
+static char *concat(const char *const *parts, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(parts[i]);
+    char *s = malloc(len + 1), *o = s;
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = strlen(parts[i]);
+        memcpy(o, parts[i], k);
+        o += k;
+    }
+    *o = '\0';
     return s;
 }
 
-static const char *const file_skip[] = {"configurations", "output_length_distribution"};
+/* "configurations[idx]" into buf (48 bytes), without printf's cost. */
+static void index_path(char *buf, size_t idx)
+{
+    memcpy(buf, "configurations[", 15);
+    fmt_lld(buf + 15, (long long)idx);
+    strcat(buf + 15, "]");
+}
 
 /* One configuration of a file. file_obj: the file's top level. */
 static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, size_t idx,
                           const char *file, const char *task_display_name)
 {
-    char *path = jl_asprintf("configurations[%zu]", idx), *field = NULL;
+    char path[48], *field = NULL, *pf = NULL, *ipre = NULL;
+    size_t field_cap = 0, pf_cap = 0;
+    index_path(path, idx);
     jl_run *r = jl_run_new();
-    const char **keys = NULL;
+    const jv_member **keys = NULL;
     int ok = 0;
-    if (!path || !r) {
+    if (!r) {
         c->oom = 1;
         goto end;
     }
@@ -1108,73 +1343,75 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
     size_t nk;
     if (entry && jv_is_object(entry)) {
         free(keys);
-        if (!(keys = sorted_keys(entry, &nk))) {
+        if (!(keys = sorted_members(entry, &nk)) ||
+            !(ipre = concat((const char *[]){"index.json: models.", jv_string_value(mid)}, 2))) {
             c->oom = 1;
             goto end;
         }
         for (size_t i = 0; i < nk; i++) {
-            const jl__jv *v = jv_object_get(entry, keys[i]);
-            free(field);
-            if (!(field = jl_asprintf("index.json: models.%s.%s", jv_string_value(mid), keys[i]))) {
+            const char *k = keys[i]->key;
+            const jl__jv *v = keys[i]->v;
+            if (!join_into(&field, &field_cap, ipre, k)) {
                 c->oom = 1;
                 goto end;
             }
-            int m = model_key(c, r, keys[i], v, file, field);
+            int m = model_key(c, r, k, kind_of(key_of(c, k, keys[i]->klen)), v, file, field);
             if (m < 0)
                 goto end;
             if (m == 0)
-                keep_json(c, r, file, field, keys[i], v, 1);
+                keep_json(c, r, file, field, k, v, 1);
         }
     } else if (c->index) {
         note(c, file, "model_id", "model not listed in index.json (no nickname from there)");
     }
     /* the file's top level */
     free(keys);
-    if (!(keys = sorted_keys(file_obj, &nk))) {
+    if (!(keys = sorted_members(file_obj, &nk))) {
         c->oom = 1;
         goto end;
     }
     for (size_t i = 0; i < nk; i++) {
-        int skip = 0;
-        for (size_t s = 0; s < sizeof file_skip / sizeof file_skip[0]; s++)
-            skip |= !strcmp(keys[i], file_skip[s]);
-        if (skip || !strcmp(keys[i], "task_display_name"))
+        const char *k = keys[i]->key;
+        key_kind kind = kind_of(key_of(c, k, keys[i]->klen));
+        if (kind == K_CONFIGURATIONS || kind == K_HISTOGRAM ||
+            (kind == K_MODEL_TEXT && !strcmp(k, "task_display_name")))
             continue;
-        const jl__jv *v = jv_object_get(file_obj, keys[i]);
-        if (!strcmp(keys[i], "architecture") && jv_is_string(v) &&
+        const jl__jv *v = keys[i]->v;
+        if (kind == K_MODEL_TEXT && !strcmp(k, "architecture") && jv_is_string(v) &&
             !strcmp(jv_string_value(v), "diffusion") && !jv_object_get(file_obj, "model_id"))
             continue; /* tasks/<diffusion>.json: the task's kind, not a model architecture */
-        if (config_key(c, r, keys[i], v, file, keys[i], NULL))
+        if (config_key(c, r, keys[i], file, k, NULL))
             goto end;
     }
     if (task_display_name)
         extra_str(c, r, "task_display_name", task_display_name);
     /* the configuration */
     free(keys);
-    if (!(keys = sorted_keys(cfg, &nk))) {
+    if (!(keys = sorted_members(cfg, &nk))) {
         c->oom = 1;
         goto end;
     }
     const jl__jv *timelines = NULL, *kv_tl = NULL;
     for (size_t i = 0; i < nk; i++) {
-        const jl__jv *v = jv_object_get(cfg, keys[i]);
-        free(field);
-        if (!(field = join_field(path, keys[i]))) {
+        const char *k = keys[i]->key;
+        const jl__jv *v = keys[i]->v;
+        key_kind kind = kind_of(key_of(c, k, keys[i]->klen));
+        if (!join_into(&field, &field_cap, path, k)) {
             c->oom = 1;
             goto end;
         }
-        if (!strcmp(keys[i], "timelines")) {
+        if (kind == K_TIMELINES) {
             if (!jv_is_null(v))
                 timelines = v;
             else
                 note(c, file, field, "null value skipped");
             continue;
         }
-        if (!strcmp(keys[i], "kv_cache_usage_percent") && jv_is_object(v)) {
+        if (kind == K_KV_CACHE && jv_is_object(v)) {
             kv_tl = v;
             continue;
         }
-        if (!strcmp(keys[i], "kv_cache_usage_percent") && jv_is_number(v)) {
+        if (kind == K_KV_CACHE && jv_is_number(v)) {
             double d;
             if (get_nonneg(c, v, &d, file, field))
                 goto end;
@@ -1182,24 +1419,22 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
             r->summary.present = 1;
             continue;
         }
-        if (!strcmp(keys[i], "parallelization")) {
+        if (kind == K_PARALLELIZATION) {
             if (!jv_is_object(v)) {
                 ferr(c, JL_ETYPE, file, field, "expected an object, found %s", json_kind(v));
                 goto end;
             }
             size_t np;
-            const char **pk = sorted_keys(v, &np);
+            const jv_member **pk = sorted_members(v, &np);
             if (!pk) {
                 c->oom = 1;
                 goto end;
             }
             for (size_t q = 0; q < np; q++) {
-                char *pf = join_field(field, pk[q]);
-                int bad = !pf || config_key(c, r, pk[q], jv_object_get(v, pk[q]), file, pf,
-                                            "parallelization");
-                if (!pf)
+                int ok_pf = join_into(&pf, &pf_cap, field, pk[q]->key) != NULL;
+                int bad = !ok_pf || config_key(c, r, pk[q], file, pf, "parallelization");
+                if (!ok_pf)
                     c->oom = 1;
-                free(pf);
                 if (bad) {
                     free(pk);
                     goto end;
@@ -1208,7 +1443,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
             free(pk);
             continue;
         }
-        if (config_key(c, r, keys[i], v, file, field, NULL))
+        if (config_key(c, r, keys[i], file, field, NULL))
             goto end;
     }
     /* workload */
@@ -1248,13 +1483,24 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
          *gpu = sanitize(r->attrs.gpu_model);
     const char *ul = get_kv(r->attrs.extra, r->attrs.n_extra, "ulysses_degree");
     const char *ri = get_kv(r->attrs.extra, r->attrs.n_extra, "ring_degree");
-    char *base = model && task && gpu
-                     ? (ul || ri ? jl_asprintf("%s__%s__%sx%ld__b%ld__u%sr%s", model, task, gpu,
-                                               r->attrs.num_gpus, r->attrs.max_batch_size,
-                                               ul ? ul : "1", ri ? ri : "1")
-                                 : jl_asprintf("%s__%s__%sx%ld__b%ld", model, task, gpu,
-                                               r->attrs.num_gpus, r->attrs.max_batch_size))
-                     : NULL;
+    char *base = NULL, ng[24], nb[24];
+    if (model && task && gpu) { /* model__task__gpuxN__bM[__u<ul>r<ri>] */
+        int sp = ul || ri;
+        const char *parts[] = {model,
+                               "__",
+                               task,
+                               "__",
+                               gpu,
+                               "x",
+                               fmt_lld(ng, r->attrs.num_gpus),
+                               "__b",
+                               fmt_lld(nb, r->attrs.max_batch_size),
+                               sp ? "__u" : "",
+                               sp ? (ul ? ul : "1") : "",
+                               sp ? "r" : "",
+                               sp ? (ri ? ri : "1") : ""};
+        base = concat(parts, N_OF(parts));
+    }
     free(model);
     free(task);
     free(gpu);
@@ -1288,10 +1534,43 @@ end:
         jl_run_free(r);
     free(keys);
     free(field);
-    free(path);
+    free(pf);
+    free(ipre);
 }
 
 /* Sum of the configurations' histograms against the file's own. */
+/* Add to sum[0..n) the n integers of text written as int_array_text
+ * writes them ("[1,2,3]", each within long long); -1, sum untouched, for
+ * any other text (the caller parses it as JSON). tmp: room for n. */
+static int add_int_list(const char *text, double *sum, size_t n, long long *tmp)
+{
+    const char *p = text;
+    if (*p++ != '[')
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        if (k && *p++ != ',')
+            return -1;
+        int neg = *p == '-';
+        p += neg;
+        if (*p < '0' || *p > '9' || (*p == '0' && p[1] >= '0' && p[1] <= '9'))
+            return -1;
+        unsigned long long u = 0;
+        for (; *p >= '0' && *p <= '9'; p++) {
+            if (u > (ULLONG_MAX - 9) / 10)
+                return -1;
+            u = u * 10 + (unsigned)(*p - '0');
+        }
+        if (u > (unsigned long long)LLONG_MAX + neg)
+            return -1;
+        tmp[k] = neg ? (long long)(0ull - u) : (long long)u;
+    }
+    if (*p++ != ']' || *p)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        sum[k] += (double)tmp[k];
+    return 0;
+}
+
 static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_run, const char *file)
 {
     const jl__jv *h = jv_object_get(file_obj, "output_length_distribution");
@@ -1303,15 +1582,21 @@ static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_ru
     if (jv_is_array(bins) && jv_is_array(counts) && jv_array_size(counts) < 100000) {
         size_t nb = jv_array_size(counts);
         double *sum = jl_calloc_array(nb ? nb : 1, sizeof *sum);
-        json_t *bj = jl__jv_to_json(bins);
-        bt = bj ? jl_json_dumps(bj, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-        json_decref(bj);
-        if (sum && bt) {
+        long long *tmp = jl_malloc_array(nb ? nb : 1, sizeof *tmp);
+        /* as the runs' bins were kept, when they are the same scalars */
+        if (!(bt = int_array_text(bins)) && !(bt = cached_text(c, bins))) {
+            json_t *bj = jl__jv_to_json(bins);
+            bt = bj ? jl_json_dumps(bj, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+            json_decref(bj);
+        }
+        if (sum && tmp && bt) {
             equal = c->res->n_runs > first_run;
             for (size_t i = first_run; i < c->res->n_runs && equal; i++) {
                 const jl_run *r = c->res->runs[i];
                 const char *rb = get_kv(r->attrs.extra, r->attrs.n_extra, "output_length_bins");
                 const char *rc = get_kv(r->attrs.extra, r->attrs.n_extra, "output_length_counts");
+                if (rb && !strcmp(rb, bt) && rc && add_int_list(rc, sum, nb, tmp) == 0)
+                    continue; /* the common case: integers, as int_array_text wrote them */
                 jl__jv *rcj = rc ? jl__jv_parse(rc, strlen(rc)) : NULL;
                 if (rc && !rcj) { /* not expected: the text is joules' own */
                     json_t *jj = json_loads(rc, 0, NULL);
@@ -1329,15 +1614,23 @@ static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_ru
                         sum[k] == jv_number_value(jv_array_get(counts, k));
         }
         free(sum);
+        free(tmp);
     }
     if (equal) {
         note(c, file, "output_length_distribution",
              "file-level histogram equals the sum of the configurations' histograms (kept per "
              "run as output_length_bins/output_length_counts)");
     } else {
+        /* the same text on every run: formatted once */
+        char *text = jv_is_object(h) || jv_is_array(h) ? kept_text(c, h) : NULL;
         for (size_t i = first_run; i < c->res->n_runs; i++)
-            keep_json(c, c->res->runs[i], file, "output_length_distribution",
-                      "file_output_length_distribution", h, 0);
+            if (text)
+                keep_text(c, c->res->runs[i], file, "output_length_distribution",
+                          "file_output_length_distribution", h, text);
+            else
+                keep_json(c, c->res->runs[i], file, "output_length_distribution",
+                          "file_output_length_distribution", h, 0);
+        free(text);
         note(c, file, "output_length_distribution",
              "file-level histogram kept on every run of the file as "
              "file_output_length_distribution");
@@ -1568,6 +1861,7 @@ static const jl_import_options *start(imp *c, const jl_import_options *opt, jl_i
     memset(c, 0, sizeof *c);
     c->opt = opt;
     c->errors = errors;
+    keys_init(c);
     return (c->res = new_result()) ? opt : NULL;
 }
 

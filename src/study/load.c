@@ -58,6 +58,7 @@
 #include "core/util.h"
 #include "joules/study.h"
 #include "study/study_internal.h"
+#include "trace/trace_internal.h"
 
 void jl_study_options_default(jl_study_options *opt)
 {
@@ -257,6 +258,8 @@ typedef struct range_ctx {
  * small (a whole file's frames were megabytes, grown by realloc), and the
  * parent decodes while the worker reads on. */
 #define SEND_AT 65536
+/* The most the parent takes from a worker's socket at a time. */
+#define RECV_AT_MOST 65536
 
 static void send_frames(range_ctx *rc)
 {
@@ -319,6 +322,9 @@ static void worker_main(int fd, char **files, const unit *units, size_t n_units,
     mallopt(M_MMAP_THRESHOLD, 8 << 20);
     mallopt(M_TRIM_THRESHOLD, 32 << 20);
 #endif
+    /* files read whole are mapped here: a crash (SIGBUS, a file cut short
+     * while mapped) costs this process, an error for that file */
+    jl__trace_map_files();
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
@@ -764,8 +770,7 @@ static jl_status run_pool(pool *p)
     jl_status st = JL_OK;
     struct pollfd *pfd = calloc((size_t)p->n_w, sizeof *pfd);
     int *who = calloc((size_t)p->n_w, sizeof *who);
-    unsigned char *chunk = malloc(65536);
-    if (!pfd || !who || !chunk)
+    if (!pfd || !who)
         st = JL_ENOMEM;
     int started = 0;
     for (int k = 0; k < p->n_w; k++)
@@ -804,15 +809,21 @@ static jl_status run_pool(pool *p)
             if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;
             int k = who[i];
-            ssize_t got = recv(p->w[k].fd, chunk, 65536, 0);
+            jl_wbuf *in = &p->w[k].in;
+            /* received straight behind what is not parsed yet */
+            if (in->cap - in->len < RECV_AT_MOST && !jl__wbuf_grow(in, RECV_AT_MOST)) {
+                st = JL_ENOMEM;
+                continue;
+            }
+            ssize_t got = recv(p->w[k].fd, in->data + in->len, RECV_AT_MOST, 0);
             if (got < 0 && errno == EINTR)
                 continue;
             if (got <= 0) {
                 st = worker_died(p, k);
                 continue;
             }
-            jl__wbuf_put(&p->w[k].in, chunk, (size_t)got);
-            st = p->w[k].in.failed ? JL_ENOMEM : parse_frames(p, k);
+            in->len += (size_t)got;
+            st = parse_frames(p, k);
         }
     }
     /* stop and reap every worker */
@@ -829,7 +840,6 @@ static jl_status run_pool(pool *p)
     }
     free(pfd);
     free(who);
-    free(chunk);
     return st;
 }
 

@@ -34,35 +34,26 @@ void jl__wbuf_free(jl_wbuf *b)
     memset(b, 0, sizeof *b);
 }
 
-void jl__wbuf_put(jl_wbuf *b, const void *p, size_t n)
+int jl__wbuf_grow(jl_wbuf *b, size_t n)
 {
     if (b->failed)
-        return;
-    if (n > b->cap - b->len) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (n > cap - b->len) {
-            if (cap > SIZE_MAX / 2) {
-                b->failed = 1;
-                return;
-            }
-            cap *= 2;
-        }
-        unsigned char *d = realloc(b->data, cap);
-        if (!d) {
+        return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (n > cap - b->len) {
+        if (cap > SIZE_MAX / 2) {
             b->failed = 1;
-            return;
+            return 0;
         }
-        b->data = d;
-        b->cap = cap;
+        cap *= 2;
     }
-    if (n)
-        memcpy(b->data + b->len, p, n);
-    b->len += n;
-}
-
-void jl__wbuf_u32(jl_wbuf *b, uint32_t v)
-{
-    jl__wbuf_put(b, &v, sizeof v);
+    unsigned char *d = realloc(b->data, cap);
+    if (!d) {
+        b->failed = 1;
+        return 0;
+    }
+    b->data = d;
+    b->cap = cap;
+    return 1;
 }
 
 static void put_i32(jl_wbuf *b, int32_t v)

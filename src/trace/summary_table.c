@@ -45,6 +45,8 @@ typedef struct {
     size_t width; /* strings: bytes per row */
     size_t rows;
     unsigned char *absent; /* NULL: present in every row */
+    int borrowed;          /* data lies in the mapped file: not freed */
+    size_t field;          /* jl__table_col_field */
 } tcol;
 
 struct jl__table {
@@ -63,6 +65,8 @@ typedef struct {
     hid_t dxpl; /* lends HDF5 a conversion buffer of n x 8 bytes: its own
                  * is 1 MiB, calloc'd for every read that converts */
     void *tconv;
+    const unsigned char *map; /* the file mapped, or NULL (jl__table_open) */
+    size_t map_len;
 } tctx;
 
 /* The reader's context (trace_internal.h) at object obj of the table. */
@@ -75,7 +79,8 @@ static rctx table_at(const tctx *c, const char *obj)
 static void col_clear(tcol *c)
 {
     free(c->name);
-    free(c->data);
+    if (!c->borrowed)
+        free(c->data);
     free(c->absent);
 }
 
@@ -112,6 +117,11 @@ const char *jl__table_col_name(const jl__table *t, int set, size_t k)
     return t->cols[set][k].name;
 }
 
+size_t jl__table_col_field(const jl__table *t, int set, size_t k)
+{
+    return t->cols[set][k].field;
+}
+
 void jl__table_cell(const jl__table *t, int set, size_t k, size_t row, jl__cell *out)
 {
     const tcol *c = &t->cols[set][k];
@@ -121,14 +131,14 @@ void jl__table_cell(const jl__table *t, int set, size_t k, size_t row, jl__cell 
     out->kind = c->kind;
     switch (c->kind) {
     case JL__CELL_INT:
-        out->i = ((const long long *)c->data)[row];
+        memcpy(&out->i, (const char *)c->data + row * 8, 8); /* in place: maybe unaligned */
         out->d = (double)out->i;
         break;
     case JL__CELL_UINT:
-        out->u = ((const unsigned long long *)c->data)[row];
+        memcpy(&out->u, (const char *)c->data + row * 8, 8);
         out->d = (double)out->u;
         break;
-    case JL__CELL_FLOAT: out->d = ((const double *)c->data)[row]; break;
+    case JL__CELL_FLOAT: memcpy(&out->d, (const char *)c->data + row * 8, 8); break;
     case JL__CELL_STR: {
         const char *s = (const char *)c->data + row * c->width;
         const char *end = memchr(s, '\0', c->width);
@@ -171,10 +181,35 @@ static jl_status open_column(tctx *c, hid_t grp, const char *name, const char *o
     return JL_OK;
 }
 
+/* A column whose bytes in the file are those a read would give (stored
+ * contiguously, in the memory type, no conversion) is used where it lies
+ * when the file is mapped, instead of copied out: HDF5 would read exactly
+ * bytes [offset, offset + bytes) of the file. 1 when *data points there;
+ * 0 to read it as usual (not mapped, another layout, out of the file).
+ * Its numbers may be unaligned: jl__table_cell reads them with memcpy. */
+static int borrow(tctx *c, hid_t dset, size_t bytes, void **data)
+{
+    if (!c->map || bytes == 0)
+        return 0;
+    int ok = 0;
+    hid_t dcpl = H5Dget_create_plist(dset);
+    if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) == 0 &&
+        H5Dget_storage_size(dset) == (hsize_t)bytes) {
+        haddr_t off = H5Dget_offset(dset);
+        if (off != HADDR_UNDEF && off <= c->map_len && bytes <= c->map_len - (size_t)off) {
+            *data = (void *)(c->map + off);
+            ok = 1;
+        }
+    }
+    CLOSE(dcpl, H5Pclose);
+    H5Eclear2(H5E_DEFAULT);
+    return ok;
+}
+
 /* Strings of a column into n rows of *width bytes (fixed-length strings as
  * stored; variable-length ones copied into rows as wide as the longest). */
 static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj, size_t n,
-                              char **out, size_t *width)
+                              char **out, size_t *width, int *borrowed)
 {
     rctx at = table_at(c, obj);
     *out = NULL;
@@ -190,6 +225,12 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
                 &at, JL_ELIMIT,
                 "strings of %zu bytes x %zu rows, more than the limit of %llu bytes", w, n,
                 (unsigned long long)c->lim->max_dataset_bytes);
+        H5T_str_t pad = H5Tget_strpad(ftype);
+        if (pad != H5T_STR_SPACEPAD && borrow(c, dset, n * w, (void **)out)) {
+            *width = w;
+            *borrowed = 1;
+            return JL_OK;
+        }
         char *buf = malloc(total);
         if (!buf)
             return jl__rctx_fail(&at, JL_ENOMEM, NULL);
@@ -197,7 +238,7 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
             free(buf);
             return jl__rctx_h5_fail(&at, JL_EIO, "cannot read the data");
         }
-        if (H5Tget_strpad(ftype) == H5T_STR_SPACEPAD) /* as attributes: trailing blanks go */
+        if (pad == H5T_STR_SPACEPAD) /* as attributes: trailing blanks go */
             for (size_t r = 0; r < n; r++)
                 for (size_t k = w; k > 0 && (buf[r * w + k - 1] == ' ' || !buf[r * w + k - 1]); k--)
                     buf[r * w + k - 1] = '\0';
@@ -270,7 +311,8 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
     H5T_class_t cls = H5Tget_class(ftype);
     if (cls == H5T_STRING) {
         col->kind = JL__CELL_STR;
-        st = read_strings(c, dset, ftype, obj, rows, (char **)&col->data, &col->width);
+        st = read_strings(c, dset, ftype, obj, rows, (char **)&col->data, &col->width,
+                          &col->borrowed);
         goto end;
     }
     if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
@@ -283,6 +325,10 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
     hid_t mt = cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE
                : is_uint        ? H5T_NATIVE_ULLONG
                                 : H5T_NATIVE_LLONG;
+    if (H5Tequal(ftype, mt) > 0 && borrow(c, dset, rows * 8, &col->data)) {
+        col->borrowed = 1;
+        goto end;
+    }
     if (!(col->data = jl_malloc_array(rows ? rows : 1, 8))) {
         st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
@@ -393,8 +439,11 @@ static jl_status read_masks(tctx *c, hid_t table, int set, jl__table *t)
             st = jl__rctx_fail(&at_g, JL_ENOMEM, NULL);
             goto end;
         }
-        for (size_t r = 0; r < t->n; r++)
-            col->absent[r] = ((const long long *)m.data)[r] != 0;
+        for (size_t r = 0; r < t->n; r++) {
+            long long x;
+            memcpy(&x, (const char *)m.data + r * 8, 8);
+            col->absent[r] = x != 0;
+        }
         col_clear(&m);
     }
 end:
@@ -437,6 +486,8 @@ static jl_status read_set(tctx *c, hid_t table, int set, jl__table *t)
         t->n_cols[set]++;
         if (st != JL_OK)
             goto end;
+        t->cols[set][k].field = set == JL__TSET_ATTRS ? jl__attr_field_index(l.names[k])
+                                                      : jl__summary_field_index(l.names[k]);
     }
     st = read_masks(c, table, set, t);
 end:
@@ -445,11 +496,11 @@ end:
     return st;
 }
 
-jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, jl__table **out,
-                         jl_error **err)
+jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, const void *map,
+                         size_t map_len, jl__table **out, jl_error **err)
 {
     static const char *const tpath = "/" JL__TABLE_NAME;
-    tctx c = {path, lim, err, SIZE_MAX, H5P_DEFAULT, NULL};
+    tctx c = {path, lim, err, SIZE_MAX, H5P_DEFAULT, NULL, map, map_len};
     rctx at_t = table_at(&c, tpath), at_run = table_at(&c, "/" JL__TABLE_NAME "/run");
     jl__table *t = NULL;
     hid_t g = -1, a = -1;
@@ -535,14 +586,16 @@ end:
 /* ------------------------------------------------------------------ */
 /* Writing                                                             */
 
-/* One cell of a run as the group writer would store it. */
+/* One cell of a run as the group writer would store it (16 bytes: the
+ * cells of every run are kept while the table is written). */
 typedef struct {
-    const char *name;
     jl__cell_kind kind; /* INT, FLOAT or STR */
-    long long i;
-    double d;
-    const char *s;
-    size_t col; /* index of its column in its set */
+    uint32_t col;       /* index of its column in its set */
+    union {
+        long long i;   /* INT */
+        double d;      /* FLOAT */
+        const char *s; /* STR */
+    };
 } wcell;
 
 typedef struct {
@@ -550,18 +603,34 @@ typedef struct {
     jl__cell_kind kind;
     int conflict; /* strings and numbers, or integers a float64 would round */
     int big_int;  /* an integer beyond 2^53 */
+    int listed;   /* in the set's order (some row of the table has it) */
     size_t width; /* strings: longest + 1 */
     size_t rows;  /* rows holding a value (of the runs written) */
     void *data;
     unsigned char *absent;
 } wcol;
 
+/* A set's columns: every name met (the typed fields first, column k =
+ * field k, so an extra named like a typed field is found by its index),
+ * and in `order` those the table writes, in the order rows first fill
+ * them. */
 typedef struct {
     wcol *cols;
     size_t n, cap;
     size_t *slot; /* open addressing: column index + 1, 0 = empty */
     size_t n_slot;
+    size_t n_typed;
+    size_t *order;
+    size_t n_order;
 } wset;
+
+/* The cells of the runs in one set, collected once: run i's are
+ * v[first[i] .. first[i + 1]). */
+typedef struct {
+    wcell *v;
+    size_t n, cap;
+    size_t *first;
+} wcells;
 
 static size_t hash_name(const char *s)
 {
@@ -614,7 +683,6 @@ static size_t set_col(wset *ws, const char *name)
 static void extra_cell(const jl_kv *kv, wcell *c)
 {
     const char *s = kv->value ? kv->value : "";
-    c->name = kv->key;
     c->s = s;
     c->kind = JL__CELL_STR;
     if (kv->is_number && *s) {
@@ -624,7 +692,6 @@ static void extra_cell(const jl_kv *kv, wcell *c)
         if (!*end && !errno) {
             c->kind = JL__CELL_INT;
             c->i = i;
-            c->d = (double)i;
             return;
         }
         double d = strtod(s, &end);
@@ -641,33 +708,48 @@ static int good_name(const char *s)
     return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
 }
 
-static int is_typed_attr(const char *name)
+/* The columns of set s's typed fields, column k for field k; -1 when out
+ * of memory or (never with jl__attr_fields' distinct names) a name twice. */
+static int seed_typed(wset *ws, int s)
 {
-    for (size_t k = 0; k < jl__n_attr_fields; k++)
-        if (!strcmp(jl__attr_fields[k].name, name))
-            return 1;
+    size_t nf = s == JL__TSET_ATTRS ? jl__n_attr_fields : jl__n_summary_fields;
+    for (size_t k = 0; k < nf; k++) {
+        const char *name =
+            s == JL__TSET_ATTRS ? jl__attr_fields[k].name : jl__summary_fields[k].name;
+        if (set_col(ws, name) != k)
+            return -1;
+    }
+    ws->n_typed = nf;
     return 0;
 }
 
-static int is_typed_summary(const char *name)
+static int push_cell(wcells *cv, const wcell *c)
 {
-    for (size_t k = 0; k < jl__n_summary_fields; k++)
-        if (!strcmp(jl__summary_fields[k].name, name))
-            return 1;
+    if (cv->n == cv->cap) {
+        size_t cap = cv->cap ? cv->cap * 2 : 4096;
+        wcell *nv = realloc(cv->v, cap * sizeof *nv);
+        if (!nv)
+            return -1;
+        cv->v = nv;
+        cv->cap = cap;
+    }
+    cv->v[cv->n++] = *c;
     return 0;
 }
 
-/* The cells of a run in set s (at most cap); SIZE_MAX when the run cannot
- * be a row: not summary-only, or a name no column can take. */
-static size_t run_cells(const jl_run *r, int s, wcell *out, size_t cap)
+/* Append the cells of a run in set s to cv, each with its column of ws.
+ * 0; 1 when the run cannot be a row (an extra named like no column can be:
+ * empty, '/', "." or "..", or a typed field's name); -1 out of memory. */
+static int run_cells(const jl_run *r, int s, wset *ws, wcells *cv)
 {
-    size_t n = 0;
+    const jl_kv *extra;
+    size_t n_extra;
     if (s == JL__TSET_ATTRS) {
         const jl_attrs *a = &r->attrs;
         for (size_t k = 0; k < jl__n_attr_fields; k++) {
             const jl__attr_field *f = &jl__attr_fields[k];
             const char *base = (const char *)a + f->off;
-            wcell c = {f->name, JL__CELL_STR, 0, 0, NULL, 0};
+            wcell c = {.kind = JL__CELL_STR, .col = (uint32_t)k};
             if (f->kind == JL__F_STR) {
                 if (!(c.s = *(char *const *)base))
                     continue;
@@ -677,43 +759,44 @@ static size_t run_cells(const jl_run *r, int s, wcell *out, size_t cap)
                     continue;
                 c.kind = JL__CELL_INT;
                 c.i = v;
-                c.d = (double)v;
             } else {
                 c.d = *(const double *)base;
                 if (isnan(c.d))
                     continue;
                 c.kind = JL__CELL_FLOAT;
             }
-            if (n < cap)
-                out[n] = c;
-            n++;
+            if (push_cell(cv, &c))
+                return -1;
         }
-        for (size_t k = 0; k < a->n_extra; k++) {
-            if (!good_name(a->extra[k].key) || is_typed_attr(a->extra[k].key))
-                return SIZE_MAX;
-            if (n < cap)
-                extra_cell(&a->extra[k], &out[n]);
-            n++;
+        extra = a->extra;
+        n_extra = a->n_extra;
+    } else {
+        const jl_run_summary_attrs *sm = &r->summary;
+        for (size_t k = 0; k < jl__n_summary_fields; k++) {
+            double v = *(const double *)((const char *)sm + jl__summary_fields[k].off);
+            if (isnan(v))
+                continue;
+            wcell c = {.kind = JL__CELL_FLOAT, .col = (uint32_t)k, .d = v};
+            if (push_cell(cv, &c))
+                return -1;
         }
-        return n;
+        extra = sm->extra;
+        n_extra = sm->n_extra;
     }
-    const jl_run_summary_attrs *sm = &r->summary;
-    for (size_t k = 0; k < jl__n_summary_fields; k++) {
-        double v = *(const double *)((const char *)sm + jl__summary_fields[k].off);
-        if (isnan(v))
-            continue;
-        if (n < cap)
-            out[n] = (wcell){jl__summary_fields[k].name, JL__CELL_FLOAT, 0, v, NULL, 0};
-        n++;
+    for (size_t k = 0; k < n_extra; k++) {
+        if (!good_name(extra[k].key))
+            return 1;
+        size_t ci = set_col(ws, extra[k].key);
+        if (ci == SIZE_MAX || ci > UINT32_MAX)
+            return -1;
+        if (ci < ws->n_typed)
+            return 1;
+        wcell c = {.col = (uint32_t)ci};
+        extra_cell(&extra[k], &c);
+        if (push_cell(cv, &c))
+            return -1;
     }
-    for (size_t k = 0; k < sm->n_extra; k++) {
-        if (!good_name(sm->extra[k].key) || is_typed_summary(sm->extra[k].key))
-            return SIZE_MAX;
-        if (n < cap)
-            extra_cell(&sm->extra[k], &out[n]);
-        n++;
-    }
-    return n;
+    return 0;
 }
 
 static int summary_only(const jl_run *r)
@@ -801,10 +884,8 @@ static jl_status write_set(wtx *w, int s, const wset *ws, size_t rows)
     hid_t g = make_group(w, w->table, set_name[s], set_path[s]), ga = -1;
     if (g < 0)
         return JL_EIO;
-    for (size_t k = 0; k < ws->n && st == JL_OK; k++) {
-        const wcol *col = &ws->cols[k];
-        if (!col->rows)
-            continue;
+    for (size_t k = 0; k < ws->n_order && st == JL_OK; k++) {
+        const wcol *col = &ws->cols[ws->order[k]];
         if (col->kind == JL__CELL_STR) {
             hid_t t = str_type(col->width);
             st = t < 0 ? jl__h5_fail(w->err, JL_EINTERNAL, w->path, NULL, set_path[s], -1,
@@ -839,39 +920,44 @@ static void wset_free(wset *ws)
     }
     free(ws->cols);
     free(ws->slot);
+    free(ws->order);
 }
 
-/* Columns of set s from the runs marked in `use`: kinds (pass 1) or values
- * (fill = 1, after the columns' storage is allocated). */
-static jl_status scan_set(wtx *w, const jl_run *const *runs, size_t n, const unsigned char *use,
-                          int s, wset *ws, int fill, wcell **cells, size_t *cap)
+/* The kinds of set s's columns from the cells of the runs marked in `use`;
+ * the columns listed in the order rows first fill them. */
+static void merge_set(const wcells *cv, size_t n, const unsigned char *use, wset *ws)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!use[i])
+            continue;
+        for (size_t k = cv->first[i]; k < cv->first[i + 1]; k++) {
+            const wcell *c = &cv->v[k];
+            wcol *col = &ws->cols[c->col];
+            if (!col->listed) {
+                col->listed = 1;
+                ws->order[ws->n_order++] = c->col;
+            }
+            merge_kind(col, c);
+        }
+    }
+}
+
+/* The values of the runs marked in `use` into their columns' storage. */
+static void fill_set(const wcells *cv, size_t n, const unsigned char *use, wset *ws)
 {
     size_t row = 0;
     for (size_t i = 0; i < n; i++) {
         if (!use[i])
             continue;
-        size_t m = run_cells(runs[i], s, *cells, *cap);
-        if (m > *cap) {
-            free(*cells);
-            *cap = m * 2;
-            if (!(*cells = jl_malloc_array(*cap, sizeof **cells)))
-                return jl_fail(w->err, JL_ENOMEM, w->path, NULL, NULL, -1, NULL);
-            m = run_cells(runs[i], s, *cells, *cap);
-        }
-        for (size_t k = 0; k < m; k++) {
-            const wcell *c = &(*cells)[k];
-            size_t ci = set_col(ws, c->name);
-            if (ci == SIZE_MAX)
-                return jl_fail(w->err, JL_ENOMEM, w->path, NULL, NULL, -1, NULL);
-            wcol *col = &ws->cols[ci];
-            if (!fill) {
-                merge_kind(col, c);
-                continue;
-            }
+        for (size_t k = cv->first[i]; k < cv->first[i + 1]; k++) {
+            const wcell *c = &cv->v[k];
+            wcol *col = &ws->cols[c->col];
             col->absent[row] = 0;
             if (col->kind == JL__CELL_STR) {
-                memset((char *)col->data + row * col->width, 0, col->width);
-                memcpy((char *)col->data + row * col->width, c->s, strlen(c->s));
+                char *dst = (char *)col->data + row * col->width;
+                size_t len = strlen(c->s);
+                memcpy(dst, c->s, len);
+                memset(dst + len, 0, col->width - len);
             } else if (col->kind == JL__CELL_INT) {
                 ((long long *)col->data)[row] = c->i;
             } else {
@@ -880,20 +966,47 @@ static jl_status scan_set(wtx *w, const jl_run *const *runs, size_t n, const uns
         }
         row++;
     }
-    return JL_OK;
 }
 
-/* 1 when some cell of the run lies in a conflicting column. */
-static int run_conflicts(const jl_run *r, wset *ws, wcell *cells, size_t cap)
+/* 1 when some cell of run i lies in a conflicting column. */
+static int run_conflicts(const wcells *cv, const wset *ws, size_t i)
+{
+    for (int s = 0; s < JL__TSET_N; s++)
+        for (size_t k = cv[s].first[i]; k < cv[s].first[i + 1]; k++)
+            if (ws[s].cols[cv[s].v[k].col].conflict)
+                return 1;
+    return 0;
+}
+
+/* The cells of every summary-only run, in both sets, collected once (each
+ * extra's text read as a number once, each name hashed once); in_table[i]
+ * says which runs can be rows. -1 when out of memory. */
+static int collect(const jl_run *const *runs, size_t n, unsigned char *in_table, wset *ws,
+                   wcells *cv)
 {
     for (int s = 0; s < JL__TSET_N; s++) {
-        size_t m = run_cells(r, s, cells, cap);
-        for (size_t k = 0; k < m && k < cap; k++) {
-            size_t ci = set_col(&ws[s], cells[k].name);
-            if (ci == SIZE_MAX || ws[s].cols[ci].conflict)
-                return 1;
+        if (seed_typed(&ws[s], s) || !(cv[s].first = jl_malloc_array(n + 1, sizeof(size_t))))
+            return -1;
+        cv[s].first[0] = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        in_table[i] = summary_only(runs[i]);
+        for (int s = 0; s < JL__TSET_N; s++) {
+            int rc = in_table[i] ? run_cells(runs[i], s, &ws[s], &cv[s]) : 0;
+            if (rc < 0)
+                return -1;
+            if (rc)
+                in_table[i] = 0;
+        }
+        for (int s = 0; s < JL__TSET_N; s++) {
+            if (!in_table[i])
+                cv[s].n = cv[s].first[i]; /* no cells: runs[i] stays a group */
+            cv[s].first[i + 1] = cv[s].n;
         }
     }
+    for (int s = 0; s < JL__TSET_N; s++)
+        if (!(ws[s].order = jl_malloc_array(ws[s].n ? ws[s].n : 1, sizeof(size_t))))
+            return -1;
     return 0;
 }
 
@@ -902,37 +1015,36 @@ jl_status jl__table_write(hid_t file, const char *path, const jl_run *const *run
 {
     wtx w = {path, err, file, -1};
     wset ws[JL__TSET_N];
+    wcells cv[JL__TSET_N];
     memset(ws, 0, sizeof ws);
-    size_t cap = 64;
-    wcell *cells = jl_malloc_array(cap, sizeof *cells);
+    memset(cv, 0, sizeof cv);
     char *names = NULL;
     jl_status st = JL_OK;
-    if (!cells)
-        return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
-    /* which runs can be rows */
-    for (size_t i = 0; i < n; i++) {
-        in_table[i] = summary_only(runs[i]);
-        for (int s = 0; s < JL__TSET_N && in_table[i]; s++)
-            if (run_cells(runs[i], s, NULL, 0) == SIZE_MAX)
-                in_table[i] = 0;
+    /* which runs can be rows, and their cells */
+    if (collect(runs, n, in_table, ws, cv)) {
+        st = jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
+        goto end;
     }
     for (int s = 0; s < JL__TSET_N; s++)
-        if ((st = scan_set(&w, runs, n, in_table, s, &ws[s], 0, &cells, &cap)) != JL_OK)
-            goto end;
+        merge_set(&cv[s], n, in_table, &ws[s]);
     /* a column of strings and numbers: its runs stay groups */
     int any_conflict = 0;
     for (int s = 0; s < JL__TSET_N; s++)
-        for (size_t k = 0; k < ws[s].n; k++)
-            any_conflict |= ws[s].cols[k].conflict;
+        for (size_t k = 0; k < ws[s].n_order; k++)
+            any_conflict |= ws[s].cols[ws[s].order[k]].conflict;
     if (any_conflict) {
         for (size_t i = 0; i < n; i++)
-            if (in_table[i] && run_conflicts(runs[i], ws, cells, cap))
+            if (in_table[i] && run_conflicts(cv, ws, i))
                 in_table[i] = 0;
         for (int s = 0; s < JL__TSET_N; s++) {
-            wset_free(&ws[s]);
-            memset(&ws[s], 0, sizeof ws[s]);
-            if ((st = scan_set(&w, runs, n, in_table, s, &ws[s], 0, &cells, &cap)) != JL_OK)
-                goto end;
+            for (size_t k = 0; k < ws[s].n; k++) {
+                wcol *col = &ws[s].cols[k];
+                const char *name = col->name;
+                memset(col, 0, sizeof *col);
+                col->name = name;
+            }
+            ws[s].n_order = 0;
+            merge_set(&cv[s], n, in_table, &ws[s]);
         }
     }
     size_t rows = 0, width = 1;
@@ -946,8 +1058,8 @@ jl_status jl__table_write(hid_t file, const char *path, const jl_run *const *run
         goto end;
     /* storage, every cell absent until filled */
     for (int s = 0; s < JL__TSET_N; s++)
-        for (size_t k = 0; k < ws[s].n; k++) {
-            wcol *col = &ws[s].cols[k];
+        for (size_t k = 0; k < ws[s].n_order; k++) {
+            wcol *col = &ws[s].cols[ws[s].order[k]];
             size_t esz = col->kind == JL__CELL_STR ? col->width : 8;
             if (!(col->data = jl_calloc_array(rows, esz)) || !(col->absent = malloc(rows))) {
                 st = jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
@@ -959,8 +1071,7 @@ jl_status jl__table_write(hid_t file, const char *path, const jl_run *const *run
                     ((double *)col->data)[r] = jl_nan();
         }
     for (int s = 0; s < JL__TSET_N; s++)
-        if ((st = scan_set(&w, runs, n, in_table, s, &ws[s], 1, &cells, &cap)) != JL_OK)
-            goto end;
+        fill_set(&cv[s], n, in_table, &ws[s]);
     if (!(names = jl_calloc_array(rows, width))) {
         st = jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
         goto end;
@@ -988,9 +1099,11 @@ jl_status jl__table_write(hid_t file, const char *path, const jl_run *const *run
         st = write_set(&w, s, &ws[s], rows);
 end:
     free(names);
-    free(cells);
-    for (int s = 0; s < JL__TSET_N; s++)
+    for (int s = 0; s < JL__TSET_N; s++) {
         wset_free(&ws[s]);
+        free(cv[s].v);
+        free(cv[s].first);
+    }
     CLOSE(w.table, H5Gclose);
     return st;
 }

@@ -458,7 +458,7 @@ static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, at
 }
 
 /* The field of jl__attr_fields named `name`, jl__n_attr_fields when none. */
-static size_t attr_field_index(const char *name)
+size_t jl__attr_field_index(const char *name)
 {
     for (size_t k = 0; k < jl__n_attr_fields; k++)
         if (jl__attr_fields[k].name[0] == name[0] && !strcmp(jl__attr_fields[k].name, name))
@@ -469,7 +469,7 @@ static size_t attr_field_index(const char *name)
 static jl_status use_run_attr(rctx *c, const char *opath, const char *name, attr_val *v, void *data)
 {
     jl_attrs *a = data;
-    size_t k = attr_field_index(name);
+    size_t k = jl__attr_field_index(name);
     if (k < jl__n_attr_fields)
         return set_field(c, opath, a, k, v);
     const char *text = jl__av_str(v);
@@ -533,14 +533,11 @@ void jl__summary_init(jl_run_summary_attrs *s)
         *(double *)((char *)s + jl__summary_fields[k].off) = jl_nan();
 }
 
-static jl_status use_summary_attr(rctx *c, const char *opath, const char *name, attr_val *v,
-                                  void *data)
+/* Attribute `name` of summary/, field k of jl__summary_fields (k ==
+ * jl__n_summary_fields: an extra). */
+static jl_status put_summary_attr(rctx *c, const char *opath, const char *name, size_t k,
+                                  attr_val *v, jl_run_summary_attrs *s)
 {
-    jl_run_summary_attrs *s = data;
-    size_t k;
-    for (k = 0; k < jl__n_summary_fields; k++)
-        if (jl__summary_fields[k].name[0] == name[0] && !strcmp(jl__summary_fields[k].name, name))
-            break;
     int is_num = v->kind == AV_INT || v->kind == AV_FLOAT;
     if (k < jl__n_summary_fields)
         return number_field(c, opath, name, v, (double *)((char *)s + jl__summary_fields[k].off));
@@ -560,6 +557,21 @@ static jl_status use_summary_attr(rctx *c, const char *opath, const char *name, 
     }
     s->n_extra++;
     return JL_OK;
+}
+
+size_t jl__summary_field_index(const char *name)
+{
+    size_t k;
+    for (k = 0; k < jl__n_summary_fields; k++)
+        if (jl__summary_fields[k].name[0] == name[0] && !strcmp(jl__summary_fields[k].name, name))
+            break;
+    return k;
+}
+
+static jl_status use_summary_attr(rctx *c, const char *opath, const char *name, attr_val *v,
+                                  void *data)
+{
+    return put_summary_attr(c, opath, name, jl__summary_field_index(name), v, data);
 }
 
 jl_status jl__read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summary_attrs *s)
@@ -606,9 +618,45 @@ static void cell_attr(const jl__cell *cell, attr_val *v)
     }
 }
 
+/* use_run_attr for a row of the summary table: an extra goes into the
+ * array jl__read_table_run sized for every column, and takes the cell's
+ * text instead of a copy (one realloc and two copies less per cell). */
+static jl_status table_run_attr(rctx *c, const char *opath, const char *name, size_t k, attr_val *v,
+                                jl_attrs *a)
+{
+    if (k < jl__n_attr_fields)
+        return set_field(c, opath, a, k, v);
+    jl__av_str(v);
+    int is_num = v->kind == AV_INT || v->kind == AV_FLOAT;
+    char *value = v->text ? v->text : is_num ? NULL : jl_strdup("");
+    char *key = value ? jl_strdup(name) : NULL;
+    if (!key) {
+        if (value != v->text)
+            free(value);
+        rctx at = rctx_at(c, opath);
+        return jl__rctx_fail(&at, JL_ENOMEM, NULL);
+    }
+    v->text = NULL;
+    jl_kv *kv = &a->extra[a->n_extra++];
+    kv->key = key;
+    kv->value = value;
+    kv->is_number = is_num;
+    return JL_OK;
+}
+
 jl_status jl__read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r)
 {
     jl_status st = JL_OK;
+    /* room for every column as an extra: no more can come from one row */
+    size_t n_attr_cols = jl__table_cols(tb, JL__TSET_ATTRS);
+    int reserved = 0;
+    if (!r->attrs.extra && r->attrs.n_extra == 0 && n_attr_cols > 0) {
+        if (!(r->attrs.extra = jl_malloc_array(n_attr_cols, sizeof *r->attrs.extra))) {
+            rctx at = rctx_at(c, jl__table_set_path(JL__TSET_ATTRS));
+            return jl__rctx_fail(&at, JL_ENOMEM, NULL);
+        }
+        reserved = 1;
+    }
     for (int set = 0; set < JL__TSET_N && st == JL_OK; set++) {
         const char *opath = jl__table_set_path(set);
         for (size_t k = 0; k < jl__table_cols(tb, set) && st == JL_OK; k++) {
@@ -622,11 +670,18 @@ jl_status jl__read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r
             rctx at = rctx_at(c, opath);
             if (cell.kind == JL__CELL_STR && !v.text)
                 st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
+            else if (set == JL__TSET_ATTRS && reserved)
+                st = table_run_attr(c, opath, name, jl__table_col_field(tb, set, k), &v, &r->attrs);
             else if (set == JL__TSET_ATTRS)
                 st = use_run_attr(c, opath, name, &v, &r->attrs);
             else
-                st = use_summary_attr(c, opath, name, &v, &r->summary);
+                st = put_summary_attr(c, opath, name, jl__table_col_field(tb, set, k), &v,
+                                      &r->summary);
             jl__attr_val_clear(&v);
+        }
+        if (set == JL__TSET_ATTRS && reserved && r->attrs.n_extra == 0) {
+            free(r->attrs.extra); /* as when read from a group: no extras, no array */
+            r->attrs.extra = NULL;
         }
         if (set == JL__TSET_ATTRS && st == JL_OK)
             st = check_run_attrs(c, opath, &r->attrs);

@@ -20,6 +20,11 @@
 jl_status jl__h5_init(void);
 /* A small fixed metadata cache on a file access list (trace_read.c). */
 herr_t jl__h5_small_cache(hid_t fapl);
+/* From now on, jl_trace_open maps the files it would read whole (those of
+ * at most 16 MiB) instead of copying them into memory (trace_read.c). Only
+ * for a study's worker processes (study/load.c): a file truncated while
+ * mapped raises SIGBUS, which there is an error for that file. */
+void jl__trace_map_files(void);
 
 /* Build an error describing the current HDF5 error stack (walked with
  * H5Ewalk2, outermost call first), then clear the stack. NULL when the
@@ -143,13 +148,23 @@ typedef struct {
 typedef struct jl__table jl__table;
 
 /* Open /summary_table of an open file: *out = NULL (and JL_OK) when the
- * file has none. Every structural problem is an error naming the column. */
-jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, jl__table **out,
-                         jl_error **err);
+ * file has none. Every structural problem is an error naming the column.
+ * map: the file's bytes when it is mapped (jl__trace_map_files), else NULL:
+ * columns stored as they would be read are then used in place; the table
+ * must be freed before the mapping goes. */
+jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, const void *map,
+                         size_t map_len, jl__table **out, jl_error **err);
 void jl__table_free(jl__table *t);
 size_t jl__table_rows(const jl__table *t);
 const char *jl__table_run(const jl__table *t, size_t row);
 size_t jl__table_cols(const jl__table *t, int set);
+/* Column k's field: its index in jl__attr_fields (set attrs) or
+ * jl__summary_fields (set summary), their count for an extra; found once
+ * when the table is opened, not once per row (jl__attr_field_index,
+ * jl__summary_field_index, trace_attrs.c). */
+size_t jl__table_col_field(const jl__table *t, int set, size_t k);
+size_t jl__attr_field_index(const char *name);
+size_t jl__summary_field_index(const char *name);
 const char *jl__table_col_name(const jl__table *t, int set, size_t k);
 /* "/summary_table/attrs" or "/summary_table/summary", for messages. */
 const char *jl__table_set_path(int set);
@@ -181,6 +196,8 @@ struct jl_trace {
     hid_t vstr[2];    /* variable-length string memory types (ASCII, UTF-8) */
     jl__table *table; /* /summary_table, NULL when the file has none */
     size_t *row_of;   /* per run: its table row, SIZE_MAX for a group; NULL: all groups */
+    void *map;        /* the file mapped (jl__trace_map_files), or NULL */
+    size_t map_len;
 };
 
 /* Context of one read: where we are, for messages. */

@@ -7,6 +7,7 @@
  * and the joules.inspect/1 document). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdarg.h>
@@ -14,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "joules/trace.h"
@@ -401,7 +404,8 @@ static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_err
                            (unsigned long long)t->lim.max_runs);
     } else if (r < 0) {
         st = jl__rctx_h5_fail(&at_runs, JL_EFORMAT, "cannot list the runs");
-    } else if ((st = jl__table_open(t->file, t->path, &t->lim, &t->table, err)) == JL_OK &&
+    } else if ((st = jl__table_open(t->file, t->path, &t->lim, t->map, t->map_len, &t->table,
+                                    err)) == JL_OK &&
                t->n_runs == 0 && jl__table_rows(t->table) == 0) {
         st = jl__rctx_fail(&at_runs, JL_EFORMAT, "holds no runs (at least one is required)");
     }
@@ -458,6 +462,90 @@ herr_t jl__h5_small_cache(hid_t fapl)
 #define CORE_MAX_BYTES ((off_t)16 << 20)
 #define CORE_INCREMENT ((size_t)1 << 20)
 
+/* A study's worker maps such a file instead (jl__trace_map_files): HDF5's
+ * core driver is handed the mapping as a file image that it uses in place
+ * (the callbacks below: no copy, never freed, never grown, as
+ * H5LTopen_file_image's "don't copy"), so the pages come from the page
+ * cache as they are touched, a few per fault, instead of a copy of the
+ * whole file into freshly faulted heap (docs/performance.md, "The study
+ * load", fourth round). */
+static int map_files;
+
+void jl__trace_map_files(void)
+{
+    map_files = 1;
+}
+
+static void *image_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
+{
+    (void)op;
+    const jl_trace *t = udata;
+    return size == t->map_len ? t->map : NULL;
+}
+
+static void *image_memcpy(void *dest, const void *src, size_t size, H5FD_file_image_op_t op,
+                          void *udata)
+{
+    (void)size;
+    (void)op;
+    (void)udata;
+    return dest == src ? dest : NULL; /* the image is never copied */
+}
+
+static void *image_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *udata)
+{
+    (void)ptr;
+    (void)size;
+    (void)op;
+    (void)udata;
+    return NULL; /* read only: never grown */
+}
+
+static herr_t image_free(void *ptr, H5FD_file_image_op_t op, void *udata)
+{
+    (void)ptr;
+    (void)op;
+    (void)udata;
+    return 0; /* unmapped by jl_trace_close */
+}
+
+static void *udata_copy(void *udata)
+{
+    return udata;
+}
+
+static herr_t udata_free(void *udata)
+{
+    (void)udata;
+    return 0;
+}
+
+/* HDF5 tells core-driver files apart by name (and refuses an image under
+ * the name of a file that exists): each image gets its own. */
+static unsigned long long image_counter;
+
+/* Map the file and set it as the core driver's image on fapl; 0 when it
+ * cannot be mapped (the caller reads it as before), -1 on an HDF5 error. */
+static int map_image(jl_trace *t, hid_t fapl, const struct stat *sb, char *h5name, size_t cap)
+{
+    int fd = open(t->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    void *m = mmap(NULL, (size_t)sb->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED)
+        return 0;
+    t->map = m;
+    t->map_len = (size_t)sb->st_size;
+    H5FD_file_image_callbacks_t cb = {
+        image_malloc, image_memcpy, image_realloc, image_free, udata_copy, udata_free, t};
+    snprintf(h5name, cap, "joules-image-%llu.h5", ++image_counter);
+    if (H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0 ||
+        H5Pset_file_image_callbacks(fapl, &cb) < 0 || H5Pset_file_image(fapl, m, t->map_len) < 0)
+        return -1;
+    return 1;
+}
+
 static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_trace **out,
                            jl_error **err)
 {
@@ -502,14 +590,19 @@ jl_status jl_trace_open(const char *path, const jl_trace_options *opt, jl_trace 
     jl_status st = trace_new(path, opt, &t, err);
     if (st != JL_OK)
         return st;
+    char h5name[64];
+    int mapped = 0;
     fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
         jl__h5_small_cache(fapl) < 0 ||
-        (sb.st_size <= CORE_MAX_BYTES && H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0)) {
+        (sb.st_size <= CORE_MAX_BYTES && map_files &&
+         (mapped = map_image(t, fapl, &sb, h5name, sizeof h5name)) < 0) ||
+        (sb.st_size <= CORE_MAX_BYTES && !mapped &&
+         H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0)) {
         st = jl__rctx_h5_fail(&c, JL_EINTERNAL, "cannot set up file access");
         goto end;
     }
-    if ((st = open_common(t, fapl, path, err)) != JL_OK)
+    if ((st = open_common(t, fapl, mapped ? h5name : path, err)) != JL_OK)
         goto end;
     *out = t;
     t = NULL;
@@ -522,7 +615,6 @@ end:
 jl_status jl_trace_open_image(const void *buf, size_t len, const char *name,
                               const jl_trace_options *opt, jl_trace **out, jl_error **err)
 {
-    static unsigned long long counter;
     jl_trace *t = NULL;
     hid_t fapl = -1;
     char h5name[64];
@@ -537,8 +629,7 @@ jl_status jl_trace_open_image(const void *buf, size_t len, const char *name,
     jl_status st = trace_new(name, opt, &t, err);
     if (st != JL_OK)
         return st;
-    /* HDF5 tells core-driver files apart by name: give each image its own. */
-    snprintf(h5name, sizeof h5name, "joules-image-%llu.h5", ++counter);
+    snprintf(h5name, sizeof h5name, "joules-image-%llu.h5", ++image_counter);
     fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
         jl__h5_small_cache(fapl) < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 ||
@@ -570,6 +661,8 @@ void jl_trace_close(jl_trace *t)
     free(t->runs);
     free(t->row_of);
     jl__table_free(t->table);
+    if (t->map) /* last: HDF5 and the table read it until they are closed */
+        munmap(t->map, t->map_len);
     free(t->path);
     free(t->harness);
     free(t->created_utc);

@@ -7,9 +7,11 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "joules/choice.h"
 #include "joules/frontier.h"
 #include "joules/import.h"
+#include "joules/output.h"
 #include "joules/study.h"
 #include "joules/summary.h"
 #include "joules/trace_write.h"
@@ -189,6 +191,88 @@ TEST(two_gpu_timeline_both_ways)
         jl_import_result_free(r);
         jl_error_list_clear(&errs);
     }
+}
+
+/* Unknown keys are kept as text: arrays as the compact JSON jl_json_dumps
+ * writes (a histogram's integer counts are written without jansson's tree:
+ * the same bytes, checked here against jansson on edge values), numbers as
+ * "%.17g" writes them (whole numbers without printf), and a key that only
+ * resembles a known one stays unknown. */
+TEST(kept_values_as_jansson_writes_them)
+{
+    static const char *const arrays[] = {
+        "[]",
+        "[0]",
+        "[-1, 2, -9223372036854775807, 9223372036854775807, 10, 100, 1000000000000000000]",
+        "[null, true, false, 3]",
+        "[1, 2.5, -0.0, 1e300]",
+        "[[1, 2], {\"b\": 1, \"a\": [3]}]",
+        "[\"x\", 1]",
+    };
+    static const char *const numbers[] = {
+        "0",   "-0.0", "7",  "9007199254740991",  "9007199254740993", "1e17",
+        "2.5", "0.1",  "-3", "123456789012345678"};
+    enum { NA = sizeof arrays / sizeof arrays[0], NN = sizeof numbers / sizeof numbers[0] };
+    jl_strbuf doc;
+    jl_strbuf_init(&doc);
+    jl_strbuf_puts(&doc, "{\"model_id\": \"org/M-8B\", \"task\": \"gpqa\", \"weight_precision\": "
+                         "\"bfloat16\", \"configurations\": [{\"gpu_model\": \"H100\", "
+                         "\"num_gpus\": 1, \"max_num_seqs\": 8, \"avg_power_watts\": 500, "
+                         "\"gpu_modelx\": \"y\", \"Num_gpus\": 3, \"num_gpu\": 4");
+    for (int i = 0; i < NA; i++) {
+        char k[32];
+        snprintf(k, sizeof k, ", \"arr%d\": ", i);
+        jl_strbuf_puts(&doc, k);
+        jl_strbuf_puts(&doc, arrays[i]);
+    }
+    for (int i = 0; i < NN; i++) {
+        char k[32];
+        snprintf(k, sizeof k, ", \"num%d\": ", i);
+        jl_strbuf_puts(&doc, k);
+        jl_strbuf_puts(&doc, numbers[i]);
+    }
+    jl_strbuf_puts(&doc, "}]}");
+    char *text = jl_strbuf_take(&doc);
+    jl_import_result *r = NULL;
+    jl_error_list errs = {0};
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    CHECK_EQ_INT(jl_import_mlenergy_buffer(INDEX, strlen(INDEX), text, strlen(text), "k.json", NULL,
+                                           &r, &errs),
+                 JL_OK);
+    CHECK_EQ_INT(errs.count, 0);
+    if (r && r->n_runs == 1) {
+        const jl_run *a = r->runs[0];
+        CHECK_STR(extra(a, "gpu_modelx"), "y");
+        CHECK_STR(extra(a, "Num_gpus"), "3");
+        CHECK_STR(extra(a, "num_gpu"), "4");
+        CHECK_EQ_INT(a->attrs.num_gpus, 1);
+        for (int i = 0; i < NA; i++) {
+            char k[16];
+            snprintf(k, sizeof k, "arr%d", i);
+            json_t *j = json_loads(arrays[i], 0, NULL);
+            char *want =
+                j ? jl_json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+            CHECK(want != NULL);
+            if (want)
+                CHECK_STR(extra(a, k), want);
+            free(want);
+            json_decref(j);
+        }
+        for (int i = 0; i < NN; i++) {
+            char k[16], want[64];
+            snprintf(k, sizeof k, "num%d", i);
+            json_t *j = json_loads(numbers[i], JSON_DECODE_ANY, NULL);
+            CHECK(j != NULL);
+            snprintf(want, sizeof want, "%.17g", json_number_value(j));
+            CHECK_STR(extra(a, k), want);
+            json_decref(j);
+        }
+    }
+    jl_import_result_free(r);
+    jl_error_list_clear(&errs);
+    free(text);
 }
 
 TEST(diffusion_mapping)
@@ -656,6 +740,7 @@ int main(int argc, char **argv)
     RUN(two_gpu_timeline_both_ways);
     RUN(duplicate_keys);
     RUN(realworld_duplicate_key_file);
+    RUN(kept_values_as_jansson_writes_them);
     RUN(diffusion_mapping);
     RUN(malformed_input);
     /* test_import_data: the published data set */

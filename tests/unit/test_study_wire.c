@@ -162,6 +162,51 @@ TEST(summary_round_trip)
     jl__wbuf_free(&b);
 }
 
+/* Odd summaries: a string larger than the buffer has grown so far (one
+ * append grows it several times over), empty and missing strings, a
+ * thousand extras; many in one buffer, each read back whole. */
+TEST(odd_summaries_round_trip)
+{
+    size_t big_len = 300000;
+    char *big = malloc(big_len + 1);
+    for (size_t i = 0; i < big_len; i++)
+        big[i] = (char)('a' + i % 26);
+    big[big_len] = '\0';
+    jl_summary *s[3];
+    s[0] = jl_summary_new(); /* file, run and every string missing */
+    s[1] = full_summary();
+    free(s[1]->attrs.notes);
+    s[1]->attrs.notes = big;
+    free(s[1]->attrs.model);
+    s[1]->attrs.model = strdup("");
+    s[2] = full_summary();
+    for (int i = 0; i < 1000; i++) {
+        char k[32], v[32];
+        snprintf(k, sizeof k, "extra_%04d", i);
+        v[0] = '\0';
+        if (i % 2)
+            snprintf(v, sizeof v, "%d", i);
+        CHECK_EQ_INT(jl_attrs_add_extra(&s[2]->attrs, k, v, i % 2), JL_OK);
+    }
+    jl_wbuf b = {0};
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ_INT(jl__wire_put_summary(&b, s[i]), JL_OK);
+    CHECK(b.len > big_len && b.cap >= b.len);
+    size_t at = 0;
+    for (int i = 0; i < 3; i++) {
+        jl_summary *r = NULL;
+        size_t used = 0;
+        CHECK_EQ_INT(jl__wire_get_summary(b.data + at, b.len - at, &used, &r), JL_OK);
+        if (r)
+            check_same(s[i], r);
+        at += used;
+        jl_summary_free(r);
+        jl_summary_free(s[i]);
+    }
+    CHECK_EQ_INT(at, b.len);
+    jl__wbuf_free(&b);
+}
+
 TEST(summary_truncated_is_refused)
 {
     jl_summary *a = full_summary();
@@ -235,6 +280,7 @@ TEST(error_round_trip)
 int main(void)
 {
     RUN(summary_round_trip);
+    RUN(odd_summaries_round_trip);
     RUN(summary_truncated_is_refused);
     RUN(summary_copy_published);
     RUN(error_round_trip);
