@@ -72,8 +72,22 @@ const char *jl__av_str(attr_val *v)
     return v->text ? v->text : "";
 }
 
+/* A string as joules keeps it: bytes that start no UTF-8 sequence become
+ * U+FFFD (the outputs are JSON and UTF-8 CSV; docs/robustness.md). */
+static char *utf8_text(char *s)
+{
+    int oom = 0;
+    char *fixed = s ? jl__utf8_fix(s, &oom) : NULL;
+    if (fixed || oom) {
+        free(s);
+        return fixed;
+    }
+    return s;
+}
+
 static jl_status av_text(rctx *c, attr_val *v, char *s)
 {
+    s = utf8_text(s);
     if (!s) {
         rctx at = rctx_at(c, NULL);
         return jl__rctx_fail(&at, JL_ENOMEM, NULL);
@@ -591,6 +605,7 @@ static void cell_attr(const jl__cell *cell, attr_val *v)
         if (v->text) {
             memcpy(v->text, cell->s, cell->len);
             v->text[cell->len] = '\0';
+            v->text = utf8_text(v->text);
         }
         snprintf(v->tname, sizeof v->tname, "string");
         break;

@@ -428,6 +428,20 @@ def _(d):
     return edit(llm(os.path.join(d, "bad.h5")), f_)
 
 
+# ---- text that is not UTF-8 ---------------------------------------------
+
+@case("attribute_not_utf8", exit=0, attr=("r", "model", "Qw\ufffden\ufffd"))
+def _(d):
+    def f_(f):  # a latin-1 byte and a cut sequence in a UTF-8 string attribute
+        t = h5py.h5t.TypeID.copy(h5py.h5t.C_S1)
+        t.set_size(7)
+        t.set_cset(h5py.h5t.CSET_UTF8)
+        del f["runs/r"].attrs["model"]
+        f["runs/r"].attrs.create("model", np.array(b"Qw\xffen\xc3", dtype="S7"),
+                                 dtype=h5py.Datatype(t))
+    return edit(llm(os.path.join(d, "bad.h5")), f_)
+
+
 # ---- runs the request table cannot give a steady state ------------------
 
 @case("requests_no_steady_state_occupancy", exit=0, warn=("r", "steady_fallback"),
@@ -568,6 +582,15 @@ def run_case(name, joules, work):
                     fail("%s %r, expected %r" % (k, r.get(k), ex[k]))
             if "warn" in ex and ex["warn"][1] not in out:
                 fail("the JSON does not say %s" % ex["warn"][1])
+    if "attr" in ex:  # kept with U+FFFD, and stdout strict UTF-8 JSON
+        run, key, want = ex["attr"]
+        try:
+            json.loads(p.stdout.decode("utf-8"))
+        except ValueError:
+            fail("stdout is not UTF-8 JSON")
+        r = runs.get((bad, run))
+        if r is None or r.get(key) != want:
+            fail("run %s: %s is %r, expected %r" % (run, key, r and r.get(key), want))
     if "rule_fail" in ex:
         run, rule = ex["rule_fail"]
         r = runs.get((bad, run))
