@@ -275,7 +275,7 @@ static jl_status csv_new(const char *name, jl__csv **out, jl_error **err)
 jl_status jl__csv_open_file(const char *path, jl__csv **out, jl_error **err)
 {
     *out = NULL;
-    jl__csv *c;
+    jl__csv *c = NULL;
     jl_status st = csv_new(path, &c, err);
     if (st != JL_OK)
         return st;
@@ -298,7 +298,7 @@ jl_status jl__csv_open_buffer(const char *buf, size_t len, const char *name, jl_
                               jl_error **err)
 {
     *out = NULL;
-    jl__csv *c;
+    jl__csv *c = NULL;
     jl_status st = csv_new(name, &c, err);
     if (st != JL_OK)
         return st;
