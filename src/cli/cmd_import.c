@@ -237,7 +237,7 @@ int jl_cmd_import(int argc, char **argv)
     if (rc == JL_EXIT_OK)
         rc = jl_exit_for(r->n_runs, errors.count);
     free(harness);
-    jl_import_result_free(r);
+    cli_import_result_release(r);
     jl_error_list_clear(&errors);
 done:
     free(longopts);

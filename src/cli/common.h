@@ -11,6 +11,7 @@
 #include "cli/choice_common.h"
 #include "joules/check.h"
 #include "joules/descriptors.h"
+#include "joules/import.h"
 #include "joules/output.h"
 #include "joules/study.h"
 
@@ -101,7 +102,13 @@ typedef struct cli_study {
 } cli_study;
 
 void cli_study_init(cli_study *cs);
+/* Frees the study; its summaries are left to the operating system (kept
+ * reachable) unless JOULES_FREE_AT_EXIT is set: call it as the command
+ * ends. */
 void cli_study_free(cli_study *cs);
+/* jl_import_result_free as the command ends, the same way. */
+void cli_import_result_release(jl_import_result *r);
+int cli_free_at_exit(void);
 
 /* One --where (exclude 0) or --exclude (1) clause. Returns 0 or an exit
  * code (printed). */
