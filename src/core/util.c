@@ -232,6 +232,14 @@ char *jl__utf8_fix(const char *s, int *oom)
     const unsigned char *u = (const unsigned char *)s;
     size_t n = strlen(s), i = 0, bad = 0;
     while (i < n) {
+        /* ASCII eight bytes at a time: most text is */
+        uint64_t x;
+        while (i + 8 <= n && (memcpy(&x, u + i, 8), !(x & 0x8080808080808080ull)))
+            i += 8;
+        while (i < n && u[i] < 0x80)
+            i++;
+        if (i == n)
+            break;
         size_t k = jl__utf8_next(u + i, n - i);
         bad += !k;
         i += k ? k : 1;

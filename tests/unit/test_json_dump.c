@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "joules/output.h"
 #include "output/json_writer.h"
 #include "test.h"
@@ -367,6 +368,34 @@ TEST(invalid_utf8_replaced)
     free(got);
 }
 
+/* jl__utf8_fix: a bad byte at every offset of the eight-byte ASCII scan,
+ * well-formed sequences across the scan's blocks, nothing copied when all
+ * is well-formed. */
+TEST(utf8_fix_offsets)
+{
+    int oom = 1;
+    CHECK(jl__utf8_fix("plain ascii text, long enough for words", &oom) == NULL);
+    CHECK(!oom);
+    CHECK(jl__utf8_fix("", &oom) == NULL);
+    CHECK(jl__utf8_fix("0123456\xc3\xa9"
+                       "0123456789\xe2\x82\xac",
+                       &oom) == NULL);
+    for (size_t at = 0; at < 20; at++) {
+        char in[32], want[40];
+        memset(in, 'a', sizeof in);
+        in[at] = (char)0xff;
+        in[24] = '\0';
+        memset(want, 'a', sizeof want);
+        memcpy(want + at, "\xef\xbf\xbd", 3);
+        want[26] = '\0';
+        char *got = jl__utf8_fix(in, &oom);
+        CHECK(got != NULL && !oom);
+        if (got)
+            CHECK_STR(got, want);
+        free(got);
+    }
+}
+
 int main(void)
 {
     RUN(reals_as_jansson_prints_them);
@@ -375,5 +404,6 @@ int main(void)
     RUN(format_g_matches_snprintf);
     RUN(writer_text_equals_tree);
     RUN(invalid_utf8_replaced);
+    RUN(utf8_fix_offsets);
     TEST_MAIN_END();
 }
