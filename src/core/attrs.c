@@ -161,8 +161,10 @@ int jl_attrs_is_diffusion(const jl_attrs *a)
 
 const char *jl_attrs_power_scope(const jl_attrs *a)
 {
+    /* asked per run in every grouping: the first byte rules out most keys */
     for (size_t i = 0; i < a->n_extra; i++)
-        if (!strcmp(a->extra[i].key, "power_scope") && a->extra[i].value)
+        if (a->extra[i].key[0] == 'p' && !strcmp(a->extra[i].key, "power_scope") &&
+            a->extra[i].value)
             return a->extra[i].value;
     return "gpu";
 }

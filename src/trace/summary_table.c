@@ -817,8 +817,11 @@ static void merge_kind(wcol *col, const wcell *c)
 {
     if (c->kind == JL__CELL_INT && fabs((double)c->i) > EXACT_INT_LIMIT)
         col->big_int = 1;
-    if (c->kind == JL__CELL_STR && strlen(c->s) + 1 > col->width)
-        col->width = strlen(c->s) + 1;
+    if (c->kind == JL__CELL_STR) {
+        size_t w = strlen(c->s) + 1;
+        if (w > col->width)
+            col->width = w;
+    }
     if (!col->rows++) {
         col->kind = c->kind;
     } else if (col->kind != c->kind) {
