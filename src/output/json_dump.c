@@ -612,7 +612,9 @@ void jl__jw_key(jl_jw *w, const char *key)
     size_t slot = (size_t)(((uintptr_t)key >> 3) * 0x9E3779B97F4A7C15ull >> 32) & (JW_KNOWN - 1);
     size_t klen;
     int clean = 1;
-    if (w->known[slot].key == key) {
+    if (w->known[slot].key == key && key[w->known[slot].klen] == '\0') {
+        /* the same address, and the length still ends there (a cheap check
+         * of the contract that a key's bytes do not change) */
         klen = w->known[slot].klen;
     } else { /* length and escapes in one pass: keys are short */
         const unsigned char *kp = (const unsigned char *)key;
