@@ -159,7 +159,7 @@ void cli_study_init(cli_study *cs)
 static jl_summary_list kept_runs;
 static jl_import_result *kept_import;
 
-int cli_free_at_exit(void)
+static int free_at_exit(void)
 {
     const char *e = getenv("JOULES_FREE_AT_EXIT");
     return e && *e && strcmp(e, "0") != 0;
@@ -169,7 +169,7 @@ void cli_import_result_release(jl_import_result *r)
 {
     jl_import_result_free(kept_import);
     kept_import = NULL;
-    if (cli_free_at_exit())
+    if (free_at_exit())
         jl_import_result_free(r);
     else
         kept_import = r;
@@ -181,7 +181,7 @@ void cli_study_free(cli_study *cs)
     jl_selector_free(cs->sel);
     jl_descriptors_free(cs->desc);
     jl_summary_list_clear(&kept_runs);
-    if (cli_free_at_exit())
+    if (free_at_exit())
         jl_summary_list_clear(&cs->runs);
     else
         kept_runs = cs->runs;

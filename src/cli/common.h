@@ -108,7 +108,6 @@ void cli_study_init(cli_study *cs);
 void cli_study_free(cli_study *cs);
 /* jl_import_result_free as the command ends, the same way. */
 void cli_import_result_release(jl_import_result *r);
-int cli_free_at_exit(void);
 
 /* One --where (exclude 0) or --exclude (1) clause. Returns 0 or an exit
  * code (printed). */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "core/util.h"
 #include "import/json_stream.h"
 
 /* ---- the arena ---------------------------------------------------------------- */
@@ -82,7 +83,8 @@ static const char *copy_text(jv_arena *a, const char *s, size_t n)
 /* ---- reading ------------------------------------------------------------------ */
 
 /* 1 when s[0..n) is text jansson takes: no NUL, UTF-8 as its decoder
- * checks it (no overlong form, no surrogate, nothing above U+10FFFF). */
+ * checks it (jl__utf8_next: no overlong form, no surrogate, nothing above
+ * U+10FFFF). */
 static int text_ok(const unsigned char *s, size_t n)
 {
     size_t i = 0;
@@ -110,24 +112,8 @@ static int text_ok(const unsigned char *s, size_t n)
             i++;
             continue;
         }
-        size_t k;
-        unsigned v, min;
-        if (c >= 0xC2 && c <= 0xDF)
-            k = 2, v = c & 0x1F, min = 0x80;
-        else if (c >= 0xE0 && c <= 0xEF)
-            k = 3, v = c & 0x0F, min = 0x800;
-        else if (c >= 0xF0 && c <= 0xF4)
-            k = 4, v = c & 0x07, min = 0x10000;
-        else
-            return 0;
-        if (n - i < k)
-            return 0;
-        for (size_t j = 1; j < k; j++) {
-            if ((s[i + j] & 0xC0) != 0x80)
-                return 0;
-            v = (v << 6) | (s[i + j] & 0x3F);
-        }
-        if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        size_t k = jl__utf8_next(s + i, n - i); /* 0: no well-formed sequence */
+        if (!k)
             return 0;
         i += k;
     }

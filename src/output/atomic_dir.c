@@ -28,9 +28,8 @@
 #include "output/atomic_internal.h"
 
 #define JL_MAX_LIVE_DIRS 8
-#define JL_MAX_LIVE_CHILDREN JL_ATOMIC_MAX_CHILDREN
 static char *volatile live_dirs[JL_MAX_LIVE_DIRS];
-static volatile pid_t live_children[JL_MAX_LIVE_CHILDREN];
+static volatile pid_t live_children[JL_ATOMIC_MAX_CHILDREN];
 
 int jl_atomic_register_dir(const char *path)
 {
@@ -59,7 +58,7 @@ void jl_atomic_unregister_dir(const char *path)
 
 void jl_atomic_register_child(pid_t pid)
 {
-    for (int i = 0; i < JL_MAX_LIVE_CHILDREN; i++)
+    for (int i = 0; i < JL_ATOMIC_MAX_CHILDREN; i++)
         if (!live_children[i]) {
             live_children[i] = pid;
             return;
@@ -68,7 +67,7 @@ void jl_atomic_register_child(pid_t pid)
 
 void jl_atomic_unregister_child(pid_t pid)
 {
-    for (int i = 0; i < JL_MAX_LIVE_CHILDREN; i++)
+    for (int i = 0; i < JL_ATOMIC_MAX_CHILDREN; i++)
         if (live_children[i] == pid)
             live_children[i] = 0;
 }
@@ -122,7 +121,7 @@ static void remove_below_signal(int dirfd, int depth)
 
 void jl_atomic_cleanup_dirs_signal(void)
 {
-    for (int i = 0; i < JL_MAX_LIVE_CHILDREN; i++) {
+    for (int i = 0; i < JL_ATOMIC_MAX_CHILDREN; i++) {
         pid_t pid = live_children[i];
         if (pid > 0) {
             kill(pid, SIGKILL);
