@@ -67,9 +67,10 @@ static int same_base(const char *a, const char *b)
     return !strcmp(base_model(a, x, sizeof x), base_model(b, y, sizeof y));
 }
 
-jl_transfer jl_transfer_of(const jl_group_key *s, const jl_group_key *t)
+/* jl_transfer_of of two keys whose models have the same base */
+static jl_transfer transfer_same_base(const jl_group_key *s, const jl_group_key *t)
 {
-    if (!jl_str_eq(s->task, t->task) || !same_base(s->model, t->model))
+    if (!jl_str_eq(s->task, t->task))
         return JL_TRANSFER_NONE;
     if (!jl_str_eq(s->precision, t->precision) || !jl_str_eq(s->model, t->model))
         return JL_TRANSFER_PRECISION;
@@ -77,6 +78,11 @@ jl_transfer jl_transfer_of(const jl_group_key *s, const jl_group_key *t)
     return dg && dm
                ? JL_TRANSFER_BOTH
                : (dg ? JL_TRANSFER_GPU_COUNT : (dm ? JL_TRANSFER_GPU_MODEL : JL_TRANSFER_NONE));
+}
+
+jl_transfer jl_transfer_of(const jl_group_key *s, const jl_group_key *t)
+{
+    return same_base(s->model, t->model) ? transfer_same_base(s, t) : JL_TRANSFER_NONE;
 }
 
 /* ---- per-cap means of one group ------------------------------------------ */
@@ -139,6 +145,8 @@ typedef struct wi_ctx {
     const jl_descriptors *desc;
     wi_sweep *sw; /* one per group */
     int *ok;      /* sweep usable */
+    int *base;    /* per group: index of its base model (FP8/BF16 twins share one) */
+    int nb;       /* base models */
 } wi_ctx;
 
 static double gpu_bw(const wi_ctx *c, const char *gpu)
@@ -239,7 +247,7 @@ static double quantile(double *v, size_t n, double q)
 }
 
 static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t, size_t skip,
-                        const char *exclude, long cap, int r, double *out);
+                        int ex1, int ex2, long cap, int r, double *out);
 
 /* Weighted least squares by IRLS towards least absolute deviations (30
  * passes, weights 1/max(|r|, 0.01)): the median-like fit is not pulled by the
@@ -294,9 +302,10 @@ end:
 }
 
 /* Learn the factors from every ordered pair of groups of the same (base
- * model, task) at their common caps, leaving out the models whose base is
- * `exclude` (the target's model and its FP8/BF16 twin). */
-static int learn_factors(const wi_ctx *c, const char *exclude, wi_factors *f)
+ * model, task) at their common caps, leaving out the base models ex1 and ex2
+ * (-1: none; the target's model and its FP8/BF16 twin, and for the
+ * calibration of the intervals the model held out beside it). */
+static int learn_factors(const wi_ctx *c, int ex1, int ex2, wi_factors *f)
 {
     const jl_model_group_list *gl = c->gl;
     size_t cap = 1024, n = 0;
@@ -310,11 +319,13 @@ static int learn_factors(const wi_ctx *c, const char *exclude, wi_factors *f)
         goto end;
     for (size_t i = 0; i < gl->count; i++) {
         const jl_group_key *s = &gl->items[i].key;
-        if (!c->ok[i] || (exclude && same_base(s->model, exclude)))
+        if (!c->ok[i] || c->base[i] == ex1 || c->base[i] == ex2)
             continue;
         for (size_t j = 0; j < gl->count; j++) {
             const jl_group_key *t = &gl->items[j].key;
-            jl_transfer k = j == i || !c->ok[j] ? JL_TRANSFER_NONE : jl_transfer_of(s, t);
+            jl_transfer k = j == i || !c->ok[j] || c->base[j] != c->base[i]
+                                ? JL_TRANSFER_NONE
+                                : transfer_same_base(s, t);
             if (k == JL_TRANSFER_NONE)
                 continue;
             const wi_sweep *ws = &c->sw[i], *wt = &c->sw[j];
@@ -347,7 +358,7 @@ static int learn_factors(const wi_ctx *c, const char *exclude, wi_factors *f)
                 double rr[NR];
                 int okr = 1;
                 for (int r = 0; r < NR && okr; r++)
-                    okr = ref_ratio(c, s, t, j, exclude, wt->cap[a], r, &rr[r]) > 0;
+                    okr = ref_ratio(c, s, t, j, ex1, ex2, wt->cap[a], r, &rr[r]) > 0;
                 if (!okr)
                     continue;
                 if (nrr[ki] == crr[ki]) {
@@ -503,14 +514,14 @@ static int pair_ratio(const wi_ctx *c, size_t a, size_t b, long cap, int r, doub
  * the same model were tried as references and made the GPU-model transfer
  * worse (docs/model-accuracy.md). */
 static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t, size_t skip,
-                        const char *exclude, long cap, int r, double *out)
+                        int ex1, int ex2, long cap, int r, double *out)
 {
     const jl_model_group_list *gl = c->gl;
     double sum = 0;
     size_t n = 0;
     for (size_t b = 0; b < gl->count; b++) {
         const jl_group_key *kb = &gl->items[b].key;
-        if (b == skip || !c->ok[b] || (exclude && same_base(kb->model, exclude)) ||
+        if (b == skip || !c->ok[b] || c->base[b] == ex1 || c->base[b] == ex2 ||
             !jl_str_eq(kb->model, t->model) || !jl_str_eq(kb->task, t->task) ||
             !jl_str_eq(kb->gpu_model, t->gpu_model) || !jl_str_eq(kb->precision, t->precision) ||
             kb->num_gpus == t->num_gpus)
@@ -577,14 +588,13 @@ void jl_whatif_clear(jl_whatif *w)
     memset(w, 0, sizeof *w);
 }
 
-static int default_caps(const wi_ctx *c, const jl_group_key *t, size_t skip, double mem, long **out,
-                        size_t *n)
+static int default_caps(const wi_ctx *c, const jl_group_key *t, int bt, size_t skip, double mem,
+                        long **out, size_t *n)
 {
     long lo = 0, hi = 0;
     for (size_t i = 0; i < c->gl->count; i++) {
         const jl_group_key *k = &c->gl->items[i].key;
-        if (i == skip || !c->ok[i] || !jl_str_eq(k->task, t->task) ||
-            !same_base(k->model, t->model))
+        if (i == skip || !c->ok[i] || !jl_str_eq(k->task, t->task) || c->base[i] != bt)
             continue;
         if (!lo || c->sw[i].cap[0] < lo)
             lo = c->sw[i].cap[0];
@@ -605,26 +615,42 @@ static int default_caps(const wi_ctx *c, const jl_group_key *t, size_t skip, dou
     return 0;
 }
 
-static int ctx_init(wi_ctx *c, const jl_model_group_list *gl, const jl_descriptors *desc)
-{
-    c->gl = gl;
-    c->desc = desc;
-    c->sw = calloc(gl->count ? gl->count : 1, sizeof *c->sw);
-    c->ok = calloc(gl->count ? gl->count : 1, sizeof *c->ok);
-    if (!c->sw || !c->ok) {
-        free(c->sw);
-        free(c->ok);
-        return -1;
-    }
-    for (size_t i = 0; i < gl->count; i++)
-        c->ok[i] = sweep_of(&gl->items[i], &c->sw[i]) == 0;
-    return 0;
-}
-
 static void ctx_clear(wi_ctx *c)
 {
     free(c->sw);
     free(c->ok);
+    free(c->base);
+}
+
+static int ctx_init(wi_ctx *c, const jl_model_group_list *gl, const jl_descriptors *desc)
+{
+    memset(c, 0, sizeof *c);
+    c->gl = gl;
+    c->desc = desc;
+    c->sw = calloc(gl->count ? gl->count : 1, sizeof *c->sw);
+    c->ok = calloc(gl->count ? gl->count : 1, sizeof *c->ok);
+    c->base = calloc(gl->count ? gl->count : 1, sizeof *c->base);
+    if (!c->sw || !c->ok || !c->base) {
+        ctx_clear(c);
+        return -1;
+    }
+    for (size_t i = 0; i < gl->count; i++) {
+        c->ok[i] = sweep_of(&gl->items[i], &c->sw[i]) == 0;
+        size_t j = 0;
+        while (j < i && !same_base(gl->items[j].key.model, gl->items[i].key.model))
+            j++;
+        c->base[i] = j < i ? c->base[j] : c->nb++;
+    }
+    return 0;
+}
+
+/* the base index of model m, -1 when no group has it */
+static int base_of(const wi_ctx *c, const char *m)
+{
+    for (size_t i = 0; i < c->gl->count; i++)
+        if (same_base(c->gl->items[i].key.model, m))
+            return c->base[i];
+    return -1;
 }
 
 /* The prediction with the factors learned without the target's model (fac,
@@ -643,6 +669,7 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
     for (size_t i = 0; i < gl->count; i++)
         if (!jl_group_key_cmp(&gl->items[i].key, target))
             skip = i; /* the configuration itself, when measured: never used */
+    int bt = base_of(&c, target->model);
     out->target.model = jl_strdup(target->model);
     out->target.task = jl_strdup(target->task);
     out->target.gpu_model = jl_strdup(target->gpu_model);
@@ -662,7 +689,8 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
         if (only != JL_TRANSFER_NONE && order[o] != only)
             continue;
         for (size_t i = 0; i < gl->count; i++)
-            if (i != skip && c.ok[i] && jl_transfer_of(&gl->items[i].key, target) == order[o])
+            if (i != skip && c.ok[i] && c.base[i] == bt &&
+                transfer_same_base(&gl->items[i].key, target) == order[o])
                 out->sources[out->n_sources++] = i;
         if (out->n_sources)
             out->transfer = order[o];
@@ -681,7 +709,7 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
     wi_factors fac;
     if (facp)
         fac = *facp;
-    else if (learn_factors(&c, target->model, &fac)) {
+    else if (learn_factors(&c, bt, -1, &fac)) {
         st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
                      "too few measured pairs of configurations of other models (%zu) to learn "
                      "the transfer factors from",
@@ -730,7 +758,7 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
             jl_str_eq(gl->items[i].key.task, target->task) && c.sw[i].cap[c.sw[i].n - 1] > sib_max)
             sib_max = c.sw[i].cap[c.sw[i].n - 1];
     if (!caps || !n_caps) {
-        if (default_caps(&c, target, skip, out->memory_ceiling, &dcaps, &n_caps))
+        if (default_caps(&c, target, bt, skip, out->memory_ceiling, &dcaps, &n_caps))
             goto oom;
         caps = dcaps;
     }
@@ -767,7 +795,8 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
                 double rr[NR];
                 int okr = 1;
                 for (int r = 0; r < NR && okr; r++)
-                    okr = ref_ratio(&c, &gl->items[si].key, target, skip, NULL, cap, r, &rr[r]) > 0;
+                    okr =
+                        ref_ratio(&c, &gl->items[si].key, target, skip, -1, -1, cap, r, &rr[r]) > 0;
                 for (int r = 0; r < NR; r++) {
                     double d;
                     v[r] = source_at(&c, si, skip, cap, r, &d);
@@ -879,7 +908,7 @@ jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors 
         if (fi == nb) {
             if (!(bases[nb] = jl_strdup(b)))
                 goto oom;
-            fok[nb] = learn_factors(&c, g->key.model, &facs[nb]) == 0;
+            fok[nb] = learn_factors(&c, c.base[t], -1, &facs[nb]) == 0;
             nb++;
         }
         if (!fok[fi])
