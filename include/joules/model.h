@@ -422,7 +422,12 @@ typedef struct jl_whatif_point {
     int beyond_ceiling; /* cap above the configuration's memory ceiling */
     int unlocked;       /* cap above every measured sibling's largest cap */
     int extrapolated;   /* no source measured this cap */
+    int reference;      /* every source moved by the same transfer measured on
+                           the model at another GPU count (not the factors) */
     size_t n_sources;   /* sources averaged at this cap */
+    size_t calibrated;  /* held-out points of other models the interval's
+                           quantiles come from (0: from the residuals of the
+                           factors' pairs: a precision transfer) */
 } jl_whatif_point;
 
 typedef struct jl_whatif {
@@ -451,6 +456,19 @@ jl_status jl_whatif_predict(const jl_model_group_list *gl, const jl_descriptors 
                             const jl_group_key *target, jl_transfer only, const long *caps,
                             size_t n_caps, jl_whatif *out, jl_error **err);
 void jl_whatif_clear(jl_whatif *w);
+
+/* A what-if predictor over one group list for many predictions: the factors
+ * and the calibration of the intervals (every measured group held out once,
+ * ~0.3 s on the 114 groups of the published data) are learned at the first
+ * prediction and kept. gl and desc must outlive it. */
+typedef struct jl_whatif_engine jl_whatif_engine;
+jl_status jl_whatif_engine_new(const jl_model_group_list *gl, const jl_descriptors *desc,
+                               jl_whatif_engine **out, jl_error **err);
+/* jl_whatif_predict with the engine's factors and calibration */
+jl_status jl_whatif_engine_predict(jl_whatif_engine *e, const jl_group_key *target,
+                                   jl_transfer only, const long *caps, size_t n_caps,
+                                   jl_whatif *out, jl_error **err);
+void jl_whatif_engine_free(jl_whatif_engine *e);
 
 typedef struct jl_whatif_loo_point {
     const jl_summary *run; /* borrowed: the held-out run */

@@ -205,6 +205,17 @@ static void print_whatif(const jl_whatif *w, const jl_model_group_list *gl)
     printf(" (same model and task), with factors learned across other models (%zu pairs, %zu of "
            "this kind)\n",
            w->n_pairs, w->n_pairs_kind);
+    size_t cal = 0;
+    for (size_t i = 0; i < w->n_points; i++)
+        cal = w->points[i].calibrated > cal ? w->points[i].calibrated : cal;
+    if (cal)
+        printf("  intervals: how far the same method missed on measured configurations held out "
+               "(up to %zu points of the same kind of transfer)\n",
+               cal);
+    else
+        printf("  intervals: from the factor fit's residuals (no held-out calibration for a %s "
+               "transfer)\n",
+               jl_transfer_name(w->transfer));
     if (isfinite(w->memory_ceiling))
         printf("  memory ceiling: ~%.0f sequences%s\n", w->memory_ceiling,
                w->memory_assumed ? " (on an assumed per-task input length)" : "");

@@ -75,6 +75,11 @@ typedef struct gstate {
     const jl_group_fit *fit; /* borrowed */
     jl_group_ceiling ceil;
     double max_dyn_per_gpu; /* largest measured P/G − idle in the group */
+    /* the what-if of twice the group's GPUs: computed at its first memory-
+     * bound run, with the engine all groups share (built at the first) */
+    jl_whatif whatif;
+    int whatif_state; /* 0 not yet, 1 predicted, -1 cannot be */
+    jl_whatif_engine **engine;
 } gstate;
 
 static const char *pct(double x, char *buf, size_t n)
@@ -196,8 +201,8 @@ static int suggest_batch(jl_run_diagnosis *r, const gstate *g, const jl_diagnose
 }
 
 /* Memory-bound: what more GPUs would do, from a measured group with more. */
-static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, const gstate *gs,
-                        size_t own, const jl_descriptors *d, const jl_diagnose_options *o)
+static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, gstate *gs, size_t own,
+                        const jl_descriptors *d, const jl_diagnose_options *o)
 {
     const jl_summary *s = r->run;
     const jl_group_key *k = gl ? &gl->items[own].key : NULL;
@@ -216,9 +221,22 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, cons
          * (jl_whatif_predict, docs/model.md "What if") */
         jl_group_key t = *k;
         t.num_gpus = 2 * k->num_gpus;
-        jl_whatif w;
-        jl_error *we = NULL;
-        if (jl_whatif_predict(gl, d, &t, JL_TRANSFER_NONE, NULL, 0, &w, &we) == JL_OK) {
+        gstate *g = &gs[own];
+        if (!g->whatif_state) {
+            jl_error *we = NULL;
+            jl_status ws = JL_OK;
+            if (!*g->engine)
+                ws = jl_whatif_engine_new(gl, d, g->engine, &we);
+            if (ws == JL_OK)
+                ws = jl_whatif_engine_predict(*g->engine, &t, JL_TRANSFER_NONE, NULL, 0, &g->whatif,
+                                              &we);
+            jl_error_free(we);
+            if (ws == JL_ENOMEM)
+                return -1;
+            g->whatif_state = ws == JL_OK ? 1 : -1;
+        }
+        if (g->whatif_state > 0) {
+            const jl_whatif w = g->whatif;
             const jl_whatif_point *wp = NULL;
             for (size_t i = 0; i < w.n_points; i++)
                 if (!w.points[i].beyond_ceiling && pos(w.points[i].energy_per_token_j.value))
@@ -244,11 +262,9 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, cons
                 num(f, "predicted_energy_per_token_lo_j", wp->energy_per_token_j.lo);
                 num(f, "predicted_energy_per_token_hi_j", wp->energy_per_token_j.hi);
             }
-            jl_whatif_clear(&w);
             if (f)
                 return 0;
         }
-        jl_error_free(we);
     }
     if (best == (size_t)-1) {
         jl_finding *f = add_finding(
@@ -328,7 +344,7 @@ static const jl_fit_point *regime_excluded(const jl_group_fit *f, const jl_summa
 }
 
 static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model_group_list *gl,
-                        const gstate *gs, size_t gi, const jl_descriptors *d,
+                        gstate *gs, size_t gi, const jl_descriptors *d,
                         const jl_diagnose_options *o)
 {
     const gstate *g = gi != (size_t)-1 ? &gs[gi] : NULL;
@@ -536,6 +552,7 @@ jl_status jl_diagnose_fitted(const jl_summary_list *l, const jl_model_group_list
     jl_status st = JL_OK;
     gstate *gs = NULL;
     size_t *run_group = NULL;
+    jl_whatif_engine *engine = NULL;
     jl_diagnosis *x = calloc(1, sizeof *x);
     if (!x)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
@@ -551,6 +568,7 @@ jl_status jl_diagnose_fitted(const jl_summary_list *l, const jl_model_group_list
     for (size_t gi = 0; gi < gl->count; gi++) {
         const jl_model_group *g = &gl->items[gi];
         gs[gi].fit = fits[gi];
+        gs[gi].engine = &engine;
         if (jl_group_ceiling_compute(g->runs, g->n_runs, d, &opt->ceiling, &gs[gi].ceil) != JL_OK) {
             st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
             goto end;
@@ -573,8 +591,11 @@ jl_status jl_diagnose_fitted(const jl_summary_list *l, const jl_model_group_list
         }
     }
 end:
-    for (size_t gi = 0; gs && gi < gl->count; gi++)
+    for (size_t gi = 0; gs && gi < gl->count; gi++) {
         jl_group_ceiling_clear(&gs[gi].ceil);
+        jl_whatif_clear(&gs[gi].whatif);
+    }
+    jl_whatif_engine_free(engine);
     free(gs);
     free(run_group);
     if (st != JL_OK) {

@@ -66,6 +66,9 @@ json_t *jl_whatif_document(const jl_whatif *w, const jl_model_group_list *gl)
         json_object_set_new(o, "unlocked", json_boolean(p->unlocked));
         json_object_set_new(o, "extrapolated", json_boolean(p->extrapolated));
         json_object_set_new(o, "n_sources", json_integer((json_int_t)p->n_sources));
+        json_object_set_new(o, "reference_route", json_boolean(p->reference));
+        json_object_set_new(o, "interval_calibration_points",
+                            json_integer((json_int_t)p->calibrated));
         json_array_append_new(pts, o);
     }
     json_object_set_new(doc, "predictions", pts);

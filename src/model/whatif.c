@@ -23,7 +23,7 @@
 /* features of a (source -> target) pair at a cap (wi_features): GPU-count
  * doublings dg, the GPU models' ln bandwidth ratio dm and ln bytes-per-
  * parameter ratio dp, with their interactions */
-#define NF 14
+#define NF 16
 /* kinds of transfer, for the interval quantiles */
 #define NK 4
 /* sd (ln) per e-fold of extrapolating a source beyond its measured caps;
@@ -212,8 +212,19 @@ static int wi_features(const wi_ctx *c, const jl_group_key *s, const jl_group_ke
     long ci = find_cap(w, cap);
     double ctx = w->ctx[ci >= 0 ? (size_t)ci : (cap > w->cap[w->n - 1] ? w->n - 1 : 0)];
     double lg = ctx > long_context_tokens() ? 1 : 0, g1 = s->num_gpus == 1 ? lg : 0;
-    double v[NF] = {dg,      dg * lc, dg * ph, dm,           dm * lc, dm * ph,      dp,
-                    dp * lc, dm * f4, dm * lg, dm * lg * lc, dm * g1, dm * g1 * lc, dg * lg};
+    /* u: the source's power as a share of its GPUs' TDP, ln (0 where the
+     * descriptors lack the TDP). A source drawing near its power limit is
+     * compute- or power-bound and gains more from a larger GPU or from more
+     * of them than one idling on a per-step floor (1xB200 reasoning runs:
+     * ~300 W of 1,000). A constant added to u is absorbed by the dm and dg
+     * terms. */
+    const jl_gpu_desc *gs = c->desc ? jl_descriptors_gpu(c->desc, s->gpu_model) : NULL;
+    double u = 0;
+    if (gs && gs->tdp_w > 0)
+        u = w->y[1][ci >= 0 ? (size_t)ci : (cap > w->cap[w->n - 1] ? w->n - 1 : 0)] -
+            log((double)s->num_gpus * gs->tdp_w);
+    double v[NF] = {dg,      dg * lc, dg * ph,      dm,      dm * lc,      dm * ph, dp,     dp * lc,
+                    dm * f4, dm * lg, dm * lg * lc, dm * g1, dm * g1 * lc, dg * lg, dm * u, dg * u};
     memcpy(x, v, sizeof v);
     return 0;
 }
@@ -653,11 +664,139 @@ static int base_of(const wi_ctx *c, const char *m)
     return -1;
 }
 
+/* ---- calibrated intervals ----------------------------------------------------
+
+   The interval of a prediction comes from how far the same procedure missed
+   on *other models' groups held out*: split-conformal quantiles of ln(actual
+   / predicted) per cell (kind of transfer x workload x extrapolated or not).
+   In the leave-one-out, those residuals were predicted with factors learned
+   without the held-out model as well, so no part of an interval has seen the
+   held-out group (docs/model.md "What if"). */
+
+/* cells: kind (GPU count, GPU model, both) x workload (LLM, MLLM) x
+ * extrapolated x route (the same transfer measured at another GPU count,
+ * ref_ratio, or the factors): bits kind << 3 | mllm << 2 | extrapolated << 1
+ * | reference */
+#define NCELL 24
+/* fewest residuals a cell's quantiles are taken from; fewer: the cell is
+ * pooled over workload, then over extrapolation, then over route */
+#define WI_MIN_CAL 40
+
+typedef struct wi_cal {
+    double *res[NR + 1][NCELL]; /* ln(actual / predicted); [NR]: the point's weight */
+    size_t n[NCELL], cap[NCELL];
+    /* per cell, from the finest pooling with WI_MIN_CAL residuals */
+    double lo[NR][NCELL], hi[NR][NCELL];
+    size_t used[NCELL]; /* residuals behind the cell's quantiles; 0: none */
+} wi_cal;
+
+static int cell_of(jl_transfer k, int mllm, const jl_whatif_point *p)
+{
+    int ki = kind_index(k);
+    return ki > 2 ? -1
+                  : ki << 3 | (mllm ? 4 : 0) | (p->extrapolated ? 2 : 0) | (p->reference ? 1 : 0);
+}
+
+static int group_is_mllm(const jl_model_group *g)
+{
+    const char *w = g->n_runs ? g->runs[0]->attrs.workload : NULL;
+    return w && !strcmp(w, "mllm");
+}
+
+static void cal_clear(wi_cal *cal)
+{
+    for (int r = 0; r <= NR; r++)
+        for (int k = 0; k < NCELL; k++)
+            free(cal->res[r][k]);
+    memset(cal, 0, sizeof *cal);
+}
+
+static int cal_push(wi_cal *cal, int cell, const double v[NR + 1])
+{
+    if (cal->n[cell] == cal->cap[cell]) {
+        size_t nc = cal->cap[cell] ? 2 * cal->cap[cell] : 64;
+        for (int r = 0; r <= NR; r++) {
+            double *p = realloc(cal->res[r][cell], nc * sizeof *p);
+            if (!p)
+                return -1;
+            cal->res[r][cell] = p;
+        }
+        cal->cap[cell] = nc;
+    }
+    for (int r = 0; r <= NR; r++)
+        cal->res[r][cell][cal->n[cell]] = v[r];
+    cal->n[cell]++;
+    return 0;
+}
+
+typedef struct wv {
+    double v, w;
+} wv;
+
+static int cmp_wv(const void *a, const void *b)
+{
+    double x = ((const wv *)a)->v, y = ((const wv *)b)->v;
+    return (x > y) - (x < y);
+}
+
+/* the q quantile of n weighted values (sorted here): the smallest value
+ * whose cumulative weight reaches q of the total */
+static double wquantile(wv *a, size_t n, double q)
+{
+    qsort(a, n, sizeof *a, cmp_wv);
+    double tot = 0, cum = 0;
+    for (size_t i = 0; i < n; i++)
+        tot += a[i].w;
+    for (size_t i = 0; i < n; i++)
+        if ((cum += a[i].w) >= q * tot)
+            return a[i].v;
+    return n ? a[n - 1].v : NAN;
+}
+
+/* the quantiles of each cell, pooled as WI_MIN_CAL asks */
+static int cal_finish(wi_cal *cal)
+{
+    size_t tot = 0;
+    for (int k = 0; k < NCELL; k++)
+        tot += cal->n[k];
+    wv *v = malloc((tot ? tot : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (int k = 0; k < NCELL; k++) {
+        cal->used[k] = 0;
+        /* level 0: the cell; 1: both workloads; 2: and extrapolated or not;
+         * 3: and either route */
+        static const int masks[] = {~0, ~4, ~6, ~7};
+        for (int lev = 0; lev < 4 && !cal->used[k]; lev++) {
+            int mask = masks[lev];
+            size_t m = 0;
+            for (int h = 0; h < NCELL; h++)
+                if ((h & mask) == (k & mask))
+                    m += cal->n[h];
+            if (m < WI_MIN_CAL)
+                continue;
+            for (int r = 0; r < NR; r++) {
+                m = 0;
+                for (int h = 0; h < NCELL; h++)
+                    if ((h & mask) == (k & mask))
+                        for (size_t i = 0; i < cal->n[h]; i++)
+                            v[m++] = (wv){cal->res[r][h][i], cal->res[NR][h][i]};
+                cal->lo[r][k] = wquantile(v, m, 0.025);
+                cal->hi[r][k] = wquantile(v, m, 0.975);
+            }
+            cal->used[k] = m;
+        }
+    }
+    free(v);
+    return 0;
+}
+
 /* The prediction with the factors learned without the target's model (fac,
- * NULL: learned here). */
-static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl_group_key *target,
-                              jl_transfer only, const long *caps, size_t n_caps, jl_whatif *out,
-                              jl_error **err)
+ * NULL: learned here), its intervals from cal where a cell has them (NULL:
+ * from the factors' own residuals). */
+static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const wi_cal *cal,
+                              const jl_group_key *target, jl_transfer only, const long *caps,
+                              size_t n_caps, jl_whatif *out, jl_error **err)
 {
     const wi_ctx c = *cp; /* shallow: the sweeps are read only */
     const jl_model_group_list *gl = c.gl;
@@ -766,6 +905,7 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
     if (!out->points)
         goto oom;
     int ki = kind_index(out->transfer);
+    int mllm = group_is_mllm(&gl->items[out->sources[0]]);
     double rho = 0;
     for (size_t k = 0; k < out->n_sources; k++)
         rho += c.sw[out->sources[k]].rho / (double)out->n_sources;
@@ -821,6 +961,10 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
         }
         p->extrapolated = dxm > 0;
         jl_interval *iv[NR] = {&p->energy_per_token_j, &p->power_w, &p->step_time_s};
+        p->reference = n_ref == used;
+        int cell = cal ? cell_of(out->transfer, mllm, p) : -1;
+        int calib = cell >= 0 && cal->used[cell];
+        p->calibrated = calib ? cal->used[cell] : 0;
         for (int r = 0; r < NR; r++) {
             double m = est[r] / (double)used, ex = 1.96 * WI_EXT * dxm;
             /* the reference route's own residual quantiles when every source
@@ -830,7 +974,11 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const jl
             double qh = rq ? fac.rhi[r][ki] : fac.qhi[r][ki];
             double hl = sqrt(ql * ql + ex * ex);
             double hh = sqrt(qh * qh + ex * ex);
-            *iv[r] = (jl_interval){exp(m), exp(m - hl), exp(m + hh)};
+            if (calib) /* around the value even where the residuals lean one way */
+                *iv[r] = (jl_interval){exp(m), exp(m + fmin(cal->lo[r][cell], 0)),
+                                       exp(m + fmax(cal->hi[r][cell], 0))};
+            else
+                *iv[r] = (jl_interval){exp(m), exp(m - hl), exp(m + hh)};
         }
         /* power within [0, G x TDP] */
         const jl_gpu_desc *gd = desc ? jl_descriptors_gpu(desc, target->gpu_model) : NULL;
@@ -849,17 +997,196 @@ fail:
     return st;
 }
 
+/* ---- factors learned without one or two models, cached --------------------- */
+
+typedef struct wi_fcache {
+    const wi_ctx *c;
+    wi_factors **f; /* [a * (nb + 1) + b + 1], a <= b or b = -1 */
+    int *tried;
+} wi_fcache;
+
+static int fcache_init(wi_fcache *fc, const wi_ctx *c)
+{
+    size_t n = (size_t)(c->nb ? c->nb : 1) * (size_t)(c->nb + 1);
+    fc->c = c;
+    fc->f = calloc(n, sizeof *fc->f);
+    fc->tried = calloc(n, sizeof *fc->tried);
+    return fc->f && fc->tried ? 0 : -1;
+}
+
+static void fcache_clear(wi_fcache *fc)
+{
+    if (!fc->c)
+        return;
+    size_t n = (size_t)(fc->c->nb ? fc->c->nb : 1) * (size_t)(fc->c->nb + 1);
+    for (size_t i = 0; fc->f && i < n; i++)
+        free(fc->f[i]);
+    free(fc->f);
+    free(fc->tried);
+}
+
+/* the factors without bases a and b (b = -1: a only); NULL when they cannot
+ * be learned (*oom set on allocation failure) */
+static const wi_factors *fcache_get(wi_fcache *fc, int a, int b, int *oom)
+{
+    if (b >= 0 && b < a) {
+        int t = a;
+        a = b;
+        b = t;
+    }
+    size_t i = (size_t)a * (size_t)(fc->c->nb + 1) + (size_t)(b + 1);
+    if (!fc->tried[i]) {
+        fc->tried[i] = 1;
+        fc->f[i] = malloc(sizeof **fc->f);
+        if (!fc->f[i])
+            *oom = 1;
+        else if (learn_factors(fc->c, a, b, fc->f[i])) {
+            free(fc->f[i]);
+            fc->f[i] = NULL;
+        }
+    }
+    return fc->f[i];
+}
+
+/* Group t held out and predicted by transfer k with factors f; calls back
+ * for each of its runs at a predicted cap. Returns -1 on allocation
+ * failure, 0 otherwise (also when the group cannot be predicted so). */
+typedef int (*wi_run_fn)(void *arg, size_t t, jl_transfer k, const jl_summary *run,
+                         const jl_whatif_point *wp);
+
+static int heldout_group(const wi_ctx *c, const wi_factors *f, const wi_cal *cal, size_t t,
+                         jl_transfer k, wi_run_fn fn, void *arg)
+{
+    const jl_model_group *g = &c->gl->items[t];
+    long caps[64];
+    for (size_t i = 0; i < c->sw[t].n; i++)
+        caps[i] = c->sw[t].cap[i];
+    jl_whatif w;
+    jl_error *e = NULL;
+    jl_status st = predict_core(c, f, cal, &g->key, k, caps, c->sw[t].n, &w, &e);
+    jl_error_free(e);
+    if (st != JL_OK)
+        return st == JL_ENOMEM ? -1 : 0;
+    int rc = 0;
+    for (size_t r = 0; r < g->n_runs && !rc; r++) {
+        const jl_summary *s = g->runs[r];
+        for (size_t q = 0; q < w.n_points; q++)
+            if (w.points[q].cap == s->attrs.max_batch_size) {
+                rc = fn(arg, t, k, s, &w.points[q]);
+                break;
+            }
+    }
+    jl_whatif_clear(&w);
+    return rc;
+}
+
+static const jl_transfer wi_kinds[] = {JL_TRANSFER_GPU_COUNT, JL_TRANSFER_GPU_MODEL,
+                                       JL_TRANSFER_BOTH};
+
+typedef struct cal_arg {
+    const wi_ctx *c;
+    wi_cal *cal;
+} cal_arg;
+
+static int cal_run(void *arg, size_t t, jl_transfer k, const jl_summary *s,
+                   const jl_whatif_point *wp)
+{
+    cal_arg *a = arg;
+    double b = s->fig[JL_FIG_AVG_BATCH_SIZE], T = s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+    /* each group weighs the same, however many runs it has */
+    double v[NR + 1] = {log(jl__model_run_energy(s) / wp->energy_per_token_j.value),
+                        log(s->fig[JL_FIG_AVG_POWER_W] / wp->power_w.value),
+                        log(b / T / wp->step_time_s.value),
+                        1.0 / (double)a->c->gl->items[t].n_runs};
+    for (int r = 0; r < NR; r++)
+        if (!isfinite(v[r]))
+            return 0;
+    return cal_push(a->cal, cell_of(k, group_is_mllm(&a->c->gl->items[t]), wp), v);
+}
+
+/* The residuals of every group of a model other than base ex (-1: of every
+ * model), held out and predicted by each kind with the factors learned
+ * without its own model and without ex. */
+static int cal_build(const wi_ctx *c, wi_fcache *fc, int ex, wi_cal *cal)
+{
+    memset(cal, 0, sizeof *cal);
+    cal_arg a = {c, cal};
+    for (size_t t = 0; t < c->gl->count; t++) {
+        if (!c->ok[t] || c->base[t] == ex)
+            continue;
+        int oom = 0;
+        const wi_factors *f = fcache_get(fc, c->base[t], ex, &oom);
+        if (oom)
+            return -1;
+        for (size_t k = 0; f && k < 3; k++)
+            if (heldout_group(c, f, NULL, t, wi_kinds[k], cal_run, &a))
+                return -1;
+    }
+    return cal_finish(cal);
+}
+
+struct jl_whatif_engine {
+    wi_ctx c;
+    wi_fcache fc;
+    wi_cal cal;
+    int cal_built;
+};
+
+void jl_whatif_engine_free(jl_whatif_engine *e)
+{
+    if (!e)
+        return;
+    cal_clear(&e->cal);
+    fcache_clear(&e->fc);
+    ctx_clear(&e->c);
+    free(e);
+}
+
+jl_status jl_whatif_engine_new(const jl_model_group_list *gl, const jl_descriptors *desc,
+                               jl_whatif_engine **out, jl_error **err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out || ctx_init(&(*out)->c, gl, desc) || fcache_init(&(*out)->fc, &(*out)->c)) {
+        jl_whatif_engine_free(*out);
+        *out = NULL;
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "what-if prediction");
+    }
+    return JL_OK;
+}
+
+jl_status jl_whatif_engine_predict(jl_whatif_engine *e, const jl_group_key *target,
+                                   jl_transfer only, const long *caps, size_t n_caps,
+                                   jl_whatif *out, jl_error **err)
+{
+    gsl_set_error_handler_off();
+    memset(out, 0, sizeof *out);
+    /* the intervals: residuals of every measured group held out (the
+     * target, when measured, among them: its own prediction never uses it) */
+    if (!e->cal_built) {
+        if (cal_build(&e->c, &e->fc, -1, &e->cal)) {
+            cal_clear(&e->cal);
+            return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "what-if prediction");
+        }
+        e->cal_built = 1;
+    }
+    int oom = 0, bt = base_of(&e->c, target->model);
+    const wi_factors *f = bt >= 0 ? fcache_get(&e->fc, bt, -1, &oom) : NULL;
+    if (oom)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "what-if prediction");
+    /* f NULL: predict_core learns them again and says why it cannot */
+    return predict_core(&e->c, f, &e->cal, target, only, caps, n_caps, out, err);
+}
+
 jl_status jl_whatif_predict(const jl_model_group_list *gl, const jl_descriptors *desc,
                             const jl_group_key *target, jl_transfer only, const long *caps,
                             size_t n_caps, jl_whatif *out, jl_error **err)
 {
-    gsl_set_error_handler_off();
     memset(out, 0, sizeof *out);
-    wi_ctx c;
-    if (ctx_init(&c, gl, desc))
-        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "what-if prediction");
-    jl_status st = predict_core(&c, NULL, target, only, caps, n_caps, out, err);
-    ctx_clear(&c);
+    jl_whatif_engine *e;
+    jl_status st = jl_whatif_engine_new(gl, desc, &e, err);
+    if (st == JL_OK)
+        st = jl_whatif_engine_predict(e, target, only, caps, n_caps, out, err);
+    jl_whatif_engine_free(e);
     return st;
 }
 
@@ -871,6 +1198,28 @@ void jl_whatif_loo_clear(jl_whatif_loo *r)
         return;
     free(r->points);
     memset(r, 0, sizeof *r);
+}
+
+typedef struct loo_arg {
+    jl_whatif_loo *out;
+} loo_arg;
+
+static int loo_run(void *arg, size_t t, jl_transfer k, const jl_summary *s,
+                   const jl_whatif_point *wp)
+{
+    loo_arg *a = arg;
+    jl_whatif_loo_point *p = &a->out->points[a->out->count++];
+    p->run = s;
+    p->group = t;
+    p->transfer = k;
+    p->max_batch_size = s->attrs.max_batch_size;
+    p->actual_energy_per_token_j = jl__model_run_energy(s);
+    p->predicted = wp->energy_per_token_j;
+    p->abs_rel_error =
+        fabs(p->predicted.value - p->actual_energy_per_token_j) / p->actual_energy_per_token_j;
+    p->unlocked = wp->unlocked;
+    p->extrapolated = wp->extrapolated;
+    return 0;
 }
 
 jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors *desc,
@@ -885,80 +1234,44 @@ jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors 
     for (size_t i = 0; i < gl->count; i++)
         cap += 3 * gl->items[i].n_runs;
     out->points = calloc(cap ? cap : 1, sizeof *out->points);
-    /* factors per excluded base model, learned once */
-    char **bases = calloc(gl->count ? gl->count : 1, sizeof *bases);
-    wi_factors *facs = calloc(gl->count ? gl->count : 1, sizeof *facs);
-    int *fok = calloc(gl->count ? gl->count : 1, sizeof *fok);
-    size_t nb = 0;
-    long *caps = malloc(64 * sizeof *caps);
+    wi_fcache fc = {0};
+    wi_cal *cals = calloc(c.nb ? (size_t)c.nb : 1, sizeof *cals);
+    int *built = calloc(c.nb ? (size_t)c.nb : 1, sizeof *built);
     jl_status st = JL_OK;
-    if (!out->points || !bases || !facs || !fok || !caps)
+    if (!out->points || !cals || !built || fcache_init(&fc, &c))
         goto oom;
-    static const jl_transfer kinds[] = {JL_TRANSFER_GPU_COUNT, JL_TRANSFER_GPU_MODEL,
-                                        JL_TRANSFER_BOTH};
+    loo_arg a = {out};
+    /* each group held out: predicted with the factors learned without its
+     * model, its intervals from the other models' groups held out with
+     * factors learned without its model too (built once per model) */
     for (size_t t = 0; t < gl->count; t++) {
-        const jl_model_group *g = &gl->items[t];
+        int b = c.base[t], oom = 0;
         if (!c.ok[t])
             continue;
-        char b[256];
-        base_model(g->key.model, b, sizeof b);
-        size_t fi = 0;
-        while (fi < nb && strcmp(bases[fi], b))
-            fi++;
-        if (fi == nb) {
-            if (!(bases[nb] = jl_strdup(b)))
-                goto oom;
-            fok[nb] = learn_factors(&c, c.base[t], -1, &facs[nb]) == 0;
-            nb++;
-        }
-        if (!fok[fi])
+        const wi_factors *f = fcache_get(&fc, b, -1, &oom);
+        if (oom)
+            goto oom;
+        if (!f)
             continue;
-        for (size_t k = 0; k < c.sw[t].n; k++)
-            caps[k] = c.sw[t].cap[k];
-        for (size_t kk = 0; kk < 3; kk++) {
-            jl_whatif w;
-            jl_error *e2 = NULL;
-            jl_status s2 =
-                predict_core(&c, &facs[fi], &g->key, kinds[kk], caps, c.sw[t].n, &w, &e2);
-            jl_error_free(e2);
-            if (s2 == JL_ENOMEM)
+        if (!built[b]) {
+            built[b] = 1;
+            if (cal_build(&c, &fc, b, &cals[b]))
                 goto oom;
-            if (s2 != JL_OK)
-                continue;
-            for (size_t r = 0; r < g->n_runs; r++) {
-                const jl_summary *s = g->runs[r];
-                const jl_whatif_point *wp = NULL;
-                for (size_t q = 0; q < w.n_points; q++)
-                    if (w.points[q].cap == s->attrs.max_batch_size)
-                        wp = &w.points[q];
-                if (!wp)
-                    continue;
-                jl_whatif_loo_point *p = &out->points[out->count++];
-                p->run = s;
-                p->group = t;
-                p->transfer = kinds[kk];
-                p->max_batch_size = s->attrs.max_batch_size;
-                p->actual_energy_per_token_j = jl__model_run_energy(s);
-                p->predicted = wp->energy_per_token_j;
-                p->abs_rel_error = fabs(p->predicted.value - p->actual_energy_per_token_j) /
-                                   p->actual_energy_per_token_j;
-                p->unlocked = wp->unlocked;
-                p->extrapolated = wp->extrapolated;
-            }
-            jl_whatif_clear(&w);
         }
+        for (size_t k = 0; k < 3; k++)
+            if (heldout_group(&c, f, &cals[b], t, wi_kinds[k], loo_run, &a))
+                goto oom;
     }
     goto end;
 oom:
     st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "what-if leave-one-out");
     jl_whatif_loo_clear(out);
 end:
-    for (size_t i = 0; i < nb; i++)
-        free(bases[i]);
-    free(bases);
-    free(facs);
-    free(fok);
-    free(caps);
+    for (int b = 0; cals && b < c.nb; b++)
+        cal_clear(&cals[b]);
+    free(cals);
+    free(built);
+    fcache_clear(&fc);
     ctx_clear(&c);
     return st;
 }

@@ -792,6 +792,70 @@ TEST(whatif_recovers_a_cross_model_factor)
     jl_summary_list_clear(&l);
 }
 
+/* The what-if leave-one-out's intervals come from other models' groups
+ * held out (docs/model.md "What if"): changing everything one model
+ * measured on 2 GPUs changes none of that group's held-out predictions or
+ * intervals, and changes the intervals of the other models it calibrates. */
+static void whatif_set(jl_summary_list *l, double a2)
+{
+    static const char *const models[] = {"synthetic/xa", "synthetic/xb", "synthetic/xc",
+                                         "synthetic/xd", "synthetic/xe", "synthetic/xf"};
+    for (size_t m = 0; m < 6; m++)
+        for (long G = 1; G <= 2; G++)
+            for (long cap = 8; cap <= 256; cap *= 2) {
+                /* a model-dependent factor with a deterministic wobble */
+                double wob = 1 + 0.08 * sin(7.0 * (double)m + 3.0 * (double)G + (double)cap);
+                double scale = 1 + 0.3 * (double)m, b = 0.95 * (double)cap;
+                double P1 = scale * (300 + 40 * log2((double)cap)),
+                       tau1 = 0.01 * (1 + 0.02 * (double)cap) * scale;
+                double P = G == 2 ? (1.7 + 0.05 * (double)m) * P1 * wob : P1;
+                if (m == 0 && G == 2)
+                    P *= a2;
+                double tau = G == 2 ? 0.63 * tau1 : tau1;
+                jl_summary_list_push(l, mk(models[m], "chat", G, cap, b, P, b / tau));
+            }
+}
+
+TEST(whatif_intervals_never_see_the_held_out_model)
+{
+    jl_whatif_loo r[2] = {{0}};
+    jl_summary_list l[2] = {{0}};
+    jl_model_group_list gl[2] = {{0}};
+    for (int v = 0; v < 2; v++) {
+        whatif_set(&l[v], v ? 1.5 : 1.0);
+        CHECK(jl_model_groups(&l[v], &gl[v], NULL) == JL_OK);
+        CHECK(jl_whatif_loo_run(&gl[v], NULL, &r[v], NULL) == JL_OK);
+    }
+    CHECK_EQ_INT(r[0].count, 12 * 6);
+    CHECK_EQ_INT(r[1].count, r[0].count);
+    int own = 0, other_moved = 0, wide = 0;
+    for (size_t i = 0; i < r[0].count && i < r[1].count; i++) {
+        const jl_whatif_loo_point *a = &r[0].points[i], *b = &r[1].points[i];
+        const jl_group_key *k = &gl[0].items[a->group].key;
+        CHECK(a->group == b->group && a->max_batch_size == b->max_batch_size);
+        if (!strcmp(k->model, "synthetic/xa") && k->num_gpus == 2) {
+            /* the changed group itself: predicted from its 1-GPU sibling
+             * with factors and intervals that never saw model xa */
+            own++;
+            CHECK(a->predicted.value == b->predicted.value);
+            CHECK(a->predicted.lo == b->predicted.lo && a->predicted.hi == b->predicted.hi);
+            CHECK(b->actual_energy_per_token_j > 1.4 * a->actual_energy_per_token_j);
+        } else if (strcmp(k->model, "synthetic/xa")) {
+            other_moved += a->predicted.lo != b->predicted.lo || a->predicted.hi != b->predicted.hi;
+        }
+        wide += a->predicted.hi > 1.01 * a->predicted.value &&
+                a->predicted.lo < 0.99 * a->predicted.value;
+    }
+    CHECK_EQ_INT(own, 6);
+    CHECK(other_moved > 0);
+    CHECK(wide > 0);
+    for (int v = 0; v < 2; v++) {
+        jl_whatif_loo_clear(&r[v]);
+        jl_group_list_clear(&gl[v]);
+        jl_summary_list_clear(&l[v]);
+    }
+}
+
 int main(void)
 {
     RUN(recovers_parameters_within_intervals);
@@ -809,6 +873,7 @@ int main(void)
     RUN(ceiling_agrees_with_regime_rule);
     RUN(holds_and_bounds);
     RUN(whatif_recovers_a_cross_model_factor);
+    RUN(whatif_intervals_never_see_the_held_out_model);
     fprintf(stderr, "%d checks, %d failures\n", jt_checks, jt_failures);
     return jt_failures != 0;
 }
