@@ -486,9 +486,11 @@ typedef struct jl_whatif_loo {
     size_t count;
 } jl_whatif_loo;
 
-/* Hold out each group in turn and predict its runs at their caps with
- * jl_whatif_predict, once per transfer kind (GPU count, GPU model, both)
- * that has a source; factors learned without the group's model and twin. */
+/* Hold out each group in turn and predict its runs at their caps as
+ * jl_whatif_predict does, once per transfer kind (GPU count, GPU model,
+ * both) that has a source; factors learned without the group's model and
+ * twin, intervals from the other models' groups held out with factors
+ * learned without the group's model too (docs/model.md "What if"). */
 jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors *desc,
                             jl_whatif_loo *out, jl_error **err);
 void jl_whatif_loo_clear(jl_whatif_loo *r);
