@@ -667,11 +667,11 @@ static int base_of(const wi_ctx *c, const char *m)
 /* ---- calibrated intervals ----------------------------------------------------
 
    The interval of a prediction comes from how far the same procedure missed
-   on *other models' groups held out*: split-conformal quantiles of ln(actual
-   / predicted) per cell (kind of transfer x workload x extrapolated or not).
-   In the leave-one-out, those residuals were predicted with factors learned
-   without the held-out model as well, so no part of an interval has seen the
-   held-out group (docs/model.md "What if"). */
+   on measured groups held out: split-conformal quantiles of ln(actual /
+   predicted) per cell (below). In the leave-one-out they are the other
+   models' groups, predicted with factors learned without the held-out model
+   as well, so no part of an interval has seen the held-out model
+   (docs/model.md "What if"). */
 
 /* cells: kind (GPU count, GPU model, both) x workload (LLM, MLLM) x
  * extrapolated x route (the same transfer measured at another GPU count,
@@ -1101,7 +1101,8 @@ static int cal_run(void *arg, size_t t, jl_transfer k, const jl_summary *s,
     for (int r = 0; r < NR; r++)
         if (!isfinite(v[r]))
             return 0;
-    return cal_push(a->cal, cell_of(k, group_is_mllm(&a->c->gl->items[t]), wp), v);
+    int cell = cell_of(k, group_is_mllm(&a->c->gl->items[t]), wp);
+    return cell < 0 ? 0 : cal_push(a->cal, cell, v);
 }
 
 /* The residuals of every group of a model other than base ex (-1: of every
