@@ -236,27 +236,27 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, gsta
             g->whatif_state = ws == JL_OK ? 1 : -1;
         }
         if (g->whatif_state > 0) {
-            const jl_whatif w = g->whatif;
+            const jl_whatif *w = &g->whatif;
             const jl_whatif_point *wp = NULL;
-            for (size_t i = 0; i < w.n_points; i++)
-                if (!w.points[i].beyond_ceiling && pos(w.points[i].energy_per_token_j.value))
-                    wp = &w.points[i];
+            for (size_t i = 0; i < w->n_points; i++)
+                if (!w->points[i].beyond_ceiling && pos(w->points[i].energy_per_token_j.value))
+                    wp = &w->points[i];
             jl_finding *f = NULL;
-            if (wp && isfinite(w.memory_ceiling) && w.memory_ceiling > r->ceiling.ceiling)
+            if (wp && isfinite(w->memory_ceiling) && w->memory_ceiling > r->ceiling.ceiling)
                 f = add_finding(
                     r, "what_if_gpus", "info",
                     jl_asprintf("%ldx%s would lift the memory ceiling to ~%.0f sequences%s (%.0f "
                                 "now) and is predicted at %.3g J/token [%.3g, %.3g] at cap %ld "
                                 "(not measured: %s transfer from this model's measured "
                                 "configurations, docs/model.md \"What if\")",
-                                t.num_gpus, t.gpu_model ? t.gpu_model : "", w.memory_ceiling,
-                                w.memory_assumed ? " (on an assumed per-task input length)" : "",
+                                t.num_gpus, t.gpu_model ? t.gpu_model : "", w->memory_ceiling,
+                                w->memory_assumed ? " (on an assumed per-task input length)" : "",
                                 r->ceiling.ceiling, wp->energy_per_token_j.value,
                                 wp->energy_per_token_j.lo, wp->energy_per_token_j.hi, wp->cap,
-                                jl_transfer_name(w.transfer)));
+                                jl_transfer_name(w->transfer)));
             if (f) {
                 num(f, "num_gpus", (double)t.num_gpus);
-                num(f, "memory_ceiling", w.memory_ceiling);
+                num(f, "memory_ceiling", w->memory_ceiling);
                 num(f, "cap", (double)wp->cap);
                 num(f, "predicted_energy_per_token_j", wp->energy_per_token_j.value);
                 num(f, "predicted_energy_per_token_lo_j", wp->energy_per_token_j.lo);

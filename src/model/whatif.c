@@ -364,10 +364,13 @@ static int learn_factors(const wi_ctx *c, int ex1, int ex2, wi_factors *f)
                     Y[n * NR + (size_t)r] = wt->y[r][a] - ws->y[r][ia];
                 K[n] = kind_index(k);
                 n++;
-                /* the residual of the reference-pair route on this pair */
+                /* the residual of the reference-pair route on this pair: for
+                 * the intervals of an uncalibrated prediction only, so not
+                 * for the factors of the calibration (two models left out),
+                 * whose predictions give their values alone */
                 int ki = kind_index(k);
                 double rr[NR];
-                int okr = 1;
+                int okr = ex2 < 0;
                 for (int r = 0; r < NR && okr; r++)
                     okr = ref_ratio(c, s, t, j, ex1, ex2, wt->cap[a], r, &rr[r]) > 0;
                 if (!okr)
@@ -1372,15 +1375,13 @@ json_t *jl_whatif_loo_to_json(const jl_whatif_loo *r, const jl_model_group_list 
         jset(po, "extrapolated", json_boolean(p->extrapolated));
         json_array_append_new(pts, po);
     }
-    static const jl_transfer ks[] = {JL_TRANSFER_GPU_COUNT, JL_TRANSFER_GPU_MODEL,
-                                     JL_TRANSFER_BOTH};
     json_t *per = json_object();
     for (size_t i = 0; i < 3; i++) {
         json_t *t = json_object();
-        jset(t, "all", jl__model_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], NULL)));
-        jset(t, "llm", jl__model_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], "llm")));
-        jset(t, "mllm", jl__model_loo_stats_json(jl_whatif_loo_summarize(r, ks[i], "mllm")));
-        jset(per, jl_transfer_name(ks[i]), t);
+        jset(t, "all", jl__model_loo_stats_json(jl_whatif_loo_summarize(r, wi_kinds[i], NULL)));
+        jset(t, "llm", jl__model_loo_stats_json(jl_whatif_loo_summarize(r, wi_kinds[i], "llm")));
+        jset(t, "mllm", jl__model_loo_stats_json(jl_whatif_loo_summarize(r, wi_kinds[i], "mllm")));
+        jset(per, jl_transfer_name(wi_kinds[i]), t);
     }
     jset(sum, "overall",
          jl__model_loo_stats_json(jl_whatif_loo_summarize(r, JL_TRANSFER_NONE, NULL)));
