@@ -87,16 +87,27 @@ void jl_memory_ceiling_clear(jl_memory_ceiling *m)
  * hold min(context, window) tokens of a sequence, the others all of it: the
  * bytes per token of context are the full-attention figure scaled by
  * (full layers + window layers x min(1, window/context)) / attention layers. */
+static int has_windows(const jl_model_desc *md)
+{
+    return md && md->sliding_window_layers > 0 && md->sliding_window > 0 &&
+           md->attention_layers > 0 && md->sliding_window_layers <= md->attention_layers;
+}
+
+double jl__model_window_scale(const jl_model_desc *md, double ctx)
+{
+    if (!has_windows(md) || !pos(ctx))
+        return 1.0;
+    double L = (double)md->attention_layers, w = (double)md->sliding_window_layers;
+    double f = fmin(1.0, (double)md->sliding_window / ctx);
+    return (L - w + w * f) / L;
+}
+
 static void window_limit(jl_memory_ceiling *m, const jl_model_desc *md)
 {
     m->window_layers = m->window = 0;
-    if (!md || md->sliding_window_layers <= 0 || md->sliding_window <= 0 ||
-        md->attention_layers <= 0 || md->sliding_window_layers > md->attention_layers ||
-        !pos(m->kv_bytes_per_token) || !pos(m->context_tokens))
+    if (!has_windows(md) || !pos(m->kv_bytes_per_token) || !pos(m->context_tokens))
         return;
-    double L = (double)md->attention_layers, w = (double)md->sliding_window_layers;
-    double f = fmin(1.0, (double)md->sliding_window / m->context_tokens);
-    m->kv_bytes_per_token *= (L - w + w * f) / L;
+    m->kv_bytes_per_token *= jl__model_window_scale(md, m->context_tokens);
     m->window_layers = md->sliding_window_layers;
     m->window = md->sliding_window;
 }

@@ -115,6 +115,13 @@ double jl__model_pi_sd(double s2n, double s2f, double gv, double xs, double xlo,
 #define JM_PI_NOISE 0.035
 #define JM_PI_EXT 0.6
 
+/* The share of the full-attention KV bytes per token (the descriptor's
+ * kv_bytes_per_token) that a sequence of ctx tokens of context holds:
+ * window-limited attention layers (sliding window, chunked local attention)
+ * hold min(ctx, window) tokens, the others all of them; 1 where the model has
+ * no such layers or the descriptor does not say (ceiling.c). */
+double jl__model_window_scale(const jl_model_desc *md, double ctx);
+
 /* Median of v[0..n) (copies). */
 double jl__model_median(const double *v, size_t n);
 

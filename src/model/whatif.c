@@ -22,8 +22,9 @@
 #define NR 3
 /* features of a (source -> target) pair at a cap (wi_features): GPU-count
  * doublings dg, the GPU models' ln bandwidth ratio dm and ln bytes-per-
- * parameter ratio dp, with their interactions */
-#define NF 16
+ * parameter ratio dp, with their interactions, and the roofline's step-time
+ * ratio of the GPU-model and precision change */
+#define NF 17
 /* kinds of transfer, for the interval quantiles */
 #define NK 4
 /* sd (ln) per e-fold of extrapolating a source beyond its measured caps;
@@ -163,17 +164,32 @@ static double bytes_per_param(const wi_ctx *c, const char *model)
 
 /* phi: the share of the source's step time at cap c that streaming the
  * active weights once from HBM would take (1: memory-bound; small: other
- * costs dominate, which a faster GPU or more of them do not shorten) */
-static double phi_of(const wi_ctx *c, const jl_group_key *s, const wi_sweep *w, long cap)
+ * costs dominate, which a faster GPU or more of them do not shorten).
+ * *pm (when not NULL): the same of what a decode step reads -- the active
+ * weights and the KV cache of the running sequences (the achieved batch at
+ * the mean context, window-limited attention layers holding their window).
+ * Beyond the measured caps, those of the nearest end cap; 0 where the
+ * descriptors lack what they need. */
+static double phi_of(const wi_ctx *c, const jl_group_key *s, const wi_sweep *w, long cap,
+                     double *pm)
 {
     const jl_model_desc *m = c->desc ? jl_descriptors_model(c->desc, s->model) : NULL;
     double bw = gpu_bw(c, s->gpu_model);
+    if (pm)
+        *pm = 0;
     if (!m || !(m->active_params > 0) || !(m->weight_bytes_per_param > 0) || !isfinite(bw))
         return 0;
-    long i = find_cap(w, cap);
-    double ltau = i >= 0 ? w->y[2][i] : w->y[2][cap > w->cap[w->n - 1] ? w->n - 1 : 0];
-    double tm = m->active_params * m->weight_bytes_per_param / ((double)s->num_gpus * bw);
-    return fmin(tm / exp(ltau), 1.0);
+    long ci = find_cap(w, cap);
+    size_t i = ci >= 0 ? (size_t)ci : (cap > w->cap[w->n - 1] ? w->n - 1 : 0);
+    double tau = exp(w->y[2][i]), wb = m->active_params * m->weight_bytes_per_param;
+    if (pm) {
+        double kv = 0;
+        if (m->kv_bytes_per_token > 0 && w->ctx[i] > 0)
+            kv = exp(w->lb[i]) * w->ctx[i] * m->kv_bytes_per_token *
+                 jl__model_window_scale(m, w->ctx[i]);
+        *pm = fmin((wb + kv) / ((double)s->num_gpus * bw) / tau, 1.0);
+    }
+    return fmin(wb / ((double)s->num_gpus * bw) / tau, 1.0);
 }
 
 /* The long-context threshold (mean tokens of context per running sequence)
@@ -205,7 +221,7 @@ static int wi_features(const wi_ctx *c, const jl_group_key *s, const jl_group_ke
         if (!isfinite(dp))
             return -1;
     }
-    double ph = phi_of(c, s, w, cap);
+    double pm = 0, ph = phi_of(c, s, w, cap, dm != 0 || dp != 0 ? &pm : NULL);
     /* FP4 weights (MXFP4: native on B200, not on H100) */
     double f4 = bytes_per_param(c, s->model) < 0.9 ? 1 : 0;
     /* a long-context (reasoning) source, and on one GPU */
@@ -223,8 +239,17 @@ static int wi_features(const wi_ctx *c, const jl_group_key *s, const jl_group_ke
     if (gs && gs->tdp_w > 0)
         u = w->y[1][ci >= 0 ? (size_t)ci : (cap > w->cap[w->n - 1] ? w->n - 1 : 0)] -
             log((double)s->num_gpus * gs->tdp_w);
-    double v[NF] = {dg,      dg * lc, dg * ph,      dm,      dm * lc,      dm * ph, dp,     dp * lc,
-                    dm * f4, dm * lg, dm * lg * lc, dm * g1, dm * g1 * lc, dg * lg, dm * u, dg * u};
+    /* the roofline: the share pm of the source's step time that streams
+     * memory scales with the ratio of bytes per parameter over bandwidth, the
+     * rest stays; ln(1 - pm + pm x ratio) is the step-time ratio that alone
+     * would give (0 for a GPU-count transfer, which its own terms carry).
+     * Fitted without the target's model, its weight on ln step time comes out
+     * near 0.3: the measured B200 gains less than its bandwidth promises
+     * (docs/model-accuracy.md "A fifth round"). */
+    double rf = dm != 0 || dp != 0 ? log(1 - pm + pm * exp(dp - dm)) : 0;
+    double v[NF] = {dg,      dg * lc, dg * ph, dm,           dm * lc, dm * ph,      dp,
+                    dp * lc, dm * f4, dm * lg, dm * lg * lc, dm * g1, dm * g1 * lc, dg * lg,
+                    dm * u,  dg * u,  rf};
     memcpy(x, v, sizeof v);
     return 0;
 }
@@ -265,27 +290,35 @@ static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_k
  * few configurations measured in another regime. */
 static int lad_fit(const double *X, const double *Y, size_t n, double w[NF])
 {
-    double *wt = malloc(n * sizeof *wt);
+    /* the rows padded to an even stride with zeros, so that the inner loop
+     * of the normal equations runs in pairs of doubles with no remainder */
+    enum { NFP = NF + (NF & 1) };
+    double *wt = malloc(n * sizeof *wt), *Xp = calloc(n ? n * NFP : 1, sizeof *Xp);
     gsl_matrix *A = gsl_matrix_alloc(NF, NF);
     gsl_vector *bv = gsl_vector_alloc(NF), *xv = gsl_vector_alloc(NF);
     int rc = -1;
-    if (!wt || !A || !bv || !xv)
+    if (!wt || !Xp || !A || !bv || !xv)
         goto end;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         wt[i] = 1;
+        memcpy(Xp + i * NFP, X + i * NF, NF * sizeof *X);
+    }
     for (int it = 0; it < 30; it++) {
         /* the normal equations in plain arrays (the element accessors of
          * gsl_matrix cost 80 % of the what-if leave-one-out) */
-        double a[NF][NF] = {{0}}, b[NF] = {0};
+        double a[NF][NFP] = {{0}}, b[NF] = {0};
         for (size_t i = 0; i < n; i++) {
-            const double *xi = X + i * NF;
+            const double *xi = Xp + i * NFP;
             for (int p = 0; p < NF; p++) {
                 double xa = xi[p] * wt[i];
                 b[p] += xa * Y[i];
-                for (int q = 0; q < NF; q++)
+                for (int q = p; q < NFP; q++) /* symmetric: the upper triangle */
                     a[p][q] += xa * xi[q];
             }
         }
+        for (int p = 0; p < NF; p++)
+            for (int q = 0; q < p; q++)
+                a[p][q] = a[q][p];
         for (int p = 0; p < NF; p++) { /* a feature no pair exercises stays 0 */
             a[p][p] += 1e-6;
             gsl_vector_set(bv, (size_t)p, b[p]);
@@ -306,6 +339,7 @@ static int lad_fit(const double *X, const double *Y, size_t n, double w[NF])
     rc = 0;
 end:
     free(wt);
+    free(Xp);
     gsl_matrix_free(A);
     gsl_vector_free(bv);
     gsl_vector_free(xv);
@@ -441,11 +475,15 @@ end:
 
 /* ln y_r of source group si at cap c: its per-cap mean when measured (*dx =
  * 0); else from its nearest measured end cap a, moved by the median
- * elasticity between a and c of the model's other sweeps (any task) that
- * measured both, except the target (skip); else interpolated / extrapolated
- * log-log along its own measured caps. *dx: |ln(c/a)| of the extrapolation
- * (doubled for the last fallback). */
-static double source_at(const wi_ctx *c, size_t si, size_t skip, long cap, int r, double *dx)
+ * elasticity between a and c of the model's other sweeps that measured both,
+ * except the target (skip): those of the target's task on the target's GPU
+ * model if any, else those on the target's GPU model, else any (a source that
+ * stopped early on the smaller GPU is walked along the larger one, where the
+ * caps it did not reach were run); else interpolated / extrapolated log-log
+ * along its own measured caps. *dx: |ln(c/a)| of the extrapolation (doubled
+ * for the last fallback). */
+static double source_at(const wi_ctx *c, size_t si, size_t skip, const jl_group_key *t, long cap,
+                        int r, double *dx)
 {
     const wi_sweep *w = &c->sw[si];
     long i = find_cap(w, cap);
@@ -465,16 +503,19 @@ static double source_at(const wi_ctx *c, size_t si, size_t skip, long cap, int r
         double sl[128];
         size_t ns = 0;
         const jl_group_key *s = &c->gl->items[si].key;
-        for (size_t h = 0; h < c->gl->count && ns < 128; h++) {
-            if (h == si || h == skip || !c->ok[h] ||
-                !jl_str_eq(c->gl->items[h].key.model, s->model))
-                continue;
-            long hc = find_cap(&c->sw[h], cap), ha = find_cap(&c->sw[h], a);
-            if (hc < 0 || ha < 0 || fabs(c->sw[h].lb[hc] - c->sw[h].lb[ha]) < 1e-3)
-                continue;
-            sl[ns++] =
-                (c->sw[h].y[r][hc] - c->sw[h].y[r][ha]) / (c->sw[h].lb[hc] - c->sw[h].lb[ha]);
-        }
+        for (int lev = 0; lev < 3 && !ns; lev++)
+            for (size_t h = 0; h < c->gl->count && ns < 128; h++) {
+                const jl_group_key *kh = &c->gl->items[h].key;
+                if (h == si || h == skip || !c->ok[h] || !jl_str_eq(kh->model, s->model) ||
+                    (lev < 2 && !jl_str_eq(kh->gpu_model, t->gpu_model)) ||
+                    (lev < 1 && !jl_str_eq(kh->task, t->task)))
+                    continue;
+                long hc = find_cap(&c->sw[h], cap), ha = find_cap(&c->sw[h], a);
+                if (hc < 0 || ha < 0 || fabs(c->sw[h].lb[hc] - c->sw[h].lb[ha]) < 1e-3)
+                    continue;
+                sl[ns++] =
+                    (c->sw[h].y[r][hc] - c->sw[h].y[r][ha]) / (c->sw[h].lb[hc] - c->sw[h].lb[ha]);
+            }
         if (ns)
             return w->y[r][ia] + jl__model_median(sl, ns) * (lb - w->lb[ia]);
         *dx *= 2;
@@ -942,7 +983,7 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const wi
                         ref_ratio(&c, &gl->items[si].key, target, skip, -1, -1, cap, r, &rr[r]) > 0;
                 for (int r = 0; r < NR; r++) {
                     double d;
-                    v[r] = source_at(&c, si, skip, cap, r, &d);
+                    v[r] = source_at(&c, si, skip, target, cap, r, &d);
                     dx = fmax(dx, d);
                     if (okr)
                         v[r] += rr[r];

@@ -168,15 +168,15 @@ typedef struct expect_wi {
 } expect_wi;
 
 static const expect_wi EXPECTED_WI[] = {
-    {JL_TRANSFER_GPU_COUNT, NULL, 378, 0.0656, 0.2117, 0.934},
-    {JL_TRANSFER_GPU_COUNT, "llm", 217, 0.0646, 0.2122, 0.917},
-    {JL_TRANSFER_GPU_COUNT, "mllm", 161, 0.0690, 0.2102, 0.957},
-    {JL_TRANSFER_GPU_MODEL, NULL, 450, 0.0927, 0.3149, 0.944},
-    {JL_TRANSFER_GPU_MODEL, "llm", 313, 0.0850, 0.2632, 0.946},
-    {JL_TRANSFER_GPU_MODEL, "mllm", 137, 0.1127, 0.3644, 0.942},
-    {JL_TRANSFER_BOTH, NULL, 445, 0.0945, 0.2967, 0.917},
-    {JL_TRANSFER_BOTH, "llm", 268, 0.0744, 0.1830, 0.937},
-    {JL_TRANSFER_BOTH, "mllm", 177, 0.1444, 0.4062, 0.887},
+    {JL_TRANSFER_GPU_COUNT, NULL, 378, 0.0665, 0.2093, 0.939},
+    {JL_TRANSFER_GPU_COUNT, "llm", 217, 0.0665, 0.2058, 0.917},
+    {JL_TRANSFER_GPU_COUNT, "mllm", 161, 0.0670, 0.2133, 0.969},
+    {JL_TRANSFER_GPU_MODEL, NULL, 450, 0.0833, 0.3069, 0.933},
+    {JL_TRANSFER_GPU_MODEL, "llm", 313, 0.0785, 0.2510, 0.939},
+    {JL_TRANSFER_GPU_MODEL, "mllm", 137, 0.0973, 0.3776, 0.920},
+    {JL_TRANSFER_BOTH, NULL, 445, 0.0902, 0.2951, 0.917},
+    {JL_TRANSFER_BOTH, "llm", 268, 0.0782, 0.1882, 0.933},
+    {JL_TRANSFER_BOTH, "mllm", 177, 0.1268, 0.4240, 0.893},
 };
 
 /* Every parameter interval inside its declared range, every prediction
@@ -310,10 +310,11 @@ TEST(mlenergy_accuracy)
     /* the GPU-count targets of the issue hold on the LLM points */
     jl_loo_stats wc = jl_whatif_loo_summarize(&wl, JL_TRANSFER_GPU_COUNT, "llm");
     CHECK(wc.median <= 0.07 && wc.p90 <= 0.30);
-    /* the GPU-model p90 target holds on the LLM points; its median target
-     * (8 %) does not (8.5 %: docs/model-accuracy.md "The GPU-model median") */
+    /* and the GPU-model (H100 <-> B200) targets (7.85 %: a narrow pass, see
+     * docs/model-accuracy.md "A fifth round" for what it is worth out of
+     * sample) */
     jl_loo_stats wm = jl_whatif_loo_summarize(&wl, JL_TRANSFER_GPU_MODEL, "llm");
-    CHECK(wm.p90 <= 0.30 && wm.median <= 0.088);
+    CHECK(wm.p90 <= 0.30 && wm.median <= 0.08);
     /* the held-out group is never its own source: no point predicted
      * exactly; every interval around its value, from the calibration */
     for (size_t i = 0; i < wl.count; i++) {
