@@ -160,11 +160,7 @@ static void pick_document_write(jl_jw *w, const void *result, const jl_summary_l
 
 json_t *jl_pick_set_to_json(const jl_pick_set *ps, const jl_summary_list *l)
 {
-    jl_jw *w = jl__jw_tree();
-    if (!w)
-        return NULL;
-    pick_document_write(w, ps, l, NULL);
-    return jl__jw_finish_tree(w);
+    return jl__jw_document_tree(pick_document_write, ps, l);
 }
 
 jl_status jl_write_pick_json(const char *path, const jl_pick_set *ps, const jl_summary_list *l,

@@ -364,11 +364,7 @@ static void compare_document_write(jl_jw *w, const void *result, const jl_summar
 
 json_t *jl_compare_to_json(const jl_compare_result *r, const jl_summary_list *l)
 {
-    jl_jw *w = jl__jw_tree();
-    if (!w)
-        return NULL;
-    compare_document_write(w, r, l, NULL);
-    return jl__jw_finish_tree(w);
+    return jl__jw_document_tree(compare_document_write, r, l);
 }
 
 jl_status jl_write_compare_json(const char *path, const jl_compare_result *r,

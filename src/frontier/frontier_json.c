@@ -234,11 +234,7 @@ static void document_write(jl_jw *w, const void *result, const jl_summary_list *
 
 json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list *l)
 {
-    jl_jw *w = jl__jw_tree();
-    if (!w)
-        return NULL;
-    document_write(w, fs, l, NULL);
-    return jl__jw_finish_tree(w);
+    return jl__jw_document_tree(document_write, fs, l);
 }
 
 char *jl_frontier_set_to_json_text(const jl_frontier_set *fs, const jl_summary_list *l,

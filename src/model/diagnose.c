@@ -76,10 +76,9 @@ typedef struct gstate {
     jl_group_ceiling ceil;
     double max_dyn_per_gpu; /* largest measured P/G − idle in the group */
     /* the what-if of twice the group's GPUs: computed at its first memory-
-     * bound run, with the engine all groups share (built at the first) */
+     * bound run, with the one engine of the command (built at the first) */
     jl_whatif whatif;
     int whatif_state; /* 0 not yet, 1 predicted, -1 cannot be */
-    jl_whatif_engine **engine;
 } gstate;
 
 static const char *pct(double x, char *buf, size_t n)
@@ -202,7 +201,8 @@ static int suggest_batch(jl_run_diagnosis *r, const gstate *g, const jl_diagnose
 
 /* Memory-bound: what more GPUs would do, from a measured group with more. */
 static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, gstate *gs, size_t own,
-                        const jl_descriptors *d, const jl_diagnose_options *o)
+                        jl_whatif_engine **engine, const jl_descriptors *d,
+                        const jl_diagnose_options *o)
 {
     const jl_summary *s = r->run;
     const jl_group_key *k = gl ? &gl->items[own].key : NULL;
@@ -225,10 +225,10 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, gsta
         if (!g->whatif_state) {
             jl_error *we = NULL;
             jl_status ws = JL_OK;
-            if (!*g->engine)
-                ws = jl_whatif_engine_new(gl, d, g->engine, &we);
+            if (!*engine)
+                ws = jl_whatif_engine_new(gl, d, engine, &we);
             if (ws == JL_OK)
-                ws = jl_whatif_engine_predict(*g->engine, &t, JL_TRANSFER_NONE, NULL, 0, &g->whatif,
+                ws = jl_whatif_engine_predict(*engine, &t, JL_TRANSFER_NONE, NULL, 0, &g->whatif,
                                               &we);
             jl_error_free(we);
             if (ws == JL_ENOMEM)
@@ -344,7 +344,7 @@ static const jl_fit_point *regime_excluded(const jl_group_fit *f, const jl_summa
 }
 
 static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model_group_list *gl,
-                        gstate *gs, size_t gi, const jl_descriptors *d,
+                        gstate *gs, size_t gi, jl_whatif_engine **engine, const jl_descriptors *d,
                         const jl_diagnose_options *o)
 {
     const gstate *g = gi != (size_t)-1 ? &gs[gi] : NULL;
@@ -532,7 +532,7 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
                 suggest_batch(r, g, o))
                 return -1;
         } else if (r->ceiling.limit == JL_BATCH_LIMIT_MEMORY) {
-            if (suggest_gpus(r, gl, gs, gi, d, o))
+            if (suggest_gpus(r, gl, gs, gi, engine, d, o))
                 return -1;
         }
     }
@@ -568,7 +568,6 @@ jl_status jl_diagnose_fitted(const jl_summary_list *l, const jl_model_group_list
     for (size_t gi = 0; gi < gl->count; gi++) {
         const jl_model_group *g = &gl->items[gi];
         gs[gi].fit = fits[gi];
-        gs[gi].engine = &engine;
         if (jl_group_ceiling_compute(g->runs, g->n_runs, d, &opt->ceiling, &gs[gi].ceil) != JL_OK) {
             st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
             goto end;
@@ -585,7 +584,7 @@ jl_status jl_diagnose_fitted(const jl_summary_list *l, const jl_model_group_list
     }
     for (size_t i = 0; i < l->count; i++) {
         x->count = i + 1;
-        if (diagnose_run(&x->runs[i], l->items[i], gl, gs, run_group[i], d, opt)) {
+        if (diagnose_run(&x->runs[i], l->items[i], gl, gs, run_group[i], &engine, d, opt)) {
             st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
             goto end;
         }

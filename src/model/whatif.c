@@ -162,15 +162,21 @@ static double bytes_per_param(const wi_ctx *c, const char *model)
     return m && m->weight_bytes_per_param > 0 ? m->weight_bytes_per_param : NAN;
 }
 
-/* phi: the share of the source's step time at cap c that streaming the
+/* the index of cap c in w when measured, else of w's end cap nearer to it */
+static size_t cap_index(const wi_sweep *w, long cap)
+{
+    long i = find_cap(w, cap);
+    return i >= 0 ? (size_t)i : (cap > w->cap[w->n - 1] ? w->n - 1 : 0);
+}
+
+/* phi: the share of the source's step time at its cap i that streaming the
  * active weights once from HBM would take (1: memory-bound; small: other
  * costs dominate, which a faster GPU or more of them do not shorten).
  * *pm (when not NULL): the same of what a decode step reads -- the active
  * weights and the KV cache of the running sequences (the achieved batch at
  * the mean context, window-limited attention layers holding their window).
- * Beyond the measured caps, those of the nearest end cap; 0 where the
- * descriptors lack what they need. */
-static double phi_of(const wi_ctx *c, const jl_group_key *s, const wi_sweep *w, long cap,
+ * 0 where the descriptors lack what they need. */
+static double phi_of(const wi_ctx *c, const jl_group_key *s, const wi_sweep *w, size_t i,
                      double *pm)
 {
     const jl_model_desc *m = c->desc ? jl_descriptors_model(c->desc, s->model) : NULL;
@@ -179,8 +185,6 @@ static double phi_of(const wi_ctx *c, const jl_group_key *s, const wi_sweep *w, 
         *pm = 0;
     if (!m || !(m->active_params > 0) || !(m->weight_bytes_per_param > 0) || !isfinite(bw))
         return 0;
-    long ci = find_cap(w, cap);
-    size_t i = ci >= 0 ? (size_t)ci : (cap > w->cap[w->n - 1] ? w->n - 1 : 0);
     double tau = exp(w->y[2][i]), wb = m->active_params * m->weight_bytes_per_param;
     if (pm) {
         double kv = 0;
@@ -221,12 +225,13 @@ static int wi_features(const wi_ctx *c, const jl_group_key *s, const jl_group_ke
         if (!isfinite(dp))
             return -1;
     }
-    double pm = 0, ph = phi_of(c, s, w, cap, dm != 0 || dp != 0 ? &pm : NULL);
+    /* the source's figures at the cap, beyond its caps at the nearer end */
+    size_t ci = cap_index(w, cap);
+    double pm = 0, ph = phi_of(c, s, w, ci, dm != 0 || dp != 0 ? &pm : NULL);
     /* FP4 weights (MXFP4: native on B200, not on H100) */
     double f4 = bytes_per_param(c, s->model) < 0.9 ? 1 : 0;
     /* a long-context (reasoning) source, and on one GPU */
-    long ci = find_cap(w, cap);
-    double ctx = w->ctx[ci >= 0 ? (size_t)ci : (cap > w->cap[w->n - 1] ? w->n - 1 : 0)];
+    double ctx = w->ctx[ci];
     double lg = ctx > long_context_tokens() ? 1 : 0, g1 = s->num_gpus == 1 ? lg : 0;
     /* u: the source's power as a share of its GPUs' TDP, ln (0 where the
      * descriptors lack the TDP). A source drawing near its power limit is
@@ -237,8 +242,7 @@ static int wi_features(const wi_ctx *c, const jl_group_key *s, const jl_group_ke
     const jl_gpu_desc *gs = c->desc ? jl_descriptors_gpu(c->desc, s->gpu_model) : NULL;
     double u = 0;
     if (gs && gs->tdp_w > 0)
-        u = w->y[1][ci >= 0 ? (size_t)ci : (cap > w->cap[w->n - 1] ? w->n - 1 : 0)] -
-            log((double)s->num_gpus * gs->tdp_w);
+        u = w->y[1][ci] - log((double)s->num_gpus * gs->tdp_w);
     /* the roofline: the share pm of the source's step time that streams
      * memory scales with the ratio of bytes per parameter over bandwidth, the
      * rest stays; ln(1 - pm + pm x ratio) is the step-time ratio that alone

@@ -204,6 +204,15 @@ json_t *jl_errors_to_json(const jl_error_list *errors)
     return arr;
 }
 
+json_t *jl__jw_document_tree(jl__jw_document_fn fn, const void *result, const jl_summary_list *l)
+{
+    jl_jw *w = jl__jw_tree();
+    if (!w)
+        return NULL;
+    fn(w, result, l, NULL);
+    return jl__jw_finish_tree(w);
+}
+
 char *jl__jw_document_text(jl__jw_document_fn fn, const void *result, const jl_summary_list *l,
                            const jl_error_list *errors, size_t *len)
 {

@@ -88,6 +88,8 @@ void jl__jw_free(jl_jw *w);
  * member "errors" = errors_json when that is non-NULL. */
 typedef void (*jl__jw_document_fn)(jl_jw *w, const void *result, const jl_summary_list *l,
                                    const json_t *errors_json);
+/* fn's document as a tree, without "errors". NULL on out of memory. */
+json_t *jl__jw_document_tree(jl__jw_document_fn fn, const void *result, const jl_summary_list *l);
 /* The text jl_json_dump writes for fn's document with "errors" (the list as
  * jl_errors_to_json; NULL: an empty list), without building its tree; *len
  * (may be NULL) its length. NULL on out of memory. */
