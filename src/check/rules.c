@@ -250,13 +250,13 @@ static void check_one(int r, const jl_summary *s, const jl_ruleset *rs, const jl
 static char *check_message(const jl_rule *rule, const jl_check_result *res, const char *why)
 {
     if (res->level == JL_CHECK_SKIP)
-        return why ? jl_asprintf("skipped: %s", why) : jl_strdup("rule disabled");
+        return why ? jl__asprintf("skipped: %s", why) : jl__strdup("rule disabled");
     int hib = rule->higher_is_better;
     /* a ratio has unit "1": print no unit for it */
     const char *unit = strcmp(rule->unit, "1") ? rule->unit : "";
-    return jl_asprintf("%s = %.4g%s%s (warn %s %.4g, fail %s %.4g)", rule->name, res->value,
-                       *unit ? " " : "", unit, hib ? "below" : "above", rule->warn,
-                       hib ? "below" : "above", rule->fail);
+    return jl__asprintf("%s = %.4g%s%s (warn %s %.4g, fail %s %.4g)", rule->name, res->value,
+                        *unit ? " " : "", unit, hib ? "below" : "above", rule->warn,
+                        hib ? "below" : "above", rule->fail);
 }
 
 jl_status jl_check_run(const jl_summary *s, const jl_ruleset *rs, const jl_descriptors *desc,

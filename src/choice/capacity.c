@@ -100,7 +100,7 @@ jl_status jl_capacity(const jl_summary_list *l, const jl_slo *const *slos, size_
         return st;
     }
     size_t per = n_slos ? n_slos : 1;
-    if (gs.n && !(r->items = jl_calloc_array(gs.n * per, sizeof *r->items)))
+    if (gs.n && !(r->items = jl__calloc_array(gs.n * per, sizeof *r->items)))
         goto oom;
     for (size_t g = 0; g < gs.n; g++) {
         const jl_group *gr = &gs.groups[g];
@@ -112,9 +112,9 @@ jl_status jl_capacity(const jl_summary_list *l, const jl_slo *const *slos, size_
             e->choice = e->max_total_choice = -1;
             e->n_runs = gr->n_runs;
             const jl_summary *s0 = l->items[gr->runs[0]];
-            if ((s0->attrs.model && !(e->model = jl_strdup(s0->attrs.model))) ||
-                (s0->attrs.task && !(e->task = jl_strdup(s0->attrs.task))) ||
-                (s0->attrs.workload && !(e->workload = jl_strdup(s0->attrs.workload))))
+            if ((s0->attrs.model && !(e->model = jl__strdup(s0->attrs.model))) ||
+                (s0->attrs.task && !(e->task = jl__strdup(s0->attrs.task))) ||
+                (s0->attrs.workload && !(e->workload = jl__strdup(s0->attrs.workload))))
                 goto oom;
             long best = -1, best_total = -1, lowest_power = -1;
             double best_tpw = NAN, best_choice_tot = NAN, best_tot = NAN, best_tot_tpw = NAN;

@@ -17,7 +17,7 @@ void jl__stats(double *v, size_t n, double *median, double *min, double *max)
         *median = *min = *max = NAN;
         return;
     }
-    qsort(v, n, sizeof *v, jl_cmp_double);
+    qsort(v, n, sizeof *v, jl__cmp_double);
     *min = v[0];
     *max = v[n - 1];
     *median = jl__median_d(v, n); /* v sorted: the middle one, or the mean of the two */
@@ -35,7 +35,7 @@ static void conditions_write(jl_jw *w, const jl_slo *slo, const jl_summary *s)
         double excess = NAN;
         if (r != JL_SLO_MISSING)
             excess = (c->op == JL_SLO_LE || c->op == JL_SLO_LT) ? v - c->bound : c->bound - v;
-        char *text = jl_asprintf("%.*s", (int)c->length, slo->text + c->offset);
+        char *text = jl__asprintf("%.*s", (int)c->length, slo->text + c->offset);
         /* in key order */
         jl__jw_object(w);
         jl__jw_knumber(w, "bound", c->bound);

@@ -54,11 +54,12 @@ static size_t runs_with(const jl_summary_list *l, const jl_group *g, const char 
 static char *why_not(const jl_pick *p, const char *by, const char *v, int have_slo)
 {
     switch (p->status) {
-    case JL_PICK_NO_RUNS: return jl_asprintf("no run with %s=%s", by, v);
+    case JL_PICK_NO_RUNS: return jl__asprintf("no run with %s=%s", by, v);
     case JL_PICK_NOT_APPLICABLE:
-        return jl_asprintf("no run with %s=%s has the %s figures", by, v,
-                           have_slo ? "SLO's and energy" : "energy");
-    case JL_PICK_INFEASIBLE: return jl_asprintf("no configuration with %s=%s meets the SLO", by, v);
+        return jl__asprintf("no run with %s=%s has the %s figures", by, v,
+                            have_slo ? "SLO's and energy" : "energy");
+    case JL_PICK_INFEASIBLE:
+        return jl__asprintf("no configuration with %s=%s meets the SLO", by, v);
     default: return NULL;
     }
 }
@@ -78,7 +79,7 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     r->slos = slos;
     r->n_slos = n_slos;
-    if (!(r->by = jl_strdup(opt->by)) || !(r->baseline = jl_strdup(opt->baseline)))
+    if (!(r->by = jl__strdup(opt->by)) || !(r->baseline = jl__strdup(opt->baseline)))
         goto oom;
     /* the sides: every value of `by`, baseline first */
     const char *bykey[1] = {opt->by};
@@ -98,17 +99,17 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
             goto oom;
         r->sides = ns;
         memset(&ns[r->n_sides], 0, sizeof *ns);
-        if (!(ns[r->n_sides].side = jl_strdup(v)))
+        if (!(ns[r->n_sides].side = jl__strdup(v)))
             goto oom;
         r->n_sides++;
     }
     if (!have_baseline) {
-        jl_strbuf b;
-        jl_strbuf_init(&b);
+        jl__strbuf b;
+        jl__strbuf_init(&b);
         for (size_t k = 0; k < sides.n; k++)
             if (sides.groups[k].values[0])
-                jl_strbuf_printf(&b, "%s%s", b.len ? ", " : "", sides.groups[k].values[0]);
-        char *vals = jl_strbuf_take(&b);
+                jl__strbuf_printf(&b, "%s%s", b.len ? ", " : "", sides.groups[k].values[0]);
+        char *vals = jl__strbuf_take(&b);
         st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
                      "no selected run has %s=%s (values present: %s)", opt->by, opt->baseline,
                      vals && *vals ? vals : "none");
@@ -117,23 +118,23 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
     }
     /* groups: model, task, held attributes */
     r->n_group_keys = 2 + opt->n_hold;
-    if (!(r->group_keys = jl_calloc_array(r->n_group_keys, sizeof *r->group_keys)))
+    if (!(r->group_keys = jl__calloc_array(r->n_group_keys, sizeof *r->group_keys)))
         goto oom;
     const char **keys = (const char **)r->group_keys;
-    if (!(r->group_keys[0] = jl_strdup("model")) || !(r->group_keys[1] = jl_strdup("task")))
+    if (!(r->group_keys[0] = jl__strdup("model")) || !(r->group_keys[1] = jl__strdup("task")))
         goto oom;
     for (size_t k = 0; k < opt->n_hold; k++)
-        if (!(r->group_keys[2 + k] = jl_strdup(opt->hold[k])))
+        if (!(r->group_keys[2 + k] = jl__strdup(opt->hold[k])))
             goto oom;
     if ((st = jl_group_runs(l, keys, r->n_group_keys, NULL, &groups, err)))
         goto fail;
     size_t per_slo = n_slos ? n_slos : 1;
     size_t total = groups.n * per_slo * r->n_sides;
-    if (total && !(r->items = jl_calloc_array(total, sizeof *r->items)))
+    if (total && !(r->items = jl__calloc_array(total, sizeof *r->items)))
         goto oom;
-    if (!(buf_base = jl_calloc_array(l->count ? l->count : 1, sizeof *buf_base)) ||
-        !(buf_side = jl_calloc_array(l->count ? l->count : 1, sizeof *buf_side)) ||
-        !(red = jl_calloc_array(total ? total : 1, sizeof *red)))
+    if (!(buf_base = jl__calloc_array(l->count ? l->count : 1, sizeof *buf_base)) ||
+        !(buf_side = jl__calloc_array(l->count ? l->count : 1, sizeof *buf_side)) ||
+        !(red = jl__calloc_array(total ? total : 1, sizeof *red)))
         goto oom;
     for (size_t g = 0; g < groups.n; g++) {
         const jl_group *gr = &groups.groups[g];
@@ -149,13 +150,13 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
                 c->winner = -1;
                 c->reduction = NAN;
                 if (!(c->group_values =
-                          jl_calloc_array(r->n_group_keys, sizeof *c->group_values)) ||
-                    !(c->side = jl_strdup(r->sides[sd].side))) {
+                          jl__calloc_array(r->n_group_keys, sizeof *c->group_values)) ||
+                    !(c->side = jl__strdup(r->sides[sd].side))) {
                     jl_pick_clear(&base);
                     goto oom;
                 }
                 for (size_t q = 0; q < r->n_group_keys; q++)
-                    if (gr->values[q] && !(c->group_values[q] = jl_strdup(gr->values[q]))) {
+                    if (gr->values[q] && !(c->group_values[q] = jl__strdup(gr->values[q]))) {
                         jl_pick_clear(&base);
                         goto oom;
                     }
@@ -165,7 +166,7 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
                 c->base.ties = NULL;
                 c->base.n_ties = 0;
                 if (base.n_ties) {
-                    if (!(c->base.ties = jl_malloc_array(base.n_ties, sizeof *c->base.ties))) {
+                    if (!(c->base.ties = jl__malloc_array(base.n_ties, sizeof *c->base.ties))) {
                         jl_pick_clear(&base);
                         goto oom;
                     }
@@ -187,7 +188,7 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
                 } else {
                     char *a = why_not(&c->base, opt->by, opt->baseline, slo != NULL);
                     char *b = why_not(&c->other, opt->by, c->side, slo != NULL);
-                    c->reason = a && b ? jl_asprintf("%s; %s", a, b) : jl_strdup(a ? a : b);
+                    c->reason = a && b ? jl__asprintf("%s; %s", a, b) : jl__strdup(a ? a : b);
                     free(a);
                     free(b);
                     if (!c->reason) {

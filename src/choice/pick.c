@@ -199,13 +199,13 @@ jl_status jl_pick_all(const jl_summary_list *l, const jl_slo *const *slos, size_
         return st;
     }
     size_t per = n_slos ? n_slos : 1;
-    if (gs.n && !(ps->items = jl_calloc_array(gs.n * per, sizeof *ps->items)))
+    if (gs.n && !(ps->items = jl__calloc_array(gs.n * per, sizeof *ps->items)))
         goto oom;
     for (size_t g = 0; g < gs.n; g++)
         for (size_t k = 0; k < per; k++) {
             jl_pick_entry *e = &ps->items[ps->n];
-            if ((gs.groups[g].values[0] && !(e->model = jl_strdup(gs.groups[g].values[0]))) ||
-                (gs.groups[g].values[1] && !(e->task = jl_strdup(gs.groups[g].values[1])))) {
+            if ((gs.groups[g].values[0] && !(e->model = jl__strdup(gs.groups[g].values[0]))) ||
+                (gs.groups[g].values[1] && !(e->task = jl__strdup(gs.groups[g].values[1])))) {
                 free(e->model);
                 free(e->task);
                 goto oom;

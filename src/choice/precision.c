@@ -28,9 +28,9 @@ char *jl_model_base_id(const char *model)
     for (size_t i = 0; i < sizeof precision_tags / sizeof precision_tags[0]; i++) {
         size_t m = strlen(precision_tags[i]);
         if (n > m + 1 && model[n - m - 1] == '-' && !strcasecmp(model + n - m, precision_tags[i]))
-            return jl_asprintf("%.*s", (int)(n - m - 1), model);
+            return jl__asprintf("%.*s", (int)(n - m - 1), model);
     }
-    return jl_strdup(model);
+    return jl__strdup(model);
 }
 
 void jl_precision_result_free(jl_precision_result *r)
@@ -50,8 +50,8 @@ void jl_precision_result_free(jl_precision_result *r)
 static int is_twin(const jl_summary *run, const char *run_base, const jl_summary *t,
                    const char *t_base)
 {
-    return jl_str_eq(run_base, t_base) && jl_str_eq(run->attrs.task, t->attrs.task) &&
-           jl_str_eq(run->attrs.gpu_model, t->attrs.gpu_model) &&
+    return jl__str_eq(run_base, t_base) && jl__str_eq(run->attrs.task, t->attrs.task) &&
+           jl__str_eq(run->attrs.gpu_model, t->attrs.gpu_model) &&
            run->attrs.num_gpus == t->attrs.num_gpus &&
            run->attrs.max_batch_size == t->attrs.max_batch_size;
 }
@@ -119,7 +119,7 @@ static jl_status sort_pairs(jl_precision_result *r, const jl_summary_list *l)
 {
     if (r->n_pairs < 2)
         return JL_OK;
-    pair_sort *t = jl_calloc_array(r->n_pairs, sizeof *t);
+    pair_sort *t = jl__calloc_array(r->n_pairs, sizeof *t);
     if (!t)
         return JL_ENOMEM;
     for (size_t i = 0; i < r->n_pairs; i++) {
@@ -156,32 +156,32 @@ jl_status jl_compare_precision(const jl_summary_list *l, const jl_precision_opti
     char **base_ids = NULL;
     double *ve = NULL, *vl = NULL;
     jl_status st = JL_OK;
-    if (!r || !(r->baseline = jl_strdup(opt->baseline)))
+    if (!r || !(r->baseline = jl__strdup(opt->baseline)))
         goto oom;
-    if (!(base_ids = jl_calloc_array(l->count ? l->count : 1, sizeof *base_ids)))
+    if (!(base_ids = jl__calloc_array(l->count ? l->count : 1, sizeof *base_ids)))
         goto oom;
     int any_baseline = 0;
     for (size_t i = 0; i < l->count; i++) {
         if (l->items[i]->attrs.model && !(base_ids[i] = jl_model_base_id(l->items[i]->attrs.model)))
             goto oom;
-        any_baseline |= jl_str_eq(l->items[i]->attrs.precision, opt->baseline);
+        any_baseline |= jl__str_eq(l->items[i]->attrs.precision, opt->baseline);
     }
     if (!any_baseline) {
         st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1, "no selected run has precision=%s",
                      opt->baseline);
         goto fail;
     }
-    if (!(r->pairs = jl_calloc_array(l->count ? l->count : 1, sizeof *r->pairs)))
+    if (!(r->pairs = jl__calloc_array(l->count ? l->count : 1, sizeof *r->pairs)))
         goto oom;
     for (size_t i = 0; i < l->count; i++) {
         const jl_summary *s = l->items[i];
-        if (!s->attrs.precision || jl_str_eq(s->attrs.precision, opt->baseline))
+        if (!s->attrs.precision || jl__str_eq(s->attrs.precision, opt->baseline))
             continue;
         long twin = -1;
         size_t n_twins = 0;
         for (size_t j = 0; j < l->count; j++) {
             const jl_summary *t = l->items[j];
-            if (j == i || !jl_str_eq(t->attrs.precision, opt->baseline) ||
+            if (j == i || !jl__str_eq(t->attrs.precision, opt->baseline) ||
                 !is_twin(s, base_ids[i], t, base_ids[j]))
                 continue;
             if (!n_twins++)
@@ -189,20 +189,20 @@ jl_status jl_compare_precision(const jl_summary_list *l, const jl_precision_opti
         }
         if (n_twins == 0) {
             st = add_unpaired(r, i,
-                              jl_asprintf("no %s run of %s on %s with %s x %ld, batch %ld",
-                                          opt->baseline, base_ids[i] ? base_ids[i] : "?",
-                                          s->attrs.task ? s->attrs.task : "?",
-                                          s->attrs.gpu_model ? s->attrs.gpu_model : "?",
-                                          s->attrs.num_gpus, s->attrs.max_batch_size));
+                              jl__asprintf("no %s run of %s on %s with %s x %ld, batch %ld",
+                                           opt->baseline, base_ids[i] ? base_ids[i] : "?",
+                                           s->attrs.task ? s->attrs.task : "?",
+                                           s->attrs.gpu_model ? s->attrs.gpu_model : "?",
+                                           s->attrs.num_gpus, s->attrs.max_batch_size));
             if (st)
                 goto oom;
             continue;
         }
         if (n_twins > 1) {
             st = add_unpaired(r, i,
-                              jl_asprintf("%zu %s runs match (re-measurements); ambiguous, not "
-                                          "paired",
-                                          n_twins, opt->baseline));
+                              jl__asprintf("%zu %s runs match (re-measurements); ambiguous, not "
+                                           "paired",
+                                           n_twins, opt->baseline));
             if (st)
                 goto oom;
             continue;
@@ -213,9 +213,9 @@ jl_status jl_compare_precision(const jl_summary_list *l, const jl_precision_opti
         if (!isfinite(e) || !isfinite(et) || !(et > 0) || !isfinite(la) || !isfinite(lt) ||
             !(lt > 0)) {
             st = add_unpaired(r, i,
-                              jl_asprintf("%s or %s missing in the run or its twin",
-                                          jl_figure_name((jl_figure)fe),
-                                          jl_figure_name((jl_figure)fl)));
+                              jl__asprintf("%s or %s missing in the run or its twin",
+                                           jl_figure_name((jl_figure)fe),
+                                           jl_figure_name((jl_figure)fl)));
             if (st)
                 goto oom;
             continue;
@@ -239,10 +239,10 @@ jl_status jl_compare_precision(const jl_summary_list *l, const jl_precision_opti
         goto oom;
     /* buckets and totals */
     r->n_buckets = opt->n_bins > 1 ? opt->n_bins - 1 : 0;
-    if (r->n_buckets && !(r->buckets = jl_calloc_array(r->n_buckets, sizeof *r->buckets)))
+    if (r->n_buckets && !(r->buckets = jl__calloc_array(r->n_buckets, sizeof *r->buckets)))
         goto oom;
-    if (!(ve = jl_calloc_array(r->n_pairs ? r->n_pairs : 1, sizeof *ve)) ||
-        !(vl = jl_calloc_array(r->n_pairs ? r->n_pairs : 1, sizeof *vl)))
+    if (!(ve = jl__calloc_array(r->n_pairs ? r->n_pairs : 1, sizeof *ve)) ||
+        !(vl = jl__calloc_array(r->n_pairs ? r->n_pairs : 1, sizeof *vl)))
         goto oom;
     for (size_t k = 0; k < r->n_buckets; k++) {
         jl_precision_bucket *b = &r->buckets[k];

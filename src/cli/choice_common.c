@@ -22,7 +22,7 @@ int cli_slos_add(cli_slos *s, const char *cmd, const char *expr)
             cmd, err ? err->message : "out of memory", caret ? caret : "", cmd);
         free(caret);
         jl_error_free(err);
-        return jl_exit_for_status(JL_EUSAGE);
+        return cli_exit_for_status(JL_EUSAGE);
     }
     jl_slo **ni = realloc(s->items, (s->n + 1) * sizeof *ni);
     if (!ni) {

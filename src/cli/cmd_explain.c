@@ -42,7 +42,7 @@ static int load_run(const char *cmd, const char *spec, const jl_study_options *o
     else if (st != JL_OK && (err || st == JL_ENOMEM))
         return cli_fail(cmd, st, err);
     else if (st != JL_OK)
-        rc = jl_exit_for_status(st); /* the file's errors, printed above */
+        rc = cli_exit_for_status(st); /* the file's errors, printed above */
     jl_error_free(err);
     return rc;
 }

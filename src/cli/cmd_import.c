@@ -82,7 +82,7 @@ int jl_cmd_import(int argc, char **argv)
     if (!im) {
         fprintf(stderr, "joules import: unknown format '%s'; the formats are:\n", argv[1]);
         list_formats(stderr);
-        return jl_exit_for_status(JL_EUSAGE);
+        return cli_exit_for_status(JL_EUSAGE);
     }
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET, OPT_FORCE, OPT_GROUPS, OPT_FORMAT_FIRST };
     size_t n_fmt = 0;
@@ -145,7 +145,7 @@ int jl_cmd_import(int argc, char **argv)
     }
     if (!force && access(out, F_OK) == 0) {
         fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, out);
-        rc = jl_exit_for_status(JL_EUSAGE);
+        rc = cli_exit_for_status(JL_EUSAGE);
         goto done;
     }
     cli_install_signal_cleanup();
@@ -235,7 +235,7 @@ int jl_cmd_import(int argc, char **argv)
                r->detail_text ? r->detail_text : "", out);
     }
     if (rc == JL_EXIT_OK)
-        rc = jl_exit_for(r->n_runs, errors.count);
+        rc = cli_exit_for(r->n_runs, errors.count);
     free(harness);
     cli_import_result_release(r);
     jl_error_list_clear(&errors);

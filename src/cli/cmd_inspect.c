@@ -125,7 +125,7 @@ int jl_cmd_inspect(int argc, char **argv)
     if (st != JL_OK) { /* out of memory: nothing was opened */
         fprintf(stderr, "joules %s: %s\n", cmd, jl_strerror(st));
         jl_error_list_clear(&errors);
-        return jl_exit_for_status(st);
+        return cli_exit_for_status(st);
     }
     size_t n_ok = 0, n_bad = 0;
     json_t *doc = jl_inspect_document((const char *const *)files, n_files, &errors, &n_ok, &n_bad);
@@ -137,7 +137,7 @@ int jl_cmd_inspect(int argc, char **argv)
     for (size_t i = 0; i < errors.count; i++)
         cli_print_error(cmd, errors.items[i]);
     n_bad += errors.count && !n_bad ? 1 : 0;
-    int rc = jl_exit_for(n_ok, n_bad);
+    int rc = cli_exit_for(n_ok, n_bad);
     if (json) {
         int wrc = cli_write_document(cmd, doc);
         rc = wrc ? wrc : rc;

@@ -10,7 +10,6 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
-#include "core/util.h"
 #include "joules/model.h"
 
 static const char *const help =
@@ -51,9 +50,18 @@ typedef struct batches {
 
 static int push(batches *b, double v, int is_cap)
 {
-    if (jl_grow2((void **)&b->v, sizeof *b->v, (void **)&b->is_cap, sizeof *b->is_cap, b->n,
-                 &b->cap, 16))
-        return -1;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 16;
+        double *nv = realloc(b->v, cap * sizeof *nv);
+        if (!nv)
+            return -1;
+        b->v = nv;
+        int *ncap = realloc(b->is_cap, cap * sizeof *ncap);
+        if (!ncap)
+            return -1;
+        b->is_cap = ncap;
+        b->cap = cap;
+    }
     b->v[b->n] = v;
     b->is_cap[b->n++] = is_cap;
     return 0;
@@ -263,7 +271,7 @@ static int select_group(const char *cmd, const jl_model_group_list *gl, const jl
     if (nm != 1)
         print_candidates(cmd, gl, match, nm > 0);
     free(match);
-    return nm == 1 ? 0 : jl_exit_for_status(JL_EUSAGE);
+    return nm == 1 ? 0 : cli_exit_for_status(JL_EUSAGE);
 }
 
 enum { OPT_GROUP = CLI_OPT_FIRST_FREE, OPT_BATCH, OPT_RANGE, OPT_CAP, OPT_POOL, OPT_WHATIF };

@@ -246,7 +246,7 @@ int jl_cmd_report(int argc, char **argv)
     if (!a.ro.replace && access(a.out_dir, F_OK) == 0) {
         fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd,
                 a.out_dir);
-        rc = jl_exit_for_status(JL_EUSAGE);
+        rc = cli_exit_for_status(JL_EUSAGE);
         goto done;
     }
     cli_install_signal_cleanup();
@@ -259,7 +259,7 @@ int jl_cmd_report(int argc, char **argv)
         goto done;
     if (cs.runs.count == 0) {
         fprintf(stderr, "joules %s: no runs to report on\n", cmd);
-        rc = jl_exit_for_status(JL_ENODATA);
+        rc = cli_exit_for_status(JL_ENODATA);
         goto done;
     }
     a.ro.slos = a.rs;

@@ -44,7 +44,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, "\n(see `joules %s --help`)\n", cmd);
-    return jl_exit_for_status(JL_EUSAGE);
+    return cli_exit_for_status(JL_EUSAGE);
 }
 
 int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max, long *out)
@@ -245,7 +245,7 @@ static int study_option(cli_study *cs, const char *cmd, int code, const char *ar
          * error like a bad --set-rule */
         if (code == CLI_OPT_RULES) {
             cli_print_error(cmd, err);
-            rc = jl_exit_for_status(JL_EUSAGE);
+            rc = cli_exit_for_status(JL_EUSAGE);
         } else {
             rc = cli_usage_error(cmd, "%s", err ? err->message : "out of memory");
         }
@@ -310,7 +310,7 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
     if (before && !cs->runs.count) {
         fprintf(stderr, "joules %s: no run left after --where/--exclude (%zu run%s read)\n", cmd,
                 before, before == 1 ? "" : "s");
-        return jl_exit_for_status(JL_ENODATA);
+        return cli_exit_for_status(JL_ENODATA);
     }
     return 0;
 }
@@ -326,7 +326,7 @@ int cli_study_start(cli_study *cs, const char *cmd, int argc, char **argv, const
 
 int cli_study_exit(const cli_study *cs)
 {
-    return jl_exit_for(cs->runs.count, cs->errors.count);
+    return cli_exit_for(cs->runs.count, cs->errors.count);
 }
 
 int cli_check_outputs(const char *cmd, const cli_study *cs, const char *csv, int json,

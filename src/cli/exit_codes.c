@@ -2,7 +2,7 @@
 
 #include "cli/exit_codes.h"
 
-int jl_exit_for(size_t n_ok, size_t n_failed)
+int cli_exit_for(size_t n_ok, size_t n_failed)
 {
     if (n_failed == 0)
         return JL_EXIT_OK;
@@ -26,7 +26,7 @@ int jl_exit_for_error(const jl_error *e, jl_status st)
     }
 }
 
-int jl_exit_for_status(jl_status st)
+int cli_exit_for_status(jl_status st)
 {
     return jl_exit_for_error(NULL, st);
 }

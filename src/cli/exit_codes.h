@@ -1,6 +1,6 @@
 /* Exit codes, decided in one place (docs/cli.md documents them): a failure
  * that stops a command maps to its code by jl_exit_for_error alone, a run
- * over several inputs by jl_exit_for. */
+ * over several inputs by cli_exit_for. */
 #ifndef JOULES_CLI_EXIT_CODES_H
 #define JOULES_CLI_EXIT_CODES_H
 
@@ -18,7 +18,7 @@ enum {
 };
 
 /* The exit code for a run over n_ok good results and n_failed failures. */
-int jl_exit_for(size_t n_ok, size_t n_failed);
+int cli_exit_for(size_t n_ok, size_t n_failed);
 
 /* The one mapping from a failure that stopped the whole command to its exit
  * code: its status and where it happened (include/joules/error.h).
@@ -31,6 +31,6 @@ int jl_exit_for(size_t n_ok, size_t n_failed);
 int jl_exit_for_error(const jl_error *e, jl_status st);
 
 /* The same for a status without an error object (input side). */
-int jl_exit_for_status(jl_status st);
+int cli_exit_for_status(jl_status st);
 
 #endif

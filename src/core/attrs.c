@@ -54,7 +54,7 @@ static int dup_field(char **dst, const char *src)
         *dst = NULL;
         return 1;
     }
-    *dst = jl_strdup(src);
+    *dst = jl__strdup(src);
     return *dst != NULL;
 }
 
@@ -70,12 +70,12 @@ jl_status jl_attrs_copy(jl_attrs *dst, const jl_attrs *src)
         !dup_field(&dst->precision, src->precision) || !dup_field(&dst->notes, src->notes))
         goto fail;
     /* the extras array in one allocation, not one realloc per entry */
-    if (src->n_extra > 0 && !(dst->extra = jl_malloc_array(src->n_extra, sizeof *dst->extra)))
+    if (src->n_extra > 0 && !(dst->extra = jl__malloc_array(src->n_extra, sizeof *dst->extra)))
         goto fail;
     for (size_t i = 0; i < src->n_extra; i++) {
         jl_kv *kv = &dst->extra[i];
-        kv->key = jl_strdup(src->extra[i].key);
-        kv->value = jl_strdup(src->extra[i].value ? src->extra[i].value : "");
+        kv->key = jl__strdup(src->extra[i].key);
+        kv->value = jl__strdup(src->extra[i].value ? src->extra[i].value : "");
         kv->is_number = src->extra[i].is_number;
         dst->n_extra = i + 1;
         if (!kv->key || !kv->value)
@@ -94,8 +94,8 @@ jl_status jl_attrs_add_extra(jl_attrs *a, const char *key, const char *value, in
         return JL_ENOMEM;
     a->extra = x;
     jl_kv *kv = &a->extra[a->n_extra];
-    kv->key = jl_strdup(key);
-    kv->value = jl_strdup(value ? value : "");
+    kv->key = jl__strdup(key);
+    kv->value = jl__strdup(value ? value : "");
     kv->is_number = is_number;
     if (!kv->key || !kv->value) {
         free(kv->key);

@@ -43,10 +43,10 @@ jl_error *jl_error_vnew(jl_status code, const char *file, const char *run, const
         return NULL;
     e->code = code;
     e->row = row;
-    e->file = file ? jl_strdup(file) : NULL;
-    e->run = run ? jl_strdup(run) : NULL;
-    e->object = object ? jl_strdup(object) : NULL;
-    e->message = fmt ? jl_vasprintf(fmt, ap) : jl_strdup(jl_strerror(code));
+    e->file = file ? jl__strdup(file) : NULL;
+    e->run = run ? jl__strdup(run) : NULL;
+    e->object = object ? jl__strdup(object) : NULL;
+    e->message = fmt ? jl__vasprintf(fmt, ap) : jl__strdup(jl_strerror(code));
     if ((file && !e->file) || (run && !e->run) || (object && !e->object) || !e->message) {
         jl_error_free(e);
         return NULL;
@@ -122,9 +122,9 @@ void jl_error_set_context(jl_error *e, const char *file, const char *run)
     if (!e)
         return;
     if (!e->file && file)
-        e->file = jl_strdup(file);
+        e->file = jl__strdup(file);
     if (!e->run && run)
-        e->run = jl_strdup(run);
+        e->run = jl__strdup(run);
 }
 
 void jl_error_set_position(jl_error *e, long long line, long long column)
@@ -138,23 +138,23 @@ void jl_error_set_position(jl_error *e, long long line, long long column)
 char *jl_error_format(const jl_error *e)
 {
     if (!e)
-        return jl_strdup("unknown error");
-    jl_strbuf b;
-    jl_strbuf_init(&b);
+        return jl__strdup("unknown error");
+    jl__strbuf b;
+    jl__strbuf_init(&b);
     if (e->file && e->line > 0 && e->column > 0)
-        jl_strbuf_printf(&b, "%s:%lld:%lld: ", e->file, e->line, e->column);
+        jl__strbuf_printf(&b, "%s:%lld:%lld: ", e->file, e->line, e->column);
     else if (e->file && e->line > 0)
-        jl_strbuf_printf(&b, "%s:%lld: ", e->file, e->line);
+        jl__strbuf_printf(&b, "%s:%lld: ", e->file, e->line);
     else if (e->file)
-        jl_strbuf_printf(&b, "%s: ", e->file);
+        jl__strbuf_printf(&b, "%s: ", e->file);
     if (e->run)
-        jl_strbuf_printf(&b, "run %s: ", e->run);
+        jl__strbuf_printf(&b, "run %s: ", e->run);
     if (e->object)
-        jl_strbuf_printf(&b, "%s: ", e->object);
-    jl_strbuf_printf(&b, "%s", e->message ? e->message : jl_strerror(e->code));
+        jl__strbuf_printf(&b, "%s: ", e->object);
+    jl__strbuf_printf(&b, "%s", e->message ? e->message : jl_strerror(e->code));
     for (const jl_error *c = e->cause; c; c = c->cause)
-        jl_strbuf_printf(&b, " (caused by: %s)", c->message ? c->message : jl_strerror(c->code));
-    return jl_strbuf_take(&b);
+        jl__strbuf_printf(&b, " (caused by: %s)", c->message ? c->message : jl_strerror(c->code));
+    return jl__strbuf_take(&b);
 }
 
 void jl_error_free(jl_error *e)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *jl_strdup(const char *s)
+char *jl__strdup(const char *s)
 {
     if (!s)
         return NULL;
@@ -19,7 +19,7 @@ char *jl_strdup(const char *s)
     return d;
 }
 
-char *jl_vasprintf(const char *fmt, va_list ap)
+char *jl__vasprintf(const char *fmt, va_list ap)
 {
     /* one formatting pass for the usual short text, two for a long one */
     char small[256];
@@ -39,47 +39,47 @@ char *jl_vasprintf(const char *fmt, va_list ap)
     return s;
 }
 
-int jl_strcmp_null_first(const char *a, const char *b)
+int jl__strcmp_null_first(const char *a, const char *b)
 {
     if (!a || !b)
         return (a != NULL) - (b != NULL);
     return strcmp(a, b);
 }
 
-int jl_strcmp_null_last(const char *a, const char *b)
+int jl__strcmp_null_last(const char *a, const char *b)
 {
     if (!a || !b)
         return (a == NULL) - (b == NULL);
     return strcmp(a, b);
 }
 
-int jl_str_eq(const char *a, const char *b)
+int jl__str_eq(const char *a, const char *b)
 {
     return a && b && !strcmp(a, b);
 }
 
-int jl_str_eq_or_null(const char *a, const char *b)
+int jl__str_eq_or_null(const char *a, const char *b)
 {
     return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-char *jl_asprintf(const char *fmt, ...)
+char *jl__asprintf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = jl_vasprintf(fmt, ap);
+    char *s = jl__vasprintf(fmt, ap);
     va_end(ap);
     return s;
 }
 
-void jl_strbuf_init(jl_strbuf *b)
+void jl__strbuf_init(jl__strbuf *b)
 {
     b->data = NULL;
     b->len = b->cap = 0;
     b->failed = 0;
 }
 
-void jl_strbuf_append(jl_strbuf *b, const char *s, size_t n)
+void jl__strbuf_append(jl__strbuf *b, const char *s, size_t n)
 {
     if (b->failed)
         return;
@@ -105,43 +105,43 @@ void jl_strbuf_append(jl_strbuf *b, const char *s, size_t n)
     b->data[b->len] = '\0';
 }
 
-void jl_strbuf_puts(jl_strbuf *b, const char *s)
+void jl__strbuf_puts(jl__strbuf *b, const char *s)
 {
-    jl_strbuf_append(b, s, strlen(s));
+    jl__strbuf_append(b, s, strlen(s));
 }
 
-void jl_strbuf_printf(jl_strbuf *b, const char *fmt, ...)
+void jl__strbuf_printf(jl__strbuf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = jl_vasprintf(fmt, ap);
+    char *s = jl__vasprintf(fmt, ap);
     va_end(ap);
     if (!s) {
         b->failed = 1;
         return;
     }
-    jl_strbuf_puts(b, s);
+    jl__strbuf_puts(b, s);
     free(s);
 }
 
-char *jl_strbuf_take(jl_strbuf *b)
+char *jl__strbuf_take(jl__strbuf *b)
 {
     char *s = NULL;
     if (!b->failed)
-        s = b->data ? b->data : jl_strdup("");
+        s = b->data ? b->data : jl__strdup("");
     else
         free(b->data);
-    jl_strbuf_init(b);
+    jl__strbuf_init(b);
     return s;
 }
 
-void jl_strbuf_free(jl_strbuf *b)
+void jl__strbuf_free(jl__strbuf *b)
 {
     free(b->data);
-    jl_strbuf_init(b);
+    jl__strbuf_init(b);
 }
 
-int jl_mul_size(size_t a, size_t b, size_t *out)
+int jl__mul_size(size_t a, size_t b, size_t *out)
 {
     if (a && b > SIZE_MAX / a)
         return 0;
@@ -149,28 +149,28 @@ int jl_mul_size(size_t a, size_t b, size_t *out)
     return 1;
 }
 
-void *jl_calloc_array(size_t n, size_t sz)
+void *jl__calloc_array(size_t n, size_t sz)
 {
     size_t total;
-    if (!jl_mul_size(n, sz, &total))
+    if (!jl__mul_size(n, sz, &total))
         return NULL;
     return calloc(n ? n : 1, sz ? sz : 1);
 }
 
-void *jl_malloc_array(size_t n, size_t sz)
+void *jl__malloc_array(size_t n, size_t sz)
 {
     size_t total;
-    if (!jl_mul_size(n, sz, &total))
+    if (!jl__mul_size(n, sz, &total))
         return NULL;
     return malloc(total ? total : 1);
 }
 
-double jl_nan(void)
+double jl__nan(void)
 {
     return NAN;
 }
 
-int jl_cmp_double(const void *a, const void *b)
+int jl__cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     int nx = isnan(x), ny = isnan(y);
@@ -299,7 +299,7 @@ size_t jl__edit_distance(const char *a, const char *b, size_t limit)
     return row[nb] > limit ? limit + 1 : row[nb];
 }
 
-int jl_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap, size_t first)
+int jl__grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap, size_t first)
 {
     if (n < *cap)
         return 0;

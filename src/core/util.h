@@ -12,13 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-char *jl_strdup(const char *s);
-char *jl_asprintf(const char *fmt, ...)
+char *jl__strdup(const char *s);
+char *jl__asprintf(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
-char *jl_vasprintf(const char *fmt, va_list ap)
+char *jl__vasprintf(const char *fmt, va_list ap)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 0)))
 #endif
@@ -30,45 +30,45 @@ char *jl_vasprintf(const char *fmt, va_list ap)
  * every string (two NULLs compare equal in both); equality where NULL
  * equals nothing, not even NULL (a missing key matches no key), or where
  * two NULLs are equal. */
-int jl_strcmp_null_first(const char *a, const char *b);
-int jl_strcmp_null_last(const char *a, const char *b);
-int jl_str_eq(const char *a, const char *b);
-int jl_str_eq_or_null(const char *a, const char *b);
+int jl__strcmp_null_first(const char *a, const char *b);
+int jl__strcmp_null_last(const char *a, const char *b);
+int jl__str_eq(const char *a, const char *b);
+int jl__str_eq_or_null(const char *a, const char *b);
 
 /* A growable string. On allocation failure it latches `failed` and further
- * appends are no-ops, so callers check once at the end (jl_strbuf_take
+ * appends are no-ops, so callers check once at the end (jl__strbuf_take
  * returns NULL). */
-typedef struct jl_strbuf {
+typedef struct jl__strbuf {
     char *data;
     size_t len, cap;
     int failed;
-} jl_strbuf;
+} jl__strbuf;
 
-void jl_strbuf_init(jl_strbuf *b);
-void jl_strbuf_append(jl_strbuf *b, const char *s, size_t n);
-void jl_strbuf_puts(jl_strbuf *b, const char *s);
-void jl_strbuf_printf(jl_strbuf *b, const char *fmt, ...)
+void jl__strbuf_init(jl__strbuf *b);
+void jl__strbuf_append(jl__strbuf *b, const char *s, size_t n);
+void jl__strbuf_puts(jl__strbuf *b, const char *s);
+void jl__strbuf_printf(jl__strbuf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* Returns the string (caller frees) and resets b; NULL if any append failed. */
-char *jl_strbuf_take(jl_strbuf *b);
-void jl_strbuf_free(jl_strbuf *b);
+char *jl__strbuf_take(jl__strbuf *b);
+void jl__strbuf_free(jl__strbuf *b);
 
 /* Overflow-checked size arithmetic: return 0 on overflow. */
-int jl_mul_size(size_t a, size_t b, size_t *out);
+int jl__mul_size(size_t a, size_t b, size_t *out);
 
 /* Allocate n elements of size sz, checking the multiplication; NULL on
  * overflow or exhaustion. */
-void *jl_calloc_array(size_t n, size_t sz);
-void *jl_malloc_array(size_t n, size_t sz);
+void *jl__calloc_array(size_t n, size_t sz);
+void *jl__malloc_array(size_t n, size_t sz);
 
 /* NaN constant without relying on <math.h> macros in every file. */
-double jl_nan(void);
+double jl__nan(void);
 
 /* qsort comparator for doubles (NaN last). */
-int jl_cmp_double(const void *a, const void *b);
+int jl__cmp_double(const void *a, const void *b);
 
 /* First index i with v[i] >= x in a non-decreasing v of n values (n when
  * none): the one binary search of time series (summary, importers). */
@@ -92,9 +92,10 @@ size_t jl__edit_distance(const char *a, const char *b, size_t limit);
 
 /* Two parallel arrays (*a of elements of a_size bytes, *b of b_size) that
  * hold n elements in *cap: grown to hold one more when full (capacity
- * doubled, `first` when 0), `jl_grow2((void **)&x, sizeof *x, (void **)&y,
+ * doubled, `first` when 0), `jl__grow2((void **)&x, sizeof *x, (void **)&y,
  * sizeof *y, n, &cap, 16)`. Returns 0, or -1 out of memory (the arrays
  * still valid and owned by the caller). */
-int jl_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap, size_t first);
+int jl__grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap,
+              size_t first);
 
 #endif

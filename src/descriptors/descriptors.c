@@ -93,7 +93,7 @@ static char *read_small(const char *path, size_t *len)
 
 static jl_status load_json(const char *dir, const char *name, json_t **out, jl_error **err)
 {
-    char *path = jl_asprintf("%s/%s", dir, name);
+    char *path = jl__asprintf("%s/%s", dir, name);
     if (!path)
         return JL_ENOMEM;
     json_error_t je;
@@ -183,9 +183,9 @@ static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d, jl
     json_t *v;
     json_object_foreach(gpus, key, v) {
         jl_gpu_desc *g = &ds->gpus[ds->n_gpus++];
-        g->id = jl_strdup(key);
+        g->id = jl__strdup(key);
         json_t *nm = json_object_get(v, "name");
-        g->name = jl_strdup(json_is_string(nm) ? json_string_value(nm) : key);
+        g->name = jl__strdup(json_is_string(nm) ? json_string_value(nm) : key);
         g->memory_bytes = num_or_nan(v, "memory_bytes");
         g->tdp_w = num_or_nan(v, "tdp_w");
         g->idle_power_w = num_or_nan(v, "idle_power_w");
@@ -202,7 +202,7 @@ static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d, jl
     }
     json_object_foreach(models, key, v) {
         jl_model_desc *m = &ds->models[ds->n_models++];
-        m->id = jl_strdup(key);
+        m->id = jl__strdup(key);
         if (!m->id) {
             st = JL_ENOMEM;
             goto end;

@@ -96,7 +96,7 @@ static jl_status push_size(size_t **arr, size_t *n, size_t v)
 static jl_status sweep(const jl_summary_list *l, const size_t *runs, size_t n_runs,
                        const jl_frontier_options *opt, jl_frontier *out)
 {
-    cand *c = jl_calloc_array(n_runs ? n_runs : 1, sizeof *c);
+    cand *c = jl__calloc_array(n_runs ? n_runs : 1, sizeof *c);
     if (!c)
         return JL_ENOMEM;
     size_t nc = 0;
@@ -126,11 +126,11 @@ static jl_status sweep(const jl_summary_list *l, const size_t *runs, size_t n_ru
         nc++;
     }
     qsort(c, nc, sizeof *c, cmp_cand);
-    if (nc && !(out->points = jl_calloc_array(nc, sizeof *out->points))) {
+    if (nc && !(out->points = jl__calloc_array(nc, sizeof *out->points))) {
         st = JL_ENOMEM;
         goto end;
     }
-    if (nc && !(out->dominated = jl_calloc_array(nc, sizeof *out->dominated))) {
+    if (nc && !(out->dominated = jl__calloc_array(nc, sizeof *out->dominated))) {
         st = JL_ENOMEM;
         goto end;
     }
@@ -200,7 +200,7 @@ static jl_status build_curves(const jl_summary_list *l, const size_t *runs, size
         keep[runs[i]] = 1;
     if ((st = jl_group_runs(l, keys, 3, keep, &gs, NULL)))
         goto end;
-    if (gs.n && !(f->curves = jl_calloc_array(gs.n, sizeof *f->curves))) {
+    if (gs.n && !(f->curves = jl__calloc_array(gs.n, sizeof *f->curves))) {
         st = JL_ENOMEM;
         goto end;
     }
@@ -209,8 +209,8 @@ static jl_status build_curves(const jl_summary_list *l, const size_t *runs, size
         jl_curve *cv = &f->curves[f->n_curves++];
         const jl_summary *s0 = l->items[gr->runs[0]];
         cv->num_gpus = s0->attrs.num_gpus;
-        if ((s0->attrs.gpu_model && !(cv->gpu_model = jl_strdup(s0->attrs.gpu_model))) ||
-            (s0->attrs.precision && !(cv->precision = jl_strdup(s0->attrs.precision)))) {
+        if ((s0->attrs.gpu_model && !(cv->gpu_model = jl__strdup(s0->attrs.gpu_model))) ||
+            (s0->attrs.precision && !(cv->precision = jl__strdup(s0->attrs.precision)))) {
             st = JL_ENOMEM;
             goto end;
         }
@@ -220,7 +220,7 @@ static jl_status build_curves(const jl_summary_list *l, const size_t *runs, size
             jl_frontier_clear(&cf);
             goto end;
         }
-        cp_sort *tmp = jl_calloc_array(gr->n_runs, sizeof *tmp);
+        cp_sort *tmp = jl__calloc_array(gr->n_runs, sizeof *tmp);
         if (!tmp) {
             jl_frontier_clear(&cf);
             st = JL_ENOMEM;
@@ -239,7 +239,7 @@ static jl_status build_curves(const jl_summary_list *l, const size_t *runs, size
         }
         jl_frontier_clear(&cf);
         qsort(tmp, gr->n_runs, sizeof *tmp, cmp_cp);
-        cv->points = jl_calloc_array(gr->n_runs, sizeof *cv->points);
+        cv->points = jl__calloc_array(gr->n_runs, sizeof *cv->points);
         if (!cv->points) {
             free(tmp);
             st = JL_ENOMEM;
@@ -268,9 +268,9 @@ jl_status jl_frontier_of(const jl_summary_list *l, const size_t *runs, size_t n_
     out->n_runs = n_runs;
     if (n_runs) {
         const jl_attrs *a = &l->items[runs[0]]->attrs;
-        if ((a->model && !(out->model = jl_strdup(a->model))) ||
-            (a->task && !(out->task = jl_strdup(a->task))) ||
-            (a->workload && !(out->workload = jl_strdup(a->workload))))
+        if ((a->model && !(out->model = jl__strdup(a->model))) ||
+            (a->task && !(out->task = jl__strdup(a->task))) ||
+            (a->workload && !(out->workload = jl__strdup(a->workload))))
             goto oom;
     }
     if (sweep(l, runs, n_runs, opt, out) != JL_OK)
@@ -311,7 +311,7 @@ jl_status jl_frontier_compute(const jl_summary_list *l, const jl_frontier_option
         free(fs);
         return st;
     }
-    if (gs.n && !(fs->frontiers = jl_calloc_array(gs.n, sizeof *fs->frontiers))) {
+    if (gs.n && !(fs->frontiers = jl__calloc_array(gs.n, sizeof *fs->frontiers))) {
         st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
         goto end;
     }

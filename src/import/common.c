@@ -80,11 +80,11 @@ json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, 
 jl_status jl__import_run_requests(jl_run *r, size_t R)
 {
     r->req_n = R;
-    r->arrival = jl_malloc_array(R, sizeof(double));
-    r->first_token = jl_malloc_array(R, sizeof(double));
-    r->finish = jl_malloc_array(R, sizeof(double));
-    r->input_tokens = jl_malloc_array(R, sizeof(int32_t));
-    r->output_tokens = jl_malloc_array(R, sizeof(int32_t));
+    r->arrival = jl__malloc_array(R, sizeof(double));
+    r->first_token = jl__malloc_array(R, sizeof(double));
+    r->finish = jl__malloc_array(R, sizeof(double));
+    r->input_tokens = jl__malloc_array(R, sizeof(int32_t));
+    r->output_tokens = jl__malloc_array(R, sizeof(int32_t));
     return r->arrival && r->first_token && r->finish && r->input_tokens && r->output_tokens
                ? JL_OK
                : JL_ENOMEM;
@@ -99,7 +99,7 @@ void jl__import_note(jl_import_result *r, const char *file, const char *field, c
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = jl_vasprintf(fmt, ap);
+    char *msg = jl__vasprintf(fmt, ap);
     va_end(ap);
     if (!msg)
         return;
@@ -117,8 +117,8 @@ void jl__import_note(jl_import_result *r, const char *file, const char *field, c
     }
     r->notes = n;
     jl_import_note *x = &n[r->n_notes];
-    x->file = jl_strdup(file ? file : "");
-    x->field = jl_strdup(fld);
+    x->file = jl__strdup(file ? file : "");
+    x->field = jl__strdup(fld);
     x->message = msg;
     x->count = 1;
     if (!x->file || !x->field) {
@@ -134,7 +134,7 @@ void jl__import_detail(jl_import_result *r, const char *key, const char *value, 
 {
     for (size_t i = 0; i < r->n_details; i++)
         if (!strcmp(r->details[i].key, key)) {
-            char *v = jl_strdup(value);
+            char *v = jl__strdup(value);
             if (v) {
                 free(r->details[i].value);
                 r->details[i].value = v;
@@ -146,8 +146,8 @@ void jl__import_detail(jl_import_result *r, const char *key, const char *value, 
     if (!d)
         return;
     r->details = d;
-    d[r->n_details].key = jl_strdup(key);
-    d[r->n_details].value = jl_strdup(value);
+    d[r->n_details].key = jl__strdup(key);
+    d[r->n_details].value = jl__strdup(value);
     d[r->n_details].is_number = is_number;
     if (!d[r->n_details].key || !d[r->n_details].value) {
         free(d[r->n_details].key);
@@ -179,7 +179,7 @@ jl_status jl__import_error(jl_error_list *errors, jl_status code, const char *fi
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = jl_vasprintf(fmt, ap);
+    char *msg = jl__vasprintf(fmt, ap);
     va_end(ap);
     jl_error *e = jl_error_new(code, file, NULL, NULL, -1, "%s%s%s%s", field ? "field '" : "",
                                field ? field : "", field ? "': " : "", msg ? msg : "");
@@ -263,7 +263,7 @@ struct jl__csv {
 static jl_status csv_new(const char *name, jl__csv **out, jl_error **err)
 {
     jl__csv *c = calloc(1, sizeof *c);
-    if (!c || !(c->name = jl_strdup(name ? name : "<buffer>"))) {
+    if (!c || !(c->name = jl__strdup(name ? name : "<buffer>"))) {
         free(c);
         return jl_fail(err, JL_ENOMEM, name, NULL, NULL, -1, NULL);
     }
@@ -741,16 +741,16 @@ jl_status jl__zone_open(const char *spec, jl__zone **out, jl_error **err)
     if (spec && parse_offset(spec, &z->offset_s)) {
         z->kind = Z_FIXED;
         z->name = z->offset_s == 0
-                      ? jl_strdup("UTC")
-                      : jl_asprintf("UTC%c%02d:%02d", z->offset_s < 0 ? '-' : '+',
-                                    abs(z->offset_s) / 3600, abs(z->offset_s) % 3600 / 60);
+                      ? jl__strdup("UTC")
+                      : jl__asprintf("UTC%c%02d:%02d", z->offset_s < 0 ? '-' : '+',
+                                     abs(z->offset_s) / 3600, abs(z->offset_s) % 3600 / 60);
     } else if (spec) {
         /* A tz database name: it must be a file of the system's database. */
         const char *dir = getenv("TZDIR");
         if (!dir || !*dir)
             dir = "/usr/share/zoneinfo";
         struct stat sb;
-        char *path = jl_asprintf("%s/%s", dir, spec);
+        char *path = jl__asprintf("%s/%s", dir, spec);
         int ok = path && *spec && spec[0] != '/' && !strstr(spec, "..") && stat(path, &sb) == 0 &&
                  S_ISREG(sb.st_mode);
         free(path);
@@ -762,21 +762,21 @@ jl_status jl__zone_open(const char *spec, jl__zone **out, jl_error **err)
                            spec, dir);
         }
         z->kind = Z_NAMED;
-        z->name = jl_strdup(spec);
-        z->tz = jl_strdup(spec);
+        z->name = jl__strdup(spec);
+        z->tz = jl__strdup(spec);
     } else {
         z->kind = Z_LOCAL;
         const char *tz = getenv("TZ");
         char link[512];
         ssize_t n;
         if (tz && *tz) {
-            z->name = jl_asprintf("%s (TZ)", tz[0] == ':' ? tz + 1 : tz);
+            z->name = jl__asprintf("%s (TZ)", tz[0] == ':' ? tz + 1 : tz);
         } else if ((n = readlink("/etc/localtime", link, sizeof link - 1)) > 0) {
             link[n] = '\0';
             const char *zi = strstr(link, "zoneinfo/");
-            z->name = jl_asprintf("%s (this machine's zone)", zi ? zi + 9 : link);
+            z->name = jl__asprintf("%s (this machine's zone)", zi ? zi + 9 : link);
         } else {
-            z->name = jl_strdup("this machine's local time");
+            z->name = jl__strdup("this machine's local time");
         }
     }
     if (!z->name || (z->kind == Z_NAMED && !z->tz)) {
@@ -810,7 +810,7 @@ static void zone_minute(jl__zone *z, const jl__civil *c)
     if (z->kind == Z_NAMED) {
         const char *old = getenv("TZ");
         had = old != NULL;
-        saved = old ? jl_strdup(old) : NULL;
+        saved = old ? jl__strdup(old) : NULL;
         setenv("TZ", z->tz, 1);
         tzset();
     }

@@ -48,7 +48,7 @@ void jl__imp_note(jl__imp *c, const char *file, const char *field, const char *f
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = jl_vasprintf(fmt, ap);
+    char *msg = jl__vasprintf(fmt, ap);
     va_end(ap);
     if (!msg) {
         c->oom = 1;
@@ -72,8 +72,8 @@ void jl__imp_note(jl__imp *c, const char *file, const char *field, const char *f
     }
     r->notes = grown;
     jl_import_note *n = &grown[r->n_notes++];
-    n->file = jl_strdup(file ? file : "");
-    n->field = jl_strdup(fld);
+    n->file = jl__strdup(file ? file : "");
+    n->field = jl__strdup(fld);
     n->message = msg;
     n->count = 1;
     if (!n->file || !n->field)
@@ -85,7 +85,7 @@ jl_status jl__imp_err(jl__imp *c, jl_status code, const char *file, const char *
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = jl_vasprintf(fmt, ap);
+    char *msg = jl__vasprintf(fmt, ap);
     va_end(ap);
     /* the line goes into the text too: jl_error_format() prints no row */
     jl_error *e =
@@ -118,7 +118,7 @@ void jl__imp_push_run(jl__imp *c, jl_run *r)
         char *nn = NULL;
         for (unsigned k = 2; !nn || name_taken(res, nn); k++) {
             free(nn);
-            nn = jl_asprintf("%s__dup%u", r->name, k);
+            nn = jl__asprintf("%s__dup%u", r->name, k);
             if (!nn) {
                 c->oom = 1;
                 jl_run_free(r);
@@ -151,8 +151,8 @@ static void put(jl__imp *c, jl_kv **arr, size_t *n, const char *key, const char 
         return;
     }
     *arr = g;
-    g[*n].key = jl_strdup(key);
-    g[*n].value = jl_strdup(value);
+    g[*n].key = jl__strdup(key);
+    g[*n].value = jl__strdup(value);
     g[*n].is_number = is_num;
     if (!g[*n].key || !g[*n].value) {
         free(g[*n].key);
@@ -268,17 +268,17 @@ char *jl__imp_read_file(jl__imp *c, const char *path, size_t *len)
 
 char *jl__imp_sanitize(const char *s)
 {
-    jl_strbuf b;
-    jl_strbuf_init(&b);
+    jl__strbuf b;
+    jl__strbuf_init(&b);
     for (const char *p = s ? s : "unknown"; *p; p++) {
         if (*p == '/')
-            jl_strbuf_puts(&b, "__");
+            jl__strbuf_puts(&b, "__");
         else if ((unsigned char)*p <= 0x20 || *p == '\\' || *p == 0x7f)
-            jl_strbuf_puts(&b, "_");
+            jl__strbuf_puts(&b, "_");
         else
-            jl_strbuf_append(&b, p, 1);
+            jl__strbuf_append(&b, p, 1);
     }
-    return jl_strbuf_take(&b);
+    return jl__strbuf_take(&b);
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -296,7 +296,7 @@ void jl__imp_free_names(char **names, size_t n)
 static int add_name(jl__imp *c, char ***arr, size_t *n, const char *name)
 {
     char **g = realloc(*arr, (*n + 1) * sizeof *g);
-    if (!g || !(g[*n] = jl_strdup(name))) {
+    if (!g || !(g[*n] = jl__strdup(name))) {
         if (g)
             *arr = g;
         c->oom = 1;
@@ -322,7 +322,7 @@ int jl__imp_list_dir(jl__imp *c, const char *dir, char ***dirs, size_t *n_dirs, 
     while (rc == 0 && (e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
-        char *p = jl_asprintf("%s/%s", dir, e->d_name);
+        char *p = jl__asprintf("%s/%s", dir, e->d_name);
         struct stat sb;
         if (!p) {
             c->oom = 1;
@@ -370,7 +370,7 @@ jl_status jl__imp_paths(const char *const *paths, size_t n_paths, const jl_impor
         if (!found)
             jl__imp_err(&c, JL_EMISSING, paths[i], marker, -1, "%s", none_msg);
     }
-    c.res->source = jl_strdup(source);
+    c.res->source = jl__strdup(source);
     if (!c.res->source)
         c.oom = 1;
     return jl__imp_finish(&c, out, n_paths ? paths[0] : NULL);
@@ -381,9 +381,9 @@ jl_status jl__imp_run_plain(jl__imp_paths_entry fn, const char *const *paths, si
 {
     jl_status st = fn(paths, n_paths, NULL, out, errors);
     if (st == JL_OK && *out)
-        (*out)->detail_text = label ? jl_asprintf("%s, %zu notes", label, (*out)->n_notes)
-                                    : jl_asprintf("%zu with series, %zu notes",
-                                                  (*out)->n_with_timelines, (*out)->n_notes);
+        (*out)->detail_text = label ? jl__asprintf("%s, %zu notes", label, (*out)->n_notes)
+                                    : jl__asprintf("%zu with series, %zu notes",
+                                                   (*out)->n_with_timelines, (*out)->n_notes);
     return st;
 }
 

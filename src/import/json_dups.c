@@ -61,7 +61,7 @@ static const char *decode_key(scan *s, const char *quoted, size_t len, size_t *o
         s->cap_decoded = cap;
     }
     json_t *v = json_loadb(quoted, len, JSON_DECODE_ANY, NULL);
-    char *k = json_is_string(v) ? jl_strdup(json_string_value(v)) : NULL;
+    char *k = json_is_string(v) ? jl__strdup(json_string_value(v)) : NULL;
     json_decref(v);
     if (!k)
         return NULL;
@@ -113,24 +113,24 @@ static int push_frame(scan *s, const char *key, size_t key_len, size_t index)
 /* The path of the current frames, then ".key" (key may be NULL). */
 static char *path_text(const scan *s, const char *key, size_t key_len)
 {
-    jl_strbuf b;
-    jl_strbuf_init(&b);
-    jl_strbuf_append(&b, "", 0);
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    jl__strbuf_append(&b, "", 0);
     for (size_t i = 0; i < s->nf; i++) {
         if (s->f[i].key) {
             if (b.len)
-                jl_strbuf_append(&b, ".", 1);
-            jl_strbuf_append(&b, s->f[i].key, s->f[i].key_len);
+                jl__strbuf_append(&b, ".", 1);
+            jl__strbuf_append(&b, s->f[i].key, s->f[i].key_len);
         } else {
-            jl_strbuf_printf(&b, "[%zu]", s->f[i].index);
+            jl__strbuf_printf(&b, "[%zu]", s->f[i].index);
         }
     }
     if (key) {
         if (b.len)
-            jl_strbuf_append(&b, ".", 1);
-        jl_strbuf_append(&b, key, key_len);
+            jl__strbuf_append(&b, ".", 1);
+        jl__strbuf_append(&b, key, key_len);
     }
-    return jl_strbuf_take(&b);
+    return jl__strbuf_take(&b);
 }
 
 static void value(scan *s);
@@ -139,8 +139,8 @@ static char *shown(const scan *s, size_t off, size_t end)
 {
     size_t len = end - off;
     if (len <= VALUE_SHOWN)
-        return jl_asprintf("%.*s", (int)len, s->t + off);
-    return jl_asprintf("%.*s...", VALUE_SHOWN, s->t + off);
+        return jl__asprintf("%.*s", (int)len, s->t + off);
+    return jl__asprintf("%.*s...", VALUE_SHOWN, s->t + off);
 }
 
 static int key_cmp_raw(const member *a, const member *b)
@@ -193,7 +193,7 @@ static void report(scan *s, const member *first, const member *dup)
     }
     jl__json_dup *d = &s->dups[s->n_dups];
     memset(d, 0, sizeof *d);
-    d->key = jl_asprintf("%.*s", (int)dup->key_len, dup->key);
+    d->key = jl__asprintf("%.*s", (int)dup->key_len, dup->key);
     d->path = path_text(s, dup->key, dup->key_len);
     d->line_first = first->line;
     d->line_dup = dup->line;

@@ -101,7 +101,7 @@ static size_t name_seen(imp *c, const char *name)
 {
     if (c->names_n * 2 >= c->names_cap) {
         size_t ncap = c->names_cap ? c->names_cap * 2 : 1024;
-        name_slot *nt = jl_calloc_array(ncap, sizeof *nt);
+        name_slot *nt = jl__calloc_array(ncap, sizeof *nt);
         if (!nt)
             return 0;
         for (size_t i = 0; i < c->names_cap; i++) {
@@ -122,7 +122,7 @@ static size_t name_seen(imp *c, const char *name)
             return ++c->names[j].count;
         j = (j + 1) & (c->names_cap - 1);
     }
-    if (!(c->names[j].name = jl_strdup(name)))
+    if (!(c->names[j].name = jl__strdup(name)))
         return 0;
     c->names[j].count = 1;
     c->names_n++;
@@ -148,29 +148,29 @@ static void note(imp *c, const char *file, const char *field, const char *fmt, .
 /* The field path with [k] indices replaced by [*], for aggregation. */
 static char *generic_field(const char *field)
 {
-    jl_strbuf b;
-    jl_strbuf_init(&b);
+    jl__strbuf b;
+    jl__strbuf_init(&b);
     for (const char *p = field ? field : ""; *p; p++) {
         if (*p == '[') {
             const char *q = p + 1;
             while (*q >= '0' && *q <= '9')
                 q++;
             if (*q == ']' && q > p + 1) {
-                jl_strbuf_puts(&b, "[*]");
+                jl__strbuf_puts(&b, "[*]");
                 p = q;
                 continue;
             }
         }
-        jl_strbuf_append(&b, p, 1);
+        jl__strbuf_append(&b, p, 1);
     }
-    return jl_strbuf_take(&b);
+    return jl__strbuf_take(&b);
 }
 
 static void note(imp *c, const char *file, const char *field, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = jl_vasprintf(fmt, ap);
+    char *msg = jl__vasprintf(fmt, ap);
     va_end(ap);
     char *gf = generic_field(field);
     if (!msg || !gf) {
@@ -195,7 +195,7 @@ static void note(imp *c, const char *file, const char *field, const char *fmt, .
         return;
     }
     r->notes = nn;
-    nn[r->n_notes].file = jl_strdup(file ? file : "");
+    nn[r->n_notes].file = jl__strdup(file ? file : "");
     nn[r->n_notes].field = gf;
     nn[r->n_notes].message = msg;
     nn[r->n_notes].count = 1;
@@ -245,7 +245,7 @@ static jl_status put_kv(jl_kv **arr, size_t *n, const char *key, const char *val
 {
     for (size_t i = 0; i < *n; i++)
         if ((*arr)[i].key[0] == key[0] && !strcmp((*arr)[i].key, key)) {
-            char *v = jl_strdup(value);
+            char *v = jl__strdup(value);
             if (!v)
                 return JL_ENOMEM;
             free((*arr)[i].value);
@@ -257,8 +257,8 @@ static jl_status put_kv(jl_kv **arr, size_t *n, const char *key, const char *val
     if (!na)
         return JL_ENOMEM;
     *arr = na;
-    na[*n].key = jl_strdup(key);
-    na[*n].value = jl_strdup(value);
+    na[*n].key = jl__strdup(key);
+    na[*n].value = jl__strdup(value);
     na[*n].is_number = is_num;
     if (!na[*n].key || !na[*n].value) {
         free(na[*n].key);
@@ -375,7 +375,7 @@ static char *int_array_text(const jl__jv *v)
         if (t != JV_INTEGER && t != JV_TRUE && t != JV_FALSE && t != JV_NULL)
             return NULL;
     }
-    char *text = jl_malloc_array(n + 1, 22), *o = text; /* "-9223372036854775808," */
+    char *text = jl__malloc_array(n + 1, 22), *o = text; /* "-9223372036854775808," */
     if (!text)
         return NULL;
     *o++ = '[';
@@ -409,7 +409,7 @@ static char *cached_text(imp *c, const jl__jv *v)
                 c->kept[1] = j;
                 c->kept_text[1] = t;
             }
-            return jl_strdup(c->kept_text[0]);
+            return jl__strdup(c->kept_text[0]);
         }
     return NULL;
 }
@@ -430,7 +430,7 @@ static char *kept_text(imp *c, const jl__jv *v)
         c->kept[1] = c->kept[0];
         c->kept_text[1] = c->kept_text[0];
         c->kept[0] = json_incref(j);
-        c->kept_text[0] = jl_strdup(text);
+        c->kept_text[0] = jl__strdup(text);
     }
     json_decref(j);
     return text;
@@ -492,7 +492,7 @@ static int set_string(imp *c, char **dst, const jl__jv *v, const char *file, con
         note(c, file, field,
              "differs from an earlier value ('%s', index.json or the file); this one is used",
              *dst);
-    char *d = jl_strdup(s);
+    char *d = jl__strdup(s);
     if (!d) {
         c->oom = 1;
         return -1;
@@ -634,8 +634,8 @@ static int read_series(imp *c, const jl__jv *obj, series *out, const char *file,
     }
     if (n == 0)
         return 0;
-    out->t = jl_malloc_array(n, sizeof *out->t);
-    out->v = jl_malloc_array(n, sizeof *out->v);
+    out->t = jl__malloc_array(n, sizeof *out->t);
+    out->v = jl__malloc_array(n, sizeof *out->v);
     if (!out->t || !out->v) {
         series_free(out);
         c->oom = 1;
@@ -717,11 +717,11 @@ static int same_times(const series *a, const series *b)
 static double *spread(imp *c, const double *v, size_t n, size_t G, double scale)
 {
     size_t total;
-    if (!jl_mul_size(n, G, &total)) {
+    if (!jl__mul_size(n, G, &total)) {
         c->oom = 1;
         return NULL;
     }
-    double *out = jl_malloc_array(total ? total : 1, sizeof *out);
+    double *out = jl__malloc_array(total ? total : 1, sizeof *out);
     if (!out) {
         c->oom = 1;
         return NULL;
@@ -750,7 +750,7 @@ static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *k
         jv_object_foreach((jl__jv *)tl, k, x)
         {
             free(sub);
-            if (!(sub = jl_asprintf("%s.%s", field, k))) {
+            if (!(sub = jl__asprintf("%s.%s", field, k))) {
                 c->oom = 1;
                 goto end;
             }
@@ -785,7 +785,7 @@ static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *k
             goto end;
         }
         free(sub);
-        if (!(sub = jl_asprintf("%s", field)))
+        if (!(sub = jl__asprintf("%s", field)))
             goto end;
         if (read_series(c, kv_tl, &kv, file, "kv_cache_usage_percent"))
             goto end;
@@ -799,7 +799,7 @@ static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *k
                  "power_average without power_instant: written as power/watts (the only power "
                  "timeline)");
         r->power_n = main->n;
-        if (!(r->power_time = jl_malloc_array(main->n, sizeof *r->power_time))) {
+        if (!(r->power_time = jl__malloc_array(main->n, sizeof *r->power_time))) {
             c->oom = 1;
             goto end;
         }
@@ -812,7 +812,7 @@ static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *k
         r->watts.n = main->n;
         r->watts.g = G;
         if (pi.n && pa.n) {
-            double *avg = jl_malloc_array(pi.n, sizeof *avg);
+            double *avg = jl__malloc_array(pi.n, sizeof *avg);
             if (!avg) {
                 c->oom = 1;
                 goto end;
@@ -841,7 +841,7 @@ static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *k
     /* gpu/temp_c */
     if (te.n) {
         r->gpu_n = te.n;
-        if (!(r->gpu_time = jl_malloc_array(te.n, sizeof *r->gpu_time))) {
+        if (!(r->gpu_time = jl__malloc_array(te.n, sizeof *r->gpu_time))) {
             c->oom = 1;
             goto end;
         }
@@ -856,8 +856,8 @@ static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *k
     /* engine/running (+ kv) */
     if (bs.n) {
         r->engine_n = bs.n;
-        r->engine_time = jl_malloc_array(bs.n, sizeof *r->engine_time);
-        r->running = jl_malloc_array(bs.n, sizeof *r->running);
+        r->engine_time = jl__malloc_array(bs.n, sizeof *r->engine_time);
+        r->running = jl__malloc_array(bs.n, sizeof *r->running);
         if (!r->engine_time || !r->running) {
             c->oom = 1;
             goto end;
@@ -873,7 +873,7 @@ static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *k
             r->running[i] = (int32_t)lround(v);
         }
         if (kv.n) {
-            if (!(r->kv_cache_usage = jl_malloc_array(bs.n, sizeof *r->kv_cache_usage))) {
+            if (!(r->kv_cache_usage = jl__malloc_array(bs.n, sizeof *r->kv_cache_usage))) {
                 c->oom = 1;
                 goto end;
             }
@@ -1115,7 +1115,7 @@ static int config_key(imp *c, jl_run *r, const jv_member *m, const char *file, c
             return -1;
         }
         if (*jv_string_value(v)) {
-            char *s = jl_strdup(jv_string_value(v));
+            char *s = jl__strdup(jv_string_value(v));
             if (!s) {
                 c->oom = 1;
                 return -1;
@@ -1141,7 +1141,7 @@ static int config_key(imp *c, jl_run *r, const jv_member *m, const char *file, c
     if (mk)
         return mk < 0 ? -1 : 0;
     /* unknown: kept */
-    char *k = extra_prefix ? jl_asprintf("%s.%s", extra_prefix, key) : jl_strdup(key);
+    char *k = extra_prefix ? jl__asprintf("%s.%s", extra_prefix, key) : jl__strdup(key);
     if (!k) {
         c->oom = 1;
         return -1;
@@ -1246,7 +1246,7 @@ static int push_run(imp *c, jl_run *r)
 static const jv_member **sorted_members(const jl__jv *obj, size_t *n)
 {
     *n = jv_object_size(obj);
-    const jv_member **m = jl_malloc_array(*n ? *n : 1, sizeof *m);
+    const jv_member **m = jl__malloc_array(*n ? *n : 1, sizeof *m);
     if (!m)
         return NULL;
     for (size_t i = 0; i < *n; i++) {
@@ -1454,7 +1454,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
         note(c, file, "task", "%s: workload '%s' from %s",
              c->index ? "task not listed under index.json architectures" : "no index.json", w, why);
     }
-    if (!(r->attrs.workload = jl_strdup(w))) {
+    if (!(r->attrs.workload = jl__strdup(w))) {
         c->oom = 1;
         goto end;
     }
@@ -1511,7 +1511,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
         goto end;
     }
     if (occ > 1) {
-        r->name = jl_asprintf("%s__dup%zu", base, occ);
+        r->name = jl__asprintf("%s__dup%zu", base, occ);
         c->res->n_duplicates++;
         note(c, file, path,
              "same configuration as an earlier one (re-measurement): kept as a distinct run "
@@ -1521,7 +1521,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
     } else {
         r->name = base;
     }
-    if (!r->name || !(r->file = jl_strdup(file))) {
+    if (!r->name || !(r->file = jl__strdup(file))) {
         c->oom = 1;
         goto end;
     }
@@ -1581,8 +1581,8 @@ static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_ru
     int equal = 0;
     if (jv_is_array(bins) && jv_is_array(counts) && jv_array_size(counts) < 100000) {
         size_t nb = jv_array_size(counts);
-        double *sum = jl_calloc_array(nb ? nb : 1, sizeof *sum);
-        long long *tmp = jl_malloc_array(nb ? nb : 1, sizeof *tmp);
+        double *sum = jl__calloc_array(nb ? nb : 1, sizeof *sum);
+        long long *tmp = jl__malloc_array(nb ? nb : 1, sizeof *tmp);
         /* as the runs' bins were kept, when they are the same scalars */
         if (!(bt = int_array_text(bins)) && !(bt = cached_text(c, bins))) {
             json_t *bj = jl__jv_to_json(bins);
@@ -1807,7 +1807,7 @@ static long list_json(imp *c, const char *dir, char ***out)
             names = nn;
             cap = ncap;
         }
-        if (!(names[n] = jl_strdup(e->d_name))) {
+        if (!(names[n] = jl__strdup(e->d_name))) {
             c->oom = 1;
             break;
         }
@@ -1894,8 +1894,8 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt, jl_i
     if (!(opt = start(&c, opt, &def, errors, out)))
         return JL_ENOMEM;
     jl_status st = JL_OK;
-    char *ipath = jl_asprintf("%s/index.json", dir), *mdir = jl_asprintf("%s/models", dir),
-         *tdir = jl_asprintf("%s/tasks", dir);
+    char *ipath = jl__asprintf("%s/index.json", dir), *mdir = jl__asprintf("%s/models", dir),
+         *tdir = jl__asprintf("%s/tasks", dir);
     char **mnames = NULL, **tnames = NULL;
     long nm = -1, nt = -1;
     jl__jv **task_docs = NULL;
@@ -1925,17 +1925,17 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt, jl_i
     }
     const jl__jv *lu = c.index ? jv_object_get(c.index, "last_updated") : NULL;
     c.res->source =
-        jl_asprintf("ML.ENERGY Leaderboard data (%s), %s%s", dir,
-                    c.index ? "last_updated " : "no index.json",
-                    c.index ? (jv_is_string(lu) ? jv_string_value(lu) : "unknown") : "");
+        jl__asprintf("ML.ENERGY Leaderboard data (%s), %s%s", dir,
+                     c.index ? "last_updated " : "no index.json",
+                     c.index ? (jv_is_string(lu) ? jv_string_value(lu) : "unknown") : "");
     /* task files: display names and the configuration count per task */
     nt = list_json(&c, tdir, &tnames);
-    if (nt > 0 && !(task_docs = jl_calloc_array((size_t)nt, sizeof *task_docs))) {
+    if (nt > 0 && !(task_docs = jl__calloc_array((size_t)nt, sizeof *task_docs))) {
         c.oom = 1;
         goto end;
     }
     for (long i = 0; i < nt && !c.oom; i++) {
-        char *p = jl_asprintf("%s/%s", tdir, tnames[i]);
+        char *p = jl__asprintf("%s/%s", tdir, tnames[i]);
         if (!p) {
             c.oom = 1;
             break;
@@ -1946,7 +1946,7 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt, jl_i
     nm = list_json(&c, mdir, &mnames);
     if (nm > 0) {
         for (long i = 0; i < nm && !c.oom; i++) {
-            char *p = jl_asprintf("%s/%s", mdir, mnames[i]);
+            char *p = jl__asprintf("%s/%s", mdir, mnames[i]);
             if (!p) {
                 c.oom = 1;
                 break;
@@ -1989,7 +1989,7 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt, jl_i
         note(&c, tdir, "", "no models/ folder: configurations read from tasks/ (no histograms)");
         for (long k = 0; k < nt && !c.oom; k++)
             if (task_docs[k]) {
-                char *p = jl_asprintf("%s/%s", tdir, tnames[k]);
+                char *p = jl__asprintf("%s/%s", tdir, tnames[k]);
                 if (!p) {
                     c.oom = 1;
                     break;

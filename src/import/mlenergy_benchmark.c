@@ -124,7 +124,7 @@ static int berr(bench *b, jl_status code, const char *fmt, ...)
     b->failed = 1;
     va_list ap;
     va_start(ap, fmt);
-    char *m = jl_vasprintf(fmt, ap);
+    char *m = jl__vasprintf(fmt, ap);
     va_end(ap);
     if (b->elem >= 0) {
         size_t at = strlen(b->path);
@@ -197,7 +197,7 @@ static int read_str(bench *b, char **out)
     if (t != JS_STR)
         return berr(b, JL_ETYPE, "expected a string, found %s", jl__jstream_tok_name(t));
     free(*out);
-    *out = jl_strdup(b->p.str);
+    *out = jl__strdup(b->p.str);
     if (!*out)
         return berr(b, JL_ENOMEM, "out of memory");
     return 0;
@@ -387,8 +387,8 @@ static int push_itl(bench *b, const double *v, size_t n, size_t req, size_t *j)
     if (b->itl_cap - b->itl_n < n) {
         size_t want = b->itl_n + n;
         while (b->itl_cap < want)
-            if (jl_grow2((void **)&b->itl, sizeof *b->itl, (void **)&b->itl_req, sizeof *b->itl_req,
-                         b->itl_cap, &b->itl_cap, 4096))
+            if (jl__grow2((void **)&b->itl, sizeof *b->itl, (void **)&b->itl_req,
+                          sizeof *b->itl_req, b->itl_cap, &b->itl_cap, 4096))
                 return berr(b, JL_ENOMEM, "out of memory");
     }
     float *f = b->itl + b->itl_n;
@@ -754,7 +754,7 @@ static size_t value_at(const tv *s, size_t *j, double t)
     return *j;
 }
 
-/* x before y in jl_cmp_double's order (NaN last) */
+/* x before y in jl__cmp_double's order (NaN last) */
 static int before(double x, double y)
 {
     return isnan(x) || isnan(y) ? !isnan(x) && isnan(y) : x < y;
@@ -770,7 +770,7 @@ static int merge_sorted(const double *const *v, const size_t *n, size_t k, dvec 
     for (size_t l = 0; l < k; l++)
         total += n[l];
     out->n = 0;
-    out->v = jl_malloc_array(total ? total : 1, sizeof *out->v);
+    out->v = jl__malloc_array(total ? total : 1, sizeof *out->v);
     size_t *at = calloc(k ? k : 1, sizeof *at);
     if (!out->v || !at) {
         free(at);
@@ -781,7 +781,7 @@ static int merge_sorted(const double *const *v, const size_t *n, size_t k, dvec 
         for (size_t l = 0; l < k; l++)
             for (size_t i = 0; i < n[l]; i++)
                 out->v[out->n++] = v[l][i];
-        qsort(out->v, out->n, sizeof *out->v, jl_cmp_double);
+        qsort(out->v, out->n, sizeof *out->v, jl__cmp_double);
     } else {
         while (out->n < total) {
             size_t best = k;
@@ -808,8 +808,8 @@ static size_t step_rows(const tv *sa, int G, const tv *sb, int Gb, double t0, do
             bad |= dpush(&grid, t);
     }
     size_t nlist = 0, nl = 3 + (size_t)G + (size_t)Gb;
-    const double **lv = jl_malloc_array(nl, sizeof *lv);
-    size_t *ln = jl_malloc_array(nl, sizeof *ln);
+    const double **lv = jl__malloc_array(nl, sizeof *lv);
+    size_t *ln = jl__malloc_array(nl, sizeof *ln);
     if (!bad && lv && ln) {
         lv[nlist] = &t0, ln[nlist++] = 1;
         for (int g = 0; g < G; g++)
@@ -836,12 +836,12 @@ static size_t step_rows(const tv *sa, int G, const tv *sb, int Gb, double t0, do
         if ((m == 0 || T.v[i] != T.v[m - 1]) && T.v[i] >= t0 && (!isfinite(t1) || T.v[i] <= t1))
             T.v[m++] = T.v[i];
     size_t W = (size_t)G + (size_t)Gb, cap = 2 * m + 1;
-    double *prev = jl_malloc_array(W ? W : 1, sizeof *prev),
-           *cur = jl_malloc_array(W ? W : 1, sizeof *cur);
+    double *prev = jl__malloc_array(W ? W : 1, sizeof *prev),
+           *cur = jl__malloc_array(W ? W : 1, sizeof *cur);
     size_t *ja = calloc(W ? W : 1, sizeof *ja);
-    out->t = jl_malloc_array(cap, sizeof(double));
-    out->a = jl_malloc_array(cap * (size_t)G + 1, sizeof(double));
-    out->b = Gb ? jl_malloc_array(cap * (size_t)Gb + 1, sizeof(double)) : NULL;
+    out->t = jl__malloc_array(cap, sizeof(double));
+    out->a = jl__malloc_array(cap * (size_t)G + 1, sizeof(double));
+    out->b = Gb ? jl__malloc_array(cap * (size_t)Gb + 1, sizeof(double)) : NULL;
     size_t n = 0;
     if (!prev || !cur || !ja || !out->t || !out->a || (Gb && !out->b)) {
         n = (size_t)-1;
@@ -973,11 +973,11 @@ static int build_series(bench *b, jl_run *r, long G, engine_rows *e)
         r->engine_n = S;
         r->engine_time = e->t.v;
         e->t.v = NULL;
-        r->running = jl_malloc_array(S, sizeof(int32_t));
-        r->waiting = jl_malloc_array(S, sizeof(int32_t));
-        r->kv_cache_usage = jl_malloc_array(S, sizeof(float));
-        r->tokens_generated = jl_malloc_array(S, sizeof(int64_t));
-        r->prefill_tokens = jl_malloc_array(S, sizeof(int64_t));
+        r->running = jl__malloc_array(S, sizeof(int32_t));
+        r->waiting = jl__malloc_array(S, sizeof(int32_t));
+        r->kv_cache_usage = jl__malloc_array(S, sizeof(float));
+        r->tokens_generated = jl__malloc_array(S, sizeof(int64_t));
+        r->prefill_tokens = jl__malloc_array(S, sizeof(int64_t));
         if (!r->running || !r->waiting || !r->kv_cache_usage || !r->tokens_generated ||
             !r->prefill_tokens)
             return berr(b, JL_ENOMEM, "out of memory");
@@ -1081,7 +1081,7 @@ typedef struct run_path {
 static void split_path(run_path *rp, const char *dir)
 {
     rp->n = 0;
-    rp->copy = jl_strdup(dir);
+    rp->copy = jl__strdup(dir);
     for (char *tok = rp->copy ? strtok(rp->copy, "/") : NULL; tok && rp->n < 64;
          tok = strtok(NULL, "/"))
         if (strcmp(tok, "."))
@@ -1184,7 +1184,7 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
     char gid[64];
     double mem = NAN;
     if (gpu && jl__gpu_name_map(gpu, gid, sizeof gid, &mem)) {
-        r->attrs.gpu_model = jl_strdup(gid);
+        r->attrs.gpu_model = jl__strdup(gid);
         r->attrs.gpu_memory_bytes = mem;
     } else {
         r->attrs.gpu_model = jl__imp_sanitize(gpu ? gpu : "unknown");
@@ -1210,14 +1210,14 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
         goto end;
     }
     r->attrs.max_batch_size = (long)cap;
-    r->attrs.workload = jl_strdup(workload);
-    r->attrs.task = jl_strdup(task ? task : "unknown");
+    r->attrs.workload = jl__strdup(workload);
+    r->attrs.task = jl__strdup(task ? task : "unknown");
     if (!task)
         jl__imp_note(c, dir, "task", "the folder does not say the task: 'unknown'");
-    r->attrs.model = b.model_id  ? jl_strdup(b.model_id)
-                     : rp.n >= 4 ? jl_asprintf("%s/%s", part(&rp, 3), part(&rp, 2))
-                                 : jl_strdup("unknown");
-    r->attrs.precision = jl_strdup("unknown");
+    r->attrs.model = b.model_id  ? jl__strdup(b.model_id)
+                     : rp.n >= 4 ? jl__asprintf("%s/%s", part(&rp, 3), part(&rp, 2))
+                                 : jl__strdup("unknown");
+    r->attrs.precision = jl__strdup("unknown");
     jl__imp_note(c, b.file, "precision",
                  "results.json does not say the weight precision: @precision 'unknown'");
     r->attrs.start_time_unix = b.t_start;
@@ -1262,9 +1262,9 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
     if (diffusion && b.iter_time.n) {
         size_t B = b.iter_time.n;
         r->batch_n = B;
-        r->batch_start = jl_malloc_array(B, sizeof(double));
-        r->batch_end = jl_malloc_array(B, sizeof(double));
-        r->batch_size = jl_malloc_array(B, sizeof(int32_t));
+        r->batch_start = jl__malloc_array(B, sizeof(double));
+        r->batch_end = jl__malloc_array(B, sizeof(double));
+        r->batch_size = jl__malloc_array(B, sizeof(int32_t));
         if (!r->batch_start || !r->batch_end || !r->batch_size) {
             c->oom = 1;
             goto end;
@@ -1283,14 +1283,14 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
     }
     build_summary(&b, r, diffusion);
     /* name: the last folders, task/org/model/gpu/params */
-    jl_strbuf nb;
-    jl_strbuf_init(&nb);
+    jl__strbuf nb;
+    jl__strbuf_init(&nb);
     for (int k = rp.n >= 5 ? rp.n - 5 : 0; k < rp.n; k++) {
         char *s = jl__imp_sanitize(rp.parts[k]);
-        jl_strbuf_printf(&nb, "%s%s", nb.len ? "__" : "", s ? s : "");
+        jl__strbuf_printf(&nb, "%s%s", nb.len ? "__" : "", s ? s : "");
         free(s);
     }
-    r->name = jl_strbuf_take(&nb);
+    r->name = jl__strbuf_take(&nb);
     if (!r->attrs.gpu_model || !r->attrs.workload || !r->attrs.task || !r->attrs.model ||
         !r->attrs.precision || !r->name || c->oom) {
         c->oom = 1;
@@ -1309,8 +1309,8 @@ end:
 
 static void import_run_dir(jl__imp *c, const char *dir)
 {
-    char *rpath = jl_asprintf("%s/results.json", dir);
-    char *ppath = jl_asprintf("%s/prometheus.json", dir);
+    char *rpath = jl__asprintf("%s/results.json", dir);
+    char *ppath = jl__asprintf("%s/prometheus.json", dir);
     FILE *rf = NULL, *pf = NULL;
     if (!rpath || !ppath) {
         c->oom = 1;
@@ -1354,7 +1354,7 @@ static void walk(jl__imp *c, const char *dir, int depth, size_t *found)
                     "a run directory without results.json (the run did not finish?)");
     }
     for (size_t i = 0; i < nd && !c->oom && !has; i++) {
-        char *sub = jl_asprintf("%s/%s", dir, dirs[i]);
+        char *sub = jl__asprintf("%s/%s", dir, dirs[i]);
         if (sub)
             walk(c, sub, depth + 1, found);
         else
@@ -1387,7 +1387,7 @@ jl_status jl_import_mlenergy_benchmark_buffer(const char *results, size_t result
                                  "prometheus.json", NULL, prometheus, prometheus_len);
     if (r)
         jl__imp_push_run(&c, r);
-    c.res->source = jl_strdup(SOURCE);
+    c.res->source = jl__strdup(SOURCE);
     if (!c.res->source)
         c.oom = 1;
     return jl__imp_finish(&c, out, dir);

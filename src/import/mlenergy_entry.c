@@ -26,9 +26,9 @@ static jl_status mlenergy_run(const char *const *paths, size_t n_paths, const jl
     jl_status st = jl_import_mlenergy_auto(paths[0], &o, out, errors);
     if (st == JL_OK && *out)
         (*out)->detail_text =
-            jl_asprintf("%zu re-measurements as __dupN, %zu with timelines, "
-                        "%zu notes",
-                        (*out)->n_duplicates, (*out)->n_with_timelines, (*out)->n_notes);
+            jl__asprintf("%zu re-measurements as __dupN, %zu with timelines, "
+                         "%zu notes",
+                         (*out)->n_duplicates, (*out)->n_with_timelines, (*out)->n_notes);
     return st;
 }
 

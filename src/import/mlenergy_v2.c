@@ -38,7 +38,7 @@ static void set_gpu(jl__imp *c, jl_run *r, const char *vendor, const char *file,
     char id[64];
     double mem = NAN;
     if (jl__gpu_name_map(vendor, id, sizeof id, &mem)) {
-        r->attrs.gpu_model = jl_strdup(id);
+        r->attrs.gpu_model = jl__strdup(id);
         r->attrs.gpu_memory_bytes = mem;
     } else {
         r->attrs.gpu_model = jl__imp_sanitize(vendor);
@@ -72,10 +72,10 @@ static void model_info(jl__imp *c, jl_run *r, const json_t *models, const char *
 static int finish_run(jl__imp *c, jl_run *r, const char *workload, const char *task,
                       const char *model)
 {
-    r->attrs.workload = jl_strdup(workload);
-    r->attrs.task = jl_strdup(task);
-    r->attrs.model = jl_strdup(model);
-    r->attrs.precision = jl_strdup("unknown");
+    r->attrs.workload = jl__strdup(workload);
+    r->attrs.task = jl__strdup(task);
+    r->attrs.model = jl__strdup(model);
+    r->attrs.precision = jl__strdup("unknown");
     if (!r->attrs.workload || !r->attrs.task || !r->attrs.model || !r->attrs.precision ||
         !r->name || c->oom) {
         c->oom = 1;
@@ -155,7 +155,7 @@ static int v2_read(jl__imp *c, const json_t *doc, const char *file, v2_vals *v, 
             k++;
         if (k == sizeof v2_fields / sizeof v2_fields[0]) {
             char *san = jl__imp_sanitize(key);
-            char *ek = san ? jl_asprintf("v2_%s", san) : NULL;
+            char *ek = san ? jl__asprintf("v2_%s", san) : NULL;
             if (!ek) {
                 free(san);
                 c->oom = 1;
@@ -299,7 +299,7 @@ static void v2_config(jl__imp *c, const char *text, size_t len, const char *file
     set_gpu(c, r, v.gpu, file, "GPU");
     model_info(c, r, models, v.model, file);
     jl__imp_extra_str(c, r, "mlenergy_release", "v2");
-    r->name = jl_asprintf("v2__%s", name_base);
+    r->name = jl__asprintf("v2__%s", name_base);
     c->res->n_files++;
     finish_run(c, r, fam->workload, task, v.model);
     json_decref(doc);
@@ -312,18 +312,18 @@ static int csv_record(const char *buf, size_t len, size_t *pos, char **out, int 
 {
     *n = 0;
     size_t i = *pos;
-    jl_strbuf b;
-    jl_strbuf_init(&b);
+    jl__strbuf b;
+    jl__strbuf_init(&b);
     int quoted = 0;
     for (;;) {
         if (i >= len || (!quoted && (buf[i] == ',' || buf[i] == '\n' || buf[i] == '\r'))) {
             int rc = 0;
             if (*n == max) {
-                jl_strbuf_free(&b);
+                jl__strbuf_free(&b);
                 rc = -2;
             } else {
-                jl_strbuf_append(&b, "", 0);
-                out[(*n)++] = jl_strbuf_take(&b);
+                jl__strbuf_append(&b, "", 0);
+                out[(*n)++] = jl__strbuf_take(&b);
                 if (!out[*n - 1])
                     rc = -1, (*n)--;
             }
@@ -342,12 +342,12 @@ static int csv_record(const char *buf, size_t len, size_t *pos, char **out, int 
                 return 0;
             }
             i++;
-            jl_strbuf_init(&b);
+            jl__strbuf_init(&b);
             continue;
         }
         if (buf[i] == '"') {
             if (quoted && i + 1 < len && buf[i + 1] == '"') {
-                jl_strbuf_append(&b, "\"", 1);
+                jl__strbuf_append(&b, "\"", 1);
                 i += 2;
                 continue;
             }
@@ -355,7 +355,7 @@ static int csv_record(const char *buf, size_t len, size_t *pos, char **out, int 
             i++;
             continue;
         }
-        jl_strbuf_append(&b, buf + i, 1);
+        jl__strbuf_append(&b, buf + i, 1);
         i++;
     }
 }
@@ -386,8 +386,8 @@ static void v1_csv(jl__imp *c, const char *text, size_t len, const char *file, c
                     "the file name is not <GPU>_<task>_benchmark.csv");
         return;
     }
-    char *gpu = jl_asprintf("%.*s", (int)(us - base), base);
-    char *task = jl_asprintf("%.*s", (int)(suf - us - 1), us + 1);
+    char *gpu = jl__asprintf("%.*s", (int)(us - base), base);
+    char *task = jl__asprintf("%.*s", (int)(suf - us - 1), us + 1);
     char *head[V1_MAX_COLS], *row[V1_MAX_COLS];
     int nh = 0, nr = 0;
     size_t pos = 0;
@@ -467,7 +467,7 @@ static void v1_csv(jl__imp *c, const char *text, size_t len, const char *file, c
             const char *sk;
             json_t *sv;
             json_object_foreach((json_t *)sc, sk, sv) {
-                char *k = jl_asprintf("v1_score_%s", sk);
+                char *k = jl__asprintf("v1_score_%s", sk);
                 if (k && json_is_number(sv))
                     jl__imp_extra_num(c, r, k, json_number_value(sv));
                 free(k);
@@ -475,7 +475,7 @@ static void v1_csv(jl__imp *c, const char *text, size_t len, const char *file, c
             for (int k = 0; k < nh; k++)
                 if (k != col_model && k != col_energy && k != col_tput && k != col_len &&
                     k != col_lat) {
-                    char *ek = jl_asprintf("v1_%s", head[k]);
+                    char *ek = jl__asprintf("v1_%s", head[k]);
                     if (ek)
                         jl__imp_extra_str(c, r, ek, row[k]);
                     free(ek);
@@ -493,7 +493,7 @@ static void v1_csv(jl__imp *c, const char *text, size_t len, const char *file, c
             jl__imp_summary_str(c, r, "derived",
                                 "energy_per_token_j = energy_per_request_j / avg_output_tokens");
             char *mn = jl__imp_sanitize(model);
-            r->name = mn ? jl_asprintf("v1__%s__%s__%s", gpu, task, mn) : NULL;
+            r->name = mn ? jl__asprintf("v1__%s__%s__%s", gpu, task, mn) : NULL;
             free(mn);
             finish_run(c, r, "llm", task, model);
         }
@@ -517,7 +517,7 @@ end:
 
 static char *path2(jl__imp *c, const char *a, const char *b)
 {
-    char *p = jl_asprintf("%s/%s", a, b);
+    char *p = jl__asprintf("%s/%s", a, b);
     if (!p)
         c->oom = 1;
     return p;
@@ -590,10 +590,10 @@ static void v2_task(jl__imp *c, const char *tdir, const struct family *fam, cons
                     char *fpath = path2(c, mdir, files[fi]);
                     size_t len;
                     char *text = fpath ? jl__imp_read_file(c, fpath, &len) : NULL;
-                    char *stem = jl_asprintf("%.*s", (int)(strlen(files[fi]) - 5), files[fi]);
+                    char *stem = jl__asprintf("%.*s", (int)(strlen(files[fi]) - 5), files[fi]);
                     char *gs = jl__imp_sanitize(gpus[gi]);
-                    char *base = stem && gs ? jl_asprintf("%s__%s__%s__%s__%s", task, orgs[oi],
-                                                          mods[mi], gs, stem)
+                    char *base = stem && gs ? jl__asprintf("%s__%s__%s__%s__%s", task, orgs[oi],
+                                                           mods[mi], gs, stem)
                                             : NULL;
                     if (text && base)
                         v2_config(c, text, len, fpath, fam, task, stem, base, models);
@@ -715,11 +715,11 @@ static int v2_layout(jl__imp *c, const char *dir, char **root, int *legacy_only)
     *legacy_only = 0;
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         if (is_dir(c, dir, families[i].dir)) {
-            *root = jl_strdup(dir);
+            *root = jl__strdup(dir);
             return 1;
         }
     if (is_dir(c, dir, "legacy")) {
-        *root = jl_strdup(dir);
+        *root = jl__strdup(dir);
         return 1;
     }
     if (is_dir(c, dir, "data")) {
@@ -744,7 +744,7 @@ static int v2_layout(jl__imp *c, const char *dir, char **root, int *legacy_only)
         jl__imp_free_names(files, nf);
     }
     if (csv) {
-        *root = jl_strdup(dir);
+        *root = jl__strdup(dir);
         *legacy_only = 1;
         return 1;
     }
@@ -799,7 +799,7 @@ jl_status jl_import_mlenergy_v2(const char *dir, const jl_import_options *opt,
         v2_tree(&c, root);
     }
     free(root);
-    c.res->source = jl_asprintf("%s; %s", SOURCE_V2, SOURCE_V1);
+    c.res->source = jl__asprintf("%s; %s", SOURCE_V2, SOURCE_V1);
     if (!c.res->source)
         c.oom = 1;
     return jl__imp_finish(&c, out, dir);
@@ -810,9 +810,9 @@ jl_status jl_import_mlenergy_auto(const char *dir, const jl_import_options *opt,
 {
     /* v3: index.json, or (a partial copy, docs/import.md) models/ or tasks/;
      * the v2 data/ folder has neither */
-    char *index = jl_asprintf("%s/index.json", dir);
-    char *models = jl_asprintf("%s/models", dir);
-    char *tasks = jl_asprintf("%s/tasks", dir);
+    char *index = jl__asprintf("%s/index.json", dir);
+    char *models = jl__asprintf("%s/models", dir);
+    char *tasks = jl__asprintf("%s/tasks", dir);
     struct stat sm, stt;
     int v3 = index && models && tasks &&
              (jl__imp_is_file(index) || (stat(models, &sm) == 0 && S_ISDIR(sm.st_mode)) ||
@@ -841,7 +841,7 @@ jl_status jl_import_mlenergy_v2_buffer(const char *text, size_t len, const char 
         v1_csv(&c, text, len, relpath, base, NULL, NULL);
     } else {
         /* family/task/GPU/org/model/stem.json */
-        char *copy = jl_strdup(relpath), *parts[8];
+        char *copy = jl__strdup(relpath), *parts[8];
         int n = 0;
         for (char *tok = copy ? strtok(copy, "/") : NULL; tok && n < 8; tok = strtok(NULL, "/"))
             parts[n++] = tok;
@@ -856,8 +856,8 @@ jl_status jl_import_mlenergy_v2_buffer(const char *text, size_t len, const char 
                         "not {family}/{task}/{GPU}/{org}/{model}/<config>.json");
         } else {
             parts[5][strlen(parts[5]) - 5] = '\0';
-            char *base2 =
-                jl_asprintf("%s__%s__%s__%s__%s", parts[1], parts[3], parts[4], parts[2], parts[5]);
+            char *base2 = jl__asprintf("%s__%s__%s__%s__%s", parts[1], parts[3], parts[4], parts[2],
+                                       parts[5]);
             if (base2)
                 v2_config(&c, text, len, relpath, fam, parts[1], parts[5], base2, NULL);
             else
@@ -866,7 +866,7 @@ jl_status jl_import_mlenergy_v2_buffer(const char *text, size_t len, const char 
         }
         free(copy);
     }
-    c.res->source = jl_strdup(ends_with(relpath, ".csv") ? SOURCE_V1 : SOURCE_V2);
+    c.res->source = jl__strdup(ends_with(relpath, ".csv") ? SOURCE_V1 : SOURCE_V2);
     if (!c.res->source)
         c.oom = 1;
     return jl__imp_finish(&c, out, relpath);

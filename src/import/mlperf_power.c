@@ -107,7 +107,7 @@ static int skipped_key(const char *k)
 static int set_text(jl__imp *c, char **dst, const json_t *v)
 {
     free(*dst);
-    *dst = jl_strdup(json_string_value(v));
+    *dst = jl__strdup(json_string_value(v));
     if (!*dst)
         c->oom = 1;
     return *dst ? 0 : -1;
@@ -475,7 +475,7 @@ static void where_free(where *w)
 static void locate(jl__imp *c, const char *dir, where *w)
 {
     memset(w, 0, sizeof *w);
-    char *copy = jl_strdup(dir);
+    char *copy = jl__strdup(dir);
     if (!copy) {
         c->oom = 1;
         return;
@@ -492,11 +492,11 @@ static void locate(jl__imp *c, const char *dir, where *w)
             break;
         }
     if (n > 0)
-        w->run = jl_strdup(parts[n - 1]);
+        w->run = jl__strdup(parts[n - 1]);
     if (perf >= 3) {
-        w->scenario_dir = jl_strdup(parts[perf - 1]);
-        w->benchmark = jl_strdup(parts[perf - 2]);
-        w->system = jl_strdup(parts[perf - 3]);
+        w->scenario_dir = jl__strdup(parts[perf - 1]);
+        w->benchmark = jl__strdup(parts[perf - 2]);
+        w->system = jl__strdup(parts[perf - 3]);
     }
     free(copy);
 }
@@ -557,7 +557,7 @@ static void keep_mllog(jl__imp *c, jl_run *r, const json_t *keep)
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)keep, k, v) {
-        char *key = jl_asprintf("mlperf_%s", k);
+        char *key = jl__asprintf("mlperf_%s", k);
         if (!key) {
             c->oom = 1;
             return;
@@ -619,9 +619,9 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
     double mem = NAN;
     if (accelerators(w.system, acc, sizeof acc, &count) &&
         jl__gpu_name_map(acc, gid, sizeof gid, &mem)) {
-        r->attrs.gpu_model = jl_strdup(gid);
+        r->attrs.gpu_model = jl__strdup(gid);
     } else {
-        r->attrs.gpu_model = jl_strdup(acc[0] ? acc : "unknown");
+        r->attrs.gpu_model = jl__strdup(acc[0] ? acc : "unknown");
         count = acc[0] ? count : 1;
         jl__imp_note(c, dir, "system",
                      "accelerator and count not recognised in the system name '%s': "
@@ -630,13 +630,13 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
     }
     r->attrs.gpu_memory_bytes = mem;
     r->attrs.num_gpus = count;
-    r->attrs.workload = jl_strdup(workload);
-    r->attrs.model = jl_strdup(bench);
-    char *task = jl_asprintf("mlperf-%s", m->scenario);
+    r->attrs.workload = jl__strdup(workload);
+    r->attrs.model = jl__strdup(bench);
+    char *task = jl__asprintf("mlperf-%s", m->scenario);
     for (char *q = task; q && *q; q++)
         *q = (char)tolower((unsigned char)*q);
     r->attrs.task = task;
-    r->attrs.precision = jl_strdup("unknown");
+    r->attrs.precision = jl__strdup("unknown");
     jl__imp_note(c, dir, "precision",
                  "LoadGen logs do not say the numeric precision: @precision is 'unknown'");
     /* LoadGen's cap on outstanding samples: samples per query x queries in flight. */
@@ -729,7 +729,7 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
     char *be = jl__imp_sanitize(bench);
     char *sc = jl__imp_sanitize(m->scenario);
     char *rn = jl__imp_sanitize(w.run ? w.run : "run");
-    r->name = sys && be && sc && rn ? jl_asprintf("%s__%s__%s__%s", sys, be, sc, rn) : NULL;
+    r->name = sys && be && sc && rn ? jl__asprintf("%s__%s__%s__%s", sys, be, sc, rn) : NULL;
     free(sys);
     free(be);
     free(sc);
@@ -781,7 +781,7 @@ static void import_texts(jl__imp *c, const char *dir, const char *spl_file, cons
 
 static char *join(jl__imp *c, const char *a, const char *b)
 {
-    char *p = jl_asprintf("%s/%s", a, b);
+    char *p = jl__asprintf("%s/%s", a, b);
     if (!p)
         c->oom = 1;
     return p;
@@ -871,7 +871,7 @@ jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len, con
         return JL_ENOMEM;
     import_texts(&c, dir, "spl.txt", spl_txt, spl_len, "mlperf_log_detail.txt", detail_txt,
                  detail_len, "mlperf_log_summary.txt", summary_txt);
-    c.res->source = jl_strdup(SOURCE);
+    c.res->source = jl__strdup(SOURCE);
     if (!c.res->source)
         c.oom = 1;
     return jl__imp_finish(&c, out, dir);

@@ -214,7 +214,7 @@ static int grow_samples(log_data *L)
         if (!L->has_series[s])
             continue;
         size_t bytes;
-        if (!jl_mul_size(nc, L->G * sizeof(double), &bytes))
+        if (!jl__mul_size(nc, L->G * sizeof(double), &bytes))
             return 0;
         double *v = realloc(L->v[s], bytes);
         if (!v)
@@ -276,7 +276,7 @@ static jl_status add_gpu(log_data *L, long index, const char *uuid, long long li
     memset(&ng[L->G], 0, sizeof *ng);
     ng[L->G].index = index;
     ng[L->G].limit_w = ng[L->G].mem_total = NAN;
-    if (uuid && !(ng[L->G].uuid = jl_strdup(uuid)))
+    if (uuid && !(ng[L->G].uuid = jl__strdup(uuid)))
         return JL_ENOMEM;
     L->seen[L->G] = 0;
     L->gpu_last_t[L->G] = NAN;
@@ -345,7 +345,7 @@ static int cmp_prow(const void *a, const void *b)
 
 static char *xdup(const char *s)
 {
-    return s ? jl_strdup(s) : NULL;
+    return s ? jl__strdup(s) : NULL;
 }
 
 /* Read one log whole. Returns JL_OK or an error code (already in errors). */
@@ -368,7 +368,7 @@ static jl_status read_log(log_data *L, jl__csv *csv)
 
     /* header, or --columns */
     if (L->opt->columns) {
-        char *copy = jl_strdup(L->opt->columns);
+        char *copy = jl__strdup(L->opt->columns);
         char *names[512];
         size_t n = 0;
         if (!copy)
@@ -667,7 +667,7 @@ static const char *set_attr(jl_attrs *a, const char *key, const char *value)
         if (!strcmp(key, "workload") && strcmp(value, "llm") && strcmp(value, "mllm") &&
             strcmp(value, "diffusion"))
             return "expected llm, mllm or diffusion";
-        char *d = jl_strdup(value);
+        char *d = jl__strdup(value);
         if (!d)
             return "out of memory";
         char **p = FIELD(a, f, char *);
@@ -677,7 +677,7 @@ static const char *set_attr(jl_attrs *a, const char *key, const char *value)
     }
     for (size_t i = 0; i < a->n_extra; i++)
         if (!strcmp(a->extra[i].key, key)) {
-            char *d = jl_strdup(value);
+            char *d = jl__strdup(value);
             if (!d)
                 return "out of memory";
             free(a->extra[i].value);
@@ -762,7 +762,7 @@ static jl_status read_runs(jl__csv *csv, jl__zone *z, jl_error_list *errors, run
                 return JL_ENOMEM;
             nh = row.n;
             for (size_t i = 0; i < row.n; i++) {
-                if (!(hdr[i] = jl_strdup(row.f[i].s))) {
+                if (!(hdr[i] = jl__strdup(row.f[i].s))) {
                     st = JL_ENOMEM;
                     goto end;
                 }
@@ -819,7 +819,7 @@ static jl_status read_runs(jl__csv *csv, jl__zone *z, jl_error_list *errors, run
                                       specs[k].line);
                 goto end;
             }
-        if (!(sp->name = jl_strdup(f->s))) {
+        if (!(sp->name = jl__strdup(f->s))) {
             st = JL_ENOMEM;
             goto end;
         }
@@ -849,7 +849,7 @@ static jl_status read_runs(jl__csv *csv, jl__zone *z, jl_error_list *errors, run
                          : !strcmp(k, "log")      ? &sp->log
                                                   : NULL;
             if (dst) {
-                if (!(*dst = jl_strdup(v))) {
+                if (!(*dst = jl__strdup(v))) {
                     st = JL_ENOMEM;
                     goto end;
                 }
@@ -878,8 +878,8 @@ static jl_status read_runs(jl__csv *csv, jl__zone *z, jl_error_list *errors, run
                 goto end;
             }
             sp->attrs = x;
-            x[sp->n_attrs].key = jl_strdup(k);
-            x[sp->n_attrs].value = jl_strdup(v);
+            x[sp->n_attrs].key = jl__strdup(k);
+            x[sp->n_attrs].value = jl__strdup(v);
             x[sp->n_attrs].is_number = 0;
             sp->n_attrs++;
             if (!x[sp->n_attrs - 1].key || !x[sp->n_attrs - 1].value) {
@@ -1005,8 +1005,8 @@ static jl_status load_requests(const char *path, jl_run *r, double offset, int o
         goto end;
     }
     st = jl__import_run_requests(r, R);
-    r->itl_seconds = jl_malloc_array(K ? K : 1, sizeof(float));
-    r->itl_request = jl_malloc_array(K ? K : 1, sizeof(int32_t));
+    r->itl_seconds = jl__malloc_array(K ? K : 1, sizeof(float));
+    r->itl_request = jl__malloc_array(K ? K : 1, sizeof(int32_t));
     if (st != JL_OK || !r->itl_seconds || !r->itl_request) {
         st = JL_ENOMEM;
         goto end;
@@ -1074,11 +1074,11 @@ static jl_status load_requests(const char *path, jl_run *r, double offset, int o
                         "and finish are NaN",
                         failed, R);
     char *clock = offset_given
-                      ? jl_asprintf("client monotonic clock (vLLM start_times); first request "
-                                    "start placed at run start + %.6g s (requests_offset)",
-                                    offset)
-                      : jl_asprintf("client monotonic clock (vLLM start_times); first request "
-                                    "start placed at the run's start (the start column)");
+                      ? jl__asprintf("client monotonic clock (vLLM start_times); first request "
+                                     "start placed at run start + %.6g s (requests_offset)",
+                                     offset)
+                      : jl__asprintf("client monotonic clock (vLLM start_times); first request "
+                                     "start placed at the run's start (the start column)");
     if (!clock) {
         st = JL_ENOMEM;
         goto end;
@@ -1088,7 +1088,7 @@ static jl_status load_requests(const char *path, jl_run *r, double offset, int o
     set_extra(&r->attrs, "requests_source", path, 0);
     const json_t *mid = json_object_get(doc, "model_id");
     if (!r->attrs.model && json_is_string(mid) && *json_string_value(mid)) {
-        r->attrs.model = jl_strdup(json_string_value(mid));
+        r->attrs.model = jl__strdup(json_string_value(mid));
         jl__import_note(res, path, "model_id", "the run's model taken from the request log");
     }
     const json_t *mc = json_object_get(doc, "max_concurrency");
@@ -1131,7 +1131,7 @@ static jl_status select_gpus(ctx *c, const log_data *L, const run_spec *sp, size
             sel[(*G)++] = g;
         return JL_OK;
     }
-    char *copy = jl_strdup(sp->gpus);
+    char *copy = jl__strdup(sp->gpus);
     if (!copy)
         return JL_ENOMEM;
     jl_status st = JL_OK;
@@ -1182,7 +1182,7 @@ static double *series_out(const log_data *L, int s, const size_t *rows, size_t n
         }
     if (!any)
         return NULL;
-    double *v = jl_malloc_array(n * G > 0 ? n * G : 1, sizeof *v);
+    double *v = jl__malloc_array(n * G > 0 ? n * G : 1, sizeof *v);
     if (!v)
         return NULL;
     for (size_t i = 0; i < n; i++)
@@ -1234,8 +1234,8 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     long long line = sp ? sp->line : 0;
     const char *name = r->name;
     jl_status st = JL_OK;
-    jl_strbuf notes;
-    jl_strbuf_init(&notes);
+    jl__strbuf notes;
+    jl__strbuf_init(&notes);
     jl_attrs *a = &r->attrs;
     for (size_t i = 0; i < c->opt->n_set; i++)
         set_attr(a, c->opt->set[i].key, c->opt->set[i].value);
@@ -1264,7 +1264,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
         if (!jl_gpu_model_from_name(gname, buf, sizeof buf))
             jl__import_note(c->res, L->path, "name",
                             "GPU name '%s' is not in joules' table: gpu_model '%s'", gname, buf);
-        if (!(a->gpu_model = jl_strdup(buf)))
+        if (!(a->gpu_model = jl__strdup(buf)))
             goto nomem;
     }
     if (isnan(a->gpu_memory_bytes) && isfinite(L->gpus[sel[0]].mem_total))
@@ -1272,7 +1272,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     if (isnan(a->gpu_tdp_w) && isfinite(L->gpus[sel[0]].limit_w))
         a->gpu_tdp_w = L->gpus[sel[0]].limit_w;
     const char *pname = (pw + FIRST_SERIES == K_POWER_INST ? "power.draw.instant" : "power.draw");
-    char *psrc = jl_asprintf("nvidia-smi %s", pname);
+    char *psrc = jl__asprintf("nvidia-smi %s", pname);
     if (!psrc)
         goto nomem;
     set_extra(a, "power_source", psrc, 0);
@@ -1281,26 +1281,26 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     set_extra(a, "nvidia_smi_log", L->path, 0);
     set_extra(a, "timezone", jl__zone_name(c->zone), 0);
     if (a->notes)
-        jl_strbuf_printf(&notes, "%s ", a->notes);
-    jl_strbuf_printf(&notes,
-                     "Imported from the nvidia-smi log %s (%zu samples, %zu GPU%s). "
-                     "power/watts: %s",
-                     base_name(L->path), n, G, G == 1 ? "" : "s", pname);
+        jl__strbuf_printf(&notes, "%s ", a->notes);
+    jl__strbuf_printf(&notes,
+                      "Imported from the nvidia-smi log %s (%zu samples, %zu GPU%s). "
+                      "power/watts: %s",
+                      base_name(L->path), n, G, G == 1 ? "" : "s", pname);
     if (pw == K_POWER - FIRST_SERIES)
-        jl_strbuf_puts(&notes, " (on Ampere and newer GPUs the driver's 1-second average: it "
-                               "smears peaks and lags short windows; log power.draw.instant "
-                               "where the driver has it)");
+        jl__strbuf_puts(&notes, " (on Ampere and newer GPUs the driver's 1-second average: it "
+                                "smears peaks and lags short windows; log power.draw.instant "
+                                "where the driver has it)");
     else
-        jl_strbuf_puts(&notes, " (the instantaneous reading)");
-    jl_strbuf_puts(&notes, ".");
+        jl__strbuf_puts(&notes, " (the instantaneous reading)");
+    jl__strbuf_puts(&notes, ".");
     /* requests */
     if (sp && sp->requests) {
         char *path = NULL;
         if (sp->requests[0] == '/' || !c->opt->runs_csv || !strchr(c->opt->runs_csv, '/'))
-            path = jl_strdup(sp->requests);
+            path = jl__strdup(sp->requests);
         else
-            path = jl_asprintf("%.*s/%s", (int)(strrchr(c->opt->runs_csv, '/') - c->opt->runs_csv),
-                               c->opt->runs_csv, sp->requests);
+            path = jl__asprintf("%.*s/%s", (int)(strrchr(c->opt->runs_csv, '/') - c->opt->runs_csv),
+                                c->opt->runs_csv, sp->requests);
         if (!path)
             goto nomem;
         int given = !isnan(sp->req_offset);
@@ -1308,41 +1308,41 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
         if (st != JL_OK) {
             jl_error *e = c->errors->count ? c->errors->items[c->errors->count - 1] : NULL;
             if (e && !e->run)
-                e->run = jl_strdup(name);
+                e->run = jl__strdup(name);
             free(path);
             goto fail;
         }
         free(path);
     }
     /* required attributes still missing */
-    jl_strbuf unk;
-    jl_strbuf_init(&unk);
+    jl__strbuf unk;
+    jl__strbuf_init(&unk);
     if (!a->workload) {
-        a->workload = jl_strdup("llm");
-        jl_strbuf_puts(&unk, "workload");
+        a->workload = jl__strdup("llm");
+        jl__strbuf_puts(&unk, "workload");
     }
     for (const char *const *k = required_str; *k; k++) {
         char **f = FIELD(a, typed_field(*k), char *);
         if (!*f) {
-            *f = jl_strdup("unknown");
-            jl_strbuf_printf(&unk, "%s%s", unk.len ? "," : "", *k);
+            *f = jl__strdup("unknown");
+            jl__strbuf_printf(&unk, "%s%s", unk.len ? "," : "", *k);
         }
     }
     if (!a->gpu_model) {
-        a->gpu_model = jl_strdup("unknown");
-        jl_strbuf_printf(&unk, "%s%s", unk.len ? "," : "", "gpu_model");
+        a->gpu_model = jl__strdup("unknown");
+        jl__strbuf_printf(&unk, "%s%s", unk.len ? "," : "", "gpu_model");
     }
     if (a->max_batch_size < 1) {
         a->max_batch_size = 1;
-        jl_strbuf_printf(&unk, "%s%s", unk.len ? "," : "", "max_batch_size");
+        jl__strbuf_printf(&unk, "%s%s", unk.len ? "," : "", "max_batch_size");
     }
-    char *u = jl_strbuf_take(&unk);
+    char *u = jl__strbuf_take(&unk);
     if (u && *u) {
         set_extra(a, "unknown_attributes", u, 0);
-        jl_strbuf_printf(&notes,
-                         " Not given, written as placeholders (workload llm, "
-                         "max_batch_size 1, others 'unknown'): %s.",
-                         u);
+        jl__strbuf_printf(&notes,
+                          " Not given, written as placeholders (workload llm, "
+                          "max_batch_size 1, others 'unknown'): %s.",
+                          u);
         jl__import_note(c->res, where, u,
                         "required attributes not given (RUNS.csv column or --set KEY=VALUE): "
                         "written as 'unknown' (workload llm, max_batch_size 1) and listed in "
@@ -1352,7 +1352,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     if (!a->workload || !a->model || !a->task || !a->precision || !a->gpu_model)
         goto nomem;
     free(a->notes);
-    a->notes = jl_strbuf_take(&notes);
+    a->notes = jl__strbuf_take(&notes);
     return a->notes ? JL_OK
                     : jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL,
                                        "run %s: out of memory", name);
@@ -1360,7 +1360,7 @@ nomem:
     st =
         jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory", name);
 fail:
-    jl_strbuf_free(&notes);
+    jl__strbuf_free(&notes);
     return st;
 }
 
@@ -1374,12 +1374,12 @@ static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const 
     jl_run *r = jl_run_new();
     size_t *rows = NULL;
     jl_status st = JL_OK;
-    if (!r || !(r->name = jl_strdup(name)) || !(r->file = jl_strdup(L->path)))
+    if (!r || !(r->name = jl__strdup(name)) || !(r->file = jl__strdup(L->path)))
         goto nomem;
     size_t n = i1 - i0;
     int pw = choose_power(L, i0, sel, G);
     /* power/: the rows where every GPU of the run has power */
-    if (!(rows = jl_malloc_array(n ? n : 1, sizeof *rows)))
+    if (!(rows = jl__malloc_array(n ? n : 1, sizeof *rows)))
         goto nomem;
     size_t np = 0;
     for (size_t i = i0; i < i1; i++) {
@@ -1401,7 +1401,7 @@ static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const 
         note_dropped(c, L, pw);
     }
     r->power_n = np;
-    if (!(r->power_time = jl_malloc_array(np, sizeof(double))))
+    if (!(r->power_time = jl__malloc_array(np, sizeof(double))))
         goto nomem;
     for (size_t i = 0; i < np; i++)
         r->power_time[i] = L->t[rows[i]] - t0;
@@ -1414,7 +1414,7 @@ static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const 
     else if (L->has_series[K_POWER_AVG - FIRST_SERIES])
         note_no_avg(c, L);
     /* gpu/: every row of the window */
-    size_t *all = jl_malloc_array(n, sizeof *all);
+    size_t *all = jl__malloc_array(n, sizeof *all);
     if (!all)
         goto nomem;
     for (size_t i = 0; i < n; i++)
@@ -1437,7 +1437,7 @@ static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const 
     }
     if (any_gpu) {
         r->gpu_n = n;
-        if (!(r->gpu_time = jl_malloc_array(n, sizeof(double)))) {
+        if (!(r->gpu_time = jl__malloc_array(n, sizeof(double)))) {
             free(all);
             goto nomem;
         }
@@ -1492,14 +1492,14 @@ static void cut_run(ctx *c, const run_spec *sp)
         return;
     }
     if (!L) {
-        jl_strbuf b;
-        jl_strbuf_init(&b);
+        jl__strbuf b;
+        jl__strbuf_init(&b);
         for (size_t k = 0; k < c->n_logs; k++)
             if (c->logs[k])
-                jl_strbuf_printf(&b, "%s%s spans %.3f..%.3f", k ? "; " : "",
-                                 base_name(c->logs[k]->path), c->logs[k]->t[0],
-                                 c->logs[k]->t[c->logs[k]->n - 1]);
-        char *spans = jl_strbuf_take(&b);
+                jl__strbuf_printf(&b, "%s%s spans %.3f..%.3f", k ? "; " : "",
+                                  base_name(c->logs[k]->path), c->logs[k]->t[0],
+                                  c->logs[k]->t[c->logs[k]->n - 1]);
+        char *spans = jl__strbuf_take(&b);
         jl__import_error(c->errors, JL_ENODATA, rf, sp->line, 0, "run",
                          "run %s: no sample in its window %.3f..%.3f (Unix s)%s%s: it falls "
                          "outside the log%s (%s)",
@@ -1516,7 +1516,7 @@ static void cut_run(ctx *c, const run_spec *sp)
     size_t i0 = jl__first_ge(L->t, L->n, sp->start), i1 = i0;
     while (i1 < L->n && L->t[i1] <= sp->end)
         i1++;
-    size_t *sel = jl_malloc_array(L->G ? L->G : 1, sizeof *sel), G;
+    size_t *sel = jl__malloc_array(L->G ? L->G : 1, sizeof *sel), G;
     if (!sel) {
         jl__import_error(c->errors, JL_ENOMEM, rf, sp->line, 0, NULL, "out of memory");
         return;
@@ -1541,11 +1541,11 @@ static void result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int ins
     jl__import_detail_num(c->res, "samples_without_power", (double)c->dropped_rows);
     jl__import_note(c->res, "", "timestamp", "local times read in %s%s", jl__zone_name(c->zone),
                     c->opt->timezone ? "" : " (no --timezone given)");
-    c->res->source = jl_asprintf("nvidia-smi CSV log%s (%zu rows)", n_logs == 1 ? "" : "s", rows);
-    c->res->detail_text = jl_asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
-                                      "%s, %zu notes",
-                                      rows, G, G == 1 ? "" : "s", jl__zone_name(c->zone),
-                                      inst ? "power.draw.instant" : "power.draw", c->res->n_notes);
+    c->res->source = jl__asprintf("nvidia-smi CSV log%s (%zu rows)", n_logs == 1 ? "" : "s", rows);
+    c->res->detail_text = jl__asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
+                                       "%s, %zu notes",
+                                       rows, G, G == 1 ? "" : "s", jl__zone_name(c->zone),
+                                       inst ? "power.draw.instant" : "power.draw", c->res->n_notes);
 }
 
 /* ---- streaming: runs written while the log is read ---------------------------- */
@@ -1617,7 +1617,7 @@ static jl_status stream_sample(void *vx, log_data *L)
         jl_error *err = NULL;
         if (isnan(r->t0)) {
             r->t0 = r->sp ? r->sp->start : t;
-            if (!(r->sel = jl_malloc_array(L->G, sizeof *r->sel)))
+            if (!(r->sel = jl__malloc_array(L->G, sizeof *r->sel)))
                 return JL_ENOMEM;
             if (select_gpus(c, L, r->sp, r->sel, &r->G) != JL_OK) {
                 r->failed = 1;
@@ -1732,7 +1732,7 @@ static void stream_finish(sctx *x, const log_data *L, srun *r)
         return;
     }
     jl_run *run = jl_run_new();
-    if (!run || !(run->name = jl_strdup(r->name)) || !(run->file = jl_strdup(L->path))) {
+    if (!run || !(run->name = jl__strdup(r->name)) || !(run->file = jl__strdup(L->path))) {
         jl_run_free(run);
         srun_fail(x, r, jl_error_new(JL_ENOMEM, where, NULL, NULL, -1, "out of memory"));
         return;
@@ -1774,7 +1774,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv, const run_
     sctx x = {.c = c, .w = w, .t_first = NAN, .t_last = NAN};
     size_t nr = specs ? n_specs : 1;
     x.runs = calloc(nr, sizeof *x.runs);
-    if (!L || !x.runs || !(L->path = jl_strdup(jl__csv_name(csv)))) {
+    if (!L || !x.runs || !(L->path = jl__strdup(jl__csv_name(csv)))) {
         st = JL_ENOMEM;
         goto end;
     }
@@ -1811,7 +1811,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv, const run_
     L->last_t = NAN;
     L->emit = stream_emit;
     L->emit_ctx = &x;
-    x.row = jl_malloc_array(c->opt->max_gpus, sizeof *x.row);
+    x.row = jl__malloc_array(c->opt->max_gpus, sizeof *x.row);
     if (!x.row) {
         st = JL_ENOMEM;
         goto end;
@@ -1858,7 +1858,7 @@ static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv
         if (!csvs[k])
             continue;
         log_data *L = calloc(1, sizeof *L);
-        if (!L || !(L->path = jl_strdup(jl__csv_name(csvs[k])))) {
+        if (!L || !(L->path = jl__strdup(jl__csv_name(csvs[k])))) {
             free(L);
             st = JL_ENOMEM;
             goto end;
@@ -1907,7 +1907,7 @@ static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv
                         l = 200;
                     snprintf(name + l, sizeof name - l, "__%zu", k + 1);
                 }
-            size_t *sel = jl_malloc_array(L->G ? L->G : 1, sizeof *sel), G;
+            size_t *sel = jl__malloc_array(L->G ? L->G : 1, sizeof *sel), G;
             jl_run *r = NULL;
             if (!sel) {
                 st = JL_ENOMEM;
@@ -2168,7 +2168,7 @@ static jl_status parse_args(const jl_importer_arg *args, size_t n_args, jl_impor
             if (!eq || eq == v)
                 return jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, NULL,
                                         "--set wants KEY=VALUE, found '%s'", v);
-            if (!((*keys)[o->n_set] = jl_asprintf("%.*s", (int)(eq - v), v)))
+            if (!((*keys)[o->n_set] = jl__asprintf("%.*s", (int)(eq - v), v)))
                 return JL_ENOMEM;
             (*set)[o->n_set].key = (*keys)[o->n_set];
             (*set)[o->n_set].value = (char *)(eq + 1);

@@ -189,13 +189,13 @@ jl_status jl_memory_ceiling_run(const jl_summary *s, const jl_descriptors *d,
     m->kv_usage = kv_mean(s, &m->kv_source);
     m->tokens_per_sequence = NAN;
 
-    jl_strbuf miss;
-    jl_strbuf_init(&miss);
+    jl__strbuf miss;
+    jl__strbuf_init(&miss);
     int nmiss = 0;
-#define MISS(cond, what)                            \
-    if (!(cond)) {                                  \
-        jl_strbuf_puts(&miss, nmiss++ ? ", " : ""); \
-        jl_strbuf_puts(&miss, what);                \
+#define MISS(cond, what)                             \
+    if (!(cond)) {                                   \
+        jl__strbuf_puts(&miss, nmiss++ ? ", " : ""); \
+        jl__strbuf_puts(&miss, what);                \
     }
     MISS(pos(G), "num_gpus");
     MISS(pos(m->gpu_memory_bytes), "GPU memory (gpu_memory_bytes or a GPU descriptor)");
@@ -218,16 +218,16 @@ jl_status jl_memory_ceiling_run(const jl_summary *s, const jl_descriptors *d,
     }
     m->kv_capacity_tokens = cap_tokens;
     if (isfinite(cap_tokens) && cap_tokens <= 0) {
-        jl_strbuf_puts(&miss, nmiss++ ? ", " : "");
-        jl_strbuf_puts(&miss, "room for the KV cache (the weights do not fit)");
+        jl__strbuf_puts(&miss, nmiss++ ? ", " : "");
+        jl__strbuf_puts(&miss, "room for the KV cache (the weights do not fit)");
         m->value = m->arithmetic_value = 0;
         m->method = "arithmetic";
     } else if (isfinite(cap_tokens)) {
         if (pos(m->context_tokens))
             m->arithmetic_value = cap_tokens / m->context_tokens;
         else {
-            jl_strbuf_puts(&miss, nmiss++ ? ", " : "");
-            jl_strbuf_puts(&miss, "mean context (avg_output_tokens, mean input tokens)");
+            jl__strbuf_puts(&miss, nmiss++ ? ", " : "");
+            jl__strbuf_puts(&miss, "mean context (avg_output_tokens, mean input tokens)");
         }
     }
     /* measured: the footprint per sequence the trace recorded */
@@ -255,11 +255,11 @@ jl_status jl_memory_ceiling_run(const jl_summary *s, const jl_descriptors *d,
         m->method = "arithmetic";
     }
     if (nmiss) {
-        m->missing = jl_strbuf_take(&miss);
+        m->missing = jl__strbuf_take(&miss);
         if (!m->missing)
             return JL_ENOMEM;
     } else {
-        jl_strbuf_free(&miss);
+        jl__strbuf_free(&miss);
     }
     return JL_OK;
 }
@@ -279,46 +279,46 @@ int jl_memory_ceiling_assumed(const jl_memory_ceiling *m)
            !strcmp(m->input_source, "task_default");
 }
 
-static void memory_words(jl_strbuf *sb, const jl_memory_ceiling *m)
+static void memory_words(jl__strbuf *sb, const jl_memory_ceiling *m)
 {
     if (!strcmp(m->method, "measured")) {
-        jl_strbuf_printf(sb, "memory ceiling ~%.0f (measured: b / KV use", m->value);
+        jl__strbuf_printf(sb, "memory ceiling ~%.0f (measured: b / KV use", m->value);
         if (isfinite(m->tokens_per_sequence))
-            jl_strbuf_printf(sb, ", %.0f tokens per sequence of a %.0f-token pool",
-                             m->tokens_per_sequence, m->kv_capacity_tokens);
-        jl_strbuf_puts(sb, ")");
+            jl__strbuf_printf(sb, ", %.0f tokens per sequence of a %.0f-token pool",
+                              m->tokens_per_sequence, m->kv_capacity_tokens);
+        jl__strbuf_puts(sb, ")");
     } else if (!strcmp(m->method, "arithmetic")) {
         char win[96] = "";
         if (m->window_layers > 0)
             snprintf(win, sizeof win, " (%ld window-limited layers at %ld tokens)",
                      m->window_layers, m->window);
-        jl_strbuf_printf(sb,
-                         "memory ceiling ~%.0f (arithmetic: %.0f x %.1f GB x %.2f - %.1f GB "
-                         "weights = %.0fk KV tokens at %.0f B/token%s, / %.0f tokens per "
-                         "sequence = %.0f input%s + %.0f/2 output)",
-                         m->value, m->num_gpus, m->gpu_memory_bytes / 1e9,
-                         m->usable_bytes / (m->num_gpus * m->gpu_memory_bytes),
-                         m->weight_bytes / 1e9, m->kv_capacity_tokens / 1e3, m->kv_bytes_per_token,
-                         win, m->context_tokens, m->mean_input_tokens,
-                         jl_memory_ceiling_assumed(m) ? " (assumed: the task's default)" : "",
-                         m->mean_output_tokens);
+        jl__strbuf_printf(sb,
+                          "memory ceiling ~%.0f (arithmetic: %.0f x %.1f GB x %.2f - %.1f GB "
+                          "weights = %.0fk KV tokens at %.0f B/token%s, / %.0f tokens per "
+                          "sequence = %.0f input%s + %.0f/2 output)",
+                          m->value, m->num_gpus, m->gpu_memory_bytes / 1e9,
+                          m->usable_bytes / (m->num_gpus * m->gpu_memory_bytes),
+                          m->weight_bytes / 1e9, m->kv_capacity_tokens / 1e3, m->kv_bytes_per_token,
+                          win, m->context_tokens, m->mean_input_tokens,
+                          jl_memory_ceiling_assumed(m) ? " (assumed: the task's default)" : "",
+                          m->mean_output_tokens);
     } else {
-        jl_strbuf_printf(sb, "memory ceiling unknown (missing: %s)",
-                         m->missing ? m->missing : "KV-cache data");
+        jl__strbuf_printf(sb, "memory ceiling unknown (missing: %s)",
+                          m->missing ? m->missing : "KV-cache data");
     }
 }
 
 /* Evidence that points another way than the verdict: said in words and
  * flagged (c->mixed). docs/diagnose.md, "Mixed evidence". */
-static void mixed_evidence(jl_strbuf *sb, jl_batch_ceiling *c, const jl_summary *s,
+static void mixed_evidence(jl__strbuf *sb, jl_batch_ceiling *c, const jl_summary *s,
                            const jl_ceiling_options *opt, int k_known, double r)
 {
     double b = c->achieved, k = c->kv_usage_avg, Ma = c->memory.arithmetic_value;
     int n = 0;
-#define MIXED(...)                                             \
-    do {                                                       \
-        jl_strbuf_puts(sb, n++ ? "; " : "; mixed evidence: "); \
-        jl_strbuf_printf(sb, __VA_ARGS__);                     \
+#define MIXED(...)                                              \
+    do {                                                        \
+        jl__strbuf_puts(sb, n++ ? "; " : "; mixed evidence: "); \
+        jl__strbuf_printf(sb, __VA_ARGS__);                     \
     } while (0)
     if (k_known && k > opt->kv_room && k < opt->kv_full)
         MIXED("the KV cache is %.0f%% full, between room (<= %.0f%%) and full (>= %.0f%%)", 100 * k,
@@ -348,10 +348,10 @@ static void mixed_evidence(jl_strbuf *sb, jl_batch_ceiling *c, const jl_summary 
                   "%.1f: on the other side of a threshold (%.0f%%, %.0f%%)",
                   rb, 100 * rr, b, 100 * opt->churn_floor, 100 * opt->at_cap);
         else if (isfinite(rr) && jl_summary_figure_marked(s, JL_FIG_AVG_BATCH_SIZE))
-            jl_strbuf_printf(sb,
-                             "; the time series give batch %.1f against the published %.1f "
-                             "(the same verdict)",
-                             rb, b);
+            jl__strbuf_printf(sb,
+                              "; the time series give batch %.1f against the published %.1f "
+                              "(the same verdict)",
+                              rb, b);
     }
 #undef MIXED
     c->mixed = n > 0;
@@ -374,22 +374,22 @@ jl_status jl_batch_ceiling_run(const jl_summary *s, const jl_descriptors *d,
     c->kv_usage_peak = s->fig[JL_FIG_PEAK_KV_CACHE_USAGE];
     if (jl_memory_ceiling_run(s, d, opt, 0, &c->memory) != JL_OK)
         return JL_ENOMEM;
-    jl_strbuf sb;
-    jl_strbuf_init(&sb);
+    jl__strbuf sb;
+    jl__strbuf_init(&sb);
     if (jl_attrs_is_diffusion(&s->attrs)) {
         c->limit = JL_BATCH_LIMIT_CONFIG;
         c->ceiling = c->cap;
         c->achieved = isfinite(c->achieved) ? c->achieved : c->cap;
         c->achieved_over_cap = c->achieved / c->cap;
         c->memory_headroom = NAN;
-        jl_strbuf_printf(&sb, "diffusion: every batch has the configured size %.0f", c->cap);
+        jl__strbuf_printf(&sb, "diffusion: every batch has the configured size %.0f", c->cap);
         goto done;
     }
     double b = c->achieved, cap = c->cap, M = c->memory.value, k = c->kv_usage_avg;
     c->achieved_over_cap = b / cap;
     c->memory_headroom = pos(b) && isfinite(M) ? M / b : NAN;
     if (!pos(b) || !pos(cap)) {
-        jl_strbuf_puts(&sb, "no achieved batch (avg_batch_size) or cap to compare");
+        jl__strbuf_puts(&sb, "no achieved batch (avg_batch_size) or cap to compare");
         goto done;
     }
     double r = b / cap;
@@ -413,59 +413,60 @@ jl_status jl_batch_ceiling_run(const jl_summary *s, const jl_descriptors *d,
         c->limit = JL_BATCH_LIMIT_UPSTREAM;
         c->ceiling = b;
     }
-    jl_strbuf_printf(&sb, "achieved batch %.1f of cap %.0f (%.0f%%)", b, cap, r * 100);
+    jl__strbuf_printf(&sb, "achieved batch %.1f of cap %.0f (%.0f%%)", b, cap, r * 100);
     if (k_known)
-        jl_strbuf_printf(&sb, "; KV cache %.*f%% used on average", k < 0.1 ? 1 : 0, k * 100);
+        jl__strbuf_printf(&sb, "; KV cache %.*f%% used on average", k < 0.1 ? 1 : 0, k * 100);
     if (k_known && isfinite(c->kv_usage_peak))
-        jl_strbuf_printf(&sb, " (peak %.*f%%; %s)", c->kv_usage_peak < 0.1 ? 1 : 0,
-                         c->kv_usage_peak * 100, c->kv_source);
+        jl__strbuf_printf(&sb, " (peak %.*f%%; %s)", c->kv_usage_peak < 0.1 ? 1 : 0,
+                          c->kv_usage_peak * 100, c->kv_source);
     else if (k_known)
-        jl_strbuf_printf(&sb, " (%s)", c->kv_source);
-    jl_strbuf_puts(&sb, "; ");
+        jl__strbuf_printf(&sb, " (%s)", c->kv_source);
+    jl__strbuf_puts(&sb, "; ");
     memory_words(&sb, &c->memory);
     switch (c->limit) {
     case JL_BATCH_LIMIT_CONFIG:
         if (r >= opt->at_cap)
-            jl_strbuf_puts(&sb, " => the configured cap binds");
+            jl__strbuf_puts(&sb, " => the configured cap binds");
         else
-            jl_strbuf_printf(&sb,
-                             " => the configured cap binds (the %.0f%% shortfall is "
-                             "scheduling churn: memory has room)",
-                             (1 - r) * 100);
+            jl__strbuf_printf(&sb,
+                              " => the configured cap binds (the %.0f%% shortfall is "
+                              "scheduling churn: memory has room)",
+                              (1 - r) * 100);
         if (mem_full && !k_known && isfinite(M) && M < b)
-            jl_strbuf_puts(&sb, "; the memory arithmetic is below the achieved batch, so it "
-                                "overstates KV use for this model (e.g. sliding-window layers "
-                                "counted as full): memory is near");
+            jl__strbuf_puts(&sb, "; the memory arithmetic is below the achieved batch, so it "
+                                 "overstates KV use for this model (e.g. sliding-window layers "
+                                 "counted as full): memory is near");
         else if (mem_full)
-            jl_strbuf_puts(&sb, "; memory is also close to full");
+            jl__strbuf_puts(&sb, "; memory is also close to full");
         break;
     case JL_BATCH_LIMIT_MEMORY:
         if (k_known)
-            jl_strbuf_puts(&sb, " => the KV cache is full: memory binds");
+            jl__strbuf_puts(&sb, " => the KV cache is full: memory binds");
         else if (isfinite(M) && M < b)
-            jl_strbuf_puts(&sb, " => below the cap and at or past the memory arithmetic "
-                                "(an upper bound on KV use): memory binds");
+            jl__strbuf_puts(&sb, " => below the cap and at or past the memory arithmetic "
+                                 "(an upper bound on KV use): memory binds");
         else
-            jl_strbuf_puts(&sb, " => below the cap at the memory ceiling: memory binds");
+            jl__strbuf_puts(&sb, " => below the cap at the memory ceiling: memory binds");
         break;
     case JL_BATCH_LIMIT_UPSTREAM:
-        jl_strbuf_printf(&sb, " => the batch stays at %.*f%% of the cap", r < 0.01 ? 1 : 0,
-                         r * 100);
+        jl__strbuf_printf(&sb, " => the batch stays at %.*f%% of the cap", r < 0.01 ? 1 : 0,
+                          r * 100);
         if (isfinite(M) && M > 0)
-            jl_strbuf_printf(&sb, " and %.*f%% of the memory ceiling", b / M < 0.01 ? 1 : 0,
-                             100 * b / M);
+            jl__strbuf_printf(&sb, " and %.*f%% of the memory ceiling", b / M < 0.01 ? 1 : 0,
+                              100 * b / M);
         if (k_known)
-            jl_strbuf_printf(&sb, " with the KV cache %.*f%% full (room: <= %.0f%%)",
-                             k < 0.1 ? 1 : 0, k * 100, 100 * opt->kv_room);
-        jl_strbuf_puts(&sb, ": neither the cap nor memory binds; sequences do not reach the GPU "
-                            "fast enough (upstream, e.g. CPU-side preprocessing or request supply, "
-                            "paper §3.2)");
+            jl__strbuf_printf(&sb, " with the KV cache %.*f%% full (room: <= %.0f%%)",
+                              k < 0.1 ? 1 : 0, k * 100, 100 * opt->kv_room);
+        jl__strbuf_puts(&sb,
+                        ": neither the cap nor memory binds; sequences do not reach the GPU "
+                        "fast enough (upstream, e.g. CPU-side preprocessing or request supply, "
+                        "paper §3.2)");
         break;
-    default: jl_strbuf_puts(&sb, " => not enough evidence to say which ceiling binds"); break;
+    default: jl__strbuf_puts(&sb, " => not enough evidence to say which ceiling binds"); break;
     }
     mixed_evidence(&sb, c, s, opt, k_known, r);
 done:
-    c->evidence = jl_strbuf_take(&sb);
+    c->evidence = jl__strbuf_take(&sb);
     return c->evidence ? JL_OK : JL_ENOMEM;
 }
 
@@ -598,8 +599,8 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n, cons
         else if (bmax > g->upstream)
             g->upstream = bmax;
     }
-    jl_strbuf sb;
-    jl_strbuf_init(&sb);
+    jl__strbuf sb;
+    jl__strbuf_init(&sb);
     if (isfinite(g->memory) && (!isfinite(g->upstream) || g->memory <= g->upstream)) {
         g->value = g->memory;
         g->binding = "memory";
@@ -608,55 +609,55 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n, cons
         g->binding = "upstream";
     }
     if (isfinite(g->memory)) {
-        jl_strbuf_printf(&sb, "memory ceiling ~%.0f sequences (median over %zu runs", g->memory,
-                         nm);
+        jl__strbuf_printf(&sb, "memory ceiling ~%.0f sequences (median over %zu runs", g->memory,
+                          nm);
         if (n_assumed)
-            jl_strbuf_printf(&sb, "; %zu of them on an assumed per-task input length", n_assumed);
-        jl_strbuf_puts(&sb, ")");
+            jl__strbuf_printf(&sb, "; %zu of them on an assumed per-task input length", n_assumed);
+        jl__strbuf_puts(&sb, ")");
     } else
-        jl_strbuf_puts(&sb, "memory ceiling unknown");
+        jl__strbuf_puts(&sb, "memory ceiling unknown");
     const char *lead = recovered ? "no upstream ceiling" : "upstream ceiling";
     if (collapse && g->upstream_run == collapse) {
-        jl_strbuf_printf(&sb, "; %s", lead);
+        jl__strbuf_printf(&sb, "; %s", lead);
         if (!recovered)
-            jl_strbuf_printf(&sb, " ~%.0f", g->upstream);
-        jl_strbuf_printf(&sb,
-                         ": from cap %ld to %ld the batch grew %.1fx but throughput fell "
-                         "%.0f%% and power %.0f%%",
-                         collapse->attrs.max_batch_size, after->attrs.max_batch_size,
-                         after->fig[JL_FIG_AVG_BATCH_SIZE] / collapse->fig[JL_FIG_AVG_BATCH_SIZE],
-                         (1 - after->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] /
-                                  collapse->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S]) *
-                             100,
-                         (1 - after->fig[JL_FIG_AVG_POWER_W] / collapse->fig[JL_FIG_AVG_POWER_W]) *
-                             100);
+            jl__strbuf_printf(&sb, " ~%.0f", g->upstream);
+        jl__strbuf_printf(&sb,
+                          ": from cap %ld to %ld the batch grew %.1fx but throughput fell "
+                          "%.0f%% and power %.0f%%",
+                          collapse->attrs.max_batch_size, after->attrs.max_batch_size,
+                          after->fig[JL_FIG_AVG_BATCH_SIZE] / collapse->fig[JL_FIG_AVG_BATCH_SIZE],
+                          (1 - after->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] /
+                                   collapse->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S]) *
+                              100,
+                          (1 - after->fig[JL_FIG_AVG_POWER_W] / collapse->fig[JL_FIG_AVG_POWER_W]) *
+                              100);
     } else if (isfinite(detected)) {
-        jl_strbuf_printf(&sb, "; %s", lead);
+        jl__strbuf_printf(&sb, "; %s", lead);
         if (!recovered)
-            jl_strbuf_printf(&sb, " ~%.0f", g->upstream);
-        jl_strbuf_printf(&sb, ": the run at cap %ld was held back upstream at batch %.0f",
-                         g->upstream_run->attrs.max_batch_size, detected);
+            jl__strbuf_printf(&sb, " ~%.0f", g->upstream);
+        jl__strbuf_printf(&sb, ": the run at cap %ld was held back upstream at batch %.0f",
+                          g->upstream_run->attrs.max_batch_size, detected);
     }
     if (recovered)
-        jl_strbuf_printf(&sb,
-                         ", but at cap %ld (batch %.0f) throughput was higher again: a dip, "
-                         "not a ceiling",
-                         recovered->attrs.max_batch_size, recovered->fig[JL_FIG_AVG_BATCH_SIZE]);
+        jl__strbuf_printf(&sb,
+                          ", but at cap %ld (batch %.0f) throughput was higher again: a dip, "
+                          "not a ceiling",
+                          recovered->attrs.max_batch_size, recovered->fig[JL_FIG_AVG_BATCH_SIZE]);
     else if (isfinite(g->upstream) && g->upstream > detected)
-        jl_strbuf_printf(&sb,
-                         " (the GPU got less work) and no larger batch got more throughput; "
-                         "batches up to %.0f were measured, so predictions stop there",
-                         g->upstream);
+        jl__strbuf_printf(&sb,
+                          " (the GPU got less work) and no larger batch got more throughput; "
+                          "batches up to %.0f were measured, so predictions stop there",
+                          g->upstream);
     else if (collapse && g->upstream_run == collapse)
-        jl_strbuf_puts(&sb, " (the GPU got less work)");
+        jl__strbuf_puts(&sb, " (the GPU got less work)");
     if (g->n_regime_excluded)
-        jl_strbuf_printf(&sb,
-                         "; %zu run%s of another regime at the ends of the sweep not "
-                         "used for the upstream ceiling",
-                         g->n_regime_excluded, g->n_regime_excluded == 1 ? "" : "s");
+        jl__strbuf_printf(&sb,
+                          "; %zu run%s of another regime at the ends of the sweep not "
+                          "used for the upstream ceiling",
+                          g->n_regime_excluded, g->n_regime_excluded == 1 ? "" : "s");
     free(mem);
     free(sorted);
     free(keep);
-    g->reason = jl_strbuf_take(&sb);
+    g->reason = jl__strbuf_take(&sb);
     return g->reason ? JL_OK : JL_ENOMEM;
 }

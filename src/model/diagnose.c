@@ -159,10 +159,10 @@ static int suggest_batch(jl_run_diagnosis *r, const gstate *g, const jl_diagnose
     if (-(min_e / e_now - 1) < o->min_gain) {
         jl_finding *f = add_finding(
             r, "batch_plateau", "info",
-            jl_asprintf("at the efficient plateau: a larger batch (up to %.0f, the ceiling%s) is "
-                        "predicted to save under %.0f%% energy per token (%s at batch %.0f)",
-                        limit, assumed, o->min_gain * 100, pct(min_e / e_now - 1, p1, sizeof p1),
-                        cand_b[nc - 1]));
+            jl__asprintf("at the efficient plateau: a larger batch (up to %.0f, the ceiling%s) is "
+                         "predicted to save under %.0f%% energy per token (%s at batch %.0f)",
+                         limit, assumed, o->min_gain * 100, pct(min_e / e_now - 1, p1, sizeof p1),
+                         cand_b[nc - 1]));
         if (!f)
             return -1;
         num(f, "batch", b);
@@ -177,16 +177,16 @@ static int suggest_batch(jl_run_diagnosis *r, const gstate *g, const jl_diagnose
         snprintf(itl_words, sizeof itl_words, "; median ITL now %.1f ms", itl * 1e3);
     jl_finding *f = add_finding(
         r, "raise_batch", "suggestion",
-        jl_asprintf("batch %.0f instead of %.0f is predicted at %s J/token (%.3g -> %.3g), at "
-                    "%s step time (~ ITL%s)%s [%s fit]; up to the ceiling (%.0f%s) the best is "
-                    "%s",
-                    best_b, b, pct(change, p1, sizeof p1), e_now, best_e, p2, itl_words,
-                    best.method == JL_FIT_POOLED
-                        ? "; extrapolated beyond the measured batches, energy per token pooled "
-                          "with the model's other sweeps"
-                        : (best.extrapolated ? "; extrapolated beyond the measured batches" : ""),
-                    jl_fit_method_name(g->fit->method), limit, assumed,
-                    pct(min_e / e_now - 1, p3, sizeof p3)));
+        jl__asprintf("batch %.0f instead of %.0f is predicted at %s J/token (%.3g -> %.3g), at "
+                     "%s step time (~ ITL%s)%s [%s fit]; up to the ceiling (%.0f%s) the best is "
+                     "%s",
+                     best_b, b, pct(change, p1, sizeof p1), e_now, best_e, p2, itl_words,
+                     best.method == JL_FIT_POOLED
+                         ? "; extrapolated beyond the measured batches, energy per token pooled "
+                           "with the model's other sweeps"
+                         : (best.extrapolated ? "; extrapolated beyond the measured batches" : ""),
+                     jl_fit_method_name(g->fit->method), limit, assumed,
+                     pct(min_e / e_now - 1, p3, sizeof p3)));
     if (!f)
         return -1;
     num(f, "batch", b);
@@ -209,8 +209,8 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, gsta
     size_t best = (size_t)-1;
     for (size_t i = 0; k && i < gl->count; i++) {
         const jl_group_key *q = &gl->items[i].key;
-        if (i == own || !jl_str_eq(q->model, k->model) || !jl_str_eq(q->task, k->task) ||
-            !jl_str_eq(q->gpu_model, k->gpu_model) || !jl_str_eq(q->precision, k->precision) ||
+        if (i == own || !jl__str_eq(q->model, k->model) || !jl__str_eq(q->task, k->task) ||
+            !jl__str_eq(q->gpu_model, k->gpu_model) || !jl__str_eq(q->precision, k->precision) ||
             q->num_gpus <= k->num_gpus || !gs[i].fit || gs[i].fit->method == JL_FIT_NONE)
             continue;
         if (best == (size_t)-1 || q->num_gpus < gl->items[best].key.num_gpus)
@@ -245,15 +245,15 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, gsta
             if (wp && isfinite(w->memory_ceiling) && w->memory_ceiling > r->ceiling.ceiling)
                 f = add_finding(
                     r, "what_if_gpus", "info",
-                    jl_asprintf("%ldx%s would lift the memory ceiling to ~%.0f sequences%s (%.0f "
-                                "now) and is predicted at %.3g J/token [%.3g, %.3g] at cap %ld "
-                                "(not measured: %s transfer from this model's measured "
-                                "configurations, docs/model.md \"What if\")",
-                                t.num_gpus, t.gpu_model ? t.gpu_model : "", w->memory_ceiling,
-                                w->memory_assumed ? " (on an assumed per-task input length)" : "",
-                                r->ceiling.ceiling, wp->energy_per_token_j.value,
-                                wp->energy_per_token_j.lo, wp->energy_per_token_j.hi, wp->cap,
-                                jl_transfer_name(w->transfer)));
+                    jl__asprintf("%ldx%s would lift the memory ceiling to ~%.0f sequences%s (%.0f "
+                                 "now) and is predicted at %.3g J/token [%.3g, %.3g] at cap %ld "
+                                 "(not measured: %s transfer from this model's measured "
+                                 "configurations, docs/model.md \"What if\")",
+                                 t.num_gpus, t.gpu_model ? t.gpu_model : "", w->memory_ceiling,
+                                 w->memory_assumed ? " (on an assumed per-task input length)" : "",
+                                 r->ceiling.ceiling, wp->energy_per_token_j.value,
+                                 wp->energy_per_token_j.lo, wp->energy_per_token_j.hi, wp->cap,
+                                 jl_transfer_name(w->transfer)));
             if (f) {
                 num(f, "num_gpus", (double)t.num_gpus);
                 num(f, "memory_ceiling", w->memory_ceiling);
@@ -269,14 +269,14 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, gsta
     if (best == (size_t)-1) {
         jl_finding *f = add_finding(
             r, "no_prediction", "info",
-            jl_asprintf("more GPUs would lift the memory ceiling (%.0f sequences now%s), but "
-                        "there is no measured group of %s on more %s GPUs to predict from",
-                        r->ceiling.ceiling,
-                        jl_memory_ceiling_assumed(&r->ceiling.memory)
-                            ? ", on an assumed per-task input length"
-                            : "",
-                        s->attrs.model ? s->attrs.model : "this model",
-                        s->attrs.gpu_model ? s->attrs.gpu_model : ""));
+            jl__asprintf("more GPUs would lift the memory ceiling (%.0f sequences now%s), but "
+                         "there is no measured group of %s on more %s GPUs to predict from",
+                         r->ceiling.ceiling,
+                         jl_memory_ceiling_assumed(&r->ceiling.memory)
+                             ? ", on an assumed per-task input length"
+                             : "",
+                         s->attrs.model ? s->attrs.model : "this model",
+                         s->attrs.gpu_model ? s->attrs.gpu_model : ""));
         return f ? 0 : -1;
     }
     long G2 = gl->items[best].key.num_gpus;
@@ -307,21 +307,21 @@ static int suggest_gpus(jl_run_diagnosis *r, const jl_model_group_list *gl, gsta
     ms_delta(p2, sizeof p2, dt);
     jl_finding *f = add_finding(
         r, "more_gpus", change < -o->min_gain ? "suggestion" : "info",
-        jl_asprintf("%ld GPUs lift the memory ceiling to ~%.0f sequences%s; at batch %.0f the "
-                    "measured %ldx%s group's %s fit predicts %.3g J/token (%s vs this run's "
-                    "%.3g) at %s step time%s%s",
-                    G2, mem2, assumed2 ? " (on an assumed per-task input length)" : "", target, G2,
-                    s->attrs.gpu_model ? s->attrs.gpu_model : "",
-                    jl_fit_method_name(gs[best].fit->method), p.energy_per_token_j.value,
-                    pct(change, p1, sizeof p1), e, p2,
-                    p.method == JL_FIT_POOLED
-                        ? " (extrapolated beyond that group's measured batches, energy per token "
-                          "pooled with the model's other sweeps)"
-                        : (p.extrapolated ? " (extrapolated beyond that group's measured batches)"
-                                          : ""),
-                    change < -o->min_gain ? ""
-                                          : ": more GPUs would not save energy here (paper "
-                                            "Obs. 8: only when memory held the batch back)"));
+        jl__asprintf("%ld GPUs lift the memory ceiling to ~%.0f sequences%s; at batch %.0f the "
+                     "measured %ldx%s group's %s fit predicts %.3g J/token (%s vs this run's "
+                     "%.3g) at %s step time%s%s",
+                     G2, mem2, assumed2 ? " (on an assumed per-task input length)" : "", target, G2,
+                     s->attrs.gpu_model ? s->attrs.gpu_model : "",
+                     jl_fit_method_name(gs[best].fit->method), p.energy_per_token_j.value,
+                     pct(change, p1, sizeof p1), e, p2,
+                     p.method == JL_FIT_POOLED
+                         ? " (extrapolated beyond that group's measured batches, energy per token "
+                           "pooled with the model's other sweeps)"
+                         : (p.extrapolated ? " (extrapolated beyond that group's measured batches)"
+                                           : ""),
+                     change < -o->min_gain ? ""
+                                           : ": more GPUs would not save energy here (paper "
+                                             "Obs. 8: only when memory held the batch back)"));
     if (!f)
         return -1;
     num(f, "num_gpus", (double)G2);
@@ -407,7 +407,7 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
         if (g->fit)
             r->fit_method = jl_fit_method_name(g->fit->method);
         r->group_ceiling = group_limit(g);
-        r->group_ceiling_reason = jl_strdup(g->ceil.reason ? g->ceil.reason : "");
+        r->group_ceiling_reason = jl__strdup(g->ceil.reason ? g->ceil.reason : "");
         if (!r->group_ceiling_reason)
             return -1;
     }
@@ -417,24 +417,24 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
     if (isfinite(u) && u < o->under_utilised) {
         jl_finding *f = add_finding(
             r, "under_utilised", "warning",
-            jl_asprintf("under-utilised (u = %.2f, %s): %.0f%% of the energy is static power "
-                        "(%.0f W of %.0f W)%s%s",
-                        u, r->utilisation_source, r->static_energy_share * 100, r->static_power_w,
-                        P,
-                        isfinite(r->static_wasted_j) ? "; static energy wasted while idle: " : "",
-                        ""));
+            jl__asprintf("under-utilised (u = %.2f, %s): %.0f%% of the energy is static power "
+                         "(%.0f W of %.0f W)%s%s",
+                         u, r->utilisation_source, r->static_energy_share * 100, r->static_power_w,
+                         P,
+                         isfinite(r->static_wasted_j) ? "; static energy wasted while idle: " : "",
+                         ""));
         if (!f)
             return -1;
         if (isfinite(r->static_wasted_j)) {
-            char *m = jl_asprintf("%s%.0f J (%.3g J/%s)", f->message, r->static_wasted_j,
-                                  r->static_wasted_j_per_token, unit);
+            char *m = jl__asprintf("%s%.0f J (%.3g J/%s)", f->message, r->static_wasted_j,
+                                   r->static_wasted_j_per_token, unit);
             if (!m)
                 return -1;
             free(f->message);
             f->message = m;
         } else if (isfinite(r->static_wasted_j_per_token)) {
-            char *m = jl_asprintf("%s; static energy wasted while idle: %.3g J/%s", f->message,
-                                  r->static_wasted_j_per_token, unit);
+            char *m = jl__asprintf("%s; static energy wasted while idle: %.3g J/%s", f->message,
+                                   r->static_wasted_j_per_token, unit);
             if (!m)
                 return -1;
             free(f->message);
@@ -457,10 +457,10 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
             if (pos(E) && st + ew > 0.5 * E) {
                 jl_finding *fa = add_finding(
                     r, "fixed_cost", "info",
-                    jl_asprintf("%.0f%% of each step's energy does not grow with the batch "
-                                "(static %.0f%%, weights and launches %.0f%%; model terms "
-                                "G·Ps·τ and Ew): a larger batch spreads it over more tokens",
-                                (st + ew) / E * 100, st / E * 100, ew / E * 100));
+                    jl__asprintf("%.0f%% of each step's energy does not grow with the batch "
+                                 "(static %.0f%%, weights and launches %.0f%%; model terms "
+                                 "G·Ps·τ and Ew): a larger batch spreads it over more tokens",
+                                 (st + ew) / E * 100, st / E * 100, ew / E * 100));
                 if (!fa)
                     return -1;
                 num(fa, "fixed_share", (st + ew) / E);
@@ -471,8 +471,8 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
     }
     jl_finding *f =
         add_finding(r, "batch_limit", "info",
-                    jl_asprintf("batch limit: %s — %s", jl_batch_limit_name(r->ceiling.limit),
-                                r->ceiling.evidence));
+                    jl__asprintf("batch limit: %s — %s", jl_batch_limit_name(r->ceiling.limit),
+                                 r->ceiling.evidence));
     if (!f)
         return -1;
     num(f, "achieved_batch", r->ceiling.achieved);
@@ -483,13 +483,13 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
     if (r->ceiling.limit == JL_BATCH_LIMIT_CONFIG && pos(r->ceiling.memory_headroom) &&
         !diffusion) {
         f = add_finding(r, "headroom", "info",
-                        jl_asprintf("headroom: the KV cache would fit ~%.1fx this batch (memory "
-                                    "ceiling ~%.0f, %s%s)",
-                                    r->ceiling.memory_headroom, r->ceiling.memory.value,
-                                    r->ceiling.memory.method,
-                                    jl_memory_ceiling_assumed(&r->ceiling.memory)
-                                        ? " on an assumed per-task input length"
-                                        : ""));
+                        jl__asprintf("headroom: the KV cache would fit ~%.1fx this batch (memory "
+                                     "ceiling ~%.0f, %s%s)",
+                                     r->ceiling.memory_headroom, r->ceiling.memory.value,
+                                     r->ceiling.memory.method,
+                                     jl_memory_ceiling_assumed(&r->ceiling.memory)
+                                         ? " on an assumed per-task input length"
+                                         : ""));
         if (!f)
             return -1;
         num(f, "memory_headroom", r->ceiling.memory_headroom);
@@ -497,10 +497,10 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
     if (g && isfinite(g->ceil.upstream) && s->attrs.max_batch_size > 0 &&
         (double)s->attrs.max_batch_size > g->ceil.upstream * 1.05) {
         f = add_finding(r, "upstream", "warning",
-                        jl_asprintf("upstream-bound: %s; this run's cap %ld is past it, so the "
-                                    "GPU waits on work (CPU-side preprocessing, paper §3.2): a "
-                                    "faster front end, not the GPU, would cut its energy",
-                                    g->ceil.reason, s->attrs.max_batch_size));
+                        jl__asprintf("upstream-bound: %s; this run's cap %ld is past it, so the "
+                                     "GPU waits on work (CPU-side preprocessing, paper §3.2): a "
+                                     "faster front end, not the GPU, would cut its energy",
+                                     g->ceil.reason, s->attrs.max_batch_size));
         if (!f)
             return -1;
         num(f, "upstream_ceiling", g->ceil.upstream);
@@ -508,18 +508,18 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
     if (apart) {
         int low = b <= g->fit->batch_min;
         f = add_finding(r, "regime", "info",
-                        jl_asprintf("another regime: this run (batch %.1f, %.0f tokens/s) is at "
-                                    "the %s end of its sweep, where %s %.2fx %s; the group's fit "
-                                    "leaves it out, so no model number or suggestion is given "
-                                    "for it",
-                                    b, T, low ? "low" : "high",
-                                    low ? "a run with at least twice its batch has less than"
-                                        : "it has less than",
-                                    o->ceiling.regime_ratio,
-                                    low ? "its throughput (an upstream limit above it, e.g. "
-                                          "CPU-side preprocessing, or a fast path of its own)"
-                                        : "the throughput of a run with at most half its batch "
-                                          "(e.g. KV preemption)"));
+                        jl__asprintf("another regime: this run (batch %.1f, %.0f tokens/s) is at "
+                                     "the %s end of its sweep, where %s %.2fx %s; the group's fit "
+                                     "leaves it out, so no model number or suggestion is given "
+                                     "for it",
+                                     b, T, low ? "low" : "high",
+                                     low ? "a run with at least twice its batch has less than"
+                                         : "it has less than",
+                                     o->ceiling.regime_ratio,
+                                     low ? "its throughput (an upstream limit above it, e.g. "
+                                           "CPU-side preprocessing, or a fast path of its own)"
+                                         : "the throughput of a run with at most half its batch "
+                                           "(e.g. KV preemption)"));
         if (!f)
             return -1;
         num(f, "batch", b);
@@ -614,7 +614,7 @@ jl_status jl_diagnose(const jl_summary_list *l, const jl_descriptors *d,
     jl_status st = jl_model_groups(l, &gl, err);
     if (st != JL_OK)
         return st;
-    if (!(fits = jl_calloc_array(gl.count ? gl.count : 1, sizeof *fits))) {
+    if (!(fits = jl__calloc_array(gl.count ? gl.count : 1, sizeof *fits))) {
         st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
         goto end;
     }

@@ -66,7 +66,7 @@ static int note(jl_explanation *x, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = jl_vasprintf(fmt, ap);
+    char *s = jl__vasprintf(fmt, ap);
     va_end(ap);
     if (!s)
         return -1;
@@ -102,13 +102,13 @@ static const char *run_label(const jl_summary *s)
 }
 
 /* "file.h5:run" for sentences (the base name of the file). */
-static void put_label(jl_strbuf *sb, const jl_summary *s)
+static void put_label(jl__strbuf *sb, const jl_summary *s)
 {
     if (s->file) {
         const char *base = strrchr(s->file, '/');
-        jl_strbuf_printf(sb, "%s:", base ? base + 1 : s->file);
+        jl__strbuf_printf(sb, "%s:", base ? base + 1 : s->file);
     }
-    jl_strbuf_puts(sb, run_label(s));
+    jl__strbuf_puts(sb, run_label(s));
 }
 
 /* Batch, throughput and energy of a run (per token or per item). */
@@ -177,8 +177,8 @@ static int add_knobs(jl_explanation *x)
         }
         jl_knob_diff *kd = &x->knobs[x->n_knobs];
         kd->knob = knob_table[k].name;
-        kd->a = jl_strdup(ha ? va : "(missing)");
-        kd->b = jl_strdup(hb ? vb : "(missing)");
+        kd->a = jl__strdup(ha ? va : "(missing)");
+        kd->b = jl__strdup(hb ? vb : "(missing)");
         x->n_knobs++;
         if (!kd->a || !kd->b)
             return -1;
@@ -192,30 +192,30 @@ static int add_knobs(jl_explanation *x)
     return 0;
 }
 
-static void fmt_value(jl_strbuf *sb, double v, const char *unit)
+static void fmt_value(jl__strbuf *sb, double v, const char *unit)
 {
     if (!isfinite(v)) {
-        jl_strbuf_puts(sb, "?");
+        jl__strbuf_puts(sb, "?");
     } else if (!strcmp(unit, "s")) {
         if (v < 1)
-            jl_strbuf_printf(sb, "%.3g ms", v * 1e3);
+            jl__strbuf_printf(sb, "%.3g ms", v * 1e3);
         else
-            jl_strbuf_printf(sb, "%.3g s", v);
+            jl__strbuf_printf(sb, "%.3g s", v);
     } else if (!strcmp(unit, "W")) {
-        jl_strbuf_printf(sb, "%.0f W", v);
+        jl__strbuf_printf(sb, "%.0f W", v);
     } else if (!strcmp(unit, "GPUs")) {
-        jl_strbuf_printf(sb, "%.0f", v);
+        jl__strbuf_printf(sb, "%.0f", v);
     } else {
-        jl_strbuf_printf(sb, "%.4g", v);
+        jl__strbuf_printf(sb, "%.4g", v);
     }
 }
 
-static void fmt_ratio(jl_strbuf *sb, double r)
+static void fmt_ratio(jl__strbuf *sb, double r)
 {
     if (r >= 10 || r < 0.1)
-        jl_strbuf_printf(sb, "%.3gx", r);
+        jl__strbuf_printf(sb, "%.3gx", r);
     else
-        jl_strbuf_printf(sb, "%.2fx", r);
+        jl__strbuf_printf(sb, "%.2fx", r);
 }
 
 static int cmp_abs_desc(const void *pa, const void *pb)
@@ -233,19 +233,19 @@ static int cmp_abs_desc(const void *pa, const void *pb)
 
 static char *make_sentence(const jl_explanation *x)
 {
-    jl_strbuf sb;
-    jl_strbuf_init(&sb);
-    jl_strbuf_puts(&sb, "A (");
+    jl__strbuf sb;
+    jl__strbuf_init(&sb);
+    jl__strbuf_puts(&sb, "A (");
     put_label(&sb, x->a);
-    jl_strbuf_puts(&sb, ") uses ");
+    jl__strbuf_puts(&sb, ") uses ");
     fmt_ratio(&sb, x->ratio);
-    jl_strbuf_printf(&sb, " the energy per %s of B (", x->work_unit);
+    jl__strbuf_printf(&sb, " the energy per %s of B (", x->work_unit);
     put_label(&sb, x->b);
-    jl_strbuf_printf(&sb, "): %.4g vs %.4g J/%s", x->energy_a, x->energy_b, x->work_unit);
+    jl__strbuf_printf(&sb, "): %.4g vs %.4g J/%s", x->energy_a, x->energy_b, x->work_unit);
     if (x->ratio < 1)
-        jl_strbuf_printf(&sb, ", %.0f%% less", (1 - x->ratio) * 100);
+        jl__strbuf_printf(&sb, ", %.0f%% less", (1 - x->ratio) * 100);
     else if (x->ratio > 1 && x->ratio < 2)
-        jl_strbuf_printf(&sb, ", %.0f%% more", (x->ratio - 1) * 100);
+        jl__strbuf_printf(&sb, ", %.0f%% more", (x->ratio - 1) * 100);
     const jl_explain_factor *order[JL_EXPLAIN_FACTOR_COUNT];
     for (int i = 0; i < JL_EXPLAIN_FACTOR_COUNT; i++)
         order[i] = &x->factors[i];
@@ -257,41 +257,41 @@ static char *make_sentence(const jl_explanation *x)
             continue;
         if (f->id == JL_EXPLAIN_STATIC_POWER && !x->power_split)
             continue;
-        jl_strbuf_puts(&sb, n_listed++ ? "; " : ". ");
+        jl__strbuf_puts(&sb, n_listed++ ? "; " : ". ");
         fmt_ratio(&sb, f->ratio);
-        jl_strbuf_printf(&sb, " from %s", factor_words[f->id]);
+        jl__strbuf_printf(&sb, " from %s", factor_words[f->id]);
         if (f->id == JL_EXPLAIN_DYNAMIC_POWER && !x->power_split)
-            jl_strbuf_puts(&sb, " (all power; idle power unknown)");
-        jl_strbuf_puts(&sb, " (");
+            jl__strbuf_puts(&sb, " (all power; idle power unknown)");
+        jl__strbuf_puts(&sb, " (");
         fmt_value(&sb, f->value_a, f->unit);
-        jl_strbuf_puts(&sb, " vs ");
+        jl__strbuf_puts(&sb, " vs ");
         fmt_value(&sb, f->value_b, f->unit);
         if (f->id == JL_EXPLAIN_BATCH)
-            jl_strbuf_puts(&sb, f->value_a > f->value_b ? ", larger batch in A"
-                                                        : ", smaller batch in A");
+            jl__strbuf_puts(&sb, f->value_a > f->value_b ? ", larger batch in A"
+                                                         : ", smaller batch in A");
         if (f->n_knobs) {
-            jl_strbuf_puts(&sb, f->n_knobs == 1 ? "; knob " : "; knobs ");
+            jl__strbuf_puts(&sb, f->n_knobs == 1 ? "; knob " : "; knobs ");
             for (size_t k = 0; k < f->n_knobs; k++) {
                 const jl_knob_diff *kd = &x->knobs[f->knobs[k]];
-                jl_strbuf_printf(&sb, "%s%s %s vs %s", k ? ", " : "", kd->knob, kd->a, kd->b);
+                jl__strbuf_printf(&sb, "%s%s %s vs %s", k ? ", " : "", kd->knob, kd->a, kd->b);
             }
         } else {
-            jl_strbuf_puts(&sb, "; no knob differs: measurement or serving variation");
+            jl__strbuf_puts(&sb, "; no knob differs: measurement or serving variation");
         }
-        jl_strbuf_puts(&sb, ")");
+        jl__strbuf_puts(&sb, ")");
     }
     if (!n_listed)
-        jl_strbuf_puts(&sb, ". No factor differs by more than 0.5%");
+        jl__strbuf_puts(&sb, ". No factor differs by more than 0.5%");
     int n_same = 0;
     for (int i = 0; i < JL_EXPLAIN_FACTOR_COUNT; i++) {
         const jl_explain_factor *f = &x->factors[i];
         if (fabs(f->log_ratio) >= SAME_LOG || (f->id == JL_EXPLAIN_STATIC_POWER && !x->power_split))
             continue;
-        jl_strbuf_puts(&sb, n_same++ ? ", " : ". About the same: ");
-        jl_strbuf_puts(&sb, factor_words[f->id]);
+        jl__strbuf_puts(&sb, n_same++ ? ", " : ". About the same: ");
+        jl__strbuf_puts(&sb, factor_words[f->id]);
     }
-    jl_strbuf_puts(&sb, ".");
-    return jl_strbuf_take(&sb);
+    jl__strbuf_puts(&sb, ".");
+    return jl__strbuf_take(&sb);
 }
 
 jl_status jl_explain(const jl_summary *a, const jl_summary *b, const jl_descriptors *d,

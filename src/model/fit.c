@@ -42,21 +42,21 @@ const char *jl_fit_method_name(jl_fit_method m)
 int jl_group_key_cmp(const jl_group_key *a, const jl_group_key *b)
 {
     int c;
-    if ((c = jl_strcmp_null_last(a->model, b->model)) ||
-        (c = jl_strcmp_null_last(a->task, b->task)) ||
-        (c = jl_strcmp_null_last(a->gpu_model, b->gpu_model)))
+    if ((c = jl__strcmp_null_last(a->model, b->model)) ||
+        (c = jl__strcmp_null_last(a->task, b->task)) ||
+        (c = jl__strcmp_null_last(a->gpu_model, b->gpu_model)))
         return c;
     if (a->num_gpus != b->num_gpus)
         return a->num_gpus < b->num_gpus ? -1 : 1;
-    return jl_strcmp_null_last(a->precision, b->precision);
+    return jl__strcmp_null_last(a->precision, b->precision);
 }
 
 char *jl_group_key_format(const jl_group_key *k)
 {
-    return jl_asprintf("model=%s,task=%s,gpu_model=%s,num_gpus=%ld,precision=%s",
-                       k->model ? k->model : "", k->task ? k->task : "",
-                       k->gpu_model ? k->gpu_model : "", k->num_gpus,
-                       k->precision ? k->precision : "");
+    return jl__asprintf("model=%s,task=%s,gpu_model=%s,num_gpus=%ld,precision=%s",
+                        k->model ? k->model : "", k->task ? k->task : "",
+                        k->gpu_model ? k->gpu_model : "", k->num_gpus,
+                        k->precision ? k->precision : "");
 }
 
 static void key_clear(jl_group_key *k)
@@ -71,10 +71,10 @@ static void key_clear(jl_group_key *k)
 static int key_from_run(jl_group_key *k, const jl_summary *s)
 {
     memset(k, 0, sizeof *k);
-    k->model = jl_strdup(s->attrs.model);
-    k->task = jl_strdup(s->attrs.task);
-    k->gpu_model = jl_strdup(s->attrs.gpu_model);
-    k->precision = jl_strdup(s->attrs.precision);
+    k->model = jl__strdup(s->attrs.model);
+    k->task = jl__strdup(s->attrs.task);
+    k->gpu_model = jl__strdup(s->attrs.gpu_model);
+    k->precision = jl__strdup(s->attrs.precision);
     k->num_gpus = s->attrs.num_gpus;
     if (!k->model || !k->task || !k->gpu_model || !k->precision) {
         key_clear(k);
@@ -403,7 +403,7 @@ static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t 
     }
     f->batch_ceiling = lim;
     if (!strcmp(which, "extrapolation"))
-        f->ceiling_reason = jl_asprintf(
+        f->ceiling_reason = jl__asprintf(
             "extrapolation: %.3g x the largest measured achieved batch %.4g%s",
             opt->extrapolation_factor, f->batch_max,
             isfinite(gc.memory)
@@ -412,13 +412,13 @@ static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t 
                        : " (the memory ceiling is higher)")
                 : " (memory ceiling unknown)");
     else if (!strcmp(which, "regime"))
-        f->ceiling_reason = jl_asprintf(
+        f->ceiling_reason = jl__asprintf(
             "regime: at batch %.4g (cap %ld) throughput fell below %.2f x that of a run with at "
             "most half its batch, another regime (e.g. KV preemption past the memory ceiling) "
             "left out of the fit, which describes batches up to %.4g; %s",
             top_out, top_cap, opt->regime_ratio, top_fit, gc.reason ? gc.reason : "");
     else
-        f->ceiling_reason = jl_asprintf("%s: %s", which, gc.reason ? gc.reason : "");
+        f->ceiling_reason = jl__asprintf("%s: %s", which, gc.reason ? gc.reason : "");
     jl_group_ceiling_clear(&gc);
     return f->ceiling_reason ? 0 : -1;
 }
@@ -480,8 +480,8 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
     qsort(f->points, m, sizeof *f->points, point_cmp);
     if (m == 0) {
         f->method = JL_FIT_NONE;
-        f->note = jl_strdup("no run has a positive avg_batch_size, avg_power_w and "
-                            "output_throughput_tok_s");
+        f->note = jl__strdup("no run has a positive avg_batch_size, avg_power_w and "
+                             "output_throughput_tok_s");
         f->batch_ceiling = NAN;
         f->memory_ceiling = NAN;
         if (!f->note)
@@ -526,9 +526,9 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
     if (f->n_batch_sizes < opt->min_batch_sizes) {
         f->method = JL_FIT_INTERPOLATION;
         f->note =
-            jl_asprintf("%zu distinct batch size%s (< %zu): not fitted; log-log "
-                        "interpolation between the measured points, no intervals",
-                        f->n_batch_sizes, f->n_batch_sizes == 1 ? "" : "s", opt->min_batch_sizes);
+            jl__asprintf("%zu distinct batch size%s (< %zu): not fitted; log-log "
+                         "interpolation between the measured points, no intervals",
+                         f->n_batch_sizes, f->n_batch_sizes == 1 ? "" : "s", opt->min_batch_sizes);
         if (!f->note)
             goto oom;
         *out = f;
@@ -563,10 +563,10 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
                 mk++;
             for (size_t i = 0; i < m; i++)
                 f->points[i].regime_excluded = !keep[i];
-            f->note = jl_asprintf("%zu run%s at the %s of the sweep measured in another regime "
-                                  "(throughput not rising with batch): not used in the fit",
-                                  m - mk, m - mk == 1 ? "" : "s",
-                                  k0 && k0 + mk < m ? "two ends" : (k0 ? "low end" : "high end"));
+            f->note = jl__asprintf("%zu run%s at the %s of the sweep measured in another regime "
+                                   "(throughput not rising with batch): not used in the fit",
+                                   m - mk, m - mk == 1 ? "" : "s",
+                                   k0 && k0 + mk < m ? "two ends" : (k0 ? "low end" : "high end"));
             if (!f->note) {
                 free(keep);
                 goto oom;
@@ -582,7 +582,7 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
     if (jl__model_fit_params(&d, lo, hi, opt, p, &f->cost)) {
         f->method = JL_FIT_INTERPOLATION;
         free(f->note);
-        f->note = jl_strdup("the model fit failed numerically: log-log interpolation");
+        f->note = jl__strdup("the model fit failed numerically: log-log interpolation");
         if (!f->note)
             goto oom;
         free(buf);
@@ -655,9 +655,9 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
     }
     if (f->dof <= 0) {
         f->has_ci = 0;
-        f->ci_note = jl_asprintf("insufficient data for confidence intervals: %zu residuals "
-                                 "(power and throughput of %zu runs) for %d free parameters",
-                                 2 * mk, mk, nfree);
+        f->ci_note = jl__asprintf("insufficient data for confidence intervals: %zu residuals "
+                                  "(power and throughput of %zu runs) for %d free parameters",
+                                  2 * mk, mk, nfree);
     } else if (parameter_cov(f, &d, p, incl, nincl, f->rss / (double)f->dof, unident) == 0) {
         f->has_ci = 1;
         f->t_quantile = gsl_cdf_tdist_Pinv(0.5 + 0.5 * opt->confidence, (double)f->dof);
@@ -698,10 +698,10 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
                 nh += held[j];
                 nb += f->params[j].at_bound;
             }
-            f->ci_note = jl_asprintf("%d of %d parameters fitted with an interval, %d held at "
-                                     "physical values, %d at a bound%s",
-                                     nfree - nu, JM_NP, nh, nb,
-                                     nu ? "; not identified by the data, no interval: " : "");
+            f->ci_note = jl__asprintf("%d of %d parameters fitted with an interval, %d held at "
+                                      "physical values, %d at a bound%s",
+                                      nfree - nu, JM_NP, nh, nb,
+                                      nu ? "; not identified by the data, no interval: " : "");
         }
         if (nu) {
             char *t = f->ci_note;
@@ -711,11 +711,11 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
                 if (!strcmp(f->params[j].status, "not_identified"))
                     len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
                                             len ? ", " : "", f->params[j].name);
-            f->ci_note = t ? jl_asprintf("%s%s", t, names) : NULL;
+            f->ci_note = t ? jl__asprintf("%s%s", t, names) : NULL;
             free(t);
         }
     } else {
-        f->ci_note = jl_strdup("covariance could not be computed");
+        f->ci_note = jl__strdup("covariance could not be computed");
     }
 
     /* GP correction of the residuals (measured - model) in ln b, on the

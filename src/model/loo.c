@@ -278,7 +278,7 @@ jl_loo_stats jl_loo_summarize(const jl_loo_result *r, const char *task)
         st.median_half_width = jl__model_median(hw, nw);
     }
     if (st.n) {
-        qsort(v, st.n, sizeof *v, jl_cmp_double);
+        qsort(v, st.n, sizeof *v, jl__cmp_double);
         /* a NaN (failed refit) sorts last and makes max NaN: visible */
         double h = 0.5 * (double)(st.n - 1);
         size_t a = (size_t)floor(h);

@@ -71,11 +71,11 @@ static int same_base(const char *a, const char *b)
 /* jl_transfer_of of two keys whose models have the same base */
 static jl_transfer transfer_same_base(const jl_group_key *s, const jl_group_key *t)
 {
-    if (!jl_str_eq(s->task, t->task))
+    if (!jl__str_eq(s->task, t->task))
         return JL_TRANSFER_NONE;
-    if (!jl_str_eq(s->precision, t->precision) || !jl_str_eq(s->model, t->model))
+    if (!jl__str_eq(s->precision, t->precision) || !jl__str_eq(s->model, t->model))
         return JL_TRANSFER_PRECISION;
-    int dg = s->num_gpus != t->num_gpus, dm = !jl_str_eq(s->gpu_model, t->gpu_model);
+    int dg = s->num_gpus != t->num_gpus, dm = !jl__str_eq(s->gpu_model, t->gpu_model);
     return dg && dm
                ? JL_TRANSFER_BOTH
                : (dg ? JL_TRANSFER_GPU_COUNT : (dm ? JL_TRANSFER_GPU_MODEL : JL_TRANSFER_NONE));
@@ -215,12 +215,12 @@ static int wi_features(const wi_ctx *c, const jl_group_key *s, const jl_group_ke
     double lc = log((double)cap) - log(64.0);
     double dg = log2((double)t->num_gpus / (double)s->num_gpus);
     double dm = 0, dp = 0;
-    if (!jl_str_eq(s->gpu_model, t->gpu_model)) {
+    if (!jl__str_eq(s->gpu_model, t->gpu_model)) {
         dm = log(gpu_bw(c, t->gpu_model) / gpu_bw(c, s->gpu_model));
         if (!isfinite(dm))
             return -1;
     }
-    if (!jl_str_eq(s->model, t->model) || !jl_str_eq(s->precision, t->precision)) {
+    if (!jl__str_eq(s->model, t->model) || !jl__str_eq(s->precision, t->precision)) {
         dp = log(bytes_per_param(c, t->model) / bytes_per_param(c, s->model));
         if (!isfinite(dp))
             return -1;
@@ -280,7 +280,7 @@ static double quantile(double *v, size_t n, double q)
 {
     if (!n)
         return NAN;
-    qsort(v, n, sizeof *v, jl_cmp_double);
+    qsort(v, n, sizeof *v, jl__cmp_double);
     double h = q * (double)(n - 1);
     size_t a = (size_t)floor(h);
     return v[a] + (h - (double)a) * (a + 1 < n ? v[a + 1] - v[a] : 0);
@@ -510,9 +510,9 @@ static double source_at(const wi_ctx *c, size_t si, size_t skip, const jl_group_
         for (int lev = 0; lev < 3 && !ns; lev++)
             for (size_t h = 0; h < c->gl->count && ns < 128; h++) {
                 const jl_group_key *kh = &c->gl->items[h].key;
-                if (h == si || h == skip || !c->ok[h] || !jl_str_eq(kh->model, s->model) ||
-                    (lev < 2 && !jl_str_eq(kh->gpu_model, t->gpu_model)) ||
-                    (lev < 1 && !jl_str_eq(kh->task, t->task)))
+                if (h == si || h == skip || !c->ok[h] || !jl__str_eq(kh->model, s->model) ||
+                    (lev < 2 && !jl__str_eq(kh->gpu_model, t->gpu_model)) ||
+                    (lev < 1 && !jl__str_eq(kh->task, t->task)))
                     continue;
                 long hc = find_cap(&c->sw[h], cap), ha = find_cap(&c->sw[h], a);
                 if (hc < 0 || ha < 0 || fabs(c->sw[h].lb[hc] - c->sw[h].lb[ha]) < 1e-3)
@@ -581,16 +581,16 @@ static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_k
     for (size_t b = 0; b < gl->count; b++) {
         const jl_group_key *kb = &gl->items[b].key;
         if (b == skip || !c->ok[b] || c->base[b] == ex1 || c->base[b] == ex2 ||
-            !jl_str_eq(kb->model, t->model) || !jl_str_eq(kb->task, t->task) ||
-            !jl_str_eq(kb->gpu_model, t->gpu_model) || !jl_str_eq(kb->precision, t->precision) ||
+            !jl__str_eq(kb->model, t->model) || !jl__str_eq(kb->task, t->task) ||
+            !jl__str_eq(kb->gpu_model, t->gpu_model) || !jl__str_eq(kb->precision, t->precision) ||
             kb->num_gpus == t->num_gpus)
             continue;
         for (size_t a = 0; a < gl->count; a++) {
             const jl_group_key *ka = &gl->items[a].key;
             double v;
-            if (a == skip || a == b || !c->ok[a] || !jl_str_eq(ka->model, s->model) ||
-                !jl_str_eq(ka->task, t->task) || !jl_str_eq(ka->gpu_model, s->gpu_model) ||
-                !jl_str_eq(ka->precision, s->precision) ||
+            if (a == skip || a == b || !c->ok[a] || !jl__str_eq(ka->model, s->model) ||
+                !jl__str_eq(ka->task, t->task) || !jl__str_eq(ka->gpu_model, s->gpu_model) ||
+                !jl__str_eq(ka->precision, s->precision) ||
                 ka->num_gpus * t->num_gpus != kb->num_gpus * s->num_gpus ||
                 pair_ratio(c, a, b, cap, r, &v))
                 continue;
@@ -608,13 +608,13 @@ static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_k
 static double memory_of(const wi_ctx *c, const jl_summary *run, const jl_group_key *t, int *assumed)
 {
     jl_summary s = *run;
-    if (!jl_str_eq(s.attrs.gpu_model, t->gpu_model)) {
+    if (!jl__str_eq(s.attrs.gpu_model, t->gpu_model)) {
         s.attrs.gpu_model = t->gpu_model;
         s.attrs.gpu_memory_bytes = NAN;
         s.attrs.gpu_tdp_w = NAN;
         s.attrs.gpu_idle_power_w = NAN;
     }
-    if (!jl_str_eq(s.attrs.model, t->model)) {
+    if (!jl__str_eq(s.attrs.model, t->model)) {
         s.attrs.model = t->model;
         s.attrs.total_params = s.attrs.active_params = s.attrs.kv_bytes_per_token = NAN;
     }
@@ -653,7 +653,7 @@ static int default_caps(const wi_ctx *c, const jl_group_key *t, int bt, size_t s
     long lo = 0, hi = 0;
     for (size_t i = 0; i < c->gl->count; i++) {
         const jl_group_key *k = &c->gl->items[i].key;
-        if (i == skip || !c->ok[i] || !jl_str_eq(k->task, t->task) || c->base[i] != bt)
+        if (i == skip || !c->ok[i] || !jl__str_eq(k->task, t->task) || c->base[i] != bt)
             continue;
         if (!lo || c->sw[i].cap[0] < lo)
             lo = c->sw[i].cap[0];
@@ -857,10 +857,10 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const wi
         if (!jl_group_key_cmp(&gl->items[i].key, target))
             skip = i; /* the configuration itself, when measured: never used */
     int bt = base_of(&c, target->model);
-    out->target.model = jl_strdup(target->model);
-    out->target.task = jl_strdup(target->task);
-    out->target.gpu_model = jl_strdup(target->gpu_model);
-    out->target.precision = jl_strdup(target->precision);
+    out->target.model = jl__strdup(target->model);
+    out->target.task = jl__strdup(target->task);
+    out->target.gpu_model = jl__strdup(target->gpu_model);
+    out->target.precision = jl__strdup(target->precision);
     out->target.num_gpus = target->num_gpus;
     out->memory_ceiling = NAN;
     out->sources = calloc(gl->count ? gl->count : 1, sizeof *out->sources);
@@ -941,8 +941,8 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const wi
     }
     long sib_max = 0;
     for (size_t i = 0; i < gl->count; i++)
-        if (i != skip && c.ok[i] && jl_str_eq(gl->items[i].key.model, target->model) &&
-            jl_str_eq(gl->items[i].key.task, target->task) && c.sw[i].cap[c.sw[i].n - 1] > sib_max)
+        if (i != skip && c.ok[i] && jl__str_eq(gl->items[i].key.model, target->model) &&
+            jl__str_eq(gl->items[i].key.task, target->task) && c.sw[i].cap[c.sw[i].n - 1] > sib_max)
             sib_max = c.sw[i].cap[c.sw[i].n - 1];
     if (!caps || !n_caps) {
         if (default_caps(&c, target, bt, skip, out->memory_ceiling, &dcaps, &n_caps))

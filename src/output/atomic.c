@@ -45,7 +45,7 @@ void jl_atomic_cleanup_signal(void)
             unlink(live_temps[i]);
     /* then whole directories being built (a report), after stopping any
      * child process still writing into them */
-    jl_atomic_cleanup_dirs_signal();
+    jl__atomic_cleanup_dirs_signal();
 }
 
 jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err)
@@ -57,7 +57,7 @@ jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err)
      * reported by jl_atomic_commit(); there is nothing partial to remove. */
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
-        af->path = jl_strdup(path);
+        af->path = jl__strdup(path);
         if (!af->path)
             return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "out of memory");
         af->fp = fopen(path, "w");
@@ -69,8 +69,8 @@ jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err)
         }
         return JL_OK;
     }
-    af->path = jl_strdup(path);
-    af->tmp_path = jl_asprintf("%s.tmp.%ld.XXXXXX", path, (long)getpid());
+    af->path = jl__strdup(path);
+    af->tmp_path = jl__asprintf("%s.tmp.%ld.XXXXXX", path, (long)getpid());
     if (!af->path || !af->tmp_path) {
         jl_atomic_abort(af);
         return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "out of memory");

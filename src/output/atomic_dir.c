@@ -33,7 +33,7 @@ static volatile pid_t live_children[JL_ATOMIC_MAX_CHILDREN];
 
 int jl_atomic_register_dir(const char *path)
 {
-    char *p = jl_strdup(path);
+    char *p = jl__strdup(path);
     if (!p)
         return -1;
     for (int i = 0; i < JL_MAX_LIVE_DIRS; i++)
@@ -119,7 +119,7 @@ static void remove_below_signal(int dirfd, int depth)
 }
 #endif
 
-void jl_atomic_cleanup_dirs_signal(void)
+void jl__atomic_cleanup_dirs_signal(void)
 {
     for (int i = 0; i < JL_ATOMIC_MAX_CHILDREN; i++) {
         pid_t pid = live_children[i];
@@ -185,7 +185,7 @@ jl_status jl_atomic_dir_open(const char *target, char **tmp_out, jl_error **err)
     size_t n = strlen(target);
     while (n > 1 && target[n - 1] == '/')
         n--;
-    char *tmp = jl_asprintf("%.*s.tmp.%ld.XXXXXX", (int)n, target, (long)getpid());
+    char *tmp = jl__asprintf("%.*s.tmp.%ld.XXXXXX", (int)n, target, (long)getpid());
     if (!tmp)
         return jl_fail(err, JL_ENOMEM, target, NULL, NULL, -1, "out of memory");
     if (!mkdtemp(tmp)) {
@@ -258,7 +258,7 @@ jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace,
     }
 #endif
     /* Fallback: move the old one aside, the new one in, remove the old. */
-    char *old = jl_asprintf("%s.old", tmp);
+    char *old = jl__asprintf("%s.old", tmp);
     if (!old) {
         jl_atomic_dir_abort(tmp);
         return jl_fail(err, JL_ENOMEM, target, NULL, NULL, -1, "out of memory");

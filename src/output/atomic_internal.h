@@ -4,6 +4,6 @@
 
 /* Stop registered child processes and remove registered temporary
  * directories; async-signal-safe. Called by jl_atomic_cleanup_signal(). */
-void jl_atomic_cleanup_dirs_signal(void);
+void jl__atomic_cleanup_dirs_signal(void);
 
 #endif

@@ -178,14 +178,14 @@ jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_na
         }
         fputc(',', f);
         /* warnings: rule names joined by ';', however many there are */
-        jl_strbuf w;
-        jl_strbuf_init(&w);
+        jl__strbuf w;
+        jl__strbuf_init(&w);
         for (size_t k = 0; k < s->n_warnings; k++) {
             if (k)
-                jl_strbuf_puts(&w, ";");
-            jl_strbuf_puts(&w, s->warnings[k].rule);
+                jl__strbuf_puts(&w, ";");
+            jl__strbuf_puts(&w, s->warnings[k].rule);
         }
-        char *joined = jl_strbuf_take(&w);
+        char *joined = jl__strbuf_take(&w);
         if (!joined) {
             st = JL_ENOMEM;
             break;

@@ -58,13 +58,13 @@ static size_t slos_in_use(const jl__report_report *r, const jl_slo **out, size_t
 
 static char *slo_args(const jl_slo *const *slos, size_t n)
 {
-    jl_strbuf b;
-    jl_strbuf_init(&b);
+    jl__strbuf b;
+    jl__strbuf_init(&b);
     for (size_t i = 0; i < n; i++)
-        jl_strbuf_printf(&b, " --slo '%s'", slos[i]->text);
+        jl__strbuf_printf(&b, " --slo '%s'", slos[i]->text);
     if (!n)
-        jl_strbuf_puts(&b, "");
-    return jl_strbuf_take(&b);
+        jl__strbuf_puts(&b, "");
+    return jl__strbuf_take(&b);
 }
 
 /* Distinct values of an attribute among the runs, sorted; caller frees. */
@@ -86,7 +86,7 @@ static size_t distinct_values(const jl_summary_list *l, const char *key, char **
             break;
         v = p;
         memmove(v + j + 1, v + j, (n - j) * sizeof *v);
-        v[j] = jl_strdup(buf);
+        v[j] = jl__strdup(buf);
         n++;
     }
     *out = v;
@@ -144,19 +144,19 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
         goto end;
     st = jl__report_write_json_with_errors(r, "data/pick.json", jl_pick_set_to_json(ps, r->l), err);
     if (!st) {
-        char *p = jl_asprintf("%s/data/pick.csv", r->root);
+        char *p = jl__asprintf("%s/data/pick.csv", r->root);
         st = p ? jl_write_picks_csv(p, ps, r->l, err) : JL_ENOMEM;
         free(p);
     }
     jl_pick_set_free(ps);
     if (st)
         goto end;
-    cmdl = jl_asprintf("joules pick --json%s PATH...", sa ? sa : "");
+    cmdl = jl__asprintf("joules pick --json%s PATH...", sa ? sa : "");
     jl__report_add_data(r, "data/pick.json",
                         "joules.pick/1: the minimum-energy configuration per (model, task) and SLO",
                         cmdl);
     free(cmdl);
-    cmdl = jl_asprintf("joules pick --csv FILE%s PATH...", sa ? sa : "");
+    cmdl = jl__asprintf("joules pick --csv FILE%s PATH...", sa ? sa : "");
     jl__report_add_data(r, "data/pick.csv", "one row per pick", cmdl);
     free(cmdl);
     cmdl = NULL;
@@ -182,23 +182,23 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
             jl_compare_result *cr = NULL;
             jl_error *cerr = NULL;
             if (jl_compare(r->l, slos, ns, &co, &cr, &cerr) == JL_OK) {
-                char *rel = jl_asprintf("data/compare-%s.json", bys[k]);
-                char *relc = jl_asprintf("data/compare-%s.csv", bys[k]);
-                char *pc = jl_asprintf("%s/%s", r->root, relc ? relc : "");
+                char *rel = jl__asprintf("data/compare-%s.json", bys[k]);
+                char *relc = jl__asprintf("data/compare-%s.csv", bys[k]);
+                char *pc = jl__asprintf("%s/%s", r->root, relc ? relc : "");
                 st = jl__report_write_json_with_errors(r, rel, jl_compare_to_json(cr, r->l), err);
                 if (!st)
                     st = jl_write_compare_csv(pc, cr, r->l, err);
                 if (!st) {
                     char *what =
-                        jl_asprintf("joules.compare/1: each %s against %s=%s at matched SLOs "
-                                    "(the paper's Sec. 4.3)",
-                                    bys[k], bys[k], base_v);
-                    cmdl = jl_asprintf("joules compare --json --by %s --baseline %s%s PATH...",
-                                       bys[k], base_v, sa ? sa : "");
+                        jl__asprintf("joules.compare/1: each %s against %s=%s at matched SLOs "
+                                     "(the paper's Sec. 4.3)",
+                                     bys[k], bys[k], base_v);
+                    cmdl = jl__asprintf("joules compare --json --by %s --baseline %s%s PATH...",
+                                        bys[k], base_v, sa ? sa : "");
                     jl__report_add_data(r, rel, what, cmdl);
                     free(cmdl);
-                    cmdl = jl_asprintf("joules compare --csv FILE --by %s --baseline %s%s PATH...",
-                                       bys[k], base_v, sa ? sa : "");
+                    cmdl = jl__asprintf("joules compare --csv FILE --by %s --baseline %s%s PATH...",
+                                        bys[k], base_v, sa ? sa : "");
                     jl__report_add_data(r, relc, "one row per comparison", cmdl);
                     free(cmdl);
                     cmdl = NULL;
@@ -232,22 +232,23 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
         jl_precision_result *pr = NULL;
         jl_error *perr = NULL;
         if (jl_compare_precision(r->l, &po, &pr, &perr) == JL_OK) {
-            char *pc = jl_asprintf("%s/data/compare-precision.csv", r->root);
+            char *pc = jl__asprintf("%s/data/compare-precision.csv", r->root);
             st = jl__report_write_json_with_errors(r, "data/compare-precision.json",
                                                    jl_precision_to_json(pr, r->l), err);
             if (!st)
                 st = jl_write_precision_csv(pc, pr, r->l, err);
             free(pc);
             if (!st) {
-                cmdl = jl_asprintf("joules compare --json --by precision --baseline %s PATH...",
-                                   base_p);
+                cmdl = jl__asprintf("joules compare --json --by precision --baseline %s PATH...",
+                                    base_p);
                 jl__report_add_data(
                     r, "data/compare-precision.json",
                     "joules.compare/1: each run of another precision against its twin (the paper's Sec. 4.4)",
                     cmdl);
                 free(cmdl);
-                cmdl = jl_asprintf("joules compare --csv FILE --by precision --baseline %s PATH...",
-                                   base_p);
+                cmdl =
+                    jl__asprintf("joules compare --csv FILE --by precision --baseline %s PATH...",
+                                 base_p);
                 jl__report_add_data(r, "data/compare-precision.csv", "one row per precision pair",
                                     cmdl);
                 free(cmdl);
@@ -273,12 +274,12 @@ end:
  * LLMs per response too. */
 jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
 {
-    jl_strbuf b;
-    jl_strbuf_init(&b);
-    jl_strbuf_puts(&b, "model,task,workload,item,gpu_scope,slo,is_group_slo,runs_meeting_slo,"
-                       "file,run,gpu_model,num_gpus,precision,max_batch_size,energy_per_item_j,"
-                       "energy_per_response_j,median_itl_s,batch_latency_s,avg_power_w,"
-                       "closest_worst_miss\n");
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    jl__strbuf_puts(&b, "model,task,workload,item,gpu_scope,slo,is_group_slo,runs_meeting_slo,"
+                        "file,run,gpu_model,num_gpus,precision,max_batch_size,energy_per_item_j,"
+                        "energy_per_response_j,median_itl_s,batch_latency_s,avg_power_w,"
+                        "closest_worst_miss\n");
     for (size_t i = 0; i < r->n_groups; i++) {
         jl__report_group *g = &r->groups[i];
         for (long k = -1; k < (long)g->n_gpu_models; k++)
@@ -286,25 +287,25 @@ jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
                 const jl__report_pick *p =
                     k < 0 ? &g->set_picks[j] : &g->gpu_set_picks[(size_t)k * g->n_set + j];
                 jl__report_csv_str(&b, g->model);
-                jl_strbuf_puts(&b, ",");
+                jl__strbuf_puts(&b, ",");
                 jl__report_csv_str(&b, g->task);
-                jl_strbuf_puts(&b, ",");
+                jl__strbuf_puts(&b, ",");
                 jl__report_csv_str(&b, g->workload);
-                jl_strbuf_printf(&b, ",%s,", g->item);
+                jl__strbuf_printf(&b, ",%s,", g->item);
                 jl__report_csv_str(&b, k < 0 ? "all" : g->gpu_models[k]);
-                jl_strbuf_puts(&b, ",");
+                jl__strbuf_puts(&b, ",");
                 jl__report_csv_str(&b, g->set[j]->text);
-                jl_strbuf_printf(&b, ",%s,%zu,", j == g->primary ? "true" : "false", p->n_meeting);
+                jl__strbuf_printf(&b, ",%s,%zu,", j == g->primary ? "true" : "false", p->n_meeting);
                 const jl_summary *s = p->run >= 0 ? r->l->items[p->run] : NULL;
                 if (s) {
                     jl__report_csv_str(&b, s->file);
-                    jl_strbuf_puts(&b, ",");
+                    jl__strbuf_puts(&b, ",");
                     jl__report_csv_str(&b, s->run);
-                    jl_strbuf_puts(&b, ",");
+                    jl__strbuf_puts(&b, ",");
                     jl__report_csv_str(&b, s->attrs.gpu_model);
-                    jl_strbuf_printf(&b, ",%ld,", s->attrs.num_gpus);
+                    jl__strbuf_printf(&b, ",%ld,", s->attrs.num_gpus);
                     jl__report_csv_str(&b, s->attrs.precision);
-                    jl_strbuf_printf(&b, ",%ld", s->attrs.max_batch_size);
+                    jl__strbuf_printf(&b, ",%ld", s->attrs.max_batch_size);
                     jl__report_csv_num(&b, s->fig[jl__report_energy_fig(s)]);
                     jl__report_csv_num(&b, jl_attrs_is_diffusion(&s->attrs)
                                                ? NAN
@@ -314,12 +315,12 @@ jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
                     jl__report_csv_num(&b, s->fig[JL_FIG_AVG_POWER_W]);
                     jl__report_csv_num(&b, NAN);
                 } else {
-                    jl_strbuf_puts(&b, ",,,,,");
+                    jl__strbuf_puts(&b, ",,,,,");
                     for (int q = 0; q < 5; q++)
                         jl__report_csv_num(&b, NAN);
                     jl__report_csv_num(&b, p->closest >= 0 ? p->worst_miss : NAN);
                 }
-                jl_strbuf_puts(&b, "\n");
+                jl__strbuf_puts(&b, "\n");
             }
     }
     jl_status st = jl__report_write_buf(r, "data/answers.csv", &b, err);

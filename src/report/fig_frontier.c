@@ -13,7 +13,7 @@
 
 /* The latency bounds of a group's SLO set as dashed vertical lines, those
  * near the data (a bound far right of every run squeezes the plot). */
-static void slo_lines(jl_strbuf *gp, const jl__report_group *g, int diffusion, double lscale,
+static void slo_lines(jl__strbuf *gp, const jl__report_group *g, int diffusion, double lscale,
                       double maxlat, int first_arrow, jl__report_placer *pl)
 {
     int na = first_arrow;
@@ -27,12 +27,12 @@ static void slo_lines(jl_strbuf *gp, const jl__report_group *g, int diffusion, d
                 continue;
             double x = c->bound * lscale;
             if (x > maxlat * 1.5) {
-                jl_strbuf_printf(gp,
-                                 "# SLO %s lies far right of every run (all meet it): not drawn\n",
-                                 slo->text);
+                jl__strbuf_printf(gp,
+                                  "# SLO %s lies far right of every run (all meet it): not drawn\n",
+                                  slo->text);
                 continue;
             }
-            jl_strbuf_printf(
+            jl__strbuf_printf(
                 gp,
                 "set arrow %d from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 lc rgb \"%s\"\n"
                 "set label %d \"%g %s\" at %.10g, graph 0.98 right rotate by 90 offset -0.4,0 textcolor rgb \"#777777\" font lblfont\n",
@@ -59,14 +59,14 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
     const jl_summary *s0 = l->items[fr->points[0].run];
     int diffusion = jl_attrs_is_diffusion(&s0->attrs);
     double lscale = diffusion ? 1 : 1000; /* ITL in ms */
-    char *id = jl_asprintf("frontier-%s", g->slug);
+    char *id = jl__asprintf("frontier-%s", g->slug);
     jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_FRONTIER, gi, id) : NULL;
     free(id);
     if (!f)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    f->title = jl_asprintf("Time-energy tradeoff: %s, %s", g->model ? g->model : "?",
-                           g->task ? g->task : "?");
-    f->caption = jl_asprintf(
+    f->title = jl__asprintf("Time-energy tradeoff: %s, %s", g->model ? g->model : "?",
+                            g->task ? g->task : "?");
+    f->caption = jl__asprintf(
         "Each line is one configuration: GPU model, count, precision, and where they differ the "
         "parallel degrees, denoising steps, resolution or frames; each point a run, labelled "
         "with its batch size where the label fits. Black rings and the dashed line: the "
@@ -75,10 +75,10 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
         "Fig. 8-9.");
     char elabel[64];
     snprintf(elabel, sizeof elabel, "energy per %s (J)", jl__report_item(s0));
-    jl_strbuf dat, gp;
-    jl_strbuf_init(&dat);
-    jl_strbuf_init(&gp);
-    jl_strbuf_printf(
+    jl__strbuf dat, gp;
+    jl__strbuf_init(&dat);
+    jl__strbuf_init(&gp);
+    jl__strbuf_printf(
         &dat,
         "# %s\n# blocks (gnuplot index): one per curve, then the frontier\n"
         "# latency_%s energy_j_per_%s batch on_frontier, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF)\n",
@@ -89,8 +89,8 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
     size_t total = fr->n_points;
     for (size_t c = 0; c < nser; c++)
         total += ser[c].cv.n_points;
-    double *lat = jl_calloc_array(total + 1, sizeof *lat);
-    double *en = jl_calloc_array(total + 1, sizeof *en);
+    double *lat = jl__calloc_array(total + 1, sizeof *lat);
+    double *en = jl__calloc_array(total + 1, sizeof *en);
     double maxlat = 0;
     for (size_t c = 0; lat && en && c < nser; c++)
         for (size_t i = 0; i < ser[c].cv.n_points; i++) {
@@ -106,18 +106,18 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
     jl__report_placer pl[2];
     jl__report_placers_init(pl, logx, logy, lat, en, lat && en ? nv : 0, 0.06, 0.10, 0.12, 0.08);
     double xlo = pl[0].xlo, xhi = pl[0].xhi, ylo = pl[0].ylo, yhi = pl[0].yhi;
-    jl_strbuf slo_gp;
-    jl_strbuf_init(&slo_gp);
+    jl__strbuf slo_gp;
+    jl__strbuf_init(&slo_gp);
     slo_lines(&slo_gp, g, diffusion, lscale, maxlat, 1, pl);
     free(lat);
     free(en);
     json_t *curves = json_array();
     for (size_t c = 0; c < nser; c++) {
         const jl_curve *cv = &ser[c].cv;
-        jl_strbuf_printf(&dat, "# curve %zu: %s x%ld %s%s%s\n", c,
-                         jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
-                         cv->precision ? cv->precision : "?", ser[c].variant ? ", " : "",
-                         ser[c].variant ? ser[c].variant : "");
+        jl__strbuf_printf(&dat, "# curve %zu: %s x%ld %s%s%s\n", c,
+                          jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
+                          cv->precision ? cv->precision : "?", ser[c].variant ? ", " : "",
+                          ser[c].variant ? ser[c].variant : "");
         for (size_t i = 0; i < cv->n_points; i++) {
             const jl_curve_point *p = &cv->points[i];
             char lab[32];
@@ -128,13 +128,13 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
                              ? jl__report_place_label(&pl[w], p->latency * lscale, p->energy,
                                                       strlen(lab))
                              : -1;
-            jl_strbuf_printf(&dat, "%.10g %.10g %ld %d", p->latency * lscale, p->energy, p->batch,
-                             p->on_frontier);
+            jl__strbuf_printf(&dat, "%.10g %.10g %ld %d", p->latency * lscale, p->energy, p->batch,
+                              p->on_frontier);
             jl__report_dat_labels(&dat, pos, lab);
-            jl_strbuf_puts(&dat, "\n");
+            jl__strbuf_puts(&dat, "\n");
             f->n_points++;
         }
-        jl_strbuf_puts(&dat, "\n\n");
+        jl__strbuf_puts(&dat, "\n\n");
         json_t *cj = json_pack("{s:s?,s:I,s:s?,s:I}", "gpu_model", cv->gpu_model, "num_gpus",
                                (json_int_t)cv->num_gpus, "precision", cv->precision, "n_points",
                                (json_int_t)cv->n_points);
@@ -148,43 +148,44 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
     }
     free(pl[0].boxes);
     free(pl[1].boxes);
-    jl_strbuf_puts(&dat, "# frontier\n");
+    jl__strbuf_puts(&dat, "# frontier\n");
     for (size_t i = 0; i < fr->n_points; i++)
-        jl_strbuf_printf(&dat, "%.10g %.10g %ld 1 \"\" \"\" \"\" \"\" \"\" \"\" \"\" \"\"\n",
-                         fr->points[i].latency * lscale, fr->points[i].energy,
-                         l->items[fr->points[i].run]->attrs.max_batch_size);
+        jl__strbuf_printf(&dat, "%.10g %.10g %ld 1 \"\" \"\" \"\" \"\" \"\" \"\" \"\" \"\"\n",
+                          fr->points[i].latency * lscale, fr->points[i].energy,
+                          l->items[fr->points[i].run]->attrs.max_batch_size);
     /* the 3.3 in PDF: the key in one column below, the page as tall as it needs */
     jl__report_gp_header_sized(
         &gp, f->id, f->title,
         "Time-energy curves per configuration, batch sizes annotated, frontier in black.", 900, 520,
         7.0 * 520 / 900, 2.4 + 0.15 * (double)(nser + 1));
-    jl_strbuf_printf(&gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n",
-                     diffusion ? "batch latency (s)" : "median inter-token latency (ms)", elabel);
+    jl__strbuf_printf(&gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n",
+                      diffusion ? "batch latency (s)" : "median inter-token latency (ms)", elabel);
     if (logx) {
-        jl_strbuf_puts(&gp, "set logscale x\n");
+        jl__strbuf_puts(&gp, "set logscale x\n");
         jl__report_log_tics(&gp, "x", xlo, xhi);
     }
     if (logy) {
-        jl_strbuf_puts(&gp, "set logscale y\n");
+        jl__strbuf_puts(&gp, "set logscale y\n");
         jl__report_log_tics(&gp, "y", ylo, yhi);
     }
     jl__report_label_columns(&gp, 5);
-    jl_strbuf_puts(&gp, "set autoscale fix\n"
-                        "set offsets graph 0.06, graph 0.10, graph 0.12, graph 0.08\n"
-                        "set key outside bottom center horizontal samplen 2.5 height 0.5\n"
-                        "if (narrow) set key outside bottom center vertical maxcols 1 samplen 2\n");
-    char *slo_text = jl_strbuf_take(&slo_gp);
-    jl_strbuf_puts(&gp, slo_text ? slo_text : "");
+    jl__strbuf_puts(&gp,
+                    "set autoscale fix\n"
+                    "set offsets graph 0.06, graph 0.10, graph 0.12, graph 0.08\n"
+                    "set key outside bottom center horizontal samplen 2.5 height 0.5\n"
+                    "if (narrow) set key outside bottom center vertical maxcols 1 samplen 2\n");
+    char *slo_text = jl__strbuf_take(&slo_gp);
+    jl__strbuf_puts(&gp, slo_text ? slo_text : "");
     free(slo_text);
-    jl_strbuf_puts(&gp, "plot ");
+    jl__strbuf_puts(&gp, "plot ");
     for (size_t c = 0; c < nser; c++) {
         const jl_curve *cv = &ser[c].cv;
         const char *col = jl__report_palette[c % RP_N_PALETTE];
         int pt = jl__report_point_types[(c / RP_N_PALETTE) % RP_N_POINT_TYPES];
-        char *tt = jl_asprintf("%s x%ld, %s%s%s", jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
-                               cv->precision ? cv->precision : "?", ser[c].variant ? ", " : "",
-                               ser[c].variant ? ser[c].variant : "");
-        jl_strbuf_printf(
+        char *tt = jl__asprintf("%s x%ld, %s%s%s", jl__report_gpu_label(cv->gpu_model),
+                                cv->num_gpus, cv->precision ? cv->precision : "?",
+                                ser[c].variant ? ", " : "", ser[c].variant ? ser[c].variant : "");
+        jl__strbuf_printf(
             &gp,
             "%s\"%s.dat\" index %zu using 1:2 with linespoints pt %d ps 1.0 lw 2 dt %d lc rgb \"%s\" title ",
             c ? ", \\\n     " : "", f->id, c, pt, (int)(c / RP_N_PALETTE) % 3 + 1, col);
@@ -194,7 +195,7 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
         snprintf(src, sizeof src, "\"\" index %zu", c);
         jl__report_plot_label_layers(&gp, src, col);
     }
-    jl_strbuf_printf(
+    jl__strbuf_printf(
         &gp,
         ", \\\n     \"%s.dat\" index %zu using 1:2 with lines dt 2 lw 1.4 lc rgb \"#000000\" title \"frontier\", \\\n"
         "     \"\" index %zu using 1:2 with points pt 6 ps 2.0 lw 1.4 lc rgb \"#000000\" notitle\n"
@@ -205,7 +206,7 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
         json_pack("{s:s,s:s,s:b,s:b,s:o}", "latency_unit", diffusion ? "s" : "ms", "energy_unit",
                   jl__report_energy_unit(s0), "log_x", logx, "log_y", logy, "curves", curves);
     jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);
-    jl_strbuf_free(&dat);
-    jl_strbuf_free(&gp);
+    jl__strbuf_free(&dat);
+    jl__strbuf_free(&gp);
     return st;
 }

@@ -36,7 +36,7 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
     const jl_summary_list *l = r->l;
     char **gpus = NULL;
     size_t ng = 0, nq = 0, n_kind = 0;
-    cmp_row *rows = jl_calloc_array(r->n_groups ? r->n_groups : 1, sizeof *rows);
+    cmp_row *rows = jl__calloc_array(r->n_groups ? r->n_groups : 1, sizeof *rows);
     if (!rows)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     for (size_t gi = 0; gi < r->n_groups; gi++) {
@@ -88,7 +88,7 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
         return JL_OK;
     }
     qsort(rows, nq, sizeof *rows, cmp_rows);
-    char *id = jl_asprintf("gpu-comparison-%s", jl__report_kind_name(kind));
+    char *id = jl__asprintf("gpu-comparison-%s", jl__report_kind_name(kind));
     jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_GPU_COMPARE, -1, id) : NULL;
     free(id);
     if (!f) {
@@ -97,29 +97,29 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     }
     const char *item = kind == RP_KIND_LLM ? "token" : kind == RP_KIND_IMAGE ? "image" : "video";
-    f->title = jl_asprintf("GPU models at matched SLOs (%s)", what[kind]);
-    f->caption = jl_asprintf(
+    f->title = jl__asprintf("GPU models at matched SLOs (%s)", what[kind]);
+    f->caption = jl__asprintf(
         "Each row a (model, task) measured on two or more GPU models, sorted by the least "
         "energy: a dot per GPU model at the energy per %s of its minimum-energy configuration "
         "among runs meeting the group's SLO (log axis; a line joins the least and the most). "
         "Right: the GPU model needing the least energy and how much less it needs than the "
         "one needing the most (the paper's Fig. 6). Configurations: the .dat and report.json.",
         item);
-    jl_strbuf dat, gp;
-    jl_strbuf_init(&dat);
-    jl_strbuf_init(&gp);
-    jl_strbuf_printf(&dat,
-                     "# %s\n# blocks (gnuplot index): the rows' ranges, then one per GPU model\n"
-                     "# row energy_j_per_%s gpus batch model task slo\n",
-                     f->title, item);
+    jl__strbuf dat, gp;
+    jl__strbuf_init(&dat);
+    jl__strbuf_init(&gp);
+    jl__strbuf_printf(&dat,
+                      "# %s\n# blocks (gnuplot index): the rows' ranges, then one per GPU model\n"
+                      "# row energy_j_per_%s gpus batch model task slo\n",
+                      f->title, item);
     /* block 0: per row the least and the most */
     for (size_t q = 0; q < nq; q++)
-        jl_strbuf_printf(&dat, "%zu %.10g %.10g\n", q, rows[q].best, rows[q].worst);
-    jl_strbuf_puts(&dat, "\n\n");
+        jl__strbuf_printf(&dat, "%zu %.10g %.10g\n", q, rows[q].best, rows[q].worst);
+    jl__strbuf_puts(&dat, "\n\n");
     json_t *pts = json_array();
     double lo = INFINITY, hi = -INFINITY;
     for (size_t j = 0; j < ng; j++) {
-        jl_strbuf_printf(&dat, "# GPU model %s\n", gpus[j]);
+        jl__strbuf_printf(&dat, "# GPU model %s\n", gpus[j]);
         for (size_t q = 0; q < nq; q++) {
             jl__report_group *g = &r->groups[rows[q].group];
             long run = -1;
@@ -134,14 +134,14 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
                 continue;
             lo = fmin(lo, e);
             hi = fmax(hi, e);
-            jl_strbuf_printf(&dat, "%zu %.10g %ld %ld ", q, e, s->attrs.num_gpus,
-                             s->attrs.max_batch_size);
+            jl__strbuf_printf(&dat, "%zu %.10g %ld %ld ", q, e, s->attrs.num_gpus,
+                              s->attrs.max_batch_size);
             jl__report_dat_str(&dat, g->model);
-            jl_strbuf_puts(&dat, " ");
+            jl__strbuf_puts(&dat, " ");
             jl__report_dat_str(&dat, g->task);
-            jl_strbuf_puts(&dat, " ");
+            jl__strbuf_puts(&dat, " ");
             jl__report_dat_str(&dat, g->slo_text);
-            jl_strbuf_puts(&dat, "\n");
+            jl__strbuf_puts(&dat, "\n");
             json_t *rk = jl_run_key_to_json(s);
             json_object_set_new(rk, "energy", jl_json_number(e));
             json_object_set_new(rk, "energy_unit", json_string(jl__report_energy_unit(s)));
@@ -155,13 +155,13 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
             json_array_append_new(pts, rk);
             f->n_points++;
         }
-        jl_strbuf_puts(&dat, "\n\n");
+        jl__strbuf_puts(&dat, "\n\n");
     }
     /* row names (left) and the winner (right) */
-    jl_strbuf yt, y2t, ytn;
-    jl_strbuf_init(&yt);
-    jl_strbuf_init(&y2t);
-    jl_strbuf_init(&ytn); /* shorter names for the 3.3 in PDF */
+    jl__strbuf yt, y2t, ytn;
+    jl__strbuf_init(&yt);
+    jl__strbuf_init(&y2t);
+    jl__strbuf_init(&ytn); /* shorter names for the 3.3 in PDF */
     size_t maxlen = 0, maxlen2 = 0, maxlen_n = 0;
     json_t *rj = json_array();
     for (size_t q = 0; q < nq; q++) {
@@ -198,16 +198,16 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
             snprintf(nname + strlen(nname), sizeof nname - strlen(nname), " %.9s",
                      g->task ? g->task : "?");
         maxlen_n = strlen(nname) > maxlen_n ? strlen(nname) : maxlen_n;
-        jl_strbuf_puts(&ytn, q ? ", " : "");
+        jl__strbuf_puts(&ytn, q ? ", " : "");
         jl__report_gp_str(&ytn, nname);
-        jl_strbuf_printf(&ytn, " %zu", q);
+        jl__strbuf_printf(&ytn, " %zu", q);
         maxlen2 = strlen(win) > maxlen2 ? strlen(win) : maxlen2;
-        jl_strbuf_puts(&yt, q ? ", " : "");
+        jl__strbuf_puts(&yt, q ? ", " : "");
         jl__report_gp_str(&yt, name);
-        jl_strbuf_printf(&yt, " %zu", q);
-        jl_strbuf_puts(&y2t, q ? ", " : "");
+        jl__strbuf_printf(&yt, " %zu", q);
+        jl__strbuf_puts(&y2t, q ? ", " : "");
         jl__report_gp_str(&y2t, win);
-        jl_strbuf_printf(&y2t, " %zu", q);
+        jl__strbuf_printf(&y2t, " %zu", q);
         json_array_append_new(rj,
                               json_pack("{s:s?,s:s?,s:s,s:f,s:f,s:f}", "model", g->model, "task",
                                         g->task, "least_energy_gpu", wg, "least", rows[q].best,
@@ -219,29 +219,29 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
         &gp, f->id, f->title,
         "Minimum energy per GPU model at each group's SLO, one row per group, log axis.", 900, h,
         0.9 + 0.16 * (double)nq, 0.9 + 0.15 * (double)nq);
-    char *yts = jl_strbuf_take(&yt), *y2ts = jl_strbuf_take(&y2t), *ytns = jl_strbuf_take(&ytn);
+    char *yts = jl__strbuf_take(&yt), *y2ts = jl__strbuf_take(&y2t), *ytns = jl__strbuf_take(&ytn);
     double l0 = log10(lo), l1 = log10(hi), span = l1 > l0 ? l1 - l0 : 1;
-    jl_strbuf_printf(&gp,
-                     "set xlabel \"energy per %s at the SLO (J), log scale\"\n"
-                     "set logscale x\n"
-                     "set xrange [%.6g:%.6g]\n"
-                     "set yrange [%g:-0.7] reverse\n"
-                     "set ytics (%s) scale 0\n"
-                     "set y2range [%g:-0.7] reverse\n"
-                     "set y2tics (%s) scale 0 textcolor rgb \"#333333\"\n"
-                     "set grid xtics noytics\n"
-                     "set bars 0\n"
-                     "set border 1\n"
-                     "set lmargin %zu\nset rmargin %zu\n"
-                     "set key outside top center horizontal samplen 1\n",
-                     item, pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06), (double)nq - 0.3,
-                     yts ? yts : "", (double)nq - 0.3, y2ts ? y2ts : "", maxlen + 2, maxlen2 + 2);
+    jl__strbuf_printf(&gp,
+                      "set xlabel \"energy per %s at the SLO (J), log scale\"\n"
+                      "set logscale x\n"
+                      "set xrange [%.6g:%.6g]\n"
+                      "set yrange [%g:-0.7] reverse\n"
+                      "set ytics (%s) scale 0\n"
+                      "set y2range [%g:-0.7] reverse\n"
+                      "set y2tics (%s) scale 0 textcolor rgb \"#333333\"\n"
+                      "set grid xtics noytics\n"
+                      "set bars 0\n"
+                      "set border 1\n"
+                      "set lmargin %zu\nset rmargin %zu\n"
+                      "set key outside top center horizontal samplen 1\n",
+                      item, pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06), (double)nq - 0.3,
+                      yts ? yts : "", (double)nq - 0.3, y2ts ? y2ts : "", maxlen + 2, maxlen2 + 2);
     jl__report_log_tics(&gp, "x", pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06));
     /* 3.3 in: short names, no savings column (the dots show it), decade ticks */
-    jl_strbuf_printf(&gp,
-                     "if (narrow) set ytics (%s) scale 0; set lmargin %zu; unset y2tics; "
-                     "set rmargin 3; set xlabel \"energy per %s (J)\"; set xtics (",
-                     ytns ? ytns : "", maxlen_n + 1, item);
+    jl__strbuf_printf(&gp,
+                      "if (narrow) set ytics (%s) scale 0; set lmargin %zu; unset y2tics; "
+                      "set rmargin 3; set xlabel \"energy per %s (J)\"; set xtics (",
+                      ytns ? ytns : "", maxlen_n + 1, item);
     /* decades; 1-3 per decade when fewer than three decades show */
     double xa = pow(10, l0 - span * 0.06), xb = pow(10, l1 + span * 0.06);
     int firstd = 1, nd = 0;
@@ -251,27 +251,27 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
         for (int m = 1; m <= 3; m += 2) {
             double v = m * pow(10, k);
             if ((m == 1 || nd < 3) && v >= xa && v <= xb) {
-                jl_strbuf_printf(&gp, "%s%.10g", firstd ? "" : ", ", v);
+                jl__strbuf_printf(&gp, "%s%.10g", firstd ? "" : ", ", v);
                 firstd = 0;
             }
         }
-    jl_strbuf_puts(&gp, ")\n");
+    jl__strbuf_puts(&gp, ")\n");
     free(yts);
     free(y2ts);
     free(ytns);
-    jl_strbuf_printf(
+    jl__strbuf_printf(
         &gp,
         "plot \"%s.dat\" index 0 using 2:1:2:3:1:1 with xyerrorbars pt 7 ps 0 lw 1.2 lc rgb \"#bbbbbb\" notitle",
         f->id);
     for (size_t j = 0; j < ng; j++) {
-        jl_strbuf_printf(
+        jl__strbuf_printf(
             &gp,
             ", \\\n     \"\" index %zu using 2:1 with points pt %d ps 1.3 lc rgb \"%s\" title ",
             j + 1, jl__report_point_types[j % RP_N_POINT_TYPES],
             jl__report_palette[j % RP_N_PALETTE]);
         jl__report_gp_str(&gp, gpus[j]);
     }
-    jl_strbuf_puts(&gp, "\nunset output\n");
+    jl__strbuf_puts(&gp, "\nunset output\n");
     json_t *gl = json_array();
     for (size_t j = 0; j < ng; j++)
         json_array_append_new(gl, json_string(gpus[j]));
@@ -283,7 +283,7 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
     free(gpus);
     free(rows);
     jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);
-    jl_strbuf_free(&dat);
-    jl_strbuf_free(&gp);
+    jl__strbuf_free(&dat);
+    jl__strbuf_free(&gp);
     return st;
 }

@@ -21,9 +21,9 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
 {
     const jl_summary_list *l = r->l;
     size_t n = 0;
-    long *runs = jl_calloc_array(r->n_groups ? r->n_groups : 1, sizeof *runs);
-    size_t *grp = jl_calloc_array(r->n_groups ? r->n_groups : 1, sizeof *grp);
-    int *meets = jl_calloc_array(r->n_groups ? r->n_groups : 1, sizeof *meets);
+    long *runs = jl__calloc_array(r->n_groups ? r->n_groups : 1, sizeof *runs);
+    size_t *grp = jl__calloc_array(r->n_groups ? r->n_groups : 1, sizeof *grp);
+    int *meets = jl__calloc_array(r->n_groups ? r->n_groups : 1, sizeof *meets);
     char **gpus = NULL;
     size_t ng = 0;
     jl_status st = JL_OK;
@@ -79,7 +79,7 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
         goto out; /* one model: its section says it all */
     const jl_summary *s0 = l->items[runs[0]];
     double lscale = diffusion ? 1 : 1000;
-    char *id = jl_asprintf("overview-%s", task);
+    char *id = jl__asprintf("overview-%s", task);
     for (char *c = id; c && *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
               *c == '.' || *c == '-'))
@@ -91,8 +91,8 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
         goto out;
     }
     const char *resp = diffusion ? jl__report_item(s0) : "response";
-    f->title = jl_asprintf("Every model of %s at its minimum-energy configuration", task);
-    f->caption = jl_asprintf(
+    f->title = jl__asprintf("Every model of %s at its minimum-energy configuration", task);
+    f->caption = jl__asprintf(
         "Each point one model on task %s: its minimum-energy configuration meeting the group's "
         "SLO (open marker: no run meets it; its minimum-energy run instead), energy per %s%s "
         "against %s, log axes, colour by GPU model. Labels: the model, where they fit (every "
@@ -100,15 +100,15 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
         "Fig. 1.",
         task, resp, diffusion ? "" : " (energy per token x mean output tokens)",
         diffusion ? "batch latency" : "median inter-token latency");
-    jl_strbuf dat, gp;
-    jl_strbuf_init(&dat);
-    jl_strbuf_init(&gp);
-    jl_strbuf_printf(
+    jl__strbuf dat, gp;
+    jl__strbuf_init(&dat);
+    jl__strbuf_init(&gp);
+    jl__strbuf_printf(
         &dat,
         "# %s\n# blocks (gnuplot index): one per GPU model\n"
         "# latency_%s energy_j_per_%s meets_slo, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF), model config\n",
         f->title, diffusion ? "s" : "ms", resp);
-    double *xs = jl_calloc_array(n, sizeof *xs), *ys = jl_calloc_array(n, sizeof *ys);
+    double *xs = jl__calloc_array(n, sizeof *xs), *ys = jl__calloc_array(n, sizeof *ys);
     jl__report_placer pl[2] = {{0}};
     for (size_t i = 0; xs && ys && i < n; i++) {
         const jl_summary *s = l->items[runs[i]];
@@ -119,7 +119,7 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
         jl__report_placers_init(pl, 1, 1, xs, ys, n, 0.08, 0.08, 0.08, 0.08);
     json_t *pts = json_array();
     for (size_t j = 0; j < ng; j++) {
-        jl_strbuf_printf(&dat, "# GPU model %s\n", gpus[j]);
+        jl__strbuf_printf(&dat, "# GPU model %s\n", gpus[j]);
         for (size_t i = 0; xs && ys && i < n; i++) {
             const jl_summary *s = l->items[runs[i]];
             if (strcmp(jl__report_gpu_label(s->attrs.gpu_model), gpus[j]))
@@ -130,13 +130,13 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
             int pos[2] = {jl__report_place_label_always(&pl[0], xs[i], ys[i], strlen(lab)),
                           jl__report_place_label_always(&pl[1], xs[i], ys[i], strlen(lab))};
             char *cfg = jl__report_config_label(s);
-            jl_strbuf_printf(&dat, "%.10g %.10g %d", xs[i], ys[i], meets[i]);
+            jl__strbuf_printf(&dat, "%.10g %.10g %d", xs[i], ys[i], meets[i]);
             jl__report_dat_labels(&dat, pos, lab);
-            jl_strbuf_puts(&dat, " ");
+            jl__strbuf_puts(&dat, " ");
             jl__report_dat_str(&dat, r->groups[grp[i]].model);
-            jl_strbuf_puts(&dat, " ");
+            jl__strbuf_puts(&dat, " ");
             jl__report_dat_str(&dat, cfg ? cfg : "?");
-            jl_strbuf_puts(&dat, "\n");
+            jl__strbuf_puts(&dat, "\n");
             free(cfg);
             json_t *rk = jl_run_key_to_json(s);
             json_object_set_new(rk, "meets_slo", json_boolean(meets[i]));
@@ -144,7 +144,7 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
             json_array_append_new(pts, rk);
             f->n_points++;
         }
-        jl_strbuf_puts(&dat, "\n\n");
+        jl__strbuf_puts(&dat, "\n\n");
     }
     free(xs);
     free(ys);
@@ -153,26 +153,26 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
     jl__report_gp_header(
         &gp, f->id, f->title,
         "Every model of the task at its pick: energy per response against latency, log axes.", 0);
-    jl_strbuf_printf(&gp,
-                     "set xlabel \"%s, log scale\"\nset ylabel \"energy per %s (J), log scale\"\n"
-                     "set logscale xy\n"
-                     "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n"
-                     "set key outside top center horizontal samplen 1\n",
-                     diffusion ? "batch latency (s)" : "median inter-token latency (ms)", resp,
-                     pl[0].xlo, pl[0].xhi, pl[0].ylo, pl[0].yhi);
+    jl__strbuf_printf(&gp,
+                      "set xlabel \"%s, log scale\"\nset ylabel \"energy per %s (J), log scale\"\n"
+                      "set logscale xy\n"
+                      "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n"
+                      "set key outside top center horizontal samplen 1\n",
+                      diffusion ? "batch latency (s)" : "median inter-token latency (ms)", resp,
+                      pl[0].xlo, pl[0].xhi, pl[0].ylo, pl[0].yhi);
     jl__report_log_tics(&gp, "x", pl[0].xlo, pl[0].xhi);
     jl__report_log_tics(&gp, "y", pl[0].ylo, pl[0].yhi);
     jl__report_label_columns(&gp, 4);
-    jl_strbuf_puts(&gp, "plot ");
+    jl__strbuf_puts(&gp, "plot ");
     for (size_t j = 0; j < ng; j++) {
         const char *col = jl__report_palette[j % RP_N_PALETTE];
         int pt = jl__report_point_types[j % RP_N_POINT_TYPES];
-        jl_strbuf_printf(
+        jl__strbuf_printf(
             &gp,
             "%s\"%s.dat\" index %zu using 1:($3 != 0 ? $2 : NaN) with points pt %d ps 1.4 lc rgb \"%s\" title ",
             j ? ", \\\n     " : "", f->id, j, pt, col);
         jl__report_gp_str(&gp, gpus[j]);
-        jl_strbuf_printf(
+        jl__strbuf_printf(
             &gp,
             ", \\\n     \"\" index %zu using 1:($3 != 0 ? NaN : $2) with points pt %d ps 1.4 lc rgb \"%s\" notitle",
             j, pt - 1, col);
@@ -180,13 +180,13 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
         snprintf(src, sizeof src, "\"\" index %zu", j);
         jl__report_plot_label_layers(&gp, src, "#333333");
     }
-    jl_strbuf_puts(&gp, "\nunset output\n");
+    jl__strbuf_puts(&gp, "\nunset output\n");
     f->meta = json_pack("{s:s,s:s,s:s,s:o}", "task", task, "energy_unit",
                         diffusion ? jl__report_energy_unit(s0) : "J/response", "latency_unit",
                         diffusion ? "s" : "ms", "points", pts);
     st = jl__report_write_fig_files(r, f, &dat, &gp, err);
-    jl_strbuf_free(&dat);
-    jl_strbuf_free(&gp);
+    jl__strbuf_free(&dat);
+    jl__strbuf_free(&gp);
 out:
     free(runs);
     free(grp);

@@ -18,16 +18,16 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
     if (g->representative < 0)
         return JL_OK;
     const jl_summary *s = r->l->items[g->representative];
-    char *id = jl_asprintf("power-%s", g->slug);
+    char *id = jl__asprintf("power-%s", g->slug);
     jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_POWER, gi, id) : NULL;
     free(id);
     if (!f)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     char *cfg = jl__report_config_label(s);
-    f->title = jl_asprintf("Power over time: %s, %s (%s)", g->model ? g->model : "?",
-                           g->task ? g->task : "?", cfg ? cfg : "");
+    f->title = jl__asprintf("Power over time: %s, %s (%s)", g->model ? g->model : "?",
+                            g->task ? g->task : "?", cfg ? cfg : "");
     int diffusion = jl_attrs_is_diffusion(&s->attrs);
-    f->caption = jl_asprintf(
+    f->caption = jl__asprintf(
         "GPU power (sum over the run's GPUs) of the group's representative run (%s%s) over "
         "the whole run. The shaded band is the steady-state window every figure of the run is "
         "computed over; the green steps are the batch occupancy (%s) on the right axis; the "
@@ -40,17 +40,17 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
     if (!isfinite(s->fig[JL_FIG_RUN_DURATION_S])) {
         /* no power samples (run_duration_s is their span): a summary-only
          * run, e.g. imported published figures; nothing to read */
-        g->figure_note = jl_strdup("No power-over-time figure: the runs are summary-only (e.g. "
-                                   "imported published figures), without a power time series.");
+        g->figure_note = jl__strdup("No power-over-time figure: the runs are summary-only (e.g. "
+                                    "imported published figures), without a power time series.");
         jl__report_drop_last_figure(r);
         return JL_OK;
     }
     if (jl_study_power_series(s, r->opt.max_plot_points, &ps, &rerr) != JL_OK) {
         /* not listed: the group says why in one line */
         char *m = rerr ? jl_error_format(rerr) : NULL;
-        g->figure_note = jl_asprintf("No power-over-time figure: the representative run's time "
-                                     "series could not be read (%s).",
-                                     m ? m : "?");
+        g->figure_note = jl__asprintf("No power-over-time figure: the representative run's time "
+                                      "series could not be read (%s).",
+                                      m ? m : "?");
         jl__report_note(r, "figure %s skipped: %s", f->id, m ? m : "?");
         free(m);
         jl_error_free(rerr);
@@ -59,23 +59,23 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
     }
     if (!ps->n_samples) {
         /* summary-only runs (e.g. imported published summaries) */
-        g->figure_note = jl_strdup("No power-over-time figure: the runs are summary-only (e.g. "
-                                   "imported published figures), without a power time series.");
+        g->figure_note = jl__strdup("No power-over-time figure: the runs are summary-only (e.g. "
+                                    "imported published figures), without a power time series.");
         jl_power_series_free(ps);
         jl__report_drop_last_figure(r);
         return JL_OK;
     }
     size_t max_pts = r->opt.max_plot_points;
     double t0 = ps->first_s, t1 = ps->last_s;
-    jl_strbuf dat, csv, gp;
-    jl_strbuf_init(&dat);
-    jl_strbuf_init(&csv);
-    jl_strbuf_init(&gp);
-    jl_strbuf_printf(&dat,
-                     "# %s: power over time, downsampled to at most %zu points (bucket means)\n"
-                     "# time_s power_w power_avg_w running\n",
-                     s->run ? s->run : "?", max_pts);
-    jl_strbuf_puts(&csv, "time_s,power_w,power_avg_w,running\n");
+    jl__strbuf dat, csv, gp;
+    jl__strbuf_init(&dat);
+    jl__strbuf_init(&csv);
+    jl__strbuf_init(&gp);
+    jl__strbuf_printf(&dat,
+                      "# %s: power over time, downsampled to at most %zu points (bucket means)\n"
+                      "# time_s power_w power_avg_w running\n",
+                      s->run ? s->run : "?", max_pts);
+    jl__strbuf_puts(&csv, "time_s,power_w,power_avg_w,running\n");
     double peak = 0, occ_max = 0;
     for (size_t b = 0; b < ps->n; b++) {
         double t = ps->time_s[b], p = ps->power_w[b], a = ps->power_avg_w[b], occ = ps->running[b];
@@ -83,21 +83,21 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
             peak = p;
         if (isfinite(occ) && occ > occ_max)
             occ_max = occ;
-        jl_strbuf_printf(&dat, "%.6f", t);
+        jl__strbuf_printf(&dat, "%.6f", t);
         jl__report_dat_num(&dat, p);
         jl__report_dat_num(&dat, a);
         jl__report_dat_num(&dat, occ);
-        jl_strbuf_puts(&dat, "\n");
-        jl_strbuf_printf(&csv, "%.9g,", t);
+        jl__strbuf_puts(&dat, "\n");
+        jl__strbuf_printf(&csv, "%.9g,", t);
         if (isfinite(p))
-            jl_strbuf_printf(&csv, "%.9g", p);
-        jl_strbuf_puts(&csv, ",");
+            jl__strbuf_printf(&csv, "%.9g", p);
+        jl__strbuf_puts(&csv, ",");
         if (isfinite(a))
-            jl_strbuf_printf(&csv, "%.9g", a);
-        jl_strbuf_puts(&csv, ",");
+            jl__strbuf_printf(&csv, "%.9g", a);
+        jl__strbuf_puts(&csv, ",");
         if (isfinite(occ))
-            jl_strbuf_printf(&csv, "%.9g", occ);
-        jl_strbuf_puts(&csv, "\n");
+            jl__strbuf_printf(&csv, "%.9g", occ);
+        jl__strbuf_puts(&csv, "\n");
         f->n_points++;
     }
     int have_occ = ps->has_running;
@@ -116,60 +116,60 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
             ? "AC power of the whole node at the wall over the run (not GPU power), steady-state window shaded."
             : "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.",
         1);
-    jl_strbuf_printf(&gp,
-                     "set xlabel \"time in the run (s)\"\n"
-                     "set ylabel \"%s\"\n",
-                     node ? "node AC power at the wall (W)" : "GPU power, all GPUs (W)");
-    jl_strbuf_puts(&gp, "set ytics nomirror\n"
-                        "set yrange [0:*]\n");
+    jl__strbuf_printf(&gp,
+                      "set xlabel \"time in the run (s)\"\n"
+                      "set ylabel \"%s\"\n",
+                      node ? "node AC power at the wall (W)" : "GPU power, all GPUs (W)");
+    jl__strbuf_puts(&gp, "set ytics nomirror\n"
+                         "set yrange [0:*]\n");
     if (have_occ) {
-        jl_strbuf_printf(&gp, "set y2label \"%s\"\nset y2tics\nset y2range [0:%g]\n",
-                         diffusion ? "images in the running batch"
-                                   : "batch occupancy (running requests)",
-                         occ_max > 0 ? occ_max * 1.18 : 1.0);
+        jl__strbuf_printf(&gp, "set y2label \"%s\"\nset y2tics\nset y2range [0:%g]\n",
+                          diffusion ? "images in the running batch"
+                                    : "batch occupancy (running requests)",
+                          occ_max > 0 ? occ_max * 1.18 : 1.0);
     }
-    jl_strbuf_printf(&gp, "set xrange [%.6f:%.6f]\n", t0, t1 > t0 ? t1 : t0 + 1);
+    jl__strbuf_printf(&gp, "set xrange [%.6f:%.6f]\n", t0, t1 > t0 ? t1 : t0 + 1);
     if (isfinite(ws) && isfinite(we)) {
-        jl_strbuf_printf(&gp,
-                         "ws = %.6f; we = %.6f\n"
-                         "set object 1 rectangle from ws, graph 0 to we, graph 1 behind "
-                         "fillcolor rgb \"#0072B2\" fillstyle transparent solid 0.12 noborder\n"
-                         "set label 1 \"steady state\" at (ws+we)/2, graph 0.97 center "
-                         "textcolor rgb \"#0072B2\"\n",
-                         ws, we);
+        jl__strbuf_printf(&gp,
+                          "ws = %.6f; we = %.6f\n"
+                          "set object 1 rectangle from ws, graph 0 to we, graph 1 behind "
+                          "fillcolor rgb \"#0072B2\" fillstyle transparent solid 0.12 noborder\n"
+                          "set label 1 \"steady state\" at (ws+we)/2, graph 0.97 center "
+                          "textcolor rgb \"#0072B2\"\n",
+                          ws, we);
     }
     if (isfinite(tdp)) {
-        jl_strbuf_printf(&gp,
-                         "tdp = %.3f\n"
-                         "set yrange [0:%.1f]\n",
-                         tdp, fmax(tdp, peak) * 1.15);
+        jl__strbuf_printf(&gp,
+                          "tdp = %.3f\n"
+                          "set yrange [0:%.1f]\n",
+                          tdp, fmax(tdp, peak) * 1.15);
     }
-    jl_strbuf_puts(&gp, "set key outside bottom center horizontal samplen 2.5 height 0.5\n");
-    jl_strbuf_printf(
+    jl__strbuf_puts(&gp, "set key outside bottom center horizontal samplen 2.5 height 0.5\n");
+    jl__strbuf_printf(
         &gp,
         "plot \"%s.dat\" using 1:2 with lines lw 0.8 lc rgb \"#E69F00\" title \"power (instantaneous)\"",
         f->id);
     if (have_avg)
-        jl_strbuf_puts(
+        jl__strbuf_puts(
             &gp,
             ", \\\n     \"\" using 1:3 with lines lw 1.8 lc rgb \"#D55E00\" title \"power (1 s average)\"");
     if (have_occ)
-        jl_strbuf_puts(
+        jl__strbuf_puts(
             &gp,
             ", \\\n     \"\" using 1:4 axes x1y2 with steps lw 1.8 lc rgb \"#009E73\" title \"batch occupancy (right axis)\"");
     if (isfinite(tdp)) /* in the key: a label over the trace would collide with it */
-        jl_strbuf_puts(
+        jl__strbuf_puts(
             &gp,
             ", \\\n     tdp with lines dt 2 lw 1 lc rgb \"#666666\" title sprintf(\"power limit %.0f W\", tdp)");
-    jl_strbuf_puts(&gp, "\nunset output\n");
+    jl__strbuf_puts(&gp, "\nunset output\n");
 
-    char *csvrel = jl_asprintf("data/timeseries/%s.csv", g->slug);
+    char *csvrel = jl__asprintf("data/timeseries/%s.csv", g->slug);
     jl_status st = csvrel ? jl__report_write_buf(r, csvrel, &csv, err)
                           : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     if (!st) {
-        char *what = jl_asprintf("power and occupancy over time of %s run %s (downsampled; "
-                                 "figure %s)",
-                                 jl__report_base_name(s->file), s->run ? s->run : "?", f->id);
+        char *what = jl__asprintf("power and occupancy over time of %s run %s (downsampled; "
+                                  "figure %s)",
+                                  jl__report_base_name(s->file), s->run ? s->run : "?", f->id);
         jl__report_add_data(r, csvrel, what ? what : "time series", NULL);
         free(what);
         st = jl__report_write_fig_files(r, f, &dat, &gp, err);
@@ -179,8 +179,8 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
                   csvrel ? csvrel : "", "steady_start_s", jl_json_number(ws), "steady_end_s",
                   jl_json_number(we), "power_limit_w", jl_json_number(tdp), "diffusion", diffusion);
     free(csvrel);
-    jl_strbuf_free(&dat);
-    jl_strbuf_free(&csv);
-    jl_strbuf_free(&gp);
+    jl__strbuf_free(&dat);
+    jl__strbuf_free(&csv);
+    jl__strbuf_free(&gp);
     return st;
 }

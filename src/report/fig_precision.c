@@ -37,13 +37,13 @@ static int cmp_prec_run(const void *pa, const void *pb, void *ctx)
     const prec_run *a = pa, *b = pb;
     const jl_attrs *x = &sort_list->items[a->run]->attrs, *y = &sort_list->items[b->run]->attrs;
     int c;
-    if ((c = jl_strcmp_null_first(a->base, b->base)) ||
-        (c = jl_strcmp_null_first(x->task, y->task)) ||
-        (c = jl_strcmp_null_first(x->gpu_model, y->gpu_model)))
+    if ((c = jl__strcmp_null_first(a->base, b->base)) ||
+        (c = jl__strcmp_null_first(x->task, y->task)) ||
+        (c = jl__strcmp_null_first(x->gpu_model, y->gpu_model)))
         return c;
     if (x->num_gpus != y->num_gpus)
         return x->num_gpus < y->num_gpus ? -1 : 1;
-    if ((c = jl_strcmp_null_first(x->precision, y->precision)))
+    if ((c = jl__strcmp_null_first(x->precision, y->precision)))
         return c;
     if (x->max_batch_size != y->max_batch_size)
         return x->max_batch_size < y->max_batch_size ? -1 : 1;
@@ -53,8 +53,8 @@ static int cmp_prec_run(const void *pa, const void *pb, void *ctx)
 static int same_set(const jl_summary_list *l, const prec_run *a, const prec_run *b)
 {
     const jl_attrs *x = &l->items[a->run]->attrs, *y = &l->items[b->run]->attrs;
-    return !jl_strcmp_null_first(a->base, b->base) && !jl_strcmp_null_first(x->task, y->task) &&
-           !jl_strcmp_null_first(x->gpu_model, y->gpu_model) && x->num_gpus == y->num_gpus;
+    return !jl__strcmp_null_first(a->base, b->base) && !jl__strcmp_null_first(x->task, y->task) &&
+           !jl__strcmp_null_first(x->gpu_model, y->gpu_model) && x->num_gpus == y->num_gpus;
 }
 
 /* Crossovers of (other - reference) over the batch sizes both have: where
@@ -88,7 +88,7 @@ static size_t crossovers(const jl_summary_list *l, const prec_run *ref, size_t n
 jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
 {
     const jl_summary_list *l = r->l;
-    prec_run *pr = jl_calloc_array(l->count ? l->count : 1, sizeof *pr);
+    prec_run *pr = jl__calloc_array(l->count ? l->count : 1, sizeof *pr);
     if (!pr)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     size_t n = 0;
@@ -111,8 +111,8 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
         /* precisions in [i, j): runs sorted by precision then batch */
         size_t np = 0, starts[16], counts[16];
         for (size_t k = i; k < j; k++) {
-            if (k == i || jl_strcmp_null_first(l->items[pr[k].run]->attrs.precision,
-                                               l->items[pr[k - 1].run]->attrs.precision)) {
+            if (k == i || jl__strcmp_null_first(l->items[pr[k].run]->attrs.precision,
+                                                l->items[pr[k - 1].run]->attrs.precision)) {
                 if (np == 16)
                     break;
                 starts[np] = k;
@@ -139,8 +139,8 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
         const char *bm = strrchr(pr[i].base, '/');
         bm = bm ? bm + 1 : pr[i].base;
         char *id =
-            jl_asprintf("precision-%s-%s-%s-x%ld", bm, s0->attrs.task ? s0->attrs.task : "task",
-                        jl__report_gpu_label(s0->attrs.gpu_model), s0->attrs.num_gpus);
+            jl__asprintf("precision-%s-%s-%s-x%ld", bm, s0->attrs.task ? s0->attrs.task : "task",
+                         jl__report_gpu_label(s0->attrs.gpu_model), s0->attrs.num_gpus);
         for (char *c = id; c && *c; c++)
             if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
                   (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
@@ -157,30 +157,30 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
             st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
             break;
         }
-        f->title = jl_asprintf("Precision against batch size: %s, %s on %s x%ld", pr[i].base,
-                               s0->attrs.task ? s0->attrs.task : "?",
-                               jl__report_gpu_label(s0->attrs.gpu_model), s0->attrs.num_gpus);
-        jl_strbuf dat, gp;
-        jl_strbuf_init(&dat);
-        jl_strbuf_init(&gp);
-        jl_strbuf_printf(
+        f->title = jl__asprintf("Precision against batch size: %s, %s on %s x%ld", pr[i].base,
+                                s0->attrs.task ? s0->attrs.task : "?",
+                                jl__report_gpu_label(s0->attrs.gpu_model), s0->attrs.num_gpus);
+        jl__strbuf dat, gp;
+        jl__strbuf_init(&dat);
+        jl__strbuf_init(&gp);
+        jl__strbuf_printf(
             &dat, "# %s\n# blocks (gnuplot index): one per precision\n# batch energy latency_%s\n",
             f->title, diffusion ? "s" : "ms");
         json_t *precs = json_array(), *cross = json_array();
         for (size_t p = 0; p < np; p++) {
-            jl_strbuf_printf(&dat, "# precision %s\n",
-                             l->items[pr[starts[p]].run]->attrs.precision);
+            jl__strbuf_printf(&dat, "# precision %s\n",
+                              l->items[pr[starts[p]].run]->attrs.precision);
             json_t *runs = json_array();
             for (size_t k = starts[p]; k < starts[p] + counts[p]; k++) {
                 const jl_summary *s = l->items[pr[k].run];
-                jl_strbuf_printf(&dat, "%ld", s->attrs.max_batch_size);
+                jl__strbuf_printf(&dat, "%ld", s->attrs.max_batch_size);
                 jl__report_dat_num(&dat, s->fig[fe]);
                 jl__report_dat_num(&dat, s->fig[fl] * lscale);
-                jl_strbuf_puts(&dat, "\n");
+                jl__strbuf_puts(&dat, "\n");
                 json_array_append_new(runs, jl_run_key_to_json(s));
                 f->n_points++;
             }
-            jl_strbuf_puts(&dat, "\n\n");
+            jl__strbuf_puts(&dat, "\n\n");
             json_array_append_new(precs, json_pack("{s:s,s:o}", "precision",
                                                    l->items[pr[starts[p]].run]->attrs.precision,
                                                    "runs", runs));
@@ -217,13 +217,13 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
         else
             snprintf(desc, sizeof desc,
                      " The energy curves do not cross over the batch sizes measured.");
-        f->caption = jl_asprintf(
+        f->caption = jl__asprintf(
             "Energy per %s (left) and %s (right) against batch size for each precision of the "
             "model on the same GPUs (the paper's Fig. 7); dashed vertical lines mark where a "
             "precision's curve crosses the %s one (interpolated in log2 batch size).%s",
             jl__report_item(s0), diffusion ? "batch latency" : "median ITL",
             l->items[pr[starts[ref]].run]->attrs.precision, desc);
-        long *batches = jl_calloc_array(j - i, sizeof *batches);
+        long *batches = jl__calloc_array(j - i, sizeof *batches);
         size_t nbt = 0;
         for (size_t k = i; batches && k < j; k++)
             batches[nbt++] = l->items[pr[k].run]->attrs.max_batch_size;
@@ -232,55 +232,55 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
         jl__report_gp_header(
             &gp, f->id, f->title,
             "Energy and latency per precision against batch size; crossovers dashed.", 1);
-        jl_strbuf_puts(&gp, "set multiplot layout 1,2\nset logscale x 2\n");
+        jl__strbuf_puts(&gp, "set multiplot layout 1,2\nset logscale x 2\n");
         if (batches)
             jl__report_batch_xtics(&gp, batches, nbt);
         free(batches);
-        jl_strbuf_puts(&gp, "set xlabel \"batch size (max_batch_size)\"\nset key top right\n"
-                            "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
-        double *ev = jl_calloc_array(j - i, sizeof *ev);
+        jl__strbuf_puts(&gp, "set xlabel \"batch size (max_batch_size)\"\nset key top right\n"
+                             "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
+        double *ev = jl__calloc_array(j - i, sizeof *ev);
         for (size_t k = i; ev && k < j; k++)
             ev[k - i] = l->items[pr[k].run]->fig[fe];
         int energy_wide = ev ? jl__report_wide_range(ev, j - i, 8) : 0;
         free(ev);
-        jl_strbuf_puts(&gp, "set offsets graph 0.03, graph 0.03, graph 0.05, 0\n");
+        jl__strbuf_puts(&gp, "set offsets graph 0.03, graph 0.03, graph 0.05, 0\n");
         for (int panel = 0; panel < 2; panel++) {
             double *cx = panel ? cl : ce;
             size_t ncx = panel ? ncl : nce;
             /* energy falls and latency rises with batch: keep the key off the curves */
-            jl_strbuf_puts(&gp, panel ? "unset arrow\nset key top left\n"
-                                      : "unset arrow\nset key top right\n");
+            jl__strbuf_puts(&gp, panel ? "unset arrow\nset key top left\n"
+                                       : "unset arrow\nset key top right\n");
             for (size_t q = 0; q < ncx; q++)
-                jl_strbuf_printf(
+                jl__strbuf_printf(
                     &gp,
                     "set arrow %zu from %.6g, graph 0 to %.6g, graph 1 nohead dt 2 lw 1.5 lc rgb \"#444444\"\n",
                     q + 1, cx[q], cx[q]);
             if (panel == 0 && energy_wide)
-                jl_strbuf_puts(
+                jl__strbuf_puts(
                     &gp,
                     "set logscale y\nset autoscale yfix\nset format y \"%g\"\n"
                     "set ytics (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)\n");
             else
-                jl_strbuf_puts(
+                jl__strbuf_puts(
                     &gp,
                     "unset logscale y\nset autoscale y\nset ytics autofreq\nset format y \"%g\"\nset yrange [0:*]\n");
             if (panel == 0)
-                jl_strbuf_printf(&gp, "set ylabel \"energy per %s (J)\"\n", jl__report_item(s0));
+                jl__strbuf_printf(&gp, "set ylabel \"energy per %s (J)\"\n", jl__report_item(s0));
             else
-                jl_strbuf_printf(&gp, "set ylabel \"%s\"\n",
-                                 diffusion ? "batch latency (s)" : "median ITL (ms)");
-            jl_strbuf_puts(&gp, "plot ");
+                jl__strbuf_printf(&gp, "set ylabel \"%s\"\n",
+                                  diffusion ? "batch latency (s)" : "median ITL (ms)");
+            jl__strbuf_puts(&gp, "plot ");
             for (size_t p = 0; p < np; p++) {
-                jl_strbuf_printf(
+                jl__strbuf_printf(
                     &gp,
                     "%s\"%s.dat\" index %zu using 1:%d with linespoints pt 7 lw 2 lc rgb \"%s\" title ",
                     p ? ", \\\n     " : "", f->id, p, panel ? 3 : 2,
                     jl__report_palette[p % RP_N_PALETTE]);
                 jl__report_gp_str(&gp, l->items[pr[starts[p]].run]->attrs.precision);
             }
-            jl_strbuf_puts(&gp, "\n");
+            jl__strbuf_puts(&gp, "\n");
         }
-        jl_strbuf_puts(&gp, "unset multiplot\nunset output\n");
+        jl__strbuf_puts(&gp, "unset multiplot\nunset output\n");
         f->meta =
             json_pack("{s:s,s:s?,s:s?,s:I,s:s,s:s,s:s,s:o,s:o}", "model_base", pr[i].base, "task",
                       s0->attrs.task, "gpu_model", s0->attrs.gpu_model, "num_gpus",
@@ -289,8 +289,8 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
                       jl_figure_name((jl_figure)fe), "latency_figure",
                       jl_figure_name((jl_figure)fl), "precisions", precs, "crossovers", cross);
         st = jl__report_write_fig_files(r, f, &dat, &gp, err);
-        jl_strbuf_free(&dat);
-        jl_strbuf_free(&gp);
+        jl__strbuf_free(&dat);
+        jl__strbuf_free(&gp);
         drawn++;
         i = j;
     }

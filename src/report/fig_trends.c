@@ -33,9 +33,10 @@ jl_status jl__report_fig_trends(jl__report_report *r, long gi, const jl_curve *c
     int diffusion = jl_attrs_is_diffusion(&s0->attrs);
     int fe = jl__report_energy_fig(s0), ft = jl__report_throughput_fig(s0),
         fl = jl__report_latency_fig(s0);
-    char *id = jl_asprintf("trends-%s-%s-x%ld-%s%s%s", g->slug, jl__report_gpu_label(cv->gpu_model),
-                           cv->num_gpus, cv->precision ? cv->precision : "na", variant ? "-" : "",
-                           variant ? variant : "");
+    char *id =
+        jl__asprintf("trends-%s-%s-x%ld-%s%s%s", g->slug, jl__report_gpu_label(cv->gpu_model),
+                     cv->num_gpus, cv->precision ? cv->precision : "na", variant ? "-" : "",
+                     variant ? variant : "");
     if (id) {
         /* file-name safe, no runs of dashes */
         size_t o = 0;
@@ -54,10 +55,10 @@ jl_status jl__report_fig_trends(jl__report_report *r, long gi, const jl_curve *c
     if (!f)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     f->title =
-        jl_asprintf("Batch size trends: %s, %s on %s x%ld (%s%s%s)", g->model ? g->model : "?",
-                    g->task ? g->task : "?", jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
-                    cv->precision ? cv->precision : "?", variant ? ", " : "",
-                    variant ? variant : "");
+        jl__asprintf("Batch size trends: %s, %s on %s x%ld (%s%s%s)", g->model ? g->model : "?",
+                     g->task ? g->task : "?", jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
+                     cv->precision ? cv->precision : "?", variant ? ", " : "",
+                     variant ? variant : "");
     double me = curve_max(l, cv, fe), mt = curve_max(l, cv, ft), ml = curve_max(l, cv, fl);
     double tdp = jl__report_tdp_w(r, s0);
     double mp = NAN;
@@ -69,23 +70,23 @@ jl_status jl__report_fig_trends(jl__report_report *r, long gi, const jl_curve *c
             mp = p;
     }
     int power_of_tdp = isfinite(tdp) && tdp > 0;
-    f->caption = jl_asprintf(
+    f->caption = jl__asprintf(
         "Energy per %s, throughput, %s and power against the batch-size cap, each as %% of its "
         "largest value on this configuration; power as %% of the GPU's power limit%s (the "
         "paper's Fig. 4). Maxima: %s.",
         jl__report_item(s0), diffusion ? "batch latency" : "median ITL",
         power_of_tdp ? "" : " (unknown here: % of its maximum instead)", "see the .dat header");
-    jl_strbuf dat, gp;
-    jl_strbuf_init(&dat);
-    jl_strbuf_init(&gp);
-    jl_strbuf_printf(
+    jl__strbuf dat, gp;
+    jl__strbuf_init(&dat);
+    jl__strbuf_init(&gp);
+    jl__strbuf_printf(
         &dat,
         "# %s\n# maxima: %s %.10g %s, %s %.10g %s, %s %.10g %s; power limit %.10g W per GPU\n"
         "# batch energy energy_pct throughput throughput_pct latency latency_pct power_per_gpu_w power_pct\n",
         f->title, jl_figure_name((jl_figure)fe), me, jl_figure_unit((jl_figure)fe),
         jl_figure_name((jl_figure)ft), mt, jl_figure_unit((jl_figure)ft),
         jl_figure_name((jl_figure)fl), ml, jl_figure_unit((jl_figure)fl), tdp);
-    long *batches = jl_calloc_array(cv->n_points, sizeof *batches);
+    long *batches = jl__calloc_array(cv->n_points, sizeof *batches);
     json_t *runs = json_array();
     for (size_t i = 0; i < cv->n_points; i++) {
         const jl_summary *s = l->items[cv->points[i].run];
@@ -94,7 +95,7 @@ jl_status jl__report_fig_trends(jl__report_report *r, long gi, const jl_curve *c
             s->fig[JL_FIG_AVG_POWER_W] / (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
         if (batches)
             batches[i] = cv->points[i].batch;
-        jl_strbuf_printf(&dat, "%ld", cv->points[i].batch);
+        jl__strbuf_printf(&dat, "%ld", cv->points[i].batch);
         jl__report_dat_num(&dat, e);
         jl__report_dat_num(&dat, e / me * 100);
         jl__report_dat_num(&dat, t);
@@ -103,7 +104,7 @@ jl_status jl__report_fig_trends(jl__report_report *r, long gi, const jl_curve *c
         jl__report_dat_num(&dat, la / ml * 100);
         jl__report_dat_num(&dat, p);
         jl__report_dat_num(&dat, power_of_tdp ? p / tdp * 100 : p / mp * 100);
-        jl_strbuf_puts(&dat, "\n");
+        jl__strbuf_puts(&dat, "\n");
         json_array_append_new(runs, jl_run_key_to_json(s));
         f->n_points++;
     }
@@ -111,20 +112,20 @@ jl_status jl__report_fig_trends(jl__report_report *r, long gi, const jl_curve *c
         &gp, f->id, f->title,
         "Energy, throughput, latency as % of their maximum and power as % of the power limit, against batch size.",
         0);
-    jl_strbuf_puts(&gp, "set logscale x 2\n");
+    jl__strbuf_puts(&gp, "set logscale x 2\n");
     if (batches)
         jl__report_batch_xtics(&gp, batches, cv->n_points);
     free(batches);
-    jl_strbuf_printf(&gp, "set xlabel \"batch size (max_batch_size)\"\n"
-                          "set ylabel \"%% of maximum (power: the key)\"\n"
-                          "if (narrow) set ylabel \"%% of maximum\"\n"
-                          "set yrange [0:110]\n"
-                          "set ytics 0,20,100\n"
-                          "set key outside bottom center horizontal maxcols 2 samplen 2\n"
-                          "set offsets graph 0.03, graph 0.03, 0, 0\n");
+    jl__strbuf_printf(&gp, "set xlabel \"batch size (max_batch_size)\"\n"
+                           "set ylabel \"%% of maximum (power: the key)\"\n"
+                           "if (narrow) set ylabel \"%% of maximum\"\n"
+                           "set yrange [0:110]\n"
+                           "set ytics 0,20,100\n"
+                           "set key outside bottom center horizontal maxcols 2 samplen 2\n"
+                           "set offsets graph 0.03, graph 0.03, 0, 0\n");
     char thr_title[64];
     snprintf(thr_title, sizeof thr_title, "throughput (%s)", jl__report_throughput_unit(s0));
-    jl_strbuf_printf(
+    jl__strbuf_printf(
         &gp,
         "# the 3.3 in PDF: short key entries (the caption gives the units)\n"
         "plot \"%s.dat\" using 1:3 with linespoints pt 7 ps 1.1 lw 2 lc rgb \"%s\" title (narrow ? \"energy\" : \"energy per %s\"), \\\n"
@@ -142,7 +143,7 @@ jl_status jl__report_fig_trends(jl__report_report *r, long gi, const jl_curve *c
                   "latency_figure", jl_figure_name((jl_figure)fl), "power_limit_w",
                   jl_json_number(tdp), "power_of_limit", power_of_tdp, "runs", runs);
     jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);
-    jl_strbuf_free(&dat);
-    jl_strbuf_free(&gp);
+    jl__strbuf_free(&dat);
+    jl__strbuf_free(&gp);
     return st;
 }

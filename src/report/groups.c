@@ -51,7 +51,7 @@ static jl_status pick_min_energy(const jl_summary_list *l, const size_t *runs, s
     out->n_meeting = out->n_missing = 0;
     out->closest = -1;
     out->worst_miss = NAN;
-    size_t *sub = jl_calloc_array(n ? n : 1, sizeof *sub);
+    size_t *sub = jl__calloc_array(n ? n : 1, sizeof *sub);
     if (!sub)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     size_t m = 0;
@@ -83,7 +83,7 @@ static char *slugify(const char *model, const char *task)
 {
     const char *m = model ? strrchr(model, '/') : NULL;
     m = m ? m + 1 : (model ? model : "model");
-    char *raw = jl_asprintf("%s-%s", m, task ? task : "task");
+    char *raw = jl__asprintf("%s-%s", m, task ? task : "task");
     if (!raw)
         return NULL;
     size_t o = 0;
@@ -140,13 +140,13 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
     if (g->pick.run < 0 && g->pick.closest >= 0) {
         char *cfg = jl__report_config_label(l->items[g->pick.closest]);
         jl__report_fmt_num(a, sizeof a, g->pick.worst_miss * 100, 2);
-        add_finding(g, jl_asprintf("No run meets %s; the closest (%s) misses it by %s%%.",
-                                   g->slo_text, cfg ? cfg : "?", a));
+        add_finding(g, jl__asprintf("No run meets %s; the closest (%s) misses it by %s%%.",
+                                    g->slo_text, cfg ? cfg : "?", a));
         free(cfg);
     } else if (g->pick.run < 0) {
-        add_finding(g, jl_asprintf("No run can be judged by %s: the runs lack the figures it "
-                                   "needs.",
-                                   g->slo_text));
+        add_finding(g, jl__asprintf("No run can be judged by %s: the runs lack the figures it "
+                                    "needs.",
+                                    g->slo_text));
     }
     /* GPU comparison at the SLO */
     if (g->n_gpu_models >= 2) {
@@ -165,12 +165,12 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
             const jl_summary *sb = l->items[best], *sw = l->items[worst];
             double eb = sb->fig[jl__report_energy_fig(sb)], ew = sw->fig[jl__report_energy_fig(sw)];
             jl__report_fmt_num(a, sizeof a, (1 - eb / ew) * 100, 2);
-            add_finding(g, jl_asprintf("At %s, %s x%ld (batch %ld) uses %s%% less energy than "
-                                       "the best %s configuration (%s x%ld, batch %ld).",
-                                       g->slo_text, sb->attrs.gpu_model, sb->attrs.num_gpus,
-                                       sb->attrs.max_batch_size, a, sw->attrs.gpu_model,
-                                       sw->attrs.gpu_model, sw->attrs.num_gpus,
-                                       sw->attrs.max_batch_size));
+            add_finding(g, jl__asprintf("At %s, %s x%ld (batch %ld) uses %s%% less energy than "
+                                        "the best %s configuration (%s x%ld, batch %ld).",
+                                        g->slo_text, sb->attrs.gpu_model, sb->attrs.num_gpus,
+                                        sb->attrs.max_batch_size, a, sw->attrs.gpu_model,
+                                        sw->attrs.gpu_model, sw->attrs.num_gpus,
+                                        sw->attrs.max_batch_size));
         }
     }
     /* batch-size effect, per curve of the frontier */
@@ -204,25 +204,25 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
             jl__report_fmt_num(pct, sizeof pct, fabs(1 - 1 / er) * 100, 2);
             add_finding(
                 g,
-                jl_asprintf("On %s, the batch size barely matters for energy: batch "
-                            "%ld \xe2\x86\x92 %ld changes energy per %s by %s%s%% (%s "
-                            "\xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 (%s \xe2\x86\x92 %s): "
-                            "the GPU is already busy at batch %ld.",
-                            cfgname, lo->batch, hi->batch, item, er >= 1 ? "\xe2\x88\x92" : "+",
-                            pct, a, b, jl__report_energy_unit(s), latname, lrs, c, d, lo->batch));
+                jl__asprintf("On %s, the batch size barely matters for energy: batch "
+                             "%ld \xe2\x86\x92 %ld changes energy per %s by %s%s%% (%s "
+                             "\xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 (%s \xe2\x86\x92 %s): "
+                             "the GPU is already busy at batch %ld.",
+                             cfgname, lo->batch, hi->batch, item, er >= 1 ? "\xe2\x88\x92" : "+",
+                             pct, a, b, jl__report_energy_unit(s), latname, lrs, c, d, lo->batch));
         } else if (er >= 1)
             add_finding(
                 g,
-                jl_asprintf("On %s, raising the batch size from %ld to %ld cuts energy "
-                            "per %s %s\xc3\x97 (%s \xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 "
-                            "(%s \xe2\x86\x92 %s).",
-                            cfgname, lo->batch, hi->batch, item, ers, a, b,
-                            jl__report_energy_unit(s), latname, lrs, c, d));
+                jl__asprintf("On %s, raising the batch size from %ld to %ld cuts energy "
+                             "per %s %s\xc3\x97 (%s \xe2\x86\x92 %s %s) while %s rises %s\xc3\x97 "
+                             "(%s \xe2\x86\x92 %s).",
+                             cfgname, lo->batch, hi->batch, item, ers, a, b,
+                             jl__report_energy_unit(s), latname, lrs, c, d));
         else
-            add_finding(g, jl_asprintf("On %s, energy per %s grows with batch size "
-                                       "(%s \xe2\x86\x92 %s %s from batch %ld to %ld).",
-                                       cfgname, item, a, b, jl__report_energy_unit(s), lo->batch,
-                                       hi->batch));
+            add_finding(g, jl__asprintf("On %s, energy per %s grows with batch size "
+                                        "(%s \xe2\x86\x92 %s %s from batch %ld to %ld).",
+                                        cfgname, item, a, b, jl__report_energy_unit(s), lo->batch,
+                                        hi->batch));
         /* saturation: the last step of the curve */
         const jl_curve_point *pr = &cv->points[cv->n_points - 2];
         if (pr->batch != hi->batch && isfinite(pr->energy) && pr->energy > 0 && er >= 1) {
@@ -230,15 +230,15 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
             char st[32];
             jl__report_fmt_num(st, sizeof st, fabs(step), 2);
             if (step < -10)
-                add_finding(g, jl_asprintf("Not saturated on %s: going from batch %ld to %ld "
-                                           "still cuts energy %s%% \xe2\x80\x94 larger batches "
-                                           "(if memory allows) should save more.",
-                                           cfgname, pr->batch, hi->batch, st));
+                add_finding(g, jl__asprintf("Not saturated on %s: going from batch %ld to %ld "
+                                            "still cuts energy %s%% \xe2\x80\x94 larger batches "
+                                            "(if memory allows) should save more.",
+                                            cfgname, pr->batch, hi->batch, st));
             else if (step <= 3)
-                add_finding(g, jl_asprintf("Near saturation on %s: batch %ld \xe2\x86\x92 %ld "
-                                           "changes energy by only %s%s%%.",
-                                           cfgname, pr->batch, hi->batch,
-                                           step < 0 ? "\xe2\x88\x92" : "+", st));
+                add_finding(g, jl__asprintf("Near saturation on %s: batch %ld \xe2\x86\x92 %ld "
+                                            "changes energy by only %s%s%%.",
+                                            cfgname, pr->batch, hi->batch,
+                                            step < 0 ? "\xe2\x88\x92" : "+", st));
         }
     }
     jl__report_series_free(ser, nser);
@@ -248,10 +248,10 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
         double share = s->fig[JL_FIG_STATIC_ENERGY_SHARE];
         if (isfinite(share)) {
             jl__report_fmt_num(a, sizeof a, share * 100, 2);
-            add_finding(g, jl_asprintf("At the pick, idle (static) power is %s%% of the average "
-                                       "power: that share of the energy is spent just keeping "
-                                       "the GPU%s on.",
-                                       a, s->attrs.num_gpus > 1 ? "s" : ""));
+            add_finding(g, jl__asprintf("At the pick, idle (static) power is %s%% of the average "
+                                        "power: that share of the energy is spent just keeping "
+                                        "the GPU%s on.",
+                                        a, s->attrs.num_gpus > 1 ? "s" : ""));
         }
     }
     /* validation */
@@ -274,10 +274,10 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
         warned += w && !fl;
     }
     if (warned || failed)
-        add_finding(g, jl_asprintf("Validation: %zu of %zu runs fail a rule and %zu more carry "
-                                   "warnings (see the run table; their figures are less "
-                                   "trustworthy).",
-                                   failed, g->n_runs, warned));
+        add_finding(g, jl__asprintf("Validation: %zu of %zu runs fail a rule and %zu more carry "
+                                    "warnings (see the run table; their figures are less "
+                                    "trustworthy).",
+                                    failed, g->n_runs, warned));
 }
 
 jl_status jl__report_build_groups(jl__report_report *r, jl_error **err)
@@ -287,7 +287,7 @@ jl_status jl__report_build_groups(jl__report_report *r, jl_error **err)
     jl_status st = jl_group_runs(r->l, keys, 2, NULL, &gs, err);
     if (st)
         return st;
-    r->groups = jl_calloc_array(gs.n ? gs.n : 1, sizeof *r->groups);
+    r->groups = jl__calloc_array(gs.n ? gs.n : 1, sizeof *r->groups);
     if (!r->groups) {
         jl_group_set_clear(&gs);
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
@@ -312,7 +312,7 @@ jl_status jl__report_build_groups(jl__report_report *r, jl_error **err)
         g->item = jl__report_item(s0);
         g->n_set = slo_set_for(r, g->workload, g->kind, g->set, &g->primary);
         g->slo = g->n_set ? g->set[g->primary] : NULL;
-        g->slo_text = jl_strdup(g->slo ? g->slo->text : "");
+        g->slo_text = jl__strdup(g->slo ? g->slo->text : "");
         for (size_t j = 0; j < g->n_set; j++)
             if ((st = pick_min_energy(r->l, g->runs, g->n_runs, g->set[j], NULL, &g->set_picks[j],
                                       err))) {
@@ -335,12 +335,13 @@ jl_status jl__report_build_groups(jl__report_report *r, jl_error **err)
                 break;
             g->gpu_models = nm;
             memmove(nm + j + 1, nm + j, (g->n_gpu_models - j) * sizeof *nm);
-            nm[j] = jl_strdup(gm);
+            nm[j] = jl__strdup(gm);
             g->n_gpu_models++;
         }
-        g->gpu_picks = jl_calloc_array(g->n_gpu_models ? g->n_gpu_models : 1, sizeof *g->gpu_picks);
-        g->gpu_set_picks = jl_calloc_array((g->n_gpu_models ? g->n_gpu_models : 1) * RP_SET_MAX,
-                                           sizeof *g->gpu_set_picks);
+        g->gpu_picks =
+            jl__calloc_array(g->n_gpu_models ? g->n_gpu_models : 1, sizeof *g->gpu_picks);
+        g->gpu_set_picks = jl__calloc_array((g->n_gpu_models ? g->n_gpu_models : 1) * RP_SET_MAX,
+                                            sizeof *g->gpu_set_picks);
         for (size_t k = 0; g->gpu_picks && g->gpu_set_picks && k < g->n_gpu_models; k++) {
             for (size_t j = 0; j < g->n_set; j++)
                 if ((st = pick_min_energy(r->l, g->runs, g->n_runs, g->set[j], g->gpu_models[k],
@@ -368,7 +369,7 @@ jl_status jl__report_build_groups(jl__report_report *r, jl_error **err)
         char *slug = slugify(g->model, g->task);
         for (size_t k = 0; slug && k + 1 < r->n_groups; k++)
             if (!strcmp(r->groups[k].slug, slug)) {
-                char *s2 = jl_asprintf("%s-%zu", slug, i + 1);
+                char *s2 = jl__asprintf("%s-%zu", slug, i + 1);
                 free(slug);
                 slug = s2;
                 break;

@@ -16,21 +16,21 @@
 #include "report/report_internal.h"
 #include "report/sections.h"
 
-static void jl__report_html_escape(jl_strbuf *b, const char *s)
+static void jl__report_html_escape(jl__strbuf *b, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
-        case '&': jl_strbuf_puts(b, "&amp;"); break;
-        case '<': jl_strbuf_puts(b, "&lt;"); break;
-        case '>': jl_strbuf_puts(b, "&gt;"); break;
-        case '"': jl_strbuf_puts(b, "&quot;"); break;
-        default: jl_strbuf_append(b, s, 1);
+        case '&': jl__strbuf_puts(b, "&amp;"); break;
+        case '<': jl__strbuf_puts(b, "&lt;"); break;
+        case '>': jl__strbuf_puts(b, "&gt;"); break;
+        case '"': jl__strbuf_puts(b, "&quot;"); break;
+        default: jl__strbuf_append(b, s, 1);
         }
     }
 }
 
 #define H(s) jl__report_html_escape(b, (s))
-#define P(s) jl_strbuf_puts(b, (s))
+#define P(s) jl__strbuf_puts(b, (s))
 
 static const char *css =
     ":root{--fg:#1d2733;--muted:#5b6776;--line:#dde3ea;--bg:#ffffff;--soft:#f4f7fa;--accent:#0b5fa5;--warn:#9a5b00;--bad:#b3261e;--good:#1b7f3b}\n"
@@ -92,21 +92,21 @@ static const char *css =
 
 /* ---- numbers --------------------------------------------------------------------- */
 
-static void num(jl_strbuf *b, double v, double scale, int sig)
+static void num(jl__strbuf *b, double v, double scale, int sig)
 {
     char buf[64];
     jl__report_fmt_num(buf, sizeof buf, v * scale, sig);
     P(buf);
 }
 
-static void td_num(jl_strbuf *b, double v, double scale, int sig)
+static void td_num(jl__strbuf *b, double v, double scale, int sig)
 {
     P("<td class=\"n\">");
     num(b, v, scale, sig);
     P("</td>");
 }
 
-static void th(jl_strbuf *b, const char *name, const char *unit, int numeric)
+static void th(jl__strbuf *b, const char *name, const char *unit, int numeric)
 {
     P(numeric ? "<th class=\"n\">" : "<th>");
     H(name);
@@ -118,7 +118,7 @@ static void th(jl_strbuf *b, const char *name, const char *unit, int numeric)
     P("</th>");
 }
 
-static void card(jl_strbuf *b, const char *k, double v, double scale, int sig, const char *unit)
+static void card(jl__strbuf *b, const char *k, double v, double scale, int sig, const char *unit)
 {
     P("<div class=\"card\"><div class=\"k\">");
     H(k);
@@ -166,7 +166,7 @@ static void number_figures(jl__report_report *r)
  * SVG as an image loaded lazily (the page stays light; it opens offline
  * from the directory), the caption and its files. Figures not drawn are not
  * listed (the group's line says why). */
-static void figure_block(jl_strbuf *b, jl__report_report *r, jl__report_figure *f)
+static void figure_block(jl__strbuf *b, jl__report_report *r, jl__report_figure *f)
 {
     if (!f->drawn)
         return;
@@ -187,30 +187,30 @@ static void figure_block(jl_strbuf *b, jl__report_report *r, jl__report_figure *
     H(f->title ? f->title : f->id);
     P("\"");
     if (f->px_w > 0 && f->px_h > 0)
-        jl_strbuf_printf(b, " width=\"%d\" height=\"%d\"", f->px_w, f->px_h);
+        jl__strbuf_printf(b, " width=\"%d\" height=\"%d\"", f->px_w, f->px_h);
     P(">");
-    jl_strbuf_printf(b, "\n<figcaption><strong>Figure %d.</strong> ", fig_number(r, f));
+    jl__strbuf_printf(b, "\n<figcaption><strong>Figure %d.</strong> ", fig_number(r, f));
     H(f->caption ? f->caption : "");
     P("<span class=\"files\">");
     for (size_t k = 0; k < n_out; k++) {
         P("<a href=\"figures/");
         H(f->id);
-        jl_strbuf_printf(b, ".%s\">%s</a> · ", ext[k],
-                         !strcmp(ext[k], "svg")   ? "SVG"
-                         : !strcmp(ext[k], "png") ? "PNG"
-                         : !strcmp(ext[k], "pdf") ? "PDF 7 in"
-                                                  : "PDF 3.3 in");
+        jl__strbuf_printf(b, ".%s\">%s</a> · ", ext[k],
+                          !strcmp(ext[k], "svg")   ? "SVG"
+                          : !strcmp(ext[k], "png") ? "PNG"
+                          : !strcmp(ext[k], "pdf") ? "PDF 7 in"
+                                                   : "PDF 3.3 in");
     }
     P("<a href=\"figures/");
     H(f->id);
     P(".dat\">data</a> · <a href=\"figures/");
     H(f->id);
-    jl_strbuf_printf(b, ".gp\">gnuplot script</a> · %zu data points</span>", f->n_points);
+    jl__strbuf_printf(b, ".gp\">gnuplot script</a> · %zu data points</span>", f->n_points);
     P("</figcaption>\n</figure>\n");
 }
 
 /* One line for a group: the figures of it that are not shown, and why. */
-static void group_figure_line(jl_strbuf *b, jl__report_report *r, long gi)
+static void group_figure_line(jl__strbuf *b, jl__report_report *r, long gi)
 {
     jl__report_group *g = gi >= 0 ? &r->groups[gi] : NULL;
     if (g && g->figure_note) {
@@ -223,7 +223,7 @@ static void group_figure_line(jl_strbuf *b, jl__report_report *r, long gi)
         n += r->figs[i].group == gi && !r->figs[i].drawn;
     if (!n)
         return;
-    jl_strbuf_printf(b, "<p class=\"small muted\">%zu figure%s not drawn (", n, n == 1 ? "" : "s");
+    jl__strbuf_printf(b, "<p class=\"small muted\">%zu figure%s not drawn (", n, n == 1 ? "" : "s");
     const char *why = NULL;
     for (size_t i = 0; i < r->n_figs && !why; i++)
         if (r->figs[i].group == gi && !r->figs[i].drawn)
@@ -243,7 +243,7 @@ static void group_figure_line(jl_strbuf *b, jl__report_report *r, long gi)
 
 /* ---- the answer ------------------------------------------------------------------- */
 
-static void latency_cell(jl_strbuf *b, const jl_summary *s)
+static void latency_cell(jl__strbuf *b, const jl_summary *s)
 {
     if (jl_attrs_is_diffusion(&s->attrs)) {
         num(b, s->fig[JL_FIG_BATCH_LATENCY_S], 1, 3);
@@ -254,12 +254,12 @@ static void latency_cell(jl_strbuf *b, const jl_summary *s)
     }
 }
 
-static void config_cell(jl_strbuf *b, const jl_summary *s)
+static void config_cell(jl__strbuf *b, const jl_summary *s)
 {
     const jl_attrs *a = &s->attrs;
-    jl_strbuf_printf(b, "<strong>");
+    jl__strbuf_printf(b, "<strong>");
     H(a->gpu_model ? a->gpu_model : "?");
-    jl_strbuf_printf(b, " \xc3\x97 %ld</strong>, batch %ld, ", a->num_gpus, a->max_batch_size);
+    jl__strbuf_printf(b, " \xc3\x97 %ld</strong>, batch %ld, ", a->num_gpus, a->max_batch_size);
     H(a->precision ? a->precision : "?");
     char k[160];
     jl__report_knobs_text(s, k, sizeof k);
@@ -280,7 +280,7 @@ static const jl_finding *finding_of(const jl_run_diagnosis *d, const char *kind)
 }
 
 /* What the model predicts would change the energy of this run, in words. */
-static void change_cell(jl_strbuf *b, const jl_run_diagnosis *d)
+static void change_cell(jl__strbuf *b, const jl_run_diagnosis *d)
 {
     double ch;
     const jl_finding *f = jl__report_best_change(d, &ch);
@@ -302,7 +302,7 @@ static void change_cell(jl_strbuf *b, const jl_run_diagnosis *d)
                                                       : ")</span>");
 }
 
-static void utilisation_text(jl_strbuf *b, const jl_run_diagnosis *d)
+static void utilisation_text(jl__strbuf *b, const jl_run_diagnosis *d)
 {
     if (!isfinite(d->utilisation)) {
         P("<span class=\"muted\">unknown</span>");
@@ -314,7 +314,7 @@ static void utilisation_text(jl_strbuf *b, const jl_run_diagnosis *d)
     P(")</span>");
 }
 
-static void limit_text(jl_strbuf *b, const jl_run_diagnosis *d, int evidence)
+static void limit_text(jl__strbuf *b, const jl_run_diagnosis *d, int evidence)
 {
     P("<strong>");
     H(jl_batch_limit_name(d->ceiling.limit));
@@ -327,7 +327,7 @@ static void limit_text(jl_strbuf *b, const jl_run_diagnosis *d, int evidence)
 
 /* Near the top: per group, the diagnosis of its pick (else its
  * representative run). */
-static void diagnosis_overview(jl_strbuf *b, jl__report_report *r)
+static void diagnosis_overview(jl__strbuf *b, jl__report_report *r)
 {
     if (!r->diag)
         return;
@@ -374,7 +374,7 @@ static void diagnosis_overview(jl_strbuf *b, jl__report_report *r)
     P("</tbody></table></div>\n");
 }
 
-static void range_text(jl_strbuf *b, double lo, double hi, double scale, int sig)
+static void range_text(jl__strbuf *b, double lo, double hi, double scale, int sig)
 {
     char x[48], y[48];
     jl__report_fmt_num(x, sizeof x, lo * scale, sig);
@@ -388,7 +388,7 @@ static void range_text(jl_strbuf *b, double lo, double hi, double scale, int sig
 
 /* In a group's section: per configuration (GPU model, count, precision) the
  * diagnosis in words, then every run's findings. */
-static void group_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
+static void group_diagnosis(jl__strbuf *b, jl__report_report *r, size_t gi)
 {
     jl__report_group *g = &r->groups[gi];
     if (!r->diag)
@@ -397,7 +397,7 @@ static void group_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
     P("<h3 id=\"diag-");
     H(g->slug);
     P("\">Diagnosis</h3>\n<ul class=\"findings\">\n");
-    unsigned char *done = jl_calloc_array(g->n_runs ? g->n_runs : 1, 1);
+    unsigned char *done = jl__calloc_array(g->n_runs ? g->n_runs : 1, 1);
     size_t n_findings = 0;
     for (size_t a = 0; done && a < g->n_runs; a++) {
         if (done[a])
@@ -440,9 +440,9 @@ static void group_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
             continue;
         P("<li><strong>");
         H(aa->gpu_model ? aa->gpu_model : "?");
-        jl_strbuf_printf(b, " \xc3\x97 %ld, ", aa->num_gpus);
+        jl__strbuf_printf(b, " \xc3\x97 %ld, ", aa->num_gpus);
         H(aa->precision ? aa->precision : "?");
-        jl_strbuf_printf(b, "</strong> (%zu run%s; model: ", n, n == 1 ? "" : "s");
+        jl__strbuf_printf(b, "</strong> (%zu run%s; model: ", n, n == 1 ? "" : "s");
         H(top->fit_method ? top->fit_method : "none");
         P("). ");
         if (isfinite(ulo)) {
@@ -466,13 +466,13 @@ static void group_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
         int first = 1;
         for (unsigned k = 0; k < 8; k++)
             if (counts[k]) {
-                jl_strbuf_printf(b, "%s<strong>", first ? "" : ", ");
+                jl__strbuf_printf(b, "%s<strong>", first ? "" : ", ");
                 H(jl_batch_limit_name((jl_batch_limit)k));
-                jl_strbuf_printf(b, "</strong> in %zu", counts[k]);
+                jl__strbuf_printf(b, "</strong> in %zu", counts[k]);
                 first = 0;
             }
-        jl_strbuf_printf(b, " of %zu run%s; at the largest cap (%ld): ", n, n == 1 ? "" : "s",
-                         top->run->attrs.max_batch_size);
+        jl__strbuf_printf(b, " of %zu run%s; at the largest cap (%ld): ", n, n == 1 ? "" : "s",
+                          top->run->attrs.max_batch_size);
         H(top->ceiling.evidence ? top->ceiling.evidence : "no evidence recorded");
         P(". There, ");
         double ch;
@@ -488,16 +488,16 @@ static void group_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
     }
     free(done);
     P("</ul>\n");
-    jl_strbuf_printf(b,
-                     "<p class=\"small\">Every run's diagnosis (%zu runs, %zu findings): "
-                     "<a href=\"diagnosis.html#d-",
-                     g->n_runs, n_findings);
+    jl__strbuf_printf(b,
+                      "<p class=\"small\">Every run's diagnosis (%zu runs, %zu findings): "
+                      "<a href=\"diagnosis.html#d-",
+                      g->n_runs, n_findings);
     H(g->slug);
     P("\">diagnosis.html</a></p>\n");
 }
 
 /* diagnosis.html: a group's runs, one row each with its findings. */
-static void group_run_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
+static void group_run_diagnosis(jl__strbuf *b, jl__report_report *r, size_t gi)
 {
     jl__report_group *g = &r->groups[gi];
     if (!r->diag)
@@ -530,9 +530,9 @@ static void group_run_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
         H(s->run ? s->run : "?");
         P("</code><br><span class=\"small muted\">");
         H(s->attrs.gpu_model ? s->attrs.gpu_model : "?");
-        jl_strbuf_printf(b, " \xc3\x97 %ld, ", s->attrs.num_gpus);
+        jl__strbuf_printf(b, " \xc3\x97 %ld, ", s->attrs.num_gpus);
         H(s->attrs.precision ? s->attrs.precision : "?");
-        jl_strbuf_printf(b, "</span></td><td class=\"n\">%ld · ", s->attrs.max_batch_size);
+        jl__strbuf_printf(b, "</span></td><td class=\"n\">%ld · ", s->attrs.max_batch_size);
         num(b, d->ceiling.achieved, 1, 3);
         P("</td><td class=\"n\">");
         utilisation_text(b, d);
@@ -560,7 +560,7 @@ static void group_run_diagnosis(jl_strbuf *b, jl__report_report *r, size_t gi)
 
 /* A cell of an answer table: the pick of one group on one GPU scope at one
  * SLO. */
-static void answer_cell(jl_strbuf *b, jl__report_report *r, const jl__report_group *g,
+static void answer_cell(jl__strbuf *b, jl__report_report *r, const jl__report_group *g,
                         const jl__report_pick *p, int scoped)
 {
     const jl_summary_list *l = r->l;
@@ -581,7 +581,7 @@ static void answer_cell(jl_strbuf *b, jl__report_report *r, const jl__report_gro
             H(s->attrs.gpu_model ? s->attrs.gpu_model : "?");
             P(" ");
         }
-        jl_strbuf_printf(b, "\xc3\x97%ld, b%ld", s->attrs.num_gpus, s->attrs.max_batch_size);
+        jl__strbuf_printf(b, "\xc3\x97%ld, b%ld", s->attrs.num_gpus, s->attrs.max_batch_size);
         char k[160];
         jl__report_knobs_text(s, k, sizeof k);
         if (k[0]) {
@@ -604,7 +604,7 @@ static void answer_cell(jl_strbuf *b, jl__report_report *r, const jl__report_gro
 
 /* The answer tables of one GPU scope (gpu NULL: every GPU model): per kind
  * of work a table, a row per (model, task), a column per SLO of the set. */
-static void answer_tables(jl_strbuf *b, jl__report_report *r, const char *gpu)
+static void answer_tables(jl__strbuf *b, jl__report_report *r, const char *gpu)
 {
     static const char *const kind_title[] = {"LLM and MLLM (energy per token)",
                                              "Text to image (energy per image)",
@@ -689,7 +689,7 @@ static void answer_tables(jl_strbuf *b, jl__report_report *r, const char *gpu)
                 const char *gm = r->l->items[g->runs[k]]->attrs.gpu_model;
                 nr += !gpu || (gm && !strcmp(gm, gpu));
             }
-            jl_strbuf_printf(b, "<td class=\"n\">%zu of %zu</td></tr>\n", pp->n_meeting, nr);
+            jl__strbuf_printf(b, "<td class=\"n\">%zu of %zu</td></tr>\n", pp->n_meeting, nr);
         }
         P("</tbody></table></div>\n");
     }
@@ -714,7 +714,7 @@ static size_t gpu_models_present(const jl__report_report *r, const char **out, s
     return n;
 }
 
-static void answer_section(jl_strbuf *b, jl__report_report *r)
+static void answer_section(jl__strbuf *b, jl__report_report *r)
 {
     P("<section id=\"answer\">\n<h2>1. The answer</h2>\n");
     P("<p class=\"lead\">For each model and task, and for each GPU model: the configuration "
@@ -790,10 +790,10 @@ static void answer_section(jl_strbuf *b, jl__report_report *r)
         P("</ul></div>\n");
     }
     if (r->errors && r->errors->count) {
-        jl_strbuf_printf(b,
-                         "<div class=\"note err\"><strong>%zu input%s could not be read</strong> "
-                         "(the rest of the report is complete):<ul>",
-                         r->errors->count, r->errors->count == 1 ? "" : "s");
+        jl__strbuf_printf(b,
+                          "<div class=\"note err\"><strong>%zu input%s could not be read</strong> "
+                          "(the rest of the report is complete):<ul>",
+                          r->errors->count, r->errors->count == 1 ? "" : "s");
         for (size_t i = 0; i < r->errors->count; i++) {
             char *m = jl_error_format(r->errors->items[i]);
             P("<li><code>");
@@ -808,7 +808,7 @@ static void answer_section(jl_strbuf *b, jl__report_report *r)
 
 /* ---- per group -------------------------------------------------------------------- */
 
-static void frontier_table(jl_strbuf *b, jl__report_report *r, jl__report_group *g)
+static void frontier_table(jl__strbuf *b, jl__report_report *r, jl__report_group *g)
 {
     const jl_frontier *f = g->frontier;
     if (!f || !f->n_points)
@@ -832,13 +832,13 @@ static void frontier_table(jl_strbuf *b, jl__report_report *r, jl__report_group 
         const jl_summary *s = r->l->items[f->points[i].run];
         int meets = jl_slo_eval(g->slo, s, NULL) == JL_SLO_PASS;
         P((long)f->points[i].run == g->pick.run ? "<tr class=\"pick\">" : "<tr>");
-        jl_strbuf_printf(b, "<td class=\"n\">%zu</td><td>", i + 1);
+        jl__strbuf_printf(b, "<td class=\"n\">%zu</td><td>", i + 1);
         config_cell(b, s);
         if ((long)f->points[i].run == g->pick.run)
             P(" <span class=\"tag good\">pick</span>");
         if (f->points[i].n_equivalent)
-            jl_strbuf_printf(b, " <span class=\"tag\">+%zu equivalent</span>",
-                             f->points[i].n_equivalent);
+            jl__strbuf_printf(b, " <span class=\"tag\">+%zu equivalent</span>",
+                              f->points[i].n_equivalent);
         P("</td>");
         td_num(b, f->points[i].latency, dif ? 1 : 1000, 3);
         td_num(b, f->points[i].energy, 1, 3);
@@ -851,18 +851,18 @@ static void frontier_table(jl_strbuf *b, jl__report_report *r, jl__report_group 
     P("</tbody></table></div>\n");
 }
 
-static void group_section(jl_strbuf *b, jl__report_report *r, size_t gi, int number)
+static void group_section(jl__strbuf *b, jl__report_report *r, size_t gi, int number)
 {
     jl__report_group *g = &r->groups[gi];
     const jl_summary_list *l = r->l;
     P("<section id=\"g-");
     H(g->slug);
-    jl_strbuf_printf(b, "\">\n<h2>%d. ", number);
+    jl__strbuf_printf(b, "\">\n<h2>%d. ", number);
     H(g->model ? g->model : "?");
     P(" — ");
     H(g->task ? g->task : "?");
     P("</h2>\n");
-    jl_strbuf_printf(b, "<p class=\"muted small\">%zu runs · workload ", g->n_runs);
+    jl__strbuf_printf(b, "<p class=\"muted small\">%zu runs · workload ", g->n_runs);
     H(g->workload ? g->workload : "?");
     P(" · GPU models: ");
     for (size_t k = 0; k < g->n_gpu_models; k++) {
@@ -923,11 +923,11 @@ static void group_section(jl_strbuf *b, jl__report_report *r, size_t gi, int num
             n += r->figs[i].group == (long)gi && r->figs[i].kind == k && r->figs[i].drawn;
         int fold = (k == RP_FIG_TRENDS || k == RP_FIG_MODEL) && n > 2;
         if (fold)
-            jl_strbuf_printf(b,
-                             "<details><summary>%s: %zu figures, one per configuration</summary>\n",
-                             k == RP_FIG_TRENDS ? "Batch-size trends (the paper's Fig. 4)"
-                                                : "Batch-size model fits",
-                             n);
+            jl__strbuf_printf(
+                b, "<details><summary>%s: %zu figures, one per configuration</summary>\n",
+                k == RP_FIG_TRENDS ? "Batch-size trends (the paper's Fig. 4)"
+                                   : "Batch-size model fits",
+                n);
         for (size_t i = 0; i < r->n_figs; i++)
             if (r->figs[i].group == (long)gi && r->figs[i].kind == k)
                 figure_block(b, r, &r->figs[i]);
@@ -940,7 +940,7 @@ static void group_section(jl_strbuf *b, jl__report_report *r, size_t gi, int num
 
 /* ---- every run -------------------------------------------------------------------- */
 
-static void warn_cell(jl_strbuf *b, const jl_summary *s)
+static void warn_cell(jl__strbuf *b, const jl_summary *s)
 {
     P("<td class=\"wrap small\">");
     if (!s->n_warnings)
@@ -959,7 +959,7 @@ static void warn_cell(jl_strbuf *b, const jl_summary *s)
     P("</td>");
 }
 
-static void runs_table(jl_strbuf *b, jl__report_report *r, jl__report_kind kind)
+static void runs_table(jl__strbuf *b, jl__report_report *r, jl__report_kind kind)
 {
     static const char *const titles[] = {"LLM and MLLM", "Text-to-image", "Text-to-video"};
     static const char *const eh[] = {"energy / token", "energy / image", "energy / video"};
@@ -971,7 +971,7 @@ static void runs_table(jl_strbuf *b, jl__report_report *r, jl__report_kind kind)
         n += jl__report_kind_of(l->items[i]) == kind;
     if (!n)
         return;
-    jl_strbuf_printf(b, "<h3>%s runs (%zu)</h3>\n", titles[kind], n);
+    jl__strbuf_printf(b, "<h3>%s runs (%zu)</h3>\n", titles[kind], n);
     P("<div class=\"tablewrap\"><table><thead><tr>");
     th(b, "file · run", NULL, 0);
     th(b, "model", NULL, 0);
@@ -1019,9 +1019,9 @@ static void runs_table(jl_strbuf *b, jl__report_report *r, jl__report_kind kind)
         H(s->attrs.task ? s->attrs.task : "?");
         P("</td><td>");
         H(s->attrs.gpu_model ? s->attrs.gpu_model : "?");
-        jl_strbuf_printf(b, "</td><td class=\"n\">%ld</td><td>", s->attrs.num_gpus);
+        jl__strbuf_printf(b, "</td><td class=\"n\">%ld</td><td>", s->attrs.num_gpus);
         H(s->attrs.precision ? s->attrs.precision : "?");
-        jl_strbuf_printf(b, "</td><td class=\"n\">%ld</td>", s->attrs.max_batch_size);
+        jl__strbuf_printf(b, "</td><td class=\"n\">%ld</td>", s->attrs.max_batch_size);
         td_num(b, f[JL_FIG_STEADY_DURATION_S], 1, 3);
         td_num(b, f[jl__report_energy_fig(s)], 1, 3);
         if (!diffusion)
@@ -1044,21 +1044,22 @@ static void runs_table(jl_strbuf *b, jl__report_report *r, jl__report_kind kind)
     P("</tbody></table></div>\n");
 }
 
-static void validation_section(jl_strbuf *b, jl__report_report *r, int number)
+static void validation_section(jl__strbuf *b, jl__report_report *r, int number)
 {
-    jl_strbuf_printf(b, "<section id=\"validation\">\n<h2>%d. Validation</h2>\n", number);
+    jl__strbuf_printf(b, "<section id=\"validation\">\n<h2>%d. Validation</h2>\n", number);
     json_t *t = json_object_get(r->check_doc, "totals");
-    jl_strbuf_printf(b,
-                     "<p>Every run was judged by the validation rules (<code>" JL_RULES_VERSION
-                     "</code>, <code>joules check</code>): <strong>%lld</strong> rule results "
-                     "pass, <strong>%lld</strong> warn, <strong>%lld</strong> fail, %lld were "
-                     "skipped; <strong>%lld</strong> runs fail a rule. Each rule's result for each "
-                     "run is in <a href=\"data/check.json\">data/check.json</a>.</p>\n",
-                     (long long)json_integer_value(json_object_get(t, "pass")),
-                     (long long)json_integer_value(json_object_get(t, "warn")),
-                     (long long)json_integer_value(json_object_get(t, "fail")),
-                     (long long)json_integer_value(json_object_get(t, "skip")),
-                     (long long)json_integer_value(json_object_get(t, "runs_failed")));
+    jl__strbuf_printf(
+        b,
+        "<p>Every run was judged by the validation rules (<code>" JL_RULES_VERSION
+        "</code>, <code>joules check</code>): <strong>%lld</strong> rule results "
+        "pass, <strong>%lld</strong> warn, <strong>%lld</strong> fail, %lld were "
+        "skipped; <strong>%lld</strong> runs fail a rule. Each rule's result for each "
+        "run is in <a href=\"data/check.json\">data/check.json</a>.</p>\n",
+        (long long)json_integer_value(json_object_get(t, "pass")),
+        (long long)json_integer_value(json_object_get(t, "warn")),
+        (long long)json_integer_value(json_object_get(t, "fail")),
+        (long long)json_integer_value(json_object_get(t, "skip")),
+        (long long)json_integer_value(json_object_get(t, "runs_failed")));
     /* rules that did not pass, as a table */
     json_t *runs = json_object_get(r->check_doc, "runs");
     size_t idx;
@@ -1100,10 +1101,10 @@ static void validation_section(jl_strbuf *b, jl__report_report *r, int number)
     P("</section>\n");
 }
 
-static void files_section(jl_strbuf *b, jl__report_report *r, int number)
+static void files_section(jl__strbuf *b, jl__report_report *r, int number)
 {
-    jl_strbuf_printf(b, "<section id=\"files\">\n<h2>%d. Data, figures and notebooks</h2>\n",
-                     number);
+    jl__strbuf_printf(b, "<section id=\"files\">\n<h2>%d. Data, figures and notebooks</h2>\n",
+                      number);
     P("<p>Everything on this page is in files beside it. The data documents are the same bytes "
       "the commands print; the CSVs keep full precision.</p>\n<div class=\"tablewrap\"><table>"
       "<thead><tr><th>file</th><th>what</th><th>the same bytes from</th></tr></thead><tbody>\n");
@@ -1135,9 +1136,9 @@ static void files_section(jl_strbuf *b, jl__report_report *r, int number)
     P("</section>\n");
 }
 
-static void method_section(jl_strbuf *b, jl__report_report *r, int number)
+static void method_section(jl__strbuf *b, jl__report_report *r, int number)
 {
-    jl_strbuf_printf(b, "<section id=\"method\">\n<h2>%d. Method</h2>\n", number);
+    jl__strbuf_printf(b, "<section id=\"method\">\n<h2>%d. Method</h2>\n", number);
     P("<ul class=\"findings\">"
       "<li><strong>Steady state.</strong> Every figure of a run is computed over one steady-state "
       "window (the shaded band of the power figures): for LLM runs the span where the request "
@@ -1174,7 +1175,7 @@ static void method_section(jl_strbuf *b, jl__report_report *r, int number)
 }
 
 /* The head of a page and its dark header line. */
-static void page_begin(jl_strbuf *b, jl__report_report *r, const char *title, const char *h1)
+static void page_begin(jl__strbuf *b, jl__report_report *r, const char *title, const char *h1)
 {
     P("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
@@ -1187,7 +1188,7 @@ static void page_begin(jl_strbuf *b, jl__report_report *r, const char *title, co
     (void)r;
 }
 
-static void page_end(jl_strbuf *b)
+static void page_end(jl__strbuf *b)
 {
     P("<footer>Written by <code>joules report</code> (joules " JL_VERSION_STRING
       "). This page needs no network "
@@ -1197,11 +1198,11 @@ static void page_end(jl_strbuf *b)
 /* runs.html: every run, a table per kind of work. */
 static jl_status runs_page(jl__report_report *r, jl_error **err)
 {
-    jl_strbuf buf;
-    jl_strbuf *b = &buf;
-    jl_strbuf_init(b);
+    jl__strbuf buf;
+    jl__strbuf *b = &buf;
+    jl__strbuf_init(b);
     page_begin(b, r, "joules report: every run", "Every run");
-    jl_strbuf_printf(
+    jl__strbuf_printf(
         b,
         "<p><a href=\"index.html\" style=\"color:#fff\">\xe2\x86\x90 the report</a> · %zu runs</p>\n"
         "</div></header>\n<div class=\"wrap\">\n",
@@ -1218,9 +1219,9 @@ static jl_status runs_page(jl__report_report *r, jl_error **err)
 /* diagnosis.html: every run's diagnosis, a section per group. */
 static jl_status diagnosis_page(jl__report_report *r, jl_error **err)
 {
-    jl_strbuf buf;
-    jl_strbuf *b = &buf;
-    jl_strbuf_init(b);
+    jl__strbuf buf;
+    jl__strbuf *b = &buf;
+    jl__strbuf_init(b);
     page_begin(b, r, "joules report: every run's diagnosis", "Every run's diagnosis");
     P("<p><a href=\"index.html\" style=\"color:#fff\">\xe2\x86\x90 the report</a> · "
       "<code style=\"background:transparent;color:#fff\">joules diagnose</code> on every run "
@@ -1235,9 +1236,9 @@ static jl_status diagnosis_page(jl__report_report *r, jl_error **err)
 
 jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
 {
-    jl_strbuf buf;
-    jl_strbuf *b = &buf;
-    jl_strbuf_init(b);
+    jl__strbuf buf;
+    jl__strbuf *b = &buf;
+    jl__strbuf_init(b);
     const jl_summary_list *l = r->l;
     number_figures(r);
     /* distinct files */
@@ -1249,11 +1250,11 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
     char title[128];
     snprintf(title, sizeof title, "joules report: %zu runs, %zu groups", l->count, r->n_groups);
     page_begin(b, r, title, "Where do the joules go?");
-    jl_strbuf_printf(b,
-                     "<p>GPU energy of AI inference: %zu runs from %zu trace file%s, %zu "
-                     "(model, task) group%s",
-                     l->count, nfiles, nfiles == 1 ? "" : "s", r->n_groups,
-                     r->n_groups == 1 ? "" : "s");
+    jl__strbuf_printf(b,
+                      "<p>GPU energy of AI inference: %zu runs from %zu trace file%s, %zu "
+                      "(model, task) group%s",
+                      l->count, nfiles, nfiles == 1 ? "" : "s", r->n_groups,
+                      r->n_groups == 1 ? "" : "s");
     if (r->opt.n_inputs) {
         P(" · input ");
         for (size_t i = 0; i < r->opt.n_inputs; i++) {
@@ -1298,7 +1299,7 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
     for (size_t i = 0; i < r->n_groups; i++)
         group_section(b, r, i, ++sec);
 
-    jl_strbuf_printf(
+    jl__strbuf_printf(
         b, "<section id=\"comparisons\">\n<h2>%d. Comparisons across GPUs and precisions</h2>\n",
         ++sec);
     for (size_t i = 0; i < r->n_figs; i++)
@@ -1315,17 +1316,17 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
       "(listed under Data). Precision comparisons that belong to a group are shown in that "
       "group's section.</p>\n</section>\n");
 
-    jl_strbuf_printf(b, "<section id=\"runs\">\n<h2>%d. Every run</h2>\n", ++sec);
+    jl__strbuf_printf(b, "<section id=\"runs\">\n<h2>%d. Every run</h2>\n", ++sec);
     size_t nk[RP_KIND_COUNT] = {0};
     for (size_t i = 0; i < l->count; i++)
         nk[jl__report_kind_of(l->items[i])]++;
-    jl_strbuf_printf(b,
-                     "<p>All %zu runs (%zu LLM/MLLM, %zu text-to-image, %zu text-to-video), "
-                     "with their figures and warnings: <a href=\"runs.html\">runs.html</a>; "
-                     "full precision: <a href=\"data/summary.csv\">data/summary.csv</a>. Every "
-                     "run's diagnosis: <a href=\"diagnosis.html\">diagnosis.html</a>.</p>\n"
-                     "</section>\n",
-                     l->count, nk[0], nk[1], nk[2]);
+    jl__strbuf_printf(b,
+                      "<p>All %zu runs (%zu LLM/MLLM, %zu text-to-image, %zu text-to-video), "
+                      "with their figures and warnings: <a href=\"runs.html\">runs.html</a>; "
+                      "full precision: <a href=\"data/summary.csv\">data/summary.csv</a>. Every "
+                      "run's diagnosis: <a href=\"diagnosis.html\">diagnosis.html</a>.</p>\n"
+                      "</section>\n",
+                      l->count, nk[0], nk[1], nk[2]);
     validation_section(b, r, ++sec);
     files_section(b, r, ++sec);
     method_section(b, r, ++sec);

@@ -28,7 +28,7 @@ const char *jl__report_fig_kind_name(jl__report_fig_kind k)
 
 char *jl__report_path(const jl__report_report *r, const char *rel)
 {
-    return jl_asprintf("%s/%s", r->root, rel);
+    return jl__asprintf("%s/%s", r->root, rel);
 }
 
 jl_status jl__report_mkdir(jl__report_report *r, const char *rel, jl_error **err)
@@ -59,9 +59,9 @@ jl_status jl__report_write_text(jl__report_report *r, const char *rel, const cha
     return st;
 }
 
-jl_status jl__report_write_buf(jl__report_report *r, const char *rel, jl_strbuf *b, jl_error **err)
+jl_status jl__report_write_buf(jl__report_report *r, const char *rel, jl__strbuf *b, jl_error **err)
 {
-    char *text = jl_strbuf_take(b);
+    char *text = jl__strbuf_take(b);
     jl_status st = jl__report_write_text(r, rel, text, err);
     free(text);
     return st;
@@ -107,7 +107,7 @@ void jl__report_note(jl__report_report *r, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    char *s = jl_vasprintf(fmt, ap);
+    char *s = jl__vasprintf(fmt, ap);
     va_end(ap);
     if (s)
         r->notes[r->n_notes++] = s;
@@ -119,9 +119,9 @@ jl_status jl__report_add_data(jl__report_report *r, const char *path, const char
     if (!grow((void **)&r->data, &r->cap_data, r->n_data, sizeof *r->data))
         return JL_ENOMEM;
     jl__report_data_file *d = &r->data[r->n_data];
-    d->path = jl_strdup(path);
-    d->what = jl_strdup(what);
-    d->cmd = cmd ? jl_strdup(cmd) : NULL;
+    d->path = jl__strdup(path);
+    d->what = jl__strdup(what);
+    d->cmd = cmd ? jl__strdup(cmd) : NULL;
     if (!d->path || !d->what) {
         free(d->path);
         free(d->what);
@@ -140,7 +140,7 @@ jl__report_figure *jl__report_add_figure(jl__report_report *r, jl__report_fig_ki
     memset(f, 0, sizeof *f);
     f->kind = kind;
     f->group = group;
-    if (!(f->id = jl_strdup(id)))
+    if (!(f->id = jl__strdup(id)))
         return NULL;
     r->n_figs++;
     return f;
@@ -182,7 +182,7 @@ void jl__report_cmp_note(jl__report_report *r, const char *fmt, ...)
     r->cmp_notes = p;
     va_list ap;
     va_start(ap, fmt);
-    char *s = jl_vasprintf(fmt, ap);
+    char *s = jl__vasprintf(fmt, ap);
     va_end(ap);
     if (s)
         r->cmp_notes[r->n_cmp_notes++] = s;
@@ -223,29 +223,30 @@ char *jl__report_config_label(const jl_summary *s)
     const jl_attrs *a = &s->attrs;
     char k[160];
     jl__report_knobs_text(s, k, sizeof k);
-    return jl_asprintf("%s x%ld, %s, batch %ld%s%s", a->gpu_model ? a->gpu_model : "?", a->num_gpus,
-                       a->precision ? a->precision : "?", a->max_batch_size, k[0] ? ", " : "", k);
+    return jl__asprintf("%s x%ld, %s, batch %ld%s%s", a->gpu_model ? a->gpu_model : "?",
+                        a->num_gpus, a->precision ? a->precision : "?", a->max_batch_size,
+                        k[0] ? ", " : "", k);
 }
 
-void jl__report_csv_str(jl_strbuf *b, const char *s)
+void jl__report_csv_str(jl__strbuf *b, const char *s)
 {
     if (!s)
         return;
     if (!strpbrk(s, ",\"\r\n")) {
-        jl_strbuf_puts(b, s);
+        jl__strbuf_puts(b, s);
         return;
     }
-    jl_strbuf_puts(b, "\"");
+    jl__strbuf_puts(b, "\"");
     for (; *s; s++)
-        jl_strbuf_append(b, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
-    jl_strbuf_puts(b, "\"");
+        jl__strbuf_append(b, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
+    jl__strbuf_puts(b, "\"");
 }
 
-void jl__report_csv_num(jl_strbuf *b, double v)
+void jl__report_csv_num(jl__strbuf *b, double v)
 {
-    jl_strbuf_puts(b, ",");
+    jl__strbuf_puts(b, ",");
     if (isfinite(v))
-        jl_strbuf_printf(b, "%.17g", v);
+        jl__strbuf_printf(b, "%.17g", v);
 }
 
 double jl__report_tdp_w(const jl__report_report *r, const jl_summary *s)
@@ -346,14 +347,14 @@ char *jl__report_read_file(const char *path)
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return NULL;
-    jl_strbuf b;
-    jl_strbuf_init(&b);
+    jl__strbuf b;
+    jl__strbuf_init(&b);
     char buf[8192];
     size_t k;
     while ((k = fread(buf, 1, sizeof buf, fp)) > 0)
-        jl_strbuf_append(&b, buf, k);
+        jl__strbuf_append(&b, buf, k);
     fclose(fp);
-    return jl_strbuf_take(&b);
+    return jl__strbuf_take(&b);
 }
 
 const jl_run_diagnosis *jl__report_diagnosis_of(const jl__report_report *r, size_t run)

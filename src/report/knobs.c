@@ -119,7 +119,7 @@ size_t jl__report_split_curves(const jl_summary_list *l, const jl_frontier *fr,
                     mask |= 1u << k;
         if (mask & ((1u << KN_WIDTH) | (1u << KN_HEIGHT)))
             mask |= (1u << KN_WIDTH) | (1u << KN_HEIGHT);
-        unsigned char *done = jl_calloc_array(cv->n_points, 1);
+        unsigned char *done = jl__calloc_array(cv->n_points, 1);
         if (!done)
             break;
         for (size_t i = 0; i < cv->n_points; i++) {
@@ -132,11 +132,11 @@ size_t jl__report_split_curves(const jl_summary_list *l, const jl_frontier *fr,
             jl__report_series *sr = &res[n++];
             memset(sr, 0, sizeof *sr);
             sr->cv = *cv;
-            sr->cv.points = jl_calloc_array(cv->n_points, sizeof *sr->cv.points);
+            sr->cv.points = jl__calloc_array(cv->n_points, sizeof *sr->cv.points);
             sr->cv.n_points = 0;
             const jl_summary *si = l->items[cv->points[i].run];
             variant_label(si, mask, k1, sizeof k1);
-            sr->variant = mask && k1[0] ? jl_strdup(k1) : NULL;
+            sr->variant = mask && k1[0] ? jl__strdup(k1) : NULL;
             for (size_t j = i; j < cv->n_points && sr->cv.points; j++)
                 if (!done[j] && same_variant(si, l->items[cv->points[j].run])) {
                     done[j] = 1;

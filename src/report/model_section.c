@@ -19,14 +19,14 @@
 #include "report/sections.h"
 
 /* An interval's value, low and high as three cells / columns. */
-static void csv_interval(jl_strbuf *b, const jl_interval *iv)
+static void csv_interval(jl__strbuf *b, const jl_interval *iv)
 {
     jl__report_csv_num(b, iv->value);
     jl__report_csv_num(b, iv->lo);
     jl__report_csv_num(b, iv->hi);
 }
 
-static void dat_interval(jl_strbuf *b, const jl_interval *iv)
+static void dat_interval(jl__strbuf *b, const jl_interval *iv)
 {
     jl__report_dat_num(b, iv->value);
     jl__report_dat_num(b, iv->lo);
@@ -66,7 +66,7 @@ jl_status jl__report_model_compute(jl__report_report *r, jl_error **err)
     jl_model_options mo;
     jl_model_options_default(&mo);
     jl_error *e = NULL;
-    if (!(r->fit_groups = jl_calloc_array(1, sizeof *r->fit_groups)))
+    if (!(r->fit_groups = jl__calloc_array(1, sizeof *r->fit_groups)))
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     if (jl_model_groups(r->l, r->fit_groups, &e) != JL_OK) {
         note_error(r, "the batch-size model was not fitted", e);
@@ -74,8 +74,8 @@ jl_status jl__report_model_compute(jl__report_report *r, jl_error **err)
         return JL_OK;
     }
     size_t n = r->fit_groups->count;
-    r->fits = jl_calloc_array(n ? n : 1, sizeof *r->fits);
-    r->fit_group_of = jl_calloc_array(n ? n : 1, sizeof *r->fit_group_of);
+    r->fits = jl__calloc_array(n ? n : 1, sizeof *r->fits);
+    r->fit_group_of = jl__calloc_array(n ? n : 1, sizeof *r->fit_group_of);
     if (!r->fits || !r->fit_group_of) {
         jl__report_model_free(r);
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
@@ -92,8 +92,8 @@ jl_status jl__report_model_compute(jl__report_report *r, jl_error **err)
             const jl_model_group *g = &r->fit_groups->items[i];
             r->fit_group_of[i] = -1;
             for (size_t k = 0; k < r->n_groups; k++)
-                if (jl_str_eq_or_null(r->groups[k].model, g->key.model) &&
-                    jl_str_eq_or_null(r->groups[k].task, g->key.task))
+                if (jl__str_eq_or_null(r->groups[k].model, g->key.model) &&
+                    jl__str_eq_or_null(r->groups[k].task, g->key.task))
                     r->fit_group_of[i] = (long)k;
         }
     }
@@ -130,7 +130,7 @@ static size_t curve_grid(const jl_group_fit *f, double **out)
     for (int k = 0; k < 2; k++)
         if (ends[k] > v[0] && ends[k] < v[RP_CURVE_POINTS - 1])
             v[n++] = ends[k];
-    qsort(v, n, sizeof *v, jl_cmp_double);
+    qsort(v, n, sizeof *v, jl__cmp_double);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (!m || v[i] > v[m - 1] * (1 + 1e-12))
@@ -164,13 +164,13 @@ static void ceiling_kind(const jl_group_fit *f, char *buf, size_t cap)
 
 static jl_status write_curves_csv(jl__report_report *r, jl_error **err)
 {
-    jl_strbuf b;
-    jl_strbuf_init(&b);
-    jl_strbuf_puts(&b, "group,model,task,gpu_model,num_gpus,precision,method,band,batch,"
-                       "extrapolated,beyond_ceiling,energy_per_token_j,energy_per_token_lo_j,"
-                       "energy_per_token_hi_j,model_energy_per_token_j,power_w,power_lo_w,"
-                       "power_hi_w,throughput_tok_s,throughput_lo_tok_s,throughput_hi_tok_s,"
-                       "step_time_s,batch_min,batch_max,ceiling_batch\n");
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    jl__strbuf_puts(&b, "group,model,task,gpu_model,num_gpus,precision,method,band,batch,"
+                        "extrapolated,beyond_ceiling,energy_per_token_j,energy_per_token_lo_j,"
+                        "energy_per_token_hi_j,model_energy_per_token_j,power_w,power_lo_w,"
+                        "power_hi_w,throughput_tok_s,throughput_lo_tok_s,throughput_hi_tok_s,"
+                        "step_time_s,batch_min,batch_max,ceiling_batch\n");
     for (size_t i = 0; i < r->n_fits; i++) {
         const jl_group_fit *f = r->fits[i];
         double *grid = NULL;
@@ -181,17 +181,17 @@ static jl_status write_curves_csv(jl__report_report *r, jl_error **err)
             if (jl_model_predict(f, grid[k], &p) != JL_OK)
                 continue;
             jl__report_csv_str(&b, key);
-            jl_strbuf_puts(&b, ",");
+            jl__strbuf_puts(&b, ",");
             jl__report_csv_str(&b, f->key.model);
-            jl_strbuf_puts(&b, ",");
+            jl__strbuf_puts(&b, ",");
             jl__report_csv_str(&b, f->key.task);
-            jl_strbuf_puts(&b, ",");
+            jl__strbuf_puts(&b, ",");
             jl__report_csv_str(&b, f->key.gpu_model);
-            jl_strbuf_printf(&b, ",%ld,", f->key.num_gpus);
+            jl__strbuf_printf(&b, ",%ld,", f->key.num_gpus);
             jl__report_csv_str(&b, f->key.precision);
-            jl_strbuf_printf(&b, ",%s,%s", jl_fit_method_name(f->method), band_kind(f));
+            jl__strbuf_printf(&b, ",%s,%s", jl_fit_method_name(f->method), band_kind(f));
             jl__report_csv_num(&b, p.batch);
-            jl_strbuf_printf(&b, ",%d,%d", p.extrapolated, p.beyond_ceiling);
+            jl__strbuf_printf(&b, ",%d,%d", p.extrapolated, p.beyond_ceiling);
             csv_interval(&b, &p.energy_per_token_j);
             jl__report_csv_num(&b,
                                f->method == JL_FIT_MODEL ? p.model_energy_per_token_j.value : NAN);
@@ -201,7 +201,7 @@ static jl_status write_curves_csv(jl__report_report *r, jl_error **err)
             jl__report_csv_num(&b, f->batch_min);
             jl__report_csv_num(&b, f->batch_max);
             jl__report_csv_num(&b, f->batch_ceiling);
-            jl_strbuf_puts(&b, "\n");
+            jl__strbuf_puts(&b, "\n");
         }
         free(key);
         free(grid);
@@ -253,8 +253,8 @@ jl_status jl__report_model_write_documents(jl__report_report *r, jl_error **err)
 
 static char *fig_id(const jl__report_group *g, const jl_group_key *k)
 {
-    char *id = jl_asprintf("fit-%s-%s-x%ld-%s", g->slug, k->gpu_model ? k->gpu_model : "gpu",
-                           k->num_gpus, k->precision ? k->precision : "na");
+    char *id = jl__asprintf("fit-%s-%s-x%ld-%s", g->slug, k->gpu_model ? k->gpu_model : "gpu",
+                            k->num_gpus, k->precision ? k->precision : "na");
     if (!id)
         return NULL;
     size_t o = 0;
@@ -282,36 +282,36 @@ static void widen(range *r, double v)
     }
 }
 
-static void gp_num(jl_strbuf *b, const char *name, double v)
+static void gp_num(jl__strbuf *b, const char *name, double v)
 {
-    jl_strbuf_printf(b, "%s = %.10g\n", name, v);
+    jl__strbuf_printf(b, "%s = %.10g\n", name, v);
 }
 
 /* "set ytics (...)" with 1-2-5 ticks over [lo, hi] (decades alone when it
  * spans more than 3 decades): a narrow log range would otherwise show one
  * label or none. */
-static void log_ytics(jl_strbuf *gp, double lo, double hi)
+static void log_ytics(jl__strbuf *gp, double lo, double hi)
 {
     if (!(lo > 0 && hi > lo && isfinite(hi)))
         return;
     static const double m125[] = {1, 2, 5};
     int only1 = hi / lo > 1e3;
-    jl_strbuf_puts(gp, "set ytics (");
+    jl__strbuf_puts(gp, "set ytics (");
     int first = 1;
     for (int d = (int)floor(log10(lo)); d <= (int)ceil(log10(hi)); d++)
         for (int k = 0; k < (only1 ? 1 : 3); k++) {
             double v = m125[k] * pow(10, d);
             if (v < lo || v > hi)
                 continue;
-            jl_strbuf_printf(gp, "%s%.6g", first ? "" : ", ", v);
+            jl__strbuf_printf(gp, "%s%.6g", first ? "" : ", ", v);
             first = 0;
         }
-    jl_strbuf_puts(gp, ")\n");
+    jl__strbuf_puts(gp, ")\n");
 }
 
 /* One panel's plot command. col: first column of value, lo, hi in the curve
  * block; clamp: the gnuplot clamp function name. */
-static void plot_panel(jl_strbuf *gp, const char *id, int col, const char *clamp, int band,
+static void plot_panel(jl__strbuf *gp, const char *id, int col, const char *clamp, int band,
                        int physical_col, int with_titles, const char *band_title, int interp,
                        size_t n_beyond)
 {
@@ -319,53 +319,53 @@ static void plot_panel(jl_strbuf *gp, const char *id, int col, const char *clamp
     int first = 1;
 #define SEP (first ? (first = 0, "plot ") : ", \\\n     ")
     if (band) {
-        jl_strbuf_printf(gp,
-                         "%s\"%s.dat\" index 1 using 1:(%s($%d)):(%s($%d)) with filledcurves "
-                         "fc rgb \"#56B4E9\" fs transparent solid 0.35 noborder",
-                         SEP, id, clamp, col + 1, clamp, col + 2);
+        jl__strbuf_printf(gp,
+                          "%s\"%s.dat\" index 1 using 1:(%s($%d)):(%s($%d)) with filledcurves "
+                          "fc rgb \"#56B4E9\" fs transparent solid 0.35 noborder",
+                          SEP, id, clamp, col + 1, clamp, col + 2);
         if (with_titles) {
-            jl_strbuf_puts(gp, " title ");
+            jl__strbuf_puts(gp, " title ");
             jl__report_gp_str(gp, band_title);
         }
     }
-    jl_strbuf_printf(
+    jl__strbuf_printf(
         gp,
         "%s\"%s.dat\" index 1 using 1:(inr($12) ? %s($%d) : NaN) with lines lw 2.6 lc rgb \"%s\"",
         SEP, id, clamp, col, blue);
     if (with_titles)
-        jl_strbuf_printf(gp, " title \"%s\"",
-                         interp ? "interpolation"
-                                : (physical_col ? "model + correction" : "model"));
-    jl_strbuf_printf(
+        jl__strbuf_printf(gp, " title \"%s\"",
+                          interp ? "interpolation"
+                                 : (physical_col ? "model + correction" : "model"));
+    jl__strbuf_printf(
         gp,
         "%s\"%s.dat\" index 1 using 1:(outr($12) ? %s($%d) : NaN) with lines lw 2 dt 2 lc rgb \"%s\"",
         SEP, id, clamp, col, blue);
     if (with_titles)
-        jl_strbuf_puts(gp, " title \"extrapolated\"");
+        jl__strbuf_puts(gp, " title \"extrapolated\"");
     if (physical_col) {
-        jl_strbuf_printf(
+        jl__strbuf_printf(
             gp, "%s\"%s.dat\" index 1 using 1:(%s($%d)) with lines lw 1.3 dt 3 lc rgb \"#555555\"",
             SEP, id, clamp, physical_col);
         if (with_titles)
-            jl_strbuf_puts(gp, " title \"physical model alone\"");
+            jl__strbuf_puts(gp, " title \"physical model alone\"");
     }
     /* measured: block 0, columns batch=2, e=3, P=4, T=5 */
     int mcol = col == 2 ? 3 : (col == 5 ? 4 : 5);
-    jl_strbuf_printf(
+    jl__strbuf_printf(
         gp,
         "%s\"%s.dat\" index 0 using 2:(beyond($2) ? NaN : $%d) with points pt 7 ps 1.25 lc rgb \"%s\"",
         SEP, id, mcol, orange);
     if (with_titles)
-        jl_strbuf_puts(gp, " title \"measured runs\"");
+        jl__strbuf_puts(gp, " title \"measured runs\"");
     if (n_beyond) {
-        jl_strbuf_printf(
+        jl__strbuf_printf(
             gp,
             "%s\"%s.dat\" index 0 using 2:(beyond($2) ? $%d : NaN) with points pt 6 ps 1.25 lw 1.5 lc rgb \"%s\"",
             SEP, id, mcol, orange);
         if (with_titles)
-            jl_strbuf_puts(gp, " title \"runs beyond the ceiling\"");
+            jl__strbuf_puts(gp, " title \"runs beyond the ceiling\"");
     }
-    jl_strbuf_puts(gp, "\n");
+    jl__strbuf_puts(gp, "\n");
 #undef SEP
 }
 
@@ -382,8 +382,8 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
     free(id);
     if (!f)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    f->title = jl_asprintf("Batch-size model: %s, %s on %s x%ld (%s)", k->model, k->task,
-                           k->gpu_model, k->num_gpus, k->precision);
+    f->title = jl__asprintf("Batch-size model: %s, %s on %s x%ld (%s)", k->model, k->task,
+                            k->gpu_model, k->num_gpus, k->precision);
 
     double *grid = NULL;
     size_t ng = curve_grid(fit, &grid);
@@ -394,25 +394,25 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
     char ckind[32];
     ceiling_kind(fit, ckind, sizeof ckind);
 
-    jl_strbuf dat, gp;
-    jl_strbuf_init(&dat);
-    jl_strbuf_init(&gp);
+    jl__strbuf dat, gp;
+    jl__strbuf_init(&dat);
+    jl__strbuf_init(&gp);
     range re = {INFINITY, -INFINITY}, rt = re, rx = re;
     double pmax = 0;
-    jl_strbuf_printf(&dat,
-                     "# %s\n# block 0 (index 0): the measured runs, one row per run\n"
-                     "# max_batch_size batch energy_per_token_j power_w throughput_tok_s run\n",
-                     f->title);
+    jl__strbuf_printf(&dat,
+                      "# %s\n# block 0 (index 0): the measured runs, one row per run\n"
+                      "# max_batch_size batch energy_per_token_j power_w throughput_tok_s run\n",
+                      f->title);
     json_t *runs = json_array();
     for (size_t i = 0; i < fit->n_points; i++) {
         const jl_fit_point *p = &fit->points[i];
-        jl_strbuf_printf(&dat, "%ld", p->max_batch_size);
+        jl__strbuf_printf(&dat, "%ld", p->max_batch_size);
         jl__report_dat_num(&dat, p->batch);
         jl__report_dat_num(&dat, p->energy_per_token_j);
         jl__report_dat_num(&dat, p->power_w);
         jl__report_dat_num(&dat, p->throughput_tok_s);
-        jl_strbuf_printf(&dat, " \"%s:%s\"\n", p->run->file ? p->run->file : "?",
-                         p->run->run ? p->run->run : "?");
+        jl__strbuf_printf(&dat, " \"%s:%s\"\n", p->run->file ? p->run->file : "?",
+                          p->run->run ? p->run->run : "?");
         widen(&re, p->energy_per_token_j);
         widen(&rt, p->throughput_tok_s);
         widen(&rx, p->batch);
@@ -421,13 +421,13 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
         json_array_append_new(runs, jl_run_key_to_json(p->run));
         f->n_points++;
     }
-    jl_strbuf_puts(&dat, "\n\n# block 1 (index 1): the curve (data/fit-curves.csv has the same)\n"
-                         "# batch energy_per_token_j energy_lo_j energy_hi_j power_w power_lo_w "
-                         "power_hi_w throughput_tok_s throughput_lo_tok_s throughput_hi_tok_s "
-                         "model_energy_per_token_j segment\n"
-                         "# segment: 0 below the measured batches, 1 over them, 2 above them "
-                         "(extrapolated); a blank line separates segments\n");
-    jl_prediction *pr = jl_calloc_array(ng ? ng : 1, sizeof *pr);
+    jl__strbuf_puts(&dat, "\n\n# block 1 (index 1): the curve (data/fit-curves.csv has the same)\n"
+                          "# batch energy_per_token_j energy_lo_j energy_hi_j power_w power_lo_w "
+                          "power_hi_w throughput_tok_s throughput_lo_tok_s throughput_hi_tok_s "
+                          "model_energy_per_token_j segment\n"
+                          "# segment: 0 below the measured batches, 1 over them, 2 above them "
+                          "(extrapolated); a blank line separates segments\n");
+    jl_prediction *pr = jl__calloc_array(ng ? ng : 1, sizeof *pr);
     size_t npr = 0;
     for (size_t i = 0; pr && i < ng; i++) {
         jl_prediction p;
@@ -450,13 +450,13 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
             if (!in)
                 continue;
             if (!rows++ && seg)
-                jl_strbuf_puts(&dat, "\n");
-            jl_strbuf_printf(&dat, "%.10g", p.batch);
+                jl__strbuf_puts(&dat, "\n");
+            jl__strbuf_printf(&dat, "%.10g", p.batch);
             dat_interval(&dat, &p.energy_per_token_j);
             dat_interval(&dat, &p.power_w);
             dat_interval(&dat, &p.throughput_tok_s);
             jl__report_dat_num(&dat, physical ? p.model_energy_per_token_j.value : NAN);
-            jl_strbuf_printf(&dat, " %d\n", seg);
+            jl__strbuf_printf(&dat, " %d\n", seg);
             widen(&re, p.energy_per_token_j.value);
             widen(&rt, p.throughput_tok_s.value);
             widen(&rx, p.batch);
@@ -491,8 +491,8 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
     if (fit->method == JL_FIT_MODEL)
         snprintf(r2, sizeof r2, "R^2 (ln J/token): %.4f model, %.4f with correction",
                  fit->r2_energy, fit->r2_energy_corrected);
-    char *band_title = !strcmp(band, "combined") ? jl_strdup("95% CI of the mean (param. + corr.)")
-                                                 : jl_strdup("95% CI of the mean (param.)");
+    char *band_title = !strcmp(band, "combined") ? jl__strdup("95% CI of the mean (param. + corr.)")
+                                                 : jl__strdup("95% CI of the mean (param.)");
 
     jl__report_gp_header_sized(
         &gp, f->id, f->title,
@@ -501,10 +501,10 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
         1000, 460, 7.0 * 0.46, 3.0);
     /* panels: energy left, power and throughput stacked right; the 3.3 in
      * PDF has the energy panel alone */
-    jl_strbuf_puts(&gp, "set multiplot\n"
-                        "eoy = 0; esx = narrow ? 1 : 0.6; esy = 1\n"
-                        "pox = 0.6; poy = 0.5; psx = 0.4; psy = 0.5\n"
-                        "tox = 0.6; tsx = 0.4; tsy = 0.5\n");
+    jl__strbuf_puts(&gp, "set multiplot\n"
+                         "eoy = 0; esx = narrow ? 1 : 0.6; esy = 1\n"
+                         "pox = 0.6; poy = 0.5; psx = 0.4; psy = 0.5\n"
+                         "tox = 0.6; tsx = 0.4; tsy = 0.5\n");
     gp_num(&gp, "bmin", fit->batch_min);
     gp_num(&gp, "bmax", fit->batch_max);
     gp_num(&gp, "ey0", ey0);
@@ -514,129 +514,132 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
     gp_num(&gp, "ty1", ty1);
     if (isfinite(ceil_b))
         gp_num(&gp, "ceil", ceil_b);
-    jl_strbuf_puts(&gp, "# segment (column 12): 1 over the measured batches, 0 and 2 extrapolated\n"
-                        "inr(s) = s == 1\n"
-                        "outr(s) = s != 1\n"
-                        "# values beyond the y range are drawn at its edge\n"
-                        "ce(v) = v < ey0 ? ey0 : (v > ey1 ? ey1 : v)\n"
-                        "cp(v) = v < 0 ? 0 : (v > py1 ? py1 : v)\n"
-                        "ct(v) = v < ty0 ? ty0 : (v > ty1 ? ty1 : v)\n");
-    jl_strbuf_printf(&gp,
-                     "set logscale x 2\nset xrange [%.10g:%.10g]\nset format x \"%%g\"\n"
-                     "if (narrow) set xtics 8\n",
-                     x0, x1);
-    jl_strbuf_puts(&gp, "set xlabel \"achieved batch (avg_batch_size)\"\n");
-    jl_strbuf_puts(&gp, "# runs beyond the batch ceiling (open markers)\n");
+    jl__strbuf_puts(&gp,
+                    "# segment (column 12): 1 over the measured batches, 0 and 2 extrapolated\n"
+                    "inr(s) = s == 1\n"
+                    "outr(s) = s != 1\n"
+                    "# values beyond the y range are drawn at its edge\n"
+                    "ce(v) = v < ey0 ? ey0 : (v > ey1 ? ey1 : v)\n"
+                    "cp(v) = v < 0 ? 0 : (v > py1 ? py1 : v)\n"
+                    "ct(v) = v < ty0 ? ty0 : (v > ty1 ? ty1 : v)\n");
+    jl__strbuf_printf(&gp,
+                      "set logscale x 2\nset xrange [%.10g:%.10g]\nset format x \"%%g\"\n"
+                      "if (narrow) set xtics 8\n",
+                      x0, x1);
+    jl__strbuf_puts(&gp, "set xlabel \"achieved batch (avg_batch_size)\"\n");
+    jl__strbuf_puts(&gp, "# runs beyond the batch ceiling (open markers)\n");
     if (isfinite(ceil_b))
-        jl_strbuf_puts(&gp, "beyond(b) = b > ceil\n");
+        jl__strbuf_puts(&gp, "beyond(b) = b > ceil\n");
     else
-        jl_strbuf_puts(&gp, "beyond(b) = 0\n");
+        jl__strbuf_puts(&gp, "beyond(b) = 0\n");
     if (isfinite(ceil_b)) {
-        jl_strbuf_puts(&gp, "set arrow 1 from ceil, graph 0 to ceil, graph 1 nohead dt 4 lw 1.6 "
-                            "lc rgb \"#333333\" front\n");
+        jl__strbuf_puts(&gp, "set arrow 1 from ceil, graph 0 to ceil, graph 1 nohead dt 4 lw 1.6 "
+                             "lc rgb \"#333333\" front\n");
     }
     /* panel 1: energy per token */
-    jl_strbuf_puts(&gp, "set origin 0,eoy\nset size esx,esy\n"
-                        "set logscale y 10\nset format y \"%g\"\nset yrange [ey0:ey1]\n"
-                        "set ylabel \"energy per token (J)\"\n"
-                        "set key outside bottom center horizontal maxrows 2 samplen 2 "
-                        "width -1 font lblfont\n"
-                        "if (narrow) set key outside bottom center vertical maxrows 5 samplen 1.5 "
-                        "width -4 font lblfont\n");
+    jl__strbuf_puts(&gp, "set origin 0,eoy\nset size esx,esy\n"
+                         "set logscale y 10\nset format y \"%g\"\nset yrange [ey0:ey1]\n"
+                         "set ylabel \"energy per token (J)\"\n"
+                         "set key outside bottom center horizontal maxrows 2 samplen 2 "
+                         "width -1 font lblfont\n"
+                         "if (narrow) set key outside bottom center vertical maxrows 5 samplen 1.5 "
+                         "width -4 font lblfont\n");
     if (isfinite(ceil_b)) {
-        jl_strbuf_printf(&gp,
-                         "set label 1 sprintf(\"batch ceiling %%.0f (%s)\", ceil) at ceil, "
-                         "graph 0.97 rotate by 90 right offset -1.0,0 textcolor rgb \"#333333\" "
-                         "font lblfont\n",
-                         ckind);
+        jl__strbuf_printf(&gp,
+                          "set label 1 sprintf(\"batch ceiling %%.0f (%s)\", ceil) at ceil, "
+                          "graph 0.97 rotate by 90 right offset -1.0,0 textcolor rgb \"#333333\" "
+                          "font lblfont\n",
+                          ckind);
     }
     if (r2[0]) {
-        jl_strbuf_puts(&gp, "if (!narrow) set label 2 ");
+        jl__strbuf_puts(&gp, "if (!narrow) set label 2 ");
         jl__report_gp_str(&gp, r2);
-        jl_strbuf_puts(&gp,
-                       " at graph 0.02, graph 0.03 left font lblfont textcolor rgb \"#555555\"\n");
+        jl__strbuf_puts(&gp,
+                        " at graph 0.02, graph 0.03 left font lblfont textcolor rgb \"#555555\"\n");
     }
     if (!has_band) {
-        char *t = interp ? jl_strdup("no band: too few batch sizes for the model (interpolation)")
-                         : jl_asprintf("no band: %s",
-                                       fit->ci_note ? fit->ci_note : "no interval available");
-        jl_strbuf_puts(&gp, "set label 3 ");
+        char *t = interp ? jl__strdup("no band: too few batch sizes for the model (interpolation)")
+                         : jl__asprintf("no band: %s",
+                                        fit->ci_note ? fit->ci_note : "no interval available");
+        jl__strbuf_puts(&gp, "set label 3 ");
         jl__report_gp_str(&gp, t ? t : "no band");
-        jl_strbuf_puts(&gp,
-                       " at graph 0.02, graph 0.09 left font lblfont textcolor rgb \"#9a5b00\"\n");
+        jl__strbuf_puts(&gp,
+                        " at graph 0.02, graph 0.09 left font lblfont textcolor rgb \"#9a5b00\"\n");
         free(t);
     }
     log_ytics(&gp, ey0, ey1);
     plot_panel(&gp, f->id, 2, "ce", has_band, physical ? 11 : 0, 1, band_title, interp, n_beyond);
-    jl_strbuf_puts(&gp, "unset label\nunset key\n"
-                        "# the 3.3 in PDF shows energy per token alone\n"
-                        "if (!narrow) {\n");
+    jl__strbuf_puts(&gp, "unset label\nunset key\n"
+                         "# the 3.3 in PDF shows energy per token alone\n"
+                         "if (!narrow) {\n");
     /* panel 2: power */
-    jl_strbuf_puts(&gp, "set origin pox,poy\nset size psx,psy\nunset logscale y\n"
-                        "set yrange [0:py1]\nset ytics autofreq\n"
-                        "set ylabel \"power, all GPUs (W)\"\nset xlabel \"\"\n");
+    jl__strbuf_puts(&gp, "set origin pox,poy\nset size psx,psy\nunset logscale y\n"
+                         "set yrange [0:py1]\nset ytics autofreq\n"
+                         "set ylabel \"power, all GPUs (W)\"\nset xlabel \"\"\n");
     if (isfinite(tdp_all)) {
         gp_num(&gp, "tdp", tdp_all);
-        jl_strbuf_puts(&gp, "set arrow 2 from graph 0, first tdp to graph 1, first tdp nohead dt 2 "
-                            "lc rgb \"#666666\" lw 1\n"
-                            "set label 4 \"power limit\" at graph 0.02, first tdp offset 0,0.6 "
-                            "font lblfont textcolor rgb \"#666666\"\n");
+        jl__strbuf_puts(&gp,
+                        "set arrow 2 from graph 0, first tdp to graph 1, first tdp nohead dt 2 "
+                        "lc rgb \"#666666\" lw 1\n"
+                        "set label 4 \"power limit\" at graph 0.02, first tdp offset 0,0.6 "
+                        "font lblfont textcolor rgb \"#666666\"\n");
     }
     plot_panel(&gp, f->id, 5, "cp", has_band, 0, 0, NULL, interp, n_beyond);
-    jl_strbuf_puts(&gp, "unset arrow 2\nunset label\nset ytics autofreq\n");
+    jl__strbuf_puts(&gp, "unset arrow 2\nunset label\nset ytics autofreq\n");
     /* panel 3: throughput */
-    jl_strbuf_puts(&gp, "set origin tox,0\nset size tsx,tsy\nset logscale y 10\n"
-                        "set yrange [ty0:ty1]\nset ylabel \"throughput (tokens/s)\"\n"
-                        "set xlabel \"achieved batch\"\n");
+    jl__strbuf_puts(&gp, "set origin tox,0\nset size tsx,tsy\nset logscale y 10\n"
+                         "set yrange [ty0:ty1]\nset ylabel \"throughput (tokens/s)\"\n"
+                         "set xlabel \"achieved batch\"\n");
     log_ytics(&gp, ty0, ty1);
     plot_panel(&gp, f->id, 8, "ct", has_band, 0, 0, NULL, interp, n_beyond);
-    jl_strbuf_puts(&gp, "}\nunset multiplot\nunset output\n");
+    jl__strbuf_puts(&gp, "}\nunset multiplot\nunset output\n");
 
     /* the caption: what is drawn, what the band means, the ceiling */
-    jl_strbuf cap;
-    jl_strbuf_init(&cap);
-    jl_strbuf_printf(&cap,
-                     "Energy per token against the achieved batch (the mean number of running "
-                     "requests, log2 axis) on %s x%ld (%s): the %zu measured runs (dots) and ",
-                     k->gpu_model, k->num_gpus, k->precision, fit->n_points);
+    jl__strbuf cap;
+    jl__strbuf_init(&cap);
+    jl__strbuf_printf(&cap,
+                      "Energy per token against the achieved batch (the mean number of running "
+                      "requests, log2 axis) on %s x%ld (%s): the %zu measured runs (dots) and ",
+                      k->gpu_model, k->num_gpus, k->precision, fit->n_points);
     if (interp)
-        jl_strbuf_printf(&cap,
-                         "a log-log interpolation between them (%zu batch sizes: too few "
-                         "for the physical model, so no parameters and no band). ",
-                         fit->n_batch_sizes);
+        jl__strbuf_printf(&cap,
+                          "a log-log interpolation between them (%zu batch sizes: too few "
+                          "for the physical model, so no parameters and no band). ",
+                          fit->n_batch_sizes);
     else
-        jl_strbuf_printf(&cap,
-                         "the fitted batch-size model%s (solid over the measured batches, "
-                         "dashed where extrapolated)%s. ",
-                         physical ? " with its Gaussian-process correction" : "",
-                         physical ? "; dotted: the physical model alone" : "");
+        jl__strbuf_printf(&cap,
+                          "the fitted batch-size model%s (solid over the measured batches, "
+                          "dashed where extrapolated)%s. ",
+                          physical ? " with its Gaussian-process correction" : "",
+                          physical ? "; dotted: the physical model alone" : "");
     if (!strcmp(band, "combined"))
-        jl_strbuf_puts(&cap, "The shaded band is the 95% confidence interval of the mean: "
-                             "the parameter uncertainty plus the correction's, not a prediction "
-                             "interval for one new run (which is wider by the run-to-run noise). ");
+        jl__strbuf_puts(&cap,
+                        "The shaded band is the 95% confidence interval of the mean: "
+                        "the parameter uncertainty plus the correction's, not a prediction "
+                        "interval for one new run (which is wider by the run-to-run noise). ");
     else if (!strcmp(band, "parameters"))
-        jl_strbuf_puts(&cap, "The shaded band is the 95% confidence interval of the mean from the "
-                             "parameter uncertainty, not a prediction interval for one new run. ");
+        jl__strbuf_puts(&cap, "The shaded band is the 95% confidence interval of the mean from the "
+                              "parameter uncertainty, not a prediction interval for one new run. ");
     else if (!interp)
-        jl_strbuf_printf(&cap, "No band: %s. ",
-                         fit->ci_note ? fit->ci_note : "no interval available");
+        jl__strbuf_printf(&cap, "No band: %s. ",
+                          fit->ci_note ? fit->ci_note : "no interval available");
     if (clipped)
-        jl_strbuf_puts(&cap, "Where the band reaches the edge of a panel it is wider than the "
-                             "panel (clipped). ");
+        jl__strbuf_puts(&cap, "Where the band reaches the edge of a panel it is wider than the "
+                              "panel (clipped). ");
     if (isfinite(ceil_b)) {
-        jl_strbuf_printf(&cap, "The vertical line is the batch ceiling, %.0f (%s", ceil_b,
-                         fit->ceiling_reason ? fit->ceiling_reason : ckind);
-        jl_strbuf_puts(&cap, "); predictions stop there. ");
+        jl__strbuf_printf(&cap, "The vertical line is the batch ceiling, %.0f (%s", ceil_b,
+                          fit->ceiling_reason ? fit->ceiling_reason : ckind);
+        jl__strbuf_puts(&cap, "); predictions stop there. ");
         if (n_beyond)
-            jl_strbuf_printf(&cap,
-                             "%zu measured run%s beyond it (open markers) %s fitted but not "
-                             "predicted for. ",
-                             n_beyond, n_beyond == 1 ? " lies" : "s lie",
-                             n_beyond == 1 ? "is" : "are");
+            jl__strbuf_printf(&cap,
+                              "%zu measured run%s beyond it (open markers) %s fitted but not "
+                              "predicted for. ",
+                              n_beyond, n_beyond == 1 ? " lies" : "s lie",
+                              n_beyond == 1 ? "is" : "are");
     }
-    jl_strbuf_puts(&cap, "Right: power of all GPUs and throughput, same model and band. Curves: "
-                         "data/fit-curves.csv; parameters: data/fit.json.");
-    f->caption = jl_strbuf_take(&cap);
+    jl__strbuf_puts(&cap, "Right: power of all GPUs and throughput, same model and band. Curves: "
+                          "data/fit-curves.csv; parameters: data/fit.json.");
+    f->caption = jl__strbuf_take(&cap);
 
     char *gkey = jl_group_key_format(k);
     f->meta =
@@ -651,8 +654,8 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
     free(gkey);
     free(band_title);
     jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);
-    jl_strbuf_free(&dat);
-    jl_strbuf_free(&gp);
+    jl__strbuf_free(&dat);
+    jl__strbuf_free(&gp);
     return st;
 }
 

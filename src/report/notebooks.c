@@ -57,17 +57,17 @@ static int cmp_str(const void *a, const void *b)
 /* Replace every occurrence of `key` in text by `val`. */
 static char *replace_all(const char *text, const char *key, const char *val)
 {
-    jl_strbuf b;
-    jl_strbuf_init(&b);
+    jl__strbuf b;
+    jl__strbuf_init(&b);
     size_t kl = strlen(key);
     const char *p = text, *q;
     while ((q = strstr(p, key)) != NULL) {
-        jl_strbuf_append(&b, p, (size_t)(q - p));
-        jl_strbuf_puts(&b, val);
+        jl__strbuf_append(&b, p, (size_t)(q - p));
+        jl__strbuf_puts(&b, val);
         p = q + kl;
     }
-    jl_strbuf_puts(&b, p);
-    return jl_strbuf_take(&b);
+    jl__strbuf_puts(&b, p);
+    return jl__strbuf_take(&b);
 }
 
 jl_status jl__report_notebooks_write(jl__report_report *r, jl_error **err)
@@ -92,7 +92,7 @@ jl_status jl__report_notebooks_write(jl__report_report *r, jl_error **err)
         if (!wanted(e->d_name))
             continue;
         char **p = realloc(names, (n + 1) * sizeof *p);
-        if (!p || !(p[n] = jl_strdup(e->d_name))) {
+        if (!p || !(p[n] = jl__strdup(e->d_name))) {
             free(p ? p : names);
             closedir(d);
             return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
@@ -105,7 +105,7 @@ jl_status jl__report_notebooks_write(jl__report_report *r, jl_error **err)
     jl_status st = JL_OK;
     size_t copied = 0;
     for (size_t i = 0; i < n; i++) {
-        char *src = jl_asprintf("%s/%s", dir, names[i]);
+        char *src = jl__asprintf("%s/%s", dir, names[i]);
         char *text = src ? jl__report_read_file(src) : NULL;
         if (!text) {
             jl__report_note(r, "notebook template %s cannot be read: skipped",
@@ -127,7 +127,7 @@ jl_status jl__report_notebooks_write(jl__report_report *r, jl_error **err)
             json_decref(nb);
         }
         char *out = replace_all(text, "@JOULES_DATA_DIR@", "../data");
-        char *rel = jl_asprintf("notebooks-export/%s", names[i]);
+        char *rel = jl__asprintf("notebooks-export/%s", names[i]);
         if (!out || !rel)
             st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
         else if (!(st = jl__report_write_text(r, rel, out, err)))

@@ -18,52 +18,52 @@ const char *const jl__report_palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC7
                                           "#E69F00", "#56B4E9", "#999999", "#000000"};
 
 /* A string for a gnuplot script: double-quoted, \ and " escaped, no newlines. */
-void jl__report_gp_str(jl_strbuf *b, const char *s)
+void jl__report_gp_str(jl__strbuf *b, const char *s)
 {
-    jl_strbuf_puts(b, "\"");
+    jl__strbuf_puts(b, "\"");
     for (; s && *s; s++) {
         if (*s == '"' || *s == '\\')
-            jl_strbuf_append(b, "\\", 1);
+            jl__strbuf_append(b, "\\", 1);
         if (*s == '\n' || *s == '\r')
-            jl_strbuf_puts(b, " ");
+            jl__strbuf_puts(b, " ");
         else
-            jl_strbuf_append(b, s, 1);
+            jl__strbuf_append(b, s, 1);
     }
-    jl_strbuf_puts(b, "\"");
+    jl__strbuf_puts(b, "\"");
 }
 
 /* A string column in a .dat file: double-quoted, quotes replaced. */
-void jl__report_dat_str(jl_strbuf *b, const char *s)
+void jl__report_dat_str(jl__strbuf *b, const char *s)
 {
-    jl_strbuf_puts(b, "\"");
+    jl__strbuf_puts(b, "\"");
     for (; s && *s; s++)
-        jl_strbuf_append(b, (*s == '"' || *s == '\n' || *s == '\t') ? "'" : s, 1);
-    jl_strbuf_puts(b, "\"");
+        jl__strbuf_append(b, (*s == '"' || *s == '\n' || *s == '\t') ? "'" : s, 1);
+    jl__strbuf_puts(b, "\"");
 }
 
-void jl__report_dat_num(jl_strbuf *b, double v)
+void jl__report_dat_num(jl__strbuf *b, double v)
 {
     if (isfinite(v))
-        jl_strbuf_printf(b, " %.10g", v);
+        jl__strbuf_printf(b, " %.10g", v);
     else
-        jl_strbuf_puts(b, " NaN");
+        jl__strbuf_puts(b, " NaN");
 }
 
-void jl__report_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what,
+void jl__report_gp_header(jl__strbuf *b, const char *id, const char *title, const char *what,
                           int wide)
 {
     int w = wide ? 1000 : 900, h = wide ? 460 : 520;
     jl__report_gp_header_sized(b, id, title, what, w, h, 7.0 * h / w, wide ? 2.9 : 2.5);
 }
 
-void jl__report_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what,
+void jl__report_gp_header_sized(jl__strbuf *b, const char *id, const char *title, const char *what,
                                 int w, int h, double pdf_h_in, double pdf1_h_in)
 {
     /* The title is the page's (and this comment's): none is drawn, so
      * nothing is clipped and a paper's caption carries it. */
-    jl_strbuf_printf(b, "# joules report figure %s: %s\n", id, title);
-    jl_strbuf_printf(b, "# %s\n", what);
-    jl_strbuf_printf(
+    jl__strbuf_printf(b, "# joules report figure %s: %s\n", id, title);
+    jl__strbuf_printf(b, "# %s\n", what);
+    jl__strbuf_printf(
         b,
         "# Data: %s.dat (columns are named in its header). Restyle by editing this\n"
         "# script, then from this folder:\n"
@@ -78,7 +78,7 @@ void jl__report_gp_header_sized(jl_strbuf *b, const char *id, const char *title,
         id, id, id, id, id, id, id, id, id, id);
     /* pdfcairo draws a font of size S at S x fontscale x 4/3 points:
      * fontscale 0.75 makes "Helvetica,9" 9 pt */
-    jl_strbuf_printf(
+    jl__strbuf_printf(
         b,
         "lblfont = \",10\"\n"
         "if (fmt eq \"svg\") set terminal svg size %d,%d font \"Helvetica,13\" linewidth 1.3 background rgb \"white\"\n"
@@ -98,22 +98,22 @@ void jl__report_gp_header_sized(jl_strbuf *b, const char *id, const char *title,
         w, h, w * 3 / 2, h * 3 / 2, pdf_h_in, pdf1_h_in);
 }
 
-jl_status jl__report_write_fig_files(jl__report_report *r, jl__report_figure *f, jl_strbuf *dat,
-                                     jl_strbuf *gp, jl_error **err)
+jl_status jl__report_write_fig_files(jl__report_report *r, jl__report_figure *f, jl__strbuf *dat,
+                                     jl__strbuf *gp, jl_error **err)
 {
     /* the SVG's pixel size, for the page's <img width height> (a lazy image
      * without them takes no room and so is loaded at once) */
     const char *sz = gp->data ? strstr(gp->data, "set terminal svg size ") : NULL;
     if (!sz || sscanf(sz, "set terminal svg size %d,%d", &f->px_w, &f->px_h) != 2)
         f->px_w = f->px_h = 0;
-    char *rel = jl_asprintf("figures/%s.dat", f->id);
+    char *rel = jl__asprintf("figures/%s.dat", f->id);
     if (!rel)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     jl_status st = jl__report_write_buf(r, rel, dat, err);
     free(rel);
     if (st)
         return st;
-    rel = jl_asprintf("figures/%s.gp", f->id);
+    rel = jl__asprintf("figures/%s.gp", f->id);
     if (!rel)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     st = jl__report_write_buf(r, rel, gp, err);
@@ -129,7 +129,7 @@ const char *jl__report_gpu_label(const char *s)
 /* Batch-size ticks on a log2 axis: every batch measured gets a tick, but
  * only those at least ~1/8 of the axis (and 0.75 octave) from the last
  * labelled one get a label ("2048" and "3072" side by side collide). */
-void jl__report_batch_xtics(jl_strbuf *gp, const long *b, size_t n)
+void jl__report_batch_xtics(jl__strbuf *gp, const long *b, size_t n)
 {
     long lo = 0, hi = 0;
     for (size_t i = 0; i < n; i++)
@@ -139,7 +139,7 @@ void jl__report_batch_xtics(jl_strbuf *gp, const long *b, size_t n)
         }
     double span = lo > 0 ? log2((double)hi / (double)lo) : 0;
     double minsep = fmax(span / 8, 0.75);
-    jl_strbuf_puts(gp, "set xtics (");
+    jl__strbuf_puts(gp, "set xtics (");
     long last = -1;
     double last_lab = -INFINITY;
     int first = 1;
@@ -149,15 +149,15 @@ void jl__report_batch_xtics(jl_strbuf *gp, const long *b, size_t n)
         double x = log2((double)b[i]);
         int lab = x - last_lab >= minsep - 1e-9;
         if (lab)
-            jl_strbuf_printf(gp, "%s\"%ld\" %ld", first ? "" : ", ", b[i], b[i]);
+            jl__strbuf_printf(gp, "%s\"%ld\" %ld", first ? "" : ", ", b[i], b[i]);
         else
-            jl_strbuf_printf(gp, "%s\"\" %ld 1", first ? "" : ", ", b[i]);
+            jl__strbuf_printf(gp, "%s\"\" %ld 1", first ? "" : ", ", b[i]);
         if (lab)
             last_lab = x;
         first = 0;
         last = b[i];
     }
-    jl_strbuf_puts(gp, ")\n");
+    jl__strbuf_puts(gp, ")\n");
 }
 
 int jl__report_wide_range(const double *v, size_t n, double ratio)
@@ -317,31 +317,31 @@ int jl__report_place_label_always(jl__report_placer *p, double x, double y, size
 /* gnuplot: four label layers, one per position: columns lc..lc+3 of the
  * .dat hold the text at that position ("" elsewhere), lc = col for the wide
  * outputs and col + 4 for the 3.3 in PDF (jl__report_label_columns() sets lc). */
-void jl__report_plot_label_layers(jl_strbuf *gp, const char *src, const char *colour)
+void jl__report_plot_label_layers(jl__strbuf *gp, const char *src, const char *colour)
 {
     static const char *const where[] = {"left offset char 0.5,0.55", "left offset char 0.5,-0.55",
                                         "right offset char -0.5,0.55",
                                         "right offset char -0.5,-0.55"};
     for (int k = 0; k < 4; k++)
-        jl_strbuf_printf(
+        jl__strbuf_printf(
             gp,
             ", \\\n     %s using 1:2:(stringcolumn(lc+%d)) with labels %s font lblfont textcolor rgb \"%s\" notitle",
             src, k, where[k], colour);
 }
 
-void jl__report_label_columns(jl_strbuf *gp, int col)
+void jl__report_label_columns(jl__strbuf *gp, int col)
 {
-    jl_strbuf_printf(gp,
-                     "# point labels: columns %d-%d (wide outputs) or %d-%d (3.3 in PDF)\n"
-                     "lc = (fmt eq \"pdf1\") ? %d : %d\n",
-                     col, col + 3, col + 4, col + 7, col + 4, col);
+    jl__strbuf_printf(gp,
+                      "# point labels: columns %d-%d (wide outputs) or %d-%d (3.3 in PDF)\n"
+                      "lc = (fmt eq \"pdf1\") ? %d : %d\n",
+                      col, col + 3, col + 4, col + 7, col + 4, col);
 }
 
-void jl__report_dat_labels(jl_strbuf *dat, const int *pos, const char *text)
+void jl__report_dat_labels(jl__strbuf *dat, const int *pos, const char *text)
 {
     for (int w = 0; w < 2; w++)
         for (int k = 0; k < 4; k++) {
-            jl_strbuf_puts(dat, " ");
+            jl__strbuf_puts(dat, " ");
             jl__report_dat_str(dat, k == pos[w] ? text : "");
         }
 }
@@ -365,7 +365,7 @@ void jl__report_placers_init(jl__report_placer *pl, int logx, int logy, const do
 
 /* Explicit ticks for a log axis over [lo, hi]: the first of 1; 1-2-5;
  * 1-2-3-5-7; 1..9 (x 10^k) giving at least four inside. */
-void jl__report_log_tics(jl_strbuf *gp, const char *axis, double lo, double hi)
+void jl__report_log_tics(jl__strbuf *gp, const char *axis, double lo, double hi)
 {
     static const double sets[4][10] = {{1},
                                        {1, 2, 5},
@@ -390,39 +390,39 @@ void jl__report_log_tics(jl_strbuf *gp, const char *axis, double lo, double hi)
                 step = 5 * mag;
             else if (raw / mag >= 2)
                 step = 2 * mag;
-            jl_strbuf_printf(gp, "set %stics (", axis);
+            jl__strbuf_printf(gp, "set %stics (", axis);
             int f1 = 1;
             for (double v = ceil(lo / step) * step; v <= hi; v += step) {
-                jl_strbuf_printf(gp, "%s%.6g", f1 ? "" : ", ", v);
+                jl__strbuf_printf(gp, "%s%.6g", f1 ? "" : ", ", v);
                 f1 = 0;
             }
-            jl_strbuf_printf(gp, ")\nset format %s \"%%.4g\"\n", axis);
+            jl__strbuf_printf(gp, ")\nset format %s \"%%.4g\"\n", axis);
             return;
         }
-        jl_strbuf_printf(gp, "set %stics (", axis);
+        jl__strbuf_printf(gp, "set %stics (", axis);
         int first = 1;
         for (int k = k0; k <= k1; k++)
             for (int i = 0; i < ns[s]; i++) {
                 double v = sets[s][i] * pow(10, k);
                 if (v >= lo && v <= hi) {
-                    jl_strbuf_printf(gp, "%s%.10g", first ? "" : ", ", v);
+                    jl__strbuf_printf(gp, "%s%.10g", first ? "" : ", ", v);
                     first = 0;
                 }
             }
-        jl_strbuf_printf(gp, ")\nset format %s \"%%.7g\"\n", axis);
+        jl__strbuf_printf(gp, ")\nset format %s \"%%.7g\"\n", axis);
         /* the 3.3 in PDF: decades alone when two or more show */
         int nd = 0;
         for (int k = k0; k <= k1; k++)
             nd += pow(10, k) >= lo && pow(10, k) <= hi;
         if (s > 0 && nd >= 2) {
-            jl_strbuf_printf(gp, "if (narrow) set %stics (", axis);
+            jl__strbuf_printf(gp, "if (narrow) set %stics (", axis);
             first = 1;
             for (int k = k0; k <= k1; k++)
                 if (pow(10, k) >= lo && pow(10, k) <= hi) {
-                    jl_strbuf_printf(gp, "%s%.10g", first ? "" : ", ", pow(10, k));
+                    jl__strbuf_printf(gp, "%s%.10g", first ? "" : ", ", pow(10, k));
                     first = 0;
                 }
-            jl_strbuf_puts(gp, ")\n");
+            jl__strbuf_puts(gp, ")\n");
         }
         return;
     }

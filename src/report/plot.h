@@ -14,31 +14,31 @@ extern const char *const jl__report_palette[]; /* Okabe–Ito, RP_N_PALETTE colo
 extern const int jl__report_point_types[RP_N_POINT_TYPES];
 
 /* A string for a gnuplot script: double-quoted, \ and " escaped, no newlines. */
-void jl__report_gp_str(jl_strbuf *b, const char *s);
+void jl__report_gp_str(jl__strbuf *b, const char *s);
 /* A string column in a .dat file: double-quoted, quotes replaced. */
-void jl__report_dat_str(jl_strbuf *b, const char *s);
+void jl__report_dat_str(jl__strbuf *b, const char *s);
 /* A number column in a .dat file (" NaN" when missing). */
-void jl__report_dat_num(jl_strbuf *b, double v);
+void jl__report_dat_num(jl__strbuf *b, double v);
 /* The script's head: comments (title, what it shows, how to redraw), the
  * terminal of each format (`fmt`: svg, png, pdf, pdf1), `out`, `narrow`,
  * `lblfont` and the common style. wide: 1000 x 460 px, else 900 x 520. */
-void jl__report_gp_header(jl_strbuf *b, const char *id, const char *title, const char *what,
+void jl__report_gp_header(jl__strbuf *b, const char *id, const char *title, const char *what,
                           int wide);
 /* The same with sizes: SVG w x h pixels (PNG 1.5x), PDF 7 in x pdf_h_in and
  * 3.3 in x pdf1_h_in. */
-void jl__report_gp_header_sized(jl_strbuf *b, const char *id, const char *title, const char *what,
+void jl__report_gp_header_sized(jl__strbuf *b, const char *id, const char *title, const char *what,
                                 int w, int h, double pdf_h_in, double pdf1_h_in);
 /* figures/ID.dat and figures/ID.gp of f; notes the SVG's pixel size. */
-jl_status jl__report_write_fig_files(jl__report_report *r, jl__report_figure *f, jl_strbuf *dat,
-                                     jl_strbuf *gp, jl_error **err);
+jl_status jl__report_write_fig_files(jl__report_report *r, jl__report_figure *f, jl__strbuf *dat,
+                                     jl__strbuf *gp, jl_error **err);
 /* A GPU model for a label: "?" when unknown. */
 const char *jl__report_gpu_label(const char *s);
 
 /* Ticks: batch sizes on a log2 axis (each measured batch a tick, labels
  * spaced so they do not collide); a log axis over [lo, hi] (1, 1-2-5,
  * 1-2-3-5-7 or 1..9 per decade, the first giving four or more). */
-void jl__report_batch_xtics(jl_strbuf *gp, const long *b, size_t n);
-void jl__report_log_tics(jl_strbuf *gp, const char *axis, double lo, double hi);
+void jl__report_batch_xtics(jl__strbuf *gp, const long *b, size_t n);
+void jl__report_log_tics(jl__strbuf *gp, const char *axis, double lo, double hi);
 /* 1 when the positive finite values of v span more than ratio. */
 int jl__report_wide_range(const double *v, size_t n, double ratio);
 
@@ -70,8 +70,8 @@ int jl__report_place_label(jl__report_placer *p, double x, double y, size_t ncha
 int jl__report_place_label_always(jl__report_placer *p, double x, double y, size_t nchars);
 /* The label columns of a .dat row (both placements), the script's choice
  * of them, and the four label layers of a plot command. */
-void jl__report_dat_labels(jl_strbuf *dat, const int *pos, const char *text);
-void jl__report_label_columns(jl_strbuf *gp, int col);
-void jl__report_plot_label_layers(jl_strbuf *gp, const char *src, const char *colour);
+void jl__report_dat_labels(jl__strbuf *dat, const int *pos, const char *text);
+void jl__report_label_columns(jl__strbuf *gp, int col);
+void jl__report_plot_label_layers(jl__strbuf *gp, const char *src, const char *colour);
 
 #endif

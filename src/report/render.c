@@ -202,16 +202,16 @@ typedef struct jl__report_render {
 
 static char *part_path(const jl__report_render *R, const jl__report_figure *f, size_t k, int abs)
 {
-    return abs ? jl_asprintf("%s/%s.%s.part", R->figdir, f->id, R->ext[k])
-               : jl_asprintf("%s.%s.part", f->id, R->ext[k]);
+    return abs ? jl__asprintf("%s/%s.%s.part", R->figdir, f->id, R->ext[k])
+               : jl__asprintf("%s.%s.part", f->id, R->ext[k]);
 }
 
 /* Start gnuplot on figures figs[0..n). */
 static int start_job(jl__report_render *R, jl__report_job *j, size_t *figs, size_t n)
 {
     size_t na = 2 + n * R->n_out * 3;
-    char **argv = jl_calloc_array(na, sizeof *argv);
-    char **owned = jl_calloc_array(na, sizeof *owned);
+    char **argv = jl__calloc_array(na, sizeof *argv);
+    char **owned = jl__calloc_array(na, sizeof *owned);
     size_t a = 0, o = 0;
     int ok = argv && owned;
     if (ok)
@@ -220,8 +220,8 @@ static int start_job(jl__report_render *R, jl__report_job *j, size_t *figs, size
         jl__report_figure *f = &R->r->figs[figs[i]];
         for (size_t k = 0; ok && k < R->n_out; k++) {
             char *part = part_path(R, f, k, 0);
-            char *e = part ? jl_asprintf("fmt='%s'; out='%s'", R->fmt[k], part) : NULL;
-            char *gp = jl_asprintf("%s.gp", f->id);
+            char *e = part ? jl__asprintf("fmt='%s'; out='%s'", R->fmt[k], part) : NULL;
+            char *gp = jl__asprintf("%s.gp", f->id);
             free(part);
             ok = e && gp;
             argv[a++] = "-e";
@@ -238,7 +238,7 @@ static int start_job(jl__report_render *R, jl__report_job *j, size_t *figs, size
     if (ok) {
         argv[a] = NULL;
         /* the job's own copy: the queue may move when retries join it */
-        j->figs = jl_calloc_array(n, sizeof *j->figs);
+        j->figs = jl__calloc_array(n, sizeof *j->figs);
         rc = j->figs ? spawn(R->figdir, argv, j) : -1;
         if (!rc) {
             memcpy(j->figs, figs, n * sizeof *figs);
@@ -284,7 +284,7 @@ static int commit_outputs(const jl__report_render *R, jl__report_figure *f)
     int ok = 1;
     for (size_t k = 0; ok && k < R->n_out; k++) {
         char *from = part_path(R, f, k, 1);
-        char *to = jl_asprintf("%s/%s.%s", R->figdir, f->id, R->ext[k]);
+        char *to = jl__asprintf("%s/%s.%s", R->figdir, f->id, R->ext[k]);
         ok = from && to && rename(from, to) == 0;
         free(from);
         free(to);
@@ -325,9 +325,9 @@ static void finish_job(jl__report_render *R, jl__report_job *j, int rc, int retr
             char msg[600];
             first_line(msg, sizeof msg, j->msg);
             if (rc != 0)
-                f->note = jl_asprintf("gnuplot failed (exit status %d): %s", rc, msg);
+                f->note = jl__asprintf("gnuplot failed (exit status %d): %s", rc, msg);
             else
-                f->note = jl_asprintf("gnuplot wrote no complete output: %s", msg);
+                f->note = jl__asprintf("gnuplot wrote no complete output: %s", msg);
             jl__report_note(r, "figure %s: %s", f->id, f->note ? f->note : "gnuplot failed");
         }
         remove_parts(R, f);
@@ -346,7 +346,7 @@ jl_status jl__report_figures_render(jl__report_report *r, jl_error **err)
     R.r = r;
     R.gnuplot = r->opt.gnuplot ? r->opt.gnuplot : "gnuplot";
     R.n_out = jl__report_figure_outputs(r->opt.formats, R.fmt, R.ext, RP_N_OUTPUTS);
-    R.figdir = jl_asprintf("%s/figures", r->root);
+    R.figdir = jl__asprintf("%s/figures", r->root);
     if (!R.figdir)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     char out[2048];
@@ -368,7 +368,7 @@ jl_status jl__report_figures_render(jl__report_report *r, jl_error **err)
         } else {
             char v[256];
             first_line(v, sizeof v, out);
-            r->gnuplot_version = jl_strdup(v);
+            r->gnuplot_version = jl__strdup(v);
         }
     }
     for (size_t i = 0; i < r->n_figs; i++) {
@@ -376,7 +376,7 @@ jl_status jl__report_figures_render(jl__report_report *r, jl_error **err)
         if (f->note)
             continue;
         if (r->gnuplot_missing) {
-            f->note = jl_strdup("not drawn: gnuplot is not available (see the notes)");
+            f->note = jl__strdup("not drawn: gnuplot is not available (see the notes)");
             continue;
         }
         queue_push(&R, i);
@@ -431,7 +431,7 @@ jl_status jl__report_figures_render(jl__report_report *r, jl_error **err)
             /* nothing could be started: the rest are not drawn */
             for (; R.q_head < R.q_len; R.q_head++) {
                 jl__report_figure *f = &r->figs[R.queue[R.q_head]];
-                f->note = jl_asprintf("gnuplot could not be started: %s", strerror(errno));
+                f->note = jl__asprintf("gnuplot could not be started: %s", strerror(errno));
             }
             jl__report_note(r, "some figures not drawn: gnuplot could not be started");
             break;
@@ -467,7 +467,7 @@ jl_status jl__report_figures_render(jl__report_report *r, jl_error **err)
     for (size_t i = 0; i < r->n_figs; i++) {
         jl__report_figure *f = &r->figs[i];
         if (!f->drawn && !f->note && R.todo)
-            f->note = jl_strdup("not drawn (gnuplot could not be run)");
+            f->note = jl__strdup("not drawn (gnuplot could not be run)");
     }
     free(R.queue);
     free(R.figdir);

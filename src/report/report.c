@@ -88,7 +88,7 @@ static int looks_like_report(const char *dir, const struct stat *sb)
 {
     if (!S_ISDIR(sb->st_mode))
         return 0;
-    char *marker = jl_asprintf("%s/data/report.json", dir);
+    char *marker = jl__asprintf("%s/data/report.json", dir);
     int ok = marker && access(marker, F_OK) == 0;
     free(marker);
     if (ok)

@@ -147,7 +147,8 @@ char *jl__report_path(const jl__report_report *r, const char *rel);
 jl_status jl__report_write_text(jl__report_report *r, const char *rel, const char *text,
                                 jl_error **err);
 /* b's text (b is emptied) */
-jl_status jl__report_write_buf(jl__report_report *r, const char *rel, jl_strbuf *b, jl_error **err);
+jl_status jl__report_write_buf(jl__report_report *r, const char *rel, jl__strbuf *b,
+                               jl_error **err);
 jl_status jl__report_write_json(jl__report_report *r, const char *rel, const json_t *doc,
                                 jl_error **err);
 /* The same with the study's error list as `errors` (as the commands print
@@ -218,7 +219,7 @@ const struct jl_finding *jl__report_best_change(const struct jl_run_diagnosis *d
 void jl__report_fmt_num(char *buf, size_t cap, double v, int sig);
 /* CSV fields: a quoted-when-needed string, and a comma then a number
  * (empty when missing). */
-void jl__report_csv_str(jl_strbuf *b, const char *s);
-void jl__report_csv_num(jl_strbuf *b, double v);
+void jl__report_csv_str(jl__strbuf *b, const char *s);
+void jl__report_csv_num(jl__strbuf *b, double v);
 
 #endif

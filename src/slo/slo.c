@@ -234,7 +234,7 @@ static jl_status perr(jl_error **err, size_t *err_offset, size_t off, const char
         *err_offset = off;
     va_list ap;
     va_start(ap, fmt);
-    char *what = jl_vasprintf(fmt, ap);
+    char *what = jl__vasprintf(fmt, ap);
     va_end(ap);
     jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "SLO '%s': %s at offset %zu", expr,
             what ? what : "malformed", off);
@@ -262,7 +262,7 @@ jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset, jl_er
     if (!expr)
         return perr(err, err_offset, 0, "", "empty expression");
     jl_slo *slo = calloc(1, sizeof *slo);
-    if (!slo || !(slo->text = jl_strdup(expr))) {
+    if (!slo || !(slo->text = jl__strdup(expr))) {
         free(slo);
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     }
@@ -387,8 +387,8 @@ jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset, jl_er
             int fits_llm = unit_fits(units[u].kind, f_llm);
             int fits_dif = unit_fits(units[u].kind, f_dif);
             if (!fits_llm && !fits_dif) {
-                char *m = jl_asprintf("unit '%s' does not fit figure '%s' (%s)", unitbuf, namebuf,
-                                      jl_figure_unit((jl_figure)(f_llm >= 0 ? f_llm : f_dif)));
+                char *m = jl__asprintf("unit '%s' does not fit figure '%s' (%s)", unitbuf, namebuf,
+                                       jl_figure_unit((jl_figure)(f_llm >= 0 ? f_llm : f_dif)));
                 st = perr(err, err_offset, us, expr, "%s", m ? m : "unit does not fit");
                 free(m);
                 goto fail;
@@ -421,7 +421,7 @@ jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset, jl_er
         }
         jl_slo_cond *c = &slo->conds[slo->n];
         memset(c, 0, sizeof *c);
-        if (!(c->name = jl_strdup(namebuf))) {
+        if (!(c->name = jl__strdup(namebuf))) {
             st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
             goto fail;
         }
@@ -452,20 +452,20 @@ fail:
 
 char *jl_slo_caret(const char *expr, size_t offset)
 {
-    jl_strbuf b;
-    jl_strbuf_init(&b);
-    jl_strbuf_puts(&b, "  ");
-    jl_strbuf_puts(&b, expr ? expr : "");
-    jl_strbuf_puts(&b, "\n  ");
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    jl__strbuf_puts(&b, "  ");
+    jl__strbuf_puts(&b, expr ? expr : "");
+    jl__strbuf_puts(&b, "\n  ");
     size_t n = expr ? strlen(expr) : 0;
     if (offset > n)
         offset = n;
     /* count display columns: UTF-8 continuation bytes take none */
     for (size_t k = 0; k < offset; k++)
         if (((unsigned char)expr[k] & 0xC0) != 0x80)
-            jl_strbuf_puts(&b, expr[k] == '\t' ? "\t" : " ");
-    jl_strbuf_puts(&b, "^");
-    return jl_strbuf_take(&b);
+            jl__strbuf_puts(&b, expr[k] == '\t' ? "\t" : " ");
+    jl__strbuf_puts(&b, "^");
+    return jl__strbuf_take(&b);
 }
 
 /* ---- evaluation ----------------------------------------------------------- */
@@ -541,22 +541,22 @@ jl_slo_result jl_slo_eval(const jl_slo *slo, const jl_summary *s, double *worst_
 
 char *jl_slo_canonical(const jl_slo *slo)
 {
-    jl_strbuf b;
-    jl_strbuf_init(&b);
+    jl__strbuf b;
+    jl__strbuf_init(&b);
     for (size_t i = 0; slo && i < slo->n; i++) {
         const jl_slo_cond *c = &slo->conds[i];
         if (i)
-            jl_strbuf_puts(&b, ",");
+            jl__strbuf_puts(&b, ",");
         if (c->figure_llm >= 0 && c->figure_diffusion >= 0 && c->figure_llm != c->figure_diffusion)
-            jl_strbuf_printf(&b, "%s[%s|%s]", c->name, jl_figure_name((jl_figure)c->figure_llm),
-                             jl_figure_name((jl_figure)c->figure_diffusion));
+            jl__strbuf_printf(&b, "%s[%s|%s]", c->name, jl_figure_name((jl_figure)c->figure_llm),
+                              jl_figure_name((jl_figure)c->figure_diffusion));
         else
-            jl_strbuf_puts(&b,
-                           jl_figure_name((jl_figure)(c->figure_llm >= 0 ? c->figure_llm
-                                                                         : c->figure_diffusion)));
-        jl_strbuf_printf(&b, "%s%.12g", jl_slo_op_name(c->op), c->bound);
+            jl__strbuf_puts(&b,
+                            jl_figure_name((jl_figure)(c->figure_llm >= 0 ? c->figure_llm
+                                                                          : c->figure_diffusion)));
+        jl__strbuf_printf(&b, "%s%.12g", jl_slo_op_name(c->op), c->bound);
     }
     if (!slo || !slo->n)
-        jl_strbuf_puts(&b, "");
-    return jl_strbuf_take(&b);
+        jl__strbuf_puts(&b, "");
+    return jl__strbuf_take(&b);
 }

@@ -34,18 +34,18 @@ int jl__attr_value_cmp(const char *a, const char *b)
 
 int jl_run_config_cmp(const jl_summary *a, const jl_summary *b)
 {
-    int c = jl_strcmp_null_last(a->attrs.gpu_model, b->attrs.gpu_model);
+    int c = jl__strcmp_null_last(a->attrs.gpu_model, b->attrs.gpu_model);
     if (c)
         return c;
     if (a->attrs.num_gpus != b->attrs.num_gpus)
         return a->attrs.num_gpus < b->attrs.num_gpus ? -1 : 1;
     if (a->attrs.max_batch_size != b->attrs.max_batch_size)
         return a->attrs.max_batch_size < b->attrs.max_batch_size ? -1 : 1;
-    if ((c = jl_strcmp_null_last(a->attrs.precision, b->attrs.precision)))
+    if ((c = jl__strcmp_null_last(a->attrs.precision, b->attrs.precision)))
         return c;
-    if ((c = jl_strcmp_null_last(a->file, b->file)))
+    if ((c = jl__strcmp_null_last(a->file, b->file)))
         return c;
-    return jl_strcmp_null_last(a->run, b->run);
+    return jl__strcmp_null_last(a->run, b->run);
 }
 
 /* One key value of a run, parsed once: grouping compares each value many
@@ -155,9 +155,9 @@ static int hash_groups(const item *items, size_t n, size_t *first, size_t *next,
     while (cap < 2 * n)
         cap *= 2;
     size_t *slot = calloc(cap, sizeof *slot); /* group + 1; 0: empty */
-    size_t *last = jl_malloc_array(n ? n : 1, sizeof *last);
-    const item **heads = jl_malloc_array(n ? n : 1, sizeof *heads);
-    size_t *order = jl_malloc_array(n ? n : 1, sizeof *order);
+    size_t *last = jl__malloc_array(n ? n : 1, sizeof *last);
+    const item **heads = jl__malloc_array(n ? n : 1, sizeof *heads);
+    size_t *order = jl__malloc_array(n ? n : 1, sizeof *order);
     if (!slot || !last || !heads || !order) {
         free(slot);
         free(last);
@@ -288,13 +288,13 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
     size_t *first = NULL, *next = NULL;
     for (size_t i = 0; keep && i < l->count; i++)
         n_kept -= !keep[i];
-    item *items = jl_calloc_array(n_kept ? n_kept : 1, sizeof *items);
-    kval *vals = jl_calloc_array(n_kept && n_keys ? n_kept * n_keys : 1, sizeof *vals);
+    item *items = jl__calloc_array(n_kept ? n_kept : 1, sizeof *items);
+    kval *vals = jl__calloc_array(n_kept && n_keys ? n_kept * n_keys : 1, sizeof *vals);
     char *texts = malloc(cap);
     if (!items || !vals || !texts)
         goto oom;
     char buf[1024];
-    if (n_keys > 8 && !(src = jl_malloc_array(n_keys, sizeof *src)))
+    if (n_keys > 8 && !(src = jl__malloc_array(n_keys, sizeof *src)))
         goto oom;
     for (size_t k = 0; k < n_keys; k++)
         src[k] = key_source(keys[k]);
@@ -344,8 +344,8 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
             vals[i].text = texts + vals[i].text_off;
     /* each group's items in list order: first[g] (its lowest run), then
      * next[] */
-    if (!(first = jl_malloc_array(n ? n : 1, sizeof *first)) ||
-        !(next = jl_malloc_array(n ? n : 1, sizeof *next)))
+    if (!(first = jl__malloc_array(n ? n : 1, sizeof *first)) ||
+        !(next = jl__malloc_array(n ? n : 1, sizeof *next)))
         goto oom;
     size_t ng = 0;
     if (mixed_keys(items, n, n_keys)) {
@@ -362,23 +362,23 @@ jl_status jl_group_runs(const jl_summary_list *l, const char *const *keys, size_
     } else if (hash_groups(items, n, first, next, &ng) != 0) {
         goto oom;
     }
-    if (ng && !(out->groups = jl_calloc_array(ng, sizeof *out->groups)))
+    if (ng && !(out->groups = jl__calloc_array(ng, sizeof *out->groups)))
         goto oom;
     for (size_t q = 0; q < ng; q++) {
         const item *it0 = &items[first[q]];
         jl_group *g = &out->groups[out->n++];
         g->node_ac = it0->node_ac;
         /* copies of the first item's texts */
-        if (!(g->values = jl_calloc_array(n_keys ? n_keys : 1, sizeof *g->values)))
+        if (!(g->values = jl__calloc_array(n_keys ? n_keys : 1, sizeof *g->values)))
             goto oom;
         g->n_keys = n_keys;
         for (size_t k = 0; k < n_keys; k++)
-            if (it0->vals[k].text && !(g->values[k] = jl_strdup(it0->vals[k].text)))
+            if (it0->vals[k].text && !(g->values[k] = jl__strdup(it0->vals[k].text)))
                 goto oom;
         size_t cnt = 0;
         for (size_t i = first[q]; i != (size_t)-1; i = next[i])
             cnt++;
-        if (!(g->runs = jl_malloc_array(cnt, sizeof *g->runs)))
+        if (!(g->runs = jl__malloc_array(cnt, sizeof *g->runs)))
             goto oom;
         g->n_runs = cnt;
         cnt = 0;

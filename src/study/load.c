@@ -74,7 +74,7 @@ static char *crash_on; /* test hook, see jl__study_test_crash_on */
 void jl__study_test_crash_on(const char *name)
 {
     free(crash_on);
-    crash_on = name ? jl_strdup(name) : NULL;
+    crash_on = name ? jl__strdup(name) : NULL;
 }
 
 static const char *base_name(const char *path)
@@ -573,16 +573,16 @@ static char *lost_what(const pool *p, size_t u, int *ok)
     const slot *s = &p->slots[u];
     char *r;
     if (un->parts <= 1)
-        r = jl_strdup("this file");
+        r = jl__strdup("this file");
     else if (!s->has_range)
         return *ok = 1, NULL;
     else if (s->hi <= s->lo)
-        r = jl_asprintf("part %u of %u of this file (no runs)", un->part + 1, un->parts);
+        r = jl__asprintf("part %u of %u of this file (no runs)", un->part + 1, un->parts);
     else
-        r = jl_asprintf("runs %llu-%llu of %llu of this file (\"%s\" to \"%s\", part %u of %u)",
-                        (unsigned long long)s->lo + 1, (unsigned long long)s->hi,
-                        (unsigned long long)s->n_runs, s->first_run ? s->first_run : "",
-                        s->last_run ? s->last_run : "", un->part + 1, un->parts);
+        r = jl__asprintf("runs %llu-%llu of %llu of this file (\"%s\" to \"%s\", part %u of %u)",
+                         (unsigned long long)s->lo + 1, (unsigned long long)s->hi,
+                         (unsigned long long)s->n_runs, s->first_run ? s->first_run : "",
+                         s->last_run ? s->last_run : "", un->part + 1, un->parts);
     *ok = r != NULL;
     return r;
 }

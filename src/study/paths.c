@@ -60,7 +60,7 @@ static jl_status walk(const char *dir, int depth, strvec *out, jl_error_list *er
     while ((de = readdir(d)) != NULL) {
         if (de->d_name[0] == '.')
             continue; /* hidden files, . and .. */
-        if (!strvec_push(&names, jl_strdup(de->d_name))) {
+        if (!strvec_push(&names, jl__strdup(de->d_name))) {
             st = JL_ENOMEM;
             break;
         }
@@ -69,7 +69,7 @@ static jl_status walk(const char *dir, int depth, strvec *out, jl_error_list *er
     if (names.n)
         qsort(names.v, names.n, sizeof *names.v, cmp_str);
     for (size_t i = 0; i < names.n && st == JL_OK; i++) {
-        char *p = jl_asprintf("%s%s%s", dir, ends_with(dir, "/") ? "" : "/", names.v[i]);
+        char *p = jl__asprintf("%s%s%s", dir, ends_with(dir, "/") ? "" : "/", names.v[i]);
         struct stat sb;
         if (!p) {
             st = JL_ENOMEM;
@@ -110,7 +110,7 @@ jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files, si
                 st = jl_error_list_push(errors,
                                         jl_error_new(JL_EMISSING, paths[i], NULL, NULL, -1,
                                                      "no *.h5 trace files in this directory"));
-        } else if (!strvec_push(&out, jl_strdup(paths[i]))) {
+        } else if (!strvec_push(&out, jl__strdup(paths[i]))) {
             st = JL_ENOMEM;
         }
     }

@@ -70,7 +70,7 @@ static jl_status usage(jl_error **err, const char *opt, const char *text, const 
 {
     va_list ap;
     va_start(ap, fmt);
-    char *what = jl_vasprintf(fmt, ap);
+    char *what = jl__vasprintf(fmt, ap);
     va_end(ap);
     jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "%s '%s': %s", opt, text,
             what ? what : "malformed");
@@ -269,7 +269,7 @@ static char *values_present(const jl_summary_list *l, const char *key, size_t sh
         char **nv = realloc(vals, (n + 1) * sizeof *nv);
         if (nv)
             vals = nv;
-        if (!nv || !(vals[n] = jl_strdup(buf))) {
+        if (!nv || !(vals[n] = jl__strdup(buf))) {
             *oom = 1;
             break;
         }
@@ -278,13 +278,13 @@ static char *values_present(const jl_summary_list *l, const char *key, size_t sh
     char *out = NULL;
     if (n && !*oom) {
         qsort(vals, n, sizeof *vals, cmp_values);
-        jl_strbuf b;
-        jl_strbuf_init(&b);
+        jl__strbuf b;
+        jl__strbuf_init(&b);
         for (size_t j = 0; j < n && j < show; j++)
-            jl_strbuf_printf(&b, "%s%s", j ? ", " : "", vals[j]);
+            jl__strbuf_printf(&b, "%s%s", j ? ", " : "", vals[j]);
         if (n > show)
-            jl_strbuf_printf(&b, " and %zu more", n - show);
-        if (!(out = jl_strbuf_take(&b)))
+            jl__strbuf_printf(&b, " and %zu more", n - show);
+        if (!(out = jl__strbuf_take(&b)))
             *oom = 1;
     }
     for (size_t j = 0; j < n; j++)
@@ -298,8 +298,8 @@ jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l
     *report = NULL;
     if (!sel || !l)
         return JL_OK;
-    jl_strbuf b;
-    jl_strbuf_init(&b);
+    jl__strbuf b;
+    jl__strbuf_init(&b);
     int oom = 0;
     for (size_t i = 0; i < sel->n && !oom; i++) {
         const clause *c = &sel->clauses[i];
@@ -318,56 +318,56 @@ jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l
             else if (hit >= 0)
                 seen[hit] = 1;
         }
-        jl_strbuf w;
-        jl_strbuf_init(&w);
+        jl__strbuf w;
+        jl__strbuf_init(&w);
         size_t missing = 0;
         for (size_t j = 0; j < nv; j++)
             if (!seen[j]) {
                 if (c->op >= OP_LT)
-                    jl_strbuf_printf(&w, "%s%.17g", op_text[c->op], c->bound);
+                    jl__strbuf_printf(&w, "%s%.17g", op_text[c->op], c->bound);
                 else
-                    jl_strbuf_printf(&w, "%s%s", missing ? ", " : "", c->values[j]);
+                    jl__strbuf_printf(&w, "%s%s", missing ? ", " : "", c->values[j]);
                 missing++;
             }
         free(seen);
-        char *what = jl_strbuf_take(&w);
+        char *what = jl__strbuf_take(&w);
         if (missing && !what)
             oom = 1;
         if (missing && what) {
             char *present = values_present(l, c->key, 20, &oom);
-            jl_strbuf_printf(&b, "%s%s '%s%s", b.len ? "\n" : "",
-                             c->exclude ? "--exclude" : "--where", c->key, op_text[c->op]);
+            jl__strbuf_printf(&b, "%s%s '%s%s", b.len ? "\n" : "",
+                              c->exclude ? "--exclude" : "--where", c->key, op_text[c->op]);
             for (size_t j = 0; c->op < OP_LT && j < c->n_values; j++)
-                jl_strbuf_printf(&b, "%s%s", j ? "," : "", c->values[j]);
+                jl__strbuf_printf(&b, "%s%s", j ? "," : "", c->values[j]);
             if (c->op >= OP_LT)
-                jl_strbuf_printf(&b, "%.17g", c->bound);
+                jl__strbuf_printf(&b, "%.17g", c->bound);
             if (!present)
-                jl_strbuf_printf(&b, "': no run has the attribute '%s'", c->key);
+                jl__strbuf_printf(&b, "': no run has the attribute '%s'", c->key);
             else if (c->op >= OP_LT)
-                jl_strbuf_printf(&b, "': no run has %s%s (values present: %s)", c->key, what,
-                                 present);
+                jl__strbuf_printf(&b, "': no run has %s%s (values present: %s)", c->key, what,
+                                  present);
             else
-                jl_strbuf_printf(&b, "': no run has %s %s (values present: %s)", c->key, what,
-                                 present);
+                jl__strbuf_printf(&b, "': no run has %s %s (values present: %s)", c->key, what,
+                                  present);
             free(present);
         }
         free(what);
     }
     if (oom) {
-        jl_strbuf_free(&b);
+        jl__strbuf_free(&b);
         return JL_ENOMEM;
     }
     if (!b.len) {
-        jl_strbuf_free(&b);
+        jl__strbuf_free(&b);
         return JL_OK;
     }
-    *report = jl_strbuf_take(&b);
+    *report = jl__strbuf_take(&b);
     return *report ? JL_OK : JL_ENOMEM;
 }
 
 jl_status jl_selector_add_spec(jl_selector *sel, const char *spec, jl_error **err)
 {
-    char *s = jl_strdup(spec), *cur = NULL;
+    char *s = jl__strdup(spec), *cur = NULL;
     size_t len = 0;
     jl_status st = JL_OK;
     if (!s)
@@ -381,7 +381,7 @@ jl_status jl_selector_add_spec(jl_selector *sel, const char *spec, jl_error **er
             cur = NULL;
             if (!tok)
                 break;
-            if (!(cur = jl_strdup(tok))) {
+            if (!(cur = jl__strdup(tok))) {
                 st = JL_ENOMEM;
                 break;
             }
@@ -425,7 +425,7 @@ static int split_spec(const char *spec, char **file, char **sel)
     if (!best)
         return -1;
     *file = strndup(spec, (size_t)(best - spec));
-    *sel = jl_strdup(best + 1);
+    *sel = jl__strdup(best + 1);
     return (*file && *sel) ? 0 : -1;
 }
 
@@ -471,17 +471,17 @@ jl_status jl_study_load_run(const char *spec, const jl_study_options *opt, jl_su
         }
     }
     if (found != 1) {
-        jl_strbuf b;
-        jl_strbuf_init(&b);
-        jl_strbuf_printf(&b, "%s: %s", spec,
-                         found ? "the selection matches more than one run; add clauses"
-                               : "no such run in the file");
+        jl__strbuf b;
+        jl__strbuf_init(&b);
+        jl__strbuf_printf(&b, "%s: %s", spec,
+                          found ? "the selection matches more than one run; add clauses"
+                                : "no such run in the file");
         for (size_t i = 0, shown = 0; found && i < runs.count && shown < 10; i++)
             if (sel && jl_selector_match(sel, runs.items[i])) {
-                jl_strbuf_printf(&b, "\n  %s", runs.items[i]->run ? runs.items[i]->run : "?");
+                jl__strbuf_printf(&b, "\n  %s", runs.items[i]->run ? runs.items[i]->run : "?");
                 shown++;
             }
-        char *msg = jl_strbuf_take(&b);
+        char *msg = jl__strbuf_take(&b);
         st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1, "%s", msg ? msg : spec);
         free(msg);
         goto end;

@@ -130,10 +130,10 @@ jl_status jl_study_power_series(const jl_summary *s, size_t max_points, jl_power
         ps->n_samples = n;
         ps->first_s = run->power_time[0];
         ps->last_s = run->power_time[n - 1];
-        ps->time_s = jl_malloc_array(nb ? nb : 1, sizeof *ps->time_s);
-        ps->power_w = jl_malloc_array(nb ? nb : 1, sizeof *ps->power_w);
-        ps->power_avg_w = jl_malloc_array(nb ? nb : 1, sizeof *ps->power_avg_w);
-        ps->running = jl_malloc_array(nb ? nb : 1, sizeof *ps->running);
+        ps->time_s = jl__malloc_array(nb ? nb : 1, sizeof *ps->time_s);
+        ps->power_w = jl__malloc_array(nb ? nb : 1, sizeof *ps->power_w);
+        ps->power_avg_w = jl__malloc_array(nb ? nb : 1, sizeof *ps->power_avg_w);
+        ps->running = jl__malloc_array(nb ? nb : 1, sizeof *ps->running);
         if (!ps->time_s || !ps->power_w || !ps->power_avg_w || !ps->running) {
             jl_power_series_free(ps);
             jl_run_free(run);

@@ -254,7 +254,7 @@ static double *get_doubles(rd *r, uint64_t n)
         r->st = JL_EINVALID;
         return NULL;
     }
-    double *v = jl_malloc_array((size_t)n, sizeof *v);
+    double *v = jl__malloc_array((size_t)n, sizeof *v);
     if (!v) {
         r->st = JL_ENOMEM;
         return NULL;

@@ -60,7 +60,7 @@ jl_status jl__track_integral(jl__track *tr, const double *t, size_t n, const jl_
     *bad_row = 0;
     if (!watts->v || n == 0)
         return JL_OK;
-    tr->cum = jl_malloc_array(n, sizeof *tr->cum);
+    tr->cum = jl__malloc_array(n, sizeof *tr->cum);
     if (!tr->cum)
         return JL_ENOMEM;
     tr->n = n;
@@ -112,7 +112,7 @@ jl_status jl__track_counter(jl__track *tr, const double *t, size_t n, const jl_s
         unusable(rep, "no energy_j dataset");
         return JL_OK;
     }
-    tr->cum = jl_malloc_array(n, sizeof *tr->cum);
+    tr->cum = jl__malloc_array(n, sizeof *tr->cum);
     if (!tr->cum)
         return JL_ENOMEM;
     tr->n = n;

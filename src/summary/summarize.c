@@ -159,7 +159,7 @@ static jl_status attach_published(ctx *c)
     p->mark_threshold = c->opt->published_mark;
     for (size_t i = 0; i < m->n_extra; i++)
         if (!strcmp(m->extra[i].key, "source") && !m->extra[i].is_number &&
-            !(p->source = jl_strdup(m->extra[i].value)))
+            !(p->source = jl__strdup(m->extra[i].value)))
             return JL_ENOMEM;
     published_figures(m, p->fig);
     memcpy(p->recomputed, s->fig, sizeof p->recomputed);
@@ -612,8 +612,8 @@ static jl_status window_energy(ctx *c)
                  "the window [%.6g, %.6g] s reaches more than %g s beyond the power "
                  "samples [%.6g, %.6g] s: window energy is missing",
                  a, b, EXTRAPOLATE_MAX_S, t0, t1);
-        s->gpu_energy_j = jl_malloc_array(G, sizeof(double));
-        s->gpu_avg_power_w = jl_malloc_array(G, sizeof(double));
+        s->gpu_energy_j = jl__malloc_array(G, sizeof(double));
+        s->gpu_avg_power_w = jl__malloc_array(G, sizeof(double));
         if (!s->gpu_energy_j || !s->gpu_avg_power_w) {
             st = JL_ENOMEM;
             goto end;
@@ -986,7 +986,7 @@ static jl_status summarize_series(ctx *c, jl_error **err)
     jl_status st = JL_OK;
     /* scratch for the request table (order statistics) */
     size_t scratch_n = run->req_n > run->batch_n ? run->req_n : run->batch_n;
-    if (scratch_n && !(c->dscratch = jl_malloc_array(scratch_n, sizeof *c->dscratch)))
+    if (scratch_n && !(c->dscratch = jl__malloc_array(scratch_n, sizeof *c->dscratch)))
         return JL_ENOMEM;
     TRY(find_window(c));
     TRY(window_energy(c));
@@ -1049,8 +1049,8 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summ
     c->s = s;
     c->a = c->b = c->dur = c->E = NAN;
     c->diffusion = jl_attrs_is_diffusion(&run->attrs);
-    s->file = jl_strdup(run->file);
-    s->run = jl_strdup(run->name);
+    s->file = jl__strdup(run->file);
+    s->run = jl__strdup(run->name);
     if ((run->file && !s->file) || (run->name && !s->run)) {
         st = JL_ENOMEM;
         goto end;

@@ -109,9 +109,9 @@ jl_status jl_summary_warn(jl_summary *s, const char *rule, const char *fmt, ...)
     s->warnings = w;
     va_list ap;
     va_start(ap, fmt);
-    char *msg = jl_vasprintf(fmt, ap);
+    char *msg = jl__vasprintf(fmt, ap);
     va_end(ap);
-    char *r = jl_strdup(rule);
+    char *r = jl__strdup(rule);
     if (!msg || !r) {
         free(msg);
         free(r);
@@ -127,7 +127,7 @@ static double *dup_doubles(const double *v, size_t n)
 {
     if (!v)
         return NULL;
-    double *d = jl_malloc_array(n, sizeof *d);
+    double *d = jl__malloc_array(n, sizeof *d);
     if (d)
         memcpy(d, v, n * sizeof *d);
     return d;
@@ -139,8 +139,8 @@ jl_status jl_summary_copy(const jl_summary *src, jl_summary **out)
     jl_summary *s = jl_summary_new();
     if (!s)
         return JL_ENOMEM;
-    s->file = jl_strdup(src->file);
-    s->run = jl_strdup(src->run);
+    s->file = jl__strdup(src->file);
+    s->run = jl__strdup(src->run);
     s->steady_method = src->steady_method;
     s->energy_source = src->energy_source;
     memcpy(s->fig, src->fig, sizeof s->fig);
@@ -159,7 +159,7 @@ jl_status jl_summary_copy(const jl_summary *src, jl_summary **out)
             goto fail;
         *s->published = *src->published;
         s->published->source = NULL;
-        if (src->published->source && !(s->published->source = jl_strdup(src->published->source)))
+        if (src->published->source && !(s->published->source = jl__strdup(src->published->source)))
             goto fail;
     }
     *out = s;

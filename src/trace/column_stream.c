@@ -62,8 +62,8 @@ int jl__itl_stream_keep(jl_run *run, int col, const char *obj, hid_t dset, hid_t
     stream_col *c = &run->itl_stream->col[col];
     c->ch = ch;
     c->chunk_rows = jl__chunks_rows(ch);
-    c->buf = jl_malloc_array(c->chunk_rows, 4);
-    c->obj = jl_strdup(obj);
+    c->buf = jl__malloc_array(c->chunk_rows, 4);
+    c->obj = jl__strdup(obj);
     if (!c->buf || !c->obj) {
         jl__chunks_free(ch);
         free(c->buf);

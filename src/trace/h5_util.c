@@ -46,7 +46,7 @@ jl_status jl__h5_init(void)
 }
 
 typedef struct {
-    jl_strbuf buf;
+    jl__strbuf buf;
     const char *last;
     int count;
 } walk_state;
@@ -59,8 +59,8 @@ static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *data)
         return 0;
     if (w->count >= 8) /* a short chain: the deepest entries are the best */
         return 0;
-    jl_strbuf_puts(&w->buf, w->count ? ": " : "HDF5: ");
-    jl_strbuf_puts(&w->buf, desc);
+    jl__strbuf_puts(&w->buf, w->count ? ": " : "HDF5: ");
+    jl__strbuf_puts(&w->buf, desc);
     w->last = desc;
     w->count++;
     return 0;
@@ -69,14 +69,14 @@ static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *data)
 jl_error *jl__h5_stack_error(void)
 {
     walk_state w;
-    jl_strbuf_init(&w.buf);
+    jl__strbuf_init(&w.buf);
     w.last = NULL;
     w.count = 0;
     /* Downward: from the API function that failed to the place the error
      * was detected, so the text reads from general to specific. */
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, &w);
     H5Eclear2(H5E_DEFAULT);
-    char *msg = jl_strbuf_take(&w.buf);
+    char *msg = jl__strbuf_take(&w.buf);
     if (!msg)
         return NULL;
     jl_error *e = jl_error_new(JL_EIO, NULL, NULL, NULL, -1, "%s", msg);
@@ -112,7 +112,7 @@ int jl__names_push(char ***names, size_t *n, size_t *cap, const char *name)
         *names = nn;
         *cap = c;
     }
-    if (!((*names)[*n] = jl_strdup(name)))
+    if (!((*names)[*n] = jl__strdup(name)))
         return -1;
     (*n)++;
     return 0;

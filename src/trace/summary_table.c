@@ -220,7 +220,7 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
     size_t total;
     if (!isvar) {
         size_t w = H5Tget_size(ftype);
-        if (w == 0 || !jl_mul_size(w, n ? n : 1, &total) || total > c->lim->max_dataset_bytes)
+        if (w == 0 || !jl__mul_size(w, n ? n : 1, &total) || total > c->lim->max_dataset_bytes)
             return jl__rctx_fail(
                 &at, JL_ELIMIT,
                 "strings of %zu bytes x %zu rows, more than the limit of %llu bytes", w, n,
@@ -248,7 +248,7 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
     }
     jl_status st = JL_OK;
     hid_t mem = H5Tcopy(H5T_C_S1);
-    char **v = jl_calloc_array(n ? n : 1, sizeof *v);
+    char **v = jl__calloc_array(n ? n : 1, sizeof *v);
     if (mem < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0 || H5Tset_cset(mem, H5Tget_cset(ftype)) < 0) {
         st = jl__rctx_h5_fail(&at, JL_EIO, "cannot build a string type");
         goto end;
@@ -266,7 +266,7 @@ static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj,
     for (size_t r = 0; r < n; r++)
         if (v[r] && strlen(v[r]) + 1 > w)
             w = strlen(v[r]) + 1;
-    if (!jl_mul_size(w, n ? n : 1, &total) || total > c->lim->max_dataset_bytes) {
+    if (!jl__mul_size(w, n ? n : 1, &total) || total > c->lim->max_dataset_bytes) {
         st = jl__rctx_fail(&at, JL_ELIMIT,
                            "strings of %zu bytes x %zu rows, more than the limit of %llu bytes", w,
                            n, (unsigned long long)c->lim->max_dataset_bytes);
@@ -298,10 +298,10 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
     jl_status st = JL_OK;
     hid_t dset = -1, ftype = -1;
     size_t rows = 0;
-    char *obj = jl_asprintf("%s/%s", gpath, name);
+    char *obj = jl__asprintf("%s/%s", gpath, name);
     rctx at = table_at(c, obj), at_g = table_at(c, gpath);
     memset(col, 0, sizeof *col);
-    if (!obj || !(col->name = jl_strdup(name))) {
+    if (!obj || !(col->name = jl__strdup(name))) {
         st = jl__rctx_fail(&at_g, JL_ENOMEM, NULL);
         goto end;
     }
@@ -329,7 +329,7 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
         col->borrowed = 1;
         goto end;
     }
-    if (!(col->data = jl_malloc_array(rows ? rows : 1, 8))) {
+    if (!(col->data = jl__malloc_array(rows ? rows : 1, 8))) {
         st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
         goto end;
     }
@@ -356,7 +356,7 @@ static herr_t name_cb(hid_t grp, const char *name, const H5L_info_t *info, void 
     name_list *l = data;
     if (info->type != H5L_TYPE_HARD) {
         l->bad = 1;
-        l->bad_name = jl_strdup(name);
+        l->bad_name = jl__strdup(name);
         return 1;
     }
     if (jl__names_push(&l->names, &l->n, &l->cap, name) < 0) {
@@ -407,7 +407,7 @@ static jl_status read_masks(tctx *c, hid_t table, int set, jl__table *t)
     hid_t g = -1;
     jl_status st = JL_OK;
     rctx at0 = table_at(c, NULL), at_g = at0;
-    if (!(gpath = jl_asprintf("/%s/%s", JL__TABLE_NAME, gname)))
+    if (!(gpath = jl__asprintf("/%s/%s", JL__TABLE_NAME, gname)))
         return jl__rctx_fail(&at0, JL_ENOMEM, NULL);
     at_g.obj = gpath;
     if ((st = open_subgroup(c, table, gname, gpath, &g)) != JL_OK || g < 0)
@@ -549,7 +549,7 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
     /* rows as NUL-terminated names: one byte wider than stored */
     t->n = c.n = runs.rows;
     t->runs_width = runs.width + 1;
-    if (!(t->runs_buf = jl_calloc_array(t->n ? t->n : 1, t->runs_width))) {
+    if (!(t->runs_buf = jl__calloc_array(t->n ? t->n : 1, t->runs_width))) {
         col_clear(&runs);
         st = jl__rctx_fail(&at_t, JL_ENOMEM, NULL);
         goto end;
@@ -563,7 +563,7 @@ jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *li
             goto end;
         }
     if ((c.dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0 ||
-        !(c.tconv = jl_malloc_array(t->n ? t->n : 1, 16)) ||
+        !(c.tconv = jl__malloc_array(t->n ? t->n : 1, 16)) ||
         H5Pset_buffer(c.dxpl, (t->n ? t->n : 1) * 16, c.tconv, NULL) < 0) {
         st = jl__rctx_h5_fail(&at_t, JL_EINTERNAL, "cannot set up the data transfer");
         goto end;
@@ -850,7 +850,7 @@ static jl_status write_dataset(wtx *w, hid_t grp, const char *gpath, const char 
     if (space < 0 ||
         (d = H5Dcreate2(grp, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
         (n && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)) {
-        char *obj = jl_asprintf("%s/%s", gpath, name);
+        char *obj = jl__asprintf("%s/%s", gpath, name);
         st = jl__h5_fail(w->err, JL_EIO, w->path, NULL, obj ? obj : gpath, -1,
                          "cannot write the column");
         free(obj);
@@ -988,7 +988,7 @@ static int collect(const jl_run *const *runs, size_t n, unsigned char *in_table,
                    wcells *cv)
 {
     for (int s = 0; s < JL__TSET_N; s++) {
-        if (seed_typed(&ws[s], s) || !(cv[s].first = jl_malloc_array(n + 1, sizeof(size_t))))
+        if (seed_typed(&ws[s], s) || !(cv[s].first = jl__malloc_array(n + 1, sizeof(size_t))))
             return -1;
         cv[s].first[0] = 0;
     }
@@ -1008,7 +1008,7 @@ static int collect(const jl_run *const *runs, size_t n, unsigned char *in_table,
         }
     }
     for (int s = 0; s < JL__TSET_N; s++)
-        if (!(ws[s].order = jl_malloc_array(ws[s].n ? ws[s].n : 1, sizeof(size_t))))
+        if (!(ws[s].order = jl__malloc_array(ws[s].n ? ws[s].n : 1, sizeof(size_t))))
             return -1;
     return 0;
 }
@@ -1064,18 +1064,18 @@ jl_status jl__table_write(hid_t file, const char *path, const jl_run *const *run
         for (size_t k = 0; k < ws[s].n_order; k++) {
             wcol *col = &ws[s].cols[ws[s].order[k]];
             size_t esz = col->kind == JL__CELL_STR ? col->width : 8;
-            if (!(col->data = jl_calloc_array(rows, esz)) || !(col->absent = malloc(rows))) {
+            if (!(col->data = jl__calloc_array(rows, esz)) || !(col->absent = malloc(rows))) {
                 st = jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
                 goto end;
             }
             memset(col->absent, 1, rows);
             if (col->kind == JL__CELL_FLOAT)
                 for (size_t r = 0; r < rows; r++)
-                    ((double *)col->data)[r] = jl_nan();
+                    ((double *)col->data)[r] = jl__nan();
         }
     for (int s = 0; s < JL__TSET_N; s++)
         fill_set(&cv[s], n, in_table, &ws[s]);
-    if (!(names = jl_calloc_array(rows, width))) {
+    if (!(names = jl__calloc_array(rows, width))) {
         st = jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
         goto end;
     }

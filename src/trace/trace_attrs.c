@@ -67,7 +67,7 @@ const char *jl__av_str(attr_val *v)
         else
             format_int(num, v->i < 0 ? '-' : 0,
                        v->i < 0 ? 0ULL - (unsigned long long)v->i : (unsigned long long)v->i);
-        v->text = jl_strdup(num);
+        v->text = jl__strdup(num);
     }
     return v->text ? v->text : "";
 }
@@ -137,8 +137,8 @@ static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space, 
     char **vbuf = NULL;
     char *one = NULL;
     char *fbuf = NULL;
-    jl_strbuf b;
-    jl_strbuf_init(&b);
+    jl__strbuf b;
+    jl__strbuf_init(&b);
     htri_t isvar = H5Tis_variable_str(ftype);
     if (isvar < 0) {
         st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the string type");
@@ -151,7 +151,7 @@ static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space, 
             st = jl__rctx_h5_fail(&at, JL_EIO, "cannot build a string type");
             goto end;
         }
-        vbuf = npts == 1 ? &one : jl_calloc_array(npts, sizeof *vbuf);
+        vbuf = npts == 1 ? &one : jl__calloc_array(npts, sizeof *vbuf);
         if (!vbuf) {
             st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
             goto end;
@@ -161,7 +161,7 @@ static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space, 
             goto end;
         }
         if (npts == 1) {
-            char *s = jl_strdup(one ? one : "");
+            char *s = jl__strdup(one ? one : "");
             H5free_memory(one);
             one = NULL;
             v->kind = AV_STRING;
@@ -170,15 +170,15 @@ static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space, 
         }
         for (size_t i = 0; i < npts; i++) {
             if (i)
-                jl_strbuf_puts(&b, ",");
+                jl__strbuf_puts(&b, ",");
             if (vbuf[i])
-                jl_strbuf_puts(&b, vbuf[i]);
+                jl__strbuf_puts(&b, vbuf[i]);
         }
         H5Dvlen_reclaim(mem, space, H5P_DEFAULT, vbuf);
     } else {
         size_t sz = H5Tget_size(ftype);
         size_t total;
-        if (sz == 0 || !jl_mul_size(sz, npts, &total) || total > MAX_ATTR_BYTES) {
+        if (sz == 0 || !jl__mul_size(sz, npts, &total) || total > MAX_ATTR_BYTES) {
             st = jl__rctx_fail(&at, JL_ELIMIT, "string attribute larger than %u bytes",
                                MAX_ATTR_BYTES);
             goto end;
@@ -202,14 +202,14 @@ static jl_status read_attr_string(rctx *c, hid_t aid, hid_t ftype, hid_t space, 
             while (spacepad && len > 0 && s[len - 1] == ' ')
                 len--;
             if (i)
-                jl_strbuf_puts(&b, ",");
-            jl_strbuf_append(&b, s, len);
+                jl__strbuf_puts(&b, ",");
+            jl__strbuf_append(&b, s, len);
         }
     }
     if (!b.data)
-        jl_strbuf_puts(&b, "");
+        jl__strbuf_puts(&b, "");
     v->kind = npts == 1 ? AV_STRING : AV_ARRAY;
-    st = av_text(c, v, jl_strbuf_take(&b));
+    st = av_text(c, v, jl__strbuf_take(&b));
 end:
     if (vbuf && vbuf != &one && st != JL_OK && isvar > 0 && mem >= 0)
         H5Dvlen_reclaim(mem, space, H5P_DEFAULT, vbuf);
@@ -218,7 +218,7 @@ end:
     if (vbuf != &one)
         free(vbuf);
     free(fbuf);
-    jl_strbuf_free(&b);
+    jl__strbuf_free(&b);
     if (mem_owned)
         H5Tclose(mem);
     return st;
@@ -246,7 +246,7 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
     hssize_t np = H5Sget_simple_extent_npoints(space);
     if (np == 0) { /* a null dataspace or no elements */
         v->kind = AV_NONE;
-        st = av_text(c, v, jl_strdup(""));
+        st = av_text(c, v, jl__strdup(""));
         goto end;
     }
     if (np < 0) {
@@ -256,7 +256,7 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
     size_t npts = (size_t)np;
     if ((uint64_t)np > MAX_ATTR_VALUES) {
         v->kind = AV_OTHER;
-        st = av_text(c, v, jl_asprintf("(array of %lld values)", (long long)np));
+        st = av_text(c, v, jl__asprintf("(array of %lld values)", (long long)np));
         goto end;
     }
     H5T_class_t cls = H5Tget_class(ftype);
@@ -270,7 +270,7 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
                    : is_uint        ? H5T_NATIVE_ULLONG
                                     : H5T_NATIVE_LLONG;
         unsigned long long one;
-        buf = npts == 1 ? (void *)&one : jl_calloc_array(npts, 8);
+        buf = npts == 1 ? (void *)&one : jl__calloc_array(npts, 8);
         if (!buf) {
             st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
             goto end;
@@ -302,8 +302,8 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
             buf = NULL; /* the text waits for jl__av_str() */
             goto end;
         }
-        jl_strbuf b;
-        jl_strbuf_init(&b);
+        jl__strbuf b;
+        jl__strbuf_init(&b);
         for (size_t i = 0; i < npts; i++) {
             char num[40];
             if (cls == H5T_FLOAT)
@@ -313,11 +313,11 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
             else
                 snprintf(num, sizeof num, "%lld", ((long long *)buf)[i]);
             if (i)
-                jl_strbuf_puts(&b, ",");
-            jl_strbuf_puts(&b, num);
+                jl__strbuf_puts(&b, ",");
+            jl__strbuf_puts(&b, num);
         }
         v->kind = AV_ARRAY;
-        st = av_text(c, v, jl_strbuf_take(&b));
+        st = av_text(c, v, jl__strbuf_take(&b));
         goto end;
     }
     if (cls == H5T_ENUM && npts == 1) {
@@ -343,11 +343,11 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
             snprintf(name_buf, sizeof name_buf, "(enum value not in its type)");
         }
         v->kind = AV_OTHER;
-        st = av_text(c, v, jl_strdup(name_buf));
+        st = av_text(c, v, jl__strdup(name_buf));
         goto end;
     }
     v->kind = AV_OTHER;
-    st = av_text(c, v, jl_asprintf("(%s attribute)", jl__class_name(cls)));
+    st = av_text(c, v, jl__asprintf("(%s attribute)", jl__class_name(cls)));
 end:
     free(buf);
     CLOSE(mtype, H5Tclose);
@@ -544,7 +544,7 @@ void jl__summary_init(jl_run_summary_attrs *s)
 {
     memset(s, 0, sizeof *s);
     for (size_t k = 0; k < jl__n_summary_fields; k++)
-        *(double *)((char *)s + jl__summary_fields[k].off) = jl_nan();
+        *(double *)((char *)s + jl__summary_fields[k].off) = jl__nan();
 }
 
 /* Attribute `name` of summary/, field k of jl__summary_fields (k ==
@@ -561,7 +561,7 @@ static jl_status put_summary_attr(rctx *c, const char *opath, const char *name, 
     if (!x)
         return jl__rctx_fail(&at, JL_ENOMEM, NULL);
     s->extra = x;
-    x[s->n_extra].key = jl_strdup(name);
+    x[s->n_extra].key = jl__strdup(name);
     x[s->n_extra].value = v->text;
     x[s->n_extra].is_number = is_num;
     v->text = NULL;
@@ -643,8 +643,8 @@ static jl_status table_run_attr(rctx *c, const char *opath, const char *name, si
         return set_field(c, opath, a, k, v);
     jl__av_str(v);
     int is_num = v->kind == AV_INT || v->kind == AV_FLOAT;
-    char *value = v->text ? v->text : is_num ? NULL : jl_strdup("");
-    char *key = value ? jl_strdup(name) : NULL;
+    char *value = v->text ? v->text : is_num ? NULL : jl__strdup("");
+    char *key = value ? jl__strdup(name) : NULL;
     if (!key) {
         if (value != v->text)
             free(value);
@@ -666,7 +666,7 @@ jl_status jl__read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r
     size_t n_attr_cols = jl__table_cols(tb, JL__TSET_ATTRS);
     int reserved = 0;
     if (!r->attrs.extra && r->attrs.n_extra == 0 && n_attr_cols > 0) {
-        if (!(r->attrs.extra = jl_malloc_array(n_attr_cols, sizeof *r->attrs.extra))) {
+        if (!(r->attrs.extra = jl__malloc_array(n_attr_cols, sizeof *r->attrs.extra))) {
             rctx at = rctx_at(c, jl__table_set_path(JL__TSET_ATTRS));
             return jl__rctx_fail(&at, JL_ENOMEM, NULL);
         }

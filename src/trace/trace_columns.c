@@ -310,7 +310,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
             goto end;
     }
     size_t nv = (size_t)vals;
-    buf = jl_malloc_array(nv ? nv : 1, target_size(cs->target));
+    buf = jl__malloc_array(nv ? nv : 1, target_size(cs->target));
     if (!buf) {
         st = jl__rctx_fail(&at, JL_ENOMEM, "out of memory for %zu values", nv);
         goto end;
@@ -320,7 +320,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         hid_t mt = mem_type(cs->target, ftype, &narrow);
         void *dst = buf;
         if (narrow) {
-            tmp = jl_malloc_array(nv, sizeof *tmp);
+            tmp = jl__malloc_array(nv, sizeof *tmp);
             if (!tmp) {
                 st = jl__rctx_fail(&at, JL_ENOMEM, "out of memory for %zu values", nv);
                 goto end;
@@ -720,7 +720,7 @@ static jl_status open_group(run_reader *rr, const char *name, hid_t *grp, char *
     int known_absent = strcmp(name, "summary") && no_groups_beside_summary(rr);
     if (known_absent && rr->run->summary.present)
         return JL_OK;
-    *path = jl_asprintf("%s/%s", rr->run_path, name);
+    *path = jl__asprintf("%s/%s", rr->run_path, name);
     rctx at = rctx_at(rr->c, rr->run_path);
     if (!*path)
         return jl__rctx_fail(&at, JL_ENOMEM, NULL);
@@ -754,7 +754,7 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
         size_t n = 0;
         if (cs->summary_unused && rr->summary_fields_only)
             continue; /* stays NULL, as if absent */
-        if (!(objs[k] = jl_asprintf("%s/%s", gr.path, cs->name))) {
+        if (!(objs[k] = jl__asprintf("%s/%s", gr.path, cs->name))) {
             st = jl__rctx_fail(&at_group, JL_ENOMEM, NULL);
             goto end;
         }
@@ -771,7 +771,7 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
         if (rows == SIZE_MAX) {
             rows = n;
             *(size_t *)((char *)r + gs->rows_off) = n;
-            if (!(from = jl_asprintf("%s/%s", gs->name, cs->name))) {
+            if (!(from = jl__asprintf("%s/%s", gs->name, cs->name))) {
                 st = jl__rctx_fail(&at_group, JL_ENOMEM, NULL);
                 goto end;
             }
@@ -852,7 +852,7 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     if (st != JL_OK)
         return st;
     run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only, t->stream_itl, 0};
-    char *run_path = jl_asprintf("/runs/%s", t->runs[i]);
+    char *run_path = jl__asprintf("/runs/%s", t->runs[i]);
     jl_run *r = jl_run_new();
     rr.run_path = run_path;
     rr.run = r;
@@ -860,7 +860,7 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
         st = jl__rctx_fail(&c, JL_ENOMEM, NULL);
         goto end;
     }
-    if (!(r->file = jl_strdup(t->path)) || !(r->name = jl_strdup(t->runs[i]))) {
+    if (!(r->file = jl__strdup(t->path)) || !(r->name = jl__strdup(t->runs[i]))) {
         st = jl__rctx_fail(&c, JL_ENOMEM, NULL);
         goto end;
     }

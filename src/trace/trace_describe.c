@@ -32,9 +32,9 @@ typedef struct {
 
 static char *filters_text(hid_t dcpl)
 {
-    jl_strbuf b;
-    jl_strbuf_init(&b);
-    jl_strbuf_puts(&b, "");
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    jl__strbuf_puts(&b, "");
     int nf = H5Pget_nfilters(dcpl);
     for (int i = 0; i < nf; i++) {
         unsigned flags = 0, cd[8] = {0};
@@ -43,20 +43,20 @@ static char *filters_text(hid_t dcpl)
         H5Z_filter_t id =
             H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof fname, fname, NULL);
         if (i)
-            jl_strbuf_puts(&b, "+");
+            jl__strbuf_puts(&b, "+");
         switch (id) {
-        case H5Z_FILTER_SHUFFLE: jl_strbuf_puts(&b, "shuffle"); break;
-        case H5Z_FILTER_DEFLATE: jl_strbuf_printf(&b, "deflate(%u)", ncd ? cd[0] : 0); break;
-        case H5Z_FILTER_FLETCHER32: jl_strbuf_puts(&b, "fletcher32"); break;
-        case H5Z_FILTER_SZIP: jl_strbuf_puts(&b, "szip"); break;
-        case H5Z_FILTER_NBIT: jl_strbuf_puts(&b, "nbit"); break;
-        case H5Z_FILTER_SCALEOFFSET: jl_strbuf_puts(&b, "scaleoffset"); break;
-        case JL_ZSTD_FILTER_ID: jl_strbuf_printf(&b, "zstd(%u)", ncd ? cd[0] : 3); break;
-        default: jl_strbuf_printf(&b, "filter%d", (int)id);
+        case H5Z_FILTER_SHUFFLE: jl__strbuf_puts(&b, "shuffle"); break;
+        case H5Z_FILTER_DEFLATE: jl__strbuf_printf(&b, "deflate(%u)", ncd ? cd[0] : 0); break;
+        case H5Z_FILTER_FLETCHER32: jl__strbuf_puts(&b, "fletcher32"); break;
+        case H5Z_FILTER_SZIP: jl__strbuf_puts(&b, "szip"); break;
+        case H5Z_FILTER_NBIT: jl__strbuf_puts(&b, "nbit"); break;
+        case H5Z_FILTER_SCALEOFFSET: jl__strbuf_puts(&b, "scaleoffset"); break;
+        case JL_ZSTD_FILTER_ID: jl__strbuf_printf(&b, "zstd(%u)", ncd ? cd[0] : 3); break;
+        default: jl__strbuf_printf(&b, "filter%d", (int)id);
         }
     }
     H5Eclear2(H5E_DEFAULT);
-    return jl_strbuf_take(&b);
+    return jl__strbuf_take(&b);
 }
 
 static jl_status describe_dataset(describe_state *s, hid_t dset, const char *path)
@@ -86,8 +86,8 @@ static jl_status describe_dataset(describe_state *s, hid_t dset, const char *pat
             d.chunk[k] = dims[k];
     }
     d.storage_bytes = H5Dget_storage_size(dset);
-    d.path = jl_strdup(path);
-    d.type = jl_strdup(tname);
+    d.path = jl__strdup(path);
+    d.type = jl__strdup(tname);
     d.filters = filters_text(dcpl);
     if (!d.path || !d.type || !d.filters) {
         st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
@@ -122,7 +122,7 @@ static herr_t describe_cb(hid_t grp, const char *name, const H5L_info_t *info, v
     describe_state *s = data;
     if (info->type != H5L_TYPE_HARD)
         return 0; /* soft and external links are not followed */
-    char *path = jl_asprintf("%s/%s", s->prefix, name);
+    char *path = jl__asprintf("%s/%s", s->prefix, name);
     rctx at = rctx_at(s->c, path);
     if (!path) {
         s->st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
@@ -170,8 +170,8 @@ jl_status jl_trace_describe_run(jl_trace *t, size_t i, jl_run_info *out, jl_erro
     if (st != JL_OK)
         return st;
     hid_t grp = -1;
-    char *path = jl_asprintf("/runs/%s", t->runs[i]);
-    if (!path || !(out->name = jl_strdup(t->runs[i]))) {
+    char *path = jl__asprintf("/runs/%s", t->runs[i]);
+    if (!path || !(out->name = jl__strdup(t->runs[i]))) {
         st = jl__rctx_fail(&c, JL_ENOMEM, NULL);
         goto end;
     }

@@ -44,7 +44,7 @@ jl_status jl__rctx_vfail(const rctx *c, jl_status code, long long row, jl_error 
                          const char *fmt, va_list ap)
 {
     if (c->err && !*c->err) {
-        char *where = c->attr && c->obj ? jl_asprintf("%s@%s", c->obj, c->attr) : NULL;
+        char *where = c->attr && c->obj ? jl__asprintf("%s@%s", c->obj, c->attr) : NULL;
         *c->err = jl_error_vnew(code, c->file, c->run, where ? where : c->obj, row, fmt, ap);
         free(where);
         if (*c->err) {
@@ -198,7 +198,7 @@ static herr_t run_name_cb(hid_t grp, const char *name, const H5L_info_t *info, v
     run_list_state *s = data;
     if (info->type != H5L_TYPE_HARD) {
         s->bad_link = 1;
-        s->bad = jl_strdup(name);
+        s->bad = jl__strdup(name);
         return 1;
     }
     hid_t o = H5Oopen(grp, name, H5P_DEFAULT);
@@ -277,9 +277,9 @@ static jl_status merge_table_runs(jl_trace *t, jl_error **err)
     if (n > t->lim.max_runs)
         return jl__rctx_fail(&table, JL_ELIMIT, "more than the limit of %llu runs",
                              (unsigned long long)t->lim.max_runs);
-    run_entry *e = jl_calloc_array(n, sizeof *e);
-    char **names = jl_calloc_array(n, sizeof *names);
-    size_t *row_of = jl_calloc_array(n, sizeof *row_of);
+    run_entry *e = jl__calloc_array(n, sizeof *e);
+    char **names = jl__calloc_array(n, sizeof *names);
+    size_t *row_of = jl__calloc_array(n, sizeof *row_of);
     jl_status st = JL_OK;
     if (!e || !names || !row_of) {
         st = jl__rctx_fail(&c, JL_ENOMEM, NULL);
@@ -305,7 +305,7 @@ static jl_status merge_table_runs(jl_trace *t, jl_error **err)
         }
     for (size_t i = 0; i < n; i++) {
         row_of[i] = e[i].row;
-        names[i] = e[i].row == SIZE_MAX ? e[i].name : jl_strdup(e[i].name);
+        names[i] = e[i].row == SIZE_MAX ? e[i].name : jl__strdup(e[i].name);
         if (!names[i]) {
             for (size_t k = 0; k < i; k++)
                 if (row_of[k] != SIZE_MAX)
@@ -551,7 +551,7 @@ static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_tra
 {
     *out = NULL;
     jl_trace *t = calloc(1, sizeof *t);
-    if (!t || !(t->path = jl_strdup(path ? path : "(memory)"))) {
+    if (!t || !(t->path = jl__strdup(path ? path : "(memory)"))) {
         free(t);
         return jl__rctx_fail(&(rctx){path, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL},
                              JL_ENOMEM, NULL);

@@ -254,7 +254,7 @@ static jl_status write_ds(wctx *c, hid_t grp, const char *gpath, const char *nam
     hid_t space = -1, dcpl = -1, d = -1;
     size_t chunk_rows = 0; /* chunked: rows per chunk */
     const jl_trace_write_options *o = &c->w->opt;
-    char *obj = jl_asprintf("%s/%s", gpath, name);
+    char *obj = jl__asprintf("%s/%s", gpath, name);
     if (!obj)
         return jl_fail(c->err, JL_ENOMEM, c->w->path, c->run, gpath, -1, NULL);
     if (rank == 2 && g == 0) {
@@ -337,9 +337,9 @@ static jl_status series(wctx *c, hid_t grp, const char *gpath, const char *name,
     if (f32) {
         /* Convert here: the run holds doubles. */
         size_t nv;
-        if (!jl_mul_size(s->n, s->g, &nv))
+        if (!jl__mul_size(s->n, s->g, &nv))
             return jl_fail(c->err, JL_ELIMIT, c->w->path, c->run, gpath, -1, "series too large");
-        float *f = jl_malloc_array(nv ? nv : 1, sizeof *f);
+        float *f = jl__malloc_array(nv ? nv : 1, sizeof *f);
         if (!f)
             return jl_fail(c->err, JL_ENOMEM, c->w->path, c->run, gpath, -1, NULL);
         for (size_t i = 0; i < nv; i++)
@@ -354,7 +354,7 @@ static jl_status series(wctx *c, hid_t grp, const char *gpath, const char *name,
 static jl_status make_group(wctx *c, hid_t parent, const char *ppath, const char *name, hid_t *g,
                             char **path)
 {
-    *path = jl_asprintf("%s/%s", ppath, name);
+    *path = jl__asprintf("%s/%s", ppath, name);
     if (!*path)
         return jl_fail(c->err, JL_ENOMEM, c->w->path, c->run, ppath, -1, NULL);
     *g = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -522,7 +522,7 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     w->file = w->runs = w->scalar = w->vstr = -1;
     w->opt = o;
     w->opt.harness = w->opt.created_utc = NULL; /* borrowed: used only here */
-    if (!(w->path = jl_strdup(path)) || !(w->tmp = jl_asprintf("%s.tmp-XXXXXX", path))) {
+    if (!(w->path = jl__strdup(path)) || !(w->tmp = jl__asprintf("%s.tmp-XXXXXX", path))) {
         st = jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
         goto end;
     }
@@ -597,7 +597,7 @@ jl_status jl_trace_writer_add_run(jl_trace_writer *w, const jl_run *r, jl_error 
     wctx c = {w, r->name, err};
     jl_status st = JL_OK;
     hid_t g = -1;
-    char *rpath = jl_asprintf("/runs/%s", r->name);
+    char *rpath = jl__asprintf("/runs/%s", r->name);
     if (!rpath)
         return jl_fail(err, JL_ENOMEM, w->path, r->name, NULL, -1, NULL);
     htri_t ex = H5Lexists(w->runs, r->name, H5P_DEFAULT);
@@ -653,7 +653,7 @@ static const jl_run *first_duplicate(const jl_run *const *runs, size_t n, jl_err
                                      const char *path, int *nomem)
 {
     *nomem = 0;
-    const jl_run **sorted = jl_malloc_array(n ? n : 1, sizeof *sorted);
+    const jl_run **sorted = jl__malloc_array(n ? n : 1, sizeof *sorted);
     const jl_run *dup = NULL;
     if (!sorted) {
         *nomem = 1;
@@ -690,7 +690,7 @@ jl_status jl_trace_write(const char *path, const jl_run *const *runs, size_t n,
         const jl_run *dup = first_duplicate(runs, n, err, path, &nomem);
         if (nomem || dup) {
             if (dup) {
-                char *rpath = jl_asprintf("/runs/%s", dup->name);
+                char *rpath = jl__asprintf("/runs/%s", dup->name);
                 jl_fail(err, JL_EUSAGE, path, dup->name, rpath, -1,
                         "a run of this name was already written");
                 free(rpath);
@@ -752,7 +752,7 @@ jl_status jl_trace_writer_begin_run(jl_trace_writer *w, const char *name, jl_tra
         return jl_fail(err, JL_EUSAGE, w->path, name, NULL, -1,
                        "a run name must be non-empty and contain no '/'");
     jl_trace_stream *s = calloc(1, sizeof *s);
-    if (!s || !(s->name = jl_strdup(name)) || !(s->rpath = jl_asprintf("/runs/%s", name))) {
+    if (!s || !(s->name = jl__strdup(name)) || !(s->rpath = jl__asprintf("/runs/%s", name))) {
         if (s)
             free(s->name);
         free(s);
@@ -826,9 +826,9 @@ static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const cha
     d->f32 = w->opt.watts_float32 && !strcmp(group, "power") &&
              (!strcmp(name, "watts") || !strcmp(name, "watts_avg"));
     size_t chunk = stream_chunk(s, g);
-    if (!(d->group = jl_strdup(group)) || !(d->name = jl_strdup(name)) ||
-        !(d->path = jl_asprintf("%s/%s/%s", s->rpath, group, name)) ||
-        !(d->buf = jl_malloc_array(chunk * g, sizeof(double)))) {
+    if (!(d->group = jl__strdup(group)) || !(d->name = jl__strdup(name)) ||
+        !(d->path = jl__asprintf("%s/%s/%s", s->rpath, group, name)) ||
+        !(d->buf = jl__malloc_array(chunk * g, sizeof(double)))) {
         free(d->group);
         free(d->name);
         free(d->path);
@@ -882,7 +882,7 @@ static jl_status stream_flush(jl_trace_stream *s, sds *d, jl_error **err)
             count[2] = {d->nbuf, d->g};
     void *data = d->buf;
     if (d->f32) {
-        if (!d->fbuf && !(d->fbuf = jl_malloc_array(stream_chunk(s, d->g) * d->g, sizeof(float))))
+        if (!d->fbuf && !(d->fbuf = jl__malloc_array(stream_chunk(s, d->g) * d->g, sizeof(float))))
             return jl_fail(err, JL_ENOMEM, s->w->path, s->name, d->path, -1, NULL);
         for (size_t i = 0; i < d->nbuf * d->g; i++)
             d->fbuf[i] = (float)d->buf[i];
@@ -942,7 +942,7 @@ jl_status jl_trace_stream_drop(jl_trace_stream *s, const char *group, const char
     sds *d = stream_find(s, group, name);
     if (!d)
         return JL_OK;
-    char *rel = jl_asprintf("%s/%s", group, name);
+    char *rel = jl__asprintf("%s/%s", group, name);
     if (!rel)
         return jl_fail(err, JL_ENOMEM, s->w->path, s->name, NULL, -1, NULL);
     jl_status st = JL_OK;
@@ -990,7 +990,7 @@ void jl_trace_stream_abort(jl_trace_stream *s)
     if (!s)
         return;
     jl_trace_writer *w = s->w;
-    char *name = jl_strdup(s->name);
+    char *name = jl__strdup(s->name);
     stream_release(s);
     if (name)
         H5Ldelete(w->runs, name, H5P_DEFAULT);

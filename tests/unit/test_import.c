@@ -213,26 +213,26 @@ TEST(kept_values_as_jansson_writes_them)
         "0",   "-0.0", "7",  "9007199254740991",  "9007199254740993", "1e17",
         "2.5", "0.1",  "-3", "123456789012345678"};
     enum { NA = sizeof arrays / sizeof arrays[0], NN = sizeof numbers / sizeof numbers[0] };
-    jl_strbuf doc;
-    jl_strbuf_init(&doc);
-    jl_strbuf_puts(&doc, "{\"model_id\": \"org/M-8B\", \"task\": \"gpqa\", \"weight_precision\": "
-                         "\"bfloat16\", \"configurations\": [{\"gpu_model\": \"H100\", "
-                         "\"num_gpus\": 1, \"max_num_seqs\": 8, \"avg_power_watts\": 500, "
-                         "\"gpu_modelx\": \"y\", \"Num_gpus\": 3, \"num_gpu\": 4");
+    jl__strbuf doc;
+    jl__strbuf_init(&doc);
+    jl__strbuf_puts(&doc, "{\"model_id\": \"org/M-8B\", \"task\": \"gpqa\", \"weight_precision\": "
+                          "\"bfloat16\", \"configurations\": [{\"gpu_model\": \"H100\", "
+                          "\"num_gpus\": 1, \"max_num_seqs\": 8, \"avg_power_watts\": 500, "
+                          "\"gpu_modelx\": \"y\", \"Num_gpus\": 3, \"num_gpu\": 4");
     for (int i = 0; i < NA; i++) {
         char k[32];
         snprintf(k, sizeof k, ", \"arr%d\": ", i);
-        jl_strbuf_puts(&doc, k);
-        jl_strbuf_puts(&doc, arrays[i]);
+        jl__strbuf_puts(&doc, k);
+        jl__strbuf_puts(&doc, arrays[i]);
     }
     for (int i = 0; i < NN; i++) {
         char k[32];
         snprintf(k, sizeof k, ", \"num%d\": ", i);
-        jl_strbuf_puts(&doc, k);
-        jl_strbuf_puts(&doc, numbers[i]);
+        jl__strbuf_puts(&doc, k);
+        jl__strbuf_puts(&doc, numbers[i]);
     }
-    jl_strbuf_puts(&doc, "}]}");
-    char *text = jl_strbuf_take(&doc);
+    jl__strbuf_puts(&doc, "}]}");
+    char *text = jl__strbuf_take(&doc);
     jl_import_result *r = NULL;
     jl_error_list errs = {0};
     CHECK(text != NULL);

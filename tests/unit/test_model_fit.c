@@ -18,13 +18,13 @@ static jl_summary *mk(const char *model, const char *task, long G, long cap, dou
                       double T)
 {
     jl_summary *s = jl_summary_new();
-    s->file = jl_strdup("synthetic.h5");
-    s->run = jl_asprintf("%s_b%ld_%g", model, cap, b);
-    s->attrs.workload = jl_strdup("llm");
-    s->attrs.model = jl_strdup(model);
-    s->attrs.task = jl_strdup(task);
-    s->attrs.gpu_model = jl_strdup("H100");
-    s->attrs.precision = jl_strdup("bfloat16");
+    s->file = jl__strdup("synthetic.h5");
+    s->run = jl__asprintf("%s_b%ld_%g", model, cap, b);
+    s->attrs.workload = jl__strdup("llm");
+    s->attrs.model = jl__strdup(model);
+    s->attrs.task = jl__strdup(task);
+    s->attrs.gpu_model = jl__strdup("H100");
+    s->attrs.precision = jl__strdup("bfloat16");
     s->attrs.num_gpus = G;
     s->attrs.max_batch_size = cap;
     s->fig[JL_FIG_AVG_BATCH_SIZE] = b;
@@ -267,7 +267,7 @@ TEST(groups_and_loo_bookkeeping)
     make_sweep(&l, "synthetic/b", 0.01, 3); /* 3 caps: not evaluated */
     jl_summary *diff = mk("synthetic/c", "chat", 1, 4, 4, 300, 100);
     free(diff->attrs.workload);
-    diff->attrs.workload = jl_strdup("diffusion");
+    diff->attrs.workload = jl__strdup("diffusion");
     jl_summary_list_push(&l, diff); /* not modelled */
     jl_model_group_list gl = {0};
     CHECK(jl_model_groups(&l, &gl, NULL) == JL_OK);
@@ -898,7 +898,7 @@ TEST(whatif_gpu_model_follows_the_roofline)
                 double P = (g ? 1.3 : 1.0) * (300 + 40 * log2((double)cap));
                 jl_summary *s = mk(models[m], "chat", 1, cap, b, P, b / tau);
                 free(s->attrs.gpu_model);
-                s->attrs.gpu_model = jl_strdup(gpus[g]);
+                s->attrs.gpu_model = jl__strdup(gpus[g]);
                 jl_summary_list_push(&l, s);
             }
     jl_model_group_list gl = {0};

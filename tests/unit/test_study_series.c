@@ -25,8 +25,8 @@ static char *write_runs(const char *name, jl_run **runs, size_t n)
 static jl_summary *summary_of(const char *file, const char *run)
 {
     jl_summary *s = jl_summary_new();
-    s->file = jl_strdup(file);
-    s->run = jl_strdup(run);
+    s->file = jl__strdup(file);
+    s->run = jl__strdup(run);
     return s;
 }
 
@@ -161,17 +161,17 @@ TEST(summary_only_and_missing)
 
 TEST(string_comparison_variants)
 {
-    CHECK(jl_strcmp_null_first(NULL, "a") < 0);
-    CHECK(jl_strcmp_null_first("a", NULL) > 0);
-    CHECK(jl_strcmp_null_last(NULL, "a") > 0);
-    CHECK(jl_strcmp_null_last("a", NULL) < 0);
-    CHECK_EQ_INT(jl_strcmp_null_first(NULL, NULL), 0);
-    CHECK_EQ_INT(jl_strcmp_null_last(NULL, NULL), 0);
-    CHECK(jl_strcmp_null_first("a", "b") < 0 && jl_strcmp_null_last("b", "a") > 0);
-    CHECK(jl_str_eq("x", "x") && !jl_str_eq("x", "X") && !jl_str_eq(NULL, NULL) &&
-          !jl_str_eq(NULL, "x"));
-    CHECK(jl_str_eq_or_null("x", "x") && jl_str_eq_or_null(NULL, NULL) &&
-          !jl_str_eq_or_null(NULL, "x") && !jl_str_eq_or_null("x", "y"));
+    CHECK(jl__strcmp_null_first(NULL, "a") < 0);
+    CHECK(jl__strcmp_null_first("a", NULL) > 0);
+    CHECK(jl__strcmp_null_last(NULL, "a") > 0);
+    CHECK(jl__strcmp_null_last("a", NULL) < 0);
+    CHECK_EQ_INT(jl__strcmp_null_first(NULL, NULL), 0);
+    CHECK_EQ_INT(jl__strcmp_null_last(NULL, NULL), 0);
+    CHECK(jl__strcmp_null_first("a", "b") < 0 && jl__strcmp_null_last("b", "a") > 0);
+    CHECK(jl__str_eq("x", "x") && !jl__str_eq("x", "X") && !jl__str_eq(NULL, NULL) &&
+          !jl__str_eq(NULL, "x"));
+    CHECK(jl__str_eq_or_null("x", "x") && jl__str_eq_or_null(NULL, NULL) &&
+          !jl__str_eq_or_null(NULL, "x") && !jl__str_eq_or_null("x", "y"));
 }
 
 TEST(precision_names)

@@ -145,8 +145,8 @@ TEST(published_beside_series)
     r->summary.avg_power_w = 101.0;      /* recomputed 100: -0.99 % */
     r->summary.median_itl_s = 0.02;      /* no itl/: published only */
     jl_kv *x = calloc(1, sizeof *x);
-    x[0].key = jl_strdup("source");
-    x[0].value = jl_strdup("Some Benchmark");
+    x[0].key = jl__strdup("source");
+    x[0].value = jl__strdup("Some Benchmark");
     r->summary.extra = x;
     r->summary.n_extra = 1;
     jl_summary *s = fx_sum(r);

@@ -29,13 +29,13 @@ static inline jl_run *fx_new(const char *workload, long G, long max_batch_size)
     jl_run *r = jl_run_new(); /* every summary/ figure NaN */
     if (!r)
         abort();
-    r->file = jl_strdup("mem.h5");
-    r->name = jl_strdup("b0000");
-    r->attrs.workload = jl_strdup(workload);
-    r->attrs.model = jl_strdup("test/model");
-    r->attrs.task = jl_strdup("test");
-    r->attrs.gpu_model = jl_strdup("H100");
-    r->attrs.precision = jl_strdup("bfloat16");
+    r->file = jl__strdup("mem.h5");
+    r->name = jl__strdup("b0000");
+    r->attrs.workload = jl__strdup(workload);
+    r->attrs.model = jl__strdup("test/model");
+    r->attrs.task = jl__strdup("test");
+    r->attrs.gpu_model = jl__strdup("H100");
+    r->attrs.precision = jl__strdup("bfloat16");
     r->attrs.num_gpus = G;
     r->attrs.max_batch_size = max_batch_size;
     return r;

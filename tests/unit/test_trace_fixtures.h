@@ -40,7 +40,7 @@ static inline void tf_cleanup(void)
 
 static inline char *tf_path(const char *name)
 {
-    return jl_asprintf("%s/%s", tf_dir, name);
+    return jl__asprintf("%s/%s", tf_dir, name);
 }
 
 static inline void *tf_alloc(size_t bytes)
@@ -53,13 +53,13 @@ static inline void *tf_alloc(size_t bytes)
 static inline jl_run *tf_make_run(const char *name, size_t n, size_t g)
 {
     jl_run *r = jl_run_new();
-    r->name = jl_strdup(name);
-    r->attrs.workload = jl_strdup("llm");
-    r->attrs.model = jl_strdup("test/Model-1B");
-    r->attrs.task = jl_strdup("chat");
-    r->attrs.gpu_model = jl_strdup("H100");
+    r->name = jl__strdup(name);
+    r->attrs.workload = jl__strdup("llm");
+    r->attrs.model = jl__strdup("test/Model-1B");
+    r->attrs.task = jl__strdup("chat");
+    r->attrs.gpu_model = jl__strdup("H100");
     r->attrs.num_gpus = (long)g;
-    r->attrs.precision = jl_strdup("bfloat16");
+    r->attrs.precision = jl__strdup("bfloat16");
     r->attrs.max_batch_size = 8;
     r->attrs.start_time_unix = 1795000000.25;
     r->attrs.tensor_parallel = (long)g;
@@ -69,7 +69,7 @@ static inline jl_run *tf_make_run(const char *name, size_t n, size_t g)
     r->attrs.total_params = 1.5e9;
     r->attrs.active_params = 1.5e9;
     r->attrs.kv_bytes_per_token = 114688;
-    r->attrs.notes = jl_strdup("fixture \xc3\xa9 notes");
+    r->attrs.notes = jl__strdup("fixture \xc3\xa9 notes");
     jl_attrs_add_extra(&r->attrs, "gpu_name", "NVIDIA H100 80GB HBM3", 0);
     jl_attrs_add_extra(&r->attrs, "num_requests", "6", 1);
     jl_attrs_add_extra(&r->attrs, "ratio", "0.10000000000000001", 1);
@@ -130,7 +130,7 @@ static inline jl_run *tf_make_run(const char *name, size_t n, size_t g)
     r->output_tokens = tf_alloc(R * sizeof(int32_t));
     for (size_t i = 0; i < R; i++) {
         r->first_token[i] = 0.1 + 0.01 * (double)i;
-        r->finish[i] = i == 5 ? jl_nan() : 0.5 + 0.03 * (double)i;
+        r->finish[i] = i == 5 ? jl__nan() : 0.5 + 0.03 * (double)i;
         r->input_tokens[i] = (int32_t)(100 + i);
         r->output_tokens[i] = (int32_t)(20 + i);
     }
@@ -150,7 +150,7 @@ static inline jl_run *tf_make_diffusion_run(const char *name, size_t n)
 {
     jl_run *r = tf_make_run(name, n, 1);
     free(r->attrs.workload);
-    r->attrs.workload = jl_strdup("diffusion");
+    r->attrs.workload = jl__strdup("diffusion");
     r->attrs.denoising_steps = 28;
     r->attrs.height = r->attrs.width = 1024;
     r->attrs.num_frames = 1;
@@ -194,23 +194,23 @@ static inline jl_run *tf_make_diffusion_run(const char *name, size_t n)
 static inline jl_run *tf_make_summary_run(const char *name)
 {
     jl_run *r = jl_run_new();
-    r->name = jl_strdup(name);
-    r->attrs.workload = jl_strdup("llm");
-    r->attrs.model = jl_strdup("Qwen/Qwen3-8B");
-    r->attrs.task = jl_strdup("gpqa");
-    r->attrs.gpu_model = jl_strdup("B200");
+    r->name = jl__strdup(name);
+    r->attrs.workload = jl__strdup("llm");
+    r->attrs.model = jl__strdup("Qwen/Qwen3-8B");
+    r->attrs.task = jl__strdup("gpqa");
+    r->attrs.gpu_model = jl__strdup("B200");
     r->attrs.num_gpus = 1;
-    r->attrs.precision = jl_strdup("fp8");
+    r->attrs.precision = jl__strdup("fp8");
     r->attrs.max_batch_size = 128;
     r->summary.present = 1;
     r->summary.energy_per_token_j = 0.0421;
     r->summary.avg_power_w = 612.5;
     r->summary.median_itl_s = 0.0123;
     r->summary.extra = calloc(2, sizeof(jl_kv));
-    r->summary.extra[0].key = jl_strdup("source");
-    r->summary.extra[0].value = jl_strdup("ml.energy leaderboard v3");
-    r->summary.extra[1].key = jl_strdup("tpot_ms");
-    r->summary.extra[1].value = jl_strdup("12.25");
+    r->summary.extra[0].key = jl__strdup("source");
+    r->summary.extra[0].value = jl__strdup("ml.energy leaderboard v3");
+    r->summary.extra[1].key = jl__strdup("tpot_ms");
+    r->summary.extra[1].value = jl__strdup("12.25");
     r->summary.extra[1].is_number = 1;
     r->summary.n_extra = 2;
     return r;

@@ -144,7 +144,7 @@ static void expect(hid_t f, char *path, jl_status want, const char *line_tail, l
     jl_status st = tf_read(path, 0, NULL, NULL, &msg, &e);
     CHECK_EQ_INT(st, want);
     if (line_tail) {
-        char *full = jl_asprintf("%s: %s", path, line_tail);
+        char *full = jl__asprintf("%s: %s", path, line_tail);
         CHECK_STR(msg, full);
         free(full);
     }
@@ -181,7 +181,7 @@ TEST(time_not_finite)
 {
     hid_t f;
     char *p = base("time-nan.h5", &f);
-    tbuf[0] = jl_nan();
+    tbuf[0] = jl__nan();
     put_f64(f, "/runs/r0/power/time", N, 0, tbuf);
     expect(f, p, JL_EINVALID, "run r0: /runs/r0/power/time: not finite at row 0 (nan)", 0);
     p = base("gpu-time-inf.h5", &f);
@@ -196,7 +196,7 @@ TEST(power_values)
 {
     hid_t f;
     char *p = base("watts-nan.h5", &f);
-    wbuf[42] = jl_nan();
+    wbuf[42] = jl__nan();
     put_f64(f, "/runs/r0/power/watts", N, 1, wbuf);
     expect(f, p, JL_EINVALID, "run r0: /runs/r0/power/watts: not finite at row 42 (nan W)", 42);
 
@@ -212,7 +212,7 @@ TEST(power_values)
 
     /* two GPUs: the column is named */
     p = base_i32("watts-g2.h5", &f, "num_gpus", 2);
-    wbuf[2 * 5 + 1] = jl_nan();
+    wbuf[2 * 5 + 1] = jl__nan();
     put_f64(f, "/runs/r0/power/watts", N, 2, wbuf);
     expect(f, p, JL_EINVALID, "run r0: /runs/r0/power/watts: not finite at row 5, GPU 1 (nan W)",
            5);
@@ -410,7 +410,7 @@ TEST(root)
     H5Fclose(f);
     char *msg = NULL;
     CHECK_EQ_INT(tf_read(p, 0, NULL, NULL, &msg, NULL), JL_EFORMAT);
-    char *want = jl_asprintf(
+    char *want = jl__asprintf(
         "%s: /: not a joules trace: @format is \"other-trace\", expected \"joules-trace\"", p);
     CHECK_STR(msg, want);
     free(want);
@@ -518,7 +518,7 @@ TEST(engine_requests_itl_batches)
         -1);
 
     p = base("requests-nan-ok.h5", &f);
-    double ft[3] = {0.1, jl_nan(), 0.3};
+    double ft[3] = {0.1, jl__nan(), 0.3};
     put_f64(f, "/runs/r0/requests/first_token", 3, 0, ft);
     expect(f, p, JL_OK, NULL, -1);
 
@@ -568,7 +568,7 @@ TEST(huge_declared_dims_refused_before_allocation)
     fseek(fp, 0, SEEK_END);
     CHECK(ftell(fp) < 100000); /* the file stays small */
     fclose(fp);
-    char *p2 = jl_strdup(p);
+    char *p2 = jl__strdup(p);
     expect(
         -1, p, JL_ELIMIT,
         "run r0: /runs/r0/power/time: declares 68719476736 rows, more than the limit of 2147483648 rows",
@@ -664,7 +664,7 @@ TEST(broken_files)
     char *p = tf_path("empty.h5");
     spit(p, "", 0);
     CHECK_EQ_INT(tf_read(p, 0, NULL, NULL, &msg, NULL), JL_EFORMAT);
-    char *want = jl_asprintf("%s: empty file (0 bytes)", p);
+    char *want = jl__asprintf("%s: empty file (0 bytes)", p);
     CHECK_STR(msg, want);
     free(want);
     free(msg);

@@ -171,7 +171,7 @@ TEST(read_every_real_run)
 {
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const trace_case *tc = &cases[c];
-        char *path = jl_asprintf("%s/%s", JOULES_SOURCE_DIR, tc->file);
+        char *path = jl__asprintf("%s/%s", JOULES_SOURCE_DIR, tc->file);
         h5ls_load(path);
         CHECK(h5ls_n > 0);
         jl_trace *t = NULL;

@@ -22,11 +22,11 @@ static size_t make_runs(jl_run **runs)
     runs[n++] = tf_make_summary_run("s0128");
     jl_run *r = tf_make_summary_run("s0001");
     free(r->attrs.precision);
-    r->attrs.precision = jl_strdup("bfloat16");
+    r->attrs.precision = jl__strdup("bfloat16");
     r->attrs.tensor_parallel = 2;
     r->attrs.num_gpus = 2;
     r->attrs.total_params = 8.2e9;
-    r->attrs.notes = jl_strdup("a note, with \"quotes\" and UTF-8: \xc3\xa9");
+    r->attrs.notes = jl__strdup("a note, with \"quotes\" and UTF-8: \xc3\xa9");
     add_extra(&r->attrs, "nickname", "Qwen 3 8B", 0);
     add_extra(&r->attrs, "ring_degree", "1", 1);
     add_extra(&r->attrs, "fps", "16.5", 1);
@@ -35,9 +35,9 @@ static size_t make_runs(jl_run **runs)
     runs[n++] = r;
     r = tf_make_summary_run("s0064");
     free(r->attrs.workload);
-    r->attrs.workload = jl_strdup("diffusion");
+    r->attrs.workload = jl__strdup("diffusion");
     r->attrs.height = r->attrs.width = 1024;
-    r->summary.energy_per_token_j = jl_nan();
+    r->summary.energy_per_token_j = jl__nan();
     r->summary.energy_per_item_j = 341.98;
     add_extra(&r->attrs, "ring_degree", "4", 1);
     add_extra(&r->attrs, "fps", "24", 1); /* int beside 16.5: a float64 column */
@@ -242,8 +242,8 @@ TEST(odd_and_many_extra_names)
     CHECK(kv != NULL);
     if (kv) {
         sx->summary.extra = kv;
-        kv[sx->summary.n_extra].key = jl_strdup("avg_power_w");
-        kv[sx->summary.n_extra].value = jl_strdup("5");
+        kv[sx->summary.n_extra].key = jl__strdup("avg_power_w");
+        kv[sx->summary.n_extra].value = jl__strdup("5");
         kv[sx->summary.n_extra].is_number = 1;
         sx->summary.n_extra++;
     }
