@@ -16,8 +16,7 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
-#include "import/gpu_names.h"
-#include "import/import_common.h"
+#include "import/kit.h"
 #include "joules/import.h"
 
 #define SOURCE_V2 "ML.ENERGY Leaderboard v2 data (github.com/ml-energy/leaderboard-v2, data/)"
@@ -37,7 +36,7 @@ static void set_gpu(jl__imp *c, jl_run *r, const char *vendor, const char *file,
 {
     char id[64];
     double mem = NAN;
-    if (jl__gpu_name_map(vendor, id, sizeof id, &mem)) {
+    if (jl__imp_gpu_name(vendor, id, sizeof id, &mem)) {
         r->attrs.gpu_model = jl__strdup(id);
         r->attrs.gpu_memory_bytes = mem;
     } else {
