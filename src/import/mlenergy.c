@@ -1,5 +1,13 @@
 /* Import of the ML.ENERGY Leaderboard's published data (joules/import.h;
- * the field mapping is docs/import.md). */
+ * the field mapping is docs/import.md), on the kit (kit.h): each file read
+ * whole as a read-only tree (jl__imp_json_tree, duplicate keys noted),
+ * walked configuration by configuration.
+ *
+ * jansson is used here only to write JSON text, where a tree is what the
+ * writer takes: a value kept as an extra attribute that is an object or an
+ * array becomes the compact text jl_json_dumps() writes from a jansson tree
+ * (the bytes of every --json of joules; kept_text, with a cache of the
+ * last two arrays), and a file-level histogram compared as that text. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -1074,15 +1082,15 @@ static void index_path(char *buf, size_t idx)
 }
 
 /* Field paths built key after key (grown as needed, reused). */
-typedef struct paths {
+typedef struct field_paths {
     char *field, *pf;
     size_t field_cap, pf_cap;
-} paths;
+} field_paths;
 
 /* The model's layer: its index.json entry (lowest: the file and the
  * configuration override it). 0 or -1 (reported). */
 static int config_model(imp *c, jl_run *r, const jl__jv *file_obj, const jl__jv *cfg,
-                        const char *file, const char *path, paths *pb)
+                        const char *file, const char *path, field_paths *pb)
 {
     const jl__jv *mid = jv_object_get(cfg, "model_id");
     if (!mid)
@@ -1152,7 +1160,7 @@ static int config_file_keys(imp *c, jl_run *r, const jl__jv *file_obj, const cha
 }
 
 /* parallelization: {tensor_parallel, ...} as configuration keys. */
-static int config_parallel(imp *c, jl_run *r, const jl__jv *v, const char *file, paths *pb)
+static int config_parallel(imp *c, jl_run *r, const jl__jv *v, const char *file, field_paths *pb)
 {
     if (!jv_is_object(v)) {
         jl__imp_err(&c->k, JL_ETYPE, file, pb->field, -1, "expected an object, found %s",
@@ -1180,7 +1188,7 @@ static int config_parallel(imp *c, jl_run *r, const jl__jv *v, const char *file,
 
 /* The configuration's own keys; its timelines are returned, read later. */
 static int config_own_keys(imp *c, jl_run *r, const jl__jv *cfg, const char *file, const char *path,
-                           paths *pb, const jl__jv **timelines, const jl__jv **kv_tl)
+                           field_paths *pb, const jl__jv **timelines, const jl__jv **kv_tl)
 {
     size_t nk;
     const jv_member **keys = sorted_members(cfg, &nk);
@@ -1307,7 +1315,7 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
                           const char *file, const char *task_display_name)
 {
     char path[48];
-    paths pb = {0};
+    field_paths pb = {0};
     const jl__jv *timelines = NULL, *kv_tl = NULL;
     index_path(path, idx);
     jl_run *r = jl_run_new();
@@ -1407,12 +1415,8 @@ static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_ru
                 const char *rc = jl__imp_extra_get(r, "output_length_counts");
                 if (rb && !strcmp(rb, bt) && rc && add_int_list(rc, sum, nb, tmp) == 0)
                     continue; /* the common case: integers, as int_array_text wrote them */
+                /* the text is joules' own (jl_json_dumps): the tree reader takes it */
                 jl__jv *rcj = rc ? jl__jv_parse(rc, strlen(rc)) : NULL;
-                if (rc && !rcj) { /* not expected: the text is joules' own */
-                    json_t *jj = json_loads(rc, 0, NULL);
-                    rcj = jl__jv_from_json(jj);
-                    json_decref(jj);
-                }
                 if (!rb || strcmp(rb, bt) || !jv_is_array(rcj) || jv_array_size(rcj) != nb)
                     equal = 0;
                 for (size_t k = 0; equal && k < nb; k++)
@@ -1765,3 +1769,54 @@ end:
     jl__jv_free(c.index);
     return finish(&c, out, st);
 }
+
+/* ---- the importer table's row ------------------------------------------------ */
+
+static jl_status mlenergy_run(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
+                              size_t n_args, jl_import_result **out, jl_error_list *errors)
+{
+    (void)n_paths;
+    jl_import_options o;
+    jl_import_options_default(&o);
+    for (size_t i = 0; i < n_args; i++)
+        if (!strcmp(args[i].name, "power-timeline")) {
+            if (strcmp(args[i].value, "per-gpu") && strcmp(args[i].value, "sum"))
+                return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                      "--power-timeline: expected per-gpu or sum, found '%s'",
+                                      args[i].value);
+            o.timeline_power_is_sum = !strcmp(args[i].value, "sum");
+        }
+    jl_status st = jl_import_mlenergy_auto(paths[0], &o, out, errors);
+    if (st == JL_OK && *out)
+        (*out)->detail_text =
+            jl__asprintf("%zu re-measurements as __dupN, %zu with timelines, "
+                         "%zu notes",
+                         (*out)->n_duplicates, (*out)->n_with_timelines, (*out)->n_notes);
+    return st;
+}
+
+static const jl_importer_option mlenergy_options[] = {
+    {"power-timeline", "per-gpu|sum",
+     "a power timeline value is one GPU's reading (default) or the GPUs' sum"},
+    {NULL, NULL, NULL},
+};
+
+const jl_importer jl__importer_mlenergy = {
+    .name = "mlenergy",
+    .summary =
+        "the ML.ENERGY Leaderboard's published data (v3, v2 data/, v1 CSV) as summary-only runs",
+    .paths = "DIR",
+    .description = "Import the ML.ENERGY Leaderboard's published data as a trace file of\n"
+                   "summary-only runs: one run per configuration, every field kept\n"
+                   "(import.md). DIR is the v3 data (index.json, models/*.json,\n"
+                   "tasks/*.json; index.json may be missing), the v2 data/ folder\n"
+                   "(llm_text_generation/, mllm_text_generation/, diffusion/, legacy/) or a\n"
+                   "folder of v1 <GPU>_<task>_benchmark.csv files. Re-measurements of the\n"
+                   "same configuration become distinct runs named ...__dup2. v3\n"
+                   "configurations with timelines keep their published figures beside the\n"
+                   "series (trace format 1.1, @window steady_state_only).\n",
+    .options = mlenergy_options,
+    .min_paths = 1,
+    .max_paths = 1,
+    .run = mlenergy_run,
+};

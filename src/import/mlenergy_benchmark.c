@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "import/importers.h"
 #include "import/json_stream.h"
 #include "import/kit.h"
 #include "import/prom_text.h"

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
-#include "import/importers.h"
 #include "import/kit.h"
 #include "trace/trace_internal.h"
 
