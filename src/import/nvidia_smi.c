@@ -814,6 +814,12 @@ static jl_status flush_rows(log_data *L, reader *rd)
         return st;
     if (L->n_samples == 0)
         return LERR(L, JL_ENODATA, 0, 0, NULL, "no samples (only a header)");
+    if (L->min_dt >= 2.0)
+        jl__imp_note(L->k, L->path, "timestamp",
+                     "the log polls every %.3g s at the most: windows shorter than a few polls "
+                     "are imprecise (power_sample_coverage is judged against the log's own "
+                     "sampling gap)",
+                     L->min_dt);
     if (L->emit && L->n == 1 && (st = L->emit(L->emit_ctx, L)) == JL_OK)
         L->n = 0;
     return st;

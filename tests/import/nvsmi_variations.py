@@ -11,6 +11,7 @@ variations are written to a temporary folder, never committed):
   dmon -o DT              read: energy = the trapezoid over its samples
   dmon without -o DT, the table of plain nvidia-smi, ';' fields
                           an error naming what the file is
+  -l 5                    a note on its resolution; `check` passes its coverage
 
 Exit 77 (skip) when ../shared is absent.
 """
@@ -202,6 +203,15 @@ check(rc != 0 and "human-readable table" in err, "the table of plain nvidia-smi:
 p = write("semicolon.csv", text.replace(", ", ";"))
 rc, runs, doc, err = imp(p)
 check(rc != 0 and "';'" in err, "';'-separated fields: named")
+
+# ---- a log polled every 5 s ------------------------------------------------------
+gl = read(os.path.join(corpus, "ignasipc-gpulog", "gpu_log.csv")).splitlines(keepends=True)
+p = write("l5.csv", "".join(gl[:1] + gl[1::5]))
+rc, runs, doc, err = imp(p)
+h5 = os.path.join(out, "l5.csv.h5")
+ck = subprocess.run([a.joules, "check", h5], capture_output=True, text=True).stdout
+check(rc == 0 and "polls every" in notes(doc) and "pass power_sample_coverage" in ck,
+      "-l 5: a note on its resolution, check passes power_sample_coverage")
 
 if failures:
     print(f"FAIL: {len(failures)} of the variations")
