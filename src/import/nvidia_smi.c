@@ -929,14 +929,6 @@ static const char *set_attr(jl_attrs *a, const char *key, const char *value)
     return NULL;
 }
 
-static void set_extra(jl_attrs *a, const char *key, const char *value, int is_num)
-{
-    for (size_t i = 0; i < a->n_extra; i++)
-        if (!strcmp(a->extra[i].key, key))
-            return; /* the user's value wins */
-    jl_attrs_add_extra(a, key, value, is_num);
-}
-
 /* ---- RUNS.csv ----------------------------------------------------------------- */
 
 typedef struct run_spec {
@@ -1308,7 +1300,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     /* from the log: GPU model, memory, power limit */
     const char *gname = L->gpus[sel[0]].name;
     if (gname)
-        set_extra(a, "gpu_name", gname, 0);
+        jl__imp_extra_default(c->k, r, "gpu_name", gname, 0);
     for (size_t g = 1; g < G; g++)
         if (gname && L->gpus[sel[g]].name && strcmp(gname, L->gpus[sel[g]].name))
             jl__imp_note(c->k, L->path, "name",
@@ -1330,11 +1322,11 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     char *psrc = jl__asprintf("nvidia-smi %s", pname);
     if (!psrc)
         goto nomem;
-    set_extra(a, "power_source", psrc, 0);
+    jl__imp_extra_default(c->k, r, "power_source", psrc, 0);
     free(psrc);
-    set_extra(a, "source", "nvidia-smi", 0);
-    set_extra(a, "nvidia_smi_log", L->path, 0);
-    set_extra(a, "timezone", jl__imp_zone_name(c->zone), 0);
+    jl__imp_extra_default(c->k, r, "source", "nvidia-smi", 0);
+    jl__imp_extra_default(c->k, r, "nvidia_smi_log", L->path, 0);
+    jl__imp_extra_default(c->k, r, "timezone", jl__imp_zone_name(c->zone), 0);
     if (a->notes)
         jl__strbuf_printf(&notes, "%s ", a->notes);
     jl__strbuf_printf(&notes,
@@ -1394,7 +1386,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     }
     char *u = jl__strbuf_take(&unk);
     if (u && *u) {
-        set_extra(a, "unknown_attributes", u, 0);
+        jl__imp_extra_default(c->k, r, "unknown_attributes", u, 0);
         jl__strbuf_printf(&notes,
                           " Not given, written as placeholders (workload llm, "
                           "max_batch_size 1, others 'unknown'): %s.",
