@@ -26,7 +26,7 @@ int cli_fail(const char *cmd, jl_status st, jl_error *err)
         cli_print_error(cmd, err);
     else
         fprintf(stderr, "joules %s: %s\n", cmd, jl_strerror(st));
-    int rc = jl_exit_for_error(err, st);
+    int rc = cli_exit_for_error(err, st);
     jl_error_free(err);
     return rc;
 }

@@ -11,7 +11,7 @@
 #include "joules/version.h"
 
 static const jl_command commands[] = {
-#define JL_X_ENTRY(name, summary) {#name, summary, jl_cmd_##name},
+#define JL_X_ENTRY(name, summary) {#name, summary, cli_cmd_##name},
     JL_CLI_COMMANDS(JL_X_ENTRY)
 #undef JL_X_ENTRY
 };
@@ -31,7 +31,7 @@ static void usage(FILE *out)
 
 /* Tables and documents printed with printf() are checked once, here: a
  * full disk or a closed pipe on stdout is an output failure (exit 4 by
- * jl_exit_for_error), never a silent 0. */
+ * cli_exit_for_error), never a silent 0. */
 static int finish(const char *cmd, int rc)
 {
     errno = 0;
