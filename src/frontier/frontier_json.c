@@ -8,6 +8,7 @@
 #include "joules/frontier.h"
 #include "joules/output.h"
 #include "output/json_writer.h"
+#include "summary/summary_internal.h"
 
 static const char *fig_name(int f)
 {

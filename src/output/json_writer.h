@@ -70,12 +70,6 @@ void jl__jw_klong(jl_jw *w, const char *key, long v);
  * jl_json_dumps uses for JSON_REAL_PRECISION(p)). */
 int jl__format_g(char *buf, size_t size, int p, double v);
 
-/* The members of a run object (joules/output.h), written into the object
- * open now: the run key (jl_run_key_to_json), the whole run
- * (jl_summary_to_json). */
-void jl__run_key_write(jl_jw *w, const jl_summary *s);
-void jl__summary_write(jl_jw *w, const jl_summary *s);
-
 /* The text with a trailing newline (jl_json_dump's bytes); frees w. NULL
  * on failure or when containers are left open. */
 char *jl__jw_finish_text(jl_jw *w, size_t *len);
