@@ -43,7 +43,8 @@ json_t *jl_errors_to_json(const jl_error_list *errors)
     return arr;
 }
 
-json_t *jl__jw_document_tree(jl__jw_document_fn fn, const void *result, const jl_summary_list *l)
+json_t *jl__jw_document_tree(jl__jw_document_fn fn, const void *result,
+                             const struct jl_summary_list *l)
 {
     jl_jw *w = jl__jw_tree();
     if (!w)
@@ -52,8 +53,9 @@ json_t *jl__jw_document_tree(jl__jw_document_fn fn, const void *result, const jl
     return jl__jw_finish_tree(w);
 }
 
-char *jl__jw_document_text(jl__jw_document_fn fn, const void *result, const jl_summary_list *l,
-                           const jl_error_list *errors, size_t *len)
+char *jl__jw_document_text(jl__jw_document_fn fn, const void *result,
+                           const struct jl_summary_list *l, const jl_error_list *errors,
+                           size_t *len)
 {
     json_t *ej = jl_errors_to_json(errors);
     jl_jw *w = ej ? jl__jw_text(JSON_SORT_KEYS | JSON_INDENT(2) |
@@ -80,7 +82,7 @@ static int print_text(FILE *f, const void *ctx)
 }
 
 jl_status jl__jw_write_document(const char *path, jl__jw_document_fn fn, const void *result,
-                                const jl_summary_list *l, const jl_error_list *errors,
+                                const struct jl_summary_list *l, const jl_error_list *errors,
                                 jl_error **err)
 {
     size_t len = 0;
