@@ -471,15 +471,6 @@ static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, at
     return JL_EINTERNAL;
 }
 
-/* The field of jl__attr_fields named `name`, jl__n_attr_fields when none. */
-size_t jl__attr_field_index(const char *name)
-{
-    for (size_t k = 0; k < jl__n_attr_fields; k++)
-        if (jl__attr_fields[k].name[0] == name[0] && !strcmp(jl__attr_fields[k].name, name))
-            return k;
-    return jl__n_attr_fields;
-}
-
 static jl_status use_run_attr(rctx *c, const char *opath, const char *name, attr_val *v, void *data)
 {
     jl_attrs *a = data;
@@ -571,15 +562,6 @@ static jl_status put_summary_attr(rctx *c, const char *opath, const char *name, 
     }
     s->n_extra++;
     return JL_OK;
-}
-
-size_t jl__summary_field_index(const char *name)
-{
-    size_t k;
-    for (k = 0; k < jl__n_summary_fields; k++)
-        if (jl__summary_fields[k].name[0] == name[0] && !strcmp(jl__summary_fields[k].name, name))
-            break;
-    return k;
 }
 
 static jl_status use_summary_attr(rctx *c, const char *opath, const char *name, attr_val *v,
