@@ -380,19 +380,21 @@ typedef struct cmp_csv_ctx {
     const jl_summary_list *l;
 } cmp_csv_ctx;
 
-static void side_cells(FILE *f, const jl_pick *p, const jl_summary_list *l, const jl__figcols *en)
+static void side_cells(jl__csvw *w, const jl_pick *p, const jl_summary_list *l,
+                       const jl__figcols *en)
 {
     const jl_summary *s =
         p->choice >= 0 && p->status == JL_PICK_FEASIBLE ? l->items[p->choice] : NULL;
-    fprintf(f, ",%s,", jl_pick_status_name(p->status));
-    jl_csv_field(f, s ? s->run : "");
-    fputc(',', f);
-    if (s)
-        fprintf(f, "%ld", s->attrs.num_gpus);
-    fputc(',', f);
-    if (s)
-        fprintf(f, "%ld", s->attrs.max_batch_size);
-    jl__figcols_cells(f, en, s ? p->energy_figure : -1, p->energy);
+    jl__csvw_cell(w, jl_pick_status_name(p->status));
+    jl__csvw_cell(w, s ? s->run : "");
+    if (s) {
+        jl__csvw_cellf(w, "%ld", s->attrs.num_gpus);
+        jl__csvw_cellf(w, "%ld", s->attrs.max_batch_size);
+    } else {
+        jl__csvw_empty(w);
+        jl__csvw_empty(w);
+    }
+    jl__figcols_cells(w, en, s ? p->energy_figure : -1, p->energy);
 }
 
 static int print_compare(FILE *f, const void *vctx)
@@ -408,43 +410,49 @@ static int print_compare(FILE *f, const void *vctx)
         jl__figcols_add(&en, r->items[i].base.energy_figure);
         jl__figcols_add(&en, r->items[i].other.energy_figure);
     }
+    static const char *const head[] = {"slo",
+                                       "by",
+                                       "baseline",
+                                       "side",
+                                       "baseline_status",
+                                       "baseline_run",
+                                       "baseline_num_gpus",
+                                       "baseline_max_batch_size",
+                                       NULL};
+    static const char *const side[] = {"side_status", "side_run", "side_num_gpus",
+                                       "side_max_batch_size", NULL};
+    static const char *const tail[] = {"counted", "reduction",     "winner",
+                                       "reason",  "energy_change", NULL};
+    jl__csvw w;
+    jl__csvw_begin(&w, f);
     for (size_t k = 0; k < r->n_group_keys; k++)
-        fprintf(f, "%s,", r->group_keys[k]);
-    fputs("slo,by,baseline,side,baseline_status,baseline_run,baseline_num_gpus,"
-          "baseline_max_batch_size",
-          f);
-    jl__figcols_header(f, &en, "baseline_");
-    fputs(",side_status,side_run,side_num_gpus,side_max_batch_size", f);
-    jl__figcols_header(f, &en, "side_");
-    fputs(",counted,reduction,winner,reason,energy_change\n", f);
+        jl__csvw_cellf(&w, "%s", r->group_keys[k]); /* attribute names, as given */
+    jl__csvw_cells(&w, head);
+    jl__figcols_header(&w, &en, "baseline_");
+    jl__csvw_cells(&w, side);
+    jl__figcols_header(&w, &en, "side_");
+    jl__csvw_cells(&w, tail);
+    jl__csvw_end(&w);
     for (size_t i = 0; i < r->n; i++) {
         const jl_comparison *c = &r->items[i];
         const jl_slo *slo = c->slo < r->n_slos ? r->slos[c->slo] : NULL;
-        for (size_t k = 0; k < r->n_group_keys; k++) {
-            jl_csv_field(f, c->group_values[k] ? c->group_values[k] : "");
-            fputc(',', f);
-        }
-        jl_csv_field(f, slo ? slo->text : "");
-        fputc(',', f);
-        jl_csv_field(f, r->by);
-        fputc(',', f);
-        jl_csv_field(f, r->baseline);
-        fputc(',', f);
-        jl_csv_field(f, c->side);
-        side_cells(f, &c->base, ctx->l, &en);
-        side_cells(f, &c->other, ctx->l, &en);
-        fprintf(f, ",%d,", c->counted);
-        jl__csv_double(f, c->reduction);
-        fputc(',', f);
-        jl_csv_field(f, c->winner == 1   ? c->side
-                        : c->winner == 0 ? r->baseline
-                        : c->counted     ? "tie"
-                                         : "");
-        fputc(',', f);
-        jl_csv_field(f, c->reason ? c->reason : "");
-        fputc(',', f);
-        jl__csv_double(f, -c->reduction);
-        fputc('\n', f);
+        for (size_t k = 0; k < r->n_group_keys; k++)
+            jl__csvw_cell(&w, c->group_values[k] ? c->group_values[k] : "");
+        jl__csvw_cell(&w, slo ? slo->text : "");
+        jl__csvw_cell(&w, r->by);
+        jl__csvw_cell(&w, r->baseline);
+        jl__csvw_cell(&w, c->side);
+        side_cells(&w, &c->base, ctx->l, &en);
+        side_cells(&w, &c->other, ctx->l, &en);
+        jl__csvw_cellf(&w, "%d", c->counted);
+        jl__csvw_num(&w, c->reduction);
+        jl__csvw_cell(&w, c->winner == 1   ? c->side
+                          : c->winner == 0 ? r->baseline
+                          : c->counted     ? "tie"
+                                           : "");
+        jl__csvw_cell(&w, c->reason ? c->reason : "");
+        jl__csvw_num(&w, -c->reduction);
+        jl__csvw_end(&w);
     }
     return ferror(f) ? -1 : 0;
 }

@@ -357,36 +357,36 @@ typedef struct prec_csv_ctx {
 static int print_precision(FILE *f, const void *vctx)
 {
     const prec_csv_ctx *ctx = vctx;
-    fputs("model,twin_model,task,gpu_model,num_gpus,max_batch_size,bucket_lo,bucket_hi,"
-          "energy_change,latency_change,run,twin_run\n",
-          f);
+    static const char *const head[] = {
+        "model",     "twin_model", "task",          "gpu_model",      "num_gpus", "max_batch_size",
+        "bucket_lo", "bucket_hi",  "energy_change", "latency_change", "run",      "twin_run",
+        NULL,
+    };
+    jl__csvw r;
+    jl__csvw_begin(&r, f);
+    jl__csvw_cells(&r, head);
+    jl__csvw_end(&r);
     for (size_t i = 0; i < ctx->r->n_pairs; i++) {
         const jl_precision_pair *p = &ctx->r->pairs[i];
         const jl_summary *s = ctx->l->items[p->run], *t = ctx->l->items[p->twin];
-        jl_csv_field(f, s->attrs.model);
-        fputc(',', f);
-        jl_csv_field(f, t->attrs.model);
-        fputc(',', f);
-        jl_csv_field(f, s->attrs.task);
-        fputc(',', f);
-        jl_csv_field(f, s->attrs.gpu_model);
-        fprintf(f, ",%ld,%ld,", s->attrs.num_gpus, p->batch);
+        jl__csvw_cell(&r, s->attrs.model);
+        jl__csvw_cell(&r, t->attrs.model);
+        jl__csvw_cell(&r, s->attrs.task);
+        jl__csvw_cell(&r, s->attrs.gpu_model);
+        jl__csvw_cellf(&r, "%ld", s->attrs.num_gpus);
+        jl__csvw_cellf(&r, "%ld", p->batch);
         if (p->bucket >= 0) {
-            jl__csv_double(f, ctx->r->buckets[p->bucket].lo);
-            fputc(',', f);
-            jl__csv_double(f, ctx->r->buckets[p->bucket].hi);
+            jl__csvw_num(&r, ctx->r->buckets[p->bucket].lo);
+            jl__csvw_num(&r, ctx->r->buckets[p->bucket].hi);
         } else {
-            fputc(',', f);
+            jl__csvw_empty(&r);
+            jl__csvw_empty(&r);
         }
-        fputc(',', f);
-        jl__csv_double(f, p->energy_change);
-        fputc(',', f);
-        jl__csv_double(f, p->latency_change);
-        fputc(',', f);
-        jl_csv_field(f, s->run);
-        fputc(',', f);
-        jl_csv_field(f, t->run);
-        fputc('\n', f);
+        jl__csvw_num(&r, p->energy_change);
+        jl__csvw_num(&r, p->latency_change);
+        jl__csvw_cell(&r, s->run);
+        jl__csvw_cell(&r, t->run);
+        jl__csvw_end(&r);
     }
     return ferror(f) ? -1 : 0;
 }
