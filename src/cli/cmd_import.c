@@ -65,7 +65,7 @@ static void format_help(const jl_importer *im)
     cli_help(page, NULL);
 }
 
-int jl_cmd_import(int argc, char **argv)
+int cli_cmd_import(int argc, char **argv)
 {
     const char *cmd = "import";
     if (argc < 2)
@@ -198,8 +198,8 @@ int jl_cmd_import(int argc, char **argv)
         /* the error that stopped the import is the last one listed when it
          * carries that status (a write failure is on the output side) */
         const jl_error *last = errors.count ? errors.items[errors.count - 1] : NULL;
-        rc = jl_exit_for_error(last && last->code == st ? last : NULL,
-                               st != JL_OK ? st : JL_ENODATA);
+        rc = cli_exit_for_error(last && last->code == st ? last : NULL,
+                                st != JL_OK ? st : JL_ENODATA);
         if (st == JL_EUSAGE)
             fprintf(stderr, "(see `joules import %s --help`)\n", im->name);
         jl_trace_writer_abort(w);
