@@ -1117,10 +1117,17 @@ jl_status jl_study_load(const char *const *paths, size_t n, const jl_study_optio
     }
     char **files = NULL;
     size_t n_files = 0;
+    size_t errors_before = errors->count;
     jl_status st = jl_collect_paths(paths, n, &files, &n_files, errors);
     if (st != JL_OK)
         return st;
     if (opt->shard.count > 1) {
+        /* a path that lists no file is said once, by share 0 */
+        if (opt->shard.index > 0) {
+            for (size_t i = errors_before; i < errors->count; i++)
+                jl_error_free(errors->items[i]);
+            errors->count = errors_before;
+        }
         st = load_shard(files, n_files, opt, out, errors);
         jl_paths_free(files, n_files);
         return st;
