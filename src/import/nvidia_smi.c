@@ -638,7 +638,6 @@ end:
 
 /* ---- run attributes --------------------------------------------------------- */
 
-
 #define FIELD(a, f, type) ((type *)((char *)(a) + (f)->off))
 
 /* Set attribute key=value on a (the kit's one rule for typed attributes);
