@@ -1,0 +1,170 @@
+/* joules/account.h — accounts an auditor can check (docs/accounting.md).
+ *
+ *  - Fingerprints: SHA-256 (FIPS 180-4) of a buffer or a file.
+ *  - Provenance: what made a document (joules' version and build, the
+ *    command line, every input's path, size and SHA-256, the validation
+ *    rules and method choices in force, the time), the `provenance` block
+ *    of every joules.*\/N document. Deterministic apart from the time,
+ *    which SOURCE_DATE_EPOCH fixes.
+ *  - Verification: two documents compared figure by figure.
+ *  - Budgets: a joules.budgets/1 file of ceilings judged per run and group.
+ *  - Carbon over time: a grid-intensity or PUE time series (CSV) and
+ *    emissions integrated over a run's power samples.
+ *
+ * Ownership: every *_new/_load has a *_free that accepts NULL; returned
+ * json_t objects are new references.
+ */
+#ifndef JOULES_ACCOUNT_H
+#define JOULES_ACCOUNT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "joules/check.h"
+#include "joules/error.h"
+#include "joules/study.h"
+#include "joules/summary.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+JL_API_BEGIN
+
+#define JL_PROVENANCE_SCHEMA "joules.provenance/1"
+#define JL_BUDGETS_SCHEMA "joules.budgets/1"
+
+/* ---- fingerprints ---- */
+
+/* Lower-case hex SHA-256 of len bytes (hex: 64 characters and a NUL). */
+void jl_sha256_hex(const void *data, size_t len, char hex[65]);
+/* The same of a whole file; *size (may be NULL) its length in bytes.
+ * JL_EMISSING when the file does not exist, JL_EIO when it cannot be read. */
+jl_status jl_sha256_file(const char *path, char hex[65], unsigned long long *size, jl_error **err);
+
+/* ---- provenance ---- */
+
+typedef struct jl_provenance jl_provenance;
+
+jl_provenance *jl_provenance_new(void);
+void jl_provenance_free(jl_provenance *p);
+/* The command line as typed (argv[0] is recorded as "joules"). */
+jl_status jl_provenance_set_command(jl_provenance *p, int argc, char *const *argv);
+/* An input: a file (hashed when the block is made), or a directory (every
+ * regular file under it whose name does not start with '.', in path order). */
+jl_status jl_provenance_add_input(jl_provenance *p, const char *path);
+/* The validation rules in force (copied). */
+void jl_provenance_set_rules(jl_provenance *p, const jl_ruleset *rules);
+/* A method choice: key = value (a copy of v is kept; a repeated key
+ * replaces its value). */
+jl_status jl_provenance_set_method(jl_provenance *p, const char *key, const json_t *v);
+/* The creation time, seconds since 1970 UTC (default: SOURCE_DATE_EPOCH
+ * when set to an integer, else now). */
+void jl_provenance_set_time(jl_provenance *p, long long t);
+/* The block: {"schema", "joules": {"version", "build"}, "command",
+ * "inputs": [{"path", "bytes", "sha256"}], "rules", "methods", "created"}.
+ * An input that cannot be read is listed with "error" instead of a hash.
+ * The inputs are hashed once, on the first call. NULL on out of memory. */
+json_t *jl_provenance_to_json(jl_provenance *p);
+
+/* The document writer's hook: when set, every joules.*\/N document written
+ * by jl_write_json or the document writers of the library carries
+ * "provenance" = fn(ctx) (the writer keeps no reference; fn may return
+ * NULL, then no block). One per process; NULL unsets it. The CLI sets it
+ * once per command. */
+typedef const json_t *(*jl_provenance_fn)(void *ctx);
+void jl_output_set_provenance(jl_provenance_fn fn, void *ctx);
+/* The block the hook gives now (NULL: none). */
+const json_t *jl_output_provenance(void);
+
+/* ---- verification ---- */
+
+typedef enum {
+    JL_VERIFY_SAME = 0,
+    JL_VERIFY_DIFFERS = 1, /* a figure, an input's hash, a rule or joules differ */
+    JL_VERIFY_MISSING = 3  /* an input is missing or the document has no provenance */
+} jl_verify_verdict;
+
+typedef struct jl_verify_item {
+    char *what;   /* "input", "joules", "rules", "methods", "figure", "missing" */
+    char *where;  /* JSON path (runs[3].energy_per_token_j) or the input's path */
+    char *before; /* the document's value as JSON text, or NULL */
+    char *after;  /* the value now, or NULL */
+} jl_verify_item;
+
+typedef struct jl_verify_report {
+    jl_verify_item *items;
+    size_t n, cap;
+    size_t n_figures; /* leaves compared */
+    size_t n_inputs;  /* inputs re-hashed */
+    jl_verify_verdict verdict;
+} jl_verify_report;
+
+void jl_verify_report_clear(jl_verify_report *r);
+/* Re-hash the inputs of a provenance block (paths relative to the current
+ * directory), adding an "input" item per changed hash and a "missing" item
+ * per missing file. */
+jl_status jl_verify_inputs(const json_t *provenance, jl_verify_report *r);
+/* Compare a document with its re-made twin: the provenance blocks (joules'
+ * version and build, rules, methods, inputs; the time is not compared) and
+ * every other leaf (numbers, strings, ...) exactly, as written. Adds one
+ * item per difference (at most max_items figures are listed; n_figures
+ * counts every leaf compared). */
+jl_status jl_verify_documents(const json_t *before, const json_t *after, size_t max_items,
+                              jl_verify_report *r);
+
+/* ---- carbon and facility over time ---- */
+
+/* A time series of one quantity (grid intensity gCO2eq/kWh or PUE):
+ * piecewise constant, each value holding from its time to the next one's
+ * (the last one for `step` seconds, the series' most common spacing). A
+ * constant is a series of one point holding for ever. */
+typedef struct jl_tseries jl_tseries;
+
+typedef enum { JL_INTENSITY_AVERAGE, JL_INTENSITY_MARGINAL } jl_intensity_kind;
+
+/* A constant. */
+jl_tseries *jl_tseries_constant(double v);
+/* A CSV file: a header row, then one row per time. The time column is the
+ * first of datetime, Datetime (UTC), Datetime, point_time, timestamp, time
+ * (ISO 8601 with Z or an offset, or Unix seconds); the value column: for
+ * kind AVERAGE the first of value, Carbon Intensity gCO₂eq/kWh (direct),
+ * Carbon Intensity gCO₂eq/kWh (LCA), carbon_intensity_avg,
+ * carbonIntensity, average, pue; for MARGINAL the first of marginal,
+ * moer (WattTime, lbs/MWh converted to g/kWh when the header says lbs),
+ * value. column (may be NULL) names the column instead. Rows must increase
+ * in time. Errors name the file, line and column. */
+jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const char *column,
+                              jl_tseries **out, jl_error **err);
+/* A number ("420") or a file path. */
+jl_status jl_tseries_parse(const char *arg, jl_intensity_kind kind, jl_tseries **out,
+                           jl_error **err);
+void jl_tseries_free(jl_tseries *s);
+size_t jl_tseries_count(const jl_tseries *s);
+int jl_tseries_is_constant(const jl_tseries *s);
+/* Value at Unix time t (NaN when t is outside the series). */
+double jl_tseries_at(const jl_tseries *s, double t);
+/* Integral of value over [t0, t1] in value x seconds; NaN when any part
+ * of [t0, t1] is outside the series. */
+double jl_tseries_integral(const jl_tseries *s, double t0, double t1);
+
+/* Emissions of one run: energy (J) of the power samples integrated with
+ * PUE(t) and intensity(t) (trapezoids of power; within each, the series'
+ * pieces exactly). t0 is the run's start in Unix seconds (the series' time
+ * axis; the samples' times are seconds from t0). */
+typedef struct jl_emissions {
+    double energy_j;    /* GPU energy of the samples */
+    double facility_j;  /* energy x PUE(t) */
+    double grams_co2eq; /* facility energy x intensity(t) */
+    double t0, t1;      /* the interval integrated, Unix seconds */
+} jl_emissions;
+
+jl_status jl_emissions_integrate(const double *time_s, const double *watts, size_t n, double t0,
+                                 const jl_tseries *pue, const jl_tseries *intensity,
+                                 jl_emissions *out, jl_error **err);
+
+JL_API_END
+#ifdef __cplusplus
+}
+#endif
+
+#endif
