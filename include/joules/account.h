@@ -112,6 +112,74 @@ jl_status jl_verify_inputs(const json_t *provenance, jl_verify_report *r);
 jl_status jl_verify_documents(const json_t *before, const json_t *after, size_t max_items,
                               jl_verify_report *r);
 
+/* ---- budgets ---- */
+
+/* A joules.budgets/1 file (docs/accounting.md, "Budgets"):
+ *   {"schema": "joules.budgets/1", "uncertainty": 0.05,
+ *    "budgets": [{"name": "...", "where": ["model=Qwen/Qwen3-8B", ...],
+ *                 "exclude": [...], "uncertainty": 0.05,
+ *                 "ceilings": {"energy_per_token_j": X, "energy_per_request_j": X,
+ *                   "energy_per_item_j": X, "avg_power_w": X, "peak_power_w": X,
+ *                   "kwh_per_day": {"max": X, "tokens_per_s" | "requests_per_s" |
+ *                                   "items_per_s": LOAD, "pue": P},
+ *                   "g_co2eq_per_request": {"max": X, "grid_intensity": G, "pue": P}}}]}
+ * "where"/"exclude" are clauses of the --where grammar (jl_selector_add);
+ * "uncertainty" the relative uncertainty of the energy and power figures
+ * (default 0.05; a run's counter-vs-integral disagreement widens it). */
+typedef struct jl_budgets jl_budgets;
+
+typedef enum {
+    JL_BUDGET_PASS,
+    JL_BUDGET_FAIL,
+    JL_BUDGET_UNDETERMINED, /* the figure's interval crosses the ceiling */
+    JL_BUDGET_UNMEASURED    /* the run lacks the figure */
+} jl_budget_verdict;
+
+const char *jl_budget_verdict_name(jl_budget_verdict v);
+
+jl_status jl_budgets_load(const char *path, jl_budgets **out, jl_error **err);
+jl_status jl_budgets_load_buffer(const char *buf, size_t len, const char *name, jl_budgets **out,
+                                 jl_error **err);
+void jl_budgets_free(jl_budgets *b);
+
+/* One ceiling judged on one run. */
+typedef struct jl_budget_check {
+    size_t budget, run;  /* indexes into the budgets and the runs */
+    const char *ceiling; /* "energy_per_token_j", ... (static) */
+    double value, lo, hi, max;
+    jl_budget_verdict verdict;
+} jl_budget_check;
+
+/* A budget on one group of runs (model, task, GPU model, GPU count): the
+ * worst verdict of its runs' checks (fail > undetermined > pass). */
+typedef struct jl_budget_group {
+    size_t budget;
+    size_t first_run; /* a run of the group, for its key */
+    size_t n_runs, n_pass, n_fail, n_undetermined;
+    jl_budget_verdict verdict;
+} jl_budget_group;
+
+typedef struct jl_budget_result {
+    jl_budget_check *checks;
+    size_t n_checks;
+    jl_budget_group *groups;
+    size_t n_groups;
+    /* per (budget, run): the worst verdict of its ceilings */
+    size_t runs_judged, runs_pass, runs_fail, runs_undetermined, runs_unmeasured;
+    double adherence; /* runs_pass / (pass + fail + undetermined); NaN when none */
+} jl_budget_result;
+
+jl_status jl_budgets_evaluate(const jl_budgets *b, const jl_summary_list *runs,
+                              jl_budget_result **out, jl_error **err);
+void jl_budget_result_free(jl_budget_result *r);
+/* {"schema": "joules.budget/1", "budgets": [{"name", "groups": [...], "runs":
+ * [run key + "verdict" + "checks": {ceiling: {"value","lo","hi","max",
+ * "verdict"}}]}], "totals": {...,"adherence"}}. NULL on out of memory. */
+json_t *jl_budget_result_to_json(const jl_budget_result *r, const jl_budgets *b,
+                                 const jl_summary_list *runs);
+size_t jl_budgets_count(const jl_budgets *b);
+const char *jl_budgets_name(const jl_budgets *b, size_t i);
+
 /* ---- carbon and facility over time ---- */
 
 /* A time series of one quantity (grid intensity gCO2eq/kWh or PUE):
