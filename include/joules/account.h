@@ -190,6 +190,10 @@ typedef struct jl_tseries jl_tseries;
 
 typedef enum { JL_INTENSITY_AVERAGE, JL_INTENSITY_MARGINAL } jl_intensity_kind;
 
+/* A time: ISO 8601 "YYYY-MM-DD[T ]HH:MM[:SS[.f]][Z|+HH:MM|-HH:MM]" (no
+ * zone: UTC) or Unix seconds, into Unix seconds. 0, or -1 when malformed. */
+int jl_time_parse(const char *s, double *t);
+
 /* A constant. */
 jl_tseries *jl_tseries_constant(double v);
 /* A CSV file: a header row, then one row per time. The time column is the
@@ -224,11 +228,77 @@ typedef struct jl_emissions {
     double facility_j;  /* energy x PUE(t) */
     double grams_co2eq; /* facility energy x intensity(t) */
     double t0, t1;      /* the interval integrated, Unix seconds */
+    /* energy-weighted means: facility_j / energy_j and grams per facility
+     * kWh; when the run lies within one piece of each series (a constant
+     * always), exactly that piece's values */
+    double pue;
+    double intensity;
 } jl_emissions;
+
+/* The time-weighted mean over the series' pieces (gaps left out); a
+ * constant's value. */
+double jl_tseries_mean(const jl_tseries *s);
+
+/* The start time in [lo, hi - duration] (at the series' piece starts and
+ * lo) whose [start, start + duration] has the lowest mean value; that mean
+ * (NaN when no such window lies within the series). */
+double jl_tseries_cleanest(const jl_tseries *s, double lo, double hi, double duration,
+                           double *best_start);
+
+/* The time-weighted mean over the series' pieces (gaps left out); a
+ * constant's value. */
+double jl_tseries_mean(const jl_tseries *s);
+
+/* The start time in [lo, hi - duration] (at the series' piece starts and
+ * lo) whose [start, start + duration] has the lowest mean value; that mean
+ * (NaN when no such window lies within the series). */
+double jl_tseries_cleanest(const jl_tseries *s, double lo, double hi, double duration,
+                           double *best_start);
 
 jl_status jl_emissions_integrate(const double *time_s, const double *watts, size_t n, double t0,
                                  const jl_tseries *pue, const jl_tseries *intensity,
                                  jl_emissions *out, jl_error **err);
+
+/* Emissions of every run of a study over its steady-state window: the
+ * run's GPU energy (steady_energy_j) at the wall (x the energy-weighted
+ * PUE of its samples) and its CO2eq (x the energy-weighted intensity),
+ * average and, when given, marginal; per token, request, item and 1,000
+ * queries. */
+typedef struct jl_emissions_options {
+    const jl_tseries *pue;       /* NULL: 1 */
+    const jl_tseries *intensity; /* average gCO2eq/kWh; NULL: no carbon figures */
+    const jl_tseries *marginal;  /* marginal gCO2eq/kWh, or NULL */
+    double start_unix;           /* NaN: each run's start_time_unix; else the first run
+                                    starts here and the others keep their offsets */
+} jl_emissions_options;
+
+typedef struct jl_run_emissions {
+    size_t run;          /* index into the runs */
+    char *error;         /* why this run has no figures, or NULL (owned) */
+    double t0, t1;       /* the window, Unix seconds */
+    double energy_kwh;   /* GPU energy of the window */
+    double facility_kwh; /* x PUE(t) */
+    double pue;          /* energy-weighted */
+    double intensity[2]; /* [0] average, [1] marginal: energy-weighted gCO2eq/kWh */
+    double g_co2eq[2];   /* the window's emissions */
+    double g_per_token[2], g_per_request[2], g_per_item[2];
+    double wh_per_1000_queries; /* GPU energy of 1,000 requests (AI Energy Score's unit) */
+} jl_run_emissions;
+
+typedef struct jl_emissions_result {
+    jl_run_emissions *runs;
+    size_t n;
+    /* the sweep as it ran (first window start to last end) and the
+     * cleanest placement of the same span within the average series */
+    double span_t0, span_t1, span_mean, cleanest_mean, cleanest_start;
+} jl_emissions_result;
+
+jl_status jl_emissions_study(const jl_summary_list *runs, const jl_emissions_options *opt,
+                             jl_emissions_result **out, jl_error **err);
+void jl_emissions_result_free(jl_emissions_result *r);
+/* {"schema": "joules.emissions/1", "runs": [run key + figures], "sweep":
+ * {...}}. NULL on out of memory. */
+json_t *jl_emissions_to_json(const jl_emissions_result *r, const jl_summary_list *runs);
 
 JL_API_END
 #ifdef __cplusplus

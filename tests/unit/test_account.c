@@ -125,10 +125,113 @@ TEST(provenance_block)
     jl_provenance_free(p);
 }
 
+static jl_tseries *series_csv(const char *text)
+{
+    char path[] = "/tmp/jl_series_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    jl_tseries *s = NULL;
+    jl_error *err = NULL;
+    jl_status st = jl_tseries_load_csv(path, JL_INTENSITY_AVERAGE, NULL, &s, &err);
+    if (st != JL_OK)
+        fprintf(stderr, "%s\n", err ? err->message : "?");
+    CHECK_EQ_INT(st, JL_OK);
+    jl_error_free(err);
+    unlink(path);
+    return s;
+}
+
+/* Hand-computed: 1000 W from 00:30 to 02:30 under hourly intensity 100,
+ * 200, 300 g/kWh: 0.5 kWh x 100 + 1 kWh x 200 + 0.5 kWh x 300 = 400 g;
+ * a ramp 0 -> 2000 W over 00:30-01:30 under 100 then 200: the first half
+ * hour's energy is 0.5 h x 500 W = 0.25 kWh at 100 and the second
+ * 0.5 h x 1500 W = 0.75 kWh at 200: 25 + 150 = 175 g. */
+TEST(emissions_hour_boundaries)
+{
+    jl_tseries *in = series_csv("datetime,value\n2026-11-21T00:00:00Z,100\n"
+                                "2026-11-21T01:00:00Z,200\n2026-11-21T02:00:00+00:00,300\n");
+    jl_tseries *one = jl_tseries_constant(1);
+    double t0 = 0;
+    CHECK_EQ_INT(jl_time_parse("2026-11-21T00:30:00Z", &t0), 0);
+    CHECK_NEAR(t0, 1795221000.0, 0, 0);
+    double ts[] = {0, 1800, 3600, 5400, 7200}, w[] = {1000, 1000, 1000, 1000, 1000};
+    jl_emissions e;
+    jl_error *err = NULL;
+    CHECK_EQ_INT(jl_emissions_integrate(ts, w, 5, t0, one, in, &e, &err), JL_OK);
+    CHECK_NEAR(e.energy_j, 2 * 3.6e6, 1e-12, 0);
+    CHECK_NEAR(e.grams_co2eq, 400, 1e-12, 0);
+    CHECK_NEAR(e.intensity, 200, 1e-12, 0);
+    double tr[] = {0, 3600}, wr[] = {0, 2000};
+    CHECK_EQ_INT(jl_emissions_integrate(tr, wr, 2, t0, one, in, &e, &err), JL_OK);
+    CHECK_NEAR(e.energy_j, 3.6e6, 1e-12, 0);
+    CHECK_NEAR(e.grams_co2eq, 175, 1e-12, 0);
+    /* PUE over time multiplies piece by piece: 1.5 for the first hour */
+    jl_tseries *pue = series_csv("time,pue\n2026-11-21 00:00,1.5\n2026-11-21 01:00,1.0\n"
+                                 "2026-11-21 02:00,1.0\n");
+    CHECK_EQ_INT(jl_emissions_integrate(ts, w, 5, t0, pue, in, &e, &err), JL_OK);
+    CHECK_NEAR(e.facility_j, (0.5 * 1.5 + 1.5) * 3.6e6, 1e-12, 0);
+    CHECK_NEAR(e.grams_co2eq, 0.5 * 1.5 * 100 + 200 + 150, 1e-12, 0);
+    /* beyond the series: an error naming the time */
+    CHECK_EQ_INT(jl_emissions_integrate(ts, w, 5, t0 + 86400, one, in, &e, &err), JL_ENODATA);
+    CHECK_CONTAINS(err ? err->message : "", "2026-11-22T00:30:00Z");
+    jl_error_free(err);
+    /* the cleanest 1 h: starting 00:00 at 100 */
+    double at = 0;
+    CHECK_NEAR(jl_tseries_cleanest(in, -INFINITY, INFINITY, 3600, &at), 100, 0, 0);
+    CHECK_NEAR(at, 1795219200.0, 0, 0);
+    jl_tseries_free(in);
+    jl_tseries_free(pue);
+    jl_tseries_free(one);
+}
+
+/* A constant series (one value every hour) is one piece: exactly the
+ * figures of the constant. */
+TEST(emissions_constant_series_exact)
+{
+    jl_tseries *c = jl_tseries_constant(400), *p = jl_tseries_constant(1.2);
+    jl_tseries *s = series_csv("datetime,value\n2026-11-21T00:00:00Z,400\n"
+                               "2026-11-21T01:00:00Z,400\n2026-11-21T02:00:00Z,400\n");
+    CHECK_EQ_INT(jl_tseries_count(s), 1);
+    double ts[] = {0, 0.1, 0.25, 1000, 2000.5, 3599.9, 3600.2, 4000}, w[8];
+    for (int i = 0; i < 8; i++)
+        w[i] = 300 + 37.3 * i;
+    jl_emissions a, b;
+    CHECK_EQ_INT(jl_emissions_integrate(ts, w, 8, 1795219200.0 + 1800, p, c, &a, NULL), JL_OK);
+    CHECK_EQ_INT(jl_emissions_integrate(ts, w, 8, 1795219200.0 + 1800, p, s, &b, NULL), JL_OK);
+    CHECK(a.grams_co2eq == b.grams_co2eq);
+    CHECK(a.intensity == 400 && b.intensity == 400 && b.pue == 1.2);
+    jl_tseries_free(c);
+    jl_tseries_free(p);
+    jl_tseries_free(s);
+}
+
+TEST(series_layouts)
+{
+    /* WattTime: point_time, value in lbs/MWh; a gap beyond one step */
+    jl_tseries *wt = series_csv("point_time,value,frequency,market,ba,datatype,version\n"
+                                "2026-11-21T00:00:00+00:00,1000,300,RTM,X,MOER,3.3\n"
+                                "2026-11-21T00:05:00+00:00,1000,300,RTM,X,MOER,3.3\n"
+                                "2026-11-21T00:20:00+00:00,500,300,RTM,X,MOER,3.3\n");
+    CHECK_NEAR(jl_tseries_at(wt, 1795219200.0 + 60), 453.59237, 1e-12, 0);
+    CHECK(isnan(jl_tseries_at(wt, 1795219200.0 + 700))); /* 00:10-00:20: a gap */
+    CHECK_NEAR(jl_tseries_at(wt, 1795219200.0 + 1201), 226.796185, 1e-12, 0);
+    jl_tseries_free(wt);
+    /* a time zone offset: 01:00+01:00 is 00:00 UTC */
+    double t = 0;
+    CHECK_EQ_INT(jl_time_parse("2026-11-21T01:00:00+01:00", &t), 0);
+    CHECK_NEAR(t, 1795219200.0, 0, 0);
+    CHECK(jl_time_parse("2026-13-01T00:00:00Z", &t) != 0);
+}
+
 int main(void)
 {
     RUN(sha256_vectors);
     RUN(sha256_file);
     RUN(provenance_block);
+    RUN(emissions_hour_boundaries);
+    RUN(emissions_constant_series_exact);
+    RUN(series_layouts);
     TEST_MAIN_END();
 }
