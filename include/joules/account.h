@@ -22,6 +22,7 @@
 
 #include "joules/check.h"
 #include "joules/error.h"
+#include "joules/slo.h"
 #include "joules/study.h"
 #include "joules/summary.h"
 
@@ -299,6 +300,44 @@ void jl_emissions_result_free(jl_emissions_result *r);
 /* {"schema": "joules.emissions/1", "runs": [run key + figures], "sweep":
  * {...}}. NULL on out of memory. */
 json_t *jl_emissions_to_json(const jl_emissions_result *r, const jl_summary_list *runs);
+
+/* ---- energy labels and cards ---- */
+
+/* One label: per (model, task, GPU model, GPU count) the run of least GPU
+ * energy per request (per item for diffusion) that meets every SLO given;
+ * stars from where its energy per 1,000 queries falls in the range of the
+ * labels of the same task in the data given (docs/accounting.md,
+ * "Labels"): 5 in the lowest fifth of the range ... 1 in the highest. */
+typedef struct jl_label {
+    const char *model, *task, *gpu_model, *workload; /* borrowed from the run */
+    long num_gpus;
+    size_t run;                /* index into the runs */
+    double wh_per_1000;        /* GPU Wh per 1,000 queries (images for diffusion) */
+    int stars;                 /* 1..5 */
+    double task_min, task_max; /* the task's range over the labels */
+    size_t task_models;        /* labels of this task */
+} jl_label;
+
+typedef struct jl_label_set {
+    jl_label *items;
+    size_t n;
+} jl_label_set;
+
+jl_status jl_labels(const jl_summary_list *runs, const jl_slo *const *slos, size_t n_slos,
+                    jl_label_set *out, jl_error **err);
+void jl_label_set_clear(jl_label_set *ls);
+/* The stars of x in [lo, hi] (5 when hi == lo). */
+int jl_label_stars(double x, double lo, double hi);
+/* The label as a self-contained SVG (400 x 560 px); provenance_sha256 and
+ * date (YYYY-MM-DD) are printed on it (either may be NULL). */
+char *jl_label_svg(const jl_label *l, const jl_summary *s, const char *slo_text,
+                   const char *provenance_sha256, const char *date);
+/* {"schema": "joules.label/1", "labels": [...]} */
+json_t *jl_labels_to_json(const jl_label_set *ls, const jl_summary_list *runs, const char *slo_text,
+                          const char *provenance_sha256);
+/* SHA-256 of a provenance block without its time ("created"): the same
+ * for every document made from the same inputs, rules and command. */
+void jl_provenance_hash(const json_t *provenance, char hex[65]);
 
 JL_API_END
 #ifdef __cplusplus
