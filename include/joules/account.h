@@ -339,6 +339,27 @@ json_t *jl_labels_to_json(const jl_label_set *ls, const jl_summary_list *runs, c
  * for every document made from the same inputs, rules and command. */
 void jl_provenance_hash(const json_t *provenance, char hex[65]);
 
+/* A Markdown energy card of one model (docs/accounting.md, "Cards"): YAML
+ * front matter a model card can take (the Hugging Face co2_eq_emissions
+ * keys: emissions in grams for 1,000 queries at the labelled
+ * configuration, source, geographical_location, hardware_used; and a
+ * joules_energy block), then the standard primitives per label: energy per
+ * token and request, prefill/decode split, static share, average and peak
+ * power, calibration (energy source, sample coverage, counter vs integral),
+ * conditions, carbon and PUE assumptions, provenance. em (may be NULL) the
+ * emissions of every run (jl_emissions_study) with carbon_text saying what
+ * intensity and PUE were used. NULL on out of memory. */
+typedef struct jl_card_options {
+    const char *slo_text;          /* or NULL */
+    const char *location;          /* geographical_location, or NULL */
+    const char *carbon_text;       /* "400 gCO2eq/kWh (constant), PUE 1.2", or NULL */
+    const char *provenance_sha256; /* or NULL */
+    const json_t *provenance;      /* its command and inputs are listed; or NULL */
+} jl_card_options;
+
+char *jl_card_markdown(const jl_label_set *ls, const jl_summary_list *runs,
+                       const jl_emissions_result *em, const jl_card_options *o);
+
 JL_API_END
 #ifdef __cplusplus
 }
