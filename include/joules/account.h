@@ -208,6 +208,10 @@ jl_tseries *jl_tseries_constant(double v);
  * in time. Errors name the file, line and column. */
 jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const char *column,
                               jl_tseries **out, jl_error **err);
+/* The same from memory (tests, fuzzing); name is used in messages. */
+jl_status jl_tseries_load_csv_buffer(const char *buf, size_t len, const char *name,
+                                     jl_intensity_kind kind, const char *column, jl_tseries **out,
+                                     jl_error **err);
 /* A number ("420") or a file path. */
 jl_status jl_tseries_parse(const char *arg, jl_intensity_kind kind, jl_tseries **out,
                            jl_error **err);

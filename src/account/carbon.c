@@ -225,8 +225,8 @@ static int cmp_double(const void *a, const void *b)
 
 #define MAX_FIELDS 64
 
-jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const char *column,
-                              jl_tseries **out, jl_error **err)
+static jl_status load_stream(FILE *f, const char *path, jl_intensity_kind kind, const char *column,
+                             jl_tseries **out, jl_error **err)
 {
     static const char *const time_cols[] = {"datetime", "Datetime (UTC)", "point_time", "timestamp",
                                             "time",     "date",           NULL};
@@ -244,9 +244,6 @@ jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const ch
     static const char *const marg_cols[] = {"marginal", "moer", "marginal_carbon_intensity",
                                             "value", NULL};
     *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot open: %s", strerror(errno));
     char *line = NULL;
     size_t cap = 0, n = 0, vcap = 0;
     double *ts = NULL, *vs = NULL;
@@ -254,6 +251,7 @@ jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const ch
     jl_status st = JL_OK;
     long long lineno = 0;
     int tcol = -1, vcol = -1, unitcol = -1, lbs = 0;
+    char tname[128] = "", vname[128] = ""; /* the header's names, for messages */
     while (st == JL_OK && getline(&line, &cap, f) >= 0) {
         lineno++;
         trim(line);
@@ -273,6 +271,10 @@ jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const ch
             lbs = find_col(fields, nf, wt) >= 0;
             if (vcol >= 0 && strstr(fields[vcol], "lbs"))
                 lbs = 1;
+            if (tcol >= 0)
+                snprintf(tname, sizeof tname, "%s", fields[tcol]);
+            if (vcol >= 0)
+                snprintf(vname, sizeof vname, "%s", fields[vcol]);
             if (tcol < 0 || vcol < 0) {
                 st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1,
                              "no %s column in the header (%s)", tcol < 0 ? "time" : "value",
@@ -290,10 +292,11 @@ jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const ch
         double t, v;
         char *end = NULL;
         if ((size_t)tcol >= nf || (size_t)vcol >= nf || jl_time_parse(fields[tcol], &t)) {
-            st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1, "bad time '%s'",
+            st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1,
+                         "column '%s': '%s' is not an ISO 8601 time or Unix seconds", tname,
                          (size_t)tcol < nf ? fields[tcol] : "");
             if (err && *err)
-                jl_error_set_position(*err, lineno, tcol + 1);
+                jl_error_set_position(*err, lineno, 0);
             break;
         }
         if (!*fields[vcol])
@@ -301,9 +304,10 @@ jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const ch
         errno = 0;
         v = strtod(fields[vcol], &end);
         if (errno || !end || *end || !isfinite(v) || v < 0) {
-            st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1, "bad value '%s'", fields[vcol]);
+            st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1,
+                         "column '%s': '%s' is not a number >= 0", vname, fields[vcol]);
             if (err && *err)
-                jl_error_set_position(*err, lineno, vcol + 1);
+                jl_error_set_position(*err, lineno, 0);
             break;
         }
         int row_lbs = lbs;
@@ -313,9 +317,10 @@ jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const ch
             v *= 0.45359237; /* lbs/MWh -> g/kWh */
         if (n && t <= ts[n - 1]) {
             st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1,
-                         "times must increase: '%s' is not after the row before", fields[tcol]);
+                         "column '%s': times must increase: '%s' is not after the row before",
+                         tname, fields[tcol]);
             if (err && *err)
-                jl_error_set_position(*err, lineno, tcol + 1);
+                jl_error_set_position(*err, lineno, 0);
             break;
         }
         if (n == vcap) {
@@ -335,7 +340,6 @@ jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const ch
         vs[n++] = v;
     }
     free(line);
-    fclose(f);
     if (st == JL_OK && n == 0)
         st = jl_fail(err, JL_ENODATA, path, NULL, NULL, -1, "no rows with a value");
     jl_tseries *s = NULL;
@@ -375,6 +379,33 @@ jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const ch
     }
     *out = s;
     return JL_OK;
+}
+
+jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const char *column,
+                              jl_tseries **out, jl_error **err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot open: %s", strerror(errno));
+    jl_status st = load_stream(f, path, kind, column, out, err);
+    fclose(f);
+    return st;
+}
+
+jl_status jl_tseries_load_csv_buffer(const char *buf, size_t len, const char *name,
+                                     jl_intensity_kind kind, const char *column, jl_tseries **out,
+                                     jl_error **err)
+{
+    *out = NULL;
+    if (!len)
+        return jl_fail(err, JL_ENODATA, name, NULL, NULL, -1, "no rows with a value");
+    FILE *f = fmemopen((void *)buf, len, "r");
+    if (!f)
+        return jl_fail(err, JL_ENOMEM, name, NULL, NULL, -1, "out of memory");
+    jl_status st = load_stream(f, name, kind, column, out, err);
+    fclose(f);
+    return st;
 }
 
 jl_status jl_tseries_parse(const char *arg, jl_intensity_kind kind, jl_tseries **out,
