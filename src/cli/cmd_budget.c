@@ -87,7 +87,7 @@ static int own_option(void *vctx, const char *cmd, int code, const char *arg)
     return 0;
 }
 
-int jl_cmd_budget(int argc, char **argv)
+int cli_cmd_budget(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_JSON_LONG_OPTION,

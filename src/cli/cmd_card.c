@@ -67,7 +67,7 @@ static int print_str(FILE *f, const void *ctx)
     return fputs(s, f) == EOF;
 }
 
-int jl_cmd_card(int argc, char **argv)
+int cli_cmd_card(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_SLO_LONG_OPTION,

@@ -121,7 +121,7 @@ static int write_dir(const char *cmd, const jl_summary_list *l)
     return st != JL_OK ? cli_fail(cmd, st, err) : 0;
 }
 
-int jl_cmd_label(int argc, char **argv)
+int cli_cmd_label(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_JSON_LONG_OPTION,

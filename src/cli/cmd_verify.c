@@ -207,7 +207,7 @@ static json_t *report_json(const char *doc, const jl_verify_report *r, int ran, 
                      "items", items ? items : json_array());
 }
 
-int jl_cmd_verify(int argc, char **argv)
+int cli_cmd_verify(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_MAX };
     static const struct option longopts[] = {
