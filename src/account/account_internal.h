@@ -16,4 +16,8 @@ void jl__sha256_init(jl__sha256 *s);
 void jl__sha256_update(jl__sha256 *s, const void *data, size_t len);
 void jl__sha256_final(jl__sha256 *s, unsigned char out[32]);
 
+/* t (Unix seconds) as "YYYY-MM-DDTHH:MM:SSZ" into buf; 0, or -1 when t is
+ * not finite or out of range (buf then ""). */
+int jl__iso_utc(double t, char buf[32]);
+
 #endif

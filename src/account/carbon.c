@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "account/account_internal.h"
 #include "core/util.h"
 #include "joules/account.h"
 
@@ -461,6 +462,20 @@ double jl_tseries_cleanest(const jl_tseries *s, double lo, double hi, double dur
     return best;
 }
 
+int jl__iso_utc(double t, char buf[32])
+{
+    buf[0] = 0;
+    if (!isfinite(t) || fabs(t) > 1e15)
+        return -1;
+    time_t tt = (time_t)floor(t);
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm) || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+        buf[0] = 0;
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- emissions ---- */
 
 /* The next breakpoint of s after t (inf when none). */
@@ -541,11 +556,9 @@ jl_status jl_emissions_integrate(const double *time_s, const double *watts, size
     out->t1 = t0 + time_s[n - 1];
     return JL_OK;
 outside : {
-    time_t tt = (time_t)floor(a);
-    struct tm tm;
-    char buf[32] = "?";
-    if (gmtime_r(&tt, &tm))
-        strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char buf[32];
+    if (jl__iso_utc(a, buf))
+        snprintf(buf, sizeof buf, "?");
     return jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
                    "the run at %s is outside the %s series (or in one of its gaps)", buf,
                    piece_at(pue, a) < 0 ? "PUE" : "intensity");

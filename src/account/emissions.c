@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "account/account_internal.h"
 #include "core/util.h"
 #include "joules/account.h"
 #include "joules/output.h"
@@ -140,14 +141,8 @@ static json_t *pair(const double v[2], int marginal)
 
 static json_t *iso(double t)
 {
-    if (!isfinite(t))
-        return json_null();
-    time_t tt = (time_t)floor(t);
-    struct tm tm;
     char buf[32];
-    if (!gmtime_r(&tt, &tm) || !strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        return json_null();
-    return json_string(buf);
+    return jl__iso_utc(t, buf) ? json_null() : json_string(buf);
 }
 
 json_t *jl_emissions_to_json(const jl_emissions_result *r, const jl_summary_list *runs)

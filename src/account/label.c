@@ -33,11 +33,6 @@ int jl_label_stars(double x, double lo, double hi)
     return 5 - fifth;
 }
 
-static int streq(const char *a, const char *b)
-{
-    return (!a && !b) || (a && b && !strcmp(a, b));
-}
-
 static double per_query_j(const jl_summary *s)
 {
     double e = s->fig[JL_FIG_ENERGY_PER_REQUEST_J];
@@ -66,8 +61,10 @@ jl_status jl_labels(const jl_summary_list *runs, const jl_slo *const *slos, size
         jl_label *l = NULL;
         for (size_t j = 0; j < out->n && !l; j++) {
             const jl_label *c = &out->items[j];
-            if (streq(c->model, s->attrs.model) && streq(c->task, s->attrs.task) &&
-                streq(c->gpu_model, s->attrs.gpu_model) && c->num_gpus == s->attrs.num_gpus)
+            if (jl__str_eq_or_null(c->model, s->attrs.model) &&
+                jl__str_eq_or_null(c->task, s->attrs.task) &&
+                jl__str_eq_or_null(c->gpu_model, s->attrs.gpu_model) &&
+                c->num_gpus == s->attrs.num_gpus)
                 l = &out->items[j];
         }
         double wh = e * 1000 / 3600;
@@ -92,7 +89,7 @@ jl_status jl_labels(const jl_summary_list *runs, const jl_slo *const *slos, size
         l->task_max = -INFINITY;
         l->task_models = 0;
         for (size_t k = 0; k < out->n; k++)
-            if (streq(out->items[k].task, l->task)) {
+            if (jl__str_eq_or_null(out->items[k].task, l->task)) {
                 double x = out->items[k].wh_per_1000;
                 l->task_min = x < l->task_min ? x : l->task_min;
                 l->task_max = x > l->task_max ? x : l->task_max;
@@ -150,128 +147,112 @@ json_t *jl_labels_to_json(const jl_label_set *ls, const jl_summary_list *runs, c
 
 /* ---- SVG ---- */
 
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    int bad;
-} sbuf;
-
-static void addf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void addf(sbuf *b, const char *fmt, ...)
-{
-    if (b->bad)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = jl__vasprintf(fmt, ap);
-    va_end(ap);
-    size_t n = s ? strlen(s) : 0;
-    if (!s || (b->n + n + 1 > b->cap && !(b->p = realloc(b->p, b->cap = 2 * (b->n + n + 1))))) {
-        b->bad = 1;
-        free(s);
-        return;
-    }
-    memcpy(b->p + b->n, s, n + 1);
-    b->n += n;
-    free(s);
-}
-
 /* text escaped for XML */
-static void add_text(sbuf *b, const char *t)
+static void add_text(jl__strbuf *b, const char *t)
 {
     for (; t && *t; t++) {
         switch (*t) {
-        case '<': addf(b, "&lt;"); break;
-        case '>': addf(b, "&gt;"); break;
-        case '&': addf(b, "&amp;"); break;
-        case '"': addf(b, "&quot;"); break;
-        default: addf(b, "%c", *t);
+        case '<': jl__strbuf_printf(b, "&lt;"); break;
+        case '>': jl__strbuf_printf(b, "&gt;"); break;
+        case '&': jl__strbuf_printf(b, "&amp;"); break;
+        case '"': jl__strbuf_printf(b, "&quot;"); break;
+        default: jl__strbuf_printf(b, "%c", *t);
         }
     }
 }
 
-static void star(sbuf *b, double cx, double cy, double r, int filled)
+static void star(jl__strbuf *b, double cx, double cy, double r, int filled)
 {
-    addf(b, "<polygon points=\"");
+    jl__strbuf_printf(b, "<polygon points=\"");
     for (int k = 0; k < 10; k++) {
         double a = -M_PI / 2 + k * M_PI / 5, rr = k % 2 ? r * 0.45 : r;
-        addf(b, "%.1f,%.1f ", cx + rr * cos(a), cy + rr * sin(a));
+        jl__strbuf_printf(b, "%.1f,%.1f ", cx + rr * cos(a), cy + rr * sin(a));
     }
-    addf(b, "\" fill=\"%s\" stroke=\"#1b5e20\" stroke-width=\"1.5\"/>\n",
-         filled ? "#2e7d32" : "#ffffff");
+    jl__strbuf_printf(b, "\" fill=\"%s\" stroke=\"#1b5e20\" stroke-width=\"1.5\"/>\n",
+                      filled ? "#2e7d32" : "#ffffff");
 }
 
 char *jl_label_svg(const jl_label *l, const jl_summary *s, const char *slo_text,
                    const char *provenance_sha256, const char *date)
 {
-    sbuf b = {0};
+    jl__strbuf b;
+    jl__strbuf_init(&b);
     int diff = l->workload && !strcmp(l->workload, "diffusion");
-    addf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"560\" "
-             "viewBox=\"0 0 400 560\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n");
-    addf(&b, "<rect x=\"1\" y=\"1\" width=\"398\" height=\"558\" rx=\"14\" fill=\"#ffffff\" "
-             "stroke=\"#1b5e20\" stroke-width=\"2\"/>\n");
-    addf(&b, "<rect x=\"1\" y=\"1\" width=\"398\" height=\"70\" rx=\"14\" fill=\"#1b5e20\"/>\n"
-             "<rect x=\"1\" y=\"50\" width=\"398\" height=\"21\" fill=\"#1b5e20\"/>\n");
-    addf(&b, "<text x=\"200\" y=\"45\" font-size=\"26\" font-weight=\"bold\" fill=\"#ffffff\" "
-             "text-anchor=\"middle\">Energy label</text>\n");
+    jl__strbuf_printf(&b,
+                      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"560\" "
+                      "viewBox=\"0 0 400 560\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n");
+    jl__strbuf_printf(
+        &b, "<rect x=\"1\" y=\"1\" width=\"398\" height=\"558\" rx=\"14\" fill=\"#ffffff\" "
+            "stroke=\"#1b5e20\" stroke-width=\"2\"/>\n");
+    jl__strbuf_printf(
+        &b, "<rect x=\"1\" y=\"1\" width=\"398\" height=\"70\" rx=\"14\" fill=\"#1b5e20\"/>\n"
+            "<rect x=\"1\" y=\"50\" width=\"398\" height=\"21\" fill=\"#1b5e20\"/>\n");
+    jl__strbuf_printf(
+        &b, "<text x=\"200\" y=\"45\" font-size=\"26\" font-weight=\"bold\" fill=\"#ffffff\" "
+            "text-anchor=\"middle\">Energy label</text>\n");
     size_t len = l->model ? strlen(l->model) : 1;
     double fs = len > 30 ? 18.0 * 30 / (double)len : 18; /* a long name still fits */
-    addf(&b,
-         "<text x=\"24\" y=\"108\" font-size=\"13\" fill=\"#555\">Model</text>\n"
-         "<text x=\"24\" y=\"130\" font-size=\"%.1f\" font-weight=\"bold\">",
-         fs < 9 ? 9 : fs);
+    jl__strbuf_printf(&b,
+                      "<text x=\"24\" y=\"108\" font-size=\"13\" fill=\"#555\">Model</text>\n"
+                      "<text x=\"24\" y=\"130\" font-size=\"%.1f\" font-weight=\"bold\">",
+                      fs < 9 ? 9 : fs);
     add_text(&b, l->model);
-    addf(&b, "</text>\n<text x=\"24\" y=\"160\" font-size=\"13\" fill=\"#555\">Task</text>\n"
-             "<text x=\"110\" y=\"160\" font-size=\"15\">");
+    jl__strbuf_printf(
+        &b, "</text>\n<text x=\"24\" y=\"160\" font-size=\"13\" fill=\"#555\">Task</text>\n"
+            "<text x=\"110\" y=\"160\" font-size=\"15\">");
     add_text(&b, l->task);
-    addf(&b,
-         "</text>\n<text x=\"24\" y=\"184\" font-size=\"13\" fill=\"#555\">Hardware</text>\n"
-         "<text x=\"110\" y=\"184\" font-size=\"15\">%ld x ",
-         l->num_gpus);
+    jl__strbuf_printf(
+        &b,
+        "</text>\n<text x=\"24\" y=\"184\" font-size=\"13\" fill=\"#555\">Hardware</text>\n"
+        "<text x=\"110\" y=\"184\" font-size=\"15\">%ld x ",
+        l->num_gpus);
     add_text(&b, l->gpu_model ? l->gpu_model : "?");
-    addf(&b,
-         "</text>\n<text x=\"24\" y=\"208\" font-size=\"13\" fill=\"#555\">Config</text>\n"
-         "<text x=\"110\" y=\"208\" font-size=\"15\">batch cap %ld, ",
-         s->attrs.max_batch_size);
+    jl__strbuf_printf(
+        &b,
+        "</text>\n<text x=\"24\" y=\"208\" font-size=\"13\" fill=\"#555\">Config</text>\n"
+        "<text x=\"110\" y=\"208\" font-size=\"15\">batch cap %ld, ",
+        s->attrs.max_batch_size);
     add_text(&b, s->attrs.precision ? s->attrs.precision : "?");
-    addf(&b, "</text>\n<text x=\"24\" y=\"232\" font-size=\"13\" fill=\"#555\">SLO</text>\n"
-             "<text x=\"110\" y=\"232\" font-size=\"15\">");
+    jl__strbuf_printf(
+        &b, "</text>\n<text x=\"24\" y=\"232\" font-size=\"13\" fill=\"#555\">SLO</text>\n"
+            "<text x=\"110\" y=\"232\" font-size=\"15\">");
     add_text(&b, slo_text ? slo_text : "none");
-    addf(&b, "</text>\n<line x1=\"24\" y1=\"252\" x2=\"376\" y2=\"252\" stroke=\"#ccc\"/>\n");
-    addf(&b,
-         "<text x=\"200\" y=\"300\" font-size=\"40\" font-weight=\"bold\" "
-         "text-anchor=\"middle\" fill=\"#1b5e20\">%.3g Wh</text>\n",
-         l->wh_per_1000);
-    addf(&b,
-         "<text x=\"200\" y=\"326\" font-size=\"14\" text-anchor=\"middle\" fill=\"#333\">"
-         "GPU energy per 1,000 %s</text>\n",
-         diff ? "images" : "queries");
+    jl__strbuf_printf(
+        &b, "</text>\n<line x1=\"24\" y1=\"252\" x2=\"376\" y2=\"252\" stroke=\"#ccc\"/>\n");
+    jl__strbuf_printf(&b,
+                      "<text x=\"200\" y=\"300\" font-size=\"40\" font-weight=\"bold\" "
+                      "text-anchor=\"middle\" fill=\"#1b5e20\">%.3g Wh</text>\n",
+                      l->wh_per_1000);
+    jl__strbuf_printf(
+        &b,
+        "<text x=\"200\" y=\"326\" font-size=\"14\" text-anchor=\"middle\" fill=\"#333\">"
+        "GPU energy per 1,000 %s</text>\n",
+        diff ? "images" : "queries");
     for (int k = 0; k < 5; k++)
         star(&b, 90 + k * 55, 385, 22, k < l->stars);
-    addf(&b,
-         "<text x=\"200\" y=\"432\" font-size=\"12\" text-anchor=\"middle\" fill=\"#333\">"
-         "%d of 5 stars: relative to the %zu label%s of this task</text>\n",
-         l->stars, l->task_models, l->task_models == 1 ? "" : "s");
-    addf(&b,
-         "<text x=\"200\" y=\"450\" font-size=\"12\" text-anchor=\"middle\" fill=\"#333\">"
-         "in the data given (range %.3g-%.3g Wh)</text>\n",
-         l->task_min, l->task_max);
-    addf(&b, "<line x1=\"24\" y1=\"470\" x2=\"376\" y2=\"470\" stroke=\"#ccc\"/>\n");
-    addf(&b,
-         "<text x=\"24\" y=\"495\" font-size=\"12\" fill=\"#555\">joules %s%s%s; "
-         "re-derive: joules verify labels.json</text>\n",
-         jl_version(), date ? ", measured " : "", date ? date : "");
+    jl__strbuf_printf(
+        &b,
+        "<text x=\"200\" y=\"432\" font-size=\"12\" text-anchor=\"middle\" fill=\"#333\">"
+        "%d of 5 stars: relative to the %zu label%s of this task</text>\n",
+        l->stars, l->task_models, l->task_models == 1 ? "" : "s");
+    jl__strbuf_printf(
+        &b,
+        "<text x=\"200\" y=\"450\" font-size=\"12\" text-anchor=\"middle\" fill=\"#333\">"
+        "in the data given (range %.3g-%.3g Wh)</text>\n",
+        l->task_min, l->task_max);
+    jl__strbuf_printf(&b, "<line x1=\"24\" y1=\"470\" x2=\"376\" y2=\"470\" stroke=\"#ccc\"/>\n");
+    jl__strbuf_printf(&b,
+                      "<text x=\"24\" y=\"495\" font-size=\"12\" fill=\"#555\">joules %s%s%s; "
+                      "re-derive: joules verify labels.json</text>\n",
+                      jl_version(), date ? ", measured " : "", date ? date : "");
     if (provenance_sha256)
-        addf(&b,
-             "<text x=\"24\" y=\"515\" font-size=\"10\" fill=\"#555\" "
-             "font-family=\"DejaVu Sans Mono, monospace\">provenance sha256 %.32s</text>\n"
-             "<text x=\"24\" y=\"529\" font-size=\"10\" fill=\"#555\" "
-             "font-family=\"DejaVu Sans Mono, monospace\">%s</text>\n",
-             provenance_sha256, provenance_sha256 + 32);
-    addf(&b, "</svg>\n");
-    if (b.bad) {
-        free(b.p);
-        return NULL;
-    }
-    return b.p;
+        jl__strbuf_printf(
+            &b,
+            "<text x=\"24\" y=\"515\" font-size=\"10\" fill=\"#555\" "
+            "font-family=\"DejaVu Sans Mono, monospace\">provenance sha256 %.32s</text>\n"
+            "<text x=\"24\" y=\"529\" font-size=\"10\" fill=\"#555\" "
+            "font-family=\"DejaVu Sans Mono, monospace\">%s</text>\n",
+            provenance_sha256, provenance_sha256 + 32);
+    jl__strbuf_printf(&b, "</svg>\n");
+    return jl__strbuf_take(&b);
 }

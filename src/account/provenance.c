@@ -11,6 +11,7 @@
 
 #include <hdf5.h>
 
+#include "account/account_internal.h"
 #include "core/util.h"
 #include "joules/account.h"
 #include "joules/output.h"
@@ -271,12 +272,8 @@ static long long now_or_epoch(void)
 
 static json_t *time_json(long long t)
 {
-    time_t tt = (time_t)t;
-    struct tm tm;
-    char buf[64];
-    if (!gmtime_r(&tt, &tm) || !strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        return json_null();
-    return json_string(buf);
+    char buf[32];
+    return jl__iso_utc((double)t, buf) ? json_null() : json_string(buf);
 }
 
 static json_t *build_json(void)
