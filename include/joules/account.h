@@ -339,8 +339,10 @@ char *jl_label_svg(const jl_label *l, const jl_summary *s, const char *slo_text,
 /* {"schema": "joules.label/1", "labels": [...]} */
 json_t *jl_labels_to_json(const jl_label_set *ls, const jl_summary_list *runs, const char *slo_text,
                           const char *provenance_sha256);
-/* SHA-256 of a provenance block without its time ("created"): the same
- * for every document made from the same inputs, rules and command. */
+/* SHA-256 of a provenance block without its time ("created") and without
+ * the command's output paths (-o/--output/--csv values): the same for every
+ * document made from the same inputs, rules and command, wherever it was
+ * written. */
 void jl_provenance_hash(const json_t *provenance, char hex[65]);
 
 /* A Markdown energy card of one model (docs/accounting.md, "Cards"): YAML

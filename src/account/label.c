@@ -102,14 +102,27 @@ jl_status jl_labels(const jl_summary_list *runs, const jl_slo *const *slos, size
 
 void jl_provenance_hash(const json_t *provenance, char hex[65])
 {
-    json_t *c = json_copy((json_t *)provenance);
-    if (c)
+    json_t *c = json_copy((json_t *)provenance), *cmd = json_array();
+    if (c && cmd) {
         json_object_del(c, "created");
-    char *text = c ? jl_json_dumps(c, JSON_SORT_KEYS | JSON_COMPACT |
-                                          JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION))
-                   : NULL;
+        /* where the outputs went does not change them */
+        const json_t *argv = json_object_get(provenance, "command");
+        for (size_t i = 0; i < json_array_size(argv); i++) {
+            const char *a = json_string_value(json_array_get(argv, i));
+            if (a && (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--csv"))) {
+                i++;
+                continue;
+            }
+            json_array_append(cmd, json_array_get(argv, i));
+        }
+        json_object_set(c, "command", cmd);
+    }
+    char *text = c && cmd ? jl_json_dumps(c, JSON_SORT_KEYS | JSON_COMPACT |
+                                                 JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION))
+                          : NULL;
     jl_sha256_hex(text ? text : "", text ? strlen(text) : 0, hex);
     free(text);
+    json_decref(cmd);
     json_decref(c);
 }
 
@@ -241,16 +254,18 @@ char *jl_label_svg(const jl_label *l, const jl_summary *s, const char *slo_text,
         "in the data given (range %.3g-%.3g Wh)</text>\n",
         l->task_min, l->task_max);
     jl__strbuf_printf(&b, "<line x1=\"24\" y1=\"470\" x2=\"376\" y2=\"470\" stroke=\"#ccc\"/>\n");
-    jl__strbuf_printf(&b,
-                      "<text x=\"24\" y=\"495\" font-size=\"12\" fill=\"#555\">joules %s%s%s; "
-                      "re-derive: joules verify labels.json</text>\n",
-                      jl_version(), date ? ", measured " : "", date ? date : "");
+    jl__strbuf_printf(
+        &b,
+        "<text x=\"24\" y=\"490\" font-size=\"12\" fill=\"#555\">joules %s%s%s</text>\n"
+        "<text x=\"24\" y=\"506\" font-size=\"12\" fill=\"#555\">re-derive: "
+        "joules verify labels.json</text>\n",
+        jl_version(), date ? ", measured " : "", date ? date : "");
     if (provenance_sha256)
         jl__strbuf_printf(
             &b,
-            "<text x=\"24\" y=\"515\" font-size=\"10\" fill=\"#555\" "
+            "<text x=\"24\" y=\"526\" font-size=\"10\" fill=\"#555\" "
             "font-family=\"DejaVu Sans Mono, monospace\">provenance sha256 %.32s</text>\n"
-            "<text x=\"24\" y=\"529\" font-size=\"10\" fill=\"#555\" "
+            "<text x=\"24\" y=\"540\" font-size=\"10\" fill=\"#555\" "
             "font-family=\"DejaVu Sans Mono, monospace\">%s</text>\n",
             provenance_sha256, provenance_sha256 + 32);
     jl__strbuf_printf(&b, "</svg>\n");

@@ -30,6 +30,8 @@ jq '.labels[] | select(.model == "synthetic/Qwen3-8B-shape" and .gpu_model == "H
     "$T/lab/labels.json" >"$T/got"
 python3 -c "import sys; a, b = float(open(sys.argv[1]).read()), float(open(sys.argv[2]).read()); sys.exit(abs(a - b) > 1e-9 * b)" \
     "$T/want" "$T/got" || bad "label figure $(cat "$T/got") != least energy meeting the SLO $(cat "$T/want")"
+# the label's own re-derivation: joules verify labels.json (as the label says)
+"$J" verify "$T/lab/labels.json" >"$T/v" || bad "verify labels.json: $(cat "$T/v")"
 hash=$(jq -r .provenance_sha256 "$T/lab/labels.json")
 for f in "$T"/lab/*.svg; do
     python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$f" || bad "$f is not XML"
