@@ -137,7 +137,7 @@ static int same_scalar(const json_t *a, const json_t *b)
 
 static void walk(walker *w, const char *path, const json_t *a, const json_t *b)
 {
-    if (w->st != JL_OK)
+    if (w->st != JL_OK || (!a && !b))
         return;
     if (json_is_object(a) && json_is_object(b)) {
         const char *k;

@@ -20,13 +20,15 @@
 #include "joules/output.h"
 
 static const char *const help =
-    "usage: joules verify [--json] [--max-items N] DOC.json\n\n"
+    "usage: joules verify [-C DIR] [--json] [--max-items N] DOC.json\n\n"
     "Re-derive a joules document from its provenance block: re-hash every input\n"
     "it lists (path, size, SHA-256), re-run the command that made it (in this\n"
     "directory: relative input paths resolve from here; outputs go to a scratch\n"
     "folder) and compare the two documents figure by figure, and what made them:\n"
     "joules' version, the rules, the method choices (the build is a note; the\n"
     "time is not compared). Formulas and cases: accounting.md.\n\n"
+    "  -C DIR          work in DIR (where the document was made: its input paths\n"
+    "                  are relative to it), DOC.json named from here\n"
     "  --json          print a joules.verify/1 document instead of the lines\n"
     "  --max-items N   list at most N differing figures (default 20; all are counted)\n"
     "  -h, --help      this help\n\n"
@@ -216,13 +218,15 @@ int cli_cmd_verify(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *cmd = "verify";
+    const char *cmd = "verify", *dir = NULL;
     int json = 0, c;
     long max_items = 20;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hC:", longopts, NULL)) != -1) {
         int rc = 0;
-        if (c == 'h') {
+        if (c == 'C') {
+            dir = optarg;
+        } else if (c == 'h') {
             cli_help(cmd, help);
             return JL_EXIT_OK;
         } else if (c == OPT_JSON) {
@@ -244,13 +248,21 @@ int cli_cmd_verify(int argc, char **argv)
         fprintf(stderr, "joules verify: %s:%d:%d: %s\n", doc_path, je.line, je.column, je.text);
         return JL_EXIT_NOINPUT;
     }
+    char *doc_abs = realpath(doc_path, NULL); /* before -C moves */
+    if (dir && chdir(dir) != 0) {
+        fprintf(stderr, "joules verify: -C %s: %s\n", dir, strerror(errno));
+        free(doc_abs);
+        json_decref(doc);
+        return JL_EXIT_NOINPUT;
+    }
     const json_t *prov = json_object_get(doc, "provenance");
     const json_t *command = json_object_get(prov, "command");
     if (!json_is_array(command) || json_array_size(command) < 2) {
         fprintf(stderr,
                 "joules verify: %s: no provenance block with a command (made by a "
-                "joules before 0.1 provenance, or not a joules document)\n",
+                "joules without provenance, or not a joules document)\n",
                 doc_path);
+        free(doc_abs);
         json_decref(doc);
         return JL_EXIT_NOINPUT;
     }
@@ -260,7 +272,7 @@ int cli_cmd_verify(int argc, char **argv)
     char tmp[] = "/tmp/joules-verify-XXXXXX";
     char *made = NULL;
     if (st == JL_OK && r.verdict != JL_VERIFY_MISSING && mkdtemp(tmp)) {
-        char **av = rerun_argv(command, doc_path, tmp, &made);
+        char **av = rerun_argv(command, doc_abs ? doc_abs : doc_path, tmp, &made);
         if (!av || !made) {
             st = JL_ENOMEM;
         } else {
@@ -293,6 +305,7 @@ int cli_cmd_verify(int argc, char **argv)
         nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     }
     free(made);
+    free(doc_abs);
     if (st != JL_OK) {
         rc = cli_oom(cmd);
     } else if (json) {

@@ -31,6 +31,8 @@ done
 # the report's documents: the whole report re-made in a scratch folder
 "$J" report traces/ -o rep --no-figures >/dev/null 2>&1 || bad "report failed"
 for d in rep/data/summary.json rep/data/pick.json rep/data/report.json; do expect 0 "$d" "reproduces"; done
+# from elsewhere: -C names the folder the document was made in
+(cd / && "$J" verify -C "$T" "$T/d2.json" >"$T/c.txt") || bad "verify -C from /: $(cat "$T/c.txt")"
 # a changed rule: the rules file's hash, the rule and the figures it moved
 printf '{"version": "joules.rules/1", "rules": {"steady_duration": {"warn": 5, "fail": 1}}}\n' >r.json
 "$J" check --json --rules r.json traces/ >c.json

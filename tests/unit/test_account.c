@@ -225,6 +225,48 @@ TEST(series_layouts)
     CHECK(jl_time_parse("2026-13-01T00:00:00Z", &t) != 0);
 }
 
+/* Two documents compared leaf by leaf: numbers by their printed text,
+ * what made them (version, rules) as verdicts, the build as a note. */
+TEST(verify_documents)
+{
+    json_t *a = json_loads("{\"schema\": \"joules.x/1\", \"runs\": [{\"e\": 0.1, \"s\": \"x\"}],"
+                           "\"provenance\": {\"joules\": {\"version\": \"1\", \"build\": "
+                           "{\"compiler\": \"a\"}}, \"rules\": {\"r\": 1}, \"created\": \"t1\"}}",
+                           0, NULL);
+    json_t *b = json_deep_copy(a);
+    jl_verify_report r = {0};
+    json_object_set_new(json_object_get(b, "provenance"), "created", json_string("t2"));
+    json_object_set_new(json_object_get(json_object_get(json_object_get(b, "provenance"), "joules"),
+                                        "build"),
+                        "compiler", json_string("b"));
+    CHECK_EQ_INT(jl_verify_documents(a, b, 10, &r), JL_OK);
+    CHECK_EQ_INT(r.verdict, JL_VERIFY_SAME); /* the time and the build do not count */
+    CHECK_EQ_INT(r.n_figures, 3);            /* schema, runs[0].e, runs[0].s */
+    CHECK_EQ_INT(r.n, 1);
+    CHECK_STR(r.items[0].what, "build");
+    jl_verify_report_clear(&r);
+    /* 0.1 and 0.1000000000001 print alike at 12 digits: the same figure */
+    json_object_set_new(json_array_get(json_object_get(b, "runs"), 0), "e",
+                        json_real(0.1000000000001));
+    CHECK_EQ_INT(jl_verify_documents(a, b, 10, &r), JL_OK);
+    CHECK_EQ_INT(r.verdict, JL_VERIFY_SAME);
+    jl_verify_report_clear(&r);
+    json_object_set_new(json_array_get(json_object_get(b, "runs"), 0), "e", json_real(0.2));
+    json_object_set_new(json_object_get(b, "provenance"), "rules", json_pack("{s:i}", "r", 2));
+    CHECK_EQ_INT(jl_verify_documents(a, b, 10, &r), JL_OK);
+    CHECK_EQ_INT(r.verdict, JL_VERIFY_DIFFERS);
+    int saw_rule = 0, saw_fig = 0;
+    for (size_t i = 0; i < r.n; i++) {
+        saw_rule |= !strcmp(r.items[i].what, "rules") && !strcmp(r.items[i].where, "rules.r");
+        saw_fig |= !strcmp(r.items[i].what, "figure") && !strcmp(r.items[i].where, "runs[0].e") &&
+                   !strcmp(r.items[i].before, "0.1") && !strcmp(r.items[i].after, "0.2");
+    }
+    CHECK(saw_rule && saw_fig);
+    jl_verify_report_clear(&r);
+    json_decref(a);
+    json_decref(b);
+}
+
 int main(void)
 {
     RUN(sha256_vectors);
@@ -233,5 +275,6 @@ int main(void)
     RUN(emissions_hour_boundaries);
     RUN(emissions_constant_series_exact);
     RUN(series_layouts);
+    RUN(verify_documents);
     TEST_MAIN_END();
 }
