@@ -2,7 +2,8 @@
 # The provenance block: every joules.*/N document of a command carries one;
 # two runs under the same SOURCE_DATE_EPOCH give identical bytes (the block
 # included); the inputs are the trace files with their sizes and SHA-256
-# (sha256sum agrees); an output (-o, --csv) is never listed as an input.
+# (sha256sum agrees); an output (-o, --csv) is never listed as an input; an
+# import keeps its sources' hashes in the trace's @provenance.
 #   provenance.sh JOULES SOURCE_DIR SHARED_DIR
 set -u
 J=$1 SRC=$2
@@ -31,5 +32,17 @@ SOURCE_DATE_EPOCH=0 "$J" summarize --json --csv "$T/s.csv" traces/ >"$T/c.json"
 "$J" frontier --json traces/ >"$T/f.json"
 jq -e '.provenance.inputs | length == 5' "$T/f.json" >/dev/null || bad "frontier's document has no provenance"
 jq -e '(keys_unsorted == keys) and (.provenance | keys_unsorted == keys)' "$T/f.json" >/dev/null || bad "frontier's document keys not sorted"
+# an import keeps its sources' hashes in the trace (@provenance)
+# (exit 1: the fixture holds a broken results.json on purpose)
+"$J" import mlenergy-benchmark tests/fixtures/mlenergy-benchmark -o "$T/b.h5" --quiet >/dev/null 2>&1
+[ -f "$T/b.h5" ] || bad "import wrote no trace"
+/usr/bin/python3 - "$T/b.h5" <<'PY' || bad "the trace's @provenance"
+import hashlib, json, sys, h5py
+p = json.loads(h5py.File(sys.argv[1], "r").attrs["provenance"])
+assert p["schema"] == "joules.provenance/1" and p["command"][1] == "import", p["command"]
+assert p["inputs"], "no inputs"
+for i in p["inputs"]:
+    assert hashlib.sha256(open(i["path"], "rb").read()).hexdigest() == i["sha256"], i["path"]
+PY
 [ $fail = 0 ] && echo "ok: provenance deterministic under SOURCE_DATE_EPOCH, inputs' SHA-256 = sha256sum, outputs not inputs"
 exit $fail
