@@ -128,6 +128,10 @@ int jl_names_parse(const char *s);
  * (the key stays). diffusion: the run is a diffusion run (max_batch_size is
  * batch_size there, max_num_seqs otherwise). */
 const char *jl_mlenergy_name(const char *key, int diffusion, double *scale);
+/* The other way: the joules key of a toolkit name ("median_itl_ms" ->
+ * "median_itl_s") and the factor from the toolkit's unit to joules' (*scale,
+ * 1e-3 there; may be NULL); NULL when the name is not one of the toolkit's. */
+const char *jl_mlenergy_key(const char *name, double *scale);
 /* Rename, in place and recursively, every key of doc the toolkit names
  * otherwise, converting the values; extra_attributes are lifted beside the
  * other keys (where no key has their name). */

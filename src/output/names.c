@@ -59,6 +59,23 @@ const char *jl_mlenergy_name(const char *key, int diffusion, double *scale)
     return NULL;
 }
 
+const char *jl_mlenergy_key(const char *name, double *scale)
+{
+    if (scale)
+        *scale = 1;
+    if (!name)
+        return NULL;
+    if (!strcmp(name, "max_num_seqs") || !strcmp(name, "batch_size"))
+        return "max_batch_size";
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(name, names[i].mlenergy)) {
+            if (scale)
+                *scale = 1 / names[i].scale;
+            return names[i].joules;
+        }
+    return NULL;
+}
+
 static int is_diffusion_object(const json_t *o)
 {
     const char *w = json_string_value(json_object_get(o, "workload"));
