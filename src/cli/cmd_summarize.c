@@ -210,6 +210,47 @@ static void column_cell(cli_table *t, size_t i, const col *c, int sec, const jl_
     }
 }
 
+/* A column of -o that names nothing: an attribute no run has. Exit 2 with
+ * the closest name (a column, a figure or an attribute the runs have). */
+static int check_columns(const char *cmd, const table_opts *o, const jl_summary_list *l)
+{
+    char v[256];
+    for (size_t i = 0; i < o->n; i++) {
+        const col *c = &o->cols[i];
+        if (c->kind != C_ATTR || known_column(c->key))
+            continue;
+        size_t r = 0;
+        while (r < l->count && jl_attrs_get(&l->items[r]->attrs, c->key, v, sizeof v) != 0)
+            r++;
+        if (r < l->count)
+            continue;
+        const char *names[2 * (N_LLM_COLS + N_DIF_COLS) + 4];
+        size_t n = 0;
+        for (size_t k = 0; k < N_LLM_COLS; k++) {
+            names[n++] = llm_cols[k].key;
+            names[n++] = llm_cols[k].header;
+        }
+        for (size_t k = 0; k < N_DIF_COLS; k++) {
+            names[n++] = diffusion_cols[k].key;
+            names[n++] = diffusion_cols[k].header;
+        }
+        names[n++] = "energy_source";
+        names[n++] = "steady_method";
+        names[n++] = "warnings";
+        char near[128];
+        int hint = jl_suggest_name(c->key, names, n, near, sizeof near) ||
+                   jl_slo_suggest_figure(c->key, near, sizeof near) ||
+                   jl_study_suggest_attribute(l, c->key, near, sizeof near);
+        return cli_usage_error(cmd,
+                               "-o: unknown column '%s': no figure, and no run has such an "
+                               "attribute (%s%s%scolumns: default headers or keys, file, run, "
+                               "window, warn, energy_source, a figure, an attribute)",
+                               c->key, hint ? "did you mean '" : "", hint ? near : "",
+                               hint ? "'? " : "");
+    }
+    return 0;
+}
+
 static const table_opts *g_table; /* -o, for print_table (one command per process) */
 
 /* Under the table: each run's published figures beside the recomputed. */
@@ -355,7 +396,8 @@ int jl_cmd_summarize(int argc, char **argv)
         goto out;
     }
     g_table = &topt;
-    if (!(rc = cli_study_start(&cs, cmd, argc, argv, &output)))
+    if (!(rc = cli_study_start(&cs, cmd, argc, argv, &output)) &&
+        !(rc = check_columns(cmd, &topt, &cs.runs)))
         rc = cli_emit(cmd, &cs, &output, NULL);
 out:
     g_table = NULL;
