@@ -98,9 +98,28 @@ int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors
     return rc;
 }
 
+/* What an interrupted command did not write, said by the handler (set
+ * before the work starts; written with write(2), async-signal-safe). */
+static char interrupt_message[2048];
+static size_t interrupt_len;
+
+void cli_set_interrupt_message(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(interrupt_message, sizeof interrupt_message, fmt, ap);
+    va_end(ap);
+    interrupt_len = n < 0 ? 0 : (size_t)n < sizeof interrupt_message ? (size_t)n
+                                                                     : sizeof interrupt_message - 1;
+}
+
 static void on_signal(int sig)
 {
     jl_atomic_cleanup_signal();
+    if (interrupt_len && sig != SIGPIPE) {
+        ssize_t w = write(STDERR_FILENO, interrupt_message, interrupt_len);
+        (void)w;
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }

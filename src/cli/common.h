@@ -56,20 +56,27 @@ enum {
 #define CLI_END_LONG_OPTIONS CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0}
 /* clang-format on */
 
-#define CLI_STUDY_HELP                                                                           \
+#define CLI_STUDY_HELP_SELECT                                                                    \
     "  --where KEY=V1,V2      keep runs whose attribute KEY is one of the values (repeatable;\n" \
     "                         also KEY!=V, 'KEY>=N', 'KEY<=N', 'KEY>N', 'KEY<N'; names\n"        \
     "                         such as gpu_model=h100 match whatever the case)\n"                 \
-    "  --exclude KEY=V1,V2    drop runs whose attribute KEY is one of the values (repeatable)\n" \
-    "  --workers N            summarise files in N worker processes (default 1)\n"               \
+    "  --exclude KEY=V1,V2    drop runs whose attribute KEY is one of the values (repeatable)\n"
+#define CLI_STUDY_HELP_WORKERS                                                                   \
+    "  --workers N            summarise files in N worker processes (default 1)\n"
+#define CLI_STUDY_HELP_LIMITS                                                                    \
     "  --max-rows N           refuse datasets with more rows (default 2^31)\n"                   \
     "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n"     \
     "  --rules FILE           validation thresholds (joules.rules/1 JSON, check.md)\n"           \
-    "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n"                \
+    "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n"
+#define CLI_STUDY_HELP_ROWS                                                                      \
     "  --jsonl                one JSON object per line and per row (run, point, ...), no\n"      \
     "                         envelope: pandas.read_json(FILE, lines=True)\n"                    \
     "  --names mlenergy       keys/columns named as the ML.ENERGY data toolkit names them\n"     \
     "                         (energy_per_token_joules, median_itl_ms, ...; default joules)\n"
+/* The study options' help; a command that has its own words for one of
+ * them (report: --workers; no --jsonl or --names) composes the parts. */
+#define CLI_STUDY_HELP                                                                           \
+    CLI_STUDY_HELP_SELECT CLI_STUDY_HELP_WORKERS CLI_STUDY_HELP_LIMITS CLI_STUDY_HELP_ROWS
 
 /* How a command shows its result: each callback gets the result and the
  * study's runs back. csv is NULL for a command without --csv. */
@@ -206,6 +213,13 @@ int cli_emit_written(const char *cmd, const cli_study *cs, const cli_output *out
 
 /* Install SIGINT/SIGTERM handlers that remove half-written outputs. */
 void cli_install_signal_cleanup(void);
+/* The line the handler prints when the command is interrupted: what was
+ * not written ("joules report: interrupted: out/ was not written ...\n"). */
+void cli_set_interrupt_message(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 
 /* The width of a text column: the longest of the strings (NULL counts as
  * "-"), at least `min`. Text columns are never cut: two model names that

@@ -261,7 +261,7 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
     free(ytns);
     jl__strbuf_printf(
         &gp,
-        "plot \"%s.dat\" index 0 using 2:1:2:3:1:1 with xyerrorbars pt 7 ps 0 lw 1.2 lc rgb \"#bbbbbb\" notitle",
+        "plot \"%s.dat\" index 0 using 2:1:($3-$2):(0) with vectors nohead lw 1.2 lc rgb \"#bbbbbb\" notitle",
         f->id);
     for (size_t j = 0; j < ng; j++) {
         jl__strbuf_printf(
