@@ -279,7 +279,7 @@ jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
     jl__strbuf_puts(&b, "model,task,workload,item,gpu_scope,slo,is_group_slo,runs_meeting_slo,"
                         "file,run,gpu_model,num_gpus,precision,max_batch_size,energy_per_item_j,"
                         "energy_per_response_j,median_itl_s,batch_latency_s,avg_power_w,"
-                        "closest_worst_miss\n");
+                        "closest_worst_miss,slo_figure,slo_value\n");
     for (size_t i = 0; i < r->n_groups; i++) {
         jl__report_group *g = &r->groups[i];
         for (long k = -1; k < (long)g->n_gpu_models; k++)
@@ -320,6 +320,12 @@ jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
                         jl__report_csv_num(&b, NAN);
                     jl__report_csv_num(&b, p->closest >= 0 ? p->worst_miss : NAN);
                 }
+                /* the figure of the SLO's first condition, and the pick's value */
+                int sf = g->set[j]->n ? (g->kind == RP_KIND_LLM ? g->set[j]->conds[0].figure_llm
+                                                                : g->set[j]->conds[0].figure_diffusion)
+                                      : -1;
+                jl__strbuf_printf(&b, ",%s", sf >= 0 ? jl_figure_name((jl_figure)sf) : "");
+                jl__report_csv_num(&b, s && sf >= 0 ? s->fig[sf] : NAN);
                 jl__strbuf_puts(&b, "\n");
             }
     }

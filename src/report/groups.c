@@ -18,14 +18,53 @@
 /* The SLOs judging a group of this workload and kind: the last --slo
  * matching it (one), else the paper's set for the kind (the middle one is
  * the group's SLO). */
+/* The condition of slo whose figure no run of this kind of work has
+ * (p90_itl on images), or NULL when every condition's figure exists. */
+static const jl_slo_cond *cond_without_figure(const jl_summary_list *l, const jl_slo *slo,
+                                              jl__report_kind kind)
+{
+    for (size_t c = 0; c < slo->n; c++) {
+        size_t i = 0;
+        for (; i < l->count; i++) {
+            const jl_summary *s = l->items[i];
+            int f = jl_slo_cond_figure(&slo->conds[c], s);
+            if (jl__report_kind_of(s) == kind && f >= 0 && isfinite(s->fig[f]))
+                break;
+        }
+        if (i == l->count)
+            return &slo->conds[c];
+    }
+    return NULL;
+}
+
+/* An SLO given without a workload applies only where its figures exist:
+ * elsewhere the kind keeps its defaults, said once per SLO and kind. */
+static int applies(jl__report_report *r, size_t i, jl__report_kind kind)
+{
+    const jl_report_slo *e = &r->opt.slos[i];
+    const jl_slo_cond *c = cond_without_figure(r->l, e->slo, kind);
+    if (!c)
+        return 1;
+    static const char *const what[] = {"LLM/MLLM", "text-to-image", "text-to-video"};
+    unsigned bit = 1u << kind;
+    if (i < sizeof r->slo_skip_noted / sizeof r->slo_skip_noted[0] && !(r->slo_skip_noted[i] & bit)) {
+        r->slo_skip_noted[i] |= bit;
+        jl__report_note(r,
+                        "--slo '%s': %s does not apply to %s (no such figure there): those "
+                        "groups keep the paper's SLO set",
+                        e->slo->text, c->name, what[kind]);
+    }
+    return 0;
+}
+
 static size_t slo_set_for(jl__report_report *r, const char *workload, jl__report_kind kind,
                           const jl_slo **set, size_t *primary)
 {
     const jl_slo *best = NULL;
     for (size_t i = 0; i < r->opt.n_slos; i++) {
         const jl_report_slo *e = &r->opt.slos[i];
-        if (!e->workload || (workload && !strcmp(e->workload, workload)) ||
-            (kind != RP_KIND_LLM && !strcmp(e->workload, jl__report_kind_name(kind))))
+        if ((!e->workload && applies(r, i, kind)) || (e->workload && workload && !strcmp(e->workload, workload)) ||
+            (e->workload && kind != RP_KIND_LLM && !strcmp(e->workload, jl__report_kind_name(kind))))
             best = e->slo;
     }
     *primary = 0;
