@@ -293,29 +293,29 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
                                         a, s->attrs.num_gpus > 1 ? "s" : ""));
         }
     }
-    /* validation */
+    /* validation: the rules' verdicts (check:*), as the Validation section
+     * counts them; a run's other warnings (summary_only: published figures
+     * passed through) are notes about it, not failed rules */
     size_t warned = 0, failed = 0;
     for (size_t k = 0; k < g->n_runs; k++) {
         const jl_summary *s = l->items[g->runs[k]];
         int w = 0, fl = 0;
         for (size_t i = 0; i < s->n_warnings; i++) {
             const char *msg = s->warnings[i].message ? s->warnings[i].message : "";
-            if (!strncmp(s->warnings[i].rule, "check:", 6)) {
-                if (!strncmp(msg, "fail", 4))
-                    fl = 1;
-                else
-                    w = 1;
-            } else {
+            if (strncmp(s->warnings[i].rule, "check:", 6))
+                continue;
+            if (!strncmp(msg, "fail", 4))
+                fl = 1;
+            else
                 w = 1;
-            }
         }
         failed += fl;
         warned += w && !fl;
     }
     if (warned || failed)
-        add_finding(g, jl__asprintf("Validation: %zu of %zu runs fail a rule and %zu more carry "
-                                    "warnings (see the run table; their figures are less "
-                                    "trustworthy).",
+        add_finding(g, jl__asprintf("Validation: %zu of %zu runs fail a rule and %zu more only "
+                                    "warn (the Validation section lists each; a failed rule "
+                                    "makes that run's figures less trustworthy).",
                                     failed, g->n_runs, warned));
 }
 

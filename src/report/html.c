@@ -865,6 +865,15 @@ static void answer_section(jl__strbuf *b, jl__report_report *r)
       "latency 50, 100, 250 ms; text-to-image 10, 30, 60 s; text-to-video 100, 500, 1000 s "
       "per batch (<code>--slo</code> replaces a workload's set by one SLO). The middle one is the "
       "group's SLO for the rest of the page.</p>\n");
+    if (r->opt.single_page)
+        P("<p class=\"small note\">One self-contained page (<code>--single-page</code>): the "
+          "figures are inside it; the data documents, the figures' files, every run's table "
+          "and diagnosis are not written (their names stay, without links). <code>joules "
+          "report</code> without it writes them all.</p>\n");
+    else if (r->opt.no_data)
+        P("<p class=\"small note\">Written without <code>data/</code> "
+          "(<code>--no-data</code>): the data documents and notebooks are not included (their "
+          "names stay, without links); the command beside each prints the same bytes.</p>\n");
     if (r->opt.n_gpus) {
         P("<p class=\"small\">Restricted to GPU models ");
         for (size_t i = 0; i < r->opt.n_gpus; i++) {
@@ -1325,7 +1334,8 @@ static void method_section(jl__strbuf *b, jl__report_report *r, int number)
 static void page_begin(jl__strbuf *b, jl__report_report *r, const char *title, const char *h1)
 {
     P("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta name=\"generator\" content=\"joules report\">\n<title>");
     H(title);
     P("</title>\n<style>\n");
     P(css);
@@ -1478,10 +1488,13 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
     files_section(b, r, ++sec);
     method_section(b, r, ++sec);
     page_end(b);
-    jl_status st = jl__report_write_buf(r, "index.html", b, err);
+    jl_status st = jl__report_pack_page(r, b, err);
     if (!st)
+        st = jl__report_write_buf(r, "index.html", b, err);
+    if (!st && !r->opt.single_page)
         st = runs_page(r, err);
-    if (!st)
+    if (!st && !r->opt.single_page)
         st = diagnosis_page(r, err);
+    jl__strbuf_free(b);
     return st;
 }
