@@ -121,8 +121,8 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
                          "no selected run has the attribute '%s'", opt->by);
         else
             st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
-                         "no selected run has %s=%s (values present: %s)", opt->by,
-                         opt->baseline, vals ? vals : "none");
+                         "no selected run has %s=%s (values present: %s)", opt->by, opt->baseline,
+                         vals ? vals : "none");
         free(vals);
         goto fail;
     }

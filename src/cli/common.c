@@ -109,8 +109,9 @@ void cli_set_interrupt_message(const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(interrupt_message, sizeof interrupt_message, fmt, ap);
     va_end(ap);
-    interrupt_len = n < 0 ? 0 : (size_t)n < sizeof interrupt_message ? (size_t)n
-                                                                     : sizeof interrupt_message - 1;
+    interrupt_len = n < 0                                  ? 0
+                    : (size_t)n < sizeof interrupt_message ? (size_t)n
+                                                           : sizeof interrupt_message - 1;
 }
 
 static void on_signal(int sig)

@@ -61,21 +61,21 @@ enum {
     "                         also KEY!=V, 'KEY>=N', 'KEY<=N', 'KEY>N', 'KEY<N'; names\n"        \
     "                         such as gpu_model=h100 match whatever the case)\n"                 \
     "  --exclude KEY=V1,V2    drop runs whose attribute KEY is one of the values (repeatable)\n"
-#define CLI_STUDY_HELP_WORKERS                                                                   \
+#define CLI_STUDY_HELP_WORKERS \
     "  --workers N            summarise files in N worker processes (default 1)\n"
-#define CLI_STUDY_HELP_LIMITS                                                                    \
-    "  --max-rows N           refuse datasets with more rows (default 2^31)\n"                   \
-    "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n"     \
-    "  --rules FILE           validation thresholds (joules.rules/1 JSON, check.md)\n"           \
+#define CLI_STUDY_HELP_LIMITS                                                                \
+    "  --max-rows N           refuse datasets with more rows (default 2^31)\n"               \
+    "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n" \
+    "  --rules FILE           validation thresholds (joules.rules/1 JSON, check.md)\n"       \
     "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n"
-#define CLI_STUDY_HELP_ROWS                                                                      \
-    "  --jsonl                one JSON object per line and per row (run, point, ...), no\n"      \
-    "                         envelope: pandas.read_json(FILE, lines=True)\n"                    \
-    "  --names mlenergy       keys/columns named as the ML.ENERGY data toolkit names them\n"     \
+#define CLI_STUDY_HELP_ROWS                                                                  \
+    "  --jsonl                one JSON object per line and per row (run, point, ...), no\n"  \
+    "                         envelope: pandas.read_json(FILE, lines=True)\n"                \
+    "  --names mlenergy       keys/columns named as the ML.ENERGY data toolkit names them\n" \
     "                         (energy_per_token_joules, median_itl_ms, ...; default joules)\n"
 /* The study options' help; a command that has its own words for one of
  * them (report: --workers; no --jsonl or --names) composes the parts. */
-#define CLI_STUDY_HELP                                                                           \
+#define CLI_STUDY_HELP \
     CLI_STUDY_HELP_SELECT CLI_STUDY_HELP_WORKERS CLI_STUDY_HELP_LIMITS CLI_STUDY_HELP_ROWS
 
 /* How a command shows its result: each callback gets the result and the

@@ -321,9 +321,10 @@ jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
                     jl__report_csv_num(&b, p->closest >= 0 ? p->worst_miss : NAN);
                 }
                 /* the figure of the SLO's first condition, and the pick's value */
-                int sf = g->set[j]->n ? (g->kind == RP_KIND_LLM ? g->set[j]->conds[0].figure_llm
-                                                                : g->set[j]->conds[0].figure_diffusion)
-                                      : -1;
+                int sf = g->set[j]->n
+                             ? (g->kind == RP_KIND_LLM ? g->set[j]->conds[0].figure_llm
+                                                       : g->set[j]->conds[0].figure_diffusion)
+                             : -1;
                 jl__strbuf_printf(&b, ",%s", sf >= 0 ? jl_figure_name((jl_figure)sf) : "");
                 jl__report_csv_num(&b, s && sf >= 0 ? s->fig[sf] : NAN);
                 jl__strbuf_puts(&b, "\n");

@@ -47,7 +47,8 @@ static int applies(jl__report_report *r, size_t i, jl__report_kind kind)
         return 1;
     static const char *const what[] = {"LLM/MLLM", "text-to-image", "text-to-video"};
     unsigned bit = 1u << kind;
-    if (i < sizeof r->slo_skip_noted / sizeof r->slo_skip_noted[0] && !(r->slo_skip_noted[i] & bit)) {
+    if (i < sizeof r->slo_skip_noted / sizeof r->slo_skip_noted[0] &&
+        !(r->slo_skip_noted[i] & bit)) {
         r->slo_skip_noted[i] |= bit;
         jl__report_note(r,
                         "--slo '%s': %s does not apply to %s (no such figure there): those "
@@ -63,8 +64,10 @@ static size_t slo_set_for(jl__report_report *r, const char *workload, jl__report
     const jl_slo *best = NULL;
     for (size_t i = 0; i < r->opt.n_slos; i++) {
         const jl_report_slo *e = &r->opt.slos[i];
-        if ((!e->workload && applies(r, i, kind)) || (e->workload && workload && !strcmp(e->workload, workload)) ||
-            (e->workload && kind != RP_KIND_LLM && !strcmp(e->workload, jl__report_kind_name(kind))))
+        if ((!e->workload && applies(r, i, kind)) ||
+            (e->workload && workload && !strcmp(e->workload, workload)) ||
+            (e->workload && kind != RP_KIND_LLM &&
+             !strcmp(e->workload, jl__report_kind_name(kind))))
             best = e->slo;
     }
     *primary = 0;

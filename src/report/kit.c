@@ -389,11 +389,16 @@ const char *jl__report_figure_label(int f)
         int fig;
         const char *label;
     } labels[] = {
-        {JL_FIG_MEDIAN_ITL_S, "median ITL"}, {JL_FIG_P90_ITL_S, "p90 ITL"},
-        {JL_FIG_P95_ITL_S, "p95 ITL"},       {JL_FIG_P99_ITL_S, "p99 ITL"},
-        {JL_FIG_TTFT_MEDIAN_S, "median TTFT"}, {JL_FIG_TTFT_P90_S, "p90 TTFT"},
-        {JL_FIG_AVG_TPOT_S, "mean TPOT"},    {JL_FIG_BATCH_LATENCY_S, "batch latency"},
-        {JL_FIG_OUTPUT_THROUGHPUT_TOK_S, "throughput"}, {JL_FIG_ITEMS_PER_S, "throughput"},
+        {JL_FIG_MEDIAN_ITL_S, "median ITL"},
+        {JL_FIG_P90_ITL_S, "p90 ITL"},
+        {JL_FIG_P95_ITL_S, "p95 ITL"},
+        {JL_FIG_P99_ITL_S, "p99 ITL"},
+        {JL_FIG_TTFT_MEDIAN_S, "median TTFT"},
+        {JL_FIG_TTFT_P90_S, "p90 TTFT"},
+        {JL_FIG_AVG_TPOT_S, "mean TPOT"},
+        {JL_FIG_BATCH_LATENCY_S, "batch latency"},
+        {JL_FIG_OUTPUT_THROUGHPUT_TOK_S, "throughput"},
+        {JL_FIG_ITEMS_PER_S, "throughput"},
         {JL_FIG_AVG_POWER_W, "avg power"},
     };
     for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)

@@ -14,9 +14,8 @@ static int dropped(const jl__report_report *r, const char *href)
 {
     if (r->opt.no_data && (!strncmp(href, "data/", 5) || !strncmp(href, "notebooks-export/", 17)))
         return 1;
-    return r->opt.single_page &&
-           (!strncmp(href, "figures/", 8) || !strncmp(href, "runs.html", 9) ||
-            !strncmp(href, "diagnosis.html", 14));
+    return r->opt.single_page && (!strncmp(href, "figures/", 8) || !strncmp(href, "runs.html", 9) ||
+                                  !strncmp(href, "diagnosis.html", 14));
 }
 
 static void base64(jl__strbuf *b, const unsigned char *p, size_t n)
@@ -58,8 +57,9 @@ static int inline_image(jl__report_report *r, jl__strbuf *out, const char *rel, 
         jl__strbuf_append(&data, chunk, n);
     fclose(f);
     size_t nl = strlen(name);
-    jl__strbuf_puts(out, nl > 4 && !strcmp(name + nl - 4, ".png") ? "src=\"data:image/png;base64,"
-                                                                 : "src=\"data:image/svg+xml;base64,");
+    jl__strbuf_puts(out, nl > 4 && !strcmp(name + nl - 4, ".png")
+                             ? "src=\"data:image/png;base64,"
+                             : "src=\"data:image/svg+xml;base64,");
     base64(out, (const unsigned char *)(data.data ? data.data : ""), data.len);
     jl__strbuf_puts(out, "\"");
     jl__strbuf_free(&data);

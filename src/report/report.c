@@ -221,12 +221,14 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs, const jl
     static const char *const single[] = {"figures", "runs.html", "diagnosis.html"};
     for (size_t i = 0; !st && r.opt.no_data && i < 2; i++) {
         char *p = jl__report_path(&r, no_data[i]);
-        st = p ? jl_remove_tree(p, err) : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+        st = p ? jl_remove_tree(p, err)
+               : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
         free(p);
     }
     for (size_t i = 0; !st && r.opt.single_page && i < 3; i++) {
         char *p = jl__report_path(&r, single[i]);
-        st = p ? jl_remove_tree(p, err) : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+        st = p ? jl_remove_tree(p, err)
+               : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
         free(p);
     }
     RP_STEP("done");

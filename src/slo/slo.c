@@ -64,9 +64,9 @@ static int resolve_plain(const char *name)
 static const struct {
     const char *name, *figure;
 } aliases[] = {
-    {"p90_ttft", "ttft_p90_s"},   {"median_ttft", "ttft_median_s"}, {"itl_median", "median_itl_s"},
-    {"itl_p90", "p90_itl_s"},     {"itl_p95", "p95_itl_s"},         {"itl_p99", "p99_itl_s"},
-    {"mean_tpot", "avg_tpot_s"},  {"tpot_mean", "avg_tpot_s"},
+    {"p90_ttft", "ttft_p90_s"},  {"median_ttft", "ttft_median_s"}, {"itl_median", "median_itl_s"},
+    {"itl_p90", "p90_itl_s"},    {"itl_p95", "p95_itl_s"},         {"itl_p99", "p99_itl_s"},
+    {"mean_tpot", "avg_tpot_s"}, {"tpot_mean", "avg_tpot_s"},
 };
 
 /* A name's figure, whatever the workload: a figure's name with or without
