@@ -468,3 +468,24 @@ int cli_emit_written(const char *cmd, const cli_study *cs, const cli_output *out
     }
     return rc ? rc : cli_study_exit(cs);
 }
+
+void cli_fmt_figure(char *buf, size_t cap, int fig, double v)
+{
+    const char *unit = fig >= 0 ? jl_figure_unit((jl_figure)fig) : "";
+    const char *name = fig >= 0 ? jl_figure_name((jl_figure)fig) : "?";
+    /* the name without its unit suffix: the unit follows the number */
+    size_t n = strlen(name), un = strlen(unit);
+    static const char *const suffixes[] = {"_s", "_j", "_w", "_tok_s"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t m = strlen(suffixes[i]);
+        if (n > m && !strcmp(name + n - m, suffixes[i])) {
+            n -= m;
+            break;
+        }
+    }
+    if (!strcmp(unit, "s") && (strstr(name, "itl") || strstr(name, "ttft") || strstr(name, "tpot")))
+        snprintf(buf, cap, "%.*s %.4g ms", (int)n, name, v * 1000);
+    else
+        snprintf(buf, cap, "%.*s %.4g%s%s", (int)n, name, v, un && strcmp(unit, "1") ? " " : "",
+                 strcmp(unit, "1") ? unit : "");
+}

@@ -233,6 +233,11 @@ int cli_text_width(const char *const *texts, size_t n, size_t stride, int min);
 void cli_model_task_widths(const void *rows, size_t n, size_t stride, size_t model_off,
                            size_t task_off, int *wm, int *wt);
 
+/* A figure for text tables: its name without the unit suffix, the value
+ * (4 significant digits) and its unit, token latencies (ITL, TTFT, TPOT) in ms:
+ * "median_itl 4.942 ms", "energy_per_token 0.04657 J/token". */
+void cli_fmt_figure(char *buf, size_t cap, int fig, double v);
+
 /* Basename of a path, for tables. */
 const char *cli_basename(const char *path);
 
