@@ -102,8 +102,8 @@ static void print_not_applicable(const jl_compare_result *r, const jl_summary_li
             continue;
         const char *task = c->group_values[1] ? c->group_values[1] : "this task";
         size_t k = 0;
-        while (k < n && (sk[k].slo != c->slo || strcmp(sk[k].figure, fig) ||
-                         strcmp(sk[k].task, task)))
+        while (k < n &&
+               (sk[k].slo != c->slo || strcmp(sk[k].figure, fig) || strcmp(sk[k].task, task)))
             k++;
         if (k == n) {
             skipped *ns = realloc(sk, (n + 1) * sizeof *ns);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -246,6 +247,7 @@ static int study_option(cli_study *cs, const char *cmd, int code, const char *ar
     case CLI_OPT_JSONL: cs->jsonl = 1; return 0;
     case CLI_OPT_JSON: cs->json = 1; return 0;
     case CLI_OPT_CSV: cs->csv = arg; return 0;
+    case CLI_OPT_FORCE: cs->force = 1; return 0;
     case CLI_OPT_SLO: return cli_slos_add(&cs->slos, cmd, arg);
     case CLI_OPT_NAMES: {
         int n = jl_names_parse(arg);
@@ -368,6 +370,12 @@ int cli_check_outputs(const char *cmd, const cli_study *cs, const char *csv, int
     if (cs->names == JL_NAMES_MLENERGY && csv && !(out && out->csv_names))
         return cli_usage_error(cmd, "--names mlenergy: this command's CSV keeps joules' names "
                                     "(use --json or --jsonl)");
+    /* one rule for outputs that exist, as import and report: --force */
+    struct stat sb;
+    if (csv && !to_stdout && !cs->force && stat(csv, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, csv);
+        return cli_exit_for_status(JL_EUSAGE);
+    }
     return 0;
 }
 

@@ -29,6 +29,7 @@ enum {
     CLI_OPT_JSON,
     CLI_OPT_CSV,
     CLI_OPT_SLO,
+    CLI_OPT_FORCE,
     CLI_OPT_FIRST_FREE /* commands number their own options from here */
 };
 
@@ -52,7 +53,8 @@ enum {
     {"rules", required_argument, NULL, CLI_OPT_RULES},                         \
     {"set-rule", required_argument, NULL, CLI_OPT_SET_RULE},                   \
     {"jsonl", no_argument, NULL, CLI_OPT_JSONL},                               \
-    {"names", required_argument, NULL, CLI_OPT_NAMES}
+    {"names", required_argument, NULL, CLI_OPT_NAMES},                         \
+    {"force", no_argument, NULL, CLI_OPT_FORCE}
 #define CLI_END_LONG_OPTIONS CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0}
 /* clang-format on */
 
@@ -68,11 +70,13 @@ enum {
     "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n" \
     "  --rules FILE           validation thresholds (joules.rules/1 JSON, check.md)\n"       \
     "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n"
-#define CLI_STUDY_HELP_ROWS                                                                  \
-    "  --jsonl                one JSON object per line and per row (run, point, ...), no\n"  \
-    "                         envelope: pandas.read_json(FILE, lines=True)\n"                \
-    "  --names mlenergy       keys/columns named as the ML.ENERGY data toolkit names them\n" \
-    "                         (energy_per_token_joules, median_itl_ms, ...; default joules)\n"
+#define CLI_STUDY_HELP_ROWS                                                                    \
+    "  --jsonl                one JSON object per line and per row (run, point, ...), no\n"    \
+    "                         envelope: pandas.read_json(FILE, lines=True)\n"                  \
+    "  --names mlenergy       keys/columns named as the ML.ENERGY data toolkit names them\n"   \
+    "                         (energy_per_token_joules, median_itl_ms, ...; default joules)\n" \
+    "  --force                replace an output FILE that exists (--csv; without it joules\n"  \
+    "                         refuses, as import and report do)\n"
 /* The study options' help; a command that has its own words for one of
  * them (report: --workers; no --jsonl or --names) composes the parts. */
 #define CLI_STUDY_HELP \
@@ -104,6 +108,7 @@ typedef struct cli_study {
     jl_names names;  /* --names */
     int json;        /* --json */
     const char *csv; /* --csv FILE, or NULL */
+    int force;       /* --force: replace an output file that exists */
     cli_slos slos;   /* --slo, in order */
     int helped;      /* --help was printed: nothing more to do */
 } cli_study;
@@ -188,6 +193,8 @@ int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors
 
 /* The output options chosen together, checked once parsing is done: --json
  * and --jsonl exclude each other, and neither shares stdout with --csv -;
+ * a --csv FILE that exists (a regular file) needs --force, as import's and
+ * report's outputs do;
  * --names mlenergy needs a JSON output (or a CSV that honours it: csv_names).
  * Returns 0 or JL_EXIT_USAGE (printed). out may be NULL (no CSV). */
 int cli_check_outputs(const char *cmd, const cli_study *cs, const char *csv, int json,
