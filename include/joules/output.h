@@ -137,6 +137,13 @@ const char *jl_mlenergy_key(const char *name, double *scale);
  * other keys (where no key has their name). */
 void jl_json_rename_mlenergy(json_t *doc);
 
+/* Any joules CSV (text in[0..len), header first) with its columns named
+ * as the toolkit names them, a key after a prefix too (baseline_, side_:
+ * baseline_energy_per_token_joules), and the values of those columns
+ * converted (ms, billions); max_batch_size stays (the toolkit's name
+ * depends on each row's workload). NULL out of memory; caller frees. */
+char *jl_csv_rename_mlenergy(const char *in, size_t len, size_t *out_len);
+
 /* CSV of summaries with a choice of names (jl_write_summaries_csv is
  * JL_NAMES_JOULES). */
 jl_status jl_write_summaries_csv_named(const char *path, const jl_summary_list *l, jl_names names,

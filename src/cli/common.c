@@ -364,12 +364,9 @@ int cli_check_outputs(const char *cmd, const cli_study *cs, const char *csv, int
                                json ? "json" : "jsonl");
     if (cs->jsonl && (!out || !out->rows))
         return cli_usage_error(cmd, "--jsonl: this command has no rows to write one per line");
-    if (cs->names == JL_NAMES_MLENERGY && !json && !cs->jsonl && !(csv && out && out->csv_names))
+    if (cs->names == JL_NAMES_MLENERGY && !json && !cs->jsonl && !(csv && out && out->csv))
         return cli_usage_error(cmd, "--names mlenergy names the keys of --json, --jsonl%s",
-                               out && out->csv_names ? " and --csv" : "");
-    if (cs->names == JL_NAMES_MLENERGY && csv && !(out && out->csv_names))
-        return cli_usage_error(cmd, "--names mlenergy: this command's CSV keeps joules' names "
-                                    "(use --json or --jsonl)");
+                               out && out->csv ? " and --csv" : "");
     /* one rule for outputs that exist, as import and report: --force */
     struct stat sb;
     if (csv && !to_stdout && !cs->force && stat(csv, &sb) == 0 && S_ISREG(sb.st_mode)) {
@@ -442,6 +439,76 @@ int cli_print_jsonl(const char *cmd, const cli_study *cs, json_t *doc, const cha
     return st != JL_OK ? cli_fail(cmd, st, err) : 0;
 }
 
+/* The whole of f (caller frees), NULL out of memory. */
+static char *read_all(FILE *f, size_t *len)
+{
+    size_t cap = 65536, n = 0, got;
+    char *buf = malloc(cap);
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+        }
+    }
+    *len = n;
+    return buf;
+}
+
+/* --csv with --names mlenergy for a command whose CSV writer knows only
+ * joules' names: written to a scratch file, renamed column by column
+ * (jl_csv_rename_mlenergy) and written whole to its place. */
+static int csv_named(const char *cmd, const cli_study *cs, const cli_output *out,
+                     const void *result)
+{
+    const char *dir = getenv("TMPDIR");
+    size_t tcap = strlen(dir && *dir ? dir : "/tmp") + 24;
+    char *tmpl = malloc(tcap);
+    if (!tmpl)
+        return cli_oom(cmd);
+    snprintf(tmpl, tcap, "%s/joules-csv-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmpl);
+    if (fd < 0) {
+        fprintf(stderr, "joules %s: cannot create a scratch file in %s: %s\n", cmd,
+                dir && *dir ? dir : "/tmp", strerror(errno));
+        free(tmpl);
+        return JL_EXIT_OUTPUT;
+    }
+    close(fd);
+    jl_error *err = NULL;
+    jl_status st = out->csv(tmpl, result, &cs->runs, &err);
+    char *text = NULL, *named = NULL;
+    size_t len = 0, nlen = 0;
+    if (st == JL_OK) {
+        FILE *f = fopen(tmpl, "rb");
+        if (f) {
+            text = read_all(f, &len);
+            fclose(f);
+        }
+    }
+    unlink(tmpl);
+    free(tmpl);
+    if (st != JL_OK)
+        return cli_fail(cmd, st, err);
+    if (!text || !(named = jl_csv_rename_mlenergy(text, len, &nlen))) {
+        free(text);
+        return cli_oom(cmd);
+    }
+    free(text);
+    if (!strcmp(cs->csv, "-")) {
+        int ok = fwrite(named, 1, nlen, stdout) == nlen;
+        free(named);
+        return ok ? 0 : JL_EXIT_OUTPUT;
+    }
+    st = jl_write_file_atomic(cs->csv, named, nlen, &err);
+    free(named);
+    return st == JL_OK ? 0 : cli_fail(cmd, st, err);
+}
+
 int cli_emit(const char *cmd, const cli_study *cs, const cli_output *out, const void *result)
 {
     return cli_emit_written(cmd, cs, out, result, NULL);
@@ -452,7 +519,10 @@ int cli_emit_written(const char *cmd, const cli_study *cs, const cli_output *out
 {
     const char *csv = cs->csv;
     int json = cs->json, rc = 0;
-    if (csv) {
+    if (csv && cs->names == JL_NAMES_MLENERGY && !out->csv_names) {
+        if ((rc = csv_named(cmd, cs, out, result)))
+            return rc;
+    } else if (csv) {
         jl_error *err = NULL;
         const void *r = out->csv_names ? (const void *)&cs->names : result;
         jl_status st = out->csv(csv, r, &cs->runs, &err);
