@@ -174,48 +174,12 @@ static void fmt_latency(char *buf, size_t cap, const jl_summary *s, double v)
     }
 }
 
-static void group_findings(jl__report_report *r, jl__report_group *g)
+/* The batch-size effect on each curve of the group's frontier, and
+ * whether its last step still saves energy. */
+static void curve_findings(jl__report_report *r, jl__report_group *g)
 {
     const jl_summary_list *l = r->l;
     char a[48], b[48], c[64], d[64];
-    /* SLO outcome */
-    if (g->pick.run < 0 && g->pick.closest >= 0) {
-        char *cfg = jl__report_config_label(l->items[g->pick.closest]);
-        jl__report_fmt_num(a, sizeof a, g->pick.worst_miss * 100, 2);
-        add_finding(g, jl__asprintf("No run meets %s; the closest (%s) misses it by %s%%.",
-                                    g->slo_text, cfg ? cfg : "?", a));
-        free(cfg);
-    } else if (g->pick.run < 0) {
-        add_finding(g, jl__asprintf("No run can be judged by %s: the runs lack the figures it "
-                                    "needs.",
-                                    g->slo_text));
-    }
-    /* GPU comparison at the SLO */
-    if (g->n_gpu_models >= 2) {
-        long best = -1, worst = -1;
-        for (size_t k = 0; k < g->n_gpu_models; k++) {
-            long run = g->gpu_picks[k].run;
-            if (run < 0)
-                continue;
-            double e = l->items[run]->fig[jl__report_energy_fig(l->items[run])];
-            if (best < 0 || e < l->items[best]->fig[jl__report_energy_fig(l->items[best])])
-                best = run;
-            if (worst < 0 || e > l->items[worst]->fig[jl__report_energy_fig(l->items[worst])])
-                worst = run;
-        }
-        if (best >= 0 && worst >= 0 && best != worst) {
-            const jl_summary *sb = l->items[best], *sw = l->items[worst];
-            double eb = sb->fig[jl__report_energy_fig(sb)], ew = sw->fig[jl__report_energy_fig(sw)];
-            jl__report_fmt_num(a, sizeof a, (1 - eb / ew) * 100, 2);
-            add_finding(g, jl__asprintf("At %s, %s x%ld (batch %ld) uses %s%% less energy than "
-                                        "the best %s configuration (%s x%ld, batch %ld).",
-                                        g->slo_text, sb->attrs.gpu_model, sb->attrs.num_gpus,
-                                        sb->attrs.max_batch_size, a, sw->attrs.gpu_model,
-                                        sw->attrs.gpu_model, sw->attrs.num_gpus,
-                                        sw->attrs.max_batch_size));
-        }
-    }
-    /* batch-size effect, per curve of the frontier */
     jl__report_series *ser = NULL;
     size_t nser = g->frontier ? jl__report_split_curves(l, g->frontier, &ser) : 0;
     for (size_t ci = 0; ci < nser; ci++) {
@@ -284,6 +248,52 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
         }
     }
     jl__report_series_free(ser, nser);
+}
+
+/* A group's findings in words: the SLO outcome, the GPU comparison, the
+ * batch-size effect per curve, the static power at the pick, validation. */
+static void group_findings(jl__report_report *r, jl__report_group *g)
+{
+    const jl_summary_list *l = r->l;
+    char a[48];
+    /* SLO outcome */
+    if (g->pick.run < 0 && g->pick.closest >= 0) {
+        char *cfg = jl__report_config_label(l->items[g->pick.closest]);
+        jl__report_fmt_num(a, sizeof a, g->pick.worst_miss * 100, 2);
+        add_finding(g, jl__asprintf("No run meets %s; the closest (%s) misses it by %s%%.",
+                                    g->slo_text, cfg ? cfg : "?", a));
+        free(cfg);
+    } else if (g->pick.run < 0) {
+        add_finding(g, jl__asprintf("No run can be judged by %s: the runs lack the figures it "
+                                    "needs.",
+                                    g->slo_text));
+    }
+    /* GPU comparison at the SLO */
+    if (g->n_gpu_models >= 2) {
+        long best = -1, worst = -1;
+        for (size_t k = 0; k < g->n_gpu_models; k++) {
+            long run = g->gpu_picks[k].run;
+            if (run < 0)
+                continue;
+            double e = l->items[run]->fig[jl__report_energy_fig(l->items[run])];
+            if (best < 0 || e < l->items[best]->fig[jl__report_energy_fig(l->items[best])])
+                best = run;
+            if (worst < 0 || e > l->items[worst]->fig[jl__report_energy_fig(l->items[worst])])
+                worst = run;
+        }
+        if (best >= 0 && worst >= 0 && best != worst) {
+            const jl_summary *sb = l->items[best], *sw = l->items[worst];
+            double eb = sb->fig[jl__report_energy_fig(sb)], ew = sw->fig[jl__report_energy_fig(sw)];
+            jl__report_fmt_num(a, sizeof a, (1 - eb / ew) * 100, 2);
+            add_finding(g, jl__asprintf("At %s, %s x%ld (batch %ld) uses %s%% less energy than "
+                                        "the best %s configuration (%s x%ld, batch %ld).",
+                                        g->slo_text, sb->attrs.gpu_model, sb->attrs.num_gpus,
+                                        sb->attrs.max_batch_size, a, sw->attrs.gpu_model,
+                                        sw->attrs.gpu_model, sw->attrs.num_gpus,
+                                        sw->attrs.max_batch_size));
+        }
+    }
+    curve_findings(r, g);
     /* static power at the pick */
     if (g->pick.run >= 0) {
         const jl_summary *s = l->items[g->pick.run];
