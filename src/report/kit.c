@@ -342,7 +342,7 @@ size_t jl__report_figure_outputs(unsigned formats, const char **fmt, const char 
     return n;
 }
 
-char *jl__report_read_file(const char *path)
+char *jl__report_read_file_n(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp)
@@ -354,7 +354,14 @@ char *jl__report_read_file(const char *path)
     while ((k = fread(buf, 1, sizeof buf, fp)) > 0)
         jl__strbuf_append(&b, buf, k);
     fclose(fp);
+    if (len)
+        *len = b.len;
     return jl__strbuf_take(&b);
+}
+
+char *jl__report_read_file(const char *path)
+{
+    return jl__report_read_file_n(path, NULL);
 }
 
 const jl_run_diagnosis *jl__report_diagnosis_of(const jl__report_report *r, size_t run)

@@ -43,26 +43,20 @@ static int inline_image(jl__report_report *r, jl__strbuf *out, const char *rel, 
         name[len] = '\0';
     }
     char *path = name ? jl__report_path(r, name) : NULL;
-    FILE *f = path ? fopen(path, "rb") : NULL;
+    size_t n = 0;
+    char *data = path ? jl__report_read_file_n(path, &n) : NULL;
     free(path);
-    if (!f) {
+    if (!data) {
         free(name);
         return 0;
     }
-    jl__strbuf data;
-    jl__strbuf_init(&data);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        jl__strbuf_append(&data, chunk, n);
-    fclose(f);
     size_t nl = strlen(name);
     jl__strbuf_puts(out, nl > 4 && !strcmp(name + nl - 4, ".png")
                              ? "src=\"data:image/png;base64,"
                              : "src=\"data:image/svg+xml;base64,");
-    base64(out, (const unsigned char *)(data.data ? data.data : ""), data.len);
+    base64(out, (const unsigned char *)data, n);
     jl__strbuf_puts(out, "\"");
-    jl__strbuf_free(&data);
+    free(data);
     free(name);
     return 1;
 }

@@ -161,6 +161,8 @@ jl_status jl__report_write_json_with_errors(jl__report_report *r, const char *re
 jl_status jl__report_mkdir(jl__report_report *r, const char *rel, jl_error **err);
 /* The whole file at path (caller frees); NULL when it cannot be opened. */
 char *jl__report_read_file(const char *path);
+/* The same, with its length (*len; binary files: a PNG holds NUL bytes). */
+char *jl__report_read_file_n(const char *path, size_t *len);
 
 /* Notes: warnings for the page and stderr; why a comparison figure is not
  * shown. */
