@@ -348,6 +348,10 @@ int cli_study_start(cli_study *cs, const char *cmd, int argc, char **argv, const
     if (rc)
         return rc;
     cli_install_signal_cleanup();
+    if (cs->csv && strcmp(cs->csv, "-"))
+        cli_set_interrupt_message("joules %s: interrupted: %s was not written%s\n", cmd, cs->csv,
+                                  access(cs->csv, F_OK) == 0 ? " (the existing file is unchanged)"
+                                                             : "");
     return cli_study_load(cs, cmd, argv + optind, argc - optind);
 }
 

@@ -66,6 +66,8 @@ for sig in INT TERM; do
         [ $rc -gt 128 ] || bad "held, SIG$sig: exit $rc, expected death by the signal"
         leftovers && bad "held, SIG$sig: temporary file left"
         [ "$(cat "$work/out/old.csv")" = "old,csv" ] || bad "held, SIG$sig: old.csv changed"
+        grep -q "interrupted: $work/out/old.csv was not written (the existing file is unchanged)" "$work/err" ||
+            bad "held, SIG$sig: no line saying what was not written: $(cat "$work/err")"
     else
         kill $pid 2>/dev/null; wait $pid
         bad "held, SIG$sig: the shim never held fsync (stderr: $(head -3 "$work/err"))"
