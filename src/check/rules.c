@@ -210,6 +210,14 @@ static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc,
         }
         return worst;
     }
+    case JL_RULE_WINDOW_ALIGNMENT:
+        switch (s->power_rise_skip) {
+        case JL_RISE_NO_REQUESTS: *why = "no requests/ arrival times"; break;
+        case JL_RISE_NO_WATTS: *why = "no power/watts samples"; break;
+        case JL_RISE_FLAT: *why = "power does not rise by 10 % of its median in the window"; break;
+        default: break;
+        }
+        return s->power_rise_lag_s;
     case JL_RULE_FAILED_REQUESTS: {
         double c = f[JL_FIG_COMPLETED_REQUESTS], x = f[JL_FIG_FAILED_REQUESTS];
         *why = "no requests/ table";

@@ -861,6 +861,80 @@ end:
     return st;
 }
 
+/* Sum over GPUs of watts at sample i (NaN when one is not finite). */
+static double watts_sum_row(const jl_run *r, size_t i)
+{
+    double sum = 0;
+    for (size_t g = 0; g < r->watts.g; g++)
+        sum += r->watts.v[i * r->watts.g + g];
+    return sum;
+}
+
+/* The check rule window_alignment's figure (summary.h, power_rise_lag_s):
+ * does power rise when the requests start? The low level is the run's
+ * lowest total power, the high level its median over the window; the rise
+ * is the first sample at or above low + RISE_SHARE x (high - low), and the
+ * lag is measured from the first arrival to the sample before that one
+ * (the earliest the rise can have begun, so a coarse sampling period never
+ * makes a lag of its own). A window placed seconds before the load (a
+ * RUNS.csv start too early, requests placed at the run's start) shows as a
+ * lag of those seconds. */
+#define RISE_SHARE 0.2
+#define RISE_MIN_SHARE 0.1 /* high - low below this share of high: flat, skipped */
+static jl_status alignment_figure(ctx *c)
+{
+    const jl_run *run = c->run;
+    jl_summary *s = c->s;
+    const size_t n = run->power_n;
+    const double *pt = run->power_time;
+    double first = INFINITY;
+    for (size_t i = 0; i < run->req_n; i++)
+        if (run->arrival && isfinite(run->arrival[i]) && run->arrival[i] < first)
+            first = run->arrival[i];
+    if (!isfinite(first)) {
+        s->power_rise_skip = JL_RISE_NO_REQUESTS;
+        return JL_OK;
+    }
+    s->power_rise_skip = JL_RISE_NO_WATTS;
+    if (!run->watts.v || n < 2 || !isfinite(c->a) || !isfinite(c->b))
+        return JL_OK;
+    double low = INFINITY;
+    size_t nw = 0;
+    double *w = jl__malloc_array(n, sizeof *w);
+    if (!w)
+        return JL_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        double x = watts_sum_row(run, i);
+        if (!isfinite(x))
+            continue;
+        if (x < low)
+            low = x;
+        if (pt[i] >= c->a && pt[i] <= c->b)
+            w[nw++] = x;
+    }
+    if (!nw || !isfinite(low)) {
+        free(w);
+        return JL_OK;
+    }
+    double q = 0.5, high;
+    jl__quantiles_d(w, nw, &q, 1, &high);
+    free(w);
+    if (!(high - low >= RISE_MIN_SHARE * high)) {
+        s->power_rise_skip = JL_RISE_FLAT;
+        return JL_OK;
+    }
+    double level = low + RISE_SHARE * (high - low);
+    for (size_t i = 0; i < n; i++) {
+        double x = watts_sum_row(run, i);
+        if (isfinite(x) && x >= level) {
+            s->power_rise_lag_s = (i > 0 ? pt[i - 1] : pt[0]) - first;
+            s->power_rise_skip = JL_RISE_OK;
+            break;
+        }
+    }
+    return JL_OK;
+}
+
 /* itl/: the latency quantiles over the samples of completed requests, in
  * two passes over the samples block by block (jl_run_itl_blocks: the
  * arrays in memory, or the chunks of a streamed itl/), keeping none of
@@ -994,6 +1068,7 @@ static jl_status summarize_series(ctx *c, jl_error **err)
     TRY(engine_figures(c));
     TRY(token_figures(c));
     TRY(request_figures(c));
+    TRY(alignment_figure(c));
     TRY(itl_figures(c, err));
     batch_figures(c);
     gpu_figures(c);
