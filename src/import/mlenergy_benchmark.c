@@ -13,11 +13,9 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "import/gpu_names.h"
-#include "import/import_common.h"
-#include "import/import_internal.h"
 #include "import/importers.h"
 #include "import/json_stream.h"
+#include "import/kit.h"
 #include "import/prom_text.h"
 #include "joules/import.h"
 
@@ -941,7 +939,7 @@ static int build_series(bench *b, jl_run *r, long G, engine_rows *e)
     /* requests/: only when they all start at the benchmark start */
     size_t R = b->in_len.n;
     if (R && b->rate_inf) {
-        if (jl__import_run_requests(r, R) != JL_OK)
+        if (jl__imp_requests(r, R) != JL_OK)
             return berr(b, JL_ENOMEM, "out of memory");
         for (size_t i = 0; i < R; i++) {
             int ok = b->ok.v[i] != 0;
@@ -1185,7 +1183,7 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
     const char *gpu = b.gpu_model ? b.gpu_model : part(&rp, 1);
     char gid[64];
     double mem = NAN;
-    if (gpu && jl__gpu_name_map(gpu, gid, sizeof gid, &mem)) {
+    if (gpu && jl__imp_gpu_name(gpu, gid, sizeof gid, &mem)) {
         r->attrs.gpu_model = jl__strdup(gid);
         r->attrs.gpu_memory_bytes = mem;
     } else {

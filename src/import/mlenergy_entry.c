@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "import/import_internal.h"
 #include "import/importers.h"
+#include "import/kit.h"
 
 static jl_status mlenergy_run(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
                               size_t n_args, jl_import_result **out, jl_error_list *errors)
@@ -18,9 +18,9 @@ static jl_status mlenergy_run(const char *const *paths, size_t n_paths, const jl
     for (size_t i = 0; i < n_args; i++)
         if (!strcmp(args[i].name, "power-timeline")) {
             if (strcmp(args[i].value, "per-gpu") && strcmp(args[i].value, "sum"))
-                return jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, NULL,
-                                        "--power-timeline: expected per-gpu or sum, found '%s'",
-                                        args[i].value);
+                return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                      "--power-timeline: expected per-gpu or sum, found '%s'",
+                                      args[i].value);
             o.timeline_power_is_sum = !strcmp(args[i].value, "sum");
         }
     jl_status st = jl_import_mlenergy_auto(paths[0], &o, out, errors);
