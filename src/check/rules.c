@@ -161,6 +161,12 @@ static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc,
         *why = "summary-only run: no time series to judge";
         return NAN;
     }
+    if ((r == JL_RULE_POWER_BELOW_TDP || r == JL_RULE_POWER_ABOVE_IDLE ||
+         r == JL_RULE_PEAK_WITHIN_LIMIT) &&
+        !strcmp(jl_attrs_power_scope(&s->attrs), "node_ac")) {
+        *why = "node AC power (@power_scope node_ac): not the GPUs' power";
+        return NAN;
+    }
     switch (r) {
     case JL_RULE_POWER_SAMPLE_COVERAGE: return f[JL_FIG_POWER_SAMPLE_COVERAGE];
     case JL_RULE_STEADY_DURATION: return f[JL_FIG_STEADY_DURATION_S];
