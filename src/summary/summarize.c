@@ -187,6 +187,8 @@ static jl_status attach_published(ctx *c)
     for (int f = 0; f < JL_FIG_COUNT; f++)
         if (isfinite(pf[f]))
             s->fig[f] = pf[f];
+        else if (p->with_published_rate >> f & 1) /* the series' energy over the source's rate */
+            s->fig[f] = rc[f];
     if (isfinite(pf[JL_FIG_ENERGY_PER_TOKEN_J]) && isnan(pf[JL_FIG_TOKENS_PER_JOULE]))
         s->fig[JL_FIG_TOKENS_PER_JOULE] = ratio(1.0, pf[JL_FIG_ENERGY_PER_TOKEN_J]);
     if (avg_published) {
@@ -393,14 +395,61 @@ static double tokens_at(const jl_run *r, double x)
     return k0 + (k1 - k0) * ((x - T[i]) / (T[i + 1] - T[i]));
 }
 
+/* The requests whose tokens itl/ times exactly: itl/ in memory with its
+ * request column, and request i holding exactly output_tokens - 1 samples
+ * (each sample the gap before one more token). For those, the tokens in
+ * (a, b] are counted at their own times (first_token + the gaps so far)
+ * into *tok, and exact[i] is set. 0 when itl/ cannot say (streamed, no
+ * request column, out of memory). */
+static int itl_tokens(const jl_run *r, double a, double b, unsigned char *exact, double *tok)
+{
+    size_t R = r->req_n, K = r->itl_n;
+    if (!r->itl_seconds || !r->itl_request || r->itl_stream || !r->output_tokens || !K)
+        return 0;
+    size_t *cnt = calloc(R, sizeof *cnt);
+    double *t = jl__malloc_array(R, sizeof *t);
+    if (!cnt || !t) {
+        free(cnt);
+        free(t);
+        return 0;
+    }
+    for (size_t k = 0; k < K; k++)
+        if (r->itl_request[k] >= 0 && (size_t)r->itl_request[k] < R)
+            cnt[r->itl_request[k]]++;
+    for (size_t i = 0; i < R; i++) {
+        t[i] = r->first_token[i];
+        exact[i] = isfinite(t[i]) && isfinite(r->finish[i]) && r->output_tokens[i] >= 1 &&
+                   cnt[i] == (size_t)r->output_tokens[i] - 1;
+        if (exact[i] && t[i] > a && t[i] <= b)
+            *tok += 1;
+    }
+    for (size_t k = 0; k < K; k++) {
+        int32_t i = r->itl_request[k];
+        if (i < 0 || (size_t)i >= R || !exact[i])
+            continue;
+        t[i] += r->itl_seconds[k];
+        if (t[i] > a && t[i] <= b)
+            *tok += 1;
+    }
+    free(cnt);
+    free(t);
+    return 1;
+}
+
 /* Tokens of the request table in (a, b]: each request's first token at
- * first_token, its other output_tokens - 1 spread uniformly over
+ * first_token, the others at the times itl/ gives them (itl_tokens) or,
+ * where it cannot, its other output_tokens - 1 spread uniformly over
  * (first_token, finish]. Requests without a finite finish count their first
  * token only. */
 static double request_tokens(const jl_run *r, double a, double b)
 {
     double tok = 0;
+    unsigned char *exact = calloc(r->req_n, 1);
+    if (exact && !itl_tokens(r, a, b, exact, &tok))
+        memset(exact, 0, r->req_n);
     for (size_t i = 0; i < r->req_n; i++) {
+        if (exact && exact[i])
+            continue;
         double ft = r->first_token[i], fin = r->finish[i];
         int32_t n = r->output_tokens ? r->output_tokens[i] : 1;
         if (!isfinite(ft) || n < 1)
@@ -419,6 +468,7 @@ static double request_tokens(const jl_run *r, double a, double b)
         if (hi > lo)
             tok += (double)(n - 1) * ((hi - lo) / (fin - ft));
     }
+    free(exact);
     return tok;
 }
 
@@ -807,7 +857,8 @@ static jl_status token_figures(ctx *c)
         F(TOKENS_PER_JOULE) = ratio(tok, E);
         F(OUTPUT_THROUGHPUT_TOK_S) = ratio(tok, c->dur);
     } else if (jl_attrs_is_llm(&run->attrs) &&
-               !(run->summary.present && isfinite(run->summary.energy_per_token_j)))
+               !(run->summary.present && (isfinite(run->summary.energy_per_token_j) ||
+                                          isfinite(run->summary.output_throughput_tok_s))))
         WARN("no_tokens", "no output tokens in the window (%s): per-token figures are missing",
              isfinite(tok) ? "zero" : "no engine/tokens_generated or requests/");
 end:

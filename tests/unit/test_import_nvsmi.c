@@ -377,8 +377,112 @@ static void test_gpu_names(void)
           !strcmp(b, "GeForce RTX 4090"));
 }
 
+/* One run of a 10-s, 200 W, one-GPU log with a vLLM result written
+ * without start_times (every public file predates the key). */
+static jl_run *vllm_run(const char *dir, const char *vllm_json, jl_import_result **res)
+{
+    char p_log[256], p_runs[256], p_req[256];
+    snprintf(p_log, sizeof p_log, "%s/gpu.csv", dir);
+    snprintf(p_runs, sizeof p_runs, "%s/runs.csv", dir);
+    snprintf(p_req, sizeof p_req, "%s/v.json", dir);
+    FILE *f = fopen(p_log, "w");
+    fputs("timestamp, power.draw [W]\n", f);
+    for (int i = 0; i <= 100; i++)
+        fprintf(f, "2026/11/23 10:00:%02d.%d00, 200.00 W\n", i / 10, i % 10);
+    fclose(f);
+    f = fopen(p_req, "w");
+    fputs(vllm_json, f);
+    fclose(f);
+    f = fopen(p_runs, "w");
+    fputs("run,start,end,workload,model,task,precision,max_batch_size,requests\n"
+          "a,2026-11-23T10:00:00Z,2026-11-23T10:00:10Z,llm,m,chat,bf16,8,v.json\n",
+          f);
+    fclose(f);
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    o.runs_csv = p_runs;
+    const char *logs[] = {p_log};
+    jl_error_list e = {0};
+    *res = NULL;
+    jl_status st = jl_import_nvidia_smi(logs, 1, &o, res, &e);
+    CHECK_EQ_INT(st, JL_OK);
+    CHECK_EQ_INT(e.count, 0);
+    jl_error_list_clear(&e);
+    return *res && (*res)->n_runs == 1 ? (*res)->runs[0] : NULL;
+}
+
+static void test_vllm_without_start_times(void)
+{
+    jt_current = "vllm_without_start_times";
+    char dir[] = "/tmp/joules-vllm-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    /* a finite rate: arrivals unknown; requests/ left out, the client's
+     * figures in summary/, ITL samples kept exactly */
+    jl_import_result *res;
+    jl_run *a =
+        vllm_run(dir,
+                 "{\"request_rate\": 1.0, \"max_concurrency\": null, \"duration\": 10.0,"
+                 " \"input_lens\": [10, 20, 30], \"output_lens\": [3, 5, 1],"
+                 " \"ttfts\": [0.5, 0.25, 0.1], \"itls\": [[0.1, 0.3], [0.2, 0.2, 0.2, 0.2], []],"
+                 " \"errors\": [\"\", \"\", \"\"]}",
+                 &res);
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ_INT(a->req_n, 0);
+        CHECK_EQ_INT(a->itl_n, 6);
+        CHECK(a->itl_request == NULL);
+        CHECK_NEAR(a->itl_seconds[1], 0.3f, 0, 0);
+        CHECK(strstr(extra(a, "requests_clock"), "unknown") != NULL);
+        CHECK(a->summary.present);
+        CHECK_NEAR(a->summary.output_throughput_tok_s, 0.9, 1e-12, 0); /* 9 tokens / 10 s */
+        CHECK_NEAR(a->summary.avg_output_tokens, 3, 0, 0);
+        jl_summary *s = NULL;
+        jl_error *err = NULL;
+        CHECK(jl_summarize(a, NULL, &s, &err) == JL_OK);
+        if (s) {
+            /* the run's 2,000 J over the client's 0.9 tokens/s x 10 s */
+            CHECK_NEAR(s->fig[JL_FIG_ENERGY_PER_TOKEN_J], 200 / 0.9, 1e-9, 0);
+            CHECK_NEAR(s->fig[JL_FIG_COMPLETED_REQUESTS], 3, 0, 0);
+            CHECK_NEAR(s->fig[JL_FIG_TTFT_MEDIAN_S], 0.25, 0, 1e-12);
+            CHECK(isfinite(s->fig[JL_FIG_MEDIAN_ITL_S]));
+        }
+        jl_summary_free(s);
+        jl_error_free(err);
+    }
+    jl_import_result_free(res);
+    /* request_rate inf without a concurrency limit: all sent at t = 0 */
+    a = vllm_run(
+        dir,
+        "{\"request_rate\": \"inf\", \"max_concurrency\": null,"
+        " \"input_lens\": [10, 20], \"output_lens\": [3, 2],"
+        " \"ttfts\": [0.5, 0.25], \"itls\": [[0.1, 0.3], [0.2]], \"errors\": [\"\", \"\"]}",
+        &res);
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ_INT(a->req_n, 2);
+        CHECK_NEAR(a->arrival[1], 0, 0, 0);
+        CHECK_NEAR(a->first_token[0], 0.5, 0, 1e-12);
+        CHECK_NEAR(a->finish[0], 0.9, 0, 1e-12);
+        CHECK(strstr(extra(a, "requests_clock"), "sent at once") != NULL);
+    }
+    jl_import_result_free(res);
+    /* inf with max_concurrency below the request count: not sent at once */
+    a = vllm_run(dir,
+                 "{\"request_rate\": \"inf\", \"max_concurrency\": 1,"
+                 " \"input_lens\": [10, 20], \"output_lens\": [3, 2],"
+                 " \"ttfts\": [0.5, 0.25], \"itls\": [[0.1, 0.3], [0.2]]}",
+                 &res);
+    CHECK(a && a->req_n == 0 && strstr(extra(a, "requests_clock"), "unknown"));
+    jl_import_result_free(res);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
+    test_vllm_without_start_times();
     test_two_gpus();
     test_missing_first_gpu();
     test_noheader_columns_zone();
