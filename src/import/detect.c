@@ -55,6 +55,13 @@ static int has(const char *s, const char *w)
     "`requests` column of a RUNS.csv: `joules import nvidia-smi GPU_LOG.csv --runs RUNS.csv -o "   \
     "OUT.h5`"
 
+/* The required attributes an nvidia-smi log does not say (docs/import.md,
+ * "Runs"): the command suggests them as --set flags. */
+#define NVSMI_SET                                                                            \
+    " --set workload=llm --set model=MODEL --set task=TASK --set precision=PRECISION --set " \
+    "max_batch_size=CAP"
+#define NVSMI_GPU " --set gpu_model=GPU"
+
 /* The first bytes of a JSON document that is a vLLM result. */
 static int vllm_head(const char *head)
 {
@@ -190,9 +197,10 @@ static int guess_file(const char *path, jl_import_guess *g)
     if (!strncmp(head, "timestamp", 9) && (has(head, "power.draw") || has(head, "index") ||
                                            has(head, "name") || has(head, "utilization")))
         return set(g, "nvidia-smi", path,
-                   "an nvidia-smi CSV log (`nvidia-smi --query-gpu=... --format=csv`); add "
-                   "`--runs RUNS.csv` to cut it into runs",
-                   NULL);
+                   "an nvidia-smi CSV log (`nvidia-smi --query-gpu=... --format=csv`); the "
+                   "command names the attributes a log does not say (fill in the upper-case "
+                   "values, or give them per run in a RUNS.csv with `--runs RUNS.csv`)",
+                   has(head, ", name") || has(head, ",name") ? NVSMI_SET : NVSMI_SET NVSMI_GPU);
     const char *j = head;
     while (*j == ' ' || *j == '\n' || *j == '\r' || *j == '\t')
         j++;
@@ -295,9 +303,9 @@ static int guess_dir(const char *path, jl_import_guess *g)
         return set(g, NULL, path, "a folder of " VLLM_WHAT, NULL);
     if (w.csv)
         return set(g, "nvidia-smi", w.csv_path,
-                   "a folder holding nvidia-smi CSV logs (this one and perhaps others); add "
-                   "`--runs RUNS.csv` to cut a log into runs",
-                   NULL);
+                   "a folder holding nvidia-smi CSV logs (this one and perhaps others); fill in "
+                   "the upper-case values, or give them per run with `--runs RUNS.csv`",
+                   NVSMI_SET);
     return 0;
 }
 

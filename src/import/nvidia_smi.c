@@ -992,8 +992,6 @@ static double *series_out(const log_data *L, int s, const size_t *rows, size_t n
     return v;
 }
 
-static const char *const required_str[] = {"model", "task", "precision", NULL};
-
 /* One run from samples [i0, i1) of L (t = 0 at t0) on GPUs sel. */
 /* Power: power.draw.instant when logged with a value for every GPU of the
  * run at its first sample, else power.draw (index into the series). */
@@ -1116,43 +1114,47 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
         }
         free(path);
     }
-    /* required attributes still missing */
-    jl__strbuf unk;
+    /* vLLM's max_concurrency bounds the requests in flight: the batch cap
+     * when none is given */
+    const char *mc = jl__imp_extra_get(r, "client_max_concurrency");
+    if (a->max_batch_size < 1 && mc && atol(mc) >= 1) {
+        a->max_batch_size = atol(mc);
+        jl__imp_note(c->k, where, "max_batch_size",
+                     "run %s: max_batch_size not given: the request file's max_concurrency (%s) "
+                     "is used, the most requests the client kept in flight",
+                     name, mc);
+        jl__strbuf_printf(&notes, " max_batch_size from the request file's max_concurrency.");
+    }
+    /* required attributes still missing: an error naming them, never a
+     * placeholder (a cap of 1 in place of the real one moves energy per
+     * token by 5-26 % and every batch figure without a word) */
+    jl__strbuf unk, fix;
     jl__strbuf_init(&unk);
-    if (!a->workload) {
-        a->workload = jl__strdup("llm");
-        jl__strbuf_puts(&unk, "workload");
+    jl__strbuf_init(&fix);
+    static const char *const all_required[] = {"workload",  "model",          "task", "precision",
+                                               "gpu_model", "max_batch_size", NULL};
+    for (const char *const *k = all_required; *k; k++) {
+        int missing = !strcmp(*k, "max_batch_size") ? a->max_batch_size < 1
+                                                    : !*FIELD(a, typed_field(*k), char *);
+        if (!missing)
+            continue;
+        jl__strbuf_printf(&unk, "%s%s", unk.len ? ", " : "", *k);
+        jl__strbuf_printf(&fix, " --set %s=...", *k);
     }
-    for (const char *const *k = required_str; *k; k++) {
-        char **f = FIELD(a, typed_field(*k), char *);
-        if (!*f) {
-            *f = jl__strdup("unknown");
-            jl__strbuf_printf(&unk, "%s%s", unk.len ? "," : "", *k);
-        }
+    if (unk.len) {
+        char *u = jl__strbuf_take(&unk), *fx = jl__strbuf_take(&fix);
+        st = jl__imp_err_at(c->errors, JL_EMISSING, where, line, 0, u ? u : "attributes",
+                            "run %s: required attribute%s not given: %s. Give %s in a RUNS.csv "
+                            "column%s or for every run with%s (docs/import.md, \"Runs\")",
+                            name, strchr(u ? u : "", ',') ? "s" : "", u ? u : "",
+                            strchr(u ? u : "", ',') ? "them" : "it",
+                            strchr(u ? u : "", ',') ? "s" : "", fx ? fx : "");
+        free(u);
+        free(fx);
+        goto fail;
     }
-    if (!a->gpu_model) {
-        a->gpu_model = jl__strdup("unknown");
-        jl__strbuf_printf(&unk, "%s%s", unk.len ? "," : "", "gpu_model");
-    }
-    if (a->max_batch_size < 1) {
-        a->max_batch_size = 1;
-        jl__strbuf_printf(&unk, "%s%s", unk.len ? "," : "", "max_batch_size");
-    }
-    char *u = jl__strbuf_take(&unk);
-    if (u && *u) {
-        set_extra(a, "unknown_attributes", u, 0);
-        jl__strbuf_printf(&notes,
-                          " Not given, written as placeholders (workload llm, "
-                          "max_batch_size 1, others 'unknown'): %s.",
-                          u);
-        jl__imp_note(c->k, where, u,
-                     "required attributes not given (RUNS.csv column or --set KEY=VALUE): "
-                     "written as 'unknown' (workload llm, max_batch_size 1) and listed in "
-                     "@unknown_attributes, so summaries still work");
-    }
-    free(u);
-    if (!a->workload || !a->model || !a->task || !a->precision || !a->gpu_model)
-        goto nomem;
+    jl__strbuf_free(&fix);
+    jl__strbuf_free(&unk);
     free(a->notes);
     a->notes = jl__strbuf_take(&notes);
     return a->notes ? JL_OK

@@ -64,7 +64,7 @@ with h5py.File(trace, "r") as f, open(runs_csv, "w") as rc:
                  f"{float(arr.min()) - float(t[0]):.6f}\n")
 h5 = os.path.join(out, "nvsmi.h5")
 cmd = [a.joules, "import", "nvidia-smi", log, "--runs", runs_csv, "--timezone", "UTC",
-       "-o", h5, "--force", "--quiet"]
+       "--set", "workload=llm", "-o", h5, "--force", "--quiet"]
 p = subprocess.run(cmd, capture_output=True, text=True)
 print(p.stdout.strip())
 if p.returncode != 0:

@@ -63,7 +63,8 @@ TEST(files)
     jl_import_guess g = guess("log/gpu.csv");
     CHECK_STR(g.format, "nvidia-smi");
     CHECK_CONTAINS(g.command, "joules import nvidia-smi ");
-    CHECK_CONTAINS(g.command, "/log/gpu.csv -o gpu.h5");
+    CHECK_CONTAINS(g.command, "/log/gpu.csv --set workload=llm --set model=MODEL --set task=TASK "
+                              "--set precision=PRECISION --set max_batch_size=CAP -o gpu.h5");
     /* a byte-order mark and UTF-16 (PowerShell's `>`) are seen through */
     PUT("log/bom.csv", "\xEF\xBB\xBFtimestamp, power.draw [W]\n");
     CHECK_STR(guess("log/bom.csv").format, "nvidia-smi");
@@ -115,7 +116,10 @@ TEST(folders)
     PUT("logs/a/gpu.csv", "timestamp, power.draw [W]\n");
     g = guess("logs");
     CHECK_STR(g.format, "nvidia-smi");
-    CHECK_CONTAINS(g.command, "/logs/a/gpu.csv -o gpu.h5");
+    CHECK_CONTAINS(g.command, "/logs/a/gpu.csv --set workload=llm");
+    /* a log without a name column: the GPU model asked for too */
+    PUT("log/noname.csv", "timestamp, power.draw [W]\n");
+    CHECK_CONTAINS(guess("log/noname.csv").command, "--set gpu_model=GPU -o noname.h5");
 }
 
 TEST(analysis_command_says_what_to_run)

@@ -21,11 +21,22 @@ static const char *extra(const jl_run *r, const char *k)
     return NULL;
 }
 
+/* The required attributes the logs do not say, as --set gives them (a
+ * test's own set, if any, is used instead). */
+static const jl_kv REQUIRED_SET[] = {{"workload", "llm", 0},     {"model", "org/m", 0},
+                                     {"task", "chat", 0},        {"precision", "bfloat16", 0},
+                                     {"max_batch_size", "8", 1}, {"gpu_model", "H100", 0}};
+
 static jl_import_result *imp(const char *log, const char *runs, const jl_import_nvsmi_options *o,
                              jl_error_list *errors)
 {
     jl_import_result *r = NULL;
-    jl_import_nvidia_smi_buffer(log, strlen(log), "log.csv", runs, runs ? strlen(runs) : 0, o, &r,
+    jl_import_nvsmi_options oo = *o;
+    if (!oo.n_set) {
+        oo.set = REQUIRED_SET;
+        oo.n_set = sizeof REQUIRED_SET / sizeof REQUIRED_SET[0];
+    }
+    jl_import_nvidia_smi_buffer(log, strlen(log), "log.csv", runs, runs ? strlen(runs) : 0, &oo, &r,
                                 errors);
     return r;
 }
@@ -82,8 +93,9 @@ static void test_two_gpus(void)
     CHECK_NEAR(x->mem_used_bytes.v[1], 2048.0 * 1048576, 0, 0);
     CHECK_NEAR(x->temp_c.v[1], 41, 0, 0);
     CHECK(x->watts_avg.v == NULL);
-    CHECK_STR(x->attrs.model, "unknown");
-    CHECK(strstr(extra(x, "unknown_attributes"), "max_batch_size") != NULL);
+    CHECK_STR(x->attrs.model, "org/m");
+    CHECK_EQ_INT(x->attrs.max_batch_size, 8);
+    CHECK(extra(x, "unknown_attributes") == NULL);
     jl_summary *s = NULL;
     jl_error *err = NULL;
     CHECK(jl_summarize(x, NULL, &s, &err) == JL_OK);
@@ -394,8 +406,8 @@ static jl_run *vllm_run(const char *dir, const char *vllm_json, jl_import_result
     fputs(vllm_json, f);
     fclose(f);
     f = fopen(p_runs, "w");
-    fputs("run,start,end,workload,model,task,precision,max_batch_size,requests\n"
-          "a,2026-11-23T10:00:00Z,2026-11-23T10:00:10Z,llm,m,chat,bf16,8,v.json\n",
+    fputs("run,start,end,workload,model,task,precision,max_batch_size,gpu_model,requests\n"
+          "a,2026-11-23T10:00:00Z,2026-11-23T10:00:10Z,llm,m,chat,bf16,8,H100,v.json\n",
           f);
     fclose(f);
     jl_import_nvsmi_options o;
@@ -480,8 +492,79 @@ static void test_vllm_without_start_times(void)
     CHECK(system(cmd) == 0);
 }
 
+/* A required attribute missing (no RUNS.csv column, no --set, not in the
+ * request file) is an error naming it and how to give it, never a
+ * placeholder; vLLM's max_concurrency gives the cap. */
+static void test_required_attributes(void)
+{
+    jt_current = "required_attributes";
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    jl_kv set[] = {{"workload", "llm", 0}, {"model", "m", 0}, {"task", "chat", 0}};
+    o.set = set;
+    o.n_set = 3;
+    jl_error_list e = {0};
+    jl_import_result *r = imp(TWO_GPUS, NULL, &o, &e);
+    CHECK(r == NULL);
+    char *m = first_error(&e);
+    CHECK(m && strstr(m, "run log: required attributes not given: precision, max_batch_size") &&
+          strstr(m, "--set precision=... --set max_batch_size=..."));
+    free(m);
+    jl_error_list_clear(&e);
+    /* in a RUNS.csv: the row named */
+    r = imp(TWO_GPUS, "run,start,end,precision\nx,2026-11-23T10:00:00Z,2026-11-23T10:00:03Z,bf16\n",
+            &o, &e);
+    m = first_error(&e);
+    CHECK(r == NULL && m && strstr(m, "run x: required attribute not given: max_batch_size"));
+    free(m);
+    jl_error_list_clear(&e);
+    /* max_concurrency from the request file gives the cap */
+    char dir[] = "/tmp/joules-req-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const char *json = "{\"request_rate\": \"inf\", \"max_concurrency\": 4, \"input_lens\": [1],"
+                       " \"output_lens\": [2], \"ttfts\": [0.1], \"itls\": [[0.1]]}";
+    jl_import_result *res;
+    jl_run *a = NULL;
+    {
+        /* vllm_run's RUNS.csv gives max_batch_size; write one without it */
+        char p_log[256], p_runs[256], p_req[256];
+        snprintf(p_log, sizeof p_log, "%s/gpu.csv", dir);
+        snprintf(p_runs, sizeof p_runs, "%s/runs.csv", dir);
+        snprintf(p_req, sizeof p_req, "%s/v.json", dir);
+        FILE *f = fopen(p_log, "w");
+        fputs("timestamp, name, power.draw [W]\n2026/11/23 10:00:00.000, NVIDIA H100, 100 W\n"
+              "2026/11/23 10:00:01.000, NVIDIA H100, 100 W\n",
+              f);
+        fclose(f);
+        f = fopen(p_req, "w");
+        fputs(json, f);
+        fclose(f);
+        f = fopen(p_runs, "w");
+        fputs("run,start,end,workload,model,task,precision,requests\n"
+              "a,2026-11-23T10:00:00Z,2026-11-23T10:00:01Z,llm,m,chat,bf16,v.json\n",
+              f);
+        fclose(f);
+        jl_import_nvsmi_options o2;
+        jl_import_nvsmi_options_default(&o2);
+        o2.timezone = "UTC";
+        o2.runs_csv = p_runs;
+        const char *logs[] = {p_log};
+        res = NULL;
+        CHECK(jl_import_nvidia_smi(logs, 1, &o2, &res, &e) == JL_OK);
+        a = res && res->n_runs == 1 ? res->runs[0] : NULL;
+    }
+    CHECK(a && a->attrs.max_batch_size == 4);
+    jl_import_result_free(res);
+    jl_error_list_clear(&e);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
+    test_required_attributes();
     test_vllm_without_start_times();
     test_two_gpus();
     test_missing_first_gpu();
