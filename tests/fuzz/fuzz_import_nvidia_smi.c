@@ -27,8 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opt.timezone = (flags & 4) ? "America/Chicago" : "UTC";
     /* the required attributes a log does not say (else every run is an
      * error and the summary is never reached) */
-    jl_kv set[] = {{"model", "fuzz/model", 0},  {"max_batch_size", "8", 0}, {"workload", "llm", 0},
-                   {"task", "fuzz", 0},         {"precision", "bf16", 0},   {"gpu_model", "H100", 0}};
+    jl_kv set[] = {{"model", "fuzz/model", 0}, {"max_batch_size", "8", 0},
+                   {"workload", "llm", 0},     {"task", "fuzz", 0},
+                   {"precision", "bf16", 0},   {"gpu_model", "H100", 0}};
     opt.set = set;
     opt.n_set = sizeof set / sizeof set[0];
     jl_import_result *res = NULL;
