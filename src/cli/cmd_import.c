@@ -1,5 +1,5 @@
 /* joules import — other formats into a trace file. The formats are the
- * library's importer table (jl_importers(), src/import/importers.h): this
+ * library's importer table (jl_importers(), src/import/registry.c): this
  * file only parses argv, runs the importer and writes its runs. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>

@@ -1,5 +1,13 @@
 /* Import of the ML.ENERGY Leaderboard's published data (joules/import.h;
- * the field mapping is docs/import.md). */
+ * the field mapping is docs/import.md), on the kit (kit.h): each file read
+ * whole as a read-only tree (jl__imp_json_tree, duplicate keys noted),
+ * walked configuration by configuration.
+ *
+ * jansson is used here only to write JSON text, where a tree is what the
+ * writer takes: a value kept as an extra attribute that is an object or an
+ * array becomes the compact text jl_json_dumps() writes from a jansson tree
+ * (the bytes of every --json of joules; kept_text, with a cache of the
+ * last two arrays), and a file-level histogram compared as that text. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -485,13 +493,55 @@ static double *spread(imp *c, const double *v, size_t n, size_t G, double scale)
     return out;
 }
 
-/* timelines: {power_instant, power_average, temperature, batch_size, ...}.
- * kv is the configuration's kv_cache_usage_percent when it is a timeline. */
-static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *kv_tl,
-                            const char *file, const char *field)
+/* The timelines of one configuration, as read. */
+typedef struct tl_set {
+    series pi, pa, te, bs, kv; /* power_instant, power_average, temperature, batch_size, KV */
+} tl_set;
+
+static void timelines_free(tl_set *t)
 {
-    int rc = -1;
-    series pi = {0}, pa = {0}, te = {0}, bs = {0}, kv = {0};
+    series_free(&t->pi);
+    series_free(&t->pa);
+    series_free(&t->te);
+    series_free(&t->bs);
+    series_free(&t->kv);
+}
+
+/* One member of `timelines`: k names the series. 0 or -1 (reported). */
+static int read_timeline(imp *c, tl_set *t, const char *k, const jl__jv *x, const char *file,
+                         const char *sub)
+{
+    series *dst = !strcmp(k, "power_instant")                                              ? &t->pi
+                  : !strcmp(k, "power_average")                                            ? &t->pa
+                  : !strcmp(k, "temperature")                                              ? &t->te
+                  : !strcmp(k, "batch_size")                                               ? &t->bs
+                  : (!strcmp(k, "kv_cache_usage_percent") || !strcmp(k, "kv_cache_usage")) ? &t->kv
+                                                                                           : NULL;
+    if (!dst) {
+        jl__imp_note(&c->k, file, sub, "unknown timeline: not imported");
+        return 0;
+    }
+    if (jv_is_null(x)) {
+        jl__imp_note(&c->k, file, sub, "null timeline skipped");
+        return 0;
+    }
+    if (dst->t) {
+        jl__imp_err(&c->k, JL_EINVALID, file, sub, -1, "KV-cache timeline given twice");
+        return -1;
+    }
+    if (read_series(c, x, dst, file, sub))
+        return -1;
+    if (dst == &t->kv && !strcmp(k, "kv_cache_usage"))
+        for (size_t i = 0; i < t->kv.n; i++)
+            t->kv.v[i] *= 100.0; /* stored below as a share: keep one convention */
+    return 0;
+}
+
+/* timelines: {power_instant, ...} and the configuration's own
+ * kv_cache_usage_percent timeline. 0 or -1 (reported). */
+static int read_timelines(imp *c, tl_set *t, const jl__jv *tl, const jl__jv *kv_tl,
+                          const char *file, const char *field)
+{
     if (!jv_is_object(tl) && tl) {
         jl__imp_err(&c->k, JL_ETYPE, file, field, -1, "expected an object of timelines, found %s",
                     json_kind(tl));
@@ -499,165 +549,167 @@ static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *k
     }
     const char *k;
     jl__jv *x;
-    char *sub = NULL;
     if (tl)
         jv_object_foreach((jl__jv *)tl, k, x)
         {
-            free(sub);
-            if (!(sub = jl__asprintf("%s.%s", field, k))) {
+            char *sub = jl__asprintf("%s.%s", field, k);
+            int rc = sub ? read_timeline(c, t, k, x, file, sub) : -1;
+            if (!sub)
                 c->k.oom = 1;
-                goto end;
-            }
-            series *dst = !strcmp(k, "power_instant")   ? &pi
-                          : !strcmp(k, "power_average") ? &pa
-                          : !strcmp(k, "temperature")   ? &te
-                          : !strcmp(k, "batch_size")    ? &bs
-                          : (!strcmp(k, "kv_cache_usage_percent") || !strcmp(k, "kv_cache_usage"))
-                              ? &kv
-                              : NULL;
-            if (!dst) {
-                jl__imp_note(&c->k, file, sub, "unknown timeline: not imported");
-                continue;
-            }
-            if (jv_is_null(x)) {
-                jl__imp_note(&c->k, file, sub, "null timeline skipped");
-                continue;
-            }
-            if (dst->t) {
-                jl__imp_err(&c->k, JL_EINVALID, file, sub, -1, "KV-cache timeline given twice");
-                goto end;
-            }
-            if (read_series(c, x, dst, file, sub))
-                goto end;
-            if (dst == &kv && !strcmp(k, "kv_cache_usage"))
-                for (size_t i = 0; i < kv.n; i++)
-                    kv.v[i] *= 100.0; /* stored below as a share: keep one convention */
+            free(sub);
+            if (rc)
+                return -1;
         }
     if (kv_tl) {
-        if (kv.t) {
+        if (t->kv.t) {
             jl__imp_err(&c->k, JL_EINVALID, file, field, -1, "KV-cache timeline given twice");
-            goto end;
+            return -1;
         }
-        free(sub);
-        if (!(sub = jl__asprintf("%s", field)))
-            goto end;
-        if (read_series(c, kv_tl, &kv, file, "kv_cache_usage_percent"))
-            goto end;
+        if (read_series(c, kv_tl, &t->kv, file, "kv_cache_usage_percent"))
+            return -1;
     }
+    return 0;
+}
+
+/* power/: power_instant (else power_average) as watts, power_average as
+ * watts_avg (interpolated onto power_instant's times where they differ). */
+static int power_series(imp *c, jl_run *r, const tl_set *t, const char *file, const char *field)
+{
+    const series *pi = &t->pi, *pa = &t->pa;
     size_t G = (size_t)r->attrs.num_gpus;
-    /* power/ */
-    if (pi.n || pa.n) {
-        series *main = pi.n ? &pi : &pa;
-        if (!pi.n)
-            jl__imp_note(
-                &c->k, file, field,
-                "power_average without power_instant: written as power/watts (the only power "
-                "timeline)");
-        r->power_n = main->n;
-        if (!(r->power_time = jl__malloc_array(main->n, sizeof *r->power_time))) {
-            c->k.oom = 1;
-            goto end;
-        }
-        memcpy(r->power_time, main->t, main->n * sizeof *main->t);
-        /* one GPU's reading per value unless the source says it is the sum
-         * over the GPUs (docs/import.md, "Timelines") */
-        const double pscale = c->k.opt->timeline_power_is_sum ? 1.0 / (double)G : 1.0;
-        if (!(r->watts.v = spread(c, main->v, main->n, G, pscale)))
-            goto end;
-        r->watts.n = main->n;
-        r->watts.g = G;
-        if (pi.n && pa.n) {
-            double *avg = jl__malloc_array(pi.n, sizeof *avg);
-            if (!avg) {
-                c->k.oom = 1;
-                goto end;
-            }
-            int same = same_times(&pi, &pa);
-            for (size_t i = 0; i < pi.n; i++)
-                avg[i] = same ? pa.v[i] : interp_linear(&pa, pi.t[i]);
-            if (!same)
-                jl__imp_note(&c->k, file, field,
-                             "power_average has its own timestamps: interpolated (linearly) onto "
-                             "power_instant's for power/watts_avg");
-            r->watts_avg.v = spread(c, avg, pi.n, G, pscale);
-            free(avg);
-            if (!r->watts_avg.v)
-                goto end;
-            r->watts_avg.n = pi.n;
-            r->watts_avg.g = G;
-        }
-        if (G > 1)
-            jl__imp_extra_str(
-                &c->k, r, "imported_power_split",
-                c->k.opt->timeline_power_is_sum
-                    ? "total / num_gpus per GPU (the source says each value is the sum)"
-                    : "each value repeated on every GPU column (one GPU's reading: the "
-                      "source merged all GPUs' points into one list)");
+    const series *main = pi->n ? pi : pa;
+    if (!pi->n)
+        jl__imp_note(&c->k, file, field,
+                     "power_average without power_instant: written as power/watts (the only "
+                     "power timeline)");
+    r->power_n = main->n;
+    if (!(r->power_time = jl__malloc_array(main->n, sizeof *r->power_time))) {
+        c->k.oom = 1;
+        return -1;
     }
-    /* gpu/temp_c */
-    if (te.n) {
-        r->gpu_n = te.n;
-        if (!(r->gpu_time = jl__malloc_array(te.n, sizeof *r->gpu_time))) {
+    memcpy(r->power_time, main->t, main->n * sizeof *main->t);
+    /* one GPU's reading per value unless the source says it is the sum
+     * over the GPUs (docs/import.md, "Timelines") */
+    const double pscale = c->k.opt->timeline_power_is_sum ? 1.0 / (double)G : 1.0;
+    if (!(r->watts.v = spread(c, main->v, main->n, G, pscale)))
+        return -1;
+    r->watts.n = main->n;
+    r->watts.g = G;
+    if (pi->n && pa->n) {
+        double *avg = jl__malloc_array(pi->n, sizeof *avg);
+        if (!avg) {
             c->k.oom = 1;
-            goto end;
+            return -1;
         }
-        memcpy(r->gpu_time, te.t, te.n * sizeof *te.t);
-        if (!(r->temp_c.v = spread(c, te.v, te.n, G, 1.0)))
-            goto end;
-        r->temp_c.n = te.n;
-        r->temp_c.g = G;
-        if (G > 1)
-            jl__imp_extra_str(&c->k, r, "imported_temperature",
-                              "one published series, repeated per GPU");
+        int same = same_times(pi, pa);
+        for (size_t i = 0; i < pi->n; i++)
+            avg[i] = same ? pa->v[i] : interp_linear(pa, pi->t[i]);
+        if (!same)
+            jl__imp_note(&c->k, file, field,
+                         "power_average has its own timestamps: interpolated (linearly) onto "
+                         "power_instant's for power/watts_avg");
+        r->watts_avg.v = spread(c, avg, pi->n, G, pscale);
+        free(avg);
+        if (!r->watts_avg.v)
+            return -1;
+        r->watts_avg.n = pi->n;
+        r->watts_avg.g = G;
     }
-    /* engine/running (+ kv) */
-    if (bs.n) {
-        r->engine_n = bs.n;
-        r->engine_time = jl__malloc_array(bs.n, sizeof *r->engine_time);
-        r->running = jl__malloc_array(bs.n, sizeof *r->running);
-        if (!r->engine_time || !r->running) {
-            c->k.oom = 1;
-            goto end;
-        }
-        for (size_t i = 0; i < bs.n; i++) {
-            double v = bs.v[i];
-            if (v < 0 || v > (double)INT32_MAX) {
-                jl__imp_err(&c->k, JL_EINVALID, file, field, -1,
-                            "batch_size sample %zu out of range (%.17g running sequences)", i, v);
-                goto end;
-            }
-            r->engine_time[i] = bs.t[i];
-            r->running[i] = (int32_t)lround(v);
-        }
-        if (kv.n) {
-            if (!(r->kv_cache_usage = jl__malloc_array(bs.n, sizeof *r->kv_cache_usage))) {
-                c->k.oom = 1;
-                goto end;
-            }
-            int same = same_times(&bs, &kv);
-            for (size_t i = 0; i < bs.n; i++)
-                r->kv_cache_usage[i] =
-                    (float)((same ? kv.v[i] : interp_hold(&kv, bs.t[i])) / 100.0);
-            if (!same)
-                jl__imp_note(&c->k, file, field,
-                             "KV-cache timeline has its own timestamps: held (last value) onto "
-                             "batch_size's for engine/kv_cache_usage");
-        }
-    } else if (kv.n) {
+    if (G > 1)
+        jl__imp_extra_str(&c->k, r, "imported_power_split",
+                          c->k.opt->timeline_power_is_sum
+                              ? "total / num_gpus per GPU (the source says each value is the sum)"
+                              : "each value repeated on every GPU column (one GPU's reading: the "
+                                "source merged all GPUs' points into one list)");
+    return 0;
+}
+
+/* gpu/temp_c: the one published series, repeated per GPU. */
+static int temp_series(imp *c, jl_run *r, const series *te)
+{
+    size_t G = (size_t)r->attrs.num_gpus;
+    r->gpu_n = te->n;
+    if (!(r->gpu_time = jl__malloc_array(te->n, sizeof *r->gpu_time))) {
+        c->k.oom = 1;
+        return -1;
+    }
+    memcpy(r->gpu_time, te->t, te->n * sizeof *te->t);
+    if (!(r->temp_c.v = spread(c, te->v, te->n, G, 1.0)))
+        return -1;
+    r->temp_c.n = te->n;
+    r->temp_c.g = G;
+    if (G > 1)
+        jl__imp_extra_str(&c->k, r, "imported_temperature",
+                          "one published series, repeated per GPU");
+    return 0;
+}
+
+/* engine/running from batch_size, engine/kv_cache_usage held onto its
+ * times; a KV-cache timeline alone is kept as its time-weighted mean. */
+static int engine_series(imp *c, jl_run *r, const series *bs, const series *kv, const char *file,
+                         const char *field)
+{
+    if (!bs->n) {
         /* engine/ needs running: keep the time-weighted mean as a figure */
         double num = 0, den = 0;
-        for (size_t i = 0; i + 1 < kv.n; i++) {
-            num += kv.v[i] * (kv.t[i + 1] - kv.t[i]);
-            den += kv.t[i + 1] - kv.t[i];
+        for (size_t i = 0; i + 1 < kv->n; i++) {
+            num += kv->v[i] * (kv->t[i + 1] - kv->t[i]);
+            den += kv->t[i + 1] - kv->t[i];
         }
         jl__imp_summary_num(&c->k, r, "avg_kv_cache_usage",
-                            (den > 0 ? num / den : kv.v[0]) / 100.0);
-        jl__imp_note(
-            &c->k, file, field,
-            "KV-cache timeline without a batch_size timeline: engine/ needs running, so only "
-            "its time-weighted mean is kept (summary avg_kv_cache_usage)");
+                            (den > 0 ? num / den : kv->v[0]) / 100.0);
+        jl__imp_note(&c->k, file, field,
+                     "KV-cache timeline without a batch_size timeline: engine/ needs running, so "
+                     "only its time-weighted mean is kept (summary avg_kv_cache_usage)");
+        return 0;
     }
-    if (r->power_n || r->gpu_n || r->engine_n) {
+    r->engine_n = bs->n;
+    r->engine_time = jl__malloc_array(bs->n, sizeof *r->engine_time);
+    r->running = jl__malloc_array(bs->n, sizeof *r->running);
+    if (!r->engine_time || !r->running) {
+        c->k.oom = 1;
+        return -1;
+    }
+    for (size_t i = 0; i < bs->n; i++) {
+        double v = bs->v[i];
+        if (v < 0 || v > (double)INT32_MAX) {
+            jl__imp_err(&c->k, JL_EINVALID, file, field, -1,
+                        "batch_size sample %zu out of range (%.17g running sequences)", i, v);
+            return -1;
+        }
+        r->engine_time[i] = bs->t[i];
+        r->running[i] = (int32_t)lround(v);
+    }
+    if (!kv->n)
+        return 0;
+    if (!(r->kv_cache_usage = jl__malloc_array(bs->n, sizeof *r->kv_cache_usage))) {
+        c->k.oom = 1;
+        return -1;
+    }
+    int same = same_times(bs, kv);
+    for (size_t i = 0; i < bs->n; i++)
+        r->kv_cache_usage[i] = (float)((same ? kv->v[i] : interp_hold(kv, bs->t[i])) / 100.0);
+    if (!same)
+        jl__imp_note(&c->k, file, field,
+                     "KV-cache timeline has its own timestamps: held (last value) onto "
+                     "batch_size's for engine/kv_cache_usage");
+    return 0;
+}
+
+/* timelines: {power_instant, power_average, temperature, batch_size, ...}.
+ * kv is the configuration's kv_cache_usage_percent when it is a timeline. */
+static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *kv_tl,
+                            const char *file, const char *field)
+{
+    tl_set t = {0};
+    int rc = read_timelines(c, &t, tl, kv_tl, file, field);
+    if (!rc && (t.pi.n || t.pa.n))
+        rc = power_series(c, r, &t, file, field);
+    if (!rc && t.te.n)
+        rc = temp_series(c, r, &t.te);
+    if (!rc && (t.bs.n || t.kv.n))
+        rc = engine_series(c, r, &t.bs, &t.kv, file, field);
+    if (!rc && (r->power_n || r->gpu_n || r->engine_n)) {
         c->k.res->n_with_timelines++;
         /* spec 1.1: the published figures stay beside the series, named by
          * their source; the writer of these timelines kept only the
@@ -665,14 +717,7 @@ static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *k
         jl__imp_extra_str(&c->k, r, "window", "steady_state_only");
         jl__imp_summary_str(&c->k, r, "source", "ML.ENERGY Leaderboard");
     }
-    rc = 0;
-end:
-    free(sub);
-    series_free(&pi);
-    series_free(&pa);
-    series_free(&te);
-    series_free(&bs);
-    series_free(&kv);
+    timelines_free(&t);
     return rc;
 }
 
@@ -1036,26 +1081,17 @@ static void index_path(char *buf, size_t idx)
     strcat(buf + 15, "]");
 }
 
-/* One configuration of a file. file_obj: the file's top level. */
-static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, size_t idx,
-                          const char *file, const char *task_display_name)
+/* Field paths built key after key (grown as needed, reused). */
+typedef struct field_paths {
+    char *field, *pf;
+    size_t field_cap, pf_cap;
+} field_paths;
+
+/* The model's layer: its index.json entry (lowest: the file and the
+ * configuration override it). 0 or -1 (reported). */
+static int config_model(imp *c, jl_run *r, const jl__jv *file_obj, const jl__jv *cfg,
+                        const char *file, const char *path, field_paths *pb)
 {
-    char path[48], *field = NULL, *pf = NULL, *ipre = NULL;
-    size_t field_cap = 0, pf_cap = 0;
-    index_path(path, idx);
-    jl_run *r = jl_run_new();
-    const jv_member **keys = NULL;
-    int ok = 0;
-    if (!r) {
-        c->k.oom = 1;
-        goto end;
-    }
-    if (!jv_is_object(cfg)) {
-        jl__imp_err(&c->k, JL_ETYPE, file, path, -1, "expected an object, found %s",
-                    json_kind(cfg));
-        goto end;
-    }
-    /* model id first: the index entry is the lowest layer */
     const jl__jv *mid = jv_object_get(cfg, "model_id");
     if (!mid)
         mid = jv_object_get(file_obj, "model_id");
@@ -1063,41 +1099,51 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
         jl__imp_err(&c->k, mid ? JL_ETYPE : JL_EMISSING, file, path, -1, "model_id: %s",
                     mid ? "expected a string"
                         : "missing (neither in the file nor in the configuration)");
-        goto end;
+        return -1;
     }
     const jl__jv *entry = index_entry(c, jv_string_value(mid));
+    if (!entry || !jv_is_object(entry)) {
+        if (c->index)
+            jl__imp_note(&c->k, file, "model_id",
+                         "model not listed in index.json (no nickname from there)");
+        return 0;
+    }
     size_t nk;
-    if (entry && jv_is_object(entry)) {
-        free(keys);
-        if (!(keys = sorted_members(entry, &nk)) ||
-            !(ipre = concat((const char *[]){"index.json: models.", jv_string_value(mid)}, 2))) {
-            c->k.oom = 1;
-            goto end;
-        }
-        for (size_t i = 0; i < nk; i++) {
-            const char *k = keys[i]->key;
-            const jl__jv *v = keys[i]->v;
-            if (!join_into(&field, &field_cap, ipre, k)) {
-                c->k.oom = 1;
-                goto end;
-            }
-            int m = model_key(c, r, k, kind_of(key_of(c, k, keys[i]->klen)), v, file, field);
-            if (m < 0)
-                goto end;
-            if (m == 0)
-                keep_json(c, r, file, field, k, v, 1);
-        }
-    } else if (c->index) {
-        jl__imp_note(&c->k, file, "model_id",
-                     "model not listed in index.json (no nickname from there)");
-    }
-    /* the file's top level */
-    free(keys);
-    if (!(keys = sorted_members(file_obj, &nk))) {
+    const jv_member **keys = sorted_members(entry, &nk);
+    char *ipre = concat((const char *[]){"index.json: models.", jv_string_value(mid)}, 2);
+    int rc = keys && ipre ? 0 : -1;
+    if (rc)
         c->k.oom = 1;
-        goto end;
+    for (size_t i = 0; !rc && i < nk; i++) {
+        const char *k = keys[i]->key;
+        const jl__jv *v = keys[i]->v;
+        if (!join_into(&pb->field, &pb->field_cap, ipre, k)) {
+            c->k.oom = 1;
+            rc = -1;
+            break;
+        }
+        int m = model_key(c, r, k, kind_of(key_of(c, k, keys[i]->klen)), v, file, pb->field);
+        if (m < 0)
+            rc = -1;
+        else if (m == 0)
+            keep_json(c, r, file, pb->field, k, v, 1);
     }
-    for (size_t i = 0; i < nk; i++) {
+    free(keys);
+    free(ipre);
+    return rc;
+}
+
+/* The file's top level (model and task keys shared by its configurations). */
+static int config_file_keys(imp *c, jl_run *r, const jl__jv *file_obj, const char *file)
+{
+    size_t nk;
+    const jv_member **keys = sorted_members(file_obj, &nk);
+    if (!keys) {
+        c->k.oom = 1;
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; !rc && i < nk; i++) {
         const char *k = keys[i]->key;
         key_kind kind = kind_of(key_of(c, k, keys[i]->klen));
         if (kind == K_CONFIGURATIONS || kind == K_HISTOGRAM ||
@@ -1107,74 +1153,85 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
         if (kind == K_MODEL_TEXT && !strcmp(k, "architecture") && jv_is_string(v) &&
             !strcmp(jv_string_value(v), "diffusion") && !jv_object_get(file_obj, "model_id"))
             continue; /* tasks/<diffusion>.json: the task's kind, not a model architecture */
-        if (config_key(c, r, keys[i], file, k, NULL))
-            goto end;
+        rc = config_key(c, r, keys[i], file, k, NULL);
     }
-    if (task_display_name)
-        jl__imp_extra_str(&c->k, r, "task_display_name", task_display_name);
-    /* the configuration */
     free(keys);
-    if (!(keys = sorted_members(cfg, &nk))) {
-        c->k.oom = 1;
-        goto end;
+    return rc;
+}
+
+/* parallelization: {tensor_parallel, ...} as configuration keys. */
+static int config_parallel(imp *c, jl_run *r, const jl__jv *v, const char *file, field_paths *pb)
+{
+    if (!jv_is_object(v)) {
+        jl__imp_err(&c->k, JL_ETYPE, file, pb->field, -1, "expected an object, found %s",
+                    json_kind(v));
+        return -1;
     }
-    const jl__jv *timelines = NULL, *kv_tl = NULL;
-    for (size_t i = 0; i < nk; i++) {
+    size_t np;
+    const jv_member **pk = sorted_members(v, &np);
+    if (!pk) {
+        c->k.oom = 1;
+        return -1;
+    }
+    int rc = 0;
+    for (size_t q = 0; !rc && q < np; q++) {
+        if (!join_into(&pb->pf, &pb->pf_cap, pb->field, pk[q]->key)) {
+            c->k.oom = 1;
+            rc = -1;
+        } else {
+            rc = config_key(c, r, pk[q], file, pb->pf, "parallelization");
+        }
+    }
+    free(pk);
+    return rc;
+}
+
+/* The configuration's own keys; its timelines are returned, read later. */
+static int config_own_keys(imp *c, jl_run *r, const jl__jv *cfg, const char *file, const char *path,
+                           field_paths *pb, const jl__jv **timelines, const jl__jv **kv_tl)
+{
+    size_t nk;
+    const jv_member **keys = sorted_members(cfg, &nk);
+    if (!keys) {
+        c->k.oom = 1;
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; !rc && i < nk; i++) {
         const char *k = keys[i]->key;
         const jl__jv *v = keys[i]->v;
         key_kind kind = kind_of(key_of(c, k, keys[i]->klen));
-        if (!join_into(&field, &field_cap, path, k)) {
+        double d;
+        if (!join_into(&pb->field, &pb->field_cap, path, k)) {
             c->k.oom = 1;
-            goto end;
-        }
-        if (kind == K_TIMELINES) {
-            if (!jv_is_null(v))
-                timelines = v;
-            else
-                jl__imp_note(&c->k, file, field, "null value skipped");
-            continue;
-        }
-        if (kind == K_KV_CACHE && jv_is_object(v)) {
-            kv_tl = v;
-            continue;
-        }
-        if (kind == K_KV_CACHE && jv_is_number(v)) {
-            double d;
-            if (get_nonneg(c, v, &d, file, field))
-                goto end;
-            jl__imp_summary_num(&c->k, r, "avg_kv_cache_usage", d / 100.0);
-            r->summary.present = 1;
-            continue;
-        }
-        if (kind == K_PARALLELIZATION) {
-            if (!jv_is_object(v)) {
-                jl__imp_err(&c->k, JL_ETYPE, file, field, -1, "expected an object, found %s",
-                            json_kind(v));
-                goto end;
+            rc = -1;
+        } else if (kind == K_TIMELINES && jv_is_null(v)) {
+            jl__imp_note(&c->k, file, pb->field, "null value skipped");
+        } else if (kind == K_TIMELINES) {
+            *timelines = v;
+        } else if (kind == K_KV_CACHE && jv_is_object(v)) {
+            *kv_tl = v;
+        } else if (kind == K_KV_CACHE && jv_is_number(v)) {
+            rc = get_nonneg(c, v, &d, file, pb->field);
+            if (!rc) {
+                jl__imp_summary_num(&c->k, r, "avg_kv_cache_usage", d / 100.0);
+                r->summary.present = 1;
             }
-            size_t np;
-            const jv_member **pk = sorted_members(v, &np);
-            if (!pk) {
-                c->k.oom = 1;
-                goto end;
-            }
-            for (size_t q = 0; q < np; q++) {
-                int ok_pf = join_into(&pf, &pf_cap, field, pk[q]->key) != NULL;
-                int bad = !ok_pf || config_key(c, r, pk[q], file, pf, "parallelization");
-                if (!ok_pf)
-                    c->k.oom = 1;
-                if (bad) {
-                    free(pk);
-                    goto end;
-                }
-            }
-            free(pk);
-            continue;
+        } else if (kind == K_PARALLELIZATION) {
+            rc = config_parallel(c, r, v, file, pb);
+        } else {
+            rc = config_key(c, r, keys[i], file, pb->field, NULL);
         }
-        if (config_key(c, r, keys[i], file, field, NULL))
-            goto end;
     }
-    /* workload */
+    free(keys);
+    return rc;
+}
+
+/* The workload (index.json's architectures, else guessed with a note) and
+ * the spec's MUST attributes and a measured figure. */
+static int config_check(imp *c, jl_run *r, const jl__jv *file_obj, const char *file,
+                        const char *path)
+{
     const char *w = workload_of_task(c, r->attrs.task);
     if (!w) {
         const char *why = NULL;
@@ -1185,9 +1242,8 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
     }
     if (!(r->attrs.workload = jl__strdup(w))) {
         c->k.oom = 1;
-        goto end;
+        return -1;
     }
-    /* the spec's MUST attributes */
     const char *missing = !r->attrs.model         ? "model_id"
                           : !r->attrs.task        ? "task"
                           : !r->attrs.gpu_model   ? "gpu_model"
@@ -1199,22 +1255,26 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
     if (missing) {
         jl__imp_err(&c->k, JL_EMISSING, file, path, -1,
                     "%s missing: a run needs it (spec: run attributes)", missing);
-        goto end;
+        return -1;
     }
     if (!r->summary.present) {
         jl__imp_err(&c->k, JL_EMISSING, file, path, -1,
                     "no measured figure at all (energy, power, latency)");
-        goto end;
+        return -1;
     }
-    if ((timelines || kv_tl) && import_timelines(c, r, timelines, kv_tl, file, path))
-        goto end;
-    /* name */
+    return 0;
+}
+
+/* model__task__gpuxN__bM[__u<ul>r<ri>], claimed (a re-measurement gets
+ * __dup<k>, a note and @duplicate_index). */
+static int config_name(imp *c, jl_run *r, const char *file, const char *path)
+{
     char *model = jl__imp_sanitize(r->attrs.model), *task = jl__imp_sanitize(r->attrs.task),
          *gpu = jl__imp_sanitize(r->attrs.gpu_model);
     const char *ul = jl__imp_extra_get(r, "ulysses_degree");
     const char *ri = jl__imp_extra_get(r, "ring_degree");
-    char *base = NULL, ng[24], nb[24];
-    if (model && task && gpu) { /* model__task__gpuxN__bM[__u<ul>r<ri>] */
+    char ng[24], nb[24];
+    if (model && task && gpu) {
         int sp = ul || ri;
         const char *parts[] = {model,
                                "__",
@@ -1229,16 +1289,15 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
                                sp ? (ul ? ul : "1") : "",
                                sp ? "r" : "",
                                sp ? (ri ? ri : "1") : ""};
-        base = concat(parts, N_OF(parts));
+        r->name = concat(parts, N_OF(parts));
     }
     free(model);
     free(task);
     free(gpu);
-    r->name = base;
-    size_t occ = base ? jl__imp_claim_name(&c->k, r) : 0;
+    size_t occ = r->name ? jl__imp_claim_name(&c->k, r) : 0;
     if (!occ) {
         c->k.oom = 1;
-        goto end;
+        return -1;
     }
     if (occ > 1) {
         jl__imp_note(&c->k, file, path,
@@ -1246,22 +1305,55 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
                      "run named ...__dupN");
         jl__imp_extra_num(&c->k, r, "duplicate_index", (double)occ);
     }
+    return 0;
+}
+
+/* One configuration of a file (file_obj: the file's top level), in
+ * layers: the model's index.json entry, the file, the configuration; then
+ * checked, its timelines read, named and added. */
+static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, size_t idx,
+                          const char *file, const char *task_display_name)
+{
+    char path[48];
+    field_paths pb = {0};
+    const jl__jv *timelines = NULL, *kv_tl = NULL;
+    index_path(path, idx);
+    jl_run *r = jl_run_new();
+    if (!r) {
+        c->k.oom = 1;
+        return;
+    }
+    int rc = -1;
+    if (!jv_is_object(cfg)) {
+        jl__imp_err(&c->k, JL_ETYPE, file, path, -1, "expected an object, found %s",
+                    json_kind(cfg));
+        goto end;
+    }
+    if (config_model(c, r, file_obj, cfg, file, path, &pb) ||
+        config_file_keys(c, r, file_obj, file))
+        goto end;
+    if (task_display_name)
+        jl__imp_extra_str(&c->k, r, "task_display_name", task_display_name);
+    if (config_own_keys(c, r, cfg, file, path, &pb, &timelines, &kv_tl) ||
+        config_check(c, r, file_obj, file, path))
+        goto end;
+    if ((timelines || kv_tl) && import_timelines(c, r, timelines, kv_tl, file, path))
+        goto end;
+    if (config_name(c, r, file, path))
+        goto end;
     if (!(r->file = jl__strdup(file))) {
         c->k.oom = 1;
         goto end;
     }
     jl__imp_extra_str(&c->k, r, "source", "ML.ENERGY Leaderboard");
-    if (c->k.oom)
-        goto end;
-    jl__imp_add_run(&c->k, r);
-    ok = 1;
+    rc = c->k.oom ? -1 : 0;
 end:
-    if (!ok)
+    if (rc)
         jl_run_free(r);
-    free(keys);
-    free(field);
-    free(pf);
-    free(ipre);
+    else
+        jl__imp_add_run(&c->k, r);
+    free(pb.field);
+    free(pb.pf);
 }
 
 /* Sum of the configurations' histograms against the file's own. */
@@ -1323,12 +1415,8 @@ static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_ru
                 const char *rc = jl__imp_extra_get(r, "output_length_counts");
                 if (rb && !strcmp(rb, bt) && rc && add_int_list(rc, sum, nb, tmp) == 0)
                     continue; /* the common case: integers, as int_array_text wrote them */
+                /* the text is joules' own (jl_json_dumps): the tree reader takes it */
                 jl__jv *rcj = rc ? jl__jv_parse(rc, strlen(rc)) : NULL;
-                if (rc && !rcj) { /* not expected: the text is joules' own */
-                    json_t *jj = json_loads(rc, 0, NULL);
-                    rcj = jl__jv_from_json(jj);
-                    json_decref(jj);
-                }
                 if (!rb || strcmp(rb, bt) || !jv_is_array(rcj) || jv_array_size(rcj) != nb)
                     equal = 0;
                 for (size_t k = 0; equal && k < nb; k++)
@@ -1681,3 +1769,54 @@ end:
     jl__jv_free(c.index);
     return finish(&c, out, st);
 }
+
+/* ---- the importer table's row ------------------------------------------------ */
+
+static jl_status mlenergy_run(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
+                              size_t n_args, jl_import_result **out, jl_error_list *errors)
+{
+    (void)n_paths;
+    jl_import_options o;
+    jl_import_options_default(&o);
+    for (size_t i = 0; i < n_args; i++)
+        if (!strcmp(args[i].name, "power-timeline")) {
+            if (strcmp(args[i].value, "per-gpu") && strcmp(args[i].value, "sum"))
+                return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                      "--power-timeline: expected per-gpu or sum, found '%s'",
+                                      args[i].value);
+            o.timeline_power_is_sum = !strcmp(args[i].value, "sum");
+        }
+    jl_status st = jl_import_mlenergy_auto(paths[0], &o, out, errors);
+    if (st == JL_OK && *out)
+        (*out)->detail_text =
+            jl__asprintf("%zu re-measurements as __dupN, %zu with timelines, "
+                         "%zu notes",
+                         (*out)->n_duplicates, (*out)->n_with_timelines, (*out)->n_notes);
+    return st;
+}
+
+static const jl_importer_option mlenergy_options[] = {
+    {"power-timeline", "per-gpu|sum",
+     "a power timeline value is one GPU's reading (default) or the GPUs' sum"},
+    {NULL, NULL, NULL},
+};
+
+const jl_importer jl__importer_mlenergy = {
+    .name = "mlenergy",
+    .summary =
+        "the ML.ENERGY Leaderboard's published data (v3, v2 data/, v1 CSV) as summary-only runs",
+    .paths = "DIR",
+    .description = "Import the ML.ENERGY Leaderboard's published data as a trace file of\n"
+                   "summary-only runs: one run per configuration, every field kept\n"
+                   "(import.md). DIR is the v3 data (index.json, models/*.json,\n"
+                   "tasks/*.json; index.json may be missing), the v2 data/ folder\n"
+                   "(llm_text_generation/, mllm_text_generation/, diffusion/, legacy/) or a\n"
+                   "folder of v1 <GPU>_<task>_benchmark.csv files. Re-measurements of the\n"
+                   "same configuration become distinct runs named ...__dup2. v3\n"
+                   "configurations with timelines keep their published figures beside the\n"
+                   "series (trace format 1.1, @window steady_state_only).\n",
+    .options = mlenergy_options,
+    .min_paths = 1,
+    .max_paths = 1,
+    .run = mlenergy_run,
+};

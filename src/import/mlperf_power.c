@@ -12,7 +12,6 @@
 #include <strings.h>
 
 #include "core/util.h"
-#include "import/importers.h"
 #include "import/kit.h"
 #include "joules/import.h"
 

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
-#include "import/importers.h"
 #include "import/kit.h"
 #include "trace/trace_internal.h"
 
@@ -117,7 +116,15 @@ typedef struct log_data {
     double *gpu_last_t;  /* per GPU, its last row's time */
     long long *gpu_last_line;
     size_t rows, missing_values;
-    size_t n_samples; /* samples grouped so far (all of them, streamed or not) */
+    size_t n_samples;         /* samples grouped so far (all of them, streamed or not) */
+    double sample_t0, min_dt; /* the current sample's first time; the shortest poll gap */
+    int gpu_keyed;            /* an index or uuid column tells the GPUs apart */
+    /* `nvidia-smi dmon -o DT` output: its columns by position (-1: the date,
+     * merged into the time) and a row rebuilt as CSV fields */
+    int dmon, *dmon_col;
+    size_t dmon_n;
+    jl__imp_csv_field *dmon_f;
+    char *dmon_text;
     /* streaming: each completed sample goes to emit() and only the current
      * one is held (n <= 1); NULL: every sample is kept */
     jl_status (*emit)(void *ctx, struct log_data *L);
@@ -140,6 +147,9 @@ static void log_free(log_data *L)
     for (int s = 0; s < N_SERIES; s++)
         free(L->v[s]);
     free(L->seen);
+    free(L->dmon_col);
+    free(L->dmon_f);
+    free(L->dmon_text);
     free(L->gpu_last_t);
     free(L->gpu_last_line);
     free(L);
@@ -300,14 +310,21 @@ typedef struct prow {
     double v[N_SERIES];
 } prow;
 
-/* Group rows into samples. nvidia-smi writes the GPUs of a poll in the
- * same order every time (the order of the first poll, which numbers the
- * slots), so a row whose GPU does not come after the last one of the
- * current sample starts the next sample: a GPU missing from a poll leaves
- * a gap (NaN) and never pulls the next poll's row into this sample. */
+/* Group rows into samples, keyed by GPU: a row joins the current sample
+ * unless its GPU is in it already. A GPU missing from a poll must not pull
+ * the next poll's row into this sample: a row whose GPU does not come after
+ * the current sample's last one (in the order of the first poll, which
+ * numbers the slots) starts the next sample, unless it is within half the
+ * log's shortest poll gap of the sample's first row (a poll whose rows came
+ * in another GPU order). */
 static jl_status add_row(log_data *L, const prow *r)
 {
-    if (L->n == 0 || L->seen[r->slot] || r->slot <= L->last_slot) {
+    int same_poll = L->n > 0 && isfinite(L->min_dt) && r->t - L->sample_t0 < 0.5 * L->min_dt;
+    if (L->n == 0 || L->seen[r->slot] || (r->slot <= L->last_slot && !same_poll)) {
+        if (L->n_samples > 0 && r->t > L->sample_t0 &&
+            (isnan(L->min_dt) || r->t - L->sample_t0 < L->min_dt))
+            L->min_dt = r->t - L->sample_t0;
+        L->sample_t0 = r->t;
         if (L->emit && L->n == 1) {
             jl_status st = L->emit(L->emit_ctx, L);
             if (st != JL_OK)
@@ -320,6 +337,12 @@ static jl_status add_row(log_data *L, const prow *r)
         L->n_samples++;
     }
     size_t i = L->n - 1;
+    if (!isnan(L->gpu_last_t[r->slot]) && r->t == L->gpu_last_t[r->slot] && !L->gpu_keyed)
+        return LERR(L, JL_EINVALID, r->line, 1, "timestamp",
+                    "line %lld has the same time: the log holds several GPUs but no index or "
+                    "uuid column to tell them apart; log them with --query-gpu=timestamp,index,"
+                    "uuid,power.draw,... (or one GPU with -i N)",
+                    L->gpu_last_line[r->slot]);
     if (!isnan(L->gpu_last_t[r->slot]) && r->t == L->gpu_last_t[r->slot])
         return LERR(L, JL_EINVALID, r->line, 1, "timestamp",
                     "duplicate timestamp for GPU %zu: line %lld has the same time", r->slot,
@@ -347,26 +370,184 @@ static char *xdup(const char *s)
     return s ? jl__strdup(s) : NULL;
 }
 
-/* Read one log whole. Returns JL_OK or an error code (already in errors). */
-static jl_status read_log(log_data *L, jl__imp_csv *csv)
-{
-    jl_status st = JL_OK;
-    jl__imp_csv_row row;
-    jl_error *err = NULL;
-    int r;
-    prow *rows = NULL;
-    size_t nrows = 0, caprows = 0;
-    /* The first sample's GPUs are found before the series are laid out:
-     * rows of the first sample are held back, then replayed. */
-    prow *first = NULL;
-    size_t nfirst = 0, capfirst = 0;
-    int first_done = 0;
-    int cidx[K_NSERIES + 1];
-    for (int k = 0; k <= K_NSERIES; k++)
-        cidx[k] = -1;
+/* ---- what a file that is not a CSV log is -------------------------------------- */
 
-    /* header, or --columns */
-    if (L->opt->columns) {
+#define RECORD_HINT                                                                      \
+    "record a log with `nvidia-smi --query-gpu=timestamp,index,power.draw --format=csv " \
+    "-lms 100 -f log.csv` (or `nvidia-smi dmon -o DT`)"
+
+static int starts_with(const char *s, const char *prefix)
+{
+    return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* A line `Tue Oct 29 19:00:23 2024`: what plain `nvidia-smi` prints first. */
+static int is_ctime_line(const char *s)
+{
+    static const char *const days[] = {"Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun "};
+    for (size_t i = 0; i < sizeof days / sizeof days[0]; i++)
+        if (starts_with(s, days[i]))
+            return strlen(s) >= 24 && s[13] == ':' && s[16] == ':';
+    return 0;
+}
+
+/* The first line when it is not a CSV header: nvidia-smi's other outputs,
+ * said by name with what to record instead. 1: dmon -o DT (read); -1: an
+ * error (pushed); 0: something else (read as a CSV header). */
+static int other_format(log_data *L, const jl__imp_csv_row *row, jl_status *st)
+{
+    const char *s = row->f[0].s;
+    if (row->n == 1 && s[0] == '#' && strstr(s, "gpu")) {
+        if (strstr(s, "Date") && strstr(s, "Time"))
+            return 1;
+        *st = LERR(L, JL_EFORMAT, row->line, 1, NULL,
+                   "`nvidia-smi dmon` output without date and time (its samples cannot be placed "
+                   "in time): record it with `nvidia-smi dmon -o DT`, or %s",
+                   RECORD_HINT);
+        return -1;
+    }
+    if (row->n == 1 &&
+        (starts_with(s, "+-") || starts_with(s, "| NVIDIA-SMI") || is_ctime_line(s))) {
+        *st = LERR(L, JL_EFORMAT, row->line, 1, NULL,
+                   "the human-readable table of plain `nvidia-smi` (one snapshot per call, "
+                   "no series to integrate), not a CSV log: %s",
+                   RECORD_HINT);
+        return -1;
+    }
+    if (row->n == 1 && strchr(s, ';') && (strstr(s, "timestamp") || strstr(s, "power"))) {
+        *st = LERR(L, JL_EFORMAT, row->line, 1, NULL,
+                   "fields separated by ';' (a spreadsheet's export of the log?): nvidia-smi "
+                   "writes ',' — use the log as nvidia-smi wrote it, or %s",
+                   RECORD_HINT);
+        return -1;
+    }
+    return 0;
+}
+
+/* dmon's column names as the CSV fields joules knows. */
+static const char *dmon_field(const char *tok)
+{
+    static const char *const map[][2] = {
+        {"gpu", "index"},          {"pwr", "power.draw"},         {"gtemp", "temperature.gpu"},
+        {"sm", "utilization.gpu"}, {"mem", "utilization.memory"}, {"pclk", "clocks.sm"},
+        {"fb", "memory.used"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(tok, map[i][0]))
+            return map[i][1];
+    return NULL;
+}
+
+/* `#Date Time gpu pwr gtemp ...` (dmon -o DT): the columns. Date and Time
+ * become one timestamp; a column joules has no place for keeps its dmon
+ * name (noted). dmon's MB are MiB. */
+static jl_status dmon_header(log_data *L, const jl__imp_csv_row *row)
+{
+    char *copy = jl__strdup(row->f[0].s + 1);
+    char *names[256], *save = NULL;
+    size_t n = 0, nt = 0;
+    int cols[256];
+    if (!copy)
+        return JL_ENOMEM;
+    for (char *tok = strtok_r(copy, " \t", &save); tok && nt < 256;
+         tok = strtok_r(NULL, " \t", &save), nt++) {
+        const char *f = dmon_field(tok);
+        if (!strcmp(tok, "Date")) {
+            cols[nt] = -1;
+            continue;
+        }
+        cols[nt] = (int)n;
+        names[n++] = !strcmp(tok, "Time") ? "timestamp" : f ? (char *)f : tok;
+    }
+    jl_status st = JL_ENOMEM;
+    L->dmon_col = jl__malloc_array(nt ? nt : 1, sizeof *L->dmon_col);
+    L->dmon_f = jl__malloc_array(n ? n : 1, sizeof *L->dmon_f);
+    if (L->dmon_col && L->dmon_f) {
+        memcpy(L->dmon_col, cols, nt * sizeof *cols);
+        L->dmon_n = nt;
+        L->dmon = 1;
+        st = set_columns(L, names, n, row->line);
+    }
+    free(copy);
+    if (st == JL_OK)
+        jl__imp_note(L->k, L->path, "",
+                     "`nvidia-smi dmon -o DT` output: read by its columns "
+                     "(gpu as index, pwr as power.draw, times to the second)");
+    return st;
+}
+
+/* One dmon data line as the CSV row data_row reads: fields split at
+ * blanks, the date and time joined as "YYYY/MM/DD HH:MM:SS", '-' missing.
+ * 0: not a data line (a repeated '#' header). */
+static int dmon_row(log_data *L, const jl__imp_csv_row *in, jl__imp_csv_row *out)
+{
+    const char *s = in->f[0].s;
+    if (s[0] == '#')
+        return 0;
+    size_t len = strlen(s);
+    char *text = realloc(L->dmon_text, 2 * len + 16), *o = text, *save = NULL;
+    if (!text)
+        return -1;
+    L->dmon_text = text;
+    char *copy = text + len + 8;
+    memcpy(copy, s, len + 1);
+    jl__imp_csv_field *f = realloc(L->dmon_f, (len / 2 + 2) * sizeof *f);
+    if (!f)
+        return -1;
+    L->dmon_f = f;
+    const char *date = "";
+    size_t t = 0, nf = 0;
+    for (char *tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save), t++) {
+        int c = t < L->dmon_n ? L->dmon_col[t] : -2; /* -2: beyond the header */
+        if (c == -1) {
+            date = tok;
+            continue;
+        }
+        L->dmon_f[nf].s = o;
+        L->dmon_f[nf].column = (long long)(tok - copy) + in->f[0].column;
+        if (c >= 0 && L->cols[c].k == K_TIME && strlen(date) == 8)
+            o += sprintf(o, "%.4s/%.2s/%.2s %s", date, date + 4, date + 6, tok);
+        else if (strcmp(tok, "-"))
+            o += sprintf(o, "%s", tok);
+        L->dmon_f[nf].len = (size_t)(o - L->dmon_f[nf].s);
+        *o++ = '\0';
+        nf++;
+    }
+    *out = *in;
+    out->f = L->dmon_f;
+    out->n = nf;
+    return 1;
+}
+
+/* A row that repeats the header (another logging session appended to the
+ * file): every field names the same column. */
+static int repeats_header(const log_data *L, const jl__imp_csv_row *row)
+{
+    if (row->n != L->n_cols || L->dmon)
+        return 0;
+    for (size_t i = 0; i < row->n; i++) {
+        char name[128], unit[128];
+        jl__imp_csv_split_unit(row->f[i].s, name, unit, sizeof name);
+        if (strcmp(name, L->cols[i].name))
+            return 0;
+    }
+    return 1;
+}
+
+/* What read_log holds between rows: the columns of the series, the rows
+ * held back (the first sample's until its GPUs are known; every row under
+ * --sort) and whether the first sample is complete. */
+typedef struct reader {
+    int cidx[K_NSERIES + 1];
+    prow *rows, *first;
+    size_t nrows, caprows, nfirst, capfirst;
+    int first_done;
+} reader;
+
+/* The header row, or --columns (names split at ','). */
+static jl_status read_header(log_data *L, const jl__imp_csv_row *row)
+{
+    if (!row) {
         char *copy = jl__strdup(L->opt->columns);
         char *names[512];
         size_t n = 0;
@@ -374,242 +555,312 @@ static jl_status read_log(log_data *L, jl__imp_csv *csv)
             return JL_ENOMEM;
         for (char *tok = strtok(copy, ","); tok && n < 512; tok = strtok(NULL, ","))
             names[n++] = tok;
-        st = set_columns(L, names, n, 0);
+        jl_status st = set_columns(L, names, n, 0);
         free(copy);
+        return st;
+    }
+    jl_status st = JL_OK;
+    int other = other_format(L, row, &st);
+    if (other)
+        return other > 0 ? dmon_header(L, row) : st;
+    /* the header: its first field must not be a time */
+    jl__imp_civil cv;
+    if (row->n > 0 && jl__imp_parse_civil(row->f[0].s, &cv))
+        return LERR(L, JL_EMISSING, row->line, 1, NULL,
+                    "the log has no header line (format=csv,noheader?): name its "
+                    "fields with --columns timestamp,index,power.draw,...");
+    char **names = malloc((row->n ? row->n : 1) * sizeof *names);
+    if (!names)
+        return JL_ENOMEM;
+    for (size_t i = 0; i < row->n; i++)
+        names[i] = (char *)row->f[i].s;
+    st = set_columns(L, names, row->n, row->line);
+    free(names);
+    return st;
+}
+
+/* The columns of time, GPU and series (once, at the first data row). */
+static void layout_columns(log_data *L, reader *rd)
+{
+    for (size_t i = 0; i < L->n_cols; i++)
+        if (L->cols[i].k <= K_NSERIES)
+            rd->cidx[L->cols[i].k] = (int)i;
+    for (int s = 0; s < N_SERIES; s++)
+        L->has_series[s] = rd->cidx[FIRST_SERIES + s] >= 0;
+    L->gpu_keyed = rd->cidx[K_INDEX] >= 0 || rd->cidx[K_UUID] >= 0;
+}
+
+/* The row's time (Unix s, through the zone) into pr->t. */
+static jl_status row_time(log_data *L, const jl__imp_csv_row *row, const reader *rd, prow *pr)
+{
+    const jl__imp_csv_field *tf = &row->f[rd->cidx[K_TIME]];
+    jl__imp_civil cv;
+    if (!jl__imp_parse_civil(tf->s, &cv))
+        return LERR(L, JL_EINVALID, row->line, tf->column, "timestamp",
+                    "expected a time like 2026/11/23 22:17:22.120, found '%s'", tf->s);
+    int gap = 0;
+    pr->t = jl__imp_zone_to_unix(L->zone, &cv, L->last_t, &gap);
+    if (gap)
+        jl__imp_note(L->k, L->path, "timestamp",
+                     "a time that does not exist in %s (a clock change gap), first at line %lld",
+                     jl__imp_zone_name(L->zone), row->line);
+    if (!L->opt->sort && L->rows > 1 && pr->t < L->last_t)
+        return LERR(L, JL_EINVALID, row->line, tf->column, "timestamp",
+                    "time goes backwards (%s is %.3f s before the line above): a clock "
+                    "change or logs concatenated out of order; --sort sorts the rows",
+                    tf->s, L->last_t - pr->t);
+    L->last_t = pr->t;
+    return JL_OK;
+}
+
+/* The row's GPU (by index, else uuid, else the only one) as a slot; a GPU
+ * not in the first sample is an error. */
+static jl_status row_gpu(log_data *L, const jl__imp_csv_row *row, reader *rd, size_t *slot)
+{
+    long index = -1;
+    const char *uuid = NULL;
+    long long gcol = 1;
+    if (rd->cidx[K_INDEX] >= 0) {
+        const jl__imp_csv_field *f = &row->f[rd->cidx[K_INDEX]];
+        char *e;
+        errno = 0;
+        long x = strtol(f->s, &e, 10);
+        if (!*f->s || *e || errno || x < 0 || x > 1000000)
+            return LERR(L, JL_EINVALID, row->line, f->column, "index",
+                        "expected a GPU index (0, 1, ...), found '%s'", f->s);
+        index = x;
+        gcol = f->column;
+    } else if (rd->cidx[K_UUID] >= 0) {
+        uuid = row->f[rd->cidx[K_UUID]].s;
+        gcol = row->f[rd->cidx[K_UUID]].column;
+    } else {
+        index = 0;
+    }
+    if (find_gpu(L, index, uuid, slot)) {
+        if (!rd->first_done) { /* a GPU seen again: the first sample is complete */
+            rd->first_done = 1;
+            L->gpus_fixed = 1;
+        }
+        return JL_OK;
+    }
+    if (!rd->first_done)
+        return add_gpu(L, index, uuid, row->line, gcol, slot);
+    return index >= 0 ? LERR(L, JL_EINVALID, row->line, gcol, "index",
+                             "GPU %ld appears mid-log (the log's first sample has %zu "
+                             "GPU%s): a log must list the same GPUs throughout",
+                             index, L->G, L->G == 1 ? "" : "s")
+                      : LERR(L, JL_EINVALID, row->line, gcol, "uuid",
+                             "GPU %s appears mid-log (the log's first sample has %zu "
+                             "GPU%s): a log must list the same GPUs throughout",
+                             uuid, L->G, L->G == 1 ? "" : "s");
+}
+
+/* One value of a series or per-GPU column: NaN when missing, else the
+ * number in the trace's unit (a unit in the value must be the column's). */
+static jl_status row_value(log_data *L, const jl__imp_csv_row *row, const col *c,
+                           const jl__imp_csv_field *f, double *out)
+{
+    *out = NAN;
+    if (jl__imp_csv_missing(f->s)) {
+        L->missing_values++;
+        return JL_OK;
+    }
+    const char *unit;
+    double x;
+    if (!jl__imp_number_unit(f->s, &x, &unit))
+        return LERR(L, JL_EINVALID, row->line, f->column, c->name,
+                    "expected a number%s%s, found '%s'", c->unit[0] ? " in " : "", c->unit, f->s);
+    if (*unit && !same_unit(unit, c->unit) && !(c->k == K_TEMP && !c->unit[0]))
+        return LERR(L, JL_EINVALID, row->line, f->column, c->name,
+                    "the unit '%s' does not match the column's [%s] (value '%s')", unit, c->unit,
+                    f->s);
+    if (!isfinite(x))
+        return LERR(L, JL_EINVALID, row->line, f->column, c->name,
+                    "expected a finite number, found '%s'", f->s);
+    *out = x * c->scale;
+    return JL_OK;
+}
+
+/* The row's per-GPU attributes (name, uuid, power limit, memory) into its
+ * GPU and its series values into pr. */
+static jl_status row_values(log_data *L, const jl__imp_csv_row *row, gpu *gp, prow *pr)
+{
+    for (size_t i = 0; i < L->n_cols; i++) {
+        const col *c = &L->cols[i];
+        const jl__imp_csv_field *f = &row->f[i];
+        if (c->k == K_NAME || c->k == K_UUID) {
+            char **dst = c->k == K_NAME ? &gp->name : &gp->uuid;
+            if (!*dst && *f->s && (c->k == K_UUID || !jl__imp_csv_missing(f->s)) &&
+                !(*dst = xdup(f->s)))
+                return JL_ENOMEM;
+            continue;
+        }
+        if (c->k == K_TIME || c->k == K_INDEX || c->k == K_OTHER)
+            continue;
+        double x;
+        jl_status st = row_value(L, row, c, f, &x);
+        if (st != JL_OK)
+            return st;
+        if (c->k == K_LIMIT) {
+            if (isnan(gp->limit_w))
+                gp->limit_w = x;
+        } else if (c->k == K_MEMTOTAL) {
+            if (isnan(gp->mem_total))
+                gp->mem_total = x;
+        } else {
+            pr->v[c->k - FIRST_SERIES] = x;
+        }
+    }
+    return JL_OK;
+}
+
+/* A parsed row: held back (the first sample's, or every row under --sort)
+ * or grouped now (the first sample's held rows first). */
+static jl_status place_row(log_data *L, reader *rd, const prow *pr)
+{
+    if (L->opt->sort || !rd->first_done) {
+        prow **arr = L->opt->sort ? &rd->rows : &rd->first;
+        size_t *n = L->opt->sort ? &rd->nrows : &rd->nfirst,
+               *cap = L->opt->sort ? &rd->caprows : &rd->capfirst;
+        if (*n == *cap) {
+            size_t nc = *cap ? *cap * 2 : 1024;
+            prow *x = realloc(*arr, nc * sizeof *x);
+            if (!x)
+                return JL_ENOMEM;
+            *arr = x;
+            *cap = nc;
+        }
+        (*arr)[(*n)++] = *pr;
+        return JL_OK;
+    }
+    jl_status st = JL_OK;
+    if (rd->first) {
+        for (size_t k = 0; k < rd->nfirst && st == JL_OK; k++)
+            st = add_row(L, &rd->first[k]);
+        free(rd->first);
+        rd->first = NULL;
+        rd->nfirst = 0;
         if (st != JL_OK)
             return st;
     }
-    for (;;) {
-        r = jl__imp_csv_next(csv, &row, &err);
-        if (r <= 0)
-            break;
-        if (!L->cols) {
-            /* the header: its first field must not be a time */
-            jl__imp_civil cv;
-            if (row.n > 0 && jl__imp_parse_civil(row.f[0].s, &cv)) {
-                st = LERR(L, JL_EMISSING, row.line, 1, NULL,
-                          "the log has no header line (format=csv,noheader?): name its "
-                          "fields with --columns timestamp,index,power.draw,...");
-                goto end;
-            }
-            char **names = malloc((row.n ? row.n : 1) * sizeof *names);
-            if (!names) {
-                st = JL_ENOMEM;
-                goto end;
-            }
-            for (size_t i = 0; i < row.n; i++)
-                names[i] = (char *)row.f[i].s;
-            st = set_columns(L, names, row.n, row.line);
-            free(names);
-            if (st != JL_OK)
-                goto end;
-            continue;
-        }
-        if (cidx[K_TIME] < 0) {
-            for (size_t i = 0; i < L->n_cols; i++)
-                if (L->cols[i].k <= K_NSERIES)
-                    cidx[L->cols[i].k] = (int)i;
-            for (int s = 0; s < N_SERIES; s++)
-                L->has_series[s] = cidx[FIRST_SERIES + s] >= 0;
-            /* a noheader log whose first line is the header anyway */
-            if (L->opt->columns && row.n > 0 && !strcmp(row.f[0].s, L->cols[0].name))
-                continue;
-        }
-        if (row.n != L->n_cols) {
-            st = LERR(L, JL_EINVALID, row.line, row.n ? row.f[row.n - 1].column : 1, NULL,
-                      "%zu fields, the header has %zu (a malformed or cut line)", row.n, L->n_cols);
-            goto end;
-        }
-        if (++L->rows > L->opt->max_rows) {
-            st = LERR(L, JL_ELIMIT, row.line, 1, NULL, "more than %zu rows (the limit)",
-                      L->opt->max_rows);
-            goto end;
-        }
-        prow pr;
-        pr.line = row.line;
-        /* time */
-        const jl__imp_csv_field *tf = &row.f[cidx[K_TIME]];
-        jl__imp_civil cv;
-        if (!jl__imp_parse_civil(tf->s, &cv)) {
-            st = LERR(L, JL_EINVALID, row.line, tf->column, "timestamp",
-                      "expected a time like 2026/11/23 22:17:22.120, found '%s'", tf->s);
-            goto end;
-        }
-        int gap = 0;
-        pr.t = jl__imp_zone_to_unix(L->zone, &cv, L->last_t, &gap);
-        if (gap)
-            jl__imp_note(L->k, L->path, "timestamp",
-                         "a time that does not exist in %s (a clock change gap), first "
-                         "at line %lld",
-                         jl__imp_zone_name(L->zone), row.line);
-        if (!L->opt->sort && L->rows > 1 && pr.t < L->last_t) {
-            st = LERR(L, JL_EINVALID, row.line, tf->column, "timestamp",
-                      "time goes backwards (%s is %.3f s before the line above): a clock "
-                      "change or logs concatenated out of order; --sort sorts the rows",
-                      tf->s, L->last_t - pr.t);
-            goto end;
-        }
-        L->last_t = pr.t;
-        /* GPU */
-        long index = -1;
-        const char *uuid = NULL;
-        long long gcol = 1;
-        if (cidx[K_INDEX] >= 0) {
-            const jl__imp_csv_field *f = &row.f[cidx[K_INDEX]];
-            char *e;
-            errno = 0;
-            long x = strtol(f->s, &e, 10);
-            if (!*f->s || *e || errno || x < 0 || x > 1000000) {
-                st = LERR(L, JL_EINVALID, row.line, f->column, "index",
-                          "expected a GPU index (0, 1, ...), found '%s'", f->s);
-                goto end;
-            }
-            index = x;
-            gcol = f->column;
-        } else if (cidx[K_UUID] >= 0) {
-            uuid = row.f[cidx[K_UUID]].s;
-            gcol = row.f[cidx[K_UUID]].column;
-        } else {
-            index = 0;
-        }
-        size_t slot = 0;
-        if (!find_gpu(L, index, uuid, &slot)) {
-            if (first_done) {
-                st = index >= 0 ? LERR(L, JL_EINVALID, row.line, gcol, "index",
-                                       "GPU %ld appears mid-log (the log's first sample has %zu "
-                                       "GPU%s): a log must list the same GPUs throughout",
-                                       index, L->G, L->G == 1 ? "" : "s")
-                                : LERR(L, JL_EINVALID, row.line, gcol, "uuid",
-                                       "GPU %s appears mid-log (the log's first sample has %zu "
-                                       "GPU%s): a log must list the same GPUs throughout",
-                                       uuid, L->G, L->G == 1 ? "" : "s");
-                goto end;
-            }
-            if ((st = add_gpu(L, index, uuid, row.line, gcol, &slot)) != JL_OK)
-                goto end;
-        } else if (!first_done) {
-            /* a GPU seen again: the first sample is complete */
-            first_done = 1;
-            L->gpus_fixed = 1;
-        }
-        gpu *gp = &L->gpus[slot];
-        /* per-GPU attributes and series */
-        for (size_t i = 0; i < L->n_cols; i++) {
-            const col *c = &L->cols[i];
-            const jl__imp_csv_field *f = &row.f[i];
-            if (c->k == K_NAME) {
-                if (!gp->name && *f->s && !jl__imp_csv_missing(f->s) && !(gp->name = xdup(f->s))) {
-                    st = JL_ENOMEM;
-                    goto end;
-                }
-                continue;
-            }
-            if (c->k == K_UUID) {
-                if (!gp->uuid && *f->s && !(gp->uuid = xdup(f->s))) {
-                    st = JL_ENOMEM;
-                    goto end;
-                }
-                continue;
-            }
-            if (c->k == K_TIME || c->k == K_INDEX || c->k == K_OTHER)
-                continue;
-            double x = NAN;
-            if (jl__imp_csv_missing(f->s)) {
-                L->missing_values++;
-            } else {
-                const char *unit;
-                if (!jl__imp_number_unit(f->s, &x, &unit)) {
-                    st = LERR(L, JL_EINVALID, row.line, f->column, c->name,
-                              "expected a number%s%s, found '%s'", c->unit[0] ? " in " : "",
-                              c->unit, f->s);
-                    goto end;
-                }
-                if (*unit && !same_unit(unit, c->unit) && !(c->k == K_TEMP && !c->unit[0])) {
-                    st = LERR(L, JL_EINVALID, row.line, f->column, c->name,
-                              "the unit '%s' does not match the column's [%s] (value '%s')", unit,
-                              c->unit, f->s);
-                    goto end;
-                }
-                if (!isfinite(x)) {
-                    st = LERR(L, JL_EINVALID, row.line, f->column, c->name,
-                              "expected a finite number, found '%s'", f->s);
-                    goto end;
-                }
-                x *= c->scale;
-            }
-            if (c->k == K_LIMIT) {
-                if (isnan(gp->limit_w))
-                    gp->limit_w = x;
-            } else if (c->k == K_MEMTOTAL) {
-                if (isnan(gp->mem_total))
-                    gp->mem_total = x;
-            } else {
-                pr.v[c->k - FIRST_SERIES] = x;
-            }
-        }
-        pr.slot = slot;
-        if (L->opt->sort || !first_done) {
-            prow **arr = L->opt->sort ? &rows : &first;
-            size_t *n = L->opt->sort ? &nrows : &nfirst, *cap = L->opt->sort ? &caprows : &capfirst;
-            if (*n == *cap) {
-                size_t nc = *cap ? *cap * 2 : 1024;
-                prow *x = realloc(*arr, nc * sizeof *x);
-                if (!x) {
-                    st = JL_ENOMEM;
-                    goto end;
-                }
-                *arr = x;
-                *cap = nc;
-            }
-            (*arr)[(*n)++] = pr;
-            continue;
-        }
-        if (first) {
-            for (size_t k = 0; k < nfirst && st == JL_OK; k++)
-                st = add_row(L, &first[k]);
-            free(first);
-            first = NULL;
-            nfirst = 0;
-            if (st != JL_OK)
-                goto end;
-        }
-        if ((st = add_row(L, &pr)) != JL_OK)
-            goto end;
+    return add_row(L, pr);
+}
+
+/* One data row: checked, parsed and placed. 1: skipped (a noheader log's
+ * header line given with --columns). */
+static jl_status data_row(log_data *L, reader *rd, const jl__imp_csv_row *row)
+{
+    jl__imp_csv_row dm;
+    if (L->dmon) {
+        int k = dmon_row(L, row, &dm);
+        if (k <= 0)
+            return k < 0 ? JL_ENOMEM : JL_OK;
+        row = &dm;
     }
+    if (rd->cidx[K_TIME] < 0) {
+        layout_columns(L, rd);
+        /* a noheader log whose first line is the header anyway */
+        if (L->opt->columns && row->n > 0 && !strcmp(row->f[0].s, L->cols[0].name))
+            return JL_OK;
+    }
+    if (repeats_header(L, row)) {
+        jl__imp_note(L->k, L->path, "",
+                     "line %lld repeats the header: another logging session appended to the "
+                     "file, read as one log",
+                     row->line);
+        return JL_OK;
+    }
+    jl__imp_civil cv;
+    if (!row->complete &&
+        (row->n != L->n_cols || !jl__imp_parse_civil(row->f[rd->cidx[K_TIME]].s, &cv))) {
+        jl__imp_note(L->k, L->path, "",
+                     "the last line (%lld) is cut short (%zu of %zu fields, no line end: the "
+                     "logger was stopped mid-line?): dropped",
+                     row->line, row->n, L->n_cols);
+        return JL_OK;
+    }
+    if (row->n != L->n_cols)
+        return LERR(L, JL_EINVALID, row->line, row->n ? row->f[row->n - 1].column : 1, NULL,
+                    "%zu fields, the header has %zu (a malformed or cut line)", row->n, L->n_cols);
+    if (++L->rows > L->opt->max_rows)
+        return LERR(L, JL_ELIMIT, row->line, 1, NULL, "more than %zu rows (the limit)",
+                    L->opt->max_rows);
+    prow pr;
+    pr.line = row->line;
+    size_t slot = 0;
+    jl_status st = row_time(L, row, rd, &pr);
+    if (st == JL_OK)
+        st = row_gpu(L, row, rd, &slot);
+    if (st == JL_OK)
+        st = row_values(L, row, &L->gpus[slot], &pr);
+    pr.slot = slot;
+    return st == JL_OK ? place_row(L, rd, &pr) : st;
+}
+
+/* The end of the log: the held rows grouped (sorted under --sort), the
+ * last sample emitted. */
+static jl_status flush_rows(log_data *L, reader *rd)
+{
+    jl_status st = JL_OK;
+    L->gpus_fixed = 1;
+    for (size_t k = 0; rd->first && k < rd->nfirst && st == JL_OK; k++)
+        st = add_row(L, &rd->first[k]);
+    if (st == JL_OK && L->opt->sort && rd->nrows) {
+        qsort(rd->rows, rd->nrows, sizeof *rd->rows, cmp_prow);
+        for (size_t k = 0; k < rd->nrows && st == JL_OK; k++)
+            st = add_row(L, &rd->rows[k]);
+    }
+    if (st != JL_OK)
+        return st;
+    if (L->n_samples == 0)
+        return LERR(L, JL_ENODATA, 0, 0, NULL, "no samples (only a header)");
+    if (L->min_dt >= 2.0)
+        jl__imp_note(L->k, L->path, "timestamp",
+                     "the log polls every %.3g s at the most: windows shorter than a few polls "
+                     "are imprecise (power_sample_coverage is judged against the log's own "
+                     "sampling gap)",
+                     L->min_dt);
+    if (L->emit && L->n == 1 && (st = L->emit(L->emit_ctx, L)) == JL_OK)
+        L->n = 0;
+    return st;
+}
+
+/* Read one log whole: header, rows, grouping into samples. Returns JL_OK
+ * or an error code (already in the list). */
+static jl_status read_log(log_data *L, jl__imp_csv *csv)
+{
+    jl_status st = JL_OK;
+    jl__imp_csv_row row;
+    jl_error *err = NULL;
+    int r = 0;
+    reader rd = {0};
+    for (int k = 0; k <= K_NSERIES; k++)
+        rd.cidx[k] = -1;
+    const char *enc = jl__imp_csv_encoding(csv);
+    if (enc)
+        jl__imp_note(L->k, L->path, "", "the log is %s%s: read as text", enc,
+                     strstr(enc, "16") ? " (what Windows PowerShell's `>` writes)" : "");
+    if (L->opt->columns && (st = read_header(L, NULL)) != JL_OK)
+        return st;
+    while (st == JL_OK && (r = jl__imp_csv_next(csv, &row, &err)) > 0)
+        st = L->cols ? data_row(L, &rd, &row) : read_header(L, &row);
+    if (st != JL_OK)
+        goto end;
     if (r < 0) {
         st = err ? err->code : JL_ENOMEM;
         jl_error_list_push(L->errors, err);
         err = NULL;
-        goto end;
-    }
-    if (!L->cols) {
+    } else if (!L->cols) {
         st = LERR(L, JL_EMISSING, 0, 0, NULL, "empty log: no header and no rows");
-        goto end;
+    } else {
+        st = flush_rows(L, &rd);
     }
-    L->gpus_fixed = 1;
-    if (first) {
-        for (size_t k = 0; k < nfirst && st == JL_OK; k++)
-            st = add_row(L, &first[k]);
-        if (st != JL_OK)
-            goto end;
-    }
-    if (L->opt->sort && nrows) {
-        qsort(rows, nrows, sizeof *rows, cmp_prow);
-        for (size_t k = 0; k < nrows && st == JL_OK; k++)
-            st = add_row(L, &rows[k]);
-        if (st != JL_OK)
-            goto end;
-    }
-    if (L->n_samples == 0)
-        st = LERR(L, JL_ENODATA, 0, 0, NULL, "no samples (only a header)");
-    else if (L->emit && L->n == 1 && (st = L->emit(L->emit_ctx, L)) == JL_OK)
-        L->n = 0;
 end:
     if (st == JL_ENOMEM && (!L->errors->count))
         LERR(L, JL_ENOMEM, 0, 0, NULL, "out of memory");
     jl_error_free(err);
-    free(rows);
-    free(first);
+    free(rd.rows);
+    free(rd.first);
     return st;
 }
 
@@ -678,14 +929,6 @@ static const char *set_attr(jl_attrs *a, const char *key, const char *value)
     return NULL;
 }
 
-static void set_extra(jl_attrs *a, const char *key, const char *value, int is_num)
-{
-    for (size_t i = 0; i < a->n_extra; i++)
-        if (!strcmp(a->extra[i].key, key))
-            return; /* the user's value wins */
-    jl_attrs_add_extra(a, key, value, is_num);
-}
-
 /* ---- RUNS.csv ----------------------------------------------------------------- */
 
 typedef struct run_spec {
@@ -730,62 +973,149 @@ static int parse_when(const char *s, jl__imp_zone *z, double *out)
     return 1;
 }
 
+/* RUNS.csv's header: names (copied, none twice) and the columns run,
+ * start, end. */
+typedef struct runs_head {
+    char **name;
+    size_t n;
+    int run, start, end;
+} runs_head;
+
+static jl_status runs_header(const char *file, const jl__imp_csv_row *row, runs_head *h,
+                             jl_error_list *errors)
+{
+    h->run = h->start = h->end = -1;
+    if (!(h->name = calloc(row->n ? row->n : 1, sizeof *h->name)))
+        return JL_ENOMEM;
+    for (size_t i = 0; i < row->n; i++) {
+        const char *s = row->f[i].s;
+        if (!(h->name[i] = jl__strdup(s)))
+            return JL_ENOMEM;
+        h->n++;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(h->name[j], s))
+                return jl__imp_err_at(errors, JL_EINVALID, file, row->line, row->f[i].column, s,
+                                      "a column named twice");
+        int *slot = !strcmp(s, "run")     ? &h->run
+                    : !strcmp(s, "start") ? &h->start
+                    : !strcmp(s, "end")   ? &h->end
+                                          : NULL;
+        if (slot)
+            *slot = (int)i;
+    }
+    if (h->run < 0 || h->start < 0 || h->end < 0)
+        return jl__imp_err_at(errors, JL_EMISSING, file, row->line, 1, NULL,
+                              "the header must name the columns run, start and end "
+                              "(then any run attribute)");
+    return JL_OK;
+}
+
+/* A run's name, unique and without '/', and its window [start, end]. */
+static jl_status run_window(const char *file, const jl__imp_csv_row *row, const runs_head *h,
+                            jl__imp_zone *z, const run_spec *specs, size_t n, run_spec *sp,
+                            jl_error_list *errors)
+{
+    const jl__imp_csv_field *f = &row->f[h->run];
+    if (!*f->s || strchr(f->s, '/') || !strcmp(f->s, "."))
+        return jl__imp_err_at(errors, JL_EINVALID, file, row->line, f->column, "run",
+                              "expected a run name without '/', found '%s'", f->s);
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(specs[k].name, f->s))
+            return jl__imp_err_at(errors, JL_EINVALID, file, row->line, f->column, "run",
+                                  "run '%s' is named twice (also line %lld)", f->s, specs[k].line);
+    if (!(sp->name = jl__strdup(f->s)))
+        return JL_ENOMEM;
+    for (int w = 0; w < 2; w++) {
+        const jl__imp_csv_field *tf = &row->f[w ? h->end : h->start];
+        if (!parse_when(tf->s, z, w ? &sp->end : &sp->start))
+            return jl__imp_err_at(errors, JL_EINVALID, file, row->line, tf->column,
+                                  w ? "end" : "start",
+                                  "expected Unix seconds or an ISO 8601 time "
+                                  "(2026-11-23T22:17:22.1Z), found '%s'",
+                                  tf->s);
+    }
+    if (!(sp->end > sp->start))
+        return jl__imp_err_at(errors, JL_EINVALID, file, row->line, row->f[h->end].column, "end",
+                              "the run ends before it starts (%s <= %s)", row->f[h->end].s,
+                              row->f[h->start].s);
+    return JL_OK;
+}
+
+/* The other columns of a run's row: gpus, requests, requests_offset, log,
+ * and run attributes (checked now, set when the run is built). */
+static jl_status run_columns(const char *file, const jl__imp_csv_row *row, const runs_head *h,
+                             run_spec *sp, jl_error_list *errors)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        if ((int)i == h->run || (int)i == h->start || (int)i == h->end || !*row->f[i].s)
+            continue;
+        const char *k = h->name[i], *v = row->f[i].s;
+        char **dst = !strcmp(k, "gpus")       ? &sp->gpus
+                     : !strcmp(k, "requests") ? &sp->requests
+                     : !strcmp(k, "log")      ? &sp->log
+                                              : NULL;
+        if (dst) {
+            if (!(*dst = jl__strdup(v)))
+                return JL_ENOMEM;
+            continue;
+        }
+        if (!strcmp(k, "requests_offset")) {
+            if (!jl__imp_number(v, &sp->req_offset))
+                return jl__imp_err_at(errors, JL_EINVALID, file, row->line, row->f[i].column, k,
+                                      "expected seconds, found '%s'", v);
+            continue;
+        }
+        jl_attrs probe;
+        jl_attrs_init(&probe);
+        const char *why = set_attr(&probe, k, v);
+        jl_attrs_clear(&probe);
+        if (why)
+            return jl__imp_err_at(errors, JL_EINVALID, file, row->line, row->f[i].column, k,
+                                  "%s, found '%s'", why, v);
+        jl_kv *x = realloc(sp->attrs, (sp->n_attrs + 1) * sizeof *x);
+        if (!x)
+            return JL_ENOMEM;
+        sp->attrs = x;
+        x[sp->n_attrs].key = jl__strdup(k);
+        x[sp->n_attrs].value = jl__strdup(v);
+        x[sp->n_attrs].is_number = 0;
+        if (!x[sp->n_attrs++].key || !x[sp->n_attrs - 1].value)
+            return JL_ENOMEM;
+    }
+    return JL_OK;
+}
+
+/* RUNS.csv: a header naming run, start, end and any run attribute, then one
+ * row per run. */
 static jl_status read_runs(jl__imp_csv *csv, jl__imp_zone *z, jl_error_list *errors, run_spec **out,
                            size_t *n_out)
 {
     const char *file = jl__imp_csv_name(csv);
     jl__imp_csv_row row;
     jl_error *err = NULL;
-    char **hdr = NULL;
-    size_t nh = 0, n = 0, cap = 0;
+    runs_head h = {0};
+    size_t n = 0, cap = 0;
     run_spec *specs = NULL;
-    int irun = -1, istart = -1, iend = -1, r;
+    int r;
     jl_status st = JL_OK;
     *out = NULL;
     *n_out = 0;
-    while ((r = jl__imp_csv_next(csv, &row, &err)) > 0) {
-        if (!hdr) {
-            hdr = calloc(row.n ? row.n : 1, sizeof *hdr);
-            if (!hdr)
-                return JL_ENOMEM;
-            nh = row.n;
-            for (size_t i = 0; i < row.n; i++) {
-                if (!(hdr[i] = jl__strdup(row.f[i].s))) {
-                    st = JL_ENOMEM;
-                    goto end;
-                }
-                for (size_t j = 0; j < i; j++)
-                    if (!strcmp(hdr[j], hdr[i])) {
-                        st = jl__imp_err_at(errors, JL_EINVALID, file, row.line, row.f[i].column,
-                                            hdr[i], "a column named twice");
-                        goto end;
-                    }
-                if (!strcmp(hdr[i], "run"))
-                    irun = (int)i;
-                if (!strcmp(hdr[i], "start"))
-                    istart = (int)i;
-                if (!strcmp(hdr[i], "end"))
-                    iend = (int)i;
-            }
-            if (irun < 0 || istart < 0 || iend < 0) {
-                st = jl__imp_err_at(errors, JL_EMISSING, file, row.line, 1, NULL,
-                                    "the header must name the columns run, start and end "
-                                    "(then any run attribute)");
-                goto end;
-            }
+    while (st == JL_OK && (r = jl__imp_csv_next(csv, &row, &err)) > 0) {
+        if (!h.name) {
+            st = runs_header(file, &row, &h, errors);
             continue;
         }
-        if (row.n != nh) {
+        if (row.n != h.n) {
             st = jl__imp_err_at(errors, JL_EINVALID, file, row.line, 1, NULL,
-                                "%zu fields, the header has %zu", row.n, nh);
-            goto end;
+                                "%zu fields, the header has %zu", row.n, h.n);
+            break;
         }
         if (n == cap) {
             size_t nc = cap ? cap * 2 : 16;
             run_spec *x = realloc(specs, nc * sizeof *x);
             if (!x) {
                 st = JL_ENOMEM;
-                goto end;
+                break;
             }
             specs = x;
             cap = nc;
@@ -794,106 +1124,22 @@ static jl_status read_runs(jl__imp_csv *csv, jl__imp_zone *z, jl_error_list *err
         memset(sp, 0, sizeof *sp);
         sp->line = row.line;
         sp->req_offset = NAN;
-        const jl__imp_csv_field *f = &row.f[irun];
-        if (!*f->s || strchr(f->s, '/') || !strcmp(f->s, ".")) {
-            st = jl__imp_err_at(errors, JL_EINVALID, file, row.line, f->column, "run",
-                                "expected a run name without '/', found '%s'", f->s);
-            goto end;
-        }
-        for (size_t k = 0; k + 1 < n; k++)
-            if (!strcmp(specs[k].name, f->s)) {
-                st =
-                    jl__imp_err_at(errors, JL_EINVALID, file, row.line, f->column, "run",
-                                   "run '%s' is named twice (also line %lld)", f->s, specs[k].line);
-                goto end;
-            }
-        if (!(sp->name = jl__strdup(f->s))) {
-            st = JL_ENOMEM;
-            goto end;
-        }
-        for (int w = 0; w < 2; w++) {
-            const jl__imp_csv_field *tf = &row.f[w ? iend : istart];
-            if (!parse_when(tf->s, z, w ? &sp->end : &sp->start)) {
-                st = jl__imp_err_at(errors, JL_EINVALID, file, row.line, tf->column,
-                                    w ? "end" : "start",
-                                    "expected Unix seconds or an ISO 8601 time "
-                                    "(2026-11-23T22:17:22.1Z), found '%s'",
-                                    tf->s);
-                goto end;
-            }
-        }
-        if (!(sp->end > sp->start)) {
-            st = jl__imp_err_at(errors, JL_EINVALID, file, row.line, row.f[iend].column, "end",
-                                "the run ends before it starts (%s <= %s)", row.f[iend].s,
-                                row.f[istart].s);
-            goto end;
-        }
-        for (size_t i = 0; i < nh; i++) {
-            if ((int)i == irun || (int)i == istart || (int)i == iend || !*row.f[i].s)
-                continue;
-            const char *k = hdr[i], *v = row.f[i].s;
-            char **dst = !strcmp(k, "gpus")       ? &sp->gpus
-                         : !strcmp(k, "requests") ? &sp->requests
-                         : !strcmp(k, "log")      ? &sp->log
-                                                  : NULL;
-            if (dst) {
-                if (!(*dst = jl__strdup(v))) {
-                    st = JL_ENOMEM;
-                    goto end;
-                }
-                continue;
-            }
-            if (!strcmp(k, "requests_offset")) {
-                if (!jl__imp_number(v, &sp->req_offset)) {
-                    st = jl__imp_err_at(errors, JL_EINVALID, file, row.line, row.f[i].column, k,
-                                        "expected seconds, found '%s'", v);
-                    goto end;
-                }
-                continue;
-            }
-            jl_attrs probe;
-            jl_attrs_init(&probe);
-            const char *why = set_attr(&probe, k, v);
-            jl_attrs_clear(&probe);
-            if (why) {
-                st = jl__imp_err_at(errors, JL_EINVALID, file, row.line, row.f[i].column, k,
-                                    "%s, found '%s'", why, v);
-                goto end;
-            }
-            jl_kv *x = realloc(sp->attrs, (sp->n_attrs + 1) * sizeof *x);
-            if (!x) {
-                st = JL_ENOMEM;
-                goto end;
-            }
-            sp->attrs = x;
-            x[sp->n_attrs].key = jl__strdup(k);
-            x[sp->n_attrs].value = jl__strdup(v);
-            x[sp->n_attrs].is_number = 0;
-            sp->n_attrs++;
-            if (!x[sp->n_attrs - 1].key || !x[sp->n_attrs - 1].value) {
-                st = JL_ENOMEM;
-                goto end;
-            }
-        }
+        st = run_window(file, &row, &h, z, specs, n - 1, sp, errors);
+        if (st == JL_OK)
+            st = run_columns(file, &row, &h, sp, errors);
     }
-    if (r < 0) {
+    if (st == JL_OK && r < 0) {
         st = err ? err->code : JL_ENOMEM;
         jl_error_list_push(errors, err);
         err = NULL;
-        goto end;
-    }
-    if (!hdr) {
+    } else if (st == JL_OK && !h.name) {
         st = jl__imp_err_at(errors, JL_EMISSING, file, 0, 0, NULL, "empty: no header");
-        goto end;
-    }
-    if (n == 0)
+    } else if (st == JL_OK && n == 0) {
         st = jl__imp_err_at(errors, JL_ENODATA, file, 0, 0, NULL, "no runs (only a header)");
-end:
+    }
     if (st == JL_ENOMEM && !errors->count)
         jl__imp_err_at(errors, JL_ENOMEM, file, 0, 0, NULL, "out of memory");
-    for (size_t i = 0; hdr && i < nh; i++)
-        free(hdr[i]);
-    free(hdr);
+    jl__imp_free_names(h.name, h.n);
     jl_error_free(err);
     if (st != JL_OK) {
         specs_free(specs, n);
@@ -1052,7 +1298,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     /* from the log: GPU model, memory, power limit */
     const char *gname = L->gpus[sel[0]].name;
     if (gname)
-        set_extra(a, "gpu_name", gname, 0);
+        jl__imp_extra_default(c->k, r, "gpu_name", gname, 0);
     for (size_t g = 1; g < G; g++)
         if (gname && L->gpus[sel[g]].name && strcmp(gname, L->gpus[sel[g]].name))
             jl__imp_note(c->k, L->path, "name",
@@ -1074,11 +1320,11 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     char *psrc = jl__asprintf("nvidia-smi %s", pname);
     if (!psrc)
         goto nomem;
-    set_extra(a, "power_source", psrc, 0);
+    jl__imp_extra_default(c->k, r, "power_source", psrc, 0);
     free(psrc);
-    set_extra(a, "source", "nvidia-smi", 0);
-    set_extra(a, "nvidia_smi_log", L->path, 0);
-    set_extra(a, "timezone", jl__imp_zone_name(c->zone), 0);
+    jl__imp_extra_default(c->k, r, "source", "nvidia-smi", 0);
+    jl__imp_extra_default(c->k, r, "nvidia_smi_log", L->path, 0);
+    jl__imp_extra_default(c->k, r, "timezone", jl__imp_zone_name(c->zone), 0);
     if (a->notes)
         jl__strbuf_printf(&notes, "%s ", a->notes);
     jl__strbuf_printf(&notes,
@@ -1608,6 +1854,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__imp_csv *csv, const 
     L->opt = c->opt;
     L->zone = c->zone;
     L->last_t = NAN;
+    L->min_dt = NAN;
     L->emit = stream_emit;
     L->emit_ctx = &x;
     x.row = jl__malloc_array(c->opt->max_gpus, sizeof *x.row);
@@ -1671,6 +1918,7 @@ static jl_status import_logs(ctx *c, jl__imp_csv **csvs, size_t n, jl__imp_csv *
         L->opt = c->opt;
         L->zone = c->zone;
         L->last_t = NAN;
+        L->min_dt = NAN;
         jl_status ls = read_log(L, csvs[k]);
         if (ls == JL_ENOMEM) {
             log_free(L);
