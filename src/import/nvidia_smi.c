@@ -16,8 +16,6 @@
 #include "import/kit.h"
 #include "trace/trace_internal.h"
 
-#define MAX_ATTR_TEXT 60000
-
 void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt)
 {
     memset(opt, 0, sizeof *opt);
@@ -866,67 +864,13 @@ end:
 
 /* ---- run attributes --------------------------------------------------------- */
 
-/* The typed field of attribute key in a (the reader's field table,
- * trace_internal.h), or NULL for an attribute kept as an extra. */
-static const jl__attr_field *typed_field(const char *key)
-{
-    for (size_t i = 0; i < jl__n_attr_fields; i++)
-        if (!strcmp(jl__attr_fields[i].name, key))
-            return &jl__attr_fields[i];
-    return NULL;
-}
-
 #define FIELD(a, f, type) ((type *)((char *)(a) + (f)->off))
 
-/* Set attribute key=value on a; NULL or the reason it cannot be. */
+/* Set attribute key=value on a (the kit's one rule for typed attributes);
+ * NULL or the reason it cannot be. */
 static const char *set_attr(jl_attrs *a, const char *key, const char *value)
 {
-    double x;
-    if (!*key)
-        return "an empty attribute name";
-    if (strlen(value) > MAX_ATTR_TEXT)
-        return "a value longer than 60,000 bytes";
-    if (!strcmp(key, "start_time_unix"))
-        return "start_time_unix is set from the run's start";
-    const jl__attr_field *f = typed_field(key);
-    if (f && f->kind == JL__F_LONG) {
-        int one = !strcmp(key, "num_gpus") || !strcmp(key, "max_batch_size");
-        if (!jl__imp_number(value, &x) || x != floor(x) || x < one || x > 1e9)
-            return one ? "expected a whole number >= 1" : "expected a whole number >= 0";
-        *FIELD(a, f, long) = (long)x;
-        return NULL;
-    }
-    if (f && f->kind == JL__F_DBL) {
-        if (!jl__imp_number(value, &x) || x < 0)
-            return "expected a number >= 0";
-        *FIELD(a, f, double) = x;
-        return NULL;
-    }
-    if (f) {
-        if (!strcmp(key, "workload") && strcmp(value, "llm") && strcmp(value, "mllm") &&
-            strcmp(value, "diffusion"))
-            return "expected llm, mllm or diffusion";
-        char *d = jl__strdup(value);
-        if (!d)
-            return "out of memory";
-        char **p = FIELD(a, f, char *);
-        free(*p);
-        *p = d;
-        return NULL;
-    }
-    for (size_t i = 0; i < a->n_extra; i++)
-        if (!strcmp(a->extra[i].key, key)) {
-            char *d = jl__strdup(value);
-            if (!d)
-                return "out of memory";
-            free(a->extra[i].value);
-            a->extra[i].value = d;
-            a->extra[i].is_number = jl__imp_number(value, &x);
-            return NULL;
-        }
-    if (jl_attrs_add_extra(a, key, value, jl__imp_number(value, &x)) != JL_OK)
-        return "out of memory";
-    return NULL;
+    return jl__imp_set_attr(a, key, value);
 }
 
 /* ---- RUNS.csv ----------------------------------------------------------------- */
@@ -1270,8 +1214,8 @@ static void note_no_avg(ctx *c, const log_data *L)
 }
 
 /* Everything of a run but its power/ and gpu/ series: attributes (--set,
- * then the RUNS.csv row, then the log), notes, requests, placeholders for
- * required attributes not given. n = the samples of its window. */
+ * then the RUNS.csv row, then the log), notes, requests; a required
+ * attribute not given is an error. n = the samples of its window. */
 static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_run *r, double t0,
                             const size_t *sel, size_t G, int pw, size_t n)
 {
@@ -1381,7 +1325,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
                                                "gpu_model", "max_batch_size", NULL};
     for (const char *const *k = all_required; *k; k++) {
         int missing = !strcmp(*k, "max_batch_size") ? a->max_batch_size < 1
-                                                    : !*FIELD(a, typed_field(*k), char *);
+                                                    : !*FIELD(a, jl__imp_attr_field(*k), char *);
         if (!missing)
             continue;
         jl__strbuf_printf(&unk, "%s%s", unk.len ? ", " : "", *k);
@@ -2264,8 +2208,9 @@ const jl_importer jl__importer_nvidia_smi = {
         "with it each row of RUNS.csv is a run [start, end] (Unix seconds or ISO 8601),\n"
         "on the GPUs of its gpus column, with attributes from the other columns and\n"
         "requests from a vLLM `bench serve --save-result --save-detailed` JSON named in a\n"
-        "requests column. Missing required attributes are written as 'unknown' with a\n"
-        "note. Field mapping and units: import.md, \"nvidia-smi\".\n",
+        "requests column. A required attribute given by none of RUNS.csv, --set, the\n"
+        "request file or the log is an error naming it. Field mapping and units:\n"
+        "import.md, \"nvidia-smi\".\n",
     .options = nvsmi_options,
     .min_paths = 1,
     .max_paths = 0,
