@@ -47,7 +47,7 @@ JL_API_BEGIN
     X(PUBLISHED_AGREES, "published_agrees", "1", 0, 0.10, 0.25,                                       \
       "published figures beside time series: largest |recomputed - published| / |published|")         \
     X(WINDOW_ALIGNMENT, "window_alignment", "s", 0, 1.5, 3.0,                                         \
-      "seconds from the first request to the rise of power: requests placed while power is idle")
+      "longest stretch of requests in flight while power stays idle: a window placed off the load")
 
 typedef enum {
 /* clang-format off */

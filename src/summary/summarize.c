@@ -947,15 +947,51 @@ static double watts_sum_row(const jl_run *r, size_t i)
     return sum;
 }
 
+/* Requests in flight: the union of [arrival, finish] (finish NaN: the
+ * request's last known time) as sorted, disjoint intervals in iv[2k],
+ * iv[2k+1]; returns their count. iv holds 2 R doubles. */
+static int cmp_pair(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static size_t in_flight(const jl_run *r, double *iv)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < r->req_n; i++) {
+        double a = r->arrival[i];
+        double f = isfinite(r->finish[i]) ? r->finish[i] : r->first_token[i];
+        if (isfinite(a) && isfinite(f) && f > a) {
+            iv[2 * m] = a;
+            iv[2 * m + 1] = f;
+            m++;
+        }
+    }
+    qsort(iv, m, 2 * sizeof *iv, cmp_pair);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k && iv[2 * i] <= iv[2 * k - 1]) {
+            iv[2 * k - 1] = fmax(iv[2 * k - 1], iv[2 * i + 1]);
+        } else {
+            iv[2 * k] = iv[2 * i];
+            iv[2 * k + 1] = iv[2 * i + 1];
+            k++;
+        }
+    }
+    return k;
+}
+
 /* The check rule window_alignment's figure (summary.h, power_rise_lag_s):
- * does power rise when the requests start? The low level is the run's
- * lowest total power, the high level its median over the window; the rise
- * is the first sample at or above low + RISE_SHARE x (high - low), and the
- * lag is measured from the first arrival to the sample before that one
- * (the earliest the rise can have begun, so a coarse sampling period never
- * makes a lag of its own). A window placed seconds before the load (a
- * RUNS.csv start too early, requests placed at the run's start) shows as a
- * lag of those seconds. */
+ * do the requests run while power is up? The idle level is the run's
+ * lowest total power plus RISE_SHARE of the way to its median over the
+ * window; the figure is the longest stretch during which requests are in
+ * flight and power stays below that level between two consecutive samples
+ * (a stretch between a sample below and one above is not counted, so a
+ * coarse sampling period never makes a stretch of its own). A window placed
+ * seconds before the load (a RUNS.csv start too early, requests placed at
+ * the run's start) shows as a stretch of those seconds, whatever power did
+ * before the first request (a previous run's tail). */
 #define RISE_SHARE 0.2
 #define RISE_MIN_SHARE 0.1 /* high - low below this share of high: flat, skipped */
 static jl_status alignment_figure(ctx *c)
@@ -964,22 +1000,21 @@ static jl_status alignment_figure(ctx *c)
     jl_summary *s = c->s;
     const size_t n = run->power_n;
     const double *pt = run->power_time;
-    double first = INFINITY;
-    for (size_t i = 0; i < run->req_n; i++)
-        if (run->arrival && isfinite(run->arrival[i]) && run->arrival[i] < first)
-            first = run->arrival[i];
-    if (!isfinite(first)) {
-        s->power_rise_skip = JL_RISE_NO_REQUESTS;
+    s->power_rise_skip = JL_RISE_NO_REQUESTS;
+    if (!run->req_n || !run->arrival || !run->finish || !run->first_token)
         return JL_OK;
-    }
     s->power_rise_skip = JL_RISE_NO_WATTS;
     if (!run->watts.v || n < 2 || !isfinite(c->a) || !isfinite(c->b))
         return JL_OK;
     double low = INFINITY;
     size_t nw = 0;
     double *w = jl__malloc_array(n, sizeof *w);
-    if (!w)
+    double *iv = jl__malloc_array(2 * run->req_n, sizeof *iv);
+    if (!w || !iv) {
+        free(w);
+        free(iv);
         return JL_ENOMEM;
+    }
     for (size_t i = 0; i < n; i++) {
         double x = watts_sum_row(run, i);
         if (!isfinite(x))
@@ -989,26 +1024,44 @@ static jl_status alignment_figure(ctx *c)
         if (pt[i] >= c->a && pt[i] <= c->b)
             w[nw++] = x;
     }
-    if (!nw || !isfinite(low)) {
-        free(w);
-        return JL_OK;
-    }
-    double q = 0.5, high;
-    jl__quantiles_d(w, nw, &q, 1, &high);
+    double high = NAN, q = 0.5;
+    if (nw)
+        jl__quantiles_d(w, nw, &q, 1, &high);
     free(w);
-    if (!(high - low >= RISE_MIN_SHARE * high)) {
+    size_t k = in_flight(run, iv);
+    if (!k) {
+        s->power_rise_skip = JL_RISE_NO_REQUESTS;
+    } else if (!(high - low >= RISE_MIN_SHARE * high)) {
         s->power_rise_skip = JL_RISE_FLAT;
-        return JL_OK;
-    }
-    double level = low + RISE_SHARE * (high - low);
-    for (size_t i = 0; i < n; i++) {
-        double x = watts_sum_row(run, i);
-        if (isfinite(x) && x >= level) {
-            s->power_rise_lag_s = (i > 0 ? pt[i - 1] : pt[0]) - first;
-            s->power_rise_skip = JL_RISE_OK;
-            break;
+    } else {
+        double level = low + RISE_SHARE * (high - low), longest = 0, run_len = 0;
+        size_t j = 0; /* the in-flight interval at or after the current gap */
+        for (size_t i = 0; i + 1 < n; i++) {
+            double x0 = watts_sum_row(run, i), x1 = watts_sum_row(run, i + 1);
+            double lo = pt[i], hi = pt[i + 1];
+            if (!(x0 < level && x1 < level)) {
+                run_len = 0;
+                continue;
+            }
+            while (j < k && iv[2 * j + 1] <= lo)
+                j++;
+            /* the part of [lo, hi] inside the in-flight interval j (one gap
+             * is short: intervals are not split within it) */
+            double a = j < k ? fmax(lo, iv[2 * j]) : hi, b = j < k ? fmin(hi, iv[2 * j + 1]) : lo;
+            if (b > a) {
+                run_len = (a == lo ? run_len : 0) + (b - a);
+                if (run_len > longest)
+                    longest = run_len;
+                if (b < hi)
+                    run_len = 0;
+            } else {
+                run_len = 0;
+            }
         }
+        s->power_rise_lag_s = longest;
+        s->power_rise_skip = JL_RISE_OK;
     }
+    free(iv);
     return JL_OK;
 }
 
