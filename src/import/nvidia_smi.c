@@ -117,6 +117,9 @@ typedef struct log_data {
     size_t n_samples;         /* samples grouped so far (all of them, streamed or not) */
     double sample_t0, min_dt; /* the current sample's first time; the shortest poll gap */
     int gpu_keyed;            /* an index or uuid column tells the GPUs apart */
+    int ident_col;            /* without: a pci.bus_id, serial or name column, -1: none */
+    char *ident;              /* its first value */
+    long long ident_line;
     /* `nvidia-smi dmon -o DT` output: its columns by position (-1: the date,
      * merged into the time) and a row rebuilt as CSV fields */
     int dmon, *dmon_col;
@@ -146,6 +149,7 @@ static void log_free(log_data *L)
         free(L->v[s]);
     free(L->seen);
     free(L->dmon_col);
+    free(L->ident);
     free(L->dmon_f);
     free(L->dmon_text);
     free(L->gpu_last_t);
@@ -586,6 +590,32 @@ static void layout_columns(log_data *L, reader *rd)
     for (int s = 0; s < N_SERIES; s++)
         L->has_series[s] = rd->cidx[FIRST_SERIES + s] >= 0;
     L->gpu_keyed = rd->cidx[K_INDEX] >= 0 || rd->cidx[K_UUID] >= 0;
+    L->ident_col = -1;
+    static const char *const idents[] = {"pci.bus_id", "serial", "name", "gpu_name"};
+    for (size_t k = 0; !L->gpu_keyed && k < sizeof idents / sizeof idents[0]; k++)
+        for (size_t i = 0; L->ident_col < 0 && i < L->n_cols; i++)
+            if (!strcmp(L->cols[i].name, idents[k]))
+                L->ident_col = (int)i;
+}
+
+/* Without index or uuid every row is one GPU's: a pci.bus_id, serial or
+ * name that changes says the log holds several it cannot tell apart. */
+static jl_status same_gpu(log_data *L, const jl__imp_csv_row *row)
+{
+    if (L->ident_col < 0)
+        return JL_OK;
+    const jl__imp_csv_field *f = &row->f[L->ident_col];
+    if (!L->ident) {
+        L->ident_line = row->line;
+        return (L->ident = jl__strdup(f->s)) ? JL_OK : JL_ENOMEM;
+    }
+    if (!strcmp(L->ident, f->s))
+        return JL_OK;
+    return LERR(L, JL_EINVALID, row->line, f->column, L->cols[L->ident_col].name,
+                "'%s' here, '%s' at line %lld: the log holds several GPUs but no index or uuid "
+                "column to tell them apart; log them with --query-gpu=timestamp,index,uuid,"
+                "power.draw,... (or one GPU with -i N)",
+                f->s, L->ident, L->ident_line);
 }
 
 /* The row's time (Unix s, through the zone) into pr->t. */
@@ -786,7 +816,9 @@ static jl_status data_row(log_data *L, reader *rd, const jl__imp_csv_row *row)
     prow pr;
     pr.line = row->line;
     size_t slot = 0;
-    jl_status st = row_time(L, row, rd, &pr);
+    jl_status st = same_gpu(L, row);
+    if (st == JL_OK)
+        st = row_time(L, row, rd, &pr);
     if (st == JL_OK)
         st = row_gpu(L, row, rd, &slot);
     if (st == JL_OK)

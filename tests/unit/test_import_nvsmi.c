@@ -271,6 +271,12 @@ static void test_bad_input(void)
                  HDR "2026/11/23 10:00:01.000, 0, 72 W\n"
                      "2026/11/23 10:00:01.000, 0, 73 W\n",
                  0, "log.csv:3:1: field 'timestamp': duplicate timestamp", "line 2");
+    expect_error("several_gpus_no_index",
+                 "timestamp, pci.bus_id, power.draw [W]\n"
+                 "2026/11/23 10:00:00.000, 00000000:18:00.0, 72 W\n"
+                 "2026/11/23 10:00:00.004, 00000000:2A:00.0, 75 W\n",
+                 0, "log.csv:3:26: field 'pci.bus_id': '00000000:2A:00.0' here",
+                 "no index or uuid column");
     expect_error("gpu_mid_log",
                  HDR "2026/11/23 10:00:00.000, 0, 72 W\n"
                      "2026/11/23 10:00:01.000, 0, 72 W\n"
