@@ -289,6 +289,7 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
 {
     if (n_paths <= 0)
         return cli_usage_error(cmd, "no PATH given");
+    cli_provenance_study(cs);
     if (isatty(STDERR_FILENO)) {
         cs->opt.progress = progress;
         cs->opt.progress_ctx = NULL;

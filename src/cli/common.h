@@ -222,4 +222,12 @@ void cli_model_task_widths(const void *rows, size_t n, size_t stride, size_t mod
 /* Basename of a path, for tables. */
 const char *cli_basename(const char *path);
 
+/* Provenance (src/cli/provenance.c, joules/account.h): the command line
+ * and its inputs (every argument naming a file or directory, except the
+ * values of -o/--output/--csv), set before the command runs; the study's
+ * rules and method choices; another method choice (key = v). */
+void cli_provenance_begin(int argc, char **argv);
+void cli_provenance_study(const cli_study *cs);
+void cli_provenance_method(const char *key, const json_t *v);
+
 #endif

@@ -103,6 +103,7 @@ static int run(int argc, char **argv)
      * so getopt prints nothing of its own. */
     opterr = 0;
     cli_use_installed_data();
+    cli_provenance_begin(argc, argv);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return finish(argv[1], commands[i].run(argc - 1, argv + 1));
