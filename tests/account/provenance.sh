@@ -12,12 +12,12 @@ trap 'rm -rf "$T"' EXIT
 cd "$SRC" || exit 1
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
-SOURCE_DATE_EPOCH=86400 "$J" summarize --json --csv "$T/s.csv" traces/ >"$T/a.json"
-SOURCE_DATE_EPOCH=86400 "$J" summarize --json --csv "$T/s.csv" traces/ >"$T/b.json"
+SOURCE_DATE_EPOCH=86400 "$J" summarize --json --force --csv "$T/s.csv" traces/ >"$T/a.json"
+SOURCE_DATE_EPOCH=86400 "$J" summarize --json --force --csv "$T/s.csv" traces/ >"$T/b.json"
 cmp -s "$T/a.json" "$T/b.json" || bad "two runs differ under SOURCE_DATE_EPOCH"
 jq -e '.provenance.created == "1970-01-02T00:00:00Z"' "$T/a.json" >/dev/null || bad "created not from SOURCE_DATE_EPOCH"
 jq -e '.provenance.schema == "joules.provenance/1" and .provenance.joules.version != null and .provenance.rules.version == "joules.rules/1"' "$T/a.json" >/dev/null || bad "block incomplete"
-jq -e '.provenance.command == ["joules","summarize","--json","--csv","'"$T"'/s.csv","traces/"]' "$T/a.json" >/dev/null || bad "command line"
+jq -e '.provenance.command == ["joules","summarize","--json","--force","--csv","'"$T"'/s.csv","traces/"]' "$T/a.json" >/dev/null || bad "command line"
 jq -e '[.provenance.inputs[].path] | index("'"$T"'/s.csv") == null' "$T/a.json" >/dev/null || bad "the --csv output listed as an input"
 jq -r '.provenance.inputs[] | select(.path | endswith(".h5")) | "\(.sha256)  \(.path)"' "$T/a.json" >"$T/sums"
 [ "$(wc -l <"$T/sums")" = 4 ] || bad "expected the 4 trace files as inputs: $(cat "$T/sums")"
@@ -26,7 +26,7 @@ jq -r '.provenance.inputs[] | select(.path | endswith(".h5")) | "\(.bytes) \(.pa
     [ "$(wc -c <"$path")" = "$size" ] || echo "FAIL: size of $path"
 done | grep FAIL && fail=1
 # the time is the only thing that moves
-SOURCE_DATE_EPOCH=0 "$J" summarize --json --csv "$T/s.csv" traces/ >"$T/c.json"
+SOURCE_DATE_EPOCH=0 "$J" summarize --json --force --csv "$T/s.csv" traces/ >"$T/c.json"
 [ "$(diff "$T/a.json" "$T/c.json" | grep -c '^[<>]')" = 2 ] || bad "more than the time differs between two epochs"
 # the text writer's documents (frontier) carry it too, in sorted place
 "$J" frontier --json traces/ >"$T/f.json"
