@@ -24,7 +24,8 @@ typedef struct jl_command {
     X(report, "the whole analysis as a directory: index.html, data/, figures/, notebooks")        \
     X(fit,                                                                                        \
       "batch-size model per group: parameters with intervals, residuals, curves, --loo accuracy") \
-    X(predict, "energy per token, power, step time, throughput at unmeasured batch sizes")
+    X(predict, "energy per token, power, step time, throughput at unmeasured batch sizes")        \
+    X(attribute, "energy per layer, operator class, step and second from profiler spans")
 
 /* A command's --help: its text, then where its manual page and the
  * documents the text names (*.md) are installed (src/cli/help.c); cmd NULL:
