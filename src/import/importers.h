@@ -12,7 +12,8 @@
     X(mlenergy)           \
     X(mlenergy_benchmark) \
     X(mlperf_power)       \
-    X(nvidia_smi)
+    X(nvidia_smi)         \
+    X(kineto)
 
 #define JL_X_DECL(id) extern const jl_importer jl__importer_##id;
 JL_IMPORTERS(JL_X_DECL)
