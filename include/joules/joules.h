@@ -9,6 +9,7 @@
 #ifndef JOULES_JOULES_H
 #define JOULES_JOULES_H
 
+#include "joules/attribute.h"
 #include "joules/attrs.h"
 #include "joules/ceiling.h"
 #include "joules/check.h"
