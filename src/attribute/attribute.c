@@ -115,7 +115,8 @@ void jl_attr_classify(const jl_attribute_options *opt, const char *name, char *c
         }
     }
     size_t len = strlen(name);
-    if (len > 5 && !strcmp(name + len - 5, "_step"))
+    int profiler_step = !strncmp(name, "ProfilerStep#", 13);
+    if ((len > 5 && !strcmp(name + len - 5, "_step")) || profiler_step)
         *kind = "step";
     for (size_t i = 0; opt && i < opt->n_class_rules; i++) {
         const char *r = opt->class_rules[i], *eq = strrchr(r, '=');
@@ -131,6 +132,8 @@ void jl_attr_classify(const jl_attribute_options *opt, const char *name, char *c
     }
     if (*layer >= 0)
         snprintf(cls, cap, "%s", strchr(name, '.') + 1);
+    else if (profiler_step) /* PyTorch's ProfilerStep#N, one class */
+        snprintf(cls, cap, "ProfilerStep");
     else
         snprintf(cls, cap, "%s", name);
 }
@@ -565,7 +568,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     }
     char **missing = NULL;
     size_t n_missing = 0;
-    size_t n_ps = 0, n_bad_gpu = 0;
+    size_t n_ps = 0;
     for (size_t oi = 0; oi < spans->n; oi++) {
         size_t i = order[oi];
         const char *name = spans->names[spans->name[i]];
@@ -582,8 +585,11 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         double f = dur > 0 ? (b - a) / dur : 1.0;
         int g = spans->gpu ? spans->gpu[i] : 0;
         if (g < 0 || (size_t)g >= G) {
-            n_bad_gpu++;
-            continue;
+            free(order);
+            free(Ps);
+            st = jl_fail(err, JL_EINVALID, file, rn, "spans/gpu", (long long)i,
+                         "row %zu: GPU %d, but the run has %zu", i, g, G);
+            goto fail;
         }
         piece_span *p = &ps[n_ps];
         p->span = i;
@@ -1087,9 +1093,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     for (size_t q = 0; q < n_missing; q++)
         free(missing[q]);
     free(missing);
-    if (n_bad_gpu)
-        ok &= add_warning(A, opt, JL_ATTRW_clock_alignment,
-                          "%zu spans name a GPU the run does not have: left out", n_bad_gpu);
     free(Ps);
     if (!ok) {
         st = JL_ENOMEM;

@@ -531,7 +531,11 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
                                               : "the run has no @start_time_unix");
             goto end;
         }
-        long long t0_ns = llround(run->attrs.start_time_unix * 1e9);
+        /* in whole seconds and a fraction: start_time_unix x 1e9 as one
+         * double would round to 256 ns */
+        double whole = floor(run->attrs.start_time_unix);
+        long long t0_ns =
+            (long long)whole * 1000000000LL + llround((run->attrs.start_time_unix - whole) * 1e9);
         al.offset_s = (double)(k.base_ns - t0_ns) / 1e9;
         al.clock = jl__strdup("Kineto baseTimeNanoseconds + ts against the run's "
                               "@start_time_unix (wall clock; agreement not measured)");
@@ -671,7 +675,8 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
         sp->start[o] = al.offset_s + e->ts * 1e-6;
         sp->end[o] = sp->start[o] + e->dur * 1e-6;
         sp->parent[o] = parent[j] >= 0 ? (int32_t)pos[parent[j]] : -1;
-        sp->gpu[o] = (int16_t)(e->stream >> 32);
+        /* GPU-side events: pid is the device; CPU-side: the process */
+        sp->gpu[o] = side == K_GPU_ANN ? (int16_t)(e->stream >> 32) : 0;
         if (sp->busy_s)
             sp->busy_s[o] = (float)(busy[j] * 1e-6);
         const char *nm = sp->names[sp->name[o]];

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/util.h"
 #include "joules/attribute.h"
@@ -467,6 +468,168 @@ TEST(sensor_fit_synthetic)
     truth_free(&T);
 }
 
+/* ---- import kineto ------------------------------------------------------------ */
+
+/* A small Kineto trace: one step marker, a layer with two annotated ops
+ * (one holding two kernels, one a kernel and a memcpy), a nested CPU-side
+ * pair, a stale kernel with ts = dur = 0 and an unannotated kernel. ts in
+ * µs from baseTimeNanoseconds = 1795000000 s + 250 ms (the fixture's
+ * @start_time_unix is 1795000000.25: ts 1e6 is run time 1 s). */
+static const char *const kineto_doc =
+    "{\"schemaVersion\":1,\"baseTimeNanoseconds\":1795000000250000000,\n"
+    "\"traceEvents\":[\n"
+    "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"decode_step\",\"pid\":0,\"tid\":7,"
+    "\"ts\":1000000,\"dur\":1},\n"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD\",\"pid\":0,\"tid\":7,"
+    "\"ts\":1000000.2,\"dur\":0.5,\"args\":{\"bytes\":12}},\n"
+    "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"layer0.attention\",\"pid\":0,"
+    "\"tid\":7,\"ts\":1000010,\"dur\":100},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"attn_k1\",\"pid\":0,\"tid\":7,\"ts\":1000010,"
+    "\"dur\":40,\"args\":{\"grid\":[1,2,3],\"nested\":{\"a\":[{}]}}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"attn_k2\",\"pid\":0,\"tid\":7,\"ts\":1000060,"
+    "\"dur\":50},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"stale\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":0},\n"
+    "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"layer0.mlp\",\"pid\":0,\"tid\":7,"
+    "\"ts\":1000120,\"dur\":30},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm \\\"quoted\\\" \\u00e9\",\"pid\":0,"
+    "\"tid\":7,\"ts\":1000120,\"dur\":20},\n"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset\",\"pid\":0,\"tid\":7,"
+    "\"ts\":1000145,\"dur\":5},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"outside\",\"pid\":0,\"tid\":7,\"ts\":1000200,"
+    "\"dur\":8},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"decode_step\",\"pid\":462,\"tid\":462,"
+    "\"ts\":999990,\"dur\":300},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"layer0.attention\",\"pid\":462,"
+    "\"tid\":462,\"ts\":999995,\"dur\":20},\n"
+    "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":1,\"pid\":0,\"tid\":0,"
+    "\"args\":{\"name\":\"python3\"}},\n"
+    "{\"ph\":\"X\",\"cat\":\"Trace\",\"ts\":999980,\"dur\":400,\"pid\":\"Spans\","
+    "\"tid\":\"PyTorch Profiler\",\"name\":\"PyTorch Profiler (0)\"}\n"
+    "],\"traceName\":\"t\"}\n";
+
+static char *fixture_trace(const char *tag)
+{
+    truth T = {.idle = 100};
+    truth_done(&T);
+    jl_run *r = sensor_run(&T, 3.0, "r0");
+    r->attrs.start_time_unix = 1795000000.25;
+    char *path = tmp_path(tag);
+    jl_error *err = NULL;
+    const jl_run *runs[1] = {r};
+    CHECK(jl_trace_write(path, runs, 1, NULL, &err) == JL_OK);
+    jl_error_free(err);
+    jl_run_free(r);
+    truth_free(&T);
+    return path;
+}
+
+static jl_status import_into(const char *json, size_t len, int gz, const char *trace,
+                             const jl_importer_arg *args, size_t n_args, jl_error_list *errors)
+{
+    char *src =
+        jl__asprintf("/tmp/joules-test-attribute-%ld%s", (long)getpid(), gz ? ".json.gz" : ".json");
+    if (gz) {
+        gzFile z = gzopen(src, "wb");
+        gzwrite(z, json, (unsigned)len);
+        gzclose(z);
+    } else {
+        FILE *f = fopen(src, "wb");
+        fwrite(json, 1, len, f);
+        fclose(f);
+    }
+    const jl_importer *im = jl_importer_find("kineto");
+    jl_import_result *r = NULL;
+    const char *paths[1] = {src};
+    jl_status st = im->into(paths, 1, args, n_args, trace, "r0", &r, errors);
+    jl_import_result_free(r);
+    unlink(src);
+    free(src);
+    return st;
+}
+
+static jl_spans *spans_of(const char *trace)
+{
+    jl_trace *t = NULL;
+    jl_spans *s = NULL;
+    jl_error *err = NULL;
+    if (jl_trace_open(trace, NULL, &t, &err) == JL_OK)
+        jl_trace_read_spans(t, 0, &s, &err);
+    jl_error_free(err);
+    jl_trace_close(t);
+    return s;
+}
+
+TEST(kineto_fold_and_align)
+{
+    char *trace = fixture_trace("kineto");
+    jl_error_list errors = {0};
+    for (int gz = 0; gz < 2; gz++) {
+        CHECK(import_into(kineto_doc, strlen(kineto_doc), gz, trace, NULL, 0, &errors) == JL_OK);
+        CHECK_EQ_INT(errors.count, 0);
+        jl_spans *s = spans_of(trace);
+        CHECK(s != NULL);
+        if (!s)
+            continue;
+        CHECK_STR(s->side, "gpu");
+        CHECK_EQ_INT(s->n, 3); /* the GPU side's three annotations */
+        CHECK_STR(s->names[s->name[1]], "layer0.attention");
+        CHECK_NEAR(s->start[1], 1.000010, 0, 1e-9);
+        CHECK_NEAR(s->end[1], 1.000110, 0, 1e-9);
+        CHECK_NEAR(s->busy_s[1], 90e-6, 1e-5, 0);  /* two kernels */
+        CHECK_NEAR(s->busy_s[2], 25e-6, 1e-5, 0);  /* a kernel and a memset */
+        CHECK_NEAR(s->busy_s[0], 0.5e-6, 1e-4, 0); /* the marker's copy */
+        CHECK_EQ_INT(s->step[0], 0);
+        CHECK_EQ_INT(s->step[2], 0);
+        CHECK_NEAR(s->window[0], 0.99998, 0, 1e-9); /* the profiler's window */
+        CHECK_NEAR(s->window[1], 1.00038, 0, 1e-9);
+        jl_spans_free(s);
+    }
+    /* CPU side on request: nested, no busy time; --offset moves them */
+    jl_importer_arg args[2] = {{"side", "cpu"}, {"offset", "0.5"}};
+    CHECK(import_into(kineto_doc, strlen(kineto_doc), 0, trace, args, 2, &errors) == JL_OK);
+    jl_spans *s = spans_of(trace);
+    CHECK(s && s->n == 2);
+    if (s && s->n == 2) {
+        CHECK(s->busy_s == NULL);
+        CHECK_EQ_INT(s->parent[1], 0);
+        CHECK_EQ_INT(s->gpu[0], 0);
+        CHECK_NEAR(s->start[0], 1.49999, 0, 1e-9);
+    }
+    jl_spans_free(s);
+    jl_error_list_clear(&errors);
+    unlink(trace);
+    free(trace);
+}
+
+TEST(kineto_refusals)
+{
+    char *trace = fixture_trace("kineto-bad");
+    jl_error_list errors = {0};
+    /* a syntax error names the file, line and column; the trace is untouched */
+    const char *bad = "{\"traceEvents\":[\n{\"ph\":\"X\",\"ts\":1,}\n]}";
+    CHECK(import_into(bad, strlen(bad), 0, trace, NULL, 0, &errors) == JL_EFORMAT);
+    CHECK(errors.count == 1 && errors.items[0]->line == 2);
+    jl_spans *s = spans_of(trace);
+    CHECK(s == NULL);
+    jl_error_list_clear(&errors);
+    /* only zero-timestamp kernels and annotations: nothing to import */
+    const char *stale =
+        "{\"baseTimeNanoseconds\":1,\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\","
+        "\"name\":\"a\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":0},{\"ph\":\"X\",\"cat\":\"kernel\","
+        "\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":0}]}";
+    CHECK(import_into(stale, strlen(stale), 0, trace, NULL, 0, &errors) == JL_ENODATA);
+    char *m = errors.count ? jl_error_format(errors.items[0]) : NULL;
+    CHECK_CONTAINS(m, "2 with zero timestamps rejected");
+    free(m);
+    jl_error_list_clear(&errors);
+    /* a truncated gzip is an error, not a short profile */
+    CHECK(import_into(kineto_doc, strlen(kineto_doc) / 2, 1, trace, NULL, 0, &errors) != JL_OK);
+    CHECK(errors.count >= 1);
+    jl_error_list_clear(&errors);
+    unlink(trace);
+    free(trace);
+}
+
 /* ---- the shared H100 recordings -------------------------------------------- */
 
 static int open_one(const char *path, jl_trace **t, jl_run **r, jl_spans **s, jl_sensor *z)
@@ -646,6 +809,8 @@ int main(int argc, char **argv)
     RUN(no_spans_is_an_error);
     RUN(classify_grammar);
     RUN(sensor_fit_synthetic);
+    RUN(kineto_fold_and_align);
+    RUN(kineto_refusals);
     RUN_DATA(shared_sensor_fit);
     RUN_DATA(shared_profiled_run);
     TEST_MAIN_END();
