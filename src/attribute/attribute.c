@@ -346,6 +346,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     size_t *dur_row = NULL;
     jl__counter *ctr = NULL;
     row_extra *rx = NULL;
+    double *Ps = NULL; /* static power per GPU */
     span_part *parts = NULL;
     size_t n_parts = 0;
     double *Ek = NULL, *Tk = NULL, *Bw = NULL, *Pk = NULL, *Sk = NULL;
@@ -414,15 +415,14 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
 
     /* counters and static power, per GPU */
     ctr = calloc(G, sizeof *ctr);
-    double *Ps = calloc(G, sizeof *Ps), ps_unc = 0.05;
+    double ps_unc = 0.05;
+    Ps = calloc(G, sizeof *Ps);
     if (!ctr || !Ps) {
-        free(Ps);
         st = JL_ENOMEM;
         goto fail;
     }
     for (size_t g = 0; g < G; g++) {
         if ((st = jl__counter_build(run, g, &A->sensor, &ctr[g], err)) != JL_OK) {
-            free(Ps);
             goto fail;
         }
         double e0 = jl__counter_at(&ctr[g], W0), e1 = jl__counter_at(&ctr[g], W1);
@@ -431,18 +431,15 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
                          "the window [%.6g, %.6g] s is not inside the counter's updates "
                          "[%.6g, %.6g] s (GPU %zu)",
                          W0, W1, ctr[g].t[0], ctr[g].t[ctr[g].n - 1], g);
-            free(Ps);
             goto fail;
         }
         A->window_energy_j += e1 - e0;
         char *src = NULL;
         if (!static_power(run, &ctr[g], opt, &Ps[g], &ps_unc, &src)) {
-            free(Ps);
             st = JL_ENOMEM;
             goto fail;
         }
         if (!isfinite(Ps[g])) {
-            free(Ps);
             st = jl_fail(err, JL_ENODATA, file, rn, NULL, -1,
                          "no static power: the trace has no idle before t = 0 and no "
                          "@gpu_idle_power_w; state an estimate with --static-w W");
@@ -458,7 +455,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     A->energy_source = jl__strdup(ctr[0].from_watts ? "watts (integrated power readings)"
                                                     : "counter (energy_j at its update times)");
     if (!A->energy_source) {
-        free(Ps);
         st = JL_ENOMEM;
         goto fail;
     }
@@ -471,7 +467,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         cap += (size_t)ceil((W1 - W0) / opt->time_bin_s) + 1;
     bnd = malloc(cap * sizeof *bnd);
     if (!bnd) {
-        free(Ps);
         st = JL_ENOMEM;
         goto fail;
     }
@@ -507,7 +502,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     excl_orig = malloc(spans->n * sizeof *excl_orig);
     ps = malloc(spans->n * sizeof *ps);
     if (!Ek || !Tk || !Bw || !Pk || !Sk || !excl_orig || !ps) {
-        free(Ps);
         st = JL_ENOMEM;
         goto fail;
     }
@@ -527,7 +521,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     int32_t cur_step = -1;
     size_t *order = malloc(spans->n * sizeof *order);
     if (!order) {
-        free(Ps);
         st = JL_ENOMEM;
         goto fail;
     }
@@ -543,7 +536,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
             double *key = malloc(spans->n * 2 * sizeof *key);
             if (!key) {
                 free(order);
-                free(Ps);
                 st = JL_ENOMEM;
                 goto fail;
             }
@@ -586,7 +578,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         int g = spans->gpu ? spans->gpu[i] : 0;
         if (g < 0 || (size_t)g >= G) {
             free(order);
-            free(Ps);
             st = jl_fail(err, JL_EINVALID, file, rn, "spans/gpu", (long long)i,
                          "row %zu: GPU %d, but the run has %zu", i, g, G);
             goto fail;
@@ -650,7 +641,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
             p->row = SIZE_MAX;
         } else if ((p->row = key_index(&ks, key)) == SIZE_MAX) {
             free(order);
-            free(Ps);
             st = JL_ENOMEM;
             goto fail;
         }
@@ -663,7 +653,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
             char key[64];
             snprintf(key, sizeof key, "%.6f", W0 + (double)b * opt->time_bin_s);
             if (key_index(&ks, key) == SIZE_MAX) {
-                free(Ps);
                 st = JL_ENOMEM;
                 goto fail;
             }
@@ -672,7 +661,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     A->rows = calloc(R ? R : 1, sizeof *A->rows);
     rx = calloc(R ? R : 1, sizeof *rx);
     if (!A->rows || !rx) {
-        free(Ps);
         st = JL_ENOMEM;
         goto fail;
     }
@@ -687,7 +675,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
 
     /* each span's parts: (span, piece, the fraction of the span in it) */
     if (!(parts = span_parts(ps, n_ps, bnd, K, &n_parts))) {
-        free(Ps);
         st = JL_ENOMEM;
         goto fail;
     }
@@ -739,7 +726,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     if (!attr_dyn || !attr_stat) {
         free(attr_dyn);
         free(attr_stat);
-        free(Ps);
         st = JL_ENOMEM;
         goto fail;
     }
@@ -872,7 +858,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         double *tmp = malloc(n_ps * 2 * sizeof *tmp);
         if (!durs || !dur_row || !tmp) {
             free(tmp);
-            free(Ps);
             st = JL_ENOMEM;
             goto fail;
         }
@@ -911,7 +896,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         if (!cover || !touched) {
             free(cover);
             free(touched);
-            free(Ps);
             st = JL_ENOMEM;
             goto fail;
         }
@@ -974,7 +958,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
                     "(median span %.3g ms): the sensor cannot see it alone",
                     1e3 * Wn, 1e3 * row->median_span_s);
             if (!row->peak_reason) {
-                free(Ps);
                 st = JL_ENOMEM;
                 goto fail;
             }
@@ -1001,7 +984,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         A->weights = jl__strdup("equal");
     }
     if (!A->weights) {
-        free(Ps);
         st = JL_ENOMEM;
         goto fail;
     }
@@ -1093,7 +1075,6 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     for (size_t q = 0; q < n_missing; q++)
         free(missing[q]);
     free(missing);
-    free(Ps);
     if (!ok) {
         st = JL_ENOMEM;
         goto fail;
@@ -1138,6 +1119,7 @@ fail:
         free(ks.keys[i]);
     free(ks.keys);
     free(ps);
+    free(Ps);
     free(parts);
     free(bnd);
     free(excl_orig);
