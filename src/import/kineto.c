@@ -23,6 +23,7 @@
 #include "import/import_internal.h"
 #include "import/importers.h"
 #include "import/json_stream.h"
+#include "import/profile_spans.h"
 #include "joules/attribute.h"
 
 enum { K_GPU_ANN, K_CPU_ANN, K_DEVICE };
@@ -357,17 +358,6 @@ static int cmp_kev(const void *a, const void *b)
     return (x->kind == K_DEVICE) - (y->kind == K_DEVICE);
 }
 
-typedef struct {
-    double t0;
-    size_t idx;
-} order_key;
-
-static int cmp_order(const void *a, const void *b)
-{
-    const order_key *x = a, *y = b;
-    return (x->t0 > y->t0) - (x->t0 < y->t0);
-}
-
 /* ---- alignment ------------------------------------------------------------------ */
 
 typedef struct {
@@ -512,7 +502,6 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
     jl_spans *sp = NULL;
     jl_import_result *r = NULL;
     size_t *ann = NULL;
-    order_key *ord = NULL;
     double *busy = NULL;
     int32_t *parent = NULL;
     if ((st = parse(path, &k, errors)) != JL_OK)
@@ -621,86 +610,39 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
     }
     free(stack);
 
-    /* the spans in time order (all streams), parents re-indexed */
-    ord = malloc(na * sizeof *ord);
-    size_t *pos = malloc(na * sizeof *pos);
-    sp = jl_spans_new();
-    if (!ord || !pos || !sp) {
-        free(pos);
+    /* the spans on the run's clock, in time order, steps and window */
+    double *t0 = malloc((na ? na : 1) * sizeof *t0), *t1 = malloc((na ? na : 1) * sizeof *t1);
+    int32_t *nmi = malloc((na ? na : 1) * sizeof *nmi);
+    int16_t *gpu = malloc((na ? na : 1) * sizeof *gpu);
+    if (!t0 || !t1 || !nmi || !gpu) {
+        free(t0);
+        free(t1);
+        free(nmi);
+        free(gpu);
         st = JL_ENOMEM;
         goto end;
     }
-    for (size_t j = 0; j < na; j++)
-        ord[j] = (order_key){k.v[ann[j]].ts, j};
-    qsort(ord, na, sizeof *ord, cmp_order);
-    for (size_t j = 0; j < na; j++)
-        pos[ord[j].idx] = j;
-    sp->n = na;
-    sp->name = malloc(na * sizeof *sp->name);
-    sp->start = malloc(na * sizeof *sp->start);
-    sp->end = malloc(na * sizeof *sp->end);
-    sp->parent = malloc(na * sizeof *sp->parent);
-    sp->gpu = malloc(na * sizeof *sp->gpu);
-    sp->step = malloc(na * sizeof *sp->step);
-    if (side == K_GPU_ANN)
-        sp->busy_s = malloc(na * sizeof *sp->busy_s);
-    sp->names = calloc(k.n_names ? k.n_names : 1, sizeof *sp->names);
-    if (!sp->name || !sp->start || !sp->end || !sp->parent || !sp->gpu || !sp->step ||
-        (side == K_GPU_ANN && !sp->busy_s) || !sp->names) {
-        free(pos);
-        st = JL_ENOMEM;
-        goto end;
-    }
-    /* names: only those of kept spans, in first-seen order */
-    int32_t *remap = malloc((k.n_names ? k.n_names : 1) * sizeof *remap);
-    if (!remap) {
-        free(pos);
-        st = JL_ENOMEM;
-        goto end;
-    }
-    for (size_t j = 0; j < k.n_names; j++)
-        remap[j] = -1;
-    double lo = INFINITY, hi = -INFINITY;
-    int32_t step = -1;
-    size_t n_steps = 0, e_row = 0;
-    for (size_t o = 0; o < na; o++) {
-        size_t j = ord[o].idx;
+    for (size_t j = 0; j < na; j++) {
         const kev *e = &k.v[ann[j]];
-        if (remap[e->name] < 0) {
-            remap[e->name] = (int32_t)sp->n_names;
-            sp->names[sp->n_names++] = k.names[e->name];
-            k.names[e->name] = NULL;
-        }
-        sp->name[o] = remap[e->name];
-        sp->start[o] = al.offset_s + e->ts * 1e-6;
-        sp->end[o] = sp->start[o] + e->dur * 1e-6;
-        sp->parent[o] = parent[j] >= 0 ? (int32_t)pos[parent[j]] : -1;
+        t0[j] = al.offset_s + e->ts * 1e-6;
+        t1[j] = t0[j] + e->dur * 1e-6;
+        nmi[j] = e->name;
         /* GPU-side events: pid is the device; CPU-side: the process */
-        sp->gpu[o] = side == K_GPU_ANN ? (int16_t)(e->stream >> 32) : 0;
-        if (sp->busy_s)
-            sp->busy_s[o] = (float)(busy[j] * 1e-6);
-        const char *nm = sp->names[sp->name[o]];
-        size_t len = strlen(nm);
-        if (len > 5 && !strcmp(nm + len - 5, "_step")) {
-            /* the engine/ row of this iteration: the first row at or after it */
-            while (e_row < run->engine_n && run->engine_time[e_row] < sp->start[o])
-                e_row++;
-            step = run->engine_n ? (e_row < run->engine_n ? (int32_t)e_row : -1) : (int32_t)n_steps;
-            n_steps++;
-        }
-        sp->step[o] = step;
-        lo = fmin(lo, sp->start[o]);
-        hi = fmax(hi, sp->end[o]);
+        gpu[j] = side == K_GPU_ANN ? (int16_t)(e->stream >> 32) : 0;
+        busy[j] *= 1e-6;
     }
-    free(remap);
-    free(pos);
-    if (isfinite(k.win_ts)) {
-        double a = al.offset_s + k.win_ts * 1e-6, b = a + k.win_dur * 1e-6;
-        lo = fmin(lo, a);
-        hi = fmax(hi, b);
-    }
-    sp->window[0] = lo;
-    sp->window[1] = hi;
+    jl__raw_spans raw = {na,  t0,      t1,       nmi, parent, side == K_GPU_ANN ? busy : NULL,
+                         gpu, k.names, k.n_names};
+    double win[2] = {al.offset_s + k.win_ts * 1e-6, al.offset_s + (k.win_ts + k.win_dur) * 1e-6};
+    size_t n_steps = 0;
+    st = jl__spans_from_raw(&raw, run, win, &sp, &n_steps);
+    free(t0);
+    free(t1);
+    free(nmi);
+    free(gpu);
+    if (st != JL_OK)
+        goto end;
+    double lo = sp->window[0], hi = sp->window[1];
     sp->source = jl__asprintf("kineto:%s", path);
     sp->side = jl__strdup(side == K_GPU_ANN ? "gpu" : "cpu");
     sp->clock = al.clock;
@@ -756,7 +698,6 @@ end:
     free(al.clock);
     jl_spans_free(sp);
     free(ann);
-    free(ord);
     free(busy);
     free(parent);
     kin_free(&k);
