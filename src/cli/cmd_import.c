@@ -24,6 +24,13 @@
     "  --quiet            no notes on stderr\n"                                              \
     "  -h, --help         this help\n"
 
+#define INTO_HELP                                                                       \
+    "  --into TRACE.h5:RUN the existing trace and run to add to (copied, changed and\n" \
+    "                     renamed into place: left as it was on any failure)\n"         \
+    "  --json             print the joules.import/1 document (counts, notes, errors)\n" \
+    "  --quiet            no notes on stderr\n"                                         \
+    "  -h, --help         this help\n"
+
 static void list_formats(FILE *out)
 {
     size_t n;
@@ -56,7 +63,7 @@ static void format_help(const jl_importer *im)
                im->name, im->paths);
     for (const jl_importer_option *o = im->options; o->name; o++)
         printf(o->arg ? " [--%s %s]" : " [--%s]", o->name, o->arg);
-    printf("\n\n%s\n" COMMON_HELP, im->description);
+    printf("\n\n%s\n%s", im->description, im->into ? INTO_HELP : COMMON_HELP);
     for (const jl_importer_option *o = im->options; o->name; o++) {
         char lhs[64];
         snprintf(lhs, sizeof lhs, o->arg ? "--%s %s" : "--%s", o->name, o->arg);

@@ -7,6 +7,7 @@
  * the square wave and the 36 layers alike. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -630,6 +631,92 @@ TEST(kineto_refusals)
     free(trace);
 }
 
+/* ---- import nsys ---------------------------------------------------------------- */
+
+/* An Nsight Systems export in miniature: a decode_step range holding two
+ * layer ranges on thread 11; their CUDA calls and the kernels and copy
+ * those launched; a range that launched nothing; a kernel without times;
+ * the session's start 1 s before the fixture's t = 0. */
+static const char *const nsys_sql =
+    "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE NVTX_EVENTS (start INT NOT NULL, end INT, eventType INT NOT NULL, text TEXT,"
+    " globalTid INT, textId INT);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT NOT NULL, end INT NOT NULL,"
+    " globalTid INT NOT NULL, correlationId INT NOT NULL);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT NOT NULL, end INT NOT NULL,"
+    " deviceId INT NOT NULL, streamId INT NOT NULL, correlationId INT NOT NULL);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT NOT NULL, end INT NOT NULL,"
+    " deviceId INT NOT NULL, correlationId INT NOT NULL);"
+    "CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INT, utcTime TEXT, localTime TEXT);"
+    "INSERT INTO StringIds VALUES (1, 'layer0.attention');"
+    "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1794999999250000000, '', '');"
+    /* ranges (ns since the session start: 2e9 is run time 1 s) */
+    "INSERT INTO NVTX_EVENTS VALUES (2000000000, 2000300000, 59, 'decode_step', 11, NULL);"
+    "INSERT INTO NVTX_EVENTS VALUES (2000010000, 2000100000, 59, NULL, 11, 1);"
+    "INSERT INTO NVTX_EVENTS VALUES (2000110000, 2000200000, 59, 'layer0.mlp', 11, NULL);"
+    "INSERT INTO NVTX_EVENTS VALUES (2000210000, 2000220000, 59, 'idle_range', 11, NULL);"
+    "INSERT INTO NVTX_EVENTS VALUES (2000000000, 0, 34, 'a mark', 11, NULL);"
+    /* calls: the step's own copy, attention's two kernels, mlp's kernel */
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (2000001000, 2000002000, 11, 100);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (2000020000, 2000021000, 11, 101);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (2000030000, 2000031000, 11, 102);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (2000120000, 2000121000, 11, 103);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (2000400000, 2000401000, 11, 104);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (2000050000, 2000051000, 0, 100);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000060000, 2000100000, 0, 7, 101);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000100000, 2000150000, 0, 7, 102);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000150000, 2000180000, 0, 7, 103);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 0, 0, 7, 103);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000410000, 2000420000, 0, 7, 104);";
+
+TEST(nsys_projection)
+{
+    char *trace = fixture_trace("nsys");
+    char *db_path = jl__asprintf("/tmp/joules-test-attribute-%ld.sqlite", (long)getpid());
+    unlink(db_path);
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(db_path, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, nsys_sql, NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    const jl_importer *im = jl_importer_find("nsys");
+    CHECK(im && im->into);
+    jl_import_result *r = NULL;
+    jl_error_list errors = {0};
+    const char *paths[1] = {db_path};
+    CHECK(im && im->into(paths, 1, NULL, 0, trace, "r0", &r, &errors) == JL_OK);
+    for (size_t i = 0; i < errors.count; i++) {
+        char *m = jl_error_format(errors.items[i]);
+        fprintf(stderr, "%s\n", m);
+        free(m);
+    }
+    jl_import_result_free(r);
+    jl_spans *s = spans_of(trace);
+    CHECK(s && s->n == 3);
+    if (s && s->n == 3) {
+        /* time order on the GPU: the step's copy, attention, mlp */
+        CHECK_STR(s->names[s->name[0]], "decode_step");
+        CHECK_STR(s->names[s->name[1]], "layer0.attention");
+        CHECK_STR(s->names[s->name[2]], "layer0.mlp");
+        CHECK_NEAR(s->start[1], 1.000060, 0, 1e-9); /* the envelope of its two kernels */
+        CHECK_NEAR(s->end[1], 1.000150, 0, 1e-9);
+        CHECK_NEAR(s->busy_s[1], 90e-6, 1e-5, 0);
+        CHECK_NEAR(s->busy_s[2], 30e-6, 1e-5, 0);
+        CHECK_EQ_INT(s->step[2], 0);
+        CHECK_STR(s->side, "gpu");
+    }
+    jl_spans_free(s);
+    jl_error_list_clear(&errors);
+    /* a file that is not an export */
+    const char *bad[1] = {trace};
+    CHECK(im && im->into(bad, 1, NULL, 0, trace, "r0", &r, &errors) != JL_OK);
+    CHECK(errors.count >= 1);
+    jl_error_list_clear(&errors);
+    unlink(db_path);
+    free(db_path);
+    unlink(trace);
+    free(trace);
+}
+
 /* ---- the shared H100 recordings -------------------------------------------- */
 
 static int open_one(const char *path, jl_trace **t, jl_run **r, jl_spans **s, jl_sensor *z)
@@ -811,6 +898,7 @@ int main(int argc, char **argv)
     RUN(sensor_fit_synthetic);
     RUN(kineto_fold_and_align);
     RUN(kineto_refusals);
+    RUN(nsys_projection);
     RUN_DATA(shared_sensor_fit);
     RUN_DATA(shared_profiled_run);
     TEST_MAIN_END();
