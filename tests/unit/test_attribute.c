@@ -884,6 +884,33 @@ TEST(shared_profiled_run)
     jl_spans_free(s);
     jl_run_free(r);
     jl_trace_close(t);
+
+    /* the report's page: one section, 36 layers x 6 classes of bars */
+    char *dir = jl__asprintf("/tmp/joules-test-attribute-%ld-report", (long)getpid());
+    char *cmd = jl__asprintf("'%s/joules' report '%s' -o '%s' --no-figures >/dev/null 2>&1",
+                             JOULES_BINARY_DIR, path, dir);
+    CHECK(system(cmd) == 0);
+    char *page = jl__asprintf("%s/attribution.html", dir);
+    FILE *f = fopen(page, "r");
+    CHECK(f != NULL);
+    if (f) {
+        static char buf[1 << 20];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = 0;
+        fclose(f);
+        CHECK_CONTAINS(buf, "<title>layer 35 attention:");
+        CHECK_CONTAINS(buf, "<b>spans_below_sensor</b>");
+        size_t bars = 0;
+        for (const char *c = buf; (c = strstr(c, "<title>layer ")); c++)
+            bars++;
+        CHECK_EQ_INT(bars, 36 * 6);
+    }
+    free(cmd);
+    cmd = jl__asprintf("rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+    free(cmd);
+    free(page);
+    free(dir);
     unlink(path);
     free(path);
 }
