@@ -176,7 +176,13 @@ typedef struct jl_attribute_options {
     double static_w;                 /* NaN: idle before t = 0, else @gpu_idle_power_w */
     double stall_min_s;              /* a gap without spans this long is a stall (0.01) */
     double uncal_ratio;              /* uncalibrated: class powers within this factor (2) */
-    const jl_class_weights *weights; /* NULL: equal weights */
+    const jl_class_weights *weights; /* NULL: equal weights (or fit_weights) */
+    /* without weights: fit each class's dynamic power on the trace itself
+     * (the counter's intervals' dynamic energy against the classes' busy
+     * time in them), used only where identified (docs/attribute.md, "A fit
+     * on the trace"): else equal weights and the rule's figures in the
+     * weights_not_identified warning */
+    int fit_weights;
     /* "PATTERN=CLASS" rules tried first (glob: * and ?; N in the class
      * replaced by nothing), then the default grammar: layerN.op -> op,
      * layer N; NAME_step -> NAME_step (kind step); others -> the name. */

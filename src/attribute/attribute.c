@@ -15,6 +15,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <fnmatch.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -283,6 +287,7 @@ typedef struct {
     double w_abs; /* calibrated W per busy second, NaN when uncalibrated */
     double unc;   /* the weight's relative uncertainty */
     size_t row;   /* row (SIZE_MAX for --by time: the piece's bin) */
+    size_t cls;   /* class index (classes in order of first appearance) */
     int g;
 } piece_span;
 
@@ -321,6 +326,113 @@ static span_part *span_parts(const piece_span *ps, size_t n_ps, const double *bn
     return v;
 }
 
+/* The rule that decides whether the trace identifies per-class power
+ * (docs/attribute.md, "A fit on the trace"). */
+#define FIT_MAX_COND 30.0   /* condition number of the column-scaled design */
+#define FIT_MIN_ROWS 5      /* counter intervals per class */
+#define FIT_MAX_REL_SE 0.25 /* each weight's standard error over its value */
+
+/* Least squares of each counter interval's dynamic energy (GPU 0) on the
+ * classes' busy time in it. Identified: fitted (n > 0, source set); not:
+ * fitted empty and *note says why, with the figures. */
+static jl_status fit_on_trace(const piece_span *ps, size_t n_ps, const span_part *parts,
+                              size_t n_parts, const double *bnd, size_t K, const double *Ek,
+                              double P_s, const keyset *classes, jl_class_weights *fitted,
+                              char **note)
+{
+    (void)n_ps;
+    size_t C = classes->n;
+    if (C == 0 || K < FIT_MIN_ROWS * C) {
+        *note = jl__asprintf("a fit on the trace needs %d counter intervals per class (%zu "
+                             "intervals, %zu classes)",
+                             FIT_MIN_ROWS, K, C);
+        return *note ? JL_OK : JL_ENOMEM;
+    }
+    gsl_matrix *X = gsl_matrix_calloc(K, C), *A = gsl_matrix_alloc(K, C),
+               *V = gsl_matrix_alloc(C, C), *cov = gsl_matrix_alloc(C, C);
+    gsl_vector *y = gsl_vector_alloc(K), *S = gsl_vector_alloc(C), *wk = gsl_vector_alloc(C),
+               *c = gsl_vector_alloc(C);
+    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(K, C);
+    jl_status st = JL_OK;
+    if (!X || !A || !V || !cov || !y || !S || !wk || !c || !ws) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    for (size_t j = 0; j < n_parts; j++) {
+        const piece_span *p = &ps[parts[j].q];
+        if (p->g == 0)
+            *gsl_matrix_ptr(X, parts[j].k, p->cls) += p->busy * parts[j].ov;
+    }
+    for (size_t k = 0; k < K; k++)
+        gsl_vector_set(y, k, Ek[k] - P_s * (bnd[k + 1] - bnd[k]));
+    /* collinearity: the condition number of the design, columns scaled */
+    gsl_matrix_memcpy(A, X);
+    for (size_t col = 0; col < C; col++) {
+        gsl_vector_view v = gsl_matrix_column(A, col);
+        double nrm = gsl_blas_dnrm2(&v.vector);
+        if (nrm > 0)
+            gsl_vector_scale(&v.vector, 1 / nrm);
+    }
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int bad = gsl_linalg_SV_decomp(A, V, S, wk);
+    double smax = gsl_vector_get(S, 0), smin = gsl_vector_get(S, C - 1);
+    double cond = smin > 0 ? smax / smin : INFINITY;
+    double chisq = 0;
+    if (!bad && cond <= FIT_MAX_COND)
+        bad = gsl_multifit_linear(X, y, c, cov, &chisq, ws);
+    gsl_set_error_handler(old);
+    if (bad || !(cond <= FIT_MAX_COND)) {
+        *note = jl__asprintf("a fit on the trace is not identified: the classes' busy time "
+                             "moves together over the counter's intervals (condition number "
+                             "%.3g, the rule asks <= %g)",
+                             cond, FIT_MAX_COND);
+        st = *note ? JL_OK : JL_ENOMEM;
+        goto end;
+    }
+    double s2 = K > C ? chisq / (double)(K - C) : NAN;
+    for (size_t col = 0; col < C; col++) {
+        double w = gsl_vector_get(c, col), se = sqrt(s2 * gsl_matrix_get(cov, col, col));
+        if (!(w > 0) || !(se / w <= FIT_MAX_REL_SE)) {
+            *note = jl__asprintf("a fit on the trace is not identified: class %s gets %.4g W "
+                                 "+- %.2g (the rule asks a positive weight known to %g %%)",
+                                 classes->keys[col], w, se, 100 * FIT_MAX_REL_SE);
+            st = *note ? JL_OK : JL_ENOMEM;
+            goto end;
+        }
+    }
+    fitted->cls = calloc(C, sizeof *fitted->cls);
+    fitted->w_dyn = calloc(C, sizeof *fitted->w_dyn);
+    fitted->rel_unc = calloc(C, sizeof *fitted->rel_unc);
+    fitted->source = jl__asprintf("a fit on the trace (%zu counter intervals, condition number "
+                                  "%.3g)",
+                                  K, cond);
+    if (!fitted->cls || !fitted->w_dyn || !fitted->rel_unc || !fitted->source) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    for (size_t col = 0; col < C; col++) {
+        double w = gsl_vector_get(c, col);
+        fitted->cls[col] = jl__strdup(classes->keys[col]);
+        fitted->w_dyn[col] = w;
+        fitted->rel_unc[col] = sqrt(s2 * gsl_matrix_get(cov, col, col)) / w;
+        if (!fitted->cls[col])
+            st = JL_ENOMEM;
+    }
+    fitted->n = C;
+end:
+    gsl_matrix_free(X);
+    gsl_matrix_free(A);
+    gsl_matrix_free(V);
+    gsl_matrix_free(cov);
+    gsl_vector_free(y);
+    gsl_vector_free(S);
+    gsl_vector_free(wk);
+    gsl_vector_free(c);
+    if (ws)
+        gsl_multifit_linear_free(ws);
+    return st;
+}
+
 jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor *sensor,
                        const jl_attribute_options *opt, jl_attribution **out, jl_error **err)
 {
@@ -340,7 +452,9 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
 
     jl_status st = JL_OK;
     jl_attribution *A = calloc(1, sizeof *A);
-    keyset ks = {0};
+    keyset ks = {0}, classes = {0};
+    jl_class_weights fitted = {0};
+    char *fit_note = NULL;
     piece_span *ps = NULL;
     double *bnd = NULL, *excl_orig = NULL, *durs = NULL;
     size_t *dur_row = NULL;
@@ -637,6 +751,11 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         case JL_ATTR_BY_KIND: snprintf(key, sizeof key, "%s", kind); break;
         case JL_ATTR_BY_TIME: key[0] = 0; break;
         }
+        if ((p->cls = key_index(&classes, cls)) == SIZE_MAX) {
+            free(order);
+            st = JL_ENOMEM;
+            goto fail;
+        }
         if (opt->by == JL_ATTR_BY_TIME) {
             p->row = SIZE_MAX;
         } else if ((p->row = key_index(&ks, key)) == SIZE_MAX) {
@@ -677,6 +796,20 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     if (!(parts = span_parts(ps, n_ps, bnd, K, &n_parts))) {
         st = JL_ENOMEM;
         goto fail;
+    }
+    /* a fit on the trace itself, where identified */
+    if (opt->fit_weights && !(W && W->n)) {
+        st =
+            fit_on_trace(ps, n_ps, parts, n_parts, bnd, K, Ek, Ps[0], &classes, &fitted, &fit_note);
+        if (st != JL_OK)
+            goto fail;
+        if (fitted.n) {
+            W = &fitted;
+            for (size_t q = 0; q < n_ps; q++) {
+                ps[q].w_abs = ps[q].w_rel = fitted.w_dyn[ps[q].cls];
+                ps[q].unc = fitted.rel_unc[ps[q].cls];
+            }
+        }
     }
     /* pass 1: per piece, the spans' time, weighted busy and prediction */
     for (size_t j = 0; j < n_parts; j++) {
@@ -966,7 +1099,9 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
 
     /* the weights used */
     if (W && W->n) {
-        A->weights = jl__asprintf("calibration: %s", W->source ? W->source : "(given)");
+        A->weights = W == &fitted
+                         ? jl__strdup(fitted.source)
+                         : jl__asprintf("calibration: %s", W->source ? W->source : "(given)");
         jl_class_weights *u = calloc(1, sizeof *u);
         if (u) {
             u->cls = calloc(W->n, sizeof *u->cls);
@@ -1033,11 +1168,11 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
                           A->n_stalls, opt->stall_min_s, A->stall_s, A->stall_j);
     if (!(W && W->n))
         ok &= add_warning(A, opt, JL_ATTRW_weights_not_identified,
-                          "per-class dynamic power is not identified: dynamic energy split by "
-                          "busy time with equal weights (intervals assume classes within a "
+                          "per-class dynamic power is not identified%s%s: dynamic energy split "
+                          "by busy time with equal weights (intervals assume classes within a "
                           "factor %g of each other); record isolated loops and pass "
                           "--calibration",
-                          rho);
+                          fit_note ? ": " : "", fit_note ? fit_note : "", rho);
     if (ctr[0].from_watts)
         ok &= add_warning(A, opt, JL_ATTRW_no_counter,
                           "no energy counter: energy integrated from the power readings");
@@ -1118,6 +1253,16 @@ fail:
     for (size_t i = 0; i < ks.n; i++)
         free(ks.keys[i]);
     free(ks.keys);
+    for (size_t i = 0; i < classes.n; i++)
+        free(classes.keys[i]);
+    free(classes.keys);
+    for (size_t i = 0; i < fitted.n; i++)
+        free(fitted.cls[i]);
+    free(fitted.cls);
+    free(fitted.w_dyn);
+    free(fitted.rel_unc);
+    free(fitted.source);
+    free(fit_note);
     free(ps);
     free(Ps);
     free(parts);

@@ -35,6 +35,8 @@ static const char *const help =
     "                     else the run's @gpu_idle_power_w)\n"
     "  --window A,B       the window in run seconds (default: the spans' @window)\n"
     "  --stall-min S      a gap without spans this long is a stall (default 0.01)\n"
+    "  --fit-weights      without --calibration: fit the class weights on the trace,\n"
+    "                     used only where the trace identifies them (attribute.md)\n"
     "  --sensor-from F.h5[:RUN]  fit the sensor model on a square-wave run and use it\n"
     "  --set-warning NAME=VALUE|off  a warning's threshold, or off\n"
     "  --fit-sensor       fit the sensor model on the run's bursts (spans/) and print it\n"
@@ -52,7 +54,8 @@ enum {
     OPT_STALL,
     OPT_SENSOR_FROM,
     OPT_SET_WARNING,
-    OPT_FIT
+    OPT_FIT,
+    OPT_FIT_WEIGHTS
 };
 
 /* TRACE.h5[:RUN] opened, run read with its spans and sensor */
@@ -284,6 +287,7 @@ int jl_cmd_attribute(int argc, char **argv)
                                              {"set-warning", required_argument, NULL,
                                               OPT_SET_WARNING},
                                              {"fit-sensor", no_argument, NULL, OPT_FIT},
+                                             {"fit-weights", no_argument, NULL, OPT_FIT_WEIGHTS},
                                              {"json", no_argument, NULL, CLI_OPT_JSON},
                                              {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
                                              {"csv", required_argument, NULL, CLI_OPT_CSV},
@@ -352,6 +356,7 @@ int jl_cmd_attribute(int argc, char **argv)
             break;
         }
         case OPT_FIT: fit = 1; break;
+        case OPT_FIT_WEIGHTS: ao.fit_weights = 1; break;
         case CLI_OPT_JSON: json = 1; break;
         case CLI_OPT_JSONL: jsonl = 1; break;
         case CLI_OPT_CSV: csv = optarg; break;

@@ -355,6 +355,18 @@ TEST(known_answer_true_weights)
         CHECK_EQ_INT(named, 1);
     }
     jl_attribution_free(a);
+    /* a stationary loop does not identify per-class power: the fit refuses */
+    o.fit_weights = 1;
+    a = NULL;
+    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    if (a) {
+        CHECK_STR(a->weights, "equal");
+        for (size_t i = 0; i < a->n_warnings; i++)
+            if (a->warnings[i].id == JL_ATTRW_weights_not_identified)
+                CHECK_CONTAINS(a->warnings[i].message, "condition number");
+    }
+    jl_attribution_free(a);
+    o.fit_weights = 0;
 
     /* per layer and per second: the same total */
     o.weights = &W;
@@ -380,6 +392,79 @@ TEST(known_answer_true_weights)
         CHECK_NEAR(a->rows[0].energy_j, a->rows[1].energy_j, 0.01, 0);
         /* 2-ms spans: no power reading sees one alone */
         CHECK(isnan(a->rows[0].peak_w) && a->rows[0].peak_reason);
+    }
+    jl_attribution_free(a);
+    jl_error_free(err);
+    jl_spans_free(s);
+    jl_run_free(r);
+    truth_free(&T);
+}
+
+/* A loop whose mix of classes changes every 0.3 s (as prefill and decode
+ * alternate): the trace identifies per-class power, and a fit on it gives
+ * the true weights back. */
+TEST(fit_on_trace_identified)
+{
+    truth T = {.idle = 100};
+    jl_spans *s = jl_spans_new();
+    s->n_names = N_CLS;
+    s->names = malloc(N_CLS * sizeof *s->names);
+    for (int c = 0; c < N_CLS; c++)
+        s->names[c] = jl__asprintf("layer0.%s", cls_name[c]);
+    size_t cap = 60000;
+    s->name = malloc(cap * sizeof *s->name);
+    s->start = malloc(cap * sizeof(double));
+    s->end = malloc(cap * sizeof(double));
+    s->busy_s = malloc(cap * sizeof(float));
+    double t = 0.3, true_j[N_CLS] = {0, 0, 0};
+    unsigned seed = 7;
+    while (t < 9.7) {
+        double seg_end = t + 0.3, f[N_CLS];
+        for (int c = 0; c < N_CLS; c++) {
+            seed = seed * 1103515245u + 12345u;
+            f[c] = 0.2 + 2.0 * (double)((seed >> 8) % 1000) / 1000.0;
+        }
+        while (t < seg_end)
+            for (int c = 0; c < N_CLS; c++) {
+                double d = cls_dur[c] * f[c];
+                truth_add(&T, t, t + d, T.idle + cls_dyn[c]);
+                if (t >= 1.0 && t + d <= 9.0 && s->n < cap) {
+                    s->name[s->n] = c;
+                    s->start[s->n] = t;
+                    s->end[s->n] = t + d;
+                    s->busy_s[s->n] = (float)d;
+                    s->n++;
+                    true_j[c] += (T.idle + cls_dyn[c]) * d;
+                }
+                t += d + 0.0001;
+            }
+    }
+    s->window[0] = 1.0;
+    s->window[1] = 9.0;
+    s->clock_uncertainty_s = 1e-6;
+    truth_done(&T);
+    jl_run *r = sensor_run(&T, 10.0, "varying");
+    jl_attribute_options o;
+    jl_attribute_options_default(&o);
+    o.fit_weights = 1;
+    jl_attribution *a = NULL;
+    jl_error *err = NULL;
+    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    if (a) {
+        CHECK(a->weights_used && a->weights_used->n == N_CLS);
+        CHECK_CONTAINS(a->weights, "a fit on the trace");
+        for (size_t i = 0; a->weights_used && i < a->weights_used->n; i++)
+            for (int c = 0; c < N_CLS; c++)
+                if (!strcmp(a->weights_used->cls[i], cls_name[c])) {
+                    fprintf(stderr, "  fitted %s: %.1f W (true %.0f W)\n", cls_name[c],
+                            a->weights_used->w_dyn[i], cls_dyn[c]);
+                    CHECK_NEAR(a->weights_used->w_dyn[i], cls_dyn[c], 0.05, 0);
+                }
+        for (size_t i = 0; i < a->n_rows; i++)
+            for (int c = 0; c < N_CLS; c++)
+                if (!strcmp(a->rows[i].key, cls_name[c]))
+                    CHECK_NEAR(a->rows[i].energy_j, true_j[c], 0.02, 0);
+        CHECK(fabs(a->residual_j) <= 1e-9 * a->window_energy_j);
     }
     jl_attribution_free(a);
     jl_error_free(err);
@@ -920,6 +1005,7 @@ int main(int argc, char **argv)
     TEST_ARGS(argc, argv);
     RUN(spans_round_trip);
     RUN(known_answer_true_weights);
+    RUN(fit_on_trace_identified);
     RUN(no_spans_is_an_error);
     RUN(classify_grammar);
     RUN(sensor_fit_synthetic);
