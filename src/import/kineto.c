@@ -272,6 +272,69 @@ static int read_event(js *p, kin *k, char **name, size_t *name_cap)
 }
 
 /* Parse the whole profile. 0 on success, else -1 (syntax: *where set). */
+/* The document from p (a file's stream or a buffer), named path in errors. */
+static jl_status parse_js(js *p, const char *path, kin *k, jl_error_list *errors)
+{
+    char *name = NULL;
+    size_t name_cap = 0;
+    jl_status st = JL_OK;
+    int have_events = 0;
+    jl__jstream_tok t = jl__jstream_next(p);
+    if (t != JS_OBJ_START) {
+        st = JL_EFORMAT;
+        goto bad;
+    }
+    for (;;) {
+        t = jl__jstream_next(p);
+        if (t == JS_OBJ_END)
+            break;
+        if (t != JS_KEY) {
+            st = JL_EFORMAT;
+            goto bad;
+        }
+        if (!strcmp(p->str, "baseTimeNanoseconds")) {
+            t = jl__jstream_next(p);
+            if (t != JS_NUM) {
+                st = JL_EFORMAT;
+                goto bad;
+            }
+            k->base_ns = p->num_kind == 1 ? p->num_int : (long long)p->num;
+            k->has_base = 1;
+        } else if (!strcmp(p->str, "traceEvents")) {
+            if (jl__jstream_next(p) != JS_ARR_START) {
+                st = JL_EFORMAT;
+                goto bad;
+            }
+            have_events = 1;
+            while ((t = jl__jstream_next(p)) == JS_OBJ_START)
+                if (!read_event(p, k, &name, &name_cap)) {
+                    st = p->err[0] ? JL_EFORMAT : JL_ENOMEM;
+                    goto bad;
+                }
+            if (t != JS_ARR_END) {
+                st = JL_EFORMAT;
+                goto bad;
+            }
+        } else if (jl__jstream_skip(p) < 0) {
+            st = JL_EFORMAT;
+            goto bad;
+        }
+    }
+    if (!have_events)
+        st = jl__import_error(errors, JL_EFORMAT, path, 0, 0, "traceEvents",
+                              "not a Kineto trace: no traceEvents");
+    free(name);
+    return st;
+bad:
+    if (st == JL_ENOMEM)
+        jl__import_error(errors, st, path, 0, 0, NULL, "out of memory");
+    else
+        jl__import_error(errors, JL_EFORMAT, path, jl__jstream_line(p), jl__jstream_col(p), NULL,
+                         "%s", p->err[0] ? p->err : "not a Kineto (Chrome trace) document");
+    free(name);
+    return st;
+}
+
 static jl_status parse(const char *path, kin *k, jl_error_list *errors)
 {
     FILE *f = open_profile(path);
@@ -280,63 +343,7 @@ static jl_status parse(const char *path, kin *k, jl_error_list *errors)
                                 strerror(errno));
     js p;
     jl__jstream_init_file(&p, f, 1 << 18, 1 << 20);
-    char *name = NULL;
-    size_t name_cap = 0;
-    jl_status st = JL_OK;
-    int have_events = 0;
-    jl__jstream_tok t = jl__jstream_next(&p);
-    if (t != JS_OBJ_START) {
-        st = JL_EFORMAT;
-        goto bad;
-    }
-    for (;;) {
-        t = jl__jstream_next(&p);
-        if (t == JS_OBJ_END)
-            break;
-        if (t != JS_KEY) {
-            st = JL_EFORMAT;
-            goto bad;
-        }
-        if (!strcmp(p.str, "baseTimeNanoseconds")) {
-            t = jl__jstream_next(&p);
-            if (t != JS_NUM) {
-                st = JL_EFORMAT;
-                goto bad;
-            }
-            k->base_ns = p.num_kind == 1 ? p.num_int : (long long)p.num;
-            k->has_base = 1;
-        } else if (!strcmp(p.str, "traceEvents")) {
-            if (jl__jstream_next(&p) != JS_ARR_START) {
-                st = JL_EFORMAT;
-                goto bad;
-            }
-            have_events = 1;
-            while ((t = jl__jstream_next(&p)) == JS_OBJ_START)
-                if (!read_event(&p, k, &name, &name_cap)) {
-                    st = p.err[0] ? JL_EFORMAT : JL_ENOMEM;
-                    goto bad;
-                }
-            if (t != JS_ARR_END) {
-                st = JL_EFORMAT;
-                goto bad;
-            }
-        } else if (jl__jstream_skip(&p) < 0) {
-            st = JL_EFORMAT;
-            goto bad;
-        }
-    }
-    if (!have_events)
-        st = jl__import_error(errors, JL_EFORMAT, path, 0, 0, "traceEvents",
-                              "not a Kineto trace: no traceEvents");
-    goto end;
-bad:
-    if (st == JL_ENOMEM)
-        jl__import_error(errors, st, path, 0, 0, NULL, "out of memory");
-    else
-        jl__import_error(errors, JL_EFORMAT, path, jl__jstream_line(&p), jl__jstream_col(&p), NULL,
-                         "%s", p.err[0] ? p.err : "not a Kineto (Chrome trace) document");
-end:
-    free(name);
+    jl_status st = parse_js(&p, path, k, errors);
     jl__jstream_free(&p);
     if (fclose(f) != 0 && st == JL_OK)
         st = jl__import_error(errors, JL_EIO, path, 0, 0, NULL, "cannot read (truncated gzip?)");
@@ -450,6 +457,187 @@ end:
 
 /* ---- the import ---------------------------------------------------------------------- */
 
+typedef struct {
+    int side;
+    size_t n_dev, n_spans, n_steps;
+    double folded_us, unannotated_us, offset_s;
+} kstats;
+
+/* The spans of a parsed profile on run's clock (alignment, side, folding,
+ * steps, window). */
+static jl_status build(kin *k, const char *path, const jl_run *run, const char *align_spec,
+                       const char *side_opt, double offset, jl_spans **out, kstats *ks,
+                       jl_error_list *errors)
+{
+    *out = NULL;
+    jl_status st = JL_OK;
+    align al = {NAN, NAN, NULL};
+    jl_spans *sp = NULL;
+    size_t *ann = NULL;
+    double *busy = NULL;
+    int32_t *parent = NULL;
+    /* alignment */
+    if (align_spec) {
+        if ((st = align_from_file(align_spec, path, k, &al, errors)) != JL_OK)
+            goto end;
+    } else {
+        if (!k->has_base || !isfinite(run->attrs.start_time_unix)) {
+            st = jl__import_error(errors, JL_EMISSING, path, 0, 0, "baseTimeNanoseconds",
+                                  "cannot place the profile on the run's clock: %s; give "
+                                  "--align FILE.json or --offset S",
+                                  !k->has_base ? "the profile has no baseTimeNanoseconds"
+                                               : "the run has no @start_time_unix");
+            goto end;
+        }
+        /* in whole seconds and a fraction: start_time_unix x 1e9 as one
+         * double would round to 256 ns */
+        double whole = floor(run->attrs.start_time_unix);
+        long long t0_ns =
+            (long long)whole * 1000000000LL + llround((run->attrs.start_time_unix - whole) * 1e9);
+        al.offset_s = (double)(k->base_ns - t0_ns) / 1e9;
+        al.clock = jl__strdup("Kineto baseTimeNanoseconds + ts against the run's "
+                              "@start_time_unix (wall clock; agreement not measured)");
+        if (!al.clock) {
+            st = JL_ENOMEM;
+            goto end;
+        }
+    }
+    al.offset_s += offset;
+
+    /* which side */
+    size_t n_gpu = 0, n_cpu = 0, n_dev = 0;
+    for (size_t i = 0; i < k->n; i++)
+        n_gpu += k->v[i].kind == K_GPU_ANN, n_cpu += k->v[i].kind == K_CPU_ANN,
+            n_dev += k->v[i].kind == K_DEVICE;
+    int side = side_opt ? (!strcmp(side_opt, "gpu") ? K_GPU_ANN : K_CPU_ANN)
+                        : (n_gpu ? K_GPU_ANN : K_CPU_ANN);
+    size_t n_ann = side == K_GPU_ANN ? n_gpu : n_cpu;
+    if (!n_ann) {
+        st = jl__import_error(errors, JL_ENODATA, path, 0, 0, "traceEvents",
+                              "no %s annotations with valid timestamps (%zu events, %zu with zero "
+                              "timestamps rejected)",
+                              side == K_GPU_ANN ? "GPU-side (gpu_user_annotation)"
+                                                : "CPU-side (user_annotation)",
+                              k->n_events, k->n_zero);
+        goto end;
+    }
+
+    /* fold: per stream, device work into the innermost annotation holding it */
+    for (size_t i = 0; i < k->n; i++)
+        if (k->v[i].kind != side && k->v[i].kind != K_DEVICE)
+            k->v[i].kind = -1; /* the other side's annotations: dropped */
+    size_t m = 0;
+    for (size_t i = 0; i < k->n; i++)
+        if (k->v[i].kind >= 0)
+            k->v[m++] = k->v[i];
+    k->n = m;
+    qsort(k->v, k->n, sizeof *k->v, cmp_kev);
+    ann = malloc(n_ann * sizeof *ann);
+    busy = calloc(n_ann, sizeof *busy);
+    parent = malloc(n_ann * sizeof *parent);
+    size_t *stack = malloc((n_ann + 1) * sizeof *stack);
+    if (!ann || !busy || !parent || !stack) {
+        free(stack);
+        st = JL_ENOMEM;
+        goto end;
+    }
+    size_t na = 0, depth = 0;
+    double unannotated_us = 0, folded_us = 0;
+    int64_t cur = INT64_MIN;
+    const double tol = 0.5; /* µs: device work may end a rounding after its envelope */
+    for (size_t i = 0; i < k->n; i++) {
+        kev *e = &k->v[i];
+        if (e->stream != cur) {
+            cur = e->stream;
+            depth = 0;
+        }
+        while (depth &&
+               k->v[ann[stack[depth - 1]]].ts + k->v[ann[stack[depth - 1]]].dur + tol <= e->ts)
+            depth--;
+        if (e->kind == side) {
+            ann[na] = i;
+            parent[na] = -1;
+            if (depth) {
+                const kev *p = &k->v[ann[stack[depth - 1]]];
+                if (e->ts + e->dur <= p->ts + p->dur + tol)
+                    parent[na] = (int32_t)stack[depth - 1];
+            }
+            stack[depth++] = na;
+            na++;
+        } else if (side == K_GPU_ANN) {
+            size_t d = depth;
+            while (d &&
+                   k->v[ann[stack[d - 1]]].ts + k->v[ann[stack[d - 1]]].dur + tol < e->ts + e->dur)
+                d--;
+            if (d) {
+                busy[stack[d - 1]] += e->dur;
+                folded_us += e->dur;
+            } else {
+                unannotated_us += e->dur;
+            }
+        }
+    }
+    free(stack);
+
+    /* the spans on the run's clock, in time order, steps and window */
+    double *t0 = malloc((na ? na : 1) * sizeof *t0), *t1 = malloc((na ? na : 1) * sizeof *t1);
+    int32_t *nmi = malloc((na ? na : 1) * sizeof *nmi);
+    int16_t *gpu = malloc((na ? na : 1) * sizeof *gpu);
+    if (!t0 || !t1 || !nmi || !gpu) {
+        free(t0);
+        free(t1);
+        free(nmi);
+        free(gpu);
+        st = JL_ENOMEM;
+        goto end;
+    }
+    for (size_t j = 0; j < na; j++) {
+        const kev *e = &k->v[ann[j]];
+        t0[j] = al.offset_s + e->ts * 1e-6;
+        t1[j] = t0[j] + e->dur * 1e-6;
+        nmi[j] = e->name;
+        /* GPU-side events: pid is the device; CPU-side: the process */
+        gpu[j] = side == K_GPU_ANN ? (int16_t)(e->stream >> 32) : 0;
+        busy[j] *= 1e-6;
+    }
+    jl__raw_spans raw = {na,  t0,       t1,        nmi, parent, side == K_GPU_ANN ? busy : NULL,
+                         gpu, k->names, k->n_names};
+    double win[2] = {al.offset_s + k->win_ts * 1e-6, al.offset_s + (k->win_ts + k->win_dur) * 1e-6};
+    size_t n_steps = 0;
+    st = jl__spans_from_raw(&raw, run, win, &sp, &n_steps);
+    free(t0);
+    free(t1);
+    free(nmi);
+    free(gpu);
+    if (st != JL_OK)
+        goto end;
+    sp->source = jl__asprintf("kineto:%s", path);
+    sp->side = jl__strdup(side == K_GPU_ANN ? "gpu" : "cpu");
+    sp->clock = al.clock;
+    al.clock = NULL;
+    sp->clock_uncertainty_s = al.unc_s;
+    if (!sp->source || !sp->side) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    ks->side = side;
+    ks->n_dev = n_dev;
+    ks->n_spans = na;
+    ks->n_steps = n_steps;
+    ks->folded_us = folded_us;
+    ks->unannotated_us = unannotated_us;
+    ks->offset_s = al.offset_s;
+    *out = sp;
+    sp = NULL;
+end:
+    free(al.clock);
+    jl_spans_free(sp);
+    free(ann);
+    free(busy);
+    free(parent);
+    return st;
+}
+
 static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
                              size_t n_args, const char *trace, const char *run_name,
                              jl_import_result **out, jl_error_list *errors)
@@ -498,160 +686,16 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
 
     kin k = {0};
     k.win_ts = k.win_dur = NAN;
-    align al = {NAN, NAN, NULL};
     jl_spans *sp = NULL;
     jl_import_result *r = NULL;
-    size_t *ann = NULL;
-    double *busy = NULL;
-    int32_t *parent = NULL;
-    if ((st = parse(path, &k, errors)) != JL_OK)
+    kstats ks = {0};
+    if ((st = parse(path, &k, errors)) != JL_OK ||
+        (st = build(&k, path, run, align_spec, side_opt, offset, &sp, &ks, errors)) != JL_OK)
         goto end;
-
-    /* alignment */
-    if (align_spec) {
-        if ((st = align_from_file(align_spec, path, &k, &al, errors)) != JL_OK)
-            goto end;
-    } else {
-        if (!k.has_base || !isfinite(run->attrs.start_time_unix)) {
-            st = jl__import_error(errors, JL_EMISSING, path, 0, 0, "baseTimeNanoseconds",
-                                  "cannot place the profile on the run's clock: %s; give "
-                                  "--align FILE.json or --offset S",
-                                  !k.has_base ? "the profile has no baseTimeNanoseconds"
-                                              : "the run has no @start_time_unix");
-            goto end;
-        }
-        /* in whole seconds and a fraction: start_time_unix x 1e9 as one
-         * double would round to 256 ns */
-        double whole = floor(run->attrs.start_time_unix);
-        long long t0_ns =
-            (long long)whole * 1000000000LL + llround((run->attrs.start_time_unix - whole) * 1e9);
-        al.offset_s = (double)(k.base_ns - t0_ns) / 1e9;
-        al.clock = jl__strdup("Kineto baseTimeNanoseconds + ts against the run's "
-                              "@start_time_unix (wall clock; agreement not measured)");
-        if (!al.clock) {
-            st = JL_ENOMEM;
-            goto end;
-        }
-    }
-    al.offset_s += offset;
-
-    /* which side */
-    size_t n_gpu = 0, n_cpu = 0, n_dev = 0;
-    for (size_t i = 0; i < k.n; i++)
-        n_gpu += k.v[i].kind == K_GPU_ANN, n_cpu += k.v[i].kind == K_CPU_ANN,
-            n_dev += k.v[i].kind == K_DEVICE;
-    int side = side_opt ? (!strcmp(side_opt, "gpu") ? K_GPU_ANN : K_CPU_ANN)
-                        : (n_gpu ? K_GPU_ANN : K_CPU_ANN);
-    size_t n_ann = side == K_GPU_ANN ? n_gpu : n_cpu;
-    if (!n_ann) {
-        st = jl__import_error(errors, JL_ENODATA, path, 0, 0, "traceEvents",
-                              "no %s annotations with valid timestamps (%zu events, %zu with zero "
-                              "timestamps rejected)",
-                              side == K_GPU_ANN ? "GPU-side (gpu_user_annotation)"
-                                                : "CPU-side (user_annotation)",
-                              k.n_events, k.n_zero);
-        goto end;
-    }
-
-    /* fold: per stream, device work into the innermost annotation holding it */
-    for (size_t i = 0; i < k.n; i++)
-        if (k.v[i].kind != side && k.v[i].kind != K_DEVICE)
-            k.v[i].kind = -1; /* the other side's annotations: dropped */
-    size_t m = 0;
-    for (size_t i = 0; i < k.n; i++)
-        if (k.v[i].kind >= 0)
-            k.v[m++] = k.v[i];
-    k.n = m;
-    qsort(k.v, k.n, sizeof *k.v, cmp_kev);
-    ann = malloc(n_ann * sizeof *ann);
-    busy = calloc(n_ann, sizeof *busy);
-    parent = malloc(n_ann * sizeof *parent);
-    size_t *stack = malloc((n_ann + 1) * sizeof *stack);
-    if (!ann || !busy || !parent || !stack) {
-        free(stack);
-        st = JL_ENOMEM;
-        goto end;
-    }
-    size_t na = 0, depth = 0;
-    double unannotated_us = 0, folded_us = 0;
-    int64_t cur = INT64_MIN;
-    const double tol = 0.5; /* µs: device work may end a rounding after its envelope */
-    for (size_t i = 0; i < k.n; i++) {
-        kev *e = &k.v[i];
-        if (e->stream != cur) {
-            cur = e->stream;
-            depth = 0;
-        }
-        while (depth &&
-               k.v[ann[stack[depth - 1]]].ts + k.v[ann[stack[depth - 1]]].dur + tol <= e->ts)
-            depth--;
-        if (e->kind == side) {
-            ann[na] = i;
-            parent[na] = -1;
-            if (depth) {
-                const kev *p = &k.v[ann[stack[depth - 1]]];
-                if (e->ts + e->dur <= p->ts + p->dur + tol)
-                    parent[na] = (int32_t)stack[depth - 1];
-            }
-            stack[depth++] = na;
-            na++;
-        } else if (side == K_GPU_ANN) {
-            size_t d = depth;
-            while (d &&
-                   k.v[ann[stack[d - 1]]].ts + k.v[ann[stack[d - 1]]].dur + tol < e->ts + e->dur)
-                d--;
-            if (d) {
-                busy[stack[d - 1]] += e->dur;
-                folded_us += e->dur;
-            } else {
-                unannotated_us += e->dur;
-            }
-        }
-    }
-    free(stack);
-
-    /* the spans on the run's clock, in time order, steps and window */
-    double *t0 = malloc((na ? na : 1) * sizeof *t0), *t1 = malloc((na ? na : 1) * sizeof *t1);
-    int32_t *nmi = malloc((na ? na : 1) * sizeof *nmi);
-    int16_t *gpu = malloc((na ? na : 1) * sizeof *gpu);
-    if (!t0 || !t1 || !nmi || !gpu) {
-        free(t0);
-        free(t1);
-        free(nmi);
-        free(gpu);
-        st = JL_ENOMEM;
-        goto end;
-    }
-    for (size_t j = 0; j < na; j++) {
-        const kev *e = &k.v[ann[j]];
-        t0[j] = al.offset_s + e->ts * 1e-6;
-        t1[j] = t0[j] + e->dur * 1e-6;
-        nmi[j] = e->name;
-        /* GPU-side events: pid is the device; CPU-side: the process */
-        gpu[j] = side == K_GPU_ANN ? (int16_t)(e->stream >> 32) : 0;
-        busy[j] *= 1e-6;
-    }
-    jl__raw_spans raw = {na,  t0,      t1,       nmi, parent, side == K_GPU_ANN ? busy : NULL,
-                         gpu, k.names, k.n_names};
-    double win[2] = {al.offset_s + k.win_ts * 1e-6, al.offset_s + (k.win_ts + k.win_dur) * 1e-6};
-    size_t n_steps = 0;
-    st = jl__spans_from_raw(&raw, run, win, &sp, &n_steps);
-    free(t0);
-    free(t1);
-    free(nmi);
-    free(gpu);
-    if (st != JL_OK)
-        goto end;
-    double lo = sp->window[0], hi = sp->window[1];
-    sp->source = jl__asprintf("kineto:%s", path);
-    sp->side = jl__strdup(side == K_GPU_ANN ? "gpu" : "cpu");
-    sp->clock = al.clock;
-    al.clock = NULL;
-    sp->clock_uncertainty_s = al.unc_s;
-    if (!sp->source || !sp->side) {
-        st = JL_ENOMEM;
-        goto end;
-    }
+    int side = ks.side;
+    size_t na = ks.n_spans, n_steps = ks.n_steps, n_dev = ks.n_dev;
+    double lo = sp->window[0], hi = sp->window[1], folded_us = ks.folded_us,
+           unannotated_us = ks.unannotated_us;
     jl_error *werr = NULL;
     if ((st = jl_trace_write_spans(trace, run_name, sp, NULL, &werr)) != JL_OK) {
         jl_error_list_push(errors, werr);
@@ -674,7 +718,7 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
     jl__import_detail_num(r, "steps", (double)n_steps);
     jl__import_detail_num(r, "window_start_s", lo);
     jl__import_detail_num(r, "window_end_s", hi);
-    jl__import_detail_num(r, "offset_s", al.offset_s);
+    jl__import_detail_num(r, "offset_s", ks.offset_s);
     jl__import_detail(r, "into", trace, 0);
     jl__import_detail(r, "run", run_name, 0);
     r->detail_text = jl__asprintf("%zu %s-side spans, %zu steps, window [%.3f, %.3f] s", na,
@@ -695,13 +739,25 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
     r = NULL;
 end:
     jl_import_result_free(r);
-    free(al.clock);
     jl_spans_free(sp);
-    free(ann);
-    free(busy);
-    free(parent);
     kin_free(&k);
     jl_run_free(run);
+    return st;
+}
+
+jl_status jl__kineto_spans_buffer(const char *text, size_t len, const jl_run *run, const char *side,
+                                  jl_spans **out, jl_error_list *errors)
+{
+    kin k = {0};
+    k.win_ts = k.win_dur = NAN;
+    kstats ks = {0};
+    js p;
+    jl__jstream_init_mem(&p, text, len, 1 << 20);
+    jl_status st = parse_js(&p, "(buffer)", &k, errors);
+    jl__jstream_free(&p);
+    if (st == JL_OK)
+        st = build(&k, "(buffer)", run, NULL, side, 0, out, &ks, errors);
+    kin_free(&k);
     return st;
 }
 

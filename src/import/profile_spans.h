@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "joules/attribute.h"
+#include "joules/error.h"
 #include "joules/trace.h"
 
 typedef struct jl__raw_spans {
@@ -28,5 +29,11 @@ typedef struct jl__raw_spans {
  * profiler's own window, NaN when unknown). *n_steps: markers seen. */
 jl_status jl__spans_from_raw(jl__raw_spans *raw, const jl_run *run, const double win[2],
                              jl_spans **out, size_t *n_steps);
+
+/* The spans of a Kineto trace held in memory (kineto.c; the fuzz target):
+ * parsed, on run's clock by baseTimeNanoseconds and @start_time_unix,
+ * folded; side "gpu", "cpu" or NULL (GPU-side when there are any). */
+jl_status jl__kineto_spans_buffer(const char *text, size_t len, const jl_run *run, const char *side,
+                                  jl_spans **out, jl_error_list *errors);
 
 #endif
