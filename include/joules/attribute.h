@@ -175,7 +175,7 @@ typedef struct jl_attribute_options {
     double window[2];                /* NaN: the spans' @window, else their extent */
     double static_w;                 /* NaN: idle before t = 0, else @gpu_idle_power_w */
     double stall_min_s;              /* a gap without spans this long is a stall (0.01) */
-    double uncal_ratio;              /* uncalibrated: class powers within this factor (2) */
+    double uncal_ratio;              /* uncalibrated: class powers within this factor (4) */
     const jl_class_weights *weights; /* NULL: equal weights (or fit_weights) */
     /* without weights: fit each class's dynamic power on the trace itself
      * (the counter's intervals' dynamic energy against the classes' busy

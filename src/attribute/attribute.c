@@ -59,7 +59,7 @@ void jl_attribute_options_default(jl_attribute_options *opt)
     opt->window[0] = opt->window[1] = NAN;
     opt->static_w = NAN;
     opt->stall_min_s = 0.010;
-    opt->uncal_ratio = 2.0;
+    opt->uncal_ratio = 4.0;
     for (int i = 0; i < JL_ATTRW_COUNT; i++)
         opt->warn_threshold[i] = warning_table[i].def;
 }
@@ -326,6 +326,45 @@ static span_part *span_parts(const piece_span *ps, size_t n_ps, const double *bn
     return v;
 }
 
+/* The range of sum(a_c w_c) / sum(b_c w_c) over weights w_c in [1, rho]:
+ * a linear-fractional function on a box is extreme at a vertex where the
+ * classes with the largest a_c / b_c take one bound and the rest the
+ * other, so C + 1 vertices each way suffice. a: the row's busy time per
+ * class, b: every row's. */
+static void share_bounds(const double *a, const double *b, size_t C, double rho, double *lo,
+                         double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    size_t idx[64];
+    size_t n = 0;
+    for (size_t c = 0; c < C && n < 64; c++)
+        if (b[c] > 0)
+            idx[n++] = c;
+    for (size_t i = 1; i < n; i++) /* by a/b, largest first */
+        for (size_t j = i; j > 0 && a[idx[j]] / b[idx[j]] > a[idx[j - 1]] / b[idx[j - 1]]; j--) {
+            size_t t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+    for (size_t k = 0; k <= n; k++) {
+        double num_hi = 0, den_hi = 0, num_lo = 0, den_lo = 0;
+        for (size_t i = 0; i < n; i++) {
+            double wh = i < k ? rho : 1, wl = i < k ? 1 : rho;
+            num_hi += a[idx[i]] * wh;
+            den_hi += b[idx[i]] * wh;
+            num_lo += a[idx[i]] * wl;
+            den_lo += b[idx[i]] * wl;
+        }
+        if (den_hi > 0)
+            *hi = fmax(*hi, num_hi / den_hi);
+        if (den_lo > 0)
+            *lo = fmin(*lo, num_lo / den_lo);
+    }
+    if (!isfinite(*lo) || !isfinite(*hi))
+        *lo = *hi = 0;
+}
+
 /* The rule that decides whether the trace identifies per-class power
  * (docs/attribute.md, "A fit on the trace"). */
 #define FIT_MAX_COND 30.0   /* condition number of the column-scaled design */
@@ -460,7 +499,8 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     size_t *dur_row = NULL;
     jl__counter *ctr = NULL;
     row_extra *rx = NULL;
-    double *Ps = NULL; /* static power per GPU */
+    double *rc_busy = NULL, *c_busy = NULL; /* busy time per row and class, per class */
+    double *Ps = NULL;                      /* static power per GPU */
     span_part *parts = NULL;
     size_t n_parts = 0;
     double *Ek = NULL, *Tk = NULL, *Bw = NULL, *Pk = NULL, *Sk = NULL;
@@ -779,6 +819,12 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     size_t R = ks.n;
     A->rows = calloc(R ? R : 1, sizeof *A->rows);
     rx = calloc(R ? R : 1, sizeof *rx);
+    rc_busy = calloc((R ? R : 1) * (classes.n ? classes.n : 1), sizeof *rc_busy);
+    c_busy = calloc(classes.n ? classes.n : 1, sizeof *c_busy);
+    if (!rc_busy || !c_busy) {
+        st = JL_ENOMEM;
+        goto fail;
+    }
     if (!A->rows || !rx) {
         st = JL_ENOMEM;
         goto fail;
@@ -888,6 +934,8 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
             rx[r].pred_j += (W && W->n) ? p->w_abs * p->busy * ov : 0;
             rx[r].wbusy += p->w_rel * p->busy * ov;
             rx[r].rel_unc += p->unc * p->busy * ov;
+            if (rc_busy)
+                rc_busy[r * classes.n + p->cls] += p->busy * ov;
             attr_dyn[gk] += dyn;
             attr_stat[gk] += s_j;
         }
@@ -937,6 +985,9 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         P_tot += rx[r].pred_j;
     }
     A->residual_j = A->window_energy_j - (A->attributed_j + A->unattributed_j + A->stall_j);
+    for (size_t r = 0; r < R; r++)
+        for (size_t c = 0; c < classes.n; c++)
+            c_busy[c] += rc_busy[r * classes.n + c];
     double U_dyn = fmax(0, A->unattributed_dynamic_j);
     double rho = opt->uncal_ratio > 1 ? opt->uncal_ratio : 1;
     for (size_t r = 0; r < R; r++) {
@@ -948,13 +999,11 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
             lo_d = row->dynamic_j * (1 - eps);
             hi_d = row->dynamic_j * (1 + eps) + (P_tot > 0 ? U_dyn * rx[r].pred_j / P_tot : 0);
         } else {
-            double x = D_att > 0 ? row->dynamic_j / D_att : 0;
-            if (x > 0 && x < 1) {
-                lo_d = D_att * (x / rho) / (x / rho + (1 - x) * rho);
-                hi_d = D_att * (x * rho) / (x * rho + (1 - x) / rho);
-            } else {
-                lo_d = hi_d = row->dynamic_j;
-            }
+            /* the row's share of the dynamic energy over every weighting
+             * with the classes within a factor rho of each other */
+            share_bounds(&rc_busy[r * classes.n], c_busy, classes.n, rho, &lo_d, &hi_d);
+            lo_d = fmin(D_att * lo_d, row->dynamic_j);
+            hi_d = fmax(D_att * hi_d, row->dynamic_j);
         }
         row->energy_lo_j = row->static_j * (1 - ps_unc) + fmin(lo_d, hi_d);
         row->energy_hi_j = row->static_j * (1 + ps_unc) + fmax(lo_d, hi_d);
@@ -1271,6 +1320,8 @@ fail:
     free(durs);
     free(dur_row);
     free(rx);
+    free(rc_busy);
+    free(c_busy);
     free(Ek);
     free(Tk);
     free(Bw);
