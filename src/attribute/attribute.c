@@ -1198,17 +1198,39 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
                               1e3 * A->rows[ex].median_span_s);
     }
     {
+        /* the harness's own step times, else the engine/ rows' spacing
+         * inside the window against outside it */
         char b1[64], b2[64];
+        double p = NAN, u = NAN;
+        const char *how = "the run's @iteration_s_profiled and @iteration_s_unprofiled";
         if (jl_attrs_get(&run->attrs, "iteration_s_profiled", b1, sizeof b1) >= 0 &&
             jl_attrs_get(&run->attrs, "iteration_s_unprofiled", b2, sizeof b2) >= 0) {
-            double p = atof(b1), u = atof(b2);
-            if (u > 0 && p / u - 1 > th[JL_ATTRW_profiler_overhead])
-                ok &= add_warning(A, opt, JL_ATTRW_profiler_overhead,
-                                  "a step takes %.4g s profiled against %.4g s unprofiled "
-                                  "(+%.1f %%): the profiled window is slower than the run it "
-                                  "describes",
-                                  p, u, 100 * (p / u - 1));
+            p = atof(b1);
+            u = atof(b2);
+        } else if (run->engine_n >= 10) {
+            double *in = malloc(run->engine_n * sizeof *in),
+                   *outw = malloc(run->engine_n * sizeof *outw);
+            size_t ni = 0, no = 0;
+            for (size_t j = 1; in && outw && j < run->engine_n; j++) {
+                double d = run->engine_time[j] - run->engine_time[j - 1];
+                if (run->engine_time[j - 1] >= W0 && run->engine_time[j] <= W1)
+                    in[ni++] = d;
+                else if (run->engine_time[j] < W0 || run->engine_time[j - 1] > W1)
+                    outw[no++] = d;
+            }
+            if (ni >= 5 && no >= 5) {
+                p = jl__median(in, ni);
+                u = jl__median(outw, no);
+                how = "the engine/ rows' median spacing inside and outside the window";
+            }
+            free(in);
+            free(outw);
         }
+        if (u > 0 && p / u - 1 > th[JL_ATTRW_profiler_overhead])
+            ok &= add_warning(A, opt, JL_ATTRW_profiler_overhead,
+                              "a step takes %.4g s profiled against %.4g s unprofiled (+%.1f %%; "
+                              "%s): the profiled window is slower than the run it describes",
+                              p, u, 100 * (p / u - 1), how);
     }
     if (A->n_stalls && A->stall_s > th[JL_ATTRW_profiler_stall])
         ok &= add_warning(A, opt, JL_ATTRW_profiler_stall,

@@ -368,6 +368,29 @@ TEST(known_answer_true_weights)
     jl_attribution_free(a);
     o.fit_weights = 0;
 
+    /* engine rows 10 ms apart outside the window and 11 ms inside: the
+     * profiler's overhead from them (the fixture has no harness figures) */
+    r->engine_n = 0;
+    r->engine_time = malloc(1200 * sizeof(double));
+    r->running = malloc(1200 * sizeof(int32_t));
+    for (double t = 0.01; t < 9.9 && r->engine_n < 1200;) {
+        r->running[r->engine_n] = 1;
+        r->engine_time[r->engine_n++] = t;
+        t += t >= 1.0 && t < 9.0 ? 0.011 : 0.010;
+    }
+    a = NULL;
+    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    if (a) {
+        int named = 0;
+        for (size_t i = 0; i < a->n_warnings; i++)
+            if (a->warnings[i].id == JL_ATTRW_profiler_overhead) {
+                named++;
+                CHECK_CONTAINS(a->warnings[i].message, "+10.0 %; the engine/ rows");
+            }
+        CHECK_EQ_INT(named, 1);
+    }
+    jl_attribution_free(a);
+
     /* per layer and per second: the same total */
     o.weights = &W;
     o.by = JL_ATTR_BY_TIME;
