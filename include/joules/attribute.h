@@ -79,10 +79,10 @@ void jl_sensor_init(jl_sensor *s); /* all unknown */
 void jl_sensor_clear(jl_sensor *s);
 jl_status jl_trace_read_sensor(jl_trace *t, size_t i, jl_sensor *out, jl_error **err);
 
-/* Write spans (and, when sensor is not NULL, the sensor attributes of
- * power/) into run `run` of the existing trace `path`, replacing a spans/
- * group it has. The file is copied, changed and renamed into place: on any
- * failure it is left as it was. */
+/* Write spans (when not NULL; replacing a spans/ group the run has) and
+ * the sensor attributes of power/ (when sensor is not NULL; its known
+ * fields) into run `run` of the existing trace `path`. The file is copied,
+ * changed and renamed into place: on any failure it is left as it was. */
 jl_status jl_trace_write_spans(const char *path, const char *run, const jl_spans *spans,
                                const jl_sensor *sensor, jl_error **err);
 

@@ -18,7 +18,7 @@ static const char *const help =
     "usage: joules attribute TRACE.h5[:RUN] [--by name|class|layer|step|kind|time:1s]\n"
     "                        [--json | --jsonl] [--csv FILE] [--calibration FILE.h5]\n"
     "                        [--class PATTERN=CLASS]... [--static-w W] [--window A,B]\n"
-    "       joules attribute SQUARE.h5[:RUN] --fit-sensor [--json]\n\n"
+    "       joules attribute SQUARE.h5[:RUN] --fit-sensor [--json] [--into TRACE.h5:RUN]\n\n"
     "Split the energy the GPU's counter measured over a profiled window among the\n"
     "run's spans (spans/: joules import kineto ... --into TRACE.h5:RUN): static\n"
     "power by time, dynamic energy by device-busy time x class weights (equal, or\n"
@@ -40,6 +40,8 @@ static const char *const help =
     "  --sensor-from F.h5[:RUN]  fit the sensor model on a square-wave run and use it\n"
     "  --set-warning NAME=VALUE|off  a warning's threshold, or off\n"
     "  --fit-sensor       fit the sensor model on the run's bursts (spans/) and print it\n"
+    "  --into TRACE.h5:RUN  with --fit-sensor: write the model as power/'s attributes\n"
+    "                     of that run (@update_period_s, @energy_delay_s, ...)\n"
     "  --json             print the joules.attribution/1 document\n"
     "  --jsonl            one JSON object per row\n"
     "  --csv FILE         the rows as CSV ('-' = stdout)\n"
@@ -55,7 +57,8 @@ enum {
     OPT_SENSOR_FROM,
     OPT_SET_WARNING,
     OPT_FIT,
-    OPT_FIT_WEIGHTS
+    OPT_FIT_WEIGHTS,
+    OPT_INTO
 };
 
 /* TRACE.h5[:RUN] opened, run read with its spans and sensor */
@@ -159,6 +162,36 @@ static void print_fit(const jl_sensor_fit_result *f, int json)
     printf("fitted power              %.1f W idle, %.1f W in a burst (%zu bursts)\n"
            "fit rms                   counter %.1f W, watts %.1f W\n",
            f->idle_w, f->busy_w, f->n_bursts, f->counter_rms_w, f->watts_rms_w);
+}
+
+/* The fitted model as power/'s attributes of TRACE.h5:RUN. */
+static int write_sensor(const char *cmd, const jl_sensor_fit_result *f, const char *from,
+                        const char *into)
+{
+    const char *colon = strrchr(into, ':');
+    if (!colon || colon == into || !colon[1])
+        return cli_usage_error(cmd, "--into TRACE.h5:RUN names the trace and the run");
+    char *path = strndup(into, (size_t)(colon - into));
+    jl_sensor z;
+    jl_sensor_init(&z);
+    z.update_period_s = f->update_period_s;
+    z.energy_delay_s = f->energy_delay_s;
+    z.watts_window_s = f->watts_window_s;
+    z.watts_delay_s = f->watts_delay_s;
+    z.watts_kind = strdup("instant");
+    char buf[1024];
+    snprintf(buf, sizeof buf,
+             "joules attribute --fit-sensor on %s: least squares of each field's readings "
+             "against the bursts in spans/ (attribute.md)",
+             from);
+    z.calibration = strdup(buf);
+    jl_error *err = NULL;
+    jl_status st = path && z.watts_kind && z.calibration
+                       ? jl_trace_write_spans(path, colon + 1, NULL, &z, &err)
+                       : JL_ENOMEM;
+    jl_sensor_clear(&z);
+    free(path);
+    return st == JL_OK ? 0 : cli_fail(cmd, st, err);
 }
 
 static void fmt_j(char *b, size_t cap, double v)
@@ -288,6 +321,7 @@ int jl_cmd_attribute(int argc, char **argv)
                                               OPT_SET_WARNING},
                                              {"fit-sensor", no_argument, NULL, OPT_FIT},
                                              {"fit-weights", no_argument, NULL, OPT_FIT_WEIGHTS},
+                                             {"into", required_argument, NULL, OPT_INTO},
                                              {"json", no_argument, NULL, CLI_OPT_JSON},
                                              {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
                                              {"csv", required_argument, NULL, CLI_OPT_CSV},
@@ -295,7 +329,7 @@ int jl_cmd_attribute(int argc, char **argv)
                                              {NULL, 0, NULL, 0}};
     jl_attribute_options ao;
     jl_attribute_options_default(&ao);
-    const char *cal = NULL, *csv = NULL, *sensor_from = NULL;
+    const char *cal = NULL, *csv = NULL, *sensor_from = NULL, *into = NULL;
     const char **rules = calloc((size_t)argc + 1, sizeof *rules);
     int json = 0, jsonl = 0, fit = 0, c, rc = 0;
     size_t n_rules = 0;
@@ -357,6 +391,7 @@ int jl_cmd_attribute(int argc, char **argv)
         }
         case OPT_FIT: fit = 1; break;
         case OPT_FIT_WEIGHTS: ao.fit_weights = 1; break;
+        case OPT_INTO: into = optarg; break;
         case CLI_OPT_JSON: json = 1; break;
         case CLI_OPT_JSONL: jsonl = 1; break;
         case CLI_OPT_CSV: csv = optarg; break;
@@ -386,11 +421,18 @@ int jl_cmd_attribute(int argc, char **argv)
     jl_status st;
     if (fit) {
         jl_sensor_fit_result f;
-        if ((rc = fit_sensor(cmd, &o, &f)) == 0)
+        if ((rc = fit_sensor(cmd, &o, &f)) == 0 && into)
+            rc = write_sensor(cmd, &f, argv[optind], into);
+        if (rc == 0)
             print_fit(&f, json);
         opened_close(&o);
         free(rules);
         return rc;
+    }
+    if (into) {
+        opened_close(&o);
+        free(rules);
+        return cli_usage_error(cmd, "--into goes with --fit-sensor");
     }
     jl_class_weights *w = NULL;
     jl_attribution *a = NULL;

@@ -610,8 +610,9 @@ jl_status jl_trace_write_spans(const char *path, const char *run, const jl_spans
         goto end;
     }
     r = H5Gopen2(f, rpath, H5P_DEFAULT);
-    if (r < 0 || !write_group(r, spans) || (sensor && !write_sensor(r, sensor))) {
-        st = jl__h5_fail(err, JL_EIO, path, run, "spans", -1, "cannot write spans/");
+    if (r < 0 || (spans && !write_group(r, spans)) || (sensor && !write_sensor(r, sensor))) {
+        st = jl__h5_fail(err, JL_EIO, path, run, spans ? "spans" : "power", -1,
+                         spans ? "cannot write spans/" : "cannot write power/'s attributes");
         goto end;
     }
 end:
