@@ -306,7 +306,7 @@ static int parse_by(const char *cmd, const char *s, jl_attribute_options *o)
     return cli_usage_error(cmd, "--by: '%s' is not name, class, layer, step, kind or time:S", s);
 }
 
-int jl_cmd_attribute(int argc, char **argv)
+int cli_cmd_attribute(int argc, char **argv)
 {
     const char *cmd = "attribute";
     static const struct option longopts[] = {{"by", required_argument, NULL, OPT_BY},

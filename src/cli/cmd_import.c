@@ -1,5 +1,5 @@
 /* joules import — other formats into a trace file. The formats are the
- * library's importer table (jl_importers(), src/import/importers.h): this
+ * library's importer table (jl_importers(), src/import/registry.c): this
  * file only parses argv, runs the importer and writes its runs. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -102,8 +102,8 @@ static int cli_import_into(const char *cmd, const jl_importer *im, const char *i
     int rc;
     if (st != JL_OK || !r) {
         const jl_error *last = errors.count ? errors.items[errors.count - 1] : NULL;
-        rc = jl_exit_for_error(last && last->code == st ? last : NULL,
-                               st != JL_OK ? st : JL_ENODATA);
+        rc = cli_exit_for_error(last && last->code == st ? last : NULL,
+                                st != JL_OK ? st : JL_ENODATA);
     } else {
         if (!quiet && !json)
             for (size_t i = 0; i < r->n_notes; i++)
@@ -123,7 +123,7 @@ static int cli_import_into(const char *cmd, const jl_importer *im, const char *i
     return rc;
 }
 
-int jl_cmd_import(int argc, char **argv)
+int cli_cmd_import(int argc, char **argv)
 {
     const char *cmd = "import";
     if (argc < 2)
@@ -270,8 +270,8 @@ int jl_cmd_import(int argc, char **argv)
         /* the error that stopped the import is the last one listed when it
          * carries that status (a write failure is on the output side) */
         const jl_error *last = errors.count ? errors.items[errors.count - 1] : NULL;
-        rc = jl_exit_for_error(last && last->code == st ? last : NULL,
-                               st != JL_OK ? st : JL_ENODATA);
+        rc = cli_exit_for_error(last && last->code == st ? last : NULL,
+                                st != JL_OK ? st : JL_ENODATA);
         if (st == JL_EUSAGE)
             fprintf(stderr, "(see `joules import %s --help`)\n", im->name);
         jl_trace_writer_abort(w);

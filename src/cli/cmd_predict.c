@@ -390,7 +390,7 @@ static int run_predict(const char *cmd, const cli_study *cs, predict_args *a,
     return rc;
 }
 
-int jl_cmd_predict(int argc, char **argv)
+int cli_cmd_predict(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_JSON_LONG_OPTION,

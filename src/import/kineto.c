@@ -20,9 +20,8 @@
 #include <zlib.h>
 
 #include "core/util.h"
-#include "import/import_internal.h"
-#include "import/importers.h"
 #include "import/json_stream.h"
+#include "import/kit.h"
 #include "import/profile_spans.h"
 #include "joules/attribute.h"
 
@@ -321,16 +320,16 @@ static jl_status parse_js(js *p, const char *path, kin *k, jl_error_list *errors
         }
     }
     if (!have_events)
-        st = jl__import_error(errors, JL_EFORMAT, path, 0, 0, "traceEvents",
-                              "not a Kineto trace: no traceEvents");
+        st = jl__imp_err_at(errors, JL_EFORMAT, path, 0, 0, "traceEvents",
+                            "not a Kineto trace: no traceEvents");
     free(name);
     return st;
 bad:
     if (st == JL_ENOMEM)
-        jl__import_error(errors, st, path, 0, 0, NULL, "out of memory");
+        jl__imp_err_at(errors, st, path, 0, 0, NULL, "out of memory");
     else
-        jl__import_error(errors, JL_EFORMAT, path, jl__jstream_line(p), jl__jstream_col(p), NULL,
-                         "%s", p->err[0] ? p->err : "not a Kineto (Chrome trace) document");
+        jl__imp_err_at(errors, JL_EFORMAT, path, jl__jstream_line(p), jl__jstream_col(p), NULL,
+                       "%s", p->err[0] ? p->err : "not a Kineto (Chrome trace) document");
     free(name);
     return st;
 }
@@ -339,14 +338,13 @@ static jl_status parse(const char *path, kin *k, jl_error_list *errors)
 {
     FILE *f = open_profile(path);
     if (!f)
-        return jl__import_error(errors, JL_EIO, path, 0, 0, NULL, "cannot open: %s",
-                                strerror(errno));
+        return jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "cannot open: %s", strerror(errno));
     js p;
     jl__jstream_init_file(&p, f, 1 << 18, 1 << 20);
     jl_status st = parse_js(&p, path, k, errors);
     jl__jstream_free(&p);
     if (fclose(f) != 0 && st == JL_OK)
-        st = jl__import_error(errors, JL_EIO, path, 0, 0, NULL, "cannot read (truncated gzip?)");
+        st = jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "cannot read (truncated gzip?)");
     return st;
 }
 
@@ -388,7 +386,7 @@ static jl_status align_from_file(const char *spec, const char *profile, const ki
     json_t *doc = json_load_file(path, 0, &je), *e = NULL;
     jl_status st = JL_OK;
     if (!doc) {
-        st = jl__import_error(errors, JL_EFORMAT, path, je.line, je.column, NULL, "%s", je.text);
+        st = jl__imp_err_at(errors, JL_EFORMAT, path, je.line, je.column, NULL, "%s", je.text);
         goto end;
     }
     const char *base = strrchr(profile, '/');
@@ -411,19 +409,19 @@ static jl_status align_from_file(const char *spec, const char *profile, const ki
         }
     }
     if (!json_is_object(e)) {
-        st = jl__import_error(errors, JL_EUSAGE, path, 0, 0, key,
-                              key ? "no entry '%s' in the alignment file"
-                                  : "no entry lists %s in its \"files\": name one "
-                                    "(--align FILE.json:KEY)",
-                              key ? key : base);
+        st = jl__imp_err_at(errors, JL_EUSAGE, path, 0, 0, key,
+                            key ? "no entry '%s' in the alignment file"
+                                : "no entry lists %s in its \"files\": name one "
+                                  "(--align FILE.json:KEY)",
+                            key ? key : base);
         goto end;
     }
     const char *need[] = {"wall_ns_start", "perf_counter_ns_start", "wall_ns_end",
                           "perf_counter_ns_end", "run_t0_perf_counter_s"};
     for (size_t i = 0; i < 5; i++)
         if (!json_is_number(json_object_get(e, need[i]))) {
-            st = jl__import_error(errors, JL_EMISSING, path, 0, 0, need[i],
-                                  "the alignment entry has no number %s", need[i]);
+            st = jl__imp_err_at(errors, JL_EMISSING, path, 0, 0, need[i],
+                                "the alignment entry has no number %s", need[i]);
             goto end;
         }
     json_t *b = json_object_get(e, "baseTimeNanoseconds");
@@ -431,8 +429,8 @@ static jl_status align_from_file(const char *spec, const char *profile, const ki
     if (json_is_integer(b))
         base_ns = (long long)json_integer_value(b);
     else if (!k->has_base) {
-        st = jl__import_error(errors, JL_EMISSING, profile, 0, 0, "baseTimeNanoseconds",
-                              "neither the profile nor the alignment gives baseTimeNanoseconds");
+        st = jl__imp_err_at(errors, JL_EMISSING, profile, 0, 0, "baseTimeNanoseconds",
+                            "neither the profile nor the alignment gives baseTimeNanoseconds");
         goto end;
     }
     long long w0 = (long long)json_integer_value(json_object_get(e, "wall_ns_start"));
@@ -482,11 +480,11 @@ static jl_status build(kin *k, const char *path, const jl_run *run, const char *
             goto end;
     } else {
         if (!k->has_base || !isfinite(run->attrs.start_time_unix)) {
-            st = jl__import_error(errors, JL_EMISSING, path, 0, 0, "baseTimeNanoseconds",
-                                  "cannot place the profile on the run's clock: %s; give "
-                                  "--align FILE.json or --offset S",
-                                  !k->has_base ? "the profile has no baseTimeNanoseconds"
-                                               : "the run has no @start_time_unix");
+            st = jl__imp_err_at(errors, JL_EMISSING, path, 0, 0, "baseTimeNanoseconds",
+                                "cannot place the profile on the run's clock: %s; give "
+                                "--align FILE.json or --offset S",
+                                !k->has_base ? "the profile has no baseTimeNanoseconds"
+                                             : "the run has no @start_time_unix");
             goto end;
         }
         /* in whole seconds and a fraction: start_time_unix x 1e9 as one
@@ -513,12 +511,12 @@ static jl_status build(kin *k, const char *path, const jl_run *run, const char *
                         : (n_gpu ? K_GPU_ANN : K_CPU_ANN);
     size_t n_ann = side == K_GPU_ANN ? n_gpu : n_cpu;
     if (!n_ann) {
-        st = jl__import_error(errors, JL_ENODATA, path, 0, 0, "traceEvents",
-                              "no %s annotations with valid timestamps (%zu events, %zu with zero "
-                              "timestamps rejected)",
-                              side == K_GPU_ANN ? "GPU-side (gpu_user_annotation)"
-                                                : "CPU-side (user_annotation)",
-                              k->n_events, k->n_zero);
+        st = jl__imp_err_at(errors, JL_ENODATA, path, 0, 0, "traceEvents",
+                            "no %s annotations with valid timestamps (%zu events, %zu with zero "
+                            "timestamps rejected)",
+                            side == K_GPU_ANN ? "GPU-side (gpu_user_annotation)"
+                                              : "CPU-side (user_annotation)",
+                            k->n_events, k->n_zero);
         goto end;
     }
 
@@ -655,13 +653,13 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
             char *end;
             offset = strtod(args[i].value, &end);
             if (*end || end == args[i].value || !isfinite(offset))
-                return jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, "--offset",
-                                        "--offset: '%s' is not a number of seconds", args[i].value);
+                return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, "--offset",
+                                      "--offset: '%s' is not a number of seconds", args[i].value);
         }
     }
     if (side_opt && strcmp(side_opt, "gpu") && strcmp(side_opt, "cpu"))
-        return jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, "--side",
-                                "--side: expected gpu or cpu, got '%s'", side_opt);
+        return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, "--side",
+                              "--side: expected gpu or cpu, got '%s'", side_opt);
 
     /* the run: its start time and its engine rows (steps) */
     jl_trace *t = NULL;
@@ -701,42 +699,44 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
         jl_error_list_push(errors, werr);
         goto end;
     }
-    if (!(r = jl__import_result_new())) {
+    jl__imp kit;
+    if (jl__imp_start(&kit, NULL, errors) < 0) {
         st = JL_ENOMEM;
         goto end;
     }
+    r = kit.res;
     r->n_files = 1;
     r->n_runs = 1;
     r->source = jl__asprintf("Kineto trace %s", path);
-    jl__import_detail_num(r, "events", (double)k.n_events);
-    jl__import_detail_num(r, "spans", (double)na);
-    jl__import_detail(r, "side", sp->side, 0);
-    jl__import_detail_num(r, "device_events", (double)n_dev);
-    jl__import_detail_num(r, "device_busy_in_spans_s", folded_us * 1e-6);
-    jl__import_detail_num(r, "device_busy_outside_spans_s", unannotated_us * 1e-6);
-    jl__import_detail_num(r, "zero_timestamp_events_rejected", (double)k.n_zero);
-    jl__import_detail_num(r, "steps", (double)n_steps);
-    jl__import_detail_num(r, "window_start_s", lo);
-    jl__import_detail_num(r, "window_end_s", hi);
-    jl__import_detail_num(r, "offset_s", ks.offset_s);
-    jl__import_detail(r, "into", trace, 0);
-    jl__import_detail(r, "run", run_name, 0);
+    jl__imp_detail_num(&kit, "events", (double)k.n_events);
+    jl__imp_detail_num(&kit, "spans", (double)na);
+    jl__imp_detail(&kit, "side", sp->side, 0);
+    jl__imp_detail_num(&kit, "device_events", (double)n_dev);
+    jl__imp_detail_num(&kit, "device_busy_in_spans_s", folded_us * 1e-6);
+    jl__imp_detail_num(&kit, "device_busy_outside_spans_s", unannotated_us * 1e-6);
+    jl__imp_detail_num(&kit, "zero_timestamp_events_rejected", (double)k.n_zero);
+    jl__imp_detail_num(&kit, "steps", (double)n_steps);
+    jl__imp_detail_num(&kit, "window_start_s", lo);
+    jl__imp_detail_num(&kit, "window_end_s", hi);
+    jl__imp_detail_num(&kit, "offset_s", ks.offset_s);
+    jl__imp_detail(&kit, "into", trace, 0);
+    jl__imp_detail(&kit, "run", run_name, 0);
     r->detail_text = jl__asprintf("%zu %s-side spans, %zu steps, window [%.3f, %.3f] s", na,
                                   sp->side, n_steps, lo, hi);
     if (k.n_zero)
-        jl__import_note(r, path, "traceEvents",
-                        "%zu events with zero or missing timestamps rejected (a stale export)",
-                        k.n_zero);
+        jl__imp_note(&kit, path, "traceEvents",
+                     "%zu events with zero or missing timestamps rejected (a stale export)",
+                     k.n_zero);
     if (side == K_CPU_ANN)
-        jl__import_note(r, path, "traceEvents",
-                        "CPU-side annotations only: spans without busy_s (host time, not "
-                        "device work)");
+        jl__imp_note(&kit, path, "traceEvents",
+                     "CPU-side annotations only: spans without busy_s (host time, not "
+                     "device work)");
     if (unannotated_us > 0)
-        jl__import_note(r, path, "traceEvents",
-                        "%.6g s of device work outside every annotation (unattributed)",
-                        unannotated_us * 1e-6);
-    *out = r;
-    r = NULL;
+        jl__imp_note(&kit, path, "traceEvents",
+                     "%.6g s of device work outside every annotation (unattributed)",
+                     unannotated_us * 1e-6);
+    r = NULL; /* the kit's, handed over */
+    st = jl__imp_end(&kit, JL_OK, out);
 end:
     jl_import_result_free(r);
     jl_spans_free(sp);

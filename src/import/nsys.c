@@ -19,8 +19,7 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "import/import_internal.h"
-#include "import/importers.h"
+#include "import/kit.h"
 #include "import/profile_spans.h"
 #include "joules/attribute.h"
 
@@ -123,8 +122,8 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
             offset = strtod(args[i].value, &end);
             has_offset = 1;
             if (*end || end == args[i].value || !isfinite(offset))
-                return jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, "--offset",
-                                        "--offset: '%s' is not a number of seconds", args[i].value);
+                return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, "--offset",
+                                      "--offset: '%s' is not a number of seconds", args[i].value);
         }
 
     jl_trace *t = NULL;
@@ -161,15 +160,15 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
     jl_import_result *r = NULL;
     char *clock = NULL;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        st = jl__import_error(errors, JL_EIO, path, 0, 0, NULL, "cannot open: %s",
-                              db ? sqlite3_errmsg(db) : "out of memory");
+        st = jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "cannot open: %s",
+                            db ? sqlite3_errmsg(db) : "out of memory");
         goto end;
     }
     if (!has_table(db, "NVTX_EVENTS") || !has_table(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) {
-        st = jl__import_error(errors, JL_EFORMAT, path, 0, 0, NULL,
-                              "not an Nsight Systems export with NVTX and CUDA traces (tables "
-                              "NVTX_EVENTS and CUPTI_ACTIVITY_KIND_RUNTIME); record with "
-                              "`nsys profile -t cuda,nvtx` and `nsys export --type sqlite`");
+        st = jl__imp_err_at(errors, JL_EFORMAT, path, 0, 0, NULL,
+                            "not an Nsight Systems export with NVTX and CUDA traces (tables "
+                            "NVTX_EVENTS and CUPTI_ACTIVITY_KIND_RUNTIME); record with "
+                            "`nsys profile -t cuda,nvtx` and `nsys export --type sqlite`");
         goto end;
     }
 
@@ -216,8 +215,8 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
     sqlite3_finalize(q);
     q = NULL;
     if (!n_rg) {
-        st = jl__import_error(errors, JL_ENODATA, path, 0, 0, "NVTX_EVENTS",
-                              "no NVTX ranges in the export");
+        st = jl__imp_err_at(errors, JL_ENODATA, path, 0, 0, "NVTX_EVENTS",
+                            "no NVTX ranges in the export");
         goto end;
     }
     qsort(rg, n_rg, sizeof *rg, cmp_range);
@@ -349,10 +348,10 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
     q = NULL;
     if (!isfinite(base)) {
         if (!has_offset) {
-            st = jl__import_error(errors, JL_EMISSING, path, 0, 0, "TARGET_INFO_SESSION_START_TIME",
-                                  "cannot place the export on the run's clock: no session start "
-                                  "time, or the run has no @start_time_unix; give --offset S "
-                                  "(run time = Nsight ns / 1e9 + S)");
+            st = jl__imp_err_at(errors, JL_EMISSING, path, 0, 0, "TARGET_INFO_SESSION_START_TIME",
+                                "cannot place the export on the run's clock: no session start "
+                                "time, or the run has no @start_time_unix; give --offset S "
+                                "(run time = Nsight ns / 1e9 + S)");
             goto end;
         }
         base = 0;
@@ -377,10 +376,10 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
         n_sp++;
     }
     if (!n_sp) {
-        st = jl__import_error(errors, JL_ENODATA, path, 0, 0, NULL,
-                              "no NVTX range launched device work (%zu ranges, %zu device "
-                              "records, %zu without times)",
-                              n_rg, n_dev, n_zero);
+        st = jl__imp_err_at(errors, JL_ENODATA, path, 0, 0, NULL,
+                            "no NVTX range launched device work (%zu ranges, %zu device "
+                            "records, %zu without times)",
+                            n_rg, n_dev, n_zero);
         goto end;
     }
     int32_t *nmi = malloc(n_sp * sizeof *nmi);
@@ -406,52 +405,56 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
         jl_error_list_push(errors, werr);
         goto end;
     }
-    if (!(r = jl__import_result_new()))
-        goto oom;
+    jl__imp kit;
+    if (jl__imp_start(&kit, NULL, errors) < 0) {
+        st = JL_ENOMEM;
+        goto end;
+    }
+    r = kit.res;
     r->n_files = 1;
     r->n_runs = 1;
     r->source = jl__asprintf("Nsight Systems export %s", path);
-    jl__import_detail_num(r, "nvtx_ranges", (double)n_rg);
-    jl__import_detail_num(r, "spans", (double)n_sp);
-    jl__import_detail_num(r, "ranges_without_device_work", (double)n_empty);
-    jl__import_detail_num(r, "device_records", (double)n_dev);
-    jl__import_detail_num(r, "device_records_without_times", (double)n_zero);
-    jl__import_detail_num(r, "device_busy_outside_ranges_s", outside_s);
-    jl__import_detail_num(r, "steps", (double)n_steps);
-    jl__import_detail_num(r, "window_start_s", sp->window[0]);
-    jl__import_detail_num(r, "window_end_s", sp->window[1]);
-    jl__import_detail(r, "side", "gpu", 0);
-    jl__import_detail(r, "into", trace, 0);
-    jl__import_detail(r, "run", run_name, 0);
+    jl__imp_detail_num(&kit, "nvtx_ranges", (double)n_rg);
+    jl__imp_detail_num(&kit, "spans", (double)n_sp);
+    jl__imp_detail_num(&kit, "ranges_without_device_work", (double)n_empty);
+    jl__imp_detail_num(&kit, "device_records", (double)n_dev);
+    jl__imp_detail_num(&kit, "device_records_without_times", (double)n_zero);
+    jl__imp_detail_num(&kit, "device_busy_outside_ranges_s", outside_s);
+    jl__imp_detail_num(&kit, "steps", (double)n_steps);
+    jl__imp_detail_num(&kit, "window_start_s", sp->window[0]);
+    jl__imp_detail_num(&kit, "window_end_s", sp->window[1]);
+    jl__imp_detail(&kit, "side", "gpu", 0);
+    jl__imp_detail(&kit, "into", trace, 0);
+    jl__imp_detail(&kit, "run", run_name, 0);
     r->detail_text =
         jl__asprintf("%zu spans from %zu NVTX ranges, %zu steps, window [%.3f, %.3f] s", n_sp, n_rg,
                      n_steps, sp->window[0], sp->window[1]);
     if (n_empty)
-        jl__import_note(r, path, "NVTX_EVENTS",
-                        "%zu NVTX ranges launched no device work of their own: not spans", n_empty);
+        jl__imp_note(&kit, path, "NVTX_EVENTS",
+                     "%zu NVTX ranges launched no device work of their own: not spans", n_empty);
     if (n_zero)
-        jl__import_note(r, path, "CUPTI_ACTIVITY_KIND_KERNEL",
-                        "%zu device records without times rejected", n_zero);
+        jl__imp_note(&kit, path, "CUPTI_ACTIVITY_KIND_KERNEL",
+                     "%zu device records without times rejected", n_zero);
     if (n_outside)
-        jl__import_note(r, path, "CUPTI_ACTIVITY_KIND_KERNEL",
-                        "%zu device records (%.6g s) launched outside every NVTX range "
-                        "(unattributed)",
-                        n_outside, outside_s);
+        jl__imp_note(&kit, path, "CUPTI_ACTIVITY_KIND_KERNEL",
+                     "%zu device records (%.6g s) launched outside every NVTX range "
+                     "(unattributed)",
+                     n_outside, outside_s);
     if (has_table(db, "GPU_METRICS"))
-        jl__import_note(r, path, "GPU_METRICS",
-                        "Nsight's GPU metrics (its power rows are 1-s averages) are not used: "
-                        "the run's own energy counter is");
-    jl__import_note(r, path, "",
-                    "the spans' window is their hull: Nsight exports no profiler "
-                    "window; set --window in attribute if the capture was cut");
-    *out = r;
-    r = NULL;
+        jl__imp_note(&kit, path, "GPU_METRICS",
+                     "Nsight's GPU metrics (its power rows are 1-s averages) are not used: "
+                     "the run's own energy counter is");
+    jl__imp_note(&kit, path, "",
+                 "the spans' window is their hull: Nsight exports no profiler "
+                 "window; set --window in attribute if the capture was cut");
+    r = NULL; /* the kit's, handed over */
+    st = jl__imp_end(&kit, JL_OK, out);
     goto end;
 sql_fail:
-    st = jl__import_error(errors, JL_EFORMAT, path, 0, 0, NULL, "SQLite: %s", sqlite3_errmsg(db));
+    st = jl__imp_err_at(errors, JL_EFORMAT, path, 0, 0, NULL, "SQLite: %s", sqlite3_errmsg(db));
     goto end;
 oom:
-    st = jl__import_error(errors, JL_ENOMEM, path, 0, 0, NULL, "out of memory");
+    st = jl__imp_err_at(errors, JL_ENOMEM, path, 0, 0, NULL, "out of memory");
 end:
     sqlite3_finalize(q);
     sqlite3_close(db);
