@@ -472,53 +472,96 @@ end:
     return st;
 }
 
-jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor *sensor,
-                       const jl_attribute_options *opt, jl_attribution **out, jl_error **err)
+/* The attribution's state, phase to phase (jl_attribute). */
+typedef struct {
+    const jl_run *run;
+    const jl_spans *spans;
+    const jl_sensor *sensor;
+    const jl_attribute_options *opt;
+    jl_error **err;
+    const char *file, *rn;
+    jl_attribution *A;
+    size_t G;           /* GPUs */
+    jl__counter *ctr;   /* [G] */
+    double *Ps, ps_unc; /* static power per GPU, its relative uncertainty */
+    int average_only;   /* power/watts is a 1-s average */
+    double W0, W1;      /* the window */
+    double *bnd;        /* the pieces' bounds [K + 1] */
+    size_t K, n_updates, n_bins;
+    /* per GPU and piece: energy, span time, weighted busy, prediction, stall time */
+    double *Ek, *Tk, *Bw, *Pk, *Sk;
+    double *excl_orig; /* each span's exclusive time */
+    piece_span *ps;    /* the spans in the window, in time order */
+    size_t n_ps;
+    keyset ks, classes; /* row keys; class names */
+    const jl_class_weights *W;
+    jl_class_weights fitted;
+    char *fit_note;
+    char **missing; /* classes without a calibrated weight */
+    size_t n_missing;
+    size_t R; /* rows */
+    row_extra *rx;
+    double *rc_busy, *c_busy; /* busy time per row and class, per class */
+    span_part *parts;
+    size_t n_parts;
+    double scale, rho;
+    double *durs;
+    size_t *dur_row;
+} eng;
+
+#define A (e->A)
+#define G (e->G)
+#define ctr (e->ctr)
+#define Ps (e->Ps)
+#define ps_unc (e->ps_unc)
+#define average_only (e->average_only)
+#define W0 (e->W0)
+#define W1 (e->W1)
+#define bnd (e->bnd)
+#define K (e->K)
+#define n_updates (e->n_updates)
+#define n_bins (e->n_bins)
+#define Ek (e->Ek)
+#define Tk (e->Tk)
+#define Bw (e->Bw)
+#define Pk (e->Pk)
+#define Sk (e->Sk)
+#define ps (e->ps)
+#define n_ps (e->n_ps)
+#define ks (e->ks)
+#define classes (e->classes)
+#define W (e->W)
+#define fitted (e->fitted)
+#define fit_note (e->fit_note)
+#define missing (e->missing)
+#define n_missing (e->n_missing)
+#define R (e->R)
+#define rx (e->rx)
+#define rc_busy (e->rc_busy)
+#define c_busy (e->c_busy)
+#define parts (e->parts)
+#define n_parts (e->n_parts)
+#define scale (e->scale)
+#define rho (e->rho)
+#define excl_orig (e->excl_orig)
+#define durs (e->durs)
+#define dur_row (e->dur_row)
+
+/* the sensor: the trace's attributes over the defaults */
+static jl_status eng_sensor(eng *e)
 {
-    *out = NULL;
-    jl_attribute_options dflt;
-    if (!opt) {
-        jl_attribute_options_default(&dflt);
-        opt = &dflt;
-    }
-    const char *file = run->file, *rn = run->name;
-    if (!spans || !spans->n)
-        return jl_fail(err, JL_ENODATA, file, rn, "spans", -1,
-                       "the run has no spans/ (import a profile: joules import kineto ... "
-                       "--into)");
-    if (opt->by == JL_ATTR_BY_TIME && !(opt->time_bin_s > 0))
-        return jl_fail(err, JL_EUSAGE, file, rn, NULL, -1, "time bins must be longer than 0 s");
-
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
     jl_status st = JL_OK;
-    jl_attribution *A = calloc(1, sizeof *A);
-    keyset ks = {0}, classes = {0};
-    jl_class_weights fitted = {0};
-    char *fit_note = NULL;
-    piece_span *ps = NULL;
-    double *bnd = NULL, *excl_orig = NULL, *durs = NULL;
-    size_t *dur_row = NULL;
-    jl__counter *ctr = NULL;
-    row_extra *rx = NULL;
-    double *rc_busy = NULL, *c_busy = NULL; /* busy time per row and class, per class */
-    double *Ps = NULL;                      /* static power per GPU */
-    span_part *parts = NULL;
-    size_t n_parts = 0;
-    double *Ek = NULL, *Tk = NULL, *Bw = NULL, *Pk = NULL, *Sk = NULL;
-    size_t G = (size_t)(run->attrs.num_gpus > 0 ? run->attrs.num_gpus : 1);
-    if (!A) {
-        st = JL_ENOMEM;
-        goto fail;
-    }
-    A->file = jl__strdup(file ? file : "");
-    A->run = jl__strdup(rn ? rn : "");
-    A->by = opt->by;
-    A->time_bin_s = opt->by == JL_ATTR_BY_TIME ? opt->time_bin_s : NAN;
-    A->n_spans = spans->n;
-
     /* the sensor: the trace's attributes over the defaults */
     jl_sensor_init(&A->sensor);
     jl__sensor_defaults(&A->sensor);
     int from_trace = 0;
+    const jl_sensor *sensor = e->sensor;
     if (sensor) {
         if (isfinite(sensor->update_period_s))
             A->sensor.update_period_s = sensor->update_period_s, from_trace = 1;
@@ -539,15 +582,29 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
                      "docs/attribute.md)");
     if (st != JL_OK || !A->file || !A->run || !A->sensor_source) {
         st = JL_ENOMEM;
-        goto fail;
+        return st;
     }
-    int average_only = A->sensor.watts_kind && !strcmp(A->sensor.watts_kind, "average_1s");
+    average_only = A->sensor.watts_kind && !strcmp(A->sensor.watts_kind, "average_1s");
     if (average_only) {
         A->sensor.watts_window_s = 1.0;
     }
 
+    return st;
+}
+
+/* the window: the options', the spans' @window, or their hull */
+static jl_status eng_window(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* the window */
-    double W0 = opt->window[0], W1 = opt->window[1];
+    W0 = opt->window[0];
+    W1 = opt->window[1];
     if (!isfinite(W0) || !isfinite(W1)) {
         W0 = spans->window[0];
         W1 = spans->window[1];
@@ -562,22 +619,35 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     }
     if (!(W1 > W0)) {
         st = jl_fail(err, JL_EUSAGE, file, rn, "spans", -1, "the window [%g, %g] is empty", W0, W1);
-        goto fail;
+        return st;
     }
     A->window[0] = W0;
     A->window[1] = W1;
 
+    return st;
+}
+
+/* each GPU's counter, the window's energy and the static power */
+static jl_status eng_counters(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* counters and static power, per GPU */
     ctr = calloc(G, sizeof *ctr);
-    double ps_unc = 0.05;
+    ps_unc = 0.05;
     Ps = calloc(G, sizeof *Ps);
     if (!ctr || !Ps) {
         st = JL_ENOMEM;
-        goto fail;
+        return st;
     }
     for (size_t g = 0; g < G; g++) {
         if ((st = jl__counter_build(run, g, &A->sensor, &ctr[g], err)) != JL_OK) {
-            goto fail;
+            return st;
         }
         double e0 = jl__counter_at(&ctr[g], W0), e1 = jl__counter_at(&ctr[g], W1);
         if (!isfinite(e0) || !isfinite(e1)) {
@@ -585,19 +655,19 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
                          "the window [%.6g, %.6g] s is not inside the counter's updates "
                          "[%.6g, %.6g] s (GPU %zu)",
                          W0, W1, ctr[g].t[0], ctr[g].t[ctr[g].n - 1], g);
-            goto fail;
+            return st;
         }
         A->window_energy_j += e1 - e0;
         char *src = NULL;
         if (!static_power(run, &ctr[g], opt, &Ps[g], &ps_unc, &src)) {
             st = JL_ENOMEM;
-            goto fail;
+            return st;
         }
         if (!isfinite(Ps[g])) {
             st = jl_fail(err, JL_ENODATA, file, rn, NULL, -1,
                          "no static power: the trace has no idle before t = 0 and no "
                          "@gpu_idle_power_w; state an estimate with --static-w W");
-            goto fail;
+            return st;
         }
         if (g == 0) {
             A->static_source = src;
@@ -610,9 +680,22 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
                                                     : "counter (energy_j at its update times)");
     if (!A->energy_source) {
         st = JL_ENOMEM;
-        goto fail;
+        return st;
     }
 
+    return st;
+}
+
+/* the window cut at every update (and bin), each piece's energy */
+static jl_status eng_pieces(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* the pieces: the window cut at every GPU's update times and the bins */
     size_t cap = 2;
     for (size_t g = 0; g < G; g++)
@@ -622,9 +705,10 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     bnd = malloc(cap * sizeof *bnd);
     if (!bnd) {
         st = JL_ENOMEM;
-        goto fail;
+        return st;
     }
-    size_t nb = 0, n_updates = 0;
+    size_t nb = 0;
+    n_updates = 0;
     bnd[nb++] = W0;
     bnd[nb++] = W1;
     for (size_t g = 0; g < G; g++)
@@ -634,7 +718,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
                 if (g == 0)
                     n_updates++;
             }
-    size_t n_bins = 0;
+    n_bins = 0;
     if (opt->by == JL_ATTR_BY_TIME) {
         n_bins = (size_t)ceil((W1 - W0) / opt->time_bin_s - 1e-9);
         for (size_t b = 1; b < n_bins; b++)
@@ -645,7 +729,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     for (size_t i = 0; i < nb; i++)
         if (!m || bnd[i] > bnd[m - 1])
             bnd[m++] = bnd[i];
-    size_t K = m - 1; /* pieces */
+    K = m - 1; /* pieces */
 
     /* per GPU and piece: energy, span time, weighted busy, prediction, stall time */
     Ek = calloc(G * K, sizeof *Ek);
@@ -657,12 +741,25 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     ps = malloc(spans->n * sizeof *ps);
     if (!Ek || !Tk || !Bw || !Pk || !Sk || !excl_orig || !ps) {
         st = JL_ENOMEM;
-        goto fail;
+        return st;
     }
     for (size_t g = 0; g < G; g++)
         for (size_t k = 0; k < K; k++)
             Ek[g * K + k] = jl__counter_at(&ctr[g], bnd[k + 1]) - jl__counter_at(&ctr[g], bnd[k]);
 
+    return st;
+}
+
+/* the spans in the window: class, weight, row; the rows */
+static jl_status eng_spans(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* exclusive time: a span's duration less its children's */
     for (size_t i = 0; i < spans->n; i++)
         excl_orig[i] = spans->end[i] - spans->start[i];
@@ -676,7 +773,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     size_t *order = malloc(spans->n * sizeof *order);
     if (!order) {
         st = JL_ENOMEM;
-        goto fail;
+        return st;
     }
     for (size_t i = 0; i < spans->n; i++)
         order[i] = i;
@@ -691,7 +788,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
             if (!key) {
                 free(order);
                 st = JL_ENOMEM;
-                goto fail;
+                return st;
             }
             for (size_t i = 0; i < spans->n; i++) {
                 key[2 * i] = spans->start[i];
@@ -705,16 +802,16 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     }
 
     /* classes, weights and rows of the spans in the window */
-    const jl_class_weights *W = opt->weights;
+    W = opt->weights;
     double w_mean = 0;
     if (W && W->n) {
         for (size_t c = 0; c < W->n; c++)
             w_mean += W->w_dyn[c];
         w_mean /= (double)W->n;
     }
-    char **missing = NULL;
-    size_t n_missing = 0;
-    size_t n_ps = 0;
+    missing = NULL;
+    n_missing = 0;
+    n_ps = 0;
     for (size_t oi = 0; oi < spans->n; oi++) {
         size_t i = order[oi];
         const char *name = spans->names[spans->name[i]];
@@ -734,7 +831,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
             free(order);
             st = jl_fail(err, JL_EINVALID, file, rn, "spans/gpu", (long long)i,
                          "row %zu: GPU %d, but the run has %zu", i, g, G);
-            goto fail;
+            return st;
         }
         piece_span *p = &ps[n_ps];
         p->span = i;
@@ -794,14 +891,14 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         if ((p->cls = key_index(&classes, cls)) == SIZE_MAX) {
             free(order);
             st = JL_ENOMEM;
-            goto fail;
+            return st;
         }
         if (opt->by == JL_ATTR_BY_TIME) {
             p->row = SIZE_MAX;
         } else if ((p->row = key_index(&ks, key)) == SIZE_MAX) {
             free(order);
             st = JL_ENOMEM;
-            goto fail;
+            return st;
         }
         n_ps++;
     }
@@ -813,21 +910,21 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
             snprintf(key, sizeof key, "%.6f", W0 + (double)b * opt->time_bin_s);
             if (key_index(&ks, key) == SIZE_MAX) {
                 st = JL_ENOMEM;
-                goto fail;
+                return st;
             }
         }
-    size_t R = ks.n;
+    R = ks.n;
     A->rows = calloc(R ? R : 1, sizeof *A->rows);
     rx = calloc(R ? R : 1, sizeof *rx);
     rc_busy = calloc((R ? R : 1) * (classes.n ? classes.n : 1), sizeof *rc_busy);
     c_busy = calloc(classes.n ? classes.n : 1, sizeof *c_busy);
     if (!rc_busy || !c_busy) {
         st = JL_ENOMEM;
-        goto fail;
+        return st;
     }
     if (!A->rows || !rx) {
         st = JL_ENOMEM;
-        goto fail;
+        return st;
     }
     A->n_rows = R;
     for (size_t r = 0; r < R; r++) {
@@ -838,17 +935,30 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         A->rows[r].median_span_s = NAN;
     }
 
+    return st;
+}
+
+/* each span's parts in the pieces; a fit of the weights on the trace */
+static jl_status eng_fit(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* each span's parts: (span, piece, the fraction of the span in it) */
     if (!(parts = span_parts(ps, n_ps, bnd, K, &n_parts))) {
         st = JL_ENOMEM;
-        goto fail;
+        return st;
     }
     /* a fit on the trace itself, where identified */
     if (opt->fit_weights && !(W && W->n)) {
         st =
             fit_on_trace(ps, n_ps, parts, n_parts, bnd, K, Ek, Ps[0], &classes, &fitted, &fit_note);
         if (st != JL_OK)
-            goto fail;
+            return st;
         if (fitted.n) {
             W = &fitted;
             for (size_t q = 0; q < n_ps; q++) {
@@ -857,6 +967,19 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
             }
         }
     }
+    return st;
+}
+
+/* per piece the spans' time and weighted busy; stalls; the weights' scale */
+static jl_status eng_pass1(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* pass 1: per piece, the spans' time, weighted busy and prediction */
     for (size_t j = 0; j < n_parts; j++) {
         const piece_span *p = &ps[parts[j].q];
@@ -887,7 +1010,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     }
 
     /* the calibrated weights' scale: never more than was measured */
-    double scale = 1;
+    scale = 1;
     if (W && W->n) {
         double D = 0, P = 0;
         for (size_t g = 0; g < G; g++)
@@ -899,6 +1022,19 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
             scale = D > 0 ? D / P : 0;
     }
 
+    return st;
+}
+
+/* each piece's static and dynamic energy to its spans; calls; the rest */
+static jl_status eng_distribute(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* pass 2: each piece's static and dynamic energy to its spans */
     double *attr_dyn = calloc(G * K, sizeof *attr_dyn),
            *attr_stat = calloc(G * K, sizeof *attr_stat);
@@ -906,7 +1042,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         free(attr_dyn);
         free(attr_stat);
         st = JL_ENOMEM;
-        goto fail;
+        return st;
     }
     for (size_t j = 0; j < n_parts; j++) {
         {
@@ -975,6 +1111,19 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     free(attr_stat);
     A->unattributed_j = A->unattributed_static_j + A->unattributed_dynamic_j;
 
+    return st;
+}
+
+/* totals, residual, shares and intervals */
+static jl_status eng_totals(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* totals, shares, intervals */
     double D_att = 0, P_tot = 0;
     for (size_t r = 0; r < R; r++) {
@@ -989,7 +1138,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         for (size_t c = 0; c < classes.n; c++)
             c_busy[c] += rc_busy[r * classes.n + c];
     double U_dyn = fmax(0, A->unattributed_dynamic_j);
-    double rho = opt->uncal_ratio > 1 ? opt->uncal_ratio : 1;
+    rho = opt->uncal_ratio > 1 ? opt->uncal_ratio : 1;
     for (size_t r = 0; r < R; r++) {
         jl_attr_row *row = &A->rows[r];
         row->share = A->window_energy_j != 0 ? row->energy_j / A->window_energy_j : NAN;
@@ -1010,6 +1159,19 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         row->j_per_call = row->calls ? row->energy_j / (double)row->calls : NAN;
     }
 
+    return st;
+}
+
+/* tokens in the window, per row */
+static jl_status eng_tokens(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* tokens */
     A->tokens = tokens_at(run, W1) - tokens_at(run, W0);
     if (!isfinite(A->tokens) && spans->tokens) {
@@ -1033,6 +1195,19 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         row->j_per_token = tok > 0 ? row->energy_j / tok : NAN;
     }
 
+    return st;
+}
+
+/* each row's median span */
+static jl_status eng_medians(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* median span per row */
     if (opt->by != JL_ATTR_BY_TIME && n_ps) {
         durs = malloc(n_ps * sizeof *durs);
@@ -1041,7 +1216,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         if (!durs || !dur_row || !tmp) {
             free(tmp);
             st = JL_ENOMEM;
-            goto fail;
+            return st;
         }
         for (size_t q = 0; q < n_ps; q++) {
             tmp[2 * q] = (double)ps[q].row;
@@ -1066,6 +1241,19 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         }
     }
 
+    return st;
+}
+
+/* peak power where a reading lies inside a row, else the reason */
+static jl_status eng_peaks(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* peak power: readings whose window lies >= 90 % inside one row */
     {
         double Wn = A->sensor.watts_window_s, dl = A->sensor.watts_delay_s;
@@ -1079,7 +1267,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
             free(cover);
             free(touched);
             st = JL_ENOMEM;
-            goto fail;
+            return st;
         }
         for (size_t j = 1; wf && isfinite(Wn) && Wn > 0 && j < run->power_n; j++) {
             double v = wf->v[j * wf->g], v0 = wf->v[(j - 1) * wf->g];
@@ -1141,11 +1329,24 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
                     1e3 * Wn, 1e3 * row->median_span_s);
             if (!row->peak_reason) {
                 st = JL_ENOMEM;
-                goto fail;
+                return st;
             }
         }
     }
 
+    return st;
+}
+
+/* the weights the document names */
+static jl_status eng_weights_used(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* the weights used */
     if (W && W->n) {
         A->weights = W == &fitted
@@ -1169,9 +1370,22 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
     }
     if (!A->weights) {
         st = JL_ENOMEM;
-        goto fail;
+        return st;
     }
 
+    return st;
+}
+
+/* the named warnings */
+static jl_status eng_warnings(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* the warnings */
     int ok = 1;
     const double *th = opt->warn_threshold;
@@ -1278,14 +1492,24 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
                           "used): %s; map them with --class PATTERN=CLASS",
                           list);
     }
-    for (size_t q = 0; q < n_missing; q++)
-        free(missing[q]);
-    free(missing);
     if (!ok) {
         st = JL_ENOMEM;
-        goto fail;
+        return st;
     }
 
+    return st;
+}
+
+/* rows in a stable order */
+static jl_status eng_sort(eng *e)
+{
+    const jl_run *run = e->run;
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    jl_error **err = e->err;
+    const char *file = e->file, *rn = e->rn;
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
+    jl_status st = JL_OK;
     /* rows in a stable order: energy for names, classes and kinds; the key's
      * number for layers, steps and time */
     if (opt->by == JL_ATTR_BY_NAME || opt->by == JL_ATTR_BY_CLASS || opt->by == JL_ATTR_BY_KIND) {
@@ -1317,40 +1541,129 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
             A->rows[j] = x;
         }
     }
-    *out = A;
-    A = NULL;
-fail:
-    jl_attribution_free(A);
-    for (size_t i = 0; i < ks.n; i++)
-        free(ks.keys[i]);
-    free(ks.keys);
-    for (size_t i = 0; i < classes.n; i++)
-        free(classes.keys[i]);
-    free(classes.keys);
-    for (size_t i = 0; i < fitted.n; i++)
-        free(fitted.cls[i]);
-    free(fitted.cls);
-    free(fitted.w_dyn);
-    free(fitted.rel_unc);
-    free(fitted.source);
-    free(fit_note);
-    free(ps);
-    free(Ps);
-    free(parts);
-    free(bnd);
-    free(excl_orig);
-    free(durs);
-    free(dur_row);
-    free(rx);
-    free(rc_busy);
-    free(c_busy);
-    free(Ek);
-    free(Tk);
-    free(Bw);
-    free(Pk);
-    free(Sk);
-    for (size_t g = 0; ctr && g < G; g++)
-        jl__counter_free(&ctr[g]);
-    free(ctr);
+    return st;
+}
+
+#undef A
+#undef G
+#undef ctr
+#undef Ps
+#undef ps_unc
+#undef average_only
+#undef W0
+#undef W1
+#undef bnd
+#undef K
+#undef n_updates
+#undef n_bins
+#undef Ek
+#undef Tk
+#undef Bw
+#undef Pk
+#undef Sk
+#undef ps
+#undef n_ps
+#undef ks
+#undef classes
+#undef W
+#undef fitted
+#undef fit_note
+#undef missing
+#undef n_missing
+#undef R
+#undef rx
+#undef rc_busy
+#undef c_busy
+#undef parts
+#undef n_parts
+#undef scale
+#undef rho
+#undef excl_orig
+#undef durs
+#undef dur_row
+
+jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor *sensor,
+                       const jl_attribute_options *opt, jl_attribution **out, jl_error **err)
+{
+    *out = NULL;
+    jl_attribute_options dflt;
+    if (!opt) {
+        jl_attribute_options_default(&dflt);
+        opt = &dflt;
+    }
+    const char *file = run->file, *rn = run->name;
+    if (!spans || !spans->n)
+        return jl_fail(err, JL_ENODATA, file, rn, "spans", -1,
+                       "the run has no spans/ (import a profile: joules import kineto ... "
+                       "--into)");
+    if (opt->by == JL_ATTR_BY_TIME && !(opt->time_bin_s > 0))
+        return jl_fail(err, JL_EUSAGE, file, rn, NULL, -1, "time bins must be longer than 0 s");
+    eng en, *e = &en;
+    memset(e, 0, sizeof *e);
+    e->run = run;
+    e->spans = spans;
+    e->sensor = sensor;
+    e->opt = opt;
+    e->err = err;
+    e->file = file;
+    e->rn = rn;
+    e->G = (size_t)(run->attrs.num_gpus > 0 ? run->attrs.num_gpus : 1);
+    e->scale = 1;
+    jl_status st = JL_OK;
+    jl_attribution *A = e->A = calloc(1, sizeof *A);
+    if (!A)
+        st = JL_ENOMEM;
+    else {
+        A->file = jl__strdup(file ? file : "");
+        A->run = jl__strdup(rn ? rn : "");
+        A->by = opt->by;
+        A->time_bin_s = opt->by == JL_ATTR_BY_TIME ? opt->time_bin_s : NAN;
+        A->n_spans = spans->n;
+    }
+    static jl_status (*const phase[])(
+        eng *) = {eng_sensor,  eng_window, eng_counters,     eng_pieces,   eng_spans,
+                  eng_fit,     eng_pass1,  eng_distribute,   eng_totals,   eng_tokens,
+                  eng_medians, eng_peaks,  eng_weights_used, eng_warnings, eng_sort};
+    for (size_t i = 0; st == JL_OK && i < sizeof phase / sizeof phase[0]; i++)
+        st = phase[i](e);
+    if (st == JL_OK) {
+        *out = e->A;
+        e->A = NULL;
+    }
+    jl_attribution_free(e->A);
+    for (size_t i = 0; i < e->ks.n; i++)
+        free(e->ks.keys[i]);
+    free(e->ks.keys);
+    for (size_t i = 0; i < e->classes.n; i++)
+        free(e->classes.keys[i]);
+    free(e->classes.keys);
+    for (size_t i = 0; i < e->fitted.n; i++)
+        free(e->fitted.cls[i]);
+    free(e->fitted.cls);
+    free(e->fitted.w_dyn);
+    free(e->fitted.rel_unc);
+    free(e->fitted.source);
+    free(e->fit_note);
+    for (size_t q = 0; q < e->n_missing; q++)
+        free(e->missing[q]);
+    free(e->missing);
+    free(e->ps);
+    free(e->Ps);
+    free(e->parts);
+    free(e->bnd);
+    free(e->excl_orig);
+    free(e->durs);
+    free(e->dur_row);
+    free(e->rx);
+    free(e->rc_busy);
+    free(e->c_busy);
+    free(e->Ek);
+    free(e->Tk);
+    free(e->Bw);
+    free(e->Pk);
+    free(e->Sk);
+    for (size_t g = 0; e->ctr && g < e->G; g++)
+        jl__counter_free(&e->ctr[g]);
+    free(e->ctr);
     return st;
 }
