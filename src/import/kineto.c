@@ -455,6 +455,30 @@ end:
 
 /* ---- the import ---------------------------------------------------------------------- */
 
+/* The profile's clock on the run's: --align, else baseTimeNanoseconds
+ * against @start_time_unix. */
+static jl_status place(const kin *k, const char *path, const jl_run *run, const char *align_spec,
+                       align *al, jl_error_list *errors)
+{
+    if (align_spec) {
+        return align_from_file(align_spec, path, k, al, errors);
+    } else {
+        if (!k->has_base || !isfinite(run->attrs.start_time_unix)) {
+            return jl__imp_err_at(errors, JL_EMISSING, path, 0, 0, "baseTimeNanoseconds",
+                                  "cannot place the profile on the run's clock: %s; give "
+                                  "--align FILE.json or --offset S",
+                                  !k->has_base ? "the profile has no baseTimeNanoseconds"
+                                               : "the run has no @start_time_unix");
+        }
+        al->offset_s = (double)(k->base_ns - jl__unix_ns(run->attrs.start_time_unix)) / 1e9;
+        al->clock = jl__strdup("Kineto baseTimeNanoseconds + ts against the run's "
+                               "@start_time_unix (wall clock; agreement not measured)");
+        if (!al->clock)
+            return JL_ENOMEM;
+    }
+    return JL_OK;
+}
+
 typedef struct {
     int side;
     size_t n_dev, n_spans, n_steps;
@@ -474,32 +498,8 @@ static jl_status build(kin *k, const char *path, const jl_run *run, const char *
     size_t *ann = NULL;
     double *busy = NULL;
     int32_t *parent = NULL;
-    /* alignment */
-    if (align_spec) {
-        if ((st = align_from_file(align_spec, path, k, &al, errors)) != JL_OK)
-            goto end;
-    } else {
-        if (!k->has_base || !isfinite(run->attrs.start_time_unix)) {
-            st = jl__imp_err_at(errors, JL_EMISSING, path, 0, 0, "baseTimeNanoseconds",
-                                "cannot place the profile on the run's clock: %s; give "
-                                "--align FILE.json or --offset S",
-                                !k->has_base ? "the profile has no baseTimeNanoseconds"
-                                             : "the run has no @start_time_unix");
-            goto end;
-        }
-        /* in whole seconds and a fraction: start_time_unix x 1e9 as one
-         * double would round to 256 ns */
-        double whole = floor(run->attrs.start_time_unix);
-        long long t0_ns =
-            (long long)whole * 1000000000LL + llround((run->attrs.start_time_unix - whole) * 1e9);
-        al.offset_s = (double)(k->base_ns - t0_ns) / 1e9;
-        al.clock = jl__strdup("Kineto baseTimeNanoseconds + ts against the run's "
-                              "@start_time_unix (wall clock; agreement not measured)");
-        if (!al.clock) {
-            st = JL_ENOMEM;
-            goto end;
-        }
-    }
+    if ((st = place(k, path, run, align_spec, &al, errors)) != JL_OK)
+        goto end;
     al.offset_s += offset;
 
     /* which side */
@@ -662,25 +662,10 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
                               "--side: expected gpu or cpu, got '%s'", side_opt);
 
     /* the run: its start time and its engine rows (steps) */
-    jl_trace *t = NULL;
     jl_run *run = NULL;
-    jl_error *err = NULL;
-    jl_status st = jl_trace_open(trace, NULL, &t, &err);
-    size_t ri = 0;
-    if (st == JL_OK) {
-        while (ri < jl_trace_run_count(t) && strcmp(jl_trace_run_name(t, ri), run_name))
-            ri++;
-        if (ri == jl_trace_run_count(t))
-            st = jl_fail(&err, JL_EUSAGE, trace, run_name, NULL, -1, "no run '%s' in the trace",
-                         run_name);
-    }
-    if (st == JL_OK)
-        st = jl_trace_read_run(t, ri, &run, &err);
-    jl_trace_close(t);
-    if (st != JL_OK) {
-        jl_error_list_push(errors, err);
+    jl_status st = jl__profile_read_run(trace, run_name, &run, errors);
+    if (st != JL_OK)
         return st;
-    }
 
     kin k = {0};
     k.win_ts = k.win_dur = NAN;

@@ -107,13 +107,318 @@ static int32_t corr_get(const corrmap *m, int64_t k)
     return -1;
 }
 
+/* One import's state. */
+typedef struct {
+    const char *path;
+    jl_error_list *errors;
+    sqlite3 *db;
+    sqlite3_stmt *q;
+    nrange *rg; /* the NVTX ranges, by thread and start */
+    size_t n_rg;
+    char **names;
+    size_t n_names;
+    corrmap cm;                 /* correlationId -> range */
+    double *env0, *env1, *busy; /* per range: its device work's envelope and sum */
+    int16_t *gpu;
+    size_t *n_ops;
+    size_t n_dev, n_zero, n_outside;
+    double outside_s;
+    double base; /* run time of Nsight's 0 */
+    char *clock;
+} nsx;
+
+static jl_status sql_fail(nsx *x)
+{
+    return jl__imp_err_at(x->errors, JL_EFORMAT, x->path, 0, 0, NULL, "SQLite: %s",
+                          sqlite3_errmsg(x->db));
+}
+
+static jl_status oom(nsx *x)
+{
+    return jl__imp_err_at(x->errors, JL_ENOMEM, x->path, 0, 0, NULL, "out of memory");
+}
+
+/* The index of name in x->names, added when new (names are few: one per
+ * annotation site); -1 when out of memory. */
+static int32_t name_index(nsx *x, const char *text)
+{
+    size_t k = 0;
+    while (k < x->n_names && strcmp(x->names[k], text))
+        k++;
+    if (k == x->n_names) {
+        char **nn = realloc(x->names, (x->n_names + 1) * sizeof *nn);
+        if (!nn)
+            return -1;
+        x->names = nn;
+        if (!(x->names[x->n_names] = jl__strdup(text)))
+            return -1;
+        x->n_names++;
+    }
+    return (int32_t)k;
+}
+
+/* The NVTX ranges (push/pop 59, start/end 60), names interned, sorted by
+ * thread and start (the enclosing first). */
+static jl_status read_ranges(nsx *x)
+{
+    const char *sql = has_column(x->db, "NVTX_EVENTS", "textId") && has_table(x->db, "StringIds")
+                          ? "SELECT n.start, n.end, n.globalTid, COALESCE(n.text, s.value) FROM "
+                            "NVTX_EVENTS n LEFT JOIN StringIds s ON n.textId = s.id WHERE "
+                            "n.eventType IN (59, 60) AND n.end > n.start"
+                          : "SELECT start, end, globalTid, text FROM NVTX_EVENTS WHERE "
+                            "eventType IN (59, 60) AND end > start";
+    if (sqlite3_prepare_v2(x->db, sql, -1, &x->q, NULL) != SQLITE_OK)
+        return sql_fail(x);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(x->q)) == SQLITE_ROW) {
+        if (x->n_rg == cap) {
+            size_t nc = cap ? 2 * cap : 1024;
+            nrange *v = realloc(x->rg, nc * sizeof *v);
+            if (!v)
+                return oom(x);
+            x->rg = v;
+            cap = nc;
+        }
+        const char *text = (const char *)sqlite3_column_text(x->q, 3);
+        int32_t k = name_index(x, text ? text : "(unnamed)");
+        if (k < 0)
+            return oom(x);
+        x->rg[x->n_rg++] = (nrange){sqlite3_column_int64(x->q, 0), sqlite3_column_int64(x->q, 1),
+                                    sqlite3_column_int64(x->q, 2), k};
+    }
+    if (rc != SQLITE_DONE)
+        return sql_fail(x);
+    sqlite3_finalize(x->q);
+    x->q = NULL;
+    if (!x->n_rg)
+        return jl__imp_err_at(x->errors, JL_ENODATA, x->path, 0, 0, "NVTX_EVENTS",
+                              "no NVTX ranges in the export");
+    qsort(x->rg, x->n_rg, sizeof *x->rg, cmp_range);
+    return JL_OK;
+}
+
+/* Each CUDA API call to the innermost range open on its thread, by its
+ * correlationId. */
+static jl_status assign_calls(nsx *x)
+{
+    ncall *calls = NULL;
+    size_t n_calls = 0, cap = 0;
+    int rc;
+    if (sqlite3_prepare_v2(x->db,
+                           "SELECT start, globalTid, correlationId FROM "
+                           "CUPTI_ACTIVITY_KIND_RUNTIME",
+                           -1, &x->q, NULL) != SQLITE_OK)
+        return sql_fail(x);
+    while ((rc = sqlite3_step(x->q)) == SQLITE_ROW) {
+        if (n_calls == cap) {
+            size_t nc = cap ? 2 * cap : 4096;
+            ncall *v = realloc(calls, nc * sizeof *v);
+            if (!v) {
+                free(calls);
+                return oom(x);
+            }
+            calls = v;
+            cap = nc;
+        }
+        calls[n_calls++] = (ncall){sqlite3_column_int64(x->q, 0), sqlite3_column_int64(x->q, 1),
+                                   sqlite3_column_int64(x->q, 2)};
+    }
+    if (rc != SQLITE_DONE) {
+        free(calls);
+        return sql_fail(x);
+    }
+    sqlite3_finalize(x->q);
+    x->q = NULL;
+    qsort(calls, n_calls, sizeof *calls, cmp_call);
+    corrmap *cm = &x->cm;
+    cm->cap = 1024;
+    while (cm->cap < 2 * n_calls + 2)
+        cm->cap *= 2;
+    cm->key = malloc(cm->cap * sizeof *cm->key);
+    cm->val = malloc(cm->cap * sizeof *cm->val);
+    size_t *stack = malloc((x->n_rg + 1) * sizeof *stack);
+    if (!cm->key || !cm->val || !stack) {
+        free(stack);
+        free(calls);
+        return oom(x);
+    }
+    for (size_t i = 0; i < cm->cap; i++)
+        cm->val[i] = -1;
+    const nrange *rg = x->rg;
+    size_t ri = 0, depth = 0;
+    int64_t cur = INT64_MIN;
+    for (size_t c = 0; c < n_calls; c++) {
+        if (calls[c].tid != cur) {
+            cur = calls[c].tid;
+            depth = 0;
+            while (ri < x->n_rg && rg[ri].tid < cur)
+                ri++;
+        }
+        while (ri < x->n_rg && rg[ri].tid == cur && rg[ri].t0 <= calls[c].t) {
+            while (depth && rg[stack[depth - 1]].t1 < rg[ri].t0)
+                depth--;
+            stack[depth++] = ri++;
+        }
+        while (depth && rg[stack[depth - 1]].t1 < calls[c].t)
+            depth--;
+        if (depth)
+            corr_put(cm, calls[c].corr, (int32_t)stack[depth - 1]);
+    }
+    free(stack);
+    free(calls);
+    return JL_OK;
+}
+
+/* The kernels, copies and sets, each folded into its call's range. */
+static jl_status fold_device(nsx *x)
+{
+    size_t n = x->n_rg;
+    x->env0 = malloc(n * sizeof *x->env0);
+    x->env1 = malloc(n * sizeof *x->env1);
+    x->busy = calloc(n, sizeof *x->busy);
+    x->gpu = calloc(n, sizeof *x->gpu);
+    x->n_ops = calloc(n, sizeof *x->n_ops);
+    if (!x->env0 || !x->env1 || !x->busy || !x->gpu || !x->n_ops)
+        return oom(x);
+    for (size_t i = 0; i < n; i++) {
+        x->env0[i] = INFINITY;
+        x->env1[i] = -INFINITY;
+    }
+    static const char *const tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                         "CUPTI_ACTIVITY_KIND_MEMSET"};
+    for (size_t tb = 0; tb < 3; tb++) {
+        if (!has_table(x->db, tables[tb]))
+            continue;
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT correlationId, start, end, deviceId FROM %s", tables[tb]);
+        if (sqlite3_prepare_v2(x->db, sql, -1, &x->q, NULL) != SQLITE_OK)
+            return sql_fail(x);
+        int rc;
+        while ((rc = sqlite3_step(x->q)) == SQLITE_ROW) {
+            int64_t corr = sqlite3_column_int64(x->q, 0), a = sqlite3_column_int64(x->q, 1),
+                    b = sqlite3_column_int64(x->q, 2);
+            x->n_dev++;
+            if (a <= 0 || b < a) {
+                x->n_zero++; /* a record without its times: never a span */
+                continue;
+            }
+            int32_t k = corr_get(&x->cm, corr);
+            if (k < 0) {
+                x->n_outside++;
+                x->outside_s += (double)(b - a) * 1e-9;
+                continue;
+            }
+            x->env0[k] = fmin(x->env0[k], (double)a);
+            x->env1[k] = fmax(x->env1[k], (double)b);
+            x->busy[k] += (double)(b - a) * 1e-9;
+            x->gpu[k] = (int16_t)sqlite3_column_int(x->q, 3);
+            x->n_ops[k]++;
+        }
+        if (rc != SQLITE_DONE)
+            return sql_fail(x);
+        sqlite3_finalize(x->q);
+        x->q = NULL;
+    }
+    return JL_OK;
+}
+
+/* Nsight's 0 on the run's clock: the session's utcEpochNs against
+ * @start_time_unix, else --offset alone; --offset added either way. */
+static jl_status place_clock(nsx *x, const jl_run *run, int has_offset, double offset)
+{
+    x->base = NAN;
+    if (has_table(x->db, "TARGET_INFO_SESSION_START_TIME") &&
+        sqlite3_prepare_v2(x->db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME", -1,
+                           &x->q, NULL) == SQLITE_OK &&
+        sqlite3_step(x->q) == SQLITE_ROW && isfinite(run->attrs.start_time_unix)) {
+        long long t0_ns = jl__unix_ns(run->attrs.start_time_unix);
+        x->base = (double)(sqlite3_column_int64(x->q, 0) - t0_ns) * 1e-9;
+        x->clock = jl__strdup("Nsight Systems session start (utcEpochNs) + ns against the run's "
+                              "@start_time_unix (wall clock; agreement not measured)");
+    }
+    sqlite3_finalize(x->q);
+    x->q = NULL;
+    if (!isfinite(x->base)) {
+        if (!has_offset)
+            return jl__imp_err_at(x->errors, JL_EMISSING, x->path, 0, 0,
+                                  "TARGET_INFO_SESSION_START_TIME",
+                                  "cannot place the export on the run's clock: no session start "
+                                  "time, or the run has no @start_time_unix; give --offset S "
+                                  "(run time = Nsight ns / 1e9 + S)");
+        x->base = 0;
+        x->clock = jl__strdup("Nsight Systems ns + --offset");
+    }
+    if (!x->clock)
+        return oom(x);
+    x->base += offset;
+    return JL_OK;
+}
+
+/* The ranges that launched device work, as spans; *n_empty: the others. */
+static jl_status make_spans(nsx *x, const jl_run *run, jl_spans **sp, size_t *n_sp, size_t *n_empty,
+                            size_t *n_steps)
+{
+    *n_sp = *n_empty = 0;
+    for (size_t i = 0; i < x->n_rg; i++) {
+        if (!x->n_ops[i]) {
+            (*n_empty)++;
+            continue;
+        }
+        size_t j = (*n_sp)++;
+        x->env0[j] = x->base + x->env0[i] * 1e-9;
+        x->env1[j] = x->base + x->env1[i] * 1e-9;
+        x->busy[j] = x->busy[i];
+        x->gpu[j] = x->gpu[i];
+        x->rg[j].name = x->rg[i].name;
+    }
+    if (!*n_sp)
+        return jl__imp_err_at(x->errors, JL_ENODATA, x->path, 0, 0, NULL,
+                              "no NVTX range launched device work (%zu ranges, %zu device "
+                              "records, %zu without times)",
+                              x->n_rg, x->n_dev, x->n_zero);
+    int32_t *nmi = malloc(*n_sp * sizeof *nmi);
+    if (!nmi)
+        return oom(x);
+    for (size_t i = 0; i < *n_sp; i++)
+        nmi[i] = x->rg[i].name;
+    jl__raw_spans raw = {*n_sp, x->env0, x->env1, nmi, NULL, x->busy, x->gpu, x->names, x->n_names};
+    double win[2] = {NAN, NAN};
+    jl_status st = jl__spans_from_raw(&raw, run, win, sp, n_steps);
+    free(nmi);
+    if (st != JL_OK)
+        return oom(x);
+    (*sp)->source = jl__asprintf("nsys:%s", x->path);
+    (*sp)->side = jl__strdup("gpu");
+    (*sp)->clock = x->clock;
+    x->clock = NULL;
+    return (*sp)->source && (*sp)->side ? JL_OK : oom(x);
+}
+
+static void nsx_free(nsx *x)
+{
+    sqlite3_finalize(x->q);
+    sqlite3_close(x->db);
+    for (size_t i = 0; i < x->n_names; i++)
+        free(x->names[i]);
+    free(x->names);
+    free(x->rg);
+    free(x->cm.key);
+    free(x->cm.val);
+    free(x->env0);
+    free(x->env1);
+    free(x->busy);
+    free(x->gpu);
+    free(x->n_ops);
+    free(x->clock);
+}
+
 static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
                            size_t n_args, const char *trace, const char *run_name,
                            jl_import_result **out, jl_error_list *errors)
 {
     (void)n_paths;
     *out = NULL;
-    const char *path = paths[0];
     double offset = 0;
     int has_offset = 0;
     for (size_t i = 0; i < n_args; i++)
@@ -125,354 +430,83 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
                 return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, "--offset",
                                       "--offset: '%s' is not a number of seconds", args[i].value);
         }
-
-    jl_trace *t = NULL;
     jl_run *run = NULL;
-    jl_error *err = NULL;
-    jl_status st = jl_trace_open(trace, NULL, &t, &err);
-    size_t ri = 0;
-    if (st == JL_OK) {
-        while (ri < jl_trace_run_count(t) && strcmp(jl_trace_run_name(t, ri), run_name))
-            ri++;
-        if (ri == jl_trace_run_count(t))
-            st = jl_fail(&err, JL_EUSAGE, trace, run_name, NULL, -1, "no run '%s' in the trace",
-                         run_name);
-    }
-    if (st == JL_OK)
-        st = jl_trace_read_run(t, ri, &run, &err);
-    jl_trace_close(t);
-    if (st != JL_OK) {
-        jl_error_list_push(errors, err);
+    jl_status st = jl__profile_read_run(trace, run_name, &run, errors);
+    if (st != JL_OK)
         return st;
-    }
-
-    sqlite3 *db = NULL;
-    sqlite3_stmt *q = NULL;
-    nrange *rg = NULL;
-    ncall *calls = NULL;
-    corrmap cm = {NULL, NULL, 0};
-    char **names = NULL;
-    size_t n_names = 0, n_rg = 0, n_calls = 0, cap = 0;
-    double *env0 = NULL, *env1 = NULL, *busy = NULL;
-    int16_t *gpu = NULL;
-    size_t *n_ops = NULL;
+    nsx x;
+    memset(&x, 0, sizeof x);
+    x.path = paths[0];
+    x.errors = errors;
     jl_spans *sp = NULL;
-    jl_import_result *r = NULL;
-    char *clock = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        st = jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "cannot open: %s",
-                            db ? sqlite3_errmsg(db) : "out of memory");
-        goto end;
-    }
-    if (!has_table(db, "NVTX_EVENTS") || !has_table(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) {
-        st = jl__imp_err_at(errors, JL_EFORMAT, path, 0, 0, NULL,
+    size_t n_sp = 0, n_empty = 0, n_steps = 0;
+    if (sqlite3_open_v2(x.path, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        st = jl__imp_err_at(errors, JL_EIO, x.path, 0, 0, NULL, "cannot open: %s",
+                            x.db ? sqlite3_errmsg(x.db) : "out of memory");
+    else if (!has_table(x.db, "NVTX_EVENTS") || !has_table(x.db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+        st = jl__imp_err_at(errors, JL_EFORMAT, x.path, 0, 0, NULL,
                             "not an Nsight Systems export with NVTX and CUDA traces (tables "
                             "NVTX_EVENTS and CUPTI_ACTIVITY_KIND_RUNTIME); record with "
                             "`nsys profile -t cuda,nvtx` and `nsys export --type sqlite`");
-        goto end;
-    }
-
-    /* the NVTX ranges (push/pop 59, start/end 60), names interned */
-    const char *sql = has_column(db, "NVTX_EVENTS", "textId") && has_table(db, "StringIds")
-                          ? "SELECT n.start, n.end, n.globalTid, COALESCE(n.text, s.value) FROM "
-                            "NVTX_EVENTS n LEFT JOIN StringIds s ON n.textId = s.id WHERE "
-                            "n.eventType IN (59, 60) AND n.end > n.start"
-                          : "SELECT start, end, globalTid, text FROM NVTX_EVENTS WHERE "
-                            "eventType IN (59, 60) AND end > start";
-    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
-        goto sql_fail;
-    int rc;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (n_rg == cap) {
-            size_t nc = cap ? 2 * cap : 1024;
-            nrange *v = realloc(rg, nc * sizeof *v);
-            if (!v)
-                goto oom;
-            rg = v;
-            cap = nc;
-        }
-        const char *text = (const char *)sqlite3_column_text(q, 3);
-        if (!text)
-            text = "(unnamed)";
-        size_t k = 0;
-        /* names are few (one per annotation site): a linear look-up */
-        while (k < n_names && strcmp(names[k], text))
-            k++;
-        if (k == n_names) {
-            char **nn = realloc(names, (n_names + 1) * sizeof *nn);
-            if (!nn)
-                goto oom;
-            names = nn;
-            if (!(names[n_names] = jl__strdup(text)))
-                goto oom;
-            n_names++;
-        }
-        rg[n_rg++] = (nrange){sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 1),
-                              sqlite3_column_int64(q, 2), (int32_t)k};
-    }
-    if (rc != SQLITE_DONE)
-        goto sql_fail;
-    sqlite3_finalize(q);
-    q = NULL;
-    if (!n_rg) {
-        st = jl__imp_err_at(errors, JL_ENODATA, path, 0, 0, "NVTX_EVENTS",
-                            "no NVTX ranges in the export");
-        goto end;
-    }
-    qsort(rg, n_rg, sizeof *rg, cmp_range);
-
-    /* the CUDA API calls, each to the innermost range open on its thread */
-    cap = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT start, globalTid, correlationId FROM "
-                           "CUPTI_ACTIVITY_KIND_RUNTIME",
-                           -1, &q, NULL) != SQLITE_OK)
-        goto sql_fail;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (n_calls == cap) {
-            size_t nc = cap ? 2 * cap : 4096;
-            ncall *v = realloc(calls, nc * sizeof *v);
-            if (!v)
-                goto oom;
-            calls = v;
-            cap = nc;
-        }
-        calls[n_calls++] = (ncall){sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 1),
-                                   sqlite3_column_int64(q, 2)};
-    }
-    if (rc != SQLITE_DONE)
-        goto sql_fail;
-    sqlite3_finalize(q);
-    q = NULL;
-    qsort(calls, n_calls, sizeof *calls, cmp_call);
-    cm.cap = 1024;
-    while (cm.cap < 2 * n_calls + 2)
-        cm.cap *= 2;
-    cm.key = malloc(cm.cap * sizeof *cm.key);
-    cm.val = malloc(cm.cap * sizeof *cm.val);
-    size_t *stack = malloc((n_rg + 1) * sizeof *stack);
-    if (!cm.key || !cm.val || !stack) {
-        free(stack);
-        goto oom;
-    }
-    for (size_t i = 0; i < cm.cap; i++)
-        cm.val[i] = -1;
-    size_t ri2 = 0, depth = 0, n_in_range = 0;
-    int64_t cur = INT64_MIN;
-    for (size_t c = 0; c < n_calls; c++) {
-        if (calls[c].tid != cur) {
-            cur = calls[c].tid;
-            depth = 0;
-            while (ri2 < n_rg && rg[ri2].tid < cur)
-                ri2++;
-        }
-        while (ri2 < n_rg && rg[ri2].tid == cur && rg[ri2].t0 <= calls[c].t) {
-            while (depth && rg[stack[depth - 1]].t1 < rg[ri2].t0)
-                depth--;
-            stack[depth++] = ri2++;
-        }
-        while (depth && rg[stack[depth - 1]].t1 < calls[c].t)
-            depth--;
-        if (depth) {
-            corr_put(&cm, calls[c].corr, (int32_t)stack[depth - 1]);
-            n_in_range++;
-        }
-    }
-    free(stack);
-
-    /* the device work, folded into its range */
-    env0 = malloc(n_rg * sizeof *env0);
-    env1 = malloc(n_rg * sizeof *env1);
-    busy = calloc(n_rg, sizeof *busy);
-    gpu = calloc(n_rg, sizeof *gpu);
-    n_ops = calloc(n_rg, sizeof *n_ops);
-    if (!env0 || !env1 || !busy || !gpu || !n_ops)
-        goto oom;
-    for (size_t i = 0; i < n_rg; i++) {
-        env0[i] = INFINITY;
-        env1[i] = -INFINITY;
-    }
-    static const char *const dev_tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
-                                             "CUPTI_ACTIVITY_KIND_MEMCPY",
-                                             "CUPTI_ACTIVITY_KIND_MEMSET"};
-    size_t n_dev = 0, n_zero = 0, n_outside = 0;
-    double outside_s = 0;
-    for (size_t tb = 0; tb < 3; tb++) {
-        if (!has_table(db, dev_tables[tb]))
-            continue;
-        char q2[160];
-        snprintf(q2, sizeof q2, "SELECT correlationId, start, end, deviceId FROM %s",
-                 dev_tables[tb]);
-        if (sqlite3_prepare_v2(db, q2, -1, &q, NULL) != SQLITE_OK)
-            goto sql_fail;
-        while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-            int64_t corr = sqlite3_column_int64(q, 0), a = sqlite3_column_int64(q, 1),
-                    b = sqlite3_column_int64(q, 2);
-            n_dev++;
-            if (a <= 0 || b < a) {
-                n_zero++; /* a record without its times: never a span */
-                continue;
-            }
-            int32_t k = corr_get(&cm, corr);
-            if (k < 0) {
-                n_outside++;
-                outside_s += (double)(b - a) * 1e-9;
-                continue;
-            }
-            env0[k] = fmin(env0[k], (double)a);
-            env1[k] = fmax(env1[k], (double)b);
-            busy[k] += (double)(b - a) * 1e-9;
-            gpu[k] = (int16_t)sqlite3_column_int(q, 3);
-            n_ops[k]++;
-        }
-        if (rc != SQLITE_DONE)
-            goto sql_fail;
-        sqlite3_finalize(q);
-        q = NULL;
-    }
-
-    /* the clock */
-    double base = NAN;
-    if (has_table(db, "TARGET_INFO_SESSION_START_TIME") &&
-        sqlite3_prepare_v2(db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME", -1, &q,
-                           NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW && isfinite(run->attrs.start_time_unix)) {
-        double whole = floor(run->attrs.start_time_unix);
-        long long t0_ns =
-            (long long)whole * 1000000000LL + llround((run->attrs.start_time_unix - whole) * 1e9);
-        base = (double)(sqlite3_column_int64(q, 0) - t0_ns) * 1e-9;
-        clock = jl__strdup("Nsight Systems session start (utcEpochNs) + ns against the run's "
-                           "@start_time_unix (wall clock; agreement not measured)");
-    }
-    sqlite3_finalize(q);
-    q = NULL;
-    if (!isfinite(base)) {
-        if (!has_offset) {
-            st = jl__imp_err_at(errors, JL_EMISSING, path, 0, 0, "TARGET_INFO_SESSION_START_TIME",
-                                "cannot place the export on the run's clock: no session start "
-                                "time, or the run has no @start_time_unix; give --offset S "
-                                "(run time = Nsight ns / 1e9 + S)");
-            goto end;
-        }
-        base = 0;
-        clock = jl__strdup("Nsight Systems ns + --offset");
-    }
-    if (!clock)
-        goto oom;
-    base += offset;
-
-    /* ranges with device work become spans */
-    size_t n_sp = 0, n_empty = 0;
-    for (size_t i = 0; i < n_rg; i++) {
-        if (!n_ops[i]) {
-            n_empty++;
-            continue;
-        }
-        env0[n_sp] = base + env0[i] * 1e-9;
-        env1[n_sp] = base + env1[i] * 1e-9;
-        busy[n_sp] = busy[i];
-        gpu[n_sp] = gpu[i];
-        rg[n_sp].name = rg[i].name;
-        n_sp++;
-    }
-    if (!n_sp) {
-        st = jl__imp_err_at(errors, JL_ENODATA, path, 0, 0, NULL,
-                            "no NVTX range launched device work (%zu ranges, %zu device "
-                            "records, %zu without times)",
-                            n_rg, n_dev, n_zero);
-        goto end;
-    }
-    int32_t *nmi = malloc(n_sp * sizeof *nmi);
-    if (!nmi)
-        goto oom;
-    for (size_t i = 0; i < n_sp; i++)
-        nmi[i] = rg[i].name;
-    jl__raw_spans raw = {n_sp, env0, env1, nmi, NULL, busy, gpu, names, n_names};
-    double win[2] = {NAN, NAN};
-    size_t n_steps = 0;
-    st = jl__spans_from_raw(&raw, run, win, &sp, &n_steps);
-    free(nmi);
-    if (st != JL_OK)
-        goto end;
-    sp->source = jl__asprintf("nsys:%s", path);
-    sp->side = jl__strdup("gpu");
-    sp->clock = clock;
-    clock = NULL;
-    if (!sp->source || !sp->side)
-        goto oom;
+    if (st == JL_OK)
+        st = read_ranges(&x);
+    if (st == JL_OK)
+        st = assign_calls(&x);
+    if (st == JL_OK)
+        st = fold_device(&x);
+    if (st == JL_OK)
+        st = place_clock(&x, run, has_offset, offset);
+    if (st == JL_OK)
+        st = make_spans(&x, run, &sp, &n_sp, &n_empty, &n_steps);
     jl_error *werr = NULL;
-    if ((st = jl_trace_write_spans(trace, run_name, sp, NULL, &werr)) != JL_OK) {
+    if (st == JL_OK && (st = jl_trace_write_spans(trace, run_name, sp, NULL, &werr)) != JL_OK)
         jl_error_list_push(errors, werr);
-        goto end;
-    }
     jl__imp kit;
-    if (jl__imp_start(&kit, NULL, errors) < 0) {
-        st = JL_ENOMEM;
-        goto end;
+    if (st == JL_OK && jl__imp_start(&kit, NULL, errors) < 0)
+        st = oom(&x);
+    if (st == JL_OK) {
+        jl_import_result *r = kit.res;
+        r->n_files = 1;
+        r->n_runs = 1;
+        r->source = jl__asprintf("Nsight Systems export %s", x.path);
+        jl__imp_detail_num(&kit, "nvtx_ranges", (double)x.n_rg);
+        jl__imp_detail_num(&kit, "spans", (double)n_sp);
+        jl__imp_detail_num(&kit, "ranges_without_device_work", (double)n_empty);
+        jl__imp_detail_num(&kit, "device_records", (double)x.n_dev);
+        jl__imp_detail_num(&kit, "device_records_without_times", (double)x.n_zero);
+        jl__imp_detail_num(&kit, "device_busy_outside_ranges_s", x.outside_s);
+        jl__imp_detail_num(&kit, "steps", (double)n_steps);
+        jl__imp_detail_num(&kit, "window_start_s", sp->window[0]);
+        jl__imp_detail_num(&kit, "window_end_s", sp->window[1]);
+        jl__imp_detail(&kit, "side", "gpu", 0);
+        jl__imp_detail(&kit, "into", trace, 0);
+        jl__imp_detail(&kit, "run", run_name, 0);
+        r->detail_text =
+            jl__asprintf("%zu spans from %zu NVTX ranges, %zu steps, window [%.3f, %.3f] s", n_sp,
+                         x.n_rg, n_steps, sp->window[0], sp->window[1]);
+        if (n_empty)
+            jl__imp_note(&kit, x.path, "NVTX_EVENTS",
+                         "%zu NVTX ranges launched no device work of their own: not spans",
+                         n_empty);
+        if (x.n_zero)
+            jl__imp_note(&kit, x.path, "CUPTI_ACTIVITY_KIND_KERNEL",
+                         "%zu device records without times rejected", x.n_zero);
+        if (x.n_outside)
+            jl__imp_note(&kit, x.path, "CUPTI_ACTIVITY_KIND_KERNEL",
+                         "%zu device records (%.6g s) launched outside every NVTX range "
+                         "(unattributed)",
+                         x.n_outside, x.outside_s);
+        if (has_table(x.db, "GPU_METRICS"))
+            jl__imp_note(&kit, x.path, "GPU_METRICS",
+                         "Nsight's GPU metrics (its power rows are 1-s averages) are not used: "
+                         "the run's own energy counter is");
+        jl__imp_note(&kit, x.path, "",
+                     "the spans' window is their hull: Nsight exports no profiler window; set "
+                     "--window in attribute if the capture was cut");
+        st = jl__imp_end(&kit, JL_OK, out);
     }
-    r = kit.res;
-    r->n_files = 1;
-    r->n_runs = 1;
-    r->source = jl__asprintf("Nsight Systems export %s", path);
-    jl__imp_detail_num(&kit, "nvtx_ranges", (double)n_rg);
-    jl__imp_detail_num(&kit, "spans", (double)n_sp);
-    jl__imp_detail_num(&kit, "ranges_without_device_work", (double)n_empty);
-    jl__imp_detail_num(&kit, "device_records", (double)n_dev);
-    jl__imp_detail_num(&kit, "device_records_without_times", (double)n_zero);
-    jl__imp_detail_num(&kit, "device_busy_outside_ranges_s", outside_s);
-    jl__imp_detail_num(&kit, "steps", (double)n_steps);
-    jl__imp_detail_num(&kit, "window_start_s", sp->window[0]);
-    jl__imp_detail_num(&kit, "window_end_s", sp->window[1]);
-    jl__imp_detail(&kit, "side", "gpu", 0);
-    jl__imp_detail(&kit, "into", trace, 0);
-    jl__imp_detail(&kit, "run", run_name, 0);
-    r->detail_text =
-        jl__asprintf("%zu spans from %zu NVTX ranges, %zu steps, window [%.3f, %.3f] s", n_sp, n_rg,
-                     n_steps, sp->window[0], sp->window[1]);
-    if (n_empty)
-        jl__imp_note(&kit, path, "NVTX_EVENTS",
-                     "%zu NVTX ranges launched no device work of their own: not spans", n_empty);
-    if (n_zero)
-        jl__imp_note(&kit, path, "CUPTI_ACTIVITY_KIND_KERNEL",
-                     "%zu device records without times rejected", n_zero);
-    if (n_outside)
-        jl__imp_note(&kit, path, "CUPTI_ACTIVITY_KIND_KERNEL",
-                     "%zu device records (%.6g s) launched outside every NVTX range "
-                     "(unattributed)",
-                     n_outside, outside_s);
-    if (has_table(db, "GPU_METRICS"))
-        jl__imp_note(&kit, path, "GPU_METRICS",
-                     "Nsight's GPU metrics (its power rows are 1-s averages) are not used: "
-                     "the run's own energy counter is");
-    jl__imp_note(&kit, path, "",
-                 "the spans' window is their hull: Nsight exports no profiler "
-                 "window; set --window in attribute if the capture was cut");
-    r = NULL; /* the kit's, handed over */
-    st = jl__imp_end(&kit, JL_OK, out);
-    goto end;
-sql_fail:
-    st = jl__imp_err_at(errors, JL_EFORMAT, path, 0, 0, NULL, "SQLite: %s", sqlite3_errmsg(db));
-    goto end;
-oom:
-    st = jl__imp_err_at(errors, JL_ENOMEM, path, 0, 0, NULL, "out of memory");
-end:
-    sqlite3_finalize(q);
-    sqlite3_close(db);
-    jl_import_result_free(r);
     jl_spans_free(sp);
-    for (size_t i = 0; i < n_names; i++)
-        free(names[i]);
-    free(names);
-    free(rg);
-    free(calls);
-    free(cm.key);
-    free(cm.val);
-    free(env0);
-    free(env1);
-    free(busy);
-    free(gpu);
-    free(n_ops);
-    free(clock);
+    nsx_free(&x);
     jl_run_free(run);
     return st;
 }

@@ -97,3 +97,31 @@ end:
     free(remap);
     return st;
 }
+
+jl_status jl__profile_read_run(const char *path, const char *run, jl_run **out,
+                               jl_error_list *errors)
+{
+    *out = NULL;
+    jl_trace *t = NULL;
+    jl_error *err = NULL;
+    jl_status st = jl_trace_open(path, NULL, &t, &err);
+    size_t i = 0;
+    if (st == JL_OK) {
+        while (i < jl_trace_run_count(t) && strcmp(jl_trace_run_name(t, i), run))
+            i++;
+        if (i == jl_trace_run_count(t))
+            st = jl_fail(&err, JL_EUSAGE, path, run, NULL, -1, "no run '%s' in the trace", run);
+    }
+    if (st == JL_OK)
+        st = jl_trace_read_run(t, i, out, &err);
+    jl_trace_close(t);
+    if (st != JL_OK)
+        jl_error_list_push(errors, err);
+    return st;
+}
+
+long long jl__unix_ns(double t)
+{
+    double whole = floor(t);
+    return (long long)whole * 1000000000LL + llround((t - whole) * 1e9);
+}

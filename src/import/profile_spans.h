@@ -30,6 +30,15 @@ typedef struct jl__raw_spans {
 jl_status jl__spans_from_raw(jl__raw_spans *raw, const jl_run *run, const double win[2],
                              jl_spans **out, size_t *n_steps);
 
+/* A Unix time in seconds as whole nanoseconds, without the 256-ns rounding
+ * of t x 1e9 in one double. */
+long long jl__unix_ns(double t);
+
+/* Run `run` of the trace `path` read whole (its start time, its engine/
+ * rows); errors pushed. */
+jl_status jl__profile_read_run(const char *path, const char *run, jl_run **out,
+                               jl_error_list *errors);
+
 /* The spans of a Kineto trace held in memory (kineto.c; the fuzz target):
  * parsed, on run's clock by baseTimeNanoseconds and @start_time_unix,
  * folded; side "gpu", "cpu" or NULL (GPU-side when there are any). */
