@@ -274,6 +274,50 @@ static int write_csv_fn(FILE *f, const void *ctx)
     return jl_attribution_write_csv(ctx, f) == JL_OK ? 0 : -1;
 }
 
+/* The attribution as asked: --csv FILE (or -), then the --json document,
+ * the --jsonl rows or the table; warnings on stderr when the output has no
+ * room for them. */
+static int emit(const char *cmd, const jl_attribution *a, const char *csv, int json, int jsonl)
+{
+    int rc = 0;
+    jl_error *err = NULL;
+    jl_status st;
+    if (csv) {
+        if (!strcmp(csv, "-")) {
+            if (jl_attribution_write_csv(a, stdout) != JL_OK)
+                rc = JL_EXIT_OUTPUT;
+        } else if ((st = jl_write_text(csv, write_csv_fn, a, &err)) != JL_OK) {
+            return cli_fail(cmd, st, err);
+        }
+    }
+    if (json) {
+        jl_error_list none = {0};
+        rc = cli_print_document(cmd, jl_attribution_to_json(a), &none);
+    } else if (jsonl) {
+        for (size_t i = 0; i < a->n_rows; i++) {
+            json_t *r = jl_attr_row_to_json(a, &a->rows[i]);
+            char *s = r ? jl_json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+            if (!s) {
+                json_decref(r);
+                rc = cli_oom(cmd);
+                return rc;
+            }
+            printf("%s\n", s);
+            free(s);
+            json_decref(r);
+        }
+    } else if (!csv || strcmp(csv, "-")) {
+        print_table(a);
+    }
+    if (!rc && (fflush(stdout) != 0 || ferror(stdout)))
+        rc = JL_EXIT_OUTPUT;
+    if (!rc && !json && !jsonl)
+        for (size_t i = 0; csv && i < a->n_warnings; i++)
+            fprintf(stderr, "joules attribute: warning: %s: %s\n",
+                    jl_attr_warning_name(a->warnings[i].id), a->warnings[i].message);
+    return rc;
+}
+
 static int parse_by(const char *cmd, const char *s, jl_attribute_options *o)
 {
     static const struct {
@@ -462,40 +506,7 @@ int cli_cmd_attribute(int argc, char **argv)
         rc = cli_fail(cmd, st, err);
         goto end;
     }
-    if (csv) {
-        if (!strcmp(csv, "-")) {
-            if (jl_attribution_write_csv(a, stdout) != JL_OK)
-                rc = JL_EXIT_OUTPUT;
-        } else if ((st = jl_write_text(csv, write_csv_fn, a, &err)) != JL_OK) {
-            rc = cli_fail(cmd, st, err);
-            goto end;
-        }
-    }
-    if (json) {
-        jl_error_list none = {0};
-        rc = cli_print_document(cmd, jl_attribution_to_json(a), &none);
-    } else if (jsonl) {
-        for (size_t i = 0; i < a->n_rows; i++) {
-            json_t *r = jl_attr_row_to_json(a, &a->rows[i]);
-            char *s = r ? jl_json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-            if (!s) {
-                json_decref(r);
-                rc = cli_oom(cmd);
-                goto end;
-            }
-            printf("%s\n", s);
-            free(s);
-            json_decref(r);
-        }
-    } else if (!csv || strcmp(csv, "-")) {
-        print_table(a);
-    }
-    if (!rc && (fflush(stdout) != 0 || ferror(stdout)))
-        rc = JL_EXIT_OUTPUT;
-    if (!rc && !json && !jsonl)
-        for (size_t i = 0; csv && i < a->n_warnings; i++)
-            fprintf(stderr, "joules attribute: warning: %s: %s\n",
-                    jl_attr_warning_name(a->warnings[i].id), a->warnings[i].message);
+    rc = emit(cmd, a, csv, json, jsonl);
 end:
     jl_attribution_free(a);
     jl_class_weights_free(w);
