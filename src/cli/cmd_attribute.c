@@ -312,7 +312,7 @@ static int emit(const char *cmd, const jl_attribution *a, const char *csv, int j
     if (!rc && (fflush(stdout) != 0 || ferror(stdout)))
         rc = JL_EXIT_OUTPUT;
     if (!rc && !json && !jsonl)
-        for (size_t i = 0; csv && i < a->n_warnings; i++)
+        for (size_t i = 0; csv && !strcmp(csv, "-") && i < a->n_warnings; i++)
             fprintf(stderr, "joules attribute: warning: %s: %s\n",
                     jl_attr_warning_name(a->warnings[i].id), a->warnings[i].message);
     return rc;
