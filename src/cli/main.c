@@ -49,9 +49,17 @@ static int finish(const char *cmd, int rc)
 }
 
 /* The commands that read a study: under mpirun every rank loads a share
- * of it (cli/mpi.h). Any other command runs on rank 0 alone. */
-static int shares_study(const char *cmd)
+ * of it (cli/mpi.h); `import --each` shares its inputs. Any other command
+ * runs on rank 0 alone. */
+static int shares_work(int argc, char **argv)
 {
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "import")) {
+        for (int i = 2; i < argc; i++)
+            if (!strcmp(argv[i], "--each"))
+                return 1;
+        return 0;
+    }
     static const char *const study[] = {"summarize", "check", "frontier", "pick",     "compare",
                                         "capacity",  "fit",   "predict",  "diagnose", "report"};
     for (size_t i = 0; i < sizeof study / sizeof study[0]; i++)
@@ -67,7 +75,7 @@ int main(int argc, char **argv)
     if (cli_mpi_init(&argc, &argv) > 1 && cli_mpi_rank() != 0) {
         /* a rank other than 0 prints no help and runs no command but its
          * share of a study load */
-        int help = argc < 2 || !shares_study(argv[1]);
+        int help = argc < 2 || !shares_work(argc, argv);
         for (int i = 1; i < argc && !help; i++)
             help = !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
         if (help)
