@@ -239,6 +239,12 @@ typedef struct jl_attribution {
     size_t n_spans, n_spans_in_window;
     jl_attr_warning *warnings;
     size_t n_warnings;
+    /* every row's energy split by span class: row_class_j[row * n_classes
+     * + class] (J; the rows' energy_j summed over classes), for timelines
+     * of class energy (--by time) and class x layer figures */
+    char **class_names;
+    size_t n_classes;
+    double *row_class_j;
 } jl_attribution;
 
 void jl_attribution_free(jl_attribution *a);

@@ -99,6 +99,10 @@ void jl_attribution_free(jl_attribution *a)
     for (size_t i = 0; i < a->n_warnings; i++)
         free(a->warnings[i].message);
     free(a->warnings);
+    for (size_t i = 0; a->class_names && i < a->n_classes; i++)
+        free(a->class_names[i]);
+    free(a->class_names);
+    free(a->row_class_j);
     free(a);
 }
 
@@ -918,6 +922,14 @@ static jl_status eng_spans(eng *e)
     rx = calloc(R ? R : 1, sizeof *rx);
     rc_busy = calloc((R ? R : 1) * (classes.n ? classes.n : 1), sizeof *rc_busy);
     c_busy = calloc(classes.n ? classes.n : 1, sizeof *c_busy);
+    A->row_class_j = calloc((R ? R : 1) * (classes.n ? classes.n : 1), sizeof *A->row_class_j);
+    A->class_names = calloc(classes.n ? classes.n : 1, sizeof *A->class_names);
+    if (!A->row_class_j || !A->class_names)
+        return JL_ENOMEM;
+    A->n_classes = classes.n;
+    for (size_t c = 0; c < classes.n; c++)
+        if (!(A->class_names[c] = jl__strdup(classes.keys[c])))
+            return JL_ENOMEM;
     if (!rc_busy || !c_busy) {
         st = JL_ENOMEM;
         return st;
@@ -1072,6 +1084,7 @@ static jl_status eng_distribute(eng *e)
             rx[r].rel_unc += p->unc * p->busy * ov;
             if (rc_busy)
                 rc_busy[r * classes.n + p->cls] += p->busy * ov;
+            A->row_class_j[r * classes.n + p->cls] += s_j + dyn;
             attr_dyn[gk] += dyn;
             attr_stat[gk] += s_j;
         }
@@ -1511,36 +1524,47 @@ static jl_status eng_sort(eng *e)
     (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
     jl_status st = JL_OK;
     /* rows in a stable order: energy for names, classes and kinds; the key's
-     * number for layers, steps and time */
-    if (opt->by == JL_ATTR_BY_NAME || opt->by == JL_ATTR_BY_CLASS || opt->by == JL_ATTR_BY_KIND) {
-        for (size_t i = 1; i < R; i++) {
-            jl_attr_row x = A->rows[i];
-            size_t j = i;
-            while (j > 0 && (A->rows[j - 1].energy_j < x.energy_j ||
-                             (A->rows[j - 1].energy_j == x.energy_j &&
-                              strcmp(A->rows[j - 1].key, x.key) > 0))) {
-                A->rows[j] = A->rows[j - 1];
-                j--;
-            }
-            A->rows[j] = x;
-        }
-    } else if (opt->by != JL_ATTR_BY_TIME) {
-        for (size_t i = 1; i < R; i++) {
-            jl_attr_row x = A->rows[i];
-            const char *kx = x.key + (opt->by == JL_ATTR_BY_LAYER ? 5 : 0);
-            long nx = isdigit((unsigned char)*kx) ? strtol(kx, NULL, 10) : -1;
-            size_t j = i;
-            while (j > 0) {
-                const char *ky = A->rows[j - 1].key + (opt->by == JL_ATTR_BY_LAYER ? 5 : 0);
-                long ny = isdigit((unsigned char)*ky) ? strtol(ky, NULL, 10) : -1;
-                if (ny <= nx)
-                    break;
-                A->rows[j] = A->rows[j - 1];
-                j--;
-            }
-            A->rows[j] = x;
-        }
+     * number for layers, steps and time (each row keeps its class split) */
+    if (opt->by == JL_ATTR_BY_TIME || R < 2)
+        return st;
+    typedef struct {
+        jl_attr_row row;
+        size_t was;
+        long num;
+    } item;
+    item *v = malloc(R * sizeof *v);
+    double *m = malloc(R * (A->n_classes ? A->n_classes : 1) * sizeof *m);
+    if (!v || !m) {
+        free(v);
+        free(m);
+        return JL_ENOMEM;
     }
+    int by_energy =
+        opt->by == JL_ATTR_BY_NAME || opt->by == JL_ATTR_BY_CLASS || opt->by == JL_ATTR_BY_KIND;
+    for (size_t i = 0; i < R; i++) {
+        const char *k = A->rows[i].key + (opt->by == JL_ATTR_BY_LAYER ? 5 : 0);
+        v[i] = (item){A->rows[i], i, isdigit((unsigned char)*k) ? strtol(k, NULL, 10) : -1};
+    }
+    for (size_t i = 1; i < R; i++) {
+        item x = v[i];
+        size_t j = i;
+        while (j > 0 && (by_energy ? v[j - 1].row.energy_j < x.row.energy_j ||
+                                         (v[j - 1].row.energy_j == x.row.energy_j &&
+                                          strcmp(v[j - 1].row.key, x.row.key) > 0)
+                                   : v[j - 1].num > x.num)) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+    size_t C = A->n_classes;
+    for (size_t i = 0; i < R; i++) {
+        A->rows[i] = v[i].row;
+        memcpy(m + i * C, A->row_class_j + v[i].was * C, C * sizeof *m);
+    }
+    memcpy(A->row_class_j, m, R * C * sizeof *m);
+    free(v);
+    free(m);
     return st;
 }
 

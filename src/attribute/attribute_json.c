@@ -49,6 +49,14 @@ json_t *jl_attr_row_to_json(const jl_attribution *a, const jl_attr_row *r)
     set(o, "j_per_call", jl_json_number(r->j_per_call));
     set(o, "j_per_token", jl_json_number(r->j_per_token));
     set(o, "median_span_s", jl_json_number(r->median_span_s));
+    json_t *bc = json_object();
+    size_t ri = (size_t)(r - a->rows);
+    for (size_t c = 0; bc && a->row_class_j && c < a->n_classes; c++) {
+        double v = a->row_class_j[ri * a->n_classes + c];
+        if (v != 0)
+            json_object_set_new(bc, a->class_names[c], jl_json_number(v));
+    }
+    set(o, "by_class_j", bc);
     set(o, "peak_w", jl_json_number(r->peak_w));
     set(o, "peak_reason", r->peak_reason ? json_string(r->peak_reason) : json_null());
     return o;

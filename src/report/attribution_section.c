@@ -28,7 +28,8 @@ static void esc(jl__strbuf *b, const char *s)
 }
 
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#17becf",
+                                      "#bcbd22", "#8c564b", "#bab0ac"};
 #define N_PALETTE (sizeof palette / sizeof palette[0])
 
 /* class x layer stacked bars from the by-name attribution */
@@ -114,7 +115,8 @@ static double bin_len(const jl_attribution *t, size_t i)
     return fmin(t->time_bin_s, t->window[1] - t->rows[i].t0_s);
 }
 
-/* each bin: the energy in spans and unattributed, as mean power over it */
+/* each bin: the energy of each class and the unattributed rest, as mean
+ * power over the bin (the counter's measured power is the bar's top) */
 static void timeline(jl__strbuf *b, const jl_attribution *t)
 {
     double top = 0;
@@ -124,32 +126,35 @@ static void timeline(jl__strbuf *b, const jl_attribution *t)
         return;
     const double W = 900, H = 220, x0 = 60, y0 = 20, pw = W - x0 - 150, ph = H - 50;
     double bw = pw / (double)t->n_rows;
+    size_t C = t->n_classes;
     jl__strbuf_printf(b,
                       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                      "role=\"img\" aria-label=\"energy per second\">\n",
+                      "role=\"img\" aria-label=\"power per second by class\">\n",
                       W, H);
     for (size_t i = 0; i < t->n_rows; i++) {
         const jl_attr_row *r = &t->rows[i];
-        double len = bin_len(t, i);
-        double ha = ph * r->energy_j / len / top, hu = ph * r->unattributed_j / len / top;
-        double x = x0 + (double)i * bw + 0.5, w = fmax(bw - 1, 0.5);
-        jl__strbuf_printf(b,
-                          "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                          "fill=\"%s\"><title>%.3f s: %.4g J in spans (%.4g W)</title></rect>\n"
-                          "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                          "fill=\"%s\"><title>%.3f s: %.4g J unattributed</title></rect>\n",
-                          x, y0 + ph - ha, w, ha, palette[0], r->t0_s, r->energy_j,
-                          r->energy_j / len, x, y0 + ph - ha - hu, w, fmax(hu, 0), palette[9],
-                          r->t0_s, r->unattributed_j);
+        double len = bin_len(t, i), y = y0 + ph, x = x0 + (double)i * bw + 0.5,
+               w = fmax(bw - 1, 0.5);
+        for (size_t c = 0; c <= C; c++) {
+            double j = c < C ? t->row_class_j[i * C + c] : r->unattributed_j;
+            double h = fmax(0, ph * j / len / top);
+            y -= h;
+            jl__strbuf_printf(b,
+                              "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                              "fill=\"%s\"><title>%.3f s %s: %.4g J (%.4g W)</title></rect>\n",
+                              x, y, w, h, c < C ? palette[c % N_PALETTE] : "#cccccc", r->t0_s,
+                              c < C ? t->class_names[c] : "unattributed", j, j / len);
+        }
     }
-    jl__strbuf_printf(b,
-                      "<text x=\"4\" y=\"%.0f\" font-size=\"11\">%.4g W</text>\n"
-                      "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-                      "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">in spans</text>\n"
-                      "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-                      "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">unattributed</text>\n</svg>\n",
-                      y0 + 10, top, x0 + pw + 15, y0, palette[0], x0 + pw + 30, y0 + 9,
-                      x0 + pw + 15, y0 + 14, palette[9], x0 + pw + 30, y0 + 23);
+    jl__strbuf_printf(b, "<text x=\"4\" y=\"%.0f\" font-size=\"11\">%.4g W</text>\n", y0 + 10, top);
+    for (size_t c = 0; c <= C; c++)
+        jl__strbuf_printf(b,
+                          "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%s</text>\n",
+                          x0 + pw + 15, y0 + 14.0 * (double)c,
+                          c < C ? palette[c % N_PALETTE] : "#cccccc", x0 + pw + 30,
+                          y0 + 14.0 * (double)c + 9, c < C ? t->class_names[c] : "unattributed");
+    jl__strbuf_puts(b, "</svg>\n");
 }
 
 static void class_table(jl__strbuf *b, const jl_attribution *a)
@@ -223,8 +228,8 @@ static void run_section(jl__strbuf *b, const char *file, const char *run, const 
     jl__strbuf_puts(b, "<h3>Energy per layer, by class</h3>\n");
     layer_bars(b, byname);
     jl__strbuf_printf(b,
-                      "<h3>Mean power per %.3g s from the counter: in spans and "
-                      "unattributed</h3>\n",
+                      "<h3>Mean power per %.3g s from the counter, split by class "
+                      "(and unattributed)</h3>\n",
                       t->time_bin_s);
     timeline(b, t);
     if (cls->n_warnings) {

@@ -404,6 +404,14 @@ TEST(known_answer_true_weights)
             sum += a->rows[i].energy_j + a->rows[i].unattributed_j;
         CHECK_NEAR(sum, a->window_energy_j, 1e-9, 0);
         CHECK(isfinite(a->rows[3].peak_w)); /* a 1-s bin holds whole 30-ms readings */
+        /* each second's energy split by class adds up to it */
+        CHECK_EQ_INT(a->n_classes, N_CLS);
+        for (size_t i = 0; i < a->n_rows; i++) {
+            double by_class = 0;
+            for (size_t c = 0; c < a->n_classes; c++)
+                by_class += a->row_class_j[i * a->n_classes + c];
+            CHECK_NEAR(by_class, a->rows[i].energy_j, 1e-9, 1e-9);
+        }
     }
     jl_attribution_free(a);
     o.by = JL_ATTR_BY_LAYER;
@@ -413,6 +421,11 @@ TEST(known_answer_true_weights)
         CHECK_EQ_INT(a->n_rows, 2);
         CHECK_STR(a->rows[0].key, "layer0");
         CHECK_NEAR(a->rows[0].energy_j, a->rows[1].energy_j, 0.01, 0);
+        /* a layer's class split: half of each class's truth (two layers) */
+        for (size_t c = 0; c < a->n_classes; c++)
+            for (int k = 0; k < N_CLS; k++)
+                if (!strcmp(a->class_names[c], cls_name[k]))
+                    CHECK_NEAR(a->row_class_j[c], true_j[k] / 2, 0.02, 0);
         /* 2-ms spans: no power reading sees one alone */
         CHECK(isnan(a->rows[0].peak_w) && a->rows[0].peak_reason);
     }
