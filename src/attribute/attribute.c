@@ -513,6 +513,16 @@ typedef struct {
     size_t *dur_row;
 } eng;
 
+/* What every phase reads: the inputs under their own names, and a status. */
+#define ENG_PROLOG                                                      \
+    const jl_run *run = e->run;                                         \
+    const jl_spans *spans = e->spans;                                   \
+    const jl_attribute_options *opt = e->opt;                           \
+    jl_error **err = e->err;                                            \
+    const char *file = e->file, *rn = e->rn;                            \
+    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn; \
+    jl_status st = JL_OK
+
 #define A (e->A)
 #define G (e->G)
 #define ctr (e->ctr)
@@ -554,13 +564,7 @@ typedef struct {
 /* the sensor: the trace's attributes over the defaults */
 static jl_status eng_sensor(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* the sensor: the trace's attributes over the defaults */
     jl_sensor_init(&A->sensor);
     jl__sensor_defaults(&A->sensor);
@@ -599,13 +603,7 @@ static jl_status eng_sensor(eng *e)
 /* the window: the options', the spans' @window, or their hull */
 static jl_status eng_window(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* the window */
     W0 = opt->window[0];
     W1 = opt->window[1];
@@ -634,13 +632,7 @@ static jl_status eng_window(eng *e)
 /* each GPU's counter, the window's energy and the static power */
 static jl_status eng_counters(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* counters and static power, per GPU */
     ctr = calloc(G, sizeof *ctr);
     ps_unc = 0.05;
@@ -693,13 +685,7 @@ static jl_status eng_counters(eng *e)
 /* the window cut at every update (and bin), each piece's energy */
 static jl_status eng_pieces(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* the pieces: the window cut at every GPU's update times and the bins */
     size_t cap = 2;
     for (size_t g = 0; g < G; g++)
@@ -757,13 +743,7 @@ static jl_status eng_pieces(eng *e)
 /* the spans in the window: class, weight, row; the rows */
 static jl_status eng_spans(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* exclusive time: a span's duration less its children's */
     for (size_t i = 0; i < spans->n; i++)
         excl_orig[i] = spans->end[i] - spans->start[i];
@@ -953,13 +933,7 @@ static jl_status eng_spans(eng *e)
 /* each span's parts in the pieces; a fit of the weights on the trace */
 static jl_status eng_fit(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* each span's parts: (span, piece, the fraction of the span in it) */
     if (!(parts = span_parts(ps, n_ps, bnd, K, &n_parts))) {
         st = JL_ENOMEM;
@@ -985,13 +959,7 @@ static jl_status eng_fit(eng *e)
 /* per piece the spans' time and weighted busy; stalls; the weights' scale */
 static jl_status eng_pass1(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* pass 1: per piece, the spans' time, weighted busy and prediction */
     for (size_t j = 0; j < n_parts; j++) {
         const piece_span *p = &ps[parts[j].q];
@@ -1040,13 +1008,7 @@ static jl_status eng_pass1(eng *e)
 /* each piece's static and dynamic energy to its spans; calls; the rest */
 static jl_status eng_distribute(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* pass 2: each piece's static and dynamic energy to its spans */
     double *attr_dyn = calloc(G * K, sizeof *attr_dyn),
            *attr_stat = calloc(G * K, sizeof *attr_stat);
@@ -1130,13 +1092,7 @@ static jl_status eng_distribute(eng *e)
 /* totals, residual, shares and intervals */
 static jl_status eng_totals(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* totals, shares, intervals */
     double D_att = 0, P_tot = 0;
     for (size_t r = 0; r < R; r++) {
@@ -1178,13 +1134,7 @@ static jl_status eng_totals(eng *e)
 /* tokens in the window, per row */
 static jl_status eng_tokens(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* tokens */
     A->tokens = tokens_at(run, W1) - tokens_at(run, W0);
     if (!isfinite(A->tokens) && spans->tokens) {
@@ -1214,13 +1164,7 @@ static jl_status eng_tokens(eng *e)
 /* each row's median span */
 static jl_status eng_medians(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* median span per row */
     if (opt->by != JL_ATTR_BY_TIME && n_ps) {
         durs = malloc(n_ps * sizeof *durs);
@@ -1260,13 +1204,7 @@ static jl_status eng_medians(eng *e)
 /* peak power where a reading lies inside a row, else the reason */
 static jl_status eng_peaks(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* peak power: readings whose window lies >= 90 % inside one row */
     {
         double Wn = A->sensor.watts_window_s, dl = A->sensor.watts_delay_s;
@@ -1353,13 +1291,7 @@ static jl_status eng_peaks(eng *e)
 /* the weights the document names */
 static jl_status eng_weights_used(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* the weights used */
     if (W && W->n) {
         A->weights = W == &fitted
@@ -1392,13 +1324,7 @@ static jl_status eng_weights_used(eng *e)
 /* the named warnings */
 static jl_status eng_warnings(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* the warnings */
     int ok = 1;
     const double *th = opt->warn_threshold;
@@ -1516,13 +1442,7 @@ static jl_status eng_warnings(eng *e)
 /* rows in a stable order */
 static jl_status eng_sort(eng *e)
 {
-    const jl_run *run = e->run;
-    const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
-    jl_error **err = e->err;
-    const char *file = e->file, *rn = e->rn;
-    (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn;
-    jl_status st = JL_OK;
+    ENG_PROLOG;
     /* rows in a stable order: energy for names, classes and kinds; the key's
      * number for layers, steps and time (each row keeps its class split) */
     if (opt->by == JL_ATTR_BY_TIME || R < 2)
@@ -1605,6 +1525,7 @@ static jl_status eng_sort(eng *e)
 #undef excl_orig
 #undef durs
 #undef dur_row
+#undef ENG_PROLOG
 
 jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor *sensor,
                        const jl_attribute_options *opt, jl_attribution **out, jl_error **err)
