@@ -740,6 +740,63 @@ static jl_status eng_pieces(eng *e)
     return st;
 }
 
+/* A span's calibrated weight; a class without one gets the mean (and is
+ * listed for the warning). */
+static void span_weight(eng *e, const char *cls, double w_mean, piece_span *p)
+{
+    size_t c = 0;
+    while (c < W->n && strcmp(W->cls[c], cls))
+        c++;
+    if (c < W->n) {
+        p->w_abs = W->w_dyn[c];
+        p->unc = W->rel_unc[c];
+    } else {
+        p->w_abs = w_mean;
+        p->unc = 0.5;
+        size_t q = 0;
+        while (q < n_missing && strcmp(missing[q], cls))
+            q++;
+        if (q == n_missing) {
+            char **mm = realloc(missing, (n_missing + 1) * sizeof *mm);
+            if (mm) {
+                missing = mm;
+                if ((missing[n_missing] = jl__strdup(cls)))
+                    n_missing++;
+            }
+        }
+    }
+    p->w_rel = p->w_abs;
+}
+
+/* The row a span belongs to under opt->by (empty for --by time: its
+ * pieces' bins). */
+static void row_key(const eng *e, size_t i, const char *name, const char *cls, int layer,
+                    const char *kind, int32_t cur_step, char *key, size_t cap)
+{
+    const jl_spans *spans = e->spans;
+    const jl_attribute_options *opt = e->opt;
+    switch (opt->by) {
+    case JL_ATTR_BY_NAME: snprintf(key, cap, "%s", name); break;
+    case JL_ATTR_BY_CLASS: snprintf(key, cap, "%s", cls); break;
+    case JL_ATTR_BY_LAYER:
+        if (layer >= 0)
+            snprintf(key, cap, "layer%d", layer);
+        else
+            snprintf(key, cap, "(no layer)");
+        break;
+    case JL_ATTR_BY_STEP: {
+        int32_t s = spans->step ? spans->step[i] : cur_step;
+        if (s >= 0)
+            snprintf(key, cap, "%d", (int)s);
+        else
+            snprintf(key, cap, "(before the first step)");
+        break;
+    }
+    case JL_ATTR_BY_KIND: snprintf(key, cap, "%s", kind); break;
+    case JL_ATTR_BY_TIME: key[0] = 0; break;
+    }
+}
+
 /* the spans in the window: class, weight, row; the rows */
 static jl_status eng_spans(eng *e)
 {
@@ -827,51 +884,10 @@ static jl_status eng_spans(eng *e)
         p->w_rel = 1;
         p->w_abs = NAN;
         p->unc = 0;
-        if (W && W->n) {
-            size_t c = 0;
-            while (c < W->n && strcmp(W->cls[c], cls))
-                c++;
-            if (c < W->n) {
-                p->w_abs = W->w_dyn[c];
-                p->unc = W->rel_unc[c];
-            } else {
-                p->w_abs = w_mean;
-                p->unc = 0.5;
-                size_t q = 0;
-                while (q < n_missing && strcmp(missing[q], cls))
-                    q++;
-                if (q == n_missing) {
-                    char **mm = realloc(missing, (n_missing + 1) * sizeof *mm);
-                    if (mm) {
-                        missing = mm;
-                        if ((missing[n_missing] = jl__strdup(cls)))
-                            n_missing++;
-                    }
-                }
-            }
-            p->w_rel = p->w_abs;
-        }
+        if (W && W->n)
+            span_weight(e, cls, w_mean, p);
         char key[300];
-        switch (opt->by) {
-        case JL_ATTR_BY_NAME: snprintf(key, sizeof key, "%s", name); break;
-        case JL_ATTR_BY_CLASS: snprintf(key, sizeof key, "%s", cls); break;
-        case JL_ATTR_BY_LAYER:
-            if (layer >= 0)
-                snprintf(key, sizeof key, "layer%d", layer);
-            else
-                snprintf(key, sizeof key, "(no layer)");
-            break;
-        case JL_ATTR_BY_STEP: {
-            int32_t s = spans->step ? spans->step[i] : cur_step;
-            if (s >= 0)
-                snprintf(key, sizeof key, "%d", (int)s);
-            else
-                snprintf(key, sizeof key, "(before the first step)");
-            break;
-        }
-        case JL_ATTR_BY_KIND: snprintf(key, sizeof key, "%s", kind); break;
-        case JL_ATTR_BY_TIME: key[0] = 0; break;
-        }
+        row_key(e, i, name, cls, layer, kind, cur_step, key, sizeof key);
         if ((p->cls = key_index(&classes, cls)) == SIZE_MAX) {
             free(order);
             st = JL_ENOMEM;
