@@ -509,6 +509,88 @@ TEST(fit_on_trace_identified)
     truth_free(&T);
 }
 
+/* Two GPUs running the same loop, each with its spans (gpu column): every
+ * class gets twice one GPU's truth, and the window both counters' sum. */
+TEST(two_gpus)
+{
+    truth T = {.idle = 100};
+    double true_j[N_CLS], gap_s;
+    jl_spans *one = loop_spans(&T, true_j, &gap_s);
+    jl_run *r = sensor_run(&T, 10.0, "two");
+    size_t N = r->power_n;
+    double *e2 = malloc(2 * N * sizeof(double)), *w2 = malloc(2 * N * sizeof(double));
+    for (size_t j = 0; j < N; j++) {
+        e2[2 * j] = e2[2 * j + 1] = r->energy_j.v[j];
+        w2[2 * j] = w2[2 * j + 1] = r->watts.v[j];
+    }
+    free(r->energy_j.v);
+    free(r->watts.v);
+    r->energy_j = (jl_series){N, 2, e2};
+    r->watts = (jl_series){N, 2, w2};
+    r->attrs.num_gpus = 2;
+    jl_spans *s = jl_spans_new();
+    s->n_names = one->n_names;
+    s->names = malloc(s->n_names * sizeof *s->names);
+    for (size_t i = 0; i < s->n_names; i++)
+        s->names[i] = jl__strdup(one->names[i]);
+    s->n = 2 * one->n;
+    s->name = malloc(s->n * sizeof *s->name);
+    s->start = malloc(s->n * sizeof(double));
+    s->end = malloc(s->n * sizeof(double));
+    s->busy_s = malloc(s->n * sizeof(float));
+    s->gpu = malloc(s->n * sizeof(int16_t));
+    for (size_t i = 0; i < one->n; i++)
+        for (int g = 0; g < 2; g++) {
+            size_t k = 2 * i + (size_t)g;
+            s->name[k] = one->name[i];
+            s->start[k] = one->start[i];
+            s->end[k] = one->end[i];
+            s->busy_s[k] = one->busy_s[i];
+            s->gpu[k] = (int16_t)g;
+        }
+    s->window[0] = 1.0;
+    s->window[1] = 9.0;
+    jl_class_weights W = {0};
+    char *cls[N_CLS];
+    double w[N_CLS], unc[N_CLS] = {0.1, 0.1, 0.1};
+    for (int c = 0; c < N_CLS; c++) {
+        cls[c] = (char *)cls_name[c];
+        w[c] = cls_dyn[c];
+    }
+    W.n = N_CLS;
+    W.cls = cls;
+    W.w_dyn = w;
+    W.rel_unc = unc;
+    jl_attribute_options o;
+    jl_attribute_options_default(&o);
+    o.weights = &W;
+    jl_attribution *a = NULL;
+    jl_error *err = NULL;
+    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    if (a) {
+        double true_window = truth_energy(&T, 9.0) - truth_energy(&T, 1.0);
+        CHECK_NEAR(a->window_energy_j, 2 * true_window, 0.002, 0);
+        CHECK(fabs(a->residual_j) <= 1e-9 * a->window_energy_j);
+        for (size_t i = 0; i < a->n_rows; i++)
+            for (int c = 0; c < N_CLS; c++)
+                if (!strcmp(a->rows[i].key, cls_name[c]))
+                    CHECK_NEAR(a->rows[i].energy_j, 2 * true_j[c], 0.02, 0);
+    }
+    jl_attribution_free(a);
+    /* a span on a GPU the run lacks is refused, naming the row */
+    s->gpu[3] = 5;
+    a = NULL;
+    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_EINVALID);
+    char *m = err ? jl_error_format(err) : NULL;
+    CHECK_CONTAINS(m, "spans/gpu");
+    free(m);
+    jl_error_free(err);
+    jl_spans_free(s);
+    jl_spans_free(one);
+    jl_run_free(r);
+    truth_free(&T);
+}
+
 TEST(no_spans_is_an_error)
 {
     truth T = {.idle = 100};
@@ -1049,6 +1131,7 @@ int main(int argc, char **argv)
     RUN(spans_round_trip);
     RUN(known_answer_true_weights);
     RUN(fit_on_trace_identified);
+    RUN(two_gpus);
     RUN(no_spans_is_an_error);
     RUN(classify_grammar);
     RUN(sensor_fit_synthetic);
