@@ -60,13 +60,14 @@ static void list_formats(FILE *out)
 
 static void general_help(void)
 {
-    printf("usage: joules import FORMAT PATH... -o FILE.h5 [--force] [--groups] [--json] [--quiet] "
-           "[FORMAT's options]\n"
-           "       joules import FORMAT PATH --into TRACE.h5:RUN [--json] [--quiet] (kineto)\n"
-           "       joules import --list\n"
-           "       joules import FORMAT --help\n\n"
-           "Import measurements recorded in another format as a trace file (format v1)\n"
-           "that every joules command reads (import.md). Formats:\n\n");
+    printf(
+        "usage: joules import FORMAT PATH... -o FILE.h5 [--force] [--groups] [--json] [--quiet] "
+        "[FORMAT's options]\n"
+        "       joules import FORMAT PATH --into TRACE.h5:RUN [--json] [--quiet] (kineto, nsys)\n"
+        "       joules import --list\n"
+        "       joules import FORMAT --help\n\n"
+        "Import measurements recorded in another format as a trace file (format v1)\n"
+        "that every joules command reads (import.md). Formats:\n\n");
     list_formats(stdout);
     printf("\n" COMMON_HELP);
     cli_help("import", NULL);

@@ -20,6 +20,7 @@
 #include "import/json_dups.h"
 #include "import/json_tree.h"
 #include "import/kit.h"
+#include "trace/trace_internal.h"
 
 /* ---- options and results (public: joules/import.h) ------------------------------ */
 
@@ -805,4 +806,69 @@ jl__jv *jl__imp_json_tree(jl__imp *c, const char *name, const char *text, size_t
         c->oom = 1;
     json_decref(doc);
     return tree;
+}
+
+/* ---- typed run attributes ------------------------------------------------------ */
+
+/* The typed field of attribute key in a (the reader's field table,
+ * trace_internal.h), or NULL for an attribute kept as an extra. */
+const jl__attr_field *jl__imp_attr_field(const char *key)
+{
+    for (size_t i = 0; i < jl__n_attr_fields; i++)
+        if (!strcmp(jl__attr_fields[i].name, key))
+            return &jl__attr_fields[i];
+    return NULL;
+}
+
+#define FIELD(a, f, type) ((type *)((char *)(a) + (f)->off))
+
+/* Set attribute key=value on a; NULL or the reason it cannot be. */
+const char *jl__imp_set_attr(jl_attrs *a, const char *key, const char *value)
+{
+    double x;
+    if (!*key)
+        return "an empty attribute name";
+    if (strlen(value) > JL__IMP_MAX_ATTR_TEXT)
+        return "a value longer than 60,000 bytes";
+    if (!strcmp(key, "start_time_unix"))
+        return "start_time_unix is set from the run's start";
+    const jl__attr_field *f = jl__imp_attr_field(key);
+    if (f && f->kind == JL__F_LONG) {
+        int one = !strcmp(key, "num_gpus") || !strcmp(key, "max_batch_size");
+        if (!jl__imp_number(value, &x) || x != floor(x) || x < one || x > 1e9)
+            return one ? "expected a whole number >= 1" : "expected a whole number >= 0";
+        *FIELD(a, f, long) = (long)x;
+        return NULL;
+    }
+    if (f && f->kind == JL__F_DBL) {
+        if (!jl__imp_number(value, &x) || x < 0)
+            return "expected a number >= 0";
+        *FIELD(a, f, double) = x;
+        return NULL;
+    }
+    if (f) {
+        if (!strcmp(key, "workload") && strcmp(value, "llm") && strcmp(value, "mllm") &&
+            strcmp(value, "diffusion"))
+            return "expected llm, mllm or diffusion";
+        char *d = jl__strdup(value);
+        if (!d)
+            return "out of memory";
+        char **p = FIELD(a, f, char *);
+        free(*p);
+        *p = d;
+        return NULL;
+    }
+    for (size_t i = 0; i < a->n_extra; i++)
+        if (!strcmp(a->extra[i].key, key)) {
+            char *d = jl__strdup(value);
+            if (!d)
+                return "out of memory";
+            free(a->extra[i].value);
+            a->extra[i].value = d;
+            a->extra[i].is_number = jl__imp_number(value, &x);
+            return NULL;
+        }
+    if (jl_attrs_add_extra(a, key, value, jl__imp_number(value, &x)) != JL_OK)
+        return "out of memory";
+    return NULL;
 }

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/attrs_internal.h"
 #include "import/json_stream.h"
 #include "joules/import.h"
 
@@ -109,6 +110,17 @@ void jl__imp_summary_str(jl__imp *c, jl_run *r, const char *key, const char *v);
 void jl__imp_extra_default(jl__imp *c, jl_run *r, const char *key, const char *v, int is_num);
 /* The value of extra `key` (NULL when not set). */
 const char *jl__imp_extra_get(const jl_run *r, const char *key);
+/* Set run attribute key=value on a from text (a user's --set, a RUNS.csv
+ * column, a label): the typed attributes of the trace format checked
+ * (num_gpus and max_batch_size whole >= 1, the others' kinds, workload one
+ * of llm/mllm/diffusion), anything else an extra (a number when it reads as
+ * one). start_time_unix is refused (it comes from the run's window). NULL,
+ * or the reason it cannot be. */
+#define JL__IMP_MAX_ATTR_TEXT 60000
+/* The typed field of run attribute key (the reader's field table), or NULL
+ * for an attribute kept as an extra. */
+const jl__attr_field *jl__imp_attr_field(const char *key);
+const char *jl__imp_set_attr(jl_attrs *a, const char *key, const char *value);
 /* The result's details (the import document's "details"). */
 void jl__imp_detail(jl__imp *c, const char *key, const char *value, int is_number);
 void jl__imp_detail_num(jl__imp *c, const char *key, double v);

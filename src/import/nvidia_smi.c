@@ -16,8 +16,6 @@
 #include "import/kit.h"
 #include "trace/trace_internal.h"
 
-#define MAX_ATTR_TEXT 60000
-
 void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt)
 {
     memset(opt, 0, sizeof *opt);
@@ -640,67 +638,13 @@ end:
 
 /* ---- run attributes --------------------------------------------------------- */
 
-/* The typed field of attribute key in a (the reader's field table,
- * trace_internal.h), or NULL for an attribute kept as an extra. */
-static const jl__attr_field *typed_field(const char *key)
-{
-    for (size_t i = 0; i < jl__n_attr_fields; i++)
-        if (!strcmp(jl__attr_fields[i].name, key))
-            return &jl__attr_fields[i];
-    return NULL;
-}
-
 #define FIELD(a, f, type) ((type *)((char *)(a) + (f)->off))
 
-/* Set attribute key=value on a; NULL or the reason it cannot be. */
+/* Set attribute key=value on a (the kit's one rule for typed attributes);
+ * NULL or the reason it cannot be. */
 static const char *set_attr(jl_attrs *a, const char *key, const char *value)
 {
-    double x;
-    if (!*key)
-        return "an empty attribute name";
-    if (strlen(value) > MAX_ATTR_TEXT)
-        return "a value longer than 60,000 bytes";
-    if (!strcmp(key, "start_time_unix"))
-        return "start_time_unix is set from the run's start";
-    const jl__attr_field *f = typed_field(key);
-    if (f && f->kind == JL__F_LONG) {
-        int one = !strcmp(key, "num_gpus") || !strcmp(key, "max_batch_size");
-        if (!jl__imp_number(value, &x) || x != floor(x) || x < one || x > 1e9)
-            return one ? "expected a whole number >= 1" : "expected a whole number >= 0";
-        *FIELD(a, f, long) = (long)x;
-        return NULL;
-    }
-    if (f && f->kind == JL__F_DBL) {
-        if (!jl__imp_number(value, &x) || x < 0)
-            return "expected a number >= 0";
-        *FIELD(a, f, double) = x;
-        return NULL;
-    }
-    if (f) {
-        if (!strcmp(key, "workload") && strcmp(value, "llm") && strcmp(value, "mllm") &&
-            strcmp(value, "diffusion"))
-            return "expected llm, mllm or diffusion";
-        char *d = jl__strdup(value);
-        if (!d)
-            return "out of memory";
-        char **p = FIELD(a, f, char *);
-        free(*p);
-        *p = d;
-        return NULL;
-    }
-    for (size_t i = 0; i < a->n_extra; i++)
-        if (!strcmp(a->extra[i].key, key)) {
-            char *d = jl__strdup(value);
-            if (!d)
-                return "out of memory";
-            free(a->extra[i].value);
-            a->extra[i].value = d;
-            a->extra[i].is_number = jl__imp_number(value, &x);
-            return NULL;
-        }
-    if (jl_attrs_add_extra(a, key, value, jl__imp_number(value, &x)) != JL_OK)
-        return "out of memory";
-    return NULL;
+    return jl__imp_set_attr(a, key, value);
 }
 
 static void set_extra(jl_attrs *a, const char *key, const char *value, int is_num)
@@ -1152,7 +1096,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
         jl__strbuf_puts(&unk, "workload");
     }
     for (const char *const *k = required_str; *k; k++) {
-        char **f = FIELD(a, typed_field(*k), char *);
+        char **f = FIELD(a, jl__imp_attr_field(*k), char *);
         if (!*f) {
             *f = jl__strdup("unknown");
             jl__strbuf_printf(&unk, "%s%s", unk.len ? "," : "", *k);

@@ -14,6 +14,7 @@
     X(mlenergy_benchmark) \
     X(mlperf_power)       \
     X(nvidia_smi)         \
+    X(prometheus)         \
     X(kineto)             \
     X(nsys)
 
