@@ -73,4 +73,10 @@ if(NOT JOULES_DEPS_PUBLIC_ONLY)
   # libdeflate decodes deflate (zlib) chunks 2-3x faster than the zlib inside
   # HDF5's filter: the reader decodes chunks itself (src/trace/chunk_read.c).
   joules_config_or_pkgconfig(libdeflate libdeflate::libdeflate_shared libdeflate)
+  # zlib streams gzip files (a profiler's .json.gz: src/import/kineto.c)
+  if(NOT TARGET ZLIB::ZLIB)
+    joules_dependency(ZLIB)
+  endif()
+  # SQLite reads Nsight Systems exports (src/import/nsys.c)
+  joules_config_or_pkgconfig(SQLite3 SQLite::SQLite3 sqlite3)
 endif()

@@ -292,6 +292,12 @@ typedef struct jl_importer {
      * (long ITL series: ~3x faster for the same size; h5py then needs
      * hdf5plugin, joules reads it natively). */
     int write_zstd;
+    /* Optional: add to run RUN of the existing trace TRACE instead of
+     * writing a new file (`joules import FORMAT PATH --into TRACE.h5:RUN`,
+     * e.g. a profiler's spans); run and write are then NULL. */
+    jl_status (*into)(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
+                      size_t n_args, const char *trace, const char *run, jl_import_result **out,
+                      jl_error_list *errors);
 } jl_importer;
 
 /* The table, in a stable order (`mlenergy` first). */

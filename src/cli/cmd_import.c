@@ -33,6 +33,13 @@
     "  --quiet            no notes on stderr\n"                                              \
     "  -h, --help         this help\n"
 
+#define INTO_HELP                                                                       \
+    "  --into TRACE.h5:RUN the existing trace and run to add to (copied, changed and\n" \
+    "                     renamed into place: left as it was on any failure)\n"         \
+    "  --json             print the joules.import/1 document (counts, notes, errors)\n" \
+    "  --quiet            no notes on stderr\n"                                         \
+    "  -h, --help         this help\n"
+
 typedef struct import_flags {
     int json, quiet, force, groups;
 } import_flags;
@@ -54,12 +61,14 @@ static void list_formats(FILE *out)
 
 static void general_help(void)
 {
-    printf("usage: joules import FORMAT PATH... -o FILE.h5 [--force] [--groups] [--json] [--quiet] "
-           "[FORMAT's options]\n"
-           "       joules import --list\n"
-           "       joules import FORMAT --help\n\n"
-           "Import measurements recorded in another format as a trace file (format v1)\n"
-           "that every joules command reads (import.md). Formats:\n\n");
+    printf(
+        "usage: joules import FORMAT PATH... -o FILE.h5 [--force] [--groups] [--json] [--quiet] "
+        "[FORMAT's options]\n"
+        "       joules import FORMAT PATH --into TRACE.h5:RUN [--json] [--quiet] (kineto, nsys)\n"
+        "       joules import --list\n"
+        "       joules import FORMAT --help\n\n"
+        "Import measurements recorded in another format as a trace file (format v1)\n"
+        "that every joules command reads (import.md). Formats:\n\n");
     list_formats(stdout);
     printf("\n" COMMON_HELP);
     cli_help("import", NULL);
@@ -67,11 +76,15 @@ static void general_help(void)
 
 static void format_help(const jl_importer *im)
 {
-    printf("usage: joules import %s %s -o FILE.h5 [--force] [--groups] [--json] [--quiet]",
-           im->name, im->paths);
+    if (im->into)
+        printf("usage: joules import %s %s --into TRACE.h5:RUN [--json] [--quiet]", im->name,
+               im->paths);
+    else
+        printf("usage: joules import %s %s -o FILE.h5 [--force] [--groups] [--json] [--quiet]",
+               im->name, im->paths);
     for (const jl_importer_option *o = im->options; o->name; o++)
         printf(o->arg ? " [--%s %s]" : " [--%s]", o->name, o->arg);
-    printf("\n\n%s\n" COMMON_HELP, im->description);
+    printf("\n\n%s\n%s", im->description, im->into ? INTO_HELP : COMMON_HELP);
     for (const jl_importer_option *o = im->options; o->name; o++) {
         char lhs[64];
         snprintf(lhs, sizeof lhs, o->arg ? "--%s %s" : "--%s", o->name, o->arg);
@@ -83,6 +96,52 @@ static void format_help(const jl_importer *im)
     char page[96];
     snprintf(page, sizeof page, "import-%s", im->name);
     cli_help(page, NULL);
+}
+
+/* `--into TRACE.h5:RUN`: an importer that adds to an existing run. */
+static int cli_import_into(const char *cmd, const jl_importer *im, const char *into,
+                           const char *out, const char *const *paths, size_t n_paths,
+                           const jl_importer_arg *args, size_t n_args, int json, int quiet)
+{
+    if (!im->into)
+        return cli_usage_error(cmd, "'%s' writes a new trace (-o FILE.h5), not --into", im->name);
+    if (out)
+        return cli_usage_error(cmd, "'%s' adds to an existing run: --into TRACE.h5:RUN, not -o",
+                               im->name);
+    const char *colon = into ? strrchr(into, ':') : NULL;
+    if (!colon || colon == into || !colon[1])
+        return cli_usage_error(cmd, "--into TRACE.h5:RUN names the trace and the run");
+    char *trace = strndup(into, (size_t)(colon - into));
+    if (!trace)
+        return cli_oom(cmd);
+    cli_install_signal_cleanup();
+    jl_import_result *r = NULL;
+    jl_error_list errors = {0};
+    jl_status st = im->into(paths, n_paths, args, n_args, trace, colon + 1, &r, &errors);
+    for (size_t i = 0; i < errors.count; i++)
+        cli_print_error(cmd, errors.items[i]);
+    int rc;
+    if (st != JL_OK || !r) {
+        const jl_error *last = errors.count ? errors.items[errors.count - 1] : NULL;
+        rc = cli_exit_for_error(last && last->code == st ? last : NULL,
+                                st != JL_OK ? st : JL_ENODATA);
+    } else {
+        if (!quiet && !json)
+            for (size_t i = 0; i < r->n_notes; i++)
+                fprintf(stderr, "joules import: note: %s: %s\n", r->notes[i].file,
+                        r->notes[i].message);
+        if (json)
+            rc = cli_print_document(cmd, jl_import_result_to_json(r, im->name, into), &errors);
+        else {
+            printf("imported %s into %s (%s)\n", paths[0], into,
+                   r->detail_text ? r->detail_text : "");
+            rc = JL_EXIT_OK;
+        }
+    }
+    jl_import_result_free(r);
+    jl_error_list_clear(&errors);
+    free(trace);
+    return rc;
 }
 
 int cli_cmd_import(int argc, char **argv)
@@ -109,13 +168,14 @@ int cli_cmd_import(int argc, char **argv)
         OPT_QUIET,
         OPT_FORCE,
         OPT_GROUPS,
+        OPT_INTO,
         OPT_EACH,
         OPT_FORMAT_FIRST
     };
     size_t n_fmt = 0;
     while (im->options[n_fmt].name)
         n_fmt++;
-    struct option *longopts = calloc(n_fmt + 8, sizeof *longopts);
+    struct option *longopts = calloc(n_fmt + 9, sizeof *longopts);
     jl_importer_arg *args = calloc(argc, sizeof *args);
     if (!longopts || !args) {
         free(longopts);
@@ -130,11 +190,12 @@ int cli_cmd_import(int argc, char **argv)
     longopts[k++] = (struct option){"groups", no_argument, NULL, OPT_GROUPS};
     longopts[k++] = (struct option){"each", no_argument, NULL, OPT_EACH};
     longopts[k++] = (struct option){"help", no_argument, NULL, 'h'};
+    longopts[k++] = (struct option){"into", required_argument, NULL, OPT_INTO};
     for (size_t i = 0; i < n_fmt; i++)
         longopts[k++] = (struct option){im->options[i].name,
                                         im->options[i].arg ? required_argument : no_argument, NULL,
                                         OPT_FORMAT_FIRST + (int)i};
-    const char *out = NULL;
+    const char *out = NULL, *into = NULL;
     import_flags f = {0};
     int each = 0, c, rc = JL_EXIT_OK;
     size_t n_args = 0;
@@ -151,6 +212,7 @@ int cli_cmd_import(int argc, char **argv)
         case OPT_FORCE: f.force = 1; break;
         case OPT_GROUPS: f.groups = 1; break;
         case OPT_EACH: each = 1; break;
+        case OPT_INTO: into = optarg; break;
         default:
             if (c >= OPT_FORMAT_FIRST && c < OPT_FORMAT_FIRST + (int)n_fmt) {
                 args[n_args].name = im->options[c - OPT_FORMAT_FIRST].name;
@@ -167,6 +229,13 @@ int cli_cmd_import(int argc, char **argv)
         rc = im->max_paths == 1
                  ? cli_usage_error(cmd, "give exactly one %s after '%s'", im->paths, im->name)
                  : cli_usage_error(cmd, "give %s after '%s'", im->paths, im->name);
+        goto done;
+    }
+    if (im->into || into) {
+        rc = each ? cli_usage_error(cmd, "--each writes new traces; '%s' adds to one (--into)",
+                                    im->name)
+                  : cli_import_into(cmd, im, into, out, (const char *const *)(sub_argv + optind),
+                                    n_paths, args, n_args, f.json, f.quiet);
         goto done;
     }
     if (!out) {

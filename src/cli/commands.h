@@ -29,7 +29,8 @@ typedef struct jl_command {
     X(budget, "ceilings from a budgets file per run and group: pass / fail / undetermined")       \
     X(emissions, "kWh and CO2eq per run with the PUE and grid intensity of the hours used")       \
     X(label, "energy labels: GPU Wh per 1,000 queries, 1-5 stars within the task (SVG, JSON)")    \
-    X(card, "a Markdown energy card of one model, with Hugging Face co2_eq_emissions keys")
+    X(card, "a Markdown energy card of one model, with Hugging Face co2_eq_emissions keys")       \
+    X(attribute, "energy per layer, operator class, step and second from profiler spans")
 
 /* A command's --help: its text, then where its manual page and the
  * documents the text names (*.md) are installed (src/cli/help.c); cmd NULL:

@@ -14,7 +14,9 @@
     X(mlenergy_benchmark) \
     X(mlperf_power)       \
     X(nvidia_smi)         \
-    X(prometheus)
+    X(prometheus)         \
+    X(kineto)             \
+    X(nsys)
 
 #define JL_X_DECL(id) extern const jl_importer jl__importer_##id;
 JL_IMPORTERS(JL_X_DECL)

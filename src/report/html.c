@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "joules/diagnose.h"
 #include "joules/frontier.h"
@@ -1484,6 +1485,11 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
                       "run's diagnosis: <a href=\"diagnosis.html\">diagnosis.html</a>.</p>\n"
                       "</section>\n",
                       l->count, nk[0], nk[1], nk[2]);
+    char *attribution = jl__report_path(r, "attribution.html");
+    if (attribution && access(attribution, F_OK) == 0)
+        P("<p>Energy per layer, operator class and second of the profiled runs: "
+          "<a href=\"attribution.html\">attribution.html</a>.</p>\n");
+    free(attribution);
     validation_section(b, r, ++sec);
     files_section(b, r, ++sec);
     method_section(b, r, ++sec);

@@ -194,6 +194,8 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs, const jl
         st = jl__report_model_write_documents(&r, err);
     if (!st)
         st = jl__report_write_answers_csv(&r, err);
+    if (!st)
+        st = jl__report_attribution_write(&r, err);
     RP_STEP("figure scripts");
     if (!st)
         st = jl__report_figures_plan_and_write(&r, err);

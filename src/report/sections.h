@@ -35,6 +35,10 @@ jl_status jl__report_figures_plan_and_write(jl__report_report *r, jl_error **err
  * once, each fed a batch of scripts; failures become notes. */
 jl_status jl__report_figures_render(jl__report_report *r, jl_error **err);
 
+/* attribution_section.c: attribution.html and data/attribution-<run>.json for
+ * the runs whose traces hold spans/ (none: nothing written). */
+jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err);
+
 /* html.c: index.html, runs.html, diagnosis.html (not with --single-page). */
 jl_status jl__report_html_write(jl__report_report *r, jl_error **err);
 /* pack.c: the page as opt.no_data and opt.single_page ask (links to what is

@@ -1,0 +1,273 @@
+/* joules/attribute.h — energy per span: per layer, operator class, step and
+ * second, from profiler spans (docs/attribute.md).
+ *
+ * Three parts:
+ *  - spans/ and the sensor attributes on power/ (trace format 1.2,
+ *    docs/trace-format.md): jl_trace_read_spans(), jl_trace_read_sensor(),
+ *    jl_trace_write_spans() (into an existing trace, written whole or not
+ *    at all);
+ *  - the sensor model: jl_sensor_fit() measures the energy counter's update
+ *    period and delay and the power fields' averaging windows and delays on
+ *    a run whose spans are known square-wave bursts;
+ *  - the attribution: jl_attribute() splits the energy the counter measured
+ *    in a window among the spans' rows (static power by time, dynamic
+ *    energy by device-busy time x class weights) with an unattributed row,
+ *    so that rows + unattributed + stalls = the window's energy exactly.
+ *
+ * Ownership: jl_spans (jl_spans_free), jl_attribution (jl_attribution_free)
+ * and jl_class_weights (jl_class_weights_free) are the caller's; every free
+ * accepts NULL. jl_sensor holds heap strings: jl_sensor_clear().
+ */
+#ifndef JOULES_ATTRIBUTE_H
+#define JOULES_ATTRIBUTE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "joules/error.h"
+#include "joules/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+JL_API_BEGIN
+
+/* ---- spans/ ------------------------------------------------------------- */
+
+/* One run's spans/ group. Optional columns are NULL when absent; missing
+ * numbers are NaN, missing strings NULL. */
+typedef struct jl_spans {
+    char *source;               /* @source: kineto, nsys, harness[:...] */
+    char *side;                 /* @side: gpu or cpu */
+    char *clock;                /* @clock */
+    double window[2];           /* @window (run time); NaN when absent */
+    double clock_uncertainty_s; /* @clock_uncertainty_s */
+    char **names;               /* names[n_names] */
+    size_t n_names;
+    size_t n;
+    int32_t *name;       /* [n] index into names */
+    double *start, *end; /* [n] run time */
+    int32_t *parent;     /* [n] enclosing row or -1; NULL: none nest */
+    int16_t *gpu;        /* [n] or NULL (all GPU 0) */
+    float *busy_s;       /* [n] device-busy seconds, not in children; or NULL */
+    int32_t *tokens;     /* [n] or NULL */
+    int32_t *step;       /* [n] engine/ row of the iteration, or NULL */
+} jl_spans;
+
+jl_spans *jl_spans_new(void); /* empty, window NaN */
+void jl_spans_free(jl_spans *s);
+
+/* Read run i's spans/: *out = NULL (JL_OK) when the run has none. Checks
+ * every MUST of the spec (names in range, start <= end finite, parents
+ * enclosing their children, spans inside @window) and names file, run,
+ * dataset and row. */
+jl_status jl_trace_read_spans(jl_trace *t, size_t i, jl_spans **out, jl_error **err);
+
+/* The sensor as the trace describes it (attributes of power/). */
+typedef struct jl_sensor {
+    double update_period_s; /* how often the value changes */
+    char *watts_kind;       /* "instant" or "average_1s"; NULL: unknown */
+    double watts_window_s;  /* a watts reading covers (t-delay-window, t-delay] */
+    double watts_delay_s;
+    double energy_delay_s; /* lag of the energy counter */
+    char *calibration;     /* how these were found */
+} jl_sensor;
+
+void jl_sensor_init(jl_sensor *s); /* all unknown */
+void jl_sensor_clear(jl_sensor *s);
+jl_status jl_trace_read_sensor(jl_trace *t, size_t i, jl_sensor *out, jl_error **err);
+
+/* Write spans (when not NULL; replacing a spans/ group the run has) and
+ * the sensor attributes of power/ (when sensor is not NULL; its known
+ * fields) into run `run` of the existing trace `path`. The file is copied,
+ * changed and renamed into place: on any failure it is left as it was. */
+jl_status jl_trace_write_spans(const char *path, const char *run, const jl_spans *spans,
+                               const jl_sensor *sensor, jl_error **err);
+
+/* ---- the sensor model ----------------------------------------------------- */
+
+typedef struct jl_sensor_fit_result {
+    double poll_period_s;                 /* median gap between samples */
+    double update_period_s;               /* median gap between counter updates */
+    double energy_delay_s;                /* counter: lag that best explains its increments */
+    double watts_window_s, watts_delay_s; /* the watts field */
+    double avg_window_s, avg_delay_s;     /* the watts_avg field (NaN: none) */
+    double idle_w, busy_w;                /* the fitted power with no burst and in a burst */
+    double counter_rms_w;                 /* rms of the counter's fit, as mean power per update */
+    double watts_rms_w;                   /* rms of the watts field's fit */
+    size_t n_updates;                     /* counter updates used */
+    size_t n_bursts;
+} jl_sensor_fit_result;
+
+/* Fit the sensor model on run (power/ with energy_j and watts) whose spans
+ * are bursts of constant load (a square wave, as the shared calibration run
+ * h100-sensor-square-wave.h5): each field's reading at its sample time t is
+ * modelled as idle + (busy - idle) x the fraction of (t - delay - window,
+ * t - delay] inside a burst, and window and delay found by least squares on
+ * a 1-ms grid. docs/attribute.md, "The sensor model". */
+jl_status jl_sensor_fit(const jl_run *run, const jl_spans *bursts, jl_sensor_fit_result *out,
+                        jl_error **err);
+
+/* ---- class weights (calibration) ---------------------------------------- */
+
+/* Dynamic power per device-busy second of each class (W), from isolated
+ * loops: one run per class. */
+typedef struct jl_class_weights {
+    size_t n;
+    char **cls;
+    double *w_dyn;   /* W above static while busy with the class */
+    double *rel_unc; /* relative uncertainty of w_dyn */
+    double *idle_w;  /* each loop's static power */
+    double *busy_s;  /* each loop's device-busy time */
+    char *source;    /* "FILE" */
+} jl_class_weights;
+
+void jl_class_weights_free(jl_class_weights *w);
+
+/* Weights from a trace of isolated-loop runs: every run with spans/ (its
+ * one span is the loop's window), @calls and @device_s_per_call; the class
+ * is the run's name after its last '_' (iso_decode_o_proj -> "o_proj" is
+ * read as the text after "iso_decode_" when the name starts with it). The
+ * loop's dynamic energy is the counter's energy over the window minus the
+ * idle power measured by the counter before the loop x the window. */
+jl_status jl_class_weights_from_trace(const char *path, jl_class_weights **out, jl_error **err);
+
+/* ---- the attribution ------------------------------------------------------ */
+
+typedef enum {
+    JL_ATTR_BY_NAME,
+    JL_ATTR_BY_CLASS,
+    JL_ATTR_BY_LAYER,
+    JL_ATTR_BY_STEP,
+    JL_ATTR_BY_KIND,
+    JL_ATTR_BY_TIME
+} jl_attr_by;
+
+/* A warning about the sensor's limits (docs/attribute.md, "Warnings"). */
+#define JL_ATTR_WARNINGS(X)                                                                     \
+    X(window_short, 5.0, "the window holds fewer than this many counter updates")               \
+    X(spans_below_sensor, 1.0, "a row's median span is shorter than this many sensor windows")  \
+    X(profiler_overhead, 0.02, "profiled step time exceeds unprofiled by more than this")       \
+    X(profiler_stall, 0.0, "stalls (gaps without spans) longer than stall_min_s in the window") \
+    X(weights_not_identified, 0.0, "per-class dynamic power is not identified: equal weights")  \
+    X(power_average_1s, 0.0, "energy from a 1-s average power field: no split below 1 s")       \
+    X(clock_alignment, 0.25, "span clock uncertainty above this fraction of an update period")  \
+    X(no_counter, 0.0, "no energy counter: energy integrated from power readings")              \
+    X(calibration_overpredicts, 0.0, "calibrated weights predict more than was measured")       \
+    X(class_without_weight, 0.0, "a class has no calibrated weight: the mean weight is used")
+
+typedef enum {
+#define JL_X_W(id, def, text) JL_ATTRW_##id,
+    JL_ATTR_WARNINGS(JL_X_W)
+#undef JL_X_W
+        JL_ATTRW_COUNT
+} jl_attr_warning_id;
+
+const char *jl_attr_warning_name(jl_attr_warning_id id);
+/* Look a warning up by name: its id, or -1. */
+int jl_attr_warning_find(const char *name);
+
+typedef struct jl_attribute_options {
+    jl_attr_by by;
+    double time_bin_s;               /* JL_ATTR_BY_TIME: bin width (default 1) */
+    double window[2];                /* NaN: the spans' @window, else their extent */
+    double static_w;                 /* NaN: idle before t = 0, else @gpu_idle_power_w */
+    double stall_min_s;              /* a gap without spans this long is a stall (0.01) */
+    double uncal_ratio;              /* uncalibrated: class powers within this factor (4) */
+    const jl_class_weights *weights; /* NULL: equal weights (or fit_weights) */
+    /* without weights: fit each class's dynamic power on the trace itself
+     * (the counter's intervals' dynamic energy against the classes' busy
+     * time in them), used only where identified (docs/attribute.md, "A fit
+     * on the trace"): else equal weights and the rule's figures in the
+     * weights_not_identified warning */
+    int fit_weights;
+    /* "PATTERN=CLASS" rules tried first (glob: * and ?; N in the class
+     * replaced by nothing), then the default grammar: layerN.op -> op,
+     * layer N; NAME_step -> NAME_step (kind step); others -> the name. */
+    const char *const *class_rules;
+    size_t n_class_rules;
+    /* per warning: its threshold (defaults in JL_ATTR_WARNINGS) and off */
+    double warn_threshold[JL_ATTRW_COUNT];
+    int warn_off[JL_ATTRW_COUNT];
+} jl_attribute_options;
+
+void jl_attribute_options_default(jl_attribute_options *opt);
+
+typedef struct jl_attr_row {
+    char *key;   /* name, class, layer number, step number, kind, or bin start */
+    double t0_s; /* JL_ATTR_BY_TIME: the bin's start (run time); else NaN */
+    double time_s, busy_s;
+    size_t calls;
+    double energy_j, static_j, dynamic_j, share;
+    double energy_lo_j, energy_hi_j;
+    double j_per_call, j_per_token; /* NaN when not defined */
+    double tokens;                  /* tokens the row's J/token divides by */
+    double peak_w;                  /* NaN: not resolvable (peak_reason) */
+    char *peak_reason;
+    double median_span_s;
+    double unattributed_j; /* JL_ATTR_BY_TIME: the bin's unattributed energy */
+} jl_attr_row;
+
+typedef struct jl_attr_warning {
+    jl_attr_warning_id id;
+    char *message;
+} jl_attr_warning;
+
+typedef struct jl_attribution {
+    char *file, *run;
+    jl_attr_by by;
+    double time_bin_s;
+    double window[2];
+    double window_energy_j; /* measured by the counter over the window */
+    double static_w;
+    char *static_source;
+    char *energy_source; /* "counter" or "watts" */
+    double tokens;       /* tokens generated in the window (NaN: unknown) */
+    jl_attr_row *rows;
+    size_t n_rows;
+    double attributed_j;
+    double unattributed_j, unattributed_static_j, unattributed_dynamic_j;
+    double stall_j, stall_s;
+    size_t n_stalls;
+    double residual_j;              /* window - rows - unattributed - stalls */
+    char *weights;                  /* "equal" or the calibration's source */
+    jl_class_weights *weights_used; /* classes and W used (copy) */
+    jl_sensor sensor;               /* the sensor model used */
+    char *sensor_source;
+    size_t n_spans, n_spans_in_window;
+    jl_attr_warning *warnings;
+    size_t n_warnings;
+    /* every row's energy split by span class: row_class_j[row * n_classes
+     * + class] (J; the rows' energy_j summed over classes), for timelines
+     * of class energy (--by time) and class x layer figures */
+    char **class_names;
+    size_t n_classes;
+    double *row_class_j;
+} jl_attribution;
+
+void jl_attribution_free(jl_attribution *a);
+
+/* Attribute run's energy to spans. sensor: the model to use (NULL: the
+ * defaults of an H100 under driver 580, stated in the output). */
+jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor *sensor,
+                       const jl_attribute_options *opt, jl_attribution **out, jl_error **err);
+
+/* The class, layer (-1: none) and kind ("layer", "step", "op") of a span
+ * name under the options' rules. cls gets at most cap bytes. */
+void jl_attr_classify(const jl_attribute_options *opt, const char *name, char *cls, size_t cap,
+                      int *layer, const char **kind);
+
+/* The joules.attribution/1 document (docs/attribute.md). */
+json_t *jl_attribution_to_json(const jl_attribution *a);
+/* One JSON object per row (--jsonl), without the document around it. */
+json_t *jl_attr_row_to_json(const jl_attribution *a, const jl_attr_row *r);
+/* CSV (fixed columns, units in names) to f; JL_EIO on a write error. */
+jl_status jl_attribution_write_csv(const jl_attribution *a, FILE *f);
+
+JL_API_END
+#ifdef __cplusplus
+}
+#endif
+#endif

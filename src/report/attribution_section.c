@@ -1,0 +1,353 @@
+/* The report's page of energy per span (attribution.html; docs/attribute.md):
+ * for every run of the report whose trace holds spans/, the class x layer
+ * energy (stacked bars: identical layers should look alike), a timeline of
+ * each second's energy under the counter's measured power, the sensor
+ * block and the warnings, and data/attribution-<run>.json (the
+ * joules.attribution/1 documents by class, layer and second). Runs without
+ * spans are not mentioned; a run whose attribution fails gets a note. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "joules/attribute.h"
+#include "joules/output.h"
+#include "report/sections.h"
+
+static void esc(jl__strbuf *b, const char *s)
+{
+    for (; s && *s; s++)
+        switch (*s) {
+        case '<': jl__strbuf_puts(b, "&lt;"); break;
+        case '>': jl__strbuf_puts(b, "&gt;"); break;
+        case '&': jl__strbuf_puts(b, "&amp;"); break;
+        case '"': jl__strbuf_puts(b, "&quot;"); break;
+        default: jl__strbuf_append(b, s, 1);
+        }
+}
+
+static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#17becf",
+                                      "#bcbd22", "#8c564b", "#bab0ac"};
+#define N_PALETTE (sizeof palette / sizeof palette[0])
+
+/* class x layer stacked bars from the by-name attribution */
+static void layer_bars(jl__strbuf *b, const jl_attribution *byname)
+{
+    char cls[64][64];
+    size_t n_cls = 0;
+    int max_layer = -1;
+    for (size_t i = 0; i < byname->n_rows; i++) {
+        char c[64];
+        int layer;
+        const char *kind;
+        jl_attr_classify(NULL, byname->rows[i].key, c, sizeof c, &layer, &kind);
+        if (layer < 0)
+            continue;
+        if (layer > max_layer)
+            max_layer = layer;
+        size_t k = 0;
+        while (k < n_cls && strcmp(cls[k], c))
+            k++;
+        if (k == n_cls && n_cls < 64)
+            snprintf(cls[n_cls++], sizeof cls[0], "%s", c);
+    }
+    if (max_layer < 0 || max_layer > 4096) {
+        jl__strbuf_puts(b, "<p class=\"small muted\">No span named layerN.op: no layer "
+                           "figure.</p>\n");
+        return;
+    }
+    size_t L = (size_t)max_layer + 1;
+    double *m = calloc(L * n_cls, sizeof *m), top = 0;
+    if (!m)
+        return;
+    for (size_t i = 0; i < byname->n_rows; i++) {
+        char c[64];
+        int layer;
+        const char *kind;
+        jl_attr_classify(NULL, byname->rows[i].key, c, sizeof c, &layer, &kind);
+        for (size_t k = 0; layer >= 0 && k < n_cls; k++)
+            if (!strcmp(cls[k], c))
+                m[(size_t)layer * n_cls + k] += byname->rows[i].energy_j;
+    }
+    for (size_t l = 0; l < L; l++) {
+        double s = 0;
+        for (size_t k = 0; k < n_cls; k++)
+            s += m[l * n_cls + k];
+        top = fmax(top, s);
+    }
+    const double W = 900, H = 260, x0 = 60, y0 = 20, pw = W - x0 - 150, ph = H - 50;
+    jl__strbuf_printf(b,
+                      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                      "role=\"img\" aria-label=\"energy per layer by class\">\n",
+                      W, H);
+    for (size_t l = 0; l < L && top > 0; l++) {
+        double y = y0 + ph, bw = pw / (double)L;
+        for (size_t k = 0; k < n_cls; k++) {
+            double h = ph * m[l * n_cls + k] / top;
+            y -= h;
+            jl__strbuf_printf(b,
+                              "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                              "fill=\"%s\"><title>layer %zu %s: %.4g J</title></rect>\n",
+                              x0 + (double)l * bw + 0.5, y, fmax(bw - 1, 0.5), h,
+                              palette[k % N_PALETTE], l, cls[k], m[l * n_cls + k]);
+        }
+    }
+    jl__strbuf_printf(b,
+                      "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%.4g J</text>\n"
+                      "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">0</text>\n"
+                      "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">layer 0 .. %zu</text>\n",
+                      4.0, y0 + 10, top, 40.0, y0 + ph, x0, y0 + ph + 16, L - 1);
+    for (size_t k = 0; k < n_cls; k++)
+        jl__strbuf_printf(b,
+                          "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%s</text>\n",
+                          x0 + pw + 15, y0 + 14.0 * (double)k, palette[k % N_PALETTE], x0 + pw + 30,
+                          y0 + 14.0 * (double)k + 9, cls[k]);
+    jl__strbuf_puts(b, "</svg>\n");
+    free(m);
+}
+
+/* each bin's length (the last may be short) */
+static double bin_len(const jl_attribution *t, size_t i)
+{
+    return fmin(t->time_bin_s, t->window[1] - t->rows[i].t0_s);
+}
+
+/* each bin: the energy of each class and the unattributed rest, as mean
+ * power over the bin (the counter's measured power is the bar's top) */
+static void timeline(jl__strbuf *b, const jl_attribution *t)
+{
+    double top = 0;
+    for (size_t i = 0; i < t->n_rows; i++)
+        top = fmax(top, (t->rows[i].energy_j + t->rows[i].unattributed_j) / bin_len(t, i));
+    if (!(top > 0) || !t->n_rows)
+        return;
+    const double W = 900, H = 220, x0 = 60, y0 = 20, pw = W - x0 - 150, ph = H - 50;
+    double bw = pw / (double)t->n_rows;
+    size_t C = t->n_classes;
+    jl__strbuf_printf(b,
+                      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                      "role=\"img\" aria-label=\"power per second by class\">\n",
+                      W, H);
+    for (size_t i = 0; i < t->n_rows; i++) {
+        const jl_attr_row *r = &t->rows[i];
+        double len = bin_len(t, i), y = y0 + ph, x = x0 + (double)i * bw + 0.5,
+               w = fmax(bw - 1, 0.5);
+        for (size_t c = 0; c <= C; c++) {
+            double j = c < C ? t->row_class_j[i * C + c] : r->unattributed_j;
+            double h = fmax(0, ph * j / len / top);
+            y -= h;
+            jl__strbuf_printf(b,
+                              "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                              "fill=\"%s\"><title>%.3f s %s: %.4g J (%.4g W)</title></rect>\n",
+                              x, y, w, h, c < C ? palette[c % N_PALETTE] : "#cccccc", r->t0_s,
+                              c < C ? t->class_names[c] : "unattributed", j, j / len);
+        }
+    }
+    jl__strbuf_printf(b, "<text x=\"4\" y=\"%.0f\" font-size=\"11\">%.4g W</text>\n", y0 + 10, top);
+    for (size_t c = 0; c <= C; c++)
+        jl__strbuf_printf(b,
+                          "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%s</text>\n",
+                          x0 + pw + 15, y0 + 14.0 * (double)c,
+                          c < C ? palette[c % N_PALETTE] : "#cccccc", x0 + pw + 30,
+                          y0 + 14.0 * (double)c + 9, c < C ? t->class_names[c] : "unattributed");
+    jl__strbuf_puts(b, "</svg>\n");
+}
+
+static void class_table(jl__strbuf *b, const jl_attribution *a)
+{
+    jl__strbuf_puts(b, "<table>\n<tr><th>class</th><th>energy J</th><th>interval J</th>"
+                       "<th>share</th><th>static J</th><th>dynamic J</th><th>calls</th>"
+                       "<th>J/token</th><th>peak W</th></tr>\n");
+    for (size_t i = 0; i < a->n_rows; i++) {
+        const jl_attr_row *r = &a->rows[i];
+        char e[48], lo[48], hi[48], st[48], dy[48], jt[48];
+        jl__report_fmt_num(e, sizeof e, r->energy_j, 4);
+        jl__report_fmt_num(lo, sizeof lo, r->energy_lo_j, 3);
+        jl__report_fmt_num(hi, sizeof hi, r->energy_hi_j, 3);
+        jl__report_fmt_num(st, sizeof st, r->static_j, 3);
+        jl__report_fmt_num(dy, sizeof dy, r->dynamic_j, 3);
+        jl__report_fmt_num(jt, sizeof jt, r->j_per_token, 3);
+        jl__strbuf_puts(b, "<tr><td>");
+        esc(b, r->key);
+        jl__strbuf_printf(b,
+                          "</td><td>%s</td><td>[%s, %s]</td><td>%.1f %%</td><td>%s</td>"
+                          "<td>%s</td><td>%zu</td><td>%s</td><td",
+                          e, lo, hi, 100 * r->share, st, dy, r->calls, jt);
+        if (isfinite(r->peak_w)) {
+            jl__strbuf_printf(b, ">%.0f</td></tr>\n", r->peak_w);
+        } else {
+            jl__strbuf_puts(b, " title=\"");
+            esc(b, r->peak_reason);
+            jl__strbuf_puts(b, "\">—</td></tr>\n");
+        }
+    }
+    char u[48], s[48];
+    jl__report_fmt_num(u, sizeof u, a->unattributed_j, 4);
+    jl__report_fmt_num(s, sizeof s, a->stall_j, 4);
+    jl__strbuf_printf(b,
+                      "<tr><td>(unattributed)</td><td>%s</td><td></td><td>%.1f %%</td>"
+                      "<td colspan=\"5\"></td></tr>\n<tr><td>(stalls)</td><td>%s</td><td></td>"
+                      "<td>%.1f %%</td><td colspan=\"5\"></td></tr>\n</table>\n",
+                      u, 100 * a->unattributed_j / a->window_energy_j, s,
+                      100 * a->stall_j / a->window_energy_j);
+}
+
+static void run_section(jl__strbuf *b, const char *file, const char *run, const char *data,
+                        const jl_attribution *cls, const jl_attribution *byname,
+                        const jl_attribution *t)
+{
+    jl__strbuf_puts(b, "<section>\n<h2>");
+    esc(b, run);
+    jl__strbuf_puts(b, " <span class=\"small muted\">");
+    esc(b, file);
+    jl__strbuf_printf(b,
+                      "</span></h2>\n<p>Window [%.3f, %.3f] s (%.2f s): %.1f J measured by the "
+                      "%s; rows %.1f J + unattributed %.1f J + stalls %.1f J (residual %.2g J). "
+                      "Static %.1f W per GPU (",
+                      cls->window[0], cls->window[1], cls->window[1] - cls->window[0],
+                      cls->window_energy_j, cls->energy_source, cls->attributed_j,
+                      cls->unattributed_j, cls->stall_j, cls->residual_j, cls->static_w);
+    esc(b, cls->static_source);
+    jl__strbuf_printf(b,
+                      "). Sensor: counter every %.0f ms, %.0f ms late; instant power the last "
+                      "%.0f ms, %.0f ms late (",
+                      1e3 * cls->sensor.update_period_s, 1e3 * cls->sensor.energy_delay_s,
+                      1e3 * cls->sensor.watts_window_s, 1e3 * cls->sensor.watts_delay_s);
+    esc(b, cls->sensor_source);
+    jl__strbuf_puts(b, "). Weights: ");
+    esc(b, cls->weights);
+    jl__strbuf_printf(b,
+                      " (calibrated figures: <code>joules attribute --calibration</code>). "
+                      "Data: <a href=\"%s\">%s</a>.</p>\n",
+                      data, data);
+    class_table(b, cls);
+    jl__strbuf_puts(b, "<h3>Energy per layer, by class</h3>\n");
+    layer_bars(b, byname);
+    jl__strbuf_printf(b,
+                      "<h3>Mean power per %.3g s from the counter, split by class "
+                      "(and unattributed)</h3>\n",
+                      t->time_bin_s);
+    timeline(b, t);
+    if (cls->n_warnings) {
+        jl__strbuf_puts(b, "<ul class=\"small\">\n");
+        for (size_t i = 0; i < cls->n_warnings; i++) {
+            jl__strbuf_printf(b, "<li><b>%s</b>: ", jl_attr_warning_name(cls->warnings[i].id));
+            esc(b, cls->warnings[i].message);
+            jl__strbuf_puts(b, "</li>\n");
+        }
+        jl__strbuf_puts(b, "</ul>\n");
+    }
+    jl__strbuf_puts(b, "</section>\n");
+}
+
+jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err)
+{
+    const jl_summary_list *l = r->l;
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    size_t n_done = 0;
+    jl_status st = JL_OK;
+    for (size_t i = 0; !st && i < l->count; i++) {
+        const jl_summary *s = l->items[i];
+        if (!s->file || !s->run)
+            continue;
+        int seen = 0; /* each file once: its runs are looked at together */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = l->items[j]->file && !strcmp(l->items[j]->file, s->file);
+        if (seen)
+            continue;
+        jl_trace *t = NULL;
+        jl_error *e = NULL;
+        if (jl_trace_open(s->file, NULL, &t, &e) != JL_OK) {
+            jl_error_free(e);
+            continue; /* the study reported it */
+        }
+        for (size_t k = 0; !st && k < jl_trace_run_count(t); k++) {
+            const char *rn = jl_trace_run_name(t, k);
+            int in_list = 0;
+            for (size_t j = i; j < l->count && !in_list; j++)
+                in_list = l->items[j]->file && !strcmp(l->items[j]->file, s->file) &&
+                          l->items[j]->run && !strcmp(l->items[j]->run, rn);
+            jl_spans *sp = NULL;
+            if (!in_list || jl_trace_read_spans(t, k, &sp, &e) != JL_OK || !sp) {
+                jl_error_free(e);
+                e = NULL;
+                continue;
+            }
+            jl_run *run = NULL;
+            jl_sensor z;
+            jl_sensor_init(&z);
+            jl_attribution *a[3] = {NULL, NULL, NULL};
+            static const jl_attr_by by[3] = {JL_ATTR_BY_CLASS, JL_ATTR_BY_NAME, JL_ATTR_BY_TIME};
+            int ok = jl_trace_read_run(t, k, &run, &e) == JL_OK &&
+                     jl_trace_read_sensor(t, k, &z, &e) == JL_OK;
+            for (int q = 0; ok && q < 3; q++) {
+                jl_attribute_options o;
+                jl_attribute_options_default(&o);
+                o.by = by[q];
+                ok = jl_attribute(run, sp, &z, &o, &a[q], &e) == JL_OK;
+            }
+            if (!ok) {
+                char *m = e ? jl_error_format(e) : NULL;
+                jl__report_note(r, "energy per span of %s: %s", rn, m ? m : "failed");
+                free(m);
+            } else {
+                char data[600];
+                snprintf(data, sizeof data, "data/attribution-%s.json", rn);
+                for (char *c = data + 17; *c; c++)
+                    if (*c == '/' || *c == ' ')
+                        *c = '_';
+                json_t *doc = json_object();
+                json_object_set_new(doc, "schema", json_string("joules.report-attribution/1"));
+                json_object_set_new(doc, "by_class", jl_attribution_to_json(a[0]));
+                json_object_set_new(doc, "by_name", jl_attribution_to_json(a[1]));
+                json_object_set_new(doc, "by_second", jl_attribution_to_json(a[2]));
+                st = jl__report_write_json(r, data, doc, err);
+                json_decref(doc);
+                if (!st)
+                    st = jl__report_add_data(
+                        r, data,
+                        "energy per span class, name and second of a profiled run "
+                        "(joules.attribution/1 documents)",
+                        NULL);
+                run_section(&b, s->file, rn, data, a[0], a[1], a[2]);
+                n_done++;
+            }
+            jl_error_free(e);
+            e = NULL;
+            for (int q = 0; q < 3; q++)
+                jl_attribution_free(a[q]);
+            jl_sensor_clear(&z);
+            jl_run_free(run);
+            jl_spans_free(sp);
+        }
+        jl_trace_close(t);
+    }
+    if (!st && n_done) {
+        jl__strbuf page;
+        jl__strbuf_init(&page);
+        jl__strbuf_puts(&page,
+                        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                        "<title>Energy per span</title>\n<style>body{font-family:sans-serif;"
+                        "max-width:960px;margin:auto}table{border-collapse:collapse}td,th{"
+                        "padding:2px 8px;text-align:right}td:first-child{text-align:left}"
+                        ".small{font-size:90%}.muted{color:#666}</style></head><body>\n"
+                        "<h1>Energy per span</h1>\n<p>The energy the GPU's counter measured "
+                        "over each profiled window, split among the profiler's spans (static "
+                        "power by time, dynamic energy by device-busy time with equal class "
+                        "weights). Spans shorter than the sensor's update are apportioned, "
+                        "not measured: every row has an interval, and peak power only where a "
+                        "reading's window lies inside the row (attribute.md). "
+                        "<a href=\"index.html\">Back to the report</a>.</p>\n");
+        jl__strbuf_append(&page, b.data ? b.data : "", b.len);
+        jl__strbuf_puts(&page, "</body></html>\n");
+        st = jl__report_write_buf(r, "attribution.html", &page, err);
+        jl__strbuf_free(&page);
+    }
+    jl__strbuf_free(&b);
+    return st;
+}
