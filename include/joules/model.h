@@ -33,6 +33,7 @@
 
 #include "joules/descriptors.h"
 #include "joules/error.h"
+#include "joules/study.h"
 #include "joules/summary.h"
 
 #ifdef __cplusplus
@@ -501,6 +502,82 @@ jl_loo_stats jl_whatif_loo_summarize(const jl_whatif_loo *r, jl_transfer k, cons
 /* {"points": [...], "summary": {...}} of a what-if leave-one-out
  * (docs/model.md). */
 json_t *jl_whatif_loo_to_json(const jl_whatif_loo *r, const jl_model_group_list *gl);
+
+/* ---- the pipeline: a study's groups, fitted, pooled, predicted ----------------
+
+   What `joules fit` and `joules predict` run, as one handle (like
+   jl_study_open for loading): the groups of a run list, each fitted and
+   pooled with the model's other sweeps on demand (or all at once), the
+   prediction of one group at batches or caps, and the what-if of a
+   configuration of it that was not measured, with one what-if engine kept
+   for every call. runs and desc are borrowed and must outlive the set. */
+
+typedef struct jl_model_set jl_model_set;
+
+/* Progress of a long call (the what-if leave-one-out): a short phase name,
+ * counts, and what is being worked on (may be NULL). */
+typedef void (*jl_model_progress_fn)(void *ctx, const char *phase, size_t done, size_t total,
+                                     const char *current);
+
+/* Group runs (jl_model_groups). opt: copied (NULL: the defaults); desc may
+ * be NULL. JL_ENOMEM only. */
+jl_status jl_model_set_open(const jl_summary_list *runs, const jl_descriptors *desc,
+                            const jl_model_options *opt, jl_model_set **out, jl_error **err);
+/* Frees the set, its fits and its what-if engine. NULL is fine. */
+void jl_model_set_free(jl_model_set *m);
+const jl_model_group_list *jl_model_set_groups(const jl_model_set *m);
+const jl_model_options *jl_model_set_options(const jl_model_set *m);
+/* Called by the set's long calls (jl_model_set_whatif_loo); fn NULL: none. */
+void jl_model_set_progress(jl_model_set *m, jl_model_progress_fn fn, void *ctx);
+
+/* Fit and pool every group (jl_model_fit_groups); *fits (may be NULL) gets
+ * the fits, one per group in group order, owned by the set. */
+jl_status jl_model_set_fit_all(jl_model_set *m, jl_group_fit *const **fits, jl_error **err);
+/* Fit and pool group gi (kept: a second call returns the same fit, as does
+ * jl_model_set_fit_all). *fit is owned by the set. */
+jl_status jl_model_set_fit(jl_model_set *m, size_t gi, const jl_group_fit **fit, jl_error **err);
+
+/* The groups a selector selects (a group is selected when one of its runs
+ * matches; `joules predict --group`): their indices in group order into
+ * *idx (caller frees; NULL when none) and *n. JL_ENOMEM only. */
+jl_status jl_model_groups_select(const jl_model_group_list *gl, const jl_selector *sel,
+                                 size_t **idx, size_t *n, jl_error **err);
+
+/* Predict group gi at n points: x[i] an achieved batch, or where is_cap
+ * (may be NULL) is set a batch cap, predicted at x[i] x the group's
+ * batch_per_cap. Every batch is checked against the ceiling first: one
+ * beyond it is JL_ELIMIT (jl_model_check_batch's error) and nothing is
+ * predicted. out has n slots. */
+jl_status jl_model_set_predict(jl_model_set *m, size_t gi, const double *x, const int *is_cap,
+                               size_t n, jl_prediction *out, jl_error **err);
+
+/* A what-if request "num_gpus=2,gpu_model=B200" (keys num_gpus, gpu_model,
+ * precision, model: the FP8/BF16 twin) applied to key base into *out
+ * (strings copied: jl_group_key_clear). JL_EUSAGE with a message naming the
+ * clause ("'task' cannot be changed ..."), JL_ENOMEM. */
+jl_status jl_whatif_parse(const char *spec, const jl_group_key *base, jl_group_key *out,
+                          jl_error **err);
+/* Frees a key's strings and zeroes it. NULL is fine. */
+void jl_group_key_clear(jl_group_key *k);
+
+/* jl_whatif_predict of group gi changed by spec (jl_whatif_parse), at
+ * caps[0..n_caps) (NULL: the default caps), with the set's what-if engine
+ * (its factors and calibration learned at the first call and kept).
+ * Errors: those of jl_whatif_parse and jl_whatif_predict. */
+jl_status jl_model_set_whatif(jl_model_set *m, size_t gi, const char *spec, const long *caps,
+                              size_t n_caps, jl_whatif *out, jl_error **err);
+
+/* The leave-one-batch-size-out of every group (jl_model_loo with the set's
+ * options) into *out (jl_loo_result_clear). */
+jl_status jl_model_set_loo(jl_model_set *m, jl_loo_model which, jl_loo_result *out, jl_error **err);
+/* The what-if leave-one-out (jl_whatif_loo_run) into *out, reporting
+ * progress ("what-if held out", groups done of groups) when set. */
+jl_status jl_model_set_whatif_loo(jl_model_set *m, jl_whatif_loo *out, jl_error **err);
+/* The joules.fit/1 document of the set (jl_fit_document of every fit, after
+ * jl_model_set_fit_all) with "loo", "anchor_loo" and "what_if_loo" where
+ * given (NULL: left out). NULL on out-of-memory. */
+json_t *jl_model_set_fit_document(const jl_model_set *m, size_t n_grid, const jl_loo_result *loo,
+                                  const jl_loo_result *anchor_loo, const jl_whatif_loo *whatif_loo);
 
 /* ---- documents (docs/model.md lists every key) ----------------------------- */
 

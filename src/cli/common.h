@@ -222,4 +222,20 @@ void cli_model_task_widths(const void *rows, size_t n, size_t stride, size_t mod
 /* Basename of a path, for tables. */
 const char *cli_basename(const char *path);
 
+/* Progress of a long library call, as `joules report` shows it: on a
+ * terminal one status line rewritten (cleared at the end); otherwise (a log,
+ * CI) a line when the phase changes and at least every 1.5 s within one.
+ * cli_progress_init, then pass cli_progress and the state as the callback
+ * (jl_model_progress_fn's shape). */
+typedef struct cli_progress_state {
+    const char *cmd;
+    int tty;
+    double t0, last;
+    char phase[32];
+} cli_progress_state;
+void cli_progress_init(cli_progress_state *p, const char *cmd);
+void cli_progress(void *ctx, const char *phase, size_t done, size_t total, const char *current);
+/* Seconds on a monotonic clock. */
+double cli_now_s(void);
+
 #endif

@@ -1,8 +1,8 @@
 /* Internals of the latent-factor model shared by its files. The calls run
  * one way (no cycle): core.c and sweep.c at the bottom (calling no other
  * file of src/model), pool.c and ceiling.c on them, fit.c on those, then
- * predict.c, loo.c, model_json.c, whatif.c and diagnose.c (docs/model.md
- * "Sources"). */
+ * predict.c, loo.c, model_json.c, whatif.c and diagnose.c, and set.c (the
+ * pipeline handle) at the top (docs/model.md "Sources"). */
 #ifndef JOULES_MODEL_INTERNAL_H
 #define JOULES_MODEL_INTERNAL_H
 
@@ -128,5 +128,11 @@ double jl__model_median(const double *v, size_t n);
 /* A leave-one-out error summary as JSON (n, median, p90, max, interval
  * coverage and median half-width): fit --loo and --what-if-loo alike. */
 json_t *jl__model_loo_stats_json(jl_loo_stats s);
+
+/* jl_whatif_loo_run, calling progress (may be NULL) before each group held
+ * out and once at the end (whatif.c; jl_model_set_whatif_loo). */
+jl_status jl__whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors *desc,
+                             jl_model_progress_fn progress, void *progress_ctx, jl_whatif_loo *out,
+                             jl_error **err);
 
 #endif

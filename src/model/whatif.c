@@ -1274,6 +1274,13 @@ static int loo_run(void *arg, size_t t, jl_transfer k, const jl_summary *s,
 jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors *desc,
                             jl_whatif_loo *out, jl_error **err)
 {
+    return jl__whatif_loo_run(gl, desc, NULL, NULL, out, err);
+}
+
+jl_status jl__whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors *desc,
+                             jl_model_progress_fn progress, void *progress_ctx, jl_whatif_loo *out,
+                             jl_error **err)
+{
     gsl_set_error_handler_off();
     memset(out, 0, sizeof *out);
     wi_ctx c;
@@ -1293,8 +1300,15 @@ jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors 
     /* each group held out: predicted with the factors learned without its
      * model, its intervals from the other models' groups held out with
      * factors learned without its model too (built once per model) */
+    char name[512];
     for (size_t t = 0; t < gl->count; t++) {
         int b = c.base[t], oom = 0;
+        if (progress) {
+            const jl_group_key *k = &gl->items[t].key;
+            snprintf(name, sizeof name, "%s %s %ldx%s", k->model ? k->model : "?",
+                     k->task ? k->task : "?", k->num_gpus, k->gpu_model ? k->gpu_model : "?");
+            progress(progress_ctx, "what-if held out", t, gl->count, name);
+        }
         if (!c.ok[t])
             continue;
         const wi_factors *f = fcache_get(&fc, b, -1, &oom);
@@ -1311,6 +1325,8 @@ jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors 
             if (heldout_group(&c, f, &cals[b], t, wi_kinds[k], loo_run, &a))
                 goto oom;
     }
+    if (progress)
+        progress(progress_ctx, "what-if held out", gl->count, gl->count, NULL);
     goto end;
 oom:
     st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "what-if leave-one-out");
