@@ -420,16 +420,44 @@ typedef struct jl_whatif_point {
     /* 95 % prediction intervals (docs/model.md "What if") */
     jl_interval energy_per_token_j, power_w, step_time_s; /* step time ~ ITL */
     double throughput_tok_s;                              /* batch / step time */
-    int beyond_ceiling; /* cap above the configuration's memory ceiling */
-    int unlocked;       /* cap above every measured sibling's largest cap */
-    int extrapolated;   /* no source measured this cap */
-    int reference;      /* every source moved by the same transfer measured on
+    int beyond_ceiling;   /* cap above the configuration's memory ceiling */
+    int unlocked;         /* cap above every measured sibling's largest cap */
+    int extrapolated;     /* no source measured this cap */
+    double extrapolation; /* how far (e-folds of cap, as the intervals count
+                             them) the nearest source was moved; 0: measured */
+    int reference;        /* every source moved by the same transfer measured on
                            the model at another GPU count (not the factors) */
-    size_t n_sources;   /* sources averaged at this cap */
-    size_t calibrated;  /* held-out points of other models the interval's
+    size_t n_sources;     /* sources averaged at this cap */
+    size_t calibrated;    /* held-out points of other models the interval's
                            quantiles come from (0: from the residuals of the
-                           factors' pairs: a precision transfer) */
+                           factors' pairs: a precision transfer, or fewer
+                           than 40 held-out points of the kind) */
+    /* Where the evidence is thin the interval is widened by a stated rule
+     * (docs/model.md "What if", "Thin evidence"): JL_WHATIF_WIDE_* bits;
+     * 0 = none. widen_sd: the sd (ln) the rules added in quadrature;
+     * widen_floor: the least half-width (ln) the few-pairs rule kept (0:
+     * none). */
+    unsigned widened;
+    double widen_sd, widen_floor;
 } jl_whatif_point;
+
+/* Why a what-if interval was widened (jl_whatif_point.widened) */
+enum {
+    /* not calibrated on held-out transfers (fewer than 40 held-out points
+     * of the kind, or a precision transfer), or calibrated on the held-out
+     * groups of fewer than 3 models: at least +-0.35 in ln (x/ 1.42) */
+    JL_WHATIF_WIDE_FEW_PAIRS = 1,
+    /* no pair of other models' configurations spans the source's and the
+     * target's GPU models: sd 0.5 x |ln bandwidth ratio| added */
+    JL_WHATIF_WIDE_GPU_PAIR = 2,
+    /* the cap is farther from the sources' measured caps than any held-out
+     * point of the calibration was (not calibrated: than a measured cap):
+     * sd 0.15 per e-fold beyond added */
+    JL_WHATIF_WIDE_EXTRAPOLATED = 4
+};
+/* "few_pairs", "gpu_pair_never_seen", "extrapolated_beyond_calibration" of
+ * one JL_WHATIF_WIDE_* bit; NULL for another value */
+const char *jl_whatif_widening_name(unsigned bit);
 
 typedef struct jl_whatif {
     jl_group_key target;        /* owned */
@@ -440,6 +468,13 @@ typedef struct jl_whatif {
     size_t n_pairs;             /* pairs of configurations of other models the
                                   factors were learned from */
     size_t n_pairs_kind;        /* of them, of this transfer kind (intervals) */
+    size_t n_models_kind;       /* other models whose pairs of this kind those are */
+    size_t n_gpu_pair;          /* pairs of groups of other models (same model and
+                                   task) on the source's and the target's GPU
+                                   models; 0 for a GPU model never paired with
+                                   the source's (JL_WHATIF_WIDE_GPU_PAIR) */
+    double gpu_pair_sd;         /* the sd (ln) that adds: 0.5 x |ln bandwidth ratio|;
+                                   0 when the pair is seen or the GPU is the same */
     jl_whatif_point *points;
     size_t n_points;
 } jl_whatif;
@@ -480,6 +515,8 @@ typedef struct jl_whatif_loo_point {
     jl_interval predicted; /* energy per token with its interval */
     double abs_rel_error;
     int unlocked, extrapolated;
+    size_t calibrated; /* as jl_whatif_point */
+    unsigned widened;  /* as jl_whatif_point */
 } jl_whatif_loo_point;
 
 typedef struct jl_whatif_loo {

@@ -165,6 +165,36 @@ static void print_text(const jl_group_fit *f, const jl_prediction *p, size_t n)
                    p[i].pooled_energy_per_token_j);
 }
 
+/* The thin-evidence rules that widened the intervals, each once, with its
+ * numbers (docs/model.md "Thin evidence"). */
+static void print_widened(const jl_whatif *w)
+{
+    unsigned all = 0;
+    double floor_ln = 0;
+    for (size_t i = 0; i < w->n_points; i++) {
+        all |= w->points[i].widened;
+        floor_ln = fmax(floor_ln, w->points[i].widen_floor);
+    }
+    if (all & JL_WHATIF_WIDE_FEW_PAIRS)
+        printf("  intervals widened (few pairs): %s (%zu pairs of this kind from %zu other "
+               "model%s), so at least x/ %.2f (+-%.2f in ln): the factor fit's own residuals do "
+               "not say how a new model transfers\n",
+               w->transfer == JL_TRANSFER_PRECISION
+                   ? "a precision transfer is not calibrated on held-out groups"
+                   : "no calibration on the held-out groups of at least 3 models",
+               w->n_pairs_kind, w->n_models_kind, w->n_models_kind == 1 ? "" : "s", exp(floor_ln),
+               floor_ln);
+    if (all & JL_WHATIF_WIDE_GPU_PAIR)
+        printf("  intervals widened (GPU pair never seen): no other model is measured on both "
+               "%s and the sources' GPU model, so sd %.3f (in ln: half the ln ratio of their "
+               "memory bandwidths) is added\n",
+               w->target.gpu_model, w->gpu_pair_sd);
+    if (all & JL_WHATIF_WIDE_EXTRAPOLATED)
+        printf("  intervals widened (extrapolated): at caps farther from the sources' measured "
+               "caps than any held-out point of the calibration (without one: than a measured "
+               "cap), sd 0.15 in ln per e-fold beyond is added\n");
+}
+
 static void print_whatif(const jl_whatif *w, const jl_model_group_list *gl)
 {
     char *k = jl_group_key_format(&w->target);
@@ -188,6 +218,7 @@ static void print_whatif(const jl_whatif *w, const jl_model_group_list *gl)
         printf("  intervals: from the factor fit's residuals (no held-out calibration for a %s "
                "transfer)\n",
                jl_transfer_name(w->transfer));
+    print_widened(w);
     if (isfinite(w->memory_ceiling))
         printf("  memory ceiling: ~%.0f sequences%s\n", w->memory_ceiling,
                w->memory_assumed ? " (on an assumed per-task input length)" : "");
@@ -204,10 +235,12 @@ static void print_whatif(const jl_whatif *w, const jl_model_group_list *gl)
                  p->power_w.hi);
         snprintf(st, sizeof st, "%.4g [%.4g, %.4g]", 1e3 * p->step_time_s.value,
                  1e3 * p->step_time_s.lo, 1e3 * p->step_time_s.hi);
-        printf("  %6ld %8.1f  %-30s %-26s %-24s %.4g%s%s%s\n", p->cap, p->batch, e, pw, st,
+        printf("  %6ld %8.1f  %-30s %-26s %-24s %.4g%s%s%s%s\n", p->cap, p->batch, e, pw, st,
                p->throughput_tok_s, p->beyond_ceiling ? "  (beyond the memory ceiling)" : "",
                p->unlocked ? "  (unlocked: above every measured cap)" : "",
-               p->extrapolated && !p->unlocked ? "  (no source measured this cap)" : "");
+               p->extrapolated && !p->unlocked ? "  (no source measured this cap)" : "",
+               p->widened & JL_WHATIF_WIDE_EXTRAPOLATED ? "  (interval widened: extrapolated)"
+                                                        : "");
     }
 }
 

@@ -129,10 +129,14 @@ double jl__model_median(const double *v, size_t n);
  * coverage and median half-width): fit --loo and --what-if-loo alike. */
 json_t *jl__model_loo_stats_json(jl_loo_stats s);
 
-/* jl_whatif_loo_run, calling progress (may be NULL) before each group held
- * out and once at the end (whatif.c; jl_model_set_whatif_loo). */
+/* jl_whatif_loo_run, holding out only the groups of only_model (and its
+ * FP8/BF16 twin; NULL: every group), calling progress (may be NULL) before
+ * each group and once at the end (whatif.c; jl_model_set_whatif_loo). */
 jl_status jl__whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors *desc,
-                             jl_model_progress_fn progress, void *progress_ctx, jl_whatif_loo *out,
-                             jl_error **err);
+                             const char *only_model, jl_model_progress_fn progress,
+                             void *progress_ctx, jl_whatif_loo *out, jl_error **err);
+
+/* ["few_pairs", ...]: the names of the JL_WHATIF_WIDE_* bits set (whatif.c). */
+json_t *jl__whatif_widened_json(unsigned widened);
 
 #endif

@@ -273,7 +273,7 @@ jl_status jl_model_set_loo(jl_model_set *m, jl_loo_model which, jl_loo_result *o
 
 jl_status jl_model_set_whatif_loo(jl_model_set *m, jl_whatif_loo *out, jl_error **err)
 {
-    return jl__whatif_loo_run(&m->groups, m->desc, m->progress, m->progress_ctx, out, err);
+    return jl__whatif_loo_run(&m->groups, m->desc, NULL, m->progress, m->progress_ctx, out, err);
 }
 
 json_t *jl_model_set_fit_document(const jl_model_set *m, size_t n_grid, const jl_loo_result *loo,
