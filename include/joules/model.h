@@ -67,6 +67,8 @@ char *jl_group_key_format(const jl_group_key *k);
 /* Compare two keys (strcmp order on model, task, gpu_model, num_gpus,
  * precision): the order groups are listed in. */
 int jl_group_key_cmp(const jl_group_key *a, const jl_group_key *b);
+/* Frees a key's strings and zeroes it. NULL is fine. */
+void jl_group_key_clear(jl_group_key *k);
 
 typedef struct jl_model_group {
     jl_group_key key;
@@ -594,8 +596,6 @@ jl_status jl_model_set_predict(jl_model_set *m, size_t gi, const double *x, cons
  * clause ("'task' cannot be changed ..."), JL_ENOMEM. */
 jl_status jl_whatif_parse(const char *spec, const jl_group_key *base, jl_group_key *out,
                           jl_error **err);
-/* Frees a key's strings and zeroes it. NULL is fine. */
-void jl_group_key_clear(jl_group_key *k);
 
 /* jl_whatif_predict of group gi changed by spec (jl_whatif_parse), at
  * caps[0..n_caps) (NULL: the default caps), with the set's what-if engine

@@ -59,8 +59,10 @@ char *jl_group_key_format(const jl_group_key *k)
                         k->precision ? k->precision : "");
 }
 
-static void key_clear(jl_group_key *k)
+void jl_group_key_clear(jl_group_key *k)
 {
+    if (!k)
+        return;
     free(k->model);
     free(k->task);
     free(k->gpu_model);
@@ -77,7 +79,7 @@ static int key_from_run(jl_group_key *k, const jl_summary *s)
     k->precision = jl__strdup(s->attrs.precision);
     k->num_gpus = s->attrs.num_gpus;
     if (!k->model || !k->task || !k->gpu_model || !k->precision) {
-        key_clear(k);
+        jl_group_key_clear(k);
         return -1;
     }
     return 0;
@@ -129,7 +131,7 @@ void jl_group_list_clear(jl_model_group_list *gl)
     if (!gl)
         return;
     for (size_t i = 0; i < gl->count; i++) {
-        key_clear(&gl->items[i].key);
+        jl_group_key_clear(&gl->items[i].key);
         free(gl->items[i].runs);
         free(gl->items[i].run_index);
     }
@@ -192,7 +194,7 @@ void jl_group_fit_free(jl_group_fit *f)
 {
     if (!f)
         return;
-    key_clear(&f->key);
+    jl_group_key_clear(&f->key);
     free(f->note);
     free(f->points);
     free(f->ci_note);

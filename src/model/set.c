@@ -169,17 +169,6 @@ jl_status jl_model_set_predict(jl_model_set *m, size_t gi, const double *x, cons
     return st;
 }
 
-void jl_group_key_clear(jl_group_key *k)
-{
-    if (!k)
-        return;
-    free(k->model);
-    free(k->task);
-    free(k->gpu_model);
-    free(k->precision);
-    memset(k, 0, sizeof *k);
-}
-
 /* *dst = a copy of v; 0, -1 on out-of-memory */
 static int set_str(char **dst, const char *v)
 {

@@ -645,10 +645,7 @@ void jl_whatif_clear(jl_whatif *w)
 {
     if (!w)
         return;
-    free(w->target.model);
-    free(w->target.task);
-    free(w->target.gpu_model);
-    free(w->target.precision);
+    jl_group_key_clear(&w->target);
     free(w->sources);
     free(w->points);
     memset(w, 0, sizeof *w);
