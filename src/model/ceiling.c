@@ -128,6 +128,18 @@ static const char *const kv_gauge_sources[] = {
 };
 
 /* The measured mean KV-cache use of s (NaN when none) and its source. */
+int jl__memory_own_gpu_key(const char *key)
+{
+    if (!key)
+        return 0;
+    if (!strcmp(key, "kv_pool_tokens"))
+        return 1;
+    for (size_t i = 0; i < sizeof kv_gauges / sizeof kv_gauges[0]; i++)
+        if (!strcmp(key, kv_gauges[i]))
+            return 1;
+    return 0;
+}
+
 static double kv_mean(const jl_summary *s, const char **source)
 {
     double k = s->fig[JL_FIG_AVG_KV_CACHE_USAGE];

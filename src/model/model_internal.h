@@ -139,4 +139,9 @@ jl_status jl__whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors
 /* ["few_pairs", ...]: the names of the JL_WHATIF_WIDE_* bits set (whatif.c). */
 json_t *jl__whatif_widened_json(unsigned widened);
 
+/* 1 for an extra attribute that measures a run's memory on its own GPU
+ * model (the KV pool's size, KV-cache usage gauges): a memory ceiling on
+ * another GPU model cannot use it (ceiling.c; whatif.c). */
+int jl__memory_own_gpu_key(const char *key);
+
 #endif

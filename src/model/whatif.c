@@ -612,29 +612,55 @@ static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_k
 
 /* ---- the memory ceiling of the configuration -------------------------------- */
 
+/* The memory ceiling of run's configuration changed to t (its median over
+ * the source's runs is the what-if's). The run keeps its own GPU count, so
+ * that what it measured on its own memory (the KV pool) is rescaled to t's
+ * count by the arithmetic; on another GPU model that measurement does not
+ * carry over: the new GPU's KV capacity comes from the descriptors, divided
+ * by the tokens a sequence was measured to hold (when the run measured it),
+ * else by the arithmetic's context. *assumed: on a per-task input length. */
 static double memory_of(const wi_ctx *c, const jl_summary *run, const jl_group_key *t, int *assumed)
 {
+    jl_ceiling_options co;
+    jl_ceiling_options_default(&co);
+    jl_memory_ceiling m;
     jl_summary s = *run;
+    jl_kv kept[64];
+    double per_seq = NAN; /* tokens a sequence holds, measured on the run's GPU */
     if (!jl__str_eq(s.attrs.gpu_model, t->gpu_model)) {
+        memset(&m, 0, sizeof m);
+        if (jl_memory_ceiling_run(run, c->desc, &co, run->attrs.num_gpus, &m) != JL_OK)
+            return NAN;
+        per_seq = m.tokens_per_sequence;
+        jl_memory_ceiling_clear(&m);
         s.attrs.gpu_model = t->gpu_model;
         s.attrs.gpu_memory_bytes = NAN;
         s.attrs.gpu_tdp_w = NAN;
         s.attrs.gpu_idle_power_w = NAN;
+        s.fig[JL_FIG_AVG_KV_CACHE_USAGE] = NAN;
+        s.published = NULL;
+        size_t nk = 0;
+        for (size_t i = 0; i < run->attrs.n_extra && nk < 64; i++)
+            if (!jl__memory_own_gpu_key(run->attrs.extra[i].key))
+                kept[nk++] = run->attrs.extra[i];
+        s.attrs.extra = kept;
+        s.attrs.n_extra = nk;
     }
     if (!jl__str_eq(s.attrs.model, t->model)) {
         s.attrs.model = t->model;
         s.attrs.total_params = s.attrs.active_params = s.attrs.kv_bytes_per_token = NAN;
     }
     s.attrs.precision = t->precision;
-    s.attrs.num_gpus = t->num_gpus;
-    jl_ceiling_options co;
-    jl_ceiling_options_default(&co);
-    jl_memory_ceiling m;
     memset(&m, 0, sizeof m);
     if (jl_memory_ceiling_run(&s, c->desc, &co, t->num_gpus, &m) != JL_OK)
         return NAN;
     double v = m.value;
     *assumed = jl_memory_ceiling_assumed(&m);
+    if (isfinite(per_seq) && per_seq > 0 && isfinite(m.kv_capacity_tokens) &&
+        m.kv_capacity_tokens > 0) {
+        v = m.kv_capacity_tokens / per_seq;
+        *assumed = 0;
+    }
     jl_memory_ceiling_clear(&m);
     return v;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "joules/ceiling.h"
 #include "joules/descriptors.h"
 #include "joules/import.h"
 #include "joules/model.h"
@@ -207,10 +208,84 @@ TEST(bundled_traces_coverage)
     jl_error_list_clear(&errs);
 }
 
+/* The median memory ceiling the 8B group on gpu measured (its KV pool and
+ * the KV cache's use), and the what-if's for that GPU at G GPUs predicted
+ * from the other GPU's group (or, for G = 2, from the same GPU's). */
+static void ceilings(const jl_model_group_list *gl, const jl_descriptors *d, jl_whatif_engine *e,
+                     const char *gpu, long G, double *measured, double *whatif)
+{
+    *measured = *whatif = NAN;
+    jl_group_key t = {"synthetic/Qwen3-8B-shape", "chat", (char *)gpu, G, "bfloat16"};
+    for (size_t i = 0; i < gl->count; i++)
+        if (!jl_group_key_cmp(&gl->items[i].key,
+                              &(jl_group_key){t.model, t.task, t.gpu_model, 1, t.precision})) {
+            jl_group_ceiling g;
+            CHECK(jl_group_ceiling_compute(gl->items[i].runs, gl->items[i].n_runs, d, NULL, &g) ==
+                  JL_OK);
+            *measured = g.memory;
+            jl_group_ceiling_clear(&g);
+        }
+    jl_whatif w;
+    jl_error *err = NULL;
+    CHECK(jl_whatif_engine_predict(e, &t, JL_TRANSFER_NONE, NULL, 0, &w, &err) == JL_OK);
+    jl_error_free(err);
+    *whatif = w.memory_ceiling;
+    CHECK(!w.memory_assumed);
+    jl_whatif_clear(&w);
+}
+
+/* A what-if's memory ceiling on other hardware: the KV pool a trace measured
+ * on its own GPU scales with the GPU count, and on another GPU model the
+ * new GPU's capacity (descriptors) holds sequences of the measured size.
+ * It took the source's own pool as it was: 2xH100 at the 1xH100 ceiling,
+ * H200 at H100's and H100 at H200's (415 and 813: swapped). */
+TEST(whatif_memory_ceiling_on_other_hardware)
+{
+    SKIP_UNLESS_READABLE(MX_V3 "/index.json");
+    jl_import_result *imp = NULL;
+    jl_error_list errs = {0};
+    jl_summary_list ml = {0};
+    CHECK(mx_import_mlenergy(&imp, &errs, &ml) == JL_OK);
+    const char *paths[] = {JOULES_SOURCE_DIR "/traces"};
+    jl_study_options so;
+    jl_study_options_default(&so);
+    jl_summary_list l = {0};
+    CHECK(jl_study_load(paths, 1, &so, &l, &errs) == JL_OK);
+    for (size_t i = 0; i < ml.count; i++) {
+        jl_summary *c = NULL;
+        CHECK(jl_summary_copy(ml.items[i], &c) == JL_OK);
+        jl_summary_list_push(&l, c);
+    }
+    jl_model_group_list gl = {0};
+    CHECK(jl_model_groups(&l, &gl, NULL) == JL_OK);
+    jl_descriptors *d = mx_desc();
+    jl_whatif_engine *e = NULL;
+    CHECK(jl_whatif_engine_new(&gl, d, &e, NULL) == JL_OK);
+    double h100, h200, h100_wi, h200_wi, m1, two;
+    ceilings(&gl, d, e, "H100", 1, &h100, &h100_wi);
+    ceilings(&gl, d, e, "H200", 1, &h200, &h200_wi);
+    ceilings(&gl, d, e, "H100", 2, &m1, &two);
+    jl_whatif_engine_free(e);
+    fprintf(stderr,
+            "  8B memory ceiling: H100 measured %.0f, from H200 %.0f; H200 measured %.0f, from "
+            "H100 %.0f; 2xH100 %.0f\n",
+            h100, h100_wi, h200, h200_wi, two);
+    CHECK(two > 1.8 * h100 && two < 3 * h100);
+    CHECK(fabs(h100_wi / h100 - 1) < 0.1 && fabs(h200_wi / h200 - 1) < 0.1);
+    CHECK(h200_wi > h100_wi);
+    jl_descriptors_free(d);
+    jl_group_list_clear(&gl);
+    jl_summary_list_clear(&l);
+    jl_summary_list_clear(&ml);
+    jl_import_result_free(imp);
+    jl_error_list_clear(&errs);
+}
+
 int main(int argc, char **argv)
 {
     TEST_ARGS(argc, argv);
     RUN(thin_evidence_widens_by_the_stated_rules);
     RUN_DATA(bundled_traces_coverage); /* test_model_whatif_data */
+    RUN_DATA(whatif_memory_ceiling_on_other_hardware);
     TEST_MAIN_END();
 }
