@@ -1,8 +1,12 @@
 #!/bin/sh
-# The whole test suite, three trees:
-#   release  warnings as errors, every ctest, and the golden CLI cases again
-#            under valgrind (memcheck, leaks);
+# The whole test suite, five trees, every one with warnings as errors:
+#   release  static libjoules.a (the default), every ctest, and the golden CLI
+#            cases again under valgrind (memcheck, leaks);
 #   asan     ASan+UBSan, every ctest (unit, golden, malformed, fuzz replays);
+#   shared   libjoules.so: installed and linked by consumers, its exports
+#            checked against the public headers, the golden CLI cases;
+#   mpi      -DJOULES_MPI=ON: every study command under mpirun -n 2/3 byte for
+#            byte against one process, the golden CLI cases;
 #   fuzz     clang + libFuzzer + ASan+UBSan: only the fuzz targets, each run
 #            for a short, fixed-seed session (ctest -L fuzz; docs/robustness.md).
 # Prints a final "all: N passed, N failed, K skipped" line and exits
@@ -58,6 +62,16 @@ run_tree() { # name, cmake args...  ($TREE_TARGETS: build only these; $TREE_LABE
 run_tree release -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOULES_VALGRIND_GOLDEN=ON
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_tree asan -DCMAKE_BUILD_TYPE=Debug -DJOULES_SANITIZE=ON
+# the shared library (-DBUILD_SHARED_LIBS=ON), as docs/library.md documents it:
+# installed and used by a consumer through pkg-config and CMake, the documented
+# example, its exports against include/joules/ (style_exports), the golden CLI
+# cases with the program linked to libjoules.so
+TREE_LABEL='package|shared|golden' \
+    run_tree shared -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_SHARED_LIBS=ON
+# the MPI build (-DJOULES_MPI=ON, Open MPI): every study command under mpirun
+# byte for byte against one process (docs/scaling.md), and the golden cases
+TREE_LABEL='mpi|golden' \
+    run_tree mpi -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOULES_MPI=ON
 # libFuzzer sets its own sanitizer options; the targets alone are built.
 # the targets: tests/fuzz/targets.txt, the one list the fuzz build reads
 TREE_TARGETS=$(sed -n 's/^\([a-z_]*\)$/fuzz_\1/p' tests/fuzz/targets.txt | tr '\n' ' ') TREE_LABEL=fuzz \

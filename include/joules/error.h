@@ -5,7 +5,7 @@
  * run, the HDF5 object path and the row (or the line and column of a text
  * input). The library never prints and never exits; the CLI prints the
  * error once and maps it (its status and side) to an exit code in one
- * place (jl_exit_for_error, src/cli/exit_codes.c).
+ * place (cli_exit_for_error, src/cli/exit_codes.c).
  *
  * Where a failure happened is on the error (`side`): the output layer
  * (src/output/) and the trace writer mark an output that could not be
@@ -33,7 +33,7 @@ JL_API_BEGIN
 
 /* One table generates the enum, the names (jl_status_name) and the messages
  * (jl_strerror); a new status is one row here, added at the end (the values
- * are ABI), plus its exit code in jl_exit_for_error (src/cli/exit_codes.c). */
+ * are ABI), plus its exit code in cli_exit_for_error (src/cli/exit_codes.c). */
 #define JL_STATUS_TABLE(X)                                    \
     X(JL_OK, "ok", "success")                                 \
     X(JL_ENOMEM, "nomem", "out of memory")                    \

@@ -1,10 +1,8 @@
 /* joules/output.h — machine-readable documents and files written whole.
  *
  * JSON documents are jansson objects (jansson is a public dependency of the
- * library for that reason). Every run object has the same shape wherever it
- * appears (summary, frontier, pick, ...): `file`, `run`, the run attributes,
- * `steady_method`, `energy_source`, every figure of JL_FIGURE_TABLE (null
- * when missing), per-GPU arrays and `warnings`.
+ * library for that reason). The output kit knows no analysis: the run
+ * object and the summaries' CSV are the summary's (joules/summary.h).
  *
  * Every file joules writes goes to a temporary name in the same folder and is
  * renamed into place only when complete, so an interrupted or failed write
@@ -18,7 +16,6 @@
 #include <sys/types.h>
 
 #include "joules/error.h"
-#include "joules/summary.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,11 +29,6 @@ JL_API_BEGIN
 /* A number, or JSON null when NaN/inf (missing is never 0). */
 json_t *jl_json_number(double v);
 
-/* The run object of a summary. NULL on out-of-memory. */
-json_t *jl_summary_to_json(const jl_summary *s);
-/* Just the identifying attributes of a run (file, run, workload, model, task,
- * gpu_model, num_gpus, precision, max_batch_size). */
-json_t *jl_run_key_to_json(const jl_summary *s);
 /* [{"file","run","object","row","code","message"}...] */
 json_t *jl_errors_to_json(const jl_error_list *errors);
 
@@ -49,15 +41,6 @@ char *jl_json_dumps(const json_t *v, size_t flags);
 
 /* Write a whole document to path atomically ("-" = stdout). */
 jl_status jl_write_json(const char *path, const json_t *doc, jl_error **err);
-
-/* CSV of summaries: the key attributes, method, figures (units in column
- * names: J/token and J/item figures are separate columns), warnings, then
- * every other attribute (typed ones, then the extra attributes of any run,
- * in order of first appearance); one row per run, full precision (%.17g),
- * empty cell for missing. */
-jl_status jl_write_summaries_csv(const char *path, const jl_summary_list *l, jl_error **err);
-/* The same into an open stream (for "-"). */
-jl_status jl_fprint_summaries_csv(FILE *f, const jl_summary_list *l);
 
 /* Atomic files: open a temporary beside `path`, write, then commit (fsync +
  * rename) or abort (unlink). A jl_atomic_file that is neither committed nor
@@ -111,10 +94,6 @@ void jl_atomic_unregister_child(pid_t pid);
 /* Remove a file or a directory tree (not for signal handlers). */
 jl_status jl_remove_tree(const char *path, jl_error **err);
 
-/* The joules.summary/1 document `joules summarize --json` prints:
- * {"schema", "runs": [run objects], "errors": [...]}. errors may be NULL. */
-json_t *jl_summary_document(const jl_summary_list *l, const jl_error_list *errors);
-
 /* Names of keys and columns: joules' own (default), or the ML.ENERGY data
  * toolkit's (`--names mlenergy`: energy_per_token_joules, median_itl_ms,
  * max_num_seqs / batch_size, weight_precision, model_id, ...; docs/cli.md
@@ -132,12 +111,6 @@ const char *jl_mlenergy_name(const char *key, int diffusion, double *scale);
  * otherwise, converting the values; extra_attributes are lifted beside the
  * other keys (where no key has their name). */
 void jl_json_rename_mlenergy(json_t *doc);
-
-/* CSV of summaries with a choice of names (jl_write_summaries_csv is
- * JL_NAMES_JOULES). */
-jl_status jl_write_summaries_csv_named(const char *path, const jl_summary_list *l, jl_names names,
-                                       jl_error **err);
-jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_names names);
 
 /* CSV quoting of one field (RFC 4180). */
 void jl_csv_field(FILE *f, const char *s);

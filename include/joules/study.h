@@ -78,6 +78,24 @@ typedef struct jl_study_options {
     int isolate;
     jl_progress_fn progress; /* called after each file, may be NULL */
     void *progress_ctx;
+    /* A study shared by several processes (MPI ranks under mpirun/srun, or
+     * any launcher; docs/scaling.md): count > 1 makes this process load only
+     * its share (`index` of `count`: a contiguous range of the files, a
+     * large file cut into parts by runs, balanced by bytes), hand its
+     * summaries and errors to `gather`, and, on index 0 alone, end with the
+     * whole study in the order one process would give. count <= 1 (the
+     * default): everything here. The library itself never calls MPI. */
+    struct {
+        int index, count;
+        /* Called once on every process with its encoded share (on index 0:
+         * mine = NULL, len = 0). On index 0 it returns in *all / *all_len
+         * (malloc'ed) the shares of processes 1..count-1 one after the
+         * other, in index order; elsewhere *all = NULL. Not JL_OK: the
+         * study fails with that status (*err says why, may be NULL). */
+        jl_status (*gather)(void *ctx, const void *mine, size_t len, void **all, size_t *all_len,
+                            jl_error **err);
+        void *ctx;
+    } shard;
 } jl_study_options;
 
 void jl_study_options_default(jl_study_options *opt);

@@ -17,10 +17,13 @@
 #ifndef JOULES_SUMMARY_H
 #define JOULES_SUMMARY_H
 
+#include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "joules/attrs.h"
 #include "joules/error.h"
+#include "joules/output.h"
 #include "joules/trace.h"
 
 #ifdef __cplusplus
@@ -238,6 +241,36 @@ typedef struct jl_summary_list {
 
 jl_status jl_summary_list_push(jl_summary_list *l, jl_summary *s);
 void jl_summary_list_clear(jl_summary_list *l);
+
+/* ---- documents (src/summary/summary_json.c, summary_csv.c) ------------ */
+
+/* The run object of a summary, the same shape wherever a run appears
+ * (summary, frontier, pick, ...): `file`, `run`, the run attributes,
+ * `steady_method`, `energy_source`, every figure of JL_FIGURE_TABLE (null
+ * when missing), per-GPU arrays and `warnings`. NULL on out-of-memory. */
+json_t *jl_summary_to_json(const jl_summary *s);
+/* Just the identifying attributes of a run (file, run, workload, model, task,
+ * gpu_model, num_gpus, precision, max_batch_size). */
+json_t *jl_run_key_to_json(const jl_summary *s);
+
+/* The joules.summary/1 document `joules summarize --json` prints:
+ * {"schema", "runs": [run objects], "errors": [...]}. errors may be NULL. */
+json_t *jl_summary_document(const jl_summary_list *l, const jl_error_list *errors);
+
+/* CSV of summaries: the key attributes, method, figures (units in column
+ * names: J/token and J/item figures are separate columns), warnings, then
+ * every other attribute (typed ones, then the extra attributes of any run,
+ * in order of first appearance); one row per run, full precision (%.17g),
+ * empty cell for missing. */
+jl_status jl_write_summaries_csv(const char *path, const jl_summary_list *l, jl_error **err);
+/* The same into an open stream (for "-"). */
+jl_status jl_fprint_summaries_csv(FILE *f, const jl_summary_list *l);
+
+/* CSV of summaries with a choice of names (jl_write_summaries_csv is
+ * JL_NAMES_JOULES). */
+jl_status jl_write_summaries_csv_named(const char *path, const jl_summary_list *l, jl_names names,
+                                       jl_error **err);
+jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_names names);
 
 JL_API_END
 #ifdef __cplusplus

@@ -256,38 +256,71 @@ typedef struct cap_csv_ctx {
     const jl_summary_list *l;
 } cap_csv_ctx;
 
+/* A figure's cells: one, or, for a figure per unit of output (paired), the
+ * pair of its token and item columns with v in the run's one. */
+static void unit_cells(jl__csvw *r, double v, int paired, int item)
+{
+    if (paired && item)
+        jl__csvw_empty(r);
+    jl__csvw_num(r, v);
+    if (paired && !item)
+        jl__csvw_empty(r);
+}
+
 static int print_capacity(FILE *f, const void *vctx)
 {
     const cap_csv_ctx *ctx = vctx;
     /* figures per unit of output in a token column and an item column
      * each: never tokens/s and items/s in one column */
-    fputs("model,task,unit,slo,status,run,gpu_model,num_gpus,max_batch_size,"
-          "throughput_per_replica_tok_s,throughput_per_replica_items_s,avg_power_w_per_replica,"
-          "throughput_per_w_tok_j,throughput_per_w_items_j,"
-          "wall_power_w_per_replica,replicas,total_throughput_tok_s,total_throughput_items_s,"
-          "total_wall_power_w,energy_per_token_wall_j,energy_per_item_wall_j,"
-          "carbon_g_per_million_tokens,carbon_g_per_million_items\n",
-          f);
+    static const char *const head[] = {
+        "model",
+        "task",
+        "unit",
+        "slo",
+        "status",
+        "run",
+        "gpu_model",
+        "num_gpus",
+        "max_batch_size",
+        "throughput_per_replica_tok_s",
+        "throughput_per_replica_items_s",
+        "avg_power_w_per_replica",
+        "throughput_per_w_tok_j",
+        "throughput_per_w_items_j",
+        "wall_power_w_per_replica",
+        "replicas",
+        "total_throughput_tok_s",
+        "total_throughput_items_s",
+        "total_wall_power_w",
+        "energy_per_token_wall_j",
+        "energy_per_item_wall_j",
+        "carbon_g_per_million_tokens",
+        "carbon_g_per_million_items",
+        NULL,
+    };
+    jl__csvw r;
+    jl__csvw_begin(&r, f);
+    jl__csvw_cells(&r, head);
+    jl__csvw_end(&r);
     for (size_t i = 0; i < ctx->r->n; i++) {
         const jl_capacity_entry *e = &ctx->r->items[i];
         const jl_slo *slo = e->slo < ctx->r->n_slos ? ctx->r->slos[e->slo] : NULL;
         const jl_summary *s = e->choice >= 0 ? ctx->l->items[e->choice] : NULL;
-        jl_csv_field(f, e->model);
-        fputc(',', f);
-        jl_csv_field(f, e->task);
         int item = e->workload && !strcmp(e->workload, "diffusion");
-        fprintf(f, ",%s,", item ? "item" : "token");
-        jl_csv_field(f, slo ? slo->text : "");
-        fprintf(f, ",%s,", jl_capacity_status_name(e->status));
-        jl_csv_field(f, s ? s->run : "");
-        fputc(',', f);
-        jl_csv_field(f, s ? s->attrs.gpu_model : "");
-        fputc(',', f);
-        if (s)
-            fprintf(f, "%ld", s->attrs.num_gpus);
-        fputc(',', f);
-        if (s)
-            fprintf(f, "%ld", s->attrs.max_batch_size);
+        jl__csvw_cell(&r, e->model);
+        jl__csvw_cell(&r, e->task);
+        jl__csvw_cell(&r, item ? "item" : "token");
+        jl__csvw_cell(&r, slo ? slo->text : "");
+        jl__csvw_cell(&r, jl_capacity_status_name(e->status));
+        jl__csvw_cell(&r, s ? s->run : "");
+        jl__csvw_cell(&r, s ? s->attrs.gpu_model : "");
+        if (s) {
+            jl__csvw_cellf(&r, "%ld", s->attrs.num_gpus);
+            jl__csvw_cellf(&r, "%ld", s->attrs.max_batch_size);
+        } else {
+            jl__csvw_empty(&r);
+            jl__csvw_empty(&r);
+        }
         /* per-unit figures: in the token or the item column of their pair */
         const double v[] = {e->throughput,       NAN, e->avg_power_w,
                             e->throughput_per_w, NAN, e->wall_power_w};
@@ -295,29 +328,17 @@ static int print_capacity(FILE *f, const void *vctx)
         for (size_t k = 0; k < 6; k++) {
             if (k && paired[k - 1])
                 continue;
-            if (paired[k]) {
-                fputs(item ? ",," : ",", f);
-                jl__csv_double(f, v[k]);
-                if (!item)
-                    fputc(',', f);
-            } else {
-                fputc(',', f);
-                jl__csv_double(f, v[k]);
-            }
+            unit_cells(&r, v[k], paired[k], item);
         }
-        fputc(',', f);
         if (s)
-            fprintf(f, "%ld", e->replicas);
+            jl__csvw_cellf(&r, "%ld", e->replicas);
+        else
+            jl__csvw_empty(&r);
         const double w[] = {e->total_throughput, e->total_wall_power_w, e->energy_per_unit_wall_j,
                             e->carbon_g_per_million};
-        for (size_t k = 0; k < 4; k++) {
-            int pair = k != 1;
-            fputs(pair && item ? ",," : ",", f);
-            jl__csv_double(f, w[k]);
-            if (pair && !item)
-                fputc(',', f);
-        }
-        fputc('\n', f);
+        for (size_t k = 0; k < 4; k++)
+            unit_cells(&r, w[k], k != 1, item);
+        jl__csvw_end(&r);
     }
     return ferror(f) ? -1 : 0;
 }

@@ -184,42 +184,51 @@ static int print_picks(FILE *f, const void *vctx)
     jl__figcols_init(&en, en_default);
     for (size_t i = 0; i < ctx->ps->n; i++)
         jl__figcols_add(&en, ctx->ps->items[i].pick.energy_figure);
-    fputs("model,task,slo,status,file,run,gpu_model,num_gpus,precision,max_batch_size,"
-          "energy_figure",
-          f);
-    jl__figcols_header(f, &en, NULL);
-    fputs(",worst_miss_rel,n_ties,n_runs,n_feasible,n_missing\n", f);
+    static const char *const head[] = {"model",          "task",          "slo",
+                                       "status",         "file",          "run",
+                                       "gpu_model",      "num_gpus",      "precision",
+                                       "max_batch_size", "energy_figure", NULL};
+    static const char *const tail[] = {"worst_miss_rel", "n_ties",    "n_runs",
+                                       "n_feasible",     "n_missing", NULL};
+    jl__csvw r;
+    jl__csvw_begin(&r, f);
+    jl__csvw_cells(&r, head);
+    jl__figcols_header(&r, &en, NULL);
+    jl__csvw_cells(&r, tail);
+    jl__csvw_end(&r);
     for (size_t i = 0; i < ctx->ps->n; i++) {
         const jl_pick_entry *e = &ctx->ps->items[i];
         const jl_slo *slo = slo_of(ctx->ps->slos, ctx->ps->n_slos, e->slo);
         const jl_summary *s = e->pick.choice >= 0 ? ctx->l->items[e->pick.choice] : NULL;
-        jl_csv_field(f, e->model);
-        fputc(',', f);
-        jl_csv_field(f, e->task);
-        fputc(',', f);
-        jl_csv_field(f, slo ? slo->text : "");
-        fprintf(f, ",%s,", jl_pick_status_name(e->pick.status));
-        jl_csv_field(f, s ? s->file : "");
-        fputc(',', f);
-        jl_csv_field(f, s ? s->run : "");
-        fputc(',', f);
-        jl_csv_field(f, s ? s->attrs.gpu_model : "");
-        fputc(',', f);
+        jl__csvw_cell(&r, e->model);
+        jl__csvw_cell(&r, e->task);
+        jl__csvw_cell(&r, slo ? slo->text : "");
+        jl__csvw_cell(&r, jl_pick_status_name(e->pick.status));
+        jl__csvw_cell(&r, s ? s->file : "");
+        jl__csvw_cell(&r, s ? s->run : "");
+        jl__csvw_cell(&r, s ? s->attrs.gpu_model : "");
         if (s)
-            fprintf(f, "%ld", s->attrs.num_gpus);
-        fputc(',', f);
-        jl_csv_field(f, s ? s->attrs.precision : "");
-        fputc(',', f);
+            jl__csvw_cellf(&r, "%ld", s->attrs.num_gpus);
+        else
+            jl__csvw_empty(&r);
+        jl__csvw_cell(&r, s ? s->attrs.precision : "");
         if (s)
-            fprintf(f, "%ld", s->attrs.max_batch_size);
-        fprintf(f, ",%s",
-                e->pick.energy_figure >= 0 ? jl_figure_name((jl_figure)e->pick.energy_figure) : "");
-        jl__figcols_cells(f, &en, e->pick.energy_figure, e->pick.energy);
-        fputc(',', f);
+            jl__csvw_cellf(&r, "%ld", s->attrs.max_batch_size);
+        else
+            jl__csvw_empty(&r);
+        jl__csvw_cell(&r, e->pick.energy_figure >= 0
+                              ? jl_figure_name((jl_figure)e->pick.energy_figure)
+                              : "");
+        jl__figcols_cells(&r, &en, e->pick.energy_figure, e->pick.energy);
         if (e->pick.status == JL_PICK_INFEASIBLE)
-            jl__csv_double(f, e->pick.worst_miss);
-        fprintf(f, ",%zu,%zu,%zu,%zu\n", e->pick.n_ties, e->pick.n_runs, e->pick.n_feasible,
-                e->pick.n_missing);
+            jl__csvw_num(&r, e->pick.worst_miss);
+        else
+            jl__csvw_empty(&r);
+        jl__csvw_cellf(&r, "%zu", e->pick.n_ties);
+        jl__csvw_cellf(&r, "%zu", e->pick.n_runs);
+        jl__csvw_cellf(&r, "%zu", e->pick.n_feasible);
+        jl__csvw_cellf(&r, "%zu", e->pick.n_missing);
+        jl__csvw_end(&r);
     }
     return ferror(f) ? -1 : 0;
 }

@@ -64,29 +64,21 @@ static char *why_not(const jl_pick *p, const char *by, const char *v, int have_s
     }
 }
 
-jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t n_slos,
-                     const jl_compare_options *opt, jl_compare_result **out, jl_error **err)
+static jl_status oom(jl_error **err)
 {
-    *out = NULL;
-    if (!opt || !opt->by || !opt->baseline)
-        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "compare needs --by and --baseline");
-    jl_compare_result *r = calloc(1, sizeof *r);
-    jl_group_set sides = {0}, groups = {0};
-    size_t *buf_base = NULL, *buf_side = NULL;
-    double *red = NULL;
-    jl_status st = JL_OK;
-    if (!r)
-        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    r->slos = slos;
-    r->n_slos = n_slos;
-    if (!(r->by = jl__strdup(opt->by)) || !(r->baseline = jl__strdup(opt->baseline)))
-        goto oom;
-    /* the sides: every value of `by`, baseline first */
+    return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+}
+
+/* jl_compare, phase 1: the sides, every value of `by` but the baseline,
+ * which some selected run must have. */
+static jl_status find_sides(const jl_summary_list *l, const jl_compare_options *opt,
+                            jl_compare_result *r, jl_error **err)
+{
+    jl_group_set sides = {0};
     const char *bykey[1] = {opt->by};
-    if ((st = jl_group_runs(l, bykey, 1, NULL, &sides, err)))
-        goto fail;
+    jl_status st = jl_group_runs(l, bykey, 1, NULL, &sides, err);
     int have_baseline = 0;
-    for (size_t k = 0; k < sides.n; k++) {
+    for (size_t k = 0; !st && k < sides.n; k++) {
         const char *v = sides.groups[k].values[0];
         if (!v)
             continue;
@@ -95,15 +87,19 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
             continue;
         }
         jl_compare_side *ns = realloc(r->sides, (r->n_sides + 1) * sizeof *ns);
-        if (!ns)
-            goto oom;
+        if (!ns) {
+            st = oom(err);
+            break;
+        }
         r->sides = ns;
         memset(&ns[r->n_sides], 0, sizeof *ns);
-        if (!(ns[r->n_sides].side = jl__strdup(v)))
-            goto oom;
+        if (!(ns[r->n_sides].side = jl__strdup(v))) {
+            st = oom(err);
+            break;
+        }
         r->n_sides++;
     }
-    if (!have_baseline) {
+    if (!st && !have_baseline) {
         jl__strbuf b;
         jl__strbuf_init(&b);
         for (size_t k = 0; k < sides.n; k++)
@@ -114,93 +110,77 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
                      "no selected run has %s=%s (values present: %s)", opt->by, opt->baseline,
                      vals && *vals ? vals : "none");
         free(vals);
-        goto fail;
     }
-    /* groups: model, task, held attributes */
+    jl_group_set_clear(&sides);
+    return st;
+}
+
+/* jl_compare, phase 2: the groups' key (model, task, the held attributes). */
+static jl_status set_group_keys(jl_compare_result *r, const jl_compare_options *opt, jl_error **err)
+{
     r->n_group_keys = 2 + opt->n_hold;
     if (!(r->group_keys = jl__calloc_array(r->n_group_keys, sizeof *r->group_keys)))
-        goto oom;
-    const char **keys = (const char **)r->group_keys;
+        return oom(err);
     if (!(r->group_keys[0] = jl__strdup("model")) || !(r->group_keys[1] = jl__strdup("task")))
-        goto oom;
+        return oom(err);
     for (size_t k = 0; k < opt->n_hold; k++)
         if (!(r->group_keys[2 + k] = jl__strdup(opt->hold[k])))
-            goto oom;
-    if ((st = jl_group_runs(l, keys, r->n_group_keys, NULL, &groups, err)))
-        goto fail;
-    size_t per_slo = n_slos ? n_slos : 1;
-    size_t total = groups.n * per_slo * r->n_sides;
-    if (total && !(r->items = jl__calloc_array(total, sizeof *r->items)))
-        goto oom;
-    if (!(buf_base = jl__calloc_array(l->count ? l->count : 1, sizeof *buf_base)) ||
-        !(buf_side = jl__calloc_array(l->count ? l->count : 1, sizeof *buf_side)) ||
-        !(red = jl__calloc_array(total ? total : 1, sizeof *red)))
-        goto oom;
-    for (size_t g = 0; g < groups.n; g++) {
-        const jl_group *gr = &groups.groups[g];
-        size_t nb = runs_with(l, gr, opt->by, opt->baseline, buf_base);
-        for (size_t k = 0; k < per_slo; k++) {
-            const jl_slo *slo = n_slos ? slos[k] : NULL;
-            jl_pick base;
-            if ((st = jl_pick_runs(l, buf_base, nb, slo, &opt->pick, &base, err)))
-                goto fail;
-            for (size_t sd = 0; sd < r->n_sides; sd++) {
-                jl_comparison *c = &r->items[r->n++];
-                c->slo = n_slos ? k : (size_t)-1;
-                c->winner = -1;
-                c->reduction = NAN;
-                if (!(c->group_values =
-                          jl__calloc_array(r->n_group_keys, sizeof *c->group_values)) ||
-                    !(c->side = jl__strdup(r->sides[sd].side))) {
-                    jl_pick_clear(&base);
-                    goto oom;
-                }
-                for (size_t q = 0; q < r->n_group_keys; q++)
-                    if (gr->values[q] && !(c->group_values[q] = jl__strdup(gr->values[q]))) {
-                        jl_pick_clear(&base);
-                        goto oom;
-                    }
-                size_t ns = runs_with(l, gr, opt->by, c->side, buf_side);
-                /* a copy of the baseline pick for this comparison */
-                c->base = base;
-                c->base.ties = NULL;
-                c->base.n_ties = 0;
-                if (base.n_ties) {
-                    if (!(c->base.ties = jl__malloc_array(base.n_ties, sizeof *c->base.ties))) {
-                        jl_pick_clear(&base);
-                        goto oom;
-                    }
-                    memcpy(c->base.ties, base.ties, base.n_ties * sizeof *base.ties);
-                    c->base.n_ties = base.n_ties;
-                }
-                if ((st = jl_pick_runs(l, buf_side, ns, slo, &opt->pick, &c->other, err))) {
-                    jl_pick_clear(&base);
-                    goto fail;
-                }
-                int bok = c->base.status == JL_PICK_FEASIBLE;
-                int sok = c->other.status == JL_PICK_FEASIBLE;
-                if (bok && sok) {
-                    c->counted = 1;
-                    c->reduction = 1.0 - c->other.energy / c->base.energy;
-                    c->winner = c->other.energy < c->base.energy   ? 1
-                                : c->other.energy > c->base.energy ? 0
-                                                                   : -1;
-                } else {
-                    char *a = why_not(&c->base, opt->by, opt->baseline, slo != NULL);
-                    char *b = why_not(&c->other, opt->by, c->side, slo != NULL);
-                    c->reason = a && b ? jl__asprintf("%s; %s", a, b) : jl__strdup(a ? a : b);
-                    free(a);
-                    free(b);
-                    if (!c->reason) {
-                        jl_pick_clear(&base);
-                        goto oom;
-                    }
-                }
-            }
-            jl_pick_clear(&base);
-        }
+            return oom(err);
+    return JL_OK;
+}
+
+/* jl_compare, phase 3: the next comparison of group gr under SLO k (slo):
+ * a copy of the baseline's pick (base) against the pick among the group's
+ * runs of side sd, and who wins, or why it is not counted. */
+static jl_status compare_side(jl_compare_result *r, const jl_summary_list *l, const jl_group *gr,
+                              const jl_pick *base, const jl_slo *slo, size_t k, size_t sd,
+                              const jl_compare_options *opt, size_t *buf_side, jl_error **err)
+{
+    jl_comparison *c = &r->items[r->n++];
+    c->slo = r->n_slos ? k : (size_t)-1;
+    c->winner = -1;
+    c->reduction = NAN;
+    if (!(c->group_values = jl__calloc_array(r->n_group_keys, sizeof *c->group_values)) ||
+        !(c->side = jl__strdup(r->sides[sd].side)))
+        return oom(err);
+    for (size_t q = 0; q < r->n_group_keys; q++)
+        if (gr->values[q] && !(c->group_values[q] = jl__strdup(gr->values[q])))
+            return oom(err);
+    size_t ns = runs_with(l, gr, opt->by, c->side, buf_side);
+    c->base = *base;
+    c->base.ties = NULL;
+    c->base.n_ties = 0;
+    if (base->n_ties) {
+        if (!(c->base.ties = jl__malloc_array(base->n_ties, sizeof *c->base.ties)))
+            return oom(err);
+        memcpy(c->base.ties, base->ties, base->n_ties * sizeof *base->ties);
+        c->base.n_ties = base->n_ties;
     }
-    /* totals */
+    jl_status st = jl_pick_runs(l, buf_side, ns, slo, &opt->pick, &c->other, err);
+    if (st)
+        return st;
+    int bok = c->base.status == JL_PICK_FEASIBLE;
+    int sok = c->other.status == JL_PICK_FEASIBLE;
+    if (bok && sok) {
+        c->counted = 1;
+        c->reduction = 1.0 - c->other.energy / c->base.energy;
+        c->winner = c->other.energy < c->base.energy   ? 1
+                    : c->other.energy > c->base.energy ? 0
+                                                       : -1;
+        return JL_OK;
+    }
+    char *a = why_not(&c->base, opt->by, opt->baseline, slo != NULL);
+    char *b = why_not(&c->other, opt->by, c->side, slo != NULL);
+    c->reason = a && b ? jl__asprintf("%s; %s", a, b) : jl__strdup(a ? a : b);
+    free(a);
+    free(b);
+    return c->reason ? JL_OK : oom(err);
+}
+
+/* jl_compare, phase 4: the totals, over every comparison and per side (red:
+ * room for every comparison's reduction). */
+static void compare_totals(jl_compare_result *r, double *red)
+{
     size_t nred = 0;
     for (size_t i = 0; i < r->n; i++) {
         const jl_comparison *c = &r->items[i];
@@ -228,14 +208,60 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
         }
         jl__stats(red, nred, &s->median_reduction, &s->min_reduction, &s->max_reduction);
     }
+}
+
+jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t n_slos,
+                     const jl_compare_options *opt, jl_compare_result **out, jl_error **err)
+{
+    *out = NULL;
+    if (!opt || !opt->by || !opt->baseline)
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "compare needs --by and --baseline");
+    jl_compare_result *r = calloc(1, sizeof *r);
+    jl_group_set groups = {0};
+    size_t *buf_base = NULL, *buf_side = NULL;
+    double *red = NULL;
+    jl_status st = JL_OK;
+    if (!r)
+        return oom(err);
+    r->slos = slos;
+    r->n_slos = n_slos;
+    if (!(r->by = jl__strdup(opt->by)) || !(r->baseline = jl__strdup(opt->baseline))) {
+        st = oom(err);
+        goto fail;
+    }
+    if ((st = find_sides(l, opt, r, err)) || (st = set_group_keys(r, opt, err)) ||
+        (st = jl_group_runs(l, (const char **)r->group_keys, r->n_group_keys, NULL, &groups, err)))
+        goto fail;
+    size_t per_slo = n_slos ? n_slos : 1;
+    size_t total = groups.n * per_slo * r->n_sides;
+    if ((total && !(r->items = jl__calloc_array(total, sizeof *r->items))) ||
+        !(buf_base = jl__calloc_array(l->count ? l->count : 1, sizeof *buf_base)) ||
+        !(buf_side = jl__calloc_array(l->count ? l->count : 1, sizeof *buf_side)) ||
+        !(red = jl__calloc_array(total ? total : 1, sizeof *red))) {
+        st = oom(err);
+        goto fail;
+    }
+    for (size_t g = 0; g < groups.n; g++) {
+        const jl_group *gr = &groups.groups[g];
+        size_t nb = runs_with(l, gr, opt->by, opt->baseline, buf_base);
+        for (size_t k = 0; k < per_slo; k++) {
+            const jl_slo *slo = n_slos ? slos[k] : NULL;
+            jl_pick base;
+            if ((st = jl_pick_runs(l, buf_base, nb, slo, &opt->pick, &base, err)))
+                goto fail;
+            for (size_t sd = 0; sd < r->n_sides && !st; sd++)
+                st = compare_side(r, l, gr, &base, slo, k, sd, opt, buf_side, err);
+            jl_pick_clear(&base);
+            if (st)
+                goto fail;
+        }
+    }
+    compare_totals(r, red);
     goto end;
-oom:
-    st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
 fail:
     jl_compare_result_free(r);
     r = NULL;
 end:
-    jl_group_set_clear(&sides);
     jl_group_set_clear(&groups);
     free(buf_base);
     free(buf_side);
@@ -380,19 +406,21 @@ typedef struct cmp_csv_ctx {
     const jl_summary_list *l;
 } cmp_csv_ctx;
 
-static void side_cells(FILE *f, const jl_pick *p, const jl_summary_list *l, const jl__figcols *en)
+static void side_cells(jl__csvw *w, const jl_pick *p, const jl_summary_list *l,
+                       const jl__figcols *en)
 {
     const jl_summary *s =
         p->choice >= 0 && p->status == JL_PICK_FEASIBLE ? l->items[p->choice] : NULL;
-    fprintf(f, ",%s,", jl_pick_status_name(p->status));
-    jl_csv_field(f, s ? s->run : "");
-    fputc(',', f);
-    if (s)
-        fprintf(f, "%ld", s->attrs.num_gpus);
-    fputc(',', f);
-    if (s)
-        fprintf(f, "%ld", s->attrs.max_batch_size);
-    jl__figcols_cells(f, en, s ? p->energy_figure : -1, p->energy);
+    jl__csvw_cell(w, jl_pick_status_name(p->status));
+    jl__csvw_cell(w, s ? s->run : "");
+    if (s) {
+        jl__csvw_cellf(w, "%ld", s->attrs.num_gpus);
+        jl__csvw_cellf(w, "%ld", s->attrs.max_batch_size);
+    } else {
+        jl__csvw_empty(w);
+        jl__csvw_empty(w);
+    }
+    jl__figcols_cells(w, en, s ? p->energy_figure : -1, p->energy);
 }
 
 static int print_compare(FILE *f, const void *vctx)
@@ -408,43 +436,49 @@ static int print_compare(FILE *f, const void *vctx)
         jl__figcols_add(&en, r->items[i].base.energy_figure);
         jl__figcols_add(&en, r->items[i].other.energy_figure);
     }
+    static const char *const head[] = {"slo",
+                                       "by",
+                                       "baseline",
+                                       "side",
+                                       "baseline_status",
+                                       "baseline_run",
+                                       "baseline_num_gpus",
+                                       "baseline_max_batch_size",
+                                       NULL};
+    static const char *const side[] = {"side_status", "side_run", "side_num_gpus",
+                                       "side_max_batch_size", NULL};
+    static const char *const tail[] = {"counted", "reduction",     "winner",
+                                       "reason",  "energy_change", NULL};
+    jl__csvw w;
+    jl__csvw_begin(&w, f);
     for (size_t k = 0; k < r->n_group_keys; k++)
-        fprintf(f, "%s,", r->group_keys[k]);
-    fputs("slo,by,baseline,side,baseline_status,baseline_run,baseline_num_gpus,"
-          "baseline_max_batch_size",
-          f);
-    jl__figcols_header(f, &en, "baseline_");
-    fputs(",side_status,side_run,side_num_gpus,side_max_batch_size", f);
-    jl__figcols_header(f, &en, "side_");
-    fputs(",counted,reduction,winner,reason,energy_change\n", f);
+        jl__csvw_cellf(&w, "%s", r->group_keys[k]); /* attribute names, as given */
+    jl__csvw_cells(&w, head);
+    jl__figcols_header(&w, &en, "baseline_");
+    jl__csvw_cells(&w, side);
+    jl__figcols_header(&w, &en, "side_");
+    jl__csvw_cells(&w, tail);
+    jl__csvw_end(&w);
     for (size_t i = 0; i < r->n; i++) {
         const jl_comparison *c = &r->items[i];
         const jl_slo *slo = c->slo < r->n_slos ? r->slos[c->slo] : NULL;
-        for (size_t k = 0; k < r->n_group_keys; k++) {
-            jl_csv_field(f, c->group_values[k] ? c->group_values[k] : "");
-            fputc(',', f);
-        }
-        jl_csv_field(f, slo ? slo->text : "");
-        fputc(',', f);
-        jl_csv_field(f, r->by);
-        fputc(',', f);
-        jl_csv_field(f, r->baseline);
-        fputc(',', f);
-        jl_csv_field(f, c->side);
-        side_cells(f, &c->base, ctx->l, &en);
-        side_cells(f, &c->other, ctx->l, &en);
-        fprintf(f, ",%d,", c->counted);
-        jl__csv_double(f, c->reduction);
-        fputc(',', f);
-        jl_csv_field(f, c->winner == 1   ? c->side
-                        : c->winner == 0 ? r->baseline
-                        : c->counted     ? "tie"
-                                         : "");
-        fputc(',', f);
-        jl_csv_field(f, c->reason ? c->reason : "");
-        fputc(',', f);
-        jl__csv_double(f, -c->reduction);
-        fputc('\n', f);
+        for (size_t k = 0; k < r->n_group_keys; k++)
+            jl__csvw_cell(&w, c->group_values[k] ? c->group_values[k] : "");
+        jl__csvw_cell(&w, slo ? slo->text : "");
+        jl__csvw_cell(&w, r->by);
+        jl__csvw_cell(&w, r->baseline);
+        jl__csvw_cell(&w, c->side);
+        side_cells(&w, &c->base, ctx->l, &en);
+        side_cells(&w, &c->other, ctx->l, &en);
+        jl__csvw_cellf(&w, "%d", c->counted);
+        jl__csvw_num(&w, c->reduction);
+        jl__csvw_cell(&w, c->winner == 1   ? c->side
+                          : c->winner == 0 ? r->baseline
+                          : c->counted     ? "tie"
+                                           : "");
+        jl__csvw_cell(&w, c->reason ? c->reason : "");
+        jl__csvw_num(&w, -c->reduction);
+        jl__csvw_end(&w);
     }
     return ferror(f) ? -1 : 0;
 }

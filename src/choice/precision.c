@@ -142,6 +142,101 @@ void jl_precision_options_default(jl_precision_options *opt)
     opt->latency_figure = opt->energy_figure = -1;
 }
 
+/* jl_compare_precision, phase 1: run i (not of the baseline precision)
+ * paired with its one twin of the baseline precision, its changes and its
+ * batch bucket; or unpaired, with the reason. JL_ENOMEM or JL_OK. */
+static jl_status pair_run(jl_precision_result *r, const jl_summary_list *l,
+                          const jl_precision_options *opt, char *const *base_ids, size_t i)
+{
+    const jl_summary *s = l->items[i];
+    long twin = -1;
+    size_t n_twins = 0;
+    for (size_t j = 0; j < l->count; j++) {
+        const jl_summary *t = l->items[j];
+        if (j == i || !jl__str_eq(t->attrs.precision, opt->baseline) ||
+            !is_twin(s, base_ids[i], t, base_ids[j]))
+            continue;
+        if (!n_twins++)
+            twin = (long)j;
+    }
+    if (n_twins == 0)
+        return add_unpaired(r, i,
+                            jl__asprintf("no %s run of %s on %s with %s x %ld, batch %ld",
+                                         opt->baseline, base_ids[i] ? base_ids[i] : "?",
+                                         s->attrs.task ? s->attrs.task : "?",
+                                         s->attrs.gpu_model ? s->attrs.gpu_model : "?",
+                                         s->attrs.num_gpus, s->attrs.max_batch_size));
+    if (n_twins > 1)
+        return add_unpaired(r, i,
+                            jl__asprintf("%zu %s runs match (re-measurements); ambiguous, not "
+                                         "paired",
+                                         n_twins, opt->baseline));
+    const jl_summary *t = l->items[twin];
+    int fe = en_fig(opt, s), fl = lat_fig(opt, s);
+    double e = s->fig[fe], et = t->fig[fe], la = s->fig[fl], lt = t->fig[fl];
+    if (!isfinite(e) || !isfinite(et) || !(et > 0) || !isfinite(la) || !isfinite(lt) || !(lt > 0))
+        return add_unpaired(r, i,
+                            jl__asprintf("%s or %s missing in the run or its twin",
+                                         jl_figure_name((jl_figure)fe),
+                                         jl_figure_name((jl_figure)fl)));
+    jl_precision_pair *p = &r->pairs[r->n_pairs++];
+    p->run = i;
+    p->twin = (size_t)twin;
+    p->batch = s->attrs.max_batch_size;
+    p->energy_change = e / et - 1.0;
+    p->latency_change = la / lt - 1.0;
+    p->bucket = -1;
+    for (size_t k = 0; k + 1 < opt->n_bins; k++)
+        if ((double)p->batch > opt->bins[k] && (double)p->batch <= opt->bins[k + 1]) {
+            p->bucket = (int)k;
+            break;
+        }
+    if (p->bucket < 0)
+        r->n_outside++;
+    return JL_OK;
+}
+
+/* jl_compare_precision, phase 2: the statistics of each batch bucket and of
+ * all pairs. JL_ENOMEM or JL_OK. */
+static jl_status bucket_stats(jl_precision_result *r, const jl_precision_options *opt)
+{
+    r->n_buckets = opt->n_bins > 1 ? opt->n_bins - 1 : 0;
+    if (r->n_buckets && !(r->buckets = jl__calloc_array(r->n_buckets, sizeof *r->buckets)))
+        return JL_ENOMEM;
+    double *ve = jl__calloc_array(r->n_pairs ? r->n_pairs : 1, sizeof *ve);
+    double *vl = jl__calloc_array(r->n_pairs ? r->n_pairs : 1, sizeof *vl);
+    if (!ve || !vl) {
+        free(ve);
+        free(vl);
+        return JL_ENOMEM;
+    }
+    for (size_t k = 0; k < r->n_buckets; k++) {
+        jl_precision_bucket *b = &r->buckets[k];
+        b->lo = opt->bins[k];
+        b->hi = opt->bins[k + 1];
+        size_t n = 0;
+        for (size_t i = 0; i < r->n_pairs; i++)
+            if (r->pairs[i].bucket == (int)k) {
+                ve[n] = r->pairs[i].energy_change;
+                vl[n] = r->pairs[i].latency_change;
+                n++;
+            }
+        change_stats(&b->energy, ve, n);
+        change_stats(&b->latency, vl, n);
+    }
+    for (size_t i = 0; i < r->n_pairs; i++) {
+        ve[i] = r->pairs[i].energy_change;
+        vl[i] = r->pairs[i].latency_change;
+    }
+    change_stats(&r->energy_all, ve, r->n_pairs);
+    change_stats(&r->latency_all, vl, r->n_pairs);
+    free(ve);
+    free(vl);
+    return JL_OK;
+}
+
+/* Every run of another precision paired with its twin of the baseline
+ * precision (phase 1), the pairs sorted, then the statistics (phase 2). */
 jl_status jl_compare_precision(const jl_summary_list *l, const jl_precision_options *opt,
                                jl_precision_result **out, jl_error **err)
 {
@@ -154,7 +249,6 @@ jl_status jl_compare_precision(const jl_summary_list *l, const jl_precision_opti
                            "--bins must be strictly ascending");
     jl_precision_result *r = calloc(1, sizeof *r);
     char **base_ids = NULL;
-    double *ve = NULL, *vl = NULL;
     jl_status st = JL_OK;
     if (!r || !(r->baseline = jl__strdup(opt->baseline)))
         goto oom;
@@ -177,93 +271,11 @@ jl_status jl_compare_precision(const jl_summary_list *l, const jl_precision_opti
         const jl_summary *s = l->items[i];
         if (!s->attrs.precision || jl__str_eq(s->attrs.precision, opt->baseline))
             continue;
-        long twin = -1;
-        size_t n_twins = 0;
-        for (size_t j = 0; j < l->count; j++) {
-            const jl_summary *t = l->items[j];
-            if (j == i || !jl__str_eq(t->attrs.precision, opt->baseline) ||
-                !is_twin(s, base_ids[i], t, base_ids[j]))
-                continue;
-            if (!n_twins++)
-                twin = (long)j;
-        }
-        if (n_twins == 0) {
-            st = add_unpaired(r, i,
-                              jl__asprintf("no %s run of %s on %s with %s x %ld, batch %ld",
-                                           opt->baseline, base_ids[i] ? base_ids[i] : "?",
-                                           s->attrs.task ? s->attrs.task : "?",
-                                           s->attrs.gpu_model ? s->attrs.gpu_model : "?",
-                                           s->attrs.num_gpus, s->attrs.max_batch_size));
-            if (st)
-                goto oom;
-            continue;
-        }
-        if (n_twins > 1) {
-            st = add_unpaired(r, i,
-                              jl__asprintf("%zu %s runs match (re-measurements); ambiguous, not "
-                                           "paired",
-                                           n_twins, opt->baseline));
-            if (st)
-                goto oom;
-            continue;
-        }
-        const jl_summary *t = l->items[twin];
-        int fe = en_fig(opt, s), fl = lat_fig(opt, s);
-        double e = s->fig[fe], et = t->fig[fe], la = s->fig[fl], lt = t->fig[fl];
-        if (!isfinite(e) || !isfinite(et) || !(et > 0) || !isfinite(la) || !isfinite(lt) ||
-            !(lt > 0)) {
-            st = add_unpaired(r, i,
-                              jl__asprintf("%s or %s missing in the run or its twin",
-                                           jl_figure_name((jl_figure)fe),
-                                           jl_figure_name((jl_figure)fl)));
-            if (st)
-                goto oom;
-            continue;
-        }
-        jl_precision_pair *p = &r->pairs[r->n_pairs++];
-        p->run = i;
-        p->twin = (size_t)twin;
-        p->batch = s->attrs.max_batch_size;
-        p->energy_change = e / et - 1.0;
-        p->latency_change = la / lt - 1.0;
-        p->bucket = -1;
-        for (size_t k = 0; k + 1 < opt->n_bins; k++)
-            if ((double)p->batch > opt->bins[k] && (double)p->batch <= opt->bins[k + 1]) {
-                p->bucket = (int)k;
-                break;
-            }
-        if (p->bucket < 0)
-            r->n_outside++;
+        if (pair_run(r, l, opt, base_ids, i) != JL_OK)
+            goto oom;
     }
-    if (sort_pairs(r, l) != JL_OK)
+    if (sort_pairs(r, l) != JL_OK || bucket_stats(r, opt) != JL_OK)
         goto oom;
-    /* buckets and totals */
-    r->n_buckets = opt->n_bins > 1 ? opt->n_bins - 1 : 0;
-    if (r->n_buckets && !(r->buckets = jl__calloc_array(r->n_buckets, sizeof *r->buckets)))
-        goto oom;
-    if (!(ve = jl__calloc_array(r->n_pairs ? r->n_pairs : 1, sizeof *ve)) ||
-        !(vl = jl__calloc_array(r->n_pairs ? r->n_pairs : 1, sizeof *vl)))
-        goto oom;
-    for (size_t k = 0; k < r->n_buckets; k++) {
-        jl_precision_bucket *b = &r->buckets[k];
-        b->lo = opt->bins[k];
-        b->hi = opt->bins[k + 1];
-        size_t n = 0;
-        for (size_t i = 0; i < r->n_pairs; i++)
-            if (r->pairs[i].bucket == (int)k) {
-                ve[n] = r->pairs[i].energy_change;
-                vl[n] = r->pairs[i].latency_change;
-                n++;
-            }
-        change_stats(&b->energy, ve, n);
-        change_stats(&b->latency, vl, n);
-    }
-    for (size_t i = 0; i < r->n_pairs; i++) {
-        ve[i] = r->pairs[i].energy_change;
-        vl[i] = r->pairs[i].latency_change;
-    }
-    change_stats(&r->energy_all, ve, r->n_pairs);
-    change_stats(&r->latency_all, vl, r->n_pairs);
     goto end;
 oom:
     st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
@@ -275,8 +287,6 @@ end:
         for (size_t i = 0; i < l->count; i++)
             free(base_ids[i]);
     free(base_ids);
-    free(ve);
-    free(vl);
     *out = r;
     return r ? JL_OK : st;
 }
@@ -357,36 +367,36 @@ typedef struct prec_csv_ctx {
 static int print_precision(FILE *f, const void *vctx)
 {
     const prec_csv_ctx *ctx = vctx;
-    fputs("model,twin_model,task,gpu_model,num_gpus,max_batch_size,bucket_lo,bucket_hi,"
-          "energy_change,latency_change,run,twin_run\n",
-          f);
+    static const char *const head[] = {
+        "model",     "twin_model", "task",          "gpu_model",      "num_gpus", "max_batch_size",
+        "bucket_lo", "bucket_hi",  "energy_change", "latency_change", "run",      "twin_run",
+        NULL,
+    };
+    jl__csvw r;
+    jl__csvw_begin(&r, f);
+    jl__csvw_cells(&r, head);
+    jl__csvw_end(&r);
     for (size_t i = 0; i < ctx->r->n_pairs; i++) {
         const jl_precision_pair *p = &ctx->r->pairs[i];
         const jl_summary *s = ctx->l->items[p->run], *t = ctx->l->items[p->twin];
-        jl_csv_field(f, s->attrs.model);
-        fputc(',', f);
-        jl_csv_field(f, t->attrs.model);
-        fputc(',', f);
-        jl_csv_field(f, s->attrs.task);
-        fputc(',', f);
-        jl_csv_field(f, s->attrs.gpu_model);
-        fprintf(f, ",%ld,%ld,", s->attrs.num_gpus, p->batch);
+        jl__csvw_cell(&r, s->attrs.model);
+        jl__csvw_cell(&r, t->attrs.model);
+        jl__csvw_cell(&r, s->attrs.task);
+        jl__csvw_cell(&r, s->attrs.gpu_model);
+        jl__csvw_cellf(&r, "%ld", s->attrs.num_gpus);
+        jl__csvw_cellf(&r, "%ld", p->batch);
         if (p->bucket >= 0) {
-            jl__csv_double(f, ctx->r->buckets[p->bucket].lo);
-            fputc(',', f);
-            jl__csv_double(f, ctx->r->buckets[p->bucket].hi);
+            jl__csvw_num(&r, ctx->r->buckets[p->bucket].lo);
+            jl__csvw_num(&r, ctx->r->buckets[p->bucket].hi);
         } else {
-            fputc(',', f);
+            jl__csvw_empty(&r);
+            jl__csvw_empty(&r);
         }
-        fputc(',', f);
-        jl__csv_double(f, p->energy_change);
-        fputc(',', f);
-        jl__csv_double(f, p->latency_change);
-        fputc(',', f);
-        jl_csv_field(f, s->run);
-        fputc(',', f);
-        jl_csv_field(f, t->run);
-        fputc('\n', f);
+        jl__csvw_num(&r, p->energy_change);
+        jl__csvw_num(&r, p->latency_change);
+        jl__csvw_cell(&r, s->run);
+        jl__csvw_cell(&r, t->run);
+        jl__csvw_end(&r);
     }
     return ferror(f) ? -1 : 0;
 }

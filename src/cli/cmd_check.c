@@ -79,7 +79,7 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     return 0;
 }
 
-int jl_cmd_check(int argc, char **argv)
+int cli_cmd_check(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_JSON_LONG_OPTION,

@@ -229,7 +229,7 @@ static int run_compare(const char *cmd, cli_study *cs, const compare_args *a, in
     return st != JL_OK ? cli_fail(cmd, st, err) : rc;
 }
 
-int jl_cmd_compare(int argc, char **argv)
+int cli_cmd_compare(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_OUTPUT_LONG_OPTIONS,

@@ -73,7 +73,7 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     return rc;
 }
 
-int jl_cmd_diagnose(int argc, char **argv)
+int cli_cmd_diagnose(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_JSON_LONG_OPTION,

@@ -72,7 +72,7 @@ static void print_factor_table(const jl_explanation *x)
            x->energy_b, x->ratio, "100%", x->work_unit);
 }
 
-int jl_cmd_explain(int argc, char **argv)
+int cli_cmd_explain(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE };
     static const struct option longopts[] = {

@@ -330,7 +330,7 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     }
 }
 
-int jl_cmd_fit(int argc, char **argv)
+int cli_cmd_fit(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_OUTPUT_LONG_OPTIONS,

@@ -1,21 +1,29 @@
 /* joules import — other formats into a trace file. The formats are the
- * library's importer table (jl_importers(), src/import/importers.h): this
+ * library's importer table (jl_importers(), src/import/registry.c): this
  * file only parses argv, runs the importer and writes its runs. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
+#include "cli/mpi.h"
 #include "joules/import.h"
 #include "joules/output.h"
 #include "joules/trace_write.h"
 
 #define COMMON_HELP                                                                          \
     "  -o, --output FILE  the trace file to write (required; written whole or not at all)\n" \
+    "  --each             one trace per input PATH, into the folder -o DIR (made if\n"       \
+    "                     absent) as DIR/<PATH's name>.h5; a failed input does not\n"        \
+    "                     stop the others. Under mpirun the inputs are shared by\n"          \
+    "                     the ranks (scaling.md); the analysis commands read DIR\n"          \
+    "                     as one study\n"                                                    \
     "  --force            replace FILE if it exists\n"                                       \
     "  --groups           summary-only runs as one group of attributes each, for\n"          \
     "                     readers that predate the summary table (default: one\n"            \
@@ -23,6 +31,17 @@
     "  --json             print the joules.import/1 document (counts, notes, errors)\n"      \
     "  --quiet            no notes on stderr\n"                                              \
     "  -h, --help         this help\n"
+
+typedef struct import_flags {
+    int json, quiet, force, groups;
+} import_flags;
+
+static int import_to(const jl_importer *im, const char *cmd, const char *const *paths,
+                     size_t n_paths, const jl_importer_arg *args, size_t n_args, const char *out,
+                     const import_flags *f);
+static int import_each(const jl_importer *im, const char *cmd, const char *const *paths,
+                       size_t n_paths, const jl_importer_arg *args, size_t n_args, const char *dir,
+                       const import_flags *f);
 
 static void list_formats(FILE *out)
 {
@@ -65,7 +84,7 @@ static void format_help(const jl_importer *im)
     cli_help(page, NULL);
 }
 
-int jl_cmd_import(int argc, char **argv)
+int cli_cmd_import(int argc, char **argv)
 {
     const char *cmd = "import";
     if (argc < 2)
@@ -84,11 +103,18 @@ int jl_cmd_import(int argc, char **argv)
         list_formats(stderr);
         return cli_exit_for_status(JL_EUSAGE);
     }
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET, OPT_FORCE, OPT_GROUPS, OPT_FORMAT_FIRST };
+    enum {
+        OPT_JSON = CLI_OPT_FIRST_FREE,
+        OPT_QUIET,
+        OPT_FORCE,
+        OPT_GROUPS,
+        OPT_EACH,
+        OPT_FORMAT_FIRST
+    };
     size_t n_fmt = 0;
     while (im->options[n_fmt].name)
         n_fmt++;
-    struct option *longopts = calloc(n_fmt + 7, sizeof *longopts);
+    struct option *longopts = calloc(n_fmt + 8, sizeof *longopts);
     jl_importer_arg *args = calloc(argc, sizeof *args);
     if (!longopts || !args) {
         free(longopts);
@@ -101,13 +127,15 @@ int jl_cmd_import(int argc, char **argv)
     longopts[k++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
     longopts[k++] = (struct option){"force", no_argument, NULL, OPT_FORCE};
     longopts[k++] = (struct option){"groups", no_argument, NULL, OPT_GROUPS};
+    longopts[k++] = (struct option){"each", no_argument, NULL, OPT_EACH};
     longopts[k++] = (struct option){"help", no_argument, NULL, 'h'};
     for (size_t i = 0; i < n_fmt; i++)
         longopts[k++] = (struct option){im->options[i].name,
                                         im->options[i].arg ? required_argument : no_argument, NULL,
                                         OPT_FORMAT_FIRST + (int)i};
     const char *out = NULL;
-    int json = 0, quiet = 0, force = 0, groups = 0, c, rc = JL_EXIT_OK;
+    import_flags f = {0};
+    int each = 0, c, rc = JL_EXIT_OK;
     size_t n_args = 0;
     optind = 1;
     /* argv[0] is "import": parse the arguments after FORMAT */
@@ -117,10 +145,11 @@ int jl_cmd_import(int argc, char **argv)
         switch (c) {
         case 'h': format_help(im); goto done;
         case 'o': out = optarg; break;
-        case OPT_JSON: json = 1; break;
-        case OPT_QUIET: quiet = 1; break;
-        case OPT_FORCE: force = 1; break;
-        case OPT_GROUPS: groups = 1; break;
+        case OPT_JSON: f.json = 1; break;
+        case OPT_QUIET: f.quiet = 1; break;
+        case OPT_FORCE: f.force = 1; break;
+        case OPT_GROUPS: f.groups = 1; break;
+        case OPT_EACH: each = 1; break;
         default:
             if (c >= OPT_FORMAT_FIRST && c < OPT_FORMAT_FIRST + (int)n_fmt) {
                 args[n_args].name = im->options[c - OPT_FORMAT_FIRST].name;
@@ -140,15 +169,40 @@ int jl_cmd_import(int argc, char **argv)
         goto done;
     }
     if (!out) {
-        rc = cli_usage_error(cmd, "no output file: -o FILE.h5");
+        rc = cli_usage_error(cmd, each ? "no output folder: --each -o DIR"
+                                       : "no output file: -o FILE.h5");
         goto done;
     }
-    if (!force && access(out, F_OK) == 0) {
+    if (each && im->min_paths > 1) {
+        rc = cli_usage_error(cmd, "--each: %s imports %s together", im->name, im->paths);
+        goto done;
+    }
+    if (!each && !f.force && access(out, F_OK) == 0) {
         fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, out);
         rc = cli_exit_for_status(JL_EUSAGE);
         goto done;
     }
     cli_install_signal_cleanup();
+    if (each) {
+        rc = import_each(im, cmd, (const char *const *)(sub_argv + optind), n_paths, args, n_args,
+                         out, &f);
+        goto done;
+    }
+    rc = import_to(im, cmd, (const char *const *)(sub_argv + optind), n_paths, args, n_args, out,
+                   &f);
+done:
+    free(longopts);
+    free(args);
+    return rc;
+}
+
+/* One import: PATHs into the trace file `out`. Returns the exit code. */
+static int import_to(const jl_importer *im, const char *cmd, const char *const *paths,
+                     size_t n_paths, const jl_importer_arg *args, size_t n_args, const char *out,
+                     const import_flags *f)
+{
+    int rc = JL_EXIT_OK;
+    int json = f->json, quiet = f->quiet, groups = f->groups;
     /* The harness attribute names the source in full, however long; an
      * importer that writes as it reads gets the writer first (the file's
      * source is then the format and its paths). */
@@ -169,28 +223,24 @@ int jl_cmd_import(int argc, char **argv)
     if (im->write) {
         size_t hlen = strlen("joules import : ") + strlen(im->name) + 1;
         for (size_t i = 0; i < n_paths; i++)
-            hlen += strlen(sub_argv[optind + (int)i]) + 1;
+            hlen += strlen(paths[i]) + 1;
         if ((harness = malloc(hlen))) {
             snprintf(harness, hlen, "joules import %s:", im->name);
             for (size_t i = 0; i < n_paths; i++) {
                 strcat(harness, " ");
-                strcat(harness, sub_argv[optind + (int)i]);
+                strcat(harness, paths[i]);
             }
         }
         wo.harness = harness;
-        if (!harness) {
-            rc = cli_oom(cmd);
-            goto done;
-        }
+        if (!harness)
+            return cli_oom(cmd);
         if ((st = jl_trace_writer_open(out, &wo, &w, &err)) != JL_OK) {
             free(harness);
-            rc = cli_fail(cmd, st, err);
-            goto done;
+            return cli_fail(cmd, st, err);
         }
-        st = im->write((const char *const *)(sub_argv + optind), n_paths, args, n_args, w, &r,
-                       &errors);
+        st = im->write(paths, n_paths, args, n_args, w, &r, &errors);
     } else {
-        st = im->run((const char *const *)(sub_argv + optind), n_paths, args, n_args, &r, &errors);
+        st = im->run(paths, n_paths, args, n_args, &r, &errors);
     }
     for (size_t i = 0; i < errors.count; i++)
         cli_print_error(cmd, errors.items[i]);
@@ -198,15 +248,15 @@ int jl_cmd_import(int argc, char **argv)
         /* the error that stopped the import is the last one listed when it
          * carries that status (a write failure is on the output side) */
         const jl_error *last = errors.count ? errors.items[errors.count - 1] : NULL;
-        rc = jl_exit_for_error(last && last->code == st ? last : NULL,
-                               st != JL_OK ? st : JL_ENODATA);
+        rc = cli_exit_for_error(last && last->code == st ? last : NULL,
+                                st != JL_OK ? st : JL_ENODATA);
         if (st == JL_EUSAGE)
             fprintf(stderr, "(see `joules import %s --help`)\n", im->name);
         jl_trace_writer_abort(w);
         free(harness);
         jl_import_result_free(r);
         jl_error_list_clear(&errors);
-        goto done;
+        return rc;
     }
     if (!quiet && !json)
         for (size_t i = 0; i < r->n_notes; i++)
@@ -215,7 +265,7 @@ int jl_cmd_import(int argc, char **argv)
                     *r->notes[i].field ? ": " : "", r->notes[i].message,
                     r->notes[i].count > 1 ? " (and more like it)" : "");
     if (!w) {
-        const char *source = r->source ? r->source : sub_argv[optind];
+        const char *source = r->source ? r->source : paths[0];
         size_t hlen = strlen("joules import : ") + strlen(im->name) + strlen(source) + 1;
         if ((harness = malloc(hlen)))
             snprintf(harness, hlen, "joules import %s: %s", im->name, source);
@@ -239,8 +289,97 @@ int jl_cmd_import(int argc, char **argv)
     free(harness);
     cli_import_result_release(r);
     jl_error_list_clear(&errors);
-done:
-    free(longopts);
-    free(args);
     return rc;
+}
+
+/* The name of PATH's trace in DIR: its last component, without a trailing
+ * '/', its extension (.csv, .json, ...) replaced by .h5. */
+static char *each_output(const char *dir, const char *path)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    size_t b = n;
+    while (b > 0 && path[b - 1] != '/')
+        b--;
+    size_t e = n;
+    struct stat sb; /* a folder's name is kept whole (mlperf-v1.0/) */
+    for (size_t i = n; i > b + 1 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode); i--)
+        if (path[i - 1] == '.') {
+            e = i - 1;
+            break;
+        }
+    size_t len = strlen(dir) + 1 + (e - b) + 4;
+    char *o = malloc(len);
+    if (o)
+        snprintf(o, len, "%s/%.*s.h5", dir, (int)(e - b), path + b);
+    return o;
+}
+
+/* --each: every input into its own trace in the folder `dir`; under mpirun
+ * the inputs are cut into one contiguous share per rank of about equal
+ * bytes, and each rank imports its share. */
+static int import_each(const jl_importer *im, const char *cmd, const char *const *paths,
+                       size_t n_paths, const jl_importer_arg *args, size_t n_args, const char *dir,
+                       const import_flags *f)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "joules %s: cannot make the folder %s: %s\n", cmd, dir, strerror(errno));
+        return JL_EXIT_OUTPUT;
+    }
+    char **outs = calloc(n_paths ? n_paths : 1, sizeof *outs);
+    double *bytes = calloc(n_paths ? n_paths : 1, sizeof *bytes);
+    int rc = JL_EXIT_OK;
+    if (!outs || !bytes) {
+        free(outs);
+        free(bytes);
+        return cli_oom(cmd);
+    }
+    double total = 0;
+    for (size_t i = 0; i < n_paths && rc == JL_EXIT_OK; i++) {
+        struct stat sb;
+        bytes[i] = stat(paths[i], &sb) == 0 && S_ISREG(sb.st_mode) ? (double)sb.st_size : 0;
+        total += bytes[i];
+        if (!(outs[i] = each_output(dir, paths[i])))
+            rc = cli_oom(cmd);
+        /* two inputs of one name would write one file: refused before any */
+        for (size_t j = 0; j < i && rc == JL_EXIT_OK; j++)
+            if (!strcmp(outs[i], outs[j]))
+                rc = cli_usage_error(cmd, "--each: %s and %s would both be written to %s", paths[j],
+                                     paths[i], outs[i]);
+    }
+    int rank = cli_mpi_rank(), ranks = cli_mpi_size();
+    size_t n_ok = 0, n_failed = 0;
+    int worst = JL_EXIT_OK;
+    double before = 0;
+    for (size_t i = 0; i < n_paths && rc == JL_EXIT_OK; i++) {
+        double mid = total > 0 ? (before + bytes[i] / 2) / total : (i + 0.5) / (double)n_paths;
+        before += bytes[i];
+        int owner = (int)(mid * ranks);
+        if ((owner < ranks ? owner : ranks - 1) != rank)
+            continue;
+        if (!f->force && access(outs[i], F_OK) == 0) {
+            fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd,
+                    outs[i]);
+            n_failed++;
+            if (worst < JL_EXIT_USAGE)
+                worst = JL_EXIT_USAGE;
+            continue;
+        }
+        /* 1: written, with some of its runs failed */
+        int one = import_to(im, cmd, paths + i, 1, args, n_args, outs[i], f);
+        n_ok += one == JL_EXIT_OK || one == JL_EXIT_PARTIAL;
+        n_failed += one != JL_EXIT_OK;
+        if (one > worst)
+            worst = one;
+    }
+    for (size_t i = 0; i < n_paths; i++)
+        free(outs[i]);
+    free(outs);
+    free(bytes);
+    if (rc != JL_EXIT_OK)
+        return rc;
+    /* all imported whole: 0; some written: 1 (like a study with bad files);
+     * none: the worst of their codes */
+    return n_failed == 0 ? JL_EXIT_OK : n_ok > 0 ? JL_EXIT_PARTIAL : worst;
 }

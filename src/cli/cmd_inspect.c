@@ -93,7 +93,7 @@ static void print_file(const json_t *fo)
     }
 }
 
-int jl_cmd_inspect(int argc, char **argv)
+int cli_cmd_inspect(int argc, char **argv)
 {
     enum { OPT_JSON = CLI_OPT_FIRST_FREE };
     static const struct option longopts[] = {

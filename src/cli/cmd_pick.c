@@ -64,7 +64,7 @@ static jl_status write_json(const char *path, const void *ps, const jl_summary_l
 
 static const cli_output output = {write_csv, to_json, print_table, "picks", 0};
 
-int jl_cmd_pick(int argc, char **argv)
+int cli_cmd_pick(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_OUTPUT_LONG_OPTIONS,

@@ -369,7 +369,7 @@ static int run_predict(const char *cmd, const cli_study *cs, const predict_args 
     return rc ? rc : cli_study_exit(cs);
 }
 
-int jl_cmd_predict(int argc, char **argv)
+int cli_cmd_predict(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_JSON_LONG_OPTION,

@@ -164,7 +164,7 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     }
 }
 
-int jl_cmd_report(int argc, char **argv)
+int cli_cmd_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},

@@ -331,7 +331,7 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     return parse_columns(cmd, arg, ctx);
 }
 
-int jl_cmd_summarize(int argc, char **argv)
+int cli_cmd_summarize(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_JSON_LONG_OPTION,

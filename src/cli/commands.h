@@ -37,7 +37,7 @@ void cli_help(const char *cmd, const char *text);
  * JOULES_NOTEBOOKS_DIR say otherwise: sets those for the library. */
 void cli_use_installed_data(void);
 
-#define JL_X_DECL(name, summary) int jl_cmd_##name(int argc, char **argv);
+#define JL_X_DECL(name, summary) int cli_cmd_##name(int argc, char **argv);
 JL_CLI_COMMANDS(JL_X_DECL)
 #undef JL_X_DECL
 

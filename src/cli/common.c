@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/mpi.h"
 
 void cli_print_error(const char *cmd, const jl_error *e)
 {
@@ -27,7 +28,7 @@ int cli_fail(const char *cmd, jl_status st, jl_error *err)
         cli_print_error(cmd, err);
     else
         fprintf(stderr, "joules %s: %s\n", cmd, jl_strerror(st));
-    int rc = jl_exit_for_error(err, st);
+    int rc = cli_exit_for_error(err, st);
     jl_error_free(err);
     return rc;
 }
@@ -330,6 +331,7 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
         cs->opt.progress = progress;
         cs->opt.progress_ctx = NULL;
     }
+    cli_mpi_study(&cs->opt); /* under mpirun: this rank's share, gathered on rank 0 */
     char *unmatched = NULL;
     size_t before = 0;
     jl_status st =
@@ -337,6 +339,9 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
                       &cs->runs, &cs->errors, &cs->desc, &before, &unmatched);
     for (size_t i = 0; i < cs->errors.count; i++)
         cli_print_error(cmd, cs->errors.items[i]);
+    if (st != JL_OK && cli_mpi_size() > 1)
+        cli_mpi_abort(cli_fail(cmd, st, NULL));
+    cli_mpi_secondary_done(); /* ranks but 0: their share went to rank 0 */
     for (char *line = unmatched, *next; line; line = next) {
         if ((next = strchr(line, '\n')))
             *next++ = '\0';

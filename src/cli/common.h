@@ -147,7 +147,7 @@ int cli_bad_option(const char *cmd, int code, char *const *argv);
 void cli_print_error(const char *cmd, const jl_error *e);
 
 /* Print err (or, when NULL, the message of st), free it and return its exit
- * code (jl_exit_for_error: status and side): `return cli_fail(cmd, st, err)`. */
+ * code (cli_exit_for_error: status and side): `return cli_fail(cmd, st, err)`. */
 int cli_fail(const char *cmd, jl_status st, jl_error *err);
 
 /* "out of memory" printed; returns its exit code. */

@@ -9,7 +9,7 @@ int cli_exit_for(size_t n_ok, size_t n_failed)
     return n_ok ? JL_EXIT_PARTIAL : JL_EXIT_NOINPUT;
 }
 
-int jl_exit_for_error(const jl_error *e, jl_status st)
+int cli_exit_for_error(const jl_error *e, jl_status st)
 {
     if (e)
         st = e->code;
@@ -28,5 +28,5 @@ int jl_exit_for_error(const jl_error *e, jl_status st)
 
 int cli_exit_for_status(jl_status st)
 {
-    return jl_exit_for_error(NULL, st);
+    return cli_exit_for_error(NULL, st);
 }

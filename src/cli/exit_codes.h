@@ -1,5 +1,5 @@
 /* Exit codes, decided in one place (docs/cli.md documents them): a failure
- * that stops a command maps to its code by jl_exit_for_error alone, a run
+ * that stops a command maps to its code by cli_exit_for_error alone, a run
  * over several inputs by cli_exit_for. */
 #ifndef JOULES_CLI_EXIT_CODES_H
 #define JOULES_CLI_EXIT_CODES_H
@@ -28,7 +28,7 @@ int cli_exit_for(size_t n_ok, size_t n_failed);
  * ceiling) 1; every other failure 3: an input that could not be read
  * (JL_EIO on the input side) or used. e may be NULL (no error object: st
  * alone, on the input side). */
-int jl_exit_for_error(const jl_error *e, jl_status st);
+int cli_exit_for_error(const jl_error *e, jl_status st);
 
 /* The same for a status without an error object (input side). */
 int cli_exit_for_status(jl_status st);

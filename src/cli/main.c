@@ -8,10 +8,11 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
+#include "cli/mpi.h"
 #include "joules/version.h"
 
 static const jl_command commands[] = {
-#define JL_X_ENTRY(name, summary) {#name, summary, jl_cmd_##name},
+#define JL_X_ENTRY(name, summary) {#name, summary, cli_cmd_##name},
     JL_CLI_COMMANDS(JL_X_ENTRY)
 #undef JL_X_ENTRY
 };
@@ -31,7 +32,7 @@ static void usage(FILE *out)
 
 /* Tables and documents printed with printf() are checked once, here: a
  * full disk or a closed pipe on stdout is an output failure (exit 4 by
- * jl_exit_for_error), never a silent 0. */
+ * cli_exit_for_error), never a silent 0. */
 static int finish(const char *cmd, int rc)
 {
     errno = 0;
@@ -47,7 +48,43 @@ static int finish(const char *cmd, int rc)
     return rc;
 }
 
+/* The commands that read a study: under mpirun every rank loads a share
+ * of it (cli/mpi.h); `import --each` shares its inputs. Any other command
+ * runs on rank 0 alone. */
+static int shares_work(int argc, char **argv)
+{
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "import")) {
+        for (int i = 2; i < argc; i++)
+            if (!strcmp(argv[i], "--each"))
+                return 1;
+        return 0;
+    }
+    static const char *const study[] = {"summarize", "check", "frontier", "pick",     "compare",
+                                        "capacity",  "fit",   "predict",  "diagnose", "report"};
+    for (size_t i = 0; i < sizeof study / sizeof study[0]; i++)
+        if (!strcmp(cmd, study[i]))
+            return 1;
+    return 0;
+}
+
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    if (cli_mpi_init(&argc, &argv) > 1 && cli_mpi_rank() != 0) {
+        /* a rank other than 0 prints no help and runs no command but its
+         * share of a study load */
+        int help = argc < 2 || !shares_work(argc, argv);
+        for (int i = 1; i < argc && !help; i++)
+            help = !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
+        if (help)
+            return cli_mpi_finish(JL_EXIT_OK);
+    }
+    return cli_mpi_finish(run(argc, argv));
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);

@@ -5,9 +5,7 @@
 #include <stdio.h>
 
 #include "joules/error.h"
-
-/* A double for CSV: %.17g, empty when NaN/inf. */
-void jl__csv_double(FILE *f, double v);
+#include "output/csv_row.h"
 
 /* Columns named by figure, so a CSV never mixes units in one column (J/token
  * and J/item, ITL and batch latency): the figures given by default, then
@@ -20,11 +18,11 @@ typedef struct jl__figcols {
 /* Start with the default figures (-1 terminated). */
 void jl__figcols_init(jl__figcols *c, const int *defaults);
 void jl__figcols_add(jl__figcols *c, int fig);
-/* ",PREFIX<figure name>" per column. */
-void jl__figcols_header(FILE *f, const jl__figcols *c, const char *prefix);
-/* One cell per column, each with its leading comma: v under figure fig,
- * empty elsewhere (and everywhere when v is missing). */
-void jl__figcols_cells(FILE *f, const jl__figcols *c, int fig, double v);
+/* A header cell "PREFIX<figure name>" per column. */
+void jl__figcols_header(jl__csvw *r, const jl__figcols *c, const char *prefix);
+/* One cell per column: v under figure fig, empty elsewhere (and everywhere
+ * when v is missing). */
+void jl__figcols_cells(jl__csvw *r, const jl__figcols *c, int fig, double v);
 
 /* jl__attr_value_cmp, the comparison of attribute values that grouping
  * uses, is in study/study_internal.h (src/study/group.c). */

@@ -8,6 +8,7 @@
 #include "joules/frontier.h"
 #include "joules/output.h"
 #include "output/json_writer.h"
+#include "summary/summary_internal.h"
 
 static const char *fig_name(int f)
 {
@@ -271,37 +272,41 @@ static int print_csv(FILE *f, const void *vctx)
             jl__figcols_add(&lat, jl_frontier_latency_figure(&ctx->fs->opt, s));
             jl__figcols_add(&en, jl_frontier_energy_figure(&ctx->fs->opt, s));
         }
-    fputs("model,task,workload,rank,file,run,gpu_model,num_gpus,precision,max_batch_size,"
-          "latency_figure",
-          f);
-    jl__figcols_header(f, &lat, NULL);
-    fputs(",energy_figure", f);
-    jl__figcols_header(f, &en, NULL);
-    fputs(",n_equivalent\n", f);
+    static const char *const head[] = {"model",          "task",     "workload",
+                                       "rank",           "file",     "run",
+                                       "gpu_model",      "num_gpus", "precision",
+                                       "max_batch_size", NULL};
+    jl__csvw r;
+    jl__csvw_begin(&r, f);
+    jl__csvw_cells(&r, head);
+    jl__csvw_cell(&r, "latency_figure");
+    jl__figcols_header(&r, &lat, NULL);
+    jl__csvw_cell(&r, "energy_figure");
+    jl__figcols_header(&r, &en, NULL);
+    jl__csvw_cell(&r, "n_equivalent");
+    jl__csvw_end(&r);
     for (size_t i = 0; i < ctx->fs->n; i++) {
         const jl_frontier *fr = &ctx->fs->frontiers[i];
         for (size_t p = 0; p < fr->n_points; p++) {
             const jl_summary *s = ctx->l->items[fr->points[p].run];
             int fl = jl_frontier_latency_figure(&ctx->fs->opt, s);
             int fe = jl_frontier_energy_figure(&ctx->fs->opt, s);
-            jl_csv_field(f, fr->model);
-            fputc(',', f);
-            jl_csv_field(f, fr->task);
-            fputc(',', f);
-            jl_csv_field(f, fr->workload);
-            fprintf(f, ",%zu,", p + 1);
-            jl_csv_field(f, s->file);
-            fputc(',', f);
-            jl_csv_field(f, s->run);
-            fputc(',', f);
-            jl_csv_field(f, s->attrs.gpu_model);
-            fprintf(f, ",%ld,", s->attrs.num_gpus);
-            jl_csv_field(f, s->attrs.precision);
-            fprintf(f, ",%ld,%s", s->attrs.max_batch_size, jl_figure_name((jl_figure)fl));
-            jl__figcols_cells(f, &lat, fl, fr->points[p].latency);
-            fprintf(f, ",%s", jl_figure_name((jl_figure)fe));
-            jl__figcols_cells(f, &en, fe, fr->points[p].energy);
-            fprintf(f, ",%zu\n", fr->points[p].n_equivalent);
+            jl__csvw_cell(&r, fr->model);
+            jl__csvw_cell(&r, fr->task);
+            jl__csvw_cell(&r, fr->workload);
+            jl__csvw_cellf(&r, "%zu", p + 1);
+            jl__csvw_cell(&r, s->file);
+            jl__csvw_cell(&r, s->run);
+            jl__csvw_cell(&r, s->attrs.gpu_model);
+            jl__csvw_cellf(&r, "%ld", s->attrs.num_gpus);
+            jl__csvw_cell(&r, s->attrs.precision);
+            jl__csvw_cellf(&r, "%ld", s->attrs.max_batch_size);
+            jl__csvw_cell(&r, jl_figure_name((jl_figure)fl));
+            jl__figcols_cells(&r, &lat, fl, fr->points[p].latency);
+            jl__csvw_cell(&r, jl_figure_name((jl_figure)fe));
+            jl__figcols_cells(&r, &en, fe, fr->points[p].energy);
+            jl__csvw_cellf(&r, "%zu", fr->points[p].n_equivalent);
+            jl__csvw_end(&r);
         }
     }
     return ferror(f) ? -1 : 0;

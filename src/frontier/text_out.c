@@ -1,17 +1,12 @@
-/* Shared CSV cell helper for the frontier and choice CSVs (the files
- * themselves are written with output.h's jl_write_text). */
+/* The figure columns shared by the frontier and choice CSVs (the files
+ * themselves are written with output.h's jl_write_text, their cells with
+ * the output kit's row writer). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <string.h>
 
 #include "frontier/frontier_internal.h"
 #include "joules/output.h"
-
-void jl__csv_double(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.17g", v);
-}
 
 void jl__figcols_add(jl__figcols *c, int fig)
 {
@@ -38,17 +33,18 @@ void jl__figcols_init(jl__figcols *c, const int *defaults)
         jl__figcols_add(c, defaults[i]);
 }
 
-void jl__figcols_header(FILE *f, const jl__figcols *c, const char *prefix)
+void jl__figcols_header(jl__csvw *r, const jl__figcols *c, const char *prefix)
 {
     for (int i = 0; i < c->n; i++)
-        fprintf(f, ",%s%s", prefix ? prefix : "", jl_figure_name((jl_figure)c->fig[i]));
+        jl__csvw_cellf(r, "%s%s", prefix ? prefix : "", jl_figure_name((jl_figure)c->fig[i]));
 }
 
-void jl__figcols_cells(FILE *f, const jl__figcols *c, int fig, double v)
+void jl__figcols_cells(jl__csvw *r, const jl__figcols *c, int fig, double v)
 {
     for (int i = 0; i < c->n; i++) {
-        fputc(',', f);
         if (c->fig[i] == fig)
-            jl__csv_double(f, v);
+            jl__csvw_num(r, v);
+        else
+            jl__csvw_empty(r);
     }
 }

@@ -795,3 +795,16 @@ int jl__jstream_skip(js *p)
     } while (depth > 0);
     return 0;
 }
+
+int jl__jstream_skip_open(js *p)
+{
+    for (int depth = 1; depth > 0;) {
+        jl__jstream_tok t = jl__jstream_next(p);
+        if (t == JS_ERROR)
+            return -1;
+        if (t == JS_EOF)
+            return fail(p, "the file ends inside a value"), -1;
+        depth += (t == JS_OBJ_START || t == JS_ARR_START) - (t == JS_OBJ_END || t == JS_ARR_END);
+    }
+    return 0;
+}

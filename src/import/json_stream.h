@@ -72,6 +72,9 @@ int jl__jstream_array_numbers(js *p, double *out, size_t max, size_t *got);
 /* Skip the next value whole (after a key, or an array element). Returns
  * 0, or -1 on error. */
 int jl__jstream_skip(js *p);
+/* Skip the rest of an object or array whose '{' or '[' was just read
+ * (jl__jstream_next returned JS_OBJ_START or JS_ARR_START). 0 or -1. */
+int jl__jstream_skip_open(js *p);
 /* Where the parser is (1-based line and column of the next byte). */
 long long jl__jstream_line(const js *p);
 long long jl__jstream_col(const js *p);

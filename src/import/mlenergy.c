@@ -1,5 +1,13 @@
 /* Import of the ML.ENERGY Leaderboard's published data (joules/import.h;
- * the field mapping is docs/import.md). */
+ * the field mapping is docs/import.md), on the kit (kit.h): each file read
+ * whole as a read-only tree (jl__imp_json_tree, duplicate keys noted),
+ * walked configuration by configuration.
+ *
+ * jansson is used here only to write JSON text, where a tree is what the
+ * writer takes: a value kept as an extra attribute that is an object or an
+ * array becomes the compact text jl_json_dumps() writes from a jansson tree
+ * (the bytes of every --json of joules; kept_text, with a cache of the
+ * last two arrays), and a file-level histogram compared as that text. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -15,9 +23,8 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
-#include "import/import_common.h"
-#include "import/json_dups.h"
 #include "import/json_tree.h"
+#include "import/kit.h"
 #include "joules/import.h"
 #include "joules/output.h"
 
@@ -25,23 +32,7 @@
 #define MAX_EXTRA_TEXT 60000
 #define MAX_GPUS 1024
 
-void jl_import_options_default(jl_import_options *opt)
-{
-    opt->max_file_bytes = (size_t)512 << 20;
-    opt->max_configs = 1000000;
-    opt->max_series = 50000000;
-    opt->max_files = 100000;
-    opt->timeline_power_is_sum = 0;
-}
-
-/* jl_import_result_free() is shared by every importer: src/import/common.c. */
-
 /* ---- context ---------------------------------------------------------------- */
-
-typedef struct name_slot {
-    char *name;
-    size_t count;
-} name_slot;
 
 /* What a known key of the Leaderboard's JSON is (key_of). */
 typedef enum {
@@ -73,156 +64,12 @@ typedef struct key_slot {
 #define KEY_SLOTS 256 /* a power of two, over 4x the known keys */
 
 typedef struct imp {
-    const jl_import_options *opt;
-    jl_import_result *res;
-    jl_error_list *errors;
-    jl__jv *index; /* borrowed from the caller of import_doc; may be NULL */
-    size_t runs_cap;
-    name_slot *names; /* open-addressing table of base run names */
-    size_t names_cap, names_n;
-    int oom;
-    json_t *kept[2];          /* the last two arrays kept as JSON text, and their */
-    char *kept_text[2];       /* text: the runs of a file share their histogram's bins */
+    jl__imp k;          /* the kit's context: options, result, errors, notes (indices folded) */
+    jl__jv *index;      /* borrowed from the caller of import_doc; may be NULL */
+    json_t *kept[2];    /* the last two arrays kept as JSON text, and their */
+    char *kept_text[2]; /* text: the runs of a file share their histogram's bins */
     key_slot keys[KEY_SLOTS]; /* the known keys by hash (keys_init): one strcmp a key */
 } imp;
-
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-/* Occurrence number of `name` (1 for the first time). 0 on out-of-memory. */
-static size_t name_seen(imp *c, const char *name)
-{
-    if (c->names_n * 2 >= c->names_cap) {
-        size_t ncap = c->names_cap ? c->names_cap * 2 : 1024;
-        name_slot *nt = jl__calloc_array(ncap, sizeof *nt);
-        if (!nt)
-            return 0;
-        for (size_t i = 0; i < c->names_cap; i++) {
-            if (!c->names[i].name)
-                continue;
-            size_t j = fnv1a(c->names[i].name) & (ncap - 1);
-            while (nt[j].name)
-                j = (j + 1) & (ncap - 1);
-            nt[j] = c->names[i];
-        }
-        free(c->names);
-        c->names = nt;
-        c->names_cap = ncap;
-    }
-    size_t j = fnv1a(name) & (c->names_cap - 1);
-    while (c->names[j].name) {
-        if (!strcmp(c->names[j].name, name))
-            return ++c->names[j].count;
-        j = (j + 1) & (c->names_cap - 1);
-    }
-    if (!(c->names[j].name = jl__strdup(name)))
-        return 0;
-    c->names[j].count = 1;
-    c->names_n++;
-    return 1;
-}
-
-static void names_free(imp *c)
-{
-    for (size_t i = 0; i < c->names_cap; i++)
-        free(c->names[i].name);
-    free(c->names);
-    c->names = NULL;
-    c->names_cap = c->names_n = 0;
-}
-
-/* A note: aggregated by (field without indices, message). */
-static void note(imp *c, const char *file, const char *field, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-/* The field path with [k] indices replaced by [*], for aggregation. */
-static char *generic_field(const char *field)
-{
-    jl__strbuf b;
-    jl__strbuf_init(&b);
-    for (const char *p = field ? field : ""; *p; p++) {
-        if (*p == '[') {
-            const char *q = p + 1;
-            while (*q >= '0' && *q <= '9')
-                q++;
-            if (*q == ']' && q > p + 1) {
-                jl__strbuf_puts(&b, "[*]");
-                p = q;
-                continue;
-            }
-        }
-        jl__strbuf_append(&b, p, 1);
-    }
-    return jl__strbuf_take(&b);
-}
-
-static void note(imp *c, const char *file, const char *field, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *msg = jl__vasprintf(fmt, ap);
-    va_end(ap);
-    char *gf = generic_field(field);
-    if (!msg || !gf) {
-        free(msg);
-        free(gf);
-        c->oom = 1;
-        return;
-    }
-    jl_import_result *r = c->res;
-    for (size_t i = 0; i < r->n_notes; i++)
-        if (!strcmp(r->notes[i].field, gf) && !strcmp(r->notes[i].message, msg)) {
-            r->notes[i].count++;
-            free(msg);
-            free(gf);
-            return;
-        }
-    jl_import_note *nn = realloc(r->notes, (r->n_notes + 1) * sizeof *nn);
-    if (!nn) {
-        free(msg);
-        free(gf);
-        c->oom = 1;
-        return;
-    }
-    r->notes = nn;
-    nn[r->n_notes].file = jl__strdup(file ? file : "");
-    nn[r->n_notes].field = gf;
-    nn[r->n_notes].message = msg;
-    nn[r->n_notes].count = 1;
-    if (!nn[r->n_notes].file)
-        c->oom = 1;
-    r->n_notes++;
-}
-
-/* An error for one file/field (pushed to the list). */
-static jl_status ferr(imp *c, jl_status code, const char *file, const char *field, const char *fmt,
-                      ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-
-static jl_status ferr(imp *c, jl_status code, const char *file, const char *field, const char *fmt,
-                      ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    jl_error *e = jl_error_vnew(code, file, NULL, field, -1, fmt, ap);
-    va_end(ap);
-    if (!e || jl_error_list_push(c->errors, e) != JL_OK)
-        c->oom = 1;
-    return code;
-}
 
 static const char *json_kind(const jl__jv *v)
 {
@@ -237,100 +84,6 @@ static const char *json_kind(const jl__jv *v)
     case JV_NULL: return "null";
     }
     return "something else";
-}
-
-/* ---- attribute helpers ------------------------------------------------------------ */
-
-static jl_status put_kv(jl_kv **arr, size_t *n, const char *key, const char *value, int is_num)
-{
-    for (size_t i = 0; i < *n; i++)
-        if ((*arr)[i].key[0] == key[0] && !strcmp((*arr)[i].key, key)) {
-            char *v = jl__strdup(value);
-            if (!v)
-                return JL_ENOMEM;
-            free((*arr)[i].value);
-            (*arr)[i].value = v;
-            (*arr)[i].is_number = is_num;
-            return JL_OK;
-        }
-    jl_kv *na = realloc(*arr, (*n + 1) * sizeof *na);
-    if (!na)
-        return JL_ENOMEM;
-    *arr = na;
-    na[*n].key = jl__strdup(key);
-    na[*n].value = jl__strdup(value);
-    na[*n].is_number = is_num;
-    if (!na[*n].key || !na[*n].value) {
-        free(na[*n].key);
-        free(na[*n].value);
-        return JL_ENOMEM;
-    }
-    (*n)++;
-    return JL_OK;
-}
-
-static const char *get_kv(const jl_kv *arr, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (arr[i].key[0] == key[0] && !strcmp(arr[i].key, key))
-            return arr[i].value;
-    return NULL;
-}
-
-/* The decimal digits of u, written backwards to end at `end` (exclusive);
- * returns the first. At most 20 bytes. */
-static char *digits_before(char *end, unsigned long long u)
-{
-    do
-        *--end = (char)('0' + u % 10);
-    while ((u /= 10));
-    return end;
-}
-
-/* A long long as "%lld" writes it into buf (24 bytes); returns buf. */
-static char *fmt_lld(char *buf, long long q)
-{
-    char tmp[24], *p = digits_before(tmp + sizeof tmp - 1,
-                                     q < 0 ? 0ull - (unsigned long long)q : (unsigned long long)q);
-    tmp[sizeof tmp - 1] = '\0';
-    if (q < 0)
-        *--p = '-';
-    memcpy(buf, p, (size_t)(tmp + sizeof tmp - p));
-    return buf;
-}
-
-/* v as "%.17g" writes it (buf: 64 bytes). A whole number below 2^53 is
- * its digits there (no exponent below 1e17, no point, no zeros after it),
- * written without printf's cost; -0 and the rest go to snprintf. */
-static void fmt_g17(char *buf, double v)
-{
-    if (v == floor(v) && fabs(v) < 9007199254740992.0 && (v != 0 || !signbit(v))) {
-        fmt_lld(buf, (long long)v);
-        return;
-    }
-    snprintf(buf, 64, "%.17g", v);
-}
-
-static void extra_num(imp *c, jl_run *r, const char *key, double v)
-{
-    char buf[64];
-    fmt_g17(buf, v);
-    if (put_kv(&r->attrs.extra, &r->attrs.n_extra, key, buf, 1))
-        c->oom = 1;
-}
-
-static void extra_str(imp *c, jl_run *r, const char *key, const char *v)
-{
-    if (put_kv(&r->attrs.extra, &r->attrs.n_extra, key, v, 0))
-        c->oom = 1;
-}
-
-static void summary_extra(imp *c, jl_run *r, const char *key, double v)
-{
-    char buf[64];
-    fmt_g17(buf, v);
-    if (put_kv(&r->summary.extra, &r->summary.n_extra, key, buf, 1))
-        c->oom = 1;
 }
 
 /* Keep any JSON value as an extra attribute: numbers and strings as such,
@@ -383,7 +136,7 @@ static char *int_array_text(const jl__jv *v)
         const jl__jv *x = jv_array_get(v, i);
         if (i)
             *o++ = ',';
-        const char *w = jv_is_integer(x) ? fmt_lld(o, jv_integer_value(x))
+        const char *w = jv_is_integer(x) ? jl__imp_fmt_lld(o, jv_integer_value(x))
                         : jv_is_null(x)  ? strcpy(o, "null")
                         : jv_is_true(x)  ? strcpy(o, "true")
                                          : strcpy(o, "false");
@@ -443,12 +196,12 @@ static int keep_text(imp *c, jl_run *r, const char *file, const char *field, con
 {
     size_t len = strlen(text);
     if (len > MAX_EXTRA_TEXT) {
-        note(c, file, field,
-             "%s too large to keep as an attribute (%zu bytes of JSON): not imported", json_kind(v),
-             len);
+        jl__imp_note(&c->k, file, field,
+                     "%s too large to keep as an attribute (%zu bytes of JSON): not imported",
+                     json_kind(v), len);
         return 0;
     }
-    extra_str(c, r, key, text);
+    jl__imp_extra_str(&c->k, r, key, text);
     return 1;
 }
 
@@ -456,19 +209,19 @@ static void keep_json(imp *c, jl_run *r, const char *file, const char *field, co
                       const jl__jv *v, int unknown)
 {
     if (jv_is_null(v)) {
-        note(c, file, field, "null value: nothing to keep");
+        jl__imp_note(&c->k, file, field, "null value: nothing to keep");
         return;
     }
     if (jv_is_number(v)) {
-        extra_num(c, r, key, jv_number_value(v));
+        jl__imp_extra_num(&c->k, r, key, jv_number_value(v));
     } else if (jv_is_string(v)) {
-        extra_str(c, r, key, jv_string_value(v));
+        jl__imp_extra_str(&c->k, r, key, jv_string_value(v));
     } else if (jv_is_boolean(v)) {
-        extra_str(c, r, key, jv_is_true(v) ? "true" : "false");
+        jl__imp_extra_str(&c->k, r, key, jv_is_true(v) ? "true" : "false");
     } else {
         char *text = kept_text(c, v);
         if (!text) {
-            c->oom = 1;
+            c->k.oom = 1;
             return;
         }
         int kept = keep_text(c, r, file, field, key, v, text);
@@ -477,24 +230,24 @@ static void keep_json(imp *c, jl_run *r, const char *file, const char *field, co
             return;
     }
     if (unknown)
-        note(c, file, field, "unknown field: kept as extra attribute '%s'", key);
+        jl__imp_note(&c->k, file, field, "unknown field: kept as extra attribute '%s'", key);
 }
 
 /* A string into a typed field; a different earlier value is noted. */
 static int set_string(imp *c, char **dst, const jl__jv *v, const char *file, const char *field)
 {
     if (!jv_is_string(v)) {
-        ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
+        jl__imp_err(&c->k, JL_ETYPE, file, field, -1, "expected a string, found %s", json_kind(v));
         return -1;
     }
     const char *s = jv_string_value(v);
     if (*dst && strcmp(*dst, s))
-        note(c, file, field,
-             "differs from an earlier value ('%s', index.json or the file); this one is used",
-             *dst);
+        jl__imp_note(
+            &c->k, file, field,
+            "differs from an earlier value ('%s', index.json or the file); this one is used", *dst);
     char *d = jl__strdup(s);
     if (!d) {
-        c->oom = 1;
+        c->k.oom = 1;
         return -1;
     }
     free(*dst);
@@ -505,12 +258,12 @@ static int set_string(imp *c, char **dst, const jl__jv *v, const char *file, con
 static int get_number(imp *c, const jl__jv *v, double *out, const char *file, const char *field)
 {
     if (!jv_is_number(v)) {
-        ferr(c, JL_ETYPE, file, field, "expected a number, found %s", json_kind(v));
+        jl__imp_err(&c->k, JL_ETYPE, file, field, -1, "expected a number, found %s", json_kind(v));
         return -1;
     }
     *out = jv_number_value(v);
     if (!isfinite(*out)) {
-        ferr(c, JL_EINVALID, file, field, "expected a finite number");
+        jl__imp_err(&c->k, JL_EINVALID, file, field, -1, "expected a finite number");
         return -1;
     }
     return 0;
@@ -521,7 +274,8 @@ static int get_nonneg(imp *c, const jl__jv *v, double *out, const char *file, co
     if (get_number(c, v, out, file, field))
         return -1;
     if (*out < 0) {
-        ferr(c, JL_EINVALID, file, field, "expected a number >= 0, found %.17g", *out);
+        jl__imp_err(&c->k, JL_EINVALID, file, field, -1, "expected a number >= 0, found %.17g",
+                    *out);
         return -1;
     }
     return 0;
@@ -532,13 +286,14 @@ static int get_whole(imp *c, const jl__jv *v, long min, long max, long *out, con
 {
     double d;
     if (!jv_is_number(v)) {
-        ferr(c, JL_ETYPE, file, field, "expected a whole number, found %s", json_kind(v));
+        jl__imp_err(&c->k, JL_ETYPE, file, field, -1, "expected a whole number, found %s",
+                    json_kind(v));
         return -1;
     }
     d = jv_number_value(v);
     if (!isfinite(d) || d != floor(d) || d < (double)min || d > (double)max) {
-        ferr(c, JL_EINVALID, file, field, "expected a whole number in %ld..%ld, found %.17g", min,
-             max, d);
+        jl__imp_err(&c->k, JL_EINVALID, file, field, -1,
+                    "expected a whole number in %ld..%ld, found %.17g", min, max, d);
         return -1;
     }
     *out = (long)d;
@@ -561,30 +316,33 @@ static int model_key(imp *c, jl_run *r, const char *key, key_kind kind, const jl
         return set_string(c, &r->attrs.precision, v, file, field) ? -1 : 1;
     if (kind == K_PARAMS) {
         if (jv_is_null(v)) {
-            note(c, file, field, "null value skipped");
+            jl__imp_note(&c->k, file, field, "null value skipped");
             return 1;
         }
         if (get_nonneg(c, v, &d, file, field))
             return -1;
         double *dst = key[0] == 't' ? &r->attrs.total_params : &r->attrs.active_params;
         if (!isnan(*dst) && *dst != d * 1e9)
-            note(c, file, field,
-                 "differs from an earlier value (%.17g, index.json or the file); this one is used",
-                 *dst / 1e9);
+            jl__imp_note(
+                &c->k, file, field,
+                "differs from an earlier value (%.17g, index.json or the file); this one is used",
+                *dst / 1e9);
         *dst = d * 1e9;
         return 1;
     }
     if (kind == K_MODEL_TEXT) {
         if (!jv_is_string(v)) {
-            ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
+            jl__imp_err(&c->k, JL_ETYPE, file, field, -1, "expected a string, found %s",
+                        json_kind(v));
             return -1;
         }
-        const char *old = get_kv(r->attrs.extra, r->attrs.n_extra, key);
+        const char *old = jl__imp_extra_get(r, key);
         if (old && strcmp(old, jv_string_value(v)))
-            note(c, file, field,
-                 "differs from an earlier value ('%s', index.json or the file); this one is used",
-                 old);
-        extra_str(c, r, key, jv_string_value(v));
+            jl__imp_note(
+                &c->k, file, field,
+                "differs from an earlier value ('%s', index.json or the file); this one is used",
+                old);
+        jl__imp_extra_str(&c->k, r, key, jv_string_value(v));
         return 1;
     }
     return 0;
@@ -609,27 +367,29 @@ static int read_series(imp *c, const jl__jv *obj, series *out, const char *file,
 {
     memset(out, 0, sizeof *out);
     if (!jv_is_object(obj)) {
-        ferr(c, JL_ETYPE, file, field, "expected an object {\"timestamps\", \"values\"}, found %s",
-             json_kind(obj));
+        jl__imp_err(&c->k, JL_ETYPE, file, field, -1,
+                    "expected an object {\"timestamps\", \"values\"}, found %s", json_kind(obj));
         return -1;
     }
     const jl__jv *ts = jv_object_get(obj, "timestamps"), *vs = jv_object_get(obj, "values");
     if (!jv_is_array(ts) || !jv_is_array(vs)) {
-        ferr(c, JL_ETYPE, file, field, "expected arrays \"timestamps\" and \"values\"");
+        jl__imp_err(&c->k, JL_ETYPE, file, field, -1,
+                    "expected arrays \"timestamps\" and \"values\"");
         return -1;
     }
     const char *k;
     jl__jv *x;
     jv_object_foreach((jl__jv *)obj, k, x) if (strcmp(k, "timestamps") && strcmp(k, "values"))
-        note(c, file, field, "unknown key '%s' in a timeline: not imported", k);
+        jl__imp_note(&c->k, file, field, "unknown key '%s' in a timeline: not imported", k);
     size_t n = jv_array_size(ts);
     if (n != jv_array_size(vs)) {
-        ferr(c, JL_EINVALID, file, field, "%zu timestamps but %zu values", n, jv_array_size(vs));
+        jl__imp_err(&c->k, JL_EINVALID, file, field, -1, "%zu timestamps but %zu values", n,
+                    jv_array_size(vs));
         return -1;
     }
-    if (n > c->opt->max_series) {
-        ferr(c, JL_ELIMIT, file, field, "%zu samples, more than the limit %zu", n,
-             c->opt->max_series);
+    if (n > c->k.opt->max_series) {
+        jl__imp_err(&c->k, JL_ELIMIT, file, field, -1, "%zu samples, more than the limit %zu", n,
+                    c->k.opt->max_series);
         return -1;
     }
     if (n == 0)
@@ -638,28 +398,29 @@ static int read_series(imp *c, const jl__jv *obj, series *out, const char *file,
     out->v = jl__malloc_array(n, sizeof *out->v);
     if (!out->t || !out->v) {
         series_free(out);
-        c->oom = 1;
+        c->k.oom = 1;
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
         const jl__jv *a = jv_array_get(ts, i), *b = jv_array_get(vs, i);
         if (!jv_is_number(a) || !jv_is_number(b)) {
-            ferr(c, JL_ETYPE, file, field, "sample %zu: expected numbers, found %s and %s", i,
-                 json_kind(a), json_kind(b));
+            jl__imp_err(&c->k, JL_ETYPE, file, field, -1,
+                        "sample %zu: expected numbers, found %s and %s", i, json_kind(a),
+                        json_kind(b));
             series_free(out);
             return -1;
         }
         out->t[i] = jv_number_value(a);
         out->v[i] = jv_number_value(b);
         if (!isfinite(out->t[i]) || !isfinite(out->v[i])) {
-            ferr(c, JL_EINVALID, file, field, "sample %zu: not finite", i);
+            jl__imp_err(&c->k, JL_EINVALID, file, field, -1, "sample %zu: not finite", i);
             series_free(out);
             return -1;
         }
         if (i && out->t[i] < out->t[i - 1]) {
-            ferr(c, JL_EINVALID, file, field,
-                 "timestamps not non-decreasing at sample %zu (%.17g after %.17g)", i, out->t[i],
-                 out->t[i - 1]);
+            jl__imp_err(&c->k, JL_EINVALID, file, field, -1,
+                        "timestamps not non-decreasing at sample %zu (%.17g after %.17g)", i,
+                        out->t[i], out->t[i - 1]);
             series_free(out);
             return -1;
         }
@@ -718,12 +479,12 @@ static double *spread(imp *c, const double *v, size_t n, size_t G, double scale)
 {
     size_t total;
     if (!jl__mul_size(n, G, &total)) {
-        c->oom = 1;
+        c->k.oom = 1;
         return NULL;
     }
     double *out = jl__malloc_array(total ? total : 1, sizeof *out);
     if (!out) {
-        c->oom = 1;
+        c->k.oom = 1;
         return NULL;
     }
     for (size_t i = 0; i < n; i++)
@@ -732,189 +493,231 @@ static double *spread(imp *c, const double *v, size_t n, size_t G, double scale)
     return out;
 }
 
+/* The timelines of one configuration, as read. */
+typedef struct tl_set {
+    series pi, pa, te, bs, kv; /* power_instant, power_average, temperature, batch_size, KV */
+} tl_set;
+
+static void timelines_free(tl_set *t)
+{
+    series_free(&t->pi);
+    series_free(&t->pa);
+    series_free(&t->te);
+    series_free(&t->bs);
+    series_free(&t->kv);
+}
+
+/* One member of `timelines`: k names the series. 0 or -1 (reported). */
+static int read_timeline(imp *c, tl_set *t, const char *k, const jl__jv *x, const char *file,
+                         const char *sub)
+{
+    series *dst = !strcmp(k, "power_instant")                                              ? &t->pi
+                  : !strcmp(k, "power_average")                                            ? &t->pa
+                  : !strcmp(k, "temperature")                                              ? &t->te
+                  : !strcmp(k, "batch_size")                                               ? &t->bs
+                  : (!strcmp(k, "kv_cache_usage_percent") || !strcmp(k, "kv_cache_usage")) ? &t->kv
+                                                                                           : NULL;
+    if (!dst) {
+        jl__imp_note(&c->k, file, sub, "unknown timeline: not imported");
+        return 0;
+    }
+    if (jv_is_null(x)) {
+        jl__imp_note(&c->k, file, sub, "null timeline skipped");
+        return 0;
+    }
+    if (dst->t) {
+        jl__imp_err(&c->k, JL_EINVALID, file, sub, -1, "KV-cache timeline given twice");
+        return -1;
+    }
+    if (read_series(c, x, dst, file, sub))
+        return -1;
+    if (dst == &t->kv && !strcmp(k, "kv_cache_usage"))
+        for (size_t i = 0; i < t->kv.n; i++)
+            t->kv.v[i] *= 100.0; /* stored below as a share: keep one convention */
+    return 0;
+}
+
+/* timelines: {power_instant, ...} and the configuration's own
+ * kv_cache_usage_percent timeline. 0 or -1 (reported). */
+static int read_timelines(imp *c, tl_set *t, const jl__jv *tl, const jl__jv *kv_tl,
+                          const char *file, const char *field)
+{
+    if (!jv_is_object(tl) && tl) {
+        jl__imp_err(&c->k, JL_ETYPE, file, field, -1, "expected an object of timelines, found %s",
+                    json_kind(tl));
+        return -1;
+    }
+    const char *k;
+    jl__jv *x;
+    if (tl)
+        jv_object_foreach((jl__jv *)tl, k, x)
+        {
+            char *sub = jl__asprintf("%s.%s", field, k);
+            int rc = sub ? read_timeline(c, t, k, x, file, sub) : -1;
+            if (!sub)
+                c->k.oom = 1;
+            free(sub);
+            if (rc)
+                return -1;
+        }
+    if (kv_tl) {
+        if (t->kv.t) {
+            jl__imp_err(&c->k, JL_EINVALID, file, field, -1, "KV-cache timeline given twice");
+            return -1;
+        }
+        if (read_series(c, kv_tl, &t->kv, file, "kv_cache_usage_percent"))
+            return -1;
+    }
+    return 0;
+}
+
+/* power/: power_instant (else power_average) as watts, power_average as
+ * watts_avg (interpolated onto power_instant's times where they differ). */
+static int power_series(imp *c, jl_run *r, const tl_set *t, const char *file, const char *field)
+{
+    const series *pi = &t->pi, *pa = &t->pa;
+    size_t G = (size_t)r->attrs.num_gpus;
+    const series *main = pi->n ? pi : pa;
+    if (!pi->n)
+        jl__imp_note(&c->k, file, field,
+                     "power_average without power_instant: written as power/watts (the only "
+                     "power timeline)");
+    r->power_n = main->n;
+    if (!(r->power_time = jl__malloc_array(main->n, sizeof *r->power_time))) {
+        c->k.oom = 1;
+        return -1;
+    }
+    memcpy(r->power_time, main->t, main->n * sizeof *main->t);
+    /* one GPU's reading per value unless the source says it is the sum
+     * over the GPUs (docs/import.md, "Timelines") */
+    const double pscale = c->k.opt->timeline_power_is_sum ? 1.0 / (double)G : 1.0;
+    if (!(r->watts.v = spread(c, main->v, main->n, G, pscale)))
+        return -1;
+    r->watts.n = main->n;
+    r->watts.g = G;
+    if (pi->n && pa->n) {
+        double *avg = jl__malloc_array(pi->n, sizeof *avg);
+        if (!avg) {
+            c->k.oom = 1;
+            return -1;
+        }
+        int same = same_times(pi, pa);
+        for (size_t i = 0; i < pi->n; i++)
+            avg[i] = same ? pa->v[i] : interp_linear(pa, pi->t[i]);
+        if (!same)
+            jl__imp_note(&c->k, file, field,
+                         "power_average has its own timestamps: interpolated (linearly) onto "
+                         "power_instant's for power/watts_avg");
+        r->watts_avg.v = spread(c, avg, pi->n, G, pscale);
+        free(avg);
+        if (!r->watts_avg.v)
+            return -1;
+        r->watts_avg.n = pi->n;
+        r->watts_avg.g = G;
+    }
+    if (G > 1)
+        jl__imp_extra_str(&c->k, r, "imported_power_split",
+                          c->k.opt->timeline_power_is_sum
+                              ? "total / num_gpus per GPU (the source says each value is the sum)"
+                              : "each value repeated on every GPU column (one GPU's reading: the "
+                                "source merged all GPUs' points into one list)");
+    return 0;
+}
+
+/* gpu/temp_c: the one published series, repeated per GPU. */
+static int temp_series(imp *c, jl_run *r, const series *te)
+{
+    size_t G = (size_t)r->attrs.num_gpus;
+    r->gpu_n = te->n;
+    if (!(r->gpu_time = jl__malloc_array(te->n, sizeof *r->gpu_time))) {
+        c->k.oom = 1;
+        return -1;
+    }
+    memcpy(r->gpu_time, te->t, te->n * sizeof *te->t);
+    if (!(r->temp_c.v = spread(c, te->v, te->n, G, 1.0)))
+        return -1;
+    r->temp_c.n = te->n;
+    r->temp_c.g = G;
+    if (G > 1)
+        jl__imp_extra_str(&c->k, r, "imported_temperature",
+                          "one published series, repeated per GPU");
+    return 0;
+}
+
+/* engine/running from batch_size, engine/kv_cache_usage held onto its
+ * times; a KV-cache timeline alone is kept as its time-weighted mean. */
+static int engine_series(imp *c, jl_run *r, const series *bs, const series *kv, const char *file,
+                         const char *field)
+{
+    if (!bs->n) {
+        /* engine/ needs running: keep the time-weighted mean as a figure */
+        double num = 0, den = 0;
+        for (size_t i = 0; i + 1 < kv->n; i++) {
+            num += kv->v[i] * (kv->t[i + 1] - kv->t[i]);
+            den += kv->t[i + 1] - kv->t[i];
+        }
+        jl__imp_summary_num(&c->k, r, "avg_kv_cache_usage",
+                            (den > 0 ? num / den : kv->v[0]) / 100.0);
+        jl__imp_note(&c->k, file, field,
+                     "KV-cache timeline without a batch_size timeline: engine/ needs running, so "
+                     "only its time-weighted mean is kept (summary avg_kv_cache_usage)");
+        return 0;
+    }
+    r->engine_n = bs->n;
+    r->engine_time = jl__malloc_array(bs->n, sizeof *r->engine_time);
+    r->running = jl__malloc_array(bs->n, sizeof *r->running);
+    if (!r->engine_time || !r->running) {
+        c->k.oom = 1;
+        return -1;
+    }
+    for (size_t i = 0; i < bs->n; i++) {
+        double v = bs->v[i];
+        if (v < 0 || v > (double)INT32_MAX) {
+            jl__imp_err(&c->k, JL_EINVALID, file, field, -1,
+                        "batch_size sample %zu out of range (%.17g running sequences)", i, v);
+            return -1;
+        }
+        r->engine_time[i] = bs->t[i];
+        r->running[i] = (int32_t)lround(v);
+    }
+    if (!kv->n)
+        return 0;
+    if (!(r->kv_cache_usage = jl__malloc_array(bs->n, sizeof *r->kv_cache_usage))) {
+        c->k.oom = 1;
+        return -1;
+    }
+    int same = same_times(bs, kv);
+    for (size_t i = 0; i < bs->n; i++)
+        r->kv_cache_usage[i] = (float)((same ? kv->v[i] : interp_hold(kv, bs->t[i])) / 100.0);
+    if (!same)
+        jl__imp_note(&c->k, file, field,
+                     "KV-cache timeline has its own timestamps: held (last value) onto "
+                     "batch_size's for engine/kv_cache_usage");
+    return 0;
+}
+
 /* timelines: {power_instant, power_average, temperature, batch_size, ...}.
  * kv is the configuration's kv_cache_usage_percent when it is a timeline. */
 static int import_timelines(imp *c, jl_run *r, const jl__jv *tl, const jl__jv *kv_tl,
                             const char *file, const char *field)
 {
-    int rc = -1;
-    series pi = {0}, pa = {0}, te = {0}, bs = {0}, kv = {0};
-    if (!jv_is_object(tl) && tl) {
-        ferr(c, JL_ETYPE, file, field, "expected an object of timelines, found %s", json_kind(tl));
-        return -1;
-    }
-    const char *k;
-    jl__jv *x;
-    char *sub = NULL;
-    if (tl)
-        jv_object_foreach((jl__jv *)tl, k, x)
-        {
-            free(sub);
-            if (!(sub = jl__asprintf("%s.%s", field, k))) {
-                c->oom = 1;
-                goto end;
-            }
-            series *dst = !strcmp(k, "power_instant")   ? &pi
-                          : !strcmp(k, "power_average") ? &pa
-                          : !strcmp(k, "temperature")   ? &te
-                          : !strcmp(k, "batch_size")    ? &bs
-                          : (!strcmp(k, "kv_cache_usage_percent") || !strcmp(k, "kv_cache_usage"))
-                              ? &kv
-                              : NULL;
-            if (!dst) {
-                note(c, file, sub, "unknown timeline: not imported");
-                continue;
-            }
-            if (jv_is_null(x)) {
-                note(c, file, sub, "null timeline skipped");
-                continue;
-            }
-            if (dst->t) {
-                ferr(c, JL_EINVALID, file, sub, "KV-cache timeline given twice");
-                goto end;
-            }
-            if (read_series(c, x, dst, file, sub))
-                goto end;
-            if (dst == &kv && !strcmp(k, "kv_cache_usage"))
-                for (size_t i = 0; i < kv.n; i++)
-                    kv.v[i] *= 100.0; /* stored below as a share: keep one convention */
-        }
-    if (kv_tl) {
-        if (kv.t) {
-            ferr(c, JL_EINVALID, file, field, "KV-cache timeline given twice");
-            goto end;
-        }
-        free(sub);
-        if (!(sub = jl__asprintf("%s", field)))
-            goto end;
-        if (read_series(c, kv_tl, &kv, file, "kv_cache_usage_percent"))
-            goto end;
-    }
-    size_t G = (size_t)r->attrs.num_gpus;
-    /* power/ */
-    if (pi.n || pa.n) {
-        series *main = pi.n ? &pi : &pa;
-        if (!pi.n)
-            note(c, file, field,
-                 "power_average without power_instant: written as power/watts (the only power "
-                 "timeline)");
-        r->power_n = main->n;
-        if (!(r->power_time = jl__malloc_array(main->n, sizeof *r->power_time))) {
-            c->oom = 1;
-            goto end;
-        }
-        memcpy(r->power_time, main->t, main->n * sizeof *main->t);
-        /* one GPU's reading per value unless the source says it is the sum
-         * over the GPUs (docs/import.md, "Timelines") */
-        const double pscale = c->opt->timeline_power_is_sum ? 1.0 / (double)G : 1.0;
-        if (!(r->watts.v = spread(c, main->v, main->n, G, pscale)))
-            goto end;
-        r->watts.n = main->n;
-        r->watts.g = G;
-        if (pi.n && pa.n) {
-            double *avg = jl__malloc_array(pi.n, sizeof *avg);
-            if (!avg) {
-                c->oom = 1;
-                goto end;
-            }
-            int same = same_times(&pi, &pa);
-            for (size_t i = 0; i < pi.n; i++)
-                avg[i] = same ? pa.v[i] : interp_linear(&pa, pi.t[i]);
-            if (!same)
-                note(c, file, field,
-                     "power_average has its own timestamps: interpolated (linearly) onto "
-                     "power_instant's for power/watts_avg");
-            r->watts_avg.v = spread(c, avg, pi.n, G, pscale);
-            free(avg);
-            if (!r->watts_avg.v)
-                goto end;
-            r->watts_avg.n = pi.n;
-            r->watts_avg.g = G;
-        }
-        if (G > 1)
-            extra_str(c, r, "imported_power_split",
-                      c->opt->timeline_power_is_sum
-                          ? "total / num_gpus per GPU (the source says each value is the sum)"
-                          : "each value repeated on every GPU column (one GPU's reading: the "
-                            "source merged all GPUs' points into one list)");
-    }
-    /* gpu/temp_c */
-    if (te.n) {
-        r->gpu_n = te.n;
-        if (!(r->gpu_time = jl__malloc_array(te.n, sizeof *r->gpu_time))) {
-            c->oom = 1;
-            goto end;
-        }
-        memcpy(r->gpu_time, te.t, te.n * sizeof *te.t);
-        if (!(r->temp_c.v = spread(c, te.v, te.n, G, 1.0)))
-            goto end;
-        r->temp_c.n = te.n;
-        r->temp_c.g = G;
-        if (G > 1)
-            extra_str(c, r, "imported_temperature", "one published series, repeated per GPU");
-    }
-    /* engine/running (+ kv) */
-    if (bs.n) {
-        r->engine_n = bs.n;
-        r->engine_time = jl__malloc_array(bs.n, sizeof *r->engine_time);
-        r->running = jl__malloc_array(bs.n, sizeof *r->running);
-        if (!r->engine_time || !r->running) {
-            c->oom = 1;
-            goto end;
-        }
-        for (size_t i = 0; i < bs.n; i++) {
-            double v = bs.v[i];
-            if (v < 0 || v > (double)INT32_MAX) {
-                ferr(c, JL_EINVALID, file, field,
-                     "batch_size sample %zu out of range (%.17g running sequences)", i, v);
-                goto end;
-            }
-            r->engine_time[i] = bs.t[i];
-            r->running[i] = (int32_t)lround(v);
-        }
-        if (kv.n) {
-            if (!(r->kv_cache_usage = jl__malloc_array(bs.n, sizeof *r->kv_cache_usage))) {
-                c->oom = 1;
-                goto end;
-            }
-            int same = same_times(&bs, &kv);
-            for (size_t i = 0; i < bs.n; i++)
-                r->kv_cache_usage[i] =
-                    (float)((same ? kv.v[i] : interp_hold(&kv, bs.t[i])) / 100.0);
-            if (!same)
-                note(c, file, field,
-                     "KV-cache timeline has its own timestamps: held (last value) onto "
-                     "batch_size's for engine/kv_cache_usage");
-        }
-    } else if (kv.n) {
-        /* engine/ needs running: keep the time-weighted mean as a figure */
-        double num = 0, den = 0;
-        for (size_t i = 0; i + 1 < kv.n; i++) {
-            num += kv.v[i] * (kv.t[i + 1] - kv.t[i]);
-            den += kv.t[i + 1] - kv.t[i];
-        }
-        summary_extra(c, r, "avg_kv_cache_usage", (den > 0 ? num / den : kv.v[0]) / 100.0);
-        note(c, file, field,
-             "KV-cache timeline without a batch_size timeline: engine/ needs running, so only "
-             "its time-weighted mean is kept (summary avg_kv_cache_usage)");
-    }
-    if (r->power_n || r->gpu_n || r->engine_n) {
-        c->res->n_with_timelines++;
+    tl_set t = {0};
+    int rc = read_timelines(c, &t, tl, kv_tl, file, field);
+    if (!rc && (t.pi.n || t.pa.n))
+        rc = power_series(c, r, &t, file, field);
+    if (!rc && t.te.n)
+        rc = temp_series(c, r, &t.te);
+    if (!rc && (t.bs.n || t.kv.n))
+        rc = engine_series(c, r, &t.bs, &t.kv, file, field);
+    if (!rc && (r->power_n || r->gpu_n || r->engine_n)) {
+        c->k.res->n_with_timelines++;
         /* spec 1.1: the published figures stay beside the series, named by
          * their source; the writer of these timelines kept only the
          * steady-state points, times from the window's start */
-        extra_str(c, r, "window", "steady_state_only");
-        if (put_kv(&r->summary.extra, &r->summary.n_extra, "source", "ML.ENERGY Leaderboard", 0))
-            c->oom = 1;
+        jl__imp_extra_str(&c->k, r, "window", "steady_state_only");
+        jl__imp_summary_str(&c->k, r, "source", "ML.ENERGY Leaderboard");
     }
-    rc = 0;
-end:
-    free(sub);
-    series_free(&pi);
-    series_free(&pa);
-    series_free(&te);
-    series_free(&bs);
-    series_free(&kv);
+    timelines_free(&t);
     return rc;
 }
 
@@ -1054,7 +857,7 @@ static int config_key(imp *c, jl_run *r, const jv_member *m, const char *file, c
     const jl__jv *v = m->v;
     double d;
     if (jv_is_null(v)) {
-        note(c, file, field, "null value skipped");
+        jl__imp_note(&c->k, file, field, "null value skipped");
         return 0;
     }
     const key_slot *ks = key_of(c, key, m->klen);
@@ -1065,21 +868,21 @@ static int config_key(imp *c, jl_run *r, const jv_member *m, const char *file, c
             return -1;
         double *dst = (double *)((char *)&r->summary + sf->off);
         if (!isnan(*dst)) {
-            ferr(c, JL_EINVALID, file, field, "a second value for the same figure");
+            jl__imp_err(&c->k, JL_EINVALID, file, field, -1, "a second value for the same figure");
             return -1;
         }
         *dst = d * sf->scale;
         r->summary.present = 1;
         if (!strcmp(key, "energy_per_image_joules"))
-            extra_str(c, r, "item", "image");
+            jl__imp_extra_str(&c->k, r, "item", "image");
         else if (!strcmp(key, "energy_per_video_joules"))
-            extra_str(c, r, "item", "video");
+            jl__imp_extra_str(&c->k, r, "item", "video");
         return 0;
     }
     if (kind == K_THROUGHPUT) {
         if (get_nonneg(c, v, &d, file, field))
             return -1;
-        summary_extra(c, r, "items_per_s", d);
+        jl__imp_summary_num(&c->k, r, "items_per_s", d);
         r->summary.present = 1;
         return 0;
     }
@@ -1090,11 +893,12 @@ static int config_key(imp *c, jl_run *r, const jv_member *m, const char *file, c
         if (get_whole(c, v, f->min, max, &lv, file, field))
             return -1;
         if (f->extra) {
-            extra_num(c, r, f->extra, (double)lv);
+            jl__imp_extra_num(&c->k, r, f->extra, (double)lv);
         } else {
             long *dst = (long *)((char *)&r->attrs + f->off);
             if (*dst >= 0 && *dst != lv) {
-                ferr(c, JL_EINVALID, file, field, "conflicts with an earlier value %ld", *dst);
+                jl__imp_err(&c->k, JL_EINVALID, file, field, -1,
+                            "conflicts with an earlier value %ld", *dst);
                 return -1;
             }
             *dst = lv;
@@ -1106,18 +910,19 @@ static int config_key(imp *c, jl_run *r, const jv_member *m, const char *file, c
     if (kind == K_FPS) {
         if (get_nonneg(c, v, &d, file, field))
             return -1;
-        extra_num(c, r, "fps", d);
+        jl__imp_extra_num(&c->k, r, "fps", d);
         return 0;
     }
     if (kind == K_NOTES) {
         if (!jv_is_string(v)) {
-            ferr(c, JL_ETYPE, file, field, "expected a string, found %s", json_kind(v));
+            jl__imp_err(&c->k, JL_ETYPE, file, field, -1, "expected a string, found %s",
+                        json_kind(v));
             return -1;
         }
         if (*jv_string_value(v)) {
             char *s = jl__strdup(jv_string_value(v));
             if (!s) {
-                c->oom = 1;
+                c->k.oom = 1;
                 return -1;
             }
             free(r->attrs.notes);
@@ -1133,7 +938,8 @@ static int config_key(imp *c, jl_run *r, const jv_member *m, const char *file, c
             keep_json(c, r, file, field, "output_length_counts", counts, 0);
         } else {
             keep_json(c, r, file, field, "output_length_distribution", v, 0);
-            note(c, file, field, "not the expected {bins, counts} histogram: kept as JSON text");
+            jl__imp_note(&c->k, file, field,
+                         "not the expected {bins, counts} histogram: kept as JSON text");
         }
         return 0;
     }
@@ -1143,7 +949,7 @@ static int config_key(imp *c, jl_run *r, const jv_member *m, const char *file, c
     /* unknown: kept */
     char *k = extra_prefix ? jl__asprintf("%s.%s", extra_prefix, key) : jl__strdup(key);
     if (!k) {
-        c->oom = 1;
+        c->k.oom = 1;
         return -1;
     }
     keep_json(c, r, file, field, k, v, 1);
@@ -1200,43 +1006,6 @@ static const char *guess_workload(const jl__jv *file_obj, const jl_run *r, const
     }
     *why = "neither the fields nor the task's name saying otherwise";
     return "llm";
-}
-
-/* s for a run name: '/' as "__", control bytes, ' ' and '\\' as '_'
- * (NULL: "unknown"); NULL when out of memory. */
-static char *sanitize(const char *s)
-{
-    const char *in = s ? s : "unknown";
-    size_t len = strlen(in);
-    char *out = malloc(2 * len + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (const char *p = in; *p; p++) {
-        if (*p == '/') {
-            *o++ = '_';
-            *o++ = '_';
-        } else {
-            *o++ = (unsigned char)*p < 0x20 || *p == ' ' || *p == '\\' ? '_' : *p;
-        }
-    }
-    *o = '\0';
-    return out;
-}
-
-static int push_run(imp *c, jl_run *r)
-{
-    if (c->res->n_runs == c->runs_cap) {
-        size_t ncap = c->runs_cap ? c->runs_cap * 2 : 256;
-        jl_run **nr = realloc(c->res->runs, ncap * sizeof *nr);
-        if (!nr) {
-            c->oom = 1;
-            return -1;
-        }
-        c->res->runs = nr;
-        c->runs_cap = ncap;
-    }
-    c->res->runs[c->res->n_runs++] = r;
-    return 0;
 }
 
 /* The members of an object in key order (deterministic order of extras),
@@ -1308,69 +1077,73 @@ static char *concat(const char *const *parts, size_t n)
 static void index_path(char *buf, size_t idx)
 {
     memcpy(buf, "configurations[", 15);
-    fmt_lld(buf + 15, (long long)idx);
+    jl__imp_fmt_lld(buf + 15, (long long)idx);
     strcat(buf + 15, "]");
 }
 
-/* One configuration of a file. file_obj: the file's top level. */
-static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, size_t idx,
-                          const char *file, const char *task_display_name)
+/* Field paths built key after key (grown as needed, reused). */
+typedef struct field_paths {
+    char *field, *pf;
+    size_t field_cap, pf_cap;
+} field_paths;
+
+/* The model's layer: its index.json entry (lowest: the file and the
+ * configuration override it). 0 or -1 (reported). */
+static int config_model(imp *c, jl_run *r, const jl__jv *file_obj, const jl__jv *cfg,
+                        const char *file, const char *path, field_paths *pb)
 {
-    char path[48], *field = NULL, *pf = NULL, *ipre = NULL;
-    size_t field_cap = 0, pf_cap = 0;
-    index_path(path, idx);
-    jl_run *r = jl_run_new();
-    const jv_member **keys = NULL;
-    int ok = 0;
-    if (!r) {
-        c->oom = 1;
-        goto end;
-    }
-    if (!jv_is_object(cfg)) {
-        ferr(c, JL_ETYPE, file, path, "expected an object, found %s", json_kind(cfg));
-        goto end;
-    }
-    /* model id first: the index entry is the lowest layer */
     const jl__jv *mid = jv_object_get(cfg, "model_id");
     if (!mid)
         mid = jv_object_get(file_obj, "model_id");
     if (!jv_is_string(mid)) {
-        ferr(c, mid ? JL_ETYPE : JL_EMISSING, file, path, "model_id: %s",
-             mid ? "expected a string" : "missing (neither in the file nor in the configuration)");
-        goto end;
+        jl__imp_err(&c->k, mid ? JL_ETYPE : JL_EMISSING, file, path, -1, "model_id: %s",
+                    mid ? "expected a string"
+                        : "missing (neither in the file nor in the configuration)");
+        return -1;
     }
     const jl__jv *entry = index_entry(c, jv_string_value(mid));
+    if (!entry || !jv_is_object(entry)) {
+        if (c->index)
+            jl__imp_note(&c->k, file, "model_id",
+                         "model not listed in index.json (no nickname from there)");
+        return 0;
+    }
     size_t nk;
-    if (entry && jv_is_object(entry)) {
-        free(keys);
-        if (!(keys = sorted_members(entry, &nk)) ||
-            !(ipre = concat((const char *[]){"index.json: models.", jv_string_value(mid)}, 2))) {
-            c->oom = 1;
-            goto end;
+    const jv_member **keys = sorted_members(entry, &nk);
+    char *ipre = concat((const char *[]){"index.json: models.", jv_string_value(mid)}, 2);
+    int rc = keys && ipre ? 0 : -1;
+    if (rc)
+        c->k.oom = 1;
+    for (size_t i = 0; !rc && i < nk; i++) {
+        const char *k = keys[i]->key;
+        const jl__jv *v = keys[i]->v;
+        if (!join_into(&pb->field, &pb->field_cap, ipre, k)) {
+            c->k.oom = 1;
+            rc = -1;
+            break;
         }
-        for (size_t i = 0; i < nk; i++) {
-            const char *k = keys[i]->key;
-            const jl__jv *v = keys[i]->v;
-            if (!join_into(&field, &field_cap, ipre, k)) {
-                c->oom = 1;
-                goto end;
-            }
-            int m = model_key(c, r, k, kind_of(key_of(c, k, keys[i]->klen)), v, file, field);
-            if (m < 0)
-                goto end;
-            if (m == 0)
-                keep_json(c, r, file, field, k, v, 1);
-        }
-    } else if (c->index) {
-        note(c, file, "model_id", "model not listed in index.json (no nickname from there)");
+        int m = model_key(c, r, k, kind_of(key_of(c, k, keys[i]->klen)), v, file, pb->field);
+        if (m < 0)
+            rc = -1;
+        else if (m == 0)
+            keep_json(c, r, file, pb->field, k, v, 1);
     }
-    /* the file's top level */
     free(keys);
-    if (!(keys = sorted_members(file_obj, &nk))) {
-        c->oom = 1;
-        goto end;
+    free(ipre);
+    return rc;
+}
+
+/* The file's top level (model and task keys shared by its configurations). */
+static int config_file_keys(imp *c, jl_run *r, const jl__jv *file_obj, const char *file)
+{
+    size_t nk;
+    const jv_member **keys = sorted_members(file_obj, &nk);
+    if (!keys) {
+        c->k.oom = 1;
+        return -1;
     }
-    for (size_t i = 0; i < nk; i++) {
+    int rc = 0;
+    for (size_t i = 0; !rc && i < nk; i++) {
         const char *k = keys[i]->key;
         key_kind kind = kind_of(key_of(c, k, keys[i]->klen));
         if (kind == K_CONFIGURATIONS || kind == K_HISTOGRAM ||
@@ -1380,85 +1153,97 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
         if (kind == K_MODEL_TEXT && !strcmp(k, "architecture") && jv_is_string(v) &&
             !strcmp(jv_string_value(v), "diffusion") && !jv_object_get(file_obj, "model_id"))
             continue; /* tasks/<diffusion>.json: the task's kind, not a model architecture */
-        if (config_key(c, r, keys[i], file, k, NULL))
-            goto end;
+        rc = config_key(c, r, keys[i], file, k, NULL);
     }
-    if (task_display_name)
-        extra_str(c, r, "task_display_name", task_display_name);
-    /* the configuration */
     free(keys);
-    if (!(keys = sorted_members(cfg, &nk))) {
-        c->oom = 1;
-        goto end;
+    return rc;
+}
+
+/* parallelization: {tensor_parallel, ...} as configuration keys. */
+static int config_parallel(imp *c, jl_run *r, const jl__jv *v, const char *file, field_paths *pb)
+{
+    if (!jv_is_object(v)) {
+        jl__imp_err(&c->k, JL_ETYPE, file, pb->field, -1, "expected an object, found %s",
+                    json_kind(v));
+        return -1;
     }
-    const jl__jv *timelines = NULL, *kv_tl = NULL;
-    for (size_t i = 0; i < nk; i++) {
+    size_t np;
+    const jv_member **pk = sorted_members(v, &np);
+    if (!pk) {
+        c->k.oom = 1;
+        return -1;
+    }
+    int rc = 0;
+    for (size_t q = 0; !rc && q < np; q++) {
+        if (!join_into(&pb->pf, &pb->pf_cap, pb->field, pk[q]->key)) {
+            c->k.oom = 1;
+            rc = -1;
+        } else {
+            rc = config_key(c, r, pk[q], file, pb->pf, "parallelization");
+        }
+    }
+    free(pk);
+    return rc;
+}
+
+/* The configuration's own keys; its timelines are returned, read later. */
+static int config_own_keys(imp *c, jl_run *r, const jl__jv *cfg, const char *file, const char *path,
+                           field_paths *pb, const jl__jv **timelines, const jl__jv **kv_tl)
+{
+    size_t nk;
+    const jv_member **keys = sorted_members(cfg, &nk);
+    if (!keys) {
+        c->k.oom = 1;
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; !rc && i < nk; i++) {
         const char *k = keys[i]->key;
         const jl__jv *v = keys[i]->v;
         key_kind kind = kind_of(key_of(c, k, keys[i]->klen));
-        if (!join_into(&field, &field_cap, path, k)) {
-            c->oom = 1;
-            goto end;
-        }
-        if (kind == K_TIMELINES) {
-            if (!jv_is_null(v))
-                timelines = v;
-            else
-                note(c, file, field, "null value skipped");
-            continue;
-        }
-        if (kind == K_KV_CACHE && jv_is_object(v)) {
-            kv_tl = v;
-            continue;
-        }
-        if (kind == K_KV_CACHE && jv_is_number(v)) {
-            double d;
-            if (get_nonneg(c, v, &d, file, field))
-                goto end;
-            summary_extra(c, r, "avg_kv_cache_usage", d / 100.0);
-            r->summary.present = 1;
-            continue;
-        }
-        if (kind == K_PARALLELIZATION) {
-            if (!jv_is_object(v)) {
-                ferr(c, JL_ETYPE, file, field, "expected an object, found %s", json_kind(v));
-                goto end;
+        double d;
+        if (!join_into(&pb->field, &pb->field_cap, path, k)) {
+            c->k.oom = 1;
+            rc = -1;
+        } else if (kind == K_TIMELINES && jv_is_null(v)) {
+            jl__imp_note(&c->k, file, pb->field, "null value skipped");
+        } else if (kind == K_TIMELINES) {
+            *timelines = v;
+        } else if (kind == K_KV_CACHE && jv_is_object(v)) {
+            *kv_tl = v;
+        } else if (kind == K_KV_CACHE && jv_is_number(v)) {
+            rc = get_nonneg(c, v, &d, file, pb->field);
+            if (!rc) {
+                jl__imp_summary_num(&c->k, r, "avg_kv_cache_usage", d / 100.0);
+                r->summary.present = 1;
             }
-            size_t np;
-            const jv_member **pk = sorted_members(v, &np);
-            if (!pk) {
-                c->oom = 1;
-                goto end;
-            }
-            for (size_t q = 0; q < np; q++) {
-                int ok_pf = join_into(&pf, &pf_cap, field, pk[q]->key) != NULL;
-                int bad = !ok_pf || config_key(c, r, pk[q], file, pf, "parallelization");
-                if (!ok_pf)
-                    c->oom = 1;
-                if (bad) {
-                    free(pk);
-                    goto end;
-                }
-            }
-            free(pk);
-            continue;
+        } else if (kind == K_PARALLELIZATION) {
+            rc = config_parallel(c, r, v, file, pb);
+        } else {
+            rc = config_key(c, r, keys[i], file, pb->field, NULL);
         }
-        if (config_key(c, r, keys[i], file, field, NULL))
-            goto end;
     }
-    /* workload */
+    free(keys);
+    return rc;
+}
+
+/* The workload (index.json's architectures, else guessed with a note) and
+ * the spec's MUST attributes and a measured figure. */
+static int config_check(imp *c, jl_run *r, const jl__jv *file_obj, const char *file,
+                        const char *path)
+{
     const char *w = workload_of_task(c, r->attrs.task);
     if (!w) {
         const char *why = NULL;
         w = guess_workload(file_obj, r, &why);
-        note(c, file, "task", "%s: workload '%s' from %s",
-             c->index ? "task not listed under index.json architectures" : "no index.json", w, why);
+        jl__imp_note(&c->k, file, "task", "%s: workload '%s' from %s",
+                     c->index ? "task not listed under index.json architectures" : "no index.json",
+                     w, why);
     }
     if (!(r->attrs.workload = jl__strdup(w))) {
-        c->oom = 1;
-        goto end;
+        c->k.oom = 1;
+        return -1;
     }
-    /* the spec's MUST attributes */
     const char *missing = !r->attrs.model         ? "model_id"
                           : !r->attrs.task        ? "task"
                           : !r->attrs.gpu_model   ? "gpu_model"
@@ -1468,23 +1253,28 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
                               ? (strcmp(w, "diffusion") ? "max_num_seqs" : "batch_size")
                               : NULL;
     if (missing) {
-        ferr(c, JL_EMISSING, file, path, "%s missing: a run needs it (spec: run attributes)",
-             missing);
-        goto end;
+        jl__imp_err(&c->k, JL_EMISSING, file, path, -1,
+                    "%s missing: a run needs it (spec: run attributes)", missing);
+        return -1;
     }
     if (!r->summary.present) {
-        ferr(c, JL_EMISSING, file, path, "no measured figure at all (energy, power, latency)");
-        goto end;
+        jl__imp_err(&c->k, JL_EMISSING, file, path, -1,
+                    "no measured figure at all (energy, power, latency)");
+        return -1;
     }
-    if ((timelines || kv_tl) && import_timelines(c, r, timelines, kv_tl, file, path))
-        goto end;
-    /* name */
-    char *model = sanitize(r->attrs.model), *task = sanitize(r->attrs.task),
-         *gpu = sanitize(r->attrs.gpu_model);
-    const char *ul = get_kv(r->attrs.extra, r->attrs.n_extra, "ulysses_degree");
-    const char *ri = get_kv(r->attrs.extra, r->attrs.n_extra, "ring_degree");
-    char *base = NULL, ng[24], nb[24];
-    if (model && task && gpu) { /* model__task__gpuxN__bM[__u<ul>r<ri>] */
+    return 0;
+}
+
+/* model__task__gpuxN__bM[__u<ul>r<ri>], claimed (a re-measurement gets
+ * __dup<k>, a note and @duplicate_index). */
+static int config_name(imp *c, jl_run *r, const char *file, const char *path)
+{
+    char *model = jl__imp_sanitize(r->attrs.model), *task = jl__imp_sanitize(r->attrs.task),
+         *gpu = jl__imp_sanitize(r->attrs.gpu_model);
+    const char *ul = jl__imp_extra_get(r, "ulysses_degree");
+    const char *ri = jl__imp_extra_get(r, "ring_degree");
+    char ng[24], nb[24];
+    if (model && task && gpu) {
         int sp = ul || ri;
         const char *parts[] = {model,
                                "__",
@@ -1492,50 +1282,78 @@ static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, siz
                                "__",
                                gpu,
                                "x",
-                               fmt_lld(ng, r->attrs.num_gpus),
+                               jl__imp_fmt_lld(ng, r->attrs.num_gpus),
                                "__b",
-                               fmt_lld(nb, r->attrs.max_batch_size),
+                               jl__imp_fmt_lld(nb, r->attrs.max_batch_size),
                                sp ? "__u" : "",
                                sp ? (ul ? ul : "1") : "",
                                sp ? "r" : "",
                                sp ? (ri ? ri : "1") : ""};
-        base = concat(parts, N_OF(parts));
+        r->name = concat(parts, N_OF(parts));
     }
     free(model);
     free(task);
     free(gpu);
-    size_t occ = base ? name_seen(c, base) : 0;
+    size_t occ = r->name ? jl__imp_claim_name(&c->k, r) : 0;
     if (!occ) {
-        free(base);
-        c->oom = 1;
-        goto end;
+        c->k.oom = 1;
+        return -1;
     }
     if (occ > 1) {
-        r->name = jl__asprintf("%s__dup%zu", base, occ);
-        c->res->n_duplicates++;
-        note(c, file, path,
-             "same configuration as an earlier one (re-measurement): kept as a distinct run "
-             "named ...__dupN");
-        extra_num(c, r, "duplicate_index", (double)occ);
-        free(base);
-    } else {
-        r->name = base;
+        jl__imp_note(&c->k, file, path,
+                     "same configuration as an earlier one (re-measurement): kept as a distinct "
+                     "run named ...__dupN");
+        jl__imp_extra_num(&c->k, r, "duplicate_index", (double)occ);
     }
-    if (!r->name || !(r->file = jl__strdup(file))) {
-        c->oom = 1;
+    return 0;
+}
+
+/* One configuration of a file (file_obj: the file's top level), in
+ * layers: the model's index.json entry, the file, the configuration; then
+ * checked, its timelines read, named and added. */
+static void import_config(imp *c, const jl__jv *file_obj, const jl__jv *cfg, size_t idx,
+                          const char *file, const char *task_display_name)
+{
+    char path[48];
+    field_paths pb = {0};
+    const jl__jv *timelines = NULL, *kv_tl = NULL;
+    index_path(path, idx);
+    jl_run *r = jl_run_new();
+    if (!r) {
+        c->k.oom = 1;
+        return;
+    }
+    int rc = -1;
+    if (!jv_is_object(cfg)) {
+        jl__imp_err(&c->k, JL_ETYPE, file, path, -1, "expected an object, found %s",
+                    json_kind(cfg));
         goto end;
     }
-    extra_str(c, r, "source", "ML.ENERGY Leaderboard");
-    if (c->oom || push_run(c, r))
+    if (config_model(c, r, file_obj, cfg, file, path, &pb) ||
+        config_file_keys(c, r, file_obj, file))
         goto end;
-    ok = 1;
+    if (task_display_name)
+        jl__imp_extra_str(&c->k, r, "task_display_name", task_display_name);
+    if (config_own_keys(c, r, cfg, file, path, &pb, &timelines, &kv_tl) ||
+        config_check(c, r, file_obj, file, path))
+        goto end;
+    if ((timelines || kv_tl) && import_timelines(c, r, timelines, kv_tl, file, path))
+        goto end;
+    if (config_name(c, r, file, path))
+        goto end;
+    if (!(r->file = jl__strdup(file))) {
+        c->k.oom = 1;
+        goto end;
+    }
+    jl__imp_extra_str(&c->k, r, "source", "ML.ENERGY Leaderboard");
+    rc = c->k.oom ? -1 : 0;
 end:
-    if (!ok)
+    if (rc)
         jl_run_free(r);
-    free(keys);
-    free(field);
-    free(pf);
-    free(ipre);
+    else
+        jl__imp_add_run(&c->k, r);
+    free(pb.field);
+    free(pb.pf);
 }
 
 /* Sum of the configurations' histograms against the file's own. */
@@ -1590,19 +1408,15 @@ static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_ru
             json_decref(bj);
         }
         if (sum && tmp && bt) {
-            equal = c->res->n_runs > first_run;
-            for (size_t i = first_run; i < c->res->n_runs && equal; i++) {
-                const jl_run *r = c->res->runs[i];
-                const char *rb = get_kv(r->attrs.extra, r->attrs.n_extra, "output_length_bins");
-                const char *rc = get_kv(r->attrs.extra, r->attrs.n_extra, "output_length_counts");
+            equal = c->k.res->n_runs > first_run;
+            for (size_t i = first_run; i < c->k.res->n_runs && equal; i++) {
+                const jl_run *r = c->k.res->runs[i];
+                const char *rb = jl__imp_extra_get(r, "output_length_bins");
+                const char *rc = jl__imp_extra_get(r, "output_length_counts");
                 if (rb && !strcmp(rb, bt) && rc && add_int_list(rc, sum, nb, tmp) == 0)
                     continue; /* the common case: integers, as int_array_text wrote them */
+                /* the text is joules' own (jl_json_dumps): the tree reader takes it */
                 jl__jv *rcj = rc ? jl__jv_parse(rc, strlen(rc)) : NULL;
-                if (rc && !rcj) { /* not expected: the text is joules' own */
-                    json_t *jj = json_loads(rc, 0, NULL);
-                    rcj = jl__jv_from_json(jj);
-                    json_decref(jj);
-                }
                 if (!rb || strcmp(rb, bt) || !jv_is_array(rcj) || jv_array_size(rcj) != nb)
                     equal = 0;
                 for (size_t k = 0; equal && k < nb; k++)
@@ -1617,23 +1431,24 @@ static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_ru
         free(tmp);
     }
     if (equal) {
-        note(c, file, "output_length_distribution",
-             "file-level histogram equals the sum of the configurations' histograms (kept per "
-             "run as output_length_bins/output_length_counts)");
+        jl__imp_note(
+            &c->k, file, "output_length_distribution",
+            "file-level histogram equals the sum of the configurations' histograms (kept per "
+            "run as output_length_bins/output_length_counts)");
     } else {
         /* the same text on every run: formatted once */
         char *text = jv_is_object(h) || jv_is_array(h) ? kept_text(c, h) : NULL;
-        for (size_t i = first_run; i < c->res->n_runs; i++)
+        for (size_t i = first_run; i < c->k.res->n_runs; i++)
             if (text)
-                keep_text(c, c->res->runs[i], file, "output_length_distribution",
+                keep_text(c, c->k.res->runs[i], file, "output_length_distribution",
                           "file_output_length_distribution", h, text);
             else
-                keep_json(c, c->res->runs[i], file, "output_length_distribution",
+                keep_json(c, c->k.res->runs[i], file, "output_length_distribution",
                           "file_output_length_distribution", h, 0);
         free(text);
-        note(c, file, "output_length_distribution",
-             "file-level histogram kept on every run of the file as "
-             "file_output_length_distribution");
+        jl__imp_note(&c->k, file, "output_length_distribution",
+                     "file-level histogram kept on every run of the file as "
+                     "file_output_length_distribution");
     }
     free(bt);
     free(ct);
@@ -1643,137 +1458,34 @@ static void check_file_histogram(imp *c, const jl__jv *file_obj, size_t first_ru
 static void import_doc(imp *c, const jl__jv *doc, const char *file, const char *display)
 {
     if (!jv_is_object(doc)) {
-        ferr(c, JL_ETYPE, file, NULL, "expected a JSON object at the top, found %s",
-             json_kind(doc));
+        jl__imp_err(&c->k, JL_ETYPE, file, NULL, -1, "expected a JSON object at the top, found %s",
+                    json_kind(doc));
         return;
     }
     const jl__jv *cfgs = jv_object_get(doc, "configurations");
     if (!jv_is_array(cfgs)) {
-        ferr(c, cfgs ? JL_ETYPE : JL_EMISSING, file, "configurations",
-             cfgs ? "expected an array" : "missing");
+        jl__imp_err(&c->k, cfgs ? JL_ETYPE : JL_EMISSING, file, "configurations", -1,
+                    cfgs ? "expected an array" : "missing");
         return;
     }
     size_t n = jv_array_size(cfgs);
-    if (n > c->opt->max_configs) {
-        ferr(c, JL_ELIMIT, file, "configurations", "%zu configurations, more than the limit %zu", n,
-             c->opt->max_configs);
+    if (n > c->k.opt->max_configs) {
+        jl__imp_err(&c->k, JL_ELIMIT, file, "configurations", -1,
+                    "%zu configurations, more than the limit %zu", n, c->k.opt->max_configs);
         return;
     }
     const jl__jv *tdn = jv_object_get(doc, "task_display_name");
     if (jv_is_string(tdn))
         display = jv_string_value(tdn);
-    size_t first = c->res->n_runs;
-    for (size_t i = 0; i < n && !c->oom; i++)
+    size_t first = c->k.res->n_runs;
+    for (size_t i = 0; i < n && !c->k.oom; i++)
         import_config(c, doc, jv_array_get(cfgs, i), i, file, display);
-    if (!c->oom)
+    if (!c->k.oom)
         check_file_histogram(c, doc, first, file);
-    c->res->n_files++;
+    c->k.res->n_files++;
 }
 
 /* ---- files -------------------------------------------------------------------------- */
-
-/* Parse one document (name for messages). Duplicate keys in an object:
- * equal values are kept once with a note (grouped by field), differing
- * values are an error naming the line and the key, and the document is
- * refused (which value was meant is unknown). NULL on any error. */
-static jl__jv *parse_doc(imp *c, const char *name, const char *text, size_t len)
-{
-    /* the common case: valid, no key twice (json_tree.c); anything else
-     * goes through jansson for its error message or the duplicate report */
-    jl__jv *fast = jl__jv_parse(text, len);
-    if (fast)
-        return fast;
-    json_error_t je;
-    json_t *doc = json_loadb(text, len, 0, &je);
-    if (!doc) {
-        jl_error *e =
-            jl_error_new(JL_EFORMAT, name, NULL, NULL, je.line > 0 ? je.line : -1,
-                         "not valid JSON: %s (line %d, column %d)", je.text, je.line, je.column);
-        if (!e || jl_error_list_push(c->errors, e) != JL_OK)
-            c->oom = 1;
-        return NULL;
-    }
-    jl__json_dup *d = NULL;
-    size_t nd = 0, n_diff = 0;
-    if (jl__json_find_dups(text, len, &d, &nd)) {
-        c->oom = 1;
-        json_decref(doc);
-        return NULL;
-    }
-    for (size_t i = 0; i < nd; i++) {
-        if (d[i].equal)
-            continue;
-        if (n_diff++ < 10) {
-            jl_error *e = jl_error_new(
-                JL_EFORMAT, name, NULL, d[i].path, d[i].line_dup,
-                "line %ld: key \"%s\" given again with a different value (%s; at line %ld it "
-                "was %s): which one was meant is unknown, the file is not imported",
-                d[i].line_dup, d[i].key, d[i].value_dup, d[i].line_first, d[i].value_first);
-            if (!e || jl_error_list_push(c->errors, e) != JL_OK)
-                c->oom = 1;
-        }
-    }
-    if (n_diff > 10)
-        ferr(c, JL_EFORMAT, name, NULL, "%zu more keys given twice with different values",
-             n_diff - 10);
-    /* equal repeats: one note per field, with the first lines and a count */
-    for (size_t i = 0; i < nd && !n_diff; i++) {
-        if (!d[i].equal || !d[i].key)
-            continue;
-        char *gi = generic_field(d[i].path);
-        size_t count = 0;
-        int first = 1;
-        for (size_t k = 0; k < nd && gi; k++) {
-            char *gk = d[k].equal ? generic_field(d[k].path) : NULL;
-            if (gk && !strcmp(gk, gi)) {
-                count++;
-                if (k < i)
-                    first = 0;
-            }
-            free(gk);
-        }
-        if (!gi)
-            c->oom = 1;
-        else if (first)
-            note(c, name, d[i].path,
-                 "key \"%s\" given twice with the same value in %zu object%s (first at lines "
-                 "%ld and %ld): kept once",
-                 d[i].key, count, count == 1 ? "" : "s", d[i].line_first, d[i].line_dup);
-        free(gi);
-    }
-    jl__json_dups_free(d, nd);
-    jl__jv *tree = n_diff ? NULL : jl__jv_from_json(doc);
-    if (!n_diff && !tree)
-        c->oom = 1;
-    json_decref(doc);
-    return tree;
-}
-
-static jl__jv *load_json(imp *c, const char *path, int missing_ok)
-{
-    size_t len = 0;
-    jl_status code;
-    int err_no;
-    char why[160];
-    char *text =
-        jl__read_file_limited(path, c->opt->max_file_bytes, &len, &code, &err_no, why, sizeof why);
-    if (!text) {
-        if (code == JL_ENOMEM)
-            c->oom = 1;
-        else if (!(missing_ok && err_no == ENOENT))
-            ferr(c, code, path, NULL, "%s", why);
-        return NULL;
-    }
-    jl__jv *doc = parse_doc(c, path, text, len);
-    free(text);
-    return doc;
-}
-
-static int ends_with(const char *s, const char *suf)
-{
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && !strcmp(s + n - m, suf);
-}
 
 static int cmp_cstr(const void *a, const void *b)
 {
@@ -1791,24 +1503,25 @@ static long list_json(imp *c, const char *dir, char ***out)
     char **names = NULL;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.' || !ends_with(e->d_name, ".json"))
+        if (e->d_name[0] == '.' || !jl__imp_ends_with(e->d_name, ".json"))
             continue;
-        if (n >= c->opt->max_files) {
-            ferr(c, JL_ELIMIT, dir, NULL, "more than %zu JSON files", c->opt->max_files);
+        if (n >= c->k.opt->max_files) {
+            jl__imp_err(&c->k, JL_ELIMIT, dir, NULL, -1, "more than %zu JSON files",
+                        c->k.opt->max_files);
             break;
         }
         if (n == cap) {
             size_t ncap = cap ? cap * 2 : 64;
             char **nn = realloc(names, ncap * sizeof *nn);
             if (!nn) {
-                c->oom = 1;
+                c->k.oom = 1;
                 break;
             }
             names = nn;
             cap = ncap;
         }
         if (!(names[n] = jl__strdup(e->d_name))) {
-            c->oom = 1;
+            c->k.oom = 1;
             break;
         }
         n++;
@@ -1838,60 +1551,49 @@ static void check_index_keys(imp *c, const char *path)
         for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
             kn |= !strcmp(k, known[i]);
         if (!kn)
-            note(c, path, k, "unknown index.json field: not imported");
+            jl__imp_note(&c->k, path, k, "unknown index.json field: not imported");
     }
 }
 
-static jl_import_result *new_result(void)
+/* The context of one import: the kit's (notes fold [k] indices: one note
+ * for every configuration) and the known keys. -1: out of memory. */
+static int start(imp *c, const jl_import_options *opt, jl_error_list *errors,
+                 jl_import_result **out)
 {
-    return calloc(1, sizeof(jl_import_result));
-}
-
-/* The context of one import: options (the defaults in *def when opt is
- * NULL), the error list and an empty result. Returns the options in use;
- * NULL: out of memory. */
-static const jl_import_options *start(imp *c, const jl_import_options *opt, jl_import_options *def,
-                                      jl_error_list *errors, jl_import_result **out)
-{
-    if (!opt) {
-        jl_import_options_default(def);
-        opt = def;
-    }
     *out = NULL;
     memset(c, 0, sizeof *c);
-    c->opt = opt;
-    c->errors = errors;
+    if (jl__imp_start(&c->k, opt, errors))
+        return -1;
+    c->k.fold_indices = 1;
     keys_init(c);
-    return (c->res = new_result()) ? opt : NULL;
+    return 0;
 }
 
 static jl_status finish(imp *c, jl_import_result **out, jl_status st)
 {
-    names_free(c);
     for (int k = 0; k < 2; k++) {
         json_decref(c->kept[k]);
         free(c->kept_text[k]);
     }
-    if (c->oom) {
-        jl_error_list_push(c->errors, jl_error_new(JL_ENOMEM, NULL, NULL, NULL, -1,
-                                                   "out of memory during the import"));
-        st = JL_ENOMEM;
-    }
-    if (st != JL_OK) {
-        jl_import_result_free(c->res);
-        *out = NULL;
-        return st;
-    }
-    *out = c->res;
-    return JL_OK;
+    return jl__imp_end(&c->k, st, out);
+}
+
+static jl__jv *load_json(imp *c, const char *path, int missing_ok)
+{
+    size_t len = 0;
+    char *text = jl__imp_read_file_opt(&c->k, path, &len, missing_ok);
+    if (!text)
+        return NULL;
+    jl__jv *doc = jl__imp_json_tree(&c->k, path, text, len, JL__IMP_DUPS_NOTE);
+    free(text);
+    return doc;
 }
 
 jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt, jl_import_result **out,
                              jl_error_list *errors)
 {
-    jl_import_options def;
     imp c;
-    if (!(opt = start(&c, opt, &def, errors, out)))
+    if (start(&c, opt, errors, out))
         return JL_ENOMEM;
     jl_status st = JL_OK;
     char *ipath = jl__asprintf("%s/index.json", dir), *mdir = jl__asprintf("%s/models", dir),
@@ -1900,44 +1602,46 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt, jl_i
     long nm = -1, nt = -1;
     jl__jv **task_docs = NULL;
     if (!ipath || !mdir || !tdir) {
-        c.oom = 1;
+        c.k.oom = 1;
         goto end;
     }
     /* index.json is optional: without it the model files stand alone */
     size_t nerr = errors ? errors->count : 0;
     c.index = load_json(&c, ipath, 1);
-    if (!c.index && (c.oom || (errors && errors->count > nerr))) {
-        st = c.oom ? JL_ENOMEM : JL_EIO;
+    if (!c.index && (c.k.oom || (errors && errors->count > nerr))) {
+        st = c.k.oom ? JL_ENOMEM : JL_EIO;
         goto end;
     }
     if (c.index && !jv_is_object(c.index)) {
-        ferr(&c, JL_ETYPE, ipath, NULL, "expected a JSON object, found %s", json_kind(c.index));
+        jl__imp_err(&c.k, JL_ETYPE, ipath, NULL, -1, "expected a JSON object, found %s",
+                    json_kind(c.index));
         st = JL_EFORMAT;
         goto end;
     }
     if (c.index) {
         check_index_keys(&c, ipath);
     } else {
-        note(&c, dir, "index.json",
-             "no index.json: imported without it (nicknames only where the files carry them; "
-             "each workload from the task "
-             "file's architecture, the fields present or the task's name)");
+        jl__imp_note(
+            &c.k, dir, "index.json",
+            "no index.json: imported without it (nicknames only where the files carry them; "
+            "each workload from the task "
+            "file's architecture, the fields present or the task's name)");
     }
     const jl__jv *lu = c.index ? jv_object_get(c.index, "last_updated") : NULL;
-    c.res->source =
+    c.k.res->source =
         jl__asprintf("ML.ENERGY Leaderboard data (%s), %s%s", dir,
                      c.index ? "last_updated " : "no index.json",
                      c.index ? (jv_is_string(lu) ? jv_string_value(lu) : "unknown") : "");
     /* task files: display names and the configuration count per task */
     nt = list_json(&c, tdir, &tnames);
     if (nt > 0 && !(task_docs = jl__calloc_array((size_t)nt, sizeof *task_docs))) {
-        c.oom = 1;
+        c.k.oom = 1;
         goto end;
     }
-    for (long i = 0; i < nt && !c.oom; i++) {
+    for (long i = 0; i < nt && !c.k.oom; i++) {
         char *p = jl__asprintf("%s/%s", tdir, tnames[i]);
         if (!p) {
-            c.oom = 1;
+            c.k.oom = 1;
             break;
         }
         task_docs[i] = load_json(&c, p, 0);
@@ -1945,10 +1649,10 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt, jl_i
     }
     nm = list_json(&c, mdir, &mnames);
     if (nm > 0) {
-        for (long i = 0; i < nm && !c.oom; i++) {
+        for (long i = 0; i < nm && !c.k.oom; i++) {
             char *p = jl__asprintf("%s/%s", mdir, mnames[i]);
             if (!p) {
-                c.oom = 1;
+                c.k.oom = 1;
                 break;
             }
             jl__jv *doc = load_json(&c, p, 0);
@@ -1969,41 +1673,43 @@ jl_status jl_import_mlenergy(const char *dir, const jl_import_options *opt, jl_i
             free(p);
         }
         /* task files hold the same configurations: compare the counts */
-        for (long k = 0; k < nt && !c.oom; k++) {
+        for (long k = 0; k < nt && !c.k.oom; k++) {
             const jl__jv *td = task_docs[k];
             const jl__jv *tt = td && jv_is_object(td) ? jv_object_get(td, "task") : NULL;
             const jl__jv *cf = td && jv_is_object(td) ? jv_object_get(td, "configurations") : NULL;
             if (!jv_is_string(tt) || !jv_is_array(cf))
                 continue;
             size_t have = 0;
-            for (size_t i = 0; i < c.res->n_runs; i++)
-                have += c.res->runs[i]->attrs.task &&
-                        !strcmp(c.res->runs[i]->attrs.task, jv_string_value(tt));
+            for (size_t i = 0; i < c.k.res->n_runs; i++)
+                have += c.k.res->runs[i]->attrs.task &&
+                        !strcmp(c.k.res->runs[i]->attrs.task, jv_string_value(tt));
             if (have != jv_array_size(cf))
-                note(&c, tnames[k], "configurations",
-                     "tasks/ file lists %zu configurations of %s, models/ files gave %zu",
-                     jv_array_size(cf), jv_string_value(tt), have);
+                jl__imp_note(&c.k, tnames[k], "configurations",
+                             "tasks/ file lists %zu configurations of %s, models/ files gave %zu",
+                             jv_array_size(cf), jv_string_value(tt), have);
         }
     } else if (nt > 0) {
         /* no models/: the task files are the source */
-        note(&c, tdir, "", "no models/ folder: configurations read from tasks/ (no histograms)");
-        for (long k = 0; k < nt && !c.oom; k++)
+        jl__imp_note(&c.k, tdir, "",
+                     "no models/ folder: configurations read from tasks/ (no histograms)");
+        for (long k = 0; k < nt && !c.k.oom; k++)
             if (task_docs[k]) {
                 char *p = jl__asprintf("%s/%s", tdir, tnames[k]);
                 if (!p) {
-                    c.oom = 1;
+                    c.k.oom = 1;
                     break;
                 }
                 import_doc(&c, task_docs[k], p, NULL);
                 free(p);
             }
     } else {
-        ferr(&c, JL_EMISSING, dir, NULL, "neither models/*.json nor tasks/*.json found");
+        jl__imp_err(&c.k, JL_EMISSING, dir, NULL, -1,
+                    "neither models/*.json nor tasks/*.json found");
         st = JL_ENODATA;
         goto end;
     }
-    if (c.res->n_runs == 0 && !c.oom) {
-        ferr(&c, JL_ENODATA, dir, NULL, "no configuration could be imported");
+    if (c.k.res->n_runs == 0 && !c.k.oom) {
+        jl__imp_err(&c.k, JL_ENODATA, dir, NULL, -1, "no configuration could be imported");
         st = JL_ENODATA;
     }
 end:
@@ -2025,36 +1731,36 @@ jl_status jl_import_mlenergy_buffer(const char *index_json, size_t index_len,
                                     const jl_import_options *opt, jl_import_result **out,
                                     jl_error_list *errors)
 {
-    jl_import_options def;
     imp c;
-    if (!(opt = start(&c, opt, &def, errors, out)))
+    if (start(&c, opt, errors, out))
         return JL_ENOMEM;
     jl_status st = JL_OK;
     if (!name)
         name = "<buffer>";
     if (index_json) {
-        c.index = parse_doc(&c, "index.json", index_json, index_len);
+        c.index = jl__imp_json_tree(&c.k, "index.json", index_json, index_len, JL__IMP_DUPS_NOTE);
         if (!c.index) {
-            st = c.oom ? JL_ENOMEM : JL_EFORMAT;
+            st = c.k.oom ? JL_ENOMEM : JL_EFORMAT;
             goto end;
         }
         if (!jv_is_object(c.index)) {
-            ferr(&c, JL_ETYPE, "index.json", NULL, "expected a JSON object, found %s",
-                 json_kind(c.index));
+            jl__imp_err(&c.k, JL_ETYPE, "index.json", NULL, -1, "expected a JSON object, found %s",
+                        json_kind(c.index));
             st = JL_EFORMAT;
             goto end;
         }
         check_index_keys(&c, "index.json");
     }
-    if (model_len > opt->max_file_bytes) {
-        ferr(&c, JL_ELIMIT, name, NULL, "%zu bytes, more than the limit %zu", model_len,
-             opt->max_file_bytes);
+    if (model_len > c.k.opt->max_file_bytes) {
+        jl__imp_err(&c.k, JL_ELIMIT, name, NULL, -1, "%zu bytes, more than the limit %zu",
+                    model_len, c.k.opt->max_file_bytes);
         st = JL_ELIMIT;
         goto end;
     }
-    jl__jv *doc = parse_doc(&c, name, model_json ? model_json : "", model_len);
+    jl__jv *doc =
+        jl__imp_json_tree(&c.k, name, model_json ? model_json : "", model_len, JL__IMP_DUPS_NOTE);
     if (!doc) {
-        st = c.oom ? JL_ENOMEM : JL_EFORMAT;
+        st = c.k.oom ? JL_ENOMEM : JL_EFORMAT;
         goto end;
     }
     import_doc(&c, doc, name, NULL);
@@ -2063,3 +1769,54 @@ end:
     jl__jv_free(c.index);
     return finish(&c, out, st);
 }
+
+/* ---- the importer table's row ------------------------------------------------ */
+
+static jl_status mlenergy_run(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
+                              size_t n_args, jl_import_result **out, jl_error_list *errors)
+{
+    (void)n_paths;
+    jl_import_options o;
+    jl_import_options_default(&o);
+    for (size_t i = 0; i < n_args; i++)
+        if (!strcmp(args[i].name, "power-timeline")) {
+            if (strcmp(args[i].value, "per-gpu") && strcmp(args[i].value, "sum"))
+                return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                      "--power-timeline: expected per-gpu or sum, found '%s'",
+                                      args[i].value);
+            o.timeline_power_is_sum = !strcmp(args[i].value, "sum");
+        }
+    jl_status st = jl_import_mlenergy_auto(paths[0], &o, out, errors);
+    if (st == JL_OK && *out)
+        (*out)->detail_text =
+            jl__asprintf("%zu re-measurements as __dupN, %zu with timelines, "
+                         "%zu notes",
+                         (*out)->n_duplicates, (*out)->n_with_timelines, (*out)->n_notes);
+    return st;
+}
+
+static const jl_importer_option mlenergy_options[] = {
+    {"power-timeline", "per-gpu|sum",
+     "a power timeline value is one GPU's reading (default) or the GPUs' sum"},
+    {NULL, NULL, NULL},
+};
+
+const jl_importer jl__importer_mlenergy = {
+    .name = "mlenergy",
+    .summary =
+        "the ML.ENERGY Leaderboard's published data (v3, v2 data/, v1 CSV) as summary-only runs",
+    .paths = "DIR",
+    .description = "Import the ML.ENERGY Leaderboard's published data as a trace file of\n"
+                   "summary-only runs: one run per configuration, every field kept\n"
+                   "(import.md). DIR is the v3 data (index.json, models/*.json,\n"
+                   "tasks/*.json; index.json may be missing), the v2 data/ folder\n"
+                   "(llm_text_generation/, mllm_text_generation/, diffusion/, legacy/) or a\n"
+                   "folder of v1 <GPU>_<task>_benchmark.csv files. Re-measurements of the\n"
+                   "same configuration become distinct runs named ...__dup2. v3\n"
+                   "configurations with timelines keep their published figures beside the\n"
+                   "series (trace format 1.1, @window steady_state_only).\n",
+    .options = mlenergy_options,
+    .min_paths = 1,
+    .max_paths = 1,
+    .run = mlenergy_run,
+};

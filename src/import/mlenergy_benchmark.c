@@ -13,11 +13,8 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "import/gpu_names.h"
-#include "import/import_common.h"
-#include "import/import_internal.h"
-#include "import/importers.h"
 #include "import/json_stream.h"
+#include "import/kit.h"
 #include "import/prom_text.h"
 #include "joules/import.h"
 
@@ -939,7 +936,7 @@ static int build_series(bench *b, jl_run *r, long G, engine_rows *e)
     /* requests/: only when they all start at the benchmark start */
     size_t R = b->in_len.n;
     if (R && b->rate_inf) {
-        if (jl__import_run_requests(r, R) != JL_OK)
+        if (jl__imp_requests(r, R) != JL_OK)
             return berr(b, JL_ENOMEM, "out of memory");
         for (size_t i = 0; i < R; i++) {
             int ok = b->ok.v[i] != 0;
@@ -1142,8 +1139,158 @@ static void bench_init(bench *b, jl__imp *c, const char *file)
         *nums[i] = NAN;
 }
 
-/* Parse results.json (and prometheus.json when given) from open files or
- * memory; build the run. Returns the run or NULL (error pushed). */
+/* The run's attributes from the setup the file holds, else from the
+ * folder names (.../<workload>/<task>/<org>/<model>/<gpu>/<params>): GPU,
+ * counts, workload, task, model. 0 or -1 (reported). */
+static int bench_attrs(bench *b, const run_path *rp, const char *dir, int *diffusion, double *ng,
+                       double *cap)
+{
+    jl__imp *c = b->c;
+    jl_run *r = b->r;
+    const char *params = part(rp, 0);
+    const char *workload = NULL, *task = NULL;
+    for (int k = rp->n - 2; k >= 0; k--)
+        if (!strcmp(rp->parts[k], "llm") || !strcmp(rp->parts[k], "mllm") ||
+            !strcmp(rp->parts[k], "diffusion")) {
+            workload = rp->parts[k];
+            task = rp->parts[k + 1];
+            break;
+        }
+    if (!workload)
+        workload = b->is_llm_results ? "llm" : isfinite(b->inference_steps) ? "diffusion" : "llm";
+    *diffusion = !strcmp(workload, "diffusion");
+    b->path[0] = '\0';
+    const char *gpu = b->gpu_model ? b->gpu_model : part(rp, 1);
+    char gid[64];
+    double mem = NAN;
+    if (gpu && jl__imp_gpu_name(gpu, gid, sizeof gid, &mem)) {
+        r->attrs.gpu_model = jl__strdup(gid);
+        r->attrs.gpu_memory_bytes = mem;
+    } else {
+        r->attrs.gpu_model = jl__imp_sanitize(gpu ? gpu : "unknown");
+        jl__imp_note(c, b->file, "gpu_model", "GPU '%s' is not in the GPU name table: kept as is",
+                     gpu ? gpu : "unknown");
+    }
+    *ng = isfinite(b->num_gpus)                       ? b->num_gpus
+          : isfinite(b->ulysses) && isfinite(b->ring) ? b->ulysses * b->ring
+          : isfinite(param(params, "num_gpus"))       ? param(params, "num_gpus")
+                                                      : 1;
+    if (!(*ng >= 1 && *ng <= MAX_G && *ng == floor(*ng))) {
+        snprintf(b->path, sizeof b->path, "num_gpus");
+        return berr(b, JL_EINVALID, "num_gpus %g is not a GPU count 1..%d", *ng, MAX_G);
+    }
+    r->attrs.num_gpus = (long)*ng;
+    *cap = *diffusion ? b->batch_size : b->max_num_seqs;
+    if (!isfinite(*cap))
+        *cap = param(params, *diffusion ? "batch_size" : "max_num_seqs");
+    if (!(*cap >= 1 && *cap < 2e9)) {
+        snprintf(b->path, sizeof b->path, *diffusion ? "batch_size" : "max_num_seqs");
+        return berr(b, JL_EMISSING, "missing or not a count >= 1 (also not in the folder name)");
+    }
+    r->attrs.max_batch_size = (long)*cap;
+    r->attrs.workload = jl__strdup(workload);
+    r->attrs.task = jl__strdup(task ? task : "unknown");
+    if (!task)
+        jl__imp_note(c, dir, "task", "the folder does not say the task: 'unknown'");
+    r->attrs.model = b->model_id  ? jl__strdup(b->model_id)
+                     : rp->n >= 4 ? jl__asprintf("%s/%s", part(rp, 3), part(rp, 2))
+                                  : jl__strdup("unknown");
+    r->attrs.precision = jl__strdup("unknown");
+    jl__imp_note(c, b->file, "precision",
+                 "results.json does not say the weight precision: @precision 'unknown'");
+    return 0;
+}
+
+/* The knobs of the workload, the request rate, the run's start. */
+static int bench_knobs(bench *b, int diffusion, double ng)
+{
+    jl_run *r = b->r;
+    r->attrs.start_time_unix = b->t_start;
+    if (diffusion) {
+        if (isfinite(b->inference_steps))
+            r->attrs.denoising_steps = (long)b->inference_steps;
+        if (isfinite(b->height))
+            r->attrs.height = (long)b->height;
+        if (isfinite(b->width))
+            r->attrs.width = (long)b->width;
+        if (isfinite(b->num_frames))
+            r->attrs.num_frames = (long)b->num_frames;
+    } else {
+        r->attrs.tensor_parallel = (long)ng;
+    }
+    if (b->rate_inf)
+        jl__imp_extra_str(b->c, r, "request_rate", "inf");
+    else if (isfinite(b->request_rate))
+        jl__imp_extra_num(b->c, r, "request_rate", b->request_rate);
+    if (!isfinite(b->t_start)) {
+        snprintf(b->path, sizeof b->path, "timeline.benchmark_start_time");
+        return berr(b, JL_EMISSING, "required to place the series on the run's clock");
+    }
+    return 0;
+}
+
+/* prometheus.json (a file or a buffer): the engine's rows. 0 or -1 (the
+ * error names prometheus.json). */
+static int bench_prometheus(bench *b, const char *prom_name, FILE *pf, const char *ptext,
+                            size_t plen, engine_rows *e)
+{
+    bench pb;
+    bench_init(&pb, b->c, prom_name);
+    pb.t_start = b->t_start;
+    if (!pf)
+        jl__jstream_init_mem(&pb.p, ptext, plen, (size_t)64 << 20);
+    else
+        jl__jstream_init_file(&pb.p, pf, CHUNK, (size_t)64 << 20);
+    int bad = read_prometheus(&pb, e);
+    bench_free(&pb);
+    if (!bad)
+        b->c->res->n_files++;
+    return bad ? -1 : 0;
+}
+
+/* Diffusion: the batches back to back from the benchmark start (the
+ * harness records each batch's duration only). */
+static int bench_batches(bench *b, double cap)
+{
+    jl_run *r = b->r;
+    size_t B = b->iter_time.n;
+    r->batch_n = B;
+    r->batch_start = jl__malloc_array(B, sizeof(double));
+    r->batch_end = jl__malloc_array(B, sizeof(double));
+    r->batch_size = jl__malloc_array(B, sizeof(int32_t));
+    if (!r->batch_start || !r->batch_end || !r->batch_size) {
+        b->c->oom = 1;
+        return -1;
+    }
+    double t = 0;
+    for (size_t i = 0; i < B; i++) {
+        r->batch_start[i] = t;
+        t += isfinite(b->iter_time.v[i]) ? b->iter_time.v[i] : 0;
+        r->batch_end[i] = t;
+        r->batch_size[i] = (int32_t)cap;
+    }
+    jl__imp_extra_str(b->c, r, "batches_clock",
+                      "the harness records each batch's duration (Zeus window), not its start: "
+                      "batches placed back to back from the benchmark start; the time "
+                      "between them (saving outputs) is not known");
+    return 0;
+}
+
+/* The run's name: the last folders, task/org/model/gpu/params. */
+static char *bench_name(const run_path *rp)
+{
+    jl__strbuf nb;
+    jl__strbuf_init(&nb);
+    for (int k = rp->n >= 5 ? rp->n - 5 : 0; k < rp->n; k++) {
+        char *s = jl__imp_sanitize(rp->parts[k]);
+        jl__strbuf_printf(&nb, "%s%s", nb.len ? "__" : "", s ? s : "");
+        free(s);
+    }
+    return jl__strbuf_take(&nb);
+}
+
+/* One run from its results.json (a file or a buffer) and prometheus.json
+ * (optional): read, attributes, series, summary, name. */
 static jl_run *import_documents(jl__imp *c, const char *dir, const char *results_name, FILE *rf,
                                 const char *rtext, size_t rlen, const char *prom_name, FILE *pf,
                                 const char *ptext, size_t plen)
@@ -1152,6 +1299,8 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
     engine_rows e = {0};
     run_path rp = {0};
     jl_run *out = NULL;
+    int diffusion = 0;
+    double ng = 1, cap = 1;
     bench_init(&b, c, results_name);
     if (!(b.r = jl_run_new())) {
         c->oom = 1;
@@ -1164,133 +1313,17 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
     if (read_top(&b))
         goto end;
     split_path(&rp, dir);
-    const char *params = part(&rp, 0);
-    /* workload and task from the path, else from what the file holds */
-    const char *workload = NULL, *task = NULL;
-    for (int k = rp.n - 2; k >= 0; k--)
-        if (!strcmp(rp.parts[k], "llm") || !strcmp(rp.parts[k], "mllm") ||
-            !strcmp(rp.parts[k], "diffusion")) {
-            workload = rp.parts[k];
-            task = rp.parts[k + 1];
-            break;
-        }
-    if (!workload)
-        workload = b.is_llm_results ? "llm" : isfinite(b.inference_steps) ? "diffusion" : "llm";
-    const int diffusion = !strcmp(workload, "diffusion");
+    if (bench_attrs(&b, &rp, dir, &diffusion, &ng, &cap) || bench_knobs(&b, diffusion, ng))
+        goto end;
+    if ((pf || ptext) && bench_prometheus(&b, prom_name, pf, ptext, plen, &e))
+        goto end;
     jl_run *r = b.r;
-    b.path[0] = '\0';
-    /* GPU */
-    const char *gpu = b.gpu_model ? b.gpu_model : part(&rp, 1);
-    char gid[64];
-    double mem = NAN;
-    if (gpu && jl__gpu_name_map(gpu, gid, sizeof gid, &mem)) {
-        r->attrs.gpu_model = jl__strdup(gid);
-        r->attrs.gpu_memory_bytes = mem;
-    } else {
-        r->attrs.gpu_model = jl__imp_sanitize(gpu ? gpu : "unknown");
-        jl__imp_note(c, b.file, "gpu_model", "GPU '%s' is not in the GPU name table: kept as is",
-                     gpu ? gpu : "unknown");
-    }
-    double ng = isfinite(b.num_gpus)                      ? b.num_gpus
-                : isfinite(b.ulysses) && isfinite(b.ring) ? b.ulysses * b.ring
-                : isfinite(param(params, "num_gpus"))     ? param(params, "num_gpus")
-                                                          : 1;
-    if (!(ng >= 1 && ng <= MAX_G && ng == floor(ng))) {
-        snprintf(b.path, sizeof b.path, "num_gpus");
-        berr(&b, JL_EINVALID, "num_gpus %g is not a GPU count 1..%d", ng, MAX_G);
-        goto end;
-    }
-    r->attrs.num_gpus = (long)ng;
-    double cap = diffusion ? b.batch_size : b.max_num_seqs;
-    if (!isfinite(cap))
-        cap = param(params, diffusion ? "batch_size" : "max_num_seqs");
-    if (!(cap >= 1 && cap < 2e9)) {
-        snprintf(b.path, sizeof b.path, diffusion ? "batch_size" : "max_num_seqs");
-        berr(&b, JL_EMISSING, "missing or not a count >= 1 (also not in the folder name)");
-        goto end;
-    }
-    r->attrs.max_batch_size = (long)cap;
-    r->attrs.workload = jl__strdup(workload);
-    r->attrs.task = jl__strdup(task ? task : "unknown");
-    if (!task)
-        jl__imp_note(c, dir, "task", "the folder does not say the task: 'unknown'");
-    r->attrs.model = b.model_id  ? jl__strdup(b.model_id)
-                     : rp.n >= 4 ? jl__asprintf("%s/%s", part(&rp, 3), part(&rp, 2))
-                                 : jl__strdup("unknown");
-    r->attrs.precision = jl__strdup("unknown");
-    jl__imp_note(c, b.file, "precision",
-                 "results.json does not say the weight precision: @precision 'unknown'");
-    r->attrs.start_time_unix = b.t_start;
-    if (diffusion) {
-        if (isfinite(b.inference_steps))
-            r->attrs.denoising_steps = (long)b.inference_steps;
-        if (isfinite(b.height))
-            r->attrs.height = (long)b.height;
-        if (isfinite(b.width))
-            r->attrs.width = (long)b.width;
-        if (isfinite(b.num_frames))
-            r->attrs.num_frames = (long)b.num_frames;
-    } else {
-        r->attrs.tensor_parallel = (long)ng;
-    }
-    if (b.rate_inf)
-        jl__imp_extra_str(c, r, "request_rate", "inf");
-    else if (isfinite(b.request_rate))
-        jl__imp_extra_num(c, r, "request_rate", b.request_rate);
-    if (!isfinite(b.t_start)) {
-        snprintf(b.path, sizeof b.path, "timeline.benchmark_start_time");
-        berr(&b, JL_EMISSING, "required to place the series on the run's clock");
-        goto end;
-    }
-    /* prometheus.json */
-    if (pf || ptext) {
-        bench pb;
-        bench_init(&pb, c, prom_name);
-        pb.t_start = b.t_start;
-        if (!pf)
-            jl__jstream_init_mem(&pb.p, ptext, plen, (size_t)64 << 20);
-        else
-            jl__jstream_init_file(&pb.p, pf, CHUNK, (size_t)64 << 20);
-        int bad = read_prometheus(&pb, &e);
-        bench_free(&pb);
-        if (bad)
-            goto end; /* the error names prometheus.json */
-        c->res->n_files++;
-    }
     if (build_series(&b, r, (long)ng, &e))
         goto end;
-    if (diffusion && b.iter_time.n) {
-        size_t B = b.iter_time.n;
-        r->batch_n = B;
-        r->batch_start = jl__malloc_array(B, sizeof(double));
-        r->batch_end = jl__malloc_array(B, sizeof(double));
-        r->batch_size = jl__malloc_array(B, sizeof(int32_t));
-        if (!r->batch_start || !r->batch_end || !r->batch_size) {
-            c->oom = 1;
-            goto end;
-        }
-        double t = 0;
-        for (size_t i = 0; i < B; i++) {
-            r->batch_start[i] = t;
-            t += isfinite(b.iter_time.v[i]) ? b.iter_time.v[i] : 0;
-            r->batch_end[i] = t;
-            r->batch_size[i] = (int32_t)cap;
-        }
-        jl__imp_extra_str(c, r, "batches_clock",
-                          "the harness records each batch's duration (Zeus window), not its start: "
-                          "batches placed back to back from the benchmark start; the time "
-                          "between them (saving outputs) is not known");
-    }
+    if (diffusion && b.iter_time.n && bench_batches(&b, cap))
+        goto end;
     build_summary(&b, r, diffusion);
-    /* name: the last folders, task/org/model/gpu/params */
-    jl__strbuf nb;
-    jl__strbuf_init(&nb);
-    for (int k = rp.n >= 5 ? rp.n - 5 : 0; k < rp.n; k++) {
-        char *s = jl__imp_sanitize(rp.parts[k]);
-        jl__strbuf_printf(&nb, "%s%s", nb.len ? "__" : "", s ? s : "");
-        free(s);
-    }
-    r->name = jl__strbuf_take(&nb);
+    r->name = bench_name(&rp);
     if (!r->attrs.gpu_model || !r->attrs.workload || !r->attrs.task || !r->attrs.model ||
         !r->attrs.precision || !r->name || c->oom) {
         c->oom = 1;

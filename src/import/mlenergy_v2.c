@@ -8,7 +8,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +15,8 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
-#include "import/gpu_names.h"
-#include "import/import_common.h"
+#include "import/json_tree.h"
+#include "import/kit.h"
 #include "joules/import.h"
 
 #define SOURCE_V2 "ML.ENERGY Leaderboard v2 data (github.com/ml-energy/leaderboard-v2, data/)"
@@ -37,7 +36,7 @@ static void set_gpu(jl__imp *c, jl_run *r, const char *vendor, const char *file,
 {
     char id[64];
     double mem = NAN;
-    if (jl__gpu_name_map(vendor, id, sizeof id, &mem)) {
+    if (jl__imp_gpu_name(vendor, id, sizeof id, &mem)) {
         r->attrs.gpu_model = jl__strdup(id);
         r->attrs.gpu_memory_bytes = mem;
     } else {
@@ -50,23 +49,23 @@ static void set_gpu(jl__imp *c, jl_run *r, const char *vendor, const char *file,
 }
 
 /* params in billions (models.json) -> total_params; nickname kept. */
-static void model_info(jl__imp *c, jl_run *r, const json_t *models, const char *model,
+static void model_info(jl__imp *c, jl_run *r, const jl__jv *models, const char *model,
                        const char *file)
 {
-    const json_t *m = models ? json_object_get(models, model) : NULL;
-    if (!json_is_object(m)) {
+    const jl__jv *m = models ? jv_object_get(models, model) : NULL;
+    if (!jv_is_object(m)) {
         if (models)
             jl__imp_note(c, file, "models.json", "model not listed in models.json");
         return;
     }
-    const json_t *p = json_object_get(m, "params"), *nick = json_object_get(m, "nickname"),
-                 *url = json_object_get(m, "url");
-    if (json_is_number(p) && json_number_value(p) > 0)
-        r->attrs.total_params = json_number_value(p) * 1e9;
-    if (json_is_string(nick))
-        jl__imp_extra_str(c, r, "nickname", json_string_value(nick));
-    if (json_is_string(url))
-        jl__imp_extra_str(c, r, "model_url", json_string_value(url));
+    const jl__jv *p = jv_object_get(m, "params"), *nick = jv_object_get(m, "nickname"),
+                 *url = jv_object_get(m, "url");
+    if (jv_is_number(p) && jv_number_value(p) > 0)
+        r->attrs.total_params = jv_number_value(p) * 1e9;
+    if (jv_is_string(nick))
+        jl__imp_extra_str(c, r, "nickname", jv_string_value(nick));
+    if (jv_is_string(url))
+        jl__imp_extra_str(c, r, "model_url", jv_string_value(url));
 }
 
 static int finish_run(jl__imp *c, jl_run *r, const char *workload, const char *task,
@@ -142,14 +141,15 @@ static double ratio(double a, double b)
 }
 
 /* Read the fields; -1 after an error naming the file and the field. */
-static int v2_read(jl__imp *c, const json_t *doc, const char *file, v2_vals *v, jl_run *r)
+static int v2_read(jl__imp *c, const jl__jv *doc, const char *file, v2_vals *v, jl_run *r)
 {
     for (size_t k = 0; k < sizeof v2_fields / sizeof v2_fields[0]; k++)
         if (v2_fields[k].kind != 2)
             *(double *)((char *)v + v2_fields[k].off) = NAN;
     const char *key;
-    json_t *x;
-    json_object_foreach((json_t *)doc, key, x) {
+    jl__jv *x;
+    jv_object_foreach(doc, key, x)
+    {
         size_t k = 0;
         while (k < sizeof v2_fields / sizeof v2_fields[0] && strcmp(v2_fields[k].key, key))
             k++;
@@ -161,35 +161,35 @@ static int v2_read(jl__imp *c, const json_t *doc, const char *file, v2_vals *v, 
                 c->oom = 1;
                 return -1;
             }
-            if (json_is_number(x))
-                jl__imp_extra_num(c, r, ek, json_number_value(x));
-            else if (json_is_string(x))
-                jl__imp_extra_str(c, r, ek, json_string_value(x));
+            if (jv_is_number(x))
+                jl__imp_extra_num(c, r, ek, jv_number_value(x));
+            else if (jv_is_string(x))
+                jl__imp_extra_str(c, r, ek, jv_string_value(x));
             jl__imp_note(c, file, key, "unknown field kept as the extra attribute %s%s", ek,
-                         json_is_number(x) || json_is_string(x) ? "" : " (not: not a scalar)");
+                         jv_is_number(x) || jv_is_string(x) ? "" : " (not: not a scalar)");
             free(san);
             free(ek);
             continue;
         }
         const v2_field *f = &v2_fields[k];
-        if (json_is_null(x)) {
+        if (jv_is_null(x)) {
             jl__imp_note(c, file, key, "null: left missing");
             continue;
         }
         if (f->kind == 2) {
-            if (!json_is_string(x) || !*json_string_value(x)) {
+            if (!jv_is_string(x) || !*jv_string_value(x)) {
                 jl__imp_err(c, JL_ETYPE, file, key, -1, "expected a non-empty string");
                 return -1;
             }
-            *(const char **)((char *)v + f->off) = json_string_value(x);
+            *(const char **)((char *)v + f->off) = jv_string_value(x);
             continue;
         }
-        double d = json_is_number(x) ? json_number_value(x) : NAN;
-        if (!json_is_number(x) || !isfinite(d) || d < 0 ||
+        double d = jv_is_number(x) ? jv_number_value(x) : NAN;
+        if (!jv_is_number(x) || !isfinite(d) || d < 0 ||
             (f->kind == 1 && (d < 1 || d != floor(d) || d > 1e9))) {
             jl__imp_err(c, JL_ETYPE, file, key, -1, "expected %s, found %s",
                         f->kind == 1 ? "a whole number >= 1" : "a finite number >= 0",
-                        json_is_number(x) ? "a value out of range" : "another type");
+                        jv_is_number(x) ? "a value out of range" : "another type");
             return -1;
         }
         *(double *)((char *)v + f->off) = d;
@@ -204,28 +204,25 @@ static int v2_read(jl__imp *c, const json_t *doc, const char *file, v2_vals *v, 
 
 static void v2_config(jl__imp *c, const char *text, size_t len, const char *file,
                       const struct family *fam, const char *task, const char *stem,
-                      const char *name_base, const json_t *models)
+                      const char *name_base, const jl__jv *models)
 {
-    json_error_t je;
-    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!doc || !json_is_object(doc)) {
+    jl__jv *doc = jl__imp_json_tree(c, file, text, len, JL__IMP_DUPS_REFUSE);
+    if (!jv_is_object(doc)) {
         if (doc)
             jl__imp_err(c, JL_ETYPE, file, NULL, -1, "expected a JSON object");
-        else
-            jl__imp_err(c, JL_EFORMAT, file, NULL, je.line, "%s (column %d)", je.text, je.column);
-        json_decref(doc);
+        jl__jv_free(doc);
         return;
     }
     jl_run *r = jl_run_new();
     v2_vals v = {0};
     if (!r) {
         c->oom = 1;
-        json_decref(doc);
+        jl__jv_free(doc);
         return;
     }
     if (v2_read(c, doc, file, &v, r)) {
         jl_run_free(r);
-        json_decref(doc);
+        jl__jv_free(doc);
         return;
     }
     const int diffusion = !strcmp(fam->workload, "diffusion");
@@ -293,7 +290,7 @@ static void v2_config(jl__imp *c, const char *text, size_t len, const char *file
         jl__imp_err(c, JL_EMISSING, file, bad, -1, "required for a %s configuration",
                     fam->workload);
         jl_run_free(r);
-        json_decref(doc);
+        jl__jv_free(doc);
         return;
     }
     set_gpu(c, r, v.gpu, file, "GPU");
@@ -302,73 +299,125 @@ static void v2_config(jl__imp *c, const char *text, size_t len, const char *file
     r->name = jl__asprintf("v2__%s", name_base);
     c->res->n_files++;
     finish_run(c, r, fam->workload, task, v.model);
-    json_decref(doc);
+    jl__jv_free(doc);
 }
 
 /* ---- v1 legacy CSV ---------------------------------------------------------- */
 
-/* One CSV record (RFC 4180 quotes) from *pos; fields copied into out[]. */
-static int csv_record(const char *buf, size_t len, size_t *pos, char **out, int max, int *n)
+/* A CSV's header row: the names (copied) and the columns joules reads. */
+typedef struct v1_head {
+    char **name;
+    size_t n;
+    int model, energy, tput, len, lat;
+} v1_head;
+
+static void v1_head_free(v1_head *h)
 {
-    *n = 0;
-    size_t i = *pos;
-    jl__strbuf b;
-    jl__strbuf_init(&b);
-    int quoted = 0;
-    for (;;) {
-        if (i >= len || (!quoted && (buf[i] == ',' || buf[i] == '\n' || buf[i] == '\r'))) {
-            int rc = 0;
-            if (*n == max) {
-                jl__strbuf_free(&b);
-                rc = -2;
-            } else {
-                jl__strbuf_append(&b, "", 0);
-                out[(*n)++] = jl__strbuf_take(&b);
-                if (!out[*n - 1])
-                    rc = -1, (*n)--;
-            }
-            if (rc) { /* the fields so far are freed here: the caller holds none */
-                for (int k = 0; k < *n; k++)
-                    free(out[k]);
-                *n = 0;
-                return rc;
-            }
-            if (i >= len || buf[i] != ',') {
-                if (i < len && buf[i] == '\r')
-                    i++;
-                if (i < len && buf[i] == '\n')
-                    i++;
-                *pos = i;
-                return 0;
-            }
-            i++;
-            jl__strbuf_init(&b);
-            continue;
-        }
-        if (buf[i] == '"') {
-            if (quoted && i + 1 < len && buf[i + 1] == '"') {
-                jl__strbuf_append(&b, "\"", 1);
-                i += 2;
-                continue;
-            }
-            quoted = !quoted;
-            i++;
-            continue;
-        }
-        jl__strbuf_append(&b, buf + i, 1);
-        i++;
-    }
+    jl__imp_free_names(h->name, h->n);
+    h->name = NULL;
+    h->n = 0;
 }
 
-#define V1_MAX_COLS 64
+static int v1_head_read(jl__imp *c, const jl__imp_csv_row *row, v1_head *h)
+{
+    h->model = h->energy = h->tput = h->len = h->lat = -1;
+    if (!(h->name = calloc(row->n ? row->n : 1, sizeof *h->name))) {
+        c->oom = 1;
+        return -1;
+    }
+    for (; h->n < row->n; h->n++)
+        if (!(h->name[h->n] = jl__strdup(row->f[h->n].s))) {
+            c->oom = 1;
+            return -1;
+        }
+    return 0;
+}
+
+/* score.csv (model,arc,hellaswag,truthfulqa): per model its scores, NaN
+ * where a cell is not a number (noted). A model listed twice: the last row. */
+typedef struct v1_scores {
+    v1_head head;
+    char **model;
+    double *val; /* [n][head.n], column 0 unused */
+    size_t n;
+} v1_scores;
+
+static void v1_scores_free(v1_scores *s)
+{
+    if (!s)
+        return;
+    v1_head_free(&s->head);
+    jl__imp_free_names(s->model, s->n);
+    free(s->val);
+    free(s);
+}
+
+static void v1_scores_row(jl__imp *c, const char *path, const jl__imp_csv_row *row, v1_scores *s)
+{
+    size_t nh = s->head.n;
+    char **m = realloc(s->model, (s->n + 1) * sizeof *m);
+    if (m)
+        s->model = m;
+    double *v = m ? realloc(s->val, (s->n + 1) * nh * sizeof *v) : NULL;
+    if (v)
+        s->val = v;
+    if (!v || !(s->model[s->n] = jl__strdup(row->f[0].s))) {
+        c->oom = 1;
+        return;
+    }
+    for (size_t k = 1; k < nh; k++)
+        if (!jl__imp_number(row->f[k].s, &v[s->n * nh + k])) {
+            v[s->n * nh + k] = NAN;
+            jl__imp_note(c, path, s->head.name[k], "not a number at line %lld: score left out",
+                         row->line);
+        }
+    s->n++;
+}
+
+static v1_scores *v1_scores_read(jl__imp *c, const char *path)
+{
+    size_t len;
+    char *text = jl__imp_read_file(c, path, &len);
+    v1_scores *s = text ? calloc(1, sizeof *s) : NULL;
+    jl__imp_csv *csv = NULL;
+    jl_error *err = NULL;
+    if (s && jl__imp_csv_open_buffer(text, len, path, &csv, &err) == JL_OK) {
+        jl__imp_csv_row row;
+        while (jl__imp_csv_next(csv, &row, &err) > 0 && !c->oom) {
+            if (!s->head.name) {
+                if (v1_head_read(c, &row, &s->head))
+                    break;
+            } else if (row.n == s->head.n && s->head.n > 1 && row.f[0].s[0]) {
+                v1_scores_row(c, path, &row, s);
+            }
+        }
+    }
+    jl_error_free(err); /* an unreadable score.csv only leaves the scores out */
+    jl__imp_csv_close(csv);
+    free(text);
+    return s;
+}
+
+static void v1_score_extras(jl__imp *c, jl_run *r, const v1_scores *s, const char *model)
+{
+    for (size_t i = s ? s->n : 0; i-- > 0;) {
+        if (strcmp(s->model[i], model))
+            continue;
+        for (size_t k = 1; k < s->head.n; k++) {
+            double x = s->val[i * s->head.n + k];
+            char *key = isfinite(x) ? jl__asprintf("v1_score_%s", s->head.name[k]) : NULL;
+            if (key)
+                jl__imp_extra_num(c, r, key, x);
+            free(key);
+        }
+        return;
+    }
+}
 
 static int v1_number(jl__imp *c, const char *file, long long line, const char *col,
                      const char *text, double *out)
 {
-    char *end;
-    errno = 0;
-    *out = strtod(text, &end);
-    if (!*text || *end || errno || !isfinite(*out) || *out < 0) {
+    if (!jl__imp_number(text, out) || *out < 0) {
         jl__imp_err(c, JL_ETYPE, file, col, line, "expected a finite number >= 0, found \"%s\"",
                     text);
         return -1;
@@ -376,10 +425,108 @@ static int v1_number(jl__imp *c, const char *file, long long line, const char *c
     return 0;
 }
 
-static void v1_csv(jl__imp *c, const char *text, size_t len, const char *file, const char *base,
-                   const json_t *models, const json_t *scores)
+/* The header of a <GPU>_<task>_benchmark.csv: model and energy needed. */
+static int v1_bench_head(jl__imp *c, const char *file, const jl__imp_csv_row *row, v1_head *h)
 {
-    /* <GPU>_<task>_benchmark.csv */
+    if (v1_head_read(c, row, h))
+        return -1;
+    for (size_t k = 0; k < h->n; k++) {
+        const char *n = h->name[k];
+        int *slot = !strcmp(n, "model")             ? &h->model
+                    : !strcmp(n, "energy")          ? &h->energy
+                    : !strcmp(n, "throughput")      ? &h->tput
+                    : !strcmp(n, "response_length") ? &h->len
+                    : !strcmp(n, "latency")         ? &h->lat
+                                                    : NULL;
+        if (slot)
+            *slot = (int)k;
+        else
+            jl__imp_note(c, file, n, "unknown column kept as the extra attribute v1_%s", n);
+    }
+    if (h->model < 0 || h->energy < 0) {
+        jl__imp_err(c, JL_EMISSING, file, h->model < 0 ? "model" : "energy", row->line,
+                    "required column missing from the header");
+        return -1;
+    }
+    return 0;
+}
+
+/* The measured figures of one row: 0, or -1 after an error. */
+static int v1_figures(jl__imp *c, const char *file, const jl__imp_csv_row *row, const v1_head *h,
+                      double *e, double *tput, double *rlen, double *lat)
+{
+    if (row->n != h->n) {
+        jl__imp_err(c, JL_EINVALID, file, NULL, row->line, "%zu fields, the header has %zu", row->n,
+                    h->n);
+        return -1;
+    }
+    if (!row->f[h->model].s[0]) {
+        jl__imp_err(c, JL_EMISSING, file, "model", row->line, "empty model name");
+        return -1;
+    }
+    const struct {
+        int col;
+        const char *name;
+        double *out;
+    } fig[] = {{h->energy, "energy", e},
+               {h->tput, "throughput", tput},
+               {h->len, "response_length", rlen},
+               {h->lat, "latency", lat}};
+    for (size_t k = 0; k < sizeof fig / sizeof fig[0]; k++)
+        if (fig[k].col >= 0 &&
+            v1_number(c, file, row->line, fig[k].name, row->f[fig[k].col].s, fig[k].out))
+            return -1;
+    return 0;
+}
+
+/* One row of a v1 CSV as a run. */
+static void v1_row(jl__imp *c, const char *file, const jl__imp_csv_row *row, const v1_head *h,
+                   const char *gpu, const char *task, const jl__jv *models, const v1_scores *scores)
+{
+    double e = NAN, tput = NAN, rlen = NAN, lat = NAN;
+    if (v1_figures(c, file, row, h, &e, &tput, &rlen, &lat))
+        return;
+    jl_run *r = jl_run_new();
+    if (!r) {
+        c->oom = 1;
+        return;
+    }
+    const char *model = row->f[h->model].s;
+    r->attrs.num_gpus = 1;
+    r->attrs.max_batch_size = 1;
+    set_gpu(c, r, gpu, file, "GPU");
+    model_info(c, r, models, model, file);
+    v1_score_extras(c, r, scores, model);
+    for (size_t k = 0; k < h->n; k++)
+        if ((int)k != h->model && (int)k != h->energy && (int)k != h->tput && (int)k != h->len &&
+            (int)k != h->lat) {
+            char *ek = jl__asprintf("v1_%s", h->name[k]);
+            if (ek)
+                jl__imp_extra_str(c, r, ek, row->f[k].s);
+            free(ek);
+        }
+    jl__imp_extra_str(c, r, "mlenergy_release", "v1");
+    jl_run_summary_attrs *s = &r->summary;
+    s->present = 1;
+    jl__imp_summary_str(c, r, "source", SOURCE_V1);
+    s->energy_per_request_j = e;
+    s->avg_output_tokens = rlen;
+    s->output_throughput_tok_s = tput;
+    if (isfinite(lat))
+        jl__imp_summary_num(c, r, "avg_latency_s", lat);
+    s->energy_per_token_j = ratio(e, rlen);
+    jl__imp_summary_str(c, r, "derived",
+                        "energy_per_token_j = energy_per_request_j / avg_output_tokens");
+    char *mn = jl__imp_sanitize(model);
+    r->name = mn ? jl__asprintf("v1__%s__%s__%s", gpu, task, mn) : NULL;
+    free(mn);
+    finish_run(c, r, "llm", task, model);
+}
+
+/* <GPU>_<task>_benchmark.csv: one run per row. */
+static void v1_csv(jl__imp *c, const char *text, size_t len, const char *file, const char *base,
+                   const jl__jv *models, const v1_scores *scores)
+{
     const char *us = strchr(base, '_'), *suf = strstr(base, "_benchmark.csv");
     if (!us || !suf || suf <= us) {
         jl__imp_err(c, JL_EINVALID, file, NULL, -1,
@@ -388,180 +535,69 @@ static void v1_csv(jl__imp *c, const char *text, size_t len, const char *file, c
     }
     char *gpu = jl__asprintf("%.*s", (int)(us - base), base);
     char *task = jl__asprintf("%.*s", (int)(suf - us - 1), us + 1);
-    char *head[V1_MAX_COLS], *row[V1_MAX_COLS];
-    int nh = 0, nr = 0;
-    size_t pos = 0;
-    long long line = 1;
-    if (!gpu || !task) {
+    v1_head h = {0};
+    jl__imp_csv *csv = NULL;
+    jl_error *err = NULL;
+    jl__imp_csv_row row;
+    int got = 0;
+    if (!gpu || !task || jl__imp_csv_open_buffer(text, len, file, &csv, &err) != JL_OK) {
         c->oom = 1;
         goto end;
     }
-    int rc = csv_record(text, len, &pos, head, V1_MAX_COLS, &nh);
-    if (rc) {
-        if (rc == -1)
-            c->oom = 1;
-        else
-            jl__imp_err(c, JL_ELIMIT, file, NULL, 1, "more than %d columns", V1_MAX_COLS);
-        nh = 0;
+    if ((got = jl__imp_csv_next(csv, &row, &err)) == 0)
+        jl__imp_err(c, JL_EMISSING, file, "model", 1, "required column missing from the header");
+    if (got <= 0 || v1_bench_head(c, file, &row, &h))
         goto end;
-    }
-    int col_model = -1, col_energy = -1, col_tput = -1, col_len = -1, col_lat = -1;
-    for (int k = 0; k < nh; k++) {
-        int *slot = !strcmp(head[k], "model")             ? &col_model
-                    : !strcmp(head[k], "energy")          ? &col_energy
-                    : !strcmp(head[k], "throughput")      ? &col_tput
-                    : !strcmp(head[k], "response_length") ? &col_len
-                    : !strcmp(head[k], "latency")         ? &col_lat
-                                                          : NULL;
-        if (slot)
-            *slot = k;
-        else
-            jl__imp_note(c, file, head[k], "unknown column kept as the extra attribute v1_%s",
-                         head[k]);
-    }
-    if (col_model < 0 || col_energy < 0) {
-        jl__imp_err(c, JL_EMISSING, file, col_model < 0 ? "model" : "energy", 1,
-                    "required column missing from the header");
-        goto end;
-    }
     c->res->n_files++;
-    while (pos < len) {
-        line++;
-        rc = csv_record(text, len, &pos, row, V1_MAX_COLS, &nr);
-        if (rc) {
-            if (rc == -1)
-                c->oom = 1;
-            else
-                jl__imp_err(c, JL_ELIMIT, file, NULL, line, "more than %d columns", V1_MAX_COLS);
-            nr = 0;
-            goto end;
-        }
-        if (nr == 1 && !row[0][0]) { /* blank line */
-            free(row[0]);
-            nr = 0;
-            continue;
-        }
-        jl_run *r = NULL;
-        double e = NAN, tput = NAN, rlen = NAN, lat = NAN;
-        if (nr != nh) {
-            jl__imp_err(c, JL_EINVALID, file, NULL, line, "%d fields, the header has %d", nr, nh);
-        } else if (!row[col_model][0]) {
-            jl__imp_err(c, JL_EMISSING, file, "model", line, "empty model name");
-        } else if (v1_number(c, file, line, "energy", row[col_energy], &e) == 0 &&
-                   (col_tput < 0 ||
-                    v1_number(c, file, line, "throughput", row[col_tput], &tput) == 0) &&
-                   (col_len < 0 ||
-                    v1_number(c, file, line, "response_length", row[col_len], &rlen) == 0) &&
-                   (col_lat < 0 || v1_number(c, file, line, "latency", row[col_lat], &lat) == 0)) {
-            r = jl_run_new();
-            if (!r)
-                c->oom = 1;
-        }
-        if (r) {
-            const char *model = row[col_model];
-            r->attrs.num_gpus = 1;
-            r->attrs.max_batch_size = 1;
-            set_gpu(c, r, gpu, file, "GPU");
-            model_info(c, r, models, model, file);
-            const json_t *sc = scores ? json_object_get(scores, model) : NULL;
-            const char *sk;
-            json_t *sv;
-            json_object_foreach((json_t *)sc, sk, sv) {
-                char *k = jl__asprintf("v1_score_%s", sk);
-                if (k && json_is_number(sv))
-                    jl__imp_extra_num(c, r, k, json_number_value(sv));
-                free(k);
-            }
-            for (int k = 0; k < nh; k++)
-                if (k != col_model && k != col_energy && k != col_tput && k != col_len &&
-                    k != col_lat) {
-                    char *ek = jl__asprintf("v1_%s", head[k]);
-                    if (ek)
-                        jl__imp_extra_str(c, r, ek, row[k]);
-                    free(ek);
-                }
-            jl__imp_extra_str(c, r, "mlenergy_release", "v1");
-            jl_run_summary_attrs *s = &r->summary;
-            s->present = 1;
-            jl__imp_summary_str(c, r, "source", SOURCE_V1);
-            s->energy_per_request_j = e;
-            s->avg_output_tokens = rlen;
-            s->output_throughput_tok_s = tput;
-            if (isfinite(lat))
-                jl__imp_summary_num(c, r, "avg_latency_s", lat);
-            s->energy_per_token_j = ratio(e, rlen);
-            jl__imp_summary_str(c, r, "derived",
-                                "energy_per_token_j = energy_per_request_j / avg_output_tokens");
-            char *mn = jl__imp_sanitize(model);
-            r->name = mn ? jl__asprintf("v1__%s__%s__%s", gpu, task, mn) : NULL;
-            free(mn);
-            finish_run(c, r, "llm", task, model);
-        }
-        for (int k = 0; k < nr; k++)
-            free(row[k]);
-        nr = 0;
-    }
+    while ((got = jl__imp_csv_next(csv, &row, &err)) > 0 && !c->oom)
+        v1_row(c, file, &row, &h, gpu, task, models, scores);
     jl__imp_note(c, file, "max_batch_size",
                  "v1 CSV rows carry no batch size: @max_batch_size 1 (the 2023 benchmark "
                  "generated one response at a time); no precision: @precision 'unknown'");
 end:
-    for (int k = 0; k < nh; k++)
-        free(head[k]);
-    for (int k = 0; k < nr; k++)
-        free(row[k]);
+    if (got < 0 && err) {
+        jl_error_list_push(c->errors, err);
+        err = NULL;
+    }
+    jl_error_free(err);
+    jl__imp_csv_close(csv);
+    v1_head_free(&h);
     free(gpu);
     free(task);
 }
 
 /* ---- folders ---------------------------------------------------------------- */
 
-static char *path2(jl__imp *c, const char *a, const char *b)
-{
-    char *p = jl__asprintf("%s/%s", a, b);
-    if (!p)
-        c->oom = 1;
-    return p;
-}
-
-static json_t *load_json_file(jl__imp *c, const char *path)
+static jl__jv *load_json_file(jl__imp *c, const char *path)
 {
     size_t len;
     char *text = jl__imp_read_file(c, path, &len);
     if (!text)
         return NULL;
-    json_error_t je;
-    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    jl__jv *doc = jl__imp_json_tree(c, path, text, len, JL__IMP_DUPS_REFUSE);
     free(text);
-    if (!doc)
-        jl__imp_err(c, JL_EFORMAT, path, NULL, je.line, "%s (column %d)", je.text, je.column);
-    else if (!json_is_object(doc)) {
+    if (doc && !jv_is_object(doc)) {
         jl__imp_err(c, JL_ETYPE, path, NULL, -1, "expected a JSON object");
-        json_decref(doc);
+        jl__jv_free(doc);
         doc = NULL;
     }
     return doc;
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && !strcmp(s + a - b, suf);
-}
-
 /* The configuration files of one task: <task>/<GPU>/<org>/<model>/<stem>.json */
 static void v2_task(jl__imp *c, const char *tdir, const struct family *fam, const char *task)
 {
-    char *mpath = path2(c, tdir, "models.json");
-    json_t *models = mpath && jl__imp_is_file(mpath) ? load_json_file(c, mpath) : NULL;
+    char *mpath = jl__imp_join(c, tdir, "models.json");
+    jl__jv *models = mpath && jl__imp_is_file(mpath) ? load_json_file(c, mpath) : NULL;
     free(mpath);
     char **gpus, **tf;
     size_t ng, ntf;
     if (jl__imp_list_dir(c, tdir, &gpus, &ng, &tf, &ntf)) {
-        json_decref(models);
+        jl__jv_free(models);
         return;
     }
     for (size_t gi = 0; gi < ng && !c->oom; gi++) {
-        char *gdir = path2(c, tdir, gpus[gi]);
+        char *gdir = jl__imp_join(c, tdir, gpus[gi]);
         char **orgs, **of;
         size_t no, nof;
         if (!gdir || jl__imp_list_dir(c, gdir, &orgs, &no, &of, &nof)) {
@@ -569,7 +605,7 @@ static void v2_task(jl__imp *c, const char *tdir, const struct family *fam, cons
             continue;
         }
         for (size_t oi = 0; oi < no && !c->oom; oi++) {
-            char *odir = path2(c, gdir, orgs[oi]);
+            char *odir = jl__imp_join(c, gdir, orgs[oi]);
             char **mods, **mf;
             size_t nm, nmf;
             if (!odir || jl__imp_list_dir(c, odir, &mods, &nm, &mf, &nmf)) {
@@ -577,7 +613,7 @@ static void v2_task(jl__imp *c, const char *tdir, const struct family *fam, cons
                 continue;
             }
             for (size_t mi = 0; mi < nm && !c->oom; mi++) {
-                char *mdir = path2(c, odir, mods[mi]);
+                char *mdir = jl__imp_join(c, odir, mods[mi]);
                 char **sub, **files;
                 size_t ns, nf;
                 if (!mdir || jl__imp_list_dir(c, mdir, &sub, &ns, &files, &nf)) {
@@ -585,9 +621,9 @@ static void v2_task(jl__imp *c, const char *tdir, const struct family *fam, cons
                     continue;
                 }
                 for (size_t fi = 0; fi < nf && !c->oom; fi++) {
-                    if (!ends_with(files[fi], ".json"))
+                    if (!jl__imp_ends_with(files[fi], ".json"))
                         continue;
-                    char *fpath = path2(c, mdir, files[fi]);
+                    char *fpath = jl__imp_join(c, mdir, files[fi]);
                     size_t len;
                     char *text = fpath ? jl__imp_read_file(c, fpath, &len) : NULL;
                     char *stem = jl__asprintf("%.*s", (int)(strlen(files[fi]) - 5), files[fi]);
@@ -619,43 +655,7 @@ static void v2_task(jl__imp *c, const char *tdir, const struct family *fam, cons
     }
     jl__imp_free_names(gpus, ng);
     jl__imp_free_names(tf, ntf);
-    json_decref(models);
-}
-
-/* score.csv (model,arc,hellaswag,truthfulqa) as {model: {col: value}}. */
-static json_t *v1_scores(jl__imp *c, const char *path)
-{
-    size_t len, pos = 0;
-    char *text = jl__imp_read_file(c, path, &len);
-    json_t *out = text ? json_object() : NULL;
-    char *head[V1_MAX_COLS], *row[V1_MAX_COLS];
-    int nh = 0, nr = 0;
-    if (out && csv_record(text, len, &pos, head, V1_MAX_COLS, &nh) == 0) {
-        long long line = 1;
-        while (pos < len && csv_record(text, len, &pos, row, V1_MAX_COLS, &nr) == 0) {
-            line++;
-            if (nr == nh && nh > 1 && row[0][0]) {
-                json_t *o = json_object();
-                for (int k = 1; k < nh; k++) {
-                    char *end;
-                    double d = strtod(row[k], &end);
-                    if (*row[k] && !*end && isfinite(d))
-                        json_object_set_new(o, head[k], json_real(d));
-                    else
-                        jl__imp_note(c, path, head[k], "not a number at line %lld: score left out",
-                                     line);
-                }
-                json_object_set_new(out, row[0], o);
-            }
-            for (int k = 0; k < nr; k++)
-                free(row[k]);
-            nr = 0;
-        }
-    }
-    for (int k = 0; k < nh; k++)
-        free(head[k]);
-    free(text);
-    return out;
+    jl__jv_free(models);
 }
 
 static void v1_dir(jl__imp *c, const char *ldir)
@@ -664,13 +664,13 @@ static void v1_dir(jl__imp *c, const char *ldir)
     size_t ns, nf;
     if (jl__imp_list_dir(c, ldir, &sub, &ns, &files, &nf))
         return;
-    char *mp = path2(c, ldir, "models.json"), *sp = path2(c, ldir, "score.csv");
-    json_t *models = mp && jl__imp_is_file(mp) ? load_json_file(c, mp) : NULL;
-    json_t *scores = sp && jl__imp_is_file(sp) ? v1_scores(c, sp) : NULL;
+    char *mp = jl__imp_join(c, ldir, "models.json"), *sp = jl__imp_join(c, ldir, "score.csv");
+    jl__jv *models = mp && jl__imp_is_file(mp) ? load_json_file(c, mp) : NULL;
+    v1_scores *scores = sp && jl__imp_is_file(sp) ? v1_scores_read(c, sp) : NULL;
     for (size_t i = 0; i < nf && !c->oom; i++) {
-        if (!ends_with(files[i], "_benchmark.csv"))
+        if (!jl__imp_ends_with(files[i], "_benchmark.csv"))
             continue;
-        char *p = path2(c, ldir, files[i]);
+        char *p = jl__imp_join(c, ldir, files[i]);
         size_t len;
         char *text = p ? jl__imp_read_file(c, p, &len) : NULL;
         if (text)
@@ -678,8 +678,8 @@ static void v1_dir(jl__imp *c, const char *ldir)
         free(text);
         free(p);
     }
-    json_decref(models);
-    json_decref(scores);
+    jl__jv_free(models);
+    v1_scores_free(scores);
     free(mp);
     free(sp);
     jl__imp_free_names(sub, ns);
@@ -688,22 +688,8 @@ static void v1_dir(jl__imp *c, const char *ldir)
 
 static int is_dir(jl__imp *c, const char *a, const char *b)
 {
-    char *p = path2(c, a, b);
-    char **d, **f;
-    size_t nd, nf;
-    int ok = 0;
-    if (p) {
-        jl_error_list quiet = {0};
-        jl_error_list *saved = c->errors;
-        c->errors = &quiet;
-        ok = jl__imp_list_dir(c, p, &d, &nd, &f, &nf) == 0;
-        c->errors = saved;
-        jl_error_list_clear(&quiet);
-        if (ok) {
-            jl__imp_free_names(d, nd);
-            jl__imp_free_names(f, nf);
-        }
-    }
+    char *p = jl__imp_join(c, a, b);
+    int ok = p && jl__imp_is_dir(p);
     free(p);
     return ok;
 }
@@ -723,7 +709,7 @@ static int v2_layout(jl__imp *c, const char *dir, char **root, int *legacy_only)
         return 1;
     }
     if (is_dir(c, dir, "data")) {
-        char *d = path2(c, dir, "data");
+        char *d = jl__imp_join(c, dir, "data");
         int ok = d && v2_layout(c, d, root, legacy_only);
         free(d);
         return ok;
@@ -739,7 +725,7 @@ static int v2_layout(jl__imp *c, const char *dir, char **root, int *legacy_only)
     int csv = 0;
     if (listed) {
         for (size_t i = 0; i < nf; i++)
-            csv |= ends_with(files[i], "_benchmark.csv");
+            csv |= jl__imp_ends_with(files[i], "_benchmark.csv");
         jl__imp_free_names(sub, ns);
         jl__imp_free_names(files, nf);
     }
@@ -756,12 +742,12 @@ static void v2_tree(jl__imp *c, const char *root)
     for (size_t i = 0; i < sizeof families / sizeof families[0] && !c->oom; i++) {
         if (!is_dir(c, root, families[i].dir))
             continue;
-        char *fdir = path2(c, root, families[i].dir);
+        char *fdir = jl__imp_join(c, root, families[i].dir);
         char **tasks, **tf;
         size_t nt, ntf;
         if (fdir && jl__imp_list_dir(c, fdir, &tasks, &nt, &tf, &ntf) == 0) {
             for (size_t t = 0; t < nt && !c->oom; t++) {
-                char *tdir = path2(c, fdir, tasks[t]);
+                char *tdir = jl__imp_join(c, fdir, tasks[t]);
                 if (tdir)
                     v2_task(c, tdir, &families[i], tasks[t]);
                 free(tdir);
@@ -772,7 +758,7 @@ static void v2_tree(jl__imp *c, const char *root)
         free(fdir);
     }
     if (is_dir(c, root, "legacy")) {
-        char *l = path2(c, root, "legacy");
+        char *l = jl__imp_join(c, root, "legacy");
         if (l)
             v1_dir(c, l);
         free(l);
@@ -837,7 +823,7 @@ jl_status jl_import_mlenergy_v2_buffer(const char *text, size_t len, const char 
         return JL_ENOMEM;
     const char *base = strrchr(relpath, '/');
     base = base ? base + 1 : relpath;
-    if (ends_with(relpath, ".csv")) {
+    if (jl__imp_ends_with(relpath, ".csv")) {
         v1_csv(&c, text, len, relpath, base, NULL, NULL);
     } else {
         /* family/task/GPU/org/model/stem.json */
@@ -851,7 +837,7 @@ jl_status jl_import_mlenergy_v2_buffer(const char *text, size_t len, const char 
                 fam = &families[i];
         if (!copy) {
             c.oom = 1;
-        } else if (!fam || !ends_with(parts[5], ".json")) {
+        } else if (!fam || !jl__imp_ends_with(parts[5], ".json")) {
             jl__imp_err(&c, JL_EINVALID, relpath, NULL, -1,
                         "not {family}/{task}/{GPU}/{org}/{model}/<config>.json");
         } else {
@@ -866,7 +852,7 @@ jl_status jl_import_mlenergy_v2_buffer(const char *text, size_t len, const char 
         }
         free(copy);
     }
-    c.res->source = jl__strdup(ends_with(relpath, ".csv") ? SOURCE_V1 : SOURCE_V2);
+    c.res->source = jl__strdup(jl__imp_ends_with(relpath, ".csv") ? SOURCE_V1 : SOURCE_V2);
     if (!c.res->source)
         c.oom = 1;
     return jl__imp_finish(&c, out, relpath);

@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,26 +12,13 @@
 #include <strings.h>
 
 #include "core/util.h"
-#include "import/gpu_names.h"
-#include "import/import_common.h"
-#include "import/importers.h"
+#include "import/kit.h"
 #include "joules/import.h"
 
 #define SOURCE "MLPerf Inference power run (SPEC PTDaemon spl.txt, LoadGen mlperf_log_detail.txt)"
 #define MAX_CHANNELS 16
 
 /* ---- time stamps ------------------------------------------------------------ */
-
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
-static long long days_from_civil(long long y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    long long era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (long long)doe - 719468;
-}
 
 /* "MM-DD-YYYY HH:MM:SS.fff" (PTDaemon and LoadGen's power marks) as Unix
  * seconds, read as UTC (the logs carry no zone). Returns 0 or -1. */
@@ -54,7 +40,8 @@ static int parse_stamp(const char *s, size_t n, double *out)
         return -1;
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || !(sec >= 0 && sec < 61))
         return -1;
-    *out = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + sec;
+    jl__imp_civil cv = {(int)y, (int)mo, (int)d, (int)h, (int)mi, sec, 0, 0};
+    *out = jl__imp_civil_utc(&cv);
     return 0;
 }
 
@@ -66,6 +53,21 @@ static double round_us(double dt)
 
 /* ---- the LoadGen detail log ------------------------------------------------- */
 
+/* A scalar of an MLLOG record, as read. */
+typedef enum { V_NONE, V_INT, V_REAL, V_STR, V_TRUE, V_FALSE, V_NULL, V_OTHER } vkind;
+
+typedef struct mlval {
+    vkind kind;
+    long long i;
+    double num;
+    char *s;
+} mlval;
+
+typedef struct kept {
+    char *key;
+    mlval v;
+} kept;
+
 typedef struct mllog {
     double power_begin, power_end; /* Unix s; NaN when absent */
     char *begin_text, *end_text;
@@ -74,7 +76,8 @@ typedef struct mllog {
     double samples_per_query, max_async, query_count, generated_queries;
     char *validity;
     long n_errors;
-    json_t *keep; /* scalar keys kept as extras, in file order of first sight */
+    kept *keep; /* scalar keys kept as extras, in file order of first sight */
+    size_t n_keep;
 } mllog;
 
 static void mllog_free(mllog *m)
@@ -83,7 +86,11 @@ static void mllog_free(mllog *m)
     free(m->end_text);
     free(m->scenario);
     free(m->validity);
-    json_decref(m->keep);
+    for (size_t i = 0; i < m->n_keep; i++) {
+        free(m->keep[i].key);
+        free(m->keep[i].v.s);
+    }
+    free(m->keep);
 }
 
 static const char *const skip_prefix[] = {"loadgen_file_sha1",
@@ -104,85 +111,245 @@ static int skipped_key(const char *k)
     return 0;
 }
 
-static int set_text(jl__imp *c, char **dst, const json_t *v)
+static int is_number(const mlval *v)
+{
+    return v->kind == V_INT || v->kind == V_REAL;
+}
+
+static double number_of(const mlval *v)
+{
+    return v->kind == V_INT ? (double)v->i : v->num;
+}
+
+/* One `:::MLLOG {json}` record as read by the streaming reader: its
+ * "key", its "value" (a scalar; an object or array is V_OTHER) and
+ * whether metadata.is_error is true. */
+typedef struct record {
+    char *key;
+    mlval value;
+    int is_error;
+    char *why; /* NULL: read; else what is wrong */
+} record;
+
+static void record_free(record *r)
+{
+    free(r->key);
+    free(r->value.s);
+    free(r->why);
+}
+
+/* The value whose first token is t: a scalar, or a container skipped
+ * (V_OTHER). 0, or -1 (r->why set for an integer beyond 64 bits). */
+static int read_value(js *p, jl__jstream_tok t, mlval *v, record *r)
+{
+    memset(v, 0, sizeof *v);
+    switch (t) {
+    case JS_NUM:
+        if (p->num_kind == 2) { /* beyond 64 bits: the record is not read (the number
+                                 * and the column of its last digit named) */
+            const char *e = p->buf + p->pos, *q = e;
+            while (q > p->buf && (isdigit((unsigned char)q[-1]) || q[-1] == '-'))
+                q--;
+            r->why = jl__asprintf("too big integer near '%.*s', column %lld", (int)(e - q), q,
+                                  jl__jstream_col(p) - 1);
+            return -1;
+        }
+        v->kind = p->num_kind == 1 ? V_INT : V_REAL;
+        v->i = p->num_int;
+        v->num = p->num;
+        return 0;
+    case JS_STR: v->kind = V_STR; return (v->s = jl__strdup(p->str)) ? 0 : -1;
+    case JS_TRUE: v->kind = V_TRUE; return 0;
+    case JS_FALSE: v->kind = V_FALSE; return 0;
+    case JS_NULL: v->kind = V_NULL; return 0;
+    case JS_OBJ_START:
+    case JS_ARR_START: v->kind = V_OTHER; return jl__jstream_skip_open(p);
+    default: return -1;
+    }
+}
+
+/* metadata: only is_error matters. */
+static int read_metadata(js *p, record *r)
+{
+    jl__jstream_tok t;
+    while ((t = jl__jstream_next(p)) == JS_KEY) {
+        int is_error = !strcmp(p->str, "is_error");
+        mlval v;
+        if (read_value(p, jl__jstream_next(p), &v, r))
+            return -1;
+        free(v.s);
+        if (is_error)
+            r->is_error = v.kind == V_TRUE;
+    }
+    return t == JS_OBJ_END ? 0 : -1;
+}
+
+#define MAX_RECORD_KEYS 64
+
+/* Parse the record's text; -1 with r->why when it is not a JSON object of
+ * distinct keys. */
+static int read_record(const char *txt, size_t n, record *r)
+{
+    js p;
+    jl__jstream_init_mem(&p, txt, n, (size_t)1 << 20);
+    char *seen[MAX_RECORD_KEYS];
+    size_t n_seen = 0;
+    int rc = -1;
+    jl__jstream_tok t = jl__jstream_next(&p);
+    if (t != JS_OBJ_START) {
+        r->why = t == JS_ERROR ? NULL : jl__strdup("wrong type");
+        goto end;
+    }
+    while ((t = jl__jstream_next(&p)) == JS_KEY) {
+        for (size_t i = 0; i < n_seen; i++)
+            if (!strcmp(seen[i], p.str)) {
+                r->why = jl__asprintf("duplicate object key near '%s', column %lld", p.str,
+                                      jl__jstream_col(&p));
+                goto end;
+            }
+        if (n_seen == MAX_RECORD_KEYS) {
+            r->why = jl__strdup("more than 64 keys");
+            goto end;
+        }
+        if (!(seen[n_seen] = jl__strdup(p.str)))
+            goto end;
+        const char *k = seen[n_seen++];
+        t = jl__jstream_next(&p);
+        if (!strcmp(k, "metadata") && t == JS_OBJ_START) {
+            if (read_metadata(&p, r))
+                goto end;
+            continue;
+        }
+        mlval v;
+        if (read_value(&p, t, &v, r))
+            goto end;
+        if (!strcmp(k, "key")) {
+            free(r->key);
+            r->key = v.kind == V_STR ? v.s : NULL;
+            if (v.kind != V_STR)
+                free(v.s);
+        } else if (!strcmp(k, "value")) {
+            r->value = v;
+        } else {
+            free(v.s);
+        }
+    }
+    if (t == JS_OBJ_END && jl__jstream_next(&p) == JS_EOF)
+        rc = 0;
+end:
+    if (rc && !r->why)
+        r->why = jl__asprintf("%s, column %lld", p.err[0] ? p.err : "out of memory",
+                              jl__jstream_col(&p));
+    for (size_t i = 0; i < n_seen; i++)
+        free(seen[i]);
+    jl__jstream_free(&p);
+    return rc;
+}
+
+static int set_text(jl__imp *c, char **dst, const char *s)
 {
     free(*dst);
-    *dst = jl__strdup(json_string_value(v));
+    *dst = jl__strdup(s);
     if (!*dst)
         c->oom = 1;
     return *dst ? 0 : -1;
+}
+
+/* A scalar record kept as an extra, at its first sight. */
+static void keep_record(jl__imp *c, mllog *m, const char *key, mlval *v)
+{
+    if (skipped_key(key) ||
+        !(is_number(v) || v->kind == V_STR || v->kind == V_TRUE || v->kind == V_FALSE))
+        return;
+    for (size_t i = 0; i < m->n_keep; i++)
+        if (!strcmp(m->keep[i].key, key))
+            return;
+    kept *g = realloc(m->keep, (m->n_keep + 1) * sizeof *g);
+    if (!g || !(g[m->n_keep].key = jl__strdup(key))) {
+        if (g)
+            m->keep = g;
+        c->oom = 1;
+        return;
+    }
+    m->keep = g;
+    g[m->n_keep].v = *v;
+    v->s = NULL; /* taken over */
+    m->n_keep++;
+}
+
+/* The numbers of the records joules reads (>= 0), by key. */
+static double *number_slot(mllog *m, const char *key)
+{
+    return !strcmp(key, "result_samples_per_second")     ? &m->samples_per_s
+           : !strcmp(key, "result_tokens_per_second")    ? &m->tokens_per_s
+           : !strcmp(key, "effective_samples_per_query") ? &m->samples_per_query
+           : !strcmp(key, "effective_max_async_queries") ? &m->max_async
+           : !strcmp(key, "result_query_count")          ? &m->query_count
+           : !strcmp(key, "generated_query_count")       ? &m->generated_queries
+                                                         : NULL;
+}
+
+/* One record's key and value into m. Returns 0, or -1 after an error. */
+static int take_record(jl__imp *c, mllog *m, const char *file, long long line, record *rec)
+{
+    const char *key = rec->key;
+    mlval *v = &rec->value;
+    double *num = number_slot(m, key);
+    if (num) {
+        if (!is_number(v) || !isfinite(number_of(v)) || number_of(v) < 0) {
+            jl__imp_err(c, JL_ETYPE, file, key, line, "expected a finite number >= 0, found %s",
+                        is_number(v) ? "a negative number" : "another type");
+            return -1;
+        }
+        *num = number_of(v);
+    } else if (!strcmp(key, "power_begin") || !strcmp(key, "power_end")) {
+        int begin = key[6] == 'b';
+        double t;
+        if (v->kind != V_STR || parse_stamp(v->s, strlen(v->s), &t)) {
+            jl__imp_err(c, JL_EINVALID, file, key, line,
+                        "expected a time \"MM-DD-YYYY HH:MM:SS.fff\"");
+            return -1;
+        }
+        *(begin ? &m->power_begin : &m->power_end) = t;
+        if (set_text(c, begin ? &m->begin_text : &m->end_text, v->s))
+            return -1;
+    } else if (!strcmp(key, "effective_scenario") ||
+               (!strcmp(key, "requested_scenario") && !m->scenario)) {
+        if (v->kind != V_STR) {
+            jl__imp_err(c, JL_ETYPE, file, key, line, "expected a string");
+            return -1;
+        }
+        if (set_text(c, &m->scenario, v->s))
+            return -1;
+    } else if (!strcmp(key, "result_validity") && v->kind == V_STR) {
+        if (set_text(c, &m->validity, v->s))
+            return -1;
+    }
+    keep_record(c, m, key, v);
+    return 0;
 }
 
 /* One `:::MLLOG {json}` line. Returns 0, or -1 after an error was pushed. */
 static int mllog_line(jl__imp *c, mllog *m, const char *file, long long line, const char *txt,
                       size_t n)
 {
-    json_error_t je;
-    json_t *o = json_loadb(txt, n, JSON_REJECT_DUPLICATES, &je);
-    if (!o || !json_is_object(o)) {
-        json_decref(o);
-        jl__imp_err(c, JL_EFORMAT, file, ":::MLLOG", line, "not a JSON object (%s, column %d)",
-                    o ? "wrong type" : je.text, je.column);
-        return -1;
+    record rec = {0};
+    int rc = -1;
+    if (read_record(txt, n, &rec)) {
+        jl__imp_err(c, JL_EFORMAT, file, ":::MLLOG", line, "not a JSON object (%s)",
+                    rec.why ? rec.why : "out of memory");
+        goto end;
     }
-    int rc = 0;
-    const json_t *k = json_object_get(o, "key"), *v = json_object_get(o, "value");
-    const json_t *meta = json_object_get(o, "metadata");
-    if (json_is_object(meta) && json_is_true(json_object_get(meta, "is_error")))
+    if (rec.is_error)
         m->n_errors++;
-    if (!json_is_string(k) || !v) {
-        rc = -1;
-        jl__imp_err(c, JL_EMISSING, file, !json_is_string(k) ? "key" : "value", line,
+    if (!rec.key || rec.value.kind == V_NONE) {
+        jl__imp_err(c, JL_EMISSING, file, !rec.key ? "key" : "value", line,
                     "an MLLOG record needs a string \"key\" and a \"value\"");
         goto end;
     }
-    const char *key = json_string_value(k);
-    double *num = !strcmp(key, "result_samples_per_second")     ? &m->samples_per_s
-                  : !strcmp(key, "result_tokens_per_second")    ? &m->tokens_per_s
-                  : !strcmp(key, "effective_samples_per_query") ? &m->samples_per_query
-                  : !strcmp(key, "effective_max_async_queries") ? &m->max_async
-                  : !strcmp(key, "result_query_count")          ? &m->query_count
-                  : !strcmp(key, "generated_query_count")       ? &m->generated_queries
-                                                                : NULL;
-    if (num) {
-        if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0) {
-            rc = -1;
-            jl__imp_err(c, JL_ETYPE, file, key, line, "expected a finite number >= 0, found %s",
-                        json_is_number(v) ? "a negative number" : "another type");
-            goto end;
-        }
-        *num = json_number_value(v);
-    } else if (!strcmp(key, "power_begin") || !strcmp(key, "power_end")) {
-        int begin = key[6] == 'b';
-        double t;
-        if (!json_is_string(v) ||
-            parse_stamp(json_string_value(v), strlen(json_string_value(v)), &t)) {
-            rc = -1;
-            jl__imp_err(c, JL_EINVALID, file, key, line,
-                        "expected a time \"MM-DD-YYYY HH:MM:SS.fff\"");
-            goto end;
-        }
-        *(begin ? &m->power_begin : &m->power_end) = t;
-        if (set_text(c, begin ? &m->begin_text : &m->end_text, v))
-            rc = -1;
-    } else if (!strcmp(key, "effective_scenario") ||
-               (!strcmp(key, "requested_scenario") && !m->scenario)) {
-        if (!json_is_string(v)) {
-            rc = -1;
-            jl__imp_err(c, JL_ETYPE, file, key, line, "expected a string");
-            goto end;
-        }
-        if (set_text(c, &m->scenario, v))
-            rc = -1;
-    } else if (!strcmp(key, "result_validity") && json_is_string(v)) {
-        if (set_text(c, &m->validity, v))
-            rc = -1;
-    }
-    if (!skipped_key(key) && (json_is_number(v) || json_is_string(v) || json_is_boolean(v)) &&
-        !json_object_get(m->keep, key))
-        json_object_set(m->keep, key, (json_t *)v);
+    rc = take_record(c, m, file, line, &rec);
 end:
-    json_decref(o);
+    record_free(&rec);
     return rc;
 }
 
@@ -244,50 +411,22 @@ static void spl_free(spl *s)
     free(s->w);
 }
 
-/* The comma-separated fields of one line: pointers into the buffer and lengths. */
-#define MAX_FIELDS 128
-typedef struct fields {
-    const char *p[MAX_FIELDS];
-    size_t n[MAX_FIELDS];
-    int count;
-} fields;
+/* One `Time,...` record: its time and readings (Watts the channels' sum
+ * where the analyser has channels). */
+typedef struct reading {
+    double t, w, v, a, pf;
+    int n_ch;
+    double chw[MAX_CHANNELS];
+} reading;
 
-static int split(const char *s, size_t len, fields *f)
+static int field_is(const jl__imp_csv_row *row, size_t k, const char *word)
 {
-    f->count = 0;
-    size_t a = 0;
-    for (size_t i = 0; i <= len; i++)
-        if (i == len || s[i] == ',') {
-            if (f->count == MAX_FIELDS)
-                return -1;
-            size_t b = i;
-            while (a < b && (s[a] == ' ' || s[a] == '\t'))
-                a++;
-            while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r'))
-                b--;
-            f->p[f->count] = s + a;
-            f->n[f->count++] = b - a;
-            a = i + 1;
-        }
-    return 0;
+    return k < row->n && !strcmp(row->f[k].s, word);
 }
 
-static int field_is(const fields *f, int k, const char *word)
+static int field_num(const jl__imp_csv_row *row, size_t k, double *out)
 {
-    return k < f->count && f->n[k] == strlen(word) && !memcmp(f->p[k], word, f->n[k]);
-}
-
-static int field_num(const fields *f, int k, double *out)
-{
-    char buf[64];
-    if (k >= f->count || f->n[k] == 0 || f->n[k] >= sizeof buf)
-        return -1;
-    memcpy(buf, f->p[k], f->n[k]);
-    buf[f->n[k]] = '\0';
-    char *end;
-    errno = 0;
-    *out = strtod(buf, &end);
-    return (errno || *end || !isfinite(*out)) ? -1 : 0;
+    return k < row->n && jl__imp_number(row->f[k].s, out) ? 0 : -1;
 }
 
 static int spl_push(jl__imp *c, spl *s, double t, double w)
@@ -310,150 +449,178 @@ static int spl_push(jl__imp *c, spl *s, double t, double w)
     return 0;
 }
 
-/* Parse spl.txt, keep the samples strictly inside (begin, end) whose Watts
+/* The "<name>,<value>" pairs after the time: Watts, Volts, Amps, PF of the
+ * total, then per channel "ChN" followed by its own pairs (only Watts
+ * read). Returns 0 or -1 (error pushed). */
+static int read_pairs(jl__imp *c, const char *file, const jl__imp_csv_row *row, reading *x)
+{
+    int ch = -1;
+    for (size_t k = 2; k + 1 < row->n; k++) {
+        const char *f = row->f[k].s;
+        if (row->f[k].len >= 3 && !memcmp(f, "Ch", 2) && isdigit((unsigned char)f[2])) {
+            if (++ch >= MAX_CHANNELS) {
+                jl__imp_err(c, JL_ELIMIT, file, "Ch", row->line, "more than %d channels",
+                            MAX_CHANNELS);
+                return -1;
+            }
+            x->chw[ch] = NAN;
+            continue;
+        }
+        static const char *const names[] = {"Watts", "Volts", "Amps", "PF"};
+        int which = -1;
+        for (int q = 0; q < 4 && which < 0; q++)
+            if (field_is(row, k, names[q]))
+                which = q;
+        if (which < 0)
+            continue;
+        double v;
+        if (field_num(row, k + 1, &v)) {
+            jl__imp_err(c, JL_ETYPE, file, names[which], row->line,
+                        "expected a number after \"%s\" (field %zu)", f, k + 2);
+            return -1;
+        }
+        double *dst = ch >= 0      ? (which == 0 ? &x->chw[ch] : NULL)
+                      : which == 0 ? &x->w
+                      : which == 1 ? &x->v
+                      : which == 2 ? &x->a
+                                   : &x->pf;
+        if (dst)
+            *dst = v;
+        k++;
+    }
+    x->n_ch = ch + 1;
+    return 0;
+}
+
+/* One record's reading: time (not before prev), then pairs; channels summed into w (their
+ * total compared with the analyser's). Returns 0 or -1 (error pushed). */
+static int read_reading(jl__imp *c, spl *s, const char *file, const jl__imp_csv_row *row,
+                        double prev, reading *x)
+{
+    *x = (reading){.w = NAN, .v = NAN, .a = NAN, .pf = NAN};
+    if (row->n < 4 || parse_stamp(row->f[1].s, row->f[1].len, &x->t)) {
+        jl__imp_err(c, JL_EINVALID, file, "Time", row->line,
+                    "expected Time,MM-DD-YYYY HH:MM:SS.fff,...");
+        return -1;
+    }
+    if (x->t < prev) {
+        jl__imp_err(c, JL_EINVALID, file, "Time", row->line,
+                    "time goes backwards (%.3f s before the previous sample)", prev - x->t);
+        return -1;
+    }
+    if (read_pairs(c, file, row, x))
+        return -1;
+    if (x->n_ch > 0) {
+        double total = 0;
+        for (int k = 0; k < x->n_ch; k++) {
+            if (isnan(x->chw[k])) {
+                jl__imp_err(c, JL_EMISSING, file, "Watts", row->line,
+                            "channel Ch%d has no Watts value", k + 1);
+                return -1;
+            }
+            total += x->chw[k];
+        }
+        if (s->n_ch && s->n_ch != x->n_ch) {
+            jl__imp_err(c, JL_EINVALID, file, "Ch", row->line,
+                        "%d channels here, %d on earlier lines", x->n_ch, s->n_ch);
+            return -1;
+        }
+        s->n_ch = x->n_ch;
+        if (isfinite(x->w) && x->w > 0) {
+            double rel = fabs(x->w - total) / x->w;
+            if (rel > s->max_total_vs_channels)
+                s->max_total_vs_channels = rel;
+        }
+        x->w = total;
+    }
+    if (isnan(x->w)) {
+        jl__imp_err(c, JL_EMISSING, file, "Watts", row->line, "no Watts value on this line");
+        return -1;
+    }
+    return 0;
+}
+
+/* A reading strictly inside (begin, end) with Watts > 0 into s. */
+static int add_reading(jl__imp *c, spl *s, const reading *x, double begin, double end)
+{
+    if (!(x->t > begin)) {
+        s->before++;
+        return 0;
+    }
+    if (!(x->t < end)) {
+        s->after++;
+        return 0;
+    }
+    if (!(x->w > 0)) { /* PTDaemon writes -1 for a failed reading */
+        s->dropped++;
+        return 0;
+    }
+    if (spl_push(c, s, round_us(x->t - begin), x->w))
+        return -1;
+    s->sum_w += x->w;
+    if (x->w > s->peak_w)
+        s->peak_w = x->w;
+    if (isfinite(x->v)) {
+        s->sum_v += x->v;
+        s->n_v++;
+    }
+    if (isfinite(x->a)) {
+        s->sum_a += x->a;
+        s->n_a++;
+    }
+    if (isfinite(x->pf) && x->pf > 0) {
+        s->sum_pf += x->pf;
+        s->n_pf++;
+    }
+    for (int k = 0; k < x->n_ch; k++)
+        s->ch_sum[k] += x->chw[k];
+    return 0;
+}
+
+/* Parse spl.txt (the kit's CSV reader, quotes plain: the checker splits
+ * at commas), keep the samples strictly inside (begin, end) whose Watts
  * is > 0, as the MLPerf submission checker does. Returns 0 or -1 (error
  * pushed). */
 static int read_spl(jl__imp *c, spl *s, const char *file, const char *buf, size_t len, double begin,
                     double end)
 {
-    long long line = 0;
+    jl__imp_csv *csv = NULL;
+    jl_error *err = NULL;
+    if (jl__imp_csv_open_buffer(buf, len, file, &csv, &err) != JL_OK) {
+        jl_error_list_push(c->errors, err);
+        c->oom = 1;
+        return -1;
+    }
+    jl__imp_csv_plain(csv);
     double prev = -INFINITY;
-    fields f;
-    for (size_t i = 0; i < len;) {
-        const char *ls = buf + i;
-        const char *nl = memchr(ls, '\n', len - i);
-        size_t n = nl ? (size_t)(nl - ls) : len - i;
-        i += n + 1;
-        line++;
-        if (n == 0 || (n == 1 && ls[0] == '\r'))
+    jl__imp_csv_row row;
+    int r, rc = -1;
+    while ((r = jl__imp_csv_next(csv, &row, &err)) > 0) {
+        /* PTDaemon writes other records (e.g. errors); the checker skips them */
+        if (row.n < 2 || row.f[0].column != 1 || strcmp(row.f[0].s, "Time"))
             continue;
-        if (n < 5 || memcmp(ls, "Time,", 5) != 0)
-            continue; /* PTDaemon writes other records (e.g. errors); the checker skips them */
-        if (split(ls, n, &f)) {
-            jl__imp_err(c, JL_ELIMIT, file, NULL, line, "more than %d fields", MAX_FIELDS);
-            return -1;
-        }
-        double t, w = NAN, ch_total = 0;
-        if (f.count < 4 || parse_stamp(f.p[1], f.n[1], &t)) {
-            jl__imp_err(c, JL_EINVALID, file, "Time", line,
-                        "expected Time,MM-DD-YYYY HH:MM:SS.fff,...");
-            return -1;
-        }
-        if (t < prev) {
-            jl__imp_err(c, JL_EINVALID, file, "Time", line,
-                        "time goes backwards (%.3f s before the previous sample)", prev - t);
-            return -1;
-        }
-        prev = t;
-        int ch = -1, n_ch = 0;
-        double chw[MAX_CHANNELS];
-        double v = NAN, a = NAN, pf = NAN;
-        for (int k = 2; k + 1 < f.count; k++) {
-            if (f.n[k] >= 3 && !memcmp(f.p[k], "Ch", 2) && isdigit((unsigned char)f.p[k][2])) {
-                if (++ch >= MAX_CHANNELS) {
-                    jl__imp_err(c, JL_ELIMIT, file, "Ch", line, "more than %d channels",
-                                MAX_CHANNELS);
-                    return -1;
-                }
-                chw[ch] = NAN;
-                continue;
-            }
-            double x;
-            int is_w = field_is(&f, k, "Watts"), is_v = field_is(&f, k, "Volts"),
-                is_a = field_is(&f, k, "Amps"), is_pf = field_is(&f, k, "PF");
-            if (!(is_w || is_v || is_a || is_pf))
-                continue;
-            if (field_num(&f, k + 1, &x)) {
-                jl__imp_err(c, JL_ETYPE, file,
-                            is_w   ? "Watts"
-                            : is_v ? "Volts"
-                            : is_a ? "Amps"
-                                   : "PF",
-                            line, "expected a number after \"%.*s\" (field %d)", (int)f.n[k],
-                            f.p[k], k + 2);
-                return -1;
-            }
-            if (ch < 0) {
-                if (is_w)
-                    w = x;
-                else if (is_v)
-                    v = x;
-                else if (is_a)
-                    a = x;
-                else
-                    pf = x;
-            } else if (is_w) {
-                chw[ch] = x;
-            }
-            k++;
-        }
-        n_ch = ch + 1;
-        if (n_ch > 0) {
-            for (int k = 0; k < n_ch; k++) {
-                if (isnan(chw[k])) {
-                    jl__imp_err(c, JL_EMISSING, file, "Watts", line,
-                                "channel Ch%d has no Watts value", k + 1);
-                    return -1;
-                }
-                ch_total += chw[k];
-            }
-            if (s->n_ch && s->n_ch != n_ch) {
-                jl__imp_err(c, JL_EINVALID, file, "Ch", line,
-                            "%d channels here, %d on earlier lines", n_ch, s->n_ch);
-                return -1;
-            }
-            s->n_ch = n_ch;
-            if (isfinite(w) && w > 0) {
-                double rel = fabs(w - ch_total) / w;
-                if (rel > s->max_total_vs_channels)
-                    s->max_total_vs_channels = rel;
-            }
-            w = ch_total;
-        }
-        if (isnan(w)) {
-            jl__imp_err(c, JL_EMISSING, file, "Watts", line, "no Watts value on this line");
-            return -1;
-        }
-        if (!(t > begin)) {
-            s->before++;
-            continue;
-        }
-        if (!(t < end)) {
-            s->after++;
-            continue;
-        }
-        if (!(w > 0)) { /* PTDaemon writes -1 for a failed reading */
-            s->dropped++;
-            continue;
-        }
-        if (spl_push(c, s, round_us(t - begin), w))
-            return -1;
-        s->sum_w += w;
-        if (w > s->peak_w)
-            s->peak_w = w;
-        if (isfinite(v)) {
-            s->sum_v += v;
-            s->n_v++;
-        }
-        if (isfinite(a)) {
-            s->sum_a += a;
-            s->n_a++;
-        }
-        if (isfinite(pf) && pf > 0) {
-            s->sum_pf += pf;
-            s->n_pf++;
-        }
-        for (int k = 0; k < n_ch; k++)
-            s->ch_sum[k] += chw[k];
+        reading x;
+        if (read_reading(c, s, file, &row, prev, &x))
+            goto end;
+        prev = x.t;
+        if (add_reading(c, s, &x, begin, end))
+            goto end;
+    }
+    if (r < 0) {
+        jl_error_list_push(c->errors, err);
+        goto end;
     }
     if (s->n == 0) {
         jl__imp_err(c, JL_ENODATA, file, "Time", -1,
                     "no power sample lies strictly between power_begin and power_end "
                     "(%zu before, %zu after, %zu readings <= 0)",
                     s->before, s->after, s->dropped);
-        return -1;
+        goto end;
     }
-    return 0;
+    rc = 0;
+end:
+    jl__imp_csv_close(csv);
+    return rc;
 }
 
 /* ---- where the run sits in a submission tree -------------------------------- */
@@ -552,26 +719,25 @@ static int accelerators(const char *system, char *acc, size_t cap, long *count)
 
 /* ---- one run ------------------------------------------------------------------ */
 
-static void keep_mllog(jl__imp *c, jl_run *r, const json_t *keep)
+static void keep_mllog(jl__imp *c, jl_run *r, const mllog *m)
 {
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)keep, k, v) {
-        char *key = jl__asprintf("mlperf_%s", k);
+    for (size_t i = 0; i < m->n_keep; i++) {
+        const mlval *v = &m->keep[i].v;
+        char *key = jl__asprintf("mlperf_%s", m->keep[i].key);
         if (!key) {
             c->oom = 1;
             return;
         }
-        if (json_is_integer(v)) {
+        if (v->kind == V_INT) {
             char num[32];
-            snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+            snprintf(num, sizeof num, "%lld", v->i);
             jl__imp_extra_text(c, r, key, num, 1);
-        } else if (json_is_number(v))
-            jl__imp_extra_num(c, r, key, json_number_value(v));
-        else if (json_is_string(v))
-            jl__imp_extra_str(c, r, key, json_string_value(v));
+        } else if (v->kind == V_REAL)
+            jl__imp_extra_num(c, r, key, v->num);
+        else if (v->kind == V_STR)
+            jl__imp_extra_str(c, r, key, v->s);
         else
-            jl__imp_extra_str(c, r, key, json_is_true(v) ? "true" : "false");
+            jl__imp_extra_str(c, r, key, v->kind == V_TRUE ? "true" : "false");
         free(key);
     }
 }
@@ -589,84 +755,10 @@ static void check_summary(jl__imp *c, const char *file, const char *buf, const m
                      m->samples_per_s);
 }
 
-static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, const mllog *m,
-                         spl *s)
+/* summary/: the figures as the MLPerf checker computes them, and the
+ * notes on the power readings. */
+static void run_summary(jl__imp *c, jl_run *r, const char *dir, const mllog *m, const spl *s)
 {
-    jl_run *r = jl_run_new();
-    where w;
-    locate(c, dir, &w);
-    if (!r) {
-        c->oom = 1;
-        where_free(&w);
-        return NULL;
-    }
-    const char *bench = w.benchmark ? w.benchmark : "mlperf";
-    const char *workload = workload_of(w.benchmark);
-    if (!workload) {
-        jl__imp_err(
-            c, JL_EINVALID, detail_file, "benchmark", -1,
-            "MLPerf benchmark '%s' is neither a language nor a diffusion model: the "
-            "trace format's @workload (llm, mllm, diffusion) has no value for it",
-            w.benchmark
-                ? w.benchmark
-                : "(unknown: not under results/<system>/<benchmark>/<scenario>/performance/)");
-        jl_run_free(r);
-        where_free(&w);
-        return NULL;
-    }
-    char acc[128] = "", gid[64];
-    long count = 1;
-    double mem = NAN;
-    if (accelerators(w.system, acc, sizeof acc, &count) &&
-        jl__gpu_name_map(acc, gid, sizeof gid, &mem)) {
-        r->attrs.gpu_model = jl__strdup(gid);
-    } else {
-        r->attrs.gpu_model = jl__strdup(acc[0] ? acc : "unknown");
-        count = acc[0] ? count : 1;
-        jl__imp_note(c, dir, "system",
-                     "accelerator and count not recognised in the system name '%s': "
-                     "gpu_model '%s', num_gpus %ld",
-                     w.system ? w.system : "", acc[0] ? acc : "unknown", count);
-    }
-    r->attrs.gpu_memory_bytes = mem;
-    r->attrs.num_gpus = count;
-    r->attrs.workload = jl__strdup(workload);
-    r->attrs.model = jl__strdup(bench);
-    char *task = jl__asprintf("mlperf-%s", m->scenario);
-    for (char *q = task; q && *q; q++)
-        *q = (char)tolower((unsigned char)*q);
-    r->attrs.task = task;
-    r->attrs.precision = jl__strdup("unknown");
-    jl__imp_note(c, dir, "precision",
-                 "LoadGen logs do not say the numeric precision: @precision is 'unknown'");
-    /* LoadGen's cap on outstanding samples: samples per query x queries in flight. */
-    double cap = m->samples_per_query;
-    if (m->max_async >= 1)
-        cap *= m->max_async;
-    else if (m->generated_queries >= 1)
-        cap *= m->generated_queries;
-    r->attrs.max_batch_size = isfinite(cap) && cap >= 1 && cap < 2e9 ? (long)cap : 1;
-    r->attrs.start_time_unix = m->power_begin;
-    jl__imp_extra_str(c, r, "power_scope", "node_ac");
-    jl__imp_extra_str(c, r, "window", "steady_state_only");
-    jl__imp_extra_str(c, r, "mlperf_system", w.system ? w.system : "");
-    jl__imp_extra_str(c, r, "mlperf_scenario", m->scenario);
-    jl__imp_extra_str(c, r, "mlperf_power_begin", m->begin_text);
-    jl__imp_extra_str(c, r, "mlperf_power_end", m->end_text);
-    jl__imp_extra_num(c, r, "mlperf_error_records", (double)m->n_errors);
-    if (acc[0])
-        jl__imp_extra_str(c, r, "mlperf_accelerator", acc);
-    keep_mllog(c, r, m->keep);
-
-    /* power/: the node's AC power, one column */
-    r->power_n = s->n;
-    r->power_time = s->t;
-    r->watts.v = s->w;
-    r->watts.n = s->n;
-    r->watts.g = 1;
-    s->t = s->w = NULL;
-
-    /* summary/: the figures as the MLPerf checker computes them */
     double dur = round_us(m->power_end - m->power_begin), avg = s->sum_w / (double)s->n;
     jl_run_summary_attrs *su = &r->summary;
     su->present = 1;
@@ -724,6 +816,86 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
                      "%zu readings <= 0 in the window dropped (as the checker does)", s->dropped);
     if (m->validity && strcmp(m->validity, "VALID"))
         jl__imp_note(c, dir, "result_validity", "LoadGen says the run is %s", m->validity);
+}
+
+static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, const mllog *m,
+                         spl *s)
+{
+    jl_run *r = jl_run_new();
+    where w;
+    locate(c, dir, &w);
+    if (!r) {
+        c->oom = 1;
+        where_free(&w);
+        return NULL;
+    }
+    const char *bench = w.benchmark ? w.benchmark : "mlperf";
+    const char *workload = workload_of(w.benchmark);
+    if (!workload) {
+        jl__imp_err(
+            c, JL_EINVALID, detail_file, "benchmark", -1,
+            "MLPerf benchmark '%s' is neither a language nor a diffusion model: the "
+            "trace format's @workload (llm, mllm, diffusion) has no value for it",
+            w.benchmark
+                ? w.benchmark
+                : "(unknown: not under results/<system>/<benchmark>/<scenario>/performance/)");
+        jl_run_free(r);
+        where_free(&w);
+        return NULL;
+    }
+    char acc[128] = "", gid[64];
+    long count = 1;
+    double mem = NAN;
+    if (accelerators(w.system, acc, sizeof acc, &count) &&
+        jl__imp_gpu_name(acc, gid, sizeof gid, &mem)) {
+        r->attrs.gpu_model = jl__strdup(gid);
+    } else {
+        r->attrs.gpu_model = jl__strdup(acc[0] ? acc : "unknown");
+        count = acc[0] ? count : 1;
+        jl__imp_note(c, dir, "system",
+                     "accelerator and count not recognised in the system name '%s': "
+                     "gpu_model '%s', num_gpus %ld",
+                     w.system ? w.system : "", acc[0] ? acc : "unknown", count);
+    }
+    r->attrs.gpu_memory_bytes = mem;
+    r->attrs.num_gpus = count;
+    r->attrs.workload = jl__strdup(workload);
+    r->attrs.model = jl__strdup(bench);
+    char *task = jl__asprintf("mlperf-%s", m->scenario);
+    for (char *q = task; q && *q; q++)
+        *q = (char)tolower((unsigned char)*q);
+    r->attrs.task = task;
+    r->attrs.precision = jl__strdup("unknown");
+    jl__imp_note(c, dir, "precision",
+                 "LoadGen logs do not say the numeric precision: @precision is 'unknown'");
+    /* LoadGen's cap on outstanding samples: samples per query x queries in flight. */
+    double cap = m->samples_per_query;
+    if (m->max_async >= 1)
+        cap *= m->max_async;
+    else if (m->generated_queries >= 1)
+        cap *= m->generated_queries;
+    r->attrs.max_batch_size = isfinite(cap) && cap >= 1 && cap < 2e9 ? (long)cap : 1;
+    r->attrs.start_time_unix = m->power_begin;
+    jl__imp_extra_str(c, r, "power_scope", "node_ac");
+    jl__imp_extra_str(c, r, "window", "steady_state_only");
+    jl__imp_extra_str(c, r, "mlperf_system", w.system ? w.system : "");
+    jl__imp_extra_str(c, r, "mlperf_scenario", m->scenario);
+    jl__imp_extra_str(c, r, "mlperf_power_begin", m->begin_text);
+    jl__imp_extra_str(c, r, "mlperf_power_end", m->end_text);
+    jl__imp_extra_num(c, r, "mlperf_error_records", (double)m->n_errors);
+    if (acc[0])
+        jl__imp_extra_str(c, r, "mlperf_accelerator", acc);
+    keep_mllog(c, r, m);
+
+    /* power/: the node's AC power, one column */
+    r->power_n = s->n;
+    r->power_time = s->t;
+    r->watts.v = s->w;
+    r->watts.n = s->n;
+    r->watts.g = 1;
+    s->t = s->w = NULL;
+
+    run_summary(c, r, dir, m, s);
 
     char *sys = jl__imp_sanitize(w.system ? w.system : "mlperf");
     char *be = jl__imp_sanitize(bench);
@@ -756,13 +928,8 @@ static void import_texts(jl__imp *c, const char *dir, const char *spl_file, cons
                .samples_per_query = NAN,
                .max_async = NAN,
                .query_count = NAN,
-               .generated_queries = NAN,
-               .keep = json_object()};
+               .generated_queries = NAN};
     spl s = {0};
-    if (!m.keep) {
-        c->oom = 1;
-        return;
-    }
     if (read_detail(c, &m, detail_file, detail_txt, detail_len) == 0 &&
         read_spl(c, &s, spl_file, spl_txt, spl_len, m.power_begin, m.power_end) == 0) {
         if (summary_txt)

@@ -4,7 +4,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -14,11 +13,8 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
-#include "import/import_internal.h"
-#include "import/importers.h"
+#include "import/kit.h"
 #include "trace/trace_internal.h"
-
-#define MAX_ATTR_TEXT 60000
 
 void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt)
 {
@@ -96,10 +92,10 @@ typedef struct gpu {
 struct log_data;
 typedef struct log_data {
     char *path;
-    jl_import_result *res; /* borrowed, for notes */
+    jl__imp *k;            /* borrowed, for notes */
     jl_error_list *errors; /* borrowed */
     const jl_import_nvsmi_options *opt;
-    jl__zone *zone; /* borrowed */
+    jl__imp_zone *zone; /* borrowed */
     col *cols;
     size_t n_cols;
     int has_series[N_SERIES];
@@ -147,7 +143,7 @@ static void log_free(log_data *L)
 }
 
 #define LERR(L, code, line, column, field, ...) \
-    jl__import_error((L)->errors, code, (L)->path, line, column, field, __VA_ARGS__)
+    jl__imp_err_at((L)->errors, code, (L)->path, line, column, field, __VA_ARGS__)
 
 static jl_status set_columns(log_data *L, char **names, size_t n, long long line)
 {
@@ -158,8 +154,8 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
     int have_time = 0, have_power = 0;
     for (size_t i = 0; i < n; i++) {
         col *c = &L->cols[i];
-        jl__csv_split_unit(names[i], c->name, c->unit,
-                           sizeof c->unit < sizeof c->name ? sizeof c->unit : sizeof c->name);
+        jl__imp_csv_split_unit(names[i], c->name, c->unit,
+                               sizeof c->unit < sizeof c->name ? sizeof c->unit : sizeof c->name);
         char unit_hdr[32];
         snprintf(unit_hdr, sizeof unit_hdr, "%s", c->unit);
         c->k = K_OTHER;
@@ -184,9 +180,9 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
         if (c->k == K_POWER || c->k == K_POWER_INST)
             have_power = 1;
         if (c->k == K_OTHER)
-            jl__import_note(L->res, L->path, c->name,
-                            "column not imported (joules has no "
-                            "place for it)");
+            jl__imp_note(L->k, L->path, c->name,
+                         "column not imported (joules has no "
+                         "place for it)");
     }
     if (!have_time)
         return LERR(L, JL_EMISSING, line, 0, NULL,
@@ -348,26 +344,20 @@ static char *xdup(const char *s)
     return s ? jl__strdup(s) : NULL;
 }
 
-/* Read one log whole. Returns JL_OK or an error code (already in errors). */
-static jl_status read_log(log_data *L, jl__csv *csv)
-{
-    jl_status st = JL_OK;
-    jl__csv_row row;
-    jl_error *err = NULL;
-    int r;
-    prow *rows = NULL;
-    size_t nrows = 0, caprows = 0;
-    /* The first sample's GPUs are found before the series are laid out:
-     * rows of the first sample are held back, then replayed. */
-    prow *first = NULL;
-    size_t nfirst = 0, capfirst = 0;
-    int first_done = 0;
+/* What read_log holds between rows: the columns of the series, the rows
+ * held back (the first sample's until its GPUs are known; every row under
+ * --sort) and whether the first sample is complete. */
+typedef struct reader {
     int cidx[K_NSERIES + 1];
-    for (int k = 0; k <= K_NSERIES; k++)
-        cidx[k] = -1;
+    prow *rows, *first;
+    size_t nrows, caprows, nfirst, capfirst;
+    int first_done;
+} reader;
 
-    /* header, or --columns */
-    if (L->opt->columns) {
+/* The header row, or --columns (names split at ','). */
+static jl_status read_header(log_data *L, const jl__imp_csv_row *row)
+{
+    if (!row) {
         char *copy = jl__strdup(L->opt->columns);
         char *names[512];
         size_t n = 0;
@@ -375,319 +365,286 @@ static jl_status read_log(log_data *L, jl__csv *csv)
             return JL_ENOMEM;
         for (char *tok = strtok(copy, ","); tok && n < 512; tok = strtok(NULL, ","))
             names[n++] = tok;
-        st = set_columns(L, names, n, 0);
+        jl_status st = set_columns(L, names, n, 0);
         free(copy);
+        return st;
+    }
+    /* the header: its first field must not be a time */
+    jl__imp_civil cv;
+    if (row->n > 0 && jl__imp_parse_civil(row->f[0].s, &cv))
+        return LERR(L, JL_EMISSING, row->line, 1, NULL,
+                    "the log has no header line (format=csv,noheader?): name its "
+                    "fields with --columns timestamp,index,power.draw,...");
+    char **names = malloc((row->n ? row->n : 1) * sizeof *names);
+    if (!names)
+        return JL_ENOMEM;
+    for (size_t i = 0; i < row->n; i++)
+        names[i] = (char *)row->f[i].s;
+    jl_status st = set_columns(L, names, row->n, row->line);
+    free(names);
+    return st;
+}
+
+/* The columns of time, GPU and series (once, at the first data row). */
+static void layout_columns(log_data *L, reader *rd)
+{
+    for (size_t i = 0; i < L->n_cols; i++)
+        if (L->cols[i].k <= K_NSERIES)
+            rd->cidx[L->cols[i].k] = (int)i;
+    for (int s = 0; s < N_SERIES; s++)
+        L->has_series[s] = rd->cidx[FIRST_SERIES + s] >= 0;
+}
+
+/* The row's time (Unix s, through the zone) into pr->t. */
+static jl_status row_time(log_data *L, const jl__imp_csv_row *row, const reader *rd, prow *pr)
+{
+    const jl__imp_csv_field *tf = &row->f[rd->cidx[K_TIME]];
+    jl__imp_civil cv;
+    if (!jl__imp_parse_civil(tf->s, &cv))
+        return LERR(L, JL_EINVALID, row->line, tf->column, "timestamp",
+                    "expected a time like 2026/11/23 22:17:22.120, found '%s'", tf->s);
+    int gap = 0;
+    pr->t = jl__imp_zone_to_unix(L->zone, &cv, L->last_t, &gap);
+    if (gap)
+        jl__imp_note(L->k, L->path, "timestamp",
+                     "a time that does not exist in %s (a clock change gap), first at line %lld",
+                     jl__imp_zone_name(L->zone), row->line);
+    if (!L->opt->sort && L->rows > 1 && pr->t < L->last_t)
+        return LERR(L, JL_EINVALID, row->line, tf->column, "timestamp",
+                    "time goes backwards (%s is %.3f s before the line above): a clock "
+                    "change or logs concatenated out of order; --sort sorts the rows",
+                    tf->s, L->last_t - pr->t);
+    L->last_t = pr->t;
+    return JL_OK;
+}
+
+/* The row's GPU (by index, else uuid, else the only one) as a slot; a GPU
+ * not in the first sample is an error. */
+static jl_status row_gpu(log_data *L, const jl__imp_csv_row *row, reader *rd, size_t *slot)
+{
+    long index = -1;
+    const char *uuid = NULL;
+    long long gcol = 1;
+    if (rd->cidx[K_INDEX] >= 0) {
+        const jl__imp_csv_field *f = &row->f[rd->cidx[K_INDEX]];
+        char *e;
+        errno = 0;
+        long x = strtol(f->s, &e, 10);
+        if (!*f->s || *e || errno || x < 0 || x > 1000000)
+            return LERR(L, JL_EINVALID, row->line, f->column, "index",
+                        "expected a GPU index (0, 1, ...), found '%s'", f->s);
+        index = x;
+        gcol = f->column;
+    } else if (rd->cidx[K_UUID] >= 0) {
+        uuid = row->f[rd->cidx[K_UUID]].s;
+        gcol = row->f[rd->cidx[K_UUID]].column;
+    } else {
+        index = 0;
+    }
+    if (find_gpu(L, index, uuid, slot)) {
+        if (!rd->first_done) { /* a GPU seen again: the first sample is complete */
+            rd->first_done = 1;
+            L->gpus_fixed = 1;
+        }
+        return JL_OK;
+    }
+    if (!rd->first_done)
+        return add_gpu(L, index, uuid, row->line, gcol, slot);
+    return index >= 0 ? LERR(L, JL_EINVALID, row->line, gcol, "index",
+                             "GPU %ld appears mid-log (the log's first sample has %zu "
+                             "GPU%s): a log must list the same GPUs throughout",
+                             index, L->G, L->G == 1 ? "" : "s")
+                      : LERR(L, JL_EINVALID, row->line, gcol, "uuid",
+                             "GPU %s appears mid-log (the log's first sample has %zu "
+                             "GPU%s): a log must list the same GPUs throughout",
+                             uuid, L->G, L->G == 1 ? "" : "s");
+}
+
+/* One value of a series or per-GPU column: NaN when missing, else the
+ * number in the trace's unit (a unit in the value must be the column's). */
+static jl_status row_value(log_data *L, const jl__imp_csv_row *row, const col *c,
+                           const jl__imp_csv_field *f, double *out)
+{
+    *out = NAN;
+    if (jl__imp_csv_missing(f->s)) {
+        L->missing_values++;
+        return JL_OK;
+    }
+    const char *unit;
+    double x;
+    if (!jl__imp_number_unit(f->s, &x, &unit))
+        return LERR(L, JL_EINVALID, row->line, f->column, c->name,
+                    "expected a number%s%s, found '%s'", c->unit[0] ? " in " : "", c->unit, f->s);
+    if (*unit && !same_unit(unit, c->unit) && !(c->k == K_TEMP && !c->unit[0]))
+        return LERR(L, JL_EINVALID, row->line, f->column, c->name,
+                    "the unit '%s' does not match the column's [%s] (value '%s')", unit, c->unit,
+                    f->s);
+    if (!isfinite(x))
+        return LERR(L, JL_EINVALID, row->line, f->column, c->name,
+                    "expected a finite number, found '%s'", f->s);
+    *out = x * c->scale;
+    return JL_OK;
+}
+
+/* The row's per-GPU attributes (name, uuid, power limit, memory) into its
+ * GPU and its series values into pr. */
+static jl_status row_values(log_data *L, const jl__imp_csv_row *row, gpu *gp, prow *pr)
+{
+    for (size_t i = 0; i < L->n_cols; i++) {
+        const col *c = &L->cols[i];
+        const jl__imp_csv_field *f = &row->f[i];
+        if (c->k == K_NAME || c->k == K_UUID) {
+            char **dst = c->k == K_NAME ? &gp->name : &gp->uuid;
+            if (!*dst && *f->s && (c->k == K_UUID || !jl__imp_csv_missing(f->s)) &&
+                !(*dst = xdup(f->s)))
+                return JL_ENOMEM;
+            continue;
+        }
+        if (c->k == K_TIME || c->k == K_INDEX || c->k == K_OTHER)
+            continue;
+        double x;
+        jl_status st = row_value(L, row, c, f, &x);
+        if (st != JL_OK)
+            return st;
+        if (c->k == K_LIMIT) {
+            if (isnan(gp->limit_w))
+                gp->limit_w = x;
+        } else if (c->k == K_MEMTOTAL) {
+            if (isnan(gp->mem_total))
+                gp->mem_total = x;
+        } else {
+            pr->v[c->k - FIRST_SERIES] = x;
+        }
+    }
+    return JL_OK;
+}
+
+/* A parsed row: held back (the first sample's, or every row under --sort)
+ * or grouped now (the first sample's held rows first). */
+static jl_status place_row(log_data *L, reader *rd, const prow *pr)
+{
+    if (L->opt->sort || !rd->first_done) {
+        prow **arr = L->opt->sort ? &rd->rows : &rd->first;
+        size_t *n = L->opt->sort ? &rd->nrows : &rd->nfirst,
+               *cap = L->opt->sort ? &rd->caprows : &rd->capfirst;
+        if (*n == *cap) {
+            size_t nc = *cap ? *cap * 2 : 1024;
+            prow *x = realloc(*arr, nc * sizeof *x);
+            if (!x)
+                return JL_ENOMEM;
+            *arr = x;
+            *cap = nc;
+        }
+        (*arr)[(*n)++] = *pr;
+        return JL_OK;
+    }
+    jl_status st = JL_OK;
+    if (rd->first) {
+        for (size_t k = 0; k < rd->nfirst && st == JL_OK; k++)
+            st = add_row(L, &rd->first[k]);
+        free(rd->first);
+        rd->first = NULL;
+        rd->nfirst = 0;
         if (st != JL_OK)
             return st;
     }
-    for (;;) {
-        r = jl__csv_next(csv, &row, &err);
-        if (r <= 0)
-            break;
-        if (!L->cols) {
-            /* the header: its first field must not be a time */
-            jl__civil cv;
-            if (row.n > 0 && jl__parse_civil(row.f[0].s, &cv)) {
-                st = LERR(L, JL_EMISSING, row.line, 1, NULL,
-                          "the log has no header line (format=csv,noheader?): name its "
-                          "fields with --columns timestamp,index,power.draw,...");
-                goto end;
-            }
-            char **names = malloc((row.n ? row.n : 1) * sizeof *names);
-            if (!names) {
-                st = JL_ENOMEM;
-                goto end;
-            }
-            for (size_t i = 0; i < row.n; i++)
-                names[i] = (char *)row.f[i].s;
-            st = set_columns(L, names, row.n, row.line);
-            free(names);
-            if (st != JL_OK)
-                goto end;
-            continue;
-        }
-        if (cidx[K_TIME] < 0) {
-            for (size_t i = 0; i < L->n_cols; i++)
-                if (L->cols[i].k <= K_NSERIES)
-                    cidx[L->cols[i].k] = (int)i;
-            for (int s = 0; s < N_SERIES; s++)
-                L->has_series[s] = cidx[FIRST_SERIES + s] >= 0;
-            /* a noheader log whose first line is the header anyway */
-            if (L->opt->columns && row.n > 0 && !strcmp(row.f[0].s, L->cols[0].name))
-                continue;
-        }
-        if (row.n != L->n_cols) {
-            st = LERR(L, JL_EINVALID, row.line, row.n ? row.f[row.n - 1].column : 1, NULL,
-                      "%zu fields, the header has %zu (a malformed or cut line)", row.n, L->n_cols);
-            goto end;
-        }
-        if (++L->rows > L->opt->max_rows) {
-            st = LERR(L, JL_ELIMIT, row.line, 1, NULL, "more than %zu rows (the limit)",
-                      L->opt->max_rows);
-            goto end;
-        }
-        prow pr;
-        pr.line = row.line;
-        /* time */
-        const jl__csv_field *tf = &row.f[cidx[K_TIME]];
-        jl__civil cv;
-        if (!jl__parse_civil(tf->s, &cv)) {
-            st = LERR(L, JL_EINVALID, row.line, tf->column, "timestamp",
-                      "expected a time like 2026/11/23 22:17:22.120, found '%s'", tf->s);
-            goto end;
-        }
-        int gap = 0;
-        pr.t = jl__zone_to_unix(L->zone, &cv, L->last_t, &gap);
-        if (gap)
-            jl__import_note(L->res, L->path, "timestamp",
-                            "a time that does not exist in %s (a clock change gap), first "
-                            "at line %lld",
-                            jl__zone_name(L->zone), row.line);
-        if (!L->opt->sort && L->rows > 1 && pr.t < L->last_t) {
-            st = LERR(L, JL_EINVALID, row.line, tf->column, "timestamp",
-                      "time goes backwards (%s is %.3f s before the line above): a clock "
-                      "change or logs concatenated out of order; --sort sorts the rows",
-                      tf->s, L->last_t - pr.t);
-            goto end;
-        }
-        L->last_t = pr.t;
-        /* GPU */
-        long index = -1;
-        const char *uuid = NULL;
-        long long gcol = 1;
-        if (cidx[K_INDEX] >= 0) {
-            const jl__csv_field *f = &row.f[cidx[K_INDEX]];
-            char *e;
-            errno = 0;
-            long x = strtol(f->s, &e, 10);
-            if (!*f->s || *e || errno || x < 0 || x > 1000000) {
-                st = LERR(L, JL_EINVALID, row.line, f->column, "index",
-                          "expected a GPU index (0, 1, ...), found '%s'", f->s);
-                goto end;
-            }
-            index = x;
-            gcol = f->column;
-        } else if (cidx[K_UUID] >= 0) {
-            uuid = row.f[cidx[K_UUID]].s;
-            gcol = row.f[cidx[K_UUID]].column;
-        } else {
-            index = 0;
-        }
-        size_t slot = 0;
-        if (!find_gpu(L, index, uuid, &slot)) {
-            if (first_done) {
-                st = index >= 0 ? LERR(L, JL_EINVALID, row.line, gcol, "index",
-                                       "GPU %ld appears mid-log (the log's first sample has %zu "
-                                       "GPU%s): a log must list the same GPUs throughout",
-                                       index, L->G, L->G == 1 ? "" : "s")
-                                : LERR(L, JL_EINVALID, row.line, gcol, "uuid",
-                                       "GPU %s appears mid-log (the log's first sample has %zu "
-                                       "GPU%s): a log must list the same GPUs throughout",
-                                       uuid, L->G, L->G == 1 ? "" : "s");
-                goto end;
-            }
-            if ((st = add_gpu(L, index, uuid, row.line, gcol, &slot)) != JL_OK)
-                goto end;
-        } else if (!first_done) {
-            /* a GPU seen again: the first sample is complete */
-            first_done = 1;
-            L->gpus_fixed = 1;
-        }
-        gpu *gp = &L->gpus[slot];
-        /* per-GPU attributes and series */
-        for (size_t i = 0; i < L->n_cols; i++) {
-            const col *c = &L->cols[i];
-            const jl__csv_field *f = &row.f[i];
-            if (c->k == K_NAME) {
-                if (!gp->name && *f->s && !jl__csv_is_missing(f->s) && !(gp->name = xdup(f->s))) {
-                    st = JL_ENOMEM;
-                    goto end;
-                }
-                continue;
-            }
-            if (c->k == K_UUID) {
-                if (!gp->uuid && *f->s && !(gp->uuid = xdup(f->s))) {
-                    st = JL_ENOMEM;
-                    goto end;
-                }
-                continue;
-            }
-            if (c->k == K_TIME || c->k == K_INDEX || c->k == K_OTHER)
-                continue;
-            double x = NAN;
-            if (jl__csv_is_missing(f->s)) {
-                L->missing_values++;
-            } else {
-                const char *unit;
-                if (!jl__parse_number_unit(f->s, &x, &unit)) {
-                    st = LERR(L, JL_EINVALID, row.line, f->column, c->name,
-                              "expected a number%s%s, found '%s'", c->unit[0] ? " in " : "",
-                              c->unit, f->s);
-                    goto end;
-                }
-                if (*unit && !same_unit(unit, c->unit) && !(c->k == K_TEMP && !c->unit[0])) {
-                    st = LERR(L, JL_EINVALID, row.line, f->column, c->name,
-                              "the unit '%s' does not match the column's [%s] (value '%s')", unit,
-                              c->unit, f->s);
-                    goto end;
-                }
-                if (!isfinite(x)) {
-                    st = LERR(L, JL_EINVALID, row.line, f->column, c->name,
-                              "expected a finite number, found '%s'", f->s);
-                    goto end;
-                }
-                x *= c->scale;
-            }
-            if (c->k == K_LIMIT) {
-                if (isnan(gp->limit_w))
-                    gp->limit_w = x;
-            } else if (c->k == K_MEMTOTAL) {
-                if (isnan(gp->mem_total))
-                    gp->mem_total = x;
-            } else {
-                pr.v[c->k - FIRST_SERIES] = x;
-            }
-        }
-        pr.slot = slot;
-        if (L->opt->sort || !first_done) {
-            prow **arr = L->opt->sort ? &rows : &first;
-            size_t *n = L->opt->sort ? &nrows : &nfirst, *cap = L->opt->sort ? &caprows : &capfirst;
-            if (*n == *cap) {
-                size_t nc = *cap ? *cap * 2 : 1024;
-                prow *x = realloc(*arr, nc * sizeof *x);
-                if (!x) {
-                    st = JL_ENOMEM;
-                    goto end;
-                }
-                *arr = x;
-                *cap = nc;
-            }
-            (*arr)[(*n)++] = pr;
-            continue;
-        }
-        if (first) {
-            for (size_t k = 0; k < nfirst && st == JL_OK; k++)
-                st = add_row(L, &first[k]);
-            free(first);
-            first = NULL;
-            nfirst = 0;
-            if (st != JL_OK)
-                goto end;
-        }
-        if ((st = add_row(L, &pr)) != JL_OK)
-            goto end;
+    return add_row(L, pr);
+}
+
+/* One data row: checked, parsed and placed. 1: skipped (a noheader log's
+ * header line given with --columns). */
+static jl_status data_row(log_data *L, reader *rd, const jl__imp_csv_row *row)
+{
+    if (rd->cidx[K_TIME] < 0) {
+        layout_columns(L, rd);
+        /* a noheader log whose first line is the header anyway */
+        if (L->opt->columns && row->n > 0 && !strcmp(row->f[0].s, L->cols[0].name))
+            return JL_OK;
     }
+    if (row->n != L->n_cols)
+        return LERR(L, JL_EINVALID, row->line, row->n ? row->f[row->n - 1].column : 1, NULL,
+                    "%zu fields, the header has %zu (a malformed or cut line)", row->n, L->n_cols);
+    if (++L->rows > L->opt->max_rows)
+        return LERR(L, JL_ELIMIT, row->line, 1, NULL, "more than %zu rows (the limit)",
+                    L->opt->max_rows);
+    prow pr;
+    pr.line = row->line;
+    size_t slot = 0;
+    jl_status st = row_time(L, row, rd, &pr);
+    if (st == JL_OK)
+        st = row_gpu(L, row, rd, &slot);
+    if (st == JL_OK)
+        st = row_values(L, row, &L->gpus[slot], &pr);
+    pr.slot = slot;
+    return st == JL_OK ? place_row(L, rd, &pr) : st;
+}
+
+/* The end of the log: the held rows grouped (sorted under --sort), the
+ * last sample emitted. */
+static jl_status flush_rows(log_data *L, reader *rd)
+{
+    jl_status st = JL_OK;
+    L->gpus_fixed = 1;
+    for (size_t k = 0; rd->first && k < rd->nfirst && st == JL_OK; k++)
+        st = add_row(L, &rd->first[k]);
+    if (st == JL_OK && L->opt->sort && rd->nrows) {
+        qsort(rd->rows, rd->nrows, sizeof *rd->rows, cmp_prow);
+        for (size_t k = 0; k < rd->nrows && st == JL_OK; k++)
+            st = add_row(L, &rd->rows[k]);
+    }
+    if (st != JL_OK)
+        return st;
+    if (L->n_samples == 0)
+        return LERR(L, JL_ENODATA, 0, 0, NULL, "no samples (only a header)");
+    if (L->emit && L->n == 1 && (st = L->emit(L->emit_ctx, L)) == JL_OK)
+        L->n = 0;
+    return st;
+}
+
+/* Read one log whole: header, rows, grouping into samples. Returns JL_OK
+ * or an error code (already in the list). */
+static jl_status read_log(log_data *L, jl__imp_csv *csv)
+{
+    jl_status st = JL_OK;
+    jl__imp_csv_row row;
+    jl_error *err = NULL;
+    int r = 0;
+    reader rd = {0};
+    for (int k = 0; k <= K_NSERIES; k++)
+        rd.cidx[k] = -1;
+    if (L->opt->columns && (st = read_header(L, NULL)) != JL_OK)
+        return st;
+    while (st == JL_OK && (r = jl__imp_csv_next(csv, &row, &err)) > 0)
+        st = L->cols ? data_row(L, &rd, &row) : read_header(L, &row);
+    if (st != JL_OK)
+        goto end;
     if (r < 0) {
         st = err ? err->code : JL_ENOMEM;
         jl_error_list_push(L->errors, err);
         err = NULL;
-        goto end;
-    }
-    if (!L->cols) {
+    } else if (!L->cols) {
         st = LERR(L, JL_EMISSING, 0, 0, NULL, "empty log: no header and no rows");
-        goto end;
+    } else {
+        st = flush_rows(L, &rd);
     }
-    L->gpus_fixed = 1;
-    if (first) {
-        for (size_t k = 0; k < nfirst && st == JL_OK; k++)
-            st = add_row(L, &first[k]);
-        if (st != JL_OK)
-            goto end;
-    }
-    if (L->opt->sort && nrows) {
-        qsort(rows, nrows, sizeof *rows, cmp_prow);
-        for (size_t k = 0; k < nrows && st == JL_OK; k++)
-            st = add_row(L, &rows[k]);
-        if (st != JL_OK)
-            goto end;
-    }
-    if (L->n_samples == 0)
-        st = LERR(L, JL_ENODATA, 0, 0, NULL, "no samples (only a header)");
-    else if (L->emit && L->n == 1 && (st = L->emit(L->emit_ctx, L)) == JL_OK)
-        L->n = 0;
 end:
     if (st == JL_ENOMEM && (!L->errors->count))
         LERR(L, JL_ENOMEM, 0, 0, NULL, "out of memory");
     jl_error_free(err);
-    free(rows);
-    free(first);
+    free(rd.rows);
+    free(rd.first);
     return st;
 }
 
 /* ---- run attributes --------------------------------------------------------- */
 
-/* The typed field of attribute key in a (the reader's field table,
- * trace_internal.h), or NULL for an attribute kept as an extra. */
-static const jl__attr_field *typed_field(const char *key)
-{
-    for (size_t i = 0; i < jl__n_attr_fields; i++)
-        if (!strcmp(jl__attr_fields[i].name, key))
-            return &jl__attr_fields[i];
-    return NULL;
-}
-
 #define FIELD(a, f, type) ((type *)((char *)(a) + (f)->off))
 
-static int is_number_text(const char *s, double *v)
-{
-    char *e;
-    errno = 0;
-    double x = strtod(s, &e);
-    if (e == s || *e || errno || !isfinite(x))
-        return 0;
-    *v = x;
-    return 1;
-}
-
-/* Set attribute key=value on a; NULL or the reason it cannot be. */
+/* Set attribute key=value on a (the kit's one rule for typed attributes);
+ * NULL or the reason it cannot be. */
 static const char *set_attr(jl_attrs *a, const char *key, const char *value)
 {
-    double x;
-    if (!*key)
-        return "an empty attribute name";
-    if (strlen(value) > MAX_ATTR_TEXT)
-        return "a value longer than 60,000 bytes";
-    if (!strcmp(key, "start_time_unix"))
-        return "start_time_unix is set from the run's start";
-    const jl__attr_field *f = typed_field(key);
-    if (f && f->kind == JL__F_LONG) {
-        int one = !strcmp(key, "num_gpus") || !strcmp(key, "max_batch_size");
-        if (!is_number_text(value, &x) || x != floor(x) || x < one || x > 1e9)
-            return one ? "expected a whole number >= 1" : "expected a whole number >= 0";
-        *FIELD(a, f, long) = (long)x;
-        return NULL;
-    }
-    if (f && f->kind == JL__F_DBL) {
-        if (!is_number_text(value, &x) || x < 0)
-            return "expected a number >= 0";
-        *FIELD(a, f, double) = x;
-        return NULL;
-    }
-    if (f) {
-        if (!strcmp(key, "workload") && strcmp(value, "llm") && strcmp(value, "mllm") &&
-            strcmp(value, "diffusion"))
-            return "expected llm, mllm or diffusion";
-        char *d = jl__strdup(value);
-        if (!d)
-            return "out of memory";
-        char **p = FIELD(a, f, char *);
-        free(*p);
-        *p = d;
-        return NULL;
-    }
-    for (size_t i = 0; i < a->n_extra; i++)
-        if (!strcmp(a->extra[i].key, key)) {
-            char *d = jl__strdup(value);
-            if (!d)
-                return "out of memory";
-            free(a->extra[i].value);
-            a->extra[i].value = d;
-            a->extra[i].is_number = is_number_text(value, &x);
-            return NULL;
-        }
-    if (jl_attrs_add_extra(a, key, value, is_number_text(value, &x)) != JL_OK)
-        return "out of memory";
-    return NULL;
+    return jl__imp_set_attr(a, key, value);
 }
 
 static void set_extra(jl_attrs *a, const char *key, const char *value, int is_num)
@@ -727,77 +684,164 @@ static void specs_free(run_spec *s, size_t n)
 }
 
 /* A time of RUNS.csv: Unix seconds or ISO 8601 (zone optional). */
-static int parse_when(const char *s, jl__zone *z, double *out)
+static int parse_when(const char *s, jl__imp_zone *z, double *out)
 {
     double x;
-    if (is_number_text(s, &x)) {
+    if (jl__imp_number(s, &x)) {
         *out = x;
         return 1;
     }
-    jl__civil c;
-    if (!jl__parse_civil(s, &c))
+    jl__imp_civil c;
+    if (!jl__imp_parse_civil(s, &c))
         return 0;
     int gap;
-    *out = jl__zone_to_unix(z, &c, NAN, &gap);
+    *out = jl__imp_zone_to_unix(z, &c, NAN, &gap);
     return 1;
 }
 
-static jl_status read_runs(jl__csv *csv, jl__zone *z, jl_error_list *errors, run_spec **out,
+/* RUNS.csv's header: names (copied, none twice) and the columns run,
+ * start, end. */
+typedef struct runs_head {
+    char **name;
+    size_t n;
+    int run, start, end;
+} runs_head;
+
+static jl_status runs_header(const char *file, const jl__imp_csv_row *row, runs_head *h,
+                             jl_error_list *errors)
+{
+    h->run = h->start = h->end = -1;
+    if (!(h->name = calloc(row->n ? row->n : 1, sizeof *h->name)))
+        return JL_ENOMEM;
+    for (size_t i = 0; i < row->n; i++) {
+        const char *s = row->f[i].s;
+        if (!(h->name[i] = jl__strdup(s)))
+            return JL_ENOMEM;
+        h->n++;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(h->name[j], s))
+                return jl__imp_err_at(errors, JL_EINVALID, file, row->line, row->f[i].column, s,
+                                      "a column named twice");
+        int *slot = !strcmp(s, "run")     ? &h->run
+                    : !strcmp(s, "start") ? &h->start
+                    : !strcmp(s, "end")   ? &h->end
+                                          : NULL;
+        if (slot)
+            *slot = (int)i;
+    }
+    if (h->run < 0 || h->start < 0 || h->end < 0)
+        return jl__imp_err_at(errors, JL_EMISSING, file, row->line, 1, NULL,
+                              "the header must name the columns run, start and end "
+                              "(then any run attribute)");
+    return JL_OK;
+}
+
+/* A run's name, unique and without '/', and its window [start, end]. */
+static jl_status run_window(const char *file, const jl__imp_csv_row *row, const runs_head *h,
+                            jl__imp_zone *z, const run_spec *specs, size_t n, run_spec *sp,
+                            jl_error_list *errors)
+{
+    const jl__imp_csv_field *f = &row->f[h->run];
+    if (!*f->s || strchr(f->s, '/') || !strcmp(f->s, "."))
+        return jl__imp_err_at(errors, JL_EINVALID, file, row->line, f->column, "run",
+                              "expected a run name without '/', found '%s'", f->s);
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(specs[k].name, f->s))
+            return jl__imp_err_at(errors, JL_EINVALID, file, row->line, f->column, "run",
+                                  "run '%s' is named twice (also line %lld)", f->s, specs[k].line);
+    if (!(sp->name = jl__strdup(f->s)))
+        return JL_ENOMEM;
+    for (int w = 0; w < 2; w++) {
+        const jl__imp_csv_field *tf = &row->f[w ? h->end : h->start];
+        if (!parse_when(tf->s, z, w ? &sp->end : &sp->start))
+            return jl__imp_err_at(errors, JL_EINVALID, file, row->line, tf->column,
+                                  w ? "end" : "start",
+                                  "expected Unix seconds or an ISO 8601 time "
+                                  "(2026-11-23T22:17:22.1Z), found '%s'",
+                                  tf->s);
+    }
+    if (!(sp->end > sp->start))
+        return jl__imp_err_at(errors, JL_EINVALID, file, row->line, row->f[h->end].column, "end",
+                              "the run ends before it starts (%s <= %s)", row->f[h->end].s,
+                              row->f[h->start].s);
+    return JL_OK;
+}
+
+/* The other columns of a run's row: gpus, requests, requests_offset, log,
+ * and run attributes (checked now, set when the run is built). */
+static jl_status run_columns(const char *file, const jl__imp_csv_row *row, const runs_head *h,
+                             run_spec *sp, jl_error_list *errors)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        if ((int)i == h->run || (int)i == h->start || (int)i == h->end || !*row->f[i].s)
+            continue;
+        const char *k = h->name[i], *v = row->f[i].s;
+        char **dst = !strcmp(k, "gpus")       ? &sp->gpus
+                     : !strcmp(k, "requests") ? &sp->requests
+                     : !strcmp(k, "log")      ? &sp->log
+                                              : NULL;
+        if (dst) {
+            if (!(*dst = jl__strdup(v)))
+                return JL_ENOMEM;
+            continue;
+        }
+        if (!strcmp(k, "requests_offset")) {
+            if (!jl__imp_number(v, &sp->req_offset))
+                return jl__imp_err_at(errors, JL_EINVALID, file, row->line, row->f[i].column, k,
+                                      "expected seconds, found '%s'", v);
+            continue;
+        }
+        jl_attrs probe;
+        jl_attrs_init(&probe);
+        const char *why = set_attr(&probe, k, v);
+        jl_attrs_clear(&probe);
+        if (why)
+            return jl__imp_err_at(errors, JL_EINVALID, file, row->line, row->f[i].column, k,
+                                  "%s, found '%s'", why, v);
+        jl_kv *x = realloc(sp->attrs, (sp->n_attrs + 1) * sizeof *x);
+        if (!x)
+            return JL_ENOMEM;
+        sp->attrs = x;
+        x[sp->n_attrs].key = jl__strdup(k);
+        x[sp->n_attrs].value = jl__strdup(v);
+        x[sp->n_attrs].is_number = 0;
+        if (!x[sp->n_attrs++].key || !x[sp->n_attrs - 1].value)
+            return JL_ENOMEM;
+    }
+    return JL_OK;
+}
+
+/* RUNS.csv: a header naming run, start, end and any run attribute, then one
+ * row per run. */
+static jl_status read_runs(jl__imp_csv *csv, jl__imp_zone *z, jl_error_list *errors, run_spec **out,
                            size_t *n_out)
 {
-    const char *file = jl__csv_name(csv);
-    jl__csv_row row;
+    const char *file = jl__imp_csv_name(csv);
+    jl__imp_csv_row row;
     jl_error *err = NULL;
-    char **hdr = NULL;
-    size_t nh = 0, n = 0, cap = 0;
+    runs_head h = {0};
+    size_t n = 0, cap = 0;
     run_spec *specs = NULL;
-    int irun = -1, istart = -1, iend = -1, r;
+    int r;
     jl_status st = JL_OK;
     *out = NULL;
     *n_out = 0;
-    while ((r = jl__csv_next(csv, &row, &err)) > 0) {
-        if (!hdr) {
-            hdr = calloc(row.n ? row.n : 1, sizeof *hdr);
-            if (!hdr)
-                return JL_ENOMEM;
-            nh = row.n;
-            for (size_t i = 0; i < row.n; i++) {
-                if (!(hdr[i] = jl__strdup(row.f[i].s))) {
-                    st = JL_ENOMEM;
-                    goto end;
-                }
-                for (size_t j = 0; j < i; j++)
-                    if (!strcmp(hdr[j], hdr[i])) {
-                        st = jl__import_error(errors, JL_EINVALID, file, row.line, row.f[i].column,
-                                              hdr[i], "a column named twice");
-                        goto end;
-                    }
-                if (!strcmp(hdr[i], "run"))
-                    irun = (int)i;
-                if (!strcmp(hdr[i], "start"))
-                    istart = (int)i;
-                if (!strcmp(hdr[i], "end"))
-                    iend = (int)i;
-            }
-            if (irun < 0 || istart < 0 || iend < 0) {
-                st = jl__import_error(errors, JL_EMISSING, file, row.line, 1, NULL,
-                                      "the header must name the columns run, start and end "
-                                      "(then any run attribute)");
-                goto end;
-            }
+    while (st == JL_OK && (r = jl__imp_csv_next(csv, &row, &err)) > 0) {
+        if (!h.name) {
+            st = runs_header(file, &row, &h, errors);
             continue;
         }
-        if (row.n != nh) {
-            st = jl__import_error(errors, JL_EINVALID, file, row.line, 1, NULL,
-                                  "%zu fields, the header has %zu", row.n, nh);
-            goto end;
+        if (row.n != h.n) {
+            st = jl__imp_err_at(errors, JL_EINVALID, file, row.line, 1, NULL,
+                                "%zu fields, the header has %zu", row.n, h.n);
+            break;
         }
         if (n == cap) {
             size_t nc = cap ? cap * 2 : 16;
             run_spec *x = realloc(specs, nc * sizeof *x);
             if (!x) {
                 st = JL_ENOMEM;
-                goto end;
+                break;
             }
             specs = x;
             cap = nc;
@@ -806,106 +850,22 @@ static jl_status read_runs(jl__csv *csv, jl__zone *z, jl_error_list *errors, run
         memset(sp, 0, sizeof *sp);
         sp->line = row.line;
         sp->req_offset = NAN;
-        const jl__csv_field *f = &row.f[irun];
-        if (!*f->s || strchr(f->s, '/') || !strcmp(f->s, ".")) {
-            st = jl__import_error(errors, JL_EINVALID, file, row.line, f->column, "run",
-                                  "expected a run name without '/', found '%s'", f->s);
-            goto end;
-        }
-        for (size_t k = 0; k + 1 < n; k++)
-            if (!strcmp(specs[k].name, f->s)) {
-                st = jl__import_error(errors, JL_EINVALID, file, row.line, f->column, "run",
-                                      "run '%s' is named twice (also line %lld)", f->s,
-                                      specs[k].line);
-                goto end;
-            }
-        if (!(sp->name = jl__strdup(f->s))) {
-            st = JL_ENOMEM;
-            goto end;
-        }
-        for (int w = 0; w < 2; w++) {
-            const jl__csv_field *tf = &row.f[w ? iend : istart];
-            if (!parse_when(tf->s, z, w ? &sp->end : &sp->start)) {
-                st = jl__import_error(errors, JL_EINVALID, file, row.line, tf->column,
-                                      w ? "end" : "start",
-                                      "expected Unix seconds or an ISO 8601 time "
-                                      "(2026-11-23T22:17:22.1Z), found '%s'",
-                                      tf->s);
-                goto end;
-            }
-        }
-        if (!(sp->end > sp->start)) {
-            st = jl__import_error(errors, JL_EINVALID, file, row.line, row.f[iend].column, "end",
-                                  "the run ends before it starts (%s <= %s)", row.f[iend].s,
-                                  row.f[istart].s);
-            goto end;
-        }
-        for (size_t i = 0; i < nh; i++) {
-            if ((int)i == irun || (int)i == istart || (int)i == iend || !*row.f[i].s)
-                continue;
-            const char *k = hdr[i], *v = row.f[i].s;
-            char **dst = !strcmp(k, "gpus")       ? &sp->gpus
-                         : !strcmp(k, "requests") ? &sp->requests
-                         : !strcmp(k, "log")      ? &sp->log
-                                                  : NULL;
-            if (dst) {
-                if (!(*dst = jl__strdup(v))) {
-                    st = JL_ENOMEM;
-                    goto end;
-                }
-                continue;
-            }
-            if (!strcmp(k, "requests_offset")) {
-                if (!is_number_text(v, &sp->req_offset)) {
-                    st = jl__import_error(errors, JL_EINVALID, file, row.line, row.f[i].column, k,
-                                          "expected seconds, found '%s'", v);
-                    goto end;
-                }
-                continue;
-            }
-            jl_attrs probe;
-            jl_attrs_init(&probe);
-            const char *why = set_attr(&probe, k, v);
-            jl_attrs_clear(&probe);
-            if (why) {
-                st = jl__import_error(errors, JL_EINVALID, file, row.line, row.f[i].column, k,
-                                      "%s, found '%s'", why, v);
-                goto end;
-            }
-            jl_kv *x = realloc(sp->attrs, (sp->n_attrs + 1) * sizeof *x);
-            if (!x) {
-                st = JL_ENOMEM;
-                goto end;
-            }
-            sp->attrs = x;
-            x[sp->n_attrs].key = jl__strdup(k);
-            x[sp->n_attrs].value = jl__strdup(v);
-            x[sp->n_attrs].is_number = 0;
-            sp->n_attrs++;
-            if (!x[sp->n_attrs - 1].key || !x[sp->n_attrs - 1].value) {
-                st = JL_ENOMEM;
-                goto end;
-            }
-        }
+        st = run_window(file, &row, &h, z, specs, n - 1, sp, errors);
+        if (st == JL_OK)
+            st = run_columns(file, &row, &h, sp, errors);
     }
-    if (r < 0) {
+    if (st == JL_OK && r < 0) {
         st = err ? err->code : JL_ENOMEM;
         jl_error_list_push(errors, err);
         err = NULL;
-        goto end;
+    } else if (st == JL_OK && !h.name) {
+        st = jl__imp_err_at(errors, JL_EMISSING, file, 0, 0, NULL, "empty: no header");
+    } else if (st == JL_OK && n == 0) {
+        st = jl__imp_err_at(errors, JL_ENODATA, file, 0, 0, NULL, "no runs (only a header)");
     }
-    if (!hdr) {
-        st = jl__import_error(errors, JL_EMISSING, file, 0, 0, NULL, "empty: no header");
-        goto end;
-    }
-    if (n == 0)
-        st = jl__import_error(errors, JL_ENODATA, file, 0, 0, NULL, "no runs (only a header)");
-end:
     if (st == JL_ENOMEM && !errors->count)
-        jl__import_error(errors, JL_ENOMEM, file, 0, 0, NULL, "out of memory");
-    for (size_t i = 0; hdr && i < nh; i++)
-        free(hdr[i]);
-    free(hdr);
+        jl__imp_err_at(errors, JL_ENOMEM, file, 0, 0, NULL, "out of memory");
+    jl__imp_free_names(h.name, h.n);
     jl_error_free(err);
     if (st != JL_OK) {
         specs_free(specs, n);
@@ -916,201 +876,14 @@ end:
     return JL_OK;
 }
 
-/* ---- vLLM request logs --------------------------------------------------------- */
-
-static jl_status jerr(jl_error_list *errors, const char *file, const char *field, const char *msg)
-{
-    return jl__import_error(errors, JL_EINVALID, file, 0, 0, field, "%s", msg);
-}
-
-/* Per request: input_lens, output_lens, ttfts, itls, start_times, errors
- * (vLLM `bench serve --save-result --save-detailed`). Times are placed so
- * the first request starts `offset` seconds after the run's t = 0. */
-static jl_status load_requests(const char *path, jl_run *r, double offset, int offset_given,
-                               const jl_import_nvsmi_options *opt, jl_import_result *res,
-                               jl_error_list *errors)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return jl__import_error(errors, JL_EIO, path, 0, 0, NULL, "%s", strerror(errno));
-    if ((size_t)sb.st_size > opt->max_request_bytes)
-        return jl__import_error(errors, JL_ELIMIT, path, 0, 0, NULL,
-                                "%lld bytes, more than the limit of %zu", (long long)sb.st_size,
-                                opt->max_request_bytes);
-    json_error_t je;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!doc)
-        return jl__import_error(errors, JL_EINVALID, path, je.line, je.column, NULL,
-                                "not valid JSON: %s", je.text);
-    jl_status st = JL_OK;
-    static const char *const keys[] = {"input_lens", "output_lens", "ttfts", "itls", "start_times"};
-    const json_t *arr[5];
-    size_t R = 0;
-    if (!json_is_object(doc)) {
-        st = jerr(errors, path, NULL, "expected a JSON object (vLLM's result file)");
-        goto end;
-    }
-    for (int k = 0; k < 5; k++) {
-        arr[k] = json_object_get(doc, keys[k]);
-        if (!json_is_array(arr[k])) {
-            st = jl__import_error(errors, JL_EMISSING, path, 0, 0, keys[k],
-                                  "%s (save the result with --save-result --save-detailed)",
-                                  arr[k] ? "expected an array" : "missing");
-            goto end;
-        }
-        if (k == 0)
-            R = json_array_size(arr[k]);
-        else if (json_array_size(arr[k]) != R) {
-            st = jl__import_error(errors, JL_EINVALID, path, 0, 0, keys[k],
-                                  "%zu entries, input_lens has %zu", json_array_size(arr[k]), R);
-            goto end;
-        }
-    }
-    const json_t *errs = json_object_get(doc, "errors");
-    if (errs && (!json_is_array(errs) || json_array_size(errs) != R)) {
-        st = jl__import_error(errors, JL_EINVALID, path, 0, 0, "errors",
-                              "expected an array of %zu entries", R);
-        goto end;
-    }
-    if (R == 0) {
-        st = jl__import_error(errors, JL_ENODATA, path, 0, 0, "input_lens", "no requests");
-        goto end;
-    }
-    if (R > INT32_MAX) {
-        st = jl__import_error(errors, JL_ELIMIT, path, 0, 0, "input_lens", "too many requests");
-        goto end;
-    }
-    double t_first = INFINITY;
-    size_t K = 0;
-    for (size_t i = 0; i < R; i++) {
-        const json_t *v = json_array_get(arr[4], i);
-        char fld[64];
-        snprintf(fld, sizeof fld, "start_times[%zu]", i);
-        if (!json_is_number(v) || !isfinite(json_number_value(v))) {
-            st = jerr(errors, path, fld, "expected a number (seconds)");
-            goto end;
-        }
-        if (json_number_value(v) < t_first)
-            t_first = json_number_value(v);
-        const json_t *it = json_array_get(arr[3], i);
-        snprintf(fld, sizeof fld, "itls[%zu]", i);
-        if (!json_is_array(it)) {
-            st = jerr(errors, path, fld, "expected an array of seconds");
-            goto end;
-        }
-        K += json_array_size(it);
-    }
-    if (K > INT32_MAX) {
-        st = jl__import_error(errors, JL_ELIMIT, path, 0, 0, "itls", "too many ITL samples");
-        goto end;
-    }
-    st = jl__import_run_requests(r, R);
-    r->itl_seconds = jl__malloc_array(K ? K : 1, sizeof(float));
-    r->itl_request = jl__malloc_array(K ? K : 1, sizeof(int32_t));
-    if (st != JL_OK || !r->itl_seconds || !r->itl_request) {
-        st = JL_ENOMEM;
-        goto end;
-    }
-    size_t k = 0, failed = 0;
-    for (size_t i = 0; i < R; i++) {
-        char fld[64];
-        const json_t *in = json_array_get(arr[0], i), *outl = json_array_get(arr[1], i),
-                     *tt = json_array_get(arr[2], i), *it = json_array_get(arr[3], i);
-        const json_t *e = errs ? json_array_get(errs, i) : NULL;
-        int ok = !e || json_is_null(e) || (json_is_string(e) && !*json_string_value(e));
-        for (int q = 0; q < 2; q++) {
-            const json_t *x = q ? outl : in;
-            snprintf(fld, sizeof fld, "%s[%zu]", q ? "output_lens" : "input_lens", i);
-            if (!json_is_integer(x) || json_integer_value(x) < 0 ||
-                json_integer_value(x) > INT32_MAX) {
-                st = jerr(errors, path, fld, "expected a token count (whole number >= 0)");
-                goto end;
-            }
-        }
-        snprintf(fld, sizeof fld, "ttfts[%zu]", i);
-        if (!json_is_number(tt) || !(json_number_value(tt) >= 0)) {
-            if (!(json_is_null(tt) && !ok)) {
-                st = jerr(errors, path, fld, "expected seconds >= 0");
-                goto end;
-            }
-        }
-        double a = json_number_value(json_array_get(arr[4], i)) - t_first + offset;
-        r->arrival[i] = a;
-        r->input_tokens[i] = (int32_t)json_integer_value(in);
-        r->output_tokens[i] = (int32_t)json_integer_value(outl);
-        if (!ok) {
-            failed++;
-            r->first_token[i] = r->finish[i] = NAN;
-            continue;
-        }
-        double fin = a + json_number_value(tt);
-        r->first_token[i] = fin;
-        size_t m = json_array_size(it);
-        for (size_t j = 0; j < m; j++) {
-            const json_t *x = json_array_get(it, j);
-            if (!json_is_number(x) || !(json_number_value(x) >= 0) ||
-                !isfinite(json_number_value(x))) {
-                snprintf(fld, sizeof fld, "itls[%zu][%zu]", i, j);
-                st = jerr(errors, path, fld, "expected seconds >= 0");
-                goto end;
-            }
-            fin += json_number_value(x);
-            r->itl_seconds[k] = (float)json_number_value(x);
-            r->itl_request[k] = (int32_t)i;
-            k++;
-        }
-        r->finish[i] = fin;
-    }
-    r->itl_n = k;
-    if (k == 0) {
-        free(r->itl_seconds);
-        free(r->itl_request);
-        r->itl_seconds = NULL;
-        r->itl_request = NULL;
-    }
-    if (failed)
-        jl__import_note(res, path, "errors",
-                        "%zu of %zu requests failed: their first_token "
-                        "and finish are NaN",
-                        failed, R);
-    char *clock = offset_given
-                      ? jl__asprintf("client monotonic clock (vLLM start_times); first request "
-                                     "start placed at run start + %.6g s (requests_offset)",
-                                     offset)
-                      : jl__asprintf("client monotonic clock (vLLM start_times); first request "
-                                     "start placed at the run's start (the start column)");
-    if (!clock) {
-        st = JL_ENOMEM;
-        goto end;
-    }
-    set_extra(&r->attrs, "requests_clock", clock, 0);
-    free(clock);
-    set_extra(&r->attrs, "requests_source", path, 0);
-    const json_t *mid = json_object_get(doc, "model_id");
-    if (!r->attrs.model && json_is_string(mid) && *json_string_value(mid)) {
-        r->attrs.model = jl__strdup(json_string_value(mid));
-        jl__import_note(res, path, "model_id", "the run's model taken from the request log");
-    }
-    const json_t *mc = json_object_get(doc, "max_concurrency");
-    if (json_is_integer(mc)) {
-        char b[32];
-        snprintf(b, sizeof b, "%lld", (long long)json_integer_value(mc));
-        set_extra(&r->attrs, "client_max_concurrency", b, 1);
-    }
-end:
-    if (st == JL_ENOMEM && !errors->count)
-        jl__import_error(errors, JL_ENOMEM, path, 0, 0, NULL, "out of memory");
-    json_decref(doc);
-    return st;
-}
-
 /* ---- runs ---------------------------------------------------------------------- */
 
 typedef struct ctx {
     const jl_import_nvsmi_options *opt;
-    jl_import_result *res;
+    jl__imp *k;            /* the kit's context: notes, runs */
+    jl_import_result *res; /* k->res */
     jl_error_list *errors;
-    jl__zone *zone;
+    jl__imp_zone *zone;
     log_data **logs;
     size_t n_logs;
     size_t dropped_rows;
@@ -1145,14 +918,14 @@ static jl_status select_gpus(ctx *c, const log_data *L, const run_spec *sp, size
                 (L->gpus[g].uuid && !strcmp(L->gpus[g].uuid, tok)))
                 found = g;
         if (found == L->G) {
-            st = jl__import_error(c->errors, JL_EINVALID, c->opt->runs_csv, sp->line, 0, "gpus",
-                                  "run %s: GPU '%s' is not in the log %s", sp->name, tok, L->path);
+            st = jl__imp_err_at(c->errors, JL_EINVALID, c->opt->runs_csv, sp->line, 0, "gpus",
+                                "run %s: GPU '%s' is not in the log %s", sp->name, tok, L->path);
             break;
         }
         for (size_t k = 0; k < *G; k++)
             if (sel[k] == found) {
-                st = jl__import_error(c->errors, JL_EINVALID, c->opt->runs_csv, sp->line, 0, "gpus",
-                                      "run %s: GPU '%s' named twice", sp->name, tok);
+                st = jl__imp_err_at(c->errors, JL_EINVALID, c->opt->runs_csv, sp->line, 0, "gpus",
+                                    "run %s: GPU '%s' named twice", sp->name, tok);
                 break;
             }
         if (st != JL_OK)
@@ -1160,8 +933,8 @@ static jl_status select_gpus(ctx *c, const log_data *L, const run_spec *sp, size
         sel[(*G)++] = found;
     }
     if (st == JL_OK && *G == 0)
-        st = jl__import_error(c->errors, JL_EINVALID, c->opt->runs_csv, sp->line, 0, "gpus",
-                              "run %s: no GPU named", sp->name);
+        st = jl__imp_err_at(c->errors, JL_EINVALID, c->opt->runs_csv, sp->line, 0, "gpus",
+                            "run %s: no GPU named", sp->name);
     free(copy);
     return st;
 }
@@ -1211,17 +984,17 @@ static int choose_power(const log_data *L, size_t i0, const size_t *sel, size_t 
 
 static void note_dropped(ctx *c, const log_data *L, int pw)
 {
-    jl__import_note(c->res, L->path,
-                    pw + FIRST_SERIES == K_POWER_INST ? "power.draw.instant" : "power.draw",
-                    "samples where a GPU's power is missing are left out of power/ (the "
-                    "format needs finite watts; the integral bridges them) and kept in "
-                    "gpu/ with the missing values as NaN");
+    jl__imp_note(c->k, L->path,
+                 pw + FIRST_SERIES == K_POWER_INST ? "power.draw.instant" : "power.draw",
+                 "samples where a GPU's power is missing are left out of power/ (the "
+                 "format needs finite watts; the integral bridges them) and kept in "
+                 "gpu/ with the missing values as NaN");
 }
 
 static void note_no_avg(ctx *c, const log_data *L)
 {
-    jl__import_note(c->res, L->path, "power.draw.average",
-                    "not written as power/watts_avg where a value is missing in the run");
+    jl__imp_note(c->k, L->path, "power.draw.average",
+                 "not written as power/watts_avg where a value is missing in the run");
 }
 
 /* Everything of a run but its power/ and gpu/ series: attributes (--set,
@@ -1243,10 +1016,10 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
         set_attr(a, sp->attrs[i].key, sp->attrs[i].value);
     a->start_time_unix = t0;
     if (a->num_gpus >= 0 && (size_t)a->num_gpus != G) {
-        st = jl__import_error(c->errors, JL_EINVALID, where, line, 0, "num_gpus",
-                              "run %s: num_gpus is %ld but the run holds %zu GPU%s of the log "
-                              "(name them in a gpus column)",
-                              name, a->num_gpus, G, G == 1 ? "" : "s");
+        st = jl__imp_err_at(c->errors, JL_EINVALID, where, line, 0, "num_gpus",
+                            "run %s: num_gpus is %ld but the run holds %zu GPU%s of the log "
+                            "(name them in a gpus column)",
+                            name, a->num_gpus, G, G == 1 ? "" : "s");
         goto fail;
     }
     a->num_gpus = (long)G;
@@ -1256,14 +1029,14 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
         set_extra(a, "gpu_name", gname, 0);
     for (size_t g = 1; g < G; g++)
         if (gname && L->gpus[sel[g]].name && strcmp(gname, L->gpus[sel[g]].name))
-            jl__import_note(c->res, L->path, "name",
-                            "run %s mixes GPU models (%s, %s): gpu_model is the first's", name,
-                            gname, L->gpus[sel[g]].name);
+            jl__imp_note(c->k, L->path, "name",
+                         "run %s mixes GPU models (%s, %s): gpu_model is the first's", name, gname,
+                         L->gpus[sel[g]].name);
     if (!a->gpu_model && gname) {
         char buf[128];
         if (!jl_gpu_model_from_name(gname, buf, sizeof buf))
-            jl__import_note(c->res, L->path, "name",
-                            "GPU name '%s' is not in joules' table: gpu_model '%s'", gname, buf);
+            jl__imp_note(c->k, L->path, "name",
+                         "GPU name '%s' is not in joules' table: gpu_model '%s'", gname, buf);
         if (!(a->gpu_model = jl__strdup(buf)))
             goto nomem;
     }
@@ -1279,7 +1052,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     free(psrc);
     set_extra(a, "source", "nvidia-smi", 0);
     set_extra(a, "nvidia_smi_log", L->path, 0);
-    set_extra(a, "timezone", jl__zone_name(c->zone), 0);
+    set_extra(a, "timezone", jl__imp_zone_name(c->zone), 0);
     if (a->notes)
         jl__strbuf_printf(&notes, "%s ", a->notes);
     jl__strbuf_printf(&notes,
@@ -1304,7 +1077,8 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
         if (!path)
             goto nomem;
         int given = !isnan(sp->req_offset);
-        st = load_requests(path, r, given ? sp->req_offset : 0.0, given, c->opt, c->res, c->errors);
+        st = jl__imp_vllm_requests(c->k, path, r, given ? sp->req_offset : 0.0, given,
+                                   c->opt->max_request_bytes, c->errors);
         if (st != JL_OK) {
             jl_error *e = c->errors->count ? c->errors->items[c->errors->count - 1] : NULL;
             if (e && !e->run)
@@ -1322,7 +1096,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
         jl__strbuf_puts(&unk, "workload");
     }
     for (const char *const *k = required_str; *k; k++) {
-        char **f = FIELD(a, typed_field(*k), char *);
+        char **f = FIELD(a, jl__imp_attr_field(*k), char *);
         if (!*f) {
             *f = jl__strdup("unknown");
             jl__strbuf_printf(&unk, "%s%s", unk.len ? "," : "", *k);
@@ -1343,10 +1117,10 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
                           " Not given, written as placeholders (workload llm, "
                           "max_batch_size 1, others 'unknown'): %s.",
                           u);
-        jl__import_note(c->res, where, u,
-                        "required attributes not given (RUNS.csv column or --set KEY=VALUE): "
-                        "written as 'unknown' (workload llm, max_batch_size 1) and listed in "
-                        "@unknown_attributes, so summaries still work");
+        jl__imp_note(c->k, where, u,
+                     "required attributes not given (RUNS.csv column or --set KEY=VALUE): "
+                     "written as 'unknown' (workload llm, max_batch_size 1) and listed in "
+                     "@unknown_attributes, so summaries still work");
     }
     free(u);
     if (!a->workload || !a->model || !a->task || !a->precision || !a->gpu_model)
@@ -1354,11 +1128,10 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     free(a->notes);
     a->notes = jl__strbuf_take(&notes);
     return a->notes ? JL_OK
-                    : jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL,
-                                       "run %s: out of memory", name);
+                    : jl__imp_err_at(c->errors, JL_ENOMEM, where, line, 0, NULL,
+                                     "run %s: out of memory", name);
 nomem:
-    st =
-        jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory", name);
+    st = jl__imp_err_at(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory", name);
 fail:
     jl__strbuf_free(&notes);
     return st;
@@ -1390,10 +1163,10 @@ static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const 
             rows[np++] = i;
     }
     if (np < 2) {
-        st = jl__import_error(c->errors, JL_ENODATA, where, line, 0, NULL,
-                              "run %s: %zu power sample%s in its window (%zu rows of %s): "
-                              "nothing to integrate",
-                              name, np, np == 1 ? "" : "s", n, L->path);
+        st = jl__imp_err_at(c->errors, JL_ENODATA, where, line, 0, NULL,
+                            "run %s: %zu power sample%s in its window (%zu rows of %s): "
+                            "nothing to integrate",
+                            name, np, np == 1 ? "" : "s", n, L->path);
         goto fail;
     }
     if (np < n) {
@@ -1452,8 +1225,7 @@ static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const 
     *out = r;
     return JL_OK;
 nomem:
-    st =
-        jl__import_error(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory", name);
+    st = jl__imp_err_at(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory", name);
 fail:
     free(rows);
     jl_run_free(r);
@@ -1485,10 +1257,10 @@ static void cut_run(ctx *c, const run_spec *sp)
         }
     }
     if (ambiguous) {
-        jl__import_error(c->errors, JL_EINVALID, rf, sp->line, 0, "run",
-                         "run %s: its window holds samples of several logs (add a log column "
-                         "naming the file)",
-                         sp->name);
+        jl__imp_err_at(c->errors, JL_EINVALID, rf, sp->line, 0, "run",
+                       "run %s: its window holds samples of several logs (add a log column "
+                       "naming the file)",
+                       sp->name);
         return;
     }
     if (!L) {
@@ -1500,51 +1272,48 @@ static void cut_run(ctx *c, const run_spec *sp)
                                   base_name(c->logs[k]->path), c->logs[k]->t[0],
                                   c->logs[k]->t[c->logs[k]->n - 1]);
         char *spans = jl__strbuf_take(&b);
-        jl__import_error(c->errors, JL_ENODATA, rf, sp->line, 0, "run",
-                         "run %s: no sample in its window %.3f..%.3f (Unix s)%s%s: it falls "
-                         "outside the log%s (%s)",
-                         sp->name, sp->start, sp->end, sp->log ? " in log " : "",
-                         sp->log ? sp->log : "", c->n_logs == 1 ? "" : "s", spans ? spans : "");
+        jl__imp_err_at(c->errors, JL_ENODATA, rf, sp->line, 0, "run",
+                       "run %s: no sample in its window %.3f..%.3f (Unix s)%s%s: it falls "
+                       "outside the log%s (%s)",
+                       sp->name, sp->start, sp->end, sp->log ? " in log " : "",
+                       sp->log ? sp->log : "", c->n_logs == 1 ? "" : "s", spans ? spans : "");
         free(spans);
         return;
     }
     if (sp->start < L->t[0] || sp->end > L->t[L->n - 1])
-        jl__import_note(c->res, rf, "run",
-                        "a run's window reaches beyond its log (first: %s): its power "
-                        "covers only the logged part",
-                        sp->name);
+        jl__imp_note(c->k, rf, "run",
+                     "a run's window reaches beyond its log (first: %s): its power "
+                     "covers only the logged part",
+                     sp->name);
     size_t i0 = jl__first_ge(L->t, L->n, sp->start), i1 = i0;
     while (i1 < L->n && L->t[i1] <= sp->end)
         i1++;
     size_t *sel = jl__malloc_array(L->G ? L->G : 1, sizeof *sel), G;
     if (!sel) {
-        jl__import_error(c->errors, JL_ENOMEM, rf, sp->line, 0, NULL, "out of memory");
+        jl__imp_err_at(c->errors, JL_ENOMEM, rf, sp->line, 0, NULL, "out of memory");
         return;
     }
     jl_run *r = NULL;
     if (select_gpus(c, L, sp, sel, &G) == JL_OK &&
         build_run(c, L, sp, sp->name, i0, i1, sp->start, sel, G, &r) == JL_OK) {
-        if (!jl__import_push_run(c->res, r)) {
-            jl_run_free(r);
-            jl__import_error(c->errors, JL_ENOMEM, rf, sp->line, 0, NULL, "out of memory");
-        }
+        jl__imp_push_run(c->k, r);
     }
     free(sel);
 }
 
 static void result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int inst)
 {
-    jl__import_detail_num(c->res, "n_rows", (double)rows);
-    jl__import_detail_num(c->res, "max_gpus_per_log", (double)G);
-    jl__import_detail(c->res, "timezone", jl__zone_name(c->zone), 0);
-    jl__import_detail(c->res, "power_field", inst ? "power.draw.instant" : "power.draw", 0);
-    jl__import_detail_num(c->res, "samples_without_power", (double)c->dropped_rows);
-    jl__import_note(c->res, "", "timestamp", "local times read in %s%s", jl__zone_name(c->zone),
-                    c->opt->timezone ? "" : " (no --timezone given)");
+    jl__imp_detail_num(c->k, "n_rows", (double)rows);
+    jl__imp_detail_num(c->k, "max_gpus_per_log", (double)G);
+    jl__imp_detail(c->k, "timezone", jl__imp_zone_name(c->zone), 0);
+    jl__imp_detail(c->k, "power_field", inst ? "power.draw.instant" : "power.draw", 0);
+    jl__imp_detail_num(c->k, "samples_without_power", (double)c->dropped_rows);
+    jl__imp_note(c->k, "", "timestamp", "local times read in %s%s", jl__imp_zone_name(c->zone),
+                 c->opt->timezone ? "" : " (no --timezone given)");
     c->res->source = jl__asprintf("nvidia-smi CSV log%s (%zu rows)", n_logs == 1 ? "" : "s", rows);
     c->res->detail_text = jl__asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
                                        "%s, %zu notes",
-                                       rows, G, G == 1 ? "" : "s", jl__zone_name(c->zone),
+                                       rows, G, G == 1 ? "" : "s", jl__imp_zone_name(c->zone),
                                        inst ? "power.draw.instant" : "power.draw", c->res->n_notes);
 }
 
@@ -1690,25 +1459,25 @@ static void stream_finish(sctx *x, const log_data *L, srun *r)
         return;
     r->done = 1;
     if (isnan(r->t0)) {
-        jl__import_error(c->errors, JL_ENODATA, rf, line, 0, "run",
-                         "run %s: no sample in its window %.3f..%.3f (Unix s): it falls outside "
-                         "the log (%s spans %.3f..%.3f)",
-                         r->name, r->start, r->end, base_name(L->path), x->t_first, x->t_last);
+        jl__imp_err_at(c->errors, JL_ENODATA, rf, line, 0, "run",
+                       "run %s: no sample in its window %.3f..%.3f (Unix s): it falls outside "
+                       "the log (%s spans %.3f..%.3f)",
+                       r->name, r->start, r->end, base_name(L->path), x->t_first, x->t_last);
         return;
     }
     if (r->n_power < 2) {
-        jl__import_error(c->errors, JL_ENODATA, where, line, 0, NULL,
-                         "run %s: %zu power sample%s in its window (%zu rows of %s): nothing to "
-                         "integrate",
-                         r->name, r->n_power, r->n_power == 1 ? "" : "s", r->n_samples, L->path);
+        jl__imp_err_at(c->errors, JL_ENODATA, where, line, 0, NULL,
+                       "run %s: %zu power sample%s in its window (%zu rows of %s): nothing to "
+                       "integrate",
+                       r->name, r->n_power, r->n_power == 1 ? "" : "s", r->n_samples, L->path);
         srun_fail(x, r, NULL);
         return;
     }
     if (r->sp && (r->sp->start < x->t_first || r->sp->end > x->t_last))
-        jl__import_note(c->res, rf, "run",
-                        "a run's window reaches beyond its log (first: %s): its power "
-                        "covers only the logged part",
-                        r->name);
+        jl__imp_note(c->k, rf, "run",
+                     "a run's window reaches beyond its log (first: %s): its power "
+                     "covers only the logged part",
+                     r->name);
     jl_error *err = NULL;
     jl_status st = JL_OK;
     if (r->avg_bad) {
@@ -1766,7 +1535,7 @@ static jl_status stream_emit(void *vx, log_data *L)
     return st;
 }
 
-static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv, const run_spec *specs,
+static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__imp_csv *csv, const run_spec *specs,
                             size_t n_specs, size_t k, size_t *rows, size_t *G, int *inst)
 {
     jl_status st = JL_OK;
@@ -1774,7 +1543,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv, const run_
     sctx x = {.c = c, .w = w, .t_first = NAN, .t_last = NAN};
     size_t nr = specs ? n_specs : 1;
     x.runs = calloc(nr, sizeof *x.runs);
-    if (!L || !x.runs || !(L->path = jl__strdup(jl__csv_name(csv)))) {
+    if (!L || !x.runs || !(L->path = jl__strdup(jl__imp_csv_name(csv)))) {
         st = JL_ENOMEM;
         goto end;
     }
@@ -1804,7 +1573,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv, const run_
             r->end = INFINITY;
         }
     }
-    L->res = c->res;
+    L->k = c->k;
     L->errors = c->errors;
     L->opt = c->opt;
     L->zone = c->zone;
@@ -1837,16 +1606,20 @@ end:
     return st == JL_ENOMEM ? st : JL_OK;
 }
 
-static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv,
+static jl_status import_logs(ctx *c, jl__imp_csv **csvs, size_t n, jl__imp_csv *runs_csv,
                              jl_import_result **out)
 {
     jl_status st = JL_OK;
     run_spec *specs = NULL;
     size_t n_specs = 0;
     *out = NULL;
-    c->res = jl__import_result_new();
+    jl__imp kit;
+    if (jl__imp_start(&kit, NULL, c->errors))
+        return JL_ENOMEM;
+    c->k = &kit;
+    c->res = kit.res;
     c->logs = calloc(n ? n : 1, sizeof *c->logs);
-    if (!c->res || !c->logs) {
+    if (!c->logs) {
         st = JL_ENOMEM;
         goto end;
     }
@@ -1858,12 +1631,12 @@ static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv
         if (!csvs[k])
             continue;
         log_data *L = calloc(1, sizeof *L);
-        if (!L || !(L->path = jl__strdup(jl__csv_name(csvs[k])))) {
+        if (!L || !(L->path = jl__strdup(jl__imp_csv_name(csvs[k])))) {
             free(L);
             st = JL_ENOMEM;
             goto end;
         }
-        L->res = c->res;
+        L->k = c->k;
         L->errors = c->errors;
         L->opt = c->opt;
         L->zone = c->zone;
@@ -1914,13 +1687,8 @@ static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv
                 goto end;
             }
             if (select_gpus(c, L, NULL, sel, &G) == JL_OK &&
-                build_run(c, L, NULL, name, 0, L->n, L->t[0], sel, G, &r) == JL_OK &&
-                !jl__import_push_run(c->res, r)) {
-                jl_run_free(r);
-                free(sel);
-                st = JL_ENOMEM;
-                goto end;
-            }
+                build_run(c, L, NULL, name, 0, L->n, L->t[0], sel, G, &r) == JL_OK)
+                jl__imp_push_run(c->k, r);
             free(sel);
         }
     }
@@ -1941,14 +1709,7 @@ end:
     for (size_t k = 0; c->logs && k < c->n_logs; k++)
         log_free(c->logs[k]);
     free(c->logs);
-    if (st != JL_OK) {
-        if (st == JL_ENOMEM)
-            jl__import_error(c->errors, JL_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-        jl_import_result_free(c->res);
-        return st;
-    }
-    *out = c->res;
-    return JL_OK;
+    return jl__imp_end(c->k, st, out);
 }
 
 static jl_status check_set(const jl_import_nvsmi_options *opt, jl_error_list *errors)
@@ -1959,8 +1720,8 @@ static jl_status check_set(const jl_import_nvsmi_options *opt, jl_error_list *er
         const char *why = set_attr(&probe, opt->set[i].key, opt->set[i].value);
         jl_attrs_clear(&probe);
         if (why)
-            return jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, NULL, "--set %s=%s: %s",
-                                    opt->set[i].key, opt->set[i].value, why);
+            return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL, "--set %s=%s: %s",
+                                  opt->set[i].key, opt->set[i].value, why);
     }
     return JL_OK;
 }
@@ -1980,33 +1741,33 @@ jl_status jl_import_nvidia_smi(const char *const *logs, size_t n,
     jl_status st = check_set(opt, errors);
     if (st != JL_OK)
         return st;
-    if ((st = jl__zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
+    if ((st = jl__imp_zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
         jl_error_list_push(errors, err);
         return st;
     }
-    jl__csv **csvs = calloc(n ? n : 1, sizeof *csvs);
-    jl__csv *runs = NULL;
+    jl__imp_csv **csvs = calloc(n ? n : 1, sizeof *csvs);
+    jl__imp_csv *runs = NULL;
     if (!csvs) {
-        jl__zone_free(c.zone);
+        jl__imp_zone_free(c.zone);
         return JL_ENOMEM;
     }
-    if (opt->runs_csv && jl__csv_open_file(opt->runs_csv, &runs, &err) != JL_OK) {
+    if (opt->runs_csv && jl__imp_csv_open_file(opt->runs_csv, &runs, &err) != JL_OK) {
         st = err ? (err->code == JL_EIO ? JL_EUSAGE : err->code) : JL_ENOMEM;
         jl_error_list_push(errors, err);
         goto end;
     }
     for (size_t k = 0; k < n; k++) {
         err = NULL;
-        if (jl__csv_open_file(logs[k], &csvs[k], &err) != JL_OK)
+        if (jl__imp_csv_open_file(logs[k], &csvs[k], &err) != JL_OK)
             jl_error_list_push(errors, err);
     }
     st = import_logs(&c, csvs, n, runs, out);
 end:
     for (size_t k = 0; k < n; k++)
-        jl__csv_close(csvs[k]);
+        jl__imp_csv_close(csvs[k]);
     free(csvs);
-    jl__csv_close(runs);
-    jl__zone_free(c.zone);
+    jl__imp_csv_close(runs);
+    jl__imp_zone_free(c.zone);
     return st;
 }
 
@@ -2027,22 +1788,23 @@ jl_status jl_import_nvidia_smi_buffer(const char *log, size_t len, const char *n
     jl_status st = check_set(&o, errors);
     if (st != JL_OK)
         return st;
-    if ((st = jl__zone_open(o.timezone, &c.zone, &err)) != JL_OK) {
+    if ((st = jl__imp_zone_open(o.timezone, &c.zone, &err)) != JL_OK) {
         jl_error_list_push(errors, err);
         return st;
     }
-    jl__csv *csv = NULL, *runs = NULL;
-    if (jl__csv_open_buffer(log, len, name, &csv, &err) != JL_OK ||
-        (runs_csv && jl__csv_open_buffer(runs_csv, runs_len, "RUNS.csv", &runs, &err) != JL_OK)) {
+    jl__imp_csv *csv = NULL, *runs = NULL;
+    if (jl__imp_csv_open_buffer(log, len, name, &csv, &err) != JL_OK ||
+        (runs_csv &&
+         jl__imp_csv_open_buffer(runs_csv, runs_len, "RUNS.csv", &runs, &err) != JL_OK)) {
         jl_error_list_push(errors, err);
         st = JL_ENOMEM;
     } else {
         /* requests columns name files: not read from buffers */
         st = import_logs(&c, &csv, 1, runs, out);
     }
-    jl__csv_close(csv);
-    jl__csv_close(runs);
-    jl__zone_free(c.zone);
+    jl__imp_csv_close(csv);
+    jl__imp_csv_close(runs);
+    jl__imp_zone_free(c.zone);
     return st;
 }
 
@@ -2076,20 +1838,23 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
     run_spec *specs = NULL;
     size_t n_specs = 0, rows = 0, G = 0;
     int inst = 0;
-    jl__csv *runs = NULL;
+    jl__imp_csv *runs = NULL;
     jl_status st = check_set(opt, errors);
     if (st != JL_OK)
         return st;
-    if ((st = jl__zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
+    if ((st = jl__imp_zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
         jl_error_list_push(errors, err);
         return st;
     }
-    if (!(c.res = jl__import_result_new())) {
-        st = JL_ENOMEM;
-        goto end;
+    jl__imp kit;
+    if (jl__imp_start(&kit, NULL, errors)) {
+        jl__imp_zone_free(c.zone);
+        return JL_ENOMEM;
     }
+    c.k = &kit;
+    c.res = kit.res;
     if (opt->runs_csv) {
-        if (jl__csv_open_file(opt->runs_csv, &runs, &err) != JL_OK) {
+        if (jl__imp_csv_open_file(opt->runs_csv, &runs, &err) != JL_OK) {
             st = err ? (err->code == JL_EIO ? JL_EUSAGE : err->code) : JL_ENOMEM;
             jl_error_list_push(errors, err);
             goto end;
@@ -2098,14 +1863,14 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
             goto end;
     }
     for (size_t k = 0; k < n; k++) {
-        jl__csv *csv = NULL;
+        jl__imp_csv *csv = NULL;
         err = NULL;
-        if (jl__csv_open_file(logs[k], &csv, &err) != JL_OK) {
+        if (jl__imp_csv_open_file(logs[k], &csv, &err) != JL_OK) {
             jl_error_list_push(errors, err);
             continue;
         }
         st = stream_log(&c, w, csv, specs, n_specs, k, &rows, &G, &inst);
-        jl__csv_close(csv);
+        jl__imp_csv_close(csv);
         if (st != JL_OK)
             goto end;
     }
@@ -2116,16 +1881,9 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
     result_details(&c, n, rows, G, inst);
 end:
     specs_free(specs, n_specs);
-    jl__csv_close(runs);
-    jl__zone_free(c.zone);
-    if (st != JL_OK) {
-        if (st == JL_ENOMEM)
-            jl__import_error(errors, JL_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-        jl_import_result_free(c.res);
-        return st;
-    }
-    *out = c.res;
-    return JL_OK;
+    jl__imp_csv_close(runs);
+    jl__imp_zone_free(c.zone);
+    return jl__imp_end(&kit, st, out);
 }
 
 /* ---- the importer table's row ---------------------------------------------- */
@@ -2166,8 +1924,8 @@ static jl_status parse_args(const jl_importer_arg *args, size_t n_args, jl_impor
         else if (!strcmp(k, "set")) {
             const char *eq = strchr(v, '=');
             if (!eq || eq == v)
-                return jl__import_error(errors, JL_EUSAGE, NULL, 0, 0, NULL,
-                                        "--set wants KEY=VALUE, found '%s'", v);
+                return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                      "--set wants KEY=VALUE, found '%s'", v);
             if (!((*keys)[o->n_set] = jl__asprintf("%.*s", (int)(eq - v), v)))
                 return JL_ENOMEM;
             (*set)[o->n_set].key = (*keys)[o->n_set];

@@ -1,7 +1,24 @@
-/* The importer table (src/import/importers.h) and its look-ups. */
+/* The importer table and its look-ups. One row per format, in the order
+ * `joules import --list` prints them. Adding an importer is one file
+ * (src/import/<name>.c, on the kit of src/import/kit.h, defining `const
+ * jl_importer jl__importer_<id>` with its run() and, optionally, write())
+ * and one row here; the CLI, --list, --help and the docs' list read this
+ * table (docs/architecture.md, "Importers"). X(id): the C identifier; the
+ * format's name is the descriptor's `name`. */
 #include <string.h>
 
-#include "import/importers.h"
+#include "joules/import.h"
+
+#define JL_IMPORTERS(X)   \
+    X(mlenergy)           \
+    X(mlenergy_benchmark) \
+    X(mlperf_power)       \
+    X(nvidia_smi)         \
+    X(prometheus)
+
+#define JL_X_DECL(id) extern const jl_importer jl__importer_##id;
+JL_IMPORTERS(JL_X_DECL)
+#undef JL_X_DECL
 
 static const jl_importer *const table[] = {
 #define JL_X_ROW(id) &jl__importer_##id,

@@ -822,6 +822,15 @@ void jl__jw_end(jl_jw *w)
 
 typedef enum { JW_STRING, JW_NUMBER, JW_INTEGER, JW_BOOL } jw_kind;
 
+/* A number, or null when NaN/inf (missing is never 0): the tree backend's
+ * numbers and every document's. */
+json_t *jl_json_number(double v)
+{
+    if (!isfinite(v))
+        return json_null();
+    return json_real(v);
+}
+
 /* One scalar value: s for JW_STRING (NULL: null), d for JW_NUMBER, i for
  * JW_INTEGER and JW_BOOL. */
 static void jw_scalar(jl_jw *w, jw_kind kind, const char *s, double d, json_int_t i)

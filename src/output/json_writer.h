@@ -21,7 +21,11 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "joules/summary.h"
+#include "joules/error.h"
+
+/* The summaries a document emitter is handed, passed through untouched (the
+ * kit knows no analysis: joules/summary.h). */
+struct jl_summary_list;
 
 typedef struct jl_jw jl_jw;
 
@@ -70,12 +74,6 @@ void jl__jw_klong(jl_jw *w, const char *key, long v);
  * jl_json_dumps uses for JSON_REAL_PRECISION(p)). */
 int jl__format_g(char *buf, size_t size, int p, double v);
 
-/* The members of a run object (joules/output.h), written into the object
- * open now: the run key (jl_run_key_to_json), the whole run
- * (jl_summary_to_json). */
-void jl__run_key_write(jl_jw *w, const jl_summary *s);
-void jl__summary_write(jl_jw *w, const jl_summary *s);
-
 /* The text with a trailing newline (jl_json_dump's bytes); frees w. NULL
  * on failure or when containers are left open. */
 char *jl__jw_finish_text(jl_jw *w, size_t *len);
@@ -86,18 +84,20 @@ void jl__jw_free(jl_jw *w);
 
 /* A document emitter: writes the document of result (an object), with the
  * member "errors" = errors_json when that is non-NULL. */
-typedef void (*jl__jw_document_fn)(jl_jw *w, const void *result, const jl_summary_list *l,
+typedef void (*jl__jw_document_fn)(jl_jw *w, const void *result, const struct jl_summary_list *l,
                                    const json_t *errors_json);
 /* fn's document as a tree, without "errors". NULL on out of memory. */
-json_t *jl__jw_document_tree(jl__jw_document_fn fn, const void *result, const jl_summary_list *l);
+json_t *jl__jw_document_tree(jl__jw_document_fn fn, const void *result,
+                             const struct jl_summary_list *l);
 /* The text jl_json_dump writes for fn's document with "errors" (the list as
  * jl_errors_to_json; NULL: an empty list), without building its tree; *len
  * (may be NULL) its length. NULL on out of memory. */
-char *jl__jw_document_text(jl__jw_document_fn fn, const void *result, const jl_summary_list *l,
-                           const jl_error_list *errors, size_t *len);
+char *jl__jw_document_text(jl__jw_document_fn fn, const void *result,
+                           const struct jl_summary_list *l, const jl_error_list *errors,
+                           size_t *len);
 /* That text written whole to path ("-" = stdout). */
 jl_status jl__jw_write_document(const char *path, jl__jw_document_fn fn, const void *result,
-                                const jl_summary_list *l, const jl_error_list *errors,
+                                const struct jl_summary_list *l, const jl_error_list *errors,
                                 jl_error **err);
 
 #endif

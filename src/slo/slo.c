@@ -254,6 +254,174 @@ static int is_unit_char(unsigned char c)
     return isalpha(c) || c == '/' || c == '%' || c >= 0x80;
 }
 
+/* The parser's position in one expression, and where its errors go. */
+typedef struct {
+    const char *expr;
+    size_t i;
+    jl_error **err;
+    size_t *err_offset;
+} parser;
+
+#define PERR(p, off, ...) perr((p)->err, (p)->err_offset, (off), (p)->expr, __VA_ARGS__)
+
+/* A condition's name (namebuf) and the figure it stands for in an LLM run
+ * and in a diffusion run (-1 where none; one of them at least). */
+static jl_status parse_name(parser *p, char *namebuf, size_t cap, int *f_llm, int *f_dif)
+{
+    const char *expr = p->expr;
+    size_t i = p->i;
+    if (!(isalpha((unsigned char)expr[i]) || expr[i] == '_'))
+        return PERR(p, i,
+                    expr[i] == '\0' || expr[i] == ','
+                        ? "expected a condition such as median_itl<=100ms"
+                        : "expected a figure name");
+    size_t ns = i;
+    while (isalnum((unsigned char)expr[i]) || expr[i] == '_')
+        i++;
+    size_t nlen = i - ns;
+    if (nlen >= cap)
+        return PERR(p, ns, "figure name too long");
+    memcpy(namebuf, expr + ns, nlen);
+    namebuf[nlen] = '\0';
+    *f_llm = jl_slo_resolve_figure(namebuf, "llm");
+    *f_dif = jl_slo_resolve_figure(namebuf, "diffusion");
+    if (*f_llm < 0 && *f_dif < 0) {
+        char hint[96] = "";
+        char near[64];
+        if (jl_slo_suggest_figure(namebuf, near, sizeof near))
+            snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
+        return PERR(p, ns,
+                    "unknown figure '%s' (%se.g. median_itl, p90_itl, ttft_p90, "
+                    "batch_latency, throughput, energy_per_token; every figure: summary.md)",
+                    namebuf, hint);
+    }
+    p->i = i;
+    return JL_OK;
+}
+
+static jl_status parse_op(parser *p, jl_slo_op *op)
+{
+    const char *e = p->expr + p->i;
+    if (e[0] == '<' && e[1] == '=')
+        *op = JL_SLO_LE;
+    else if (e[0] == '>' && e[1] == '=')
+        *op = JL_SLO_GE;
+    else if (e[0] == '<')
+        *op = JL_SLO_LT;
+    else if (e[0] == '>')
+        *op = JL_SLO_GT;
+    else
+        return PERR(p, p->i, "expected an operator (<=, <, >=, >)");
+    p->i += e[1] == '=' ? 2 : 1;
+    return JL_OK;
+}
+
+/* digits [. digits] [e[+-]digits]: its text (numbuf) and value. */
+static jl_status parse_number(parser *p, char *numbuf, size_t cap, double *v)
+{
+    const char *expr = p->expr;
+    size_t i = p->i, vs = i, digits = 0;
+    while (isdigit((unsigned char)expr[i])) {
+        i++;
+        digits++;
+    }
+    if (expr[i] == '.') {
+        i++;
+        while (isdigit((unsigned char)expr[i])) {
+            i++;
+            digits++;
+        }
+    }
+    if (!digits)
+        return PERR(p, vs, "expected a non-negative number");
+    if (expr[i] == 'e' || expr[i] == 'E') {
+        size_t j = i + 1;
+        if (expr[j] == '+' || expr[j] == '-')
+            j++;
+        if (isdigit((unsigned char)expr[j])) {
+            while (isdigit((unsigned char)expr[j]))
+                j++;
+            i = j;
+        }
+    }
+    if (i - vs >= cap)
+        return PERR(p, vs, "number too long");
+    memcpy(numbuf, expr + vs, i - vs);
+    numbuf[i - vs] = '\0';
+    *v = strtod(numbuf, NULL);
+    if (!isfinite(*v))
+        return PERR(p, vs, "number out of range");
+    p->i = i;
+    return JL_OK;
+}
+
+/* The unit after the number (or the one a full figure name carries): v
+ * scaled to the figure's unit; a figure the unit does not fit is dropped
+ * (-1) from the pair. */
+static jl_status parse_unit(parser *p, const char *namebuf, const char *numbuf, double *v,
+                            int *f_llm, int *f_dif)
+{
+    const char *expr = p->expr;
+    size_t i = p->i, us = i;
+    char unitbuf[32];
+    while (is_unit_char((unsigned char)expr[i]))
+        i++;
+    p->i = i;
+    if (i == us) {
+        /* the full name carries the unit: median_itl_s<=0.1 is seconds */
+        const char *need = unit_in_name(namebuf) ? NULL : needs_unit(*f_llm, *f_dif);
+        if (need)
+            return PERR(p, us, "'%s' needs a unit: figure '%s' is %s (accepted: %s)", numbuf,
+                        namebuf, jl_figure_unit((jl_figure)(*f_llm >= 0 ? *f_llm : *f_dif)), need);
+        return JL_OK;
+    }
+    size_t ulen = i - us;
+    int u = find_unit(expr + us, ulen);
+    if (ulen >= sizeof unitbuf)
+        return PERR(p, us, "unknown unit");
+    memcpy(unitbuf, expr + us, ulen);
+    unitbuf[ulen] = '\0';
+    if (u < 0)
+        return PERR(p, us, "unknown unit '%s' (s ms us min h, J kJ Wh, W kW, tok/s, items/s, %%)",
+                    unitbuf);
+    int fits_llm = unit_fits(units[u].kind, *f_llm);
+    int fits_dif = unit_fits(units[u].kind, *f_dif);
+    if (!fits_llm && !fits_dif) {
+        char *m = jl__asprintf("unit '%s' does not fit figure '%s' (%s)", unitbuf, namebuf,
+                               jl_figure_unit((jl_figure)(*f_llm >= 0 ? *f_llm : *f_dif)));
+        jl_status st = PERR(p, us, "%s", m ? m : "unit does not fit");
+        free(m);
+        return st;
+    }
+    if (!fits_llm)
+        *f_llm = -1;
+    if (!fits_dif)
+        *f_dif = -1;
+    *v *= units[u].scale;
+    return JL_OK;
+}
+
+/* Append a condition to slo (capacity *cap). */
+static jl_status push_cond(jl_slo *slo, size_t *cap, const jl_slo_cond *cond, jl_error **err)
+{
+    if (slo->n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 4;
+        jl_slo_cond *nc = realloc(slo->conds, ncap * sizeof *nc);
+        if (!nc)
+            return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+        slo->conds = nc;
+        *cap = ncap;
+    }
+    jl_slo_cond *c = &slo->conds[slo->n];
+    *c = *cond;
+    if (!(c->name = jl__strdup(cond->name)))
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    slo->n++;
+    return JL_OK;
+}
+
+/* Conditions "name op number [unit]" separated by commas: name, operator,
+ * number and unit each a phase of its own. */
 jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset, jl_error **err)
 {
     *out = NULL;
@@ -266,182 +434,42 @@ jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset, jl_er
         free(slo);
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     }
+    parser p = {expr, 0, err, err_offset};
     size_t cap = 0;
-    size_t i = 0;
     jl_status st = JL_OK;
-    char namebuf[128], unitbuf[32];
+    char namebuf[128], numbuf[64];
     for (;;) {
-        i = skip_ws(expr, i);
-        size_t start = i;
-        /* name */
-        if (!(isalpha((unsigned char)expr[i]) || expr[i] == '_')) {
-            st = perr(err, err_offset, i, expr,
-                      expr[i] == '\0' || expr[i] == ','
-                          ? "expected a condition such as median_itl<=100ms"
-                          : "expected a figure name");
+        p.i = skip_ws(expr, p.i);
+        size_t start = p.i;
+        jl_slo_cond c;
+        memset(&c, 0, sizeof c);
+        if ((st = parse_name(&p, namebuf, sizeof namebuf, &c.figure_llm, &c.figure_diffusion)) !=
+            JL_OK)
             goto fail;
-        }
-        size_t ns = i;
-        while (isalnum((unsigned char)expr[i]) || expr[i] == '_')
-            i++;
-        size_t nlen = i - ns;
-        if (nlen >= sizeof namebuf) {
-            st = perr(err, err_offset, ns, expr, "figure name too long");
+        p.i = skip_ws(expr, p.i);
+        if ((st = parse_op(&p, &c.op)) != JL_OK)
             goto fail;
-        }
-        memcpy(namebuf, expr + ns, nlen);
-        namebuf[nlen] = '\0';
-        int f_llm = jl_slo_resolve_figure(namebuf, "llm");
-        int f_dif = jl_slo_resolve_figure(namebuf, "diffusion");
-        if (f_llm < 0 && f_dif < 0) {
-            char hint[96] = "";
-            char near[64];
-            if (jl_slo_suggest_figure(namebuf, near, sizeof near))
-                snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
-            st = perr(err, err_offset, ns, expr,
-                      "unknown figure '%s' (%se.g. median_itl, p90_itl, ttft_p90, "
-                      "batch_latency, throughput, energy_per_token; every figure: summary.md)",
-                      namebuf, hint);
+        p.i = skip_ws(expr, p.i);
+        if ((st = parse_number(&p, numbuf, sizeof numbuf, &c.bound)) != JL_OK)
             goto fail;
-        }
-        /* operator */
-        i = skip_ws(expr, i);
-        jl_slo_op op;
-        if (expr[i] == '<' && expr[i + 1] == '=') {
-            op = JL_SLO_LE;
-            i += 2;
-        } else if (expr[i] == '>' && expr[i + 1] == '=') {
-            op = JL_SLO_GE;
-            i += 2;
-        } else if (expr[i] == '<') {
-            op = JL_SLO_LT;
-            i += 1;
-        } else if (expr[i] == '>') {
-            op = JL_SLO_GT;
-            i += 1;
-        } else {
-            st = perr(err, err_offset, i, expr, "expected an operator (<=, <, >=, >)");
+        p.i = skip_ws(expr, p.i);
+        if ((st = parse_unit(&p, namebuf, numbuf, &c.bound, &c.figure_llm, &c.figure_diffusion)) !=
+            JL_OK)
             goto fail;
-        }
-        /* number: digits [. digits] [e[+-]digits] */
-        i = skip_ws(expr, i);
-        size_t vs = i;
-        size_t digits = 0;
-        while (isdigit((unsigned char)expr[i])) {
-            i++;
-            digits++;
-        }
-        if (expr[i] == '.') {
-            i++;
-            while (isdigit((unsigned char)expr[i])) {
-                i++;
-                digits++;
-            }
-        }
-        if (!digits) {
-            st = perr(err, err_offset, vs, expr, "expected a non-negative number");
+        c.name = namebuf;
+        c.offset = start;
+        c.length = p.i - start;
+        if ((st = push_cond(slo, &cap, &c, err)) != JL_OK)
             goto fail;
-        }
-        if (expr[i] == 'e' || expr[i] == 'E') {
-            size_t j = i + 1;
-            if (expr[j] == '+' || expr[j] == '-')
-                j++;
-            if (isdigit((unsigned char)expr[j])) {
-                while (isdigit((unsigned char)expr[j]))
-                    j++;
-                i = j;
-            }
-        }
-        char numbuf[64];
-        if (i - vs >= sizeof numbuf) {
-            st = perr(err, err_offset, vs, expr, "number too long");
-            goto fail;
-        }
-        memcpy(numbuf, expr + vs, i - vs);
-        numbuf[i - vs] = '\0';
-        double v = strtod(numbuf, NULL);
-        if (!isfinite(v)) {
-            st = perr(err, err_offset, vs, expr, "number out of range");
-            goto fail;
-        }
-        /* unit */
-        i = skip_ws(expr, i);
-        size_t us = i;
-        while (is_unit_char((unsigned char)expr[i]))
-            i++;
-        if (i > us) {
-            size_t ulen = i - us;
-            int u = find_unit(expr + us, ulen);
-            if (ulen >= sizeof unitbuf) {
-                st = perr(err, err_offset, us, expr, "unknown unit");
-                goto fail;
-            }
-            memcpy(unitbuf, expr + us, ulen);
-            unitbuf[ulen] = '\0';
-            if (u < 0) {
-                st = perr(err, err_offset, us, expr,
-                          "unknown unit '%s' (s ms us min h, J kJ Wh, W kW, tok/s, items/s, %%)",
-                          unitbuf);
-                goto fail;
-            }
-            int fits_llm = unit_fits(units[u].kind, f_llm);
-            int fits_dif = unit_fits(units[u].kind, f_dif);
-            if (!fits_llm && !fits_dif) {
-                char *m = jl__asprintf("unit '%s' does not fit figure '%s' (%s)", unitbuf, namebuf,
-                                       jl_figure_unit((jl_figure)(f_llm >= 0 ? f_llm : f_dif)));
-                st = perr(err, err_offset, us, expr, "%s", m ? m : "unit does not fit");
-                free(m);
-                goto fail;
-            }
-            if (!fits_llm)
-                f_llm = -1;
-            if (!fits_dif)
-                f_dif = -1;
-            v *= units[u].scale;
-        } else {
-            /* the full name carries the unit: median_itl_s<=0.1 is seconds */
-            const char *need = unit_in_name(namebuf) ? NULL : needs_unit(f_llm, f_dif);
-            if (need) {
-                st = perr(err, err_offset, us, expr,
-                          "'%s' needs a unit: figure '%s' is %s (accepted: %s)", numbuf, namebuf,
-                          jl_figure_unit((jl_figure)(f_llm >= 0 ? f_llm : f_dif)), need);
-                goto fail;
-            }
-        }
-        /* store */
-        if (slo->n == cap) {
-            size_t ncap = cap ? cap * 2 : 4;
-            jl_slo_cond *nc = realloc(slo->conds, ncap * sizeof *nc);
-            if (!nc) {
-                st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-                goto fail;
-            }
-            slo->conds = nc;
-            cap = ncap;
-        }
-        jl_slo_cond *c = &slo->conds[slo->n];
-        memset(c, 0, sizeof *c);
-        if (!(c->name = jl__strdup(namebuf))) {
-            st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-            goto fail;
-        }
-        slo->n++;
-        c->figure_llm = f_llm;
-        c->figure_diffusion = f_dif;
-        c->op = op;
-        c->bound = v;
-        c->offset = start;
-        size_t end = i;
-        c->length = end - start;
         /* separator */
-        i = skip_ws(expr, i);
-        if (expr[i] == '\0')
+        p.i = skip_ws(expr, p.i);
+        if (expr[p.i] == '\0')
             break;
-        if (expr[i] != ',') {
-            st = perr(err, err_offset, i, expr, "expected ',' or the end of the expression");
+        if (expr[p.i] != ',') {
+            st = PERR(&p, p.i, "expected ',' or the end of the expression");
             goto fail;
         }
-        i++;
+        p.i++;
     }
     *out = slo;
     return JL_OK;

@@ -415,6 +415,9 @@ typedef struct pool {
     size_t flushed_file_err_of;
     jl_summary_list *out;
     jl_error_list *errors;
+    /* a study shared by processes: a file-level error is reported by the
+     * unit of part 0 alone, wherever that unit is loaded */
+    int file_err_part0_only;
 } pool;
 
 static int spawn(pool *p, int k)
@@ -531,7 +534,8 @@ static jl_status flush_done(pool *p)
         if (s->file_err) {
             jl_error *e = s->file_err;
             s->file_err = NULL;
-            if (st == JL_OK && keep_file_error(p, p->flushed, e, &st))
+            if (st == JL_OK && !(p->file_err_part0_only && p->units[p->flushed].part != 0) &&
+                keep_file_error(p, p->flushed, e, &st))
                 st = jl_error_list_push(p->errors, e);
             else
                 jl_error_free(e);
@@ -882,8 +886,12 @@ static size_t plan_units(char **files, size_t n_files, int workers, unit **out)
     return u ? n_units : 0;
 }
 
-static jl_status load_parallel(char **files, size_t n_files, const jl_study_options *opt,
-                               jl_summary_list *out, jl_error_list *errors, int *fallback)
+/* The files' units summarised by worker processes. `given` (n_given
+ * units, kept by the caller) is a study share's units (load_shard); NULL:
+ * the units are planned here for the workers. */
+static jl_status load_parallel(char **files, size_t n_files, const unit *given, size_t n_given,
+                               const jl_study_options *opt, jl_summary_list *out,
+                               jl_error_list *errors, int *fallback)
 {
     pool p = {0};
     p.files = files;
@@ -892,7 +900,15 @@ static jl_status load_parallel(char **files, size_t n_files, const jl_study_opti
     p.out = out;
     p.errors = errors;
     int want = opt->workers > 1 ? opt->workers : 1;
-    p.n_units = plan_units(files, n_files, want, &p.units);
+    if (given) {
+        p.units = malloc((n_given ? n_given : 1) * sizeof *p.units);
+        if (p.units)
+            memcpy(p.units, given, n_given * sizeof *p.units);
+        p.n_units = p.units ? n_given : 0;
+        p.file_err_part0_only = 1;
+    } else {
+        p.n_units = plan_units(files, n_files, want, &p.units);
+    }
     p.n_w = (size_t)want < p.n_units ? want : (int)p.n_units;
     p.w = calloc((size_t)(p.n_w > 0 ? p.n_w : 1), sizeof *p.w);
     p.slots = calloc(p.n_units ? p.n_units : 1, sizeof *p.slots);
@@ -918,6 +934,179 @@ static jl_status load_parallel(char **files, size_t n_files, const jl_study_opti
     return st;
 }
 
+/* ------------------------------------------------------------ shares */
+
+/* The units of process `index` of `count`: the files planned as for
+ * count x W workers (a file larger than 1/(count W) of the bytes cut into
+ * that many parts), then cut into `count` contiguous ranges of about equal
+ * bytes — a unit goes to the process whose range holds its middle byte.
+ * Contiguous, so the shares one after the other are the order of one
+ * process. Every process computes the same plan from stat(). Returns the
+ * units (all of them, *lo..*hi this process's) or NULL (out of memory). */
+static unit *plan_share(char **files, size_t n_files, int index, int count, int workers,
+                        size_t *n_units, size_t *lo, size_t *hi)
+{
+    int split = count * (workers > 1 ? workers : 1);
+    unit *u = NULL;
+    *n_units = plan_units(files, n_files, split, &u);
+    *lo = *hi = 0;
+    if (!u)
+        return NULL;
+    double *w = calloc(*n_units ? *n_units : 1, sizeof *w);
+    if (!w) {
+        free(u);
+        return NULL;
+    }
+    double total = 0;
+    for (size_t k = 0; k < *n_units; k++) {
+        struct stat sb;
+        double bytes = stat(files[u[k].file], &sb) == 0 && sb.st_size > 0 ? (double)sb.st_size : 0;
+        w[k] = bytes / u[k].parts;
+        total += w[k];
+    }
+    size_t first = *n_units, end = *n_units;
+    double before = 0;
+    for (size_t k = 0; k < *n_units; k++) {
+        /* by bytes; by count when no size is known */
+        double mid = total > 0 ? (before + w[k] / 2) / total : (k + 0.5) / (double)*n_units;
+        before += w[k];
+        int owner = (int)(mid * count);
+        if (owner >= count)
+            owner = count - 1;
+        if (owner == index && first == *n_units)
+            first = k;
+        if (owner > index && end == *n_units)
+            end = k;
+    }
+    free(w);
+    *lo = first < end ? first : end;
+    *hi = end;
+    return u;
+}
+
+/* This process's share, summarised here or by its workers, into out and
+ * errors (a file-level error from part 0 of its file only). */
+static jl_status load_share_units(char **files, size_t n_files, const unit *u, size_t n,
+                                  const jl_study_options *opt, jl_summary_list *out,
+                                  jl_error_list *errors)
+{
+    if (n == 0)
+        return JL_OK;
+    if (opt->workers > 1 || opt->isolate) {
+        int fallback = 0;
+        size_t before_runs = out->count, before_errs = errors->count;
+        jl_status st = load_parallel(files, n_files, u, n, opt, out, errors, &fallback);
+        if (st == JL_OK || !fallback || out->count != before_runs || errors->count != before_errs)
+            return st;
+    }
+    jl_status st = JL_OK;
+    for (size_t k = 0; k < n && st == JL_OK; k++) {
+        jl_error_list e = {0};
+        part_info pi;
+        st = load_part(files[u[k].file], opt, u[k].part, u[k].parts, 0, NULL, NULL, NULL, &pi, out,
+                       &e);
+        for (size_t i = 0; i < e.count; i++) {
+            if (st == JL_OK && (pi.opened || u[k].part == 0))
+                st = jl_error_list_push(errors, e.items[i]);
+            else
+                jl_error_free(e.items[i]);
+        }
+        free(e.items);
+    }
+    return st;
+}
+
+/* Encoded share: u32 summaries, u32 errors, then each in the worker wire
+ * format (wire.c). */
+static jl_status encode_share(const jl_summary_list *l, const jl_error_list *e, jl_wbuf *b)
+{
+    jl_status st = JL_OK;
+    jl__wbuf_u32(b, (uint32_t)l->count);
+    jl__wbuf_u32(b, (uint32_t)e->count);
+    for (size_t i = 0; i < l->count && st == JL_OK; i++)
+        st = jl__wire_put_summary(b, l->items[i]);
+    for (size_t i = 0; i < e->count && st == JL_OK; i++)
+        st = jl__wire_put_error(b, e->items[i]);
+    return st == JL_OK && b->failed ? JL_ENOMEM : st;
+}
+
+static jl_status decode_shares(const unsigned char *p, size_t n, jl_summary_list *out,
+                               jl_error_list *errors, jl_error **err)
+{
+    while (n > 0) {
+        uint32_t ns, ne;
+        if (n < 8) {
+            *err = jl_error_new(JL_EINTERNAL, NULL, NULL, NULL, -1,
+                                "a study share received from another process is cut short");
+            return JL_EINTERNAL;
+        }
+        memcpy(&ns, p, 4);
+        memcpy(&ne, p + 4, 4);
+        p += 8;
+        n -= 8;
+        for (uint64_t i = 0; i < (uint64_t)ns + ne; i++) {
+            size_t used = 0;
+            jl_summary *s = NULL;
+            jl_error *e = NULL;
+            jl_status st = i < ns ? jl__wire_get_summary(p, n, &used, &s)
+                                  : jl__wire_get_error(p, n, &used, &e);
+            if (st == JL_OK)
+                st = s ? jl_summary_list_push(out, s) : jl_error_list_push(errors, e);
+            else if (st != JL_ENOMEM && !*err)
+                *err = jl_error_new(st, NULL, NULL, NULL, -1,
+                                    "a study share received from another process is malformed");
+            if (st != JL_OK) {
+                if (s && st == JL_ENOMEM)
+                    jl_summary_free(s);
+                return st;
+            }
+            p += used;
+            n -= used;
+        }
+    }
+    return JL_OK;
+}
+
+/* jl_study_options.shard: this process's share, then the gather. */
+static jl_status load_shard(char **files, size_t n_files, const jl_study_options *opt,
+                            jl_summary_list *out, jl_error_list *errors)
+{
+    int index = opt->shard.index, count = opt->shard.count;
+    if (index < 0 || index >= count || !opt->shard.gather)
+        return JL_EUSAGE;
+    size_t n_units = 0, lo = 0, hi = 0;
+    unit *u = plan_share(files, n_files, index, count, opt->workers, &n_units, &lo, &hi);
+    if (!u && n_files > 0)
+        return JL_ENOMEM;
+    jl_summary_list mine = {0};
+    jl_error_list mine_err = {0};
+    /* index 0 keeps its share where it is; the others' come after it */
+    jl_summary_list *l = index == 0 ? out : &mine;
+    jl_error_list *e = index == 0 ? errors : &mine_err;
+    jl_status st = load_share_units(files, n_files, u + lo, hi - lo, opt, l, e);
+    free(u);
+    jl_wbuf b = {0};
+    if (st == JL_OK && index > 0)
+        st = encode_share(l, e, &b);
+    jl_summary_list_clear(&mine);
+    jl_error_list_clear(&mine_err);
+    if (st != JL_OK) {
+        jl__wbuf_free(&b);
+        return st;
+    }
+    void *all = NULL;
+    size_t all_len = 0;
+    jl_error *err = NULL;
+    st = opt->shard.gather(opt->shard.ctx, b.data, b.len, &all, &all_len, &err);
+    jl__wbuf_free(&b);
+    if (st == JL_OK && index == 0 && all)
+        st = decode_shares(all, all_len, out, errors, &err);
+    free(all);
+    if (err)
+        (void)jl_error_list_push(errors, err);
+    return st;
+}
+
 jl_status jl_study_load(const char *const *paths, size_t n, const jl_study_options *opt,
                         jl_summary_list *out, jl_error_list *errors)
 {
@@ -928,9 +1117,21 @@ jl_status jl_study_load(const char *const *paths, size_t n, const jl_study_optio
     }
     char **files = NULL;
     size_t n_files = 0;
+    size_t errors_before = errors->count;
     jl_status st = jl_collect_paths(paths, n, &files, &n_files, errors);
     if (st != JL_OK)
         return st;
+    if (opt->shard.count > 1) {
+        /* a path that lists no file is said once, by share 0 */
+        if (opt->shard.index > 0) {
+            for (size_t i = errors_before; i < errors->count; i++)
+                jl_error_free(errors->items[i]);
+            errors->count = errors_before;
+        }
+        st = load_shard(files, n_files, opt, out, errors);
+        jl_paths_free(files, n_files);
+        return st;
+    }
     size_t first = 0;
     /* Worker processes whenever asked for, and by default even for one:
      * libhdf5 can crash on a corrupt file, and only a process boundary
@@ -938,7 +1139,7 @@ jl_status jl_study_load(const char *const *paths, size_t n, const jl_study_optio
     if (n_files > 0 && (opt->workers > 1 || opt->isolate)) {
         int fallback = 0;
         size_t before_runs = out->count, before_errs = errors->count;
-        st = load_parallel(files, n_files, opt, out, errors, &fallback);
+        st = load_parallel(files, n_files, NULL, 0, opt, out, errors, &fallback);
         if (st != JL_OK && fallback && out->count == before_runs && errors->count == before_errs) {
             st = JL_OK; /* no process could be started: do it here */
         } else {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "joules/summary.h"
+#include "output/json_writer.h"
 
 /* ---- order statistics (quantile.c) ------------------------------------ */
 
@@ -161,5 +162,13 @@ double jl__track_at_walk(const jl__track *tr, double t, size_t *cur);
 /* Index of the last element of the sorted array v[0..n) that is <= x, or
  * (size_t)-1 when x < v[0] (or n == 0). */
 size_t jl__last_le(const double *v, size_t n, double x);
+
+/* ---- the run object (summary_json.c) ---------------------------------- */
+
+/* The members of a run object (joules/output.h), written into the object
+ * open now: the run key (jl_run_key_to_json), the whole run
+ * (jl_summary_to_json). */
+void jl__run_key_write(jl_jw *w, const jl_summary *s);
+void jl__summary_write(jl_jw *w, const jl_summary *s);
 
 #endif

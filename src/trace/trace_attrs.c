@@ -224,12 +224,108 @@ end:
     return st;
 }
 
+/* Integers and floats, scalar (kept as numbers: the text waits for
+ * jl__av_str()) or array (joined with ","). */
+static jl_status read_attr_number(rctx *c, const rctx *at, hid_t aid, hid_t ftype, H5T_class_t cls,
+                                  size_t npts, attr_val *v)
+{
+    int is_uint = cls == H5T_INTEGER && H5Tget_sign(ftype) == H5T_SGN_NONE;
+    hid_t mt = cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE
+               : is_uint        ? H5T_NATIVE_ULLONG
+                                : H5T_NATIVE_LLONG;
+    unsigned long long one;
+    void *buf = npts == 1 ? (void *)&one : jl__calloc_array(npts, 8);
+    jl_status st = JL_OK;
+    if (!buf)
+        return jl__rctx_fail(at, JL_ENOMEM, NULL);
+    if (H5Aread(aid, mt, buf) < 0) {
+        st = jl__rctx_h5_fail(at, JL_EIO, "cannot read");
+        goto end;
+    }
+    if (cls == H5T_FLOAT) {
+        double d = ((double *)buf)[0];
+        v->kind = AV_FLOAT;
+        v->num = AN_FLOAT;
+        v->d = d;
+    } else if (is_uint) {
+        unsigned long long u = ((unsigned long long *)buf)[0];
+        v->kind = u <= LLONG_MAX ? AV_INT : AV_FLOAT;
+        v->num = AN_UINT;
+        v->u = u;
+        v->i = u <= LLONG_MAX ? (long long)u : 0;
+        v->d = (double)u;
+    } else {
+        long long x = ((long long *)buf)[0];
+        v->kind = AV_INT;
+        v->num = AN_INT;
+        v->i = x;
+        v->d = (double)x;
+    }
+    if (npts == 1)
+        goto end;
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    for (size_t i = 0; i < npts; i++) {
+        char num[40];
+        if (cls == H5T_FLOAT)
+            snprintf(num, sizeof num, "%.17g", ((double *)buf)[i]);
+        else if (is_uint)
+            snprintf(num, sizeof num, "%llu", ((unsigned long long *)buf)[i]);
+        else
+            snprintf(num, sizeof num, "%lld", ((long long *)buf)[i]);
+        if (i)
+            jl__strbuf_puts(&b, ",");
+        jl__strbuf_puts(&b, num);
+    }
+    v->kind = AV_ARRAY;
+    st = av_text(c, v, jl__strbuf_take(&b));
+end:
+    if (buf != &one)
+        free(buf);
+    return st;
+}
+
+/* A scalar enum by its name: h5py stores booleans as an enum {FALSE, TRUE}. */
+static jl_status read_attr_enum(rctx *c, const rctx *at, hid_t aid, hid_t ftype, attr_val *v)
+{
+    hid_t mtype = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
+    size_t sz = mtype >= 0 ? H5Tget_size(mtype) : 0;
+    char name_buf[128];
+    void *buf = NULL;
+    jl_status st = JL_OK;
+    if (sz == 0 || sz > 16) {
+        st = jl__rctx_h5_fail(at, JL_ETYPE, "unsupported enum type");
+        goto end;
+    }
+    buf = calloc(1, 16);
+    if (!buf) {
+        st = jl__rctx_fail(at, JL_ENOMEM, NULL);
+        goto end;
+    }
+    if (H5Aread(aid, mtype, buf) < 0) {
+        st = jl__rctx_h5_fail(at, JL_EIO, "cannot read");
+        goto end;
+    }
+    if (H5Tenum_nameof(mtype, buf, name_buf, sizeof name_buf) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        snprintf(name_buf, sizeof name_buf, "(enum value not in its type)");
+    }
+    v->kind = AV_OTHER;
+    st = av_text(c, v, jl__strdup(name_buf));
+end:
+    free(buf);
+    CLOSE(mtype, H5Tclose);
+    return st;
+}
+
+/* One attribute: its type and shape, then the reader of its class
+ * (strings, numbers, a scalar enum); anything else is kept as a text that
+ * names it. */
 jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name, attr_val *v)
 {
     rctx at = attr_at(c, opath, name);
     jl_status st = JL_OK;
-    hid_t aid = -1, space = -1, mtype = -1;
-    void *buf = NULL;
+    hid_t aid = -1, space = -1;
     jl__attr_val_init(v);
     aid = H5Aopen(obj, name, H5P_DEFAULT);
     if (aid < 0) {
@@ -260,97 +356,17 @@ jl_status jl__read_attr(rctx *c, hid_t obj, const char *opath, const char *name,
         goto end;
     }
     H5T_class_t cls = H5Tget_class(ftype);
-    if (cls == H5T_STRING) {
+    if (cls == H5T_STRING)
         st = read_attr_string(c, aid, ftype, space, npts, opath, name, v);
-        goto end;
-    }
-    if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
-        int is_uint = cls == H5T_INTEGER && H5Tget_sign(ftype) == H5T_SGN_NONE;
-        hid_t mt = cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE
-                   : is_uint        ? H5T_NATIVE_ULLONG
-                                    : H5T_NATIVE_LLONG;
-        unsigned long long one;
-        buf = npts == 1 ? (void *)&one : jl__calloc_array(npts, 8);
-        if (!buf) {
-            st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
-            goto end;
-        }
-        if (H5Aread(aid, mt, buf) < 0) {
-            st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read");
-            goto end;
-        }
-        if (cls == H5T_FLOAT) {
-            double d = ((double *)buf)[0];
-            v->kind = AV_FLOAT;
-            v->num = AN_FLOAT;
-            v->d = d;
-        } else if (is_uint) {
-            unsigned long long u = ((unsigned long long *)buf)[0];
-            v->kind = u <= LLONG_MAX ? AV_INT : AV_FLOAT;
-            v->num = AN_UINT;
-            v->u = u;
-            v->i = u <= LLONG_MAX ? (long long)u : 0;
-            v->d = (double)u;
-        } else {
-            long long x = ((long long *)buf)[0];
-            v->kind = AV_INT;
-            v->num = AN_INT;
-            v->i = x;
-            v->d = (double)x;
-        }
-        if (npts == 1) {
-            buf = NULL; /* the text waits for jl__av_str() */
-            goto end;
-        }
-        jl__strbuf b;
-        jl__strbuf_init(&b);
-        for (size_t i = 0; i < npts; i++) {
-            char num[40];
-            if (cls == H5T_FLOAT)
-                snprintf(num, sizeof num, "%.17g", ((double *)buf)[i]);
-            else if (is_uint)
-                snprintf(num, sizeof num, "%llu", ((unsigned long long *)buf)[i]);
-            else
-                snprintf(num, sizeof num, "%lld", ((long long *)buf)[i]);
-            if (i)
-                jl__strbuf_puts(&b, ",");
-            jl__strbuf_puts(&b, num);
-        }
-        v->kind = AV_ARRAY;
-        st = av_text(c, v, jl__strbuf_take(&b));
-        goto end;
-    }
-    if (cls == H5T_ENUM && npts == 1) {
-        /* h5py stores booleans as an enum {FALSE, TRUE}: keep the name. */
-        mtype = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
-        size_t sz = mtype >= 0 ? H5Tget_size(mtype) : 0;
-        char name_buf[128];
-        if (sz == 0 || sz > 16) {
-            st = jl__rctx_h5_fail(&at, JL_ETYPE, "unsupported enum type");
-            goto end;
-        }
-        buf = calloc(1, 16);
-        if (!buf) {
-            st = jl__rctx_fail(&at, JL_ENOMEM, NULL);
-            goto end;
-        }
-        if (H5Aread(aid, mtype, buf) < 0) {
-            st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read");
-            goto end;
-        }
-        if (H5Tenum_nameof(mtype, buf, name_buf, sizeof name_buf) < 0) {
-            H5Eclear2(H5E_DEFAULT);
-            snprintf(name_buf, sizeof name_buf, "(enum value not in its type)");
-        }
+    else if (cls == H5T_INTEGER || cls == H5T_FLOAT)
+        st = read_attr_number(c, &at, aid, ftype, cls, npts, v);
+    else if (cls == H5T_ENUM && npts == 1)
+        st = read_attr_enum(c, &at, aid, ftype, v);
+    else {
         v->kind = AV_OTHER;
-        st = av_text(c, v, jl__strdup(name_buf));
-        goto end;
+        st = av_text(c, v, jl__asprintf("(%s attribute)", jl__class_name(cls)));
     }
-    v->kind = AV_OTHER;
-    st = av_text(c, v, jl__asprintf("(%s attribute)", jl__class_name(cls)));
 end:
-    free(buf);
-    CLOSE(mtype, H5Tclose);
     CLOSE(space, H5Sclose);
     CLOSE(aid, H5Aclose);
     if (st != JL_OK)
@@ -471,15 +487,6 @@ static jl_status set_field(rctx *c, const char *opath, jl_attrs *a, size_t k, at
     return JL_EINTERNAL;
 }
 
-/* The field of jl__attr_fields named `name`, jl__n_attr_fields when none. */
-size_t jl__attr_field_index(const char *name)
-{
-    for (size_t k = 0; k < jl__n_attr_fields; k++)
-        if (jl__attr_fields[k].name[0] == name[0] && !strcmp(jl__attr_fields[k].name, name))
-            return k;
-    return jl__n_attr_fields;
-}
-
 static jl_status use_run_attr(rctx *c, const char *opath, const char *name, attr_val *v, void *data)
 {
     jl_attrs *a = data;
@@ -571,15 +578,6 @@ static jl_status put_summary_attr(rctx *c, const char *opath, const char *name, 
     }
     s->n_extra++;
     return JL_OK;
-}
-
-size_t jl__summary_field_index(const char *name)
-{
-    size_t k;
-    for (k = 0; k < jl__n_summary_fields; k++)
-        if (jl__summary_fields[k].name[0] == name[0] && !strcmp(jl__summary_fields[k].name, name))
-            break;
-    return k;
 }
 
 static jl_status use_summary_attr(rctx *c, const char *opath, const char *name, attr_val *v,

@@ -197,16 +197,151 @@ static jl_status lend_tconv(run_reader *rr, const char *obj, hid_t ftype, hid_t 
  * G columns; if expect_n != SIZE_MAX the row count must equal it (n_from
  * names where that count comes from). On success *out is the data (NULL
  * when absent and not required) and *n the row count. */
+/* read_ds, phase 1: the file type can be read as the column's target. */
+static jl_status check_type(const rctx *at, const col_spec *cs, hid_t ftype)
+{
+    H5T_class_t cls = H5Tget_class(ftype);
+    int want_int = cs->target == T_I32 || cs->target == T_I64;
+    if (want_int ? cls != H5T_INTEGER : (cls != H5T_INTEGER && cls != H5T_FLOAT)) {
+        char tname[32];
+        jl__type_name(ftype, tname, sizeof tname);
+        return jl__rctx_fail(at, JL_ETYPE, "has type %s, expected %s", tname,
+                             want_int ? "integers" : "numbers");
+    }
+    if (H5Tget_size(ftype) > 16)
+        return jl__rctx_fail(at, JL_ETYPE, "has a %zu-byte %s type, which joules does not read",
+                             H5Tget_size(ftype), jl__class_name(cls));
+    return JL_OK;
+}
+
+/* read_ds, phase 2: the shape ([N] or [N, G]) and its sizes before any
+ * allocation (rows, then rows x G x 8 bytes, then the length the column
+ * must have): dims, and the number of values in *vals. */
+static jl_status check_shape(const run_reader *rr, const rctx *at, const col_spec *cs, hid_t space,
+                             size_t expect_n, const char *n_from, hsize_t dims[2], uint64_t *vals)
+{
+    const rctx *c = rr->c;
+    size_t g = cs->rank == 2 ? rr->g : 1;
+    const char *shape = cs->rank == 1 ? "[N]" : "[N, G]";
+    H5S_class_t sc = H5Sget_simple_extent_type(space);
+    int rank = H5Sget_simple_extent_ndims(space);
+    if (sc != H5S_SIMPLE || rank < 0)
+        return jl__rctx_fail(at, JL_ETYPE, "is %s, expected shape %s",
+                             sc == H5S_SCALAR ? "a scalar"
+                             : sc == H5S_NULL ? "empty (null dataspace)"
+                                              : "of unknown shape",
+                             shape);
+    if (rank != cs->rank)
+        return jl__rctx_fail(at, JL_ETYPE, "has rank %d, expected %d (shape %s)", rank, cs->rank,
+                             shape);
+    if (H5Sget_simple_extent_dims(space, dims, NULL) < 0)
+        return jl__rctx_h5_fail(at, JL_EIO, "cannot read the shape");
+    if (rank == 2 && dims[1] != g)
+        return jl__rctx_fail(at, JL_ETYPE, "has shape [%llu, %llu], expected [N, %zu] (%s = %zu)",
+                             (unsigned long long)dims[0], (unsigned long long)dims[1], g,
+                             g == (size_t)rr->run->attrs.num_gpus ? "num_gpus"
+                                                                  : "@power_scope node_ac: columns",
+                             g);
+    if (dims[0] > c->lim->max_rows)
+        return jl__rctx_fail(at, JL_ELIMIT, "declares %llu rows, more than the limit of %llu rows",
+                             (unsigned long long)dims[0], (unsigned long long)c->lim->max_rows);
+    int ovf = dims[1] && dims[0] > UINT64_MAX / dims[1];
+    *vals = ovf ? UINT64_MAX : dims[0] * dims[1];
+    ovf = ovf || *vals > UINT64_MAX / 8;
+    uint64_t bytes = ovf ? UINT64_MAX : *vals * 8;
+    if (ovf || bytes > c->lim->max_dataset_bytes || !fits_size(bytes))
+        return jl__rctx_fail(
+            at, JL_ELIMIT,
+            "declares %llu x %llu values (%llu bytes decoded), more than the limit of %llu bytes",
+            (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)bytes,
+            (unsigned long long)c->lim->max_dataset_bytes);
+    if (expect_n != SIZE_MAX && dims[0] != expect_n)
+        return jl__rctx_fail(at, JL_EINVALID, "has %llu rows, expected %zu (the length of %s)",
+                             (unsigned long long)dims[0], expect_n, n_from);
+    return JL_OK;
+}
+
+/* read_ds, after a failed H5Dread: the error, EFORMAT when a chunk did not
+ * decode (our Zstandard filter says why; deflate, shuffle, fletcher32...:
+ * HDF5 says its filter failed), EIO otherwise. Ends the chunk-size hint. */
+static jl_status read_failed(const rctx *at)
+{
+    jl_error *cause = jl__h5_stack_error();
+    if (*jl__zstd_last_error()) {
+        jl_error *z = jl_error_new(JL_EFORMAT, NULL, NULL, NULL, -1, "%s", jl__zstd_last_error());
+        if (z) {
+            z->cause = cause;
+            cause = z;
+        }
+    }
+    int chunk_failed = *jl__zstd_last_error() != '\0';
+    jl__zstd_set_chunk_bytes(0);
+    if (!chunk_failed && cause) {
+        char *m = jl_error_format(cause);
+        if (m && (strstr(m, "data pipeline read failed") || strstr(m, "filter returned failure")))
+            chunk_failed = 1;
+        free(m);
+    }
+    return jl__rctx_fail_cause(at, chunk_failed ? JL_EFORMAT : JL_EIO, cause,
+                               "cannot read the data%s",
+                               chunk_failed ? " (corrupt compressed chunk)" : "");
+}
+
+/* read_ds, phase 3: the nv values (nv > 0) into buf as the column's
+ * target, decoded by the chunk path or HDF5's; int64 read into int32 is
+ * read wide and narrowed, each value checked. */
+static jl_status read_values(run_reader *rr, const rctx *at, const char *obj, const col_spec *cs,
+                             hid_t dset, hid_t dcpl, hid_t ftype, const hsize_t dims[2],
+                             size_t cbytes, size_t nv, void *buf)
+{
+    int narrow;
+    hid_t mt = mem_type(cs->target, ftype, &narrow);
+    int64_t *tmp = NULL;
+    void *dst = buf;
+    jl_status st = JL_OK;
+    if (narrow) {
+        tmp = jl__malloc_array(nv, sizeof *tmp);
+        if (!tmp)
+            return jl__rctx_fail(at, JL_ENOMEM, "out of memory for %zu values", nv);
+        dst = tmp;
+    }
+    int direct = jl__read_chunks_direct(dset, dcpl, ftype, mt, dims, cs->rank, cbytes, dst);
+    if (!direct && (st = lend_tconv(rr, obj, ftype, mt, nv)) != JL_OK)
+        goto end;
+    jl__zstd_set_chunk_bytes(cbytes);
+    if (!direct && H5Dread(dset, mt, H5S_ALL, H5S_ALL, rr->dxpl, dst) < 0) {
+        st = read_failed(at);
+        goto end;
+    }
+    jl__zstd_set_chunk_bytes(0);
+    if (narrow) {
+        int32_t *o = buf;
+        for (size_t i = 0; i < nv; i++) {
+            if (tmp[i] < INT32_MIN || tmp[i] > INT32_MAX) {
+                st = jl__rctx_fail_row(at, JL_EINVALID, (long long)(i / dims[1]),
+                                       "value %lld at row %zu does not fit in int32",
+                                       (long long)tmp[i], (size_t)(i / dims[1]));
+                goto end;
+            }
+            o[i] = (int32_t)tmp[i];
+        }
+    }
+end:
+    free(tmp);
+    return st;
+}
+
+/* One column: open, type, shape and sizes (phases 1 and 2), the storage's
+ * chunking, then either the itl/ stream keeps the dataset or the values are
+ * read (phase 3). */
 static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_spec *cs,
                          size_t expect_n, const char *n_from, void **out, size_t *n)
 {
     rctx *c = rr->c;
     rctx at = rctx_at(c, obj);
-    size_t g = cs->rank == 2 ? rr->g : 1;
     jl_status st = JL_OK;
     hid_t dset = -1, ftype = -1, space = -1, dcpl = -1;
     void *buf = NULL;
-    int64_t *tmp = NULL;
     *out = NULL;
     *n = 0;
     if ((st = jl__open_child(c, grp, obj, cs->name, H5I_DATASET, &dset)) != JL_OK)
@@ -222,72 +357,11 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the type or shape");
         goto end;
     }
-    H5T_class_t cls = H5Tget_class(ftype);
-    int want_int = cs->target == T_I32 || cs->target == T_I64;
-    if (want_int ? cls != H5T_INTEGER : (cls != H5T_INTEGER && cls != H5T_FLOAT)) {
-        char tname[32];
-        jl__type_name(ftype, tname, sizeof tname);
-        st = jl__rctx_fail(&at, JL_ETYPE, "has type %s, expected %s", tname,
-                           want_int ? "integers" : "numbers");
-        goto end;
-    }
-    if (H5Tget_size(ftype) > 16) {
-        st = jl__rctx_fail(&at, JL_ETYPE, "has a %zu-byte %s type, which joules does not read",
-                           H5Tget_size(ftype), jl__class_name(cls));
-        goto end;
-    }
-    const char *shape = cs->rank == 1 ? "[N]" : "[N, G]";
-    H5S_class_t sc = H5Sget_simple_extent_type(space);
-    int rank = H5Sget_simple_extent_ndims(space);
-    if (sc != H5S_SIMPLE || rank < 0) {
-        st = jl__rctx_fail(&at, JL_ETYPE, "is %s, expected shape %s",
-                           sc == H5S_SCALAR ? "a scalar"
-                           : sc == H5S_NULL ? "empty (null dataspace)"
-                                            : "of unknown shape",
-                           shape);
-        goto end;
-    }
-    if (rank != cs->rank) {
-        st = jl__rctx_fail(&at, JL_ETYPE, "has rank %d, expected %d (shape %s)", rank, cs->rank,
-                           shape);
-        goto end;
-    }
     hsize_t dims[2] = {0, 1};
-    if (H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
-        st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the shape");
+    uint64_t vals = 0;
+    if ((st = check_type(&at, cs, ftype)) != JL_OK ||
+        (st = check_shape(rr, &at, cs, space, expect_n, n_from, dims, &vals)) != JL_OK)
         goto end;
-    }
-    if (rank == 2 && dims[1] != g) {
-        st = jl__rctx_fail(&at, JL_ETYPE, "has shape [%llu, %llu], expected [N, %zu] (%s = %zu)",
-                           (unsigned long long)dims[0], (unsigned long long)dims[1], g,
-                           g == (size_t)rr->run->attrs.num_gpus ? "num_gpus"
-                                                                : "@power_scope node_ac: columns",
-                           g);
-        goto end;
-    }
-    /* Sizes before allocation: rows, then rows x G x 8 bytes. */
-    if (dims[0] > c->lim->max_rows) {
-        st = jl__rctx_fail(&at, JL_ELIMIT, "declares %llu rows, more than the limit of %llu rows",
-                           (unsigned long long)dims[0], (unsigned long long)c->lim->max_rows);
-        goto end;
-    }
-    int ovf = dims[1] && dims[0] > UINT64_MAX / dims[1];
-    uint64_t vals = ovf ? UINT64_MAX : dims[0] * dims[1];
-    ovf = ovf || vals > UINT64_MAX / 8;
-    uint64_t bytes = ovf ? UINT64_MAX : vals * 8;
-    if (ovf || bytes > c->lim->max_dataset_bytes || !fits_size(bytes)) {
-        st = jl__rctx_fail(
-            &at, JL_ELIMIT,
-            "declares %llu x %llu values (%llu bytes decoded), more than the limit of %llu bytes",
-            (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)bytes,
-            (unsigned long long)c->lim->max_dataset_bytes);
-        goto end;
-    }
-    if (expect_n != SIZE_MAX && dims[0] != expect_n) {
-        st = jl__rctx_fail(&at, JL_EINVALID, "has %llu rows, expected %zu (the length of %s)",
-                           (unsigned long long)dims[0], expect_n, n_from);
-        goto end;
-    }
     size_t cbytes;
     if ((dcpl = H5Dget_create_plist(dset)) < 0) {
         st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the storage layout");
@@ -315,69 +389,13 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         st = jl__rctx_fail(&at, JL_ENOMEM, "out of memory for %zu values", nv);
         goto end;
     }
-    if (nv > 0) {
-        int narrow;
-        hid_t mt = mem_type(cs->target, ftype, &narrow);
-        void *dst = buf;
-        if (narrow) {
-            tmp = jl__malloc_array(nv, sizeof *tmp);
-            if (!tmp) {
-                st = jl__rctx_fail(&at, JL_ENOMEM, "out of memory for %zu values", nv);
-                goto end;
-            }
-            dst = tmp;
-        }
-        int direct = jl__read_chunks_direct(dset, dcpl, ftype, mt, dims, rank, cbytes, dst);
-        if (!direct && (st = lend_tconv(rr, obj, ftype, mt, nv)) != JL_OK)
-            goto end;
-        jl__zstd_set_chunk_bytes(cbytes);
-        herr_t r = direct ? 0 : H5Dread(dset, mt, H5S_ALL, H5S_ALL, rr->dxpl, dst);
-        jl_error *cause = NULL;
-        if (r < 0) {
-            cause = jl__h5_stack_error();
-            if (*jl__zstd_last_error()) {
-                jl_error *z =
-                    jl_error_new(JL_EFORMAT, NULL, NULL, NULL, -1, "%s", jl__zstd_last_error());
-                if (z) {
-                    z->cause = cause;
-                    cause = z;
-                }
-            }
-        }
-        int chunk_failed = r < 0 && *jl__zstd_last_error();
-        jl__zstd_set_chunk_bytes(0);
-        if (r < 0 && !chunk_failed && cause) {
-            /* deflate, shuffle, fletcher32...: HDF5 says its filter failed */
-            char *m = jl_error_format(cause);
-            if (m &&
-                (strstr(m, "data pipeline read failed") || strstr(m, "filter returned failure")))
-                chunk_failed = 1;
-            free(m);
-        }
-        if (r < 0) {
-            st = jl__rctx_fail_cause(&at, chunk_failed ? JL_EFORMAT : JL_EIO, cause,
-                                     "cannot read the data%s",
-                                     chunk_failed ? " (corrupt compressed chunk)" : "");
-            goto end;
-        }
-        if (narrow) {
-            int32_t *o = buf;
-            for (size_t i = 0; i < nv; i++) {
-                if (tmp[i] < INT32_MIN || tmp[i] > INT32_MAX) {
-                    st = jl__rctx_fail_row(&at, JL_EINVALID, (long long)(i / dims[1]),
-                                           "value %lld at row %zu does not fit in int32",
-                                           (long long)tmp[i], (size_t)(i / dims[1]));
-                    goto end;
-                }
-                o[i] = (int32_t)tmp[i];
-            }
-        }
-    }
+    if (nv > 0 &&
+        (st = read_values(rr, &at, obj, cs, dset, dcpl, ftype, dims, cbytes, nv, buf)) != JL_OK)
+        goto end;
     *out = buf;
     buf = NULL;
     *n = (size_t)dims[0];
 end:
-    free(tmp);
     free(buf);
     CLOSE(dcpl, H5Pclose);
     CLOSE(space, H5Sclose);

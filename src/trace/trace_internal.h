@@ -161,7 +161,7 @@ size_t jl__table_cols(const jl__table *t, int set);
 /* Column k's field: its index in jl__attr_fields (set attrs) or
  * jl__summary_fields (set summary), their count for an extra; found once
  * when the table is opened, not once per row (jl__attr_field_index,
- * jl__summary_field_index, trace_attrs.c). */
+ * jl__summary_field_index, h5_read.c). */
 size_t jl__table_col_field(const jl__table *t, int set, size_t k);
 size_t jl__attr_field_index(const char *name);
 size_t jl__summary_field_index(const char *name);
@@ -178,9 +178,11 @@ jl_status jl__table_write(hid_t file, const char *path, const jl_run *const *run
                           unsigned char *in_table, jl_error **err);
 
 /* ------------------------------------------------------------------ */
-/* The reader (trace_read.c: context, links, types, open and the run   */
-/* list; trace_attrs.c: attributes; trace_columns.c: datasets, their   */
-/* checks and jl_trace_read_run; trace_describe.c: describe, inspect). */
+/* The reader (h5_read.c: the ground every room stands on, the read   */
+/* context's one way to fail, links, types; trace_read.c: the open,    */
+/* the run list, a run's context; trace_attrs.c: attributes;           */
+/* trace_columns.c: datasets, their checks and jl_trace_read_run;      */
+/* trace_describe.c: describe, inspect).                               */
 
 struct jl_trace {
     char *path;

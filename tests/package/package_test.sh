@@ -104,7 +104,33 @@ else
     cat "$work/pc.log"; bad "the pkg-config consumer did not build (pkg-config $static --libs joules: $(pkg-config $static --libs joules))"
 fi
 
-# 3. PIC: the whole static library inside a shared object
+# 3. docs/library.md's example, as installed in share/doc/joules/examples/,
+# built with the same pkg-config line: its energy per token of one bundled
+# trace equals the CLI's
+echo "== the documented example"
+example=$prefix/share/doc/joules/examples/energy_per_token.c
+trace=traces/h100/h100-qwen3-8b-shape-chat.h5
+if [ ! -f "$example" ]; then
+    bad "docs/examples/energy_per_token.c is not installed"
+# shellcheck disable=SC2046,SC2086
+elif "$cc" $cflags $(pkg-config --cflags joules) "$example" -o "$work/example" \
+        $(pkg-config $static --libs joules) >"$work/example.log" 2>&1; then
+    "$work/example" "$trace" >"$work/example.csv" 2>"$work/example.err" ||
+        bad "the example failed on $trace: $(cat "$work/example.err")"
+    "$joules" summarize --csv - "$trace" 2>/dev/null | awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) if ($i == "energy_per_token_j") c = i; next }
+        { printf "%s,%.6g\n", $2, $c }' >"$work/example.expected"
+    cut -d, -f1,2 "$work/example.csv" | tail -n +2 >"$work/example.got"
+    if [ "$(wc -l <"$work/example.got")" -lt 2 ] || ! diff -u "$work/example.expected" "$work/example.got" >"$work/example.diff"; then
+        bad "the example's energy per token differs from joules summarize:"; head -20 "$work/example.diff"
+    else
+        echo "ok: the documented example: $(wc -l <"$work/example.got") runs, e.g. $(head -1 "$work/example.got")"
+    fi
+else
+    cat "$work/example.log"; bad "the documented example did not build"
+fi
+
+# 4. PIC: the whole static library inside a shared object
 if [ -n "$static" ]; then
     # shellcheck disable=SC2046,SC2086
     if "$cc" $cflags -shared -o "$work/libprobe.so" -Wl,--whole-archive "$(dirname "$pc")/../libjoules.a" \

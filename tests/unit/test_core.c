@@ -10,6 +10,7 @@
 #include "joules/descriptors.h"
 #include "joules/output.h"
 #include "joules/study.h"
+#include "output/csv_row.h"
 #include "test.h"
 
 TEST(error_format_names_everything)
@@ -319,6 +320,38 @@ TEST(descriptors_load_and_lookup)
     jl_descriptors_free(d);
 }
 
+/* The CSV row writer places every comma and the newline: text quoted when
+ * it holds a comma, a quote or a newline, NULL and NaN as empty cells,
+ * numbers at full precision, formatted cells as given. */
+TEST(csv_row_writer_places_commas)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    static const char *const head[] = {"a", "b,c", "d\"e", NULL};
+    jl__csvw r;
+    jl__csvw_begin(&r, f);
+    jl__csvw_cells(&r, head);
+    jl__csvw_end(&r);
+    jl__csvw_begin(&r, f);
+    jl__csvw_cell(&r, NULL);
+    jl__csvw_num(&r, NAN);
+    jl__csvw_num(&r, 0.1);
+    jl__csvw_empty(&r);
+    jl__csvw_cellf(&r, "%ld", 42L);
+    jl__csvw_cell(&r, "two\nlines");
+    jl__csvw_end(&r);
+    jl__csvw_begin(&r, f); /* one empty cell is a row of its own */
+    jl__csvw_empty(&r);
+    jl__csvw_end(&r);
+    fclose(f);
+    CHECK_STR(text, "a,\"b,c\",\"d\"\"e\"\n,,0.10000000000000001,,42,\"two\nlines\"\n\n");
+    free(text);
+}
+
 int main(void)
 {
     RUN(error_format_names_everything);
@@ -329,5 +362,6 @@ int main(void)
     RUN(collect_paths_sorted_and_deduplicated);
     RUN(atomic_write_leaves_no_partial_file);
     RUN(descriptors_load_and_lookup);
+    RUN(csv_row_writer_places_commas);
     TEST_MAIN_END();
 }

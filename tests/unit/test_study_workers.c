@@ -494,9 +494,102 @@ TEST(worker_streams_frames_and_drops_them_when_it_dies)
     rmdir(dir);
 }
 
+/* jl_study_options.shard without MPI: shares 1..count-1 are loaded first,
+ * each handing its encoded share to a gather that keeps it; share 0's
+ * gather returns them in order. The result must be one process's. */
+typedef struct shares {
+    unsigned char *buf;
+    size_t len;
+} shares;
+
+static jl_status keep_share(void *ctx, const void *mine, size_t len, void **all, size_t *all_len,
+                            jl_error **err)
+{
+    shares *sh = ctx;
+    (void)err;
+    *all = NULL;
+    *all_len = 0;
+    if (mine) { /* a share other than 0 (loaded from the last down): kept before the later ones */
+        unsigned char *grown = malloc(sh->len + len + 1);
+        if (!grown)
+            return JL_ENOMEM;
+        memcpy(grown, mine, len);
+        if (sh->len)
+            memcpy(grown + len, sh->buf, sh->len);
+        free(sh->buf);
+        sh->buf = grown;
+        sh->len += len;
+        return JL_OK;
+    }
+    *all = sh->buf; /* share 0: everything kept, handed over */
+    *all_len = sh->len;
+    sh->buf = NULL;
+    sh->len = 0;
+    return JL_OK;
+}
+
+static void load_shared(loaded *l, const char *const *paths, size_t n, int count, int workers)
+{
+    shares sh = {0};
+    for (int index = count - 1; index >= 0; index--) {
+        loaded part;
+        memset(&part, 0, sizeof part);
+        jl_study_options opt;
+        jl_study_options_default(&opt);
+        opt.workers = workers > 0 ? workers : 1;
+        opt.isolate = workers > 0;
+        opt.shard.index = index;
+        opt.shard.count = count;
+        opt.shard.gather = keep_share;
+        opt.shard.ctx = &sh;
+        part.st = jl_study_load(paths, n, &opt, &part.runs, &part.errors);
+        if (index > 0) { /* its share went to the gather */
+            CHECK_EQ_INT(part.st, JL_OK);
+            CHECK_EQ_INT(part.runs.count, 0);
+            CHECK_EQ_INT(part.errors.count, 0);
+            unload(&part);
+        } else {
+            *l = part;
+        }
+    }
+    free(sh.buf);
+}
+
+TEST(shares_match_one_process)
+{
+    char *dir = make_dir_with_bad_files();
+    const char *paths[] = {dir, traces_dir, "/nonexistent/joules"};
+    loaded one;
+    load(&one, paths, 3, 0);
+    CHECK(one.runs.count >= 29);
+    CHECK(one.errors.count >= 3);
+    static const int counts[] = {2, 3, 5, 40};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        for (int workers = 0; workers <= 2; workers++) {
+            loaded sh;
+            load_shared(&sh, paths, 3, counts[c], workers);
+            check_identical(&one, &sh);
+            unload(&sh);
+        }
+    /* a bad index, or no gather, is refused */
+    jl_study_options opt;
+    jl_study_options_default(&opt);
+    opt.shard.index = 2;
+    opt.shard.count = 2;
+    opt.shard.gather = keep_share;
+    loaded bad;
+    memset(&bad, 0, sizeof bad);
+    CHECK_EQ_INT(jl_study_load(paths, 3, &opt, &bad.runs, &bad.errors), JL_EUSAGE);
+    unload(&bad);
+    unload(&one);
+    remove_dir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     RUN(workers_match_one_process);
+    RUN(shares_match_one_process);
     RUN(default_single_worker_isolates_a_crash);
     RUN(in_process_matches_isolated);
     RUN(errors_in_file_order);

@@ -1,0 +1,227 @@
+/* The CLI under MPI (cli/mpi.h, docs/scaling.md): ranks split the study by
+ * file and by run within large files (the library's jl_study_options.shard,
+ * balanced by bytes), each summarises its share with the usual per-run
+ * pipeline (and its own --workers), the summaries reach rank 0 in the
+ * worker wire format, and rank 0 alone does the rest and writes. */
+#include "cli/mpi.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef JOULES_MPI
+#include <mpi.h>
+
+static int started, rank, size = 1;
+/* JOULES_MPI_TIMES=1: each rank says on stderr where its time went (the
+ * scaling benchmark, docs/scaling.md): its share, the exchange, the rest */
+static double t_init, t_gather0, t_gather1;
+static size_t bytes_sent, bytes_received;
+
+/* Launched by an MPI launcher? (A plain `joules` in an MPI build stays one
+ * process and never starts MPI: no singleton start-up cost.) */
+static int under_launcher(void)
+{
+    static const char *const vars[] = {
+        "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",           "PMI_SIZE", "PMI_RANK",
+        "MPI_LOCALNRANKS",      "SLURM_STEP_NUM_TASKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i]))
+            return 1;
+    return 0;
+}
+
+int cli_mpi_init(int *argc, char ***argv)
+{
+    if (!under_launcher())
+        return 1;
+    if (MPI_Init(argc, argv) != MPI_SUCCESS)
+        return 1;
+    started = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    t_init = MPI_Wtime();
+    return size;
+}
+
+int cli_mpi_rank(void)
+{
+    return rank;
+}
+
+int cli_mpi_size(void)
+{
+    return size;
+}
+
+/* Messages of at most 1 GiB (MPI counts are int). */
+#define CHUNK (1 << 30)
+#define TAG_LEN 71
+#define TAG_DATA 72
+
+static jl_status exchange(const void *mine, size_t len, void **all, size_t *all_len,
+                          jl_error **err);
+static void say_times(void);
+
+static jl_status gather(void *ctx, const void *mine, size_t len, void **all, size_t *all_len,
+                        jl_error **err)
+{
+    (void)ctx;
+    *all = NULL;
+    *all_len = 0;
+    t_gather0 = MPI_Wtime();
+    jl_status st = exchange(mine, len, all, all_len, err);
+    t_gather1 = MPI_Wtime();
+    return st;
+}
+
+static jl_status exchange(const void *mine, size_t len, void **all, size_t *all_len, jl_error **err)
+{
+    if (rank != 0) {
+        bytes_sent = len;
+        uint64_t n = len;
+        if (MPI_Send(&n, 1, MPI_UINT64_T, 0, TAG_LEN, MPI_COMM_WORLD) != MPI_SUCCESS)
+            goto fail;
+        for (size_t at = 0; at < len; at += CHUNK) {
+            int c = (int)(len - at < CHUNK ? len - at : CHUNK);
+            if (MPI_Send((const char *)mine + at, c, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD) !=
+                MPI_SUCCESS)
+                goto fail;
+        }
+        return JL_OK;
+    }
+    unsigned char *buf = NULL;
+    size_t used = 0;
+    for (int r = 1; r < size; r++) {
+        uint64_t n = 0;
+        if (MPI_Recv(&n, 1, MPI_UINT64_T, r, TAG_LEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
+            MPI_SUCCESS) {
+            free(buf);
+            goto fail;
+        }
+        if (n > SIZE_MAX - used) {
+            free(buf);
+            return JL_ENOMEM;
+        }
+        unsigned char *grown = realloc(buf, used + (size_t)n + 1);
+        if (!grown) {
+            free(buf);
+            return JL_ENOMEM;
+        }
+        buf = grown;
+        for (uint64_t at = 0; at < n; at += CHUNK) {
+            int c = (int)(n - at < CHUNK ? n - at : CHUNK);
+            if (MPI_Recv(buf + used + at, c, MPI_BYTE, r, TAG_DATA, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                free(buf);
+                goto fail;
+            }
+        }
+        used += (size_t)n;
+    }
+    *all = buf;
+    *all_len = used;
+    bytes_received = used;
+    return JL_OK;
+fail:
+    *err = jl_error_new(JL_EIO, NULL, NULL, NULL, -1,
+                        "rank %d: the study's summaries could not be exchanged over MPI", rank);
+    return JL_EIO;
+}
+
+void cli_mpi_study(jl_study_options *opt)
+{
+    if (size <= 1)
+        return;
+    opt->shard.index = rank;
+    opt->shard.count = size;
+    opt->shard.gather = gather;
+    opt->shard.ctx = NULL;
+    if (rank != 0)
+        opt->progress = NULL;
+}
+
+void cli_mpi_secondary_done(void)
+{
+    if (size <= 1 || rank == 0)
+        return;
+    say_times();
+    fflush(NULL);
+    MPI_Finalize();
+    exit(0);
+}
+
+void cli_mpi_abort(int rc)
+{
+    if (size <= 1)
+        return;
+    fprintf(stderr, "joules: rank %d of %d ends the job (exit %d): nothing was written\n", rank,
+            size, rc);
+    fflush(NULL);
+    MPI_Abort(MPI_COMM_WORLD, rc ? rc : 1);
+}
+
+static void say_times(void)
+{
+    const char *v = getenv("JOULES_MPI_TIMES");
+    if (!v || !*v || !strcmp(v, "0") || t_gather0 == 0)
+        return;
+    double end = MPI_Wtime();
+    fprintf(stderr,
+            "joules-mpi-times: rank %d of %d: share %.6f s, exchange %.6f s, after %.6f s, "
+            "sent %zu B, received %zu B\n",
+            rank, size, t_gather0 - t_init, t_gather1 - t_gather0, end - t_gather1, bytes_sent,
+            bytes_received);
+}
+
+int cli_mpi_finish(int rc)
+{
+    if (started) {
+        say_times();
+        fflush(NULL);
+        MPI_Finalize();
+        started = 0;
+    }
+    return rc;
+}
+
+#else /* one process */
+
+int cli_mpi_init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return 1;
+}
+
+int cli_mpi_rank(void)
+{
+    return 0;
+}
+
+int cli_mpi_size(void)
+{
+    return 1;
+}
+
+void cli_mpi_study(jl_study_options *opt)
+{
+    (void)opt;
+}
+
+void cli_mpi_secondary_done(void)
+{
+}
+
+void cli_mpi_abort(int rc)
+{
+    (void)rc;
+}
+
+int cli_mpi_finish(int rc)
+{
+    return rc;
+}
+
+#endif

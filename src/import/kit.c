@@ -1,0 +1,874 @@
+/* The importers' kit (kit.h): the context, notes and errors, runs with
+ * unique names, attributes, the result's details and its JSON document,
+ * files and folders, JSON trees. The CSV reader is kit_csv.c, times and
+ * zones kit_time.c, the GPU-name table gpu_names.c. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "import/json_dups.h"
+#include "import/json_tree.h"
+#include "import/kit.h"
+#include "trace/trace_internal.h"
+
+/* ---- options and results (public: joules/import.h) ------------------------------ */
+
+void jl_import_options_default(jl_import_options *opt)
+{
+    opt->max_file_bytes = (size_t)512 << 20;
+    opt->max_configs = 1000000;
+    opt->max_series = 50000000;
+    opt->max_files = 100000;
+    opt->timeline_power_is_sum = 0;
+}
+
+void jl_import_result_free(jl_import_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; r->runs && i < r->n_runs; i++)
+        jl_run_free(r->runs[i]);
+    free(r->runs);
+    for (size_t i = 0; i < r->n_notes; i++) {
+        free(r->notes[i].file);
+        free(r->notes[i].field);
+        free(r->notes[i].message);
+    }
+    free(r->notes);
+    free(r->source);
+    for (size_t i = 0; i < r->n_details; i++) {
+        free(r->details[i].key);
+        free(r->details[i].value);
+    }
+    free(r->details);
+    free(r->detail_text);
+    free(r);
+}
+
+json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, const char *output)
+{
+    json_t *doc = json_object(), *notes = json_array(), *details = json_object();
+    json_object_set_new(doc, "schema", json_string("joules.import/1"));
+    json_object_set_new(doc, "format", json_string(format));
+    json_object_set_new(doc, "source", r->source ? json_string(r->source) : json_null());
+    json_object_set_new(doc, "output", json_string(output));
+    json_object_set_new(doc, "n_runs", json_integer((json_int_t)r->n_runs));
+    json_object_set_new(doc, "n_files", json_integer((json_int_t)r->n_files));
+    json_object_set_new(doc, "n_duplicates", json_integer((json_int_t)r->n_duplicates));
+    json_object_set_new(doc, "n_with_timelines", json_integer((json_int_t)r->n_with_timelines));
+    for (size_t i = 0; i < r->n_notes; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "file", json_string(r->notes[i].file));
+        json_object_set_new(o, "field", json_string(r->notes[i].field));
+        json_object_set_new(o, "message", json_string(r->notes[i].message));
+        json_object_set_new(o, "count", json_integer((json_int_t)r->notes[i].count));
+        json_array_append_new(notes, o);
+    }
+    json_object_set_new(doc, "notes", notes);
+    for (size_t i = 0; i < r->n_details; i++) {
+        const jl_kv *d = &r->details[i];
+        double x = d->is_number ? strtod(d->value, NULL) : 0;
+        json_object_set_new(details, d->key,
+                            !d->is_number                ? json_string(d->value)
+                            : x == (double)(json_int_t)x ? json_integer((json_int_t)x)
+                                                         : json_real(x));
+    }
+    json_object_set_new(doc, "details", details);
+    return doc;
+}
+
+/* ---- the context ------------------------------------------------------------- */
+
+int jl__imp_start(jl__imp *c, const jl_import_options *opt, jl_error_list *errors)
+{
+    memset(c, 0, sizeof *c);
+    jl_import_options_default(&c->def);
+    c->opt = opt ? opt : &c->def;
+    c->errors = errors;
+    c->res = calloc(1, sizeof *c->res);
+    return c->res ? 0 : -1;
+}
+
+static void names_free(jl__imp *c)
+{
+    for (size_t i = 0; i < c->names_cap; i++)
+        free(c->names[i].name);
+    free(c->names);
+    c->names = NULL;
+    c->names_cap = c->names_n = 0;
+}
+
+jl_status jl__imp_end(jl__imp *c, jl_status st, jl_import_result **out)
+{
+    names_free(c);
+    if (c->oom || st == JL_ENOMEM) {
+        int listed = 0;
+        for (size_t i = 0; c->errors && i < c->errors->count; i++)
+            listed |= c->errors->items[i]->code == JL_ENOMEM;
+        if (!listed)
+            jl_error_list_push(c->errors, jl_error_new(JL_ENOMEM, NULL, NULL, NULL, -1,
+                                                       "out of memory during the import"));
+        st = JL_ENOMEM;
+    }
+    if (st != JL_OK) {
+        jl_import_result_free(c->res);
+        c->res = NULL;
+    }
+    *out = c->res;
+    return st;
+}
+
+jl_status jl__imp_finish(jl__imp *c, jl_import_result **out, const char *what)
+{
+    if (!c->oom && (!c->res || c->res->n_runs == 0)) {
+        jl_error_list_push(c->errors, jl_error_new(JL_ENODATA, what, NULL, NULL, -1,
+                                                   "no run could be imported"));
+        return jl__imp_end(c, JL_ENODATA, out);
+    }
+    return jl__imp_end(c, JL_OK, out);
+}
+
+/* ---- notes and errors ------------------------------------------------------------ */
+
+/* The field path with [k] indices as [*] (fold_indices). */
+static char *folded_field(const char *field)
+{
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    for (const char *p = field; *p; p++) {
+        if (*p == '[') {
+            const char *q = p + 1;
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (*q == ']' && q > p + 1) {
+                jl__strbuf_puts(&b, "[*]");
+                p = q;
+                continue;
+            }
+        }
+        jl__strbuf_append(&b, p, 1);
+    }
+    return jl__strbuf_take(&b);
+}
+
+void jl__imp_note(jl__imp *c, const char *file, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = jl__vasprintf(fmt, ap);
+    va_end(ap);
+    char *fld = c->fold_indices ? folded_field(field ? field : "") : jl__strdup(field ? field : "");
+    if (!msg || !fld) {
+        free(msg);
+        free(fld);
+        c->oom = 1;
+        return;
+    }
+    jl_import_result *r = c->res;
+    for (size_t i = 0; i < r->n_notes; i++) {
+        jl_import_note *n = &r->notes[i];
+        if (strcmp(n->field, fld) == 0 && strcmp(n->message, msg) == 0) {
+            n->count++;
+            free(msg);
+            free(fld);
+            return;
+        }
+    }
+    jl_import_note *grown = realloc(r->notes, (r->n_notes + 1) * sizeof *grown);
+    if (!grown) {
+        free(msg);
+        free(fld);
+        c->oom = 1;
+        return;
+    }
+    r->notes = grown;
+    jl_import_note *n = &grown[r->n_notes++];
+    n->file = jl__strdup(file ? file : "");
+    n->field = fld;
+    n->message = msg;
+    n->count = 1;
+    if (!n->file)
+        c->oom = 1;
+}
+
+jl_status jl__imp_err(jl__imp *c, jl_status code, const char *file, const char *field,
+                      long long line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = jl__vasprintf(fmt, ap);
+    va_end(ap);
+    /* the line goes into the text too: jl_error_format() prints no row */
+    jl_error *e =
+        msg ? (line >= 0 ? jl_error_new(code, file, NULL, field, line, "line %lld: %s", line, msg)
+                         : jl_error_new(code, file, NULL, field, line, "%s", msg))
+            : NULL;
+    free(msg);
+    if (!e || jl_error_list_push(c->errors, e) != JL_OK)
+        c->oom = 1;
+    return code;
+}
+
+jl_status jl__imp_err_at(jl_error_list *errors, jl_status code, const char *file, long long line,
+                         long long column, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = jl__vasprintf(fmt, ap);
+    va_end(ap);
+    jl_error *e = jl_error_new(code, file, NULL, NULL, -1, "%s%s%s%s", field ? "field '" : "",
+                               field ? field : "", field ? "': " : "", msg ? msg : "");
+    free(msg);
+    if (!e)
+        return JL_ENOMEM;
+    jl_error_set_position(e, line, column);
+    if (jl_error_list_push(errors, e) != JL_OK)
+        return JL_ENOMEM;
+    return code;
+}
+
+/* ---- run names ------------------------------------------------------------------ */
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* The slot of name: its own, or the empty one where it would go. */
+static jl__imp_name *name_slot(const jl__imp *c, const char *name)
+{
+    size_t j = fnv1a(name) & (c->names_cap - 1);
+    while (c->names[j].name && strcmp(c->names[j].name, name))
+        j = (j + 1) & (c->names_cap - 1);
+    return &c->names[j];
+}
+
+static int names_grow(jl__imp *c)
+{
+    if (c->names_n * 2 < c->names_cap)
+        return 0;
+    size_t ncap = c->names_cap ? c->names_cap * 2 : 1024;
+    jl__imp_name *old = c->names, *nt = jl__calloc_array(ncap, sizeof *nt);
+    if (!nt)
+        return -1;
+    size_t ocap = c->names_cap;
+    c->names = nt;
+    c->names_cap = ncap;
+    for (size_t i = 0; i < ocap; i++)
+        if (old[i].name)
+            *name_slot(c, old[i].name) = old[i];
+    free(old);
+    return 0;
+}
+
+/* Record name (taken over) as claimed once. */
+static int name_add(jl__imp *c, char *name)
+{
+    if (names_grow(c))
+        return -1;
+    jl__imp_name *s = name_slot(c, name);
+    s->name = name;
+    s->count = 1;
+    c->names_n++;
+    return 0;
+}
+
+size_t jl__imp_claim_name(jl__imp *c, jl_run *r)
+{
+    char *own = r->name ? jl__strdup(r->name) : NULL;
+    if (!own || names_grow(c)) {
+        free(own);
+        c->oom = 1;
+        return 0;
+    }
+    jl__imp_name *s = name_slot(c, own);
+    if (!s->name) {
+        s->name = own;
+        s->count = 1;
+        c->names_n++;
+        return 1;
+    }
+    free(own);
+    /* asked for the k-th time: __dup2 .. __dup<k-1> are taken already (each
+     * earlier repeat took the first free one), so the search starts at k */
+    size_t k = ++s->count;
+    for (;; k++) {
+        char *nn = jl__asprintf("%s__dup%zu", r->name, k);
+        if (!nn) {
+            c->oom = 1;
+            return 0;
+        }
+        if (!name_slot(c, nn)->name) {
+            if (name_add(c, nn)) {
+                free(nn);
+                c->oom = 1;
+                return 0;
+            }
+            free(r->name);
+            r->name = jl__strdup(nn);
+            if (!r->name)
+                c->oom = 1;
+            c->res->n_duplicates++;
+            return r->name ? k : 0;
+        }
+        free(nn);
+    }
+}
+
+void jl__imp_add_run(jl__imp *c, jl_run *r)
+{
+    jl_import_result *res = c->res;
+    if (!r->name) {
+        c->oom = 1;
+        jl_run_free(r);
+        return;
+    }
+    if (res->n_runs == c->runs_cap) {
+        size_t ncap = c->runs_cap ? 2 * c->runs_cap : 64;
+        jl_run **g = realloc(res->runs, ncap * sizeof *g);
+        if (!g) {
+            c->oom = 1;
+            jl_run_free(r);
+            return;
+        }
+        res->runs = g;
+        c->runs_cap = ncap;
+    }
+    res->runs[res->n_runs++] = r;
+}
+
+void jl__imp_push_run(jl__imp *c, jl_run *r)
+{
+    if (!jl__imp_claim_name(c, r)) {
+        jl_run_free(r);
+        return;
+    }
+    jl__imp_add_run(c, r);
+}
+
+jl_status jl__imp_requests(jl_run *r, size_t R)
+{
+    r->req_n = R;
+    r->arrival = jl__malloc_array(R, sizeof(double));
+    r->first_token = jl__malloc_array(R, sizeof(double));
+    r->finish = jl__malloc_array(R, sizeof(double));
+    r->input_tokens = jl__malloc_array(R, sizeof(int32_t));
+    r->output_tokens = jl__malloc_array(R, sizeof(int32_t));
+    return r->arrival && r->first_token && r->finish && r->input_tokens && r->output_tokens
+               ? JL_OK
+               : JL_ENOMEM;
+}
+
+/* ---- attributes ------------------------------------------------------------------ */
+
+/* key = value into arr (replacing an earlier value of key). */
+static void put(jl__imp *c, jl_kv **arr, size_t *n, const char *key, const char *value, int is_num)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*arr)[i].key[0] == key[0] && !strcmp((*arr)[i].key, key)) {
+            char *v = jl__strdup(value);
+            if (!v) {
+                c->oom = 1;
+                return;
+            }
+            free((*arr)[i].value);
+            (*arr)[i].value = v;
+            (*arr)[i].is_number = is_num;
+            return;
+        }
+    jl_kv *g = realloc(*arr, (*n + 1) * sizeof *g);
+    if (!g) {
+        c->oom = 1;
+        return;
+    }
+    *arr = g;
+    g[*n].key = jl__strdup(key);
+    g[*n].value = jl__strdup(value);
+    g[*n].is_number = is_num;
+    if (!g[*n].key || !g[*n].value) {
+        free(g[*n].key);
+        free(g[*n].value);
+        c->oom = 1;
+        return;
+    }
+    (*n)++;
+}
+
+/* The decimal digits of u, written backwards to end at `end` (exclusive);
+ * returns the first. At most 20 bytes. */
+static char *digits_before(char *end, unsigned long long u)
+{
+    do
+        *--end = (char)('0' + u % 10);
+    while ((u /= 10));
+    return end;
+}
+
+char *jl__imp_fmt_lld(char *buf, long long q)
+{
+    char tmp[24], *p = digits_before(tmp + sizeof tmp - 1,
+                                     q < 0 ? 0ull - (unsigned long long)q : (unsigned long long)q);
+    tmp[sizeof tmp - 1] = '\0';
+    if (q < 0)
+        *--p = '-';
+    memcpy(buf, p, (size_t)(tmp + sizeof tmp - p));
+    return buf;
+}
+
+/* A whole number below 2^53 is its digits in "%.17g" (no exponent below
+ * 1e17, no point): written without printf's cost; -0 and the rest go to
+ * snprintf. */
+char *jl__imp_fmt_g17(char *buf, double v)
+{
+    if (v == floor(v) && fabs(v) < 9007199254740992.0 && (v != 0 || !signbit(v)))
+        return jl__imp_fmt_lld(buf, (long long)v);
+    snprintf(buf, 64, "%.17g", v);
+    return buf;
+}
+
+void jl__imp_extra_num(jl__imp *c, jl_run *r, const char *key, double v)
+{
+    char buf[64];
+    put(c, &r->attrs.extra, &r->attrs.n_extra, key, jl__imp_fmt_g17(buf, v), 1);
+}
+
+void jl__imp_extra_text(jl__imp *c, jl_run *r, const char *key, const char *text, int is_num)
+{
+    put(c, &r->attrs.extra, &r->attrs.n_extra, key, text, is_num);
+}
+
+void jl__imp_extra_str(jl__imp *c, jl_run *r, const char *key, const char *v)
+{
+    put(c, &r->attrs.extra, &r->attrs.n_extra, key, v ? v : "", 0);
+}
+
+void jl__imp_summary_num(jl__imp *c, jl_run *r, const char *key, double v)
+{
+    char buf[64];
+    put(c, &r->summary.extra, &r->summary.n_extra, key, jl__imp_fmt_g17(buf, v), 1);
+}
+
+void jl__imp_summary_str(jl__imp *c, jl_run *r, const char *key, const char *v)
+{
+    put(c, &r->summary.extra, &r->summary.n_extra, key, v ? v : "", 0);
+}
+
+void jl__imp_extra_default(jl__imp *c, jl_run *r, const char *key, const char *v, int is_num)
+{
+    if (!jl__imp_extra_get(r, key))
+        put(c, &r->attrs.extra, &r->attrs.n_extra, key, v, is_num);
+}
+
+const char *jl__imp_extra_get(const jl_run *r, const char *key)
+{
+    for (size_t i = 0; i < r->attrs.n_extra; i++)
+        if (r->attrs.extra[i].key[0] == key[0] && !strcmp(r->attrs.extra[i].key, key))
+            return r->attrs.extra[i].value;
+    return NULL;
+}
+
+void jl__imp_detail(jl__imp *c, const char *key, const char *value, int is_number)
+{
+    put(c, &c->res->details, &c->res->n_details, key, value, is_number);
+}
+
+void jl__imp_detail_num(jl__imp *c, const char *key, double v)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.12g", v);
+    jl__imp_detail(c, key, buf, 1);
+}
+
+char *jl__imp_sanitize(const char *s)
+{
+    const char *in = s ? s : "unknown";
+    char *out = malloc(2 * strlen(in) + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (const char *p = in; *p; p++) {
+        if (*p == '/') {
+            *o++ = '_';
+            *o++ = '_';
+        } else {
+            *o++ = (unsigned char)*p <= 0x20 || *p == '\\' || *p == 0x7f ? '_' : *p;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* ---- files and folders ------------------------------------------------------------ */
+
+/* NULL on failure with *code (JL_EIO, JL_ELIMIT, JL_ENOMEM), *err_no the
+ * errno of a failed open (ENOENT: missing) and the reason in why. */
+static char *read_limited(const char *path, size_t max_bytes, size_t *len, jl_status *code,
+                          int *err_no, char *why, size_t why_cap)
+{
+    *err_no = 0;
+    *code = JL_EIO;
+    /* O_NONBLOCK: a FIFO named by mistake is refused, not waited on */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        *err_no = errno;
+        snprintf(why, why_cap, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        snprintf(why, why_cap, "not a regular file");
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        *code = JL_ENOMEM;
+        snprintf(why, why_cap, "out of memory");
+        return NULL;
+    }
+    if ((unsigned long long)sb.st_size > max_bytes) {
+        fclose(f);
+        *code = JL_ELIMIT;
+        snprintf(why, why_cap, "the file holds %lld bytes, more than the limit of %zu",
+                 (long long)sb.st_size, max_bytes);
+        return NULL;
+    }
+    /* the size checked above is what is read (a file growing meanwhile is
+     * cut there, and its parser then reports where the text ends) */
+    size_t n = (size_t)sb.st_size;
+    char *buf = malloc(n + 1);
+    if (!buf) {
+        fclose(f);
+        *code = JL_ENOMEM;
+        snprintf(why, why_cap, "out of memory");
+        return NULL;
+    }
+    size_t got = fread(buf, 1, n, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        snprintf(why, why_cap, "read error");
+        return NULL;
+    }
+    buf[got] = '\0';
+    *len = got;
+    return buf;
+}
+
+char *jl__imp_read_file_opt(jl__imp *c, const char *path, size_t *len, int missing_ok)
+{
+    jl_status code;
+    int err_no;
+    char why[160];
+    char *text = read_limited(path, c->opt->max_file_bytes, len, &code, &err_no, why, sizeof why);
+    if (!text && code == JL_ENOMEM)
+        c->oom = 1;
+    else if (!text && !(missing_ok && err_no == ENOENT))
+        jl__imp_err(c, code, path, NULL, -1, "%s", why);
+    return text;
+}
+
+char *jl__imp_read_file(jl__imp *c, const char *path, size_t *len)
+{
+    return jl__imp_read_file_opt(c, path, len, 0);
+}
+
+char *jl__imp_join(jl__imp *c, const char *a, const char *b)
+{
+    char *p = jl__asprintf("%s/%s", a, b);
+    if (!p)
+        c->oom = 1;
+    return p;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void jl__imp_free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static int add_name(jl__imp *c, char ***arr, size_t *n, const char *name)
+{
+    char **g = realloc(*arr, (*n + 1) * sizeof *g);
+    if (!g || !(g[*n] = jl__strdup(name))) {
+        if (g)
+            *arr = g;
+        c->oom = 1;
+        return -1;
+    }
+    *arr = g;
+    (*n)++;
+    return 0;
+}
+
+int jl__imp_list_dir(jl__imp *c, const char *dir, char ***dirs, size_t *n_dirs, char ***files,
+                     size_t *n_files)
+{
+    *dirs = *files = NULL;
+    *n_dirs = *n_files = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        jl__imp_err(c, JL_EIO, dir, NULL, -1, "cannot open the folder: %s", strerror(errno));
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *p = jl__asprintf("%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (!p) {
+            c->oom = 1;
+            rc = -1;
+        } else if (stat(p, &sb) == 0) {
+            if (S_ISDIR(sb.st_mode))
+                rc = add_name(c, dirs, n_dirs, e->d_name);
+            else if (S_ISREG(sb.st_mode))
+                rc = add_name(c, files, n_files, e->d_name);
+        }
+        free(p);
+    }
+    closedir(d);
+    if (rc) {
+        jl__imp_free_names(*dirs, *n_dirs);
+        jl__imp_free_names(*files, *n_files);
+        *dirs = *files = NULL;
+        *n_dirs = *n_files = 0;
+        return -1;
+    }
+    if (*n_dirs)
+        qsort(*dirs, *n_dirs, sizeof **dirs, cmp_name);
+    if (*n_files)
+        qsort(*files, *n_files, sizeof **files, cmp_name);
+    return 0;
+}
+
+int jl__imp_is_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+int jl__imp_is_dir(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+int jl__imp_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+jl_status jl__imp_paths(const char *const *paths, size_t n_paths, const jl_import_options *opt,
+                        jl_import_result **out, jl_error_list *errors, jl__imp_walk_fn walk,
+                        const char *marker, const char *none_msg, const char *source)
+{
+    jl__imp c;
+    *out = NULL;
+    if (jl__imp_start(&c, opt, errors))
+        return JL_ENOMEM;
+    for (size_t i = 0; i < n_paths && !c.oom; i++) {
+        size_t found = 0;
+        walk(&c, paths[i], 0, &found);
+        if (!found)
+            jl__imp_err(&c, JL_EMISSING, paths[i], marker, -1, "%s", none_msg);
+    }
+    c.res->source = jl__strdup(source);
+    if (!c.res->source)
+        c.oom = 1;
+    return jl__imp_finish(&c, out, n_paths ? paths[0] : NULL);
+}
+
+jl_status jl__imp_run_plain(jl__imp_paths_entry fn, const char *const *paths, size_t n_paths,
+                            jl_import_result **out, jl_error_list *errors, const char *label)
+{
+    jl_status st = fn(paths, n_paths, NULL, out, errors);
+    if (st == JL_OK && *out)
+        (*out)->detail_text = label ? jl__asprintf("%s, %zu notes", label, (*out)->n_notes)
+                                    : jl__asprintf("%zu with series, %zu notes",
+                                                   (*out)->n_with_timelines, (*out)->n_notes);
+    return st;
+}
+
+const jl_importer_option jl__imp_no_options[] = {{NULL, NULL, NULL}};
+
+/* ---- JSON trees ------------------------------------------------------------------- */
+
+/* Keys given twice (JL__IMP_DUPS_NOTE): differing values are errors (the
+ * document is refused, 1), equal ones one note per field (0). */
+static int report_dups(jl__imp *c, const char *name, const jl__json_dup *d, size_t nd)
+{
+    size_t n_diff = 0;
+    for (size_t i = 0; i < nd; i++) {
+        if (d[i].equal)
+            continue;
+        if (n_diff++ < 10) {
+            jl_error *e = jl_error_new(
+                JL_EFORMAT, name, NULL, d[i].path, d[i].line_dup,
+                "line %ld: key \"%s\" given again with a different value (%s; at line %ld it "
+                "was %s): which one was meant is unknown, the file is not imported",
+                d[i].line_dup, d[i].key, d[i].value_dup, d[i].line_first, d[i].value_first);
+            if (!e || jl_error_list_push(c->errors, e) != JL_OK)
+                c->oom = 1;
+        }
+    }
+    if (n_diff > 10)
+        jl__imp_err(c, JL_EFORMAT, name, NULL, -1,
+                    "%zu more keys given twice with different values", n_diff - 10);
+    /* equal repeats: one note per field, with the first lines and a count */
+    for (size_t i = 0; i < nd && !n_diff; i++) {
+        if (!d[i].equal || !d[i].key)
+            continue;
+        char *gi = folded_field(d[i].path);
+        size_t count = 0;
+        int first = 1;
+        for (size_t k = 0; k < nd && gi; k++) {
+            char *gk = d[k].equal ? folded_field(d[k].path) : NULL;
+            if (gk && !strcmp(gk, gi)) {
+                count++;
+                if (k < i)
+                    first = 0;
+            }
+            free(gk);
+        }
+        if (!gi)
+            c->oom = 1;
+        else if (first)
+            jl__imp_note(c, name, d[i].path,
+                         "key \"%s\" given twice with the same value in %zu object%s (first at "
+                         "lines %ld and %ld): kept once",
+                         d[i].key, count, count == 1 ? "" : "s", d[i].line_first, d[i].line_dup);
+        free(gi);
+    }
+    return n_diff > 0;
+}
+
+jl__jv *jl__imp_json_tree(jl__imp *c, const char *name, const char *text, size_t len, int dups)
+{
+    /* the common case: valid, no key twice (json_tree.c, on the streaming
+     * reader); anything else goes through jansson, for its error message
+     * or the duplicate-key report: the only place a jansson tree is built
+     * while importing, and only for a document the fast path declined */
+    jl__jv *fast = jl__jv_parse(text, len);
+    if (fast)
+        return fast;
+    json_error_t je;
+    json_t *doc =
+        json_loadb(text, len, dups == JL__IMP_DUPS_REFUSE ? JSON_REJECT_DUPLICATES : 0, &je);
+    if (!doc) {
+        jl_error *e =
+            jl_error_new(JL_EFORMAT, name, NULL, NULL, je.line > 0 ? je.line : -1,
+                         "not valid JSON: %s (line %d, column %d)", je.text, je.line, je.column);
+        if (!e || jl_error_list_push(c->errors, e) != JL_OK)
+            c->oom = 1;
+        return NULL;
+    }
+    jl__json_dup *d = NULL;
+    size_t nd = 0;
+    int refused = 0;
+    if (dups == JL__IMP_DUPS_NOTE) {
+        if (jl__json_find_dups(text, len, &d, &nd)) {
+            c->oom = 1;
+            json_decref(doc);
+            return NULL;
+        }
+        refused = report_dups(c, name, d, nd);
+        jl__json_dups_free(d, nd);
+    }
+    jl__jv *tree = refused ? NULL : jl__jv_from_json(doc);
+    if (!refused && !tree)
+        c->oom = 1;
+    json_decref(doc);
+    return tree;
+}
+
+/* ---- typed run attributes ------------------------------------------------------ */
+
+/* The typed field of attribute key in a (the reader's field table,
+ * trace_internal.h), or NULL for an attribute kept as an extra. */
+const jl__attr_field *jl__imp_attr_field(const char *key)
+{
+    for (size_t i = 0; i < jl__n_attr_fields; i++)
+        if (!strcmp(jl__attr_fields[i].name, key))
+            return &jl__attr_fields[i];
+    return NULL;
+}
+
+#define FIELD(a, f, type) ((type *)((char *)(a) + (f)->off))
+
+/* Set attribute key=value on a; NULL or the reason it cannot be. */
+const char *jl__imp_set_attr(jl_attrs *a, const char *key, const char *value)
+{
+    double x;
+    if (!*key)
+        return "an empty attribute name";
+    if (strlen(value) > JL__IMP_MAX_ATTR_TEXT)
+        return "a value longer than 60,000 bytes";
+    if (!strcmp(key, "start_time_unix"))
+        return "start_time_unix is set from the run's start";
+    const jl__attr_field *f = jl__imp_attr_field(key);
+    if (f && f->kind == JL__F_LONG) {
+        int one = !strcmp(key, "num_gpus") || !strcmp(key, "max_batch_size");
+        if (!jl__imp_number(value, &x) || x != floor(x) || x < one || x > 1e9)
+            return one ? "expected a whole number >= 1" : "expected a whole number >= 0";
+        *FIELD(a, f, long) = (long)x;
+        return NULL;
+    }
+    if (f && f->kind == JL__F_DBL) {
+        if (!jl__imp_number(value, &x) || x < 0)
+            return "expected a number >= 0";
+        *FIELD(a, f, double) = x;
+        return NULL;
+    }
+    if (f) {
+        if (!strcmp(key, "workload") && strcmp(value, "llm") && strcmp(value, "mllm") &&
+            strcmp(value, "diffusion"))
+            return "expected llm, mllm or diffusion";
+        char *d = jl__strdup(value);
+        if (!d)
+            return "out of memory";
+        char **p = FIELD(a, f, char *);
+        free(*p);
+        *p = d;
+        return NULL;
+    }
+    for (size_t i = 0; i < a->n_extra; i++)
+        if (!strcmp(a->extra[i].key, key)) {
+            char *d = jl__strdup(value);
+            if (!d)
+                return "out of memory";
+            free(a->extra[i].value);
+            a->extra[i].value = d;
+            a->extra[i].is_number = jl__imp_number(value, &x);
+            return NULL;
+        }
+    if (jl_attrs_add_extra(a, key, value, jl__imp_number(value, &x)) != JL_OK)
+        return "out of memory";
+    return NULL;
+}

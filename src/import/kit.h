@@ -1,0 +1,290 @@
+/* kit.h — the one kit of src/import/: what every importer shares, so that
+ * an importer (src/import/<name>.c) reads as the mapping of its format and
+ * little else (docs/architecture.md, "Importers").
+ *
+ *   the context   one import: options, the result being built, the error
+ *                 list, an out-of-memory flag (kit.c)
+ *   notes         counted by (field, message), naming the first file
+ *   errors        naming file and field (JSON and folder formats) or
+ *                 file:line:column (line-oriented text: CSV logs)
+ *   runs          pushed with unique names (__dup<k>, a hash of the names
+ *                 taken), request columns, extra and summary attributes,
+ *                 the result's details
+ *   files         whole files read under a size limit, folders listed
+ *                 sorted, a folder walk as an importer's entry
+ *   CSV           one streaming reader (kit_csv.c), numbers with units
+ *   time          one civil-time function, wall-clock times in a zone
+ *                 (kit_time.c)
+ *   GPU names     one table (gpu_names.c)
+ *   JSON          the streaming reader (json_stream.h, included here) for
+ *                 documents read as they come; a read-only tree
+ *                 (json_tree.h, built by the same reader) where a format is
+ *                 walked as a whole: jl__imp_json_tree()
+ *
+ * Internal to src/import/ (jl__imp_* names). Every helper that takes the
+ * context records an allocation failure in c->oom and keeps going;
+ * jl__imp_finish() turns it into JL_ENOMEM.
+ */
+#ifndef JOULES_IMPORT_KIT_H
+#define JOULES_IMPORT_KIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/attrs_internal.h"
+#include "import/json_stream.h"
+#include "joules/import.h"
+
+#if defined(__GNUC__)
+#define JL__IMP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define JL__IMP_PRINTF(f, a)
+#endif
+
+/* ---- the context ------------------------------------------------------------- */
+
+typedef struct jl__imp_name {
+    char *name; /* NULL: empty slot */
+    size_t count;
+} jl__imp_name;
+
+typedef struct jl__imp {
+    const jl_import_options *opt;
+    jl_import_options def;
+    jl_import_result *res;
+    jl_error_list *errors;
+    size_t runs_cap;
+    jl__imp_name *names; /* open addressing: the run names taken, and how often asked */
+    size_t names_cap, names_n;
+    int fold_indices; /* notes: "[k]" in a field counted as "[*]" (one note for all elements) */
+    int oom;
+} jl__imp;
+
+/* Start: options (defaults when opt is NULL), an empty result. Returns -1
+ * when out of memory. */
+int jl__imp_start(jl__imp *c, const jl_import_options *opt, jl_error_list *errors);
+/* Hand the result over (JL_OK) or free it (nothing imported: JL_ENODATA,
+ * "no run could be imported" naming `what`; out of memory: JL_ENOMEM). */
+jl_status jl__imp_finish(jl__imp *c, jl_import_result **out, const char *what);
+/* The same for an importer that decided its status itself: st != JL_OK
+ * (or c->oom) frees the result. An out-of-memory error is pushed unless
+ * one is in the list already. */
+jl_status jl__imp_end(jl__imp *c, jl_status st, jl_import_result **out);
+
+/* ---- notes and errors ------------------------------------------------------------ */
+
+void jl__imp_note(jl__imp *c, const char *file, const char *field, const char *fmt, ...)
+    JL__IMP_PRINTF(4, 5);
+/* An error naming the file, the field (JSON path, column) and the line
+ * (-1: none; written into the text as "line N: "); pushed. Returns code. */
+jl_status jl__imp_err(jl__imp *c, jl_status code, const char *file, const char *field,
+                      long long line, const char *fmt, ...) JL__IMP_PRINTF(6, 7);
+/* An error at file:line:column (line 0: none) with the field in the text
+ * ("field 'x': ..."), for line-oriented text (CSV logs); pushed. */
+jl_status jl__imp_err_at(jl_error_list *errors, jl_status code, const char *file, long long line,
+                         long long column, const char *field, const char *fmt, ...)
+    JL__IMP_PRINTF(7, 8);
+
+/* ---- runs and attributes ------------------------------------------------------------ */
+
+/* Make r->name unique among the names claimed so far: a name asked for the
+ * k-th time (k >= 2) becomes name__dup<k'> with k' the first free (counted
+ * in res->n_duplicates). Returns k' (1: unchanged), 0 when out of memory. */
+size_t jl__imp_claim_name(jl__imp *c, jl_run *r);
+/* Add a run whose name is claimed (taken over; freed when out of memory). */
+void jl__imp_add_run(jl__imp *c, jl_run *r);
+/* Claim its name and add it. */
+void jl__imp_push_run(jl__imp *c, jl_run *r);
+/* r's requests/ columns (arrival, first_token, finish, input_tokens,
+ * output_tokens) for R requests, req_n = R; JL_ENOMEM when one is missing
+ * (those allocated stay with r, freed by jl_run_free). */
+jl_status jl__imp_requests(jl_run *r, size_t R);
+
+/* Extra (attrs) and summary attributes; a key set again is replaced. */
+void jl__imp_extra_num(jl__imp *c, jl_run *r, const char *key, double v);
+void jl__imp_extra_text(jl__imp *c, jl_run *r, const char *key, const char *text, int is_num);
+void jl__imp_extra_str(jl__imp *c, jl_run *r, const char *key, const char *v);
+void jl__imp_summary_num(jl__imp *c, jl_run *r, const char *key, double v);
+void jl__imp_summary_str(jl__imp *c, jl_run *r, const char *key, const char *v);
+/* Extra `key` unless it is set already (a value the user gave wins). */
+void jl__imp_extra_default(jl__imp *c, jl_run *r, const char *key, const char *v, int is_num);
+/* The value of extra `key` (NULL when not set). */
+const char *jl__imp_extra_get(const jl_run *r, const char *key);
+/* Set run attribute key=value on a from text (a user's --set, a RUNS.csv
+ * column, a label): the typed attributes of the trace format checked
+ * (num_gpus and max_batch_size whole >= 1, the others' kinds, workload one
+ * of llm/mllm/diffusion), anything else an extra (a number when it reads as
+ * one). start_time_unix is refused (it comes from the run's window). NULL,
+ * or the reason it cannot be. */
+#define JL__IMP_MAX_ATTR_TEXT 60000
+/* The typed field of run attribute key (the reader's field table), or NULL
+ * for an attribute kept as an extra. */
+const jl__attr_field *jl__imp_attr_field(const char *key);
+const char *jl__imp_set_attr(jl_attrs *a, const char *key, const char *value);
+/* The result's details (the import document's "details"). */
+void jl__imp_detail(jl__imp *c, const char *key, const char *value, int is_number);
+void jl__imp_detail_num(jl__imp *c, const char *key, double v);
+
+/* v as "%.17g" writes it (buf: 64 bytes), whole numbers without printf's
+ * cost; returns buf. A long long as "%lld" (buf: 24 bytes). */
+char *jl__imp_fmt_g17(char *buf, double v);
+char *jl__imp_fmt_lld(char *buf, long long q);
+
+/* s with '/' as "__" and spaces, '\\' and control bytes as '_' (run
+ * names; NULL: "unknown"). NULL when out of memory. */
+char *jl__imp_sanitize(const char *s);
+
+/* ---- files and folders ------------------------------------------------------------ */
+
+/* Read a whole file (NUL-terminated; *len without the NUL). Errors
+ * (missing, larger than opt->max_file_bytes, unreadable) are pushed unless
+ * missing_ok and the file does not exist; returns NULL. */
+char *jl__imp_read_file(jl__imp *c, const char *path, size_t *len);
+char *jl__imp_read_file_opt(jl__imp *c, const char *path, size_t *len, int missing_ok);
+/* "a/b" (NULL when out of memory, c->oom set). */
+char *jl__imp_join(jl__imp *c, const char *a, const char *b);
+/* Names of the sub-folders and files of a folder, sorted; n_dirs/n_files
+ * set. Returns -1 on an error (pushed). Free with jl__imp_free_names(). */
+int jl__imp_list_dir(jl__imp *c, const char *dir, char ***dirs, size_t *n_dirs, char ***files,
+                     size_t *n_files);
+void jl__imp_free_names(char **names, size_t n);
+/* 1 when path names an existing regular file (folder). */
+int jl__imp_is_file(const char *path);
+int jl__imp_is_dir(const char *path);
+int jl__imp_ends_with(const char *s, const char *suffix);
+
+/* The usual entry of a folder importer: start, walk(c, path, 0, &found)
+ * for every path (none found: an error naming `marker`, with `none_msg`),
+ * res->source = source, finish. */
+typedef void (*jl__imp_walk_fn)(jl__imp *c, const char *dir, int depth, size_t *found);
+jl_status jl__imp_paths(const char *const *paths, size_t n_paths, const jl_import_options *opt,
+                        jl_import_result **out, jl_error_list *errors, jl__imp_walk_fn walk,
+                        const char *marker, const char *none_msg, const char *source);
+
+/* An importer table row's run() for an importer without options: fn over
+ * the paths with the default options, then the one-line report
+ * "<label>, N notes" (label NULL: "N with series, N notes"). */
+typedef jl_status (*jl__imp_paths_entry)(const char *const *paths, size_t n_paths,
+                                         const jl_import_options *opt, jl_import_result **out,
+                                         jl_error_list *errors);
+jl_status jl__imp_run_plain(jl__imp_paths_entry fn, const char *const *paths, size_t n_paths,
+                            jl_import_result **out, jl_error_list *errors, const char *label);
+/* The option list of an importer without options. */
+extern const jl_importer_option jl__imp_no_options[];
+
+/* ---- JSON ------------------------------------------------------------------------- */
+
+/* A document as a read-only tree (json_tree.h), for the formats walked as a
+ * whole (the ML.ENERGY Leaderboard's files). The streaming reader builds
+ * it; what it declines (a syntax error, a key twice, ...) goes through
+ * jansson, whose message the error carries ("not valid JSON: ... (line L,
+ * column C)"). dups: JL__IMP_DUPS_REFUSE refuses a key given twice
+ * (jansson's JSON_REJECT_DUPLICATES); JL__IMP_DUPS_NOTE keeps equal repeats
+ * once with a note and refuses differing ones naming both lines
+ * (json_dups.h). NULL on any error (pushed). */
+struct jl__jv;
+enum { JL__IMP_DUPS_REFUSE, JL__IMP_DUPS_NOTE };
+struct jl__jv *jl__imp_json_tree(jl__imp *c, const char *name, const char *text, size_t len,
+                                 int dups);
+
+/* ---- readers of request logs -------------------------------------------------- */
+
+/* A vLLM `bench serve --save-result --save-detailed` result file
+ * (vllm_requests.c) as r's requests/ and itl/: per request input_lens,
+ * output_lens, ttfts, itls, start_times, errors. Times are placed so the
+ * first request starts `offset` seconds after the run's t = 0; extras
+ * requests_clock, requests_source, client_max_concurrency, the model from
+ * model_id when r has none. Errors name the file and the field
+ * (`itls[3][7]`); a file over max_bytes is refused. */
+jl_status jl__imp_vllm_requests(jl__imp *kit, const char *path, jl_run *r, double offset,
+                                int offset_given, size_t max_bytes, jl_error_list *errors);
+
+/* ---- CSV (kit_csv.c) ------------------------------------------------------------- */
+
+/* A streaming CSV reader: RFC 4180 quoting ("a ""b"""), \n or \r\n, spaces
+ * around unquoted fields trimmed (nvidia-smi writes ", "). Reads a file in
+ * blocks of a fixed size (memory does not grow with the file) or a buffer.
+ * Fields point into the reader's buffer and stay valid until the next call. */
+typedef struct jl__imp_csv jl__imp_csv;
+
+typedef struct jl__imp_csv_field {
+    const char *s; /* NUL-terminated (quotes removed) */
+    size_t len;
+    long long column; /* 1-based byte column of the field's start */
+} jl__imp_csv_field;
+
+typedef struct jl__imp_csv_row {
+    jl__imp_csv_field *f;
+    size_t n;
+    long long line; /* 1-based line where the row starts */
+} jl__imp_csv_row;
+
+jl_status jl__imp_csv_open_file(const char *path, jl__imp_csv **out, jl_error **err);
+jl_status jl__imp_csv_open_buffer(const char *buf, size_t len, const char *name, jl__imp_csv **out,
+                                  jl_error **err);
+/* 1: a row; 0: end of input; -1: error (*err: file:line:column). Blank
+ * lines are skipped. */
+int jl__imp_csv_next(jl__imp_csv *c, jl__imp_csv_row *row, jl_error **err);
+const char *jl__imp_csv_name(const jl__imp_csv *c);
+/* Lines split at every comma, quotes ordinary characters: comma-separated
+ * text that is not RFC 4180 (PTDaemon's spl.txt, whose records are split
+ * so by the MLPerf checker). Call before the first row. */
+void jl__imp_csv_plain(jl__imp_csv *c);
+void jl__imp_csv_close(jl__imp_csv *c);
+
+/* "power.draw [W]" -> name "power.draw" (written into name), unit "W" (into
+ * unit, "" when none). Both buffers of cap bytes. */
+void jl__imp_csv_split_unit(const char *header, char *name, char *unit, size_t cap);
+/* "[N/A]", "[Not Supported]", "N/A", "" and other "[...]" texts. */
+int jl__imp_csv_missing(const char *s);
+
+/* A number with an optional unit after it ("72.19 W", "0 %", "81559 MiB",
+ * "1.5e3"). Returns 1 and sets *v and *unit (pointer into s, "" when none);
+ * 0 when s does not start with a number. */
+int jl__imp_number_unit(const char *s, double *v, const char **unit);
+/* The whole of s as a finite number (strtod; nothing after it). 1 or 0. */
+int jl__imp_number(const char *s, double *v);
+
+/* ---- times and zones (kit_time.c) ---------------------------------------------- */
+
+/* Broken-down wall-clock time. */
+typedef struct jl__imp_civil {
+    int year, mon, day, hour, min;
+    double sec;     /* with fraction */
+    int has_offset; /* an explicit zone in the text (Z or +hh:mm) */
+    int offset_s;
+} jl__imp_civil;
+
+/* Days since 1970-01-01 of a proleptic Gregorian date: the one civil-time
+ * function (H. Hinnant's days_from_civil). */
+long long jl__imp_days_from_civil(long long y, unsigned m, unsigned d);
+/* "2026/11/23 22:17:22.120", "2026-11-23T22:17:22.120Z", "...+05:30".
+ * Returns 1 on success. */
+int jl__imp_parse_civil(const char *s, jl__imp_civil *out);
+/* Seconds since the epoch of a civil time taken as UTC (its offset not
+ * applied). */
+double jl__imp_civil_utc(const jl__imp_civil *c);
+
+/* A time zone for local wall-clock times: UTC, a fixed offset (+05:30), a
+ * tz database name (America/Chicago, read by the C library from the system
+ * tz database) or the machine's own (NULL). */
+typedef struct jl__imp_zone jl__imp_zone;
+
+jl_status jl__imp_zone_open(const char *spec, jl__imp_zone **out, jl_error **err);
+const char *jl__imp_zone_name(const jl__imp_zone *z); /* what was used, for notes */
+void jl__imp_zone_free(jl__imp_zone *z);
+/* The Unix time of a local wall-clock time in zone z. `prev` (NaN: none)
+ * picks the interpretation of a repeated hour that does not go back
+ * before it. *gap is set when the time does not exist (a DST gap). */
+double jl__imp_zone_to_unix(jl__imp_zone *z, const jl__imp_civil *c, double prev, int *gap);
+
+/* ---- GPU names (gpu_names.c) ------------------------------------------------------ */
+
+/* A vendor name ("NVIDIA A100-SXM4-40GB", "H100 80GB HBM3") to joules'
+ * gpu_model id through the one table, jl_gpu_model_from_name(): writes the
+ * id into id (cap bytes) and returns 1 when the table knows the name (0:
+ * id holds the name as jl_gpu_model_from_name leaves it). *memory_bytes:
+ * the variant's memory, NaN when the name does not say which. */
+int jl__imp_gpu_name(const char *vendor_name, char *id, size_t cap, double *memory_bytes);
+
+#endif

@@ -1,0 +1,389 @@
+/* The kit's CSV reader and numbers with units (kit.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "import/kit.h"
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+#define CSV_BLOCK ((size_t)1 << 20)    /* read size */
+#define CSV_MAX_ROW ((size_t)16 << 20) /* a row longer than this is an error */
+
+struct jl__imp_csv {
+    char *name;
+    FILE *fp;  /* NULL for a buffer */
+    char *buf; /* data: [pos, end) not yet consumed */
+    size_t cap, pos, end;
+    int eof;
+    int plain;      /* quotes are ordinary characters (jl__imp_csv_plain) */
+    long long line; /* line number of buf[pos] */
+    jl__imp_csv_field *f;
+    size_t fcap;
+};
+
+static jl_status csv_new(const char *name, jl__imp_csv **out, jl_error **err)
+{
+    jl__imp_csv *c = calloc(1, sizeof *c);
+    if (!c || !(c->name = jl__strdup(name ? name : "<buffer>"))) {
+        free(c);
+        return jl_fail(err, JL_ENOMEM, name, NULL, NULL, -1, NULL);
+    }
+    c->line = 1;
+    *out = c;
+    return JL_OK;
+}
+
+jl_status jl__imp_csv_open_file(const char *path, jl__imp_csv **out, jl_error **err)
+{
+    *out = NULL;
+    jl__imp_csv *c = NULL;
+    jl_status st = csv_new(path, &c, err);
+    if (st != JL_OK)
+        return st;
+    c->fp = fopen(path, "rb");
+    if (!c->fp) {
+        st = jl_fail(err, JL_EIO, path, NULL, NULL, -1, "%s", strerror(errno));
+        jl__imp_csv_close(c);
+        return st;
+    }
+    c->cap = CSV_BLOCK + 1;
+    if (!(c->buf = malloc(c->cap))) {
+        jl__imp_csv_close(c);
+        return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
+    }
+    *out = c;
+    return JL_OK;
+}
+
+jl_status jl__imp_csv_open_buffer(const char *buf, size_t len, const char *name, jl__imp_csv **out,
+                                  jl_error **err)
+{
+    *out = NULL;
+    jl__imp_csv *c = NULL;
+    jl_status st = csv_new(name, &c, err);
+    if (st != JL_OK)
+        return st;
+    c->cap = len + 1;
+    if (!(c->buf = malloc(c->cap))) {
+        jl__imp_csv_close(c);
+        return jl_fail(err, JL_ENOMEM, name, NULL, NULL, -1, NULL);
+    }
+    if (len)
+        memcpy(c->buf, buf, len);
+    c->end = len;
+    c->eof = 1;
+    *out = c;
+    return JL_OK;
+}
+
+const char *jl__imp_csv_name(const jl__imp_csv *c)
+{
+    return c->name;
+}
+
+void jl__imp_csv_close(jl__imp_csv *c)
+{
+    if (!c)
+        return;
+    if (c->fp)
+        fclose(c->fp);
+    free(c->buf);
+    free(c->f);
+    free(c->name);
+    free(c);
+}
+
+static int csv_fail(jl__imp_csv *c, jl_error **err, jl_status code, long long line, long long col,
+                    const char *msg)
+{
+    if (err && !*err) {
+        *err = jl_error_new(code, c->name, NULL, NULL, -1, "%s", msg);
+        jl_error_set_position(*err, line, col);
+    }
+    return -1;
+}
+
+/* More data after [pos, end): moves the rest to the front and reads. */
+static int csv_fill(jl__imp_csv *c, jl_error **err)
+{
+    if (c->eof)
+        return 0;
+    if (c->pos > 0) {
+        memmove(c->buf, c->buf + c->pos, c->end - c->pos);
+        c->end -= c->pos;
+        c->pos = 0;
+    }
+    if (c->cap - 1 - c->end < CSV_BLOCK / 2) {
+        if (c->cap - 1 >= CSV_MAX_ROW + CSV_BLOCK)
+            return csv_fail(c, err, JL_ELIMIT, c->line, 0,
+                            "a line longer than 16 MiB (not a CSV log?)");
+        size_t ncap = c->cap * 2;
+        char *nb = realloc(c->buf, ncap);
+        if (!nb)
+            return csv_fail(c, err, JL_ENOMEM, c->line, 0, "out of memory");
+        c->buf = nb;
+        c->cap = ncap;
+    }
+    size_t got = fread(c->buf + c->end, 1, c->cap - 1 - c->end, c->fp);
+    if (got == 0) {
+        if (ferror(c->fp))
+            return csv_fail(c, err, JL_EIO, c->line, 0, "read error");
+        c->eof = 1;
+        return 0;
+    }
+    c->end += got;
+    return 1;
+}
+
+static int csv_push_field(jl__imp_csv *c, size_t i, const char *s, size_t len, long long col)
+{
+    if (i >= c->fcap) {
+        size_t nc = c->fcap ? c->fcap * 2 : 32;
+        jl__imp_csv_field *f = realloc(c->f, nc * sizeof *f);
+        if (!f)
+            return 0;
+        c->f = f;
+        c->fcap = nc;
+    }
+    c->f[i].s = s;
+    c->f[i].len = len;
+    c->f[i].column = col;
+    return 1;
+}
+
+int jl__imp_csv_next(jl__imp_csv *c, jl__imp_csv_row *row, jl_error **err)
+{
+    for (;;) {
+        /* Find the end of the row: a '\n' outside quotes. */
+        size_t scan = c->pos, stop = 0;
+        int inq = 0, found = 0, quoted = 0;
+        for (;;) {
+            char *b = c->buf;
+            while (scan < c->end) {
+                const char *nl = memchr(b + scan, '\n', c->end - scan);
+                size_t lim = nl ? (size_t)(nl - b) : c->end;
+                const char *q = c->plain ? NULL : memchr(b + scan, '"', lim - scan);
+                if (!q && !inq) {
+                    scan = lim;
+                    if (nl) {
+                        found = 1;
+                        stop = lim;
+                    }
+                    break;
+                }
+                quoted = 1;
+                for (size_t k = scan; k < lim; k++)
+                    if (b[k] == '"')
+                        inq = !inq;
+                scan = lim;
+                if (!nl)
+                    break;
+                if (!inq) {
+                    found = 1;
+                    stop = lim;
+                    break;
+                }
+                scan = lim + 1;
+            }
+            if (found)
+                break;
+            size_t done = scan - c->pos;
+            int r = csv_fill(c, err);
+            if (r < 0)
+                return -1;
+            scan = c->pos + done;
+            if (r == 0) {
+                if (c->pos >= c->end)
+                    return 0;
+                if (inq)
+                    return csv_fail(c, err, JL_EINVALID, c->line, 0,
+                                    "a quoted field is not closed before the end of the file");
+                stop = c->end;
+                break;
+            }
+            /* rescan the partial line from its start: quote state reset */
+            scan = c->pos;
+            inq = 0;
+        }
+        /* Parse [pos, stop) in place. */
+        char *p = c->buf + c->pos, *e = c->buf + stop;
+        long long line = c->line;
+        size_t nlines = 1;
+        if (quoted) /* only a quoted field can hold a line break */
+            for (char *k = p; k < e; k++)
+                nlines += *k == '\n';
+        c->pos = stop < c->end ? stop + 1 : stop;
+        c->line += (long long)nlines;
+        *e = '\0';
+        if (e > p && e[-1] == '\r')
+            *--e = '\0';
+        /* blank line */
+        char *t = p;
+        while (t < e && (*t == ' ' || *t == '\t'))
+            t++;
+        if (t == e)
+            continue;
+        size_t nf = 0;
+        char *s = p;
+        for (;;) {
+            while (s < e && (*s == ' ' || *s == '\t'))
+                s++;
+            long long col = (long long)(s - p) + 1;
+            char *start = s, *d = s;
+            if (!c->plain && s < e && *s == '"') {
+                s++;
+                start = d = s - 1;
+                for (;;) {
+                    if (s >= e)
+                        return csv_fail(c, err, JL_EINVALID, line, col,
+                                        "a quoted field is not closed");
+                    if (*s == '"') {
+                        if (s + 1 < e && s[1] == '"') {
+                            *d++ = '"';
+                            s += 2;
+                            continue;
+                        }
+                        s++;
+                        break;
+                    }
+                    *d++ = *s++;
+                }
+                while (s < e && (*s == ' ' || *s == '\t'))
+                    s++;
+                if (s < e && *s != ',')
+                    return csv_fail(
+                        c, err, JL_EINVALID, line, (long long)(s - p) + 1,
+                        "text after a closing quote (expected ',' or the end of the line)");
+            } else {
+                while (s < e && *s != ',')
+                    s++;
+                d = s;
+                while (d > start && (d[-1] == ' ' || d[-1] == '\t' || d[-1] == '\r'))
+                    d--;
+            }
+            int last = s >= e;
+            *d = '\0';
+            if (!csv_push_field(c, nf, start, (size_t)(d - start), col))
+                return csv_fail(c, err, JL_ENOMEM, line, col, "out of memory");
+            nf++;
+            if (last)
+                break;
+            s++; /* the comma */
+        }
+        row->f = c->f;
+        row->n = nf;
+        row->line = line;
+        return 1;
+    }
+}
+
+void jl__imp_csv_split_unit(const char *header, char *name, char *unit, size_t cap)
+{
+    const char *lb = strrchr(header, '[');
+    size_t hl = strlen(header);
+    unit[0] = '\0';
+    if (lb && hl && header[hl - 1] == ']') {
+        size_t ul = (size_t)(header + hl - 1 - (lb + 1));
+        snprintf(unit, cap, "%.*s", (int)ul, lb + 1);
+        hl = (size_t)(lb - header);
+    }
+    while (hl && isspace((unsigned char)header[hl - 1]))
+        hl--;
+    const char *h = header;
+    while (hl && isspace((unsigned char)*h)) {
+        h++;
+        hl--;
+    }
+    snprintf(name, cap, "%.*s", (int)hl, h);
+}
+
+static const double pow10_tab[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+int jl__imp_number_unit(const char *s, double *v, const char **unit)
+{
+    const char *p = s;
+    int neg = 0;
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    uint64_t m = 0;
+    int digits = 0, frac = 0, any = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (digits < 19)
+            m = m * 10 + (uint64_t)(*p - '0'), digits += m != 0;
+        else
+            frac--; /* too many digits: let strtod do it */
+        p++;
+        any = 1;
+    }
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9') {
+            if (digits < 19) {
+                m = m * 10 + (uint64_t)(*p - '0');
+                digits += m != 0;
+                frac++;
+            }
+            p++;
+            any = 1;
+        }
+    }
+    if (!any)
+        return 0;
+    double x;
+    if (*p == 'e' || *p == 'E' || frac < 0 || frac > 22 || m >= ((uint64_t)1 << 53)) {
+        char *end;
+        errno = 0;
+        x = strtod(s, &end);
+        if (end == s)
+            return 0;
+        p = end;
+        neg = 0;
+    } else {
+        x = (double)m / pow10_tab[frac];
+    }
+    *v = neg ? -x : x;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    *unit = p;
+    return 1;
+}
+
+int jl__imp_csv_missing(const char *s)
+{
+    switch (s[0]) {
+    case '\0': return 1;
+    case '[': return s[strlen(s) - 1] == ']';
+    case 'N': return !strcmp(s, "N/A") || !strcmp(s, "NA");
+    case 'n': return !strcmp(s, "n/a");
+    default: return 0; /* a number starts with a digit, '-', '+' or '.' */
+    }
+}
+
+int jl__imp_number(const char *s, double *v)
+{
+    char *e;
+    errno = 0;
+    double x = strtod(s, &e);
+    if (e == s || *e || errno || !isfinite(x))
+        return 0;
+    *v = x;
+    return 1;
+}
+
+void jl__imp_csv_plain(jl__imp_csv *c)
+{
+    c->plain = 1;
+}

@@ -1,0 +1,1522 @@
+/* joules import prometheus — a fleet's own GPU telemetry: NVIDIA DCGM
+ * exporter series as Prometheus keeps them (docs/import.md, "Prometheus /
+ * DCGM exporter"). Two shapes of input:
+ *
+ *   - the JSON of Prometheus' HTTP API, /api/v1/query_range (resultType
+ *     "matrix": per series its labels and [time, "value"] pairs; "vector"
+ *     of /api/v1/query is read too), one query per file or several files;
+ *   - the text exposition format (what /metrics answers: `# HELP`, `# TYPE`,
+ *     `name{label="v",...} value timestamp_ms`), a scrape archive being
+ *     scrapes appended one after the other. Each sample needs its
+ *     timestamp there: without one the time of a scrape is unknown.
+ *
+ * Series are kept per GPU (Hostname or instance, then UUID or gpu) and cut
+ * into runs by a RUNS.csv (run,start,end[,gpus][,attributes]) or by
+ * labels (--runs-by pod: one run per pod, on the GPUs whose series carry
+ * it). Energy from DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ; the counter
+ * as the trace format's energy_j, whose resets the summary handles) when
+ * scraped, power from DCGM_FI_DEV_POWER_USAGE. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "import/kit.h"
+
+/* ---- what a series is ----------------------------------------------------------- */
+
+enum { M_POWER, M_ENERGY, M_SM_UTIL, M_MEM_UTIL, M_FB_USED, M_SM_CLOCK, M_TEMP, M_COUNT };
+
+static const struct {
+    const char *name;
+    double scale; /* to the trace format's unit */
+} metrics[M_COUNT] = {
+    [M_POWER] = {"DCGM_FI_DEV_POWER_USAGE", 1},                  /* W */
+    [M_ENERGY] = {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", 1e-3}, /* mJ -> J */
+    [M_SM_UTIL] = {"DCGM_FI_DEV_GPU_UTIL", 0.01},                /* % -> 0..1 */
+    [M_MEM_UTIL] = {"DCGM_FI_DEV_MEM_COPY_UTIL", 0.01},          /* % -> 0..1 */
+    [M_FB_USED] = {"DCGM_FI_DEV_FB_USED", 1048576},              /* MiB -> bytes */
+    [M_SM_CLOCK] = {"DCGM_FI_DEV_SM_CLOCK", 1},                  /* MHz */
+    [M_TEMP] = {"DCGM_FI_DEV_GPU_TEMP", 1},                      /* C */
+};
+
+static int metric_of(const char *name)
+{
+    for (int m = 0; m < M_COUNT; m++)
+        if (!strcmp(metrics[m].name, name))
+            return m;
+    return -1;
+}
+
+typedef struct label {
+    char *k, *v;
+} label;
+
+/* One series: a metric of one GPU with one set of labels (a GPU whose pod
+ * changes has one series per pod). */
+typedef struct series {
+    int metric;
+    size_t gpu;
+    label *labels;
+    size_t n_labels;
+    char *key; /* metric + labels, for finding it again (text format) */
+    double *t, *v;
+    size_t n, cap;
+    const char *file;
+} series;
+
+typedef struct pgpu {
+    char *host, *id; /* Hostname (or instance) and UUID (or gpu) */
+    char *model_name;
+} pgpu;
+
+typedef struct prom {
+    jl__imp *c;
+    series *s;
+    size_t n_s, cap_s;
+    pgpu *g;
+    size_t n_g, cap_g;
+    size_t ignored; /* samples of metrics joules does not use */
+    size_t max_samples, n_samples;
+} prom;
+
+static const char *label_get(const label *l, size_t n, const char *k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(l[i].k, k))
+            return l[i].v;
+    return NULL;
+}
+
+static void labels_free(label *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(l[i].k);
+        free(l[i].v);
+    }
+    free(l);
+}
+
+static void prom_free(prom *p)
+{
+    for (size_t i = 0; i < p->n_s; i++) {
+        labels_free(p->s[i].labels, p->s[i].n_labels);
+        free(p->s[i].key);
+        free(p->s[i].t);
+        free(p->s[i].v);
+    }
+    free(p->s);
+    for (size_t i = 0; i < p->n_g; i++) {
+        free(p->g[i].host);
+        free(p->g[i].id);
+        free(p->g[i].model_name);
+    }
+    free(p->g);
+}
+
+/* The GPU a series' labels name; (size_t)-1 when they name none (no UUID
+ * and no gpu label), -2 out of memory. */
+static size_t gpu_of(prom *p, const label *l, size_t n)
+{
+    const char *host = label_get(l, n, "Hostname");
+    if (!host)
+        host = label_get(l, n, "instance");
+    const char *id = label_get(l, n, "UUID");
+    if (!id)
+        id = label_get(l, n, "gpu");
+    if (!id)
+        return (size_t)-1;
+    if (!host)
+        host = "";
+    for (size_t i = 0; i < p->n_g; i++)
+        if (!strcmp(p->g[i].host, host) && !strcmp(p->g[i].id, id))
+            return i;
+    if (p->n_g == p->cap_g) {
+        size_t cap = p->cap_g ? 2 * p->cap_g : 16;
+        pgpu *g = realloc(p->g, cap * sizeof *g);
+        if (!g)
+            return (size_t)-2;
+        p->g = g;
+        p->cap_g = cap;
+    }
+    const char *mn = label_get(l, n, "modelName");
+    pgpu *g = &p->g[p->n_g];
+    g->host = jl__strdup(host);
+    g->id = jl__strdup(id);
+    g->model_name = mn ? jl__strdup(mn) : NULL;
+    if (!g->host || !g->id || (mn && !g->model_name)) {
+        free(g->host);
+        free(g->id);
+        free(g->model_name);
+        return (size_t)-2;
+    }
+    return p->n_g++;
+}
+
+/* A new series of metric m with labels l (taken over). NULL: out of memory
+ * (l freed) or no GPU named (l freed, *no_gpu set). */
+static series *series_new(prom *p, int m, label *l, size_t n, char *key, const char *file,
+                          int *no_gpu)
+{
+    size_t g = gpu_of(p, l, n);
+    if (g == (size_t)-1 || g == (size_t)-2) {
+        *no_gpu = g == (size_t)-1;
+        labels_free(l, n);
+        free(key);
+        return NULL;
+    }
+    if (p->n_s == p->cap_s) {
+        size_t cap = p->cap_s ? 2 * p->cap_s : 64;
+        series *s = realloc(p->s, cap * sizeof *s);
+        if (!s) {
+            labels_free(l, n);
+            free(key);
+            return NULL;
+        }
+        p->s = s;
+        p->cap_s = cap;
+    }
+    series *s = &p->s[p->n_s++];
+    memset(s, 0, sizeof *s);
+    s->metric = m;
+    s->gpu = g;
+    s->labels = l;
+    s->n_labels = n;
+    s->key = key;
+    s->file = file;
+    return s;
+}
+
+/* Append a sample; -1 out of memory, -2 over the sample limit. */
+static int series_add(prom *p, series *s, double t, double v)
+{
+    if (++p->n_samples > p->max_samples)
+        return -2;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        double *nt = realloc(s->t, cap * sizeof *nt);
+        if (!nt)
+            return -1;
+        s->t = nt;
+        double *nv = realloc(s->v, cap * sizeof *nv);
+        if (!nv)
+            return -1;
+        s->v = nv;
+        s->cap = cap;
+    }
+    s->t[s->n] = t;
+    s->v[s->n++] = v * metrics[s->metric].scale;
+    return 0;
+}
+
+/* Prometheus writes values as text: "NaN", "+Inf", "-Inf" or a number. A
+ * value that is not finite is missing (left out; the run's grid bridges
+ * it), never 0. 1: *v finite; 0: missing; -1: not a value. */
+static int prom_value(const char *s, double *v)
+{
+    if (!strcmp(s, "NaN") || !strcmp(s, "+Inf") || !strcmp(s, "-Inf") || !strcmp(s, "Inf"))
+        return 0;
+    char *end = NULL;
+    *v = strtod(s, &end);
+    if (end == s || *end)
+        return -1;
+    return isfinite(*v) ? 1 : 0;
+}
+
+/* ---- the JSON of /api/v1/query_range -------------------------------------------- */
+
+static char *dup_str(const js *j)
+{
+    return jl__strdup(j->str);
+}
+
+/* "metric": {"k": "v", ...} — the labels (NULL on an error, pushed). */
+static int read_labels(prom *p, js *j, const char *file, label **out, size_t *n, char **name)
+{
+    *out = NULL;
+    *n = 0;
+    *name = NULL;
+    size_t cap = 0;
+    for (;;) {
+        jl__jstream_tok t = jl__jstream_next(j);
+        if (t == JS_OBJ_END)
+            return 0;
+        if (t != JS_KEY)
+            goto bad;
+        char *k = dup_str(j);
+        if (!k)
+            return -1;
+        if (jl__jstream_next(j) != JS_STR) {
+            free(k);
+            goto bad;
+        }
+        if (!strcmp(k, "__name__")) {
+            free(k);
+            free(*name);
+            if (!(*name = dup_str(j)))
+                return -1;
+            continue;
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            label *l = realloc(*out, cap * sizeof *l);
+            if (!l) {
+                free(k);
+                return -1;
+            }
+            *out = l;
+        }
+        (*out)[*n].k = k;
+        if (!((*out)[*n].v = dup_str(j))) {
+            free(k);
+            return -1;
+        }
+        (*n)++;
+    }
+bad:
+    jl__imp_err(p->c, JL_EFORMAT, file, "data.result[].metric", jl__jstream_line(j),
+                "a label is not a string (column %lld)%s%s", jl__jstream_col(j),
+                *j->err ? ": " : "", j->err);
+    return -2;
+}
+
+/* [t, "v"] */
+static int read_pair(prom *p, js *j, series *s, const char *file, int *stop)
+{
+    jl__jstream_tok t = jl__jstream_next(j);
+    if (t == JS_ARR_END) {
+        *stop = 1;
+        return 0;
+    }
+    if (t != JS_ARR_START || jl__jstream_next(j) != JS_NUM)
+        goto bad;
+    double tm = j->num;
+    if (jl__jstream_next(j) != JS_STR)
+        goto bad;
+    double v;
+    int ok = prom_value(j->str, &v);
+    if (ok < 0) {
+        jl__imp_err(p->c, JL_EINVALID, file, "data.result[].values", jl__jstream_line(j),
+                    "'%s' is not a sample value (column %lld)", j->str, jl__jstream_col(j));
+        return -2;
+    }
+    if (jl__jstream_next(j) != JS_ARR_END)
+        goto bad;
+    if (!isfinite(tm)) {
+        jl__imp_err(p->c, JL_EINVALID, file, "data.result[].values", jl__jstream_line(j),
+                    "a sample time is not finite");
+        return -2;
+    }
+    if (ok && s) {
+        if (s->n && tm < s->t[s->n - 1]) {
+            jl__imp_err(p->c, JL_EINVALID, file, "data.result[].values", jl__jstream_line(j),
+                        "time goes backwards in a series (%.3f after %.3f)", tm, s->t[s->n - 1]);
+            return -2;
+        }
+        int r = series_add(p, s, tm, v);
+        if (r == -2) {
+            jl__imp_err(p->c, JL_ELIMIT, file, "data.result[].values", jl__jstream_line(j),
+                        "more than %zu samples", p->max_samples);
+            return -2;
+        }
+        if (r)
+            return -1;
+    }
+    return 0;
+bad:
+    jl__imp_err(p->c, JL_EFORMAT, file, "data.result[].values", jl__jstream_line(j),
+                "expected [time, \"value\"] pairs (column %lld)%s%s", jl__jstream_col(j),
+                *j->err ? ": " : "", j->err);
+    return -2;
+}
+
+/* One element of data.result: {"metric": {...}, "values": [...]} (or
+ * "value": [t, "v"]). The metric object comes first in what Prometheus
+ * writes; a file where it does not is read all the same (values before
+ * the labels are kept aside and joined when the labels come). */
+static int read_result(prom *p, js *j, const char *file)
+{
+    label *l = NULL;
+    size_t n = 0;
+    char *name = NULL;
+    series *s = NULL;
+    int have_metric = 0, rc = 0, m = -1;
+    for (;;) {
+        jl__jstream_tok t = jl__jstream_next(j);
+        if (t == JS_OBJ_END)
+            break;
+        if (t != JS_KEY) {
+            rc = -3;
+            break;
+        }
+        if (!strcmp(j->str, "metric") && !have_metric) {
+            if (jl__jstream_next(j) != JS_OBJ_START) {
+                rc = -3;
+                break;
+            }
+            if ((rc = read_labels(p, j, file, &l, &n, &name)))
+                break;
+            have_metric = 1;
+            m = name ? metric_of(name) : -1;
+            if (m >= 0) {
+                int no_gpu = 0;
+                s = series_new(p, m, l, n, NULL, file, &no_gpu);
+                l = NULL;
+                n = 0;
+                if (!s && !no_gpu) {
+                    rc = -1;
+                    break;
+                }
+                if (!s)
+                    jl__imp_note(p->c, file, name,
+                                 "series without a UUID or gpu label (which GPU?) left out");
+            }
+        } else if (!strcmp(j->str, "values") || !strcmp(j->str, "value")) {
+            int one = !strcmp(j->str, "value");
+            if (!have_metric) {
+                jl__imp_err(p->c, JL_EFORMAT, file, "data.result[]", jl__jstream_line(j),
+                            "values before the series' \"metric\" labels");
+                rc = -2;
+                break;
+            }
+            if (jl__jstream_next(j) != JS_ARR_START) {
+                rc = -3;
+                break;
+            }
+            if (one) { /* [t, "v"] itself */
+                double tm, v;
+                int ok;
+                if (jl__jstream_next(j) != JS_NUM) {
+                    rc = -3;
+                    break;
+                }
+                tm = j->num;
+                if (jl__jstream_next(j) != JS_STR || (ok = prom_value(j->str, &v)) < 0 ||
+                    jl__jstream_next(j) != JS_ARR_END) {
+                    rc = -3;
+                    break;
+                }
+                if (ok && s && isfinite(tm) && (rc = series_add(p, s, tm, v)))
+                    break;
+                if (m < 0)
+                    p->ignored++;
+                continue;
+            }
+            int stop = 0;
+            while (!stop && !(rc = read_pair(p, j, m >= 0 ? s : NULL, file, &stop)))
+                if (m < 0 && !stop)
+                    p->ignored++;
+            if (rc)
+                break;
+        } else if (jl__jstream_skip(j)) {
+            rc = -3;
+            break;
+        }
+    }
+    labels_free(l, n);
+    free(name);
+    if (rc == -3)
+        jl__imp_err(p->c, JL_EFORMAT, file, "data.result[]", jl__jstream_line(j),
+                    "expected {\"metric\": {...}, \"values\": [[time, \"value\"], ...]} "
+                    "(column %lld)%s%s",
+                    jl__jstream_col(j), *j->err ? ": " : "", j->err);
+    return rc == -1 ? -1 : rc ? -2 : 0;
+}
+
+static int read_json(prom *p, js *j, const char *file)
+{
+    if (jl__jstream_next(j) != JS_OBJ_START)
+        goto bad;
+    char *status = NULL, *error = NULL;
+    int rc = 0, saw_result = 0;
+    for (;;) {
+        jl__jstream_tok t = jl__jstream_next(j);
+        if (t == JS_OBJ_END)
+            break;
+        if (t != JS_KEY) {
+            rc = -3;
+            break;
+        }
+        if (!strcmp(j->str, "status") || !strcmp(j->str, "error")) {
+            char **dst = !strcmp(j->str, "status") ? &status : &error;
+            if (jl__jstream_next(j) != JS_STR) {
+                rc = -3;
+                break;
+            }
+            free(*dst);
+            *dst = dup_str(j);
+        } else if (!strcmp(j->str, "data")) {
+            if (jl__jstream_next(j) != JS_OBJ_START) {
+                rc = -3;
+                break;
+            }
+            for (;;) {
+                t = jl__jstream_next(j);
+                if (t == JS_OBJ_END)
+                    break;
+                if (t != JS_KEY) {
+                    rc = -3;
+                    break;
+                }
+                if (!strcmp(j->str, "resultType")) {
+                    if (jl__jstream_next(j) != JS_STR) {
+                        rc = -3;
+                        break;
+                    }
+                    if (strcmp(j->str, "matrix") && strcmp(j->str, "vector")) {
+                        jl__imp_err(p->c, JL_EFORMAT, file, "data.resultType", jl__jstream_line(j),
+                                    "'%s': joules reads series (matrix, from query_range) or "
+                                    "samples (vector, from query)",
+                                    j->str);
+                        rc = -2;
+                        break;
+                    }
+                } else if (!strcmp(j->str, "result")) {
+                    saw_result = 1;
+                    if (jl__jstream_next(j) != JS_ARR_START) {
+                        rc = -3;
+                        break;
+                    }
+                    for (;;) {
+                        t = jl__jstream_next(j);
+                        if (t == JS_ARR_END)
+                            break;
+                        if (t != JS_OBJ_START) {
+                            rc = -3;
+                            break;
+                        }
+                        if ((rc = read_result(p, j, file)))
+                            break;
+                    }
+                    if (rc)
+                        break;
+                } else if (jl__jstream_skip(j)) {
+                    rc = -3;
+                    break;
+                }
+            }
+            if (rc)
+                break;
+        } else if (jl__jstream_skip(j)) {
+            rc = -3;
+            break;
+        }
+    }
+    if (!rc && status && strcmp(status, "success")) {
+        jl__imp_err(p->c, JL_EINVALID, file, "status", -1,
+                    "the query failed (status '%s'%s%s): nothing to import", status,
+                    error ? ": " : "", error ? error : "");
+        rc = -2;
+    } else if (!rc && !saw_result) {
+        jl__imp_err(p->c, JL_EFORMAT, file, "data.result", -1,
+                    "no data.result: not the JSON of Prometheus' query_range API");
+        rc = -2;
+    }
+    free(status);
+    free(error);
+    if (rc == -3)
+        goto bad;
+    return rc;
+bad:
+    jl__imp_err(p->c, JL_EFORMAT, file, NULL, jl__jstream_line(j),
+                "not the JSON of Prometheus' query_range API (column %lld)%s%s", jl__jstream_col(j),
+                *j->err ? ": " : "", j->err);
+    return -2;
+}
+
+/* ---- the text exposition format ------------------------------------------------- */
+
+/* name{k="v",...} value [timestamp_ms] — labels into *l (sorted by key,
+ * so one series' samples of several scrapes find each other), the key
+ * "name{k=v,...}" into key. 0, or -1 with *why. */
+static int parse_line(char *s, char **name, label **l, size_t *n, double *v, double *t,
+                      jl__strbuf *key, const char **why)
+{
+    *l = NULL;
+    *n = 0;
+    char *p = s;
+    while (isalnum((unsigned char)*p) || *p == '_' || *p == ':')
+        p++;
+    if (p == s) {
+        *why = "expected a metric name";
+        return -1;
+    }
+    *name = s;
+    size_t cap = 0;
+    jl__strbuf_append(key, s, (size_t)(p - s));
+    if (*p == '{') {
+        *p++ = '\0';
+        for (;;) {
+            while (*p == ' ' || *p == ',')
+                p++;
+            if (*p == '}') {
+                p++;
+                break;
+            }
+            char *k = p;
+            while (isalnum((unsigned char)*p) || *p == '_')
+                p++;
+            if (p == k || *p != '=' || p[1] != '"') {
+                *why = "expected label=\"value\"";
+                return -1;
+            }
+            *p = '\0';
+            p += 2;
+            char *val = p, *w = p;
+            while (*p && *p != '"') {
+                if (*p == '\\' && p[1]) {
+                    p++;
+                    *w++ = *p == 'n' ? '\n' : *p;
+                    p++;
+                } else {
+                    *w++ = *p++;
+                }
+            }
+            if (*p != '"') {
+                *why = "a label value without its closing quote";
+                return -1;
+            }
+            p++;
+            *w = '\0';
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 16;
+                label *nl = realloc(*l, cap * sizeof *nl);
+                if (!nl) {
+                    *why = "out of memory";
+                    return -1;
+                }
+                *l = nl;
+            }
+            (*l)[*n].k = jl__strdup(k);
+            (*l)[*n].v = jl__strdup(val);
+            (*n)++;
+            if (!(*l)[*n - 1].k || !(*l)[*n - 1].v) {
+                *why = "out of memory";
+                return -1;
+            }
+        }
+    } else if (*p == ' ' || *p == '\t') {
+        *p++ = '\0';
+    } else {
+        *why = "expected '{' or a space after the metric name";
+        return -1;
+    }
+    /* sorted labels in the key */
+    for (size_t i = 1; i < *n; i++)
+        for (size_t k = i; k > 0 && strcmp((*l)[k - 1].k, (*l)[k].k) > 0; k--) {
+            label x = (*l)[k];
+            (*l)[k] = (*l)[k - 1];
+            (*l)[k - 1] = x;
+        }
+    for (size_t i = 0; i < *n; i++)
+        jl__strbuf_printf(key, "%c%s=%s", i ? ',' : '{', (*l)[i].k, (*l)[i].v);
+    while (*p == ' ' || *p == '\t')
+        p++;
+    char *vs = p;
+    while (*p && *p != ' ' && *p != '\t')
+        p++;
+    char save = *p;
+    *p = '\0';
+    int ok = prom_value(vs, v);
+    *p = save;
+    if (ok < 0) {
+        *why = "expected a sample value";
+        return -1;
+    }
+    if (!ok)
+        *v = NAN;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    char *end = NULL;
+    if (!*p) {
+        *why = "a sample without its timestamp: a scrape archive needs each sample's time "
+               "(the exposition format's optional timestamp, in ms)";
+        return -1;
+    }
+    *t = strtod(p, &end) / 1000.0;
+    while (end && (*end == ' ' || *end == '\t' || *end == '\r'))
+        end++;
+    if (!end || end == p || *end || !isfinite(*t)) {
+        *why = "expected a timestamp in milliseconds after the value";
+        return -1;
+    }
+    return 0;
+}
+
+static series *find_series(prom *p, int m, const char *key)
+{
+    /* scrapes repeat the series in the same order: look back from the end */
+    for (size_t i = p->n_s; i-- > 0;)
+        if (p->s[i].metric == m && p->s[i].key && !strcmp(p->s[i].key, key))
+            return &p->s[i];
+    return NULL;
+}
+
+static int read_text(prom *p, char *text, size_t len, const char *file)
+{
+    long long line = 0;
+    char *s = text, *end = text + len;
+    jl__strbuf key;
+    jl__strbuf_init(&key);
+    int rc = 0;
+    while (s < end && !rc) {
+        char *nl = memchr(s, '\n', (size_t)(end - s));
+        char *e = nl ? nl : end;
+        *e = '\0';
+        if (e > s && e[-1] == '\r')
+            e[-1] = '\0';
+        line++;
+        char *q = s;
+        s = nl ? nl + 1 : end;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (!*q || *q == '#')
+            continue;
+        char *name;
+        label *l;
+        size_t n;
+        double v, t;
+        const char *why = NULL;
+        key.len = 0;
+        if (key.data)
+            key.data[0] = '\0';
+        if (parse_line(q, &name, &l, &n, &v, &t, &key, &why)) {
+            labels_free(l, n);
+            jl__imp_err(p->c, JL_EFORMAT, file, NULL, line, "%s", why);
+            rc = -2;
+            break;
+        }
+        int m = metric_of(name);
+        if (m < 0) {
+            p->ignored++;
+            labels_free(l, n);
+            continue;
+        }
+        series *sr = find_series(p, m, key.data);
+        if (sr) {
+            labels_free(l, n);
+        } else {
+            int no_gpu = 0;
+            char *k = jl__strdup(key.data);
+            if (!k || !(sr = series_new(p, m, l, n, k, file, &no_gpu))) {
+                if (!k)
+                    labels_free(l, n);
+                if (!no_gpu) {
+                    rc = -1;
+                    break;
+                }
+                jl__imp_note(p->c, file, name,
+                             "series without a UUID or gpu label (which GPU?) left out");
+                continue;
+            }
+        }
+        if (!isfinite(v))
+            continue;
+        if (sr->n && t < sr->t[sr->n - 1]) {
+            jl__imp_err(p->c, JL_EINVALID, file, name, line,
+                        "time goes backwards in a series (%.3f after %.3f)", t, sr->t[sr->n - 1]);
+            rc = -2;
+            break;
+        }
+        if (sr->n && t == sr->t[sr->n - 1])
+            continue; /* the same sample scraped twice */
+        int r = series_add(p, sr, t, v);
+        if (r == -2) {
+            jl__imp_err(p->c, JL_ELIMIT, file, name, line, "more than %zu samples", p->max_samples);
+            rc = -2;
+        } else if (r) {
+            rc = -1;
+        }
+    }
+    jl__strbuf_free(&key);
+    return rc;
+}
+
+/* ---- runs ------------------------------------------------------------------------ */
+
+typedef struct opts {
+    const char *runs_csv, *runs_by, *timezone;
+    jl_kv *set;
+    size_t n_set;
+} opts;
+
+/* One run to build: its name, window, GPUs and the series it takes. */
+typedef struct want {
+    char *name;
+    double start, end; /* NaN: the series' own span (--runs-by) */
+    size_t *gpus;
+    size_t n_gpus;
+    const char *label_key; /* --runs-by: the value the run's series carry */
+    char *label_value;
+    jl_kv *attrs; /* RUNS.csv's other columns */
+    size_t n_attrs;
+    long long line;
+} want;
+
+/* The series of metric m of GPU g that belong to run w (--runs-by: those
+ * carrying its label value). */
+static int series_in(const prom *p, const series *s, const want *w, size_t g, int m,
+                     const char *const *by, size_t n_by)
+{
+    if (s->metric != m || s->gpu != g)
+        return 0;
+    if (!w->label_value)
+        return 1;
+    jl__strbuf v;
+    jl__strbuf_init(&v);
+    for (size_t i = 0; i < n_by; i++) {
+        const char *x = label_get(s->labels, s->n_labels, by[i]);
+        if (!x) {
+            jl__strbuf_free(&v);
+            return 0;
+        }
+        jl__strbuf_printf(&v, "%s%s", i ? "/" : "", x);
+    }
+    int in = v.data && !strcmp(v.data, w->label_value);
+    jl__strbuf_free(&v);
+    (void)p;
+    return in;
+}
+
+/* Value of a series at time x: linear between its samples, NaN outside
+ * its span. *k: where the search starts (t[*k] <= x; advanced). */
+static double at(const double *t, const double *v, size_t n, double x, size_t *k)
+{
+    if (!n || x < t[0] || x > t[n - 1])
+        return NAN;
+    while (*k + 1 < n && t[*k + 1] <= x)
+        (*k)++;
+    if (t[*k] == x || *k + 1 >= n)
+        return v[*k];
+    double a = t[*k], b = t[*k + 1];
+    return v[*k] + (v[*k + 1] - v[*k]) * (x - a) / (b - a);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct merged {
+    double *t, *v;
+    size_t n;
+} merged;
+
+/* The samples of metric m of GPU g in run w, merged over its series in time
+ * order (a GPU's pod label is one series per pod). */
+static int merged_of(const prom *p, const want *w, size_t g, int m, const char *const *by,
+                     size_t n_by, merged *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_s; i++)
+        if (series_in(p, &p->s[i], w, g, m, by, n_by))
+            n += p->s[i].n;
+    if (!n)
+        return 0;
+    double *pairs = malloc(2 * n * sizeof *pairs);
+    if (!pairs)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < p->n_s; i++)
+        if (series_in(p, &p->s[i], w, g, m, by, n_by))
+            for (size_t j = 0; j < p->s[i].n; j++) {
+                pairs[2 * k] = p->s[i].t[j];
+                pairs[2 * k + 1] = p->s[i].v[j];
+                k++;
+            }
+    /* sort pairs by time (qsort on 2-double records) */
+    qsort(pairs, n, 2 * sizeof *pairs, cmp_d);
+    out->t = malloc(n * sizeof *out->t);
+    out->v = malloc(n * sizeof *out->v);
+    if (!out->t || !out->v) {
+        free(pairs);
+        free(out->t);
+        free(out->v);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (out->n && pairs[2 * i] == out->t[out->n - 1])
+            continue; /* one time twice (two series overlapping): the first */
+        out->t[out->n] = pairs[2 * i];
+        out->v[out->n++] = pairs[2 * i + 1];
+    }
+    free(pairs);
+    return 0;
+}
+
+static void merged_free(merged *m)
+{
+    free(m->t);
+    free(m->v);
+}
+
+static const char *const required[] = {"workload",  "model",          "task",
+                                       "precision", "max_batch_size", NULL};
+
+/* Set the attributes a run must have: RUNS.csv's columns, then --set, then
+ * a label of the same name on its series; one missing is an error naming
+ * it (never a placeholder). */
+static int run_attrs(prom *p, const opts *o, const want *w, jl_run *r, const series *first)
+{
+    jl_attrs *a = &r->attrs;
+    for (size_t i = 0; i < o->n_set; i++) { /* --set, then RUNS.csv over it */
+        const char *why = jl__imp_set_attr(a, o->set[i].key, o->set[i].value);
+        if (why) {
+            jl__imp_err(p->c, JL_EUSAGE, NULL, o->set[i].key, -1, "--set %s: %s", o->set[i].key,
+                        why);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < w->n_attrs; i++) {
+        const char *why = jl__imp_set_attr(a, w->attrs[i].key, w->attrs[i].value);
+        if (why) {
+            jl__imp_err(p->c, JL_EINVALID, o->runs_csv, w->attrs[i].key, w->line, "run %s: %s",
+                        w->name, why);
+            return -1;
+        }
+    }
+    jl__strbuf miss;
+    jl__strbuf_init(&miss);
+    for (const char *const *k = required; *k; k++) {
+        int have = !strcmp(*k, "workload")    ? a->workload != NULL
+                   : !strcmp(*k, "model")     ? a->model != NULL
+                   : !strcmp(*k, "task")      ? a->task != NULL
+                   : !strcmp(*k, "precision") ? a->precision != NULL
+                                              : a->max_batch_size >= 1;
+        const char *lv = first ? label_get(first->labels, first->n_labels, *k) : NULL;
+        if (!have && lv && !jl__imp_set_attr(a, *k, lv))
+            have = 1;
+        if (!have)
+            jl__strbuf_printf(&miss, "%s%s", miss.len ? ", " : "", *k);
+    }
+    if (miss.len) {
+        jl__imp_err(p->c, JL_EMISSING,
+                    o->runs_csv ? o->runs_csv
+                    : first     ? first->file
+                                : NULL,
+                    "run", w->line,
+                    "run %s: no %s (a RUNS.csv column, --set KEY=VALUE, or a label of that "
+                    "name on its series): joules writes no placeholder",
+                    w->name, miss.data);
+        jl__strbuf_free(&miss);
+        return -1;
+    }
+    jl__strbuf_free(&miss);
+    return 0;
+}
+
+/* Build run w: the time grid is every time a GPU of the run reported power
+ * (else energy) inside the window, cut to the span all its GPUs cover;
+ * each GPU's samples interpolated onto it. */
+static void build_run(prom *p, const opts *o, want *w, const char *const *by, size_t n_by)
+{
+    size_t G = w->n_gpus;
+    merged *ms = calloc(G * M_COUNT, sizeof *ms);
+    double *grid = NULL;
+    jl_run *r = NULL;
+    if (!ms)
+        goto oom;
+    int base = M_POWER;
+    for (size_t g = 0; g < G; g++)
+        for (int m = 0; m < M_COUNT; m++)
+            if (merged_of(p, w, w->gpus[g], m, by, n_by, &ms[g * M_COUNT + m]))
+                goto oom;
+    int has_power = 1, has_energy = 1;
+    for (size_t g = 0; g < G; g++) {
+        has_power &= ms[g * M_COUNT + M_POWER].n > 0;
+        has_energy &= ms[g * M_COUNT + M_ENERGY].n > 1;
+    }
+    if (!has_power && !has_energy) {
+        jl__imp_err(p->c, JL_EMISSING, o->runs_csv, "run", w->line,
+                    "run %s: a GPU without %s or %s samples in its window", w->name,
+                    metrics[M_POWER].name, metrics[M_ENERGY].name);
+        goto done;
+    }
+    base = has_power ? M_POWER : M_ENERGY;
+    /* the span every GPU covers, inside the window */
+    double lo = isnan(w->start) ? -INFINITY : w->start, hi = isnan(w->end) ? INFINITY : w->end;
+    for (size_t g = 0; g < G; g++) {
+        merged *b = &ms[g * M_COUNT + base];
+        if (b->t[0] > lo)
+            lo = b->t[0];
+        if (b->t[b->n - 1] < hi)
+            hi = b->t[b->n - 1];
+    }
+    if (!(hi > lo)) {
+        jl__imp_err(p->c, JL_ENODATA, o->runs_csv, "run", w->line,
+                    "run %s: its GPUs' samples do not overlap in its window", w->name);
+        goto done;
+    }
+    if ((!isnan(w->start) && lo > w->start) || (!isnan(w->end) && hi < w->end))
+        jl__imp_note(p->c, o->runs_csv, "run",
+                     "a run's window reaches beyond its GPUs' samples: cut to the samples");
+    size_t cap = 2;
+    for (size_t g = 0; g < G; g++)
+        cap += ms[g * M_COUNT + base].n;
+    if (!(grid = malloc(cap * sizeof *grid)))
+        goto oom;
+    size_t N = 0;
+    grid[N++] = lo; /* the window's edges exactly: interpolated, not the nearest sample */
+    for (size_t g = 0; g < G; g++) {
+        merged *b = &ms[g * M_COUNT + base];
+        for (size_t i = 0; i < b->n; i++)
+            if (b->t[i] > lo && b->t[i] < hi)
+                grid[N++] = b->t[i];
+    }
+    grid[N++] = hi;
+    qsort(grid, N, sizeof *grid, cmp_d);
+    size_t u = 0;
+    for (size_t i = 0; i < N; i++)
+        if (!u || grid[i] > grid[u - 1])
+            grid[u++] = grid[i];
+    N = u;
+    if (!(r = jl_run_new()))
+        goto oom;
+    r->name = jl__imp_sanitize(w->name);
+    if (!r->name)
+        goto oom;
+    r->power_n = N;
+    r->power_time = malloc(N * sizeof *r->power_time);
+    double *out[M_COUNT] = {0};
+    for (int m = 0; m < M_COUNT; m++) {
+        int all = 1;
+        for (size_t g = 0; g < G; g++)
+            all &= ms[g * M_COUNT + m].n > (m == M_ENERGY ? 1u : 0u);
+        if (all && !(out[m] = malloc(N * G * sizeof *out[m])))
+            goto oom;
+    }
+    if (!r->power_time)
+        goto oom;
+    for (size_t i = 0; i < N; i++)
+        r->power_time[i] = grid[i] - lo;
+    for (int m = 0; m < M_COUNT; m++) {
+        if (!out[m])
+            continue;
+        for (size_t g = 0; g < G; g++) {
+            merged *b = &ms[g * M_COUNT + m];
+            size_t k = 0;
+            for (size_t i = 0; i < N; i++) {
+                double x = at(b->t, b->v, b->n, grid[i], &k);
+                /* outside this metric's own span: its nearest sample */
+                if (isnan(x))
+                    x = grid[i] < b->t[0] ? b->v[0] : b->v[b->n - 1];
+                out[m][i * G + g] = x;
+            }
+        }
+    }
+    r->attrs.num_gpus = (long)G;
+    r->attrs.start_time_unix = lo;
+    r->watts = (jl_series){N, G, out[M_POWER]};
+    r->energy_j = (jl_series){N, G, out[M_ENERGY]};
+    if (out[M_SM_UTIL] || out[M_MEM_UTIL] || out[M_FB_USED] || out[M_SM_CLOCK] || out[M_TEMP]) {
+        r->gpu_n = N;
+        if (!(r->gpu_time = malloc(N * sizeof *r->gpu_time)))
+            goto oom;
+        memcpy(r->gpu_time, r->power_time, N * sizeof *r->gpu_time);
+        r->sm_util = (jl_series){N, G, out[M_SM_UTIL]};
+        r->mem_util = (jl_series){N, G, out[M_MEM_UTIL]};
+        r->mem_used_bytes = (jl_series){N, G, out[M_FB_USED]};
+        r->sm_clock_mhz = (jl_series){N, G, out[M_SM_CLOCK]};
+        r->temp_c = (jl_series){N, G, out[M_TEMP]};
+    }
+    /* the GPU model from modelName, one for the run */
+    const char *mn = p->g[w->gpus[0]].model_name;
+    for (size_t g = 1; g < G; g++) {
+        const char *o2 = p->g[w->gpus[g]].model_name;
+        if ((mn == NULL) != (o2 == NULL) || (mn && strcmp(mn, o2))) {
+            jl__imp_err(p->c, JL_EINVALID, o->runs_csv, "modelName", w->line,
+                        "run %s: GPUs of different models (%s, %s): one run is one "
+                        "configuration",
+                        w->name, mn ? mn : "?", o2 ? o2 : "?");
+            goto done;
+        }
+    }
+    const series *first = NULL;
+    for (size_t i = 0; i < p->n_s && !first; i++)
+        if (series_in(p, &p->s[i], w, w->gpus[0], base, by, n_by))
+            first = &p->s[i];
+    if (mn) {
+        char id[128];
+        double mem = NAN;
+        jl__imp_gpu_name(mn, id, sizeof id, &mem);
+        if (!(r->attrs.gpu_model = jl__strdup(id)))
+            goto oom;
+        if (isfinite(mem))
+            r->attrs.gpu_memory_bytes = mem;
+    }
+    if (run_attrs(p, o, w, r, first))
+        goto done;
+    if (!r->attrs.gpu_model) {
+        jl__imp_err(p->c, JL_EMISSING, o->runs_csv, "gpu_model", w->line,
+                    "run %s: no modelName label and no gpu_model given (--set gpu_model=H100)",
+                    w->name);
+        goto done;
+    }
+    /* where the run came from */
+    jl__strbuf where;
+    jl__strbuf_init(&where);
+    for (size_t g = 0; g < G; g++)
+        jl__strbuf_printf(&where, "%s%s%s%s", g ? "," : "", p->g[w->gpus[g]].host,
+                          *p->g[w->gpus[g]].host ? ":" : "", p->g[w->gpus[g]].id);
+    jl__imp_extra_str(p->c, r, "prometheus_gpus", where.data ? where.data : "");
+    jl__strbuf_free(&where);
+    if (w->label_value)
+        jl__imp_extra_str(p->c, r, "prometheus_runs_by", w->label_value);
+    jl__imp_extra_str(p->c, r, "power_source",
+                      has_energy ? "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (counter)"
+                                 : "DCGM_FI_DEV_POWER_USAGE");
+    jl__imp_push_run(p->c, r);
+    r = NULL;
+    goto done;
+oom:
+    p->c->oom = 1;
+done:
+    jl_run_free(r);
+    for (size_t i = 0; ms && i < G * M_COUNT; i++)
+        merged_free(&ms[i]);
+    free(ms);
+    free(grid);
+}
+
+/* --runs-by L1,L2: one run per distinct value of the labels, on the GPUs
+ * whose power or energy series carry it. */
+static int plan_by(prom *p, const char *by_text, want **out, size_t *n_out, char ***by,
+                   size_t *n_by)
+{
+    *out = NULL;
+    *n_out = 0;
+    char *copy = jl__strdup(by_text);
+    if (!copy)
+        return -1;
+    size_t cap = 4;
+    *by = calloc(cap, sizeof **by);
+    *n_by = 0;
+    if (!*by) {
+        free(copy);
+        return -1;
+    }
+    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+        if (*n_by == cap) {
+            char **nb = realloc(*by, 2 * cap * sizeof *nb);
+            if (!nb) {
+                free(copy);
+                return -1;
+            }
+            *by = nb;
+            cap *= 2;
+        }
+        if (!((*by)[(*n_by)++] = jl__strdup(tok))) {
+            free(copy);
+            return -1;
+        }
+    }
+    free(copy);
+    size_t wcap = 0;
+    for (size_t i = 0; i < p->n_s; i++) {
+        series *s = &p->s[i];
+        if (s->metric != M_POWER && s->metric != M_ENERGY)
+            continue;
+        jl__strbuf v;
+        jl__strbuf_init(&v);
+        int all = 1;
+        for (size_t k = 0; k < *n_by && all; k++) {
+            const char *x = label_get(s->labels, s->n_labels, (*by)[k]);
+            if (!x || !*x)
+                all = 0;
+            else
+                jl__strbuf_printf(&v, "%s%s", k ? "/" : "", x);
+        }
+        if (!all || !v.data) {
+            jl__strbuf_free(&v);
+            continue;
+        }
+        want *w = NULL;
+        for (size_t k = 0; k < *n_out && !w; k++)
+            if (!strcmp((*out)[k].label_value, v.data))
+                w = &(*out)[k];
+        if (!w) {
+            if (*n_out == wcap) {
+                wcap = wcap ? 2 * wcap : 16;
+                want *nw = realloc(*out, wcap * sizeof *nw);
+                if (!nw) {
+                    jl__strbuf_free(&v);
+                    return -1;
+                }
+                *out = nw;
+            }
+            w = &(*out)[(*n_out)++];
+            memset(w, 0, sizeof *w);
+            w->start = w->end = NAN;
+            w->line = -1;
+            w->label_value = v.data;
+            w->name = jl__strdup(v.data);
+            if (!w->name)
+                return -1;
+        } else {
+            jl__strbuf_free(&v);
+        }
+        int have = 0;
+        for (size_t k = 0; k < w->n_gpus; k++)
+            have |= w->gpus[k] == s->gpu;
+        if (!have) {
+            size_t *ng = realloc(w->gpus, (w->n_gpus + 1) * sizeof *ng);
+            if (!ng)
+                return -1;
+            w->gpus = ng;
+            w->gpus[w->n_gpus++] = s->gpu;
+        }
+    }
+    return 0;
+}
+
+/* RUNS.csv: run,start,end[,gpus][,attribute columns]; gpus lists GPUs as
+ * host:id, id (UUID or index) when one host, separated by ';' or spaces
+ * (none: every GPU). */
+static int plan_csv(prom *p, const opts *o, want **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    jl__imp_csv *csv = NULL;
+    jl_error *err = NULL;
+    jl__imp_zone *z = NULL;
+    if (jl__imp_csv_open_file(o->runs_csv, &csv, &err) != JL_OK) {
+        jl_error_list_push(p->c->errors, err);
+        return -2;
+    }
+    if (jl__imp_zone_open(o->timezone ? o->timezone : "UTC", &z, &err) != JL_OK) {
+        jl__imp_csv_close(csv);
+        jl_error_list_push(p->c->errors, err);
+        return -2;
+    }
+    jl__imp_csv_row row;
+    char **names = NULL;
+    size_t n_names = 0, cap = 0;
+    int col_run = -1, col_start = -1, col_end = -1, col_gpus = -1, rc = 0, got;
+    while ((got = jl__imp_csv_next(csv, &row, &err)) == 1 && !rc) {
+        if (!names) {
+            if (!(names = calloc(row.n, sizeof *names))) {
+                rc = -1;
+                break;
+            }
+            n_names = row.n;
+            for (size_t i = 0; i < row.n; i++) {
+                if (!(names[i] = jl__strdup(row.f[i].s))) {
+                    rc = -1;
+                    break;
+                }
+                int *c = !strcmp(names[i], "run")     ? &col_run
+                         : !strcmp(names[i], "start") ? &col_start
+                         : !strcmp(names[i], "end")   ? &col_end
+                         : !strcmp(names[i], "gpus")  ? &col_gpus
+                                                      : NULL;
+                if (c)
+                    *c = (int)i;
+            }
+            if (!rc && (col_run < 0 || col_start < 0 || col_end < 0)) {
+                jl__imp_err(p->c, JL_EMISSING, o->runs_csv, "run,start,end", row.line,
+                            "RUNS.csv needs the columns run, start and end");
+                rc = -2;
+            }
+            continue;
+        }
+        if (*n_out == cap) {
+            cap = cap ? 2 * cap : 16;
+            want *nw = realloc(*out, cap * sizeof *nw);
+            if (!nw) {
+                rc = -1;
+                break;
+            }
+            *out = nw;
+        }
+        want *w = &(*out)[*n_out];
+        memset(w, 0, sizeof *w);
+        w->line = row.line;
+        (*n_out)++;
+        const char *rs = (size_t)col_run < row.n ? row.f[col_run].s : "";
+        const char *ss = (size_t)col_start < row.n ? row.f[col_start].s : "";
+        const char *es = (size_t)col_end < row.n ? row.f[col_end].s : "";
+        double t[2];
+        const char *ts[2] = {ss, es};
+        for (int k = 0; k < 2 && !rc; k++) {
+            jl__imp_civil cv;
+            int gap = 0;
+            if (!jl__imp_number(ts[k], &t[k])) {
+                if (!jl__imp_parse_civil(ts[k], &cv)) {
+                    jl__imp_err(p->c, JL_EINVALID, o->runs_csv, k ? "end" : "start", row.line,
+                                "expected Unix seconds or an ISO 8601 time, found '%s'", ts[k]);
+                    rc = -2;
+                } else {
+                    t[k] = jl__imp_zone_to_unix(z, &cv, NAN, &gap);
+                }
+            }
+        }
+        if (rc)
+            break;
+        if (!*rs || !(t[1] > t[0])) {
+            jl__imp_err(p->c, JL_EINVALID, o->runs_csv, *rs ? "end" : "run", row.line,
+                        *rs ? "end is not after start" : "a run without a name");
+            rc = -2;
+            break;
+        }
+        w->start = t[0];
+        w->end = t[1];
+        if (!(w->name = jl__strdup(rs))) {
+            rc = -1;
+            break;
+        }
+        /* GPUs */
+        const char *gs = col_gpus >= 0 && (size_t)col_gpus < row.n ? row.f[col_gpus].s : "";
+        if (!*gs) {
+            if (!(w->gpus = malloc((p->n_g ? p->n_g : 1) * sizeof *w->gpus))) {
+                rc = -1;
+                break;
+            }
+            for (size_t g = 0; g < p->n_g; g++)
+                w->gpus[w->n_gpus++] = g;
+        } else {
+            char *copy = jl__strdup(gs);
+            if (!copy || !(w->gpus = malloc((p->n_g ? p->n_g : 1) * sizeof *w->gpus))) {
+                free(copy);
+                rc = -1;
+                break;
+            }
+            for (char *tok = strtok(copy, "; "); tok && !rc; tok = strtok(NULL, "; ")) {
+                char *colon = strrchr(tok, ':');
+                const char *host = colon ? tok : NULL, *id = colon ? colon + 1 : tok;
+                if (colon)
+                    *colon = '\0';
+                size_t found = (size_t)-1, count = 0;
+                for (size_t g = 0; g < p->n_g; g++)
+                    if (!strcmp(p->g[g].id, id) && (!host || !strcmp(p->g[g].host, host))) {
+                        found = g;
+                        count++;
+                    }
+                if (count != 1) {
+                    jl__imp_err(p->c, JL_EINVALID, o->runs_csv, "gpus", row.line,
+                                count ? "run %s: GPU '%s' is on several hosts: write host:%s"
+                                      : "run %s: no GPU '%s' in the series",
+                                w->name, id, id);
+                    rc = -2;
+                } else if (w->n_gpus < p->n_g) {
+                    w->gpus[w->n_gpus++] = found;
+                }
+            }
+            free(copy);
+        }
+        /* the other columns: attributes */
+        for (size_t i = 0; i < row.n && i < n_names && !rc; i++) {
+            if ((int)i == col_run || (int)i == col_start || (int)i == col_end ||
+                (int)i == col_gpus || !*row.f[i].s)
+                continue;
+            jl_kv *na = realloc(w->attrs, (w->n_attrs + 1) * sizeof *na);
+            if (!na) {
+                rc = -1;
+                break;
+            }
+            w->attrs = na;
+            w->attrs[w->n_attrs].key = jl__strdup(names[i]);
+            w->attrs[w->n_attrs].value = jl__strdup(row.f[i].s);
+            w->attrs[w->n_attrs].is_number = 0;
+            w->n_attrs++;
+            if (!w->attrs[w->n_attrs - 1].key || !w->attrs[w->n_attrs - 1].value)
+                rc = -1;
+        }
+    }
+    if (got < 0) {
+        jl_error_list_push(p->c->errors, err);
+        rc = -2;
+    }
+    for (size_t i = 0; i < n_names; i++)
+        free(names[i]);
+    free(names);
+    jl__imp_csv_close(csv);
+    jl__imp_zone_free(z);
+    return rc;
+}
+
+static void wants_free(want *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(w[i].name);
+        free(w[i].gpus);
+        free(w[i].label_value);
+        for (size_t k = 0; k < w[i].n_attrs; k++) {
+            free(w[i].attrs[k].key);
+            free(w[i].attrs[k].value);
+        }
+        free(w[i].attrs);
+    }
+    free(w);
+}
+
+/* ---- the importer ------------------------------------------------------------------- */
+
+static int read_input(prom *p, const char *path)
+{
+    size_t len = 0;
+    char *text = jl__imp_read_file(p->c, path, &len);
+    if (!text)
+        return -2;
+    size_t i = 0;
+    if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+        (unsigned char)text[2] == 0xBF)
+        i = 3; /* a byte-order mark */
+    while (i < len && isspace((unsigned char)text[i]))
+        i++;
+    int rc;
+    if (i < len && text[i] == '{') {
+        js j;
+        jl__jstream_init_mem(&j, text, len, 1 << 20);
+        rc = read_json(p, &j, path);
+        jl__jstream_free(&j);
+    } else {
+        rc = read_text(p, text + i, len - i, path);
+    }
+    free(text);
+    return rc;
+}
+
+static jl_status prom_import(const char *const *paths, size_t n_paths, const opts *o,
+                             jl_import_result **out, jl_error_list *errors)
+{
+    *out = NULL;
+    jl__imp c;
+    if (jl__imp_start(&c, NULL, errors))
+        return JL_ENOMEM;
+    if (!!o->runs_csv == !!o->runs_by) {
+        jl__imp_err(&c, JL_EUSAGE, NULL, NULL, -1,
+                    o->runs_csv ? "--runs and --runs-by: give one"
+                                : "how are the series cut into runs? --runs RUNS.csv "
+                                  "(run,start,end[,gpus],...) or --runs-by LABEL[,LABEL] "
+                                  "(e.g. pod)");
+        return jl__imp_end(&c, JL_EUSAGE, out);
+    }
+    prom p = {0};
+    p.c = &c;
+    p.max_samples = 500000000;
+    size_t files_ok = 0;
+    for (size_t i = 0; i < n_paths && !c.oom; i++) {
+        size_t before = errors->count;
+        int rc = read_input(&p, paths[i]);
+        if (rc == -1)
+            c.oom = 1;
+        else if (!rc && errors->count == before)
+            files_ok++;
+        c.res->n_files++;
+    }
+    want *w = NULL;
+    size_t n_w = 0;
+    char **by = NULL;
+    size_t n_by = 0;
+    jl_status st = JL_OK;
+    if (!c.oom && files_ok) {
+        int rc =
+            o->runs_by ? plan_by(&p, o->runs_by, &w, &n_w, &by, &n_by) : plan_csv(&p, o, &w, &n_w);
+        if (rc == -1)
+            c.oom = 1;
+        else if (rc == -2)
+            st = JL_EUSAGE;
+        else if (!n_w && o->runs_by)
+            jl__imp_err(&c, JL_ENODATA, NULL, "runs-by", -1,
+                        "no power or energy series carries the label%s %s", n_by > 1 ? "s" : "",
+                        o->runs_by);
+        for (size_t i = 0; i < n_w && !c.oom && st == JL_OK; i++)
+            build_run(&p, o, &w[i], (const char *const *)by, n_by);
+    }
+    if (p.ignored)
+        jl__imp_note(&c, NULL, "metrics",
+                     "samples of other metrics than the DCGM fields joules maps were left out");
+    jl__imp_detail_num(&c, "series", (double)p.n_s);
+    jl__imp_detail_num(&c, "gpus", (double)p.n_g);
+    jl__imp_detail_num(&c, "samples", (double)p.n_samples);
+    if (c.res && !c.oom)
+        c.res->detail_text =
+            jl__asprintf("%zu series of %zu GPUs, %zu samples", p.n_s, p.n_g, p.n_samples);
+    wants_free(w, n_w);
+    for (size_t i = 0; i < n_by; i++)
+        free(by[i]);
+    free(by);
+    prom_free(&p);
+    if (st != JL_OK)
+        return jl__imp_end(&c, st, out);
+    c.res->source = jl__strdup("Prometheus (DCGM exporter series)");
+    return jl__imp_finish(&c, out, "the Prometheus series");
+}
+
+static const jl_importer_option prom_options[] = {
+    {"runs", "RUNS.csv",
+     "runs to cut: columns run,start,end then gpus (host:UUID or UUID/index, ';'-separated; "
+     "none: every GPU) and any run attribute"},
+    {"runs-by", "LABEL[,LABEL]", "one run per value of these labels (pod; namespace,pod; job)"},
+    {"set", "KEY=VALUE", "a run attribute for every run (repeatable; RUNS.csv wins)"},
+    {"timezone", "ZONE", "zone of RUNS.csv's times without an offset (default UTC)"},
+    {NULL, NULL, NULL},
+};
+
+static jl_status prom_run(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
+                          size_t n_args, jl_import_result **out, jl_error_list *errors)
+{
+    opts o = {0};
+    jl_kv *set = calloc(n_args ? n_args : 1, sizeof *set);
+    char **keys = calloc(n_args ? n_args : 1, sizeof *keys);
+    jl_status st = set && keys ? JL_OK : JL_ENOMEM;
+    for (size_t i = 0; i < n_args && st == JL_OK; i++) {
+        const char *k = args[i].name, *v = args[i].value;
+        if (!strcmp(k, "runs"))
+            o.runs_csv = v;
+        else if (!strcmp(k, "runs-by"))
+            o.runs_by = v;
+        else if (!strcmp(k, "timezone"))
+            o.timezone = v;
+        else if (!strcmp(k, "set")) {
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v) {
+                st = jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                    "--set wants KEY=VALUE, found '%s'", v);
+                break;
+            }
+            if (!(keys[o.n_set] = jl__asprintf("%.*s", (int)(eq - v), v))) {
+                st = JL_ENOMEM;
+                break;
+            }
+            set[o.n_set].key = keys[o.n_set];
+            set[o.n_set].value = (char *)(eq + 1);
+            o.n_set++;
+        }
+    }
+    o.set = set;
+    if (st == JL_OK)
+        st = prom_import(paths, n_paths, &o, out, errors);
+    for (size_t i = 0; keys && i < n_args; i++)
+        free(keys[i]);
+    free(keys);
+    free(set);
+    return st;
+}
+
+const jl_importer jl__importer_prometheus = {
+    .name = "prometheus",
+    .summary = "a fleet's DCGM exporter series from Prometheus (query_range JSON, scrape text)",
+    .paths = "FILE...",
+    .description =
+        "Import NVIDIA DCGM exporter series as Prometheus keeps them: the JSON of\n"
+        "/api/v1/query_range (one query per file; matrix results) or the text exposition\n"
+        "format with each sample's timestamp (a scrape archive). Reads\n"
+        "DCGM_FI_DEV_POWER_USAGE (W), DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ: energy from\n"
+        "the counter when scraped), GPU_UTIL, MEM_COPY_UTIL, FB_USED, SM_CLOCK, GPU_TEMP;\n"
+        "a GPU is its Hostname (or instance) and UUID (or gpu) labels, its model the\n"
+        "modelName label. Runs from a RUNS.csv or --runs-by LABEL (one run per pod or\n"
+        "job, on the GPUs whose series carry it). A run's required attributes come from\n"
+        "RUNS.csv, --set or a label of that name; one missing is an error, never a\n"
+        "placeholder (import.md, \"Prometheus\").\n",
+    .options = prom_options,
+    .min_paths = 1,
+    .max_paths = 0,
+    .run = prom_run,
+};

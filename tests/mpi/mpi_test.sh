@@ -1,0 +1,69 @@
+#!/bin/sh
+# mpi_test.sh JOULES SOURCE_DIR WORK — the same commands under mpirun give
+# the single-process output byte for byte (docs/scaling.md): every command
+# that reads a study, at 2 and 3 ranks (3 > the files of a folder, so a
+# file is cut into parts across ranks), with --workers inside the ranks,
+# and with a broken file among the inputs (its error printed once, by rank
+# 0, the others still summarised; the exit code the same).
+set -u
+joules=${1:?usage: mpi_test.sh JOULES SOURCE_DIR WORK}; src=${2:?}; work=${3:?}
+command -v mpirun >/dev/null 2>&1 || { echo "SKIP: mpirun is missing (sh .ci/install-deps installs openmpi-bin)"; exit 77; }
+# CI runs as root; Open MPI refuses that unless told
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# no network interfaces to probe in a sandbox: shared memory and loopback
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+export OMPI_MCA_rmaps_base_oversubscribe=1
+rm -rf "$work"; mkdir -p "$work/in"
+cd "$src" || exit 1
+cp traces/h100/*.h5 traces/h200/*.h5 "$work/in/"
+# a broken file among the good ones: a trace cut in half
+head -c 4000 traces/h100/h100-qwen3-8b-shape-chat.h5 >"$work/in/broken.h5"
+fail=0; n=0
+msgs() { grep '^joules' "$1" | sed -E 's/ in [0-9.]+ s\b/ in T s/g'; }
+check() { # name, ranks, joules arguments...
+    name=$1; ranks=$2; shift 2
+    "$joules" "$@" >"$work/$name.one.out" 2>"$work/$name.one.err"; rc1=$?
+    mpirun -n "$ranks" "$joules" "$@" >"$work/$name.mpi.out" 2>"$work/$name.mpi.err"; rc2=$?
+    # joules' messages (not the launcher's own lines), times left out
+    msgs "$work/$name.one.err" >"$work/$name.one.err2"
+    msgs "$work/$name.mpi.err" >"$work/$name.mpi.err2"
+    n=$((n + 1))
+    if [ $rc1 != $rc2 ]; then
+        echo "FAIL: $name: exit $rc1 alone, $rc2 under mpirun -n $ranks"; cat "$work/$name.mpi.err"; fail=1
+    elif ! cmp -s "$work/$name.one.out" "$work/$name.mpi.out"; then
+        echo "FAIL: $name: output differs under mpirun -n $ranks"
+        diff "$work/$name.one.out" "$work/$name.mpi.out" | head -10; fail=1
+    elif ! cmp -s "$work/$name.one.err2" "$work/$name.mpi.err2"; then
+        echo "FAIL: $name: messages differ under mpirun -n $ranks"
+        diff "$work/$name.one.err2" "$work/$name.mpi.err2" | head -10; fail=1
+    else
+        echo "ok: $name (-n $ranks, exit $rc1, $(wc -c <"$work/$name.one.out") bytes)"
+    fi
+}
+in=$work/in
+check summarize-json 2 summarize --json "$in"
+check summarize-json-3 3 summarize --json "$in"
+check summarize-w2 2 summarize --json --workers 2 "$in"
+check summarize-table 3 summarize "$in"
+check summarize-one-file 3 summarize --jsonl "$in/h100-qwen3-8b-shape-chat.h5"
+check check 2 check "$in"
+check frontier 2 frontier --json "$in"
+check pick 3 pick --json --slo 'median_itl<=20ms' "$in"
+check compare 2 compare --json --by gpu_model --baseline H100 --slo 'median_itl<=20ms' "$in"
+check capacity 2 capacity --json --power-budget 1e6 --slo 'median_itl<=20ms' "$in"
+check fit 2 fit --json "$in"
+check diagnose 3 diagnose --json "$in"
+check help 2 summarize --help
+# the report: the same files (index.html, data/, figures) written by rank 0 alone
+if command -v gnuplot >/dev/null 2>&1; then
+    "$joules" report -o "$work/r1" "$in" >/dev/null 2>&1; rc1=$?
+    mpirun -n 2 "$joules" report -o "$work/r2" "$in" >/dev/null 2>&1; rc2=$?
+    n=$((n + 1))
+    if [ $rc1 != $rc2 ] || ! diff -r "$work/r1" "$work/r2" >"$work/report.diff"; then
+        echo "FAIL: report: exit $rc1 / $rc2 or files differ:"; head -10 "$work/report.diff"; fail=1
+    else
+        echo "ok: report (-n 2, exit $rc1, $(find "$work/r1" -type f | wc -l) files identical)"
+    fi
+fi
+[ $fail -eq 0 ] && echo "mpi: $n commands byte-identical under mpirun"
+exit $fail

@@ -1,0 +1,98 @@
+#!/bin/sh
+# tests/perf/mpi_scaling.sh — joules under MPI on one machine (docs/scaling.md).
+#
+#   sh tests/perf/mpi_scaling.sh
+#
+# Builds a Release tree with -DJOULES_MPI=ON, generates the study set of
+# bench.sh (2,000 runs tiled from the real H100 LLM runs, Zstandard; quick:
+# 200), and times `joules summarize --json` interleaved (A B C A B C ...):
+# one process, 1 rank, 2 ranks, 2 ranks x 2 workers. Prints the median wall
+# times, the speed-up of 2 ranks over 1, the efficiency, bytes decoded per
+# second per rank, rank 0's serial share (the exchange it waits for is not
+# serial; decoding the others' summaries and everything after is), each
+# rank's peak memory, and checks the targets of docs/scaling.md.
+# Exit 1 when a target is missed. Not a ctest: wall-time ratios belong here.
+#
+# Environment: JOULES_BENCH_DIR (default /tmp/joules-bench), JOULES_BENCH_SCALE
+# (full | quick), JOULES_BENCH_REPEAT (default 5; quick 3), JOULES_BENCH_JOBS.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+DIR=${JOULES_BENCH_DIR:-/tmp/joules-bench}
+SCALE=${JOULES_BENCH_SCALE:-full}
+case "$SCALE" in
+full) FILES=200; REPEAT=${JOULES_BENCH_REPEAT:-5} ;;
+quick) FILES=20; REPEAT=${JOULES_BENCH_REPEAT:-3} ;;
+*) echo "mpi_scaling: JOULES_BENCH_SCALE must be full or quick" >&2; exit 2 ;;
+esac
+BUILD=$DIR/build-mpi
+SET=$DIR/sets-$SCALE/study-zstd-mpi
+OUT=$DIR/mpi-out
+mkdir -p "$DIR" "$OUT"
+say() { printf '%s\n' "mpi_scaling: $*" >&2; }
+command -v mpirun >/dev/null || { say "mpirun is missing (sh .ci/install-deps)"; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+
+say "building Release with MPI in $BUILD"
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DJOULES_MPI=ON >"$DIR/mpi-cmake.log" 2>&1 ||
+    { cat "$DIR/mpi-cmake.log" >&2; exit 2; }
+cmake --build "$BUILD" -j "${JOULES_BENCH_JOBS:-2}" --target joules_cli joules-perf-gen \
+    >"$DIR/mpi-build.log" 2>&1 || { tail -30 "$DIR/mpi-build.log" >&2; exit 2; }
+J=$BUILD/joules
+if [ ! -f "$SET/.done" ]; then
+    say "generating $SET ($FILES files x 10 runs)"
+    rm -rf "$SET"
+    "$BUILD/tests/perf/joules-perf-gen" tile --codec zstd --files $FILES --runs 10 \
+        "$ROOT/traces/h100/h100-qwen3-8b-shape-chat.h5" "$ROOT/traces/h100/h100-qwen3-1.7b-shape-chat.h5" \
+        -o "$SET" --prefix study-zstd
+    touch "$SET/.done"
+fi
+bytes=$(du -sb "$SET" | cut -f1)
+
+# one timed command: NAME CMD...; wall seconds appended to OUT/NAME.t,
+# per-rank times (JOULES_MPI_TIMES) and peak RSS kept from the last run
+timed() {
+    name=$1; shift
+    t0=$(date +%s.%N)
+    JOULES_MPI_TIMES=1 "$@" >"$OUT/$name.json" 2>"$OUT/$name.err"
+    t1=$(date +%s.%N)
+    echo "$t1 - $t0" | bc -l >>"$OUT/$name.t"
+}
+rm -f "$OUT"/*.t
+RSS="/usr/bin/time -f joules-rss-kib:%M"
+for i in $(seq "$REPEAT"); do
+    say "round $i of $REPEAT"
+    timed one $RSS "$J" summarize --json --workers 1 "$SET"
+    timed r1 mpirun -n 1 -x JOULES_MPI_TIMES $RSS "$J" summarize --json "$SET"
+    timed r2 mpirun -n 2 -x JOULES_MPI_TIMES $RSS "$J" summarize --json "$SET"
+    timed r2w2 mpirun -n 2 -x JOULES_MPI_TIMES $RSS "$J" summarize --json --workers 2 "$SET"
+done
+for n in r1 r2 r2w2; do
+    cmp -s "$OUT/one.json" "$OUT/$n.json" || { say "FAIL: $n's output differs from one process"; exit 1; }
+done
+med() { sort -n "$OUT/$1.t" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+one=$(med one); r1=$(med r1); r2=$(med r2); r2w2=$(med r2w2)
+# rank 0 of the last 2-rank run: what it does alone after the exchange
+after=$(sed -n 's/.*rank 0 of 2: .*after \([0-9.]*\) s.*/\1/p' "$OUT/r2.err")
+share0=$(sed -n 's/.*rank 0 of 2: share \([0-9.]*\) s.*/\1/p' "$OUT/r2.err")
+share1=$(sed -n 's/.*rank 1 of 2: share \([0-9.]*\) s.*/\1/p' "$OUT/r2.err")
+rss=$(grep -h joules-rss-kib "$OUT/r2.err" | sed 's/.*://' | sort -n | tail -1)
+speed=$(echo "$r1 / $r2" | bc -l)
+serial=$(echo "$after / $r1" | bc -l)
+cores=$(nproc)
+printf '\n## joules under MPI: %s set, %s files, %s bytes, %s cores, load %s\n\n' "$SCALE" "$FILES" "$bytes" "$cores" "$(cut -d' ' -f1 /proc/loadavg)"
+printf '| run | median wall (s) | vs 1 rank |\n|---|---|---|\n'
+for n in one r1 r2 r2w2; do eval "t=\$$n"; printf '| %s | %.3f | %.2fx |\n' "$n" "$t" "$(echo "$r1 / $t" | bc -l)"; done
+printf '\n- 2 ranks: speed-up %.2fx, efficiency %.0f %%\n' "$speed" "$(echo "$speed * 50" | bc -l)"
+printf -- '- bytes decoded per second per rank (2 ranks): %.1f MB/s\n' "$(echo "$bytes / 2 / $r2 / 1000000" | bc -l)"
+printf -- '- rank shares: rank 0 %.3f s, rank 1 %.3f s (imbalance %.1f %%)\n' "$share0" "$share1" \
+    "$(echo "($share0 - $share1) / ($share0 + $share1) * 200" | bc -l | tr -d -)"
+printf -- '- rank 0 after the exchange (serial): %.3f s = %.2f %% of one rank\n' "$after" "$(echo "$serial * 100" | bc -l)"
+printf -- '- peak memory per rank: %s KiB\n' "$rss"
+miss=0
+target() { if [ "$(echo "$2" | bc -l)" = 1 ]; then echo "- met: $1"; else echo "- NOT met: $1"; miss=1; fi; }
+echo
+target "2 ranks >= 1.8x one rank ($(printf %.2f "$speed")x)" "$speed >= 1.8"
+target "rank 0's serial share <= 5 % ($(printf %.2f "$(echo "$serial * 100" | bc -l)") %)" "$serial <= 0.05"
+target "memory per rank < 64 MiB ($rss KiB)" "$rss < 65536"
+exit $miss
