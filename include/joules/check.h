@@ -28,7 +28,7 @@ JL_API_BEGIN
 /* X(ID, name, unit, higher_is_better, default_warn, default_fail, doc) */
 #define JL_RULE_TABLE(X)                                                                              \
     X(POWER_SAMPLE_COVERAGE, "power_sample_coverage", "1", 1, 0.99, 0.90,                             \
-      "share of the steady-state window within 1 s of a power sample")                                \
+      "share of the steady-state window within 1 s (or 0.75 sampling gap) of a power sample")         \
     X(STEADY_DURATION, "steady_duration", "s", 1, 5.0, 1.0, "length of the steady-state window")      \
     X(BATCH_SATURATION, "batch_saturation", "1", 1, 0.85, 0.50,                                       \
       "LLM/MLLM: achieved batch (avg_batch_size) / configured cap (max_batch_size)")                  \

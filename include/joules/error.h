@@ -135,6 +135,14 @@ void jl_error_set_position(jl_error *e, long long line, long long column);
  * it, is in the message. Caller frees with free(). */
 char *jl_error_format(const jl_error *e);
 
+/* "Did you mean": the candidate closest to name (ASCII case folded; an
+ * insertion, deletion, substitution or swap of neighbours is one edit), at
+ * most one edit away for names of 3-5 bytes, two from 6 bytes (none for
+ * shorter names), written into buf (cap bytes). Returns 1 with a
+ * suggestion, 0 without (buf then ""). For error messages naming an
+ * unknown column, key or option value. */
+int jl_suggest_name(const char *name, const char *const *cands, size_t n, char *buf, size_t cap);
+
 void jl_error_free(jl_error *e);
 
 /* A growable list of errors, owned: used where one bad input must not stop

@@ -5,10 +5,12 @@
  *   -> group model (model.h, ceiling.h, explain.h, diagnose.h)
  *   -> frontier and choices (slo.h, frontier.h, choice.h)
  *   -> documents and reports (output.h, report.h)
+ *   accounts beside them (account.h): provenance, verify, budgets, carbon, labels
  */
 #ifndef JOULES_JOULES_H
 #define JOULES_JOULES_H
 
+#include "joules/account.h"
 #include "joules/attrs.h"
 #include "joules/ceiling.h"
 #include "joules/check.h"

@@ -107,10 +107,21 @@ int jl_names_parse(const char *s);
  * (the key stays). diffusion: the run is a diffusion run (max_batch_size is
  * batch_size there, max_num_seqs otherwise). */
 const char *jl_mlenergy_name(const char *key, int diffusion, double *scale);
+/* The other way: the joules key of a toolkit name ("median_itl_ms" ->
+ * "median_itl_s") and the factor from the toolkit's unit to joules' (*scale,
+ * 1e-3 there; may be NULL); NULL when the name is not one of the toolkit's. */
+const char *jl_mlenergy_key(const char *name, double *scale);
 /* Rename, in place and recursively, every key of doc the toolkit names
  * otherwise, converting the values; extra_attributes are lifted beside the
  * other keys (where no key has their name). */
 void jl_json_rename_mlenergy(json_t *doc);
+
+/* Any joules CSV (text in[0..len), header first) with its columns named
+ * as the toolkit names them, a key after a prefix too (baseline_, side_:
+ * baseline_energy_per_token_joules), and the values of those columns
+ * converted (ms, billions); max_batch_size stays (the toolkit's name
+ * depends on each row's workload). NULL out of memory; caller frees. */
+char *jl_csv_rename_mlenergy(const char *in, size_t len, size_t *out_len);
 
 /* CSV quoting of one field (RFC 4180). */
 void jl_csv_field(FILE *f, const char *s);

@@ -109,6 +109,9 @@ typedef struct jl_report_options {
     size_t n_gpus;
     jl_report_progress_fn progress;
     void *progress_ctx;
+    int no_data;     /* no data/ nor notebooks-export/: the pages and figures */
+    int single_page; /* one self-contained index.html (figures inline as data: URIs; no
+                      * runs.html, diagnosis.html); implies no_data */
 } jl_report_options;
 
 void jl_report_options_default(jl_report_options *opt);

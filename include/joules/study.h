@@ -137,6 +137,11 @@ void jl_summary_list_select(jl_summary_list *l, const jl_selector *sel);
  * "--where 'gpu_model=A100': no run has gpu_model A100 (values present:
  * H100, H200)" (caller frees). JL_ENOMEM on out-of-memory. */
 jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l, char **report);
+/* The attribute name closest to key among those some run of l has (the
+ * typed attributes, then extras; jl_suggest_name's distance), into buf:
+ * 1 with a suggestion, 0 without. For "no run has the attribute 'gpu_modl'
+ * (did you mean 'gpu_model'?)". */
+int jl_study_suggest_attribute(const jl_summary_list *l, const char *key, char *buf, size_t cap);
 
 /* The one selection grammar beyond a single clause: a spec is clauses
  * joined by commas, "KEY=V1,V2,KEY2>=N,KEY3!=X": a part without an

@@ -83,7 +83,7 @@ JL_API_BEGIN
     X(BATCH_LATENCY_S, batch_latency_s, "s", "diffusion: mean wall time of one batch")            \
     X(ITEMS_PER_S, items_per_s, "items/s", "diffusion: items generated / window duration")        \
     X(POWER_SAMPLE_COVERAGE, power_sample_coverage, "1",                                          \
-      "share of the window within 1 s of a power sample")                                         \
+      "share of the window within 1 s (or 0.75 sampling gap) of a power sample")                  \
     X(AVG_SM_CLOCK_MHZ, avg_sm_clock_mhz, "MHz", "mean SM clock in the window (GPU mean)")        \
     X(AVG_SM_UTIL, avg_sm_util, "1", "mean SM utilisation in the window (GPU mean)")
 

@@ -54,6 +54,10 @@ typedef struct jl_trace_write_options {
     int summary_table;
     const char *harness;     /* @harness; NULL = "joules <version>" */
     const char *created_utc; /* @created_utc; NULL = now */
+    /* @provenance: what made the file, as JSON text (a joules.provenance/1
+     * block: the sources' paths and SHA-256, the command; docs/accounting.md);
+     * NULL = none */
+    const char *provenance;
 } jl_trace_write_options;
 
 void jl_trace_write_options_default(jl_trace_write_options *opt);

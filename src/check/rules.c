@@ -155,39 +155,49 @@ static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc,
 {
     const double *f = s->fig;
     double g = s->attrs.num_gpus > 0 ? (double)s->attrs.num_gpus : NAN;
-    *why = "the data needed is missing";
+    *why = "the figure the rule judges is missing";
     if (s->steady_method == JL_STEADY_SUMMARY && r != JL_RULE_BATCH_SATURATION &&
         r != JL_RULE_POWER_BELOW_TDP && r != JL_RULE_POWER_ABOVE_IDLE) {
         *why = "summary-only run: no time series to judge";
         return NAN;
     }
     switch (r) {
-    case JL_RULE_POWER_SAMPLE_COVERAGE: return f[JL_FIG_POWER_SAMPLE_COVERAGE];
-    case JL_RULE_STEADY_DURATION: return f[JL_FIG_STEADY_DURATION_S];
+    case JL_RULE_POWER_SAMPLE_COVERAGE:
+        *why = "no power_sample_coverage: no power/ samples in the steady-state window";
+        return f[JL_FIG_POWER_SAMPLE_COVERAGE];
+    case JL_RULE_STEADY_DURATION:
+        *why = "no steady_duration_s: no steady-state window was found";
+        return f[JL_FIG_STEADY_DURATION_S];
     case JL_RULE_BATCH_SATURATION:
         if (!jl_attrs_is_llm(&s->attrs)) {
             *why = "not an LLM/MLLM run";
             return NAN;
         }
+        *why = s->attrs.max_batch_size > 0
+                   ? "no avg_batch_size: no engine/running series (nor a published mean batch)"
+                   : "no max_batch_size attribute";
         return s->attrs.max_batch_size > 0
                    ? f[JL_FIG_AVG_BATCH_SIZE] / (double)s->attrs.max_batch_size
                    : NAN;
     case JL_RULE_POWER_BELOW_TDP: {
         double tdp = jl_run_gpu_tdp_w(&s->attrs, desc);
-        if (!isfinite(tdp))
-            *why = "the GPU's power limit is unknown (no gpu_tdp_w, no descriptor)";
+        *why = !isfinite(tdp) ? "the GPU's power limit is unknown (no gpu_tdp_w, no descriptor)"
+               : !isfinite(g) ? "no num_gpus attribute"
+                              : "no avg_power_w: no power/ samples in the window";
         return f[JL_FIG_AVG_POWER_W] / g / tdp;
     }
     case JL_RULE_POWER_ABOVE_IDLE: {
         double idle = isfinite(s->attrs.gpu_idle_power_w) ? s->attrs.gpu_idle_power_w : NAN;
-        if (!isfinite(idle))
-            *why = "no measured idle power (gpu_idle_power_w)";
+        *why = !isfinite(idle) ? "no measured idle power (gpu_idle_power_w)"
+               : !isfinite(g)  ? "no num_gpus attribute"
+                               : "no avg_power_w: no power/ samples in the window";
         return f[JL_FIG_AVG_POWER_W] / g / idle;
     }
     case JL_RULE_PEAK_WITHIN_LIMIT: {
         double tdp = jl_run_gpu_tdp_w(&s->attrs, desc);
-        if (!isfinite(tdp))
-            *why = "the GPU's power limit is unknown";
+        *why = !isfinite(tdp) ? "the GPU's power limit is unknown (no gpu_tdp_w, no descriptor)"
+               : !isfinite(g) ? "no num_gpus attribute"
+                              : "no peak_power_w: no power/ samples in the window";
         /* peak_power_w is the peak of the sum over GPUs: per GPU, divide by G */
         return f[JL_FIG_PEAK_POWER_W] / g / tdp;
     }

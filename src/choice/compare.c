@@ -10,6 +10,7 @@
 #include "frontier/frontier_internal.h"
 #include "joules/frontier.h"
 #include "joules/output.h"
+#include "joules/study.h"
 
 void jl_compare_result_free(jl_compare_result *r)
 {
@@ -106,9 +107,18 @@ static jl_status find_sides(const jl_summary_list *l, const jl_compare_options *
             if (sides.groups[k].values[0])
                 jl__strbuf_printf(&b, "%s%s", b.len ? ", " : "", sides.groups[k].values[0]);
         char *vals = jl__strbuf_take(&b);
-        st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
-                     "no selected run has %s=%s (values present: %s)", opt->by, opt->baseline,
-                     vals && *vals ? vals : "none");
+        char near[128];
+        if (vals && !*vals && jl_study_suggest_attribute(l, opt->by, near, sizeof near))
+            st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                         "no selected run has the attribute '%s' (did you mean '%s'?)", opt->by,
+                         near);
+        else if (vals && !*vals)
+            st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                         "no selected run has the attribute '%s'", opt->by);
+        else
+            st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                         "no selected run has %s=%s (values present: %s)", opt->by, opt->baseline,
+                         vals ? vals : "none");
         free(vals);
     }
     jl_group_set_clear(&sides);

@@ -5,11 +5,13 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/choice_common.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
+#include "joules/account.h"
 #include "joules/choice.h"
 
 static const char *const help =
@@ -21,8 +23,10 @@ static const char *const help =
     "diffusion), energy per token at the wall (x PUE) and, with a grid carbon\n"
     "intensity, grams CO2e per million tokens (items). Formulas: choice.md.\n\n"
     "  --power-budget W     facility power budget in watts (required)\n"
-    "  --pue X              power usage effectiveness, >= 1 (default 1)\n"
-    "  --grid-intensity G   grid carbon intensity, gCO2e/kWh\n"
+    "  --pue X              power usage effectiveness, >= 1 (default 1); or a CSV\n"
+    "                       series: its time-weighted mean (accounting.md)\n"
+    "  --grid-intensity G   grid carbon intensity, gCO2e/kWh; or a CSV series\n"
+    "                       (Electricity Maps, WattTime): its time-weighted mean\n"
     "  --slo EXPR           a service-level objective (repeatable)\n"
     "  --json               print the joules.capacity/1 document\n"
     "  --csv FILE           one row per (model, task, SLO) ('-' = stdout)\n" CLI_STUDY_HELP
@@ -68,6 +72,23 @@ static const cli_output output = {write_csv, to_json, print_table, "entries", 0}
 
 enum { OPT_BUDGET = CLI_OPT_FIRST_FREE, OPT_PUE, OPT_GRID };
 
+/* A CSV series (joules/account.h): its time-weighted mean, for a facility
+ * that runs through the period the series covers. */
+static int series_mean(const char *cmd, const char *path, double *out)
+{
+    jl_tseries *s = NULL;
+    jl_error *err = NULL;
+    jl_status st = jl_tseries_load_csv(path, JL_INTENSITY_AVERAGE, NULL, &s, &err);
+    if (st != JL_OK) {
+        cli_print_error(cmd, err);
+        jl_error_free(err);
+        return st == JL_ENOMEM ? cli_oom(cmd) : cli_exit_for_status(JL_EUSAGE);
+    }
+    *out = jl_tseries_mean(s);
+    jl_tseries_free(s);
+    return 0;
+}
+
 static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 {
     jl_capacity_options *co = ctx;
@@ -75,8 +96,13 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     case OPT_BUDGET:
         return cli_parse_number(cmd, "--power-budget", arg, DBL_TRUE_MIN, INFINITY, "> 0 W",
                                 &co->power_budget_w);
-    case OPT_PUE: return cli_parse_number(cmd, "--pue", arg, 1, INFINITY, ">= 1", &co->pue);
+    case OPT_PUE:
+        if (!access(arg, R_OK))
+            return series_mean(cmd, arg, &co->pue);
+        return cli_parse_number(cmd, "--pue", arg, 1, INFINITY, ">= 1", &co->pue);
     default:
+        if (!access(arg, R_OK))
+            return series_mean(cmd, arg, &co->grid_g_per_kwh);
         return cli_parse_number(cmd, "--grid-intensity", arg, 0, INFINITY, ">= 0",
                                 &co->grid_g_per_kwh);
     }

@@ -38,6 +38,88 @@ static const char *const help =
     "  --csv FILE        one row per comparison or pair ('-' = stdout)\n" CLI_STUDY_HELP
     "  -h, --help        this help\n";
 
+/* The figure of slo that the runs of (model, task) lack, and the task's
+ * kind of work: "p90_itl does not apply to text-to-image". NULL when every
+ * condition's figure exists for some run of the group. */
+static const char *missing_figure(const jl_slo *slo, const jl_summary_list *l, const char *model,
+                                  const char *task)
+{
+    for (size_t c = 0; slo && c < slo->n; c++) {
+        int seen = 0, has = 0;
+        for (size_t i = 0; i < l->count && !has; i++) {
+            const jl_summary *s = l->items[i];
+            if (!s->attrs.model || !model || strcmp(s->attrs.model, model) || !s->attrs.task ||
+                !task || strcmp(s->attrs.task, task))
+                continue;
+            seen = 1;
+            int f = jl_slo_cond_figure(&slo->conds[c], s);
+            has = f >= 0 && isfinite(s->fig[f]);
+        }
+        if (seen && !has)
+            return slo->conds[c].name;
+    }
+    return NULL;
+}
+
+static int same_group(const jl_comparison *a, const jl_comparison *b, size_t n_keys)
+{
+    for (size_t k = 0; k < n_keys; k++) {
+        const char *x = a->group_values[k], *y = b->group_values[k];
+        if ((x == NULL) != (y == NULL) || (x && strcmp(x, y)))
+            return 0;
+    }
+    return 1;
+}
+
+/* An energy for people, with its unit. */
+static void print_energy(const jl_summary *s, double e)
+{
+    printf("%.4g %s", e, jl_attrs_is_diffusion(&s->attrs) ? "J/item" : "J/token");
+}
+
+/* One line per (SLO, missing figure, task) of the comparisons skipped
+ * because no run of the group has the SLO's figure: "p90_itl does not apply
+ * to text-to-image: skipped (p90_itl<=100ms; 3 groups)". */
+typedef struct skipped {
+    size_t slo;
+    const char *figure, *task;
+    size_t groups;
+} skipped;
+
+static void print_not_applicable(const jl_compare_result *r, const jl_summary_list *l)
+{
+    skipped *sk = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const jl_comparison *c = &r->items[i];
+        if (c->base.status != JL_PICK_NOT_APPLICABLE || c->slo >= r->n_slos ||
+            (i > 0 && r->items[i - 1].slo == c->slo &&
+             same_group(&r->items[i - 1], c, r->n_group_keys)))
+            continue; /* one per group and SLO, not per side */
+        const char *fig =
+            missing_figure(r->slos[c->slo], l, c->group_values[0], c->group_values[1]);
+        if (!fig)
+            continue;
+        const char *task = c->group_values[1] ? c->group_values[1] : "this task";
+        size_t k = 0;
+        while (k < n &&
+               (sk[k].slo != c->slo || strcmp(sk[k].figure, fig) || strcmp(sk[k].task, task)))
+            k++;
+        if (k == n) {
+            skipped *ns = realloc(sk, (n + 1) * sizeof *ns);
+            if (!ns)
+                break;
+            sk = ns;
+            sk[n++] = (skipped){c->slo, fig, task, 0};
+        }
+        sk[k].groups++;
+    }
+    for (size_t k = 0; k < n; k++)
+        printf("%s does not apply to %s: skipped (%s; %zu group%s)\n", sk[k].figure, sk[k].task,
+               r->slos[sk[k].slo]->text, sk[k].groups, sk[k].groups == 1 ? "" : "s");
+    free(sk);
+}
+
 static void print_compare(const void *result, const jl_summary_list *l)
 {
     const jl_compare_result *r = result;
@@ -51,24 +133,36 @@ static void print_compare(const void *result, const jl_summary_list *l)
     }
     for (size_t i = 0; i < r->n; i++) {
         const jl_comparison *c = &r->items[i];
+        const jl_slo *slo = c->slo < r->n_slos ? r->slos[c->slo] : NULL;
+        const char *absent = c->base.status == JL_PICK_NOT_APPLICABLE &&
+                                     (c->other.status == JL_PICK_NOT_APPLICABLE ||
+                                      c->other.status == JL_PICK_NO_RUNS)
+                                 ? missing_figure(slo, l, c->group_values[0], c->group_values[1])
+                                 : NULL;
+        /* the SLO's figure does not exist for the group: said once under
+         * the table for every group of the task */
+        if (absent)
+            continue;
         printf("%-*s %-*s", wm, c->group_values[0] ? c->group_values[0] : "-", wt,
                c->group_values[1] ? c->group_values[1] : "-");
         for (size_t k = 2; k < r->n_group_keys; k++)
             printf(" %s=%s", r->group_keys[k], c->group_values[k] ? c->group_values[k] : "-");
-        printf(" %-20s %s vs %s: ", c->slo < r->n_slos ? r->slos[c->slo]->text : "(none)", c->side,
-               r->baseline);
+        printf(" %-20s %s vs %s: ", slo ? slo->text : "(none)", c->side, r->baseline);
         if (c->counted) {
             const jl_summary *b = l->items[c->base.choice], *o = l->items[c->other.choice];
-            printf("%+.1f%% (%s x%ld b%ld %.6g vs x%ld b%ld %.6g) winner %s\n", -100 * c->reduction,
-                   c->side, o->attrs.num_gpus, o->attrs.max_batch_size, c->other.energy,
-                   b->attrs.num_gpus, b->attrs.max_batch_size, c->base.energy,
-                   c->winner == 1   ? c->side
-                   : c->winner == 0 ? r->baseline
-                                    : "tie");
+            printf("%+.1f%% (%s x%ld b%ld ", -100 * c->reduction, c->side, o->attrs.num_gpus,
+                   o->attrs.max_batch_size);
+            print_energy(o, c->other.energy);
+            printf(" vs %s x%ld b%ld ", r->baseline, b->attrs.num_gpus, b->attrs.max_batch_size);
+            print_energy(b, c->base.energy);
+            printf(") winner %s\n", c->winner == 1   ? c->side
+                                    : c->winner == 0 ? r->baseline
+                                                     : "tie");
         } else {
             printf("not counted: %s\n", c->reason ? c->reason : "");
         }
     }
+    print_not_applicable(r, l);
     printf("\n%zu comparisons counted (%zu listed); wins: %s %zu", r->n_counted, r->n, r->baseline,
            r->baseline_wins);
     for (size_t s = 0; s < r->n_sides; s++)

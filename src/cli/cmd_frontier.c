@@ -36,10 +36,12 @@ static void print_table(const void *result, const jl_summary_list *l)
             const jl_summary *s = l->items[f->points[p].run];
             int fl = jl_frontier_latency_figure(&fs->opt, s);
             int fe = jl_frontier_energy_figure(&fs->opt, s);
-            printf("  %-5s x%-2ld b%-5ld %s=%-12.6g %s=%-12.6g %s%s\n",
+            char lat[96], en[96];
+            cli_fmt_figure(lat, sizeof lat, fl, f->points[p].latency);
+            cli_fmt_figure(en, sizeof en, fe, f->points[p].energy);
+            printf("  %-5s x%-2ld b%-5ld %-26s %-34s %s%s\n",
                    s->attrs.gpu_model ? s->attrs.gpu_model : "-", s->attrs.num_gpus,
-                   s->attrs.max_batch_size, jl_figure_name((jl_figure)fl), f->points[p].latency,
-                   jl_figure_name((jl_figure)fe), f->points[p].energy, s->run ? s->run : "",
+                   s->attrs.max_batch_size, lat, en, s->run ? s->run : "",
                    f->points[p].n_equivalent ? " (+equivalent)" : "");
         }
     }

@@ -13,6 +13,7 @@
 #include "cli/common.h"
 #include "cli/exit_codes.h"
 #include "cli/mpi.h"
+#include "joules/account.h"
 #include "joules/import.h"
 #include "joules/output.h"
 #include "joules/trace_write.h"
@@ -214,6 +215,10 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     wo.summary_table = !groups;
     if (im->write_zstd)
         wo.compression = JL_COMPRESS_ZSTD;
+    /* the sources' hashes and the command, kept in the trace (accounting.md) */
+    const json_t *prov = jl_output_provenance();
+    char *prov_text = prov ? jl_json_dumps(prov, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+    wo.provenance = prov_text;
     jl_import_result *r = NULL;
     jl_error_list errors = {0};
     jl_error *err = NULL;
@@ -232,10 +237,13 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
             }
         }
         wo.harness = harness;
-        if (!harness)
+        if (!harness) {
+            free(prov_text);
             return cli_oom(cmd);
+        }
         if ((st = jl_trace_writer_open(out, &wo, &w, &err)) != JL_OK) {
             free(harness);
+            free(prov_text);
             return cli_fail(cmd, st, err);
         }
         st = im->write(paths, n_paths, args, n_args, w, &r, &errors);
@@ -254,6 +262,7 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
             fprintf(stderr, "(see `joules import %s --help`)\n", im->name);
         jl_trace_writer_abort(w);
         free(harness);
+        free(prov_text);
         jl_import_result_free(r);
         jl_error_list_clear(&errors);
         return rc;
@@ -287,6 +296,7 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     if (rc == JL_EXIT_OK)
         rc = cli_exit_for(r->n_runs, errors.count);
     free(harness);
+    free(prov_text);
     cli_import_result_release(r);
     jl_error_list_clear(&errors);
     return rc;

@@ -46,10 +46,22 @@ static void print_table(const void *result, const jl_summary_list *l)
         printf("%-*s %-*s %-22s %-12s", wm, e->model ? e->model : "-", wt, e->task ? e->task : "-",
                e->slo < ps->n_slos ? ps->slos[e->slo]->text : "(none)",
                jl_pick_status_name(p->status));
-        if (s)
-            printf(" %s x%ld b%ld %s=%.6g", s->attrs.gpu_model ? s->attrs.gpu_model : "-",
-                   s->attrs.num_gpus, s->attrs.max_batch_size,
-                   jl_figure_name((jl_figure)p->energy_figure), p->energy);
+        if (s) {
+            char en[96];
+            cli_fmt_figure(en, sizeof en, p->energy_figure, p->energy);
+            printf(" %s x%ld b%ld %s", s->attrs.gpu_model ? s->attrs.gpu_model : "-",
+                   s->attrs.num_gpus, s->attrs.max_batch_size, en);
+            /* the figures the SLO judges */
+            const jl_slo *slo = e->slo < ps->n_slos ? ps->slos[e->slo] : NULL;
+            for (size_t c = 0; slo && c < slo->n; c++) {
+                int f = jl_slo_cond_figure(&slo->conds[c], s);
+                if (f < 0)
+                    continue;
+                char v[96];
+                cli_fmt_figure(v, sizeof v, f, s->fig[f]);
+                printf(", %s", v);
+            }
+        }
         if (p->status == JL_PICK_INFEASIBLE && s)
             printf("  misses by %.1f%%", 100 * p->worst_miss);
         putchar('\n');

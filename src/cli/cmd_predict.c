@@ -37,7 +37,7 @@ static const char *const help =
     "                     predicted from the model's measured configurations, the\n"
     "                     descriptors (models/) and factors learned across the other models\n"
     "                     in PATH, at --cap N (repeatable; default: powers of two up to twice\n"
-    "                     the largest measured cap), each with a 95%% interval, and the new\n"
+    "                     the largest measured cap), each with a 95% interval, and the new\n"
     "                     memory ceiling (model.md \"What if\")\n"
     "  --json             print the joules.predict/1 document\n" CLI_STUDY_HELP
     "  -h, --help         this help\n";

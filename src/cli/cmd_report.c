@@ -26,10 +26,13 @@ static const char *const help =
     "  -o, --output DIR       the report directory (required)\n"
     "  --force                replace DIR if it exists\n"
     "  --slo [W:]EXPR         SLO for workload W (llm, mllm, diffusion) or for all;\n"
-    "                         repeatable, the last matching one wins. Defaults:\n"
-    "                         W also image or video (diffusion items). Defaults: the\n"
-    "                         paper's sets, LLM/MLLM median ITL 50/100/250 ms, images\n"
-    "                         10/30/60 s, videos 100/500/1000 s (the middle one picks)\n"
+    "                         W also image or video (diffusion items); repeatable,\n"
+    "                         the last matching one wins. An SLO without W applies\n"
+    "                         where its figures exist (p90_itl: LLM/MLLM only; the\n"
+    "                         others keep their defaults, a note says so). Defaults:\n"
+    "                         the paper's sets, LLM/MLLM median ITL 50/100/250 ms,\n"
+    "                         images 10/30/60 s, videos 100/500/1000 s (the middle\n"
+    "                         one picks)\n"
     "  --gpus M1,M2           only runs on these GPU models (= --where gpu_model=M1,M2)\n"
     "  --formats LIST         figure formats, of svg,pdf,png (default svg); pdf writes\n"
     "                         ID.pdf (7 in wide) and ID.1col.pdf (3.3 in wide)\n"
@@ -37,7 +40,15 @@ static const char *const help =
     "                         (default: the online CPUs for figures, 1 for loading)\n"
     "  --gnuplot PROGRAM      the gnuplot to run (default: gnuplot from PATH)\n"
     "  --no-figures           write the figures' .gp and .dat files but do not draw them\n"
-    "  --templates DIR        notebook templates (default: the repository's notebooks-export/)\n" CLI_STUDY_HELP
+    "  --templates DIR        notebook templates (default: the repository's notebooks-export/)\n"
+    "  --baseline GPU         the GPU model the comparisons are against (default: the\n"
+    "                         first, alphabetically); energy change = E_GPU/E_baseline - 1,\n"
+    "                         negative = less energy, as in `joules compare`\n"
+    "  --no-data              no data/ (nor notebooks-export/, which reads it): the pages\n"
+    "                         and figures only\n"
+    "  --single-page          one self-contained index.html (figures inside it, no\n"
+    "                         runs.html or diagnosis.html; implies --no-data): a page\n"
+    "                         to mail\n" CLI_STUDY_HELP_SELECT CLI_STUDY_HELP_LIMITS
     "  -h, --help             this help\n\n"
     "Progress goes to stderr: a status line on a terminal, otherwise a line at least\n"
     "every ~2 s of work; a summary line at the end either way.\n"
@@ -107,7 +118,10 @@ enum {
     OPT_NO_FIGURES,
     OPT_TEMPLATES,
     OPT_FORMATS,
-    OPT_GPUS
+    OPT_GPUS,
+    OPT_BASELINE,
+    OPT_NO_DATA,
+    OPT_SINGLE_PAGE
 };
 
 /* report's own options */
@@ -155,6 +169,9 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     case OPT_NO_FIGURES: a->ro.gnuplot = ""; return 0;
     case OPT_TEMPLATES: a->ro.templates_dir = arg; return 0;
     case OPT_SLO: return add_slo(cmd, arg, &a->slos, &a->rs);
+    case OPT_BASELINE: a->ro.gpu_baseline = arg; return 0;
+    case OPT_NO_DATA: a->ro.no_data = 1; return 0;
+    case OPT_SINGLE_PAGE: a->ro.single_page = a->ro.no_data = 1; return 0;
     case OPT_FORMATS:
         if (!(a->ro.formats = parse_formats(arg)))
             return cli_usage_error(cmd, "--formats %s: a comma-separated list of svg, pdf, png",
@@ -175,6 +192,9 @@ int cli_cmd_report(int argc, char **argv)
         {"templates", required_argument, NULL, OPT_TEMPLATES},
         {"formats", required_argument, NULL, OPT_FORMATS},
         {"gpus", required_argument, NULL, OPT_GPUS},
+        {"baseline", required_argument, NULL, OPT_BASELINE},
+        {"no-data", no_argument, NULL, OPT_NO_DATA},
+        {"single-page", no_argument, NULL, OPT_SINGLE_PAGE},
         CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "report";
@@ -214,6 +234,11 @@ int cli_cmd_report(int argc, char **argv)
         goto done;
     }
     cli_install_signal_cleanup();
+    cli_set_interrupt_message("%sjoules %s: interrupted: %s was not written (its temporary "
+                              "directory was removed%s)\n",
+                              ps.tty ? "\r\033[K" : "", cmd, a.out_dir,
+                              access(a.out_dir, F_OK) == 0 ? "; the existing one is unchanged"
+                                                           : "");
     if (!ps.tty) {
         cs.opt.progress = load_progress;
         cs.opt.progress_ctx = &ps;
@@ -248,6 +273,8 @@ int cli_cmd_report(int argc, char **argv)
     jl_report_result res;
     jl_error *err = NULL;
     jl_status st = jl_report_write(a.out_dir, &cs.runs, &cs.errors, &a.ro, &res, &err);
+    if (ps.tty)
+        fputs("\r\033[K", stderr); /* the status line gone before the last lines */
     for (size_t i = 0; i < res.n_notes; i++)
         fprintf(stderr, "joules %s: warning: %s\n", cmd, res.notes[i]);
     if (st != JL_OK) {

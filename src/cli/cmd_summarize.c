@@ -1,5 +1,6 @@
 /* joules summarize — one row per run. */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,8 @@ typedef struct col {
     {"num_gpus", "G", C_ATTR, 1, 0}, {"max_batch_size", "cap", C_ATTR, 1, 0},  \
     {"window", "window", C_METHOD, 1, 0},                                      \
     {"steady_duration_s", "dur_s", C_FIG, 1, 1},                               \
-    {"steady_energy_j", "energy_J", C_FIG, 1, 0}
+    {"steady_energy_j", "energy_J", C_FIG, 1, 0},                              \
+    {"outside_energy_share", "outside%", C_FIG, 100, 0}
 #define POWER_COLS                                                             \
     {"avg_power_w", "avg_W", C_FIG, 1, 0}, {"peak_power_w", "peak_W", C_FIG, 1, 0}, \
     {"static_energy_share", "idle%", C_FIG, 100, 0}
@@ -210,14 +212,55 @@ static void column_cell(cli_table *t, size_t i, const col *c, int sec, const jl_
     }
 }
 
+/* A column of -o that names nothing: an attribute no run has. Exit 2 with
+ * the closest name (a column, a figure or an attribute the runs have). */
+static int check_columns(const char *cmd, const table_opts *o, const jl_summary_list *l)
+{
+    char v[256];
+    for (size_t i = 0; i < o->n; i++) {
+        const col *c = &o->cols[i];
+        if (c->kind != C_ATTR || known_column(c->key))
+            continue;
+        size_t r = 0;
+        while (r < l->count && jl_attrs_get(&l->items[r]->attrs, c->key, v, sizeof v) != 0)
+            r++;
+        if (r < l->count)
+            continue;
+        const char *names[2 * (N_LLM_COLS + N_DIF_COLS) + 4];
+        size_t n = 0;
+        for (size_t k = 0; k < N_LLM_COLS; k++) {
+            names[n++] = llm_cols[k].key;
+            names[n++] = llm_cols[k].header;
+        }
+        for (size_t k = 0; k < N_DIF_COLS; k++) {
+            names[n++] = diffusion_cols[k].key;
+            names[n++] = diffusion_cols[k].header;
+        }
+        names[n++] = "energy_source";
+        names[n++] = "steady_method";
+        names[n++] = "warnings";
+        char near[128];
+        int hint = jl_suggest_name(c->key, names, n, near, sizeof near) ||
+                   jl_slo_suggest_figure(c->key, near, sizeof near) ||
+                   jl_study_suggest_attribute(l, c->key, near, sizeof near);
+        return cli_usage_error(cmd,
+                               "-o: unknown column '%s': no figure, and no run has such an "
+                               "attribute (%s%s%scolumns: default headers or keys, file, run, "
+                               "window, warn, energy_source, a figure, an attribute)",
+                               c->key, hint ? "did you mean '" : "", hint ? near : "",
+                               hint ? "'? " : "");
+    }
+    return 0;
+}
+
 static const table_opts *g_table; /* -o, for print_table (one command per process) */
 
 /* Under the table: each run's published figures beside the recomputed. */
-static void print_disagreements(const jl_summary_list *l)
+static void print_disagreements(const jl_summary_list *l, const size_t *order)
 {
     int any = 0;
     for (size_t i = 0; i < l->count; i++) {
-        const jl_summary *s = l->items[i];
+        const jl_summary *s = l->items[order[i]];
         jl_disagreement d[JL_FIG_COUNT];
         size_t n = jl_summary_disagreements(s, d);
         if (!s->published)
@@ -244,12 +287,156 @@ static void print_disagreements(const jl_summary_list *l)
     }
 }
 
+/* Runs in the table: by file, then by run name with its numbers compared
+ * as numbers (b8 before b16 before b128), whatever the file's order. */
+static int natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            while (*a == '0')
+                a++;
+            while (*b == '0')
+                b++;
+            size_t na = 0, nb = 0;
+            while (isdigit((unsigned char)a[na]))
+                na++;
+            while (isdigit((unsigned char)b[nb]))
+                nb++;
+            if (na != nb)
+                return na < nb ? -1 : 1;
+            int c = memcmp(a, b, na);
+            if (c)
+                return c;
+            a += na;
+            b += nb;
+            continue;
+        }
+        if (*a != *b)
+            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++;
+        b++;
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+static const jl_summary_list *g_sort_list; /* for row_cmp (one command per process) */
+
+static int row_cmp(const void *x, const void *y)
+{
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    const jl_summary *a = g_sort_list->items[i], *b = g_sort_list->items[j];
+    int c = strcmp(a->file ? a->file : "", b->file ? b->file : "");
+    if (!c)
+        c = natural_cmp(a->run ? a->run : "", b->run ? b->run : "");
+    return c ? c : (i > j) - (i < j);
+}
+
+/* Warnings in words under the table. A warning said the same way of more
+ * than three runs (every run of an ML.ENERGY import is summary-only) is one
+ * line with the count and the first run. */
+typedef struct warn_ref {
+    size_t run, w;
+} warn_ref;
+
+static int warn_cmp(const void *x, const void *y)
+{
+    const warn_ref *a = x, *b = y;
+    const jl_warning *u = &g_sort_list->items[a->run]->warnings[a->w],
+                     *v = &g_sort_list->items[b->run]->warnings[b->w];
+    int c = strcmp(u->rule, v->rule);
+    if (!c)
+        c = strcmp(u->message ? u->message : "", v->message ? v->message : "");
+    if (!c)
+        c = (a->run > b->run) - (a->run < b->run);
+    return c ? c : (a->w > b->w) - (a->w < b->w);
+}
+
+static void print_warnings(const jl_summary_list *l, const size_t *order)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->count; i++)
+        n += l->items[i]->n_warnings;
+    if (!n)
+        return;
+    warn_ref *refs = malloc(n * sizeof *refs);
+    size_t *count = calloc(n, sizeof *count); /* per sorted ref: size of its run of equals */
+    if (!refs || !count) {
+        free(refs);
+        free(count);
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < l->count; i++)
+        for (size_t w = 0; w < l->items[order[i]]->n_warnings; w++)
+            refs[k++] = (warn_ref){order[i], w};
+    g_sort_list = l;
+    warn_ref *sorted = malloc(n * sizeof *sorted);
+    if (!sorted) {
+        free(refs);
+        free(count);
+        return;
+    }
+    memcpy(sorted, refs, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, warn_cmp);
+    printf("\nwarnings:\n");
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        const jl_warning *u = &l->items[sorted[a].run]->warnings[sorted[a].w];
+        while (b < n) {
+            const jl_warning *v = &l->items[sorted[b].run]->warnings[sorted[b].w];
+            if (strcmp(u->rule, v->rule) ||
+                strcmp(u->message ? u->message : "", v->message ? v->message : ""))
+                break;
+            b++;
+        }
+        count[a] = b - a;
+        a = b;
+    }
+    /* in table order: each warning, or once for a run of more than three */
+    for (size_t i = 0; i < n; i++) {
+        const jl_summary *s = l->items[refs[i].run];
+        const jl_warning *u = &s->warnings[refs[i].w];
+        size_t lo = 0, hi = n; /* the sorted run of u */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            const jl_warning *v = &l->items[sorted[mid].run]->warnings[sorted[mid].w];
+            int c = strcmp(v->rule, u->rule);
+            if (!c)
+                c = strcmp(v->message ? v->message : "", u->message ? u->message : "");
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        size_t same = count[lo];
+        if (same <= 3) {
+            printf("  %s %s: [%s] %s\n", cli_basename(s->file), s->run, u->rule, u->message);
+            continue;
+        }
+        if (count[lo] == (size_t)-1)
+            continue; /* said already */
+        printf("  %zu runs (%s %s and %zu more): [%s] %s\n", same, cli_basename(s->file), s->run,
+               same - 1, u->rule, u->message);
+        count[lo] = (size_t)-1;
+    }
+    free(sorted);
+    free(refs);
+    free(count);
+}
+
 static void print_table(const void *result, const jl_summary_list *l)
 {
     (void)result;
     size_t per_sec[SEC_COUNT] = {0}, n_sec = 0;
-    for (size_t i = 0; i < l->count; i++)
+    size_t *order = malloc((l->count ? l->count : 1) * sizeof *order);
+    if (!order)
+        return;
+    for (size_t i = 0; i < l->count; i++) {
         per_sec[section_of(l->items[i])]++;
+        order[i] = i;
+    }
+    g_sort_list = l;
+    qsort(order, l->count, sizeof *order, row_cmp);
     for (int k = 0; k < SEC_COUNT; k++)
         n_sec += per_sec[k] > 0;
     int printed = 0, shortened = 0;
@@ -280,9 +467,9 @@ static void print_table(const void *result, const jl_summary_list *l)
         }
         cli_table *t = cli_table_new(n, headers, right);
         if (!t)
-            return;
+            break;
         for (size_t r = 0; r < l->count; r++) {
-            const jl_summary *s = l->items[r];
+            const jl_summary *s = l->items[order[r]];
             if (section_of(s) != sec || cli_table_row(t))
                 continue;
             for (size_t i = 0; i < n; i++)
@@ -297,16 +484,9 @@ static void print_table(const void *result, const jl_summary_list *l)
     }
     if (shortened)
         printf("(file names shortened in the middle to fit the terminal; -o chooses columns)\n");
-    print_disagreements(l);
-    /* Warnings in words under the table, so the person sees why. */
-    int any = 0;
-    for (size_t i = 0; i < l->count; i++)
-        for (size_t w = 0; w < l->items[i]->n_warnings; w++) {
-            if (!any++)
-                printf("\nwarnings:\n");
-            printf("  %s %s: [%s] %s\n", cli_basename(l->items[i]->file), l->items[i]->run,
-                   l->items[i]->warnings[w].rule, l->items[i]->warnings[w].message);
-        }
+    print_disagreements(l, order);
+    print_warnings(l, order);
+    free(order);
 }
 
 static jl_status write_csv(const char *path, const void *result, const jl_summary_list *l,
@@ -355,7 +535,8 @@ int cli_cmd_summarize(int argc, char **argv)
         goto out;
     }
     g_table = &topt;
-    if (!(rc = cli_study_start(&cs, cmd, argc, argv, &output)))
+    if (!(rc = cli_study_start(&cs, cmd, argc, argv, &output)) &&
+        !(rc = check_columns(cmd, &topt, &cs.runs)))
         rc = cli_emit(cmd, &cs, &output, NULL);
 out:
     g_table = NULL;

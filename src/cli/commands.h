@@ -24,7 +24,12 @@ typedef struct jl_command {
     X(report, "the whole analysis as a directory: index.html, data/, figures/, notebooks")        \
     X(fit,                                                                                        \
       "batch-size model per group: parameters with intervals, residuals, curves, --loo accuracy") \
-    X(predict, "energy per token, power, step time, throughput at unmeasured batch sizes")
+    X(predict, "energy per token, power, step time, throughput at unmeasured batch sizes")        \
+    X(verify, "re-derive a document from its provenance: inputs re-hashed, command re-run")       \
+    X(budget, "ceilings from a budgets file per run and group: pass / fail / undetermined")       \
+    X(emissions, "kWh and CO2eq per run with the PUE and grid intensity of the hours used")       \
+    X(label, "energy labels: GPU Wh per 1,000 queries, 1-5 stars within the task (SVG, JSON)")    \
+    X(card, "a Markdown energy card of one model, with Hugging Face co2_eq_emissions keys")
 
 /* A command's --help: its text, then where its manual page and the
  * documents the text names (*.md) are installed (src/cli/help.c); cmd NULL:

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -100,9 +101,29 @@ int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors
     return rc;
 }
 
+/* What an interrupted command did not write, said by the handler (set
+ * before the work starts; written with write(2), async-signal-safe). */
+static char interrupt_message[2048];
+static size_t interrupt_len;
+
+void cli_set_interrupt_message(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(interrupt_message, sizeof interrupt_message, fmt, ap);
+    va_end(ap);
+    interrupt_len = n < 0                                  ? 0
+                    : (size_t)n < sizeof interrupt_message ? (size_t)n
+                                                           : sizeof interrupt_message - 1;
+}
+
 static void on_signal(int sig)
 {
     jl_atomic_cleanup_signal();
+    if (interrupt_len && sig != SIGPIPE) {
+        ssize_t w = write(STDERR_FILENO, interrupt_message, interrupt_len);
+        (void)w;
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -228,6 +249,7 @@ static int study_option(cli_study *cs, const char *cmd, int code, const char *ar
     case CLI_OPT_JSONL: cs->jsonl = 1; return 0;
     case CLI_OPT_JSON: cs->json = 1; return 0;
     case CLI_OPT_CSV: cs->csv = arg; return 0;
+    case CLI_OPT_FORCE: cs->force = 1; return 0;
     case CLI_OPT_SLO: return cli_slos_add(&cs->slos, cmd, arg);
     case CLI_OPT_NAMES: {
         int n = jl_names_parse(arg);
@@ -327,6 +349,7 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
 {
     if (n_paths <= 0)
         return cli_usage_error(cmd, "no PATH given");
+    cli_provenance_study(cs);
     if (isatty(STDERR_FILENO)) {
         cs->opt.progress = progress;
         cs->opt.progress_ctx = NULL;
@@ -364,6 +387,10 @@ int cli_study_start(cli_study *cs, const char *cmd, int argc, char **argv, const
     if (rc)
         return rc;
     cli_install_signal_cleanup();
+    if (cs->csv && strcmp(cs->csv, "-"))
+        cli_set_interrupt_message("joules %s: interrupted: %s was not written%s\n", cmd, cs->csv,
+                                  access(cs->csv, F_OK) == 0 ? " (the existing file is unchanged)"
+                                                             : "");
     return cli_study_load(cs, cmd, argv + optind, argc - optind);
 }
 
@@ -385,12 +412,15 @@ int cli_check_outputs(const char *cmd, const cli_study *cs, const char *csv, int
                                json ? "json" : "jsonl");
     if (cs->jsonl && (!out || !out->rows))
         return cli_usage_error(cmd, "--jsonl: this command has no rows to write one per line");
-    if (cs->names == JL_NAMES_MLENERGY && !json && !cs->jsonl && !(csv && out && out->csv_names))
+    if (cs->names == JL_NAMES_MLENERGY && !json && !cs->jsonl && !(csv && out && out->csv))
         return cli_usage_error(cmd, "--names mlenergy names the keys of --json, --jsonl%s",
-                               out && out->csv_names ? " and --csv" : "");
-    if (cs->names == JL_NAMES_MLENERGY && csv && !(out && out->csv_names))
-        return cli_usage_error(cmd, "--names mlenergy: this command's CSV keeps joules' names "
-                                    "(use --json or --jsonl)");
+                               out && out->csv ? " and --csv" : "");
+    /* one rule for outputs that exist, as import and report: --force */
+    struct stat sb;
+    if (csv && !to_stdout && !cs->force && stat(csv, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, csv);
+        return cli_exit_for_status(JL_EUSAGE);
+    }
     return 0;
 }
 
@@ -457,6 +487,76 @@ int cli_print_jsonl(const char *cmd, const cli_study *cs, json_t *doc, const cha
     return st != JL_OK ? cli_fail(cmd, st, err) : 0;
 }
 
+/* The whole of f (caller frees), NULL out of memory. */
+static char *read_all(FILE *f, size_t *len)
+{
+    size_t cap = 65536, n = 0, got;
+    char *buf = malloc(cap);
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+        }
+    }
+    *len = n;
+    return buf;
+}
+
+/* --csv with --names mlenergy for a command whose CSV writer knows only
+ * joules' names: written to a scratch file, renamed column by column
+ * (jl_csv_rename_mlenergy) and written whole to its place. */
+static int csv_named(const char *cmd, const cli_study *cs, const cli_output *out,
+                     const void *result)
+{
+    const char *dir = getenv("TMPDIR");
+    size_t tcap = strlen(dir && *dir ? dir : "/tmp") + 24;
+    char *tmpl = malloc(tcap);
+    if (!tmpl)
+        return cli_oom(cmd);
+    snprintf(tmpl, tcap, "%s/joules-csv-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmpl);
+    if (fd < 0) {
+        fprintf(stderr, "joules %s: cannot create a scratch file in %s: %s\n", cmd,
+                dir && *dir ? dir : "/tmp", strerror(errno));
+        free(tmpl);
+        return JL_EXIT_OUTPUT;
+    }
+    close(fd);
+    jl_error *err = NULL;
+    jl_status st = out->csv(tmpl, result, &cs->runs, &err);
+    char *text = NULL, *named = NULL;
+    size_t len = 0, nlen = 0;
+    if (st == JL_OK) {
+        FILE *f = fopen(tmpl, "rb");
+        if (f) {
+            text = read_all(f, &len);
+            fclose(f);
+        }
+    }
+    unlink(tmpl);
+    free(tmpl);
+    if (st != JL_OK)
+        return cli_fail(cmd, st, err);
+    if (!text || !(named = jl_csv_rename_mlenergy(text, len, &nlen))) {
+        free(text);
+        return cli_oom(cmd);
+    }
+    free(text);
+    if (!strcmp(cs->csv, "-")) {
+        int ok = fwrite(named, 1, nlen, stdout) == nlen;
+        free(named);
+        return ok ? 0 : JL_EXIT_OUTPUT;
+    }
+    st = jl_write_file_atomic(cs->csv, named, nlen, &err);
+    free(named);
+    return st == JL_OK ? 0 : cli_fail(cmd, st, err);
+}
+
 int cli_emit(const char *cmd, const cli_study *cs, const cli_output *out, const void *result)
 {
     return cli_emit_written(cmd, cs, out, result, NULL);
@@ -467,7 +567,10 @@ int cli_emit_written(const char *cmd, const cli_study *cs, const cli_output *out
 {
     const char *csv = cs->csv;
     int json = cs->json, rc = 0;
-    if (csv) {
+    if (csv && cs->names == JL_NAMES_MLENERGY && !out->csv_names) {
+        if ((rc = csv_named(cmd, cs, out, result)))
+            return rc;
+    } else if (csv) {
         jl_error *err = NULL;
         const void *r = out->csv_names ? (const void *)&cs->names : result;
         jl_status st = out->csv(csv, r, &cs->runs, &err);
@@ -490,4 +593,25 @@ int cli_emit_written(const char *cmd, const cli_study *cs, const cli_output *out
         out->table(result, &cs->runs);
     }
     return rc ? rc : cli_study_exit(cs);
+}
+
+void cli_fmt_figure(char *buf, size_t cap, int fig, double v)
+{
+    const char *unit = fig >= 0 ? jl_figure_unit((jl_figure)fig) : "";
+    const char *name = fig >= 0 ? jl_figure_name((jl_figure)fig) : "?";
+    /* the name without its unit suffix: the unit follows the number */
+    size_t n = strlen(name), un = strlen(unit);
+    static const char *const suffixes[] = {"_s", "_j", "_w", "_tok_s"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t m = strlen(suffixes[i]);
+        if (n > m && !strcmp(name + n - m, suffixes[i])) {
+            n -= m;
+            break;
+        }
+    }
+    if (!strcmp(unit, "s") && (strstr(name, "itl") || strstr(name, "ttft") || strstr(name, "tpot")))
+        snprintf(buf, cap, "%.*s %.4g ms", (int)n, name, v * 1000);
+    else
+        snprintf(buf, cap, "%.*s %.4g%s%s", (int)n, name, v, un && strcmp(unit, "1") ? " " : "",
+                 strcmp(unit, "1") ? unit : "");
 }

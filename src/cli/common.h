@@ -29,6 +29,7 @@ enum {
     CLI_OPT_JSON,
     CLI_OPT_CSV,
     CLI_OPT_SLO,
+    CLI_OPT_FORCE,
     CLI_OPT_FIRST_FREE /* commands number their own options from here */
 };
 
@@ -52,24 +53,34 @@ enum {
     {"rules", required_argument, NULL, CLI_OPT_RULES},                         \
     {"set-rule", required_argument, NULL, CLI_OPT_SET_RULE},                   \
     {"jsonl", no_argument, NULL, CLI_OPT_JSONL},                               \
-    {"names", required_argument, NULL, CLI_OPT_NAMES}
+    {"names", required_argument, NULL, CLI_OPT_NAMES},                         \
+    {"force", no_argument, NULL, CLI_OPT_FORCE}
 #define CLI_END_LONG_OPTIONS CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0}
 /* clang-format on */
 
-#define CLI_STUDY_HELP                                                                           \
+#define CLI_STUDY_HELP_SELECT                                                                    \
     "  --where KEY=V1,V2      keep runs whose attribute KEY is one of the values (repeatable;\n" \
     "                         also KEY!=V, 'KEY>=N', 'KEY<=N', 'KEY>N', 'KEY<N'; names\n"        \
     "                         such as gpu_model=h100 match whatever the case)\n"                 \
-    "  --exclude KEY=V1,V2    drop runs whose attribute KEY is one of the values (repeatable)\n" \
-    "  --workers N            summarise files in N worker processes (default 1)\n"               \
-    "  --max-rows N           refuse datasets with more rows (default 2^31)\n"                   \
-    "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n"     \
-    "  --rules FILE           validation thresholds (joules.rules/1 JSON, check.md)\n"           \
-    "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n"                \
-    "  --jsonl                one JSON object per line and per row (run, point, ...), no\n"      \
-    "                         envelope: pandas.read_json(FILE, lines=True)\n"                    \
-    "  --names mlenergy       keys/columns named as the ML.ENERGY data toolkit names them\n"     \
-    "                         (energy_per_token_joules, median_itl_ms, ...; default joules)\n"
+    "  --exclude KEY=V1,V2    drop runs whose attribute KEY is one of the values (repeatable)\n"
+#define CLI_STUDY_HELP_WORKERS \
+    "  --workers N            summarise files in N worker processes (default 1)\n"
+#define CLI_STUDY_HELP_LIMITS                                                                \
+    "  --max-rows N           refuse datasets with more rows (default 2^31)\n"               \
+    "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n" \
+    "  --rules FILE           validation thresholds (joules.rules/1 JSON, check.md)\n"       \
+    "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n"
+#define CLI_STUDY_HELP_ROWS                                                                    \
+    "  --jsonl                one JSON object per line and per row (run, point, ...), no\n"    \
+    "                         envelope: pandas.read_json(FILE, lines=True)\n"                  \
+    "  --names mlenergy       keys/columns named as the ML.ENERGY data toolkit names them\n"   \
+    "                         (energy_per_token_joules, median_itl_ms, ...; default joules)\n" \
+    "  --force                replace an output FILE that exists (--csv; without it joules\n"  \
+    "                         refuses, as import and report do)\n"
+/* The study options' help; a command that has its own words for one of
+ * them (report: --workers; no --jsonl or --names) composes the parts. */
+#define CLI_STUDY_HELP \
+    CLI_STUDY_HELP_SELECT CLI_STUDY_HELP_WORKERS CLI_STUDY_HELP_LIMITS CLI_STUDY_HELP_ROWS
 
 /* How a command shows its result: each callback gets the result and the
  * study's runs back. csv is NULL for a command without --csv. */
@@ -97,6 +108,7 @@ typedef struct cli_study {
     jl_names names;  /* --names */
     int json;        /* --json */
     const char *csv; /* --csv FILE, or NULL */
+    int force;       /* --force: replace an output file that exists */
     cli_slos slos;   /* --slo, in order */
     int helped;      /* --help was printed: nothing more to do */
 } cli_study;
@@ -181,6 +193,8 @@ int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors
 
 /* The output options chosen together, checked once parsing is done: --json
  * and --jsonl exclude each other, and neither shares stdout with --csv -;
+ * a --csv FILE that exists (a regular file) needs --force, as import's and
+ * report's outputs do;
  * --names mlenergy needs a JSON output (or a CSV that honours it: csv_names).
  * Returns 0 or JL_EXIT_USAGE (printed). out may be NULL (no CSV). */
 int cli_check_outputs(const char *cmd, const cli_study *cs, const char *csv, int json,
@@ -206,6 +220,13 @@ int cli_emit_written(const char *cmd, const cli_study *cs, const cli_output *out
 
 /* Install SIGINT/SIGTERM handlers that remove half-written outputs. */
 void cli_install_signal_cleanup(void);
+/* The line the handler prints when the command is interrupted: what was
+ * not written ("joules report: interrupted: out/ was not written ...\n"). */
+void cli_set_interrupt_message(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 
 /* The width of a text column: the longest of the strings (NULL counts as
  * "-"), at least `min`. Text columns are never cut: two model names that
@@ -218,6 +239,11 @@ int cli_text_width(const char *const *texts, size_t n, size_t stride, int min);
  * offsetof(T, model), offsetof(T, task), &wm, &wt). */
 void cli_model_task_widths(const void *rows, size_t n, size_t stride, size_t model_off,
                            size_t task_off, int *wm, int *wt);
+
+/* A figure for text tables: its name without the unit suffix, the value
+ * (4 significant digits) and its unit, token latencies (ITL, TTFT, TPOT) in ms:
+ * "median_itl 4.942 ms", "energy_per_token 0.04657 J/token". */
+void cli_fmt_figure(char *buf, size_t cap, int fig, double v);
 
 /* Basename of a path, for tables. */
 const char *cli_basename(const char *path);
@@ -237,5 +263,13 @@ void cli_progress_init(cli_progress_state *p, const char *cmd);
 void cli_progress(void *ctx, const char *phase, size_t done, size_t total, const char *current);
 /* Seconds on a monotonic clock. */
 double cli_now_s(void);
+
+/* Provenance (src/cli/provenance.c, joules/account.h): the command line
+ * and its inputs (every argument naming a file or directory, except the
+ * values of -o/--output/--csv), set before the command runs; the study's
+ * rules and method choices; another method choice (key = v). */
+void cli_provenance_begin(int argc, char **argv);
+void cli_provenance_study(const cli_study *cs);
+void cli_provenance_method(const char *key, const json_t *v);
 
 #endif

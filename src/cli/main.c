@@ -24,10 +24,11 @@ static void usage(FILE *out)
                  "inference runs (trace format v1, trace-format.md).\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n`joules <command> --help` for a command's options.\n"
+    fprintf(out, "\n`joules <command> --help` for a command's options; `joules --version`\n"
+                 "the version.\n"
                  "Exit status: 0 ok, 1 some input failed (others still processed),\n"
                  "2 usage error, 3 nothing could be processed, 4 output could not be written,\n"
-                 "5 out of memory or internal error (cli.md; src/cli/exit_codes.c).\n");
+                 "5 out of memory or internal error (cli.md).\n");
 }
 
 /* Tables and documents printed with printf() are checked once, here: a
@@ -103,6 +104,7 @@ static int run(int argc, char **argv)
      * so getopt prints nothing of its own. */
     opterr = 0;
     cli_use_installed_data();
+    cli_provenance_begin(argc, argv);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return finish(argv[1], commands[i].run(argc - 1, argv + 1));

@@ -1,6 +1,7 @@
 /* Internal helpers: see util.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/util.h"
+#include "joules/error.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -275,28 +276,37 @@ size_t jl__edit_distance(const char *a, const char *b, size_t limit)
         return limit + 1;
     if ((na > nb ? na - nb : nb - na) > limit)
         return limit + 1;
-    size_t row[64];
+    /* optimal string alignment: rows i-2, i-1 and i */
+    size_t r0[64], r1[64], r2[64];
+    size_t *pp = r0, *prev = r1, *row = r2;
     for (size_t j = 0; j <= nb; j++)
-        row[j] = j;
+        prev[j] = j;
     for (size_t i = 1; i <= na; i++) {
-        size_t diag = row[0], best = row[0] = i;
+        size_t best = row[0] = i;
+        int ai = tolower((unsigned char)a[i - 1]);
         for (size_t j = 1; j <= nb; j++) {
-            size_t up = row[j];
-            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
-            size_t v = diag + !same;
-            if (up + 1 < v)
-                v = up + 1;
+            int bj = tolower((unsigned char)b[j - 1]);
+            size_t v = prev[j - 1] + (ai != bj);
+            if (prev[j] + 1 < v)
+                v = prev[j] + 1;
             if (row[j - 1] + 1 < v)
                 v = row[j - 1] + 1;
+            /* two neighbours swapped count as one edit ("cpa" for "cap") */
+            if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) &&
+                tolower((unsigned char)a[i - 2]) == bj && pp[j - 2] + 1 < v)
+                v = pp[j - 2] + 1;
             row[j] = v;
-            diag = up;
             if (v < best)
                 best = v;
         }
         if (best > limit)
             return limit + 1;
+        size_t *t = pp;
+        pp = prev;
+        prev = row;
+        row = t;
     }
-    return row[nb] > limit ? limit + 1 : row[nb];
+    return prev[nb] > limit ? limit + 1 : prev[nb];
 }
 
 int jl__grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap, size_t first)
@@ -314,4 +324,25 @@ int jl__grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t
     *b = nb;
     *cap = nc;
     return 0;
+}
+
+int jl_suggest_name(const char *name, const char *const *cands, size_t n, char *buf, size_t cap)
+{
+    if (!buf || !cap)
+        return 0;
+    buf[0] = '\0';
+    if (!name)
+        return 0;
+    size_t len = strlen(name), limit = len < 3 ? 0 : len < 6 ? 1 : 2;
+    size_t best = limit + 1;
+    for (size_t i = 0; i < n && best; i++) {
+        if (!cands[i] || !strcmp(cands[i], name))
+            continue;
+        size_t d = jl__edit_distance(name, cands[i], best - 1);
+        if (d < best && strlen(cands[i]) < cap) {
+            best = d;
+            strcpy(buf, cands[i]);
+        }
+    }
+    return buf[0] != '\0';
 }

@@ -202,7 +202,9 @@ jl_status jl__imp_vllm_requests(jl__imp *kit, const char *path, jl_run *r, doubl
 /* ---- CSV (kit_csv.c) ------------------------------------------------------------- */
 
 /* A streaming CSV reader: RFC 4180 quoting ("a ""b"""), \n or \r\n, spaces
- * around unquoted fields trimmed (nvidia-smi writes ", "). Reads a file in
+ * around unquoted fields trimmed (nvidia-smi writes ", "); a UTF-8
+ * byte-order mark dropped, UTF-16 with its byte-order mark (what Windows
+ * PowerShell's `>` writes) decoded to UTF-8 as it is read. Reads a file in
  * blocks of a fixed size (memory does not grow with the file) or a buffer.
  * Fields point into the reader's buffer and stay valid until the next call. */
 typedef struct jl__imp_csv jl__imp_csv;
@@ -217,6 +219,7 @@ typedef struct jl__imp_csv_row {
     jl__imp_csv_field *f;
     size_t n;
     long long line; /* 1-based line where the row starts */
+    int complete;   /* 0: the last line of the input, without its line end (cut?) */
 } jl__imp_csv_row;
 
 jl_status jl__imp_csv_open_file(const char *path, jl__imp_csv **out, jl_error **err);
@@ -226,6 +229,9 @@ jl_status jl__imp_csv_open_buffer(const char *buf, size_t len, const char *name,
  * lines are skipped. */
 int jl__imp_csv_next(jl__imp_csv *c, jl__imp_csv_row *row, jl_error **err);
 const char *jl__imp_csv_name(const jl__imp_csv *c);
+/* What the byte-order mark said ("UTF-16LE", "UTF-8 with a byte-order
+ * mark", ...), NULL when there was none. */
+const char *jl__imp_csv_encoding(const jl__imp_csv *c);
 /* Lines split at every comma, quotes ordinary characters: comma-separated
  * text that is not RFC 4180 (PTDaemon's spl.txt, whose records are split
  * so by the MLPerf checker). Call before the first row. */

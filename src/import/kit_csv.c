@@ -26,11 +26,113 @@ struct jl__imp_csv {
     char *buf; /* data: [pos, end) not yet consumed */
     size_t cap, pos, end;
     int eof;
-    int plain;      /* quotes are ordinary characters (jl__imp_csv_plain) */
+    int plain;                   /* quotes are ordinary characters (jl__imp_csv_plain) */
+    int encoding;                /* ENC_*: what the file's first bytes said */
+    unsigned char raw[4096 + 4]; /* UTF-16: bytes read, not yet decoded */
+    size_t raw_n;
     long long line; /* line number of buf[pos] */
     jl__imp_csv_field *f;
     size_t fcap;
 };
+
+enum { ENC_PLAIN, ENC_UTF8_BOM, ENC_UTF16LE, ENC_UTF16BE };
+
+/* code point cp as UTF-8 at o; returns the bytes written (1-4). */
+static size_t utf8_put(unsigned char *o, unsigned long cp)
+{
+    if (cp < 0x80) {
+        o[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (unsigned char)(0xC0 | cp >> 6);
+        o[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | cp >> 12);
+        o[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+        o[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | cp >> 18);
+    o[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+    o[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+    o[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* UTF-16 in[0..n) as UTF-8 into out (room for 2 * n bytes); *used: the
+ * input bytes decoded (an odd byte or half a surrogate pair at the end is
+ * left for the next call). An unpaired surrogate becomes U+FFFD. */
+static size_t utf16_decode(const unsigned char *in, size_t n, int be, unsigned char *out,
+                           size_t *used)
+{
+    size_t i = 0, o = 0;
+    while (i + 1 < n) {
+        unsigned long u =
+            be ? (unsigned long)in[i] << 8 | in[i + 1] : (unsigned long)in[i + 1] << 8 | in[i];
+        if (u >= 0xD800 && u < 0xDC00) {
+            if (i + 3 >= n)
+                break;
+            unsigned long v = be ? (unsigned long)in[i + 2] << 8 | in[i + 3]
+                                 : (unsigned long)in[i + 3] << 8 | in[i + 2];
+            if (v >= 0xDC00 && v < 0xE000) {
+                o += utf8_put(out + o, 0x10000 + ((u - 0xD800) << 10) + (v - 0xDC00));
+                i += 4;
+                continue;
+            }
+            u = 0xFFFD;
+        } else if (u >= 0xDC00 && u < 0xE000) {
+            u = 0xFFFD;
+        }
+        o += utf8_put(out + o, u);
+        i += 2;
+    }
+    *used = i;
+    return o;
+}
+
+/* The encoding its first bytes say: a UTF-8 byte-order mark (dropped) or a
+ * UTF-16 one (what Windows PowerShell's `>` writes). Returns the BOM's
+ * length. */
+static size_t sniff_bom(const unsigned char *b, size_t n, int *enc)
+{
+    *enc = ENC_PLAIN;
+    if (n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF)
+        return *enc = ENC_UTF8_BOM, 3;
+    if (n >= 2 && b[0] == 0xFF && b[1] == 0xFE)
+        return *enc = ENC_UTF16LE, 2;
+    if (n >= 2 && b[0] == 0xFE && b[1] == 0xFF)
+        return *enc = ENC_UTF16BE, 2;
+    return 0;
+}
+
+const char *jl__imp_csv_encoding(const jl__imp_csv *c)
+{
+    static const char *const names[] = {NULL, "UTF-8 with a byte-order mark", "UTF-16LE",
+                                        "UTF-16BE"};
+    return names[c->encoding];
+}
+
+/* Up to cap bytes of UTF-8 text into dst: the file's bytes, or its UTF-16
+ * decoded (cap >= 8). 0 at the end of the file. */
+static size_t csv_read(jl__imp_csv *c, char *dst, size_t cap)
+{
+    if (c->encoding != ENC_UTF16LE && c->encoding != ENC_UTF16BE)
+        return fread(dst, 1, cap, c->fp);
+    size_t want = cap / 2 < sizeof c->raw - 4 ? cap / 2 : sizeof c->raw - 4;
+    for (;;) {
+        size_t got = c->raw_n < want ? fread(c->raw + c->raw_n, 1, want - c->raw_n, c->fp) : 0;
+        size_t n = c->raw_n + got, used;
+        size_t out =
+            utf16_decode(c->raw, n, c->encoding == ENC_UTF16BE, (unsigned char *)dst, &used);
+        memmove(c->raw, c->raw + used, n - used);
+        c->raw_n = n - used;
+        if (out || got == 0)
+            return out;
+    }
+}
 
 static jl_status csv_new(const char *name, jl__imp_csv **out, jl_error **err)
 {
@@ -62,6 +164,16 @@ jl_status jl__imp_csv_open_file(const char *path, jl__imp_csv **out, jl_error **
         jl__imp_csv_close(c);
         return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
     }
+    /* the first bytes: a byte-order mark is dropped and says the encoding */
+    unsigned char head[3];
+    size_t n = fread(head, 1, sizeof head, c->fp), bom = sniff_bom(head, n, &c->encoding);
+    if (c->encoding == ENC_UTF16LE || c->encoding == ENC_UTF16BE) {
+        memcpy(c->raw, head + bom, n - bom);
+        c->raw_n = n - bom;
+    } else {
+        memcpy(c->buf, head + bom, n - bom);
+        c->end = n - bom;
+    }
     *out = c;
     return JL_OK;
 }
@@ -74,14 +186,19 @@ jl_status jl__imp_csv_open_buffer(const char *buf, size_t len, const char *name,
     jl_status st = csv_new(name, &c, err);
     if (st != JL_OK)
         return st;
-    c->cap = len + 1;
-    if (!(c->buf = malloc(c->cap))) {
+    size_t bom = sniff_bom((const unsigned char *)buf, len, &c->encoding);
+    int utf16 = c->encoding == ENC_UTF16LE || c->encoding == ENC_UTF16BE;
+    c->cap = utf16 ? len + 1 : len - bom + 1; /* UTF-16: at most 3 bytes for 2 */
+    if (!(c->buf = malloc(c->cap + (utf16 ? len / 2 + 4 : 0)))) {
         jl__imp_csv_close(c);
         return jl_fail(err, JL_ENOMEM, name, NULL, NULL, -1, NULL);
     }
-    if (len)
-        memcpy(c->buf, buf, len);
-    c->end = len;
+    size_t used;
+    if (utf16)
+        c->end = utf16_decode((const unsigned char *)buf + bom, len - bom,
+                              c->encoding == ENC_UTF16BE, (unsigned char *)c->buf, &used);
+    else if (len - bom)
+        memcpy(c->buf, buf + bom, (c->end = len - bom));
     c->eof = 1;
     *out = c;
     return JL_OK;
@@ -135,7 +252,7 @@ static int csv_fill(jl__imp_csv *c, jl_error **err)
         c->buf = nb;
         c->cap = ncap;
     }
-    size_t got = fread(c->buf + c->end, 1, c->cap - 1 - c->end, c->fp);
+    size_t got = csv_read(c, c->buf + c->end, c->cap - 1 - c->end);
     if (got == 0) {
         if (ferror(c->fp))
             return csv_fail(c, err, JL_EIO, c->line, 0, "read error");
@@ -284,6 +401,7 @@ int jl__imp_csv_next(jl__imp_csv *c, jl__imp_csv_row *row, jl_error **err)
         row->f = c->f;
         row->n = nf;
         row->line = line;
+        row->complete = stop < c->end;
         return 1;
     }
 }

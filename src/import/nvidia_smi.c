@@ -114,7 +114,18 @@ typedef struct log_data {
     double *gpu_last_t;  /* per GPU, its last row's time */
     long long *gpu_last_line;
     size_t rows, missing_values;
-    size_t n_samples; /* samples grouped so far (all of them, streamed or not) */
+    size_t n_samples;         /* samples grouped so far (all of them, streamed or not) */
+    double sample_t0, min_dt; /* the current sample's first time; the shortest poll gap */
+    int gpu_keyed;            /* an index or uuid column tells the GPUs apart */
+    int ident_col;            /* without: a pci.bus_id, serial or name column, -1: none */
+    char *ident;              /* its first value */
+    long long ident_line;
+    /* `nvidia-smi dmon -o DT` output: its columns by position (-1: the date,
+     * merged into the time) and a row rebuilt as CSV fields */
+    int dmon, *dmon_col;
+    size_t dmon_n;
+    jl__imp_csv_field *dmon_f;
+    char *dmon_text;
     /* streaming: each completed sample goes to emit() and only the current
      * one is held (n <= 1); NULL: every sample is kept */
     jl_status (*emit)(void *ctx, struct log_data *L);
@@ -137,6 +148,10 @@ static void log_free(log_data *L)
     for (int s = 0; s < N_SERIES; s++)
         free(L->v[s]);
     free(L->seen);
+    free(L->dmon_col);
+    free(L->ident);
+    free(L->dmon_f);
+    free(L->dmon_text);
     free(L->gpu_last_t);
     free(L->gpu_last_line);
     free(L);
@@ -297,14 +312,21 @@ typedef struct prow {
     double v[N_SERIES];
 } prow;
 
-/* Group rows into samples. nvidia-smi writes the GPUs of a poll in the
- * same order every time (the order of the first poll, which numbers the
- * slots), so a row whose GPU does not come after the last one of the
- * current sample starts the next sample: a GPU missing from a poll leaves
- * a gap (NaN) and never pulls the next poll's row into this sample. */
+/* Group rows into samples, keyed by GPU: a row joins the current sample
+ * unless its GPU is in it already. A GPU missing from a poll must not pull
+ * the next poll's row into this sample: a row whose GPU does not come after
+ * the current sample's last one (in the order of the first poll, which
+ * numbers the slots) starts the next sample, unless it is within half the
+ * log's shortest poll gap of the sample's first row (a poll whose rows came
+ * in another GPU order). */
 static jl_status add_row(log_data *L, const prow *r)
 {
-    if (L->n == 0 || L->seen[r->slot] || r->slot <= L->last_slot) {
+    int same_poll = L->n > 0 && isfinite(L->min_dt) && r->t - L->sample_t0 < 0.5 * L->min_dt;
+    if (L->n == 0 || L->seen[r->slot] || (r->slot <= L->last_slot && !same_poll)) {
+        if (L->n_samples > 0 && r->t > L->sample_t0 &&
+            (isnan(L->min_dt) || r->t - L->sample_t0 < L->min_dt))
+            L->min_dt = r->t - L->sample_t0;
+        L->sample_t0 = r->t;
         if (L->emit && L->n == 1) {
             jl_status st = L->emit(L->emit_ctx, L);
             if (st != JL_OK)
@@ -317,6 +339,12 @@ static jl_status add_row(log_data *L, const prow *r)
         L->n_samples++;
     }
     size_t i = L->n - 1;
+    if (!isnan(L->gpu_last_t[r->slot]) && r->t == L->gpu_last_t[r->slot] && !L->gpu_keyed)
+        return LERR(L, JL_EINVALID, r->line, 1, "timestamp",
+                    "line %lld has the same time: the log holds several GPUs but no index or "
+                    "uuid column to tell them apart; log them with --query-gpu=timestamp,index,"
+                    "uuid,power.draw,... (or one GPU with -i N)",
+                    L->gpu_last_line[r->slot]);
     if (!isnan(L->gpu_last_t[r->slot]) && r->t == L->gpu_last_t[r->slot])
         return LERR(L, JL_EINVALID, r->line, 1, "timestamp",
                     "duplicate timestamp for GPU %zu: line %lld has the same time", r->slot,
@@ -344,6 +372,170 @@ static char *xdup(const char *s)
     return s ? jl__strdup(s) : NULL;
 }
 
+/* ---- what a file that is not a CSV log is -------------------------------------- */
+
+#define RECORD_HINT                                                                      \
+    "record a log with `nvidia-smi --query-gpu=timestamp,index,power.draw --format=csv " \
+    "-lms 100 -f log.csv` (or `nvidia-smi dmon -o DT`)"
+
+static int starts_with(const char *s, const char *prefix)
+{
+    return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* A line `Tue Oct 29 19:00:23 2024`: what plain `nvidia-smi` prints first. */
+static int is_ctime_line(const char *s)
+{
+    static const char *const days[] = {"Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun "};
+    for (size_t i = 0; i < sizeof days / sizeof days[0]; i++)
+        if (starts_with(s, days[i]))
+            return strlen(s) >= 24 && s[13] == ':' && s[16] == ':';
+    return 0;
+}
+
+/* The first line when it is not a CSV header: nvidia-smi's other outputs,
+ * said by name with what to record instead. 1: dmon -o DT (read); -1: an
+ * error (pushed); 0: something else (read as a CSV header). */
+static int other_format(log_data *L, const jl__imp_csv_row *row, jl_status *st)
+{
+    const char *s = row->f[0].s;
+    if (row->n == 1 && s[0] == '#' && strstr(s, "gpu")) {
+        if (strstr(s, "Date") && strstr(s, "Time"))
+            return 1;
+        *st = LERR(L, JL_EFORMAT, row->line, 1, NULL,
+                   "`nvidia-smi dmon` output without date and time (its samples cannot be placed "
+                   "in time): record it with `nvidia-smi dmon -o DT`, or %s",
+                   RECORD_HINT);
+        return -1;
+    }
+    if (row->n == 1 &&
+        (starts_with(s, "+-") || starts_with(s, "| NVIDIA-SMI") || is_ctime_line(s))) {
+        *st = LERR(L, JL_EFORMAT, row->line, 1, NULL,
+                   "the human-readable table of plain `nvidia-smi` (one snapshot per call, "
+                   "no series to integrate), not a CSV log: %s",
+                   RECORD_HINT);
+        return -1;
+    }
+    if (row->n == 1 && strchr(s, ';') && (strstr(s, "timestamp") || strstr(s, "power"))) {
+        *st = LERR(L, JL_EFORMAT, row->line, 1, NULL,
+                   "fields separated by ';' (a spreadsheet's export of the log?): nvidia-smi "
+                   "writes ',' — use the log as nvidia-smi wrote it, or %s",
+                   RECORD_HINT);
+        return -1;
+    }
+    return 0;
+}
+
+/* dmon's column names as the CSV fields joules knows. */
+static const char *dmon_field(const char *tok)
+{
+    static const char *const map[][2] = {
+        {"gpu", "index"},          {"pwr", "power.draw"},         {"gtemp", "temperature.gpu"},
+        {"sm", "utilization.gpu"}, {"mem", "utilization.memory"}, {"pclk", "clocks.sm"},
+        {"fb", "memory.used"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(tok, map[i][0]))
+            return map[i][1];
+    return NULL;
+}
+
+/* `#Date Time gpu pwr gtemp ...` (dmon -o DT): the columns. Date and Time
+ * become one timestamp; a column joules has no place for keeps its dmon
+ * name (noted). dmon's MB are MiB. */
+static jl_status dmon_header(log_data *L, const jl__imp_csv_row *row)
+{
+    char *copy = jl__strdup(row->f[0].s + 1);
+    char *names[256], *save = NULL;
+    size_t n = 0, nt = 0;
+    int cols[256];
+    if (!copy)
+        return JL_ENOMEM;
+    for (char *tok = strtok_r(copy, " \t", &save); tok && nt < 256;
+         tok = strtok_r(NULL, " \t", &save), nt++) {
+        const char *f = dmon_field(tok);
+        if (!strcmp(tok, "Date")) {
+            cols[nt] = -1;
+            continue;
+        }
+        cols[nt] = (int)n;
+        names[n++] = !strcmp(tok, "Time") ? "timestamp" : f ? (char *)f : tok;
+    }
+    jl_status st = JL_ENOMEM;
+    L->dmon_col = jl__malloc_array(nt ? nt : 1, sizeof *L->dmon_col);
+    L->dmon_f = jl__malloc_array(n ? n : 1, sizeof *L->dmon_f);
+    if (L->dmon_col && L->dmon_f) {
+        memcpy(L->dmon_col, cols, nt * sizeof *cols);
+        L->dmon_n = nt;
+        L->dmon = 1;
+        st = set_columns(L, names, n, row->line);
+    }
+    free(copy);
+    if (st == JL_OK)
+        jl__imp_note(L->k, L->path, "",
+                     "`nvidia-smi dmon -o DT` output: read by its columns "
+                     "(gpu as index, pwr as power.draw, times to the second)");
+    return st;
+}
+
+/* One dmon data line as the CSV row data_row reads: fields split at
+ * blanks, the date and time joined as "YYYY/MM/DD HH:MM:SS", '-' missing.
+ * 0: not a data line (a repeated '#' header). */
+static int dmon_row(log_data *L, const jl__imp_csv_row *in, jl__imp_csv_row *out)
+{
+    const char *s = in->f[0].s;
+    if (s[0] == '#')
+        return 0;
+    size_t len = strlen(s);
+    char *text = realloc(L->dmon_text, 2 * len + 16), *o = text, *save = NULL;
+    if (!text)
+        return -1;
+    L->dmon_text = text;
+    char *copy = text + len + 8;
+    memcpy(copy, s, len + 1);
+    jl__imp_csv_field *f = realloc(L->dmon_f, (len / 2 + 2) * sizeof *f);
+    if (!f)
+        return -1;
+    L->dmon_f = f;
+    const char *date = "";
+    size_t t = 0, nf = 0;
+    for (char *tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save), t++) {
+        int c = t < L->dmon_n ? L->dmon_col[t] : -2; /* -2: beyond the header */
+        if (c == -1) {
+            date = tok;
+            continue;
+        }
+        L->dmon_f[nf].s = o;
+        L->dmon_f[nf].column = (long long)(tok - copy) + in->f[0].column;
+        if (c >= 0 && L->cols[c].k == K_TIME && strlen(date) == 8)
+            o += sprintf(o, "%.4s/%.2s/%.2s %s", date, date + 4, date + 6, tok);
+        else if (strcmp(tok, "-"))
+            o += sprintf(o, "%s", tok);
+        L->dmon_f[nf].len = (size_t)(o - L->dmon_f[nf].s);
+        *o++ = '\0';
+        nf++;
+    }
+    *out = *in;
+    out->f = L->dmon_f;
+    out->n = nf;
+    return 1;
+}
+
+/* A row that repeats the header (another logging session appended to the
+ * file): every field names the same column. */
+static int repeats_header(const log_data *L, const jl__imp_csv_row *row)
+{
+    if (row->n != L->n_cols || L->dmon)
+        return 0;
+    for (size_t i = 0; i < row->n; i++) {
+        char name[128], unit[128];
+        jl__imp_csv_split_unit(row->f[i].s, name, unit, sizeof name);
+        if (strcmp(name, L->cols[i].name))
+            return 0;
+    }
+    return 1;
+}
+
 /* What read_log holds between rows: the columns of the series, the rows
  * held back (the first sample's until its GPUs are known; every row under
  * --sort) and whether the first sample is complete. */
@@ -369,6 +561,10 @@ static jl_status read_header(log_data *L, const jl__imp_csv_row *row)
         free(copy);
         return st;
     }
+    jl_status st = JL_OK;
+    int other = other_format(L, row, &st);
+    if (other)
+        return other > 0 ? dmon_header(L, row) : st;
     /* the header: its first field must not be a time */
     jl__imp_civil cv;
     if (row->n > 0 && jl__imp_parse_civil(row->f[0].s, &cv))
@@ -380,7 +576,7 @@ static jl_status read_header(log_data *L, const jl__imp_csv_row *row)
         return JL_ENOMEM;
     for (size_t i = 0; i < row->n; i++)
         names[i] = (char *)row->f[i].s;
-    jl_status st = set_columns(L, names, row->n, row->line);
+    st = set_columns(L, names, row->n, row->line);
     free(names);
     return st;
 }
@@ -393,6 +589,33 @@ static void layout_columns(log_data *L, reader *rd)
             rd->cidx[L->cols[i].k] = (int)i;
     for (int s = 0; s < N_SERIES; s++)
         L->has_series[s] = rd->cidx[FIRST_SERIES + s] >= 0;
+    L->gpu_keyed = rd->cidx[K_INDEX] >= 0 || rd->cidx[K_UUID] >= 0;
+    L->ident_col = -1;
+    static const char *const idents[] = {"pci.bus_id", "serial", "name", "gpu_name"};
+    for (size_t k = 0; !L->gpu_keyed && k < sizeof idents / sizeof idents[0]; k++)
+        for (size_t i = 0; L->ident_col < 0 && i < L->n_cols; i++)
+            if (!strcmp(L->cols[i].name, idents[k]))
+                L->ident_col = (int)i;
+}
+
+/* Without index or uuid every row is one GPU's: a pci.bus_id, serial or
+ * name that changes says the log holds several it cannot tell apart. */
+static jl_status same_gpu(log_data *L, const jl__imp_csv_row *row)
+{
+    if (L->ident_col < 0)
+        return JL_OK;
+    const jl__imp_csv_field *f = &row->f[L->ident_col];
+    if (!L->ident) {
+        L->ident_line = row->line;
+        return (L->ident = jl__strdup(f->s)) ? JL_OK : JL_ENOMEM;
+    }
+    if (!strcmp(L->ident, f->s))
+        return JL_OK;
+    return LERR(L, JL_EINVALID, row->line, f->column, L->cols[L->ident_col].name,
+                "'%s' here, '%s' at line %lld: the log holds several GPUs but no index or uuid "
+                "column to tell them apart; log them with --query-gpu=timestamp,index,uuid,"
+                "power.draw,... (or one GPU with -i N)",
+                f->s, L->ident, L->ident_line);
 }
 
 /* The row's time (Unix s, through the zone) into pr->t. */
@@ -555,11 +778,34 @@ static jl_status place_row(log_data *L, reader *rd, const prow *pr)
  * header line given with --columns). */
 static jl_status data_row(log_data *L, reader *rd, const jl__imp_csv_row *row)
 {
+    jl__imp_csv_row dm;
+    if (L->dmon) {
+        int k = dmon_row(L, row, &dm);
+        if (k <= 0)
+            return k < 0 ? JL_ENOMEM : JL_OK;
+        row = &dm;
+    }
     if (rd->cidx[K_TIME] < 0) {
         layout_columns(L, rd);
         /* a noheader log whose first line is the header anyway */
         if (L->opt->columns && row->n > 0 && !strcmp(row->f[0].s, L->cols[0].name))
             return JL_OK;
+    }
+    if (repeats_header(L, row)) {
+        jl__imp_note(L->k, L->path, "",
+                     "line %lld repeats the header: another logging session appended to the "
+                     "file, read as one log",
+                     row->line);
+        return JL_OK;
+    }
+    jl__imp_civil cv;
+    if (!row->complete &&
+        (row->n != L->n_cols || !jl__imp_parse_civil(row->f[rd->cidx[K_TIME]].s, &cv))) {
+        jl__imp_note(L->k, L->path, "",
+                     "the last line (%lld) is cut short (%zu of %zu fields, no line end: the "
+                     "logger was stopped mid-line?): dropped",
+                     row->line, row->n, L->n_cols);
+        return JL_OK;
     }
     if (row->n != L->n_cols)
         return LERR(L, JL_EINVALID, row->line, row->n ? row->f[row->n - 1].column : 1, NULL,
@@ -570,7 +816,9 @@ static jl_status data_row(log_data *L, reader *rd, const jl__imp_csv_row *row)
     prow pr;
     pr.line = row->line;
     size_t slot = 0;
-    jl_status st = row_time(L, row, rd, &pr);
+    jl_status st = same_gpu(L, row);
+    if (st == JL_OK)
+        st = row_time(L, row, rd, &pr);
     if (st == JL_OK)
         st = row_gpu(L, row, rd, &slot);
     if (st == JL_OK)
@@ -596,6 +844,12 @@ static jl_status flush_rows(log_data *L, reader *rd)
         return st;
     if (L->n_samples == 0)
         return LERR(L, JL_ENODATA, 0, 0, NULL, "no samples (only a header)");
+    if (L->min_dt >= 2.0)
+        jl__imp_note(L->k, L->path, "timestamp",
+                     "the log polls every %.3g s at the most: windows shorter than a few polls "
+                     "are imprecise (power_sample_coverage is judged against the log's own "
+                     "sampling gap)",
+                     L->min_dt);
     if (L->emit && L->n == 1 && (st = L->emit(L->emit_ctx, L)) == JL_OK)
         L->n = 0;
     return st;
@@ -612,6 +866,10 @@ static jl_status read_log(log_data *L, jl__imp_csv *csv)
     reader rd = {0};
     for (int k = 0; k <= K_NSERIES; k++)
         rd.cidx[k] = -1;
+    const char *enc = jl__imp_csv_encoding(csv);
+    if (enc)
+        jl__imp_note(L->k, L->path, "", "the log is %s%s: read as text", enc,
+                     strstr(enc, "16") ? " (what Windows PowerShell's `>` writes)" : "");
     if (L->opt->columns && (st = read_header(L, NULL)) != JL_OK)
         return st;
     while (st == JL_OK && (r = jl__imp_csv_next(csv, &row, &err)) > 0)
@@ -645,14 +903,6 @@ end:
 static const char *set_attr(jl_attrs *a, const char *key, const char *value)
 {
     return jl__imp_set_attr(a, key, value);
-}
-
-static void set_extra(jl_attrs *a, const char *key, const char *value, int is_num)
-{
-    for (size_t i = 0; i < a->n_extra; i++)
-        if (!strcmp(a->extra[i].key, key))
-            return; /* the user's value wins */
-    jl_attrs_add_extra(a, key, value, is_num);
 }
 
 /* ---- RUNS.csv ----------------------------------------------------------------- */
@@ -1026,7 +1276,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     /* from the log: GPU model, memory, power limit */
     const char *gname = L->gpus[sel[0]].name;
     if (gname)
-        set_extra(a, "gpu_name", gname, 0);
+        jl__imp_extra_default(c->k, r, "gpu_name", gname, 0);
     for (size_t g = 1; g < G; g++)
         if (gname && L->gpus[sel[g]].name && strcmp(gname, L->gpus[sel[g]].name))
             jl__imp_note(c->k, L->path, "name",
@@ -1048,11 +1298,11 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     char *psrc = jl__asprintf("nvidia-smi %s", pname);
     if (!psrc)
         goto nomem;
-    set_extra(a, "power_source", psrc, 0);
+    jl__imp_extra_default(c->k, r, "power_source", psrc, 0);
     free(psrc);
-    set_extra(a, "source", "nvidia-smi", 0);
-    set_extra(a, "nvidia_smi_log", L->path, 0);
-    set_extra(a, "timezone", jl__imp_zone_name(c->zone), 0);
+    jl__imp_extra_default(c->k, r, "source", "nvidia-smi", 0);
+    jl__imp_extra_default(c->k, r, "nvidia_smi_log", L->path, 0);
+    jl__imp_extra_default(c->k, r, "timezone", jl__imp_zone_name(c->zone), 0);
     if (a->notes)
         jl__strbuf_printf(&notes, "%s ", a->notes);
     jl__strbuf_printf(&notes,
@@ -1112,7 +1362,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     }
     char *u = jl__strbuf_take(&unk);
     if (u && *u) {
-        set_extra(a, "unknown_attributes", u, 0);
+        jl__imp_extra_default(c->k, r, "unknown_attributes", u, 0);
         jl__strbuf_printf(&notes,
                           " Not given, written as placeholders (workload llm, "
                           "max_batch_size 1, others 'unknown'): %s.",
@@ -1578,6 +1828,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__imp_csv *csv, const 
     L->opt = c->opt;
     L->zone = c->zone;
     L->last_t = NAN;
+    L->min_dt = NAN;
     L->emit = stream_emit;
     L->emit_ctx = &x;
     x.row = jl__malloc_array(c->opt->max_gpus, sizeof *x.row);
@@ -1641,6 +1892,7 @@ static jl_status import_logs(ctx *c, jl__imp_csv **csvs, size_t n, jl__imp_csv *
         L->opt = c->opt;
         L->zone = c->zone;
         L->last_t = NAN;
+        L->min_dt = NAN;
         jl_status ls = read_log(L, csvs[k]);
         if (ls == JL_ENOMEM) {
             log_free(L);

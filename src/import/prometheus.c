@@ -911,38 +911,17 @@ static int run_attrs(prom *p, const opts *o, const want *w, jl_run *r, const ser
     return 0;
 }
 
-/* Build run w: the time grid is every time a GPU of the run reported power
- * (else energy) inside the window, cut to the span all its GPUs cover;
- * each GPU's samples interpolated onto it. */
-static void build_run(prom *p, const opts *o, want *w, const char *const *by, size_t n_by)
+/* Run w's time grid: every time a GPU of the run reported the base
+ * metric (power, else energy) inside the window, plus the window's edges,
+ * cut to the span all its GPUs cover. 0, -1 out of memory, -2 an error
+ * (pushed). */
+static int run_grid(prom *p, const opts *o, const want *w, const merged *ms, int base,
+                    double **grid_out, size_t *n_out)
 {
     size_t G = w->n_gpus;
-    merged *ms = calloc(G * M_COUNT, sizeof *ms);
-    double *grid = NULL;
-    jl_run *r = NULL;
-    if (!ms)
-        goto oom;
-    int base = M_POWER;
-    for (size_t g = 0; g < G; g++)
-        for (int m = 0; m < M_COUNT; m++)
-            if (merged_of(p, w, w->gpus[g], m, by, n_by, &ms[g * M_COUNT + m]))
-                goto oom;
-    int has_power = 1, has_energy = 1;
-    for (size_t g = 0; g < G; g++) {
-        has_power &= ms[g * M_COUNT + M_POWER].n > 0;
-        has_energy &= ms[g * M_COUNT + M_ENERGY].n > 1;
-    }
-    if (!has_power && !has_energy) {
-        jl__imp_err(p->c, JL_EMISSING, o->runs_csv, "run", w->line,
-                    "run %s: a GPU without %s or %s samples in its window", w->name,
-                    metrics[M_POWER].name, metrics[M_ENERGY].name);
-        goto done;
-    }
-    base = has_power ? M_POWER : M_ENERGY;
-    /* the span every GPU covers, inside the window */
     double lo = isnan(w->start) ? -INFINITY : w->start, hi = isnan(w->end) ? INFINITY : w->end;
     for (size_t g = 0; g < G; g++) {
-        merged *b = &ms[g * M_COUNT + base];
+        const merged *b = &ms[g * M_COUNT + base];
         if (b->t[0] > lo)
             lo = b->t[0];
         if (b->t[b->n - 1] < hi)
@@ -951,7 +930,7 @@ static void build_run(prom *p, const opts *o, want *w, const char *const *by, si
     if (!(hi > lo)) {
         jl__imp_err(p->c, JL_ENODATA, o->runs_csv, "run", w->line,
                     "run %s: its GPUs' samples do not overlap in its window", w->name);
-        goto done;
+        return -2;
     }
     if ((!isnan(w->start) && lo > w->start) || (!isnan(w->end) && hi < w->end))
         jl__imp_note(p->c, o->runs_csv, "run",
@@ -959,12 +938,13 @@ static void build_run(prom *p, const opts *o, want *w, const char *const *by, si
     size_t cap = 2;
     for (size_t g = 0; g < G; g++)
         cap += ms[g * M_COUNT + base].n;
-    if (!(grid = malloc(cap * sizeof *grid)))
-        goto oom;
+    double *grid = malloc(cap * sizeof *grid);
+    if (!grid)
+        return -1;
     size_t N = 0;
     grid[N++] = lo; /* the window's edges exactly: interpolated, not the nearest sample */
     for (size_t g = 0; g < G; g++) {
-        merged *b = &ms[g * M_COUNT + base];
+        const merged *b = &ms[g * M_COUNT + base];
         for (size_t i = 0; i < b->n; i++)
             if (b->t[i] > lo && b->t[i] < hi)
                 grid[N++] = b->t[i];
@@ -975,57 +955,62 @@ static void build_run(prom *p, const opts *o, want *w, const char *const *by, si
     for (size_t i = 0; i < N; i++)
         if (!u || grid[i] > grid[u - 1])
             grid[u++] = grid[i];
-    N = u;
-    if (!(r = jl_run_new()))
-        goto oom;
-    r->name = jl__imp_sanitize(w->name);
-    if (!r->name)
-        goto oom;
+    *grid_out = grid;
+    *n_out = u;
+    return 0;
+}
+
+/* r's power/ and gpu/ series on the grid: each GPU's samples of each
+ * metric every GPU of the run has, interpolated (outside a metric's own
+ * span: its nearest sample). Arrays belong to r as soon as they exist.
+ * 0 or -1 (out of memory). */
+static int fill_series(jl_run *r, const merged *ms, size_t G, const double *grid, size_t N)
+{
     r->power_n = N;
-    r->power_time = malloc(N * sizeof *r->power_time);
-    double *out[M_COUNT] = {0};
+    if (!(r->power_time = malloc(N * sizeof *r->power_time)))
+        return -1;
+    for (size_t i = 0; i < N; i++)
+        r->power_time[i] = grid[i] - grid[0];
+    jl_series *dst[M_COUNT] = {&r->watts,          &r->energy_j,     &r->sm_util, &r->mem_util,
+                               &r->mem_used_bytes, &r->sm_clock_mhz, &r->temp_c};
+    int any_gpu = 0;
     for (int m = 0; m < M_COUNT; m++) {
         int all = 1;
         for (size_t g = 0; g < G; g++)
             all &= ms[g * M_COUNT + m].n > (m == M_ENERGY ? 1u : 0u);
-        if (all && !(out[m] = malloc(N * G * sizeof *out[m])))
-            goto oom;
-    }
-    if (!r->power_time)
-        goto oom;
-    for (size_t i = 0; i < N; i++)
-        r->power_time[i] = grid[i] - lo;
-    for (int m = 0; m < M_COUNT; m++) {
-        if (!out[m])
+        if (!all)
             continue;
+        double *v = malloc(N * G * sizeof *v);
+        if (!v)
+            return -1;
+        *dst[m] = (jl_series){N, G, v};
+        any_gpu |= m != M_POWER && m != M_ENERGY;
         for (size_t g = 0; g < G; g++) {
-            merged *b = &ms[g * M_COUNT + m];
+            const merged *b = &ms[g * M_COUNT + m];
             size_t k = 0;
             for (size_t i = 0; i < N; i++) {
                 double x = at(b->t, b->v, b->n, grid[i], &k);
-                /* outside this metric's own span: its nearest sample */
                 if (isnan(x))
                     x = grid[i] < b->t[0] ? b->v[0] : b->v[b->n - 1];
-                out[m][i * G + g] = x;
+                v[i * G + g] = x;
             }
         }
     }
-    r->attrs.num_gpus = (long)G;
-    r->attrs.start_time_unix = lo;
-    r->watts = (jl_series){N, G, out[M_POWER]};
-    r->energy_j = (jl_series){N, G, out[M_ENERGY]};
-    if (out[M_SM_UTIL] || out[M_MEM_UTIL] || out[M_FB_USED] || out[M_SM_CLOCK] || out[M_TEMP]) {
+    if (any_gpu) {
         r->gpu_n = N;
         if (!(r->gpu_time = malloc(N * sizeof *r->gpu_time)))
-            goto oom;
+            return -1;
         memcpy(r->gpu_time, r->power_time, N * sizeof *r->gpu_time);
-        r->sm_util = (jl_series){N, G, out[M_SM_UTIL]};
-        r->mem_util = (jl_series){N, G, out[M_MEM_UTIL]};
-        r->mem_used_bytes = (jl_series){N, G, out[M_FB_USED]};
-        r->sm_clock_mhz = (jl_series){N, G, out[M_SM_CLOCK]};
-        r->temp_c = (jl_series){N, G, out[M_TEMP]};
     }
-    /* the GPU model from modelName, one for the run */
+    return 0;
+}
+
+/* r's attributes: its GPUs' one model (modelName), the required ones
+ * (run_attrs), where it came from. 0, -1 out of memory, -2 an error. */
+static int run_identity(prom *p, const opts *o, const want *w, jl_run *r, int base,
+                        const char *const *by, size_t n_by)
+{
+    size_t G = w->n_gpus;
     const char *mn = p->g[w->gpus[0]].model_name;
     for (size_t g = 1; g < G; g++) {
         const char *o2 = p->g[w->gpus[g]].model_name;
@@ -1034,31 +1019,30 @@ static void build_run(prom *p, const opts *o, want *w, const char *const *by, si
                         "run %s: GPUs of different models (%s, %s): one run is one "
                         "configuration",
                         w->name, mn ? mn : "?", o2 ? o2 : "?");
-            goto done;
+            return -2;
         }
     }
-    const series *first = NULL;
-    for (size_t i = 0; i < p->n_s && !first; i++)
-        if (series_in(p, &p->s[i], w, w->gpus[0], base, by, n_by))
-            first = &p->s[i];
     if (mn) {
         char id[128];
         double mem = NAN;
         jl__imp_gpu_name(mn, id, sizeof id, &mem);
         if (!(r->attrs.gpu_model = jl__strdup(id)))
-            goto oom;
+            return -1;
         if (isfinite(mem))
             r->attrs.gpu_memory_bytes = mem;
     }
+    const series *first = NULL;
+    for (size_t i = 0; i < p->n_s && !first; i++)
+        if (series_in(p, &p->s[i], w, w->gpus[0], base, by, n_by))
+            first = &p->s[i];
     if (run_attrs(p, o, w, r, first))
-        goto done;
+        return -2;
     if (!r->attrs.gpu_model) {
         jl__imp_err(p->c, JL_EMISSING, o->runs_csv, "gpu_model", w->line,
                     "run %s: no modelName label and no gpu_model given (--set gpu_model=H100)",
                     w->name);
-        goto done;
+        return -2;
     }
-    /* where the run came from */
     jl__strbuf where;
     jl__strbuf_init(&where);
     for (size_t g = 0; g < G; g++)
@@ -1069,14 +1053,51 @@ static void build_run(prom *p, const opts *o, want *w, const char *const *by, si
     if (w->label_value)
         jl__imp_extra_str(p->c, r, "prometheus_runs_by", w->label_value);
     jl__imp_extra_str(p->c, r, "power_source",
-                      has_energy ? "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (counter)"
-                                 : "DCGM_FI_DEV_POWER_USAGE");
-    jl__imp_push_run(p->c, r);
-    r = NULL;
-    goto done;
-oom:
-    p->c->oom = 1;
-done:
+                      r->energy_j.v ? "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (counter)"
+                                    : "DCGM_FI_DEV_POWER_USAGE");
+    return 0;
+}
+
+/* Build run w from its GPUs' series (merged over the series of each). */
+static void build_run(prom *p, const opts *o, want *w, const char *const *by, size_t n_by)
+{
+    size_t G = w->n_gpus, N = 0;
+    merged *ms = calloc(G * M_COUNT, sizeof *ms);
+    double *grid = NULL;
+    jl_run *r = NULL;
+    int rc = ms ? 0 : -1;
+    for (size_t g = 0; g < G && !rc; g++)
+        for (int m = 0; m < M_COUNT && !rc; m++)
+            rc = merged_of(p, w, w->gpus[g], m, by, n_by, &ms[g * M_COUNT + m]);
+    int has_power = 1, has_energy = 1;
+    for (size_t g = 0; g < G && !rc; g++) {
+        has_power &= ms[g * M_COUNT + M_POWER].n > 0;
+        has_energy &= ms[g * M_COUNT + M_ENERGY].n > 1;
+    }
+    if (!rc && !has_power && !has_energy) {
+        jl__imp_err(p->c, JL_EMISSING, o->runs_csv, "run", w->line,
+                    "run %s: a GPU without %s or %s samples in its window", w->name,
+                    metrics[M_POWER].name, metrics[M_ENERGY].name);
+        rc = -2;
+    }
+    int base = has_power ? M_POWER : M_ENERGY;
+    if (!rc)
+        rc = run_grid(p, o, w, ms, base, &grid, &N);
+    if (!rc && (!(r = jl_run_new()) || !(r->name = jl__imp_sanitize(w->name))))
+        rc = -1;
+    if (!rc) {
+        r->attrs.num_gpus = (long)G;
+        r->attrs.start_time_unix = grid[0];
+        rc = fill_series(r, ms, G, grid, N);
+    }
+    if (!rc)
+        rc = run_identity(p, o, w, r, base, by, n_by);
+    if (!rc) {
+        jl__imp_push_run(p->c, r);
+        r = NULL;
+    }
+    if (rc == -1)
+        p->c->oom = 1;
     jl_run_free(r);
     for (size_t i = 0; ms && i < G * M_COUNT; i++)
         merged_free(&ms[i]);
@@ -1175,6 +1196,108 @@ static int plan_by(prom *p, const char *by_text, want **out, size_t *n_out, char
     return 0;
 }
 
+enum { C_RUN, C_START, C_END, C_GPUS };
+
+static const char *cell(const jl__imp_csv_row *row, int c)
+{
+    return c >= 0 && (size_t)c < row->n ? row->f[c].s : "";
+}
+
+/* A RUNS.csv row's name and window into w. 0, -1 out of memory, -2 an
+ * error (pushed). */
+static int csv_window(prom *p, const opts *o, jl__imp_zone *z, const jl__imp_csv_row *row,
+                      const int *col, want *w)
+{
+    const char *rs = cell(row, col[C_RUN]);
+    const char *ts[2] = {cell(row, col[C_START]), cell(row, col[C_END])};
+    double t[2];
+    for (int k = 0; k < 2; k++) {
+        jl__imp_civil cv;
+        int gap = 0;
+        if (jl__imp_number(ts[k], &t[k]))
+            continue;
+        if (!jl__imp_parse_civil(ts[k], &cv)) {
+            jl__imp_err(p->c, JL_EINVALID, o->runs_csv, k ? "end" : "start", row->line,
+                        "expected Unix seconds or an ISO 8601 time, found '%s'", ts[k]);
+            return -2;
+        }
+        t[k] = jl__imp_zone_to_unix(z, &cv, NAN, &gap);
+    }
+    if (!*rs || !(t[1] > t[0])) {
+        jl__imp_err(p->c, JL_EINVALID, o->runs_csv, *rs ? "end" : "run", row->line,
+                    *rs ? "end is not after start" : "a run without a name");
+        return -2;
+    }
+    w->start = t[0];
+    w->end = t[1];
+    return (w->name = jl__strdup(rs)) ? 0 : -1;
+}
+
+/* The row's gpus cell (host:UUID, UUID or index; none: every GPU). */
+static int csv_gpus(prom *p, const opts *o, const jl__imp_csv_row *row, const char *gs, want *w)
+{
+    if (!(w->gpus = malloc((p->n_g ? p->n_g : 1) * sizeof *w->gpus)))
+        return -1;
+    if (!*gs) {
+        for (size_t g = 0; g < p->n_g; g++)
+            w->gpus[w->n_gpus++] = g;
+        return 0;
+    }
+    char *copy = jl__strdup(gs);
+    if (!copy)
+        return -1;
+    int rc = 0;
+    for (char *tok = strtok(copy, "; "); tok && !rc; tok = strtok(NULL, "; ")) {
+        char *colon = strrchr(tok, ':');
+        const char *host = colon ? tok : NULL, *id = colon ? colon + 1 : tok;
+        if (colon)
+            *colon = '\0';
+        size_t found = (size_t)-1, count = 0;
+        for (size_t g = 0; g < p->n_g; g++)
+            if (!strcmp(p->g[g].id, id) && (!host || !strcmp(p->g[g].host, host))) {
+                found = g;
+                count++;
+            }
+        if (count != 1) {
+            jl__imp_err(p->c, JL_EINVALID, o->runs_csv, "gpus", row->line,
+                        count ? "run %s: GPU '%s' is on several hosts: write host:%s"
+                              : "run %s: no GPU '%s' in the series",
+                        w->name, id, id);
+            rc = -2;
+        } else if (w->n_gpus < p->n_g) {
+            w->gpus[w->n_gpus++] = found;
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+/* One RUNS.csv row into w: window, GPUs, and its other columns as run
+ * attributes. */
+static int csv_run(prom *p, const opts *o, jl__imp_zone *z, const jl__imp_csv_row *row,
+                   const char *const *names, size_t n_names, const int *col, want *w)
+{
+    int rc = csv_window(p, o, z, row, col, w);
+    if (!rc)
+        rc = csv_gpus(p, o, row, cell(row, col[C_GPUS]), w);
+    for (size_t i = 0; i < row->n && i < n_names && !rc; i++) {
+        if ((int)i == col[C_RUN] || (int)i == col[C_START] || (int)i == col[C_END] ||
+            (int)i == col[C_GPUS] || !*row->f[i].s)
+            continue;
+        jl_kv *na = realloc(w->attrs, (w->n_attrs + 1) * sizeof *na);
+        if (!na)
+            return -1;
+        w->attrs = na;
+        jl_kv *kv = &w->attrs[w->n_attrs++];
+        kv->key = jl__strdup(names[i]);
+        kv->value = jl__strdup(row->f[i].s);
+        kv->is_number = 0;
+        if (!kv->key || !kv->value)
+            rc = -1;
+    }
+    return rc;
+}
+
 /* RUNS.csv: run,start,end[,gpus][,attribute columns]; gpus lists GPUs as
  * host:id, id (UUID or index) when one host, separated by ';' or spaces
  * (none: every GPU). */
@@ -1197,7 +1320,7 @@ static int plan_csv(prom *p, const opts *o, want **out, size_t *n_out)
     jl__imp_csv_row row;
     char **names = NULL;
     size_t n_names = 0, cap = 0;
-    int col_run = -1, col_start = -1, col_end = -1, col_gpus = -1, rc = 0, got;
+    int col[4] = {-1, -1, -1, -1}, rc = 0, got;
     while ((got = jl__imp_csv_next(csv, &row, &err)) == 1 && !rc) {
         if (!names) {
             if (!(names = calloc(row.n, sizeof *names))) {
@@ -1210,15 +1333,15 @@ static int plan_csv(prom *p, const opts *o, want **out, size_t *n_out)
                     rc = -1;
                     break;
                 }
-                int *c = !strcmp(names[i], "run")     ? &col_run
-                         : !strcmp(names[i], "start") ? &col_start
-                         : !strcmp(names[i], "end")   ? &col_end
-                         : !strcmp(names[i], "gpus")  ? &col_gpus
+                int *c = !strcmp(names[i], "run")     ? &col[C_RUN]
+                         : !strcmp(names[i], "start") ? &col[C_START]
+                         : !strcmp(names[i], "end")   ? &col[C_END]
+                         : !strcmp(names[i], "gpus")  ? &col[C_GPUS]
                                                       : NULL;
                 if (c)
                     *c = (int)i;
             }
-            if (!rc && (col_run < 0 || col_start < 0 || col_end < 0)) {
+            if (!rc && (col[C_RUN] < 0 || col[C_START] < 0 || col[C_END] < 0)) {
                 jl__imp_err(p->c, JL_EMISSING, o->runs_csv, "run,start,end", row.line,
                             "RUNS.csv needs the columns run, start and end");
                 rc = -2;
@@ -1238,95 +1361,7 @@ static int plan_csv(prom *p, const opts *o, want **out, size_t *n_out)
         memset(w, 0, sizeof *w);
         w->line = row.line;
         (*n_out)++;
-        const char *rs = (size_t)col_run < row.n ? row.f[col_run].s : "";
-        const char *ss = (size_t)col_start < row.n ? row.f[col_start].s : "";
-        const char *es = (size_t)col_end < row.n ? row.f[col_end].s : "";
-        double t[2];
-        const char *ts[2] = {ss, es};
-        for (int k = 0; k < 2 && !rc; k++) {
-            jl__imp_civil cv;
-            int gap = 0;
-            if (!jl__imp_number(ts[k], &t[k])) {
-                if (!jl__imp_parse_civil(ts[k], &cv)) {
-                    jl__imp_err(p->c, JL_EINVALID, o->runs_csv, k ? "end" : "start", row.line,
-                                "expected Unix seconds or an ISO 8601 time, found '%s'", ts[k]);
-                    rc = -2;
-                } else {
-                    t[k] = jl__imp_zone_to_unix(z, &cv, NAN, &gap);
-                }
-            }
-        }
-        if (rc)
-            break;
-        if (!*rs || !(t[1] > t[0])) {
-            jl__imp_err(p->c, JL_EINVALID, o->runs_csv, *rs ? "end" : "run", row.line,
-                        *rs ? "end is not after start" : "a run without a name");
-            rc = -2;
-            break;
-        }
-        w->start = t[0];
-        w->end = t[1];
-        if (!(w->name = jl__strdup(rs))) {
-            rc = -1;
-            break;
-        }
-        /* GPUs */
-        const char *gs = col_gpus >= 0 && (size_t)col_gpus < row.n ? row.f[col_gpus].s : "";
-        if (!*gs) {
-            if (!(w->gpus = malloc((p->n_g ? p->n_g : 1) * sizeof *w->gpus))) {
-                rc = -1;
-                break;
-            }
-            for (size_t g = 0; g < p->n_g; g++)
-                w->gpus[w->n_gpus++] = g;
-        } else {
-            char *copy = jl__strdup(gs);
-            if (!copy || !(w->gpus = malloc((p->n_g ? p->n_g : 1) * sizeof *w->gpus))) {
-                free(copy);
-                rc = -1;
-                break;
-            }
-            for (char *tok = strtok(copy, "; "); tok && !rc; tok = strtok(NULL, "; ")) {
-                char *colon = strrchr(tok, ':');
-                const char *host = colon ? tok : NULL, *id = colon ? colon + 1 : tok;
-                if (colon)
-                    *colon = '\0';
-                size_t found = (size_t)-1, count = 0;
-                for (size_t g = 0; g < p->n_g; g++)
-                    if (!strcmp(p->g[g].id, id) && (!host || !strcmp(p->g[g].host, host))) {
-                        found = g;
-                        count++;
-                    }
-                if (count != 1) {
-                    jl__imp_err(p->c, JL_EINVALID, o->runs_csv, "gpus", row.line,
-                                count ? "run %s: GPU '%s' is on several hosts: write host:%s"
-                                      : "run %s: no GPU '%s' in the series",
-                                w->name, id, id);
-                    rc = -2;
-                } else if (w->n_gpus < p->n_g) {
-                    w->gpus[w->n_gpus++] = found;
-                }
-            }
-            free(copy);
-        }
-        /* the other columns: attributes */
-        for (size_t i = 0; i < row.n && i < n_names && !rc; i++) {
-            if ((int)i == col_run || (int)i == col_start || (int)i == col_end ||
-                (int)i == col_gpus || !*row.f[i].s)
-                continue;
-            jl_kv *na = realloc(w->attrs, (w->n_attrs + 1) * sizeof *na);
-            if (!na) {
-                rc = -1;
-                break;
-            }
-            w->attrs = na;
-            w->attrs[w->n_attrs].key = jl__strdup(names[i]);
-            w->attrs[w->n_attrs].value = jl__strdup(row.f[i].s);
-            w->attrs[w->n_attrs].is_number = 0;
-            w->n_attrs++;
-            if (!w->attrs[w->n_attrs - 1].key || !w->attrs[w->n_attrs - 1].value)
-                rc = -1;
-        }
+        rc = csv_run(p, o, z, &row, (const char *const *)names, n_names, col, w);
     }
     if (got < 0) {
         jl_error_list_push(p->c->errors, err);

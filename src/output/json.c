@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "joules/account.h"
 #include "joules/output.h"
 #include "output/json_writer.h"
 
@@ -63,6 +64,9 @@ char *jl__jw_document_text(jl__jw_document_fn fn, const void *result,
                   : NULL;
     char *text = NULL;
     if (w) {
+        const json_t *prov = jl_output_provenance(); /* joules/account.h */
+        if (prov)
+            jl__jw_root_member(w, "provenance", prov);
         fn(w, result, l, ej);
         text = jl__jw_finish_text(w, len);
     }
@@ -121,7 +125,9 @@ static int print_string(FILE *f, const void *ctx)
 
 jl_status jl_write_json(const char *path, const json_t *doc, jl_error **err)
 {
-    char *s = jl_json_dump(doc);
+    json_t *with = jl__with_provenance(doc);
+    char *s = jl_json_dump(with ? with : doc);
+    json_decref(with);
     if (!s)
         return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "cannot serialise JSON document");
     jl_status st = jl_write_text(path, print_string, s, err);

@@ -495,6 +495,9 @@ struct jl_jw {
         const char *key;
         size_t klen;
     } known[JW_KNOWN];
+    /* a member the root object gets as it closes (jl__jw_root_member) */
+    const char *root_key;
+    const json_t *root_value;
 };
 
 static jl_jw *jw_new(int tree, size_t flags)
@@ -796,6 +799,12 @@ static void jw_sort_members(jl_jw *w, jw_frame *f)
     free(copy);
 }
 
+void jl__jw_root_member(jl_jw *w, const char *key, const json_t *v)
+{
+    w->root_key = key;
+    w->root_value = v;
+}
+
 void jl__jw_end(jl_jw *w)
 {
     if (jw_failed(w))
@@ -803,6 +812,14 @@ void jl__jw_end(jl_jw *w)
     if (!w->depth) {
         w->failed = 1;
         return;
+    }
+    if (w->depth == 1 && w->root_key && w->st[0].is_object) {
+        const char *k = w->root_key;
+        w->root_key = NULL;
+        jl__jw_key(w, k);
+        jl__jw_json(w, w->root_value);
+        if (jw_failed(w))
+            return;
     }
     jw_frame *f = &w->st[w->depth - 1];
     if (!w->tree) {

@@ -49,6 +49,16 @@ void jl__jw_null(jl_jw *w);
  * the caller keeps its reference). NULL: the writer fails (out of memory). */
 void jl__jw_json(jl_jw *w, const json_t *v);
 
+/* The root object gets member key = v just before it closes (unless the
+ * emitter wrote that key itself: the last value wins); key and v must stay
+ * valid until then. The document writers' provenance hook. */
+void jl__jw_root_member(jl_jw *w, const char *key, const json_t *v);
+
+/* doc with "provenance" (jl_output_provenance) when it is a joules.*\/N
+ * document without one and the hook gives a block: a shallow copy, the
+ * caller's reference; else NULL (write doc as it is). */
+json_t *jl__with_provenance(const json_t *doc);
+
 /* Text backend only: bytes written so far, and the text (valid until the
  * next write); the depth of open containers. A closed value's bytes never
  * change afterwards (sorting moves whole members), so a caller may keep a

@@ -100,7 +100,8 @@ static void free_values(char **v, size_t n)
     free(v);
 }
 
-jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
+/* data/summary.*, data/check.json (kept for the findings), data/frontier.*. */
+static jl_status write_run_documents(jl__report_report *r, jl_error **err)
 {
     jl_status st;
     json_t *doc = jl_summary_document(r->l, r->errors);
@@ -132,16 +133,19 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
         jl__report_add_data(r, "data/frontier.csv", "one row per frontier point",
                             "joules frontier --csv FILE PATH...");
     }
+    return JL_OK;
+}
 
-    const jl_slo *slos[16];
-    size_t ns = slos_in_use(r, slos, 16);
-    char *sa = slo_args(slos, ns);
-    char *cmdl = NULL;
-    /* pick: every (model, task) at every SLO in use */
+/* data/pick.*: every (model, task) at every SLO in use (sa: their
+ * --slo arguments, for the commands recorded). */
+static jl_status write_pick_documents(jl__report_report *r, const jl_slo *const *slos, size_t ns,
+                                      const char *sa, jl_error **err)
+{
     jl__report_progress(r, "documents", 3, 6, "pick");
     jl_pick_set *ps = NULL;
+    jl_status st;
     if ((st = jl_pick_all(r->l, slos, ns, NULL, &ps, err)))
-        goto end;
+        return st;
     st = jl__report_write_json_with_errors(r, "data/pick.json", jl_pick_set_to_json(ps, r->l), err);
     if (!st) {
         char *p = jl__asprintf("%s/data/pick.csv", r->root);
@@ -150,8 +154,8 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
     }
     jl_pick_set_free(ps);
     if (st)
-        goto end;
-    cmdl = jl__asprintf("joules pick --json%s PATH...", sa ? sa : "");
+        return st;
+    char *cmdl = jl__asprintf("joules pick --json%s PATH...", sa ? sa : "");
     jl__report_add_data(r, "data/pick.json",
                         "joules.pick/1: the minimum-energy configuration per (model, task) and SLO",
                         cmdl);
@@ -159,67 +163,60 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
     cmdl = jl__asprintf("joules pick --csv FILE%s PATH...", sa ? sa : "");
     jl__report_add_data(r, "data/pick.csv", "one row per pick", cmdl);
     free(cmdl);
-    cmdl = NULL;
+    return JL_OK;
+}
 
-    /* compare: GPU models (baseline: the first), GPU counts (baseline: the
-     * smallest, GPU model held), when the runs have two or more values */
-    static const char *const bys[] = {"gpu_model", "num_gpus"};
-    for (size_t k = 0; k < 2 && !st; k++) {
-        jl__report_progress(r, "documents", 4 + k, 6, bys[k]);
-        char **vals = NULL;
-        size_t nv = distinct_values(r->l, bys[k], &vals);
-        if (nv >= 2) {
-            const char *base_v = vals[0];
-            if (k == 1) { /* numerically smallest GPU count */
-                for (size_t i = 1; i < nv; i++)
-                    if (atof(vals[i]) < atof(base_v))
-                        base_v = vals[i];
-            } else if (r->opt.gpu_baseline) {
-                base_v = r->opt.gpu_baseline;
-            }
-            const char *hold[] = {"gpu_model"};
-            jl_compare_options co = {bys[k], base_v, hold, k == 1 ? 1 : 0, {-1, 1e-9}};
-            jl_compare_result *cr = NULL;
-            jl_error *cerr = NULL;
-            if (jl_compare(r->l, slos, ns, &co, &cr, &cerr) == JL_OK) {
-                char *rel = jl__asprintf("data/compare-%s.json", bys[k]);
-                char *relc = jl__asprintf("data/compare-%s.csv", bys[k]);
-                char *pc = jl__asprintf("%s/%s", r->root, relc ? relc : "");
-                st = jl__report_write_json_with_errors(r, rel, jl_compare_to_json(cr, r->l), err);
-                if (!st)
-                    st = jl_write_compare_csv(pc, cr, r->l, err);
-                if (!st) {
-                    char *what =
-                        jl__asprintf("joules.compare/1: each %s against %s=%s at matched SLOs "
-                                     "(the paper's Sec. 4.3)",
-                                     bys[k], bys[k], base_v);
-                    cmdl = jl__asprintf("joules compare --json --by %s --baseline %s%s PATH...",
-                                        bys[k], base_v, sa ? sa : "");
-                    jl__report_add_data(r, rel, what, cmdl);
-                    free(cmdl);
-                    cmdl = jl__asprintf("joules compare --csv FILE --by %s --baseline %s%s PATH...",
-                                        bys[k], base_v, sa ? sa : "");
-                    jl__report_add_data(r, relc, "one row per comparison", cmdl);
-                    free(cmdl);
-                    cmdl = NULL;
-                    free(what);
-                }
-                free(rel);
-                free(relc);
-                free(pc);
-            } else {
-                char *m = cerr ? jl_error_format(cerr) : NULL;
-                jl__report_note(r, "comparison by %s not written: %s", bys[k], m ? m : "?");
-                free(m);
-            }
-            jl_error_free(cerr);
-            jl_compare_result_free(cr);
+/* data/compare-BY.*: one comparison by `by` against base_v; a comparison
+ * that cannot be made is a note. */
+static jl_status write_compare_document(jl__report_report *r, const char *by, const char *base_v,
+                                        int hold_gpu, const jl_slo *const *slos, size_t ns,
+                                        const char *sa, jl_error **err)
+{
+    const char *hold[] = {"gpu_model"};
+    jl_compare_options co = {by, base_v, hold, hold_gpu ? 1 : 0, {-1, 1e-9}};
+    jl_compare_result *cr = NULL;
+    jl_error *cerr = NULL;
+    jl_status st = JL_OK;
+    if (jl_compare(r->l, (const jl_slo **)slos, ns, &co, &cr, &cerr) == JL_OK) {
+        char *rel = jl__asprintf("data/compare-%s.json", by);
+        char *relc = jl__asprintf("data/compare-%s.csv", by);
+        char *pc = jl__asprintf("%s/%s", r->root, relc ? relc : "");
+        st = jl__report_write_json_with_errors(r, rel, jl_compare_to_json(cr, r->l), err);
+        if (!st)
+            st = jl_write_compare_csv(pc, cr, r->l, err);
+        if (!st) {
+            char *what = jl__asprintf("joules.compare/1: each %s against %s=%s at matched SLOs "
+                                      "(the paper's Sec. 4.3)",
+                                      by, by, base_v);
+            char *cmdl = jl__asprintf("joules compare --json --by %s --baseline %s%s PATH...", by,
+                                      base_v, sa ? sa : "");
+            jl__report_add_data(r, rel, what, cmdl);
+            free(cmdl);
+            cmdl = jl__asprintf("joules compare --csv FILE --by %s --baseline %s%s PATH...", by,
+                                base_v, sa ? sa : "");
+            jl__report_add_data(r, relc, "one row per comparison", cmdl);
+            free(cmdl);
+            free(what);
         }
-        free_values(vals, nv);
+        free(rel);
+        free(relc);
+        free(pc);
+    } else {
+        char *m = cerr ? jl_error_format(cerr) : NULL;
+        jl__report_note(r, "comparison by %s not written: %s", by, m ? m : "?");
+        free(m);
     }
-    /* precision pairs, when two or more precisions were measured */
+    jl_error_free(cerr);
+    jl_compare_result_free(cr);
+    return st;
+}
+
+/* data/compare-precision.*, when two or more precisions were measured. */
+static jl_status write_precision_document(jl__report_report *r, jl_error **err)
+{
     char **precs = NULL;
-    size_t np = st ? 0 : distinct_values(r->l, "precision", &precs);
+    size_t np = distinct_values(r->l, "precision", &precs);
+    jl_status st = JL_OK;
     if (np >= 2) {
         const char *base_p = precs[0];
         for (size_t i = 0; i < np; i++)
@@ -239,8 +236,9 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
                 st = jl_write_precision_csv(pc, pr, r->l, err);
             free(pc);
             if (!st) {
-                cmdl = jl__asprintf("joules compare --json --by precision --baseline %s PATH...",
-                                    base_p);
+                char *cmdl =
+                    jl__asprintf("joules compare --json --by precision --baseline %s PATH...",
+                                 base_p);
                 jl__report_add_data(
                     r, "data/compare-precision.json",
                     "joules.compare/1: each run of another precision against its twin (the paper's Sec. 4.4)",
@@ -252,7 +250,6 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
                 jl__report_add_data(r, "data/compare-precision.csv", "one row per precision pair",
                                     cmdl);
                 free(cmdl);
-                cmdl = NULL;
             }
         } else {
             char *m = perr ? jl_error_format(perr) : NULL;
@@ -263,7 +260,42 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
         jl_precision_result_free(pr);
     }
     free_values(precs, np);
-end:
+    return st;
+}
+
+/* Every command's document in data/, in phases: the runs' (summary,
+ * check, frontier), the picks, the comparisons by GPU model (baseline:
+ * --baseline, else the first) and by GPU count (the smallest, GPU model
+ * held) when the runs have two or more values, the precision pairs. */
+jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
+{
+    jl_status st = write_run_documents(r, err);
+    if (st)
+        return st;
+    const jl_slo *slos[16];
+    size_t ns = slos_in_use(r, slos, 16);
+    char *sa = slo_args(slos, ns);
+    st = write_pick_documents(r, slos, ns, sa, err);
+    static const char *const bys[] = {"gpu_model", "num_gpus"};
+    for (size_t k = 0; k < 2 && !st; k++) {
+        jl__report_progress(r, "documents", 4 + k, 6, bys[k]);
+        char **vals = NULL;
+        size_t nv = distinct_values(r->l, bys[k], &vals);
+        if (nv >= 2) {
+            const char *base_v = vals[0];
+            if (k == 1) { /* numerically smallest GPU count */
+                for (size_t i = 1; i < nv; i++)
+                    if (atof(vals[i]) < atof(base_v))
+                        base_v = vals[i];
+            } else if (r->opt.gpu_baseline) {
+                base_v = r->opt.gpu_baseline;
+            }
+            st = write_compare_document(r, bys[k], base_v, k == 1, slos, ns, sa, err);
+        }
+        free_values(vals, nv);
+    }
+    if (!st)
+        st = write_precision_document(r, err);
     free(sa);
     return st;
 }
@@ -279,7 +311,7 @@ jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
     jl__strbuf_puts(&b, "model,task,workload,item,gpu_scope,slo,is_group_slo,runs_meeting_slo,"
                         "file,run,gpu_model,num_gpus,precision,max_batch_size,energy_per_item_j,"
                         "energy_per_response_j,median_itl_s,batch_latency_s,avg_power_w,"
-                        "closest_worst_miss\n");
+                        "closest_worst_miss,slo_figure,slo_value\n");
     for (size_t i = 0; i < r->n_groups; i++) {
         jl__report_group *g = &r->groups[i];
         for (long k = -1; k < (long)g->n_gpu_models; k++)
@@ -320,6 +352,13 @@ jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
                         jl__report_csv_num(&b, NAN);
                     jl__report_csv_num(&b, p->closest >= 0 ? p->worst_miss : NAN);
                 }
+                /* the figure of the SLO's first condition, and the pick's value */
+                int sf = g->set[j]->n
+                             ? (g->kind == RP_KIND_LLM ? g->set[j]->conds[0].figure_llm
+                                                       : g->set[j]->conds[0].figure_diffusion)
+                             : -1;
+                jl__strbuf_printf(&b, ",%s", sf >= 0 ? jl_figure_name((jl_figure)sf) : "");
+                jl__report_csv_num(&b, s && sf >= 0 ? s->fig[sf] : NAN);
                 jl__strbuf_puts(&b, "\n");
             }
     }

@@ -49,6 +49,155 @@ static void slo_lines(jl__strbuf *gp, const jl__report_group *g, int diffusion, 
     }
 }
 
+/* What the phases of a frontier figure share: the curves, the axes (log or
+ * not, their ranges) and the label placers. */
+typedef struct frontier_fig {
+    int diffusion;
+    double lscale; /* ITL in ms */
+    jl__report_series *ser;
+    size_t nser;
+    int logx, logy;
+    double xlo, xhi, ylo, yhi;
+    jl__report_placer pl[2];
+} frontier_fig;
+
+/* The axes from every curve's points: log when they span 8x or more; the
+ * SLO lines into slo_gp (they reserve their label's place). */
+static void frontier_axes(jl__report_group *g, frontier_fig *ff, jl__strbuf *slo_gp)
+{
+    size_t nv = 0, total = g->frontier->n_points;
+    for (size_t c = 0; c < ff->nser; c++)
+        total += ff->ser[c].cv.n_points;
+    double *lat = jl__calloc_array(total + 1, sizeof *lat);
+    double *en = jl__calloc_array(total + 1, sizeof *en);
+    double maxlat = 0;
+    for (size_t c = 0; lat && en && c < ff->nser; c++)
+        for (size_t i = 0; i < ff->ser[c].cv.n_points; i++) {
+            const jl_curve_point *p = &ff->ser[c].cv.points[i];
+            if (isfinite(p->latency) && isfinite(p->energy)) {
+                lat[nv] = p->latency * ff->lscale;
+                en[nv++] = p->energy;
+                maxlat = fmax(maxlat, p->latency * ff->lscale);
+            }
+        }
+    ff->logy = lat && en ? jl__report_wide_range(en, nv, 8) : 0;
+    ff->logx = lat && en ? jl__report_wide_range(lat, nv, 8) : 0;
+    jl__report_placers_init(ff->pl, ff->logx, ff->logy, lat, en, lat && en ? nv : 0, 0.06, 0.10,
+                            0.12, 0.08);
+    ff->xlo = ff->pl[0].xlo;
+    ff->xhi = ff->pl[0].xhi;
+    ff->ylo = ff->pl[0].ylo;
+    ff->yhi = ff->pl[0].yhi;
+    slo_lines(slo_gp, g, ff->diffusion, ff->lscale, maxlat, 1, ff->pl);
+    free(lat);
+    free(en);
+}
+
+/* The .dat: a block per curve (points labelled with their batch where the
+ * label fits), then the frontier; report.json's curves (returned). */
+static json_t *frontier_dat(const jl_summary_list *l, const jl_frontier *fr, frontier_fig *ff,
+                            jl__report_figure *f, jl__strbuf *dat)
+{
+    json_t *curves = json_array();
+    for (size_t c = 0; c < ff->nser; c++) {
+        const jl_curve *cv = &ff->ser[c].cv;
+        jl__strbuf_printf(dat, "# curve %zu: %s x%ld %s%s%s\n", c,
+                          jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
+                          cv->precision ? cv->precision : "?", ff->ser[c].variant ? ", " : "",
+                          ff->ser[c].variant ? ff->ser[c].variant : "");
+        for (size_t i = 0; i < cv->n_points; i++) {
+            const jl_curve_point *p = &cv->points[i];
+            char lab[32];
+            snprintf(lab, sizeof lab, "%ld", p->batch);
+            int pos[2];
+            for (int w = 0; w < 2; w++)
+                pos[w] = isfinite(p->latency) && isfinite(p->energy)
+                             ? jl__report_place_label(&ff->pl[w], p->latency * ff->lscale,
+                                                      p->energy, strlen(lab))
+                             : -1;
+            jl__strbuf_printf(dat, "%.10g %.10g %ld %d", p->latency * ff->lscale, p->energy,
+                              p->batch, p->on_frontier);
+            jl__report_dat_labels(dat, pos, lab);
+            jl__strbuf_puts(dat, "\n");
+            f->n_points++;
+        }
+        jl__strbuf_puts(dat, "\n\n");
+        json_t *cj = json_pack("{s:s?,s:I,s:s?,s:I}", "gpu_model", cv->gpu_model, "num_gpus",
+                               (json_int_t)cv->num_gpus, "precision", cv->precision, "n_points",
+                               (json_int_t)cv->n_points);
+        json_object_set_new(cj, "variant",
+                            ff->ser[c].variant ? json_string(ff->ser[c].variant) : json_null());
+        json_t *rk = json_array();
+        for (size_t i = 0; i < cv->n_points; i++)
+            json_array_append_new(rk, jl_run_key_to_json(l->items[cv->points[i].run]));
+        json_object_set_new(cj, "runs", rk);
+        json_array_append_new(curves, cj);
+    }
+    jl__strbuf_puts(dat, "# frontier\n");
+    for (size_t i = 0; i < fr->n_points; i++)
+        jl__strbuf_printf(dat, "%.10g %.10g %ld 1 \"\" \"\" \"\" \"\" \"\" \"\" \"\" \"\"\n",
+                          fr->points[i].latency * ff->lscale, fr->points[i].energy,
+                          l->items[fr->points[i].run]->attrs.max_batch_size);
+    return curves;
+}
+
+/* The script: axes, the SLO lines, a line per curve with its labels, the
+ * frontier in black. */
+static void frontier_script(const frontier_fig *ff, const jl__report_figure *f, const char *elabel,
+                            jl__strbuf *slo_gp, jl__strbuf *gp)
+{
+    /* the 3.3 in PDF: the key in one column below, the page as tall as it needs */
+    jl__report_gp_header_sized(
+        gp, f->id, f->title,
+        "Time-energy curves per configuration, batch sizes annotated, frontier in black.", 900, 520,
+        7.0 * 520 / 900, 2.4 + 0.15 * (double)(ff->nser + 1));
+    jl__strbuf_printf(gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n",
+                      ff->diffusion ? "batch latency (s)" : "median inter-token latency (ms)",
+                      elabel);
+    if (ff->logx) {
+        jl__strbuf_puts(gp, "set logscale x\n");
+        jl__report_log_tics(gp, "x", ff->xlo, ff->xhi);
+    }
+    if (ff->logy) {
+        jl__strbuf_puts(gp, "set logscale y\n");
+        jl__report_log_tics(gp, "y", ff->ylo, ff->yhi);
+    }
+    jl__report_label_columns(gp, 5);
+    jl__strbuf_puts(gp, "set autoscale fix\n"
+                        "set offsets graph 0.06, graph 0.10, graph 0.12, graph 0.08\n"
+                        "set key outside bottom center horizontal samplen 2.5 height 0.5\n"
+                        "if (narrow) set key outside bottom center vertical maxcols 1 samplen 2\n");
+    char *slo_text = jl__strbuf_take(slo_gp);
+    jl__strbuf_puts(gp, slo_text ? slo_text : "");
+    free(slo_text);
+    jl__strbuf_puts(gp, "plot ");
+    for (size_t c = 0; c < ff->nser; c++) {
+        const jl_curve *cv = &ff->ser[c].cv;
+        const char *col = jl__report_palette[c % RP_N_PALETTE];
+        int pt = jl__report_point_types[(c / RP_N_PALETTE) % RP_N_POINT_TYPES];
+        char *tt =
+            jl__asprintf("%s x%ld, %s%s%s", jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
+                         cv->precision ? cv->precision : "?", ff->ser[c].variant ? ", " : "",
+                         ff->ser[c].variant ? ff->ser[c].variant : "");
+        jl__strbuf_printf(
+            gp,
+            "%s\"%s.dat\" index %zu using 1:2 with linespoints pt %d ps 1.0 lw 2 dt %d lc rgb \"%s\" title ",
+            c ? ", \\\n     " : "", f->id, c, pt, (int)(c / RP_N_PALETTE) % 3 + 1, col);
+        jl__report_gp_str(gp, tt ? tt : "?");
+        free(tt);
+        char src[32];
+        snprintf(src, sizeof src, "\"\" index %zu", c);
+        jl__report_plot_label_layers(gp, src, col);
+    }
+    jl__strbuf_printf(
+        gp,
+        ", \\\n     \"%s.dat\" index %zu using 1:2 with lines dt 2 lw 1.4 lc rgb \"#000000\" title \"frontier\", \\\n"
+        "     \"\" index %zu using 1:2 with points pt 6 ps 2.0 lw 1.4 lc rgb \"#000000\" notitle\n"
+        "unset output\n",
+        f->id, ff->nser, ff->nser);
+}
+
+/* The group's frontier figure, in phases: the axes, the .dat, the script. */
 jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
 {
     jl__report_group *g = &r->groups[gi];
@@ -57,8 +206,10 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
     if (!fr || !fr->n_points)
         return JL_OK;
     const jl_summary *s0 = l->items[fr->points[0].run];
-    int diffusion = jl_attrs_is_diffusion(&s0->attrs);
-    double lscale = diffusion ? 1 : 1000; /* ITL in ms */
+    frontier_fig ff;
+    memset(&ff, 0, sizeof ff);
+    ff.diffusion = jl_attrs_is_diffusion(&s0->attrs);
+    ff.lscale = ff.diffusion ? 1 : 1000;
     char *id = jl__asprintf("frontier-%s", g->slug);
     jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_FRONTIER, gi, id) : NULL;
     free(id);
@@ -75,136 +226,25 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
         "Fig. 8-9.");
     char elabel[64];
     snprintf(elabel, sizeof elabel, "energy per %s (J)", jl__report_item(s0));
-    jl__strbuf dat, gp;
+    jl__strbuf dat, gp, slo_gp;
     jl__strbuf_init(&dat);
     jl__strbuf_init(&gp);
+    jl__strbuf_init(&slo_gp);
     jl__strbuf_printf(
         &dat,
         "# %s\n# blocks (gnuplot index): one per curve, then the frontier\n"
         "# latency_%s energy_j_per_%s batch on_frontier, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF)\n",
-        f->title, diffusion ? "s" : "ms", jl__report_item(s0));
-    size_t nv = 0;
-    jl__report_series *ser = NULL;
-    size_t nser = jl__report_split_curves(l, fr, &ser);
-    size_t total = fr->n_points;
-    for (size_t c = 0; c < nser; c++)
-        total += ser[c].cv.n_points;
-    double *lat = jl__calloc_array(total + 1, sizeof *lat);
-    double *en = jl__calloc_array(total + 1, sizeof *en);
-    double maxlat = 0;
-    for (size_t c = 0; lat && en && c < nser; c++)
-        for (size_t i = 0; i < ser[c].cv.n_points; i++) {
-            const jl_curve_point *p = &ser[c].cv.points[i];
-            if (isfinite(p->latency) && isfinite(p->energy)) {
-                lat[nv] = p->latency * lscale;
-                en[nv++] = p->energy;
-                maxlat = fmax(maxlat, p->latency * lscale);
-            }
-        }
-    int logy = lat && en ? jl__report_wide_range(en, nv, 8) : 0,
-        logx = lat && en ? jl__report_wide_range(lat, nv, 8) : 0;
-    jl__report_placer pl[2];
-    jl__report_placers_init(pl, logx, logy, lat, en, lat && en ? nv : 0, 0.06, 0.10, 0.12, 0.08);
-    double xlo = pl[0].xlo, xhi = pl[0].xhi, ylo = pl[0].ylo, yhi = pl[0].yhi;
-    jl__strbuf slo_gp;
-    jl__strbuf_init(&slo_gp);
-    slo_lines(&slo_gp, g, diffusion, lscale, maxlat, 1, pl);
-    free(lat);
-    free(en);
-    json_t *curves = json_array();
-    for (size_t c = 0; c < nser; c++) {
-        const jl_curve *cv = &ser[c].cv;
-        jl__strbuf_printf(&dat, "# curve %zu: %s x%ld %s%s%s\n", c,
-                          jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
-                          cv->precision ? cv->precision : "?", ser[c].variant ? ", " : "",
-                          ser[c].variant ? ser[c].variant : "");
-        for (size_t i = 0; i < cv->n_points; i++) {
-            const jl_curve_point *p = &cv->points[i];
-            char lab[32];
-            snprintf(lab, sizeof lab, "%ld", p->batch);
-            int pos[2];
-            for (int w = 0; w < 2; w++)
-                pos[w] = isfinite(p->latency) && isfinite(p->energy)
-                             ? jl__report_place_label(&pl[w], p->latency * lscale, p->energy,
-                                                      strlen(lab))
-                             : -1;
-            jl__strbuf_printf(&dat, "%.10g %.10g %ld %d", p->latency * lscale, p->energy, p->batch,
-                              p->on_frontier);
-            jl__report_dat_labels(&dat, pos, lab);
-            jl__strbuf_puts(&dat, "\n");
-            f->n_points++;
-        }
-        jl__strbuf_puts(&dat, "\n\n");
-        json_t *cj = json_pack("{s:s?,s:I,s:s?,s:I}", "gpu_model", cv->gpu_model, "num_gpus",
-                               (json_int_t)cv->num_gpus, "precision", cv->precision, "n_points",
-                               (json_int_t)cv->n_points);
-        json_object_set_new(cj, "variant",
-                            ser[c].variant ? json_string(ser[c].variant) : json_null());
-        json_t *rk = json_array();
-        for (size_t i = 0; i < cv->n_points; i++)
-            json_array_append_new(rk, jl_run_key_to_json(l->items[cv->points[i].run]));
-        json_object_set_new(cj, "runs", rk);
-        json_array_append_new(curves, cj);
-    }
-    free(pl[0].boxes);
-    free(pl[1].boxes);
-    jl__strbuf_puts(&dat, "# frontier\n");
-    for (size_t i = 0; i < fr->n_points; i++)
-        jl__strbuf_printf(&dat, "%.10g %.10g %ld 1 \"\" \"\" \"\" \"\" \"\" \"\" \"\" \"\"\n",
-                          fr->points[i].latency * lscale, fr->points[i].energy,
-                          l->items[fr->points[i].run]->attrs.max_batch_size);
-    /* the 3.3 in PDF: the key in one column below, the page as tall as it needs */
-    jl__report_gp_header_sized(
-        &gp, f->id, f->title,
-        "Time-energy curves per configuration, batch sizes annotated, frontier in black.", 900, 520,
-        7.0 * 520 / 900, 2.4 + 0.15 * (double)(nser + 1));
-    jl__strbuf_printf(&gp, "set xlabel \"%s\"\nset ylabel \"%s\"\n",
-                      diffusion ? "batch latency (s)" : "median inter-token latency (ms)", elabel);
-    if (logx) {
-        jl__strbuf_puts(&gp, "set logscale x\n");
-        jl__report_log_tics(&gp, "x", xlo, xhi);
-    }
-    if (logy) {
-        jl__strbuf_puts(&gp, "set logscale y\n");
-        jl__report_log_tics(&gp, "y", ylo, yhi);
-    }
-    jl__report_label_columns(&gp, 5);
-    jl__strbuf_puts(&gp,
-                    "set autoscale fix\n"
-                    "set offsets graph 0.06, graph 0.10, graph 0.12, graph 0.08\n"
-                    "set key outside bottom center horizontal samplen 2.5 height 0.5\n"
-                    "if (narrow) set key outside bottom center vertical maxcols 1 samplen 2\n");
-    char *slo_text = jl__strbuf_take(&slo_gp);
-    jl__strbuf_puts(&gp, slo_text ? slo_text : "");
-    free(slo_text);
-    jl__strbuf_puts(&gp, "plot ");
-    for (size_t c = 0; c < nser; c++) {
-        const jl_curve *cv = &ser[c].cv;
-        const char *col = jl__report_palette[c % RP_N_PALETTE];
-        int pt = jl__report_point_types[(c / RP_N_PALETTE) % RP_N_POINT_TYPES];
-        char *tt = jl__asprintf("%s x%ld, %s%s%s", jl__report_gpu_label(cv->gpu_model),
-                                cv->num_gpus, cv->precision ? cv->precision : "?",
-                                ser[c].variant ? ", " : "", ser[c].variant ? ser[c].variant : "");
-        jl__strbuf_printf(
-            &gp,
-            "%s\"%s.dat\" index %zu using 1:2 with linespoints pt %d ps 1.0 lw 2 dt %d lc rgb \"%s\" title ",
-            c ? ", \\\n     " : "", f->id, c, pt, (int)(c / RP_N_PALETTE) % 3 + 1, col);
-        jl__report_gp_str(&gp, tt ? tt : "?");
-        free(tt);
-        char src[32];
-        snprintf(src, sizeof src, "\"\" index %zu", c);
-        jl__report_plot_label_layers(&gp, src, col);
-    }
-    jl__strbuf_printf(
-        &gp,
-        ", \\\n     \"%s.dat\" index %zu using 1:2 with lines dt 2 lw 1.4 lc rgb \"#000000\" title \"frontier\", \\\n"
-        "     \"\" index %zu using 1:2 with points pt 6 ps 2.0 lw 1.4 lc rgb \"#000000\" notitle\n"
-        "unset output\n",
-        f->id, nser, nser);
-    jl__report_series_free(ser, nser);
+        f->title, ff.diffusion ? "s" : "ms", jl__report_item(s0));
+    ff.nser = jl__report_split_curves(l, fr, &ff.ser);
+    frontier_axes(g, &ff, &slo_gp);
+    json_t *curves = frontier_dat(l, fr, &ff, f, &dat);
+    free(ff.pl[0].boxes);
+    free(ff.pl[1].boxes);
+    frontier_script(&ff, f, elabel, &slo_gp, &gp);
+    jl__report_series_free(ff.ser, ff.nser);
     f->meta =
-        json_pack("{s:s,s:s,s:b,s:b,s:o}", "latency_unit", diffusion ? "s" : "ms", "energy_unit",
-                  jl__report_energy_unit(s0), "log_x", logx, "log_y", logy, "curves", curves);
+        json_pack("{s:s,s:s,s:b,s:b,s:o}", "latency_unit", ff.diffusion ? "s" : "ms", "energy_unit",
+                  jl__report_energy_unit(s0), "log_x", ff.logx, "log_y", ff.logy, "curves", curves);
     jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);
     jl__strbuf_free(&dat);
     jl__strbuf_free(&gp);

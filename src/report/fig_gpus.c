@@ -24,26 +24,32 @@ static int cmp_rows(const void *pa, const void *pb)
     return (a->group > b->group) - (a->group < b->group);
 }
 
-/* One figure per kind of work (tokens, images, videos): a row per (model,
- * task) with two or more GPU models meeting its SLO, sorted by the least
- * energy; on a log axis, a dot per GPU model at the energy of its
- * minimum-energy configuration meeting the SLO, a line from the least to
- * the most; on the right, the GPU model needing the least and by how much
- * less than the one needing the most. Legible at any number of rows: the
- * figure grows with them. */
-jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind, jl_error **err)
+/* What the phases of the figure share: its rows (groups with two or more
+ * GPU models meeting their SLO), the GPU models (sorted), the energy range,
+ * the tic labels and their widths. */
+typedef struct gpu_fig {
+    jl__report_kind kind;
+    const char *item;
+    cmp_row *rows;
+    size_t nq, n_kind;
+    char **gpus; /* borrowed from the groups */
+    size_t ng;
+    double lo, hi;
+    char *yts, *y2ts, *ytns; /* row names, winners, short names (3.3 in PDF) */
+    size_t maxlen, maxlen2, maxlen_n;
+} gpu_fig;
+
+/* The rows and the GPU models of this kind of work. -1 out of memory. */
+static int gpu_rows(jl__report_report *r, gpu_fig *gf)
 {
     const jl_summary_list *l = r->l;
-    char **gpus = NULL;
-    size_t ng = 0, nq = 0, n_kind = 0;
-    cmp_row *rows = jl__calloc_array(r->n_groups ? r->n_groups : 1, sizeof *rows);
-    if (!rows)
-        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    if (!(gf->rows = jl__calloc_array(r->n_groups ? r->n_groups : 1, sizeof *gf->rows)))
+        return -1;
     for (size_t gi = 0; gi < r->n_groups; gi++) {
         jl__report_group *g = &r->groups[gi];
-        if (g->kind != kind)
+        if (g->kind != gf->kind)
             continue;
-        n_kind++;
+        gf->n_kind++;
         double best = INFINITY, worst = -INFINITY;
         size_t meeting = 0;
         for (size_t k = 0; k < g->n_gpu_models; k++) {
@@ -57,74 +63,47 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
             best = fmin(best, e);
             worst = fmax(worst, e);
             size_t j = 0;
-            while (j < ng && strcmp(gpus[j], g->gpu_models[k]) < 0)
+            while (j < gf->ng && strcmp(gf->gpus[j], g->gpu_models[k]) < 0)
                 j++;
-            if (j < ng && !strcmp(gpus[j], g->gpu_models[k]))
+            if (j < gf->ng && !strcmp(gf->gpus[j], g->gpu_models[k]))
                 continue;
-            char **p = realloc(gpus, (ng + 1) * sizeof *p);
-            if (!p) {
-                free(gpus);
-                free(rows);
-                return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-            }
-            gpus = p;
-            memmove(gpus + j + 1, gpus + j, (ng - j) * sizeof *gpus);
-            gpus[j] = g->gpu_models[k];
-            ng++;
+            char **p = realloc(gf->gpus, (gf->ng + 1) * sizeof *p);
+            if (!p)
+                return -1;
+            gf->gpus = p;
+            memmove(gf->gpus + j + 1, gf->gpus + j, (gf->ng - j) * sizeof *gf->gpus);
+            gf->gpus[j] = g->gpu_models[k];
+            gf->ng++;
         }
         if (meeting >= 2)
-            rows[nq++] = (cmp_row){gi, best, worst};
+            gf->rows[gf->nq++] = (cmp_row){gi, best, worst};
     }
-    static const char *const what[] = {"LLM / MLLM", "text-to-image", "text-to-video"};
-    if (nq == 0) {
-        if (n_kind)
-            jl__report_cmp_note(
-                r,
-                "GPU models at matched SLOs (%s): no (model, task) has runs on two or "
-                "more GPU models meeting its SLO, so there is nothing to compare.",
-                what[kind]);
-        free(gpus);
-        free(rows);
-        return JL_OK;
-    }
-    qsort(rows, nq, sizeof *rows, cmp_rows);
-    char *id = jl__asprintf("gpu-comparison-%s", jl__report_kind_name(kind));
-    jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_GPU_COMPARE, -1, id) : NULL;
-    free(id);
-    if (!f) {
-        free(gpus);
-        free(rows);
-        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    }
-    const char *item = kind == RP_KIND_LLM ? "token" : kind == RP_KIND_IMAGE ? "image" : "video";
-    f->title = jl__asprintf("GPU models at matched SLOs (%s)", what[kind]);
-    f->caption = jl__asprintf(
-        "Each row a (model, task) measured on two or more GPU models, sorted by the least "
-        "energy: a dot per GPU model at the energy per %s of its minimum-energy configuration "
-        "among runs meeting the group's SLO (log axis; a line joins the least and the most). "
-        "Right: the GPU model needing the least energy and how much less it needs than the "
-        "one needing the most (the paper's Fig. 6). Configurations: the .dat and report.json.",
-        item);
-    jl__strbuf dat, gp;
-    jl__strbuf_init(&dat);
-    jl__strbuf_init(&gp);
-    jl__strbuf_printf(&dat,
+    return 0;
+}
+
+/* The .dat: block 0 the rows' ranges, then a block per GPU model; each
+ * point's entry in report.json's `bars` (returned). */
+static json_t *gpu_dat(jl__report_report *r, gpu_fig *gf, jl__report_figure *f, jl__strbuf *dat)
+{
+    const jl_summary_list *l = r->l;
+    jl__strbuf_printf(dat,
                       "# %s\n# blocks (gnuplot index): the rows' ranges, then one per GPU model\n"
                       "# row energy_j_per_%s gpus batch model task slo\n",
-                      f->title, item);
+                      f->title, gf->item);
     /* block 0: per row the least and the most */
-    for (size_t q = 0; q < nq; q++)
-        jl__strbuf_printf(&dat, "%zu %.10g %.10g\n", q, rows[q].best, rows[q].worst);
-    jl__strbuf_puts(&dat, "\n\n");
+    for (size_t q = 0; q < gf->nq; q++)
+        jl__strbuf_printf(dat, "%zu %.10g %.10g\n", q, gf->rows[q].best, gf->rows[q].worst);
+    jl__strbuf_puts(dat, "\n\n");
     json_t *pts = json_array();
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t j = 0; j < ng; j++) {
-        jl__strbuf_printf(&dat, "# GPU model %s\n", gpus[j]);
-        for (size_t q = 0; q < nq; q++) {
-            jl__report_group *g = &r->groups[rows[q].group];
+    gf->lo = INFINITY;
+    gf->hi = -INFINITY;
+    for (size_t j = 0; j < gf->ng; j++) {
+        jl__strbuf_printf(dat, "# GPU model %s\n", gf->gpus[j]);
+        for (size_t q = 0; q < gf->nq; q++) {
+            jl__report_group *g = &r->groups[gf->rows[q].group];
             long run = -1;
             for (size_t k = 0; k < g->n_gpu_models; k++)
-                if (!strcmp(g->gpu_models[k], gpus[j]))
+                if (!strcmp(g->gpu_models[k], gf->gpus[j]))
                     run = g->gpu_picks[k].run;
             if (run < 0)
                 continue;
@@ -132,40 +111,46 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
             double e = s->fig[jl__report_energy_fig(s)];
             if (!isfinite(e) || e <= 0)
                 continue;
-            lo = fmin(lo, e);
-            hi = fmax(hi, e);
-            jl__strbuf_printf(&dat, "%zu %.10g %ld %ld ", q, e, s->attrs.num_gpus,
+            gf->lo = fmin(gf->lo, e);
+            gf->hi = fmax(gf->hi, e);
+            jl__strbuf_printf(dat, "%zu %.10g %ld %ld ", q, e, s->attrs.num_gpus,
                               s->attrs.max_batch_size);
-            jl__report_dat_str(&dat, g->model);
-            jl__strbuf_puts(&dat, " ");
-            jl__report_dat_str(&dat, g->task);
-            jl__strbuf_puts(&dat, " ");
-            jl__report_dat_str(&dat, g->slo_text);
-            jl__strbuf_puts(&dat, "\n");
+            jl__report_dat_str(dat, g->model);
+            jl__strbuf_puts(dat, " ");
+            jl__report_dat_str(dat, g->task);
+            jl__strbuf_puts(dat, " ");
+            jl__report_dat_str(dat, g->slo_text);
+            jl__strbuf_puts(dat, "\n");
             json_t *rk = jl_run_key_to_json(s);
             json_object_set_new(rk, "energy", jl_json_number(e));
             json_object_set_new(rk, "energy_unit", json_string(jl__report_energy_unit(s)));
             json_object_set_new(rk, "row", json_integer((json_int_t)q));
             /* the sign of `joules compare`: negative = less energy; reduction_pct
              * (its opposite) kept for older readers */
-            double change = (e / rows[q].worst - 1) * 100;
+            double change = (e / gf->rows[q].worst - 1) * 100;
             json_object_set_new(rk, "energy_change_pct", jl_json_number(change != 0 ? change : 0));
             json_object_set_new(rk, "reduction_pct", jl_json_number(change != 0 ? -change : 0));
             json_object_set_new(rk, "slo", json_string(g->slo_text));
             json_array_append_new(pts, rk);
             f->n_points++;
         }
-        jl__strbuf_puts(&dat, "\n\n");
+        jl__strbuf_puts(dat, "\n\n");
     }
-    /* row names (left) and the winner (right) */
+    return pts;
+}
+
+/* The tic labels: row names (left), the winner and its change (right),
+ * short names for the 3.3 in PDF; report.json's `rows` (returned). */
+static json_t *gpu_labels(jl__report_report *r, gpu_fig *gf)
+{
+    const jl_summary_list *l = r->l;
     jl__strbuf yt, y2t, ytn;
     jl__strbuf_init(&yt);
     jl__strbuf_init(&y2t);
     jl__strbuf_init(&ytn); /* shorter names for the 3.3 in PDF */
-    size_t maxlen = 0, maxlen2 = 0, maxlen_n = 0;
     json_t *rj = json_array();
-    for (size_t q = 0; q < nq; q++) {
-        jl__report_group *g = &r->groups[rows[q].group];
+    for (size_t q = 0; q < gf->nq; q++) {
+        jl__report_group *g = &r->groups[gf->rows[q].group];
         char name[96], win[96];
         snprintf(name, sizeof name, "%.38s \xc2\xb7 %.18s", jl__report_base_name(g->model),
                  g->task ? g->task : "?");
@@ -173,13 +158,13 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
         for (size_t k = 0; k < g->n_gpu_models; k++) {
             long run = g->gpu_picks[k].run;
             if (run >= 0 &&
-                l->items[run]->fig[jl__report_energy_fig(l->items[run])] == rows[q].best)
+                l->items[run]->fig[jl__report_energy_fig(l->items[run])] == gf->rows[q].best)
                 wg = g->gpu_models[k];
         }
         /* tic labels are formats to gnuplot: %% for a percent sign */
         snprintf(win, sizeof win, "%s \xe2\x88\x92%.0f%%%%", wg,
-                 (1 - rows[q].best / rows[q].worst) * 100);
-        maxlen = strlen(name) > maxlen ? strlen(name) : maxlen;
+                 (1 - gf->rows[q].best / gf->rows[q].worst) * 100);
+        gf->maxlen = strlen(name) > gf->maxlen ? strlen(name) : gf->maxlen;
         /* the model's start and end ("stable-d...5-medium"), the task when
          * the rows' tasks differ */
         char nname[64];
@@ -190,18 +175,18 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
         else
             snprintf(nname, sizeof nname, "%.9s\xe2\x80\xa6%s", sm, sm + sl - 10);
         int tasks_differ = 0;
-        for (size_t q2 = 0; q2 < nq; q2++)
+        for (size_t q2 = 0; q2 < gf->nq; q2++)
             tasks_differ |=
-                strcmp(r->groups[rows[q2].group].task ? r->groups[rows[q2].group].task : "",
+                strcmp(r->groups[gf->rows[q2].group].task ? r->groups[gf->rows[q2].group].task : "",
                        g->task ? g->task : "") != 0;
         if (tasks_differ)
             snprintf(nname + strlen(nname), sizeof nname - strlen(nname), " %.9s",
                      g->task ? g->task : "?");
-        maxlen_n = strlen(nname) > maxlen_n ? strlen(nname) : maxlen_n;
+        gf->maxlen_n = strlen(nname) > gf->maxlen_n ? strlen(nname) : gf->maxlen_n;
         jl__strbuf_puts(&ytn, q ? ", " : "");
         jl__report_gp_str(&ytn, nname);
         jl__strbuf_printf(&ytn, " %zu", q);
-        maxlen2 = strlen(win) > maxlen2 ? strlen(win) : maxlen2;
+        gf->maxlen2 = strlen(win) > gf->maxlen2 ? strlen(win) : gf->maxlen2;
         jl__strbuf_puts(&yt, q ? ", " : "");
         jl__report_gp_str(&yt, name);
         jl__strbuf_printf(&yt, " %zu", q);
@@ -210,18 +195,27 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
         jl__strbuf_printf(&y2t, " %zu", q);
         json_array_append_new(rj,
                               json_pack("{s:s?,s:s?,s:s,s:f,s:f,s:f}", "model", g->model, "task",
-                                        g->task, "least_energy_gpu", wg, "least", rows[q].best,
-                                        "most", rows[q].worst, "energy_change_pct",
-                                        (rows[q].best / rows[q].worst - 1) * 100));
+                                        g->task, "least_energy_gpu", wg, "least", gf->rows[q].best,
+                                        "most", gf->rows[q].worst, "energy_change_pct",
+                                        (gf->rows[q].best / gf->rows[q].worst - 1) * 100));
     }
+    gf->yts = jl__strbuf_take(&yt);
+    gf->y2ts = jl__strbuf_take(&y2t);
+    gf->ytns = jl__strbuf_take(&ytn);
+    return rj;
+}
+
+/* The script: size by rows, the log energy axis, the tics, the plot. */
+static void gpu_script(const gpu_fig *gf, const jl__report_figure *f, jl__strbuf *gp)
+{
+    size_t nq = gf->nq;
     int h = 110 + 21 * (int)nq;
     jl__report_gp_header_sized(
-        &gp, f->id, f->title,
+        gp, f->id, f->title,
         "Minimum energy per GPU model at each group's SLO, one row per group, log axis.", 900, h,
         0.9 + 0.16 * (double)nq, 0.9 + 0.15 * (double)nq);
-    char *yts = jl__strbuf_take(&yt), *y2ts = jl__strbuf_take(&y2t), *ytns = jl__strbuf_take(&ytn);
-    double l0 = log10(lo), l1 = log10(hi), span = l1 > l0 ? l1 - l0 : 1;
-    jl__strbuf_printf(&gp,
+    double l0 = log10(gf->lo), l1 = log10(gf->hi), span = l1 > l0 ? l1 - l0 : 1;
+    jl__strbuf_printf(gp,
                       "set xlabel \"energy per %s at the SLO (J), log scale\"\n"
                       "set logscale x\n"
                       "set xrange [%.6g:%.6g]\n"
@@ -234,14 +228,15 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
                       "set border 1\n"
                       "set lmargin %zu\nset rmargin %zu\n"
                       "set key outside top center horizontal samplen 1\n",
-                      item, pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06), (double)nq - 0.3,
-                      yts ? yts : "", (double)nq - 0.3, y2ts ? y2ts : "", maxlen + 2, maxlen2 + 2);
-    jl__report_log_tics(&gp, "x", pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06));
+                      gf->item, pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06),
+                      (double)nq - 0.3, gf->yts ? gf->yts : "", (double)nq - 0.3,
+                      gf->y2ts ? gf->y2ts : "", gf->maxlen + 2, gf->maxlen2 + 2);
+    jl__report_log_tics(gp, "x", pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06));
     /* 3.3 in: short names, no savings column (the dots show it), decade ticks */
-    jl__strbuf_printf(&gp,
+    jl__strbuf_printf(gp,
                       "if (narrow) set ytics (%s) scale 0; set lmargin %zu; unset y2tics; "
                       "set rmargin 3; set xlabel \"energy per %s (J)\"; set xtics (",
-                      ytns ? ytns : "", maxlen_n + 1, item);
+                      gf->ytns ? gf->ytns : "", gf->maxlen_n + 1, gf->item);
     /* decades; 1-3 per decade when fewer than three decades show */
     double xa = pow(10, l0 - span * 0.06), xb = pow(10, l1 + span * 0.06);
     int firstd = 1, nd = 0;
@@ -251,37 +246,96 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
         for (int m = 1; m <= 3; m += 2) {
             double v = m * pow(10, k);
             if ((m == 1 || nd < 3) && v >= xa && v <= xb) {
-                jl__strbuf_printf(&gp, "%s%.10g", firstd ? "" : ", ", v);
+                jl__strbuf_printf(gp, "%s%.10g", firstd ? "" : ", ", v);
                 firstd = 0;
             }
         }
-    jl__strbuf_puts(&gp, ")\n");
-    free(yts);
-    free(y2ts);
-    free(ytns);
-    jl__strbuf_printf(
-        &gp,
-        "plot \"%s.dat\" index 0 using 2:1:2:3:1:1 with xyerrorbars pt 7 ps 0 lw 1.2 lc rgb \"#bbbbbb\" notitle",
-        f->id);
-    for (size_t j = 0; j < ng; j++) {
+    jl__strbuf_puts(gp, ")\n");
+    /* the range lines are vectors, not error bars: error bars with no point
+     * write scale(0), which librsvg refuses to draw */
+    jl__strbuf_printf(gp,
+                      "plot \"%s.dat\" index 0 using 2:1:($3-$2):(0) with vectors nohead lw 1.2 "
+                      "lc rgb \"#bbbbbb\" notitle",
+                      f->id);
+    for (size_t j = 0; j < gf->ng; j++) {
         jl__strbuf_printf(
-            &gp,
-            ", \\\n     \"\" index %zu using 2:1 with points pt %d ps 1.3 lc rgb \"%s\" title ",
+            gp, ", \\\n     \"\" index %zu using 2:1 with points pt %d ps 1.3 lc rgb \"%s\" title ",
             j + 1, jl__report_point_types[j % RP_N_POINT_TYPES],
             jl__report_palette[j % RP_N_PALETTE]);
-        jl__report_gp_str(&gp, gpus[j]);
+        jl__report_gp_str(gp, gf->gpus[j]);
     }
-    jl__strbuf_puts(&gp, "\nunset output\n");
+    jl__strbuf_puts(gp, "\nunset output\n");
+}
+
+static void gpu_fig_free(gpu_fig *gf)
+{
+    free(gf->rows);
+    free(gf->gpus);
+    free(gf->yts);
+    free(gf->y2ts);
+    free(gf->ytns);
+}
+
+/* One figure per kind of work (tokens, images, videos): a row per (model,
+ * task) with two or more GPU models meeting its SLO, sorted by the least
+ * energy; on a log axis, a dot per GPU model at the energy of its
+ * minimum-energy configuration meeting the SLO, a line from the least to
+ * the most; on the right, the GPU model needing the least and by how much
+ * less than the one needing the most. Legible at any number of rows: the
+ * figure grows with them. In phases: the rows, the .dat, the labels, the
+ * script. */
+jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind, jl_error **err)
+{
+    gpu_fig gf;
+    memset(&gf, 0, sizeof gf);
+    gf.kind = kind;
+    gf.item = kind == RP_KIND_LLM ? "token" : kind == RP_KIND_IMAGE ? "image" : "video";
+    if (gpu_rows(r, &gf)) {
+        gpu_fig_free(&gf);
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    }
+    static const char *const what[] = {"LLM / MLLM", "text-to-image", "text-to-video"};
+    if (gf.nq == 0) {
+        if (gf.n_kind)
+            jl__report_cmp_note(
+                r,
+                "GPU models at matched SLOs (%s): no (model, task) has runs on two or "
+                "more GPU models meeting its SLO, so there is nothing to compare.",
+                what[kind]);
+        gpu_fig_free(&gf);
+        return JL_OK;
+    }
+    qsort(gf.rows, gf.nq, sizeof *gf.rows, cmp_rows);
+    char *id = jl__asprintf("gpu-comparison-%s", jl__report_kind_name(kind));
+    jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_GPU_COMPARE, -1, id) : NULL;
+    free(id);
+    if (!f) {
+        gpu_fig_free(&gf);
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    }
+    f->title = jl__asprintf("GPU models at matched SLOs (%s)", what[kind]);
+    f->caption = jl__asprintf(
+        "Each row a (model, task) measured on two or more GPU models, sorted by the least "
+        "energy: a dot per GPU model at the energy per %s of its minimum-energy configuration "
+        "among runs meeting the group's SLO (log axis; a line joins the least and the most). "
+        "Right: the GPU model needing the least energy and how much less it needs than the "
+        "one needing the most (the paper's Fig. 6). Configurations: the .dat and report.json.",
+        gf.item);
+    jl__strbuf dat, gp;
+    jl__strbuf_init(&dat);
+    jl__strbuf_init(&gp);
+    json_t *pts = gpu_dat(r, &gf, f, &dat);
+    json_t *rj = gpu_labels(r, &gf);
+    gpu_script(&gf, f, &gp);
     json_t *gl = json_array();
-    for (size_t j = 0; j < ng; j++)
-        json_array_append_new(gl, json_string(gpus[j]));
+    for (size_t j = 0; j < gf.ng; j++)
+        json_array_append_new(gl, json_string(gf.gpus[j]));
     f->meta = json_pack("{s:s,s:s,s:o,s:o,s:o}", "kind", jl__report_kind_name(kind), "energy_unit",
                         kind == RP_KIND_LLM     ? "J/token"
                         : kind == RP_KIND_IMAGE ? "J/image"
                                                 : "J/video",
                         "gpu_models", gl, "rows", rj, "bars", pts);
-    free(gpus);
-    free(rows);
+    gpu_fig_free(&gf);
     jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);
     jl__strbuf_free(&dat);
     jl__strbuf_free(&gp);

@@ -12,6 +12,154 @@
 #include "joules/study.h"
 #include "report/figures.h"
 
+/* What the .dat found and the script draws. */
+typedef struct power_fig {
+    double t0, t1, peak, occ_max;
+    int have_occ, have_avg, diffusion;
+} power_fig;
+
+/* The representative run's series, downsampled; NULL when there is none
+ * to draw (summary-only, unreadable: the group's figure_note says why and
+ * the figure is dropped). */
+static jl_power_series *power_series(jl__report_report *r, jl__report_group *g, const jl_summary *s,
+                                     const jl__report_figure *f)
+{
+    static const char *const summary_only =
+        "No power-over-time figure: the runs are summary-only (e.g. imported published "
+        "figures), without a power time series.";
+    jl_power_series *ps = NULL;
+    jl_error *rerr = NULL;
+    if (!isfinite(s->fig[JL_FIG_RUN_DURATION_S])) {
+        /* no power samples (run_duration_s is their span): a summary-only
+         * run, e.g. imported published figures; nothing to read */
+        g->figure_note = jl__strdup(summary_only);
+        jl__report_drop_last_figure(r);
+        return NULL;
+    }
+    if (jl_study_power_series(s, r->opt.max_plot_points, &ps, &rerr) != JL_OK) {
+        /* not listed: the group says why in one line */
+        char *m = rerr ? jl_error_format(rerr) : NULL;
+        g->figure_note = jl__asprintf("No power-over-time figure: the representative run's time "
+                                      "series could not be read (%s).",
+                                      m ? m : "?");
+        jl__report_note(r, "figure %s skipped: %s", f->id, m ? m : "?");
+        free(m);
+        jl_error_free(rerr);
+        jl__report_drop_last_figure(r);
+        return NULL;
+    }
+    if (!ps->n_samples) {
+        /* summary-only runs (e.g. imported published summaries) */
+        g->figure_note = jl__strdup(summary_only);
+        jl_power_series_free(ps);
+        jl__report_drop_last_figure(r);
+        return NULL;
+    }
+    return ps;
+}
+
+/* The .dat and data/timeseries/GROUP.csv of the series (freed). */
+static void power_dat(jl__report_report *r, const jl_summary *s, jl__report_figure *f,
+                      jl_power_series *ps, power_fig *pf, jl__strbuf *dat, jl__strbuf *csv)
+{
+    size_t max_pts = r->opt.max_plot_points;
+    pf->t0 = ps->first_s;
+    pf->t1 = ps->last_s;
+    jl__strbuf_printf(dat,
+                      "# %s: power over time, downsampled to at most %zu points (bucket means)\n"
+                      "# time_s power_w power_avg_w running\n",
+                      s->run ? s->run : "?", max_pts);
+    jl__strbuf_puts(csv, "time_s,power_w,power_avg_w,running\n");
+    for (size_t b = 0; b < ps->n; b++) {
+        double t = ps->time_s[b], p = ps->power_w[b], a = ps->power_avg_w[b], occ = ps->running[b];
+        if (isfinite(p) && p > pf->peak)
+            pf->peak = p;
+        if (isfinite(occ) && occ > pf->occ_max)
+            pf->occ_max = occ;
+        jl__strbuf_printf(dat, "%.6f", t);
+        jl__report_dat_num(dat, p);
+        jl__report_dat_num(dat, a);
+        jl__report_dat_num(dat, occ);
+        jl__strbuf_puts(dat, "\n");
+        jl__strbuf_printf(csv, "%.9g,", t);
+        if (isfinite(p))
+            jl__strbuf_printf(csv, "%.9g", p);
+        jl__strbuf_puts(csv, ",");
+        if (isfinite(a))
+            jl__strbuf_printf(csv, "%.9g", a);
+        jl__strbuf_puts(csv, ",");
+        if (isfinite(occ))
+            jl__strbuf_printf(csv, "%.9g", occ);
+        jl__strbuf_puts(csv, "\n");
+        f->n_points++;
+    }
+    pf->have_occ = ps->has_running;
+    pf->have_avg = ps->has_power_avg;
+    jl_power_series_free(ps);
+}
+
+/* The script: power (and its 1 s average), occupancy on the right axis,
+ * the steady-state window shaded, the power limit dashed. */
+static void power_script(const jl__report_figure *f, const power_fig *pf, int node, double ws,
+                         double we, double tdp, jl__strbuf *gp)
+{
+    jl__report_gp_header(
+        gp, f->id, f->title,
+        node
+            ? "AC power of the whole node at the wall over the run (not GPU power), steady-state window shaded."
+            : "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.",
+        1);
+    jl__strbuf_printf(gp,
+                      "set xlabel \"time in the run (s)\"\n"
+                      "set ylabel \"%s\"\n",
+                      node ? "node AC power at the wall (W)" : "GPU power, all GPUs (W)");
+    jl__strbuf_puts(gp, "set ytics nomirror\n"
+                        "set yrange [0:*]\n");
+    if (pf->have_occ) {
+        jl__strbuf_printf(gp, "set y2label \"%s\"\nset y2tics\nset y2range [0:%g]\n",
+                          pf->diffusion ? "images in the running batch"
+                                        : "batch occupancy (running requests)",
+                          pf->occ_max > 0 ? pf->occ_max * 1.18 : 1.0);
+    }
+    jl__strbuf_printf(gp, "set xrange [%.6f:%.6f]\n", pf->t0,
+                      pf->t1 > pf->t0 ? pf->t1 : pf->t0 + 1);
+    if (isfinite(ws) && isfinite(we)) {
+        jl__strbuf_printf(gp,
+                          "ws = %.6f; we = %.6f\n"
+                          "set object 1 rectangle from ws, graph 0 to we, graph 1 behind "
+                          "fillcolor rgb \"#0072B2\" fillstyle transparent solid 0.12 noborder\n"
+                          "set label 1 \"steady state\" at (ws+we)/2, graph 0.97 center "
+                          "textcolor rgb \"#0072B2\"\n",
+                          ws, we);
+    }
+    if (isfinite(tdp)) {
+        jl__strbuf_printf(gp,
+                          "tdp = %.3f\n"
+                          "set yrange [0:%.1f]\n",
+                          tdp, fmax(tdp, pf->peak) * 1.15);
+    }
+    jl__strbuf_puts(gp, "set key outside bottom center horizontal samplen 2.5 height 0.5\n");
+    jl__strbuf_printf(
+        gp,
+        "plot \"%s.dat\" using 1:2 with lines lw 0.8 lc rgb \"#E69F00\" title \"power (instantaneous)\"",
+        f->id);
+    if (pf->have_avg)
+        jl__strbuf_puts(
+            gp,
+            ", \\\n     \"\" using 1:3 with lines lw 1.8 lc rgb \"#D55E00\" title \"power (1 s average)\"");
+    if (pf->have_occ)
+        jl__strbuf_puts(
+            gp,
+            ", \\\n     \"\" using 1:4 axes x1y2 with steps lw 1.8 lc rgb \"#009E73\" title \"batch occupancy (right axis)\"");
+    if (isfinite(tdp)) /* in the key: a label over the trace would collide with it */
+        jl__strbuf_puts(
+            gp,
+            ", \\\n     tdp with lines dt 2 lw 1 lc rgb \"#666666\" title sprintf(\"power limit %.0f W\", tdp)");
+    jl__strbuf_puts(gp, "\nunset output\n");
+}
+
+/* The figure of group gi: its series read, the .dat and CSV, the script,
+ * the CSV registered as a data file. */
 jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
 {
     jl__report_group *g = &r->groups[gi];
@@ -26,142 +174,32 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
     char *cfg = jl__report_config_label(s);
     f->title = jl__asprintf("Power over time: %s, %s (%s)", g->model ? g->model : "?",
                             g->task ? g->task : "?", cfg ? cfg : "");
-    int diffusion = jl_attrs_is_diffusion(&s->attrs);
+    power_fig pf;
+    memset(&pf, 0, sizeof pf);
+    pf.diffusion = jl_attrs_is_diffusion(&s->attrs);
     f->caption = jl__asprintf(
         "GPU power (sum over the run's GPUs) of the group's representative run (%s%s) over "
         "the whole run. The shaded band is the steady-state window every figure of the run is "
         "computed over; the green steps are the batch occupancy (%s) on the right axis; the "
         "dashed line is the power limit.",
         cfg ? cfg : "", g->pick.run >= 0 ? ", the SLO pick" : ", lowest energy",
-        diffusion ? "images in the batch being generated" : "requests running in the engine");
+        pf.diffusion ? "images in the batch being generated" : "requests running in the engine");
     free(cfg);
-    jl_power_series *ps = NULL;
-    jl_error *rerr = NULL;
-    if (!isfinite(s->fig[JL_FIG_RUN_DURATION_S])) {
-        /* no power samples (run_duration_s is their span): a summary-only
-         * run, e.g. imported published figures; nothing to read */
-        g->figure_note = jl__strdup("No power-over-time figure: the runs are summary-only (e.g. "
-                                    "imported published figures), without a power time series.");
-        jl__report_drop_last_figure(r);
+    jl_power_series *ps = power_series(r, g, s, f);
+    if (!ps)
         return JL_OK;
-    }
-    if (jl_study_power_series(s, r->opt.max_plot_points, &ps, &rerr) != JL_OK) {
-        /* not listed: the group says why in one line */
-        char *m = rerr ? jl_error_format(rerr) : NULL;
-        g->figure_note = jl__asprintf("No power-over-time figure: the representative run's time "
-                                      "series could not be read (%s).",
-                                      m ? m : "?");
-        jl__report_note(r, "figure %s skipped: %s", f->id, m ? m : "?");
-        free(m);
-        jl_error_free(rerr);
-        jl__report_drop_last_figure(r);
-        return JL_OK;
-    }
-    if (!ps->n_samples) {
-        /* summary-only runs (e.g. imported published summaries) */
-        g->figure_note = jl__strdup("No power-over-time figure: the runs are summary-only (e.g. "
-                                    "imported published figures), without a power time series.");
-        jl_power_series_free(ps);
-        jl__report_drop_last_figure(r);
-        return JL_OK;
-    }
-    size_t max_pts = r->opt.max_plot_points;
-    double t0 = ps->first_s, t1 = ps->last_s;
     jl__strbuf dat, csv, gp;
     jl__strbuf_init(&dat);
     jl__strbuf_init(&csv);
     jl__strbuf_init(&gp);
-    jl__strbuf_printf(&dat,
-                      "# %s: power over time, downsampled to at most %zu points (bucket means)\n"
-                      "# time_s power_w power_avg_w running\n",
-                      s->run ? s->run : "?", max_pts);
-    jl__strbuf_puts(&csv, "time_s,power_w,power_avg_w,running\n");
-    double peak = 0, occ_max = 0;
-    for (size_t b = 0; b < ps->n; b++) {
-        double t = ps->time_s[b], p = ps->power_w[b], a = ps->power_avg_w[b], occ = ps->running[b];
-        if (isfinite(p) && p > peak)
-            peak = p;
-        if (isfinite(occ) && occ > occ_max)
-            occ_max = occ;
-        jl__strbuf_printf(&dat, "%.6f", t);
-        jl__report_dat_num(&dat, p);
-        jl__report_dat_num(&dat, a);
-        jl__report_dat_num(&dat, occ);
-        jl__strbuf_puts(&dat, "\n");
-        jl__strbuf_printf(&csv, "%.9g,", t);
-        if (isfinite(p))
-            jl__strbuf_printf(&csv, "%.9g", p);
-        jl__strbuf_puts(&csv, ",");
-        if (isfinite(a))
-            jl__strbuf_printf(&csv, "%.9g", a);
-        jl__strbuf_puts(&csv, ",");
-        if (isfinite(occ))
-            jl__strbuf_printf(&csv, "%.9g", occ);
-        jl__strbuf_puts(&csv, "\n");
-        f->n_points++;
-    }
-    int have_occ = ps->has_running;
-    int have_avg = ps->has_power_avg;
-    jl_power_series_free(ps);
-
+    power_dat(r, s, f, ps, &pf, &dat, &csv);
     double ws = s->fig[JL_FIG_STEADY_START_S], we = s->fig[JL_FIG_STEADY_END_S];
     /* @power_scope node_ac: the whole system at the wall, no GPU power limit */
     const int node = jl_attrs_is_node_ac(&s->attrs);
     double tdp =
         node ? NAN
              : jl__report_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
-    jl__report_gp_header(
-        &gp, f->id, f->title,
-        node
-            ? "AC power of the whole node at the wall over the run (not GPU power), steady-state window shaded."
-            : "Power of all GPUs over the run, steady-state window shaded, batch occupancy on the right axis.",
-        1);
-    jl__strbuf_printf(&gp,
-                      "set xlabel \"time in the run (s)\"\n"
-                      "set ylabel \"%s\"\n",
-                      node ? "node AC power at the wall (W)" : "GPU power, all GPUs (W)");
-    jl__strbuf_puts(&gp, "set ytics nomirror\n"
-                         "set yrange [0:*]\n");
-    if (have_occ) {
-        jl__strbuf_printf(&gp, "set y2label \"%s\"\nset y2tics\nset y2range [0:%g]\n",
-                          diffusion ? "images in the running batch"
-                                    : "batch occupancy (running requests)",
-                          occ_max > 0 ? occ_max * 1.18 : 1.0);
-    }
-    jl__strbuf_printf(&gp, "set xrange [%.6f:%.6f]\n", t0, t1 > t0 ? t1 : t0 + 1);
-    if (isfinite(ws) && isfinite(we)) {
-        jl__strbuf_printf(&gp,
-                          "ws = %.6f; we = %.6f\n"
-                          "set object 1 rectangle from ws, graph 0 to we, graph 1 behind "
-                          "fillcolor rgb \"#0072B2\" fillstyle transparent solid 0.12 noborder\n"
-                          "set label 1 \"steady state\" at (ws+we)/2, graph 0.97 center "
-                          "textcolor rgb \"#0072B2\"\n",
-                          ws, we);
-    }
-    if (isfinite(tdp)) {
-        jl__strbuf_printf(&gp,
-                          "tdp = %.3f\n"
-                          "set yrange [0:%.1f]\n",
-                          tdp, fmax(tdp, peak) * 1.15);
-    }
-    jl__strbuf_puts(&gp, "set key outside bottom center horizontal samplen 2.5 height 0.5\n");
-    jl__strbuf_printf(
-        &gp,
-        "plot \"%s.dat\" using 1:2 with lines lw 0.8 lc rgb \"#E69F00\" title \"power (instantaneous)\"",
-        f->id);
-    if (have_avg)
-        jl__strbuf_puts(
-            &gp,
-            ", \\\n     \"\" using 1:3 with lines lw 1.8 lc rgb \"#D55E00\" title \"power (1 s average)\"");
-    if (have_occ)
-        jl__strbuf_puts(
-            &gp,
-            ", \\\n     \"\" using 1:4 axes x1y2 with steps lw 1.8 lc rgb \"#009E73\" title \"batch occupancy (right axis)\"");
-    if (isfinite(tdp)) /* in the key: a label over the trace would collide with it */
-        jl__strbuf_puts(
-            &gp,
-            ", \\\n     tdp with lines dt 2 lw 1 lc rgb \"#666666\" title sprintf(\"power limit %.0f W\", tdp)");
-    jl__strbuf_puts(&gp, "\nunset output\n");
+    power_script(f, &pf, node, ws, we, tdp, &gp);
 
     char *csvrel = jl__asprintf("data/timeseries/%s.csv", g->slug);
     jl_status st = csvrel ? jl__report_write_buf(r, csvrel, &csv, err)
@@ -174,10 +212,10 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
         free(what);
         st = jl__report_write_fig_files(r, f, &dat, &gp, err);
     }
-    f->meta =
-        json_pack("{s:o,s:s,s:o,s:o,s:o,s:b}", "run", jl_run_key_to_json(s), "timeseries",
-                  csvrel ? csvrel : "", "steady_start_s", jl_json_number(ws), "steady_end_s",
-                  jl_json_number(we), "power_limit_w", jl_json_number(tdp), "diffusion", diffusion);
+    f->meta = json_pack("{s:o,s:s,s:o,s:o,s:o,s:b}", "run", jl_run_key_to_json(s), "timeseries",
+                        csvrel ? csvrel : "", "steady_start_s", jl_json_number(ws), "steady_end_s",
+                        jl_json_number(we), "power_limit_w", jl_json_number(tdp), "diffusion",
+                        pf.diffusion);
     free(csvrel);
     jl__strbuf_free(&dat);
     jl__strbuf_free(&csv);

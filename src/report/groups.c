@@ -18,14 +18,56 @@
 /* The SLOs judging a group of this workload and kind: the last --slo
  * matching it (one), else the paper's set for the kind (the middle one is
  * the group's SLO). */
+/* The condition of slo whose figure no run of this kind of work has
+ * (p90_itl on images), or NULL when every condition's figure exists. */
+static const jl_slo_cond *cond_without_figure(const jl_summary_list *l, const jl_slo *slo,
+                                              jl__report_kind kind)
+{
+    for (size_t c = 0; c < slo->n; c++) {
+        size_t i = 0;
+        for (; i < l->count; i++) {
+            const jl_summary *s = l->items[i];
+            int f = jl_slo_cond_figure(&slo->conds[c], s);
+            if (jl__report_kind_of(s) == kind && f >= 0 && isfinite(s->fig[f]))
+                break;
+        }
+        if (i == l->count)
+            return &slo->conds[c];
+    }
+    return NULL;
+}
+
+/* An SLO given without a workload applies only where its figures exist:
+ * elsewhere the kind keeps its defaults, said once per SLO and kind. */
+static int applies(jl__report_report *r, size_t i, jl__report_kind kind)
+{
+    const jl_report_slo *e = &r->opt.slos[i];
+    const jl_slo_cond *c = cond_without_figure(r->l, e->slo, kind);
+    if (!c)
+        return 1;
+    static const char *const what[] = {"LLM/MLLM", "text-to-image", "text-to-video"};
+    unsigned bit = 1u << kind;
+    if (i < sizeof r->slo_skip_noted / sizeof r->slo_skip_noted[0] &&
+        !(r->slo_skip_noted[i] & bit)) {
+        r->slo_skip_noted[i] |= bit;
+        jl__report_note(r,
+                        "--slo '%s': %s does not apply to %s (no such figure there): those "
+                        "groups keep the paper's SLO set",
+                        e->slo->text, c->name, what[kind]);
+    }
+    return 0;
+}
+
 static size_t slo_set_for(jl__report_report *r, const char *workload, jl__report_kind kind,
                           const jl_slo **set, size_t *primary)
 {
     const jl_slo *best = NULL;
     for (size_t i = 0; i < r->opt.n_slos; i++) {
         const jl_report_slo *e = &r->opt.slos[i];
-        if (!e->workload || (workload && !strcmp(e->workload, workload)) ||
-            (kind != RP_KIND_LLM && !strcmp(e->workload, jl__report_kind_name(kind))))
+        if ((!e->workload && applies(r, i, kind)) ||
+            (e->workload && workload && !strcmp(e->workload, workload)) ||
+            (e->workload && kind != RP_KIND_LLM &&
+             !strcmp(e->workload, jl__report_kind_name(kind))))
             best = e->slo;
     }
     *primary = 0;
@@ -132,48 +174,12 @@ static void fmt_latency(char *buf, size_t cap, const jl_summary *s, double v)
     }
 }
 
-static void group_findings(jl__report_report *r, jl__report_group *g)
+/* The batch-size effect on each curve of the group's frontier, and
+ * whether its last step still saves energy. */
+static void curve_findings(jl__report_report *r, jl__report_group *g)
 {
     const jl_summary_list *l = r->l;
     char a[48], b[48], c[64], d[64];
-    /* SLO outcome */
-    if (g->pick.run < 0 && g->pick.closest >= 0) {
-        char *cfg = jl__report_config_label(l->items[g->pick.closest]);
-        jl__report_fmt_num(a, sizeof a, g->pick.worst_miss * 100, 2);
-        add_finding(g, jl__asprintf("No run meets %s; the closest (%s) misses it by %s%%.",
-                                    g->slo_text, cfg ? cfg : "?", a));
-        free(cfg);
-    } else if (g->pick.run < 0) {
-        add_finding(g, jl__asprintf("No run can be judged by %s: the runs lack the figures it "
-                                    "needs.",
-                                    g->slo_text));
-    }
-    /* GPU comparison at the SLO */
-    if (g->n_gpu_models >= 2) {
-        long best = -1, worst = -1;
-        for (size_t k = 0; k < g->n_gpu_models; k++) {
-            long run = g->gpu_picks[k].run;
-            if (run < 0)
-                continue;
-            double e = l->items[run]->fig[jl__report_energy_fig(l->items[run])];
-            if (best < 0 || e < l->items[best]->fig[jl__report_energy_fig(l->items[best])])
-                best = run;
-            if (worst < 0 || e > l->items[worst]->fig[jl__report_energy_fig(l->items[worst])])
-                worst = run;
-        }
-        if (best >= 0 && worst >= 0 && best != worst) {
-            const jl_summary *sb = l->items[best], *sw = l->items[worst];
-            double eb = sb->fig[jl__report_energy_fig(sb)], ew = sw->fig[jl__report_energy_fig(sw)];
-            jl__report_fmt_num(a, sizeof a, (1 - eb / ew) * 100, 2);
-            add_finding(g, jl__asprintf("At %s, %s x%ld (batch %ld) uses %s%% less energy than "
-                                        "the best %s configuration (%s x%ld, batch %ld).",
-                                        g->slo_text, sb->attrs.gpu_model, sb->attrs.num_gpus,
-                                        sb->attrs.max_batch_size, a, sw->attrs.gpu_model,
-                                        sw->attrs.gpu_model, sw->attrs.num_gpus,
-                                        sw->attrs.max_batch_size));
-        }
-    }
-    /* batch-size effect, per curve of the frontier */
     jl__report_series *ser = NULL;
     size_t nser = g->frontier ? jl__report_split_curves(l, g->frontier, &ser) : 0;
     for (size_t ci = 0; ci < nser; ci++) {
@@ -242,6 +248,52 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
         }
     }
     jl__report_series_free(ser, nser);
+}
+
+/* A group's findings in words: the SLO outcome, the GPU comparison, the
+ * batch-size effect per curve, the static power at the pick, validation. */
+static void group_findings(jl__report_report *r, jl__report_group *g)
+{
+    const jl_summary_list *l = r->l;
+    char a[48];
+    /* SLO outcome */
+    if (g->pick.run < 0 && g->pick.closest >= 0) {
+        char *cfg = jl__report_config_label(l->items[g->pick.closest]);
+        jl__report_fmt_num(a, sizeof a, g->pick.worst_miss * 100, 2);
+        add_finding(g, jl__asprintf("No run meets %s; the closest (%s) misses it by %s%%.",
+                                    g->slo_text, cfg ? cfg : "?", a));
+        free(cfg);
+    } else if (g->pick.run < 0) {
+        add_finding(g, jl__asprintf("No run can be judged by %s: the runs lack the figures it "
+                                    "needs.",
+                                    g->slo_text));
+    }
+    /* GPU comparison at the SLO */
+    if (g->n_gpu_models >= 2) {
+        long best = -1, worst = -1;
+        for (size_t k = 0; k < g->n_gpu_models; k++) {
+            long run = g->gpu_picks[k].run;
+            if (run < 0)
+                continue;
+            double e = l->items[run]->fig[jl__report_energy_fig(l->items[run])];
+            if (best < 0 || e < l->items[best]->fig[jl__report_energy_fig(l->items[best])])
+                best = run;
+            if (worst < 0 || e > l->items[worst]->fig[jl__report_energy_fig(l->items[worst])])
+                worst = run;
+        }
+        if (best >= 0 && worst >= 0 && best != worst) {
+            const jl_summary *sb = l->items[best], *sw = l->items[worst];
+            double eb = sb->fig[jl__report_energy_fig(sb)], ew = sw->fig[jl__report_energy_fig(sw)];
+            jl__report_fmt_num(a, sizeof a, (1 - eb / ew) * 100, 2);
+            add_finding(g, jl__asprintf("At %s, %s x%ld (batch %ld) uses %s%% less energy than "
+                                        "the best %s configuration (%s x%ld, batch %ld).",
+                                        g->slo_text, sb->attrs.gpu_model, sb->attrs.num_gpus,
+                                        sb->attrs.max_batch_size, a, sw->attrs.gpu_model,
+                                        sw->attrs.gpu_model, sw->attrs.num_gpus,
+                                        sw->attrs.max_batch_size));
+        }
+    }
+    curve_findings(r, g);
     /* static power at the pick */
     if (g->pick.run >= 0) {
         const jl_summary *s = l->items[g->pick.run];
@@ -254,29 +306,29 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
                                         a, s->attrs.num_gpus > 1 ? "s" : ""));
         }
     }
-    /* validation */
+    /* validation: the rules' verdicts (check:*), as the Validation section
+     * counts them; a run's other warnings (summary_only: published figures
+     * passed through) are notes about it, not failed rules */
     size_t warned = 0, failed = 0;
     for (size_t k = 0; k < g->n_runs; k++) {
         const jl_summary *s = l->items[g->runs[k]];
         int w = 0, fl = 0;
         for (size_t i = 0; i < s->n_warnings; i++) {
             const char *msg = s->warnings[i].message ? s->warnings[i].message : "";
-            if (!strncmp(s->warnings[i].rule, "check:", 6)) {
-                if (!strncmp(msg, "fail", 4))
-                    fl = 1;
-                else
-                    w = 1;
-            } else {
+            if (strncmp(s->warnings[i].rule, "check:", 6))
+                continue;
+            if (!strncmp(msg, "fail", 4))
+                fl = 1;
+            else
                 w = 1;
-            }
         }
         failed += fl;
         warned += w && !fl;
     }
     if (warned || failed)
-        add_finding(g, jl__asprintf("Validation: %zu of %zu runs fail a rule and %zu more carry "
-                                    "warnings (see the run table; their figures are less "
-                                    "trustworthy).",
+        add_finding(g, jl__asprintf("Validation: %zu of %zu runs fail a rule and %zu more only "
+                                    "warn (the Validation section lists each; a failed rule "
+                                    "makes that run's figures less trustworthy).",
                                     failed, g->n_runs, warned));
 }
 

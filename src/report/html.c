@@ -558,10 +558,33 @@ static void group_run_diagnosis(jl__strbuf *b, jl__report_report *r, size_t gi)
     P("</tbody></table></div>\n");
 }
 
+/* The pick's figures the SLO judges, labelled ("68.4 ms p90 ITL"); the
+ * workload's latency too when the SLO bounds none. */
+static void slo_figures_cell(jl__strbuf *b, const jl_slo *slo, const jl_summary *s)
+{
+    int any_time = 0;
+    for (size_t c = 0; slo && c < slo->n; c++) {
+        int f = jl_slo_cond_figure(&slo->conds[c], s);
+        if (f < 0)
+            continue;
+        char v[64];
+        jl__report_fmt_figure(v, sizeof v, f, s->fig[f]);
+        P(c ? " · " : "");
+        H(v);
+        P(" ");
+        H(jl__report_figure_label(f));
+        any_time |= !strcmp(jl_figure_unit((jl_figure)f), "s");
+    }
+    if (!any_time) {
+        P(slo && slo->n ? " · " : "");
+        latency_cell(b, s);
+    }
+}
+
 /* A cell of an answer table: the pick of one group on one GPU scope at one
  * SLO. */
 static void answer_cell(jl__strbuf *b, jl__report_report *r, const jl__report_group *g,
-                        const jl__report_pick *p, int scoped)
+                        const jl__report_pick *p, const jl_slo *slo, int scoped)
 {
     const jl_summary_list *l = r->l;
     P("<td class=\"c\">");
@@ -589,7 +612,7 @@ static void answer_cell(jl__strbuf *b, jl__report_report *r, const jl__report_gr
             H(k);
         }
         P(" · ");
-        latency_cell(b, s);
+        slo_figures_cell(b, slo, s);
         P("</span>");
     } else if (p->closest >= 0) {
         P("<span class=\"tag bad\">none meets</span><br><span class=\"small muted\">closest misses by ");
@@ -681,7 +704,7 @@ static void answer_tables(jl__strbuf *b, jl__report_report *r, const char *gpu)
                 }
                 const jl__report_pick *p =
                     gk >= 0 ? &g->gpu_set_picks[(size_t)gk * g->n_set + j] : &g->set_picks[j];
-                answer_cell(b, r, g, p, gpu != NULL);
+                answer_cell(b, r, g, p, g->set[j], gpu != NULL);
             }
             const jl__report_pick *pp = gk >= 0 ? &g->gpu_picks[gk] : &g->pick;
             size_t nr = 0;
@@ -714,6 +737,125 @@ static size_t gpu_models_present(const jl__report_report *r, const char **out, s
     return n;
 }
 
+/* The GPU the comparisons are against: --baseline, else the first GPU
+ * model present (the default of the compare documents). */
+static const char *gpu_baseline(const jl__report_report *r, const char *const *gpus, size_t ng)
+{
+    return r->opt.gpu_baseline ? r->opt.gpu_baseline : ng ? gpus[0] : NULL;
+}
+
+/* The energy of a pick, NaN when none. */
+static double pick_energy(const jl__report_report *r, const jl__report_pick *p)
+{
+    if (p->run < 0)
+        return NAN;
+    const jl_summary *s = r->l->items[p->run];
+    return s->fig[jl__report_energy_fig(s)];
+}
+
+/* Which GPU, per model: one row per (model, task) at the group's SLO, a
+ * column per GPU model (the baseline first) with its pick's energy per item,
+ * then the winner and its energy change against the baseline
+ * (E_winner / E_baseline - 1, negative = less energy: the sign of `joules
+ * compare`). When the baseline wins, the change of the next best. */
+static void gpu_side_by_side(jl__strbuf *b, jl__report_report *r, const char *const *gpus,
+                             size_t ng)
+{
+    const char *base = gpu_baseline(r, gpus, ng);
+    const char *cols[64];
+    size_t nc = 0;
+    if (base)
+        cols[nc++] = base;
+    for (size_t k = 0; k < ng && nc < 64; k++)
+        if (!base || strcmp(gpus[k], base))
+            cols[nc++] = gpus[k];
+    P("<h3 id=\"answer-gpus\">Which GPU, per model</h3>\n<p class=\"small\">At each group's "
+      "SLO (named under the task): the least energy per item among the runs on each GPU model "
+      "meeting it (its GPU count and batch under it), the GPU model needing the least, and its "
+      "energy change against ");
+    H(base ? base : "the baseline");
+    P(" (<code>--baseline</code>; negative = less energy, as in <code>joules compare</code>; "
+      "when the baseline wins, the change of the next best). — = not measured on that GPU "
+      "model.</p>\n<div class=\"tablewrap\"><table class=\"answer\">\n<thead><tr>");
+    th(b, "model", NULL, 0);
+    th(b, "task", "SLO", 0);
+    for (size_t k = 0; k < nc; k++)
+        th(b, cols[k], k == 0 ? "baseline" : NULL, 1);
+    th(b, "least energy", NULL, 0);
+    th(b, "change", base ? base : NULL, 1);
+    P("</tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < r->n_groups; i++) {
+        const jl__report_group *g = &r->groups[i];
+        P("<tr><td><a href=\"#g-");
+        H(g->slug);
+        P("\">");
+        H(jl__report_base_name(g->model));
+        P("</a></td><td>");
+        H(g->task ? g->task : "?");
+        P("<br><span class=\"small muted\">");
+        H(g->slo_text);
+        P("</span></td>");
+        long best = -1, second = -1, bk = -1; /* columns */
+        double e[64];
+        for (size_t k = 0; k < nc; k++) {
+            long gk = -1;
+            for (size_t q = 0; q < g->n_gpu_models; q++)
+                if (!strcmp(g->gpu_models[q], cols[k]))
+                    gk = (long)q;
+            e[k] = gk >= 0 ? pick_energy(r, &g->gpu_picks[gk]) : NAN;
+            if (k == 0 && gk >= 0)
+                bk = 0;
+            P("<td class=\"n\">");
+            if (gk < 0) {
+                P("<span class=\"muted\">—</span>");
+            } else if (!isfinite(e[k])) {
+                P("<span class=\"tag bad\">none meets</span>");
+            } else {
+                const jl_summary *s = r->l->items[g->gpu_picks[gk].run];
+                num(b, e[k], 1, 3);
+                P(" ");
+                H(jl__report_energy_unit(s));
+                jl__strbuf_printf(b, "<br><span class=\"small muted\">\xc3\x97%ld, b%ld</span>",
+                                  s->attrs.num_gpus, s->attrs.max_batch_size);
+            }
+            P("</td>");
+            if (isfinite(e[k])) {
+                if (best < 0 || e[k] < e[best]) {
+                    second = best;
+                    best = (long)k;
+                } else if (second < 0 || e[k] < e[second]) {
+                    second = (long)k;
+                }
+            }
+        }
+        P("<td>");
+        if (best >= 0) {
+            P("<strong>");
+            H(cols[best]);
+            P("</strong>");
+        } else {
+            P("<span class=\"muted\">no GPU meets it</span>");
+        }
+        P("</td><td class=\"n\">");
+        long other = best == 0 ? second : best;
+        if (bk == 0 && isfinite(e[0]) && other > 0) {
+            double change = (e[other] / e[0] - 1) * 100;
+            char c[48];
+            jl__report_fmt_num(c, sizeof c, fabs(change), 2);
+            jl__strbuf_printf(b, "%s%s%%", change < 0 ? "\xe2\x88\x92" : "+", c);
+            if (best == 0) {
+                P("<br><span class=\"small muted\">");
+                H(cols[other]);
+                P("</span>");
+            }
+        } else {
+            P("<span class=\"muted\">—</span>");
+        }
+        P("</td></tr>\n");
+    }
+    P("</tbody></table></div>\n");
+}
+
 static void answer_section(jl__strbuf *b, jl__report_report *r)
 {
     P("<section id=\"answer\">\n<h2>1. The answer</h2>\n");
@@ -723,6 +865,15 @@ static void answer_section(jl__strbuf *b, jl__report_report *r)
       "latency 50, 100, 250 ms; text-to-image 10, 30, 60 s; text-to-video 100, 500, 1000 s "
       "per batch (<code>--slo</code> replaces a workload's set by one SLO). The middle one is the "
       "group's SLO for the rest of the page.</p>\n");
+    if (r->opt.single_page)
+        P("<p class=\"small note\">One self-contained page (<code>--single-page</code>): the "
+          "figures are inside it; the data documents, the figures' files, every run's table "
+          "and diagnosis are not written (their names stay, without links). <code>joules "
+          "report</code> without it writes them all.</p>\n");
+    else if (r->opt.no_data)
+        P("<p class=\"small note\">Written without <code>data/</code> "
+          "(<code>--no-data</code>): the data documents and notebooks are not included (their "
+          "names stay, without links); the command beside each prints the same bytes.</p>\n");
     if (r->opt.n_gpus) {
         P("<p class=\"small\">Restricted to GPU models ");
         for (size_t i = 0; i < r->opt.n_gpus; i++) {
@@ -733,7 +884,10 @@ static void answer_section(jl__strbuf *b, jl__report_report *r)
     }
     const char *gpus[64];
     size_t ng = gpu_models_present(r, gpus, 64);
-    P("<p class=\"small\">Tables: <a href=\"#answer-all\">all GPU models</a>");
+    P("<p class=\"small\">Tables: ");
+    if (ng > 1)
+        P("<a href=\"#answer-gpus\">which GPU, per model</a> · ");
+    P("<a href=\"#answer-all\">all GPU models</a>");
     for (size_t k = 0; ng > 1 && k < ng; k++) {
         P(" · <a href=\"#answer-");
         H(gpus[k]);
@@ -742,6 +896,8 @@ static void answer_section(jl__strbuf *b, jl__report_report *r)
         P("</a>");
     }
     P(" · every cell as CSV: <a href=\"data/answers.csv\">data/answers.csv</a></p>\n");
+    if (ng > 1)
+        gpu_side_by_side(b, r, gpus, ng);
     P("<h3 id=\"answer-all\">On any GPU model</h3>\n");
     answer_tables(b, r, NULL);
     for (size_t k = 0; ng > 1 && k < ng; k++) {
@@ -1178,7 +1334,8 @@ static void method_section(jl__strbuf *b, jl__report_report *r, int number)
 static void page_begin(jl__strbuf *b, jl__report_report *r, const char *title, const char *h1)
 {
     P("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta name=\"generator\" content=\"joules report\">\n<title>");
     H(title);
     P("</title>\n<style>\n");
     P(css);
@@ -1331,10 +1488,13 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
     files_section(b, r, ++sec);
     method_section(b, r, ++sec);
     page_end(b);
-    jl_status st = jl__report_write_buf(r, "index.html", b, err);
+    jl_status st = jl__report_pack_page(r, b, err);
     if (!st)
+        st = jl__report_write_buf(r, "index.html", b, err);
+    if (!st && !r->opt.single_page)
         st = runs_page(r, err);
-    if (!st)
+    if (!st && !r->opt.single_page)
         st = diagnosis_page(r, err);
+    jl__strbuf_free(b);
     return st;
 }

@@ -342,7 +342,7 @@ size_t jl__report_figure_outputs(unsigned formats, const char **fmt, const char 
     return n;
 }
 
-char *jl__report_read_file(const char *path)
+char *jl__report_read_file_n(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp)
@@ -354,7 +354,14 @@ char *jl__report_read_file(const char *path)
     while ((k = fread(buf, 1, sizeof buf, fp)) > 0)
         jl__strbuf_append(&b, buf, k);
     fclose(fp);
+    if (len)
+        *len = b.len;
     return jl__strbuf_take(&b);
+}
+
+char *jl__report_read_file(const char *path)
+{
+    return jl__report_read_file_n(path, NULL);
 }
 
 const jl_run_diagnosis *jl__report_diagnosis_of(const jl__report_report *r, size_t run)
@@ -381,4 +388,42 @@ const struct jl_finding *jl__report_best_change(const jl_run_diagnosis *d, doubl
             }
     }
     return best;
+}
+
+const char *jl__report_figure_label(int f)
+{
+    static const struct {
+        int fig;
+        const char *label;
+    } labels[] = {
+        {JL_FIG_MEDIAN_ITL_S, "median ITL"},
+        {JL_FIG_P90_ITL_S, "p90 ITL"},
+        {JL_FIG_P95_ITL_S, "p95 ITL"},
+        {JL_FIG_P99_ITL_S, "p99 ITL"},
+        {JL_FIG_TTFT_MEDIAN_S, "median TTFT"},
+        {JL_FIG_TTFT_P90_S, "p90 TTFT"},
+        {JL_FIG_AVG_TPOT_S, "mean TPOT"},
+        {JL_FIG_BATCH_LATENCY_S, "batch latency"},
+        {JL_FIG_OUTPUT_THROUGHPUT_TOK_S, "throughput"},
+        {JL_FIG_ITEMS_PER_S, "throughput"},
+        {JL_FIG_AVG_POWER_W, "avg power"},
+    };
+    for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
+        if (labels[i].fig == f)
+            return labels[i].label;
+    return f >= 0 ? jl_figure_name((jl_figure)f) : "?";
+}
+
+void jl__report_fmt_figure(char *buf, size_t cap, int f, double v)
+{
+    char n[48];
+    const char *unit = f >= 0 ? jl_figure_unit((jl_figure)f) : "";
+    if (!strcmp(unit, "s") && isfinite(v) && fabs(v) < 1) {
+        jl__report_fmt_num(n, sizeof n, v * 1000, 3);
+        snprintf(buf, cap, "%s ms", n);
+    } else {
+        jl__report_fmt_num(n, sizeof n, v, 3);
+        snprintf(buf, cap, "%s%s%s", n, strcmp(unit, "1") && *unit ? " " : "",
+                 strcmp(unit, "1") ? unit : "");
+    }
 }

@@ -369,64 +369,62 @@ static void plot_panel(jl__strbuf *gp, const char *id, int col, const char *clam
 #undef SEP
 }
 
-static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
-{
-    const jl_group_fit *fit = r->fits[fi];
-    long gi = r->fit_group_of[fi];
-    if (gi < 0 || fit->method == JL_FIT_NONE || !fit->n_points)
-        return JL_OK;
-    jl__report_group *g = &r->groups[gi];
-    const jl_group_key *k = &fit->key;
-    char *id = fig_id(g, k);
-    jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_MODEL, gi, id) : NULL;
-    free(id);
-    if (!f)
-        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    f->title = jl__asprintf("Batch-size model: %s, %s on %s x%ld (%s)", k->model, k->task,
-                            k->gpu_model, k->num_gpus, k->precision);
-
-    double *grid = NULL;
-    size_t ng = curve_grid(fit, &grid);
-    const char *band = band_kind(fit);
-    int has_band = strcmp(band, "none") != 0;
-    int physical = fit->method == JL_FIT_MODEL && fit->has_correction;
-    int interp = fit->method == JL_FIT_INTERPOLATION;
+/* What the phases of one model figure share: the fit, what it draws, the
+ * ranges its points and curves span, and what the caption reports. */
+typedef struct fit_fig {
+    const jl_group_fit *fit;
+    const jl_group_key *k;
+    jl__report_figure *f;
+    const char *band;
+    int has_band, physical, interp, clipped;
     char ckind[32];
-    ceiling_kind(fit, ckind, sizeof ckind);
+    range re, rt, rx; /* energy, throughput, batch */
+    double pmax;
+    size_t npr; /* curve points predicted */
+    double ey0, ey1, ty0, ty1, py1, tdp_all, ceil_b, x0, x1;
+    size_t n_beyond; /* measured runs beyond the batch ceiling */
+} fit_fig;
 
-    jl__strbuf dat, gp;
-    jl__strbuf_init(&dat);
-    jl__strbuf_init(&gp);
-    range re = {INFINITY, -INFINITY}, rt = re, rx = re;
-    double pmax = 0;
-    jl__strbuf_printf(&dat,
+/* Block 0 of the .dat: the measured runs, one row each; their keys in runs. */
+static void fit_dat_runs(fit_fig *ff, jl__strbuf *dat, json_t *runs)
+{
+    const jl_group_fit *fit = ff->fit;
+    jl__strbuf_printf(dat,
                       "# %s\n# block 0 (index 0): the measured runs, one row per run\n"
                       "# max_batch_size batch energy_per_token_j power_w throughput_tok_s run\n",
-                      f->title);
-    json_t *runs = json_array();
+                      ff->f->title);
     for (size_t i = 0; i < fit->n_points; i++) {
         const jl_fit_point *p = &fit->points[i];
-        jl__strbuf_printf(&dat, "%ld", p->max_batch_size);
-        jl__report_dat_num(&dat, p->batch);
-        jl__report_dat_num(&dat, p->energy_per_token_j);
-        jl__report_dat_num(&dat, p->power_w);
-        jl__report_dat_num(&dat, p->throughput_tok_s);
-        jl__strbuf_printf(&dat, " \"%s:%s\"\n", p->run->file ? p->run->file : "?",
+        jl__strbuf_printf(dat, "%ld", p->max_batch_size);
+        jl__report_dat_num(dat, p->batch);
+        jl__report_dat_num(dat, p->energy_per_token_j);
+        jl__report_dat_num(dat, p->power_w);
+        jl__report_dat_num(dat, p->throughput_tok_s);
+        jl__strbuf_printf(dat, " \"%s:%s\"\n", p->run->file ? p->run->file : "?",
                           p->run->run ? p->run->run : "?");
-        widen(&re, p->energy_per_token_j);
-        widen(&rt, p->throughput_tok_s);
-        widen(&rx, p->batch);
+        widen(&ff->re, p->energy_per_token_j);
+        widen(&ff->rt, p->throughput_tok_s);
+        widen(&ff->rx, p->batch);
         if (isfinite(p->power_w))
-            pmax = fmax(pmax, p->power_w);
+            ff->pmax = fmax(ff->pmax, p->power_w);
         json_array_append_new(runs, jl_run_key_to_json(p->run));
-        f->n_points++;
+        ff->f->n_points++;
     }
-    jl__strbuf_puts(&dat, "\n\n# block 1 (index 1): the curve (data/fit-curves.csv has the same)\n"
-                          "# batch energy_per_token_j energy_lo_j energy_hi_j power_w power_lo_w "
-                          "power_hi_w throughput_tok_s throughput_lo_tok_s throughput_hi_tok_s "
-                          "model_energy_per_token_j segment\n"
-                          "# segment: 0 below the measured batches, 1 over them, 2 above them "
-                          "(extrapolated); a blank line separates segments\n");
+}
+
+/* Block 1 of the .dat: the curve over the grid in three segments; the
+ * predictions (caller frees, ff->npr of them). */
+static jl_prediction *fit_dat_curve(fit_fig *ff, jl__strbuf *dat)
+{
+    const jl_group_fit *fit = ff->fit;
+    double *grid = NULL;
+    size_t ng = curve_grid(fit, &grid);
+    jl__strbuf_puts(dat, "\n\n# block 1 (index 1): the curve (data/fit-curves.csv has the same)\n"
+                         "# batch energy_per_token_j energy_lo_j energy_hi_j power_w power_lo_w "
+                         "power_hi_w throughput_tok_s throughput_lo_tok_s throughput_hi_tok_s "
+                         "model_energy_per_token_j segment\n"
+                         "# segment: 0 below the measured batches, 1 over them, 2 above them "
+                         "(extrapolated); a blank line separates segments\n");
     jl_prediction *pr = jl__calloc_array(ng ? ng : 1, sizeof *pr);
     size_t npr = 0;
     for (size_t i = 0; pr && i < ng; i++) {
@@ -450,158 +448,187 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
             if (!in)
                 continue;
             if (!rows++ && seg)
-                jl__strbuf_puts(&dat, "\n");
-            jl__strbuf_printf(&dat, "%.10g", p.batch);
-            dat_interval(&dat, &p.energy_per_token_j);
-            dat_interval(&dat, &p.power_w);
-            dat_interval(&dat, &p.throughput_tok_s);
-            jl__report_dat_num(&dat, physical ? p.model_energy_per_token_j.value : NAN);
-            jl__strbuf_printf(&dat, " %d\n", seg);
-            widen(&re, p.energy_per_token_j.value);
-            widen(&rt, p.throughput_tok_s.value);
-            widen(&rx, p.batch);
-            if (physical)
-                widen(&re, p.model_energy_per_token_j.value);
+                jl__strbuf_puts(dat, "\n");
+            jl__strbuf_printf(dat, "%.10g", p.batch);
+            dat_interval(dat, &p.energy_per_token_j);
+            dat_interval(dat, &p.power_w);
+            dat_interval(dat, &p.throughput_tok_s);
+            jl__report_dat_num(dat, ff->physical ? p.model_energy_per_token_j.value : NAN);
+            jl__strbuf_printf(dat, " %d\n", seg);
+            widen(&ff->re, p.energy_per_token_j.value);
+            widen(&ff->rt, p.throughput_tok_s.value);
+            widen(&ff->rx, p.batch);
+            if (ff->physical)
+                widen(&ff->re, p.model_energy_per_token_j.value);
             if (isfinite(p.power_w.value))
-                pmax = fmax(pmax, p.power_w.value);
+                ff->pmax = fmax(ff->pmax, p.power_w.value);
         }
     }
     free(grid);
-    /* y ranges from the points and curves (not the band: a band wider than
-     * this is clipped at the edge, and the caption says so) */
-    double ey0 = re.lo / 1.5, ey1 = re.hi * 1.5, ty0 = rt.lo / 1.5, ty1 = rt.hi * 1.5;
-    double tdp_all = fit->tdp_w * (double)k->num_gpus;
-    double py1 = fmax(pmax, isfinite(tdp_all) ? tdp_all : 0) * 1.15;
-    int clipped = 0;
-    for (size_t i = 0; i < npr; i++) {
+    ff->npr = npr;
+    return pr;
+}
+
+/* The panels' ranges from the points and curves (not the band: a band
+ * wider than this is clipped at the edge, and the caption says so). */
+static void fit_ranges(fit_fig *ff, const jl_prediction *pr)
+{
+    const jl_group_fit *fit = ff->fit;
+    ff->ey0 = ff->re.lo / 1.5;
+    ff->ey1 = ff->re.hi * 1.5;
+    ff->ty0 = ff->rt.lo / 1.5;
+    ff->ty1 = ff->rt.hi * 1.5;
+    ff->tdp_all = fit->tdp_w * (double)ff->k->num_gpus;
+    ff->py1 = fmax(ff->pmax, isfinite(ff->tdp_all) ? ff->tdp_all : 0) * 1.15;
+    for (size_t i = 0; i < ff->npr; i++) {
         const jl_prediction *p = &pr[i];
-        if (has_band &&
-            (p->energy_per_token_j.lo < ey0 || p->energy_per_token_j.hi > ey1 ||
-             p->power_w.hi > py1 || p->throughput_tok_s.lo < ty0 || p->throughput_tok_s.hi > ty1))
-            clipped = 1;
+        if (ff->has_band && (p->energy_per_token_j.lo < ff->ey0 ||
+                             p->energy_per_token_j.hi > ff->ey1 || p->power_w.hi > ff->py1 ||
+                             p->throughput_tok_s.lo < ff->ty0 || p->throughput_tok_s.hi > ff->ty1))
+            ff->clipped = 1;
     }
-    free(pr);
-    double ceil_b = fit->batch_ceiling;
-    size_t n_beyond = 0;
+    ff->ceil_b = fit->batch_ceiling;
     for (size_t i = 0; i < fit->n_points; i++)
-        n_beyond += fit->points[i].batch > ceil_b;
-    double x0 = rx.lo / 1.3, x1 = fmax(rx.hi, isfinite(ceil_b) ? ceil_b : 0) * 1.3;
+        ff->n_beyond += fit->points[i].batch > ff->ceil_b;
+    ff->x0 = ff->rx.lo / 1.3;
+    ff->x1 = fmax(ff->rx.hi, isfinite(ff->ceil_b) ? ff->ceil_b : 0) * 1.3;
+}
 
-    char r2[160] = "";
-    if (fit->method == JL_FIT_MODEL)
-        snprintf(r2, sizeof r2, "R^2 (ln J/token): %.4f model, %.4f with correction",
-                 fit->r2_energy, fit->r2_energy_corrected);
-    char *band_title = !strcmp(band, "combined") ? jl__strdup("95% CI of the mean (param. + corr.)")
-                                                 : jl__strdup("95% CI of the mean (param.)");
-
+/* The script's header, panel layout, ranges and batch axis. */
+static void fit_script_setup(const fit_fig *ff, jl__strbuf *gp)
+{
+    const jl__report_figure *f = ff->f;
     jl__report_gp_header_sized(
-        &gp, f->id, f->title,
+        gp, f->id, f->title,
         "Energy per token (left), power and throughput (right) against the achieved "
         "batch: measured runs, the fitted model with its 95% band, the batch ceiling.",
         1000, 460, 7.0 * 0.46, 3.0);
     /* panels: energy left, power and throughput stacked right; the 3.3 in
      * PDF has the energy panel alone */
-    jl__strbuf_puts(&gp, "set multiplot\n"
-                         "eoy = 0; esx = narrow ? 1 : 0.6; esy = 1\n"
-                         "pox = 0.6; poy = 0.5; psx = 0.4; psy = 0.5\n"
-                         "tox = 0.6; tsx = 0.4; tsy = 0.5\n");
-    gp_num(&gp, "bmin", fit->batch_min);
-    gp_num(&gp, "bmax", fit->batch_max);
-    gp_num(&gp, "ey0", ey0);
-    gp_num(&gp, "ey1", ey1);
-    gp_num(&gp, "py1", py1);
-    gp_num(&gp, "ty0", ty0);
-    gp_num(&gp, "ty1", ty1);
-    if (isfinite(ceil_b))
-        gp_num(&gp, "ceil", ceil_b);
-    jl__strbuf_puts(&gp,
-                    "# segment (column 12): 1 over the measured batches, 0 and 2 extrapolated\n"
-                    "inr(s) = s == 1\n"
-                    "outr(s) = s != 1\n"
-                    "# values beyond the y range are drawn at its edge\n"
-                    "ce(v) = v < ey0 ? ey0 : (v > ey1 ? ey1 : v)\n"
-                    "cp(v) = v < 0 ? 0 : (v > py1 ? py1 : v)\n"
-                    "ct(v) = v < ty0 ? ty0 : (v > ty1 ? ty1 : v)\n");
-    jl__strbuf_printf(&gp,
+    jl__strbuf_puts(gp, "set multiplot\n"
+                        "eoy = 0; esx = narrow ? 1 : 0.6; esy = 1\n"
+                        "pox = 0.6; poy = 0.5; psx = 0.4; psy = 0.5\n"
+                        "tox = 0.6; tsx = 0.4; tsy = 0.5\n");
+    gp_num(gp, "bmin", ff->fit->batch_min);
+    gp_num(gp, "bmax", ff->fit->batch_max);
+    gp_num(gp, "ey0", ff->ey0);
+    gp_num(gp, "ey1", ff->ey1);
+    gp_num(gp, "py1", ff->py1);
+    gp_num(gp, "ty0", ff->ty0);
+    gp_num(gp, "ty1", ff->ty1);
+    if (isfinite(ff->ceil_b))
+        gp_num(gp, "ceil", ff->ceil_b);
+    jl__strbuf_puts(gp, "# segment (column 12): 1 over the measured batches, 0 and 2 extrapolated\n"
+                        "inr(s) = s == 1\n"
+                        "outr(s) = s != 1\n"
+                        "# values beyond the y range are drawn at its edge\n"
+                        "ce(v) = v < ey0 ? ey0 : (v > ey1 ? ey1 : v)\n"
+                        "cp(v) = v < 0 ? 0 : (v > py1 ? py1 : v)\n"
+                        "ct(v) = v < ty0 ? ty0 : (v > ty1 ? ty1 : v)\n");
+    jl__strbuf_printf(gp,
                       "set logscale x 2\nset xrange [%.10g:%.10g]\nset format x \"%%g\"\n"
                       "if (narrow) set xtics 8\n",
-                      x0, x1);
-    jl__strbuf_puts(&gp, "set xlabel \"achieved batch (avg_batch_size)\"\n");
-    jl__strbuf_puts(&gp, "# runs beyond the batch ceiling (open markers)\n");
-    if (isfinite(ceil_b))
-        jl__strbuf_puts(&gp, "beyond(b) = b > ceil\n");
+                      ff->x0, ff->x1);
+    jl__strbuf_puts(gp, "set xlabel \"achieved batch (avg_batch_size)\"\n");
+    jl__strbuf_puts(gp, "# runs beyond the batch ceiling (open markers)\n");
+    if (isfinite(ff->ceil_b))
+        jl__strbuf_puts(gp, "beyond(b) = b > ceil\n");
     else
-        jl__strbuf_puts(&gp, "beyond(b) = 0\n");
-    if (isfinite(ceil_b)) {
-        jl__strbuf_puts(&gp, "set arrow 1 from ceil, graph 0 to ceil, graph 1 nohead dt 4 lw 1.6 "
-                             "lc rgb \"#333333\" front\n");
+        jl__strbuf_puts(gp, "beyond(b) = 0\n");
+    if (isfinite(ff->ceil_b)) {
+        jl__strbuf_puts(gp, "set arrow 1 from ceil, graph 0 to ceil, graph 1 nohead dt 4 lw 1.6 "
+                            "lc rgb \"#333333\" front\n");
     }
-    /* panel 1: energy per token */
-    jl__strbuf_puts(&gp, "set origin 0,eoy\nset size esx,esy\n"
-                         "set logscale y 10\nset format y \"%g\"\nset yrange [ey0:ey1]\n"
-                         "set ylabel \"energy per token (J)\"\n"
-                         "set key outside bottom center horizontal maxrows 2 samplen 2 "
-                         "width -1 font lblfont\n"
-                         "if (narrow) set key outside bottom center vertical maxrows 5 samplen 1.5 "
-                         "width -4 font lblfont\n");
-    if (isfinite(ceil_b)) {
-        jl__strbuf_printf(&gp,
+}
+
+/* Panel 1, energy per token, with its labels (ceiling, R^2, why no band). */
+static void fit_script_energy(const fit_fig *ff, jl__strbuf *gp)
+{
+    const jl_group_fit *fit = ff->fit;
+    char r2[160] = "";
+    if (fit->method == JL_FIT_MODEL)
+        snprintf(r2, sizeof r2, "R^2 (ln J/token): %.4f model, %.4f with correction",
+                 fit->r2_energy, fit->r2_energy_corrected);
+    jl__strbuf_puts(gp, "set origin 0,eoy\nset size esx,esy\n"
+                        "set logscale y 10\nset format y \"%g\"\nset yrange [ey0:ey1]\n"
+                        "set ylabel \"energy per token (J)\"\n"
+                        "set key outside bottom center horizontal maxrows 2 samplen 2 "
+                        "width -1 font lblfont\n"
+                        "if (narrow) set key outside bottom center vertical maxrows 5 samplen 1.5 "
+                        "width -4 font lblfont\n");
+    if (isfinite(ff->ceil_b)) {
+        jl__strbuf_printf(gp,
                           "set label 1 sprintf(\"batch ceiling %%.0f (%s)\", ceil) at ceil, "
                           "graph 0.97 rotate by 90 right offset -1.0,0 textcolor rgb \"#333333\" "
                           "font lblfont\n",
-                          ckind);
+                          ff->ckind);
     }
     if (r2[0]) {
-        jl__strbuf_puts(&gp, "if (!narrow) set label 2 ");
-        jl__report_gp_str(&gp, r2);
-        jl__strbuf_puts(&gp,
+        jl__strbuf_puts(gp, "if (!narrow) set label 2 ");
+        jl__report_gp_str(gp, r2);
+        jl__strbuf_puts(gp,
                         " at graph 0.02, graph 0.03 left font lblfont textcolor rgb \"#555555\"\n");
     }
-    if (!has_band) {
-        char *t = interp ? jl__strdup("no band: too few batch sizes for the model (interpolation)")
-                         : jl__asprintf("no band: %s",
-                                        fit->ci_note ? fit->ci_note : "no interval available");
-        jl__strbuf_puts(&gp, "set label 3 ");
-        jl__report_gp_str(&gp, t ? t : "no band");
-        jl__strbuf_puts(&gp,
+    if (!ff->has_band) {
+        char *t = ff->interp
+                      ? jl__strdup("no band: too few batch sizes for the model (interpolation)")
+                      : jl__asprintf("no band: %s",
+                                     fit->ci_note ? fit->ci_note : "no interval available");
+        jl__strbuf_puts(gp, "set label 3 ");
+        jl__report_gp_str(gp, t ? t : "no band");
+        jl__strbuf_puts(gp,
                         " at graph 0.02, graph 0.09 left font lblfont textcolor rgb \"#9a5b00\"\n");
         free(t);
     }
-    log_ytics(&gp, ey0, ey1);
-    plot_panel(&gp, f->id, 2, "ce", has_band, physical ? 11 : 0, 1, band_title, interp, n_beyond);
-    jl__strbuf_puts(&gp, "unset label\nunset key\n"
-                         "# the 3.3 in PDF shows energy per token alone\n"
-                         "if (!narrow) {\n");
-    /* panel 2: power */
-    jl__strbuf_puts(&gp, "set origin pox,poy\nset size psx,psy\nunset logscale y\n"
-                         "set yrange [0:py1]\nset ytics autofreq\n"
-                         "set ylabel \"power, all GPUs (W)\"\nset xlabel \"\"\n");
-    if (isfinite(tdp_all)) {
-        gp_num(&gp, "tdp", tdp_all);
-        jl__strbuf_puts(&gp,
-                        "set arrow 2 from graph 0, first tdp to graph 1, first tdp nohead dt 2 "
-                        "lc rgb \"#666666\" lw 1\n"
-                        "set label 4 \"power limit\" at graph 0.02, first tdp offset 0,0.6 "
-                        "font lblfont textcolor rgb \"#666666\"\n");
-    }
-    plot_panel(&gp, f->id, 5, "cp", has_band, 0, 0, NULL, interp, n_beyond);
-    jl__strbuf_puts(&gp, "unset arrow 2\nunset label\nset ytics autofreq\n");
-    /* panel 3: throughput */
-    jl__strbuf_puts(&gp, "set origin tox,0\nset size tsx,tsy\nset logscale y 10\n"
-                         "set yrange [ty0:ty1]\nset ylabel \"throughput (tokens/s)\"\n"
-                         "set xlabel \"achieved batch\"\n");
-    log_ytics(&gp, ty0, ty1);
-    plot_panel(&gp, f->id, 8, "ct", has_band, 0, 0, NULL, interp, n_beyond);
-    jl__strbuf_puts(&gp, "}\nunset multiplot\nunset output\n");
+    char *band_title = !strcmp(ff->band, "combined")
+                           ? jl__strdup("95% CI of the mean (param. + corr.)")
+                           : jl__strdup("95% CI of the mean (param.)");
+    log_ytics(gp, ff->ey0, ff->ey1);
+    plot_panel(gp, ff->f->id, 2, "ce", ff->has_band, ff->physical ? 11 : 0, 1, band_title,
+               ff->interp, ff->n_beyond);
+    free(band_title);
+}
 
-    /* the caption: what is drawn, what the band means, the ceiling */
+/* Panels 2 and 3: power and throughput (not in the 3.3 in PDF). */
+static void fit_script_right(const fit_fig *ff, jl__strbuf *gp)
+{
+    jl__strbuf_puts(gp, "unset label\nunset key\n"
+                        "# the 3.3 in PDF shows energy per token alone\n"
+                        "if (!narrow) {\n");
+    /* panel 2: power */
+    jl__strbuf_puts(gp, "set origin pox,poy\nset size psx,psy\nunset logscale y\n"
+                        "set yrange [0:py1]\nset ytics autofreq\n"
+                        "set ylabel \"power, all GPUs (W)\"\nset xlabel \"\"\n");
+    if (isfinite(ff->tdp_all)) {
+        gp_num(gp, "tdp", ff->tdp_all);
+        jl__strbuf_puts(gp, "set arrow 2 from graph 0, first tdp to graph 1, first tdp nohead dt 2 "
+                            "lc rgb \"#666666\" lw 1\n"
+                            "set label 4 \"power limit\" at graph 0.02, first tdp offset 0,0.6 "
+                            "font lblfont textcolor rgb \"#666666\"\n");
+    }
+    plot_panel(gp, ff->f->id, 5, "cp", ff->has_band, 0, 0, NULL, ff->interp, ff->n_beyond);
+    jl__strbuf_puts(gp, "unset arrow 2\nunset label\nset ytics autofreq\n");
+    /* panel 3: throughput */
+    jl__strbuf_puts(gp, "set origin tox,0\nset size tsx,tsy\nset logscale y 10\n"
+                        "set yrange [ty0:ty1]\nset ylabel \"throughput (tokens/s)\"\n"
+                        "set xlabel \"achieved batch\"\n");
+    log_ytics(gp, ff->ty0, ff->ty1);
+    plot_panel(gp, ff->f->id, 8, "ct", ff->has_band, 0, 0, NULL, ff->interp, ff->n_beyond);
+    jl__strbuf_puts(gp, "}\nunset multiplot\nunset output\n");
+}
+
+/* The caption: what is drawn, what the band means, the ceiling. */
+static char *fit_caption(const fit_fig *ff)
+{
+    const jl_group_fit *fit = ff->fit;
+    const jl_group_key *k = ff->k;
     jl__strbuf cap;
     jl__strbuf_init(&cap);
     jl__strbuf_printf(&cap,
                       "Energy per token against the achieved batch (the mean number of running "
                       "requests, log2 axis) on %s x%ld (%s): the %zu measured runs (dots) and ",
                       k->gpu_model, k->num_gpus, k->precision, fit->n_points);
-    if (interp)
+    if (ff->interp)
         jl__strbuf_printf(&cap,
                           "a log-log interpolation between them (%zu batch sizes: too few "
                           "for the physical model, so no parameters and no band). ",
@@ -610,49 +637,94 @@ static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
         jl__strbuf_printf(&cap,
                           "the fitted batch-size model%s (solid over the measured batches, "
                           "dashed where extrapolated)%s. ",
-                          physical ? " with its Gaussian-process correction" : "",
-                          physical ? "; dotted: the physical model alone" : "");
-    if (!strcmp(band, "combined"))
+                          ff->physical ? " with its Gaussian-process correction" : "",
+                          ff->physical ? "; dotted: the physical model alone" : "");
+    if (!strcmp(ff->band, "combined"))
         jl__strbuf_puts(&cap,
                         "The shaded band is the 95% confidence interval of the mean: "
                         "the parameter uncertainty plus the correction's, not a prediction "
                         "interval for one new run (which is wider by the run-to-run noise). ");
-    else if (!strcmp(band, "parameters"))
+    else if (!strcmp(ff->band, "parameters"))
         jl__strbuf_puts(&cap, "The shaded band is the 95% confidence interval of the mean from the "
                               "parameter uncertainty, not a prediction interval for one new run. ");
-    else if (!interp)
+    else if (!ff->interp)
         jl__strbuf_printf(&cap, "No band: %s. ",
                           fit->ci_note ? fit->ci_note : "no interval available");
-    if (clipped)
+    if (ff->clipped)
         jl__strbuf_puts(&cap, "Where the band reaches the edge of a panel it is wider than the "
                               "panel (clipped). ");
-    if (isfinite(ceil_b)) {
-        jl__strbuf_printf(&cap, "The vertical line is the batch ceiling, %.0f (%s", ceil_b,
-                          fit->ceiling_reason ? fit->ceiling_reason : ckind);
+    if (isfinite(ff->ceil_b)) {
+        jl__strbuf_printf(&cap, "The vertical line is the batch ceiling, %.0f (%s", ff->ceil_b,
+                          fit->ceiling_reason ? fit->ceiling_reason : ff->ckind);
         jl__strbuf_puts(&cap, "); predictions stop there. ");
-        if (n_beyond)
+        if (ff->n_beyond)
             jl__strbuf_printf(&cap,
                               "%zu measured run%s beyond it (open markers) %s fitted but not "
                               "predicted for. ",
-                              n_beyond, n_beyond == 1 ? " lies" : "s lie",
-                              n_beyond == 1 ? "is" : "are");
+                              ff->n_beyond, ff->n_beyond == 1 ? " lies" : "s lie",
+                              ff->n_beyond == 1 ? "is" : "are");
     }
     jl__strbuf_puts(&cap, "Right: power of all GPUs and throughput, same model and band. Curves: "
                           "data/fit-curves.csv; parameters: data/fit.json.");
-    f->caption = jl__strbuf_take(&cap);
+    return jl__strbuf_take(&cap);
+}
+
+/* One group's model figure, in phases: the runs and the curve (.dat), the
+ * ranges, the script's setup and panels (.gp), the caption, report.json's
+ * entry. */
+static jl_status fig_fit(jl__report_report *r, size_t fi, jl_error **err)
+{
+    const jl_group_fit *fit = r->fits[fi];
+    long gi = r->fit_group_of[fi];
+    if (gi < 0 || fit->method == JL_FIT_NONE || !fit->n_points)
+        return JL_OK;
+    jl__report_group *g = &r->groups[gi];
+    const jl_group_key *k = &fit->key;
+    char *id = fig_id(g, k);
+    jl__report_figure *f = id ? jl__report_add_figure(r, RP_FIG_MODEL, gi, id) : NULL;
+    free(id);
+    if (!f)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    f->title = jl__asprintf("Batch-size model: %s, %s on %s x%ld (%s)", k->model, k->task,
+                            k->gpu_model, k->num_gpus, k->precision);
+    fit_fig ff;
+    memset(&ff, 0, sizeof ff);
+    ff.fit = fit;
+    ff.k = k;
+    ff.f = f;
+    ff.band = band_kind(fit);
+    ff.has_band = strcmp(ff.band, "none") != 0;
+    ff.physical = fit->method == JL_FIT_MODEL && fit->has_correction;
+    ff.interp = fit->method == JL_FIT_INTERPOLATION;
+    ceiling_kind(fit, ff.ckind, sizeof ff.ckind);
+    ff.re = (range){INFINITY, -INFINITY};
+    ff.rt = ff.re;
+    ff.rx = ff.re;
+
+    jl__strbuf dat, gp;
+    jl__strbuf_init(&dat);
+    jl__strbuf_init(&gp);
+    json_t *runs = json_array();
+    fit_dat_runs(&ff, &dat, runs);
+    jl_prediction *pr = fit_dat_curve(&ff, &dat);
+    fit_ranges(&ff, pr);
+    free(pr);
+    fit_script_setup(&ff, &gp);
+    fit_script_energy(&ff, &gp);
+    fit_script_right(&ff, &gp);
+    f->caption = fit_caption(&ff);
 
     char *gkey = jl_group_key_format(k);
     f->meta =
         json_pack("{s:s?,s:s?,s:I,s:s?,s:s,s:s,s:o,s:o,s:o,s:s,s:s?,s:b,s:I,s:o,s:s}", "fit_group",
                   gkey, "gpu_model", k->gpu_model, "num_gpus", (json_int_t)k->num_gpus, "precision",
-                  k->precision, "method", jl_fit_method_name(fit->method), "band", band,
+                  k->precision, "method", jl_fit_method_name(fit->method), "band", ff.band,
                   "batch_min", jl_json_number(fit->batch_min), "batch_max",
-                  jl_json_number(fit->batch_max), "ceiling_batch", jl_json_number(ceil_b),
-                  "ceiling_kind", ckind, "ceiling_reason", fit->ceiling_reason, "band_clipped",
-                  clipped, "n_curve_points", (json_int_t)npr, "runs", runs, "curves",
+                  jl_json_number(fit->batch_max), "ceiling_batch", jl_json_number(ff.ceil_b),
+                  "ceiling_kind", ff.ckind, "ceiling_reason", fit->ceiling_reason, "band_clipped",
+                  ff.clipped, "n_curve_points", (json_int_t)ff.npr, "runs", runs, "curves",
                   "data/fit-curves.csv");
     free(gkey);
-    free(band_title);
     jl_status st = jl__report_write_fig_files(r, f, &dat, &gp, err);
     jl__strbuf_free(&dat);
     jl__strbuf_free(&gp);

@@ -93,6 +93,14 @@ static int looks_like_report(const char *dir, const struct stat *sb)
     free(marker);
     if (ok)
         return 1;
+    /* one written with --no-data or --single-page: its page says so */
+    char *page = jl__asprintf("%s/index.html", dir);
+    char *text = page ? jl__report_read_file(page) : NULL;
+    ok = text && strstr(text, "<meta name=\"generator\" content=\"joules report\">") != NULL;
+    free(page);
+    free(text);
+    if (ok)
+        return 1;
     DIR *d = opendir(dir);
     if (!d)
         return 0;
@@ -120,6 +128,8 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs, const jl
         jl_report_options_default(&r.opt);
     if (!r.opt.max_plot_points)
         r.opt.max_plot_points = 1200;
+    if (r.opt.single_page)
+        r.opt.no_data = 1;
     if (r.opt.rules)
         r.rules = *r.opt.rules;
     else
@@ -206,6 +216,21 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs, const jl
     RP_STEP("pages");
     if (!st)
         st = jl__report_html_write(&r, err);
+    /* --no-data, --single-page: what the page does not link is not kept */
+    static const char *const no_data[] = {"data", "notebooks-export"};
+    static const char *const single[] = {"figures", "runs.html", "diagnosis.html"};
+    for (size_t i = 0; !st && r.opt.no_data && i < 2; i++) {
+        char *p = jl__report_path(&r, no_data[i]);
+        st = p ? jl_remove_tree(p, err)
+               : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+        free(p);
+    }
+    for (size_t i = 0; !st && r.opt.single_page && i < 3; i++) {
+        char *p = jl__report_path(&r, single[i]);
+        st = p ? jl_remove_tree(p, err)
+               : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+        free(p);
+    }
     RP_STEP("done");
 #undef RP_STEP
     if (!st) {
@@ -219,7 +244,7 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs, const jl
         for (size_t i = 0; i < r.n_figs; i++)
             res->n_figures_drawn += r.figs[i].drawn;
         res->figures_s = r.figures_s;
-        res->n_data_files = r.n_data;
+        res->n_data_files = r.opt.no_data ? 0 : r.n_data;
         res->notes = r.notes;
         res->n_notes = r.n_notes;
         r.notes = NULL;

@@ -135,6 +135,9 @@ typedef struct jl__report_report {
     size_t n_fits;
     long *fit_group_of;
     struct jl_diagnosis *diag; /* runs[i] is the list's item i; NULL when not computed */
+    /* per --slo (the first 64): the kinds (1 << jl__report_kind) already
+     * told it does not apply to them */
+    unsigned slo_skip_noted[64];
 } jl__report_report;
 
 const char *jl__report_fig_kind_name(jl__report_fig_kind k);
@@ -158,6 +161,8 @@ jl_status jl__report_write_json_with_errors(jl__report_report *r, const char *re
 jl_status jl__report_mkdir(jl__report_report *r, const char *rel, jl_error **err);
 /* The whole file at path (caller frees); NULL when it cannot be opened. */
 char *jl__report_read_file(const char *path);
+/* The same, with its length (*len; binary files: a PNG holds NUL bytes). */
+char *jl__report_read_file_n(const char *path, size_t *len);
 
 /* Notes: warnings for the page and stderr; why a comparison figure is not
  * shown. */
@@ -213,6 +218,11 @@ const struct jl_run_diagnosis *jl__report_diagnosis_of(const jl__report_report *
 /* Its suggestion predicted to save the most energy (*change: the predicted
  * energy change, most negative), else NULL. */
 const struct jl_finding *jl__report_best_change(const struct jl_run_diagnosis *d, double *change);
+
+/* A figure for people: its label ("p90 ITL", "batch latency"; else its
+ * name), and its value with its unit (times under 1 s in ms: "68.4 ms"). */
+const char *jl__report_figure_label(int fig);
+void jl__report_fmt_figure(char *buf, size_t cap, int fig, double v);
 
 /* Numbers and text for people and programs. */
 /* v with `sig` significant digits, thousands separated, "—" when missing. */

@@ -35,8 +35,12 @@ jl_status jl__report_figures_plan_and_write(jl__report_report *r, jl_error **err
  * once, each fed a batch of scripts; failures become notes. */
 jl_status jl__report_figures_render(jl__report_report *r, jl_error **err);
 
-/* html.c: index.html, runs.html, diagnosis.html. */
+/* html.c: index.html, runs.html, diagnosis.html (not with --single-page). */
 jl_status jl__report_html_write(jl__report_report *r, jl_error **err);
+/* pack.c: the page as opt.no_data and opt.single_page ask (links to what is
+ * not written become their text; figures inside the page); a no-op
+ * otherwise. */
+jl_status jl__report_pack_page(jl__report_report *r, jl__strbuf *page, jl_error **err);
 
 /* notebooks.c: notebooks-export/, the notebooks redrawing every figure. */
 jl_status jl__report_notebooks_write(jl__report_report *r, jl_error **err);

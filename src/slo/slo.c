@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "joules/output.h"
 
 const char *jl_slo_op_name(jl_slo_op op)
 {
@@ -57,20 +58,104 @@ static int resolve_plain(const char *name)
     return -1;
 }
 
+/* Names people write for figures joules names otherwise: the percentile
+ * after or before the figure (p90_ttft, itl_p90), vLLM's mean TPOT. With
+ * "_s" after them too (p90_ttft_s). */
+static const struct {
+    const char *name, *figure;
+} aliases[] = {
+    {"p90_ttft", "ttft_p90_s"},  {"median_ttft", "ttft_median_s"}, {"itl_median", "median_itl_s"},
+    {"itl_p90", "p90_itl_s"},    {"itl_p95", "p95_itl_s"},         {"itl_p99", "p99_itl_s"},
+    {"mean_tpot", "avg_tpot_s"}, {"tpot_mean", "avg_tpot_s"},
+};
+
+/* A name's figure, whatever the workload: a figure's name with or without
+ * its unit suffix, an alias, an ML.ENERGY toolkit name (median_itl_ms,
+ * energy_per_token_joules), or a time figure with "_ms" for "_s"
+ * (ttft_p90_ms). *bare: the unit of a bare number written after the name,
+ * in the figure's unit (1e-3 after "_ms"); *unit_named: the name carries
+ * its unit (median_itl_s, median_itl_ms), so a bare number is not refused. */
+static int resolve_named(const char *name, double *bare, int *unit_named)
+{
+    *bare = 1;
+    *unit_named = 0;
+    int f = resolve_plain(name);
+    if (f >= 0) {
+        size_t n = strlen(name);
+        *unit_named = jl_figure_lookup(name) >= 0 && n > 2 && name[n - 2] == '_' &&
+                      strchr("sjw", name[n - 1]);
+        return f;
+    }
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+        size_t m = strlen(aliases[i].name);
+        int with_s = n == m + 2 && !strcmp(name + m, "_s");
+        if (!strncmp(name, aliases[i].name, m) && (n == m || with_s)) {
+            *unit_named = with_s;
+            return jl_figure_lookup(aliases[i].figure);
+        }
+    }
+    double scale = 1;
+    const char *key = jl_mlenergy_key(name, &scale);
+    if (key && (f = jl_figure_lookup(key)) >= 0) {
+        *bare = scale;
+        *unit_named = 1;
+        return f;
+    }
+    char buf[128];
+    if (n > 3 && n < sizeof buf && !strcmp(name + n - 3, "_ms")) {
+        memcpy(buf, name, n - 3);
+        memcpy(buf + n - 3, "_s", 3);
+        double b2;
+        int u2;
+        f = resolve_named(buf, &b2, &u2);
+        if (f >= 0 && !strcmp(jl_figure_unit((jl_figure)f), "s")) {
+            *bare = 1e-3;
+            *unit_named = 1;
+            return f;
+        }
+    }
+    return -1;
+}
+
 static int is_diffusion_workload(const char *w)
 {
     return w && !strcmp(w, "diffusion");
 }
 
-int jl_slo_resolve_figure(const char *name, const char *workload)
+/* jl_slo_resolve_figure, with what resolve_named says of the name. */
+static int resolve_for(const char *name, const char *workload, double *bare, int *unit_named)
 {
+    *bare = 1;
+    *unit_named = 0;
     if (!name)
         return -1;
     for (size_t i = 0; i < sizeof workload_names / sizeof workload_names[0]; i++)
         if (!strcmp(name, workload_names[i].name))
             return is_diffusion_workload(workload) ? (int)workload_names[i].diffusion
                                                    : (int)workload_names[i].llm;
-    return resolve_plain(name);
+    return resolve_named(name, bare, unit_named);
+}
+
+int jl_slo_resolve_figure(const char *name, const char *workload)
+{
+    double bare;
+    int unit_named;
+    return resolve_for(name, workload, &bare, &unit_named);
+}
+
+/* What a name people write for a figure joules does not have should use
+ * instead (NULL: nothing to say). */
+static const char *no_such_figure(const char *name)
+{
+    if (strstr(name, "tpot"))
+        return "joules has the mean TPOT over requests (mean_tpot, avg_tpot_s) and the "
+               "inter-token latency percentiles (median_itl, p90_itl: at steady decode the "
+               "median TPOT is close to the median ITL), no TPOT percentile";
+    if (strstr(name, "mean_itl") || strstr(name, "avg_itl"))
+        return "joules has the ITL's percentiles (median_itl, p90_itl, p95_itl, p99_itl), no "
+               "mean ITL";
+    return NULL;
 }
 
 /* The short form of a figure name (its unit suffix dropped) into buf;
@@ -112,6 +197,8 @@ int jl_slo_suggest_figure(const char *name, char *buf, size_t cap)
     size_t best = limit + 1;
     for (size_t i = 0; i < sizeof workload_names / sizeof workload_names[0]; i++)
         consider(name, workload_names[i].name, &best, buf, cap);
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        consider(name, aliases[i].name, &best, buf, cap);
     for (int f = 0; f < JL_FIG_COUNT; f++) {
         char s[128];
         if (short_name(jl_figure_name((jl_figure)f), s, sizeof s))
@@ -197,16 +284,6 @@ static const char *needs_unit(int f_llm, int f_dif)
     return NULL;
 }
 
-/* Whether a name is a figure's full name, unit suffix included
- * (median_itl_s, steady_energy_j, avg_power_w). */
-static int unit_in_name(const char *name)
-{
-    if (jl_figure_lookup(name) < 0)
-        return 0;
-    size_t n = strlen(name);
-    return n > 2 && name[n - 2] == '_' && strchr("sjw", name[n - 1]);
-}
-
 /* ---- parsing -------------------------------------------------------------- */
 
 void jl_slo_free(jl_slo *slo)
@@ -285,6 +362,8 @@ static jl_status parse_name(parser *p, char *namebuf, size_t cap, int *f_llm, in
     namebuf[nlen] = '\0';
     *f_llm = jl_slo_resolve_figure(namebuf, "llm");
     *f_dif = jl_slo_resolve_figure(namebuf, "diffusion");
+    if (*f_llm < 0 && *f_dif < 0 && no_such_figure(namebuf))
+        return PERR(p, ns, "no figure '%s': %s", namebuf, no_such_figure(namebuf));
     if (*f_llm < 0 && *f_dif < 0) {
         char hint[96] = "";
         char near[64];
@@ -368,11 +447,16 @@ static jl_status parse_unit(parser *p, const char *namebuf, const char *numbuf, 
         i++;
     p->i = i;
     if (i == us) {
-        /* the full name carries the unit: median_itl_s<=0.1 is seconds */
-        const char *need = unit_in_name(namebuf) ? NULL : needs_unit(*f_llm, *f_dif);
+        /* the name carries the unit: median_itl_s<=0.1 is seconds,
+         * median_itl_ms<=50 milliseconds */
+        double bare;
+        int unit_named;
+        resolve_for(namebuf, *f_llm >= 0 ? "llm" : "diffusion", &bare, &unit_named);
+        const char *need = unit_named ? NULL : needs_unit(*f_llm, *f_dif);
         if (need)
             return PERR(p, us, "'%s' needs a unit: figure '%s' is %s (accepted: %s)", numbuf,
                         namebuf, jl_figure_unit((jl_figure)(*f_llm >= 0 ? *f_llm : *f_dif)), need);
+        *v *= bare;
         return JL_OK;
     }
     size_t ulen = i - us;

@@ -293,6 +293,43 @@ static char *values_present(const jl_summary_list *l, const char *key, size_t sh
     return out;
 }
 
+/* Add name to the distinct names[0..*n) (borrowed); -1 out of memory. */
+static int add_distinct(const char ***names, size_t *n, size_t *cap, const char *name)
+{
+    for (size_t j = 0; j < *n; j++)
+        if (!strcmp((*names)[j], name))
+            return 0;
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 32;
+        const char **nn = realloc(*names, nc * sizeof *nn);
+        if (!nn)
+            return -1;
+        *names = nn;
+        *cap = nc;
+    }
+    (*names)[(*n)++] = name;
+    return 0;
+}
+
+int jl_study_suggest_attribute(const jl_summary_list *l, const char *key, char *buf, size_t cap)
+{
+    const char **names = NULL;
+    size_t n = 0, cap_names = 0;
+    char v[256];
+    int oom = 0;
+    for (size_t i = 0; l && i < l->count && !oom; i++) {
+        const jl_attrs *a = &l->items[i]->attrs;
+        for (size_t k = 0; jl_attr_names[k] && !oom; k++)
+            if (jl_attrs_get(a, jl_attr_names[k], v, sizeof v) == 0)
+                oom = add_distinct(&names, &n, &cap_names, jl_attr_names[k]);
+        for (size_t k = 0; k < a->n_extra && !oom; k++)
+            oom = add_distinct(&names, &n, &cap_names, a->extra[k].key);
+    }
+    int found = jl_suggest_name(key, names, n, buf, cap);
+    free(names);
+    return found;
+}
+
 jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l, char **report)
 {
     *report = NULL;
@@ -341,7 +378,11 @@ jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l
                 jl__strbuf_printf(&b, "%s%s", j ? "," : "", c->values[j]);
             if (c->op >= OP_LT)
                 jl__strbuf_printf(&b, "%.17g", c->bound);
-            if (!present)
+            char near[128];
+            if (!present && jl_study_suggest_attribute(l, c->key, near, sizeof near))
+                jl__strbuf_printf(&b, "': no run has the attribute '%s' (did you mean '%s'?)",
+                                  c->key, near);
+            else if (!present)
                 jl__strbuf_printf(&b, "': no run has the attribute '%s'", c->key);
             else if (c->op >= OP_LT)
                 jl__strbuf_printf(&b, "': no run has %s%s (values present: %s)", c->key, what,

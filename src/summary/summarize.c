@@ -357,10 +357,35 @@ static double watts_sum_at(const jl_run *r, double x)
     return sum;
 }
 
-/* Length of [a, b] within COVERAGE_RADIUS_S of some sample time. */
-static double covered_length(const double *t, size_t n, double a, double b)
+static int cmp_gap(const void *x, const void *y)
 {
-    double R = COVERAGE_RADIUS_S, cov = 0, cur_lo = NAN, cur_hi = NAN;
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The reach of a power sample for coverage, judged against the log's own
+ * sampling: COVERAGE_RADIUS_S, or 0.75 of the run's typical gap between
+ * power samples where that is longer (a log polled every 5 s covers its
+ * window; a dropout of a few polls still shows). The typical gap: the lower
+ * median of up to 1001 gaps spread evenly over the run. */
+static double coverage_radius(const double *t, size_t n)
+{
+    double g[1001];
+    size_t m = n > 1 ? n - 1 : 0, k = m < 1001 ? m : 1001;
+    for (size_t i = 0; i < k; i++) {
+        size_t j = m <= 1001 ? i : i * (m - 1) / 1000;
+        g[i] = t[j + 1] - t[j];
+    }
+    if (!k)
+        return COVERAGE_RADIUS_S;
+    qsort(g, k, sizeof *g, cmp_gap);
+    return fmax(COVERAGE_RADIUS_S, 0.75 * g[(k - 1) / 2]);
+}
+
+/* Length of [a, b] within R of some sample time. */
+static double covered_length(const double *t, size_t n, double a, double b, double R)
+{
+    double cov = 0, cur_lo = NAN, cur_hi = NAN;
     for (size_t i = jl__first_ge(t, n, a - R); i < n && t[i] - R <= b; i++) {
         double lo = fmax(t[i] - R, a), hi = fmin(t[i] + R, b);
         if (hi <= lo)
@@ -691,11 +716,12 @@ static jl_status power_figures(ctx *c)
             F(PEAK_POWER_W) = peak;
         size_t in_window = i1 - i0;
         if (dur > 0) {
-            F(POWER_SAMPLE_COVERAGE) = covered_length(pt, n, a, b) / dur;
+            double R = coverage_radius(pt, n);
+            F(POWER_SAMPLE_COVERAGE) = covered_length(pt, n, a, b, R) / dur;
             if (F(POWER_SAMPLE_COVERAGE) < LOW_COVERAGE)
                 WARN("low_coverage",
                      "only %.1f %% of the window lies within %g s of a power sample",
-                     100 * F(POWER_SAMPLE_COVERAGE), COVERAGE_RADIUS_S);
+                     100 * F(POWER_SAMPLE_COVERAGE), R);
         }
         if (dur < SHORT_WINDOW_S || in_window < SHORT_WINDOW_SAMPLES)
             WARN("short_window",

@@ -521,7 +521,7 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
         return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
     w->file = w->runs = w->scalar = w->vstr = -1;
     w->opt = o;
-    w->opt.harness = w->opt.created_utc = NULL; /* borrowed: used only here */
+    w->opt.harness = w->opt.created_utc = w->opt.provenance = NULL; /* borrowed: used only here */
     if (!(w->path = jl__strdup(path)) || !(w->tmp = jl__asprintf("%s.tmp-XXXXXX", path))) {
         st = jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, NULL);
         goto end;
@@ -573,7 +573,8 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
         (st = attr_i64(&c, root, "/", "format_version", 1)) != JL_OK ||
         (st = attr_str(&c, root, "/", "harness",
                        o.harness ? o.harness : "joules " JL_VERSION_STRING)) != JL_OK ||
-        (st = attr_str(&c, root, "/", "created_utc", cu)) != JL_OK)
+        (st = attr_str(&c, root, "/", "created_utc", cu)) != JL_OK ||
+        (o.provenance && (st = attr_str(&c, root, "/", "provenance", o.provenance)) != JL_OK))
         goto end;
     w->runs = H5Gcreate2(w->file, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (w->runs < 0) {

@@ -23,6 +23,9 @@ for cmd in "frontier --json" "frontier" "pick --json" "pick --json --where gpu_m
     for d in table groups; do
         # shellcheck disable=SC2086
         (cd "$OUT/$d" && "$J" $cmd m.h5 > "out.$n" 2> "err.$n") || [ $? -eq 1 ]
+        # the provenance blocks differ (the two files' hashes): the figures compared
+        awk '/^  "provenance": \{$/ {s = 1; next} s && /^  \},?$/ {s = 0; next} !s' \
+            "$OUT/$d/out.$n" > "$OUT/$d/np.$n" && mv "$OUT/$d/np.$n" "$OUT/$d/out.$n"
     done
     if ! cmp -s "$OUT/table/out.$n" "$OUT/groups/out.$n" || [ ! -s "$OUT/table/out.$n" ]; then
         echo "DIFFERENT or empty: joules $cmd"

@@ -57,7 +57,7 @@ for sig in INT TERM; do
     # 2. interrupted with the whole CSV in its temporary file
     rm -f "$work/marker"
     JOULES_TEST_HOLD_FSYNC="$work/marker" LD_PRELOAD="$shim" \
-        "$joules" summarize --csv "$work/out/old.csv" "$work/in/t0000.h5" >/dev/null 2>"$work/err" &
+        "$joules" summarize --csv "$work/out/old.csv" --force "$work/in/t0000.h5" >/dev/null 2>"$work/err" &
     pid=$!
     if wait_for "$work/marker" 600; then
         ls "$work/out" | grep -qE '^old\.csv\.tmp\.' || bad "held, SIG$sig: no temporary file while writing?"
@@ -66,6 +66,8 @@ for sig in INT TERM; do
         [ $rc -gt 128 ] || bad "held, SIG$sig: exit $rc, expected death by the signal"
         leftovers && bad "held, SIG$sig: temporary file left"
         [ "$(cat "$work/out/old.csv")" = "old,csv" ] || bad "held, SIG$sig: old.csv changed"
+        grep -q "interrupted: $work/out/old.csv was not written (the existing file is unchanged)" "$work/err" ||
+            bad "held, SIG$sig: no line saying what was not written: $(cat "$work/err")"
     else
         kill $pid 2>/dev/null; wait $pid
         bad "held, SIG$sig: the shim never held fsync (stderr: $(head -3 "$work/err"))"
@@ -94,6 +96,14 @@ grep -q "cannot create output file: No such file or directory" "$work/err" || ba
 "$joules" summarize --csv /dev/null "$one" >/dev/null 2>"$work/err"; rc=$?
 [ $rc -eq 0 ] || bad "--csv /dev/null: exit $rc, expected 0"
 [ -c /dev/null ] || bad "/dev/null is no longer a device"
+# 4. one rule for outputs that exist: --csv FILE needs --force, as import and report
+echo "mine" >"$work/out/exists.csv"
+"$joules" frontier --csv "$work/out/exists.csv" "$one" >/dev/null 2>"$work/err"; rc=$?
+[ $rc -eq 2 ] || bad "--csv over an existing file without --force: exit $rc, expected 2"
+grep -q "exists.csv already exists (use --force to replace it)" "$work/err" || bad "existing --csv: message: $(cat "$work/err")"
+[ "$(cat "$work/out/exists.csv")" = "mine" ] || bad "--csv without --force changed an existing file"
+"$joules" frontier --csv "$work/out/exists.csv" --force "$one" >/dev/null 2>"$work/err"; rc=$?
+[ $rc -eq 0 ] && head -1 "$work/out/exists.csv" | grep -q '^model,' || bad "--csv --force did not replace the file (exit $rc)"
 if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error' "$work/err"; then bad "sanitizer report"; fi
 
 [ $fail -eq 0 ] && echo "outputs: all checks passed"

@@ -306,10 +306,17 @@ def summarize(path, name, g):
         edges = np.interp([lo, hi], pt, tot)  # np.interp holds the end values outside
         fig["peak_power_w"] = float(np.nanmax(np.concatenate((tot[inw], edges))))
         fig["peak_to_avg"] = div(fig["peak_power_w"], fig["avg_power_w"])
-    near = pt[(pt >= lo - COVERAGE_RADIUS_S) & (pt - COVERAGE_RADIUS_S <= hi)]
+    # the reach of a sample: 1 s, or 0.75 of the run's typical sampling gap (the
+    # lower median of up to 1001 gaps spread evenly over the run) where longer
+    gaps_all = np.diff(pt)
+    m = len(gaps_all)
+    pick = gaps_all if m <= 1001 else gaps_all[[i * (m - 1) // 1000 for i in range(1001)]]
+    R = COVERAGE_RADIUS_S if not len(pick) else \
+        max(COVERAGE_RADIUS_S, 0.75 * float(np.sort(pick)[(len(pick) - 1) // 2]))
+    near = pt[(pt >= lo - R) & (pt - R <= hi)]
     if dur > 0 and len(near):
-        cl = np.maximum(near - COVERAGE_RADIUS_S, lo)
-        ch = np.minimum(near + COVERAGE_RADIUS_S, hi)
+        cl = np.maximum(near - R, lo)
+        ch = np.minimum(near + R, hi)
         gaps = np.clip(cl[1:] - ch[:-1], 0, None).sum()
         fig["power_sample_coverage"] = (ch[-1] - cl[0] - gaps) / dur
     fig["static_energy_share"] = div(fig["idle_power_w"], fig["avg_power_w"])

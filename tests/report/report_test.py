@@ -42,6 +42,14 @@ def make_report(tmp, extra=()):
     return out, p
 
 
+def no_prov(b):
+    """A document without its provenance block (the command line, input
+    hashes, the time; checked by tests/account): the figures compared."""
+    if isinstance(b, str):
+        return no_prov(b.encode()).decode()
+    return re.sub(rb'\n  "provenance": \{\n.*?\n  \},?(?=\n)', b"", b, flags=re.S)
+
+
 def leftovers(tmp):
     return [n for n in os.listdir(tmp) if ".tmp." in n]
 
@@ -61,7 +69,7 @@ def t_data(tmp):
         args = shlex.split(d["command"].replace("PATH...", "traces/").replace("FILE", "-"))
         got = run(args[1:]).stdout
         want = open(os.path.join(out, d["path"]), "rb").read()
-        if got != want:
+        if no_prov(got) != no_prov(want):
             fail(f"{d['path']} differs from `{d['command']}`")
         n += 1
     for need in ("data/summary.json", "data/check.json", "data/frontier.json", "data/pick.json",
@@ -75,7 +83,8 @@ def t_data(tmp):
             cmds["data/diagnose.json"] != "joules diagnose --json PATH...":
         fail(f"unexpected commands for fit/diagnose: {cmds['data/fit.json']}, {cmds['data/diagnose.json']}")
     for doc, cmd in (("fit.json", ["fit", "--json"]), ("diagnose.json", ["diagnose", "--json"])):
-        if run(cmd + ["traces/"]).stdout != open(os.path.join(out, "data", doc), "rb").read():
+        if no_prov(run(cmd + ["traces/"]).stdout) != \
+                no_prov(open(os.path.join(out, "data", doc), "rb").read()):
             fail(f"data/{doc} differs from `joules {' '.join(cmd)} traces/`")
     # the curves: one block of rows per fitted group, the value inside its band
     import csv
@@ -92,7 +101,7 @@ def t_data(tmp):
     print(f"ok: fit.json, diagnose.json = the commands' bytes; {len(curves)} curve rows for {len(fitted)} groups")
     # the report's own document: golden (deterministic: no timestamps)
     golden = os.path.join(HERE, "golden", "report.json")
-    text = open(os.path.join(out, "data", "report.json")).read()
+    text = no_prov(open(os.path.join(out, "data", "report.json")).read())
     if os.environ.get("JOULES_UPDATE_GOLDEN") == "1":
         os.makedirs(os.path.dirname(golden), exist_ok=True)
         open(golden, "w").write(text)
@@ -108,7 +117,7 @@ def t_data(tmp):
         for f in files:
             a = os.path.join(root, f)
             b = a.replace(out, out2, 1)
-            if open(a, "rb").read() != open(b, "rb").read():
+            if no_prov(open(a, "rb").read()) != no_prov(open(b, "rb").read()):
                 fail(f"{a} is not deterministic")
     # the generated-at line only in the page
     html = open(os.path.join(out, "index.html")).read()
@@ -149,6 +158,7 @@ def t_figures(tmp):
         # no title drawn (the page and the paper's caption carry it)
         if re.search(r"^\s*set (multiplot )?title", open(os.path.join(figdir, f"{fid}.gp")).read(), re.M):
             fail(f"{fid}.gp draws a title")
+        renderable(figdir, [fid])
         root = ET.parse(os.path.join(figdir, f"{fid}.svg")).getroot()
         if not root.tag.endswith("svg"):
             fail(f"{fid}.svg root is {root.tag}")
@@ -471,7 +481,23 @@ def t_mlenergy(tmp):
     for f in rep["figures"]:
         if f["kind"] == "task_overview":
             overview_labelled(os.path.join(out, "figures"), f["id"])
+    renderable(os.path.join(out, "figures"), [f["id"] for f in rep["figures"]])
     print(f"ok: ML.ENERGY report: index.html {size} bytes, {len(listed)} figures listed, all drawn")
+
+
+def renderable(figdir, ids):
+    """Every renderer draws the figures: no scale(0) (librsvg refuses the
+    singular matrix), and rsvg-convert renders each when installed."""
+    rsvg = shutil.which("rsvg-convert")
+    for fid in ids:
+        path = os.path.join(figdir, fid + ".svg")
+        if re.search(r"scale\(0(\.0*)?\)", open(path).read()):
+            fail(f"{fid}.svg has scale(0)")
+        if rsvg:
+            p = subprocess.run([rsvg, path, "-o", os.path.join(figdir, "rsvg-check.png")],
+                               capture_output=True)
+            if p.returncode:
+                fail(f"rsvg-convert cannot draw {fid}.svg: {p.stderr.decode()[:200]}")
 
 
 def overview_labelled(figdir, fid):
@@ -557,9 +583,12 @@ exec gnuplot "$@"
         proc.wait(timeout=60)
         if proc.returncode != -sig:
             fail(f"{sig.name}: exit {proc.returncode}, expected death by the signal")
-        # the handler removes everything before the process dies
+        # the handler removes everything before the process dies, and says so
         if os.path.exists(out) or leftovers(tmp):
             fail(f"{sig.name}: partial output left: {os.listdir(tmp)}")
+        said = proc.stderr.read()
+        if f"interrupted: {out} was not written".encode() not in said:
+            fail(f"{sig.name}: no line saying what was not written: {said[-300:]!r}")
     open(release, "w").close()  # any stray waiting script goes on and ends
     print("ok: SIGINT and SIGTERM leave nothing behind")
 
@@ -599,8 +628,76 @@ done
     print(f"ok: --workers 70 draws {len(rep['figures'])} figures 64 at a time, and says so")
 
 
+def t_slo_answers(tmp):
+    """--slo 'p90_itl<=100ms': the answer cells print the SLO's own figure
+    (answers.csv too); the SLO applies where its figure exists (images keep
+    the paper's set, a note says so); the GPU table at the top, its change
+    against --baseline with the sign of joules compare."""
+    import csv
+    out, p = make_report(tmp, ["--no-figures", "--slo", "p90_itl<=100ms"])
+    err = p.stderr.decode()
+    note = "p90_itl does not apply to text-to-image"
+    html = open(os.path.join(out, "index.html")).read()
+    if note not in err or note not in html:
+        fail("no note that p90_itl does not apply to text-to-image")
+    summary = {(r["file"], r["run"]): r for r in json.load(open(os.path.join(out, "data", "summary.json")))["runs"]}
+    rows = list(csv.DictReader(open(os.path.join(out, "data", "answers.csv"))))
+    for r in rows:
+        if r["workload"] == "diffusion":
+            if not r["slo"].startswith("batch_latency") or r["slo_figure"] != "batch_latency_s":
+                fail(f"a diffusion row judged by {r['slo']}")
+            continue
+        if r["slo"] != "p90_itl<=100ms" or r["slo_figure"] != "p90_itl_s":
+            fail(f"LLM row: slo {r['slo']}, slo_figure {r['slo_figure']}")
+        if r["run"] and abs(float(r["slo_value"]) - summary[(r["file"], r["run"])]["p90_itl_s"]) > 1e-12:
+            fail(f"slo_value {r['slo_value']} is not the pick's p90 ITL")
+    p90 = summary[("traces/h200/h200-qwen3-8b-shape-chat.h5", "b0256")]["p90_itl_s"] * 1000
+    if f"{p90:.1f} ms p90 ITL" not in html:
+        fail(f"the answer cell does not print the pick's p90 ITL ({p90:.1f} ms p90 ITL)")
+    top = html.split('id="answer-gpus"', 1)
+    if len(top) < 2 or 'id="answer-all"' not in top[1]:
+        fail("no 'Which GPU, per model' table before the answer tables")
+    table = top[1].split("</table>", 1)[0]
+    row = table.split("Qwen3-8B-shape</a>", 1)[1].split("</tr>", 1)[0]
+    if "<strong>H200</strong>" not in row or "\u221210%" not in row:
+        fail(f"Qwen3-8B row: not H200 winning at -10% against H100: {row}")
+    out2 = os.path.join(tmp, "base")
+    p = run(["report", "traces/", "-o", out2, "--no-figures", "--baseline", "H200"])
+    table = open(os.path.join(out2, "index.html")).read().split('id="answer-gpus"', 1)[1].split("</table>", 1)[0]
+    row = table.split("Qwen3-8B-shape</a>", 1)[1].split("</tr>", 1)[0]
+    if p.returncode or "<strong>H200</strong>" not in row or "+12%" not in row:
+        fail(f"--baseline H200: the H100 change is not +12%: {row}")
+    print("ok: the SLO's own figure in the cells and answers.csv, applied where it exists, "
+          "the GPU table with --baseline")
+
+
+def t_pack(tmp):
+    """--no-data: no data/ nor notebooks, no link to them; --single-page:
+    index.html alone, figures inside it; --force replaces either."""
+    if not shutil.which("gnuplot"):
+        skip("gnuplot not installed (the single page carries the drawn figures)")
+    out, _ = make_report(tmp, ["--no-data"])
+    if sorted(os.listdir(out)) != ["diagnosis.html", "figures", "index.html", "runs.html"]:
+        fail(f"--no-data wrote {sorted(os.listdir(out))}")
+    html = open(os.path.join(out, "index.html")).read()
+    if 'href="data/' in html or 'href="notebooks-export/' in html or "--no-data" not in html:
+        fail("--no-data: the page links data/ or does not say it was left out")
+    p = run(["report", "traces/", "-o", out, "--single-page", "--force"])
+    if p.returncode:
+        fail("--single-page --force over a --no-data report: " + p.stderr.decode())
+    if os.listdir(out) != ["index.html"]:
+        fail(f"--single-page wrote {os.listdir(out)}")
+    html = open(os.path.join(out, "index.html")).read()
+    if 'src="figures/' in html or 'href="figures/' in html or 'href="runs.html' in html:
+        fail("--single-page: the page still refers to files beside it")
+    n = html.count('src="data:image/svg+xml;base64,')
+    if n < 10:
+        fail(f"--single-page: {n} figures inside the page")
+    print(f"ok: --no-data, --single-page ({n} figures inside, {len(html)} bytes)")
+
+
 def main():
-    tests = {"data": t_data, "figures": t_figures, "html": t_html, "notebooks": t_notebooks,
+    tests = {"slo_answers": t_slo_answers, "pack": t_pack, "data": t_data, "figures": t_figures, "html": t_html, "notebooks": t_notebooks,
              "no_gnuplot": t_no_gnuplot, "exists": t_exists, "interrupt": t_interrupt,
              "answers": t_answers, "mlenergy": t_mlenergy,
              "workers_cap": t_workers_cap}

@@ -26,7 +26,7 @@ layers='
 3 summary import
 4 check slo
 5 study
-6 model frontier
+6 model frontier account
 7 choice
 8 report
 9 cli

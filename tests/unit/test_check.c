@@ -1,6 +1,7 @@
 /* Unit tests of the validation rules. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <string.h>
 
 #include "joules/check.h"
 #include "test.h"
@@ -67,6 +68,36 @@ TEST(warn_fail_and_skip)
     jl_summary_free(s);
 }
 
+/* A skip names the figure or attribute it lacks. */
+TEST(skips_name_the_data)
+{
+    jl_ruleset rs;
+    jl_ruleset_default(&rs);
+    jl_summary *s = loaded_run();
+    s->fig[JL_FIG_POWER_SAMPLE_COVERAGE] = NAN;
+    s->fig[JL_FIG_STEADY_DURATION_S] = NAN;
+    s->fig[JL_FIG_AVG_BATCH_SIZE] = NAN;
+    s->fig[JL_FIG_AVG_POWER_W] = NAN;
+    s->fig[JL_FIG_PEAK_POWER_W] = NAN;
+    jl_check_result res[JL_RULE_COUNT];
+    CHECK_EQ_INT(jl_check_run(s, &rs, NULL, res), JL_OK);
+    CHECK_CONTAINS(res[JL_RULE_POWER_SAMPLE_COVERAGE].message, "no power_sample_coverage");
+    CHECK_CONTAINS(res[JL_RULE_STEADY_DURATION].message, "no steady_duration_s");
+    CHECK_CONTAINS(res[JL_RULE_BATCH_SATURATION].message, "no avg_batch_size");
+    CHECK_CONTAINS(res[JL_RULE_POWER_BELOW_TDP].message, "no avg_power_w");
+    CHECK_CONTAINS(res[JL_RULE_POWER_ABOVE_IDLE].message, "no avg_power_w");
+    CHECK_CONTAINS(res[JL_RULE_PEAK_WITHIN_LIMIT].message, "no peak_power_w");
+    for (int r = 0; r < JL_RULE_COUNT; r++)
+        if (res[r].level == JL_CHECK_SKIP && strstr(res[r].message, "data needed"))
+            CHECK(!"a skip says 'the data needed' without naming it");
+    jl_check_results_clear(res);
+    s->attrs.max_batch_size = -1;
+    CHECK_EQ_INT(jl_check_run(s, &rs, NULL, res), JL_OK);
+    CHECK_CONTAINS(res[JL_RULE_BATCH_SATURATION].message, "no max_batch_size attribute");
+    jl_check_results_clear(res);
+    jl_summary_free(s);
+}
+
 TEST(tuning)
 {
     jl_ruleset rs;
@@ -106,6 +137,7 @@ int main(void)
 {
     RUN(all_pass_on_a_good_run);
     RUN(warn_fail_and_skip);
+    RUN(skips_name_the_data);
     RUN(tuning);
     TEST_MAIN_END();
 }

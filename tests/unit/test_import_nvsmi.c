@@ -47,6 +47,58 @@ static const char *TWO_GPUS =
     "2026/11/23 10:00:03.000, 0, NVIDIA H100 80GB HBM3, 100.00 W, 150.00 W, 700.00 W, 50 %, 1024 MiB, 81559 MiB, 1980 MHz, 40, P0\r\n"
     "2026/11/23 10:00:03.010, 1, NVIDIA H100 80GB HBM3, 200.00 W, 250.00 W, 700.00 W, 50 %, 2048 MiB, 81559 MiB, 1980 MHz, 41, P0\r\n";
 
+/* A log as Windows PowerShell's `>` writes it (UTF-16LE with its BOM, CRLF)
+ * reads as the UTF-8 one, with a note; a poll whose rows come in another
+ * GPU order keeps its power (samples keyed by GPU). */
+static void test_utf16_and_order(void)
+{
+    jt_current = "utf16_and_order";
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    size_t n = strlen(TWO_GPUS);
+    char *u16 = malloc(2 * n + 2);
+    u16[0] = (char)0xFF;
+    u16[1] = (char)0xFE;
+    for (size_t i = 0; i < n; i++) {
+        u16[2 + 2 * i] = TWO_GPUS[i];
+        u16[3 + 2 * i] = 0;
+    }
+    jl_error_list e = {0};
+    jl_import_result *a = imp(TWO_GPUS, NULL, &o, &e), *b = NULL;
+    jl_import_nvidia_smi_buffer(u16, 2 * n + 2, "log.csv", NULL, 0, &o, &b, &e);
+    free(u16);
+    CHECK(a && b);
+    CHECK_EQ_INT(e.count, 0);
+    if (a && b) {
+        CHECK_EQ_INT(b->runs[0]->power_n, a->runs[0]->power_n);
+        for (size_t i = 0; i < a->runs[0]->power_n * 2; i++)
+            CHECK_NEAR(b->runs[0]->watts.v[i], a->runs[0]->watts.v[i], 0, 0);
+        int noted = 0;
+        for (size_t i = 0; i < b->n_notes; i++)
+            noted |= strstr(b->notes[i].message, "UTF-16LE") != NULL;
+        CHECK(noted);
+    }
+    jl_import_result_free(a);
+    jl_import_result_free(b);
+    const char *mixed = "timestamp, index, power.draw [W]\n"
+                        "2026/11/23 10:00:00.000, 0, 100 W\n"
+                        "2026/11/23 10:00:00.010, 1, 200 W\n"
+                        "2026/11/23 10:00:01.000, 1, 210 W\n"
+                        "2026/11/23 10:00:01.010, 0, 110 W\n"
+                        "2026/11/23 10:00:02.000, 0, 120 W\n"
+                        "2026/11/23 10:00:02.010, 1, 220 W\n";
+    jl_import_result *r = imp(mixed, NULL, &o, &e);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_EQ_INT(r->runs[0]->power_n, 3); /* before: 4 samples, 2 of them half */
+        CHECK_NEAR(r->runs[0]->watts.v[2], 110, 0, 0);
+        CHECK_NEAR(r->runs[0]->watts.v[3], 210, 0, 0);
+    }
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+}
+
 static void test_two_gpus(void)
 {
     jt_current = "two_gpus";
@@ -205,6 +257,12 @@ static void test_bad_input(void)
                  HDR "2026/11/23 10:00:01.000, 0, 72 W\n"
                      "2026/11/23 10:00:01.000, 0, 73 W\n",
                  0, "log.csv:3:1: field 'timestamp': duplicate timestamp", "line 2");
+    expect_error("several_gpus_no_index",
+                 "timestamp, pci.bus_id, power.draw [W]\n"
+                 "2026/11/23 10:00:00.000, 00000000:18:00.0, 72 W\n"
+                 "2026/11/23 10:00:00.004, 00000000:2A:00.0, 75 W\n",
+                 0, "log.csv:3:26: field 'pci.bus_id': '00000000:2A:00.0' here",
+                 "no index or uuid column");
     expect_error("gpu_mid_log",
                  HDR "2026/11/23 10:00:00.000, 0, 72 W\n"
                      "2026/11/23 10:00:01.000, 0, 72 W\n"
@@ -380,6 +438,7 @@ static void test_gpu_names(void)
 int main(void)
 {
     test_two_gpus();
+    test_utf16_and_order();
     test_missing_first_gpu();
     test_noheader_columns_zone();
     test_bad_input();

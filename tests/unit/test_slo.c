@@ -157,6 +157,41 @@ TEST(malformed_more)
     parse_bad("median_itl<=1e999ms", 12, "out of range");
 }
 
+/* Names as people write them: the percentile before or after, vLLM's mean
+ * TPOT, the ML.ENERGY toolkit's names with a bare number in their unit. */
+static void same_as(const char *e, int figure, double bound)
+{
+    jl_slo *s = parse_ok(e);
+    if (!s)
+        return;
+    CHECK_EQ_INT(s->n, 1);
+    CHECK_EQ_INT(s->conds[0].figure_llm, figure);
+    CHECK_NEAR(s->conds[0].bound, bound, 1e-12, 1e-15);
+    jl_slo_free(s);
+}
+
+TEST(names_people_write)
+{
+    same_as("p90_ttft<=2s", JL_FIG_TTFT_P90_S, 2);
+    same_as("ttft_p90<=2s", JL_FIG_TTFT_P90_S, 2);
+    same_as("p90_ttft_s<=2", JL_FIG_TTFT_P90_S, 2);
+    same_as("median_ttft<=500ms", JL_FIG_TTFT_MEDIAN_S, 0.5);
+    same_as("itl_p90<=100ms", JL_FIG_P90_ITL_S, 0.1);
+    same_as("mean_tpot<=40ms", JL_FIG_AVG_TPOT_S, 0.04);
+    same_as("median_itl_ms<=50", JL_FIG_MEDIAN_ITL_S, 0.05);
+    same_as("p90_ttft_ms<=2000", JL_FIG_TTFT_P90_S, 2);
+    same_as("ttft_p90_ms<=2000", JL_FIG_TTFT_P90_S, 2);
+    same_as("median_itl_ms<=0.05s", JL_FIG_MEDIAN_ITL_S, 0.05);
+    same_as("energy_per_token_joules<=0.1", JL_FIG_ENERGY_PER_TOKEN_J, 0.1);
+    same_as("avg_power_watts<=700", JL_FIG_AVG_POWER_W, 700);
+    CHECK_EQ_INT(jl_slo_resolve_figure("p90_ttft", "llm"), JL_FIG_TTFT_P90_S);
+    /* a figure joules does not have says what it has */
+    parse_bad("median_tpot<=50ms", 0, "mean_tpot");
+    parse_bad("p90_tpot_ms<=50", 0, "median_itl");
+    parse_bad("mean_itl_ms<=50", 0, "no mean ITL");
+    parse_bad("p90_ttf<=1s", 0, "did you mean 'p90_ttft'?");
+}
+
 /* A misspelt figure gets the closest known name; a far one gets none. */
 TEST(suggestions)
 {
@@ -237,6 +272,7 @@ int main(void)
     RUN(malformed);
     RUN(malformed_more);
     RUN(suggestions);
+    RUN(names_people_write);
     RUN(caret);
     RUN(evaluation);
     TEST_MAIN_END();

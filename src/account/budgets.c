@@ -1,0 +1,503 @@
+/* Budgets: a joules.budgets/1 file of ceilings, judged per run and group
+ * with the figures' intervals (docs/accounting.md, "Budgets"). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "joules/account.h"
+#include "joules/output.h"
+
+typedef enum {
+    C_PER_TOKEN,
+    C_PER_REQUEST,
+    C_PER_ITEM,
+    C_AVG_POWER,
+    C_PEAK_POWER,
+    C_KWH_DAY,
+    C_CO2_REQUEST,
+    C_COUNT
+} ckind;
+
+static const struct {
+    const char *name;
+    int fig; /* the figure judged (kWh/day: set by its load) */
+} CEIL[C_COUNT] = {
+    {"energy_per_token_j", JL_FIG_ENERGY_PER_TOKEN_J},
+    {"energy_per_request_j", JL_FIG_ENERGY_PER_REQUEST_J},
+    {"energy_per_item_j", JL_FIG_ENERGY_PER_ITEM_J},
+    {"avg_power_w", JL_FIG_AVG_POWER_W},
+    {"peak_power_w", JL_FIG_PEAK_POWER_W},
+    {"kwh_per_day", -1},
+    {"g_co2eq_per_request", JL_FIG_ENERGY_PER_REQUEST_J},
+};
+
+typedef struct ceiling {
+    ckind kind;
+    double max;
+    int fig;          /* the per-unit energy figure (kWh/day) */
+    double load;      /* units per second (kWh/day) */
+    double pue;       /* kWh/day, gCO2eq/request */
+    double intensity; /* gCO2eq/kWh */
+} ceiling;
+
+typedef struct budget {
+    char *name;
+    jl_selector *sel;
+    double uncertainty;
+    ceiling c[C_COUNT];
+    size_t n;
+} budget;
+
+struct jl_budgets {
+    budget *b;
+    size_t n;
+};
+
+const char *jl_budget_verdict_name(jl_budget_verdict v)
+{
+    static const char *const names[] = {"pass", "fail", "undetermined", "unmeasured"};
+    return (unsigned)v < 4 ? names[v] : "?";
+}
+
+void jl_budgets_free(jl_budgets *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->n; i++) {
+        free(b->b[i].name);
+        jl_selector_free(b->b[i].sel);
+    }
+    free(b->b);
+    free(b);
+}
+
+size_t jl_budgets_count(const jl_budgets *b)
+{
+    return b->n;
+}
+
+const char *jl_budgets_name(const jl_budgets *b, size_t i)
+{
+    return i < b->n ? b->b[i].name : NULL;
+}
+
+#define BAD(...) jl_fail(err, JL_EINVALID, name, NULL, NULL, -1, __VA_ARGS__)
+
+static int number(const json_t *v, double *out)
+{
+    if (!json_is_number(v))
+        return -1;
+    *out = json_number_value(v);
+    return isfinite(*out) ? 0 : -1;
+}
+
+/* A member that must be a number > 0 (>= 1 for a PUE, >= 0 for an
+ * intensity). */
+static jl_status positive(const json_t *o, const char *key, double lo, int strict, double *out,
+                          const char *name, size_t i, const char *ceil, jl_error **err)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!v)
+        return BAD("budgets[%zu].ceilings.%s: \"%s\" is required", i, ceil, key);
+    if (number(v, out) || (strict ? !(*out > lo) : !(*out >= lo)))
+        return BAD("budgets[%zu].ceilings.%s.%s must be a number %s %g", i, ceil, key,
+                   strict ? ">" : ">=", lo);
+    return JL_OK;
+}
+
+static jl_status parse_ceiling(budget *bu, const char *key, const json_t *v, const char *name,
+                               size_t i, jl_error **err)
+{
+    int k = -1;
+    for (int c = 0; c < C_COUNT; c++)
+        if (!strcmp(CEIL[c].name, key))
+            k = c;
+    if (k < 0)
+        return BAD("budgets[%zu].ceilings: unknown ceiling \"%s\" (known: energy_per_token_j, "
+                   "energy_per_request_j, energy_per_item_j, avg_power_w, peak_power_w, "
+                   "kwh_per_day, g_co2eq_per_request)",
+                   i, key);
+    ceiling *c = &bu->c[bu->n++];
+    memset(c, 0, sizeof *c);
+    c->kind = (ckind)k;
+    c->fig = CEIL[k].fig;
+    c->pue = 1;
+    if (k < C_KWH_DAY) {
+        if (number(v, &c->max) || !(c->max > 0))
+            return BAD("budgets[%zu].ceilings.%s must be a number > 0", i, key);
+        return JL_OK;
+    }
+    if (!json_is_object(v))
+        return BAD("budgets[%zu].ceilings.%s must be an object with \"max\"", i, key);
+    jl_status st = positive(v, "max", 0, 1, &c->max, name, i, key, err);
+    if (st == JL_OK && json_object_get(v, "pue"))
+        st = positive(v, "pue", 1, 0, &c->pue, name, i, key, err);
+    const char *k2;
+    const json_t *x;
+    json_object_foreach((json_t *)v, k2, x) {
+        int known =
+            !strcmp(k2, "max") || !strcmp(k2, "pue") ||
+            (k == C_KWH_DAY && (!strcmp(k2, "tokens_per_s") || !strcmp(k2, "requests_per_s") ||
+                                !strcmp(k2, "items_per_s"))) ||
+            (k == C_CO2_REQUEST && !strcmp(k2, "grid_intensity"));
+        if (st == JL_OK && !known)
+            st = BAD("budgets[%zu].ceilings.%s: unknown key \"%s\"", i, key, k2);
+    }
+    if (st != JL_OK)
+        return st;
+    if (k == C_CO2_REQUEST)
+        return positive(v, "grid_intensity", 0, 0, &c->intensity, name, i, key, err);
+    static const struct {
+        const char *key;
+        int fig;
+    } loads[] = {{"tokens_per_s", JL_FIG_ENERGY_PER_TOKEN_J},
+                 {"requests_per_s", JL_FIG_ENERGY_PER_REQUEST_J},
+                 {"items_per_s", JL_FIG_ENERGY_PER_ITEM_J}};
+    int found = 0;
+    for (size_t l = 0; l < 3; l++)
+        if (json_object_get(v, loads[l].key)) {
+            found++;
+            c->fig = loads[l].fig;
+            st = positive(v, loads[l].key, 0, 1, &c->load, name, i, key, err);
+        }
+    if (st == JL_OK && found != 1)
+        st = BAD("budgets[%zu].ceilings.kwh_per_day needs one load: tokens_per_s, "
+                 "requests_per_s or items_per_s",
+                 i);
+    return st;
+}
+
+static jl_status add_clauses(budget *bu, const json_t *arr, int exclude, const char *name, size_t i,
+                             jl_error **err)
+{
+    if (!arr)
+        return JL_OK;
+    if (!json_is_array(arr))
+        return BAD("budgets[%zu].%s must be an array of clauses", i, exclude ? "exclude" : "where");
+    size_t j;
+    const json_t *c;
+    json_array_foreach(arr, j, c) {
+        if (!json_is_string(c))
+            return BAD("budgets[%zu].%s[%zu] must be a string", i, exclude ? "exclude" : "where",
+                       j);
+        jl_error *e = NULL;
+        jl_status st = jl_selector_add(bu->sel, exclude, json_string_value(c), &e);
+        if (st != JL_OK) {
+            st = st == JL_ENOMEM ? st
+                                 : BAD("budgets[%zu].%s[%zu]: %s", i, exclude ? "exclude" : "where",
+                                       j, e ? e->message : "invalid clause");
+            jl_error_free(e);
+            return st;
+        }
+    }
+    return JL_OK;
+}
+
+static jl_status parse(const json_t *doc, const char *name, jl_budgets *b, jl_error **err)
+{
+    if (!json_is_object(doc))
+        return BAD("a joules.budgets/1 document is an object");
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    if (!schema || strcmp(schema, JL_BUDGETS_SCHEMA))
+        return BAD("\"schema\" must be \"%s\"", JL_BUDGETS_SCHEMA);
+    double unc = 0.05;
+    const json_t *u = json_object_get(doc, "uncertainty");
+    if (u && (number(u, &unc) || unc < 0 || unc >= 1))
+        return BAD("\"uncertainty\" must be a number in [0, 1)");
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)doc, k, v) {
+        if (strcmp(k, "schema") && strcmp(k, "uncertainty") && strcmp(k, "budgets") &&
+            strcmp(k, "provenance"))
+            return BAD("unknown key \"%s\"", k);
+    }
+    const json_t *arr = json_object_get(doc, "budgets");
+    if (!json_is_array(arr) || !json_array_size(arr))
+        return BAD("\"budgets\" must be a non-empty array");
+    if (!(b->b = calloc(json_array_size(arr), sizeof *b->b)))
+        return JL_ENOMEM;
+    size_t i;
+    const json_t *e;
+    json_array_foreach(arr, i, e) {
+        budget *bu = &b->b[b->n++];
+        bu->uncertainty = unc;
+        if (!json_is_object(e))
+            return BAD("budgets[%zu] must be an object", i);
+        json_object_foreach((json_t *)e, k, v) {
+            if (strcmp(k, "name") && strcmp(k, "where") && strcmp(k, "exclude") &&
+                strcmp(k, "uncertainty") && strcmp(k, "ceilings"))
+                return BAD("budgets[%zu]: unknown key \"%s\"", i, k);
+        }
+        const char *nm = json_string_value(json_object_get(e, "name"));
+        bu->name = nm ? jl__strdup(nm) : jl__asprintf("budget %zu", i + 1);
+        if (!bu->name || !(bu->sel = jl_selector_new()))
+            return JL_ENOMEM;
+        u = json_object_get(e, "uncertainty");
+        if (u && (number(u, &bu->uncertainty) || bu->uncertainty < 0 || bu->uncertainty >= 1))
+            return BAD("budgets[%zu].uncertainty must be a number in [0, 1)", i);
+        jl_status st = add_clauses(bu, json_object_get(e, "where"), 0, name, i, err);
+        if (st == JL_OK)
+            st = add_clauses(bu, json_object_get(e, "exclude"), 1, name, i, err);
+        if (st != JL_OK)
+            return st;
+        const json_t *ce = json_object_get(e, "ceilings");
+        if (!json_is_object(ce) || !json_object_size(ce))
+            return BAD("budgets[%zu].ceilings must be a non-empty object", i);
+        json_object_foreach((json_t *)ce, k, v) {
+            if ((st = parse_ceiling(bu, k, v, name, i, err)) != JL_OK)
+                return st;
+        }
+    }
+    return JL_OK;
+}
+
+jl_status jl_budgets_load_buffer(const char *buf, size_t len, const char *name, jl_budgets **out,
+                                 jl_error **err)
+{
+    *out = NULL;
+    json_error_t je;
+    json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    if (!doc) {
+        jl_status st = jl_fail(err, JL_EINVALID, name, NULL, NULL, -1, "%s", je.text);
+        if (err && *err)
+            jl_error_set_position(*err, je.line, je.column);
+        return st;
+    }
+    jl_budgets *b = calloc(1, sizeof *b);
+    jl_status st = b ? parse(doc, name, b, err) : JL_ENOMEM;
+    json_decref(doc);
+    if (st != JL_OK) {
+        jl_budgets_free(b);
+        return st == JL_ENOMEM ? jl_fail(err, st, name, NULL, NULL, -1, "out of memory") : st;
+    }
+    *out = b;
+    return JL_OK;
+}
+
+jl_status jl_budgets_load(const char *path, jl_budgets **out, jl_error **err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot open the budgets file");
+    char *buf = NULL;
+    size_t len = 0, cap = 0, n;
+    char chunk[8192];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n > cap) {
+            cap = (len + n) * 2;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "out of memory");
+            }
+            buf = nb;
+        }
+        memcpy(buf + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    jl_status st = jl_budgets_load_buffer(buf ? buf : "", len, path, out, err);
+    free(buf);
+    return st;
+}
+
+/* ---- judging ---- */
+
+static jl_budget_verdict worse(jl_budget_verdict a, jl_budget_verdict b)
+{
+    static const int rank[] = {0, 3, 2, 1}; /* pass < unmeasured < undetermined < fail */
+    return rank[b] > rank[a] ? b : a;
+}
+
+static void judge(const budget *bu, const ceiling *c, const jl_summary *s, jl_budget_check *k)
+{
+    double v = s->fig[c->fig];
+    switch (c->kind) {
+    case C_KWH_DAY: v = v * c->load * 86400.0 / 3.6e6 * c->pue; break;
+    case C_CO2_REQUEST: v = v / 3.6e6 * c->pue * c->intensity; break;
+    default: break;
+    }
+    double u = bu->uncertainty, d = s->fig[JL_FIG_ENERGY_SOURCE_DISAGREEMENT];
+    if (isfinite(d) && fabs(d) > u)
+        u = fabs(d);
+    k->ceiling = CEIL[c->kind].name;
+    k->value = v;
+    k->max = c->max;
+    k->lo = v * (1 - u);
+    k->hi = v * (1 + u);
+    k->verdict = !isfinite(v)      ? JL_BUDGET_UNMEASURED
+                 : k->hi <= c->max ? JL_BUDGET_PASS
+                 : k->lo > c->max  ? JL_BUDGET_FAIL
+                                   : JL_BUDGET_UNDETERMINED;
+}
+
+static int same_group(const jl_summary *a, const jl_summary *b)
+{
+    const jl_attrs *x = &a->attrs, *y = &b->attrs;
+#define SAME(f) ((!x->f && !y->f) || (x->f && y->f && !strcmp(x->f, y->f)))
+    return SAME(model) && SAME(task) && SAME(gpu_model) && x->num_gpus == y->num_gpus;
+#undef SAME
+}
+
+void jl_budget_result_free(jl_budget_result *r)
+{
+    if (!r)
+        return;
+    free(r->checks);
+    free(r->groups);
+    free(r);
+}
+
+static void count(jl_budget_result *r, jl_budget_verdict v)
+{
+    r->runs_judged++;
+    if (v == JL_BUDGET_PASS)
+        r->runs_pass++;
+    else if (v == JL_BUDGET_FAIL)
+        r->runs_fail++;
+    else if (v == JL_BUDGET_UNDETERMINED)
+        r->runs_undetermined++;
+    else
+        r->runs_unmeasured++;
+}
+
+jl_status jl_budgets_evaluate(const jl_budgets *b, const jl_summary_list *runs,
+                              jl_budget_result **out, jl_error **err)
+{
+    *out = NULL;
+    jl_budget_result *r = calloc(1, sizeof *r);
+    size_t cap = 0, gcap = 0;
+    for (size_t i = 0; r && i < b->n; i++)
+        cap += b->b[i].n * runs->count;
+    if (r && cap && !(r->checks = calloc(cap, sizeof *r->checks)))
+        goto oom;
+    gcap = b->n * runs->count;
+    if (r && gcap && !(r->groups = calloc(gcap, sizeof *r->groups)))
+        goto oom;
+    if (!r)
+        goto oom;
+    for (size_t i = 0; i < b->n; i++) {
+        const budget *bu = &b->b[i];
+        size_t g0 = r->n_groups;
+        for (size_t j = 0; j < runs->count; j++) {
+            const jl_summary *s = runs->items[j];
+            if (!jl_selector_match(bu->sel, s))
+                continue;
+            jl_budget_verdict rv = JL_BUDGET_PASS;
+            for (size_t c = 0; c < bu->n; c++) {
+                jl_budget_check *k = &r->checks[r->n_checks++];
+                k->budget = i;
+                k->run = j;
+                judge(bu, &bu->c[c], s, k);
+                rv = worse(rv, k->verdict);
+            }
+            count(r, rv);
+            jl_budget_group *g = NULL;
+            for (size_t q = g0; q < r->n_groups && !g; q++)
+                if (same_group(runs->items[r->groups[q].first_run], s))
+                    g = &r->groups[q];
+            if (!g) {
+                g = &r->groups[r->n_groups++];
+                g->budget = i;
+                g->first_run = j;
+                g->verdict = JL_BUDGET_PASS;
+            }
+            g->n_runs++;
+            g->n_pass += rv == JL_BUDGET_PASS;
+            g->n_fail += rv == JL_BUDGET_FAIL;
+            g->n_undetermined += rv == JL_BUDGET_UNDETERMINED;
+            g->verdict = worse(g->verdict, rv);
+        }
+    }
+    size_t judged = r->runs_pass + r->runs_fail + r->runs_undetermined;
+    r->adherence = judged ? (double)r->runs_pass / (double)judged : NAN;
+    *out = r;
+    return JL_OK;
+oom:
+    jl_budget_result_free(r);
+    return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+}
+
+json_t *jl_budget_result_to_json(const jl_budget_result *r, const jl_budgets *b,
+                                 const jl_summary_list *runs)
+{
+    json_t *doc = json_object(), *arr = json_array();
+    int bad = !doc || !arr;
+    for (size_t i = 0; !bad && i < b->n; i++) {
+        json_t *groups = json_array(), *rj = json_array();
+        bad = !groups || !rj;
+        for (size_t q = 0; !bad && q < r->n_groups; q++) {
+            const jl_budget_group *g = &r->groups[q];
+            if (g->budget != i)
+                continue;
+            const jl_attrs *a = &runs->items[g->first_run]->attrs;
+            bad = json_array_append_new(
+                groups,
+                json_pack("{s:s?,s:s?,s:s?,s:I,s:I,s:I,s:I,s:I,s:s}", "model", a->model, "task",
+                          a->task, "gpu_model", a->gpu_model, "num_gpus", (json_int_t)a->num_gpus,
+                          "runs", (json_int_t)g->n_runs, "pass", (json_int_t)g->n_pass, "fail",
+                          (json_int_t)g->n_fail, "undetermined", (json_int_t)g->n_undetermined,
+                          "verdict", jl_budget_verdict_name(g->verdict)));
+        }
+        for (size_t c = 0; !bad && c < r->n_checks;) {
+            const jl_budget_check *k = &r->checks[c];
+            if (k->budget != i) {
+                c++;
+                continue;
+            }
+            json_t *run = jl_run_key_to_json(runs->items[k->run]), *checks = json_object();
+            jl_budget_verdict rv = JL_BUDGET_PASS;
+            size_t run_idx = k->run;
+            for (; c < r->n_checks && r->checks[c].budget == i && r->checks[c].run == run_idx;
+                 c++) {
+                const jl_budget_check *x = &r->checks[c];
+                rv = worse(rv, x->verdict);
+                json_object_set_new(checks, x->ceiling,
+                                    json_pack("{s:o,s:o,s:o,s:o,s:s}", "value",
+                                              jl_json_number(x->value), "lo", jl_json_number(x->lo),
+                                              "hi", jl_json_number(x->hi), "max",
+                                              jl_json_number(x->max), "verdict",
+                                              jl_budget_verdict_name(x->verdict)));
+            }
+            bad = !run || !checks;
+            if (!bad) {
+                json_object_set_new(run, "checks", checks);
+                json_object_set_new(run, "verdict", json_string(jl_budget_verdict_name(rv)));
+                bad = json_array_append_new(rj, run);
+            } else {
+                json_decref(run);
+                json_decref(checks);
+            }
+        }
+        if (!bad)
+            bad = json_array_append_new(arr, json_pack("{s:s,s:o,s:o}", "name", b->b[i].name,
+                                                       "groups", groups, "runs", rj));
+        else {
+            json_decref(groups);
+            json_decref(rj);
+        }
+    }
+    if (!bad)
+        bad = json_object_set_new(doc, "schema", json_string("joules.budget/1")) ||
+              json_object_set_new(doc, "budgets", arr) ||
+              json_object_set_new(doc, "totals",
+                                  json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "judged",
+                                            (json_int_t)r->runs_judged, "pass",
+                                            (json_int_t)r->runs_pass, "fail",
+                                            (json_int_t)r->runs_fail, "undetermined",
+                                            (json_int_t)r->runs_undetermined, "unmeasured",
+                                            (json_int_t)r->runs_unmeasured, "adherence",
+                                            jl_json_number(r->adherence)));
+    else
+        json_decref(arr);
+    if (bad) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}

@@ -1,0 +1,566 @@
+/* Carbon and facility over time: a grid-intensity or PUE series read from
+ * CSV (Electricity Maps and WattTime layouts), and emissions integrated over
+ * a run's power samples (docs/accounting.md, "Carbon over time"). */
+#define _DEFAULT_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "account/account_internal.h"
+#include "core/util.h"
+#include "joules/account.h"
+
+/* Pieces: value v[i] holds over [t[i], end[i]); a constant is one piece
+ * over (-inf, inf). Adjacent pieces with the same value are one piece. */
+struct jl_tseries {
+    double *t, *end, *v;
+    size_t n;
+};
+
+void jl_tseries_free(jl_tseries *s)
+{
+    if (!s)
+        return;
+    free(s->t);
+    free(s->end);
+    free(s->v);
+    free(s);
+}
+
+static jl_tseries *alloc_series(size_t n)
+{
+    jl_tseries *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->t = malloc((n ? n : 1) * sizeof *s->t);
+    s->end = malloc((n ? n : 1) * sizeof *s->end);
+    s->v = malloc((n ? n : 1) * sizeof *s->v);
+    if (!s->t || !s->end || !s->v) {
+        jl_tseries_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+jl_tseries *jl_tseries_constant(double v)
+{
+    jl_tseries *s = alloc_series(1);
+    if (s) {
+        s->t[0] = -INFINITY;
+        s->end[0] = INFINITY;
+        s->v[0] = v;
+        s->n = 1;
+    }
+    return s;
+}
+
+size_t jl_tseries_count(const jl_tseries *s)
+{
+    return s->n;
+}
+
+int jl_tseries_is_constant(const jl_tseries *s)
+{
+    return s->n == 1 && isinf(s->t[0]) && isinf(s->end[0]);
+}
+
+/* The piece holding t, or -1. */
+static long piece_at(const jl_tseries *s, double t)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->t[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return -1;
+    return t < s->end[lo - 1] ? (long)(lo - 1) : -1;
+}
+
+double jl_tseries_at(const jl_tseries *s, double t)
+{
+    long i = piece_at(s, t);
+    return i < 0 ? NAN : s->v[i];
+}
+
+double jl_tseries_integral(const jl_tseries *s, double t0, double t1)
+{
+    double sum = 0, t = t0;
+    while (t < t1) {
+        long i = piece_at(s, t);
+        if (i < 0)
+            return NAN;
+        double e = s->end[i] < t1 ? s->end[i] : t1;
+        sum += (e - t) * s->v[i];
+        t = e;
+    }
+    return sum;
+}
+
+/* ---- CSV ---- */
+
+/* days since 1970-01-01 of a civil date (proleptic Gregorian) */
+static long long days_from_civil(long long y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    long long era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (long long)doe - 719468;
+}
+
+/* ISO 8601 "YYYY-MM-DD[T ]HH:MM[:SS[.fff]][Z|+HH:MM|-HH:MM]" (no zone:
+ * UTC), or Unix seconds. 0 and *t on success. */
+int jl_time_parse(const char *s, double *t)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    int y, mo, d, h = 0, mi = 0, n = 0;
+    double sec = 0;
+    if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3 && n == 10) {
+        const char *p = s + n;
+        if (*p == 'T' || *p == ' ') {
+            int k = 0;
+            if (sscanf(p + 1, "%2d:%2d%n", &h, &mi, &k) != 2)
+                return -1;
+            p += 1 + k;
+            if (*p == ':') {
+                char *end;
+                sec = strtod(p + 1, &end);
+                p = end;
+            }
+        }
+        double off = 0;
+        if (*p == 'Z') {
+            p++;
+        } else if (*p == '+' || *p == '-') {
+            int oh = 0, om = 0, k = 0;
+            if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &k) < 1 &&
+                sscanf(p + 1, "%2d%2d%n", &oh, &om, &k) < 1)
+                return -1;
+            off = (*p == '-' ? -1 : 1) * (oh * 3600.0 + om * 60.0);
+            p += 1 + (k ? k : 2);
+        }
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 24 || mi > 59 || sec >= 61)
+            return -1;
+        *t = (double)days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400.0 + h * 3600.0 +
+             mi * 60.0 + sec - off;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    while (end && isspace((unsigned char)*end))
+        end++;
+    if (errno || end == s || *end || !isfinite(v))
+        return -1;
+    *t = v;
+    return 0;
+}
+
+/* Split one CSV line in place (quotes allowed, no embedded newlines). */
+static size_t split(char *line, char **f, size_t max)
+{
+    size_t n = 0;
+    char *p = line;
+    while (n < max) {
+        if (*p == '"') {
+            char *o = ++p;
+            f[n++] = o;
+            while (*p && !(*p == '"' && p[1] != '"'))
+                *o++ = *p == '"' ? (p++, '"') : *p, p++;
+            if (*p == '"')
+                p++;
+            *o = 0;
+            while (*p && *p != ',')
+                p++;
+        } else {
+            f[n++] = p;
+            while (*p && *p != ',')
+                p++;
+        }
+        if (*p != ',') {
+            *p = 0;
+            break;
+        }
+        *p++ = 0;
+    }
+    return n;
+}
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\r' || s[n - 1] == '\n' || isspace((unsigned char)s[n - 1])))
+        s[--n] = 0;
+}
+
+static int find_col(char **f, size_t n, const char *const *names)
+{
+    for (size_t k = 0; names[k]; k++)
+        for (size_t i = 0; i < n; i++) {
+            const char *h = f[i];
+            if (!strncmp(h, "\xef\xbb\xbf", 3))
+                h += 3; /* BOM */
+            if (!strcasecmp(h, names[k]))
+                return (int)i;
+        }
+    return -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define MAX_FIELDS 64
+
+static jl_status load_stream(FILE *f, const char *path, jl_intensity_kind kind, const char *column,
+                             jl_tseries **out, jl_error **err)
+{
+    static const char *const time_cols[] = {"datetime", "Datetime (UTC)", "point_time", "timestamp",
+                                            "time",     "date",           NULL};
+    static const char *const avg_cols[] = {"value",
+                                           "Carbon Intensity gCO\xe2\x82\x82"
+                                           "eq/kWh (direct)",
+                                           "Carbon Intensity gCO\xe2\x82\x82"
+                                           "eq/kWh (LCA)",
+                                           "carbon_intensity_avg",
+                                           "carbonIntensity",
+                                           "average",
+                                           "carbon_intensity",
+                                           "pue",
+                                           NULL};
+    static const char *const marg_cols[] = {"marginal", "moer", "marginal_carbon_intensity",
+                                            "value", NULL};
+    *out = NULL;
+    char *line = NULL;
+    size_t cap = 0, n = 0, vcap = 0;
+    double *ts = NULL, *vs = NULL;
+    char *fields[MAX_FIELDS];
+    jl_status st = JL_OK;
+    long long lineno = 0;
+    int tcol = -1, vcol = -1, unitcol = -1, lbs = 0;
+    char tname[128] = "", vname[128] = ""; /* the header's names, for messages */
+    while (st == JL_OK && getline(&line, &cap, f) >= 0) {
+        lineno++;
+        trim(line);
+        if (!*line || *line == '#')
+            continue;
+        size_t nf = split(line, fields, MAX_FIELDS);
+        if (tcol < 0) {
+            const char *const one[] = {column, NULL};
+            tcol = find_col(fields, nf, time_cols);
+            vcol = column
+                       ? find_col(fields, nf, one)
+                       : find_col(fields, nf, kind == JL_INTENSITY_MARGINAL ? marg_cols : avg_cols);
+            const char *const units[] = {"units", "unit", NULL};
+            unitcol = find_col(fields, nf, units);
+            /* WattTime's exports: point_time, value in lbs CO2 per MWh */
+            const char *const wt[] = {"point_time", NULL};
+            lbs = find_col(fields, nf, wt) >= 0;
+            if (vcol >= 0 && strstr(fields[vcol], "lbs"))
+                lbs = 1;
+            if (tcol >= 0)
+                snprintf(tname, sizeof tname, "%s", fields[tcol]);
+            if (vcol >= 0)
+                snprintf(vname, sizeof vname, "%s", fields[vcol]);
+            if (tcol < 0 || vcol < 0) {
+                st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1,
+                             "no %s column in the header (%s)", tcol < 0 ? "time" : "value",
+                             tcol < 0 ? "datetime, Datetime (UTC), point_time, timestamp, time"
+                             : column ? column
+                             : kind == JL_INTENSITY_MARGINAL
+                                 ? "marginal, moer, marginal_carbon_intensity, value"
+                                 : "value, Carbon Intensity gCO2eq/kWh (direct|LCA), "
+                                   "carbon_intensity_avg, carbonIntensity, average, pue");
+                if (err && *err)
+                    jl_error_set_position(*err, lineno, 0);
+            }
+            continue;
+        }
+        double t, v;
+        char *end = NULL;
+        if ((size_t)tcol >= nf || (size_t)vcol >= nf || jl_time_parse(fields[tcol], &t)) {
+            st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1,
+                         "column '%s': '%s' is not an ISO 8601 time or Unix seconds", tname,
+                         (size_t)tcol < nf ? fields[tcol] : "");
+            if (err && *err)
+                jl_error_set_position(*err, lineno, 0);
+            break;
+        }
+        if (!*fields[vcol])
+            continue; /* a gap: the previous value holds at most one step */
+        errno = 0;
+        v = strtod(fields[vcol], &end);
+        if (errno || !end || *end || !isfinite(v) || v < 0) {
+            st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1,
+                         "column '%s': '%s' is not a number >= 0", vname, fields[vcol]);
+            if (err && *err)
+                jl_error_set_position(*err, lineno, 0);
+            break;
+        }
+        int row_lbs = lbs;
+        if (unitcol >= 0 && (size_t)unitcol < nf)
+            row_lbs = strstr(fields[unitcol], "lbs") != NULL;
+        if (row_lbs)
+            v *= 0.45359237; /* lbs/MWh -> g/kWh */
+        if (n && t <= ts[n - 1]) {
+            st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1,
+                         "column '%s': times must increase: '%s' is not after the row before",
+                         tname, fields[tcol]);
+            if (err && *err)
+                jl_error_set_position(*err, lineno, 0);
+            break;
+        }
+        if (n == vcap) {
+            vcap = vcap ? 2 * vcap : 256;
+            double *a = realloc(ts, vcap * sizeof *a),
+                   *b = a ? realloc(vs, vcap * sizeof *b) : NULL;
+            if (a)
+                ts = a;
+            if (b)
+                vs = b;
+            if (!a || !b) {
+                st = jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "out of memory");
+                break;
+            }
+        }
+        ts[n] = t;
+        vs[n++] = v;
+    }
+    free(line);
+    if (st == JL_OK && n == 0)
+        st = jl_fail(err, JL_ENODATA, path, NULL, NULL, -1, "no rows with a value");
+    jl_tseries *s = NULL;
+    if (st == JL_OK && !(s = alloc_series(n)))
+        st = jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "out of memory");
+    if (st == JL_OK) {
+        /* the step: the median spacing (3600 s for one row) */
+        double step = 3600;
+        if (n > 1) {
+            double *d = malloc((n - 1) * sizeof *d);
+            if (!d) {
+                st = jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "out of memory");
+            } else {
+                for (size_t i = 0; i + 1 < n; i++)
+                    d[i] = ts[i + 1] - ts[i];
+                qsort(d, n - 1, sizeof *d, cmp_double);
+                step = d[(n - 2) / 2]; /* the lower median */
+                free(d);
+            }
+        }
+        for (size_t i = 0; st == JL_OK && i < n; i++) {
+            double end = i + 1 < n && ts[i + 1] - ts[i] <= step ? ts[i + 1] : ts[i] + step;
+            if (s->n && s->v[s->n - 1] == vs[i] && s->end[s->n - 1] == ts[i]) {
+                s->end[s->n - 1] = end; /* the same value goes on: one piece */
+                continue;
+            }
+            s->t[s->n] = ts[i];
+            s->end[s->n] = end;
+            s->v[s->n++] = vs[i];
+        }
+    }
+    free(ts);
+    free(vs);
+    if (st != JL_OK) {
+        jl_tseries_free(s);
+        return st;
+    }
+    *out = s;
+    return JL_OK;
+}
+
+jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const char *column,
+                              jl_tseries **out, jl_error **err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot open: %s", strerror(errno));
+    jl_status st = load_stream(f, path, kind, column, out, err);
+    fclose(f);
+    return st;
+}
+
+jl_status jl_tseries_load_csv_buffer(const char *buf, size_t len, const char *name,
+                                     jl_intensity_kind kind, const char *column, jl_tseries **out,
+                                     jl_error **err)
+{
+    *out = NULL;
+    if (!len)
+        return jl_fail(err, JL_ENODATA, name, NULL, NULL, -1, "no rows with a value");
+    FILE *f = fmemopen((void *)buf, len, "r");
+    if (!f)
+        return jl_fail(err, JL_ENOMEM, name, NULL, NULL, -1, "out of memory");
+    jl_status st = load_stream(f, name, kind, column, out, err);
+    fclose(f);
+    return st;
+}
+
+jl_status jl_tseries_parse(const char *arg, jl_intensity_kind kind, jl_tseries **out,
+                           jl_error **err)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (!errno && end && end != arg && !*end) {
+        if (!isfinite(v) || v < 0)
+            return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "'%s' must be a number >= 0", arg);
+        *out = jl_tseries_constant(v);
+        return *out ? JL_OK : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    }
+    return jl_tseries_load_csv(arg, kind, NULL, out, err);
+}
+
+double jl_tseries_mean(const jl_tseries *s)
+{
+    if (jl_tseries_is_constant(s))
+        return s->v[0];
+    double sum = 0, span = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        sum += (s->end[i] - s->t[i]) * s->v[i];
+        span += s->end[i] - s->t[i];
+    }
+    return span > 0 ? sum / span : NAN;
+}
+
+double jl_tseries_cleanest(const jl_tseries *s, double lo, double hi, double duration,
+                           double *best_start)
+{
+    double best = NAN;
+    *best_start = NAN;
+    if (!(duration > 0) || !s->n)
+        return NAN;
+    if (lo < s->t[0])
+        lo = s->t[0];
+    if (hi > s->end[s->n - 1])
+        hi = s->end[s->n - 1];
+    if (!isfinite(lo) || !isfinite(hi))
+        return NAN;
+    for (size_t i = 0; i <= s->n; i++) {
+        double start = i == 0 ? lo : s->t[i - 1];
+        if (start < lo || start + duration > hi)
+            continue;
+        double m = jl_tseries_integral(s, start, start + duration) / duration;
+        if (isfinite(m) && !(m >= best)) {
+            best = m;
+            *best_start = start;
+        }
+    }
+    return best;
+}
+
+int jl__iso_utc(double t, char buf[32])
+{
+    buf[0] = 0;
+    if (!isfinite(t) || fabs(t) > 1e15)
+        return -1;
+    time_t tt = (time_t)floor(t);
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm) || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+        buf[0] = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- emissions ---- */
+
+/* The next breakpoint of s after t (inf when none). */
+static double next_break(const jl_tseries *s, double t)
+{
+    long i = piece_at(s, t);
+    if (i >= 0)
+        return s->end[i];
+    return INFINITY;
+}
+
+jl_status jl_emissions_integrate(const double *time_s, const double *watts, size_t n, double t0,
+                                 const jl_tseries *pue, const jl_tseries *intensity,
+                                 jl_emissions *out, jl_error **err)
+{
+    memset(out, 0, sizeof *out);
+    out->t0 = out->t1 = out->pue = out->intensity = NAN;
+    if (n < 2)
+        return jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                       "fewer than two power samples to integrate");
+    int constant = jl_tseries_is_constant(pue) && jl_tseries_is_constant(intensity);
+    if (!constant && !isfinite(t0))
+        return jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                       "the run has no wall-clock start (start_time_unix): a time series "
+                       "cannot be placed; give --start TIME");
+    double energy = 0, facility = 0, grams = 0;
+    /* one piece of each series over the whole run: the products in one
+     * step, so a constant series gives the constant's figures exactly */
+    double a = t0 + time_s[0], b = t0 + time_s[n - 1];
+    long pp = piece_at(pue, constant ? 0 : a), pi = piece_at(intensity, constant ? 0 : a);
+    if (pp < 0 || pi < 0)
+        goto outside;
+    if (constant || (next_break(pue, a) >= b && next_break(intensity, a) >= b)) {
+        for (size_t i = 0; i + 1 < n; i++) {
+            double dt = time_s[i + 1] - time_s[i];
+            if (dt > 0 && isfinite(watts[i]) && isfinite(watts[i + 1]))
+                energy += dt * (watts[i] + watts[i + 1]) / 2;
+        }
+        facility = energy * pue->v[pp];
+        grams = facility * intensity->v[pi] / 3.6e6;
+        out->pue = pue->v[pp];
+        out->intensity = intensity->v[pi];
+    } else {
+        for (size_t i = 0; i + 1 < n; i++) {
+            double u = t0 + time_s[i], v = t0 + time_s[i + 1];
+            if (!(v > u) || !isfinite(watts[i]) || !isfinite(watts[i + 1]))
+                continue;
+            double slope = (watts[i + 1] - watts[i]) / (v - u);
+            while (u < v) {
+                long kp = piece_at(pue, u), ki = piece_at(intensity, u);
+                if (kp < 0 || ki < 0) {
+                    a = u;
+                    goto outside;
+                }
+                double e = v;
+                if (pue->end[kp] < e)
+                    e = pue->end[kp];
+                if (intensity->end[ki] < e)
+                    e = intensity->end[ki];
+                double pu = watts[i] + slope * (u - (t0 + time_s[i]));
+                double pe = watts[i] + slope * (e - (t0 + time_s[i]));
+                double de = (e - u) * (pu + pe) / 2;
+                energy += de;
+                facility += de * pue->v[kp];
+                grams += de * pue->v[kp] * intensity->v[ki] / 3.6e6;
+                u = e;
+            }
+        }
+    }
+    if (isnan(out->pue) || out->pue == 0) {
+        out->pue = facility / energy;
+        out->intensity = grams * 3.6e6 / facility;
+    }
+    out->energy_j = energy;
+    out->facility_j = facility;
+    out->grams_co2eq = grams;
+    out->t0 = t0 + time_s[0];
+    out->t1 = t0 + time_s[n - 1];
+    return JL_OK;
+outside : {
+    char buf[32];
+    if (jl__iso_utc(a, buf))
+        snprintf(buf, sizeof buf, "?");
+    return jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                   "the run at %s is outside the %s series (or in one of its gaps)", buf,
+                   piece_at(pue, a) < 0 ? "PUE" : "intensity");
+}
+}

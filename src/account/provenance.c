@@ -1,0 +1,327 @@
+/* The provenance block of a document: what made it, deterministic apart
+ * from the time (docs/accounting.md, "Provenance"). */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <hdf5.h>
+
+#include "account/account_internal.h"
+#include "core/util.h"
+#include "joules/account.h"
+#include "joules/output.h"
+#include "joules/version.h"
+
+struct jl_provenance {
+    json_t *command; /* array of strings */
+    char **inputs;   /* as given */
+    size_t n_inputs, cap_inputs;
+    jl_ruleset rules;
+    int have_rules;
+    json_t *methods; /* object */
+    long long time;
+    int have_time;
+    json_t *block; /* made once */
+};
+
+jl_provenance *jl_provenance_new(void)
+{
+    jl_provenance *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->command = json_array();
+    p->methods = json_object();
+    if (!p->command || !p->methods) {
+        jl_provenance_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void jl_provenance_free(jl_provenance *p)
+{
+    if (!p)
+        return;
+    json_decref(p->command);
+    json_decref(p->methods);
+    json_decref(p->block);
+    for (size_t i = 0; i < p->n_inputs; i++)
+        free(p->inputs[i]);
+    free(p->inputs);
+    free(p);
+}
+
+static void forget_block(jl_provenance *p)
+{
+    json_decref(p->block);
+    p->block = NULL;
+}
+
+jl_status jl_provenance_set_command(jl_provenance *p, int argc, char *const *argv)
+{
+    forget_block(p);
+    json_array_clear(p->command);
+    for (int i = 0; i < argc; i++)
+        if (json_array_append_new(p->command, json_string(i ? argv[i] : "joules")))
+            return JL_ENOMEM;
+    return JL_OK;
+}
+
+jl_status jl_provenance_add_input(jl_provenance *p, const char *path)
+{
+    forget_block(p);
+    for (size_t i = 0; i < p->n_inputs; i++)
+        if (!strcmp(p->inputs[i], path))
+            return JL_OK;
+    if (p->n_inputs == p->cap_inputs) {
+        size_t cap = p->cap_inputs ? 2 * p->cap_inputs : 8;
+        char **v = realloc(p->inputs, cap * sizeof *v);
+        if (!v)
+            return JL_ENOMEM;
+        p->inputs = v;
+        p->cap_inputs = cap;
+    }
+    if (!(p->inputs[p->n_inputs] = jl__strdup(path)))
+        return JL_ENOMEM;
+    p->n_inputs++;
+    return JL_OK;
+}
+
+void jl_provenance_set_rules(jl_provenance *p, const jl_ruleset *rules)
+{
+    forget_block(p);
+    p->rules = *rules;
+    p->have_rules = 1;
+}
+
+jl_status jl_provenance_set_method(jl_provenance *p, const char *key, const json_t *v)
+{
+    forget_block(p);
+    json_t *c = v ? json_deep_copy(v) : json_null();
+    return c && !json_object_set_new(p->methods, key, c) ? JL_OK : JL_ENOMEM;
+}
+
+void jl_provenance_set_time(jl_provenance *p, long long t)
+{
+    forget_block(p);
+    p->time = t;
+    p->have_time = 1;
+}
+
+/* ---- inputs ---- */
+
+typedef struct strv {
+    char **v;
+    size_t n, cap;
+} strv;
+
+static int strv_push(strv *s, char *x)
+{
+    if (!x)
+        return -1;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        char **v = realloc(s->v, cap * sizeof *v);
+        if (!v) {
+            free(x);
+            return -1;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = x;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every regular file under dir (not starting with '.'), depth-first. */
+static int walk(const char *dir, int depth, strv *out)
+{
+    if (depth > 32)
+        return 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    strv names = {0};
+    struct dirent *e;
+    int bad = 0;
+    while (!bad && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.')
+            bad =
+                strv_push(&names, jl__asprintf("%s%s%s", dir,
+                                               dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name));
+    closedir(d);
+    if (names.n)
+        qsort(names.v, names.n, sizeof *names.v, cmp_str);
+    for (size_t i = 0; i < names.n; i++) {
+        struct stat sb;
+        if (!bad && stat(names.v[i], &sb) == 0) {
+            if (S_ISDIR(sb.st_mode))
+                bad = walk(names.v[i], depth + 1, out);
+            else if (S_ISREG(sb.st_mode)) {
+                bad = strv_push(out, names.v[i]);
+                names.v[i] = NULL;
+            }
+        }
+        free(names.v[i]);
+    }
+    free(names.v);
+    return bad;
+}
+
+static json_t *input_json(const char *path)
+{
+    char hex[65];
+    unsigned long long size = 0;
+    jl_error *err = NULL;
+    jl_status st = jl_sha256_file(path, hex, &size, &err);
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    int bad = json_object_set_new(o, "path", json_string(path));
+    if (st == JL_OK) {
+        bad |= json_object_set_new(o, "bytes", json_integer((json_int_t)size));
+        bad |= json_object_set_new(o, "sha256", json_string(hex));
+    } else {
+        char *m = jl_error_format(err);
+        bad |= json_object_set_new(o, "error", json_string(m ? m : jl_strerror(st)));
+        free(m);
+    }
+    jl_error_free(err);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *inputs_json(const jl_provenance *p)
+{
+    json_t *arr = json_array();
+    strv files = {0};
+    int bad = !arr;
+    for (size_t i = 0; !bad && i < p->n_inputs; i++) {
+        struct stat sb;
+        if (stat(p->inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+            bad = walk(p->inputs[i], 0, &files);
+        else
+            bad = strv_push(&files, jl__strdup(p->inputs[i]));
+    }
+    for (size_t i = 0; i < files.n; i++) {
+        if (!bad) {
+            int dup = 0;
+            for (size_t j = 0; j < i && !dup; j++)
+                dup = !strcmp(files.v[i], files.v[j]);
+            if (!dup)
+                bad = json_array_append_new(arr, input_json(files.v[i]));
+        }
+        free(files.v[i]);
+    }
+    free(files.v);
+    if (bad) {
+        json_decref(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+/* ---- the block ---- */
+
+static json_t *rules_json(const jl_ruleset *rs)
+{
+    json_t *o = json_object(), *rules = json_object();
+    int bad = !o || !rules;
+    for (int i = 0; !bad && i < JL_RULE_COUNT; i++) {
+        const jl_rule *r = &rs->rules[i];
+        json_t *x = json_pack("{s:o,s:o,s:b}", "warn", jl_json_number(r->warn), "fail",
+                              jl_json_number(r->fail), "enabled", r->enabled);
+        bad = json_object_set_new(rules, r->name, x);
+    }
+    if (!bad)
+        bad = json_object_set_new(o, "version", json_string(JL_RULES_VERSION)) ||
+              json_object_set(o, "rules", rules);
+    json_decref(rules);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static long long now_or_epoch(void)
+{
+    const char *sde = getenv("SOURCE_DATE_EPOCH");
+    if (sde && *sde) {
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(sde, &end, 10);
+        if (!errno && end && !*end)
+            return v;
+    }
+    return (long long)time(NULL);
+}
+
+static json_t *time_json(long long t)
+{
+    char buf[32];
+    return jl__iso_utc((double)t, buf) ? json_null() : json_string(buf);
+}
+
+static json_t *build_json(void)
+{
+    char hdf5[32] = "";
+    unsigned maj = 0, min = 0, rel = 0;
+    json_t *b = json_object();
+    if (!b)
+        return NULL;
+#ifdef __VERSION__
+    json_object_set_new(b, "compiler", json_string(__VERSION__));
+#endif
+    json_object_set_new(b, "jansson", json_string(JANSSON_VERSION));
+    if (H5get_libversion(&maj, &min, &rel) >= 0) {
+        snprintf(hdf5, sizeof hdf5, "%u.%u.%u", maj, min, rel);
+        json_object_set_new(b, "hdf5", json_string(hdf5));
+    }
+#ifdef NDEBUG
+    json_object_set_new(b, "assertions", json_false());
+#else
+    json_object_set_new(b, "assertions", json_true());
+#endif
+    return b;
+}
+
+json_t *jl_provenance_to_json(jl_provenance *p)
+{
+    if (p->block)
+        return json_incref(p->block);
+    json_t *o = json_object(), *j = json_object();
+    if (!o || !j) {
+        json_decref(o);
+        json_decref(j);
+        return NULL;
+    }
+    int bad = json_object_set_new(j, "version", json_string(jl_version()));
+    bad |= json_object_set_new(j, "build", build_json());
+    bad |= json_object_set_new(o, "joules", j);
+    bad |= json_object_set_new(o, "schema", json_string(JL_PROVENANCE_SCHEMA));
+    bad |= json_object_set(o, "command", p->command);
+    bad |= json_object_set_new(o, "inputs", inputs_json(p));
+    bad |= json_object_set_new(o, "rules", p->have_rules ? rules_json(&p->rules) : json_null());
+    bad |= json_object_set(o, "methods", p->methods);
+    bad |= json_object_set_new(o, "created", time_json(p->have_time ? p->time : now_or_epoch()));
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    p->block = o;
+    return json_incref(o);
+}

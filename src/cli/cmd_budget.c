@@ -1,0 +1,126 @@
+/* joules budget — ceilings from a joules.budgets/1 file judged per run and
+ * group: pass, fail, or undetermined when the figure's interval crosses
+ * the ceiling; exit 1 when any fails (a CI gate). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "cli/exit_codes.h"
+#include "joules/account.h"
+
+static const char *const help =
+    "usage: joules budget --budgets FILE [--json] [options] PATH...\n\n"
+    "Judge every run a budget selects against its ceilings (energy per token,\n"
+    "request or item, average or peak power, kWh per day at a stated load,\n"
+    "gCO2eq per request): pass when the figure's interval (the relative\n"
+    "uncertainty, default 5 %, or the run's counter-vs-integral disagreement when\n"
+    "larger) lies at or under the ceiling, fail when it lies above, undetermined\n"
+    "when it crosses. Per group (model, task, GPU model, GPU count) the worst of\n"
+    "its runs. The adherence rate: runs passing / runs judged. The file's format:\n"
+    "accounting.md.\n\n"
+    "  --budgets FILE   the joules.budgets/1 file (required)\n"
+    "  --json           print the joules.budget/1 document\n" CLI_STUDY_HELP
+    "  -h, --help       this help\n\n"
+    "Exit status: 1 when any run fails a budget (or some input failed), else as\n"
+    "every command (cli.md).\n";
+
+typedef struct ctx {
+    const char *path;
+    jl_budgets *b;
+} ctx;
+
+static const jl_budgets *the_budgets;
+
+static void print_table(const void *result, const jl_summary_list *l)
+{
+    const jl_budget_result *r = result;
+    const jl_budgets *b = the_budgets;
+    for (size_t i = 0; i < jl_budgets_count(b); i++) {
+        printf("%s\n", jl_budgets_name(b, i));
+        for (size_t c = 0; c < r->n_checks; c++) {
+            const jl_budget_check *k = &r->checks[c];
+            if (k->budget != i)
+                continue;
+            const jl_summary *s = l->items[k->run];
+            printf("  %-12s %-22s %-26s %.4g [%.4g, %.4g] <= %.4g  %s:%s\n",
+                   jl_budget_verdict_name(k->verdict), k->ceiling,
+                   s->attrs.gpu_model ? s->attrs.gpu_model : "-", k->value, k->lo, k->hi, k->max,
+                   cli_basename(s->file), s->run);
+        }
+        for (size_t g = 0; g < r->n_groups; g++) {
+            const jl_budget_group *gr = &r->groups[g];
+            if (gr->budget != i)
+                continue;
+            const jl_attrs *a = &l->items[gr->first_run]->attrs;
+            printf("  group %s %s %s x%ld: %s (%zu runs: %zu pass, %zu fail, %zu undetermined)\n",
+                   a->model ? a->model : "-", a->task ? a->task : "-",
+                   a->gpu_model ? a->gpu_model : "-", a->num_gpus,
+                   jl_budget_verdict_name(gr->verdict), gr->n_runs, gr->n_pass, gr->n_fail,
+                   gr->n_undetermined);
+        }
+    }
+    printf("adherence: %zu of %zu runs judged pass", r->runs_pass,
+           r->runs_pass + r->runs_fail + r->runs_undetermined);
+    if (isfinite(r->adherence))
+        printf(" (%.1f %%)", 100 * r->adherence);
+    printf("; %zu fail, %zu undetermined, %zu unmeasured\n", r->runs_fail, r->runs_undetermined,
+           r->runs_unmeasured);
+}
+
+static json_t *to_json(const void *r, const jl_summary_list *l)
+{
+    return jl_budget_result_to_json(r, the_budgets, l);
+}
+
+static const cli_output output = {NULL, to_json, print_table, "budgets/runs", 0};
+
+enum { OPT_BUDGETS = CLI_OPT_FIRST_FREE };
+
+static int own_option(void *vctx, const char *cmd, int code, const char *arg)
+{
+    ctx *c = vctx;
+    (void)cmd;
+    (void)code;
+    c->path = arg;
+    return 0;
+}
+
+int cli_cmd_budget(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CLI_JSON_LONG_OPTION,
+        {"budgets", required_argument, NULL, OPT_BUDGETS},
+        CLI_END_LONG_OPTIONS,
+    };
+    const char *cmd = "budget";
+    ctx c = {NULL, NULL};
+    jl_budget_result *r = NULL;
+    cli_study cs;
+    cli_study_init(&cs);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &c);
+    if (!rc && !cs.helped && !c.path)
+        rc = cli_usage_error(cmd, "--budgets FILE is required");
+    if (!rc && !cs.helped) {
+        jl_error *err = NULL;
+        jl_status st = jl_budgets_load(c.path, &c.b, &err);
+        if (st != JL_OK) {
+            cli_print_error(cmd, err);
+            jl_error_free(err);
+            rc = st == JL_ENOMEM ? cli_oom(cmd) : cli_exit_for_status(JL_EUSAGE);
+        }
+    }
+    if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
+        jl_error *err = NULL;
+        the_budgets = c.b;
+        jl_status st = jl_budgets_evaluate(c.b, &cs.runs, &r, &err);
+        rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, r);
+        if (st == JL_OK && rc == JL_EXIT_OK && r->runs_fail)
+            rc = JL_EXIT_PARTIAL;
+    }
+    jl_budget_result_free(r);
+    jl_budgets_free(c.b);
+    cli_study_free(&cs);
+    return rc;
+}

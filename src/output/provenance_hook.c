@@ -1,0 +1,36 @@
+/* The document writers' one hook for provenance (joules/account.h): the
+ * block a process's documents carry, given by whoever set it (the CLI). */
+#include <string.h>
+
+#include "joules/account.h"
+#include "output/json_writer.h"
+
+static jl_provenance_fn hook_fn;
+static void *hook_ctx;
+
+void jl_output_set_provenance(jl_provenance_fn fn, void *ctx)
+{
+    hook_fn = fn;
+    hook_ctx = ctx;
+}
+
+const json_t *jl_output_provenance(void)
+{
+    return hook_fn ? hook_fn(hook_ctx) : NULL;
+}
+
+json_t *jl__with_provenance(const json_t *doc)
+{
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    if (!schema || strncmp(schema, "joules.", 7) || json_object_get(doc, "provenance"))
+        return NULL;
+    const json_t *prov = jl_output_provenance();
+    if (!prov)
+        return NULL;
+    json_t *copy = json_copy((json_t *)doc); /* shallow: the members are shared */
+    if (copy && json_object_set(copy, "provenance", (json_t *)prov)) {
+        json_decref(copy);
+        return NULL;
+    }
+    return copy;
+}

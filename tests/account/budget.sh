@@ -1,0 +1,50 @@
+#!/bin/sh
+# joules budget: known answers on the bundled traces (data/budgets.json):
+# Qwen3-8B on one H100 at 0.1 J/token with 5 % uncertainty: b0064
+# (0.1211 J/token, interval [0.1150, 0.1272]) fails, b0128 (0.1024,
+# [0.0972, 0.1075]) is undetermined, b0256 (0.0848) passes, the group
+# fails; on H200 kWh/day = 0.090214 J/token x 2000 tokens/s x 86400 s /
+# 3.6e6 x PUE 1.2 = 5.1963, gCO2eq/request = 26.652 J / 3.6e6 x 1.2 x 400
+# = 0.0035536; adherence 3/5; exit 1. A malformed file is a usage error
+# naming the file and the key.
+#   budget.sh JOULES SOURCE_DIR SHARED_DIR
+set -u
+J=$1 SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$SRC" || exit 1
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+B=tests/account/data/budgets.json
+"$J" budget --budgets "$B" --json traces/ >"$T/b.json"
+rc=$?
+[ $rc = 1 ] || bad "exit $rc, expected 1 (one run fails)"
+q() { jq -r "$1" "$T/b.json"; }
+[ "$(q '[.budgets[0].runs[] | "\(.max_batch_size):\(.verdict)"] | join(" ")')" = "64:fail 128:undetermined 256:pass" ] ||
+    bad "H100 verdicts: $(q '[.budgets[0].runs[] | "\(.max_batch_size):\(.verdict)"] | join(" ")')"
+[ "$(q '.budgets[0].groups[0].verdict')" = fail ] || bad "H100 group should fail"
+[ "$(q '.budgets[1].groups[0].verdict')" = pass ] || bad "H200 group should pass"
+jq -e '.budgets[0].runs[1].checks.energy_per_token_j | (.lo < .max and .hi > .max)' "$T/b.json" >/dev/null ||
+    bad "undetermined run's interval does not cross the ceiling"
+jq -e '.budgets[1].runs[0].checks.kwh_per_day.value | (. - 5.19630054976 | fabs) < 1e-6' "$T/b.json" >/dev/null ||
+    bad "kWh/day: $(q '.budgets[1].runs[0].checks.kwh_per_day.value')"
+jq -e '.budgets[1].runs[0].checks.g_co2eq_per_request.value | (. - 26.6520771844 / 3.6e6 * 1.2 * 400 | fabs) < 1e-9' "$T/b.json" >/dev/null ||
+    bad "gCO2eq/request: $(q '.budgets[1].runs[0].checks.g_co2eq_per_request.value')"
+[ "$(q '.totals.adherence')" = 0.6 ] || bad "adherence $(q '.totals.adherence')"
+[ "$(q '"\(.totals.pass) \(.totals.fail) \(.totals.undetermined)"')" = "3 1 1" ] || bad "totals"
+# all pass: exit 0
+sed 's/"energy_per_token_j": 0.1}/"energy_per_token_j": 0.2}/' "$B" >"$T/ok.json"
+"$J" budget --budgets "$T/ok.json" traces/ >/dev/null
+rc=$?
+[ $rc = 0 ] || bad "all passing: exit $rc"
+# malformed: exit 2, the file and the key named
+sed 's/energy_per_token_j/energy_per_tok/' "$B" >"$T/bad.json"
+"$J" budget --budgets "$T/bad.json" traces/ >/dev/null 2>"$T/err"
+rc=$?
+[ $rc = 2 ] || bad "malformed: exit $rc"
+grep -q "bad.json.*budgets\[0\].ceilings: unknown ceiling \"energy_per_tok\"" "$T/err" || bad "malformed: $(cat "$T/err")"
+printf '{"schema": "joules.budgets/1", "budgets": [{"where": ["gpu_model~H100"], "ceilings": {"avg_power_w": 1}}]}' >"$T/bad2.json"
+"$J" budget --budgets "$T/bad2.json" traces/ >/dev/null 2>"$T/err"
+grep -q 'budgets\[0\].where\[0\]' "$T/err" || bad "bad clause: $(cat "$T/err")"
+[ $fail = 0 ] && echo "ok: pass / fail / undetermined, groups, kWh/day, gCO2eq/request, adherence 0.6, exits 1/0/2"
+exit $fail
