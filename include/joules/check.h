@@ -45,7 +45,9 @@ JL_API_BEGIN
     X(FAILED_REQUESTS, "failed_requests", "1", 0, 0.01, 0.10,                                         \
       "share of requests that never finished")                                                        \
     X(PUBLISHED_AGREES, "published_agrees", "1", 0, 0.10, 0.25,                                       \
-      "published figures beside time series: largest |recomputed - published| / |published|")
+      "published figures beside time series: largest |recomputed - published| / |published|")         \
+    X(WINDOW_ALIGNMENT, "window_alignment", "s", 0, 1.5, 3.0,                                         \
+      "longest stretch of requests in flight while power stays idle: a window placed off the load")
 
 typedef enum {
 /* clang-format off */

@@ -185,6 +185,21 @@ void jl_import_result_free(jl_import_result *r);
  * (as every document does: jl_errors_to_json) and owns the tree. */
 json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, const char *output);
 
+/* What an input that is not a trace looks like, for an analysis command
+ * handed a file it must import first: 1 when `path` (a file or a folder)
+ * is recognised — format: the importer that reads it ("nvidia-smi",
+ * "mlperf-power", "mlenergy", "mlenergy-benchmark"; empty when none does,
+ * e.g. the nvidia-smi table), what: what the file is and what to do,
+ * command: the `joules import ...` line to run (empty when none). Reads
+ * only the first 4 KiB of a file; a folder is walked at most 8 levels and
+ * 20,000 entries deep. 0 when nothing is recognised (an HDF5 file too). */
+typedef struct jl_import_guess {
+    char format[32];
+    char what[512];
+    char command[1400];
+} jl_import_guess;
+int jl_import_guess_path(const char *path, jl_import_guess *g);
+
 /* ---- nvidia-smi CSV logs -------------------------------------------------- */
 
 /* `nvidia-smi --query-gpu=FIELDS --format=csv[,noheader][,nounits] -lms N`:

@@ -181,7 +181,24 @@ typedef struct jl_summary {
     /* published figures beside time series (spec 1.1); NULL for runs with
      * series only and for summary-only runs (steady_method "summary") */
     jl_published *published;
+    /* The check rule window_alignment's figure (docs/check.md): the
+     * longest stretch, in seconds, during which requests are in flight
+     * while the total power stays below a fifth of the way from its lowest
+     * level in the run to its median in the window (between two consecutive
+     * samples both below). NaN without requests/ or power/watts, or when
+     * power does not rise by 10 % of the window's median; power_rise_skip
+     * then says why (JL_RISE_*). */
+    double power_rise_lag_s;
+    int power_rise_skip;
 } jl_summary;
+
+/* Why power_rise_lag_s is missing. */
+enum {
+    JL_RISE_OK = 0,
+    JL_RISE_NO_REQUESTS, /* no requests/ arrival times */
+    JL_RISE_NO_WATTS,    /* no power/watts samples (or not finite) */
+    JL_RISE_FLAT         /* power does not rise: nothing to align */
+};
 
 typedef struct jl_summary_options {
     /* Occupancy rule (no requests/): the longest stretch where running stays

@@ -161,6 +161,12 @@ static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc,
         *why = "summary-only run: no time series to judge";
         return NAN;
     }
+    if ((r == JL_RULE_POWER_BELOW_TDP || r == JL_RULE_POWER_ABOVE_IDLE ||
+         r == JL_RULE_PEAK_WITHIN_LIMIT) &&
+        !strcmp(jl_attrs_power_scope(&s->attrs), "node_ac")) {
+        *why = "node AC power (@power_scope node_ac): not the GPUs' power";
+        return NAN;
+    }
     switch (r) {
     case JL_RULE_POWER_SAMPLE_COVERAGE:
         *why = "no power_sample_coverage: no power/ samples in the steady-state window";
@@ -220,6 +226,14 @@ static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc,
         }
         return worst;
     }
+    case JL_RULE_WINDOW_ALIGNMENT:
+        switch (s->power_rise_skip) {
+        case JL_RISE_NO_REQUESTS: *why = "no requests/ arrival times"; break;
+        case JL_RISE_NO_WATTS: *why = "no power/watts samples"; break;
+        case JL_RISE_FLAT: *why = "power does not rise by 10 % of its median in the window"; break;
+        default: break;
+        }
+        return s->power_rise_lag_s;
     case JL_RULE_FAILED_REQUESTS: {
         double c = f[JL_FIG_COMPLETED_REQUESTS], x = f[JL_FIG_FAILED_REQUESTS];
         *why = "no requests/ table";

@@ -61,8 +61,9 @@ static int shares_work(int argc, char **argv)
                 return 1;
         return 0;
     }
-    static const char *const study[] = {"summarize", "check", "frontier", "pick",     "compare",
-                                        "capacity",  "fit",   "predict",  "diagnose", "report"};
+    static const char *const study[] = {"summarize", "check",     "frontier", "pick",     "compare",
+                                        "capacity",  "fit",       "predict",  "diagnose", "report",
+                                        "budget",    "emissions", "label",    "card"};
     for (size_t i = 0; i < sizeof study / sizeof study[0]; i++)
         if (!strcmp(cmd, study[i]))
             return 1;
@@ -73,7 +74,9 @@ static int run(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
-    if (cli_mpi_init(&argc, &argv) > 1 && cli_mpi_rank() != 0) {
+    if (cli_mpi_init(&argc, &argv) > 1 && argc >= 2 && shares_work(argc, argv))
+        cli_mpi_share(); /* every rank takes part in this command's study load */
+    if (cli_mpi_size() > 1 && cli_mpi_rank() != 0) {
         /* a rank other than 0 prints no help and runs no command but its
          * share of a study load */
         int help = argc < 2 || !shares_work(argc, argv);

@@ -13,7 +13,7 @@
 #ifdef JOULES_MPI
 #include <mpi.h>
 
-static int started, rank, size = 1;
+static int started, rank, size = 1, sharing;
 /* JOULES_MPI_TIMES=1: each rank says on stderr where its time went (the
  * scaling benchmark, docs/scaling.md): its share, the exchange, the rest */
 static double t_init, t_gather0, t_gather1;
@@ -130,9 +130,14 @@ fail:
     return JL_EIO;
 }
 
+void cli_mpi_share(void)
+{
+    sharing = 1;
+}
+
 void cli_mpi_study(jl_study_options *opt)
 {
-    if (size <= 1)
+    if (size <= 1 || !sharing)
         return;
     opt->shard.index = rank;
     opt->shard.count = size;
@@ -144,7 +149,7 @@ void cli_mpi_study(jl_study_options *opt)
 
 void cli_mpi_secondary_done(void)
 {
-    if (size <= 1 || rank == 0)
+    if (size <= 1 || rank == 0 || !sharing)
         return;
     say_times();
     fflush(NULL);
@@ -203,6 +208,10 @@ int cli_mpi_rank(void)
 int cli_mpi_size(void)
 {
     return 1;
+}
+
+void cli_mpi_share(void)
+{
 }
 
 void cli_mpi_study(jl_study_options *opt)

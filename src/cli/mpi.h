@@ -14,7 +14,12 @@ int cli_mpi_init(int *argc, char ***argv);
 /* This process's rank (0 without MPI) and the number of ranks. */
 int cli_mpi_rank(void);
 int cli_mpi_size(void);
-/* With several ranks: this rank loads its share of the study and rank 0
+/* The command shares its study among the ranks (main.c decides, from the
+ * command). Without it, rank 0 loads the whole study alone and the others
+ * have ended: a command that reads a study but was not marked stays right,
+ * just not parallel. */
+void cli_mpi_share(void);
+/* With several ranks and cli_mpi_share(): this rank loads its share of the study and rank 0
  * gathers the others' (opt->shard); ranks other than 0 show no progress. */
 void cli_mpi_study(jl_study_options *opt);
 /* After the study load on a rank other than 0: its share went to rank 0,

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "import/kit.h"
@@ -19,6 +20,50 @@ static const char *const gpu_ids[] = {
     "V100",  "T4",    "P100",  "P40",  "P4",   "A6000", "A5000", "A4000", NULL,
 };
 
+/* Names of two words (Jetson modules), matched as consecutive tokens. */
+static const char *const gpu_phrases[][3] = {
+    {"XAVIER", "NX", "Xavier-NX"}, {"AGX", "XAVIER", "AGX-Xavier"}, {"ORIN", "NX", "Orin-NX"},
+    {"AGX", "ORIN", "AGX-Orin"},   {"ORIN", "NANO", "Orin-Nano"},
+};
+
+/* A form factor or memory type glued to the model in system names
+ * (`B200SXM`, `H100PCIe`, `H200NVL`): a token that is an id followed by one
+ * of these still names the id. */
+static const char *const glued_suffixes[] = {"SXM", "SXM2", "SXM4",  "SXM5", "SXM6", "PCIE",
+                                             "NVL", "HBM3", "HBM3E", "HGX",  NULL};
+
+/* The token [s, s+len) upper-cased equals w (w upper case). */
+static int token_is(const char *s, size_t len, const char *w)
+{
+    if (strlen(w) != len)
+        return 0;
+    for (size_t j = 0; j < len; j++)
+        if (toupper((unsigned char)s[j]) != w[j])
+            return 0;
+    return 1;
+}
+
+/* The id that token [s, s+len) names: whole, or followed by a glued suffix. */
+static const char *token_id(const char *s, size_t len)
+{
+    for (size_t k = 0; gpu_ids[k]; k++) {
+        size_t n = strlen(gpu_ids[k]);
+        if (n > len || !token_is(s, n, gpu_ids[k]))
+            continue;
+        if (n == len)
+            return gpu_ids[k];
+        for (const char *const *suf = glued_suffixes; *suf; suf++)
+            if (token_is(s + n, len - n, *suf))
+                return gpu_ids[k];
+    }
+    return NULL;
+}
+
+static int is_sep(char ch)
+{
+    return ch == ' ' || ch == '-' || ch == '_';
+}
+
 int jl_gpu_model_from_name(const char *name, char *buf, size_t cap)
 {
     if (!cap)
@@ -32,24 +77,29 @@ int jl_gpu_model_from_name(const char *name, char *buf, size_t cap)
     for (const char *const *pre = (const char *const[]){"NVIDIA ", "Tesla ", NULL}; *pre; pre++)
         if (!strncmp(p, *pre, strlen(*pre)))
             p += strlen(*pre);
-    const char *s = p;
+    const char *s = p, *prev = NULL;
+    size_t prev_len = 0;
     while (*s) {
-        while (*s == ' ' || *s == '-' || *s == '_')
+        while (is_sep(*s))
             s++;
         const char *e = s;
-        while (*e && *e != ' ' && *e != '-' && *e != '_')
+        while (*e && !is_sep(*e))
             e++;
         size_t len = (size_t)(e - s);
-        for (size_t k = 0; len && gpu_ids[k]; k++) {
-            if (strlen(gpu_ids[k]) != len)
-                continue;
-            size_t j = 0;
-            while (j < len && toupper((unsigned char)s[j]) == gpu_ids[k][j])
-                j++;
-            if (j == len) {
-                snprintf(buf, cap, "%s", gpu_ids[k]);
+        for (size_t k = 0; prev && k < sizeof gpu_phrases / sizeof gpu_phrases[0]; k++)
+            if (token_is(prev, prev_len, gpu_phrases[k][0]) &&
+                token_is(s, len, gpu_phrases[k][1])) {
+                snprintf(buf, cap, "%s", gpu_phrases[k][2]);
                 return 1;
             }
+        const char *id = len ? token_id(s, len) : NULL;
+        if (id) {
+            snprintf(buf, cap, "%s", id);
+            return 1;
+        }
+        if (len) {
+            prev = s;
+            prev_len = len;
         }
         s = e;
     }
@@ -82,6 +132,83 @@ static int has_word(const char *s, const char *w)
     for (const char *p = strstr(s, w); p; p = strstr(p + 1, w))
         if ((p == s || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[n]))
             return 1;
+    return 0;
+}
+
+/* One '_'-separated segment of a system name as "<accelerator>x<N>" or
+ * "<N>x<accelerator>": the accelerator into acc, the count; 0 when it is
+ * neither. */
+static int segment_count(const char *seg, size_t len, char *acc, size_t cap, long *count)
+{
+    size_t d = 0;
+    while (d < len && isdigit((unsigned char)seg[d]))
+        d++;
+    if (d > 0 && d < 5 && d + 1 < len && (seg[d] == 'x' || seg[d] == 'X')) { /* 8xH100 */
+        if (len - d - 1 >= cap)
+            return 0;
+        memcpy(acc, seg + d + 1, len - d - 1);
+        acc[len - d - 1] = '\0';
+        *count = strtol(seg, NULL, 10);
+        return *count >= 1 && *count <= 1024;
+    }
+    const char *x = NULL; /* the last 'x' followed by digits only: H100-SXM-80GBx8 */
+    for (size_t i = len; i > 1; i--)
+        if (seg[i - 1] == 'x' || seg[i - 1] == 'X') {
+            x = seg + i - 1;
+            break;
+        }
+    if (!x || x + 1 >= seg + len || (size_t)(x - seg) >= cap)
+        return 0;
+    for (const char *q = x + 1; q < seg + len; q++)
+        if (!isdigit((unsigned char)*q))
+            return 0;
+    memcpy(acc, seg, (size_t)(x - seg));
+    acc[x - seg] = '\0';
+    *count = strtol(x + 1, NULL, 10);
+    return *count >= 1 && *count <= 1024;
+}
+
+int jl__imp_system_accelerators(const char *system, char *acc, size_t cap, long *count, char *id,
+                                size_t id_cap, double *memory_bytes)
+{
+    acc[0] = '\0';
+    id[0] = '\0';
+    *count = 1;
+    *memory_bytes = NAN;
+    if (!system || !*system)
+        return 0;
+    /* first a segment with a count whose accelerator the table knows, then
+     * a known GPU anywhere in the name (count 1), then an unknown counted one */
+    char first_acc[128] = "";
+    long first_count = 1;
+    for (const char *seg = system; seg && *seg;) {
+        const char *end = strchr(seg, '_');
+        size_t len = end ? (size_t)(end - seg) : strlen(seg);
+        char a[128];
+        long n;
+        if (segment_count(seg, len, a, sizeof a, &n)) {
+            if (jl__imp_gpu_name(a, id, id_cap, memory_bytes)) {
+                snprintf(acc, cap, "%s", a);
+                *count = n;
+                return 1;
+            }
+            if (!first_acc[0]) {
+                snprintf(first_acc, sizeof first_acc, "%s", a);
+                first_count = n;
+            }
+        }
+        seg = end ? end + 1 : NULL;
+    }
+    if (!first_acc[0] && jl__imp_gpu_name(system, id, id_cap, memory_bytes)) {
+        snprintf(acc, cap, "%s", id);
+        return 1;
+    }
+    if (first_acc[0]) {
+        snprintf(acc, cap, "%s", first_acc);
+        *count = first_count;
+    }
+    id[0] = '\0';
+    *memory_bytes = NAN;
     return 0;
 }
 

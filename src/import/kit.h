@@ -292,5 +292,16 @@ double jl__imp_zone_to_unix(jl__imp_zone *z, const jl__imp_civil *c, double prev
  * id holds the name as jl_gpu_model_from_name leaves it). *memory_bytes:
  * the variant's memory, NaN when the name does not say which. */
 int jl__imp_gpu_name(const char *vendor_name, char *id, size_t cap, double *memory_bytes);
+/* The accelerator and its count in an MLPerf-style system name
+ * (`XE8545_A100-SXM-80GBx4_TRT`, `A30x3_R4900G5_TRT_MaxQ`,
+ * `H200-SXM-141GBx8_TRT_MaxQ`, `SR780a_V3_B200SXMx8_TRT`, `8xH100_...`,
+ * `Xavier_NX_TRT_MaxQ`): the '_'-separated segments are searched for
+ * "<name>x<N>" or "<N>x<name>" whose name the GPU table knows, then for any
+ * segment (or two) the table knows (count 1). 1 with acc (the name as
+ * written), *count, id and *memory_bytes (jl__imp_gpu_name) set; 0 when no
+ * known GPU is named (acc then holds the first counted name, if any, with
+ * its count; id empty). */
+int jl__imp_system_accelerators(const char *system, char *acc, size_t cap, long *count, char *id,
+                                size_t id_cap, double *memory_bytes);
 
 #endif

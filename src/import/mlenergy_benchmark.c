@@ -381,6 +381,8 @@ static int read_timeline(bench *b)
  * Returns 0, or -1 with the error reported. */
 static int push_itl(bench *b, const double *v, size_t n, size_t req, size_t *j)
 {
+    if (n == 0) /* an empty itl list: nothing to add (b->itl may still be NULL) */
+        return 0;
     if (b->itl_cap - b->itl_n < n) {
         size_t want = b->itl_n + n;
         while (b->itl_cap < want)

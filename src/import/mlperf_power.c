@@ -54,7 +54,9 @@ static double round_us(double dt)
 /* ---- the LoadGen detail log ------------------------------------------------- */
 
 /* A scalar of an MLLOG record, as read. */
-typedef enum { V_NONE, V_INT, V_REAL, V_STR, V_TRUE, V_FALSE, V_NULL, V_OTHER } vkind;
+/* V_BIG: an integer beyond 64 bits (LoadGen's unsigned RNG seeds): its
+ * digits in s, its value as a real in num. */
+typedef enum { V_NONE, V_INT, V_REAL, V_BIG, V_STR, V_TRUE, V_FALSE, V_NULL, V_OTHER } vkind;
 
 typedef struct mlval {
     vkind kind;
@@ -72,7 +74,11 @@ typedef struct mllog {
     double power_begin, power_end; /* Unix s; NaN when absent */
     char *begin_text, *end_text;
     char *scenario;
-    double samples_per_s, tokens_per_s;
+    double samples_per_s,
+        tokens_per_s; /* Offline: result_samples_per_second, result_tokens_per_second */
+    double completed_per_s,
+        scheduled_per_s; /* Server: result_{completed,scheduled}_samples_per_sec */
+    double completed_tok_s, inferred_tok_s, inferred_completed_tok_s;
     double samples_per_query, max_async, query_count, generated_queries;
     char *validity;
     long n_errors;
@@ -113,7 +119,7 @@ static int skipped_key(const char *k)
 
 static int is_number(const mlval *v)
 {
-    return v->kind == V_INT || v->kind == V_REAL;
+    return v->kind == V_INT || v->kind == V_REAL || v->kind == V_BIG;
 }
 
 static double number_of(const mlval *v)
@@ -139,20 +145,23 @@ static void record_free(record *r)
 }
 
 /* The value whose first token is t: a scalar, or a container skipped
- * (V_OTHER). 0, or -1 (r->why set for an integer beyond 64 bits). */
+ * (V_OTHER). An integer beyond 64 bits (every LoadGen log since v1.1 has
+ * its RNG seeds as unsigned 64-bit numbers) is kept as its digits (V_BIG).
+ * 0, or -1. */
 static int read_value(js *p, jl__jstream_tok t, mlval *v, record *r)
 {
+    (void)r;
     memset(v, 0, sizeof *v);
     switch (t) {
     case JS_NUM:
-        if (p->num_kind == 2) { /* beyond 64 bits: the record is not read (the number
-                                 * and the column of its last digit named) */
+        if (p->num_kind == 2) { /* the digits just read end at the parser's position */
             const char *e = p->buf + p->pos, *q = e;
             while (q > p->buf && (isdigit((unsigned char)q[-1]) || q[-1] == '-'))
                 q--;
-            r->why = jl__asprintf("too big integer near '%.*s', column %lld", (int)(e - q), q,
-                                  jl__jstream_col(p) - 1);
-            return -1;
+            v->kind = V_BIG;
+            v->num = p->num;
+            v->s = jl__asprintf("%.*s", (int)(e - q), q);
+            return v->s ? 0 : -1;
         }
         v->kind = p->num_kind == 1 ? V_INT : V_REAL;
         v->i = p->num_int;
@@ -280,8 +289,14 @@ static void keep_record(jl__imp *c, mllog *m, const char *key, mlval *v)
 /* The numbers of the records joules reads (>= 0), by key. */
 static double *number_slot(mllog *m, const char *key)
 {
-    return !strcmp(key, "result_samples_per_second")     ? &m->samples_per_s
-           : !strcmp(key, "result_tokens_per_second")    ? &m->tokens_per_s
+    return !strcmp(key, "result_samples_per_second")            ? &m->samples_per_s
+           : !strcmp(key, "result_tokens_per_second")           ? &m->tokens_per_s
+           : !strcmp(key, "result_completed_samples_per_sec")   ? &m->completed_per_s
+           : !strcmp(key, "result_scheduled_samples_per_sec")   ? &m->scheduled_per_s
+           : !strcmp(key, "result_completed_tokens_per_second") ? &m->completed_tok_s
+           : !strcmp(key, "result_inferred_tokens_per_second")  ? &m->inferred_tok_s
+           : !strcmp(key, "result_inferred_completed_tokens_per_second")
+               ? &m->inferred_completed_tok_s
            : !strcmp(key, "effective_samples_per_query") ? &m->samples_per_query
            : !strcmp(key, "effective_max_async_queries") ? &m->max_async
            : !strcmp(key, "result_query_count")          ? &m->query_count
@@ -402,6 +417,7 @@ typedef struct spl {
     int n_ch; /* analyser channels seen (0: one-channel log) */
     double ch_sum[MAX_CHANNELS];
     size_t before, after, dropped;
+    size_t unmeasured;            /* readings whose total Volts was < 0 (not measured) */
     double max_total_vs_channels; /* largest |Watts - sum(ChN Watts)| / Watts */
 } spl;
 
@@ -560,11 +576,15 @@ static int add_reading(jl__imp *c, spl *s, const reading *x, double begin, doubl
     s->sum_w += x->w;
     if (x->w > s->peak_w)
         s->peak_w = x->w;
-    if (isfinite(x->v)) {
+    /* an analyser writes -1 for what it does not measure (a multi-channel
+     * analyser's total Volts and Amps): missing, not data */
+    if (isfinite(x->v) && x->v >= 0) {
         s->sum_v += x->v;
         s->n_v++;
+    } else if (isfinite(x->v)) {
+        s->unmeasured++;
     }
-    if (isfinite(x->a)) {
+    if (isfinite(x->a) && x->a >= 0) {
         s->sum_a += x->a;
         s->n_a++;
     }
@@ -687,36 +707,6 @@ static const char *workload_of(const char *bench)
     return NULL;
 }
 
-/* "<...>_<accelerator>x<N>_<...>" in NVIDIA-style system names. */
-static int accelerators(const char *system, char *acc, size_t cap, long *count)
-{
-    if (!system)
-        return 0;
-    const char *p = system;
-    for (const char *u = strchr(p, '_'); u; u = strchr(u + 1, '_')) {
-        const char *seg = u + 1, *segend = strchr(seg, '_');
-        size_t len = segend ? (size_t)(segend - seg) : strlen(seg);
-        const char *x = NULL;
-        for (const char *q = seg + len; q > seg; q--)
-            if (q[-1] == 'x') {
-                x = q - 1;
-                break;
-            }
-        if (!x || x == seg || x + 1 >= seg + len)
-            continue;
-        int digits = 1;
-        for (const char *q = x + 1; q < seg + len; q++)
-            digits &= isdigit((unsigned char)*q) != 0;
-        if (!digits || (size_t)(x - seg) >= cap)
-            continue;
-        memcpy(acc, seg, (size_t)(x - seg));
-        acc[x - seg] = '\0';
-        *count = strtol(x + 1, NULL, 10);
-        return *count >= 1 && *count <= 1024;
-    }
-    return 0;
-}
-
 /* ---- one run ------------------------------------------------------------------ */
 
 static void keep_mllog(jl__imp *c, jl_run *r, const mllog *m)
@@ -732,6 +722,8 @@ static void keep_mllog(jl__imp *c, jl_run *r, const mllog *m)
             char num[32];
             snprintf(num, sizeof num, "%lld", v->i);
             jl__imp_extra_text(c, r, key, num, 1);
+        } else if (v->kind == V_BIG) {
+            jl__imp_extra_text(c, r, key, v->s, 1); /* exactly, as written */
         } else if (v->kind == V_REAL)
             jl__imp_extra_num(c, r, key, v->num);
         else if (v->kind == V_STR)
@@ -755,6 +747,49 @@ static void check_summary(jl__imp *c, const char *file, const char *buf, const m
                      m->samples_per_s);
 }
 
+/* The first finite value > 0 of vals (n of them), its key into *key. */
+static double first_rate(const double *vals, const char *const *keys, size_t n, const char **key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(vals[i]) && vals[i] > 0) {
+            *key = keys[i];
+            return vals[i];
+        }
+    *key = NULL;
+    return NAN;
+}
+
+/* The scenario's throughput as LoadGen writes it and the submission
+ * checker reads it (RESULT_FIELD_NEW, RESULT_FIELD_BENCHMARK_OVERWRITE):
+ * Offline result_samples_per_second and result_tokens_per_second (GPT-J:
+ * result_inferred_tokens_per_second); Server the completed rate (v4.1 on),
+ * else the scheduled one (earlier checkers), and
+ * result_completed_tokens_per_second (GPT-J: the inferred one). The
+ * completed rate is what energy per sample divides by: the samples the
+ * system finished per second while it drew the power. */
+static void rates(const mllog *m, double *samples, const char **skey, double *tokens,
+                  const char **tkey)
+{
+    if (!strcmp(m->scenario, "Server")) {
+        const double sv[] = {m->completed_per_s, m->scheduled_per_s};
+        static const char *const sk[] = {"result_completed_samples_per_sec",
+                                         "result_scheduled_samples_per_sec"};
+        const double tv[] = {m->completed_tok_s, m->inferred_completed_tok_s};
+        static const char *const tk[] = {"result_completed_tokens_per_second",
+                                         "result_inferred_completed_tokens_per_second"};
+        *samples = first_rate(sv, sk, 2, skey);
+        *tokens = first_rate(tv, tk, 2, tkey);
+    } else {
+        const double sv[] = {m->samples_per_s};
+        static const char *const sk[] = {"result_samples_per_second"};
+        const double tv[] = {m->tokens_per_s, m->inferred_tok_s};
+        static const char *const tk[] = {"result_tokens_per_second",
+                                         "result_inferred_tokens_per_second"};
+        *samples = first_rate(sv, sk, 1, skey);
+        *tokens = first_rate(tv, tk, 2, tkey);
+    }
+}
+
 /* summary/: the figures as the MLPerf checker computes them, and the
  * notes on the power readings. */
 static void run_summary(jl__imp *c, jl_run *r, const char *dir, const mllog *m, const spl *s)
@@ -769,17 +804,25 @@ static void run_summary(jl__imp *c, jl_run *r, const char *dir, const mllog *m, 
     jl__imp_summary_num(c, r, "peak_power_w", s->peak_w);
     jl__imp_summary_num(c, r, "power_samples", (double)s->n);
     int streams = !strcmp(m->scenario, "SingleStream") || !strcmp(m->scenario, "MultiStream");
-    if (isfinite(m->samples_per_s) && m->samples_per_s > 0) {
-        jl__imp_summary_num(c, r, "samples_per_s", m->samples_per_s);
-        jl__imp_summary_num(c, r, "samples_per_joule", m->samples_per_s / avg);
+    const char *skey, *tkey;
+    double sps, tps;
+    rates(m, &sps, &skey, &tps, &tkey);
+    if (isfinite(sps)) {
+        jl__imp_summary_num(c, r, "samples_per_s", sps);
+        jl__imp_summary_str(c, r, "samples_per_s_key", skey);
+        jl__imp_summary_num(c, r, "samples_per_joule", sps / avg);
         if (!streams) {
-            su->energy_per_item_j = avg / m->samples_per_s;
+            su->energy_per_item_j = avg / sps;
             su->energy_per_request_j = su->energy_per_item_j;
         }
+    } else if (!streams) {
+        jl__imp_note(c, dir, "result_samples_per_second",
+                     "no %s throughput in the LoadGen log: no energy per sample", m->scenario);
     }
-    if (isfinite(m->tokens_per_s) && m->tokens_per_s > 0) {
-        su->output_throughput_tok_s = m->tokens_per_s;
-        su->energy_per_token_j = avg / m->tokens_per_s;
+    if (isfinite(tps)) {
+        su->output_throughput_tok_s = tps;
+        su->energy_per_token_j = avg / tps;
+        jl__imp_summary_str(c, r, "output_throughput_key", tkey);
     }
     if (streams) {
         double queries = isfinite(m->query_count) ? m->query_count : m->generated_queries;
@@ -811,6 +854,11 @@ static void run_summary(jl__imp *c, jl_run *r, const char *dir, const mllog *m, 
                      "the analyser's total Watts differs from the sum of its channels by up "
                      "to %.1f %%: the sum of the channels is used",
                      100 * s->max_total_vs_channels);
+    if (s->unmeasured)
+        jl__imp_note(c, dir, "Volts",
+                     "the analyser's total Volts/Amps/PF read < 0 (not measured) in %zu of %zu "
+                     "samples: left out of avg_volts, avg_amps, avg_power_factor",
+                     s->unmeasured, s->n);
     if (s->dropped)
         jl__imp_note(c, dir, "Watts",
                      "%zu readings <= 0 in the window dropped (as the checker does)", s->dropped);
@@ -831,11 +879,11 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
     }
     const char *bench = w.benchmark ? w.benchmark : "mlperf";
     const char *workload = workload_of(w.benchmark);
-    if (!workload) {
-        jl__imp_err(
-            c, JL_EINVALID, detail_file, "benchmark", -1,
-            "MLPerf benchmark '%s' is neither a language nor a diffusion model: the "
-            "trace format's @workload (llm, mllm, diffusion) has no value for it",
+    if (!workload) { /* skipped, not an error: a system tree holds such runs beside the LLM ones */
+        jl__imp_note(
+            c, dir, "benchmark",
+            "skipped: MLPerf benchmark '%s' is neither a language nor a diffusion model (the "
+            "trace format's @workload has no value for it)",
             w.benchmark
                 ? w.benchmark
                 : "(unknown: not under results/<system>/<benchmark>/<scenario>/performance/)");
@@ -846,8 +894,7 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
     char acc[128] = "", gid[64];
     long count = 1;
     double mem = NAN;
-    if (accelerators(w.system, acc, sizeof acc, &count) &&
-        jl__imp_gpu_name(acc, gid, sizeof gid, &mem)) {
+    if (jl__imp_system_accelerators(w.system, acc, sizeof acc, &count, gid, sizeof gid, &mem)) {
         r->attrs.gpu_model = jl__strdup(gid);
     } else {
         r->attrs.gpu_model = jl__strdup(acc[0] ? acc : "unknown");
@@ -868,13 +915,20 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
     r->attrs.precision = jl__strdup("unknown");
     jl__imp_note(c, dir, "precision",
                  "LoadGen logs do not say the numeric precision: @precision is 'unknown'");
-    /* LoadGen's cap on outstanding samples: samples per query x queries in flight. */
-    double cap = m->samples_per_query;
-    if (m->max_async >= 1)
-        cap *= m->max_async;
-    else if (m->generated_queries >= 1)
-        cap *= m->generated_queries;
-    r->attrs.max_batch_size = isfinite(cap) && cap >= 1 && cap < 2e9 ? (long)cap : 1;
+    /* LoadGen's cap on outstanding samples: samples per query x queries in
+     * flight. max_async 0 (Server, and Offline in some rounds) means no
+     * bound: the log says no cap, and the query count is not one. */
+    double cap = m->samples_per_query * m->max_async;
+    if (isfinite(cap) && cap >= 1 && cap < 2e9) {
+        r->attrs.max_batch_size = (long)cap;
+    } else {
+        r->attrs.max_batch_size = 1; /* the format needs one: marked as not known */
+        jl__imp_extra_str(c, r, "unknown_attributes", "max_batch_size");
+        jl__imp_note(c, dir, "effective_max_async_queries",
+                     "LoadGen bounds no outstanding queries in this run (%s %g): no batch cap is "
+                     "known; @max_batch_size 1 is a placeholder listed in @unknown_attributes",
+                     "effective_max_async_queries", m->max_async);
+    }
     r->attrs.start_time_unix = m->power_begin;
     jl__imp_extra_str(c, r, "power_scope", "node_ac");
     jl__imp_extra_str(c, r, "window", "steady_state_only");
@@ -925,6 +979,11 @@ static void import_texts(jl__imp *c, const char *dir, const char *spl_file, cons
                .power_end = NAN,
                .samples_per_s = NAN,
                .tokens_per_s = NAN,
+               .completed_per_s = NAN,
+               .scheduled_per_s = NAN,
+               .completed_tok_s = NAN,
+               .inferred_tok_s = NAN,
+               .inferred_completed_tok_s = NAN,
                .samples_per_query = NAN,
                .max_async = NAN,
                .query_count = NAN,
@@ -954,7 +1013,8 @@ static char *join(jl__imp *c, const char *a, const char *b)
     return p;
 }
 
-static void import_run_dir(jl__imp *c, const char *dir)
+/* direct: dir was named by the user (not found below a named folder). */
+static void import_run_dir(jl__imp *c, const char *dir, int direct)
 {
     char *detail = join(c, dir, "mlperf_log_detail.txt");
     char *spl_path = join(c, dir, "spl.txt");
@@ -970,8 +1030,13 @@ static void import_run_dir(jl__imp *c, const char *dir)
         if (!spl_path)
             goto end;
         if (!jl__imp_is_file(spl_path)) {
-            jl__imp_err(c, JL_EMISSING, dir, "spl.txt", -1,
-                        "no spl.txt here nor in ../power/: not a power-measured run");
+            if (direct)
+                jl__imp_err(c, JL_EMISSING, dir, "spl.txt", -1,
+                            "no spl.txt here nor in ../power/: not a power-measured run");
+            else /* a submission tree holds performance-only runs beside the power ones */
+                jl__imp_note(c, dir, "spl.txt",
+                             "skipped: no spl.txt here nor in ../power/ (a run without power "
+                             "measurement)");
             goto end;
         }
     }
@@ -1007,7 +1072,7 @@ static void walk(jl__imp *c, const char *dir, int depth, size_t *found)
         if (!strcmp(base, "ranging") || !strcmp(base, "accuracy"))
             jl__imp_note(c, dir, base, "a %s run is not the measured one: skipped", base);
         else
-            import_run_dir(c, dir);
+            import_run_dir(c, dir, depth == 0);
     }
     for (size_t i = 0; i < nd && !c->oom; i++) {
         char *sub = join(c, dir, dirs[i]);

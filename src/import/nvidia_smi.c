@@ -1214,8 +1214,6 @@ static double *series_out(const log_data *L, int s, const size_t *rows, size_t n
     return v;
 }
 
-static const char *const required_str[] = {"model", "task", "precision", NULL};
-
 /* One run from samples [i0, i1) of L (t = 0 at t0) on GPUs sel. */
 /* Power: power.draw.instant when logged with a value for every GPU of the
  * run at its first sample, else power.draw (index into the series). */
@@ -1248,8 +1246,8 @@ static void note_no_avg(ctx *c, const log_data *L)
 }
 
 /* Everything of a run but its power/ and gpu/ series: attributes (--set,
- * then the RUNS.csv row, then the log), notes, requests, placeholders for
- * required attributes not given. n = the samples of its window. */
+ * then the RUNS.csv row, then the log), notes, requests; a required
+ * attribute not given is an error. n = the samples of its window. */
 static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_run *r, double t0,
                             const size_t *sel, size_t G, int pw, size_t n)
 {
@@ -1338,43 +1336,47 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
         }
         free(path);
     }
-    /* required attributes still missing */
-    jl__strbuf unk;
+    /* vLLM's max_concurrency bounds the requests in flight: the batch cap
+     * when none is given */
+    const char *mc = jl__imp_extra_get(r, "client_max_concurrency");
+    if (a->max_batch_size < 1 && mc && atol(mc) >= 1) {
+        a->max_batch_size = atol(mc);
+        jl__imp_note(c->k, where, "max_batch_size",
+                     "run %s: max_batch_size not given: the request file's max_concurrency (%s) "
+                     "is used, the most requests the client kept in flight",
+                     name, mc);
+        jl__strbuf_printf(&notes, " max_batch_size from the request file's max_concurrency.");
+    }
+    /* required attributes still missing: an error naming them, never a
+     * placeholder (a cap of 1 in place of the real one moves energy per
+     * token by 5-26 % and every batch figure without a word) */
+    jl__strbuf unk, fix;
     jl__strbuf_init(&unk);
-    if (!a->workload) {
-        a->workload = jl__strdup("llm");
-        jl__strbuf_puts(&unk, "workload");
+    jl__strbuf_init(&fix);
+    static const char *const all_required[] = {"workload",  "model",          "task", "precision",
+                                               "gpu_model", "max_batch_size", NULL};
+    for (const char *const *k = all_required; *k; k++) {
+        int missing = !strcmp(*k, "max_batch_size") ? a->max_batch_size < 1
+                                                    : !*FIELD(a, jl__imp_attr_field(*k), char *);
+        if (!missing)
+            continue;
+        jl__strbuf_printf(&unk, "%s%s", unk.len ? ", " : "", *k);
+        jl__strbuf_printf(&fix, " --set %s=...", *k);
     }
-    for (const char *const *k = required_str; *k; k++) {
-        char **f = FIELD(a, jl__imp_attr_field(*k), char *);
-        if (!*f) {
-            *f = jl__strdup("unknown");
-            jl__strbuf_printf(&unk, "%s%s", unk.len ? "," : "", *k);
-        }
+    if (unk.len) {
+        char *u = jl__strbuf_take(&unk), *fx = jl__strbuf_take(&fix);
+        st = jl__imp_err_at(c->errors, JL_EMISSING, where, line, 0, u ? u : "attributes",
+                            "run %s: required attribute%s not given: %s. Give %s in a RUNS.csv "
+                            "column%s or for every run with%s (docs/import.md, \"Runs\")",
+                            name, strchr(u ? u : "", ',') ? "s" : "", u ? u : "",
+                            strchr(u ? u : "", ',') ? "them" : "it",
+                            strchr(u ? u : "", ',') ? "s" : "", fx ? fx : "");
+        free(u);
+        free(fx);
+        goto fail;
     }
-    if (!a->gpu_model) {
-        a->gpu_model = jl__strdup("unknown");
-        jl__strbuf_printf(&unk, "%s%s", unk.len ? "," : "", "gpu_model");
-    }
-    if (a->max_batch_size < 1) {
-        a->max_batch_size = 1;
-        jl__strbuf_printf(&unk, "%s%s", unk.len ? "," : "", "max_batch_size");
-    }
-    char *u = jl__strbuf_take(&unk);
-    if (u && *u) {
-        jl__imp_extra_default(c->k, r, "unknown_attributes", u, 0);
-        jl__strbuf_printf(&notes,
-                          " Not given, written as placeholders (workload llm, "
-                          "max_batch_size 1, others 'unknown'): %s.",
-                          u);
-        jl__imp_note(c->k, where, u,
-                     "required attributes not given (RUNS.csv column or --set KEY=VALUE): "
-                     "written as 'unknown' (workload llm, max_batch_size 1) and listed in "
-                     "@unknown_attributes, so summaries still work");
-    }
-    free(u);
-    if (!a->workload || !a->model || !a->task || !a->precision || !a->gpu_model)
-        goto nomem;
+    jl__strbuf_free(&fix);
+    jl__strbuf_free(&unk);
     free(a->notes);
     a->notes = jl__strbuf_take(&notes);
     return a->notes ? JL_OK
@@ -2238,8 +2240,9 @@ const jl_importer jl__importer_nvidia_smi = {
         "with it each row of RUNS.csv is a run [start, end] (Unix seconds or ISO 8601),\n"
         "on the GPUs of its gpus column, with attributes from the other columns and\n"
         "requests from a vLLM `bench serve --save-result --save-detailed` JSON named in a\n"
-        "requests column. Missing required attributes are written as 'unknown' with a\n"
-        "note. Field mapping and units: import.md, \"nvidia-smi\".\n",
+        "requests column. A required attribute given by none of RUNS.csv, --set, the\n"
+        "request file or the log is an error naming it. Field mapping and units:\n"
+        "import.md, \"nvidia-smi\".\n",
     .options = nvsmi_options,
     .min_paths = 1,
     .max_paths = 0,

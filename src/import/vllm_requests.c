@@ -43,6 +43,8 @@ typedef struct vdoc {
     char *model_id;
     int has_max_conc;
     long long max_conc;
+    int rate_inf;    /* request_rate "inf" (or a non-finite number) */
+    double duration; /* the client's benchmark duration, s; NaN when absent */
 } vdoc;
 
 static void vdoc_free(vdoc *d)
@@ -129,13 +131,27 @@ static int read_array(js *p, vdoc *d, earr *a, int itls)
     return 0;
 }
 
-/* A top-level member: the arrays, model_id, max_concurrency; the rest
- * (generated_texts, the client's own figures) skipped. */
+/* A top-level member: the arrays, model_id, max_concurrency,
+ * request_rate, duration; the rest (generated_texts, the client's own
+ * figures) skipped. */
 static int read_member(js *p, vdoc *d, const char *key)
 {
     for (int k = 0; k < N_ARRAYS; k++)
         if (!strcmp(key, array_keys[k]))
             return read_array(p, d, &d->a[k], k == A_ITL);
+    if (!strcmp(key, "request_rate") || !strcmp(key, "duration")) {
+        jl__jstream_tok t = jl__jstream_next(p);
+        if (t == JS_ERROR)
+            return -1;
+        int rate = key[0] == 'r';
+        if (t == JS_STR && rate)
+            d->rate_inf = !strcmp(p->str, "inf") || !strcmp(p->str, "Infinity");
+        else if (t == JS_NUM && rate)
+            d->rate_inf = !isfinite(p->num);
+        else if (t == JS_NUM && p->num >= 0 && isfinite(p->num))
+            d->duration = p->num;
+        return t == JS_OBJ_START || t == JS_ARR_START ? jl__jstream_skip_open(p) : 0;
+    }
     if (strcmp(key, "model_id") && strcmp(key, "max_concurrency"))
         return jl__jstream_skip(p);
     jl__jstream_tok t = jl__jstream_next(p);
@@ -200,12 +216,15 @@ static int is_num(const elem *e)
     return e->kind == E_INT || e->kind == E_REAL;
 }
 
-/* The shape of the arrays: each there, as long as input_lens; errors, if
- * there, too. *R the request count. */
+/* The shape of the arrays: each there, as long as input_lens; errors and
+ * start_times, if there, too (start_times came to vLLM's result files in
+ * 2025: every older file lacks it). *R the request count. */
 static jl_status check_shape(const vdoc *d, const char *path, jl_error_list *errors, size_t *R)
 {
     for (int k = 0; k < A_ERRORS; k++) {
         const earr *a = &d->a[k];
+        if (k == A_START && !a->present)
+            continue;
         if (!a->is_array)
             return jl__imp_err_at(errors, JL_EMISSING, path, 0, 0, array_keys[k],
                                   "%s (save the result with --save-result --save-detailed)",
@@ -234,12 +253,15 @@ static jl_status check_times(const vdoc *d, const char *path, jl_error_list *err
     *t_first = INFINITY;
     *K = 0;
     char fld[64];
+    int have_start = d->a[A_START].present;
+    if (!have_start)
+        *t_first = 0;
     for (size_t i = 0; i < R; i++) {
-        const elem *v = &d->a[A_START].v[i];
+        const elem *v = have_start ? &d->a[A_START].v[i] : NULL;
         snprintf(fld, sizeof fld, "start_times[%zu]", i);
-        if (!is_num(v) || !isfinite(v->num))
+        if (v && (!is_num(v) || !isfinite(v->num)))
             return field_err(errors, path, fld, "expected a number (seconds)");
-        if (v->num < *t_first)
+        if (v && v->num < *t_first)
             *t_first = v->num;
         const elem *it = &d->a[A_ITL].v[i];
         snprintf(fld, sizeof fld, "itls[%zu]", i);
@@ -273,7 +295,7 @@ static jl_status one_request(const vdoc *d, const char *path, jl_error_list *err
     snprintf(fld, sizeof fld, "ttfts[%zu]", i);
     if ((!is_num(tt) || !(tt->num >= 0)) && !(tt->kind == E_NULL && !ok))
         return field_err(errors, path, fld, "expected seconds >= 0");
-    double a = d->a[A_START].v[i].num - t_first + offset;
+    double a = (d->a[A_START].present ? d->a[A_START].v[i].num - t_first : 0) + offset;
     r->arrival[i] = a;
     r->input_tokens[i] = (int32_t)in->i;
     r->output_tokens[i] = (int32_t)outl->i;
@@ -297,6 +319,75 @@ static jl_status one_request(const vdoc *d, const char *path, jl_error_list *err
     }
     r->finish[i] = fin;
     return JL_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The q-quantile of x[0..n) sorted (linear between order statistics). */
+static double quantile_sorted(const double *x, size_t n, double q)
+{
+    double h = q * (double)(n - 1);
+    size_t lo = (size_t)h;
+    return lo + 1 < n ? x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]) : x[n - 1];
+}
+
+/* Without arrival times (a file without start_times at a finite request
+ * rate) requests/ cannot be placed on the run's clock: what the requests
+ * say without a clock goes to summary/ instead (the client's figures,
+ * @source naming the file), the ITL samples stay in itl/ without their
+ * request column, and requests/ is left out. r's request columns were
+ * filled with arrival 0 (times relative to each request's own start). */
+static jl_status client_figures(jl__imp *kit, const vdoc *d, const char *path, jl_run *r)
+{
+    size_t R = r->req_n, done = 0, n_tpot = 0;
+    double out_sum = 0, tpot_sum = 0;
+    double *ttft = jl__malloc_array(R, sizeof *ttft);
+    if (!ttft)
+        return JL_ENOMEM;
+    for (size_t i = 0; i < R; i++) {
+        if (!isfinite(r->finish[i]))
+            continue;
+        ttft[done++] = r->first_token[i] - r->arrival[i];
+        out_sum += r->output_tokens[i];
+        if (r->output_tokens[i] > 1) {
+            tpot_sum += (r->finish[i] - r->first_token[i]) / (r->output_tokens[i] - 1);
+            n_tpot++;
+        }
+    }
+    jl_run_summary_attrs *su = &r->summary;
+    su->present = 1;
+    char *src = jl__asprintf("vLLM bench serve result %s (client figures: no arrival times)", path);
+    jl__imp_summary_str(kit, r, "source", src ? src : "vLLM bench serve result");
+    free(src);
+    jl__imp_summary_num(kit, r, "completed_requests", (double)done);
+    jl__imp_summary_num(kit, r, "failed_requests", (double)(R - done));
+    if (done) {
+        qsort(ttft, done, sizeof *ttft, cmp_double);
+        jl__imp_summary_num(kit, r, "ttft_median_s", quantile_sorted(ttft, done, 0.5));
+        jl__imp_summary_num(kit, r, "ttft_p90_s", quantile_sorted(ttft, done, 0.9));
+        su->avg_output_tokens = out_sum / (double)done;
+        if (isfinite(d->duration) && d->duration > 0)
+            su->output_throughput_tok_s = out_sum / d->duration;
+    }
+    if (n_tpot)
+        jl__imp_summary_num(kit, r, "avg_tpot_s", tpot_sum / (double)n_tpot);
+    free(ttft);
+    /* requests/ out; itl/ without its request column */
+    free(r->arrival);
+    free(r->first_token);
+    free(r->finish);
+    free(r->input_tokens);
+    free(r->output_tokens);
+    r->arrival = r->first_token = r->finish = NULL;
+    r->input_tokens = r->output_tokens = NULL;
+    r->req_n = 0;
+    free(r->itl_request);
+    r->itl_request = NULL;
+    return kit->oom ? JL_ENOMEM : JL_OK;
 }
 
 /* The requests into r, then the notes and attributes of where they came
@@ -329,14 +420,48 @@ static jl_status fill_run(jl__imp *kit, const vdoc *d, const char *path, jl_run 
     if (failed)
         jl__imp_note(kit, path, "errors",
                      "%zu of %zu requests failed: their first_token and finish are NaN", failed, R);
-    char *clock = offset_given
-                      ? jl__asprintf("client monotonic clock (vLLM start_times); first request "
-                                     "start placed at run start + %.6g s (requests_offset)",
-                                     offset)
-                      : jl__asprintf("client monotonic clock (vLLM start_times); first request "
-                                     "start placed at the run's start (the start column)");
+    /* Without start_times (files written before vLLM saved them): with an
+     * infinite rate and no concurrency limit below the request count every
+     * request was sent at the benchmark's start (arrival placed there);
+     * otherwise the arrivals are unknown. */
+    int have_start = d->a[A_START].present;
+    int at_once = !have_start && d->rate_inf && (!d->has_max_conc || d->max_conc >= (long long)R);
+    char *clock;
+    if (have_start)
+        clock = offset_given
+                    ? jl__asprintf("client monotonic clock (vLLM start_times); first request "
+                                   "start placed at run start + %.6g s (requests_offset)",
+                                   offset)
+                    : jl__asprintf("client monotonic clock (vLLM start_times); first request "
+                                   "start placed at the run's start (the start column)");
+    else if (at_once)
+        clock = jl__asprintf("no start_times in the file; request_rate inf without a concurrency "
+                             "limit: every request sent at once, placed at run start + %.6g s",
+                             offset_given ? offset : 0.0);
+    else
+        clock = jl__strdup("unknown: the file has no start_times (written before vLLM saved "
+                           "them) and its requests were not sent at once; requests/ left out, "
+                           "so no steady-state window from requests (the window is the run's) "
+                           "and no request times; TTFT, TPOT, token and request counts in "
+                           "summary/ as the client measured them, ITL samples in itl/");
     if (!clock)
         return JL_ENOMEM;
+    if (!have_start) {
+        if (at_once)
+            jl__imp_note(kit, path, "start_times",
+                         "no start_times: request_rate inf, so every request is placed at the "
+                         "run's start%s",
+                         offset_given ? " + requests_offset" : "");
+        else if ((st = client_figures(kit, d, path, r)) != JL_OK)
+            return st;
+        else
+            jl__imp_note(kit, path, "start_times",
+                         "no start_times (files written before vLLM saved them): arrival times "
+                         "unknown, so requests/ is left out (no steady state from requests: the "
+                         "window is the run's); TTFT, TPOT, token and request counts go to "
+                         "summary/ as the client's figures, energy per token is the run's energy "
+                         "over the file's output tokens per second");
+    }
     jl__imp_extra_default(kit, r, "requests_clock", clock, 0);
     free(clock);
     jl__imp_extra_default(kit, r, "requests_source", path, 0);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
+#include "joules/import.h"
 #include "joules/study.h"
 
 typedef struct {
@@ -91,6 +92,24 @@ static jl_status walk(const char *dir, int depth, strvec *out, jl_error_list *er
     return st;
 }
 
+/* A path that is no trace but something `joules import` reads (or a known
+ * log it cannot): an error saying what it looks like and the command to
+ * run (jl_import_guess_path). 1 when pushed (st set), 0 when not
+ * recognised. */
+static int not_a_trace(const char *path, const char *lead, jl_error_list *errors, jl_status *st)
+{
+    jl_import_guess g;
+    if (!jl_import_guess_path(path, &g))
+        return 0;
+    jl_error *e =
+        g.command[0]
+            ? jl_error_new(JL_EFORMAT, path, NULL, NULL, -1,
+                           "%s: it looks like %s. Import it first: `%s`", lead, g.what, g.command)
+            : jl_error_new(JL_EFORMAT, path, NULL, NULL, -1, "%s: it looks like %s", lead, g.what);
+    *st = jl_error_list_push(errors, e);
+    return 1;
+}
+
 jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files, size_t *n_files,
                            jl_error_list *errors)
 {
@@ -106,10 +125,14 @@ jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files, si
         if (S_ISDIR(sb.st_mode)) {
             size_t before = out.n;
             st = walk(paths[i], 0, &out, errors);
-            if (st == JL_OK && out.n == before)
+            if (st == JL_OK && out.n == before &&
+                !not_a_trace(paths[i], "no *.h5 trace files in this directory", errors, &st))
                 st = jl_error_list_push(errors,
                                         jl_error_new(JL_EMISSING, paths[i], NULL, NULL, -1,
                                                      "no *.h5 trace files in this directory"));
+        } else if (!ends_with(paths[i], ".h5") &&
+                   not_a_trace(paths[i], "not a trace file", errors, &st)) {
+            continue;
         } else if (!strvec_push(&out, jl__strdup(paths[i]))) {
             st = JL_ENOMEM;
         }

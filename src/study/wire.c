@@ -5,7 +5,8 @@
  *   string  u32 length, then the bytes; length 0xffffffff = NULL
  *   long    i64;  double  8 bytes, bit for bit
  *   summary file, run, attrs, i32 steady_method, i32 energy_source,
- *           u32 JL_FIG_COUNT, the figures, u64 num_gpus, u8 has_energy,
+ *           u32 JL_FIG_COUNT, the figures, power_rise_lag_s, i32
+ *           power_rise_skip, u64 num_gpus, u8 has_energy,
  *           [energies], u8 has_power, [powers], u32 n_warnings,
  *           (rule, message)..., u8 has_published, [source, the published
  *           figures, the recomputed figures, u64 with_published_rate,
@@ -120,6 +121,8 @@ jl_status jl__wire_put_summary(jl_wbuf *b, const jl_summary *s)
     put_i32(b, (int32_t)s->energy_source);
     jl__wbuf_u32(b, JL_FIG_COUNT);
     jl__wbuf_put(b, s->fig, sizeof s->fig);
+    put_f64(b, s->power_rise_lag_s);
+    put_i32(b, (int32_t)s->power_rise_skip);
     put_u64(b, s->num_gpus);
     put_u8(b, s->gpu_energy_j != NULL);
     if (s->gpu_energy_j)
@@ -283,6 +286,8 @@ jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used, j
     s->steady_method = (jl_steady_method)method;
     s->energy_source = (jl_energy_source)source;
     take(&r, s->fig, sizeof s->fig);
+    s->power_rise_lag_s = get_f64(&r);
+    s->power_rise_skip = (int)get_i32(&r);
     uint64_t g = get_u64(&r);
     s->num_gpus = (size_t)g;
     if (get_u8(&r))

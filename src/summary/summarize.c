@@ -187,6 +187,8 @@ static jl_status attach_published(ctx *c)
     for (int f = 0; f < JL_FIG_COUNT; f++)
         if (isfinite(pf[f]))
             s->fig[f] = pf[f];
+        else if (p->with_published_rate >> f & 1) /* the series' energy over the source's rate */
+            s->fig[f] = rc[f];
     if (isfinite(pf[JL_FIG_ENERGY_PER_TOKEN_J]) && isnan(pf[JL_FIG_TOKENS_PER_JOULE]))
         s->fig[JL_FIG_TOKENS_PER_JOULE] = ratio(1.0, pf[JL_FIG_ENERGY_PER_TOKEN_J]);
     if (avg_published) {
@@ -418,14 +420,61 @@ static double tokens_at(const jl_run *r, double x)
     return k0 + (k1 - k0) * ((x - T[i]) / (T[i + 1] - T[i]));
 }
 
+/* The requests whose tokens itl/ times exactly: itl/ in memory with its
+ * request column, and request i holding exactly output_tokens - 1 samples
+ * (each sample the gap before one more token). For those, the tokens in
+ * (a, b] are counted at their own times (first_token + the gaps so far)
+ * into *tok, and exact[i] is set. 0 when itl/ cannot say (streamed, no
+ * request column, out of memory). */
+static int itl_tokens(const jl_run *r, double a, double b, unsigned char *exact, double *tok)
+{
+    size_t R = r->req_n, K = r->itl_n;
+    if (!r->itl_seconds || !r->itl_request || r->itl_stream || !r->output_tokens || !K)
+        return 0;
+    size_t *cnt = calloc(R, sizeof *cnt);
+    double *t = jl__malloc_array(R, sizeof *t);
+    if (!cnt || !t) {
+        free(cnt);
+        free(t);
+        return 0;
+    }
+    for (size_t k = 0; k < K; k++)
+        if (r->itl_request[k] >= 0 && (size_t)r->itl_request[k] < R)
+            cnt[r->itl_request[k]]++;
+    for (size_t i = 0; i < R; i++) {
+        t[i] = r->first_token[i];
+        exact[i] = isfinite(t[i]) && isfinite(r->finish[i]) && r->output_tokens[i] >= 1 &&
+                   cnt[i] == (size_t)r->output_tokens[i] - 1;
+        if (exact[i] && t[i] > a && t[i] <= b)
+            *tok += 1;
+    }
+    for (size_t k = 0; k < K; k++) {
+        int32_t i = r->itl_request[k];
+        if (i < 0 || (size_t)i >= R || !exact[i])
+            continue;
+        t[i] += r->itl_seconds[k];
+        if (t[i] > a && t[i] <= b)
+            *tok += 1;
+    }
+    free(cnt);
+    free(t);
+    return 1;
+}
+
 /* Tokens of the request table in (a, b]: each request's first token at
- * first_token, its other output_tokens - 1 spread uniformly over
+ * first_token, the others at the times itl/ gives them (itl_tokens) or,
+ * where it cannot, its other output_tokens - 1 spread uniformly over
  * (first_token, finish]. Requests without a finite finish count their first
  * token only. */
 static double request_tokens(const jl_run *r, double a, double b)
 {
     double tok = 0;
+    unsigned char *exact = calloc(r->req_n, 1);
+    if (exact && !itl_tokens(r, a, b, exact, &tok))
+        memset(exact, 0, r->req_n);
     for (size_t i = 0; i < r->req_n; i++) {
+        if (exact && exact[i])
+            continue;
         double ft = r->first_token[i], fin = r->finish[i];
         int32_t n = r->output_tokens ? r->output_tokens[i] : 1;
         if (!isfinite(ft) || n < 1)
@@ -444,6 +493,7 @@ static double request_tokens(const jl_run *r, double a, double b)
         if (hi > lo)
             tok += (double)(n - 1) * ((hi - lo) / (fin - ft));
     }
+    free(exact);
     return tok;
 }
 
@@ -833,7 +883,8 @@ static jl_status token_figures(ctx *c)
         F(TOKENS_PER_JOULE) = ratio(tok, E);
         F(OUTPUT_THROUGHPUT_TOK_S) = ratio(tok, c->dur);
     } else if (jl_attrs_is_llm(&run->attrs) &&
-               !(run->summary.present && isfinite(run->summary.energy_per_token_j)))
+               !(run->summary.present && (isfinite(run->summary.energy_per_token_j) ||
+                                          isfinite(run->summary.output_throughput_tok_s))))
         WARN("no_tokens", "no output tokens in the window (%s): per-token figures are missing",
              isfinite(tok) ? "zero" : "no engine/tokens_generated or requests/");
 end:
@@ -885,6 +936,133 @@ static jl_status request_figures(ctx *c)
 end:
     F(ENERGY_PER_REQUEST_J) = F(ENERGY_PER_TOKEN_J) * F(AVG_OUTPUT_TOKENS);
     return st;
+}
+
+/* Sum over GPUs of watts at sample i (NaN when one is not finite). */
+static double watts_sum_row(const jl_run *r, size_t i)
+{
+    double sum = 0;
+    for (size_t g = 0; g < r->watts.g; g++)
+        sum += r->watts.v[i * r->watts.g + g];
+    return sum;
+}
+
+/* Requests in flight: the union of [arrival, finish] (finish NaN: the
+ * request's last known time) as sorted, disjoint intervals in iv[2k],
+ * iv[2k+1]; returns their count. iv holds 2 R doubles. */
+static int cmp_pair(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static size_t in_flight(const jl_run *r, double *iv)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < r->req_n; i++) {
+        double a = r->arrival[i];
+        double f = isfinite(r->finish[i]) ? r->finish[i] : r->first_token[i];
+        if (isfinite(a) && isfinite(f) && f > a) {
+            iv[2 * m] = a;
+            iv[2 * m + 1] = f;
+            m++;
+        }
+    }
+    qsort(iv, m, 2 * sizeof *iv, cmp_pair);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k && iv[2 * i] <= iv[2 * k - 1]) {
+            iv[2 * k - 1] = fmax(iv[2 * k - 1], iv[2 * i + 1]);
+        } else {
+            iv[2 * k] = iv[2 * i];
+            iv[2 * k + 1] = iv[2 * i + 1];
+            k++;
+        }
+    }
+    return k;
+}
+
+/* The check rule window_alignment's figure (summary.h, power_rise_lag_s):
+ * do the requests run while power is up? The idle level is the run's
+ * lowest total power plus RISE_SHARE of the way to its median over the
+ * window; the figure is the longest stretch during which requests are in
+ * flight and power stays below that level between two consecutive samples
+ * (a stretch between a sample below and one above is not counted, so a
+ * coarse sampling period never makes a stretch of its own). A window placed
+ * seconds before the load (a RUNS.csv start too early, requests placed at
+ * the run's start) shows as a stretch of those seconds, whatever power did
+ * before the first request (a previous run's tail). */
+#define RISE_SHARE 0.2
+#define RISE_MIN_SHARE 0.1 /* high - low below this share of high: flat, skipped */
+static jl_status alignment_figure(ctx *c)
+{
+    const jl_run *run = c->run;
+    jl_summary *s = c->s;
+    const size_t n = run->power_n;
+    const double *pt = run->power_time;
+    s->power_rise_skip = JL_RISE_NO_REQUESTS;
+    if (!run->req_n || !run->arrival || !run->finish || !run->first_token)
+        return JL_OK;
+    s->power_rise_skip = JL_RISE_NO_WATTS;
+    if (!run->watts.v || n < 2 || !isfinite(c->a) || !isfinite(c->b))
+        return JL_OK;
+    double low = INFINITY;
+    size_t nw = 0;
+    double *w = jl__malloc_array(n, sizeof *w);
+    double *iv = jl__malloc_array(2 * run->req_n, sizeof *iv);
+    if (!w || !iv) {
+        free(w);
+        free(iv);
+        return JL_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double x = watts_sum_row(run, i);
+        if (!isfinite(x))
+            continue;
+        if (x < low)
+            low = x;
+        if (pt[i] >= c->a && pt[i] <= c->b)
+            w[nw++] = x;
+    }
+    double high = NAN, q = 0.5;
+    if (nw)
+        jl__quantiles_d(w, nw, &q, 1, &high);
+    free(w);
+    size_t k = in_flight(run, iv);
+    if (!k) {
+        s->power_rise_skip = JL_RISE_NO_REQUESTS;
+    } else if (!(high - low >= RISE_MIN_SHARE * high)) {
+        s->power_rise_skip = JL_RISE_FLAT;
+    } else {
+        double level = low + RISE_SHARE * (high - low), longest = 0, run_len = 0;
+        size_t j = 0; /* the in-flight interval at or after the current gap */
+        for (size_t i = 0; i + 1 < n; i++) {
+            double x0 = watts_sum_row(run, i), x1 = watts_sum_row(run, i + 1);
+            double lo = pt[i], hi = pt[i + 1];
+            if (!(x0 < level && x1 < level)) {
+                run_len = 0;
+                continue;
+            }
+            while (j < k && iv[2 * j + 1] <= lo)
+                j++;
+            /* the part of [lo, hi] inside the in-flight interval j (one gap
+             * is short: intervals are not split within it) */
+            double a = j < k ? fmax(lo, iv[2 * j]) : hi, b = j < k ? fmin(hi, iv[2 * j + 1]) : lo;
+            if (b > a) {
+                run_len = (a == lo ? run_len : 0) + (b - a);
+                if (run_len > longest)
+                    longest = run_len;
+                if (b < hi)
+                    run_len = 0;
+            } else {
+                run_len = 0;
+            }
+        }
+        s->power_rise_lag_s = longest;
+        s->power_rise_skip = JL_RISE_OK;
+    }
+    free(iv);
+    return JL_OK;
 }
 
 /* itl/: the latency quantiles over the samples of completed requests, in
@@ -1020,6 +1198,7 @@ static jl_status summarize_series(ctx *c, jl_error **err)
     TRY(engine_figures(c));
     TRY(token_figures(c));
     TRY(request_figures(c));
+    TRY(alignment_figure(c));
     TRY(itl_figures(c, err));
     batch_figures(c);
     gpu_figures(c);

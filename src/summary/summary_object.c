@@ -78,6 +78,7 @@ jl_summary *jl_summary_new(void)
         s->fig[i] = NAN;
     s->steady_method = JL_STEADY_WHOLE_RUN;
     s->energy_source = JL_ENERGY_NONE;
+    s->power_rise_lag_s = NAN;
     return s;
 }
 
@@ -144,6 +145,8 @@ jl_status jl_summary_copy(const jl_summary *src, jl_summary **out)
     s->steady_method = src->steady_method;
     s->energy_source = src->energy_source;
     memcpy(s->fig, src->fig, sizeof s->fig);
+    s->power_rise_lag_s = src->power_rise_lag_s;
+    s->power_rise_skip = src->power_rise_skip;
     s->num_gpus = src->num_gpus;
     s->gpu_energy_j = dup_doubles(src->gpu_energy_j, src->num_gpus);
     s->gpu_avg_power_w = dup_doubles(src->gpu_avg_power_w, src->num_gpus);

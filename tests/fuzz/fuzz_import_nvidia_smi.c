@@ -25,9 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (flags & 2)
         opt.columns = "timestamp,index,power.draw,power.draw.instant,utilization.gpu";
     opt.timezone = (flags & 4) ? "America/Chicago" : "UTC";
-    jl_kv set[] = {{"model", "fuzz/model", 0}, {"max_batch_size", "8", 0}};
+    /* the required attributes a log does not say (else every run is an
+     * error and the summary is never reached) */
+    jl_kv set[] = {{"model", "fuzz/model", 0}, {"max_batch_size", "8", 0},
+                   {"workload", "llm", 0},     {"task", "fuzz", 0},
+                   {"precision", "bf16", 0},   {"gpu_model", "H100", 0}};
     opt.set = set;
-    opt.n_set = 2;
+    opt.n_set = sizeof set / sizeof set[0];
     jl_import_result *res = NULL;
     jl_error_list errors = {0};
     jl_status st = jl_import_nvidia_smi_buffer(a, alen, "log.csv", b, blen, &opt, &res, &errors);

@@ -47,8 +47,11 @@ def check(cond, what):
 def imp(path, *extra):
     """(exit code, summary runs or None, import document or None, stderr)"""
     h5 = os.path.join(out, os.path.basename(path) + ".h5")
+    # the required attributes a log does not say (an error otherwise)
+    req = ["--set", "workload=llm", "--set", "model=m", "--set", "task=t", "--set",
+           "precision=bf16", "--set", "max_batch_size=8", "--set", "gpu_model=GPU"]
     p = subprocess.run([a.joules, "import", "nvidia-smi", path, "--timezone", "UTC", "-o", h5,
-                        "--force", "--json", *extra], capture_output=True, text=True)
+                        "--force", "--json", *req, *extra], capture_output=True, text=True)
     doc = json.loads(p.stdout) if p.stdout.strip().startswith("{") else None
     if p.returncode != 0:
         return p.returncode, None, doc, p.stderr

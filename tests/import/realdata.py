@@ -64,7 +64,7 @@ with h5py.File(trace, "r") as f, open(runs_csv, "w") as rc:
                  f"{float(arr.min()) - float(t[0]):.6f}\n")
 h5 = os.path.join(out, "nvsmi.h5")
 cmd = [a.joules, "import", "nvidia-smi", log, "--runs", runs_csv, "--timezone", "UTC",
-       "-o", h5, "--force", "--quiet"]
+       "--set", "workload=llm", "-o", h5, "--force", "--quiet"]
 p = subprocess.run(cmd, capture_output=True, text=True)
 print(p.stdout.strip())
 if p.returncode != 0:
@@ -100,4 +100,38 @@ for name in sorted(ref):
 if len(imp) != len(ref):
     print(f"FAIL: {len(imp)} runs imported, {len(ref)} in the trace")
     fail = 1
+
+
+def alignment(path):
+    p = subprocess.run([a.joules, "check", "--json", path], capture_output=True, text=True)
+    return {r["run"]: r["rules"]["window_alignment"] for r in json.loads(p.stdout)["runs"]}
+
+
+# A RUNS.csv mistake that used to pass every rule: each start 4 s early (the
+# requests placed 4 s before the load). check's window_alignment fails it;
+# the aligned runs pass.
+early_csv = os.path.join(out, "runs-early.csv")
+with open(runs_csv) as src, open(early_csv, "w") as dst:
+    lines = src.read().splitlines()
+    dst.write(lines[0] + "\n")
+    for line in lines[1:]:
+        f = line.split(",")
+        f[1] = f"{float(f[1]) - 4:.6f}"
+        dst.write(",".join(f) + "\n")
+early = os.path.join(out, "nvsmi-early.h5")
+p = subprocess.run(cmd[:5] + [early_csv] + cmd[6:-4] + ["-o", early, "--force", "--quiet"],
+                   capture_output=True, text=True)
+if p.returncode != 0:
+    print(p.stderr)
+    sys.exit(1)
+good, bad = alignment(h5), alignment(early)
+tok_early = summ(early)
+for name in sorted(ref):
+    print(f"{name}: window_alignment {good[name]['level']} {good[name]['value']:.3f} s; start 4 s "
+          f"early: {bad[name]['level']} {bad[name]['value']:.3f} s, energy per token "
+          f"{(tok_early[name]['energy_per_token_j'] / imp[name]['energy_per_token_j'] - 1):+.1%}")
+    if good[name]["level"] != "pass" or bad[name]["level"] != "fail":
+        print(f"FAIL: {name}: window_alignment {good[name]['level']} aligned, "
+              f"{bad[name]['level']} 4 s early")
+        fail = 1
 sys.exit(fail)

@@ -285,7 +285,7 @@ cat "$NV" > /dev/null # page cache
 i=0
 while [ $i -lt "$REPEAT" ]; do
     i=$((i + 1))
-    measure nvsmi import "$JOULES" import nvidia-smi "$NV" --timezone UTC --quiet --force -o "$OUT/nvsmi.h5"
+    measure nvsmi import "$JOULES" import nvidia-smi "$NV" --timezone UTC --set workload=llm --set model=m --set task=t --set precision=bf16 --set max_batch_size=8 --quiet --force -o "$OUT/nvsmi.h5"
     if "$PY" -c 'import pandas' 2> /dev/null; then
         measure nvsmi pandas taskset -c 0 "$PY" "$ROOT/tests/perf/pandas_csv.py" "$NV"
         # read_csv alone (wall and CPU), as the script printed it

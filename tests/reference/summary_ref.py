@@ -354,9 +354,24 @@ def summarize(path, name, g):
             olap = np.clip(np.minimum(finish, hi) - np.maximum(first, lo), 0, None)
             spread &= ok
             point = ok & done & ~spread  # all n tokens at first_token
-            tok = float(np.sum(ok & inside & ~point)
-                        + np.sum(n * (point & inside))
-                        + np.sum(np.where(spread, (n - 1) * olap / np.where(spread, finish - first, 1), 0)))
+            # a request whose itl/ holds exactly n - 1 gaps: its tokens at
+            # their own times (first_token + the gaps so far), not spread
+            exact = np.zeros(len(first), dtype=bool)
+            extra = 0.0
+            if out_tok is not None and "itl/seconds" in g and "itl/request" in g:
+                isec = ds(g, "itl/seconds", np.float32).astype(np.float64)
+                ireq = ds(g, "itl/request", np.int64)
+                valid = (ireq >= 0) & (ireq < len(first))
+                cnt = np.bincount(ireq[valid], minlength=len(first))
+                exact = ok & done & (cnt == n - 1)
+                for r in np.nonzero(exact)[0]:
+                    t = first[r] + np.cumsum(isec[valid][ireq[valid] == r])
+                    extra += float(((first[r] > lo) & (first[r] <= hi)) + np.sum((t > lo) & (t <= hi)))
+            tok = float(np.sum(ok & inside & ~point & ~exact)
+                        + np.sum(n * (point & inside & ~exact))
+                        + np.sum(np.where(spread & ~exact,
+                                          (n - 1) * olap / np.where(spread, finish - first, 1), 0))
+                        + extra)
         fig["steady_tokens"] = tok
         if np.isfinite(tok) and tok > 0:
             fig.update(energy_per_token_j=div(steady_e, tok), tokens_per_joule=div(tok, steady_e),

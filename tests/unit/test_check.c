@@ -5,6 +5,7 @@
 
 #include "joules/check.h"
 #include "test.h"
+#include "test_summary_fixture.h"
 
 static jl_summary *loaded_run(void)
 {
@@ -25,6 +26,7 @@ static jl_summary *loaded_run(void)
     s->fig[JL_FIG_AVG_SM_CLOCK_MHZ] = 1900;
     s->fig[JL_FIG_COMPLETED_REQUESTS] = 100;
     s->fig[JL_FIG_FAILED_REQUESTS] = 0;
+    s->power_rise_lag_s = 0.2;
     return s;
 }
 
@@ -133,8 +135,91 @@ TEST(tuning)
     remove(path);
 }
 
+/* A one-GPU run: idle 100 W until `rise`, then 400 W to 30 s, idle again
+ * to 34 s, sampled every `dt`; 20 requests arriving from 0 s (as a RUNS.csv
+ * start placed them), each taking 10 s. */
+static jl_summary *aligned_at(double rise, double dt)
+{
+    jl_run *r = fx_new("llm", 1, 16);
+    size_t n = (size_t)(34.0 / dt) + 1;
+    double *t = malloc(n * sizeof *t), *w = malloc(n * sizeof *w);
+    for (size_t i = 0; i < n; i++) {
+        t[i] = (double)i * dt;
+        w[i] = t[i] >= rise && t[i] <= 30 ? 400 : 100;
+    }
+    fx_power(r, n, t, w, NULL);
+    double arr[20], first[20], fin[20];
+    int32_t out[20];
+    for (int i = 0; i < 20; i++) {
+        arr[i] = i;
+        first[i] = i + 0.2;
+        fin[i] = i + 10;
+        out[i] = 100;
+    }
+    fx_requests(r, 20, arr, first, fin, out);
+    jl_summary *s = fx_sum(r);
+    free(t);
+    free(w);
+    jl_run_free(r);
+    return s;
+}
+
+/* window_alignment's level (and *value) for a run from aligned_at(). */
+static jl_check_level alignment_level(double rise, double dt, const jl_ruleset *rs, double *value)
+{
+    jl_summary *s = aligned_at(rise, dt);
+    jl_check_result res[JL_RULE_COUNT];
+    jl_check_level l = JL_CHECK_SKIP;
+    if (s && jl_check_run(s, rs, NULL, res) == JL_OK) {
+        l = res[JL_RULE_WINDOW_ALIGNMENT].level;
+        *value = res[JL_RULE_WINDOW_ALIGNMENT].value;
+        jl_check_results_clear(res);
+    }
+    jl_summary_free(s);
+    return l;
+}
+
+TEST(window_alignment)
+{
+    jl_ruleset rs;
+    jl_ruleset_default(&rs);
+    double v = NAN;
+    /* power up with the first request (sampled at 100 ms): pass */
+    CHECK_EQ_INT(alignment_level(0, 0.1, &rs, &v), JL_CHECK_PASS);
+    CHECK(v <= 0);
+    /* the window placed 4 s before the load: fail, the lag measured */
+    CHECK_EQ_INT(alignment_level(4, 0.1, &rs, &v), JL_CHECK_FAIL);
+    CHECK_NEAR(v, 3.9, 1e-9, 0);
+    /* 2 s: warn */
+    CHECK_EQ_INT(alignment_level(2, 0.1, &rs, &v), JL_CHECK_WARN);
+    /* an aligned log sampled every 5 s (nvidia-smi -l 5): the rise lies
+     * between two samples, no lag of the sampling's own */
+    CHECK_EQ_INT(alignment_level(0.5, 5, &rs, &v), JL_CHECK_PASS);
+    /* summarize's warning */
+    jl_summary *s = aligned_at(4, 0.1);
+    CHECK_EQ_INT(jl_check_annotate(s, &rs, NULL), JL_OK);
+    CHECK_CONTAINS(fx_warning(s, "check:window_alignment"), "fail: window_alignment = 3.9 s");
+    jl_summary_free(s);
+    /* tunable */
+    CHECK_EQ_INT(jl_ruleset_set(&rs, "window_alignment.fail=0.1", NULL), JL_OK);
+    CHECK_EQ_INT(alignment_level(2, 0.1, &rs, &v), JL_CHECK_FAIL);
+    /* no requests: skipped, saying why */
+    jl_run *r = fx_new("llm", 1, 16);
+    double t[3] = {0, 1, 2}, w[3] = {100, 400, 400};
+    fx_power(r, 3, t, w, NULL);
+    s = fx_sum(r);
+    jl_check_result res[JL_RULE_COUNT];
+    CHECK_EQ_INT(jl_check_run(s, &rs, NULL, res), JL_OK);
+    CHECK_EQ_INT(res[JL_RULE_WINDOW_ALIGNMENT].level, JL_CHECK_SKIP);
+    CHECK_CONTAINS(res[JL_RULE_WINDOW_ALIGNMENT].message, "no requests/");
+    jl_check_results_clear(res);
+    jl_summary_free(s);
+    jl_run_free(r);
+}
+
 int main(void)
 {
+    RUN(window_alignment);
     RUN(all_pass_on_a_good_run);
     RUN(warn_fail_and_skip);
     RUN(skips_name_the_data);

@@ -200,8 +200,77 @@ TEST(bad_input)
                  "expected a finite number");
     expect_error(SPL, "no records at all\n", DIR, "mlperf_log_detail.txt", NULL, -1,
                  "no :::MLLOG record");
-    expect_error(SPL, DETAIL, "r/SYS_A100x1/resnet50/Offline/performance/run_1",
-                 "mlperf_log_detail.txt", "benchmark", -1, "neither a language nor a diffusion");
+    /* a benchmark the format has no workload for: skipped with a note (a
+     * system tree holds such runs beside the LLM ones); nothing imported */
+    jl_import_result *r = NULL;
+    jl_error_list errs = {0};
+    CHECK(run_import(SPL, DETAIL, "r/SYS_A100x1/resnet50/Offline/performance/run_1", &r, &errs) !=
+          JL_OK);
+    CHECK(errs.count == 1 && strstr(errs.items[0]->message, "no run could be imported"));
+    jl_error_list_clear(&errs);
+}
+
+/* A Server run as LoadGen v1.1+ writes it: unsigned 64-bit seeds, the
+ * completed and scheduled rates, tokens, no bound on queries in flight. */
+static const char *SERVER =
+    ":::MLLOG {\"key\": \"effective_scenario\", \"value\": \"Server\"}\n"
+    ":::MLLOG {\"key\": \"requested_schedule_rng_seed\", \"value\": 10051496985653635065, "
+    "\"time_ms\": 0.1, \"namespace\": \"mlperf::logging\", \"event_type\": \"POINT_IN_TIME\", "
+    "\"metadata\": {\"is_error\": false, \"is_warning\": false, \"file\": \"a.cc\", \"line_no\": 1, "
+    "\"pid\": 1, \"tid\": 1}}\n"
+    ":::MLLOG {\"key\": \"huge\", \"value\": -123456789012345678901234567890}\n"
+    ":::MLLOG {\"key\": \"effective_samples_per_query\", \"value\": 1}\n"
+    ":::MLLOG {\"key\": \"effective_max_async_queries\", \"value\": 0}\n"
+    ":::MLLOG {\"key\": \"generated_query_count\", \"value\": 750000}\n"
+    ":::MLLOG {\"key\": \"power_begin\", \"value\": \"01-02-2024 10:00:01.500\"}\n"
+    ":::MLLOG {\"key\": \"power_end\", \"value\": \"01-02-2024 10:00:05.500\"}\n"
+    ":::MLLOG {\"key\": \"result_scheduled_samples_per_sec\", \"value\": 312.048}\n"
+    ":::MLLOG {\"key\": \"result_completed_samples_per_sec\", \"value\": 311.753}\n"
+    ":::MLLOG {\"key\": \"result_completed_tokens_per_second\", \"value\": 45497}\n";
+
+TEST(server_keys_big_integers_no_cap)
+{
+    /* total Volts/Amps/PF -1 (not measured), as multi-channel analysers write */
+    const char *spl = "Time,01-02-2024 10:00:02.000,Watts,1000,Volts,-1,Amps,-1,PF,-1" MARK
+                      "Time,01-02-2024 10:00:03.000,Watts,1100,Volts,-1,Amps,-1,PF,-1" MARK;
+    static const char *const systems[][3] = {
+        {"H200-SXM-141GBx8_TRT_MaxQ", "H200", "8"},  {"A30x3_R4900G5_TRT_MaxQ", "A30", "3"},
+        {"SR780a_V3_B200SXMx8_TRT", "B200", "8"},    {"H100-PCIe-80GBx8_TRT_MaxQ", "H100", "8"},
+        {"XE8545_A100-SXM-80GBx4_TRT", "A100", "4"}, {"8xH100_SXM_vllm", "H100", "8"},
+        {"Xavier_NX_TRT_MaxQ", "Xavier-NX", "1"},
+    };
+    for (size_t k = 0; k < sizeof systems / sizeof systems[0]; k++) {
+        char dir[200];
+        snprintf(dir, sizeof dir, "x/closed/S/results/%s/mixtral-8x7b/Server/performance/run_1",
+                 systems[k][0]);
+        jl_import_result *r = NULL;
+        jl_error_list errs = {0};
+        CHECK(run_import(spl, SERVER, dir, &r, &errs) == JL_OK);
+        CHECK_EQ_INT(errs.count, 0);
+        if (!r)
+            continue;
+        const jl_run *run = r->runs[0];
+        CHECK_STR(run->attrs.gpu_model, systems[k][1]);
+        CHECK_EQ_INT(run->attrs.num_gpus, atol(systems[k][2]));
+        if (k == 0) {
+            CHECK_STR(ax(run, "mlperf_requested_schedule_rng_seed"), "10051496985653635065");
+            CHECK_STR(ax(run, "mlperf_huge"), "-123456789012345678901234567890");
+            /* the completed rate; tokens */
+            CHECK_NEAR(atof(sx(run, "samples_per_s")), 311.753, 0, 0);
+            CHECK_STR(sx(run, "samples_per_s_key"), "result_completed_samples_per_sec");
+            CHECK_NEAR(run->summary.energy_per_item_j, 1050 / 311.753, 1e-12, 0);
+            CHECK_NEAR(run->summary.output_throughput_tok_s, 45497, 0, 0);
+            CHECK_NEAR(run->summary.energy_per_token_j, 1050 / 45497.0, 1e-12, 0);
+            /* -1 is not measured: no average of it */
+            CHECK(sx(run, "avg_volts") == NULL);
+            CHECK(sx(run, "avg_amps") == NULL);
+            /* no cap from the query count */
+            CHECK_EQ_INT(run->attrs.max_batch_size, 1);
+            CHECK_STR(ax(run, "unknown_attributes"), "max_batch_size");
+        }
+        jl_import_result_free(r);
+        jl_error_list_clear(&errs);
+    }
 }
 
 int main(void)
@@ -210,5 +279,6 @@ int main(void)
     RUN(single_stream_energy_per_query);
     RUN(multi_channel_summed);
     RUN(bad_input);
+    RUN(server_keys_big_integers_no_cap);
     TEST_MAIN_END();
 }

@@ -21,11 +21,22 @@ static const char *extra(const jl_run *r, const char *k)
     return NULL;
 }
 
+/* The required attributes the logs do not say, as --set gives them (a
+ * test's own set, if any, is used instead). */
+static const jl_kv REQUIRED_SET[] = {{"workload", "llm", 0},     {"model", "org/m", 0},
+                                     {"task", "chat", 0},        {"precision", "bfloat16", 0},
+                                     {"max_batch_size", "8", 1}, {"gpu_model", "H100", 0}};
+
 static jl_import_result *imp(const char *log, const char *runs, const jl_import_nvsmi_options *o,
                              jl_error_list *errors)
 {
     jl_import_result *r = NULL;
-    jl_import_nvidia_smi_buffer(log, strlen(log), "log.csv", runs, runs ? strlen(runs) : 0, o, &r,
+    jl_import_nvsmi_options oo = *o;
+    if (!oo.n_set) {
+        oo.set = REQUIRED_SET;
+        oo.n_set = sizeof REQUIRED_SET / sizeof REQUIRED_SET[0];
+    }
+    jl_import_nvidia_smi_buffer(log, strlen(log), "log.csv", runs, runs ? strlen(runs) : 0, &oo, &r,
                                 errors);
     return r;
 }
@@ -66,6 +77,8 @@ static void test_utf16_and_order(void)
     }
     jl_error_list e = {0};
     jl_import_result *a = imp(TWO_GPUS, NULL, &o, &e), *b = NULL;
+    o.set = REQUIRED_SET;
+    o.n_set = sizeof REQUIRED_SET / sizeof REQUIRED_SET[0];
     jl_import_nvidia_smi_buffer(u16, 2 * n + 2, "log.csv", NULL, 0, &o, &b, &e);
     free(u16);
     CHECK(a && b);
@@ -134,8 +147,9 @@ static void test_two_gpus(void)
     CHECK_NEAR(x->mem_used_bytes.v[1], 2048.0 * 1048576, 0, 0);
     CHECK_NEAR(x->temp_c.v[1], 41, 0, 0);
     CHECK(x->watts_avg.v == NULL);
-    CHECK_STR(x->attrs.model, "unknown");
-    CHECK(strstr(extra(x, "unknown_attributes"), "max_batch_size") != NULL);
+    CHECK_STR(x->attrs.model, "org/m");
+    CHECK_EQ_INT(x->attrs.max_batch_size, 8);
+    CHECK(extra(x, "unknown_attributes") == NULL);
     jl_summary *s = NULL;
     jl_error *err = NULL;
     CHECK(jl_summarize(x, NULL, &s, &err) == JL_OK);
@@ -435,8 +449,183 @@ static void test_gpu_names(void)
           !strcmp(b, "GeForce RTX 4090"));
 }
 
+/* One run of a 10-s, 200 W, one-GPU log with a vLLM result written
+ * without start_times (every public file predates the key). */
+static jl_run *vllm_run(const char *dir, const char *vllm_json, jl_import_result **res)
+{
+    char p_log[256], p_runs[256], p_req[256];
+    snprintf(p_log, sizeof p_log, "%s/gpu.csv", dir);
+    snprintf(p_runs, sizeof p_runs, "%s/runs.csv", dir);
+    snprintf(p_req, sizeof p_req, "%s/v.json", dir);
+    FILE *f = fopen(p_log, "w");
+    fputs("timestamp, power.draw [W]\n", f);
+    for (int i = 0; i <= 100; i++)
+        fprintf(f, "2026/11/23 10:00:%02d.%d00, 200.00 W\n", i / 10, i % 10);
+    fclose(f);
+    f = fopen(p_req, "w");
+    fputs(vllm_json, f);
+    fclose(f);
+    f = fopen(p_runs, "w");
+    fputs("run,start,end,workload,model,task,precision,max_batch_size,gpu_model,requests\n"
+          "a,2026-11-23T10:00:00Z,2026-11-23T10:00:10Z,llm,m,chat,bf16,8,H100,v.json\n",
+          f);
+    fclose(f);
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    o.runs_csv = p_runs;
+    const char *logs[] = {p_log};
+    jl_error_list e = {0};
+    *res = NULL;
+    jl_status st = jl_import_nvidia_smi(logs, 1, &o, res, &e);
+    CHECK_EQ_INT(st, JL_OK);
+    CHECK_EQ_INT(e.count, 0);
+    jl_error_list_clear(&e);
+    return *res && (*res)->n_runs == 1 ? (*res)->runs[0] : NULL;
+}
+
+static void test_vllm_without_start_times(void)
+{
+    jt_current = "vllm_without_start_times";
+    char dir[] = "/tmp/joules-vllm-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    /* a finite rate: arrivals unknown; requests/ left out, the client's
+     * figures in summary/, ITL samples kept exactly */
+    jl_import_result *res;
+    jl_run *a =
+        vllm_run(dir,
+                 "{\"request_rate\": 1.0, \"max_concurrency\": null, \"duration\": 10.0,"
+                 " \"input_lens\": [10, 20, 30], \"output_lens\": [3, 5, 1],"
+                 " \"ttfts\": [0.5, 0.25, 0.1], \"itls\": [[0.1, 0.3], [0.2, 0.2, 0.2, 0.2], []],"
+                 " \"errors\": [\"\", \"\", \"\"]}",
+                 &res);
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ_INT(a->req_n, 0);
+        CHECK_EQ_INT(a->itl_n, 6);
+        CHECK(a->itl_request == NULL);
+        CHECK_NEAR(a->itl_seconds[1], 0.3f, 0, 0);
+        CHECK(strstr(extra(a, "requests_clock"), "unknown") != NULL);
+        CHECK(a->summary.present);
+        CHECK_NEAR(a->summary.output_throughput_tok_s, 0.9, 1e-12, 0); /* 9 tokens / 10 s */
+        CHECK_NEAR(a->summary.avg_output_tokens, 3, 0, 0);
+        jl_summary *s = NULL;
+        jl_error *err = NULL;
+        CHECK(jl_summarize(a, NULL, &s, &err) == JL_OK);
+        if (s) {
+            /* the run's 2,000 J over the client's 0.9 tokens/s x 10 s */
+            CHECK_NEAR(s->fig[JL_FIG_ENERGY_PER_TOKEN_J], 200 / 0.9, 1e-9, 0);
+            CHECK_NEAR(s->fig[JL_FIG_COMPLETED_REQUESTS], 3, 0, 0);
+            CHECK_NEAR(s->fig[JL_FIG_TTFT_MEDIAN_S], 0.25, 0, 1e-12);
+            CHECK(isfinite(s->fig[JL_FIG_MEDIAN_ITL_S]));
+        }
+        jl_summary_free(s);
+        jl_error_free(err);
+    }
+    jl_import_result_free(res);
+    /* request_rate inf without a concurrency limit: all sent at t = 0 */
+    a = vllm_run(
+        dir,
+        "{\"request_rate\": \"inf\", \"max_concurrency\": null,"
+        " \"input_lens\": [10, 20], \"output_lens\": [3, 2],"
+        " \"ttfts\": [0.5, 0.25], \"itls\": [[0.1, 0.3], [0.2]], \"errors\": [\"\", \"\"]}",
+        &res);
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ_INT(a->req_n, 2);
+        CHECK_NEAR(a->arrival[1], 0, 0, 0);
+        CHECK_NEAR(a->first_token[0], 0.5, 0, 1e-12);
+        CHECK_NEAR(a->finish[0], 0.9, 0, 1e-12);
+        CHECK(strstr(extra(a, "requests_clock"), "sent at once") != NULL);
+    }
+    jl_import_result_free(res);
+    /* inf with max_concurrency below the request count: not sent at once */
+    a = vllm_run(dir,
+                 "{\"request_rate\": \"inf\", \"max_concurrency\": 1,"
+                 " \"input_lens\": [10, 20], \"output_lens\": [3, 2],"
+                 " \"ttfts\": [0.5, 0.25], \"itls\": [[0.1, 0.3], [0.2]]}",
+                 &res);
+    CHECK(a && a->req_n == 0 && strstr(extra(a, "requests_clock"), "unknown"));
+    jl_import_result_free(res);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+/* A required attribute missing (no RUNS.csv column, no --set, not in the
+ * request file) is an error naming it and how to give it, never a
+ * placeholder; vLLM's max_concurrency gives the cap. */
+static void test_required_attributes(void)
+{
+    jt_current = "required_attributes";
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    jl_kv set[] = {{"workload", "llm", 0}, {"model", "m", 0}, {"task", "chat", 0}};
+    o.set = set;
+    o.n_set = 3;
+    jl_error_list e = {0};
+    jl_import_result *r = imp(TWO_GPUS, NULL, &o, &e);
+    CHECK(r == NULL);
+    char *m = first_error(&e);
+    CHECK(m && strstr(m, "run log: required attributes not given: precision, max_batch_size") &&
+          strstr(m, "--set precision=... --set max_batch_size=..."));
+    free(m);
+    jl_error_list_clear(&e);
+    /* in a RUNS.csv: the row named */
+    r = imp(TWO_GPUS, "run,start,end,precision\nx,2026-11-23T10:00:00Z,2026-11-23T10:00:03Z,bf16\n",
+            &o, &e);
+    m = first_error(&e);
+    CHECK(r == NULL && m && strstr(m, "run x: required attribute not given: max_batch_size"));
+    free(m);
+    jl_error_list_clear(&e);
+    /* max_concurrency from the request file gives the cap */
+    char dir[] = "/tmp/joules-req-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const char *json = "{\"request_rate\": \"inf\", \"max_concurrency\": 4, \"input_lens\": [1],"
+                       " \"output_lens\": [2], \"ttfts\": [0.1], \"itls\": [[0.1]]}";
+    jl_import_result *res;
+    jl_run *a = NULL;
+    {
+        /* vllm_run's RUNS.csv gives max_batch_size; write one without it */
+        char p_log[256], p_runs[256], p_req[256];
+        snprintf(p_log, sizeof p_log, "%s/gpu.csv", dir);
+        snprintf(p_runs, sizeof p_runs, "%s/runs.csv", dir);
+        snprintf(p_req, sizeof p_req, "%s/v.json", dir);
+        FILE *f = fopen(p_log, "w");
+        fputs("timestamp, name, power.draw [W]\n2026/11/23 10:00:00.000, NVIDIA H100, 100 W\n"
+              "2026/11/23 10:00:01.000, NVIDIA H100, 100 W\n",
+              f);
+        fclose(f);
+        f = fopen(p_req, "w");
+        fputs(json, f);
+        fclose(f);
+        f = fopen(p_runs, "w");
+        fputs("run,start,end,workload,model,task,precision,requests\n"
+              "a,2026-11-23T10:00:00Z,2026-11-23T10:00:01Z,llm,m,chat,bf16,v.json\n",
+              f);
+        fclose(f);
+        jl_import_nvsmi_options o2;
+        jl_import_nvsmi_options_default(&o2);
+        o2.timezone = "UTC";
+        o2.runs_csv = p_runs;
+        const char *logs[] = {p_log};
+        res = NULL;
+        CHECK(jl_import_nvidia_smi(logs, 1, &o2, &res, &e) == JL_OK);
+        a = res && res->n_runs == 1 ? res->runs[0] : NULL;
+    }
+    CHECK(a && a->attrs.max_batch_size == 4);
+    jl_import_result_free(res);
+    jl_error_list_clear(&e);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
+    test_required_attributes();
+    test_vllm_without_start_times();
     test_two_gpus();
     test_utf16_and_order();
     test_missing_first_gpu();

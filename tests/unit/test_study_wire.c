@@ -35,6 +35,8 @@ static jl_summary *full_summary(void)
         s->fig[i] = i % 3 == 0 ? NAN : 1.0 / (i + 1) + 1e-17 * i;
     s->fig[0] = -0.0;
     s->fig[1] = INFINITY;
+    s->power_rise_lag_s = 3.25;
+    s->power_rise_skip = JL_RISE_FLAT;
     s->num_gpus = 2;
     s->gpu_energy_j = malloc(2 * sizeof(double));
     s->gpu_avg_power_w = NULL;
@@ -99,6 +101,8 @@ static void check_same(const jl_summary *a, const jl_summary *b)
     CHECK_EQ_INT(a->steady_method, b->steady_method);
     CHECK_EQ_INT(a->energy_source, b->energy_source);
     CHECK(!memcmp(a->fig, b->fig, sizeof a->fig));
+    CHECK(same_bits(a->power_rise_lag_s, b->power_rise_lag_s));
+    CHECK_EQ_INT(a->power_rise_skip, b->power_rise_skip);
     CHECK_EQ_INT(a->num_gpus, b->num_gpus);
     CHECK((a->gpu_energy_j == NULL) == (b->gpu_energy_j == NULL));
     CHECK((a->gpu_avg_power_w == NULL) == (b->gpu_avg_power_w == NULL));

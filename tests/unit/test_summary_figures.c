@@ -108,6 +108,32 @@ TEST(coverage)
     jl_run_free(r);
 }
 
+/* Token times from itl/ exactly: a request whose four gaps are 0.1, 0.1,
+ * 0.1 and 3.7 s has four of its five tokens in its first 0.3 s, not spread
+ * evenly over its 4 s; a request whose itl/ count does not match its
+ * tokens is spread as before. The window is [0, 2] (@window
+ * steady_state_only over a series cut there). */
+TEST(tokens_at_itl_times)
+{
+    jl_run *r = fx_new("llm", 1, 8);
+    double t[] = {0, 1, 2};
+    double w[] = {100, 100, 100};
+    fx_power(r, 3, t, w, NULL);
+    jl_attrs_add_extra(&r->attrs, "window", "steady_state_only", 0);
+    double arr[] = {0, 0}, first[] = {1, 1}, fin[] = {5, 5};
+    int32_t out[] = {5, 5};
+    fx_requests(r, 2, arr, first, fin, out);
+    float sec[] = {0.1f, 0.1f, 0.1f, 3.7f, 2.0f}; /* request 1: one gap for four tokens */
+    int32_t req[] = {0, 0, 0, 0, 1};
+    fx_itl(r, 5, sec, req);
+    jl_summary *s = fx_sum(r);
+    /* request 0: tokens at 1, 1.1, 1.2, 1.3 in (0, 2]; request 1: its first
+     * at 1 and 4 x (2 - 1) / (5 - 1) = 1 spread */
+    CHECK_NEAR(FIG(s, STEADY_TOKENS), 4 + 2, 1e-6, 0);
+    jl_summary_free(s);
+    jl_run_free(r);
+}
+
 /* gpu/: plain mean over the rows in the window and over GPUs. */
 TEST(gpu_means)
 {
@@ -200,5 +226,6 @@ int main(void)
     RUN(batch_saturation);
     RUN(coverage);
     RUN(gpu_means);
+    RUN(tokens_at_itl_times);
     TEST_MAIN_END();
 }

@@ -1,0 +1,323 @@
+/* What an input that is not a trace looks like (jl_import_guess_path,
+ * include/joules/import.h): an analysis command handed an nvidia-smi CSV,
+ * a vLLM result, a Leaderboard folder or an MLPerf run says what it is and
+ * the `joules import` command that reads it (docs/import.md, "Handed to an
+ * analysis command"). Only the first bytes of a file are read, and a folder
+ * is walked a few levels deep with a bound on the entries looked at. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "joules/import.h"
+
+#define HEAD_BYTES 4096
+#define WALK_DEPTH 8
+#define WALK_ENTRIES 20000
+
+/* The first bytes of a file as text: a UTF-8 byte-order mark skipped, UTF-16
+ * (what Windows PowerShell's `>` writes) narrowed to its ASCII bytes. */
+static size_t read_head(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const unsigned char *u = (const unsigned char *)buf;
+    if (n >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
+        memmove(buf, buf + 3, n - 2);
+        n -= 3;
+    } else if (n >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))) {
+        size_t k = 0, lo = u[0] == 0xFF ? 2 : 3; /* little endian: the ASCII byte first */
+        for (size_t i = lo; i < n; i += 2)
+            if (buf[i])
+                buf[k++] = buf[i];
+        buf[k] = '\0';
+        n = k;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!buf[i])
+            buf[i] = ' '; /* binary: the string tests below see no NUL */
+    return n;
+}
+
+static int has(const char *s, const char *w)
+{
+    return strstr(s, w) != NULL;
+}
+
+#define VLLM_WHAT                                                                                  \
+    "a vLLM serving-benchmark result (`benchmark_serving.py` / `vllm bench serve`): it holds the " \
+    "requests but no power; import it with the GPU log of the same run, naming it in the "         \
+    "`requests` column of a RUNS.csv: `joules import nvidia-smi GPU_LOG.csv --runs RUNS.csv -o "   \
+    "OUT.h5`"
+
+/* The required attributes an nvidia-smi log does not say (docs/import.md,
+ * "Runs"): the command suggests them as --set flags. */
+#define NVSMI_SET                                                                            \
+    " --set workload=llm --set model=MODEL --set task=TASK --set precision=PRECISION --set " \
+    "max_batch_size=CAP"
+#define NVSMI_GPU " --set gpu_model=GPU"
+
+/* The first bytes of a JSON document that is a vLLM result. */
+static int vllm_head(const char *head)
+{
+    return has(head, "\"ttfts\"") || has(head, "\"itls\"") || has(head, "\"input_lens\"") ||
+           (has(head, "\"backend\"") && has(head, "\"request_rate\"") &&
+            has(head, "\"completed\""));
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* A path as a shell word: single-quoted when it holds anything but
+ * [A-Za-z0-9_./+:=,@%-]. */
+static void shell_word(char *out, size_t cap, const char *p)
+{
+    int plain = *p != '\0';
+    for (const char *q = p; *q; q++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+:=,@%-", *q))
+            plain = 0;
+    if (plain) {
+        snprintf(out, cap, "%s", p);
+        return;
+    }
+    size_t k = 0;
+    if (k + 1 < cap)
+        out[k++] = '\'';
+    for (const char *q = p; *q && k + 5 < cap; q++) {
+        if (*q == '\'') {
+            memcpy(out + k, "'\\''", 4);
+            k += 4;
+        } else {
+            out[k++] = *q;
+        }
+    }
+    if (k + 1 < cap)
+        out[k++] = '\'';
+    out[k < cap ? k : cap - 1] = '\0';
+}
+
+/* The output name a command suggests: the last component of path without
+ * its extension, + ".h5". */
+static void out_name(char *out, size_t cap, const char *path)
+{
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    size_t n = strlen(tmp);
+    while (n > 1 && tmp[n - 1] == '/')
+        tmp[--n] = '\0';
+    const char *base = strrchr(tmp, '/');
+    base = base ? base + 1 : tmp;
+    char b[256];
+    snprintf(b, sizeof b, "%s",
+             *base && strcmp(base, ".") && strcmp(base, "..") ? base : "imported");
+    char *dot = strrchr(b, '.');
+    if (dot && dot != b)
+        *dot = '\0';
+    char w[300];
+    snprintf(w, sizeof w, "%s.h5", b);
+    shell_word(out, cap, w);
+}
+
+static int set(jl_import_guess *g, const char *format, const char *path, const char *what,
+               const char *extra)
+{
+    snprintf(g->format, sizeof g->format, "%s", format ? format : "");
+    snprintf(g->what, sizeof g->what, "%s", what);
+    g->command[0] = '\0';
+    if (format) {
+        char p[600], o[320];
+        shell_word(p, sizeof p, path);
+        out_name(o, sizeof o, path);
+        snprintf(g->command, sizeof g->command, "joules import %s %s%s -o %s", format, p,
+                 extra ? extra : "", o);
+    }
+    return 1;
+}
+
+/* The folder of a file (path up to its last '/', "." when none). */
+static void dir_of(char *out, size_t cap, const char *path)
+{
+    snprintf(out, cap, "%s", path);
+    char *slash = strrchr(out, '/');
+    if (!slash)
+        snprintf(out, cap, ".");
+    else if (slash == out)
+        out[1] = '\0';
+    else
+        *slash = '\0';
+}
+
+/* An MLPerf run folder's performance/ folder or the run folder itself, from
+ * a file inside it (spl.txt in ../power/ is found from the run folder). */
+static int guess_file(const char *path, jl_import_guess *g)
+{
+    char head[HEAD_BYTES];
+    size_t n = read_head(path, head, sizeof head);
+    if (n >= 4 && !memcmp(head, "\x89HDF", 4))
+        return 0; /* HDF5: the trace reader judges it */
+    char dir[600];
+    dir_of(dir, sizeof dir, path);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    int in_power = ends_with(dir, "/power") || !strcmp(dir, "power");
+    if (has(head, ":::MLLOG") || !strcmp(base, "mlperf_log_detail.txt") ||
+        (in_power && (!strcmp(base, "client.json") || !strcmp(base, "server.json") ||
+                      !strcmp(base, "client.log") || !strcmp(base, "server.log"))) ||
+        !strcmp(base, "mlperf_log_summary.txt") || !strcmp(base, "spl.txt")) {
+        if (in_power) { /* later rounds: ../power/spl.txt */
+            char up[600];
+            dir_of(up, sizeof up, dir);
+            snprintf(dir, sizeof dir, "%s", up);
+        }
+        return set(g, "mlperf-power", dir,
+                   "a file of an MLPerf Inference run (LoadGen log or PTDaemon samples); the "
+                   "importer reads its run folder",
+                   NULL);
+    }
+    if (has(head, "NVIDIA-SMI") && has(head, "+----"))
+        return set(g, NULL, path,
+                   "the human-readable `nvidia-smi` table, which no importer reads: record a CSV "
+                   "log instead, e.g. `nvidia-smi --query-gpu=timestamp,index,name,power.draw "
+                   "--format=csv -lms 100 -f gpu.csv`",
+                   NULL);
+    if (head[0] == '#' && has(head, "pwr") && (has(head, "# gpu") || has(head, "#gpu")))
+        return set(g, NULL, path,
+                   "`nvidia-smi dmon` output, which `joules import nvidia-smi` does not read: "
+                   "record `nvidia-smi --query-gpu=timestamp,index,name,power.draw --format=csv "
+                   "-lms 100 -f gpu.csv` instead",
+                   NULL);
+    if (!strncmp(head, "timestamp", 9) && (has(head, "power.draw") || has(head, "index") ||
+                                           has(head, "name") || has(head, "utilization")))
+        return set(g, "nvidia-smi", path,
+                   "an nvidia-smi CSV log (`nvidia-smi --query-gpu=... --format=csv`); the "
+                   "command names the attributes a log does not say (fill in the upper-case "
+                   "values, or give them per run in a RUNS.csv with `--runs RUNS.csv`)",
+                   has(head, ", name") || has(head, ",name") ? NVSMI_SET : NVSMI_SET NVSMI_GPU);
+    const char *j = head;
+    while (*j == ' ' || *j == '\n' || *j == '\r' || *j == '\t')
+        j++;
+    if (*j == '{' || *j == '[') {
+        if (vllm_head(head))
+            return set(g, NULL, path, VLLM_WHAT, NULL);
+        if (has(head, "\"benchmark_start_time\"") || has(head, "\"steady_state_energy\"") ||
+            !strcmp(base, "results.json"))
+            return set(g, "mlenergy-benchmark", dir,
+                       "an ML.ENERGY Benchmark run's results.json; the importer reads its run "
+                       "folder (or a whole results tree)",
+                       NULL);
+        if (has(head, "\"configurations\"") || !strcmp(base, "index.json")) {
+            char up[600];
+            dir_of(up, sizeof up, dir);
+            return set(g, "mlenergy", !strcmp(base, "index.json") ? dir : up,
+                       "a file of the ML.ENERGY Leaderboard's published data; the importer "
+                       "reads the data folder (index.json, models/, tasks/)",
+                       NULL);
+        }
+    }
+    return 0;
+}
+
+typedef struct walk {
+    size_t seen;
+    int mlperf, bench, leaderboard_v2, csv, vllm;
+    char csv_path[1200];
+} walk;
+
+static void walk_dir(const char *dir, int depth, walk *w)
+{
+    if (depth > WALK_DEPTH || w->seen > WALK_ENTRIES)
+        return;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && w->seen++ <= WALK_ENTRIES) {
+        const char *nm = de->d_name;
+        if (nm[0] == '.')
+            continue;
+        char p[1200];
+        snprintf(p, sizeof p, "%s/%s", dir, nm);
+        struct stat sb;
+        if (stat(p, &sb) != 0)
+            continue;
+        if (S_ISDIR(sb.st_mode)) {
+            if (!strcmp(nm, "llm_text_generation") || !strcmp(nm, "diffusion") ||
+                !strcmp(nm, "legacy"))
+                w->leaderboard_v2 = 1;
+            walk_dir(p, depth + 1, w);
+        } else if (!strcmp(nm, "mlperf_log_detail.txt")) {
+            w->mlperf = 1;
+        } else if (!strcmp(nm, "results.json")) {
+            w->bench = 1;
+        } else if (!w->vllm && ends_with(nm, ".json")) {
+            char head[HEAD_BYTES];
+            read_head(p, head, sizeof head);
+            w->vllm = vllm_head(head);
+        } else if (!w->csv && ends_with(nm, ".csv")) {
+            char head[256];
+            read_head(p, head, sizeof head);
+            if (!strncmp(head, "timestamp", 9)) {
+                w->csv = 1;
+                snprintf(w->csv_path, sizeof w->csv_path, "%s", p);
+            }
+        }
+    }
+    closedir(d);
+}
+
+static int guess_dir(const char *path, jl_import_guess *g)
+{
+    char p[1200];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/index.json", path);
+    int index = stat(p, &sb) == 0;
+    snprintf(p, sizeof p, "%s/models", path);
+    int models = stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+    snprintf(p, sizeof p, "%s/tasks", path);
+    int tasks = stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+    if (index || models || tasks)
+        return set(g, "mlenergy", path,
+                   "the ML.ENERGY Leaderboard's published data (index.json, models/, tasks/)",
+                   NULL);
+    walk w = {0};
+    walk_dir(path, 0, &w);
+    if (w.mlperf)
+        return set(g, "mlperf-power", path,
+                   "MLPerf Inference results (LoadGen's mlperf_log_detail.txt with PTDaemon's "
+                   "spl.txt); the importer reads every power run below it",
+                   NULL);
+    if (w.bench)
+        return set(g, "mlenergy-benchmark", path,
+                   "ML.ENERGY Benchmark runs (results.json per run folder)", NULL);
+    if (w.leaderboard_v2)
+        return set(g, "mlenergy", path, "the ML.ENERGY Leaderboard v2/v1 data", NULL);
+    if (w.vllm)
+        return set(g, NULL, path, "a folder of " VLLM_WHAT, NULL);
+    if (w.csv)
+        return set(g, "nvidia-smi", w.csv_path,
+                   "a folder holding nvidia-smi CSV logs (this one and perhaps others); fill in "
+                   "the upper-case values, or give them per run with `--runs RUNS.csv`",
+                   NVSMI_SET);
+    return 0;
+}
+
+int jl_import_guess_path(const char *path, jl_import_guess *g)
+{
+    memset(g, 0, sizeof *g);
+    struct stat sb;
+    if (!path || stat(path, &sb) != 0)
+        return 0;
+    if (S_ISDIR(sb.st_mode))
+        return guess_dir(path, g);
+    if (S_ISREG(sb.st_mode))
+        return guess_file(path, g);
+    return 0;
+}

@@ -1,0 +1,123 @@
+"""joules import mlperf-power over every run of the public corpus
+(shared/realworld/public-corpus/mlperf-power: nine submissions, v1.0 to
+v5.1, PROVENANCE.md there), imported with one command as a user would.
+
+For each run the reference is computed here from the raw files the way the
+MLPerf submission checker does (the Watts samples of spl.txt strictly
+between the LoadGen log's power_begin and power_end, readings <= 0 left
+out, plain mean): joules' summary/ average power must equal it, and the
+average power joules recomputes from the series must be within 0.1 %.
+GPU model and count must be what the system name says, and each run must
+carry a throughput and an energy per item (per token for the LLM
+benchmarks that log tokens)."""
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+from datetime import datetime
+
+import h5py
+
+joules, shared, work = sys.argv[1:4]
+root = os.path.join(shared, "realworld", "public-corpus", "mlperf-power")
+if not os.path.isdir(root):
+    print(f"SKIP: {root} missing")
+    sys.exit(77)
+os.makedirs(work, exist_ok=True)
+
+# what each system name says: accelerator (joules' gpu_model id) and count
+EXPECT = {
+    "Xavier_NX_TRT_MaxQ": ("Xavier-NX", 1),
+    "XE8545_A100-SXM-80GBx4_TRT": ("A100", 4),
+    "GX2570M6_A100-SXM4-40GBx8_TRT_MaxQ": ("A100", 8),
+    "A30x3_R4900G5_TRT_MaxQ": ("A30", 3),
+    # the name says "nvidia ... gpu" but not which: unknown, with a note
+    "amd_zen4_workstation-nvidia_original-gpu-tensorrt-v8.5.2.2-default_config": ("unknown", 1),
+    "H100-PCIe-80GBx8_TRT_MaxQ": ("H100", 8),
+    "H200-SXM-141GBx8_TRT_MaxQ": ("H200", 8),
+    "SR780a_V3_B200SXMx8_TRT": ("B200", 8),
+}
+
+fmt = "%m-%d-%Y %H:%M:%S.%f"
+
+
+def checker_mean(run):
+    marks = {}
+    for line in open(os.path.join(run, "mlperf_log_detail.txt")):
+        if line.startswith(":::MLLOG"):
+            rec = json.loads(line[len(":::MLLOG"):])  # Python reads the 64-bit seeds
+            marks.setdefault(rec["key"], rec["value"])
+    begin = datetime.strptime(marks["power_begin"], fmt)
+    end = datetime.strptime(marks["power_end"], fmt)
+    spl = os.path.join(run, "spl.txt")
+    if not os.path.exists(spl):
+        spl = os.path.join(run, "..", "power", "spl.txt")
+    watts = []
+    for line in open(spl):
+        f = line.split(",")
+        if f[0] != "Time":
+            continue
+        t = datetime.strptime(f[1], fmt)
+        if begin < t < end and float(f[3]) > 0:
+            watts.append(float(f[3]))
+    return sum(watts) / len(watts), marks
+
+
+runs = sorted(glob.glob(os.path.join(root, "*", "*", "*", "results", "*", "*", "*",
+                                     "performance", "run_1")))
+assert len(runs) >= 9, runs
+ref = {}
+for run in runs:
+    parts = run.split(os.sep)
+    system, bench, scen = parts[-5], parts[-4], parts[-3]
+    ref[(system, bench)] = (checker_mean(run), scen)
+
+out = os.path.join(work, "corpus.h5")
+p = subprocess.run([joules, "import", "mlperf-power", *sorted(glob.glob(os.path.join(root, "*"))),
+                    "-o", out, "--json", "--force"], capture_output=True, text=True)
+assert p.returncode == 0, p.stderr
+doc = json.loads(p.stdout)
+assert doc["n_runs"] == len(runs), (doc["n_runs"], len(runs))
+
+p = subprocess.run([joules, "summarize", out, "--json"], capture_output=True, text=True)
+assert p.returncode in (0, 1), p.stderr
+recomputed = {r["run"]: r for r in json.loads(p.stdout)["runs"]}
+
+worst = 0.0
+with h5py.File(out) as h:
+    assert len(h["runs"]) == len(runs)
+    for name, g in h["runs"].items():
+        a = g.attrs
+        system = a["mlperf_system"]
+        bench = a["model"]
+        (mean, marks), scen = ref[(system, bench)]
+        s = g["summary"].attrs
+        assert abs(s["avg_power_w"] - mean) <= 1e-9 * mean, (name, s["avg_power_w"], mean)
+        # the headline is the published (checker's) figure; the series'
+        # own integral is the "recomputed" side of the disagreements
+        fig = {d["figure"]: d["recomputed"] for d in recomputed[name]["disagreements"]}
+        rel = abs(fig["avg_power_w"] - mean) / mean
+        worst = max(worst, rel)
+        assert rel < 1e-3, (name, fig["avg_power_w"], mean)
+        gpu, count = EXPECT[system]
+        assert a["gpu_model"] == gpu and int(a["num_gpus"]) == count, \
+            (name, a["gpu_model"], a["num_gpus"], gpu, count)
+        per_item = s.get("energy_per_item_j", float("nan"))
+        assert math.isfinite(per_item) and per_item > 0, (name, "energy_per_item_j")
+        if scen in ("Offline", "Server"):
+            assert s["samples_per_s"] > 0 and abs(per_item - mean / s["samples_per_s"]) <= \
+                1e-9 * per_item, name
+        else:
+            assert s["energy_per_query_mj"] > 0, name
+        tok = marks.get("result_tokens_per_second") or marks.get(
+            "result_completed_tokens_per_second")
+        if tok:
+            assert abs(s["output_throughput_tok_s"] - tok) <= 1e-9 * tok, name
+            assert abs(s["energy_per_token_j"] - mean / tok) <= 1e-9 * mean / tok, name
+        print(f"{name}: {gpu} x{count}, checker {mean:.3f} W, recomputed "
+              f"{fig['avg_power_w']:.3f} W ({100 * rel:.3f} %), {per_item:.4g} J/item"
+              + (f", {s['energy_per_token_j']:.4g} J/token" if tok else ""))
+print(f"{len(runs)} of {len(runs)} runs imported; largest difference from the checker's "
+      f"mean {100 * worst:.3f} %")
