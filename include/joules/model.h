@@ -33,6 +33,7 @@
 
 #include "joules/descriptors.h"
 #include "joules/error.h"
+#include "joules/study.h"
 #include "joules/summary.h"
 
 #ifdef __cplusplus
@@ -66,6 +67,8 @@ char *jl_group_key_format(const jl_group_key *k);
 /* Compare two keys (strcmp order on model, task, gpu_model, num_gpus,
  * precision): the order groups are listed in. */
 int jl_group_key_cmp(const jl_group_key *a, const jl_group_key *b);
+/* Frees a key's strings and zeroes it. NULL is fine. */
+void jl_group_key_clear(jl_group_key *k);
 
 typedef struct jl_model_group {
     jl_group_key key;
@@ -419,16 +422,44 @@ typedef struct jl_whatif_point {
     /* 95 % prediction intervals (docs/model.md "What if") */
     jl_interval energy_per_token_j, power_w, step_time_s; /* step time ~ ITL */
     double throughput_tok_s;                              /* batch / step time */
-    int beyond_ceiling; /* cap above the configuration's memory ceiling */
-    int unlocked;       /* cap above every measured sibling's largest cap */
-    int extrapolated;   /* no source measured this cap */
-    int reference;      /* every source moved by the same transfer measured on
+    int beyond_ceiling;   /* cap above the configuration's memory ceiling */
+    int unlocked;         /* cap above every measured sibling's largest cap */
+    int extrapolated;     /* no source measured this cap */
+    double extrapolation; /* how far (e-folds of cap, as the intervals count
+                             them) the nearest source was moved; 0: measured */
+    int reference;        /* every source moved by the same transfer measured on
                            the model at another GPU count (not the factors) */
-    size_t n_sources;   /* sources averaged at this cap */
-    size_t calibrated;  /* held-out points of other models the interval's
+    size_t n_sources;     /* sources averaged at this cap */
+    size_t calibrated;    /* held-out points of other models the interval's
                            quantiles come from (0: from the residuals of the
-                           factors' pairs: a precision transfer) */
+                           factors' pairs: a precision transfer, or fewer
+                           than 40 held-out points of the kind) */
+    /* Where the evidence is thin the interval is widened by a stated rule
+     * (docs/model.md "What if", "Thin evidence"): JL_WHATIF_WIDE_* bits;
+     * 0 = none. widen_sd: the sd (ln) the rules added in quadrature;
+     * widen_floor: the least half-width (ln) the few-pairs rule kept (0:
+     * none). */
+    unsigned widened;
+    double widen_sd, widen_floor;
 } jl_whatif_point;
+
+/* Why a what-if interval was widened (jl_whatif_point.widened) */
+enum {
+    /* not calibrated on held-out transfers (fewer than 40 held-out points
+     * of the kind, or a precision transfer), or calibrated on the held-out
+     * groups of fewer than 3 models: at least +-0.35 in ln (x/ 1.42) */
+    JL_WHATIF_WIDE_FEW_PAIRS = 1,
+    /* no pair of other models' configurations spans the source's and the
+     * target's GPU models: sd 0.5 x |ln bandwidth ratio| added */
+    JL_WHATIF_WIDE_GPU_PAIR = 2,
+    /* the cap is farther from the sources' measured caps than any held-out
+     * point of the calibration was (not calibrated: than a measured cap):
+     * sd 0.15 per e-fold beyond added */
+    JL_WHATIF_WIDE_EXTRAPOLATED = 4
+};
+/* "few_pairs", "gpu_pair_never_seen", "extrapolated_beyond_calibration" of
+ * one JL_WHATIF_WIDE_* bit; NULL for another value */
+const char *jl_whatif_widening_name(unsigned bit);
 
 typedef struct jl_whatif {
     jl_group_key target;        /* owned */
@@ -439,6 +470,13 @@ typedef struct jl_whatif {
     size_t n_pairs;             /* pairs of configurations of other models the
                                   factors were learned from */
     size_t n_pairs_kind;        /* of them, of this transfer kind (intervals) */
+    size_t n_models_kind;       /* other models whose pairs of this kind those are */
+    size_t n_gpu_pair;          /* pairs of groups of other models (same model and
+                                   task) on the source's and the target's GPU
+                                   models; 0 for a GPU model never paired with
+                                   the source's (JL_WHATIF_WIDE_GPU_PAIR) */
+    double gpu_pair_sd;         /* the sd (ln) that adds: 0.5 x |ln bandwidth ratio|;
+                                   0 when the pair is seen or the GPU is the same */
     jl_whatif_point *points;
     size_t n_points;
 } jl_whatif;
@@ -479,6 +517,8 @@ typedef struct jl_whatif_loo_point {
     jl_interval predicted; /* energy per token with its interval */
     double abs_rel_error;
     int unlocked, extrapolated;
+    size_t calibrated; /* as jl_whatif_point */
+    unsigned widened;  /* as jl_whatif_point */
 } jl_whatif_loo_point;
 
 typedef struct jl_whatif_loo {
@@ -501,6 +541,80 @@ jl_loo_stats jl_whatif_loo_summarize(const jl_whatif_loo *r, jl_transfer k, cons
 /* {"points": [...], "summary": {...}} of a what-if leave-one-out
  * (docs/model.md). */
 json_t *jl_whatif_loo_to_json(const jl_whatif_loo *r, const jl_model_group_list *gl);
+
+/* ---- the pipeline: a study's groups, fitted, pooled, predicted ----------------
+
+   What `joules fit` and `joules predict` run, as one handle (like
+   jl_study_open for loading): the groups of a run list, each fitted and
+   pooled with the model's other sweeps on demand (or all at once), the
+   prediction of one group at batches or caps, and the what-if of a
+   configuration of it that was not measured, with one what-if engine kept
+   for every call. runs and desc are borrowed and must outlive the set. */
+
+typedef struct jl_model_set jl_model_set;
+
+/* Progress of a long call (the what-if leave-one-out): a short phase name,
+ * counts, and what is being worked on (may be NULL). */
+typedef void (*jl_model_progress_fn)(void *ctx, const char *phase, size_t done, size_t total,
+                                     const char *current);
+
+/* Group runs (jl_model_groups). opt: copied (NULL: the defaults); desc may
+ * be NULL. JL_ENOMEM only. */
+jl_status jl_model_set_open(const jl_summary_list *runs, const jl_descriptors *desc,
+                            const jl_model_options *opt, jl_model_set **out, jl_error **err);
+/* Frees the set, its fits and its what-if engine. NULL is fine. */
+void jl_model_set_free(jl_model_set *m);
+const jl_model_group_list *jl_model_set_groups(const jl_model_set *m);
+const jl_model_options *jl_model_set_options(const jl_model_set *m);
+/* Called by the set's long calls (jl_model_set_whatif_loo); fn NULL: none. */
+void jl_model_set_progress(jl_model_set *m, jl_model_progress_fn fn, void *ctx);
+
+/* Fit and pool every group (jl_model_fit_groups); *fits (may be NULL) gets
+ * the fits, one per group in group order, owned by the set. */
+jl_status jl_model_set_fit_all(jl_model_set *m, jl_group_fit *const **fits, jl_error **err);
+/* Fit and pool group gi (kept: a second call returns the same fit, as does
+ * jl_model_set_fit_all). *fit is owned by the set. */
+jl_status jl_model_set_fit(jl_model_set *m, size_t gi, const jl_group_fit **fit, jl_error **err);
+
+/* The groups a selector selects (a group is selected when one of its runs
+ * matches; `joules predict --group`): their indices in group order into
+ * *idx (caller frees; NULL when none) and *n. JL_ENOMEM only. */
+jl_status jl_model_groups_select(const jl_model_group_list *gl, const jl_selector *sel,
+                                 size_t **idx, size_t *n, jl_error **err);
+
+/* Predict group gi at n points: x[i] an achieved batch, or where is_cap
+ * (may be NULL) is set a batch cap, predicted at x[i] x the group's
+ * batch_per_cap. Every batch is checked against the ceiling first: one
+ * beyond it is JL_ELIMIT (jl_model_check_batch's error) and nothing is
+ * predicted. out has n slots. */
+jl_status jl_model_set_predict(jl_model_set *m, size_t gi, const double *x, const int *is_cap,
+                               size_t n, jl_prediction *out, jl_error **err);
+
+/* A what-if request "num_gpus=2,gpu_model=B200" (keys num_gpus, gpu_model,
+ * precision, model: the FP8/BF16 twin) applied to key base into *out
+ * (strings copied: jl_group_key_clear). JL_EUSAGE with a message naming the
+ * clause ("'task' cannot be changed ..."), JL_ENOMEM. */
+jl_status jl_whatif_parse(const char *spec, const jl_group_key *base, jl_group_key *out,
+                          jl_error **err);
+
+/* jl_whatif_predict of group gi changed by spec (jl_whatif_parse), at
+ * caps[0..n_caps) (NULL: the default caps), with the set's what-if engine
+ * (its factors and calibration learned at the first call and kept).
+ * Errors: those of jl_whatif_parse and jl_whatif_predict. */
+jl_status jl_model_set_whatif(jl_model_set *m, size_t gi, const char *spec, const long *caps,
+                              size_t n_caps, jl_whatif *out, jl_error **err);
+
+/* The leave-one-batch-size-out of every group (jl_model_loo with the set's
+ * options) into *out (jl_loo_result_clear). */
+jl_status jl_model_set_loo(jl_model_set *m, jl_loo_model which, jl_loo_result *out, jl_error **err);
+/* The what-if leave-one-out (jl_whatif_loo_run) into *out, reporting
+ * progress ("what-if held out", groups done of groups) when set. */
+jl_status jl_model_set_whatif_loo(jl_model_set *m, jl_whatif_loo *out, jl_error **err);
+/* The joules.fit/1 document of the set (jl_fit_document of every fit, after
+ * jl_model_set_fit_all) with "loo", "anchor_loo" and "what_if_loo" where
+ * given (NULL: left out). NULL on out-of-memory. */
+json_t *jl_model_set_fit_document(const jl_model_set *m, size_t n_grid, const jl_loo_result *loo,
+                                  const jl_loo_result *anchor_loo, const jl_whatif_loo *whatif_loo);
 
 /* ---- documents (docs/model.md lists every key) ----------------------------- */
 

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -188,18 +187,10 @@ static void print_whatif_table(const jl_whatif_loo *r)
         }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* What fit shows: the fits of every group, and with --loo the accuracy. */
 typedef struct fit_result {
-    jl_model_group_list groups;
-    jl_group_fit **fits; /* one per group */
-    const jl_model_options *mo;
+    jl_model_set *set;
+    jl_group_fit *const *fits; /* one per group, owned by set */
     size_t n_grid;
     jl_loo_result loo, anchor;
     jl_whatif_loo whatif;
@@ -211,25 +202,16 @@ static jl_status write_csv(const char *path, const void *result, const jl_summar
 {
     const fit_result *f = result;
     (void)l;
-    return jl_write_fit_params_csv(path, f->fits, f->groups.count, err);
+    return jl_write_fit_params_csv(path, f->fits, jl_model_set_groups(f->set)->count, err);
 }
 
 static json_t *to_json(const void *result, const jl_summary_list *l)
 {
     const fit_result *f = result;
     (void)l;
-    json_t *doc =
-        jl_fit_document(f->fits, f->groups.count, f->mo, f->n_grid, f->with_loo ? &f->loo : NULL,
-                        f->with_anchor ? &f->anchor : NULL, &f->groups);
-    if (doc && f->with_whatif) {
-        json_t *w = jl_whatif_loo_to_json(&f->whatif, &f->groups);
-        if (!w) {
-            json_decref(doc);
-            return NULL;
-        }
-        json_object_set_new(doc, "what_if_loo", w);
-    }
-    return doc;
+    return jl_model_set_fit_document(f->set, f->n_grid, f->with_loo ? &f->loo : NULL,
+                                     f->with_anchor ? &f->anchor : NULL,
+                                     f->with_whatif ? &f->whatif : NULL);
 }
 
 static void print_table(const void *result, const jl_summary_list *l)
@@ -242,7 +224,7 @@ static void print_table(const void *result, const jl_summary_list *l)
         print_whatif_table(&f->whatif);
     if (f->with_loo || f->with_whatif)
         return;
-    for (size_t i = 0; i < f->groups.count; i++) {
+    for (size_t i = 0; i < jl_model_set_groups(f->set)->count; i++) {
         double *grid = jl_model_batch_grid(f->fits[i], f->n_grid);
         print_fit(f->fits[i], grid, grid ? f->n_grid : 0);
         free(grid);
@@ -252,40 +234,41 @@ static void print_table(const void *result, const jl_summary_list *l)
 static const cli_output output = {write_csv, to_json, print_table, "groups/points", 0};
 
 /* Fit every group (and with --loo, leave each batch size out), timing each
- * step on stderr. */
-static jl_status fit_all(const cli_study *cs, fit_result *f, jl_error **err)
+ * step on stderr; the what-if leave-one-out shows its progress. */
+static jl_status fit_all(const cli_study *cs, const jl_model_options *mo, fit_result *f,
+                         jl_error **err)
 {
-    jl_status st = jl_model_groups(&cs->runs, &f->groups, err);
+    jl_status st = jl_model_set_open(&cs->runs, cs->desc, mo, &f->set, err);
     if (st != JL_OK)
         return st;
-    f->fits = calloc(f->groups.count ? f->groups.count : 1, sizeof *f->fits);
-    if (!f->fits)
-        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
-    double t0 = now_s();
-    if ((st = jl_model_fit_groups(&f->groups, f->mo, cs->desc, f->fits, err)) != JL_OK)
+    double t0 = cli_now_s();
+    if ((st = jl_model_set_fit_all(f->set, &f->fits, err)) != JL_OK)
         return st;
-    double t_fit = now_s() - t0, t_loo = 0, t_anchor = 0;
+    double t_fit = cli_now_s() - t0, t_loo = 0, t_anchor = 0, t_whatif = 0;
     if (f->with_loo) {
-        t0 = now_s();
-        if ((st = jl_model_loo(&f->groups, JL_LOO_JOULES, f->mo, cs->desc, &f->loo, err)) != JL_OK)
+        t0 = cli_now_s();
+        if ((st = jl_model_set_loo(f->set, JL_LOO_JOULES, &f->loo, err)) != JL_OK)
             return st;
-        t_loo = now_s() - t0;
+        t_loo = cli_now_s() - t0;
     }
     if (f->with_anchor) {
-        t0 = now_s();
-        if ((st = jl_model_loo(&f->groups, JL_LOO_ANCHOR, f->mo, cs->desc, &f->anchor, err)) !=
-            JL_OK)
+        t0 = cli_now_s();
+        if ((st = jl_model_set_loo(f->set, JL_LOO_ANCHOR, &f->anchor, err)) != JL_OK)
             return st;
-        t_anchor = now_s() - t0;
+        t_anchor = cli_now_s() - t0;
     }
-    double t_whatif = 0;
     if (f->with_whatif) {
-        t0 = now_s();
-        if ((st = jl_whatif_loo_run(&f->groups, cs->desc, &f->whatif, err)) != JL_OK)
+        cli_progress_state ps;
+        cli_progress_init(&ps, "fit");
+        jl_model_set_progress(f->set, cli_progress, &ps);
+        t0 = cli_now_s();
+        if ((st = jl_model_set_whatif_loo(f->set, &f->whatif, err)) != JL_OK)
             return st;
-        t_whatif = now_s() - t0;
+        t_whatif = cli_now_s() - t0;
+        jl_model_set_progress(f->set, NULL, NULL);
     }
-    fprintf(stderr, "joules fit: %zu groups fitted in %.2f s", f->groups.count, t_fit);
+    size_t n_groups = jl_model_set_groups(f->set)->count;
+    fprintf(stderr, "joules fit: %zu groups fitted in %.2f s", n_groups, t_fit);
     if (f->with_whatif)
         fprintf(stderr, "; what-if held out: %.2f s (%zu points)", t_whatif, f->whatif.count);
     if (f->with_loo)
@@ -298,13 +281,10 @@ static jl_status fit_all(const cli_study *cs, fit_result *f, jl_error **err)
 
 static void fit_result_clear(fit_result *f)
 {
-    for (size_t i = 0; f->fits && i < f->groups.count; i++)
-        jl_group_fit_free(f->fits[i]);
-    free(f->fits);
     jl_loo_result_clear(&f->loo);
     jl_loo_result_clear(&f->anchor);
     jl_whatif_loo_clear(&f->whatif);
-    jl_group_list_clear(&f->groups);
+    jl_model_set_free(f->set);
 }
 
 enum {
@@ -367,7 +347,7 @@ int cli_cmd_fit(int argc, char **argv)
     const char *cmd = "fit";
     jl_model_options mo;
     jl_model_options_default(&mo);
-    fit_result f = {.mo = &mo, .n_grid = JL_FIT_DEFAULT_GRID};
+    fit_result f = {.n_grid = JL_FIT_DEFAULT_GRID};
     cli_study cs;
     cli_study_init(&cs);
     fit_args fa = {&f, &mo};
@@ -381,7 +361,7 @@ int cli_cmd_fit(int argc, char **argv)
     if ((rc = cli_study_start(&cs, cmd, argc, argv, &output)))
         goto out;
     jl_error *err = NULL;
-    jl_status st = fit_all(&cs, &f, &err);
+    jl_status st = fit_all(&cs, &mo, &f, &err);
     rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, &f);
 out:
     fit_result_clear(&f);

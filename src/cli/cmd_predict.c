@@ -106,21 +106,18 @@ bad:
                            arg);
 }
 
-static void print_candidates(const char *cmd, const jl_model_group_list *gl, const int *match,
-                             int only_matching)
+/* The groups idx[0..n) names, or all of them when n is 0, on stderr (40 at
+ * most). */
+static void print_candidates(const char *cmd, const jl_model_group_list *gl, const size_t *idx,
+                             size_t n)
 {
-    size_t shown = 0, total = 0;
-    for (size_t i = 0; i < gl->count; i++)
-        if (!only_matching || match[i])
-            total++;
-    for (size_t i = 0; i < gl->count && shown < 40; i++) {
-        if (only_matching && !match[i])
-            continue;
-        char *k = jl_group_key_format(&gl->items[i].key);
+    size_t total = n ? n : gl->count, shown = total < 40 ? total : 40;
+    for (size_t i = 0; i < shown; i++) {
+        const jl_model_group *g = &gl->items[n ? idx[i] : i];
+        char *k = jl_group_key_format(&g->key);
         fprintf(stderr, "joules %s:   %s  (%zu runs, %zu batch sizes)\n", cmd, k ? k : "?",
-                gl->items[i].n_runs, gl->items[i].n_batch_sizes);
+                g->n_runs, g->n_batch_sizes);
         free(k);
-        shown++;
     }
     if (total > shown)
         fprintf(stderr, "joules %s:   ... and %zu more\n", cmd, total - shown);
@@ -168,37 +165,34 @@ static void print_text(const jl_group_fit *f, const jl_prediction *p, size_t n)
                    p[i].pooled_energy_per_token_j);
 }
 
-/* "num_gpus=2,gpu_model=B200" applied to key t (strings borrowed from the
- * argument copy `buf`). Returns 0 or an exit code (printed). */
-static int parse_whatif(const char *cmd, char *buf, jl_group_key *t)
+/* The thin-evidence rules that widened the intervals, each once, with its
+ * numbers (docs/model.md "Thin evidence"). */
+static void print_widened(const jl_whatif *w)
 {
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq || !eq[1])
-            return cli_usage_error(cmd, "--what-if: '%s' is not KEY=VALUE", tok);
-        *eq = '\0';
-        const char *v = eq + 1;
-        if (!strcmp(tok, "num_gpus")) {
-            char *end = NULL;
-            long n = strtol(v, &end, 10);
-            if (!end || *end || n < 1 || n > 4096)
-                return cli_usage_error(cmd, "--what-if: num_gpus '%s' is not a GPU count", v);
-            t->num_gpus = n;
-        } else if (!strcmp(tok, "gpu_model")) {
-            t->gpu_model = (char *)v;
-        } else if (!strcmp(tok, "precision")) {
-            t->precision = (char *)v;
-        } else if (!strcmp(tok, "model")) {
-            t->model = (char *)v;
-        } else {
-            return cli_usage_error(cmd,
-                                   "--what-if: '%s' cannot be changed (num_gpus, gpu_model, "
-                                   "precision or model: the FP8/BF16 twin)",
-                                   tok);
-        }
+    unsigned all = 0;
+    double floor_ln = 0;
+    for (size_t i = 0; i < w->n_points; i++) {
+        all |= w->points[i].widened;
+        floor_ln = fmax(floor_ln, w->points[i].widen_floor);
     }
-    return 0;
+    if (all & JL_WHATIF_WIDE_FEW_PAIRS)
+        printf("  intervals widened (few pairs): %s (%zu pairs of this kind from %zu other "
+               "model%s), so at least x/ %.2f (+-%.2f in ln): the factor fit's own residuals do "
+               "not say how a new model transfers\n",
+               w->transfer == JL_TRANSFER_PRECISION
+                   ? "a precision transfer is not calibrated on held-out groups"
+                   : "no calibration on the held-out groups of at least 3 models",
+               w->n_pairs_kind, w->n_models_kind, w->n_models_kind == 1 ? "" : "s", exp(floor_ln),
+               floor_ln);
+    if (all & JL_WHATIF_WIDE_GPU_PAIR)
+        printf("  intervals widened (GPU pair never seen): no other model is measured on both "
+               "%s and the sources' GPU model, so sd %.3f (in ln: half the ln ratio of their "
+               "memory bandwidths) is added\n",
+               w->target.gpu_model, w->gpu_pair_sd);
+    if (all & JL_WHATIF_WIDE_EXTRAPOLATED)
+        printf("  intervals widened (extrapolated): at caps farther from the sources' measured "
+               "caps than any held-out point of the calibration (without one: than a measured "
+               "cap), sd 0.15 in ln per e-fold beyond is added\n");
 }
 
 static void print_whatif(const jl_whatif *w, const jl_model_group_list *gl)
@@ -224,6 +218,7 @@ static void print_whatif(const jl_whatif *w, const jl_model_group_list *gl)
         printf("  intervals: from the factor fit's residuals (no held-out calibration for a %s "
                "transfer)\n",
                jl_transfer_name(w->transfer));
+    print_widened(w);
     if (isfinite(w->memory_ceiling))
         printf("  memory ceiling: ~%.0f sequences%s\n", w->memory_ceiling,
                w->memory_assumed ? " (on an assumed per-task input length)" : "");
@@ -240,10 +235,12 @@ static void print_whatif(const jl_whatif *w, const jl_model_group_list *gl)
                  p->power_w.hi);
         snprintf(st, sizeof st, "%.4g [%.4g, %.4g]", 1e3 * p->step_time_s.value,
                  1e3 * p->step_time_s.lo, 1e3 * p->step_time_s.hi);
-        printf("  %6ld %8.1f  %-30s %-26s %-24s %.4g%s%s%s\n", p->cap, p->batch, e, pw, st,
+        printf("  %6ld %8.1f  %-30s %-26s %-24s %.4g%s%s%s%s\n", p->cap, p->batch, e, pw, st,
                p->throughput_tok_s, p->beyond_ceiling ? "  (beyond the memory ceiling)" : "",
                p->unlocked ? "  (unlocked: above every measured cap)" : "",
-               p->extrapolated && !p->unlocked ? "  (no source measured this cap)" : "");
+               p->extrapolated && !p->unlocked ? "  (no source measured this cap)" : "",
+               p->widened & JL_WHATIF_WIDE_EXTRAPOLATED ? "  (interval widened: extrapolated)"
+                                                        : "");
     }
 }
 
@@ -252,25 +249,20 @@ static void print_whatif(const jl_whatif *w, const jl_model_group_list *gl)
 static int select_group(const char *cmd, const jl_model_group_list *gl, const jl_selector *gsel,
                         size_t *which)
 {
-    int *match = calloc(gl->count ? gl->count : 1, sizeof *match);
-    size_t nm = 0;
-    if (!match)
-        return cli_oom(cmd);
-    for (size_t i = 0; i < gl->count; i++) {
-        for (size_t r = 0; r < gl->items[i].n_runs && !match[i]; r++)
-            match[i] = jl_selector_match(gsel, gl->items[i].runs[r]);
-        if (match[i]) {
-            nm++;
-            *which = i;
-        }
-    }
-    if (nm == 0)
+    size_t *idx = NULL, nm = 0;
+    jl_error *err = NULL;
+    jl_status st = jl_model_groups_select(gl, gsel, &idx, &nm, &err);
+    if (st != JL_OK)
+        return cli_fail(cmd, st, err);
+    if (nm == 1)
+        *which = idx[0];
+    else if (nm == 0)
         fprintf(stderr, "joules %s: --group selects no group; the groups are:\n", cmd);
-    else if (nm > 1)
+    else
         fprintf(stderr, "joules %s: --group selects %zu groups, it must select one:\n", cmd, nm);
     if (nm != 1)
-        print_candidates(cmd, gl, match, nm > 0);
-    free(match);
+        print_candidates(cmd, gl, idx, nm);
+    free(idx);
     return nm == 1 ? 0 : cli_exit_for_status(JL_EUSAGE);
 }
 
@@ -324,14 +316,10 @@ static int emit_doc(const char *cmd, const cli_study *cs, json_t *doc)
                     : cli_print_jsonl(cmd, cs, doc, "predictions");
 }
 
-/* --what-if on group g: predicted and written. Returns the exit code. */
+/* --what-if on group which: predicted and written. Returns the exit code. */
 static int run_whatif(const char *cmd, const cli_study *cs, const predict_args *a,
-                      const jl_model_group_list *gl, const jl_model_group *g)
+                      jl_model_set *set, size_t which)
 {
-    jl_group_key t = g->key;
-    int rc = parse_whatif(cmd, a->whatif, &t);
-    if (rc)
-        return rc;
     long *caps = a->bs.n ? malloc(a->bs.n * sizeof *caps) : NULL;
     if (a->bs.n && !caps)
         return cli_oom(cmd);
@@ -339,10 +327,17 @@ static int run_whatif(const char *cmd, const cli_study *cs, const predict_args *
         caps[i] = (long)a->bs.v[i];
     jl_whatif w;
     jl_error *err = NULL;
-    jl_status st = jl_whatif_predict(gl, cs->desc, &t, JL_TRANSFER_NONE, caps, a->bs.n, &w, &err);
+    jl_status st = jl_model_set_whatif(set, which, a->whatif, caps, a->bs.n, &w, &err);
     free(caps);
+    if (st == JL_EUSAGE) { /* the request itself */
+        int rc = cli_usage_error(cmd, "--what-if: %s", err ? err->message : "bad request");
+        jl_error_free(err);
+        return rc;
+    }
     if (st != JL_OK)
         return cli_fail(cmd, st, err);
+    const jl_model_group_list *gl = jl_model_set_groups(set);
+    int rc = 0;
     if (cs->json || cs->jsonl)
         rc = emit_doc(cmd, cs, jl_whatif_document(&w, gl));
     else
@@ -351,43 +346,27 @@ static int run_whatif(const char *cmd, const cli_study *cs, const predict_args *
     return rc ? rc : cli_study_exit(cs);
 }
 
-/* Batches predicted on group `which` of gl and written. Returns the exit code. */
-static int run_predict(const char *cmd, const cli_study *cs, predict_args *a,
-                       const jl_model_group_list *gl, size_t which)
+/* Batches predicted on group which and written. Returns the exit code. */
+static int run_predict(const char *cmd, const cli_study *cs, const predict_args *a,
+                       jl_model_set *set, size_t which)
 {
-    const jl_model_group *g = &gl->items[which];
-    jl_group_fit *fit = NULL;
-    jl_prediction *pred = NULL;
+    const jl_group_fit *fit = NULL;
     jl_error *err = NULL;
-    batches *bs = &a->bs;
-    int rc = 0;
-    jl_status st = jl_model_fit_group(g->runs, g->n_runs, &a->mo, cs->desc, &fit, &err);
-    /* the model's other sweeps in the loaded data: sweep ends pooled as in
-     * the leave-one-out */
+    jl_prediction *pred = calloc(a->bs.n, sizeof *pred);
+    if (!pred)
+        return cli_oom(cmd);
+    jl_status st = jl_model_set_predict(set, which, a->bs.v, a->bs.is_cap, a->bs.n, pred, &err);
     if (st == JL_OK)
-        st = jl_model_fit_pool(fit, gl, which, &a->mo);
-    for (size_t i = 0; st == JL_OK && i < bs->n; i++) {
-        if (bs->is_cap[i])
-            bs->v[i] *= fit->batch_per_cap;
-        /* beyond the ceiling: refused, nothing printed */
-        st = jl_model_check_batch(fit, bs->v[i], &err);
-    }
-    if (st == JL_OK && !(pred = calloc(bs->n, sizeof *pred)))
-        st = JL_ENOMEM;
-    if (st != JL_OK) {
+        st = jl_model_set_fit(set, which, &fit, &err);
+    int rc = 0;
+    if (st != JL_OK)
         rc = cli_fail(cmd, st, err);
-    } else {
-        for (size_t i = 0; i < bs->n; i++)
-            jl_model_predict(fit, bs->v[i], &pred[i]);
-        if (cs->json || cs->jsonl)
-            rc = emit_doc(cmd, cs, jl_predict_document(fit, pred, bs->n));
-        else
-            print_text(fit, pred, bs->n);
-        rc = rc ? rc : cli_study_exit(cs);
-    }
+    else if (cs->json || cs->jsonl)
+        rc = emit_doc(cmd, cs, jl_predict_document(fit, pred, a->bs.n));
+    else
+        print_text(fit, pred, a->bs.n);
     free(pred);
-    jl_group_fit_free(fit);
-    return rc;
+    return rc ? rc : cli_study_exit(cs);
 }
 
 int cli_cmd_predict(int argc, char **argv)
@@ -405,7 +384,7 @@ int cli_cmd_predict(int argc, char **argv)
     const char *cmd = "predict";
     predict_args a = {.gsel = jl_selector_new()};
     jl_model_options_default(&a.mo);
-    jl_model_group_list gl = {0};
+    jl_model_set *set = NULL;
     cli_study cs;
     cli_study_init(&cs);
     int rc = a.gsel ? cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &a)
@@ -431,19 +410,18 @@ int cli_cmd_predict(int argc, char **argv)
     if ((rc = cli_study_start(&cs, cmd, argc, argv, &rows)))
         goto out;
     jl_error *err = NULL;
-    jl_status st = jl_model_groups(&cs.runs, &gl, &err);
+    jl_status st = jl_model_set_open(&cs.runs, cs.desc, &a.mo, &set, &err);
     if (st != JL_OK) {
         rc = cli_fail(cmd, st, err);
         goto out;
     }
     size_t which = 0;
-    if ((rc = select_group(cmd, &gl, a.gsel, &which)))
+    if ((rc = select_group(cmd, jl_model_set_groups(set), a.gsel, &which)))
         goto out;
-    rc = a.whatif ? run_whatif(cmd, &cs, &a, &gl, &gl.items[which])
-                  : run_predict(cmd, &cs, &a, &gl, which);
+    rc = a.whatif ? run_whatif(cmd, &cs, &a, set, which) : run_predict(cmd, &cs, &a, set, which);
 out:
     free(a.whatif);
-    jl_group_list_clear(&gl);
+    jl_model_set_free(set);
     free(a.bs.v);
     free(a.bs.is_cap);
     jl_selector_free(a.gsel);

@@ -83,47 +83,10 @@ static int add_slo(const char *cmd, const char *arg, cli_slos *slos, jl_report_s
     return 0;
 }
 
-static double now_s(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (double)tv.tv_sec + tv.tv_usec / 1e6;
-}
-
-/* On a terminal: one status line, rewritten. Otherwise (a log, CI): a line
- * when the phase changes and at least every 1.5 s of work within a phase. */
-typedef struct progress_state {
-    int tty;
-    double t0, last;
-    char phase[32];
-} progress_state;
-
-static void progress(void *ctx, const char *phase, size_t done, size_t total, const char *current)
-{
-    progress_state *p = ctx;
-    if (p->tty) {
-        fprintf(stderr, "\r[report: %s %zu/%zu] %-50.50s", phase, done, total,
-                current ? current : "");
-        if (done == total)
-            fputs("\r\033[K", stderr);
-        return;
-    }
-    double t = now_s();
-    int changed = strncmp(p->phase, phase, sizeof p->phase - 1) != 0;
-    if (!changed && t - p->last < 1.5 && done != total)
-        return;
-    if (!changed && done == total && t - p->last < 0.3)
-        return;
-    snprintf(p->phase, sizeof p->phase, "%s", phase);
-    p->last = t;
-    fprintf(stderr, "joules report: [%.1f s] %s %zu/%zu%s%s\n", t - p->t0, phase, done, total,
-            current && *current ? " " : "", current ? current : "");
-}
-
 static void load_progress(void *ctx, size_t done, size_t total, const char *current)
 {
     const char *b = current ? strrchr(current, '/') : NULL;
-    progress(ctx, "loading", done, total, b ? b + 1 : current);
+    cli_progress(ctx, "loading", done, total, b ? b + 1 : current);
 }
 
 /* --formats svg,pdf,png -> JL_REPORT_* bits; 0 on an unknown name. */
@@ -239,7 +202,8 @@ int cli_cmd_report(int argc, char **argv)
     cli_study_init(&cs);
     report_args a = {.cs = &cs};
     jl_report_options_default(&a.ro);
-    progress_state ps = {isatty(STDERR_FILENO), now_s(), 0, ""};
+    cli_progress_state ps;
+    cli_progress_init(&ps, cmd);
     /* --workers: loading and drawing both (0 until given: drawing then
      * defaults to the online CPUs, loading to 1) */
     cs.opt.workers = 0;
@@ -302,7 +266,7 @@ int cli_cmd_report(int argc, char **argv)
     if (gmtime_r(&now, &tmv))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tmv);
     a.ro.generated_at = when[0] ? when : NULL;
-    a.ro.progress = progress;
+    a.ro.progress = cli_progress;
     a.ro.progress_ctx = &ps;
     a.ro.gpus = (const char *const *)a.gpus;
     a.ro.n_gpus = a.n_gpus;
@@ -319,7 +283,7 @@ int cli_cmd_report(int argc, char **argv)
         fprintf(
             stderr,
             "joules %s: wrote %s/index.html in %.1f s: %zu runs, %zu groups, %zu of %zu figures drawn (%.1f s), %zu data files\n",
-            cmd, a.out_dir, now_s() - ps.t0, cs.runs.count, res.n_groups, res.n_figures_drawn,
+            cmd, a.out_dir, cli_now_s() - ps.t0, cs.runs.count, res.n_groups, res.n_figures_drawn,
             res.n_figures, res.figures_s, res.n_data_files);
         rc = cli_study_exit(&cs);
     }

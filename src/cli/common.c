@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -305,6 +306,43 @@ static void progress(void *ctx, size_t done, size_t total, const char *current)
     fprintf(stderr, "\r[%zu/%zu] %-60.60s", done, total, cli_basename(current));
     if (done == total)
         fputs("\r\033[K", stderr);
+}
+
+double cli_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cli_progress_init(cli_progress_state *p, const char *cmd)
+{
+    memset(p, 0, sizeof *p);
+    p->cmd = cmd;
+    p->tty = isatty(STDERR_FILENO);
+    p->t0 = cli_now_s();
+}
+
+void cli_progress(void *ctx, const char *phase, size_t done, size_t total, const char *current)
+{
+    cli_progress_state *p = ctx;
+    if (p->tty) {
+        fprintf(stderr, "\r[%s: %s %zu/%zu] %-50.50s", p->cmd, phase, done, total,
+                current ? current : "");
+        if (done == total)
+            fputs("\r\033[K", stderr);
+        return;
+    }
+    double t = cli_now_s();
+    int changed = strncmp(p->phase, phase, sizeof p->phase - 1) != 0;
+    if (!changed && t - p->last < 1.5 && done != total)
+        return;
+    if (!changed && done == total && t - p->last < 0.3)
+        return;
+    snprintf(p->phase, sizeof p->phase, "%s", phase);
+    p->last = t;
+    fprintf(stderr, "joules %s: [%.1f s] %s %zu/%zu%s%s\n", p->cmd, t - p->t0, phase, done, total,
+            current && *current ? " " : "", current ? current : "");
 }
 
 int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)

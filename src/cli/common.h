@@ -248,6 +248,22 @@ void cli_fmt_figure(char *buf, size_t cap, int fig, double v);
 /* Basename of a path, for tables. */
 const char *cli_basename(const char *path);
 
+/* Progress of a long library call, as `joules report` shows it: on a
+ * terminal one status line rewritten (cleared at the end); otherwise (a log,
+ * CI) a line when the phase changes and at least every 1.5 s within one.
+ * cli_progress_init, then pass cli_progress and the state as the callback
+ * (jl_model_progress_fn's shape). */
+typedef struct cli_progress_state {
+    const char *cmd;
+    int tty;
+    double t0, last;
+    char phase[32];
+} cli_progress_state;
+void cli_progress_init(cli_progress_state *p, const char *cmd);
+void cli_progress(void *ctx, const char *phase, size_t done, size_t total, const char *current);
+/* Seconds on a monotonic clock. */
+double cli_now_s(void);
+
 /* Provenance (src/cli/provenance.c, joules/account.h): the command line
  * and its inputs (every argument naming a file or directory, except the
  * values of -o/--output/--csv), set before the command runs; the study's

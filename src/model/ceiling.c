@@ -128,6 +128,18 @@ static const char *const kv_gauge_sources[] = {
 };
 
 /* The measured mean KV-cache use of s (NaN when none) and its source. */
+int jl__memory_own_gpu_key(const char *key)
+{
+    if (!key)
+        return 0;
+    if (!strcmp(key, "kv_pool_tokens"))
+        return 1;
+    for (size_t i = 0; i < sizeof kv_gauges / sizeof kv_gauges[0]; i++)
+        if (!strcmp(key, kv_gauges[i]))
+            return 1;
+    return 0;
+}
+
 static double kv_mean(const jl_summary *s, const char **source)
 {
     double k = s->fig[JL_FIG_AVG_KV_CACHE_USAGE];
@@ -493,30 +505,23 @@ static int sweep_point(const jl_summary *s, double *b, double *T)
     return pos(*b) && pos(*T) && pos(s->fig[JL_FIG_AVG_POWER_W]);
 }
 
-jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n, const jl_descriptors *d,
-                                   const jl_ceiling_options *opt, jl_group_ceiling *g)
+/* What the group ceiling finds along the way, for its reason: the memory
+ * ceilings behind the median, the collapse of throughput along the sweep
+ * (between collapse and after), the run whose higher throughput past the
+ * upstream ceiling undoes it, and the upstream ceiling as detected before
+ * it was held to the batches measured. */
+typedef struct gc_found {
+    size_t nm, n_assumed;
+    const jl_summary *collapse, *after, *recovered;
+    double detected;
+} gc_found;
+
+/* keep[i]: run i of the fitted regime (jl__model_regime_keep over the
+ * usable runs, as the fit does); the count set apart into g. vb, vT, vk:
+ * scratch of n each. */
+static void gc_regime(const jl_summary *const *runs, size_t n, const jl_ceiling_options *opt,
+                      int *keep, double *vb, double *vT, int *vk, jl_group_ceiling *g)
 {
-    jl_ceiling_options defo;
-    if (!opt) {
-        jl_ceiling_options_default(&defo);
-        opt = &defo;
-    }
-    memset(g, 0, sizeof *g);
-    g->value = INFINITY;
-    g->memory = g->upstream = NAN;
-    g->binding = "none";
-    double *mem = n ? malloc(4 * n * sizeof *mem) : NULL;
-    const jl_summary **sorted = n ? malloc(n * sizeof *sorted) : NULL;
-    int *keep = n ? malloc(2 * n * sizeof *keep) : NULL;
-    if (n && (!mem || !sorted || !keep)) {
-        free(mem);
-        free(sorted);
-        free(keep);
-        return JL_ENOMEM;
-    }
-    /* the regime rule of the fit (jl__model_regime_keep) over the usable runs */
-    double *vb = mem + n, *vT = mem + 2 * n;
-    int *vk = keep + n;
     size_t nv = 0;
     for (size_t i = 0; i < n; i++)
         if (sweep_point(runs[i], &vb[nv], &vT[nv]))
@@ -527,22 +532,26 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n, cons
         keep[i] = sweep_point(runs[i], &b, &T) ? vk[k++] : 1;
         g->n_regime_excluded += !keep[i];
     }
-    size_t nm = 0, n_assumed = 0;
+}
+
+/* The median memory ceiling over the runs, and the largest batch a run of
+ * the fitted regime was held back at upstream. mem: scratch of n.
+ * JL_ENOMEM only. */
+static jl_status gc_runs(const jl_summary *const *runs, size_t n, const jl_descriptors *d,
+                         const jl_ceiling_options *opt, const int *keep, double *mem,
+                         jl_group_ceiling *g, gc_found *fd)
+{
     for (size_t i = 0; i < n; i++) {
-        sorted[i] = runs[i];
         jl_batch_ceiling c;
         if (jl_batch_ceiling_run(runs[i], d, opt, &c) != JL_OK) {
             jl_batch_ceiling_clear(&c);
-            free(mem);
-            free(sorted);
-            free(keep);
             return JL_ENOMEM;
         }
         /* a memory-bound run's ceiling is at least its achieved batch */
         double v = c.limit == JL_BATCH_LIMIT_MEMORY ? c.ceiling : c.memory.value;
         if (isfinite(v)) {
-            mem[nm++] = v;
-            n_assumed += jl_memory_ceiling_assumed(&c.memory);
+            mem[fd->nm++] = v;
+            fd->n_assumed += jl_memory_ceiling_assumed(&c.memory);
         }
         if (keep[i] && c.limit == JL_BATCH_LIMIT_UPSTREAM &&
             (!isfinite(g->upstream) || c.achieved > g->upstream)) {
@@ -551,16 +560,17 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n, cons
         }
         jl_batch_ceiling_clear(&c);
     }
-    if (nm)
-        g->memory = jl__median_d(mem, nm);
-    /* throughput collapse along the sweep, over the runs of one regime */
-    size_t ns = 0;
-    for (size_t i = 0; i < n; i++)
-        if (keep[i])
-            sorted[ns++] = runs[i];
-    qsort(sorted, ns, sizeof *sorted, cmp_run_cap);
-    const jl_summary *collapse = NULL, *after = NULL;
-    for (size_t i = 0; i + 1 < ns && !collapse; i++) {
+    if (fd->nm)
+        g->memory = jl__median_d(mem, fd->nm);
+    return JL_OK;
+}
+
+/* Throughput collapsing along the sweep (sorted by cap, one regime): the
+ * batch grows 1.5x while throughput and power fall. An earlier upstream
+ * ceiling than the runs' own. */
+static void gc_collapse(const jl_summary **sorted, size_t ns, jl_group_ceiling *g, gc_found *fd)
+{
+    for (size_t i = 0; i + 1 < ns && !fd->collapse; i++) {
         const jl_summary *p = sorted[i], *q = sorted[i + 1];
         double bp = p->fig[JL_FIG_AVG_BATCH_SIZE], bq = q->fig[JL_FIG_AVG_BATCH_SIZE];
         double tp = p->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S],
@@ -568,54 +578,62 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n, cons
         double pp = p->fig[JL_FIG_AVG_POWER_W], pq = q->fig[JL_FIG_AVG_POWER_W];
         if (pos(bp) && pos(bq) && pos(tp) && pos(tq) && pos(pp) && pos(pq) && bq >= 1.5 * bp &&
             tq < 0.95 * tp && pq < pp) {
-            collapse = p;
-            after = q;
+            fd->collapse = p;
+            fd->after = q;
         }
     }
-    if (collapse) {
-        double bc = collapse->fig[JL_FIG_AVG_BATCH_SIZE];
+    if (fd->collapse) {
+        double bc = fd->collapse->fig[JL_FIG_AVG_BATCH_SIZE];
         if (!isfinite(g->upstream) || bc < g->upstream) {
             g->upstream = bc;
-            g->upstream_run = collapse;
+            g->upstream_run = fd->collapse;
         }
     }
-    /* not below a batch measured in the same regime */
-    const jl_summary *recovered = NULL;
-    double bmax = NAN, detected = g->upstream;
-    if (isfinite(g->upstream)) {
-        double be, Te;
-        sweep_point(g->upstream_run, &be, &Te);
-        for (size_t i = 0; i < ns; i++) {
-            double b, T;
-            if (!sweep_point(sorted[i], &b, &T))
-                continue;
-            if (!(b <= bmax))
-                bmax = b;
-            if (b > be && T > Te && !recovered)
-                recovered = sorted[i];
-        }
-        if (recovered)
-            g->upstream = NAN;
-        else if (bmax > g->upstream)
-            g->upstream = bmax;
+}
+
+/* The upstream ceiling not below a batch measured in the same regime: gone
+ * when a larger batch got more throughput (a dip), else at least the
+ * largest batch measured. */
+static void gc_not_below_measured(const jl_summary **sorted, size_t ns, jl_group_ceiling *g,
+                                  gc_found *fd)
+{
+    double bmax = NAN;
+    fd->detected = g->upstream;
+    if (!isfinite(g->upstream))
+        return;
+    double be, Te;
+    sweep_point(g->upstream_run, &be, &Te);
+    for (size_t i = 0; i < ns; i++) {
+        double b, T;
+        if (!sweep_point(sorted[i], &b, &T))
+            continue;
+        if (!(b <= bmax))
+            bmax = b;
+        if (b > be && T > Te && !fd->recovered)
+            fd->recovered = sorted[i];
     }
+    if (fd->recovered)
+        g->upstream = NAN;
+    else if (bmax > g->upstream)
+        g->upstream = bmax;
+}
+
+/* g->reason: the memory ceiling and the upstream one, with their evidence.
+ * NULL on out-of-memory. */
+static char *gc_reason(const jl_group_ceiling *g, const gc_found *fd)
+{
     jl__strbuf sb;
     jl__strbuf_init(&sb);
-    if (isfinite(g->memory) && (!isfinite(g->upstream) || g->memory <= g->upstream)) {
-        g->value = g->memory;
-        g->binding = "memory";
-    } else if (isfinite(g->upstream)) {
-        g->value = g->upstream;
-        g->binding = "upstream";
-    }
     if (isfinite(g->memory)) {
         jl__strbuf_printf(&sb, "memory ceiling ~%.0f sequences (median over %zu runs", g->memory,
-                          nm);
-        if (n_assumed)
-            jl__strbuf_printf(&sb, "; %zu of them on an assumed per-task input length", n_assumed);
+                          fd->nm);
+        if (fd->n_assumed)
+            jl__strbuf_printf(&sb, "; %zu of them on an assumed per-task input length",
+                              fd->n_assumed);
         jl__strbuf_puts(&sb, ")");
     } else
         jl__strbuf_puts(&sb, "memory ceiling unknown");
+    const jl_summary *collapse = fd->collapse, *after = fd->after, *recovered = fd->recovered;
     const char *lead = recovered ? "no upstream ceiling" : "upstream ceiling";
     if (collapse && g->upstream_run == collapse) {
         jl__strbuf_printf(&sb, "; %s", lead);
@@ -631,19 +649,19 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n, cons
                               100,
                           (1 - after->fig[JL_FIG_AVG_POWER_W] / collapse->fig[JL_FIG_AVG_POWER_W]) *
                               100);
-    } else if (isfinite(detected)) {
+    } else if (isfinite(fd->detected)) {
         jl__strbuf_printf(&sb, "; %s", lead);
         if (!recovered)
             jl__strbuf_printf(&sb, " ~%.0f", g->upstream);
         jl__strbuf_printf(&sb, ": the run at cap %ld was held back upstream at batch %.0f",
-                          g->upstream_run->attrs.max_batch_size, detected);
+                          g->upstream_run->attrs.max_batch_size, fd->detected);
     }
     if (recovered)
         jl__strbuf_printf(&sb,
                           ", but at cap %ld (batch %.0f) throughput was higher again: a dip, "
                           "not a ceiling",
                           recovered->attrs.max_batch_size, recovered->fig[JL_FIG_AVG_BATCH_SIZE]);
-    else if (isfinite(g->upstream) && g->upstream > detected)
+    else if (isfinite(g->upstream) && g->upstream > fd->detected)
         jl__strbuf_printf(&sb,
                           " (the GPU got less work) and no larger batch got more throughput; "
                           "batches up to %.0f were measured, so predictions stop there",
@@ -655,9 +673,51 @@ jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n, cons
                           "; %zu run%s of another regime at the ends of the sweep not "
                           "used for the upstream ceiling",
                           g->n_regime_excluded, g->n_regime_excluded == 1 ? "" : "s");
+    return jl__strbuf_take(&sb);
+}
+
+jl_status jl_group_ceiling_compute(const jl_summary *const *runs, size_t n, const jl_descriptors *d,
+                                   const jl_ceiling_options *opt, jl_group_ceiling *g)
+{
+    jl_ceiling_options defo;
+    if (!opt) {
+        jl_ceiling_options_default(&defo);
+        opt = &defo;
+    }
+    memset(g, 0, sizeof *g);
+    g->value = INFINITY;
+    g->memory = g->upstream = NAN;
+    g->binding = "none";
+    double *mem = n ? malloc(4 * n * sizeof *mem) : NULL;
+    const jl_summary **sorted = n ? malloc(n * sizeof *sorted) : NULL;
+    int *keep = n ? malloc(2 * n * sizeof *keep) : NULL;
+    gc_found fd = {0, 0, NULL, NULL, NULL, NAN};
+    jl_status st = JL_ENOMEM;
+    if (n && (!mem || !sorted || !keep))
+        goto end;
+    gc_regime(runs, n, opt, keep, mem + n, mem + 2 * n, keep + n, g);
+    if (gc_runs(runs, n, d, opt, keep, mem, g, &fd) != JL_OK)
+        goto end;
+    /* throughput collapse along the sweep, over the runs of one regime */
+    size_t ns = 0;
+    for (size_t i = 0; i < n; i++)
+        if (keep[i])
+            sorted[ns++] = runs[i];
+    qsort(sorted, ns, sizeof *sorted, cmp_run_cap);
+    gc_collapse(sorted, ns, g, &fd);
+    gc_not_below_measured(sorted, ns, g, &fd);
+    if (isfinite(g->memory) && (!isfinite(g->upstream) || g->memory <= g->upstream)) {
+        g->value = g->memory;
+        g->binding = "memory";
+    } else if (isfinite(g->upstream)) {
+        g->value = g->upstream;
+        g->binding = "upstream";
+    }
+    g->reason = gc_reason(g, &fd);
+    st = g->reason ? JL_OK : JL_ENOMEM;
+end:
     free(mem);
     free(sorted);
     free(keep);
-    g->reason = jl__strbuf_take(&sb);
-    return g->reason ? JL_OK : JL_ENOMEM;
+    return st;
 }

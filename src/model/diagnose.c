@@ -343,22 +343,12 @@ static const jl_fit_point *regime_excluded(const jl_group_fit *f, const jl_summa
     return NULL;
 }
 
-static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model_group_list *gl,
-                        gstate *gs, size_t gi, jl_whatif_engine **engine, const jl_descriptors *d,
-                        const jl_diagnose_options *o)
+/* The run's static power (G x idle power, from the trace, else the
+ * descriptor) and its share of the energy; returns the idle power per GPU
+ * (NaN unknown). */
+static double run_static_power(jl_run_diagnosis *r, const jl_summary *s, const jl_descriptors *d,
+                               double G, double P)
 {
-    const gstate *g = gi != (size_t)-1 ? &gs[gi] : NULL;
-    double G = s->attrs.num_gpus > 0 ? (double)s->attrs.num_gpus : NAN;
-    double P = s->fig[JL_FIG_AVG_POWER_W];
-    double b = s->fig[JL_FIG_AVG_BATCH_SIZE];
-    int diffusion = jl_attrs_is_diffusion(&s->attrs);
-    double T = diffusion ? s->fig[JL_FIG_ITEMS_PER_S] : s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
-    r->run = s;
-    r->group_ceiling = INFINITY;
-    r->fit_method = "none";
-    if (jl_batch_ceiling_run(s, d, &o->ceiling, &r->ceiling) != JL_OK)
-        return -1;
-    /* static power */
     double idle = NAN;
     r->static_power_source = "none";
     if (pos(s->attrs.gpu_idle_power_w)) {
@@ -370,10 +360,18 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
     }
     r->static_power_w = G * idle;
     r->static_energy_share = pos(P) ? fmin(r->static_power_w / P, 1.0) : NAN;
-    /* utilisation */
+    return idle;
+}
+
+/* The run's utilisation, from the first source that gives one: the group's
+ * model (not for a run set apart as another regime, which gets the model's
+ * definition with its measured power), SM utilisation, the group's
+ * largest dynamic power. */
+static void run_utilisation(jl_run_diagnosis *r, const jl_summary *s, const gstate *g,
+                            const jl_fit_point *apart, double idle, double P, double G, double b)
+{
     r->utilisation = NAN;
     r->utilisation_source = "none";
-    const jl_fit_point *apart = g ? regime_excluded(g->fit, s) : NULL;
     if (g && g->fit && g->fit->method == JL_FIT_MODEL && pos(b) && !apart) {
         jl_prediction p;
         if (jl_model_predict(g->fit, b, &p) == JL_OK && isfinite(p.utilisation)) {
@@ -396,79 +394,75 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
         r->utilisation = fmin(fmax((P / G - idle) / g->max_dyn_per_gpu, 0), 1);
         r->utilisation_source = "group_power";
     }
-    double dur = s->fig[JL_FIG_STEADY_DURATION_S];
-    double u = r->utilisation;
-    r->static_wasted_j = isfinite(u) && pos(dur) ? r->static_power_w * dur * (1 - u) : NAN;
-    r->static_wasted_j_per_token = isfinite(u) && pos(T) ? r->static_power_w * (1 - u) / T : NAN;
-    if (g) {
-        r->group = jl_group_key_format(&gl->items[gi].key);
-        if (!r->group)
-            return -1;
-        if (g->fit)
-            r->fit_method = jl_fit_method_name(g->fit->method);
-        r->group_ceiling = group_limit(g);
-        r->group_ceiling_reason = jl__strdup(g->ceil.reason ? g->ceil.reason : "");
-        if (!r->group_ceiling_reason)
-            return -1;
-    }
+}
 
-    /* findings */
-    const char *unit = diffusion ? "item" : "token";
-    if (isfinite(u) && u < o->under_utilised) {
-        jl_finding *f = add_finding(
-            r, "under_utilised", "warning",
-            jl__asprintf("under-utilised (u = %.2f, %s): %.0f%% of the energy is static power "
-                         "(%.0f W of %.0f W)%s%s",
-                         u, r->utilisation_source, r->static_energy_share * 100, r->static_power_w,
-                         P,
-                         isfinite(r->static_wasted_j) ? "; static energy wasted while idle: " : "",
-                         ""));
-        if (!f)
+/* Finding under_utilised: u below the threshold, with the static share and
+ * the static energy wasted. 0, -1 on out-of-memory. */
+static int finding_under_utilised(jl_run_diagnosis *r, double P, const char *unit)
+{
+    double u = r->utilisation;
+    jl_finding *f = add_finding(
+        r, "under_utilised", "warning",
+        jl__asprintf("under-utilised (u = %.2f, %s): %.0f%% of the energy is static power "
+                     "(%.0f W of %.0f W)%s%s",
+                     u, r->utilisation_source, r->static_energy_share * 100, r->static_power_w, P,
+                     isfinite(r->static_wasted_j) ? "; static energy wasted while idle: " : "",
+                     ""));
+    if (!f)
+        return -1;
+    if (isfinite(r->static_wasted_j)) {
+        char *m = jl__asprintf("%s%.0f J (%.3g J/%s)", f->message, r->static_wasted_j,
+                               r->static_wasted_j_per_token, unit);
+        if (!m)
             return -1;
-        if (isfinite(r->static_wasted_j)) {
-            char *m = jl__asprintf("%s%.0f J (%.3g J/%s)", f->message, r->static_wasted_j,
-                                   r->static_wasted_j_per_token, unit);
-            if (!m)
-                return -1;
-            free(f->message);
-            f->message = m;
-        } else if (isfinite(r->static_wasted_j_per_token)) {
-            char *m = jl__asprintf("%s; static energy wasted while idle: %.3g J/%s", f->message,
-                                   r->static_wasted_j_per_token, unit);
-            if (!m)
-                return -1;
-            free(f->message);
-            f->message = m;
-        }
-        num(f, "utilisation", u);
-        num(f, "static_energy_share", r->static_energy_share);
-        num(f, "static_wasted_j", r->static_wasted_j);
-        num(f, "static_wasted_j_per_token", r->static_wasted_j_per_token);
+        free(f->message);
+        f->message = m;
+    } else if (isfinite(r->static_wasted_j_per_token)) {
+        char *m = jl__asprintf("%s; static energy wasted while idle: %.3g J/%s", f->message,
+                               r->static_wasted_j_per_token, unit);
+        if (!m)
+            return -1;
+        free(f->message);
+        f->message = m;
     }
-    if (g && g->fit && g->fit->method == JL_FIT_MODEL && pos(b) && pos(G) && !apart) {
-        /* energy of one step by the model's terms: static G·Ps·τ, the
-         * batch-independent dynamic Ew (weights, launches), the rest per
-         * sequence */
-        jl_prediction p;
-        if (jl_model_predict(g->fit, b, &p) == JL_OK) {
-            double tau = p.model_step_time_s.value, E = p.model_power_w.value * tau;
-            double st = G * g->fit->params[JL_MP_PS].value * tau,
-                   ew = g->fit->params[JL_MP_EW].value;
-            if (pos(E) && st + ew > 0.5 * E) {
-                jl_finding *fa = add_finding(
-                    r, "fixed_cost", "info",
+    num(f, "utilisation", u);
+    num(f, "static_energy_share", r->static_energy_share);
+    num(f, "static_wasted_j", r->static_wasted_j);
+    num(f, "static_wasted_j_per_token", r->static_wasted_j_per_token);
+    return 0;
+}
+
+/* Finding fixed_cost: the energy of one step by the model's terms -- static
+ * G·Ps·τ, the batch-independent dynamic Ew (weights, launches), the rest per
+ * sequence -- when the first two are over half of it. 0, -1 on
+ * out-of-memory. */
+static int finding_fixed_cost(jl_run_diagnosis *r, const gstate *g, double b, double G)
+{
+    jl_prediction p;
+    if (jl_model_predict(g->fit, b, &p) != JL_OK)
+        return 0;
+    double tau = p.model_step_time_s.value, E = p.model_power_w.value * tau;
+    double st = G * g->fit->params[JL_MP_PS].value * tau, ew = g->fit->params[JL_MP_EW].value;
+    if (!(pos(E) && st + ew > 0.5 * E))
+        return 0;
+    jl_finding *fa =
+        add_finding(r, "fixed_cost", "info",
                     jl__asprintf("%.0f%% of each step's energy does not grow with the batch "
                                  "(static %.0f%%, weights and launches %.0f%%; model terms "
                                  "G·Ps·τ and Ew): a larger batch spreads it over more tokens",
                                  (st + ew) / E * 100, st / E * 100, ew / E * 100));
-                if (!fa)
-                    return -1;
-                num(fa, "fixed_share", (st + ew) / E);
-                num(fa, "static_share", st / E);
-                num(fa, "batch_independent_dynamic_share", ew / E);
-            }
-        }
-    }
+    if (!fa)
+        return -1;
+    num(fa, "fixed_share", (st + ew) / E);
+    num(fa, "static_share", st / E);
+    num(fa, "batch_independent_dynamic_share", ew / E);
+    return 0;
+}
+
+/* Findings batch_limit (which limit binds, always) and headroom (a cap
+ * that binds well below the memory ceiling). 0, -1 on out-of-memory. */
+static int finding_batch_limit(jl_run_diagnosis *r, int diffusion)
+{
     jl_finding *f =
         add_finding(r, "batch_limit", "info",
                     jl__asprintf("batch limit: %s — %s", jl_batch_limit_name(r->ceiling.limit),
@@ -494,9 +488,83 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
             return -1;
         num(f, "memory_headroom", r->ceiling.memory_headroom);
     }
+    return 0;
+}
+
+/* Finding regime: the run is set apart from its group's fit as another
+ * regime at a sweep end. 0, -1 on out-of-memory. */
+static int finding_regime(jl_run_diagnosis *r, const gstate *g, const jl_diagnose_options *o,
+                          double b, double T)
+{
+    int low = b <= g->fit->batch_min;
+    jl_finding *f =
+        add_finding(r, "regime", "info",
+                    jl__asprintf("another regime: this run (batch %.1f, %.0f tokens/s) is at "
+                                 "the %s end of its sweep, where %s %.2fx %s; the group's fit "
+                                 "leaves it out, so no model number or suggestion is given "
+                                 "for it",
+                                 b, T, low ? "low" : "high",
+                                 low ? "a run with at least twice its batch has less than"
+                                     : "it has less than",
+                                 o->ceiling.regime_ratio,
+                                 low ? "its throughput (an upstream limit above it, e.g. "
+                                       "CPU-side preprocessing, or a fast path of its own)"
+                                     : "the throughput of a run with at most half its batch "
+                                       "(e.g. KV preemption)"));
+    if (!f)
+        return -1;
+    num(f, "batch", b);
+    num(f, "throughput_tok_s", T);
+    return 0;
+}
+
+static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model_group_list *gl,
+                        gstate *gs, size_t gi, jl_whatif_engine **engine, const jl_descriptors *d,
+                        const jl_diagnose_options *o)
+{
+    const gstate *g = gi != (size_t)-1 ? &gs[gi] : NULL;
+    double G = s->attrs.num_gpus > 0 ? (double)s->attrs.num_gpus : NAN;
+    double P = s->fig[JL_FIG_AVG_POWER_W];
+    double b = s->fig[JL_FIG_AVG_BATCH_SIZE];
+    int diffusion = jl_attrs_is_diffusion(&s->attrs);
+    double T = diffusion ? s->fig[JL_FIG_ITEMS_PER_S] : s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+    r->run = s;
+    r->group_ceiling = INFINITY;
+    r->fit_method = "none";
+    if (jl_batch_ceiling_run(s, d, &o->ceiling, &r->ceiling) != JL_OK)
+        return -1;
+    double idle = run_static_power(r, s, d, G, P);
+    const jl_fit_point *apart = g ? regime_excluded(g->fit, s) : NULL;
+    run_utilisation(r, s, g, apart, idle, P, G, b);
+    double dur = s->fig[JL_FIG_STEADY_DURATION_S];
+    double u = r->utilisation;
+    r->static_wasted_j = isfinite(u) && pos(dur) ? r->static_power_w * dur * (1 - u) : NAN;
+    r->static_wasted_j_per_token = isfinite(u) && pos(T) ? r->static_power_w * (1 - u) / T : NAN;
+    if (g) {
+        r->group = jl_group_key_format(&gl->items[gi].key);
+        if (!r->group)
+            return -1;
+        if (g->fit)
+            r->fit_method = jl_fit_method_name(g->fit->method);
+        r->group_ceiling = group_limit(g);
+        r->group_ceiling_reason = jl__strdup(g->ceil.reason ? g->ceil.reason : "");
+        if (!r->group_ceiling_reason)
+            return -1;
+    }
+
+    /* findings */
+    if (isfinite(u) && u < o->under_utilised &&
+        finding_under_utilised(r, P, diffusion ? "item" : "token"))
+        return -1;
+    if (g && g->fit && g->fit->method == JL_FIT_MODEL && pos(b) && pos(G) && !apart &&
+        finding_fixed_cost(r, g, b, G))
+        return -1;
+    if (finding_batch_limit(r, diffusion))
+        return -1;
     if (g && isfinite(g->ceil.upstream) && s->attrs.max_batch_size > 0 &&
         (double)s->attrs.max_batch_size > g->ceil.upstream * 1.05) {
-        f = add_finding(r, "upstream", "warning",
+        jl_finding *f =
+            add_finding(r, "upstream", "warning",
                         jl__asprintf("upstream-bound: %s; this run's cap %ld is past it, so the "
                                      "GPU waits on work (CPU-side preprocessing, paper §3.2): a "
                                      "faster front end, not the GPU, would cut its energy",
@@ -505,36 +573,18 @@ static int diagnose_run(jl_run_diagnosis *r, const jl_summary *s, const jl_model
             return -1;
         num(f, "upstream_ceiling", g->ceil.upstream);
     }
-    if (apart) {
-        int low = b <= g->fit->batch_min;
-        f = add_finding(r, "regime", "info",
-                        jl__asprintf("another regime: this run (batch %.1f, %.0f tokens/s) is at "
-                                     "the %s end of its sweep, where %s %.2fx %s; the group's fit "
-                                     "leaves it out, so no model number or suggestion is given "
-                                     "for it",
-                                     b, T, low ? "low" : "high",
-                                     low ? "a run with at least twice its batch has less than"
-                                         : "it has less than",
-                                     o->ceiling.regime_ratio,
-                                     low ? "its throughput (an upstream limit above it, e.g. "
-                                           "CPU-side preprocessing, or a fast path of its own)"
-                                         : "the throughput of a run with at most half its batch "
-                                           "(e.g. KV preemption)"));
-        if (!f)
+    if (apart)
+        return finding_regime(r, g, o, b, T);
+    if (!g || diffusion)
+        return 0;
+    if (r->ceiling.limit == JL_BATCH_LIMIT_CONFIG || r->ceiling.limit == JL_BATCH_LIMIT_UNKNOWN) {
+        if (!(isfinite(g->ceil.upstream) &&
+              (double)s->attrs.max_batch_size > g->ceil.upstream * 1.05) &&
+            suggest_batch(r, g, o))
             return -1;
-        num(f, "batch", b);
-        num(f, "throughput_tok_s", T);
-    } else if (g && !diffusion) {
-        if (r->ceiling.limit == JL_BATCH_LIMIT_CONFIG ||
-            r->ceiling.limit == JL_BATCH_LIMIT_UNKNOWN) {
-            if (!(isfinite(g->ceil.upstream) &&
-                  (double)s->attrs.max_batch_size > g->ceil.upstream * 1.05) &&
-                suggest_batch(r, g, o))
-                return -1;
-        } else if (r->ceiling.limit == JL_BATCH_LIMIT_MEMORY) {
-            if (suggest_gpus(r, gl, gs, gi, engine, d, o))
-                return -1;
-        }
+    } else if (r->ceiling.limit == JL_BATCH_LIMIT_MEMORY) {
+        if (suggest_gpus(r, gl, gs, gi, engine, d, o))
+            return -1;
     }
     return 0;
 }

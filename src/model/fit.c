@@ -59,8 +59,10 @@ char *jl_group_key_format(const jl_group_key *k)
                         k->precision ? k->precision : "");
 }
 
-static void key_clear(jl_group_key *k)
+void jl_group_key_clear(jl_group_key *k)
 {
+    if (!k)
+        return;
     free(k->model);
     free(k->task);
     free(k->gpu_model);
@@ -77,7 +79,7 @@ static int key_from_run(jl_group_key *k, const jl_summary *s)
     k->precision = jl__strdup(s->attrs.precision);
     k->num_gpus = s->attrs.num_gpus;
     if (!k->model || !k->task || !k->gpu_model || !k->precision) {
-        key_clear(k);
+        jl_group_key_clear(k);
         return -1;
     }
     return 0;
@@ -129,7 +131,7 @@ void jl_group_list_clear(jl_model_group_list *gl)
     if (!gl)
         return;
     for (size_t i = 0; i < gl->count; i++) {
-        key_clear(&gl->items[i].key);
+        jl_group_key_clear(&gl->items[i].key);
         free(gl->items[i].runs);
         free(gl->items[i].run_index);
     }
@@ -192,7 +194,7 @@ void jl_group_fit_free(jl_group_fit *f)
 {
     if (!f)
         return;
-    key_clear(&f->key);
+    jl_group_key_clear(&f->key);
     free(f->note);
     free(f->points);
     free(f->ci_note);
@@ -423,30 +425,30 @@ static int batch_ceiling(jl_group_fit *f, const jl_summary *const *runs, size_t 
     return f->ceiling_reason ? 0 : -1;
 }
 
-jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_model_options *opt,
-                             const jl_descriptors *desc, jl_group_fit **out, jl_error **err)
+/* ---- one group's fit, phase by phase ---------------------------------------- */
+
+/* The working arrays of one fit: the n_points rows sorted by batch, the
+ * fitted ones [k0, k0 + mk) (the rest measured in another regime), the
+ * bounds, the solution and which parameters it fitted. */
+typedef struct fit_work {
+    size_t m, k0, mk;
+    double *buf; /* owns the arrays below */
+    double *b, *P, *T, *rP, *rT, *rE, *lnP, *lnT, *lnEm;
+    jl__model_data d;
+    double lo[JM_NP], hi[JM_NP], p[JM_NP];
+    int held[JM_NP], free_[JM_NP], nfree;
+} fit_work;
+
+/* A fit of the group of runs[0] with nothing computed yet (NaN everywhere a
+ * number is not known). NULL on out-of-memory. */
+static jl_group_fit *fit_new(const jl_summary *const *runs, size_t n, const jl_model_options *opt,
+                             const jl_descriptors *desc)
 {
-    jl_model_options dflt;
-    if (!opt) {
-        jl_model_options_default(&dflt);
-        opt = &dflt;
-    }
-    *out = NULL;
-    gsl_set_error_handler_off();
-    if (n == 0)
-        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "no runs to fit");
-    for (size_t i = 1; i < n; i++)
-        if (run_key_cmp(runs[0], runs[i]))
-            return jl_fail(err, JL_EUSAGE, runs[i]->file, runs[i]->run, NULL, -1,
-                           "run is not in the group of the first run (model, task, "
-                           "gpu_model, num_gpus, precision differ)");
     jl_group_fit *f = calloc(1, sizeof *f);
-    double *buf = NULL;
-    if (!f || key_from_run(&f->key, runs[0]))
-        goto oom;
-    f->points = calloc(n, sizeof *f->points);
-    if (!f->points)
-        goto oom;
+    if (!f || key_from_run(&f->key, runs[0]) || !(f->points = calloc(n, sizeof *f->points))) {
+        jl_group_fit_free(f);
+        return NULL;
+    }
     f->tdp_w = desc ? jl_run_gpu_tdp_w(&runs[0]->attrs, desc) : runs[0]->attrs.gpu_tdp_w;
     f->idle_w = desc ? jl_run_gpu_idle_w(&runs[0]->attrs, desc) : runs[0]->attrs.gpu_idle_power_w;
     f->gp_length = opt->gp_length;
@@ -461,6 +463,12 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
         f->params[j].value = f->params[j].lower = f->params[j].upper = NAN;
         f->params[j].ci_low = f->params[j].ci_high = NAN;
     }
+    return f;
+}
+
+/* The modelled runs as points, sorted by batch (f->n_points of them). */
+static void fit_points(jl_group_fit *f, const jl_summary *const *runs, size_t n)
+{
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (!modelled(runs[i]))
@@ -478,121 +486,105 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
     }
     f->n_points = m;
     qsort(f->points, m, sizeof *f->points, point_cmp);
-    if (m == 0) {
-        f->method = JL_FIT_NONE;
-        f->note = jl__strdup("no run has a positive avg_batch_size, avg_power_w and "
-                             "output_throughput_tok_s");
-        f->batch_ceiling = NAN;
-        f->memory_ceiling = NAN;
-        if (!f->note)
-            goto oom;
-        *out = f;
-        return JL_OK;
-    }
-    /* caps and batch range */
-    {
-        long *caps = malloc(m * sizeof *caps);
-        double *ratio = malloc(m * sizeof *ratio);
-        if (!caps || !ratio) {
-            free(caps);
-            free(ratio);
-            goto oom;
-        }
-        f->batch_min = HUGE_VAL;
-        f->batch_max = -HUGE_VAL;
-        f->cap_min = f->cap_max = f->points[0].max_batch_size;
-        for (size_t i = 0; i < m; i++) {
-            const jl_fit_point *pt = &f->points[i];
-            f->batch_min = fmin(f->batch_min, pt->batch);
-            f->batch_max = fmax(f->batch_max, pt->batch);
-            if (pt->max_batch_size < f->cap_min)
-                f->cap_min = pt->max_batch_size;
-            if (pt->max_batch_size > f->cap_max)
-                f->cap_max = pt->max_batch_size;
-            ratio[i] = pt->batch / (double)pt->max_batch_size;
-            size_t k = 0;
-            while (k < f->n_batch_sizes && caps[k] != pt->max_batch_size)
-                k++;
-            if (k == f->n_batch_sizes)
-                caps[f->n_batch_sizes++] = pt->max_batch_size;
-        }
-        f->batch_per_cap = jl__model_median(ratio, m);
+}
+
+/* The measured caps and batch range of the points, and batch per cap. 0, -1
+ * on out-of-memory. */
+static int fit_ranges(jl_group_fit *f)
+{
+    size_t m = f->n_points;
+    long *caps = malloc(m * sizeof *caps);
+    double *ratio = malloc(m * sizeof *ratio);
+    if (!caps || !ratio) {
         free(caps);
         free(ratio);
+        return -1;
     }
-    if (batch_ceiling(f, runs, n, opt, desc))
-        goto oom;
-
-    if (f->n_batch_sizes < opt->min_batch_sizes) {
-        f->method = JL_FIT_INTERPOLATION;
-        f->note =
-            jl__asprintf("%zu distinct batch size%s (< %zu): not fitted; log-log "
-                         "interpolation between the measured points, no intervals",
-                         f->n_batch_sizes, f->n_batch_sizes == 1 ? "" : "s", opt->min_batch_sizes);
-        if (!f->note)
-            goto oom;
-        *out = f;
-        return JL_OK;
-    }
-
-    /* physical model */
-    buf = malloc(8 * m * sizeof *buf);
-    if (!buf)
-        goto oom;
-    double *b = buf, *P = buf + m, *T = buf + 2 * m, *rP = buf + 3 * m, *rT = buf + 4 * m,
-           *rE = buf + 5 * m, *lnP = buf + 6 * m, *lnT = buf + 7 * m;
+    f->batch_min = HUGE_VAL;
+    f->batch_max = -HUGE_VAL;
+    f->cap_min = f->cap_max = f->points[0].max_batch_size;
     for (size_t i = 0; i < m; i++) {
-        b[i] = f->points[i].batch;
-        P[i] = f->points[i].power_w;
-        T[i] = f->points[i].throughput_tok_s;
-        lnP[i] = log(P[i]);
-        lnT[i] = log(T[i]);
+        const jl_fit_point *pt = &f->points[i];
+        f->batch_min = fmin(f->batch_min, pt->batch);
+        f->batch_max = fmax(f->batch_max, pt->batch);
+        if (pt->max_batch_size < f->cap_min)
+            f->cap_min = pt->max_batch_size;
+        if (pt->max_batch_size > f->cap_max)
+            f->cap_max = pt->max_batch_size;
+        ratio[i] = pt->batch / (double)pt->max_batch_size;
+        size_t k = 0;
+        while (k < f->n_batch_sizes && caps[k] != pt->max_batch_size)
+            k++;
+        if (k == f->n_batch_sizes)
+            caps[f->n_batch_sizes++] = pt->max_batch_size;
     }
-    /* rows of another regime at the sweep ends (jl__model_regime_keep): the points
-     * are sorted by batch, so the fitted rows are the range [k0, k0 + mk) */
-    size_t k0 = 0, mk = m;
-    {
-        int *keep = malloc(m * sizeof *keep);
-        if (!keep)
-            goto oom;
-        if (jl__model_regime_keep(b, T, m, opt->regime_ratio, keep) < m) {
-            while (!keep[k0])
-                k0++;
-            mk = 0;
-            while (k0 + mk < m && keep[k0 + mk])
-                mk++;
-            for (size_t i = 0; i < m; i++)
-                f->points[i].regime_excluded = !keep[i];
-            f->note = jl__asprintf("%zu run%s at the %s of the sweep measured in another regime "
-                                   "(throughput not rising with batch): not used in the fit",
-                                   m - mk, m - mk == 1 ? "" : "s",
-                                   k0 && k0 + mk < m ? "two ends" : (k0 ? "low end" : "high end"));
-            if (!f->note) {
-                free(keep);
-                goto oom;
-            }
+    f->batch_per_cap = jl__model_median(ratio, m);
+    free(caps);
+    free(ratio);
+    return 0;
+}
+
+/* The rows' arrays, and the rows of another regime at the sweep ends
+ * (jl__model_regime_keep) set apart: the points are sorted by batch, so the
+ * fitted rows are the range [k0, k0 + mk). 0, -1 on out-of-memory. */
+static int fit_rows(jl_group_fit *f, const jl_model_options *opt, fit_work *w)
+{
+    size_t m = f->n_points;
+    w->m = m;
+    if (!(w->buf = malloc(9 * m * sizeof *w->buf)))
+        return -1;
+    w->b = w->buf;
+    w->P = w->buf + m;
+    w->T = w->buf + 2 * m;
+    w->rP = w->buf + 3 * m;
+    w->rT = w->buf + 4 * m;
+    w->rE = w->buf + 5 * m;
+    w->lnP = w->buf + 6 * m;
+    w->lnT = w->buf + 7 * m;
+    w->lnEm = w->buf + 8 * m;
+    for (size_t i = 0; i < m; i++) {
+        w->b[i] = f->points[i].batch;
+        w->P[i] = f->points[i].power_w;
+        w->T[i] = f->points[i].throughput_tok_s;
+        w->lnP[i] = log(w->P[i]);
+        w->lnT[i] = log(w->T[i]);
+    }
+    w->k0 = 0;
+    w->mk = m;
+    int *keep = malloc(m * sizeof *keep);
+    if (!keep)
+        return -1;
+    if (jl__model_regime_keep(w->b, w->T, m, opt->regime_ratio, keep) < m) {
+        size_t k0 = 0, mk = 0;
+        while (!keep[k0])
+            k0++;
+        while (k0 + mk < m && keep[k0 + mk])
+            mk++;
+        for (size_t i = 0; i < m; i++)
+            f->points[i].regime_excluded = !keep[i];
+        w->k0 = k0;
+        w->mk = mk;
+        f->note = jl__asprintf("%zu run%s at the %s of the sweep measured in another regime "
+                               "(throughput not rising with batch): not used in the fit",
+                               m - mk, m - mk == 1 ? "" : "s",
+                               k0 && k0 + mk < m ? "two ends" : (k0 ? "low end" : "high end"));
+        if (!f->note) {
+            free(keep);
+            return -1;
         }
-        free(keep);
     }
-    f->n_fitted = mk;
-    jl__model_data d = {mk, b + k0, P + k0, T + k0, (double)f->key.num_gpus, NAN, 0};
-    double lo[JM_NP], hi[JM_NP], p[JM_NP];
-    int held[JM_NP];
-    jl__model_group_bounds(runs[0], desc, opt, lo, hi, held, &d);
-    if (jl__model_fit_params(&d, lo, hi, opt, p, &f->cost)) {
-        f->method = JL_FIT_INTERPOLATION;
-        free(f->note);
-        f->note = jl__strdup("the model fit failed numerically: log-log interpolation");
-        if (!f->note)
-            goto oom;
-        free(buf);
-        *out = f;
-        return JL_OK;
-    }
-    f->method = JL_FIT_MODEL;
-    f->n_starts = 18;
-    f->n_refined = (int)opt->n_refine;
-    int free_[JM_NP], unident[JM_NP] = {0}, nfree = 0;
+    free(keep);
+    f->n_fitted = w->mk;
+    return 0;
+}
+
+/* Each parameter's value, bounds and status from the solution w->p; which
+ * ones are free (fitted, not at a bound) into w->free_ and w->nfree. */
+static void fit_param_status(jl_group_fit *f, const jl_summary *run0, fit_work *w)
+{
+    const double *p = w->p, *lo = w->lo, *hi = w->hi;
+    const int *held = w->held;
+    w->nfree = 0;
     for (int j = 0; j < JM_NP; j++) {
         jl_param *q = &f->params[j];
         q->value = p[j];
@@ -600,8 +592,8 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
         q->upper = hi[j];
         double r = 1e-6 * (hi[j] - lo[j]);
         q->at_bound = !held[j] && !(p[j] - lo[j] > r && hi[j] - p[j] > r);
-        free_[j] = !q->at_bound && !held[j];
-        nfree += free_[j];
+        w->free_[j] = !q->at_bound && !held[j];
+        w->nfree += w->free_[j];
         q->status = held[j] ? "held" : (q->at_bound ? "at_bound" : "fitted");
         q->basis = q->at_bound ? "fitted to a bound of its range: held there, no interval" : NULL;
     }
@@ -609,7 +601,7 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
         /* Ps near the idle power by its prior: its interval is the prior's */
         jl_param *q = &f->params[JL_MP_PS];
         q->basis =
-            isfinite(runs[0]->attrs.gpu_idle_power_w) && runs[0]->attrs.gpu_idle_power_w > 0
+            isfinite(run0->attrs.gpu_idle_power_w) && run0->attrs.gpu_idle_power_w > 0
                 ? "held near the measured idle power (gpu_idle_power_w) by a prior of "
                   "+-10 % (1 sd); the interval is +-1.96 sd of it around the value, not fitted"
                 : "held near the GPU descriptor's idle power (models/gpus.json) by a "
@@ -622,116 +614,135 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
             "held at 0: a dense model (descriptor: active = total parameters) has no "
             "expert-activation term";
     }
-    double *lnEm = malloc(m * sizeof *lnEm);
-    if (!lnEm)
-        goto oom;
-    f->rss = 0;
-    for (size_t i = 0; i < m; i++) {
-        double lP, lT;
-        jl__model_eval(p, b[i], d.G, &lP, &lT, NULL, NULL);
-        jl_fit_point *pt = &f->points[i];
-        rP[i] = pt->resid_ln_power = lP - lnP[i];
-        rT[i] = pt->resid_ln_throughput = lT - lnT[i];
-        lnEm[i] = log(pt->energy_per_token_j);
-        rE[i] = pt->resid_ln_energy = (lP - lT) - lnEm[i];
-        if (i >= k0 && i < k0 + mk)
-            f->rss += rP[i] * rP[i] + rT[i] * rT[i];
-    }
-    /* goodness of fit over the fitted rows (the excluded ones keep their
-     * residuals in points[]) */
-    f->r2_power = r2_of(rP + k0, lnP + k0, mk);
-    f->r2_throughput = r2_of(rT + k0, lnT + k0, mk);
-    f->r2_energy = r2_of(rE + k0, lnEm + k0, mk);
-    f->rms_ln_power = rms_of(rP + k0, mk);
-    f->rms_ln_throughput = rms_of(rT + k0, mk);
-    f->rms_ln_energy = rms_of(rE + k0, mk);
+}
 
-    /* confidence intervals */
-    f->dof = 2 * (long)mk - nfree;
+/* The physical model's residuals of every point, the RSS of the fitted rows
+ * and the goodness of fit over them (the excluded rows keep their residuals
+ * in points[]). */
+static void fit_residuals(jl_group_fit *f, fit_work *w)
+{
+    size_t k0 = w->k0, mk = w->mk;
+    f->rss = 0;
+    for (size_t i = 0; i < w->m; i++) {
+        double lP, lT;
+        jl__model_eval(w->p, w->b[i], w->d.G, &lP, &lT, NULL, NULL);
+        jl_fit_point *pt = &f->points[i];
+        w->rP[i] = pt->resid_ln_power = lP - w->lnP[i];
+        w->rT[i] = pt->resid_ln_throughput = lT - w->lnT[i];
+        w->lnEm[i] = log(pt->energy_per_token_j);
+        w->rE[i] = pt->resid_ln_energy = (lP - lT) - w->lnEm[i];
+        if (i >= k0 && i < k0 + mk)
+            f->rss += w->rP[i] * w->rP[i] + w->rT[i] * w->rT[i];
+    }
+    f->r2_power = r2_of(w->rP + k0, w->lnP + k0, mk);
+    f->r2_throughput = r2_of(w->rT + k0, w->lnT + k0, mk);
+    f->r2_energy = r2_of(w->rE + k0, w->lnEm + k0, mk);
+    f->rms_ln_power = rms_of(w->rP + k0, mk);
+    f->rms_ln_throughput = rms_of(w->rT + k0, mk);
+    f->rms_ln_energy = rms_of(w->rE + k0, mk);
+}
+
+/* f->ci_note: how many parameters have an interval, are held, at a bound,
+ * and (nu > 0) which ones the data do not identify. */
+static void fit_ci_note(jl_group_fit *f, const fit_work *w, int nu)
+{
+    int nh = 0, nb = 0;
+    for (int j = 0; j < JM_NP; j++) {
+        nh += w->held[j];
+        nb += f->params[j].at_bound;
+    }
+    f->ci_note = jl__asprintf("%d of %d parameters fitted with an interval, %d held at "
+                              "physical values, %d at a bound%s",
+                              w->nfree - nu, JM_NP, nh, nb,
+                              nu ? "; not identified by the data, no interval: " : "");
+    if (nu) {
+        char *t = f->ci_note;
+        size_t len = 0;
+        char names[128] = "";
+        for (int j = 0; j < JM_NP; j++)
+            if (!strcmp(f->params[j].status, "not_identified"))
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                                        f->params[j].name);
+        f->ci_note = t ? jl__asprintf("%s%s", t, names) : NULL;
+        free(t);
+    }
+}
+
+/* The parameters' confidence intervals (docs/model.md "Confidence
+ * intervals"). */
+static void fit_intervals(jl_group_fit *f, const jl_model_options *opt, fit_work *w)
+{
+    const double *p = w->p, *lo = w->lo, *hi = w->hi;
+    int unident[JM_NP] = {0};
+    f->dof = 2 * (long)w->mk - w->nfree;
     int incl[JM_NP], nincl = 0;
     for (int j = 0; j < JM_NP; j++) {
-        incl[j] = free_[j] || (j == JL_MP_PS && held[j] && d.ps_prior_w > 0);
+        incl[j] = w->free_[j] || (j == JL_MP_PS && w->held[j] && w->d.ps_prior_w > 0);
         nincl += incl[j];
     }
     if (f->dof <= 0) {
         f->has_ci = 0;
         f->ci_note = jl__asprintf("insufficient data for confidence intervals: %zu residuals "
                                   "(power and throughput of %zu runs) for %d free parameters",
-                                  2 * mk, mk, nfree);
-    } else if (parameter_cov(f, &d, p, incl, nincl, f->rss / (double)f->dof, unident) == 0) {
-        f->has_ci = 1;
-        f->t_quantile = gsl_cdf_tdist_Pinv(0.5 + 0.5 * opt->confidence, (double)f->dof);
-        int nu = 0;
-        for (int j = 0; j < JM_NP; j++) {
-            if (!free_[j])
-                continue;
-            jl_param *q = &f->params[j];
-            double se = sqrt(fmax(f->cov[j][j], 0.0));
-            /* every parameter but ln_bw is positive: its interval is taken in
-             * log space (a relative standard error), then kept inside the
-             * declared range; one the data do not pin down to within a
-             * factor of e (relative s.e. >= 1) gets none */
-            double rel = j == JL_MP_LN_BW ? se / fmax(hi[j] - lo[j], 1e-300) * 2 : se / fabs(p[j]);
-            if (unident[j] || !(rel < 1)) {
-                q->status = "not_identified";
-                q->basis = unident[j] ? "in a direction of the parameters the data do not "
-                                        "identify: no interval"
-                                      : "not determined by the data (standard error above "
-                                        "100 % of the value, or of half its range): no interval";
-                nu++;
-                continue;
-            }
-            double h = f->t_quantile * rel;
-            if (j == JL_MP_LN_BW) {
-                q->ci_low = fmax(lo[j], p[j] - f->t_quantile * se);
-                q->ci_high = fmin(hi[j], p[j] + f->t_quantile * se);
-            } else {
-                q->ci_low = fmax(lo[j], p[j] * exp(-h));
-                q->ci_high = fmin(hi[j], p[j] * exp(h));
-            }
-            q->basis = "fitted: 95 % interval from the data (t quantile, log scale), inside the "
-                       "declared range";
-        }
-        {
-            int nh = 0, nb = 0;
-            for (int j = 0; j < JM_NP; j++) {
-                nh += held[j];
-                nb += f->params[j].at_bound;
-            }
-            f->ci_note = jl__asprintf("%d of %d parameters fitted with an interval, %d held at "
-                                      "physical values, %d at a bound%s",
-                                      nfree - nu, JM_NP, nh, nb,
-                                      nu ? "; not identified by the data, no interval: " : "");
-        }
-        if (nu) {
-            char *t = f->ci_note;
-            size_t len = 0;
-            char names[128] = "";
-            for (int j = 0; j < JM_NP; j++)
-                if (!strcmp(f->params[j].status, "not_identified"))
-                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
-                                            len ? ", " : "", f->params[j].name);
-            f->ci_note = t ? jl__asprintf("%s%s", t, names) : NULL;
-            free(t);
-        }
-    } else {
-        f->ci_note = jl__strdup("covariance could not be computed");
+                                  2 * w->mk, w->mk, w->nfree);
+        return;
     }
+    if (parameter_cov(f, &w->d, p, incl, nincl, f->rss / (double)f->dof, unident) != 0) {
+        f->ci_note = jl__strdup("covariance could not be computed");
+        return;
+    }
+    f->has_ci = 1;
+    f->t_quantile = gsl_cdf_tdist_Pinv(0.5 + 0.5 * opt->confidence, (double)f->dof);
+    int nu = 0;
+    for (int j = 0; j < JM_NP; j++) {
+        if (!w->free_[j])
+            continue;
+        jl_param *q = &f->params[j];
+        double se = sqrt(fmax(f->cov[j][j], 0.0));
+        /* every parameter but ln_bw is positive: its interval is taken in
+         * log space (a relative standard error), then kept inside the
+         * declared range; one the data do not pin down to within a factor
+         * of e (relative s.e. >= 1) gets none */
+        double rel = j == JL_MP_LN_BW ? se / fmax(hi[j] - lo[j], 1e-300) * 2 : se / fabs(p[j]);
+        if (unident[j] || !(rel < 1)) {
+            q->status = "not_identified";
+            q->basis = unident[j] ? "in a direction of the parameters the data do not "
+                                    "identify: no interval"
+                                  : "not determined by the data (standard error above "
+                                    "100 % of the value, or of half its range): no interval";
+            nu++;
+            continue;
+        }
+        double h = f->t_quantile * rel;
+        if (j == JL_MP_LN_BW) {
+            q->ci_low = fmax(lo[j], p[j] - f->t_quantile * se);
+            q->ci_high = fmin(hi[j], p[j] + f->t_quantile * se);
+        } else {
+            q->ci_low = fmax(lo[j], p[j] * exp(-h));
+            q->ci_high = fmin(hi[j], p[j] * exp(h));
+        }
+        q->basis = "fitted: 95 % interval from the data (t quantile, log scale), inside the "
+                   "declared range";
+    }
+    fit_ci_note(f, w, nu);
+}
 
-    /* GP correction of the residuals (measured - model) in ln b, on the
-     * fitted rows */
+/* The GP correction of the residuals (measured - model) in ln b on the
+ * fitted rows, and every point's corrected residual. 0, -1 on
+ * out-of-memory. */
+static int fit_correction(jl_group_fit *f, const jl_model_options *opt, fit_work *w)
+{
+    size_t k0 = w->k0, mk = w->mk;
     if (opt->correction) {
         f->gp_x = malloc(mk * sizeof *f->gp_x);
         f->gp_alpha_power = malloc(mk * sizeof *f->gp_alpha_power);
         f->gp_alpha_throughput = malloc(mk * sizeof *f->gp_alpha_throughput);
-        if (!f->gp_x || !f->gp_alpha_power || !f->gp_alpha_throughput) {
-            free(lnEm);
-            goto oom;
-        }
+        if (!f->gp_x || !f->gp_alpha_power || !f->gp_alpha_throughput)
+            return -1;
         f->gp_n = mk;
-        double *negP = rP + k0, *negT = rT + k0;
+        double *negP = w->rP + k0, *negT = w->rT + k0;
         for (size_t i = 0; i < mk; i++) {
-            f->gp_x[i] = log(b[k0 + i]);
+            f->gp_x[i] = log(w->b[k0 + i]);
             negP[i] = -negP[i];
             negT[i] = -negT[i];
         }
@@ -752,21 +763,90 @@ jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_m
             f->gp_scale2_energy = sE / (double)mk;
         }
     }
-    for (size_t i = 0; i < m; i++) {
-        double c = 0, x = log(b[i]);
+    for (size_t i = 0; i < w->m; i++) {
+        double c = 0, x = log(w->b[i]);
         if (f->has_correction)
             c = jl__model_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_power, x) -
                 jl__model_gp_mean(f->gp_x, f->gp_n, f->gp_length, f->gp_alpha_throughput, x);
-        rE[i] = f->points[i].resid_ln_energy_corrected = f->points[i].resid_ln_energy + c;
+        w->rE[i] = f->points[i].resid_ln_energy_corrected = f->points[i].resid_ln_energy + c;
     }
-    f->r2_energy_corrected = r2_of(rE + k0, lnEm + k0, mk);
-    f->rms_ln_energy_corrected = rms_of(rE + k0, mk);
-    free(lnEm);
-    free(buf);
+    f->r2_energy_corrected = r2_of(w->rE + k0, w->lnEm + k0, mk);
+    f->rms_ln_energy_corrected = rms_of(w->rE + k0, mk);
+    return 0;
+}
+
+/* The physical model fitted to the rows of f (method "model"), or, when the
+ * solver finds no finite fit, method "interpolation" with a note. 0, -1 on
+ * out-of-memory. */
+static int fit_physical(jl_group_fit *f, const jl_summary *const *runs, const jl_model_options *opt,
+                        const jl_descriptors *desc, fit_work *w)
+{
+    if (fit_rows(f, opt, w))
+        return -1;
+    w->d = (jl__model_data){
+        w->mk, w->b + w->k0, w->P + w->k0, w->T + w->k0, (double)f->key.num_gpus, NAN, 0};
+    jl__model_group_bounds(runs[0], desc, opt, w->lo, w->hi, w->held, &w->d);
+    if (jl__model_fit_params(&w->d, w->lo, w->hi, opt, w->p, &f->cost)) {
+        f->method = JL_FIT_INTERPOLATION;
+        free(f->note);
+        f->note = jl__strdup("the model fit failed numerically: log-log interpolation");
+        return f->note ? 0 : -1;
+    }
+    f->method = JL_FIT_MODEL;
+    f->n_starts = 18;
+    f->n_refined = (int)opt->n_refine;
+    fit_param_status(f, runs[0], w);
+    fit_residuals(f, w);
+    fit_intervals(f, opt, w);
+    return fit_correction(f, opt, w);
+}
+
+jl_status jl_model_fit_group(const jl_summary *const *runs, size_t n, const jl_model_options *opt,
+                             const jl_descriptors *desc, jl_group_fit **out, jl_error **err)
+{
+    jl_model_options dflt;
+    if (!opt) {
+        jl_model_options_default(&dflt);
+        opt = &dflt;
+    }
+    *out = NULL;
+    gsl_set_error_handler_off();
+    if (n == 0)
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "no runs to fit");
+    for (size_t i = 1; i < n; i++)
+        if (run_key_cmp(runs[0], runs[i]))
+            return jl_fail(err, JL_EUSAGE, runs[i]->file, runs[i]->run, NULL, -1,
+                           "run is not in the group of the first run (model, task, "
+                           "gpu_model, num_gpus, precision differ)");
+    fit_work w = {0};
+    jl_group_fit *f = fit_new(runs, n, opt, desc);
+    if (!f)
+        goto oom;
+    fit_points(f, runs, n);
+    if (f->n_points == 0) {
+        f->method = JL_FIT_NONE;
+        f->note = jl__strdup("no run has a positive avg_batch_size, avg_power_w and "
+                             "output_throughput_tok_s");
+        f->batch_ceiling = NAN;
+        f->memory_ceiling = NAN;
+    } else if (fit_ranges(f) || batch_ceiling(f, runs, n, opt, desc)) {
+        goto oom;
+    } else if (f->n_batch_sizes < opt->min_batch_sizes) {
+        f->method = JL_FIT_INTERPOLATION;
+        f->note =
+            jl__asprintf("%zu distinct batch size%s (< %zu): not fitted; log-log "
+                         "interpolation between the measured points, no intervals",
+                         f->n_batch_sizes, f->n_batch_sizes == 1 ? "" : "s", opt->min_batch_sizes);
+    } else if (fit_physical(f, runs, opt, desc, &w)) {
+        goto oom;
+    }
+    if (f->method != JL_FIT_MODEL && !f->note)
+        goto oom;
+    free(w.buf);
     *out = f;
     return JL_OK;
 oom:
-    free(buf);
+    free(w.buf);
     jl_group_fit_free(f);
     return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "fitting a group");
 }

@@ -1,8 +1,8 @@
 /* Internals of the latent-factor model shared by its files. The calls run
  * one way (no cycle): core.c and sweep.c at the bottom (calling no other
  * file of src/model), pool.c and ceiling.c on them, fit.c on those, then
- * predict.c, loo.c, model_json.c, whatif.c and diagnose.c (docs/model.md
- * "Sources"). */
+ * predict.c, loo.c, model_json.c, whatif.c and diagnose.c, and set.c (the
+ * pipeline handle) at the top (docs/model.md "Sources"). */
 #ifndef JOULES_MODEL_INTERNAL_H
 #define JOULES_MODEL_INTERNAL_H
 
@@ -128,5 +128,20 @@ double jl__model_median(const double *v, size_t n);
 /* A leave-one-out error summary as JSON (n, median, p90, max, interval
  * coverage and median half-width): fit --loo and --what-if-loo alike. */
 json_t *jl__model_loo_stats_json(jl_loo_stats s);
+
+/* jl_whatif_loo_run, holding out only the groups of only_model (and its
+ * FP8/BF16 twin; NULL: every group), calling progress (may be NULL) before
+ * each group and once at the end (whatif.c; jl_model_set_whatif_loo). */
+jl_status jl__whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors *desc,
+                             const char *only_model, jl_model_progress_fn progress,
+                             void *progress_ctx, jl_whatif_loo *out, jl_error **err);
+
+/* ["few_pairs", ...]: the names of the JL_WHATIF_WIDE_* bits set (whatif.c). */
+json_t *jl__whatif_widened_json(unsigned widened);
+
+/* 1 for an extra attribute that measures a run's memory on its own GPU
+ * model (the KV pool's size, KV-cache usage gauges): a memory ceiling on
+ * another GPU model cannot use it (ceiling.c; whatif.c). */
+int jl__memory_own_gpu_key(const char *key);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "joules/model.h"
 #include "joules/output.h"
+#include "model/model_internal.h"
 
 json_t *jl_predict_document(const jl_group_fit *fit, const jl_prediction *pred, size_t n)
 {
@@ -51,6 +52,10 @@ json_t *jl_whatif_document(const jl_whatif *w, const jl_model_group_list *gl)
     json_object_set_new(doc, "factor_pairs", json_integer((json_int_t)w->n_pairs));
     json_object_set_new(doc, "factor_pairs_of_this_kind",
                         json_integer((json_int_t)w->n_pairs_kind));
+    json_object_set_new(doc, "factor_models_of_this_kind",
+                        json_integer((json_int_t)w->n_models_kind));
+    json_object_set_new(doc, "gpu_model_pairs", json_integer((json_int_t)w->n_gpu_pair));
+    json_object_set_new(doc, "gpu_pair_sd_ln", jl_json_number(w->gpu_pair_sd));
     json_object_set_new(doc, "memory_ceiling", jl_json_number(w->memory_ceiling));
     json_object_set_new(doc, "memory_ceiling_assumed", json_boolean(w->memory_assumed));
     for (size_t i = 0; i < w->n_points; i++) {
@@ -69,6 +74,10 @@ json_t *jl_whatif_document(const jl_whatif *w, const jl_model_group_list *gl)
         json_object_set_new(o, "reference_route", json_boolean(p->reference));
         json_object_set_new(o, "interval_calibration_points",
                             json_integer((json_int_t)p->calibrated));
+        json_object_set_new(o, "interval_widened", jl__whatif_widened_json(p->widened));
+        json_object_set_new(o, "interval_widening_sd_ln", jl_json_number(p->widen_sd));
+        json_object_set_new(o, "interval_least_half_width_ln", jl_json_number(p->widen_floor));
+        json_object_set_new(o, "extrapolation_ln_cap", jl_json_number(p->extrapolation));
         json_array_append_new(pts, o);
     }
     json_object_set_new(doc, "predictions", pts);

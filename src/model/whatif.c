@@ -148,6 +148,13 @@ typedef struct wi_ctx {
     int *ok;      /* sweep usable */
     int *base;    /* per group: index of its base model (FP8/BF16 twins share one) */
     int nb;       /* base models */
+    /* the GPU models of the groups (borrowed names), and per base model the
+     * pairs of its groups (same task) on each two GPU models, [b][ga][gb]
+     * both ways, and whether it has pairs of each kind, [b][kind] */
+    const char **gpus;
+    int ng;
+    size_t *pair_n;
+    int *kinds;
 } wi_ctx;
 
 static double gpu_bw(const wi_ctx *c, const char *gpu)
@@ -605,29 +612,55 @@ static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_k
 
 /* ---- the memory ceiling of the configuration -------------------------------- */
 
+/* The memory ceiling of run's configuration changed to t (its median over
+ * the source's runs is the what-if's). The run keeps its own GPU count, so
+ * that what it measured on its own memory (the KV pool) is rescaled to t's
+ * count by the arithmetic; on another GPU model that measurement does not
+ * carry over: the new GPU's KV capacity comes from the descriptors, divided
+ * by the tokens a sequence was measured to hold (when the run measured it),
+ * else by the arithmetic's context. *assumed: on a per-task input length. */
 static double memory_of(const wi_ctx *c, const jl_summary *run, const jl_group_key *t, int *assumed)
 {
+    jl_ceiling_options co;
+    jl_ceiling_options_default(&co);
+    jl_memory_ceiling m;
     jl_summary s = *run;
+    jl_kv kept[64];
+    double per_seq = NAN; /* tokens a sequence holds, measured on the run's GPU */
     if (!jl__str_eq(s.attrs.gpu_model, t->gpu_model)) {
+        memset(&m, 0, sizeof m);
+        if (jl_memory_ceiling_run(run, c->desc, &co, run->attrs.num_gpus, &m) != JL_OK)
+            return NAN;
+        per_seq = m.tokens_per_sequence;
+        jl_memory_ceiling_clear(&m);
         s.attrs.gpu_model = t->gpu_model;
         s.attrs.gpu_memory_bytes = NAN;
         s.attrs.gpu_tdp_w = NAN;
         s.attrs.gpu_idle_power_w = NAN;
+        s.fig[JL_FIG_AVG_KV_CACHE_USAGE] = NAN;
+        s.published = NULL;
+        size_t nk = 0;
+        for (size_t i = 0; i < run->attrs.n_extra && nk < 64; i++)
+            if (!jl__memory_own_gpu_key(run->attrs.extra[i].key))
+                kept[nk++] = run->attrs.extra[i];
+        s.attrs.extra = kept;
+        s.attrs.n_extra = nk;
     }
     if (!jl__str_eq(s.attrs.model, t->model)) {
         s.attrs.model = t->model;
         s.attrs.total_params = s.attrs.active_params = s.attrs.kv_bytes_per_token = NAN;
     }
     s.attrs.precision = t->precision;
-    s.attrs.num_gpus = t->num_gpus;
-    jl_ceiling_options co;
-    jl_ceiling_options_default(&co);
-    jl_memory_ceiling m;
     memset(&m, 0, sizeof m);
     if (jl_memory_ceiling_run(&s, c->desc, &co, t->num_gpus, &m) != JL_OK)
         return NAN;
     double v = m.value;
     *assumed = jl_memory_ceiling_assumed(&m);
+    if (isfinite(per_seq) && per_seq > 0 && isfinite(m.kv_capacity_tokens) &&
+        m.kv_capacity_tokens > 0) {
+        v = m.kv_capacity_tokens / per_seq;
+        *assumed = 0;
+    }
     jl_memory_ceiling_clear(&m);
     return v;
 }
@@ -638,10 +671,7 @@ void jl_whatif_clear(jl_whatif *w)
 {
     if (!w)
         return;
-    free(w->target.model);
-    free(w->target.task);
-    free(w->target.gpu_model);
-    free(w->target.precision);
+    jl_group_key_clear(&w->target);
     free(w->sources);
     free(w->points);
     memset(w, 0, sizeof *w);
@@ -679,6 +709,51 @@ static void ctx_clear(wi_ctx *c)
     free(c->sw);
     free(c->ok);
     free(c->base);
+    free(c->gpus);
+    free(c->pair_n);
+    free(c->kinds);
+}
+
+/* The GPU-model pair tables of c (after the bases). 0, -1 on out-of-memory. */
+static int ctx_pairs(wi_ctx *c)
+{
+    const jl_model_group_list *gl = c->gl;
+    int *gi = calloc(gl->count ? gl->count : 1, sizeof *gi);
+    c->gpus = calloc(gl->count ? gl->count : 1, sizeof *c->gpus);
+    if (!gi || !c->gpus) {
+        free(gi);
+        return -1;
+    }
+    for (size_t i = 0; i < gl->count; i++) {
+        int g = 0;
+        while (g < c->ng && !jl__str_eq(c->gpus[g], gl->items[i].key.gpu_model))
+            g++;
+        if (g == c->ng)
+            c->gpus[c->ng++] = gl->items[i].key.gpu_model;
+        gi[i] = g;
+    }
+    size_t ng = (size_t)(c->ng ? c->ng : 1), nb = (size_t)(c->nb ? c->nb : 1);
+    c->pair_n = calloc(nb * ng * ng, sizeof *c->pair_n);
+    c->kinds = calloc(nb * NK, sizeof *c->kinds);
+    if (!c->pair_n || !c->kinds) {
+        free(gi);
+        return -1;
+    }
+    for (size_t i = 0; i < gl->count; i++)
+        for (size_t j = i + 1; j < gl->count; j++) {
+            jl_transfer k = !c->ok[i] || !c->ok[j] || c->base[i] != c->base[j]
+                                ? JL_TRANSFER_NONE
+                                : transfer_same_base(&gl->items[i].key, &gl->items[j].key);
+            if (k == JL_TRANSFER_NONE)
+                continue;
+            size_t b = (size_t)c->base[i], a = (size_t)gi[i], d = (size_t)gi[j];
+            c->pair_n[b * ng * ng + a * ng + d]++;
+            if (a != d)
+                c->pair_n[b * ng * ng + d * ng + a]++;
+            c->kinds[b * NK + (size_t)kind_index(k)] = 1;
+        }
+    free(gi);
+    return 0;
 }
 
 static int ctx_init(wi_ctx *c, const jl_model_group_list *gl, const jl_descriptors *desc)
@@ -699,6 +774,10 @@ static int ctx_init(wi_ctx *c, const jl_model_group_list *gl, const jl_descripto
         while (j < i && !same_base(gl->items[j].key.model, gl->items[i].key.model))
             j++;
         c->base[i] = j < i ? c->base[j] : c->nb++;
+    }
+    if (ctx_pairs(c)) {
+        ctx_clear(c);
+        return -1;
     }
     return 0;
 }
@@ -731,11 +810,16 @@ static int base_of(const wi_ctx *c, const char *m)
 #define WI_MIN_CAL 40
 
 typedef struct wi_cal {
-    double *res[NR + 1][NCELL]; /* ln(actual / predicted); [NR]: the point's weight */
+    /* ln(actual / predicted); [NR]: the point's weight; [NR + 1]: its
+     * extrapolation (e-folds from its sources' measured caps); [NR + 2]: the
+     * index of its base model */
+    double *res[NR + 3][NCELL];
     size_t n[NCELL], cap[NCELL];
     /* per cell, from the finest pooling with WI_MIN_CAL residuals */
     double lo[NR][NCELL], hi[NR][NCELL];
-    size_t used[NCELL]; /* residuals behind the cell's quantiles; 0: none */
+    size_t used[NCELL];   /* residuals behind the cell's quantiles; 0: none */
+    double dx_max[NCELL]; /* the farthest extrapolation among them */
+    size_t models[NCELL]; /* the base models they come from */
 } wi_cal;
 
 static int cell_of(jl_transfer k, int mllm, const jl_whatif_point *p)
@@ -753,17 +837,17 @@ static int group_is_mllm(const jl_model_group *g)
 
 static void cal_clear(wi_cal *cal)
 {
-    for (int r = 0; r <= NR; r++)
+    for (int r = 0; r <= NR + 2; r++)
         for (int k = 0; k < NCELL; k++)
             free(cal->res[r][k]);
     memset(cal, 0, sizeof *cal);
 }
 
-static int cal_push(wi_cal *cal, int cell, const double v[NR + 1])
+static int cal_push(wi_cal *cal, int cell, const double v[NR + 3])
 {
     if (cal->n[cell] == cal->cap[cell]) {
         size_t nc = cal->cap[cell] ? 2 * cal->cap[cell] : 64;
-        for (int r = 0; r <= NR; r++) {
+        for (int r = 0; r <= NR + 2; r++) {
             double *p = realloc(cal->res[r][cell], nc * sizeof *p);
             if (!p)
                 return -1;
@@ -771,7 +855,7 @@ static int cal_push(wi_cal *cal, int cell, const double v[NR + 1])
         }
         cal->cap[cell] = nc;
     }
-    for (int r = 0; r <= NR; r++)
+    for (int r = 0; r <= NR + 2; r++)
         cal->res[r][cell][cal->n[cell]] = v[r];
     cal->n[cell]++;
     return 0;
@@ -802,14 +886,18 @@ static double wquantile(wv *a, size_t n, double q)
 }
 
 /* the quantiles of each cell, pooled as WI_MIN_CAL asks */
-static int cal_finish(wi_cal *cal)
+static int cal_finish(wi_cal *cal, int nb)
 {
     size_t tot = 0;
     for (int k = 0; k < NCELL; k++)
         tot += cal->n[k];
     wv *v = malloc((tot ? tot : 1) * sizeof *v);
-    if (!v)
+    char *seen = malloc(nb > 0 ? (size_t)nb : 1);
+    if (!v || !seen) {
+        free(v);
+        free(seen);
         return -1;
+    }
     for (int k = 0; k < NCELL; k++) {
         cal->used[k] = 0;
         /* level 0: the cell; 1: both workloads; 2: and extrapolated or not;
@@ -833,22 +921,298 @@ static int cal_finish(wi_cal *cal)
                 cal->hi[r][k] = wquantile(v, m, 0.975);
             }
             cal->used[k] = m;
+            cal->dx_max[k] = 0;
+            cal->models[k] = 0;
+            memset(seen, 0, (size_t)nb * sizeof *seen);
+            for (int h = 0; h < NCELL; h++)
+                if ((h & mask) == (k & mask))
+                    for (size_t i = 0; i < cal->n[h]; i++) {
+                        int b = (int)cal->res[NR + 2][h][i];
+                        cal->dx_max[k] = fmax(cal->dx_max[k], cal->res[NR + 1][h][i]);
+                        if (b >= 0 && b < nb && !seen[b]) {
+                            seen[b] = 1;
+                            cal->models[k]++;
+                        }
+                    }
         }
     }
     free(v);
+    free(seen);
     return 0;
+}
+
+/* ---- thin evidence: intervals widened by stated rules ---------------------- */
+
+/* The least half-width (ln) of an interval not calibrated on held-out
+ * transfers: x/ 1.42, about the median half-width held-out calibration gives
+ * the GPU-model transfers of the published ML.ENERGY data (37.9 %; GPU count
+ * 56.2 %, both 26.4 %): the residuals of a few pairs' own fit say nothing of
+ * how a new model transfers (docs/model.md "Thin evidence"). */
+#define WI_THIN 0.35
+/* sd (ln) per unit of |ln bandwidth ratio| of a GPU-model change no pair of
+ * other models spans: the bandwidth's effect, learned on other GPU pairs,
+ * taken as uncertain by its own size (95 %: from none to twice it) */
+#define WI_PAIR 0.5
+/* fewest models a calibration's held-out points must come from for its
+ * quantiles to stand alone (fewer: floored at WI_THIN as well) */
+#define WI_MIN_CAL_MODELS 3
+
+const char *jl_whatif_widening_name(unsigned bit)
+{
+    switch (bit) {
+    case JL_WHATIF_WIDE_FEW_PAIRS: return "few_pairs";
+    case JL_WHATIF_WIDE_GPU_PAIR: return "gpu_pair_never_seen";
+    case JL_WHATIF_WIDE_EXTRAPOLATED: return "extrapolated_beyond_calibration";
+    default: return NULL;
+    }
+}
+
+/* Pairs of groups of one (model, task) of a base other than ex, one on GPU
+ * model ga and the other on gb, and the number of distinct other base models
+ * with pairs of transfer kind k into *n_models (from the tables of
+ * ctx_init). */
+static size_t gpu_pairs(const wi_ctx *c, int ex, const char *ga, const char *gb, jl_transfer k,
+                        size_t *n_models)
+{
+    int ia = -1, ib = -1;
+    for (int g = 0; g < c->ng; g++) {
+        if (jl__str_eq(c->gpus[g], ga))
+            ia = g;
+        if (jl__str_eq(c->gpus[g], gb))
+            ib = g;
+    }
+    size_t n = 0, ng = (size_t)c->ng;
+    *n_models = 0;
+    for (int b = 0; b < c->nb; b++) {
+        if (b == ex)
+            continue;
+        if (ia >= 0 && ib >= 0)
+            n += c->pair_n[(size_t)b * ng * ng + (size_t)ia * ng + (size_t)ib];
+        *n_models += c->kinds[(size_t)b * NK + (size_t)kind_index(k)] != 0;
+    }
+    return n;
+}
+
+/* ---- prediction, phase by phase --------------------------------------------- */
+
+/* The sources of target: measured groups of the same (base model, task) of
+ * the transfer asked for, else of the closest kind available (GPU count,
+ * then GPU model, then both, then precision). JL_ENODATA when none. */
+static jl_status pick_sources(const wi_ctx *c, const jl_group_key *target, jl_transfer only,
+                              size_t skip, int bt, jl_whatif *out, jl_error **err)
+{
+    const jl_model_group_list *gl = c->gl;
+    static const jl_transfer order[] = {JL_TRANSFER_GPU_COUNT, JL_TRANSFER_GPU_MODEL,
+                                        JL_TRANSFER_BOTH, JL_TRANSFER_PRECISION};
+    for (size_t o = 0; o < 4 && !out->n_sources; o++) {
+        if (only != JL_TRANSFER_NONE && order[o] != only)
+            continue;
+        for (size_t i = 0; i < gl->count; i++)
+            if (i != skip && c->ok[i] && c->base[i] == bt &&
+                transfer_same_base(&gl->items[i].key, target) == order[o])
+                out->sources[out->n_sources++] = i;
+        if (out->n_sources)
+            out->transfer = order[o];
+    }
+    if (out->n_sources)
+        return JL_OK;
+    return jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                   "no measured group of %s on task %s to predict %ldx%s (%s) from%s: a what-if "
+                   "needs the same model and task measured on another GPU count, GPU model or "
+                   "precision",
+                   target->model ? target->model : "?", target->task ? target->task : "?",
+                   target->num_gpus, target->gpu_model ? target->gpu_model : "?",
+                   target->precision ? target->precision : "?",
+                   only != JL_TRANSFER_NONE ? " by that kind of transfer" : "");
+}
+
+/* The descriptors the transfer needs, and enough pairs of its kind.
+ * JL_ENODATA naming what is missing. */
+static jl_status check_transfer(const wi_ctx *c, const jl_group_key *target, const jl_whatif *out,
+                                jl_error **err)
+{
+    double x[NF];
+    size_t s = out->sources[0];
+    const jl_group_key *s0 = &c->gl->items[s].key;
+    if (wi_features(c, s0, target, &c->sw[s], c->sw[s].cap[0], x))
+        return jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                       "the descriptors (models/) lack the HBM bandwidth of %s or %s, or the "
+                       "bytes per parameter of %s or %s: the %s transfer needs them",
+                       s0->gpu_model, target->gpu_model, s0->model, target->model,
+                       jl_transfer_name(out->transfer));
+    if (out->n_pairs_kind < 3)
+        return jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                       "%zu pairs of configurations of other models differ by a %s transfer: "
+                       "too few to learn its factor from",
+                       out->n_pairs_kind, jl_transfer_name(out->transfer));
+    return JL_OK;
+}
+
+/* The memory ceiling of the new configuration: the median over the first
+ * source's runs, from the descriptors. */
+static void memory_ceiling_of(const wi_ctx *c, const jl_group_key *target, jl_whatif *out)
+{
+    const jl_model_group *g0 = &c->gl->items[out->sources[0]];
+    double v[512];
+    size_t nv = 0;
+    int assumed = 0;
+    for (size_t i = 0; i < g0->n_runs && nv < 512; i++) {
+        double m = memory_of(c, g0->runs[i], target, &assumed);
+        if (isfinite(m))
+            v[nv++] = m;
+        out->memory_assumed |= assumed;
+    }
+    out->memory_ceiling = nv ? jl__model_median(v, nv) : NAN;
+}
+
+/* ln of each response at cap summed over the sources (those that measured
+ * it, else all of them), each moved by the reference route or the factors:
+ * est[], the sources used (the return), how many took the reference route,
+ * and the smallest extrapolation distance among them. */
+static size_t estimate_at(const wi_ctx *c, const wi_factors *fac, const jl_group_key *target,
+                          size_t skip, const jl_whatif *out, long cap, double est[NR],
+                          size_t *n_ref, double *dxm)
+{
+    const jl_model_group_list *gl = c->gl;
+    size_t used = 0;
+    *n_ref = 0;
+    *dxm = HUGE_VAL;
+    for (int pass = 0; pass < 2 && !used; pass++)
+        for (size_t k = 0; k < out->n_sources; k++) {
+            size_t si = out->sources[k];
+            int measured = find_cap(&c->sw[si], cap) >= 0;
+            if (pass == 0 && !measured)
+                continue;
+            double x[NF], v[NR], dx = 0;
+            if (wi_features(c, &gl->items[si].key, target, &c->sw[si], cap, x))
+                continue;
+            double rr[NR];
+            int okr = 1;
+            for (int r = 0; r < NR && okr; r++)
+                okr = ref_ratio(c, &gl->items[si].key, target, skip, -1, -1, cap, r, &rr[r]) > 0;
+            for (int r = 0; r < NR; r++) {
+                double d;
+                v[r] = source_at(c, si, skip, target, cap, r, &d);
+                dx = fmax(dx, d);
+                if (okr)
+                    v[r] += rr[r];
+                else
+                    for (int a = 0; a < NF; a++)
+                        v[r] += fac->w[r][a] * x[a];
+            }
+            *n_ref += okr;
+            for (int r = 0; r < NR; r++)
+                est[r] += v[r];
+            *dxm = fmin(*dxm, dx);
+            used++;
+        }
+    return used;
+}
+
+/* The intervals of point p (values m[] in ln, extrapolated dxm e-folds from
+ * the sources' caps): the calibrated quantiles of its cell when it has them,
+ * else the factors' residual quantiles widened for extrapolation, then
+ * widened where the evidence is thin (the WI_* rules above). dm: the ln
+ * bandwidth ratio of the GPU-model change, pair_seen: pairs of other models
+ * on those GPU models. */
+static void interval_at(const wi_factors *fac, const wi_cal *cal, int cell, int ki, size_t used,
+                        size_t n_ref, double dxm, const double m[NR], double dm, size_t pair_seen,
+                        jl_whatif_point *p)
+{
+    jl_interval *iv[NR] = {&p->energy_per_token_j, &p->power_w, &p->step_time_s};
+    int calib = cell >= 0 && cal && cal->used[cell];
+    p->calibrated = calib ? cal->used[cell] : 0;
+    double extra = 0; /* variance added in quadrature (ln) */
+    if (!calib || cal->models[cell] < WI_MIN_CAL_MODELS) {
+        p->widened |= JL_WHATIF_WIDE_FEW_PAIRS;
+        p->widen_floor = WI_THIN;
+    }
+    if (dm != 0 && !pair_seen) {
+        p->widened |= JL_WHATIF_WIDE_GPU_PAIR;
+        extra += (WI_PAIR * dm) * (WI_PAIR * dm);
+    }
+    /* extrapolated: per e-fold beyond the farthest held-out point of the
+     * calibration, or without one, per e-fold from the measured caps */
+    double beyond = calib ? dxm - cal->dx_max[cell] : dxm;
+    if (beyond > 0) {
+        double e = WI_EXT * beyond;
+        p->widened |= JL_WHATIF_WIDE_EXTRAPOLATED;
+        extra += e * e;
+    }
+    p->widen_sd = sqrt(extra);
+    double z2 = 1.96 * 1.96 * extra;
+    for (int r = 0; r < NR; r++) {
+        double lo, hi;
+        if (calib) { /* around the value even where the residuals lean one way */
+            lo = fmin(cal->lo[r][cell], 0);
+            hi = fmax(cal->hi[r][cell], 0);
+        } else {
+            /* the reference route's own residual quantiles when every source
+             * took it and enough pairs of other models calibrate them */
+            int rq = n_ref == used && fac->n_ref[ki] >= WI_MIN_REF;
+            double ql = rq ? fac->rlo[r][ki] : fac->qlo[r][ki];
+            double qh = rq ? fac->rhi[r][ki] : fac->qhi[r][ki];
+            lo = -fabs(ql);
+            hi = fabs(qh);
+        }
+        if (p->widen_floor > 0) {
+            lo = fmin(lo, -p->widen_floor);
+            hi = fmax(hi, p->widen_floor);
+        }
+        if (z2 > 0) {
+            lo = -sqrt(lo * lo + z2);
+            hi = sqrt(hi * hi + z2);
+        }
+        *iv[r] = (jl_interval){exp(m[r]), exp(m[r] + lo), exp(m[r] + hi)};
+    }
+}
+
+/* One prediction point at cap (its batch, flags, values and intervals). */
+static void predict_point(const wi_ctx *c, const wi_factors *fac, const wi_cal *cal,
+                          const jl_group_key *target, size_t skip, const jl_whatif *out,
+                          long sib_max, double rho, int mllm, double dm, long cap,
+                          jl_whatif_point *p)
+{
+    p->cap = cap;
+    double cb =
+        isfinite(out->memory_ceiling) ? fmin((double)cap, out->memory_ceiling) : (double)cap;
+    p->batch = rho * cb;
+    p->beyond_ceiling = isfinite(out->memory_ceiling) && (double)cap > out->memory_ceiling;
+    p->unlocked = cap > sib_max;
+    double est[NR] = {0}, dxm;
+    size_t n_ref;
+    size_t used = estimate_at(c, fac, target, skip, out, cap, est, &n_ref, &dxm);
+    p->n_sources = used;
+    if (!used) {
+        p->energy_per_token_j = p->power_w = p->step_time_s = (jl_interval){NAN, NAN, NAN};
+        p->throughput_tok_s = NAN;
+        return;
+    }
+    p->extrapolated = dxm > 0;
+    p->extrapolation = dxm;
+    p->reference = n_ref == used;
+    double m[NR];
+    for (int r = 0; r < NR; r++)
+        m[r] = est[r] / (double)used;
+    int cell = cal ? cell_of(out->transfer, mllm, p) : -1;
+    interval_at(fac, cal, cell, kind_index(out->transfer), used, n_ref, dxm, m, dm, out->n_gpu_pair,
+                p);
+    /* power within [0, G x TDP] */
+    const jl_gpu_desc *gd = c->desc ? jl_descriptors_gpu(c->desc, target->gpu_model) : NULL;
+    if (gd && gd->tdp_w > 0)
+        p->power_w.hi =
+            fmin(p->power_w.hi, fmax(p->power_w.value, (double)target->num_gpus * gd->tdp_w));
+    p->throughput_tok_s = p->batch / p->step_time_s.value;
 }
 
 /* The prediction with the factors learned without the target's model (fac,
  * NULL: learned here), its intervals from cal where a cell has them (NULL:
- * from the factors' own residuals). */
-static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const wi_cal *cal,
+ * from the factors' own residuals), widened where the evidence is thin. */
+static jl_status predict_core(const wi_ctx *c, const wi_factors *facp, const wi_cal *cal,
                               const jl_group_key *target, jl_transfer only, const long *caps,
                               size_t n_caps, jl_whatif *out, jl_error **err)
 {
-    const wi_ctx c = *cp; /* shallow: the sweeps are read only */
-    const jl_model_group_list *gl = c.gl;
-    const jl_descriptors *desc = c.desc;
+    const jl_model_group_list *gl = c->gl;
     memset(out, 0, sizeof *out);
     long *dcaps = NULL;
     jl_status st = JL_OK;
@@ -856,7 +1220,7 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const wi
     for (size_t i = 0; i < gl->count; i++)
         if (!jl_group_key_cmp(&gl->items[i].key, target))
             skip = i; /* the configuration itself, when measured: never used */
-    int bt = base_of(&c, target->model);
+    int bt = base_of(c, target->model);
     out->target.model = jl__strdup(target->model);
     out->target.task = jl__strdup(target->task);
     out->target.gpu_model = jl__strdup(target->gpu_model);
@@ -867,36 +1231,12 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const wi
     if (!out->target.model || !out->target.task || !out->target.gpu_model ||
         !out->target.precision || !out->sources)
         goto oom;
-    /* the sources: measured groups of the same (base model, task) of the
-     * transfer asked for, else of the closest kind available (GPU count,
-     * then GPU model, then both, then precision) */
-    static const jl_transfer order[] = {JL_TRANSFER_GPU_COUNT, JL_TRANSFER_GPU_MODEL,
-                                        JL_TRANSFER_BOTH, JL_TRANSFER_PRECISION};
-    for (size_t o = 0; o < 4 && !out->n_sources; o++) {
-        if (only != JL_TRANSFER_NONE && order[o] != only)
-            continue;
-        for (size_t i = 0; i < gl->count; i++)
-            if (i != skip && c.ok[i] && c.base[i] == bt &&
-                transfer_same_base(&gl->items[i].key, target) == order[o])
-                out->sources[out->n_sources++] = i;
-        if (out->n_sources)
-            out->transfer = order[o];
-    }
-    if (!out->n_sources) {
-        st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
-                     "no measured group of %s on task %s to predict %ldx%s (%s) from%s: a what-if "
-                     "needs the same model and task measured on another GPU count, GPU model or "
-                     "precision",
-                     target->model ? target->model : "?", target->task ? target->task : "?",
-                     target->num_gpus, target->gpu_model ? target->gpu_model : "?",
-                     target->precision ? target->precision : "?",
-                     only != JL_TRANSFER_NONE ? " by that kind of transfer" : "");
+    if ((st = pick_sources(c, target, only, skip, bt, out, err)) != JL_OK)
         goto fail;
-    }
     wi_factors fac;
     if (facp)
         fac = *facp;
-    else if (learn_factors(&c, bt, -1, &fac)) {
+    else if (learn_factors(c, bt, -1, &fac)) {
         st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
                      "too few measured pairs of configurations of other models (%zu) to learn "
                      "the transfer factors from",
@@ -905,136 +1245,38 @@ static jl_status predict_core(const wi_ctx *cp, const wi_factors *facp, const wi
     }
     out->n_pairs = fac.n_pairs;
     out->n_pairs_kind = fac.n_kind[kind_index(out->transfer)];
-    {
-        double x[NF];
-        const jl_group_key *s0 = &gl->items[out->sources[0]].key;
-        if (wi_features(&c, s0, target, &c.sw[out->sources[0]], c.sw[out->sources[0]].cap[0], x)) {
-            st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
-                         "the descriptors (models/) lack the HBM bandwidth of %s or %s, or the "
-                         "bytes per parameter of %s or %s: the %s transfer needs them",
-                         s0->gpu_model, target->gpu_model, s0->model, target->model,
-                         jl_transfer_name(out->transfer));
-            goto fail;
-        }
-        if (out->n_pairs_kind < 3) {
-            st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
-                         "%zu pairs of configurations of other models differ by a %s transfer: "
-                         "too few to learn its factor from",
-                         out->n_pairs_kind, jl_transfer_name(out->transfer));
-            goto fail;
-        }
-    }
-    /* the memory ceiling of the new configuration, from the first source's
-     * runs (their median) and the descriptors */
-    {
-        const jl_model_group *g0 = &gl->items[out->sources[0]];
-        double v[512];
-        size_t nv = 0;
-        int assumed = 0;
-        for (size_t i = 0; i < g0->n_runs && nv < 512; i++) {
-            double m = memory_of(&c, g0->runs[i], target, &assumed);
-            if (isfinite(m))
-                v[nv++] = m;
-            out->memory_assumed |= assumed;
-        }
-        out->memory_ceiling = nv ? jl__model_median(v, nv) : NAN;
-    }
+    if ((st = check_transfer(c, target, out, err)) != JL_OK)
+        goto fail;
+    const jl_group_key *s0 = &gl->items[out->sources[0]].key;
+    out->n_gpu_pair =
+        gpu_pairs(c, bt, s0->gpu_model, target->gpu_model, out->transfer, &out->n_models_kind);
+    double dm = jl__str_eq(s0->gpu_model, target->gpu_model)
+                    ? 0
+                    : log(gpu_bw(c, target->gpu_model) / gpu_bw(c, s0->gpu_model));
+    out->gpu_pair_sd = dm != 0 && !out->n_gpu_pair ? WI_PAIR * fabs(dm) : 0;
+    memory_ceiling_of(c, target, out);
     long sib_max = 0;
     for (size_t i = 0; i < gl->count; i++)
-        if (i != skip && c.ok[i] && jl__str_eq(gl->items[i].key.model, target->model) &&
-            jl__str_eq(gl->items[i].key.task, target->task) && c.sw[i].cap[c.sw[i].n - 1] > sib_max)
-            sib_max = c.sw[i].cap[c.sw[i].n - 1];
+        if (i != skip && c->ok[i] && jl__str_eq(gl->items[i].key.model, target->model) &&
+            jl__str_eq(gl->items[i].key.task, target->task) &&
+            c->sw[i].cap[c->sw[i].n - 1] > sib_max)
+            sib_max = c->sw[i].cap[c->sw[i].n - 1];
     if (!caps || !n_caps) {
-        if (default_caps(&c, target, bt, skip, out->memory_ceiling, &dcaps, &n_caps))
+        if (default_caps(c, target, bt, skip, out->memory_ceiling, &dcaps, &n_caps))
             goto oom;
         caps = dcaps;
     }
     out->points = calloc(n_caps ? n_caps : 1, sizeof *out->points);
     if (!out->points)
         goto oom;
-    int ki = kind_index(out->transfer);
     int mllm = group_is_mllm(&gl->items[out->sources[0]]);
     double rho = 0;
     for (size_t k = 0; k < out->n_sources; k++)
-        rho += c.sw[out->sources[k]].rho / (double)out->n_sources;
-    for (size_t q = 0; q < n_caps; q++) {
-        long cap = caps[q];
-        if (cap < 1)
-            continue;
-        jl_whatif_point *p = &out->points[out->n_points++];
-        p->cap = cap;
-        double cb =
-            isfinite(out->memory_ceiling) ? fmin((double)cap, out->memory_ceiling) : (double)cap;
-        p->batch = rho * cb;
-        p->beyond_ceiling = isfinite(out->memory_ceiling) && (double)cap > out->memory_ceiling;
-        p->unlocked = cap > sib_max;
-        double est[NR] = {0}, dxm = HUGE_VAL;
-        size_t used = 0, n_ref = 0;
-        /* the sources that measured this cap, else all of them (extrapolated) */
-        for (int pass = 0; pass < 2 && !used; pass++)
-            for (size_t k = 0; k < out->n_sources; k++) {
-                size_t si = out->sources[k];
-                int measured = find_cap(&c.sw[si], cap) >= 0;
-                if (pass == 0 && !measured)
-                    continue;
-                double x[NF], v[NR], dx = 0;
-                if (wi_features(&c, &gl->items[si].key, target, &c.sw[si], cap, x))
-                    continue;
-                double rr[NR];
-                int okr = 1;
-                for (int r = 0; r < NR && okr; r++)
-                    okr =
-                        ref_ratio(&c, &gl->items[si].key, target, skip, -1, -1, cap, r, &rr[r]) > 0;
-                for (int r = 0; r < NR; r++) {
-                    double d;
-                    v[r] = source_at(&c, si, skip, target, cap, r, &d);
-                    dx = fmax(dx, d);
-                    if (okr)
-                        v[r] += rr[r];
-                    else
-                        for (int a = 0; a < NF; a++)
-                            v[r] += fac.w[r][a] * x[a];
-                }
-                n_ref += okr;
-                for (int r = 0; r < NR; r++)
-                    est[r] += v[r];
-                dxm = fmin(dxm, dx);
-                used++;
-            }
-        p->n_sources = used;
-        if (!used) {
-            p->energy_per_token_j = p->power_w = p->step_time_s = (jl_interval){NAN, NAN, NAN};
-            p->throughput_tok_s = NAN;
-            continue;
-        }
-        p->extrapolated = dxm > 0;
-        jl_interval *iv[NR] = {&p->energy_per_token_j, &p->power_w, &p->step_time_s};
-        p->reference = n_ref == used;
-        int cell = cal ? cell_of(out->transfer, mllm, p) : -1;
-        int calib = cell >= 0 && cal->used[cell];
-        p->calibrated = calib ? cal->used[cell] : 0;
-        for (int r = 0; r < NR; r++) {
-            double m = est[r] / (double)used, ex = 1.96 * WI_EXT * dxm;
-            /* the reference route's own residual quantiles when every source
-             * took it and enough pairs of other models calibrate them */
-            int rq = n_ref == used && fac.n_ref[ki] >= WI_MIN_REF;
-            double ql = rq ? fac.rlo[r][ki] : fac.qlo[r][ki];
-            double qh = rq ? fac.rhi[r][ki] : fac.qhi[r][ki];
-            double hl = sqrt(ql * ql + ex * ex);
-            double hh = sqrt(qh * qh + ex * ex);
-            if (calib) /* around the value even where the residuals lean one way */
-                *iv[r] = (jl_interval){exp(m), exp(m + fmin(cal->lo[r][cell], 0)),
-                                       exp(m + fmax(cal->hi[r][cell], 0))};
-            else
-                *iv[r] = (jl_interval){exp(m), exp(m - hl), exp(m + hh)};
-        }
-        /* power within [0, G x TDP] */
-        const jl_gpu_desc *gd = desc ? jl_descriptors_gpu(desc, target->gpu_model) : NULL;
-        if (gd && gd->tdp_w > 0)
-            p->power_w.hi =
-                fmin(p->power_w.hi, fmax(p->power_w.value, (double)target->num_gpus * gd->tdp_w));
-        p->throughput_tok_s = p->batch / p->step_time_s.value;
-    }
+        rho += c->sw[out->sources[k]].rho / (double)out->n_sources;
+    for (size_t q = 0; q < n_caps; q++)
+        if (caps[q] >= 1)
+            predict_point(c, &fac, cal, target, skip, out, sib_max, rho, mllm, dm, caps[q],
+                          &out->points[out->n_points++]);
     free(dcaps);
     return JL_OK;
 oom:
@@ -1142,10 +1384,12 @@ static int cal_run(void *arg, size_t t, jl_transfer k, const jl_summary *s,
     cal_arg *a = arg;
     double b = s->fig[JL_FIG_AVG_BATCH_SIZE], T = s->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
     /* each group weighs the same, however many runs it has */
-    double v[NR + 1] = {log(jl__model_run_energy(s) / wp->energy_per_token_j.value),
+    double v[NR + 3] = {log(jl__model_run_energy(s) / wp->energy_per_token_j.value),
                         log(s->fig[JL_FIG_AVG_POWER_W] / wp->power_w.value),
                         log(b / T / wp->step_time_s.value),
-                        1.0 / (double)a->c->gl->items[t].n_runs};
+                        1.0 / (double)a->c->gl->items[t].n_runs,
+                        wp->extrapolation,
+                        (double)a->c->base[t]};
     for (int r = 0; r < NR; r++)
         if (!isfinite(v[r]))
             return 0;
@@ -1171,7 +1415,7 @@ static int cal_build(const wi_ctx *c, wi_fcache *fc, int ex, wi_cal *cal)
             if (heldout_group(c, f, NULL, t, wi_kinds[k], cal_run, &a))
                 return -1;
     }
-    return cal_finish(cal);
+    return cal_finish(cal, c->nb);
 }
 
 struct jl_whatif_engine {
@@ -1268,11 +1512,20 @@ static int loo_run(void *arg, size_t t, jl_transfer k, const jl_summary *s,
         fabs(p->predicted.value - p->actual_energy_per_token_j) / p->actual_energy_per_token_j;
     p->unlocked = wp->unlocked;
     p->extrapolated = wp->extrapolated;
+    p->calibrated = wp->calibrated;
+    p->widened = wp->widened;
     return 0;
 }
 
 jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors *desc,
                             jl_whatif_loo *out, jl_error **err)
+{
+    return jl__whatif_loo_run(gl, desc, NULL, NULL, NULL, out, err);
+}
+
+jl_status jl__whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors *desc,
+                             const char *only_model, jl_model_progress_fn progress,
+                             void *progress_ctx, jl_whatif_loo *out, jl_error **err)
 {
     gsl_set_error_handler_off();
     memset(out, 0, sizeof *out);
@@ -1293,9 +1546,16 @@ jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors 
     /* each group held out: predicted with the factors learned without its
      * model, its intervals from the other models' groups held out with
      * factors learned without its model too (built once per model) */
+    char name[512];
     for (size_t t = 0; t < gl->count; t++) {
         int b = c.base[t], oom = 0;
-        if (!c.ok[t])
+        if (progress) {
+            const jl_group_key *k = &gl->items[t].key;
+            snprintf(name, sizeof name, "%s %s %ldx%s", k->model ? k->model : "?",
+                     k->task ? k->task : "?", k->num_gpus, k->gpu_model ? k->gpu_model : "?");
+            progress(progress_ctx, "what-if held out", t, gl->count, name);
+        }
+        if (!c.ok[t] || (only_model && !same_base(gl->items[t].key.model, only_model)))
             continue;
         const wi_factors *f = fcache_get(&fc, b, -1, &oom);
         if (oom)
@@ -1311,6 +1571,8 @@ jl_status jl_whatif_loo_run(const jl_model_group_list *gl, const jl_descriptors 
             if (heldout_group(&c, f, &cals[b], t, wi_kinds[k], loo_run, &a))
                 goto oom;
     }
+    if (progress)
+        progress(progress_ctx, "what-if held out", gl->count, gl->count, NULL);
     goto end;
 oom:
     st = jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "what-if leave-one-out");
@@ -1358,6 +1620,15 @@ jl_loo_stats jl_whatif_loo_summarize(const jl_whatif_loo *r, jl_transfer k, cons
 }
 
 /* ---- documents ------------------------------------------------------------- */
+
+json_t *jl__whatif_widened_json(unsigned widened)
+{
+    json_t *a = json_array();
+    for (unsigned bit = 1; a && bit <= JL_WHATIF_WIDE_EXTRAPOLATED; bit <<= 1)
+        if (widened & bit)
+            json_array_append_new(a, json_string(jl_whatif_widening_name(bit)));
+    return a;
+}
 
 static void jset(json_t *o, const char *k, json_t *v)
 {
@@ -1418,6 +1689,8 @@ json_t *jl_whatif_loo_to_json(const jl_whatif_loo *r, const jl_model_group_list 
         jset(po, "abs_rel_error", jl_json_number(p->abs_rel_error));
         jset(po, "unlocked", json_boolean(p->unlocked));
         jset(po, "extrapolated", json_boolean(p->extrapolated));
+        jset(po, "interval_calibration_points", json_integer((json_int_t)p->calibrated));
+        jset(po, "interval_widened", jl__whatif_widened_json(p->widened));
         json_array_append_new(pts, po);
     }
     json_t *per = json_object();
