@@ -116,8 +116,11 @@ static void out_name(char *out, size_t cap, const char *path)
     const char *base = strrchr(tmp, '/');
     base = base ? base + 1 : tmp;
     char b[256];
-    snprintf(b, sizeof b, "%s",
-             *base && strcmp(base, ".") && strcmp(base, "..") ? base : "imported");
+    /* a longer name is cut: the suggestion stays a suggestion */
+    if (snprintf(b, sizeof b, "%s",
+                 *base && strcmp(base, ".") && strcmp(base, "..") ? base : "imported") >=
+        (int)sizeof b)
+        b[sizeof b - 1] = '\0';
     char *dot = strrchr(b, '.');
     if (dot && dot != b)
         *dot = '\0';
