@@ -350,9 +350,17 @@ static int parse_by(const char *cmd, const char *s, jl_attribute_options *o)
     return cli_usage_error(cmd, "--by: '%s' is not name, class, layer, step, kind or time:S", s);
 }
 
-int cli_cmd_attribute(int argc, char **argv)
+/* attribute's own options (the run's options into ao, the rest into x). */
+typedef struct attr_args {
+    const char *cal, *csv, *sensor_from, *into;
+    const char **rules; /* --class PATTERN=CLASS, in order */
+    size_t n_rules;
+    int json, jsonl, fit, helped;
+} attr_args;
+
+static int parse_args(const char *cmd, int argc, char **argv, jl_attribute_options *ao,
+                      attr_args *x)
 {
-    const char *cmd = "attribute";
     static const struct option longopts[] = {{"by", required_argument, NULL, OPT_BY},
                                              {"calibration", required_argument, NULL, OPT_CAL},
                                              {"class", required_argument, NULL, OPT_CLASS},
@@ -371,46 +379,39 @@ int cli_cmd_attribute(int argc, char **argv)
                                              {"csv", required_argument, NULL, CLI_OPT_CSV},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    jl_attribute_options ao;
-    jl_attribute_options_default(&ao);
-    const char *cal = NULL, *csv = NULL, *sensor_from = NULL, *into = NULL;
-    const char **rules = calloc((size_t)argc + 1, sizeof *rules);
-    int json = 0, jsonl = 0, fit = 0, c, rc = 0;
-    size_t n_rules = 0;
-    if (!rules)
-        return cli_oom(cmd);
+    int c, rc = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'h':
             cli_help(cmd, help);
-            free(rules);
+            x->helped = 1;
             return JL_EXIT_OK;
-        case OPT_BY: rc = parse_by(cmd, optarg, &ao); break;
-        case OPT_CAL: cal = optarg; break;
+        case OPT_BY: rc = parse_by(cmd, optarg, ao); break;
+        case OPT_CAL: x->cal = optarg; break;
         case OPT_CLASS:
             if (!strchr(optarg, '='))
                 rc = cli_usage_error(cmd, "--class: expected PATTERN=CLASS, got '%s'", optarg);
-            rules[n_rules++] = optarg;
+            x->rules[x->n_rules++] = optarg;
             break;
         case OPT_STATIC:
             rc = cli_parse_number(cmd, "--static-w", optarg, 0, 1e6, "a power in W, >= 0",
-                                  &ao.static_w);
+                                  &ao->static_w);
             break;
         case OPT_WINDOW: {
             char *end;
-            ao.window[0] = strtod(optarg, &end);
+            ao->window[0] = strtod(optarg, &end);
             if (*end == ',')
-                ao.window[1] = strtod(end + 1, &end);
-            if (*end || !(ao.window[1] > ao.window[0]))
+                ao->window[1] = strtod(end + 1, &end);
+            if (*end || !(ao->window[1] > ao->window[0]))
                 rc = cli_usage_error(cmd, "--window: expected A,B with A < B, got '%s'", optarg);
             break;
         }
         case OPT_STALL:
             rc = cli_parse_number(cmd, "--stall-min", optarg, DBL_TRUE_MIN, 1e6, "> 0",
-                                  &ao.stall_min_s);
+                                  &ao->stall_min_s);
             break;
-        case OPT_SENSOR_FROM: sensor_from = optarg; break;
+        case OPT_SENSOR_FROM: x->sensor_from = optarg; break;
         case OPT_SET_WARNING: {
             const char *eq = strchr(optarg, '=');
             char name[64];
@@ -426,26 +427,64 @@ int cli_cmd_attribute(int argc, char **argv)
                                      "NAME (attribute.md, \"Warnings\"), got '%s'",
                                      optarg);
             } else if (!strcmp(eq + 1, "off")) {
-                ao.warn_off[id] = 1;
+                ao->warn_off[id] = 1;
             } else {
                 rc = cli_parse_number(cmd, "--set-warning", eq + 1, 0, 1e9, "a number >= 0 or off",
-                                      &ao.warn_threshold[id]);
+                                      &ao->warn_threshold[id]);
             }
             break;
         }
-        case OPT_FIT: fit = 1; break;
-        case OPT_FIT_WEIGHTS: ao.fit_weights = 1; break;
-        case OPT_INTO: into = optarg; break;
-        case CLI_OPT_JSON: json = 1; break;
-        case CLI_OPT_JSONL: jsonl = 1; break;
-        case CLI_OPT_CSV: csv = optarg; break;
+        case OPT_FIT: x->fit = 1; break;
+        case OPT_FIT_WEIGHTS: ao->fit_weights = 1; break;
+        case OPT_INTO: x->into = optarg; break;
+        case CLI_OPT_JSON: x->json = 1; break;
+        case CLI_OPT_JSONL: x->jsonl = 1; break;
+        case CLI_OPT_CSV: x->csv = optarg; break;
         default: rc = cli_bad_option(cmd, c, argv); break;
         }
-        if (rc) {
-            free(rules);
+        if (rc)
             return rc;
-        }
     }
+    return 0;
+}
+
+/* --sensor-from: the sensor model fitted on another run (a square wave). */
+static int sensor_from_run(const char *cmd, const char *spec, jl_sensor *use)
+{
+    opened q;
+    jl_sensor_fit_result f;
+    int rc = open_run(cmd, spec, &q);
+    if (rc)
+        return rc;
+    rc = fit_sensor(cmd, &q, &f);
+    opened_close(&q);
+    if (rc)
+        return rc;
+    use->update_period_s = f.update_period_s;
+    use->energy_delay_s = f.energy_delay_s;
+    use->watts_window_s = f.watts_window_s;
+    use->watts_delay_s = f.watts_delay_s;
+    return 0;
+}
+
+int cli_cmd_attribute(int argc, char **argv)
+{
+    const char *cmd = "attribute";
+    jl_attribute_options ao;
+    jl_attribute_options_default(&ao);
+    attr_args x = {0};
+    x.rules = calloc((size_t)argc + 1, sizeof *x.rules);
+    if (!x.rules)
+        return cli_oom(cmd);
+    int rc = parse_args(cmd, argc, argv, &ao, &x);
+    const char **rules = x.rules;
+    if (rc || x.helped) {
+        free(rules);
+        return rc;
+    }
+    const char *cal = x.cal, *csv = x.csv, *sensor_from = x.sensor_from, *into = x.into;
+    int json = x.json, jsonl = x.jsonl, fit = x.fit;
+    size_t n_rules = x.n_rules;
     if (argc - optind != 1) {
         free(rules);
         return cli_usage_error(cmd, "give one TRACE.h5[:RUN]");
@@ -482,20 +521,8 @@ int cli_cmd_attribute(int argc, char **argv)
     jl_attribution *a = NULL;
     jl_sensor use;
     jl_sensor_init(&use);
-    if (sensor_from) {
-        opened q;
-        jl_sensor_fit_result f;
-        if ((rc = open_run(cmd, sensor_from, &q)) != 0)
-            goto end;
-        rc = fit_sensor(cmd, &q, &f);
-        opened_close(&q);
-        if (rc)
-            goto end;
-        use.update_period_s = f.update_period_s;
-        use.energy_delay_s = f.energy_delay_s;
-        use.watts_window_s = f.watts_window_s;
-        use.watts_delay_s = f.watts_delay_s;
-    }
+    if (sensor_from && (rc = sensor_from_run(cmd, sensor_from, &use)) != 0)
+        goto end;
     if (cal && (st = jl_class_weights_from_trace(cal, &w, &err)) != JL_OK) {
         rc = cli_fail(cmd, st, err);
         goto end;
