@@ -216,16 +216,17 @@ static json_t *inputs_json(const jl_provenance *p)
         else
             bad = strv_push(&files, jl__strdup(p->inputs[i]));
     }
-    for (size_t i = 0; i < files.n; i++) {
-        if (!bad) {
-            int dup = 0;
-            for (size_t j = 0; j < i && !dup; j++)
-                dup = !strcmp(files.v[i], files.v[j]);
-            if (!dup)
-                bad = json_array_append_new(arr, input_json(files.v[i]));
-        }
-        free(files.v[i]);
+    /* a file named twice (a folder and a file in it) is listed once; the
+     * names are freed after the loop, which compares with earlier ones */
+    for (size_t i = 0; i < files.n && !bad; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = !strcmp(files.v[i], files.v[j]);
+        if (!dup)
+            bad = json_array_append_new(arr, input_json(files.v[i]));
     }
+    for (size_t i = 0; i < files.n; i++)
+        free(files.v[i]);
     free(files.v);
     if (bad) {
         json_decref(arr);
