@@ -427,6 +427,49 @@ static int read_result(prom *p, js *j, const char *file)
     return rc == -1 ? -1 : rc ? -2 : 0;
 }
 
+/* "data": {"resultType": "matrix"|"vector", "result": [...]}. 0, -2 an
+ * error (pushed), -3 a shape error (the caller says where), -1 out of
+ * memory. *saw_result is set to 2 when a result array was read. */
+static int read_data(prom *p, js *j, const char *file, int *saw_result)
+{
+    if (jl__jstream_next(j) != JS_OBJ_START)
+        return -3;
+    for (;;) {
+        jl__jstream_tok t = jl__jstream_next(j);
+        if (t == JS_OBJ_END)
+            return 0;
+        if (t != JS_KEY)
+            return -3;
+        if (!strcmp(j->str, "resultType")) {
+            if (jl__jstream_next(j) != JS_STR)
+                return -3;
+            if (strcmp(j->str, "matrix") && strcmp(j->str, "vector")) {
+                jl__imp_err(p->c, JL_EFORMAT, file, "data.resultType", jl__jstream_line(j),
+                            "'%s': joules reads series (matrix, from query_range) or "
+                            "samples (vector, from query)",
+                            j->str);
+                return -2;
+            }
+        } else if (!strcmp(j->str, "result")) {
+            *saw_result = 2;
+            if (jl__jstream_next(j) != JS_ARR_START)
+                return -3;
+            for (;;) {
+                t = jl__jstream_next(j);
+                if (t == JS_ARR_END)
+                    break;
+                if (t != JS_OBJ_START)
+                    return -3;
+                int rc = read_result(p, j, file);
+                if (rc)
+                    return rc;
+            }
+        } else if (jl__jstream_skip(j)) {
+            return -3;
+        }
+    }
+}
+
 static int read_json(prom *p, js *j, const char *file)
 {
     if (jl__jstream_next(j) != JS_OBJ_START)
@@ -450,56 +493,7 @@ static int read_json(prom *p, js *j, const char *file)
             free(*dst);
             *dst = dup_str(j);
         } else if (!strcmp(j->str, "data")) {
-            if (jl__jstream_next(j) != JS_OBJ_START) {
-                rc = -3;
-                break;
-            }
-            for (;;) {
-                t = jl__jstream_next(j);
-                if (t == JS_OBJ_END)
-                    break;
-                if (t != JS_KEY) {
-                    rc = -3;
-                    break;
-                }
-                if (!strcmp(j->str, "resultType")) {
-                    if (jl__jstream_next(j) != JS_STR) {
-                        rc = -3;
-                        break;
-                    }
-                    if (strcmp(j->str, "matrix") && strcmp(j->str, "vector")) {
-                        jl__imp_err(p->c, JL_EFORMAT, file, "data.resultType", jl__jstream_line(j),
-                                    "'%s': joules reads series (matrix, from query_range) or "
-                                    "samples (vector, from query)",
-                                    j->str);
-                        rc = -2;
-                        break;
-                    }
-                } else if (!strcmp(j->str, "result")) {
-                    saw_result = 1;
-                    if (jl__jstream_next(j) != JS_ARR_START) {
-                        rc = -3;
-                        break;
-                    }
-                    for (;;) {
-                        t = jl__jstream_next(j);
-                        if (t == JS_ARR_END)
-                            break;
-                        if (t != JS_OBJ_START) {
-                            rc = -3;
-                            break;
-                        }
-                        if ((rc = read_result(p, j, file)))
-                            break;
-                    }
-                    if (rc)
-                        break;
-                } else if (jl__jstream_skip(j)) {
-                    rc = -3;
-                    break;
-                }
-            }
-            if (rc)
+            if ((rc = read_data(p, j, file, &saw_result)))
                 break;
         } else if (jl__jstream_skip(j)) {
             rc = -3;
@@ -511,7 +505,7 @@ static int read_json(prom *p, js *j, const char *file)
                     "the query failed (status '%s'%s%s): nothing to import", status,
                     error ? ": " : "", error ? error : "");
         rc = -2;
-    } else if (!rc && !saw_result) {
+    } else if (!rc && saw_result != 2) {
         jl__imp_err(p->c, JL_EFORMAT, file, "data.result", -1,
                     "no data.result: not the JSON of Prometheus' query_range API");
         rc = -2;
