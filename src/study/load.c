@@ -1083,7 +1083,7 @@ static jl_status load_shard(char **files, size_t n_files, const jl_study_options
     /* index 0 keeps its share where it is; the others' come after it */
     jl_summary_list *l = index == 0 ? out : &mine;
     jl_error_list *e = index == 0 ? errors : &mine_err;
-    jl_status st = load_share_units(files, n_files, u + lo, hi - lo, opt, l, e);
+    jl_status st = load_share_units(files, n_files, u ? u + lo : NULL, hi - lo, opt, l, e);
     free(u);
     jl_wbuf b = {0};
     if (st == JL_OK && index > 0)
