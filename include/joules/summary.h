@@ -85,7 +85,15 @@ JL_API_BEGIN
     X(POWER_SAMPLE_COVERAGE, power_sample_coverage, "1",                                          \
       "share of the window within 1 s (or 0.75 sampling gap) of a power sample")                  \
     X(AVG_SM_CLOCK_MHZ, avg_sm_clock_mhz, "MHz", "mean SM clock in the window (GPU mean)")        \
-    X(AVG_SM_UTIL, avg_sm_util, "1", "mean SM utilisation in the window (GPU mean)")
+    X(AVG_SM_UTIL, avg_sm_util, "1", "mean SM utilisation in the window (GPU mean)")              \
+    X(HOST_ENERGY_J, host_energy_j, "J",                                                          \
+      "energy of the rest of the system in the window (host/: CPU + DRAM, or node AC - GPUs)")    \
+    X(TOTAL_ENERGY_J, total_energy_j, "J",                                                        \
+      "GPU + host energy in the window (the node's AC energy where host/ records it)")            \
+    X(HOST_ENERGY_PER_TOKEN_J, host_energy_per_token_j, "J/token",                                \
+      "host_energy_j / window tokens")                                                            \
+    X(TOTAL_ENERGY_PER_TOKEN_J, total_energy_per_token_j, "J/token",                              \
+      "total_energy_j / window tokens")
 
 typedef enum {
 /* clang-format off */
