@@ -172,6 +172,31 @@ typedef struct jl_disagreement {
     const char *recomputed_from; /* static words: how recomputed was obtained */
 } jl_disagreement;
 
+/* host/ (format 1.2): how a run's host_energy_j and total_energy_j were
+ * found (docs/summary.md, "The whole system: host/"). */
+typedef enum {
+    JL_HOST_NONE = 0, /* host/ gives no energy over the window */
+    JL_HOST_CPU_DRAM, /* host = CPU + DRAM counters of every socket; total = GPUs + host */
+    JL_HOST_NODE_AC   /* total = the node's AC energy (node_watts); host = total - GPUs */
+} jl_host_method;
+
+/* "none", "cpu_dram", "node_ac". */
+const char *jl_host_method_name(jl_host_method m);
+
+/* A run's host/ over the window: the parts behind the host figures. */
+typedef struct jl_host_summary {
+    char *source; /* host/@source; NULL when absent */
+    jl_host_method method;
+    size_t sockets;       /* S */
+    double *cpu_energy_j;  /* [sockets] each package counter over the window; NULL without it */
+    double *dram_energy_j; /* [sockets] each DRAM counter over the window; NULL without it */
+    double cpu_dram_energy_j; /* sum of both over the sockets; NaN when not every counter is usable */
+    double node_energy_j;     /* trapezoid integral of node_watts over the window; NaN without */
+    /* node - GPUs - CPU - DRAM where all four are known: what no counter
+     * sees (power-supply losses, fans, disks, network); NaN otherwise */
+    double rest_energy_j;
+} jl_host_summary;
+
 typedef struct jl_summary {
     char *file;
     char *run;
@@ -198,6 +223,8 @@ typedef struct jl_summary {
      * then says why (JL_RISE_*). */
     double power_rise_lag_s;
     int power_rise_skip;
+    /* host/ over the window (format 1.2); NULL for runs without host/ */
+    jl_host_summary *host;
 } jl_summary;
 
 /* Why power_rise_lag_s is missing. */

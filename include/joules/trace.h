@@ -105,6 +105,24 @@ typedef struct jl_run {
 
     /* summary/ */
     jl_run_summary_attrs summary;
+
+    /* host/ (format 1.2; docs/trace-format.md): the rest of the system, on
+     * the run's clock. The counters are cumulative per socket, as RAPL
+     * exposes them (wraps and restarts handled by the summary); S =
+     * host_sockets columns each. The reader checked: time finite and
+     * non-decreasing, every value finite, node_watts >= 0, cpu_energy_j
+     * and dram_energy_j of one width, counters within 0..max_energy_range_j
+     * where that is known, at least one of the three present. */
+    size_t host_n;
+    double *host_time;       /* [host_n]; NULL when host/ is absent */
+    jl_series cpu_energy_j;  /* [host_n, S] package counters, or absent */
+    jl_series dram_energy_j; /* [host_n, S] DRAM counters, or absent */
+    double *node_watts;      /* [host_n] the node's AC power, or NULL */
+    size_t host_sockets;     /* S (0 when neither counter is present) */
+    /* @max_energy_range_j of each counter, one value per socket (NaN where
+     * unknown): where it wraps back to 0. NULL when the attribute is absent */
+    double *cpu_max_energy_range_j, *dram_max_energy_range_j;
+    char *host_source; /* host/@source; NULL when absent */
 } jl_run;
 
 /* A new, empty run: attributes and summary figures "missing", no data.
@@ -195,8 +213,11 @@ void jl_run_info_clear(jl_run_info *info);
 
 /* The joules.inspect/1 document that `joules inspect --json` prints
  * (docs/cli.md): {"schema", "files": [one per file opened: {"file",
- * "harness", "created_utc" (each when the root has it), "runs": [{"run",
- * "datasets" (jl_trace_describe_run), "attributes", "series", "valid",
+ * "harness", "created_utc", "provenance" (each when the root has it; the
+ * provenance parsed as JSON, or as text when it is not JSON), "runs":
+ * [{"run", "datasets" (jl_trace_describe_run), "attributes", "series"
+ * (with "host": samples, span, rate, "sockets", "counters", "node_watts",
+ * "source", "max_energy_range_j" when the run has host/), "valid",
  * "problem" (when not valid)}]}], "errors"}. Opens each of files[0..n_files)
  * with default options, describes and reads every run; each problem (a file
  * that does not open, a run that does not read) is pushed onto *errors with
@@ -208,6 +229,11 @@ json_t *jl_inspect_document(const char *const *files, size_t n_files, jl_error_l
 /* Root attributes (NULL when absent). */
 const char *jl_trace_harness(const jl_trace *t);
 const char *jl_trace_created_utc(const jl_trace *t);
+/* The root's @provenance: what made the file, as JSON text (a
+ * joules.provenance/1 block that `joules import` writes: its sources'
+ * paths, sizes and SHA-256, the command; docs/accounting.md). NULL when
+ * absent. */
+const char *jl_trace_provenance(const jl_trace *t);
 
 /* Register the Zstandard filter with HDF5 (idempotent, thread-safe enough for
  * a call before any worker starts). Called by jl_trace_open(). */

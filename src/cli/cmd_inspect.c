@@ -22,6 +22,68 @@ static const char *const help =
     "  --jsonl      one run per line (with its file's name), no envelope\n"
     "  -h, --help   this help\n";
 
+/* The root's @provenance: the command that made the file and its sources. */
+static void print_provenance(const json_t *pv)
+{
+    if (!pv)
+        return;
+    if (json_is_string(pv)) {
+        printf("  provenance: %s\n", json_string_value(pv));
+        return;
+    }
+    const char *cmd = json_string_value(json_object_get(pv, "command"));
+    const char *when = json_string_value(json_object_get(pv, "created"));
+    printf("  provenance: %s%s%s%s\n", cmd ? cmd : "(no command)", when ? " (" : "",
+           when ? when : "", when ? ")" : "");
+    size_t i;
+    json_t *in;
+    json_array_foreach(json_object_get(pv, "inputs"), i, in) {
+        const char *path = json_string_value(json_object_get(in, "path"));
+        const char *sha = json_string_value(json_object_get(in, "sha256"));
+        const char *err = json_string_value(json_object_get(in, "error"));
+        if (sha)
+            printf("    source %s, %lld bytes, sha256 %s\n", path ? path : "?",
+                   (long long)json_integer_value(json_object_get(in, "bytes")), sha);
+        else
+            printf("    source %s: %s\n", path ? path : "?", err ? err : "not hashed");
+    }
+}
+
+/* host/ of a run (format 1.2): what it records, beside its sampling line. */
+static void print_host(const json_t *h)
+{
+    if (!h)
+        return;
+    printf("    host/:");
+    size_t i;
+    json_t *c;
+    const char *sep = " ";
+    json_array_foreach(json_object_get(h, "counters"), i, c) {
+        printf("%s%s", sep, json_string_value(c));
+        json_t *w = json_object_get(json_object_get(h, "max_energy_range_j"), json_string_value(c));
+        if (w) { /* one value per socket: "?" where unknown */
+            printf(" (wraps at ");
+            size_t k;
+            json_t *x;
+            json_array_foreach(w, k, x) {
+                if (json_is_number(x))
+                    printf("%s%.12g", k ? "/" : "", json_number_value(x));
+                else
+                    printf("%s?", k ? "/" : "");
+            }
+            printf(" J)");
+        }
+        sep = ", ";
+    }
+    if (json_array_size(json_object_get(h, "counters")))
+        printf(" on %lld socket%s", (long long)json_integer_value(json_object_get(h, "sockets")),
+               json_integer_value(json_object_get(h, "sockets")) == 1 ? "" : "s");
+    if (json_is_true(json_object_get(h, "node_watts")))
+        printf("%snode_watts", sep);
+    const char *src = json_string_value(json_object_get(h, "source"));
+    printf("%s%s\n", src ? "; source: " : "", src ? src : "");
+}
+
 static void print_file(const json_t *fo)
 {
     printf("%s\n", json_string_value(json_object_get(fo, "file")));
@@ -31,6 +93,7 @@ static void print_file(const json_t *fo)
         printf("  harness: %s\n", h);
     if (c)
         printf("  created: %s\n", c);
+    print_provenance(json_object_get(fo, "provenance"));
     json_t *runs = json_object_get(fo, "runs");
     printf("  runs: %zu\n", json_array_size(runs));
     size_t i;
@@ -67,6 +130,7 @@ static void print_file(const json_t *fo)
                 printf("    %-8s %8lld rows\n", key,
                        (long long)json_integer_value(json_object_get(v, "rows")));
         }
+        print_host(json_object_get(so, "host"));
         size_t k;
         json_t *d;
         json_array_foreach(json_object_get(ro, "datasets"), k, d) {

@@ -10,7 +10,9 @@
  *           [energies], u8 has_power, [powers], u32 n_warnings,
  *           (rule, message)..., u8 has_published, [source, the published
  *           figures, the recomputed figures, u64 with_published_rate,
- *           mark_threshold]
+ *           mark_threshold], u8 has_host, [source, i32 method, u64
+ *           sockets, u8 has_cpu, [cpu], u8 has_dram, [dram],
+ *           cpu_dram_energy_j, node_energy_j, rest_energy_j]
  *   attrs   the typed fields in the order of jl_attrs, u32 n_extra,
  *           (key, value, u8 is_number)...
  *   error   i32 code, file, run, object, i64 row, message, u8 has_cause,
@@ -142,6 +144,22 @@ jl_status jl__wire_put_summary(jl_wbuf *b, const jl_summary *s)
         jl__wbuf_put(b, s->published->recomputed, sizeof s->published->recomputed);
         put_u64(b, s->published->with_published_rate);
         put_f64(b, s->published->mark_threshold);
+    }
+    put_u8(b, s->host != NULL);
+    if (s->host) {
+        const jl_host_summary *h = s->host;
+        put_str(b, h->source);
+        put_i32(b, (int32_t)h->method);
+        put_u64(b, h->sockets);
+        put_u8(b, h->cpu_energy_j != NULL);
+        if (h->cpu_energy_j)
+            jl__wbuf_put(b, h->cpu_energy_j, h->sockets * sizeof(double));
+        put_u8(b, h->dram_energy_j != NULL);
+        if (h->dram_energy_j)
+            jl__wbuf_put(b, h->dram_energy_j, h->sockets * sizeof(double));
+        put_f64(b, h->cpu_dram_energy_j);
+        put_f64(b, h->node_energy_j);
+        put_f64(b, h->rest_energy_j);
     }
     return b->failed ? JL_ENOMEM : JL_OK;
 }
@@ -317,6 +335,29 @@ jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used, j
             take(&r, s->published->recomputed, sizeof s->published->recomputed);
             s->published->with_published_rate = get_u64(&r);
             s->published->mark_threshold = get_f64(&r);
+        }
+    }
+    if (get_u8(&r) && r.st == JL_OK) {
+        jl_host_summary *h = calloc(1, sizeof *h);
+        if (!(s->host = h)) {
+            r.st = JL_ENOMEM;
+        } else {
+            h->source = get_str(&r);
+            int32_t m = get_i32(&r);
+            if (m < JL_HOST_NONE || m > JL_HOST_NODE_AC) {
+                if (r.st == JL_OK)
+                    r.st = JL_EINVALID;
+            }
+            h->method = (jl_host_method)m;
+            uint64_t S = get_u64(&r);
+            h->sockets = (size_t)S;
+            if (get_u8(&r))
+                h->cpu_energy_j = get_doubles(&r, S);
+            if (get_u8(&r))
+                h->dram_energy_j = get_doubles(&r, S);
+            h->cpu_dram_energy_j = get_f64(&r);
+            h->node_energy_j = get_f64(&r);
+            h->rest_energy_j = get_f64(&r);
         }
     }
     if (r.st != JL_OK) {

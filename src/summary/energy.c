@@ -102,8 +102,24 @@ static void unusable(jl__counter_report *rep, const char *fmt, ...)
     rep->usable = 0;
 }
 
+/* A drop of a counter with a known modulus W (RAPL) is a wrap when the
+ * increment it means, x + W - ref, is no more than four times the power of
+ * the neighbouring intervals (watts where given, else the previous
+ * interval's corrected rate and the next one's raw rate, the larger) plus
+ * min_drop_j; with no neighbouring rate at all, a wrap too. */
+static int plausible_wrap(double inc, double dt, double p_watts, double r_prev, double r_next,
+                          double min_drop_j)
+{
+    double p = p_watts;
+    if (!isfinite(p))
+        p = isfinite(r_prev) && isfinite(r_next) ? fmax(r_prev, r_next)
+            : isfinite(r_prev)                   ? r_prev
+                                                 : r_next;
+    return !isfinite(p) || inc <= 4.0 * p * dt + min_drop_j;
+}
+
 jl_status jl__track_counter(jl__track *tr, const double *t, size_t n, const jl_series *energy,
-                            const jl_series *watts, size_t g, double min_drop_j,
+                            const jl_series *watts, size_t g, double min_drop_j, double modulus_j,
                             jl__counter_report *rep)
 {
     memset(tr, 0, sizeof *tr);
@@ -148,6 +164,23 @@ jl_status jl__track_counter(jl__track *tr, const double *t, size_t n, const jl_s
             if (d > rep->jitter_max_j)
                 rep->jitter_max_j = d;
             continue;
+        }
+        /* A known modulus: a wrap, counted exactly, when plausible. */
+        if (isfinite(modulus_j) && x >= 0 && ref <= modulus_j) {
+            double dt0 = t[i] - t[i - 1], pw = NAN, rp = NAN, rn = NAN;
+            if (w && isfinite(w[(i - 1) * WG]) && isfinite(w[i * WG]))
+                pw = (w[(i - 1) * WG] + w[i * WG]) * 0.5;
+            if (i >= 2 && t[i - 1] > t[i - 2])
+                rp = (cum[i - 1] - cum[i - 2]) / (t[i - 1] - t[i - 2]);
+            if (i + 1 < n && t[i + 1] > t[i] && isfinite(c[(i + 1) * G]) && c[(i + 1) * G] >= x)
+                rn = (c[(i + 1) * G] - x) / (t[i + 1] - t[i]);
+            double inc = x + modulus_j - ref;
+            if (plausible_wrap(inc, dt0, pw, rp, rn, min_drop_j)) {
+                cum[i] = cum[i - 1] + inc;
+                ref = x;
+                rep->n_wraps++;
+                continue;
+            }
         }
         /* A drop of at least min_drop_j: a restart/wrap only if the counter
          * lands nearer to zero than the size of the drop... */

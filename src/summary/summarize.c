@@ -539,7 +539,7 @@ static jl_status build_energy(ctx *c)
         if (r->energy_j.v) {
             jl__counter_report rep;
             TRY(jl__track_counter(&c->track[g], r->power_time, n, &r->energy_j, &r->watts, g,
-                                  c->opt->counter_restart_min_drop_j, &rep));
+                                  c->opt->counter_restart_min_drop_j, NAN, &rep));
             if (rep.usable) {
                 c->src[g] = SRC_COUNTER;
                 for (size_t k = 0; k < rep.n_restarts; k++) {
@@ -1202,6 +1202,12 @@ static jl_status summarize_series(ctx *c, jl_error **err)
     TRY(itl_figures(c, err));
     batch_figures(c);
     gpu_figures(c);
+    /* host/: the rest of the system over the same window */
+    if (run->host_n > 0)
+        TRY(jl__host_figures(run, c->opt, c->a, c->b, c->E,
+                             c->s->fig[JL_FIG_STEADY_TOKENS] > 0 ? c->s->fig[JL_FIG_STEADY_TOKENS]
+                                                                  : NAN,
+                             EXTRAPOLATE_MAX_S, c->s));
     /* published figures beside the series (spec 1.1) */
     if (run->summary.present)
         TRY(attach_published(c));

@@ -133,13 +133,18 @@ typedef struct jl__counter_report {
     jl__restart restarts[JL__MAX_RESTARTS];
     size_t n_jitter; /* small drops held at the running maximum */
     double jitter_max_j;
+    size_t n_wraps; /* drops unwrapped exactly at the known modulus */
 } jl__counter_report;
 
 /* Build a track from the cumulative counter column g of `energy`, using
- * `watts` (may be NULL / absent) to bridge restarts. Returns JL_OK (check
- * rep->usable) or JL_ENOMEM. */
+ * `watts` (may be NULL / absent) to bridge restarts. modulus_j: where the
+ * counter wraps back to 0 when known (RAPL's max_energy_range_j), else NaN:
+ * a drop then is a wrap, counted exactly as x + modulus - ref, when that
+ * increment is plausible (at most four times the power of the neighbouring
+ * intervals, plus min_drop_j); wraps do not count towards the restarts.
+ * Returns JL_OK (check rep->usable) or JL_ENOMEM. */
 jl_status jl__track_counter(jl__track *tr, const double *t, size_t n, const jl_series *energy,
-                            const jl_series *watts, size_t g, double min_drop_j,
+                            const jl_series *watts, size_t g, double min_drop_j, double modulus_j,
                             jl__counter_report *rep);
 
 /* Build a track from the watts column g. *usable = 0 when a value is not
@@ -162,6 +167,19 @@ double jl__track_at_walk(const jl__track *tr, double t, size_t *cur);
 /* Index of the last element of the sorted array v[0..n) that is <= x, or
  * (size_t)-1 when x < v[0] (or n == 0). */
 size_t jl__last_le(const double *v, size_t n, double x);
+
+/* ---- host/ (host.c) ---------------------------------------------------- */
+
+/* The host figures of run over the window [a, b] (figures host_energy_j,
+ * total_energy_j and their per-token values into s->fig, the parts into
+ * s->host, warnings into s): E = the GPUs' energy over the window (NaN when
+ * missing), tokens = the window's output tokens (NaN when none).
+ * extrapolate_s: how far the window may reach beyond the host samples.
+ * JL_OK, or JL_ENOMEM. Nothing when the run has no host/. */
+jl_status jl__host_figures(const jl_run *run, const jl_summary_options *opt, double a, double b,
+                           double E, double tokens, double extrapolate_s, jl_summary *s);
+void jl__host_summary_free(jl_host_summary *h);
+jl_status jl__host_summary_copy(const jl_host_summary *src, jl_host_summary **out);
 
 /* ---- the run object (summary_json.c) ---------------------------------- */
 

@@ -75,6 +75,36 @@ static void published_write(jl_jw *w, const jl_summary *s)
     jl__jw_end(w);
 }
 
+static void doubles_write(jl_jw *w, const char *key, const double *v, size_t n)
+{
+    jl__jw_key(w, key);
+    if (!v) {
+        jl__jw_null(w);
+        return;
+    }
+    jl__jw_array(w);
+    for (size_t i = 0; i < n; i++)
+        jl__jw_number(w, v[i]);
+    jl__jw_end(w);
+}
+
+/* host/ (format 1.2): how the host figures were found and their parts.
+ * Only for runs with host/, so other runs' JSON is unchanged. */
+static void host_write(jl_jw *w, const jl_host_summary *h)
+{
+    jl__jw_key(w, "host");
+    jl__jw_object(w);
+    doubles_write(w, "cpu_energy_j", h->cpu_energy_j, h->sockets);
+    jl__jw_knumber(w, "cpu_dram_energy_j", h->cpu_dram_energy_j);
+    doubles_write(w, "dram_energy_j", h->dram_energy_j, h->sockets);
+    jl__jw_kstring(w, "method", jl_host_method_name(h->method));
+    jl__jw_knumber(w, "node_energy_j", h->node_energy_j);
+    jl__jw_knumber(w, "rest_energy_j", h->rest_energy_j);
+    jl__jw_klong(w, "sockets", (long)h->sockets);
+    jl__jw_kstring(w, "source", h->source);
+    jl__jw_end(w);
+}
+
 void jl__summary_write(jl_jw *w, const jl_summary *s)
 {
     jl__run_key_write(w, s);
@@ -142,6 +172,8 @@ void jl__summary_write(jl_jw *w, const jl_summary *s)
     jl__jw_end(w);
     if (s->published)
         published_write(w, s);
+    if (s->host)
+        host_write(w, s->host);
 }
 
 json_t *jl_summary_to_json(const jl_summary *s)

@@ -8,6 +8,7 @@
 
 #include "core/util.h"
 #include "joules/summary.h"
+#include "summary/summary_internal.h"
 
 static const char *const fig_names[] = {
 #define JL_X(id, name, unit, doc) #name,
@@ -99,6 +100,7 @@ void jl_summary_free(jl_summary *s)
     if (s->published)
         free(s->published->source);
     free(s->published);
+    jl__host_summary_free(s->host);
     free(s);
 }
 
@@ -165,6 +167,8 @@ jl_status jl_summary_copy(const jl_summary *src, jl_summary **out)
         if (src->published->source && !(s->published->source = jl__strdup(src->published->source)))
             goto fail;
     }
+    if (jl__host_summary_copy(src->host, &s->host) != JL_OK)
+        goto fail;
     *out = s;
     return JL_OK;
 fail:

@@ -807,7 +807,8 @@ static int summary_only(const jl_run *r)
            !r->running && !r->waiting && !r->tokens_generated && !r->prefill_tokens &&
            !r->kv_cache_usage && !r->arrival && !r->first_token && !r->finish && !r->input_tokens &&
            !r->output_tokens && !r->itl_seconds && !r->itl_request && !r->batch_start &&
-           !r->batch_end && !r->batch_size;
+           !r->batch_end && !r->batch_size && !r->host_time && !r->cpu_energy_j.v &&
+           !r->dram_energy_j.v && !r->node_watts && !r->host_source;
 }
 
 #define EXACT_INT_LIMIT 9007199254740992.0 /* 2^53 */

@@ -48,6 +48,9 @@ typedef struct {
     int summary_fields_only; /* skip the columns marked summary_unused */
     int stream_itl; /* > 0: itl/ of at least this many samples goes to the run's stream (column_stream.c) */
     int kept; /* the last read_ds kept its dataset in the stream */
+    /* host/: the width of [T, S] columns is set by the first one read (g
+     * 0 until then); axis_from names that column, for messages */
+    const char *axis_from;
 } run_reader;
 
 typedef struct group_reader group_reader;
@@ -217,12 +220,12 @@ static jl_status check_type(const rctx *at, const col_spec *cs, hid_t ftype)
 /* read_ds, phase 2: the shape ([N] or [N, G]) and its sizes before any
  * allocation (rows, then rows x G x 8 bytes, then the length the column
  * must have): dims, and the number of values in *vals. */
-static jl_status check_shape(const run_reader *rr, const rctx *at, const col_spec *cs, hid_t space,
+static jl_status check_shape(run_reader *rr, const rctx *at, const col_spec *cs, hid_t space,
                              size_t expect_n, const char *n_from, hsize_t dims[2], uint64_t *vals)
 {
     const rctx *c = rr->c;
     size_t g = cs->rank == 2 ? rr->g : 1;
-    const char *shape = cs->rank == 1 ? "[N]" : "[N, G]";
+    const char *shape = cs->rank == 1 ? "[N]" : rr->axis_from ? "[T, S]" : "[N, G]";
     H5S_class_t sc = H5Sget_simple_extent_type(space);
     int rank = H5Sget_simple_extent_ndims(space);
     if (sc != H5S_SIMPLE || rank < 0)
@@ -236,6 +239,21 @@ static jl_status check_shape(const run_reader *rr, const rctx *at, const col_spe
                              shape);
     if (H5Sget_simple_extent_dims(space, dims, NULL) < 0)
         return jl__rctx_h5_fail(at, JL_EIO, "cannot read the shape");
+    if (rank == 2 && g == 0) { /* host/: the first [T, S] column sets S */
+        if (dims[1] < 1 || dims[1] > c->lim->max_gpus)
+            return jl__rctx_fail(at, JL_ETYPE,
+                                 "has shape [%llu, %llu], expected [T, S] with 1 <= S <= %llu "
+                                 "(one column per socket)",
+                                 (unsigned long long)dims[0], (unsigned long long)dims[1],
+                                 (unsigned long long)c->lim->max_gpus);
+        g = rr->g = (size_t)dims[1];
+        rr->axis_from = cs->name;
+    } else if (rank == 2 && rr->axis_from && dims[1] != g)
+        return jl__rctx_fail(at, JL_ETYPE,
+                             "has shape [%llu, %llu], expected [T, %zu] (the sockets of "
+                             "host/%s)",
+                             (unsigned long long)dims[0], (unsigned long long)dims[1], g,
+                             rr->axis_from);
     if (rank == 2 && dims[1] != g)
         return jl__rctx_fail(at, JL_ETYPE, "has shape [%llu, %llu], expected [N, %zu] (%s = %zu)",
                              (unsigned long long)dims[0], (unsigned long long)dims[1], g,
@@ -465,7 +483,8 @@ static jl_status check_series(group_reader *gr, const char *obj, const double *v
             char a[40], w[64];
             jl__fmt_double(a, sizeof a, x);
             if (cols > 1)
-                snprintf(w, sizeof w, "row %zu, GPU %zu", i / cols, i % cols);
+                snprintf(w, sizeof w, "row %zu, %s %zu", i / cols,
+                         strcmp(gr->gs->name, "host") ? "GPU" : "socket", i % cols);
             else
                 snprintf(w, sizeof w, "row %zu", i);
             return bad_value(gr, obj, i / cols, "%s at %s (%s %s)",
@@ -623,6 +642,23 @@ static jl_status power_rule(group_reader *gr)
     return JL_OK;
 }
 
+/* host/ (format 1.2): at least one of its series; its attributes
+ * (host_read.c: @source, @max_energy_range_j and the counters' range). */
+static jl_status host_rule(group_reader *gr)
+{
+    jl_run *r = gr->rr->run;
+    if (gr->grp < 0)
+        return JL_OK;
+    r->host_sockets = r->cpu_energy_j.v ? r->cpu_energy_j.g : r->dram_energy_j.g;
+    if (!r->cpu_energy_j.v && !r->dram_energy_j.v && !r->node_watts) {
+        rctx at = rctx_at(gr->rr->c, gr->path);
+        return jl__rctx_fail(&at, JL_EMISSING,
+                             "has none of cpu_energy_j, dram_energy_j, node_watts (at least one "
+                             "is required)");
+    }
+    return jl__read_host_attrs(gr->rr->c, gr->grp, gr->path, r);
+}
+
 /* batches/: start and end finite, start <= end, row by row. */
 static jl_status batch_rule(group_reader *gr)
 {
@@ -694,6 +730,12 @@ static const col_spec batch_cols[] = {
     COL("end", 1, T_F64, 1, batch_end, NULL),
     COL("size", 1, T_I32, 0, batch_size, check_count),
 };
+static const col_spec host_cols[] = {
+    TIME_COL(host_time),
+    COL("cpu_energy_j", 2, T_F64, 0, cpu_energy_j, check_energy),
+    COL("dram_energy_j", 2, T_F64, 0, dram_energy_j, check_energy),
+    COL("node_watts", 1, T_F64, 0, node_watts, check_power),
+};
 #undef COL
 #undef UNUSED_COL
 #undef TIME_COL
@@ -710,6 +752,7 @@ static const group_spec groups[] = {
     GROUP("requests", req_n, request_cols, NULL),
     GROUP("itl", itl_n, itl_cols, itl_rule),
     GROUP("batches", batch_n, batch_cols, batch_rule),
+    GROUP("host", host_n, host_cols, host_rule),
 };
 #undef GROUP
 #define N_GROUPS (sizeof groups / sizeof groups[0])
@@ -759,6 +802,8 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
     const size_t g_run = rr->g;
     if (!strcmp(gs->name, "power") && jl_attrs_is_node_ac(&r->attrs))
         rr->g = 1;
+    if (!strcmp(gs->name, "host")) /* [T, S]: S from the first such column */
+        rr->g = 0;
     size_t rows = SIZE_MAX; /* of the first column present */
     char *from = NULL;      /* "<group>/<that column>", for length messages */
     jl_status st =
@@ -814,6 +859,7 @@ end:
     free(gr.path);
     CLOSE(gr.grp, H5Gclose);
     rr->g = g_run;
+    rr->axis_from = NULL;
     return st;
 }
 
@@ -847,6 +893,9 @@ void jl_run_free(jl_run *r)
         free(r->summary.extra[i].value);
     }
     free(r->summary.extra);
+    free(r->cpu_max_energy_range_j);
+    free(r->dram_max_energy_range_j);
+    free(r->host_source);
     jl__itl_stream_drop(r);
     free(r);
 }
@@ -869,7 +918,8 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     jl_status st = jl__run_ctx(t, i, err, &local, &c);
     if (st != JL_OK)
         return st;
-    run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only, t->stream_itl, 0};
+    run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only, t->stream_itl, 0,
+                     NULL};
     char *run_path = jl__asprintf("/runs/%s", t->runs[i]);
     jl_run *r = jl_run_new();
     rr.run_path = run_path;

@@ -229,6 +229,37 @@ static json_t *series_json(const series_info *si)
     return o;
 }
 
+static json_t *range_json(const double *W, size_t S)
+{
+    json_t *a = json_array();
+    for (size_t k = 0; k < S; k++)
+        json_array_append_new(a, jl_json_number(W[k]));
+    return a;
+}
+
+/* host/ (format 1.2): its sampling and what it records. */
+static json_t *host_json(const jl_run *run)
+{
+    series_info si = {"host", run->host_n, run->host_time};
+    json_t *o = series_json(&si), *ctr = json_array(), *rng = json_object();
+    if (run->cpu_energy_j.v)
+        json_array_append_new(ctr, json_string("cpu_energy_j"));
+    if (run->dram_energy_j.v)
+        json_array_append_new(ctr, json_string("dram_energy_j"));
+    if (run->cpu_max_energy_range_j)
+        json_object_set_new(rng, "cpu_energy_j",
+                            range_json(run->cpu_max_energy_range_j, run->host_sockets));
+    if (run->dram_max_energy_range_j)
+        json_object_set_new(rng, "dram_energy_j",
+                            range_json(run->dram_max_energy_range_j, run->host_sockets));
+    json_object_set_new(o, "sockets", json_integer((json_int_t)run->host_sockets));
+    json_object_set_new(o, "counters", ctr);
+    json_object_set_new(o, "node_watts", json_boolean(run->node_watts != NULL));
+    json_object_set_new(o, "max_energy_range_j", rng);
+    json_object_set_new(o, "source", run->host_source ? json_string(run->host_source) : json_null());
+    return o;
+}
+
 static json_t *inspect_run(jl_trace *t, size_t i, jl_error_list *errors, int *bad)
 {
     json_t *ro = json_object();
@@ -295,6 +326,8 @@ static json_t *inspect_run(jl_trace *t, size_t i, jl_error_list *errors, int *ba
         if (run->batch_n)
             json_object_set_new(so, "batches",
                                 json_pack("{s:I}", "rows", (json_int_t)run->batch_n));
+        if (run->host_n)
+            json_object_set_new(so, "host", host_json(run));
         json_object_set_new(so, "summary_only",
                             json_boolean(run->summary.present && !run->power_n));
         json_object_set_new(ro, "series", so);
@@ -333,6 +366,10 @@ json_t *jl_inspect_document(const char *const *files, size_t n_files, jl_error_l
             json_object_set_new(fo, "harness", json_string(jl_trace_harness(t)));
         if (jl_trace_created_utc(t))
             json_object_set_new(fo, "created_utc", json_string(jl_trace_created_utc(t)));
+        if (jl_trace_provenance(t)) { /* JSON as JSON; anything else as the text it is */
+            json_t *pv = json_loads(jl_trace_provenance(t), JSON_DECODE_ANY, NULL);
+            json_object_set_new(fo, "provenance", pv ? pv : json_string(jl_trace_provenance(t)));
+        }
         int bad = 0;
         for (size_t i = 0; i < jl_trace_run_count(t); i++)
             json_array_append_new(runs, inspect_run(t, i, errors, &bad));

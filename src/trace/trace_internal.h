@@ -194,6 +194,7 @@ struct jl_trace {
     size_t n_runs, cap_runs;
     char *harness;
     char *created_utc;
+    char *provenance; /* root @provenance (JSON text), NULL when absent */
     hid_t runs_grp;   /* /runs, open while the trace is */
     hid_t vstr[2];    /* variable-length string memory types (ASCII, UTF-8) */
     jl__table *table; /* /summary_table, NULL when the file has none */
@@ -311,6 +312,12 @@ jl_status jl__read_summary(rctx *c, hid_t grp, const char *opath, jl_run_summary
 /* Run `row` of the summary table: each cell goes through the rules of the
  * attribute it stands for (attributes, then summary/), as a group's would. */
 jl_status jl__read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r);
+
+/* host/ (host_read.c): @source of the group (grp at gpath) and
+ * @max_energy_range_j of each counter read into r, whose host/ datasets
+ * are read; a counter outside 0..its wrap value is an error naming the row
+ * and socket. */
+jl_status jl__read_host_attrs(rctx *c, hid_t grp, const char *gpath, jl_run *r);
 
 /* Append a copy of name to the list names[0..*n) (capacity *cap, grown by
  * doubling); -1 when out of memory (the list unchanged). */

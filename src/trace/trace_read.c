@@ -245,7 +245,8 @@ static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_err
         goto end;
     }
     if ((st = root_string(&c, root, "harness", 0, &t->harness)) != JL_OK ||
-        (st = root_string(&c, root, "created_utc", 0, &t->created_utc)) != JL_OK)
+        (st = root_string(&c, root, "created_utc", 0, &t->created_utc)) != JL_OK ||
+        (st = root_string(&c, root, "provenance", 0, &t->provenance)) != JL_OK)
         goto end;
     hid_t runs_id = -1;
     if ((st = jl__open_child(&c, root, "/runs", "runs", H5I_GROUP, &runs_id)) != JL_OK)
@@ -534,6 +535,7 @@ void jl_trace_close(jl_trace *t)
     free(t->path);
     free(t->harness);
     free(t->created_utc);
+    free(t->provenance);
     free(t);
 }
 
@@ -560,4 +562,9 @@ const char *jl_trace_harness(const jl_trace *t)
 const char *jl_trace_created_utc(const jl_trace *t)
 {
     return t->created_utc;
+}
+
+const char *jl_trace_provenance(const jl_trace *t)
+{
+    return t->provenance;
 }

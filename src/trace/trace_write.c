@@ -363,6 +363,80 @@ static jl_status make_group(wctx *c, hid_t parent, const char *ppath, const char
     return JL_OK;
 }
 
+/* @max_energy_range_j of counter `name` of host/ (S per-socket values, NaN
+ * unknown): one number when every socket has the same, else one per socket. */
+static jl_status host_range(wctx *c, hid_t g, const char *gpath, const char *name,
+                            const double *W, size_t S)
+{
+    if (!W || S == 0)
+        return JL_OK;
+    char *obj = jl__asprintf("%s/%s", gpath, name);
+    if (!obj)
+        return jl_fail(c->err, JL_ENOMEM, c->w->path, c->run, gpath, -1, NULL);
+    jl_status st = JL_OK;
+    hid_t d = -1, sp = -1, a = -1;
+    htri_t ex = H5Lexists(g, name, H5P_DEFAULT);
+    int same = 1;
+    for (size_t s = 1; s < S; s++)
+        same = same && (W[s] == W[0] || (isnan(W[s]) && isnan(W[0])));
+    hsize_t dim = same ? 1 : S;
+    if (ex == 0)
+        st = jl_fail(c->err, JL_EUSAGE, c->w->path, c->run, obj, -1,
+                     "@max_energy_range_j given without the counter it describes");
+    else if (ex < 0 || (d = H5Dopen2(g, name, H5P_DEFAULT)) < 0 ||
+             (sp = same ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL)) < 0 ||
+             (a = H5Acreate2(d, "max_energy_range_j", H5T_IEEE_F64LE, sp, H5P_DEFAULT,
+                             H5P_DEFAULT)) < 0 ||
+             H5Awrite(a, H5T_NATIVE_DOUBLE, W) < 0)
+        st = WFAIL(c->err, c->w->path, c->run, obj, -1,
+                   "cannot write attribute @max_energy_range_j");
+    CLOSE(a, H5Aclose);
+    CLOSE(sp, H5Sclose);
+    CLOSE(d, H5Dclose);
+    free(obj);
+    return st;
+}
+
+/* host/ (format 1.2): its series, @source and the counters' wrap values;
+ * into the group a streamed run already holds, if it does. */
+static jl_status write_host(wctx *c, hid_t rg, const char *rpath, const jl_run *r)
+{
+    if (!r->host_time && !r->cpu_energy_j.v && !r->dram_energy_j.v && !r->node_watts &&
+        !r->host_source && !r->cpu_max_energy_range_j && !r->dram_max_energy_range_j)
+        return JL_OK;
+    jl_status st = JL_OK;
+    hid_t g = -1;
+    char *p = NULL;
+    htri_t ex = H5Lexists(rg, "host", H5P_DEFAULT);
+    if (ex > 0) {
+        if (!(p = jl__asprintf("%s/host", rpath)))
+            return jl_fail(c->err, JL_ENOMEM, c->w->path, c->run, rpath, -1, NULL);
+        if ((g = H5Gopen2(rg, "host", H5P_DEFAULT)) < 0)
+            st = WFAIL(c->err, c->w->path, c->run, p, -1, "cannot open the group");
+    } else
+        st = make_group(c, rg, rpath, "host", &g, &p);
+    size_t S = r->host_sockets ? r->host_sockets
+               : r->cpu_energy_j.v ? r->cpu_energy_j.g
+                                   : r->dram_energy_j.g;
+    if (st == JL_OK)
+        st = ds1(c, g, p, "time", r->host_n, F64, r->host_time);
+    if (st == JL_OK)
+        st = series(c, g, p, "cpu_energy_j", &r->cpu_energy_j, 0);
+    if (st == JL_OK)
+        st = series(c, g, p, "dram_energy_j", &r->dram_energy_j, 0);
+    if (st == JL_OK)
+        st = ds1(c, g, p, "node_watts", r->host_n, F64, r->node_watts);
+    if (st == JL_OK)
+        st = attr_str(c, g, p, "source", r->host_source);
+    if (st == JL_OK)
+        st = host_range(c, g, p, "cpu_energy_j", r->cpu_max_energy_range_j, S);
+    if (st == JL_OK)
+        st = host_range(c, g, p, "dram_energy_j", r->dram_max_energy_range_j, S);
+    free(p);
+    CLOSE(g, H5Gclose);
+    return st;
+}
+
 static jl_status write_groups(wctx *c, hid_t rg, const char *rpath, const jl_run *r)
 {
     jl_status st = JL_OK;
@@ -428,6 +502,7 @@ static jl_status write_groups(wctx *c, hid_t rg, const char *rpath, const jl_run
         TRY(ds1(c, g, p, "end", r->batch_n, F64, r->batch_end));
         TRY(ds1(c, g, p, "size", r->batch_n, I32, r->batch_size));
     }
+    TRY(write_host(c, rg, rpath, r));
     if (r->summary.present) {
         GROUP("summary");
         for (size_t k = 0; k < jl__n_summary_fields; k++) {
@@ -840,9 +915,11 @@ static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const cha
     htri_t ex = H5Lexists(s->run, group, H5P_DEFAULT);
     grp = ex > 0 ? H5Gopen2(s->run, group, H5P_DEFAULT)
                  : H5Gcreate2(s->run, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    /* power/ and gpu/ series are [N, G] even for one GPU; time is [N] */
+    /* power/ and gpu/ series are [N, G] even for one GPU, host/'s counters
+     * [T, S] even for one socket; time is [N] */
     int rank = (!strcmp(group, "power") || !strcmp(group, "gpu")) ? (strcmp(name, "time") ? 2 : 1)
-                                                                  : (g > 1 ? 2 : 1);
+               : !strcmp(group, "host") && strstr(name, "_energy_j") ? 2
+                                                                    : (g > 1 ? 2 : 1);
     hsize_t dims[2] = {0, g}, maxd[2] = {H5S_UNLIMITED, g}, ch[2] = {chunk, g};
     space = H5Screate_simple(rank, dims, maxd);
     dcpl = H5Pcreate(H5P_DATASET_CREATE);
