@@ -187,11 +187,12 @@ const char *jl_host_method_name(jl_host_method m);
 typedef struct jl_host_summary {
     char *source; /* host/@source; NULL when absent */
     jl_host_method method;
-    size_t sockets;       /* S */
+    size_t sockets;        /* S */
     double *cpu_energy_j;  /* [sockets] each package counter over the window; NULL without it */
     double *dram_energy_j; /* [sockets] each DRAM counter over the window; NULL without it */
-    double cpu_dram_energy_j; /* sum of both over the sockets; NaN when not every counter is usable */
-    double node_energy_j;     /* trapezoid integral of node_watts over the window; NaN without */
+    double
+        cpu_dram_energy_j; /* sum of both over the sockets; NaN when not every counter is usable */
+    double node_energy_j;  /* trapezoid integral of node_watts over the window; NaN without */
     /* node - GPUs - CPU - DRAM where all four are known: what no counter
      * sees (power-supply losses, fans, disks, network); NaN otherwise */
     double rest_energy_j;

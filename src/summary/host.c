@@ -13,60 +13,6 @@
 #include "core/util.h"
 #include "summary/summary_internal.h"
 
-const char *jl_host_method_name(jl_host_method m)
-{
-    switch (m) {
-    case JL_HOST_CPU_DRAM: return "cpu_dram";
-    case JL_HOST_NODE_AC: return "node_ac";
-    default: return "none";
-    }
-}
-
-void jl__host_summary_free(jl_host_summary *h)
-{
-    if (!h)
-        return;
-    free(h->source);
-    free(h->cpu_energy_j);
-    free(h->dram_energy_j);
-    free(h);
-}
-
-static double *dup_doubles(const double *v, size_t n, int *bad)
-{
-    if (!v)
-        return NULL;
-    double *d = jl__malloc_array(n ? n : 1, sizeof *d);
-    if (!d) {
-        *bad = 1;
-        return NULL;
-    }
-    memcpy(d, v, n * sizeof *d);
-    return d;
-}
-
-jl_status jl__host_summary_copy(const jl_host_summary *src, jl_host_summary **out)
-{
-    *out = NULL;
-    if (!src)
-        return JL_OK;
-    jl_host_summary *h = malloc(sizeof *h);
-    if (!h)
-        return JL_ENOMEM;
-    *h = *src;
-    int bad = 0;
-    h->source = src->source ? jl__strdup(src->source) : NULL;
-    bad = src->source && !h->source;
-    h->cpu_energy_j = dup_doubles(src->cpu_energy_j, src->sockets, &bad);
-    h->dram_energy_j = dup_doubles(src->dram_energy_j, src->sockets, &bad);
-    if (bad) {
-        jl__host_summary_free(h);
-        return JL_ENOMEM;
-    }
-    *out = h;
-    return JL_OK;
-}
-
 static jl_host_summary *host_new(void)
 {
     jl_host_summary *h = calloc(1, sizeof *h);
@@ -78,8 +24,8 @@ static jl_host_summary *host_new(void)
 /* Each socket's energy of one counter over [a, b] into out[S]; *sum = their
  * sum (NaN when one is not usable). Warnings name the counter and socket. */
 static jl_status counter_energy(const jl_run *r, const char *name, const jl_series *e,
-                                const double *W, const jl_summary_options *opt, double a,
-                                double b, double *out, double *sum, jl_summary *s)
+                                const double *W, const jl_summary_options *opt, double a, double b,
+                                double *out, double *sum, jl_summary *s)
 {
     jl_status st = JL_OK;
     *sum = 0;
@@ -161,9 +107,8 @@ jl_status jl__host_figures(const jl_run *r, const jl_summary_options *opt, doubl
     if (r->dram_energy_j.v) {
         if (!(h->dram_energy_j = jl__malloc_array(r->dram_energy_j.g, sizeof(double))))
             return JL_ENOMEM;
-        if ((st = counter_energy(r, "dram_energy_j", &r->dram_energy_j,
-                                 r->dram_max_energy_range_j, opt, a, b, h->dram_energy_j, &dram,
-                                 s)) != JL_OK)
+        if ((st = counter_energy(r, "dram_energy_j", &r->dram_energy_j, r->dram_max_energy_range_j,
+                                 opt, a, b, h->dram_energy_j, &dram, s)) != JL_OK)
             return st;
     }
     /* CPU + DRAM: the package counters are required (a DRAM counter alone
@@ -175,8 +120,7 @@ jl_status jl__host_figures(const jl_run *r, const jl_summary_options *opt, doubl
         jl_series nw = {r->host_n, 1, r->node_watts};
         int usable;
         size_t bad;
-        if ((st = jl__track_integral(&tr, r->host_time, r->host_n, &nw, 0, &usable, &bad)) !=
-            JL_OK)
+        if ((st = jl__track_integral(&tr, r->host_time, r->host_n, &nw, 0, &usable, &bad)) != JL_OK)
             return st;
         if (usable)
             h->node_energy_j = jl__track_at(&tr, b) - jl__track_at(&tr, a);
@@ -194,8 +138,7 @@ jl_status jl__host_figures(const jl_run *r, const jl_summary_options *opt, doubl
                                   "the node's AC energy over the window (%.6g J) is less than "
                                   "the GPUs'%s (%.6g J): node_watts does not cover them all, "
                                   "or the clocks differ",
-                                  total,
-                                  isfinite(h->cpu_dram_energy_j) ? " + CPU + DRAM" : "",
+                                  total, isfinite(h->cpu_dram_energy_j) ? " + CPU + DRAM" : "",
                                   parts)) != JL_OK)
             return st;
     } else if (isfinite(h->cpu_dram_energy_j)) {

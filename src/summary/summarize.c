@@ -1206,7 +1206,7 @@ static jl_status summarize_series(ctx *c, jl_error **err)
     if (run->host_n > 0)
         TRY(jl__host_figures(run, c->opt, c->a, c->b, c->E,
                              c->s->fig[JL_FIG_STEADY_TOKENS] > 0 ? c->s->fig[JL_FIG_STEADY_TOKENS]
-                                                                  : NAN,
+                                                                 : NAN,
                              EXTRAPOLATE_MAX_S, c->s));
     /* published figures beside the series (spec 1.1) */
     if (run->summary.present)

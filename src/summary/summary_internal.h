@@ -168,7 +168,7 @@ double jl__track_at_walk(const jl__track *tr, double t, size_t *cur);
  * (size_t)-1 when x < v[0] (or n == 0). */
 size_t jl__last_le(const double *v, size_t n, double x);
 
-/* ---- host/ (host.c) ---------------------------------------------------- */
+/* ---- host/ (host.c; the block's free and copy: summary_object.c) ---- */
 
 /* The host figures of run over the window [a, b] (figures host_energy_j,
  * total_energy_j and their per-token values into s->fig, the parts into

@@ -136,6 +136,48 @@ static double *dup_doubles(const double *v, size_t n)
     return d;
 }
 
+/* host/ (format 1.2): the block of a summary (host.c computes it). */
+
+const char *jl_host_method_name(jl_host_method m)
+{
+    switch (m) {
+    case JL_HOST_CPU_DRAM: return "cpu_dram";
+    case JL_HOST_NODE_AC: return "node_ac";
+    default: return "none";
+    }
+}
+
+void jl__host_summary_free(jl_host_summary *h)
+{
+    if (!h)
+        return;
+    free(h->source);
+    free(h->cpu_energy_j);
+    free(h->dram_energy_j);
+    free(h);
+}
+
+jl_status jl__host_summary_copy(const jl_host_summary *src, jl_host_summary **out)
+{
+    *out = NULL;
+    if (!src)
+        return JL_OK;
+    jl_host_summary *h = malloc(sizeof *h);
+    if (!h)
+        return JL_ENOMEM;
+    *h = *src;
+    h->source = src->source ? jl__strdup(src->source) : NULL;
+    h->cpu_energy_j = dup_doubles(src->cpu_energy_j, src->sockets);
+    h->dram_energy_j = dup_doubles(src->dram_energy_j, src->sockets);
+    if ((src->source && !h->source) || (src->cpu_energy_j && !h->cpu_energy_j) ||
+        (src->dram_energy_j && !h->dram_energy_j)) {
+        jl__host_summary_free(h);
+        return JL_ENOMEM;
+    }
+    *out = h;
+    return JL_OK;
+}
+
 jl_status jl_summary_copy(const jl_summary *src, jl_summary **out)
 {
     *out = NULL;

@@ -120,8 +120,8 @@ jl_status jl__read_host_attrs(rctx *c, hid_t grp, const char *gpath, jl_run *r)
             goto end;
         if (v.kind != AV_STRING) {
             at.attr = "source";
-            st = jl__rctx_fail(&at, JL_ETYPE, "must be a string, found %s (%s)",
-                               jl__kind_word(&v), jl__av_tname(&v));
+            st = jl__rctx_fail(&at, JL_ETYPE, "must be a string, found %s (%s)", jl__kind_word(&v),
+                               jl__av_tname(&v));
             goto end;
         }
         r->host_source = v.text;

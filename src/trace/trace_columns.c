@@ -918,8 +918,8 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     jl_status st = jl__run_ctx(t, i, err, &local, &c);
     if (st != JL_OK)
         return st;
-    run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only, t->stream_itl, 0,
-                     NULL};
+    run_reader rr = {&c, -1,  NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only, t->stream_itl,
+                     0,  NULL};
     char *run_path = jl__asprintf("/runs/%s", t->runs[i]);
     jl_run *r = jl_run_new();
     rr.run_path = run_path;

@@ -256,7 +256,8 @@ static json_t *host_json(const jl_run *run)
     json_object_set_new(o, "counters", ctr);
     json_object_set_new(o, "node_watts", json_boolean(run->node_watts != NULL));
     json_object_set_new(o, "max_energy_range_j", rng);
-    json_object_set_new(o, "source", run->host_source ? json_string(run->host_source) : json_null());
+    json_object_set_new(o, "source",
+                        run->host_source ? json_string(run->host_source) : json_null());
     return o;
 }
 

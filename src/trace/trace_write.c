@@ -365,8 +365,8 @@ static jl_status make_group(wctx *c, hid_t parent, const char *ppath, const char
 
 /* @max_energy_range_j of counter `name` of host/ (S per-socket values, NaN
  * unknown): one number when every socket has the same, else one per socket. */
-static jl_status host_range(wctx *c, hid_t g, const char *gpath, const char *name,
-                            const double *W, size_t S)
+static jl_status host_range(wctx *c, hid_t g, const char *gpath, const char *name, const double *W,
+                            size_t S)
 {
     if (!W || S == 0)
         return JL_OK;
@@ -415,7 +415,7 @@ static jl_status write_host(wctx *c, hid_t rg, const char *rpath, const jl_run *
             st = WFAIL(c->err, c->w->path, c->run, p, -1, "cannot open the group");
     } else
         st = make_group(c, rg, rpath, "host", &g, &p);
-    size_t S = r->host_sockets ? r->host_sockets
+    size_t S = r->host_sockets     ? r->host_sockets
                : r->cpu_energy_j.v ? r->cpu_energy_j.g
                                    : r->dram_energy_j.g;
     if (st == JL_OK)
@@ -919,7 +919,7 @@ static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const cha
      * [T, S] even for one socket; time is [N] */
     int rank = (!strcmp(group, "power") || !strcmp(group, "gpu")) ? (strcmp(name, "time") ? 2 : 1)
                : !strcmp(group, "host") && strstr(name, "_energy_j") ? 2
-                                                                    : (g > 1 ? 2 : 1);
+                                                                     : (g > 1 ? 2 : 1);
     hsize_t dims[2] = {0, g}, maxd[2] = {H5S_UNLIMITED, g}, ch[2] = {chunk, g};
     space = H5Screate_simple(rank, dims, maxd);
     dcpl = H5Pcreate(H5P_DATASET_CREATE);

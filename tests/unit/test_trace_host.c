@@ -193,8 +193,7 @@ TEST(streamed)
 
 /* One malformed host/: written (the writer does not validate), read, and
  * the message must hold the file, the run and every piece in want. */
-static void refused(const char *what, jl_run *r, jl_status code, const char *obj,
-                    const char *want)
+static void refused(const char *what, jl_run *r, jl_status code, const char *obj, const char *want)
 {
     char *path = tf_path("bad.h5");
     jl_run *b = NULL;
