@@ -31,11 +31,16 @@ static void print_provenance(const json_t *pv)
         printf("  provenance: %s\n", json_string_value(pv));
         return;
     }
-    const char *cmd = json_string_value(json_object_get(pv, "command"));
+    const char *ver = json_string_value(json_object_get(json_object_get(pv, "joules"), "version"));
     const char *when = json_string_value(json_object_get(pv, "created"));
-    printf("  provenance: %s%s%s%s\n", cmd ? cmd : "(no command)", when ? " (" : "",
-           when ? when : "", when ? ")" : "");
+    json_t *cmd = json_object_get(pv, "command"), *arg;
     size_t i;
+    printf("  provenance: made by joules %s,", ver ? ver : "?");
+    if (json_is_string(cmd))
+        printf(" %s", json_string_value(cmd));
+    json_array_foreach(cmd, i, arg)
+        printf(" %s", json_is_string(arg) ? json_string_value(arg) : "?");
+    printf("%s%s%s\n", when ? " (" : "", when ? when : "", when ? ")" : "");
     json_t *in;
     json_array_foreach(json_object_get(pv, "inputs"), i, in) {
         const char *path = json_string_value(json_object_get(in, "path"));
@@ -61,11 +66,15 @@ static void print_host(const json_t *h)
     json_array_foreach(json_object_get(h, "counters"), i, c) {
         printf("%s%s", sep, json_string_value(c));
         json_t *w = json_object_get(json_object_get(h, "max_energy_range_j"), json_string_value(c));
-        if (w) { /* one value per socket: "?" where unknown */
-            printf(" (wraps at ");
-            size_t k;
+        if (w) { /* one value per socket ("?" where unknown), or one for all */
+            size_t k, n = json_array_size(w);
             json_t *x;
-            json_array_foreach(w, k, x) {
+            int same = 1;
+            json_array_foreach(w, k, x)
+                same = same && json_equal(x, json_array_get(w, 0));
+            printf(" (wraps at ");
+            for (k = 0; k < (same ? 1 : n); k++) {
+                x = json_array_get(w, k);
                 if (json_is_number(x))
                     printf("%s%.12g", k ? "/" : "", json_number_value(x));
                 else

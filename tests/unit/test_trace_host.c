@@ -266,12 +266,61 @@ TEST(malformed)
             "has none of cpu_energy_j, dram_energy_j, node_watts");
 }
 
+/* inspect's document: the host/ series and the root's @provenance, parsed
+ * (and kept as text when it is not JSON). */
+TEST(inspect)
+{
+    char *path = tf_path("inspect.h5");
+    jl_run *r = host_run("r1");
+    const jl_run *runs[] = {r};
+    jl_trace_write_options o;
+    jl_trace_write_options_default(&o);
+    o.provenance = "{\"schema\": \"joules.provenance/1\", \"command\": [\"joules\", \"import\"]}";
+    jl_error *err = NULL;
+    CHECK_EQ_INT(jl_trace_write(path, runs, 1, &o, &err), JL_OK);
+    jl_error_list errors = {0};
+    size_t ok = 0, bad = 0;
+    const char *files[] = {path};
+    json_t *doc = jl_inspect_document(files, 1, &errors, &ok, &bad);
+    json_t *fo = json_array_get(json_object_get(doc, "files"), 0);
+    json_t *pv = json_object_get(fo, "provenance");
+    CHECK_STR(json_string_value(json_object_get(pv, "schema")), "joules.provenance/1");
+    CHECK_STR(json_string_value(json_array_get(json_object_get(pv, "command"), 1)), "import");
+    json_t *h =
+        json_object_get(json_object_get(json_array_get(json_object_get(fo, "runs"), 0), "series"),
+                        "host");
+    CHECK_EQ_INT(json_integer_value(json_object_get(h, "samples")), T);
+    CHECK_EQ_INT(json_integer_value(json_object_get(h, "sockets")), 2);
+    CHECK_STR(json_string_value(json_array_get(json_object_get(h, "counters"), 1)),
+              "dram_energy_j");
+    CHECK(json_is_true(json_object_get(h, "node_watts")));
+    CHECK_STR(json_string_value(json_object_get(h, "source")), "rapl+ipmi");
+    json_t *w = json_object_get(json_object_get(h, "max_energy_range_j"), "cpu_energy_j");
+    CHECK_NEAR(json_number_value(json_array_get(w, 0)), 262143.328850, 0, 0);
+    CHECK(json_is_null(json_array_get(w, 1)));
+    CHECK_EQ_INT(ok, 1);
+    json_decref(doc);
+    jl_error_list_clear(&errors);
+    /* a provenance that is not JSON stays text */
+    o.provenance = "made by hand";
+    CHECK_EQ_INT(jl_trace_write(path, runs, 1, &o, &err), JL_OK);
+    doc = jl_inspect_document(files, 1, &errors, &ok, &bad);
+    fo = json_array_get(json_object_get(doc, "files"), 0);
+    CHECK_STR(json_string_value(json_object_get(fo, "provenance")), "made by hand");
+    json_decref(doc);
+    jl_error_list_clear(&errors);
+    jl_error_free(err);
+    jl_run_free(r);
+    free(path);
+}
+
 int main(void)
 {
     tf_init("test_trace_host");
     RUN(round_trip);
     RUN(streamed);
     RUN(malformed);
+    RUN(inspect);
     tf_cleanup();
     TEST_MAIN_END();
 }
