@@ -1,0 +1,69 @@
+#!/bin/sh
+# record_example.sh JOULES PYTHON SOURCE_DIR OUT_DIR (tests/host/CMakeLists.txt)
+set -u
+joules=$1; py=$2; src=$3; out=$4
+if ! "$py" -c 'import h5py, numpy' 2>/dev/null; then
+    echo "SKIP: h5py/numpy for $py missing"; exit 77
+fi
+mkdir -p "$out"
+fail=0
+"$py" "$src/tests/import/doc_blocks.py" "$src/docs/writing-traces.md" \
+    "$src/docs/examples/record_host.py" || fail=1
+f="$out/chat.h5"
+rm -f "$f"
+cp "$src/traces/h100/h100-qwen3-1.7b-shape-chat.h5" "$f" && chmod u+w "$f" || exit 1
+"$py" "$src/docs/examples/record_host.py" "$f" b0001 --made-up || exit 1
+"$joules" check "$f" > "$out/check.txt" 2>&1
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q ' 0 fail, .*; 0 runs fail a rule' "$out/check.txt"; then
+    cat "$out/check.txt"; echo "FAIL: joules check (exit $rc)"; fail=1
+fi
+"$joules" inspect "$f" > "$out/inspect.txt" || fail=1
+grep -q 'host/: cpu_energy_j (wraps at 262143.32885 J), dram_energy_j (wraps at 65712.999613 J) on 2 sockets, node_watts; source: made-up (record_host.py)' \
+    "$out/inspect.txt" || { echo "FAIL: inspect shows no host/ line"; fail=1; }
+"$joules" summarize --json "$f" > "$out/summary.json" || fail=1
+# By hand (the made-up recorder: sockets at 95 and 80 W, DRAM 12 and 10 W,
+# node = 1300 W + the GPU at 1 Hz): over b0001's window [a, b], each counter
+# is its rate x (b - a), socket 0's wrap included; the node's AC energy is
+# the trapezoid of its samples. Compared with numbers computed here from
+# the window the summary reports.
+"$py" - "$out/summary.json" "$f" <<'PY' || fail=1
+import json, sys
+import h5py, numpy as np
+runs = {r["run"]: r for r in json.load(open(sys.argv[1]))["runs"]}
+r = runs["b0001"]
+a, b = r["steady_start_s"], r["steady_end_s"]
+h = r["host"]
+D = b - a
+want = {"cpu0": 95 * D, "cpu1": 80 * D, "dram0": 12 * D, "dram1": 10 * D}
+got = {"cpu0": h["cpu_energy_j"][0], "cpu1": h["cpu_energy_j"][1],
+       "dram0": h["dram_energy_j"][0], "dram1": h["dram_energy_j"][1]}
+bad = [k for k in want if abs(got[k] - want[k]) > 1e-6 * want[k]]
+with h5py.File(sys.argv[2]) as f:
+    t = f["runs/b0001/host/time"][:]
+    w = f["runs/b0001/host/node_watts"][:]
+# trapezoid over [a, b] with the watts interpolated at the edges
+x = np.concatenate([[a], t[(t > a) & (t < b)], [b]])
+node = np.trapz(np.interp(x, t, w), x)
+E = r["steady_energy_j"]
+checks = [
+    ("method", h["method"] == "node_ac"),
+    ("node", abs(h["node_energy_j"] - node) <= 1e-9 * node),
+    ("total", r["total_energy_j"] == h["node_energy_j"]),
+    ("host", abs(r["host_energy_j"] - (node - E)) <= 1e-9 * node),
+    ("rest", abs(h["rest_energy_j"] - (node - E - sum(want.values()))) <= 1e-6 * node),
+    ("per token", abs(r["total_energy_per_token_j"] - r["total_energy_j"] / r["steady_tokens"]) <= 1e-12),
+    ("other runs", all(runs[k].get("host") is None and runs[k]["total_energy_j"] is None
+                       for k in runs if k != "b0001")),
+]
+for k in bad:
+    print(f"FAIL: {k} = {got[k]!r}, want {want[k]!r}")
+for name, ok in checks:
+    if not ok:
+        print(f"FAIL: {name}: {json.dumps(r, indent=1)[:2000]}")
+print(f"b0001: window {D:.6g} s, CPU+DRAM {h['cpu_dram_energy_j']:.6g} J, node {node:.6g} J, "
+      f"J/token GPU {r['energy_per_token_j']:.6g} host {r['host_energy_per_token_j']:.6g} "
+      f"total {r['total_energy_per_token_j']:.6g}")
+sys.exit(1 if bad or not all(ok for _, ok in checks) else 0)
+PY
+exit $fail
