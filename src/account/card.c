@@ -119,6 +119,32 @@ char *jl_card_markdown(const jl_label_set *ls, const jl_summary_list *runs,
         num(&b, 4, s->fig[JL_FIG_PEAK_POWER_W]);
         jl__strbuf_printf(&b, " | %d of 5 (of %zu) |\n", x->stars, x->task_models);
     }
+    /* host/ (format 1.2): the whole system, where a configuration recorded it */
+    int any_host = 0;
+    for (size_t i = 0; i < ls->n; i++)
+        any_host = any_host || isfinite(runs->items[ls->items[i].run]->fig[JL_FIG_TOTAL_ENERGY_J]);
+    if (any_host) {
+        jl__strbuf_printf(&b, "\nThe whole system (host/: CPU and DRAM counters, or the node's "
+                              "AC power; summary.md, \"The whole system\"):\n\n"
+                              "| task | hardware | GPU J / token | host J / token | total J / "
+                              "token | how |\n|---|---|---|---|---|---|\n");
+        for (size_t i = 0; i < ls->n; i++) {
+            const jl_label *x = &ls->items[i];
+            const jl_summary *s = runs->items[x->run];
+            jl__strbuf_printf(&b, "| %s | %ld x %s | ", x->task, x->num_gpus,
+                              x->gpu_model ? x->gpu_model : "?");
+            num(&b, 4, s->fig[JL_FIG_ENERGY_PER_TOKEN_J]);
+            jl__strbuf_printf(&b, " | ");
+            num(&b, 4, s->fig[JL_FIG_HOST_ENERGY_PER_TOKEN_J]);
+            jl__strbuf_printf(&b, " | ");
+            num(&b, 4, s->fig[JL_FIG_TOTAL_ENERGY_PER_TOKEN_J]);
+            jl__strbuf_printf(&b, " | %s |\n",
+                              !s->host                              ? "no host/"
+                              : s->host->method == JL_HOST_NODE_AC  ? "node AC; host = node - GPUs"
+                              : s->host->method == JL_HOST_CPU_DRAM ? "GPUs + CPU + DRAM (RAPL)"
+                                                                    : "none over the window");
+        }
+    }
     jl__strbuf_printf(
         &b, "\n## Calibration and conditions\n\n"
             "| task | hardware | steady window | energy source | power-sample coverage | "
