@@ -298,6 +298,23 @@ TEST(absent_or_out_of_span)
     jl_run_free(r);
 }
 
+/* @power_scope node_ac: power/ already is the node's AC power, so host/
+ * is not added to it (the figures stay null, a warning says why). */
+TEST(node_ac_power_scope)
+{
+    jl_run *r = base_run();
+    jl_attrs_add_extra(&r->attrs, "power_scope", "node_ac", 0);
+    add_node(r, 500, 10);
+    jl_summary *s = fx_sum(r);
+    CHECK(s && s->host && s->host->method == JL_HOST_NONE);
+    CHECK_NAN(FIG(s, TOTAL_ENERGY_J));
+    CHECK_NAN(FIG(s, HOST_ENERGY_J));
+    CHECK_NEAR(FIG(s, STEADY_ENERGY_J), 700, 1e-12, 0);
+    CHECK_CONTAINS(fx_warning(s, "host_node_ac_scope"), "host/ is not added to it");
+    jl_summary_free(s);
+    jl_run_free(r);
+}
+
 int main(void)
 {
     RUN(two_sockets_cpu_dram);
@@ -307,5 +324,6 @@ int main(void)
     RUN(node_ac_only);
     RUN(node_ac_and_counters);
     RUN(absent_or_out_of_span);
+    RUN(node_ac_power_scope);
     TEST_MAIN_END();
 }
