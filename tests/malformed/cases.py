@@ -315,6 +315,40 @@ def _(d):
     return set_value(p, "runs/d/batches/end", 1, 0.5)
 
 
+def with_host(path, edit_host):
+    """An llm trace with a host/ group (format 1.2) of two sockets, changed by edit_host."""
+    def f_(f):
+        h = f["runs/r"].create_group("host")
+        t = np.arange(0.0, 13.0, 1.0)
+        h["time"] = t
+        h["cpu_energy_j"] = np.stack([100.0 * t, 90.0 * t], axis=1)
+        h["cpu_energy_j"].attrs["max_energy_range_j"] = 262143.32885
+        h["node_watts"] = 900.0 + t
+        edit_host(h)
+    return edit(path, f_)
+
+
+@case("host_time_backwards", exit=1, code="invalid", run="r", object="/runs/r/host/time",
+      row=5, msg="not non-decreasing at row 5 (0.5 after 4)")
+def _(d):
+    def f_(h):
+        t = h["time"][...]
+        t[5] = 0.5
+        h["time"][...] = t
+    return with_host(llm(os.path.join(d, "bad.h5")), f_)
+
+
+@case("host_counter_above_wrap", exit=1, code="invalid", run="r",
+      object="/runs/r/host/cpu_energy_j", row=3,
+      msg="300000 J at row 3, socket 1: outside 0..262143.32885 J")
+def _(d):
+    def f_(h):
+        c = h["cpu_energy_j"][...]
+        c[3, 1] = 300000.0
+        h["cpu_energy_j"][...] = c
+    return with_host(llm(os.path.join(d, "bad.h5")), f_)
+
+
 @case("num_gpus_beyond_limit", exit=1, code="limit", run="r",
       msg="attribute @num_gpus is 5000, more than the limit of 1024 GPUs")
 def _(d):
