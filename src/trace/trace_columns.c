@@ -225,7 +225,7 @@ static jl_status check_shape(run_reader *rr, const rctx *at, const col_spec *cs,
 {
     const rctx *c = rr->c;
     size_t g = cs->rank == 2 ? rr->g : 1;
-    const char *shape = cs->rank == 1 ? "[N]" : rr->axis_from ? "[T, S]" : "[N, G]";
+    const char *shape = cs->rank == 1 ? "[N]" : rr->axis_from || rr->g == 0 ? "[T, S]" : "[N, G]";
     H5S_class_t sc = H5Sget_simple_extent_type(space);
     int rank = H5Sget_simple_extent_ndims(space);
     if (sc != H5S_SIMPLE || rank < 0)
