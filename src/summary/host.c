@@ -21,6 +21,14 @@ static jl_host_summary *host_new(void)
     return h;
 }
 
+static double *nan_array(size_t n)
+{
+    double *v = jl__malloc_array(n ? n : 1, sizeof *v);
+    for (size_t i = 0; v && i < n; i++)
+        v[i] = NAN;
+    return v;
+}
+
 /* Each socket's energy of one counter over [a, b] into out[S]; *sum = their
  * sum (NaN when one is not usable). Warnings name the counter and socket. */
 static jl_status counter_energy(const jl_run *r, const char *name, const jl_series *e,
@@ -83,7 +91,13 @@ jl_status jl__host_figures(const jl_run *r, const jl_summary_options *opt, doubl
     s->host = h;
     if (r->host_source && !(h->source = jl__strdup(r->host_source)))
         return JL_ENOMEM;
-    h->sockets = r->host_sockets;
+    /* S from the series themselves (a run filled by hand may leave
+     * host_sockets 0); the per-socket arrays hold S values, NaN where a
+     * counter has fewer columns (the reader allows none such) */
+    size_t S = r->cpu_energy_j.v ? r->cpu_energy_j.g : 0;
+    if (r->dram_energy_j.v && r->dram_energy_j.g > S)
+        S = r->dram_energy_j.g;
+    h->sockets = S;
     if (jl_attrs_is_node_ac(&r->attrs))
         return jl_summary_warn(s, "host_node_ac_scope",
                                "power/ already holds the node's AC power (@power_scope "
@@ -98,14 +112,14 @@ jl_status jl__host_figures(const jl_run *r, const jl_summary_options *opt, doubl
                                a, b, extrapolate_s, t0, t1);
     double cpu = NAN, dram = NAN;
     if (r->cpu_energy_j.v) {
-        if (!(h->cpu_energy_j = jl__malloc_array(r->cpu_energy_j.g, sizeof(double))))
+        if (!(h->cpu_energy_j = nan_array(S)))
             return JL_ENOMEM;
         if ((st = counter_energy(r, "cpu_energy_j", &r->cpu_energy_j, r->cpu_max_energy_range_j,
                                  opt, a, b, h->cpu_energy_j, &cpu, s)) != JL_OK)
             return st;
     }
     if (r->dram_energy_j.v) {
-        if (!(h->dram_energy_j = jl__malloc_array(r->dram_energy_j.g, sizeof(double))))
+        if (!(h->dram_energy_j = nan_array(S)))
             return JL_ENOMEM;
         if ((st = counter_energy(r, "dram_energy_j", &r->dram_energy_j, r->dram_max_energy_range_j,
                                  opt, a, b, h->dram_energy_j, &dram, s)) != JL_OK)
