@@ -2,8 +2,9 @@
 # ctest insitu_accuracy: re-derive the in-situ accuracy check of
 # docs/attribute.md ("In-situ truth, measured") from tests/data/insitu:
 # the truth from the recorded NVML counter (insitu_prepare.py), the
-# isolated-loop calibration trace (insitu_trace), `joules attribute --by
-# class` with and without --calibration on the profiled run, and the
+# isolated-loop calibration traces (insitu_trace; busy time as recorded and
+# from the loop's window), `joules attribute --by class` with and without
+# --calibration on the profiled run, and the
 # comparison (insitu_compare.py), which must match expected.json.
 # usage: insitu_check.sh PYTHON JOULES INSITU_TRACE SOURCE_DIR
 set -eu
@@ -17,8 +18,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$py" "$dev/insitu_prepare.py" --out "$tmp" "$data/rec-a" "$data/rec-b"
 "$tool" "$tmp/loops.txt" "$tmp/loops.h5"
-"$joules" attribute "$data/profiled.h5" --class final_norm=norm --json >"$tmp/equal.json"
-"$joules" attribute "$data/profiled.h5" --class final_norm=norm --calibration "$tmp/loops.h5" \
-    --json >"$tmp/calibrated.json"
-"$py" "$dev/insitu_compare.py" --truth "$tmp/truth.json" --equal "$tmp/equal.json" \
-    --calibrated "$tmp/calibrated.json" --expect "$data/expected.json"
+"$tool" "$tmp/loops-window.txt" "$tmp/loops-window.h5"
+att() { "$joules" attribute "$data/profiled.h5" --class final_norm=norm --json "$@"; }
+att >"$tmp/equal.json"
+att --calibration "$tmp/loops.h5" >"$tmp/calibrated.json"
+att --calibration "$tmp/loops-window.h5" >"$tmp/calibrated-window.json"
+"$py" "$dev/insitu_compare.py" --truth "$tmp/truth.json" --attribution equal="$tmp/equal.json" \
+    --attribution calibrated="$tmp/calibrated.json" \
+    --attribution calibrated_window="$tmp/calibrated-window.json" --expect "$data/expected.json"

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Compare `joules attribute --by class` with the in-situ truth.
 
-    insitu_compare.py --truth truth.json --equal EQ.json --calibrated CAL.json
+    insitu_compare.py --truth truth.json --attribution NAME=ATT.json...
                       [--json OUT.json] [--expect EXPECTED.json]
 
-EQ.json / CAL.json: `joules attribute --json --class final_norm=norm` of the
-profiled run without and with --calibration. truth.json: insitu_prepare.py's.
+ATT.json: `joules attribute --json --class final_norm=norm` of the profiled
+run, without or with a --calibration (one --attribution each). truth.json: insitu_prepare.py's.
 Per class: truth and attributed energy per iteration (the attribution's
 energy over the profiled window / its iterations), the error, the row's
 interval and whether the truth lies in it; the issue's targets (classes of
@@ -94,15 +94,16 @@ def same(a, b, path="$"):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--truth", required=True)
-    ap.add_argument("--equal", required=True)
-    ap.add_argument("--calibrated", required=True)
+    ap.add_argument("--attribution", action="append", required=True, metavar="NAME=FILE",
+                    help="an attribution to compare, named (repeatable)")
     ap.add_argument("--json")
     ap.add_argument("--expect")
     args = ap.parse_args()
     truth = json.load(open(args.truth))
     n_it = truth["profiled_iterations"]
     doc = {"profiled_iterations": n_it, "base_j_per_iteration": truth["base_j_per_iteration"]}
-    for key, path in (("equal", args.equal), ("calibrated", args.calibrated)):
+    for arg in args.attribution:
+        key, _, path = arg.partition("=")
         rows, summ = compare(truth, json.load(open(path)), n_it)
         doc[key] = dict(summary=summ, rows=rows)
         table(key, rows, summ)
