@@ -43,7 +43,7 @@ static int push(vec *x, double v)
     return 0;
 }
 
-static char *dup(const char *s)
+static char *text_dup(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *p = malloc(n);
@@ -67,17 +67,17 @@ static int set_attr(jl_attrs *a, const char *key, const char *typ, const char *v
     if (num && (end == val || *end))
         return -1;
     if (!strcmp(key, "workload"))
-        return (a->workload = dup(val)) ? 0 : -1;
+        return (a->workload = text_dup(val)) ? 0 : -1;
     if (!strcmp(key, "model"))
-        return (a->model = dup(val)) ? 0 : -1;
+        return (a->model = text_dup(val)) ? 0 : -1;
     if (!strcmp(key, "task"))
-        return (a->task = dup(val)) ? 0 : -1;
+        return (a->task = text_dup(val)) ? 0 : -1;
     if (!strcmp(key, "gpu_model"))
-        return (a->gpu_model = dup(val)) ? 0 : -1;
+        return (a->gpu_model = text_dup(val)) ? 0 : -1;
     if (!strcmp(key, "precision"))
-        return (a->precision = dup(val)) ? 0 : -1;
+        return (a->precision = text_dup(val)) ? 0 : -1;
     if (!strcmp(key, "notes"))
-        return (a->notes = dup(val)) ? 0 : -1;
+        return (a->notes = text_dup(val)) ? 0 : -1;
     if (!strcmp(key, "num_gpus"))
         return a->num_gpus = (long)d, 0;
     if (!strcmp(key, "max_batch_size"))
@@ -147,9 +147,9 @@ static jl_spans *one_span(const run_in *r)
     jl_spans *s = jl_spans_new();
     if (!s)
         return NULL;
-    s->source = dup("harness:insitu_record.py");
-    s->side = dup("gpu");
-    s->clock = dup("perf_counter (the run's clock)");
+    s->source = text_dup("harness:insitu_record.py");
+    s->side = text_dup("gpu");
+    s->clock = text_dup("perf_counter (the run's clock)");
     s->window[0] = r->span_a;
     s->window[1] = r->span_b;
     s->n_names = 1;
@@ -162,7 +162,7 @@ static jl_spans *one_span(const run_in *r)
         jl_spans_free(s);
         return NULL;
     }
-    s->names[0] = dup(r->span_name);
+    s->names[0] = text_dup(r->span_name);
     s->name[0] = 0;
     s->start[0] = r->span_a;
     s->end[0] = r->span_b;
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
             cur = &runs[nr++];
             memset(cur, 0, sizeof *cur);
             cur->run = jl_run_new();
-            cur->run->name = dup(line + 4);
+            cur->run->name = text_dup(line + 4);
             cur->span_a = cur->span_b = NAN;
         } else if (!cur) {
             bad = 1;
@@ -211,7 +211,7 @@ int main(int argc, char **argv)
         } else if (sscanf(line, "engine %lf %lf %lf", &a, &b, &c) == 3) {
             bad = push(&cur->et, a) || push(&cur->er, b) || push(&cur->ek, c);
         } else if (sscanf(line, "span %255s %lf %lf", name, &a, &b) == 3) {
-            cur->span_name = dup(name);
+            cur->span_name = text_dup(name);
             cur->span_a = a;
             cur->span_b = b;
         } else if (!strcmp(line, "end")) {
