@@ -4,7 +4,7 @@ text that insitu_trace (tests/device/insitu_trace.c) writes as joules traces.
 
     insitu_prepare.py --out DIR REC_DIR [REC_DIR...]
 
-Each REC_DIR holds samples.csv.gz and phases.json[.gz] (one device call). Writes:
+Each REC_DIR holds samples.csv[.gz] and phases.json[.gz] (one device call). Writes:
   DIR/truth.json      per class: energy per iteration doubled - base, from
                       the counter, with the base runs around it
   DIR/profiled.txt    the profiled run (power/, engine/, attributes), for
@@ -38,7 +38,9 @@ def load(rec):
         with gzip.open(path + ".gz", "rt") as f:
             ph = json.load(f)
     rows = []
-    with gzip.open(os.path.join(rec, "samples.csv.gz"), "rt") as f:
+    path = os.path.join(rec, "samples.csv.gz")
+    # samples.csv: the sampler's own file, left as it is when a recording was cut off
+    with (gzip.open(path, "rt") if os.path.exists(path) else open(path[:-3])) as f:
         r = csv.reader(f)
         next(r)
         for t, e, i, a, u in r:

@@ -14,9 +14,9 @@ final_norm, lm_head, sample, decode_step) is run
   (c) as isolated loops, one per class (the class's calls of one iteration
       captured in a CUDA graph and replayed back to back after 1 s idle),
 
-while a thread samples NVML (total energy counter, instant power field,
-1-s average field, plain power reading) through ctypes on
-libnvidia-ml.so.1. truth(class) = energy per iteration (doubled) - energy
+while nvml_sampler.py, in a process of its own, samples NVML (total energy
+counter, instant power field, 1-s average field, plain power reading)
+through ctypes on libnvidia-ml.so.1. truth(class) = energy per iteration (doubled) - energy
 per iteration (base), from the counter. The analysis is done offline
 (tests/device/README.md); this script only records.
 
@@ -27,19 +27,22 @@ events kept), and the log printed to stdout.
 Not run by ctest (it needs a GPU, ~70 GiB of device memory, minutes).
 """
 import argparse
-import ctypes
 import gzip
 import json
 import math
 import os
+import subprocess
 import sys
-import threading
 import time
 
 import torch
 import torch.nn.functional as F
 import triton
 import triton.language as tl
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from nvml_sampler import Nvml  # noqa: E402
 
 # ---- shapes (Qwen3-8B) --------------------------------------------------------
 HID, NQ, NKV, HD, INTER, VOCAB, NLAYER = 4096, 32, 8, 128, 12288, 151936, 36
@@ -49,94 +52,20 @@ CLASSES = ["norm", "qkv", "kv_write", "attention", "o_proj", "mlp", "embed", "fi
 ISO_CLASSES = ["attention", "kv_write", "lm_head", "mlp", "norm", "o_proj", "qkv", "sample"]
 
 
-# ---- NVML through ctypes -----------------------------------------------------
-class _FieldValue(ctypes.Structure):
-    _fields_ = [("fieldId", ctypes.c_uint), ("scopeId", ctypes.c_uint),
-                ("timestamp", ctypes.c_longlong), ("latencyUsec", ctypes.c_longlong),
-                ("valueType", ctypes.c_uint), ("nvmlReturn", ctypes.c_uint),
-                ("value", ctypes.c_ulonglong)]  # union of 8 bytes, decoded below
+class Sampler:
+    """nvml_sampler.py in a process of its own (a thread of this process was
+    stalled for seconds while the profiler stopped: the GIL)."""
 
+    def __init__(self, path, period, index=0):
+        self.path = path
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "nvml_sampler.py"), path,
+                                      str(period), "--index", str(index)],
+                                     stdin=subprocess.PIPE)
 
-NVML_FI_DEV_POWER_AVERAGE = 185
-NVML_FI_DEV_POWER_INSTANT = 186
-
-
-class Nvml:
-    def __init__(self, index=0):
-        self.lib = ctypes.CDLL("libnvidia-ml.so.1")
-        self._ok(self.lib.nvmlInit_v2(), "nvmlInit_v2")
-        self.dev = ctypes.c_void_p()
-        self._ok(self.lib.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(self.dev)),
-                 "nvmlDeviceGetHandleByIndex_v2")
-        self.fields = (_FieldValue * 2)()
-        name = ctypes.create_string_buffer(96)
-        self.lib.nvmlDeviceGetName(self.dev, name, 96)
-        self.name = name.value.decode()
-        drv = ctypes.create_string_buffer(96)
-        self.lib.nvmlSystemGetDriverVersion(drv, 96)
-        self.driver = drv.value.decode()
-        lim = ctypes.c_uint()
-        self.power_limit_w = (lim.value / 1000.0 if self.lib.nvmlDeviceGetEnforcedPowerLimit(
-            self.dev, ctypes.byref(lim)) == 0 else float("nan"))
-
-    @staticmethod
-    def _ok(rc, what):
-        if rc != 0:
-            raise RuntimeError(f"NVML {what} failed with code {rc}")
-
-    @staticmethod
-    def _value(f):
-        if f.nvmlReturn != 0:
-            return float("nan")
-        raw = f.value
-        t = f.valueType
-        if t == 0:  # double
-            return ctypes.cast(ctypes.pointer(ctypes.c_ulonglong(raw)),
-                               ctypes.POINTER(ctypes.c_double)).contents.value
-        if t in (1, 5, 6):  # uint, sint, ushort: low 32 bits
-            return float(raw & 0xFFFFFFFF)
-        return float(raw)
-
-    def poll(self):
-        """(energy mJ, instant mW, average mW, plain reading mW)."""
-        e = ctypes.c_ulonglong()
-        rc = self.lib.nvmlDeviceGetTotalEnergyConsumption(self.dev, ctypes.byref(e))
-        energy = float(e.value) if rc == 0 else float("nan")
-        self.fields[0].fieldId = NVML_FI_DEV_POWER_INSTANT
-        self.fields[1].fieldId = NVML_FI_DEV_POWER_AVERAGE
-        self.fields[0].scopeId = self.fields[1].scopeId = 0
-        rc = self.lib.nvmlDeviceGetFieldValues(self.dev, 2, self.fields)
-        inst = self._value(self.fields[0]) if rc == 0 else float("nan")
-        avg = self._value(self.fields[1]) if rc == 0 else float("nan")
-        p = ctypes.c_uint()
-        rc = self.lib.nvmlDeviceGetPowerUsage(self.dev, ctypes.byref(p))
-        usage = float(p.value) if rc == 0 else float("nan")
-        return energy, inst, avg, usage
-
-
-class Sampler(threading.Thread):
-    """Polls NVML every `period` s; each row is stamped with perf_counter at
-    the middle of its NVML calls."""
-
-    def __init__(self, nvml, period):
-        super().__init__(daemon=True)
-        self.nvml, self.period = nvml, period
-        self.rows = []
-        self.stop_flag = threading.Event()
-
-    def run(self):
-        nxt = time.perf_counter()
-        while not self.stop_flag.is_set():
-            a = time.perf_counter()
-            e, i, v, u = self.nvml.poll()
-            b = time.perf_counter()
-            self.rows.append((0.5 * (a + b), e, i, v, u))
-            nxt += self.period
-            d = nxt - time.perf_counter()
-            if d > 0:
-                time.sleep(d)
-            else:
-                nxt = time.perf_counter()
+    def stop(self):
+        self.proc.stdin.close()
+        if self.proc.wait(timeout=60) != 0:
+            raise RuntimeError(f"nvml_sampler.py exited with {self.proc.returncode}")
 
 
 # ---- fused Triton kernels ------------------------------------------------------
@@ -687,8 +616,7 @@ def main():
     nvml = Nvml(0)
     log(f"GPU {nvml.name}, driver {nvml.driver}, power limit {nvml.power_limit_w} W, "
         f"torch {torch.__version__}, triton {triton.__version__}")
-    samp = Sampler(nvml, args.poll_s)
-    samp.start()
+    samp = Sampler(os.path.join(args.out, "samples.csv"), args.poll_s)
     t_setup = time.perf_counter()
     m = Model(args.batch, args.seed, args.pool_tokens)
     torch.cuda.synchronize()
@@ -715,15 +643,10 @@ def main():
     todo = args.phases.split(",")
 
     def save():
-        """Written after every phase, so a run stopped at its time limit keeps what it did."""
-        rows = list(samp.rows)
-        with gzip.open(os.path.join(args.out, "samples.csv.gz"), "wt") as f:
-            f.write("t_perf_s,energy_mj,instant_mw,average_mw,usage_mw\n")
-            for r in rows:
-                f.write("%.6f,%.0f,%.0f,%.0f,%.0f\n" % r)
+        """After every phase, so a run stopped at its time limit keeps what it did
+        (the sampler writes samples.csv as it goes)."""
         with open(os.path.join(args.out, "phases.json"), "w") as f:
             json.dump(phases, f)
-        return len(rows)
 
     try:
         if "profile" in todo:
@@ -740,9 +663,14 @@ def main():
                 save()
     finally:
         time.sleep(0.5)
-        samp.stop_flag.set()
-        samp.join()
-        log(f"{save()} NVML samples")
+        samp.stop()
+        save()
+        src = os.path.join(args.out, "samples.csv")
+        with open(src) as f, gzip.open(src + ".gz", "wt") as g:
+            text = f.read()
+            g.write(text)
+        os.remove(src)
+        log(f"{text.count(chr(10)) - 1} NVML samples")
 
 
 if __name__ == "__main__":
