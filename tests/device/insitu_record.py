@@ -10,14 +10,14 @@ final_norm, lm_head, sample, decode_step) is run
       Kineto JSON export, device-side events kept),
   (b) unmodified ("base") and, for each op class, with that class executed
       twice per call site (same shapes, the second result discarded), each
-      steady for --steady seconds, base runs interleaved between the classes,
+      steady for --steady-s seconds, base runs interleaved between the classes,
   (c) as isolated loops, one per class (the class's calls of one iteration
       captured in a CUDA graph and replayed back to back after 1 s idle),
 
 while nvml_sampler.py, in a process of its own, samples NVML (total energy
 counter, instant power field, 1-s average field, plain power reading)
-through ctypes on libnvidia-ml.so.1. truth(class) = energy per iteration (doubled) - energy
-per iteration (base), from the counter. The analysis is done offline
+through ctypes on libnvidia-ml.so.1. truth(class) = energy per iteration
+(doubled) - energy per iteration (base), from the counter. The analysis is done offline
 (tests/device/README.md); this script only records.
 
 Outputs under --out: samples.csv.gz (every NVML poll), phases.json (shapes,
