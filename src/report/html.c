@@ -1353,6 +1353,53 @@ static void page_end(jl__strbuf *b)
       "and no JavaScript.</footer>\n</div>\n</body>\n</html>\n");
 }
 
+/* host/ (format 1.2): the whole system's energy of the runs that recorded
+ * it (none: nothing written). */
+static void host_table(jl__strbuf *b, jl__report_report *r)
+{
+    const jl_summary_list *l = r->l;
+    size_t n = 0;
+    for (size_t i = 0; i < l->count; i++)
+        n += l->items[i]->host != NULL;
+    if (!n)
+        return;
+    jl__strbuf_printf(b, "<h3>The whole system (%zu runs with host/)</h3>\n", n);
+    P("<p class=\"small muted\">GPU, host and total energy over the same window: with the "
+      "node's AC power, total = node and host = node − GPUs; else host = CPU + DRAM (RAPL) and "
+      "total = GPUs + host (<code>docs/summary.md</code>, \"The whole system\").</p>\n");
+    P("<div class=\"tablewrap\"><table><thead><tr>");
+    th(b, "file · run", NULL, 0);
+    th(b, "GPU energy", "J", 1);
+    th(b, "host energy", "J", 1);
+    th(b, "total energy", "J", 1);
+    th(b, "GPU / token", "J", 1);
+    th(b, "host / token", "J", 1);
+    th(b, "total / token", "J", 1);
+    th(b, "how", NULL, 0);
+    P("</tr></thead><tbody>\n");
+    for (size_t i = 0; i < l->count; i++) {
+        const jl_summary *s = l->items[i];
+        if (!s->host)
+            continue;
+        const double *f = s->fig;
+        P("<tr><td>");
+        H(jl__report_base_name(s->file));
+        P(" · <code>");
+        H(s->run ? s->run : "?");
+        P("</code></td>");
+        td_num(b, f[JL_FIG_STEADY_ENERGY_J], 1, 3);
+        td_num(b, f[JL_FIG_HOST_ENERGY_J], 1, 3);
+        td_num(b, f[JL_FIG_TOTAL_ENERGY_J], 1, 3);
+        td_num(b, f[JL_FIG_ENERGY_PER_TOKEN_J], 1, 3);
+        td_num(b, f[JL_FIG_HOST_ENERGY_PER_TOKEN_J], 1, 3);
+        td_num(b, f[JL_FIG_TOTAL_ENERGY_PER_TOKEN_J], 1, 3);
+        P("<td>");
+        H(jl_host_method_name(s->host->method));
+        P("</td></tr>\n");
+    }
+    P("</tbody></table></div>\n");
+}
+
 /* runs.html: every run, a table per kind of work. */
 static jl_status runs_page(jl__report_report *r, jl_error **err)
 {
@@ -1370,6 +1417,7 @@ static jl_status runs_page(jl__report_report *r, jl_error **err)
       "highlighted. Figures over the steady-state window; missing figures are shown as —.</p>\n");
     for (int k = 0; k < RP_KIND_COUNT; k++)
         runs_table(b, r, (jl__report_kind)k);
+    host_table(b, r);
     page_end(b);
     return jl__report_write_buf(r, "runs.html", b, err);
 }
