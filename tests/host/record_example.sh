@@ -66,4 +66,15 @@ print(f"b0001: window {D:.6g} s, CPU+DRAM {h['cpu_dram_energy_j']:.6g} J, node {
       f"total {r['total_energy_per_token_j']:.6g}")
 sys.exit(1 if bad or not all(ok for _, ok in checks) else 0)
 PY
+# every run with host/: the card and the report show the whole system
+for r in b0004 b0016 b0064 b0256; do
+    "$py" "$src/docs/examples/record_host.py" "$f" $r --made-up || fail=1
+done
+"$joules" card "$f" > "$out/card.md" 2>/dev/null || fail=1
+grep -q '^| chat | 1 x H100 | 0.03716 | 0.09553 | 0.1327 | node AC; host = node - GPUs |$' \
+    "$out/card.md" || { echo "FAIL: the card has no whole-system row"; fail=1; }
+rm -rf "$out/report"
+"$joules" report -o "$out/report" "$f" > /dev/null 2>&1 || fail=1
+grep -q 'The whole system (5 runs with host/)' "$out/report/runs.html" ||
+    { echo "FAIL: runs.html has no whole-system table"; fail=1; }
 exit $fail
