@@ -7,7 +7,8 @@
 # --calibration on the profiled run, and the
 # comparison (insitu_compare.py), which must match expected.json; the same
 # for the other shapes (mixed/, cpu/: each its own recording, profiled.h5 and
-# expected.json), and the clock check's truth and clocks (clocks/expected.json).
+# expected.json), and the truths and clocks of the clock check and of the
+# follow-up runs (clocks/, mixed-rerun/, cpu-rerun/: expected.json).
 # usage: insitu_check.sh PYTHON JOULES INSITU_TRACE SOURCE_DIR
 set -eu
 py=$1 joules=$2 tool=$3 src=$4
@@ -42,6 +43,8 @@ for shape in mixed cpu; do
         --attribution calibrated="$p/calibrated.json" \
         --attribution calibrated_window="$p/calibrated-window.json" --expect "$d/expected.json"
 done
-mkdir "$tmp/clocks"
-"$py" "$dev/insitu_prepare.py" --out "$tmp/clocks" "$data/clocks"
-"$py" "$dev/insitu_compare.py" --truth "$tmp/clocks/truth.json" --expect "$data/clocks/expected.json"
+for rec in clocks mixed-rerun cpu-rerun; do
+    mkdir "$tmp/$rec"
+    "$py" "$dev/insitu_prepare.py" --out "$tmp/$rec" "$data/$rec"
+    "$py" "$dev/insitu_compare.py" --truth "$tmp/$rec/truth.json" --expect "$data/$rec/expected.json"
+done
