@@ -176,7 +176,7 @@ int cli_cmd_import(int argc, char **argv)
     while (im->options[n_fmt].name)
         n_fmt++;
     struct option *longopts = calloc(n_fmt + 9, sizeof *longopts);
-    jl_importer_arg *args = calloc(argc, sizeof *args);
+    jl_importer_arg *args = calloc((size_t)argc + 2, sizeof *args);
     if (!longopts || !args) {
         free(longopts);
         free(args);
@@ -247,6 +247,14 @@ int cli_cmd_import(int argc, char **argv)
         rc = cli_usage_error(cmd, "--each: %s imports %s together", im->name, im->paths);
         goto done;
     }
+    /* an importer that writes a file of its own beside the trace (nvidia-smi's
+     * --runs auto: RUNS.auto.csv) is told the output and --force */
+    for (size_t i = 0; i < n_fmt && !each; i++)
+        if (!strcmp(im->options[i].name, "runs-out")) {
+            args[n_args++] = (jl_importer_arg){"output", out};
+            if (f.force)
+                args[n_args++] = (jl_importer_arg){"force", ""};
+        }
     if (!each && !f.force && access(out, F_OK) == 0) {
         fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, out);
         rc = cli_exit_for_status(JL_EUSAGE);

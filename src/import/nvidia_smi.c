@@ -14,6 +14,7 @@
 
 #include "core/util.h"
 #include "import/kit.h"
+#include "import/kit_segment.h"
 #include "trace/trace_internal.h"
 
 void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt)
@@ -22,6 +23,8 @@ void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt)
     opt->max_rows = 100000000;
     opt->max_gpus = 1024;
     opt->max_request_bytes = (size_t)1 << 30;
+    opt->auto_min_run_s = 5.0;
+    opt->auto_merge_s = 1.0;
 }
 
 /* ---- the log's columns ------------------------------------------------------- */
@@ -130,6 +133,7 @@ typedef struct log_data {
      * one is held (n <= 1); NULL: every sample is kept */
     jl_status (*emit)(void *ctx, struct log_data *L);
     void *emit_ctx;
+    jl__imp_idle *idle; /* each GPU's idle level outside the runs (kit_segment.h); NULL */
 } log_data;
 
 static void log_free(log_data *L)
@@ -154,6 +158,8 @@ static void log_free(log_data *L)
     free(L->dmon_text);
     free(L->gpu_last_t);
     free(L->gpu_last_line);
+    jl__imp_idle_free(L->idle);
+    free(L->idle);
     free(L);
 }
 
@@ -1245,6 +1251,323 @@ static void note_no_avg(ctx *c, const log_data *L)
                  "not written as power/watts_avg where a value is missing in the run");
 }
 
+/* ---- idle power from the log, --runs auto (the rules: kit_segment.c) --------- */
+
+/* L's power per GPU: power.draw.instant where logged at a sample, else
+ * power.draw; *w [n * G] (caller frees). -1 when out of memory. */
+static int log_power(const log_data *L, double **w, jl__imp_pwlog *p)
+{
+    int inst = K_POWER_INST - FIRST_SERIES, draw = K_POWER - FIRST_SERIES;
+    size_t nv = L->n * L->G;
+    if (!(*w = jl__malloc_array(nv ? nv : 1, sizeof **w)))
+        return -1;
+    for (size_t i = 0; i < nv; i++) {
+        double x = L->has_series[inst] ? L->v[inst][i] : NAN;
+        if (!isfinite(x) && L->has_series[draw])
+            x = L->v[draw][i];
+        (*w)[i] = isfinite(x) && x >= 0 ? x : NAN;
+    }
+    *p = (jl__imp_pwlog){L->t, *w, L->n, L->G, !L->has_series[inst]};
+    return 0;
+}
+
+static int spec_of_log(const run_spec *sp, const char *path)
+{
+    return !sp->log || !strcmp(sp->log, path) || !strcmp(sp->log, base_name(path));
+}
+
+/* *out: each GPU's idle level in p (the log at path) outside the windows
+ * of its runs, with a note saying where it came from. */
+static jl_status measure_idle(ctx *c, const char *path, const jl__imp_pwlog *p,
+                              const run_spec *specs, size_t n, jl__imp_idle **out)
+{
+    jl__imp_window *w = jl__malloc_array(n ? n : 1, sizeof *w);
+    jl__imp_idle *x = calloc(1, sizeof *x);
+    *out = NULL;
+    if (!w || !x) {
+        free(w);
+        free(x);
+        return JL_ENOMEM;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (spec_of_log(&specs[i], path))
+            w[m++] = (jl__imp_window){specs[i].start, specs[i].end};
+    int rc = jl__imp_idle_level(p, w, m, x);
+    free(w);
+    if (rc) {
+        free(x);
+        return JL_ENOMEM;
+    }
+    if (x->G && isfinite(x->w[0]))
+        jl__imp_note(c->k, path, "gpu_idle_power_w",
+                     "idle power measured in the log (GPU 0: %.1f W), for runs given none: %s",
+                     x->w[0], x->text);
+    else
+        jl__imp_note(c->k, path, "gpu_idle_power_w",
+                     "gpu_idle_power_w left missing where not given: %s", x->text);
+    *out = x;
+    return JL_OK;
+}
+
+/* 1 when every run has its idle power given (--set or RUNS.csv). */
+static int idle_given(const jl_import_nvsmi_options *o, const run_spec *specs, size_t n)
+{
+    for (size_t i = 0; i < o->n_set; i++)
+        if (!strcmp(o->set[i].key, "gpu_idle_power_w"))
+            return 1;
+    for (size_t i = 0; i < n; i++) {
+        int has = 0;
+        for (size_t k = 0; k < specs[i].n_attrs; k++)
+            has |= !strcmp(specs[i].attrs[k].key, "gpu_idle_power_w");
+        if (!has)
+            return 0;
+    }
+    return 1;
+}
+
+static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *paths, size_t n_logs,
+                           int gpu_names, run_spec **out, size_t *n_out);
+
+/* In memory: --runs auto's runs, then each log's idle level outside the
+ * runs (RUNS.csv or auto). */
+static jl_status logs_auto_idle(ctx *c, jl__imp_csv **csvs, size_t n, run_spec **specs,
+                                size_t *n_specs)
+{
+    jl__imp_pwlog *ps = calloc(n ? n : 1, sizeof *ps);
+    double **ws = calloc(n ? n : 1, sizeof *ws);
+    const char **paths = calloc(n ? n : 1, sizeof *paths);
+    jl_status st = JL_OK;
+    int names = 1;
+    if (!ps || !ws || !paths)
+        st = JL_ENOMEM;
+    for (size_t k = 0; k < n && st == JL_OK; k++) {
+        paths[k] = csvs[k] ? jl__imp_csv_name(csvs[k]) : NULL;
+        if (!c->logs[k])
+            continue;
+        if (log_power(c->logs[k], &ws[k], &ps[k]))
+            st = JL_ENOMEM;
+        names &= c->logs[k]->gpus[0].name != NULL;
+    }
+    if (st == JL_OK && c->opt->runs_auto)
+        st = auto_runs(c, ps, paths, n, names, specs, n_specs);
+    for (size_t k = 0; k < n && st == JL_OK && *specs; k++)
+        if (c->logs[k])
+            st = measure_idle(c, c->logs[k]->path, &ps[k], *specs, *n_specs, &c->logs[k]->idle);
+    for (size_t k = 0; ws && k < n; k++)
+        free(ws[k]);
+    free(ws);
+    free(ps);
+    free(paths);
+    return st;
+}
+
+/* The run's gpu_idle_power_w: the value given (its RUNS.csv row, else
+ * --set) wins; else the mean over its GPUs of the log's idle levels; the
+ * run's notes say which. */
+static void apply_idle(ctx *c, const log_data *L, const run_spec *sp, jl_run *r, const size_t *sel,
+                       size_t G, jl__strbuf *notes)
+{
+    if (!L->idle || !L->idle->w)
+        return;
+    double sum = 0;
+    int all = G > 0;
+    for (size_t g = 0; g < G; g++) {
+        all &= isfinite(L->idle->w[sel[g]]);
+        sum += L->idle->w[sel[g]];
+    }
+    double est = all ? sum / (double)G : NAN;
+    const char *given = NULL;
+    for (size_t i = 0; sp && i < sp->n_attrs && !given; i++)
+        if (!strcmp(sp->attrs[i].key, "gpu_idle_power_w"))
+            given = "its RUNS.csv row";
+    for (size_t i = 0; i < c->opt->n_set && !given; i++)
+        if (!strcmp(c->opt->set[i].key, "gpu_idle_power_w"))
+            given = "--set";
+    jl_attrs *a = &r->attrs;
+    if (given && isfinite(est)) {
+        jl__strbuf_printf(notes,
+                          " gpu_idle_power_w %.6g W as given (%s), not the %.1f W of the log's "
+                          "idle stretches.",
+                          a->gpu_idle_power_w, given, est);
+        jl__imp_note(c->k, L->path, "gpu_idle_power_w",
+                     "the idle power given (%s) wins over the one measured in the log's idle "
+                     "stretches (first: run %s, %.6g W given, %.1f W measured)",
+                     given, r->name, a->gpu_idle_power_w, est);
+    } else if (!given && all) {
+        a->gpu_idle_power_w = est;
+        jl__strbuf_printf(notes, " gpu_idle_power_w %.1f W per GPU, from the log's idle: %s.", est,
+                          L->idle->text);
+    } else if (!given) {
+        jl__strbuf_printf(notes, " gpu_idle_power_w missing: %s.", L->idle->text);
+    }
+}
+
+/* --runs auto: runs cut in each log (ps[k], NULL for a log not read) at
+ * its power's rises and falls, written to a RUNS.csv to edit; *out the
+ * runs to import, or an error (JL_EMISSING) naming the columns to fill and
+ * the command to re-run when a required attribute has no --set. */
+static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *paths, size_t n_logs,
+                           int gpu_names, run_spec **out, size_t *n_out)
+{
+    const jl_import_nvsmi_options *o = c->opt;
+    jl__imp_segment_opt so = {o->auto_min_run_s, o->auto_merge_s};
+    run_spec *specs = NULL;
+    jl__imp_runs_row *rows = NULL;
+    size_t n = 0, n_read = 0;
+    jl_status st = JL_OK;
+    jl__strbuf thr, cmd, miss;
+    jl__strbuf_init(&thr);
+    jl__strbuf_init(&cmd);
+    jl__strbuf_init(&miss);
+    char *path = o->runs_out ? jl__strdup(o->runs_out)
+                 : o->output && strrchr(o->output, '/')
+                     ? jl__asprintf("%.*s/RUNS.auto.csv",
+                                    (int)(strrchr(o->output, '/') - o->output), o->output)
+                     : jl__strdup("RUNS.auto.csv");
+    *out = NULL;
+    *n_out = 0;
+    if (!path)
+        goto nomem;
+    for (size_t k = 0; k < n_logs; k++) {
+        if (!ps[k].t)
+            continue;
+        n_read++;
+        jl__imp_segments sg;
+        if (jl__imp_segment(&ps[k], &so, &sg))
+            goto nomem;
+        jl__strbuf_printf(&thr, "%s%s: %s", thr.len ? "; " : "", base_name(paths[k]), sg.text);
+        run_spec *x = realloc(specs, (n + sg.n + 1) * sizeof *x);
+        jl__imp_runs_row *y = realloc(rows, (n + sg.n + 1) * sizeof *y);
+        if (x)
+            specs = x;
+        if (y)
+            rows = y;
+        if (!x || !y) {
+            jl__imp_segments_free(&sg);
+            goto nomem;
+        }
+        const char *b = base_name(paths[k]), *dot = strrchr(b, '.');
+        for (size_t i = 0; i < sg.n; i++, n++) {
+            memset(&specs[n], 0, sizeof specs[n]);
+            specs[n].req_offset = NAN;
+            specs[n].start = sg.runs[i].start;
+            specs[n].end = sg.runs[i].end;
+            specs[n].line = (long long)n + 2;
+            specs[n].name = n_logs > 1 ? jl__asprintf("%.*s_run%02zu",
+                                                      (int)(dot && dot > b ? dot - b
+                                                                           : (long)strlen(b)),
+                                                      b, i + 1)
+                                       : jl__asprintf("run%02zu", i + 1);
+            specs[n].log = n_logs > 1 ? jl__strdup(paths[k]) : NULL;
+            if (!specs[n].name || (n_logs > 1 && !specs[n].log)) {
+                n++;
+                jl__imp_segments_free(&sg);
+                goto nomem;
+            }
+            rows[n] = (jl__imp_runs_row){specs[n].name, specs[n].start, specs[n].end, paths[k]};
+        }
+        jl__imp_segments_free(&sg);
+    }
+    char *tx = jl__strbuf_take(&thr);
+    if (!tx)
+        goto nomem;
+    if (n == 0) {
+        st = jl__imp_err_at(c->errors, JL_ENODATA, n_logs == 1 ? paths[0] : NULL, 0, 0, "power",
+                            "--runs auto found no run: %s. Give the windows in a RUNS.csv "
+                            "(--runs FILE; docs/import.md, \"Runs\")",
+                            tx);
+        free(tx);
+        goto end;
+    }
+    jl__imp_note(c->k, n_logs == 1 ? paths[0] : "", "power", "--runs auto: %s; written to %s", tx,
+                 path);
+    if ((st = jl__imp_write_runs_csv(path, rows, n, n_logs > 1, o->set, o->n_set, o->force,
+                                     c->errors)) != JL_OK) {
+        free(tx);
+        goto end;
+    }
+    /* required attributes: from --set only (gpu_model also from the log) */
+    jl_attrs probe;
+    jl_attrs_init(&probe);
+    for (size_t i = 0; i < o->n_set; i++)
+        set_attr(&probe, o->set[i].key, o->set[i].value);
+    static const char *const req[] = {"workload",  "model",          "task",     "precision",
+                                      "gpu_model", "max_batch_size", NULL};
+    for (const char *const *k = req; *k; k++) {
+        int missing = !strcmp(*k, "max_batch_size")
+                          ? probe.max_batch_size < 1
+                          : !*FIELD(&probe, jl__imp_attr_field(*k), char *) &&
+                                !(gpu_names && !strcmp(*k, "gpu_model"));
+        if (missing)
+            jl__strbuf_printf(&miss, "%s%s", miss.len ? ", " : "", *k);
+    }
+    jl_attrs_clear(&probe);
+    if (miss.len) {
+        /* the command that imports the file once filled */
+        jl__strbuf_puts(&cmd, "joules import nvidia-smi");
+        const char *pre[] = {"--runs", path, "--timezone", o->timezone, "--columns", o->columns};
+        for (size_t k = 0; k < n_logs; k++) {
+            if (!paths[k])
+                continue;
+            char *q = jl__imp_shell_quote(paths[k]);
+            jl__strbuf_printf(&cmd, " %s", q ? q : "");
+            free(q);
+        }
+        for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k += 2)
+            if (pre[k + 1]) {
+                char *q = jl__imp_shell_quote(pre[k + 1]);
+                jl__strbuf_printf(&cmd, " %s %s", pre[k], q ? q : "");
+                free(q);
+            }
+        if (o->sort)
+            jl__strbuf_puts(&cmd, " --sort");
+        for (size_t i = 0; i < o->n_set; i++) {
+            char *kv = jl__asprintf("%s=%s", o->set[i].key, o->set[i].value);
+            char *q = kv ? jl__imp_shell_quote(kv) : NULL;
+            jl__strbuf_printf(&cmd, " --set %s", q ? q : "");
+            free(q);
+            free(kv);
+        }
+        if (o->output) {
+            char *q = jl__imp_shell_quote(o->output);
+            jl__strbuf_printf(&cmd, " -o %s", q ? q : "");
+            free(q);
+        } else {
+            jl__strbuf_puts(&cmd, " -o OUT.h5");
+        }
+        char *m = jl__strbuf_take(&miss), *cm = jl__strbuf_take(&cmd);
+        st = jl__imp_err_at(c->errors, JL_EMISSING, path, 0, 0, NULL,
+                            "--runs auto found %zu run%s and wrote them here; required "
+                            "attributes have no value: %s. Fill %s column%s in this file (one "
+                            "value per run; check the windows too), then import it:\n  %s\n"
+                            "(or give them for every run with --set KEY=VALUE and --runs auto "
+                            "imports at once). Thresholds: %s",
+                            n, n == 1 ? "" : "s", m ? m : "", strchr(m ? m : "", ',') ? "these" : "this",
+                            strchr(m ? m : "", ',') ? "s" : "", cm ? cm : "", tx);
+        free(m);
+        free(cm);
+        free(tx);
+        goto end;
+    }
+    free(tx);
+    *out = specs;
+    *n_out = n;
+    specs = NULL;
+    n = 0;
+    goto end;
+nomem:
+    st = jl__imp_err_at(c->errors, JL_ENOMEM, NULL, 0, 0, NULL, "--runs auto: out of memory");
+end:
+    specs_free(specs, n);
+    free(rows);
+    free(path);
+    jl__strbuf_free(&thr);
+    jl__strbuf_free(&cmd);
+    jl__strbuf_free(&miss);
+    return st;
+}
+
 /* Everything of a run but its power/ and gpu/ series: attributes (--set,
  * then the RUNS.csv row, then the log), notes, requests; a required
  * attribute not given is an error. n = the samples of its window. */
@@ -1314,6 +1637,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     else
         jl__strbuf_puts(&notes, " (the instantaneous reading)");
     jl__strbuf_puts(&notes, ".");
+    apply_idle(c, L, sp, r, sel, G, &notes);
     /* requests */
     if (sp && sp->requests) {
         char *path = NULL;
@@ -1787,11 +2111,128 @@ static jl_status stream_emit(void *vx, log_data *L)
     return st;
 }
 
+/* The first of two reads of a log written as it is read: every sample's
+ * power per GPU (8 bytes per GPU and sample), for --runs auto and the idle
+ * level outside the runs. Its notes and errors are dropped: the second
+ * read reports them. */
+typedef struct prepass {
+    double *t, *w;
+    size_t n, cap, G;
+    int inst, names;
+} prepass;
+
+static jl_status prepass_emit(void *vx, log_data *L)
+{
+    prepass *pp = vx;
+    if (pp->n == pp->cap) {
+        size_t nc = pp->cap ? 2 * pp->cap : 4096;
+        double *t = realloc(pp->t, nc * sizeof *t);
+        if (t)
+            pp->t = t;
+        double *w = t ? realloc(pp->w, nc * L->G * sizeof *w) : NULL;
+        if (!w)
+            return JL_ENOMEM;
+        pp->w = w;
+        pp->cap = nc;
+    }
+    int inst = K_POWER_INST - FIRST_SERIES, draw = K_POWER - FIRST_SERIES;
+    pp->G = L->G;
+    pp->t[pp->n] = L->t[0];
+    for (size_t g = 0; g < L->G; g++) {
+        double x = L->has_series[inst] ? L->v[inst][g] : NAN;
+        if (!isfinite(x) && L->has_series[draw])
+            x = L->v[draw][g];
+        pp->w[pp->n * L->G + g] = isfinite(x) && x >= 0 ? x : NAN;
+    }
+    pp->inst = L->has_series[inst];
+    pp->names = L->G && L->gpus[0].name;
+    pp->n++;
+    return JL_OK;
+}
+
+static jl_status prepass_log(ctx *c, const char *path, prepass *pp, int report)
+{
+    jl_error_list errs = {0};
+    jl__imp kit;
+    jl_import_result *none = NULL;
+    jl__imp_csv *csv = NULL;
+    jl_error *err = NULL;
+    log_data *L = calloc(1, sizeof *L);
+    jl_status st = JL_ENOMEM;
+    if (!L || jl__imp_start(&kit, NULL, &errs)) {
+        free(L);
+        return JL_ENOMEM;
+    }
+    if (!(L->path = jl__strdup(path)))
+        goto end;
+    L->k = report ? c->k : &kit;
+    L->errors = report ? c->errors : &errs;
+    L->opt = c->opt;
+    L->zone = c->zone;
+    L->last_t = NAN;
+    L->min_dt = NAN;
+    L->emit = prepass_emit;
+    L->emit_ctx = pp;
+    if ((st = jl__imp_csv_open_file(path, &csv, &err)) == JL_OK)
+        st = read_log(L, csv);
+    else if (report)
+        jl_error_list_push(c->errors, err), err = NULL;
+end:
+    jl_error_free(err);
+    jl__imp_csv_close(csv);
+    log_free(L);
+    jl__imp_end(&kit, JL_EINVALID, &none);
+    jl_error_list_clear(&errs);
+    return st;
+}
+
+/* Before streaming log k: --runs auto's runs and the idle level outside
+ * the runs, from a first read of the log (when needed). */
+static jl_status stream_prepare(ctx *c, const char *path, run_spec **specs, size_t *n_specs,
+                                jl__imp_idle **idle)
+{
+    *idle = NULL;
+    if (!c->opt->runs_auto && (!*specs || idle_given(c->opt, *specs, *n_specs)))
+        return JL_OK;
+    prepass pp = {0};
+    jl_status st = prepass_log(c, path, &pp, 0);
+    if (st == JL_ENOMEM)
+        goto end;
+    if (st != JL_OK || pp.n == 0) {
+        /* the second read says why; under --runs auto there is none */
+        if (c->opt->runs_auto) {
+            free(pp.t);
+            free(pp.w);
+            pp = (prepass){0};
+            st = prepass_log(c, path, &pp, 1);
+            st = st == JL_OK ? JL_ENODATA : st;
+        } else {
+            st = JL_OK;
+        }
+        goto end;
+    }
+    jl__imp_pwlog p = {pp.t, pp.w, pp.n, pp.G, !pp.inst};
+    if (c->opt->runs_auto && (st = auto_runs(c, &p, &path, 1, pp.names, specs, n_specs)) != JL_OK)
+        goto end;
+    st = measure_idle(c, path, &p, *specs, *n_specs, idle);
+end:
+    free(pp.t);
+    free(pp.w);
+    return st;
+}
+
 static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__imp_csv *csv, const run_spec *specs,
-                            size_t n_specs, size_t k, size_t *rows, size_t *G, int *inst)
+                            size_t n_specs, size_t k, size_t *rows, size_t *G, int *inst,
+                            jl__imp_idle *idle)
 {
     jl_status st = JL_OK;
     log_data *L = calloc(1, sizeof *L);
+    if (L)
+        L->idle = idle;
+    else if (idle) {
+        jl__imp_idle_free(idle);
+        free(idle);
+    }
     sctx x = {.c = c, .w = w, .t_first = NAN, .t_last = NAN};
     size_t nr = specs ? n_specs : 1;
     x.runs = calloc(nr, sizeof *x.runs);
@@ -1914,6 +2355,9 @@ static jl_status import_logs(ctx *c, jl__imp_csv **csvs, size_t n, jl__imp_csv *
         st = JL_ENODATA;
         goto end;
     }
+    if ((specs || c->opt->runs_auto) &&
+        (st = logs_auto_idle(c, csvs, n, &specs, &n_specs)) != JL_OK)
+        goto end;
     if (specs) {
         for (size_t i = 0; i < n_specs; i++)
             cut_run(c, &specs[i]);
@@ -2072,7 +2516,7 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
         opt = &def;
     }
     *out = NULL;
-    if (opt->sort || (opt->runs_csv && n > 1)) {
+    if (opt->sort || (opt->runs_csv && n > 1) || (opt->runs_auto && n > 1)) {
         /* sorting needs every row; runs over several logs need every log:
          * in memory, then written */
         jl_status st = jl_import_nvidia_smi(logs, n, opt, out, errors);
@@ -2118,12 +2562,19 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
     }
     for (size_t k = 0; k < n; k++) {
         jl__imp_csv *csv = NULL;
+        jl__imp_idle *idle = NULL;
         err = NULL;
+        if ((st = stream_prepare(&c, logs[k], &specs, &n_specs, &idle)) != JL_OK)
+            goto end;
         if (jl__imp_csv_open_file(logs[k], &csv, &err) != JL_OK) {
             jl_error_list_push(errors, err);
+            if (idle) {
+                jl__imp_idle_free(idle);
+                free(idle);
+            }
             continue;
         }
-        st = stream_log(&c, w, csv, specs, n_specs, k, &rows, &G, &inst);
+        st = stream_log(&c, w, csv, specs, n_specs, k, &rows, &G, &inst, idle);
         jl__imp_csv_close(csv);
         if (st != JL_OK)
             goto end;
@@ -2143,9 +2594,14 @@ end:
 /* ---- the importer table's row ---------------------------------------------- */
 
 static const jl_importer_option nvsmi_options[] = {
-    {"runs", "RUNS.csv",
+    {"runs", "RUNS.csv|auto",
      "runs to cut from the log: columns run,start,end then any run "
-     "attribute, gpus, requests, requests_offset, log"},
+     "attribute, gpus, requests, requests_offset, log; auto: cut at the power's rises and "
+     "falls (thresholds printed) and written to a RUNS.csv to edit"},
+    {"runs-out", "FILE",
+     "with --runs auto: where to write the runs found (default RUNS.auto.csv beside -o)"},
+    {"auto-min-run", "S", "with --runs auto: drop runs shorter than S seconds (default 5)"},
+    {"auto-merge", "S", "with --runs auto: merge dips in power shorter than S seconds (default 1)"},
     {"set", "KEY=VALUE", "a run attribute for every run (repeatable; RUNS.csv wins)"},
     {"timezone", "ZONE",
      "zone of the log's timestamps: UTC, +05:30, America/Chicago "
@@ -2167,8 +2623,23 @@ static jl_status parse_args(const jl_importer_arg *args, size_t n_args, jl_impor
         return JL_ENOMEM;
     for (size_t i = 0; i < n_args; i++) {
         const char *k = args[i].name, *v = args[i].value;
-        if (!strcmp(k, "runs"))
-            o->runs_csv = v;
+        if (!strcmp(k, "runs") && !strcmp(v, "auto"))
+            o->runs_auto = 1, o->runs_csv = NULL;
+        else if (!strcmp(k, "runs"))
+            o->runs_csv = v, o->runs_auto = 0;
+        else if (!strcmp(k, "runs-out"))
+            o->runs_out = v;
+        else if (!strcmp(k, "output"))
+            o->output = v;
+        else if (!strcmp(k, "force"))
+            o->force = 1;
+        else if (!strcmp(k, "auto-min-run") || !strcmp(k, "auto-merge")) {
+            double x;
+            if (!jl__imp_number(v, &x) || x < 0)
+                return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                      "--%s wants seconds >= 0, found '%s'", k, v);
+            *(!strcmp(k, "auto-min-run") ? &o->auto_min_run_s : &o->auto_merge_s) = x;
+        }
         else if (!strcmp(k, "timezone"))
             o->timezone = v;
         else if (!strcmp(k, "columns"))
