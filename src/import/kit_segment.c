@@ -184,11 +184,11 @@ int jl__imp_idle_level(const jl__imp_pwlog *p, const jl__imp_window *runs, size_
     pc[np++] = (piece){fmax(t0, u[0].start - JL__IMP_IDLE_MARGIN_S - JL__IMP_IDLE_NEAR_S),
                        u[0].start - JL__IMP_IDLE_MARGIN_S, "before the first run"};
     for (size_t k = 1; k < nu; k++)
-        pc[np++] = (piece){u[k - 1].end + settle, u[k].start - JL__IMP_IDLE_MARGIN_S,
-                           "between runs"};
-    pc[np++] = (piece){u[nu - 1].end + settle,
-                       fmin(tn, u[nu - 1].end + settle + JL__IMP_IDLE_NEAR_S),
-                       "after the last run"};
+        pc[np++] =
+            (piece){u[k - 1].end + settle, u[k].start - JL__IMP_IDLE_MARGIN_S, "between runs"};
+    pc[np++] =
+        (piece){u[nu - 1].end + settle, fmin(tn, u[nu - 1].end + settle + JL__IMP_IDLE_NEAR_S),
+                "after the last run"};
     size_t n_considered = 0;
     for (size_t k = 0; k < np; k++) {
         if (!(pc[k].hi > pc[k].lo))
@@ -237,14 +237,20 @@ int jl__imp_idle_level(const jl__imp_pwlog *p, const jl__imp_window *runs, size_
             out->w[g] = quantile_sorted(pool[g], npool[g], 0.5);
     }
     if (isfinite(out->w[0])) {
-        out->text = jl__asprintf("the median of %zu samples (GPU %s) in %zu quiet stretch%s of the "
-                                 "log outside the runs (%s)",
-                                 out->samples[0], G > 1 ? "0's; each GPU its own" : "0",
-                                 out->stretches[0], out->stretches[0] == 1 ? "" : "es",
-                                 used.data ? used.data : "");
+        out->text =
+            jl__asprintf("the median of %zu samples (GPU %s) in %zu quiet stretch%s of the "
+                         "log outside the runs (%s)",
+                         out->samples[0], G > 1 ? "0's; each GPU its own" : "0", out->stretches[0],
+                         out->stretches[0] == 1 ? "" : "es", used.data ? used.data : "");
     } else {
-        out->text = jl__asprintf("no usable idle stretch outside the runs (%zu looked at%s%s)",
-                                 n_considered, why.len ? ": " : "", why.data ? why.data : "");
+        out->text = n_considered
+                        ? jl__asprintf("no usable idle stretch outside the runs (%zu looked at: "
+                                       "%s)",
+                                       n_considered, why.data ? why.data : "")
+                        : jl__asprintf("no usable idle stretch outside the runs (no samples "
+                                       "outside their windows, %.3g s after a run's end and "
+                                       "%.3g s before a start left out)",
+                                       settle, JL__IMP_IDLE_MARGIN_S);
     }
     rc = (out->text && !used.failed && !why.failed) ? 0 : -1;
 end:
@@ -310,7 +316,8 @@ int jl__imp_segment(const jl__imp_pwlog *p, const jl__imp_segment_opt *o, jl__im
         }
     }
     if (m < 3) {
-        out->text = jl__asprintf("%zu samples with the power of every GPU: too few to find runs", m);
+        out->text =
+            jl__asprintf("%zu samples with the power of every GPU: too few to find runs", m);
         rc = out->text ? 0 : -1;
         goto end;
     }
@@ -320,10 +327,11 @@ int jl__imp_segment(const jl__imp_pwlog *p, const jl__imp_segment_opt *o, jl__im
     double span_min = fmax(10.0 * (double)p->G, 0.2 * top);
     out->floor_w = fl;
     if (!(top - fl >= span_min)) {
-        out->text = jl__asprintf("the total power stays near one level (%.1f W at the 5th "
-                                 "percentile, %.1f W at the 95th, less than max(10 W per GPU, 20 %%) "
-                                 "apart): no rises and falls to cut runs at",
-                                 fl, top);
+        out->text =
+            jl__asprintf("the total power stays near one level (%.1f W at the 5th "
+                         "percentile, %.1f W at the 95th, less than max(10 W per GPU, 20 %%) "
+                         "apart): no rises and falls to cut runs at",
+                         fl, top);
         rc = out->text ? 0 : -1;
         goto end;
     }
@@ -464,8 +472,9 @@ jl_status jl__imp_write_runs_csv(const char *path, const jl__imp_runs_row *rows,
         return jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "cannot write the runs found: %s",
                               strerror(e));
     }
-    static const char *const cols[] = {"gpus",      "workload",       "model",    "task",
-                                       "precision", "max_batch_size", "requests", "requests_offset"};
+    static const char *const cols[] = {"gpus",     "workload",       "model",
+                                       "task",     "precision",      "max_batch_size",
+                                       "requests", "requests_offset"};
     fprintf(f, "run,start,end%s,%s\n", with_log ? ",log" : "", JL__IMP_RUNS_COLUMNS);
     for (size_t i = 0; i < n; i++) {
         char a[96], b[96];

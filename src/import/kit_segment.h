@@ -56,10 +56,10 @@ typedef struct jl__imp_window {
 
 typedef struct jl__imp_idle {
     size_t G;
-    double *w;        /* [G] idle W, NaN where no usable stretch */
-    size_t *samples;  /* [G] samples behind w[g] */
+    double *w;         /* [G] idle W, NaN where no usable stretch */
+    size_t *samples;   /* [G] samples behind w[g] */
     size_t *stretches; /* [G] stretches behind w[g] */
-    char *text;       /* for notes: the stretches used (GPU 0's), or why none */
+    char *text;        /* for notes: the stretches used (GPU 0's), or why none */
 } jl__imp_idle;
 
 /* The idle level of every GPU of p outside the n runs (any order). Returns
@@ -107,7 +107,7 @@ typedef struct jl__imp_runs_row {
 
 /* The columns written after run,start,end[,log] (the RUNS.csv the importer
  * reads; docs/import.md, "Runs"). */
-#define JL__IMP_RUNS_COLUMNS                                                                  \
+#define JL__IMP_RUNS_COLUMNS \
     "gpus,workload,model,task,precision,max_batch_size,requests,requests_offset"
 
 /* Write rows as a RUNS.csv at path, whole or not at all (a temporary name

@@ -1454,11 +1454,11 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
             specs[n].start = sg.runs[i].start;
             specs[n].end = sg.runs[i].end;
             specs[n].line = (long long)n + 2;
-            specs[n].name = n_logs > 1 ? jl__asprintf("%.*s_run%02zu",
-                                                      (int)(dot && dot > b ? dot - b
-                                                                           : (long)strlen(b)),
-                                                      b, i + 1)
-                                       : jl__asprintf("run%02zu", i + 1);
+            specs[n].name =
+                n_logs > 1
+                    ? jl__asprintf("%.*s_run%02zu",
+                                   (int)(dot && dot > b ? dot - b : (long)strlen(b)), b, i + 1)
+                    : jl__asprintf("run%02zu", i + 1);
             specs[n].log = n_logs > 1 ? jl__strdup(paths[k]) : NULL;
             if (!specs[n].name || (n_logs > 1 && !specs[n].log)) {
                 n++;
@@ -1492,7 +1492,7 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
     jl_attrs_init(&probe);
     for (size_t i = 0; i < o->n_set; i++)
         set_attr(&probe, o->set[i].key, o->set[i].value);
-    static const char *const req[] = {"workload",  "model",          "task",     "precision",
+    static const char *const req[] = {"workload",  "model",          "task", "precision",
                                       "gpu_model", "max_batch_size", NULL};
     for (const char *const *k = req; *k; k++) {
         int missing = !strcmp(*k, "max_batch_size")
@@ -1543,7 +1543,8 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
                             "value per run; check the windows too), then import it:\n  %s\n"
                             "(or give them for every run with --set KEY=VALUE and --runs auto "
                             "imports at once). Thresholds: %s",
-                            n, n == 1 ? "" : "s", m ? m : "", strchr(m ? m : "", ',') ? "these" : "this",
+                            n, n == 1 ? "" : "s", m ? m : "",
+                            strchr(m ? m : "", ',') ? "these" : "this",
                             strchr(m ? m : "", ',') ? "s" : "", cm ? cm : "", tx);
         free(m);
         free(cm);
@@ -2639,8 +2640,7 @@ static jl_status parse_args(const jl_importer_arg *args, size_t n_args, jl_impor
                 return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
                                       "--%s wants seconds >= 0, found '%s'", k, v);
             *(!strcmp(k, "auto-min-run") ? &o->auto_min_run_s : &o->auto_merge_s) = x;
-        }
-        else if (!strcmp(k, "timezone"))
+        } else if (!strcmp(k, "timezone"))
             o->timezone = v;
         else if (!strcmp(k, "columns"))
             o->columns = v;
@@ -2711,9 +2711,14 @@ const jl_importer jl__importer_nvidia_smi = {
         "with it each row of RUNS.csv is a run [start, end] (Unix seconds or ISO 8601),\n"
         "on the GPUs of its gpus column, with attributes from the other columns and\n"
         "requests from a vLLM `bench serve --save-result --save-detailed` JSON named in a\n"
-        "requests column. A required attribute given by none of RUNS.csv, --set, the\n"
-        "request file or the log is an error naming it. Field mapping and units:\n"
-        "import.md, \"nvidia-smi\".\n",
+        "requests column. --runs auto cuts runs where the total power rises and falls\n"
+        "(the thresholds are printed) and writes them as a RUNS.csv to edit\n"
+        "(RUNS.auto.csv beside -o, or --runs-out FILE); without --set for every required\n"
+        "attribute it stops there, naming the columns to fill and the command to re-run.\n"
+        "A required attribute given by none of RUNS.csv, --set, the request file or the\n"
+        "log is an error naming it. A run given no gpu_idle_power_w gets the median\n"
+        "power of the log's quiet stretches outside every run (its notes say which).\n"
+        "Field mapping and units: import.md, \"nvidia-smi\".\n",
     .options = nvsmi_options,
     .min_paths = 1,
     .max_paths = 0,
