@@ -218,8 +218,9 @@ typedef struct jl_import_nvsmi_options {
     size_t max_request_bytes; /* one requests JSON; default 1 GiB */
     /* --runs auto: runs cut at the rises and falls of the total power
      * (docs/import.md, "--runs auto"); the runs found are written to
-     * runs_out as a RUNS.csv to edit (NULL: RUNS.auto.csv beside `output`,
-     * or in the working folder), replaced only with force. When a required
+     * runs_out as a RUNS.csv to edit (NULL: `output` with .runs.csv for its
+     * extension, or RUNS.auto.csv in the working folder without one),
+     * replaced only with force. When a required
      * attribute is given by no --set, the import stops there (JL_EMISSING,
      * the error naming the columns to fill and the command to re-run). */
     int runs_auto;

@@ -176,7 +176,7 @@ int cli_cmd_import(int argc, char **argv)
     while (im->options[n_fmt].name)
         n_fmt++;
     struct option *longopts = calloc(n_fmt + 9, sizeof *longopts);
-    jl_importer_arg *args = calloc((size_t)argc + 2, sizeof *args);
+    jl_importer_arg *args = calloc(argc, sizeof *args);
     if (!longopts || !args) {
         free(longopts);
         free(args);
@@ -247,14 +247,6 @@ int cli_cmd_import(int argc, char **argv)
         rc = cli_usage_error(cmd, "--each: %s imports %s together", im->name, im->paths);
         goto done;
     }
-    /* an importer that writes a file of its own beside the trace (nvidia-smi's
-     * --runs auto: RUNS.auto.csv) is told the output and --force */
-    for (size_t i = 0; i < n_fmt && !each; i++)
-        if (!strcmp(im->options[i].name, "runs-out")) {
-            args[n_args++] = (jl_importer_arg){"output", out};
-            if (f.force)
-                args[n_args++] = (jl_importer_arg){"force", ""};
-        }
     if (!each && !f.force && access(out, F_OK) == 0) {
         fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd, out);
         rc = cli_exit_for_status(JL_EUSAGE);
@@ -302,6 +294,21 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     char *harness = NULL;
     jl_trace_writer *w = NULL;
     jl_status st;
+    /* an importer that writes a file of its own beside the trace (nvidia-smi's
+     * --runs auto: OUT.runs.csv) is told the output and --force */
+    jl_importer_arg *all = calloc(n_args + 2, sizeof *all);
+    if (!all) {
+        free(prov_text);
+        return cli_oom(cmd);
+    }
+    memcpy(all, args, n_args * sizeof *args);
+    for (size_t i = 0; im->options[i].name; i++)
+        if (!strcmp(im->options[i].name, "runs-out")) {
+            all[n_args++] = (jl_importer_arg){"output", out};
+            if (f->force)
+                all[n_args++] = (jl_importer_arg){"force", ""};
+        }
+    args = all;
     if (im->write) {
         size_t hlen = strlen("joules import : ") + strlen(im->name) + 1;
         for (size_t i = 0; i < n_paths; i++)
@@ -315,11 +322,13 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
         }
         wo.harness = harness;
         if (!harness) {
+            free(all);
             free(prov_text);
             return cli_oom(cmd);
         }
         if ((st = jl_trace_writer_open(out, &wo, &w, &err)) != JL_OK) {
             free(harness);
+            free(all);
             free(prov_text);
             return cli_fail(cmd, st, err);
         }
@@ -339,6 +348,7 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
             fprintf(stderr, "(see `joules import %s --help`)\n", im->name);
         jl_trace_writer_abort(w);
         free(harness);
+        free(all);
         free(prov_text);
         jl_import_result_free(r);
         jl_error_list_clear(&errors);
@@ -373,6 +383,7 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     if (rc == JL_EXIT_OK)
         rc = cli_exit_for(r->n_runs, errors.count);
     free(harness);
+    free(all);
     free(prov_text);
     cli_import_result_release(r);
     jl_error_list_clear(&errors);

@@ -1420,11 +1420,13 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
     jl__strbuf_init(&thr);
     jl__strbuf_init(&cmd);
     jl__strbuf_init(&miss);
+    /* where: --runs-out, else the output's name with .runs.csv for its
+     * extension (sweep.h5 -> sweep.runs.csv: one per output, --each too) */
+    const char *ob = o->output ? base_name(o->output) : NULL, *od = ob ? strrchr(ob, '.') : NULL;
+    size_t ol = o->output ? (size_t)((od && od > ob ? od : ob + strlen(ob)) - o->output) : 0;
     char *path = o->runs_out ? jl__strdup(o->runs_out)
-                 : o->output && strrchr(o->output, '/')
-                     ? jl__asprintf("%.*s/RUNS.auto.csv",
-                                    (int)(strrchr(o->output, '/') - o->output), o->output)
-                     : jl__strdup("RUNS.auto.csv");
+                 : o->output ? jl__asprintf("%.*s.runs.csv", (int)ol, o->output)
+                             : jl__strdup("RUNS.auto.csv");
     *out = NULL;
     *n_out = 0;
     if (!path)
@@ -2600,7 +2602,7 @@ static const jl_importer_option nvsmi_options[] = {
      "attribute, gpus, requests, requests_offset, log; auto: cut at the power's rises and "
      "falls (thresholds printed) and written to a RUNS.csv to edit"},
     {"runs-out", "FILE",
-     "with --runs auto: where to write the runs found (default RUNS.auto.csv beside -o)"},
+     "with --runs auto: where to write the runs found (default: -o's name with .runs.csv)"},
     {"auto-min-run", "S", "with --runs auto: drop runs shorter than S seconds (default 5)"},
     {"auto-merge", "S", "with --runs auto: merge dips in power shorter than S seconds (default 1)"},
     {"set", "KEY=VALUE", "a run attribute for every run (repeatable; RUNS.csv wins)"},
@@ -2713,7 +2715,7 @@ const jl_importer jl__importer_nvidia_smi = {
         "requests from a vLLM `bench serve --save-result --save-detailed` JSON named in a\n"
         "requests column. --runs auto cuts runs where the total power rises and falls\n"
         "(the thresholds are printed) and writes them as a RUNS.csv to edit\n"
-        "(RUNS.auto.csv beside -o, or --runs-out FILE); without --set for every required\n"
+        "(OUT.runs.csv for -o OUT.h5, or --runs-out FILE); without --set for every required\n"
         "attribute it stops there, naming the columns to fill and the command to re-run.\n"
         "A required attribute given by none of RUNS.csv, --set, the request file or the\n"
         "log is an error naming it. A run given no gpu_idle_power_w gets the median\n"

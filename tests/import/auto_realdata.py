@@ -4,7 +4,7 @@
 nvidia-smi log of three runs on an H100, whose true windows are the NVML
 trace's runs (@start_time_unix + power/time span).
 
-1. `--runs auto` without the required attributes writes RUNS.auto.csv and
+1. `--runs auto` without the required attributes writes auto.runs.csv (beside -o auto.h5) and
    exits non-zero naming the columns to fill and the command to re-run.
 2. Each auto window is compared with the true one: start and end within
    1 s, the run's energy within 3 %.
@@ -77,11 +77,12 @@ with h5py.File(trace, "r") as f:
         true[name] = (s + t[0], s + t[-1], attrs, float(arr.min()) - float(t[0]))
 names = sorted(true, key=lambda n: true[n][0])
 
-# 1. no attributes: RUNS.auto.csv written, an error naming the columns and the command
-auto_csv = os.path.join(out, "RUNS.auto.csv")
+# 1. no attributes: auto.runs.csv written, an error naming the columns and the command
+auto_csv = os.path.join(out, "auto.runs.csv")
 h5 = os.path.join(out, "auto.h5")
-if os.path.exists(auto_csv):
-    os.remove(auto_csv)
+for stale in (auto_csv, h5):
+    if os.path.exists(stale):
+        os.remove(stale)
 p = subprocess.run([a.joules, "import", "nvidia-smi", log, "--runs", "auto", "--timezone", "UTC",
                     "-o", h5], capture_output=True, text=True)
 print(p.stderr.strip())
@@ -99,7 +100,7 @@ with open(auto_csv) as fh:
     rows = list(csv.DictReader(fh))
 if [c for c in rows[0]] != ["run", "start", "end", "gpus", "workload", "model", "task",
                             "precision", "max_batch_size", "requests", "requests_offset"]:
-    bad(f"RUNS.auto.csv columns: {list(rows[0])}")
+    bad(f"auto.runs.csv columns: {list(rows[0])}")
 if len(rows) != len(true):
     bad(f"{len(rows)} auto runs, {len(true)} true ones")
     sys.exit(1)

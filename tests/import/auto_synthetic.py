@@ -4,7 +4,7 @@ on logs made here with known steps (seeded noise, 10 Hz):
 
   steps       three runs at 300/420/540 W over an idle of 60 W (noise 2 W idle,
               15 W load): three auto windows within 0.15 s of the true edges,
-              idle 60 W within 1 W, RUNS.auto.csv as the importer reads it
+              idle 60 W within 1 W, the runs file as the importer reads it
   dip         a run whose power falls to idle for 0.5 s mid-run stays one run;
               a 3 s fall splits it (two runs), as docs/import.md says
   b2b         two runs back to back at 300 W then 540 W, no idle between: one
@@ -14,7 +14,7 @@ on logs made here with known steps (seeded noise, 10 Hz):
   idle rules  a RUNS.csv gpu_idle_power_w column and --set win over the log's
               (a note says which); runs that leave no idle stretch leave it
               missing (idle_power_w null) with a note saying so
-  outputs     an existing RUNS.auto.csv is kept without --force; --runs-out;
+  outputs     an existing runs file is kept without --force; --runs-out; -o X.h5 writes X.runs.csv (--each: one per input);
               the streamed import and the in-memory one (--sort) agree
     auto_synthetic.py --joules BUILD/joules --out DIR
 """
@@ -114,7 +114,7 @@ if "rises to" not in p.stderr or "falls below" not in p.stderr:
 # the file written is a RUNS.csv the importer reads (the same runs back)
 p2, again = imp(log, "--runs", ro, *SETS)
 if sorted(again) != sorted(runs):
-    bad(f"steps: RUNS.auto.csv read back gives {sorted(again)}")
+    bad(f"steps: the runs file read back gives {sorted(again)}")
 
 # dip: 0.5 s mid-run merged; 3 s split
 for dip, want in ((0.5, 1), (3.0, 2)):
@@ -193,19 +193,29 @@ p = subprocess.run([a.joules, "import", "nvidia-smi", log, "--timezone", "UTC", 
                     "--runs-out", ro2, "-o", os.path.join(a.out, "keep.h5"), *SETS],
                    capture_output=True, text=True)
 if p.returncode == 0 or open(ro2).read() != "edited\n" or "already exists" not in p.stderr:
-    bad(f"an existing RUNS.auto.csv was replaced without --force: {p.stderr}")
+    bad(f"an existing runs file was replaced without --force: {p.stderr}")
 sums = []
 for extra in ([], ["--sort"]):
     _, runs = imp(log, "--runs", "auto", "--runs-out", ro2, *SETS, *extra)
     sums.append({k: (round(v["run_energy_j"], 6), v["gpu_idle_power_w"]) for k, v in runs.items()})
 if sums[0] != sums[1] or len(sums[0]) != 3:
     bad(f"streamed and in-memory differ: {sums}")
-# the default place: beside -o
+# the default place: -o x.h5 gives x.runs.csv
 sub = os.path.join(a.out, "beside")
 os.makedirs(sub, exist_ok=True)
 p = subprocess.run([a.joules, "import", "nvidia-smi", log, "--timezone", "UTC", "--runs", "auto",
                     "-o", os.path.join(sub, "x.h5"), "--force"], capture_output=True, text=True)
-if p.returncode == 0 or not os.path.exists(os.path.join(sub, "RUNS.auto.csv")) or \
+if p.returncode == 0 or not os.path.exists(os.path.join(sub, "x.runs.csv")) or \
         os.path.exists(os.path.join(sub, "x.h5")):
-    bad(f"without attributes: exit {p.returncode}, RUNS.auto.csv beside -o? {os.listdir(sub)}")
+    bad(f"without attributes: exit {p.returncode}, x.runs.csv beside -o x.h5? {os.listdir(sub)}")
+# --each: one runs file per input, beside its trace
+each = os.path.join(a.out, "each")
+lg2 = write_log("steps2.csv", steps, seed=9)
+p = subprocess.run([a.joules, "import", "nvidia-smi", log, lg2, "--each", "-o", each, "--force",
+                    "--timezone", "UTC", "--runs", "auto", "--quiet", *SETS],
+                   capture_output=True, text=True)
+got = sorted(os.listdir(each)) if os.path.isdir(each) else []
+print("--each:", got)
+if p.returncode != 0 or got != ["steps.h5", "steps.runs.csv", "steps2.h5", "steps2.runs.csv"]:
+    bad(f"--each --runs auto: exit {p.returncode}, {got}, {p.stderr}")
 sys.exit(fail)
