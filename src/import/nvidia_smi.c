@@ -1538,6 +1538,8 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
         } else {
             jl__strbuf_puts(&cmd, " -o OUT.h5");
         }
+        if (o->force)
+            jl__strbuf_puts(&cmd, " --force");
         char *m = jl__strbuf_take(&miss), *cm = jl__strbuf_take(&cmd);
         st = jl__imp_err_at(c->errors, JL_EMISSING, path, 0, 0, NULL,
                             "--runs auto found %zu run%s and wrote them here; required "
