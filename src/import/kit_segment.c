@@ -15,6 +15,7 @@
 
 #include "core/util.h"
 #include "import/kit.h"
+#include "output/csv_row.h"
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
@@ -437,22 +438,6 @@ char *jl__imp_shell_quote(const char *s)
     return jl__strbuf_take(&b);
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a line end. */
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (const char *c = s; *c; c++) {
-        if (*c == '"')
-            fputc('"', f);
-        fputc(*c, f);
-    }
-    fputc('"', f);
-}
-
 jl_status jl__imp_write_runs_csv(const char *path, const jl__imp_runs_row *rows, size_t n,
                                  int with_log, const jl_kv *set, size_t n_set, int force,
                                  jl_error_list *errors)
@@ -475,25 +460,31 @@ jl_status jl__imp_write_runs_csv(const char *path, const jl__imp_runs_row *rows,
     static const char *const cols[] = {"gpus",     "workload",       "model",
                                        "task",     "precision",      "max_batch_size",
                                        "requests", "requests_offset"};
-    fprintf(f, "run,start,end%s,%s\n", with_log ? ",log" : "", JL__IMP_RUNS_COLUMNS);
+    jl__csvw row;
+    jl__csvw_begin(&row, f);
+    static const char *const head[] = {"run", "start", "end", NULL};
+    jl__csvw_cells(&row, head);
+    if (with_log)
+        jl__csvw_cell(&row, "log");
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+        jl__csvw_cell(&row, cols[c]);
+    jl__csvw_end(&row);
     for (size_t i = 0; i < n; i++) {
         char a[96], b[96];
-        csv_field(f, rows[i].name);
-        fprintf(f, ",%s,%s", jl__imp_fmt_iso_utc(a, rows[i].start),
-                jl__imp_fmt_iso_utc(b, rows[i].end));
-        if (with_log) {
-            fputc(',', f);
-            csv_field(f, rows[i].log ? rows[i].log : "");
-        }
+        jl__csvw_begin(&row, f);
+        jl__csvw_cell(&row, rows[i].name);
+        jl__csvw_cell(&row, jl__imp_fmt_iso_utc(a, rows[i].start));
+        jl__csvw_cell(&row, jl__imp_fmt_iso_utc(b, rows[i].end));
+        if (with_log)
+            jl__csvw_cell(&row, rows[i].log);
         for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
-            const char *v = "";
+            const char *v = NULL;
             for (size_t k = 0; k < n_set; k++)
                 if (!strcmp(set[k].key, cols[c]))
                     v = set[k].value;
-            fputc(',', f);
-            csv_field(f, v);
+            jl__csvw_cell(&row, v);
         }
-        fputc('\n', f);
+        jl__csvw_end(&row);
     }
     int bad = ferror(f);
     bad |= fclose(f) != 0;

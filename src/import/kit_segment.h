@@ -105,16 +105,13 @@ typedef struct jl__imp_runs_row {
     const char *log;   /* the log's path (written when with_log) */
 } jl__imp_runs_row;
 
-/* The columns written after run,start,end[,log] (the RUNS.csv the importer
- * reads; docs/import.md, "Runs"). */
-#define JL__IMP_RUNS_COLUMNS \
-    "gpus,workload,model,task,precision,max_batch_size,requests,requests_offset"
-
 /* Write rows as a RUNS.csv at path, whole or not at all (a temporary name
- * renamed; an existing file replaced only with force): times in ISO 8601
- * UTC to the millisecond, each attribute column holding the --set value
- * for its key where one is given, else blank. JL_OK or the error (pushed,
- * naming the file). */
+ * renamed; an existing file replaced only with force): the columns the
+ * importer reads (docs/import.md, "Runs"), run,start,end[,log],gpus,
+ * workload,model,task,precision,max_batch_size,requests,requests_offset;
+ * times in ISO 8601 UTC to the millisecond, each attribute column holding
+ * the --set value for its key where one is given, else blank. JL_OK or the
+ * error (pushed, naming the file). */
 jl_status jl__imp_write_runs_csv(const char *path, const jl__imp_runs_row *rows, size_t n,
                                  int with_log, const jl_kv *set, size_t n_set, int force,
                                  jl_error_list *errors);
