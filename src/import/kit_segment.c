@@ -169,10 +169,13 @@ int jl__imp_idle_level(const jl__imp_pwlog *p, const jl__imp_window *runs, size_
             u[nu++] = u[k];
         }
     }
-    /* each GPU's lowest run median: a quiet stretch above it is no idle */
+    /* each GPU's lowest run median (of the runs that hold it): a quiet
+     * stretch above it is no idle */
     for (size_t g = 0; g < G; g++) {
         runmed[g] = NAN;
         for (size_t k = 0; k < n; k++) {
+            if (runs[k].gpus && !runs[k].gpus[g])
+                continue;
             double m = median_of(p, g, jl__first_ge(p->t, p->n, runs[k].start),
                                  first_gt(p->t, p->n, runs[k].end), scratch);
             if (isfinite(m) && !(m >= runmed[g]))
@@ -374,7 +377,7 @@ int jl__imp_segment(const jl__imp_pwlog *p, const jl__imp_segment_opt *o, jl__im
                 w = x;
                 cap *= 2;
             }
-            w[n++] = (jl__imp_window){s, e};
+            w[n++] = (jl__imp_window){s, e, NULL};
         }
     }
     size_t kept = 0;

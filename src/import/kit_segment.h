@@ -26,9 +26,11 @@ typedef struct jl__imp_pwlog {
     int averaged; /* the driver's 1-s average (power.draw): slower to settle */
 } jl__imp_pwlog;
 
-/* A run's window [start, end] (Unix s). */
+/* A run's window [start, end] (Unix s) and, for the idle level, its GPUs
+ * (gpus[g] != 0 where the run holds GPU g; NULL: every GPU). */
 typedef struct jl__imp_window {
     double start, end;
+    const unsigned char *gpus;
 } jl__imp_window;
 
 /* ---- idle level ----------------------------------------------------------------- */
@@ -44,6 +46,7 @@ typedef struct jl__imp_window {
  *               samples each within max(5 W, 5 %) of the mean of those before
  *               it; used when it holds >= 5 samples over >= 1 s and its median
  *               lies below the median of every run's samples of that GPU
+ *               (the runs that hold it)
  *   level       per GPU, the median of the samples of its quiet parts. */
 #define JL__IMP_IDLE_SETTLE_S 1.0
 #define JL__IMP_IDLE_SETTLE_AVG_S 2.0

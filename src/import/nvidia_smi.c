@@ -1276,13 +1276,42 @@ static int spec_of_log(const run_spec *sp, const char *path)
     return !sp->log || !strcmp(sp->log, path) || !strcmp(sp->log, base_name(path));
 }
 
-/* *out: each GPU's idle level in p (the log at path) outside the windows
- * of its runs, with a note saying where it came from. */
-static jl_status measure_idle(ctx *c, const char *path, const jl__imp_pwlog *p,
+/* The GPUs of L a run's gpus cell names ([L->G], 1 where named; NULL for
+ * all, or when out of memory: *oom). A name not in the log is passed over:
+ * cutting the run says so. */
+static unsigned char *spec_gpus(const run_spec *sp, const log_data *L, int *oom)
+{
+    if (!sp->gpus)
+        return NULL;
+    unsigned char *m = calloc(L->G ? L->G : 1, 1);
+    char *copy = jl__strdup(sp->gpus), *save = NULL;
+    if (!m || !copy) {
+        free(m);
+        free(copy);
+        *oom = 1;
+        return NULL;
+    }
+    for (char *tok = strtok_r(copy, ",; ", &save); tok; tok = strtok_r(NULL, ",; ", &save)) {
+        char *e;
+        long idx = strtol(tok, &e, 10);
+        for (size_t g = 0; g < L->G; g++)
+            if ((!*e && L->gpus[g].index == idx) ||
+                (L->gpus[g].uuid && !strcmp(L->gpus[g].uuid, tok)))
+                m[g] = 1;
+    }
+    free(copy);
+    return m;
+}
+
+/* *out: each GPU's idle level in p (the log L) outside the windows of its
+ * runs, with a note saying where it came from. */
+static jl_status measure_idle(ctx *c, const log_data *L, const jl__imp_pwlog *p,
                               const run_spec *specs, size_t n, jl__imp_idle **out)
 {
-    jl__imp_window *w = jl__malloc_array(n ? n : 1, sizeof *w);
+    const char *path = L->path;
+    jl__imp_window *w = jl__calloc_array(n ? n : 1, sizeof *w);
     jl__imp_idle *x = calloc(1, sizeof *x);
+    int oom = 0;
     *out = NULL;
     if (!w || !x) {
         free(w);
@@ -1292,8 +1321,10 @@ static jl_status measure_idle(ctx *c, const char *path, const jl__imp_pwlog *p,
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (spec_of_log(&specs[i], path))
-            w[m++] = (jl__imp_window){specs[i].start, specs[i].end};
-    int rc = jl__imp_idle_level(p, w, m, x);
+            w[m++] = (jl__imp_window){specs[i].start, specs[i].end, spec_gpus(&specs[i], L, &oom)};
+    int rc = oom || jl__imp_idle_level(p, w, m, x);
+    for (size_t i = 0; i < m; i++)
+        free((void *)w[i].gpus);
     free(w);
     if (rc) {
         free(x);
@@ -1353,7 +1384,7 @@ static jl_status logs_auto_idle(ctx *c, jl__imp_csv **csvs, size_t n, run_spec *
         st = auto_runs(c, ps, paths, n, names, specs, n_specs);
     for (size_t k = 0; k < n && st == JL_OK && *specs; k++)
         if (c->logs[k])
-            st = measure_idle(c, c->logs[k]->path, &ps[k], *specs, *n_specs, &c->logs[k]->idle);
+            st = measure_idle(c, c->logs[k], &ps[k], *specs, *n_specs, &c->logs[k]->idle);
     for (size_t k = 0; ws && k < n; k++)
         free(ws[k]);
     free(ws);
@@ -2155,7 +2186,7 @@ static jl_status prepass_emit(void *vx, log_data *L)
     return JL_OK;
 }
 
-static jl_status prepass_log(ctx *c, const char *path, prepass *pp, int report)
+static jl_status prepass_log(ctx *c, const char *path, prepass *pp, int report, log_data **keep)
 {
     jl_error_list errs = {0};
     jl__imp kit;
@@ -2182,6 +2213,12 @@ static jl_status prepass_log(ctx *c, const char *path, prepass *pp, int report)
         st = read_log(L, csv);
     else if (report)
         jl_error_list_push(c->errors, err), err = NULL;
+    if (st == JL_OK && keep) { /* its GPUs, for the runs' gpus cells */
+        L->k = c->k;
+        L->errors = c->errors;
+        *keep = L;
+        L = NULL;
+    }
 end:
     jl_error_free(err);
     jl__imp_csv_close(csv);
@@ -2200,7 +2237,8 @@ static jl_status stream_prepare(ctx *c, const char *path, run_spec **specs, size
     if (!c->opt->runs_auto && (!*specs || idle_given(c->opt, *specs, *n_specs)))
         return JL_OK;
     prepass pp = {0};
-    jl_status st = prepass_log(c, path, &pp, 0);
+    log_data *L = NULL;
+    jl_status st = prepass_log(c, path, &pp, 0, &L);
     if (st == JL_ENOMEM)
         goto end;
     if (st != JL_OK || pp.n == 0) {
@@ -2209,7 +2247,7 @@ static jl_status stream_prepare(ctx *c, const char *path, run_spec **specs, size
             free(pp.t);
             free(pp.w);
             pp = (prepass){0};
-            st = prepass_log(c, path, &pp, 1);
+            st = prepass_log(c, path, &pp, 1, NULL);
             st = st == JL_OK ? JL_ENODATA : st;
         } else {
             st = JL_OK;
@@ -2219,8 +2257,9 @@ static jl_status stream_prepare(ctx *c, const char *path, run_spec **specs, size
     jl__imp_pwlog p = {pp.t, pp.w, pp.n, pp.G, !pp.inst};
     if (c->opt->runs_auto && (st = auto_runs(c, &p, &path, 1, pp.names, specs, n_specs)) != JL_OK)
         goto end;
-    st = measure_idle(c, path, &p, *specs, *n_specs, idle);
+    st = measure_idle(c, L, &p, *specs, *n_specs, idle);
 end:
+    log_free(L);
     free(pp.t);
     free(pp.w);
     return st;

@@ -158,6 +158,27 @@ for r in runs.values():
 if len(runs) != 1:
     bad(f"two GPUs: {len(runs)} runs")
 
+# runs on one GPU each (a gpus column): each GPU's idle judged against its own runs
+part = os.path.join(a.out, "part.csv")
+rng = random.Random(6)
+with open(part, "w") as f:
+    f.write("timestamp, index, name, power.draw.instant [W]\n")
+    for i in range(700):
+        t = T0 + 0.1 * i
+        stamp = datetime.datetime.fromtimestamp(t, datetime.timezone.utc)
+        s = stamp.strftime("%Y/%m/%d %H:%M:%S.") + f"{stamp.microsecond // 1000:03d}"
+        for g, (lo, hi) in enumerate(((10, 30), (40, 60))):
+            x = 400 if lo <= 0.1 * i < hi else 55 + 10 * g
+            f.write(f"{s}, {g}, NVIDIA H100 80GB HBM3, {x + rng.gauss(0, 1):.2f} W\n")
+rc = os.path.join(a.out, "part.runs.csv")
+with open(rc, "w") as f:
+    f.write(f"run,start,end,gpus\ng0,{T0 + 10},{T0 + 30},0\ng1,{T0 + 40},{T0 + 60},1\n")
+p, runs = imp(part, "--runs", rc, *SETS)
+idle = {k: v["gpu_idle_power_w"] for k, v in runs.items()}
+print("runs on one GPU each: gpu_idle_power_w", idle)
+if not (abs(idle.get("g0", 0) - 55) <= 1 and abs(idle.get("g1", 0) - 65) <= 1):
+    bad(f"runs on one GPU each: {idle} (GPU 0 idles at 55 W, GPU 1 at 65 W)")
+
 # idle rules with a RUNS.csv
 rc = os.path.join(a.out, "idle.runs.csv")
 (s0, e0), (s1, e1), (s2, e2) = truth(steps)

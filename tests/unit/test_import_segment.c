@@ -102,7 +102,7 @@ TEST(idle_level_outside_the_runs)
     fill(&s, 700, 2, runs, 2);
     jl__imp_pwlog p = {s.t, s.w, s.n, s.G, 0};
     /* the windows overlapping and out of order: their union counts */
-    jl__imp_window w[] = {{1040, 1060}, {1010, 1030}, {1012, 1020}};
+    jl__imp_window w[] = {{1040, 1060, NULL}, {1010, 1030, NULL}, {1012, 1020, NULL}};
     jl__imp_idle x;
     CHECK_EQ_INT(jl__imp_idle_level(&p, w, 3, &x), 0);
     CHECK_NEAR(x.w[0], 50.0, 0, 0.5);
@@ -112,18 +112,36 @@ TEST(idle_level_outside_the_runs)
     CHECK_CONTAINS(x.text, "between runs");
     CHECK_CONTAINS(x.text, "after the last run");
     jl__imp_idle_free(&x);
+    /* runs on some GPUs only: each GPU's idle judged against its own runs */
+    for (size_t i = 0; i < s.n; i++) {
+        double t = s.t[i] - 1000.0;
+        if (t >= 10 && t < 30)
+            s.w[i * 2 + 1] = 60.0;
+        if (t >= 40 && t < 60)
+            s.w[i * 2 + 0] = 50.0;
+    }
+    const unsigned char only0[] = {1, 0}, only1[] = {0, 1};
+    jl__imp_window part[] = {{1010, 1030, only0}, {1040, 1060, only1}};
+    CHECK_EQ_INT(jl__imp_idle_level(&p, part, 2, &x), 0);
+    CHECK_NEAR(x.w[0], 50.0, 0, 0.5);
+    CHECK_NEAR(x.w[1], 60.0, 0, 0.5);
+    jl__imp_idle_free(&x);
+    part[0].gpus = part[1].gpus = NULL; /* taken as runs on both: GPU 1 idles in the first */
+    CHECK_EQ_INT(jl__imp_idle_level(&p, part, 2, &x), 0);
+    CHECK(isnan(x.w[1]));
+    jl__imp_idle_free(&x);
     /* a quiet stretch at load level (a run the windows leave out) is no idle */
     const double hidden[][3] = {{0, 9, 450}, {10, 30, 400}, {31, 70, 450}};
     fill(&s, 700, 1, hidden, 3);
     p.n = s.n;
     p.G = 1;
-    jl__imp_window w1[] = {{1010, 1030}};
+    jl__imp_window w1[] = {{1010, 1030, NULL}};
     CHECK_EQ_INT(jl__imp_idle_level(&p, w1, 1, &x), 0);
     CHECK(isnan(x.w[0]));
     CHECK_CONTAINS(x.text, "not below every run's median power");
     jl__imp_idle_free(&x);
     /* no stretch outside the runs; no runs at all */
-    jl__imp_window whole[] = {{900, 2000}};
+    jl__imp_window whole[] = {{900, 2000, NULL}};
     CHECK_EQ_INT(jl__imp_idle_level(&p, whole, 1, &x), 0);
     CHECK(isnan(x.w[0]));
     CHECK_CONTAINS(x.text, "no samples outside their windows");
@@ -135,8 +153,8 @@ TEST(idle_level_outside_the_runs)
     const double close[][3] = {{10, 30, 400}, {31.5, 50, 400}};
     fill(&s, 520, 1, close, 2);
     p.n = s.n;
-    jl__imp_window w2[] = {{1010, 1030}, {1031.5, 1050}};
-    jl__imp_window w3[] = {{1000, 1030}, {1032, 1052}};
+    jl__imp_window w2[] = {{1010, 1030, NULL}, {1031.5, 1050, NULL}};
+    jl__imp_window w3[] = {{1000, 1030, NULL}, {1032, 1052, NULL}};
     CHECK_EQ_INT(jl__imp_idle_level(&p, w2, 2, &x), 0);
     CHECK_EQ_INT((int)x.stretches[0], 1); /* only before the first */
     jl__imp_idle_free(&x);
