@@ -1143,6 +1143,10 @@ typedef struct ctx {
     log_data **logs;
     size_t n_logs;
     size_t dropped_rows;
+    /* --runs auto: the options with runs_csv naming the runs file written,
+     * so that a run's errors name it (and its line) */
+    jl_import_nvsmi_options auto_opt;
+    char *auto_path;
 } ctx;
 
 static const char *base_name(const char *p)
@@ -1591,6 +1595,10 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
     *n_out = n;
     specs = NULL;
     n = 0;
+    c->auto_opt = *c->opt;
+    c->auto_opt.runs_csv = c->auto_path = path;
+    c->opt = &c->auto_opt;
+    path = NULL;
     goto end;
 nomem:
     st = jl__imp_err_at(c->errors, JL_ENOMEM, NULL, 0, 0, NULL, "--runs auto: out of memory");
@@ -2451,6 +2459,7 @@ end:
     for (size_t k = 0; c->logs && k < c->n_logs; k++)
         log_free(c->logs[k]);
     free(c->logs);
+    free(c->auto_path);
     return jl__imp_end(c->k, st, out);
 }
 
@@ -2632,6 +2641,7 @@ end:
     specs_free(specs, n_specs);
     jl__imp_csv_close(runs);
     jl__imp_zone_free(c.zone);
+    free(c.auto_path);
     return jl__imp_end(&kit, st, out);
 }
 
