@@ -501,3 +501,250 @@ jl_status jl__imp_write_runs_csv(const char *path, const jl__imp_runs_row *rows,
     free(tmp);
     return JL_OK;
 }
+
+/* ---- the idle level as an importer uses it ----------------------------------- */
+
+jl_status jl__imp_idle_measure(jl__imp *k, const char *path, const jl__imp_pwlog *p,
+                               const jl__imp_window *w, size_t n, jl__imp_idle **out)
+{
+    jl__imp_idle *x = calloc(1, sizeof *x);
+    *out = NULL;
+    if (!x || jl__imp_idle_level(p, w, n, x)) {
+        free(x);
+        return JL_ENOMEM;
+    }
+    if (x->G && isfinite(x->w[0]))
+        jl__imp_note(k, path, "gpu_idle_power_w",
+                     "idle power measured in the log (GPU 0: %.1f W), for runs given none: %s",
+                     x->w[0], x->text);
+    else
+        jl__imp_note(k, path, "gpu_idle_power_w",
+                     "gpu_idle_power_w left missing where not given: %s", x->text);
+    *out = x;
+    return JL_OK;
+}
+
+void jl__imp_idle_apply(jl__imp *k, const char *path, const jl__imp_idle *idle, const size_t *sel,
+                        size_t G, const char *given, jl_run *r, jl__strbuf *notes)
+{
+    if (!idle || !idle->w)
+        return;
+    double sum = 0;
+    int all = G > 0;
+    for (size_t g = 0; g < G; g++) {
+        all &= isfinite(idle->w[sel[g]]);
+        sum += idle->w[sel[g]];
+    }
+    double est = all ? sum / (double)G : NAN;
+    jl_attrs *a = &r->attrs;
+    if (given && isfinite(est)) {
+        jl__strbuf_printf(notes,
+                          " gpu_idle_power_w %.6g W as given (%s), not the %.1f W of the log's "
+                          "idle stretches.",
+                          a->gpu_idle_power_w, given, est);
+        jl__imp_note(k, path, "gpu_idle_power_w",
+                     "the idle power given (%s) wins over the one measured in the log's idle "
+                     "stretches (first: run %s, %.6g W given, %.1f W measured)",
+                     given, r->name, a->gpu_idle_power_w, est);
+    } else if (!given && all) {
+        a->gpu_idle_power_w = est;
+        jl__strbuf_printf(notes, " gpu_idle_power_w %.1f W per GPU, from the log's idle: %s.", est,
+                          idle->text);
+    } else if (!given) {
+        jl__strbuf_printf(notes, " gpu_idle_power_w missing: %s.", idle->text);
+    }
+}
+
+/* ---- --runs auto as an importer uses it -------------------------------------- */
+
+void jl__imp_auto_runs_free(jl__imp_auto_runs *a)
+{
+    for (size_t i = 0; a && a->rows && i < a->n; i++) {
+        free((char *)a->rows[i].name);
+        free((char *)a->rows[i].log);
+    }
+    if (a) {
+        free(a->rows);
+        free(a->path);
+        memset(a, 0, sizeof *a);
+    }
+}
+
+/* The runs file's path: --runs-out, else the output's name with .runs.csv
+ * for its extension (sweep.h5 -> sweep.runs.csv: one per output, --each
+ * too), else RUNS.auto.csv. */
+static char *auto_path(const jl__imp_auto *o)
+{
+    if (o->runs_out)
+        return jl__strdup(o->runs_out);
+    if (!o->output)
+        return jl__strdup("RUNS.auto.csv");
+    const char *b = strrchr(o->output, '/');
+    b = b ? b + 1 : o->output;
+    const char *dot = strrchr(b, '.');
+    size_t l = (size_t)((dot && dot > b ? dot : b + strlen(b)) - o->output);
+    return jl__asprintf("%.*s.runs.csv", (int)l, o->output);
+}
+
+/* The runs of log k (rows appended, named run01... or <log>_run01...). */
+static int auto_log_rows(const jl__imp_segments *sg, const char *path, int several,
+                         jl__imp_auto_runs *a)
+{
+    jl__imp_runs_row *x = realloc(a->rows, (a->n + sg->n + 1) * sizeof *x);
+    if (!x)
+        return -1;
+    a->rows = x;
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    const char *dot = strrchr(b, '.');
+    int bl = (int)(dot && dot > b ? dot - b : (long)strlen(b));
+    for (size_t i = 0; i < sg->n; i++) {
+        jl__imp_runs_row *r = &a->rows[a->n++];
+        r->start = sg->runs[i].start;
+        r->end = sg->runs[i].end;
+        r->name =
+            several ? jl__asprintf("%.*s_run%02zu", bl, b, i + 1) : jl__asprintf("run%02zu", i + 1);
+        r->log = jl__strdup(path);
+        if (!r->name || !r->log)
+            return -1;
+    }
+    return 0;
+}
+
+/* The command that imports the runs file once filled. */
+static char *auto_command(const jl__imp_auto *o, const char *const *paths, size_t n_logs,
+                          const char *path)
+{
+    jl__strbuf cmd;
+    jl__strbuf_init(&cmd);
+    jl__strbuf_printf(&cmd, "joules import %s", o->format);
+    for (size_t k = 0; k < n_logs; k++) {
+        if (!paths[k])
+            continue;
+        char *q = jl__imp_shell_quote(paths[k]);
+        jl__strbuf_printf(&cmd, " %s", q ? q : "");
+        free(q);
+    }
+    char *q = jl__imp_shell_quote(path);
+    jl__strbuf_printf(&cmd, " --runs %s", q ? q : "");
+    free(q);
+    for (size_t i = 0; i < 2 * o->n_flags; i += 2) {
+        jl__strbuf_printf(&cmd, " %s", o->flags[i]);
+        if (o->flags[i + 1]) {
+            q = jl__imp_shell_quote(o->flags[i + 1]);
+            jl__strbuf_printf(&cmd, " %s", q ? q : "");
+            free(q);
+        }
+    }
+    for (size_t i = 0; i < o->n_set; i++) {
+        char *kv = jl__asprintf("%s=%s", o->set[i].key, o->set[i].value);
+        q = kv ? jl__imp_shell_quote(kv) : NULL;
+        jl__strbuf_printf(&cmd, " --set %s", q ? q : "");
+        free(q);
+        free(kv);
+    }
+    q = o->output ? jl__imp_shell_quote(o->output) : NULL;
+    jl__strbuf_printf(&cmd, " -o %s%s", q ? q : "OUT.h5", o->force ? " --force" : "");
+    free(q);
+    return jl__strbuf_take(&cmd);
+}
+
+/* The required attributes no --set gives (gpu_model also from the logs'
+ * names), as "a, b"; NULL when none or out of memory (*oom). */
+static char *auto_missing(const jl__imp_auto *o, int *oom)
+{
+    jl_attrs probe;
+    jl_attrs_init(&probe);
+    for (size_t i = 0; i < o->n_set; i++)
+        jl__imp_set_attr(&probe, o->set[i].key, o->set[i].value);
+    static const char *const req[] = {"workload",  "model",          "task", "precision",
+                                      "gpu_model", "max_batch_size", NULL};
+    jl__strbuf miss;
+    jl__strbuf_init(&miss);
+    for (const char *const *k = req; *k; k++) {
+        const jl__attr_field *f = jl__imp_attr_field(*k);
+        int missing = !strcmp(*k, "max_batch_size")
+                          ? probe.max_batch_size < 1
+                          : !*(char **)((char *)&probe + f->off) &&
+                                !(o->gpu_names && !strcmp(*k, "gpu_model"));
+        if (missing)
+            jl__strbuf_printf(&miss, "%s%s", miss.len ? ", " : "", *k);
+    }
+    jl_attrs_clear(&probe);
+    if (!miss.len) {
+        *oom = miss.failed;
+        jl__strbuf_free(&miss);
+        return NULL;
+    }
+    char *m = jl__strbuf_take(&miss);
+    *oom = !m;
+    return m;
+}
+
+jl_status jl__imp_auto_runs_find(jl__imp *k, jl_error_list *errors, const jl__imp_pwlog *ps,
+                                 const char *const *paths, size_t n_logs, const jl__imp_auto *o,
+                                 jl__imp_auto_runs *out)
+{
+    memset(out, 0, sizeof *out);
+    jl_status st = JL_OK;
+    jl__strbuf thr;
+    jl__strbuf_init(&thr);
+    char *tx = NULL, *miss = NULL, *cmd = NULL;
+    int oom = 0;
+    if (!(out->path = auto_path(o)))
+        goto nomem;
+    for (size_t i = 0; i < n_logs; i++) {
+        if (!ps[i].t)
+            continue;
+        jl__imp_segments sg;
+        if (jl__imp_segment(&ps[i], &o->seg, &sg))
+            goto nomem;
+        const char *b = strrchr(paths[i], '/');
+        jl__strbuf_printf(&thr, "%s%s: %s", thr.len ? "; " : "", b ? b + 1 : paths[i], sg.text);
+        int bad = auto_log_rows(&sg, paths[i], n_logs > 1, out);
+        jl__imp_segments_free(&sg);
+        if (bad)
+            goto nomem;
+    }
+    if (!(tx = jl__strbuf_take(&thr)))
+        goto nomem;
+    const char *one = n_logs == 1 ? paths[0] : NULL;
+    if (out->n == 0) {
+        st = jl__imp_err_at(errors, JL_ENODATA, one, 0, 0, "power",
+                            "--runs auto found no run: %s. Give the windows in a RUNS.csv "
+                            "(--runs FILE; docs/import.md, \"Runs\")",
+                            tx);
+        goto end;
+    }
+    jl__imp_note(k, one ? one : "", "power", "--runs auto: %s; written to %s", tx, out->path);
+    if ((st = jl__imp_write_runs_csv(out->path, out->rows, out->n, n_logs > 1, o->set, o->n_set,
+                                     o->force, errors)) != JL_OK)
+        goto end;
+    miss = auto_missing(o, &oom);
+    if (oom)
+        goto nomem;
+    if (!miss)
+        goto end;
+    if (!(cmd = auto_command(o, paths, n_logs, out->path)))
+        goto nomem;
+    int several = strchr(miss, ',') != NULL;
+    st = jl__imp_err_at(errors, JL_EMISSING, out->path, 0, 0, NULL,
+                        "--runs auto found %zu run%s and wrote them here; required attributes "
+                        "have no value: %s. Fill %s column%s in this file (one value per run; "
+                        "check the windows too), then import it:\n  %s\n(or give them for every "
+                        "run with --set KEY=VALUE and --runs auto imports at once). "
+                        "Thresholds: %s",
+                        out->n, out->n == 1 ? "" : "s", miss, several ? "these" : "this",
+                        several ? "s" : "", cmd, tx);
+    goto end;
+nomem:
+    st = jl__imp_err_at(errors, JL_ENOMEM, NULL, 0, 0, NULL, "--runs auto: out of memory");
+end:
+    jl__strbuf_free(&thr);
+    free(tx);
+    free(miss);
+    free(cmd);
+    if (st != JL_OK)
+        jl__imp_auto_runs_free(out);
+    return st;
+}

@@ -17,6 +17,10 @@
 #include "joules/attrs.h"
 #include "joules/error.h"
 
+struct jl__imp;
+struct jl__strbuf;
+struct jl_run;
+
 /* A power log: n samples at times t (Unix s, non-decreasing), the power of
  * G GPUs w[i * G + g] (W; NaN where a GPU has none at a sample). */
 typedef struct jl__imp_pwlog {
@@ -118,6 +122,49 @@ typedef struct jl__imp_runs_row {
 jl_status jl__imp_write_runs_csv(const char *path, const jl__imp_runs_row *rows, size_t n,
                                  int with_log, const jl_kv *set, size_t n_set, int force,
                                  jl_error_list *errors);
+
+/* ---- as an importer uses them ------------------------------------------------- */
+
+/* *out (allocated): the idle level of p outside the windows, with a note
+ * naming path saying where it came from or why there is none. */
+jl_status jl__imp_idle_measure(struct jl__imp *k, const char *path, const jl__imp_pwlog *p,
+                               const jl__imp_window *w, size_t n, jl__imp_idle **out);
+/* A run on the GPUs sel (G of them) of the log at path: given (the source
+ * of a gpu_idle_power_w the user gave, e.g. "--set"; NULL: none) wins, else
+ * the mean of idle's levels over its GPUs is set; its notes say which. */
+void jl__imp_idle_apply(struct jl__imp *k, const char *path, const jl__imp_idle *idle,
+                        const size_t *sel, size_t G, const char *given, struct jl_run *r,
+                        struct jl__strbuf *notes);
+
+/* --runs auto for an importer. */
+typedef struct jl__imp_auto {
+    const char *format;   /* "nvidia-smi", for the re-run command */
+    const char *runs_out; /* NULL: output's name with .runs.csv, else RUNS.auto.csv */
+    const char *output;   /* the trace being written; NULL */
+    int force;            /* replace an existing runs file */
+    jl__imp_segment_opt seg;
+    const jl_kv *set; /* --set: the attribute columns, the required attributes */
+    size_t n_set;
+    const char *const *flags; /* n_flags (option, value or NULL) pairs to repeat */
+    size_t n_flags;
+    int gpu_names; /* every log names its GPUs (gpu_model comes from them) */
+} jl__imp_auto;
+
+typedef struct jl__imp_auto_runs {
+    jl__imp_runs_row *rows; /* name and log owned */
+    size_t n;
+    char *path; /* the runs file written */
+} jl__imp_auto_runs;
+
+/* The runs of the logs ps[k] (t NULL: a log not read) at paths[k], written
+ * to the runs file, the thresholds in a note. JL_OK: out holds the runs to
+ * import. JL_EMISSING: a required attribute has no --set: the error names
+ * the columns to fill and the command to re-run. JL_ENODATA: none found
+ * (the error says why); other errors writing the file. */
+jl_status jl__imp_auto_runs_find(struct jl__imp *k, jl_error_list *errors, const jl__imp_pwlog *ps,
+                                 const char *const *paths, size_t n_logs, const jl__imp_auto *o,
+                                 jl__imp_auto_runs *out);
+void jl__imp_auto_runs_free(jl__imp_auto_runs *a);
 
 /* s quoted for a POSIX shell where it needs it ('a b' -> "'a b'"); NULL
  * when out of memory. */

@@ -1308,41 +1308,21 @@ static unsigned char *spec_gpus(const run_spec *sp, const log_data *L, int *oom)
 }
 
 /* *out: each GPU's idle level in p (the log L) outside the windows of its
- * runs, with a note saying where it came from. */
+ * runs (kit_segment.c), with a note. */
 static jl_status measure_idle(ctx *c, const log_data *L, const jl__imp_pwlog *p,
                               const run_spec *specs, size_t n, jl__imp_idle **out)
 {
-    const char *path = L->path;
     jl__imp_window *w = jl__calloc_array(n ? n : 1, sizeof *w);
-    jl__imp_idle *x = calloc(1, sizeof *x);
-    int oom = 0;
-    *out = NULL;
-    if (!w || !x) {
-        free(w);
-        free(x);
-        return JL_ENOMEM;
-    }
+    int oom = !w;
     size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (spec_of_log(&specs[i], path))
+    for (size_t i = 0; w && i < n; i++)
+        if (spec_of_log(&specs[i], L->path))
             w[m++] = (jl__imp_window){specs[i].start, specs[i].end, spec_gpus(&specs[i], L, &oom)};
-    int rc = oom || jl__imp_idle_level(p, w, m, x);
+    jl_status st = oom ? JL_ENOMEM : jl__imp_idle_measure(c->k, L->path, p, w, m, out);
     for (size_t i = 0; i < m; i++)
         free((void *)w[i].gpus);
     free(w);
-    if (rc) {
-        free(x);
-        return JL_ENOMEM;
-    }
-    if (x->G && isfinite(x->w[0]))
-        jl__imp_note(c->k, path, "gpu_idle_power_w",
-                     "idle power measured in the log (GPU 0: %.1f W), for runs given none: %s",
-                     x->w[0], x->text);
-    else
-        jl__imp_note(c->k, path, "gpu_idle_power_w",
-                     "gpu_idle_power_w left missing where not given: %s", x->text);
-    *out = x;
-    return JL_OK;
+    return st;
 }
 
 /* 1 when every run has its idle power given (--set or RUNS.csv). */
@@ -1398,20 +1378,10 @@ static jl_status logs_auto_idle(ctx *c, jl__imp_csv **csvs, size_t n, run_spec *
 }
 
 /* The run's gpu_idle_power_w: the value given (its RUNS.csv row, else
- * --set) wins; else the mean over its GPUs of the log's idle levels; the
- * run's notes say which. */
+ * --set) wins; else the log's idle level (kit_segment.c). */
 static void apply_idle(ctx *c, const log_data *L, const run_spec *sp, jl_run *r, const size_t *sel,
                        size_t G, jl__strbuf *notes)
 {
-    if (!L->idle || !L->idle->w)
-        return;
-    double sum = 0;
-    int all = G > 0;
-    for (size_t g = 0; g < G; g++) {
-        all &= isfinite(L->idle->w[sel[g]]);
-        sum += L->idle->w[sel[g]];
-    }
-    double est = all ? sum / (double)G : NAN;
     const char *given = NULL;
     for (size_t i = 0; sp && i < sp->n_attrs && !given; i++)
         if (!strcmp(sp->attrs[i].key, "gpu_idle_power_w"))
@@ -1419,197 +1389,58 @@ static void apply_idle(ctx *c, const log_data *L, const run_spec *sp, jl_run *r,
     for (size_t i = 0; i < c->opt->n_set && !given; i++)
         if (!strcmp(c->opt->set[i].key, "gpu_idle_power_w"))
             given = "--set";
-    jl_attrs *a = &r->attrs;
-    if (given && isfinite(est)) {
-        jl__strbuf_printf(notes,
-                          " gpu_idle_power_w %.6g W as given (%s), not the %.1f W of the log's "
-                          "idle stretches.",
-                          a->gpu_idle_power_w, given, est);
-        jl__imp_note(c->k, L->path, "gpu_idle_power_w",
-                     "the idle power given (%s) wins over the one measured in the log's idle "
-                     "stretches (first: run %s, %.6g W given, %.1f W measured)",
-                     given, r->name, a->gpu_idle_power_w, est);
-    } else if (!given && all) {
-        a->gpu_idle_power_w = est;
-        jl__strbuf_printf(notes, " gpu_idle_power_w %.1f W per GPU, from the log's idle: %s.", est,
-                          L->idle->text);
-    } else if (!given) {
-        jl__strbuf_printf(notes, " gpu_idle_power_w missing: %s.", L->idle->text);
-    }
+    jl__imp_idle_apply(c->k, L->path, L->idle, sel, G, given, r, notes);
 }
 
-/* --runs auto: runs cut in each log (ps[k], NULL for a log not read) at
- * its power's rises and falls, written to a RUNS.csv to edit; *out the
- * runs to import, or an error (JL_EMISSING) naming the columns to fill and
- * the command to re-run when a required attribute has no --set. */
+/* --runs auto (kit_segment.c): the runs of each log (ps[k]; t NULL for a
+ * log not read), written to a runs file; *out the runs to import, whose
+ * errors name that file from now on. */
 static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *paths, size_t n_logs,
                            int gpu_names, run_spec **out, size_t *n_out)
 {
     const jl_import_nvsmi_options *o = c->opt;
-    jl__imp_segment_opt so = {o->auto_min_run_s, o->auto_merge_s};
-    run_spec *specs = NULL;
-    jl__imp_runs_row *rows = NULL;
-    size_t n = 0, n_read = 0;
-    jl_status st = JL_OK;
-    jl__strbuf thr, cmd, miss;
-    jl__strbuf_init(&thr);
-    jl__strbuf_init(&cmd);
-    jl__strbuf_init(&miss);
-    /* where: --runs-out, else the output's name with .runs.csv for its
-     * extension (sweep.h5 -> sweep.runs.csv: one per output, --each too) */
-    const char *ob = o->output ? base_name(o->output) : NULL, *od = ob ? strrchr(ob, '.') : NULL;
-    size_t ol = o->output ? (size_t)((od && od > ob ? od : ob + strlen(ob)) - o->output) : 0;
-    char *path = o->runs_out ? jl__strdup(o->runs_out)
-                 : o->output ? jl__asprintf("%.*s.runs.csv", (int)ol, o->output)
-                             : jl__strdup("RUNS.auto.csv");
+    const char *flags[8];
+    size_t nf = 0;
+    if (o->timezone)
+        flags[2 * nf] = "--timezone", flags[2 * nf++ + 1] = o->timezone;
+    if (o->columns)
+        flags[2 * nf] = "--columns", flags[2 * nf++ + 1] = o->columns;
+    if (o->sort)
+        flags[2 * nf] = "--sort", flags[2 * nf++ + 1] = NULL;
+    jl__imp_auto ao = {
+        "nvidia-smi", o->runs_out, o->output, o->force, {o->auto_min_run_s, o->auto_merge_s},
+        o->set,       o->n_set,    flags,     nf,       gpu_names};
+    jl__imp_auto_runs ar;
     *out = NULL;
     *n_out = 0;
-    if (!path)
-        goto nomem;
-    for (size_t k = 0; k < n_logs; k++) {
-        if (!ps[k].t)
-            continue;
-        n_read++;
-        jl__imp_segments sg;
-        if (jl__imp_segment(&ps[k], &so, &sg))
-            goto nomem;
-        jl__strbuf_printf(&thr, "%s%s: %s", thr.len ? "; " : "", base_name(paths[k]), sg.text);
-        run_spec *x = realloc(specs, (n + sg.n + 1) * sizeof *x);
-        jl__imp_runs_row *y = realloc(rows, (n + sg.n + 1) * sizeof *y);
-        if (x)
-            specs = x;
-        if (y)
-            rows = y;
-        if (!x || !y) {
-            jl__imp_segments_free(&sg);
-            goto nomem;
+    jl_status st = jl__imp_auto_runs_find(c->k, c->errors, ps, paths, n_logs, &ao, &ar);
+    if (st != JL_OK)
+        return st;
+    run_spec *specs = calloc(ar.n, sizeof *specs);
+    for (size_t i = 0; specs && i < ar.n; i++) {
+        specs[i].req_offset = NAN;
+        specs[i].start = ar.rows[i].start;
+        specs[i].end = ar.rows[i].end;
+        specs[i].line = (long long)i + 2;
+        specs[i].name = (char *)ar.rows[i].name;
+        ar.rows[i].name = NULL;
+        if (n_logs > 1) {
+            specs[i].log = (char *)ar.rows[i].log;
+            ar.rows[i].log = NULL;
         }
-        const char *b = base_name(paths[k]), *dot = strrchr(b, '.');
-        for (size_t i = 0; i < sg.n; i++, n++) {
-            memset(&specs[n], 0, sizeof specs[n]);
-            specs[n].req_offset = NAN;
-            specs[n].start = sg.runs[i].start;
-            specs[n].end = sg.runs[i].end;
-            specs[n].line = (long long)n + 2;
-            specs[n].name =
-                n_logs > 1
-                    ? jl__asprintf("%.*s_run%02zu",
-                                   (int)(dot && dot > b ? dot - b : (long)strlen(b)), b, i + 1)
-                    : jl__asprintf("run%02zu", i + 1);
-            specs[n].log = n_logs > 1 ? jl__strdup(paths[k]) : NULL;
-            if (!specs[n].name || (n_logs > 1 && !specs[n].log)) {
-                n++;
-                jl__imp_segments_free(&sg);
-                goto nomem;
-            }
-            rows[n] = (jl__imp_runs_row){specs[n].name, specs[n].start, specs[n].end, paths[k]};
-        }
-        jl__imp_segments_free(&sg);
     }
-    char *tx = jl__strbuf_take(&thr);
-    if (!tx)
-        goto nomem;
-    if (n == 0) {
-        st = jl__imp_err_at(c->errors, JL_ENODATA, n_logs == 1 ? paths[0] : NULL, 0, 0, "power",
-                            "--runs auto found no run: %s. Give the windows in a RUNS.csv "
-                            "(--runs FILE; docs/import.md, \"Runs\")",
-                            tx);
-        free(tx);
-        goto end;
+    if (!specs) {
+        jl__imp_auto_runs_free(&ar);
+        return jl__imp_err_at(c->errors, JL_ENOMEM, NULL, 0, 0, NULL, "--runs auto: out of memory");
     }
-    jl__imp_note(c->k, n_logs == 1 ? paths[0] : "", "power", "--runs auto: %s; written to %s", tx,
-                 path);
-    if ((st = jl__imp_write_runs_csv(path, rows, n, n_logs > 1, o->set, o->n_set, o->force,
-                                     c->errors)) != JL_OK) {
-        free(tx);
-        goto end;
-    }
-    /* required attributes: from --set only (gpu_model also from the log) */
-    jl_attrs probe;
-    jl_attrs_init(&probe);
-    for (size_t i = 0; i < o->n_set; i++)
-        set_attr(&probe, o->set[i].key, o->set[i].value);
-    static const char *const req[] = {"workload",  "model",          "task", "precision",
-                                      "gpu_model", "max_batch_size", NULL};
-    for (const char *const *k = req; *k; k++) {
-        int missing = !strcmp(*k, "max_batch_size")
-                          ? probe.max_batch_size < 1
-                          : !*FIELD(&probe, jl__imp_attr_field(*k), char *) &&
-                                !(gpu_names && !strcmp(*k, "gpu_model"));
-        if (missing)
-            jl__strbuf_printf(&miss, "%s%s", miss.len ? ", " : "", *k);
-    }
-    jl_attrs_clear(&probe);
-    if (miss.len) {
-        /* the command that imports the file once filled */
-        jl__strbuf_puts(&cmd, "joules import nvidia-smi");
-        const char *pre[] = {"--runs", path, "--timezone", o->timezone, "--columns", o->columns};
-        for (size_t k = 0; k < n_logs; k++) {
-            if (!paths[k])
-                continue;
-            char *q = jl__imp_shell_quote(paths[k]);
-            jl__strbuf_printf(&cmd, " %s", q ? q : "");
-            free(q);
-        }
-        for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k += 2)
-            if (pre[k + 1]) {
-                char *q = jl__imp_shell_quote(pre[k + 1]);
-                jl__strbuf_printf(&cmd, " %s %s", pre[k], q ? q : "");
-                free(q);
-            }
-        if (o->sort)
-            jl__strbuf_puts(&cmd, " --sort");
-        for (size_t i = 0; i < o->n_set; i++) {
-            char *kv = jl__asprintf("%s=%s", o->set[i].key, o->set[i].value);
-            char *q = kv ? jl__imp_shell_quote(kv) : NULL;
-            jl__strbuf_printf(&cmd, " --set %s", q ? q : "");
-            free(q);
-            free(kv);
-        }
-        if (o->output) {
-            char *q = jl__imp_shell_quote(o->output);
-            jl__strbuf_printf(&cmd, " -o %s", q ? q : "");
-            free(q);
-        } else {
-            jl__strbuf_puts(&cmd, " -o OUT.h5");
-        }
-        if (o->force)
-            jl__strbuf_puts(&cmd, " --force");
-        char *m = jl__strbuf_take(&miss), *cm = jl__strbuf_take(&cmd);
-        st = jl__imp_err_at(c->errors, JL_EMISSING, path, 0, 0, NULL,
-                            "--runs auto found %zu run%s and wrote them here; required "
-                            "attributes have no value: %s. Fill %s column%s in this file (one "
-                            "value per run; check the windows too), then import it:\n  %s\n"
-                            "(or give them for every run with --set KEY=VALUE and --runs auto "
-                            "imports at once). Thresholds: %s",
-                            n, n == 1 ? "" : "s", m ? m : "",
-                            strchr(m ? m : "", ',') ? "these" : "this",
-                            strchr(m ? m : "", ',') ? "s" : "", cm ? cm : "", tx);
-        free(m);
-        free(cm);
-        free(tx);
-        goto end;
-    }
-    free(tx);
     *out = specs;
-    *n_out = n;
-    specs = NULL;
-    n = 0;
+    *n_out = ar.n;
     c->auto_opt = *c->opt;
-    c->auto_opt.runs_csv = c->auto_path = path;
+    c->auto_opt.runs_csv = c->auto_path = ar.path;
     c->opt = &c->auto_opt;
-    path = NULL;
-    goto end;
-nomem:
-    st = jl__imp_err_at(c->errors, JL_ENOMEM, NULL, 0, 0, NULL, "--runs auto: out of memory");
-end:
-    specs_free(specs, n);
-    free(rows);
-    free(path);
-    jl__strbuf_free(&thr);
-    jl__strbuf_free(&cmd);
-    jl__strbuf_free(&miss);
-    return st;
+    ar.path = NULL;
+    jl__imp_auto_runs_free(&ar);
+    return JL_OK;
 }
 
 /* Everything of a run but its power/ and gpu/ series: attributes (--set,
