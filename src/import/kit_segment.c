@@ -701,6 +701,13 @@ jl_status jl__imp_auto_runs_find(jl__imp *k, jl_error_list *errors, const jl__im
             goto nomem;
         const char *b = strrchr(paths[i], '/');
         jl__strbuf_printf(&thr, "%s%s: %s", thr.len ? "; " : "", b ? b + 1 : paths[i], sg.text);
+        if (n_logs == 1) { /* the import document's details */
+            jl__imp_detail_num(k, "runs_auto_floor_w", sg.floor_w);
+            jl__imp_detail_num(k, "runs_auto_load_w", sg.load_w);
+            jl__imp_detail_num(k, "runs_auto_rise_w", sg.rise_w);
+            jl__imp_detail_num(k, "runs_auto_fall_w", sg.fall_w);
+            jl__imp_detail_num(k, "runs_auto_dropped", (double)sg.n_dropped);
+        }
         int bad = auto_log_rows(&sg, paths[i], n_logs > 1, out);
         jl__imp_segments_free(&sg);
         if (bad)
@@ -717,6 +724,7 @@ jl_status jl__imp_auto_runs_find(jl__imp *k, jl_error_list *errors, const jl__im
         goto end;
     }
     jl__imp_note(k, one ? one : "", "power", "--runs auto: %s; written to %s", tx, out->path);
+    jl__imp_detail(k, "runs_auto_file", out->path, 0);
     if ((st = jl__imp_write_runs_csv(out->path, out->rows, out->n, n_logs > 1, o->set, o->n_set,
                                      o->force, errors)) != JL_OK)
         goto end;

@@ -111,6 +111,14 @@ for r in runs.values():
         bad(f"steps {r['run']}: gpu_idle_power_w {r['gpu_idle_power_w']}, true 60")
 if "rises to" not in p.stderr or "falls below" not in p.stderr:
     bad("steps: thresholds not printed")
+# the import document carries the thresholds
+q = subprocess.run([a.joules, "import", "nvidia-smi", log, "--timezone", "UTC", "--runs", "auto",
+                    "--runs-out", ro, "--force", "--json", "-o", os.path.join(a.out, "j.h5"),
+                    *SETS], capture_output=True, text=True)
+det = json.loads(q.stdout)["details"] if q.returncode == 0 else {}
+if not (det.get("runs_auto_file") == ro and 57 < det.get("runs_auto_floor_w", 0) < 62 and
+        det.get("runs_auto_floor_w") < det.get("runs_auto_fall_w") < det.get("runs_auto_rise_w")):
+    bad(f"--json details: {det}")
 # the file written is a RUNS.csv the importer reads (the same runs back)
 p2, again = imp(log, "--runs", ro, *SETS)
 if sorted(again) != sorted(runs):
