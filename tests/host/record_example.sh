@@ -66,6 +66,19 @@ print(f"b0001: window {D:.6g} s, CPU+DRAM {h['cpu_dram_energy_j']:.6g} J, node {
       f"total {r['total_energy_per_token_j']:.6g}")
 sys.exit(1 if bad or not all(ok for _, ok in checks) else 0)
 PY
+# the CSV carries the same four figures
+"$joules" summarize --csv "$out/summary.csv" "$f" > /dev/null 2>&1 || fail=1
+"$py" - "$out/summary.json" "$out/summary.csv" <<'PY' || fail=1
+import csv, json, sys
+js = {r["run"]: r for r in json.load(open(sys.argv[1]))["runs"]}
+for row in csv.DictReader(open(sys.argv[2])):
+    for k in ("host_energy_j", "total_energy_j", "host_energy_per_token_j",
+              "total_energy_per_token_j"):
+        want = js[row["run"]][k]
+        got = float(row[k]) if row[k] else None
+        if (want is None) != (got is None) or (got is not None and abs(got - want) > 1e-9 * abs(want)):
+            sys.exit(f"FAIL: CSV {row['run']} {k} = {row[k]!r}, JSON {want!r}")
+PY
 # every run with host/: the card and the report show the whole system
 for r in b0004 b0016 b0064 b0256; do
     "$py" "$src/docs/examples/record_host.py" "$f" $r --made-up || fail=1
