@@ -138,6 +138,7 @@ typedef struct jl__report_report {
     /* per --slo (the first 64): the kinds (1 << jl__report_kind) already
      * told it does not apply to them */
     unsigned slo_skip_noted[64];
+    char *budgets_html; /* the budgets section's body (budgets_section.c); NULL: none */
 } jl__report_report;
 
 const char *jl__report_fig_kind_name(jl__report_fig_kind k);
