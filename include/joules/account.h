@@ -253,7 +253,10 @@ void jl_span_budget_result_free(jl_span_budget_result *r);
  * "checks": [{"budget", "class", "figure", "value", "lo", "hi", "max",
  * "verdict"}]}. NULL on out of memory. */
 json_t *jl_span_budget_row_json(const jl_span_budget_result *r, const jl_budgets *b, size_t row);
-/* The summary: {"budgets": [names], "rows_judged", "pass", "fail",
+/* The worst row verdict ("fail", "undetermined", "unmeasured", "pass"), or
+ * NULL when no row was judged. */
+const char *jl_span_budget_verdict(const jl_span_budget_result *r);
+/* The summary: {"verdict", "budgets": [names], "rows_judged", "pass", "fail",
  * "undetermined", "unmeasured", "determined", "adherence", "unmatched":
  * [{"budget", "class"}]}. */
 json_t *jl_span_budget_summary_json(const jl_span_budget_result *r, const jl_budgets *b);

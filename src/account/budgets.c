@@ -736,6 +736,15 @@ json_t *jl_span_budget_row_json(const jl_span_budget_result *r, const jl_budgets
     return o;
 }
 
+const char *jl_span_budget_verdict(const jl_span_budget_result *r)
+{
+    return r->rows_fail           ? "fail"
+           : r->rows_undetermined ? "undetermined"
+           : r->rows_unmeasured   ? "unmeasured"
+           : r->rows_judged       ? "pass"
+                                  : NULL;
+}
+
 json_t *jl_span_budget_summary_json(const jl_span_budget_result *r, const jl_budgets *b)
 {
     json_t *names = json_array(), *un = json_array();
@@ -751,7 +760,9 @@ json_t *jl_span_budget_summary_json(const jl_span_budget_result *r, const jl_bud
         json_decref(un);
         return NULL;
     }
-    return json_pack("{s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "budgets", names, "rows_judged",
+    const char *v = jl_span_budget_verdict(r);
+    return json_pack("{s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "verdict",
+                     v ? json_string(v) : json_null(), "budgets", names, "rows_judged",
                      (json_int_t)r->rows_judged, "pass", (json_int_t)r->rows_pass, "fail",
                      (json_int_t)r->rows_fail, "undetermined", (json_int_t)r->rows_undetermined,
                      "unmeasured", (json_int_t)r->rows_unmeasured, "determined",

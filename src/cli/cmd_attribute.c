@@ -340,7 +340,8 @@ static int write_csv(FILE *f, const jl_attribution *a, const judged *jb)
     char ad[32] = "";
     if (isfinite(r->adherence))
         snprintf(ad, sizeof ad, "%.9g", r->adherence);
-    fprintf(f, "(budgets),,,,,,,,,,,,,,,,,%s,", r->rows_fail ? "fail" : "pass");
+    const char *verdict = jl_span_budget_verdict(r);
+    fprintf(f, "(budgets),,,,,,,,,,,,,,,,,%s,", verdict ? verdict : "");
     char msg[256];
     snprintf(msg, sizeof msg,
              "adherence %s: %zu pass of %zu determined; %zu judged, %zu fail, %zu "
