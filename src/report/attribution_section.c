@@ -242,6 +242,28 @@ static void budget_block(jl__strbuf *b, const jl_span_budget_result *r, const jl
     }
 }
 
+/* the run's per-class adherence, a line for the budgets section */
+static void span_line(jl__report_report *r, const char *run, const jl_span_budget_result *br)
+{
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    if (r->span_budget_lines)
+        jl__strbuf_puts(&b, r->span_budget_lines);
+    jl__strbuf_puts(&b, "<li><a href=\"attribution.html\"><code>");
+    esc(&b, run);
+    jl__strbuf_printf(&b, "</code></a>: %zu of %zu class rows determined pass", br->rows_pass,
+                      br->rows_pass + br->rows_fail);
+    if (isfinite(br->adherence))
+        jl__strbuf_printf(&b, " (%.1f %%)", 100 * br->adherence);
+    jl__strbuf_printf(&b, "; %zu fail, %zu undetermined, %zu unmeasured", br->rows_fail,
+                      br->rows_undetermined, br->rows_unmeasured);
+    if (br->n_unmatched)
+        jl__strbuf_printf(&b, "; %zu ceilings match no class", br->n_unmatched);
+    jl__strbuf_puts(&b, "</li>");
+    free(r->span_budget_lines);
+    r->span_budget_lines = jl__strbuf_take(&b);
+}
+
 static void run_section(jl__strbuf *b, const char *file, const char *run, const char *data,
                         const jl_attribution *cls, const jl_attribution *byname,
                         const jl_attribution *t, const jl_span_budget_result *br,
@@ -381,6 +403,8 @@ jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err)
                         "(joules.attribution/1 documents)",
                         NULL);
                 run_section(&b, s->file, rn, data, a[0], a[1], a[2], br, r->opt.budgets);
+                if (br && br->n_budgets)
+                    span_line(r, rn, br);
                 jl_span_budget_result_free(br);
                 n_done++;
             }

@@ -69,7 +69,8 @@ static size_t ceilings_of(const json_t *runs, const char **names, size_t cap)
     return n;
 }
 
-static void budget_block(jl__strbuf *b, const json_t *bj, const jl_budgets *bs, size_t bi)
+static void budget_block(jl__strbuf *b, const json_t *bj, const jl_budgets *bs, size_t bi,
+                         const char *span_lines)
 {
     jl__strbuf_puts(b, "<h3>");
     esc(b, str(bj, "name"));
@@ -82,6 +83,8 @@ static void budget_block(jl__strbuf *b, const json_t *bj, const jl_budgets *bs, 
                           "attribution.html</a> and by <code>joules attribute --budgets</code>."
                           "</p>\n",
                           jl_budgets_span_ceilings(bs, bi));
+        if (span_lines)
+            jl__strbuf_printf(b, "<ul class=\"small\">%s</ul>\n", span_lines);
         return;
     }
     if (!json_array_size(runs)) {
@@ -122,7 +125,7 @@ static void budget_block(jl__strbuf *b, const json_t *bj, const jl_budgets *bs, 
     for (size_t c = 0; c < nc; c++) {
         jl__strbuf_puts(b, "<th class=\"n\">");
         esc(b, names[c]);
-        jl__strbuf_puts(b, "<span class=\"unit\">figure [interval] &le; ceiling</span></th>");
+        jl__strbuf_puts(b, "<span class=\"unit\">figure &le; ceiling, [interval]</span></th>");
     }
     jl__strbuf_puts(b, "<th>run verdict</th></tr></thead><tbody>\n");
     const json_t *run;
@@ -152,11 +155,12 @@ static void budget_block(jl__strbuf *b, const json_t *bj, const jl_budgets *bs, 
                                   json_number_value(json_object_get(k, "max")));
                 tag(b, str(k, "verdict"));
             } else {
-                jl__strbuf_printf(b, "%.4g [%.4g, %.4g] &le; %.4g ", v,
-                                  json_number_value(json_object_get(k, "lo")),
-                                  json_number_value(json_object_get(k, "hi")),
+                jl__strbuf_printf(b, "%.4g &le; %.4g ", v,
                                   json_number_value(json_object_get(k, "max")));
                 tag(b, str(k, "verdict"));
+                jl__strbuf_printf(b, "<br><span class=\"small muted\">[%.4g, %.4g]</span>",
+                                  json_number_value(json_object_get(k, "lo")),
+                                  json_number_value(json_object_get(k, "hi")));
             }
             jl__strbuf_puts(b, "</td>");
         }
@@ -233,7 +237,7 @@ jl_status jl__report_budgets_write(jl__report_report *r, jl_error **err)
                     "(accounting.md, \"Budgets\").</p>\n");
     const json_t *arr = json_object_get(doc, "budgets");
     for (size_t i = 0; i < json_array_size(arr); i++)
-        budget_block(&b, json_array_get(arr, i), bs, i);
+        budget_block(&b, json_array_get(arr, i), bs, i, r->span_budget_lines);
     json_decref(doc);
     jl_budget_result_free(res);
     free(r->budgets_html);

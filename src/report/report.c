@@ -81,6 +81,7 @@ static void report_free(jl__report_report *r)
         free(r->cmp_notes[i]);
     free(r->cmp_notes);
     free(r->budgets_html);
+    free(r->span_budget_lines);
     free(r->root);
 }
 

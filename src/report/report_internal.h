@@ -139,6 +139,9 @@ typedef struct jl__report_report {
      * told it does not apply to them */
     unsigned slo_skip_noted[64];
     char *budgets_html; /* the budgets section's body (budgets_section.c); NULL: none */
+    /* per profiled run, its per-class budgets' adherence as <li> lines
+     * (attribution_section.c, for the budgets section); NULL: none */
+    char *span_budget_lines;
 } jl__report_report;
 
 const char *jl__report_fig_kind_name(jl__report_fig_kind k);
