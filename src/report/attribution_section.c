@@ -16,18 +16,6 @@
 #include "joules/output.h"
 #include "report/sections.h"
 
-static void esc(jl__strbuf *b, const char *s)
-{
-    for (; s && *s; s++)
-        switch (*s) {
-        case '<': jl__strbuf_puts(b, "&lt;"); break;
-        case '>': jl__strbuf_puts(b, "&gt;"); break;
-        case '&': jl__strbuf_puts(b, "&amp;"); break;
-        case '"': jl__strbuf_puts(b, "&quot;"); break;
-        default: jl__strbuf_append(b, s, 1);
-        }
-}
-
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#17becf",
                                       "#bcbd22", "#8c564b", "#bab0ac"};
@@ -173,7 +161,7 @@ static void class_table(jl__strbuf *b, const jl_attribution *a)
         jl__report_fmt_num(dy, sizeof dy, r->dynamic_j, 3);
         jl__report_fmt_num(jt, sizeof jt, r->j_per_token, 3);
         jl__strbuf_puts(b, "<tr><td>");
-        esc(b, r->key);
+        jl__report_esc(b, r->key);
         jl__strbuf_printf(b,
                           "</td><td>%s</td><td>[%s, %s]</td><td>%.1f %%</td><td>%s</td>"
                           "<td>%s</td><td>%zu</td><td>%s</td><td",
@@ -182,7 +170,7 @@ static void class_table(jl__strbuf *b, const jl_attribution *a)
             jl__strbuf_printf(b, ">%.0f</td></tr>\n", r->peak_w);
         } else {
             jl__strbuf_puts(b, " title=\"");
-            esc(b, r->peak_reason);
+            jl__report_esc(b, r->peak_reason);
             jl__strbuf_puts(b, "\">—</td></tr>\n");
         }
     }
@@ -224,20 +212,20 @@ static void budget_block(jl__strbuf *b, const jl_span_budget_result *r, const jl
                             : c->verdict == JL_BUDGET_FAIL ? "#b3261e"
                                                            : "#9a5b00";
         jl__strbuf_puts(b, "<tr><td>");
-        esc(b, a->rows[c->row].key);
+        jl__report_esc(b, a->rows[c->row].key);
         jl__strbuf_printf(b,
                           "</td><td>%s</td><td>%.4g</td><td>[%.4g, %.4g]</td><td>%.4g</td>"
                           "<td style=\"color:%s;font-weight:600\">%s</td><td>",
                           jl_span_figure_name(c->figure), c->value, c->lo, c->hi, c->max, color, v);
-        esc(b, jl_budgets_name(bs, c->budget));
+        jl__report_esc(b, jl_budgets_name(bs, c->budget));
         jl__strbuf_puts(b, "</td></tr>\n");
     }
     jl__strbuf_puts(b, "</table>\n");
     for (size_t i = 0; i < r->n_unmatched; i++) {
         jl__strbuf_puts(b, "<p class=\"small\"><b>No row</b> for the ceiling on class <code>");
-        esc(b, r->unmatched[i].cls);
+        jl__report_esc(b, r->unmatched[i].cls);
         jl__strbuf_puts(b, "</code> of budget ");
-        esc(b, jl_budgets_name(bs, r->unmatched[i].budget));
+        jl__report_esc(b, jl_budgets_name(bs, r->unmatched[i].budget));
         jl__strbuf_puts(b, ".</p>\n");
     }
 }
@@ -250,7 +238,7 @@ static void span_line(jl__report_report *r, const char *run, const jl_span_budge
     if (r->span_budget_lines)
         jl__strbuf_puts(&b, r->span_budget_lines);
     jl__strbuf_puts(&b, "<li><a href=\"attribution.html\"><code>");
-    esc(&b, run);
+    jl__report_esc(&b, run);
     jl__strbuf_printf(&b, "</code></a>: %zu of %zu class rows determined pass", br->rows_pass,
                       br->rows_pass + br->rows_fail);
     if (isfinite(br->adherence))
@@ -270,9 +258,9 @@ static void run_section(jl__strbuf *b, const char *file, const char *run, const 
                         const jl_budgets *bs)
 {
     jl__strbuf_puts(b, "<section>\n<h2>");
-    esc(b, run);
+    jl__report_esc(b, run);
     jl__strbuf_puts(b, " <span class=\"small muted\">");
-    esc(b, file);
+    jl__report_esc(b, file);
     jl__strbuf_printf(b,
                       "</span></h2>\n<p>Window [%.3f, %.3f] s (%.2f s): %.1f J measured by the "
                       "%s; rows %.1f J + unattributed %.1f J + stalls %.1f J (residual %.2g J). "
@@ -280,15 +268,15 @@ static void run_section(jl__strbuf *b, const char *file, const char *run, const 
                       cls->window[0], cls->window[1], cls->window[1] - cls->window[0],
                       cls->window_energy_j, cls->energy_source, cls->attributed_j,
                       cls->unattributed_j, cls->stall_j, cls->residual_j, cls->static_w);
-    esc(b, cls->static_source);
+    jl__report_esc(b, cls->static_source);
     jl__strbuf_printf(b,
                       "). Sensor: counter every %.0f ms, %.0f ms late; instant power the last "
                       "%.0f ms, %.0f ms late (",
                       1e3 * cls->sensor.update_period_s, 1e3 * cls->sensor.energy_delay_s,
                       1e3 * cls->sensor.watts_window_s, 1e3 * cls->sensor.watts_delay_s);
-    esc(b, cls->sensor_source);
+    jl__report_esc(b, cls->sensor_source);
     jl__strbuf_puts(b, "). Weights: ");
-    esc(b, cls->weights);
+    jl__report_esc(b, cls->weights);
     jl__strbuf_printf(b,
                       " (calibrated figures: <code>joules attribute --calibration</code>). "
                       "Data: <a href=\"%s\">%s</a>.</p>\n",
@@ -307,7 +295,7 @@ static void run_section(jl__strbuf *b, const char *file, const char *run, const 
         jl__strbuf_puts(b, "<ul class=\"small\">\n");
         for (size_t i = 0; i < cls->n_warnings; i++) {
             jl__strbuf_printf(b, "<li><b>%s</b>: ", jl_attr_warning_name(cls->warnings[i].id));
-            esc(b, cls->warnings[i].message);
+            jl__report_esc(b, cls->warnings[i].message);
             jl__strbuf_puts(b, "</li>\n");
         }
         jl__strbuf_puts(b, "</ul>\n");

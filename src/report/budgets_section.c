@@ -15,18 +15,6 @@
 #include "joules/output.h"
 #include "report/sections.h"
 
-static void esc(jl__strbuf *b, const char *s)
-{
-    for (; s && *s; s++)
-        switch (*s) {
-        case '<': jl__strbuf_puts(b, "&lt;"); break;
-        case '>': jl__strbuf_puts(b, "&gt;"); break;
-        case '&': jl__strbuf_puts(b, "&amp;"); break;
-        case '"': jl__strbuf_puts(b, "&quot;"); break;
-        default: jl__strbuf_append(b, s, 1);
-        }
-}
-
 /* a verdict as the page's tag */
 static void tag(jl__strbuf *b, const char *v)
 {
@@ -36,7 +24,7 @@ static void tag(jl__strbuf *b, const char *v)
                       : !strcmp(v, "undetermined") ? " warn"
                                                    : "";
     jl__strbuf_printf(b, "<span class=\"tag%s\">", cls);
-    esc(b, v ? v : "-");
+    jl__report_esc(b, v ? v : "-");
     jl__strbuf_puts(b, "</span>");
 }
 
@@ -73,7 +61,7 @@ static void budget_block(jl__strbuf *b, const json_t *bj, const jl_budgets *bs, 
                          const char *span_lines)
 {
     jl__strbuf_puts(b, "<h3>");
-    esc(b, str(bj, "name"));
+    jl__report_esc(b, str(bj, "name"));
     jl__strbuf_puts(b, "</h3>\n");
     const json_t *groups = json_object_get(bj, "groups"), *runs = json_object_get(bj, "runs");
     if (!jl_budgets_run_ceilings(bs, bi)) {
@@ -102,11 +90,11 @@ static void budget_block(jl__strbuf *b, const json_t *bj, const jl_budgets *bs, 
     const json_t *g;
     json_array_foreach(groups, i, g) {
         jl__strbuf_puts(b, "<tr><td>");
-        esc(b, str(g, "model") ? str(g, "model") : "-");
+        jl__report_esc(b, str(g, "model") ? str(g, "model") : "-");
         jl__strbuf_puts(b, "</td><td>");
-        esc(b, str(g, "task") ? str(g, "task") : "-");
+        jl__report_esc(b, str(g, "task") ? str(g, "task") : "-");
         jl__strbuf_puts(b, "</td><td>");
-        esc(b, str(g, "gpu_model") ? str(g, "gpu_model") : "-");
+        jl__report_esc(b, str(g, "gpu_model") ? str(g, "gpu_model") : "-");
         jl__strbuf_printf(b,
                           "</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td>"
                           "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>"
@@ -124,7 +112,7 @@ static void budget_block(jl__strbuf *b, const json_t *bj, const jl_budgets *bs, 
                        "<th class=\"n\">batch</th>");
     for (size_t c = 0; c < nc; c++) {
         jl__strbuf_puts(b, "<th class=\"n\">");
-        esc(b, names[c]);
+        jl__report_esc(b, names[c]);
         jl__strbuf_puts(b, "<span class=\"unit\">figure &le; ceiling, [interval]</span></th>");
     }
     jl__strbuf_puts(b, "<th>run verdict</th></tr></thead><tbody>\n");
@@ -132,11 +120,11 @@ static void budget_block(jl__strbuf *b, const json_t *bj, const jl_budgets *bs, 
     json_array_foreach(runs, i, run) {
         const char *file = str(run, "file"), *slash = file ? strrchr(file, '/') : NULL;
         jl__strbuf_puts(b, "<tr><td>");
-        esc(b, slash ? slash + 1 : file);
+        jl__report_esc(b, slash ? slash + 1 : file);
         jl__strbuf_puts(b, " · <code>");
-        esc(b, str(run, "run"));
+        jl__report_esc(b, str(run, "run"));
         jl__strbuf_puts(b, "</code></td><td>");
-        esc(b, str(run, "gpu_model") ? str(run, "gpu_model") : "-");
+        jl__report_esc(b, str(run, "gpu_model") ? str(run, "gpu_model") : "-");
         const json_t *mb = json_object_get(run, "max_batch_size");
         if (json_is_integer(mb))
             jl__strbuf_printf(b, "</td><td class=\"n\">%lld</td>",
@@ -224,7 +212,7 @@ jl_status jl__report_budgets_write(jl__report_report *r, jl_error **err)
                       "class=\"k\">undetermined</div><div class=\"v\">%zu</div></div></div>\n",
                       res->runs_pass, res->runs_fail, res->runs_undetermined);
     jl__strbuf_puts(&b, "<p class=\"small\">The budgets file <code>");
-    esc(&b, path);
+    jl__report_esc(&b, path);
     jl__strbuf_puts(&b,
                     "</code> judged as <code>joules budget</code> judges it: each figure gets "
                     "the interval value &times; (1 &plusmn; u), u the budget's uncertainty "

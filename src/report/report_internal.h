@@ -217,6 +217,8 @@ double jl__report_tdp_w(const jl__report_report *r, const jl_summary *s);
 /* The last component of a path or model id ("Qwen/Qwen3-8B" -> "Qwen3-8B");
  * "?" for NULL. */
 const char *jl__report_base_name(const char *p);
+/* s (NULL: nothing) appended to b with & < > " escaped for HTML */
+void jl__report_esc(jl__strbuf *b, const char *s);
 /* The diagnosis of the list's run `run`, NULL when none. */
 const struct jl_run_diagnosis *jl__report_diagnosis_of(const jl__report_report *r, size_t run);
 /* Its suggestion predicted to save the most energy (*change: the predicted
