@@ -7,7 +7,8 @@
  *    of every joules.*\/N document. Deterministic apart from the time,
  *    which SOURCE_DATE_EPOCH fixes.
  *  - Verification: two documents compared figure by figure.
- *  - Budgets: a joules.budgets/1 file of ceilings judged per run and group.
+ *  - Budgets: a joules.budgets/1 file of ceilings judged per run and group,
+ *    and per span class on attribute's rows (per-component budgets).
  *  - Carbon over time: a grid-intensity or PUE time series (CSV) and
  *    emissions integrated over a run's power samples.
  *
