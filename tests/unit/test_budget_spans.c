@@ -322,6 +322,21 @@ TEST(known_answers)
         }
     }
     jl_span_budget_result_free(res);
+    /* norm without tokens: its J/token is unmeasured, so it is judged but
+     * not determined: 0 of 1 determined pass */
+    double tok = a->rows[in].tokens;
+    a->rows[in].tokens = NAN;
+    res = NULL;
+    CHECK(b && sum && jl_budgets_evaluate_spans(b, sum, a, &res, &err) == JL_OK);
+    if (res) {
+        CHECK_EQ_INT(res->row_verdict[in], JL_BUDGET_UNMEASURED);
+        CHECK_EQ_INT(res->rows_judged, 3);
+        CHECK_EQ_INT(res->rows_unmeasured, 1);
+        CHECK_EQ_INT(res->rows_pass, 0);
+        CHECK_NEAR(res->adherence, 0, 0, 0);
+    }
+    a->rows[in].tokens = tok;
+    jl_span_budget_result_free(res);
     jl_budgets_free(b);
 
     /* all pass, a glob over every class: adherence 1 */
