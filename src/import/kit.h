@@ -134,6 +134,38 @@ char *jl__imp_fmt_lld(char *buf, long long q);
  * names; NULL: "unknown"). NULL when out of memory. */
 char *jl__imp_sanitize(const char *s);
 
+/* --set KEY=VALUE (repeatable; each checked as jl__imp_set_attr would set
+ * it: a bad one is a usage error) and --timezone ZONE from an importer's
+ * options, for the importers whose rows hold no run attributes of the trace
+ * format (CodeCarbon, Zeus). kv's keys are allocated, values point into
+ * args. */
+typedef struct jl__imp_sets {
+    jl_kv *kv;
+    size_t n;
+    const char *timezone; /* NULL: not given */
+} jl__imp_sets;
+jl_status jl__imp_sets_parse(const jl_importer_arg *args, size_t n_args, jl__imp_sets *s,
+                             jl_error_list *errors);
+void jl__imp_sets_free(jl__imp_sets *s);
+/* Every --set on r (the user's value wins: apply before the file's). */
+void jl__imp_sets_apply(jl__imp *c, const jl__imp_sets *s, jl_run *r);
+/* The trace format's required run attributes a lacks ("model, task"), or
+ * NULL when none is missing: workload, model, task, precision, gpu_model,
+ * num_gpus and max_batch_size (>= 1). A missing one is an error naming it,
+ * never a placeholder (docs/import.md). */
+char *jl__imp_missing_required(const jl_attrs *a);
+/* Before anything is read: the required attributes that no row of the
+ * format holds (all but num_gpus, and gpu_model when file_gives_gpu) must
+ * come from --set; else one error naming them (`format` says whose file
+ * lacks them) and JL_EMISSING. */
+jl_status jl__imp_sets_check(const jl__imp_sets *s, int file_gives_gpu, const char *path,
+                             const char *format, jl_error_list *errors);
+/* The start of such an importer: parse (jl__imp_sets_parse), check
+ * (jl__imp_sets_check), start k (jl__imp_start). On failure s is freed. */
+jl_status jl__imp_sets_start(jl__imp *k, jl__imp_sets *s, const jl_importer_arg *args,
+                             size_t n_args, int file_gives_gpu, const char *path,
+                             const char *format, jl_error_list *errors);
+
 /* ---- files and folders ------------------------------------------------------------ */
 
 /* Read a whole file (NUL-terminated; *len without the NUL). Errors
@@ -238,6 +270,13 @@ const char *jl__imp_csv_encoding(const jl__imp_csv *c);
 void jl__imp_csv_plain(jl__imp_csv *c);
 void jl__imp_csv_close(jl__imp_csv *c);
 
+/* A CSV file with a header, row by row: header(ctx, first row) (nonzero:
+ * stop), then data(ctx, row) for every other row; the encoding a
+ * byte-order mark gave is a note, a file that cannot be read or a row that
+ * cannot be split is an error (pushed). */
+void jl__imp_csv_each(jl__imp *k, const char *path, void *ctx,
+                      int (*header)(void *ctx, const jl__imp_csv_row *row),
+                      void (*data)(void *ctx, const jl__imp_csv_row *row));
 /* "power.draw [W]" -> name "power.draw" (written into name), unit "W" (into
  * unit, "" when none). Both buffers of cap bytes. */
 void jl__imp_csv_split_unit(const char *header, char *name, char *unit, size_t cap);
