@@ -705,8 +705,17 @@ static jl_status cc_run(const char *const *paths, size_t n_paths, const jl_impor
         c.zone = zone;
         c.path = paths[p];
         jl__imp_csv_each(&k, c.path, &c, header_cb, row_cb);
-        for (size_t i = 0; i < c.n_runs && !k.oom; i++)
-            build_run(&c, &c.runs[i]);
+        int gpu_given = 0;
+        for (size_t i = 0; i < sets.n; i++)
+            gpu_given |= !strcmp(sets.kv[i].key, "gpu_model");
+        if (c.n_runs && c.col[C_GPU_MODEL] < 0 && !gpu_given)
+            jl__imp_err_at(errors, JL_EMISSING, c.path, 0, 0, "gpu_model",
+                           "no gpu_model column (older CodeCarbon versions write none): give the "
+                           "GPUs with --set gpu_model=NAME --set num_gpus=N; nothing imported "
+                           "from this file");
+        else
+            for (size_t i = 0; i < c.n_runs && !k.oom; i++)
+                build_run(&c, &c.runs[i]);
         if (c.n_hdrs && !sets.timezone && c.col[C_TIMESTAMP] >= 0)
             jl__imp_note(&k, c.path, "timestamp",
                          "timestamps read as UTC: CodeCarbon writes the machine's local time "

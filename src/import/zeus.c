@@ -134,8 +134,14 @@ static int fields_of(zs *z, const jl__imp_csv_row *row, const char **f, char **n
     size_t extra = row->n - z->H;
     jl__strbuf b;
     jl__strbuf_init(&b);
-    for (size_t i = 1; i <= 1 + extra; i++)
-        jl__strbuf_printf(&b, "%s%s", i > 1 ? "," : "", row->f[i].s);
+    for (size_t i = 1; i <= 1 + extra; i++) {
+        /* the reader trimmed the spaces around each comma: put them back
+         * after it ("a, b"), as many as the columns say */
+        long long gap =
+            i > 1 ? row->f[i].column - row->f[i - 1].column - (long long)row->f[i - 1].len - 1 : 0;
+        jl__strbuf_printf(&b, "%s%*s%s", i > 1 ? "," : "", gap > 0 && gap < 64 ? (int)gap : 0, "",
+                          row->f[i].s);
+    }
     if (!(*name_buf = jl__strbuf_take(&b))) {
         z->k->oom = 1;
         return -1;
