@@ -360,6 +360,10 @@ for fn in sorted(os.listdir(zeus_dir)):
                 and close(s["avg_power_w"], tot / el) and a["num_gpus"] == len(gcols)):
             bad(f"zeus {name}: figures {s}")
         limit = float(r["window_name"].rsplit("_", 1)[1])
+        # the optimiser's limit bounds every GPU: the average power of the
+        # window cannot exceed limit x GPUs (NVML enforces it)
+        if s["avg_power_w"] > limit * len(gcols) * 1.01:
+            bad(f"zeus {name}: {s['avg_power_w']} W above the power limit {limit} W x {len(gcols)}")
         if a.get("gpu_tdp_w") != limit or a.get("zeus_monotonic_start_s") != float(
                 r["start_time"]) or "start_time_unix" in a:
             bad(f"zeus {name}: power limit / start {a}")
@@ -373,7 +377,7 @@ zhead = list(zrows[0])
 
 
 def zvariant(name, text, *extra, expect_rc=0, encoding="utf-8"):
-    path = write(name, text, encoding)
+    path = write("z_" + name, text, encoding)
     o = os.path.join(work, "z_" + name + ".h5")
     rc, doc, err = run("zeus", path, o, *ZSET, *extra)
     if rc != expect_rc:
@@ -438,8 +442,8 @@ f4[4] = "41x70"
 ml[3] = ",".join(f4)
 col = len(",".join(f4[:4])) + 2
 o, doc, err = zvariant("malformed.csv", "\n".join(ml), expect_rc=1)
-if f"malformed.csv:4:{col}" not in err or "gpu1_energy" not in err:
-    bad(f"zeus: malformed number: expected malformed.csv:4:{col} and gpu1_energy in: {err}")
+if f"z_malformed.csv:4:{col}" not in err or "gpu1_energy" not in err:
+    bad(f"zeus: malformed number: expected z_malformed.csv:4:{col} and gpu1_energy in: {err}")
 if len(runs_of(o)) != len(zrows) - 1:
     bad("zeus: one malformed row stopped the other windows")
 # not a Zeus log
