@@ -188,7 +188,8 @@ json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, 
 /* What an input that is not a trace looks like, for an analysis command
  * handed a file it must import first: 1 when `path` (a file or a folder)
  * is recognised — format: the importer that reads it ("nvidia-smi",
- * "mlperf-power", "mlenergy", "mlenergy-benchmark"; empty when none does,
+ * "mlperf-power", "mlenergy", "mlenergy-benchmark", "codecarbon", "zeus";
+ * empty when none does,
  * e.g. the nvidia-smi table), what: what the file is and what to do,
  * command: the `joules import ...` line to run (empty when none). Reads
  * only the first 4 KiB of a file; a folder is walked at most 8 levels and

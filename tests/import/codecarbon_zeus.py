@@ -328,6 +328,13 @@ if rc == 0 or not all(k in err for k in ("workload", "model", "task", "precision
                                          "max_batch_size")):
     bad(f"codecarbon without --set: rc {rc}: {err}")
 
+# handed to an analysis command, each file says what it is and the import to run
+for path, fmt in ((cc_file, "codecarbon"), (os.path.join(zeus_dir, sorted(os.listdir(zeus_dir))[0]),
+                                            "zeus")):
+    p = subprocess.run([joules, "summarize", path], capture_output=True, text=True)
+    if p.returncode == 0 or f"joules import {fmt} " not in p.stderr:
+        bad(f"summarize {os.path.basename(path)}: no `joules import {fmt}` advice: {p.stderr}")
+
 # ---- Zeus -------------------------------------------------------------------------
 
 ZSET = SET + ["--set", "gpu_model=A40"]
