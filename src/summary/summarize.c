@@ -127,6 +127,48 @@ static void published_identities(const ctx *c, double *fig)
         fig[JL_FIG_STATIC_ENERGY_SHARE] = ratio(fig[JL_FIG_IDLE_POWER_W], fig[JL_FIG_AVG_POWER_W]);
 }
 
+/* A summary-only run whose importer recomputed figures from the source's
+ * own parts (summary/<figure>_recomputed, e.g. CodeCarbon's energy_consumed
+ * against cpu + gpu + ram) keeps both as published figures beside series
+ * do (docs/summary.md): the published one is the headline. */
+static jl_status attach_parts(ctx *c)
+{
+    static const char suf[] = "_recomputed";
+    const size_t ns = sizeof suf - 1;
+    const jl_run_summary_attrs *m = &c->run->summary;
+    jl_published *p = NULL;
+    for (size_t i = 0; i < m->n_extra; i++) {
+        const char *k = m->extra[i].key;
+        size_t n = strlen(k);
+        char name[64];
+        if (!m->extra[i].is_number || n <= ns || n - ns >= sizeof name || strcmp(k + n - ns, suf))
+            continue;
+        memcpy(name, k, n - ns);
+        name[n - ns] = '\0';
+        int f = jl_figure_lookup(name);
+        char *endp = NULL;
+        double v = strtod(m->extra[i].value, &endp);
+        if (f < 0 || !endp || *endp || !isfinite(v))
+            continue;
+        if (!p) {
+            if (!(p = calloc(1, sizeof *p)))
+                return JL_ENOMEM;
+            c->s->published = p;
+            p->mark_threshold = c->opt->published_mark;
+            published_figures(m, p->fig);
+            for (int g = 0; g < JL_FIG_COUNT; g++)
+                p->recomputed[g] = NAN;
+            for (size_t j = 0; j < m->n_extra; j++)
+                if (!strcmp(m->extra[j].key, "source") && !m->extra[j].is_number &&
+                    !(p->source = jl__strdup(m->extra[j].value)))
+                    return JL_ENOMEM;
+        }
+        p->recomputed[f] = v;
+        p->from_parts |= 1ull << f;
+    }
+    return JL_OK;
+}
+
 static jl_status summarize_summary_only(ctx *c)
 {
     jl_summary *s = c->s;
@@ -135,6 +177,7 @@ static jl_status summarize_summary_only(ctx *c)
     s->energy_source = JL_ENERGY_SUMMARY;
     published_figures(&c->run->summary, s->fig);
     published_identities(c, s->fig);
+    TRY(attach_parts(c));
     WARN("summary_only",
          "no time series: figures passed through from summary/, nothing recomputed");
 end:

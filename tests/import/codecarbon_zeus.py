@@ -314,14 +314,27 @@ if not os.path.exists(o) or len(runs_of(o)) < len(expected) - 1:
     bad("codecarbon: one malformed row stopped the other runs")
 # a disagreement between energy_consumed and its parts: a note, the published kept
 dis = [dict(r) for r in rows]
-dis[0]["energy_consumed"] = repr(float(dis[0]["energy_consumed"]) * 1.1)
+dis[0]["energy_consumed"] = repr(float(dis[0]["energy_consumed"]) * 1.2)
 b = io.StringIO()
 w = csv.DictWriter(b, fieldnames=header, lineterminator="\n")
 w.writeheader()
 w.writerows(dis)
 _, o, doc, _ = variant("disagree.csv", b.getvalue())
 if not any(n["field"] == "energy_consumed" and "line 2" in n["message"] for n in doc["notes"]):
-    bad(f"codecarbon: energy_consumed 10 % off its parts gives no note: {doc['notes']}")
+    bad(f"codecarbon: energy_consumed 20 % off its parts gives no note: {doc['notes']}")
+# ... and goes through the published-vs-recomputed machinery: summarize keeps
+# both (the published one the headline), check's published_agrees warns
+p = subprocess.run([joules, "summarize", o, "--json"], capture_output=True, text=True)
+r0 = [x for x in json.loads(p.stdout)["runs"] if x["run"].endswith(rows[0]["run_id"])][0]
+d0 = [d for d in r0.get("disagreements", []) if d["figure"] == "total_energy_j"]
+if not d0 or not d0[0]["marked"] or not close(d0[0]["relative_difference"], 1 / 1.2 - 1, 1e-9) \
+        or not close(r0["total_energy_j"], float(dis[0]["energy_consumed"]) * 3.6e6, 1e-9):
+    bad(f"codecarbon: the disagreement is not in summarize's published/recomputed: {d0}")
+p = subprocess.run([joules, "check", o, "--json"], capture_output=True, text=True)
+res = [run["rules"]["published_agrees"] for run in json.loads(p.stdout)["runs"]
+       if run["run"].endswith(rows[0]["run_id"])]
+if not res or res[0]["level"] != "warn":
+    bad(f"codecarbon: check's published_agrees does not warn on a 17 % disagreement: {res}")
 # --set missing: the attributes named, nothing imported
 rc, _, err = run("codecarbon", cc_file, os.path.join(work, "noset.h5"))
 if rc == 0 or not all(k in err for k in ("workload", "model", "task", "precision",
