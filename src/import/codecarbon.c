@@ -161,6 +161,8 @@ typedef struct cc {
     size_t n_hdrs;
     crun *runs;
     size_t n_runs, cap;
+    size_t *ids; /* run index + 1 by run_id (0: empty slot) */
+    size_t ids_cap;
     size_t n_rows, n_merged, n_bad;
     int stopped; /* a header again that cannot be read: the rest is skipped */
 } cc;
@@ -276,6 +278,11 @@ static int parse_row(cc *c, const jl__imp_csv_row *row, ccrow *w, int *bad_col, 
         *why = "expected a PUE > 0";
         return 1;
     }
+    if (isnan(w->v[C_DURATION])) {
+        *bad_col = C_DURATION;
+        *why = "a duration is needed (the value is empty)";
+        return 1;
+    }
     w->end = NAN;
     int it = c->col[C_TIMESTAMP];
     if (it >= 0 && row->f[it].s[0]) {
@@ -298,29 +305,89 @@ static const char *text_of(const crun *u, int k)
     return i >= 0 && (size_t)i < u->last.n ? u->last.f[i] : "";
 }
 
-/* The run the row continues (a later flush of it), or NULL. */
+/* ---- runs by run_id (open addressing: the latest run of each id) ---- */
+
+static size_t id_hash(const char *id)
+{
+    size_t h = 1469598103934665603u;
+    for (const unsigned char *p = (const unsigned char *)id; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
+    return h;
+}
+
+static void id_put(cc *c, size_t run)
+{
+    const char *id = text_of(&c->runs[run], C_RUN_ID);
+    if (!id[0] || !c->ids_cap)
+        return;
+    for (size_t h = id_hash(id) & (c->ids_cap - 1);; h = (h + 1) & (c->ids_cap - 1)) {
+        if (!c->ids[h] || !strcmp(text_of(&c->runs[c->ids[h] - 1], C_RUN_ID), id)) {
+            c->ids[h] = run + 1;
+            return;
+        }
+    }
+}
+
+/* Room for one more run id (the table at most half full). */
+static int id_grow(cc *c)
+{
+    if (2 * (c->n_runs + 1) <= c->ids_cap)
+        return 0;
+    size_t cap = c->ids_cap ? 2 * c->ids_cap : 64;
+    size_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    free(c->ids);
+    c->ids = t;
+    c->ids_cap = cap;
+    for (size_t i = 0; i < c->n_runs; i++)
+        id_put(c, i);
+    return 0;
+}
+
+static crun *id_get(cc *c, const char *id)
+{
+    for (size_t h = id_hash(id) & (c->ids_cap - 1); c->ids_cap && c->ids[h];
+         h = (h + 1) & (c->ids_cap - 1))
+        if (!strcmp(text_of(&c->runs[c->ids[h] - 1], C_RUN_ID), id))
+            return &c->runs[c->ids[h] - 1];
+    return NULL;
+}
+
+/* Whether the row w is a later flush of run u. */
+static int flush_of(cc *c, const crun *u, const ccrow *w, const char *run_id, double start)
+{
+    if (strcmp(text_of(u, C_PROJECT), c->col[C_PROJECT] >= 0 ? w->f[c->col[C_PROJECT]] : ""))
+        return 0;
+    if (!run_id[0] && !(fabs(start - u->start) <= SAME_START_S))
+        return 0;
+    double d0 = u->last.v[C_DURATION], d1 = w->v[C_DURATION];
+    if (d1 + 1e-9 < d0) {
+        if (run_id[0])
+            jl__imp_note(c->k, c->path, "run_id",
+                         "line %lld: run_id %s again with a shorter duration than at line "
+                         "%lld: a new run (flushes of one run only grow)",
+                         w->line, run_id, u->last.line);
+        return 0;
+    }
+    return 1;
+}
+
+/* The run the row continues (a later flush of it), or NULL: the latest run
+ * of its run_id; without one, a run without one among the last 64 whose
+ * start agrees. */
 static crun *continued(cc *c, const ccrow *w, const char *run_id, const char *task, double start)
 {
     if (c->col[C_TASK] >= 0 && task[0])
         return NULL; /* a task's row is the task's own measurement */
-    for (size_t i = c->n_runs; i-- > 0;) {
+    if (run_id[0]) {
+        crun *u = id_get(c, run_id);
+        return u && flush_of(c, u, w, run_id, start) ? u : NULL;
+    }
+    for (size_t i = c->n_runs, k = 0; i-- > 0 && k < 64; k++) {
         crun *u = &c->runs[i];
-        const char *uid = text_of(u, C_RUN_ID);
-        if (strcmp(uid, run_id) ||
-            strcmp(text_of(u, C_PROJECT), c->col[C_PROJECT] >= 0 ? w->f[c->col[C_PROJECT]] : ""))
-            continue;
-        if (!run_id[0] && !(fabs(start - u->start) <= SAME_START_S))
-            continue;
-        double d0 = u->last.v[C_DURATION], d1 = w->v[C_DURATION];
-        if (isfinite(d0) && isfinite(d1) && d1 + 1e-9 < d0) {
-            if (run_id[0])
-                jl__imp_note(c->k, c->path, "run_id",
-                             "line %lld: run_id %s again with a shorter duration than at line "
-                             "%lld: a new run (flushes of one run only grow)",
-                             w->line, run_id, u->last.line);
-            return NULL;
-        }
-        return u;
+        if (!text_of(u, C_RUN_ID)[0] && flush_of(c, u, w, run_id, start))
+            return u;
     }
     return NULL;
 }
@@ -387,6 +454,11 @@ static void data_row(cc *c, const jl__imp_csv_row *row)
         c->runs = p;
         c->cap = cap;
     }
+    if (id_grow(c)) {
+        c->k->oom = 1;
+        row_free(&w);
+        return;
+    }
     u = &c->runs[c->n_runs++];
     memset(u, 0, sizeof *u);
     u->last = w;
@@ -395,6 +467,7 @@ static void data_row(cc *c, const jl__imp_csv_row *row)
     u->n_rows = 1;
     u->first_line = w.line;
     u->start = start;
+    id_put(c, c->n_runs - 1);
 }
 
 static int header_cb(void *ctx, const jl__imp_csv_row *row)
@@ -430,11 +503,18 @@ static const char *gpu_name_of(const char *s, long *count)
     *count = 0;
     char *end = NULL;
     long n = strtol(s, &end, 10);
-    if (end != s && n >= 1 && !strncmp(end, " x ", 3)) {
+    if (end != s && n >= 1 && n <= 1000000 && !strncmp(end, " x ", 3)) {
         *count = n;
         return end + 3;
     }
     return s;
+}
+
+/* A summary/ number, written only when finite (an overflow is no figure). */
+static void snum(cc *c, jl_run *r, const char *key, double v)
+{
+    if (isfinite(v))
+        jl__imp_summary_num(c->k, r, key, v);
 }
 
 static double rel_diff(double published, double recomputed)
@@ -488,30 +568,30 @@ static void figures(cc *c, const crun *u, jl_run *r, const char *name, int gpu_t
     jl__strbuf_puts(&der, "energies in J = kWh x 3.6e6 / pue (CodeCarbon's energies include its "
                           "PUE)");
     s->steady_state_duration_s = dur;
-    jl__imp_summary_num(c->k, r, "run_duration_s", dur);
+    snum(c, r, "run_duration_s", dur);
     const double gpu = gpu_tracked ? v[C_GPU_ENERGY] * to_j : NAN;
     const double cpu = v[C_CPU_ENERGY] * to_j, ram = v[C_RAM_ENERGY] * to_j;
     if (isfinite(gpu)) {
         s->steady_state_energy_j = gpu;
-        jl__imp_summary_num(c->k, r, "run_energy_j", gpu);
-        if (dur > 0) {
+        snum(c, r, "run_energy_j", gpu);
+        if (dur > 0 && isfinite(gpu / dur)) {
             s->avg_power_w = gpu / dur;
             jl__strbuf_puts(&der, "; avg_power_w = GPU energy / duration");
         }
     }
     if (isfinite(cpu))
-        jl__imp_summary_num(c->k, r, "cpu_energy_j", cpu);
+        snum(c, r, "cpu_energy_j", cpu);
     if (isfinite(ram))
-        jl__imp_summary_num(c->k, r, "ram_energy_j", ram);
+        snum(c, r, "ram_energy_j", ram);
     if (isfinite(cpu) && isfinite(ram))
-        jl__imp_summary_num(c->k, r, "host_energy_j", cpu + ram);
+        snum(c, r, "host_energy_j", cpu + ram);
     /* energy_consumed against its parts */
     const double parts_kwh = v[C_CPU_ENERGY] + v[C_GPU_ENERGY] + v[C_RAM_ENERGY];
     if (isfinite(v[C_ENERGY])) {
-        jl__imp_summary_num(c->k, r, "total_energy_j", v[C_ENERGY] * to_j);
-        jl__imp_summary_num(c->k, r, "facility_energy_j", v[C_ENERGY] * KWH_J);
+        snum(c, r, "total_energy_j", v[C_ENERGY] * to_j);
+        snum(c, r, "facility_energy_j", v[C_ENERGY] * KWH_J);
         if (isfinite(parts_kwh)) {
-            jl__imp_summary_num(c->k, r, "total_energy_j_recomputed", parts_kwh * to_j);
+            snum(c, r, "total_energy_j_recomputed", parts_kwh * to_j);
             double d = rel_diff(v[C_ENERGY], parts_kwh);
             if (fabs(d) > AGREE_REL && fabs(v[C_ENERGY] - parts_kwh) > 1e-15)
                 jl__imp_note(c->k, c->path, "energy_consumed",
@@ -520,21 +600,22 @@ static void figures(cc *c, const crun *u, jl_run *r, const char *name, int gpu_t
                              name, line, v[C_ENERGY], parts_kwh, 100 * d);
         }
     } else if (isfinite(parts_kwh)) {
-        jl__imp_summary_num(c->k, r, "total_energy_j", parts_kwh * to_j);
+        snum(c, r, "total_energy_j", parts_kwh * to_j);
         jl__strbuf_puts(&der, "; total_energy_j = cpu + gpu + ram energy (no energy_consumed)");
     }
     /* emissions, their rate, the intensity CodeCarbon applied */
     if (isfinite(v[C_EMISSIONS])) {
-        jl__imp_summary_num(c->k, r, "emissions_kg", v[C_EMISSIONS]);
+        snum(c, r, "emissions_kg", v[C_EMISSIONS]);
         if (isfinite(v[C_ENERGY]) && v[C_ENERGY] > 0) {
             double g_kwh = v[C_EMISSIONS] * 1000.0 / v[C_ENERGY];
-            jl__imp_extra_num(c->k, r, "grid_intensity_g_per_kwh", g_kwh);
+            if (isfinite(g_kwh))
+                jl__imp_extra_num(c->k, r, "grid_intensity_g_per_kwh", g_kwh);
             jl__strbuf_puts(&der, "; @grid_intensity_g_per_kwh = emissions / energy_consumed "
                                   "(the intensity CodeCarbon applied, per kWh with PUE)");
         }
         if (isfinite(v[C_EMISSIONS_RATE]) && isfinite(dur) && dur > 0) {
             double re = v[C_EMISSIONS_RATE] * dur;
-            jl__imp_summary_num(c->k, r, "emissions_kg_recomputed", re);
+            snum(c, r, "emissions_kg_recomputed", re);
             double d = v[C_EMISSIONS] > 0 ? rel_diff(v[C_EMISSIONS], re) : 0;
             if (fabs(d) > AGREE_REL)
                 jl__imp_note(c->k, c->path, "emissions_rate",
@@ -544,9 +625,9 @@ static void figures(cc *c, const crun *u, jl_run *r, const char *name, int gpu_t
         }
     }
     if (isfinite(v[C_EMISSIONS_RATE]))
-        jl__imp_summary_num(c->k, r, "emissions_rate_kg_s", v[C_EMISSIONS_RATE]);
+        snum(c, r, "emissions_rate_kg_s", v[C_EMISSIONS_RATE]);
     if (isfinite(v[C_WATER]))
-        jl__imp_summary_num(c->k, r, "water_consumed_l", v[C_WATER]);
+        snum(c, r, "water_consumed_l", v[C_WATER]);
     static const struct {
         int col;
         const char *key;
@@ -555,7 +636,7 @@ static void figures(cc *c, const crun *u, jl_run *r, const char *name, int gpu_t
                       {C_RAM_POWER, "last_ram_power_w"}};
     for (size_t j = 0; j < 3; j++)
         if (isfinite(v[last_power[j].col]))
-            jl__imp_summary_num(c->k, r, last_power[j].key, v[last_power[j].col]);
+            snum(c, r, last_power[j].key, v[last_power[j].col]);
     jl__imp_extra_num(c->k, r, "pue", pue);
     if (!isfinite(v[C_PUE]))
         jl__imp_note(c->k, c->path, "pue",
@@ -659,6 +740,7 @@ static void cc_free(cc *c)
     for (size_t i = 0; i < c->n_runs; i++)
         row_free(&c->runs[i].last);
     free(c->runs);
+    free(c->ids);
     for (size_t h = 0; h < c->n_hdrs; h++) {
         for (size_t i = 0; i < c->hdrs[h].n; i++)
             free(c->hdrs[h].h[i]);

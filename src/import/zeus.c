@@ -97,14 +97,18 @@ static int read_header(zs *z, const jl__imp_csv_row *row)
                          "zeus_%s",
                          c->name);
     }
-    for (size_t i = 0; i < row->n; i++)
-        for (size_t j = 0; j < i; j++)
-            if (z->cols[i].kind != K_OTHER && z->cols[j].kind == z->cols[i].kind &&
-                z->cols[j].index == z->cols[i].index) {
-                jl__imp_err_at(z->k->errors, JL_EFORMAT, z->path, row->line, row->f[i].column,
-                               z->cols[i].name, "column given twice");
-                return -1;
-            }
+    unsigned char seen[3][MAX_DEV]; /* 12 KiB */
+    memset(seen, 0, sizeof seen);
+    for (size_t i = 0; i < row->n; i++) {
+        const zcol *c = &z->cols[i];
+        if (c->kind == K_OTHER)
+            continue;
+        if (seen[c->kind][c->index]++) {
+            jl__imp_err_at(z->k->errors, JL_EFORMAT, z->path, row->line, row->f[i].column, c->name,
+                           "column given twice");
+            return -1;
+        }
+    }
     const char *missing = z->c_elapsed < 0 ? "elapsed_time" : !z->n_gpu ? "gpu<i>_energy" : NULL;
     if (missing) {
         jl__imp_err_at(z->k->errors, JL_EFORMAT, z->path, row->line, 0, missing,
@@ -216,7 +220,8 @@ static void window_run(zs *z, const jl__imp_csv_row *row, const char **f, const 
                  : c->kind == K_CPU ? "cpu"
                                     : "dram",
                  c->index);
-        jl__imp_summary_num(z->k, r, key, v[i]);
+        if (isfinite(v[i]))
+            jl__imp_summary_num(z->k, r, key, v[i]);
         if (c->kind == K_GPU) {
             gpu += v[i];
             zero += v[i] == 0;
@@ -224,18 +229,22 @@ static void window_run(zs *z, const jl__imp_csv_row *row, const char **f, const 
             host += v[i];
         }
     }
+    /* sums that overflow are no figures */
+    gpu = isfinite(gpu) ? gpu : NAN;
+    host = isfinite(host) ? host : NAN;
     s->steady_state_duration_s = el;
     s->steady_state_energy_j = gpu;
     jl__imp_summary_num(z->k, r, "run_duration_s", el);
-    jl__imp_summary_num(z->k, r, "run_energy_j", gpu);
+    if (isfinite(gpu))
+        jl__imp_summary_num(z->k, r, "run_energy_j", gpu);
     jl__strbuf der;
     jl__strbuf_init(&der);
     jl__strbuf_puts(&der, "steady_state_energy_j = the sum of gpu<i>_energy_j");
-    if (el > 0) {
+    if (el > 0 && isfinite(gpu / el)) {
         s->avg_power_w = gpu / el;
         jl__strbuf_puts(&der, "; avg_power_w = GPU energy / elapsed_time");
     }
-    if (z->n_host) {
+    if (z->n_host && isfinite(host) && isfinite(gpu + host)) {
         jl__imp_summary_num(z->k, r, "host_energy_j", host);
         jl__imp_summary_num(z->k, r, "total_energy_j", gpu + host);
         jl__strbuf_puts(&der, "; host_energy_j = the sum of cpu<i>/dram<i>_energy_j; "
