@@ -125,6 +125,28 @@ static const struct {
     [C_RAM_USED] = {"ram_used_gb", 1},
 };
 
+enum {
+    N_COLUMN,
+    N_SHORTER,
+    N_HEADER,
+    N_GPU_NAME,
+    N_GPU_MIXED,
+    N_ENERGY,
+    N_EMISSIONS,
+    N_NOTE_KINDS
+};
+static const char *const NOTE_FIELD[N_NOTE_KINDS] = {"columns",       "run_id",
+                                                     "header",        "gpu_model",
+                                                     "gpu_model",     "energy_consumed",
+                                                     "emissions_rate"};
+#define MAX_DETAILED 10
+/* A note of kind K naming a line or a value: only the first MAX_DETAILED. */
+#define NOTE_CAPPED(c, K, ...)                            \
+    do {                                                  \
+        if ((c)->n_note[K]++ < MAX_DETAILED)              \
+            jl__imp_note((c)->k, (c)->path, __VA_ARGS__); \
+    } while (0)
+
 /* One row kept: its fields (copies) and the numbers of the known columns. */
 typedef struct ccrow {
     char **f;
@@ -165,6 +187,9 @@ typedef struct cc {
     size_t ids_cap;
     size_t n_rows, n_merged, n_bad;
     int stopped; /* a header again that cannot be read: the rest is skipped */
+    /* notes that name a line or a value: the first MAX_DETAILED of each
+     * kind, then one count (a large file must not make thousands) */
+    size_t n_note[N_NOTE_KINDS];
 } cc;
 
 static void row_free(ccrow *w)
@@ -209,12 +234,12 @@ static int read_header(cc *c, const jl__imp_csv_row *row)
         if (k >= 0 && c->col[k] < 0)
             c->col[k] = (int)i;
         else if (k >= 0)
-            jl__imp_note(c->k, c->path, h[i], "column given twice: the first is read");
+            NOTE_CAPPED(c, N_COLUMN, h[i], "column given twice: the first is read");
         else if (h[i][0])
-            jl__imp_note(c->k, c->path, h[i],
-                         "a column this importer does not know: kept as the extra attribute "
-                         "codecarbon_%s",
-                         h[i]);
+            NOTE_CAPPED(c, N_COLUMN, h[i],
+                        "a column this importer does not know: kept as the extra attribute "
+                        "codecarbon_%s",
+                        h[i]);
     }
     c->hdr = h;
     c->H = row->n;
@@ -364,10 +389,10 @@ static int flush_of(cc *c, const crun *u, const ccrow *w, const char *run_id, do
     double d0 = u->last.v[C_DURATION], d1 = w->v[C_DURATION];
     if (d1 + 1e-9 < d0) {
         if (run_id[0])
-            jl__imp_note(c->k, c->path, "run_id",
-                         "line %lld: run_id %s again with a shorter duration than at line "
-                         "%lld: a new run (flushes of one run only grow)",
-                         w->line, run_id, u->last.line);
+            NOTE_CAPPED(c, N_SHORTER, "run_id",
+                        "line %lld: run_id %s again with a shorter duration than at line "
+                        "%lld: a new run (flushes of one run only grow)",
+                        w->line, run_id, u->last.line);
         return 0;
     }
     return 1;
@@ -490,8 +515,8 @@ static void row_cb(void *ctx, const jl__imp_csv_row *row)
     int same = row->n == c->H;
     for (size_t i = 0; same && i < row->n; i++)
         same = !strcmp(row->f[i].s, c->hdr[i]);
-    jl__imp_note(c->k, c->path, NULL, "line %lld: a header again (files appended)%s", row->line,
-                 same ? "" : " with other columns: the rows below are read by it");
+    NOTE_CAPPED(c, N_HEADER, NULL, "line %lld: a header again (files appended)%s", row->line,
+                same ? "" : " with other columns: the rows below are read by it");
     if (!same && read_header(c, row))
         c->stopped = 1; /* the error names the header; the rows below are skipped */
 }
@@ -531,11 +556,11 @@ static void set_gpu(cc *c, const crun *u, jl_run *r, const char *name)
         char id[128];
         double mem = NAN;
         if (!jl__imp_gpu_name(gname, id, sizeof id, &mem))
-            jl__imp_note(c->k, c->path, "gpu_model",
-                         "GPU name '%s' is not in joules' GPU table: gpu_model '%s'", gname, id);
+            NOTE_CAPPED(c, N_GPU_NAME, "gpu_model",
+                        "GPU name '%s' is not in joules' GPU table: gpu_model '%s'", gname, id);
         if (strstr(gname, " x "))
-            jl__imp_note(c->k, c->path, "gpu_model",
-                         "run %s: several GPU models ('%s'): gpu_model is the first's", name, gm);
+            NOTE_CAPPED(c, N_GPU_MIXED, "gpu_model",
+                        "run %s: several GPU models ('%s'): gpu_model is the first's", name, gm);
         r->attrs.gpu_model = jl__strdup(id);
         if (!r->attrs.gpu_model)
             c->k->oom = 1;
@@ -594,10 +619,10 @@ static void figures(cc *c, const crun *u, jl_run *r, const char *name, int gpu_t
             snum(c, r, "total_energy_j_recomputed", parts_kwh * to_j);
             double d = rel_diff(v[C_ENERGY], parts_kwh);
             if (fabs(d) > AGREE_REL && fabs(v[C_ENERGY] - parts_kwh) > 1e-15)
-                jl__imp_note(c->k, c->path, "energy_consumed",
-                             "run %s (line %lld): energy_consumed %.9g kWh, cpu + gpu + ram "
-                             "energy %.9g kWh (%+.3g %%): the published figure is kept",
-                             name, line, v[C_ENERGY], parts_kwh, 100 * d);
+                NOTE_CAPPED(c, N_ENERGY, "energy_consumed",
+                            "run %s (line %lld): energy_consumed %.9g kWh, cpu + gpu + ram "
+                            "energy %.9g kWh (%+.3g %%): the published figure is kept",
+                            name, line, v[C_ENERGY], parts_kwh, 100 * d);
         }
     } else if (isfinite(parts_kwh)) {
         snum(c, r, "total_energy_j", parts_kwh * to_j);
@@ -618,10 +643,10 @@ static void figures(cc *c, const crun *u, jl_run *r, const char *name, int gpu_t
             snum(c, r, "emissions_kg_recomputed", re);
             double d = v[C_EMISSIONS] > 0 ? rel_diff(v[C_EMISSIONS], re) : 0;
             if (fabs(d) > AGREE_REL)
-                jl__imp_note(c->k, c->path, "emissions_rate",
-                             "run %s (line %lld): emissions %.9g kg, emissions_rate x duration "
-                             "%.9g kg (%+.3g %%): the published figure is kept",
-                             name, line, v[C_EMISSIONS], re, 100 * d);
+                NOTE_CAPPED(c, N_EMISSIONS, "emissions_rate",
+                            "run %s (line %lld): emissions %.9g kg, emissions_rate x duration "
+                            "%.9g kg (%+.3g %%): the published figure is kept",
+                            name, line, v[C_EMISSIONS], re, 100 * d);
         }
     }
     if (isfinite(v[C_EMISSIONS_RATE]))
@@ -802,6 +827,10 @@ static jl_status cc_run(const char *const *paths, size_t n_paths, const jl_impor
             jl__imp_note(&k, c.path, "timestamp",
                          "timestamps read as UTC: CodeCarbon writes the machine's local time "
                          "without a zone (give --timezone ZONE)");
+        for (int n = 0; n < N_NOTE_KINDS; n++)
+            if (c.n_note[n] > MAX_DETAILED)
+                jl__imp_note(&k, c.path, NOTE_FIELD[n], "%zu more notes like the ones above",
+                             c.n_note[n] - MAX_DETAILED);
         if (c.n_merged)
             jl__imp_note(&k, c.path, "run_id",
                          "%zu rows were flushes of a run written again later (cumulative "

@@ -46,6 +46,7 @@ typedef struct zs {
     int c_start, c_name, c_elapsed;
     size_t n_gpu, n_host;
     size_t rows, bad, monotonic;
+    size_t n_col_notes, n_header_notes; /* the first 10 of each named, then a count */
 } zs;
 
 /* "gpu3_energy" -> K_GPU, 3. */
@@ -91,7 +92,7 @@ static int read_header(zs *z, const jl__imp_csv_row *row)
             z->c_name = (int)i;
         else if (!strcmp(c->name, "elapsed_time") && z->c_elapsed < 0)
             z->c_elapsed = (int)i;
-        else
+        else if (z->n_col_notes++ < 10)
             jl__imp_note(z->k, z->path, c->name,
                          "a column this importer does not know: kept as the extra attribute "
                          "zeus_%s",
@@ -385,9 +386,11 @@ static int header_cb(void *ctx, const jl__imp_csv_row *row)
 static void row_cb(void *ctx, const jl__imp_csv_row *row)
 {
     zs *z = ctx;
-    if (row->n == z->H && !strcmp(row->f[0].s, z->cols[0].name))
-        jl__imp_note(z->k, z->path, NULL, "line %lld: the header again (logs appended)", row->line);
-    else
+    if (row->n == z->H && !strcmp(row->f[0].s, z->cols[0].name)) {
+        if (z->n_header_notes++ < 10)
+            jl__imp_note(z->k, z->path, NULL, "line %lld: the header again (logs appended)",
+                         row->line);
+    } else
         data_row(z, row);
 }
 
@@ -415,6 +418,11 @@ static jl_status zeus_run(const char *const *paths, size_t n_paths, const jl_imp
         z.sets = &sets;
         z.path = paths[p];
         jl__imp_csv_each(&k, z.path, &z, header_cb, row_cb);
+        if (z.n_col_notes > 10)
+            jl__imp_note(&k, z.path, "columns", "%zu more unknown columns kept",
+                         z.n_col_notes - 10);
+        if (z.n_header_notes > 10)
+            jl__imp_note(&k, z.path, "header", "%zu more headers again", z.n_header_notes - 10);
         if (z.monotonic)
             jl__imp_note(&k, z.path, "start_time",
                          "start_time is not Unix time (the Zeus of 2023 wrote time.monotonic(), "
