@@ -18,11 +18,16 @@
  * scraped, power from DCGM_FI_DEV_POWER_USAGE. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "import/kit.h"
@@ -82,6 +87,8 @@ typedef struct prom {
     size_t n_g, cap_g;
     size_t ignored; /* samples of metrics joules does not use */
     size_t max_samples, n_samples;
+    char **names; /* the files of folders read (series point to them) */
+    size_t n_names;
 } prom;
 
 static const char *label_get(const label *l, size_t n, const char *k)
@@ -116,6 +123,9 @@ static void prom_free(prom *p)
         free(p->g[i].model_name);
     }
     free(p->g);
+    for (size_t i = 0; i < p->n_names; i++)
+        free(p->names[i]);
+    free(p->names);
 }
 
 /* The GPU a series' labels name; (size_t)-1 when they name none (no UUID
@@ -650,22 +660,23 @@ static series *find_series(prom *p, int m, const char *key)
     return NULL;
 }
 
-static int read_text(prom *p, char *text, size_t len, const char *file)
+static int read_text(prom *p, FILE *f, const char *file)
 {
     long long line = 0;
-    char *s = text, *end = text + len;
+    char *buf = NULL;
+    size_t bcap = 0;
     jl__strbuf key;
     jl__strbuf_init(&key);
     int rc = 0;
-    while (s < end && !rc) {
-        char *nl = memchr(s, '\n', (size_t)(end - s));
-        char *e = nl ? nl : end;
-        *e = '\0';
+    ssize_t got;
+    while (!rc && (got = getline(&buf, &bcap, f)) >= 0) {
+        char *s = buf, *e = buf + got;
+        if (e > s && e[-1] == '\n')
+            *--e = '\0';
         if (e > s && e[-1] == '\r')
             e[-1] = '\0';
         line++;
         char *q = s;
-        s = nl ? nl + 1 : end;
         while (*q == ' ' || *q == '\t')
             q++;
         if (!*q || *q == '#')
@@ -726,6 +737,11 @@ static int read_text(prom *p, char *text, size_t len, const char *file)
             rc = -1;
         }
     }
+    if (!rc && ferror(f)) {
+        jl__imp_err(p->c, JL_EIO, file, NULL, line, "read error");
+        rc = -2;
+    }
+    free(buf);
     jl__strbuf_free(&key);
     return rc;
 }
@@ -1386,28 +1402,91 @@ static void wants_free(want *w, size_t n)
 
 /* ---- the importer ------------------------------------------------------------------- */
 
-static int read_input(prom *p, const char *path)
+/* One file, streamed: the JSON through the streaming reader's own buffer
+ * (1 MiB reads), the text format line by line; memory is the series'
+ * samples, never the file. */
+static int read_file(prom *p, const char *path)
 {
-    size_t len = 0;
-    char *text = jl__imp_read_file(p->c, path, &len);
-    if (!text)
+    /* O_NONBLOCK: a FIFO named by mistake is refused, not waited on */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        jl__imp_err(p->c, JL_EIO, path, NULL, -1, "cannot open: %s", strerror(errno));
         return -2;
-    size_t i = 0;
-    if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
-        (unsigned char)text[2] == 0xBF)
-        i = 3; /* a byte-order mark */
-    while (i < len && isspace((unsigned char)text[i]))
-        i++;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        jl__imp_err(p->c, JL_EIO, path, NULL, -1, "not a regular file");
+        return -2;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return -1;
+    }
+    /* what it is: the first byte after a byte-order mark and white space */
+    unsigned char head[3] = {0};
+    size_t nh = fread(head, 1, 3, f);
+    long skip = nh == 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0;
+    int c;
+    if (fseek(f, skip, SEEK_SET) != 0) {
+        fclose(f);
+        jl__imp_err(p->c, JL_EIO, path, NULL, -1, "cannot read: %s", strerror(errno));
+        return -2;
+    }
+    while ((c = getc(f)) != EOF && isspace(c))
+        ;
+    int is_json = c == '{';
     int rc;
-    if (i < len && text[i] == '{') {
+    if (fseek(f, skip, SEEK_SET) != 0) {
+        jl__imp_err(p->c, JL_EIO, path, NULL, -1, "cannot read: %s", strerror(errno));
+        rc = -2;
+    } else if (is_json) {
         js j;
-        jl__jstream_init_mem(&j, text, len, 1 << 20);
+        jl__jstream_init_file(&j, f, 1 << 20, 1 << 20);
+        j.off = skip; /* columns as in the file */
+        j.col0 = skip;
         rc = read_json(p, &j, path);
         jl__jstream_free(&j);
     } else {
-        rc = read_text(p, text + i, len - i, path);
+        rc = read_text(p, f, path);
     }
-    free(text);
+    fclose(f);
+    return rc;
+}
+
+/* A file, or a folder of them (one query per file, e.g. a node's day as
+ * 24 hourly query_range answers): its files in name order. */
+static int read_input(prom *p, const char *path)
+{
+    if (!jl__imp_is_dir(path))
+        return read_file(p, path);
+    char **dirs = NULL, **files = NULL;
+    size_t n_dirs = 0, n_files = 0;
+    if (jl__imp_list_dir(p->c, path, &dirs, &n_dirs, &files, &n_files))
+        return p->c->oom ? -1 : -2;
+    int rc = 0;
+    if (!n_files) {
+        jl__imp_err(p->c, JL_ENODATA, path, NULL, -1,
+                    "a folder without files (expected query_range JSON or scrape archives)");
+        rc = -2;
+    }
+    for (size_t i = 0; i < n_files && rc != -1; i++) {
+        char *full = jl__imp_join(p->c, path, files[i]);
+        char **names = full ? realloc(p->names, (p->n_names + 1) * sizeof *names) : NULL;
+        if (!names) {
+            free(full);
+            rc = -1;
+            break;
+        }
+        p->names = names;
+        p->names[p->n_names++] = full; /* series keep their file's name */
+        int r = read_file(p, full);
+        if (r && !rc)
+            rc = r;
+    }
+    jl__imp_free_names(dirs, n_dirs);
+    jl__imp_free_names(files, n_files);
     return rc;
 }
 
