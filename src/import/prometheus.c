@@ -223,11 +223,44 @@ static int series_add(prom *p, series *s, double t, double v)
     return 0;
 }
 
+/* A plain decimal ("312.456", "4200000123", "-0.5": at most 19 digits, a
+ * mantissa below 2^53, no exponent), the double strtod gives: Clinger's
+ * exact case, one correctly rounded division. 0: another shape (strtod
+ * reads it). */
+static int plain_decimal(const char *s, double *v)
+{
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const char *q = s;
+    int neg = *q == '-', nd = 0, frac = 0;
+    q += neg;
+    uint64_t m = 0;
+    if (!(*q >= '0' && *q <= '9'))
+        return 0;
+    for (; *q >= '0' && *q <= '9'; q++, nd++)
+        m = m * 10 + (uint64_t)(*q - '0');
+    if (*q == '.') {
+        q++;
+        if (!(*q >= '0' && *q <= '9'))
+            return 0;
+        for (; *q >= '0' && *q <= '9'; q++, nd++, frac++)
+            m = m * 10 + (uint64_t)(*q - '0');
+    }
+    if (*q || nd > 19 || m > ((uint64_t)1 << 53) || frac > 22)
+        return 0;
+    double x = frac ? (double)m / p10[frac] : (double)m;
+    *v = neg ? -x : x;
+    return 1;
+}
+
 /* Prometheus writes values as text: "NaN", "+Inf", "-Inf" or a number. A
  * value that is not finite is missing (left out; the run's grid bridges
  * it), never 0. 1: *v finite; 0: missing; -1: not a value. */
 static int prom_value(const char *s, double *v)
 {
+    if (plain_decimal(s, v))
+        return 1;
     if (!strcmp(s, "NaN") || !strcmp(s, "+Inf") || !strcmp(s, "-Inf") || !strcmp(s, "Inf"))
         return 0;
     char *end = NULL;
@@ -297,21 +330,35 @@ bad:
 /* [t, "v"] */
 static int read_pair(prom *p, js *j, series *s, const char *file, int *stop)
 {
-    jl__jstream_tok t = jl__jstream_next(j);
-    if (t == JS_ARR_END) {
-        *stop = 1;
-        return 0;
+    /* the common case at once: ,[t,"v"] whole in the read buffer */
+    char vbuf[64];
+    const char *vs;
+    size_t vn = sizeof vbuf - 1;
+    double tm, v;
+    int fast = jl__jstream_num_str(j, &tm, &vs, &vn);
+    if (fast < 0)
+        goto bad;
+    if (fast) {
+        memcpy(vbuf, vs, vn);
+        vbuf[vn] = '\0';
+        vs = vbuf;
+    } else {
+        jl__jstream_tok t = jl__jstream_next(j);
+        if (t == JS_ARR_END) {
+            *stop = 1;
+            return 0;
+        }
+        if (t != JS_ARR_START || jl__jstream_next(j) != JS_NUM)
+            goto bad;
+        tm = j->num;
+        if (jl__jstream_next(j) != JS_STR)
+            goto bad;
+        vs = j->str;
     }
-    if (t != JS_ARR_START || jl__jstream_next(j) != JS_NUM)
-        goto bad;
-    double tm = j->num;
-    if (jl__jstream_next(j) != JS_STR)
-        goto bad;
-    double v;
-    int ok = prom_value(j->str, &v);
+    int ok = prom_value(vs, &v);
     if (ok < 0) {
         jl__imp_err(p->c, JL_EINVALID, file, "data.result[].values", jl__jstream_line(j),
-                    "'%s' is not a sample value (column %lld)", j->str, jl__jstream_col(j));
+                    "'%s' is not a sample value (column %lld)", vs, jl__jstream_col(j));
         return -2;
     }
     if (jl__jstream_next(j) != JS_ARR_END)
@@ -840,8 +887,14 @@ static int merged_of(const prom *p, const want *w, size_t g, int m, const char *
                 pairs[2 * k + 1] = p->s[i].v[j];
                 k++;
             }
-    /* sort pairs by time (qsort on 2-double records) */
-    qsort(pairs, n, 2 * sizeof *pairs, cmp_d);
+    /* sort pairs by time (qsort on 2-double records; glibc's is a stable
+     * merge sort, so samples already in order, as one series' are, stay
+     * as they are without it) */
+    size_t sorted = 1;
+    while (sorted < n && pairs[2 * sorted] >= pairs[2 * sorted - 2])
+        sorted++;
+    if (sorted < n)
+        qsort(pairs, n, 2 * sizeof *pairs, cmp_d);
     out->t = malloc(n * sizeof *out->t);
     out->v = malloc(n * sizeof *out->v);
     if (!out->t || !out->v) {
@@ -960,7 +1013,11 @@ static int run_grid(prom *p, const opts *o, const want *w, const merged *ms, int
                 grid[N++] = b->t[i];
     }
     grid[N++] = hi;
-    qsort(grid, N, sizeof *grid, cmp_d);
+    size_t sorted = 1;
+    while (sorted < N && grid[sorted] >= grid[sorted - 1])
+        sorted++;
+    if (sorted < N)
+        qsort(grid, N, sizeof *grid, cmp_d);
     size_t u = 0;
     for (size_t i = 0; i < N; i++)
         if (!u || grid[i] > grid[u - 1])
@@ -1611,11 +1668,12 @@ static jl_status prom_run(const char *const *paths, size_t n_paths, const jl_imp
 const jl_importer jl__importer_prometheus = {
     .name = "prometheus",
     .summary = "a fleet's DCGM exporter series from Prometheus (query_range JSON, scrape text)",
-    .paths = "FILE...",
+    .paths = "FILE|DIR...",
     .description =
         "Import NVIDIA DCGM exporter series as Prometheus keeps them: the JSON of\n"
         "/api/v1/query_range (one query per file; matrix results) or the text exposition\n"
-        "format with each sample's timestamp (a scrape archive). Reads\n"
+        "format with each sample's timestamp (a scrape archive); a folder is its files\n"
+        "in name order (a node's day as hourly queries). Files are streamed. Reads\n"
         "DCGM_FI_DEV_POWER_USAGE (W), DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ: energy from\n"
         "the counter when scraped), GPU_UTIL, MEM_COPY_UTIL, FB_USED, SM_CLOCK, GPU_TEMP;\n"
         "a GPU is its Hostname (or instance) and UUID (or gpu) labels, its model the\n"
