@@ -71,6 +71,10 @@ typedef struct series {
     char *key; /* metric + labels, for finding it again (text format) */
     double *t, *v;
     size_t n, cap;
+    double last;  /* its last sample's time (kept or not) */
+    int has_last; /* a sample was read */
+    int keep;     /* 0: --runs-by's labels absent, no run takes it: samples counted, not kept */
+    size_t run;   /* --runs-by: the run it belongs to, (size_t)-1 none */
     const char *file;
 } series;
 
@@ -87,7 +91,8 @@ typedef struct prom {
     size_t n_g, cap_g;
     size_t ignored; /* samples of metrics joules does not use */
     size_t max_samples, n_samples;
-    char **names; /* the files of folders read (series point to them) */
+    const char *runs_by; /* --runs-by's labels, comma-separated (NULL: RUNS.csv) */
+    char **names;        /* the files of folders read (series point to them) */
     size_t n_names;
 } prom;
 
@@ -198,6 +203,16 @@ static series *series_new(prom *p, int m, label *l, size_t n, char *key, const c
     s->n_labels = n;
     s->key = key;
     s->file = file;
+    s->run = (size_t)-1;
+    s->keep = 1;
+    for (const char *b = p->runs_by; b && *b && s->keep;) { /* every label of --runs-by */
+        size_t len = strcspn(b, ",");
+        int have = 0;
+        for (size_t i = 0; i < n && !have; i++)
+            have = strlen(l[i].k) == len && !strncmp(l[i].k, b, len);
+        s->keep = have;
+        b += len + (b[len] == ',');
+    }
     return s;
 }
 
@@ -206,6 +221,10 @@ static int series_add(prom *p, series *s, double t, double v)
 {
     if (++p->n_samples > p->max_samples)
         return -2;
+    s->last = t;
+    s->has_last = 1;
+    if (!s->keep)
+        return 0;
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 256;
         double *nt = realloc(s->t, cap * sizeof *nt);
@@ -369,9 +388,9 @@ static int read_pair(prom *p, js *j, series *s, const char *file, int *stop)
         return -2;
     }
     if (ok && s) {
-        if (s->n && tm < s->t[s->n - 1]) {
+        if (s->has_last && tm < s->last) {
             jl__imp_err(p->c, JL_EINVALID, file, "data.result[].values", jl__jstream_line(j),
-                        "time goes backwards in a series (%.3f after %.3f)", tm, s->t[s->n - 1]);
+                        "time goes backwards in a series (%.3f after %.3f)", tm, s->last);
             return -2;
         }
         int r = series_add(p, s, tm, v);
@@ -768,13 +787,13 @@ static int read_text(prom *p, FILE *f, const char *file)
         }
         if (!isfinite(v))
             continue;
-        if (sr->n && t < sr->t[sr->n - 1]) {
+        if (sr->has_last && t < sr->last) {
             jl__imp_err(p->c, JL_EINVALID, file, name, line,
-                        "time goes backwards in a series (%.3f after %.3f)", t, sr->t[sr->n - 1]);
+                        "time goes backwards in a series (%.3f after %.3f)", t, sr->last);
             rc = -2;
             break;
         }
-        if (sr->n && t == sr->t[sr->n - 1])
+        if (sr->has_last && t == sr->last)
             continue; /* the same sample scraped twice */
         int r = series_add(p, sr, t, v);
         if (r == -2) {
@@ -812,6 +831,7 @@ typedef struct want {
     jl_kv *attrs; /* RUNS.csv's other columns */
     size_t n_attrs;
     long long line;
+    size_t idx; /* its place in the list (series.run) */
 } want;
 
 /* The series of metric m of GPU g that belong to run w (--runs-by: those
@@ -821,22 +841,10 @@ static int series_in(const prom *p, const series *s, const want *w, size_t g, in
 {
     if (s->metric != m || s->gpu != g)
         return 0;
-    if (!w->label_value)
-        return 1;
-    jl__strbuf v;
-    jl__strbuf_init(&v);
-    for (size_t i = 0; i < n_by; i++) {
-        const char *x = label_get(s->labels, s->n_labels, by[i]);
-        if (!x) {
-            jl__strbuf_free(&v);
-            return 0;
-        }
-        jl__strbuf_printf(&v, "%s%s", i ? "/" : "", x);
-    }
-    int in = v.data && !strcmp(v.data, w->label_value);
-    jl__strbuf_free(&v);
     (void)p;
-    return in;
+    (void)by;
+    (void)n_by;
+    return !w->label_value || s->run == w->idx;
 }
 
 /* Value of a series at time x: linear between its samples, NaN outside
@@ -1242,6 +1250,7 @@ static int plan_by(prom *p, const char *by_text, want **out, size_t *n_out, char
             memset(w, 0, sizeof *w);
             w->start = w->end = NAN;
             w->line = -1;
+            w->idx = *n_out - 1;
             w->label_value = v.data;
             w->name = jl__strdup(v.data);
             if (!w->name)
@@ -1259,6 +1268,24 @@ static int plan_by(prom *p, const char *by_text, want **out, size_t *n_out, char
             w->gpus = ng;
             w->gpus[w->n_gpus++] = s->gpu;
         }
+    }
+    /* every series (any metric) to the run whose value its labels give */
+    for (size_t i = 0; i < p->n_s; i++) {
+        series *s = &p->s[i];
+        jl__strbuf v;
+        jl__strbuf_init(&v);
+        int all = 1;
+        for (size_t k = 0; k < *n_by && all; k++) {
+            const char *x = label_get(s->labels, s->n_labels, (*by)[k]);
+            if (!x)
+                all = 0;
+            else
+                jl__strbuf_printf(&v, "%s%s", k ? "/" : "", x);
+        }
+        for (size_t k = 0; all && v.data && k < *n_out && s->run == (size_t)-1; k++)
+            if (!strcmp((*out)[k].label_value, v.data))
+                s->run = k;
+        jl__strbuf_free(&v);
     }
     return 0;
 }
@@ -1564,6 +1591,7 @@ static jl_status prom_import(const char *const *paths, size_t n_paths, const opt
     }
     prom p = {0};
     p.c = &c;
+    p.runs_by = o->runs_by;
     p.max_samples = 500000000;
     size_t files_ok = 0;
     for (size_t i = 0; i < n_paths && !c.oom; i++) {
@@ -1591,8 +1619,16 @@ static jl_status prom_import(const char *const *paths, size_t n_paths, const opt
             jl__imp_err(&c, JL_ENODATA, NULL, "runs-by", -1,
                         "no power or energy series carries the label%s %s", n_by > 1 ? "s" : "",
                         o->runs_by);
-        for (size_t i = 0; i < n_w && !c.oom && st == JL_OK; i++)
+        for (size_t i = 0; i < n_w && !c.oom && st == JL_OK; i++) {
             build_run(&p, o, &w[i], (const char *const *)by, n_by);
+            for (size_t k = 0; o->runs_by && k < p.n_s; k++)
+                if (p.s[k].run == i) { /* no other run takes it: its samples go */
+                    free(p.s[k].t);
+                    free(p.s[k].v);
+                    p.s[k].t = p.s[k].v = NULL;
+                    p.s[k].n = p.s[k].cap = 0;
+                }
+        }
     }
     if (p.ignored)
         jl__imp_note(&c, NULL, "metrics",

@@ -17,7 +17,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=${JOULES_BENCH_DIR:-/tmp/joules-bench}
-J=${1:-$DIR/build-mpi/joules}
+J=${1:-${JOULES_MPI_BUILD:-$DIR/build-mpi}/joules}
 GPUS=${JOULES_FLEET_GPUS:-1000}
 REPEAT=${JOULES_BENCH_REPEAT:-3}
 PY=${JOULES_BENCH_PYTHON:-python3}

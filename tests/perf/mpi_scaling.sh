@@ -14,7 +14,8 @@
 # Exit 1 when a target is missed. Not a ctest: wall-time ratios belong here.
 #
 # Environment: JOULES_BENCH_DIR (default /tmp/joules-bench), JOULES_BENCH_SCALE
-# (full | quick), JOULES_BENCH_REPEAT (default 5; quick 3), JOULES_BENCH_JOBS.
+# (full | quick), JOULES_BENCH_REPEAT (default 5; quick 3), JOULES_BENCH_JOBS,
+# JOULES_MPI_BUILD (the Release -DJOULES_MPI=ON tree; default $DIR/build-mpi).
 #
 # JOULES_MPI_SET=fleet times the fleet set instead (docs/scaling.md, "Fleet"):
 # tests/perf/gen_fleet.py writes JOULES_FLEET_GPUS GPUs (default 1000; quick
@@ -31,7 +32,7 @@ full) FILES=200; REPEAT=${JOULES_BENCH_REPEAT:-5} ;;
 quick) FILES=20; REPEAT=${JOULES_BENCH_REPEAT:-3} ;;
 *) echo "mpi_scaling: JOULES_BENCH_SCALE must be full or quick" >&2; exit 2 ;;
 esac
-BUILD=$DIR/build-mpi
+BUILD=${JOULES_MPI_BUILD:-$DIR/build-mpi}
 SET=$DIR/sets-$SCALE/study-zstd-mpi
 KIND=${JOULES_MPI_SET:-study}
 case "$KIND" in
@@ -55,10 +56,14 @@ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DJOULES_MPI=ON >"$DIR/m
 cmake --build "$BUILD" -j "${JOULES_BENCH_JOBS:-2}" --target joules_cli joules-perf-gen \
     >"$DIR/mpi-build.log" 2>&1 || { tail -30 "$DIR/mpi-build.log" >&2; exit 2; }
 J=$BUILD/joules
-if [ "$KIND" = fleet ] && [ ! -f "$SET/.done" ]; then
+if [ "$KIND" = fleet ] && [ ! -f "$FLEET/.done" ]; then
     say "generating $FLEET ($GPUS GPUs x $HOURS h, node files)"
     rm -rf "$FLEET"
     python3 "$ROOT/tests/perf/gen_fleet.py" -o "$FLEET" --gpus "$GPUS" --hours "$HOURS" --layout nodes
+    touch "$FLEET/.done"
+fi
+if [ "$KIND" = fleet ] && [ ! -f "$SET/.done" ]; then
+    rm -rf "$SET" "$FLEET/each-1"
     SETS="--set workload=llm --set model=org/m --set task=chat --set precision=bfloat16 --set max_batch_size=64"
     inputs=$(du -sb "$FLEET/nodes" | cut -f1)
     t0=$(date +%s.%N)
