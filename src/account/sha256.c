@@ -1,9 +1,18 @@
 /* SHA-256 (FIPS 180-4), for the inputs' fingerprints in a document's
  * provenance. Written here rather than taken from a crypto library: about a
  * hundred lines, checked against the standard's test vectors
- * (tests/unit/test_account.c), and the one digest joules needs. */
+ * (tests/unit/test_account.c), and the one digest joules needs.
+ *
+ * Every input of a study is hashed once per document, so the hash runs over
+ * as many bytes as the analysis decodes: the portable rounds cost about 63
+ * instructions a byte, more than the summary itself (docs/scaling.md). On
+ * x86-64 processors with the SHA extensions (Intel since Goldmont/Ice Lake,
+ * AMD since Zen) the rounds run on sha256rnds2/msg1/msg2, chosen at run time;
+ * JOULES_SHA256=portable forces the portable rounds (the unit test compares
+ * the two on random data). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "account/account_internal.h"
@@ -57,6 +66,90 @@ static void block(uint32_t h[8], const unsigned char *p)
     h[7] += k;
 }
 
+static void blocks_portable(uint32_t h[8], const unsigned char *p, size_t n)
+{
+    for (; n; n--, p += 64)
+        block(h, p);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define JL_SHA256_HAVE_SHANI 1
+
+/* The state lives in two registers as (A,B,E,F) and (C,D,G,H), the layout
+ * sha256rnds2 takes; each call does two rounds, so a 4-word group of the
+ * message schedule (W + K) feeds two calls. */
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+blocks_shani(uint32_t h[8], const unsigned char *p, size_t n)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    __m128i dcba = _mm_loadu_si128((const __m128i *)&h[0]);
+    __m128i hgfe = _mm_loadu_si128((const __m128i *)&h[4]);
+    __m128i cdab = _mm_shuffle_epi32(dcba, 0xB1);
+    __m128i efgh = _mm_shuffle_epi32(hgfe, 0x1B);
+    __m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
+    __m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xF0);
+    for (; n; n--, p += 64) {
+        __m128i abef0 = abef, cdgh0 = cdgh, m[4];
+        for (int g = 0; g < 16; g++) {
+            __m128i w;
+            if (g < 4) {
+                w = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)), bswap);
+            } else { /* W[t] from W[t-16], W[t-15], W[t-7], W[t-2] */
+                __m128i a = m[g & 3], b = m[(g + 1) & 3], c = m[(g + 2) & 3], d = m[(g + 3) & 3];
+                w = _mm_sha256msg1_epu32(a, b);
+                w = _mm_add_epi32(w, _mm_alignr_epi8(d, c, 4));
+                w = _mm_sha256msg2_epu32(w, d);
+            }
+            m[g & 3] = w;
+            __m128i wk = _mm_add_epi32(w, _mm_loadu_si128((const __m128i *)&K[4 * g]));
+            cdgh = _mm_sha256rnds2_epu32(cdgh, abef, wk);
+            abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(wk, 0x0E));
+        }
+        abef = _mm_add_epi32(abef, abef0);
+        cdgh = _mm_add_epi32(cdgh, cdgh0);
+    }
+    __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
+    __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+    _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(feba, dchg, 0xF0));
+    _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
+}
+#endif
+
+int jl__sha256_accelerated(void)
+{
+#ifdef JL_SHA256_HAVE_SHANI
+    const char *force = getenv("JOULES_SHA256");
+    if (force && strcmp(force, "portable") == 0)
+        return 0;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
+           __builtin_cpu_supports("ssse3");
+#else
+    return 0;
+#endif
+}
+
+static int accel = -1; /* decided once; the same answer from any thread */
+
+void jl__sha256_select(int accelerated)
+{
+    accel = accelerated && jl__sha256_accelerated();
+}
+
+static void blocks(uint32_t h[8], const unsigned char *p, size_t n)
+{
+    if (accel < 0)
+        accel = jl__sha256_accelerated();
+#ifdef JL_SHA256_HAVE_SHANI
+    if (accel) {
+        blocks_shani(h, p, n);
+        return;
+    }
+#endif
+    blocks_portable(h, p, n);
+}
+
 void jl__sha256_init(jl__sha256 *s)
 {
     static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -78,11 +171,14 @@ void jl__sha256_update(jl__sha256 *s, const void *data, size_t len)
         len -= take;
         if (s->n < 64)
             return;
-        block(s->h, s->buf);
+        blocks(s->h, s->buf, 1);
         s->n = 0;
     }
-    for (; len >= 64; p += 64, len -= 64)
-        block(s->h, p);
+    if (len >= 64) {
+        blocks(s->h, p, len / 64);
+        p += len / 64 * 64;
+        len %= 64;
+    }
     memcpy(s->buf, p, len);
     s->n = len;
 }
