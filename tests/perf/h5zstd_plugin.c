@@ -39,8 +39,8 @@ static size_t zstd_decode(unsigned int flags, size_t cd_nelmts, const unsigned i
 }
 
 static const H5Z_class2_t zstd_class = {
-    H5Z_CLASS_T_VERS, 32015, 1, 1, "Zstandard (joules bench plugin, decode only)",
-    NULL,             NULL,  zstd_decode,
+    H5Z_CLASS_T_VERS, 32015, 1, 1, "Zstandard (joules bench plugin, decode only)", NULL, NULL,
+    zstd_decode,
 };
 
 H5PL_type_t H5PLget_plugin_type(void)
