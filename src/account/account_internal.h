@@ -15,11 +15,10 @@ typedef struct jl__sha256 {
 void jl__sha256_init(jl__sha256 *s);
 void jl__sha256_update(jl__sha256 *s, const void *data, size_t len);
 void jl__sha256_final(jl__sha256 *s, unsigned char out[32]);
-/* 1 when the rounds run on the processor's SHA extensions (x86-64 with
- * sha/sse4.1/ssse3, unless JOULES_SHA256=portable). */
-int jl__sha256_accelerated(void);
-/* Tests: the portable rounds (0) or the accelerated ones where available (1). */
-void jl__sha256_select(int accelerated);
+/* Which block function hashes: on = 1 the SHA extensions where the CPU has
+ * them, 0 the portable rounds, -1 decide by the CPU (the default). Returns
+ * the choice before the call (-1 when none was made). For the tests. */
+int jl__sha256_hw(int on);
 
 /* t (Unix seconds) as "YYYY-MM-DDTHH:MM:SSZ" into buf; 0, or -1 when t is
  * not finite or out of range (buf then ""). */

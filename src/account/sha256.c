@@ -3,17 +3,19 @@
  * hundred lines, checked against the standard's test vectors
  * (tests/unit/test_account.c), and the one digest joules needs.
  *
- * Every input of a study is hashed once per document, so the hash runs over
- * as many bytes as the analysis decodes: the portable rounds cost about 63
- * instructions a byte, more than the summary itself (docs/scaling.md). On
- * x86-64 processors with the SHA extensions (Intel since Goldmont/Ice Lake,
- * AMD since Zen) the rounds run on sha256rnds2/msg1/msg2, chosen at run time;
- * JOULES_SHA256=portable forces the portable rounds (the unit test compares
- * the two on random data). */
+ * Every --json document hashes each input file whole, so on x86-64 with the
+ * SHA extensions (cpuid leaf 7 EBX bit 29; SSSE3 and SSE4.1 too) the blocks
+ * go through sha256rnds2/msg1/msg2 instead of the portable rounds: ~64
+ * instructions a byte -> ~2 (docs/performance.md, "The decode floor").
+ * Both give the same digest (test_account compares them on random data). */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+#define JL_SHA_X86 1
+#endif
 
 #include "account/account_internal.h"
 #include "joules/account.h"
@@ -66,88 +68,90 @@ static void block(uint32_t h[8], const unsigned char *p)
     h[7] += k;
 }
 
-static void blocks_portable(uint32_t h[8], const unsigned char *p, size_t n)
+static void blocks_portable(uint32_t h[8], const unsigned char *p, size_t nblocks)
 {
-    for (; n; n--, p += 64)
+    for (; nblocks; nblocks--, p += 64)
         block(h, p);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define JL_SHA256_HAVE_SHANI 1
-
-/* The state lives in two registers as (A,B,E,F) and (C,D,G,H), the layout
- * sha256rnds2 takes; each call does two rounds, so a 4-word group of the
- * message schedule (W + K) feeds two calls. */
-__attribute__((target("sha,sse4.1,ssse3"))) static void
-blocks_shani(uint32_t h[8], const unsigned char *p, size_t n)
+#ifdef JL_SHA_X86
+__attribute__((target("sha,ssse3,sse4.1"))) static void
+blocks_shani(uint32_t h[8], const unsigned char *p, size_t nblocks)
 {
-    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
-    __m128i dcba = _mm_loadu_si128((const __m128i *)&h[0]);
-    __m128i hgfe = _mm_loadu_si128((const __m128i *)&h[4]);
-    __m128i cdab = _mm_shuffle_epi32(dcba, 0xB1);
-    __m128i efgh = _mm_shuffle_epi32(hgfe, 0x1B);
-    __m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
-    __m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xF0);
-    for (; n; n--, p += 64) {
-        __m128i abef0 = abef, cdgh0 = cdgh, m[4];
-        for (int g = 0; g < 16; g++) {
-            __m128i w;
-            if (g < 4) {
-                w = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)), bswap);
-            } else { /* W[t] from W[t-16], W[t-15], W[t-7], W[t-2] */
-                __m128i a = m[g & 3], b = m[(g + 1) & 3], c = m[(g + 2) & 3], d = m[(g + 3) & 3];
-                w = _mm_sha256msg1_epu32(a, b);
-                w = _mm_add_epi32(w, _mm_alignr_epi8(d, c, 4));
-                w = _mm_sha256msg2_epu32(w, d);
+    const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    __m128i tmp = _mm_loadu_si128((const __m128i *)(const void *)&h[0]);
+    __m128i s1 = _mm_loadu_si128((const __m128i *)(const void *)&h[4]);
+    tmp = _mm_shuffle_epi32(tmp, 0xB1);       /* CDAB */
+    s1 = _mm_shuffle_epi32(s1, 0x1B);         /* EFGH */
+    __m128i s0 = _mm_alignr_epi8(tmp, s1, 8); /* ABEF */
+    s1 = _mm_blend_epi16(s1, tmp, 0xF0);      /* CDGH */
+    for (; nblocks; nblocks--, p += 64) {
+        const __m128i abef = s0, cdgh = s1;
+        __m128i w[4];
+        for (int i = 0; i < 16; i++) {
+            __m128i x;
+            if (i < 4) {
+                x = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)),
+                                     mask);
+            } else { /* W[t] = s1(W[t-2]) + W[t-7] + s0(W[t-15]) + W[t-16] */
+                x = _mm_sha256msg1_epu32(w[i & 3], w[(i - 3) & 3]);
+                x = _mm_add_epi32(x, _mm_alignr_epi8(w[(i - 1) & 3], w[(i - 2) & 3], 4));
+                x = _mm_sha256msg2_epu32(x, w[(i - 1) & 3]);
             }
-            m[g & 3] = w;
-            __m128i wk = _mm_add_epi32(w, _mm_loadu_si128((const __m128i *)&K[4 * g]));
-            cdgh = _mm_sha256rnds2_epu32(cdgh, abef, wk);
-            abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(wk, 0x0E));
+            w[i & 3] = x;
+            __m128i m = _mm_add_epi32(x, _mm_loadu_si128((const __m128i *)(const void *)&K[4 * i]));
+            s1 = _mm_sha256rnds2_epu32(s1, s0, m);
+            s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(m, 0x0E));
         }
-        abef = _mm_add_epi32(abef, abef0);
-        cdgh = _mm_add_epi32(cdgh, cdgh0);
+        s0 = _mm_add_epi32(s0, abef);
+        s1 = _mm_add_epi32(s1, cdgh);
     }
-    __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
-    __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
-    _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(feba, dchg, 0xF0));
-    _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
+    tmp = _mm_shuffle_epi32(s0, 0x1B);   /* FEBA */
+    s1 = _mm_shuffle_epi32(s1, 0xB1);    /* DCHG */
+    s0 = _mm_blend_epi16(tmp, s1, 0xF0); /* DCBA */
+    s1 = _mm_alignr_epi8(s1, tmp, 8);    /* ABEF */
+    _mm_storeu_si128((__m128i *)(void *)&h[0], s0);
+    _mm_storeu_si128((__m128i *)(void *)&h[4], s1);
 }
-#endif
 
-int jl__sha256_accelerated(void)
+static int have_shani(void)
 {
-#ifdef JL_SHA256_HAVE_SHANI
-    const char *force = getenv("JOULES_SHA256");
-    if (force && strcmp(force, "portable") == 0)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSSE3) || !(c & bit_SSE4_1))
         return 0;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
-           __builtin_cpu_supports("ssse3");
-#else
-    return 0;
+    if (__get_cpuid_max(0, NULL) < 7)
+        return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (b >> 29) & 1;
+}
 #endif
+
+/* -1: not decided yet; 0: portable; 1: the SHA extensions */
+static int use_hw = -1;
+
+int jl__sha256_hw(int on)
+{
+    int was = use_hw;
+#ifdef JL_SHA_X86
+    use_hw = on < 0 ? have_shani() : on && have_shani();
+#else
+    (void)on;
+    use_hw = 0;
+#endif
+    return was;
 }
 
-static int accel = -1; /* decided once; the same answer from any thread */
-
-void jl__sha256_select(int accelerated)
+static void blocks(uint32_t h[8], const unsigned char *p, size_t nblocks)
 {
-    accel = accelerated && jl__sha256_accelerated();
-}
-
-static void blocks(uint32_t h[8], const unsigned char *p, size_t n)
-{
-    if (accel < 0)
-        accel = jl__sha256_accelerated();
-#ifdef JL_SHA256_HAVE_SHANI
-    if (accel) {
-        blocks_shani(h, p, n);
+#ifdef JL_SHA_X86
+    if (use_hw < 0)
+        use_hw = have_shani();
+    if (use_hw) {
+        blocks_shani(h, p, nblocks);
         return;
     }
 #endif
-    blocks_portable(h, p, n);
+    blocks_portable(h, p, nblocks);
 }
 
 void jl__sha256_init(jl__sha256 *s)
