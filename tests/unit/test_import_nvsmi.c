@@ -784,7 +784,39 @@ static void test_window_lag(void)
     CHECK_NEAR(window_energy(log, 0, &x, NULL), truth - 100, 1e-7, 0);
     CHECK(x && strstr(x->attrs.notes, "no lag compensation"));
     jl_run_free(x);
+    x = NULL;
+    /* before Ampere power.draw is the instantaneous reading: not shifted */
+    jt_current = "window_lag_volta";
+    char *volta = malloc(strlen(log) + 33 * 8 + 1), *o = volta;
+    for (const char *p = log; *p;) {
+        const char *h = strstr(p, "NVIDIA H100 80GB HBM3");
+        size_t k = h ? (size_t)(h - p) : strlen(p);
+        memcpy(o, p, k);
+        o += k;
+        p += k;
+        if (h) {
+            o += sprintf(o, "Tesla V100-SXM2-16GB");
+            p += strlen("NVIDIA H100 80GB HBM3");
+        }
+    }
+    *o = '\0';
+    CHECK_NEAR(window_energy(volta, NAN, &x, NULL), truth - 100, 1e-7, 0);
+    CHECK(x && strstr(x->attrs.notes, "older than Ampere"));
+    jl_run_free(x);
+    free(volta);
     free(log);
+    /* a lag out of range is a usage error */
+    jt_current = "window_lag_range";
+    jl_import_nvsmi_options bad;
+    jl_import_nvsmi_options_default(&bad);
+    bad.power_lag_s = -0.5;
+    jl_import_result *r = NULL;
+    jl_error_list e = {0};
+    CHECK_EQ_INT(jl_import_nvidia_smi_buffer("timestamp, power.draw\n", 21, "l.csv", NULL, 0, &bad,
+                                             &r, &e),
+                 JL_EUSAGE);
+    CHECK(r == NULL && e.count == 1);
+    jl_error_list_clear(&e);
 }
 
 int main(void)
