@@ -16,8 +16,8 @@
  *   time          one civil-time function, wall-clock times in a zone
  *                 (kit_time.c)
  *   GPU names     one table (gpu_names.c)
- *   windows       a run's power over exactly [start, end]: its edges
- *                 interpolated (kit_window.c)
+ *   clipping      a run's power over exactly [start, end]: its edges
+ *                 interpolated (kit_clip.c)
  *   JSON          the streaming reader (json_stream.h, included here) for
  *                 documents read as they come; a read-only tree
  *                 (json_tree.h, built by the same reader) where a format is
@@ -286,7 +286,7 @@ void jl__imp_zone_free(jl__imp_zone *z);
  * before it. *gap is set when the time does not exist (a DST gap). */
 double jl__imp_zone_to_unix(jl__imp_zone *z, const jl__imp_civil *c, double prev, int *gap);
 
-/* ---- windows (kit_window.c) ------------------------------------------------------- */
+/* ---- clipping to a window (kit_clip.c) ------------------------------------------------------- */
 
 /* The value at x on the line through (ta, va) and (tb, vb): the one
  * interpolation of the importers (prometheus' grid, window edges). */
@@ -303,7 +303,7 @@ double jl__imp_lerp(double ta, double va, double tb, double vb, double x);
  * power). Samples inside with ok == 0 are counted in `dropped`, not
  * emitted (the trapezoid bridges them). The importer that streams its log
  * and the one that holds it build the same series through it. */
-typedef void (*jl__imp_window_emit)(void *ctx, double t, const double *a, const double *b);
+typedef void (*jl__imp_clip_emit)(void *ctx, double t, const double *a, const double *b);
 enum {
     JL__IMP_EDGE_NONE,
     JL__IMP_EDGE_SAMPLE,
@@ -311,11 +311,11 @@ enum {
     JL__IMP_EDGE_HELD,
     JL__IMP_EDGE_CUT
 };
-typedef struct jl__imp_window {
+typedef struct jl__imp_clip {
     double start, end;
     size_t g;
     int two;
-    jl__imp_window_emit emit;
+    jl__imp_clip_emit emit;
     void *ctx;
     double *buf; /* [6g]: the sample before start, the last point, a point */
     double bt, lt;
@@ -323,16 +323,16 @@ typedef struct jl__imp_window {
     int closed; /* a sample after end seen (or the log's end) */
     size_t n, dropped;
     int edge[2]; /* how the start and end were reached: JL__IMP_EDGE_* */
-} jl__imp_window;
+} jl__imp_clip;
 
-int jl__imp_window_init(jl__imp_window *w, double start, double end, size_t g, int two,
-                        jl__imp_window_emit emit, void *ctx); /* -1: out of memory */
-void jl__imp_window_sample(jl__imp_window *w, double t, const double *a, const double *b, int ok);
+int jl__imp_clip_init(jl__imp_clip *w, double start, double end, size_t g, int two,
+                      jl__imp_clip_emit emit, void *ctx); /* -1: out of memory */
+void jl__imp_clip_sample(jl__imp_clip *w, double t, const double *a, const double *b, int ok);
 /* The log ended: an end not reached is _CUT, or _HELD (the last point
  * carried to it) with `hold` — the log's own timestamps reached the end and
  * only the lag taken off them falls short. */
-void jl__imp_window_end(jl__imp_window *w, int hold);
-void jl__imp_window_free(jl__imp_window *w);
+void jl__imp_clip_end(jl__imp_clip *w, int hold);
+void jl__imp_clip_free(jl__imp_clip *w);
 /* "interpolated", "held", "a sample on it", "cut (beyond the log)", "none". */
 const char *jl__imp_edge_name(int edge);
 

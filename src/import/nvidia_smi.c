@@ -1458,7 +1458,7 @@ fail:
     return st;
 }
 
-/* ---- a run's power over exactly its window (kit_window.c) ---------------- */
+/* ---- a run's power over exactly its window (kit_clip.c) ---------------- */
 
 /* The run's GPUs' values of one sample (v: its series, each G values): the
  * power field into a, power.draw.average into b (NULL: not wanted); 1 when
@@ -1479,7 +1479,7 @@ static int run_values(const double *const *v, int pw, const size_t *sel, size_t 
 /* The notes a run's window gets from its power: samples without power,
  * an edge beyond the log. */
 static void window_notes(ctx *c, const log_data *L, const run_spec *sp, int pw,
-                         const jl__imp_window *w)
+                         const jl__imp_clip *w)
 {
     c->dropped_rows += w->dropped;
     if (w->dropped)
@@ -1527,14 +1527,14 @@ static jl_status window_power(ctx *c, const log_data *L, const run_spec *sp, con
     k0 -= k0 > 0;
     k1 += k1 < L->n;
     mem_power m = {.t0 = t0, .G = G};
-    jl__imp_window w;
+    jl__imp_clip w;
     double *vals = jl__malloc_array(2 * G, sizeof *vals);
     size_t cap = k1 - k0 + 2;
     m.time = jl__malloc_array(cap, sizeof(double));
     m.w = jl__malloc_array(cap * G, sizeof(double));
     m.a = has_avg ? jl__malloc_array(cap * G, sizeof(double)) : NULL;
     jl_status st = JL_OK;
-    if (jl__imp_window_init(&w, start, end, G, has_avg, mem_emit, &m) || !vals || !m.time || !m.w ||
+    if (jl__imp_clip_init(&w, start, end, G, has_avg, mem_emit, &m) || !vals || !m.time || !m.w ||
         (has_avg && !m.a)) {
         st = jl__imp_err_at(c->errors, JL_ENOMEM, sp ? c->opt->runs_csv : L->path,
                             sp ? sp->line : 0, 0, NULL, "run %s: out of memory", r->name);
@@ -1545,9 +1545,9 @@ static jl_status window_power(ctx *c, const log_data *L, const run_spec *sp, con
         for (int q = 0; q < N_SERIES; q++)
             v[q] = L->has_series[q] ? L->v[q] + i * L->G : NULL;
         int ok = run_values(v, pw, sel, G, vals, has_avg ? vals + G : NULL);
-        jl__imp_window_sample(&w, L->t[i] - lag, vals, vals + G, ok);
+        jl__imp_clip_sample(&w, L->t[i] - lag, vals, vals + G, ok);
     }
-    jl__imp_window_end(&w, L->n && L->t[L->n - 1] >= end);
+    jl__imp_clip_end(&w, L->n && L->t[L->n - 1] >= end);
     edge[0] = w.edge[0];
     edge[1] = w.edge[1];
     if (m.n < 2) {
@@ -1571,7 +1571,7 @@ static jl_status window_power(ctx *c, const log_data *L, const run_spec *sp, con
         note_no_avg(c, L);
     }
 end:
-    jl__imp_window_free(&w);
+    jl__imp_clip_free(&w);
     free(vals);
     free(m.time);
     free(m.w);
@@ -1739,9 +1739,9 @@ typedef struct srun {
     int pw, avg_bad, any[N_SERIES], failed, done;
     size_t n_samples;
     jl_trace_stream *st;
-    double lag;         /* taken off the power field's times */
-    jl__imp_window win; /* power/ over exactly [start, end] */
-    jl_status wst;      /* the first failed append to power/ */
+    double lag;       /* taken off the power field's times */
+    jl__imp_clip win; /* power/ over exactly [start, end] */
+    jl_status wst;    /* the first failed append to power/ */
     jl_error *werr;
 } srun;
 
@@ -1786,7 +1786,7 @@ static int row_of(const log_data *L, int s, const srun *r, double *row)
     return finite;
 }
 
-/* power/ of a streamed run: a point of its window (kit_window.c). */
+/* power/ of a streamed run: a point of its window (kit_clip.c). */
 static void stream_power(void *vr, double t, const double *a, const double *b)
 {
     srun *r = vr;
@@ -1806,7 +1806,7 @@ static void stream_window(sctx *x, const log_data *L, srun *r, double t, const d
 {
     int has_avg = L->has_series[K_POWER_AVG - FIRST_SERIES];
     int ok = run_values(v, r->pw, r->sel, r->G, x->row, has_avg ? x->row + r->G : NULL);
-    jl__imp_window_sample(&r->win, t - r->lag, x->row, x->row + r->G, ok);
+    jl__imp_clip_sample(&r->win, t - r->lag, x->row, x->row + r->G, ok);
 }
 
 /* Append sample 0 of L to every run whose window holds it. */
@@ -1840,8 +1840,8 @@ static jl_status stream_sample(void *vx, log_data *L)
             r->pw = choose_power(L, 0, r->sel, r->G, c->opt->power_lag_s);
             r->lag = power_lag(c, L, r->sel, r->pw);
             r->t0 = r->sp ? r->sp->start : t - r->lag;
-            if (jl__imp_window_init(&r->win, r->start, r->end, r->G,
-                                    L->has_series[K_POWER_AVG - FIRST_SERIES], stream_power, r))
+            if (jl__imp_clip_init(&r->win, r->start, r->end, r->G,
+                                  L->has_series[K_POWER_AVG - FIRST_SERIES], stream_power, r))
                 return JL_ENOMEM;
             if (!isnan(x->prev_t)) { /* the sample before the window: its start edge */
                 const double *pv[N_SERIES];
@@ -1899,7 +1899,7 @@ static void stream_finish(sctx *x, const log_data *L, srun *r)
                        r->name, r->start, r->end, base_name(L->path), x->t_first, x->t_last);
         return;
     }
-    jl__imp_window_end(&r->win, x->t_last >= r->end);
+    jl__imp_clip_end(&r->win, x->t_last >= r->end);
     if (r->win.n < 2) {
         jl__imp_err_at(c->errors, JL_ENODATA, where, line, 0, NULL,
                        "run %s: %zu power sample%s in its window (%zu rows of %s): nothing to "
@@ -2039,7 +2039,7 @@ end:
         if (x.runs[i].st)
             jl_trace_stream_abort(x.runs[i].st);
         free(x.runs[i].sel);
-        jl__imp_window_free(&x.runs[i].win);
+        jl__imp_clip_free(&x.runs[i].win);
         jl_error_free(x.runs[i].werr);
     }
     free(x.runs);

@@ -1,4 +1,4 @@
-/* A run's power over exactly its window [start, end] (kit.h, "windows"):
+/* A run's power over exactly its window [start, end] (kit.h, "clipping to a window"):
  * the samples inside it and a point at each edge, interpolated between the
  * samples either side, built sample by sample so an importer that streams
  * its log and one that holds it give the same series. */
@@ -14,8 +14,8 @@ double jl__imp_lerp(double ta, double va, double tb, double vb, double x)
     return va + (vb - va) * (x - ta) / (tb - ta);
 }
 
-int jl__imp_window_init(jl__imp_window *w, double start, double end, size_t g, int two,
-                        jl__imp_window_emit emit, void *ctx)
+int jl__imp_clip_init(jl__imp_clip *w, double start, double end, size_t g, int two,
+                      jl__imp_clip_emit emit, void *ctx)
 {
     memset(w, 0, sizeof *w);
     w->start = start;
@@ -28,7 +28,7 @@ int jl__imp_window_init(jl__imp_window *w, double start, double end, size_t g, i
     return w->buf ? 0 : -1;
 }
 
-void jl__imp_window_free(jl__imp_window *w)
+void jl__imp_clip_free(jl__imp_clip *w)
 {
     if (!w)
         return;
@@ -39,8 +39,7 @@ void jl__imp_window_free(jl__imp_window *w)
 /* Emit a point at time x: v held or, with u, interpolated between (tu, u)
  * and (tv, v); v may be the point buffer itself (read element by element
  * before it is written). */
-static void point(jl__imp_window *w, double x, double tu, const double *u, double tv,
-                  const double *v)
+static void point(jl__imp_clip *w, double x, double tu, const double *u, double tv, const double *v)
 {
     size_t m = w->g * (w->two ? 2 : 1);
     double *p = w->buf + 4 * w->g;
@@ -51,14 +50,14 @@ static void point(jl__imp_window *w, double x, double tu, const double *u, doubl
 }
 
 /* Copy a sample's values (a, then b) into dst. */
-static void keep(const jl__imp_window *w, double *dst, const double *a, const double *b)
+static void keep(const jl__imp_clip *w, double *dst, const double *a, const double *b)
 {
     memcpy(dst, a, w->g * sizeof *dst);
     if (w->two)
         memcpy(dst + w->g, b, w->g * sizeof *dst);
 }
 
-void jl__imp_window_sample(jl__imp_window *w, double t, const double *a, const double *b, int ok)
+void jl__imp_clip_sample(jl__imp_clip *w, double t, const double *a, const double *b, int ok)
 {
     double *before = w->buf, *last = w->buf + 2 * w->g;
     if (t < w->start) {
@@ -108,7 +107,7 @@ void jl__imp_window_sample(jl__imp_window *w, double t, const double *a, const d
     }
 }
 
-void jl__imp_window_end(jl__imp_window *w, int hold)
+void jl__imp_clip_end(jl__imp_clip *w, int hold)
 {
     if (w->closed || w->n == 0 || !isfinite(w->end))
         return;
