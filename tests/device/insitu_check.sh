@@ -1,0 +1,28 @@
+#!/bin/sh
+# ctest insitu_accuracy: re-derive the in-situ accuracy check of
+# docs/attribute.md ("In-situ truth, measured") from tests/data/insitu:
+# the truth from the recorded NVML counter (insitu_prepare.py), the
+# isolated-loop calibration traces (insitu_trace; busy time as recorded and
+# from the loop's window), `joules attribute --by class` with and without
+# --calibration on the profiled run, and the
+# comparison (insitu_compare.py), which must match expected.json.
+# usage: insitu_check.sh PYTHON JOULES INSITU_TRACE SOURCE_DIR
+set -eu
+py=$1 joules=$2 tool=$3 src=$4
+data=$src/tests/data/insitu dev=$src/tests/device
+if ! "$py" -c 'import json, gzip, csv' 2>/dev/null; then
+    echo "SKIP: $py (Python 3 with its standard library) missing"
+    exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$py" "$dev/insitu_prepare.py" --out "$tmp" "$data/rec-a" "$data/rec-b"
+"$tool" "$tmp/loops.txt" "$tmp/loops.h5"
+"$tool" "$tmp/loops-window.txt" "$tmp/loops-window.h5"
+att() { "$joules" attribute "$data/profiled.h5" --class final_norm=norm --json "$@"; }
+att >"$tmp/equal.json"
+att --calibration "$tmp/loops.h5" >"$tmp/calibrated.json"
+att --calibration "$tmp/loops-window.h5" >"$tmp/calibrated-window.json"
+"$py" "$dev/insitu_compare.py" --truth "$tmp/truth.json" --attribution equal="$tmp/equal.json" \
+    --attribution calibrated="$tmp/calibrated.json" \
+    --attribution calibrated_window="$tmp/calibrated-window.json" --expect "$data/expected.json"
