@@ -222,6 +222,19 @@ typedef struct jl_import_nvsmi_options {
     size_t max_rows;          /* per log; default 100,000,000 */
     size_t max_gpus;          /* default 1024 */
     size_t max_request_bytes; /* one requests JSON; default 1 GiB */
+    /* --runs auto: runs cut at the rises and falls of the total power
+     * (docs/import.md, "--runs auto"); the runs found are written to
+     * runs_out as a RUNS.csv to edit (NULL: `output` with .runs.csv for its
+     * extension, or RUNS.auto.csv in the working folder without one),
+     * replaced only with force. When a required
+     * attribute is given by no --set, the import stops there (JL_EMISSING,
+     * the error naming the columns to fill and the command to re-run). */
+    int runs_auto;
+    const char *runs_out;
+    const char *output; /* the trace being written (for the re-run command); NULL */
+    int force;
+    double auto_min_run_s; /* default 5: shorter rises are dropped */
+    double auto_merge_s;   /* default 1: shorter dips are merged */
 } jl_import_nvsmi_options;
 
 void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt);

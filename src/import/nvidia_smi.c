@@ -14,6 +14,7 @@
 
 #include "core/util.h"
 #include "import/kit.h"
+#include "import/kit_segment.h"
 #include "trace/trace_internal.h"
 
 void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt)
@@ -23,6 +24,8 @@ void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt)
     opt->max_gpus = 1024;
     opt->max_request_bytes = (size_t)1 << 30;
     opt->power_lag_s = NAN;
+    opt->auto_min_run_s = 5.0;
+    opt->auto_merge_s = 1.0;
 }
 
 /* ---- the log's columns ------------------------------------------------------- */
@@ -131,6 +134,7 @@ typedef struct log_data {
      * one is held (n <= 1); NULL: every sample is kept */
     jl_status (*emit)(void *ctx, struct log_data *L);
     void *emit_ctx;
+    jl__imp_idle *idle; /* each GPU's idle level outside the runs (kit_segment.h); NULL */
 } log_data;
 
 static void log_free(log_data *L)
@@ -155,6 +159,8 @@ static void log_free(log_data *L)
     free(L->dmon_text);
     free(L->gpu_last_t);
     free(L->gpu_last_line);
+    jl__imp_idle_free(L->idle);
+    free(L->idle);
     free(L);
 }
 
@@ -1140,6 +1146,10 @@ typedef struct ctx {
     size_t dropped_rows;
     int fields_used; /* power fields of the runs: 1 power.draw, 2 power.draw.instant */
     double lag_used; /* the runs' power lag (NaN: none yet; -1: they differ) */
+    /* --runs auto: the options with runs_csv naming the runs file written,
+     * so that a run's errors name it (and its line) */
+    jl_import_nvsmi_options auto_opt;
+    char *auto_path;
 } ctx;
 
 static const char *base_name(const char *p)
@@ -1318,6 +1328,194 @@ static void note_no_avg(ctx *c, const log_data *L)
                  "not written as power/watts_avg where a value is missing in the run");
 }
 
+/* ---- idle power from the log, --runs auto (the rules: kit_segment.c) --------- */
+
+/* L's power per GPU: power.draw.instant where logged at a sample, else
+ * power.draw; *w [n * G] (caller frees). -1 when out of memory. */
+static int log_power(const log_data *L, double **w, jl__imp_pwlog *p)
+{
+    int inst = K_POWER_INST - FIRST_SERIES, draw = K_POWER - FIRST_SERIES;
+    size_t nv = L->n * L->G;
+    if (!(*w = jl__malloc_array(nv ? nv : 1, sizeof **w)))
+        return -1;
+    for (size_t i = 0; i < nv; i++) {
+        double x = L->has_series[inst] ? L->v[inst][i] : NAN;
+        if (!isfinite(x) && L->has_series[draw])
+            x = L->v[draw][i];
+        (*w)[i] = isfinite(x) && x >= 0 ? x : NAN;
+    }
+    *p = (jl__imp_pwlog){L->t, *w, L->n, L->G, !L->has_series[inst]};
+    return 0;
+}
+
+static int spec_of_log(const run_spec *sp, const char *path)
+{
+    return !sp->log || !strcmp(sp->log, path) || !strcmp(sp->log, base_name(path));
+}
+
+/* The GPUs of L a run's gpus cell names ([L->G], 1 where named; NULL for
+ * all, or when out of memory: *oom). A name not in the log is passed over:
+ * cutting the run says so. */
+static unsigned char *spec_gpus(const run_spec *sp, const log_data *L, int *oom)
+{
+    if (!sp->gpus)
+        return NULL;
+    unsigned char *m = calloc(L->G ? L->G : 1, 1);
+    char *copy = jl__strdup(sp->gpus), *save = NULL;
+    if (!m || !copy) {
+        free(m);
+        free(copy);
+        *oom = 1;
+        return NULL;
+    }
+    for (char *tok = strtok_r(copy, ",; ", &save); tok; tok = strtok_r(NULL, ",; ", &save)) {
+        char *e;
+        long idx = strtol(tok, &e, 10);
+        for (size_t g = 0; g < L->G; g++)
+            if ((!*e && L->gpus[g].index == idx) ||
+                (L->gpus[g].uuid && !strcmp(L->gpus[g].uuid, tok)))
+                m[g] = 1;
+    }
+    free(copy);
+    return m;
+}
+
+/* *out: each GPU's idle level in p (the log L) outside the windows of its
+ * runs (kit_segment.c), with a note. */
+static jl_status measure_idle(ctx *c, const log_data *L, const jl__imp_pwlog *p,
+                              const run_spec *specs, size_t n, jl__imp_idle **out)
+{
+    jl__imp_window *w = jl__calloc_array(n ? n : 1, sizeof *w);
+    int oom = !w;
+    size_t m = 0;
+    for (size_t i = 0; w && i < n; i++)
+        if (spec_of_log(&specs[i], L->path))
+            w[m++] = (jl__imp_window){specs[i].start, specs[i].end, spec_gpus(&specs[i], L, &oom)};
+    jl_status st = oom ? JL_ENOMEM : jl__imp_idle_measure(c->k, L->path, p, w, m, out);
+    for (size_t i = 0; i < m; i++)
+        free((void *)w[i].gpus);
+    free(w);
+    return st;
+}
+
+/* 1 when every run has its idle power given (--set or RUNS.csv). */
+static int idle_given(const jl_import_nvsmi_options *o, const run_spec *specs, size_t n)
+{
+    for (size_t i = 0; i < o->n_set; i++)
+        if (!strcmp(o->set[i].key, "gpu_idle_power_w"))
+            return 1;
+    for (size_t i = 0; i < n; i++) {
+        int has = 0;
+        for (size_t k = 0; k < specs[i].n_attrs; k++)
+            has |= !strcmp(specs[i].attrs[k].key, "gpu_idle_power_w");
+        if (!has)
+            return 0;
+    }
+    return 1;
+}
+
+static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *paths, size_t n_logs,
+                           int gpu_names, run_spec **out, size_t *n_out);
+
+/* In memory: --runs auto's runs, then each log's idle level outside the
+ * runs (RUNS.csv or auto). */
+static jl_status logs_auto_idle(ctx *c, jl__imp_csv **csvs, size_t n, run_spec **specs,
+                                size_t *n_specs)
+{
+    jl__imp_pwlog *ps = calloc(n ? n : 1, sizeof *ps);
+    double **ws = calloc(n ? n : 1, sizeof *ws);
+    const char **paths = calloc(n ? n : 1, sizeof *paths);
+    jl_status st = JL_OK;
+    int names = 1;
+    if (!ps || !ws || !paths)
+        st = JL_ENOMEM;
+    for (size_t k = 0; k < n && st == JL_OK; k++) {
+        paths[k] = csvs[k] ? jl__imp_csv_name(csvs[k]) : NULL;
+        if (!c->logs[k])
+            continue;
+        if (log_power(c->logs[k], &ws[k], &ps[k]))
+            st = JL_ENOMEM;
+        names &= c->logs[k]->gpus[0].name != NULL;
+    }
+    if (st == JL_OK && c->opt->runs_auto)
+        st = auto_runs(c, ps, paths, n, names, specs, n_specs);
+    for (size_t k = 0; k < n && st == JL_OK && *specs; k++)
+        if (c->logs[k])
+            st = measure_idle(c, c->logs[k], &ps[k], *specs, *n_specs, &c->logs[k]->idle);
+    for (size_t k = 0; ws && k < n; k++)
+        free(ws[k]);
+    free(ws);
+    free(ps);
+    free(paths);
+    return st;
+}
+
+/* The run's gpu_idle_power_w: the value given (its RUNS.csv row, else
+ * --set) wins; else the log's idle level (kit_segment.c). */
+static void apply_idle(ctx *c, const log_data *L, const run_spec *sp, jl_run *r, const size_t *sel,
+                       size_t G, jl__strbuf *notes)
+{
+    const char *given = NULL;
+    for (size_t i = 0; sp && i < sp->n_attrs && !given; i++)
+        if (!strcmp(sp->attrs[i].key, "gpu_idle_power_w"))
+            given = "its RUNS.csv row";
+    for (size_t i = 0; i < c->opt->n_set && !given; i++)
+        if (!strcmp(c->opt->set[i].key, "gpu_idle_power_w"))
+            given = "--set";
+    jl__imp_idle_apply(c->k, L->path, L->idle, sel, G, given, r, notes);
+}
+
+/* --runs auto (kit_segment.c): the runs of each log (ps[k]; t NULL for a
+ * log not read), written to a runs file; *out the runs to import, whose
+ * errors name that file from now on. */
+static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *paths, size_t n_logs,
+                           int gpu_names, run_spec **out, size_t *n_out)
+{
+    const jl_import_nvsmi_options *o = c->opt;
+    const char *flags[8];
+    size_t nf = 0;
+    if (o->timezone)
+        flags[2 * nf] = "--timezone", flags[2 * nf++ + 1] = o->timezone;
+    if (o->columns)
+        flags[2 * nf] = "--columns", flags[2 * nf++ + 1] = o->columns;
+    if (o->sort)
+        flags[2 * nf] = "--sort", flags[2 * nf++ + 1] = NULL;
+    jl__imp_auto ao = {
+        "nvidia-smi", o->runs_out, o->output, o->force, {o->auto_min_run_s, o->auto_merge_s},
+        o->set,       o->n_set,    flags,     nf,       gpu_names};
+    jl__imp_auto_runs ar;
+    *out = NULL;
+    *n_out = 0;
+    jl_status st = jl__imp_auto_runs_find(c->k, c->errors, ps, paths, n_logs, &ao, &ar);
+    if (st != JL_OK)
+        return st;
+    run_spec *specs = calloc(ar.n, sizeof *specs);
+    for (size_t i = 0; specs && i < ar.n; i++) {
+        specs[i].req_offset = NAN;
+        specs[i].start = ar.rows[i].start;
+        specs[i].end = ar.rows[i].end;
+        specs[i].line = (long long)i + 2;
+        specs[i].name = (char *)ar.rows[i].name;
+        ar.rows[i].name = NULL;
+        if (n_logs > 1) {
+            specs[i].log = (char *)ar.rows[i].log;
+            ar.rows[i].log = NULL;
+        }
+    }
+    if (!specs) {
+        jl__imp_auto_runs_free(&ar);
+        return jl__imp_err_at(c->errors, JL_ENOMEM, NULL, 0, 0, NULL, "--runs auto: out of memory");
+    }
+    *out = specs;
+    *n_out = ar.n;
+    c->auto_opt = *c->opt;
+    c->auto_opt.runs_csv = c->auto_path = ar.path;
+    c->opt = &c->auto_opt;
+    ar.path = NULL;
+    jl__imp_auto_runs_free(&ar);
+    return JL_OK;
+}
+
 /* Everything of a run but its power/ and gpu/ series: attributes (--set,
  * then the RUNS.csv row, then the log), notes, requests; a required
  * attribute not given is an error. n = the samples of its window. */
@@ -1383,6 +1581,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
                       base_name(L->path), n, G, G == 1 ? "" : "s", pname);
     power_notes(&notes, L, sel, pw, lag, edge);
     jl__strbuf_puts(&notes, ".");
+    apply_idle(c, L, sp, r, sel, G, &notes);
     /* requests */
     if (sp && sp->requests) {
         char *path = NULL;
@@ -1972,11 +2171,136 @@ static jl_status stream_emit(void *vx, log_data *L)
     return st;
 }
 
+/* The first of two reads of a log written as it is read: every sample's
+ * power per GPU (8 bytes per GPU and sample), for --runs auto and the idle
+ * level outside the runs. Its notes and errors are dropped: the second
+ * read reports them. */
+typedef struct prepass {
+    double *t, *w;
+    size_t n, cap, G;
+    int inst, names;
+} prepass;
+
+static jl_status prepass_emit(void *vx, log_data *L)
+{
+    prepass *pp = vx;
+    if (pp->n == pp->cap) {
+        size_t nc = pp->cap ? 2 * pp->cap : 4096;
+        double *t = realloc(pp->t, nc * sizeof *t);
+        if (t)
+            pp->t = t;
+        double *w = t ? realloc(pp->w, nc * L->G * sizeof *w) : NULL;
+        if (!w)
+            return JL_ENOMEM;
+        pp->w = w;
+        pp->cap = nc;
+    }
+    int inst = K_POWER_INST - FIRST_SERIES, draw = K_POWER - FIRST_SERIES;
+    pp->G = L->G;
+    pp->t[pp->n] = L->t[0];
+    for (size_t g = 0; g < L->G; g++) {
+        double x = L->has_series[inst] ? L->v[inst][g] : NAN;
+        if (!isfinite(x) && L->has_series[draw])
+            x = L->v[draw][g];
+        pp->w[pp->n * L->G + g] = isfinite(x) && x >= 0 ? x : NAN;
+    }
+    pp->inst = L->has_series[inst];
+    pp->names = L->G && L->gpus[0].name;
+    pp->n++;
+    return JL_OK;
+}
+
+static jl_status prepass_log(ctx *c, const char *path, prepass *pp, int report, log_data **keep)
+{
+    jl_error_list errs = {0};
+    jl__imp kit;
+    jl_import_result *none = NULL;
+    jl__imp_csv *csv = NULL;
+    jl_error *err = NULL;
+    log_data *L = calloc(1, sizeof *L);
+    jl_status st = JL_ENOMEM;
+    if (!L || jl__imp_start(&kit, NULL, &errs)) {
+        free(L);
+        return JL_ENOMEM;
+    }
+    if (!(L->path = jl__strdup(path)))
+        goto end;
+    L->k = report ? c->k : &kit;
+    L->errors = report ? c->errors : &errs;
+    L->opt = c->opt;
+    L->zone = c->zone;
+    L->last_t = NAN;
+    L->min_dt = NAN;
+    L->emit = prepass_emit;
+    L->emit_ctx = pp;
+    if ((st = jl__imp_csv_open_file(path, &csv, &err)) == JL_OK)
+        st = read_log(L, csv);
+    else if (report)
+        jl_error_list_push(c->errors, err), err = NULL;
+    if (st == JL_OK && keep) { /* its GPUs, for the runs' gpus cells */
+        L->k = c->k;
+        L->errors = c->errors;
+        *keep = L;
+        L = NULL;
+    }
+end:
+    jl_error_free(err);
+    jl__imp_csv_close(csv);
+    log_free(L);
+    jl__imp_end(&kit, JL_EINVALID, &none);
+    jl_error_list_clear(&errs);
+    return st;
+}
+
+/* Before streaming log k: --runs auto's runs and the idle level outside
+ * the runs, from a first read of the log (when needed). */
+static jl_status stream_prepare(ctx *c, const char *path, run_spec **specs, size_t *n_specs,
+                                jl__imp_idle **idle)
+{
+    *idle = NULL;
+    if (!c->opt->runs_auto && (!*specs || idle_given(c->opt, *specs, *n_specs)))
+        return JL_OK;
+    prepass pp = {0};
+    log_data *L = NULL;
+    jl_status st = prepass_log(c, path, &pp, 0, &L);
+    if (st == JL_ENOMEM)
+        goto end;
+    if (st != JL_OK || pp.n == 0) {
+        /* the second read says why; under --runs auto there is none */
+        if (c->opt->runs_auto) {
+            free(pp.t);
+            free(pp.w);
+            pp = (prepass){0};
+            st = prepass_log(c, path, &pp, 1, NULL);
+            st = st == JL_OK ? JL_ENODATA : st;
+        } else {
+            st = JL_OK;
+        }
+        goto end;
+    }
+    jl__imp_pwlog p = {pp.t, pp.w, pp.n, pp.G, !pp.inst};
+    if (c->opt->runs_auto && (st = auto_runs(c, &p, &path, 1, pp.names, specs, n_specs)) != JL_OK)
+        goto end;
+    st = measure_idle(c, L, &p, *specs, *n_specs, idle);
+end:
+    log_free(L);
+    free(pp.t);
+    free(pp.w);
+    return st;
+}
+
 static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__imp_csv *csv, const run_spec *specs,
-                            size_t n_specs, size_t k, size_t *rows, size_t *G, int *inst)
+                            size_t n_specs, size_t k, size_t *rows, size_t *G, int *inst,
+                            jl__imp_idle *idle)
 {
     jl_status st = JL_OK;
     log_data *L = calloc(1, sizeof *L);
+    if (L)
+        L->idle = idle;
+    else if (idle) {
+        jl__imp_idle_free(idle);
+        free(idle);
+    }
     sctx x = {.c = c, .w = w, .t_first = NAN, .t_last = NAN};
     size_t nr = specs ? n_specs : 1;
     x.runs = calloc(nr, sizeof *x.runs);
@@ -2104,6 +2428,9 @@ static jl_status import_logs(ctx *c, jl__imp_csv **csvs, size_t n, jl__imp_csv *
         st = JL_ENODATA;
         goto end;
     }
+    if ((specs || c->opt->runs_auto) &&
+        (st = logs_auto_idle(c, csvs, n, &specs, &n_specs)) != JL_OK)
+        goto end;
     if (specs) {
         for (size_t i = 0; i < n_specs; i++)
             cut_run(c, &specs[i]);
@@ -2153,6 +2480,7 @@ end:
     for (size_t k = 0; c->logs && k < c->n_logs; k++)
         log_free(c->logs[k]);
     free(c->logs);
+    free(c->auto_path);
     return jl__imp_end(c->k, st, out);
 }
 
@@ -2265,7 +2593,7 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
         opt = &def;
     }
     *out = NULL;
-    if (opt->sort || (opt->runs_csv && n > 1)) {
+    if (opt->sort || (opt->runs_csv && n > 1) || (opt->runs_auto && n > 1)) {
         /* sorting needs every row; runs over several logs need every log:
          * in memory, then written */
         jl_status st = jl_import_nvidia_smi(logs, n, opt, out, errors);
@@ -2311,12 +2639,19 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
     }
     for (size_t k = 0; k < n; k++) {
         jl__imp_csv *csv = NULL;
+        jl__imp_idle *idle = NULL;
         err = NULL;
+        if ((st = stream_prepare(&c, logs[k], &specs, &n_specs, &idle)) != JL_OK)
+            goto end;
         if (jl__imp_csv_open_file(logs[k], &csv, &err) != JL_OK) {
             jl_error_list_push(errors, err);
+            if (idle) {
+                jl__imp_idle_free(idle);
+                free(idle);
+            }
             continue;
         }
-        st = stream_log(&c, w, csv, specs, n_specs, k, &rows, &G, &inst);
+        st = stream_log(&c, w, csv, specs, n_specs, k, &rows, &G, &inst, idle);
         jl__imp_csv_close(csv);
         if (st != JL_OK)
             goto end;
@@ -2330,15 +2665,21 @@ end:
     specs_free(specs, n_specs);
     jl__imp_csv_close(runs);
     jl__imp_zone_free(c.zone);
+    free(c.auto_path);
     return jl__imp_end(&kit, st, out);
 }
 
 /* ---- the importer table's row ---------------------------------------------- */
 
 static const jl_importer_option nvsmi_options[] = {
-    {"runs", "RUNS.csv",
+    {"runs", "RUNS.csv|auto",
      "runs to cut from the log: columns run,start,end then any run "
-     "attribute, gpus, requests, requests_offset, log"},
+     "attribute, gpus, requests, requests_offset, log; auto: cut at the power's rises and "
+     "falls (thresholds printed) and written to a RUNS.csv to edit"},
+    {"runs-out", "FILE",
+     "with --runs auto: where to write the runs found (default: -o's name with .runs.csv)"},
+    {"auto-min-run", "S", "with --runs auto: drop runs shorter than S seconds (default 5)"},
+    {"auto-merge", "S", "with --runs auto: merge dips in power shorter than S seconds (default 1)"},
     {"set", "KEY=VALUE", "a run attribute for every run (repeatable; RUNS.csv wins)"},
     {"timezone", "ZONE",
      "zone of the log's timestamps: UTC, +05:30, America/Chicago "
@@ -2363,9 +2704,23 @@ static jl_status parse_args(const jl_importer_arg *args, size_t n_args, jl_impor
         return JL_ENOMEM;
     for (size_t i = 0; i < n_args; i++) {
         const char *k = args[i].name, *v = args[i].value;
-        if (!strcmp(k, "runs"))
-            o->runs_csv = v;
-        else if (!strcmp(k, "timezone"))
+        if (!strcmp(k, "runs") && !strcmp(v, "auto"))
+            o->runs_auto = 1, o->runs_csv = NULL;
+        else if (!strcmp(k, "runs"))
+            o->runs_csv = v, o->runs_auto = 0;
+        else if (!strcmp(k, "runs-out"))
+            o->runs_out = v;
+        else if (!strcmp(k, "output"))
+            o->output = v;
+        else if (!strcmp(k, "force"))
+            o->force = 1;
+        else if (!strcmp(k, "auto-min-run") || !strcmp(k, "auto-merge")) {
+            double x;
+            if (!jl__imp_number(v, &x) || x < 0)
+                return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                      "--%s wants seconds >= 0, found '%s'", k, v);
+            *(!strcmp(k, "auto-min-run") ? &o->auto_min_run_s : &o->auto_merge_s) = x;
+        } else if (!strcmp(k, "timezone"))
             o->timezone = v;
         else if (!strcmp(k, "columns"))
             o->columns = v;
@@ -2447,9 +2802,14 @@ const jl_importer jl__importer_nvidia_smi = {
         "interpolated to both edges so its energy covers exactly the window,\n"
         "on the GPUs of its gpus column, with attributes from the other columns and\n"
         "requests from a vLLM `bench serve --save-result --save-detailed` JSON named in a\n"
-        "requests column. A required attribute given by none of RUNS.csv, --set, the\n"
-        "request file or the log is an error naming it. Field mapping and units:\n"
-        "import.md, \"nvidia-smi\".\n",
+        "requests column. --runs auto cuts runs where the total power rises and falls\n"
+        "(the thresholds are printed) and writes them as a RUNS.csv to edit\n"
+        "(OUT.runs.csv for -o OUT.h5, or --runs-out FILE); without --set for every required\n"
+        "attribute it stops there, naming the columns to fill and the command to re-run.\n"
+        "A required attribute given by none of RUNS.csv, --set, the request file or the\n"
+        "log is an error naming it. A run given no gpu_idle_power_w gets the median\n"
+        "power of the log's quiet stretches outside every run (its notes say which).\n"
+        "Field mapping and units: import.md, \"nvidia-smi\".\n",
     .options = nvsmi_options,
     .min_paths = 1,
     .max_paths = 0,
