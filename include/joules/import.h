@@ -212,7 +212,13 @@ typedef struct jl_import_nvsmi_options {
     const char *columns;  /* field names of a noheader log, comma-separated; NULL */
     const char *timezone; /* "UTC", "+05:30", "America/Chicago"; NULL: local zone */
     int sort;             /* sort rows by time instead of refusing time going back */
-    const jl_kv *set;     /* KEY=VALUE attributes for every run (is_number ignored) */
+    /* The power field's lag compensation (docs/import.md, "Power"): NaN
+     * (the default) auto: the 1-s-average power.draw, each reading placed
+     * at the middle of its second (its time - 0.5 s; no shift where
+     * power.draw is instantaneous, before Ampere); 0: off (power.draw.instant
+     * where logged, times as logged); > 0: the average shifted so many s. */
+    double power_lag_s;
+    const jl_kv *set; /* KEY=VALUE attributes for every run (is_number ignored) */
     size_t n_set;
     size_t max_rows;          /* per log; default 100,000,000 */
     size_t max_gpus;          /* default 1024 */

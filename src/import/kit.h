@@ -16,6 +16,8 @@
  *   time          one civil-time function, wall-clock times in a zone
  *                 (kit_time.c)
  *   GPU names     one table (gpu_names.c)
+ *   clipping      a run's power over exactly [start, end]: its edges
+ *                 interpolated (kit_clip.c)
  *   JSON          the streaming reader (json_stream.h, included here) for
  *                 documents read as they come; a read-only tree
  *                 (json_tree.h, built by the same reader) where a format is
@@ -322,6 +324,56 @@ void jl__imp_zone_free(jl__imp_zone *z);
  * picks the interpretation of a repeated hour that does not go back
  * before it. *gap is set when the time does not exist (a DST gap). */
 double jl__imp_zone_to_unix(jl__imp_zone *z, const jl__imp_civil *c, double prev, int *gap);
+
+/* ---- clipping to a window (kit_clip.c) ------------------------------------------------------- */
+
+/* The value at x on the line through (ta, va) and (tb, vb): the one
+ * interpolation of the importers (prometheus' grid, window edges). */
+double jl__imp_lerp(double ta, double va, double tb, double vb, double x);
+
+/* A run's series over exactly its window [start, end] (±INFINITY: open),
+ * fed the log's samples in time order (t: the time the reading describes,
+ * a lag already taken off): each sample inside it is emitted, and a point
+ * at each edge the first and last samples inside do not reach — interpolated
+ * between them and the sample just outside (JL__IMP_EDGE_LERP), held from
+ * the inside one when the outside sample has no value (ok == 0: _HELD), or
+ * none when the log does not reach the edge (_CUT). Emitted are g values
+ * (a) and, with `two`, g more (b) carried with them (an average beside the
+ * power). Samples inside with ok == 0 are counted in `dropped`, not
+ * emitted (the trapezoid bridges them). The importer that streams its log
+ * and the one that holds it build the same series through it. */
+typedef void (*jl__imp_clip_emit)(void *ctx, double t, const double *a, const double *b);
+enum {
+    JL__IMP_EDGE_NONE,
+    JL__IMP_EDGE_SAMPLE,
+    JL__IMP_EDGE_LERP,
+    JL__IMP_EDGE_HELD,
+    JL__IMP_EDGE_CUT
+};
+typedef struct jl__imp_clip {
+    double start, end;
+    size_t g;
+    int two;
+    jl__imp_clip_emit emit;
+    void *ctx;
+    double *buf; /* [6g]: the sample before start, the last point, a point */
+    double bt, lt;
+    int before; /* 0: no sample before start yet, 1: one with values, 2: one without */
+    int closed; /* a sample after end seen (or the log's end) */
+    size_t n, dropped;
+    int edge[2]; /* how the start and end were reached: JL__IMP_EDGE_* */
+} jl__imp_clip;
+
+int jl__imp_clip_init(jl__imp_clip *w, double start, double end, size_t g, int two,
+                      jl__imp_clip_emit emit, void *ctx); /* -1: out of memory */
+void jl__imp_clip_sample(jl__imp_clip *w, double t, const double *a, const double *b, int ok);
+/* The log ended: an end not reached is _CUT, or _HELD (the last point
+ * carried to it) with `hold` — the log's own timestamps reached the end and
+ * only the lag taken off them falls short. */
+void jl__imp_clip_end(jl__imp_clip *w, int hold);
+void jl__imp_clip_free(jl__imp_clip *w);
+/* "interpolated", "held", "a sample on it", "cut (beyond the log)", "none". */
+const char *jl__imp_edge_name(int edge);
 
 /* ---- GPU names (gpu_names.c) ------------------------------------------------------ */
 

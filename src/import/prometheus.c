@@ -858,7 +858,7 @@ static double at(const double *t, const double *v, size_t n, double x, size_t *k
     if (t[*k] == x || *k + 1 >= n)
         return v[*k];
     double a = t[*k], b = t[*k + 1];
-    return v[*k] + (v[*k + 1] - v[*k]) * (x - a) / (b - a);
+    return jl__imp_lerp(a, v[*k], b, v[*k + 1], x);
 }
 
 static int cmp_d(const void *a, const void *b)
