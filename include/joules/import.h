@@ -188,7 +188,8 @@ json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, 
 /* What an input that is not a trace looks like, for an analysis command
  * handed a file it must import first: 1 when `path` (a file or a folder)
  * is recognised — format: the importer that reads it ("nvidia-smi",
- * "mlperf-power", "mlenergy", "mlenergy-benchmark"; empty when none does,
+ * "mlperf-power", "mlenergy", "mlenergy-benchmark", "codecarbon", "zeus";
+ * empty when none does,
  * e.g. the nvidia-smi table), what: what the file is and what to do,
  * command: the `joules import ...` line to run (empty when none). Reads
  * only the first 4 KiB of a file; a folder is walked at most 8 levels and
@@ -211,11 +212,30 @@ typedef struct jl_import_nvsmi_options {
     const char *columns;  /* field names of a noheader log, comma-separated; NULL */
     const char *timezone; /* "UTC", "+05:30", "America/Chicago"; NULL: local zone */
     int sort;             /* sort rows by time instead of refusing time going back */
-    const jl_kv *set;     /* KEY=VALUE attributes for every run (is_number ignored) */
+    /* The power field's lag compensation (docs/import.md, "Power"): NaN
+     * (the default) auto: the 1-s-average power.draw, each reading placed
+     * at the middle of its second (its time - 0.5 s; no shift where
+     * power.draw is instantaneous, before Ampere); 0: off (power.draw.instant
+     * where logged, times as logged); > 0: the average shifted so many s. */
+    double power_lag_s;
+    const jl_kv *set; /* KEY=VALUE attributes for every run (is_number ignored) */
     size_t n_set;
     size_t max_rows;          /* per log; default 100,000,000 */
     size_t max_gpus;          /* default 1024 */
     size_t max_request_bytes; /* one requests JSON; default 1 GiB */
+    /* --runs auto: runs cut at the rises and falls of the total power
+     * (docs/import.md, "--runs auto"); the runs found are written to
+     * runs_out as a RUNS.csv to edit (NULL: `output` with .runs.csv for its
+     * extension, or RUNS.auto.csv in the working folder without one),
+     * replaced only with force. When a required
+     * attribute is given by no --set, the import stops there (JL_EMISSING,
+     * the error naming the columns to fill and the command to re-run). */
+    int runs_auto;
+    const char *runs_out;
+    const char *output; /* the trace being written (for the re-run command); NULL */
+    int force;
+    double auto_min_run_s; /* default 5: shorter rises are dropped */
+    double auto_merge_s;   /* default 1: shorter dips are merged */
 } jl_import_nvsmi_options;
 
 void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt);

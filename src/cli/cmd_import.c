@@ -294,6 +294,21 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     char *harness = NULL;
     jl_trace_writer *w = NULL;
     jl_status st;
+    /* an importer that writes a file of its own beside the trace (nvidia-smi's
+     * --runs auto: OUT.runs.csv) is told the output and --force */
+    jl_importer_arg *all = calloc(n_args + 2, sizeof *all);
+    if (!all) {
+        free(prov_text);
+        return cli_oom(cmd);
+    }
+    memcpy(all, args, n_args * sizeof *args);
+    for (size_t i = 0; im->options[i].name; i++)
+        if (!strcmp(im->options[i].name, "runs-out")) {
+            all[n_args++] = (jl_importer_arg){"output", out};
+            if (f->force)
+                all[n_args++] = (jl_importer_arg){"force", ""};
+        }
+    args = all;
     if (im->write) {
         size_t hlen = strlen("joules import : ") + strlen(im->name) + 1;
         for (size_t i = 0; i < n_paths; i++)
@@ -307,11 +322,13 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
         }
         wo.harness = harness;
         if (!harness) {
+            free(all);
             free(prov_text);
             return cli_oom(cmd);
         }
         if ((st = jl_trace_writer_open(out, &wo, &w, &err)) != JL_OK) {
             free(harness);
+            free(all);
             free(prov_text);
             return cli_fail(cmd, st, err);
         }
@@ -331,6 +348,7 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
             fprintf(stderr, "(see `joules import %s --help`)\n", im->name);
         jl_trace_writer_abort(w);
         free(harness);
+        free(all);
         free(prov_text);
         jl_import_result_free(r);
         jl_error_list_clear(&errors);
@@ -365,6 +383,7 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     if (rc == JL_EXIT_OK)
         rc = cli_exit_for(r->n_runs, errors.count);
     free(harness);
+    free(all);
     free(prov_text);
     cli_import_result_release(r);
     jl_error_list_clear(&errors);

@@ -5,7 +5,10 @@
 # isolated-loop calibration traces (insitu_trace; busy time as recorded and
 # from the loop's window), `joules attribute --by class` with and without
 # --calibration on the profiled run, and the
-# comparison (insitu_compare.py), which must match expected.json.
+# comparison (insitu_compare.py), which must match expected.json; the same
+# for the other shapes (mixed/, cpu/: each its own recording, profiled.h5 and
+# expected.json), and the truths and clocks of the clock check and of the
+# follow-up runs (clocks/, mixed-rerun/, cpu-rerun/: expected.json).
 # usage: insitu_check.sh PYTHON JOULES INSITU_TRACE SOURCE_DIR
 set -eu
 py=$1 joules=$2 tool=$3 src=$4
@@ -26,3 +29,22 @@ att --calibration "$tmp/loops-window.h5" >"$tmp/calibrated-window.json"
 "$py" "$dev/insitu_compare.py" --truth "$tmp/truth.json" --attribution equal="$tmp/equal.json" \
     --attribution calibrated="$tmp/calibrated.json" \
     --attribution calibrated_window="$tmp/calibrated-window.json" --expect "$data/expected.json"
+for shape in mixed cpu; do
+    d=$data/$shape p=$tmp/$shape
+    mkdir "$p"
+    "$py" "$dev/insitu_prepare.py" --out "$p" "$d"
+    "$tool" "$p/loops.txt" "$p/loops.h5"
+    "$tool" "$p/loops-window.txt" "$p/loops-window.h5"
+    att() { "$joules" attribute "$d/profiled.h5" --class final_norm=norm --json "$@"; }
+    att >"$p/equal.json"
+    att --calibration "$p/loops.h5" >"$p/calibrated.json"
+    att --calibration "$p/loops-window.h5" >"$p/calibrated-window.json"
+    "$py" "$dev/insitu_compare.py" --truth "$p/truth.json" --attribution equal="$p/equal.json" \
+        --attribution calibrated="$p/calibrated.json" \
+        --attribution calibrated_window="$p/calibrated-window.json" --expect "$d/expected.json"
+done
+for rec in clocks mixed-rerun cpu-rerun; do
+    mkdir "$tmp/$rec"
+    "$py" "$dev/insitu_prepare.py" --out "$tmp/$rec" "$data/$rec"
+    "$py" "$dev/insitu_compare.py" --truth "$tmp/$rec/truth.json" --expect "$data/$rec/expected.json"
+done

@@ -10,7 +10,9 @@ Per class: truth and attributed energy per iteration (the attribution's
 energy over the profiled window / its iterations), the error, the row's
 interval and whether the truth lies in it; the issue's targets (classes of
 >= 5 % of the window within 10 %, 2-5 % within 30 %, truth inside the
-interval). With --expect, every figure must match the expected file
+interval). Without --attribution, the truth itself (every run's energy and,
+where recorded, its SM clock and throttle reasons) is the document compared
+and written. With --expect, every figure must match the expected file
 (relative 1e-6 or absolute 1e-9, flags exactly): exit 1 otherwise. Standard library only.
 """
 import argparse
@@ -94,14 +96,18 @@ def same(a, b, path="$"):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--truth", required=True)
-    ap.add_argument("--attribution", action="append", required=True, metavar="NAME=FILE",
+    ap.add_argument("--attribution", action="append", default=[], metavar="NAME=FILE",
                     help="an attribution to compare, named (repeatable)")
     ap.add_argument("--json")
     ap.add_argument("--expect")
     args = ap.parse_args()
     truth = json.load(open(args.truth))
-    n_it = truth["profiled_iterations"]
-    doc = {"profiled_iterations": n_it, "base_j_per_iteration": truth["base_j_per_iteration"]}
+    if not args.attribution:
+        doc = {"runs": truth["runs"], "classes": truth["classes"],
+               "base_j_per_iteration": truth["base_j_per_iteration"]}
+    else:
+        n_it = truth["profiled_iterations"]
+        doc = {"profiled_iterations": n_it, "base_j_per_iteration": truth["base_j_per_iteration"]}
     for arg in args.attribution:
         key, _, path = arg.partition("=")
         rows, summ = compare(truth, json.load(open(path)), n_it)

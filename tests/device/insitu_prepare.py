@@ -37,15 +37,51 @@ def load(rec):
     else:
         with gzip.open(path + ".gz", "rt") as f:
             ph = json.load(f)
-    rows = []
+    rows, clocks = [], []
     path = os.path.join(rec, "samples.csv.gz")
     # samples.csv: the sampler's own file, left as it is when a recording was cut off
     with (gzip.open(path, "rt") if os.path.exists(path) else open(path[:-3])) as f:
         r = csv.reader(f)
-        next(r)
-        for t, e, i, a, u in r:
-            rows.append((float(t), float(e) / 1e3, float(i) / 1e3, float(a) / 1e3, float(u) / 1e3))
+        head = next(r)
+        # later recordings add sm_mhz, mem_mhz, reasons, temp_c (empty: refused by NVML)
+        more = head[5:9] == ["sm_mhz", "mem_mhz", "reasons", "temp_c"]
+        for n, row in enumerate(r, 2):
+            if len(row) != len(head):
+                if n > 2 and len(row) < len(head):  # the last line of a cut-off recording
+                    break
+                raise SystemExit(f"{path}:{n}: {len(row)} fields, expected {len(head)}")
+            t, e, i, a, u = (float(x) for x in row[:5])
+            rows.append((t, e / 1e3, i / 1e3, a / 1e3, u / 1e3))
+            if more:
+                clocks.append((t,) + tuple(int(x) if x else None for x in row[5:9]))
+    ph["_clocks"] = clocks
     return ph, rows
+
+
+# NVML clock-event (throttle) reasons
+REASON_SW_POWER_CAP = 0x4
+REASON_HW_SLOWDOWN = 0x8 | 0x40 | 0x80  # hardware slowdown, thermal, power brake
+REASON_THERMAL = 0x20 | 0x40
+
+
+def clock_summary(clocks, a, b):
+    """SM clock and throttle reasons over the polls inside [a, b] (None: not recorded)."""
+    inside = [c for c in clocks if a <= c[0] <= b and c[1] is not None]
+    if not inside:
+        return None
+    sm = [c[1] for c in inside]
+    why = [c[3] for c in inside if c[3] is not None]
+    temp = [c[4] for c in inside if c[4] is not None]
+
+    def share(mask):
+        return sum(1 for w in why if w & mask) / len(why) if why else None
+
+    sm_sorted = sorted(sm)
+    return dict(polls=len(inside), sm_mhz_mean=sum(sm) / len(sm),
+                sm_mhz_median=sm_sorted[len(sm) // 2], sm_mhz_min=sm_sorted[0],
+                sm_mhz_max=sm_sorted[-1], power_cap_share=share(REASON_SW_POWER_CAP),
+                hw_slowdown_share=share(REASON_HW_SLOWDOWN), thermal_share=share(REASON_THERMAL),
+                temp_c_max=max(temp) if temp else None)
 
 
 def updates(rows):
@@ -68,20 +104,24 @@ def mean_power(upd, a, b):
     return (e1 - e0) / (t1 - t0), t1 - t0
 
 
-def loop_energy(run, upd):
+def loop_energy(run, upd, clocks=()):
     s, e = run["start"], run["end"]
     a, b = s[0], e[-1]
     p, cov = mean_power(upd, a, b)
     it = (b - a) / len(s)
-    return dict(label=run["label"], doubled=run["doubled"], iterations=len(s),
-                seconds=b - a, covered_s=cov, power_w=p, iteration_s=it, j_per_iteration=p * it)
+    out = dict(label=run["label"], doubled=run["doubled"], iterations=len(s),
+               seconds=b - a, covered_s=cov, power_w=p, iteration_s=it, j_per_iteration=p * it)
+    cs = clock_summary(clocks, a, b)
+    if cs is not None:
+        out["clocks"] = cs
+    return out
 
 
 def truth(recs):
     out = {"runs": [], "classes": []}
     for ph, rows in recs:
         upd = updates(rows)
-        runs = [loop_energy(r, upd) for r in ph.get("truth", [])]
+        runs = [loop_energy(r, upd, ph["_clocks"]) for r in ph.get("truth", [])]
         out["runs"] += runs
         for k, r in enumerate(runs):
             if r["doubled"] is None:
@@ -100,6 +140,14 @@ def truth(recs):
                                        doubled_iteration_s=r["iteration_s"],
                                        base_iteration_s=0.5 * (before["iteration_s"] +
                                                                after["iteration_s"])))
+            if "clocks" in r:
+                out["classes"][-1]["sm_mhz"] = dict(
+                    doubled=r["clocks"]["sm_mhz_mean"],
+                    base=0.5 * (before["clocks"]["sm_mhz_mean"] + after["clocks"]["sm_mhz_mean"]))
+                out["classes"][-1]["power_cap_share"] = dict(
+                    doubled=r["clocks"]["power_cap_share"],
+                    base=0.5 * (before["clocks"]["power_cap_share"] +
+                                after["clocks"]["power_cap_share"]))
     bases = [r["j_per_iteration"] for r in out["runs"] if r["doubled"] is None]
     mu = sum(bases) / len(bases)
     out["base_j_per_iteration"] = dict(
@@ -108,14 +156,22 @@ def truth(recs):
     return out
 
 
-ATTRS = [("workload", "str", "llm"), ("model", "str", "Qwen3-8B-shaped decoder (random bf16 weights)"),
-         ("task", "str", "decode-b512-insitu"), ("gpu_model", "str", "H100"), ("num_gpus", "num", 1),
-         ("precision", "str", "bfloat16"), ("max_batch_size", "num", 512)]
+def shape_attrs(meta):
+    """The run's name and the attributes that name its shape (the first recordings,
+    made before --shape existed, are the shared run's decode of 512)."""
+    shape = meta.get("shape", "decode")
+    task = {"decode": "decode-b%d-insitu", "mixed": "mixed-prefill-decode-b%d-insitu",
+            "cpu": "cpu-bound-decode-b%d-insitu"}[shape] % meta["batch"]
+    tpk = meta.get("tokens_per_kind", dict(sampled=[meta["batch"]] * 2))
+    return meta.get("run", "b%04d" % meta["batch"]), [
+        ("workload", "str", "llm"), ("model", "str", "Qwen3-8B-shaped decoder (random bf16 weights)"),
+        ("task", "str", task), ("gpu_model", "str", "H100"), ("num_gpus", "num", 1),
+        ("precision", "str", "bfloat16"), ("max_batch_size", "num", max(tpk["sampled"]))]
 
 
-def attr_lines(extra):
+def attr_lines(base, extra):
     out = []
-    for k, typ, v in ATTRS + extra:
+    for k, typ, v in base + extra:
         out.append(f"attr {k} {typ} {v}" if typ == "str" else f"attr {k} num {v!r}")
     return out
 
@@ -134,8 +190,16 @@ def profiled(ph, rows):
     after = p["after"]
     end = after["end"][-1] + 0.2
     rec = [i for i, f in enumerate(p["profiled"]) if f == 1]
-    lines = ["run b0512"]
-    lines += attr_lines([
+    run, base = shape_attrs(meta)
+    lines = ["run " + run]
+    shape_extra = []
+    if meta.get("shape", "decode") == "mixed":
+        pf = meta["prefill"]
+        shape_extra = [("prefill_chunks", "num", pf["chunks"]), ("prefill_tokens", "num", pf["tokens"]),
+                       ("prefill_every", "num", pf["every"])]
+    elif meta.get("shape") == "cpu":
+        shape_extra = [("host_ms_per_step", "num", meta["host_ms"])]
+    lines += attr_lines(base, shape_extra + [
         ("start_time_unix", "num", meta["start_time_unix"] + (t0 - meta["start_perf"])),
         ("gpu_idle_power_w", "num", sum(idle) / len(idle)),
         ("gpu_tdp_w", "num", meta["power_limit_w"]),
@@ -151,14 +215,16 @@ def profiled(ph, rows):
     ])
     lines += power_lines(rows, t0, idle_a + 0.3, end)
     tok = 0
-    for e in p["end"] + after["end"]:
-        tok += meta["batch"]
-        lines.append("engine %.6f %d %d" % (e - t0, meta["batch"], tok))
+    sampled = meta.get("tokens_per_kind", dict(sampled=[meta["batch"]] * 2))["sampled"]
+    kinds = p.get("kinds", [0] * len(p["end"])) + after.get("kinds", [0] * len(after["end"]))
+    for e, k in zip(p["end"] + after["end"], kinds):
+        tok += sampled[k]
+        lines.append("engine %.6f %d %d" % (e - t0, sampled[k], tok))
     lines.append("end")
-    align = {"b0512": dict(
+    align = {run: dict(
         wall_ns_start=p["wall_ns_start"], perf_counter_ns_start=p["perf_counter_ns_start"],
         wall_ns_end=p["wall_ns_end"], perf_counter_ns_end=p["perf_counter_ns_end"],
-        run_t0_perf_counter_s=t0, schedule=p["schedule"], activities=p["activities"], run="b0512",
+        run_t0_perf_counter_s=t0, schedule=p["schedule"], activities=p["activities"], run=run,
         files=["profile-gpu.json.gz"],
         window_run_s=[p["window_perf"][0] - t0, p["window_perf"][1] - t0],
         stop_stall_s=p["stop_stall_s"], json_bytes=p["json_bytes"],
@@ -171,13 +237,16 @@ def loops(ph, rows, busy_from):
     replays just before the loop); "window": the loop's own window over its
     calls (the replays are queued back to back, so the GPU is busy throughout)."""
     lines = []
+    run, base = shape_attrs(ph["meta"])
+    prefix = "iso_decode_" if run == "b0512" else "iso_%s_" % run
     for it in ph["iso"]:
         dps = (it["device_s_per_call"] if busy_from == "events"
                else (it["end"] - it["start"]) / it["calls"])
         a0 = it["idle"][0]
         idle = [r[2] for r in rows if a0 + 0.3 <= r[0] <= it["idle"][1]]
-        lines.append(f"run iso_decode_{it['cls']}")
-        lines += attr_lines([("gpu_idle_power_w", "num", sum(idle) / len(idle)),
+        lines.append(prefix + it["cls"])
+        lines[-1] = "run " + lines[-1]
+        lines += attr_lines(base, [("gpu_idle_power_w", "num", sum(idle) / len(idle)),
                              ("calls", "num", it["calls"]),
                              ("device_s_per_call", "num", dps),
                              ("device_s_per_call_from", "str", busy_from),
@@ -186,6 +255,20 @@ def loops(ph, rows, busy_from):
         lines.append("span loop.%s %.6f %.6f" % (it["cls"], it["start"] - a0, it["end"] - a0))
         lines.append("end")
     return lines
+
+
+def clocks_lines(tr):
+    """The clock summary per truth run, printed."""
+    out = []
+    for r in tr["runs"]:
+        c = r.get("clocks")
+        if c is None:
+            continue
+        out.append(f"{r['label']:>16}: {r['power_w']:6.1f} W, SM {c['sm_mhz_mean']:6.0f} MHz "
+                   f"(median {c['sm_mhz_median']}, {c['sm_mhz_min']}-{c['sm_mhz_max']}), "
+                   f"power cap {100*c['power_cap_share']:5.1f} % of polls, "
+                   f"hw slowdown {100*c['hw_slowdown_share']:.1f} %, max {c['temp_c_max']} C")
+    return out
 
 
 def main():
@@ -208,6 +291,14 @@ def main():
             for busy_from, name in (("events", "loops.txt"), ("window", "loops-window.txt")):
                 with open(os.path.join(args.out, name), "w") as f:
                     f.write("\n".join(loops(ph, rows, busy_from)) + "\n")
+    for ph, _ in recs:
+        p = ph.get("profile")
+        if p is not None and ph["_clocks"]:
+            cs = clock_summary(ph["_clocks"], *p["window_perf"])
+            tr["profile_clocks"] = cs
+        if ph.get("iso") and ph["_clocks"]:
+            tr["iso_clocks"] = {it["cls"]: clock_summary(ph["_clocks"], it["start"], it["end"])
+                                for it in ph["iso"]}
     with open(os.path.join(args.out, "truth.json"), "w") as f:
         json.dump(tr, f, indent=1)
     b = tr["base_j_per_iteration"]
@@ -216,6 +307,8 @@ def main():
     for c in tr["classes"]:
         print(f"{c['cls']:>11}: truth {c['truth_j_per_iteration']:8.4f} ± {c['uncertainty_j']:.4f} "
               f"J/iteration ({c['base_iteration_s']*1e3:.2f} -> {c['doubled_iteration_s']*1e3:.2f} ms)")
+    for line in clocks_lines(tr):
+        print(line)
 
 
 if __name__ == "__main__":

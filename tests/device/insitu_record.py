@@ -164,10 +164,27 @@ def paged_decode_attn_kernel(q_ptr, k_ptr, v_ptr, bt_ptr, len_ptr, out_ptr, scal
 
 # ---- the model ------------------------------------------------------------------
 class Model:
-    def __init__(self, batch, seed, pool_tokens):
+    """shape "decode": every step decodes `batch` sequences (the shared run's shape).
+    "mixed": every `prefill_every`-th step also runs `prefill_chunks` prompt chunks of
+    `prefill_len` tokens (fresh prompts: causal attention within the chunk, their K/V
+    written to the pool, the logits of each chunk's last token sampled).
+    "cpu": decode with `host_ms` of host work per step before its spans (a serving
+    engine's scheduling and detokenisation), for a small batch: the GPU idles between
+    kernels."""
+
+    def __init__(self, batch, seed, pool_tokens, context_tokens=389507, shape="decode",
+                 prefill_chunks=0, prefill_len=0, prefill_every=1, host_ms=0.0):
         dev = torch.device("cuda")
         g = torch.Generator(device="cpu").manual_seed(seed)
         self.B = batch
+        self.shape = shape
+        self.C = prefill_chunks if shape == "mixed" else 0
+        self.P = prefill_len if self.C else 0
+        self.every = prefill_every if self.C else 1
+        self.host_s = host_ms / 1e3
+        self.it = 0
+        T = batch + self.C * self.P
+        self.T_max = T
 
         def w(*shape, std=0.02):
             t = torch.empty(*shape, dtype=torch.bfloat16, device=dev)
@@ -189,11 +206,12 @@ class Model:
         u = torch.rand(batch, generator=g, dtype=torch.float64)
         x = u.pow(2.315)
         x[0], x[1] = 0.0, 1.0
-        # scaled so that the lengths sum to the shared run's 389,507 tokens
-        x[2:] *= (389507 - 91 * batch - (2312 - 91)) / ((2312 - 91) * float(x[2:].sum()))
+        # scaled so that the lengths sum to context_tokens (the shared run's 389,507)
+        x[2:] *= (context_tokens - 91 * batch - (2312 - 91)) / ((2312 - 91) * float(x[2:].sum()))
         lens = (91 + (2312 - 91) * x.clamp(max=1.0)).round().long()
         self.lens_cpu = lens
-        pages_needed = int(((lens + PAGE - 1) // PAGE).sum())
+        chunk_pages = (self.P + PAGE - 1) // PAGE
+        pages_needed = int(((lens + PAGE - 1) // PAGE).sum()) + self.C * chunk_pages
         self.n_pages = max(pool_tokens // PAGE, pages_needed)
         perm = torch.randperm(self.n_pages, generator=g)
         self.max_pages = int(((lens.max() + PAGE - 1) // PAGE))
@@ -208,11 +226,23 @@ class Model:
         pos = (lens - 1)
         self.pos_cpu = pos.to(torch.int32)
         slot = bt[torch.arange(batch), (pos // PAGE)].long() * PAGE + pos % PAGE
+        # prefill chunks: positions 0..P-1 in pages of their own, after the decode rows
+        for c in range(self.C):
+            cp = perm[k:k + chunk_pages].long()
+            k += chunk_pages
+            ppos = torch.arange(self.P)
+            pos = torch.cat([pos, ppos])
+            slot = torch.cat([slot, cp[ppos // PAGE] * PAGE + ppos % PAGE])
+        self.pos_cpu = pos.to(torch.int32)
+        # the rows whose logits are sampled on a prefill step: the decode rows and
+        # each chunk's last token
+        self.last_idx = torch.cat([torch.arange(batch), batch + self.P * torch.arange(self.C) +
+                                   self.P - 1]).to(dev)
         # decode_step's metadata: positions and KV slots, copied host -> device each step
         self.meta_host = torch.cat([self.pos_cpu.long(), slot]).pin_memory()
         self.meta_dev = torch.empty_like(self.meta_host, device=dev)
-        self.pos = self.meta_dev[:batch]
-        self.slot = self.meta_dev[batch:]
+        self.pos = self.meta_dev[:T]
+        self.slot = self.meta_dev[T:]
         self.meta_dev.copy_(self.meta_host)
         # KV pool: [layer][k|v] each [pages*PAGE, NKV, HD]
         self.k_pool, self.v_pool = [], []
@@ -224,75 +254,125 @@ class Model:
             self.k_pool.append(kp)
             self.v_pool.append(vp)
         inv = 1.0 / (1e6 ** (torch.arange(0, HD // 2, dtype=torch.float64) * 2 / HD))
-        ang = torch.arange(int(lens.max()) + 1, dtype=torch.float64)[:, None] * inv[None, :]
+        ang = torch.arange(max(int(lens.max()), self.P) + 1,
+                           dtype=torch.float64)[:, None] * inv[None, :]
         self.cos = ang.cos().float().to(dev).contiguous()
         self.sin = ang.sin().float().to(dev).contiguous()
-        self.tok = torch.randint(0, VOCAB, (batch,), device=dev)
-        self.seq_idx = torch.arange(batch, device=dev)
-        self.tok_host = torch.empty(batch, dtype=torch.long).pin_memory()
-        self.tok_host2 = torch.empty(batch, dtype=torch.long).pin_memory()
+        self.tok = torch.randint(0, VOCAB, (T,), device=dev)
+        self.seq_idx = torch.arange(T, device=dev)
+        NS = batch + self.C
+        self.tok_host = torch.empty(NS, dtype=torch.long).pin_memory()
+        self.tok_host2 = torch.empty(NS, dtype=torch.long).pin_memory()
         self.scale = 1.0 / math.sqrt(HD)
         e = dict(device=dev, dtype=torch.bfloat16)
-        self.zero_res = torch.zeros(batch, HID, **e)
+        self.zero_res_full = torch.zeros(T, HID, **e)
         # buffers (reused every step) and scratch buffers for discarded results
-        self.buf = {}
-        self.scr = {}
-        for d in (self.buf, self.scr):
-            d.update(h=torch.empty(batch, HID, **e), res=torch.empty(batch, HID, **e),
-                     xn=torch.empty(batch, HID, **e),
-                     qkv=torch.empty(batch, (NQ + 2 * NKV) * HD, **e),
-                     q=torch.empty(batch, NQ, HD, **e), k=torch.empty(batch, NKV, HD, **e),
-                     attn=torch.empty(batch, NQ, HD, **e), o=torch.empty(batch, HID, **e),
-                     gu=torch.empty(batch, 2 * INTER, **e), act=torch.empty(batch, INTER, **e),
-                     mlp=torch.empty(batch, HID, **e), logits=torch.empty(batch, VOCAB, **e),
-                     tok=torch.empty(batch, dtype=torch.long, device=dev))
+        full_b, full_s = {}, {}
+        for d in (full_b, full_s):
+            d.update(h=torch.empty(T, HID, **e), res=torch.empty(T, HID, **e),
+                     xn=torch.empty(T, HID, **e),
+                     qkv=torch.empty(T, (NQ + 2 * NKV) * HD, **e),
+                     q=torch.empty(T, NQ, HD, **e), k=torch.empty(T, NKV, HD, **e),
+                     attn=torch.empty(T, NQ, HD, **e), o=torch.empty(T, HID, **e),
+                     gu=torch.empty(T, 2 * INTER, **e), act=torch.empty(T, INTER, **e),
+                     mlp=torch.empty(T, HID, **e), xsel=torch.empty(NS, HID, **e),
+                     logits=torch.empty(NS, VOCAB, **e),
+                     tok=torch.empty(NS, dtype=torch.long, device=dev))
+        # per step kind (0: decode only; 1: with the prefill chunks) the leading rows
+        self.kinds = {}
+        for kind, rows, ns in ((0, batch, batch), (1, T, NS)):
+            v = []
+            for d in (full_b, full_s):
+                v.append({key: (t[:ns] if key in ("xsel", "logits", "tok") else t[:rows])
+                          for key, t in d.items()})
+            self.kinds[kind] = (v[0], v[1], rows, ns)
+        self.set_kind(0)
+
+    def set_kind(self, kind):
+        self.kind = kind
+        self.buf, self.scr, self.rows, self.ns = self.kinds[kind]
+        self.zero_res = self.zero_res_full[:self.rows]
+
+    def period_kinds(self):
+        """The step kinds of one period (decode-only steps, then one with prefill)."""
+        return [0] * (self.every - 1) + [1] if self.C else [0]
 
     # ---- ops; out = the buffer set the results go to ----
     def op_embed(self, out):
-        t = self.tok[self.seq_idx]
+        t = self.tok[self.seq_idx[:self.rows]]
         torch.index_select(self.embed_w, 0, t, out=out["h"])
 
     def op_norm(self, x, res_in, res_out, y, w):
-        add_rmsnorm_kernel[(self.B,)](x, res_in, res_out, y, w, 1e-6, N=HID, num_warps=8)
+        add_rmsnorm_kernel[(x.shape[0],)](x, res_in, res_out, y, w, 1e-6, N=HID, num_warps=8)
 
     def op_qkv(self, L, xn, out):
         torch.matmul(xn, L["qkv"].t(), out=out["qkv"])
-        qknorm_rope_kernel[(self.B, NQ + NKV)](out["qkv"], out["q"], out["k"], L["q_norm"],
+        qknorm_rope_kernel[(xn.shape[0], NQ + NKV)](out["qkv"], out["q"], out["k"], L["q_norm"],
                                                 L["k_norm"], self.cos, self.sin, self.pos,
                                                 1e-6, NQH=NQ, NKVH=NKV, D=HD, num_warps=1)
 
     def op_kv_write(self, li, k, qkv):
-        v = qkv.view(self.B, NQ + 2 * NKV, HD)[:, NQ + NKV:]
-        self.k_pool[li].index_copy_(0, self.slot, k)
-        self.v_pool[li].index_copy_(0, self.slot, v)
+        n = k.shape[0]
+        v = qkv.view(n, NQ + 2 * NKV, HD)[:, NQ + NKV:]
+        self.k_pool[li].index_copy_(0, self.slot[:n], k)
+        self.v_pool[li].index_copy_(0, self.slot[:n], v)
 
     def op_attention(self, li, q, out):
         paged_decode_attn_kernel[(self.B, NKV)](
             q, self.k_pool[li], self.v_pool[li], self.block_table, self.lens, out["attn"],
             self.scale, self.max_pages, NQH=NQ, NKVH=NKV, D=HD, PAGE_SZ=PAGE, BLOCK_N=64,
             BLOCK_M=16, num_warps=4, num_stages=2)
+        if self.kind == 1:
+            self.op_prefill_attention(q, out)
+
+    def op_prefill_attention(self, q, out):
+        """Causal attention within each prompt chunk (its K/V: this step's k and v)."""
+        G = NQ // NKV
+        qkv = out["qkv"] if out is self.buf else self.buf["qkv"]
+        kk = self.buf["k"]
+        for c in range(self.C):
+            r0 = self.B + c * self.P
+            r1 = r0 + self.P
+            qc = q[r0:r1].transpose(0, 1).unsqueeze(0).contiguous()
+            kc = kk[r0:r1].transpose(0, 1).unsqueeze(0)
+            vc = qkv.view(self.rows, NQ + 2 * NKV, HD)[r0:r1, NQ + NKV:].transpose(0, 1)
+            vc = vc.unsqueeze(0)
+            kc = kc[:, :, None].expand(1, NKV, G, self.P, HD).reshape(1, NQ, self.P, HD)
+            vc = vc[:, :, None].expand(1, NKV, G, self.P, HD).reshape(1, NQ, self.P, HD)
+            o = F.scaled_dot_product_attention(qc, kc, vc, is_causal=True, scale=self.scale)
+            out["attn"][r0:r1].copy_(o[0].transpose(0, 1))
 
     def op_o_proj(self, L, attn, out):
-        torch.matmul(attn.view(self.B, HID), L["o"].t(), out=out["o"])
+        torch.matmul(attn.view(attn.shape[0], HID), L["o"].t(), out=out["o"])
 
     def op_mlp(self, L, xn, out):
         torch.matmul(xn, L["gu"].t(), out=out["gu"])
-        silu_mul_kernel[(self.B, INTER // 1024)](out["gu"], out["act"], N=INTER, BLOCK=1024,
+        silu_mul_kernel[(xn.shape[0], INTER // 1024)](out["gu"], out["act"], N=INTER, BLOCK=1024,
                                                   num_warps=4)
         torch.matmul(out["act"], L["down"].t(), out=out["mlp"])
 
     def op_lm_head(self, xn, out):
+        if self.kind == 1:
+            torch.index_select(xn, 0, self.last_idx, out=out["xsel"])
+            xn = out["xsel"]
         torch.matmul(xn, self.lm_w.t(), out=out["logits"])
 
     def op_sample(self, logits, out, host):
         torch.argmax(logits, dim=-1, out=out["tok"])
         if out is self.buf:
-            self.tok.copy_(out["tok"])
-        host.copy_(out["tok"], non_blocking=True)
+            self.tok[:self.ns].copy_(out["tok"])
+        host[:self.ns].copy_(out["tok"], non_blocking=True)
 
     def step(self, dbl=None):
         """One decode step; dbl: the class executed twice (second result discarded)."""
         rf = torch.profiler.record_function
+        kinds = self.period_kinds()
+        self.set_kind(kinds[self.it % len(kinds)])
+        self.it += 1
+        if self.host_s > 0:
+            t_host = time.perf_counter() + self.host_s
+            while time.perf_counter() < t_host:
+                pass
         b, s = self.buf, self.scr
         with rf("decode_step"):
             self.meta_dev.copy_(self.meta_host, non_blocking=True)
@@ -346,8 +426,15 @@ class Model:
                     self.op_sample(b["logits"], s, self.tok_host2)
         torch.cuda.synchronize()
 
-    # ---- one class's calls of one iteration (isolated loops) ----
+    # ---- one class's calls of one period of iterations (isolated loops) ----
     def class_calls(self, cls):
+        n = 0
+        for kind in self.period_kinds():
+            self.set_kind(kind)
+            n += self.class_calls_kind(cls)
+        return n
+
+    def class_calls_kind(self, cls):
         b, s = self.buf, self.scr
         if cls == "norm":
             for L in self.layers:
@@ -443,13 +530,18 @@ def log(*a):
 
 
 def run_loop(m, dbl, warm_s, steady_s, label):
-    """Warm up, then run steady_s seconds; iteration start/end (perf_counter)."""
+    """Warm up, then run steady_s seconds (whole periods of step kinds); iteration
+    start/end (perf_counter)."""
+    period = len(m.period_kinds())
     t_end = time.perf_counter() + warm_s
     nw = 0
     while time.perf_counter() < t_end:
         m.step(dbl)
         nw += 1
-    starts, ends = [], []
+    while m.it % period:
+        m.step(dbl)
+        nw += 1
+    starts, ends, kinds = [], [], []
     t_end = time.perf_counter() + steady_s
     while True:
         a = time.perf_counter()
@@ -457,12 +549,13 @@ def run_loop(m, dbl, warm_s, steady_s, label):
         z = time.perf_counter()
         starts.append(a)
         ends.append(z)
-        if z >= t_end:
+        kinds.append(m.kind)
+        if z >= t_end and len(starts) % period == 0:
             break
     it = (ends[-1] - starts[0]) / len(starts)
     log(f"{label}: dbl={dbl} warm {nw} it, {len(starts)} it in {ends[-1]-starts[0]:.2f} s, "
         f"{it*1e3:.2f} ms/it")
-    return dict(label=label, doubled=dbl, warm_iterations=nw, start=starts, end=ends)
+    return dict(label=label, doubled=dbl, warm_iterations=nw, start=starts, end=ends, kinds=kinds)
 
 
 def idle(seconds):
@@ -487,13 +580,18 @@ def profiled_run(m, args, out):
         it_s.append(time.perf_counter() - a)
     it_s.sort()
     unprof = it_s[len(it_s) // 2]
+    period = len(m.period_kinds())
     active = max(10, int(math.ceil(args.profile_s / (unprof * 1.05))))
+    active += (-active) % period
+    # the window starts on a period's first step
+    while (m.it + 1 + 3) % period:
+        m.step()
     wait, warm = 1, 3
     idle_win = idle(args.idle_before_s)
     info = dict(schedule=f"wait={wait},warmup={warm},active={active},repeat=1",
                 activities="CPU,CUDA", idle_before=idle_win,
                 iteration_s_unprofiled=unprof)
-    starts, ends, flags = [], [], []
+    starts, ends, flags, kinds = [], [], [], []
     state = {}
 
     def on_ready(prof):
@@ -517,12 +615,13 @@ def profiled_run(m, args, out):
                 w1, p1_ = time.time_ns(), time.perf_counter_ns()
             starts.append(a)
             ends.append(z)
+            kinds.append(m.kind)
             flags.append(1 if wait + warm <= i < total else (2 if wait <= i < total else 0))
             prof.step()
     t_after = time.perf_counter()
     # the unprofiled loop after the profile, for iteration time outside the window
-    post = run_loop(m, None, 1.0, 5.0, "after-profile")
-    info.update(start=starts, end=ends, profiled=flags, wall_ns_start=w0,
+    post = run_loop(m, None, 1.0, args.after_s, "after-profile")
+    info.update(start=starts, end=ends, profiled=flags, kinds=kinds, wall_ns_start=w0,
                 perf_counter_ns_start=p0_, wall_ns_end=w1, perf_counter_ns_end=p1_,
                 stop_returned_perf=t_after, after=post)
     rec = [i for i, f in enumerate(flags) if f == 1]
@@ -610,15 +709,31 @@ def main():
     ap.add_argument("--iso-s", type=float, default=3.5)
     ap.add_argument("--iso-idle-s", type=float, default=1.0)
     ap.add_argument("--iso-reps", type=int, default=4)
+    ap.add_argument("--after-s", type=float, default=5.0,
+                    help="unprofiled loop after the profile (iteration time outside it)")
+    ap.add_argument("--shape", choices=["decode", "mixed", "cpu"], default="decode",
+                    help="decode: the shared run's; mixed: prefill chunks every "
+                    "--prefill-every steps; cpu: --host-ms of host work per step")
+    ap.add_argument("--context-tokens", type=int, default=389507,
+                    help="the decode sequences' context lengths sum to about this")
+    ap.add_argument("--prefill-chunks", type=int, default=2)
+    ap.add_argument("--prefill-len", type=int, default=384)
+    ap.add_argument("--prefill-every", type=int, default=2)
+    ap.add_argument("--host-ms", type=float, default=0.0)
+    ap.add_argument("--run", help="the run's name in the traces (default b%%04d of --batch)")
     ap.add_argument("--check", action="store_true", help="compare the kernels with PyTorch")
     args = ap.parse_args()
+    if args.shape == "mixed" and args.check:
+        ap.error("--check compares the decode rows only: use it with --shape decode or cpu")
     os.makedirs(args.out, exist_ok=True)
     nvml = Nvml(0)
     log(f"GPU {nvml.name}, driver {nvml.driver}, power limit {nvml.power_limit_w} W, "
         f"torch {torch.__version__}, triton {triton.__version__}")
     samp = Sampler(os.path.join(args.out, "samples.csv"), args.poll_s)
     t_setup = time.perf_counter()
-    m = Model(args.batch, args.seed, args.pool_tokens)
+    m = Model(args.batch, args.seed, args.pool_tokens, args.context_tokens, args.shape,
+              args.prefill_chunks, args.prefill_len, args.prefill_every,
+              args.host_ms if args.shape == "cpu" else 0.0)
     torch.cuda.synchronize()
     log(f"model built in {time.perf_counter()-t_setup:.1f} s; pages {m.n_pages}, "
         f"tokens {int(m.lens_cpu.sum())}, mean len {float(m.lens_cpu.float().mean()):.1f}, "
@@ -634,6 +749,11 @@ def main():
                 pages=m.n_pages, page_size=PAGE, seed=args.seed,
                 shapes=dict(hidden=HID, q_heads=NQ, kv_heads=NKV, head_dim=HD,
                             intermediate=INTER, vocab=VOCAB, layers=NLAYER),
+                shape=args.shape, run=args.run or "b%04d" % args.batch,
+                prefill=dict(chunks=m.C, tokens=m.P, every=m.every), host_ms=m.host_s * 1e3,
+                period_kinds=m.period_kinds(),
+                tokens_per_kind=dict(processed=[m.kinds[k][2] for k in (0, 1)],
+                                     sampled=[m.kinds[k][3] for k in (0, 1)]),
                 args=vars(args), poll_s=args.poll_s, start_time_unix=time.time(),
                 start_perf=time.perf_counter())
     phases = dict(meta=meta)

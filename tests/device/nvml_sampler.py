@@ -7,8 +7,12 @@
 Every PERIOD_S seconds: the total energy counter (mJ), the instant power
 field (NVML_FI_DEV_POWER_INSTANT, mW), the 1-s average field
 (NVML_FI_DEV_POWER_AVERAGE, mW) and the plain reading
-(nvmlDeviceGetPowerUsage, mW), through ctypes on libnvidia-ml.so.1 (no
-pynvml needed). Each row is stamped with time.perf_counter()
+(nvmlDeviceGetPowerUsage, mW), and beside them the SM and memory clocks
+(nvmlDeviceGetClockInfo, MHz), the clock-event (throttle) reasons bitmask
+(nvmlDeviceGetCurrentClocksEventReasons, or ...ThrottleReasons on older
+drivers: 0x4 software power cap, 0x8 hardware slowdown, 0x20/0x40 thermal,
+0x80 power brake) and the GPU temperature (C), through ctypes on
+libnvidia-ml.so.1 (no pynvml needed). A column NVML refuses is written empty. Each row is stamped with time.perf_counter()
 (CLOCK_MONOTONIC: the same clock in every process of the machine) at the
 middle of its NVML calls. Rows are appended to OUT.csv and flushed every
 second; the sampler stops when its standard input closes or on SIGTERM.
@@ -50,6 +54,14 @@ class Nvml:
         lim = ctypes.c_uint()
         self.power_limit_w = (lim.value / 1000.0 if self.lib.nvmlDeviceGetEnforcedPowerLimit(
             self.dev, ctypes.byref(lim)) == 0 else float("nan"))
+        self._reasons = None
+        for fn in ("nvmlDeviceGetCurrentClocksEventReasons",
+                   "nvmlDeviceGetCurrentClocksThrottleReasons"):
+            try:
+                self._reasons = getattr(self.lib, fn)
+                break
+            except AttributeError:
+                continue
 
     @staticmethod
     def _ok(rc, what):
@@ -85,6 +97,25 @@ class Nvml:
         usage = float(p.value) if rc == 0 else float("nan")
         return energy, inst, avg, usage
 
+    def poll_clocks(self):
+        """(SM clock MHz, memory clock MHz, clock-event reasons bitmask, temperature C);
+        None where NVML refuses."""
+        u = ctypes.c_uint()
+        sm = u.value if self.lib.nvmlDeviceGetClockInfo(self.dev, 1, ctypes.byref(u)) == 0 \
+            else None
+        mem = u.value if self.lib.nvmlDeviceGetClockInfo(self.dev, 2, ctypes.byref(u)) == 0 \
+            else None
+        r = ctypes.c_ulonglong()
+        reasons = r.value if self._reasons is not None and \
+            self._reasons(self.dev, ctypes.byref(r)) == 0 else None
+        temp = u.value if self.lib.nvmlDeviceGetTemperature(self.dev, 0, ctypes.byref(u)) == 0 \
+            else None
+        return sm, mem, reasons, temp
+
+
+def _cell(v):
+    return "" if v is None else "%d" % v
+
 
 def main():
     args = sys.argv[1:]
@@ -96,7 +127,14 @@ def main():
         print("usage: nvml_sampler.py OUT.csv PERIOD_S [--index N] [--fake]", file=sys.stderr)
         return 2
     out, period = pos[0], float(pos[1])
-    poll = (lambda: (0.0, 0.0, 0.0, 0.0)) if fake else Nvml(index).poll
+    if fake:
+        def poll():
+            return 0.0, 0.0, 0.0, 0.0, None, None, None, None
+    else:
+        nv = Nvml(index)
+
+        def poll():
+            return nv.poll() + nv.poll_clocks()
     stop = threading.Event()
 
     def wait_stdin():
@@ -106,13 +144,14 @@ def main():
     threading.Thread(target=wait_stdin, daemon=True).start()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with open(out, "w") as f:
-        f.write("t_perf_s,energy_mj,instant_mw,average_mw,usage_mw\n")
+        f.write("t_perf_s,energy_mj,instant_mw,average_mw,usage_mw,sm_mhz,mem_mhz,reasons,temp_c\n")
         nxt = last_flush = time.perf_counter()
         while not stop.is_set():
             a = time.perf_counter()
-            e, i, v, u = poll()
+            e, i, v, u, sm, mem, why, temp = poll()
             b = time.perf_counter()
-            f.write("%.6f,%.0f,%.0f,%.0f,%.0f\n" % (0.5 * (a + b), e, i, v, u))
+            f.write("%.6f,%.0f,%.0f,%.0f,%.0f,%s,%s,%s,%s\n" % (
+                0.5 * (a + b), e, i, v, u, _cell(sm), _cell(mem), _cell(why), _cell(temp)))
             if b - last_flush >= 1.0:
                 f.flush()
                 last_flush = b
