@@ -7,7 +7,8 @@
  *    of every joules.*\/N document. Deterministic apart from the time,
  *    which SOURCE_DATE_EPOCH fixes.
  *  - Verification: two documents compared figure by figure.
- *  - Budgets: a joules.budgets/1 file of ceilings judged per run and group.
+ *  - Budgets: a joules.budgets/1 file of ceilings judged per run and group,
+ *    and per span class on attribute's rows (per-component budgets).
  *  - Carbon over time: a grid-intensity or PUE time series (CSV) and
  *    emissions integrated over a run's power samples.
  *
@@ -20,6 +21,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "joules/attribute.h"
 #include "joules/check.h"
 #include "joules/error.h"
 #include "joules/slo.h"
@@ -126,7 +128,15 @@ jl_status jl_verify_documents(const json_t *before, const json_t *after, size_t 
  *                   "g_co2eq_per_request": {"max": X, "grid_intensity": G, "pue": P}}}]}
  * "where"/"exclude" are clauses of the --where grammar (jl_selector_add);
  * "uncertainty" the relative uncertainty of the energy and power figures
- * (default 0.05; a run's counter-vs-integral disagreement widens it). */
+ * (default 0.05; a run's counter-vs-integral disagreement widens it).
+ * A budget may hold, beside or instead of "ceilings", per-component
+ * ceilings on `attribute`'s rows (--by class):
+ *   "spans": [{"class": "attention", "j_per_call": X, "j_per_token": X,
+ *              "share": X}]
+ * "class" a class name as `attribute --by class` prints it, or a glob (*,
+ * ?, [..]) matching several; at least one of the three ceilings; share a
+ * fraction (0, 1] of the window's energy. jl_budgets_evaluate ignores a
+ * budget without "ceilings"; jl_budgets_evaluate_spans judges "spans". */
 typedef struct jl_budgets jl_budgets;
 
 typedef enum {
@@ -180,6 +190,86 @@ json_t *jl_budget_result_to_json(const jl_budget_result *r, const jl_budgets *b,
                                  const jl_summary_list *runs);
 size_t jl_budgets_count(const jl_budgets *b);
 const char *jl_budgets_name(const jl_budgets *b, size_t i);
+/* How many ceilings budget i holds per run ("ceilings") and per span
+ * class ("spans"). */
+size_t jl_budgets_run_ceilings(const jl_budgets *b, size_t i);
+size_t jl_budgets_span_ceilings(const jl_budgets *b, size_t i);
+
+/* ---- per-component budgets: attribute's rows ---- */
+
+typedef enum {
+    JL_SPAN_J_PER_CALL,
+    JL_SPAN_J_PER_TOKEN,
+    JL_SPAN_SHARE,
+    JL_SPAN_FIG_COUNT
+} jl_span_figure;
+
+/* "j_per_call", "j_per_token", "share" */
+const char *jl_span_figure_name(jl_span_figure f);
+
+/* One span ceiling judged on one row: the row's figure and its interval
+ * (the row's energy interval divided by its calls, its tokens, or the
+ * window's energy). */
+typedef struct jl_span_check {
+    size_t budget;   /* index of the budget */
+    size_t ceiling;  /* index into the budget's "spans" */
+    const char *cls; /* the ceiling's class or glob (the budgets' string) */
+    jl_span_figure figure;
+    size_t row; /* index into the attribution's rows */
+    double value, lo, hi, max;
+    jl_budget_verdict verdict; /* unmeasured: the row lacks the figure */
+} jl_span_check;
+
+/* A span ceiling of a budget that selects the run but matches no row. */
+typedef struct jl_span_unmatched {
+    size_t budget, ceiling;
+    const char *cls;
+} jl_span_unmatched;
+
+typedef struct jl_span_budget_result {
+    jl_span_check *checks; /* by row, then budget, ceiling and figure */
+    size_t n_checks;
+    int *row_verdict; /* [n_rows]: a jl_budget_verdict, or -1 (no ceiling) */
+    size_t n_rows;
+    size_t *budgets; /* the budgets with "spans" that select the run */
+    size_t n_budgets;
+    jl_span_unmatched *unmatched;
+    size_t n_unmatched;
+    /* rows with a ceiling, by their worst verdict */
+    size_t rows_judged, rows_pass, rows_fail, rows_undetermined, rows_unmeasured;
+    double adherence; /* rows_pass / (pass + fail), the rows determined; NaN when none */
+} jl_span_budget_result;
+
+/* Judge attribution a (--by class) of run (its summary, for the budgets'
+ * selectors; NULL: every budget applies) against every budget's "spans"
+ * that selects the run. A
+ * ceiling applies to each row whose key it matches (fnmatch); a row's
+ * verdict is the worst of its checks (fail > undetermined > unmeasured >
+ * pass). JL_EUSAGE when a is not by class. */
+jl_status jl_budgets_evaluate_spans(const jl_budgets *b, const jl_summary *run,
+                                    const jl_attribution *a, jl_span_budget_result **out,
+                                    jl_error **err);
+void jl_span_budget_result_free(jl_span_budget_result *r);
+/* Row i's budget verdict and checks as JSON: {"verdict": "pass"|...|null,
+ * "checks": [{"budget", "class", "figure", "value", "lo", "hi", "max",
+ * "verdict"}]}. NULL on out of memory. */
+json_t *jl_span_budget_row_json(const jl_span_budget_result *r, const jl_budgets *b, size_t row);
+/* The worst row verdict ("fail", "undetermined", "unmeasured", "pass"), or
+ * NULL when no row was judged. */
+const char *jl_span_budget_verdict(const jl_span_budget_result *r);
+/* The summary: {"verdict", "budgets": [names], "rows_judged", "pass", "fail",
+ * "undetermined", "unmeasured", "determined", "adherence", "unmatched":
+ * [{"budget", "class"}]}. */
+json_t *jl_span_budget_summary_json(const jl_span_budget_result *r, const jl_budgets *b);
+/* Add the result to a joules.attribution/1 document made from the same
+ * attribution (jl_attribution_to_json): "budget" in every row, "budgets"
+ * at the top. JL_ENOMEM on out of memory. */
+jl_status jl_span_budget_annotate(const jl_span_budget_result *r, const jl_budgets *b, json_t *doc);
+/* The CSV columns (jl_attribution_write_csv_extra): budget_verdict and
+ * budget_checks ("FIGURE<=MAX VERDICT" joined by "; "), one pair per row, heap
+ * strings in *values ([n_rows * 2], free each and the array). */
+jl_status jl_span_budget_csv_columns(const jl_span_budget_result *r, const jl_budgets *b,
+                                     char ***values);
 
 /* ---- carbon and facility over time ---- */
 

@@ -265,6 +265,11 @@ json_t *jl_attribution_to_json(const jl_attribution *a);
 json_t *jl_attr_row_to_json(const jl_attribution *a, const jl_attr_row *r);
 /* CSV (fixed columns, units in names) to f; JL_EIO on a write error. */
 jl_status jl_attribution_write_csv(const jl_attribution *a, FILE *f);
+/* The same with n_extra columns appended: names[n_extra], values[row *
+ * n_extra + k] per row (NULL: empty); the unattributed and stalls rows
+ * leave them empty. */
+jl_status jl_attribution_write_csv_extra(const jl_attribution *a, FILE *f, size_t n_extra,
+                                         const char *const *names, const char *const *values);
 
 JL_API_END
 #ifdef __cplusplus

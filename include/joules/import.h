@@ -188,7 +188,8 @@ json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, 
 /* What an input that is not a trace looks like, for an analysis command
  * handed a file it must import first: 1 when `path` (a file or a folder)
  * is recognised — format: the importer that reads it ("nvidia-smi",
- * "mlperf-power", "mlenergy", "mlenergy-benchmark"; empty when none does,
+ * "mlperf-power", "mlenergy", "mlenergy-benchmark", "codecarbon", "zeus";
+ * empty when none does,
  * e.g. the nvidia-smi table), what: what the file is and what to do,
  * command: the `joules import ...` line to run (empty when none). Reads
  * only the first 4 KiB of a file; a folder is walked at most 8 levels and
@@ -211,7 +212,13 @@ typedef struct jl_import_nvsmi_options {
     const char *columns;  /* field names of a noheader log, comma-separated; NULL */
     const char *timezone; /* "UTC", "+05:30", "America/Chicago"; NULL: local zone */
     int sort;             /* sort rows by time instead of refusing time going back */
-    const jl_kv *set;     /* KEY=VALUE attributes for every run (is_number ignored) */
+    /* The power field's lag compensation (docs/import.md, "Power"): NaN
+     * (the default) auto: the 1-s-average power.draw, each reading placed
+     * at the middle of its second (its time - 0.5 s; no shift where
+     * power.draw is instantaneous, before Ampere); 0: off (power.draw.instant
+     * where logged, times as logged); > 0: the average shifted so many s. */
+    double power_lag_s;
+    const jl_kv *set; /* KEY=VALUE attributes for every run (is_number ignored) */
     size_t n_set;
     size_t max_rows;          /* per log; default 100,000,000 */
     size_t max_gpus;          /* default 1024 */

@@ -37,6 +37,7 @@
 
 #include <stddef.h>
 
+#include "joules/account.h"
 #include "joules/check.h"
 #include "joules/descriptors.h"
 #include "joules/error.h"
@@ -112,6 +113,12 @@ typedef struct jl_report_options {
     int no_data;     /* no data/ nor notebooks-export/: the pages and figures */
     int single_page; /* one self-contained index.html (figures inline as data: URIs; no
                       * runs.html, diagnosis.html); implies no_data */
+    /* a budgets file (jl_budgets_load): the page gets a budgets section (each
+     * run's and group's verdicts, the adherence, figures vs ceilings), data/
+     * budget.json, and attribution.html the per-class verdicts; NULL = none.
+     * budgets_path: its path as the page and the recorded command name it. */
+    const jl_budgets *budgets;
+    const char *budgets_path;
 } jl_report_options;
 
 void jl_report_options_default(jl_report_options *opt);

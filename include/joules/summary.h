@@ -161,6 +161,11 @@ typedef struct jl_published {
      * option published_mark, replaced by the check rule published_agrees'
      * warn threshold when the rules are applied (jl_check_annotate) */
     double mark_threshold;
+    /* bit f set: recomputed[f] comes from no series but from the source's
+     * own parts, recomputed by its importer (summary/<figure>_recomputed of
+     * a summary-only run: CodeCarbon's energy_consumed against cpu + gpu +
+     * ram energy) */
+    unsigned long long from_parts;
 } jl_published;
 
 /* One figure available both ways. relative_difference = (recomputed -
@@ -212,8 +217,9 @@ typedef struct jl_summary {
     double *gpu_avg_power_w;
     jl_warning *warnings;
     size_t n_warnings;
-    /* published figures beside time series (spec 1.1); NULL for runs with
-     * series only and for summary-only runs (steady_method "summary") */
+    /* published figures beside time series (spec 1.1), or a summary-only
+     * run's figures beside what its importer recomputed from the source's
+     * parts (summary/<figure>_recomputed); NULL otherwise */
     jl_published *published;
     /* The check rule window_alignment's figure (docs/check.md): the
      * longest stretch, in seconds, during which requests are in flight

@@ -1,6 +1,7 @@
 /* Budgets: a joules.budgets/1 file of ceilings, judged per run and group
  * with the figures' intervals (docs/accounting.md, "Budgets"). */
 #define _POSIX_C_SOURCE 200809L
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,12 +44,20 @@ typedef struct ceiling {
     double intensity; /* gCO2eq/kWh */
 } ceiling;
 
+/* A ceiling on attribute's rows of a span class (or glob of classes). */
+typedef struct span_ceiling {
+    char *cls;
+    double max[JL_SPAN_FIG_COUNT]; /* NaN: no ceiling on that figure */
+} span_ceiling;
+
 typedef struct budget {
     char *name;
     jl_selector *sel;
     double uncertainty;
     ceiling c[C_COUNT];
     size_t n;
+    span_ceiling *spans;
+    size_t n_spans;
 } budget;
 
 struct jl_budgets {
@@ -69,6 +78,9 @@ void jl_budgets_free(jl_budgets *b)
     for (size_t i = 0; i < b->n; i++) {
         free(b->b[i].name);
         jl_selector_free(b->b[i].sel);
+        for (size_t k = 0; k < b->b[i].n_spans; k++)
+            free(b->b[i].spans[k].cls);
+        free(b->b[i].spans);
     }
     free(b->b);
     free(b);
@@ -196,6 +208,66 @@ static jl_status add_clauses(budget *bu, const json_t *arr, int exclude, const c
     return JL_OK;
 }
 
+const char *jl_span_figure_name(jl_span_figure f)
+{
+    static const char *const names[] = {"j_per_call", "j_per_token", "share"};
+    return (unsigned)f < JL_SPAN_FIG_COUNT ? names[f] : "?";
+}
+
+/* "spans": [{"class": "attention", "j_per_call": X, "j_per_token": X,
+ * "share": X}, ...]: per-class ceilings on attribute's rows. */
+static jl_status parse_spans(budget *bu, const json_t *arr, const char *name, size_t i,
+                             jl_error **err)
+{
+    if (!json_is_array(arr) || !json_array_size(arr))
+        return BAD("budgets[%zu].spans must be a non-empty array of {\"class\", "
+                   "\"j_per_call\", \"j_per_token\", \"share\"}",
+                   i);
+    if (!(bu->spans = calloc(json_array_size(arr), sizeof *bu->spans)))
+        return JL_ENOMEM;
+    size_t j;
+    const json_t *e;
+    json_array_foreach(arr, j, e) {
+        span_ceiling *sc = &bu->spans[bu->n_spans++];
+        for (int f = 0; f < JL_SPAN_FIG_COUNT; f++)
+            sc->max[f] = NAN;
+        if (!json_is_object(e))
+            return BAD("budgets[%zu].spans[%zu] must be an object", i, j);
+        const char *k;
+        const json_t *v;
+        int n_fig = 0;
+        json_object_foreach((json_t *)e, k, v) {
+            int f = -1;
+            for (int q = 0; q < JL_SPAN_FIG_COUNT; q++)
+                if (!strcmp(k, jl_span_figure_name((jl_span_figure)q)))
+                    f = q;
+            if (f < 0 && strcmp(k, "class"))
+                return BAD("budgets[%zu].spans[%zu]: unknown key \"%s\" (known: class, "
+                           "j_per_call, j_per_token, share)",
+                           i, j, k);
+            if (f < 0)
+                continue;
+            if (number(v, &sc->max[f]) || !(sc->max[f] > 0) ||
+                (f == JL_SPAN_SHARE && sc->max[f] > 1))
+                return BAD("budgets[%zu].spans[%zu].%s must be a number > 0%s", i, j, k,
+                           f == JL_SPAN_SHARE ? " and <= 1 (a fraction of the window's energy)"
+                                              : "");
+            n_fig++;
+        }
+        const char *cls = json_string_value(json_object_get(e, "class"));
+        if (!cls || !*cls)
+            return BAD("budgets[%zu].spans[%zu]: \"class\" (a class name as `attribute --by "
+                       "class` prints it, or a glob) is required",
+                       i, j);
+        if (!n_fig)
+            return BAD("budgets[%zu].spans[%zu]: no ceiling (j_per_call, j_per_token or share)", i,
+                       j);
+        if (!(sc->cls = jl__strdup(cls)))
+            return JL_ENOMEM;
+    }
+    return JL_OK;
+}
+
 static jl_status parse(const json_t *doc, const char *name, jl_budgets *b, jl_error **err)
 {
     if (!json_is_object(doc))
@@ -228,7 +300,7 @@ static jl_status parse(const json_t *doc, const char *name, jl_budgets *b, jl_er
             return BAD("budgets[%zu] must be an object", i);
         json_object_foreach((json_t *)e, k, v) {
             if (strcmp(k, "name") && strcmp(k, "where") && strcmp(k, "exclude") &&
-                strcmp(k, "uncertainty") && strcmp(k, "ceilings"))
+                strcmp(k, "uncertainty") && strcmp(k, "ceilings") && strcmp(k, "spans"))
                 return BAD("budgets[%zu]: unknown key \"%s\"", i, k);
         }
         const char *nm = json_string_value(json_object_get(e, "name"));
@@ -243,13 +315,19 @@ static jl_status parse(const json_t *doc, const char *name, jl_budgets *b, jl_er
             st = add_clauses(bu, json_object_get(e, "exclude"), 1, name, i, err);
         if (st != JL_OK)
             return st;
-        const json_t *ce = json_object_get(e, "ceilings");
-        if (!json_is_object(ce) || !json_object_size(ce))
+        const json_t *ce = json_object_get(e, "ceilings"), *sp = json_object_get(e, "spans");
+        if (!ce && !sp)
+            return BAD("budgets[%zu] needs \"ceilings\" (per run) or \"spans\" (per span "
+                       "class)",
+                       i);
+        if (ce && (!json_is_object(ce) || !json_object_size(ce)))
             return BAD("budgets[%zu].ceilings must be a non-empty object", i);
         json_object_foreach((json_t *)ce, k, v) {
             if ((st = parse_ceiling(bu, k, v, name, i, err)) != JL_OK)
                 return st;
         }
+        if (sp && (st = parse_spans(bu, sp, name, i, err)) != JL_OK)
+            return st;
     }
     return JL_OK;
 }
@@ -384,6 +462,8 @@ jl_status jl_budgets_evaluate(const jl_budgets *b, const jl_summary_list *runs,
     for (size_t i = 0; i < b->n; i++) {
         const budget *bu = &b->b[i];
         size_t g0 = r->n_groups;
+        if (!bu->n)
+            continue; /* per span class only: attribute --budgets judges it */
         for (size_t j = 0; j < runs->count; j++) {
             const jl_summary *s = runs->items[j];
             if (!jl_selector_match(bu->sel, s))
@@ -500,4 +580,242 @@ json_t *jl_budget_result_to_json(const jl_budget_result *r, const jl_budgets *b,
         return NULL;
     }
     return doc;
+}
+
+size_t jl_budgets_run_ceilings(const jl_budgets *b, size_t i)
+{
+    return i < b->n ? b->b[i].n : 0;
+}
+
+size_t jl_budgets_span_ceilings(const jl_budgets *b, size_t i)
+{
+    return i < b->n ? b->b[i].n_spans : 0;
+}
+
+/* ---- per-component budgets: attribute's rows ---- */
+
+void jl_span_budget_result_free(jl_span_budget_result *r)
+{
+    if (!r)
+        return;
+    free(r->checks);
+    free(r->row_verdict);
+    free(r->budgets);
+    free(r->unmatched);
+    free(r);
+}
+
+/* The row's figure f and its interval from the row's energy interval. */
+static void span_figure(const jl_attribution *a, const jl_attr_row *row, jl_span_figure f,
+                        double *v, double *lo, double *hi)
+{
+    double div = NAN;
+    switch (f) {
+    case JL_SPAN_J_PER_CALL: div = row->calls ? (double)row->calls : NAN; break;
+    case JL_SPAN_J_PER_TOKEN: div = row->tokens > 0 ? row->tokens : NAN; break;
+    case JL_SPAN_SHARE: div = a->window_energy_j > 0 ? a->window_energy_j : NAN; break;
+    default: break;
+    }
+    *v = row->energy_j / div;
+    *lo = row->energy_lo_j / div;
+    *hi = row->energy_hi_j / div;
+}
+
+jl_status jl_budgets_evaluate_spans(const jl_budgets *b, const jl_summary *run,
+                                    const jl_attribution *a, jl_span_budget_result **out,
+                                    jl_error **err)
+{
+    *out = NULL;
+    if (a->by != JL_ATTR_BY_CLASS)
+        return jl_fail(err, JL_EUSAGE, a->file, a->run, NULL, -1,
+                       "per-class budgets judge the rows of an attribution by class");
+    jl_span_budget_result *r = calloc(1, sizeof *r);
+    size_t cap = 0, ucap = 0;
+    for (size_t i = 0; r && i < b->n; i++) {
+        cap += b->b[i].n_spans * JL_SPAN_FIG_COUNT * a->n_rows;
+        ucap += b->b[i].n_spans;
+    }
+    if (!r || (cap && !(r->checks = calloc(cap, sizeof *r->checks))) ||
+        (ucap && !(r->unmatched = calloc(ucap, sizeof *r->unmatched))) ||
+        (b->n && !(r->budgets = calloc(b->n, sizeof *r->budgets))) ||
+        (a->n_rows && !(r->row_verdict = calloc(a->n_rows, sizeof *r->row_verdict)))) {
+        jl_span_budget_result_free(r);
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    }
+    r->n_rows = a->n_rows;
+    for (size_t i = 0; i < b->n; i++)
+        if (b->b[i].n_spans && (!run || jl_selector_match(b->b[i].sel, run)))
+            r->budgets[r->n_budgets++] = i;
+    /* unmatched ceilings first (they name no row) */
+    for (size_t q = 0; q < r->n_budgets; q++) {
+        const budget *bu = &b->b[r->budgets[q]];
+        for (size_t k = 0; k < bu->n_spans; k++) {
+            int hit = 0;
+            for (size_t row = 0; row < a->n_rows && !hit; row++)
+                hit = !fnmatch(bu->spans[k].cls, a->rows[row].key, 0);
+            if (!hit)
+                r->unmatched[r->n_unmatched++] =
+                    (jl_span_unmatched){r->budgets[q], k, bu->spans[k].cls};
+        }
+    }
+    for (size_t row = 0; row < a->n_rows; row++) {
+        const jl_attr_row *ar = &a->rows[row];
+        int judged = 0;
+        jl_budget_verdict rv = JL_BUDGET_PASS;
+        for (size_t q = 0; q < r->n_budgets; q++) {
+            const budget *bu = &b->b[r->budgets[q]];
+            for (size_t k = 0; k < bu->n_spans; k++) {
+                const span_ceiling *sc = &bu->spans[k];
+                if (fnmatch(sc->cls, ar->key, 0))
+                    continue;
+                for (int f = 0; f < JL_SPAN_FIG_COUNT; f++) {
+                    if (isnan(sc->max[f]))
+                        continue;
+                    jl_span_check *c = &r->checks[r->n_checks++];
+                    c->budget = r->budgets[q];
+                    c->ceiling = k;
+                    c->cls = sc->cls;
+                    c->figure = (jl_span_figure)f;
+                    c->row = row;
+                    c->max = sc->max[f];
+                    span_figure(a, ar, c->figure, &c->value, &c->lo, &c->hi);
+                    c->verdict = !isfinite(c->value) || !isfinite(c->lo) || !isfinite(c->hi)
+                                     ? JL_BUDGET_UNMEASURED
+                                 : c->hi <= c->max ? JL_BUDGET_PASS
+                                 : c->lo > c->max  ? JL_BUDGET_FAIL
+                                                   : JL_BUDGET_UNDETERMINED;
+                    rv = worse(rv, c->verdict);
+                    judged = 1;
+                }
+            }
+        }
+        r->row_verdict[row] = judged ? (int)rv : -1;
+        if (!judged)
+            continue;
+        r->rows_judged++;
+        r->rows_pass += rv == JL_BUDGET_PASS;
+        r->rows_fail += rv == JL_BUDGET_FAIL;
+        r->rows_undetermined += rv == JL_BUDGET_UNDETERMINED;
+        r->rows_unmeasured += rv == JL_BUDGET_UNMEASURED;
+    }
+    size_t det = r->rows_pass + r->rows_fail;
+    r->adherence = det ? (double)r->rows_pass / (double)det : NAN;
+    *out = r;
+    return JL_OK;
+}
+
+json_t *jl_span_budget_row_json(const jl_span_budget_result *r, const jl_budgets *b, size_t row)
+{
+    json_t *o = json_object(), *checks = json_array();
+    if (!o || !checks || row >= r->n_rows) {
+        json_decref(o);
+        json_decref(checks);
+        return NULL;
+    }
+    int bad = 0;
+    for (size_t i = 0; !bad && i < r->n_checks; i++) {
+        const jl_span_check *c = &r->checks[i];
+        if (c->row != row)
+            continue;
+        bad = json_array_append_new(
+            checks, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:s}", "budget", b->b[c->budget].name,
+                              "class", c->cls, "figure", jl_span_figure_name(c->figure), "value",
+                              jl_json_number(c->value), "lo", jl_json_number(c->lo), "hi",
+                              jl_json_number(c->hi), "max", jl_json_number(c->max), "verdict",
+                              jl_budget_verdict_name(c->verdict)));
+    }
+    int v = r->row_verdict[row];
+    if (bad ||
+        json_object_set_new(o, "verdict",
+                            v < 0 ? json_null()
+                                  : json_string(jl_budget_verdict_name((jl_budget_verdict)v))) ||
+        json_object_set_new(o, "checks", checks)) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+const char *jl_span_budget_verdict(const jl_span_budget_result *r)
+{
+    return r->rows_fail           ? "fail"
+           : r->rows_undetermined ? "undetermined"
+           : r->rows_unmeasured   ? "unmeasured"
+           : r->rows_judged       ? "pass"
+                                  : NULL;
+}
+
+json_t *jl_span_budget_summary_json(const jl_span_budget_result *r, const jl_budgets *b)
+{
+    json_t *names = json_array(), *un = json_array();
+    int bad = !names || !un;
+    for (size_t i = 0; !bad && i < r->n_budgets; i++)
+        bad = json_array_append_new(names, json_string(b->b[r->budgets[i]].name));
+    for (size_t i = 0; !bad && i < r->n_unmatched; i++)
+        bad = json_array_append_new(un, json_pack("{s:s,s:s}", "budget",
+                                                  b->b[r->unmatched[i].budget].name, "class",
+                                                  r->unmatched[i].cls));
+    if (bad) {
+        json_decref(names);
+        json_decref(un);
+        return NULL;
+    }
+    const char *v = jl_span_budget_verdict(r);
+    return json_pack("{s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "verdict",
+                     v ? json_string(v) : json_null(), "budgets", names, "rows_judged",
+                     (json_int_t)r->rows_judged, "pass", (json_int_t)r->rows_pass, "fail",
+                     (json_int_t)r->rows_fail, "undetermined", (json_int_t)r->rows_undetermined,
+                     "unmeasured", (json_int_t)r->rows_unmeasured, "determined",
+                     (json_int_t)(r->rows_pass + r->rows_fail), "adherence",
+                     jl_json_number(r->adherence), "unmatched", un);
+}
+
+jl_status jl_span_budget_annotate(const jl_span_budget_result *r, const jl_budgets *b, json_t *doc)
+{
+    json_t *rows = json_object_get(doc, "rows");
+    if (!json_is_array(rows) || json_array_size(rows) != r->n_rows)
+        return JL_EINVALID;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        json_t *o = jl_span_budget_row_json(r, b, i);
+        if (!o || json_object_set_new(json_array_get(rows, i), "budget", o))
+            return JL_ENOMEM;
+    }
+    json_t *s = jl_span_budget_summary_json(r, b);
+    return s && !json_object_set_new(doc, "budgets", s) ? JL_OK : JL_ENOMEM;
+}
+
+jl_status jl_span_budget_csv_columns(const jl_span_budget_result *r, const jl_budgets *b,
+                                     char ***values)
+{
+    (void)b;
+    char **v = calloc(2 * r->n_rows + 1, sizeof *v);
+    if (!v)
+        return JL_ENOMEM;
+    jl_status st = JL_OK;
+    for (size_t row = 0; !st && row < r->n_rows; row++) {
+        int rv = r->row_verdict[row];
+        v[2 * row] = jl__strdup(rv < 0 ? "" : jl_budget_verdict_name((jl_budget_verdict)rv));
+        char *acc = jl__strdup("");
+        for (size_t i = 0; acc && i < r->n_checks; i++) {
+            const jl_span_check *c = &r->checks[i];
+            if (c->row != row)
+                continue;
+            char *n =
+                jl__asprintf("%s%s%s<=%g %s", acc, *acc ? "; " : "", jl_span_figure_name(c->figure),
+                             c->max, jl_budget_verdict_name(c->verdict));
+            free(acc);
+            acc = n;
+        }
+        v[2 * row + 1] = acc;
+        if (!v[2 * row] || !acc)
+            st = JL_ENOMEM;
+    }
+    if (st) {
+        for (size_t i = 0; i < 2 * r->n_rows; i++)
+            free(v[i]);
+        free(v);
+        return st;
+    }
+    *values = v;
+    return JL_OK;
 }

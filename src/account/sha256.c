@@ -1,10 +1,21 @@
 /* SHA-256 (FIPS 180-4), for the inputs' fingerprints in a document's
  * provenance. Written here rather than taken from a crypto library: about a
  * hundred lines, checked against the standard's test vectors
- * (tests/unit/test_account.c), and the one digest joules needs. */
+ * (tests/unit/test_account.c), and the one digest joules needs.
+ *
+ * Every --json document hashes each input file whole, so on x86-64 with the
+ * SHA extensions (cpuid leaf 7 EBX bit 29; SSSE3 and SSE4.1 too) the blocks
+ * go through sha256rnds2/msg1/msg2 instead of the portable rounds: ~64
+ * instructions a byte -> ~2 (docs/performance.md, "The decode floor").
+ * Both give the same digest (test_account compares them on random data). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+#define JL_SHA_X86 1
+#endif
 
 #include "account/account_internal.h"
 #include "joules/account.h"
@@ -57,6 +68,92 @@ static void block(uint32_t h[8], const unsigned char *p)
     h[7] += k;
 }
 
+static void blocks_portable(uint32_t h[8], const unsigned char *p, size_t nblocks)
+{
+    for (; nblocks; nblocks--, p += 64)
+        block(h, p);
+}
+
+#ifdef JL_SHA_X86
+__attribute__((target("sha,ssse3,sse4.1"))) static void
+blocks_shani(uint32_t h[8], const unsigned char *p, size_t nblocks)
+{
+    const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    __m128i tmp = _mm_loadu_si128((const __m128i *)(const void *)&h[0]);
+    __m128i s1 = _mm_loadu_si128((const __m128i *)(const void *)&h[4]);
+    tmp = _mm_shuffle_epi32(tmp, 0xB1);       /* CDAB */
+    s1 = _mm_shuffle_epi32(s1, 0x1B);         /* EFGH */
+    __m128i s0 = _mm_alignr_epi8(tmp, s1, 8); /* ABEF */
+    s1 = _mm_blend_epi16(s1, tmp, 0xF0);      /* CDGH */
+    for (; nblocks; nblocks--, p += 64) {
+        const __m128i abef = s0, cdgh = s1;
+        __m128i w[4];
+        for (int i = 0; i < 16; i++) {
+            __m128i x;
+            if (i < 4) {
+                x = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)),
+                                     mask);
+            } else { /* W[t] = s1(W[t-2]) + W[t-7] + s0(W[t-15]) + W[t-16] */
+                x = _mm_sha256msg1_epu32(w[i & 3], w[(i - 3) & 3]);
+                x = _mm_add_epi32(x, _mm_alignr_epi8(w[(i - 1) & 3], w[(i - 2) & 3], 4));
+                x = _mm_sha256msg2_epu32(x, w[(i - 1) & 3]);
+            }
+            w[i & 3] = x;
+            __m128i m = _mm_add_epi32(x, _mm_loadu_si128((const __m128i *)(const void *)&K[4 * i]));
+            s1 = _mm_sha256rnds2_epu32(s1, s0, m);
+            s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(m, 0x0E));
+        }
+        s0 = _mm_add_epi32(s0, abef);
+        s1 = _mm_add_epi32(s1, cdgh);
+    }
+    tmp = _mm_shuffle_epi32(s0, 0x1B);   /* FEBA */
+    s1 = _mm_shuffle_epi32(s1, 0xB1);    /* DCHG */
+    s0 = _mm_blend_epi16(tmp, s1, 0xF0); /* DCBA */
+    s1 = _mm_alignr_epi8(s1, tmp, 8);    /* ABEF */
+    _mm_storeu_si128((__m128i *)(void *)&h[0], s0);
+    _mm_storeu_si128((__m128i *)(void *)&h[4], s1);
+}
+
+static int have_shani(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSSE3) || !(c & bit_SSE4_1))
+        return 0;
+    if (__get_cpuid_max(0, NULL) < 7)
+        return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (b >> 29) & 1;
+}
+#endif
+
+/* -1: not decided yet; 0: portable; 1: the SHA extensions */
+static int use_hw = -1;
+
+int jl__sha256_hw(int on)
+{
+    int was = use_hw;
+#ifdef JL_SHA_X86
+    use_hw = on < 0 ? have_shani() : on && have_shani();
+#else
+    (void)on;
+    use_hw = 0;
+#endif
+    return was;
+}
+
+static void blocks(uint32_t h[8], const unsigned char *p, size_t nblocks)
+{
+#ifdef JL_SHA_X86
+    if (use_hw < 0)
+        use_hw = have_shani();
+    if (use_hw) {
+        blocks_shani(h, p, nblocks);
+        return;
+    }
+#endif
+    blocks_portable(h, p, nblocks);
+}
+
 void jl__sha256_init(jl__sha256 *s)
 {
     static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -78,11 +175,14 @@ void jl__sha256_update(jl__sha256 *s, const void *data, size_t len)
         len -= take;
         if (s->n < 64)
             return;
-        block(s->h, s->buf);
+        blocks(s->h, s->buf, 1);
         s->n = 0;
     }
-    for (; len >= 64; p += 64, len -= 64)
-        block(s->h, p);
+    if (len >= 64) {
+        blocks(s->h, p, len / 64);
+        p += len / 64 * 64;
+        len %= 64;
+    }
     memcpy(s->buf, p, len);
     s->n = len;
 }

@@ -149,9 +149,27 @@ static void num(FILE *f, double v)
 
 jl_status jl_attribution_write_csv(const jl_attribution *a, FILE *f)
 {
+    return jl_attribution_write_csv_extra(a, f, 0, NULL, NULL);
+}
+
+/* n_extra empty fields (the rows no caller's column speaks of) */
+static void blanks(FILE *f, size_t n_extra)
+{
+    for (size_t k = 0; k < n_extra; k++)
+        fputc(',', f);
+}
+
+jl_status jl_attribution_write_csv_extra(const jl_attribution *a, FILE *f, size_t n_extra,
+                                         const char *const *names, const char *const *values)
+{
     fprintf(f, "key,t0_s,time_s,busy_s,calls,energy_j,static_j,dynamic_j,share,energy_lo_j,"
                "energy_hi_j,j_per_call,j_per_token,median_span_s,peak_w,peak_reason,"
-               "unattributed_j\n");
+               "unattributed_j");
+    for (size_t k = 0; k < n_extra; k++) {
+        fputc(',', f);
+        jl_csv_field(f, names[k]);
+    }
+    fputc('\n', f);
     for (size_t i = 0; i < a->n_rows; i++) {
         const jl_attr_row *r = &a->rows[i];
         jl_csv_field(f, r->key);
@@ -173,6 +191,11 @@ jl_status jl_attribution_write_csv(const jl_attribution *a, FILE *f)
         if (r->peak_reason)
             jl_csv_field(f, r->peak_reason);
         num(f, a->by == JL_ATTR_BY_TIME ? r->unattributed_j : NAN);
+        for (size_t k = 0; k < n_extra; k++) {
+            fputc(',', f);
+            if (values[i * n_extra + k])
+                jl_csv_field(f, values[i * n_extra + k]);
+        }
         fputc('\n', f);
     }
     /* the energy no row holds, as rows of their own: the sum of the column
@@ -181,9 +204,13 @@ jl_status jl_attribution_write_csv(const jl_attribution *a, FILE *f)
     fprintf(f, ",,,,%.9g,%.9g,%.9g", a->unattributed_j, a->unattributed_static_j,
             a->unattributed_dynamic_j);
     num(f, a->window_energy_j != 0 ? a->unattributed_j / a->window_energy_j : NAN);
-    fputs(",,,,,,,,\n", f);
+    fputs(",,,,,,,,", f);
+    blanks(f, n_extra);
+    fputc('\n', f);
     fprintf(f, "(stalls),,%.9g,,%zu,%.9g,,", a->stall_s, a->n_stalls, a->stall_j);
     num(f, a->window_energy_j != 0 ? a->stall_j / a->window_energy_j : NAN);
-    fputs(",,,,,,,,\n", f);
+    fputs(",,,,,,,,", f);
+    blanks(f, n_extra);
+    fputc('\n', f);
     return ferror(f) ? JL_EIO : JL_OK;
 }

@@ -157,7 +157,8 @@ static double rule_value(int r, const jl_summary *s, const jl_descriptors *desc,
     double g = s->attrs.num_gpus > 0 ? (double)s->attrs.num_gpus : NAN;
     *why = "the figure the rule judges is missing";
     if (s->steady_method == JL_STEADY_SUMMARY && r != JL_RULE_BATCH_SATURATION &&
-        r != JL_RULE_POWER_BELOW_TDP && r != JL_RULE_POWER_ABOVE_IDLE) {
+        r != JL_RULE_POWER_BELOW_TDP && r != JL_RULE_POWER_ABOVE_IDLE &&
+        !(r == JL_RULE_PUBLISHED_AGREES && s->published)) {
         *why = "summary-only run: no time series to judge";
         return NAN;
     }

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
+#include "joules/account.h"
 #include "joules/attribute.h"
 #include "joules/output.h"
 #include "joules/trace.h"
@@ -18,6 +19,7 @@ static const char *const help =
     "usage: joules attribute TRACE.h5[:RUN] [--by name|class|layer|step|kind|time:1s]\n"
     "                        [--json | --jsonl] [--csv FILE] [--calibration FILE.h5]\n"
     "                        [--class PATTERN=CLASS]... [--static-w W] [--window A,B]\n"
+    "                        [--budgets FILE]\n"
     "       joules attribute SQUARE.h5[:RUN] --fit-sensor [--json] [--into TRACE.h5:RUN]\n\n"
     "Split the energy the GPU's counter measured over a profiled window among the\n"
     "run's spans (spans/: joules import kineto ... --into TRACE.h5:RUN): static\n"
@@ -39,6 +41,11 @@ static const char *const help =
     "                     used only where the trace identifies them (attribute.md)\n"
     "  --sensor-from F.h5[:RUN]  fit the sensor model on a square-wave run and use it\n"
     "  --set-warning NAME=VALUE|off  a warning's threshold, or off\n"
+    "  --budgets FILE     judge each row (--by class) against the per-class ceilings\n"
+    "                     (\"spans\") of the joules.budgets/1 budgets that select the\n"
+    "                     run: pass, fail, or undetermined when the row's interval\n"
+    "                     crosses the ceiling; the adherence rate; exit 1 when a row\n"
+    "                     fails (accounting.md, \"Per-component budgets\")\n"
     "  --fit-sensor       fit the sensor model on the run's bursts (spans/) and print it\n"
     "  --into TRACE.h5:RUN  with --fit-sensor: write the model as power/'s attributes\n"
     "                     of that run (@update_period_s, @energy_delay_s, ...)\n"
@@ -58,8 +65,15 @@ enum {
     OPT_SET_WARNING,
     OPT_FIT,
     OPT_FIT_WEIGHTS,
-    OPT_INTO
+    OPT_INTO,
+    OPT_BUDGETS
 };
+
+/* --budgets: the file, and its verdicts on the rows */
+typedef struct judged {
+    const jl_budgets *b;
+    const jl_span_budget_result *r;
+} judged;
 
 /* TRACE.h5[:RUN] opened, run read with its spans and sensor */
 typedef struct {
@@ -206,7 +220,35 @@ static void fmt_j(char *b, size_t cap, double v)
         snprintf(b, cap, "%.4g", v);
 }
 
-static void print_table(const jl_attribution *a)
+/* the budgets' block under the table: the adherence, every check that
+ * does not pass, the ceilings with no row */
+static void print_budgets(const jl_attribution *a, const judged *jb)
+{
+    const jl_span_budget_result *r = jb->r;
+    printf("budgets   ");
+    for (size_t i = 0; i < r->n_budgets; i++)
+        printf("%s%s", i ? ", " : "", jl_budgets_name(jb->b, r->budgets[i]));
+    if (!r->n_budgets)
+        printf("none of the file's per-class budgets selects this run");
+    printf("\nadherence %zu of %zu rows determined pass", r->rows_pass,
+           r->rows_pass + r->rows_fail);
+    if (isfinite(r->adherence))
+        printf(" (%.1f %%)", 100 * r->adherence);
+    printf("; %zu rows judged: %zu pass, %zu fail, %zu undetermined, %zu unmeasured\n",
+           r->rows_judged, r->rows_pass, r->rows_fail, r->rows_undetermined, r->rows_unmeasured);
+    for (size_t i = 0; i < r->n_checks; i++) {
+        const jl_span_check *c = &r->checks[i];
+        printf("  %-12s %-16s %-11s %.4g [%.4g, %.4g] <= %.4g  (%s: %s)\n",
+               jl_budget_verdict_name(c->verdict), a->rows[c->row].key,
+               jl_span_figure_name(c->figure), c->value, c->lo, c->hi, c->max,
+               jl_budgets_name(jb->b, c->budget), c->cls);
+    }
+    for (size_t i = 0; i < r->n_unmatched; i++)
+        printf("  %-12s %-16s (%s: no row of this class)\n", "no row", r->unmatched[i].cls,
+               jl_budgets_name(jb->b, r->unmatched[i].budget));
+}
+
+static void print_table(const jl_attribution *a, const judged *jb)
 {
     int kw = 5;
     for (size_t i = 0; i < a->n_rows; i++)
@@ -214,9 +256,9 @@ static void print_table(const jl_attribution *a)
             kw = (int)strlen(a->rows[i].key);
     if (kw < 16)
         kw = 16;
-    printf("%-*s %10s %21s %7s %9s %9s %8s %8s %7s %10s %10s %8s\n", kw, "row", "energy_J",
+    printf("%-*s %10s %21s %7s %9s %9s %8s %8s %7s %10s %10s %8s%s\n", kw, "row", "energy_J",
            "interval_J", "share%", "static_J", "dynamic_J", "time_s", "busy_s", "calls", "J/call",
-           "J/token", "peak_W");
+           "J/token", "peak_W", jb ? "  budget" : "");
     for (size_t i = 0; i < a->n_rows; i++) {
         const jl_attr_row *r = &a->rows[i];
         char e[32], lo[32], hi[32], s[32], d[32], jc[32], jt[32], iv[80], pk[32];
@@ -232,8 +274,12 @@ static void print_table(const jl_attribution *a)
             snprintf(pk, sizeof pk, "%.0f", r->peak_w);
         else
             snprintf(pk, sizeof pk, "-");
-        printf("%-*s %10s %21s %7.2f %9s %9s %8.3f %8.3f %7zu %10s %10s %8s\n", kw, r->key, e, iv,
-               100 * r->share, s, d, r->time_s, r->busy_s, r->calls, jc, jt, pk);
+        int v = jb ? jb->r->row_verdict[i] : -1;
+        printf("%-*s %10s %21s %7.2f %9s %9s %8.3f %8.3f %7zu %10s %10s %8s%s%s\n", kw, r->key, e,
+               iv, 100 * r->share, s, d, r->time_s, r->busy_s, r->calls, jc, jt, pk, jb ? "  " : "",
+               !jb     ? ""
+               : v < 0 ? "-"
+                       : jl_budget_verdict_name((jl_budget_verdict)v));
     }
     char w[32], at[32], un[32], stl[32], us[32], ud[32];
     fmt_j(w, sizeof w, a->window_energy_j);
@@ -267,35 +313,95 @@ static void print_table(const jl_attribution *a)
     for (size_t i = 0; i < a->n_warnings; i++)
         printf("warning   %s: %s\n", jl_attr_warning_name(a->warnings[i].id),
                a->warnings[i].message);
+    if (jb)
+        print_budgets(a, jb);
+}
+
+typedef struct csv_ctx {
+    const jl_attribution *a;
+    const judged *jb;
+} csv_ctx;
+
+/* the CSV; with --budgets two more columns (budget_verdict, budget_checks)
+ * and a last row "(budgets)": the adherence and the counts */
+static int write_csv(FILE *f, const jl_attribution *a, const judged *jb)
+{
+    if (!jb)
+        return jl_attribution_write_csv(a, f) == JL_OK ? 0 : -1;
+    char **v = NULL;
+    if (jl_span_budget_csv_columns(jb->r, jb->b, &v) != JL_OK)
+        return -1;
+    static const char *const names[] = {"budget_verdict", "budget_checks"};
+    jl_status st = jl_attribution_write_csv_extra(a, f, 2, names, (const char *const *)v);
+    for (size_t i = 0; i < 2 * a->n_rows; i++)
+        free(v[i]);
+    free(v);
+    const jl_span_budget_result *r = jb->r;
+    char ad[32] = "";
+    if (isfinite(r->adherence))
+        snprintf(ad, sizeof ad, "%.9g", r->adherence);
+    const char *verdict = jl_span_budget_verdict(r);
+    fprintf(f, "(budgets),,,,,,,,,,,,,,,,,%s,", verdict ? verdict : "");
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "adherence %s: %zu pass of %zu determined; %zu judged, %zu fail, %zu "
+             "undetermined, %zu unmeasured, %zu ceilings without a row",
+             *ad ? ad : "-", r->rows_pass, r->rows_pass + r->rows_fail, r->rows_judged,
+             r->rows_fail, r->rows_undetermined, r->rows_unmeasured, r->n_unmatched);
+    jl_csv_field(f, msg);
+    fputc('\n', f);
+    return st == JL_OK && !ferror(f) ? 0 : -1;
 }
 
 static int write_csv_fn(FILE *f, const void *ctx)
 {
-    return jl_attribution_write_csv(ctx, f) == JL_OK ? 0 : -1;
+    const csv_ctx *c = ctx;
+    return write_csv(f, c->a, c->jb);
 }
 
 /* The attribution as asked: --csv FILE (or -), then the --json document,
  * the --jsonl rows or the table; warnings on stderr when the output has no
  * room for them. */
-static int emit(const char *cmd, const jl_attribution *a, const char *csv, int json, int jsonl)
+static int emit(const char *cmd, const jl_attribution *a, const judged *jb, const char *csv,
+                int json, int jsonl)
 {
     int rc = 0;
     jl_error *err = NULL;
     jl_status st;
     if (csv) {
+        csv_ctx cc = {a, jb};
         if (!strcmp(csv, "-")) {
-            if (jl_attribution_write_csv(a, stdout) != JL_OK)
+            if (write_csv(stdout, a, jb) != 0)
                 rc = JL_EXIT_OUTPUT;
-        } else if ((st = jl_write_text(csv, write_csv_fn, a, &err)) != JL_OK) {
+        } else if ((st = jl_write_text(csv, write_csv_fn, &cc, &err)) != JL_OK) {
             return cli_fail(cmd, st, err);
         }
     }
     if (json) {
         jl_error_list none = {0};
-        rc = cli_print_document(cmd, jl_attribution_to_json(a), &none);
+        json_t *doc = jl_attribution_to_json(a);
+        if (doc && jb && jl_span_budget_annotate(jb->r, jb->b, doc) != JL_OK) {
+            json_decref(doc);
+            doc = NULL;
+        }
+        rc = cli_print_document(cmd, doc, &none);
     } else if (jsonl) {
-        for (size_t i = 0; i < a->n_rows; i++) {
-            json_t *r = jl_attr_row_to_json(a, &a->rows[i]);
+        for (size_t i = 0; i <= a->n_rows; i++) {
+            json_t *r = NULL;
+            if (i < a->n_rows) {
+                r = jl_attr_row_to_json(a, &a->rows[i]);
+                json_t *bv = r && jb ? jl_span_budget_row_json(jb->r, jb->b, i) : NULL;
+                if (r && jb && (!bv || json_object_set_new(r, "budget", bv))) {
+                    json_decref(r);
+                    r = NULL;
+                }
+            } else if (!jb) {
+                break;
+            } else {
+                /* the last line: the adherence and counts */
+                json_t *sm = jl_span_budget_summary_json(jb->r, jb->b);
+                r = sm ? json_pack("{s:o}", "budgets", sm) : NULL;
+            }
             char *s = r ? jl_json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
             if (!s) {
                 json_decref(r);
@@ -307,7 +413,7 @@ static int emit(const char *cmd, const jl_attribution *a, const char *csv, int j
             json_decref(r);
         }
     } else if (!csv || strcmp(csv, "-")) {
-        print_table(a);
+        print_table(a, jb);
     }
     if (!rc && (fflush(stdout) != 0 || ferror(stdout)))
         rc = JL_EXIT_OUTPUT;
@@ -352,7 +458,7 @@ static int parse_by(const char *cmd, const char *s, jl_attribute_options *o)
 
 /* attribute's own options (the run's options into ao, the rest into x). */
 typedef struct attr_args {
-    const char *cal, *csv, *sensor_from, *into;
+    const char *cal, *csv, *sensor_from, *into, *budgets;
     const char **rules; /* --class PATTERN=CLASS, in order */
     size_t n_rules;
     int json, jsonl, fit, helped;
@@ -374,6 +480,7 @@ static int parse_args(const char *cmd, int argc, char **argv, jl_attribute_optio
                                              {"fit-sensor", no_argument, NULL, OPT_FIT},
                                              {"fit-weights", no_argument, NULL, OPT_FIT_WEIGHTS},
                                              {"into", required_argument, NULL, OPT_INTO},
+                                             {"budgets", required_argument, NULL, OPT_BUDGETS},
                                              {"json", no_argument, NULL, CLI_OPT_JSON},
                                              {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
                                              {"csv", required_argument, NULL, CLI_OPT_CSV},
@@ -437,6 +544,7 @@ static int parse_args(const char *cmd, int argc, char **argv, jl_attribute_optio
         case OPT_FIT: x->fit = 1; break;
         case OPT_FIT_WEIGHTS: ao->fit_weights = 1; break;
         case OPT_INTO: x->into = optarg; break;
+        case OPT_BUDGETS: x->budgets = optarg; break;
         case CLI_OPT_JSON: x->json = 1; break;
         case CLI_OPT_JSONL: x->jsonl = 1; break;
         case CLI_OPT_CSV: x->csv = optarg; break;
@@ -483,13 +591,31 @@ int cli_cmd_attribute(int argc, char **argv)
         return rc;
     }
     const char *cal = x.cal, *csv = x.csv, *sensor_from = x.sensor_from, *into = x.into;
+    if (x.budgets && (x.fit || ao.by != JL_ATTR_BY_CLASS)) {
+        free(rules);
+        return cli_usage_error(cmd, "--budgets judges the rows of --by class (not with --by "
+                                    "other than class, nor with --fit-sensor)");
+    }
+    jl_budgets *budgets = NULL;
+    if (x.budgets) {
+        jl_error *berr = NULL;
+        jl_status bst = jl_budgets_load(x.budgets, &budgets, &berr);
+        if (bst != JL_OK) {
+            free(rules);
+            cli_print_error(cmd, berr);
+            jl_error_free(berr);
+            return bst == JL_ENOMEM ? cli_oom(cmd) : cli_exit_for_status(JL_EUSAGE);
+        }
+    }
     int json = x.json, jsonl = x.jsonl, fit = x.fit;
     size_t n_rules = x.n_rules;
     if (argc - optind != 1) {
+        jl_budgets_free(budgets);
         free(rules);
         return cli_usage_error(cmd, "give one TRACE.h5[:RUN]");
     }
     if (json + jsonl > 1 || (csv && !strcmp(csv, "-") && (json || jsonl))) {
+        jl_budgets_free(budgets);
         free(rules);
         return cli_usage_error(cmd, "--json, --jsonl and --csv - all want stdout: pick one");
     }
@@ -497,6 +623,7 @@ int cli_cmd_attribute(int argc, char **argv)
     ao.n_class_rules = n_rules;
     opened o;
     if ((rc = open_run(cmd, argv[optind], &o)) != 0) {
+        jl_budgets_free(budgets);
         free(rules);
         return rc;
     }
@@ -513,12 +640,15 @@ int cli_cmd_attribute(int argc, char **argv)
         return rc;
     }
     if (into) {
+        jl_budgets_free(budgets);
         opened_close(&o);
         free(rules);
         return cli_usage_error(cmd, "--into goes with --fit-sensor");
     }
     jl_class_weights *w = NULL;
     jl_attribution *a = NULL;
+    jl_summary *sum = NULL;
+    jl_span_budget_result *br = NULL;
     jl_sensor use;
     jl_sensor_init(&use);
     if (sensor_from && (rc = sensor_from_run(cmd, sensor_from, &use)) != 0)
@@ -533,8 +663,29 @@ int cli_cmd_attribute(int argc, char **argv)
         rc = cli_fail(cmd, st, err);
         goto end;
     }
-    rc = emit(cmd, a, csv, json, jsonl);
+    if (budgets) {
+        /* the run's summary, for the budgets' selectors */
+        if ((st = jl_summarize(o.run, NULL, &sum, &err)) != JL_OK ||
+            (st = jl_budgets_evaluate_spans(budgets, sum, a, &br, &err)) != JL_OK) {
+            rc = cli_fail(cmd, st, err);
+            goto end;
+        }
+        if (!br->n_budgets)
+            fprintf(stderr, "joules attribute: note: no budget of %s with \"spans\" selects %s\n",
+                    x.budgets, a->run);
+        for (size_t i = 0; i < br->n_unmatched; i++)
+            fprintf(stderr, "joules attribute: note: %s: budget '%s': class '%s' matches no row\n",
+                    x.budgets, jl_budgets_name(budgets, br->unmatched[i].budget),
+                    br->unmatched[i].cls);
+    }
+    judged jb = {budgets, br};
+    rc = emit(cmd, a, br ? &jb : NULL, csv, json, jsonl);
+    if (rc == JL_EXIT_OK && br && br->rows_fail)
+        rc = JL_EXIT_PARTIAL;
 end:
+    jl_span_budget_result_free(br);
+    jl_summary_free(sum);
+    jl_budgets_free(budgets);
     jl_attribution_free(a);
     jl_class_weights_free(w);
     jl_sensor_clear(&use);

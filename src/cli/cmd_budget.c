@@ -19,7 +19,8 @@ static const char *const help =
     "larger) lies at or under the ceiling, fail when it lies above, undetermined\n"
     "when it crosses. Per group (model, task, GPU model, GPU count) the worst of\n"
     "its runs. The adherence rate: runs passing / runs judged. The file's format:\n"
-    "accounting.md.\n\n"
+    "accounting.md. A budget's per-class ceilings (\"spans\") are judged on a\n"
+    "profiled run's rows by joules attribute --budgets, not here.\n\n"
     "  --budgets FILE   the joules.budgets/1 file (required)\n"
     "  --json           print the joules.budget/1 document\n" CLI_STUDY_HELP
     "  -h, --help       this help\n\n"
@@ -39,6 +40,9 @@ static void print_table(const void *result, const jl_summary_list *l)
     const jl_budgets *b = the_budgets;
     for (size_t i = 0; i < jl_budgets_count(b); i++) {
         printf("%s\n", jl_budgets_name(b, i));
+        if (!jl_budgets_run_ceilings(b, i))
+            printf("  per span class only (%zu ceilings): judged by joules attribute --budgets\n",
+                   jl_budgets_span_ceilings(b, i));
         for (size_t c = 0; c < r->n_checks; c++) {
             const jl_budget_check *k = &r->checks[c];
             if (k->budget != i)

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/exit_codes.h"
+#include "joules/account.h"
 #include "joules/report.h"
 
 static const char *const help =
@@ -48,8 +49,12 @@ static const char *const help =
     "                         and figures only\n"
     "  --single-page          one self-contained index.html (figures inside it, no\n"
     "                         runs.html or diagnosis.html; implies --no-data): a page\n"
-    "                         to mail\n" CLI_STUDY_HELP_SELECT CLI_STUDY_HELP_LIMITS
-    "  -h, --help             this help\n\n"
+    "                         to mail\n"
+    "  --budgets FILE         a joules.budgets/1 file: a budgets section (each run's and\n"
+    "                         group's verdicts, the adherence rate, figures vs\n"
+    "                         ceilings), data/budget.json, and the per-class verdicts\n"
+    "                         of the profiled runs in attribution.html (accounting.md)\n" CLI_STUDY_HELP_SELECT
+        CLI_STUDY_HELP_LIMITS "  -h, --help             this help\n\n"
     "Progress goes to stderr: a status line on a terminal, otherwise a line at least\n"
     "every ~2 s of work; a summary line at the end either way.\n"
     "Without gnuplot the report is still written (figures skipped, noted in the page\n"
@@ -121,7 +126,8 @@ enum {
     OPT_GPUS,
     OPT_BASELINE,
     OPT_NO_DATA,
-    OPT_SINGLE_PAGE
+    OPT_SINGLE_PAGE,
+    OPT_BUDGETS
 };
 
 /* report's own options */
@@ -133,6 +139,7 @@ typedef struct report_args {
     jl_report_slo *rs; /* one per SLO, in order */
     char **gpus;       /* --gpus, split */
     size_t n_gpus;
+    jl_budgets *budgets; /* --budgets FILE, loaded */
 } report_args;
 
 /* --gpus M1,M2: the whole report is restricted (a selection like --where)
@@ -172,6 +179,20 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     case OPT_BASELINE: a->ro.gpu_baseline = arg; return 0;
     case OPT_NO_DATA: a->ro.no_data = 1; return 0;
     case OPT_SINGLE_PAGE: a->ro.single_page = a->ro.no_data = 1; return 0;
+    case OPT_BUDGETS: {
+        jl_error *err = NULL;
+        jl_budgets_free(a->budgets);
+        a->budgets = NULL;
+        jl_status st = jl_budgets_load(arg, &a->budgets, &err);
+        if (st != JL_OK) {
+            cli_print_error(cmd, err);
+            jl_error_free(err);
+            return st == JL_ENOMEM ? cli_oom(cmd) : cli_exit_for_status(JL_EUSAGE);
+        }
+        a->ro.budgets = a->budgets;
+        a->ro.budgets_path = arg;
+        return 0;
+    }
     case OPT_FORMATS:
         if (!(a->ro.formats = parse_formats(arg)))
             return cli_usage_error(cmd, "--formats %s: a comma-separated list of svg, pdf, png",
@@ -195,6 +216,7 @@ int cli_cmd_report(int argc, char **argv)
         {"baseline", required_argument, NULL, OPT_BASELINE},
         {"no-data", no_argument, NULL, OPT_NO_DATA},
         {"single-page", no_argument, NULL, OPT_SINGLE_PAGE},
+        {"budgets", required_argument, NULL, OPT_BUDGETS},
         CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "report";
@@ -293,6 +315,7 @@ done:
         free(a.gpus[i]);
     free(a.gpus);
     free(a.rs);
+    jl_budgets_free(a.budgets);
     cli_slos_free(&a.slos);
     cli_study_free(&cs);
     return rc;

@@ -197,6 +197,20 @@ static int guess_file(const char *path, jl_import_guess *g)
                    "record `nvidia-smi --query-gpu=timestamp,index,name,power.draw --format=csv "
                    "-lms 100 -f gpu.csv` instead",
                    NULL);
+    /* CodeCarbon's emissions.csv and Zeus' logs before nvidia-smi's CSV
+     * (a CodeCarbon header starts with timestamp too) */
+    if (has(head, "duration") && (has(head, "energy_consumed") || has(head, "emissions")) &&
+        (has(head, "project_name") || has(head, "run_id")))
+        return set(g, "codecarbon", path,
+                   "CodeCarbon's emissions.csv; the command names the attributes CodeCarbon "
+                   "does not record (fill in the upper-case values)",
+                   NVSMI_SET);
+    if (!strncmp(head, "start_time,window_name,elapsed_time", 35) ||
+        has(head, "elapsed_time,gpu0_energy"))
+        return set(g, "zeus", path,
+                   "a ZeusMonitor log (Zeus' GPU energy per measurement window); the command "
+                   "names the attributes the log does not record (fill in the upper-case values)",
+                   NVSMI_SET NVSMI_GPU);
     if (!strncmp(head, "timestamp", 9) && (has(head, "power.draw") || has(head, "index") ||
                                            has(head, "name") || has(head, "utilization")))
         return set(g, "nvidia-smi", path,
@@ -267,7 +281,7 @@ static void walk_dir(const char *dir, int depth, walk *w)
         } else if (!w->csv && ends_with(nm, ".csv")) {
             char head[256];
             read_head(p, head, sizeof head);
-            if (!strncmp(head, "timestamp", 9)) {
+            if (!strncmp(head, "timestamp", 9) && !has(head, "energy_consumed")) {
                 w->csv = 1;
                 snprintf(w->csv_path, sizeof w->csv_path, "%s", p);
             }

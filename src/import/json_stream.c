@@ -808,3 +808,41 @@ int jl__jstream_skip_open(js *p)
     }
     return 0;
 }
+
+int jl__jstream_num_str(js *p, double *num, const char **str, size_t *len)
+{
+    if (p->err[0] || !p->after_value || !p->depth || p->stack[p->depth - 1] != '[' ||
+        p->depth == (int)sizeof p->stack)
+        return 0;
+    if (p->len - p->pos < 160 && fill(p, 160) < 160)
+        return 0; /* near the end of the text: token by token */
+    const char *b = p->buf + p->pos;
+    if (b[0] != ',' || b[1] != '[' || !(b[2] == '-' || (b[2] >= '0' && b[2] <= '9')))
+        return 0;
+    size_t save = p->pos;
+    p->pos += 2; /* 158 bytes left: number() reads no more from the file */
+    if (number(p, 0) == JS_ERROR)
+        return -1;
+    const char *q = p->buf + p->pos, *e = p->buf + p->len;
+    if (e - q < 2 || q[0] != ',' || q[1] != '"') {
+        p->pos = save;
+        return 0;
+    }
+    const char *s = q + 2, *t = s;
+    if ((size_t)(e - s) > *len + 1)
+        e = s + *len + 1; /* a longer string: token by token */
+    while (t < e && !stop_byte((unsigned char)*t))
+        t++;
+    if (t == e || *t != '"') {
+        p->pos = save;
+        return 0;
+    }
+    p->stack[p->depth++] = '[';
+    p->after_value = 1;
+    p->need_value = 0;
+    p->pos = (size_t)(t + 1 - p->buf);
+    *num = p->num;
+    *str = s;
+    *len = (size_t)(t - s);
+    return 1;
+}

@@ -69,6 +69,17 @@ int jl__jstream_array_number(js *p, double *out);
  * -2 an element that is not a number, -1 an error. The same values and
  * errors, element by element, as jl__jstream_array_number. */
 int jl__jstream_array_numbers(js *p, double *out, size_t max, size_t *got);
+/* Inside an array, after an element: the common case of the next
+ * element being [number, "string"] (a Prometheus sample), read at once
+ * when ',' '[' the number ',' and the string without escapes or control
+ * bytes, of at most *len bytes, are whole in the buffer: 1 with *num, and
+ * *str and *len the string's
+ * bytes in the read buffer (valid until the next call, not NUL-ended), the
+ * parser then just after the string, inside the pair (its ']' read with
+ * jl__jstream_next) — the state, value and errors of reading those tokens
+ * one by one. 0: not that shape here (nothing consumed: read it token by
+ * token); -1: a bad number (the error set, as jl__jstream_next sets it). */
+int jl__jstream_num_str(js *p, double *num, const char **str, size_t *len);
 /* Skip the next value whole (after a key, or an array element). Returns
  * 0, or -1 on error. */
 int jl__jstream_skip(js *p);

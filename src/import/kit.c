@@ -872,3 +872,150 @@ const char *jl__imp_set_attr(jl_attrs *a, const char *key, const char *value)
         return "out of memory";
     return NULL;
 }
+
+/* ---- --set and the required attributes (summary-table importers) ------------------ */
+
+void jl__imp_sets_free(jl__imp_sets *s)
+{
+    for (size_t i = 0; s && i < s->n; i++)
+        free(s->kv[i].key);
+    if (s)
+        free(s->kv);
+}
+
+jl_status jl__imp_sets_parse(const jl_importer_arg *args, size_t n_args, jl__imp_sets *s,
+                             jl_error_list *errors)
+{
+    memset(s, 0, sizeof *s);
+    if (!(s->kv = calloc(n_args ? n_args : 1, sizeof *s->kv)))
+        return JL_ENOMEM;
+    for (size_t i = 0; i < n_args; i++) {
+        const char *k = args[i].name, *v = args[i].value;
+        if (!strcmp(k, "timezone")) {
+            s->timezone = v;
+            continue;
+        }
+        if (strcmp(k, "set"))
+            continue;
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v)
+            return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                  "--set wants KEY=VALUE, found '%s'", v);
+        if (!(s->kv[s->n].key = jl__asprintf("%.*s", (int)(eq - v), v)))
+            return JL_ENOMEM;
+        s->kv[s->n].value = (char *)(eq + 1);
+        jl_attrs probe;
+        jl_attrs_init(&probe);
+        const char *why = jl__imp_set_attr(&probe, s->kv[s->n].key, s->kv[s->n].value);
+        jl_attrs_clear(&probe);
+        s->n++;
+        if (why)
+            return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL, "--set %s: %s", v, why);
+    }
+    return JL_OK;
+}
+
+void jl__imp_sets_apply(jl__imp *c, const jl__imp_sets *s, jl_run *r)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (jl__imp_set_attr(&r->attrs, s->kv[i].key, s->kv[i].value))
+            c->oom = 1; /* checked by jl__imp_sets_parse: only memory can fail */
+}
+
+char *jl__imp_missing_required(const jl_attrs *a)
+{
+    static const char *const required[] = {"workload",  "model",    "task",           "precision",
+                                           "gpu_model", "num_gpus", "max_batch_size", NULL};
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    for (const char *const *k = required; *k; k++) {
+        const jl__attr_field *f = jl__imp_attr_field(*k);
+        const char *at = (const char *)a + f->off;
+        int missing = f->kind == JL__F_LONG ? *(const long *)at < 1 : !*(char *const *)at;
+        if (missing)
+            jl__strbuf_printf(&b, "%s%s", b.len ? ", " : "", *k);
+    }
+    if (!b.len) {
+        jl__strbuf_free(&b);
+        return NULL;
+    }
+    return jl__strbuf_take(&b);
+}
+
+jl_status jl__imp_sets_check(const jl__imp_sets *s, int file_gives_gpu, const char *path,
+                             const char *format, jl_error_list *errors)
+{
+    jl_attrs a;
+    jl_attrs_init(&a);
+    int oom = 0;
+    for (size_t i = 0; i < s->n; i++)
+        oom |= jl__imp_set_attr(&a, s->kv[i].key, s->kv[i].value) != NULL;
+    if (file_gives_gpu && !a.gpu_model)
+        oom |= !(a.gpu_model = jl__strdup("x"));
+    if (a.num_gpus < 1)
+        a.num_gpus = 1; /* the file's GPU columns or count */
+    char *miss = oom ? NULL : jl__imp_missing_required(&a);
+    jl_attrs_clear(&a);
+    if (oom)
+        return JL_ENOMEM;
+    if (!miss)
+        return JL_OK;
+    int several = strchr(miss, ',') != NULL;
+    jl_status st = jl__imp_err_at(
+        errors, JL_EMISSING, path, 0, 0, miss,
+        "required attribute%s not given: %s. %s records no model, task, precision or batch "
+        "cap%s (it measures any code, not an inference server): give %s with --set KEY=VALUE, "
+        "e.g. --set workload=llm --set model=org/name --set task=chat --set precision=bfloat16 "
+        "--set max_batch_size=1%s; nothing imported",
+        several ? "s" : "", miss, format, file_gives_gpu ? "" : " nor the GPU model",
+        several ? "them" : "it", file_gives_gpu ? "" : " --set gpu_model=A100");
+    free(miss);
+    return st;
+}
+
+void jl__imp_csv_each(jl__imp *k, const char *path, void *ctx,
+                      int (*header)(void *ctx, const jl__imp_csv_row *row),
+                      void (*data)(void *ctx, const jl__imp_csv_row *row))
+{
+    jl__imp_csv *csv = NULL;
+    jl_error *err = NULL;
+    if (jl__imp_csv_open_file(path, &csv, &err) != JL_OK) {
+        if (err)
+            jl_error_list_push(k->errors, err);
+        else
+            k->oom = 1;
+        return;
+    }
+    jl__imp_csv_row row;
+    int r, have_header = 0;
+    while ((r = jl__imp_csv_next(csv, &row, &err)) > 0 && !k->oom) {
+        if (have_header) {
+            data(ctx, &row);
+            continue;
+        }
+        if (header(ctx, &row))
+            break;
+        have_header = 1;
+        if (jl__imp_csv_encoding(csv))
+            jl__imp_note(k, path, NULL, "read as %s", jl__imp_csv_encoding(csv));
+    }
+    if (r < 0 && err)
+        jl_error_list_push(k->errors, err);
+    else
+        jl_error_free(err);
+    jl__imp_csv_close(csv);
+}
+
+jl_status jl__imp_sets_start(jl__imp *k, jl__imp_sets *s, const jl_importer_arg *args,
+                             size_t n_args, int file_gives_gpu, const char *path,
+                             const char *format, jl_error_list *errors)
+{
+    jl_status st = jl__imp_sets_parse(args, n_args, s, errors);
+    if (st == JL_OK)
+        st = jl__imp_sets_check(s, file_gives_gpu, path, format, errors);
+    if (st == JL_OK && jl__imp_start(k, NULL, errors))
+        st = JL_ENOMEM;
+    if (st != JL_OK)
+        jl__imp_sets_free(s);
+    return st;
+}

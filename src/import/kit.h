@@ -16,6 +16,8 @@
  *   time          one civil-time function, wall-clock times in a zone
  *                 (kit_time.c)
  *   GPU names     one table (gpu_names.c)
+ *   clipping      a run's power over exactly [start, end]: its edges
+ *                 interpolated (kit_clip.c)
  *   JSON          the streaming reader (json_stream.h, included here) for
  *                 documents read as they come; a read-only tree
  *                 (json_tree.h, built by the same reader) where a format is
@@ -134,6 +136,38 @@ char *jl__imp_fmt_lld(char *buf, long long q);
  * names; NULL: "unknown"). NULL when out of memory. */
 char *jl__imp_sanitize(const char *s);
 
+/* --set KEY=VALUE (repeatable; each checked as jl__imp_set_attr would set
+ * it: a bad one is a usage error) and --timezone ZONE from an importer's
+ * options, for the importers whose rows hold no run attributes of the trace
+ * format (CodeCarbon, Zeus). kv's keys are allocated, values point into
+ * args. */
+typedef struct jl__imp_sets {
+    jl_kv *kv;
+    size_t n;
+    const char *timezone; /* NULL: not given */
+} jl__imp_sets;
+jl_status jl__imp_sets_parse(const jl_importer_arg *args, size_t n_args, jl__imp_sets *s,
+                             jl_error_list *errors);
+void jl__imp_sets_free(jl__imp_sets *s);
+/* Every --set on r (the user's value wins: apply before the file's). */
+void jl__imp_sets_apply(jl__imp *c, const jl__imp_sets *s, jl_run *r);
+/* The trace format's required run attributes a lacks ("model, task"), or
+ * NULL when none is missing: workload, model, task, precision, gpu_model,
+ * num_gpus and max_batch_size (>= 1). A missing one is an error naming it,
+ * never a placeholder (docs/import.md). */
+char *jl__imp_missing_required(const jl_attrs *a);
+/* Before anything is read: the required attributes that no row of the
+ * format holds (all but num_gpus, and gpu_model when file_gives_gpu) must
+ * come from --set; else one error naming them (`format` says whose file
+ * lacks them) and JL_EMISSING. */
+jl_status jl__imp_sets_check(const jl__imp_sets *s, int file_gives_gpu, const char *path,
+                             const char *format, jl_error_list *errors);
+/* The start of such an importer: parse (jl__imp_sets_parse), check
+ * (jl__imp_sets_check), start k (jl__imp_start). On failure s is freed. */
+jl_status jl__imp_sets_start(jl__imp *k, jl__imp_sets *s, const jl_importer_arg *args,
+                             size_t n_args, int file_gives_gpu, const char *path,
+                             const char *format, jl_error_list *errors);
+
 /* ---- files and folders ------------------------------------------------------------ */
 
 /* Read a whole file (NUL-terminated; *len without the NUL). Errors
@@ -238,6 +272,13 @@ const char *jl__imp_csv_encoding(const jl__imp_csv *c);
 void jl__imp_csv_plain(jl__imp_csv *c);
 void jl__imp_csv_close(jl__imp_csv *c);
 
+/* A CSV file with a header, row by row: header(ctx, first row) (nonzero:
+ * stop), then data(ctx, row) for every other row; the encoding a
+ * byte-order mark gave is a note, a file that cannot be read or a row that
+ * cannot be split is an error (pushed). */
+void jl__imp_csv_each(jl__imp *k, const char *path, void *ctx,
+                      int (*header)(void *ctx, const jl__imp_csv_row *row),
+                      void (*data)(void *ctx, const jl__imp_csv_row *row));
 /* "power.draw [W]" -> name "power.draw" (written into name), unit "W" (into
  * unit, "" when none). Both buffers of cap bytes. */
 void jl__imp_csv_split_unit(const char *header, char *name, char *unit, size_t cap);
@@ -283,6 +324,56 @@ void jl__imp_zone_free(jl__imp_zone *z);
  * picks the interpretation of a repeated hour that does not go back
  * before it. *gap is set when the time does not exist (a DST gap). */
 double jl__imp_zone_to_unix(jl__imp_zone *z, const jl__imp_civil *c, double prev, int *gap);
+
+/* ---- clipping to a window (kit_clip.c) ------------------------------------------------------- */
+
+/* The value at x on the line through (ta, va) and (tb, vb): the one
+ * interpolation of the importers (prometheus' grid, window edges). */
+double jl__imp_lerp(double ta, double va, double tb, double vb, double x);
+
+/* A run's series over exactly its window [start, end] (±INFINITY: open),
+ * fed the log's samples in time order (t: the time the reading describes,
+ * a lag already taken off): each sample inside it is emitted, and a point
+ * at each edge the first and last samples inside do not reach — interpolated
+ * between them and the sample just outside (JL__IMP_EDGE_LERP), held from
+ * the inside one when the outside sample has no value (ok == 0: _HELD), or
+ * none when the log does not reach the edge (_CUT). Emitted are g values
+ * (a) and, with `two`, g more (b) carried with them (an average beside the
+ * power). Samples inside with ok == 0 are counted in `dropped`, not
+ * emitted (the trapezoid bridges them). The importer that streams its log
+ * and the one that holds it build the same series through it. */
+typedef void (*jl__imp_clip_emit)(void *ctx, double t, const double *a, const double *b);
+enum {
+    JL__IMP_EDGE_NONE,
+    JL__IMP_EDGE_SAMPLE,
+    JL__IMP_EDGE_LERP,
+    JL__IMP_EDGE_HELD,
+    JL__IMP_EDGE_CUT
+};
+typedef struct jl__imp_clip {
+    double start, end;
+    size_t g;
+    int two;
+    jl__imp_clip_emit emit;
+    void *ctx;
+    double *buf; /* [6g]: the sample before start, the last point, a point */
+    double bt, lt;
+    int before; /* 0: no sample before start yet, 1: one with values, 2: one without */
+    int closed; /* a sample after end seen (or the log's end) */
+    size_t n, dropped;
+    int edge[2]; /* how the start and end were reached: JL__IMP_EDGE_* */
+} jl__imp_clip;
+
+int jl__imp_clip_init(jl__imp_clip *w, double start, double end, size_t g, int two,
+                      jl__imp_clip_emit emit, void *ctx); /* -1: out of memory */
+void jl__imp_clip_sample(jl__imp_clip *w, double t, const double *a, const double *b, int ok);
+/* The log ended: an end not reached is _CUT, or _HELD (the last point
+ * carried to it) with `hold` — the log's own timestamps reached the end and
+ * only the lag taken off them falls short. */
+void jl__imp_clip_end(jl__imp_clip *w, int hold);
+void jl__imp_clip_free(jl__imp_clip *w);
+/* "interpolated", "held", "a sample on it", "cut (beyond the log)", "none". */
+const char *jl__imp_edge_name(int edge);
 
 /* ---- GPU names (gpu_names.c) ------------------------------------------------------ */
 

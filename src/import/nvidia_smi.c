@@ -23,6 +23,7 @@ void jl_import_nvsmi_options_default(jl_import_nvsmi_options *opt)
     opt->max_rows = 100000000;
     opt->max_gpus = 1024;
     opt->max_request_bytes = (size_t)1 << 30;
+    opt->power_lag_s = NAN;
     opt->auto_min_run_s = 5.0;
     opt->auto_merge_s = 1.0;
 }
@@ -1143,6 +1144,8 @@ typedef struct ctx {
     log_data **logs;
     size_t n_logs;
     size_t dropped_rows;
+    int fields_used; /* power fields of the runs: 1 power.draw, 2 power.draw.instant */
+    double lag_used; /* the runs' power lag (NaN: none yet; -1: they differ) */
     /* --runs auto: the options with runs_csv naming the runs file written,
      * so that a run's errors name it (and its line) */
     jl_import_nvsmi_options auto_opt;
@@ -1224,20 +1227,90 @@ static double *series_out(const log_data *L, int s, const size_t *rows, size_t n
     return v;
 }
 
-/* One run from samples [i0, i1) of L (t = 0 at t0) on GPUs sel. */
-/* Power: power.draw.instant when logged with a value for every GPU of the
- * run at its first sample, else power.draw (index into the series). */
-static int choose_power(const log_data *L, size_t i0, const size_t *sel, size_t G)
+/* Power: with the lag compensated (auto, or a shift), power.draw where
+ * logged with a value for every GPU of the run at its first sample (the
+ * 1-s average on Ampere and newer: its readings together cover every
+ * instant), else power.draw.instant; with it off (lag 0), power.draw.instant
+ * first, as before (index into the series). */
+static int choose_power(const log_data *L, size_t i0, const size_t *sel, size_t G, double lag)
 {
-    int inst = K_POWER_INST - FIRST_SERIES;
-    if (!L->has_series[inst])
-        return K_POWER - FIRST_SERIES;
-    if (!L->has_series[K_POWER - FIRST_SERIES])
-        return inst;
+    int inst = K_POWER_INST - FIRST_SERIES, avg = K_POWER - FIRST_SERIES;
+    int first = lag == 0 ? inst : avg, other = lag == 0 ? avg : inst;
+    if (!L->has_series[first])
+        return other;
+    if (!L->has_series[other])
+        return first;
     for (size_t g = 0; g < G; g++)
-        if (!isfinite(L->v[inst][i0 * L->G + sel[g]]))
-            return K_POWER - FIRST_SERIES;
-    return inst;
+        if (!isfinite(L->v[first][i0 * L->G + sel[g]]))
+            return other;
+    return first;
+}
+
+/* GPUs before Ampere, where power.draw is the instantaneous reading
+ * (nvidia-smi --help-query-gpu): by the GPU-name table's id or a brand
+ * word of those generations. */
+static int before_ampere(const char *name)
+{
+    static const char *const ids[] = {"V100", "T4", "P100", "P40", "P4", NULL};
+    static const char *const words[] = {"Tesla", "Quadro", "GTX", "TITAN", "RTX 20", NULL};
+    char id[128];
+    if (!name)
+        return 0;
+    jl_gpu_model_from_name(name, id, sizeof id);
+    for (const char *const *k = ids; *k; k++)
+        if (!strcmp(id, *k))
+            return 1;
+    for (const char *const *k = words; *k; k++)
+        if (strstr(name, *k))
+            return 1;
+    return 0;
+}
+
+/* The lag taken off the power field's times (s): the option when given;
+ * auto: half of power.draw's 1-s averaging window, 0 where the field is
+ * instantaneous (power.draw.instant, power.draw before Ampere). */
+static double power_lag(const ctx *c, const log_data *L, const size_t *sel, int pw)
+{
+    if (!isnan(c->opt->power_lag_s))
+        return c->opt->power_lag_s;
+    if (pw + FIRST_SERIES != K_POWER || before_ampere(L->gpus[sel[0]].name))
+        return 0;
+    return 0.5;
+}
+
+/* The run's power field and lag, for the result's details. */
+static void used_power(ctx *c, int pw, double lag)
+{
+    c->fields_used |= pw + FIRST_SERIES == K_POWER ? 1 : 2;
+    c->lag_used = isnan(c->lag_used) || c->lag_used == lag ? lag : -1;
+}
+
+/* The notes' sentences on the power: the field, its lag, the edges. */
+static void power_notes(jl__strbuf *b, const log_data *L, const size_t *sel, int pw, double lag,
+                        const int edge[2])
+{
+    if (pw + FIRST_SERIES == K_POWER_INST)
+        jl__strbuf_puts(b, " (the instantaneous reading)");
+    else if (before_ampere(L->gpus[sel[0]].name))
+        jl__strbuf_puts(b, " (on this GPU, older than Ampere, the instantaneous reading)");
+    else
+        jl__strbuf_puts(b, " (on Ampere and newer GPUs the driver's 1-second average: it smears "
+                           "peaks)");
+    if (lag > 0)
+        jl__strbuf_printf(b, ", each reading placed %g s before its timestamp (%s)", lag,
+                          lag == 0.5 && pw + FIRST_SERIES == K_POWER
+                              ? "the middle of the second it averages; --power-lag off keeps "
+                                "the logged times"
+                              : "--power-lag");
+    else if (pw + FIRST_SERIES == K_POWER && !before_ampere(L->gpus[sel[0]].name))
+        jl__strbuf_puts(b, ", at its logged time (no lag compensation: it lags the load by "
+                           "about 0.5 s)");
+    if (edge[0] != JL__IMP_EDGE_NONE || edge[1] != JL__IMP_EDGE_NONE)
+        jl__strbuf_printf(b,
+                          ". Power at the window's start: %s, at its end: %s (linear "
+                          "between the samples either side; held from the nearest inside "
+                          "where the one outside has no power)",
+                          jl__imp_edge_name(edge[0]), jl__imp_edge_name(edge[1]));
 }
 
 static void note_dropped(ctx *c, const log_data *L, int pw)
@@ -1447,7 +1520,8 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
  * then the RUNS.csv row, then the log), notes, requests; a required
  * attribute not given is an error. n = the samples of its window. */
 static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_run *r, double t0,
-                            const size_t *sel, size_t G, int pw, size_t n)
+                            const size_t *sel, size_t G, int pw, size_t n, double lag,
+                            const int edge[2])
 {
     const char *where = sp ? c->opt->runs_csv : L->path;
     long long line = sp ? sp->line : 0;
@@ -1505,12 +1579,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
                       "Imported from the nvidia-smi log %s (%zu samples, %zu GPU%s). "
                       "power/watts: %s",
                       base_name(L->path), n, G, G == 1 ? "" : "s", pname);
-    if (pw == K_POWER - FIRST_SERIES)
-        jl__strbuf_puts(&notes, " (on Ampere and newer GPUs the driver's 1-second average: it "
-                                "smears peaks and lags short windows; log power.draw.instant "
-                                "where the driver has it)");
-    else
-        jl__strbuf_puts(&notes, " (the instantaneous reading)");
+    power_notes(&notes, L, sel, pw, lag, edge);
     jl__strbuf_puts(&notes, ".");
     apply_idle(c, L, sp, r, sel, G, &notes);
     /* requests */
@@ -1588,6 +1657,127 @@ fail:
     return st;
 }
 
+/* ---- a run's power over exactly its window (kit_clip.c) ---------------- */
+
+/* The run's GPUs' values of one sample (v: its series, each G values): the
+ * power field into a, power.draw.average into b (NULL: not wanted); 1 when
+ * every GPU has finite power >= 0. */
+static int run_values(const double *const *v, int pw, const size_t *sel, size_t G, double *a,
+                      double *b)
+{
+    int ok = 1;
+    for (size_t g = 0; g < G; g++) {
+        a[g] = v[pw][sel[g]];
+        ok &= isfinite(a[g]) && a[g] >= 0;
+        if (b)
+            b[g] = v[K_POWER_AVG - FIRST_SERIES][sel[g]];
+    }
+    return ok;
+}
+
+/* The notes a run's window gets from its power: samples without power,
+ * an edge beyond the log. */
+static void window_notes(ctx *c, const log_data *L, const run_spec *sp, int pw,
+                         const jl__imp_clip *w)
+{
+    c->dropped_rows += w->dropped;
+    if (w->dropped)
+        note_dropped(c, L, pw);
+    if (sp && (w->edge[0] == JL__IMP_EDGE_CUT || w->edge[1] == JL__IMP_EDGE_CUT))
+        jl__imp_note(c->k, c->opt->runs_csv ? c->opt->runs_csv : "RUNS.csv", "run",
+                     "a run's window reaches beyond its log (first: %s): its power "
+                     "covers only the logged part",
+                     sp->name);
+}
+
+typedef struct mem_power {
+    double t0, *time, *w, *a;
+    size_t n, G;
+    int avg_bad;
+} mem_power;
+
+static void mem_emit(void *vp, double t, const double *a, const double *b)
+{
+    mem_power *m = vp;
+    m->time[m->n] = t - m->t0;
+    memcpy(m->w + m->n * m->G, a, m->G * sizeof *a);
+    for (size_t g = 0; b && g < m->G; g++)
+        m->avg_bad |= !isfinite(m->a[m->n * m->G + g] = b[g]);
+    m->n++;
+}
+
+/* r's power/: the readings at their time minus the lag inside [start, end]
+ * and the window's edges (the whole log without RUNS.csv); edge[] says
+ * how each edge was reached. */
+static jl_status window_power(ctx *c, const log_data *L, const run_spec *sp, const size_t *sel,
+                              size_t G, int pw, double lag, double t0, jl_run *r, size_t n,
+                              int edge[2])
+{
+    double start = sp ? sp->start : -INFINITY, end = sp ? sp->end : INFINITY;
+    int has_avg = L->has_series[K_POWER_AVG - FIRST_SERIES];
+    /* the samples fed: the last before start to the first after end */
+    size_t k0 = jl__first_ge(L->t, L->n, start + lag), k1 = jl__first_ge(L->t, L->n, end + lag);
+    while (k0 > 0 && L->t[k0 - 1] - lag >= start)
+        k0--;
+    while (k0 < L->n && L->t[k0] - lag < start)
+        k0++;
+    while (k1 < L->n && L->t[k1] - lag <= end)
+        k1++;
+    k0 -= k0 > 0;
+    k1 += k1 < L->n;
+    mem_power m = {.t0 = t0, .G = G};
+    jl__imp_clip w;
+    double *vals = jl__malloc_array(2 * G, sizeof *vals);
+    size_t cap = k1 - k0 + 2;
+    m.time = jl__malloc_array(cap, sizeof(double));
+    m.w = jl__malloc_array(cap * G, sizeof(double));
+    m.a = has_avg ? jl__malloc_array(cap * G, sizeof(double)) : NULL;
+    jl_status st = JL_OK;
+    if (jl__imp_clip_init(&w, start, end, G, has_avg, mem_emit, &m) || !vals || !m.time || !m.w ||
+        (has_avg && !m.a)) {
+        st = jl__imp_err_at(c->errors, JL_ENOMEM, sp ? c->opt->runs_csv : L->path,
+                            sp ? sp->line : 0, 0, NULL, "run %s: out of memory", r->name);
+        goto end;
+    }
+    for (size_t i = k0; i < k1 && !w.closed; i++) {
+        const double *v[N_SERIES];
+        for (int q = 0; q < N_SERIES; q++)
+            v[q] = L->has_series[q] ? L->v[q] + i * L->G : NULL;
+        int ok = run_values(v, pw, sel, G, vals, has_avg ? vals + G : NULL);
+        jl__imp_clip_sample(&w, L->t[i] - lag, vals, vals + G, ok);
+    }
+    jl__imp_clip_end(&w, L->n && L->t[L->n - 1] >= end);
+    edge[0] = w.edge[0];
+    edge[1] = w.edge[1];
+    if (m.n < 2) {
+        st = jl__imp_err_at(c->errors, JL_ENODATA, sp ? c->opt->runs_csv : L->path,
+                            sp ? sp->line : 0, 0, NULL,
+                            "run %s: %zu power sample%s in its window (%zu rows of %s): "
+                            "nothing to integrate",
+                            r->name, m.n, m.n == 1 ? "" : "s", n, L->path);
+        goto end;
+    }
+    window_notes(c, L, sp, pw, &w);
+    used_power(c, pw, lag);
+    r->power_n = m.n;
+    r->power_time = m.time;
+    r->watts = (jl_series){m.n, G, m.w};
+    m.time = m.w = NULL;
+    if (has_avg && !m.avg_bad) {
+        r->watts_avg = (jl_series){m.n, G, m.a};
+        m.a = NULL;
+    } else if (has_avg) {
+        note_no_avg(c, L);
+    }
+end:
+    jl__imp_clip_free(&w);
+    free(vals);
+    free(m.time);
+    free(m.w);
+    free(m.a);
+    return st;
+}
+
 static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const char *name,
                            size_t i0, size_t i1, double t0, const size_t *sel, size_t G,
                            jl_run **out)
@@ -1596,47 +1786,16 @@ static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const 
     const char *where = sp ? c->opt->runs_csv : L->path;
     long long line = sp ? sp->line : 0;
     jl_run *r = jl_run_new();
-    size_t *rows = NULL;
     jl_status st = JL_OK;
     if (!r || !(r->name = jl__strdup(name)) || !(r->file = jl__strdup(L->path)))
         goto nomem;
     size_t n = i1 - i0;
-    int pw = choose_power(L, i0, sel, G);
-    /* power/: the rows where every GPU of the run has power */
-    if (!(rows = jl__malloc_array(n ? n : 1, sizeof *rows)))
-        goto nomem;
-    size_t np = 0;
-    for (size_t i = i0; i < i1; i++) {
-        int ok = 1;
-        for (size_t g = 0; g < G && ok; g++)
-            ok = isfinite(L->v[pw][i * L->G + sel[g]]) && L->v[pw][i * L->G + sel[g]] >= 0;
-        if (ok)
-            rows[np++] = i;
-    }
-    if (np < 2) {
-        st = jl__imp_err_at(c->errors, JL_ENODATA, where, line, 0, NULL,
-                            "run %s: %zu power sample%s in its window (%zu rows of %s): "
-                            "nothing to integrate",
-                            name, np, np == 1 ? "" : "s", n, L->path);
+    int pw = choose_power(L, i0, sel, G, c->opt->power_lag_s), edge[2];
+    double lag = power_lag(c, L, sel, pw);
+    if (!sp)
+        t0 -= lag; /* the whole log: t = 0 at its first reading's time */
+    if ((st = window_power(c, L, sp, sel, G, pw, lag, t0, r, n, edge)) != JL_OK)
         goto fail;
-    }
-    if (np < n) {
-        c->dropped_rows += n - np;
-        note_dropped(c, L, pw);
-    }
-    r->power_n = np;
-    if (!(r->power_time = jl__malloc_array(np, sizeof(double))))
-        goto nomem;
-    for (size_t i = 0; i < np; i++)
-        r->power_time[i] = L->t[rows[i]] - t0;
-    r->watts = (jl_series){np, G, series_out(L, pw, rows, np, sel, G, 1)};
-    if (!r->watts.v)
-        goto nomem;
-    double *avg = series_out(L, K_POWER_AVG - FIRST_SERIES, rows, np, sel, G, 1);
-    if (avg)
-        r->watts_avg = (jl_series){np, G, avg};
-    else if (L->has_series[K_POWER_AVG - FIRST_SERIES])
-        note_no_avg(c, L);
     /* gpu/: every row of the window */
     size_t *all = jl__malloc_array(n, sizeof *all);
     if (!all)
@@ -1669,16 +1828,13 @@ static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const 
             r->gpu_time[i] = L->t[i0 + i] - t0;
     }
     free(all);
-    free(rows);
-    rows = NULL;
-    if ((st = finish_run(c, L, sp, r, t0, sel, G, pw, n)) != JL_OK)
+    if ((st = finish_run(c, L, sp, r, t0, sel, G, pw, n, lag, edge)) != JL_OK)
         goto fail;
     *out = r;
     return JL_OK;
 nomem:
     st = jl__imp_err_at(c->errors, JL_ENOMEM, where, line, 0, NULL, "run %s: out of memory", name);
 fail:
-    free(rows);
     jl_run_free(r);
     return st;
 }
@@ -1731,11 +1887,6 @@ static void cut_run(ctx *c, const run_spec *sp)
         free(spans);
         return;
     }
-    if (sp->start < L->t[0] || sp->end > L->t[L->n - 1])
-        jl__imp_note(c->k, rf, "run",
-                     "a run's window reaches beyond its log (first: %s): its power "
-                     "covers only the logged part",
-                     sp->name);
     size_t i0 = jl__first_ge(L->t, L->n, sp->start), i1 = i0;
     while (i1 < L->n && L->t[i1] <= sp->end)
         i1++;
@@ -1754,10 +1905,18 @@ static void cut_run(ctx *c, const run_spec *sp)
 
 static void result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int inst)
 {
+    const char *field = c->fields_used == 3           ? "power.draw, power.draw.instant"
+                        : c->fields_used == 1         ? "power.draw"
+                        : c->fields_used == 2 || inst ? "power.draw.instant"
+                                                      : "power.draw";
     jl__imp_detail_num(c->k, "n_rows", (double)rows);
     jl__imp_detail_num(c->k, "max_gpus_per_log", (double)G);
     jl__imp_detail(c->k, "timezone", jl__imp_zone_name(c->zone), 0);
-    jl__imp_detail(c->k, "power_field", inst ? "power.draw.instant" : "power.draw", 0);
+    jl__imp_detail(c->k, "power_field", field, 0);
+    if (c->lag_used >= 0)
+        jl__imp_detail_num(c->k, "power_lag_s", c->lag_used);
+    else
+        jl__imp_detail(c->k, "power_lag_s", "differs between runs (their notes say)", 0);
     jl__imp_detail_num(c->k, "samples_without_power", (double)c->dropped_rows);
     jl__imp_note(c->k, "", "timestamp", "local times read in %s%s", jl__imp_zone_name(c->zone),
                  c->opt->timezone ? "" : " (no --timezone given)");
@@ -1765,7 +1924,7 @@ static void result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int ins
     c->res->detail_text = jl__asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
                                        "%s, %zu notes",
                                        rows, G, G == 1 ? "" : "s", jl__imp_zone_name(c->zone),
-                                       inst ? "power.draw.instant" : "power.draw", c->res->n_notes);
+                                       field, c->res->n_notes);
 }
 
 /* ---- streaming: runs written while the log is read ---------------------------- */
@@ -1777,8 +1936,12 @@ typedef struct srun {
     double t0;         /* NaN until its first sample */
     size_t *sel, G;
     int pw, avg_bad, any[N_SERIES], failed, done;
-    size_t n_samples, n_power;
+    size_t n_samples;
     jl_trace_stream *st;
+    double lag;       /* taken off the power field's times */
+    jl__imp_clip win; /* power/ over exactly [start, end] */
+    jl_status wst;    /* the first failed append to power/ */
+    jl_error *werr;
 } srun;
 
 typedef struct sctx {
@@ -1788,6 +1951,7 @@ typedef struct sctx {
     size_t n;
     double *row;
     double t_first, t_last;
+    double *prev, prev_t; /* the log's previous sample: N_SERIES x max_gpus; NaN: none */
 } sctx;
 
 static const struct {
@@ -1821,6 +1985,29 @@ static int row_of(const log_data *L, int s, const srun *r, double *row)
     return finite;
 }
 
+/* power/ of a streamed run: a point of its window (kit_clip.c). */
+static void stream_power(void *vr, double t, const double *a, const double *b)
+{
+    srun *r = vr;
+    double rt = t - r->t0;
+    if (r->wst == JL_OK)
+        r->wst = jl_trace_stream_append(r->st, "power", "time", 1, &rt, 1, &r->werr);
+    if (r->wst == JL_OK)
+        r->wst = jl_trace_stream_append(r->st, "power", "watts", r->G, a, 1, &r->werr);
+    for (size_t g = 0; b && g < r->G; g++)
+        r->avg_bad |= !isfinite(b[g]);
+    if (r->wst == JL_OK && b && !r->avg_bad)
+        r->wst = jl_trace_stream_append(r->st, "power", "watts_avg", r->G, b, 1, &r->werr);
+}
+
+/* Feed one sample (its series v, each G values) to r's power window. */
+static void stream_window(sctx *x, const log_data *L, srun *r, double t, const double *const *v)
+{
+    int has_avg = L->has_series[K_POWER_AVG - FIRST_SERIES];
+    int ok = run_values(v, r->pw, r->sel, r->G, x->row, has_avg ? x->row + r->G : NULL);
+    jl__imp_clip_sample(&r->win, t - r->lag, x->row, x->row + r->G, ok);
+}
+
 /* Append sample 0 of L to every run whose window holds it. */
 static jl_status stream_sample(void *vx, log_data *L)
 {
@@ -1830,13 +2017,15 @@ static jl_status stream_sample(void *vx, log_data *L)
     if (isnan(x->t_first))
         x->t_first = t;
     x->t_last = t;
+    const double *v[N_SERIES];
+    for (int q = 0; q < N_SERIES; q++)
+        v[q] = L->has_series[q] ? L->v[q] : NULL;
     for (size_t k = 0; k < x->n; k++) {
         srun *r = &x->runs[k];
-        if (r->failed || r->done || t < r->start || t > r->end)
+        if (r->failed || r->done || (isnan(r->t0) && (t < r->start || t > r->end)))
             continue;
         jl_error *err = NULL;
         if (isnan(r->t0)) {
-            r->t0 = r->sp ? r->sp->start : t;
             if (!(r->sel = jl__malloc_array(L->G, sizeof *r->sel)))
                 return JL_ENOMEM;
             if (select_gpus(c, L, r->sp, r->sel, &r->G) != JL_OK) {
@@ -1847,48 +2036,41 @@ static jl_status stream_sample(void *vx, log_data *L)
                 srun_fail(x, r, err);
                 continue;
             }
-            r->pw = choose_power(L, 0, r->sel, r->G);
-        }
-        r->n_samples++;
-        double rt = t - r->t0;
-        jl_status st = JL_OK;
-        if (row_of(L, r->pw, r, x->row)) {
-            int neg = 0;
-            for (size_t g = 0; g < r->G; g++)
-                neg |= x->row[g] < 0;
-            if (!neg) {
-                r->n_power++;
-                st = jl_trace_stream_append(r->st, "power", "time", 1, &rt, 1, &err);
-                if (st == JL_OK)
-                    st = jl_trace_stream_append(r->st, "power", "watts", r->G, x->row, 1, &err);
-                int avg = K_POWER_AVG - FIRST_SERIES;
-                if (st == JL_OK && L->has_series[avg] && !r->avg_bad) {
-                    if (row_of(L, avg, r, x->row))
-                        st = jl_trace_stream_append(r->st, "power", "watts_avg", r->G, x->row, 1,
-                                                    &err);
-                    else
-                        r->avg_bad = 1;
-                }
-            } else {
-                c->dropped_rows++;
+            r->pw = choose_power(L, 0, r->sel, r->G, c->opt->power_lag_s);
+            r->lag = power_lag(c, L, r->sel, r->pw);
+            r->t0 = r->sp ? r->sp->start : t - r->lag;
+            if (jl__imp_clip_init(&r->win, r->start, r->end, r->G,
+                                  L->has_series[K_POWER_AVG - FIRST_SERIES], stream_power, r))
+                return JL_ENOMEM;
+            if (!isnan(x->prev_t)) { /* the sample before the window: its start edge */
+                const double *pv[N_SERIES];
+                for (int q = 0; q < N_SERIES; q++)
+                    pv[q] = x->prev + (size_t)q * c->opt->max_gpus;
+                stream_window(x, L, r, x->prev_t, pv);
             }
-        } else {
-            c->dropped_rows++;
-            note_dropped(c, L, r->pw);
         }
-        int any_gpu = 0;
-        for (size_t q = 0; q < N_GPU_DS; q++)
-            any_gpu |= L->has_series[gpu_ds[q].k - FIRST_SERIES];
-        if (st == JL_OK && any_gpu)
-            st = jl_trace_stream_append(r->st, "gpu", "time", 1, &rt, 1, &err);
-        for (size_t q = 0; q < N_GPU_DS && st == JL_OK; q++) {
-            int sidx = gpu_ds[q].k - FIRST_SERIES;
-            if (!L->has_series[sidx])
-                continue;
-            row_of(L, sidx, r, x->row);
-            for (size_t g = 0; g < r->G; g++)
-                r->any[sidx] |= isfinite(x->row[g]);
-            st = jl_trace_stream_append(r->st, "gpu", gpu_ds[q].name, r->G, x->row, 1, &err);
+        if (!r->win.closed)
+            stream_window(x, L, r, t, v);
+        jl_status st = r->wst;
+        err = r->werr;
+        r->werr = NULL;
+        if (st == JL_OK && t <= r->end) {
+            r->n_samples++;
+            double rt = t - r->t0;
+            int any_gpu = 0;
+            for (size_t q = 0; q < N_GPU_DS; q++)
+                any_gpu |= L->has_series[gpu_ds[q].k - FIRST_SERIES];
+            if (any_gpu)
+                st = jl_trace_stream_append(r->st, "gpu", "time", 1, &rt, 1, &err);
+            for (size_t q = 0; q < N_GPU_DS && st == JL_OK; q++) {
+                int sidx = gpu_ds[q].k - FIRST_SERIES;
+                if (!L->has_series[sidx])
+                    continue;
+                row_of(L, sidx, r, x->row);
+                for (size_t g = 0; g < r->G; g++)
+                    r->any[sidx] |= isfinite(x->row[g]);
+                st = jl_trace_stream_append(r->st, "gpu", gpu_ds[q].name, r->G, x->row, 1, &err);
+            }
         }
         if (st != JL_OK) {
             srun_fail(x, r, err);
@@ -1916,19 +2098,17 @@ static void stream_finish(sctx *x, const log_data *L, srun *r)
                        r->name, r->start, r->end, base_name(L->path), x->t_first, x->t_last);
         return;
     }
-    if (r->n_power < 2) {
+    jl__imp_clip_end(&r->win, x->t_last >= r->end);
+    if (r->win.n < 2) {
         jl__imp_err_at(c->errors, JL_ENODATA, where, line, 0, NULL,
                        "run %s: %zu power sample%s in its window (%zu rows of %s): nothing to "
                        "integrate",
-                       r->name, r->n_power, r->n_power == 1 ? "" : "s", r->n_samples, L->path);
+                       r->name, r->win.n, r->win.n == 1 ? "" : "s", r->n_samples, L->path);
         srun_fail(x, r, NULL);
         return;
     }
-    if (r->sp && (r->sp->start < x->t_first || r->sp->end > x->t_last))
-        jl__imp_note(c->k, rf, "run",
-                     "a run's window reaches beyond its log (first: %s): its power "
-                     "covers only the logged part",
-                     r->name);
+    window_notes(c, L, r->sp, r->pw, &r->win);
+    used_power(c, r->pw, r->lag);
     jl_error *err = NULL;
     jl_status st = JL_OK;
     if (r->avg_bad) {
@@ -1957,7 +2137,8 @@ static void stream_finish(sctx *x, const log_data *L, srun *r)
         srun_fail(x, r, jl_error_new(JL_ENOMEM, where, NULL, NULL, -1, "out of memory"));
         return;
     }
-    if (finish_run(c, L, r->sp, run, r->t0, r->sel, r->G, r->pw, r->n_samples) != JL_OK) {
+    if (finish_run(c, L, r->sp, run, r->t0, r->sel, r->G, r->pw, r->n_samples, r->lag,
+                   r->win.edge) != JL_OK) {
         jl_run_free(run);
         srun_fail(x, r, NULL);
         return;
@@ -1980,9 +2161,13 @@ static jl_status stream_emit(void *vx, log_data *L)
     sctx *x = vx;
     jl_status st = stream_sample(vx, L);
     for (size_t k = 0; st == JL_OK && k < x->n; k++)
-        if (!x->runs[k].done && !x->runs[k].failed && L->t[0] > x->runs[k].end &&
-            !isnan(x->runs[k].t0))
+        if (!x->runs[k].done && !x->runs[k].failed && !isnan(x->runs[k].t0) &&
+            x->runs[k].win.closed)
             stream_finish(x, L, &x->runs[k]);
+    x->prev_t = L->t[0]; /* kept for the start edge of a run opening next */
+    for (int q = 0; st == JL_OK && q < N_SERIES; q++)
+        if (L->has_series[q])
+            memcpy(x->prev + (size_t)q * x->c->opt->max_gpus, L->v[q], L->G * sizeof *x->prev);
     return st;
 }
 
@@ -2157,8 +2342,10 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__imp_csv *csv, const 
     L->min_dt = NAN;
     L->emit = stream_emit;
     L->emit_ctx = &x;
-    x.row = jl__malloc_array(c->opt->max_gpus, sizeof *x.row);
-    if (!x.row) {
+    x.row = jl__malloc_array(2 * c->opt->max_gpus, sizeof *x.row);
+    x.prev = jl__malloc_array(N_SERIES * c->opt->max_gpus, sizeof *x.prev);
+    x.prev_t = NAN;
+    if (!x.row || !x.prev) {
         st = JL_ENOMEM;
         goto end;
     }
@@ -2176,9 +2363,12 @@ end:
         if (x.runs[i].st)
             jl_trace_stream_abort(x.runs[i].st);
         free(x.runs[i].sel);
+        jl__imp_clip_free(&x.runs[i].win);
+        jl_error_free(x.runs[i].werr);
     }
     free(x.runs);
     free(x.row);
+    free(x.prev);
     log_free(L);
     return st == JL_ENOMEM ? st : JL_OK;
 }
@@ -2296,6 +2486,9 @@ end:
 
 static jl_status check_set(const jl_import_nvsmi_options *opt, jl_error_list *errors)
 {
+    if (!isnan(opt->power_lag_s) && !(opt->power_lag_s >= 0 && opt->power_lag_s <= 10))
+        return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                              "power lag %g s: from 0 to 10 s (NaN: auto)", opt->power_lag_s);
     for (size_t i = 0; i < opt->n_set; i++) {
         jl_attrs probe;
         jl_attrs_init(&probe);
@@ -2318,7 +2511,7 @@ jl_status jl_import_nvidia_smi(const char *const *logs, size_t n,
         opt = &def;
     }
     *out = NULL;
-    ctx c = {.opt = opt, .errors = errors};
+    ctx c = {.opt = opt, .errors = errors, .lag_used = NAN};
     jl_error *err = NULL;
     jl_status st = check_set(opt, errors);
     if (st != JL_OK)
@@ -2365,7 +2558,7 @@ jl_status jl_import_nvidia_smi_buffer(const char *log, size_t len, const char *n
         jl_import_nvsmi_options_default(&o);
     o.runs_csv = NULL;
     *out = NULL;
-    ctx c = {.opt = &o, .errors = errors};
+    ctx c = {.opt = &o, .errors = errors, .lag_used = NAN};
     jl_error *err = NULL;
     jl_status st = check_set(&o, errors);
     if (st != JL_OK)
@@ -2415,7 +2608,7 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
         }
         return st;
     }
-    ctx c = {.opt = opt, .errors = errors};
+    ctx c = {.opt = opt, .errors = errors, .lag_used = NAN};
     jl_error *err = NULL;
     run_spec *specs = NULL;
     size_t n_specs = 0, rows = 0, G = 0;
@@ -2493,6 +2686,9 @@ static const jl_importer_option nvsmi_options[] = {
      "(default: this machine's)"},
     {"columns", "LIST", "field names of a noheader log, in order (timestamp,index,power.draw)"},
     {"sort", NULL, "sort rows by time instead of refusing time that goes backwards"},
+    {"power-lag", "auto|off|SECONDS",
+     "auto (default): power.draw, the 1-s average, placed 0.5 s before its timestamp; off: "
+     "power.draw.instant where logged, times as logged; SECONDS: power.draw shifted so much"},
     {NULL, NULL, NULL},
 };
 
@@ -2530,7 +2726,16 @@ static jl_status parse_args(const jl_importer_arg *args, size_t n_args, jl_impor
             o->columns = v;
         else if (!strcmp(k, "sort"))
             o->sort = 1;
-        else if (!strcmp(k, "set")) {
+        else if (!strcmp(k, "power-lag")) {
+            char *e = NULL;
+            double d = strcmp(v, "auto") ? strcmp(v, "off") ? strtod(v, &e) : 0 : NAN;
+            if (e && (e == v || *e || !(d >= 0 && d <= 10)))
+                return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
+                                      "--power-lag wants auto, off or seconds from 0 to 10, "
+                                      "found '%s'",
+                                      v);
+            o->power_lag_s = d;
+        } else if (!strcmp(k, "set")) {
             const char *eq = strchr(v, '=');
             if (!eq || eq == v)
                 return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, NULL,
@@ -2589,10 +2794,12 @@ const jl_importer jl__importer_nvidia_smi = {
         "Import CSV logs written by `nvidia-smi --query-gpu=FIELDS --format=csv[,noheader]\n"
         "[,nounits] -lms N`: any fields with timestamp and a power field. Units in the\n"
         "header or the values, [N/A] and [Not Supported] are missing (never 0); rows of\n"
-        "several GPUs become watts [N, G] by index (or uuid). power.draw.instant is used\n"
-        "where logged, else power.draw (the driver's 1-s average on Ampere and newer: the\n"
-        "run's notes say so). Without --runs each log is one run named after its file;\n"
-        "with it each row of RUNS.csv is a run [start, end] (Unix seconds or ISO 8601),\n"
+        "several GPUs become watts [N, G] by index (or uuid). Power is power.draw, the\n"
+        "driver's 1-s average on Ampere and newer, each reading placed 0.5 s before its\n"
+        "timestamp (--power-lag), else power.draw.instant; the run's notes say which.\n"
+        "Without --runs each log is one run named after its file; with it each row of\n"
+        "RUNS.csv is a run [start, end] (Unix seconds or ISO 8601), its power\n"
+        "interpolated to both edges so its energy covers exactly the window,\n"
         "on the GPUs of its gpus column, with attributes from the other columns and\n"
         "requests from a vLLM `bench serve --save-result --save-detailed` JSON named in a\n"
         "requests column. --runs auto cuts runs where the total power rises and falls\n"

@@ -18,11 +18,16 @@
  * scraped, power from DCGM_FI_DEV_POWER_USAGE. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "import/kit.h"
@@ -66,6 +71,10 @@ typedef struct series {
     char *key; /* metric + labels, for finding it again (text format) */
     double *t, *v;
     size_t n, cap;
+    double last;  /* its last sample's time (kept or not) */
+    int has_last; /* a sample was read */
+    int keep;     /* 0: --runs-by's labels absent, no run takes it: samples counted, not kept */
+    size_t run;   /* --runs-by: the run it belongs to, (size_t)-1 none */
     const char *file;
 } series;
 
@@ -82,6 +91,9 @@ typedef struct prom {
     size_t n_g, cap_g;
     size_t ignored; /* samples of metrics joules does not use */
     size_t max_samples, n_samples;
+    const char *runs_by; /* --runs-by's labels, comma-separated (NULL: RUNS.csv) */
+    char **names;        /* the files of folders read (series point to them) */
+    size_t n_names;
 } prom;
 
 static const char *label_get(const label *l, size_t n, const char *k)
@@ -116,6 +128,9 @@ static void prom_free(prom *p)
         free(p->g[i].model_name);
     }
     free(p->g);
+    for (size_t i = 0; i < p->n_names; i++)
+        free(p->names[i]);
+    free(p->names);
 }
 
 /* The GPU a series' labels name; (size_t)-1 when they name none (no UUID
@@ -188,6 +203,16 @@ static series *series_new(prom *p, int m, label *l, size_t n, char *key, const c
     s->n_labels = n;
     s->key = key;
     s->file = file;
+    s->run = (size_t)-1;
+    s->keep = 1;
+    for (const char *b = p->runs_by; b && *b && s->keep;) { /* every label of --runs-by */
+        size_t len = strcspn(b, ",");
+        int have = 0;
+        for (size_t i = 0; i < n && !have; i++)
+            have = strlen(l[i].k) == len && !strncmp(l[i].k, b, len);
+        s->keep = have;
+        b += len + (b[len] == ',');
+    }
     return s;
 }
 
@@ -196,6 +221,10 @@ static int series_add(prom *p, series *s, double t, double v)
 {
     if (++p->n_samples > p->max_samples)
         return -2;
+    s->last = t;
+    s->has_last = 1;
+    if (!s->keep)
+        return 0;
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 256;
         double *nt = realloc(s->t, cap * sizeof *nt);
@@ -213,11 +242,44 @@ static int series_add(prom *p, series *s, double t, double v)
     return 0;
 }
 
+/* A plain decimal ("312.456", "4200000123", "-0.5": at most 19 digits, a
+ * mantissa below 2^53, no exponent), the double strtod gives: Clinger's
+ * exact case, one correctly rounded division. 0: another shape (strtod
+ * reads it). */
+static int plain_decimal(const char *s, double *v)
+{
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const char *q = s;
+    int neg = *q == '-', nd = 0, frac = 0;
+    q += neg;
+    uint64_t m = 0;
+    if (!(*q >= '0' && *q <= '9'))
+        return 0;
+    for (; *q >= '0' && *q <= '9'; q++, nd++)
+        m = m * 10 + (uint64_t)(*q - '0');
+    if (*q == '.') {
+        q++;
+        if (!(*q >= '0' && *q <= '9'))
+            return 0;
+        for (; *q >= '0' && *q <= '9'; q++, nd++, frac++)
+            m = m * 10 + (uint64_t)(*q - '0');
+    }
+    if (*q || nd > 19 || m > ((uint64_t)1 << 53) || frac > 22)
+        return 0;
+    double x = frac ? (double)m / p10[frac] : (double)m;
+    *v = neg ? -x : x;
+    return 1;
+}
+
 /* Prometheus writes values as text: "NaN", "+Inf", "-Inf" or a number. A
  * value that is not finite is missing (left out; the run's grid bridges
  * it), never 0. 1: *v finite; 0: missing; -1: not a value. */
 static int prom_value(const char *s, double *v)
 {
+    if (plain_decimal(s, v))
+        return 1;
     if (!strcmp(s, "NaN") || !strcmp(s, "+Inf") || !strcmp(s, "-Inf") || !strcmp(s, "Inf"))
         return 0;
     char *end = NULL;
@@ -287,21 +349,35 @@ bad:
 /* [t, "v"] */
 static int read_pair(prom *p, js *j, series *s, const char *file, int *stop)
 {
-    jl__jstream_tok t = jl__jstream_next(j);
-    if (t == JS_ARR_END) {
-        *stop = 1;
-        return 0;
+    /* the common case at once: ,[t,"v"] whole in the read buffer */
+    char vbuf[64];
+    const char *vs;
+    size_t vn = sizeof vbuf - 1;
+    double tm, v;
+    int fast = jl__jstream_num_str(j, &tm, &vs, &vn);
+    if (fast < 0)
+        goto bad;
+    if (fast) {
+        memcpy(vbuf, vs, vn);
+        vbuf[vn] = '\0';
+        vs = vbuf;
+    } else {
+        jl__jstream_tok t = jl__jstream_next(j);
+        if (t == JS_ARR_END) {
+            *stop = 1;
+            return 0;
+        }
+        if (t != JS_ARR_START || jl__jstream_next(j) != JS_NUM)
+            goto bad;
+        tm = j->num;
+        if (jl__jstream_next(j) != JS_STR)
+            goto bad;
+        vs = j->str;
     }
-    if (t != JS_ARR_START || jl__jstream_next(j) != JS_NUM)
-        goto bad;
-    double tm = j->num;
-    if (jl__jstream_next(j) != JS_STR)
-        goto bad;
-    double v;
-    int ok = prom_value(j->str, &v);
+    int ok = prom_value(vs, &v);
     if (ok < 0) {
         jl__imp_err(p->c, JL_EINVALID, file, "data.result[].values", jl__jstream_line(j),
-                    "'%s' is not a sample value (column %lld)", j->str, jl__jstream_col(j));
+                    "'%s' is not a sample value (column %lld)", vs, jl__jstream_col(j));
         return -2;
     }
     if (jl__jstream_next(j) != JS_ARR_END)
@@ -312,9 +388,9 @@ static int read_pair(prom *p, js *j, series *s, const char *file, int *stop)
         return -2;
     }
     if (ok && s) {
-        if (s->n && tm < s->t[s->n - 1]) {
+        if (s->has_last && tm < s->last) {
             jl__imp_err(p->c, JL_EINVALID, file, "data.result[].values", jl__jstream_line(j),
-                        "time goes backwards in a series (%.3f after %.3f)", tm, s->t[s->n - 1]);
+                        "time goes backwards in a series (%.3f after %.3f)", tm, s->last);
             return -2;
         }
         int r = series_add(p, s, tm, v);
@@ -650,22 +726,23 @@ static series *find_series(prom *p, int m, const char *key)
     return NULL;
 }
 
-static int read_text(prom *p, char *text, size_t len, const char *file)
+static int read_text(prom *p, FILE *f, const char *file)
 {
     long long line = 0;
-    char *s = text, *end = text + len;
+    char *buf = NULL;
+    size_t bcap = 0;
     jl__strbuf key;
     jl__strbuf_init(&key);
     int rc = 0;
-    while (s < end && !rc) {
-        char *nl = memchr(s, '\n', (size_t)(end - s));
-        char *e = nl ? nl : end;
-        *e = '\0';
+    ssize_t got;
+    while (!rc && (got = getline(&buf, &bcap, f)) >= 0) {
+        char *s = buf, *e = buf + got;
+        if (e > s && e[-1] == '\n')
+            *--e = '\0';
         if (e > s && e[-1] == '\r')
             e[-1] = '\0';
         line++;
         char *q = s;
-        s = nl ? nl + 1 : end;
         while (*q == ' ' || *q == '\t')
             q++;
         if (!*q || *q == '#')
@@ -710,13 +787,13 @@ static int read_text(prom *p, char *text, size_t len, const char *file)
         }
         if (!isfinite(v))
             continue;
-        if (sr->n && t < sr->t[sr->n - 1]) {
+        if (sr->has_last && t < sr->last) {
             jl__imp_err(p->c, JL_EINVALID, file, name, line,
-                        "time goes backwards in a series (%.3f after %.3f)", t, sr->t[sr->n - 1]);
+                        "time goes backwards in a series (%.3f after %.3f)", t, sr->last);
             rc = -2;
             break;
         }
-        if (sr->n && t == sr->t[sr->n - 1])
+        if (sr->has_last && t == sr->last)
             continue; /* the same sample scraped twice */
         int r = series_add(p, sr, t, v);
         if (r == -2) {
@@ -726,6 +803,11 @@ static int read_text(prom *p, char *text, size_t len, const char *file)
             rc = -1;
         }
     }
+    if (!rc && ferror(f)) {
+        jl__imp_err(p->c, JL_EIO, file, NULL, line, "read error");
+        rc = -2;
+    }
+    free(buf);
     jl__strbuf_free(&key);
     return rc;
 }
@@ -749,6 +831,7 @@ typedef struct want {
     jl_kv *attrs; /* RUNS.csv's other columns */
     size_t n_attrs;
     long long line;
+    size_t idx; /* its place in the list (series.run) */
 } want;
 
 /* The series of metric m of GPU g that belong to run w (--runs-by: those
@@ -758,22 +841,10 @@ static int series_in(const prom *p, const series *s, const want *w, size_t g, in
 {
     if (s->metric != m || s->gpu != g)
         return 0;
-    if (!w->label_value)
-        return 1;
-    jl__strbuf v;
-    jl__strbuf_init(&v);
-    for (size_t i = 0; i < n_by; i++) {
-        const char *x = label_get(s->labels, s->n_labels, by[i]);
-        if (!x) {
-            jl__strbuf_free(&v);
-            return 0;
-        }
-        jl__strbuf_printf(&v, "%s%s", i ? "/" : "", x);
-    }
-    int in = v.data && !strcmp(v.data, w->label_value);
-    jl__strbuf_free(&v);
     (void)p;
-    return in;
+    (void)by;
+    (void)n_by;
+    return !w->label_value || s->run == w->idx;
 }
 
 /* Value of a series at time x: linear between its samples, NaN outside
@@ -787,7 +858,7 @@ static double at(const double *t, const double *v, size_t n, double x, size_t *k
     if (t[*k] == x || *k + 1 >= n)
         return v[*k];
     double a = t[*k], b = t[*k + 1];
-    return v[*k] + (v[*k + 1] - v[*k]) * (x - a) / (b - a);
+    return jl__imp_lerp(a, v[*k], b, v[*k + 1], x);
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -824,8 +895,14 @@ static int merged_of(const prom *p, const want *w, size_t g, int m, const char *
                 pairs[2 * k + 1] = p->s[i].v[j];
                 k++;
             }
-    /* sort pairs by time (qsort on 2-double records) */
-    qsort(pairs, n, 2 * sizeof *pairs, cmp_d);
+    /* sort pairs by time (qsort on 2-double records; glibc's is a stable
+     * merge sort, so samples already in order, as one series' are, stay
+     * as they are without it) */
+    size_t sorted = 1;
+    while (sorted < n && pairs[2 * sorted] >= pairs[2 * sorted - 2])
+        sorted++;
+    if (sorted < n)
+        qsort(pairs, n, 2 * sizeof *pairs, cmp_d);
     out->t = malloc(n * sizeof *out->t);
     out->v = malloc(n * sizeof *out->v);
     if (!out->t || !out->v) {
@@ -944,7 +1021,11 @@ static int run_grid(prom *p, const opts *o, const want *w, const merged *ms, int
                 grid[N++] = b->t[i];
     }
     grid[N++] = hi;
-    qsort(grid, N, sizeof *grid, cmp_d);
+    size_t sorted = 1;
+    while (sorted < N && grid[sorted] >= grid[sorted - 1])
+        sorted++;
+    if (sorted < N)
+        qsort(grid, N, sizeof *grid, cmp_d);
     size_t u = 0;
     for (size_t i = 0; i < N; i++)
         if (!u || grid[i] > grid[u - 1])
@@ -1169,6 +1250,7 @@ static int plan_by(prom *p, const char *by_text, want **out, size_t *n_out, char
             memset(w, 0, sizeof *w);
             w->start = w->end = NAN;
             w->line = -1;
+            w->idx = *n_out - 1;
             w->label_value = v.data;
             w->name = jl__strdup(v.data);
             if (!w->name)
@@ -1186,6 +1268,24 @@ static int plan_by(prom *p, const char *by_text, want **out, size_t *n_out, char
             w->gpus = ng;
             w->gpus[w->n_gpus++] = s->gpu;
         }
+    }
+    /* every series (any metric) to the run whose value its labels give */
+    for (size_t i = 0; i < p->n_s; i++) {
+        series *s = &p->s[i];
+        jl__strbuf v;
+        jl__strbuf_init(&v);
+        int all = 1;
+        for (size_t k = 0; k < *n_by && all; k++) {
+            const char *x = label_get(s->labels, s->n_labels, (*by)[k]);
+            if (!x)
+                all = 0;
+            else
+                jl__strbuf_printf(&v, "%s%s", k ? "/" : "", x);
+        }
+        for (size_t k = 0; all && v.data && k < *n_out && s->run == (size_t)-1; k++)
+            if (!strcmp((*out)[k].label_value, v.data))
+                s->run = k;
+        jl__strbuf_free(&v);
     }
     return 0;
 }
@@ -1386,28 +1486,91 @@ static void wants_free(want *w, size_t n)
 
 /* ---- the importer ------------------------------------------------------------------- */
 
-static int read_input(prom *p, const char *path)
+/* One file, streamed: the JSON through the streaming reader's own buffer
+ * (1 MiB reads), the text format line by line; memory is the series'
+ * samples, never the file. */
+static int read_file(prom *p, const char *path)
 {
-    size_t len = 0;
-    char *text = jl__imp_read_file(p->c, path, &len);
-    if (!text)
+    /* O_NONBLOCK: a FIFO named by mistake is refused, not waited on */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        jl__imp_err(p->c, JL_EIO, path, NULL, -1, "cannot open: %s", strerror(errno));
         return -2;
-    size_t i = 0;
-    if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
-        (unsigned char)text[2] == 0xBF)
-        i = 3; /* a byte-order mark */
-    while (i < len && isspace((unsigned char)text[i]))
-        i++;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        jl__imp_err(p->c, JL_EIO, path, NULL, -1, "not a regular file");
+        return -2;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return -1;
+    }
+    /* what it is: the first byte after a byte-order mark and white space */
+    unsigned char head[3] = {0};
+    size_t nh = fread(head, 1, 3, f);
+    long skip = nh == 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0;
+    int c;
+    if (fseek(f, skip, SEEK_SET) != 0) {
+        fclose(f);
+        jl__imp_err(p->c, JL_EIO, path, NULL, -1, "cannot read: %s", strerror(errno));
+        return -2;
+    }
+    while ((c = getc(f)) != EOF && isspace(c))
+        ;
+    int is_json = c == '{';
     int rc;
-    if (i < len && text[i] == '{') {
+    if (fseek(f, skip, SEEK_SET) != 0) {
+        jl__imp_err(p->c, JL_EIO, path, NULL, -1, "cannot read: %s", strerror(errno));
+        rc = -2;
+    } else if (is_json) {
         js j;
-        jl__jstream_init_mem(&j, text, len, 1 << 20);
+        jl__jstream_init_file(&j, f, 1 << 20, 1 << 20);
+        j.off = skip; /* columns as in the file */
+        j.col0 = skip;
         rc = read_json(p, &j, path);
         jl__jstream_free(&j);
     } else {
-        rc = read_text(p, text + i, len - i, path);
+        rc = read_text(p, f, path);
     }
-    free(text);
+    fclose(f);
+    return rc;
+}
+
+/* A file, or a folder of them (one query per file, e.g. a node's day as
+ * 24 hourly query_range answers): its files in name order. */
+static int read_input(prom *p, const char *path)
+{
+    if (!jl__imp_is_dir(path))
+        return read_file(p, path);
+    char **dirs = NULL, **files = NULL;
+    size_t n_dirs = 0, n_files = 0;
+    if (jl__imp_list_dir(p->c, path, &dirs, &n_dirs, &files, &n_files))
+        return p->c->oom ? -1 : -2;
+    int rc = 0;
+    if (!n_files) {
+        jl__imp_err(p->c, JL_ENODATA, path, NULL, -1,
+                    "a folder without files (expected query_range JSON or scrape archives)");
+        rc = -2;
+    }
+    for (size_t i = 0; i < n_files && rc != -1; i++) {
+        char *full = jl__imp_join(p->c, path, files[i]);
+        char **names = full ? realloc(p->names, (p->n_names + 1) * sizeof *names) : NULL;
+        if (!names) {
+            free(full);
+            rc = -1;
+            break;
+        }
+        p->names = names;
+        p->names[p->n_names++] = full; /* series keep their file's name */
+        int r = read_file(p, full);
+        if (r && !rc)
+            rc = r;
+    }
+    jl__imp_free_names(dirs, n_dirs);
+    jl__imp_free_names(files, n_files);
     return rc;
 }
 
@@ -1428,6 +1591,7 @@ static jl_status prom_import(const char *const *paths, size_t n_paths, const opt
     }
     prom p = {0};
     p.c = &c;
+    p.runs_by = o->runs_by;
     p.max_samples = 500000000;
     size_t files_ok = 0;
     for (size_t i = 0; i < n_paths && !c.oom; i++) {
@@ -1455,8 +1619,16 @@ static jl_status prom_import(const char *const *paths, size_t n_paths, const opt
             jl__imp_err(&c, JL_ENODATA, NULL, "runs-by", -1,
                         "no power or energy series carries the label%s %s", n_by > 1 ? "s" : "",
                         o->runs_by);
-        for (size_t i = 0; i < n_w && !c.oom && st == JL_OK; i++)
+        for (size_t i = 0; i < n_w && !c.oom && st == JL_OK; i++) {
             build_run(&p, o, &w[i], (const char *const *)by, n_by);
+            for (size_t k = 0; o->runs_by && k < p.n_s; k++)
+                if (p.s[k].run == i) { /* no other run takes it: its samples go */
+                    free(p.s[k].t);
+                    free(p.s[k].v);
+                    p.s[k].t = p.s[k].v = NULL;
+                    p.s[k].n = p.s[k].cap = 0;
+                }
+        }
     }
     if (p.ignored)
         jl__imp_note(&c, NULL, "metrics",
@@ -1532,11 +1704,12 @@ static jl_status prom_run(const char *const *paths, size_t n_paths, const jl_imp
 const jl_importer jl__importer_prometheus = {
     .name = "prometheus",
     .summary = "a fleet's DCGM exporter series from Prometheus (query_range JSON, scrape text)",
-    .paths = "FILE...",
+    .paths = "FILE|DIR...",
     .description =
         "Import NVIDIA DCGM exporter series as Prometheus keeps them: the JSON of\n"
         "/api/v1/query_range (one query per file; matrix results) or the text exposition\n"
-        "format with each sample's timestamp (a scrape archive). Reads\n"
+        "format with each sample's timestamp (a scrape archive); a folder is its files\n"
+        "in name order (a node's day as hourly queries). Files are streamed. Reads\n"
         "DCGM_FI_DEV_POWER_USAGE (W), DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ: energy from\n"
         "the counter when scraped), GPU_UTIL, MEM_COPY_UTIL, FB_USED, SM_CLOCK, GPU_TEMP;\n"
         "a GPU is its Hostname (or instance) and UUID (or gpu) labels, its model the\n"

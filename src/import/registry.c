@@ -16,7 +16,9 @@
     X(nvidia_smi)         \
     X(prometheus)         \
     X(kineto)             \
-    X(nsys)
+    X(nsys)               \
+    X(codecarbon)         \
+    X(zeus)
 
 #define JL_X_DECL(id) extern const jl_importer jl__importer_##id;
 JL_IMPORTERS(JL_X_DECL)

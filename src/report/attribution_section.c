@@ -11,21 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "joules/account.h"
 #include "joules/attribute.h"
 #include "joules/output.h"
 #include "report/sections.h"
-
-static void esc(jl__strbuf *b, const char *s)
-{
-    for (; s && *s; s++)
-        switch (*s) {
-        case '<': jl__strbuf_puts(b, "&lt;"); break;
-        case '>': jl__strbuf_puts(b, "&gt;"); break;
-        case '&': jl__strbuf_puts(b, "&amp;"); break;
-        case '"': jl__strbuf_puts(b, "&quot;"); break;
-        default: jl__strbuf_append(b, s, 1);
-        }
-}
 
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#17becf",
@@ -172,7 +161,7 @@ static void class_table(jl__strbuf *b, const jl_attribution *a)
         jl__report_fmt_num(dy, sizeof dy, r->dynamic_j, 3);
         jl__report_fmt_num(jt, sizeof jt, r->j_per_token, 3);
         jl__strbuf_puts(b, "<tr><td>");
-        esc(b, r->key);
+        jl__report_esc(b, r->key);
         jl__strbuf_printf(b,
                           "</td><td>%s</td><td>[%s, %s]</td><td>%.1f %%</td><td>%s</td>"
                           "<td>%s</td><td>%zu</td><td>%s</td><td",
@@ -181,7 +170,7 @@ static void class_table(jl__strbuf *b, const jl_attribution *a)
             jl__strbuf_printf(b, ">%.0f</td></tr>\n", r->peak_w);
         } else {
             jl__strbuf_puts(b, " title=\"");
-            esc(b, r->peak_reason);
+            jl__report_esc(b, r->peak_reason);
             jl__strbuf_puts(b, "\">—</td></tr>\n");
         }
     }
@@ -196,14 +185,82 @@ static void class_table(jl__strbuf *b, const jl_attribution *a)
                       100 * a->stall_j / a->window_energy_j);
 }
 
+/* --budgets: the per-class ceilings judged on the class rows */
+static void budget_block(jl__strbuf *b, const jl_span_budget_result *r, const jl_budgets *bs,
+                         const jl_attribution *a)
+{
+    jl__strbuf_puts(b, "<h3>Per-class budgets</h3>\n<p>");
+    if (!r->n_budgets) {
+        jl__strbuf_puts(b, "No budget with per-class ceilings selects this run.</p>\n");
+        return;
+    }
+    jl__strbuf_printf(b, "Adherence: <b>%zu of %zu</b> rows determined pass", r->rows_pass,
+                      r->rows_pass + r->rows_fail);
+    if (isfinite(r->adherence))
+        jl__strbuf_printf(b, " (%.1f %%)", 100 * r->adherence);
+    jl__strbuf_printf(b,
+                      "; %zu rows judged: %zu pass, %zu fail, %zu undetermined (the row's "
+                      "interval crosses the ceiling), %zu unmeasured.</p>\n",
+                      r->rows_judged, r->rows_pass, r->rows_fail, r->rows_undetermined,
+                      r->rows_unmeasured);
+    jl__strbuf_puts(b, "<table>\n<tr><th>class</th><th>figure</th><th>value</th>"
+                       "<th>interval</th><th>ceiling</th><th>verdict</th><th>budget</th></tr>\n");
+    for (size_t i = 0; i < r->n_checks; i++) {
+        const jl_span_check *c = &r->checks[i];
+        const char *v = jl_budget_verdict_name(c->verdict);
+        const char *color = c->verdict == JL_BUDGET_PASS   ? "#1b7f3b"
+                            : c->verdict == JL_BUDGET_FAIL ? "#b3261e"
+                                                           : "#9a5b00";
+        jl__strbuf_puts(b, "<tr><td>");
+        jl__report_esc(b, a->rows[c->row].key);
+        jl__strbuf_printf(b,
+                          "</td><td>%s</td><td>%.4g</td><td>[%.4g, %.4g]</td><td>%.4g</td>"
+                          "<td style=\"color:%s;font-weight:600\">%s</td><td>",
+                          jl_span_figure_name(c->figure), c->value, c->lo, c->hi, c->max, color, v);
+        jl__report_esc(b, jl_budgets_name(bs, c->budget));
+        jl__strbuf_puts(b, "</td></tr>\n");
+    }
+    jl__strbuf_puts(b, "</table>\n");
+    for (size_t i = 0; i < r->n_unmatched; i++) {
+        jl__strbuf_puts(b, "<p class=\"small\"><b>No row</b> for the ceiling on class <code>");
+        jl__report_esc(b, r->unmatched[i].cls);
+        jl__strbuf_puts(b, "</code> of budget ");
+        jl__report_esc(b, jl_budgets_name(bs, r->unmatched[i].budget));
+        jl__strbuf_puts(b, ".</p>\n");
+    }
+}
+
+/* the run's per-class adherence, a line for the budgets section */
+static void span_line(jl__report_report *r, const char *run, const jl_span_budget_result *br)
+{
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    if (r->span_budget_lines)
+        jl__strbuf_puts(&b, r->span_budget_lines);
+    jl__strbuf_puts(&b, "<li><a href=\"attribution.html\"><code>");
+    jl__report_esc(&b, run);
+    jl__strbuf_printf(&b, "</code></a>: %zu of %zu class rows determined pass", br->rows_pass,
+                      br->rows_pass + br->rows_fail);
+    if (isfinite(br->adherence))
+        jl__strbuf_printf(&b, " (%.1f %%)", 100 * br->adherence);
+    jl__strbuf_printf(&b, "; %zu fail, %zu undetermined, %zu unmeasured", br->rows_fail,
+                      br->rows_undetermined, br->rows_unmeasured);
+    if (br->n_unmatched)
+        jl__strbuf_printf(&b, "; %zu ceilings match no class", br->n_unmatched);
+    jl__strbuf_puts(&b, "</li>");
+    free(r->span_budget_lines);
+    r->span_budget_lines = jl__strbuf_take(&b);
+}
+
 static void run_section(jl__strbuf *b, const char *file, const char *run, const char *data,
                         const jl_attribution *cls, const jl_attribution *byname,
-                        const jl_attribution *t)
+                        const jl_attribution *t, const jl_span_budget_result *br,
+                        const jl_budgets *bs)
 {
     jl__strbuf_puts(b, "<section>\n<h2>");
-    esc(b, run);
+    jl__report_esc(b, run);
     jl__strbuf_puts(b, " <span class=\"small muted\">");
-    esc(b, file);
+    jl__report_esc(b, file);
     jl__strbuf_printf(b,
                       "</span></h2>\n<p>Window [%.3f, %.3f] s (%.2f s): %.1f J measured by the "
                       "%s; rows %.1f J + unattributed %.1f J + stalls %.1f J (residual %.2g J). "
@@ -211,20 +268,22 @@ static void run_section(jl__strbuf *b, const char *file, const char *run, const 
                       cls->window[0], cls->window[1], cls->window[1] - cls->window[0],
                       cls->window_energy_j, cls->energy_source, cls->attributed_j,
                       cls->unattributed_j, cls->stall_j, cls->residual_j, cls->static_w);
-    esc(b, cls->static_source);
+    jl__report_esc(b, cls->static_source);
     jl__strbuf_printf(b,
                       "). Sensor: counter every %.0f ms, %.0f ms late; instant power the last "
                       "%.0f ms, %.0f ms late (",
                       1e3 * cls->sensor.update_period_s, 1e3 * cls->sensor.energy_delay_s,
                       1e3 * cls->sensor.watts_window_s, 1e3 * cls->sensor.watts_delay_s);
-    esc(b, cls->sensor_source);
+    jl__report_esc(b, cls->sensor_source);
     jl__strbuf_puts(b, "). Weights: ");
-    esc(b, cls->weights);
+    jl__report_esc(b, cls->weights);
     jl__strbuf_printf(b,
                       " (calibrated figures: <code>joules attribute --calibration</code>). "
                       "Data: <a href=\"%s\">%s</a>.</p>\n",
                       data, data);
     class_table(b, cls);
+    if (br)
+        budget_block(b, br, bs, cls);
     jl__strbuf_puts(b, "<h3>Energy per layer, by class</h3>\n");
     layer_bars(b, byname);
     jl__strbuf_printf(b,
@@ -236,7 +295,7 @@ static void run_section(jl__strbuf *b, const char *file, const char *run, const 
         jl__strbuf_puts(b, "<ul class=\"small\">\n");
         for (size_t i = 0; i < cls->n_warnings; i++) {
             jl__strbuf_printf(b, "<li><b>%s</b>: ", jl_attr_warning_name(cls->warnings[i].id));
-            esc(b, cls->warnings[i].message);
+            jl__report_esc(b, cls->warnings[i].message);
             jl__strbuf_puts(b, "</li>\n");
         }
         jl__strbuf_puts(b, "</ul>\n");
@@ -296,6 +355,20 @@ jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err)
                 jl__report_note(r, "energy per span of %s: %s", rn, m ? m : "failed");
                 free(m);
             } else {
+                /* --budgets: the per-class ceilings on the class rows, judged
+                 * with the run's summary for the selectors */
+                jl_span_budget_result *br = NULL;
+                const jl_summary *rs = NULL;
+                for (size_t j = i; j < l->count && !rs; j++)
+                    if (l->items[j]->file && !strcmp(l->items[j]->file, s->file) &&
+                        l->items[j]->run && !strcmp(l->items[j]->run, rn))
+                        rs = l->items[j];
+                if (r->opt.budgets &&
+                    jl_budgets_evaluate_spans(r->opt.budgets, rs, a[0], &br, &e) != JL_OK) {
+                    char *m = e ? jl_error_format(e) : NULL;
+                    jl__report_note(r, "per-class budgets of %s: %s", rn, m ? m : "failed");
+                    free(m);
+                }
                 char data[600];
                 snprintf(data, sizeof data, "data/attribution-%s.json", rn);
                 for (char *c = data + 17; *c; c++)
@@ -303,7 +376,10 @@ jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err)
                         *c = '_';
                 json_t *doc = json_object();
                 json_object_set_new(doc, "schema", json_string("joules.report-attribution/1"));
-                json_object_set_new(doc, "by_class", jl_attribution_to_json(a[0]));
+                json_t *bc = jl_attribution_to_json(a[0]);
+                if (bc && br)
+                    jl_span_budget_annotate(br, r->opt.budgets, bc);
+                json_object_set_new(doc, "by_class", bc);
                 json_object_set_new(doc, "by_name", jl_attribution_to_json(a[1]));
                 json_object_set_new(doc, "by_second", jl_attribution_to_json(a[2]));
                 st = jl__report_write_json(r, data, doc, err);
@@ -314,7 +390,10 @@ jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err)
                         "energy per span class, name and second of a profiled run "
                         "(joules.attribution/1 documents)",
                         NULL);
-                run_section(&b, s->file, rn, data, a[0], a[1], a[2]);
+                run_section(&b, s->file, rn, data, a[0], a[1], a[2], br, r->opt.budgets);
+                if (br && br->n_budgets)
+                    span_line(r, rn, br);
+                jl_span_budget_result_free(br);
                 n_done++;
             }
             jl_error_free(e);

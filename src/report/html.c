@@ -1497,7 +1497,10 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
         P("</a></li>\n");
     }
     P("<li><a href=\"#comparisons\">Comparisons across GPUs and precisions</a></li>\n"
-      "<li><a href=\"#runs\">Every run</a></li>\n<li><a href=\"#validation\">Validation</a></li>\n"
+      "<li><a href=\"#runs\">Every run</a></li>\n");
+    if (r->budgets_html)
+        P("<li><a href=\"#budgets\">Budgets</a></li>\n");
+    P("<li><a href=\"#validation\">Validation</a></li>\n"
       "<li><a href=\"#files\">Data, figures and notebooks</a></li>\n<li><a href=\"#method\">Method</a></li>\n"
       "</ol></nav>\n");
 
@@ -1538,6 +1541,11 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
         P("<p>Energy per layer, operator class and second of the profiled runs: "
           "<a href=\"attribution.html\">attribution.html</a>.</p>\n");
     free(attribution);
+    if (r->budgets_html) {
+        jl__strbuf_printf(b, "<section id=\"budgets\">\n<h2>%d. Budgets</h2>\n", ++sec);
+        P(r->budgets_html);
+        P("</section>\n");
+    }
     validation_section(b, r, ++sec);
     files_section(b, r, ++sec);
     method_section(b, r, ++sec);

@@ -295,6 +295,18 @@ const char *jl__report_kind_name(jl__report_kind k)
     return (unsigned)k < RP_KIND_COUNT ? names[k] : "?";
 }
 
+void jl__report_esc(jl__strbuf *b, const char *s)
+{
+    for (; s && *s; s++)
+        switch (*s) {
+        case '<': jl__strbuf_puts(b, "&lt;"); break;
+        case '>': jl__strbuf_puts(b, "&gt;"); break;
+        case '&': jl__strbuf_puts(b, "&amp;"); break;
+        case '"': jl__strbuf_puts(b, "&quot;"); break;
+        default: jl__strbuf_append(b, s, 1);
+        }
+}
+
 const char *jl__report_base_name(const char *p)
 {
     const char *s = p ? strrchr(p, '/') : NULL;

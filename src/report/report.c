@@ -80,6 +80,8 @@ static void report_free(jl__report_report *r)
     for (size_t i = 0; i < r->n_cmp_notes; i++)
         free(r->cmp_notes[i]);
     free(r->cmp_notes);
+    free(r->budgets_html);
+    free(r->span_budget_lines);
     free(r->root);
 }
 
@@ -196,6 +198,8 @@ jl_status jl_report_write(const char *dir, const jl_summary_list *runs, const jl
         st = jl__report_write_answers_csv(&r, err);
     if (!st)
         st = jl__report_attribution_write(&r, err);
+    if (!st)
+        st = jl__report_budgets_write(&r, err);
     RP_STEP("figure scripts");
     if (!st)
         st = jl__report_figures_plan_and_write(&r, err);

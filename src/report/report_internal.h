@@ -138,6 +138,10 @@ typedef struct jl__report_report {
     /* per --slo (the first 64): the kinds (1 << jl__report_kind) already
      * told it does not apply to them */
     unsigned slo_skip_noted[64];
+    char *budgets_html; /* the budgets section's body (budgets_section.c); NULL: none */
+    /* per profiled run, its per-class budgets' adherence as <li> lines
+     * (attribution_section.c, for the budgets section); NULL: none */
+    char *span_budget_lines;
 } jl__report_report;
 
 const char *jl__report_fig_kind_name(jl__report_fig_kind k);
@@ -213,6 +217,8 @@ double jl__report_tdp_w(const jl__report_report *r, const jl_summary *s);
 /* The last component of a path or model id ("Qwen/Qwen3-8B" -> "Qwen3-8B");
  * "?" for NULL. */
 const char *jl__report_base_name(const char *p);
+/* s (NULL: nothing) appended to b with & < > " escaped for HTML */
+void jl__report_esc(jl__strbuf *b, const char *s);
 /* The diagnosis of the list's run `run`, NULL when none. */
 const struct jl_run_diagnosis *jl__report_diagnosis_of(const jl__report_report *r, size_t run);
 /* Its suggestion predicted to save the most energy (*change: the predicted

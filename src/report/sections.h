@@ -39,6 +39,10 @@ jl_status jl__report_figures_render(jl__report_report *r, jl_error **err);
  * the runs whose traces hold spans/ (none: nothing written). */
 jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err);
 
+/* budgets_section.c: with opt.budgets, data/budget.json and the budgets
+ * section's HTML (r->budgets_html) for the page. */
+jl_status jl__report_budgets_write(jl__report_report *r, jl_error **err);
+
 /* html.c: index.html, runs.html, diagnosis.html (not with --single-page). */
 jl_status jl__report_html_write(jl__report_report *r, jl_error **err);
 /* pack.c: the page as opt.no_data and opt.single_page ask (links to what is

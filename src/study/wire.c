@@ -10,8 +10,8 @@
  *           [energies], u8 has_power, [powers], u32 n_warnings,
  *           (rule, message)..., u8 has_published, [source, the published
  *           figures, the recomputed figures, u64 with_published_rate,
- *           mark_threshold], u8 has_host, [source, i32 method, u64
- *           sockets, u8 has_cpu, [cpu], u8 has_dram, [dram],
+ *           mark_threshold, u64 from_parts], u8 has_host, [source, i32
+ *           method, u64 sockets, u8 has_cpu, [cpu], u8 has_dram, [dram],
  *           cpu_dram_energy_j, node_energy_j, rest_energy_j]
  *   attrs   the typed fields in the order of jl_attrs, u32 n_extra,
  *           (key, value, u8 is_number)...
@@ -144,6 +144,7 @@ jl_status jl__wire_put_summary(jl_wbuf *b, const jl_summary *s)
         jl__wbuf_put(b, s->published->recomputed, sizeof s->published->recomputed);
         put_u64(b, s->published->with_published_rate);
         put_f64(b, s->published->mark_threshold);
+        put_u64(b, s->published->from_parts);
     }
     put_u8(b, s->host != NULL);
     if (s->host) {
@@ -335,6 +336,7 @@ jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used, j
             take(&r, s->published->recomputed, sizeof s->published->recomputed);
             s->published->with_published_rate = get_u64(&r);
             s->published->mark_threshold = get_f64(&r);
+            s->published->from_parts = get_u64(&r);
         }
     }
     if (get_u8(&r) && r.st == JL_OK) {

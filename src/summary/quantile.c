@@ -267,9 +267,9 @@ _Static_assert(JL__QSTREAM_MAX_Q == RADIX_MAX_Q, "one bound on the quantiles");
 jl_status jl__qstream_init(jl__qstream *s)
 {
     memset(s, 0, sizeof *s);
-    s->hist = calloc(RADIX_BUCKETS, sizeof *s->hist);
-    s->first = malloc(RADIX_MIN_N * sizeof *s->first);
-    if (!s->hist || !s->first) {
+    s->cap = RADIX_MIN_N;
+    s->gather_max = JL__QSTREAM_KEEP_MAX;
+    if (!(s->first = malloc(RADIX_MIN_N * sizeof *s->first))) {
         jl__qstream_free(s);
         return JL_ENOMEM;
     }
@@ -278,25 +278,68 @@ jl_status jl__qstream_init(jl__qstream *s)
 
 void jl__qstream_free(jl__qstream *s)
 {
-    free(s->hist);
     free(s->first);
+    free(s->hist);
     free(s->slot);
     free(s->low);
+    free(s->gat);
     memset(s, 0, sizeof *s);
+}
+
+jl_status jl__qstream_reserve(jl__qstream *s, size_t n)
+{
+    if (n <= s->cap || n > JL__QSTREAM_KEEP_MAX || s->n > 0)
+        return JL_OK;
+    float *f = realloc(s->first, n * sizeof *f);
+    if (!f)
+        return JL_ENOMEM;
+    s->first = f;
+    s->cap = n;
+    return JL_OK;
+}
+
+jl_status jl__qstream_add_n(jl__qstream *s, const float *v, size_t m)
+{
+    if (s->n + m > s->cap && !s->hist) { /* the first sample not kept */
+        if (!(s->hist = calloc(RADIX_BUCKETS, sizeof *s->hist)))
+            return JL_ENOMEM;
+        for (size_t i = 0; i < s->n; i++)
+            s->hist[fkey(s->first[i]) >> (32 - RADIX_BITS)]++;
+    }
+    if (s->hist) {
+        uint32_t *h = s->hist;
+        for (size_t i = 0; i < m; i++)
+            h[fkey(v[i]) >> (32 - RADIX_BITS)]++;
+    }
+    if (s->n < s->cap) {
+        size_t k = s->cap - s->n < m ? s->cap - s->n : m;
+        memcpy(s->first + s->n, v, k * sizeof *v);
+    }
+    s->n += m;
+    return JL_OK;
 }
 
 int jl__qstream_plan(jl__qstream *s, const double *q, size_t nq)
 {
-    if (s->n < RADIX_MIN_N || nq > RADIX_MAX_Q)
+    if (s->n <= s->cap || nq > RADIX_MAX_Q)
         return 0;
     s->nu = radix_ranks(s->n, q, nq, s->rank);
     radix_buckets(s->hist, s->rank, s->nu, s->bucket, s->below);
-    size_t nb = 0;
+    size_t nb = 0, total = 0;
     if (!(s->slot = calloc(RADIX_BUCKETS, 1)))
         return -1;
     for (size_t i = 0; i < s->nu; i++)
-        if (!s->slot[s->bucket[i]])
+        if (!s->slot[s->bucket[i]]) {
+            s->gat_at[nb] = total;
+            total += s->hist[s->bucket[i]];
+            s->gat_end[nb] = total;
             s->slot[s->bucket[i]] = (unsigned char)++nb;
+        }
+    if (total <= s->gather_max) {
+        if (!(s->gat = malloc((total ? total : 1) * sizeof *s->gat)))
+            return -1;
+        return 1;
+    }
     if (!(s->low = calloc(nb << RADIX_BITS, sizeof *s->low)))
         return -1;
     return 1;
@@ -312,24 +355,63 @@ static float fkey_value(uint32_t k)
     return v;
 }
 
+void jl__qstream_add2_n(jl__qstream *s, const float *v, size_t m)
+{
+    const unsigned char *slot = s->slot;
+    if (s->gat) {
+        float *g = s->gat;
+        size_t *at = s->gat_at;
+        const size_t *end = s->gat_end;
+        for (size_t i = 0; i < m; i++) {
+            uint32_t k = fkey(v[i]);
+            unsigned sl = slot[k >> RADIX_BITS];
+            /* each bucket's room is its pass-1 count */
+            if (sl && at[sl - 1] < end[sl - 1])
+                g[at[sl - 1]++] = fkey_value(k);
+        }
+        return;
+    }
+    for (size_t i = 0; i < m; i++) {
+        uint32_t k = fkey(v[i]);
+        unsigned sl = slot[k >> RADIX_BITS];
+        if (sl)
+            s->low[((size_t)(sl - 1) << RADIX_BITS) | (k & 0xffffu)]++;
+    }
+}
+
 void jl__qstream_result(jl__qstream *s, const double *q, size_t nq, double *out)
 {
-    if (!s->low) { /* few samples: all kept, selected as jl__quantiles_f does */
-        size_t n = s->n < RADIX_MIN_N ? s->n : 0;
-        if (s->n >= RADIX_MIN_N) { /* cannot happen with a plan; stay defined */
+    if (!s->low && !s->gat) { /* every sample kept: selected as jl__quantiles_f does */
+        if (s->n > s->cap || (s->n >= RADIX_MIN_N && nq > RADIX_MAX_Q)) {
+            /* cannot happen with a plan; stay defined */
             for (size_t j = 0; j < nq; j++)
                 out[j] = NAN;
             return;
         }
-        quantiles_qs_f(s->first, n, q, nq, out);
+        jl__quantiles_f(s->first, s->n, q, nq, out);
+        if (s->n >= RADIX_MIN_N) /* a zero is +0.0, as the keys give it */
+            for (size_t j = 0; j < nq; j++)
+                out[j] += 0.0;
         return;
     }
-    /* each order statistic's key: its bucket's top bits, and the low bits
-     * where the rank within the bucket falls in the bucket's low counts */
+    /* each order statistic: selected within its bucket's gathered samples,
+     * or its key from the bucket's top bits and the low bits where the rank
+     * within the bucket falls in the bucket's low counts */
     float val[2 * RADIX_MAX_Q];
     for (size_t i = 0; i < s->nu; i++) {
-        const uint32_t *low = s->low + ((size_t)(s->slot[s->bucket[i]] - 1) << RADIX_BITS);
-        size_t r = s->rank[i] - s->below[i], cum = 0, b = 0;
+        size_t sl = (size_t)s->slot[s->bucket[i]] - 1, r = s->rank[i] - s->below[i];
+        if (s->gat) { /* the bucket's samples: [end - its count, filled) */
+            size_t from = s->gat_end[sl] - s->hist[s->bucket[i]], filled = s->gat_at[sl];
+            if (from + r >= filled) { /* pass 2 saw fewer samples than pass 1 */
+                val[i] = NAN;
+                continue;
+            }
+            select_f(s->gat, (ptrdiff_t)from, (ptrdiff_t)filled - 1, (ptrdiff_t)(from + r));
+            val[i] = s->gat[from + r];
+            continue;
+        }
+        const uint32_t *low = s->low + (sl << RADIX_BITS);
+        size_t cum = 0, b = 0;
         while (b + 1 < RADIX_BUCKETS && cum + low[b] <= r)
             cum += low[b++];
         val[i] = fkey_value((uint32_t)(s->bucket[i] << RADIX_BITS) | (uint32_t)b);

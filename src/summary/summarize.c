@@ -127,6 +127,48 @@ static void published_identities(const ctx *c, double *fig)
         fig[JL_FIG_STATIC_ENERGY_SHARE] = ratio(fig[JL_FIG_IDLE_POWER_W], fig[JL_FIG_AVG_POWER_W]);
 }
 
+/* A summary-only run whose importer recomputed figures from the source's
+ * own parts (summary/<figure>_recomputed, e.g. CodeCarbon's energy_consumed
+ * against cpu + gpu + ram) keeps both as published figures beside series
+ * do (docs/summary.md): the published one is the headline. */
+static jl_status attach_parts(ctx *c)
+{
+    static const char suf[] = "_recomputed";
+    const size_t ns = sizeof suf - 1;
+    const jl_run_summary_attrs *m = &c->run->summary;
+    jl_published *p = NULL;
+    for (size_t i = 0; i < m->n_extra; i++) {
+        const char *k = m->extra[i].key;
+        size_t n = strlen(k);
+        char name[64];
+        if (!m->extra[i].is_number || n <= ns || n - ns >= sizeof name || strcmp(k + n - ns, suf))
+            continue;
+        memcpy(name, k, n - ns);
+        name[n - ns] = '\0';
+        int f = jl_figure_lookup(name);
+        char *endp = NULL;
+        double v = strtod(m->extra[i].value, &endp);
+        if (f < 0 || !endp || *endp || !isfinite(v))
+            continue;
+        if (!p) {
+            if (!(p = calloc(1, sizeof *p)))
+                return JL_ENOMEM;
+            c->s->published = p;
+            p->mark_threshold = c->opt->published_mark;
+            published_figures(m, p->fig);
+            for (int g = 0; g < JL_FIG_COUNT; g++)
+                p->recomputed[g] = NAN;
+            for (size_t j = 0; j < m->n_extra; j++)
+                if (!strcmp(m->extra[j].key, "source") && !m->extra[j].is_number &&
+                    !(p->source = jl__strdup(m->extra[j].value)))
+                    return JL_ENOMEM;
+        }
+        p->recomputed[f] = v;
+        p->from_parts |= 1ull << f;
+    }
+    return JL_OK;
+}
+
 static jl_status summarize_summary_only(ctx *c)
 {
     jl_summary *s = c->s;
@@ -135,6 +177,7 @@ static jl_status summarize_summary_only(ctx *c)
     s->energy_source = JL_ENERGY_SUMMARY;
     published_figures(&c->run->summary, s->fig);
     published_identities(c, s->fig);
+    TRY(attach_parts(c));
     WARN("summary_only",
          "no time series: figures passed through from summary/, nothing recomputed");
 end:
@@ -1070,55 +1113,90 @@ static jl_status alignment_figure(ctx *c)
  * arrays in memory, or the chunks of a streamed itl/), keeping none of
  * them (jl__qstream). */
 typedef struct {
-    const double *fin; /* requests/finish */
+    const double *fin;   /* requests/finish */
+    unsigned char *done; /* [n_req] requests/finish finite, or NULL (no itl/request) */
+    int all_done;        /* every done[] is 1 */
     size_t n_req;
     size_t out_of_range;
     jl__qstream qs;
 } itl_walk;
 
-/* Whether sample i counts: finite, and (with itl/request) naming a request
- * that finished. *range: it names no request. */
-static inline int itl_counts(const itl_walk *w, const float *xs, const int32_t *rqs, size_t i,
-                             int by_req, int *range)
+enum { ITL_BLOCK = 1024 };
+
+/* The samples of xs[0..n) that count, into out (at most ITL_BLOCK):
+ * finite, and (with itl/request) naming a request that finished; a finite
+ * sample naming no request is counted in *bad. Without a branch per
+ * sample. */
+static size_t itl_keep(const itl_walk *w, const float *xs, const int32_t *rqs, size_t n, float *out,
+                       size_t *bad)
 {
-    *range = 0;
-    if (!isfinite(xs[i]))
-        return 0;
-    if (!by_req)
-        return 1;
-    int32_t rq = rqs[i];
-    if ((size_t)(uint32_t)rq >= w->n_req) {
-        *range = 1;
-        return 0;
+    size_t m = 0;
+    if (!w->done || !rqs) {
+        for (size_t i = 0; i < n; i++) {
+            float v = xs[i];
+            out[m] = v;
+            m += isfinite(v) != 0;
+        }
+        return m;
     }
-    return isfinite(w->fin[rq]);
+    const unsigned char *done = w->done;
+    const uint32_t R = (uint32_t)w->n_req;
+    /* the usual block: every sample finite and naming a request (checked
+     * without a branch per sample, vectorised); then only done[] decides,
+     * and nothing at all when every request finished */
+    int odd = 0;
+    for (size_t i = 0; i < n; i++)
+        odd |= !(fabsf(xs[i]) < INFINITY) | ((uint32_t)rqs[i] >= R);
+    if (!odd) {
+        if (w->all_done) {
+            memcpy(out, xs, n * sizeof *xs);
+            return n;
+        }
+        for (size_t i = 0; i < n; i++) {
+            out[m] = xs[i];
+            m += done[(uint32_t)rqs[i]];
+        }
+        return m;
+    }
+    size_t nbad = 0;
+    for (size_t i = 0; i < n; i++) {
+        float v = xs[i];
+        uint32_t rq = (uint32_t)rqs[i];
+        size_t fin = isfinite(v) != 0, in = rq < R;
+        nbad += fin & !in;
+        out[m] = v;
+        m += fin & done[in ? rq : 0] & in;
+    }
+    *bad += nbad;
+    return m;
 }
 
 static jl_status itl_pass1(void *arg, const float *xs, const int32_t *rqs, size_t n, size_t row0)
 {
     itl_walk *w = arg;
-    const int by_req = rqs && w->n_req > 0;
-    size_t bad = 0;
-    int range;
+    float buf[ITL_BLOCK];
     (void)row0;
-    for (size_t i = 0; i < n; i++) {
-        if (itl_counts(w, xs, rqs, i, by_req, &range))
-            jl__qstream_add(&w->qs, xs[i]);
-        bad += (size_t)range;
+    for (size_t b = 0; b < n; b += ITL_BLOCK) {
+        size_t e = n - b < ITL_BLOCK ? n - b : ITL_BLOCK;
+        size_t m = itl_keep(w, xs + b, rqs ? rqs + b : NULL, e, buf, &w->out_of_range);
+        jl_status st = jl__qstream_add_n(&w->qs, buf, m);
+        if (st != JL_OK)
+            return st;
     }
-    w->out_of_range += bad;
     return JL_OK;
 }
 
 static jl_status itl_pass2(void *arg, const float *xs, const int32_t *rqs, size_t n, size_t row0)
 {
     itl_walk *w = arg;
-    const int by_req = rqs && w->n_req > 0;
-    int range;
+    float buf[ITL_BLOCK];
+    size_t bad = 0;
     (void)row0;
-    for (size_t i = 0; i < n; i++)
-        if (itl_counts(w, xs, rqs, i, by_req, &range))
-            jl__qstream_add2(&w->qs, xs[i]);
+    for (size_t b = 0; b < n; b += ITL_BLOCK) {
+        size_t e = n - b < ITL_BLOCK ? n - b : ITL_BLOCK;
+        size_t m = itl_keep(w, xs + b, rqs ? rqs + b : NULL, e, buf, &bad);
+        jl__qstream_add2_n(&w->qs, buf, m);
+    }
     return JL_OK;
 }
 
@@ -1129,9 +1207,19 @@ static jl_status itl_figures(ctx *c, jl_error **err)
     jl_status st = JL_OK;
     if (!(run->itl_n > 0 && (run->itl_seconds || run->itl_stream)))
         return JL_OK;
-    itl_walk w = {run->finish, run->req_n, 0, {0}};
+    itl_walk w = {run->finish, NULL, 1, run->req_n, 0, {0}};
     double q[4] = {0.5, 0.9, 0.95, 0.99}, o[4];
     TRY(jl__qstream_init(&w.qs));
+    /* itl/request is there (in memory or streamed) when the run has one */
+    if (run->req_n > 0 && (run->itl_request || run->itl_stream)) {
+        if (!(w.done = malloc(run->req_n)))
+            TRY(JL_ENOMEM);
+        for (size_t i = 0; i < run->req_n; i++) {
+            w.done[i] = isfinite(run->finish[i]) != 0;
+            w.all_done &= w.done[i];
+        }
+    }
+    TRY(jl__qstream_reserve(&w.qs, run->itl_n));
     TRY(jl_run_itl_blocks(run, itl_pass1, &w, err));
     int plan = jl__qstream_plan(&w.qs, q, 4);
     if (plan < 0)
@@ -1147,6 +1235,7 @@ static jl_status itl_figures(ctx *c, jl_error **err)
     F(P95_ITL_S) = o[2];
     F(P99_ITL_S) = o[3];
 end:
+    free(w.done);
     jl__qstream_free(&w.qs);
     return st;
 }

@@ -42,49 +42,63 @@ void jl__quantiles_f_hist(float *x, size_t n, uint32_t *hist, const double *q, s
 /* Quantiles of float samples seen in two passes and never kept (the ITL
  * samples, streamed chunk by chunk: jl_run_itl_blocks): the same results
  * as jl__quantiles_f over the same samples, to the bit (the sign of a zero
- * order statistic aside, which jl__quantiles_f does not define either).
- * Pass 1 adds every sample (jl__qstream_add: counts by the top 16 key
- * bits, and keeps the first JL__RADIX_MIN_N samples); jl__qstream_plan()
- * then names the buckets holding the order statistics wanted; pass 2 adds
- * the same samples again (jl__qstream_add2: counts the samples of those
- * buckets by their low 16 key bits), which gives each order statistic's
- * exact key. With fewer than JL__RADIX_MIN_N samples the kept ones are
- * selected as jl__quantiles_f does and pass 2 is not needed. Memory: 256
- * KiB + 128 KiB + 64 KiB, and 256 KiB per wanted bucket (at most 2 per
- * quantile) in pass 2, whatever the number of samples. */
+ * order statistic aside, which jl__quantiles_f does not define either; a
+ * zero comes back +0.0 here).
+ * Pass 1 adds every sample (jl__qstream_add_n) and keeps the first `cap`
+ * of them (JL__RADIX_MIN_N, or up to JL__QSTREAM_KEEP_MAX when the caller
+ * knows the count: jl__qstream_reserve); while every sample is kept nothing
+ * else is done. From the first sample that is not kept on, samples are
+ * counted by the top 16 key bits. jl__qstream_plan() then says whether a
+ * pass 2 is needed: not when every sample was kept (the kept ones are
+ * selected as jl__quantiles_f does); else it names the buckets holding the
+ * order statistics wanted, and pass 2 adds the same samples again
+ * (jl__qstream_add2_n): the samples of those buckets are gathered (when
+ * they are at most gather_max; then selected within their bucket), or
+ * counted by their low 16 key bits (the order statistic's exact key).
+ * Memory: the kept samples (4 bytes each, at most JL__QSTREAM_KEEP_MAX),
+ * 256 KiB + 64 KiB when not all are kept, and in pass 2 the gathered
+ * samples (at most gather_max) or 256 KiB per wanted bucket (at most 2 per
+ * quantile), whatever the number of samples. */
 #define JL__QSTREAM_MAX_Q 8
+#define JL__QSTREAM_KEEP_MAX ((size_t)1 << 20)
 typedef struct jl__qstream {
-    size_t n;       /* samples added in pass 1 */
-    uint32_t *hist; /* [JL__RADIX_BUCKETS] counts by the top 16 key bits */
-    float *first;   /* [JL__RADIX_MIN_N] the first samples */
+    size_t n;          /* samples added in pass 1 */
+    float *first;      /* [cap] the first samples */
+    size_t cap;        /* JL__RADIX_MIN_N, or what jl__qstream_reserve() made it */
+    uint32_t *hist;    /* [JL__RADIX_BUCKETS] counts by the top 16 key bits, once n > cap */
+    size_t gather_max; /* most samples pass 2 gathers (JL__QSTREAM_KEEP_MAX; tests lower it) */
     /* jl__qstream_plan: the order statistics wanted, ascending */
     size_t nu, rank[2 * JL__QSTREAM_MAX_Q], bucket[2 * JL__QSTREAM_MAX_Q],
         below[2 * JL__QSTREAM_MAX_Q];
-    unsigned char *slot; /* [JL__RADIX_BUCKETS] 0, or 1 + index into low */
-    uint32_t *low;       /* [wanted buckets][JL__RADIX_BUCKETS] counts by the low 16 bits */
+    unsigned char *slot; /* [JL__RADIX_BUCKETS] 0, or 1 + index of a wanted bucket */
+    uint32_t *low;       /* [wanted buckets][JL__RADIX_BUCKETS] counts by the low 16 bits, or */
+    float *gat;          /* the wanted buckets' samples (+0.0 for a zero), bucket after bucket */
+    size_t gat_at[2 * JL__QSTREAM_MAX_Q], gat_end[2 * JL__QSTREAM_MAX_Q]; /* per wanted bucket */
 } jl__qstream;
 
 /* JL_OK or JL_ENOMEM. */
 jl_status jl__qstream_init(jl__qstream *s);
 void jl__qstream_free(jl__qstream *s);
-static inline void jl__qstream_add(jl__qstream *s, float v)
+/* Before pass 1: at most n samples will come; keeps them all when n <=
+ * JL__QSTREAM_KEEP_MAX (so no pass 2). JL_OK or JL_ENOMEM. */
+jl_status jl__qstream_reserve(jl__qstream *s, size_t n);
+/* Pass 1: v[0..m) (finite). JL_OK or JL_ENOMEM. */
+jl_status jl__qstream_add_n(jl__qstream *s, const float *v, size_t m);
+static inline jl_status jl__qstream_add(jl__qstream *s, float v)
 {
-    s->hist[jl__fkey(v) >> 16]++;
-    if (s->n < JL__RADIX_MIN_N)
-        s->first[s->n] = v;
-    s->n++;
+    return jl__qstream_add_n(s, &v, 1);
 }
 /* After pass 1, for quantiles q[0..nq) (ascending, nq <= JL__QSTREAM_MAX_Q):
  * 1 when pass 2 is needed, 0 when not, -1 when out of memory. */
 int jl__qstream_plan(jl__qstream *s, const double *q, size_t nq);
+/* Pass 2: the same samples as pass 1, in the same order. */
+void jl__qstream_add2_n(jl__qstream *s, const float *v, size_t m);
 static inline void jl__qstream_add2(jl__qstream *s, float v)
 {
-    uint32_t k = jl__fkey(v);
-    unsigned sl = s->slot[k >> 16];
-    if (sl)
-        s->low[((size_t)(sl - 1) << 16) | (k & 0xffffu)]++;
+    jl__qstream_add2_n(s, &v, 1);
 }
-/* The quantiles (the same q as the plan); NaN when no sample was added. */
+/* The quantiles (the same q as the plan); NaN when no sample was added.
+ * Reorders the kept samples. */
 void jl__qstream_result(jl__qstream *s, const double *q, size_t nq, double *out);
 
 /* The k-th smallest (0-based) of x[0..n), reordering x; NaN when k >= n. */

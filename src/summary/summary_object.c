@@ -235,7 +235,9 @@ size_t jl_summary_disagreements(const jl_summary *s, jl_disagreement *out)
         d->relative_difference = a != 0.0 ? (b - a) / fabs(a) : (b == 0.0 ? 0.0 : NAN);
         d->marked = !(fabs(d->relative_difference) <= p->mark_threshold);
         d->recomputed_from =
-            (p->with_published_rate >> f) & 1u
+            (p->from_parts >> f) & 1u ? "the source's own parts, recomputed by its importer "
+                                        "(summary/<figure>_recomputed: e.g. cpu + gpu + ram energy)"
+            : (p->with_published_rate >> f) & 1u
                 ? "the series' energy over the window divided by the published rate "
                   "(output_throughput_tok_s or items_per_s): the series hold no tokens"
                 : "the time series";

@@ -1,6 +1,7 @@
 /* Fuzz target: the budgets file (joules.budgets/1, docs/accounting.md) via
  * jl_budgets_load_buffer(), then judging two summaries with it and writing
- * the joules.budget/1 document. */
+ * the joules.budget/1 document, and judging an attribution's class rows
+ * with its per-class ceilings ("spans": the JSON, the CSV columns). */
 #include <math.h>
 
 #include "fuzz_common.h"
@@ -38,6 +39,51 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             json_decref(doc);
         }
         jl_budget_result_free(r);
+        /* three class rows (one without tokens, one without calls) */
+        static char k0[] = "attention", k1[] = "mlp", k2[] = "o_proj", f[] = "f.h5", run[] = "r0",
+                    src[] = "counter", st[] = "stated", eq[] = "equal";
+        jl_attr_row rows[3] = {{0}};
+        char *keys[3] = {k0, k1, k2};
+        for (int i = 0; i < 3; i++) {
+            rows[i].key = keys[i];
+            rows[i].calls = i == 2 ? 0 : 100u * (unsigned)(i + 1);
+            rows[i].energy_j = 10.0 * (i + 1);
+            rows[i].energy_lo_j = 8.0 * (i + 1);
+            rows[i].energy_hi_j = 13.0 * (i + 1);
+            rows[i].tokens = i == 1 ? NAN : 1000;
+            rows[i].share = rows[i].energy_j / 100;
+            rows[i].peak_w = NAN;
+        }
+        jl_attribution a = {0};
+        a.by = JL_ATTR_BY_CLASS;
+        a.file = f;
+        a.run = run;
+        a.energy_source = src;
+        a.static_source = st;
+        a.sensor_source = st;
+        a.weights = eq;
+        a.window_energy_j = 100;
+        a.rows = rows;
+        a.n_rows = 3;
+        jl_span_budget_result *sr = NULL;
+        if (jl_budgets_evaluate_spans(b, l.items[0], &a, &sr, NULL) == JL_OK) {
+            if (sr->rows_pass + sr->rows_fail + sr->rows_undetermined + sr->rows_unmeasured !=
+                sr->rows_judged)
+                abort();
+            json_t *doc = jl_attribution_to_json(&a);
+            if (doc && jl_span_budget_annotate(sr, b, doc) == JL_OK) {
+                char *text = jl_json_dump(doc);
+                free(text);
+            }
+            json_decref(doc);
+            char **v = NULL;
+            if (jl_span_budget_csv_columns(sr, b, &v) == JL_OK) {
+                for (size_t i = 0; i < 2 * sr->n_rows; i++)
+                    free(v[i]);
+                free(v);
+            }
+        }
+        jl_span_budget_result_free(sr);
         jl_summary_list_clear(&l);
         jl_budgets_free(b);
     } else if (!err || !err->message) {

@@ -4,6 +4,11 @@
 #ifndef JOULES_FUZZ_IMPORT_COMMON_H
 #define JOULES_FUZZ_IMPORT_COMMON_H
 
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "joules/import.h"
 #include "joules/output.h"
 #include "joules/summary.h"
@@ -25,6 +30,33 @@ static inline void fuzz_finish_import(jl_status st, jl_import_result *res, jl_er
         free(jl_error_format(errors->items[i]));
     jl_import_result_free(res);
     jl_error_list_clear(errors);
+}
+
+/* An importer of the table that reads files: the input written to a
+ * temporary file (made once per process, `tag` in its name), imported as
+ * `joules import FORMAT FILE ARGS...` would, then fuzz_finish_import. */
+static inline void fuzz_import_file(const char *format, const char *tag, const uint8_t *data,
+                                    size_t size, const jl_importer_arg *args, size_t n_args)
+{
+    static char path[96];
+    if (!path[0]) {
+        snprintf(path, sizeof path, "/tmp/joules-fuzz-%s-XXXXXX", tag);
+        int fd = mkstemp(path);
+        if (fd < 0)
+            abort();
+        close(fd);
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
+        abort();
+    const jl_importer *im = jl_importer_find(format);
+    if (!im)
+        abort();
+    const char *paths[] = {path};
+    jl_import_result *res = NULL;
+    jl_error_list errors = {0};
+    jl_status st = im->run(paths, 1, args, n_args, &res, &errors);
+    fuzz_finish_import(st, res, &errors);
 }
 
 #endif

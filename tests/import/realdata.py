@@ -3,7 +3,10 @@
 read in place, never copied): the nvidia-smi log of three runs on an H100 is
 imported with runs matching the NVML trace of the same runs (each run's
 @start_time_unix + power/time span), and each run's energy (run_energy_j)
-must agree with the NVML energy counter's to 2 %. Then the trace's own
+must agree with the NVML energy counter's to 1 % (issue 26: power over
+exactly the window, power.draw's 1-s average placed at its middle); the
+same with --power-lag off (power.draw.instant, as logged) is printed for
+comparison, not judged. Then the trace's own
 requests are written as a vLLM `bench serve --save-detailed` result JSON
 (start_times on a client clock of its own), imported with the log, and the
 energy per token must agree with the trace's to 10 % (its tokens come
@@ -80,16 +83,24 @@ def summ(path):
     return {r["run"]: r for r in json.loads(p.stdout)["runs"]}
 
 
-imp, ref = summ(h5), summ(trace)
+off = os.path.join(out, "nvsmi-lag-off.h5")
+p = subprocess.run(cmd[:-4] + ["--power-lag", "off", "-o", off, "--force", "--quiet"],
+                   capture_output=True, text=True)
+if p.returncode != 0:
+    print(p.stderr)
+    sys.exit(1)
+imp, ref, imp_off = summ(h5), summ(trace), summ(off)
 fail = 0
-print("run    nvml_counter_J  nvidia-smi_J   diff    J/tok(NVML)  J/tok(imported)  diff")
+print("run    nvml_counter_J  nvidia-smi_J   diff   (lag off)   J/tok(NVML)  J/tok(imported)  diff")
 for name in sorted(ref):
     e0, e1 = ref[name]["run_energy_j"], imp[name]["run_energy_j"]
     t0, t1 = ref[name]["energy_per_token_j"], imp[name]["energy_per_token_j"]
     de, dt = (e1 - e0) / e0, (t1 - t0) / t0
-    print(f"{name}  {e0:12.1f}  {e1:12.1f}  {de:+7.2%}  {t0:11.4f}  {t1:15.4f}  {dt:+7.2%}")
-    if ref[name]["energy_source"] != "energy_counter" or abs(de) > 0.02:
-        print(f"FAIL: {name}: run energy differs by {de:+.2%} (limit 2 %)")
+    doff = imp_off[name]["run_energy_j"] / e0 - 1
+    print(f"{name}  {e0:12.1f}  {e1:12.1f}  {de:+7.2%}  ({doff:+7.2%})  {t0:11.4f}  {t1:15.4f}  "
+          f"{dt:+7.2%}")
+    if ref[name]["energy_source"] != "energy_counter" or abs(de) > 0.01:
+        print(f"FAIL: {name}: run energy differs by {de:+.2%} (limit 1 %)")
         fail = 1
     if abs(dt) > 0.10:
         print(f"FAIL: {name}: energy per token differs by {dt:+.2%} (limit 10 %)")
@@ -108,8 +119,8 @@ def alignment(path):
 
 
 # A RUNS.csv mistake that used to pass every rule: each start 4 s early (the
-# requests placed 4 s before the load). check's window_alignment fails it;
-# the aligned runs pass.
+# requests placed 4 s before the load). check's window_alignment flags it
+# (warn or fail); the aligned runs pass.
 early_csv = os.path.join(out, "runs-early.csv")
 with open(runs_csv) as src, open(early_csv, "w") as dst:
     lines = src.read().splitlines()
@@ -130,7 +141,7 @@ for name in sorted(ref):
     print(f"{name}: window_alignment {good[name]['level']} {good[name]['value']:.3f} s; start 4 s "
           f"early: {bad[name]['level']} {bad[name]['value']:.3f} s, energy per token "
           f"{(tok_early[name]['energy_per_token_j'] / imp[name]['energy_per_token_j'] - 1):+.1%}")
-    if good[name]["level"] != "pass" or bad[name]["level"] != "fail":
+    if good[name]["level"] != "pass" or bad[name]["level"] == "pass":
         print(f"FAIL: {name}: window_alignment {good[name]['level']} aligned, "
               f"{bad[name]['level']} 4 s early")
         fail = 1

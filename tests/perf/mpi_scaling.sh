@@ -14,7 +14,15 @@
 # Exit 1 when a target is missed. Not a ctest: wall-time ratios belong here.
 #
 # Environment: JOULES_BENCH_DIR (default /tmp/joules-bench), JOULES_BENCH_SCALE
-# (full | quick), JOULES_BENCH_REPEAT (default 5; quick 3), JOULES_BENCH_JOBS.
+# (full | quick), JOULES_BENCH_REPEAT (default 5; quick 3), JOULES_BENCH_JOBS,
+# JOULES_MPI_BUILD (the Release -DJOULES_MPI=ON tree; default $DIR/build-mpi).
+#
+# JOULES_MPI_SET=fleet times the fleet set instead (docs/scaling.md, "Fleet"):
+# tests/perf/gen_fleet.py writes JOULES_FLEET_GPUS GPUs (default 1000; quick
+# 128) x JOULES_FLEET_HOURS hours (default 24; quick 2) as hourly
+# query_range answers per node, `joules import prometheus --each` makes one
+# trace per node per day (timed too: one process, then 2 ranks), and the
+# traces are the study summarised as above.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=${JOULES_BENCH_DIR:-/tmp/joules-bench}
@@ -24,8 +32,17 @@ full) FILES=200; REPEAT=${JOULES_BENCH_REPEAT:-5} ;;
 quick) FILES=20; REPEAT=${JOULES_BENCH_REPEAT:-3} ;;
 *) echo "mpi_scaling: JOULES_BENCH_SCALE must be full or quick" >&2; exit 2 ;;
 esac
-BUILD=$DIR/build-mpi
+BUILD=${JOULES_MPI_BUILD:-$DIR/build-mpi}
 SET=$DIR/sets-$SCALE/study-zstd-mpi
+KIND=${JOULES_MPI_SET:-study}
+case "$KIND" in
+study) ;;
+fleet)
+    [ "$SCALE" = quick ] && { gpus=128; hours=2; } || { gpus=1000; hours=24; }
+    GPUS=${JOULES_FLEET_GPUS:-$gpus}; HOURS=${JOULES_FLEET_HOURS:-$hours}
+    FLEET=$DIR/fleet-${GPUS}x${HOURS}h; SET=$FLEET/traces ;;
+*) echo "mpi_scaling: JOULES_MPI_SET must be study or fleet" >&2; exit 2 ;;
+esac
 OUT=$DIR/mpi-out
 mkdir -p "$DIR" "$OUT"
 say() { printf '%s\n' "mpi_scaling: $*" >&2; }
@@ -39,7 +56,38 @@ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DJOULES_MPI=ON >"$DIR/m
 cmake --build "$BUILD" -j "${JOULES_BENCH_JOBS:-2}" --target joules_cli joules-perf-gen \
     >"$DIR/mpi-build.log" 2>&1 || { tail -30 "$DIR/mpi-build.log" >&2; exit 2; }
 J=$BUILD/joules
-if [ ! -f "$SET/.done" ]; then
+if [ "$KIND" = fleet ] && [ ! -f "$FLEET/.done" ]; then
+    say "generating $FLEET ($GPUS GPUs x $HOURS h, node files)"
+    rm -rf "$FLEET"
+    python3 "$ROOT/tests/perf/gen_fleet.py" -o "$FLEET" --gpus "$GPUS" --hours "$HOURS" --layout nodes
+    touch "$FLEET/.done"
+fi
+if [ "$KIND" = fleet ] && [ ! -f "$SET/.done" ]; then
+    rm -rf "$SET" "$FLEET/each-1"
+    SETS="--set workload=llm --set model=org/m --set task=chat --set precision=bfloat16 --set max_batch_size=64"
+    inputs=$(du -sb "$FLEET/nodes" | cut -f1)
+    t0=$(date +%s.%N)
+    /usr/bin/time -f joules-rss-kib:%M "$J" import prometheus "$FLEET"/nodes/* --runs-by pod --each \
+        -o "$FLEET/each-1" $SETS --quiet >/dev/null 2>"$OUT/each-1.err"
+    t1=$(date +%s.%N)
+    mpirun -n 2 /usr/bin/time -f joules-rss-kib:%M "$J" import prometheus "$FLEET"/nodes/* --runs-by pod \
+        --each -o "$SET" $SETS --quiet >/dev/null 2>"$OUT/each-2.err"
+    t2=$(date +%s.%N)
+    # the same traces (their provenance's time aside): the same summaries
+    "$J" summarize --jsonl "$FLEET/each-1" | sed "s|$FLEET/each-1|DIR|g" >"$OUT/each-1.jsonl"
+    "$J" summarize --jsonl "$SET" | sed "s|$SET|DIR|g" >"$OUT/each-2.jsonl"
+    cmp -s "$OUT/each-1.jsonl" "$OUT/each-2.jsonl" || { say "FAIL: the traces of 2 ranks differ"; exit 1; }
+    rm -rf "$FLEET/each-1"
+    e1=$(echo "$t1 - $t0" | bc -l); e2=$(echo "$t2 - $t1" | bc -l)
+    printf '\n## import --each of %s node files (%s bytes of query_range JSON), load %s\n\n' \
+        "$(ls "$FLEET/nodes" | wc -l)" "$inputs" "$(cut -d' ' -f1 /proc/loadavg)"
+    printf -- '- one process: %.2f s (%.1f MB/s of JSON), peak RSS %s KiB\n' "$e1" "$(echo "$inputs / $e1 / 1000000" | bc -l)" \
+        "$(grep -h joules-rss-kib "$OUT/each-1.err" | sed 's/.*://')"
+    printf -- '- mpirun -n 2: %.2f s (%.2fx), peak RSS per rank %s KiB\n' "$e2" "$(echo "$e1 / $e2" | bc -l)" \
+        "$(grep -h joules-rss-kib "$OUT/each-2.err" | sed 's/.*://' | sort -n | tail -1)"
+    touch "$SET/.done"
+fi
+if [ "$KIND" = study ] && [ ! -f "$SET/.done" ]; then
     say "generating $SET ($FILES files x 10 runs)"
     rm -rf "$SET"
     "$BUILD/tests/perf/joules-perf-gen" tile --codec zstd --files $FILES --runs 10 \
@@ -67,8 +115,17 @@ for i in $(seq "$REPEAT"); do
     timed r2 mpirun -n 2 -x JOULES_MPI_TIMES $RSS "$J" summarize --json "$SET"
     timed r2w2 mpirun -n 2 -x JOULES_MPI_TIMES $RSS "$J" summarize --json --workers 2 "$SET"
 done
+# the same document but for the provenance's command line and time
+same() {
+    python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for d in (a, b):
+    for k in ("command", "created"):
+        d.get("provenance", {}).pop(k, None)
+sys.exit(a != b)' "$1" "$2"
+}
 for n in r1 r2 r2w2; do
-    cmp -s "$OUT/one.json" "$OUT/$n.json" || { say "FAIL: $n's output differs from one process"; exit 1; }
+    same "$OUT/one.json" "$OUT/$n.json" || { say "FAIL: $n's output differs from one process"; exit 1; }
 done
 med() { sort -n "$OUT/$1.t" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 one=$(med one); r1=$(med r1); r2=$(med r2); r2w2=$(med r2w2)
@@ -80,7 +137,7 @@ rss=$(grep -h joules-rss-kib "$OUT/r2.err" | sed 's/.*://' | sort -n | tail -1)
 speed=$(echo "$r1 / $r2" | bc -l)
 serial=$(echo "$after / $r1" | bc -l)
 cores=$(nproc)
-printf '\n## joules under MPI: %s set, %s files, %s bytes, %s cores, load %s\n\n' "$SCALE" "$FILES" "$bytes" "$cores" "$(cut -d' ' -f1 /proc/loadavg)"
+printf '\n## joules under MPI: %s %s set, %s files, %s bytes, %s cores, load %s\n\n' "$SCALE" "$KIND" "$(ls "$SET" | grep -c '\.h5$')" "$bytes" "$cores" "$(cut -d' ' -f1 /proc/loadavg)"
 printf '| run | median wall (s) | vs 1 rank |\n|---|---|---|\n'
 for n in one r1 r2 r2w2; do eval "t=\$$n"; printf '| %s | %.3f | %.2fx |\n' "$n" "$t" "$(echo "$r1 / $t" | bc -l)"; done
 printf '\n- 2 ranks: speed-up %.2fx, efficiency %.0f %%\n' "$speed" "$(echo "$speed * 50" | bc -l)"

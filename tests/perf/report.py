@@ -201,8 +201,15 @@ def main():
     for s in sets:
         if t(s, "dec1"):
             r = t(s, "j1") / t(s, "dec1")
-            target(f"{s}: joules / decode floor, 1 worker (reported: the next limit)", r, "-",
-                   None, [(s, "j1"), (s, "dec1")], cpu=cpu_ratio([(s, "j1")], [(s, "dec1")]))
+            # issue 29: each rank near the physical limit (a cluster multiplies
+            # what a rank wastes); other sets reported only
+            lim = 3.0 if s.startswith("long") else 1.5 if s.startswith("study") else None
+            if lim is None:
+                target(f"{s}: joules / decode floor, 1 worker (reported: the next limit)", r, "-",
+                       None, [(s, "j1"), (s, "dec1")], cpu=cpu_ratio([(s, "j1")], [(s, "dec1")]))
+            else:
+                target(f"{s}: joules / decode floor, 1 worker", r, f"<= {lim:g}x", r <= lim,
+                       [(s, "j1"), (s, "dec1")], cpu=cpu_ratio([(s, "j1")], [(s, "dec1")]))
         if t(s, "raw1"):
             r = t(s, "j1") / t(s, "raw1")
             lim = 3.0 if s.startswith("long") else 2.0

@@ -696,8 +696,43 @@ def t_pack(tmp):
     print(f"ok: --no-data, --single-page ({n} figures inside, {len(html)} bytes)")
 
 
+def t_budgets(tmp):
+    """--budgets FILE: the budgets section (in the contents, the adherence,
+    every run's figure against its ceiling), data/budget.json = `joules
+    budget --budgets FILE --json traces/`, listed with its command; a bad
+    file is a usage error."""
+    bfile = os.path.join(SRC, "tests", "account", "data", "budgets.json")
+    out, _ = make_report(tmp, ["--no-figures", "--budgets", bfile])
+    html = open(os.path.join(out, "index.html")).read()
+    if '<li><a href="#budgets">Budgets</a></li>' not in html or '<section id="budgets">' not in html:
+        fail("no budgets section or no line for it in the contents")
+    sec = html[html.index('<section id="budgets">'):]
+    sec = sec[:sec.index("</section>")]
+    # the known answers of tests/account/budget.sh: 3 of 5 runs pass, b0064 fails
+    # at 0.1211 J/token [0.115, 0.1272], b0128 is undetermined
+    for want in ("<strong>3 of 5</strong> runs judged pass", "<strong>60.0 %</strong>",
+                 "0.1211 &le; 0.1 <span class=\"tag bad\">fail</span>",
+                 "[0.115, 0.1272]", "0.1024 &le; 0.1 <span class=\"tag warn\">undetermined</span>",
+                 "5.196 &le; 20", 'href="data/budget.json"'):
+        if want not in sec:
+            fail(f"budgets section lacks {want!r}")
+    rep = json.load(open(os.path.join(out, "data", "report.json")))
+    cmds = {d["path"]: d["command"] for d in rep["data"]}
+    if cmds.get("data/budget.json") != f"joules budget --budgets {bfile} --json PATH...":
+        fail(f"data/budget.json's command: {cmds.get('data/budget.json')}")
+    got = run(["budget", "--budgets", bfile, "--json", "traces/"])
+    if got.returncode != 1 or no_prov(got.stdout) != no_prov(open(os.path.join(out, "data", "budget.json"), "rb").read()):
+        fail("data/budget.json differs from `joules budget --budgets FILE --json traces/`")
+    bad = os.path.join(tmp, "bad.json")
+    open(bad, "w").write('{"schema": "joules.budgets/1", "budgets": [{"ceilings": {"watts": 1}}]}')
+    p = run(["report", "traces/", "-o", os.path.join(tmp, "out2"), "--no-figures", "--budgets", bad])
+    if p.returncode != 2 or b"bad.json" not in p.stderr or os.path.exists(os.path.join(tmp, "out2")):
+        fail(f"a bad budgets file: exit {p.returncode}, {p.stderr.decode()}")
+    print("ok: budgets section (3 of 5 pass, figures vs ceilings), data/budget.json = the command's bytes, bad file exit 2")
+
+
 def main():
-    tests = {"slo_answers": t_slo_answers, "pack": t_pack, "data": t_data, "figures": t_figures, "html": t_html, "notebooks": t_notebooks,
+    tests = {"budgets": t_budgets, "slo_answers": t_slo_answers, "pack": t_pack, "data": t_data, "figures": t_figures, "html": t_html, "notebooks": t_notebooks,
              "no_gnuplot": t_no_gnuplot, "exists": t_exists, "interrupt": t_interrupt,
              "answers": t_answers, "mlenergy": t_mlenergy,
              "workers_cap": t_workers_cap}

@@ -2,7 +2,7 @@
  * noheader + --columns, time zones, --sort, runs, --set, requests from a
  * vLLM result JSON) and the bad-input errors (file:line:column, field,
  * value). The real-data check against the NVML counter is
- * tests/import/realdata.sh. */
+ * tests/import/realdata.py. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -118,6 +118,7 @@ static void test_two_gpus(void)
     jl_import_nvsmi_options o;
     jl_import_nvsmi_options_default(&o);
     o.timezone = "UTC";
+    o.power_lag_s = 0; /* off: power.draw.instant, times as logged (auto: test_window_*) */
     jl_error_list e = {0};
     jl_import_result *r = imp(TWO_GPUS, NULL, &o, &e);
     CHECK(r != NULL);
@@ -204,7 +205,9 @@ static void test_noheader_columns_zone(void)
     CHECK(r != NULL);
     if (r) {
         jl_run *x = r->runs[0];
-        CHECK_NEAR(x->attrs.start_time_unix, 1782907200.0 + 5 * 3600, 0, 1e-6);
+        /* t = 0 at the first reading's time: power.draw (a 1-s average) 0.5 s
+         * before its timestamp */
+        CHECK_NEAR(x->attrs.start_time_unix, 1782907200.0 + 5 * 3600 - 0.5, 0, 1e-6);
         CHECK_EQ_INT(x->power_n, 3);
         CHECK_NEAR(x->watts.v[1], 80, 0, 0);
         CHECK(x->watts_avg.v != NULL);
@@ -224,7 +227,7 @@ static void test_noheader_columns_zone(void)
     o.columns = "timestamp,power.draw,power.draw.average";
     o.timezone = "+05:30";
     r = imp(log, NULL, &o, &e);
-    CHECK(r && fabs(r->runs[0]->attrs.start_time_unix - (1782907200.0 - 5.5 * 3600)) < 1e-6);
+    CHECK(r && fabs(r->runs[0]->attrs.start_time_unix - (1782907200.0 - 5.5 * 3600 - 0.5)) < 1e-6);
     jl_import_result_free(r);
     jl_error_list_clear(&e);
     o.timezone = "Mars/Olympus";
@@ -622,6 +625,200 @@ static void test_required_attributes(void)
     CHECK(system(cmd) == 0);
 }
 
+/* ---- energy over exactly the window (issue 26, item 4) ---------------------- */
+
+/* A log of one H100 every 250 ms over 8 s (10:00:00.000 .. 10:00:08.000)
+ * of `field`: w(t) the reading at t s; sample k_na (-1: none) without a
+ * value. */
+static char *step_log(const char *field, double (*w)(double), int k_na)
+{
+    size_t cap = 8192, len = 0;
+    char *b = malloc(cap);
+    len += (size_t)snprintf(b + len, cap - len, "timestamp, name, %s [W]\n", field);
+    for (int k = 0; k <= 32; k++) {
+        char v[32];
+        if (k == k_na)
+            snprintf(v, sizeof v, "[N/A]");
+        else
+            snprintf(v, sizeof v, "%.3f W", w(0.25 * k));
+        len += (size_t)snprintf(b + len, cap - len,
+                                "2026/11/23 10:00:%02d.%03d, NVIDIA H100 80GB HBM3, %s\n", k / 4,
+                                250 * (k % 4), v);
+    }
+    return b;
+}
+
+/* The load: 100 W, then 300 W from t = 3.125 s (midway between samples). */
+static double step_instant(double t)
+{
+    return t < 3.125 ? 100 : 300;
+}
+
+/* power.draw of a load stepping from 100 to 300 W at t = 4 s: the driver's
+ * average over the second before t (a ramp from 4 to 5 s). */
+static double step_average(double t)
+{
+    return t <= 4 ? 100 : t >= 5 ? 300 : 100 + 200 * (t - 4);
+}
+
+static double window_energy(const char *log, double lag, jl_run **keep, const char *path_for_stream)
+{
+    /* the run: 10:00:01.100 .. 10:00:07.100, 6 s between samples */
+    const char *runs = "run,start,end\nw,1795428001.1,1795428007.1\n";
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    o.power_lag_s = lag;
+    jl_import_result *r = NULL;
+    jl_error_list e = {0};
+    jl_import_nvsmi_options oo = o;
+    oo.set = REQUIRED_SET;
+    oo.n_set = sizeof REQUIRED_SET / sizeof REQUIRED_SET[0];
+    CHECK(jl_import_nvidia_smi_buffer(log, strlen(log), "step.csv", runs, strlen(runs), &oo, &r,
+                                      &e) == JL_OK);
+    CHECK_EQ_INT(e.count, 0);
+    double E = NAN;
+    if (!r || r->n_runs != 1) {
+        jl_import_result_free(r);
+        jl_error_list_clear(&e);
+        return E;
+    }
+    jl_run *x = r->runs[0];
+    CHECK_NEAR(x->power_time[0], 0, 0, 0);                   /* the window's start */
+    CHECK_NEAR(x->power_time[x->power_n - 1], 6.0, 0, 1e-6); /* its end */
+    jl_summary *s = NULL;
+    jl_error *err = NULL;
+    CHECK(jl_summarize(x, NULL, &s, &err) == JL_OK);
+    if (s)
+        E = s->fig[JL_FIG_RUN_ENERGY_J];
+    jl_summary_free(s);
+    jl_error_free(err);
+    if (path_for_stream) { /* written as the log is read: the same series */
+        char dir[] = "/tmp/joules-window-XXXXXX";
+        CHECK(mkdtemp(dir) != NULL);
+        char p_log[300], p_runs[300], p_h5[300];
+        snprintf(p_log, sizeof p_log, "%s/step.csv", dir);
+        snprintf(p_runs, sizeof p_runs, "%s/runs.csv", dir);
+        snprintf(p_h5, sizeof p_h5, "%s/out.h5", dir);
+        FILE *f = fopen(p_log, "w");
+        fputs(log, f);
+        fclose(f);
+        f = fopen(p_runs, "w");
+        fputs(runs, f);
+        fclose(f);
+        oo.runs_csv = p_runs;
+        const char *logs[] = {p_log};
+        jl_trace_writer *w = NULL;
+        jl_import_result *rs = NULL;
+        jl_error_list es = {0};
+        CHECK(jl_trace_writer_open(p_h5, NULL, &w, &err) == JL_OK);
+        CHECK(jl_import_nvidia_smi_write(logs, 1, &oo, w, &rs, &es) == JL_OK);
+        CHECK(jl_trace_writer_commit(w, &err) == JL_OK);
+        jl_trace *tr = NULL;
+        jl_run *y = NULL;
+        CHECK(jl_trace_open(p_h5, NULL, &tr, &err) == JL_OK);
+        if (tr && jl_trace_read_run(tr, 0, &y, &err) == JL_OK && y) {
+            CHECK_EQ_INT(y->power_n, x->power_n);
+            for (size_t i = 0; i < y->power_n && i < x->power_n; i++) {
+                CHECK_NEAR(y->power_time[i], x->power_time[i], 0, 1e-12);
+                CHECK_NEAR(y->watts.v[i], x->watts.v[i], 0, 1e-4); /* float32 on disk */
+            }
+            CHECK_STR(y->attrs.notes, x->attrs.notes);
+        }
+        jl_run_free(y);
+        jl_trace_close(tr);
+        jl_import_result_free(rs);
+        jl_error_list_clear(&es);
+        unlink(p_log);
+        unlink(p_runs);
+        unlink(p_h5);
+        rmdir(dir);
+    }
+    if (keep) {
+        *keep = x;
+        r->runs[0] = NULL;
+        r->n_runs = 0;
+    }
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+    return E;
+}
+
+/* A step load sampled every 250 ms, a 6-s window whose edges fall between
+ * samples: the trapezoid over exactly [start, end] is the analytic energy
+ * (the samples inside alone give 1350 J, -3.2 %), to 1e-7 (Unix times in
+ * double: ~1e-7 s). */
+static void test_window_edges(void)
+{
+    jt_current = "window_edges";
+    jl_run *x = NULL;
+    char *log = step_log("power.draw.instant", step_instant, -1);
+    /* 100 W x 2.025 s + 300 W x 3.975 s */
+    CHECK_NEAR(window_energy(log, NAN, &x, "stream"), 100 * 2.025 + 300 * 3.975, 1e-7, 0);
+    CHECK(x && strstr(x->attrs.notes, "start: interpolated, at its end: interpolated"));
+    CHECK(x && strstr(x->attrs.notes, "instantaneous") && !strstr(x->attrs.notes, "0.5 s"));
+    jl_run_free(x);
+    free(log);
+    /* the sample before the start without power: the first inside held */
+    jt_current = "window_edges_held";
+    log = step_log("power.draw.instant", step_instant, 4);
+    CHECK_NEAR(window_energy(log, NAN, &x, "stream"), 100 * 2.025 + 300 * 3.975, 1e-7, 0);
+    CHECK(x && strstr(x->attrs.notes, "start: held, at its end: interpolated"));
+    jl_run_free(x);
+    free(log);
+}
+
+/* power.draw, the driver's 1-s average, of a load stepping at 4 s: placed
+ * 0.5 s before its timestamps (auto) it gives the load's energy exactly;
+ * as logged (--power-lag off) 100 J (0.5 s x 200 W) less. */
+static void test_window_lag(void)
+{
+    jt_current = "window_lag";
+    jl_run *x = NULL;
+    char *log = step_log("power.draw", step_average, -1);
+    double truth = 100 * 2.9 + 300 * 3.1;
+    CHECK_NEAR(window_energy(log, NAN, &x, "stream"), truth, 1e-7, 0);
+    CHECK(x && strstr(x->attrs.notes, "placed 0.5 s before its timestamp"));
+    jl_run_free(x);
+    x = NULL;
+    CHECK_NEAR(window_energy(log, 0, &x, NULL), truth - 100, 1e-7, 0);
+    CHECK(x && strstr(x->attrs.notes, "no lag compensation"));
+    jl_run_free(x);
+    x = NULL;
+    /* before Ampere power.draw is the instantaneous reading: not shifted */
+    jt_current = "window_lag_volta";
+    char *volta = malloc(strlen(log) + 33 * 8 + 1), *o = volta;
+    for (const char *p = log; *p;) {
+        const char *h = strstr(p, "NVIDIA H100 80GB HBM3");
+        size_t k = h ? (size_t)(h - p) : strlen(p);
+        memcpy(o, p, k);
+        o += k;
+        p += k;
+        if (h) {
+            o += sprintf(o, "Tesla V100-SXM2-16GB");
+            p += strlen("NVIDIA H100 80GB HBM3");
+        }
+    }
+    *o = '\0';
+    CHECK_NEAR(window_energy(volta, NAN, &x, NULL), truth - 100, 1e-7, 0);
+    CHECK(x && strstr(x->attrs.notes, "older than Ampere"));
+    jl_run_free(x);
+    free(volta);
+    free(log);
+    /* a lag out of range is a usage error */
+    jt_current = "window_lag_range";
+    jl_import_nvsmi_options bad;
+    jl_import_nvsmi_options_default(&bad);
+    bad.power_lag_s = -0.5;
+    jl_import_result *r = NULL;
+    jl_error_list e = {0};
+    CHECK_EQ_INT(jl_import_nvidia_smi_buffer("timestamp, power.draw\n", 21, "l.csv", NULL, 0, &bad,
+                                             &r, &e),
+                 JL_EUSAGE);
+    CHECK(r == NULL && e.count == 1);
+    jl_error_list_clear(&e);
+}
+
 int main(void)
 {
     test_required_attributes();
@@ -633,5 +830,7 @@ int main(void)
     test_bad_input();
     test_runs_and_requests();
     test_gpu_names();
+    test_window_edges();
+    test_window_lag();
     TEST_MAIN_END();
 }

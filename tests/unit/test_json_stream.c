@@ -253,6 +253,91 @@ TEST(batch_ends)
     jl__jstream_free(&p);
 }
 
+/* One reading of an array of [number, "string"] pairs: with the pair
+ * reader (fast) or token by token; the values, strings and where it ends
+ * (error text, line, column) into out. Returns pairs read at once. */
+static size_t read_pairs(const char *doc, size_t len, int fast, char *out, size_t cap)
+{
+    js p;
+    size_t o = 0, n_fast = 0;
+    jl__jstream_init_mem(&p, doc, len, 1024);
+    jl__jstream_tok t = jl__jstream_next(&p);
+    while (t == JS_ARR_START) {
+        double num = 0;
+        const char *str = NULL;
+        size_t n = 16;
+        int r = fast ? jl__jstream_num_str(&p, &num, &str, &n) : 0;
+        if (r < 0)
+            break;
+        char sv[64] = "";
+        if (r == 1) {
+            n_fast++;
+            memcpy(sv, str, n);
+            sv[n] = '\0';
+        } else {
+            t = jl__jstream_next(&p);
+            if (t == JS_ARR_END)
+                break;
+            if (t != JS_ARR_START || jl__jstream_next(&p) != JS_NUM)
+                break;
+            num = p.num;
+            if (jl__jstream_next(&p) != JS_STR)
+                break;
+            snprintf(sv, sizeof sv, "%s", p.str);
+        }
+        if (jl__jstream_next(&p) != JS_ARR_END)
+            break;
+        o += (size_t)snprintf(out + o, cap - o, "%.17g:%s;", num, sv);
+    }
+    snprintf(out + o, cap - o, "|%s|%lld:%lld|%d", p.err, jl__jstream_line(&p), jl__jstream_col(&p),
+             (int)jl__jstream_next(&p));
+    jl__jstream_free(&p);
+    return n_fast;
+}
+
+/* jl__jstream_num_str (Prometheus' [t, "v"] samples) reads what token by
+ * token reading reads, and ends where it ends, for each odd element at
+ * the start, inside a long run and at the very end of the text. */
+TEST(num_str_pairs)
+{
+    static const char *const odd[] = {"[1795737600,\"312.456\"]",
+                                      "[ 1,\"a\"]",
+                                      "[1, \"b\"]",
+                                      "[1,\"c\\n\"]",
+                                      "[01,\"x\"]",
+                                      "[1.,\"x\"]",
+                                      "[1,\"0123456789abcdefg\"]",
+                                      "[1,2]",
+                                      "[1,\"x\",3]",
+                                      "[\"t\",\"v\"]",
+                                      "[-0.5,\"\"]",
+                                      "[1e3,\"NaN\"]",
+                                      "[1,\"a\001\"]",
+                                      "[1,\"x\"",
+                                      "[1795737600.123,\"4200000000\"]"};
+    char doc[8192], a[16384], b[16384];
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        for (int where = 0; where < 3; where++) {
+            size_t len = (size_t)snprintf(doc, sizeof doc, "[");
+            for (int k = 0; where > 0 && k < 30; k++)
+                len += (size_t)snprintf(doc + len, sizeof doc - len, "%s[17957376%02d,\"%d.5\"]",
+                                        k ? "," : "", k, k * 7);
+            len +=
+                (size_t)snprintf(doc + len, sizeof doc - len, "%s%s", where > 0 ? "," : "", odd[i]);
+            for (int k = 0; where == 1 && k < 30; k++)
+                len += (size_t)snprintf(doc + len, sizeof doc - len, ",[%d,\"%d\"]", k, k);
+            len += (size_t)snprintf(doc + len, sizeof doc - len, "]");
+            used += read_pairs(doc, len, 1, a, sizeof a);
+            read_pairs(doc, len, 0, b, sizeof b);
+            if (strcmp(a, b))
+                fprintf(stderr, "pairs: %s\n  at once:     %s\n  token-wise:  %s\n", doc, a, b);
+            CHECK(!strcmp(a, b));
+        }
+    }
+    CHECK(used > 500); /* the pair reader did the reading in the long runs */
+}
+
 /* Each malformed element, at the start, inside a long run (the register
  * loop's territory: 80 bytes and more left in the buffer) and at the end:
  * the batch fails with the message, line and column that element-by-element
@@ -386,5 +471,6 @@ int main(int argc, char **argv)
     RUN(batch_ends);
     RUN(grammar_rejections);
     RUN(word_scans);
+    RUN(num_str_pairs);
     TEST_MAIN_END();
 }

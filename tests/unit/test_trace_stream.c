@@ -268,7 +268,8 @@ TEST(corrupt_chunk_same_message)
 }
 
 /* jl__qstream against jl__quantiles_f: uniform, heavy ties, one value, two
- * values, negatives and zeros, sizes around the histogram threshold. */
+ * values, negatives and zeros, sizes around the histogram threshold; with
+ * the samples kept, gathered in pass 2, or counted by their low key bits. */
 TEST(qstream_equals_quantiles_f)
 {
     const size_t sizes[] = {
@@ -290,21 +291,40 @@ TEST(qstream_equals_quantiles_f)
                                    : (float)(u < 0.2 ? 0.0 : 10.0 * (u - 0.5));
             }
             memcpy(w, v, n * sizeof *v);
-            double want[4], got[4];
+            double want[4];
             jl__quantiles_f(w, n, Q4, 4, want);
-            jl__qstream qs;
-            CHECK_EQ_INT(jl__qstream_init(&qs), JL_OK);
-            for (size_t i = 0; i < n; i++)
-                jl__qstream_add(&qs, v[i]);
-            int plan = jl__qstream_plan(&qs, Q4, 4);
-            CHECK(plan == (n >= JL__RADIX_MIN_N));
-            if (plan > 0)
-                for (size_t i = 0; i < n; i++)
-                    jl__qstream_add2(&qs, v[i]);
-            jl__qstream_result(&qs, Q4, 4, got);
-            jl__qstream_free(&qs);
-            for (int j = 0; j < 4; j++)
-                CHECK((isnan(want[j]) && isnan(got[j])) || want[j] == got[j]);
+            /* mode 0: the default (keeps JL__RADIX_MIN_N), pass 2 gathers;
+             * 1: pass 2 counts low key bits (nothing gathered); 2: every
+             * sample kept (reserved), no pass 2; 3: as 0, added in blocks */
+            for (int mode = 0; mode < 4; mode++) {
+                double got[4];
+                jl__qstream qs;
+                CHECK_EQ_INT(jl__qstream_init(&qs), JL_OK);
+                if (mode == 1)
+                    qs.gather_max = 0;
+                if (mode == 2)
+                    CHECK_EQ_INT(jl__qstream_reserve(&qs, n), JL_OK);
+                if (mode == 3)
+                    for (size_t i = 0; i < n; i += 1000)
+                        CHECK_EQ_INT(jl__qstream_add_n(&qs, v + i, n - i < 1000 ? n - i : 1000),
+                                     JL_OK);
+                else
+                    for (size_t i = 0; i < n; i++)
+                        CHECK_EQ_INT(jl__qstream_add(&qs, v[i]), JL_OK);
+                int plan = jl__qstream_plan(&qs, Q4, 4);
+                CHECK(plan == (mode != 2 && n > JL__RADIX_MIN_N));
+                CHECK(plan <= 0 || (mode == 1 ? qs.low != NULL : qs.gat != NULL));
+                if (plan > 0 && mode == 3)
+                    for (size_t i = 0; i < n; i += 777)
+                        jl__qstream_add2_n(&qs, v + i, n - i < 777 ? n - i : 777);
+                else if (plan > 0)
+                    for (size_t i = 0; i < n; i++)
+                        jl__qstream_add2(&qs, v[i]);
+                jl__qstream_result(&qs, Q4, 4, got);
+                jl__qstream_free(&qs);
+                for (int j = 0; j < 4; j++)
+                    CHECK((isnan(want[j]) && isnan(got[j])) || want[j] == got[j]);
+            }
             free(v);
             free(w);
         }
