@@ -67,7 +67,8 @@ print(f"b0001: window {D:.6g} s, CPU+DRAM {h['cpu_dram_energy_j']:.6g} J, node {
 sys.exit(1 if bad or not all(ok for _, ok in checks) else 0)
 PY
 # the CSV carries the same four figures
-"$joules" summarize --csv "$out/summary.csv" "$f" > /dev/null 2>&1 || fail=1
+rm -f "$out/summary.csv"
+"$joules" summarize --csv "$out/summary.csv" "$f" > /dev/null || fail=1
 "$py" - "$out/summary.json" "$out/summary.csv" <<'PY' || fail=1
 import csv, json, sys
 js = {r["run"]: r for r in json.load(open(sys.argv[1]))["runs"]}
