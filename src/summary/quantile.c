@@ -2,13 +2,15 @@
  * median-of-three pivot, then numpy's "linear" quantile. See
  * summary_internal.h for the exact definition.
  *
- * Large float arrays (the ITL samples, up to 10^7 a run) first go through a
- * histogram (radix) step on the float bits: one pass counts the samples by
- * the top 16 bits of an order-preserving key, which names the bucket that
- * holds each order statistic wanted; a second pass moves the samples of
- * those few buckets to the front of the array; quickselect then runs on
- * them only (typically a few % of the samples), at ranks shifted by the
- * number of samples in lower buckets. The order statistics are the same
+ * Large float arrays (the ITL samples in memory, up to 2^20 a run) first go
+ * through a histogram step on the float bits (quantiles_fit_f): one pass
+ * counts the samples in buckets over the range of an order-preserving key,
+ * which names the bucket that holds each order statistic wanted; a second
+ * pass gathers the samples of those few buckets; quickselect then runs on
+ * them only (typically well under 1 % of the samples), at ranks shifted by
+ * the number of samples in lower buckets. The streamed samples
+ * (jl__qstream) and jl__quantiles_f_hist count by the top 16 key bits
+ * instead (quantiles_radix_f, radix_buckets). The order statistics are the same
  * values, so the results are the same to the bit (-0.0 and +0.0 are equal
  * to both, so which zero a zero order statistic keeps is not defined). */
 #include <math.h>
@@ -16,6 +18,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <xmmintrin.h>
+#endif
 
 #include "summary/summary_internal.h"
 
@@ -141,13 +146,13 @@ static size_t radix_ranks(size_t n, const double *q, size_t nq, size_t *rank)
     return nu;
 }
 
-/* The bucket of each rank[0..nu) (ascending) in hist, and how many samples
- * lie in lower buckets. */
-static void radix_buckets(const uint32_t *hist, const size_t *rank, size_t nu, size_t *bucket,
-                          size_t *below)
+/* The bucket of each rank[0..nu) (ascending) in hist[0..nb), and how many
+ * samples lie in lower buckets. */
+static void buckets_of(const uint32_t *hist, size_t nb, const size_t *rank, size_t nu,
+                       size_t *bucket, size_t *below)
 {
     size_t cum = 0, r = 0;
-    for (size_t b = 0; b < RADIX_BUCKETS && r < nu; b++) {
+    for (size_t b = 0; b < nb && r < nu; b++) {
         size_t c = hist[b];
         while (r < nu && rank[r] < cum + c) {
             bucket[r] = b;
@@ -156,6 +161,12 @@ static void radix_buckets(const uint32_t *hist, const size_t *rank, size_t nu, s
         }
         cum += c;
     }
+}
+
+static void radix_buckets(const uint32_t *hist, const size_t *rank, size_t nu, size_t *bucket,
+                          size_t *below)
+{
+    buckets_of(hist, RADIX_BUCKETS, rank, nu, bucket, below);
 }
 
 /* The quantiles from the values val[i] of the order statistics rank[i],
@@ -184,6 +195,30 @@ static void radix_lerp(size_t n, const double *q, size_t nq, const size_t *rank,
         double a = (double)val[ia], b = (double)val[ia + 1];
         double d = b - a;
         out[j] = g >= 0.5 ? b - d * (1.0 - g) : a + d * g;
+    }
+}
+
+/* The order statistics local[0..nu) (ascending) of x[0..m) into val, by
+ * ascending selects as quantiles_qs_f does (a rank right after the last
+ * one: the least of what lies above it). */
+static void select_ranks_f(float *x, size_t m, const size_t *local, size_t nu, float *val)
+{
+    ptrdiff_t from = 0, last = (ptrdiff_t)m - 1;
+    for (size_t i = 0; i < nu; i++) {
+        ptrdiff_t k = (ptrdiff_t)local[i];
+        if (i > 0 && local[i] == local[i - 1] + 1) {
+            ptrdiff_t mi = k;
+            for (ptrdiff_t t = k + 1; t <= last; t++)
+                if (x[t] < x[mi])
+                    mi = t;
+            float tmin = x[mi];
+            x[mi] = x[k];
+            x[k] = tmin;
+        } else {
+            select_f(x, from, last, k);
+        }
+        from = k + 1;
+        val[i] = x[k];
     }
 }
 
@@ -237,25 +272,134 @@ static int quantiles_radix_f(float *x, size_t n, uint32_t *hist, const double *q
             front += bsize[k++];
         local[i] = rank[i] - below[i] + front;
     }
-    /* ascending selects on x[0..m), as quantiles_qs_f does */
     float val[2 * RADIX_MAX_Q];
-    ptrdiff_t from = 0, last = (ptrdiff_t)m - 1;
-    for (size_t i = 0; i < nu; i++) {
-        ptrdiff_t k = (ptrdiff_t)local[i];
-        if (i > 0 && local[i] == local[i - 1] + 1) {
-            ptrdiff_t mi = k;
-            for (ptrdiff_t t = k + 1; t <= last; t++)
-                if (x[t] < x[mi])
-                    mi = t;
-            float tmin = x[mi];
-            x[mi] = x[k];
-            x[k] = tmin;
-        } else {
-            select_f(x, from, last, k);
-        }
-        from = k + 1;
-        val[i] = x[k];
+    select_ranks_f(x, m, local, nu, val);
+    radix_lerp(n, q, nq, rank, val, out);
+    return 1;
+}
+
+/* ---- histogram select over the samples' own range (jl__quantiles_f) ------ */
+
+/* The samples in memory (every run whose itl/ is not streamed) are counted
+ * in FIT_BUCKETS buckets of equal width over their own key range
+ * [kmin, kmax] instead of by the top 16 key bits: 16 KiB of counts on the
+ * stack, in L1, where the fixed buckets cost a 256 KiB calloc, counts that
+ * miss the cache and a scan of up to 65,536 buckets per run. Keys are
+ * logarithmic in the value, so ITL samples spread over a few octaves get
+ * ~1,000 buckets per octave (the fixed ones: 128), and the wanted buckets
+ * hold fewer samples. Those are gathered into a scratch array without a
+ * branch per sample (the input is left as it was) and selected there. */
+#define FIT_BITS 12
+#define FIT_BUCKETS (1u << FIT_BITS)
+
+/* The order-preserving key of v: its bits when every sample is > 0 (pos,
+ * the usual latencies: two operations fewer per sample), else jl__fkey. */
+static inline uint32_t fit_key(float v, int pos)
+{
+    if (!pos)
+        return fkey(v);
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/* hist[(key - kmin) >> shift] counts of x, then the wanted buckets'
+ * samples gathered into g; two copies of each loop (pos known) so the key
+ * costs nothing it need not. Returns how many were gathered. */
+#define FIT_COUNT(pos)                \
+    for (size_t i_ = 0; i_ < n; i_++) \
+        hist[(fit_key(x[i_], pos) - kmin) >> shift]++;
+#define FIT_GATHER(pos)                                \
+    for (size_t i_ = 0; i_ < n; i_++) {                \
+        float v_ = x[i_];                              \
+        g[m] = v_;                                     \
+        m += want[(fit_key(v_, pos) - kmin) >> shift]; \
     }
+
+/* Below this quickselect alone is as fast (the fixed cost: 20 KiB of
+ * counts and flags zeroed, up to 4,096 buckets scanned). */
+#define FIT_MIN_N 8192
+
+static int quantiles_fit_f(const float *x, size_t n, const double *q, size_t nq, double *out)
+{
+    if (n < FIT_MIN_N || nq > RADIX_MAX_Q || n > UINT32_MAX)
+        return 0;
+    /* the range, in four lanes (no NaN: min/max are exact) */
+    float lo[4] = {x[0], x[0], x[0], x[0]}, hi[4] = {x[0], x[0], x[0], x[0]};
+    size_t i = 0;
+#ifdef __SSE2__
+    __m128 vlo = _mm_set1_ps(x[0]), vhi = vlo;
+    for (; i + 4 <= n; i += 4) {
+        __m128 v = _mm_loadu_ps(x + i);
+        vlo = _mm_min_ps(vlo, v);
+        vhi = _mm_max_ps(vhi, v);
+    }
+    _mm_storeu_ps(lo, vlo);
+    _mm_storeu_ps(hi, vhi);
+#else
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++) {
+            lo[l] = x[i + l] < lo[l] ? x[i + l] : lo[l];
+            hi[l] = x[i + l] > hi[l] ? x[i + l] : hi[l];
+        }
+#endif
+    for (; i < n; i++) {
+        lo[0] = x[i] < lo[0] ? x[i] : lo[0];
+        hi[0] = x[i] > hi[0] ? x[i] : hi[0];
+    }
+    for (int l = 1; l < 4; l++) {
+        lo[0] = lo[l] < lo[0] ? lo[l] : lo[0];
+        hi[0] = hi[l] > hi[0] ? hi[l] : hi[0];
+    }
+    const int pos = lo[0] > 0.0f;
+    const uint32_t kmin = fit_key(lo[0], pos), span = fit_key(hi[0], pos) - kmin;
+    unsigned shift = 0;
+    while ((span >> shift) >= FIT_BUCKETS)
+        shift++;
+    uint32_t hist[FIT_BUCKETS];
+    memset(hist, 0, sizeof hist);
+    if (pos) {
+        FIT_COUNT(1)
+    } else {
+        FIT_COUNT(0)
+    }
+    size_t rank[2 * RADIX_MAX_Q];
+    size_t nu = radix_ranks(n, q, nq, rank);
+    /* bucket of each rank, and how many samples lie in lower buckets */
+    size_t bucket[2 * RADIX_MAX_Q], below[2 * RADIX_MAX_Q];
+    buckets_of(hist, FIT_BUCKETS, rank, nu, bucket, below);
+    size_t r;
+    /* the wanted buckets' samples, gathered (lower buckets first in rank) */
+    unsigned char want[FIT_BUCKETS];
+    memset(want, 0, sizeof want);
+    size_t total = 0;
+    for (r = 0; r < nu; r++)
+        if (!want[bucket[r]]) {
+            want[bucket[r]] = 1;
+            total += hist[bucket[r]];
+        }
+    float *g = malloc((total + 1) * sizeof *g);
+    if (!g)
+        return 0;
+    size_t m = 0;
+    if (pos) {
+        FIT_GATHER(1)
+    } else {
+        FIT_GATHER(0)
+    }
+    /* rank within g: every sample of a lower wanted bucket is smaller, so
+     * the rank shifts by the samples of lower buckets not gathered */
+    size_t local[2 * RADIX_MAX_Q];
+    for (r = 0; r < nu; r++) {
+        size_t front = 0; /* gathered samples in wanted buckets below */
+        for (size_t b = 0; b < r; b++)
+            if (bucket[b] != bucket[r] && (b == 0 || bucket[b] != bucket[b - 1]))
+                front += hist[bucket[b]];
+        local[r] = rank[r] - below[r] + front;
+    }
+    float val[2 * RADIX_MAX_Q];
+    select_ranks_f(g, m, local, nu, val);
+    free(g);
     radix_lerp(n, q, nq, rank, val, out);
     return 1;
 }
@@ -421,7 +565,7 @@ void jl__qstream_result(jl__qstream *s, const double *q, size_t nq, double *out)
 
 void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq, double *out)
 {
-    if (!quantiles_radix_f(x, n, NULL, q, nq, out))
+    if (!quantiles_fit_f(x, n, q, nq, out))
         quantiles_qs_f(x, n, q, nq, out);
 }
 

@@ -402,12 +402,6 @@ static double watts_sum_at(const jl_run *r, double x)
     return sum;
 }
 
-static int cmp_gap(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* The reach of a power sample for coverage, judged against the log's own
  * sampling: COVERAGE_RADIUS_S, or 0.75 of the run's typical gap between
  * power samples where that is longer (a log polled every 5 s covers its
@@ -423,8 +417,8 @@ static double coverage_radius(const double *t, size_t n)
     }
     if (!k)
         return COVERAGE_RADIUS_S;
-    qsort(g, k, sizeof *g, cmp_gap);
-    return fmax(COVERAGE_RADIUS_S, 0.75 * g[(k - 1) / 2]);
+    /* the order statistic alone (a quickselect), not a sort of the gaps */
+    return fmax(COVERAGE_RADIUS_S, 0.75 * jl__kth_d(g, k, (k - 1) / 2));
 }
 
 /* Length of [a, b] within R of some sample time. */

@@ -47,7 +47,8 @@ typedef struct {
     size_t tconv_cap;        /* its size (<= TCONV_MAX_BYTES) */
     int summary_fields_only; /* skip the columns marked summary_unused */
     int stream_itl; /* > 0: itl/ of at least this many samples goes to the run's stream (column_stream.c) */
-    int kept; /* the last read_ds kept its dataset in the stream */
+    int kept;              /* the last read_ds kept its dataset in the stream */
+    long long links_found; /* groups of the run found so far (open_group) */
     /* host/: the width of [T, S] columns is set by the first one read (g
      * 0 until then); axis_from names that column, for messages */
     const char *axis_from;
@@ -771,6 +772,15 @@ static int no_groups_beside_summary(const run_reader *rr)
     return rr->c->run_links == (rr->run->summary.present ? 1 : 0);
 }
 
+/* 1 when every link of the run group is a group found already (the link
+ * count known): any other group is absent, with no look-up (a failed
+ * look-up costs HDF5 an error stack and a second look-up; a study run
+ * misses summary/, batches/ and host/). */
+static int all_links_found(const run_reader *rr)
+{
+    return rr->c->run_links != RUN_LINKS_UNKNOWN && rr->links_found >= rr->c->run_links;
+}
+
 /* Open group `name` of the run; *grp = -1 when absent. *path = its path,
  * NULL for a group known absent beside summary/ (no message can name it:
  * a group may be missing only when summary/ is there). */
@@ -778,7 +788,8 @@ static jl_status open_group(run_reader *rr, const char *name, hid_t *grp, char *
 {
     *path = NULL;
     *grp = -1;
-    int known_absent = strcmp(name, "summary") && no_groups_beside_summary(rr);
+    int known_absent =
+        (strcmp(name, "summary") && no_groups_beside_summary(rr)) || all_links_found(rr);
     if (known_absent && rr->run->summary.present)
         return JL_OK;
     *path = jl__asprintf("%s/%s", rr->run_path, name);
@@ -787,7 +798,9 @@ static jl_status open_group(run_reader *rr, const char *name, hid_t *grp, char *
         return jl__rctx_fail(&at, JL_ENOMEM, NULL);
     if (known_absent)
         return JL_OK;
-    return jl__open_child(rr->c, rr->run_grp, *path, name, H5I_GROUP, grp);
+    jl_status st = jl__open_child(rr->c, rr->run_grp, *path, name, H5I_GROUP, grp);
+    rr->links_found += *grp >= 0;
+    return st;
 }
 
 /* Read group gs of the run: every column (times checked at once), the
@@ -918,8 +931,8 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     jl_status st = jl__run_ctx(t, i, err, &local, &c);
     if (st != JL_OK)
         return st;
-    run_reader rr = {&c, -1,  NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only, t->stream_itl,
-                     0,  NULL};
+    run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only, t->stream_itl,
+                     0,  0,  NULL};
     char *run_path = jl__asprintf("/runs/%s", t->runs[i]);
     jl_run *r = jl_run_new();
     rr.run_path = run_path;

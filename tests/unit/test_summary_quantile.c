@@ -113,8 +113,8 @@ TEST(random_against_sort_and_speed)
     free(y);
 }
 
-/* The histogram step for large float arrays (RADIX_MIN_N = 32768 samples
- * and up) must pick the same order statistics as a full sort on data that
+/* The histogram steps for large float arrays (from 8,192 samples in
+ * memory, from 32,768 with the caller's top-16-bit counts) must pick the same order statistics as a full sort on data that
  * is spread over many buckets, piled into one bucket, negative, zero of
  * both signs (equal, as for quickselect), or all equal; with quantiles at 0 and 1, out of order, and
  * sharing ranks. The array stays a permutation of its input. */
@@ -130,7 +130,7 @@ static double sorted_quantile(const float *y, size_t n, double q)
 
 TEST(histogram_select_against_sort)
 {
-    const size_t sizes[] = {32767, 32768, 40001, 300000};
+    const size_t sizes[] = {8191, 8192, 32767, 32768, 40001, 300000};
     const double qs[][6] = {
         {0.5, 0.9, 0.95, 0.99, -1},
         {0.0, 1.0, -1},
@@ -138,7 +138,7 @@ TEST(histogram_select_against_sort)
         {1e-9, 0.999999, 0.25, 0.75, 0.3333, -1},
     };
     unsigned long long st = 0x9E3779B97F4A7C15ULL;
-    for (int shape = 0; shape < 6; shape++) {
+    for (int shape = 0; shape < 7; shape++) {
         for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
             size_t n = sizes[si];
             float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y),
@@ -161,7 +161,8 @@ TEST(histogram_select_against_sort)
                 case 2: x[i] = (float)((u - 0.5) * 1e6); break;       /* signs */
                 case 3: x[i] = (st & 1) ? 0.0f : -0.0f; break;        /* zeros */
                 case 4: x[i] = (st % 3) ? 0.0f : (float)(u - 0.3); break;
-                default: x[i] = 42.0f; break;
+                case 5: x[i] = 42.0f; break;
+                default: x[i] = (float)(1e-12 * exp(60.0 * u)); break; /* > 0, 26 decades */
                 }
             }
             for (size_t k = 0; k < sizeof qs / sizeof *qs; k++) {
