@@ -94,10 +94,10 @@ struct group_reader {
     char **objs; /* object path of each column reached, NULL-filled */
 };
 
-/* Decoded bytes of one chunk of a dataset with creation properties dcpl (0
- * when not chunked); refuses chunks larger than the dataset limit and
+/* Decoded bytes of one chunk of a dataset with creation properties dcpl
+ * and a file type of fsize bytes (0 when not chunked); refuses chunks larger than the dataset limit and
  * filters HDF5 cannot decode. */
-static jl_status chunk_bytes(rctx *c, hid_t dcpl, hid_t ftype, const char *obj, size_t *out)
+static jl_status chunk_bytes(rctx *c, hid_t dcpl, size_t fsize, const char *obj, size_t *out)
 {
     rctx at = rctx_at(c, obj);
     jl_status st = JL_OK;
@@ -110,7 +110,7 @@ static jl_status chunk_bytes(rctx *c, hid_t dcpl, hid_t ftype, const char *obj, 
             st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the chunk shape");
             goto end;
         }
-        uint64_t bytes = H5Tget_size(ftype);
+        uint64_t bytes = fsize;
         for (int i = 0; i < r; i++) {
             if (dims[i] && bytes > UINT64_MAX / dims[i]) {
                 bytes = UINT64_MAX;
@@ -152,10 +152,11 @@ end:
     return st;
 }
 
-/* The memory type a dataset of integer or float file type ftype is read as.
+/* The memory type a dataset of integer or float file type ftype (of sz
+ * bytes) is read as.
  * int32 targets are read as int32 when every value of ftype fits, else as
  * int64 and narrowed after a range check (*narrow = 1). */
-static hid_t mem_type(target_t t, hid_t ftype, int *narrow)
+static hid_t mem_type(target_t t, hid_t ftype, size_t sz, int *narrow)
 {
     *narrow = 0;
     switch (t) {
@@ -164,7 +165,6 @@ static hid_t mem_type(target_t t, hid_t ftype, int *narrow)
     case T_I64: return H5T_NATIVE_INT64;
     case T_I32: break;
     }
-    size_t sz = H5Tget_size(ftype);
     if (sz < 4 || (sz == 4 && H5Tget_sign(ftype) == H5T_SGN_2))
         return H5T_NATIVE_INT32;
     *narrow = 1;
@@ -202,7 +202,7 @@ static jl_status lend_tconv(run_reader *rr, const char *obj, hid_t ftype, hid_t 
  * names where that count comes from). On success *out is the data (NULL
  * when absent and not required) and *n the row count. */
 /* read_ds, phase 1: the file type can be read as the column's target. */
-static jl_status check_type(const rctx *at, const col_spec *cs, hid_t ftype)
+static jl_status check_type(const rctx *at, const col_spec *cs, hid_t ftype, size_t *fsize)
 {
     H5T_class_t cls = H5Tget_class(ftype);
     int want_int = cs->target == T_I32 || cs->target == T_I64;
@@ -212,9 +212,10 @@ static jl_status check_type(const rctx *at, const col_spec *cs, hid_t ftype)
         return jl__rctx_fail(at, JL_ETYPE, "has type %s, expected %s", tname,
                              want_int ? "integers" : "numbers");
     }
-    if (H5Tget_size(ftype) > 16)
+    *fsize = H5Tget_size(ftype);
+    if (*fsize > 16)
         return jl__rctx_fail(at, JL_ETYPE, "has a %zu-byte %s type, which joules does not read",
-                             H5Tget_size(ftype), jl__class_name(cls));
+                             *fsize, jl__class_name(cls));
     return JL_OK;
 }
 
@@ -227,19 +228,28 @@ static jl_status check_shape(run_reader *rr, const rctx *at, const col_spec *cs,
     const rctx *c = rr->c;
     size_t g = cs->rank == 2 ? rr->g : 1;
     const char *shape = cs->rank == 1 ? "[N]" : rr->axis_from || rr->g == 0 ? "[T, S]" : "[N, G]";
-    H5S_class_t sc = H5Sget_simple_extent_type(space);
-    int rank = H5Sget_simple_extent_ndims(space);
-    if (sc != H5S_SIMPLE || rank < 0)
-        return jl__rctx_fail(at, JL_ETYPE, "is %s, expected shape %s",
-                             sc == H5S_SCALAR ? "a scalar"
-                             : sc == H5S_NULL ? "empty (null dataspace)"
-                                              : "of unknown shape",
-                             shape);
+    /* one call for a simple space's rank and sizes; the class and rank
+     * asked apart only when it gives none (a scalar, null or bad space) */
+    hsize_t d[H5S_MAX_RANK];
+    int rank = H5Sget_simple_extent_dims(space, d, NULL), got = rank > 0;
+    if (!got) {
+        H5S_class_t sc = H5Sget_simple_extent_type(space);
+        rank = H5Sget_simple_extent_ndims(space);
+        if (sc != H5S_SIMPLE || rank < 0)
+            return jl__rctx_fail(at, JL_ETYPE, "is %s, expected shape %s",
+                                 sc == H5S_SCALAR ? "a scalar"
+                                 : sc == H5S_NULL ? "empty (null dataspace)"
+                                                  : "of unknown shape",
+                                 shape);
+    }
     if (rank != cs->rank)
         return jl__rctx_fail(at, JL_ETYPE, "has rank %d, expected %d (shape %s)", rank, cs->rank,
                              shape);
-    if (H5Sget_simple_extent_dims(space, dims, NULL) < 0)
+    if (!got)
         return jl__rctx_h5_fail(at, JL_EIO, "cannot read the shape");
+    dims[0] = d[0];
+    if (rank == 2)
+        dims[1] = d[1];
     if (rank == 2 && g == 0) { /* host/: the first [T, S] column sets S */
         if (dims[1] < 1 || dims[1] > c->lim->max_gpus)
             return jl__rctx_fail(at, JL_ETYPE,
@@ -310,11 +320,11 @@ static jl_status read_failed(const rctx *at)
  * target, decoded by the chunk path or HDF5's; int64 read into int32 is
  * read wide and narrowed, each value checked. */
 static jl_status read_values(run_reader *rr, const rctx *at, const char *obj, const col_spec *cs,
-                             hid_t dset, hid_t dcpl, hid_t ftype, const hsize_t dims[2],
-                             size_t cbytes, size_t nv, void *buf)
+                             hid_t dset, hid_t dcpl, hid_t ftype, size_t fsize,
+                             const hsize_t dims[2], size_t cbytes, size_t nv, void *buf)
 {
     int narrow;
-    hid_t mt = mem_type(cs->target, ftype, &narrow);
+    hid_t mt = mem_type(cs->target, ftype, fsize, &narrow);
     int64_t *tmp = NULL;
     void *dst = buf;
     jl_status st = JL_OK;
@@ -378,7 +388,8 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     }
     hsize_t dims[2] = {0, 1};
     uint64_t vals = 0;
-    if ((st = check_type(&at, cs, ftype)) != JL_OK ||
+    size_t fsize = 0;
+    if ((st = check_type(&at, cs, ftype, &fsize)) != JL_OK ||
         (st = check_shape(rr, &at, cs, space, expect_n, n_from, dims, &vals)) != JL_OK)
         goto end;
     size_t cbytes;
@@ -386,7 +397,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the storage layout");
         goto end;
     }
-    if ((st = chunk_bytes(c, dcpl, ftype, obj, &cbytes)) != JL_OK)
+    if ((st = chunk_bytes(c, dcpl, fsize, obj, &cbytes)) != JL_OK)
         goto end;
     if (rr->stream_itl > 0 && dims[0] >= (hsize_t)rr->stream_itl &&
         (cs->off == offsetof(jl_run, itl_seconds) || cs->off == offsetof(jl_run, itl_request))) {
@@ -408,8 +419,8 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         st = jl__rctx_fail(&at, JL_ENOMEM, "out of memory for %zu values", nv);
         goto end;
     }
-    if (nv > 0 &&
-        (st = read_values(rr, &at, obj, cs, dset, dcpl, ftype, dims, cbytes, nv, buf)) != JL_OK)
+    if (nv > 0 && (st = read_values(rr, &at, obj, cs, dset, dcpl, ftype, fsize, dims, cbytes, nv,
+                                    buf)) != JL_OK)
         goto end;
     *out = buf;
     buf = NULL;
