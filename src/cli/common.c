@@ -358,7 +358,7 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
         cs->opt.progress = progress;
         cs->opt.progress_ctx = NULL;
     }
-    cli_mpi_study(&cs->opt); /* under mpirun: this rank's share, gathered on rank 0 */
+    cli_mpi_study(&cs->opt, cmd); /* under mpirun: this rank's share, gathered on rank 0 */
     char *unmatched = NULL;
     size_t before = 0;
     jl_status st =
