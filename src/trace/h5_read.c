@@ -119,10 +119,16 @@ jl_status jl__child_exists(rctx *c, hid_t grp, const char *obj, const char *name
             return jl__rctx_h5_fail(&at, JL_EIO, "cannot read the link");
     }
     if (li.type != H5L_TYPE_HARD)
-        return jl__rctx_fail(&at, JL_ETYPE,
-                             "is a soft or external link; joules follows only hard links");
+        return jl__not_hard(c, obj);
     *present = 1;
     return JL_OK;
+}
+
+jl_status jl__not_hard(rctx *c, const char *obj)
+{
+    rctx at = rctx_at(c, obj);
+    return jl__rctx_fail(&at, JL_ETYPE,
+                         "is a soft or external link; joules follows only hard links");
 }
 
 jl_status jl__open_child(rctx *c, hid_t grp, const char *obj, const char *name, H5I_type_t want,
@@ -133,6 +139,13 @@ jl_status jl__open_child(rctx *c, hid_t grp, const char *obj, const char *name, 
     jl_status st = jl__child_exists(c, grp, obj, name, &ex);
     if (st != JL_OK || !ex)
         return st;
+    return jl__open_present(c, grp, obj, name, want, id);
+}
+
+jl_status jl__open_present(rctx *c, hid_t grp, const char *obj, const char *name, H5I_type_t want,
+                           hid_t *id)
+{
+    *id = -1;
     rctx at = rctx_at(c, obj);
     hid_t o = H5Oopen(grp, name, H5P_DEFAULT);
     if (o < 0)

@@ -34,6 +34,58 @@ static size_t target_size(target_t t)
     return t == T_F64 || t == T_I64 ? 8 : 4;
 }
 
+/* The links of a group, listed once (H5Literate) before its columns are
+ * opened: a look-up by name costs HDF5 a traversal of the group for each
+ * column (~7,500 instructions), the listing about one. n < 0: not listed
+ * (more than LINKS_MAX links, a long name, or the listing failed): each
+ * column is looked up by name as before. */
+#define LINKS_MAX 32
+typedef struct {
+    int n;
+    char name[LINKS_MAX][32];
+    unsigned char hard[LINKS_MAX];
+} link_list;
+
+static herr_t list_link(hid_t grp, const char *name, const H5L_info_t *info, void *data)
+{
+    (void)grp;
+    link_list *l = data;
+    size_t len = strlen(name);
+    if (l->n >= LINKS_MAX || len >= sizeof l->name[0]) {
+        l->n = -1;
+        return 1;
+    }
+    memcpy(l->name[l->n], name, len + 1);
+    l->hard[l->n] = info->type == H5L_TYPE_HARD;
+    l->n++;
+    return 0;
+}
+
+static void list_links(hid_t grp, link_list *l)
+{
+    l->n = 0;
+    hsize_t idx = 0;
+    if (H5Literate(grp, H5_INDEX_NAME, H5_ITER_INC, &idx, list_link, l) != 0) {
+        H5Eclear2(H5E_DEFAULT);
+        l->n = -1;
+    }
+}
+
+/* jl__open_child through the list ll of grp's links (NULL or not listed:
+ * looked up by name). */
+static jl_status open_listed(rctx *c, const link_list *ll, hid_t grp, const char *obj,
+                             const char *name, H5I_type_t want, hid_t *id)
+{
+    *id = -1;
+    if (!ll || ll->n < 0)
+        return jl__open_child(c, grp, obj, name, want, id);
+    for (int k = 0; k < ll->n; k++)
+        if (!strcmp(ll->name[k], name))
+            return ll->hard[k] ? jl__open_present(c, grp, obj, name, want, id)
+                               : jl__not_hard(c, obj);
+    return JL_OK; /* absent */
+}
+
 /* One run being read: where it is, the run, its G, and what its dataset
  * reads share. */
 typedef struct {
@@ -47,8 +99,10 @@ typedef struct {
     size_t tconv_cap;        /* its size (<= TCONV_MAX_BYTES) */
     int summary_fields_only; /* skip the columns marked summary_unused */
     int stream_itl; /* > 0: itl/ of at least this many samples goes to the run's stream (column_stream.c) */
-    int kept;              /* the last read_ds kept its dataset in the stream */
-    long long links_found; /* groups of the run found so far (open_group) */
+    int kept;                   /* the last read_ds kept its dataset in the stream */
+    long long links_found;      /* groups of the run found so far (open_group) */
+    const link_list *links;     /* of the group being read, or NULL */
+    const link_list *run_links; /* of the run group, or NULL */
     /* host/: the width of [T, S] columns is set by the first one read (g
      * 0 until then); axis_from names that column, for messages */
     const char *axis_from;
@@ -373,7 +427,7 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
     void *buf = NULL;
     *out = NULL;
     *n = 0;
-    if ((st = jl__open_child(c, grp, obj, cs->name, H5I_DATASET, &dset)) != JL_OK)
+    if ((st = open_listed(c, rr->links, grp, obj, cs->name, H5I_DATASET, &dset)) != JL_OK)
         goto end;
     if (dset < 0) {
         if (cs->required)
@@ -809,7 +863,7 @@ static jl_status open_group(run_reader *rr, const char *name, hid_t *grp, char *
         return jl__rctx_fail(&at, JL_ENOMEM, NULL);
     if (known_absent)
         return JL_OK;
-    jl_status st = jl__open_child(rr->c, rr->run_grp, *path, name, H5I_GROUP, grp);
+    jl_status st = open_listed(rr->c, rr->run_links, rr->run_grp, *path, name, H5I_GROUP, grp);
     rr->links_found += *grp >= 0;
     return st;
 }
@@ -835,6 +889,11 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
     if (st != JL_OK)
         goto end;
     at_group.obj = gr.path;
+    link_list links;
+    if (gr.grp >= 0) {
+        list_links(gr.grp, &links);
+        rr->links = &links;
+    }
     for (size_t k = 0; gr.grp >= 0 && k < gs->n_cols; k++) {
         const col_spec *cs = &gs->cols[k];
         void **dst = col_data(r, cs);
@@ -882,6 +941,7 @@ end:
     free(from);
     free(gr.path);
     CLOSE(gr.grp, H5Gclose);
+    rr->links = NULL;
     rr->g = g_run;
     rr->axis_from = NULL;
     return st;
@@ -942,8 +1002,8 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
     jl_status st = jl__run_ctx(t, i, err, &local, &c);
     if (st != JL_OK)
         return st;
-    run_reader rr = {&c, -1, NULL, NULL, 0, -1, NULL, 0, t->summary_fields_only, t->stream_itl,
-                     0,  0,  NULL};
+    run_reader rr = {&c, -1, NULL, NULL, 0,   -1, NULL, 0, t->summary_fields_only, t->stream_itl,
+                     0,  0,  NULL, NULL, NULL};
     char *run_path = jl__asprintf("/runs/%s", t->runs[i]);
     jl_run *r = jl_run_new();
     rr.run_path = run_path;
@@ -976,6 +1036,11 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
         H5Eclear2(H5E_DEFAULT); /* look every group up, as without the count */
     else
         c.run_links = (long long)gi.nlinks;
+    link_list run_list;
+    if (c.run_links != 0) { /* the groups found without a look-up each */
+        list_links(rr.run_grp, &run_list);
+        rr.run_links = &run_list;
+    }
     rr.g = (size_t)r->attrs.num_gpus;
     /* summary/ first: power/ is required only without it. */
     if ((st = read_summary_group(&rr)) != JL_OK)

@@ -274,6 +274,11 @@ jl_status jl__child_exists(rctx *c, hid_t grp, const char *obj, const char *name
  * H5I_DATASET). *id = -1 and returns JL_OK when absent. */
 jl_status jl__open_child(rctx *c, hid_t grp, const char *obj, const char *name, H5I_type_t want,
                          hid_t *id);
+/* jl__open_child for a child known to be there as a hard link. */
+jl_status jl__open_present(rctx *c, hid_t grp, const char *obj, const char *name, H5I_type_t want,
+                           hid_t *id);
+/* The error for child obj that is a soft or external link. */
+jl_status jl__not_hard(rctx *c, const char *obj);
 
 /* Attributes (trace_attrs.c). */
 typedef enum { AV_NONE, AV_STRING, AV_INT, AV_FLOAT, AV_ARRAY, AV_OTHER } av_kind;
