@@ -1118,6 +1118,7 @@ typedef struct {
     int all_done;        /* every done[] is 1 */
     size_t n_req;
     size_t out_of_range;
+    int pass2_done; /* pass 2 stopped the walk: it has every sample it needs */
     jl__qstream qs;
 } itl_walk;
 
@@ -1196,6 +1197,10 @@ static jl_status itl_pass2(void *arg, const float *xs, const int32_t *rqs, size_
         size_t e = n - b < ITL_BLOCK ? n - b : ITL_BLOCK;
         size_t m = itl_keep(w, xs + b, rqs ? rqs + b : NULL, e, buf, &bad);
         jl__qstream_add2_n(&w->qs, buf, m);
+        if (jl__qstream_pass2_done(&w->qs)) {
+            w->pass2_done = 1;
+            return JL_ENODATA; /* stops the walk: no more decoding */
+        }
     }
     return JL_OK;
 }
@@ -1207,7 +1212,7 @@ static jl_status itl_figures(ctx *c, jl_error **err)
     jl_status st = JL_OK;
     if (!(run->itl_n > 0 && (run->itl_seconds || run->itl_stream)))
         return JL_OK;
-    itl_walk w = {run->finish, NULL, 1, run->req_n, 0, {0}};
+    itl_walk w = {run->finish, NULL, 1, run->req_n, 0, 0, {0}};
     double q[4] = {0.5, 0.9, 0.95, 0.99}, o[4];
     TRY(jl__qstream_init(&w.qs));
     /* itl/request is there (in memory or streamed) when the run has one */
@@ -1220,12 +1225,17 @@ static jl_status itl_figures(ctx *c, jl_error **err)
         }
     }
     TRY(jl__qstream_reserve(&w.qs, run->itl_n));
+    TRY(jl__qstream_want(&w.qs, q, 4));
     TRY(jl_run_itl_blocks(run, itl_pass1, &w, err));
     int plan = jl__qstream_plan(&w.qs, q, 4);
     if (plan < 0)
         TRY(JL_ENOMEM);
-    if (plan > 0)
-        TRY(jl_run_itl_blocks(run, itl_pass2, &w, err));
+    if (plan > 0) {
+        st = jl_run_itl_blocks(run, itl_pass2, &w, err);
+        if (st == JL_ENODATA && w.pass2_done)
+            st = JL_OK;
+        TRY(st);
+    }
     if (w.out_of_range)
         WARN("itl_request_range", "%zu itl/request values name no row of requests/: left out",
              w.out_of_range);
