@@ -371,6 +371,8 @@ static void spec_round(jl__qstream *s)
     size_t added = 0, dropped = 0, cum = 0, r1 = 0, r4 = 0;
     for (size_t b = 0; b < RADIX_BUCKETS; b++) {
         size_t c = s->hist[b];
+        if (!c && !s->spec_on[b]) /* most buckets: nothing to mark or drop */
+            continue;
         int near = near_rank(rank, nu, &r1, cum, c, d);
         int kept = near_rank(rank, nu, &r4, cum, c, 4 * d);
         if (near && !s->spec_on[b]) {
@@ -420,12 +422,18 @@ static void count_spec(jl__qstream *s, const float *v, size_t m)
     float *out = s->spec;
     size_t k = s->spec_n;
     if (k + m <= s->gather_max) { /* room for the block: no branch per sample */
-        for (size_t i = 0; i < m; i++) {
-            float x = v[i] + 0.0f;
-            uint32_t b = fkey(x) >> (32 - RADIX_BITS);
-            h[b]++;
-            out[k] = x;
-            k += on[b] != 0;
+        enum { SUB = 256 };
+        uint32_t key[SUB];
+        for (size_t a = 0; a < m; a += SUB) {
+            size_t e = m - a < SUB ? m - a : SUB;
+            for (size_t i = 0; i < e; i++) /* vectorised */
+                key[i] = fkey(v[a + i]);
+            for (size_t i = 0; i < e; i++) {
+                uint32_t b = key[i] >> (32 - RADIX_BITS);
+                h[b]++;
+                out[k] = v[a + i] + 0.0f;
+                k += on[b] != 0;
+            }
         }
         s->spec_n = k;
         return;
