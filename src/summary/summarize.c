@@ -1111,7 +1111,9 @@ static jl_status alignment_figure(ctx *c)
 /* itl/: the latency quantiles over the samples of completed requests, in
  * two passes over the samples block by block (jl_run_itl_blocks: the
  * arrays in memory, or the chunks of a streamed itl/), keeping none of
- * them (jl__qstream). */
+ * them (jl__qstream); pass 1 gathers the samples near its running
+ * estimates, so that pass 2, when needed at all, stops at the last sample
+ * a wanted bucket misses (no more chunks decoded). */
 typedef struct {
     const double *fin;   /* requests/finish */
     unsigned char *done; /* [n_req] requests/finish finite, or NULL (no itl/request) */

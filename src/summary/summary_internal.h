@@ -68,8 +68,8 @@ void jl__quantiles_f_hist(float *x, size_t n, uint32_t *hist, const double *q, s
  * Memory: the kept samples (4 bytes each, at most JL__QSTREAM_KEEP_MAX),
  * 256 KiB + 64 KiB when not all are kept, in pass 1 the samples gathered
  * (at most gather_max) + 64 KiB, and in pass 2 the gathered samples (at
- * most gather_max) or 256 KiB per wanted bucket (at most 2 per quantile),
- * whatever the number of samples. */
+ * most gather_max; both at the plan) or 256 KiB per wanted bucket (at
+ * most 2 per quantile), whatever the number of samples. */
 #define JL__QSTREAM_MAX_Q 8
 #define JL__QSTREAM_KEEP_MAX ((size_t)1 << 20)
 typedef struct jl__qstream {
