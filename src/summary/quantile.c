@@ -476,6 +476,52 @@ jl_status jl__qstream_add_n(jl__qstream *s, const float *v, size_t m)
     return JL_OK;
 }
 
+void jl__qstream_add_sel(jl__qstream *s, const float *v, const uint32_t *idx,
+                         const unsigned char *keep, size_t m)
+{
+    uint32_t *h = s->hist;
+    const unsigned char *on = s->spec_on;
+    enum { SUB = 256 };
+    uint32_t key[SUB];
+    for (size_t a = 0; a < m; a += SUB) {
+        size_t e = m - a < SUB ? m - a : SUB, got = 0;
+        if (s->want_nq && s->spec_n + e > s->gather_max) { /* no room: sample by sample */
+            for (size_t i = a; i < a + e; i++)
+                if (keep[idx[i]])
+                    count_spec(s, v + i, 1);
+            for (size_t i = a; i < a + e; i++)
+                got += keep[idx[i]];
+            s->n += got;
+            on = s->spec_on;
+            continue;
+        }
+        for (size_t i = 0; i < e; i++) /* vectorised */
+            key[i] = fkey(v[a + i]);
+        if (s->want_nq) {
+            float *out = s->spec;
+            size_t k = s->spec_n;
+            for (size_t i = 0; i < e; i++) {
+                uint32_t b = key[i] >> (32 - RADIX_BITS);
+                unsigned d = keep[idx[a + i]];
+                h[b] += d;
+                got += d;
+                out[k] = v[a + i] + 0.0f;
+                k += d & (on[b] != 0);
+            }
+            s->spec_n = k;
+        } else {
+            for (size_t i = 0; i < e; i++) {
+                unsigned d = keep[idx[a + i]];
+                h[key[i] >> (32 - RADIX_BITS)] += d;
+                got += d;
+            }
+        }
+        s->n += got;
+    }
+    if (s->want_nq && s->n >= s->next_round)
+        spec_round(s);
+}
+
 /* With pass 1's gathering: the wanted buckets' samples gathered so far into
  * s->gat, and what pass 2 must add (p2_lim). 1: pass 2 needed; 0: not;
  * -1: out of memory. */

@@ -1181,6 +1181,19 @@ static jl_status itl_pass1(void *arg, const float *xs, const int32_t *rqs, size_
     (void)row0;
     for (size_t b = 0; b < n; b += ITL_BLOCK) {
         size_t e = n - b < ITL_BLOCK ? n - b : ITL_BLOCK;
+        /* past the kept samples, a usual block (every sample finite and
+         * naming a request) is filtered by done[] as it is counted */
+        if (w->done && rqs && !w->all_done && jl__qstream_counting(&w->qs)) {
+            const uint32_t R = (uint32_t)w->n_req;
+            int odd = 0;
+            for (size_t i = b; i < b + e; i++)
+                odd |= !(fabsf(xs[i]) < INFINITY) | ((uint32_t)rqs[i] >= R);
+            if (!odd) {
+                jl__qstream_add_sel(&w->qs, xs + b, (const uint32_t *)(const void *)(rqs + b),
+                                    w->done, e);
+                continue;
+            }
+        }
         size_t m = itl_keep(w, xs + b, rqs ? rqs + b : NULL, e, buf, &w->out_of_range);
         jl_status st = jl__qstream_add_n(&w->qs, buf, m);
         if (st != JL_OK)

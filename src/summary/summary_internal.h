@@ -110,6 +110,17 @@ jl_status jl__qstream_reserve(jl__qstream *s, size_t n);
 jl_status jl__qstream_want(jl__qstream *s, const double *q, size_t nq);
 /* Pass 1: v[0..m) (finite). JL_OK or JL_ENOMEM. */
 jl_status jl__qstream_add_n(jl__qstream *s, const float *v, size_t m);
+/* 1 when pass 1 is past the samples it keeps (jl__qstream_add_sel may
+ * then be used). */
+static inline int jl__qstream_counting(const jl__qstream *s)
+{
+    return s->hist != NULL;
+}
+/* Pass 1, once jl__qstream_counting: the samples v[i] (finite) of
+ * v[0..m) whose keep[idx[i]] is 1 (keep[] of 0 and 1), as
+ * jl__qstream_add_n of them would, filtering and counting in one loop. */
+void jl__qstream_add_sel(jl__qstream *s, const float *v, const uint32_t *idx,
+                         const unsigned char *keep, size_t m);
 static inline jl_status jl__qstream_add(jl__qstream *s, float v)
 {
     return jl__qstream_add_n(s, &v, 1);

@@ -357,6 +357,72 @@ TEST(qstream_equals_quantiles_f)
         }
 }
 
+/* jl__qstream_add_sel (filter and count in one loop) against the same
+ * samples filtered first: a kept flag per request, two requests of seven
+ * left out; with room to gather in pass 1, without (gather_max), and
+ * without jl__qstream_want. */
+TEST(qstream_add_sel_equals_filtered)
+{
+    const size_t n = 300000;
+    static const unsigned char keep[7] = {1, 1, 0, 1, 1, 1, 0};
+    float *v = malloc(n * sizeof *v), *f = malloc(n * sizeof *f), buf[1000];
+    uint32_t *idx = malloc(n * sizeof *idx);
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    size_t nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double u = (double)(x >> 11) / 9007199254740992.0;
+        idx[i] = (uint32_t)(x % 7);
+        v[i] = (float)(0.02 + 0.01 * fmin(20.0 * (double)i / (double)n, 1.0) + 0.004 * u * u);
+        if (keep[idx[i]])
+            f[nf++] = v[i];
+    }
+    double want[4];
+    jl__quantiles_f(f, nf, Q4, 4, want);
+    for (int mode = 0; mode < 3; mode++) {
+        jl__qstream qs;
+        size_t sel = 0;
+        CHECK_EQ_INT(jl__qstream_init(&qs), JL_OK);
+        qs.expect = n;
+        if (mode == 1)
+            qs.gather_max = 20000;
+        if (mode < 2)
+            CHECK_EQ_INT(jl__qstream_want(&qs, Q4, 4), JL_OK);
+        for (size_t i = 0; i < n; i += 1000) {
+            size_t e = n - i < 1000 ? n - i : 1000, m = 0;
+            if (jl__qstream_counting(&qs)) {
+                jl__qstream_add_sel(&qs, v + i, idx + i, keep, e);
+                sel++;
+                continue;
+            }
+            for (size_t j = i; j < i + e; j++)
+                if (keep[idx[j]])
+                    buf[m++] = v[j];
+            CHECK_EQ_INT(jl__qstream_add_n(&qs, buf, m), JL_OK);
+        }
+        CHECK(sel > 0 && qs.n == nf);
+        int plan = jl__qstream_plan(&qs, Q4, 4);
+        CHECK(plan >= 0);
+        for (size_t i = 0; plan > 0 && i < n && !jl__qstream_pass2_done(&qs); i += 1000) {
+            size_t e = n - i < 1000 ? n - i : 1000, m = 0;
+            for (size_t j = i; j < i + e; j++)
+                if (keep[idx[j]])
+                    buf[m++] = v[j];
+            jl__qstream_add2_n(&qs, buf, m);
+        }
+        double got[4];
+        jl__qstream_result(&qs, Q4, 4, got);
+        jl__qstream_free(&qs);
+        for (int j = 0; j < 4; j++)
+            CHECK(want[j] == got[j]);
+    }
+    free(v);
+    free(f);
+    free(idx);
+}
+
 int main(void)
 {
     tf_init("test_trace_stream");
@@ -366,6 +432,7 @@ int main(void)
     RUN(bad_values_same_message);
     RUN(corrupt_chunk_same_message);
     RUN(qstream_equals_quantiles_f);
+    RUN(qstream_add_sel_equals_filtered);
     tf_cleanup();
     TEST_MAIN_END();
 }
