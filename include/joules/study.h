@@ -76,6 +76,12 @@ typedef struct jl_study_options {
      * an error naming that file and the other files are still summarised.
      * 0 reads in this process (for a debugger) when workers <= 1. */
     int isolate;
+    /* Hash each file (SHA-256) where it is read — in the worker that
+     * summarises it, or on the MPI rank whose share it is — and keep the
+     * digest for the provenance of the documents written after (default 0:
+     * the provenance hashes the inputs itself when a document is written).
+     * Only where the work is done changes, never a digest (docs/scaling.md). */
+    int hash_inputs;
     jl_progress_fn progress; /* called after each file, may be NULL */
     void *progress_ctx;
     /* A study shared by several processes (MPI ranks under mpirun/srun, or

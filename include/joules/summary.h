@@ -315,6 +315,11 @@ json_t *jl_run_key_to_json(const jl_summary *s);
 /* The joules.summary/1 document `joules summarize --json` prints:
  * {"schema", "runs": [run objects], "errors": [...]}. errors may be NULL. */
 json_t *jl_summary_document(const jl_summary_list *l, const jl_error_list *errors);
+/* That document (with errors, and the provenance of the document writers'
+ * hook) written whole to path ("-" = stdout) without building its tree:
+ * the same bytes as jl_write_json of jl_summary_document. */
+jl_status jl_write_summary_json(const char *path, const jl_summary_list *l,
+                                const jl_error_list *errors, jl_error **err);
 
 /* CSV of summaries: the key attributes, method, figures (units in column
  * names: J/token and J/item figures are separate columns), warnings, then

@@ -183,7 +183,16 @@ static json_t *input_json(const char *path)
     char hex[65];
     unsigned long long size = 0;
     jl_error *err = NULL;
-    jl_status st = jl_sha256_file(path, hex, &size, &err);
+    /* hashed already where the study read it (jl_study_options.hash_inputs)
+     * and unchanged since, or hashed now */
+    jl__digest d;
+    jl_status st = JL_OK;
+    if (jl__digest_lookup(path, &d)) {
+        memcpy(hex, d.hex, sizeof hex);
+        size = d.size;
+    } else {
+        st = jl_sha256_file(path, hex, &size, &err);
+    }
     json_t *o = json_object();
     if (!o)
         return NULL;

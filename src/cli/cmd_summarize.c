@@ -502,6 +502,13 @@ static json_t *to_json(const void *result, const jl_summary_list *l)
     return jl_summary_document(l, NULL); /* cli_emit adds the errors */
 }
 
+static jl_status write_json(const char *path, const void *result, const jl_summary_list *l,
+                            const jl_error_list *errors, jl_error **err)
+{
+    (void)result;
+    return jl_write_summary_json(path, l, errors, err);
+}
+
 /* The result is the study's runs themselves. */
 static const cli_output output = {write_csv, to_json, print_table, "runs", 1};
 
@@ -537,7 +544,7 @@ int cli_cmd_summarize(int argc, char **argv)
     g_table = &topt;
     if (!(rc = cli_study_start(&cs, cmd, argc, argv, &output)) &&
         !(rc = check_columns(cmd, &topt, &cs.runs)))
-        rc = cli_emit(cmd, &cs, &output, NULL);
+        rc = cli_emit_written(cmd, &cs, &output, NULL, write_json);
 out:
     g_table = NULL;
     table_opts_free(&topt);

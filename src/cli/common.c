@@ -350,11 +350,15 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
     if (n_paths <= 0)
         return cli_usage_error(cmd, "no PATH given");
     cli_provenance_study(cs);
+    /* a document's provenance hashes every input: where the study reads
+     * each file (in its worker, on its rank), in parallel, rather than all
+     * at the end in this process. Only where the hash runs changes. */
+    cs->opt.hash_inputs = cs->json || !strcmp(cmd, "report");
     if (isatty(STDERR_FILENO)) {
         cs->opt.progress = progress;
         cs->opt.progress_ctx = NULL;
     }
-    cli_mpi_study(&cs->opt); /* under mpirun: this rank's share, gathered on rank 0 */
+    cli_mpi_study(&cs->opt, cmd); /* under mpirun: this rank's share, gathered on rank 0 */
     char *unmatched = NULL;
     size_t before = 0;
     jl_status st =

@@ -3,12 +3,14 @@
  * balanced by bytes), each summarises its share with the usual per-run
  * pipeline (and its own --workers), the summaries reach rank 0 in the
  * worker wire format, and rank 0 alone does the rest and writes. */
+#define _POSIX_C_SOURCE 200809L
 #include "cli/mpi.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef JOULES_MPI
 #include <mpi.h>
@@ -62,6 +64,106 @@ int cli_mpi_size(void)
 #define CHUNK (1 << 30)
 #define TAG_LEN 71
 #define TAG_DATA 72
+#define TAG_PROGRESS 73
+
+/* Progress of the whole study, on rank 0. Open MPI hands every rank a pipe
+ * for stderr, so no rank can tell whether a person watches: rank 0 prints
+ * a line now and then — first after FIRST_S seconds, then every EVERY_S —
+ * counting every rank's files; a short job prints none. The other ranks
+ * send rank 0 their count at most once a second. */
+#define PROGRESS_FIRST_S 5.0
+#define PROGRESS_EVERY_S 10.0
+static const char *progress_cmd = "";
+static uint64_t (*progress_of)[2]; /* per rank: files done, files in the study */
+static double progress_last_sent, progress_next_print, progress_every = PROGRESS_EVERY_S;
+static int progress_printed;
+static uint64_t progress_last_done;
+static uint64_t progress_unsent[2]; /* a rank's count not sent yet (rate limit) */
+static int progress_pending;
+
+static void progress_drain(void)
+{
+    int flag = 1;
+    while (flag) {
+        MPI_Status stt;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_PROGRESS, MPI_COMM_WORLD, &flag, &stt) != MPI_SUCCESS)
+            return;
+        if (!flag)
+            break;
+        uint64_t v[2];
+        if (MPI_Recv(v, 2, MPI_UINT64_T, stt.MPI_SOURCE, TAG_PROGRESS, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return;
+        if (progress_of && stt.MPI_SOURCE > 0 && stt.MPI_SOURCE < size) {
+            progress_of[stt.MPI_SOURCE][0] = v[0];
+            progress_of[stt.MPI_SOURCE][1] = v[1];
+        }
+    }
+}
+
+/* Rank 0: take in the others' counts, print a line when one is due (or,
+ * final, when a line was printed before: the log ends with the count). */
+static void progress_show(int final)
+{
+    progress_drain();
+    double now = MPI_Wtime();
+    if (!progress_of || (final ? !progress_printed : now < progress_next_print))
+        return;
+    uint64_t done = 0, total = 0;
+    for (int r = 0; r < size; r++) {
+        done += progress_of[r][0];
+        if (progress_of[r][1] > total)
+            total = progress_of[r][1];
+    }
+    if (done > total) /* a file cut between ranks counts once for each */
+        done = total;
+    if (progress_printed && done == progress_last_done) /* nothing new to say */
+        return;
+    progress_next_print = now + progress_every;
+    progress_printed = 1;
+    progress_last_done = done;
+    fprintf(stderr, "joules %s: [%.1f s] %llu/%llu files summarised on %d ranks\n", progress_cmd,
+            now - t_init, (unsigned long long)done, (unsigned long long)total, size);
+}
+
+static void progress_rank(void *ctx, size_t done, size_t total, const char *current)
+{
+    (void)ctx;
+    (void)current;
+    double now = MPI_Wtime();
+    if (rank == 0) {
+        progress_of[0][0] = done;
+        progress_of[0][1] = total;
+        progress_show(0);
+        return;
+    }
+    progress_unsent[0] = done;
+    progress_unsent[1] = total;
+    progress_pending = 1;
+    if (now - progress_last_sent >= 1.0) {
+        progress_last_sent = now;
+        progress_pending = 0;
+        (void)MPI_Send(progress_unsent, 2, MPI_UINT64_T, 0, TAG_PROGRESS,
+                       MPI_COMM_WORLD); /* 16 B: eager */
+    }
+}
+
+/* Rank 0 waits for rank r's share without spinning in MPI_Recv (Open MPI
+ * polls at 100 % of a core there, which a rank still loading on the same
+ * cores would lose) and shows the progress meanwhile. */
+static int wait_for(int r)
+{
+    for (;;) {
+        int flag = 0;
+        if (MPI_Iprobe(r, TAG_LEN, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+        if (flag)
+            return 0;
+        progress_show(0);
+        struct timespec ts = {0, 2000000}; /* 2 ms */
+        nanosleep(&ts, NULL);
+    }
+}
 
 static jl_status exchange(const void *mine, size_t len, void **all, size_t *all_len,
                           jl_error **err);
@@ -83,6 +185,9 @@ static jl_status exchange(const void *mine, size_t len, void **all, size_t *all_
 {
     if (rank != 0) {
         bytes_sent = len;
+        if (progress_pending) /* the last count, before the share */
+            (void)MPI_Send(progress_unsent, 2, MPI_UINT64_T, 0, TAG_PROGRESS, MPI_COMM_WORLD);
+        progress_pending = 0;
         uint64_t n = len;
         if (MPI_Send(&n, 1, MPI_UINT64_T, 0, TAG_LEN, MPI_COMM_WORLD) != MPI_SUCCESS)
             goto fail;
@@ -98,8 +203,8 @@ static jl_status exchange(const void *mine, size_t len, void **all, size_t *all_
     size_t used = 0;
     for (int r = 1; r < size; r++) {
         uint64_t n = 0;
-        if (MPI_Recv(&n, 1, MPI_UINT64_T, r, TAG_LEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
-            MPI_SUCCESS) {
+        if (wait_for(r) != 0 || MPI_Recv(&n, 1, MPI_UINT64_T, r, TAG_LEN, MPI_COMM_WORLD,
+                                         MPI_STATUS_IGNORE) != MPI_SUCCESS) {
             free(buf);
             goto fail;
         }
@@ -123,6 +228,7 @@ static jl_status exchange(const void *mine, size_t len, void **all, size_t *all_
         }
         used += (size_t)n;
     }
+    progress_show(1); /* every rank's last count was sent before its share */
     *all = buf;
     *all_len = used;
     bytes_received = used;
@@ -138,7 +244,7 @@ void cli_mpi_share(void)
     sharing = 1;
 }
 
-void cli_mpi_study(jl_study_options *opt)
+void cli_mpi_study(jl_study_options *opt, const char *cmd)
 {
     if (size <= 1 || !sharing)
         return;
@@ -146,8 +252,22 @@ void cli_mpi_study(jl_study_options *opt)
     opt->shard.count = size;
     opt->shard.gather = gather;
     opt->shard.ctx = NULL;
-    if (rank != 0)
-        opt->progress = NULL;
+    progress_cmd = cmd;
+    free(progress_of);
+    progress_of = rank == 0 ? calloc((size_t)size, sizeof *progress_of) : NULL;
+    /* JOULES_MPI_PROGRESS=S: the first line after S seconds and then every
+     * S (the tests: 0, a line at every count) */
+    const char *every = getenv("JOULES_MPI_PROGRESS");
+    double first = PROGRESS_FIRST_S;
+    if (every && *every) {
+        char *end = NULL;
+        double v = strtod(every, &end);
+        if (end && !*end && v >= 0 && v < 1e6)
+            first = progress_every = v;
+    }
+    progress_next_print = MPI_Wtime() + first;
+    opt->progress = rank == 0 && !progress_of ? NULL : progress_rank;
+    opt->progress_ctx = NULL;
 }
 
 void cli_mpi_secondary_done(void)
@@ -217,9 +337,10 @@ void cli_mpi_share(void)
 {
 }
 
-void cli_mpi_study(jl_study_options *opt)
+void cli_mpi_study(jl_study_options *opt, const char *cmd)
 {
     (void)opt;
+    (void)cmd;
 }
 
 void cli_mpi_secondary_done(void)

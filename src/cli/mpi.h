@@ -20,8 +20,10 @@ int cli_mpi_size(void);
  * just not parallel. */
 void cli_mpi_share(void);
 /* With several ranks and cli_mpi_share(): this rank loads its share of the study and rank 0
- * gathers the others' (opt->shard); ranks other than 0 show no progress. */
-void cli_mpi_study(jl_study_options *opt);
+ * gathers the others' (opt->shard). The progress is rank 0's, counting every
+ * rank's files: a line on stderr after 5 s, then every 10 s (opt->progress
+ * replaced; ranks' stderr is never a terminal under Open MPI). */
+void cli_mpi_study(jl_study_options *opt, const char *cmd);
 /* After the study load on a rank other than 0: its share went to rank 0,
  * which alone computes and writes; this rank ends here (exit 0). */
 void cli_mpi_secondary_done(void);

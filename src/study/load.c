@@ -55,6 +55,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/sha256.h"
 #include "core/util.h"
 #include "joules/study.h"
 #include "study/study_internal.h"
@@ -177,16 +178,37 @@ jl_status jl_study_load_file(const char *path, const jl_study_options *opt, jl_s
     return load_part(path, opt, 0, 1, 0, NULL, NULL, NULL, &pi, out, errors);
 }
 
+/* opt->hash_inputs: the file of a unit just summarised is hashed by the
+ * unit of its part 0, while its pages are still in memory, and only when it
+ * opened (a file that did not has no digest to give). A failure here is no
+ * failure of the study: the provenance hashes the file itself later. */
+static int want_digest(const jl_study_options *opt, size_t part, const part_info *pi)
+{
+    return opt->hash_inputs && part == 0 && pi->opened;
+}
+
+static void digest_here(const char *path, const jl_study_options *opt, size_t part,
+                        const part_info *pi)
+{
+    jl_error *err = NULL;
+    if (want_digest(opt, part, pi))
+        (void)jl__digest_file(path, NULL, &err);
+    jl_error_free(err);
+}
+
 /* ------------------------------------------------------------ workers */
 
 /* Frames from a worker: a file-level error ('F': the file could not be
  * opened) is kept apart from run errors ('E') so that the parts of one file
- * report it once; 'R' tells the runs a part covers before it reads them. */
+ * report it once; 'R' tells the runs a part covers before it reads them;
+ * 'H' is the file's SHA-256 (opt->hash_inputs, part 0 of a file that
+ * opened), noted by the parent for the provenance. */
 enum {
     FRAME_SUMMARY = 'S',
     FRAME_ERROR = 'E',
     FRAME_FILE_ERROR = 'F',
     FRAME_RANGE = 'R',
+    FRAME_DIGEST = 'H',
     FRAME_DONE = 'D'
 };
 #define QUIT_INDEX 0xffffffffu
@@ -361,6 +383,16 @@ static void worker_main(int fd, char **files, const unit *units, size_t n_units,
         }
         jl_summary_list_clear(&l);
         jl_error_list_clear(&e);
+        jl__digest d;
+        jl_error *herr = NULL;
+        if (want_digest(opt, u->part, &pi) && jl__digest_file(path, &d, &herr) == JL_OK) {
+            size_t at = frame_begin(&b, FRAME_DIGEST);
+            int64_t v[3] = {(int64_t)d.size, d.mtime_s, d.mtime_ns};
+            jl__wbuf_put(&b, v, sizeof v);
+            jl__wbuf_put(&b, d.hex, 64);
+            frame_end(&b, at);
+        }
+        jl_error_free(herr);
         if (b.failed) { /* report the unit as out of memory, nothing else */
             b.len = 0;
             b.failed = 0;
@@ -730,6 +762,16 @@ static jl_status parse_frames(pool *p, int k)
             free(s->last_run);
             s->first_run = range_name(&q, &left);
             s->last_run = range_name(&q, &left);
+        } else if (kind == FRAME_DIGEST && n == 24 + 64) {
+            int64_t v[3];
+            jl__digest d;
+            memcpy(v, pl, sizeof v);
+            memcpy(d.hex, pl + 24, 64);
+            d.hex[64] = '\0';
+            d.size = (unsigned long long)v[0];
+            d.mtime_s = v[1];
+            d.mtime_ns = v[2];
+            st = jl__digest_note(p->files[p->units[w->q[0]].file], &d);
         } else if (kind == FRAME_DONE && n == 8) {
             uint32_t idx;
             int32_t fst;
@@ -936,10 +978,21 @@ static jl_status load_parallel(char **files, size_t n_files, const unit *given, 
 
 /* ------------------------------------------------------------ shares */
 
+/* Process 0 decodes the others' summaries and writes every output after
+ * the exchange, alone: about this share of one process's whole time on the
+ * study set of tests/perf/mpi_scaling.sh (0.25 s of 6.2 s, the inputs'
+ * hash done where they are read). So it takes that much less of the bytes,
+ * and all ranks end together: with S the serial share and N processes,
+ * process 0 takes (1 + S) / N - S of the bytes (none when that is below
+ * zero: from N = 26 on, its serial part outweighs a share) and the others
+ * split the rest. Only the balance depends on it, never a result. */
+#define SHARE0_SERIAL 0.04
+
 /* The units of process `index` of `count`: the files planned as for
  * count x W workers (a file larger than 1/(count W) of the bytes cut into
- * that many parts), then cut into `count` contiguous ranges of about equal
- * bytes — a unit goes to the process whose range holds its middle byte.
+ * that many parts), then cut into `count` contiguous ranges of bytes —
+ * process 0's smaller by SHARE0_SERIAL, the others' equal; a unit goes to
+ * the process whose range holds its middle byte.
  * Contiguous, so the shares one after the other are the order of one
  * process. Every process computes the same plan from stat(). Returns the
  * units (all of them, *lo..*hi this process's) or NULL (out of memory). */
@@ -966,11 +1019,14 @@ static unit *plan_share(char **files, size_t n_files, int index, int count, int 
     }
     size_t first = *n_units, end = *n_units;
     double before = 0;
+    double x0 = (1 + SHARE0_SERIAL) / count - SHARE0_SERIAL; /* process 0's part of the bytes */
+    if (x0 < 0)
+        x0 = 0;
     for (size_t k = 0; k < *n_units; k++) {
         /* by bytes; by count when no size is known */
         double mid = total > 0 ? (before + w[k] / 2) / total : (k + 0.5) / (double)*n_units;
         before += w[k];
-        int owner = (int)(mid * count);
+        int owner = mid < x0 ? 0 : 1 + (int)((mid - x0) / (1 - x0) * (count - 1));
         if (owner >= count)
             owner = count - 1;
         if (owner == index && first == *n_units)
@@ -1005,6 +1061,7 @@ static jl_status load_share_units(char **files, size_t n_files, const unit *u, s
         part_info pi;
         st = load_part(files[u[k].file], opt, u[k].part, u[k].parts, 0, NULL, NULL, NULL, &pi, out,
                        &e);
+        digest_here(files[u[k].file], opt, u[k].part, &pi);
         for (size_t i = 0; i < e.count; i++) {
             if (st == JL_OK && (pi.opened || u[k].part == 0))
                 st = jl_error_list_push(errors, e.items[i]);
@@ -1016,34 +1073,69 @@ static jl_status load_share_units(char **files, size_t n_files, const unit *u, s
     return st;
 }
 
-/* Encoded share: u32 summaries, u32 errors, then each in the worker wire
- * format (wire.c). */
-static jl_status encode_share(const jl_summary_list *l, const jl_error_list *e, jl_wbuf *b)
+/* Encoded share: u32 summaries, u32 errors, u32 digests, then each
+ * summary and error in the worker wire format (wire.c), then each digest
+ * of a file whose part 0 is in the share (opt->hash_inputs): u32 file
+ * index (every process lists the same files), i64 size, i64 mtime seconds,
+ * i64 nanoseconds, 64 hex digits. */
+#define DIGEST_BYTES (4 + 24 + 64)
+
+static jl_status encode_share(char **files, const unit *u, size_t n_u, const jl_summary_list *l,
+                              const jl_error_list *e, jl_wbuf *b)
 {
     jl_status st = JL_OK;
+    uint32_t nd = 0;
+    jl__digest *d = malloc((n_u ? n_u : 1) * sizeof *d);
+    uint32_t *of = malloc((n_u ? n_u : 1) * sizeof *of);
+    if (!d || !of) {
+        free(d);
+        free(of);
+        return JL_ENOMEM;
+    }
+    for (size_t k = 0; k < n_u; k++)
+        if (u[k].part == 0 && jl__digest_lookup(files[u[k].file], &d[nd]))
+            of[nd++] = (uint32_t)u[k].file;
     jl__wbuf_u32(b, (uint32_t)l->count);
     jl__wbuf_u32(b, (uint32_t)e->count);
+    jl__wbuf_u32(b, nd);
     for (size_t i = 0; i < l->count && st == JL_OK; i++)
         st = jl__wire_put_summary(b, l->items[i]);
     for (size_t i = 0; i < e->count && st == JL_OK; i++)
         st = jl__wire_put_error(b, e->items[i]);
+    for (uint32_t k = 0; k < nd && st == JL_OK; k++) {
+        int64_t v[3] = {(int64_t)d[k].size, d[k].mtime_s, d[k].mtime_ns};
+        jl__wbuf_u32(b, of[k]);
+        jl__wbuf_put(b, v, sizeof v);
+        jl__wbuf_put(b, d[k].hex, 64);
+    }
+    free(d);
+    free(of);
     return st == JL_OK && b->failed ? JL_ENOMEM : st;
 }
 
-static jl_status decode_shares(const unsigned char *p, size_t n, jl_summary_list *out,
-                               jl_error_list *errors, jl_error **err)
+static jl_status share_malformed(jl_error **err)
+{
+    if (!*err)
+        *err = jl_error_new(JL_EINTERNAL, NULL, NULL, NULL, -1,
+                            "a study share received from another process is malformed");
+    return JL_EINTERNAL;
+}
+
+static jl_status decode_shares(const unsigned char *p, size_t n, char **files, size_t n_files,
+                               jl_summary_list *out, jl_error_list *errors, jl_error **err)
 {
     while (n > 0) {
-        uint32_t ns, ne;
-        if (n < 8) {
+        uint32_t ns, ne, nd;
+        if (n < 12) {
             *err = jl_error_new(JL_EINTERNAL, NULL, NULL, NULL, -1,
                                 "a study share received from another process is cut short");
             return JL_EINTERNAL;
         }
         memcpy(&ns, p, 4);
         memcpy(&ne, p + 4, 4);
-        p += 8;
-        n -= 8;
+        memcpy(&nd, p + 8, 4);
+        p += 12;
+        n -= 12;
         for (uint64_t i = 0; i < (uint64_t)ns + ne; i++) {
             size_t used = 0;
             jl_summary *s = NULL;
@@ -1052,9 +1144,8 @@ static jl_status decode_shares(const unsigned char *p, size_t n, jl_summary_list
                                   : jl__wire_get_error(p, n, &used, &e);
             if (st == JL_OK)
                 st = s ? jl_summary_list_push(out, s) : jl_error_list_push(errors, e);
-            else if (st != JL_ENOMEM && !*err)
-                *err = jl_error_new(st, NULL, NULL, NULL, -1,
-                                    "a study share received from another process is malformed");
+            else if (st != JL_ENOMEM)
+                return share_malformed(err);
             if (st != JL_OK) {
                 if (s && st == JL_ENOMEM)
                     jl_summary_free(s);
@@ -1062,6 +1153,27 @@ static jl_status decode_shares(const unsigned char *p, size_t n, jl_summary_list
             }
             p += used;
             n -= used;
+        }
+        for (uint32_t i = 0; i < nd; i++) {
+            uint32_t f;
+            int64_t v[3];
+            jl__digest d;
+            if (n < DIGEST_BYTES)
+                return share_malformed(err);
+            memcpy(&f, p, 4);
+            memcpy(v, p + 4, sizeof v);
+            memcpy(d.hex, p + 28, 64);
+            d.hex[64] = '\0';
+            d.size = (unsigned long long)v[0];
+            d.mtime_s = v[1];
+            d.mtime_ns = v[2];
+            p += DIGEST_BYTES;
+            n -= DIGEST_BYTES;
+            if (f >= n_files)
+                return share_malformed(err);
+            jl_status st = jl__digest_note(files[f], &d);
+            if (st != JL_OK)
+                return st;
         }
     }
     return JL_OK;
@@ -1084,10 +1196,10 @@ static jl_status load_shard(char **files, size_t n_files, const jl_study_options
     jl_summary_list *l = index == 0 ? out : &mine;
     jl_error_list *e = index == 0 ? errors : &mine_err;
     jl_status st = load_share_units(files, n_files, u ? u + lo : NULL, hi - lo, opt, l, e);
-    free(u);
     jl_wbuf b = {0};
     if (st == JL_OK && index > 0)
-        st = encode_share(l, e, &b);
+        st = encode_share(files, u ? u + lo : NULL, hi - lo, l, e, &b);
+    free(u);
     jl_summary_list_clear(&mine);
     jl_error_list_clear(&mine_err);
     if (st != JL_OK) {
@@ -1100,7 +1212,7 @@ static jl_status load_shard(char **files, size_t n_files, const jl_study_options
     st = opt->shard.gather(opt->shard.ctx, b.data, b.len, &all, &all_len, &err);
     jl__wbuf_free(&b);
     if (st == JL_OK && index == 0 && all)
-        st = decode_shares(all, all_len, out, errors, &err);
+        st = decode_shares(all, all_len, files, n_files, out, errors, &err);
     free(all);
     if (err)
         (void)jl_error_list_push(errors, err);
@@ -1147,7 +1259,9 @@ jl_status jl_study_load(const char *const *paths, size_t n, const jl_study_optio
         }
     }
     for (size_t i = first; i < n_files && st == JL_OK; i++) {
-        st = jl_study_load_file(files[i], opt, out, errors);
+        part_info pi;
+        st = load_part(files[i], opt, 0, 1, 0, NULL, NULL, NULL, &pi, out, errors);
+        digest_here(files[i], opt, 0, &pi);
         if (opt->progress)
             opt->progress(opt->progress_ctx, i + 1, n_files, files[i]);
     }

@@ -49,6 +49,12 @@ say() { printf '%s\n' "mpi_scaling: $*" >&2; }
 command -v mpirun >/dev/null || { say "mpirun is missing (sh .ci/install-deps)"; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+# One host: ranks talk through shared memory (the vader BTL of the ob1
+# PML). Left to itself, Open MPI 4.1 first tries the UCX PML, which cannot
+# be selected on this machine, and falls back to ob1 after ~0.22 s of
+# MPI_Init per rank, paid by every job whatever its size (docs/scaling.md,
+# "Start-up"). JOULES_MPI_PML_DEFAULT=1 times that default instead.
+[ -n "${JOULES_MPI_PML_DEFAULT:-}" ] || export OMPI_MCA_pml=ob1
 
 say "building Release with MPI in $BUILD"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DJOULES_MPI=ON >"$DIR/mpi-cmake.log" 2>&1 ||
@@ -137,7 +143,7 @@ rss=$(grep -h joules-rss-kib "$OUT/r2.err" | sed 's/.*://' | sort -n | tail -1)
 speed=$(echo "$r1 / $r2" | bc -l)
 serial=$(echo "$after / $r1" | bc -l)
 cores=$(nproc)
-printf '\n## joules under MPI: %s %s set, %s files, %s bytes, %s cores, load %s\n\n' "$SCALE" "$KIND" "$(ls "$SET" | grep -c '\.h5$')" "$bytes" "$cores" "$(cut -d' ' -f1 /proc/loadavg)"
+printf '\n## joules under MPI: %s %s set, %s files, %s bytes, %s cores, load %s, pml %s\n\n' "$SCALE" "$KIND" "$(ls "$SET" | grep -c '\.h5$')" "$bytes" "$cores" "$(cut -d' ' -f1 /proc/loadavg)" "${OMPI_MCA_pml:-default}"
 printf '| run | median wall (s) | vs 1 rank |\n|---|---|---|\n'
 for n in one r1 r2 r2w2; do eval "t=\$$n"; printf '| %s | %.3f | %.2fx |\n' "$n" "$t" "$(echo "$r1 / $t" | bc -l)"; done
 printf '\n- 2 ranks: speed-up %.2fx, efficiency %.0f %%\n' "$speed" "$(echo "$speed * 50" | bc -l)"

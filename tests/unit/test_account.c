@@ -2,9 +2,11 @@
  * the provenance block (deterministic apart from the time, which
  * SOURCE_DATE_EPOCH fixes), the document writers' hook. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "account/account_internal.h"
 #include "joules/account.h"
@@ -89,13 +91,19 @@ TEST(sha256_hw_matches_portable)
     free(data);
 }
 
-TEST(sha256_file)
+/* A temporary file holding "abc" (path: a mkstemp template). */
+static void temp_abc(char *path)
 {
-    char path[] = "/tmp/jl_account_XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     CHECK(write(fd, "abc", 3) == 3);
     close(fd);
+}
+
+TEST(sha256_file)
+{
+    char path[] = "/tmp/jl_account_XXXXXX";
+    temp_abc(path);
     char hex[65];
     unsigned long long size = 0;
     jl_error *err = NULL;
@@ -116,10 +124,8 @@ static const json_t *hook(void *ctx)
 TEST(provenance_block)
 {
     char path[] = "/tmp/jl_account_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    CHECK(write(fd, "abc", 3) == 3);
-    close(fd);
+    temp_abc(path);
+    int fd;
     jl_provenance *p = jl_provenance_new();
     char *argv[] = {"/usr/bin/joules", "summarize", "--json", path};
     CHECK_EQ_INT(jl_provenance_set_command(p, 4, argv), JL_OK);
@@ -165,6 +171,42 @@ TEST(provenance_block)
     json_decref(other);
     json_decref(b);
     jl_provenance_free(p);
+}
+
+/* A digest noted where the file was read (core/digests.c) is what the
+ * provenance records while the file is unchanged; once it changes, the
+ * provenance hashes the file again. The noted digest here is deliberately
+ * not the file's, to see which one is used. */
+TEST(provenance_uses_noted_digest)
+{
+    char path[] = "/tmp/jl_account_XXXXXX";
+    temp_abc(path);
+    int fd;
+    jl__digest d;
+    CHECK_EQ_INT(jl__digest_file(path, &d, NULL), JL_OK);
+    CHECK_STR(d.hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    memset(d.hex, 'e', 64);
+    CHECK_EQ_INT(jl__digest_note(path, &d), JL_OK);
+    jl_provenance *p = jl_provenance_new();
+    CHECK_EQ_INT(jl_provenance_add_input(p, path), JL_OK);
+    json_t *b = jl_provenance_to_json(p);
+    json_t *in = json_array_get(json_object_get(b, "inputs"), 0);
+    CHECK(!strncmp(json_string_value(json_object_get(in, "sha256")), "eeee", 4));
+    json_decref(b);
+    /* the file changes (size): hashed again */
+    fd = open(path, O_WRONLY | O_APPEND);
+    CHECK(fd >= 0 && write(fd, "d", 1) == 1);
+    close(fd);
+    CHECK_EQ_INT(jl_provenance_add_input(p, "/nonexistent/y.h5"), JL_OK); /* a new block */
+    b = jl_provenance_to_json(p);
+    in = json_array_get(json_object_get(b, "inputs"), 0);
+    CHECK_STR(json_string_value(json_object_get(in, "sha256")),
+              "88d4266fd4e6338d13b845fcf289579d209c897823b9217da3e161936f031589"); /* "abcd" */
+    CHECK_EQ_INT(json_integer_value(json_object_get(in, "bytes")), 4);
+    json_decref(b);
+    jl_provenance_free(p);
+    jl__digest_forget_all();
+    unlink(path);
 }
 
 static jl_tseries *series_csv(const char *text)
@@ -315,6 +357,7 @@ int main(void)
     RUN(sha256_hw_matches_portable);
     RUN(sha256_file);
     RUN(provenance_block);
+    RUN(provenance_uses_noted_digest);
     RUN(emissions_hour_boundaries);
     RUN(emissions_constant_series_exact);
     RUN(series_layouts);

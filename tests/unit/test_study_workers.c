@@ -14,6 +14,7 @@
 
 #include <hdf5.h>
 
+#include "core/sha256.h"
 #include "core/util.h"
 #include "joules/study.h"
 #include "joules/trace_write.h"
@@ -21,6 +22,8 @@
 #include "test.h"
 
 static const char *traces_dir = JOULES_SOURCE_DIR "/traces";
+/* jl_study_options.hash_inputs for load() and load_shared() */
+static int want_hash;
 
 typedef struct loaded {
     jl_summary_list runs;
@@ -51,6 +54,7 @@ static void load(loaded *l, const char *const *paths, size_t n, int workers)
     opt.isolate = workers > 0;
     opt.progress = on_progress;
     opt.progress_ctx = l;
+    opt.hash_inputs = want_hash;
     l->st = jl_study_load(paths, n, &opt, &l->runs, &l->errors);
 }
 
@@ -542,6 +546,10 @@ static void load_shared(loaded *l, const char *const *paths, size_t n, int count
         opt.shard.count = count;
         opt.shard.gather = keep_share;
         opt.shard.ctx = &sh;
+        opt.hash_inputs = want_hash;
+        /* share 0 knows the others' digests only from their shares */
+        if (want_hash && index == 0)
+            jl__digest_forget_all();
         part.st = jl_study_load(paths, n, &opt, &part.runs, &part.errors);
         if (index > 0) { /* its share went to the gather */
             CHECK_EQ_INT(part.st, JL_OK);
@@ -589,10 +597,101 @@ TEST(shares_match_one_process)
     free(dir);
 }
 
+/* hash_inputs: every file that opened has its SHA-256 noted in this
+ * process — by the process itself, from a worker's frame, or from another
+ * share's encoding — equal to hashing it here; a file that did not open
+ * has none; and the summaries are the same as without hashing. */
+static void check_digests(const char *const *paths, size_t n, const char *bad_file)
+{
+    char **files = NULL;
+    size_t n_files = 0;
+    jl_error_list errs = {0};
+    CHECK_EQ_INT(jl_collect_paths(paths, n, &files, &n_files, &errs), JL_OK);
+    size_t have = 0;
+    for (size_t i = 0; i < n_files; i++) {
+        jl__digest d;
+        if (!jl__digest_lookup(files[i], &d)) {
+            CHECK(bad_file && strstr(files[i], bad_file));
+            continue;
+        }
+        char hex[65];
+        unsigned long long size = 0;
+        CHECK_EQ_INT(jl__sha256_file(files[i], hex, &size, NULL), JL_OK);
+        CHECK(!strcmp(d.hex, hex));
+        CHECK(d.size == size);
+        have++;
+    }
+    CHECK(have >= 4 && have + 2 == n_files); /* the two bad files: none */
+    jl_paths_free(files, n_files);
+    jl_error_list_clear(&errs);
+}
+
+TEST(inputs_hashed_where_read)
+{
+    char *dir = make_dir_with_bad_files();
+    const char *paths[] = {dir, traces_dir};
+    loaded plain;
+    load(&plain, paths, 2, 0);
+    want_hash = 1;
+    for (int workers = 0; workers <= 2; workers++) {
+        jl__digest_forget_all();
+        loaded l;
+        load(&l, paths, 2, workers);
+        check_identical(&plain, &l);
+        check_digests(paths, 2, "joules-test-workers");
+        unload(&l);
+    }
+    static const struct {
+        int count, workers;
+    } cases[] = {{2, 0}, {3, 2}, {40, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        jl__digest_forget_all();
+        loaded sh;
+        load_shared(&sh, paths, 2, cases[c].count, cases[c].workers);
+        check_identical(&plain, &sh);
+        check_digests(paths, 2, "joules-test-workers");
+        unload(&sh);
+    }
+    /* a file changed since it was hashed has no digest any more */
+    jl__digest_forget_all();
+    char *copy = jl__asprintf("%s/copy.h5", dir);
+    char *src = jl__asprintf("%s/h100/h100-qwen3-1.7b-shape-chat.h5", traces_dir);
+    FILE *in = fopen(src, "rb"), *out = fopen(copy, "wb");
+    CHECK(in && out);
+    char buf[65536];
+    size_t got;
+    while (in && out && (got = fread(buf, 1, sizeof buf, in)) > 0)
+        CHECK(fwrite(buf, 1, got, out) == got);
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+    const char *one[] = {copy};
+    loaded c;
+    load(&c, one, 1, 1);
+    jl__digest d;
+    CHECK(jl__digest_lookup(copy, &d));
+    out = fopen(copy, "ab");
+    CHECK(out && fputc(0, out) == 0);
+    if (out)
+        fclose(out);
+    CHECK(!jl__digest_lookup(copy, &d));
+    unload(&c);
+    unlink(copy);
+    free(copy);
+    free(src);
+    want_hash = 0;
+    jl__digest_forget_all();
+    unload(&plain);
+    remove_dir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     RUN(workers_match_one_process);
     RUN(shares_match_one_process);
+    RUN(inputs_hashed_where_read);
     RUN(default_single_worker_isolates_a_crash);
     RUN(in_process_matches_isolated);
     RUN(errors_in_file_order);
