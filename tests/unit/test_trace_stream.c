@@ -2,7 +2,7 @@
  * src/trace/column_stream.c, jl__qstream): the summary of a streamed run
  * is the summary of the same run read whole, figure for figure to the bit
  * (deflate and Zstandard, seconds and request chunked differently, few and
- * many samples, heavy ties); a bad latency, a bad request index, a wrong
+ * many samples (past 2^20: pass 1 gathers ahead), heavy ties); a bad latency, a bad request index, a wrong
  * length and a corrupt chunk give the same message either way; layouts the
  * stream does not take (contiguous) are read whole; and the two-pass
  * quantiles equal jl__quantiles_f on every kind of sample set. */
@@ -148,9 +148,11 @@ static void check_same_both_ways(const char *path, const jl_run *r, int expect_s
 
 TEST(streamed_equals_whole)
 {
-    const size_t sizes[] = {11, 20000, 100000};
+    /* the last past 2^20 samples: pass 1 keeps 32,768, gathers ahead and
+     * filters as it counts (jl__qstream_want, jl__qstream_add_sel) */
+    const size_t sizes[] = {11, 20000, 100000, ((size_t)1 << 20) + 70001};
     const jl_trace_compression comps[] = {JL_COMPRESS_DEFLATE, JL_COMPRESS_ZSTD};
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < 4; i++)
         for (size_t c = 0; c < 2; c++) {
             jl_run *r = make_itl_run(sizes[i]);
             char name[64];
