@@ -2,10 +2,11 @@
  * src/trace/column_stream.c, jl__qstream): the summary of a streamed run
  * is the summary of the same run read whole, figure for figure to the bit
  * (deflate and Zstandard, seconds and request chunked differently, few and
- * many samples (past 2^20: pass 1 gathers ahead), heavy ties); a bad latency, a bad request index, a wrong
- * length and a corrupt chunk give the same message either way; layouts the
- * stream does not take (contiguous) are read whole; and the two-pass
- * quantiles equal jl__quantiles_f on every kind of sample set. */
+ * many samples (past 2^20: pass 1 gathers ahead), heavy ties); a bad
+ * latency, a bad request index, a wrong length and a corrupt chunk give
+ * the same message either way; layouts the stream does not take
+ * (contiguous) are read whole; and the two-pass quantiles equal
+ * jl__quantiles_f on every kind of sample set. */
 #define _POSIX_C_SOURCE 200809L
 #include <hdf5.h>
 
