@@ -979,14 +979,15 @@ static jl_status load_parallel(char **files, size_t n_files, const unit *given, 
 /* ------------------------------------------------------------ shares */
 
 /* Process 0 decodes the others' summaries and writes every output after
- * the exchange, alone: about this share of one process's whole time on the
- * study set of tests/perf/mpi_scaling.sh (0.25 s of 6.2 s, the inputs'
- * hash done where they are read). So it takes that much less of the bytes,
- * and all ranks end together: with S the serial share and N processes,
- * process 0 takes (1 + S) / N - S of the bytes (none when that is below
- * zero: from N = 26 on, its serial part outweighs a share) and the others
- * split the rest. Only the balance depends on it, never a result. */
-#define SHARE0_SERIAL 0.04
+ * the exchange, alone: about this share of one process's whole time with
+ * `summarize --json` on the study set of tests/perf/mpi_scaling.sh (0.16 s
+ * of 6.4 s, the inputs hashed where they are read and the document written
+ * without a tree; docs/scaling.md). So it takes that much less of the
+ * bytes, and all ranks end together: with S the serial share and N
+ * processes, process 0 takes (1 + S) / N - S of the bytes (none when that
+ * is below zero: from N = 35 on, its serial part outweighs a share) and the
+ * others split the rest. Only the balance depends on it, never a result. */
+#define SHARE0_SERIAL 0.03
 
 /* The units of process `index` of `count`: the files planned as for
  * count x W workers (a file larger than 1/(count W) of the bytes cut into
