@@ -443,6 +443,26 @@ jl_status jl__qstream_init(jl__qstream *s)
     return JL_OK;
 }
 
+/* The float whose key is k (the inverse of jl__fkey; a zero comes back
+ * +0.0). */
+static float fkey_value(uint32_t k)
+{
+    uint32_t u = k & 0x80000000u ? k ^ 0x80000000u : ~k;
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static void spec_stop(jl__qstream *s)
+{
+    free(s->spec_on);
+    free(s->spec);
+    s->spec_on = NULL;
+    s->spec = NULL;
+    s->spec_n = 0;
+    s->want_nq = 0;
+}
+
 void jl__qstream_free(jl__qstream *s)
 {
     free(s->first);
@@ -450,11 +470,14 @@ void jl__qstream_free(jl__qstream *s)
     free(s->slot);
     free(s->low);
     free(s->gat);
+    spec_stop(s);
     memset(s, 0, sizeof *s);
 }
 
 jl_status jl__qstream_reserve(jl__qstream *s, size_t n)
 {
+    if (s->n == 0)
+        s->expect = n;
     if (n <= s->cap || n > JL__QSTREAM_KEEP_MAX || s->n > 0)
         return JL_OK;
     float *f = realloc(s->first, n * sizeof *f);
@@ -465,31 +488,255 @@ jl_status jl__qstream_reserve(jl__qstream *s, size_t n)
     return JL_OK;
 }
 
+jl_status jl__qstream_want(jl__qstream *s, const double *q, size_t nq)
+{
+    /* only for a count known beforehand that pass 1 will not keep whole */
+    if (s->n > 0 || nq == 0 || nq > RADIX_MAX_Q || s->expect <= s->cap || s->expect > UINT32_MAX)
+        return JL_OK;
+    memcpy(s->want_q, q, nq * sizeof *q);
+    s->want_nq = nq;
+    return JL_OK;
+}
+
+/* Whether bucket b, holding ranks [cum, cum + c), has a rank within d of
+ * one of rank[*r..nu) (ascending); *r moves past the ranks below. */
+static int near_rank(const size_t *rank, size_t nu, size_t *r, size_t cum, size_t c, size_t d)
+{
+    while (*r < nu && rank[*r] + d < cum)
+        ++*r;
+    return c && *r < nu && rank[*r] < cum + c + d;
+}
+
+/* A round of pass 1's gathering, at s->n samples: the buckets holding the
+ * ranks within d of each order statistic wanted (estimated from the counts
+ * so far) are gathered from now on, and their kept samples at once; those
+ * gathered so far that are now beyond 4 d of every one are dropped (the
+ * estimates move while the samples come: a run's latencies drift). Pass 1
+ * stops gathering when out of memory or past gather_max. */
+static void spec_round(jl__qstream *s)
+{
+    if (!s->spec_on) {
+        s->spec_on = calloc(RADIX_BUCKETS, 1);
+        s->spec = malloc((s->gather_max ? s->gather_max : 1) * sizeof *s->spec);
+        if (!s->spec_on || !s->spec) {
+            spec_stop(s);
+            return;
+        }
+    }
+    if (s->spec_rounds >= 254) { /* 255 marks the buckets plan_from_spec adds */
+        s->next_round = SIZE_MAX;
+        return;
+    }
+    /* half a band, as a share of the samples: the bands of the whole run
+     * (2 order statistics per quantile, with room) fit in gather_max */
+    double share = (double)s->gather_max / (8.0 * (double)s->want_nq * (double)s->expect);
+    if (share > 0.01)
+        share = 0.01;
+    size_t d = (size_t)(share * (double)s->n), rank[2 * RADIX_MAX_Q];
+    size_t nu = radix_ranks(s->n, s->want_q, s->want_nq, rank);
+    unsigned char mark = (unsigned char)(s->spec_rounds + 1);
+    size_t added = 0, dropped = 0, cum = 0, r1 = 0, r4 = 0;
+    for (size_t b = 0; b < RADIX_BUCKETS; b++) {
+        size_t c = s->hist[b];
+        if (!c && !s->spec_on[b]) /* most buckets: nothing to mark or drop */
+            continue;
+        int near = near_rank(rank, nu, &r1, cum, c, d);
+        int kept = near_rank(rank, nu, &r4, cum, c, 4 * d);
+        if (near && !s->spec_on[b]) {
+            s->spec_on[b] = mark;
+            added++;
+        } else if (!kept && s->spec_on[b]) {
+            s->spec_on[b] = 0;
+            dropped++;
+        }
+        cum += c;
+    }
+    s->spec_since[s->spec_rounds++] = s->n;
+    s->next_round = s->n > SIZE_MAX / 2 ? SIZE_MAX : 2 * s->n;
+    if (dropped) {
+        size_t k = 0;
+        for (size_t i = 0; i < s->spec_n; i++) {
+            float v = s->spec[i];
+            s->spec[k] = v;
+            k += s->spec_on[fkey(v) >> (32 - RADIX_BITS)] != 0;
+        }
+        s->spec_n = k;
+    }
+    if (!added)
+        return;
+    for (size_t i = 0; i < s->cap; i++) {
+        float v = s->first[i];
+        if (s->spec_on[fkey(v) >> (32 - RADIX_BITS)] == mark) {
+            if (s->spec_n >= s->gather_max) {
+                spec_stop(s);
+                return;
+            }
+            s->spec[s->spec_n++] = v + 0.0f;
+        }
+    }
+}
+
+/* Pass 1 past the kept samples: counts, and gathers while want_nq. */
+static void count_spec(jl__qstream *s, const float *v, size_t m)
+{
+    uint32_t *h = s->hist;
+    if (!s->want_nq) {
+        for (size_t i = 0; i < m; i++)
+            h[fkey(v[i]) >> (32 - RADIX_BITS)]++;
+        return;
+    }
+    const unsigned char *on = s->spec_on;
+    float *out = s->spec;
+    size_t k = s->spec_n;
+    if (k + m <= s->gather_max) { /* room for the block: no branch per sample */
+        enum { SUB = 256 };
+        uint32_t key[SUB];
+        for (size_t a = 0; a < m; a += SUB) {
+            size_t e = m - a < SUB ? m - a : SUB;
+            for (size_t i = 0; i < e; i++) /* vectorised */
+                key[i] = fkey(v[a + i]);
+            for (size_t i = 0; i < e; i++) {
+                uint32_t b = key[i] >> (32 - RADIX_BITS);
+                h[b]++;
+                out[k] = v[a + i] + 0.0f;
+                k += on[b] != 0;
+            }
+        }
+        s->spec_n = k;
+        return;
+    }
+    for (size_t i = 0; i < m; i++) {
+        uint32_t b = fkey(v[i]) >> (32 - RADIX_BITS);
+        h[b]++;
+        if (s->want_nq && on[b]) {
+            if (s->spec_n >= s->gather_max)
+                spec_stop(s);
+            else
+                s->spec[s->spec_n++] = v[i] + 0.0f;
+        }
+    }
+}
+
 jl_status jl__qstream_add_n(jl__qstream *s, const float *v, size_t m)
 {
-    if (s->n + m > s->cap && !s->hist) { /* the first sample not kept */
+    if (s->n < s->cap) { /* kept */
+        size_t k = s->cap - s->n < m ? s->cap - s->n : m;
+        memcpy(s->first + s->n, v, k * sizeof *v);
+        s->n += k;
+        v += k;
+        m -= k;
+        if (m == 0)
+            return JL_OK;
+    }
+    if (!s->hist) { /* the first sample not kept */
         if (!(s->hist = calloc(RADIX_BUCKETS, sizeof *s->hist)))
             return JL_ENOMEM;
         for (size_t i = 0; i < s->n; i++)
             s->hist[fkey(s->first[i]) >> (32 - RADIX_BITS)]++;
+        if (s->want_nq)
+            spec_round(s);
     }
-    if (s->hist) {
-        uint32_t *h = s->hist;
-        for (size_t i = 0; i < m; i++)
-            h[fkey(v[i]) >> (32 - RADIX_BITS)]++;
-    }
-    if (s->n < s->cap) {
-        size_t k = s->cap - s->n < m ? s->cap - s->n : m;
-        memcpy(s->first + s->n, v, k * sizeof *v);
-    }
+    count_spec(s, v, m);
     s->n += m;
+    if (s->want_nq && s->n >= s->next_round)
+        spec_round(s);
     return JL_OK;
+}
+
+void jl__qstream_add_sel(jl__qstream *s, const float *v, const uint32_t *idx,
+                         const unsigned char *keep, size_t m)
+{
+    uint32_t *h = s->hist;
+    const unsigned char *on = s->spec_on;
+    enum { SUB = 256 };
+    uint32_t key[SUB];
+    for (size_t a = 0; a < m; a += SUB) {
+        size_t e = m - a < SUB ? m - a : SUB, got = 0;
+        if (s->want_nq && s->spec_n + e > s->gather_max) { /* no room: sample by sample */
+            for (size_t i = a; i < a + e; i++)
+                if (keep[idx[i]])
+                    count_spec(s, v + i, 1);
+            for (size_t i = a; i < a + e; i++)
+                got += keep[idx[i]];
+            s->n += got;
+            on = s->spec_on;
+            continue;
+        }
+        for (size_t i = 0; i < e; i++) /* vectorised */
+            key[i] = fkey(v[a + i]);
+        if (s->want_nq) {
+            float *out = s->spec;
+            size_t k = s->spec_n;
+            for (size_t i = 0; i < e; i++) {
+                uint32_t b = key[i] >> (32 - RADIX_BITS);
+                unsigned d = keep[idx[a + i]];
+                h[b] += d;
+                got += d;
+                out[k] = v[a + i] + 0.0f;
+                k += d & (on[b] != 0);
+            }
+            s->spec_n = k;
+        } else {
+            for (size_t i = 0; i < e; i++) {
+                unsigned d = keep[idx[a + i]];
+                h[key[i] >> (32 - RADIX_BITS)] += d;
+                got += d;
+            }
+        }
+        s->n += got;
+    }
+    if (s->want_nq && s->n >= s->next_round)
+        spec_round(s);
+}
+
+/* With pass 1's gathering: the wanted buckets' samples gathered so far into
+ * s->gat, and what pass 2 must add (p2_lim). 1: pass 2 needed; 0: not;
+ * -1: out of memory. */
+static int plan_from_spec(jl__qstream *s, size_t nb)
+{
+    size_t lim_max = s->cap;
+    for (size_t k = 0; k < nb; k++)
+        s->p2_lim[k] = s->cap;
+    for (size_t i = 0; i < s->nu; i++) {
+        size_t b = s->bucket[i], k = (size_t)s->slot[b] - 1;
+        if (s->spec_on[b] == 255) /* the bucket of the rank before */
+            continue;
+        if (s->spec_on[b]) {
+            s->p2_lim[k] = s->spec_since[s->spec_on[b] - 1];
+        } else { /* never gathered: its kept samples now, the rest in pass 2 */
+            s->p2_lim[k] = s->n;
+            s->spec_on[b] = 255; /* taken from first below */
+        }
+        if (s->p2_lim[k] > lim_max)
+            lim_max = s->p2_lim[k];
+    }
+    float *g = s->gat;
+    size_t *at = s->gat_at;
+    const size_t *end = s->gat_end;
+    for (size_t i = 0; i < s->spec_n; i++) {
+        float v = s->spec[i];
+        unsigned sl = s->slot[fkey(v) >> (32 - RADIX_BITS)];
+        if (sl && at[sl - 1] < end[sl - 1])
+            g[at[sl - 1]++] = v;
+    }
+    for (size_t i = 0; i < s->cap; i++) {
+        uint32_t k = fkey(s->first[i]);
+        unsigned sl = s->slot[k >> RADIX_BITS];
+        if (sl && s->spec_on[k >> RADIX_BITS] == 255 && at[sl - 1] < end[sl - 1])
+            g[at[sl - 1]++] = fkey_value(k);
+    }
+    spec_stop(s);
+    s->p2_from = s->cap;
+    s->p2_end = lim_max;
+    return lim_max > s->cap;
 }
 
 int jl__qstream_plan(jl__qstream *s, const double *q, size_t nq)
 {
-    if (s->n <= s->cap || nq > RADIX_MAX_Q)
+    if (s->n <= s->cap || nq > RADIX_MAX_Q) {
+        spec_stop(s);
         return 0;
+    }
     s->nu = radix_ranks(s->n, q, nq, s->rank);
     radix_buckets(s->hist, s->rank, s->nu, s->bucket, s->below);
     size_t nb = 0, total = 0;
@@ -502,38 +749,45 @@ int jl__qstream_plan(jl__qstream *s, const double *q, size_t nq)
             s->gat_end[nb] = total;
             s->slot[s->bucket[i]] = (unsigned char)++nb;
         }
+    /* pass 1's gathering counts only for the same quantiles */
+    int same = s->want_nq == nq && !memcmp(s->want_q, q, nq * sizeof *q);
+    s->p2_from = 0;
+    s->p2_end = SIZE_MAX;
+    for (size_t k = 0; k < nb; k++)
+        s->p2_lim[k] = SIZE_MAX;
     if (total <= s->gather_max) {
         if (!(s->gat = malloc((total ? total : 1) * sizeof *s->gat)))
             return -1;
+        if (same)
+            return plan_from_spec(s, nb);
+        spec_stop(s);
         return 1;
     }
+    spec_stop(s);
     if (!(s->low = calloc(nb << RADIX_BITS, sizeof *s->low)))
         return -1;
     return 1;
-}
-
-/* The float whose key is k (the inverse of jl__fkey; a zero comes back
- * +0.0). */
-static float fkey_value(uint32_t k)
-{
-    uint32_t u = k & 0x80000000u ? k ^ 0x80000000u : ~k;
-    float v;
-    memcpy(&v, &u, sizeof v);
-    return v;
 }
 
 void jl__qstream_add2_n(jl__qstream *s, const float *v, size_t m)
 {
     const unsigned char *slot = s->slot;
     if (s->gat) {
+        size_t base = s->n2;
+        s->n2 += m;
+        if (base >= s->p2_end)
+            return;
+        /* samples [i0, i1) of v are in [p2_from, p2_end) */
+        size_t i0 = base < s->p2_from ? (s->p2_from - base < m ? s->p2_from - base : m) : 0;
+        size_t i1 = s->p2_end - base < m ? s->p2_end - base : m;
         float *g = s->gat;
         size_t *at = s->gat_at;
-        const size_t *end = s->gat_end;
-        for (size_t i = 0; i < m; i++) {
+        const size_t *end = s->gat_end, *lim = s->p2_lim;
+        for (size_t i = i0; i < i1; i++) {
             uint32_t k = fkey(v[i]);
             unsigned sl = slot[k >> RADIX_BITS];
             /* each bucket's room is its pass-1 count */
-            if (sl && at[sl - 1] < end[sl - 1])
+            if (sl && base + i < lim[sl - 1] && at[sl - 1] < end[sl - 1])
                 g[at[sl - 1]++] = fkey_value(k);
         }
         return;
@@ -544,6 +798,11 @@ void jl__qstream_add2_n(jl__qstream *s, const float *v, size_t m)
         if (sl)
             s->low[((size_t)(sl - 1) << RADIX_BITS) | (k & 0xffffu)]++;
     }
+}
+
+int jl__qstream_pass2_done(const jl__qstream *s)
+{
+    return s->gat && s->n2 >= s->p2_end;
 }
 
 void jl__qstream_result(jl__qstream *s, const double *q, size_t nq, double *out)

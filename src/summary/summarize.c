@@ -1105,13 +1105,16 @@ static jl_status alignment_figure(ctx *c)
 /* itl/: the latency quantiles over the samples of completed requests, in
  * two passes over the samples block by block (jl_run_itl_blocks: the
  * arrays in memory, or the chunks of a streamed itl/), keeping none of
- * them (jl__qstream). */
+ * them (jl__qstream); pass 1 gathers the samples near its running
+ * estimates, so that pass 2, when needed at all, stops at the last sample
+ * a wanted bucket misses (no more chunks decoded). */
 typedef struct {
     const double *fin;   /* requests/finish */
     unsigned char *done; /* [n_req] requests/finish finite, or NULL (no itl/request) */
     int all_done;        /* every done[] is 1 */
     size_t n_req;
     size_t out_of_range;
+    int pass2_done; /* pass 2 stopped the walk: it has every sample it needs */
     jl__qstream qs;
 } itl_walk;
 
@@ -1172,6 +1175,19 @@ static jl_status itl_pass1(void *arg, const float *xs, const int32_t *rqs, size_
     (void)row0;
     for (size_t b = 0; b < n; b += ITL_BLOCK) {
         size_t e = n - b < ITL_BLOCK ? n - b : ITL_BLOCK;
+        /* past the kept samples, a usual block (every sample finite and
+         * naming a request) is filtered by done[] as it is counted */
+        if (w->done && rqs && !w->all_done && jl__qstream_counting(&w->qs)) {
+            const uint32_t R = (uint32_t)w->n_req;
+            int odd = 0;
+            for (size_t i = b; i < b + e; i++)
+                odd |= !(fabsf(xs[i]) < INFINITY) | ((uint32_t)rqs[i] >= R);
+            if (!odd) {
+                jl__qstream_add_sel(&w->qs, xs + b, (const uint32_t *)(const void *)(rqs + b),
+                                    w->done, e);
+                continue;
+            }
+        }
         size_t m = itl_keep(w, xs + b, rqs ? rqs + b : NULL, e, buf, &w->out_of_range);
         jl_status st = jl__qstream_add_n(&w->qs, buf, m);
         if (st != JL_OK)
@@ -1190,6 +1206,10 @@ static jl_status itl_pass2(void *arg, const float *xs, const int32_t *rqs, size_
         size_t e = n - b < ITL_BLOCK ? n - b : ITL_BLOCK;
         size_t m = itl_keep(w, xs + b, rqs ? rqs + b : NULL, e, buf, &bad);
         jl__qstream_add2_n(&w->qs, buf, m);
+        if (jl__qstream_pass2_done(&w->qs)) {
+            w->pass2_done = 1;
+            return JL_ENODATA; /* stops the walk: no more decoding */
+        }
     }
     return JL_OK;
 }
@@ -1201,7 +1221,7 @@ static jl_status itl_figures(ctx *c, jl_error **err)
     jl_status st = JL_OK;
     if (!(run->itl_n > 0 && (run->itl_seconds || run->itl_stream)))
         return JL_OK;
-    itl_walk w = {run->finish, NULL, 1, run->req_n, 0, {0}};
+    itl_walk w = {run->finish, NULL, 1, run->req_n, 0, 0, {0}};
     double q[4] = {0.5, 0.9, 0.95, 0.99}, o[4];
     TRY(jl__qstream_init(&w.qs));
     /* itl/request is there (in memory or streamed) when the run has one */
@@ -1214,12 +1234,17 @@ static jl_status itl_figures(ctx *c, jl_error **err)
         }
     }
     TRY(jl__qstream_reserve(&w.qs, run->itl_n));
+    TRY(jl__qstream_want(&w.qs, q, 4));
     TRY(jl_run_itl_blocks(run, itl_pass1, &w, err));
     int plan = jl__qstream_plan(&w.qs, q, 4);
     if (plan < 0)
         TRY(JL_ENOMEM);
-    if (plan > 0)
-        TRY(jl_run_itl_blocks(run, itl_pass2, &w, err));
+    if (plan > 0) {
+        st = jl_run_itl_blocks(run, itl_pass2, &w, err);
+        if (st == JL_ENODATA && w.pass2_done)
+            st = JL_OK;
+        TRY(st);
+    }
     if (w.out_of_range)
         WARN("itl_request_range", "%zu itl/request values name no row of requests/: left out",
              w.out_of_range);

@@ -55,10 +55,21 @@ void jl__quantiles_f_hist(float *x, size_t n, uint32_t *hist, const double *q, s
  * (jl__qstream_add2_n): the samples of those buckets are gathered (when
  * they are at most gather_max; then selected within their bucket), or
  * counted by their low 16 key bits (the order statistic's exact key).
+ * With jl__qstream_want() (the quantiles, and the count from
+ * jl__qstream_reserve, known before pass 1), pass 1 also gathers the
+ * samples of the buckets near each order statistic as estimated so far
+ * (at the first sample not kept, then each time the count doubles; a
+ * bucket joining late has its samples from the kept ones and from then
+ * on): when every wanted bucket was gathered from the start there is no
+ * pass 2, and otherwise pass 2 gathers only the missing samples of those
+ * buckets and ends early (jl__qstream_pass2_done). At most gather_max
+ * samples are gathered so; past that pass 1 stops gathering, as without
+ * jl__qstream_want(). Same order statistics, same results.
  * Memory: the kept samples (4 bytes each, at most JL__QSTREAM_KEEP_MAX),
- * 256 KiB + 64 KiB when not all are kept, and in pass 2 the gathered
- * samples (at most gather_max) or 256 KiB per wanted bucket (at most 2 per
- * quantile), whatever the number of samples. */
+ * 256 KiB + 64 KiB when not all are kept, in pass 1 the samples gathered
+ * (at most gather_max) + 64 KiB, and in pass 2 the gathered samples (at
+ * most gather_max; both at the plan) or 256 KiB per wanted bucket (at
+ * most 2 per quantile), whatever the number of samples. */
 #define JL__QSTREAM_MAX_Q 8
 #define JL__QSTREAM_KEEP_MAX ((size_t)1 << 20)
 typedef struct jl__qstream {
@@ -74,6 +85,17 @@ typedef struct jl__qstream {
     uint32_t *low;       /* [wanted buckets][JL__RADIX_BUCKETS] counts by the low 16 bits, or */
     float *gat;          /* the wanted buckets' samples (+0.0 for a zero), bucket after bucket */
     size_t gat_at[2 * JL__QSTREAM_MAX_Q], gat_end[2 * JL__QSTREAM_MAX_Q]; /* per wanted bucket */
+    /* pass 2 gathers sample i (counted from 0 in pass 2) of wanted bucket
+     * slot k when p2_from <= i < p2_lim[k] (everything without want) */
+    size_t n2, p2_from, p2_end, p2_lim[2 * JL__QSTREAM_MAX_Q];
+    /* jl__qstream_want: gathering in pass 1 */
+    size_t want_nq, expect;
+    double want_q[JL__QSTREAM_MAX_Q];
+    unsigned char *spec_on; /* [JL__RADIX_BUCKETS] 0, or 1 + the round that added the bucket */
+    size_t spec_since[256]; /* per round: its buckets are gathered from this sample on */
+    unsigned spec_rounds;
+    float *spec; /* the samples gathered (+0.0 for a zero), any order */
+    size_t spec_n, next_round;
 } jl__qstream;
 
 /* JL_OK or JL_ENOMEM. */
@@ -82,8 +104,23 @@ void jl__qstream_free(jl__qstream *s);
 /* Before pass 1: at most n samples will come; keeps them all when n <=
  * JL__QSTREAM_KEEP_MAX (so no pass 2). JL_OK or JL_ENOMEM. */
 jl_status jl__qstream_reserve(jl__qstream *s, size_t n);
+/* Before pass 1, after jl__qstream_reserve: the quantiles that
+ * jl__qstream_plan will be asked (ascending, nq <= JL__QSTREAM_MAX_Q):
+ * pass 1 gathers near them (above). JL_OK. */
+jl_status jl__qstream_want(jl__qstream *s, const double *q, size_t nq);
 /* Pass 1: v[0..m) (finite). JL_OK or JL_ENOMEM. */
 jl_status jl__qstream_add_n(jl__qstream *s, const float *v, size_t m);
+/* 1 when pass 1 is past the samples it keeps (jl__qstream_add_sel may
+ * then be used). */
+static inline int jl__qstream_counting(const jl__qstream *s)
+{
+    return s->hist != NULL;
+}
+/* Pass 1, once jl__qstream_counting: the samples v[i] (finite) of
+ * v[0..m) whose keep[idx[i]] is 1 (keep[] of 0 and 1), as
+ * jl__qstream_add_n of them would, filtering and counting in one loop. */
+void jl__qstream_add_sel(jl__qstream *s, const float *v, const uint32_t *idx,
+                         const unsigned char *keep, size_t m);
 static inline jl_status jl__qstream_add(jl__qstream *s, float v)
 {
     return jl__qstream_add_n(s, &v, 1);
@@ -91,12 +128,15 @@ static inline jl_status jl__qstream_add(jl__qstream *s, float v)
 /* After pass 1, for quantiles q[0..nq) (ascending, nq <= JL__QSTREAM_MAX_Q):
  * 1 when pass 2 is needed, 0 when not, -1 when out of memory. */
 int jl__qstream_plan(jl__qstream *s, const double *q, size_t nq);
-/* Pass 2: the same samples as pass 1, in the same order. */
+/* Pass 2: the same samples as pass 1, in the same order (from the first;
+ * it may stop once jl__qstream_pass2_done says so). */
 void jl__qstream_add2_n(jl__qstream *s, const float *v, size_t m);
 static inline void jl__qstream_add2(jl__qstream *s, float v)
 {
     jl__qstream_add2_n(s, &v, 1);
 }
+/* 1 when pass 2 needs no more samples. */
+int jl__qstream_pass2_done(const jl__qstream *s);
 /* The quantiles (the same q as the plan); NaN when no sample was added.
  * Reorders the kept samples. */
 void jl__qstream_result(jl__qstream *s, const double *q, size_t nq, double *out);

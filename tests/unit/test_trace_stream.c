@@ -2,10 +2,11 @@
  * src/trace/column_stream.c, jl__qstream): the summary of a streamed run
  * is the summary of the same run read whole, figure for figure to the bit
  * (deflate and Zstandard, seconds and request chunked differently, few and
- * many samples, heavy ties); a bad latency, a bad request index, a wrong
- * length and a corrupt chunk give the same message either way; layouts the
- * stream does not take (contiguous) are read whole; and the two-pass
- * quantiles equal jl__quantiles_f on every kind of sample set. */
+ * many samples (past 2^20: pass 1 gathers ahead), heavy ties); a bad
+ * latency, a bad request index, a wrong length and a corrupt chunk give
+ * the same message either way; layouts the stream does not take
+ * (contiguous) are read whole; and the two-pass quantiles equal
+ * jl__quantiles_f on every kind of sample set. */
 #define _POSIX_C_SOURCE 200809L
 #include <hdf5.h>
 
@@ -148,9 +149,11 @@ static void check_same_both_ways(const char *path, const jl_run *r, int expect_s
 
 TEST(streamed_equals_whole)
 {
-    const size_t sizes[] = {11, 20000, 100000};
+    /* the last past 2^20 samples: pass 1 keeps 32,768, gathers ahead and
+     * filters as it counts (jl__qstream_want, jl__qstream_add_sel) */
+    const size_t sizes[] = {11, 20000, 100000, ((size_t)1 << 20) + 70001};
     const jl_trace_compression comps[] = {JL_COMPRESS_DEFLATE, JL_COMPRESS_ZSTD};
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < 4; i++)
         for (size_t c = 0; c < 2; c++) {
             jl_run *r = make_itl_run(sizes[i]);
             char name[64];
@@ -268,14 +271,16 @@ TEST(corrupt_chunk_same_message)
 }
 
 /* jl__qstream against jl__quantiles_f: uniform, heavy ties, one value, two
- * values, negatives and zeros, sizes around the histogram threshold; with
- * the samples kept, gathered in pass 2, or counted by their low key bits. */
+ * values, negatives and zeros, a ramp over the first 4 % (the estimates
+ * of pass 1 move), sizes around the histogram threshold; with the samples kept,
+ * gathered in pass 2, counted by their low key bits, or gathered in pass 1
+ * (jl__qstream_want) with pass 2 ending early or past gather_max. */
 TEST(qstream_equals_quantiles_f)
 {
     const size_t sizes[] = {
         0, 1, 2, 1000, JL__RADIX_MIN_N - 1, JL__RADIX_MIN_N, JL__RADIX_MIN_N + 1, 200000};
     uint64_t x = 0x9E3779B97F4A7C15ull;
-    for (int kind = 0; kind < 5; kind++)
+    for (int kind = 0; kind < 6; kind++)
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
             size_t n = sizes[si];
             float *v = malloc((n ? n : 1) * sizeof *v), *w = malloc((n ? n : 1) * sizeof *w);
@@ -288,15 +293,20 @@ TEST(qstream_equals_quantiles_f)
                        : kind == 1 ? (float)(0.001 * floor(30.0 * u))
                        : kind == 2 ? 0.004f
                        : kind == 3 ? (u < 0.3 ? 1.0f : 2.0f)
-                                   : (float)(u < 0.2 ? 0.0 : 10.0 * (u - 0.5));
+                       : kind == 4 ? (float)(u < 0.2 ? 0.0 : 10.0 * (u - 0.5))
+                                   : (float)(0.01 + 0.02 * fmin(25.0 * (double)i / (double)n, 1.0) +
+                                             0.005 * u);
             }
             memcpy(w, v, n * sizeof *v);
             double want[4];
             jl__quantiles_f(w, n, Q4, 4, want);
             /* mode 0: the default (keeps JL__RADIX_MIN_N), pass 2 gathers;
              * 1: pass 2 counts low key bits (nothing gathered); 2: every
-             * sample kept (reserved), no pass 2; 3: as 0, added in blocks */
-            for (int mode = 0; mode < 4; mode++) {
+             * sample kept (reserved), no pass 2; 3: as 0, added in blocks;
+             * 4: gathered in pass 1 (the count known, not kept), pass 2
+             * only while jl__qstream_pass2_done says not done; 5: as 4,
+             * past gather_max in pass 1 */
+            for (int mode = 0; mode < 6; mode++) {
                 double got[4];
                 jl__qstream qs;
                 CHECK_EQ_INT(jl__qstream_init(&qs), JL_OK);
@@ -304,22 +314,42 @@ TEST(qstream_equals_quantiles_f)
                     qs.gather_max = 0;
                 if (mode == 2)
                     CHECK_EQ_INT(jl__qstream_reserve(&qs, n), JL_OK);
-                if (mode == 3)
+                if (mode >= 4) {
+                    qs.expect = n; /* as jl__qstream_reserve of a count past the keep bound */
+                    qs.gather_max = mode == 5 ? 3000 : qs.gather_max;
+                    CHECK_EQ_INT(jl__qstream_want(&qs, Q4, 4), JL_OK);
+                    CHECK(n <= JL__RADIX_MIN_N || qs.want_nq == 4);
+                }
+                if (mode >= 3)
                     for (size_t i = 0; i < n; i += 1000)
                         CHECK_EQ_INT(jl__qstream_add_n(&qs, v + i, n - i < 1000 ? n - i : 1000),
                                      JL_OK);
                 else
                     for (size_t i = 0; i < n; i++)
                         CHECK_EQ_INT(jl__qstream_add(&qs, v[i]), JL_OK);
+                int spec = qs.want_nq == 4; /* still gathering in pass 1 */
                 int plan = jl__qstream_plan(&qs, Q4, 4);
-                CHECK(plan == (mode != 2 && n > JL__RADIX_MIN_N));
-                CHECK(plan <= 0 || (mode == 1 ? qs.low != NULL : qs.gat != NULL));
-                if (plan > 0 && mode == 3)
-                    for (size_t i = 0; i < n; i += 777)
+                CHECK(spec ? plan >= 0 : plan == (mode != 2 && n > JL__RADIX_MIN_N));
+                CHECK(plan <= 0 || (mode == 1   ? qs.low != NULL
+                                    : mode == 5 ? (qs.gat || qs.low)
+                                                : qs.gat != NULL));
+                size_t fed = 0; /* samples pass 2 was given */
+                if (plan > 0 && mode >= 3)
+                    for (size_t i = 0; i < n && !jl__qstream_pass2_done(&qs); i += 777) {
                         jl__qstream_add2_n(&qs, v + i, n - i < 777 ? n - i : 777);
+                        fed = n - i < 777 ? n : i + 777;
+                    }
                 else if (plan > 0)
                     for (size_t i = 0; i < n; i++)
                         jl__qstream_add2(&qs, v[i]);
+                /* steady samples: no pass 2; a drift that settles: pass 2
+                 * ends early; past gather_max: pass 2 over every sample */
+                if (mode == 4 && n == 200000 && kind == 0)
+                    CHECK_EQ_INT(plan, 0);
+                if (mode == 4 && n == 200000 && kind == 5)
+                    CHECK(plan == 1 && fed < n);
+                if (mode == 5 && n == 200000 && plan > 0 && qs.gat)
+                    CHECK(fed == n);
                 jl__qstream_result(&qs, Q4, 4, got);
                 jl__qstream_free(&qs);
                 for (int j = 0; j < 4; j++)
@@ -328,6 +358,72 @@ TEST(qstream_equals_quantiles_f)
             free(v);
             free(w);
         }
+}
+
+/* jl__qstream_add_sel (filter and count in one loop) against the same
+ * samples filtered first: a kept flag per request, two requests of seven
+ * left out; with room to gather in pass 1, without (gather_max), and
+ * without jl__qstream_want. */
+TEST(qstream_add_sel_equals_filtered)
+{
+    const size_t n = 300000;
+    static const unsigned char keep[7] = {1, 1, 0, 1, 1, 1, 0};
+    float *v = malloc(n * sizeof *v), *f = malloc(n * sizeof *f), buf[1000];
+    uint32_t *idx = malloc(n * sizeof *idx);
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    size_t nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double u = (double)(x >> 11) / 9007199254740992.0;
+        idx[i] = (uint32_t)(x % 7);
+        v[i] = (float)(0.02 + 0.01 * fmin(20.0 * (double)i / (double)n, 1.0) + 0.004 * u * u);
+        if (keep[idx[i]])
+            f[nf++] = v[i];
+    }
+    double want[4];
+    jl__quantiles_f(f, nf, Q4, 4, want);
+    for (int mode = 0; mode < 3; mode++) {
+        jl__qstream qs;
+        size_t sel = 0;
+        CHECK_EQ_INT(jl__qstream_init(&qs), JL_OK);
+        qs.expect = n;
+        if (mode == 1)
+            qs.gather_max = 20000;
+        if (mode < 2)
+            CHECK_EQ_INT(jl__qstream_want(&qs, Q4, 4), JL_OK);
+        for (size_t i = 0; i < n; i += 1000) {
+            size_t e = n - i < 1000 ? n - i : 1000, m = 0;
+            if (jl__qstream_counting(&qs)) {
+                jl__qstream_add_sel(&qs, v + i, idx + i, keep, e);
+                sel++;
+                continue;
+            }
+            for (size_t j = i; j < i + e; j++)
+                if (keep[idx[j]])
+                    buf[m++] = v[j];
+            CHECK_EQ_INT(jl__qstream_add_n(&qs, buf, m), JL_OK);
+        }
+        CHECK(sel > 0 && qs.n == nf);
+        int plan = jl__qstream_plan(&qs, Q4, 4);
+        CHECK(plan >= 0);
+        for (size_t i = 0; plan > 0 && i < n && !jl__qstream_pass2_done(&qs); i += 1000) {
+            size_t e = n - i < 1000 ? n - i : 1000, m = 0;
+            for (size_t j = i; j < i + e; j++)
+                if (keep[idx[j]])
+                    buf[m++] = v[j];
+            jl__qstream_add2_n(&qs, buf, m);
+        }
+        double got[4];
+        jl__qstream_result(&qs, Q4, 4, got);
+        jl__qstream_free(&qs);
+        for (int j = 0; j < 4; j++)
+            CHECK(want[j] == got[j]);
+    }
+    free(v);
+    free(f);
+    free(idx);
 }
 
 int main(void)
@@ -339,6 +435,7 @@ int main(void)
     RUN(bad_values_same_message);
     RUN(corrupt_chunk_same_message);
     RUN(qstream_equals_quantiles_f);
+    RUN(qstream_add_sel_equals_filtered);
     tf_cleanup();
     TEST_MAIN_END();
 }
