@@ -107,18 +107,29 @@ int jl__digest_lookup(const char *path, jl__digest *d)
     return 1;
 }
 
-jl_status jl__digest_file(const char *path, jl__digest *d, jl_error **err)
+jl_status jl__digest_make(const char *path, jl__digest *d, int *stable, jl_error **err)
 {
-    jl__digest before = {0}, after = {0}, got = {0};
+    jl__digest before = {0}, after = {0};
     int known = stat_of(path, &before) == 0;
-    jl_status st = jl__sha256_file(path, got.hex, &got.size, err);
+    *stable = 0;
+    jl_status st = jl__sha256_file(path, d->hex, &d->size, err);
     if (st != JL_OK)
         return st;
-    got.mtime_s = before.mtime_s;
-    got.mtime_ns = before.mtime_ns;
-    /* noted only when the file held still while it was read */
-    if (known && stat_of(path, &after) == 0 && after.size == got.size && before.size == got.size &&
-        after.mtime_s == before.mtime_s && after.mtime_ns == before.mtime_ns)
+    d->mtime_s = before.mtime_s;
+    d->mtime_ns = before.mtime_ns;
+    /* it stands for the file only when the file held still while read */
+    *stable = known && stat_of(path, &after) == 0 && after.size == d->size &&
+              before.size == d->size && after.mtime_s == before.mtime_s &&
+              after.mtime_ns == before.mtime_ns;
+    return JL_OK;
+}
+
+jl_status jl__digest_file(const char *path, jl__digest *d, jl_error **err)
+{
+    jl__digest got = {0};
+    int stable = 0;
+    jl_status st = jl__digest_make(path, &got, &stable, err);
+    if (st == JL_OK && stable)
         st = jl__digest_note(path, &got);
     if (d)
         *d = got;

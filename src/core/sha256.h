@@ -37,7 +37,11 @@ typedef struct jl__digest {
     char hex[65];
 } jl__digest;
 
-/* Hash path now and note it; *d (may be NULL) gets the digest. */
+/* Hash path now: *d the digest, *stable 1 when the file's size and
+ * modification time were the same before and after (only then may the
+ * digest stand for the file). Nothing is noted. */
+jl_status jl__digest_make(const char *path, jl__digest *d, int *stable, jl_error **err);
+/* Hash path now and note it when stable; *d (may be NULL) gets the digest. */
 jl_status jl__digest_file(const char *path, jl__digest *d, jl_error **err);
 /* Note a digest made elsewhere; JL_ENOMEM is the only failure. */
 jl_status jl__digest_note(const char *path, const jl__digest *d);

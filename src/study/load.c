@@ -383,9 +383,12 @@ static void worker_main(int fd, char **files, const unit *units, size_t n_units,
         }
         jl_summary_list_clear(&l);
         jl_error_list_clear(&e);
+        /* made here, noted by the parent (this process's cache would die with it) */
         jl__digest d;
         jl_error *herr = NULL;
-        if (want_digest(opt, u->part, &pi) && jl__digest_file(path, &d, &herr) == JL_OK) {
+        int stable = 0;
+        if (want_digest(opt, u->part, &pi) && jl__digest_make(path, &d, &stable, &herr) == JL_OK &&
+            stable) {
             size_t at = frame_begin(&b, FRAME_DIGEST);
             int64_t v[3] = {(int64_t)d.size, d.mtime_s, d.mtime_ns};
             jl__wbuf_put(&b, v, sizeof v);
