@@ -103,6 +103,11 @@ typedef struct jl_verify_report {
 } jl_verify_report;
 
 void jl_verify_report_clear(jl_verify_report *r);
+/* The document at path, read as verify reads it: a regular file (a FIFO, a
+ * device or a socket is refused before it is opened: docs/security.md)
+ * holding JSON. NULL with *err (the file; the line of a JSON error) when
+ * it cannot be read. */
+json_t *jl_verify_load(const char *path, jl_error **err);
 /* Re-hash the inputs of a provenance block (paths relative to the current
  * directory), adding an "input" item per changed hash and a "missing" item
  * per missing file. */

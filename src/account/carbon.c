@@ -386,9 +386,10 @@ jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const ch
                               jl_tseries **out, jl_error **err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "r");
+    char why[128];
+    FILE *f = jl__fopen_input(path, why, sizeof why);
     if (!f)
-        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot open: %s", strerror(errno));
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "%s", why);
     jl_status st = load_stream(f, path, kind, column, out, err);
     fclose(f);
     return st;

@@ -23,6 +23,10 @@ static const char *const help =
     "one run of FILE, e.g.\n"
     "  mlenergy.h5:model=openai/gpt-oss-120b,task=gpqa,gpu_model=H100,num_gpus=2,max_batch_size=64\n\n"
     "  --json      print the joules.explain/1 document\n"
+    "  --allow-external-storage\n"
+    "              read datasets a trace keeps in other files (HDF5 external\n"
+    "              storage, virtual datasets): only for traces you trust (default:\n"
+    "              refused, security.md)\n"
     "  -h, --help  this help\n";
 
 /* Load the run a spec names into *out (a copy). Returns 0 or an exit code
@@ -77,6 +81,7 @@ int cli_cmd_explain(int argc, char **argv)
     enum { OPT_JSON = CLI_OPT_FIRST_FREE };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
+        {"allow-external-storage", no_argument, NULL, CLI_OPT_ALLOW_EXTERNAL},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -87,6 +92,7 @@ int cli_cmd_explain(int argc, char **argv)
         switch (c) {
         case 'h': cli_help("explain", help); return JL_EXIT_OK;
         case OPT_JSON: json = 1; break;
+        case CLI_OPT_ALLOW_EXTERNAL: jl_trace_default_allow_external_storage(1); break;
         default: return cli_bad_option(cmd, c, argv);
         }
     }

@@ -245,9 +245,11 @@ int cli_cmd_verify(int argc, char **argv)
         return cli_usage_error(cmd, "give one DOC.json");
     const char *doc_path = argv[optind];
     json_error_t je;
-    json_t *doc = json_load_file(doc_path, 0, &je);
+    jl_error *lerr = NULL;
+    json_t *doc = jl_verify_load(doc_path, &lerr);
     if (!doc) {
-        fprintf(stderr, "joules verify: %s:%d:%d: %s\n", doc_path, je.line, je.column, je.text);
+        cli_print_error(cmd, lerr);
+        jl_error_free(lerr);
         return JL_EXIT_NOINPUT;
     }
     char *doc_abs = realpath(doc_path, NULL); /* before -C moves */

@@ -250,6 +250,11 @@ static int study_option(cli_study *cs, const char *cmd, int code, const char *ar
     case CLI_OPT_JSON: cs->json = 1; return 0;
     case CLI_OPT_CSV: cs->csv = arg; return 0;
     case CLI_OPT_FORCE: cs->force = 1; return 0;
+    case CLI_OPT_ALLOW_EXTERNAL:
+        /* the study's reads and every later one (the report's series) */
+        cs->opt.trace.allow_external_storage = 1;
+        jl_trace_default_allow_external_storage(1);
+        return 0;
     case CLI_OPT_SLO: return cli_slos_add(&cs->slos, cmd, arg);
     case CLI_OPT_NAMES: {
         int n = jl_names_parse(arg);

@@ -153,9 +153,11 @@ jl_status jl__imp_csv_open_file(const char *path, jl__imp_csv **out, jl_error **
     jl_status st = csv_new(path, &c, err);
     if (st != JL_OK)
         return st;
-    c->fp = fopen(path, "rb");
+    char why[128];
+    c->fp = jl__fopen_input(path, why, sizeof why);
     if (!c->fp) {
-        st = jl_fail(err, JL_EIO, path, NULL, NULL, -1, "%s", strerror(errno));
+        st = jl_fail(err, JL_EIO, path, NULL, NULL, -1, "%s",
+                     errno == EINVAL ? why : strerror(errno));
         jl__imp_csv_close(c);
         return st;
     }

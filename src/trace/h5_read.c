@@ -9,9 +9,11 @@
 #include <hdf5.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "core/util.h"
 #include "joules/trace.h"
@@ -160,6 +162,154 @@ jl_status jl__open_present(rctx *c, hid_t grp, const char *obj, const char *name
                              want == H5I_GROUP ? "group" : "dataset");
     }
     *id = o;
+    return JL_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Storage: a dataset holds its own data, no more than its file can     */
+
+/* A name from the file (an external file's, a virtual source's) for a
+ * message: printable ASCII kept, anything else '?', at most cap - 1 bytes. */
+static void safe_name(char *out, size_t cap, const char *in)
+{
+    size_t k = 0;
+    for (; in && in[k] && k + 1 < cap; k++)
+        out[k] = (unsigned char)in[k] >= 0x20 && (unsigned char)in[k] < 0x7f ? in[k] : '?';
+    out[k] = '\0';
+}
+
+#define TRUST_HINT \
+    "(a trace must hold its own data; for a file you trust: --allow-external-storage)"
+
+/* The largest ratio of decoded to stored bytes a dataset's filters allow:
+ * deflate 1032:1 (a 258-byte match in two bits, RFC 1951's limit),
+ * Zstandard 32768:1 (an RLE block repeats one byte 128 KiB times for 4
+ * bytes), shuffle and fletcher32 1:1; 0 when a filter has no such bound
+ * (scale-offset, n-bit, szip, a plugin's): then only the chunk count and
+ * the last chunk are checked. */
+static uint64_t filters_ratio(hid_t dcpl)
+{
+    int nf = H5Pget_nfilters(dcpl);
+    uint64_t ratio = 1;
+    for (int i = 0; i < nf; i++) {
+        unsigned flags = 0;
+        size_t ncd = 0;
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL, 0, NULL, NULL);
+        if (id == H5Z_FILTER_SHUFFLE || id == H5Z_FILTER_FLETCHER32)
+            continue;
+        uint64_t r = id == H5Z_FILTER_DEFLATE ? 1032 : id == JL_ZSTD_FILTER_ID ? 32768 : 0;
+        if (r == 0 || ratio > UINT64_MAX / r)
+            return 0;
+        ratio *= r;
+    }
+    return nf < 0 ? 0 : ratio;
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+jl_status jl__check_storage(const rctx *c, hid_t dset, hid_t dcpl, const hsize_t *dims, int rank,
+                            size_t fsize)
+{
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    char name[160];
+    if (layout < 0)
+        return jl__rctx_h5_fail(c, JL_EIO, "cannot read the storage layout");
+    if (layout == H5D_VIRTUAL) {
+        if (c->allow_external)
+            return JL_OK;
+        size_t n = 0;
+        char src[1024] = "";
+        if (H5Pget_virtual_count(dcpl, &n) >= 0 && n > 0 &&
+            H5Pget_virtual_filename(dcpl, 0, src, sizeof src) < 0)
+            src[0] = '\0';
+        H5Eclear2(H5E_DEFAULT);
+        safe_name(name, sizeof name, src);
+        return jl__rctx_fail(c, JL_EFORMAT,
+                             "is a virtual dataset: its data is read from %s%s%s, outside "
+                             "this trace; refused " TRUST_HINT,
+                             *name ? "\"" : "other files", name, *name ? "\"" : "");
+    }
+    if (layout == H5D_CONTIGUOUS) {
+        int n = H5Pget_external_count(dcpl);
+        if (n > 0 && !c->allow_external) {
+            char ext[1024] = "";
+            off_t off = 0;
+            hsize_t size = 0;
+            if (H5Pget_external(dcpl, 0, sizeof ext, ext, &off, &size) < 0)
+                ext[0] = '\0';
+            H5Eclear2(H5E_DEFAULT);
+            ext[sizeof ext - 1] = '\0';
+            safe_name(name, sizeof name, ext);
+            return jl__rctx_fail(c, JL_EFORMAT,
+                                 "stores its data in %s%s%s (HDF5 external storage), outside "
+                                 "this trace; refused " TRUST_HINT,
+                                 *name ? "the external file \"" : "external files", name,
+                                 *name ? "\"" : "");
+        }
+        if (n != 0) {
+            H5Eclear2(H5E_DEFAULT);
+            return JL_OK; /* external and allowed: its bytes are not the file's */
+        }
+    }
+    uint64_t vals = 1;
+    for (int i = 0; i < rank; i++)
+        vals = mul_sat(vals, dims[i]);
+    uint64_t bytes = mul_sat(vals, fsize), fb = c->file_bytes;
+    if (bytes == 0 || fb == 0 || layout == H5D_COMPACT)
+        return JL_OK; /* compact: in the object header, inside the file */
+    if (layout == H5D_CONTIGUOUS) {
+        haddr_t a = H5Dget_offset(dset);
+        H5Eclear2(H5E_DEFAULT);
+        if (a == HADDR_UNDEF)
+            return jl__rctx_fail(c, JL_EFORMAT,
+                                 "declares %llu values (%llu bytes) but stores none: its data "
+                                 "was never written, and would read as fill values",
+                                 (unsigned long long)vals, (unsigned long long)bytes);
+        if (a > fb || bytes > fb - a)
+            return jl__rctx_fail(c, JL_EFORMAT,
+                                 "declares %llu values (%llu bytes from byte %llu), beyond the "
+                                 "end of the file (%llu bytes)",
+                                 (unsigned long long)vals, (unsigned long long)bytes,
+                                 (unsigned long long)a, (unsigned long long)fb);
+        return JL_OK;
+    }
+    if (layout != H5D_CHUNKED || rank < 1 || rank > H5S_MAX_RANK)
+        return JL_OK;
+    hsize_t ch[H5S_MAX_RANK], last[H5S_MAX_RANK];
+    if (H5Pget_chunk(dcpl, rank, ch) != rank) {
+        H5Eclear2(H5E_DEFAULT);
+        return JL_OK; /* the reader's own checks say what is wrong */
+    }
+    uint64_t chunks = 1;
+    for (int i = 0; i < rank; i++) {
+        if (ch[i] == 0 || dims[i] == 0)
+            return JL_OK;
+        chunks = mul_sat(chunks, (dims[i] + ch[i] - 1) / ch[i]);
+        last[i] = (dims[i] - 1) / ch[i] * ch[i];
+    }
+    uint64_t ratio = filters_ratio(dcpl);
+    uint64_t need = ratio ? bytes / ratio + (bytes % ratio != 0) : 0;
+    if (need < chunks)
+        need = chunks;
+    if (need > fb)
+        return jl__rctx_fail(c, JL_EFORMAT,
+                             "declares %llu values (%llu bytes decoded) in %llu chunks, which "
+                             "need at least %llu bytes stored, more than the file's %llu bytes",
+                             (unsigned long long)vals, (unsigned long long)bytes,
+                             (unsigned long long)chunks, (unsigned long long)need,
+                             (unsigned long long)fb);
+    hsize_t stored = 0;
+    if (H5Dget_chunk_storage_size(dset, last, &stored) < 0 || stored == 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return jl__rctx_fail(c, JL_EFORMAT,
+                             "declares %llu rows but its last chunk (from row %llu) is not "
+                             "stored: its extent reaches beyond the data written, and those "
+                             "rows would read as fill values",
+                             (unsigned long long)dims[0], (unsigned long long)last[0]);
+    }
     return JL_OK;
 }
 

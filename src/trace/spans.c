@@ -141,6 +141,16 @@ end:
     return st;
 }
 
+/* The dataset's storage checked before it is read (jl__check_storage). */
+static jl_status storage(const rctx *at, hid_t d, const hsize_t *dims, size_t fsize)
+{
+    hid_t dcpl = H5Dget_create_plist(d);
+    jl_status st = dcpl < 0 ? jl__rctx_h5_fail(at, JL_EIO, "cannot read the storage layout")
+                            : jl__check_storage(at, d, dcpl, dims, 1, fsize);
+    CLOSE(dcpl, H5Pclose);
+    return st;
+}
+
 /* A rank-1 dataset of grp read whole as mtype (elem bytes each): *out NULL
  * and *n 0 when absent (an error when required). */
 static jl_status read_col(rctx *c, hid_t grp, const char *gpath, const char *name, hid_t mtype,
@@ -172,6 +182,8 @@ static jl_status read_col(rctx *c, hid_t grp, const char *gpath, const char *nam
                            (unsigned long long)dims[0], (unsigned long long)c->lim->max_rows);
         goto end;
     }
+    if ((st = storage(&at, d, dims, H5Tget_size(ft))) != JL_OK)
+        goto end;
     void *v = malloc(dims[0] ? dims[0] * elem : 1);
     if (!v) {
         st = JL_ENOMEM;
@@ -217,6 +229,8 @@ static jl_status read_names(rctx *c, hid_t grp, const char *gpath, jl_spans *s)
             jl__rctx_fail(&at, JL_ELIMIT, "%llu names, more than the limit", (unsigned long long)n);
         goto end;
     }
+    if ((st = storage(&at, d, &n, H5Tget_size(ft))) != JL_OK)
+        goto end;
     s->names = calloc(n ? n : 1, sizeof *s->names);
     if (!s->names) {
         st = JL_ENOMEM;

@@ -451,7 +451,8 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the storage layout");
         goto end;
     }
-    if ((st = chunk_bytes(c, dcpl, fsize, obj, &cbytes)) != JL_OK)
+    if ((st = jl__check_storage(&at, dset, dcpl, dims, cs->rank, fsize)) != JL_OK ||
+        (st = chunk_bytes(c, dcpl, fsize, obj, &cbytes)) != JL_OK)
         goto end;
     if (rr->stream_itl > 0 && dims[0] >= (hsize_t)rr->stream_itl &&
         (cs->off == offsetof(jl_run, itl_seconds) || cs->off == offsetof(jl_run, itl_request))) {

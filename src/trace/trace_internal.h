@@ -149,11 +149,14 @@ typedef struct jl__table jl__table;
 
 /* Open /summary_table of an open file: *out = NULL (and JL_OK) when the
  * file has none. Every structural problem is an error naming the column.
+ * file_bytes, allow_external: what its columns' storage is checked against
+ * (jl__check_storage).
  * map: the file's bytes when it is mapped (jl__trace_map_files), else NULL:
  * columns stored as they would be read are then used in place; the table
  * must be freed before the mapping goes. */
 jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, const void *map,
-                         size_t map_len, jl__table **out, jl_error **err);
+                         size_t map_len, uint64_t file_bytes, int allow_external, jl__table **out,
+                         jl_error **err);
 void jl__table_free(jl__table *t);
 size_t jl__table_rows(const jl__table *t);
 const char *jl__table_run(const jl__table *t, size_t row);
@@ -201,6 +204,8 @@ struct jl_trace {
     size_t *row_of;   /* per run: its table row, SIZE_MAX for a group; NULL: all groups */
     void *map;        /* the file mapped (jl__trace_map_files), or NULL */
     size_t map_len;
+    uint64_t file_bytes; /* the file's size (an image's length) */
+    int allow_external;  /* jl_trace_options.allow_external_storage */
 };
 
 /* Context of one read: where we are, for messages. */
@@ -213,6 +218,11 @@ typedef struct {
     long long run_links; /* links in the run group; RUN_LINKS_UNKNOWN when not counted */
     const char *obj;     /* the object messages name; NULL: the file or run itself */
     const char *attr;    /* with obj: its attribute, named "<obj>@<attr>"; or NULL */
+    /* what a dataset's storage is checked against (jl__check_storage): the
+     * file's size (0: unknown, not checked) and whether data outside the
+     * file may be read (jl_trace_options.allow_external_storage) */
+    uint64_t file_bytes;
+    int allow_external;
 } rctx;
 #define RUN_LINKS_UNKNOWN (-1LL)
 
@@ -263,6 +273,21 @@ jl_status jl__rctx_h5_fail(const rctx *c, jl_status code, const char *fmt, ...)
 /* The context of run i of t, its errors going to err, or to *local (NULL
  * on entry) when err is NULL; JL_EUSAGE when t has no run i. */
 jl_status jl__run_ctx(jl_trace *t, size_t i, jl_error **err, jl_error **local, rctx *c);
+
+/* A dataset holds its own data, and no more of it than its file can
+ * (h5_read.c; docs/security.md, "Traces hold their own data"), checked from
+ * its creation properties dcpl before anything is allocated for it:
+ *  - virtual datasets and external raw storage (bytes in other files) are
+ *    refused unless c->allow_external;
+ *  - the values it declares (dims[0..rank) of fsize bytes) must fit in the
+ *    file: raw (unfiltered) data in as many bytes, data through filters in
+ *    bytes / the filters' largest compression ratio, each chunk in a byte;
+ *    contiguous data must lie inside the file, and the last chunk of
+ *    chunked data must be stored (a dataset whose extent was set beyond
+ *    what was written reads as fill values, never as data).
+ * JL_OK or the error (JL_EFORMAT; JL_ELIMIT for sizes) naming c's object. */
+jl_status jl__check_storage(const rctx *c, hid_t dset, hid_t dcpl, const hsize_t *dims, int rank,
+                            size_t fsize);
 
 /* "integer", "float", ...: the name of an HDF5 type class. */
 const char *jl__class_name(H5T_class_t c);
