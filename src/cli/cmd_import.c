@@ -254,6 +254,14 @@ int cli_cmd_import(int argc, char **argv)
         goto done;
     }
     cli_install_signal_cleanup();
+    if (!each)
+        cli_set_interrupt_message("joules %s: interrupted: %s was not written%s\n", cmd, out,
+                                  access(out, F_OK) == 0 ? " (the existing file is unchanged)"
+                                                         : "");
+    else
+        cli_set_interrupt_message("joules %s: interrupted: the trace being written into %s was "
+                                  "not written (those already written are whole)\n",
+                                  cmd, out);
     if (each) {
         rc = import_each(im, cmd, (const char *const *)(sub_argv + optind), n_paths, args, n_args,
                          out, &f);
@@ -283,6 +291,9 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
      * the default 4, in a third of the time (docs/import.md, "Speed") */
     wo.level = 1;
     wo.summary_table = !groups;
+    /* without --force the path was free when the import began: a file that
+     * appears there meanwhile is not replaced */
+    wo.no_replace = !f->force;
     if (im->write_zstd)
         wo.compression = JL_COMPRESS_ZSTD;
     /* the sources' hashes and the command, kept in the trace (accounting.md) */

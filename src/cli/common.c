@@ -396,6 +396,9 @@ int cli_study_start(cli_study *cs, const char *cmd, int argc, char **argv, const
     if (rc)
         return rc;
     cli_install_signal_cleanup();
+    /* checked absent without --force: not replaced by a file made meanwhile */
+    if (cs->csv && strcmp(cs->csv, "-") && !cs->force)
+        (void)jl_atomic_keep_existing(cs->csv);
     if (cs->csv && strcmp(cs->csv, "-"))
         cli_set_interrupt_message("joules %s: interrupted: %s was not written%s\n", cmd, cs->csv,
                                   access(cs->csv, F_OK) == 0 ? " (the existing file is unchanged)"

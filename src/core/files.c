@@ -1,7 +1,7 @@
 /* Files a user named, opened for reading so that reading them can never
  * block or touch a device (docs/security.md, "Inputs that are not files"):
  * see util.h. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* renameat2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -81,4 +81,30 @@ FILE *jl__fopen_input(const char *path, char *why, size_t why_cap)
         errno = e;
     }
     return f;
+}
+
+int jl__rename_noreplace(const char *from, const char *to)
+{
+#ifdef RENAME_NOREPLACE
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP && errno != EOPNOTSUPP)
+        return -1;
+#endif
+    struct stat sb;
+    if (lstat(from, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+        /* link() fails when `to` exists, in one step too */
+        if (link(from, to) == 0) {
+            unlink(from);
+            return 0;
+        }
+        if (errno == EEXIST)
+            return -1;
+    }
+    /* a file system with neither: the check and the rename apart */
+    if (lstat(to, &sb) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(from, to);
 }

@@ -112,5 +112,11 @@ int jl__grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t
 int jl__open_input(const char *path, char *why, size_t why_cap);
 FILE *jl__fopen_input(const char *path, char *why, size_t why_cap);
 const char *jl__file_kind(unsigned mode);
+/* rename(from, to) unless `to` exists, the check and the move one step
+ * (renameat2 RENAME_NOREPLACE; link() and unlink() where a file system
+ * lacks it; apart only where it has neither): two writers that both found
+ * `to` absent cannot both put their file there. 0, or -1 with errno
+ * (EEXIST: `to` exists). */
+int jl__rename_noreplace(const char *from, const char *to);
 
 #endif

@@ -26,6 +26,20 @@ herr_t jl__h5_small_cache(hid_t fapl);
  * mapped raises SIGBUS, which there is an error for that file. */
 void jl__trace_map_files(void);
 
+/* Close a file being written (the writer's temporary, a copy changed for
+ * --into). keep: flushed first, where a full disk fails, then closed.
+ * Without keep (an abort) the file's descriptor is first pointed at a
+ * scratch memory file, so what HDF5 still writes while closing goes nowhere
+ * and cannot fail. HDF5 1.10 can neither close a file whose flush failed
+ * nor survive its exit handler once a close has failed (it frees the file
+ * and keeps it in its table: SIGSEGV at exit, issue 35); when either
+ * happens the file is left open and the process, when it exits, skips
+ * HDF5's exit handler (on_exit: stdio flushed, the same status). 0 when
+ * closed; -1 when a flush or close failed (the HDF5 stack left for the
+ * caller's message, *err_no the errno of the failed write, 0 when unknown).
+ * The caller removes a file it did not keep. */
+int jl__h5_close_written(hid_t file, int keep, int *err_no);
+
 /* Build an error describing the current HDF5 error stack (walked with
  * H5Ewalk2, outermost call first), then clear the stack. NULL when the
  * stack is empty or memory is exhausted. */
