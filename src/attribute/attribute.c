@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "attribute/attribute_internal.h"
+#include "core/stats.h"
 #include "core/util.h"
 
 static const struct {
@@ -177,12 +178,6 @@ typedef struct {
     double wbusy;   /* busy x relative weight */
     double rel_unc; /* busy-weighted relative uncertainty of the weights */
 } row_extra;
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* first index k with bnd[k+1] > x (the piece holding x) */
 static size_t piece_of(const double *bnd, size_t K, double x)
@@ -714,7 +709,7 @@ static jl_status eng_pieces(eng *e)
         for (size_t b = 1; b < n_bins; b++)
             bnd[nb++] = W0 + (double)b * opt->time_bin_s;
     }
-    qsort(bnd, nb, sizeof *bnd, cmp_double);
+    qsort(bnd, nb, sizeof *bnd, jl__cmp_double);
     size_t m = 0;
     for (size_t i = 0; i < nb; i++)
         if (!m || bnd[i] > bnd[m - 1])
@@ -835,7 +830,7 @@ static jl_status eng_spans(eng *e)
                 key[2 * i] = spans->start[i];
                 key[2 * i + 1] = (double)i;
             }
-            qsort(key, spans->n, 2 * sizeof *key, cmp_double);
+            qsort(key, spans->n, 2 * sizeof *key, jl__cmp_double);
             for (size_t i = 0; i < spans->n; i++)
                 order[i] = (size_t)key[2 * i + 1];
             free(key);
@@ -1200,7 +1195,7 @@ static jl_status eng_medians(eng *e)
             tmp[2 * q] = tmp[2 * q] * 1e7 + tmp[2 * q + 1];
         for (size_t q = 0; q < n_ps; q++)
             durs[q] = tmp[2 * q];
-        qsort(durs, n_ps, sizeof *durs, cmp_double);
+        qsort(durs, n_ps, sizeof *durs, jl__cmp_double);
         free(tmp);
         size_t q = 0;
         while (q < n_ps) {
@@ -1388,8 +1383,8 @@ static jl_status eng_warnings(eng *e)
                     outw[no++] = d;
             }
             if (ni >= 5 && no >= 5) {
-                p = jl__median(in, ni);
-                u = jl__median(outw, no);
+                p = jl__median_d(in, ni);
+                u = jl__median_d(outw, no);
                 how = "the engine/ rows' median spacing inside and outside the window";
             }
             free(in);

@@ -42,7 +42,4 @@ void jl__sensor_defaults(jl_sensor *s);
 #define JL__DEFAULT_WATTS_WINDOW_S 0.030
 #define JL__DEFAULT_WATTS_DELAY_S 0.012
 
-/* Median of v[0..n) (v is reordered); NaN when n == 0. */
-double jl__median(double *v, size_t n);
-
 #endif

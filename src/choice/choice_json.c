@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "choice/choice_internal.h"
+#include "core/stats.h"
 #include "core/util.h"
 #include "frontier/frontier_internal.h"
 #include "joules/output.h"

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/stats.h"
 #include "core/util.h"
 #include "joules/ceiling.h"
 #include "model/model_internal.h"
-#include "summary/summary_internal.h"
 
 static const char *const limit_names[] = {
 #define JL_X_BL_NAME(id, name, doc) name,

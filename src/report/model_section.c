@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "joules/diagnose.h"
 #include "joules/model.h"
 #include "joules/output.h"
