@@ -1,11 +1,7 @@
 /* joules/attribute.h — energy per span: per layer, operator class, step and
  * second, from profiler spans (docs/attribute.md).
  *
- * Three parts:
- *  - spans/ and the sensor attributes on power/ (trace format 1.2,
- *    docs/trace-format.md): jl_trace_read_spans(), jl_trace_read_sensor(),
- *    jl_trace_write_spans() (into an existing trace, written whole or not
- *    at all);
+ * On the spans and sensor of joules/spans.h (the trace layer), two parts:
  *  - the sensor model: jl_sensor_fit() measures the energy counter's update
  *    period and delay and the power fields' averaging windows and delays on
  *    a run whose spans are known square-wave bursts;
@@ -14,9 +10,8 @@
  *    energy by device-busy time x class weights) with an unattributed row,
  *    so that rows + unattributed + stalls = the window's energy exactly.
  *
- * Ownership: jl_spans (jl_spans_free), jl_attribution (jl_attribution_free)
- * and jl_class_weights (jl_class_weights_free) are the caller's; every free
- * accepts NULL. jl_sensor holds heap strings: jl_sensor_clear().
+ * Ownership: jl_attribution (jl_attribution_free) and jl_class_weights
+ * (jl_class_weights_free) are the caller's; every free accepts NULL.
  */
 #ifndef JOULES_ATTRIBUTE_H
 #define JOULES_ATTRIBUTE_H
@@ -27,64 +22,13 @@
 #include <stdio.h>
 
 #include "joules/error.h"
+#include "joules/spans.h"
 #include "joules/trace.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 JL_API_BEGIN
-
-/* ---- spans/ ------------------------------------------------------------- */
-
-/* One run's spans/ group. Optional columns are NULL when absent; missing
- * numbers are NaN, missing strings NULL. */
-typedef struct jl_spans {
-    char *source;               /* @source: kineto, nsys, harness[:...] */
-    char *side;                 /* @side: gpu or cpu */
-    char *clock;                /* @clock */
-    double window[2];           /* @window (run time); NaN when absent */
-    double clock_uncertainty_s; /* @clock_uncertainty_s */
-    char **names;               /* names[n_names] */
-    size_t n_names;
-    size_t n;
-    int32_t *name;       /* [n] index into names */
-    double *start, *end; /* [n] run time */
-    int32_t *parent;     /* [n] enclosing row or -1; NULL: none nest */
-    int16_t *gpu;        /* [n] or NULL (all GPU 0) */
-    float *busy_s;       /* [n] device-busy seconds, not in children; or NULL */
-    int32_t *tokens;     /* [n] or NULL */
-    int32_t *step;       /* [n] engine/ row of the iteration, or NULL */
-} jl_spans;
-
-jl_spans *jl_spans_new(void); /* empty, window NaN */
-void jl_spans_free(jl_spans *s);
-
-/* Read run i's spans/: *out = NULL (JL_OK) when the run has none. Checks
- * every MUST of the spec (names in range, start <= end finite, parents
- * enclosing their children, spans inside @window) and names file, run,
- * dataset and row. */
-jl_status jl_trace_read_spans(jl_trace *t, size_t i, jl_spans **out, jl_error **err);
-
-/* The sensor as the trace describes it (attributes of power/). */
-typedef struct jl_sensor {
-    double update_period_s; /* how often the value changes */
-    char *watts_kind;       /* "instant" or "average_1s"; NULL: unknown */
-    double watts_window_s;  /* a watts reading covers (t-delay-window, t-delay] */
-    double watts_delay_s;
-    double energy_delay_s; /* lag of the energy counter */
-    char *calibration;     /* how these were found */
-} jl_sensor;
-
-void jl_sensor_init(jl_sensor *s); /* all unknown */
-void jl_sensor_clear(jl_sensor *s);
-jl_status jl_trace_read_sensor(jl_trace *t, size_t i, jl_sensor *out, jl_error **err);
-
-/* Write spans (when not NULL; replacing a spans/ group the run has) and
- * the sensor attributes of power/ (when sensor is not NULL; its known
- * fields) into run `run` of the existing trace `path`. The file is copied,
- * changed and renamed into place: on any failure it is left as it was. */
-jl_status jl_trace_write_spans(const char *path, const char *run, const jl_spans *spans,
-                               const jl_sensor *sensor, jl_error **err);
 
 /* ---- the sensor model ----------------------------------------------------- */
 

@@ -26,6 +26,7 @@
 #include "joules/output.h"
 #include "joules/report.h"
 #include "joules/slo.h"
+#include "joules/spans.h"
 #include "joules/study.h"
 #include "joules/summary.h"
 #include "joules/trace.h"

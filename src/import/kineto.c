@@ -23,7 +23,7 @@
 #include "import/json_stream.h"
 #include "import/kit.h"
 #include "import/profile_spans.h"
-#include "joules/attribute.h"
+#include "joules/spans.h"
 
 enum { K_GPU_ANN, K_CPU_ANN, K_DEVICE };
 
