@@ -21,7 +21,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "joules/attribute.h"
+#include "joules/attribution.h"
 #include "joules/check.h"
 #include "joules/error.h"
 #include "joules/slo.h"
@@ -262,7 +262,7 @@ const char *jl_span_budget_verdict(const jl_span_budget_result *r);
  * [{"budget", "class"}]}. */
 json_t *jl_span_budget_summary_json(const jl_span_budget_result *r, const jl_budgets *b);
 /* Add the result to a joules.attribution/1 document made from the same
- * attribution (jl_attribution_to_json): "budget" in every row, "budgets"
+ * attribution (jl_attribution_document): "budget" in every row, "budgets"
  * at the top. JL_ENOMEM on out of memory. */
 jl_status jl_span_budget_annotate(const jl_span_budget_result *r, const jl_budgets *b, json_t *doc);
 /* The CSV columns (jl_attribution_write_csv_extra): budget_verdict and

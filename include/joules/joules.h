@@ -11,7 +11,7 @@
 #define JOULES_JOULES_H
 
 #include "joules/account.h"
-#include "joules/attribute.h"
+#include "joules/attribution.h"
 #include "joules/attrs.h"
 #include "joules/ceiling.h"
 #include "joules/check.h"

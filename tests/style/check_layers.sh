@@ -23,7 +23,7 @@ layers='
 0 core
 1 output descriptors
 2 trace
-3 summary import attribute
+3 summary import attribution
 4 check slo
 5 study
 6 model frontier account
@@ -136,4 +136,4 @@ awk -v ALLOWED="$work/allowed" '
 circles_st=$?
 sort "$work/circles"
 [ $layers_st -eq 0 ] && [ $circles_st -eq 0 ] || exit 1
-echo "ok: $n objects; folders call only the layers below theirs (core < output, descriptors < trace < summary, import, attribute < check, slo < study < model, frontier < choice < report < cli); no circle of files in a folder"
+echo "ok: $n objects; folders call only the layers below theirs (core < output, descriptors < trace < summary, import, attribution < check, slo < study < model, frontier < choice < report < cli); no circle of files in a folder"

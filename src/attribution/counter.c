@@ -1,9 +1,9 @@
-/* The energy counter at its real update times (attribute_internal.h). */
+/* The energy counter at its real update times (attribution_internal.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "attribute/attribute_internal.h"
+#include "attribution/attribution_internal.h"
 #include "core/util.h"
 
 int jl__counter_available(const jl_run *run)

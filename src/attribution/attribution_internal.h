@@ -1,4 +1,4 @@
-/* Internal helpers of the attribution (src/attribute): the energy
+/* Internal helpers of the attribution (src/attribution): the energy
  * counter at its real update times, shared by the sensor fit, the
  * calibration and the attribution. */
 #ifndef JOULES_ATTRIBUTE_INTERNAL_H
@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "joules/attribute.h"
+#include "joules/attribution.h"
 #include "joules/trace.h"
 
 /* The cumulative energy of one GPU as a piecewise-linear function of time,
