@@ -186,8 +186,8 @@ void jl_budget_result_free(jl_budget_result *r);
 /* {"schema": "joules.budget/1", "budgets": [{"name", "groups": [...], "runs":
  * [run key + "verdict" + "checks": {ceiling: {"value","lo","hi","max",
  * "verdict"}}]}], "totals": {...,"adherence"}}. NULL on out of memory. */
-json_t *jl_budget_result_to_json(const jl_budget_result *r, const jl_budgets *b,
-                                 const jl_summary_list *runs);
+json_t *jl_budget_document(const jl_budget_result *r, const jl_budgets *b,
+                           const jl_summary_list *runs);
 size_t jl_budgets_count(const jl_budgets *b);
 const char *jl_budgets_name(const jl_budgets *b, size_t i);
 /* How many ceilings budget i holds per run ("ceilings") and per span
@@ -393,7 +393,7 @@ jl_status jl_emissions_study(const jl_summary_list *runs, const jl_emissions_opt
 void jl_emissions_result_free(jl_emissions_result *r);
 /* {"schema": "joules.emissions/1", "runs": [run key + figures], "sweep":
  * {...}}. NULL on out of memory. */
-json_t *jl_emissions_to_json(const jl_emissions_result *r, const jl_summary_list *runs);
+json_t *jl_emissions_document(const jl_emissions_result *r, const jl_summary_list *runs);
 
 /* ---- energy labels and cards ---- */
 
@@ -427,7 +427,7 @@ int jl_label_stars(double x, double lo, double hi);
 char *jl_label_svg(const jl_label *l, const jl_summary *s, const char *slo_text,
                    const char *provenance_sha256, const char *date);
 /* {"schema": "joules.label/1", "labels": [...]} */
-json_t *jl_labels_to_json(const jl_label_set *ls, const jl_summary_list *runs, const char *slo_text,
+json_t *jl_label_document(const jl_label_set *ls, const jl_summary_list *runs, const char *slo_text,
                           const char *provenance_sha256);
 /* SHA-256 of a provenance block without its time ("created") and without
  * the command's output paths (-o/--output/--csv values): the same for every

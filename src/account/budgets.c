@@ -503,8 +503,8 @@ oom:
     return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
 }
 
-json_t *jl_budget_result_to_json(const jl_budget_result *r, const jl_budgets *b,
-                                 const jl_summary_list *runs)
+json_t *jl_budget_document(const jl_budget_result *r, const jl_budgets *b,
+                           const jl_summary_list *runs)
 {
     json_t *doc = json_object(), *arr = json_array();
     int bad = !doc || !arr;

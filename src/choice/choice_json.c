@@ -159,7 +159,7 @@ static void pick_document_write(jl_jw *w, const void *result, const jl_summary_l
     jl__jw_end(w);
 }
 
-json_t *jl_pick_set_to_json(const jl_pick_set *ps, const jl_summary_list *l)
+json_t *jl_pick_document(const jl_pick_set *ps, const jl_summary_list *l)
 {
     return jl__jw_document_tree(pick_document_write, ps, l);
 }

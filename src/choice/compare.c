@@ -399,7 +399,7 @@ static void compare_document_write(jl_jw *w, const void *result, const jl_summar
     jl__jw_end(w);
 }
 
-json_t *jl_compare_to_json(const jl_compare_result *r, const jl_summary_list *l)
+json_t *jl_compare_document(const jl_compare_result *r, const jl_summary_list *l)
 {
     return jl__jw_document_tree(compare_document_write, r, l);
 }

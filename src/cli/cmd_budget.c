@@ -75,7 +75,7 @@ static void print_table(const void *result, const jl_summary_list *l)
 
 static json_t *to_json(const void *r, const jl_summary_list *l)
 {
-    return jl_budget_result_to_json(r, the_budgets, l);
+    return jl_budget_document(r, the_budgets, l);
 }
 
 static const cli_output output = {NULL, to_json, print_table, "budgets/runs", 0};

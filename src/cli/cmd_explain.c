@@ -113,7 +113,7 @@ int cli_cmd_explain(int argc, char **argv)
         goto end;
     }
     if (json) {
-        rc = cli_print_document(cmd, jl_explanation_to_json(x), NULL);
+        rc = cli_print_document(cmd, jl_explain_document(x), NULL);
     } else {
         printf("%s\n", x->sentence);
         print_factor_table(x);

@@ -132,7 +132,7 @@ static int cli_import_into(const char *cmd, const jl_importer *im, const char *i
                 fprintf(stderr, "joules import: note: %s: %s\n", r->notes[i].file,
                         r->notes[i].message);
         if (json)
-            rc = cli_print_document(cmd, jl_import_result_to_json(r, im->name, into), &errors);
+            rc = cli_print_document(cmd, jl_import_document(r, im->name, into), &errors);
         else {
             printf("imported %s into %s (%s)\n", paths[0], into,
                    r->detail_text ? r->detail_text : "");
@@ -376,7 +376,7 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
                                         &err)) != JL_OK) {
         rc = cli_fail(cmd, st, err);
     } else if (json) {
-        rc = cli_print_document(cmd, jl_import_result_to_json(r, im->name, out), &errors);
+        rc = cli_print_document(cmd, jl_import_document(r, im->name, out), &errors);
     } else {
         printf("imported %zu runs from %zu files (%s) into %s\n", r->n_runs, r->n_files,
                r->detail_text ? r->detail_text : "", out);

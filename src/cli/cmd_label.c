@@ -57,7 +57,7 @@ static void print_table(const void *result, const jl_summary_list *l)
 static json_t *to_json(const void *r, const jl_summary_list *l)
 {
     (void)r;
-    return jl_labels_to_json(&the.ls, l, the.slo_text[0] ? the.slo_text : NULL,
+    return jl_label_document(&the.ls, l, the.slo_text[0] ? the.slo_text : NULL,
                              the.have_hash ? the.hash : NULL);
 }
 

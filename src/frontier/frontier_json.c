@@ -233,13 +233,13 @@ static void document_write(jl_jw *w, const void *result, const jl_summary_list *
     key_cache_free(&c);
 }
 
-json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list *l)
+json_t *jl_frontier_document(const jl_frontier_set *fs, const jl_summary_list *l)
 {
     return jl__jw_document_tree(document_write, fs, l);
 }
 
-char *jl_frontier_set_to_json_text(const jl_frontier_set *fs, const jl_summary_list *l,
-                                   const jl_error_list *errors, size_t *len)
+char *jl_frontier_document_text(const jl_frontier_set *fs, const jl_summary_list *l,
+                                const jl_error_list *errors, size_t *len)
 {
     return jl__jw_document_text(document_write, fs, l, errors, len);
 }

@@ -56,7 +56,7 @@ void jl_import_result_free(jl_import_result *r)
     free(r);
 }
 
-json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, const char *output)
+json_t *jl_import_document(const jl_import_result *r, const char *format, const char *output)
 {
     json_t *doc = json_object(), *notes = json_array(), *details = json_object();
     json_object_set_new(doc, "schema", json_string("joules.import/1"));

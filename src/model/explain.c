@@ -424,7 +424,7 @@ jl_status jl_explain(const jl_summary *a, const jl_summary *b, const jl_descript
     return JL_OK;
 }
 
-json_t *jl_explanation_to_json(const jl_explanation *x)
+json_t *jl_explain_document(const jl_explanation *x)
 {
     json_t *doc = json_object();
     if (!doc)

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         jl_budget_result *r = NULL;
         if (jl_budgets_evaluate(b, &l, &r, NULL) == JL_OK) {
-            json_t *doc = jl_budget_result_to_json(r, b, &l);
+            json_t *doc = jl_budget_document(r, b, &l);
             char *text = doc ? jl_json_dump(doc) : NULL;
             free(text);
             json_decref(doc);
