@@ -372,7 +372,7 @@ static int emit(const char *cmd, const jl_attribution *a, const judged *jb, cons
         csv_ctx cc = {a, jb};
         if (!strcmp(csv, "-")) {
             if (write_csv(stdout, a, jb) != 0)
-                rc = JL_EXIT_OUTPUT;
+                rc = CLI_EXIT_OUTPUT;
         } else if ((st = jl_write_text(csv, write_csv_fn, &cc, &err)) != JL_OK) {
             return cli_fail(cmd, st, err);
         }
@@ -416,7 +416,7 @@ static int emit(const char *cmd, const jl_attribution *a, const judged *jb, cons
         print_table(a, jb);
     }
     if (!rc && (fflush(stdout) != 0 || ferror(stdout)))
-        rc = JL_EXIT_OUTPUT;
+        rc = CLI_EXIT_OUTPUT;
     if (!rc && !json && !jsonl)
         for (size_t i = 0; csv && !strcmp(csv, "-") && i < a->n_warnings; i++)
             fprintf(stderr, "joules attribute: warning: %s: %s\n",
@@ -493,7 +493,7 @@ static int parse_args(const char *cmd, int argc, char **argv, jl_attribution_opt
         case 'h':
             cli_help(cmd, help);
             x->helped = 1;
-            return JL_EXIT_OK;
+            return CLI_EXIT_OK;
         case OPT_BY: rc = parse_by(cmd, optarg, ao); break;
         case OPT_CAL: x->cal = optarg; break;
         case OPT_CLASS:
@@ -680,8 +680,8 @@ int cli_cmd_attribute(int argc, char **argv)
     }
     judged jb = {budgets, br};
     rc = emit(cmd, a, br ? &jb : NULL, csv, json, jsonl);
-    if (rc == JL_EXIT_OK && br && br->rows_fail)
-        rc = JL_EXIT_PARTIAL;
+    if (rc == CLI_EXIT_OK && br && br->rows_fail)
+        rc = CLI_EXIT_PARTIAL;
 end:
     jl_span_budget_result_free(br);
     jl_summary_free(sum);

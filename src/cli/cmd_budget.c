@@ -120,8 +120,8 @@ int cli_cmd_budget(int argc, char **argv)
         the_budgets = c.b;
         jl_status st = jl_budgets_evaluate(c.b, &cs.runs, &r, &err);
         rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, r);
-        if (st == JL_OK && rc == JL_EXIT_OK && r->runs_fail)
-            rc = JL_EXIT_PARTIAL;
+        if (st == JL_OK && rc == CLI_EXIT_OK && r->runs_fail)
+            rc = CLI_EXIT_PARTIAL;
     }
     jl_budget_result_free(r);
     jl_budgets_free(c.b);

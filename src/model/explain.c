@@ -10,14 +10,14 @@
 #include "joules/output.h"
 
 static const char *const factor_names[] = {
-#define JL_X_EF_NAME(id, name, words) #name,
-    JL_EXPLAIN_FACTOR_TABLE(JL_X_EF_NAME)
-#undef JL_X_EF_NAME
+#define JL__X_EF_NAME(id, name, words) #name,
+    JL_EXPLAIN_FACTOR_TABLE(JL__X_EF_NAME)
+#undef JL__X_EF_NAME
 };
 static const char *const factor_words[] = {
-#define JL_X_EF_WORDS(id, name, words) words,
-    JL_EXPLAIN_FACTOR_TABLE(JL_X_EF_WORDS)
-#undef JL_X_EF_WORDS
+#define JL__X_EF_WORDS(id, name, words) words,
+    JL_EXPLAIN_FACTOR_TABLE(JL__X_EF_WORDS)
+#undef JL__X_EF_WORDS
 };
 
 const char *jl_explain_factor_name(jl_explain_factor_id f)

@@ -229,7 +229,7 @@ jl_status jl__host_summary_copy(const jl_host_summary *src, jl_host_summary **ou
 /* The members of a run object (joules/output.h), written into the object
  * open now: the run key (jl_run_key_to_json), the whole run
  * (jl_summary_to_json). */
-void jl__run_key_write(jl_jw *w, const jl_summary *s);
-void jl__summary_write(jl_jw *w, const jl_summary *s);
+void jl__run_key_write(jl__jw *w, const jl_summary *s);
+void jl__summary_write(jl__jw *w, const jl_summary *s);
 
 #endif
