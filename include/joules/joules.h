@@ -5,7 +5,9 @@
  *   -> group model (model.h, ceiling.h, explain.h, diagnose.h)
  *   -> frontier and choices (slo.h, frontier.h, choice.h)
  *   -> documents and reports (output.h, report.h)
- *   accounts beside them (account.h): provenance, verify, budgets, carbon, labels
+ *   accounts beside them (account.h: provenance.h, budget.h, carbon.h,
+ *   publish.h): provenance, verify, budgets, carbon, labels and cards
+ *   energy per span (attribution.h) on the trace layer's spans (spans.h)
  */
 #ifndef JOULES_JOULES_H
 #define JOULES_JOULES_H
@@ -13,6 +15,8 @@
 #include "joules/account.h"
 #include "joules/attribution.h"
 #include "joules/attrs.h"
+#include "joules/budget.h"
+#include "joules/carbon.h"
 #include "joules/ceiling.h"
 #include "joules/check.h"
 #include "joules/choice.h"
@@ -24,6 +28,8 @@
 #include "joules/import.h"
 #include "joules/model.h"
 #include "joules/output.h"
+#include "joules/provenance.h"
+#include "joules/publish.h"
 #include "joules/report.h"
 #include "joules/slo.h"
 #include "joules/spans.h"

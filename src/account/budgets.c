@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "joules/account.h"
+#include "joules/budget.h"
 #include "joules/output.h"
+#include "joules/study.h"
 
 typedef enum {
     C_PER_TOKEN,

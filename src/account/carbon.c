@@ -15,7 +15,7 @@
 #include "core/csv.h"
 #include "core/stats.h"
 #include "core/util.h"
-#include "joules/account.h"
+#include "joules/carbon.h"
 
 /* Pieces: value v[i] holds over [t[i], end[i]); a constant is one piece
  * over (-inf, inf). Adjacent pieces with the same value are one piece. */

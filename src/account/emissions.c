@@ -9,8 +9,9 @@
 
 #include "account/account_internal.h"
 #include "core/util.h"
-#include "joules/account.h"
+#include "joules/carbon.h"
 #include "joules/output.h"
+#include "joules/study.h"
 
 void jl_emissions_result_free(jl_emissions_result *r)
 {

@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "joules/account.h"
 #include "joules/output.h"
+#include "joules/provenance.h"
+#include "joules/publish.h"
 #include "joules/slo.h"
+#include "joules/study.h"
 #include "joules/version.h"
 
 void jl_label_set_clear(jl_label_set *ls)

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "joules/account.h"
 #include "joules/output.h"
 #include "output/json_writer.h"
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "joules/account.h"
 #include "joules/attribution.h"
+#include "joules/budget.h"
 #include "joules/output.h"
 #include "report/sections.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "joules/account.h"
+#include "joules/budget.h"
 #include "joules/output.h"
 #include "report/sections.h"
 
