@@ -15,6 +15,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/civil_time.h"
 #include "core/util.h"
 #include "joules/trace_write.h"
 #include "joules/version.h"
@@ -634,12 +635,8 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     wctx c = {w, NULL, err};
     char created[32];
     const char *cu = o.created_utc;
-    if (!cu) {
-        time_t now = time(NULL);
-        struct tm tmv;
-        if (gmtime_r(&now, &tmv) && strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tmv))
-            cu = created;
-    }
+    if (!cu && jl__iso_utc((double)time(NULL), created) == 0)
+        cu = created;
     if (root < 0) {
         st = WFAIL(err, path, NULL, "/", -1, "cannot open the root group");
         goto end;

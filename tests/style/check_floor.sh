@@ -13,8 +13,9 @@
 #  - FNV-1a's offset basis or prime (64- or 32-bit, decimal or hex):
 #    jl__fnv1a, jl__strmap;
 #  - days from a civil date (the 400-year era's 146097 days, the epoch's
-#    719468), timegm, an ISO 8601 date scanned with sscanf, or a function
-#    named for civil dates or ISO 8601: core/civil_time.h;
+#    719468), timegm, an ISO 8601 date scanned with sscanf or written with
+#    strftime, or a function named for civil dates or ISO 8601:
+#    core/civil_time.h;
 #  - a CSV splitter (a function handling both '"' and ',' characters) but
 #    the parsers of other text named below: core/csv.h;
 #  - RUNS.csv read outside kit_runs.c (its header's "run", "start" and
@@ -55,7 +56,7 @@ report() { # what, the core call, then "file:line: text" lines on stdin
         report "FNV-1a" "jl__fnv1a / jl__fnv1a_add or a jl__strmap (core/hash.h)"
 
     # civil time
-    grep -nE '\b146097\b|\b719468\b|\btimegm *\(|sscanf *\(.*%[0-9]*4[diu][-/]%|^[a-z][^;]*[a-z_]*(days_from_civil|civil_from_days|parse_civil|parse_iso|iso_?8601)[a-z_0-9]* *\(' $files |
+    grep -nE '\b146097\b|\b719468\b|\btimegm *\(|sscanf *\(.*%[0-9]*4[diu][-/]%|strftime *\(.*%Y-%m-%dT%H|^[a-z][^;]*[a-z_]*(days_from_civil|civil_from_days|parse_civil|parse_iso|iso_?8601)[a-z_0-9]* *\(' $files |
         report "civil-time or ISO 8601 parser" "core/civil_time.h (jl__days_from_civil, jl__civil_parse, jl__zone_to_unix)"
 
     # CSV splitters: a function handling both '"' and ',' (but the JSON,
