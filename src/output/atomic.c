@@ -18,12 +18,12 @@
 /* Registry of live temporary paths. Fixed size on purpose: the signal
  * handler must not allocate. More than this many files open at once is not
  * something joules does (the report writes one file at a time). */
-#define JL_MAX_LIVE_TEMPS 64
-static char *volatile live_temps[JL_MAX_LIVE_TEMPS];
+#define JL__MAX_LIVE_TEMPS 64
+static char *volatile live_temps[JL__MAX_LIVE_TEMPS];
 
 static void registry_add(char *p)
 {
-    for (int i = 0; i < JL_MAX_LIVE_TEMPS; i++)
+    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++)
         if (!live_temps[i]) {
             live_temps[i] = p;
             return;
@@ -32,18 +32,18 @@ static void registry_add(char *p)
 
 static void registry_remove(const char *p)
 {
-    for (int i = 0; i < JL_MAX_LIVE_TEMPS; i++)
+    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++)
         if (live_temps[i] == p)
             live_temps[i] = NULL;
 }
 
 /* Temporaries of other writers (jl_atomic_register_file), copies. */
-static char *volatile live_files[JL_MAX_LIVE_TEMPS];
+static char *volatile live_files[JL__MAX_LIVE_TEMPS];
 
 int jl_atomic_register_file(const char *path)
 {
     char *p = jl__strdup(path);
-    for (int i = 0; p && i < JL_MAX_LIVE_TEMPS; i++)
+    for (int i = 0; p && i < JL__MAX_LIVE_TEMPS; i++)
         if (!live_files[i]) {
             live_files[i] = p;
             return 0;
@@ -54,7 +54,7 @@ int jl_atomic_register_file(const char *path)
 
 void jl_atomic_unregister_file(const char *path)
 {
-    for (int i = 0; i < JL_MAX_LIVE_TEMPS; i++) {
+    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++) {
         char *p = live_files[i];
         if (p && !strcmp(p, path)) {
             live_files[i] = NULL;
@@ -64,12 +64,12 @@ void jl_atomic_unregister_file(const char *path)
 }
 
 /* Targets that must not be replaced (jl_atomic_keep_existing). */
-#define JL_MAX_KEEP 16
-static char *keep_existing[JL_MAX_KEEP];
+#define JL__MAX_KEEP 16
+static char *keep_existing[JL__MAX_KEEP];
 
 int jl_atomic_keep_existing(const char *path)
 {
-    for (int i = 0; i < JL_MAX_KEEP; i++)
+    for (int i = 0; i < JL__MAX_KEEP; i++)
         if (!keep_existing[i])
             return (keep_existing[i] = jl__strdup(path)) ? 0 : -1;
     return -1;
@@ -77,7 +77,7 @@ int jl_atomic_keep_existing(const char *path)
 
 static int kept(const char *path)
 {
-    for (int i = 0; i < JL_MAX_KEEP && keep_existing[i]; i++)
+    for (int i = 0; i < JL__MAX_KEEP && keep_existing[i]; i++)
         if (!strcmp(keep_existing[i], path))
             return 1;
     return 0;
@@ -86,7 +86,7 @@ static int kept(const char *path)
 void jl_atomic_cleanup_signal(void)
 {
     /* async-signal-safe: unlink only */
-    for (int i = 0; i < JL_MAX_LIVE_TEMPS; i++) {
+    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++) {
         if (live_temps[i])
             unlink(live_temps[i]);
         if (live_files[i])

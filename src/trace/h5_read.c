@@ -197,7 +197,7 @@ static uint64_t filters_ratio(hid_t dcpl)
         H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL, 0, NULL, NULL);
         if (id == H5Z_FILTER_SHUFFLE || id == H5Z_FILTER_FLETCHER32)
             continue;
-        uint64_t r = id == H5Z_FILTER_DEFLATE ? 1032 : id == JL_ZSTD_FILTER_ID ? 32768 : 0;
+        uint64_t r = id == H5Z_FILTER_DEFLATE ? 1032 : id == JL__ZSTD_FILTER_ID ? 32768 : 0;
         if (r == 0 || ratio > UINT64_MAX / r)
             return 0;
         ratio *= r;
