@@ -73,7 +73,12 @@ void jl_provenance_hash(const json_t *provenance, char hex[65]);
 typedef enum {
     JL_VERIFY_SAME = 0,
     JL_VERIFY_DIFFERS = 1, /* a figure, an input's hash, a rule or joules differ */
-    JL_VERIFY_MISSING = 3  /* an input is missing or the document has no provenance */
+    JL_VERIFY_MISSING = 3, /* an input is missing or the document has no provenance */
+    /* the command is one verify does not re-run: it would write outside
+     * verify's scratch folder (import --into), run a program (report
+     * --gnuplot), read outside its files (--allow-external-storage), re-run
+     * verify, or it is no command or option of joules (docs/security.md) */
+    JL_VERIFY_REFUSED = 4
 } jl_verify_verdict;
 
 typedef struct jl_verify_item {

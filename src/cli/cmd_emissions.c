@@ -116,22 +116,25 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     return 0;
 }
 
+static const struct option longopts[] = {
+    CLI_JSON_LONG_OPTION,
+    {"grid-intensity", required_argument, NULL, OPT_GRID},
+    {"marginal-intensity", required_argument, NULL, OPT_MARGINAL},
+    {"pue", required_argument, NULL, OPT_PUE},
+    {"start", required_argument, NULL, OPT_START},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_emissions = {":h", longopts};
+
 int cli_cmd_emissions(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION,
-        {"grid-intensity", required_argument, NULL, OPT_GRID},
-        {"marginal-intensity", required_argument, NULL, OPT_MARGINAL},
-        {"pue", required_argument, NULL, OPT_PUE},
-        {"start", required_argument, NULL, OPT_START},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "emissions";
     opts o = {NULL, NULL, NULL, NAN};
     jl_emissions_result *r = NULL;
     cli_study cs;
     cli_study_init(&cs);
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &o);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_emissions.optstring, longopts,
+                       own_option, &o);
     if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
         jl_error *err = NULL;
         jl_emissions_options eo = {o.pue, o.grid, o.marginal, o.start};

@@ -76,19 +76,21 @@ static void print_factor_table(const jl_explanation *x)
            x->energy_b, x->ratio, "100%", x->work_unit);
 }
 
+enum { OPT_JSON = CLI_OPT_FIRST_FREE };
+static const struct option longopts[] = {
+    {"json", no_argument, NULL, OPT_JSON},
+    {"allow-external-storage", no_argument, NULL, CLI_OPT_ALLOW_EXTERNAL},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+const cli_options cli_options_explain = {":h", longopts};
+
 int cli_cmd_explain(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE };
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"allow-external-storage", no_argument, NULL, CLI_OPT_ALLOW_EXTERNAL},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *cmd = "explain";
     int json = 0, c, rc = 0;
     optind = 1; /* no study options: not the shared loop */
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, cli_options_explain.optstring, longopts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_help("explain", help); return CLI_EXIT_OK;
         case OPT_JSON: json = 1; break;

@@ -170,20 +170,22 @@ static void print_file(const json_t *fo)
     }
 }
 
+enum { OPT_JSON = CLI_OPT_FIRST_FREE };
+static const struct option longopts[] = {
+    {"json", no_argument, NULL, OPT_JSON},
+    {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
+    {"allow-external-storage", no_argument, NULL, CLI_OPT_ALLOW_EXTERNAL},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+const cli_options cli_options_inspect = {":h", longopts};
+
 int cli_cmd_inspect(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE };
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
-        {"allow-external-storage", no_argument, NULL, CLI_OPT_ALLOW_EXTERNAL},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *cmd = "inspect";
     int json = 0, jsonl = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, cli_options_inspect.optstring, longopts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_help("inspect", help); return CLI_EXIT_OK;
         case OPT_JSON: json = 1; break;

@@ -76,18 +76,21 @@ static jl_status write_json(const char *path, const void *ps, const jl_summary_l
 
 static const cli_output output = {write_csv, to_json, print_table, "picks", 0};
 
+static const struct option longopts[] = {
+    CLI_OUTPUT_LONG_OPTIONS,
+    CLI_SLO_LONG_OPTION,
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_pick = {":h", longopts};
+
 int cli_cmd_pick(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_OUTPUT_LONG_OPTIONS,
-        CLI_SLO_LONG_OPTION,
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "pick";
     jl_pick_set *ps = NULL;
     cli_study cs;
     cli_study_init(&cs);
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, NULL, NULL);
+    int rc =
+        cli_parse(&cs, cmd, help, argc, argv, cli_options_pick.optstring, longopts, NULL, NULL);
     if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
         jl_error *err = NULL;
         jl_status st =
