@@ -150,7 +150,7 @@ static jl_status storage(const rctx *at, hid_t d, const hsize_t *dims, size_t fs
 {
     hid_t dcpl = H5Dget_create_plist(d);
     jl_status st = dcpl < 0 ? jl__rctx_h5_fail(at, JL_EIO, "cannot read the storage layout")
-                            : jl__check_storage(at, d, dcpl, dims, 1, fsize);
+                            : jl__check_storage(at, d, dcpl, dims, 1, fsize, NULL);
     CLOSE(dcpl, H5Pclose);
     return st;
 }

@@ -217,7 +217,7 @@ static jl_status storage(const tctx *c, hid_t dset, hid_t ftype, const char *obj
     hsize_t dims[1] = {rows};
     hid_t dcpl = H5Dget_create_plist(dset);
     jl_status st = dcpl < 0 ? jl__rctx_h5_fail(&at, JL_EIO, "cannot read the storage layout")
-                            : jl__check_storage(&at, dset, dcpl, dims, 1, H5Tget_size(ftype));
+                            : jl__check_storage(&at, dset, dcpl, dims, 1, H5Tget_size(ftype), NULL);
     CLOSE(dcpl, H5Pclose);
     return st;
 }

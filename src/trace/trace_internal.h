@@ -77,9 +77,11 @@ void jl__zstd_free_cctx(void *cctx);
  * bytes each) with libdeflate or libzstd instead of HDF5's filter pipeline
  * (chunk_read.c). 1 when done; 0 when the dataset's layout, filters or
  * types are not the ones this path handles or a chunk does not decode, and
- * then the caller must read it with H5Dread(). */
+ * then the caller must read it with H5Dread(); -1 when a chunk is not
+ * stored at all (*missing_row its first row: HDF5 would read fill values,
+ * the caller refuses the dataset). */
 int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, const hsize_t dims[2],
-                           int rank, size_t cbytes, void *dst);
+                           int rank, size_t cbytes, void *dst, size_t *missing_row);
 
 /* The same path one chunk at a time (chunk_read.c): jl__chunks_open() takes
  * the arguments of jl__read_chunks_direct() (without dst) and returns NULL
@@ -296,12 +298,23 @@ jl_status jl__run_ctx(jl_trace *t, size_t i, jl_error **err, jl_error **local, r
  *  - the values it declares (dims[0..rank) of fsize bytes) must fit in the
  *    file: raw (unfiltered) data in as many bytes, data through filters in
  *    bytes / the filters' largest compression ratio, each chunk in a byte;
- *    contiguous data must lie inside the file, and the last chunk of
- *    chunked data must be stored (a dataset whose extent was set beyond
- *    what was written reads as fill values, never as data).
+ *    contiguous data must lie inside the file and have been written; a
+ *    chunked dataset that alone declares more than 64 times the file's
+ *    bytes must have its last chunk stored (a dataset whose extent was set
+ *    beyond what was written reads as fill values, never as data; the
+ *    chunk reader refuses a missing chunk of the others).
  * JL_OK or the error (JL_EFORMAT; JL_ELIMIT for sizes) naming c's object. */
+typedef struct {
+    H5D_layout_t layout;
+    int crank; /* the chunk's rank (0: not chunked, or unknown) */
+    hsize_t chunk[H5S_MAX_RANK];
+    int nf; /* filters in the pipeline; their ids (the first 8) */
+    H5Z_filter_t filter[8];
+} jl__storage;
+/* out (NULL: not wanted): what was read of dcpl, for the caller's own
+ * checks (the chunk size, the filters), so nothing is asked twice. */
 jl_status jl__check_storage(const rctx *c, hid_t dset, hid_t dcpl, const hsize_t *dims, int rank,
-                            size_t fsize);
+                            size_t fsize, jl__storage *out);
 
 /* "integer", "float", ...: the name of an HDF5 type class. */
 const char *jl__class_name(H5T_class_t c);
