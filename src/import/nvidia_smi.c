@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/reasons.h"
 #include "core/util.h"
 #include "import/kit.h"
 #include "import/kit_segment.h"
@@ -45,9 +46,15 @@ typedef enum {
     K_MEM_USED,
     K_SM_CLOCK,
     K_TEMP,
+    K_ENF_LIMIT, /* enforced.power.limit, W: per sample (nvidia-smi -pl changes it) */
+    K_CAPPED,    /* 1: a power throttle reason active (sw_power_cap, hw_power_brake) */
+    K_SLOWED,    /* 1: a thermal or hardware slowdown active */
     K_NSERIES,
     K_OTHER
 } kind;
+/* the throttle kinds: several columns fold into one series (the larger value) */
+#define IS_THROTTLE(k) ((k) == K_CAPPED || (k) == K_SLOWED)
+#define K_THR_MASK K_NSERIES /* clocks_*_reasons.active: a bit mask for both */
 #define FIRST_SERIES K_POWER
 #define N_SERIES (K_NSERIES - FIRST_SERIES)
 
@@ -64,7 +71,23 @@ static const struct {
     {"name", K_NAME, "", 1},
     {"gpu_name", K_NAME, "", 1},
     {"power.limit", K_LIMIT, "W", 1},
-    {"enforced.power.limit", K_LIMIT, "W", 1},
+    {"enforced.power.limit", K_ENF_LIMIT, "W", 1},
+    {"power.limit.enforced", K_ENF_LIMIT, "W", 1},
+    /* power-cap and throttling context (docs/import.md, "Power caps"):
+     * "Active" / "Not Active", under the older (clocks_throttle_reasons)
+     * and the newer name (clocks_event_reasons, drivers 535+) */
+    {"clocks_throttle_reasons.sw_power_cap", K_CAPPED, "", 1},
+    {"clocks_event_reasons.sw_power_cap", K_CAPPED, "", 1},
+    {"clocks_throttle_reasons.hw_power_brake_slowdown", K_CAPPED, "", 1},
+    {"clocks_event_reasons.hw_power_brake_slowdown", K_CAPPED, "", 1},
+    {"clocks_throttle_reasons.hw_slowdown", K_SLOWED, "", 1},
+    {"clocks_event_reasons.hw_slowdown", K_SLOWED, "", 1},
+    {"clocks_throttle_reasons.hw_thermal_slowdown", K_SLOWED, "", 1},
+    {"clocks_event_reasons.hw_thermal_slowdown", K_SLOWED, "", 1},
+    {"clocks_throttle_reasons.sw_thermal_slowdown", K_SLOWED, "", 1},
+    {"clocks_event_reasons.sw_thermal_slowdown", K_SLOWED, "", 1},
+    {"clocks_throttle_reasons.active", K_THR_MASK, "", 1},
+    {"clocks_event_reasons.active", K_THR_MASK, "", 1},
     {"memory.total", K_MEMTOTAL, "MiB", 1048576.0},
     {"power.draw", K_POWER, "W", 1},
     {"power.draw.instant", K_POWER_INST, "W", 1},
@@ -135,7 +158,30 @@ typedef struct log_data {
     jl_status (*emit)(void *ctx, struct log_data *L);
     void *emit_ctx;
     jl__imp_idle *idle; /* each GPU's idle level outside the runs (kit_segment.h); NULL */
+    /* logging sessions (issue 37): where a new one begins (a header line
+     * repeated, the clock jumping past SESSION_GAP_S, another GPU under an
+     * index), the last line cut */
+    int hdr_pending, ident_pending;
+    char ident_msg[400];
+    size_t session; /* the session of the sample being built, from 0 */
+    struct log_session *sess;
+    size_t n_sess, cap_sess;
+    int cut_last;
+    long long cut_line;
+    double t_end; /* the last sample's time */
 } log_data;
+
+/* The first sample of a logging session after the first. */
+typedef struct log_session {
+    size_t at;      /* its sample number in the log (from 0) */
+    double t, gap;  /* its time, and the time since the sample before */
+    long long line; /* its first line */
+    char why[400];  /* what began it */
+} log_session;
+
+/* A stretch without samples longer than this (and than the gap limit) is
+ * two logging sessions: no logger pauses a minute on its own. */
+#define SESSION_GAP_S 60.0
 
 static void log_free(log_data *L)
 {
@@ -159,6 +205,7 @@ static void log_free(log_data *L)
     free(L->dmon_text);
     free(L->gpu_last_t);
     free(L->gpu_last_line);
+    free(L->sess);
     jl__imp_idle_free(L->idle);
     free(L->idle);
     free(L);
@@ -194,7 +241,7 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
                 break;
             }
         for (size_t j = 0; j < i; j++)
-            if (c->k != K_OTHER && L->cols[j].k == c->k)
+            if (c->k != K_OTHER && !IS_THROTTLE(c->k) && c->k != K_THR_MASK && L->cols[j].k == c->k)
                 return LERR(L, JL_EINVALID, line, 0, c->name, "logged twice (also as '%s')",
                             L->cols[j].name);
         if (c->k == K_TIME)
@@ -319,6 +366,41 @@ typedef struct prow {
     double v[N_SERIES];
 } prow;
 
+/* Does the sample of row r (dt after the one before) begin a new logging
+ * session? A header line repeated since, with a gap beyond the gap limit
+ * (5 polls of the log's shortest, and 1 s more than one: the limit the
+ * summary's sample_gap uses); a gap beyond SESSION_GAP_S; another GPU under
+ * an index. 1 (recorded), 0, -1 out of memory. */
+static int new_session(log_data *L, const prow *r, double dt)
+{
+    double lim = isfinite(L->min_dt) ? fmax(5 * L->min_dt, L->min_dt + 1.0) : 1.0;
+    char why[400] = "";
+    if (L->ident_pending)
+        snprintf(why, sizeof why, "%s", L->ident_msg);
+    else if (L->hdr_pending && dt > lim)
+        snprintf(why, sizeof why, "a header line repeated and %.6g s without samples", dt);
+    else if (dt > SESSION_GAP_S && dt > lim)
+        snprintf(why, sizeof why, "%.6g s without samples (more than %g s)", dt, SESSION_GAP_S);
+    L->hdr_pending = L->ident_pending = 0;
+    if (!why[0])
+        return 0;
+    if (L->n_sess == L->cap_sess) {
+        size_t nc = L->cap_sess ? 2 * L->cap_sess : 4;
+        log_session *x = realloc(L->sess, nc * sizeof *x);
+        if (!x)
+            return -1;
+        L->sess = x;
+        L->cap_sess = nc;
+    }
+    log_session *x = &L->sess[L->n_sess++];
+    x->at = L->n_samples;
+    x->t = r->t;
+    x->gap = dt;
+    x->line = r->line;
+    snprintf(x->why, sizeof x->why, "%s", why);
+    return 1;
+}
+
 /* Group rows into samples, keyed by GPU: a row joins the current sample
  * unless its GPU is in it already. A GPU missing from a poll must not pull
  * the next poll's row into this sample: a row whose GPU does not come after
@@ -330,7 +412,11 @@ static jl_status add_row(log_data *L, const prow *r)
 {
     int same_poll = L->n > 0 && isfinite(L->min_dt) && r->t - L->sample_t0 < 0.5 * L->min_dt;
     if (L->n == 0 || L->seen[r->slot] || (r->slot <= L->last_slot && !same_poll)) {
-        if (L->n_samples > 0 && r->t > L->sample_t0 &&
+        double dt = r->t - L->sample_t0;
+        int began = L->n_samples > 0 ? new_session(L, r, dt) : 0;
+        if (began < 0)
+            return JL_ENOMEM;
+        if (L->n_samples > 0 && r->t > L->sample_t0 && !began &&
             (isnan(L->min_dt) || r->t - L->sample_t0 < L->min_dt))
             L->min_dt = r->t - L->sample_t0;
         L->sample_t0 = r->t;
@@ -340,6 +426,7 @@ static jl_status add_row(log_data *L, const prow *r)
                 return st;
             L->n = 0;
         }
+        L->session += began;
         if (!grow_samples(L))
             return JL_ENOMEM;
         start_sample(L, r->t, r->line);
@@ -596,6 +683,8 @@ static void layout_columns(log_data *L, reader *rd)
             rd->cidx[L->cols[i].k] = (int)i;
     for (int s = 0; s < N_SERIES; s++)
         L->has_series[s] = rd->cidx[FIRST_SERIES + s] >= 0;
+    if (rd->cidx[K_THR_MASK] >= 0)
+        L->has_series[K_CAPPED - FIRST_SERIES] = L->has_series[K_SLOWED - FIRST_SERIES] = 1;
     L->gpu_keyed = rd->cidx[K_INDEX] >= 0 || rd->cidx[K_UUID] >= 0;
     L->ident_col = -1;
     static const char *const idents[] = {"pci.bus_id", "serial", "name", "gpu_name"};
@@ -716,6 +805,37 @@ static jl_status row_value(log_data *L, const jl__imp_csv_row *row, const col *c
     return JL_OK;
 }
 
+/* A throttle reason cell: "Active" / "Not Active" (a reason's own column)
+ * or the bit mask of clocks_*_reasons.active ("0x0000000000000004"), folded
+ * into the row's K_CAPPED and K_SLOWED (the larger value wins; missing
+ * cells leave NaN). The mask's bits (NVML's nvmlClocksEventReasons): 0x4
+ * SW power cap, 0x80 HW power brake; 0x8 HW slowdown, 0x20 SW thermal,
+ * 0x40 HW thermal. */
+static void throttle_value(kind k, const char *s, double *v)
+{
+    double cap = NAN, slow = NAN;
+    if (!strcmp(s, "Active") || !strcmp(s, "Not Active")) {
+        double x = s[0] == 'A';
+        if (k == K_CAPPED)
+            cap = x;
+        else
+            slow = x;
+    } else if (k == K_THR_MASK && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        char *end;
+        errno = 0;
+        unsigned long long m = strtoull(s + 2, &end, 16);
+        if (!errno && end != s + 2 && !*end) {
+            cap = (m & 0x84u) != 0;
+            slow = (m & 0x68u) != 0;
+        }
+    }
+    double *pc = &v[K_CAPPED - FIRST_SERIES], *ps = &v[K_SLOWED - FIRST_SERIES];
+    if (!isnan(cap))
+        *pc = isnan(*pc) ? cap : fmax(*pc, cap);
+    if (!isnan(slow))
+        *ps = isnan(*ps) ? slow : fmax(*ps, slow);
+}
+
 /* The row's per-GPU attributes (name, uuid, power limit, memory) into its
  * GPU and its series values into pr. */
 static jl_status row_values(log_data *L, const jl__imp_csv_row *row, gpu *gp, prow *pr)
@@ -725,13 +845,29 @@ static jl_status row_values(log_data *L, const jl__imp_csv_row *row, gpu *gp, pr
         const jl__imp_csv_field *f = &row->f[i];
         if (c->k == K_NAME || c->k == K_UUID) {
             char **dst = c->k == K_NAME ? &gp->name : &gp->uuid;
-            if (!*dst && *f->s && (c->k == K_UUID || !jl__imp_csv_missing(f->s)) &&
-                !(*dst = xdup(f->s)))
+            int usable = *f->s && (c->k == K_UUID || !jl__imp_csv_missing(f->s));
+            if (!*dst && usable && !(*dst = xdup(f->s)))
                 return JL_ENOMEM;
+            if (*dst && usable && strcmp(*dst, f->s) && !L->ident_pending) {
+                /* another GPU under this index: another machine's log appended */
+                snprintf(L->ident_msg, sizeof L->ident_msg,
+                         "GPU %ld's %.60s changes from '%.80s' to '%.80s' at line %lld", gp->index,
+                         c->name, *dst, f->s, row->line);
+                L->ident_pending = 1;
+                char *d = xdup(f->s);
+                if (!d)
+                    return JL_ENOMEM;
+                free(*dst);
+                *dst = d;
+            }
             continue;
         }
         if (c->k == K_TIME || c->k == K_INDEX || c->k == K_OTHER)
             continue;
+        if (IS_THROTTLE(c->k) || c->k == K_THR_MASK) {
+            throttle_value(c->k, f->s, pr->v);
+            continue;
+        }
         double x;
         jl_status st = row_value(L, row, c, f, &x);
         if (st != JL_OK)
@@ -801,17 +937,20 @@ static jl_status data_row(log_data *L, reader *rd, const jl__imp_csv_row *row)
     if (repeats_header(L, row)) {
         jl__imp_note(L->k, L->path, "",
                      "line %lld repeats the header: another logging session appended to the "
-                     "file, read as one log",
+                     "file (a new run where the clock jumps past the gap limit)",
                      row->line);
+        L->hdr_pending = 1;
         return JL_OK;
     }
-    jl__imp_civil cv;
-    if (!row->complete &&
-        (row->n != L->n_cols || !jl__imp_parse_civil(row->f[rd->cidx[K_TIME]].s, &cv))) {
-        jl__imp_note(L->k, L->path, "",
-                     "the last line (%lld) is cut short (%zu of %zu fields, no line end: the "
-                     "logger was stopped mid-line?): dropped",
+    if (!row->complete) {
+        /* nvidia-smi ends every line: one without its end was cut mid-value
+         * ("57" of "57.3 W") and is no reading */
+        jl__imp_note(L->k, L->path, "truncated_record",
+                     "the last line (%lld) has no line end (%zu of %zu fields): the logger was "
+                     "stopped mid-line, and a value cut short reads as another number: dropped",
                      row->line, row->n, L->n_cols);
+        L->cut_last = 1;
+        L->cut_line = row->line;
         return JL_OK;
     }
     if (row->n != L->n_cols)
@@ -822,6 +961,8 @@ static jl_status data_row(log_data *L, reader *rd, const jl__imp_csv_row *row)
                     L->opt->max_rows);
     prow pr;
     pr.line = row->line;
+    for (int q = 0; q < N_SERIES; q++)
+        pr.v[q] = NAN;
     size_t slot = 0;
     jl_status st = same_gpu(L, row);
     if (st == JL_OK)
@@ -851,6 +992,7 @@ static jl_status flush_rows(log_data *L, reader *rd)
         return st;
     if (L->n_samples == 0)
         return LERR(L, JL_ENODATA, 0, 0, NULL, "no samples (only a header)");
+    L->t_end = L->sample_t0;
     if (L->min_dt >= 2.0)
         jl__imp_note(L->k, L->path, "timestamp",
                      "the log polls every %.3g s at the most: windows shorter than a few polls "
@@ -1516,12 +1658,137 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
     return JL_OK;
 }
 
+/* ---- what a run's window says about its figures (issue 37) ------------ */
+
+/* A run's samples: their span, and the power-cap context of its GPUs. */
+typedef struct run_info {
+    double span0, span1;              /* Unix s of its first and last sample; NaN: none yet */
+    size_t n_thr, n_capped, n_slowed; /* samples with a throttle reason logged; capped; slowed */
+    size_t n_enf, n_at_limit; /* samples with an enforced limit; power at 97 % of it or more */
+    double enf_min, enf_max;  /* the enforced limit per GPU (NaN: not logged) */
+} run_info;
+
+/* Power at this share of its enforced limit or more: at the cap. */
+#define AT_LIMIT_SHARE 0.97
+/* A run is capped (slowed) when this share of its samples is. */
+#define CAPPED_RUN_SHARE 0.5
+
+static void info_init(run_info *ri)
+{
+    memset(ri, 0, sizeof *ri);
+    ri->span0 = ri->span1 = ri->enf_min = ri->enf_max = NAN;
+}
+
+/* Sample i of L (its series at v[s] + i * L->G) into ri. */
+static void info_sample(run_info *ri, const log_data *L, size_t i, double t, const size_t *sel,
+                        size_t G, int pw)
+{
+    if (isnan(ri->span0))
+        ri->span0 = t;
+    ri->span1 = t;
+    const int cap = K_CAPPED - FIRST_SERIES, slow = K_SLOWED - FIRST_SERIES,
+              enf = K_ENF_LIMIT - FIRST_SERIES;
+    int any = 0, capped = 0, slowed = 0, lim = 1, at = 1;
+    for (size_t g = 0; g < G; g++) {
+        size_t k = i * L->G + sel[g];
+        if (L->has_series[cap] && isfinite(L->v[cap][k]))
+            any = 1, capped |= L->v[cap][k] > 0;
+        if (L->has_series[slow] && isfinite(L->v[slow][k]))
+            any = 1, slowed |= L->v[slow][k] > 0;
+        double e = L->has_series[enf] ? L->v[enf][k] : NAN, w = L->v[pw][k];
+        if (isfinite(e) && e > 0) {
+            ri->enf_min = isnan(ri->enf_min) ? e : fmin(ri->enf_min, e);
+            ri->enf_max = isnan(ri->enf_max) ? e : fmax(ri->enf_max, e);
+            at &= isfinite(w) && w >= AT_LIMIT_SHARE * e;
+        } else {
+            lim = 0;
+        }
+    }
+    ri->n_thr += any;
+    ri->n_capped += capped;
+    ri->n_slowed += slowed;
+    if (lim && G) {
+        ri->n_enf++;
+        ri->n_at_limit += at;
+    }
+}
+
+/* The reasons of run r from its log: the sessions and identity changes its
+ * window spans, a window beyond the log, the last line cut, the power cap
+ * and throttling; and the power-cap context kept as attributes. */
+static void run_reasons(ctx *c, const log_data *L, const run_spec *sp, jl_run *r,
+                        const run_info *ri, const int edge[2], size_t session)
+{
+    const char *where = sp ? (c->opt->runs_csv ? c->opt->runs_csv : "RUNS.csv") : L->path;
+    for (size_t k = 0; sp && k < L->n_sess; k++) {
+        const log_session *x = &L->sess[k];
+        if (!(x->t > ri->span0 && x->t <= ri->span1))
+            continue;
+        int ident = !strncmp(x->why, "GPU ", 4);
+        jl__imp_reason(c->k, r, ident ? JL__R_IDENTITY_CHANGED : JL__R_CLOCK_JUMP, NAN, where,
+                       "its window spans two logging sessions of %s: %s, line %lld (t = %.3f "
+                       "Unix s); the energy across %.6g s without samples is not a measurement",
+                       base_name(L->path), x->why, x->line, x->t, x->gap);
+    }
+    if (!sp && L->n_sess)
+        jl__imp_reason(c->k, r, JL__R_SESSION_SPLIT, NAN, where,
+                       "%s holds %zu logging sessions; this run is session %zu (%s)",
+                       base_name(L->path), L->n_sess + 1, session + 1,
+                       session ? L->sess[session - 1].why : "the first");
+    if (sp && (edge[0] == JL__IMP_EDGE_CUT || edge[1] == JL__IMP_EDGE_CUT))
+        jl__imp_reason(c->k, r, JL__R_WINDOW_NOT_BRACKETED, NAN, where,
+                       "its window %.3f..%.3f (Unix s) reaches beyond the log's samples (%s "
+                       "edge%s cut): its power covers only %.3f..%.3f",
+                       sp->start, sp->end,
+                       edge[0] == JL__IMP_EDGE_CUT && edge[1] == JL__IMP_EDGE_CUT ? "both"
+                       : edge[0] == JL__IMP_EDGE_CUT                              ? "the start"
+                                                                                  : "the end",
+                       edge[0] == JL__IMP_EDGE_CUT && edge[1] == JL__IMP_EDGE_CUT ? "s" : "",
+                       ri->span0, ri->span1);
+    if (L->cut_last && ri->span1 >= L->t_end)
+        jl__imp_reason(c->k, r, JL__R_TRUNCATED_RECORD, NAN, L->path,
+                       "the log's last line (%lld) was cut mid-line and is left out: the run "
+                       "ends at the reading before",
+                       L->cut_line);
+    /* power-cap context, kept per run */
+    if (isfinite(ri->enf_min)) {
+        jl__imp_extra_num(c->k, r, "enforced_power_limit_w", ri->enf_min);
+        if (ri->enf_max > ri->enf_min)
+            jl__imp_extra_num(c->k, r, "enforced_power_limit_max_w", ri->enf_max);
+        if (isnan(r->attrs.gpu_tdp_w) || ri->enf_min < r->attrs.gpu_tdp_w)
+            r->attrs.gpu_tdp_w = ri->enf_min;
+    }
+    if (ri->n_thr) {
+        double cs = (double)ri->n_capped / (double)ri->n_thr,
+               ss = (double)ri->n_slowed / (double)ri->n_thr;
+        jl__imp_extra_num(c->k, r, "power_capped_share", cs);
+        jl__imp_extra_num(c->k, r, "clocks_throttled_share", ss);
+        if (cs >= CAPPED_RUN_SHARE)
+            jl__imp_reason(c->k, r, JL__R_POWER_CAPPED, NAN, L->path,
+                           "a power throttle reason (sw_power_cap or hw_power_brake) is active in "
+                           "%.0f %% of its %zu samples%s",
+                           100 * cs, ri->n_thr, "");
+        if (ss >= CAPPED_RUN_SHARE)
+            jl__imp_reason(c->k, r, JL__R_CLOCKS_THROTTLED, NAN, L->path,
+                           "a thermal or hardware slowdown is active in %.0f %% of its %zu "
+                           "samples",
+                           100 * ss, ri->n_thr);
+    } else if (ri->n_enf && (double)ri->n_at_limit >= CAPPED_RUN_SHARE * (double)ri->n_enf) {
+        jl__imp_reason(c->k, r, JL__R_POWER_CAPPED, NAN, L->path,
+                       "power is at %g %% of the enforced limit (%.6g W) or more in %.0f %% of "
+                       "its samples",
+                       100 * AT_LIMIT_SHARE, ri->enf_min,
+                       100.0 * (double)ri->n_at_limit / (double)ri->n_enf);
+    }
+}
+
 /* Everything of a run but its power/ and gpu/ series: attributes (--set,
  * then the RUNS.csv row, then the log), notes, requests; a required
- * attribute not given is an error. n = the samples of its window. */
+ * attribute not given is an error. n = the samples of its window; ri its
+ * span and power-cap context, session its logging session (whole-log runs). */
 static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_run *r, double t0,
                             const size_t *sel, size_t G, int pw, size_t n, double lag,
-                            const int edge[2])
+                            const int edge[2], const run_info *ri, size_t session)
 {
     const char *where = sp ? c->opt->runs_csv : L->path;
     long long line = sp ? sp->line : 0;
@@ -1582,6 +1849,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     power_notes(&notes, L, sel, pw, lag, edge);
     jl__strbuf_puts(&notes, ".");
     apply_idle(c, L, sp, r, sel, G, &notes);
+    run_reasons(c, L, sp, r, ri, edge, session);
     /* requests */
     if (sp && sp->requests) {
         char *path = NULL;
@@ -1828,7 +2096,11 @@ static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const 
             r->gpu_time[i] = L->t[i0 + i] - t0;
     }
     free(all);
-    if ((st = finish_run(c, L, sp, r, t0, sel, G, pw, n, lag, edge)) != JL_OK)
+    run_info ri;
+    info_init(&ri);
+    for (size_t i = i0; i < i1; i++)
+        info_sample(&ri, L, i, L->t[i], sel, G, pw);
+    if ((st = finish_run(c, L, sp, r, t0, sel, G, pw, n, lag, edge, &ri, L->session)) != JL_OK)
         goto fail;
     *out = r;
     return JL_OK;
@@ -1942,6 +2214,8 @@ typedef struct srun {
     jl__imp_clip win; /* power/ over exactly [start, end] */
     jl_status wst;    /* the first failed append to power/ */
     jl_error *werr;
+    run_info info;  /* its samples' span and power-cap context */
+    size_t session; /* whole-log runs: the logging session it holds */
 } srun;
 
 typedef struct sctx {
@@ -1952,6 +2226,7 @@ typedef struct sctx {
     double *row;
     double t_first, t_last;
     double *prev, prev_t; /* the log's previous sample: N_SERIES x max_gpus; NaN: none */
+    size_t cap;           /* runs allocated (a whole log split into sessions grows them) */
 } sctx;
 
 static const struct {
@@ -2008,6 +2283,50 @@ static void stream_window(sctx *x, const log_data *L, srun *r, double t, const d
     jl__imp_clip_sample(&r->win, t - r->lag, x->row, x->row + r->G, ok);
 }
 
+static void stream_finish(sctx *x, const log_data *L, srun *r);
+
+/* A whole log's run ends where a new logging session begins (issue 37):
+ * the open run is finished at the sample before, and a run named
+ * <log>__s<k> opens at this one, with no edge from the session before. */
+static jl_status stream_split(sctx *x, const log_data *L, double t)
+{
+    size_t open = x->n;
+    for (size_t k = 0; k < x->n; k++)
+        if (!x->runs[k].sp && !x->runs[k].done && !x->runs[k].failed &&
+            x->runs[k].session != L->session)
+            open = k;
+    if (open == x->n)
+        return JL_OK;
+    double t_last = x->t_last;
+    x->t_last = x->prev_t;
+    stream_finish(x, L, &x->runs[open]);
+    x->t_last = t_last;
+    if (x->n == x->cap) {
+        size_t nc = 2 * x->cap;
+        srun *nr = realloc(x->runs, nc * sizeof *nr);
+        if (!nr)
+            return JL_ENOMEM;
+        memset(nr + x->cap, 0, (nc - x->cap) * sizeof *nr);
+        x->runs = nr;
+        x->cap = nc;
+    }
+    char base[256];
+    snprintf(base, sizeof base, "%s", x->runs[open].name);
+    char *sfx = strstr(base, "__s");
+    if (sfx && x->runs[open].session > 0)
+        *sfx = '\0';
+    base[200] = '\0';
+    srun *r = &x->runs[x->n++];
+    r->t0 = NAN;
+    r->session = L->session;
+    snprintf(r->name, sizeof r->name, "%.200s__s%zu", base, L->session + 1);
+    (void)t;
+    r->start = -INFINITY; /* opens at this sample: none before it reaches it */
+    r->end = INFINITY;
+    x->prev_t = NAN; /* no start edge from the session before */
+    return JL_OK;
+}
+
 /* Append sample 0 of L to every run whose window holds it. */
 static jl_status stream_sample(void *vx, log_data *L)
 {
@@ -2016,6 +2335,9 @@ static jl_status stream_sample(void *vx, log_data *L)
     double t = L->t[0];
     if (isnan(x->t_first))
         x->t_first = t;
+    jl_status sst = stream_split(x, L, t);
+    if (sst != JL_OK)
+        return sst;
     x->t_last = t;
     const double *v[N_SERIES];
     for (int q = 0; q < N_SERIES; q++)
@@ -2038,6 +2360,7 @@ static jl_status stream_sample(void *vx, log_data *L)
             }
             r->pw = choose_power(L, 0, r->sel, r->G, c->opt->power_lag_s);
             r->lag = power_lag(c, L, r->sel, r->pw);
+            info_init(&r->info);
             r->t0 = r->sp ? r->sp->start : t - r->lag;
             if (jl__imp_clip_init(&r->win, r->start, r->end, r->G,
                                   L->has_series[K_POWER_AVG - FIRST_SERIES], stream_power, r))
@@ -2056,6 +2379,7 @@ static jl_status stream_sample(void *vx, log_data *L)
         r->werr = NULL;
         if (st == JL_OK && t <= r->end) {
             r->n_samples++;
+            info_sample(&r->info, L, 0, t, r->sel, r->G, r->pw);
             double rt = t - r->t0;
             int any_gpu = 0;
             for (size_t q = 0; q < N_GPU_DS; q++)
@@ -2137,8 +2461,8 @@ static void stream_finish(sctx *x, const log_data *L, srun *r)
         srun_fail(x, r, jl_error_new(JL_ENOMEM, where, NULL, NULL, -1, "out of memory"));
         return;
     }
-    if (finish_run(c, L, r->sp, run, r->t0, r->sel, r->G, r->pw, r->n_samples, r->lag,
-                   r->win.edge) != JL_OK) {
+    if (finish_run(c, L, r->sp, run, r->t0, r->sel, r->G, r->pw, r->n_samples, r->lag, r->win.edge,
+                   &r->info, r->session) != JL_OK) {
         jl_run_free(run);
         srun_fail(x, r, NULL);
         return;
@@ -2304,6 +2628,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__imp_csv *csv, const 
     sctx x = {.c = c, .w = w, .t_first = NAN, .t_last = NAN};
     size_t nr = specs ? n_specs : 1;
     x.runs = calloc(nr, sizeof *x.runs);
+    x.cap = nr;
     if (!L || !x.runs || !(L->path = jl__strdup(jl__imp_csv_name(csv)))) {
         st = JL_ENOMEM;
         goto end;
@@ -2351,7 +2676,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__imp_csv *csv, const 
     }
     st = read_log(L, csv);
     if (st == JL_OK) {
-        for (size_t i = 0; i < nr; i++)
+        for (size_t i = 0; i < x.n; i++)
             stream_finish(&x, L, &x.runs[i]);
         *rows += L->rows;
         *G = L->G > *G ? L->G : *G;
@@ -2359,7 +2684,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__imp_csv *csv, const 
         c->res->n_files++;
     }
 end:
-    for (size_t i = 0; x.runs && i < nr; i++) {
+    for (size_t i = 0; x.runs && i < x.n; i++) {
         if (x.runs[i].st)
             jl_trace_stream_abort(x.runs[i].st);
         free(x.runs[i].sel);
@@ -2452,14 +2777,27 @@ static jl_status import_logs(ctx *c, jl__imp_csv **csvs, size_t n, jl__imp_csv *
                     snprintf(name + l, sizeof name - l, "__%zu", k + 1);
                 }
             size_t *sel = jl__malloc_array(L->G ? L->G : 1, sizeof *sel), G;
-            jl_run *r = NULL;
             if (!sel) {
                 st = JL_ENOMEM;
                 goto end;
             }
-            if (select_gpus(c, L, NULL, sel, &G) == JL_OK &&
-                build_run(c, L, NULL, name, 0, L->n, L->t[0], sel, G, &r) == JL_OK)
-                jl__imp_push_run(c->k, r);
+            /* one run per logging session (issue 37): a view of its samples */
+            for (size_t q = 0; q <= L->n_sess && select_gpus(c, L, NULL, sel, &G) == JL_OK; q++) {
+                size_t i0 = q ? L->sess[q - 1].at : 0, i1 = q < L->n_sess ? L->sess[q].at : L->n;
+                log_data v = *L;
+                v.t += i0;
+                v.line += i0;
+                v.n = i1 - i0;
+                for (int sx = 0; sx < N_SERIES; sx++)
+                    if (v.v[sx])
+                        v.v[sx] += i0 * L->G;
+                v.session = q;
+                char sname[300];
+                snprintf(sname, sizeof sname, q ? "%.250s__s%zu" : "%.250s", name, q + 1);
+                jl_run *r = NULL;
+                if (v.n && build_run(c, &v, NULL, sname, 0, v.n, v.t[0], sel, G, &r) == JL_OK)
+                    jl__imp_push_run(c->k, r);
+            }
             free(sel);
         }
     }

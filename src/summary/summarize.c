@@ -1309,6 +1309,34 @@ static void ctx_free(ctx *c)
     free(c->dscratch);
 }
 
+/* precision and workload in the trace format's vocabulary (bf16 ->
+ * bfloat16: such runs pair with bfloat16 ones); a value outside it is kept
+ * with a warning. */
+static jl_status canonical_values(jl_summary *s)
+{
+    char **fields[2] = {&s->attrs.precision, &s->attrs.workload};
+    static const char *const keys[2] = {"precision", "workload"};
+    for (int k = 0; k < 2; k++) {
+        char canon[64];
+        if (!*fields[k] || !strcmp(*fields[k], "unknown"))
+            continue;
+        const char *why = jl_attr_canonical_value(keys[k], *fields[k], canon, sizeof canon);
+        if (why) {
+            jl_status st =
+                jl_summary_warn(s, "attribute_vocabulary", "%s '%s': %s", keys[k], *fields[k], why);
+            if (st != JL_OK)
+                return st;
+        } else if (strcmp(canon, *fields[k])) {
+            char *d = jl__strdup(canon);
+            if (!d)
+                return JL_ENOMEM;
+            free(*fields[k]);
+            *fields[k] = d;
+        }
+    }
+    return JL_OK;
+}
+
 jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summary **out,
                        jl_error **err)
 {
@@ -1346,6 +1374,7 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summ
         goto end;
     }
     TRY(jl_attrs_copy(&s->attrs, &run->attrs));
+    TRY(canonical_values(s));
 
     /* G: the series' GPU axis (the reader checked it equals num_gpus, or is
      * 1 under @power_scope node_ac: one column for the node). */
