@@ -1782,6 +1782,35 @@ static void run_reasons(ctx *c, const log_data *L, const run_spec *sp, jl_run *r
     }
 }
 
+/* The request file's own date (vLLM's "date", the client's local time when
+ * it saved the file, read in the log's zone) against the run's window: a
+ * file saved hours or days away from it is another run's. */
+#define REQUESTS_DATE_TOL_S 600.0
+static void requests_date(ctx *c, const run_spec *sp, jl_run *r)
+{
+    const char *d = jl__imp_extra_get(r, "requests_date");
+    int Y, M, D, h, m, sec;
+    char tail;
+    if (!d || sscanf(d, "%4d%2d%2d-%2d%2d%2d%c", &Y, &M, &D, &h, &m, &sec, &tail) != 6)
+        return;
+    char text[40];
+    snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d", Y, M, D, h, m, sec);
+    jl__imp_civil cv;
+    int gap = 0;
+    if (!jl__imp_parse_civil(text, &cv))
+        return;
+    double t = jl__imp_zone_to_unix(c->zone, &cv, NAN, &gap);
+    double tol = fmax(REQUESTS_DATE_TOL_S, sp->end - sp->start);
+    double off = t < sp->start ? t - sp->start : t > sp->end ? t - sp->end : 0;
+    if (!isfinite(t) || fabs(off) <= tol)
+        return;
+    jl__imp_reason(c->k, r, JL__R_REQUESTS_OUTSIDE_WINDOW, NAN, sp->requests,
+                   "the request file says it was saved at %s (%s), %.1f h %s the run's window "
+                   "(tolerance %.0f s): a file from another run or another day",
+                   text, jl__imp_zone_name(c->zone), fabs(off) / 3600, off < 0 ? "before" : "after",
+                   tol);
+}
+
 /* Everything of a run but its power/ and gpu/ series: attributes (--set,
  * then the RUNS.csv row, then the log), notes, requests; a required
  * attribute not given is an error. n = the samples of its window; ri its
@@ -1871,6 +1900,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
             goto fail;
         }
         free(path);
+        requests_date(c, sp, r);
     }
     /* vLLM's max_concurrency bounds the requests in flight: the batch cap
      * when none is given */

@@ -179,6 +179,49 @@ static jl_status gaps(const jl_run *r, jl_summary *s, double a, double b, double
                             hi);
 }
 
+static int cmp_event(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The share of the requests' decode span (first token to finish) during
+ * which more than cap of them decode at once; flagged above OVER_CAP_SHARE. */
+#define OVER_CAP_SHARE 0.05
+static jl_status over_cap(const jl_run *r, jl_summary *s, long cap)
+{
+    size_t R = r->req_n, m = 0;
+    double *ev = jl__malloc_array(4 * R, sizeof *ev);
+    if (!ev)
+        return JL_ENOMEM;
+    for (size_t i = 0; i < R; i++) {
+        double a = r->first_token[i], b = r->finish[i];
+        if (!isfinite(a) || !isfinite(b) || !(b > a))
+            continue;
+        ev[2 * m] = a, ev[2 * m + 1] = 1, m++;
+        ev[2 * m] = b, ev[2 * m + 1] = -1, m++; /* ends sort before starts at one time */
+    }
+    qsort(ev, m, 2 * sizeof *ev, cmp_event);
+    double over = 0, span = m ? ev[2 * (m - 1)] - ev[0] : 0;
+    long cur = 0, peak = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (i && cur > cap)
+            over += ev[2 * i] - ev[2 * (i - 1)];
+        cur += (long)ev[2 * i + 1];
+        if (cur > peak)
+            peak = cur;
+    }
+    free(ev);
+    if (!(span > 0) || !(over > OVER_CAP_SHARE * span))
+        return JL_OK;
+    return jl__validity_add(&s->validity, JL__R_REQUESTS_INCONSISTENT, NAN,
+                            "up to %ld requests decode at once (between their first token and "
+                            "finish), more than the run's cap of %ld sequences, for %.3g s "
+                            "(%.0f %% of their span; tolerance %g %%): the request log is "
+                            "another cap's",
+                            peak, cap, over, 100 * over / span, 100 * OVER_CAP_SHARE);
+}
+
 /* Requests against the power: outside its span, or power busy without
  * them; and their output tokens against engine/tokens_generated. */
 static jl_status requests(const jl_run *r, jl_summary *s, double period, double lo_w,
@@ -254,6 +297,14 @@ static jl_status requests(const jl_run *r, jl_summary *s, double period, double 
                                  "request log describes another run (another cap, another day) "
                                  "than this power (tolerance: %g s and %g %% of the span)",
                                  level, longest, at, span, BUSY_MIN_S, 100 * BUSY_SHARE));
+    }
+    /* more requests decoding at once than the server's cap allows: another
+     * cap's requests (a server never runs more than max_batch_size
+     * sequences per replica; the client's clock only blurs the edges) */
+    long cap = r->attrs.max_batch_size;
+    if (cap >= 1 && r->first_token && jl_attrs_is_llm(&r->attrs)) {
+        long dp = r->attrs.data_parallel > 1 ? r->attrs.data_parallel : 1;
+        TRY(over_cap(r, s, cap * dp));
     }
     /* output tokens against the engine's own count */
     if (r->output_tokens && r->tokens_generated && r->engine_n >= 2 && isfinite(first)) {
