@@ -78,6 +78,29 @@ static jl_status write_json(const char *path, const void *ps, const jl_summary_l
 
 static const cli_output output = {write_csv, to_json, print_table, "picks", 0};
 
+/* An SLO that applies to no run (no run has its figures: ttft_p90 of
+ * diffusion runs, a typo's figure) judges nothing: an error, never a
+ * quiet "not applicable" everywhere (issue 37). */
+static int slos_apply(const char *cmd, const jl_pick_set *ps)
+{
+    int rc = 0;
+    for (size_t k = 0; k < ps->n_slos; k++) {
+        size_t applies = 0;
+        for (size_t i = 0; i < ps->n; i++)
+            applies += ps->items[i].slo == k &&
+                       ps->items[i].pick.status != JL_PICK_NOT_APPLICABLE &&
+                       ps->items[i].pick.status != JL_PICK_NO_RUNS;
+        if (!applies) {
+            fprintf(stderr,
+                    "joules %s: --slo '%s' applies to no run: none has the figures it judges "
+                    "(and the energy figure)\n",
+                    cmd, ps->slos[k]->text);
+            rc = cli_exit_for_status(JL_ENODATA);
+        }
+    }
+    return rc;
+}
+
 static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 {
     (void)cmd;
@@ -109,8 +132,9 @@ int cli_cmd_pick(int argc, char **argv)
         jl_error *err = NULL;
         jl_status st =
             jl_pick_all(&cs.runs, (const jl_slo *const *)cs.slos.items, cs.slos.n, NULL, &ps, &err);
-        rc = st != JL_OK ? cli_fail(cmd, st, err)
-                         : cli_emit_written(cmd, &cs, &output, ps, write_json);
+        rc = st != JL_OK ? cli_fail(cmd, st, err) : slos_apply(cmd, ps);
+        if (!rc)
+            rc = cli_emit_written(cmd, &cs, &output, ps, write_json);
     }
     jl_pick_set_free(ps);
     cli_study_free(&cs);
