@@ -330,6 +330,8 @@ jl_status jl_pue_parse(const char *text, double *pue, jl_error **err);
 void jl_tseries_free(jl_tseries *s);
 size_t jl_tseries_count(const jl_tseries *s);
 int jl_tseries_is_constant(const jl_tseries *s);
+/* The span the series covers, Unix s: 0, or -1 for a constant (for ever). */
+int jl_tseries_span(const jl_tseries *s, double *t0, double *t1);
 /* Value at Unix time t (NaN when t is outside the series). */
 double jl_tseries_at(const jl_tseries *s, double t);
 /* Integral of value over [t0, t1] in value x seconds; NaN when any part

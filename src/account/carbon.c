@@ -725,3 +725,12 @@ jl_status jl_tseries_parse_pue(const char *arg, jl_tseries **out, jl_error **err
     free(path);
     return st;
 }
+
+int jl_tseries_span(const jl_tseries *s, double *t0, double *t1)
+{
+    if (!s || jl_tseries_is_constant(s) || !s->n)
+        return -1;
+    *t0 = s->t[0];
+    *t1 = s->end[s->n - 1];
+    return 0;
+}

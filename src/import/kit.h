@@ -324,6 +324,11 @@ void jl__imp_zone_free(jl__imp_zone *z);
  * picks the interpretation of a repeated hour that does not go back
  * before it. *gap is set when the time does not exist (a DST gap). */
 double jl__imp_zone_to_unix(jl__imp_zone *z, const jl__imp_civil *c, double prev, int *gap);
+/* The times z converted so far: with their own offset (the last one's in
+ * *offset_s) and without (read in z). */
+void jl__imp_zone_usage(const jl__imp_zone *z, size_t *n_offset, size_t *n_local, int *offset_s);
+/* Unix time t as "YYYY-MM-DD HH:MM:SS" in zone z; 0, or -1. */
+int jl__imp_zone_format(jl__imp_zone *z, double t, char *buf, size_t cap);
 
 /* ---- clipping to a window (kit_clip.c) ------------------------------------------------------- */
 

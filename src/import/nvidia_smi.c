@@ -946,8 +946,9 @@ static jl_status data_row(log_data *L, reader *rd, const jl__imp_csv_row *row)
         /* nvidia-smi ends every line: one without its end was cut mid-value
          * ("57" of "57.3 W") and is no reading */
         jl__imp_note(L->k, L->path, "truncated_record",
-                     "the last line (%lld) has no line end (%zu of %zu fields): the logger was "
-                     "stopped mid-line, and a value cut short reads as another number: dropped",
+                     "the last line (%lld) is cut short (no line end, %zu of %zu fields: the "
+                     "logger was stopped mid-line, and a value cut short reads as another "
+                     "number): dropped",
                      row->line, row->n, L->n_cols);
         L->cut_last = 1;
         L->cut_line = row->line;
@@ -1292,7 +1293,16 @@ typedef struct ctx {
      * so that a run's errors name it (and its line) */
     jl_import_nvsmi_options auto_opt;
     char *auto_path;
+    double log_t0, log_t1; /* the logs' span, Unix s (NaN: none read) */
 } ctx;
+
+static void log_span(ctx *c, double t0, double t1)
+{
+    if (!(c->log_t0 <= t0))
+        c->log_t0 = t0;
+    if (!(c->log_t1 >= t1))
+        c->log_t1 = t1;
+}
 
 static const char *base_name(const char *p)
 {
@@ -1610,6 +1620,21 @@ static void apply_idle(ctx *c, const log_data *L, const run_spec *sp, jl_run *r,
 /* --runs auto (kit_segment.c): the runs of each log (ps[k]; t NULL for a
  * log not read), written to a runs file; *out the runs to import, whose
  * errors name that file from now on. */
+/* The zone the log's times were read in, as they were: their own offset
+ * when every timestamp carried one ("UTC+08:00 (from the timestamps)"),
+ * else the zone used. */
+static const char *zone_text(const ctx *c, char *buf, size_t cap)
+{
+    size_t n_off, n_loc;
+    int off;
+    jl__imp_zone_usage(c->zone, &n_off, &n_loc, &off);
+    if (!n_off || n_loc)
+        return jl__imp_zone_name(c->zone);
+    snprintf(buf, cap, "UTC%c%02d:%02d (from the timestamps)", off < 0 ? '-' : '+', abs(off) / 3600,
+             abs(off) % 3600 / 60);
+    return buf;
+}
+
 static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *paths, size_t n_logs,
                            int gpu_names, run_spec **out, size_t *n_out)
 {
@@ -1631,6 +1656,26 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
     jl_status st = jl__imp_auto_runs_find(c->k, c->errors, ps, paths, n_logs, &ao, &ar);
     if (st != JL_OK)
         return st;
+    /* each window in UTC and in the zone the log was read in: a wrong
+     * --timezone shows as hours that do not match the user's notes */
+    char ztext[96];
+    const char *zn = zone_text(c, ztext, sizeof ztext);
+    for (size_t i = 0; i < ar.n && i < 50; i++) {
+        char u0[32], u1[32], l0[32], l1[32];
+        jl__imp_zone *utc = NULL;
+        jl_error *ze = NULL;
+        if (jl__imp_zone_open("UTC", &utc, &ze) != JL_OK) {
+            jl_error_free(ze);
+            break;
+        }
+        if (!jl__imp_zone_format(utc, ar.rows[i].start, u0, sizeof u0) &&
+            !jl__imp_zone_format(utc, ar.rows[i].end, u1, sizeof u1) &&
+            !jl__imp_zone_format(c->zone, ar.rows[i].start, l0, sizeof l0) &&
+            !jl__imp_zone_format(c->zone, ar.rows[i].end, l1, sizeof l1))
+            jl__imp_note(c->k, "", "run", "--runs auto: run %s from %s to %s UTC (%s to %s in %s)",
+                         ar.rows[i].name ? ar.rows[i].name : "?", u0, u1 + 11, l0, l1 + 11, zn);
+        jl__imp_zone_free(utc);
+    }
     run_spec *specs = calloc(ar.n, sizeof *specs);
     for (size_t i = 0; specs && i < ar.n; i++) {
         specs[i].req_offset = NAN;
@@ -1868,7 +1913,8 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     free(psrc);
     jl__imp_extra_default(c->k, r, "source", "nvidia-smi", 0);
     jl__imp_extra_default(c->k, r, "nvidia_smi_log", L->path, 0);
-    jl__imp_extra_default(c->k, r, "timezone", jl__imp_zone_name(c->zone), 0);
+    char ztext[96];
+    jl__imp_extra_default(c->k, r, "timezone", zone_text(c, ztext, sizeof ztext), 0);
     if (a->notes)
         jl__strbuf_printf(&notes, "%s ", a->notes);
     jl__strbuf_printf(&notes,
@@ -2213,20 +2259,38 @@ static void result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int ins
                                                       : "power.draw";
     jl__imp_detail_num(c->k, "n_rows", (double)rows);
     jl__imp_detail_num(c->k, "max_gpus_per_log", (double)G);
-    jl__imp_detail(c->k, "timezone", jl__imp_zone_name(c->zone), 0);
+    char ztext[96];
+    jl__imp_detail(c->k, "timezone", zone_text(c, ztext, sizeof ztext), 0);
     jl__imp_detail(c->k, "power_field", field, 0);
     if (c->lag_used >= 0)
         jl__imp_detail_num(c->k, "power_lag_s", c->lag_used);
     else
         jl__imp_detail(c->k, "power_lag_s", "differs between runs (their notes say)", 0);
     jl__imp_detail_num(c->k, "samples_without_power", (double)c->dropped_rows);
-    jl__imp_note(c->k, "", "timestamp", "local times read in %s%s", jl__imp_zone_name(c->zone),
-                 c->opt->timezone ? "" : " (no --timezone given)");
+    /* a note that matches what the times carried: their own offsets are
+     * never said to be read in another zone (issue 37) */
+    size_t n_off, n_loc;
+    int off;
+    jl__imp_zone_usage(c->zone, &n_off, &n_loc, &off);
+    if (n_off && !n_loc)
+        jl__imp_note(c->k, "", "timestamp",
+                     "the timestamps carry their own UTC offset (UTC%c%02d:%02d): read as "
+                     "written%s",
+                     off < 0 ? '-' : '+', abs(off) / 3600, abs(off) % 3600 / 60,
+                     c->opt->timezone ? " (--timezone not used for them)" : "");
+    else if (n_off)
+        jl__imp_note(c->k, "", "timestamp",
+                     "%zu timestamps carry their own UTC offset (read as written), %zu local ones "
+                     "read in %s%s",
+                     n_off, n_loc, jl__imp_zone_name(c->zone),
+                     c->opt->timezone ? "" : " (no --timezone given)");
+    else
+        jl__imp_note(c->k, "", "timestamp", "local times read in %s%s", jl__imp_zone_name(c->zone),
+                     c->opt->timezone ? "" : " (no --timezone given)");
     c->res->source = jl__asprintf("nvidia-smi CSV log%s (%zu rows)", n_logs == 1 ? "" : "s", rows);
     c->res->detail_text = jl__asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
                                        "%s, %zu notes",
-                                       rows, G, G == 1 ? "" : "s", jl__imp_zone_name(c->zone),
-                                       field, c->res->n_notes);
+                                       rows, G, G == 1 ? "" : "s", ztext, field, c->res->n_notes);
 }
 
 /* ---- streaming: runs written while the log is read ---------------------------- */
@@ -2706,6 +2770,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__imp_csv *csv, const 
     }
     st = read_log(L, csv);
     if (st == JL_OK) {
+        log_span(c, x.t_first, x.t_last);
         for (size_t i = 0; i < x.n; i++)
             stream_finish(&x, L, &x.runs[i]);
         *rows += L->rows;
@@ -2726,6 +2791,41 @@ end:
     free(x.prev);
     log_free(L);
     return st == JL_ENOMEM ? st : JL_OK;
+}
+
+/* No window of RUNS.csv holds a sample of the logs: one error naming both
+ * spans in UTC and how far apart they are ("your windows are 6.0 h before
+ * the log"): a wrong --timezone, or a zone missing from RUNS.csv. */
+static void windows_outside(ctx *c, const run_spec *specs, size_t n)
+{
+    if (!specs || !n || !isfinite(c->log_t0))
+        return;
+    double a = INFINITY, b = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        a = fmin(a, specs[i].start);
+        b = fmax(b, specs[i].end);
+    }
+    if (!(b < c->log_t0 || a > c->log_t1))
+        return; /* some overlap: each run said why */
+    char w0[32] = "?", w1[32] = "?", l0[32] = "?", l1[32] = "?";
+    jl__imp_zone *utc = NULL;
+    jl_error *ze = NULL;
+    if (jl__imp_zone_open("UTC", &utc, &ze) == JL_OK) {
+        jl__imp_zone_format(utc, a, w0, sizeof w0);
+        jl__imp_zone_format(utc, b, w1, sizeof w1);
+        jl__imp_zone_format(utc, c->log_t0, l0, sizeof l0);
+        jl__imp_zone_format(utc, c->log_t1, l1, sizeof l1);
+    }
+    jl_error_free(ze);
+    jl__imp_zone_free(utc);
+    double gap = b < c->log_t0 ? c->log_t0 - b : a - c->log_t1;
+    jl__imp_err_at(c->errors, JL_ENODATA, c->opt->runs_csv ? c->opt->runs_csv : "RUNS.csv", 0, 0,
+                   "start",
+                   "no window overlaps the log: your windows (%s to %s UTC) are %.1f h %s the "
+                   "log's samples (%s to %s UTC, read in %s): a wrong --timezone, or times in "
+                   "RUNS.csv without their zone?",
+                   w0, w1, gap / 3600, b < c->log_t0 ? "before" : "after", l0, l1,
+                   jl__imp_zone_name(c->zone));
 }
 
 static jl_status import_logs(ctx *c, jl__imp_csv **csvs, size_t n, jl__imp_csv *runs_csv,
@@ -2777,6 +2877,8 @@ static jl_status import_logs(ctx *c, jl__imp_csv **csvs, size_t n, jl__imp_csv *
         rows += L->rows;
         read_ok++;
         c->logs[k] = L;
+        if (L->n)
+            log_span(c, L->t[0], L->t[L->n - 1]);
     }
     c->res->n_files = read_ok;
     if (read_ok == 0) {
@@ -2832,6 +2934,7 @@ static jl_status import_logs(ctx *c, jl__imp_csv **csvs, size_t n, jl__imp_csv *
         }
     }
     if (c->res->n_runs == 0) {
+        windows_outside(c, specs, n_specs);
         st = JL_ENODATA;
         goto end;
     }
@@ -2879,7 +2982,7 @@ jl_status jl_import_nvidia_smi(const char *const *logs, size_t n,
         opt = &def;
     }
     *out = NULL;
-    ctx c = {.opt = opt, .errors = errors, .lag_used = NAN};
+    ctx c = {.opt = opt, .errors = errors, .lag_used = NAN, .log_t0 = NAN, .log_t1 = NAN};
     jl_error *err = NULL;
     jl_status st = check_set(opt, errors);
     if (st != JL_OK)
@@ -2926,7 +3029,7 @@ jl_status jl_import_nvidia_smi_buffer(const char *log, size_t len, const char *n
         jl_import_nvsmi_options_default(&o);
     o.runs_csv = NULL;
     *out = NULL;
-    ctx c = {.opt = &o, .errors = errors, .lag_used = NAN};
+    ctx c = {.opt = &o, .errors = errors, .lag_used = NAN, .log_t0 = NAN, .log_t1 = NAN};
     jl_error *err = NULL;
     jl_status st = check_set(&o, errors);
     if (st != JL_OK)
@@ -2976,7 +3079,7 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
         }
         return st;
     }
-    ctx c = {.opt = opt, .errors = errors, .lag_used = NAN};
+    ctx c = {.opt = opt, .errors = errors, .lag_used = NAN, .log_t0 = NAN, .log_t1 = NAN};
     jl_error *err = NULL;
     run_spec *specs = NULL;
     size_t n_specs = 0, rows = 0, G = 0;
@@ -3025,6 +3128,8 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
             goto end;
     }
     if (c.res->n_files == 0 || c.res->n_runs == 0) {
+        if (c.res->n_files)
+            windows_outside(&c, specs, n_specs);
         st = JL_ENODATA;
         goto end;
     }
