@@ -20,12 +20,12 @@
 /* clang-format off */
 #define JL__REASON_TABLE(X)                                                                       \
     X(WINDOW_NOT_BRACKETED, "window_not_bracketed", JL_SEVERITY_INVALID,                          \
-      "the window begins before the first power sample or ends after the last, by more than the " \
-      "gap limit: its energy would be extrapolated")                                              \
+      "the window begins before the first power sample or ends after the last by more than one "  \
+      "sampling period (a RUNS.csv window beyond its log): its energy is extrapolated or partial")                                              \
     X(SAMPLE_GAP, "sample_gap", JL_SEVERITY_INVALID,                                              \
-      "a stretch without power samples longer than the gap limit lies in the window and its "     \
-      "energy is integrated across it: energy_bound_j is what the gap could hold between the "    \
-      "lowest and the highest power of the run")                                                  \
+      "a stretch without power samples longer than the gap limit (5 sampling periods, and 1 s "   \
+      "more than one) lies in the run and its energy is integrated across it: energy_bound_j is " \
+      "what the gaps could hold between the run's idle (or lowest) and highest power")                                                  \
     X(COUNTER_RESET, "counter_reset", JL_SEVERITY_CAUTION,                                        \
       "the cumulative energy counter restarted inside the run: the drop is bridged with "         \
       "power/watts or the neighbouring rate (energy_bound_j: the energy bridged)")                \
@@ -38,19 +38,20 @@
       "the log held several logging sessions (a repeated header or a clock jump beyond the gap "  \
       "limit): each session is a run of its own")                                                 \
     X(INVALID_POWER_SAMPLE, "invalid_power_sample", JL_SEVERITY_INVALID,                          \
-      "power samples in the window are not finite, negative or beyond any GPU's power: the "      \
-      "energy over them is not a measurement")                                                    \
+      "power readings above 3 x the GPU's power limit (3,000 W per GPU without one): no GPU "     \
+      "draws that, and the energy over them is not a measurement")                                                    \
     X(TRUNCATED_RECORD, "truncated_record", JL_SEVERITY_CAUTION,                                  \
       "the input's last record was cut (no line end: the logger stopped mid-line): left out")     \
     X(IDENTITY_CHANGED, "identity_changed", JL_SEVERITY_INVALID,                                  \
       "the device or run identity (GPU uuid, name, serial, bus id; a tracker's run id) changes "  \
       "inside the run: two measurements joined into one")                                        \
     X(REQUESTS_OUTSIDE_WINDOW, "requests_outside_window", JL_SEVERITY_INVALID,                    \
-      "the request log's times (after the clock offset it states) lie outside the run's power "   \
-      "window: a file from another run, another day or another clock")                           \
+      "the request log's times (after the clock offset it states), or the date it was saved, lie "\
+      "outside the run's power window: a file from another run, another day or another clock")                           \
     X(REQUESTS_INCONSISTENT, "requests_inconsistent", JL_SEVERITY_INVALID,                        \
-      "the request log's span or token rate disagrees with the run's own engine rows or power "   \
-      "beyond the stated tolerance: a file from another run or another cap")                      \
+      "more requests decode at once than the run's cap, power stays busy with no request in "     \
+      "flight, or the requests' tokens disagree with engine/tokens_generated, beyond the stated " \
+      "tolerance: a file from another run or another cap")                      \
     X(SPANS_MISALIGNED, "spans_misaligned", JL_SEVERITY_INVALID,                                  \
       "the profiler's busy/idle pattern fits the power better at another clock offset: the "      \
       "spans lie on another stretch of power")                                                    \

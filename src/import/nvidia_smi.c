@@ -103,7 +103,7 @@ static const struct {
 
 typedef struct col {
     char name[128]; /* field name without unit */
-    char unit[32];  /* from the header's brackets, else the known unit */
+    char unit[128]; /* from the header's brackets, else the known unit */
     kind k;
     double scale;
 } col;
@@ -225,7 +225,7 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
         col *c = &L->cols[i];
         jl__imp_csv_split_unit(names[i], c->name, c->unit,
                                sizeof c->unit < sizeof c->name ? sizeof c->unit : sizeof c->name);
-        char unit_hdr[32];
+        char unit_hdr[128];
         snprintf(unit_hdr, sizeof unit_hdr, "%s", c->unit);
         c->k = K_OTHER;
         c->scale = 1;
@@ -2259,8 +2259,9 @@ static void result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int ins
                                                       : "power.draw";
     jl__imp_detail_num(c->k, "n_rows", (double)rows);
     jl__imp_detail_num(c->k, "max_gpus_per_log", (double)G);
-    char ztext[96];
-    jl__imp_detail(c->k, "timezone", zone_text(c, ztext, sizeof ztext), 0);
+    char zbuf[96];
+    const char *ztext = zone_text(c, zbuf, sizeof zbuf);
+    jl__imp_detail(c->k, "timezone", ztext, 0);
     jl__imp_detail(c->k, "power_field", field, 0);
     if (c->lag_used >= 0)
         jl__imp_detail_num(c->k, "power_lag_s", c->lag_used);

@@ -142,7 +142,7 @@ static jl_status sampling(const jl_run *r, double *median, double *max_dt, int *
  * one reason for all of them, with what they could hold between the lowest
  * power of the run (or its idle power, when lower) and the highest. */
 static jl_status gaps(const jl_run *r, jl_summary *s, double a, double b, double limit, double lo,
-                      double hi)
+                      double hi, int published)
 {
     const double *t = r->power_time;
     size_t n = r->power_n, count = 0;
@@ -168,6 +168,15 @@ static jl_status gaps(const jl_run *r, jl_summary *s, double a, double b, double
     }
     if (!count)
         return JL_OK;
+    /* the run's figures are the ones its source published (spec 1.1): only
+     * the recomputed ones, beside them, integrate across the gaps */
+    if (published)
+        return jl_summary_warn(s, "sample_gap_recomputed",
+                               "%zu stretch%s without power samples longer than the gap limit "
+                               "%.3g s (%.6g s in all, the longest %.6g s): the figures "
+                               "recomputed from the series integrate across them (up to %.6g J); "
+                               "the published figures are the run's",
+                               count, count == 1 ? "" : "es", limit, total, longest, bound);
     return jl__validity_add(&s->validity, JL__R_SAMPLE_GAP, bound,
                             "%zu stretch%s without power samples longer than the gap limit "
                             "%.3g s (5 sampling periods of %.3g s, at least 1 s more than one): "
@@ -384,7 +393,7 @@ jl_status jl__summary_validity(const jl_run *run, jl_summary *s, double a, doubl
                                  worst));
     }
     if (need && integrated)
-        TRY(gaps(run, s, a, b, limit, lo, hi));
+        TRY(gaps(run, s, a, b, limit, lo, hi, s->published && !s->published->from_parts));
     /* a window the samples do not bracket */
     const double *t = run->power_time;
     double tol = fmax(period, 1e-9);
