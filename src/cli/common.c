@@ -410,7 +410,7 @@ int cli_require_valid(const char *cmd, int require, const jl_summary_list *runs)
             "joules %s: --require-valid: %zu of %zu run%s not valid (check.md, \"Reason "
             "codes\")\n",
             cmd, bad, runs->count, runs->count == 1 ? " is" : "s are");
-    return JL_EXIT_PARTIAL;
+    return CLI_EXIT_PARTIAL;
 }
 
 int cli_study_drop_invalid(cli_study *cs, const char *cmd, int allow)
@@ -578,7 +578,7 @@ static int csv_named(const char *cmd, const cli_study *cs, const cli_output *out
         fprintf(stderr, "joules %s: cannot create a scratch file in %s: %s\n", cmd,
                 dir && *dir ? dir : "/tmp", strerror(errno));
         free(tmpl);
-        return JL_EXIT_OUTPUT;
+        return CLI_EXIT_OUTPUT;
     }
     close(fd);
     jl_error *err = NULL;
@@ -604,7 +604,7 @@ static int csv_named(const char *cmd, const cli_study *cs, const cli_output *out
     if (!strcmp(cs->csv, "-")) {
         int ok = fwrite(named, 1, nlen, stdout) == nlen;
         free(named);
-        return ok ? 0 : JL_EXIT_OUTPUT;
+        return ok ? 0 : CLI_EXIT_OUTPUT;
     }
     st = jl_write_file_atomic(cs->csv, named, nlen, &err);
     free(named);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "core/reasons.h"
+#include "core/stats.h"
 #include "core/util.h"
 #include "joules/summary.h"
 #include "summary/summary_internal.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/reasons.h"
+#include "core/stats.h"
 #include "core/util.h"
 #include "summary/summary_internal.h"
 
@@ -56,12 +57,6 @@ static double row_watts(const jl_run *r, size_t i)
 /* Requests in flight: the union of [arrival, finish] (finish NaN: the
  * request's last known time) as sorted, disjoint intervals in iv[2k],
  * iv[2k+1]; returns their count. iv holds 2 R doubles. */
-static int cmp_pair(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 size_t jl__requests_in_flight(const jl_run *r, double *iv)
 {
     size_t m = 0;
@@ -74,7 +69,7 @@ size_t jl__requests_in_flight(const jl_run *r, double *iv)
             m++;
         }
     }
-    qsort(iv, m, 2 * sizeof *iv, cmp_pair);
+    qsort(iv, m, 2 * sizeof *iv, jl__cmp_double);
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
         if (k && iv[2 * i] <= iv[2 * k - 1]) {
@@ -188,39 +183,45 @@ static jl_status gaps(const jl_run *r, jl_summary *s, double a, double b, double
                             hi);
 }
 
-static int cmp_event(const void *a, const void *b)
-{
-    const double *x = a, *y = b;
-    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] > y[1]) - (x[1] < y[1]);
-}
-
 /* The share of the requests' decode span (first token to finish) during
  * which more than cap of them decode at once; flagged above OVER_CAP_SHARE. */
 #define OVER_CAP_SHARE 0.05
 static jl_status over_cap(const jl_run *r, jl_summary *s, long cap)
 {
     size_t R = r->req_n, m = 0;
-    double *ev = jl__malloc_array(4 * R, sizeof *ev);
-    if (!ev)
+    double *st = jl__malloc_array(2 * R + 1, sizeof *st), *en = st + R;
+    if (!st)
         return JL_ENOMEM;
     for (size_t i = 0; i < R; i++) {
         double a = r->first_token[i], b = r->finish[i];
         if (!isfinite(a) || !isfinite(b) || !(b > a))
             continue;
-        ev[2 * m] = a, ev[2 * m + 1] = 1, m++;
-        ev[2 * m] = b, ev[2 * m + 1] = -1, m++; /* ends sort before starts at one time */
+        st[m] = a;
+        en[m++] = b;
     }
-    qsort(ev, m, 2 * sizeof *ev, cmp_event);
-    double over = 0, span = m ? ev[2 * (m - 1)] - ev[0] : 0;
+    /* starts and ends sorted apart, walked together: at one time the ends
+     * come first (a slot freed and taken again is no overlap) */
+    qsort(st, m, sizeof *st, jl__cmp_double);
+    qsort(en, m, sizeof *en, jl__cmp_double);
+    double over = 0, span = m ? en[m - 1] - st[0] : 0, last = m ? st[0] : 0;
     long cur = 0, peak = 0;
-    for (size_t i = 0; i < m; i++) {
-        if (i && cur > cap)
-            over += ev[2 * i] - ev[2 * (i - 1)];
-        cur += (long)ev[2 * i + 1];
+    for (size_t i = 0, j = 0; i < m || j < m;) {
+        int end = j < m && (i == m || en[j] <= st[i]);
+        double t = end ? en[j] : st[i];
+        if (cur > cap)
+            over += t - last;
+        last = t;
+        if (end) {
+            cur--;
+            j++;
+        } else {
+            cur++;
+            i++;
+        }
         if (cur > peak)
             peak = cur;
     }
-    free(ev);
+    free(st);
     if (!(span > 0) || !(over > OVER_CAP_SHARE * span))
         return JL_OK;
     return jl__validity_add(&s->validity, JL__R_REQUESTS_INCONSISTENT, NAN,
@@ -420,7 +421,7 @@ end:
     return st;
 }
 
-void jl__validity_write(jl_jw *w, const jl_summary *s)
+void jl__validity_write(jl__jw *w, const jl_summary *s)
 {
     const jl_validity *v = &s->validity;
     jl__jw_key(w, "validity");
