@@ -898,6 +898,46 @@ TEST(zones)
     free(l2);
 }
 
+/* DCGM's enforced power limit and throttle reasons (the newer name too)
+ * are kept per run; a run capped most of its window says so. */
+TEST(dcgm_power_cap)
+{
+    char *path = temp_path("prom.json");
+    FILE *f = fopen(path, "w");
+    fputs("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[", f);
+    const char *names[] = {"DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_ENFORCED_POWER_LIMIT",
+                           "DCGM_FI_DEV_CLOCKS_EVENT_REASONS"};
+    const char *vals[] = {"650", "650", "4"};
+    for (int m = 0; m < 3; m++) {
+        fprintf(f,
+                "%s{\"metric\":{\"__name__\":\"%s\",\"gpu\":\"0\",\"UUID\":\"GPU-1\","
+                "\"modelName\":\"NVIDIA H100 80GB HBM3\",\"Hostname\":\"n1\",\"pod\":\"p1\"},"
+                "\"values\":[",
+                m ? "," : "", names[m]);
+        for (int k = 0; k < 20; k++)
+            fprintf(f, "%s[%d,\"%s\"]", k ? "," : "", 1764230400 + 15 * k, vals[m]);
+        fputs("]}", f);
+    }
+    fputs("]}}", f);
+    fclose(f);
+    const jl_importer *im = jl_importer_find("prometheus");
+    jl_importer_arg args[] = {{"runs-by", "pod"},        {"set", "workload=llm"},
+                              {"set", "model=org/m"},    {"set", "task=chat"},
+                              {"set", "precision=bf16"}, {"set", "max_batch_size=8"}};
+    const char *paths[] = {path};
+    jl_import_result *r = NULL;
+    jl_error_list errors = {0};
+    CHECK_EQ_INT(im->run(paths, 1, args, sizeof args / sizeof args[0], &r, &errors), JL_OK);
+    jl_summary *s = r && r->n_runs ? fx_sum(r->runs[0]) : NULL;
+    CHECK(reason(s, "power_capped") != NULL);
+    CHECK(s && s->attrs.gpu_tdp_w == 650);
+    jl_summary_free(s);
+    jl_import_result_free(r);
+    jl_error_list_clear(&errors);
+    unlink(path);
+    free(path);
+}
+
 /* ---- the shared real files: false alarms --------------------------------------- */
 
 typedef struct tally {
@@ -1109,6 +1149,7 @@ int main(int argc, char **argv)
     RUN(intensity_and_pue);
     RUN(vocabulary);
     RUN(zones);
+    RUN(dcgm_power_cap);
     RUN_DATA(shared_real_files_no_false_alarm);
     TEST_MAIN_END();
 }
