@@ -86,7 +86,7 @@ int jl_attrs_is_node_ac(const jl_attrs *a);
  * summary, the selection's values. Writes the value to store into out (cap
  * bytes; any other key: value unchanged) and returns NULL, or the reason
  * the value is refused, naming the values allowed (a static string). */
-const char *jl_attr_canonical_value(const char *key, const char *value, char *out, size_t cap);
+const char *jl_attrs_canonical_value(const char *key, const char *value, char *out, size_t cap);
 
 /* Names of the typed attributes, NULL-terminated, in a stable order (the
  * column order of CSV outputs). */

@@ -220,7 +220,7 @@ static int in_aliases(const char *aliases, const char *folded)
     return 0;
 }
 
-const char *jl_attr_canonical_value(const char *key, const char *value, char *out, size_t cap)
+const char *jl_attrs_canonical_value(const char *key, const char *value, char *out, size_t cap)
 {
     if (!cap)
         return "no room for the value";

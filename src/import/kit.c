@@ -789,7 +789,7 @@ const char *jl__imp_set_attr(jl_attrs *a, const char *key, const char *value)
         /* the trace format's vocabulary: bf16 -> bfloat16, LLM -> llm, ... */
         char canon[64];
         if (!strcmp(key, "workload") || !strcmp(key, "precision")) {
-            const char *why = jl_attr_canonical_value(key, value, canon, sizeof canon);
+            const char *why = jl_attrs_canonical_value(key, value, canon, sizeof canon);
             if (why)
                 return why;
             value = canon;

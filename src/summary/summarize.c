@@ -1321,7 +1321,7 @@ static jl_status canonical_values(jl_summary *s)
         char canon[64];
         if (!*fields[k] || !strcmp(*fields[k], "unknown"))
             continue;
-        const char *why = jl_attr_canonical_value(keys[k], *fields[k], canon, sizeof canon);
+        const char *why = jl_attrs_canonical_value(keys[k], *fields[k], canon, sizeof canon);
         if (why) {
             jl_status st =
                 jl_summary_warn(s, "attribute_vocabulary", "%s '%s': %s", keys[k], *fields[k], why);

@@ -848,14 +848,14 @@ TEST(vocabulary)
                           {"fp8_e4m3", "fp8"},      {"float8", "fp8"},
                           {"MXFP4", "mxfp4"},       {"torch.bfloat16", "bfloat16"}};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) {
-        CHECK(jl_attr_canonical_value("precision", p[i][0], out, sizeof out) == NULL);
+        CHECK(jl_attrs_canonical_value("precision", p[i][0], out, sizeof out) == NULL);
         CHECK_STR(out, p[i][1]);
     }
-    const char *why = jl_attr_canonical_value("precision", "bf61", out, sizeof out);
+    const char *why = jl_attrs_canonical_value("precision", "bf61", out, sizeof out);
     CHECK(why && strstr(why, "bfloat16, float16, float32, fp8"));
-    CHECK(jl_attr_canonical_value("workload", "LLM", out, sizeof out) == NULL);
+    CHECK(jl_attrs_canonical_value("workload", "LLM", out, sizeof out) == NULL);
     CHECK_STR(out, "llm");
-    CHECK(jl_attr_canonical_value("model", "Org/Model", out, sizeof out) == NULL);
+    CHECK(jl_attrs_canonical_value("model", "Org/Model", out, sizeof out) == NULL);
     CHECK_STR(out, "Org/Model");
     /* --set precision=bf16 stores bfloat16 (SET gives bf16) */
     char *log = smi_log(5, 0, "300.00", "", "");
