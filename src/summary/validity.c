@@ -108,8 +108,9 @@ static jl_status imported(jl_summary *s)
 }
 
 /* The median sampling period of power/ (0 when n < 2); *max_dt the longest
- * interval. The median is computed only when some interval is longer than
- * GAP_MIN_S (no gap is possible otherwise: the limit is above it). */
+ * interval; *need: some interval is longer than GAP_MIN_S (no gap is
+ * possible otherwise: the limit is above it). The median also sets the
+ * tolerances of the window's bracketing and of the requests. */
 static jl_status sampling(const jl_run *r, double *median, double *max_dt, int *need)
 {
     const double *t = r->power_time;
@@ -136,8 +137,8 @@ static jl_status sampling(const jl_run *r, double *median, double *max_dt, int *
 /* Gaps longer than the limit, where the energy is integrated across them:
  * one reason for all of them, with what they could hold between the lowest
  * power of the run (or its idle power, when lower) and the highest. */
-static jl_status gaps(const jl_run *r, jl_summary *s, double a, double b, double limit, double lo,
-                      double hi, int published)
+static jl_status gaps(const jl_run *r, jl_summary *s, double a, double b, double period,
+                      double limit, double lo, double hi, int published)
 {
     const double *t = r->power_time;
     size_t n = r->power_n, count = 0;
@@ -172,15 +173,15 @@ static jl_status gaps(const jl_run *r, jl_summary *s, double a, double b, double
                                "recomputed from the series integrate across them (up to %.6g J); "
                                "the published figures are the run's",
                                count, count == 1 ? "" : "es", limit, total, longest, bound);
-    return jl__validity_add(&s->validity, JL__R_SAMPLE_GAP, bound,
-                            "%zu stretch%s without power samples longer than the gap limit "
-                            "%.3g s (5 sampling periods of %.3g s, at least 1 s more than one): "
-                            "%.6g s in all, %.6g s of it in the window, the longest %.6g s at "
-                            "t = %.6g s; the energy is integrated across %s and could be off "
-                            "by up to %.6g J (lowest %.6g W to highest %.6g W over the gaps)",
-                            count, count == 1 ? "" : "es", limit, limit > GAP_MIN_S ? limit / 5 : 0,
-                            total, in_window, longest, at, count == 1 ? "it" : "them", bound, lo,
-                            hi);
+    return jl__validity_add(
+        &s->validity, JL__R_SAMPLE_GAP, bound,
+        "%zu stretch%s without power samples longer than the gap limit "
+        "%.3g s (5 sampling periods of a median %.3g s, at least 1 s more than one): "
+        "%.6g s in all, %.6g s of it in the window, the longest %.6g s at "
+        "t = %.6g s; the energy is integrated across %s and could be off "
+        "by up to %.6g J (lowest %.6g W to highest %.6g W over the gaps)",
+        count, count == 1 ? "" : "es", limit, period, total, in_window, longest, at,
+        count == 1 ? "it" : "them", bound, lo, hi);
 }
 
 /* The share of the requests' decode span (first token to finish) during
@@ -394,7 +395,7 @@ jl_status jl__summary_validity(const jl_run *run, jl_summary *s, double a, doubl
                                  worst));
     }
     if (need && integrated)
-        TRY(gaps(run, s, a, b, limit, lo, hi, s->published && !s->published->from_parts));
+        TRY(gaps(run, s, a, b, period, limit, lo, hi, s->published && !s->published->from_parts));
     /* a window the samples do not bracket */
     const double *t = run->power_time;
     double tol = fmax(period, 1e-9);
