@@ -27,6 +27,7 @@ static const char *const help =
     "              read datasets a trace keeps in other files (HDF5 external\n"
     "              storage, virtual datasets): only for traces you trust (default:\n"
     "              refused, security.md)\n"
+    "  --require-valid  exit 1 when either run is not valid (check.md, \"Reason codes\")\n"
     "  -h, --help  this help\n";
 
 /* Load the run a spec names into *out (a copy). Returns 0 or an exit code
@@ -80,6 +81,7 @@ enum { OPT_JSON = CLI_OPT_FIRST_FREE };
 static const struct option longopts[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"allow-external-storage", no_argument, NULL, CLI_OPT_ALLOW_EXTERNAL},
+    {"require-valid", no_argument, NULL, CLI_OPT_REQUIRE_VALID},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -88,13 +90,14 @@ const cli_options cli_options_explain = {":h", longopts};
 int cli_cmd_explain(int argc, char **argv)
 {
     const char *cmd = "explain";
-    int json = 0, c, rc = 0;
+    int json = 0, c, rc = 0, require_valid = 0;
     optind = 1; /* no study options: not the shared loop */
     while ((c = getopt_long(argc, argv, cli_options_explain.optstring, longopts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_help("explain", help); return CLI_EXIT_OK;
         case OPT_JSON: json = 1; break;
         case CLI_OPT_ALLOW_EXTERNAL: jl_trace_default_allow_external_storage(1); break;
+        case CLI_OPT_REQUIRE_VALID: require_valid = 1; break;
         default: return cli_bad_option(cmd, c, argv);
         }
     }
@@ -108,6 +111,10 @@ int cli_cmd_explain(int argc, char **argv)
     jl_error *err = NULL;
     if ((rc = load_run(cmd, argv[optind], &opt, &a)) ||
         (rc = load_run(cmd, argv[optind + 1], &opt, &b)))
+        goto end;
+    jl_summary *pair[2] = {a, b};
+    jl_summary_list both = {pair, 2, 2};
+    if ((rc = cli_require_valid(cmd, require_valid, &both)))
         goto end;
     if (jl_descriptors_load(NULL, &desc, &err) != JL_OK) {
         desc = NULL;
