@@ -86,6 +86,17 @@ static void poisoned(void)
 #endif
 }
 
+void jl__h5_create_failed(int err_no)
+{
+    /* H5Fcreate writes the superblock and, when that fails, closes the
+     * file it made: a close whose flush failed, which leaves HDF5 as a
+     * failed H5Fclose does (its file's buffers never freed, found by
+     * LeakSanitizer on a full disk). A create refused before writing
+     * (no permission, no folder) leaves HDF5 whole. */
+    if (err_no == ENOSPC || err_no == EDQUOT || err_no == EIO || err_no == EFBIG)
+        poisoned();
+}
+
 int jl__h5_close_written(hid_t file, int keep, int *err_no)
 {
     *err_no = 0;

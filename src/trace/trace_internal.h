@@ -40,6 +40,11 @@ void jl__trace_map_files(void);
  * The caller removes a file it did not keep. */
 int jl__h5_close_written(hid_t file, int keep, int *err_no);
 
+/* After H5Fcreate failed with errno err_no: a failed write (a full disk,
+ * an I/O error) makes the process leave without HDF5's exit handler, as
+ * jl__h5_close_written does after a failed close. */
+void jl__h5_create_failed(int err_no);
+
 /* Build an error describing the current HDF5 error stack (walked with
  * H5Ewalk2, outermost call first), then clear the stack. NULL when the
  * stack is empty or memory is exhausted. */

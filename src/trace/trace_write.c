@@ -633,9 +633,13 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
                          "cannot build the attribute types");
         goto end;
     }
+    errno = 0;
     w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (w->file < 0) {
-        st = WFAIL(err, path, NULL, NULL, -1, "cannot create the file");
+        int e = errno;
+        jl__h5_create_failed(e);
+        st = WFAIL(err, path, NULL, NULL, -1, "cannot create the file%s%s", e ? ": " : "",
+                   e ? strerror(e) : "");
         goto end;
     }
     root = H5Gopen2(w->file, "/", H5P_DEFAULT);
