@@ -1358,6 +1358,7 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summ
                        opt->counter_restart_min_drop_j);
 
     jl_status st = JL_OK;
+    jl_error *const err_before = err ? *err : NULL;
     jl_summary *s = jl_summary_new();
     if (!s)
         return jl_fail(err, JL_ENOMEM, run->file, run->name, NULL, -1, "out of memory");
@@ -1394,6 +1395,23 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summ
 
 end:
     ctx_free(c);
+    /* a streamed itl/ is checked by its first whole walk (jl_run_itl_check,
+     * trace.h): when no phase walked it, or one failed first, the check
+     * decides, so a bad itl/ is this run's error as when the reader checked
+     * it before the summary began */
+    if (run->itl_stream && st != JL_ENOMEM) {
+        jl_error *ie = NULL;
+        jl_status ist = jl_run_itl_check(run, &ie);
+        if (ist != JL_OK && ist != JL_ENOMEM) {
+            st = ist;
+            if (err && !err_before) { /* the first error wins: one set before this call stays */
+                jl_error_free(*err);
+                *err = ie;
+                ie = NULL;
+            }
+        }
+        jl_error_free(ie);
+    }
     if (st != JL_OK) {
         jl_summary_free(s);
         return jl_fail(err, st, run->file, run->name, NULL, -1, "summarising the run failed: %s",

@@ -257,3 +257,30 @@ int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, con
         H5Eclear2(H5E_DEFAULT);
     return ok;
 }
+
+/* After a failed H5Dread of a dataset (the reader's read_ds, a streamed
+ * itl/ read whole): the error, EFORMAT when a chunk did not
+ * decode (our Zstandard filter says why; deflate, shuffle, fletcher32...:
+ * HDF5 says its filter failed), EIO otherwise. Ends the chunk-size hint. */
+jl_status jl__read_failed(const rctx *at)
+{
+    jl_error *cause = jl__h5_stack_error();
+    if (*jl__zstd_last_error()) {
+        jl_error *z = jl_error_new(JL_EFORMAT, NULL, NULL, NULL, -1, "%s", jl__zstd_last_error());
+        if (z) {
+            z->cause = cause;
+            cause = z;
+        }
+    }
+    int chunk_failed = *jl__zstd_last_error() != '\0';
+    jl__zstd_set_chunk_bytes(0);
+    if (!chunk_failed && cause) {
+        char *m = jl_error_format(cause);
+        if (m && (strstr(m, "data pipeline read failed") || strstr(m, "filter returned failure")))
+            chunk_failed = 1;
+        free(m);
+    }
+    return jl__rctx_fail_cause(at, chunk_failed ? JL_EFORMAT : JL_EIO, cause,
+                               "cannot read the data%s",
+                               chunk_failed ? " (corrupt compressed chunk)" : "");
+}
