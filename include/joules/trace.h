@@ -97,6 +97,12 @@ typedef struct jl_run {
      * itl_request are NULL, itl_n is its length; walk it with
      * jl_run_itl_blocks(). NULL when itl/ is in memory or absent. */
     struct jl_itl_stream *itl_stream;
+    /* 1 when the reader checked itl/ (jl_trace_read_run(); for a streamed
+     * itl/, jl_run_itl_blocks() hands on checked blocks only): every latency
+     * finite and >= 0, every request index a row of requests/ when that
+     * group is there. 0 for a run built otherwise (an importer's): the
+     * summary checks the samples itself. */
+    int itl_checked;
 
     /* batches/ (diffusion) */
     size_t batch_n;

@@ -20,6 +20,11 @@
  * (quickselect, O(n) expected per quantile); it must not contain NaN.
  * n == 0 gives NaN. */
 void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq, double *out);
+/* jl__quantiles_f's select for n >= 8,192 (counts in 4,096 buckets over
+ * the samples' range, the wanted buckets gathered and selected), x left as
+ * it is: 1 when done (out as jl__quantiles_f gives it), 0 when it does not
+ * apply (fewer samples, too many quantiles, out of memory). */
+int jl__quantiles_fit_f(const float *x, size_t n, const double *q, size_t nq, double *out);
 void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq, double *out);
 
 /* The histogram select of jl__quantiles_f (n >= JL__RADIX_MIN_N) counts

@@ -119,6 +119,28 @@ static void unshuffle(unsigned char *out, const unsigned char *in, size_t n, siz
             out[i * es + b] = in[b * n + i];
 }
 
+/* The decoders, one of each per thread and kept: libzstd's
+ * ZSTD_decompress() makes and frees a context (~100 KiB, zeroed) for every
+ * frame, i.e. every chunk, and a libdeflate decompressor per dataset was
+ * ~20 % of a small dataset's decoding (docs/performance.md, session 11).
+ * Never freed: reachable from here until the process ends. */
+static _Thread_local ZSTD_DCtx *zstd_ctx;
+static _Thread_local struct libdeflate_decompressor *deflate_ctx;
+
+static ZSTD_DCtx *zstd_dctx(void)
+{
+    if (!zstd_ctx)
+        zstd_ctx = ZSTD_createDCtx();
+    return zstd_ctx;
+}
+
+static struct libdeflate_decompressor *deflate_dec(void)
+{
+    if (!deflate_ctx)
+        deflate_ctx = libdeflate_alloc_decompressor();
+    return deflate_ctx;
+}
+
 /* A dataset whose chunks this path decodes (jl__chunks_open). */
 struct jl__chunks {
     hid_t dset;
@@ -126,7 +148,8 @@ struct jl__chunks {
     size_t cols, fs, ms, elems, cbytes, max_stored;
     hsize_t rows, chunk_rows;
     unsigned char *cbuf, *dbuf, *sbuf;
-    struct libdeflate_decompressor *dec;
+    struct libdeflate_decompressor *dec; /* the thread's (deflate_dec) */
+    ZSTD_DCtx *zdc;                      /* the thread's (zstd_dctx) */
 };
 
 jl__chunks *jl__chunks_open(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, const hsize_t dims[2],
@@ -167,7 +190,8 @@ jl__chunks *jl__chunks_open(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, co
     c->dbuf = malloc(cbytes);
     c->sbuf = shuffled || conv != CONV_COPY ? malloc(cbytes) : NULL;
     if (!c->cbuf || !c->dbuf || ((shuffled || conv != CONV_COPY) && !c->sbuf) ||
-        (codec == CODEC_DEFLATE && !(c->dec = libdeflate_alloc_decompressor()))) {
+        (codec == CODEC_DEFLATE && !(c->dec = deflate_dec())) ||
+        (codec != CODEC_DEFLATE && !(c->zdc = zstd_dctx()))) {
         jl__chunks_free(c);
         return NULL;
     }
@@ -183,8 +207,6 @@ void jl__chunks_free(jl__chunks *c)
 {
     if (!c)
         return;
-    if (c->dec)
-        libdeflate_free_decompressor(c->dec);
     free(c->cbuf);
     free(c->dbuf);
     free(c->sbuf);
@@ -207,7 +229,7 @@ int jl__chunks_read(jl__chunks *c, size_t row, void *out_rows)
             LIBDEFLATE_SUCCESS)
             goto fail;
     } else {
-        size_t got = ZSTD_decompress(c->dbuf, c->cbytes, c->cbuf, (size_t)stored);
+        size_t got = ZSTD_decompressDCtx(c->zdc, c->dbuf, c->cbytes, c->cbuf, (size_t)stored);
         if (ZSTD_isError(got) || got != c->cbytes)
             goto fail;
     }

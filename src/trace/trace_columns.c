@@ -625,14 +625,18 @@ static jl_status itl_rule(group_reader *gr)
                                        : (uint32_t)INT32_MAX + 1;
     if (r->itl_stream) {
         jl__itl_stream_defer(r, R, has_requests(r), r->req_n);
+        r->itl_checked = 1; /* its blocks are handed on checked */
         return JL_OK;
     }
     size_t bad_lat, bad_q;
     float lat;
     int32_t qv;
     jl__itl_scan(r, R, &bad_lat, &lat, &bad_q, &qv);
-    return jl__itl_fail(gr->rr->c->err, gr->rr->c->file, gr->rr->c->run, col_obj(gr, "seconds"),
-                        col_obj(gr, "request"), has_requests(r), r->req_n, bad_lat, lat, bad_q, qv);
+    jl_status st =
+        jl__itl_fail(gr->rr->c->err, gr->rr->c->file, gr->rr->c->run, col_obj(gr, "seconds"),
+                     col_obj(gr, "request"), has_requests(r), r->req_n, bad_lat, lat, bad_q, qv);
+    r->itl_checked = st == JL_OK;
+    return st;
 }
 
 /* power/ is required unless summary/ is there; watts or energy_j is. */
