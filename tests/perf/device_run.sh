@@ -57,8 +57,11 @@ ML=$P/usr/lib/x86_64-linux-gnu
 # driver joules does not use: a wrapper of the prefix in its place
 cat >"$P/usr/bin/h5cc" <<EOF
 #!/bin/sh
-if [ "\$1" = -showconfig ]; then echo "HDF5 Version: 1.10.8"; exit 0; fi
-echo "gcc -I$P/usr/include/hdf5/serial -L$ML/hdf5/serial $ML/hdf5/serial/libhdf5.a -lpthread -lsz -lz -ldl -lm"
+case "\$1" in
+-showconfig) echo "HDF5 Version: 1.10.8"; exit 0 ;;
+-show) echo "gcc -I$P/usr/include/hdf5/serial -L$ML/hdf5/serial $ML/hdf5/serial/libhdf5.a -lpthread -lsz -lz -ldl -lm"; exit 0 ;;
+esac
+exec gcc -I$P/usr/include/hdf5/serial "\$@" -L$ML/hdf5/serial $ML/hdf5/serial/libhdf5.a -L$ML -lpthread -lsz -lz -ldl -lm
 EOF
 chmod +x "$P/usr/bin/h5cc"
 # the .so links of -dev packages are absolute: point them into the prefix
@@ -97,7 +100,7 @@ export LD_LIBRARY_PATH=$RUNLIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 "$W/build/joules" --version 2>&1 | head -1 | tee -a "$LOG"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_oob_tcp_if_include=lo
-mpirun -n 2 -x LD_LIBRARY_PATH "$W/build/joules" --version >"$OUT/mpi-probe.log" 2>&1
+timeout 60 mpirun -n 2 -x LD_LIBRARY_PATH "$W/build/joules" --version >"$OUT/mpi-probe.log" 2>&1
 say "mpirun -n 2 probe: exit $? ($(head -c 300 "$OUT/mpi-probe.log" | tr '\n' ' '))"
 
 # ---- 3. measure -----------------------------------------------------------
