@@ -13,10 +13,20 @@
 # non-zero when anything failed. Skipped: tests whose data or tool is absent
 # (e.g. the public data sets beside the checkout, ../shared/data, on a fresh
 # clone), each tree listing why.
-#   sh tests/run_all.sh            # everything
+#   sh tests/run_all.sh            # everything (CI: .ci/run)
+#   sh tests/run_all.sh --quick    # development: the release tree alone, every
+#                                  # ctest but without valgrind (build-quick/);
+#                                  # a few minutes on 2 cores, not the verdict
 #   JOBS=1 sh tests/run_all.sh     # fewer parallel jobs
 set -u
 cd "$(dirname "$0")/.."
+QUICK=0
+case "${1:-}" in
+--quick) QUICK=1 ;;
+"") ;;
+-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+*) echo "usage: sh tests/run_all.sh [--quick]" >&2; exit 2 ;;
+esac
 JOBS=${JOBS:-2}
 total_pass=0
 total_fail=0
@@ -59,6 +69,13 @@ run_tree() { # name, cmake args...  ($TREE_TARGETS: build only these; $TREE_LABE
     total_skip=$((total_skip + sk))
 }
 
+if [ $QUICK -eq 1 ]; then
+    run_tree quick -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOULES_VALGRIND_GOLDEN=OFF
+    echo
+    echo "all (--quick: the release tree without valgrind; the asan, shared, mpi and fuzz trees left out): $total_pass passed, $total_fail failed, $total_skip skipped"
+    [ $status -eq 0 ] && [ $total_fail -eq 0 ]
+    exit
+fi
 run_tree release -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOULES_VALGRIND_GOLDEN=ON
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_tree asan -DCMAKE_BUILD_TYPE=Debug -DJOULES_SANITIZE=ON

@@ -455,7 +455,22 @@ typedef struct pool {
     int file_err_part0_only;
     /* units handed out on demand (shard.claim; NULL: units[next++]) */
     struct dyn *dyn;
+    /* opt->hash_inputs: the parent hashes each file (part 0's) while a
+     * worker reads it, instead of the worker after it: the parent only
+     * waits meanwhile, so on a free core the hash costs no wall time. A
+     * digest is noted once the file is known to have opened (a file that
+     * did not has none, as before). The workers get wopt, without it. */
+    int parent_hashes;
+    jl_study_options wopt;
+    struct file_hash *fh; /* [n_files] */
+    size_t *hq, hq_n, hq_at;
 } pool;
+
+typedef struct file_hash {
+    jl__digest d;
+    signed char state;  /* 0: not queued; 1: queued; 2: hashed, stable; 3: no digest */
+    signed char opened; /* -1: not known yet; 0: did not open; 1: opened */
+} file_hash;
 
 /* Units handed out on demand among the processes of a shared study
  * (jl_study_options.shard.claim): every process plans the same units, and
@@ -522,7 +537,7 @@ static int spawn(pool *p, int k)
         for (int i = 0; i < p->n_w; i++) /* other workers' parent ends */
             if (p->w[i].fd >= 0)
                 close(p->w[i].fd);
-        worker_main(sv[1], p->files, p->units, p->n_units, p->opt);
+        worker_main(sv[1], p->files, p->units, p->n_units, p->parent_hashes ? &p->wopt : p->opt);
         _exit(0);
     }
     close(sv[1]);
@@ -554,6 +569,11 @@ static void assign(pool *p, int k, int depth)
             return;
         }
         w->q[w->nq++] = (long)idx;
+        size_t f = p->units[idx].file;
+        if (p->parent_hashes && p->units[idx].part == 0 && p->fh[f].state == 0) {
+            p->fh[f].state = 1;
+            p->hq[p->hq_n++] = f;
+        }
     }
     if (w->nq == 0) {
         uint32_t quit = QUIT_INDEX;
@@ -644,11 +664,40 @@ static jl_status flush_done(pool *p)
     return JL_OK;
 }
 
+/* The parent's digest of file f, noted once it is hashed and known to
+ * have opened. */
+static jl_status note_parent_digest(pool *p, size_t f)
+{
+    file_hash *h = &p->fh[f];
+    if (h->state != 2 || h->opened != 1)
+        return JL_OK;
+    h->state = 3; /* noted */
+    return jl__digest_note(p->files[f], &h->d) == JL_ENOMEM ? JL_ENOMEM : JL_OK;
+}
+
+/* Hash the next file queued; JL_OK whether or not it could be read. */
+static jl_status hash_next(pool *p)
+{
+    size_t f = p->hq[p->hq_at++];
+    file_hash *h = &p->fh[f];
+    int stable = 0;
+    jl_error *err = NULL;
+    h->state = jl__digest_make(p->files[f], &h->d, &stable, &err) == JL_OK && stable ? 2 : 3;
+    jl_error_free(err);
+    return note_parent_digest(p, f);
+}
+
 static jl_status unit_done(pool *p, size_t u)
 {
     p->slots[u].done = 1;
     p->n_done++;
     size_t f = p->units[u].file;
+    if (p->parent_hashes && p->units[u].part == 0) {
+        p->fh[f].opened = p->slots[u].file_err == NULL;
+        jl_status hs = note_parent_digest(p, f);
+        if (hs != JL_OK)
+            return hs;
+    }
     if (p->dyn) { /* a file cut between processes counts once: with its part 0 */
         p->dyn->files_done += p->units[u].part == 0;
         if (p->opt->progress)
@@ -909,9 +958,14 @@ static jl_status run_pool(pool *p)
             st = JL_EINTERNAL;
             break;
         }
-        int r = poll(pfd, (nfds_t)n, serve ? 1 : -1);
+        int hashing = p->hq_at < p->hq_n;
+        int r = poll(pfd, (nfds_t)n, hashing ? 0 : serve ? 1 : -1);
         if (serve)
             serve(p->opt->shard.ctx);
+        if (r == 0 && hashing) { /* nothing to read: a file to hash meanwhile */
+            st = hash_next(p);
+            continue;
+        }
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -939,6 +993,8 @@ static jl_status run_pool(pool *p)
             st = parse_frames(p, k);
         }
     }
+    while (st == JL_OK && p->hq_at < p->hq_n)
+        st = hash_next(p);
     /* stop and reap every worker */
     for (int k = 0; k < p->n_w; k++) {
         if (p->w[k].fd >= 0)
@@ -1003,7 +1059,16 @@ static int pool_alloc(pool *p, int want)
     p->w = calloc((size_t)(p->n_w > 0 ? p->n_w : 1), sizeof *p->w);
     p->slots = calloc(p->n_units ? p->n_units : 1, sizeof *p->slots);
     p->requeued = calloc(p->n_units ? p->n_units : 1, sizeof *p->requeued);
-    return p->w && p->slots && p->requeued;
+    p->parent_hashes = p->opt->hash_inputs;
+    if (p->parent_hashes) {
+        p->wopt = *p->opt;
+        p->wopt.hash_inputs = 0;
+        p->fh = calloc(p->n_files ? p->n_files : 1, sizeof *p->fh);
+        p->hq = calloc(p->n_files ? p->n_files : 1, sizeof *p->hq);
+        for (size_t f = 0; p->fh && f < p->n_files; f++)
+            p->fh[f].opened = -1;
+    }
+    return p->w && p->slots && p->requeued && (!p->parent_hashes || (p->fh && p->hq));
 }
 
 static void pool_free(pool *p)
@@ -1016,6 +1081,8 @@ static void pool_free(pool *p)
     free(p->requeued);
     free(p->parts_left);
     free(p->units);
+    free(p->fh);
+    free(p->hq);
 }
 
 /* The files' units summarised by worker processes. `given` (n_given

@@ -70,7 +70,7 @@ static int conversion(hid_t ftype, hid_t mtype, size_t *fsize)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#define JL_UNSHUFFLE_AVX2 1
+#define JL__UNSHUFFLE_AVX2 1
 #include <immintrin.h>
 /* unshuffle's 32-at-a-time form on AVX2 (found at run time): the unpacks
  * work within each 128-bit half, so the low halves hold elements i..i+15
@@ -143,7 +143,7 @@ static void unshuffle(unsigned char *out, const unsigned char *in, size_t n, siz
                       size_t es)
 {
     size_t i = 0;
-#ifdef JL_UNSHUFFLE_AVX2
+#ifdef JL__UNSHUFFLE_AVX2
     if ((es == 4 || es == 8) && have_avx2())
         i = unshuffle_avx2(out, in, n, count, es);
 #endif

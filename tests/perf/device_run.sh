@@ -12,7 +12,9 @@
 # docs/scaling.md) and src.tar.gz (the tree to build: git archive HEAD).
 # OUT receives log.txt, results.md and results.json. SCALE: device (the
 # default: 800 study files, 1,000 GPUs for a day) or local (small sizes, to
-# try the script on a 2-core machine). JOULES_DEVICE_DEADLINE (seconds,
+# try the script on a 2-core machine); compare: the tree before
+# (CARRY/base.tar.gz) is built too and tests/perf/device_compare.py times
+# both, with the ML.ENERGY data of CARRY/mlenergy-v3 (compare.md, compare.json). JOULES_DEVICE_DEADLINE (seconds,
 # default 420) bounds the whole run: phases that would not fit are left out
 # and say so.
 set -u
@@ -70,6 +72,8 @@ for l in $(find "$P" -type l); do
     case $t in /*) [ -e "$P$t" ] && ln -sfn "$P$t" "$l" ;; esac
 done
 export OPAL_PREFIX=$P/usr PMIX_INSTALL_PREFIX=$P/usr
+# PMIx's plugins from the prefix, not a system PMIx's of another version
+export PMIX_MCA_mca_base_component_path=$ML/pmix2/lib/pmix PMIX_MCA_pcompress_base_silence_warning=1
 export PATH=$P/usr/bin:$PATH
 export PKG_CONFIG_LIBDIR=$ML/pkgconfig:$P/usr/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=$P
 RUNLIBS=$ML:$ML/openmpi/lib:$ML/hdf5/serial
@@ -80,21 +84,36 @@ OMPI_CONF=$P/etc/openmpi-mca-params.conf
 export OMPI_MCA_mca_base_param_files=$OMPI_CONF
 
 # ---- 2. build -----------------------------------------------------------
-mkdir -p "$W/src"
-tar -xzf "$CARRY/src.tar.gz" -C "$W/src" || { say "FAIL: src.tar.gz"; exit 1; }
-say "configuring"
-LD_LIBRARY_PATH=$RUNLIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} cmake -S "$W/src" -B "$W/build" \
-    -DCMAKE_BUILD_TYPE=Release -DJOULES_MPI=ON -DCMAKE_PREFIX_PATH="$P/usr" \
-    -DHDF5_C_COMPILER_EXECUTABLE="$P/usr/bin/h5cc" -DMPI_C_COMPILER="$P/usr/bin/mpicc" \
-    -DGSL_ROOT_DIR="$P/usr" -DZLIB_ROOT="$P/usr" -DJOULES_SHARED_DIR=/nonexistent \
-    -DCMAKE_C_FLAGS="-I$P/usr/include" -DCMAKE_EXE_LINKER_FLAGS="-L$ML" \
-    >"$OUT/cmake.log" 2>&1 || { tail -40 "$OUT/cmake.log" | tee -a "$LOG"; say "FAIL: configure"; exit 1; }
+build_tree() { # TARBALL DIR TARGETS...
+    tarball=$1 dir=$2
+    shift 2
+    mkdir -p "$W/$dir-src"
+    tar -xzf "$tarball" -C "$W/$dir-src" || { say "FAIL: $tarball"; exit 1; }
+    say "configuring $dir"
+    LD_LIBRARY_PATH=$RUNLIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} cmake -S "$W/$dir-src" -B "$W/$dir" \
+        -DCMAKE_BUILD_TYPE=Release -DJOULES_MPI=ON -DCMAKE_PREFIX_PATH="$P/usr" \
+        -DHDF5_C_COMPILER_EXECUTABLE="$P/usr/bin/h5cc" -DMPI_C_COMPILER="$P/usr/bin/mpicc" \
+        -DGSL_ROOT_DIR="$P/usr" -DZLIB_ROOT="$P/usr" -DJOULES_SHARED_DIR=/nonexistent \
+        -DCMAKE_C_FLAGS="-I$P/usr/include" -DCMAKE_EXE_LINKER_FLAGS="-L$ML" \
+        >"$OUT/cmake-$dir.log" 2>&1 || { tail -40 "$OUT/cmake-$dir.log" | tee -a "$LOG"; say "FAIL: configure $dir"; exit 1; }
+    targets=""
+    for t in "$@"; do targets="$targets --target $t"; done
+    say "building $dir"
+    # shellcheck disable=SC2086
+    LD_LIBRARY_PATH=$RUNLIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} cmake --build "$W/$dir" -j "$(nproc)" \
+        $targets >"$OUT/build-$dir.log" 2>&1 ||
+        { tail -40 "$OUT/build-$dir.log" | tee -a "$LOG"; say "FAIL: build $dir"; exit 1; }
+}
+if [ "$SCALE" = compare ]; then
+    build_tree "$CARRY/base.tar.gz" build-base joules_cli
+    build_tree "$CARRY/src.tar.gz" build joules_cli joules-perf-gen joules-perf-rawread
+    ln -sfn "$W/build-src" "$W/src"
+else
+    build_tree "$CARRY/src.tar.gz" build joules_cli joules-perf-gen joules-perf-rawread joules-perf-genfleet
+    ln -sfn "$W/build-src" "$W/src"
+fi
 grep -E '^(HDF5_C_LIBRARY_hdf5|MPI_C_HEADER_DIR|GSL_LIBRARY|JOULES_HDF5_ARCHIVE|ZLIB_LIBRARY_RELEASE):' \
     "$W/build/CMakeCache.txt" | tee -a "$LOG" >/dev/null
-say "building"
-LD_LIBRARY_PATH=$RUNLIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} cmake --build "$W/build" -j "$(nproc)" \
-    --target joules_cli joules-perf-gen joules-perf-rawread joules-perf-genfleet >"$OUT/build.log" 2>&1 ||
-    { tail -40 "$OUT/build.log" | tee -a "$LOG"; say "FAIL: build"; exit 1; }
 say "built: $(ls -la "$W/build/joules" | awk '{print $5}') bytes"
 export LD_LIBRARY_PATH=$RUNLIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 "$W/build/joules" --version 2>&1 | head -1 | tee -a "$LOG"
@@ -105,6 +124,13 @@ say "mpirun -n 2 probe: exit $? ($(head -c 300 "$OUT/mpi-probe.log" | tr '\n' ' 
 
 # ---- 3. measure -----------------------------------------------------------
 TIME_BIN=$P/usr/bin/time
+if [ "$SCALE" = compare ]; then
+    python3 "$W/src/tests/perf/device_compare.py" --base "$W/build-base" --new "$W/build" --src "$W/src" \
+        --work "$W" --out "$OUT" --mlenergy "$CARRY/mlenergy-v3" \
+        --deadline $((T_START + ${JOULES_DEVICE_DEADLINE:-420})) 2>&1 | tee -a "$LOG" | tail -40
+    say "done"
+    exit 0
+fi
 python3 "$W/src/tests/perf/device_scaling.py" --build "$W/build" --src "$W/src" --work "$W" --out "$OUT" \
     --scale "$SCALE" --time "$TIME_BIN" --deadline $((T_START + ${JOULES_DEVICE_DEADLINE:-420})) 2>&1 |
     tee -a "$LOG" | tail -5
