@@ -251,6 +251,7 @@ static jl_status read_whole(const jl_run *run, struct jl_itl_stream *s, jl_error
         stream_col *c = &s->col[k];
         if (c->dset < 0)
             continue;
+        free(c->whole); /* a check walked again after a read that failed */
         if (!(c->whole = jl__malloc_array(s->rows ? s->rows : 1, 4)))
             return JL_ENOMEM;
         jl__zstd_set_chunk_bytes(c->chunk_rows * 4);
