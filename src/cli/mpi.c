@@ -305,7 +305,7 @@ void cli_mpi_study(jl_study_options *opt, const char *cmd)
     const char *stat_shares = getenv("JOULES_MPI_STATIC");
     int dynamic = !(stat_shares && *stat_shares && strcmp(stat_shares, "0"));
     opt->shard.claim = dynamic ? claim : NULL;
-    opt->shard.serve = dynamic ? serve : NULL;
+    opt->shard.serve = dynamic && rank == 0 ? serve : NULL; /* rank 0 holds the counter */
     next_position = 0;
     progress_cmd = cmd;
     free(progress_of);
