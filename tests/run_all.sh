@@ -17,16 +17,27 @@
 #   sh tests/run_all.sh --quick    # development: the release tree alone, every
 #                                  # ctest but without valgrind (build-quick/);
 #                                  # a few minutes on 2 cores, not the verdict
+#   sh tests/run_all.sh --tree asan --tree mpi   # only these trees (each
+#                                  # prints its own time; the counts are theirs)
 #   JOBS=1 sh tests/run_all.sh     # fewer parallel jobs
 set -u
 cd "$(dirname "$0")/.."
 QUICK=0
-case "${1:-}" in
---quick) QUICK=1 ;;
-"") ;;
--h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-*) echo "usage: sh tests/run_all.sh [--quick]" >&2; exit 2 ;;
-esac
+TREES=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) QUICK=1 ;;
+    --tree)
+        case "${2:-}" in
+        release | asan | shared | mpi | fuzz) TREES="$TREES $2" ;;
+        *) echo "run_all.sh: --tree is one of release, asan, shared, mpi, fuzz" >&2; exit 2 ;;
+        esac
+        shift ;;
+    -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "usage: sh tests/run_all.sh [--quick] [--tree NAME]..." >&2; exit 2 ;;
+    esac
+    shift
+done
 JOBS=${JOBS:-2}
 total_pass=0
 total_fail=0
@@ -35,6 +46,8 @@ status=0
 
 run_tree() { # name, cmake args...  ($TREE_TARGETS: build only these; $TREE_LABEL: ctest -L)
     name=$1; shift
+    case " ${TREES:- $name} " in *" $name "*) ;; *) return ;; esac
+    t0=$(date +%s)
     echo "=== $name: configure and build"
     if ! cmake -S . -B "build-$name" -DJOULES_WERROR=ON "$@" >"build-$name.configure.log" 2>&1; then
         cat "build-$name.configure.log"; echo "FAILED: configure $name"; status=1; total_fail=$((total_fail + 1)); return
@@ -63,7 +76,7 @@ run_tree() { # name, cmake args...  ($TREE_TARGETS: build only these; $TREE_LABE
     # each skipped test said why (e.g. the public data beside the checkout is absent)
     [ "$sk" -gt 0 ] && grep -h '^SKIP: ' "build-$name/Testing/Temporary/LastTest.log" 2>/dev/null |
         sort | uniq -c | sed "s/^ *\([0-9]*\) SKIP: /  $name: skipped \1 test(s): /"
-    echo "$name: $p passed, $f failed, $sk skipped"
+    echo "$name: $p passed, $f failed, $sk skipped ($(($(date +%s) - t0)) s, load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null))"
     total_pass=$((total_pass + p))
     total_fail=$((total_fail + f))
     total_skip=$((total_skip + sk))
