@@ -9,7 +9,9 @@ trees are built: the binary of the tree before (--base) and of this one
   C. the notebook comparison: Python's json.load of the ML.ENERGY model
      files against import mlenergy, frontier, pick and compare (text and
      --json), wall and CPU;
-  D. 2 ranks on the study set with Open MPI's binding and without.
+  D. 2 ranks against 1 on the study set: on every core (Open MPI's binding
+     and none) and on two cores (taskset -c 0,1), units on demand and the
+     static shares.
 
 Writes compare.json and compare.md in --out."""
 import argparse
@@ -33,6 +35,7 @@ ap.add_argument("--deadline", type=float, default=time.time() + 120)
 ap.add_argument("--floor-rounds", type=int, default=7)
 ap.add_argument("--nb-rounds", type=int, default=15)
 ap.add_argument("--study-files", type=int, default=400)
+ap.add_argument("--mpi-rounds", type=int, default=5)
 a = ap.parse_args()
 T0 = time.time()
 os.makedirs(a.out, exist_ok=True)
@@ -186,20 +189,36 @@ if nb["json_load"]["wall"]:
     save()
 
 # ---- D
+# 2 ranks against 1, on the whole machine and on two of its cores (taskset
+# -c 0,1: the 2-core machine of issue 42's target, quiet), the units on
+# demand and the static shares of session 10 (JOULES_MPI_STATIC=1) in the
+# same rounds.
 env = {"OMPI_MCA_rmaps_base_oversubscribe": "1", "SOURCE_DATE_EPOCH": "1", "JOULES_MPI_TIMES": "1"}
-variants = {"r1": ["-n", "1"], "r2": ["-n", "2"], "r2_bind_none": ["-n", "2", "--bind-to", "none"],
-            "r16": ["-n", str(min(16, NCPU))], "r16_bind_none": ["-n", str(min(16, NCPU)), "--bind-to", "none"]}
+two = ["taskset", "-c", "0,1"]
+variants = {"r1": ([], ["-n", "1"], {}), "r2": ([], ["-n", "2"], {}),
+            "r2_bind_none": ([], ["-n", "2", "--bind-to", "none"], {}),
+            "c2_r1": (two, ["-n", "1"], {}), "c2_r2": (two, ["-n", "2"], {}),
+            "c2_r2_static": (two, ["-n", "2"], {"JOULES_MPI_STATIC": "1"})}
+if not shutil.which("taskset") or NCPU < 2:
+    R["skipped"].append("2-core rounds (no taskset or one CPU)")
+    variants = {k: v for k, v in variants.items() if not k.startswith("c2_")}
 st = {k: [] for k in variants}
-for rnd in range(3):
-    if not left(40):
-        R["skipped"].append(f"binding rounds from {rnd + 1}")
+for rnd in range(a.mpi_rounds):
+    if not left(45):
+        R["skipped"].append(f"2-rank rounds from {rnd + 1}")
         break
-    for k, v in variants.items():
-        st[k].append(run(["mpirun"] + v + ["-x", "LD_LIBRARY_PATH", B["new"], "summarize", "--json", study],
-                         env=env)[0])
+    for k, (pre, v, ev) in variants.items():
+        st[k].append(run(pre + ["mpirun"] + v + ["-x", "LD_LIBRARY_PATH", "-x", "JOULES_MPI_STATIC",
+                                                 B["new"], "summarize", "--json", study],
+                         env=dict(env, JOULES_MPI_STATIC=ev.get("JOULES_MPI_STATIC", "")))[0])
 if st["r1"]:
-    r1 = med(st["r1"])
-    R["binding"] = {k: {"wall_s": med(v), "walls": v, "speedup": r1 / med(v)} for k, v in st.items() if v}
+    R["binding"] = {}
+    for k, v in st.items():
+        if not v:
+            continue
+        base = st["c2_r1"] if k.startswith("c2_") else st["r1"]
+        R["binding"][k] = {"wall_s": med(v), "walls": v, "speedup": med(base) / med(v),
+                           "speedup_by_round": [x / y for x, y in zip(base, v)]}
     log("binding: " + json.dumps({k: round(v["speedup"], 3) for k, v in R["binding"].items()}))
 save()
 
@@ -221,9 +240,10 @@ if "notebook" in R:
     for k in sorted(x for x in n if "over" in x and x.startswith("new:")):
         lines.append(f"| {k[4:]} | {n['base:' + k[4:]]:.2f} -> {n[k]:.2f} | |")
 if "binding" in R:
-    lines += ["", "| 2 and 16 ranks, binding | wall s | vs 1 rank |", "|---|---:|---:|"]
+    lines += ["", "| 2 ranks (c2: on cores 0,1) | wall s | vs 1 rank | by round |", "|---|---:|---:|---|"]
     for k, v in R["binding"].items():
-        lines.append(f"| {k} | {v['wall_s']:.3f} | {v['speedup']:.2f}x |")
+        lines.append(f"| {k} | {v['wall_s']:.3f} | {v['speedup']:.2f}x | "
+                     + " ".join(f"{x:.2f}" for x in v["speedup_by_round"]) + " |")
 if R["skipped"]:
     lines += ["", "Left out: " + "; ".join(R["skipped"])]
 open(os.path.join(a.out, "compare.md"), "w").write("\n".join(lines) + "\n")
