@@ -57,6 +57,7 @@ typedef struct ctx {
     jl_summary *s;
     size_t G;
     jl__track *track; /* [G] the chosen source of each GPU */
+    double *track_block; /* the cum arrays of track[] and alt[] */
     jl__track *alt;   /* [G] integral beside a usable counter (disagreement) */
     int *src;         /* [G] SRC_* */
     size_t *cur;      /* [G] cursors of jl__track_at_walk over track */
@@ -575,13 +576,23 @@ static jl_status build_energy(ctx *c)
         return JL_ENOMEM;
     for (size_t g = 0; g < G; g++)
         c->cur[g] = (size_t)-1;
+    /* every GPU's tracks in one block: a long run's sixteen tracks are
+     * 0.7 MB each, one block of 11 MB lies on huge pages
+     * (jl__malloc_array; docs/performance.md, "Session 11, second part") */
+    size_t per = (r->energy_j.v ? G : 0) + (r->watts.v ? G : 0), n_cells;
+    if (n > 0 && per > 0 && jl__mul_size(per, n, &n_cells) &&
+        !(c->track_block = jl__malloc_array(n_cells, sizeof *c->track_block)))
+        return JL_ENOMEM;
+    double *counter_buf = r->energy_j.v ? c->track_block : NULL;
+    double *integral_buf = r->watts.v ? c->track_block + (r->energy_j.v ? G * n : 0) : NULL;
     int n_counter = 0, n_integral = 0;
     c->energy_ok = n > 0;
     for (size_t g = 0; g < G; g++) {
         if (r->energy_j.v) {
             jl__counter_report rep;
             TRY(jl__track_counter(&c->track[g], r->power_time, n, &r->energy_j, &r->watts, g,
-                                  c->opt->counter_restart_min_drop_j, NAN, &rep));
+                                  c->opt->counter_restart_min_drop_j, NAN, &rep,
+                                  counter_buf ? counter_buf + g * n : NULL));
             if (rep.usable) {
                 c->src[g] = SRC_COUNTER;
                 for (size_t k = 0; k < rep.n_restarts; k++) {
@@ -614,7 +625,8 @@ static jl_status build_energy(ctx *c)
             jl__track *dst = c->src[g] == SRC_COUNTER ? &c->alt[g] : &c->track[g];
             int usable;
             size_t bad;
-            TRY(jl__track_integral(dst, r->power_time, n, &r->watts, g, &usable, &bad));
+            TRY(jl__track_integral(dst, r->power_time, n, &r->watts, g, &usable, &bad,
+                                   integral_buf ? integral_buf + g * n : NULL));
             if (!usable) {
                 jl__track_free(dst);
                 WARN("watts_unusable", "GPU %zu: power/watts is not finite at row %zu", g, bad);
@@ -1342,6 +1354,7 @@ static void ctx_free(ctx *c)
             jl__track_free(&c->alt[g]);
     free(c->track);
     free(c->alt);
+    free(c->track_block);
     free(c->src);
     free(c->cur);
     free(c->dscratch);
