@@ -145,7 +145,8 @@ jl_status jl__host_figures(const jl_run *r, const jl_summary_options *opt, doubl
         jl_series nw = {r->host_n, 1, r->node_watts};
         int usable;
         size_t bad;
-        if ((st = jl__track_integral(&tr, r->host_time, r->host_n, &nw, 0, &usable, &bad, NULL)) != JL_OK)
+        if ((st = jl__track_integral(&tr, r->host_time, r->host_n, &nw, 0, &usable, &bad, NULL)) !=
+            JL_OK)
             return st;
         if (usable)
             h->node_energy_j = jl__track_at(&tr, b) - jl__track_at(&tr, a);

@@ -56,17 +56,17 @@ typedef struct ctx {
     const jl_summary_options *opt;
     jl_summary *s;
     size_t G;
-    jl__track *track; /* [G] the chosen source of each GPU */
+    jl__track *track;    /* [G] the chosen source of each GPU */
     double *track_block; /* the cum arrays of track[] and alt[] */
-    jl__track *alt;   /* [G] integral beside a usable counter (disagreement) */
-    int *src;         /* [G] SRC_* */
-    size_t *cur;      /* [G] cursors of jl__track_at_walk over track */
-    int energy_ok;    /* every GPU has a source */
-    int has_power;    /* power/ has samples of watts or energy_j */
-    int diffusion;    /* @workload diffusion */
-    double *dscratch; /* [max(req_n, batch_n)] scratch of the order statistics */
-    double a, b, dur; /* the window [a, b] and its length (find_window) */
-    double E;         /* energy of all GPUs in the window (window_energy) */
+    jl__track *alt;      /* [G] integral beside a usable counter (disagreement) */
+    int *src;            /* [G] SRC_* */
+    size_t *cur;         /* [G] cursors of jl__track_at_walk over track */
+    int energy_ok;       /* every GPU has a source */
+    int has_power;       /* power/ has samples of watts or energy_j */
+    int diffusion;       /* @workload diffusion */
+    double *dscratch;    /* [max(req_n, batch_n)] scratch of the order statistics */
+    double a, b, dur;    /* the window [a, b] and its length (find_window) */
+    double E;            /* energy of all GPUs in the window (window_energy) */
 } ctx;
 
 #define F(id) (s->fig[JL_FIG_##id])
@@ -583,8 +583,9 @@ static jl_status build_energy(ctx *c)
     if (n > 0 && per > 0 && jl__mul_size(per, n, &n_cells) &&
         !(c->track_block = jl__malloc_array(n_cells, sizeof *c->track_block)))
         return JL_ENOMEM;
-    double *counter_buf = r->energy_j.v ? c->track_block : NULL;
-    double *integral_buf = r->watts.v ? c->track_block + (r->energy_j.v ? G * n : 0) : NULL;
+    double *counter_buf = c->track_block && r->energy_j.v ? c->track_block : NULL;
+    double *integral_buf =
+        c->track_block && r->watts.v ? c->track_block + (r->energy_j.v ? G * n : 0) : NULL;
     int n_counter = 0, n_integral = 0;
     c->energy_ok = n > 0;
     for (size_t g = 0; g < G; g++) {
