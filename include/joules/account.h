@@ -115,6 +115,54 @@ jl_status jl_verify_inputs(const json_t *provenance, jl_verify_report *r);
 jl_status jl_verify_documents(const json_t *before, const json_t *after, size_t max_items,
                               jl_verify_report *r);
 
+/* ---- what an account counts (docs/accounting.md, "What each command counts") ---- */
+
+/* The boundary an account is asked for: a jl_window and a jl_scope, or -1
+ * for the defaults: window run (the whole run; a run that has no whole-run
+ * energy -- a summary-only import of steady-state figures -- is counted
+ * over its own window and says so), scope auto (the widest the run
+ * measured: node, else GPUs + host, else GPUs). An explicit window or scope
+ * a run cannot give is an error naming the run and what it has. */
+typedef struct jl_account_boundary {
+    int window;
+    int scope;
+} jl_account_boundary;
+
+/* {-1, -1}. */
+void jl_account_boundary_default(jl_account_boundary *a);
+/* --window and --scope as typed (either may be NULL: the default; "auto"
+ * is the default scope). JL_EUSAGE naming the option and the values. */
+jl_status jl_account_boundary_parse(jl_account_boundary *a, const char *window, const char *scope,
+                                    jl_error **err);
+
+/* What an account counts of one run, and what it leaves out. */
+typedef struct jl_counted {
+    jl_boundary boundary; /* counted; scope facility: base_scope x PUE, by the account */
+    jl_scope base_scope;  /* the measured scope counted (boundary.scope but for facility) */
+    int window_fallback;  /* the default window: no whole-run energy, the run's own counted */
+    double energy_j;      /* at base_scope over the window (NaN: a source that published
+                              per-unit figures only) */
+    double per_token_j, per_request_j, per_item_j; /* the same per unit (NaN where none) */
+    double duration_s;                             /* the window's length */
+    /* left out: the energy of base_scope outside the window (0 for the
+     * whole run; NaN when not known), and the energy measured at a wider
+     * scope than counted (wider: that scope; JL_SCOPE_COUNT none) */
+    double outside_window_j;
+    jl_scope wider;
+    double wider_j;
+    unsigned
+        not_measured; /* bits 1 << JL_SCOPE_HOST, 1 << JL_SCOPE_NODE: wider scopes not measured */
+} jl_counted;
+
+/* What a (may be NULL: the defaults) counts of run s into *out; JL_ENODATA
+ * (side request) naming the run and the boundaries it has when it cannot. */
+jl_status jl_account_count(const jl_summary *s, const jl_account_boundary *a, jl_counted *out,
+                           jl_error **err);
+/* "GPU", "GPU + host", "node", "facility", "provisioned (TDP)" */
+const char *jl_scope_words(jl_scope s);
+/* "whole run", "steady state", "profiled window", "source's window" */
+const char *jl_window_words(jl_window w);
+
 /* ---- budgets ---- */
 
 /* A joules.budgets/1 file (docs/accounting.md, "Budgets"):
@@ -159,6 +207,7 @@ typedef struct jl_budget_check {
     const char *ceiling; /* "energy_per_token_j", ... (static) */
     double value, lo, hi, max;
     jl_budget_verdict verdict;
+    jl_boundary boundary; /* what value covers (the boundary counted; peak_power_w: its own) */
 } jl_budget_check;
 
 /* A budget on one group of runs (model, task, GPU model, GPU count): the
@@ -178,8 +227,20 @@ typedef struct jl_budget_result {
     /* per (budget, run): the worst verdict of its ceilings */
     size_t runs_judged, runs_pass, runs_fail, runs_undetermined, runs_unmeasured;
     double adherence; /* runs_pass / (pass + fail + undetermined); NaN when none */
+    /* runs a budget selects that cannot give the boundary asked for (each
+     * "FILE RUN: no ... energy: the run has ..."); they are not judged */
+    char **refused;
+    size_t n_refused;
 } jl_budget_result;
 
+/* Every budget's ceilings on every run it selects, at the boundary bound
+ * (NULL: the defaults, the whole run at the widest measured scope;
+ * jl_account_count); peak_power_w is judged at its own boundary (the
+ * steady state at power/'s scope), which its check names. */
+jl_status jl_budgets_evaluate_at(const jl_budgets *b, const jl_summary_list *runs,
+                                 const jl_account_boundary *bound, jl_budget_result **out,
+                                 jl_error **err);
+/* jl_budgets_evaluate_at with the defaults. */
 jl_status jl_budgets_evaluate(const jl_budgets *b, const jl_summary_list *runs,
                               jl_budget_result **out, jl_error **err);
 void jl_budget_result_free(jl_budget_result *r);
@@ -340,15 +401,10 @@ double jl_tseries_mean(const jl_tseries *s);
 double jl_tseries_cleanest(const jl_tseries *s, double lo, double hi, double duration,
                            double *best_start);
 
-/* The time-weighted mean over the series' pieces (gaps left out); a
- * constant's value. */
-double jl_tseries_mean(const jl_tseries *s);
-
-/* The start time in [lo, hi - duration] (at the series' piece starts and
- * lo) whose [start, start + duration] has the lowest mean value; that mean
- * (NaN when no such window lies within the series). */
-double jl_tseries_cleanest(const jl_tseries *s, double lo, double hi, double duration,
-                           double *best_start);
+/* The stretches of [t0, t1] (Unix seconds) the series has no value for,
+ * in words ("2026-12-01 00:00-02:00 UTC (hours 00, 01)"), into buf; their
+ * count (0: [t0, t1] is covered). */
+size_t jl_tseries_gaps(const jl_tseries *s, double t0, double t1, char *buf, size_t cap);
 
 jl_status jl_emissions_integrate(const double *time_s, const double *watts, size_t n, double t0,
                                  const jl_tseries *pue, const jl_tseries *intensity,
@@ -359,26 +415,58 @@ jl_status jl_emissions_integrate(const double *time_s, const double *watts, size
  * PUE of its samples) and its CO2eq (x the energy-weighted intensity),
  * average and, when given, marginal; per token, request, item and 1,000
  * queries. */
+/* SCI (ISO/IEC 21031): the functional unit R. */
+typedef enum { JL_SCI_NONE = 0, JL_SCI_1000_QUERIES, JL_SCI_REQUEST, JL_SCI_TOKEN } jl_sci_unit;
+
 typedef struct jl_emissions_options {
-    const jl_tseries *pue;       /* NULL: 1 */
-    const jl_tseries *intensity; /* average gCO2eq/kWh; NULL: no carbon figures */
-    const jl_tseries *marginal;  /* marginal gCO2eq/kWh, or NULL */
-    double start_unix;           /* NaN: each run's start_time_unix; else the first run
+    const jl_tseries *pue;            /* NULL: 1 */
+    const jl_tseries *intensity;      /* average gCO2eq/kWh; NULL: no carbon figures */
+    const jl_tseries *marginal;       /* marginal gCO2eq/kWh, or NULL */
+    double start_unix;                /* NaN: each run's start_time_unix; else the first run
                                     starts here and the others keep their offsets */
+    const jl_account_boundary *bound; /* NULL: the defaults (whole run, widest scope) */
+    jl_sci_unit sci;                  /* JL_SCI_NONE: no SCI */
+    /* SCI's embodied share M: grams per GPU-hour of the window (NULL: not
+     * given, M is left out and said so), and where the number comes from */
+    const double *embodied_g_per_gpu_hour;
+    const char *embodied_source;
 } jl_emissions_options;
+
+/* SCI = (E x I + M) / R, every term (accounting.md, "SCI"). */
+typedef struct jl_sci {
+    double e_kwh;       /* E: the counted energy x PUE */
+    double i_g_per_kwh; /* I: the energy-weighted average intensity */
+    double m_g;         /* M: embodied grams (NaN: not given) */
+    double r;           /* R: functional units in the window */
+    double sci;         /* grams CO2eq per unit */
+} jl_sci;
 
 typedef struct jl_run_emissions {
     size_t run;          /* index into the runs */
     char *error;         /* why this run has no figures, or NULL (owned) */
     double t0, t1;       /* the window, Unix seconds */
-    double energy_kwh;   /* GPU energy of the window */
+    double energy_kwh;   /* the counted energy (jl_counted) */
     double facility_kwh; /* x PUE(t) */
     double pue;          /* energy-weighted */
     double intensity[2]; /* [0] average, [1] marginal: energy-weighted gCO2eq/kWh */
     double g_co2eq[2];   /* the window's emissions */
     double g_per_token[2], g_per_request[2], g_per_item[2];
-    double wh_per_1000_queries; /* GPU energy of 1,000 requests (AI Energy Score's unit) */
+    double wh_per_1000_queries; /* counted energy of 1,000 requests (images) */
+    jl_counted counted;         /* what was counted and what was left out */
+    int constant_power;         /* a summary-only run placed on a series: constant power assumed */
+    jl_sci sci;
 } jl_run_emissions;
+
+/* Every run that has figures, summed. */
+typedef struct jl_emissions_total {
+    size_t runs, runs_error;
+    size_t runs_per_unit_only; /* runs without a total energy (per-unit figures only): not summed */
+    double energy_kwh, facility_kwh, g_co2eq[2];
+    double outside_window_kwh; /* left out: energy outside the counted windows (known part) */
+    double wider_kwh;          /* left out: measured at wider scopes than counted */
+    size_t window_fallbacks;   /* runs counted over their own window (no whole run) */
+    jl_sci sci;
+} jl_emissions_total;
 
 typedef struct jl_emissions_result {
     jl_run_emissions *runs;
@@ -386,40 +474,74 @@ typedef struct jl_emissions_result {
     /* the sweep as it ran (first window start to last end) and the
      * cleanest placement of the same span within the average series */
     double span_t0, span_t1, span_mean, cleanest_mean, cleanest_start;
+    jl_emissions_total total;
+    jl_sci_unit sci;
+    int marginal, embodied; /* a marginal series given; --embodied-g-per-gpu-hour given */
+    char *embodied_source;  /* owned copy */
 } jl_emissions_result;
 
 jl_status jl_emissions_study(const jl_summary_list *runs, const jl_emissions_options *opt,
                              jl_emissions_result **out, jl_error **err);
 void jl_emissions_result_free(jl_emissions_result *r);
-/* {"schema": "joules.emissions/1", "runs": [run key + figures], "sweep":
- * {...}}. NULL on out of memory. */
+/* {"schema": "joules.emissions/1", "runs": [run key + figures + "boundary"
+ * + "left_out" (+ "sci")], "total": {"energy_kwh", "facility_kwh",
+ * "kg_co2eq": {"average", "marginal"}, ...}, "sweep": {...}}. NULL on out
+ * of memory. */
 json_t *jl_emissions_to_json(const jl_emissions_result *r, const jl_summary_list *runs);
+/* The same as CSV: one row per run and a last row "(total)". */
+jl_status jl_write_emissions_csv(const char *path, const jl_emissions_result *r,
+                                 const jl_summary_list *runs, jl_error **err);
 
 /* ---- energy labels and cards ---- */
 
-/* One label: per (model, task, GPU model, GPU count) the run of least GPU
- * energy per request (per item for diffusion) that meets every SLO given;
- * stars from where its energy per 1,000 queries falls in the range of the
- * labels of the same task in the data given (docs/accounting.md,
- * "Labels"): 5 in the lowest fifth of the range ... 1 in the highest. */
+/* One label (docs/accounting.md, "Labels", after the AI Energy Score's
+ * rules): per (model, task, GPU model, GPU count) the run of least energy
+ * per request (per item for diffusion) at the boundary counted (by default
+ * the whole run at the widest measured scope) among those that meet the
+ * SLOs that apply to its workload; stars from where its energy per 1,000
+ * queries falls in the range of the labels rated with it -- the same task,
+ * GPU model, size class (text generation) and boundary -- in five equal
+ * bands: 5 in the lowest fifth ... 1 in the highest. */
 typedef struct jl_label {
     const char *model, *task, *gpu_model, *workload; /* borrowed from the run */
     long num_gpus;
     size_t run;                /* index into the runs */
-    double wh_per_1000;        /* GPU Wh per 1,000 queries (images for diffusion) */
+    double wh_per_1000;        /* Wh per 1,000 queries (images) at the boundary counted */
+    double gpu_wh_per_1000;    /* the same at GPU scope (NaN: the GPUs were not measured) */
     int stars;                 /* 1..5 */
-    double task_min, task_max; /* the task's range over the labels */
-    size_t task_models;        /* labels of this task */
+    double task_min, task_max; /* the range over the labels rated together */
+    size_t task_models;        /* labels rated together */
+    /* the AI Energy Score's text-generation size class by total_params: "A"
+     * (<= 20 B), "B" (<= 66 B), "C" (larger); "?" when the parameters are
+     * not known; "" for other tasks (no class) */
+    char size_class[2];
+    jl_counted counted;
 } jl_label;
 
 typedef struct jl_label_set {
     jl_label *items;
     size_t n;
+    /* runs left out: no --slo applies to their workload (a diffusion run
+     * under an ITL SLO), and runs that cannot give the boundary asked for
+     * (each such run's message in refused) */
+    size_t skipped_no_slo;
+    char **refused;
+    size_t n_refused;
 } jl_label_set;
 
+/* The labels at the defaults (jl_labels_at with bound NULL). */
 jl_status jl_labels(const jl_summary_list *runs, const jl_slo *const *slos, size_t n_slos,
                     jl_label_set *out, jl_error **err);
+/* The labels at boundary bound (NULL: the defaults; facility is refused:
+ * JL_EUSAGE). An SLO applies to a run when each of its conditions names a
+ * figure of the run's workload; a run no given SLO applies to is left out
+ * (skipped_no_slo). */
+jl_status jl_labels_at(const jl_summary_list *runs, const jl_slo *const *slos, size_t n_slos,
+                       const jl_account_boundary *bound, jl_label_set *out, jl_error **err);
 void jl_label_set_clear(jl_label_set *ls);
+/* The text-generation size class of run s ("A", "B", "C", "?"; "" when
+ * the run is not text generation). */
+const char *jl_label_size_class(const jl_summary *s);
 /* The stars of x in [lo, hi] (5 when hi == lo). */
 int jl_label_stars(double x, double lo, double hi);
 /* The label as a self-contained SVG (400 x 560 px); provenance_sha256 and
@@ -436,21 +558,31 @@ json_t *jl_labels_to_json(const jl_label_set *ls, const jl_summary_list *runs, c
 void jl_provenance_hash(const json_t *provenance, char hex[65]);
 
 /* A Markdown energy card of one model (docs/accounting.md, "Cards"): YAML
- * front matter a model card can take (the Hugging Face co2_eq_emissions
- * keys: emissions in grams for 1,000 queries at the labelled
- * configuration, source, geographical_location, hardware_used; and a
- * joules_energy block), then the standard primitives per label: energy per
- * token and request, prefill/decode split, static share, average and peak
- * power, calibration (energy source, sample coverage, counter vs integral),
- * conditions, carbon and PUE assumptions, provenance. em (may be NULL) the
- * emissions of every run (jl_emissions_study) with carbon_text saying what
- * intensity and PUE were used. NULL on out of memory. */
+ * front matter a model card on the Hugging Face Hub can take -- every
+ * labelled configuration's inference figures under their own key
+ * (joules_energy: boundary, Wh per 1,000 queries, J/token both ways, the
+ * marginal prefill share, stars and their group, gCO2eq per 1,000 queries
+ * when em has carbon); co2_eq_emissions (the Hub's key for training
+ * emissions) only when the card's author declares training or fine-tuning
+ * (training_type and training_g_co2eq) -- then the body: per label energy
+ * per token and request, the marginal prefill share with its interval (the
+ * share of iterations holding prompt tokens beside it, named so), static
+ * share, power, the whole system where measured, calibration and
+ * conditions, carbon and PUE, provenance. em (may be NULL) the emissions of
+ * every run (jl_emissions_study, at the labels' boundary) with carbon_text
+ * saying what intensity and PUE were used. NULL on out of memory. */
 typedef struct jl_card_options {
     const char *slo_text;          /* or NULL */
     const char *location;          /* geographical_location, or NULL */
     const char *carbon_text;       /* "400 gCO2eq/kWh (constant), PUE 1.2", or NULL */
     const char *provenance_sha256; /* or NULL */
     const json_t *provenance;      /* its command and inputs are listed; or NULL */
+    /* training or fine-tuning the author declares (co2_eq_emissions): NULL
+     * / NaN when not declared */
+    const char *training_type;     /* "pre-training" or "fine-tuning" */
+    double training_g_co2eq;       /* grams CO2eq */
+    const char *training_source;   /* how training_g_co2eq was obtained */
+    const char *training_hardware; /* hardware_used, or NULL */
 } jl_card_options;
 
 char *jl_card_markdown(const jl_label_set *ls, const jl_summary_list *runs,

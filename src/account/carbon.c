@@ -68,8 +68,8 @@ int jl_tseries_is_constant(const jl_tseries *s)
     return s->n == 1 && isinf(s->t[0]) && isinf(s->end[0]);
 }
 
-/* The piece holding t, or -1. */
-static long piece_at(const jl_tseries *s, double t)
+/* The first piece starting after t (s->n: none). */
+static size_t first_after(const jl_tseries *s, double t)
 {
     size_t lo = 0, hi = s->n;
     while (lo < hi) {
@@ -79,6 +79,13 @@ static long piece_at(const jl_tseries *s, double t)
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* The piece holding t, or -1. */
+static long piece_at(const jl_tseries *s, double t)
+{
+    size_t lo = first_after(s, t);
     if (lo == 0)
         return -1;
     return t < s->end[lo - 1] ? (long)(lo - 1) : -1;
@@ -563,4 +570,46 @@ outside : {
                    "the run at %s is outside the %s series (or in one of its gaps)", buf,
                    piece_at(pue, a) < 0 ? "PUE" : "intensity");
 }
+}
+
+/* "2026-12-01 00:00 UTC" */
+static void clock_words(double t, char buf[40])
+{
+    time_t tt = (time_t)floor(t);
+    struct tm tm;
+    if (!isfinite(t) || fabs(t) > 1e15 || !gmtime_r(&tt, &tm) ||
+        !strftime(buf, 40, "%Y-%m-%d %H:%M:%S UTC", &tm))
+        snprintf(buf, 40, "?");
+}
+
+size_t jl_tseries_gaps(const jl_tseries *s, double t0, double t1, char *buf, size_t cap)
+{
+    size_t n = 0, len = 0;
+    double hours = 0;
+    if (cap)
+        buf[0] = '\0';
+    double t = t0;
+    while (t < t1) {
+        long i = piece_at(s, t);
+        if (i >= 0) {
+            t = s->end[i];
+            continue;
+        }
+        /* uncovered from t to the next piece's start (or t1) */
+        size_t lo = first_after(s, t);
+        double e = lo < s->n && s->t[lo] < t1 ? s->t[lo] : t1;
+        char a[40], b[40];
+        clock_words(t, a);
+        clock_words(e, b);
+        if (len < cap)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s to %s", n ? "; " : "", a, b);
+        /* the clock hours the stretch touches */
+        hours += floor((e - 1e-9) / 3600) - floor(t / 3600) + 1;
+        n++;
+        t = e;
+    }
+    if (n && len < cap)
+        snprintf(buf + len, cap - len, " (%.0f clock hour%s missing)", hours,
+                 hours == 1 ? "" : "s");
+    return n;
 }

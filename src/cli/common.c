@@ -619,3 +619,18 @@ void cli_fmt_figure(char *buf, size_t cap, int fig, double v)
         snprintf(buf, cap, "%.*s %.4g%s%s", (int)n, name, v, un && strcmp(unit, "1") ? " " : "",
                  strcmp(unit, "1") ? unit : "");
 }
+
+int cli_account_boundary(const char *cmd, const char *window, const char *scope, int allow_facility,
+                         const char *why_not, jl_account_boundary *out)
+{
+    jl_error *err = NULL;
+    jl_account_boundary_default(out);
+    if (jl_account_boundary_parse(out, window, scope, &err) != JL_OK) {
+        cli_print_error(cmd, err);
+        jl_error_free(err);
+        return JL_EXIT_USAGE;
+    }
+    if (out->scope == JL_SCOPE_FACILITY && !allow_facility)
+        return cli_usage_error(cmd, "--scope facility: %s", why_not);
+    return 0;
+}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cli/choice_common.h"
+#include "joules/account.h"
 #include "joules/check.h"
 #include "joules/descriptors.h"
 #include "joules/import.h"
@@ -182,6 +183,12 @@ int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, 
  * JL_EXIT_USAGE (printed). For "> 0" pass lo = DBL_TRUE_MIN. */
 int cli_parse_number(const char *cmd, const char *opt, const char *arg, double lo, double hi,
                      const char *must, double *out);
+
+/* The accounts' --window and --scope (jl_account_boundary_parse) into *out;
+ * --scope facility refused unless allow_facility (with why_not: what the
+ * command counts instead). 0 or an exit code (printed). */
+int cli_account_boundary(const char *cmd, const char *window, const char *scope, int allow_facility,
+                         const char *why_not, jl_account_boundary *out);
 
 /* Print a document to stdout. 0, JL_EXIT_INTERNAL for a NULL document
  * (out of memory) or JL_EXIT_OUTPUT when stdout cannot be written (printed). */

@@ -180,6 +180,7 @@ static jl_status summarize_summary_only(ctx *c)
     TRY(attach_parts(c));
     WARN("summary_only",
          "no time series: figures passed through from summary/, nothing recomputed");
+    TRY(jl__boundary_figures(c->run, c->opt, EXTRAPOLATE_MAX_S, s));
 end:
     return st;
 }
@@ -407,7 +408,7 @@ static double watts_sum_at(const jl_run *r, double x)
  * power samples where that is longer (a log polled every 5 s covers its
  * window; a dropout of a few polls still shows). The typical gap: the lower
  * median of up to 1001 gaps spread evenly over the run. */
-static double coverage_radius(const double *t, size_t n)
+static double typical_gap(const double *t, size_t n)
 {
     double g[1001];
     size_t m = n > 1 ? n - 1 : 0, k = m < 1001 ? m : 1001;
@@ -415,10 +416,14 @@ static double coverage_radius(const double *t, size_t n)
         size_t j = m <= 1001 ? i : i * (m - 1) / 1000;
         g[i] = t[j + 1] - t[j];
     }
-    if (!k)
-        return COVERAGE_RADIUS_S;
     /* the order statistic alone (a quickselect), not a sort of the gaps */
-    return fmax(COVERAGE_RADIUS_S, 0.75 * jl__kth_d(g, k, (k - 1) / 2));
+    return k ? jl__kth_d(g, k, (k - 1) / 2) : NAN;
+}
+
+static double coverage_radius(const double *t, size_t n)
+{
+    double g = typical_gap(t, n);
+    return isnan(g) ? COVERAGE_RADIUS_S : fmax(COVERAGE_RADIUS_S, 0.75 * g);
 }
 
 /* Length of [a, b] within R of some sample time. */
@@ -824,8 +829,41 @@ end:
     return st;
 }
 
-/* engine/ over the window: occupancy, KV cache, prefill/decode energy; the
- * batch-saturation warning. */
+/* The engine intervals handed to jl__prefill_marginal. */
+typedef struct pm_rows {
+    double *e, *t0, *t;
+    int32_t *running;
+    unsigned char *pre;
+    size_t n;
+} pm_rows;
+
+static void pm_free(pm_rows *p)
+{
+    free(p->e);
+    free(p->t0);
+    free(p->t);
+    free(p->running);
+    free(p->pre);
+    memset(p, 0, sizeof *p);
+}
+
+static jl_status pm_alloc(pm_rows *p, size_t n)
+{
+    p->e = jl__malloc_array(n, sizeof *p->e);
+    p->t0 = jl__malloc_array(n, sizeof *p->t0);
+    p->t = jl__malloc_array(n, sizeof *p->t);
+    p->running = jl__malloc_array(n, sizeof *p->running);
+    p->pre = malloc(n);
+    p->n = 0;
+    if (!p->e || !p->t0 || !p->t || !p->running || !p->pre) {
+        pm_free(p);
+        return JL_ENOMEM;
+    }
+    return JL_OK;
+}
+
+/* engine/ over the window: occupancy, KV cache, prefill/decode energy (and
+ * the marginal split); the batch-saturation warning. */
 static jl_status engine_figures(ctx *c)
 {
     const jl_run *run = c->run;
@@ -841,6 +879,13 @@ static jl_status engine_figures(ctx *c)
         /* E at each row's start is E at the previous row's end when the
          * rows abut (always inside the window): computed once */
         double prev_x = NAN, prev_e = NAN;
+        /* the whole intervals inside the window, for the marginal split
+         * (prefill.c) */
+        pm_rows pm = {0};
+        if (have_pre && run->running && pm_alloc(&pm, S) != JL_OK) {
+            st = JL_ENOMEM;
+            goto end;
+        }
         size_t i = jl__first_ge(T, S, a);
         if (i == 0)
             i = 1;
@@ -870,8 +915,28 @@ static jl_status engine_figures(ctx *c)
                     pre += e;
                 else
                     dec += e;
+                if (pm.e && lo == T[i - 1] && hi == T[i]) {
+                    pm.e[pm.n] = e;
+                    pm.t0[pm.n] = lo;
+                    pm.t[pm.n] = hi;
+                    pm.running[pm.n] = run->running[i];
+                    pm.pre[pm.n++] = run->prefill_tokens[i] > run->prefill_tokens[i - 1];
+                }
             }
         }
+        if (pm.e && wsum > 0) {
+            double out[3];
+            const char *why = NULL;
+            double gap = typical_gap(run->power_time, run->power_n);
+            jl__prefill_marginal(pm.e, pm.t0, pm.t, pm.running, pm.pre, pm.n, gap, E, out, &why);
+            F(PREFILL_MARGINAL_ENERGY_SHARE) = out[0];
+            F(PREFILL_MARGINAL_ENERGY_SHARE_LO) = out[1];
+            F(PREFILL_MARGINAL_ENERGY_SHARE_HI) = out[2];
+            pm_free(&pm);
+            if (isnan(out[0]) && why)
+                WARN("prefill_marginal", "no marginal prefill share: %s", why);
+        }
+        pm_free(&pm);
         if (wsum > 0) {
             if (run->running) {
                 F(AVG_BATCH_SIZE) = rsum / wsum;
@@ -1319,6 +1384,8 @@ static jl_status summarize_series(ctx *c, jl_error **err)
     /* published figures beside the series (spec 1.1) */
     if (run->summary.present)
         TRY(attach_published(c));
+    /* boundaries and the whole run (boundary.c) */
+    TRY(jl__boundary_figures(run, c->opt, EXTRAPOLATE_MAX_S, c->s));
 end:
     return st;
 }

@@ -460,6 +460,8 @@ static jl_status write_groups(wctx *c, hid_t rg, const char *rpath, const jl_run
         TRY(series(c, g, p, "watts", &r->watts, f32));
         TRY(series(c, g, p, "energy_j", &r->energy_j, 0));
         TRY(series(c, g, p, "watts_avg", &r->watts_avg, f32));
+        if (r->power_watts_kind)
+            TRY(attr_str(c, g, p, "watts_kind", r->power_watts_kind));
     }
     if (r->gpu_time || r->sm_util.v || r->mem_util.v || r->mem_used_bytes.v || r->sm_clock_mhz.v ||
         r->temp_c.v) {
