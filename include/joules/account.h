@@ -515,6 +515,7 @@ typedef struct jl_label {
      * (<= 20 B), "B" (<= 66 B), "C" (larger); "?" when the parameters are
      * not known; "" for other tasks (no class) */
     char size_class[2];
+    int cap_unknown; /* the run's @max_batch_size is a placeholder (@unknown_attributes) */
     jl_counted counted;
 } jl_label;
 

@@ -585,9 +585,13 @@ static void clock_words(double t, char buf[40])
 size_t jl_tseries_gaps(const jl_tseries *s, double t0, double t1, char *buf, size_t cap)
 {
     size_t n = 0, len = 0;
-    double hours = 0;
     if (cap)
         buf[0] = '\0';
+#define PUT(...)                                                        \
+    do {                                                                \
+        if (len < cap)                                                  \
+            len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__); \
+    } while (0)
     double t = t0;
     while (t < t1) {
         long i = piece_at(s, t);
@@ -601,15 +605,22 @@ size_t jl_tseries_gaps(const jl_tseries *s, double t0, double t1, char *buf, siz
         char a[40], b[40];
         clock_words(t, a);
         clock_words(e, b);
-        if (len < cap)
-            len += (size_t)snprintf(buf + len, cap - len, "%s%s to %s", n ? "; " : "", a, b);
-        /* the clock hours the stretch touches */
-        hours += floor((e - 1e-9) / 3600) - floor(t / 3600) + 1;
+        PUT("%s%s to %s (hours", n ? "; " : "", a, b);
+        /* the clock hours the stretch touches, named (the first 12) */
+        double h0 = floor(t / 3600), h1 = floor((e - 1e-9) / 3600);
+        for (double h = h0; h <= h1; h++) {
+            if (h - h0 < 12) {
+                char w[40];
+                clock_words(h * 3600, w);
+                PUT("%s %.16s", h > h0 ? "," : "", w);
+            } else if (h - h0 == 12) {
+                PUT(" and %.0f more", h1 - h);
+            }
+        }
+        PUT(" UTC)");
         n++;
         t = e;
     }
-    if (n && len < cap)
-        snprintf(buf + len, cap - len, " (%.0f clock hour%s missing)", hours,
-                 hours == 1 ? "" : "s");
+#undef PUT
     return n;
 }

@@ -47,15 +47,6 @@ static const jl_run_emissions *em_of(const jl_emissions_result *em, size_t run)
     return NULL;
 }
 
-/* Is the run's batch cap known (not listed in @unknown_attributes)? */
-static int cap_known(const jl_summary *s)
-{
-    char v[256];
-    if (jl_attrs_get(&s->attrs, "unknown_attributes", v, sizeof v) != 0)
-        return 1;
-    return !strstr(v, "max_batch_size");
-}
-
 static void hardware(jl__strbuf *b, const jl_label *x)
 {
     jl__strbuf_printf(b, "%ld x %s", x->num_gpus, x->gpu_model ? x->gpu_model : "?");
@@ -114,7 +105,7 @@ static void front_matter(jl__strbuf *b, const jl_label_set *ls, const jl_summary
         jl__strbuf_printf(b, "\"\n      hardware: \"");
         hardware(b, x);
         jl__strbuf_printf(b, "\"\n      max_batch_size: ");
-        if (cap_known(s))
+        if (!x->cap_unknown)
             jl__strbuf_printf(b, "%ld", s->attrs.max_batch_size);
         else
             jl__strbuf_printf(b, "null");
@@ -192,7 +183,7 @@ char *jl_card_markdown(const jl_label_set *ls, const jl_summary_list *runs,
         const jl_summary *s = runs->items[x->run];
         jl__strbuf_printf(&b, "| %s | ", x->task);
         hardware(&b, x);
-        if (cap_known(s))
+        if (!x->cap_unknown)
             jl__strbuf_printf(&b, " | %ld | ", s->attrs.max_batch_size);
         else
             jl__strbuf_printf(&b, " | none known | ");

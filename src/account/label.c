@@ -61,6 +61,8 @@ static int slo_applies(const jl_slo *slo, const jl_summary *s)
     return 1;
 }
 
+static int cap_known(const jl_summary *s);
+
 jl_status jl_labels(const jl_summary_list *runs, const jl_slo *const *slos, size_t n_slos,
                     jl_label_set *out, jl_error **err)
 {
@@ -157,6 +159,7 @@ jl_status jl_labels_at(const jl_summary_list *runs, const jl_slo *const *slos, s
         jl_label *l = &out->items[j];
         const jl_summary *s = runs->items[l->run];
         snprintf(l->size_class, sizeof l->size_class, "%s", jl_label_size_class(s));
+        l->cap_unknown = !cap_known(s);
         jl_boundary g = {l->counted.boundary.window, JL_SCOPE_GPU};
         double gq = jl_summary_energy(s, g, JL_PER_REQUEST);
         if (!isfinite(gq))

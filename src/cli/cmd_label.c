@@ -58,13 +58,15 @@ static void print_table(const void *result, const jl_summary_list *l)
     for (size_t i = 0; i < the.ls.n; i++) {
         const jl_label *b = &the.ls.items[i];
         const jl_summary *s = l->items[b->run];
-        char cls[16] = "";
+        char cls[16] = "", cap[24] = "b-";
         if (b->size_class[0])
             snprintf(cls, sizeof cls, " class %s", b->size_class);
-        printf("%-32s %-16s %-5s x%ld  b%-4ld %10.4g Wh/1000 (%s/%s)  %d stars (of %zu in %s, "
+        if (!b->cap_unknown)
+            snprintf(cap, sizeof cap, "b%ld", s->attrs.max_batch_size);
+        printf("%-32s %-16s %-5s x%ld  %-5s %10.4g Wh/1000 (%s/%s)  %d stars (of %zu in %s, "
                "%s%s)\n",
-               b->model, b->task, b->gpu_model ? b->gpu_model : "-", b->num_gpus,
-               s->attrs.max_batch_size, b->wh_per_1000, jl_window_name(b->counted.boundary.window),
+               b->model, b->task, b->gpu_model ? b->gpu_model : "-", b->num_gpus, cap,
+               b->wh_per_1000, jl_window_name(b->counted.boundary.window),
                jl_scope_name(b->counted.boundary.scope), b->stars, b->task_models, b->task,
                b->gpu_model ? b->gpu_model : "-", cls);
     }

@@ -16,6 +16,7 @@
 typedef struct power_fig {
     double t0, t1, peak, occ_max;
     int have_occ, have_avg, diffusion;
+    const char *kind; /* the line's title: how power/watts was sampled (peak_power_kind) */
 } power_fig;
 
 /* The representative run's series, downsampled; NULL when there is none
@@ -140,9 +141,8 @@ static void power_script(const jl__report_figure *f, const power_fig *pf, int no
     }
     jl__strbuf_puts(gp, "set key outside bottom center horizontal samplen 2.5 height 0.5\n");
     jl__strbuf_printf(
-        gp,
-        "plot \"%s.dat\" using 1:2 with lines lw 0.8 lc rgb \"#E69F00\" title \"power (instantaneous)\"",
-        f->id);
+        gp, "plot \"%s.dat\" using 1:2 with lines lw 0.8 lc rgb \"#E69F00\" title \"power (%s)\"",
+        f->id, pf->kind);
     if (pf->have_avg)
         jl__strbuf_puts(
             gp,
@@ -177,6 +177,10 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
     power_fig pf;
     memset(&pf, 0, sizeof pf);
     pf.diffusion = jl_attrs_is_diffusion(&s->attrs);
+    pf.kind = !s->peak_power_kind                         ? "as logged"
+              : !strcmp(s->peak_power_kind, "instant")    ? "instantaneous"
+              : !strcmp(s->peak_power_kind, "average_1s") ? "1 s average, as logged"
+                                                          : "as logged, sampling not recorded";
     f->caption = jl__asprintf(
         "GPU power (sum over the run's GPUs) of the group's representative run (%s%s) over "
         "the whole run. The shaded band is the steady-state window every figure of the run is "

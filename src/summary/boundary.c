@@ -359,8 +359,8 @@ size_t jl_summary_boundaries_text(const jl_summary *s, char *buf, size_t cap)
     size_t n = 0, len = 0;
     if (cap)
         buf[0] = '\0';
-    for (int w = 0; w < JL_WINDOW_COUNT; w++)
-        for (int sc = 0; sc < JL_SCOPE_COUNT; sc++) {
+    for (int sc = 0; sc < JL_SCOPE_COUNT; sc++)
+        for (int w = 0; w < JL_WINDOW_COUNT; w++) {
             jl_boundary b = {(jl_window)w, (jl_scope)sc};
             if (sc == JL_SCOPE_FACILITY || !has_energy(s, b))
                 continue;

@@ -833,8 +833,9 @@ end:
 typedef struct pm_rows {
     double *e, *t0, *t;
     int32_t *running;
-    unsigned char *pre;
+    long long *ptok;
     size_t n;
+    double *bt, *be; /* the regression's block edges (power sample times) and E there */
 } pm_rows;
 
 static void pm_free(pm_rows *p)
@@ -843,19 +844,23 @@ static void pm_free(pm_rows *p)
     free(p->t0);
     free(p->t);
     free(p->running);
-    free(p->pre);
+    free(p->ptok);
+    free(p->bt);
+    free(p->be);
     memset(p, 0, sizeof *p);
 }
 
-static jl_status pm_alloc(pm_rows *p, size_t n)
+static jl_status pm_alloc(pm_rows *p, size_t n, size_t n_power)
 {
     p->e = jl__malloc_array(n, sizeof *p->e);
     p->t0 = jl__malloc_array(n, sizeof *p->t0);
     p->t = jl__malloc_array(n, sizeof *p->t);
     p->running = jl__malloc_array(n, sizeof *p->running);
-    p->pre = malloc(n);
+    p->ptok = jl__malloc_array(n, sizeof *p->ptok);
+    p->bt = jl__malloc_array(n_power ? n_power : 1, sizeof *p->bt);
+    p->be = jl__malloc_array(n_power ? n_power : 1, sizeof *p->be);
     p->n = 0;
-    if (!p->e || !p->t0 || !p->t || !p->running || !p->pre) {
+    if (!p->e || !p->t0 || !p->t || !p->running || !p->ptok || !p->bt || !p->be) {
         pm_free(p);
         return JL_ENOMEM;
     }
@@ -882,7 +887,7 @@ static jl_status engine_figures(ctx *c)
         /* the whole intervals inside the window, for the marginal split
          * (prefill.c) */
         pm_rows pm = {0};
-        if (have_pre && run->running && pm_alloc(&pm, S) != JL_OK) {
+        if (have_pre && run->running && pm_alloc(&pm, S, run->power_n) != JL_OK) {
             st = JL_ENOMEM;
             goto end;
         }
@@ -920,15 +925,28 @@ static jl_status engine_figures(ctx *c)
                     pm.t0[pm.n] = lo;
                     pm.t[pm.n] = hi;
                     pm.running[pm.n] = run->running[i];
-                    pm.pre[pm.n++] = run->prefill_tokens[i] > run->prefill_tokens[i - 1];
+                    pm.ptok[pm.n++] = run->prefill_tokens[i] - run->prefill_tokens[i - 1];
                 }
             }
         }
         if (pm.e && wsum > 0) {
             double out[3];
             const char *why = NULL;
+            /* the regression's blocks: power samples within the whole
+             * intervals, at least JL__PREFILL_BLOCK_GAPS gaps apart */
             double gap = typical_gap(run->power_time, run->power_n);
-            jl__prefill_marginal(pm.e, pm.t0, pm.t, pm.running, pm.pre, pm.n, gap, E, out, &why);
+            size_t nbt = 0;
+            if (pm.n && gap > 0) {
+                double last = -INFINITY;
+                for (size_t k = jl__first_ge(run->power_time, run->power_n, pm.t0[0]);
+                     k < run->power_n && run->power_time[k] <= pm.t[pm.n - 1]; k++)
+                    if (run->power_time[k] - last >= JL__PREFILL_BLOCK_GAPS * gap) {
+                        last = pm.bt[nbt] = run->power_time[k];
+                        pm.be[nbt++] = energy_at(c, last);
+                    }
+            }
+            jl__prefill_marginal(pm.e, pm.t0, pm.t, pm.running, pm.ptok, pm.n, pm.bt, pm.be, nbt, E,
+                                 out, &why);
             F(PREFILL_MARGINAL_ENERGY_SHARE) = out[0];
             F(PREFILL_MARGINAL_ENERGY_SHARE_LO) = out[1];
             F(PREFILL_MARGINAL_ENERGY_SHARE_HI) = out[2];

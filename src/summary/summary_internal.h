@@ -247,13 +247,16 @@ jl_status jl__boundary_figures(const jl_run *run, const jl_summary_options *opt,
 /* The marginal prefill energy (prefill.c; docs/summary.md,
  * "prefill_marginal_energy_share"): n whole engine intervals inside the
  * window, each with its energy e[i], its start t0[i] and end t[i], its
- * batch running[i] and whether it processed prompt tokens (pre[i]); gap
- * the power sampling gap (for the smear-free block estimate; NaN: none).
- * Writes share, lo, hi of the window energy E into out[3]: NaN when the
- * window has no decode-only interval to match (*why: static words). */
+ * batch running[i] and the prompt tokens it processed (ptok[i], 0: a
+ * decode-only iteration); the regression's block edges bt[0..nbt) (power
+ * sample times within the intervals, JL__PREFILL_BLOCK_GAPS sampling gaps
+ * apart or more) and the energy there be[]. Writes share, lo, hi of the
+ * window energy E into out[3]: NaN when the window has no decode-only
+ * interval to match (*why: static words). */
+#define JL__PREFILL_BLOCK_GAPS 10.0
 void jl__prefill_marginal(const double *e, const double *t0, const double *t,
-                          const int32_t *running, const unsigned char *pre, size_t n, double gap,
-                          double E, double out[3], const char **why);
+                          const int32_t *running, const long long *ptok, size_t n, const double *bt,
+                          const double *be, size_t nbt, double E, double out[3], const char **why);
 
 /* ---- the run object (summary_json.c) ---------------------------------- */
 
