@@ -12,8 +12,9 @@
 
 #include "account/account_internal.h"
 #include "core/util.h"
-#include "joules/account.h"
+#include "joules/carbon.h"
 #include "joules/output.h"
+#include "joules/study.h"
 #include "output/csv_row.h"
 
 void jl_emissions_result_free(jl_emissions_result *r)
@@ -501,7 +502,7 @@ static json_t *left_out_json(const jl_counted *c)
                      "window_fallback", c->window_fallback);
 }
 
-json_t *jl_emissions_to_json(const jl_emissions_result *r, const jl_summary_list *runs)
+json_t *jl_emissions_document(const jl_emissions_result *r, const jl_summary_list *runs)
 {
     json_t *doc = json_object(), *arr = json_array();
     int bad = !doc || !arr, marg = r->marginal;

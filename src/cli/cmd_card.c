@@ -226,7 +226,7 @@ int cli_cmd_card(int argc, char **argv)
         if (!mine.n) {
             fprintf(stderr, "joules %s: no run of model '%s' with energy per request%s\n", cmd,
                     model ? model : "?", cs.slos.n ? " meeting the SLOs" : "");
-            rc = JL_EXIT_NOINPUT;
+            rc = CLI_EXIT_NOINPUT;
             goto end;
         }
         char carbon[512] = "";
@@ -262,7 +262,7 @@ int cli_cmd_card(int argc, char **argv)
         st = jl_write_text(o.out ? o.out : "-", print_str, md, &err);
         rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_study_exit(&cs);
         if (!rc && ls.n_refused)
-            rc = JL_EXIT_PARTIAL;
+            rc = CLI_EXIT_PARTIAL;
     }
 end:
     free(md);

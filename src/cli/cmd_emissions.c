@@ -216,7 +216,7 @@ static void print_table(const void *result, const jl_summary_list *l)
 
 static json_t *to_json(const void *r, const jl_summary_list *l)
 {
-    return jl_emissions_to_json(r, l);
+    return jl_emissions_document(r, l);
 }
 
 static jl_status write_csv(const char *path, const void *r, const jl_summary_list *l,
@@ -293,7 +293,7 @@ static int refused(const char *cmd, const jl_emissions_result *r, const jl_summa
         if (r->runs[i].error && strstr(r->runs[i].error, " energy: the run has"))
             fprintf(stderr, "joules %s: %s\n", cmd, r->runs[i].error);
     (void)l;
-    return n == r->n ? JL_EXIT_NOINPUT : JL_EXIT_PARTIAL;
+    return n == r->n ? CLI_EXIT_NOINPUT : CLI_EXIT_PARTIAL;
 }
 
 int cli_cmd_emissions(int argc, char **argv)

@@ -79,7 +79,7 @@ static void print_table(const void *result, const jl_summary_list *l)
 static json_t *to_json(const void *r, const jl_summary_list *l)
 {
     (void)r;
-    return jl_labels_to_json(&the.ls, l, the.slo_text[0] ? the.slo_text : NULL,
+    return jl_label_document(&the.ls, l, the.slo_text[0] ? the.slo_text : NULL,
                              the.have_hash ? the.hash : NULL);
 }
 
@@ -114,7 +114,7 @@ static int write_dir(const char *cmd, const jl_summary_list *l)
 {
     if (mkdir(the.dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "joules %s: %s: cannot create: %s\n", cmd, the.dir, strerror(errno));
-        return JL_EXIT_OUTPUT;
+        return CLI_EXIT_OUTPUT;
     }
     for (size_t i = 0; i < the.ls.n; i++) {
         const jl_label *b = &the.ls.items[i];
@@ -189,7 +189,7 @@ int cli_cmd_label(int argc, char **argv)
         for (size_t i = 0; st == JL_OK && i < the.ls.n_refused; i++)
             fprintf(stderr, "joules %s: %s\n", cmd, the.ls.refused[i]);
         if (!rc && st == JL_OK && the.ls.n_refused)
-            rc = the.ls.n ? JL_EXIT_PARTIAL : JL_EXIT_NOINPUT;
+            rc = the.ls.n ? CLI_EXIT_PARTIAL : CLI_EXIT_NOINPUT;
     }
     jl_label_set_clear(&the.ls);
     cli_study_free(&cs);

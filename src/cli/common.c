@@ -528,7 +528,7 @@ static int csv_named(const char *cmd, const cli_study *cs, const cli_output *out
         fprintf(stderr, "joules %s: cannot create a scratch file in %s: %s\n", cmd,
                 dir && *dir ? dir : "/tmp", strerror(errno));
         free(tmpl);
-        return JL_EXIT_OUTPUT;
+        return CLI_EXIT_OUTPUT;
     }
     close(fd);
     jl_error *err = NULL;
@@ -554,7 +554,7 @@ static int csv_named(const char *cmd, const cli_study *cs, const cli_output *out
     if (!strcmp(cs->csv, "-")) {
         int ok = fwrite(named, 1, nlen, stdout) == nlen;
         free(named);
-        return ok ? 0 : JL_EXIT_OUTPUT;
+        return ok ? 0 : CLI_EXIT_OUTPUT;
     }
     st = jl_write_file_atomic(cs->csv, named, nlen, &err);
     free(named);
@@ -628,7 +628,7 @@ int cli_account_boundary(const char *cmd, const char *window, const char *scope,
     if (jl_account_boundary_parse(out, window, scope, &err) != JL_OK) {
         cli_print_error(cmd, err);
         jl_error_free(err);
-        return JL_EXIT_USAGE;
+        return CLI_EXIT_USAGE;
     }
     if (out->scope == JL_SCOPE_FACILITY && !allow_facility)
         return cli_usage_error(cmd, "--scope facility: %s", why_not);

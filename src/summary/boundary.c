@@ -400,7 +400,7 @@ int jl_summary_window_span(const jl_summary *s, jl_window w, double *t0, double 
 
 /* ---- the run object --------------------------------------------------- */
 
-static void boundary_obj(jl_jw *w, const char *key, jl_boundary b)
+static void boundary_obj(jl__jw *w, const char *key, jl_boundary b)
 {
     jl__jw_key(w, key);
     jl__jw_object(w);
@@ -409,7 +409,7 @@ static void boundary_obj(jl_jw *w, const char *key, jl_boundary b)
     jl__jw_end(w);
 }
 
-void jl__boundary_write(jl_jw *w, const jl_summary *s)
+void jl__boundary_write(jl__jw *w, const jl_summary *s)
 {
     boundary_obj(w, "boundary", s->boundary);
     jl__jw_key(w, "figure_boundaries");
