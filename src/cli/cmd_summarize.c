@@ -440,12 +440,14 @@ static void print_boundaries(const jl_summary_list *l)
     int avg = 0;
     for (size_t i = 0; i < l->count; i++)
         avg |= l->items[i]->peak_power_kind && !strcmp(l->items[i]->peak_power_kind, "average_1s");
-    printf("\nboundaries: energy_J, J/token (J/image), avg_W and peak_W cover each run's window "
-           "(the window column: a steady-state rule, or whole_run) at its scope (gpu: the GPUs' "
-           "power; node: the node's AC power at the wall); run_J/token (run_J/image) all the "
-           "energy of the whole run at that scope over all its tokens (images); outside%%: the "
-           "share of the whole run's energy outside the window%s\n",
-           avg ? "; '~' after peak_W: the peak of power averaged over 1 s, not an instant" : "");
+    printf("\nboundaries: energy_J, J/token (J/image), avg_W and peak_W cover each run's window\n"
+           "  (the window column: a steady-state rule, or whole_run) at its scope (gpu: the GPUs'\n"
+           "  power; node: the node's AC power at the wall); run_J/token (run_J/image): all the\n"
+           "  energy of the whole run at that scope over all its tokens (images); outside%%: the\n"
+           "  share of the whole run's energy outside the window (summary.md, \"Every figure and\n"
+           "  its boundary\")\n");
+    if (avg)
+        printf("  '~' after peak_W: the peak of power averaged over 1 s, not an instant\n");
 }
 
 static void print_table(const void *result, const jl_summary_list *l)
