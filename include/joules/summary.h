@@ -361,6 +361,10 @@ size_t jl_summary_boundaries_text(const jl_summary *s, char *buf, size_t cap);
  * (the whole run's edges are its power samples', which the summary does not
  * keep: -1), a summary-only run's 0 to its duration. 0, or -1 when unknown. */
 int jl_summary_window_span(const jl_summary *s, jl_window w, double *t0, double *t1);
+/* {"scope": ..., "window": ...}: what a row's energy covers, for the
+ * documents that carry energy beside a run (frontier, choice, model). NULL
+ * on out of memory. */
+json_t *jl_boundary_to_json(jl_boundary b);
 
 /* The figures of s available both ways (published and recomputed), in
  * figure order, into out (JL_FIG_COUNT entries); returns how many. 0 when s

@@ -88,7 +88,7 @@ static json_t *to_json(const void *r, const jl_summary_list *l)
     return jl_budget_document(r, the_budgets, l);
 }
 
-static const cli_output output = {NULL, to_json, print_table, "budgets/runs", 0};
+static const cli_output output = {NULL, to_json, print_table, "budgets/runs", 0, 0};
 
 enum { OPT_BUDGETS = CLI_OPT_FIRST_FREE, OPT_WINDOW, OPT_SCOPE };
 

@@ -225,7 +225,7 @@ static jl_status write_csv(const char *path, const void *r, const jl_summary_lis
     return jl_write_emissions_csv(path, r, l, err);
 }
 
-static const cli_output output = {write_csv, to_json, print_table, "runs", 0};
+static const cli_output output = {write_csv, to_json, print_table, "runs", 0, 0};
 
 enum {
     OPT_GRID = CLI_OPT_FIRST_FREE,

@@ -119,6 +119,9 @@ int cli_cmd_explain(int argc, char **argv)
         print_factor_table(x);
         for (size_t i = 0; i < x->n_notes; i++)
             printf("note: %s\n", x->notes[i]);
+        jl_summary *both[2] = {a, b};
+        jl_summary_list two = {both, 2, 2};
+        cli_print_boundaries(&two);
     }
 end:
     jl_error_free(err);

@@ -83,7 +83,7 @@ static json_t *to_json(const void *r, const jl_summary_list *l)
                              the.have_hash ? the.hash : NULL);
 }
 
-static const cli_output output = {NULL, to_json, print_table, "labels", 0};
+static const cli_output output = {NULL, to_json, print_table, "labels", 0, 0};
 
 enum { OPT_WINDOW = CLI_OPT_FIRST_FREE, OPT_SCOPE };
 

@@ -74,7 +74,7 @@ static jl_status write_json(const char *path, const void *ps, const jl_summary_l
     return jl_write_pick_json(path, ps, l, errors, err);
 }
 
-static const cli_output output = {write_csv, to_json, print_table, "picks", 0};
+static const cli_output output = {write_csv, to_json, print_table, "picks", 0, 1};
 
 int cli_cmd_pick(int argc, char **argv)
 {

@@ -538,7 +538,7 @@ static jl_status write_json(const char *path, const void *result, const jl_summa
 }
 
 /* The result is the study's runs themselves. */
-static const cli_output output = {write_csv, to_json, print_table, "runs", 1};
+static const cli_output output = {write_csv, to_json, print_table, "runs", 1, 0};
 
 static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 {

@@ -595,6 +595,8 @@ int cli_emit_written(const char *cmd, const cli_study *cs, const cli_output *out
         rc = cli_print_jsonl(cmd, cs, out->json(result, &cs->runs), out->rows);
     } else if (!csv || strcmp(csv, "-")) {
         out->table(result, &cs->runs);
+        if (out->boundaries)
+            cli_print_boundaries(&cs->runs);
     }
     return rc ? rc : cli_study_exit(cs);
 }
@@ -633,4 +635,25 @@ int cli_account_boundary(const char *cmd, const char *window, const char *scope,
     if (out->scope == JL_SCOPE_FACILITY && !allow_facility)
         return cli_usage_error(cmd, "--scope facility: %s", why_not);
     return 0;
+}
+
+void cli_print_boundaries(const jl_summary_list *l)
+{
+    size_t n[JL_WINDOW_COUNT][JL_SCOPE_COUNT] = {{0}}, kinds = 0;
+    for (size_t i = 0; i < l->count; i++)
+        kinds += !n[l->items[i]->boundary.window][l->items[i]->boundary.scope]++;
+    if (!kinds)
+        return;
+    printf("energy: ");
+    size_t k = 0;
+    for (int w = 0; w < JL_WINDOW_COUNT; w++)
+        for (int s = 0; s < JL_SCOPE_COUNT; s++) {
+            if (!n[w][s])
+                continue;
+            printf("%s%s at %s power (%s/%s: %s%zu run%s)", k++ ? "; " : "",
+                   jl_window_words((jl_window)w), jl_scope_words((jl_scope)s),
+                   jl_window_name((jl_window)w), jl_scope_name((jl_scope)s),
+                   kinds == 1 && n[w][s] > 1 ? "all " : "", n[w][s], n[w][s] == 1 ? "" : "s");
+        }
+    printf(" (summary.md, \"Every figure and its boundary\")\n");
 }

@@ -96,6 +96,9 @@ typedef struct cli_output {
     const char *rows;
     /* the csv callback honours --names (result points at a jl_names) */
     int csv_names;
+    /* 1: the table shows the runs' headline energy figures: a line under it
+     * names their boundaries (cli_print_boundaries) */
+    int boundaries;
 } cli_output;
 
 typedef struct cli_study {
@@ -183,6 +186,11 @@ int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, 
  * CLI_EXIT_USAGE (printed). For "> 0" pass lo = DBL_TRUE_MIN. */
 int cli_parse_number(const char *cmd, const char *opt, const char *arg, double lo, double hi,
                      const char *must, double *out);
+
+/* Under a table of energy figures: the boundaries they cover, from the
+ * runs' headline boundaries ("energy: the steady-state window at GPU power
+ * (steady/gpu: every run); summary.md, ...") on one line. */
+void cli_print_boundaries(const jl_summary_list *l);
 
 /* The accounts' --window and --scope (jl_account_boundary_parse) into *out;
  * --scope facility refused unless allow_facility (with why_not: what the

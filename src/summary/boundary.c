@@ -426,3 +426,9 @@ void jl__boundary_write(jl__jw *w, const jl_summary *s)
     jl__jw_kstring(w, "total_scope",
                    s->total_scope < JL_SCOPE_COUNT ? jl_scope_name(s->total_scope) : NULL);
 }
+
+json_t *jl_boundary_to_json(jl_boundary b)
+{
+    return json_pack("{s:s,s:s}", "scope", jl_scope_name(b.scope), "window",
+                     jl_window_name(b.window));
+}
