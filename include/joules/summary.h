@@ -25,6 +25,7 @@
 #include "joules/error.h"
 #include "joules/output.h"
 #include "joules/trace.h"
+#include "joules/validity.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -299,6 +300,10 @@ typedef struct jl_summary {
      * + CPU + DRAM) or node (AC at the wall); JL_SCOPE_COUNT when the run
      * has no total */
     jl_scope total_scope;
+    /* Whether the figures can be trusted, and why not (issue 37,
+     * joules/validity.h): the importer's reasons (run attribute
+     * validity_reasons), then the summary's, then the check rules'. */
+    jl_validity validity;
 } jl_summary;
 
 /* Why power_rise_lag_s is missing. */
