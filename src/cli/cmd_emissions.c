@@ -165,16 +165,16 @@ static void print_table(const void *result, const jl_summary_list *l)
             nm_host += (r->runs[i].counted.not_measured >> JL_SCOPE_HOST) & 1u;
             nm_node += (r->runs[i].counted.not_measured >> JL_SCOPE_NODE) & 1u;
         }
-    printf("counted: %s at %s; left out: %.4g kWh outside the windows counted, %.4g kWh "
+    const int scope_given = g_opts && g_opts->scope && strcmp(g_opts->scope, "auto");
+    printf("counted: %s at %s%s; left out: %.4g kWh outside the windows counted, %.4g kWh "
            "measured at wider scopes than counted; not measured: host power in %zu of %zu runs, "
-           "node power in %zu",
+           "node power in %zu of %zu",
            g_opts && g_opts->window
                ? (!strcmp(g_opts->window, "run") ? "the whole run" : "the steady state")
                : "the whole run (--window run)",
-           g_opts && g_opts->scope && strcmp(g_opts->scope, "auto")
-               ? g_opts->scope
-               : "each run's widest measured scope (--scope auto)",
-           T->outside_window_kwh, T->wider_kwh, nm_host, T->runs, nm_node);
+           scope_given ? "scope " : "",
+           scope_given ? g_opts->scope : "each run's widest measured scope (--scope auto)",
+           T->outside_window_kwh, T->wider_kwh, nm_host, T->runs, nm_node, T->runs);
     if (T->window_fallbacks)
         printf("; %zu run%s counted over %s own window (no whole-run energy)", T->window_fallbacks,
                T->window_fallbacks == 1 ? "" : "s", T->window_fallbacks == 1 ? "its" : "their");
