@@ -69,6 +69,7 @@ typedef struct jl_budget_check {
     double value, lo, hi, max;
     jl_budget_verdict verdict;
     jl_boundary boundary; /* what value covers (the boundary counted; peak_power_w: its own) */
+    jl_counted counted;   /* what was counted of the run and what was left out */
 } jl_budget_check;
 
 /* A budget on one group of runs (model, task, GPU model, GPU count): the

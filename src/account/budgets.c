@@ -557,6 +557,7 @@ jl_status jl_budgets_evaluate_at(const jl_budgets *b, const jl_summary_list *run
                 jl_budget_check *k = &r->checks[r->n_checks++];
                 k->budget = i;
                 k->run = j;
+                k->counted = n;
                 judge(bu, &bu->c[c], s, &n, k);
                 rv = worse(rv, k->verdict);
             }
@@ -649,6 +650,7 @@ json_t *jl_budget_document(const jl_budget_result *r, const jl_budgets *b,
             bad = !run || !checks;
             if (!bad) {
                 json_object_set_new(run, "checks", checks);
+                json_object_set_new(run, "left_out", jl_counted_left_out_to_json(&k->counted));
                 json_object_set_new(run, "verdict", json_string(jl_budget_verdict_name(rv)));
                 bad = json_array_append_new(rj, run);
             } else {

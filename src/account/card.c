@@ -58,6 +58,44 @@ static void boundary_words(jl__strbuf *b, const jl_label *x)
                       jl_window_words(x->counted.boundary.window));
 }
 
+/* What each row's energy left out (docs/accounting.md): the energy outside
+ * the window counted, a wider scope measured but not counted, the scopes
+ * not measured; a line per configuration. */
+static void left_out(jl__strbuf *b, const jl_label_set *ls)
+{
+    jl__strbuf_printf(b, "\nLeft out of the energy counted:\n\n");
+    for (size_t i = 0; i < ls->n; i++) {
+        const jl_counted *c = &ls->items[i].counted;
+        jl__strbuf_printf(b, "- %s on ", ls->items[i].task);
+        hardware(b, &ls->items[i]);
+        jl__strbuf_puts(b, ": ");
+        if (c->boundary.window == JL_WINDOW_RUN)
+            jl__strbuf_puts(b, "nothing outside the window (the whole run)");
+        else if (isfinite(c->outside_window_j))
+            jl__strbuf_printf(b, "%.4g Wh outside the %s (%.3g %% of the run's)",
+                              c->outside_window_j / 3600, jl_window_words(c->boundary.window),
+                              c->energy_j + c->outside_window_j > 0
+                                  ? 100 * c->outside_window_j / (c->energy_j + c->outside_window_j)
+                                  : 0.0);
+        else
+            jl__strbuf_printf(b, "the energy outside the %s (not known: the source published no "
+                                 "whole-run energy)",
+                              jl_window_words(c->boundary.window));
+        if (c->wider < JL_SCOPE_COUNT && isfinite(c->wider_j))
+            jl__strbuf_printf(b, "; %.4g Wh measured at %s scope, not counted (--scope)",
+                              c->wider_j / 3600, jl_scope_words(c->wider));
+        if (c->not_measured)
+            jl__strbuf_printf(b, "; not measured: %s%s%s power",
+                              c->not_measured & (1u << JL_SCOPE_HOST) ? "host (CPU, DRAM)" : "",
+                              (c->not_measured & (1u << JL_SCOPE_HOST)) &&
+                                      (c->not_measured & (1u << JL_SCOPE_NODE))
+                                  ? " and "
+                                  : "",
+                              c->not_measured & (1u << JL_SCOPE_NODE) ? "node (AC at the wall)" : "");
+        jl__strbuf_puts(b, ".\n");
+    }
+}
+
 /* The front matter: co2_eq_emissions when declared, then every
  * configuration's inference figures. */
 static void front_matter(jl__strbuf *b, const jl_label_set *ls, const jl_summary_list *runs,
@@ -222,6 +260,7 @@ char *jl_card_markdown(const jl_label_set *ls, const jl_summary_list *runs,
             "the steady-state window at power/'s scope (summary.md, \"Every figure and its "
             "boundary\"); the marginal prefill share is the energy prefill adds over "
             "decode-only iterations of the same batch.\n");
+    left_out(&b, ls);
     /* host/ (format 1.2): the whole system, where a configuration recorded it */
     int any_host = 0;
     for (size_t i = 0; i < ls->n; i++)

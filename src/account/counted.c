@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "joules/account.h"
+#include "joules/output.h"
 
 void jl_account_boundary_default(jl_account_boundary *a)
 {
@@ -150,4 +151,17 @@ jl_status jl_account_count(const jl_summary *s, const jl_account_boundary *a, jl
     if (top < 2)
         out->not_measured |= 1u << JL_SCOPE_NODE;
     return JL_OK;
+}
+
+json_t *jl_counted_left_out_to_json(const jl_counted *c)
+{
+    json_t *nm = json_array();
+    for (int sc = JL_SCOPE_HOST; nm && sc <= JL_SCOPE_NODE; sc++)
+        if (c->not_measured & (1u << sc))
+            json_array_append_new(nm, json_string(jl_scope_name((jl_scope)sc)));
+    return json_pack("{s:o,s:s?,s:o,s:o*,s:b}", "outside_window_kwh",
+                     jl_json_number(c->outside_window_j / 3.6e6), "wider_scope",
+                     c->wider < JL_SCOPE_COUNT ? jl_scope_name(c->wider) : NULL, "wider_scope_kwh",
+                     jl_json_number(c->wider_j / 3.6e6), "scopes_not_measured", nm,
+                     "window_fallback", c->window_fallback);
 }

@@ -489,19 +489,6 @@ static json_t *sci_json(const jl_sci *x, const jl_emissions_result *r)
                          : "(E x I) / R: M not given (--embodied-g-per-gpu-hour), left out");
 }
 
-static json_t *left_out_json(const jl_counted *c)
-{
-    json_t *nm = json_array();
-    for (int sc = JL_SCOPE_HOST; sc <= JL_SCOPE_NODE; sc++)
-        if (c->not_measured & (1u << sc))
-            json_array_append_new(nm, json_string(jl_scope_name((jl_scope)sc)));
-    return json_pack("{s:o,s:s?,s:o,s:o,s:b}", "outside_window_kwh",
-                     jl_json_number(c->outside_window_j / 3.6e6), "wider_scope",
-                     c->wider < JL_SCOPE_COUNT ? jl_scope_name(c->wider) : NULL, "wider_scope_kwh",
-                     jl_json_number(c->wider_j / 3.6e6), "scopes_not_measured", nm,
-                     "window_fallback", c->window_fallback);
-}
-
 json_t *jl_emissions_document(const jl_emissions_result *r, const jl_summary_list *runs)
 {
     json_t *doc = json_object(), *arr = json_array();
@@ -522,7 +509,7 @@ json_t *jl_emissions_document(const jl_emissions_result *r, const jl_summary_lis
                                           jl_window_name(e->counted.boundary.window), "scope",
                                           jl_scope_name(e->counted.boundary.scope), "base_scope",
                                           jl_scope_name(e->counted.base_scope)));
-            json_object_set_new(o, "left_out", left_out_json(&e->counted));
+            json_object_set_new(o, "left_out", jl_counted_left_out_to_json(&e->counted));
             json_object_set_new(o, "assumed_constant_power", json_boolean(e->constant_power));
         }
         json_object_set_new(o, "energy_kwh", jl_json_number(e->energy_kwh));

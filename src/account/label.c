@@ -261,6 +261,7 @@ json_t *jl_label_document(const jl_label_set *ls, const jl_summary_list *runs, c
                             json_pack("{s:s,s:s}", "window",
                                       jl_window_name(l->counted.boundary.window), "scope",
                                       jl_scope_name(l->counted.boundary.scope)));
+        json_object_set_new(o, "left_out", jl_counted_left_out_to_json(&l->counted));
         json_object_set_new(o, "per", json_string(diff ? "1000 images" : "1000 queries"));
         json_object_set_new(o, "size_class",
                             l->size_class[0] ? json_string(l->size_class) : json_null());

@@ -39,11 +39,17 @@ typedef struct ctx {
 } ctx;
 
 static const jl_budgets *the_budgets;
+static const char *the_window, *the_scope; /* as typed, for the left-out line */
 
 static void print_table(const void *result, const jl_summary_list *l)
 {
     const jl_budget_result *r = result;
     const jl_budgets *b = the_budgets;
+    cli_left_out lo = {0};
+    for (size_t c = 0; c < r->n_checks; c++) /* each (budget, run) once */
+        if (!c || r->checks[c].run != r->checks[c - 1].run ||
+            r->checks[c].budget != r->checks[c - 1].budget)
+            cli_left_out_add(&lo, &r->checks[c].counted);
     for (size_t i = 0; i < jl_budgets_count(b); i++) {
         printf("%s\n", jl_budgets_name(b, i));
         if (!jl_budgets_run_ceilings(b, i))
@@ -78,6 +84,7 @@ static void print_table(const void *result, const jl_summary_list *l)
         printf(" (%.1f %%)", 100 * r->adherence);
     printf("; %zu fail, %zu undetermined, %zu unmeasured\n", r->runs_fail, r->runs_undetermined,
            r->runs_unmeasured);
+    cli_left_out_print(&lo, the_window, the_scope, "runs judged");
     if (r->n_refused)
         printf("not judged: %zu run%s cannot give the energy asked for (--window, --scope)\n",
                r->n_refused, r->n_refused == 1 ? "" : "s");
@@ -136,6 +143,8 @@ int cli_cmd_budget(int argc, char **argv)
     if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
         jl_error *err = NULL;
         the_budgets = c.b;
+        the_window = c.window;
+        the_scope = c.scope;
         jl_status st = jl_budgets_evaluate_at(c.b, &cs.runs, &bound, &r, &err);
         rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, r);
         for (size_t i = 0; st == JL_OK && i < r->n_refused; i++)

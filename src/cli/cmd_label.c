@@ -55,21 +55,25 @@ static label_ctx the;
 static void print_table(const void *result, const jl_summary_list *l)
 {
     (void)result;
+    cli_left_out lo = {0};
     for (size_t i = 0; i < the.ls.n; i++) {
         const jl_label *b = &the.ls.items[i];
         const jl_summary *s = l->items[b->run];
+        cli_left_out_add(&lo, &b->counted);
         char cls[16] = "", cap[24] = "b-";
         if (b->size_class[0])
             snprintf(cls, sizeof cls, " class %s", b->size_class);
         if (!b->cap_unknown)
             snprintf(cap, sizeof cap, "b%ld", s->attrs.max_batch_size);
-        printf("%-32s %-16s %-5s x%ld  %-5s %10.4g Wh/1000 (%s/%s)  %d stars (of %zu in %s, "
-               "%s%s)\n",
+        printf("%-32s %-16s %-5s x%ld  %-5s %10.4g Wh/1000 (%s/%s)  %d star%s (of %zu label%s in "
+               "%s, %s%s)\n",
                b->model, b->task, b->gpu_model ? b->gpu_model : "-", b->num_gpus, cap,
                b->wh_per_1000, jl_window_name(b->counted.boundary.window),
-               jl_scope_name(b->counted.boundary.scope), b->stars, b->task_models, b->task,
+               jl_scope_name(b->counted.boundary.scope), b->stars, b->stars == 1 ? "" : "s",
+               b->task_models, b->task_models == 1 ? "" : "s", b->task,
                b->gpu_model ? b->gpu_model : "-", cls);
     }
+    cli_left_out_print(&lo, the.window, the.scope, "labels' runs");
     if (the.ls.skipped_no_slo)
         printf("left out: %zu run%s of a workload no --slo applies to (a diffusion run under an "
                "ITL SLO: give one of its own, e.g. --slo 'batch_latency<=30s')\n",

@@ -707,3 +707,43 @@ void cli_print_boundaries(const jl_summary_list *l)
         }
     printf(" (summary.md, \"Every figure and its boundary\")\n");
 }
+
+void cli_left_out_add(cli_left_out *t, const jl_counted *c)
+{
+    t->n++;
+    t->nm_host += (c->not_measured >> JL_SCOPE_HOST) & 1u;
+    t->nm_node += (c->not_measured >> JL_SCOPE_NODE) & 1u;
+    t->fallbacks += c->window_fallback != 0;
+    if (isfinite(c->outside_window_j))
+        t->outside_j += c->outside_window_j;
+    else
+        t->outside_unknown++;
+    if (c->wider < JL_SCOPE_COUNT && isfinite(c->wider_j))
+        t->wider_j += c->wider_j;
+}
+
+void cli_left_out_print(const cli_left_out *t, const char *window, const char *scope,
+                        const char *rows)
+{
+    if (!t->n)
+        return;
+    const int scope_given = scope && strcmp(scope, "auto");
+    printf("counted: %s at %s%s; left out: ",
+           window ? (!strcmp(window, "run") ? "the whole run" : "the steady state")
+                  : "the whole run (--window run)",
+           scope_given ? "scope " : "",
+           scope_given ? scope : "each run's widest measured scope (--scope auto)");
+    if (t->outside_unknown == t->n)
+        printf("energy outside the windows counted not known");
+    else
+        printf("%.4g kWh outside the windows counted", t->outside_j / 3.6e6);
+    if (t->outside_unknown && t->outside_unknown < t->n)
+        printf(" (not known in %zu)", t->outside_unknown);
+    printf(", %.4g kWh measured at wider scopes than counted; not measured: host power in %zu of "
+           "%zu %s, node power in %zu of %zu",
+           t->wider_j / 3.6e6, t->nm_host, t->n, rows, t->nm_node, t->n);
+    if (t->fallbacks)
+        printf("; %zu counted over %s own window (no whole-run energy)", t->fallbacks,
+               t->fallbacks == 1 ? "its" : "their");
+    printf("\n");
+}

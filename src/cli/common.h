@@ -206,6 +206,19 @@ int cli_parse_number(const char *cmd, const char *opt, const char *arg, double l
  * (steady/gpu: every run); summary.md, ...") on one line. */
 void cli_print_boundaries(const jl_summary_list *l);
 
+/* Under an account's table (label, budget): what its rows counted and
+ * left out, summed over them (cli_left_out_add each row's jl_counted):
+ * "counted: ...; left out: X kWh outside the windows counted, Y kWh
+ * measured at wider scopes than counted; not measured: host power in a of
+ * n ROWS, node power in b of n" (docs/accounting.md). */
+typedef struct cli_left_out {
+    size_t n, nm_host, nm_node, fallbacks, outside_unknown;
+    double outside_j, wider_j;
+} cli_left_out;
+void cli_left_out_add(cli_left_out *t, const jl_counted *c);
+void cli_left_out_print(const cli_left_out *t, const char *window, const char *scope,
+                        const char *rows);
+
 /* The accounts' --window and --scope (jl_account_boundary_parse) into *out;
  * --scope facility refused unless allow_facility (with why_not: what the
  * command counts instead). 0 or an exit code (printed). */

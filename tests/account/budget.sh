@@ -52,6 +52,14 @@ jq -e '.budgets[1].runs[0].checks.peak_power_w.boundary.window == "steady"' "$T/
 jq -e --slurpfile s "$T/s.json" '($s[0].runs[] | select(.gpu_model == "H200" and .max_batch_size == 128) | .run_energy_per_token_j) as $e
     | .budgets[1].runs[0].checks.kwh_per_day.value | (. - $e * 2000 * 86400 / 3.6e6 * 1.2 | fabs) < 1e-9' "$T/r.json" >/dev/null ||
     bad "default kWh/day"
+# what the budget left out: over the steady state, the run's energy outside it; over the run, none
+jq -e --slurpfile s "$T/s.json" '[.budgets[].runs[] | . as $r | ($s[0].runs[] | select(.file == $r.file and .run == $r.run)) as $x
+    | $r.left_out | ((.outside_window_kwh * 3.6e6 - ($x.run_energy_j - $x.steady_energy_j)) | fabs) < 1e-6 * $x.run_energy_j
+      and .scopes_not_measured == ["host", "node"] and .wider_scope == null] | (length == 5) and all' "$T/b.json" >/dev/null ||
+    bad "steady left out: $(jq -c '[.budgets[].runs[].left_out]' "$T/b.json")"
+jq -e '[.budgets[].runs[].left_out.outside_window_kwh == 0] | all' "$T/r.json" >/dev/null || bad "run: left something out"
+"$J" budget --budgets "$B" --window steady traces/ 2>/dev/null | grep -q '^counted: the steady state at each run.s widest measured scope (--scope auto); left out: 0.00[0-9]* kWh outside the windows counted, 0 kWh measured at wider scopes than counted; not measured: host power in 5 of 5 runs judged, node power in 5 of 5$' ||
+    bad "table: no left-out line: $("$J" budget --budgets "$B" --window steady traces/ 2>/dev/null | tail -2)"
 # a scope no run measured: refused, each run named with what it has
 "$J" budget --budgets "$B" --scope node traces/ >/dev/null 2>"$T/err"
 rc=$?
@@ -72,5 +80,5 @@ grep -q "bad.json.*budgets\[0\].ceilings: unknown ceiling \"energy_per_tok\"" "$
 printf '{"schema": "joules.budgets/1", "budgets": [{"where": ["gpu_model~H100"], "ceilings": {"avg_power_w": 1}}]}' >"$T/bad2.json"
 "$J" budget --budgets "$T/bad2.json" traces/ >/dev/null 2>"$T/err"
 grep -q 'budgets\[0\].where\[0\]' "$T/err" || bad "bad clause: $(cat "$T/err")"
-[ $fail = 0 ] && echo "ok: pass / fail / undetermined, groups, kWh/day, gCO2eq/request, adherence 0.6, whole run by default, scope refused, exits 1/0/2"
+[ $fail = 0 ] && echo "ok: pass / fail / undetermined, groups, kWh/day, gCO2eq/request, adherence 0.6, whole run by default, what it left out, scope refused, exits 1/0/2"
 exit $fail

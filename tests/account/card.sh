@@ -52,6 +52,16 @@ for section in ("## Calibration and conditions", "## Carbon and facility", "## P
 assert "| prefill share |" not in text
 print(f"card: {h100['g_co2eq_per_1000_queries']} g per 1,000 queries (inference, H100)")
 PY
+# what each configuration left out: the energy outside the steady state (= the label's), the scopes not measured
+"$J" card --model $M --window steady -o "$T/s.md" traces/ || bad "card --window steady failed"
+"$J" label --json --window steady traces/ >"$T/ls.json"
+for g in H100 H200; do
+    wh=$(jq -r --arg g $g '.labels[] | select(.model == "synthetic/Qwen3-8B-shape" and .gpu_model == $g) | .left_out.outside_window_kwh * 1000' "$T/ls.json")
+    want=$(printf '%.4g' "$wh")
+    grep -q "^- chat on 1 x $g: $want Wh outside the steady state (.* % of the run's); not measured: host (CPU, DRAM) and node (AC at the wall) power\.$" "$T/s.md" ||
+        bad "card: $g's left-out line (want $want Wh): $(grep "^- chat on 1 x $g" "$T/s.md")"
+done
+grep -q '^- chat on 1 x H100: nothing outside the window (the whole run); not measured' "$T/card.md" || bad "card: whole run's left-out line"
 # declared fine-tuning: co2_eq_emissions with training_type
 "$J" card --model $M --grid-intensity 400 --pue 1.2 --training-type fine-tuning --training-energy-kwh 1200 \
     --training-hardware "8 x H100" -o "$T/t.md" traces/ || bad "card with training failed"
@@ -69,5 +79,5 @@ PY
 [ $? = 2 ] || bad "--training-energy-kwh without --training-type not refused"
 "$J" card traces/ >/dev/null 2>"$T/err"
 [ $? = 2 ] && grep -q 'several models' "$T/err" || bad "several models: $(cat "$T/err")"
-[ $fail = 0 ] && echo "ok: inference under joules_energy (= emissions' and label's figures), co2_eq_emissions only for declared training, prefill shares named"
+[ $fail = 0 ] && echo "ok: inference under joules_energy (= emissions' and label's figures), co2_eq_emissions only for declared training, what each row left out, prefill shares named"
 exit $fail

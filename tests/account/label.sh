@@ -57,7 +57,14 @@ for w in run steady; do
         "$T/want" "$T/got" || bad "$w: label figure $(cat "$T/got") != least energy meeting the SLO $(cat "$T/want")"
     jq -e --arg w $w '[.labels[] | .boundary == {"window": $w, "scope": "gpu"}] | all' "$T/l$w.json" >/dev/null ||
         bad "$w: boundary not named"
+    # what it left out: the label run's energy outside the window, no scope beyond the GPUs
+    jq -e --slurpfile s "$T/s.json" '[.labels[] | . as $l | ($s[0].runs[] | select(.file == $l.file and .run == $l.run)) as $x
+        | $l.left_out | ((.outside_window_kwh * 3.6e6 - ($x.run_energy_j - (if $l.boundary.window == "run" then $x.run_energy_j else $x.steady_energy_j end))) | fabs) < 1e-6 * $x.run_energy_j
+          and .scopes_not_measured == ["host", "node"]] | all' "$T/l$w.json" >/dev/null ||
+        bad "$w: left out: $(jq -c '[.labels[].left_out]' "$T/l$w.json")"
 done
+grep -q '^counted: the whole run (--window run) at each run.s widest measured scope (--scope auto); left out: 0 kWh outside the windows counted, 0 kWh measured at wider scopes than counted; not measured: host power in 3 of 3 labels. runs, node power in 3 of 3$' "$T/table" ||
+    bad "no counted/left-out line: $(tail -2 "$T/table")"
 # a scope not measured: an error naming the run and what it has, exit 3 (no label)
 "$J" label --scope host traces/ >/dev/null 2>"$T/err"
 rc=$?
@@ -88,5 +95,5 @@ if [ -d "$SHARED/data/mlenergy-v3" ]; then
     echo "ML.ENERGY: classes $(jq -c '[.labels[].size_class] | group_by(.) | map({(.[0] // "none" | tostring): length}) | add' "$T/ml.json"), star groups $(jq '[.labels[] | [.task, .gpu_model, .size_class]] | unique | length' "$T/ml.json")"
     echo "ML.ENERGY: $(jq '.labels | length' "$T/ml.json") labels, stars $(jq -c '[.labels[].stars] | group_by(.) | map({(.[0] | tostring): length}) | add' "$T/ml.json")"
 fi
-[ $fail = 0 ] && echo "ok: stars by the rule within task, GPU, class and boundary, classes by total_params, whole-run least energy meeting the SLO, diffusion left out under an ITL SLO, scope refused, SVG with hash, rendered"
+[ $fail = 0 ] && echo "ok: stars by the rule within task, GPU, class and boundary, classes by total_params, whole-run least energy meeting the SLO, what it left out, diffusion left out under an ITL SLO, scope refused, SVG with hash, rendered"
 exit $fail
