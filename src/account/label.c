@@ -221,13 +221,7 @@ void jl_provenance_hash(const json_t *provenance, char hex[65])
  * (MLPerf's Offline and Server scenarios). */
 static int cap_known(const jl_summary *s)
 {
-    char v[256];
-    if (jl_attrs_get(&s->attrs, "unknown_attributes", v, sizeof v) != 0)
-        return 1;
-    for (char *save = NULL, *t = strtok_r(v, ",; ", &save); t; t = strtok_r(NULL, ",; ", &save))
-        if (!strcmp(t, "max_batch_size"))
-            return 0;
-    return 1;
+    return jl_attrs_known(&s->attrs, "max_batch_size");
 }
 
 /* "GPU energy per 1,000 queries, whole run" */

@@ -201,7 +201,9 @@ static void column_cell(cli_table *t, size_t i, const col *c, int sec, const jl_
     case C_SCOPE: cli_table_set(t, i, jl_scope_name(s->boundary.scope)); return;
     case C_VALID: cli_table_set(t, i, jl_validity_is_valid(&s->validity) ? "yes" : "NO"); return;
     case C_ATTR:
-        if (jl_attrs_get(&s->attrs, c->key, buf, sizeof buf) == 0)
+        if (!jl_attrs_known(&s->attrs, c->key))
+            cli_table_set(t, i, "-"); /* a placeholder (@unknown_attributes) */
+        else if (jl_attrs_get(&s->attrs, c->key, buf, sizeof buf) == 0)
             cli_table_set(t, i, buf);
         return;
     default: {

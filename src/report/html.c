@@ -1205,7 +1205,10 @@ static void runs_table(jl__strbuf *b, jl__report_report *r, jl__report_kind kind
         H(s->attrs.gpu_model ? s->attrs.gpu_model : "?");
         jl__strbuf_printf(b, "</td><td class=\"n\">%ld</td><td>", s->attrs.num_gpus);
         H(s->attrs.precision ? s->attrs.precision : "?");
-        jl__strbuf_printf(b, "</td><td class=\"n\">%ld</td>", s->attrs.max_batch_size);
+        if (jl_attrs_known(&s->attrs, "max_batch_size"))
+            jl__strbuf_printf(b, "</td><td class=\"n\">%ld</td>", s->attrs.max_batch_size);
+        else
+            P("</td><td class=\"n\">—</td>"); /* none known (MLPerf) */
         td_num(b, f[JL_FIG_STEADY_DURATION_S], 1, 3);
         P("<td>");
         H(jl_scope_name(s->boundary.scope));

@@ -76,6 +76,8 @@ TEST(offline_checker_figures)
      * listed as unknown */
     CHECK_EQ_INT(run->attrs.max_batch_size, 1);
     CHECK_STR(ax(run, "unknown_attributes"), "max_batch_size");
+    CHECK(!jl_attrs_known(&run->attrs, "max_batch_size")); /* tables print "-" */
+    CHECK(jl_attrs_known(&run->attrs, "num_gpus"));
     CHECK_STR(run->power_watts_kind, "average_1s");
     /* 2024-01-02 = 19724 days after 1970-01-01; + 10:00:01.5 */
     CHECK_NEAR(run->attrs.start_time_unix, 19724.0 * 86400 + 36001.5, 0, 1e-6);
