@@ -280,21 +280,26 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     return 0;
 }
 
-/* Every run the boundary asked for could not count, on stderr: its exit. */
-static int refused(const char *cmd, const jl_emissions_result *r, const jl_summary_list *l,
-                   int explicit_boundary)
+/* Runs not counted, on stderr, and the exit: 1 when others were counted, 3
+ * when none was (a boundary a run cannot give, an intensity or PUE series
+ * without the hours of its window: each names the run and why). */
+static int refused(const char *cmd, const jl_emissions_result *r, const jl_summary_list *l)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->n; i++)
-        if (r->runs[i].error && explicit_boundary &&
-            strstr(r->runs[i].error, " energy: the run has"))
+        if (r->runs[i].error) {
+            const jl_summary *s = l->items[r->runs[i].run];
+            const char *f = s->file ? s->file : "?";
+            /* the boundary's refusals name the file and run already */
+            if (!strncmp(r->runs[i].error, f, strlen(f)))
+                fprintf(stderr, "joules %s: %s\n", cmd, r->runs[i].error);
+            else
+                fprintf(stderr, "joules %s: %s: run %s: %s\n", cmd, f, s->run ? s->run : "?",
+                        r->runs[i].error);
             n++;
+        }
     if (!n)
         return 0;
-    for (size_t i = 0; i < r->n; i++)
-        if (r->runs[i].error && strstr(r->runs[i].error, " energy: the run has"))
-            fprintf(stderr, "joules %s: %s\n", cmd, r->runs[i].error);
-    (void)l;
     return n == r->n ? CLI_EXIT_NOINPUT : CLI_EXIT_PARTIAL;
 }
 
@@ -412,7 +417,7 @@ int cli_cmd_emissions(int argc, char **argv)
         if (!rc)
             rc = cli_emit(cmd, &cs, &output, r);
         if (st == JL_OK && !rc)
-            rc = refused(cmd, r, &cs.runs, bound.window >= 0 || bound.scope >= 0);
+            rc = refused(cmd, r, &cs.runs);
     }
     g_opts = NULL;
     jl_emissions_result_free(r);

@@ -45,6 +45,13 @@ jq -e '.sweep.cleanest_start == "2026-11-21T00:00:00Z" and .sweep.cleanest_mean_
 "$J" emissions --json --grid-intensity $D/electricitymaps-hourly.csv --start 2026-12-01T00:00:00Z traces/ >"$T/o.json"
 jq -e '.runs[0].error | test("the intensity series has no value for 2026-12-01 00:.* \\(hours 2026-12-01 00:00 UTC\\)")' "$T/o.json" >/dev/null ||
     bad "outside: $(jq .runs[0].error "$T/o.json")"
+# a series that stops before some runs: those are not counted, each named with its missing
+# hours on stderr, exit 1 (the others counted)
+printf 'time,value\n2026-11-21T18:00:00Z,300\n2026-11-21T19:00:00Z,350\n' >"$T/short.csv"
+"$J" emissions --grid-intensity "$T/short.csv" traces/ >"$T/short.out" 2>"$T/short.err"
+rc=$?
+[ $rc = 1 ] && grep -q '^joules emissions: traces/h200/h200-qwen3-8b-shape-chat.h5: run b0256: the intensity series has no value for 2026-11-21 20:17:.* (hours 2026-11-21 20:00 UTC) of the counted window$' "$T/short.err" &&
+    grep -q '; 15 runs not counted (see above)$' "$T/short.out" || bad "series missing hours: exit $rc: $(tail -1 "$T/short.err")"
 # the default footprint = the independent integral of the raw power
 if "$PY" -c "import h5py, numpy" 2>/dev/null; then
     "$PY" tests/account/footprint_check.py "$J" $D/electricitymaps-hourly.csv traces/h100/*.h5 traces/h200/*.h5 >"$T/fp" ||
