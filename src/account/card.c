@@ -78,8 +78,9 @@ static void left_out(jl__strbuf *b, const jl_label_set *ls)
                                   ? 100 * c->outside_window_j / (c->energy_j + c->outside_window_j)
                                   : 0.0);
         else
-            jl__strbuf_printf(b, "the energy outside the %s (not known: the source published no "
-                                 "whole-run energy)",
+            jl__strbuf_printf(b,
+                              "the energy outside the %s (not known: the source published no "
+                              "whole-run energy)",
                               jl_window_words(c->boundary.window));
         if (c->wider < JL_SCOPE_COUNT && isfinite(c->wider_j))
             jl__strbuf_printf(b, "; %.4g Wh measured at %s scope, not counted (--scope)",
@@ -91,7 +92,8 @@ static void left_out(jl__strbuf *b, const jl_label_set *ls)
                                       (c->not_measured & (1u << JL_SCOPE_NODE))
                                   ? " and "
                                   : "",
-                              c->not_measured & (1u << JL_SCOPE_NODE) ? "node (AC at the wall)" : "");
+                              c->not_measured & (1u << JL_SCOPE_NODE) ? "node (AC at the wall)"
+                                                                      : "");
         jl__strbuf_puts(b, ".\n");
     }
 }
