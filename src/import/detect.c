@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/util.h"
 #include "joules/import.h"
 
 #define HEAD_BYTES 4096
@@ -20,7 +21,7 @@
  * (what Windows PowerShell's `>` writes) narrowed to its ASCII bytes. */
 static size_t read_head(const char *path, char *buf, size_t cap)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = jl__fopen_input(path, NULL, 0);
     if (!f)
         return 0;
     size_t n = fread(buf, 1, cap - 1, f);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "import/kit.h"
@@ -442,7 +443,14 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
     x.errors = errors;
     jl_spans *sp = NULL;
     size_t n_sp = 0, n_empty = 0, n_steps = 0;
-    if (sqlite3_open_v2(x.path, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+    /* SQLite opens the path itself: a FIFO or a device is refused first */
+    char why[128];
+    int fd = jl__open_input(x.path, why, sizeof why);
+    if (fd >= 0)
+        close(fd);
+    if (fd < 0)
+        st = jl__imp_err_at(errors, JL_EIO, x.path, 0, 0, NULL, "%s", why);
+    else if (sqlite3_open_v2(x.path, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
         st = jl__imp_err_at(errors, JL_EIO, x.path, 0, 0, NULL, "cannot open: %s",
                             x.db ? sqlite3_errmsg(x.db) : "out of memory");
     else if (!has_table(x.db, "NVTX_EVENTS") || !has_table(x.db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
