@@ -2,7 +2,6 @@
  * library's importer table (jl_importers(), src/import/registry.c): this
  * file only parses argv, runs the importer and writes its runs. */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -415,34 +414,6 @@ static char *each_output(const char *dir, const char *path)
     return o;
 }
 
-/* The bytes an input gives its importer: a file's size, a folder's files'
- * (the node-day folders of hourly scrapes: a folder's own stat() size says
- * nothing of them), to 8 levels down; 0 when nothing can be stat'ed. */
-static double input_bytes(const char *path, int depth)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return 0;
-    if (S_ISREG(sb.st_mode))
-        return (double)sb.st_size;
-    if (!S_ISDIR(sb.st_mode) || depth > 8)
-        return 0;
-    DIR *d = opendir(path);
-    double sum = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char sub[4096];
-        int n = snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        if (n > 0 && (size_t)n < sizeof sub)
-            sum += input_bytes(sub, depth + 1);
-    }
-    if (d)
-        closedir(d);
-    return sum;
-}
-
 /* --each: every input into its own trace in the folder `dir`; under mpirun
  * the inputs are cut into one contiguous share per rank of about equal
  * bytes (a folder's: its files'), and each rank imports its share. */
@@ -465,7 +436,7 @@ static int import_each(const jl_importer *im, const char *cmd, const char *const
     int rank = cli_mpi_rank(), ranks = cli_mpi_size();
     double total = 0;
     for (size_t i = 0; i < n_paths && rc == JL_EXIT_OK; i++) {
-        bytes[i] = ranks > 1 ? input_bytes(paths[i], 0) : 0;
+        bytes[i] = ranks > 1 ? jl_import_input_bytes(paths[i]) : 0;
         total += bytes[i];
         if (!(outs[i] = each_output(dir, paths[i])))
             rc = cli_oom(cmd);
