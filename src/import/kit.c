@@ -62,7 +62,7 @@ json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, 
     json_object_set_new(doc, "schema", json_string("joules.import/1"));
     json_object_set_new(doc, "format", json_string(format));
     json_object_set_new(doc, "source", r->source ? json_string(r->source) : json_null());
-    json_object_set_new(doc, "output", json_string(output));
+    json_object_set_new(doc, "output", output ? json_string(output) : json_null());
     json_object_set_new(doc, "n_runs", json_integer((json_int_t)r->n_runs));
     json_object_set_new(doc, "n_files", json_integer((json_int_t)r->n_files));
     json_object_set_new(doc, "n_duplicates", json_integer((json_int_t)r->n_duplicates));
@@ -183,9 +183,18 @@ static int note_grow(jl__imp *c)
     return 0;
 }
 
-/* The notes left out past JL__IMP_MAX_NOTES, said in one more. */
+/* The notes left out past JL__IMP_MAX_NOTES, said in one more; the
+ * attributes left out past JL__IMP_MAX_EXTRAS, in a note. */
 static void notes_close(jl__imp *c)
 {
+    if (c->extras_dropped && c->res) {
+        size_t k = c->extras_dropped;
+        c->extras_dropped = 0;
+        jl__imp_note(c, NULL, NULL,
+                     "%zu attributes not kept: a run keeps at most %d attributes beyond the "
+                     "typed ones",
+                     k, JL__IMP_MAX_EXTRAS);
+    }
     if (!c->notes_dropped || !c->res)
         return;
     jl_import_note *n = &c->res->notes[c->res->n_notes];
@@ -430,7 +439,10 @@ jl_status jl__imp_requests(jl_run *r, size_t R)
 
 /* ---- attributes ------------------------------------------------------------------ */
 
-/* key = value into arr (replacing an earlier value of key). */
+/* key = value into arr (replacing an earlier value of key). A list keeps
+ * at most JL__IMP_MAX_EXTRAS keys: more (a crafted file's thousands of
+ * columns or keys) are counted and said in one note, so the scan for an
+ * earlier value stays bounded. */
 static void put(jl__imp *c, jl_kv **arr, size_t *n, const char *key, const char *value, int is_num)
 {
     for (size_t i = 0; i < *n; i++)
@@ -445,6 +457,10 @@ static void put(jl__imp *c, jl_kv **arr, size_t *n, const char *key, const char 
             (*arr)[i].is_number = is_num;
             return;
         }
+    if (*n >= JL__IMP_MAX_EXTRAS) {
+        c->extras_dropped++;
+        return;
+    }
     jl_kv *g = realloc(*arr, (*n + 1) * sizeof *g);
     if (!g) {
         c->oom = 1;

@@ -31,8 +31,8 @@
 #define JOULES_IMPORT_KIT_H
 
 #include <stddef.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/attrs_internal.h"
 #include "core/walk.h"
@@ -65,7 +65,12 @@ typedef struct jl__imp {
     jl__walk walk;       /* the folders and files met (core/walk.h): each read once */
     jl__hmap note_index; /* (field, message) -> its note: notes counted in linear time */
     size_t notes_cap, notes_dropped;
+    size_t extras_dropped; /* attributes past JL__IMP_MAX_EXTRAS, noted at the end */
 } jl__imp;
+
+/* The most attributes beyond the typed ones one run (or one result's
+ * details) keeps. */
+#define JL__IMP_MAX_EXTRAS 1000
 
 /* The most distinct notes one import keeps (a crafted file could make one
  * per column or row); more are counted in one last note. */

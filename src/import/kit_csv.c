@@ -19,6 +19,7 @@
 
 #define CSV_BLOCK ((size_t)1 << 20)    /* read size */
 #define CSV_MAX_ROW ((size_t)16 << 20) /* a row longer than this is an error */
+#define CSV_MAX_FIELDS 4096            /* and a row of more fields */
 
 struct jl__imp_csv {
     char *name;
@@ -391,6 +392,9 @@ int jl__imp_csv_next(jl__imp_csv *c, jl__imp_csv_row *row, jl_error **err)
             }
             int last = s >= e;
             *d = '\0';
+            if (nf >= CSV_MAX_FIELDS)
+                return csv_fail(c, err, JL_ELIMIT, line, col,
+                                "more than 4096 fields in a row (not a CSV log?)");
             if (!csv_push_field(c, nf, start, (size_t)(d - start), col))
                 return csv_fail(c, err, JL_ENOMEM, line, col, "out of memory");
             nf++;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/hash.h"
 #include "core/util.h"
 #include "import/kit.h"
 #include "import/kit_segment.h"
@@ -174,6 +175,9 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
         return JL_ENOMEM;
     L->n_cols = n;
     int have_time = 0, have_power = 0;
+    size_t first_of[K_OTHER + 1]; /* each kind's first column: a header is read in linear time */
+    for (size_t k = 0; k <= K_OTHER; k++)
+        first_of[k] = (size_t)-1;
     for (size_t i = 0; i < n; i++) {
         col *c = &L->cols[i];
         jl__imp_csv_split_unit(names[i], c->name, c->unit,
@@ -193,10 +197,11 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
                     snprintf(c->unit, sizeof c->unit, "%s", known[k].unit);
                 break;
             }
-        for (size_t j = 0; j < i; j++)
-            if (c->k != K_OTHER && L->cols[j].k == c->k)
-                return LERR(L, JL_EINVALID, line, 0, c->name, "logged twice (also as '%s')",
-                            L->cols[j].name);
+        if (c->k != K_OTHER && first_of[c->k] != (size_t)-1)
+            return LERR(L, JL_EINVALID, line, 0, c->name, "logged twice (also as '%s')",
+                        L->cols[first_of[c->k]].name);
+        if (first_of[c->k] == (size_t)-1)
+            first_of[c->k] = i;
         if (c->k == K_TIME)
             have_time = 1;
         if (c->k == K_POWER || c->k == K_POWER_INST)
@@ -995,17 +1000,21 @@ static jl_status runs_header(const char *file, const jl__imp_csv_row *row, runs_
 
 /* A run's name, unique and without '/', and its window [start, end]. */
 static jl_status run_window(const char *file, const jl__imp_csv_row *row, const runs_head *h,
-                            jl__imp_zone *z, const run_spec *specs, size_t n, run_spec *sp,
-                            jl_error_list *errors)
+                            jl__imp_zone *z, jl__hmap *taken, const run_spec *specs, size_t n,
+                            run_spec *sp, jl_error_list *errors)
 {
     const jl__imp_csv_field *f = &row->f[h->run];
     if (!*f->s || strchr(f->s, '/') || !strcmp(f->s, "."))
         return jl__imp_err_at(errors, JL_EINVALID, file, row->line, f->column, "run",
                               "expected a run name without '/', found '%s'", f->s);
-    for (size_t k = 0; k < n; k++)
-        if (!strcmp(specs[k].name, f->s))
-            return jl__imp_err_at(errors, JL_EINVALID, file, row->line, f->column, "run",
-                                  "run '%s' is named twice (also line %lld)", f->s, specs[k].line);
+    /* the names taken, through a hash: N runs in linear time */
+    int added;
+    size_t *k = jl__hmap_put(taken, f->s, strlen(f->s), n, &added);
+    if (!k)
+        return JL_ENOMEM;
+    if (!added)
+        return jl__imp_err_at(errors, JL_EINVALID, file, row->line, f->column, "run",
+                              "run '%s' is named twice (also line %lld)", f->s, specs[*k].line);
     if (!(sp->name = jl__strdup(f->s)))
         return JL_ENOMEM;
     for (int w = 0; w < 2; w++) {
@@ -1079,6 +1088,8 @@ static jl_status read_runs(jl__imp_csv *csv, jl__imp_zone *z, jl_error_list *err
     runs_head h = {0};
     size_t n = 0, cap = 0;
     run_spec *specs = NULL;
+    jl__hmap taken; /* run name -> its row in specs */
+    jl__hmap_init(&taken);
     int r;
     jl_status st = JL_OK;
     *out = NULL;
@@ -1107,7 +1118,7 @@ static jl_status read_runs(jl__imp_csv *csv, jl__imp_zone *z, jl_error_list *err
         memset(sp, 0, sizeof *sp);
         sp->line = row.line;
         sp->req_offset = NAN;
-        st = run_window(file, &row, &h, z, specs, n - 1, sp, errors);
+        st = run_window(file, &row, &h, z, &taken, specs, n - 1, sp, errors);
         if (st == JL_OK)
             st = run_columns(file, &row, &h, sp, errors);
     }
@@ -1123,6 +1134,7 @@ static jl_status read_runs(jl__imp_csv *csv, jl__imp_zone *z, jl_error_list *err
     if (st == JL_ENOMEM && !errors->count)
         jl__imp_err_at(errors, JL_ENOMEM, file, 0, 0, NULL, "out of memory");
     jl__imp_free_names(h.name, h.n);
+    jl__hmap_free(&taken);
     jl_error_free(err);
     if (st != JL_OK) {
         specs_free(specs, n);
