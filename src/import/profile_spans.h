@@ -4,6 +4,7 @@
 #ifndef JOULES_IMPORT_PROFILE_SPANS_H
 #define JOULES_IMPORT_PROFILE_SPANS_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,8 +32,38 @@ jl_status jl__spans_from_raw(jl__raw_spans *raw, const jl_run *run, const double
                              jl_spans **out, size_t *n_steps);
 
 /* A Unix time in seconds as whole nanoseconds, without the 256-ns rounding
- * of t x 1e9 in one double. */
-long long jl__unix_ns(double t);
+ * of t x 1e9 in one double: 0, or -1 when t is not finite or beyond what
+ * 64-bit nanoseconds hold (|t| >= 9.2e9 s, past the year 2262). */
+int jl__unix_ns(double t, long long *ns);
+
+/* a - b and a + b in 64-bit integers: 0, or -1 when the result would
+ * overflow (a crafted clock: refused, never undefined). */
+static inline int jl__ll_sub(long long a, long long b, long long *out)
+{
+    if ((b > 0 && a < LLONG_MIN + b) || (b < 0 && a > LLONG_MAX + b))
+        return -1;
+    *out = a - b;
+    return 0;
+}
+
+static inline int jl__ll_add(long long a, long long b, long long *out)
+{
+    if ((b > 0 && a > LLONG_MAX - b) || (b < 0 && a < LLONG_MIN - b))
+        return -1;
+    *out = a + b;
+    return 0;
+}
+
+/* A JSON or SQLite number as a 64-bit integer: 0, or -1 when it is not
+ * finite or does not fit (the double-to-integer conversion would be
+ * undefined). */
+static inline int jl__ll_of_double(double v, long long *out)
+{
+    if (!(v > -9.2e18 && v < 9.2e18))
+        return -1;
+    *out = (long long)v;
+    return 0;
+}
 
 /* Run `run` of the trace `path` read whole (its start time, its engine/
  * rows); errors pushed. */
