@@ -98,6 +98,20 @@ static void format_help(const jl_importer *im)
     cli_help(page, NULL);
 }
 
+/* The joules.import/1 document (--json), whatever the outcome: the result's
+ * counts and notes when something was imported (r), an empty result
+ * otherwise, and every error; "output" is what was written (NULL: nothing,
+ * null). The one place the import command writes it. Returns the exit code
+ * of writing it (JL_EXIT_OK when written). */
+static int import_document(const char *cmd, const jl_importer *im, const jl_import_result *r,
+                           const char *written, const jl_error_list *errors)
+{
+    jl_import_result none;
+    memset(&none, 0, sizeof none);
+    return cli_print_document(cmd, jl_import_result_to_json(r ? r : &none, im->name, written),
+                              errors);
+}
+
 /* `--into TRACE.h5:RUN`: an importer that adds to an existing run. */
 static int cli_import_into(const char *cmd, const jl_importer *im, const char *into,
                            const char *out, const char *const *paths, size_t n_paths,
@@ -125,13 +139,15 @@ static int cli_import_into(const char *cmd, const jl_importer *im, const char *i
         const jl_error *last = errors.count ? errors.items[errors.count - 1] : NULL;
         rc = cli_exit_for_error(last && last->code == st ? last : NULL,
                                 st != JL_OK ? st : JL_ENODATA);
+        if (json) /* the document with the errors, nothing written */
+            import_document(cmd, im, NULL, NULL, &errors);
     } else {
         if (!quiet && !json)
             for (size_t i = 0; i < r->n_notes; i++)
                 fprintf(stderr, "joules import: note: %s: %s\n", r->notes[i].file,
                         r->notes[i].message);
         if (json)
-            rc = cli_print_document(cmd, jl_import_result_to_json(r, im->name, into), &errors);
+            rc = import_document(cmd, im, r, into, &errors);
         else {
             printf("imported %s into %s (%s)\n", paths[0], into,
                    r->detail_text ? r->detail_text : "");
@@ -347,6 +363,8 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
         if (st == JL_EUSAGE)
             fprintf(stderr, "(see `joules import %s --help`)\n", im->name);
         jl_trace_writer_abort(w);
+        if (json) /* the document with the errors, nothing written */
+            import_document(cmd, im, r, NULL, &errors);
         free(harness);
         free(all);
         free(prov_text);
@@ -373,9 +391,21 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     } else if ((st = w ? jl_trace_writer_commit(w, &err)
                        : jl_trace_write(out, (const jl_run *const *)r->runs, r->n_runs, &wo,
                                         &err)) != JL_OK) {
-        rc = cli_fail(cmd, st, err);
+        if (err)
+            cli_print_error(cmd, err);
+        else
+            fprintf(stderr, "joules %s: %s\n", cmd, jl_strerror(st));
+        rc = cli_exit_for_error(err, st);
+        /* the document says so too: the runs read, nothing written */
+        if (json) {
+            jl_error_list_push(&errors, err); /* taken over (freed if it cannot be) */
+            import_document(cmd, im, r, NULL, &errors);
+        } else {
+            jl_error_free(err);
+        }
+        err = NULL;
     } else if (json) {
-        rc = cli_print_document(cmd, jl_import_result_to_json(r, im->name, out), &errors);
+        rc = import_document(cmd, im, r, out, &errors);
     } else {
         printf("imported %zu runs from %zu files (%s) into %s\n", r->n_runs, r->n_files,
                r->detail_text ? r->detail_text : "", out);
