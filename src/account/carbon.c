@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "account/account_internal.h"
+#include "core/lines.h"
 #include "core/util.h"
 #include "joules/account.h"
 
@@ -253,8 +254,20 @@ static jl_status load_stream(FILE *f, const char *path, jl_intensity_kind kind, 
     long long lineno = 0;
     int tcol = -1, vcol = -1, unitcol = -1, lbs = 0;
     char tname[128] = "", vname[128] = ""; /* the header's names, for messages */
-    while (st == JL_OK && getline(&line, &cap, f) >= 0) {
+    long long got;
+    /* a line of at most 1 MiB: memory bounded whatever the file holds */
+    while (st == JL_OK && (got = jl__getline_max(f, &line, &cap, (size_t)1 << 20)) != -1) {
         lineno++;
+        if (got < 0 || memchr(line, '\0', (size_t)got)) {
+            st = got == -3 ? jl_fail(err, JL_ENOMEM, path, NULL, NULL, -1, "out of memory")
+                 : got == -2
+                     ? jl_fail(err, JL_ELIMIT, path, NULL, NULL, -1,
+                               "a line longer than 1 MiB (not a time series CSV?)")
+                     : jl_fail(err, JL_EFORMAT, path, NULL, NULL, -1, "a NUL byte in the line");
+            if (err && *err)
+                jl_error_set_position(*err, lineno, 0);
+            break;
+        }
         trim(line);
         if (!*line || *line == '#')
             continue;

@@ -698,39 +698,6 @@ int jl__imp_list_dir(jl__imp *c, const char *dir, char ***dirs, size_t *n_dirs, 
     return 0;
 }
 
-long long jl__imp_getline(FILE *f, char **buf, size_t *cap, size_t max)
-{
-    size_t n = 0;
-    for (;;) {
-        if (*cap < n + 2) {
-            size_t nc = *cap ? 2 * *cap : 4096;
-            if (nc > max + 2)
-                nc = max + 2;
-            if (nc < n + 2) { /* longer than max: the rest of the line skipped */
-                int ch;
-                while ((ch = getc_unlocked(f)) != EOF && ch != '\n')
-                    ;
-                return -2;
-            }
-            char *nb = realloc(*buf, nc);
-            if (!nb)
-                return -3;
-            *buf = nb;
-            *cap = nc;
-        }
-        int ch = getc_unlocked(f);
-        if (ch == EOF)
-            break;
-        (*buf)[n++] = (char)ch;
-        if (ch == '\n')
-            break;
-    }
-    if (!n)
-        return -1;
-    (*buf)[n] = '\0';
-    return (long long)n;
-}
-
 int jl__imp_claim_path(jl__imp *c, const char *path)
 {
     int r = jl__walk_claim_path(&c->walk, path);

@@ -35,6 +35,7 @@
 #include <stdio.h>
 
 #include "core/attrs_internal.h"
+#include "core/lines.h"
 #include "core/walk.h"
 #include "import/json_stream.h"
 #include "joules/import.h"
@@ -204,12 +205,6 @@ void jl__imp_free_names(char **names, size_t n);
  * format): a longer one is an error, so memory stays bounded whatever the
  * file holds (the CSV reader's row limit is kit_csv.c's CSV_MAX_ROW). */
 #define JL__IMP_MAX_LINE ((size_t)1 << 20)
-/* One line of f into *buf (grown, NUL-terminated, the newline kept): its
- * length; -1 at the end of the file or on a read error (ferror); -2 when
- * the line is longer than max bytes (the rest of it is skipped); -3 out
- * of memory. Bytes are taken as they are (a NUL too: the length says
- * where the line ends). */
-long long jl__imp_getline(FILE *f, char **buf, size_t *cap, size_t max);
 
 /* Claim path for this import (a file read from a list of paths): 1 the
  * first time its device and inode are met, 0 when read before, -2 when it

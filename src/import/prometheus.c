@@ -754,7 +754,7 @@ static int read_text(prom *p, FILE *f, const char *file)
     jl__strbuf_init(&key);
     int rc = 0;
     while (!rc) {
-        long long got = jl__imp_getline(f, &buf, &bcap, JL__IMP_MAX_LINE);
+        long long got = jl__getline_max(f, &buf, &bcap, JL__IMP_MAX_LINE);
         if (got == -1)
             break;
         if (got < -1) {

@@ -293,9 +293,11 @@ def profiled_trace(work):
 
 @case
 def bound_nsys_names(joules, work):
-    """An Nsight export of 100,000 NVTX ranges with 100,000 names, each
-    launching a kernel: before, a scan of the names per range (> 120 s)."""
+    """An Nsight export of 100,000 NVTX ranges with 100,000 names (long,
+    as module paths are, alike but for their ends), each launching a
+    kernel: before, a scan of the names per range (minutes)."""
     n = 100000
+    prefix = "model.decoder.layers.attention.self_attn.q_proj." * 4
     db = sqlite3.connect(os.path.join(work, "e.sqlite"))
     db.executescript(
         "CREATE TABLE NVTX_EVENTS (start INT, end INT, eventType INT, text TEXT, globalTid INT);"
@@ -305,7 +307,7 @@ def bound_nsys_names(joules, work):
         " streamId INT, correlationId INT);")
     t0 = 1000000000
     db.executemany("INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, ?, 11)",
-                   ((t0 + 1000 * i, t0 + 1000 * i + 900, "range_%06d" % i) for i in range(n)))
+                   ((t0 + 1000 * i, t0 + 1000 * i + 900, prefix + "%06d" % i) for i in range(n)))
     db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 11, ?)",
                    ((t0 + 1000 * i + 10, t0 + 1000 * i + 20, i) for i in range(n)))
     db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 7, ?)",
@@ -382,6 +384,24 @@ def bound_prom_line(joules, work):
     check(rc != 0 and "longer than 1048576 bytes" in err and "big.prom" in err,
           "exit %d: %s" % (rc, err[-400:]))
     check(rss < base + 32, "peak RSS %.0f MiB for a refused 64 MiB line (a small scrape: %.0f)"
+          % (rss, base))
+
+
+@case
+def bound_series_line(joules, work):
+    """A grid-intensity CSV with one 64 MiB line: refused at 1 MiB a line,
+    in bounded memory (before: getline read it whole)."""
+    tr = os.path.join(SRC, "traces", "h100", "h100-qwen3-1.7b-shape-chat.h5")
+    with open(os.path.join(work, "ok.csv"), "w") as f:
+        f.write("datetime,value\n2020-01-01T00:00:00Z,400\n2100-01-01T00:00:00Z,400\n")
+    rc, out, err, base = run(joules, ["emissions", "--grid-intensity", "ok.csv", tr], work)
+    check(rc == 0, "the small series: exit %d: %s" % (rc, err[-400:]))
+    with open(os.path.join(work, "big.csv"), "w") as f:
+        f.write("datetime,value\n2020-01-01T00:00:00Z," + "4" * (64 << 20) + "\n")
+    rc, out, err, rss = run(joules, ["emissions", "--grid-intensity", "big.csv", tr], work)
+    check(rc != 0 and "longer than 1 MiB" in err and "big.csv" in err,
+          "exit %d: %s" % (rc, err[-400:]))
+    check(rss < base + 32, "peak RSS %.0f MiB for a refused 64 MiB line (a small series: %.0f)"
           % (rss, base))
 
 
