@@ -811,20 +811,29 @@ end:
     return st;
 }
 
-jl_status jl__kineto_spans_buffer(const char *text, size_t len, const jl_run *run, const char *side,
-                                  jl_spans **out, jl_error_list *errors)
+jl_status jl__kineto_spans_buffer_aligned(const char *text, size_t len, const jl_run *run,
+                                          const char *side, const char *align_spec,
+                                          const char *profile_name, jl_spans **out,
+                                          jl_error_list *errors)
 {
     kin k = {0};
     k.win_ts = k.win_dur = NAN;
     kstats ks = {0};
     js p;
+    const char *name = profile_name ? profile_name : "(buffer)";
     jl__jstream_init_mem(&p, text, len, 1 << 20);
-    jl_status st = parse_js(&p, "(buffer)", &k, errors);
+    jl_status st = parse_js(&p, name, &k, errors);
     jl__jstream_free(&p);
     if (st == JL_OK)
-        st = build(&k, "(buffer)", run, NULL, side, 0, out, &ks, errors);
+        st = build(&k, name, run, align_spec, side, 0, out, &ks, errors);
     kin_free(&k);
     return st;
+}
+
+jl_status jl__kineto_spans_buffer(const char *text, size_t len, const jl_run *run, const char *side,
+                                  jl_spans **out, jl_error_list *errors)
+{
+    return jl__kineto_spans_buffer_aligned(text, len, run, side, NULL, NULL, out, errors);
 }
 
 static const jl_importer_option kineto_options[] = {

@@ -442,6 +442,44 @@ static void nsx_free(nsx *x)
     free(x->clock);
 }
 
+/* The spans of the open export x->db on run's clock: its tables checked,
+ * the ranges read, the calls and device work folded, the clock placed. */
+static jl_status spans_of_db(nsx *x, const jl_run *run, int has_offset, double offset,
+                             jl_spans **sp, size_t *n_sp, size_t *n_empty, size_t *n_steps)
+{
+    if (!has_table(x->db, "NVTX_EVENTS") || !has_table(x->db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+        return jl__imp_err_at(x->errors, JL_EFORMAT, x->path, 0, 0, NULL,
+                              "not an Nsight Systems export with NVTX and CUDA traces (tables "
+                              "NVTX_EVENTS and CUPTI_ACTIVITY_KIND_RUNTIME); record with "
+                              "`nsys profile -t cuda,nvtx` and `nsys export --type sqlite`");
+    jl_status st = read_ranges(x);
+    if (st == JL_OK)
+        st = assign_calls(x);
+    if (st == JL_OK)
+        st = fold_device(x);
+    if (st == JL_OK)
+        st = place_clock(x, run, has_offset, offset);
+    if (st == JL_OK)
+        st = make_spans(x, run, sp, n_sp, n_empty, n_steps);
+    return st;
+}
+
+jl_status jl__nsys_spans_db(struct sqlite3 *db, const char *path, const jl_run *run, int has_offset,
+                            double offset, jl_spans **out, jl_error_list *errors)
+{
+    nsx x;
+    memset(&x, 0, sizeof x);
+    x.path = path;
+    x.errors = errors;
+    x.db = db;
+    size_t n_sp = 0, n_empty = 0, n_steps = 0;
+    *out = NULL;
+    jl_status st = spans_of_db(&x, run, has_offset, offset, out, &n_sp, &n_empty, &n_steps);
+    x.db = NULL; /* the caller's */
+    nsx_free(&x);
+    return st;
+}
+
 static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
                            size_t n_args, const char *trace, const char *run_name,
                            jl_import_result **out, jl_error_list *errors)
@@ -472,21 +510,8 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
     if (sqlite3_open_v2(x.path, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
         st = jl__imp_err_at(errors, JL_EIO, x.path, 0, 0, NULL, "cannot open: %s",
                             x.db ? sqlite3_errmsg(x.db) : "out of memory");
-    else if (!has_table(x.db, "NVTX_EVENTS") || !has_table(x.db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
-        st = jl__imp_err_at(errors, JL_EFORMAT, x.path, 0, 0, NULL,
-                            "not an Nsight Systems export with NVTX and CUDA traces (tables "
-                            "NVTX_EVENTS and CUPTI_ACTIVITY_KIND_RUNTIME); record with "
-                            "`nsys profile -t cuda,nvtx` and `nsys export --type sqlite`");
     if (st == JL_OK)
-        st = read_ranges(&x);
-    if (st == JL_OK)
-        st = assign_calls(&x);
-    if (st == JL_OK)
-        st = fold_device(&x);
-    if (st == JL_OK)
-        st = place_clock(&x, run, has_offset, offset);
-    if (st == JL_OK)
-        st = make_spans(&x, run, &sp, &n_sp, &n_empty, &n_steps);
+        st = spans_of_db(&x, run, has_offset, offset, &sp, &n_sp, &n_empty, &n_steps);
     jl_error *werr = NULL;
     if (st == JL_OK && (st = jl_trace_write_spans(trace, run_name, sp, NULL, &werr)) != JL_OK)
         jl_error_list_push(errors, werr);

@@ -75,5 +75,20 @@ jl_status jl__profile_read_run(const char *path, const char *run, jl_run **out,
  * folded; side "gpu", "cpu" or NULL (GPU-side when there are any). */
 jl_status jl__kineto_spans_buffer(const char *text, size_t len, const jl_run *run, const char *side,
                                   jl_spans **out, jl_error_list *errors);
+/* The same with --align SPEC (FILE.json[:KEY], read from the file system:
+ * the fuzz target of the alignment file writes it to a temporary file). */
+jl_status jl__kineto_spans_buffer_aligned(const char *text, size_t len, const jl_run *run,
+                                          const char *side, const char *align_spec,
+                                          const char *profile_name, jl_spans **out,
+                                          jl_error_list *errors);
+
+/* The spans of an open Nsight Systems SQLite export (nsys.c; the fuzz
+ * target builds one in memory): tables checked, NVTX ranges projected
+ * through their CUDA calls onto the device work, on run's clock by the
+ * session's utcEpochNs (or offset alone when has_offset and no session
+ * time); the database stays the caller's. */
+struct sqlite3;
+jl_status jl__nsys_spans_db(struct sqlite3 *db, const char *path, const jl_run *run, int has_offset,
+                            double offset, jl_spans **out, jl_error_list *errors);
 
 #endif
