@@ -226,6 +226,13 @@ void jl__imp_note(jl__imp *c, const char *file, const char *field, const char *f
     /* the note of (field, message), through a hash of both: N notes cost
      * linear time, not a scan of every note per note */
     size_t fl = strlen(fld), ml = strlen(msg);
+    /* room for a new note first, so the hash never names a note not made */
+    if (r->n_notes == c->notes_cap && note_grow(c)) {
+        free(msg);
+        free(fld);
+        c->oom = 1;
+        return;
+    }
     char *key = malloc(fl + ml + 2);
     size_t *slot = NULL;
     int added = 0, have_key = key != NULL;
@@ -249,7 +256,7 @@ void jl__imp_note(jl__imp *c, const char *file, const char *field, const char *f
         free(fld);
         return;
     }
-    if (!slot || (r->n_notes == c->notes_cap && note_grow(c))) {
+    if (!slot) {
         free(msg);
         free(fld);
         c->oom = 1;

@@ -1348,7 +1348,7 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
     if ((pf || ptext) && bench_prometheus(&b, prom_name, pf, ptext, plen, &e))
         goto end;
     jl_run *r = b.r;
-    if (build_series(&b, r, (long)ng, &e))
+    if (build_series(&b, r, (long)ng, (pf || ptext) ? &e : NULL))
         goto end;
     if (diffusion && b.iter_time.n && bench_batches(&b, cap))
         goto end;

@@ -290,7 +290,10 @@ def spans_traces():
 # ---- at test time: seeds from the real files beside the checkout ---------------------
 
 
-def cut_lines(text, limit=MAX - 256):
+SHARED_MAX = 16384  # a seed from real data: small inputs mutate fast (traces: MAX)
+
+
+def cut_lines(text, limit=SHARED_MAX):
     """The first lines of text that fit (whole lines)."""
     if len(text) <= limit:
         return text
@@ -298,12 +301,13 @@ def cut_lines(text, limit=MAX - 256):
     return cut[:cut.rfind("\n") + 1] if "\n" in cut else cut
 
 
-def cut_list(doc, key, limit, dump=lambda d: json.dumps(d, indent=1)):
-    """doc with doc[key] (a list) shortened until it fits."""
+def cut_list(doc, key, limit, dump=lambda d: json.dumps(d, indent=1), most=None):
+    """doc with doc[key] (a list) shortened to at most `most` items and
+    until it fits."""
     items = doc.get(key) if isinstance(doc, dict) else None
     if not isinstance(items, list):
         return dump(doc)
-    n = len(items)
+    n = len(items) if most is None else min(most, len(items))
     while n > 0:
         text = dump(dict(doc, **{key: items[:n]}))
         if len(text) <= limit:
@@ -322,7 +326,7 @@ class Seeds:
         os.makedirs(d, exist_ok=True)
         if isinstance(data, str):
             data = data.encode("utf-8", "surrogateescape")
-        if len(data) > MAX:
+        if len(data) > (MAX if target.startswith("trace") else SHARED_MAX):
             return
         name = src.replace("/", "_").replace(" ", "_")[-120:]
         with open(os.path.join(d, name), "wb") as f:
@@ -432,8 +436,8 @@ def shared_seeds(shared, out):
             spl = os.path.join(os.path.dirname(p), "spl.txt")
             if os.path.exists(spl):
                 sd.put("import_mlperf_power", os.path.relpath(p, rw),
-                       cut_lines(read_text(p), MAX // 2) + "\n----\n" +
-                       cut_lines(read_text(spl), MAX // 2 - 64))
+                       cut_lines(read_text(p), SHARED_MAX // 2) + "\n----\n" +
+                       cut_lines(read_text(spl), SHARED_MAX // 2 - 64))
     # vLLM bench serve results
     for p in files_under(os.path.join(rw, "public-corpus", "vllm-bench"), lambda p: p.endswith(".json")):
         try:
@@ -442,9 +446,9 @@ def shared_seeds(shared, out):
             continue
         for key in ("ttfts", "itls", "input_lens", "output_lens", "generated_texts", "errors",
                     "start_times"):
-            if isinstance(doc.get(key), list):
-                doc[key] = doc[key][:40]
-        sd.put("import_vllm", os.path.relpath(p, rw), json.dumps(doc)[:MAX])
+            if isinstance(doc.get(key), list):  # 20 requests, 20 ITLs each, texts cut
+                doc[key] = [x[:20] if isinstance(x, (list, str)) else x for x in doc[key][:20]]
+        sd.put("import_vllm", os.path.relpath(p, rw), json.dumps(doc))
     # the Leaderboard: v3 (data/), v2 configuration files and v1 CSVs (realworld)
     for rel in ("mlenergy-v3", "mlenergy-2026-01-01"):
         base = os.path.join(shared, "data", rel)
@@ -452,9 +456,9 @@ def shared_seeds(shared, out):
         index = read_text(idx) if os.path.exists(idx) else ""
         for p in files_under(os.path.join(base, "models"), lambda p: p.endswith(".json")):
             doc = json.loads(read_text(p))
-            text = cut_list(doc, "configurations", MAX // 2)
+            text = cut_list(doc, "configurations", SHARED_MAX // 2, most=3)
             sd.put("import", rel + "_" + os.path.basename(p), text)
-            if index and len(index) + len(text) + 6 <= MAX:
+            if index and len(index) + len(text) + 6 <= SHARED_MAX:
                 sd.put("import", rel + "_index_" + os.path.basename(p), index + "\n----\n" + text)
     for p in files_under(os.path.join(rw, "mlenergy-leaderboard-v2"),
                          lambda p: p.endswith(".json") or p.endswith(".csv")):
@@ -463,14 +467,16 @@ def shared_seeds(shared, out):
             sd.put("import_mlenergy_v2", os.path.relpath(p, rw), "C" + cut_lines(text))
         else:
             kind = "1" if "/diffusion/" in p else "0"
-            sd.put("import_mlenergy_v2", os.path.relpath(p, rw), kind + text[:MAX - 1])
+            sd.put("import_mlenergy_v2", os.path.relpath(p, rw), kind + text)
     for p in files_under(os.path.join(rw, "mlenergy-leaderboard-e0ba9ed"), lambda p: p.endswith(".json")):
-        sd.put("import", os.path.relpath(p, rw), read_text(p)[:MAX])
+        doc = json.loads(read_text(p))
+        sd.put("import", os.path.relpath(p, rw),
+               cut_list(doc, "configurations", SHARED_MAX, most=3))
     # Kineto profiles: the first events that fit; the alignment file with one
     att = os.path.join(shared, "attribution-h100")
     profiles = []
     for p in files_under(att, lambda p: p.endswith(".json.gz")):
-        text = kineto_head(p, MAX - 2048)
+        text = kineto_head(p, SHARED_MAX // 2)
         if not text:
             continue
         profiles.append(text)
@@ -482,7 +488,7 @@ def shared_seeds(shared, out):
         sd.put("import_kineto_align", "align.json", "\1" + a)
         sd.put("import_kineto_align", "align.json-files", "\0" + a)
         for i, prof in enumerate(profiles):
-            if len(a) + len(prof) + 8 <= MAX:
+            if len(a) + len(prof) + 8 <= SHARED_MAX:
                 sd.put("import_kineto_align", "align.json-profile%d" % i, "\1" + a + "\n----\n" + prof)
     # traces: each real trace with its datasets cut to their first rows
     with tempfile.TemporaryDirectory() as tmp:

@@ -142,6 +142,16 @@ def nvsmi_log(path, rows=20, extra_cols=0):
     return path
 
 
+def lb_model(n, extra=None):
+    """An ML.ENERGY Leaderboard (v3) model file of n configurations; extra:
+    text added to each configuration's object."""
+    confs = ['{"gpu_model": "H100", "num_gpus": 1, "max_num_seqs": %d, '
+             '"energy_per_token_joules": %g%s}' % (8 * (i + 1), 0.5 + i, extra or "")
+             for i in range(n)]
+    return ('{"model_id": "o/M", "task": "gpqa", "weight_precision": "bfloat16", '
+            '"configurations": [' + ",\n".join(confs) + "]}")
+
+
 SETS = ["--set", "workload=llm", "--set", "model=org/m", "--set", "task=chat",
         "--set", "precision=bfloat16", "--set", "max_batch_size=8"]
 
@@ -262,17 +272,9 @@ def walk_import_prometheus_repeat(joules, work):
 def walk_import_leaderboard_hardlink(joules, work):
     """The Leaderboard's models/ with one file twice (a hard link): its
     configurations once, no __dup runs."""
-    seed = os.path.join(SRC, "tests", "fuzz", "corpus", "import")
-    texts = []
-    for name in sorted(os.listdir(seed)):
-        with open(os.path.join(seed, name)) as f:
-            texts.append(f.read())
-    index, model = [t for t in texts if "\n----\n" in t][0].split("\n----\n", 1)
     os.makedirs(os.path.join(work, "lb", "models"))
-    with open(os.path.join(work, "lb", "index.json"), "w") as f:
-        f.write(index)
     with open(os.path.join(work, "lb", "models", "a.json"), "w") as f:
-        f.write(model)
+        f.write(lb_model(3))
     rc0, d0, err0 = imported(joules, work, ["mlenergy", "lb", "-o", "lb0.h5"], "plain")
     os.link(os.path.join(work, "lb", "models", "a.json"), os.path.join(work, "lb", "models", "b.json"))
     rc, d, err = imported(joules, work, ["mlenergy", "lb", "-o", "lb.h5"], "with the link")
@@ -348,18 +350,9 @@ def bound_note_dedup(joules, work):
     given twice with the same value: one note, counted in linear time
     (before: a scan of every repeat per repeat, minutes)."""
     n = 30000
-    seed = os.path.join(SRC, "tests", "fuzz", "corpus", "import")
-    name = sorted(f for f in os.listdir(seed) if f.endswith("-noindex"))[0]
-    with open(os.path.join(seed, name)) as f:
-        model = json.load(f)
-    conf = model["configurations"][0]
-    text = json.dumps(conf)
-    dup = text[:-1] + ', "x_dup": 1, "x_dup": 1}'
-    body = json.dumps(dict(model, configurations=[]))
-    body = body.replace('"configurations": []', '"configurations": [' + ",".join([dup] * n) + "]")
     os.makedirs(os.path.join(work, "lb", "models"))
     with open(os.path.join(work, "lb", "models", "m.json"), "w") as f:
-        f.write(body)
+        f.write(lb_model(n, ', "x_dup": 1, "x_dup": 1'))
     rc, out, err, _ = run(joules, ["import", "mlenergy", "lb", "-o", "lb.h5", "--json"], work)
     d = doc(out, "import mlenergy")
     notes = [x for x in d["notes"] if "given twice with the same value" in x["message"]]
