@@ -1,97 +1,82 @@
-/* FNV-1a and the hash map of byte keys (hash.h). */
-#include "core/hash.h"
-
+/* FNV-1a and the string map (core/hash.h). */
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t jl__fnv1a(const void *data, size_t len)
+#include "core/hash.h"
+#include "core/util.h"
+
+#define FNV1A_PRIME UINT64_C(1099511628211)
+
+uint64_t jl__fnv1a_add(uint64_t h, const void *p, size_t n)
 {
-    const unsigned char *p = data;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 1099511628211ull;
-    }
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * FNV1A_PRIME;
     return h;
 }
 
-uint64_t jl__fnv1a_str(const char *s)
+uint64_t jl__fnv1a(const char *s)
 {
-    return jl__fnv1a(s, strlen(s));
+    uint64_t h = JL__FNV1A_INIT;
+    for (const unsigned char *b = (const unsigned char *)s; *b; b++)
+        h = (h ^ *b) * FNV1A_PRIME;
+    return h;
 }
 
-void jl__hmap_init(jl__hmap *m)
+/* The slot of key in slots[0..cap): its own, or the empty one where it
+ * would go (cap a power of two, at least one slot empty). */
+static jl__strmap_entry *slot_of(jl__strmap_entry *slot, size_t cap, const char *key)
 {
-    m->slots = NULL;
-    m->cap = m->n = 0;
+    size_t i = (size_t)jl__fnv1a(key) & (cap - 1);
+    while (slot[i].key && strcmp(slot[i].key, key))
+        i = (i + 1) & (cap - 1);
+    return &slot[i];
 }
 
-void jl__hmap_free(jl__hmap *m)
-{
-    for (size_t i = 0; i < m->cap; i++)
-        free(m->slots[i].key);
-    free(m->slots);
-    jl__hmap_init(m);
-}
-
-/* The slot of (key, hash): its own, or the empty one where it would go.
- * cap > n, so an empty slot exists. */
-static jl__hslot *find(const jl__hmap *m, const void *key, size_t len, uint64_t h)
-{
-    size_t mask = m->cap - 1, j = (size_t)(h ^ (h >> 29)) & mask;
-    for (;;) {
-        jl__hslot *s = &m->slots[j];
-        if (!s->key || (s->hash == h && s->len == len && !memcmp(s->key, key, len)))
-            return s;
-        j = (j + 1) & mask;
-    }
-}
-
-size_t *jl__hmap_get(const jl__hmap *m, const void *key, size_t len)
+jl__strmap_entry *jl__strmap_find(const jl__strmap *m, const char *key)
 {
     if (!m->cap)
         return NULL;
-    jl__hslot *s = find(m, key, len, jl__fnv1a(key, len));
-    return s->key ? &s->value : NULL;
+    jl__strmap_entry *e = slot_of(m->slot, m->cap, key);
+    return e->key ? e : NULL;
 }
 
-static int grow(jl__hmap *m)
+jl__strmap_entry *jl__strmap_add(jl__strmap *m, const char *key, size_t value, int *added)
 {
-    size_t ncap = m->cap ? 2 * m->cap : 64;
-    if (ncap < m->cap)
-        return -1;
-    jl__hslot *ns = calloc(ncap, sizeof *ns);
-    if (!ns)
-        return -1;
-    jl__hmap old = *m;
-    m->slots = ns;
-    m->cap = ncap;
-    for (size_t i = 0; i < old.cap; i++)
-        if (old.slots[i].key)
-            *find(m, old.slots[i].key, old.slots[i].len, old.slots[i].hash) = old.slots[i];
-    free(old.slots);
-    return 0;
-}
-
-size_t *jl__hmap_put(jl__hmap *m, const void *key, size_t len, size_t init, int *added)
-{
-    *added = 0;
-    uint64_t h = jl__fnv1a(key, len);
-    if (m->cap) {
-        jl__hslot *s = find(m, key, len, h);
-        if (s->key)
-            return &s->value;
+    if (added)
+        *added = 0;
+    jl__strmap_entry *e = jl__strmap_find(m, key);
+    if (e)
+        return e;
+    if (2 * (m->n + 1) > m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 16;
+        jl__strmap_entry *t = jl__calloc_array(cap, sizeof *t);
+        if (!t)
+            return NULL;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->slot[i].key)
+                *slot_of(t, cap, m->slot[i].key) = m->slot[i];
+        free(m->slot);
+        m->slot = t;
+        m->cap = cap;
     }
-    if (2 * (m->n + 1) > m->cap && grow(m))
+    char *copy = jl__strdup(key);
+    if (!copy)
         return NULL;
-    jl__hslot *s = find(m, key, len, h);
-    char *k = malloc(len ? len : 1);
-    if (!k)
-        return NULL;
-    if (len)
-        memcpy(k, key, len);
-    *s = (jl__hslot){h, k, len, init};
+    e = slot_of(m->slot, m->cap, key);
+    e->key = copy;
+    e->value = value;
     m->n++;
-    *added = 1;
-    return &s->value;
+    if (added)
+        *added = 1;
+    return e;
+}
+
+void jl__strmap_free(jl__strmap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->slot[i].key);
+    free(m->slot);
+    m->slot = NULL;
+    m->n = m->cap = 0;
 }

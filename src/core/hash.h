@@ -1,39 +1,50 @@
-/* FNV-1a and one hash map, for every table that would otherwise be a scan
- * (docs/security.md, "Bounded work and limits"): keys are byte strings
- * (copied in), each mapped to a size_t; open addressing with linear
- * probing, grown to stay at most half full, so n insertions and look-ups
- * cost O(n) expected time whatever the keys. Internal to the library. */
+/* Hashing, the one home (as zstd's lib/common): FNV-1a (64-bit) and one
+ * map from strings to size_t values on it, which is also the string set
+ * (a map whose values go unused). Not part of the public API.
+ *
+ * Tables of other keys (the JSON tree's keys by pointer and length, the
+ * study's groups by their values) hash with jl__fnv1a_add and keep their
+ * own slots; a table of strings is a jl__strmap. */
 #ifndef JOULES_CORE_HASH_H
 #define JOULES_CORE_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* 64-bit FNV-1a of len bytes, and of a NUL-terminated string. */
-uint64_t jl__fnv1a(const void *data, size_t len);
-uint64_t jl__fnv1a_str(const char *s);
+/* FNV-1a over bytes: start from JL__FNV1A_INIT, add bytes in order. */
+#define JL__FNV1A_INIT UINT64_C(14695981039346656037)
+uint64_t jl__fnv1a_add(uint64_t h, const void *p, size_t n);
+/* The hash of a NUL-terminated string. */
+uint64_t jl__fnv1a(const char *s);
 
-typedef struct jl__hslot {
-    uint64_t hash;
+/* A map from strings (compared by bytes, NUL-terminated) to size_t values:
+ * open addressing on FNV-1a, at most half full, grown by doubling. The map
+ * owns a copy of each key it holds; an entry's key stays where it is until
+ * jl__strmap_free (so a caller may keep pointers to the keys), the entries
+ * move when the map grows. Zero-initialised (JL__STRMAP_INIT) is empty. */
+typedef struct jl__strmap_entry {
     char *key; /* NULL: an empty slot */
-    size_t len;
     size_t value;
-} jl__hslot;
+} jl__strmap_entry;
 
-typedef struct jl__hmap {
-    jl__hslot *slots;
-    size_t cap, n;
-} jl__hmap;
+typedef struct jl__strmap {
+    jl__strmap_entry *slot;
+    size_t n, cap; /* entries held; slots (0 or a power of two) */
+} jl__strmap;
 
-void jl__hmap_init(jl__hmap *m);
-void jl__hmap_free(jl__hmap *m); /* the keys too; the map is then empty and usable */
+#define JL__STRMAP_INIT \
+    {                   \
+        NULL, 0, 0      \
+    }
 
-/* The value of key, or NULL when absent. */
-size_t *jl__hmap_get(const jl__hmap *m, const void *key, size_t len);
-
-/* The value of key; when absent, key is added (copied) with value `init`
- * and *added set to 1 (else 0). NULL when out of memory (the map is as
- * it was). */
-size_t *jl__hmap_put(jl__hmap *m, const void *key, size_t len, size_t init, int *added);
+/* The entry of key, or NULL when the map holds none. */
+jl__strmap_entry *jl__strmap_find(const jl__strmap *m, const char *key);
+/* The entry of key; when the map held none, one is added with a copy of
+ * key and `value` (*added set to 1, else 0; added may be NULL). NULL when
+ * out of memory (the map unchanged). The pointer is valid until the next
+ * jl__strmap_add. */
+jl__strmap_entry *jl__strmap_add(jl__strmap *m, const char *key, size_t value, int *added);
+/* Frees the keys and the slots; the map is empty again. */
+void jl__strmap_free(jl__strmap *m);
 
 #endif

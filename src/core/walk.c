@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,27 +13,34 @@
 
 void jl__walk_init(jl__walk *w)
 {
-    jl__hmap_init(&w->seen);
+    w->seen = (jl__strmap)JL__STRMAP_INIT;
 }
 
 void jl__walk_free(jl__walk *w)
 {
-    jl__hmap_free(&w->seen);
+    jl__strmap_free(&w->seen);
+}
+
+static void key_of(char *key, size_t cap, const struct stat *sb)
+{
+    snprintf(key, cap, "%llx:%llx", (unsigned long long)sb->st_dev, (unsigned long long)sb->st_ino);
 }
 
 int jl__walk_claim(jl__walk *w, const struct stat *sb)
 {
-    uint64_t key[2] = {(uint64_t)sb->st_dev, (uint64_t)sb->st_ino};
+    char key[48];
+    key_of(key, sizeof key, sb);
     int added;
-    if (!jl__hmap_put(&w->seen, key, sizeof key, 0, &added))
+    if (!jl__strmap_add(&w->seen, key, 0, &added))
         return -1;
     return added;
 }
 
 int jl__walk_seen(const jl__walk *w, const struct stat *sb)
 {
-    uint64_t key[2] = {(uint64_t)sb->st_dev, (uint64_t)sb->st_ino};
-    return jl__hmap_get(&w->seen, key, sizeof key) != NULL;
+    char key[48];
+    key_of(key, sizeof key, sb);
+    return jl__strmap_find(&w->seen, key) != NULL;
 }
 
 int jl__walk_claim_path(jl__walk *w, const char *path)

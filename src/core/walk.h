@@ -14,9 +14,10 @@
 
 #include "core/hash.h"
 
-/* The (device, inode) pairs met in one walk (one command's inputs). */
+/* The (device, inode) pairs met in one walk (one command's inputs), as
+ * keys "DEV:INO" of core's string map. */
 typedef struct jl__walk {
-    jl__hmap seen;
+    jl__strmap seen;
 } jl__walk;
 
 void jl__walk_init(jl__walk *w);

@@ -56,7 +56,7 @@ void jl_import_result_free(jl_import_result *r)
     free(r);
 }
 
-json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, const char *output)
+json_t *jl_import_document(const jl_import_result *r, const char *format, const char *output)
 {
     json_t *doc = json_object(), *notes = json_array(), *details = json_object();
     json_object_set_new(doc, "schema", json_string("joules.import/1"));
@@ -96,7 +96,7 @@ int jl__imp_start(jl__imp *c, const jl_import_options *opt, jl_error_list *error
 {
     memset(c, 0, sizeof *c);
     jl__walk_init(&c->walk);
-    jl__hmap_init(&c->note_index);
+    c->note_index = (jl__strmap)JL__STRMAP_INIT;
     jl_import_options_default(&c->def);
     c->opt = opt ? opt : &c->def;
     c->errors = errors;
@@ -106,11 +106,7 @@ int jl__imp_start(jl__imp *c, const jl_import_options *opt, jl_error_list *error
 
 static void names_free(jl__imp *c)
 {
-    for (size_t i = 0; i < c->names_cap; i++)
-        free(c->names[i].name);
-    free(c->names);
-    c->names = NULL;
-    c->names_cap = c->names_n = 0;
+    jl__strmap_free(&c->names);
 }
 
 jl_status jl__imp_end(jl__imp *c, jl_status st, jl_import_result **out)
@@ -118,7 +114,7 @@ jl_status jl__imp_end(jl__imp *c, jl_status st, jl_import_result **out)
     names_free(c);
     jl__walk_free(&c->walk);
     notes_close(c);
-    jl__hmap_free(&c->note_index);
+    jl__strmap_free(&c->note_index);
     if (c->oom || st == JL_ENOMEM) {
         int listed = 0;
         for (size_t i = 0; c->errors && i < c->errors->count; i++)
@@ -225,7 +221,7 @@ void jl__imp_note(jl__imp *c, const char *file, const char *field, const char *f
     jl_import_result *r = c->res;
     /* the note of (field, message), through a hash of both: N notes cost
      * linear time, not a scan of every note per note */
-    size_t fl = strlen(fld), ml = strlen(msg);
+    size_t fl = strlen(fld);
     /* room for a new note first, so the hash never names a note not made */
     if (r->n_notes == c->notes_cap && note_grow(c)) {
         free(msg);
@@ -233,19 +229,18 @@ void jl__imp_note(jl__imp *c, const char *file, const char *field, const char *f
         c->oom = 1;
         return;
     }
-    char *key = malloc(fl + ml + 2);
-    size_t *slot = NULL;
+    /* the key: the field's length, the field, the message (unambiguous) */
+    char *key = jl__asprintf("%zu:%s%s", fl, fld, msg);
+    jl__strmap_entry *slot = NULL;
     int added = 0, have_key = key != NULL;
     if (key) {
-        memcpy(key, fld, fl + 1);
-        memcpy(key + fl + 1, msg, ml + 1);
         slot = r->n_notes < JL__IMP_MAX_NOTES
-                   ? jl__hmap_put(&c->note_index, key, fl + ml + 2, r->n_notes, &added)
-                   : jl__hmap_get(&c->note_index, key, fl + ml + 2);
+                   ? jl__strmap_add(&c->note_index, key, r->n_notes, &added)
+                   : jl__strmap_find(&c->note_index, key);
         free(key);
     }
     if (slot && !added) {
-        r->notes[*slot].count++;
+        r->notes[slot->value].count++;
         free(msg);
         free(fld);
         return;
@@ -309,92 +304,35 @@ jl_status jl__imp_err_at(jl_error_list *errors, jl_status code, const char *file
 
 /* ---- run names ------------------------------------------------------------------ */
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-/* The slot of name: its own, or the empty one where it would go. */
-static jl__imp_name *name_slot(const jl__imp *c, const char *name)
-{
-    size_t j = fnv1a(name) & (c->names_cap - 1);
-    while (c->names[j].name && strcmp(c->names[j].name, name))
-        j = (j + 1) & (c->names_cap - 1);
-    return &c->names[j];
-}
-
-static int names_grow(jl__imp *c)
-{
-    if (c->names_n * 2 < c->names_cap)
-        return 0;
-    size_t ncap = c->names_cap ? c->names_cap * 2 : 1024;
-    jl__imp_name *old = c->names, *nt = jl__calloc_array(ncap, sizeof *nt);
-    if (!nt)
-        return -1;
-    size_t ocap = c->names_cap;
-    c->names = nt;
-    c->names_cap = ncap;
-    for (size_t i = 0; i < ocap; i++)
-        if (old[i].name)
-            *name_slot(c, old[i].name) = old[i];
-    free(old);
-    return 0;
-}
-
-/* Record name (taken over) as claimed once. */
-static int name_add(jl__imp *c, char *name)
-{
-    if (names_grow(c))
-        return -1;
-    jl__imp_name *s = name_slot(c, name);
-    s->name = name;
-    s->count = 1;
-    c->names_n++;
-    return 0;
-}
-
 size_t jl__imp_claim_name(jl__imp *c, jl_run *r)
 {
-    char *own = r->name ? jl__strdup(r->name) : NULL;
-    if (!own || names_grow(c)) {
-        free(own);
+    int added = 0;
+    jl__strmap_entry *e = r->name ? jl__strmap_add(&c->names, r->name, 1, &added) : NULL;
+    if (!e) {
         c->oom = 1;
         return 0;
     }
-    jl__imp_name *s = name_slot(c, own);
-    if (!s->name) {
-        s->name = own;
-        s->count = 1;
-        c->names_n++;
+    if (added)
         return 1;
-    }
-    free(own);
     /* asked for the k-th time: __dup2 .. __dup<k-1> are taken already (each
      * earlier repeat took the first free one), so the search starts at k */
-    size_t k = ++s->count;
+    size_t k = ++e->value;
     for (;; k++) {
         char *nn = jl__asprintf("%s__dup%zu", r->name, k);
         if (!nn) {
             c->oom = 1;
             return 0;
         }
-        if (!name_slot(c, nn)->name) {
-            if (name_add(c, nn)) {
+        if (!jl__strmap_find(&c->names, nn)) {
+            if (!jl__strmap_add(&c->names, nn, 1, NULL)) {
                 free(nn);
                 c->oom = 1;
                 return 0;
             }
             free(r->name);
-            r->name = jl__strdup(nn);
-            if (!r->name)
-                c->oom = 1;
+            r->name = nn;
             c->res->n_duplicates++;
-            return r->name ? k : 0;
+            return k;
         }
         free(nn);
     }
@@ -830,8 +768,7 @@ static int report_dups(jl__imp *c, const char *name, const jl__json_dup *d, size
      * (counted through a hash of the folded fields: linear in the repeats) */
     if (n_diff)
         return 1;
-    jl__hmap first_of; /* folded field -> its first repeat, then counts */
-    jl__hmap_init(&first_of);
+    jl__strmap first_of = JL__STRMAP_INIT; /* folded field -> its first repeat */
     size_t *count = jl__calloc_array(nd ? nd : 1, sizeof *count), *first = NULL;
     first = jl__calloc_array(nd ? nd : 1, sizeof *first);
     for (size_t i = 0; i < nd && count && first && !c->oom; i++) {
@@ -839,14 +776,14 @@ static int report_dups(jl__imp *c, const char *name, const jl__json_dup *d, size
             continue;
         char *g = folded_field(d[i].path);
         int added;
-        size_t *f = g ? jl__hmap_put(&first_of, g, strlen(g), i, &added) : NULL;
+        const jl__strmap_entry *f = g ? jl__strmap_add(&first_of, g, i, &added) : NULL;
         free(g);
         if (!f) {
             c->oom = 1;
             break;
         }
-        first[i] = *f;
-        count[*f]++;
+        first[i] = f->value;
+        count[f->value]++;
     }
     if (!count || !first)
         c->oom = 1;
@@ -859,7 +796,7 @@ static int report_dups(jl__imp *c, const char *name, const jl__json_dup *d, size
                          d[i].line_dup);
     free(count);
     free(first);
-    jl__hmap_free(&first_of);
+    jl__strmap_free(&first_of);
     return n_diff > 0;
 }
 
@@ -1068,21 +1005,21 @@ jl_status jl__imp_sets_check(const jl__imp_sets *s, int file_gives_gpu, const ch
 }
 
 void jl__imp_csv_each(jl__imp *k, const char *path, void *ctx,
-                      int (*header)(void *ctx, const jl__imp_csv_row *row),
-                      void (*data)(void *ctx, const jl__imp_csv_row *row))
+                      int (*header)(void *ctx, const jl__csv_row *row),
+                      void (*data)(void *ctx, const jl__csv_row *row))
 {
-    jl__imp_csv *csv = NULL;
+    jl__csv *csv = NULL;
     jl_error *err = NULL;
-    if (jl__imp_csv_open_file(path, &csv, &err) != JL_OK) {
+    if (jl__csv_open_file(path, &csv, &err) != JL_OK) {
         if (err)
             jl_error_list_push(k->errors, err);
         else
             k->oom = 1;
         return;
     }
-    jl__imp_csv_row row;
+    jl__csv_row row;
     int r, have_header = 0;
-    while ((r = jl__imp_csv_next(csv, &row, &err)) > 0 && !k->oom) {
+    while ((r = jl__csv_next(csv, &row, &err)) > 0 && !k->oom) {
         if (have_header) {
             data(ctx, &row);
             continue;
@@ -1090,14 +1027,14 @@ void jl__imp_csv_each(jl__imp *k, const char *path, void *ctx,
         if (header(ctx, &row))
             break;
         have_header = 1;
-        if (jl__imp_csv_encoding(csv))
-            jl__imp_note(k, path, NULL, "read as %s", jl__imp_csv_encoding(csv));
+        if (jl__csv_encoding(csv))
+            jl__imp_note(k, path, NULL, "read as %s", jl__csv_encoding(csv));
     }
     if (r < 0 && err)
         jl_error_list_push(k->errors, err);
     else
         jl_error_free(err);
-    jl__imp_csv_close(csv);
+    jl__csv_close(csv);
 }
 
 jl_status jl__imp_sets_start(jl__imp *k, jl__imp_sets *s, const jl_importer_arg *args,

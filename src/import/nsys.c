@@ -22,7 +22,7 @@
 #include "core/util.h"
 #include "import/kit.h"
 #include "import/profile_spans.h"
-#include "joules/attribute.h"
+#include "joules/spans.h"
 
 typedef struct {
     int64_t t0, t1, tid;
@@ -118,7 +118,7 @@ typedef struct {
     size_t n_rg;
     char **names;
     size_t n_names, cap_names;
-    jl__hmap name_of;           /* name -> its index in names */
+    jl__strmap name_of;         /* name -> its index in names */
     corrmap cm;                 /* correlationId -> range */
     double *env0, *env1, *busy; /* per range: its device work's envelope and sum */
     int16_t *gpu;
@@ -146,12 +146,11 @@ static jl_status oom(nsx *x)
 static int32_t name_index(nsx *x, const char *text)
 {
     int added;
-    size_t len = strlen(text);
-    size_t *k = jl__hmap_put(&x->name_of, text, len, x->n_names, &added);
+    const jl__strmap_entry *k = jl__strmap_add(&x->name_of, text, x->n_names, &added);
     if (!k)
         return -1;
     if (!added)
-        return (int32_t)*k;
+        return (int32_t)k->value;
     if (x->n_names >= INT32_MAX)
         return -1;
     if (x->n_names == x->cap_names) {
@@ -430,7 +429,7 @@ static void nsx_free(nsx *x)
     for (size_t i = 0; i < x->n_names; i++)
         free(x->names[i]);
     free(x->names);
-    jl__hmap_free(&x->name_of);
+    jl__strmap_free(&x->name_of);
     free(x->rg);
     free(x->cm.key);
     free(x->cm.val);

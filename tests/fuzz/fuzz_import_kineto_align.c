@@ -15,7 +15,7 @@
 
 #include "fuzz_common.h"
 #include "import/profile_spans.h"
-#include "joules/attribute.h"
+#include "joules/attribution.h"
 
 static const char profile[] =
     "{\"baseTimeNanoseconds\": 1000000000, \"traceEvents\": ["
@@ -65,8 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         s) {
         jl_attribution *at = NULL;
         jl_error *err = NULL;
-        if (jl_attribute(run, s, NULL, NULL, &at, &err) == JL_OK) {
-            json_t *doc = jl_attribution_to_json(at);
+        if (jl_attribution_compute(run, s, NULL, NULL, &at, &err) == JL_OK) {
+            json_t *doc = jl_attribution_document(at);
             json_decref(doc);
         }
         jl_attribution_free(at);

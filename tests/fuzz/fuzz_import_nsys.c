@@ -24,7 +24,7 @@
 
 #include "fuzz_common.h"
 #include "import/profile_spans.h"
-#include "joules/attribute.h"
+#include "joules/attribution.h"
 
 static const char *const schema_plain =
     "CREATE TABLE NVTX_EVENTS (start INT, end INT, eventType INT, text TEXT, globalTid INT);";
@@ -196,8 +196,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (jl__nsys_spans_db(db, "fuzz.sqlite", run, has_offset, 0.0, &s, &errors) == JL_OK && s) {
         jl_attribution *a = NULL;
         jl_error *err = NULL;
-        if (jl_attribute(run, s, NULL, NULL, &a, &err) == JL_OK) {
-            json_t *doc = jl_attribution_to_json(a);
+        if (jl_attribution_compute(run, s, NULL, NULL, &a, &err) == JL_OK) {
+            json_t *doc = jl_attribution_document(a);
             json_decref(doc);
         }
         jl_attribution_free(a);

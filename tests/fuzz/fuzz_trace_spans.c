@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "fuzz_common.h"
-#include "joules/attribute.h"
+#include "joules/attribution.h"
 #include "joules/output.h"
 #include "joules/summary.h"
 #include "joules/trace.h"
@@ -63,8 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (jl_trace_read_spans(t, i, &sp, &e) == JL_OK && sp) {
             jl_attribution *a = NULL;
             jl_error *ae = NULL;
-            if (jl_attribute(run, sp, &z, NULL, &a, &ae) == JL_OK) {
-                json_t *doc = jl_attribution_to_json(a);
+            if (jl_attribution_compute(run, sp, &z, NULL, &a, &ae) == JL_OK) {
+                json_t *doc = jl_attribution_document(a);
                 free(jl_json_dump(doc));
                 json_decref(doc);
             } else if (ae) {

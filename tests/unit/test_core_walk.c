@@ -1,4 +1,4 @@
-/* The hash map and the one folder walker of src/core (hash.h, walk.h), and
+/* The one folder walker of src/core (walk.h), and
  * their users at the library's edge: jl_collect_paths (the study's path
  * listing), jl_import_input_bytes (import --each) and jl_import_guess_path
  * over folders whose links loop or repeat (docs/security.md, "Folder
@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/hash.h"
 #include "core/util.h"
 #include "core/walk.h"
 #include "joules/import.h"
@@ -55,41 +54,6 @@ static void link_at(const char *dir, const char *name, const char *target)
     if (symlink(target, p) != 0)
         fprintf(stderr, "symlink %s: %s\n", p, strerror(errno));
     free(p);
-}
-
-TEST(hmap_many_keys)
-{
-    jl__hmap m;
-    jl__hmap_init(&m);
-    CHECK(jl__hmap_get(&m, "a", 1) == NULL);
-    enum { N = 50000 };
-    char key[32];
-    int added;
-    for (size_t i = 0; i < N; i++) {
-        int n = snprintf(key, sizeof key, "k%zu", i);
-        size_t *v = jl__hmap_put(&m, key, (size_t)n, i, &added);
-        CHECK(v && added && *v == i);
-    }
-    CHECK_EQ_INT(m.n, N);
-    CHECK(m.cap >= 2 * m.n);
-    size_t bad = 0;
-    for (size_t i = 0; i < N; i++) {
-        int n = snprintf(key, sizeof key, "k%zu", i);
-        size_t *v = jl__hmap_get(&m, key, (size_t)n);
-        bad += !v || *v != i;
-        size_t *w = jl__hmap_put(&m, key, (size_t)n, 7, &added);
-        bad += !w || added || *w != i; /* present: its value, not the new one */
-    }
-    CHECK_EQ_INT(bad, 0);
-    /* keys are bytes: a NUL inside, the empty key */
-    CHECK(jl__hmap_put(&m, "a\0b", 3, 1, &added) && added);
-    CHECK(jl__hmap_put(&m, "a\0c", 3, 2, &added) && added);
-    CHECK(*jl__hmap_get(&m, "a\0b", 3) == 1 && *jl__hmap_get(&m, "a\0c", 3) == 2);
-    CHECK(jl__hmap_put(&m, "", 0, 9, &added) && added && *jl__hmap_get(&m, "", 0) == 9);
-    CHECK(jl__fnv1a("abc", 3) == jl__fnv1a_str("abc"));
-    CHECK(jl__fnv1a("", 0) == 1469598103934665603ull);
-    jl__hmap_free(&m);
-    CHECK(m.n == 0 && jl__hmap_get(&m, "k1", 2) == NULL);
 }
 
 /* root/{a.h5, self -> ., d/{b.h5, up -> .., hard.h5 (= a.h5), sym.h5 -> ../a.h5}, fifo} */
@@ -198,7 +162,6 @@ TEST(input_bytes_and_guess_end)
 
 int main(void)
 {
-    RUN(hmap_many_keys);
     RUN(walk_lists_each_once);
     RUN(collect_paths_reads_each_file_once);
     RUN(input_bytes_and_guess_end);
