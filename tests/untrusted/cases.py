@@ -70,14 +70,18 @@ def run(joules, args, cwd, limit=LIMIT_S, env=None):
     # its RUSAGE_CHILDREN (this process's own counter keeps earlier children)
     wrapper = ("import resource,subprocess,sys,json\n"
                "p=subprocess.run(sys.argv[1:],capture_output=True)\n"
-               "r=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+               "u=resource.getrusage(resource.RUSAGE_CHILDREN)\n"
                "sys.stderr.buffer.write(p.stderr)\n"
                "sys.stdout.buffer.write(p.stdout)\n"
-               "open('rss.json','w').write(json.dumps([p.returncode,r]))\n")
+               "open('rss.json','w').write(json.dumps([p.returncode,u.ru_maxrss,"
+               "u.ru_utime+u.ru_stime]))\n")
     p = subprocess.run([sys.executable, "-c", wrapper, joules] + args, cwd=cwd,
                        capture_output=True, preexec_fn=limits, env=e, timeout=limit * 4)
     with open(os.path.join(cwd, "rss.json")) as f:
-        rc, rss_kb = json.load(f)
+        rc, rss_kb, cpu = json.load(f)
+    if os.environ.get("UNTRUSTED_VERBOSE"):  # the figures of docs/security.md
+        print("  %s: exit %d, %.2f CPU s, peak RSS %.0f MiB" % (" ".join(args[:2]), rc, cpu,
+                                                                 rss_kb / 1024.0))
     out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
     check(rc >= 0, "killed by signal %d (the CPU limit is %d s): %s" % (-rc, limit, err[-500:]))
     check("runtime error" not in err and "Sanitizer" not in err, "sanitizer report:\n" + err[-3000:])
