@@ -77,6 +77,15 @@ int jl_attrs_is_diffusion(const jl_attrs *a);
 const char *jl_attrs_power_scope(const jl_attrs *a);
 int jl_attrs_is_node_ac(const jl_attrs *a);
 
+/* The trace format's rules on a run's attributes (docs/trace-format.md):
+ * every MUST attribute present and not empty, @workload one of llm, mllm,
+ * diffusion, @power_scope gpu or node_ac, num_gpus in 1..max_gpus,
+ * max_batch_size >= 1. The rules the reader applies to every run and a
+ * checked writer to every run it writes (jl_trace_write_options.validate).
+ * Fails naming the attribute (JL_EMISSING, JL_EINVALID, JL_ELIMIT); the
+ * error names no file or run (jl_error_set_context adds them). */
+jl_status jl_attrs_check(const jl_attrs *a, unsigned long long max_gpus, jl_error **err);
+
 /* Names of the typed attributes, NULL-terminated, in a stable order (the
  * column order of CSV outputs). */
 extern const char *const jl_attr_names[];

@@ -334,6 +334,13 @@ jl_status jl_fprint_summaries_csv(FILE *f, const jl_summary_list *l);
  * JL_NAMES_JOULES). */
 jl_status jl_write_summaries_csv_named(const char *path, const jl_summary_list *l, jl_names names,
                                        jl_error **err);
+/* The same columns and cells as typed columns (joules/output.h, jl_table:
+ * figures and number attributes are numbers, num_gpus and the other whole
+ * attributes integers where no run lacks them), for programs that build a
+ * table without reading CSV text back (the Python module). Free with
+ * jl_table_free. JL_ENOMEM on out of memory. */
+jl_status jl_summaries_table(const jl_summary_list *l, jl_names names, jl_table **out,
+                             jl_error **err);
 jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_names names);
 
 JL_API_END

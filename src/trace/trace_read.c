@@ -434,6 +434,7 @@ static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_tra
         jl_trace_limits_default(&t->lim);
     t->summary_fields_only = opt ? opt->summary_fields_only : 0;
     t->stream_itl = opt ? opt->stream_itl : 0;
+    t->skip_groups = opt ? opt->skip_groups : 0;
     *out = t;
     return JL_OK;
 }
