@@ -111,13 +111,14 @@ const char *jl_figure_doc(jl_figure f);
 int jl_figure_lookup(const char *name);
 
 /* How the steady-state window was found. */
-#define JL_STEADY_METHOD_TABLE(X)                                               \
-    X(REQUESTS, "requests", "request rule of the spec (ML.ENERGY method)")      \
-    X(OCCUPANCY, "occupancy", "engine/running at or above a share of its peak") \
-    X(BATCHES, "batches", "diffusion: first batch start to last batch end")     \
-    X(WHOLE_RUN, "whole_run", "no rule applied: the whole run (flagged)")       \
-    X(SUMMARY, "summary", "figures passed through from summary/")               \
-    X(SOURCE, "source", "the source cut the series to its steady state (@window): the whole span")
+#define JL_STEADY_METHOD_TABLE(X)                                                                  \
+    X(REQUESTS, "requests", "request rule of the spec (ML.ENERGY method)")                         \
+    X(OCCUPANCY, "occupancy", "engine/running at or above a share of its peak")                    \
+    X(BATCHES, "batches", "diffusion: first batch start to last batch end")                        \
+    X(WHOLE_RUN, "whole_run", "no rule applied: the whole run (flagged)")                          \
+    X(SUMMARY, "summary", "figures passed through from summary/")                                  \
+    X(SOURCE, "source", "the source cut the series to its steady state (@window): the whole span") \
+    X(CUSTOM, "custom", "the window the caller chose (summarize --window), clipped to the run")
 
 typedef enum {
 /* clang-format off */
@@ -259,6 +260,15 @@ typedef struct jl_summary_options {
      * (relative) is marked. Default 0.10, the check rule published_agrees'
      * warn threshold. */
     double published_mark;
+    /* 1: every run's figures over one window the caller chose instead of
+     * the steady-state rules: [window[0], window[1]] seconds on the run's
+     * clock, clipped to its samples (power/, else engine/); -inf and +inf
+     * reach the run's first and last sample (the whole run:
+     * `summarize --window run`). steady_method is then "custom"; a
+     * summary-only run keeps its source's figures (warning
+     * custom_window_unused). Default 0. */
+    int custom_window;
+    double window[2];
 } jl_summary_options;
 
 void jl_summary_options_default(jl_summary_options *opt);
