@@ -16,6 +16,7 @@ typedef struct {
     jl_trace_stream *s; /* the run being written, or NULL */
     jl_run *run;        /* its attributes (and summary/), written at its end */
     char *harness;
+    char *path;
 } WriterObject;
 
 static void writer_dealloc(WriterObject *o)
@@ -26,6 +27,7 @@ static void writer_dealloc(WriterObject *o)
     });
     jl_run_free(o->run);
     free(o->harness);
+    free(o->path);
     Py_TYPE(o)->tp_free((PyObject *)o);
 }
 
@@ -79,6 +81,12 @@ static int writer_init(WriterObject *o, PyObject *args, PyObject *kw)
     jl_status st;
     jl_trace_writer *w = NULL;
     const char *path = PyBytes_AS_STRING(pathobj);
+    free(o->path);
+    if (!(o->path = strdup(path))) {
+        Py_DECREF(pathobj);
+        PyErr_NoMemory();
+        return -1;
+    }
     PYJ_CALL(st = jl_trace_writer_open(path, &wo, &w, &err));
     Py_DECREF(pathobj);
     if (st != JL_OK) {
@@ -104,7 +112,7 @@ static int writing(WriterObject *o, int need_run)
 
 /* One attribute of a dict into a: the format's typed ones by their kind,
  * every other one kept as an extra attribute (str or number). */
-static int set_attr(jl_attrs *a, const char *k, PyObject *v)
+static jl_status set_attr(jl_attrs *a, const char *k, PyObject *v, jl_error **err)
 {
     static const struct {
         const char *name;
@@ -147,59 +155,58 @@ static int set_attr(jl_attrs *a, const char *k, PyObject *v)
 #undef D
     };
     if (v == Py_None)
-        return 0; /* missing */
+        return JL_OK; /* missing */
     for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++) {
         if (strcmp(typed[i].name, k))
             continue;
         char *base = (char *)a + typed[i].off;
         if (typed[i].kind == 0) {
             if (!PyUnicode_Check(v)) {
-                pyj_raise(JL_ETYPE, jl_error_new(JL_ETYPE, NULL, NULL, NULL, -1,
-                                                 "attribute @%s must be a string, found %.80s", k,
-                                                 Py_TYPE(v)->tp_name));
-                return -1;
+                *err = jl_error_new(JL_ETYPE, NULL, NULL, NULL, -1,
+                                    "attribute @%s must be a string, found %.80s", k,
+                                    Py_TYPE(v)->tp_name);
+                return JL_ETYPE;
             }
             const char *s = PyUnicode_AsUTF8(v);
             if (!s)
-                return -1;
+                return JL_EINTERNAL; /* a Python error is set */
             free(*(char **)base);
             if (!(*(char **)base = strdup(s))) {
                 PyErr_NoMemory();
-                return -1;
+                return JL_EINTERNAL; /* a Python error is set */
             }
-            return 0;
+            return JL_OK;
         }
         if (PyBool_Check(v) || !PyNumber_Check(v) || PyUnicode_Check(v)) {
-            pyj_raise(JL_ETYPE, jl_error_new(JL_ETYPE, NULL, NULL, NULL, -1,
-                                             "attribute @%s must be a number, found %.80s", k,
-                                             Py_TYPE(v)->tp_name));
-            return -1;
+            *err =
+                jl_error_new(JL_ETYPE, NULL, NULL, NULL, -1,
+                             "attribute @%s must be a number, found %.80s", k, Py_TYPE(v)->tp_name);
+            return JL_ETYPE;
         }
         double d = PyFloat_AsDouble(v);
         if (d == -1 && PyErr_Occurred())
-            return -1;
+            return JL_EINTERNAL; /* a Python error is set */
         if (typed[i].kind == 2) {
             if (!isfinite(d)) {
-                pyj_raise(JL_EINVALID,
-                          jl_error_new(JL_EINVALID, NULL, NULL, NULL, -1,
-                                       "attribute @%s must be finite, found %g", k, d));
-                return -1;
+                *err = jl_error_new(JL_EINVALID, NULL, NULL, NULL, -1,
+                                    "attribute @%s must be finite, found %g", k, d);
+                return JL_EINVALID;
             }
             *(double *)base = d;
-            return 0;
+            return JL_OK;
         }
         if (!(d == floor(d) && fabs(d) < 9e15)) {
-            pyj_raise(JL_ETYPE, jl_error_new(JL_ETYPE, NULL, NULL, NULL, -1,
-                                             "attribute @%s must be an integer, found %g", k, d));
-            return -1;
+            *err = jl_error_new(JL_ETYPE, NULL, NULL, NULL, -1,
+                                "attribute @%s must be an integer, found %g", k, d);
+            return JL_ETYPE;
         }
         if (d < 0) {
-            pyj_raise(JL_EINVALID, jl_error_new(JL_EINVALID, NULL, NULL, NULL, -1,
-                                                "attribute @%s must be >= 0, found %.0f", k, d));
-            return -1;
+            *err = jl_error_new(JL_EINVALID, NULL, NULL, NULL, -1,
+                                "attribute @%s must be >= 0, found %.0f", k, d);
+            return JL_EINVALID;
         }
         *(long *)base = (long)d;
-        return 0;
+        return JL_OK;
     }
     char buf[64];
     const char *text;
@@ -209,45 +216,28 @@ static int set_attr(jl_attrs *a, const char *k, PyObject *v)
     } else if (!PyBool_Check(v) && PyNumber_Check(v)) {
         double d = PyFloat_AsDouble(v);
         if (d == -1 && PyErr_Occurred())
-            return -1;
+            return JL_EINTERNAL; /* a Python error is set */
         if (!isfinite(d)) {
-            pyj_raise(JL_EINVALID, jl_error_new(JL_EINVALID, NULL, NULL, NULL, -1,
-                                                "attribute @%s must be finite, found %g", k, d));
-            return -1;
+            *err = jl_error_new(JL_EINVALID, NULL, NULL, NULL, -1,
+                                "attribute @%s must be finite, found %g", k, d);
+            return JL_EINVALID;
         }
         snprintf(buf, sizeof buf, "%.17g", d);
         text = buf;
         number = 1;
     } else {
-        pyj_raise(JL_ETYPE, jl_error_new(JL_ETYPE, NULL, NULL, NULL, -1,
-                                         "attribute @%s must be a string or a number, found %.80s",
-                                         k, Py_TYPE(v)->tp_name));
-        return -1;
+        *err = jl_error_new(JL_ETYPE, NULL, NULL, NULL, -1,
+                            "attribute @%s must be a string or a number, found %.80s", k,
+                            Py_TYPE(v)->tp_name);
+        return JL_ETYPE;
     }
     if (!text)
-        return -1;
+        return JL_EINTERNAL; /* a Python error is set */
     if (jl_attrs_add_extra(a, k, text, number) != JL_OK) {
         PyErr_NoMemory();
-        return -1;
+        return JL_EINTERNAL; /* a Python error is set */
     }
-    return 0;
-}
-
-/* An attribute error raised by set_attr names the run it is for. */
-static PyObject *attr_fail(const char *run)
-{
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    if (value && PyObject_HasAttrString(value, "kind")) {
-        PyObject *r = PyUnicode_FromString(run);
-        if (r)
-            PyObject_SetAttrString(value, "run", r);
-        Py_XDECREF(r);
-        PyErr_Clear();
-    }
-    PyErr_Restore(type, value, tb);
-    return NULL;
+    return JL_OK;
 }
 
 static PyObject *writer_begin(WriterObject *o, PyObject *args)
@@ -264,19 +254,31 @@ static PyObject *writer_begin(WriterObject *o, PyObject *args)
         return PyErr_NoMemory();
     PyObject *k, *v;
     Py_ssize_t pos = 0;
-    while (PyDict_Next(attrs, &pos, &k, &v)) {
-        const char *key = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : NULL;
-        if (!key || set_attr(&run->attrs, key, v) < 0) {
-            jl_run_free(run);
-            if (!key && !PyErr_Occurred())
-                PyErr_SetString(PyExc_TypeError, "attribute names must be str");
-            return attr_fail(name);
-        }
-    }
     jl_error *err = NULL;
-    jl_status st = jl_attrs_check(&run->attrs, 1024, &err);
+    jl_status st = JL_OK;
+    while (st == JL_OK && PyDict_Next(attrs, &pos, &k, &v)) {
+        const char *key = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : NULL;
+        if (!key) {
+            jl_run_free(run);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "attribute names must be str");
+            return NULL;
+        }
+        st = set_attr(&run->attrs, key, v, &err);
+    }
+    if (st == JL_EINTERNAL && PyErr_Occurred()) {
+        jl_run_free(run);
+        return NULL;
+    }
+    /* the format's rules on the attributes, at once */
+    if (st == JL_OK)
+        st = jl_attrs_check(&run->attrs, 1024, &err);
     if (st != JL_OK) {
-        jl_error_set_context(err, NULL, name);
+        char obj[600];
+        snprintf(obj, sizeof obj, "/runs/%s", name);
+        if (err && !err->object)
+            err->object = strdup(obj);
+        jl_error_set_context(err, o->path, name);
         jl_run_free(run);
         return pyj_raise(st, err);
     }

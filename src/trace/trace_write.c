@@ -1064,7 +1064,13 @@ static jl_status check_append(jl_trace_stream *s, const sds *d, const char *grou
                               size_t g, const double *rows, size_t n, jl_error **err)
 {
     jl_trace_writer *w = s->w;
-    int ctype = d ? d->ctype : stream_ctype(w, group, name);
+    /* the rule sees the values as the reader holds them (its target type,
+     * e.g. float32 watts as float64); the file's type is the writer's */
+    int rank;
+    int ctype = jl__column_type(group, name, &rank);
+    if (ctype < 0)
+        ctype = JL__COL_F64;
+    int ftype = d ? d->ctype : stream_ctype(w, group, name);
     size_t row0 = d ? d->rows + d->nbuf : 0;
     char *obj = d ? NULL : jl__asprintf("%s/%s/%s", s->rpath, group, name);
     const char *path = d ? d->path : obj;
@@ -1074,6 +1080,11 @@ static jl_status check_append(jl_trace_stream *s, const sds *d, const char *grou
     void *typed = jl__malloc_array(nv ? nv : 1, ctype_size(ctype));
     jl_status st = typed ? JL_OK : jl_fail(err, JL_ENOMEM, w->path, s->name, path, -1, NULL);
     size_t bad = typed ? convert_values(ctype, rows, n * g, typed) : SIZE_MAX;
+    if (bad == SIZE_MAX && typed && ftype != ctype) { /* stored narrower (int32 in int64?): whole too */
+        void *f = jl__malloc_array(nv ? nv : 1, ctype_size(ftype));
+        bad = f ? convert_values(ftype, rows, n * g, f) : SIZE_MAX;
+        free(f);
+    }
     if (st == JL_OK && bad != SIZE_MAX) {
         char a[40];
         jl__fmt_double(a, sizeof a, rows[bad]);
