@@ -72,6 +72,17 @@ static int make_exceptions(PyObject *m)
         PyExc_Exception, NULL);
     if (!Error || PyModule_AddObjectRef(m, "Error", Error) < 0)
         return -1;
+    /* what an Error raised without the library's error says: nothing known */
+    static const char *const fields[] = {"kind", "file",   "run",     "field", "row",
+                                         "line", "column", "message", "causes"};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (PyObject_SetAttrString(Error, fields[i], Py_None) < 0)
+            return -1;
+    PyObject *side = PyUnicode_FromString("input");
+    int bad = !side || PyObject_SetAttrString(Error, "side", side) < 0;
+    Py_XDECREF(side);
+    if (bad)
+        return -1;
     for (size_t i = 0; i < sizeof kind_names / sizeof kind_names[0]; i++) {
         char qual[96];
         snprintf(qual, sizeof qual, "joules.%s", kind_names[i].name);
@@ -81,7 +92,10 @@ static int make_exceptions(PyObject *m)
             return -1;
         PyObject *cls = PyErr_NewExceptionWithDoc(qual, kind_names[i].doc, bases, NULL);
         Py_DECREF(bases);
-        if (!cls || PyModule_AddObjectRef(m, kind_names[i].name, cls) < 0)
+        PyObject *kind = cls ? PyUnicode_FromString(jl_status_name(kind_names[i].st)) : NULL;
+        bad = !kind || PyObject_SetAttrString(cls, "kind", kind) < 0;
+        Py_XDECREF(kind);
+        if (bad || PyModule_AddObjectRef(m, kind_names[i].name, cls) < 0)
             return -1;
         kinds[kind_names[i].st] = cls;
     }

@@ -657,6 +657,15 @@ _DATASETS = {
 }
 
 
+def _err(cls, message, file=None, run=None, field=None, row=None):
+    """An exception raised here (not by the library) that says where, as
+    the library's errors do: "file: run RUN: field: message"."""
+    where = "".join(x for x in (file and file + ": ", run and "run %s: " % run, field and field + ": ") if x)
+    x = cls(where + message)
+    x.file, x.run, x.field, x.row, x.message = file, run, field, row, message
+    return x
+
+
 def _error_from(e):
     """An exception from an error dict of .errors (code, message, file, run, object, row)."""
     cls = {"nomem": OutOfMemoryError, "io": FileError, "format": FormatError, "invalid": InvalidDataError,
@@ -944,17 +953,18 @@ class TraceWriter:
             if widths and name in widths and a.ndim == 1:
                 a = a.reshape(-1, 1)
             if a.ndim > 2:
-                raise UsageError("%s/%s: expected [N] or [N, W] values, got shape %s" % (group, name, a.shape))
+                raise _err(UsageError, "expected [N] or [N, W] values, got shape %s" % (a.shape,), self.path,
+                           self._run, "/runs/%s/%s/%s" % (self._run, group, name))
             if n is not None and a.shape[0] != n:
-                raise UsageError("%s/%s has %d rows, %s has %d: the columns of one call have one length" % (
-                    group, name, a.shape[0], out[0][0], n))
+                raise _err(UsageError, "has %d rows, %s/%s has %d: the columns of one call have one length" % (
+                    a.shape[0], group, out[0][0], n), self.path, self._run, "/runs/%s/%s/%s" % (self._run, group, name))
             n = a.shape[0]
             out.append((name, a))
         return out
 
     def _append(self, group, cols, per_gpu=()):
         if self._run is None:
-            raise UsageError("no run is being written: begin_run() first")
+            raise _err(UsageError, "no run is being written: begin_run() first", self.path)
         c = self._columns(group, cols, widths=set(per_gpu))
         if c:
             self._w.append(group, [(n, a) for n, a in c])
@@ -992,7 +1002,7 @@ class TraceWriter:
         import numpy as np
 
         if self._run is None:
-            raise UsageError("no run is being written: begin_run() first")
+            raise _err(UsageError, "no run is being written: begin_run() first", self.path)
         names = list(name) if not isinstance(name, str) else [name]
         codes = {}
         idx = np.empty(len(names), dtype=np.int32)
@@ -1021,7 +1031,7 @@ class TraceWriter:
 
     def end_run(self, summary=None):
         if self._run is None:
-            raise UsageError("no run is being written: begin_run() first")
+            raise _err(UsageError, "no run is being written: begin_run() first", self.path)
         try:
             self._w.end_run(summary)
         finally:
