@@ -25,7 +25,7 @@ if(JOULES_PYTHON_SHARED)
   # the module finds the libjoules.so installed beside it
   file(GLOB ext "$ENV{DESTDIR}${dest}/joules/_joules*.so")
   foreach(e ${ext})
-    file(RPATH_CHANGE FILE "${e}" OLD_RPATH "" NEW_RPATH "${CMAKE_INSTALL_PREFIX}/${JOULES_LIBDIR}" QUIET)
+    file(RPATH_SET FILE "${e}" NEW_RPATH "${CMAKE_INSTALL_PREFIX}/${JOULES_LIBDIR}")
   endforeach()
 endif()
 message(STATUS "joules: the Python package is in ${dest} (import joules; PYTHONPATH=${dest} where that is not on sys.path)")

@@ -463,7 +463,7 @@ static PyObject *py_slo(PyObject *self, PyObject *args)
     if (jl_slo_parse(expr, &slo, &off, &err) != JL_OK) {
         char *caret = jl_slo_caret(expr, off);
         PyObject *r =
-            pyj_usage("slo: %s\n%s", err ? err->message : "out of memory", caret ? caret : "");
+            pyj_usage("--slo: %s\n%s", err ? err->message : "out of memory", caret ? caret : "");
         free(caret);
         jl_error_free(err);
         return r;

@@ -61,12 +61,12 @@ static int study_init(StudyObject *s, PyObject *args, PyObject *kw)
         return -1;
     }
     if (workers < 1 || workers > 256) {
-        pyj_usage("workers: '%d' is not a whole number in 1..256", workers);
+        pyj_usage("--workers: '%d' is not a whole number in 1..256", workers);
         return -1;
     }
     int nm = jl_names_parse(names);
     if (nm < 0) {
-        pyj_usage("names: '%s' is not one of joules, mlenergy", names);
+        pyj_usage("--names: '%s' is not one of joules, mlenergy", names);
         return -1;
     }
     s->names = (jl_names)nm;
@@ -83,7 +83,7 @@ static int study_init(StudyObject *s, PyObject *args, PyObject *kw)
         if (!PyArg_ParseTuple(window, "dd", &a, &b))
             return -1;
         if (!(b > a)) {
-            pyj_usage("window (%g, %g): the end must be greater than the start", a, b);
+            pyj_usage("--window %g,%g: B must be greater than A", a, b);
             return -1;
         }
         s->opt.summary.custom_window = 1;
@@ -103,7 +103,7 @@ static int study_init(StudyObject *s, PyObject *args, PyObject *kw)
     for (size_t i = 0; i < n; i++)
         if ((st = jl_ruleset_set(&s->rules, sr[i], &err)) != JL_OK) {
             PyMem_Free(sr);
-            pyj_usage("set_rule: %s", err ? err->message : "out of memory");
+            pyj_usage("%s", err ? err->message : "out of memory");
             jl_error_free(err);
             return -1;
         }
@@ -370,7 +370,7 @@ static int parse_slos(PyObject *list, slos *out)
         size_t off = 0;
         if (jl_slo_parse(e[i], &out->items[i], &off, &err) != JL_OK) {
             char *caret = jl_slo_caret(e[i], off);
-            pyj_usage("slo: %s\n%s", err ? err->message : "out of memory", caret ? caret : "");
+            pyj_usage("--slo: %s\n%s", err ? err->message : "out of memory", caret ? caret : "");
             free(caret);
             jl_error_free(err);
             PyMem_Free(e);
@@ -392,7 +392,7 @@ static int figure_option(const char *opt, const char *name, int *out)
     if (f < 0) {
         char near[64];
         int hint = jl_slo_suggest_figure(name, near, sizeof near);
-        pyj_usage("%s: unknown figure '%s' (%s%s%se.g. median_itl, p90_itl, p99_itl, ttft_p90, "
+        pyj_usage("--%s: unknown figure '%s' (%s%s%se.g. median_itl, p90_itl, p99_itl, ttft_p90, "
                   "batch_latency; summary.md lists them all)",
                   opt, name, hint ? "did you mean '" : "", hint ? near : "", hint ? "'? " : "");
         return -1;
@@ -450,7 +450,7 @@ static PyObject *study_frontier(StudyObject *s, PyObject *args, PyObject *kw)
         figure_option("energy", en, &fo.energy_figure) < 0)
         return NULL;
     if (!(fo.tolerance >= 0 && fo.tolerance < 1))
-        return pyj_usage("tolerance must be in [0, 1)");
+        return pyj_usage("--tolerance must be in [0, 1)");
     jl_frontier_set *fs = NULL;
     jl_error *err = NULL;
     jl_status st;

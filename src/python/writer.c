@@ -770,12 +770,26 @@ PyObject *pyj_import(PyObject *self, PyObject *args, PyObject *kw)
         });
     }
     if (st != JL_OK || !r) {
-        if (err)
-            pyj_raise(st, err), err = NULL;
-        else {
+        /* the error that stopped the import, else the first of the inputs'
+         * (every one in .errors, as the CLI prints them all) */
+        if (err) {
+            pyj_raise(st, err);
+            err = NULL;
+        } else if (errors.count) {
             const jl_error *last = pyj_last_error(&errors);
-            pyj_raise_copy(st != JL_OK ? st : JL_ENODATA, last && last->code == st ? last : NULL);
+            const jl_error *e = last->code == st ? last : errors.items[0];
+            pyj_raise_copy(e->code, e);
+        } else {
+            pyj_raise(st != JL_OK ? st : JL_ENODATA, NULL);
         }
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        PyObject *all = pyj_errors(&errors);
+        if (all && value)
+            PyObject_SetAttrString(value, "errors", all);
+        Py_XDECREF(all);
+        PyErr_Restore(type, value, tb);
         goto out;
     }
     json_t *doc = jl_import_result_to_json(r, im->name, output);

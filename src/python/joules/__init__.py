@@ -129,6 +129,18 @@ def _window(window):
 # ---- studies ------------------------------------------------------------------------
 
 
+def _caller_level():
+    """The stacklevel of warnings.warn that names the first caller outside
+    this package (a warning points at the user's line)."""
+    import sys
+
+    here = _os.path.dirname(__file__)
+    f, level = sys._getframe(1), 1
+    while f is not None and _os.path.dirname(f.f_code.co_filename) == here:
+        f, level = f.f_back, level + 1
+    return level
+
+
 class Study:
     """Runs loaded once (joules.load): pass it to any analysis in place of
     paths to analyse the same runs again without reading them again."""
@@ -165,7 +177,7 @@ class Study:
                                 fields_only=_fields_only)
         if self._c.unmatched:
             for line in self._c.unmatched.splitlines():
-                _warnings.warn(line, SelectionWarning, stacklevel=3)
+                _warnings.warn(line, SelectionWarning, stacklevel=_caller_level())
         if self._c.count == 0:
             if self._c.n_read:
                 n = self._c.n_read
@@ -551,8 +563,8 @@ class Run:
     def _need(self, rd, field, hint=""):
         a = rd.get(field)
         if a is None:
-            raise MissingFieldError("%s: run %s: /runs/%s/%s: the run has no such dataset%s" % (
-                self.trace.path, self.name, self.name, field, hint))
+            raise _err(MissingFieldError, "the run has no such dataset" + hint, self.trace.path, self.name,
+                       "/runs/%s/%s" % (self.name, field))
         return a
 
     @staticmethod
