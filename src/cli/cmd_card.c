@@ -124,7 +124,7 @@ int cli_cmd_card(int argc, char **argv)
         if (!mine.n) {
             fprintf(stderr, "joules %s: no run of model '%s' with energy per request%s\n", cmd,
                     model ? model : "?", cs.slos.n ? " meeting the SLOs" : "");
-            rc = JL_EXIT_NOINPUT;
+            rc = CLI_EXIT_NOINPUT;
             goto end;
         }
         char carbon[512] = "";

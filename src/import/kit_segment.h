@@ -170,7 +170,4 @@ void jl__imp_auto_runs_free(jl__imp_auto_runs *a);
  * when out of memory. */
 char *jl__imp_shell_quote(const char *s);
 
-/* "2026-11-23T22:17:53.300Z" for Unix seconds t (buf: 96 bytes). */
-char *jl__imp_fmt_iso_utc(char *buf, double t);
-
 #endif

@@ -27,7 +27,28 @@
 
 #include <jansson.h>
 
-#include "joules/joules.h"
+#include "joules/account.h"
+#include "joules/attribution.h"
+#include "joules/attrs.h"
+#include "joules/budget.h"
+#include "joules/carbon.h"
+#include "joules/check.h"
+#include "joules/choice.h"
+#include "joules/descriptors.h"
+#include "joules/diagnose.h"
+#include "joules/error.h"
+#include "joules/frontier.h"
+#include "joules/import.h"
+#include "joules/model.h"
+#include "joules/output.h"
+#include "joules/provenance.h"
+#include "joules/slo.h"
+#include "joules/spans.h"
+#include "joules/study.h"
+#include "joules/summary.h"
+#include "joules/trace.h"
+#include "joules/trace_write.h"
+#include "joules/version.h"
 
 /* ---- the library lock (module.c) -------------------------------------------
  * Library work runs with the GIL released and under one lock, so other

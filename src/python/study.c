@@ -456,7 +456,7 @@ static PyObject *study_frontier(StudyObject *s, PyObject *args, PyObject *kw)
     jl_status st;
     json_t *doc = NULL;
     PYJ_CALL(st = jl_frontier_compute(&s->runs, &fo, &fs, &err);
-             if (st == JL_OK) doc = jl_frontier_set_to_json(fs, &s->runs));
+             if (st == JL_OK) doc = jl_frontier_document(fs, &s->runs));
     jl_frontier_set_free(fs);
     if (st != JL_OK)
         return pyj_raise(st, err);
@@ -477,7 +477,7 @@ static PyObject *study_pick(StudyObject *s, PyObject *args, PyObject *kw)
     jl_status st;
     json_t *doc = NULL;
     PYJ_CALL(st = jl_pick_all(&s->runs, (const jl_slo *const *)x.items, x.n, NULL, &ps, &err);
-             if (st == JL_OK) doc = jl_pick_set_to_json(ps, &s->runs));
+             if (st == JL_OK) doc = jl_pick_document(ps, &s->runs));
     jl_pick_set_free(ps);
     slos_free(&x);
     if (st != JL_OK)
@@ -548,7 +548,7 @@ static PyObject *study_compare(StudyObject *s, PyObject *args, PyObject *kw)
         }
         jl_precision_result *r = NULL;
         PYJ_CALL(st = jl_compare_precision(&s->runs, &po, &r, &err);
-                 if (st == JL_OK) doc = jl_precision_to_json(r, &s->runs));
+                 if (st == JL_OK) doc = jl_precision_document(r, &s->runs));
         jl_precision_result_free(r);
         free(edges);
     } else {
@@ -567,7 +567,7 @@ static PyObject *study_compare(StudyObject *s, PyObject *args, PyObject *kw)
         jl_compare_options co = {by, baseline, h ? h : def, n_hold, {-1, 1e-9}};
         jl_compare_result *r = NULL;
         PYJ_CALL(st = jl_compare(&s->runs, (const jl_slo *const *)x.items, x.n, &co, &r, &err);
-                 if (st == JL_OK) doc = jl_compare_to_json(r, &s->runs));
+                 if (st == JL_OK) doc = jl_compare_document(r, &s->runs));
         jl_compare_result_free(r);
         PyMem_Free(h);
     }
@@ -643,7 +643,7 @@ static PyObject *study_capacity(StudyObject *s, PyObject *args, PyObject *kw)
     jl_status st;
     json_t *doc = NULL;
     PYJ_CALL(st = jl_capacity(&s->runs, (const jl_slo *const *)x.items, x.n, &co, &r, &err);
-             if (st == JL_OK) doc = jl_capacity_to_json(r, &s->runs));
+             if (st == JL_OK) doc = jl_capacity_document(r, &s->runs));
     jl_capacity_result_free(r);
     slos_free(&x);
     if (st != JL_OK)
@@ -917,7 +917,7 @@ static PyObject *study_diagnose(StudyObject *s, PyObject *args, PyObject *kw)
     jl_status st;
     json_t *doc = NULL;
     PYJ_CALL(st = jl_diagnose(&s->runs, s->desc, &dopt, &x, &err);
-             if (st == JL_OK) doc = jl_diagnosis_to_json(x));
+             if (st == JL_OK) doc = jl_diagnose_document(x));
     jl_diagnosis_free(x);
     if (st != JL_OK)
         return pyj_raise(st, err);
@@ -971,7 +971,7 @@ static PyObject *study_emissions(StudyObject *s, PyObject *args, PyObject *kw)
     jl_status st;
     json_t *doc = NULL;
     PYJ_CALL(st = jl_emissions_study(&s->runs, &eo, &r, &err);
-             if (st == JL_OK) doc = jl_emissions_to_json(r, &s->runs));
+             if (st == JL_OK) doc = jl_emissions_document(r, &s->runs));
     jl_emissions_result_free(r);
     if (st != JL_OK)
         pyj_raise(st, err);
@@ -998,7 +998,7 @@ static PyObject *study_budget(StudyObject *s, PyObject *args, PyObject *kw)
     json_t *doc = NULL;
     PYJ_CALL(st = jl_budgets_load(path, &b, &err);
              if (st == JL_OK) st = jl_budgets_evaluate(b, &s->runs, &r, &err);
-             if (st == JL_OK) doc = jl_budget_result_to_json(r, b, &s->runs));
+             if (st == JL_OK) doc = jl_budget_document(r, b, &s->runs));
     jl_budget_result_free(r);
     jl_budgets_free(b);
     if (st != JL_OK)

@@ -368,7 +368,7 @@ static PyObject *trace_sensor(TraceFileObject *o, PyObject *args)
 
 /* ---- attribute ------------------------------------------------------------------- */
 
-/* What jl_attribute needs of run i of o (src/cli/cmd_attribute.c's open_run). */
+/* What jl_attribution_compute needs of run i of o (src/cli/cmd_attribute.c's open_run). */
 typedef struct {
     jl_run *run;
     jl_spans *spans;
@@ -394,17 +394,18 @@ static jl_status open_for_attribution(TraceFileObject *o, size_t i, opened_run *
     return st;
 }
 
-static int parse_by(const char *s, double time_bin, jl_attribute_options *ao)
+static int parse_by(const char *s, double time_bin, jl_attribution_options *ao)
 {
     static const struct {
         const char *name;
-        jl_attr_by by;
-    } t[] = {{"name", JL_ATTR_BY_NAME}, {"class", JL_ATTR_BY_CLASS}, {"layer", JL_ATTR_BY_LAYER},
-             {"step", JL_ATTR_BY_STEP}, {"kind", JL_ATTR_BY_KIND},   {"time", JL_ATTR_BY_TIME}};
+        jl_attribution_by by;
+    } t[] = {{"name", JL_ATTRIBUTION_BY_NAME},   {"class", JL_ATTRIBUTION_BY_CLASS},
+             {"layer", JL_ATTRIBUTION_BY_LAYER}, {"step", JL_ATTRIBUTION_BY_STEP},
+             {"kind", JL_ATTRIBUTION_BY_KIND},   {"time", JL_ATTRIBUTION_BY_TIME}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!strcmp(s, t[i].name)) {
             ao->by = t[i].by;
-            if (ao->by == JL_ATTR_BY_TIME && !isnan(time_bin)) {
+            if (ao->by == JL_ATTRIBUTION_BY_TIME && !isnan(time_bin)) {
                 if (!(time_bin > 0)) {
                     pyj_usage("time_bin must be > 0 s");
                     return -1;
@@ -431,8 +432,8 @@ PyObject *pyj_attribute(PyObject *self, PyObject *args, PyObject *kw)
     const char *by = "class", *cal = NULL, *budgets = NULL;
     double time_bin = NAN;
     int fit_weights = 0;
-    jl_attribute_options ao;
-    jl_attribute_options_default(&ao);
+    jl_attribution_options ao;
+    jl_attribution_options_default(&ao);
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O!nOO|sdzOdOdOpOz", kwl, &pyj_TraceFileType, &o, &i,
                                      &argv, &inputs, &by, &time_bin, &cal, &classes, &ao.static_w,
                                      &window, &ao.stall_min_s, &sensor_from, &fit_weights,
@@ -452,7 +453,7 @@ PyObject *pyj_attribute(PyObject *self, PyObject *args, PyObject *kw)
             return pyj_usage("--window: expected A,B with A < B, got '%g,%g'", ao.window[0],
                              ao.window[1]);
     }
-    if (budgets && (fit_weights || ao.by != JL_ATTR_BY_CLASS))
+    if (budgets && (fit_weights || ao.by != JL_ATTRIBUTION_BY_CLASS))
         return pyj_usage("--budgets judges the rows of --by class (not with --by %s)", by);
     if (set_warning != Py_None) {
         PyObject *seq = PySequence_Fast(set_warning, "set_warning: expected (name, value) pairs");
@@ -465,7 +466,7 @@ PyObject *pyj_attribute(PyObject *self, PyObject *args, PyObject *kw)
                 Py_DECREF(seq);
                 return NULL;
             }
-            int id = jl_attr_warning_find(name);
+            int id = jl_attribution_warning_find(name);
             if (id < 0) {
                 Py_DECREF(seq);
                 return pyj_usage("--set-warning: '%s' is not a warning's name", name);
@@ -537,14 +538,14 @@ PyObject *pyj_attribute(PyObject *self, PyObject *args, PyObject *kw)
             st = jl_class_weights_from_trace(cal, &w, &err);
         ao.weights = w;
         if (st == JL_OK)
-            st = jl_attribute(r.run, r.spans, from ? &use : &r.sensor, &ao, &a, &err);
+            st = jl_attribution_compute(r.run, r.spans, from ? &use : &r.sensor, &ao, &a, &err);
         if (st == JL_OK && b) {
             st = jl_summarize(r.run, NULL, &sum, &err);
             if (st == JL_OK)
                 st = jl_budgets_evaluate_spans(b, sum, a, &br, &err);
         }
         if (st == JL_OK) {
-            doc = jl_attribution_to_json(a);
+            doc = jl_attribution_document(a);
             if (doc && br && jl_span_budget_annotate(br, b, doc) != JL_OK) {
                 json_decref(doc);
                 doc = NULL;

@@ -792,7 +792,7 @@ PyObject *pyj_import(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_Restore(type, value, tb);
         goto out;
     }
-    json_t *doc = jl_import_result_to_json(r, im->name, output);
+    json_t *doc = jl_import_document(r, im->name, output);
     if (!doc) {
         PyErr_NoMemory();
         goto out;

@@ -15,13 +15,14 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/civil_time.h"
 #include "core/util.h"
-#include "joules/attribute.h"
+#include "joules/spans.h"
 #include "joules/trace_write.h"
 #include "joules/version.h"
 #include "trace/trace_internal.h"
 
-#define JL_WRITE_MAX_CHUNK_BYTES ((size_t)1 << 30)
+#define JL__WRITE_MAX_CHUNK_BYTES ((size_t)1 << 30)
 
 /* A failed HDF5 write: JL_EIO with the HDF5 stack as its cause, on the
  * output side (include/joules/error.h: the CLI's exit 4, not a read error). */
@@ -275,8 +276,8 @@ static jl_status write_ds(wctx *c, hid_t grp, const char *gpath, const char *nam
     if (o->layout == JL_LAYOUT_CHUNKED && n > 0) {
         size_t row_bytes = (rank == 2 ? g : 1) * H5Tget_size(ftype);
         size_t rows = o->chunk_rows < n ? o->chunk_rows : n;
-        if (rows > JL_WRITE_MAX_CHUNK_BYTES / row_bytes)
-            rows = JL_WRITE_MAX_CHUNK_BYTES / row_bytes;
+        if (rows > JL__WRITE_MAX_CHUNK_BYTES / row_bytes)
+            rows = JL__WRITE_MAX_CHUNK_BYTES / row_bytes;
         if (rows == 0)
             rows = 1;
         chunk_rows = rows;
@@ -288,7 +289,7 @@ static jl_status write_ds(wctx *c, hid_t grp, const char *gpath, const char *nam
             r = H5Pset_deflate(dcpl, (unsigned)(o->level < 0 ? 4 : o->level));
         if (r >= 0 && o->compression == JL_COMPRESS_ZSTD) {
             unsigned cd[1] = {(unsigned)(o->level < 0 ? 3 : o->level)};
-            r = H5Pset_filter(dcpl, JL_ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
+            r = H5Pset_filter(dcpl, JL__ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
         }
         if (r < 0) {
             st = jl__h5_fail(c->err, JL_EINTERNAL, c->w->path, c->run, obj, -1,
@@ -635,12 +636,8 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     wctx c = {w, NULL, err};
     char created[32];
     const char *cu = o.created_utc;
-    if (!cu) {
-        time_t now = time(NULL);
-        struct tm tmv;
-        if (gmtime_r(&now, &tmv) && strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tmv))
-            cu = created;
-    }
+    if (!cu && jl__iso_utc((double)time(NULL), created) == 0)
+        cu = created;
     if (root < 0) {
         st = WFAIL(err, path, NULL, "/", -1, "cannot open the root group");
         goto end;
@@ -886,8 +883,8 @@ size_t jl_trace_stream_rows(const jl_trace_stream *s, const char *group, const c
 static size_t stream_chunk(const jl_trace_stream *s, size_t g)
 {
     size_t rows = s->w->opt.layout == JL_LAYOUT_CHUNKED ? s->w->opt.chunk_rows : 65536;
-    if (rows > JL_WRITE_MAX_CHUNK_BYTES / (g * sizeof(double)))
-        rows = JL_WRITE_MAX_CHUNK_BYTES / (g * sizeof(double));
+    if (rows > JL__WRITE_MAX_CHUNK_BYTES / (g * sizeof(double)))
+        rows = JL__WRITE_MAX_CHUNK_BYTES / (g * sizeof(double));
     return rows ? rows : 1;
 }
 
@@ -1003,7 +1000,7 @@ static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const cha
         r = H5Pset_deflate(dcpl, (unsigned)(w->opt.level < 0 ? 4 : w->opt.level));
     if (r >= 0 && w->opt.compression == JL_COMPRESS_ZSTD) {
         unsigned cd[1] = {(unsigned)(w->opt.level < 0 ? 3 : w->opt.level)};
-        r = H5Pset_filter(dcpl, JL_ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
+        r = H5Pset_filter(dcpl, JL__ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
     }
     if (r >= 0)
         d->d = H5Dcreate2(grp, name, file_type(d->ctype), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
@@ -1080,7 +1077,8 @@ static jl_status check_append(jl_trace_stream *s, const sds *d, const char *grou
     void *typed = jl__malloc_array(nv ? nv : 1, ctype_size(ctype));
     jl_status st = typed ? JL_OK : jl_fail(err, JL_ENOMEM, w->path, s->name, path, -1, NULL);
     size_t bad = typed ? convert_values(ctype, rows, n * g, typed) : SIZE_MAX;
-    if (bad == SIZE_MAX && typed && ftype != ctype) { /* stored narrower (int32 in int64?): whole too */
+    /* stored narrower than the reader holds it: whole numbers in its range too */
+    if (bad == SIZE_MAX && typed && ftype != ctype) {
         void *f = jl__malloc_array(nv ? nv : 1, ctype_size(ftype));
         bad = f ? convert_values(ftype, rows, n * g, f) : SIZE_MAX;
         free(f);
