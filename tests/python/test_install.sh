@@ -23,6 +23,10 @@ print(joules.summarize('$src/traces/'))
 best = joules.pick('$src/traces/', slo='median_itl<=10ms')
 print(best[['model', 'slo', 'feasible', 'energy']])
 print(help(joules.summarize) or '')
+# the descriptors installed with it, as the installed joules finds them
+assert os.environ.get('JOULES_MODELS_DIR') == '$tmp/prefix/share/joules/models', os.environ.get('JOULES_MODELS_DIR')
+d = joules.diagnose('$src/traces/')
+assert d['batch_ceiling'].notna().any(), 'no batch ceiling: the descriptors were not found'
 ") || { echo "FAIL: import joules from the installed prefix"; exit 1; }
 echo "$out" | grep -q "29 rows" || { echo "FAIL: summarize from the installed prefix:"; echo "$out"; exit 1; }
 echo "$out" | grep -q "One row per run" || { echo "FAIL: help() of the installed module"; echo "$out" | tail -20; exit 1; }

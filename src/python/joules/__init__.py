@@ -35,6 +35,25 @@ from ._joules import (  # noqa: F401  (the exception classes, re-exported)
 
 __version__ = _joules.__version__
 
+
+def _installed_data():
+    """An installed package finds the GPU and model descriptors installed
+    with it (PREFIX/share/joules/models, beside PREFIX/lib/.../joules), as
+    the installed `joules` finds them beside its executable:
+    JOULES_MODELS_DIR, unless it is set already."""
+    if _os.environ.get("JOULES_MODELS_DIR"):
+        return
+    d = _os.path.dirname(_os.path.abspath(__file__))
+    for _ in range(5):
+        d = _os.path.dirname(d)
+        models = _os.path.join(d, "share", "joules", "models")
+        if _os.path.isfile(_os.path.join(models, "gpus.json")):
+            _os.environ["JOULES_MODELS_DIR"] = models
+            return
+
+
+_installed_data()
+
 __all__ = [
     "summarize", "load", "Study", "open", "Trace", "Run", "frontier", "pick", "compare",
     "capacity", "fit", "predict", "diagnose", "check", "attribute", "emissions", "budget",
