@@ -509,6 +509,8 @@ static PyObject *study_compare(StudyObject *s, PyObject *args, PyObject *kw)
     jl_status st;
     json_t *doc = NULL;
     if (precision) {
+        slos_free(&x); /* none (checked above) */
+        memset(&x, 0, sizeof x);
         jl_precision_options po;
         jl_precision_options_default(&po);
         po.baseline = baseline;
