@@ -52,13 +52,12 @@ if(JOULES_HAVE_PYTHON)
   target_include_directories(joules_python SYSTEM PRIVATE ${JOULES_PYTHON_INCLUDE} ${JOULES_NUMPY_INCLUDE})
   target_compile_options(joules_python PRIVATE ${JOULES_WARNINGS} -Wno-missing-field-initializers
     -Wno-cast-function-type)
-  # the library (static and PIC, or libjoules.so); the interpreter's own
-  # symbols are resolved when it loads the module, never linked
-  target_link_libraries(joules_python PRIVATE joules)
-  if(BUILD_SHARED_LIBS)
-    set_target_properties(joules_python PROPERTIES BUILD_RPATH $<TARGET_FILE_DIR:joules>
-      INSTALL_RPATH "${CMAKE_INSTALL_FULL_LIBDIR}")
-  endif()
+  # the library's objects linked in (position-independent, hidden but for
+  # the public API: libjoules.a, or in a -DBUILD_SHARED_LIBS=ON build the
+  # static copy of the same objects): the module needs no libjoules.so at
+  # run time, wherever the prefix puts it; the interpreter's own symbols are
+  # resolved when it loads the module, never linked
+  target_link_libraries(joules_python PRIVATE joules_internal)
   # the package's Python files beside the extension, and its docstrings
   # from docs/python.md (help(joules.summarize) says what the page says)
   file(GLOB JOULES_PYTHON_PY CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/python/joules/*.py)
@@ -83,7 +82,6 @@ if(JOULES_HAVE_PYTHON)
   install(CODE "set(JOULES_PYTHON_DIR \"${JOULES_PYTHON_DIR}\")
     set(JOULES_PYTHON_VERSION \"${JOULES_PYTHON_VERSION}\")
     set(JOULES_PYTHON_INSTALL_DIR \"${JOULES_PYTHON_INSTALL_DIR}\")
-    set(JOULES_PYTHON_SHARED \"${BUILD_SHARED_LIBS}\")
-    set(JOULES_LIBDIR \"${CMAKE_INSTALL_LIBDIR}\")")
+")
   install(SCRIPT ${PROJECT_SOURCE_DIR}/cmake/joulesPythonInstall.cmake)
 endif()

@@ -21,11 +21,4 @@ else()
 endif()
 file(INSTALL "${JOULES_PYTHON_DIR}/joules" DESTINATION "$ENV{DESTDIR}${dest}"
   FILES_MATCHING PATTERN "*.py" PATTERN "*.so" PATTERN "__pycache__" EXCLUDE)
-if(JOULES_PYTHON_SHARED)
-  # the module finds the libjoules.so installed beside it
-  file(GLOB ext "$ENV{DESTDIR}${dest}/joules/_joules*.so")
-  foreach(e ${ext})
-    file(RPATH_SET FILE "${e}" NEW_RPATH "${CMAKE_INSTALL_PREFIX}/${JOULES_LIBDIR}")
-  endforeach()
-endif()
 message(STATUS "joules: the Python package is in ${dest} (import joules; PYTHONPATH=${dest} where that is not on sys.path)")
