@@ -20,11 +20,13 @@ static const char *const help =
     "marginal side by side; per token, request, item and 1,000 queries. With a\n"
     "series, the sweep's span and the start within the series when the same span\n"
     "would have been cleanest. Formulas and the CSV layouts: accounting.md.\n\n"
-    "  --grid-intensity G      average gCO2eq/kWh: a number, or a CSV time series\n"
+    "  --grid-intensity G      average gCO2eq/kWh: a number (5..2,000, or with its unit:\n"
+    "                          0.4kg/kWh, 900lbs/MWh), or a CSV time series\n"
     "                          (Electricity Maps or WattTime export, or time,value)\n"
     "  --marginal-intensity M  marginal gCO2eq/kWh: a number or a CSV series (WattTime\n"
     "                          MOER in lbs/MWh is converted)\n"
-    "  --pue P                 power usage effectiveness: a number >= 1 or a CSV series\n"
+    "  --pue P                 power usage effectiveness: 1.0..3.0 (above: P:forced), or\n"
+    "                          a CSV series\n"
     "  --start TIME            place the first run at TIME (ISO 8601 or Unix seconds),\n"
     "                          the others at their offsets (default: start_time_unix)\n"
     "  --json                  print the joules.emissions/1 document\n" CLI_STUDY_HELP
@@ -103,11 +105,11 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     jl_tseries **slot = code == OPT_GRID ? &o->grid : code == OPT_MARGINAL ? &o->marginal : &o->pue;
     jl_tseries_free(*slot);
     *slot = NULL;
-    st = jl_tseries_parse(arg, code == OPT_MARGINAL ? JL_INTENSITY_MARGINAL : JL_INTENSITY_AVERAGE,
-                          slot, &err);
-    if (st == JL_OK && code == OPT_PUE && jl_tseries_is_constant(*slot) &&
-        !(jl_tseries_at(*slot, 0) >= 1))
-        return cli_usage_error(cmd, "--pue must be >= 1");
+    st = code == OPT_PUE
+             ? jl_tseries_parse_pue(arg, slot, &err)
+             : jl_tseries_parse(arg,
+                                code == OPT_MARGINAL ? JL_INTENSITY_MARGINAL : JL_INTENSITY_AVERAGE,
+                                slot, &err);
     if (st != JL_OK) {
         cli_print_error(cmd, err);
         jl_error_free(err);
@@ -136,7 +138,11 @@ int cli_cmd_emissions(int argc, char **argv)
         jl_error *err = NULL;
         jl_emissions_options eo = {o.pue, o.grid, o.marginal, o.start};
         jl_status st = jl_emissions_study(&cs.runs, &eo, &r, &err);
-        rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, r);
+        if (st == JL_OK) /* a series that holds none of the runs: an error (issue 37) */
+            st = jl_emissions_series_holds(r, o.grid, &cs.runs, &err);
+        rc = st != JL_OK ? cli_fail(cmd, st, err) : 0;
+        if (!rc)
+            rc = cli_emit(cmd, &cs, &output, r);
     }
     jl_emissions_result_free(r);
     jl_tseries_free(o.grid);

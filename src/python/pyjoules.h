@@ -48,6 +48,7 @@
 #include "joules/summary.h"
 #include "joules/trace.h"
 #include "joules/trace_write.h"
+#include "joules/validity.h"
 #include "joules/version.h"
 
 /* ---- the library lock (module.c) -------------------------------------------

@@ -302,6 +302,35 @@ static PyObject *study_run(StudyObject *s, PyObject *args)
     return pyj_document(o);
 }
 
+/* The runs that are not valid (joules/validity.h), each with the reasons
+ * that make it so: [(file, run, [(code, message)])], in order. */
+static PyObject *study_invalid(StudyObject *s, PyObject *unused)
+{
+    (void)unused;
+    PyObject *l = PyList_New(0);
+    for (size_t i = 0; l && i < s->runs.count; i++) {
+        const jl_summary *x = s->runs.items[i];
+        if (jl_validity_is_valid(&x->validity))
+            continue;
+        PyObject *reasons = PyList_New(0);
+        for (size_t k = 0; reasons && k < x->validity.n; k++) {
+            const jl_reason *r = &x->validity.reasons[k];
+            if (jl_reason_severity(r) != JL_SEVERITY_INVALID)
+                continue;
+            PyObject *t =
+                Py_BuildValue("(ss)", r->code ? r->code : "", r->message ? r->message : "");
+            if (!t || PyList_Append(reasons, t) < 0)
+                Py_CLEAR(reasons);
+            Py_XDECREF(t);
+        }
+        PyObject *row = reasons ? Py_BuildValue("(zzN)", x->file, x->run, reasons) : NULL;
+        if (!row || PyList_Append(l, row) < 0)
+            Py_CLEAR(l);
+        Py_XDECREF(row);
+    }
+    return l;
+}
+
 /* [(file, run)] of the runs, in order. */
 static PyObject *study_keys(StudyObject *s, PyObject *unused)
 {
@@ -463,26 +492,63 @@ static PyObject *study_frontier(StudyObject *s, PyObject *args, PyObject *kw)
     return finish(s, doc, argv, inputs);
 }
 
+/* pick, as `joules pick` picks (src/cli/cmd_pick.c): the runs that are
+ * not valid answer no pick unless allow_invalid (a view of the study's
+ * runs: the study keeps them all), and an SLO that applies to no run is
+ * an error, never a quiet "not applicable" everywhere. */
 static PyObject *study_pick(StudyObject *s, PyObject *args, PyObject *kw)
 {
-    static char *kwl[] = {ARGV_INPUTS, "slo", NULL};
+    static char *kwl[] = {ARGV_INPUTS, "slo", "allow_invalid", NULL};
     PyObject *argv, *inputs, *slo = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O", kwl, &argv, &inputs, &slo))
+    int allow = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Op", kwl, &argv, &inputs, &slo, &allow))
         return NULL;
     slos x;
     if (parse_slos(slo, &x) < 0)
         return NULL;
+    jl_summary_list view = {malloc((s->runs.count ? s->runs.count : 1) * sizeof *view.items), 0, 0};
+    if (!view.items) {
+        slos_free(&x);
+        return PyErr_NoMemory();
+    }
+    for (size_t i = 0; i < s->runs.count; i++)
+        if (allow || jl_validity_is_valid(&s->runs.items[i]->validity))
+            view.items[view.count++] = s->runs.items[i];
+    view.cap = view.count;
+    PyObject *ret = NULL;
+    if (!view.count && s->runs.count) {
+        pyj_raise(JL_ENODATA,
+                  jl_error_new(JL_ENODATA, NULL, NULL, NULL, -1,
+                               "%zu run%s not valid left out (--allow-invalid keeps them)",
+                               s->runs.count, s->runs.count == 1 ? "" : "s"));
+        goto out;
+    }
     jl_pick_set *ps = NULL;
     jl_error *err = NULL;
     jl_status st;
     json_t *doc = NULL;
-    PYJ_CALL(st = jl_pick_all(&s->runs, (const jl_slo *const *)x.items, x.n, NULL, &ps, &err);
-             if (st == JL_OK) doc = jl_pick_document(ps, &s->runs));
+    PYJ_CALL(st = jl_pick_all(&view, (const jl_slo *const *)x.items, x.n, NULL, &ps, &err);
+             if (st == JL_OK) doc = jl_pick_document(ps, &view));
+    for (size_t k = 0; st == JL_OK && ps && k < ps->n_slos; k++) {
+        if (!jl_pick_slo_applies(ps, k)) { /* as cmd_pick.c's slos_apply */
+            st = jl_fail(&err, JL_ENODATA, NULL, NULL, NULL, -1,
+                         "--slo '%s' applies to no run: none has the figures it judges (and the "
+                         "energy figure)",
+                         ps->slos[k]->text);
+            break;
+        }
+    }
     jl_pick_set_free(ps);
+    if (st != JL_OK) {
+        json_decref(doc);
+        pyj_raise(st, err);
+        goto out;
+    }
+    ret = finish(s, doc, argv, inputs);
+out:
+    free(view.items); /* the summaries stay the study's */
     slos_free(&x);
-    if (st != JL_OK)
-        return pyj_raise(st, err);
-    return finish(s, doc, argv, inputs);
+    return ret;
 }
 
 static PyObject *study_compare(StudyObject *s, PyObject *args, PyObject *kw)
@@ -579,48 +645,41 @@ static PyObject *study_compare(StudyObject *s, PyObject *args, PyObject *kw)
     return finish(s, doc, argv, inputs);
 }
 
-/* A number option, or the time-weighted mean of a CSV series when it is
- * a path (capacity's --pue, --grid-intensity). */
-static int number_or_series(PyObject *o, const char *opt, double lo, const char *must, double *out)
+/* A series option of emissions and capacity (a number or a CSV file; jl_tseries_parse,
+ * jl_tseries_parse_pue for the PUE): a usage error as on the CLI, whatever
+ * went wrong but memory. */
+static int series_option(const char *arg, int pue, jl_intensity_kind kind, jl_tseries **out)
 {
-    if (o == Py_None)
+    if (!arg)
         return 0;
-    if (PyUnicode_Check(o)) {
-        const char *path = PyUnicode_AsUTF8(o);
-        if (!path)
-            return -1;
-        if (access(path, R_OK) == 0) {
-            jl_tseries *ts = NULL;
-            jl_error *err = NULL;
-            jl_status st;
-            PYJ_CALL(st = jl_tseries_load_csv(path, JL_INTENSITY_AVERAGE, NULL, &ts, &err));
-            if (st != JL_OK) {
-                pyj_raise(st, err);
-                return -1;
-            }
-            *out = jl_tseries_mean(ts);
-            jl_tseries_free(ts);
-            return 0;
-        }
-        char *end = NULL;
-        double v = strtod(path, &end);
-        if (end == path || *end) {
-            pyj_usage("%s: '%s' is not a number nor a readable file", opt, path);
-            return -1;
-        }
-        o = NULL;
-        *out = v;
-    } else {
-        double v = PyFloat_AsDouble(o);
-        if (v == -1 && PyErr_Occurred())
-            return -1;
-        *out = v;
-    }
-    if (!(*out >= lo) || !isfinite(*out)) {
-        pyj_usage("%s must be %s", opt, must);
+    jl_error *err = NULL;
+    jl_status st;
+    PYJ_CALL(st = pue ? jl_tseries_parse_pue(arg, out, &err)
+                      : jl_tseries_parse(arg, kind, out, &err));
+    if (st != JL_OK) {
+        if (err && st != JL_ENOMEM)
+            err->code = JL_EUSAGE;
+        pyj_raise(st == JL_ENOMEM ? st : JL_EUSAGE, err);
         return -1;
     }
     return 0;
+}
+
+/* capacity's --pue and --grid-intensity: a number (text or a Python
+ * number) or a CSV series, its time-weighted mean (as cmd_capacity.c). */
+static int series_mean(PyObject *o, int pue, double *out)
+{
+    if (o == Py_None)
+        return 0;
+    PyObject *text = PyUnicode_Check(o) ? Py_NewRef(o) : PyObject_Str(o);
+    const char *arg = text ? PyUnicode_AsUTF8(text) : NULL;
+    jl_tseries *ts = NULL;
+    int rc = arg ? series_option(arg, pue, JL_INTENSITY_AVERAGE, &ts) : -1;
+    if (rc == 0)
+        *out = jl_tseries_mean(ts);
+    jl_tseries_free(ts);
+    Py_XDECREF(text);
+    return rc;
 }
 
 static PyObject *study_capacity(StudyObject *s, PyObject *args, PyObject *kw)
@@ -634,8 +693,7 @@ static PyObject *study_capacity(StudyObject *s, PyObject *args, PyObject *kw)
         return NULL;
     if (!(co.power_budget_w > 0) || !isfinite(co.power_budget_w))
         return pyj_usage("--power-budget must be > 0 W");
-    if (number_or_series(pue, "--pue", 1, ">= 1", &co.pue) < 0 ||
-        number_or_series(grid, "--grid-intensity", 0, ">= 0", &co.grid_g_per_kwh) < 0)
+    if (series_mean(pue, 1, &co.pue) < 0 || series_mean(grid, 0, &co.grid_g_per_kwh) < 0)
         return NULL;
     slos x;
     if (parse_slos(slo, &x) < 0)
@@ -926,21 +984,6 @@ static PyObject *study_diagnose(StudyObject *s, PyObject *args, PyObject *kw)
     return finish(s, doc, argv, inputs);
 }
 
-/* A series option of emissions (a number or a CSV file; jl_tseries_parse). */
-static int series_option(const char *arg, jl_intensity_kind kind, jl_tseries **out)
-{
-    if (!arg)
-        return 0;
-    jl_error *err = NULL;
-    jl_status st;
-    PYJ_CALL(st = jl_tseries_parse(arg, kind, out, &err));
-    if (st != JL_OK) {
-        pyj_raise(st, err);
-        return -1;
-    }
-    return 0;
-}
-
 static PyObject *study_emissions(StudyObject *s, PyObject *args, PyObject *kw)
 {
     static char *kwl[] = {ARGV_INPUTS, "grid_intensity", "marginal_intensity",
@@ -957,14 +1000,10 @@ static PyObject *study_emissions(StudyObject *s, PyObject *args, PyObject *kw)
         pyj_usage("--start: '%s' is not an ISO 8601 time or Unix seconds", start);
         goto out;
     }
-    if (series_option(grid, JL_INTENSITY_AVERAGE, &g) < 0 ||
-        series_option(marg, JL_INTENSITY_MARGINAL, &m) < 0 ||
-        series_option(pue, JL_INTENSITY_AVERAGE, &p) < 0)
+    if (series_option(grid, 0, JL_INTENSITY_AVERAGE, &g) < 0 ||
+        series_option(marg, 0, JL_INTENSITY_MARGINAL, &m) < 0 ||
+        series_option(pue, 1, JL_INTENSITY_AVERAGE, &p) < 0)
         goto out;
-    if (p && jl_tseries_is_constant(p) && !(jl_tseries_at(p, 0) >= 1)) {
-        pyj_usage("--pue must be >= 1");
-        goto out;
-    }
     eo.pue = p;
     eo.intensity = g;
     eo.marginal = m;
@@ -973,6 +1012,7 @@ static PyObject *study_emissions(StudyObject *s, PyObject *args, PyObject *kw)
     jl_status st;
     json_t *doc = NULL;
     PYJ_CALL(st = jl_emissions_study(&s->runs, &eo, &r, &err);
+             if (st == JL_OK) st = jl_emissions_series_holds(r, g, &s->runs, &err);
              if (st == JL_OK) doc = jl_emissions_document(r, &s->runs));
     jl_emissions_result_free(r);
     if (st != JL_OK)
@@ -1019,6 +1059,7 @@ static PyMethodDef study_methods[] = {
     {"table", (PyCFunction)study_table, METH_NOARGS, "The summaries' CSV as typed columns."},
     {"run", (PyCFunction)study_run, METH_VARARGS, "The run object of run i."},
     {"keys", (PyCFunction)study_keys, METH_NOARGS, "[(file, run)] of the runs."},
+    {"invalid", (PyCFunction)study_invalid, METH_NOARGS, "The runs that are not valid, why."},
     {"provenance", KW study_provenance, METH_VARARGS | METH_KEYWORDS, "A provenance block."},
     {"summary", KW study_summary_doc, METH_VARARGS | METH_KEYWORDS, "joules.summary/1"},
     {"check", KW study_check_doc, METH_VARARGS | METH_KEYWORDS, "joules.check/1"},

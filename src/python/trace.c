@@ -394,6 +394,24 @@ static jl_status open_for_attribution(TraceFileObject *o, size_t i, opened_run *
     return st;
 }
 
+/* --require-valid of a run that is not valid: the CLI's lines
+ * (cli_require_valid), its reasons one a line, as one error. */
+static jl_status invalid_run(const jl_summary *x, jl_error **err)
+{
+    char text[8192];
+    size_t n = 0;
+    n += (size_t)snprintf(text, sizeof text,
+                          "--require-valid: 1 of 1 run is not valid (check.md, \"Reason codes\")");
+    for (size_t k = 0; k < x->validity.n && n < sizeof text; k++)
+        if (jl_reason_severity(&x->validity.reasons[k]) == JL_SEVERITY_INVALID)
+            n += (size_t)snprintf(text + n, sizeof text - n, "\n%s:%s is not valid: [%s] %s",
+                                  x->file ? x->file : "-", x->run ? x->run : "-",
+                                  x->validity.reasons[k].code, x->validity.reasons[k].message);
+    /* the lines name the file and run, as the CLI's do (the module sets
+     * the exception's .file and .run) */
+    return jl_fail(err, JL_EINVALID, NULL, NULL, NULL, -1, "%s", text);
+}
+
 static int parse_by(const char *s, double time_bin, jl_attribution_options *ao)
 {
     static const struct {
@@ -421,23 +439,23 @@ static int parse_by(const char *s, double time_bin, jl_attribution_options *ao)
 PyObject *pyj_attribute(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwl[] = {"trace",       "index",       "argv",        "inputs",
-                          "by",          "time_bin",    "calibration", "classes",
-                          "static_w",    "window",      "stall_min",   "sensor_from",
-                          "fit_weights", "set_warning", "budgets",     NULL};
+    static char *kwl[] = {"trace",         "index",       "argv",        "inputs",      "by",
+                          "time_bin",      "calibration", "classes",     "static_w",    "window",
+                          "stall_min",     "sensor_from", "fit_weights", "set_warning", "budgets",
+                          "require_valid", NULL};
     TraceFileObject *o;
     Py_ssize_t i;
     PyObject *argv, *inputs, *classes = Py_None, *window = Py_None, *sensor_from = Py_None,
                              *set_warning = Py_None;
     const char *by = "class", *cal = NULL, *budgets = NULL;
     double time_bin = NAN;
-    int fit_weights = 0;
+    int fit_weights = 0, require_valid = 0;
     jl_attribution_options ao;
     jl_attribution_options_default(&ao);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!nOO|sdzOdOdOpOz", kwl, &pyj_TraceFileType, &o, &i,
-                                     &argv, &inputs, &by, &time_bin, &cal, &classes, &ao.static_w,
-                                     &window, &ao.stall_min_s, &sensor_from, &fit_weights,
-                                     &set_warning, &budgets))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!nOO|sdzOdOdOpOzp", kwl, &pyj_TraceFileType, &o,
+                                     &i, &argv, &inputs, &by, &time_bin, &cal, &classes,
+                                     &ao.static_w, &window, &ao.stall_min_s, &sensor_from,
+                                     &fit_weights, &set_warning, &budgets, &require_valid))
         return NULL;
     if (!run_index(o, i) || parse_by(by, time_bin, &ao) < 0)
         return NULL;
@@ -518,8 +536,12 @@ PyObject *pyj_attribute(PyObject *self, PyObject *args, PyObject *kw)
     jl_span_budget_result *br = NULL;
     jl_sensor use;
     jl_sensor_init(&use);
+    jl_summary *own = NULL; /* --require-valid: the run's own validity, as the CLI judges it */
     PYJ_CALL({
         st = open_for_attribution(o, (size_t)i, &r, &err);
+        if (st == JL_OK && require_valid && (st = jl_summarize(r.run, NULL, &own, &err)) == JL_OK &&
+            !jl_validity_is_valid(&own->validity))
+            st = invalid_run(own, &err);
         if (st == JL_OK && budgets)
             st = jl_budgets_load(budgets, &b, &err);
         if (st == JL_OK && from) { /* --sensor-from: the sensor model fitted on another run */
@@ -553,6 +575,7 @@ PyObject *pyj_attribute(PyObject *self, PyObject *args, PyObject *kw)
         }
     });
     PyMem_Free(rules);
+    jl_summary_free(own);
     jl_span_budget_result_free(br);
     jl_summary_free(sum);
     jl_budgets_free(b);

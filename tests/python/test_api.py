@@ -76,6 +76,8 @@ def summarize_against_csv(df, args):
                 ok = v is None or (isinstance(v, float) and v != v)
             elif col.dtype == object:
                 ok = v == cell
+            elif col.dtype == bool:  # valid: true/false in the CSV
+                ok = cell in ("true", "false") and bool(v) == (cell == "true")
             else:
                 ok = float(v) == float(cell)
             if not ok:
@@ -251,6 +253,73 @@ def synthetic_spans(tmp):
     return path
 
 
+def validity(tmp):
+    """Runs that are not valid (issue 37; docs/check.md, "Reason codes"):
+    a copy of a bundled trace with one reading of 9,000 W in two runs
+    (invalid_power_sample). The frame's valid column, pick's leaving them
+    out (its warning the CLI's stderr lines, its document the CLI's),
+    allow_invalid and require_valid as the CLI's options."""
+    import shutil
+    import warnings
+
+    import h5py
+
+    path = os.path.join(tmp, "invalid.h5")
+    shutil.copy("traces/h100/h100-qwen3-1.7b-shape-chat.h5", path)
+    with h5py.File(path, "r+") as f:
+        for r in ("b0016", "b0256"):
+            d = f["runs/%s/power/watts" % r]
+            w = d[()]
+            w[len(w) // 2] = 9000
+            d[...] = w
+    df = joules.summarize(path)
+    summarize_against_csv(df, [path])
+    check(df["valid"].dtype == bool and list(df.loc[~df["valid"], "run"]) == ["b0016", "b0256"],
+          "summarize: valid is %s, the runs not valid %s" % (df["valid"].dtype, list(df.loc[~df["valid"], "run"])))
+    check(set(df.loc[~df["valid"], "reasons"]) == {"invalid_power_sample"}, "summarize: reasons %s" % list(df["reasons"]))
+    rc, out, err = cli(["pick", "--json", path])
+    want = [x[len("joules pick: "):] for x in err.splitlines() if x.startswith("joules pick: ")]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        p = joules.pick(path, output="document")
+        pf = joules.pick(path)
+    got = [w for w in caught if issubclass(w.category, joules.ValidityWarning)]
+    check(len(got) == 2 and str(got[0].message).splitlines() == want,
+          "pick: the ValidityWarning\n  %r\nis not the CLI's stderr\n  %r" % (
+              [str(w.message) for w in got], want))
+    against_cli("pick (runs not valid left out)", p)
+    check([x["run"] for x in pf.attrs.get("left_out", [])] == ["b0016", "b0256"],
+          "pick: .attrs['left_out'] is %s" % pf.attrs.get("left_out"))
+    against_cli("pick allow_invalid", joules.pick(path, allow_invalid=True, output="document"))
+    rc, out, err = cli(["summarize", "--require-valid", "--json", path])
+    lines = [x[len("joules summarize: "):] for x in err.splitlines() if x.startswith("joules summarize: ")]
+    try:
+        joules.summarize(path, require_valid=True)
+        fail("summarize(require_valid=True) of runs not valid returned")
+    except joules.InvalidDataError as e:
+        msg = str(e).splitlines()
+        check(rc != 0 and msg[0] == lines[-1] and sorted(msg[1:]) == sorted(lines[:-1]) and len(e.invalid) == 2,
+              "require_valid: the message\n  %r\nis not the CLI's\n  %r (exit %d)" % (msg, lines, rc))
+    # a run with spans that is not valid: attribute(require_valid=True) refuses it as the CLI does
+    prof = synthetic_spans(tmp)
+    with h5py.File(prof, "r+") as f:
+        d = f["runs/p0/power/watts"]
+        w = d[()]
+        w[1000] = 9000
+        d[...] = w
+    rc, out, err = cli(["attribute", "--require-valid", "--json", prof + ":p0"])
+    lines = [x[len("joules attribute: "):] for x in err.splitlines() if x.startswith("joules attribute: ")]
+    try:
+        joules.attribute(prof + ":p0", require_valid=True)
+        fail("attribute(require_valid=True) of a run not valid returned")
+    except joules.InvalidDataError as e:
+        msg = str(e).splitlines()
+        check(rc != 0 and msg[0] == lines[-1] and msg[1:] == lines[:-1] and e.run == "p0" and len(e.invalid) == 1,
+              "attribute require_valid: the message\n  %r\nis not the CLI's\n  %r (exit %d)" % (msg, lines, rc))
+    against_cli("attribute of a run not valid", joules.attribute(prof + ":p0", output="document"))
+    print("ok: runs not valid: the frame's valid column, pick leaving them out, allow_invalid, require_valid")
+
+
 def main():
     data = len(sys.argv) > 1 and sys.argv[1] == "data"
     if data:
@@ -308,6 +377,8 @@ def main():
         attribution("tests/data/insitu/profiled.h5:" + joules.open("tests/data/insitu/profiled.h5").runs[0].name, {})
         with tempfile.TemporaryDirectory(prefix="joules-py-") as tmp:
             attribution(synthetic_spans(tmp), {})
+        with tempfile.TemporaryDirectory(prefix="joules-py-") as tmp:
+            validity(tmp)
         # a saved document verifies: `joules verify` re-runs its command
         with tempfile.TemporaryDirectory(prefix="joules-py-") as tmp:
             doc = joules.pick(P, slo=slos, output="document")

@@ -1,6 +1,7 @@
 """help(joules.NAME) says what docs/python.md says (its section for NAME,
 made into the docstring at build time by src/python/make_docs.py), every
 public name of the module has a section, and the page's examples run."""
+import inspect
 import os
 import pydoc
 import re
@@ -38,6 +39,21 @@ def main():
             fail("docs/python.md documents %s, which the module does not have" % name)
             continue
         check(getattr(obj, "__doc__", None) == doc, "%s.__doc__ is not its section of docs/python.md" % name)
+    # each section's heading is the call's signature as the code has it
+    headings = 0
+    for m in re.finditer(r"^### `(?:joules\.)?([\w.]+)\((.*)\)`", text, re.M):
+        name, params = m.group(1), m.group(2)
+        obj = joules
+        for part in name.split("."):
+            obj = getattr(obj, part, None)
+        try:
+            sig = str(inspect.signature(obj))[1:-1]
+        except (TypeError, ValueError):
+            continue  # a C type's method without a signature
+        sig = re.sub(r"^self(, )?", "", sig).replace("**kw", "**study").replace("'", '"')
+        headings += 1
+        check(sig == params, "docs/python.md's heading of %s says (%s), the code (%s)" % (name, params, sig))
+    print("ok: %d headings of docs/python.md are their calls' signatures" % headings)
     rendered = pydoc.render_doc(joules.summarize, renderer=pydoc.plaintext)
     first = secs["summarize"].splitlines()[2]
     check(first in rendered, "help(joules.summarize) does not show the page's text: %r" % first)

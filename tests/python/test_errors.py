@@ -104,6 +104,18 @@ def main():
             "traces/", power_budget=1e6, pue=0.5)
     refused(joules.UsageError, ["emissions", "--start", "yesterday", "traces/"], joules.emissions, "traces/",
             start="yesterday")
+    refused(joules.NoDataError, ["pick", "--slo", "ttft_p90<=2s", "traces/h100/h100-dit-shape-text-to-image.h5"],
+            joules.pick, "traces/h100/h100-dit-shape-text-to-image.h5", slo="ttft_p90<=2s")
+    refused(joules.UsageError, ["emissions", "--pue", "120", "traces/"], joules.emissions, "traces/", pue=120)
+    refused(joules.UsageError, ["emissions", "--grid-intensity", "0.4", "traces/"], joules.emissions, "traces/",
+            grid_intensity=0.4)
+    with tempfile.TemporaryDirectory(prefix="joules-pyerr-") as tmp:
+        series = os.path.join(tmp, "grid.csv")  # hours that hold none of the runs (issue 37)
+        with open(series, "w") as f:
+            f.write("datetime,value\n2001-01-01T00:00:00Z,400\n2001-01-01T01:00:00Z,300\n")
+        e = refused(joules.NoDataError, ["emissions", "--grid-intensity", series, SMALL], joules.emissions,
+                    SMALL, grid_intensity=series)
+        check(e is not None and "h after the series" in str(e), "the spans are not named: %s" % e)
     refused(joules.UsageError, ["summarize", "--window", "5,1", "traces/"], joules.summarize, "traces/",
             window=(5, 1))
     refused(joules.UsageError, ["summarize", "--names", "toolkit", "--json", "traces/"], joules.summarize,

@@ -60,11 +60,17 @@ __all__ = [
     "import_", "importers", "TraceWriter", "figures", "Error", "FileError", "FormatError",
     "InternalError", "InvalidDataError", "LimitError", "MissingFieldError", "NoDataError",
     "NumericError", "OutOfMemoryError", "UsageError", "WrongTypeError", "SelectionWarning",
+    "ValidityWarning",
 ]
 
 
 class SelectionWarning(UserWarning):
     """A where=/exclude= clause that selects nothing (the CLI's stderr line)."""
+
+
+class ValidityWarning(UserWarning):
+    """Runs that are not valid left out of a pick (the CLI's stderr lines;
+    docs/check.md, "Reason codes")."""
 
 
 def _pd():
@@ -165,7 +171,8 @@ class Study:
     paths to analyse the same runs again without reading them again."""
 
     def __init__(self, paths, where=None, exclude=None, workers=None, rules=None, set_rule=None,
-                 max_rows=None, max_dataset_bytes=None, names=None, window=None, _fields_only=True):
+                 max_rows=None, max_dataset_bytes=None, names=None, window=None, require_valid=False,
+                 _fields_only=True):
         self.paths = _paths(paths)
         where, exclude, set_rule = _strs(where, "where"), _strs(exclude, "exclude"), _strs(set_rule, "set_rule")
         names = names or "joules"
@@ -188,6 +195,8 @@ class Study:
             self._cli += ["--set-rule", r]
         if names != "joules":
             self._cli += ["--names", names]
+        if require_valid:
+            self._cli += ["--require-valid"]
         self._window = wtext
         self._rules = rules
         self._c = _joules.Study(self.paths, where=where, exclude=exclude, workers=int(workers or 1),
@@ -203,6 +212,15 @@ class Study:
                 raise NoDataError("no run left after --where/--exclude (%d run%s read)" % (n, "" if n == 1 else "s"))
             self._c.raise_first()  # nothing could be processed: the first failure
             raise NoDataError("no run in %s" % ", ".join(self.paths))
+        if require_valid:
+            bad = self._c.invalid()
+            if bad:
+                n = self._c.count
+                lines = ["%s:%s is not valid: [%s] %s" % (f, r, c, m) for f, r, reasons in bad for c, m in reasons]
+                e = InvalidDataError("--require-valid: %d of %d run%s not valid (check.md, \"Reason codes\")\n%s" % (
+                    len(bad), n, " is" if n == 1 else "s are", "\n".join(lines)))
+                e.message, e.invalid = str(e).splitlines()[0], bad
+                raise e
 
     def __len__(self):
         return self._c.count
@@ -232,9 +250,10 @@ class Study:
 
 
 def load(paths, where=None, exclude=None, workers=None, rules=None, set_rule=None, max_rows=None,
-         max_dataset_bytes=None, names=None):
+         max_dataset_bytes=None, names=None, require_valid=False):
     return Study(paths, where=where, exclude=exclude, workers=workers, rules=rules, set_rule=set_rule,
-                 max_rows=max_rows, max_dataset_bytes=max_dataset_bytes, names=names)
+                 max_rows=max_rows, max_dataset_bytes=max_dataset_bytes, names=names,
+                 require_valid=require_valid)
 
 
 def _study(paths, kw, names=None, window=None):
@@ -245,7 +264,8 @@ def _study(paths, kw, names=None, window=None):
     return Study(paths, names=names, window=window, **kw)
 
 
-_STUDY_KEYS = ("where", "exclude", "workers", "rules", "set_rule", "max_rows", "max_dataset_bytes")
+_STUDY_KEYS = ("where", "exclude", "workers", "rules", "set_rule", "max_rows", "max_dataset_bytes",
+               "require_valid")
 
 
 def _split(kw):
@@ -305,6 +325,13 @@ def _result(doc, output, make):
 # ---- summarize --------------------------------------------------------------------------
 
 
+def _bool_column(values):
+    # the CSV's valid column (true/false, issue 37) as a bool column
+    import numpy as np
+
+    return np.fromiter((v == "true" for v in values), dtype=bool, count=len(values))
+
+
 def summarize(paths, where=None, window=None, names=None, *, output="frame", **kw):
     study = _study(paths, dict(_split(kw), where=where) if where is not None else _split(kw),
                    names=names, window=window)
@@ -318,7 +345,8 @@ def summarize(paths, where=None, window=None, names=None, *, output="frame", **k
         raise UsageError("output: expected 'frame' or 'document', got %r" % (output,))
     pd = _pd()
     cols = study._c.table()
-    df = pd.DataFrame({name: values for name, kind, values in cols}, copy=False)
+    df = pd.DataFrame({name: _bool_column(values) if name == "valid" else values for name, kind, values in cols},
+                      copy=False)
     df.attrs["errors"] = study.errors
     df.attrs["provenance"] = study._c.provenance(argv, inputs)
     df.attrs["schema"] = "joules.summary/1"
@@ -348,15 +376,30 @@ def frontier(paths, latency=None, energy=None, tolerance=None, *, output="frame"
     })
 
 
-def pick(paths, slo=None, *, output="frame", **kw):
+def pick(paths, slo=None, allow_invalid=False, *, output="frame", **kw):
     study = _study(paths, _split(kw))
     slos = _strs(slo, "slo")
     o = study._opts("pick")
     for s in slos:
         o.add("--slo", s)
+    if allow_invalid:
+        o.add("--allow-invalid")
     argv, inputs = study._finish(o)
-    doc = study._c.pick(argv, inputs, slo=slos)
-    return _result(doc, output, lambda d: _frame(_rows(d, "picks"), d))
+    left_out = [] if allow_invalid else study._c.invalid()
+    doc = study._c.pick(argv, inputs, slo=slos, allow_invalid=bool(allow_invalid))
+    if left_out:
+        lines = ["%s:%s is not valid: [%s] %s" % (f, r, c, m) for f, r, reasons in left_out for c, m in reasons]
+        n = len(left_out)
+        _warnings.warn("\n".join(lines + ["%d run%s not valid left out (--allow-invalid keeps them)" % (
+            n, "" if n == 1 else "s")]), ValidityWarning, stacklevel=_caller_level())
+
+    def make(d):
+        df = _frame(_rows(d, "picks"), d)
+        df.attrs["left_out"] = [{"file": f, "run": r, "reasons": [{"code": c, "message": m} for c, m in reasons]}
+                                for f, r, reasons in left_out]
+        return df
+
+    return _result(doc, output, make)
 
 
 def compare(paths, by, baseline, slo=None, hold=None, bins=None, latency=None, *, output="frame", **kw):
@@ -791,7 +834,8 @@ def open(path):  # noqa: A001  (the contract's name)
 
 
 def attribute(run, by="class", calibration=None, classes=None, static_w=None, window=None, stall_min=None,
-              sensor_from=None, fit_weights=False, set_warning=None, budgets=None, *, output="frame"):
+              sensor_from=None, fit_weights=False, set_warning=None, budgets=None, require_valid=False, *,
+              output="frame"):
     if isinstance(run, str) or hasattr(run, "__fspath__"):
         run = _run_of(_path(run))
     if not isinstance(run, Run):
@@ -851,10 +895,21 @@ def attribute(run, by="class", calibration=None, classes=None, static_w=None, wi
         args["budgets"] = _path(budgets, "budgets")
         o.add("--budgets", args["budgets"])
         o.input(args["budgets"])
+    if require_valid:
+        o.add("--require-valid")
+        args["require_valid"] = True
     spec = "%s:%s" % (run.trace.path, run.name)
     o.argv.append(spec)
     o.input(run.trace.path)
-    doc = _joules.attribute(run.trace._file, run.index, o.argv, o.inputs, **args)
+    try:
+        doc = _joules.attribute(run.trace._file, run.index, o.argv, o.inputs, **args)
+    except InvalidDataError as e:
+        if require_valid and str(e).startswith("--require-valid:"):  # the run is not valid
+            why = run.summary().get("validity") or {}
+            e.file, e.run = run.trace.path, run.name
+            e.invalid = [(run.trace.path, run.name, [(r["code"], r["message"]) for r in why.get("reasons", [])
+                                                    if r.get("severity") == "invalid"])]
+        raise
     return _result(doc, output, lambda d: _frame(_rows(d, "rows"), d))
 
 
