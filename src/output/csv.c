@@ -107,14 +107,10 @@ void jl__csvw_empty(jl__csvw *r)
 
 void jl__csvw_num(jl__csvw *r, double v)
 {
-    if (r->table) {
-        char buf[40];
-        if (!isfinite(v)) {
-            table_cell(r, TC_EMPTY, NAN, NULL);
-            return;
-        }
-        snprintf(buf, sizeof buf, "%.17g", v);
-        table_cell(r, TC_NUM, v, buf);
+    if (r->table) { /* its text (%.17g) is made only where a column turns out text */
+        flush_scratch(r);
+        r->cells++;
+        jl__tbl_cell(r->table, isfinite(v) ? TC_NUM : TC_EMPTY, v, NULL, 0);
         return;
     }
     FILE *f = jl__csvw_next(r);

@@ -3,6 +3,7 @@
  * turned into columns. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,7 +87,7 @@ void jl__tbl_cell(jl_table *t, int kind, double v, const char *text, size_t len)
         r->cap = cap;
     }
     cell c = {kind, v, NULL};
-    if (text && kind != TC_EMPTY) {
+    if (text && kind != TC_EMPTY) { /* a number without text: %.17g, made when needed */
         if (!(c.text = malloc(len + 1))) {
             b->oom = 1;
             return;
@@ -145,6 +146,13 @@ jl_status jl__tbl_finish(jl_table *t, jl_table **out)
             cell *x = k < b->rows[i + 1].n ? &b->rows[i + 1].cells[k] : NULL;
             if (c->kind != JL_TABLE_TEXT) {
                 c->num[i] = x && x->kind != TC_EMPTY ? x->v : NAN;
+            } else if (x && !x->text && (x->kind == TC_NUM || x->kind == TC_INT)) {
+                char buf[40]; /* as the CSV writer writes a number (jl__csvw_num) */
+                snprintf(buf, sizeof buf, "%.17g", x->v);
+                if (!(c->text[i] = jl__strdup(buf))) {
+                    jl_table_free(t);
+                    return JL_ENOMEM;
+                }
             } else if (x) {
                 c->text[i] = x->text; /* moved */
                 x->text = NULL;
