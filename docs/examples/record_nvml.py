@@ -93,14 +93,15 @@ def record(sensor, sink, t0):
     proc = subprocess.Popen(command) if command else None
 
     def sample():
-        buf = []
+        buf, due = [], time.monotonic()
         while not stop.is_set():
             w, e = sensor.read()
             buf.append((time.monotonic() - t0, w, e))
             if buf[-1][0] - buf[0][0] >= 1.0:  # one piece a second
                 sink(*map(np.array, zip(*buf)))
                 buf = []
-            time.sleep(a.period)
+            due += a.period  # on a grid: the reads' own time does not stretch the period
+            time.sleep(max(0.0, due - time.monotonic()))
         if buf:
             sink(*map(np.array, zip(*buf)))
 
