@@ -1,10 +1,13 @@
 #!/bin/sh
 # The whole test suite, five trees, every one with warnings as errors:
-#   release  static libjoules.a (the default), every ctest, and the golden CLI
+#   release  static libjoules.a (the default), every ctest (the Python
+#            module's too: label python, docs/python.md), and the golden CLI
 #            cases again under valgrind (memcheck, leaks);
-#   asan     ASan+UBSan, every ctest (unit, golden, malformed, fuzz replays);
-#   shared   libjoules.so: installed and linked by consumers, its exports
-#            checked against the public headers, the golden CLI cases;
+#   asan     ASan+UBSan, every ctest (unit, golden, malformed, fuzz replays;
+#            the Python module's with the sanitizers' runtimes preloaded);
+#   shared   libjoules.so: installed and linked by consumers (the Python
+#            package too), its exports checked against the public headers,
+#            the golden CLI cases;
 #   mpi      -DJOULES_MPI=ON: every study command under mpirun -n 2/3 byte for
 #            byte against one process, the golden CLI cases;
 #   fuzz     clang + libFuzzer + ASan+UBSan: only the fuzz targets, each run

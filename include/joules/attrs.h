@@ -82,6 +82,15 @@ int jl_attrs_is_diffusion(const jl_attrs *a);
 const char *jl_attrs_power_scope(const jl_attrs *a);
 int jl_attrs_is_node_ac(const jl_attrs *a);
 
+/* The trace format's rules on a run's attributes (docs/trace-format.md):
+ * every MUST attribute present and not empty, @workload one of llm, mllm,
+ * diffusion, @power_scope gpu or node_ac, num_gpus in 1..max_gpus,
+ * max_batch_size >= 1. The rules the reader applies to every run and a
+ * checked writer to every run it writes (jl_trace_write_options.validate).
+ * Fails naming the attribute (JL_EMISSING, JL_EINVALID, JL_ELIMIT); the
+ * error names no file or run (jl_error_set_context adds them). */
+jl_status jl_attrs_check(const jl_attrs *a, unsigned long long max_gpus, jl_error **err);
+
 /* A value of attribute `key` in the trace format's vocabulary (spec, "Run
  * attributes"; docs/import.md, "Attribute values"): precision bf16 ->
  * bfloat16, fp16/half -> float16, fp32 -> float32, float8/e4m3 variants ->

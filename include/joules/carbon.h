@@ -196,6 +196,14 @@ typedef struct jl_emissions_result {
 jl_status jl_emissions_study(const jl_summary_list *runs, const jl_emissions_options *opt,
                              jl_emissions_result **out, jl_error **err);
 void jl_emissions_result_free(jl_emissions_result *r);
+/* The runs of r against a series s (the grid intensity): JL_ENODATA naming
+ * both spans ("your runs ... are 72.0 h after the series") when the series'
+ * hours hold none of the runs (the wrong file, or runs in the wrong zone),
+ * never a table of runs "outside the series" (issue 37). JL_OK when some
+ * run lies within it (each other one's error says why), s is NULL or a
+ * constant, or no run has a time. */
+jl_status jl_emissions_series_holds(const jl_emissions_result *r, const jl_tseries *s,
+                                    const jl_summary_list *runs, jl_error **err);
 /* {"schema": "joules.emissions/1", "runs": [run key + figures + "boundary"
  * + "left_out" (+ "sci")], "total": {"energy_kwh", "facility_kwh",
  * "kg_co2eq": {"average", "marginal"}, ...}, "sweep": {...}}. NULL on out

@@ -94,6 +94,12 @@ typedef struct jl_pick_set {
 jl_status jl_pick_all(const jl_summary_list *l, const jl_slo *const *slos, size_t n_slos,
                       const jl_pick_options *opt, jl_pick_set **out, jl_error **err);
 void jl_pick_set_free(jl_pick_set *ps);
+/* How many of the set's picks SLO k judges: those of groups whose runs
+ * have its figures (not JL_PICK_NOT_APPLICABLE nor JL_PICK_NO_RUNS). An
+ * SLO that applies to no run judges nothing: `joules pick` and the Python
+ * module make it an error, never a quiet "not applicable" everywhere
+ * (issue 37). */
+size_t jl_pick_slo_applies(const jl_pick_set *ps, size_t k);
 
 /* Each condition of slo on run s: [{"condition", "figure", "op", "bound",
  * "value", "met", "excess", "excess_rel"}]. */

@@ -147,6 +147,31 @@ void jl_output_set_provenance(jl_provenance_fn fn, void *ctx);
 /* The block the hook gives now (NULL: none). */
 const json_t *jl_output_provenance(void);
 
+/* A CSV of the library as typed columns instead of text (the Python
+ * module's DataFrames, src/python/): the same columns, names and cells the
+ * CSV writer writes (e.g. jl_summaries_table, summary.h). A column is
+ * JL_TABLE_INTEGER when every cell is a whole number written as one (an
+ * integer attribute: num_gpus, max_batch_size) and none is empty,
+ * JL_TABLE_NUMBER when every cell that is not empty is a number (empty:
+ * NaN), JL_TABLE_TEXT otherwise (empty: NULL; number cells as the CSV
+ * writes them). */
+typedef enum { JL_TABLE_NUMBER = 0, JL_TABLE_INTEGER = 1, JL_TABLE_TEXT = 2 } jl_table_kind;
+
+typedef struct jl_table_column {
+    char *name;
+    jl_table_kind kind;
+    double *num; /* [n_rows]: NUMBER and INTEGER columns (NaN where empty); else NULL */
+    char **text; /* [n_rows]: TEXT columns (NULL where empty); else NULL */
+} jl_table_column;
+
+typedef struct jl_table {
+    size_t n_cols, n_rows;
+    jl_table_column *cols;
+    struct jl__tbl_rows *rows_; /* the cells while the table is built (internal) */
+} jl_table;
+
+void jl_table_free(jl_table *t);
+
 JL_API_END
 #ifdef __cplusplus
 }

@@ -53,6 +53,12 @@ void jl_spans_free(jl_spans *s);
  * dataset and row. */
 jl_status jl_trace_read_spans(jl_trace *t, size_t i, jl_spans **out, jl_error **err);
 
+/* The rules jl_trace_read_spans() applies, on spans in memory (a writer's,
+ * before they are written): name, start and end present, every MUST of
+ * the spec, failing with the same messages, naming file and run (either
+ * may be NULL) and the dataset of /runs/RUN/spans. */
+jl_status jl_spans_check(const jl_spans *s, const char *file, const char *run, jl_error **err);
+
 /* The sensor as the trace describes it (attributes of power/). */
 typedef struct jl_sensor {
     double update_period_s; /* how often the value changes */

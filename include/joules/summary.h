@@ -133,13 +133,14 @@ const char *jl_figure_doc(jl_figure f);
 int jl_figure_lookup(const char *name);
 
 /* How the steady-state window was found. */
-#define JL_STEADY_METHOD_TABLE(X)                                               \
-    X(REQUESTS, "requests", "request rule of the spec (ML.ENERGY method)")      \
-    X(OCCUPANCY, "occupancy", "engine/running at or above a share of its peak") \
-    X(BATCHES, "batches", "diffusion: first batch start to last batch end")     \
-    X(WHOLE_RUN, "whole_run", "no rule applied: the whole run (flagged)")       \
-    X(SUMMARY, "summary", "figures passed through from summary/")               \
-    X(SOURCE, "source", "the source cut the series to its steady state (@window): the whole span")
+#define JL_STEADY_METHOD_TABLE(X)                                                                  \
+    X(REQUESTS, "requests", "request rule of the spec (ML.ENERGY method)")                         \
+    X(OCCUPANCY, "occupancy", "engine/running at or above a share of its peak")                    \
+    X(BATCHES, "batches", "diffusion: first batch start to last batch end")                        \
+    X(WHOLE_RUN, "whole_run", "no rule applied: the whole run (flagged)")                          \
+    X(SUMMARY, "summary", "figures passed through from summary/")                                  \
+    X(SOURCE, "source", "the source cut the series to its steady state (@window): the whole span") \
+    X(CUSTOM, "custom", "the window the caller chose (summarize --window), clipped to the run")
 
 typedef enum {
 /* clang-format off */
@@ -331,6 +332,15 @@ typedef struct jl_summary_options {
      * (relative) is marked. Default 0.10, the check rule published_agrees'
      * warn threshold. */
     double published_mark;
+    /* 1: every run's figures over one window the caller chose instead of
+     * the steady-state rules: [window[0], window[1]] seconds on the run's
+     * clock, clipped to its samples (power/, else engine/); -inf and +inf
+     * reach the run's first and last sample (the whole run:
+     * `summarize --window run`). steady_method is then "custom"; a
+     * summary-only run keeps its source's figures (warning
+     * custom_window_unused). Default 0. */
+    int custom_window;
+    double window[2];
 } jl_summary_options;
 
 void jl_summary_options_default(jl_summary_options *opt);
@@ -435,6 +445,13 @@ jl_status jl_fprint_summaries_csv(FILE *f, const jl_summary_list *l);
  * JL_NAMES_JOULES). */
 jl_status jl_write_summaries_csv_named(const char *path, const jl_summary_list *l, jl_names names,
                                        jl_error **err);
+/* The same columns and cells as typed columns (joules/output.h, jl_table:
+ * figures and number attributes are numbers, num_gpus and the other whole
+ * attributes integers where no run lacks them), for programs that build a
+ * table without reading CSV text back (the Python module). Free with
+ * jl_table_free. JL_ENOMEM on out of memory. */
+jl_status jl_summaries_table(const jl_summary_list *l, jl_names names, jl_table **out,
+                             jl_error **err);
 jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_names names);
 
 JL_API_END

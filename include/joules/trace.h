@@ -174,7 +174,26 @@ typedef struct jl_trace_options {
      * the CLI's --allow-external-storage; the process's default:
      * jl_trace_default_allow_external_storage). */
     int allow_external_storage;
+    /* Groups of a run that jl_trace_read_run() leaves unread (JL_GROUP_*
+     * bits; default 0: none), as if the run had none of them: their
+     * fields stay NULL, and the rules that need them are not applied
+     * (power/ required without summary/, itl/request within requests/).
+     * For a program that wants one series of a large run (the Python
+     * module's Run.power()); `joules check` reads everything. */
+    unsigned skip_groups;
 } jl_trace_options;
+
+/* The groups of a run, for jl_trace_options.skip_groups. */
+enum {
+    JL_GROUP_POWER = 1 << 0,
+    JL_GROUP_GPU = 1 << 1,
+    JL_GROUP_ENGINE = 1 << 2,
+    JL_GROUP_REQUESTS = 1 << 3,
+    JL_GROUP_ITL = 1 << 4,
+    JL_GROUP_BATCHES = 1 << 5,
+    JL_GROUP_HOST = 1 << 6,
+    JL_GROUP_ALL = (1 << 7) - 1
+};
 
 /* The study loader's jl_trace_options.stream_itl: 2^20 samples (8 MiB of
  * itl/ read whole at most; longer runs stream). */

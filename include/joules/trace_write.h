@@ -64,6 +64,23 @@ typedef struct jl_trace_write_options {
      * another made meanwhile; the commit fails instead (output side).
      * Default 0: an existing file is replaced. */
     int no_replace;
+    /* 1: runs written piece by piece (jl_trace_stream_*) are checked as
+     * they are written, against the rules the reader applies
+     * (docs/trace-format.md): each append against its dataset's rule
+     * (times finite and non-decreasing across appends, power finite and
+     * >= 0, counts >= 0, cumulative counts never decreasing, KV use in
+     * 0..1, latencies finite and >= 0, request times never infinite,
+     * batches ending no earlier than they start), whole numbers where the
+     * dataset holds integers, the columns of a group appended together
+     * (jl_trace_stream_append_group); spans against jl_spans_check; and at
+     * jl_trace_stream_end the run's attributes (jl_attrs_check), each
+     * group's required datasets, one length per group, widths of
+     * num_gpus (or of the sockets), itl/request within requests/, power/
+     * present. The first problem fails the call naming the dataset and
+     * row, before any of its rows are kept (an append) or the run is
+     * written (the end: the run is then removed). Default 0 (importers
+     * check their inputs themselves; tests write malformed traces). */
+    int validate;
 } jl_trace_write_options;
 
 void jl_trace_write_options_default(jl_trace_write_options *opt);
@@ -93,9 +110,26 @@ jl_status jl_trace_writer_begin_run(jl_trace_writer *w, const char *name, jl_tra
 
 /* Append n rows of g values (g = 1 for a 1-D dataset such as time) to
  * GROUP/NAME, created on first use; every append to one dataset must give
- * the same g. */
+ * the same g. A dataset of the format is stored in the format's type
+ * (engine/running int32, engine/tokens_generated int64, itl/seconds
+ * float32, ...; watts as watts_float32 says; any other float64): values
+ * for an integer dataset must be whole numbers in its range (JL_ETYPE). */
 jl_status jl_trace_stream_append(jl_trace_stream *s, const char *group, const char *name, size_t g,
                                  const double *rows, size_t n, jl_error **err);
+
+/* Append n rows to n_cols datasets of GROUP at once: names[k], widths[k]
+ * values a row, cols[k] (n x widths[k] values). A checked writer
+ * (validate) checks them all, and that the group's datasets grow
+ * together, before it keeps any. */
+jl_status jl_trace_stream_append_group(jl_trace_stream *s, const char *group, size_t n_cols,
+                                       const char *const *names, const size_t *widths,
+                                       const double *const *cols, size_t n, jl_error **err);
+
+/* Write spans/ (joules/attribute.h) into the run, now (a checked writer
+ * checks them first, jl_spans_check); spans stay the caller's. */
+struct jl_spans;
+jl_status jl_trace_stream_set_spans(jl_trace_stream *s, const struct jl_spans *spans,
+                                    jl_error **err);
 
 /* Rows appended so far to GROUP/NAME (0 when none). */
 size_t jl_trace_stream_rows(const jl_trace_stream *s, const char *group, const char *name);

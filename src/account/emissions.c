@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -455,6 +456,51 @@ jl_status jl_emissions_study(const jl_summary_list *runs, const jl_emissions_opt
     }
     *out = r;
     return JL_OK;
+}
+
+/* t as "YYYY-MM-DD HH:MM UTC" ("-" when it has none). */
+static void clock_text(double t, char *buf, size_t n)
+{
+    time_t tt = (time_t)floor(t);
+    struct tm tm;
+    if (!isfinite(t) || !gmtime_r(&tt, &tm) || !strftime(buf, n, "%Y-%m-%d %H:%M UTC", &tm))
+        snprintf(buf, n, "-");
+}
+
+jl_status jl_emissions_series_holds(const jl_emissions_result *r, const jl_tseries *s,
+                                    const jl_summary_list *l, jl_error **err)
+{
+    double s0, s1, a = INFINITY, b = -INFINITY;
+    if (!s || jl_tseries_span(s, &s0, &s1) || !r->n)
+        return JL_OK;
+    for (size_t i = 0; i < r->n; i++) {
+        const jl_summary *u = r->runs[i].run < l->count ? l->items[r->runs[i].run] : NULL;
+        double t0 = r->runs[i].t0, t1 = r->runs[i].t1;
+        if (!isfinite(t0) && u) { /* no figures: the run's own start and span */
+            double d = u->fig[JL_FIG_RUN_DURATION_S];
+            t0 = u->attrs.start_time_unix;
+            t1 = t0 + (isfinite(d) ? d : 0);
+        }
+        if (!isfinite(t1))
+            t1 = t0;
+        if (!isfinite(t0))
+            return JL_OK;
+        a = fmin(a, t0);
+        b = fmax(b, t1);
+        if (t1 >= s0 && t0 < s1)
+            return JL_OK; /* some run lies in the series: each other one says why */
+    }
+    char w0[32], w1[32], g0[32], g1[32];
+    clock_text(a, w0, sizeof w0);
+    clock_text(b, w1, sizeof w1);
+    clock_text(s0, g0, sizeof g0);
+    clock_text(s1, g1, sizeof g1);
+    double gap = b <= s0 ? s0 - b : a - s1;
+    return jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                   "the intensity series holds none of the runs: your runs (%s to %s) are "
+                   "%.1f h %s the series (%s to %s): the wrong file, or runs placed in the wrong "
+                   "zone (--start)?",
+                   w0, w1, gap / 3600, b <= s0 ? "before" : "after", g0, g1);
 }
 
 /* ---- documents ---------------------------------------------------------- */

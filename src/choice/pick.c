@@ -165,6 +165,15 @@ jl_status jl_pick_runs(const jl_summary_list *l, const size_t *runs, size_t n, c
     return JL_OK;
 }
 
+size_t jl_pick_slo_applies(const jl_pick_set *ps, size_t k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ps->n; i++)
+        n += ps->items[i].slo == k && ps->items[i].pick.status != JL_PICK_NOT_APPLICABLE &&
+             ps->items[i].pick.status != JL_PICK_NO_RUNS;
+    return n;
+}
+
 void jl_pick_set_free(jl_pick_set *ps)
 {
     if (!ps)

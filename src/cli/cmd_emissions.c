@@ -319,46 +319,6 @@ static int refused(const char *cmd, const jl_emissions_result *r, const jl_summa
     return n == r->n ? CLI_EXIT_NOINPUT : CLI_EXIT_PARTIAL;
 }
 
-/* A series whose hours hold none of the runs is an error naming both
- * spans ("your runs are 72.0 h after the series"): a wrong zone or the
- * wrong file, never a table of runs "outside the series" (issue 37). */
-static int series_overlap(const char *cmd, const jl_emissions_result *r, const jl_tseries *s,
-                          const jl_summary_list *l)
-{
-    double s0, s1, a = INFINITY, b = -INFINITY;
-    if (jl_tseries_span(s, &s0, &s1) || !r->n)
-        return 0;
-    for (size_t i = 0; i < r->n; i++) {
-        const jl_summary *u = r->runs[i].run < l->count ? l->items[r->runs[i].run] : NULL;
-        double t0 = r->runs[i].t0, t1 = r->runs[i].t1;
-        if (!isfinite(t0) && u) { /* no figures: the run's own start and span */
-            double d = u->fig[JL_FIG_RUN_DURATION_S];
-            t0 = u->attrs.start_time_unix;
-            t1 = t0 + (isfinite(d) ? d : 0);
-        }
-        if (!isfinite(t1))
-            t1 = t0;
-        if (!isfinite(t0))
-            return 0;
-        a = fmin(a, t0);
-        b = fmax(b, t1);
-        if (t1 >= s0 && t0 < s1)
-            return 0; /* some run lies in the series: each other one says why */
-    }
-    char w0[32], w1[32], g0[32], g1[32];
-    clock_text(a, w0, sizeof w0);
-    clock_text(b, w1, sizeof w1);
-    clock_text(s0, g0, sizeof g0);
-    clock_text(s1, g1, sizeof g1);
-    double gap = b <= s0 ? s0 - b : a - s1;
-    fprintf(stderr,
-            "joules %s: the intensity series holds none of the runs: your runs (%s to %s) are "
-            "%.1f h %s the series (%s to %s): the wrong file, or runs placed in the wrong zone "
-            "(--start)?\n",
-            cmd, w0, w1, gap / 3600, b <= s0 ? "before" : "after", g0, g1);
-    return cli_exit_for_status(JL_ENODATA);
-}
-
 int cli_cmd_emissions(int argc, char **argv)
 {
     const char *cmd = "emissions";
@@ -416,7 +376,9 @@ int cli_cmd_emissions(int argc, char **argv)
                                               : "--embodied-g-per-gpu-hour, given without a source")
                                        : NULL};
         jl_status st = jl_emissions_study(&cs.runs, &eo, &r, &err);
-        rc = st != JL_OK ? cli_fail(cmd, st, err) : series_overlap(cmd, r, o.grid, &cs.runs);
+        if (st == JL_OK) /* a series that holds none of the runs: an error (issue 37) */
+            st = jl_emissions_series_holds(r, o.grid, &cs.runs, &err);
+        rc = st != JL_OK ? cli_fail(cmd, st, err) : 0;
         if (!rc)
             rc = cli_emit(cmd, &cs, &output, r);
         if (st == JL_OK && !rc)

@@ -85,12 +85,7 @@ static int slos_apply(const char *cmd, const jl_pick_set *ps)
 {
     int rc = 0;
     for (size_t k = 0; k < ps->n_slos; k++) {
-        size_t applies = 0;
-        for (size_t i = 0; i < ps->n; i++)
-            applies += ps->items[i].slo == k &&
-                       ps->items[i].pick.status != JL_PICK_NOT_APPLICABLE &&
-                       ps->items[i].pick.status != JL_PICK_NO_RUNS;
-        if (!applies) {
+        if (!jl_pick_slo_applies(ps, k)) {
             fprintf(stderr,
                     "joules %s: --slo '%s' applies to no run: none has the figures it judges "
                     "(and the energy figure)\n",

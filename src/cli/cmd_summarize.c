@@ -26,7 +26,10 @@ static const char *const help =
     "  -o, --columns LIST  the table's columns, e.g. -o model,cap,energy,latency,p99_itl:\n"
     "                 default headers (gpu, G, cap, J/token, ...), file, run, window,\n"
     "                 valid, warn, figures (energy/latency/throughput follow the workload),\n"
-    "                 any attribute (nickname, tensor_parallel, ...)\n" CLI_STUDY_HELP
+    "                 any attribute (nickname, tensor_parallel, ...)\n"
+    "  --window A,B   every run over [A, B] seconds of its clock instead of its steady\n"
+    "                 state (A or B empty: from its first or to its last sample; 'run':\n"
+    "                 the whole run); steady_method is then custom\n" CLI_STUDY_HELP
     "  -h, --help     this help\n\n"
     "Figures and JSON keys: summary.md. Exit status: cli.md.\n";
 
@@ -568,16 +571,54 @@ static jl_status write_json(const char *path, const void *result, const jl_summa
 /* The result is the study's runs themselves. */
 static const cli_output output = {write_csv, to_json, print_table, "runs", 1, 0};
 
+enum { OPT_WINDOW = CLI_OPT_FIRST_FREE };
+
+/* summarize's own options: -o and --window */
+typedef struct own_args {
+    table_opts *topt;
+    jl_summary_options *so;
+} own_args;
+
+/* --window A,B (either may be empty) or run, into so. */
+static int parse_window(const char *cmd, const char *arg, jl_summary_options *so)
+{
+    double w[2] = {-INFINITY, INFINITY};
+    const char *comma = strchr(arg, ',');
+    if (strcmp(arg, "run") != 0) {
+        char *end = NULL;
+        if (!comma)
+            goto bad;
+        if (comma > arg && ((w[0] = strtod(arg, &end)), end != comma || !isfinite(w[0])))
+            goto bad;
+        if (comma[1] && ((w[1] = strtod(comma + 1, &end)), *end || !isfinite(w[1])))
+            goto bad;
+        if (!(w[1] > w[0]))
+            return cli_usage_error(cmd, "--window %s: B must be greater than A", arg);
+    }
+    so->custom_window = 1;
+    so->window[0] = w[0];
+    so->window[1] = w[1];
+    return 0;
+bad:
+    return cli_usage_error(cmd,
+                           "--window: expected A,B in seconds (A or B may be empty) or run, "
+                           "got '%s'",
+                           arg);
+}
+
 static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 {
-    (void)code; /* -o, the only one */
-    return parse_columns(cmd, arg, ctx);
+    own_args *a = ctx;
+    if (code == OPT_WINDOW)
+        return parse_window(cmd, arg, a->so);
+    return parse_columns(cmd, arg, a->topt);
 }
 
 static const struct option longopts[] = {
     CLI_JSON_LONG_OPTION,
     CLI_CSV_LONG_OPTION,
     {"columns", required_argument, NULL, 'o'},
+    {"window", required_argument, NULL, OPT_WINDOW},
     CLI_END_LONG_OPTIONS,
 };
 const cli_options cli_options_summarize = {":ho:", longopts};
@@ -589,8 +630,9 @@ int cli_cmd_summarize(int argc, char **argv)
     cli_study cs;
     cli_study_init(&cs);
     cs.opt.trace.summary_fields_only = 1; /* summaries only: skip unused datasets */
+    own_args oa = {&topt, &cs.opt.summary};
     int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_summarize.optstring, longopts,
-                       own_option, &topt);
+                       own_option, &oa);
     if (rc || cs.helped)
         goto out;
     if ((rc = cli_check_outputs(cmd, &cs, cs.csv, cs.json, &output)))

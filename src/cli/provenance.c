@@ -85,6 +85,10 @@ void cli_provenance_study(const cli_study *cs)
     json_t *m = json_pack("{s:f,s:f,s:f,s:f}", "occupancy_share", so->occupancy_share,
                           "disagreement_warn", so->disagreement_warn, "counter_restart_min_drop_j",
                           so->counter_restart_min_drop_j, "published_mark", so->published_mark);
+    if (m && so->custom_window) /* summarize --window: only then, so other documents keep theirs */
+        json_object_set_new(m, "window",
+                            json_pack("[oo]", jl_json_number(so->window[0]),
+                                      jl_json_number(so->window[1])));
     if (m)
         jl_provenance_set_method(prov, "summary", m);
     json_decref(m);

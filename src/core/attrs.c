@@ -185,6 +185,44 @@ int jl_attrs_is_node_ac(const jl_attrs *a)
     return !strcmp(jl_attrs_power_scope(a), "node_ac");
 }
 
+jl_status jl_attrs_check(const jl_attrs *a, unsigned long long max_gpus, jl_error **err)
+{
+    /* The MUST attributes. */
+    for (size_t k = 0; k < jl__n_attr_fields; k++) {
+        if (!jl__attr_fields[k].required)
+            continue;
+        const char *base = (const char *)a + jl__attr_fields[k].off;
+        int missing = jl__attr_fields[k].kind == JL__F_STR ? *(char *const *)base == NULL
+                                                           : *(const long *)base < 0;
+        if (missing)
+            return jl_fail(err, JL_EMISSING, NULL, NULL, NULL, -1,
+                           "required attribute @%s is missing", jl__attr_fields[k].name);
+        if (jl__attr_fields[k].kind == JL__F_STR && !**(char *const *)base)
+            return jl_fail(err, JL_EINVALID, NULL, NULL, NULL, -1,
+                           "required attribute @%s is empty", jl__attr_fields[k].name);
+    }
+    if (strcmp(a->workload, "llm") && strcmp(a->workload, "mllm") &&
+        strcmp(a->workload, "diffusion"))
+        return jl_fail(err, JL_EINVALID, NULL, NULL, NULL, -1,
+                       "attribute @workload must be llm, mllm or diffusion, found \"%s\"",
+                       a->workload);
+    const char *scope = jl_attrs_power_scope(a);
+    if (strcmp(scope, "gpu") && strcmp(scope, "node_ac"))
+        return jl_fail(err, JL_EINVALID, NULL, NULL, NULL, -1,
+                       "attribute @power_scope must be gpu or node_ac, found \"%s\"", scope);
+    if (a->num_gpus < 1)
+        return jl_fail(err, JL_EINVALID, NULL, NULL, NULL, -1,
+                       "attribute @num_gpus must be >= 1, found %ld", a->num_gpus);
+    if ((unsigned long long)a->num_gpus > max_gpus)
+        return jl_fail(err, JL_ELIMIT, NULL, NULL, NULL, -1,
+                       "attribute @num_gpus is %ld, more than the limit of %llu GPUs", a->num_gpus,
+                       max_gpus);
+    if (a->max_batch_size < 1)
+        return jl_fail(err, JL_EINVALID, NULL, NULL, NULL, -1,
+                       "attribute @max_batch_size must be >= 1, found %ld", a->max_batch_size);
+    return JL_OK;
+}
+
 /* ---- the vocabulary of attribute values (issue 37) ----------------------- */
 
 /* The spec's precisions first, then those real data use beyond it; each

@@ -7,13 +7,29 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "joules/error.h"
+
+struct jl_table;
+
 typedef struct jl__csvw {
     FILE *f;
     size_t cells; /* cells written in this row so far */
+    /* not NULL: the cells go into this table instead (jl__csvw_begin_table) */
+    struct jl_table *table;
+    /* table mode: a cell being composed through jl__csvw_next */
+    FILE *scratch;
+    char *scratch_buf;
+    size_t scratch_len;
 } jl__csvw;
 
 /* A new row on f (nothing is written yet). */
 void jl__csvw_begin(jl__csvw *r, FILE *f);
+/* A new row of typed cells in t (joules/output.h, jl_table), the same cells
+ * a CSV row would hold: the first row gives the column names. A number cell
+ * (jl__csvw_num, _number_text, or _cellf with one numeric conversion such
+ * as "%ld" or "%.17g") is a number there, every other cell text. Memory
+ * running out is remembered in t (jl__tbl_finish says so). */
+void jl__csvw_begin_table(jl__csvw *r, struct jl_table *t);
 /* A text cell, quoted as needed (jl_csv_field); NULL: an empty cell. */
 void jl__csvw_cell(jl__csvw *r, const char *s);
 /* A text cell for each name of the NULL-terminated list (a header). */
@@ -22,6 +38,9 @@ void jl__csvw_cells(jl__csvw *r, const char *const *names);
 void jl__csvw_empty(jl__csvw *r);
 /* A number at full precision (%.17g); NaN/inf: an empty cell. */
 void jl__csvw_num(jl__csvw *r, double v);
+/* A number already in text (an attribute's %.17g form), written as is;
+ * integer: a whole number (a table column of them all is an integer one). */
+void jl__csvw_number_text(jl__csvw *r, const char *text, int integer);
 /* A cell formatted with printf's fmt, written as is (no quoting: for numbers
  * and names that hold no comma, quote or newline). */
 void jl__csvw_cellf(jl__csvw *r, const char *fmt, ...)
@@ -30,9 +49,16 @@ void jl__csvw_cellf(jl__csvw *r, const char *fmt, ...)
 #endif
     ;
 /* Start a cell (the separator) and return the stream, for a cell composed
- * of several writes that hold no comma, quote or newline. */
+ * of several writes that hold no comma, quote or newline (in table mode a
+ * scratch stream, the cell's text; NULL when memory ran out). */
 FILE *jl__csvw_next(jl__csvw *r);
 /* End the row (newline); the writer may begin the next. */
 void jl__csvw_end(jl__csvw *r);
+
+/* Tables of typed cells (table.c): an empty table to begin rows in, and
+ * the columns made from its rows (JL_ENOMEM when memory ran out on the
+ * way; the table is then freed and *out NULL). */
+struct jl_table *jl__tbl_new(void);
+jl_status jl__tbl_finish(struct jl_table *t, struct jl_table **out);
 
 #endif

@@ -37,6 +37,9 @@ void jl_summary_options_default(jl_summary_options *opt)
     opt->disagreement_warn = 0.05;
     opt->counter_restart_min_drop_j = 1.0;
     opt->published_mark = 0.10;
+    opt->custom_window = 0;
+    opt->window[0] = -INFINITY;
+    opt->window[1] = INFINITY;
 }
 
 /* Thresholds of warnings that are not options (docs/summary.md). */
@@ -186,6 +189,10 @@ static jl_status summarize_summary_only(ctx *c)
     TRY(attach_parts(c));
     WARN("summary_only",
          "no time series: figures passed through from summary/, nothing recomputed");
+    if (c->opt->custom_window)
+        WARN("custom_window_unused",
+             "a summary-only run: its figures are its source's, over the source's own window, "
+             "not over the window asked for");
     TRY(jl__boundary_figures(c->run, c->opt, EXTRAPOLATE_MAX_S, s));
 end:
     return st;
@@ -671,7 +678,21 @@ static jl_status find_window(ctx *c)
     char wattr[64];
     const int source_cut = jl_attrs_get(&run->attrs, "window", wattr, sizeof wattr) == 0 &&
                            !strcmp(wattr, "steady_state_only");
-    if (source_cut && (run->power_n > 0 || run->engine_n > 0)) {
+    if (c->opt->custom_window && (run->power_n > 0 || run->engine_n > 0)) {
+        /* the caller's window, clipped to the run's samples */
+        const double *t = run->power_n > 0 ? run->power_time : run->engine_time;
+        size_t nt = run->power_n > 0 ? run->power_n : run->engine_n;
+        a = fmax(c->opt->window[0], t[0]);
+        b = fmin(c->opt->window[1], t[nt - 1]);
+        s->steady_method = JL_STEADY_CUSTOM;
+        if (!(b > a)) {
+            WARN("custom_window_outside",
+                 "the window [%.6g, %.6g] s holds none of the run's samples [%.6g, %.6g] s: "
+                 "the figures over it are missing",
+                 c->opt->window[0], c->opt->window[1], t[0], t[nt - 1]);
+            a = b = NAN;
+        }
+    } else if (source_cut && (run->power_n > 0 || run->engine_n > 0)) {
         /* spec 1.1 @window: the source cut the series to its steady state */
         const double *t = run->power_n > 0 ? run->power_time : run->engine_time;
         size_t nt = run->power_n > 0 ? run->power_n : run->engine_n;
@@ -747,7 +768,7 @@ static jl_status window_energy(ctx *c)
     if (c->track && n > 0) {
         double t0 = pt[0], t1 = pt[n - 1];
         int in_span = a >= t0 - EXTRAPOLATE_MAX_S && b <= t1 + EXTRAPOLATE_MAX_S;
-        if (!in_span)
+        if (!in_span && !isnan(a)) /* NaN: no window at all, said already */
             WARN("power_span",
                  "the window [%.6g, %.6g] s reaches more than %g s beyond the power "
                  "samples [%.6g, %.6g] s: window energy is missing",
@@ -1486,12 +1507,12 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summ
     }
     if (!(opt->occupancy_share > 0 && opt->occupancy_share <= 1) ||
         !(opt->disagreement_warn >= 0) || !(opt->counter_restart_min_drop_j >= 0) ||
-        !(opt->published_mark >= 0))
+        !(opt->published_mark >= 0) || (opt->custom_window && !(opt->window[0] < opt->window[1])))
         return jl_fail(err, JL_EUSAGE, run->file, run->name, NULL, -1,
                        "invalid summary options (occupancy_share %g, "
-                       "disagreement_warn %g, counter_restart_min_drop_j %g)",
+                       "disagreement_warn %g, counter_restart_min_drop_j %g, window [%g, %g])",
                        opt->occupancy_share, opt->disagreement_warn,
-                       opt->counter_restart_min_drop_j);
+                       opt->counter_restart_min_drop_j, opt->window[0], opt->window[1]);
 
     jl_status st = JL_OK;
     jl_error *const err_before = err ? *err : NULL;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/attrs_internal.h"
 #include "core/util.h"
 #include "joules/output.h"
 #include "output/csv_row.h"
@@ -57,7 +58,20 @@ static void header(jl__csvw *r, const char *name, jl_names names, double *scale)
     jl__csvw_cell(r, m ? m : name);
 }
 
-/* One attribute cell: the value as text, scaled when a number and scale != 1. */
+/* 0: key is no typed number attribute; 1: a whole number (num_gpus, ...);
+ * 2: a real one (gpu_tdp_w, ...). */
+static int typed_number(const char *key)
+{
+    for (size_t k = 0; k < jl__n_attr_fields; k++)
+        if (!strcmp(jl__attr_fields[k].name, key))
+            return jl__attr_fields[k].kind == JL__F_LONG  ? 1
+                   : jl__attr_fields[k].kind == JL__F_DBL ? 2
+                                                          : 0;
+    return 0;
+}
+
+/* One attribute cell: the value as text, scaled when a number and scale != 1;
+ * a number attribute's cell is a number cell (typed tables, jl_table). */
 static void attr_cell(jl__csvw *r, const jl_summary *s, const char *key, double scale)
 {
     char buf[512];
@@ -67,7 +81,11 @@ static void attr_cell(jl__csvw *r, const jl_summary *s, const char *key, double 
     }
     for (size_t i = 0; i < s->attrs.n_extra; i++)
         if (!strcmp(s->attrs.extra[i].key, key) && !in_list(jl_attr_names, key)) {
-            jl__csvw_cell(r, s->attrs.extra[i].value); /* whole, however long */
+            const jl_kv *kv = &s->attrs.extra[i];
+            if (kv->is_number) /* whole, however long */
+                jl__csvw_number_text(r, kv->value, 0);
+            else
+                jl__csvw_cell(r, kv->value);
             return;
         }
     if (jl_attrs_get(&s->attrs, key, buf, sizeof buf) != 0) {
@@ -76,8 +94,11 @@ static void attr_cell(jl__csvw *r, const jl_summary *s, const char *key, double 
     }
     char *end = NULL;
     double v = strtod(buf, &end);
+    int typed = typed_number(key);
     if (scale != 1 && end != buf && *end == '\0')
-        jl__csvw_cellf(r, "%.17g", v * scale);
+        jl__csvw_num(r, v * scale);
+    else if (typed)
+        jl__csvw_number_text(r, buf, typed == 1);
     else
         jl__csvw_cell(r, buf);
 }
@@ -118,11 +139,25 @@ typedef struct {
     double key[16], more[16], fig[JL_FIG_COUNT];
 } col_scales;
 
-static void header_row(FILE *f, jl_names names, const char *const *extras, size_t n_extras,
+/* Where the rows go: a stream (the CSV) or a table of typed cells. */
+typedef struct sink {
+    FILE *f;
+    jl_table *t;
+} sink;
+
+static void begin_row(jl__csvw *r, const sink *k)
+{
+    if (k->t)
+        jl__csvw_begin_table(r, k->t);
+    else
+        jl__csvw_begin(r, k->f);
+}
+
+static void header_row(const sink *k, jl_names names, const char *const *extras, size_t n_extras,
                        col_scales *sc)
 {
     jl__csvw r;
-    jl__csvw_begin(&r, f);
+    begin_row(&r, k);
     jl__csvw_cell(&r, "file");
     jl__csvw_cell(&r, "run");
     for (int i = 0; key_columns[i]; i++) {
@@ -153,11 +188,11 @@ static void header_row(FILE *f, jl_names names, const char *const *extras, size_
 }
 
 /* One run's row; JL_ENOMEM when a joined cell cannot be built. */
-static jl_status run_row(FILE *f, const jl_summary *s, jl_names names, const char *const *extras,
-                         size_t n_extras, const col_scales *sc)
+static jl_status run_row(const sink *to, const jl_summary *s, jl_names names,
+                         const char *const *extras, size_t n_extras, const col_scales *sc)
 {
     jl__csvw r;
-    jl__csvw_begin(&r, f);
+    begin_row(&r, to);
     jl__csvw_cell(&r, s->file);
     jl__csvw_cell(&r, s->run);
     for (int i = 0; key_columns[i]; i++) {
@@ -176,10 +211,7 @@ static jl_status run_row(FILE *f, const jl_summary *s, jl_names names, const cha
     jl__csvw_cell(&r, jl_steady_method_name(s->steady_method));
     jl__csvw_cell(&r, jl_energy_source_name(s->energy_source));
     for (int i = 0; i < JL_FIG_COUNT; i++) {
-        if (isfinite(s->fig[i]))
-            jl__csvw_cellf(&r, "%.17g", s->fig[i] * sc->fig[i]);
-        else
-            jl__csvw_empty(&r);
+        jl__csvw_num(&r, s->fig[i] * sc->fig[i]); /* empty when missing */
     }
     /* warnings: rule names joined by ';', however many there are; then the
      * marked disagreements of published and recomputed figures (spec 1.1):
@@ -233,21 +265,44 @@ static jl_status run_row(FILE *f, const jl_summary *s, jl_names names, const cha
     return JL_OK;
 }
 
-jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_names names)
+/* Every row, the header first, into k. */
+static jl_status summary_rows(const sink *k, const jl_summary_list *l, jl_names names)
 {
     const char **extras = NULL;
     size_t n_extras = 0;
     if (extra_keys(l, &extras, &n_extras) != JL_OK)
         return JL_ENOMEM;
     col_scales sc;
-    header_row(f, names, extras, n_extras, &sc);
+    header_row(k, names, extras, n_extras, &sc);
     jl_status st = JL_OK;
     for (size_t r = 0; r < l->count && st == JL_OK; r++)
-        st = run_row(f, l->items[r], names, extras, n_extras, &sc);
+        st = run_row(k, l->items[r], names, extras, n_extras, &sc);
     free(extras);
+    return st;
+}
+
+jl_status jl_fprint_summaries_csv_named(FILE *f, const jl_summary_list *l, jl_names names)
+{
+    sink k = {f, NULL};
+    jl_status st = summary_rows(&k, l, names);
     if (st != JL_OK)
         return st;
     return ferror(f) ? JL_EIO : JL_OK;
+}
+
+jl_status jl_summaries_table(const jl_summary_list *l, jl_names names, jl_table **out,
+                             jl_error **err)
+{
+    *out = NULL;
+    jl_table *t = jl__tbl_new();
+    sink k = {NULL, t};
+    jl_status st = t ? summary_rows(&k, l, names) : JL_ENOMEM;
+    if (st == JL_OK)
+        return jl__tbl_finish(t, out) == JL_OK
+                   ? JL_OK
+                   : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, NULL);
+    jl_table_free(t);
+    return jl_fail(err, st, NULL, NULL, NULL, -1, NULL);
 }
 
 jl_status jl_fprint_summaries_csv(FILE *f, const jl_summary_list *l)

@@ -334,6 +334,20 @@ static jl_status check_spans(rctx *c, const char *gpath, jl_spans *s)
     return JL_OK;
 }
 
+jl_status jl_spans_check(const jl_spans *s, const char *file, const char *run, jl_error **err)
+{
+    jl_trace_limits lim;
+    jl_trace_limits_default(&lim);
+    char gpath[600];
+    snprintf(gpath, sizeof gpath, "/runs/%s/spans", run ? run : "?");
+    rctx c = {file, run, &lim, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL, 0, 0};
+    if (s->n && (!s->name || !s->start || !s->end)) {
+        rctx at = rctx_at(&c, gpath);
+        return jl__rctx_fail(&at, JL_EMISSING, "needs name, start and end");
+    }
+    return check_spans(&c, gpath, (jl_spans *)s);
+}
+
 jl_status jl_trace_read_spans(jl_trace *t, size_t i, jl_spans **out, jl_error **err)
 {
     *out = NULL;
@@ -532,7 +546,7 @@ static int write_attr_doubles(hid_t obj, const char *name, const double *v, size
     return ok;
 }
 
-static int write_group(hid_t run, const jl_spans *s)
+int jl__spans_write_group(hid_t run, const jl_spans *s)
 {
     if (H5Lexists(run, "spans", H5P_DEFAULT) > 0 && H5Ldelete(run, "spans", H5P_DEFAULT) < 0)
         return 0;
@@ -675,7 +689,8 @@ jl_status jl_trace_write_spans_reasons(const char *path, const char *run, const 
         goto end;
     }
     r = H5Gopen2(f, rpath, H5P_DEFAULT);
-    if (r < 0 || (spans && !write_group(r, spans)) || (sensor && !write_sensor(r, sensor)) ||
+    if (r < 0 || (spans && !jl__spans_write_group(r, spans)) ||
+        (sensor && !write_sensor(r, sensor)) ||
         (validity_reasons && !write_attr_str(r, "validity_reasons", validity_reasons))) {
         st = jl__h5_fail(err, JL_EIO, path, run, spans ? "spans" : "power", -1,
                          spans ? "cannot write spans/" : "cannot write power/'s attributes");

@@ -501,44 +501,17 @@ static jl_status use_run_attr(rctx *c, const char *opath, const char *name, attr
     return JL_OK;
 }
 
-/* The spec's rules on a run's attributes once all are read. */
+/* The spec's rules on a run's attributes once all are read (jl_attrs_check,
+ * the one list of them), failing as the reader does, at the run. */
 static jl_status check_run_attrs(rctx *c, const char *opath, jl_attrs *a)
 {
     rctx at = rctx_at(c, opath);
-    /* The MUST attributes. */
-    for (size_t k = 0; k < jl__n_attr_fields; k++) {
-        if (!jl__attr_fields[k].required)
-            continue;
-        char *base = (char *)a + jl__attr_fields[k].off;
-        int missing =
-            jl__attr_fields[k].kind == JL__F_STR ? *(char **)base == NULL : *(long *)base < 0;
-        if (missing)
-            return jl__rctx_fail(&at, JL_EMISSING, "required attribute @%s is missing",
-                                 jl__attr_fields[k].name);
-        if (jl__attr_fields[k].kind == JL__F_STR && !**(char **)base)
-            return jl__rctx_fail(&at, JL_EINVALID, "required attribute @%s is empty",
-                                 jl__attr_fields[k].name);
-    }
-    if (strcmp(a->workload, "llm") && strcmp(a->workload, "mllm") &&
-        strcmp(a->workload, "diffusion"))
-        return jl__rctx_fail(&at, JL_EINVALID,
-                             "attribute @workload must be llm, mllm or diffusion, found \"%s\"",
-                             a->workload);
-    const char *scope = jl_attrs_power_scope(a);
-    if (strcmp(scope, "gpu") && strcmp(scope, "node_ac"))
-        return jl__rctx_fail(&at, JL_EINVALID,
-                             "attribute @power_scope must be gpu or node_ac, found \"%s\"", scope);
-    if (a->num_gpus < 1)
-        return jl__rctx_fail(&at, JL_EINVALID, "attribute @num_gpus must be >= 1, found %ld",
-                             a->num_gpus);
-    if ((uint64_t)a->num_gpus > c->lim->max_gpus)
-        return jl__rctx_fail(&at, JL_ELIMIT,
-                             "attribute @num_gpus is %ld, more than the limit of %llu GPUs",
-                             a->num_gpus, (unsigned long long)c->lim->max_gpus);
-    if (a->max_batch_size < 1)
-        return jl__rctx_fail(&at, JL_EINVALID, "attribute @max_batch_size must be >= 1, found %ld",
-                             a->max_batch_size);
-    return JL_OK;
+    jl_error *e = NULL;
+    jl_status st = jl_attrs_check(a, (unsigned long long)c->lim->max_gpus, &e);
+    if (st != JL_OK)
+        jl__rctx_fail(&at, st, "%s", e ? e->message : jl_strerror(st));
+    jl_error_free(e);
+    return st;
 }
 
 jl_status jl__read_run_attrs(rctx *c, hid_t grp, const char *opath, jl_attrs *a)

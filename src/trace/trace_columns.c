@@ -146,7 +146,14 @@ struct group_reader {
     hid_t grp;   /* -1: absent */
     char *path;  /* /runs/<run>/<group> */
     char **objs; /* object path of each column reached, NULL-filled */
+    /* a writer's append (jl__column_check): the rows checked start at row
+     * row0 of the dataset, after the row prev points to (NULL: none) */
+    size_t row0;
+    const void *prev;
 };
+
+/* Row i of the rows being checked, as the dataset counts it. */
+#define AT(i) ((i) + gr->row0)
 
 /* Decoded bytes of one chunk of a dataset whose storage st (of creation
  * properties dcpl) jl__check_storage read, with a file type of fsize bytes
@@ -485,7 +492,7 @@ static jl_status bad_value(group_reader *gr, const char *obj, size_t i, const ch
     rctx at = rctx_at(gr->rr->c, obj);
     va_list ap;
     va_start(ap, fmt);
-    jl__rctx_vfail(&at, JL_EINVALID, (long long)i, NULL, fmt, ap);
+    jl__rctx_vfail(&at, JL_EINVALID, (long long)AT(i), NULL, fmt, ap);
     va_end(ap);
     return JL_EINVALID;
 }
@@ -508,12 +515,14 @@ static jl_status check_time(group_reader *gr, const char *obj, const void *v, si
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(t[i])) {
             jl__fmt_double(a, sizeof a, t[i]);
-            return bad_value(gr, obj, i, "not finite at row %zu (%s)", i, a);
+            return bad_value(gr, obj, i, "not finite at row %zu (%s)", AT(i), a);
         }
-        if (i > 0 && t[i] < t[i - 1]) {
+        double before = i > 0 ? t[i - 1] : gr->prev ? *(const double *)gr->prev : -INFINITY;
+        if (t[i] < before) {
             jl__fmt_double(a, sizeof a, t[i]);
-            jl__fmt_double(b, sizeof b, t[i - 1]);
-            return bad_value(gr, obj, i, "not non-decreasing at row %zu (%s after %s)", i, a, b);
+            jl__fmt_double(b, sizeof b, before);
+            return bad_value(gr, obj, i, "not non-decreasing at row %zu (%s after %s)", AT(i), a,
+                             b);
         }
     }
     return JL_OK;
@@ -529,10 +538,10 @@ static jl_status check_series(group_reader *gr, const char *obj, const double *v
             char a[40], w[64];
             jl__fmt_double(a, sizeof a, x);
             if (cols > 1)
-                snprintf(w, sizeof w, "row %zu, %s %zu", i / cols,
+                snprintf(w, sizeof w, "row %zu, %s %zu", AT(i / cols),
                          strcmp(gr->gs->name, "host") ? "GPU" : "socket", i % cols);
             else
-                snprintf(w, sizeof w, "row %zu", i);
+                snprintf(w, sizeof w, "row %zu", AT(i));
             return bad_value(gr, obj, i / cols, "%s at %s (%s %s)",
                              isfinite(x) ? "negative power" : "not finite", w, a, unit);
         }
@@ -560,7 +569,7 @@ static jl_status check_count(group_reader *gr, const char *obj, const void *v, s
     (void)cols;
     for (size_t i = 0; i < n; i++)
         if (x[i] < 0)
-            return bad_value(gr, obj, i, "negative value at row %zu (%d)", i, (int)x[i]);
+            return bad_value(gr, obj, i, "negative value at row %zu (%d)", AT(i), (int)x[i]);
     return JL_OK;
 }
 
@@ -571,10 +580,12 @@ static jl_status check_cumulative(group_reader *gr, const char *obj, const void 
     (void)cols;
     for (size_t i = 0; i < n; i++) {
         if (x[i] < 0)
-            return bad_value(gr, obj, i, "negative value at row %zu (%lld)", i, (long long)x[i]);
-        if (i > 0 && x[i] < x[i - 1])
+            return bad_value(gr, obj, i, "negative value at row %zu (%lld)", AT(i),
+                             (long long)x[i]);
+        int64_t before = i > 0 ? x[i - 1] : gr->prev ? *(const int64_t *)gr->prev : 0;
+        if (x[i] < before)
             return bad_value(gr, obj, i, "cumulative count decreases at row %zu (%lld after %lld)",
-                             i, (long long)x[i], (long long)x[i - 1]);
+                             AT(i), (long long)x[i], (long long)before);
     }
     return JL_OK;
 }
@@ -588,7 +599,7 @@ static jl_status check_fraction(group_reader *gr, const char *obj, const void *v
         if (!(x[i] >= -KV_TOLERANCE && x[i] <= 1 + KV_TOLERANCE)) {
             char a[40];
             jl__fmt_double(a, sizeof a, x[i]);
-            return bad_value(gr, obj, i, "outside 0..1 at row %zu (%s)", i, a);
+            return bad_value(gr, obj, i, "outside 0..1 at row %zu (%s)", AT(i), a);
         }
     }
     return JL_OK;
@@ -602,8 +613,18 @@ static jl_status check_request_time(group_reader *gr, const char *obj, const voi
     (void)cols;
     for (size_t i = 0; i < n; i++)
         if (isinf(t[i]))
-            return bad_value(gr, obj, i, "infinite at row %zu (NaN marks a missing time)", i);
+            return bad_value(gr, obj, i, "infinite at row %zu (NaN marks a missing time)", AT(i));
     return JL_OK;
+}
+
+/* A latency that is negative or not finite (the writer's appends:
+ * check_latency; the reader's itl/ checks are jl__itl_fail's). */
+static jl_status bad_latency(group_reader *gr, const char *obj, size_t i, float x)
+{
+    char a[40];
+    jl__fmt_double(a, sizeof a, x);
+    return bad_value(gr, obj, i, "%s at row %zu (%s)",
+                     isfinite(x) ? "negative latency" : "not finite", AT(i), a);
 }
 
 static void **col_data(jl_run *r, const col_spec *cs);
@@ -764,7 +785,8 @@ static const col_spec host_cols[] = {
 #define GROUP(name, rows, cols, rule) \
     {name, offsetof(jl_run, rows), cols, sizeof cols / sizeof cols[0], rule}
 /* clang-format on */
-/* In reading order: itl/ after requests/, whose length it checks against. */
+/* In reading order: itl/ after requests/, whose length it checks against;
+ * group k is bit 1 << k of jl_trace_options.skip_groups (JL_GROUP_*). */
 static const group_spec groups[] = {
     GROUP("power", power_n, power_cols, power_rule),
     GROUP("gpu", gpu_n, gpu_cols, NULL),
@@ -776,6 +798,7 @@ static const group_spec groups[] = {
 };
 #undef GROUP
 #define N_GROUPS (sizeof groups / sizeof groups[0])
+_Static_assert(N_GROUPS == 7, "one group per JL_GROUP_* bit (joules/trace.h), in that order");
 
 /* Where column cs of run r lives: the pointer field, or the jl_series. */
 static void **col_data(jl_run *r, const col_spec *cs)
@@ -828,7 +851,7 @@ static jl_status read_group(run_reader *rr, const group_spec *gs)
 {
     jl_run *r = rr->run;
     rctx at = rctx_at(rr->c, rr->run_path), at_group = at;
-    group_reader gr = {rr, gs, -1, NULL, calloc(gs->n_cols, sizeof(char *))};
+    group_reader gr = {rr, gs, -1, NULL, calloc(gs->n_cols, sizeof(char *)), 0, NULL};
     char **objs = gr.objs;
     /* @power_scope node_ac: power/ has one column whatever num_gpus says */
     const size_t g_run = rr->g;
@@ -1006,7 +1029,7 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
         goto end;
     }
     for (size_t k = 0; k < N_GROUPS; k++)
-        if ((st = read_group(&rr, &groups[k])) != JL_OK) {
+        if (!(t->skip_groups & (1u << k)) && (st = read_group(&rr, &groups[k])) != JL_OK) {
             /* a group after a streamed itl/ failed: a bad itl/ is reported
              * first, as when the reader checked it before going on */
             if (jl__itl_stream_pending(r)) {
@@ -1032,4 +1055,101 @@ end:
     CLOSE(rr.dxpl, H5Pclose);
     CLOSE(rr.run_grp, H5Gclose);
     return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* The same rules on a writer's appends (trace_write.c)                */
+
+static const col_spec *find_column(const char *group, const char *name, const group_spec **gs)
+{
+    for (size_t k = 0; k < N_GROUPS; k++) {
+        if (strcmp(groups[k].name, group))
+            continue;
+        for (size_t c = 0; c < groups[k].n_cols; c++)
+            if (!strcmp(groups[k].cols[c].name, name)) {
+                *gs = &groups[k];
+                return &groups[k].cols[c];
+            }
+    }
+    return NULL;
+}
+
+int jl__column_type(const char *group, const char *name, int *rank)
+{
+    const group_spec *gs;
+    const col_spec *cs = find_column(group, name, &gs);
+    if (!cs)
+        return -1;
+    *rank = cs->rank;
+    return cs->target == T_F64   ? JL__COL_F64
+           : cs->target == T_F32 ? JL__COL_F32
+           : cs->target == T_I32 ? JL__COL_I32
+                                 : JL__COL_I64;
+}
+
+/* The rules the reader applies to these columns in their group's rule
+ * (itl_rule, batch_rule), one column at a time. */
+static jl_status check_latency(group_reader *gr, const char *obj, const void *v, size_t n,
+                               size_t cols)
+{
+    const float *x = v;
+    (void)cols;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]) || x[i] < 0)
+            return bad_latency(gr, obj, i, x[i]);
+    return JL_OK;
+}
+
+static jl_status check_index(group_reader *gr, const char *obj, const void *v, size_t n,
+                             size_t cols)
+{
+    const int32_t *x = v;
+    (void)cols;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] < 0)
+            return bad_value(gr, obj, i, "request index out of range at row %zu (%d)", AT(i),
+                             (int)x[i]);
+    return JL_OK;
+}
+
+static jl_status check_finite(group_reader *gr, const char *obj, const void *v, size_t n,
+                              size_t cols)
+{
+    const double *x = v;
+    (void)cols;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i])) {
+            char a[40];
+            jl__fmt_double(a, sizeof a, x[i]);
+            return bad_value(gr, obj, i, "not finite at row %zu (%s)", AT(i), a);
+        }
+    return JL_OK;
+}
+
+jl_status jl__column_check(const char *file, const char *run, const char *obj, const char *group,
+                           const char *name, const void *v, size_t n, size_t cols, size_t row0,
+                           const void *prev, jl_error **err)
+{
+    const group_spec *gs;
+    const col_spec *cs = find_column(group, name, &gs);
+    if (!cs || !n)
+        return JL_OK;
+    col_check check = cs->check;
+    if (!strcmp(group, "itl"))
+        check = !strcmp(name, "seconds") ? check_latency : check_index;
+    else if (!strcmp(group, "batches") && strcmp(name, "size"))
+        check = check_finite;
+    if (!check)
+        return JL_OK;
+    jl_trace_limits lim;
+    jl_trace_limits_default(&lim);
+    rctx c = {file, run, &lim, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL, 0, 0};
+    run_reader rr;
+    memset(&rr, 0, sizeof rr);
+    rr.c = &c;
+    rr.run_grp = -1;
+    rr.run_path = run;
+    rr.g = cols;
+    group_reader gr = {&rr, gs, -1, NULL, NULL, row0, prev};
+    return check(&gr, obj, v, n, cols);
 }

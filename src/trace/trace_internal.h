@@ -225,6 +225,7 @@ struct jl_trace {
     hid_t file;
     jl_trace_limits lim;
     int summary_fields_only; /* jl_trace_options.summary_fields_only */
+    unsigned skip_groups;    /* jl_trace_options.skip_groups */
     int stream_itl;          /* jl_trace_options.stream_itl */
     char **runs;
     size_t n_runs, cap_runs;
@@ -240,6 +241,22 @@ struct jl_trace {
     uint64_t file_bytes; /* the file's size (an image's length) */
     int allow_external;  /* jl_trace_options.allow_external_storage */
 };
+
+/* The format's columns as the reader reads them (trace_columns.c's
+ * table), for the writer (trace_write.c): the type of GROUP/NAME
+ * (JL__COL_*) and its rank (1: [N], 2: [N, G]), -1 when it is none of
+ * the format's; and the reader's rule on n rows of it (cols values each,
+ * in that type) that a writer appends at row row0 after the row prev
+ * points to (NULL: none), failing as the reader would, naming file, run
+ * and obj with the dataset's row. JL_OK for a column without a rule. */
+enum { JL__COL_F64, JL__COL_F32, JL__COL_I32, JL__COL_I64 };
+/* spans/ written into an open run group (spans.c); 0 on failure. */
+struct jl_spans;
+int jl__spans_write_group(hid_t run, const struct jl_spans *s);
+int jl__column_type(const char *group, const char *name, int *rank);
+jl_status jl__column_check(const char *file, const char *run, const char *obj, const char *group,
+                           const char *name, const void *v, size_t n, size_t cols, size_t row0,
+                           const void *prev, jl_error **err);
 
 /* Context of one read: where we are, for messages. */
 typedef struct {

@@ -445,6 +445,7 @@ static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_tra
     t->summary_fields_only = opt ? opt->summary_fields_only : 0;
     t->allow_external = opt ? opt->allow_external_storage : default_allow_external;
     t->stream_itl = opt ? opt->stream_itl : 0;
+    t->skip_groups = opt ? opt->skip_groups : 0;
     *out = t;
     return JL_OK;
 }

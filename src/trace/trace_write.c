@@ -18,6 +18,7 @@
 #include "core/civil_time.h"
 #include "core/util.h"
 #include "joules/output.h"
+#include "joules/spans.h"
 #include "joules/trace_write.h"
 #include "joules/version.h"
 #include "trace/trace_internal.h"
@@ -842,8 +843,14 @@ typedef struct sds {
     hid_t d;
     size_t g, rows, nbuf; /* rows written, rows buffered */
     double *buf;          /* chunk_rows * g */
-    float *fbuf;          /* the same as float32, for watts (allocated once) */
-    int f32;
+    void *tbuf;           /* the same in the file's type (allocated once), unless float64 */
+    int ctype;            /* the file's type: JL__COL_* (the format's type of the column) */
+    /* validate: the last row appended (times, cumulative counts), and the
+     * largest itl/request */
+    double last;
+    int64_t last_i;
+    int has_last;
+    int64_t max_i;
 } sds;
 
 struct jl_trace_stream {
@@ -852,6 +859,7 @@ struct jl_trace_stream {
     hid_t run;
     sds *ds;
     size_t n_ds;
+    int has_spans;
 };
 
 jl_status jl_trace_writer_begin_run(jl_trace_writer *w, const char *name, jl_trace_stream **out,
@@ -917,6 +925,68 @@ static size_t stream_chunk(const jl_trace_stream *s, size_t g)
     return rows ? rows : 1;
 }
 
+/* The type a streamed dataset is stored in: the format's for its column
+ * (engine/running int32, engine/tokens_generated int64, itl/seconds
+ * float32, ...; docs/trace-format.md), watts float32 or float64 as the
+ * options say, float64 for any other. */
+static int stream_ctype(const jl_trace_writer *w, const char *group, const char *name)
+{
+    if (!strcmp(group, "power") && (!strcmp(name, "watts") || !strcmp(name, "watts_avg")))
+        return w->opt.watts_float32 ? JL__COL_F32 : JL__COL_F64;
+    int rank;
+    int t = jl__column_type(group, name, &rank);
+    return t < 0 ? JL__COL_F64 : t;
+}
+
+static hid_t file_type(int ctype)
+{
+    return ctype == JL__COL_F32   ? H5T_IEEE_F32LE
+           : ctype == JL__COL_I32 ? H5T_STD_I32LE
+           : ctype == JL__COL_I64 ? H5T_STD_I64LE
+                                  : H5T_IEEE_F64LE;
+}
+
+static hid_t mem_type(int ctype)
+{
+    return ctype == JL__COL_F32   ? H5T_NATIVE_FLOAT
+           : ctype == JL__COL_I32 ? H5T_NATIVE_INT32
+           : ctype == JL__COL_I64 ? H5T_NATIVE_INT64
+                                  : H5T_NATIVE_DOUBLE;
+}
+
+static size_t ctype_size(int ctype)
+{
+    return ctype == JL__COL_F32 || ctype == JL__COL_I32 ? 4 : 8;
+}
+
+/* n values of rows as ctype into out (ctype_size each): an integer column
+ * takes whole numbers only, in its range. The index of the first value
+ * that is not one, or SIZE_MAX. */
+static size_t convert_values(int ctype, const double *v, size_t n, void *out)
+{
+    switch (ctype) {
+    case JL__COL_F32:
+        for (size_t i = 0; i < n; i++)
+            ((float *)out)[i] = (float)v[i];
+        return SIZE_MAX;
+    case JL__COL_I32:
+        for (size_t i = 0; i < n; i++) {
+            if (!(v[i] == floor(v[i]) && v[i] >= INT32_MIN && v[i] <= INT32_MAX))
+                return i;
+            ((int32_t *)out)[i] = (int32_t)v[i];
+        }
+        return SIZE_MAX;
+    case JL__COL_I64:
+        for (size_t i = 0; i < n; i++) {
+            if (!(v[i] == floor(v[i]) && fabs(v[i]) < 9.0e18))
+                return i;
+            ((int64_t *)out)[i] = (int64_t)v[i];
+        }
+        return SIZE_MAX;
+    default: memcpy(out, v, n * sizeof *v); return SIZE_MAX;
+    }
+}
+
 static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const char *name, size_t g,
                                 sds **out, jl_error **err)
 {
@@ -933,8 +1003,8 @@ static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const cha
     d->g = g;
     d->group_arg = group;
     d->name_arg = name;
-    d->f32 = w->opt.watts_float32 && !strcmp(group, "power") &&
-             (!strcmp(name, "watts") || !strcmp(name, "watts_avg"));
+    d->ctype = stream_ctype(w, group, name);
+    d->max_i = -1;
     size_t chunk = stream_chunk(s, g);
     if (!(d->group = jl__strdup(group)) || !(d->name = jl__strdup(name)) ||
         !(d->path = jl__asprintf("%s/%s/%s", s->rpath, group, name)) ||
@@ -970,8 +1040,7 @@ static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const cha
         r = H5Pset_filter(dcpl, JL__ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
     }
     if (r >= 0)
-        d->d = H5Dcreate2(grp, name, d->f32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space, H5P_DEFAULT,
-                          dcpl, H5P_DEFAULT);
+        d->d = H5Dcreate2(grp, name, file_type(d->ctype), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (d->d < 0)
         st = WFAIL(err, w->path, s->name, d->path, -1, "cannot create the dataset");
     CLOSE(dcpl, H5Pclose);
@@ -993,18 +1062,26 @@ static jl_status stream_flush(jl_trace_stream *s, sds *d, jl_error **err)
     hsize_t newd[2] = {d->rows + d->nbuf, d->g}, start[2] = {d->rows, 0},
             count[2] = {d->nbuf, d->g};
     void *data = d->buf;
-    if (d->f32) {
-        if (!d->fbuf && !(d->fbuf = jl__malloc_array(stream_chunk(s, d->g) * d->g, sizeof(float))))
+    if (d->ctype != JL__COL_F64) {
+        if (!d->tbuf &&
+            !(d->tbuf = jl__malloc_array(stream_chunk(s, d->g) * d->g, ctype_size(d->ctype))))
             return jl_fail(err, JL_ENOMEM, s->w->path, s->name, d->path, -1, NULL);
-        for (size_t i = 0; i < d->nbuf * d->g; i++)
-            d->fbuf[i] = (float)d->buf[i];
-        data = d->fbuf;
+        size_t bad = convert_values(d->ctype, d->buf, d->nbuf * d->g, d->tbuf);
+        if (bad != SIZE_MAX) { /* checked as appended: only an unchecked writer gets here */
+            char a[40];
+            jl__fmt_double(a, sizeof a, d->buf[bad]);
+            return jl_fail(err, JL_ETYPE, s->w->path, s->name, d->path,
+                           (long long)(d->rows + bad / d->g),
+                           "not a whole number in range at row %zu (%s): the dataset holds "
+                           "integers",
+                           d->rows + bad / d->g, a);
+        }
+        data = d->tbuf;
     }
     if (nd < 1 || H5Dset_extent(d->d, newd) < 0 || (fs = H5Dget_space(d->d)) < 0 ||
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
         (ms = H5Screate_simple(nd, count, NULL)) < 0 ||
-        H5Dwrite(d->d, d->f32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, data) <
-            0)
+        H5Dwrite(d->d, mem_type(d->ctype), ms, fs, H5P_DEFAULT, data) < 0)
         st = WFAIL(err, s->w->path, s->name, d->path, (long long)d->rows, "cannot write the data");
     CLOSE(ms, H5Sclose);
     CLOSE(fs, H5Sclose);
@@ -1013,18 +1090,84 @@ static jl_status stream_flush(jl_trace_stream *s, sds *d, jl_error **err)
     return st;
 }
 
-jl_status jl_trace_stream_append(jl_trace_stream *s, const char *group, const char *name, size_t g,
-                                 const double *rows, size_t n, jl_error **err)
+/* The rows of one column appended by a checked writer (opt.validate),
+ * before any is kept: whole numbers where the column holds integers, then
+ * the reader's rule of the column, across appends (d: the dataset so far,
+ * NULL when this is its first append). */
+static jl_status check_append(jl_trace_stream *s, const sds *d, const char *group, const char *name,
+                              size_t g, const double *rows, size_t n, jl_error **err)
+{
+    jl_trace_writer *w = s->w;
+    /* the rule sees the values as the reader holds them (its target type,
+     * e.g. float32 watts as float64); the file's type is the writer's */
+    int rank;
+    int ctype = jl__column_type(group, name, &rank);
+    if (ctype < 0)
+        ctype = JL__COL_F64;
+    int ftype = d ? d->ctype : stream_ctype(w, group, name);
+    size_t row0 = d ? d->rows + d->nbuf : 0;
+    char *obj = d ? NULL : jl__asprintf("%s/%s/%s", s->rpath, group, name);
+    const char *path = d ? d->path : obj;
+    if (!path)
+        return jl_fail(err, JL_ENOMEM, w->path, s->name, NULL, -1, NULL);
+    size_t nv = n * g;
+    void *typed = jl__malloc_array(nv ? nv : 1, ctype_size(ctype));
+    jl_status st = typed ? JL_OK : jl_fail(err, JL_ENOMEM, w->path, s->name, path, -1, NULL);
+    size_t bad = typed ? convert_values(ctype, rows, n * g, typed) : SIZE_MAX;
+    /* stored narrower than the reader holds it: whole numbers in its range too */
+    if (bad == SIZE_MAX && typed && ftype != ctype) {
+        void *f = jl__malloc_array(nv ? nv : 1, ctype_size(ftype));
+        bad = f ? convert_values(ftype, rows, n * g, f) : SIZE_MAX;
+        free(f);
+    }
+    if (st == JL_OK && bad != SIZE_MAX) {
+        char a[40];
+        jl__fmt_double(a, sizeof a, rows[bad]);
+        st = jl_fail(err, JL_ETYPE, w->path, s->name, path, (long long)(row0 + bad / g),
+                     "not a whole number in range at row %zu (%s): the dataset holds integers",
+                     row0 + bad / g, a);
+    }
+    const void *prev = NULL;
+    if (d && d->has_last)
+        prev = ctype == JL__COL_I64 ? (const void *)&d->last_i : (const void *)&d->last;
+    if (st == JL_OK)
+        st = jl__column_check(w->path, s->name, path, group, name, typed, n, g, row0, prev, err);
+    free(typed);
+    free(obj);
+    return st;
+}
+
+/* What a checked writer remembers of rows appended to d. */
+static void note_rows(sds *d, const double *rows, size_t n)
+{
+    if (!n)
+        return;
+    d->last = rows[(n - 1) * d->g];
+    d->last_i = (int64_t)d->last;
+    d->has_last = 1;
+    if (!strcmp(d->group, "itl") && !strcmp(d->name, "request"))
+        for (size_t i = 0; i < n; i++)
+            if ((int64_t)rows[i] > d->max_i)
+                d->max_i = (int64_t)rows[i];
+}
+
+static jl_status append_checked(jl_trace_stream *s, const char *group, const char *name, size_t g,
+                                const double *rows, size_t n, int checked, jl_error **err)
 {
     if (g == 0)
         return jl_fail(err, JL_EUSAGE, s->w->path, s->name, NULL, -1, "0 columns");
     sds *d = stream_find(s, group, name);
     jl_status st;
-    if (!d && (st = stream_open_ds(s, group, name, g, &d, err)) != JL_OK)
-        return st;
-    if (d->g != g)
+    if (d && d->g != g)
         return jl_fail(err, JL_EUSAGE, s->w->path, s->name, d->path, -1,
                        "%zu columns, the dataset has %zu", g, d->g);
+    if (s->w->opt.validate && !checked &&
+        (st = check_append(s, d, group, name, g, rows, n, err)) != JL_OK)
+        return st;
+    if (!d && (st = stream_open_ds(s, group, name, g, &d, err)) != JL_OK)
+        return st;
+    if (s->w->opt.validate)
+        note_rows(d, rows, n);
     size_t chunk = stream_chunk(s, g);
     while (n > 0) {
         size_t k = chunk - d->nbuf < n ? chunk - d->nbuf : n;
@@ -1038,6 +1181,90 @@ jl_status jl_trace_stream_append(jl_trace_stream *s, const char *group, const ch
     return JL_OK;
 }
 
+jl_status jl_trace_stream_append(jl_trace_stream *s, const char *group, const char *name, size_t g,
+                                 const double *rows, size_t n, jl_error **err)
+{
+    return append_checked(s, group, name, g, rows, n, 0, err);
+}
+
+jl_status jl_trace_stream_append_group(jl_trace_stream *s, const char *group, size_t n_cols,
+                                       const char *const *names, const size_t *widths,
+                                       const double *const *cols, size_t n, jl_error **err)
+{
+    jl_trace_writer *w = s->w;
+    jl_status st = JL_OK;
+    if (w->opt.validate) {
+        /* every column of the group so far, and those given, grow together */
+        size_t rows = SIZE_MAX;
+        const char *from = NULL;
+        for (size_t i = 0; i < s->n_ds; i++) {
+            const sds *d = &s->ds[i];
+            if (strcmp(d->group, group))
+                continue;
+            size_t k = 0;
+            while (k < n_cols && strcmp(names[k], d->name))
+                k++;
+            if (k == n_cols)
+                return jl_fail(err, JL_EUSAGE, w->path, s->name, d->path, -1,
+                               "%s/%s is not given with the other columns: the columns of %s/ "
+                               "are appended together",
+                               group, d->name, group);
+            if (rows != SIZE_MAX && d->rows + d->nbuf != rows)
+                return jl_fail(err, JL_EINVALID, w->path, s->name, d->path, -1,
+                               "has %zu rows, %s has %zu", d->rows + d->nbuf, from, rows);
+            rows = d->rows + d->nbuf;
+            from = d->path;
+        }
+        for (size_t k = 0; k < n_cols; k++) {
+            const sds *d = stream_find(s, group, names[k]);
+            if (!d && rows != SIZE_MAX && rows > 0)
+                return jl_fail(err, JL_EUSAGE, w->path, s->name, NULL, -1,
+                               "%s/%s starts after %zu rows of %s: the columns of %s/ are "
+                               "appended together from the first row",
+                               group, names[k], rows, from, group);
+            if ((st = check_append(s, d, group, names[k], widths[k], cols[k], n, err)) != JL_OK)
+                return st;
+        }
+        /* batches/: each batch ends no earlier than it starts */
+        const double *start = NULL, *end = NULL;
+        for (size_t k = 0; !strcmp(group, "batches") && k < n_cols; k++) {
+            if (!strcmp(names[k], "start"))
+                start = cols[k];
+            if (!strcmp(names[k], "end"))
+                end = cols[k];
+        }
+        for (size_t i = 0; start && end && i < n; i++)
+            if (end[i] < start[i]) {
+                size_t row = (rows == SIZE_MAX ? 0 : rows) + i;
+                char *obj = jl__asprintf("%s/batches/end", s->rpath);
+                char a[40], b[40];
+                jl__fmt_double(a, sizeof a, end[i]);
+                jl__fmt_double(b, sizeof b, start[i]);
+                st = jl_fail(err, JL_EINVALID, w->path, s->name, obj, (long long)row,
+                             "batch ends before it starts at row %zu (end %s < start %s)", row, a,
+                             b);
+                free(obj);
+                return st;
+            }
+    }
+    for (size_t k = 0; k < n_cols && st == JL_OK; k++)
+        st = append_checked(s, group, names[k], widths[k], cols[k], n, 1, err);
+    return st;
+}
+
+jl_status jl_trace_stream_set_spans(jl_trace_stream *s, const struct jl_spans *spans,
+                                    jl_error **err)
+{
+    jl_trace_writer *w = s->w;
+    jl_status st;
+    if (w->opt.validate && (st = jl_spans_check(spans, w->path, s->name, err)) != JL_OK)
+        return st;
+    if (!jl__spans_write_group(s->run, spans))
+        return WFAIL(err, w->path, s->name, "spans", -1, "cannot write spans/");
+    s->has_spans = 1;
+    return JL_OK;
+}
+
 static void sds_free(sds *d)
 {
     CLOSE(d->d, H5Dclose);
@@ -1045,7 +1272,7 @@ static void sds_free(sds *d)
     free(d->name);
     free(d->path);
     free(d->buf);
-    free(d->fbuf);
+    free(d->tbuf);
 }
 
 jl_status jl_trace_stream_drop(jl_trace_stream *s, const char *group, const char *name,
@@ -1078,9 +1305,108 @@ static void stream_release(jl_trace_stream *s)
     free(s);
 }
 
+static const sds *stream_get(const jl_trace_stream *s, const char *group, const char *name)
+{
+    return stream_find(s, group, name);
+}
+
+/* A checked writer's rules on the run as a whole (what the reader checks
+ * across a run's datasets): its attributes, each group's required
+ * datasets, its columns of one length and of the width the run's GPUs (or
+ * sockets) give, itl/request within requests/. Only the streamed groups:
+ * a run's arrays are jl_trace_writer_add_run's. */
+static jl_status check_run_end(const jl_trace_stream *s, const jl_run *run, jl_error **err)
+{
+    jl_trace_writer *w = s->w;
+    jl_trace_limits lim;
+    jl_trace_limits_default(&lim);
+    jl_error *e = NULL;
+    jl_status st = jl_attrs_check(&run->attrs, lim.max_gpus, &e);
+    if (st != JL_OK) {
+        jl_fail(err, st, w->path, s->name, s->rpath, -1, "%s", e ? e->message : jl_strerror(st));
+        jl_error_free(e);
+        return st;
+    }
+    static const struct {
+        const char *group, *required[2];
+        int either; /* 1: one of the two is enough */
+    } need[] = {{"power", {"time", NULL}, 0},  {"power", {"watts", "energy_j"}, 1},
+                {"gpu", {"time", NULL}, 0},    {"engine", {"time", "running"}, 0},
+                {"itl", {"seconds", NULL}, 0}, {"batches", {"start", "end"}, 0},
+                {"host", {"time", NULL}, 0}};
+    size_t G = jl_attrs_is_node_ac(&run->attrs) ? 1 : (size_t)run->attrs.num_gpus;
+    for (size_t i = 0; i < s->n_ds; i++) {
+        const sds *d = &s->ds[i];
+        for (size_t k = 0; k < sizeof need / sizeof need[0]; k++) {
+            if (strcmp(need[k].group, d->group))
+                continue;
+            int have0 = need[k].required[0] && stream_get(s, d->group, need[k].required[0]),
+                have1 = need[k].required[1] && stream_get(s, d->group, need[k].required[1]);
+            const char *missing = NULL;
+            if (need[k].either && !have0 && !have1)
+                missing = "watts or energy_j";
+            else if (!need[k].either && need[k].required[0] && !have0)
+                missing = need[k].required[0];
+            else if (!need[k].either && need[k].required[1] && !have1)
+                missing = need[k].required[1];
+            if (missing) {
+                char *obj = jl__asprintf("%s/%s", s->rpath, d->group);
+                st = jl_fail(err, JL_EMISSING, w->path, s->name, obj, -1,
+                             "required dataset %s is missing", missing);
+                free(obj);
+                return st;
+            }
+        }
+        for (size_t j = 0; j < i; j++) /* one length per group */
+            if (!strcmp(s->ds[j].group, d->group) &&
+                s->ds[j].rows + s->ds[j].nbuf != d->rows + d->nbuf)
+                return jl_fail(err, JL_EINVALID, w->path, s->name, d->path, -1,
+                               "has %zu rows, expected %zu (the length of %s)", d->rows + d->nbuf,
+                               s->ds[j].rows + s->ds[j].nbuf, s->ds[j].path);
+        int rank;
+        if (jl__column_type(d->group, d->name, &rank) < 0)
+            continue;
+        int per_gpu = rank == 2 && (!strcmp(d->group, "power") || !strcmp(d->group, "gpu"));
+        if ((rank == 1 && d->g != 1) || (per_gpu && d->g != G))
+            return jl_fail(err, JL_ETYPE, w->path, s->name, d->path, -1,
+                           "has %zu columns, expected %zu (%s)", d->g, rank == 1 ? (size_t)1 : G,
+                           rank == 1 ? "shape [N]" : "num_gpus");
+        if (rank == 2 && !strcmp(d->group, "host")) {
+            const sds *o =
+                stream_get(s, "host",
+                           strcmp(d->name, "cpu_energy_j") ? "cpu_energy_j" : "dram_energy_j");
+            if (o && o->g != d->g)
+                return jl_fail(err, JL_ETYPE, w->path, s->name, d->path, -1,
+                               "has %zu columns, %s has %zu (one per socket)", d->g, o->path, o->g);
+        }
+    }
+    int has_power = stream_get(s, "power", "time") || run->power_time;
+    if (!has_power && !run->summary.present)
+        return jl_fail(err, JL_EMISSING, w->path, s->name, s->rpath, -1,
+                       "required group power/ is missing (power/ is required unless summary/ is "
+                       "present)");
+    const sds *q = stream_get(s, "itl", "request");
+    size_t R = 0;
+    int has_requests = 0;
+    for (size_t i = 0; i < s->n_ds; i++)
+        if (!strcmp(s->ds[i].group, "requests")) {
+            has_requests = 1;
+            R = s->ds[i].rows + s->ds[i].nbuf;
+        }
+    if (q && has_requests && q->max_i >= (int64_t)R)
+        return jl_fail(err, JL_EINVALID, w->path, s->name, q->path, -1,
+                       "request index out of range (%lld; requests/ has %zu rows)",
+                       (long long)q->max_i, R);
+    return JL_OK;
+}
+
 jl_status jl_trace_stream_end(jl_trace_stream *s, const jl_run *run, jl_error **err)
 {
     jl_status st = JL_OK;
+    if (s->w->opt.validate && (st = check_run_end(s, run, err)) != JL_OK) {
+        jl_trace_stream_abort(s);
+        return st;
+    }
     for (size_t i = 0; i < s->n_ds && st == JL_OK; i++)
         st = stream_flush(s, &s->ds[i], err);
     if (st == JL_OK) {

@@ -29,7 +29,7 @@ layers='
 6 model frontier account
 7 choice
 8 report
-9 cli
+9 cli python
 '
 
 # Calls between files of one folder that may close a circle, each named with
