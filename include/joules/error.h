@@ -143,6 +143,12 @@ char *jl_error_format(const jl_error *e);
  * unknown column, key or option value. */
 int jl_suggest_name(const char *name, const char *const *cands, size_t n, char *buf, size_t cap);
 
+/* s as one word of a POSIX shell command line, for a message or document
+ * that names a command to type: unchanged when it is made only of letters,
+ * digits and _-./=:,+@% (and not empty), else in single quotes with each '
+ * written '\''. Caller frees; NULL out of memory. */
+char *jl_shell_quote(const char *s);
+
 void jl_error_free(jl_error *e);
 
 /* A growable list of errors, owned: used where one bad input must not stop

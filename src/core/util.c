@@ -346,3 +346,26 @@ int jl_suggest_name(const char *name, const char *const *cands, size_t n, char *
     }
     return buf[0] != '\0';
 }
+
+char *jl_shell_quote(const char *s)
+{
+    if (!s)
+        s = "";
+    int plain = *s != 0;
+    for (const char *c = s; *c && plain; c++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                       "_-./=:,+@%",
+                       *c) != NULL;
+    if (plain)
+        return jl__strdup(s);
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    jl__strbuf_puts(&b, "'");
+    for (const char *c = s; *c; c++)
+        if (*c == '\'')
+            jl__strbuf_puts(&b, "'\\''");
+        else
+            jl__strbuf_append(&b, c, 1);
+    jl__strbuf_puts(&b, "'");
+    return jl__strbuf_take(&b);
+}

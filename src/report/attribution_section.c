@@ -78,9 +78,11 @@ static void layer_bars(jl__strbuf *b, const jl_attribution *byname)
             y -= h;
             jl__strbuf_printf(b,
                               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                              "fill=\"%s\"><title>layer %zu %s: %.4g J</title></rect>\n",
+                              "fill=\"%s\"><title>layer %zu ",
                               x0 + (double)l * bw + 0.5, y, fmax(bw - 1, 0.5), h,
-                              palette[k % N_PALETTE], l, cls[k], m[l * n_cls + k]);
+                              palette[k % N_PALETTE], l);
+            jl__report_esc(b, cls[k]);
+            jl__strbuf_printf(b, ": %.4g J</title></rect>\n", m[l * n_cls + k]);
         }
     }
     jl__strbuf_printf(b,
@@ -88,12 +90,15 @@ static void layer_bars(jl__strbuf *b, const jl_attribution *byname)
                       "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">0</text>\n"
                       "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">layer 0 .. %zu</text>\n",
                       4.0, y0 + 10, top, 40.0, y0 + ph, x0, y0 + ph + 16, L - 1);
-    for (size_t k = 0; k < n_cls; k++)
+    for (size_t k = 0; k < n_cls; k++) {
         jl__strbuf_printf(b,
                           "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%s</text>\n",
+                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">",
                           x0 + pw + 15, y0 + 14.0 * (double)k, palette[k % N_PALETTE], x0 + pw + 30,
-                          y0 + 14.0 * (double)k + 9, cls[k]);
+                          y0 + 14.0 * (double)k + 9);
+        jl__report_esc(b, cls[k]);
+        jl__strbuf_puts(b, "</text>\n");
+    }
     jl__strbuf_puts(b, "</svg>\n");
     free(m);
 }
@@ -130,19 +135,23 @@ static void timeline(jl__strbuf *b, const jl_attribution *t)
             y -= h;
             jl__strbuf_printf(b,
                               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                              "fill=\"%s\"><title>%.3f s %s: %.4g J (%.4g W)</title></rect>\n",
-                              x, y, w, h, c < C ? palette[c % N_PALETTE] : "#cccccc", r->t0_s,
-                              c < C ? t->class_names[c] : "unattributed", j, j / len);
+                              "fill=\"%s\"><title>%.3f s ",
+                              x, y, w, h, c < C ? palette[c % N_PALETTE] : "#cccccc", r->t0_s);
+            jl__report_esc(b, c < C ? t->class_names[c] : "unattributed");
+            jl__strbuf_printf(b, ": %.4g J (%.4g W)</title></rect>\n", j, j / len);
         }
     }
     jl__strbuf_printf(b, "<text x=\"4\" y=\"%.0f\" font-size=\"11\">%.4g W</text>\n", y0 + 10, top);
-    for (size_t c = 0; c <= C; c++)
+    for (size_t c = 0; c <= C; c++) {
         jl__strbuf_printf(b,
                           "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%s</text>\n",
+                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">",
                           x0 + pw + 15, y0 + 14.0 * (double)c,
                           c < C ? palette[c % N_PALETTE] : "#cccccc", x0 + pw + 30,
-                          y0 + 14.0 * (double)c + 9, c < C ? t->class_names[c] : "unattributed");
+                          y0 + 14.0 * (double)c + 9);
+        jl__report_esc(b, c < C ? t->class_names[c] : "unattributed");
+        jl__strbuf_puts(b, "</text>\n");
+    }
     jl__strbuf_puts(b, "</svg>\n");
 }
 
@@ -277,10 +286,12 @@ static void run_section(jl__strbuf *b, const char *file, const char *run, const 
     jl__report_esc(b, cls->sensor_source);
     jl__strbuf_puts(b, "). Weights: ");
     jl__report_esc(b, cls->weights);
-    jl__strbuf_printf(b,
-                      " (calibrated figures: <code>joules attribute --calibration</code>). "
-                      "Data: <a href=\"%s\">%s</a>.</p>\n",
-                      data, data);
+    jl__strbuf_puts(b, " (calibrated figures: <code>joules attribute --calibration</code>). "
+                       "Data: <a href=\"");
+    jl__report_esc(b, data);
+    jl__strbuf_puts(b, "\">");
+    jl__report_esc(b, data);
+    jl__strbuf_puts(b, "</a>.</p>\n");
     class_table(b, cls);
     if (br)
         budget_block(b, br, bs, cls);
@@ -371,8 +382,11 @@ jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err)
                 }
                 char data[600];
                 snprintf(data, sizeof data, "data/attribution-%s.json", rn);
-                for (char *c = data + 17; *c; c++)
-                    if (*c == '/' || *c == ' ')
+                /* a file name from the run's name: letters, digits, '.', '-'
+                 * and '_' (it is a link in the page too) */
+                for (char *c = data + 17; *c && strcmp(c, ".json"); c++)
+                    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                          (*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == '_'))
                         *c = '_';
                 json_t *doc = json_object();
                 json_object_set_new(doc, "schema", json_string("joules.report-attribution/1"));

@@ -60,8 +60,11 @@ static char *slo_args(const jl_slo *const *slos, size_t n)
 {
     jl__strbuf b;
     jl__strbuf_init(&b);
-    for (size_t i = 0; i < n; i++)
-        jl__strbuf_printf(&b, " --slo '%s'", slos[i]->text);
+    for (size_t i = 0; i < n; i++) {
+        char *q = jl_shell_quote(slos[i]->text);
+        jl__strbuf_printf(&b, " --slo %s", q ? q : "''");
+        free(q);
+    }
     if (!n)
         jl__strbuf_puts(&b, "");
     return jl__strbuf_take(&b);
@@ -188,12 +191,15 @@ static jl_status write_compare_document(jl__report_report *r, const char *by, co
             char *what = jl__asprintf("joules.compare/1: each %s against %s=%s at matched SLOs "
                                       "(the paper's Sec. 4.3)",
                                       by, by, base_v);
+            /* the baseline is a value from the data: one shell word */
+            char *qb = jl_shell_quote(base_v);
             char *cmdl = jl__asprintf("joules compare --json --by %s --baseline %s%s PATH...", by,
-                                      base_v, sa ? sa : "");
+                                      qb ? qb : "''", sa ? sa : "");
             jl__report_add_data(r, rel, what, cmdl);
             free(cmdl);
             cmdl = jl__asprintf("joules compare --csv FILE --by %s --baseline %s%s PATH...", by,
-                                base_v, sa ? sa : "");
+                                qb ? qb : "''", sa ? sa : "");
+            free(qb);
             jl__report_add_data(r, relc, "one row per comparison", cmdl);
             free(cmdl);
             free(what);
@@ -236,9 +242,10 @@ static jl_status write_precision_document(jl__report_report *r, jl_error **err)
                 st = jl_write_precision_csv(pc, pr, r->l, err);
             free(pc);
             if (!st) {
+                char *qb = jl_shell_quote(base_p);
                 char *cmdl =
                     jl__asprintf("joules compare --json --by precision --baseline %s PATH...",
-                                 base_p);
+                                 qb ? qb : "''");
                 jl__report_add_data(
                     r, "data/compare-precision.json",
                     "joules.compare/1: each run of another precision against its twin (the paper's Sec. 4.4)",
@@ -246,7 +253,8 @@ static jl_status write_precision_document(jl__report_report *r, jl_error **err)
                 free(cmdl);
                 cmdl =
                     jl__asprintf("joules compare --csv FILE --by precision --baseline %s PATH...",
-                                 base_p);
+                                 qb ? qb : "''");
+                free(qb);
                 jl__report_add_data(r, "data/compare-precision.csv", "one row per precision pair",
                                     cmdl);
                 free(cmdl);

@@ -27,9 +27,8 @@ static void slo_lines(jl__strbuf *gp, const jl__report_group *g, int diffusion, 
                 continue;
             double x = c->bound * lscale;
             if (x > maxlat * 1.5) {
-                jl__strbuf_printf(gp,
-                                  "# SLO %s lies far right of every run (all meet it): not drawn\n",
-                                  slo->text);
+                jl__report_comment_line(
+                    gp, "SLO %s lies far right of every run (all meet it): not drawn", slo->text);
                 continue;
             }
             jl__strbuf_printf(
@@ -101,10 +100,10 @@ static json_t *frontier_dat(const jl_summary_list *l, const jl_frontier *fr, fro
     json_t *curves = json_array();
     for (size_t c = 0; c < ff->nser; c++) {
         const jl_curve *cv = &ff->ser[c].cv;
-        jl__strbuf_printf(dat, "# curve %zu: %s x%ld %s%s%s\n", c,
-                          jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
-                          cv->precision ? cv->precision : "?", ff->ser[c].variant ? ", " : "",
-                          ff->ser[c].variant ? ff->ser[c].variant : "");
+        jl__report_comment_line(dat, "curve %zu: %s x%ld %s%s%s", c,
+                                jl__report_gpu_label(cv->gpu_model), cv->num_gpus,
+                                cv->precision ? cv->precision : "?", ff->ser[c].variant ? ", " : "",
+                                ff->ser[c].variant ? ff->ser[c].variant : "");
         for (size_t i = 0; i < cv->n_points; i++) {
             const jl_curve_point *p = &cv->points[i];
             char lab[32];
@@ -230,11 +229,12 @@ jl_status jl__report_fig_frontier(jl__report_report *r, long gi, jl_error **err)
     jl__strbuf_init(&dat);
     jl__strbuf_init(&gp);
     jl__strbuf_init(&slo_gp);
+    jl__report_comment_line(&dat, "%s", f->title);
     jl__strbuf_printf(
         &dat,
-        "# %s\n# blocks (gnuplot index): one per curve, then the frontier\n"
+        "# blocks (gnuplot index): one per curve, then the frontier\n"
         "# latency_%s energy_j_per_%s batch on_frontier, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF)\n",
-        f->title, ff.diffusion ? "s" : "ms", jl__report_item(s0));
+        ff.diffusion ? "s" : "ms", jl__report_item(s0));
     ff.nser = jl__report_split_curves(l, fr, &ff.ser);
     frontier_axes(g, &ff, &slo_gp);
     json_t *curves = frontier_dat(l, fr, &ff, f, &dat);

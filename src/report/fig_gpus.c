@@ -86,10 +86,11 @@ static int gpu_rows(jl__report_report *r, gpu_fig *gf)
 static json_t *gpu_dat(jl__report_report *r, gpu_fig *gf, jl__report_figure *f, jl__strbuf *dat)
 {
     const jl_summary_list *l = r->l;
+    jl__report_comment_line(dat, "%s", f->title);
     jl__strbuf_printf(dat,
-                      "# %s\n# blocks (gnuplot index): the rows' ranges, then one per GPU model\n"
+                      "# blocks (gnuplot index): the rows' ranges, then one per GPU model\n"
                       "# row energy_j_per_%s gpus batch model task slo\n",
-                      f->title, gf->item);
+                      gf->item);
     /* block 0: per row the least and the most */
     for (size_t q = 0; q < gf->nq; q++)
         jl__strbuf_printf(dat, "%zu %.10g %.10g\n", q, gf->rows[q].best, gf->rows[q].worst);
@@ -98,7 +99,7 @@ static json_t *gpu_dat(jl__report_report *r, gpu_fig *gf, jl__report_figure *f, 
     gf->lo = INFINITY;
     gf->hi = -INFINITY;
     for (size_t j = 0; j < gf->ng; j++) {
-        jl__strbuf_printf(dat, "# GPU model %s\n", gf->gpus[j]);
+        jl__report_comment_line(dat, "GPU model %s", gf->gpus[j]);
         for (size_t q = 0; q < gf->nq; q++) {
             jl__report_group *g = &r->groups[gf->rows[q].group];
             long run = -1;
@@ -161,8 +162,8 @@ static json_t *gpu_labels(jl__report_report *r, gpu_fig *gf)
                 l->items[run]->fig[jl__report_energy_fig(l->items[run])] == gf->rows[q].best)
                 wg = g->gpu_models[k];
         }
-        /* tic labels are formats to gnuplot: %% for a percent sign */
-        snprintf(win, sizeof win, "%s \xe2\x88\x92%.0f%%%%", wg,
+        /* tic labels are formats to gnuplot: jl__report_gp_fmt_str doubles the % */
+        snprintf(win, sizeof win, "%s \xe2\x88\x92%.0f%%", wg,
                  (1 - gf->rows[q].best / gf->rows[q].worst) * 100);
         gf->maxlen = strlen(name) > gf->maxlen ? strlen(name) : gf->maxlen;
         /* the model's start and end ("stable-d...5-medium"), the task when
@@ -184,14 +185,14 @@ static json_t *gpu_labels(jl__report_report *r, gpu_fig *gf)
                      g->task ? g->task : "?");
         gf->maxlen_n = strlen(nname) > gf->maxlen_n ? strlen(nname) : gf->maxlen_n;
         jl__strbuf_puts(&ytn, q ? ", " : "");
-        jl__report_gp_str(&ytn, nname);
+        jl__report_gp_fmt_str(&ytn, nname);
         jl__strbuf_printf(&ytn, " %zu", q);
         gf->maxlen2 = strlen(win) > gf->maxlen2 ? strlen(win) : gf->maxlen2;
         jl__strbuf_puts(&yt, q ? ", " : "");
-        jl__report_gp_str(&yt, name);
+        jl__report_gp_fmt_str(&yt, name);
         jl__strbuf_printf(&yt, " %zu", q);
         jl__strbuf_puts(&y2t, q ? ", " : "");
-        jl__report_gp_str(&y2t, win);
+        jl__report_gp_fmt_str(&y2t, win);
         jl__strbuf_printf(&y2t, " %zu", q);
         json_array_append_new(rj,
                               json_pack("{s:s?,s:s?,s:s,s:f,s:f,s:f}", "model", g->model, "task",

@@ -87,11 +87,12 @@ static json_t *overview_dat(jl__report_report *r, overview *ov, jl__report_figur
     const jl_summary_list *l = r->l;
     size_t n = ov->n;
     double lscale = ov->diffusion ? 1 : 1000;
+    jl__report_comment_line(dat, "%s", f->title);
     jl__strbuf_printf(
         dat,
-        "# %s\n# blocks (gnuplot index): one per GPU model\n"
+        "# blocks (gnuplot index): one per GPU model\n"
         "# latency_%s energy_j_per_%s meets_slo, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF), model config\n",
-        f->title, ov->diffusion ? "s" : "ms", resp);
+        ov->diffusion ? "s" : "ms", resp);
     double *xs = jl__calloc_array(n, sizeof *xs), *ys = jl__calloc_array(n, sizeof *ys);
     for (size_t i = 0; xs && ys && i < n; i++) {
         const jl_summary *s = l->items[ov->runs[i]];
@@ -103,7 +104,7 @@ static json_t *overview_dat(jl__report_report *r, overview *ov, jl__report_figur
         jl__report_placers_init(ov->pl, 1, 1, xs, ys, n, 0.08, 0.08, 0.08, 0.08);
     json_t *pts = json_array();
     for (size_t j = 0; j < ov->ng; j++) {
-        jl__strbuf_printf(dat, "# GPU model %s\n", ov->gpus[j]);
+        jl__report_comment_line(dat, "GPU model %s", ov->gpus[j]);
         for (size_t i = 0; xs && ys && i < n; i++) {
             const jl_summary *s = l->items[ov->runs[i]];
             if (strcmp(jl__report_gpu_label(s->attrs.gpu_model), ov->gpus[j]))

@@ -108,12 +108,13 @@ static const char *prec_name(const jl_summary_list *l, const prec_fig *pf, size_
 static json_t *prec_dat(const jl_summary_list *l, const prec_fig *pf, jl__report_figure *f,
                         jl__strbuf *dat)
 {
-    jl__strbuf_printf(
-        dat, "# %s\n# blocks (gnuplot index): one per precision\n# batch energy latency_%s\n",
-        f->title, pf->diffusion ? "s" : "ms");
+    jl__report_comment_line(dat, "%s", f->title);
+    jl__strbuf_printf(dat,
+                      "# blocks (gnuplot index): one per precision\n# batch energy latency_%s\n",
+                      pf->diffusion ? "s" : "ms");
     json_t *precs = json_array();
     for (size_t p = 0; p < pf->np; p++) {
-        jl__strbuf_printf(dat, "# precision %s\n", prec_name(l, pf, p));
+        jl__report_comment_line(dat, "precision %s", prec_name(l, pf, p));
         json_t *runs = json_array();
         for (size_t k = pf->starts[p]; k < pf->starts[p] + pf->counts[p]; k++) {
             const jl_summary *s = l->items[pf->pr[k].run];

@@ -4,6 +4,7 @@
  * `joules pick`), the representative run and the findings in words. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,16 @@ static char *slugify(const char *model, const char *task)
     while (o && raw[o - 1] == '-')
         o--;
     raw[o] = 0;
+    /* a file name part (data/timeseries/SLUG.csv, the figures' ids): a long
+     * one keeps its start and a hash of the model and task */
+    if (o > 80) {
+        uint32_t h = 2166136261u; /* FNV-1a */
+        for (const char *c = model ? model : ""; *c; c++)
+            h = (h ^ (unsigned char)*c) * 16777619u;
+        for (const char *c = task ? task : ""; *c; c++)
+            h = (h ^ (unsigned char)*c) * 16777619u;
+        snprintf(raw + 71, 10, "-%08x", (unsigned)h);
+    }
     return raw;
 }
 

@@ -389,10 +389,10 @@ typedef struct fit_fig {
 static void fit_dat_runs(fit_fig *ff, jl__strbuf *dat, json_t *runs)
 {
     const jl_group_fit *fit = ff->fit;
-    jl__strbuf_printf(dat,
-                      "# %s\n# block 0 (index 0): the measured runs, one row per run\n"
-                      "# max_batch_size batch energy_per_token_j power_w throughput_tok_s run\n",
-                      ff->f->title);
+    jl__report_comment_line(dat, "%s", ff->f->title);
+    jl__strbuf_puts(dat,
+                    "# block 0 (index 0): the measured runs, one row per run\n"
+                    "# max_batch_size batch energy_per_token_j power_w throughput_tok_s run\n");
     for (size_t i = 0; i < fit->n_points; i++) {
         const jl_fit_point *p = &fit->points[i];
         jl__strbuf_printf(dat, "%ld", p->max_batch_size);
@@ -400,8 +400,12 @@ static void fit_dat_runs(fit_fig *ff, jl__strbuf *dat, json_t *runs)
         jl__report_dat_num(dat, p->energy_per_token_j);
         jl__report_dat_num(dat, p->power_w);
         jl__report_dat_num(dat, p->throughput_tok_s);
-        jl__strbuf_printf(dat, " \"%s:%s\"\n", p->run->file ? p->run->file : "?",
-                          p->run->run ? p->run->run : "?");
+        char *key = jl__asprintf("%s:%s", p->run->file ? p->run->file : "?",
+                                 p->run->run ? p->run->run : "?");
+        jl__strbuf_puts(dat, " ");
+        jl__report_dat_str(dat, key ? key : "?");
+        jl__strbuf_puts(dat, "\n");
+        free(key);
         widen(&ff->re, p->energy_per_token_j);
         widen(&ff->rt, p->throughput_tok_s);
         widen(&ff->rx, p->batch);
@@ -557,11 +561,10 @@ static void fit_script_energy(const fit_fig *ff, jl__strbuf *gp)
                         "if (narrow) set key outside bottom center vertical maxrows 5 samplen 1.5 "
                         "width -4 font lblfont\n");
     if (isfinite(ff->ceil_b)) {
-        jl__strbuf_printf(gp,
-                          "set label 1 sprintf(\"batch ceiling %%.0f (%s)\", ceil) at ceil, "
-                          "graph 0.97 rotate by 90 right offset -1.0,0 textcolor rgb \"#333333\" "
-                          "font lblfont\n",
-                          ff->ckind);
+        jl__strbuf_puts(gp, "set label 1 sprintf(\"batch ceiling %.0f (\", ceil) . ");
+        jl__report_gp_str(gp, ff->ckind);
+        jl__strbuf_puts(gp, " . \")\" at ceil, graph 0.97 rotate by 90 right offset -1.0,0 "
+                            "textcolor rgb \"#333333\" font lblfont\n");
     }
     if (r2[0]) {
         jl__strbuf_puts(gp, "if (!narrow) set label 2 ");

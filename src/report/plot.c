@@ -6,38 +6,103 @@
  * render.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "core/util.h"
 #include "report/plot.h"
 
 /* Okabe–Ito: distinguishable for colour-blind readers, prints well. */
 const char *const jl__report_palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                           "#E69F00", "#56B4E9", "#999999", "#000000"};
 
-/* A string for a gnuplot script: double-quoted, \ and " escaped, no newlines. */
+/* Text from the data (model names, GPU models, attribute values, run
+ * names) reaches a script or a .dat file only through the four functions
+ * below, each for its context (docs/security.md, "Figures and generated
+ * program text"). They share one copy rule: a control byte (< 0x20, 0x7f)
+ * becomes a space, so no newline ends a comment or a command and a script
+ * line is always one line; a byte that starts no well-formed UTF-8
+ * sequence becomes U+FFFD, so gnuplot's SVG stays valid XML. */
+enum { GP_PLAIN = 0, GP_QUOTE = 1, GP_PERCENT = 2, GP_COMMENT = 4, GP_DAT = 8 };
+
+static void gp_copy(jl__strbuf *b, const char *s, int how)
+{
+    const unsigned char *u = (const unsigned char *)(s ? s : "");
+    size_t n = strlen((const char *)u);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = u[i];
+        if (c >= 0x80) {
+            size_t k = jl__utf8_next(u + i, n - i);
+            jl__strbuf_append(b, k ? (const char *)u + i : "\xEF\xBF\xBD", k ? k : 3);
+            i += k ? k : 1;
+            continue;
+        }
+        i++;
+        if (c < 0x20 || c == 0x7f)
+            jl__strbuf_puts(b, " ");
+        else if (c == '\'' && (how & GP_QUOTE))
+            jl__strbuf_puts(b, "''");
+        else if (c == '%' && (how & GP_PERCENT))
+            jl__strbuf_puts(b, "%%");
+        else if (c == '\\' && (how & GP_COMMENT))
+            jl__strbuf_puts(b, "/"); /* a comment ending in \ would swallow the next line */
+        else if (c == '"' && (how & GP_DAT))
+            jl__strbuf_puts(b, "'");
+        else
+            jl__strbuf_append(b, (const char *)&c, 1);
+    }
+}
+
+/* A string for a gnuplot script: a single-quoted literal, the one form in
+ * which gnuplot gives no byte a meaning but the quote (doubled): no
+ * backquote command substitution, no @macro, no backslash escape. */
 void jl__report_gp_str(jl__strbuf *b, const char *s)
 {
-    jl__strbuf_puts(b, "\"");
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            jl__strbuf_append(b, "\\", 1);
-        if (*s == '\n' || *s == '\r')
-            jl__strbuf_puts(b, " ");
-        else
-            jl__strbuf_append(b, s, 1);
+    jl__strbuf_puts(b, "'");
+    gp_copy(b, s, GP_QUOTE);
+    jl__strbuf_puts(b, "'");
+}
+
+/* The same for a string gnuplot uses as a format (tic labels, sprintf's
+ * first argument): % doubled as well. */
+void jl__report_gp_fmt_str(jl__strbuf *b, const char *s)
+{
+    jl__strbuf_puts(b, "'");
+    gp_copy(b, s, GP_QUOTE | GP_PERCENT);
+    jl__strbuf_puts(b, "'");
+}
+
+/* Text in a "# ..." comment of a script or a .dat header: one line, no
+ * backslash (gnuplot continues a comment that ends in one). */
+void jl__report_gp_comment(jl__strbuf *b, const char *s)
+{
+    gp_copy(b, s, GP_COMMENT);
+}
+
+void jl__report_comment_line(jl__strbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = jl__vasprintf(fmt, ap);
+    va_end(ap);
+    if (!line) {
+        b->failed = 1;
+        return;
     }
-    jl__strbuf_puts(b, "\"");
+    jl__strbuf_puts(b, "# ");
+    gp_copy(b, line, GP_COMMENT);
+    jl__strbuf_puts(b, "\n");
+    free(line);
 }
 
 /* A string column in a .dat file: double-quoted, quotes replaced. */
 void jl__report_dat_str(jl__strbuf *b, const char *s)
 {
     jl__strbuf_puts(b, "\"");
-    for (; s && *s; s++)
-        jl__strbuf_append(b, (*s == '"' || *s == '\n' || *s == '\t') ? "'" : s, 1);
+    gp_copy(b, s, GP_DAT | GP_COMMENT);
     jl__strbuf_puts(b, "\"");
 }
 
@@ -61,8 +126,11 @@ void jl__report_gp_header_sized(jl__strbuf *b, const char *id, const char *title
 {
     /* The title is the page's (and this comment's): none is drawn, so
      * nothing is clipped and a paper's caption carries it. */
-    jl__strbuf_printf(b, "# joules report figure %s: %s\n", id, title);
-    jl__strbuf_printf(b, "# %s\n", what);
+    jl__strbuf_printf(b, "# joules report figure %s: ", id);
+    jl__report_gp_comment(b, title);
+    jl__strbuf_puts(b, "\n# ");
+    jl__report_gp_comment(b, what);
+    jl__strbuf_puts(b, "\n");
     jl__strbuf_printf(
         b,
         "# Data: %s.dat (columns are named in its header). Restyle by editing this\n"

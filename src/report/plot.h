@@ -13,10 +13,25 @@ extern const char *const jl__report_palette[]; /* Okabe–Ito, RP_N_PALETTE colo
 #define RP_N_POINT_TYPES 6
 extern const int jl__report_point_types[RP_N_POINT_TYPES];
 
-/* A string for a gnuplot script: double-quoted, \ and " escaped, no newlines. */
+/* Text from the data reaches a script or a .dat only through these, each
+ * for its context (control bytes as spaces, ill-formed UTF-8 as U+FFFD):
+ * a gnuplot string (a single-quoted literal: no backquote substitution,
+ * no macro, no escape; ' doubled); the same used as a format (tic labels,
+ * sprintf: % doubled too); text inside a "# ..." comment (one line, no
+ * backslash to continue it); a string column of a .dat (double-quoted,
+ * quotes replaced). */
 void jl__report_gp_str(jl__strbuf *b, const char *s);
-/* A string column in a .dat file: double-quoted, quotes replaced. */
+void jl__report_gp_fmt_str(jl__strbuf *b, const char *s);
+void jl__report_gp_comment(jl__strbuf *b, const char *s);
 void jl__report_dat_str(jl__strbuf *b, const char *s);
+/* One comment line "# TEXT\n" of a script or .dat, TEXT formatted from fmt
+ * and made one line by jl__report_gp_comment's rule (whatever the
+ * arguments hold). */
+void jl__report_comment_line(jl__strbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* A number column in a .dat file (" NaN" when missing). */
 void jl__report_dat_num(jl__strbuf *b, double v);
 /* The script's head: comments (title, what it shows, how to redraw), the

@@ -187,6 +187,10 @@ void jl__report_progress(jl__report_report *r, const char *phase, size_t done, s
 /* The registries: data files (the page's list of files) and figures. */
 jl_status jl__report_add_data(jl__report_report *r, const char *path, const char *what,
                               const char *cmd);
+/* The figure's id is made safe here, whatever the builder made of the
+ * data: letters, digits, '.', '-' and '_' (others become '-'), at most
+ * RP_FIG_ID_MAX bytes (a longer one keeps its start and a hash of it). */
+#define RP_FIG_ID_MAX 120
 jl__report_figure *jl__report_add_figure(jl__report_report *r, jl__report_fig_kind kind, long group,
                                          const char *id);
 /* Forget the figure added last (one that turns out not to be drawable). */
