@@ -425,9 +425,10 @@ static jl_status fit_on_trace(const piece_span *ps, size_t n_ps, const span_part
         bad = gsl_multifit_linear(X, y, c, cov, &chisq, ws);
     gsl_set_error_handler(old);
     if (bad || !(cond <= FIT_MAX_COND)) {
-        *note = jl__asprintf("a fit on the trace is not identified: the classes' busy time "
-                             "moves together over the counter's intervals (condition number "
-                             "%.3g, the rule asks <= %g)",
+        /* the warning says "not identified" once: the note says why */
+        *note = jl__asprintf("fitted on the trace, the classes' busy time moves together over "
+                             "the counter's intervals (condition number %.3g, the rule asks <= "
+                             "%g)",
                              cond, FIT_MAX_COND);
         st = *note ? JL_OK : JL_ENOMEM;
         goto end;
@@ -436,8 +437,8 @@ static jl_status fit_on_trace(const piece_span *ps, size_t n_ps, const span_part
     for (size_t col = 0; col < C; col++) {
         double w = gsl_vector_get(c, col), se = sqrt(s2 * gsl_matrix_get(cov, col, col));
         if (!(w > 0) || !(se / w <= FIT_MAX_REL_SE)) {
-            *note = jl__asprintf("a fit on the trace is not identified: class %s gets %.4g W "
-                                 "+- %.2g (the rule asks a positive weight known to %g %%)",
+            *note = jl__asprintf("fitted on the trace, class %s gets %.4g W +- %.2g (the rule "
+                                 "asks a positive weight known to %g %%)",
                                  classes->keys[col], w, se, 100 * FIT_MAX_REL_SE);
             st = *note ? JL_OK : JL_ENOMEM;
             goto end;

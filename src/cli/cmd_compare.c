@@ -72,9 +72,14 @@ static int same_group(const jl_comparison *a, const jl_comparison *b, size_t n_k
 }
 
 /* An energy for people, with its unit. */
+/* A pick's energy and its latency ("0.07596 J/token at 16.01 ms median ITL") */
 static void print_energy(const jl_summary *s, double e)
 {
-    printf("%.4g %s", e, jl_attrs_is_diffusion(&s->attrs) ? "J/item" : "J/token");
+    int dif = jl_attrs_is_diffusion(&s->attrs);
+    printf("%.4g %s", e, dif ? "J/item" : "J/token");
+    double lat = s->fig[dif ? JL_FIG_BATCH_LATENCY_S : JL_FIG_MEDIAN_ITL_S];
+    if (lat == lat) /* not NaN */
+        printf(dif ? " at %.4g s batch latency" : " at %.4g ms median ITL", dif ? lat : lat * 1e3);
 }
 
 /* One line per (SLO, missing figure, task) of the comparisons skipped

@@ -177,17 +177,11 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
     power_fig pf;
     memset(&pf, 0, sizeof pf);
     pf.diffusion = jl_attrs_is_diffusion(&s->attrs);
-    f->caption = jl__asprintf(
-        "GPU power (sum over the run's GPUs) of the group's representative run (%s%s) over "
-        "the whole run. The shaded band is the steady-state window every figure of the run is "
-        "computed over; the green steps are the batch occupancy (%s) on the right axis; the "
-        "dashed line is the power limit.",
-        cfg ? cfg : "", g->pick.run >= 0 ? ", the SLO pick" : ", lowest energy",
-        pf.diffusion ? "images in the batch being generated" : "requests running in the engine");
-    free(cfg);
     jl_power_series *ps = power_series(r, g, s, f);
-    if (!ps)
+    if (!ps) {
+        free(cfg);
         return JL_OK;
+    }
     jl__strbuf dat, csv, gp;
     jl__strbuf_init(&dat);
     jl__strbuf_init(&csv);
@@ -200,6 +194,26 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
         node ? NAN
              : jl__report_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
     power_script(f, &pf, node, ws, we, tdp, &gp);
+    /* the caption says what was drawn, and only that */
+    jl__strbuf cap;
+    jl__strbuf_init(&cap);
+    jl__strbuf_printf(&cap, "%s of the group's representative run (%s%s) over the whole run%s.",
+                      node ? "AC power of the whole node at the wall"
+                           : "GPU power (sum over the run's GPUs)",
+                      cfg ? cfg : "", g->pick.run >= 0 ? ", the SLO pick" : ", lowest energy",
+                      pf.have_avg ? ": instantaneous (thin) and the driver's 1 s average (thick)"
+                                  : "");
+    if (isfinite(ws) && isfinite(we))
+        jl__strbuf_puts(&cap, " The shaded band is the steady-state window every figure of the "
+                              "run is computed over.");
+    if (pf.have_occ)
+        jl__strbuf_printf(&cap, " The green steps are the batch occupancy (%s) on the right axis.",
+                          pf.diffusion ? "images in the batch being generated"
+                                       : "requests running in the engine");
+    if (isfinite(tdp))
+        jl__strbuf_printf(&cap, " The dashed line is the power limit, %.0f W.", tdp);
+    f->caption = jl__strbuf_take(&cap);
+    free(cfg);
 
     char *csvrel = jl__asprintf("data/timeseries/%s.csv", g->slug);
     jl_status st = csvrel ? jl__report_write_buf(r, csvrel, &csv, err)

@@ -164,9 +164,10 @@ static json_t *prec_crossovers(const jl_summary_list *l, prec_fig *pf)
 }
 
 /* The script: two panels (energy, latency), the crossovers dashed. */
-static void prec_script(const jl_summary_list *l, const prec_fig *pf, const jl__report_figure *f,
+static void prec_script(const jl__report_report *r, const prec_fig *pf, const jl__report_figure *f,
                         jl__strbuf *gp)
 {
+    const jl_summary_list *l = r->l;
     size_t i = pf->i, j = pf->j;
     long *batches = jl__calloc_array(j - i, sizeof *batches);
     size_t nbt = 0;
@@ -220,7 +221,7 @@ static void prec_script(const jl_summary_list *l, const prec_fig *pf, const jl__
                 gp,
                 "%s\"%s.dat\" index %zu using 1:%d with linespoints pt 7 lw 2 lc rgb \"%s\" title ",
                 p ? ", \\\n     " : "", f->id, p, panel ? 3 : 2,
-                jl__report_palette[p % RP_N_PALETTE]);
+                jl__report_class_colour(r, RP_CLASS_PRECISION, prec_name(l, pf, p), NULL));
             jl__report_gp_str(gp, prec_name(l, pf, p));
         }
         jl__strbuf_puts(gp, "\n");
@@ -305,7 +306,7 @@ static jl_status prec_figure(jl__report_report *r, const prec_run *pr, size_t i,
         "precision's curve crosses the %s one (interpolated in log2 batch size).%s",
         jl__report_item(s0), pf.diffusion ? "batch latency" : "median ITL",
         prec_name(l, &pf, pf.ref), desc);
-    prec_script(l, &pf, f, &gp);
+    prec_script(r, &pf, f, &gp);
     f->meta = json_pack("{s:s,s:s?,s:s?,s:I,s:s,s:s,s:s,s:o,s:o}", "model_base", pr[i].base, "task",
                         s0->attrs.task, "gpu_model", s0->attrs.gpu_model, "num_gpus",
                         (json_int_t)s0->attrs.num_gpus, "reference", prec_name(l, &pf, pf.ref),

@@ -551,19 +551,22 @@ static void fit_script_energy(const fit_fig *ff, jl__strbuf *gp)
     const jl_group_fit *fit = ff->fit;
     char r2[160] = "";
     if (fit->method == JL_FIT_MODEL)
-        snprintf(r2, sizeof r2, "R^2 (ln J/token): %.4f model, %.4f with correction",
+        snprintf(r2, sizeof r2, "R\xc2\xb2 of ln J/token: %.4f (model), %.4f (with correction)",
                  fit->r2_energy, fit->r2_energy_corrected);
     jl__strbuf_puts(gp, "set origin 0,eoy\nset size esx,esy\n"
                         "set logscale y 10\nset format y \"%g\"\nset yrange [ey0:ey1]\n"
                         "set ylabel \"energy per token (J)\"\n"
-                        "set key outside bottom center horizontal maxrows 2 samplen 2 "
-                        "width -1 font lblfont\n"
+                        "# the key where energy per token has fallen (top right), on a white box\n"
+                        "set key at graph 0.9, graph 0.98 right top vertical samplen 2 opaque box "
+                        "lc rgb \"#dddddd\" width -2 font lblfont\n"
                         "if (narrow) set key outside bottom center vertical maxrows 5 samplen 1.5 "
-                        "width -4 font lblfont\n");
+                        "width -4 nobox font lblfont\n");
     if (isfinite(ff->ceil_b)) {
         jl__strbuf_puts(gp, "set label 1 sprintf(\"batch ceiling %.0f (\", ceil) . ");
         jl__report_gp_str(gp, ff->ckind);
-        jl__strbuf_puts(gp, " . \")\" at ceil, graph 0.97 rotate by 90 right offset -1.0,0 "
+        /* left of the line, halfway up: the key is at the top, the curve
+         * low by the ceiling */
+        jl__strbuf_puts(gp, " . \")\" at ceil, graph 0.5 rotate by 90 center offset -1.0,0 "
                             "textcolor rgb \"#333333\" font lblfont\n");
     }
     if (r2[0]) {
@@ -601,7 +604,9 @@ static void fit_script_right(const fit_fig *ff, jl__strbuf *gp)
     /* panel 2: power */
     jl__strbuf_puts(gp, "set origin pox,poy\nset size psx,psy\nunset logscale y\n"
                         "set yrange [0:py1]\nset ytics autofreq\n"
-                        "set ylabel \"power, all GPUs (W)\"\nset xlabel \"\"\n");
+                        "set ylabel \"power, all GPUs (W)\"\nset xlabel \"\"\n"
+                        "# narrow panels: a tick every 4x, so the labels do not run together\n"
+                        "set xtics 4\n");
     if (isfinite(ff->tdp_all)) {
         gp_num(gp, "tdp", ff->tdp_all);
         jl__strbuf_puts(gp, "set arrow 2 from graph 0, first tdp to graph 1, first tdp nohead dt 2 "
@@ -617,7 +622,7 @@ static void fit_script_right(const fit_fig *ff, jl__strbuf *gp)
                         "set xlabel \"achieved batch\"\n");
     log_ytics(gp, ff->ty0, ff->ty1);
     plot_panel(gp, ff->f->id, 8, "ct", ff->has_band, 0, 0, NULL, ff->interp, ff->n_beyond);
-    jl__strbuf_puts(gp, "}\nunset multiplot\nunset output\n");
+    jl__strbuf_puts(gp, "set xtics autofreq\n}\nunset multiplot\nunset output\n");
 }
 
 /* The caption: what is drawn, what the band means, the ceiling. */

@@ -262,7 +262,9 @@ def t_figures(tmp):
     p = run(["report", "traces/", "-o", os.path.join(tmp, "bad"), "--formats", "svg,gif"])
     if p.returncode != 2:
         fail("--formats svg,gif is not a usage error")
-    print(f"ok: {drawn} figures exist, parse, open and plot every run; PDFs 7 in and 3.3 in, text >= 8 pt")
+    checked = labels_apart(figdir, [f["id"] for f in rep["figures"] if f["n_points"]])
+    print(f"ok: {drawn} figures exist, parse, open and plot every run; PDFs 7 in and 3.3 in, text >= 8 pt; "
+          f"no text overlapping in {checked} figures")
 
 
 def t_html(tmp):
@@ -324,6 +326,113 @@ def t_html(tmp):
     elif os.path.getsize(shot) < 20000:
         fail("screenshot suspiciously small")
     print("ok: page renders, no console errors")
+
+
+SCREEN_PROBE = """<script>(function(){
+  function b(e){ return e ? e.getBoundingClientRect() : null; }
+  var rows = document.querySelectorAll('main table.answer tbody tr');
+  var first = [];
+  for (var i = 0; i < Math.min(3, rows.length); i++) first.push(b(rows[i]).bottom);
+  var hl = b(document.querySelector('.headline')), conv = b(document.querySelector('p.conv')),
+      nav = b(document.querySelector('nav.toc')), main = b(document.querySelector('main'));
+  document.body.setAttribute('data-screen', JSON.stringify({
+    w: window.innerWidth, h: window.innerHeight, headline: hl ? hl.bottom : -1,
+    conv: conv ? conv.bottom : -1, rows: first, nav_right: nav ? nav.right : -1,
+    main_left: main ? main.left : -1,
+    headline_text: document.querySelector('.headline') ? document.querySelector('.headline').innerText : ''}));
+})();</script>"""
+
+
+def first_screen(tmp, out, name):
+    """The page at 1400 x 900 in headless Chromium: a screenshot, and where
+    the headline and the first rows of the answer are (a copy of the page
+    with a probe script: the page itself has none)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    page = open(os.path.join(out, "index.html")).read()
+    probe = os.path.join(out, "probe.html")
+    open(probe, "w").write(page.replace("</body>", SCREEN_PROBE + "</body>"))
+    prof = tempfile.mkdtemp(dir=tmp)
+    base = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={prof}", "--window-size=1400,900"]
+    shots = os.environ.get("JOULES_SCREENSHOT_DIR") or tmp
+    shot = os.path.join(shots, f"first-screen-{name}.png")
+    subprocess.run(base + [f"--screenshot={shot}", "file://" + os.path.join(out, "index.html")],
+                   capture_output=True, timeout=180)
+    if not os.path.exists(shot) or os.path.getsize(shot) < 10000:
+        fail(f"{name}: no screenshot of the first screen")
+    dom = subprocess.run(base + ["--dump-dom", "file://" + probe], capture_output=True, timeout=180).stdout.decode()
+    os.remove(probe)
+    m = re.search(r'data-screen="([^"]*)"', dom)
+    if not m:
+        fail(f"{name}: the probe did not run")
+    import html as htmlmod
+    return json.loads(htmlmod.unescape(m.group(1))), shot
+
+
+def t_first_screen(tmp):
+    """The first screen answers (issue 43): at 1400 x 900 the sign
+    convention, the headline (per kind of work the winner, how often, the
+    median change) and the first rows of the answer are visible, the
+    contents beside the page, not above it; on the bundled traces and on
+    the ML.ENERGY data when it is there. JOULES_SCREENSHOT_DIR keeps the
+    screenshots to look at."""
+    if not (shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")):
+        skip("chromium not installed (the first-screen screenshot)")
+    cases = [("bundled", "traces/")]
+    src = os.path.join(os.environ.get("JOULES_SHARED_DIR", os.path.join(SRC, "..", "shared")), "data", "mlenergy-v3")
+    if os.path.isdir(src):
+        h5 = os.path.join(tmp, "mle.h5")
+        p = run(["import", "mlenergy", src, "-o", h5])
+        if p.returncode:
+            fail("import: " + p.stderr.decode()[-500:])
+        cases.append(("mlenergy", h5))
+    else:
+        print(f"note: {src} not found: the ML.ENERGY first screen is not checked")
+    for name, inp in cases:
+        out = os.path.join(tmp, name)
+        p = run(["report", inp, "-o", out])
+        if p.returncode:
+            fail(f"{name}: report exited {p.returncode}")
+        s, shot = first_screen(tmp, out, name)
+        # the page is laid out 1400 px wide; the first screen is its top 900 px
+        # (what the 1400x900 screenshot shows; --dump-dom's window is shorter
+        # by the browser's own bar, which changes no layout)
+        H = 900
+        if s["w"] != 1400:
+            fail(f"{name}: the window is {s['w']} px wide, not 1400")
+        if not (0 < s["conv"] <= s["headline"] <= H):
+            fail(f"{name}: the convention and the headline are not in the first screen: {s}")
+        if len(s["rows"]) < 2 or s["rows"][1] > H:
+            fail(f"{name}: the first rows of the answer are not in the first screen: {s['rows']}")
+        if not (0 < s["nav_right"] <= s["main_left"]):
+            fail(f"{name}: the contents are not beside the page: {s}")
+        text = s["headline_text"]
+        if not re.search(r"needs less energy than \S+ in \d+ of \d+", text) or "median" not in text:
+            fail(f"{name}: the headline does not say who needs less energy how often: {text!r}")
+        rep = json.load(open(os.path.join(out, "data", "report.json")))
+        cmp_ = json.load(open(os.path.join(out, "data", "compare-gpu_model.json")))
+        if cmp_["baseline"] != rep["gpu_baseline"]:
+            fail(f"{name}: the page's baseline {rep['gpu_baseline']} is not the compare document's")
+        # the headline is joules compare's answer at the groups' SLOs
+        for kind, h in rep["headline"].items():
+            for sd in h["vs_baseline"]:
+                if sd["at"] != "group_slo" or not sd["n"]:
+                    continue
+                ch = [c["energy_change"] for c in cmp_["comparisons"] if c["counted"] and c["side"] == sd["gpu_model"]
+                      and c["slo"] in {g["slo"] for g in rep["groups"] if (g["item"] == "token") == (kind == "llm")
+                                       and (kind == "llm" or g["item"] == kind)}
+                      and (c["model"], c["task"]) in {(g["model"], g["task"]) for g in rep["groups"]
+                                                      if (g["item"] == "token") == (kind == "llm")
+                                                      and (kind == "llm" or g["item"] == kind)}]
+                ch.sort()
+                med = (ch[len(ch) // 2] if len(ch) % 2 else 0.5 * (ch[len(ch) // 2 - 1] + ch[len(ch) // 2])) if ch else None
+                if len(ch) != sd["n"] or med is None or abs(med - sd["median_energy_change"]) > 1e-9:
+                    fail(f"{name} {kind}: headline {sd['n']} comparisons, median {sd['median_energy_change']}; "
+                         f"joules compare: {len(ch)}, {med}")
+        print(f"ok: {name}: the first screen (1400x900) holds the convention, the headline "
+              f"(bottom {s['headline']:.0f} px) and the answer's first rows (to {s['rows'][1]:.0f} px); "
+              f"screenshot {shot}")
 
 
 def t_notebooks(tmp):
@@ -481,8 +590,14 @@ def t_mlenergy(tmp):
     for f in rep["figures"]:
         if f["kind"] == "task_overview":
             overview_labelled(os.path.join(out, "figures"), f["id"])
+    # the longest names of the published data: no label overlaps another in
+    # the overviews, the frontiers or the GPU comparisons, wide or 3.3 in
+    checked = labels_apart(os.path.join(out, "figures"),
+                           [f["id"] for f in rep["figures"]
+                            if f["kind"] in ("task_overview", "frontier", "gpu_comparison")])
     renderable(os.path.join(out, "figures"), [f["id"] for f in rep["figures"]])
-    print(f"ok: ML.ENERGY report: index.html {size} bytes, {len(listed)} figures listed, all drawn")
+    print(f"ok: ML.ENERGY report: index.html {size} bytes, {len(listed)} figures listed, all drawn; "
+          f"no text overlapping in {checked} figures (7 in and 3.3 in PDFs)")
 
 
 def renderable(figdir, ids):
@@ -501,15 +616,55 @@ def renderable(figdir, ids):
 
 
 def overview_labelled(figdir, fid):
-    """Every model of a task overview carries its name, once per output
-    (wide and 3.3 in): a point without one names nothing."""
+    """Every model of a task overview carries its name, in both placements
+    (wide and 3.3 in): a point without one names nothing. Columns: x y
+    meets, the label's anchor x y (wide) and x y (3.3 in), the leader ends,
+    the label, the model, its configuration."""
     for line in open(os.path.join(figdir, f"{fid}.dat")):
         if line.startswith("#") or not line.strip():
             continue
         cols = shlex.split(line)
-        for lo, what in ((3, "wide"), (7, "3.3 in")):
-            if sum(1 for c in cols[lo:lo + 4] if c) != 1:
-                fail(f"{fid}: the point of {cols[11]} has no label ({what})")
+        for lo, what in ((3, "wide"), (5, "3.3 in")):
+            if "nan" in (cols[lo].lower(), cols[lo + 1].lower()) or not cols[11]:
+                fail(f"{fid}: the point of {cols[12]} has no label ({what})")
+
+
+def pdf_words(path):
+    """The words pdftotext finds in a PDF and their boxes (pt)."""
+    out = subprocess.run(["pdftotext", "-bbox", path, "-"], capture_output=True, text=True).stdout
+    return [(float(a), float(b), float(c), float(d), t) for a, b, c, d, t in re.findall(
+        r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>', out)]
+
+
+def labels_apart(figdir, fids, formats=("pdf", "pdf1")):
+    """No two pieces of text of a figure overlap -- point labels, tick
+    labels, axis labels, the key -- as gnuplot drew them: each script is run
+    again for the 7 in and the 3.3 in PDF and pdftotext gives every word's
+    box. Returns how many figures were checked."""
+    if not shutil.which("pdftotext"):
+        return 0
+    # one gnuplot for many scripts, as the report draws them
+    for fmt in formats:
+        for k in range(0, len(fids), 24):
+            argv = ["gnuplot"]
+            for fid in fids[k:k + 24]:
+                argv += ["-e", f"fmt='{fmt}'; out='{fid}.{fmt}.check.pdf'", f"{fid}.gp"]
+            p = subprocess.run(argv, cwd=figdir, capture_output=True)
+            if p.returncode:
+                fail(f"gnuplot ({fmt}): {p.stderr.decode()[-300:]}")
+    for fid in fids:
+        for fmt in formats:
+            out = os.path.join(figdir, f"{fid}.{fmt}.check.pdf")
+            ws = pdf_words(out)
+            for i in range(len(ws)):
+                for j in range(i + 1, len(ws)):
+                    a, b = ws[i], ws[j]
+                    ox = min(a[2], b[2]) - max(a[0], b[0])
+                    oy = min(a[3], b[3]) - max(a[1], b[1])
+                    if ox > 0.5 and oy > 0.3 * min(a[3] - a[1], b[3] - b[1]):
+                        fail(f"{fid} ({fmt}): '{a[4]}' and '{b[4]}' overlap ({ox:.1f} x {oy:.1f} pt)")
+            os.remove(out)
+    return len(fids)
 
 
 def t_exists(tmp):
@@ -659,14 +814,21 @@ def t_slo_answers(tmp):
         fail("no 'Which GPU, per model' table before the answer tables")
     table = top[1].split("</table>", 1)[0]
     row = table.split("Qwen3-8B-shape</a>", 1)[1].split("</tr>", 1)[0]
-    if "<strong>H200</strong>" not in row or "\u221210%" not in row:
+    if "<strong>H200</strong>" not in row or "\u221210\u00a0%" not in row:
         fail(f"Qwen3-8B row: not H200 winning at -10% against H100: {row}")
     out2 = os.path.join(tmp, "base")
     p = run(["report", "traces/", "-o", out2, "--no-figures", "--baseline", "H200"])
     table = open(os.path.join(out2, "index.html")).read().split('id="answer-gpus"', 1)[1].split("</table>", 1)[0]
     row = table.split("Qwen3-8B-shape</a>", 1)[1].split("</tr>", 1)[0]
-    if p.returncode or "<strong>H200</strong>" not in row or "+12%" not in row:
+    if p.returncode or "<strong>H200</strong>" not in row or "+12\u00a0%" not in row:
         fail(f"--baseline H200: the H100 change is not +12%: {row}")
+    # the case rule: --baseline h200 is H200; a GPU model not there is refused, with the ones there
+    p = run(["report", "traces/", "-o", os.path.join(tmp, "lower"), "--no-figures", "--baseline", "h200"])
+    if p.returncode or "H100 vs H200" not in open(os.path.join(tmp, "lower", "index.html")).read():
+        fail("--baseline h200 is not H200: " + p.stderr.decode()[-300:])
+    p = run(["report", "traces/", "-o", os.path.join(tmp, "bad"), "--no-figures", "--baseline", "H10"])
+    if p.returncode != 2 or b"did you mean 'H100'?" not in p.stderr or b"H100, H200" not in p.stderr:
+        fail(f"--baseline H10: exit {p.returncode}, {p.stderr.decode()[-300:]}")
     print("ok: the SLO's own figure in the cells and answers.csv, applied where it exists, "
           "the GPU table with --baseline")
 
@@ -735,7 +897,7 @@ def main():
     tests = {"budgets": t_budgets, "slo_answers": t_slo_answers, "pack": t_pack, "data": t_data, "figures": t_figures, "html": t_html, "notebooks": t_notebooks,
              "no_gnuplot": t_no_gnuplot, "exists": t_exists, "interrupt": t_interrupt,
              "answers": t_answers, "mlenergy": t_mlenergy,
-             "workers_cap": t_workers_cap}
+             "workers_cap": t_workers_cap, "first_screen": t_first_screen}
     tmp = tempfile.mkdtemp(prefix="joules-report-test-")
     try:
         tests[TEST](tmp)
