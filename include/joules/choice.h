@@ -103,7 +103,7 @@ json_t *jl_slo_conditions_to_json(const jl_slo *slo, const jl_summary *s);
  * "slo_canonical", "status", "feasible", "choice", "closest", "conditions",
  * "energy_figure", "energy", "worst_miss_rel", "ties", "n_runs",
  * "n_feasible", "n_missing"}]} — docs/choice.md. */
-json_t *jl_pick_set_to_json(const jl_pick_set *ps, const jl_summary_list *l);
+json_t *jl_pick_document(const jl_pick_set *ps, const jl_summary_list *l);
 /* The text jl_json_dump writes for that document with "errors" (the list
  * as jl_errors_to_json), written whole to path ("-" = stdout) without
  * building the tree. */
@@ -168,7 +168,7 @@ void jl_compare_result_free(jl_compare_result *r);
  *  "max_reduction", "sides": [...]}}. energy_change = E_side/E_baseline - 1
  *  (negative: the side needs less energy), the sign used everywhere;
  *  reduction = -energy_change is kept for existing readers. */
-json_t *jl_compare_to_json(const jl_compare_result *r, const jl_summary_list *l);
+json_t *jl_compare_document(const jl_compare_result *r, const jl_summary_list *l);
 /* Its text with "errors", as jl_write_pick_json. */
 jl_status jl_write_compare_json(const char *path, const jl_compare_result *r,
                                 const jl_summary_list *l, const jl_error_list *errors,
@@ -241,7 +241,7 @@ void jl_precision_result_free(jl_precision_result *r);
 
 /* {"schema": "joules.compare/1", "by": "precision", "baseline", "bins",
  *  "pairs": [...], "unpaired": [...], "buckets": [...], "totals": {...}} */
-json_t *jl_precision_to_json(const jl_precision_result *r, const jl_summary_list *l);
+json_t *jl_precision_document(const jl_precision_result *r, const jl_summary_list *l);
 jl_status jl_write_precision_csv(const char *path, const jl_precision_result *r,
                                  const jl_summary_list *l, jl_error **err);
 
@@ -297,7 +297,7 @@ void jl_capacity_result_free(jl_capacity_result *r);
 
 /* {"schema": "joules.capacity/1", "power_budget_w", "pue",
  *  "grid_g_per_kwh", "entries": [...]} */
-json_t *jl_capacity_to_json(const jl_capacity_result *r, const jl_summary_list *l);
+json_t *jl_capacity_document(const jl_capacity_result *r, const jl_summary_list *l);
 jl_status jl_write_capacity_csv(const char *path, const jl_capacity_result *r,
                                 const jl_summary_list *l, jl_error **err);
 

@@ -103,7 +103,7 @@ jl_status jl_diagnose_fitted(const jl_summary_list *l, const jl_model_group_list
 void jl_diagnosis_free(jl_diagnosis *x);
 
 /* The joules.diagnose/1 document (without "errors"). NULL on out-of-memory. */
-json_t *jl_diagnosis_to_json(const jl_diagnosis *x);
+json_t *jl_diagnose_document(const jl_diagnosis *x);
 
 JL_API_END
 #ifdef __cplusplus

@@ -114,7 +114,7 @@ jl_status jl_explain(const jl_summary *a, const jl_summary *b, const jl_descript
 void jl_explanation_free(jl_explanation *x);
 
 /* The joules.explain/1 document (docs/explain.md). NULL on out-of-memory. */
-json_t *jl_explanation_to_json(const jl_explanation *x);
+json_t *jl_explain_document(const jl_explanation *x);
 
 JL_API_END
 #ifdef __cplusplus

@@ -128,14 +128,14 @@ void jl_frontier_set_free(jl_frontier_set *fs);
  *              "points":[{"run": run key, "max_batch_size","latency",
  *                          "energy","on_curve_frontier","on_frontier"}]}]}
  * NULL on out-of-memory. */
-json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list *l);
+json_t *jl_frontier_document(const jl_frontier_set *fs, const jl_summary_list *l);
 
 /* The same document with "errors" (jl_errors_to_json), as text: the bytes
  * jl_json_dump writes for it, trailing newline included, written without
  * building the tree (src/output/json_writer.h; 4 MB on the ML.ENERGY
  * study). *len (may be NULL) its length. NULL on out-of-memory. */
-char *jl_frontier_set_to_json_text(const jl_frontier_set *fs, const jl_summary_list *l,
-                                   const jl_error_list *errors, size_t *len);
+char *jl_frontier_document_text(const jl_frontier_set *fs, const jl_summary_list *l,
+                                const jl_error_list *errors, size_t *len);
 /* That text written whole to path ("-" = stdout). */
 jl_status jl_write_frontier_json(const char *path, const jl_frontier_set *fs,
                                  const jl_summary_list *l, const jl_error_list *errors,

@@ -183,7 +183,7 @@ void jl_import_result_free(jl_import_result *r);
  * format (the importer's name), source, output (the trace file written),
  * the counts, notes and the importer's details. The caller adds "errors"
  * (as every document does: jl_errors_to_json) and owns the tree. */
-json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, const char *output);
+json_t *jl_import_document(const jl_import_result *r, const char *format, const char *output);
 
 /* What an input that is not a trace looks like, for an analysis command
  * handed a file it must import first: 1 when `path` (a file or a folder)

@@ -126,6 +126,16 @@ char *jl_csv_rename_mlenergy(const char *in, size_t len, size_t *out_len);
 /* CSV quoting of one field (RFC 4180). */
 void jl_csv_field(FILE *f, const char *s);
 
+/* The document writers' hook (src/output/provenance_hook.c): when set,
+ * every joules.*\/N document written by jl_write_json or the document
+ * writers of the library carries "provenance" = fn(ctx) (the writer keeps no reference; fn may return
+ * NULL, then no block). One per process; NULL unsets it. The CLI sets it
+ * once per command. */
+typedef const json_t *(*jl_provenance_fn)(void *ctx);
+void jl_output_set_provenance(jl_provenance_fn fn, void *ctx);
+/* The block the hook gives now (NULL: none). */
+const json_t *jl_output_provenance(void);
+
 JL_API_END
 #ifdef __cplusplus
 }

@@ -37,7 +37,7 @@
 
 #include <stddef.h>
 
-#include "joules/account.h"
+#include "joules/budget.h"
 #include "joules/check.h"
 #include "joules/descriptors.h"
 #include "joules/error.h"

@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "joules/account.h"
+#include "joules/budget.h"
 #include "joules/output.h"
+#include "joules/study.h"
 
 typedef enum {
     C_PER_TOKEN,
@@ -538,8 +539,8 @@ oom:
     return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
 }
 
-json_t *jl_budget_result_to_json(const jl_budget_result *r, const jl_budgets *b,
-                                 const jl_summary_list *runs)
+json_t *jl_budget_document(const jl_budget_result *r, const jl_budgets *b,
+                           const jl_summary_list *runs)
 {
     json_t *doc = json_object(), *arr = json_array();
     int bad = !doc || !arr;
@@ -641,7 +642,7 @@ void jl_span_budget_result_free(jl_span_budget_result *r)
 }
 
 /* The row's figure f and its interval from the row's energy interval. */
-static void span_figure(const jl_attribution *a, const jl_attr_row *row, jl_span_figure f,
+static void span_figure(const jl_attribution *a, const jl_attribution_row *row, jl_span_figure f,
                         double *v, double *lo, double *hi)
 {
     double div = NAN;
@@ -661,7 +662,7 @@ jl_status jl_budgets_evaluate_spans(const jl_budgets *b, const jl_summary *run,
                                     jl_error **err)
 {
     *out = NULL;
-    if (a->by != JL_ATTR_BY_CLASS)
+    if (a->by != JL_ATTRIBUTION_BY_CLASS)
         return jl_fail(err, JL_EUSAGE, a->file, a->run, NULL, -1,
                        "per-class budgets judge the rows of an attribution by class");
     jl_span_budget_result *r = calloc(1, sizeof *r);
@@ -694,7 +695,7 @@ jl_status jl_budgets_evaluate_spans(const jl_budgets *b, const jl_summary *run,
         }
     }
     for (size_t row = 0; row < a->n_rows; row++) {
-        const jl_attr_row *ar = &a->rows[row];
+        const jl_attribution_row *ar = &a->rows[row];
         int judged = 0;
         jl_budget_verdict rv = JL_BUDGET_PASS;
         for (size_t q = 0; q < r->n_budgets; q++) {

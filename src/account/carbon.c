@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <strings.h>
 
 #include "account/account_internal.h"
+#include "core/civil_time.h"
+#include "core/csv.h"
+#include "core/stats.h"
 #include "core/util.h"
-#include "joules/account.h"
+#include "joules/carbon.h"
 
 /* Pieces: value v[i] holds over [t[i], end[i]); a constant is one piece
  * over (-inf, inf). Adjacent pieces with the same value are one piece. */
@@ -106,57 +109,17 @@ double jl_tseries_integral(const jl_tseries *s, double t0, double t1)
 
 /* ---- CSV ---- */
 
-/* days since 1970-01-01 of a civil date (proleptic Gregorian) */
-static long long days_from_civil(long long y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    long long era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (long long)doe - 719468;
-}
-
-/* ISO 8601 "YYYY-MM-DD[T ]HH:MM[:SS[.fff]][Z|+HH:MM|-HH:MM]" (no zone:
- * UTC), or Unix seconds. 0 and *t on success. */
+/* ISO 8601 (core's parser with its short forms: a date alone, HH:MM; no
+ * zone: UTC), or Unix seconds. 0 and *t on success. */
 int jl_time_parse(const char *s, double *t)
 {
-    while (isspace((unsigned char)*s))
-        s++;
-    int y, mo, d, h = 0, mi = 0, n = 0;
-    double sec = 0;
-    if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3 && n == 10) {
-        const char *p = s + n;
-        if (*p == 'T' || *p == ' ') {
-            int k = 0;
-            if (sscanf(p + 1, "%2d:%2d%n", &h, &mi, &k) != 2)
-                return -1;
-            p += 1 + k;
-            if (*p == ':') {
-                char *end;
-                sec = strtod(p + 1, &end);
-                p = end;
-            }
-        }
-        double off = 0;
-        if (*p == 'Z') {
-            p++;
-        } else if (*p == '+' || *p == '-') {
-            int oh = 0, om = 0, k = 0;
-            if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &k) < 1 &&
-                sscanf(p + 1, "%2d%2d%n", &oh, &om, &k) < 1)
-                return -1;
-            off = (*p == '-' ? -1 : 1) * (oh * 3600.0 + om * 60.0);
-            p += 1 + (k ? k : 2);
-        }
-        while (isspace((unsigned char)*p))
-            p++;
-        if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 24 || mi > 59 || sec >= 61)
-            return -1;
-        *t = (double)days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400.0 + h * 3600.0 +
-             mi * 60.0 + sec - off;
+    jl__civil c;
+    if (jl__civil_parse_short(s, &c)) {
+        *t = jl__civil_utc(&c) - c.offset_s;
         return 0;
     }
+    while (isspace((unsigned char)*s))
+        s++;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -168,66 +131,17 @@ int jl_time_parse(const char *s, double *t)
     return 0;
 }
 
-/* Split one CSV line in place (quotes allowed, no embedded newlines). */
-static size_t split(char *line, char **f, size_t max)
-{
-    size_t n = 0;
-    char *p = line;
-    while (n < max) {
-        if (*p == '"') {
-            char *o = ++p;
-            f[n++] = o;
-            while (*p && !(*p == '"' && p[1] != '"'))
-                *o++ = *p == '"' ? (p++, '"') : *p, p++;
-            if (*p == '"')
-                p++;
-            *o = 0;
-            while (*p && *p != ',')
-                p++;
-        } else {
-            f[n++] = p;
-            while (*p && *p != ',')
-                p++;
-        }
-        if (*p != ',') {
-            *p = 0;
-            break;
-        }
-        *p++ = 0;
-    }
-    return n;
-}
-
-static void trim(char *s)
-{
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == '\r' || s[n - 1] == '\n' || isspace((unsigned char)s[n - 1])))
-        s[--n] = 0;
-}
-
-static int find_col(char **f, size_t n, const char *const *names)
+static int find_col(const jl__csv_row *row, const char *const *names)
 {
     for (size_t k = 0; names[k]; k++)
-        for (size_t i = 0; i < n; i++) {
-            const char *h = f[i];
-            if (!strncmp(h, "\xef\xbb\xbf", 3))
-                h += 3; /* BOM */
-            if (!strcasecmp(h, names[k]))
+        for (size_t i = 0; i < row->n; i++)
+            if (!strcasecmp(row->f[i].s, names[k]))
                 return (int)i;
-        }
     return -1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-#define MAX_FIELDS 64
-
-static jl_status load_stream(FILE *f, const char *path, jl_intensity_kind kind, const char *column,
-                             jl_tseries **out, jl_error **err)
+static jl_status load_rows(jl__csv *csv, jl_intensity_kind kind, const char *column,
+                           jl_tseries **out, jl_error **err)
 {
     static const char *const time_cols[] = {"datetime", "Datetime (UTC)", "point_time", "timestamp",
                                             "time",     "date",           NULL};
@@ -244,38 +158,34 @@ static jl_status load_stream(FILE *f, const char *path, jl_intensity_kind kind, 
                                            NULL};
     static const char *const marg_cols[] = {"marginal", "moer", "marginal_carbon_intensity",
                                             "value", NULL};
+    const char *path = jl__csv_name(csv);
     *out = NULL;
-    char *line = NULL;
-    size_t cap = 0, n = 0, vcap = 0;
+    size_t n = 0, vcap = 0;
     double *ts = NULL, *vs = NULL;
-    char *fields[MAX_FIELDS];
     jl_status st = JL_OK;
-    long long lineno = 0;
-    int tcol = -1, vcol = -1, unitcol = -1, lbs = 0;
+    jl__csv_row row;
+    int got, tcol = -1, vcol = -1, unitcol = -1, lbs = 0;
     char tname[128] = "", vname[128] = ""; /* the header's names, for messages */
-    while (st == JL_OK && getline(&line, &cap, f) >= 0) {
-        lineno++;
-        trim(line);
-        if (!*line || *line == '#')
-            continue;
-        size_t nf = split(line, fields, MAX_FIELDS);
+    while (st == JL_OK && (got = jl__csv_next(csv, &row, err)) > 0) {
+        if (row.f[0].column == 1 && row.f[0].s[0] == '#')
+            continue; /* a comment line */
+        size_t nf = row.n;
         if (tcol < 0) {
             const char *const one[] = {column, NULL};
-            tcol = find_col(fields, nf, time_cols);
-            vcol = column
-                       ? find_col(fields, nf, one)
-                       : find_col(fields, nf, kind == JL_INTENSITY_MARGINAL ? marg_cols : avg_cols);
+            tcol = find_col(&row, time_cols);
+            vcol = column ? find_col(&row, one)
+                          : find_col(&row, kind == JL_INTENSITY_MARGINAL ? marg_cols : avg_cols);
             const char *const units[] = {"units", "unit", NULL};
-            unitcol = find_col(fields, nf, units);
+            unitcol = find_col(&row, units);
             /* WattTime's exports: point_time, value in lbs CO2 per MWh */
             const char *const wt[] = {"point_time", NULL};
-            lbs = find_col(fields, nf, wt) >= 0;
-            if (vcol >= 0 && strstr(fields[vcol], "lbs"))
+            lbs = find_col(&row, wt) >= 0;
+            if (vcol >= 0 && strstr(row.f[vcol].s, "lbs"))
                 lbs = 1;
             if (tcol >= 0)
-                snprintf(tname, sizeof tname, "%s", fields[tcol]);
+                snprintf(tname, sizeof tname, "%s", row.f[tcol].s);
             if (vcol >= 0)
-                snprintf(vname, sizeof vname, "%s", fields[vcol]);
+                snprintf(vname, sizeof vname, "%s", row.f[vcol].s);
             if (tcol < 0 || vcol < 0) {
                 st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1,
                              "no %s column in the header (%s)", tcol < 0 ? "time" : "value",
@@ -286,42 +196,43 @@ static jl_status load_stream(FILE *f, const char *path, jl_intensity_kind kind, 
                                  : "value, Carbon Intensity gCO2eq/kWh (direct|LCA), "
                                    "carbon_intensity_avg, carbonIntensity, average, pue");
                 if (err && *err)
-                    jl_error_set_position(*err, lineno, 0);
+                    jl_error_set_position(*err, row.line, 0);
             }
             continue;
         }
         double t, v;
         char *end = NULL;
-        if ((size_t)tcol >= nf || (size_t)vcol >= nf || jl_time_parse(fields[tcol], &t)) {
+        const char *tf = (size_t)tcol < nf ? row.f[tcol].s : "";
+        if ((size_t)tcol >= nf || (size_t)vcol >= nf || jl_time_parse(tf, &t)) {
             st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1,
-                         "column '%s': '%s' is not an ISO 8601 time or Unix seconds", tname,
-                         (size_t)tcol < nf ? fields[tcol] : "");
+                         "column '%s': '%s' is not an ISO 8601 time or Unix seconds", tname, tf);
             if (err && *err)
-                jl_error_set_position(*err, lineno, 0);
+                jl_error_set_position(*err, row.line, 0);
             break;
         }
-        if (!*fields[vcol])
+        const char *vf = row.f[vcol].s;
+        if (!*vf)
             continue; /* a gap: the previous value holds at most one step */
         errno = 0;
-        v = strtod(fields[vcol], &end);
+        v = strtod(vf, &end);
         if (errno || !end || *end || !isfinite(v) || v < 0) {
             st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1,
-                         "column '%s': '%s' is not a number >= 0", vname, fields[vcol]);
+                         "column '%s': '%s' is not a number >= 0", vname, vf);
             if (err && *err)
-                jl_error_set_position(*err, lineno, 0);
+                jl_error_set_position(*err, row.line, 0);
             break;
         }
         int row_lbs = lbs;
         if (unitcol >= 0 && (size_t)unitcol < nf)
-            row_lbs = strstr(fields[unitcol], "lbs") != NULL;
+            row_lbs = strstr(row.f[unitcol].s, "lbs") != NULL;
         if (row_lbs)
             v *= 0.45359237; /* lbs/MWh -> g/kWh */
         if (n && t <= ts[n - 1]) {
             st = jl_fail(err, JL_EINVALID, path, NULL, NULL, -1,
                          "column '%s': times must increase: '%s' is not after the row before",
-                         tname, fields[tcol]);
+                         tname, tf);
             if (err && *err)
-                jl_error_set_position(*err, lineno, 0);
+                jl_error_set_position(*err, row.line, 0);
             break;
         }
         if (n == vcap) {
@@ -340,7 +251,8 @@ static jl_status load_stream(FILE *f, const char *path, jl_intensity_kind kind, 
         ts[n] = t;
         vs[n++] = v;
     }
-    free(line);
+    if (st == JL_OK && got < 0)
+        st = err && *err ? (*err)->code : JL_EINVALID;
     if (st == JL_OK && n == 0)
         st = jl_fail(err, JL_ENODATA, path, NULL, NULL, -1, "no rows with a value");
     jl_tseries *s = NULL;
@@ -356,8 +268,7 @@ static jl_status load_stream(FILE *f, const char *path, jl_intensity_kind kind, 
             } else {
                 for (size_t i = 0; i + 1 < n; i++)
                     d[i] = ts[i + 1] - ts[i];
-                qsort(d, n - 1, sizeof *d, cmp_double);
-                step = d[(n - 2) / 2]; /* the lower median */
+                step = jl__kth_d(d, n - 1, (n - 2) / 2); /* the lower median */
                 free(d);
             }
         }
@@ -386,11 +297,12 @@ jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const ch
                               jl_tseries **out, jl_error **err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot open: %s", strerror(errno));
-    jl_status st = load_stream(f, path, kind, column, out, err);
-    fclose(f);
+    jl__csv *csv = NULL;
+    jl_status st = jl__csv_open_file(path, &csv, err);
+    if (st != JL_OK)
+        return st;
+    st = load_rows(csv, kind, column, out, err);
+    jl__csv_close(csv);
     return st;
 }
 
@@ -401,11 +313,12 @@ jl_status jl_tseries_load_csv_buffer(const char *buf, size_t len, const char *na
     *out = NULL;
     if (!len)
         return jl_fail(err, JL_ENODATA, name, NULL, NULL, -1, "no rows with a value");
-    FILE *f = fmemopen((void *)buf, len, "r");
-    if (!f)
-        return jl_fail(err, JL_ENOMEM, name, NULL, NULL, -1, "out of memory");
-    jl_status st = load_stream(f, name, kind, column, out, err);
-    fclose(f);
+    jl__csv *csv = NULL;
+    jl_status st = jl__csv_open_buffer(buf, len, name, &csv, err);
+    if (st != JL_OK)
+        return st;
+    st = load_rows(csv, kind, column, out, err);
+    jl__csv_close(csv);
     return st;
 }
 
@@ -460,20 +373,6 @@ double jl_tseries_cleanest(const jl_tseries *s, double lo, double hi, double dur
         }
     }
     return best;
-}
-
-int jl__iso_utc(double t, char buf[32])
-{
-    buf[0] = 0;
-    if (!isfinite(t) || fabs(t) > 1e15)
-        return -1;
-    time_t tt = (time_t)floor(t);
-    struct tm tm;
-    if (!gmtime_r(&tt, &tm) || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm)) {
-        buf[0] = 0;
-        return -1;
-    }
-    return 0;
 }
 
 /* ---- emissions ---- */

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "core/util.h"
-#include "joules/account.h"
+#include "joules/publish.h"
 #include "joules/version.h"
 
 /* a YAML double-quoted scalar's body */

@@ -9,8 +9,9 @@
 
 #include "account/account_internal.h"
 #include "core/util.h"
-#include "joules/account.h"
+#include "joules/carbon.h"
 #include "joules/output.h"
+#include "joules/study.h"
 
 void jl_emissions_result_free(jl_emissions_result *r)
 {
@@ -145,7 +146,7 @@ static json_t *iso(double t)
     return jl__iso_utc(t, buf) ? json_null() : json_string(buf);
 }
 
-json_t *jl_emissions_to_json(const jl_emissions_result *r, const jl_summary_list *runs)
+json_t *jl_emissions_document(const jl_emissions_result *r, const jl_summary_list *runs)
 {
     json_t *doc = json_object(), *arr = json_array();
     int bad = !doc || !arr, marg = 0;

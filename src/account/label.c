@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "joules/account.h"
 #include "joules/output.h"
+#include "joules/provenance.h"
+#include "joules/publish.h"
 #include "joules/slo.h"
+#include "joules/study.h"
 #include "joules/version.h"
 
 void jl_label_set_clear(jl_label_set *ls)
@@ -126,7 +128,7 @@ void jl_provenance_hash(const json_t *provenance, char hex[65])
     json_decref(c);
 }
 
-json_t *jl_labels_to_json(const jl_label_set *ls, const jl_summary_list *runs, const char *slo_text,
+json_t *jl_label_document(const jl_label_set *ls, const jl_summary_list *runs, const char *slo_text,
                           const char *provenance_sha256)
 {
     json_t *arr = json_array();

@@ -13,8 +13,8 @@
 
 #include "account/account_internal.h"
 #include "core/util.h"
-#include "joules/account.h"
 #include "joules/output.h"
+#include "joules/provenance.h"
 #include "joules/version.h"
 
 struct jl_provenance {

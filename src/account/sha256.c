@@ -1,6 +1,6 @@
 /* The public SHA-256 (joules/account.h): account's face of core/sha256.c. */
 #include "core/sha256.h"
-#include "joules/account.h"
+#include "joules/provenance.h"
 
 void jl_sha256_hex(const void *data, size_t len, char hex[65])
 {

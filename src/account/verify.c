@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "joules/account.h"
 #include "joules/output.h"
+#include "joules/provenance.h"
 
 void jl_verify_report_clear(jl_verify_report *r)
 {

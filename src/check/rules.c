@@ -22,9 +22,9 @@ const char *jl_check_level_name(jl_check_level l)
 void jl_ruleset_default(jl_ruleset *rs)
 {
     static const jl_rule defaults[] = {
-#define JL_X_RULE(id, name, unit, hib, w, f, doc) {name, unit, doc, hib, w, f, 1},
-        JL_RULE_TABLE(JL_X_RULE)
-#undef JL_X_RULE
+#define JL__X_RULE(id, name, unit, hib, w, f, doc) {name, unit, doc, hib, w, f, 1},
+        JL_RULE_TABLE(JL__X_RULE)
+#undef JL__X_RULE
     };
     memcpy(rs->rules, defaults, sizeof defaults);
 }

@@ -197,7 +197,7 @@ fail:
     return st;
 }
 
-json_t *jl_capacity_to_json(const jl_capacity_result *r, const jl_summary_list *l)
+json_t *jl_capacity_document(const jl_capacity_result *r, const jl_summary_list *l)
 {
     json_t *doc = json_object(), *arr = json_array();
     if (!doc || !arr) {

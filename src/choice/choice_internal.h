@@ -21,9 +21,9 @@ void jl__stats(double *v, size_t n, double *median, double *min, double *max);
 /* The pick of a group as JSON fields added to o: status, feasible, choice,
  * closest, conditions, energy_figure, energy, worst_miss_rel, ties, n_runs,
  * n_feasible, n_missing. */
-/* The members of a pick (jl_pick_set_to_json's "status" ... "n_missing")
+/* The members of a pick (jl_pick_document's "status" ... "n_missing")
  * written into the object open now; jl__pick_json: as an object. */
-void jl__pick_write(jl_jw *w, const jl_pick *p, const jl_slo *slo, const jl_summary_list *l);
+void jl__pick_write(jl__jw *w, const jl_pick *p, const jl_slo *slo, const jl_summary_list *l);
 json_t *jl__pick_json(const jl_pick *p, const jl_slo *slo, const jl_summary_list *l);
 
 #endif

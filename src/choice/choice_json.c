@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "choice/choice_internal.h"
+#include "core/stats.h"
 #include "core/util.h"
 #include "frontier/frontier_internal.h"
 #include "joules/output.h"
@@ -24,7 +25,7 @@ void jl__stats(double *v, size_t n, double *median, double *min, double *max)
 }
 
 /* Each condition of slo on run s, as an array (the value open now). */
-static void conditions_write(jl_jw *w, const jl_slo *slo, const jl_summary *s)
+static void conditions_write(jl__jw *w, const jl_slo *slo, const jl_summary *s)
 {
     jl__jw_array(w);
     for (size_t i = 0; slo && i < slo->n; i++) {
@@ -58,7 +59,7 @@ static void conditions_write(jl_jw *w, const jl_slo *slo, const jl_summary *s)
 
 json_t *jl_slo_conditions_to_json(const jl_slo *slo, const jl_summary *s)
 {
-    jl_jw *w = jl__jw_tree();
+    jl__jw *w = jl__jw_tree();
     if (!w)
         return NULL;
     conditions_write(w, slo, s);
@@ -66,7 +67,7 @@ json_t *jl_slo_conditions_to_json(const jl_slo *slo, const jl_summary *s)
 }
 
 /* The whole run s as an object value, or null. */
-static void run_or_null(jl_jw *w, const char *key, const jl_summary *s)
+static void run_or_null(jl__jw *w, const char *key, const jl_summary *s)
 {
     jl__jw_key(w, key);
     if (!s) {
@@ -78,7 +79,7 @@ static void run_or_null(jl_jw *w, const char *key, const jl_summary *s)
     jl__jw_end(w);
 }
 
-void jl__pick_write(jl_jw *w, const jl_pick *p, const jl_slo *slo, const jl_summary_list *l)
+void jl__pick_write(jl__jw *w, const jl_pick *p, const jl_slo *slo, const jl_summary_list *l)
 {
     const jl_summary *c = p->choice >= 0 ? l->items[p->choice] : NULL;
     /* in key order */
@@ -114,7 +115,7 @@ void jl__pick_write(jl_jw *w, const jl_pick *p, const jl_slo *slo, const jl_summ
 
 json_t *jl__pick_json(const jl_pick *p, const jl_slo *slo, const jl_summary_list *l)
 {
-    jl_jw *w = jl__jw_tree();
+    jl__jw *w = jl__jw_tree();
     if (!w)
         return NULL;
     jl__jw_object(w);
@@ -129,7 +130,7 @@ static const jl_slo *slo_of(const jl_slo *const *slos, size_t n, size_t k)
 }
 
 /* The document; with "errors" when errors_json is non-NULL. */
-static void pick_document_write(jl_jw *w, const void *result, const jl_summary_list *l,
+static void pick_document_write(jl__jw *w, const void *result, const jl_summary_list *l,
                                 const json_t *errors_json)
 {
     const jl_pick_set *ps = result;
@@ -158,7 +159,7 @@ static void pick_document_write(jl_jw *w, const void *result, const jl_summary_l
     jl__jw_end(w);
 }
 
-json_t *jl_pick_set_to_json(const jl_pick_set *ps, const jl_summary_list *l)
+json_t *jl_pick_document(const jl_pick_set *ps, const jl_summary_list *l)
 {
     return jl__jw_document_tree(pick_document_write, ps, l);
 }

@@ -336,7 +336,7 @@ end:
 /* median/min/max_energy_change from the reduction statistics: the same
  * numbers with the sign of energy_change (the min change is minus the max
  * reduction); then the reductions themselves. */
-static void change_stats_write(jl_jw *w, double median_red, double min_red, double max_red)
+static void change_stats_write(jl__jw *w, double median_red, double min_red, double max_red)
 {
     jl__jw_knumber(w, "median_energy_change", -median_red);
     jl__jw_knumber(w, "min_energy_change", -max_red);
@@ -346,13 +346,13 @@ static void change_stats_write(jl_jw *w, double median_red, double min_red, doub
     jl__jw_knumber(w, "max_reduction", max_red);
 }
 
-static void count_write(jl_jw *w, const char *key, size_t v)
+static void count_write(jl__jw *w, const char *key, size_t v)
 {
     jl__jw_key(w, key);
     jl__jw_integer(w, (json_int_t)v);
 }
 
-static void pick_side_write(jl_jw *w, const char *key, const jl_pick *p, const jl_slo *slo,
+static void pick_side_write(jl__jw *w, const char *key, const jl_pick *p, const jl_slo *slo,
                             const jl_summary_list *l)
 {
     jl__jw_key(w, key);
@@ -361,7 +361,7 @@ static void pick_side_write(jl_jw *w, const char *key, const jl_pick *p, const j
     jl__jw_end(w);
 }
 
-static void comparison_write(jl_jw *w, const jl_compare_result *r, const jl_comparison *c,
+static void comparison_write(jl__jw *w, const jl_compare_result *r, const jl_comparison *c,
                              const jl_summary_list *l)
 {
     const jl_slo *slo = c->slo < r->n_slos ? r->slos[c->slo] : NULL;
@@ -392,7 +392,7 @@ static void comparison_write(jl_jw *w, const jl_compare_result *r, const jl_comp
     jl__jw_end(w);
 }
 
-static void totals_write(jl_jw *w, const jl_compare_result *r)
+static void totals_write(jl__jw *w, const jl_compare_result *r)
 {
     jl__jw_object(w);
     count_write(w, "n", r->n_counted);
@@ -423,7 +423,7 @@ static void totals_write(jl_jw *w, const jl_compare_result *r)
 }
 
 /* The document; with "errors" when errors_json is non-NULL. */
-static void compare_document_write(jl_jw *w, const void *result, const jl_summary_list *l,
+static void compare_document_write(jl__jw *w, const void *result, const jl_summary_list *l,
                                    const json_t *errors_json)
 {
     const jl_compare_result *r = result;
@@ -450,7 +450,7 @@ static void compare_document_write(jl_jw *w, const void *result, const jl_summar
     jl__jw_end(w);
 }
 
-json_t *jl_compare_to_json(const jl_compare_result *r, const jl_summary_list *l)
+json_t *jl_compare_document(const jl_compare_result *r, const jl_summary_list *l)
 {
     return jl__jw_document_tree(compare_document_write, r, l);
 }

@@ -304,7 +304,7 @@ static json_t *stats_json(const jl_change_stats *s)
     return o;
 }
 
-json_t *jl_precision_to_json(const jl_precision_result *r, const jl_summary_list *l)
+json_t *jl_precision_document(const jl_precision_result *r, const jl_summary_list *l)
 {
     json_t *doc = json_object();
     if (!doc)

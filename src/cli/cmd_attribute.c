@@ -11,7 +11,7 @@
 #include "cli/common.h"
 #include "cli/exit_codes.h"
 #include "joules/account.h"
-#include "joules/attribute.h"
+#include "joules/attribution.h"
 #include "joules/output.h"
 #include "joules/trace.h"
 
@@ -260,7 +260,7 @@ static void print_table(const jl_attribution *a, const judged *jb)
            "interval_J", "share%", "static_J", "dynamic_J", "time_s", "busy_s", "calls", "J/call",
            "J/token", "peak_W", jb ? "  budget" : "");
     for (size_t i = 0; i < a->n_rows; i++) {
-        const jl_attr_row *r = &a->rows[i];
+        const jl_attribution_row *r = &a->rows[i];
         char e[32], lo[32], hi[32], s[32], d[32], jc[32], jt[32], iv[80], pk[32];
         fmt_j(e, sizeof e, r->energy_j);
         fmt_j(lo, sizeof lo, r->energy_lo_j);
@@ -311,7 +311,7 @@ static void print_table(const jl_attribution *a, const judged *jb)
         printf("%s%s %.1f W", i ? ", " : ": ", a->weights_used->cls[i], a->weights_used->w_dyn[i]);
     putchar('\n');
     for (size_t i = 0; i < a->n_warnings; i++)
-        printf("warning   %s: %s\n", jl_attr_warning_name(a->warnings[i].id),
+        printf("warning   %s: %s\n", jl_attribution_warning_name(a->warnings[i].id),
                a->warnings[i].message);
     if (jb)
         print_budgets(a, jb);
@@ -372,14 +372,14 @@ static int emit(const char *cmd, const jl_attribution *a, const judged *jb, cons
         csv_ctx cc = {a, jb};
         if (!strcmp(csv, "-")) {
             if (write_csv(stdout, a, jb) != 0)
-                rc = JL_EXIT_OUTPUT;
+                rc = CLI_EXIT_OUTPUT;
         } else if ((st = jl_write_text(csv, write_csv_fn, &cc, &err)) != JL_OK) {
             return cli_fail(cmd, st, err);
         }
     }
     if (json) {
         jl_error_list none = {0};
-        json_t *doc = jl_attribution_to_json(a);
+        json_t *doc = jl_attribution_document(a);
         if (doc && jb && jl_span_budget_annotate(jb->r, jb->b, doc) != JL_OK) {
             json_decref(doc);
             doc = NULL;
@@ -389,7 +389,7 @@ static int emit(const char *cmd, const jl_attribution *a, const judged *jb, cons
         for (size_t i = 0; i <= a->n_rows; i++) {
             json_t *r = NULL;
             if (i < a->n_rows) {
-                r = jl_attr_row_to_json(a, &a->rows[i]);
+                r = jl_attribution_row_to_json(a, &a->rows[i]);
                 json_t *bv = r && jb ? jl_span_budget_row_json(jb->r, jb->b, i) : NULL;
                 if (r && jb && (!bv || json_object_set_new(r, "budget", bv))) {
                     json_decref(r);
@@ -416,31 +416,31 @@ static int emit(const char *cmd, const jl_attribution *a, const judged *jb, cons
         print_table(a, jb);
     }
     if (!rc && (fflush(stdout) != 0 || ferror(stdout)))
-        rc = JL_EXIT_OUTPUT;
+        rc = CLI_EXIT_OUTPUT;
     if (!rc && !json && !jsonl)
         for (size_t i = 0; csv && !strcmp(csv, "-") && i < a->n_warnings; i++)
             fprintf(stderr, "joules attribute: warning: %s: %s\n",
-                    jl_attr_warning_name(a->warnings[i].id), a->warnings[i].message);
+                    jl_attribution_warning_name(a->warnings[i].id), a->warnings[i].message);
     return rc;
 }
 
-static int parse_by(const char *cmd, const char *s, jl_attribute_options *o)
+static int parse_by(const char *cmd, const char *s, jl_attribution_options *o)
 {
     static const struct {
         const char *name;
-        jl_attr_by by;
-    } t[] = {{"name", JL_ATTR_BY_NAME},
-             {"class", JL_ATTR_BY_CLASS},
-             {"layer", JL_ATTR_BY_LAYER},
-             {"step", JL_ATTR_BY_STEP},
-             {"kind", JL_ATTR_BY_KIND}};
+        jl_attribution_by by;
+    } t[] = {{"name", JL_ATTRIBUTION_BY_NAME},
+             {"class", JL_ATTRIBUTION_BY_CLASS},
+             {"layer", JL_ATTRIBUTION_BY_LAYER},
+             {"step", JL_ATTRIBUTION_BY_STEP},
+             {"kind", JL_ATTRIBUTION_BY_KIND}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (jl_name_eq(s, t[i].name)) {
             o->by = t[i].by;
             return 0;
         }
     if (!strncmp(s, "time", 4)) {
-        o->by = JL_ATTR_BY_TIME;
+        o->by = JL_ATTRIBUTION_BY_TIME;
         if (!s[4])
             return 0;
         if (s[4] == ':') {
@@ -461,15 +461,15 @@ static int parse_by(const char *cmd, const char *s, jl_attribute_options *o)
 }
 
 /* attribute's own options (the run's options into ao, the rest into x). */
-typedef struct attr_args {
+typedef struct attribute_args {
     const char *cal, *csv, *sensor_from, *into, *budgets;
     const char **rules; /* --class PATTERN=CLASS, in order */
     size_t n_rules;
     int json, jsonl, fit, helped;
-} attr_args;
+} attribute_args;
 
-static int parse_args(const char *cmd, int argc, char **argv, jl_attribute_options *ao,
-                      attr_args *x)
+static int parse_args(const char *cmd, int argc, char **argv, jl_attribution_options *ao,
+                      attribute_args *x)
 {
     static const struct option longopts[] = {{"by", required_argument, NULL, OPT_BY},
                                              {"calibration", required_argument, NULL, OPT_CAL},
@@ -497,7 +497,7 @@ static int parse_args(const char *cmd, int argc, char **argv, jl_attribute_optio
         case 'h':
             cli_help(cmd, help);
             x->helped = 1;
-            return JL_EXIT_OK;
+            return CLI_EXIT_OK;
         case OPT_BY: rc = parse_by(cmd, optarg, ao); break;
         case OPT_CAL: x->cal = optarg; break;
         case OPT_CLASS:
@@ -530,7 +530,7 @@ static int parse_args(const char *cmd, int argc, char **argv, jl_attribute_optio
             if (eq && (size_t)(eq - optarg) < sizeof name) {
                 memcpy(name, optarg, (size_t)(eq - optarg));
                 name[eq - optarg] = 0;
-                id = jl_attr_warning_find(name);
+                id = jl_attribution_warning_find(name);
             }
             if (id < 0) {
                 rc = cli_usage_error(cmd,
@@ -582,9 +582,9 @@ static int sensor_from_run(const char *cmd, const char *spec, jl_sensor *use)
 int cli_cmd_attribute(int argc, char **argv)
 {
     const char *cmd = "attribute";
-    jl_attribute_options ao;
-    jl_attribute_options_default(&ao);
-    attr_args x = {0};
+    jl_attribution_options ao;
+    jl_attribution_options_default(&ao);
+    attribute_args x = {0};
     x.rules = calloc((size_t)argc + 1, sizeof *x.rules);
     if (!x.rules)
         return cli_oom(cmd);
@@ -595,7 +595,7 @@ int cli_cmd_attribute(int argc, char **argv)
         return rc;
     }
     const char *cal = x.cal, *csv = x.csv, *sensor_from = x.sensor_from, *into = x.into;
-    if (x.budgets && (x.fit || ao.by != JL_ATTR_BY_CLASS)) {
+    if (x.budgets && (x.fit || ao.by != JL_ATTRIBUTION_BY_CLASS)) {
         free(rules);
         return cli_usage_error(cmd, "--budgets judges the rows of --by class (not with --by "
                                     "other than class, nor with --fit-sensor)");
@@ -662,8 +662,8 @@ int cli_cmd_attribute(int argc, char **argv)
         goto end;
     }
     ao.weights = w;
-    if ((st = jl_attribute(o.run, o.spans, sensor_from ? &use : &o.sensor, &ao, &a, &err)) !=
-        JL_OK) {
+    if ((st = jl_attribution_compute(o.run, o.spans, sensor_from ? &use : &o.sensor, &ao, &a,
+                                     &err)) != JL_OK) {
         rc = cli_fail(cmd, st, err);
         goto end;
     }
@@ -684,8 +684,8 @@ int cli_cmd_attribute(int argc, char **argv)
     }
     judged jb = {budgets, br};
     rc = emit(cmd, a, br ? &jb : NULL, csv, json, jsonl);
-    if (rc == JL_EXIT_OK && br && br->rows_fail)
-        rc = JL_EXIT_PARTIAL;
+    if (rc == CLI_EXIT_OK && br && br->rows_fail)
+        rc = CLI_EXIT_PARTIAL;
 end:
     jl_span_budget_result_free(br);
     jl_summary_free(sum);

@@ -75,7 +75,7 @@ static void print_table(const void *result, const jl_summary_list *l)
 
 static json_t *to_json(const void *r, const jl_summary_list *l)
 {
-    return jl_budget_result_to_json(r, the_budgets, l);
+    return jl_budget_document(r, the_budgets, l);
 }
 
 static const cli_output output = {NULL, to_json, print_table, "budgets/runs", 0};
@@ -120,8 +120,8 @@ int cli_cmd_budget(int argc, char **argv)
         the_budgets = c.b;
         jl_status st = jl_budgets_evaluate(c.b, &cs.runs, &r, &err);
         rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, r);
-        if (st == JL_OK && rc == JL_EXIT_OK && r->runs_fail)
-            rc = JL_EXIT_PARTIAL;
+        if (st == JL_OK && rc == CLI_EXIT_OK && r->runs_fail)
+            rc = CLI_EXIT_PARTIAL;
     }
     jl_budget_result_free(r);
     jl_budgets_free(c.b);

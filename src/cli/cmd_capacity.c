@@ -65,7 +65,7 @@ static jl_status write_csv(const char *path, const void *r, const jl_summary_lis
 
 static json_t *to_json(const void *r, const jl_summary_list *l)
 {
-    return jl_capacity_to_json(r, l);
+    return jl_capacity_document(r, l);
 }
 
 static const cli_output output = {write_csv, to_json, print_table, "entries", 0};

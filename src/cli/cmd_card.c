@@ -169,7 +169,7 @@ int cli_cmd_card(int argc, char **argv)
                 fprintf(stderr, " and %zu more", nid - 12);
             fprintf(stderr, "%s\n", nid ? "" : "none");
             free(ids);
-            rc = JL_EXIT_NOINPUT;
+            rc = CLI_EXIT_NOINPUT;
             goto end;
         }
         free(ids);

@@ -124,7 +124,7 @@ int cli_cmd_check(int argc, char **argv)
     if (!rc)
         rc = cli_study_exit(&cs);
     if (!rc && n_failed_runs)
-        rc = JL_EXIT_PARTIAL; /* a run that fails a rule is a failed input */
+        rc = CLI_EXIT_PARTIAL; /* a run that fails a rule is a failed input */
 out:
     json_decref(doc);
     cli_study_free(&cs);

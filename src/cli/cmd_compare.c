@@ -215,7 +215,7 @@ static jl_status compare_csv(const char *path, const void *r, const jl_summary_l
 
 static json_t *compare_json(const void *r, const jl_summary_list *l)
 {
-    return jl_compare_to_json(r, l);
+    return jl_compare_document(r, l);
 }
 
 static jl_status compare_write_json(const char *path, const void *r, const jl_summary_list *l,
@@ -232,7 +232,7 @@ static jl_status precision_csv(const char *path, const void *r, const jl_summary
 
 static json_t *precision_json(const void *r, const jl_summary_list *l)
 {
-    return jl_precision_to_json(r, l);
+    return jl_precision_document(r, l);
 }
 
 static const cli_output compare_output = {compare_csv, compare_json, print_compare, "comparisons",

@@ -58,7 +58,7 @@ static void print_text(const void *result, const jl_summary_list *l)
 static json_t *to_json(const void *x, const jl_summary_list *l)
 {
     (void)l;
-    return jl_diagnosis_to_json(x);
+    return jl_diagnose_document(x);
 }
 
 static const cli_output output = {NULL, to_json, print_text, "runs", 0};

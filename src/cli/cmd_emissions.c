@@ -82,7 +82,7 @@ static void print_table(const void *result, const jl_summary_list *l)
 
 static json_t *to_json(const void *r, const jl_summary_list *l)
 {
-    return jl_emissions_to_json(r, l);
+    return jl_emissions_document(r, l);
 }
 
 static const cli_output output = {NULL, to_json, print_table, "runs", 0};

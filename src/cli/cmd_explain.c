@@ -85,7 +85,7 @@ int cli_cmd_explain(int argc, char **argv)
     optind = 1; /* no study options: not the shared loop */
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': cli_help("explain", help); return JL_EXIT_OK;
+        case 'h': cli_help("explain", help); return CLI_EXIT_OK;
         case OPT_JSON: json = 1; break;
         default: return cli_bad_option(cmd, c, argv);
         }
@@ -113,7 +113,7 @@ int cli_cmd_explain(int argc, char **argv)
         goto end;
     }
     if (json) {
-        rc = cli_print_document(cmd, jl_explanation_to_json(x), NULL);
+        rc = cli_print_document(cmd, jl_explain_document(x), NULL);
     } else {
         printf("%s\n", x->sentence);
         print_factor_table(x);

@@ -55,7 +55,7 @@ static jl_status write_csv(const char *path, const void *fs, const jl_summary_li
 
 static json_t *to_json(const void *fs, const jl_summary_list *l)
 {
-    return jl_frontier_set_to_json(fs, l);
+    return jl_frontier_document(fs, l);
 }
 
 static jl_status write_json(const char *path, const void *fs, const jl_summary_list *l,

@@ -132,11 +132,11 @@ static int cli_import_into(const char *cmd, const jl_importer *im, const char *i
                 fprintf(stderr, "joules import: note: %s: %s\n", r->notes[i].file,
                         r->notes[i].message);
         if (json)
-            rc = cli_print_document(cmd, jl_import_result_to_json(r, im->name, into), &errors);
+            rc = cli_print_document(cmd, jl_import_document(r, im->name, into), &errors);
         else {
             printf("imported %s into %s (%s)\n", paths[0], into,
                    r->detail_text ? r->detail_text : "");
-            rc = JL_EXIT_OK;
+            rc = CLI_EXIT_OK;
         }
     }
     jl_import_result_free(r);
@@ -152,11 +152,11 @@ int cli_cmd_import(int argc, char **argv)
         return cli_usage_error(cmd, "which format? (`joules import --list`)");
     if (!strcmp(argv[1], "--list")) {
         list_formats(stdout);
-        return JL_EXIT_OK;
+        return CLI_EXIT_OK;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         general_help();
-        return JL_EXIT_OK;
+        return CLI_EXIT_OK;
     }
     const jl_importer *im = jl_importer_find(argv[1]);
     if (!im) {
@@ -198,7 +198,7 @@ int cli_cmd_import(int argc, char **argv)
                                         OPT_FORMAT_FIRST + (int)i};
     const char *out = NULL, *into = NULL;
     import_flags f = {0};
-    int each = 0, c, rc = JL_EXIT_OK;
+    int each = 0, c, rc = CLI_EXIT_OK;
     size_t n_args = 0;
     optind = 1;
     /* argv[0] is "import": parse the arguments after FORMAT */
@@ -272,7 +272,7 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
                      size_t n_paths, const jl_importer_arg *args, size_t n_args, const char *out,
                      const import_flags *f)
 {
-    int rc = JL_EXIT_OK;
+    int rc = CLI_EXIT_OK;
     int json = f->json, quiet = f->quiet, groups = f->groups;
     /* The harness attribute names the source in full, however long; an
      * importer that writes as it reads gets the writer first (the file's
@@ -376,12 +376,12 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
                                         &err)) != JL_OK) {
         rc = cli_fail(cmd, st, err);
     } else if (json) {
-        rc = cli_print_document(cmd, jl_import_result_to_json(r, im->name, out), &errors);
+        rc = cli_print_document(cmd, jl_import_document(r, im->name, out), &errors);
     } else {
         printf("imported %zu runs from %zu files (%s) into %s\n", r->n_runs, r->n_files,
                r->detail_text ? r->detail_text : "", out);
     }
-    if (rc == JL_EXIT_OK)
+    if (rc == CLI_EXIT_OK)
         rc = cli_exit_for(r->n_runs, errors.count);
     free(harness);
     free(all);
@@ -452,11 +452,11 @@ static int import_each(const jl_importer *im, const char *cmd, const char *const
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "joules %s: cannot make the folder %s: %s\n", cmd, dir, strerror(errno));
-        return JL_EXIT_OUTPUT;
+        return CLI_EXIT_OUTPUT;
     }
     char **outs = calloc(n_paths ? n_paths : 1, sizeof *outs);
     double *bytes = calloc(n_paths ? n_paths : 1, sizeof *bytes);
-    int rc = JL_EXIT_OK;
+    int rc = CLI_EXIT_OK;
     if (!outs || !bytes) {
         free(outs);
         free(bytes);
@@ -464,21 +464,21 @@ static int import_each(const jl_importer *im, const char *cmd, const char *const
     }
     int rank = cli_mpi_rank(), ranks = cli_mpi_size();
     double total = 0;
-    for (size_t i = 0; i < n_paths && rc == JL_EXIT_OK; i++) {
+    for (size_t i = 0; i < n_paths && rc == CLI_EXIT_OK; i++) {
         bytes[i] = ranks > 1 ? input_bytes(paths[i], 0) : 0;
         total += bytes[i];
         if (!(outs[i] = each_output(dir, paths[i])))
             rc = cli_oom(cmd);
         /* two inputs of one name would write one file: refused before any */
-        for (size_t j = 0; j < i && rc == JL_EXIT_OK; j++)
+        for (size_t j = 0; j < i && rc == CLI_EXIT_OK; j++)
             if (!strcmp(outs[i], outs[j]))
                 rc = cli_usage_error(cmd, "--each: %s and %s would both be written to %s", paths[j],
                                      paths[i], outs[i]);
     }
     size_t n_ok = 0, n_failed = 0;
-    int worst = JL_EXIT_OK;
+    int worst = CLI_EXIT_OK;
     double before = 0;
-    for (size_t i = 0; i < n_paths && rc == JL_EXIT_OK; i++) {
+    for (size_t i = 0; i < n_paths && rc == CLI_EXIT_OK; i++) {
         double mid = total > 0 ? (before + bytes[i] / 2) / total : (i + 0.5) / (double)n_paths;
         before += bytes[i];
         int owner = (int)(mid * ranks);
@@ -488,14 +488,14 @@ static int import_each(const jl_importer *im, const char *cmd, const char *const
             fprintf(stderr, "joules %s: %s already exists (use --force to replace it)\n", cmd,
                     outs[i]);
             n_failed++;
-            if (worst < JL_EXIT_USAGE)
-                worst = JL_EXIT_USAGE;
+            if (worst < CLI_EXIT_USAGE)
+                worst = CLI_EXIT_USAGE;
             continue;
         }
         /* 1: written, with some of its runs failed */
         int one = import_to(im, cmd, paths + i, 1, args, n_args, outs[i], f);
-        n_ok += one == JL_EXIT_OK || one == JL_EXIT_PARTIAL;
-        n_failed += one != JL_EXIT_OK;
+        n_ok += one == CLI_EXIT_OK || one == CLI_EXIT_PARTIAL;
+        n_failed += one != CLI_EXIT_OK;
         if (one > worst)
             worst = one;
     }
@@ -503,9 +503,9 @@ static int import_each(const jl_importer *im, const char *cmd, const char *const
         free(outs[i]);
     free(outs);
     free(bytes);
-    if (rc != JL_EXIT_OK)
+    if (rc != CLI_EXIT_OK)
         return rc;
     /* all imported whole: 0; some written: 1 (like a study with bad files);
      * none: the worst of their codes */
-    return n_failed == 0 ? JL_EXIT_OK : n_ok > 0 ? JL_EXIT_PARTIAL : worst;
+    return n_failed == 0 ? CLI_EXIT_OK : n_ok > 0 ? CLI_EXIT_PARTIAL : worst;
 }

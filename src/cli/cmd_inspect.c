@@ -180,7 +180,7 @@ int cli_cmd_inspect(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'h': cli_help("inspect", help); return JL_EXIT_OK;
+        case 'h': cli_help("inspect", help); return CLI_EXIT_OK;
         case OPT_JSON: json = 1; break;
         case CLI_OPT_JSONL: jsonl = 1; break;
         default: return cli_bad_option(cmd, c, argv);

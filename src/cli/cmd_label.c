@@ -57,7 +57,7 @@ static void print_table(const void *result, const jl_summary_list *l)
 static json_t *to_json(const void *r, const jl_summary_list *l)
 {
     (void)r;
-    return jl_labels_to_json(&the.ls, l, the.slo_text[0] ? the.slo_text : NULL,
+    return jl_label_document(&the.ls, l, the.slo_text[0] ? the.slo_text : NULL,
                              the.have_hash ? the.hash : NULL);
 }
 
@@ -91,7 +91,7 @@ static int write_dir(const char *cmd, const jl_summary_list *l)
 {
     if (mkdir(the.dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "joules %s: %s: cannot create: %s\n", cmd, the.dir, strerror(errno));
-        return JL_EXIT_OUTPUT;
+        return CLI_EXIT_OUTPUT;
     }
     for (size_t i = 0; i < the.ls.n; i++) {
         const jl_label *b = &the.ls.items[i];

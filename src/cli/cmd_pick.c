@@ -30,7 +30,7 @@ static jl_status write_csv(const char *path, const void *ps, const jl_summary_li
 
 static json_t *to_json(const void *ps, const jl_summary_list *l)
 {
-    return jl_pick_set_to_json(ps, l);
+    return jl_pick_document(ps, l);
 }
 
 static void print_table(const void *result, const jl_summary_list *l)

@@ -291,7 +291,7 @@ int cli_cmd_verify(int argc, char **argv)
             dir = optarg;
         } else if (c == 'h') {
             cli_help(cmd, help);
-            return JL_EXIT_OK;
+            return CLI_EXIT_OK;
         } else if (c == OPT_JSON) {
             json = 1;
         } else if (c == OPT_MAX) {
@@ -309,14 +309,14 @@ int cli_cmd_verify(int argc, char **argv)
     json_t *doc = json_load_file(doc_path, 0, &je);
     if (!doc) {
         fprintf(stderr, "joules verify: %s:%d:%d: %s\n", doc_path, je.line, je.column, je.text);
-        return JL_EXIT_NOINPUT;
+        return CLI_EXIT_NOINPUT;
     }
     char *doc_abs = realpath(doc_path, NULL); /* before -C moves */
     if (dir && chdir(dir) != 0) {
         fprintf(stderr, "joules verify: -C %s: %s\n", dir, strerror(errno));
         free(doc_abs);
         json_decref(doc);
-        return JL_EXIT_NOINPUT;
+        return CLI_EXIT_NOINPUT;
     }
     const json_t *prov = json_object_get(doc, "provenance");
     const json_t *command = json_object_get(prov, "command");
@@ -327,7 +327,7 @@ int cli_cmd_verify(int argc, char **argv)
                 doc_path);
         free(doc_abs);
         json_decref(doc);
-        return JL_EXIT_NOINPUT;
+        return CLI_EXIT_NOINPUT;
     }
     jl_verify_report r = {0};
     jl_status st = jl_verify_inputs(prov, &r);
@@ -381,9 +381,9 @@ int cli_cmd_verify(int argc, char **argv)
         missing_hint(cmd, doc_path, doc_abs, dir, &r);
     free(doc_abs);
     if (!rc)
-        rc = r.verdict == JL_VERIFY_SAME      ? JL_EXIT_OK
+        rc = r.verdict == JL_VERIFY_SAME      ? CLI_EXIT_OK
              : r.verdict == JL_VERIFY_DIFFERS ? 1
-                                              : JL_EXIT_NOINPUT;
+                                              : CLI_EXIT_NOINPUT;
     jl_verify_report_clear(&r);
     json_decref(doc);
     return rc;

@@ -3,13 +3,13 @@
 #ifndef JOULES_CLI_COMMANDS_H
 #define JOULES_CLI_COMMANDS_H
 
-typedef struct jl_command {
+typedef struct cli_command {
     const char *name;
     const char *summary;               /* one line, for `joules --help` */
     int (*run)(int argc, char **argv); /* argv[0] is the command name */
-} jl_command;
+} cli_command;
 
-#define JL_CLI_COMMANDS(X)                                                                        \
+#define CLI_COMMANDS(X)                                                                           \
     X(inspect, "what is in each trace file: runs, datasets, problems")                            \
     X(summarize, "one row per run: steady state, energy, power, latency")                         \
     X(check, "validation rules per run: pass / warn / fail with the figure")                      \
@@ -43,8 +43,8 @@ void cli_help(const char *cmd, const char *text);
  * JOULES_NOTEBOOKS_DIR say otherwise: sets those for the library. */
 void cli_use_installed_data(void);
 
-#define JL_X_DECL(name, summary) int cli_cmd_##name(int argc, char **argv);
-JL_CLI_COMMANDS(JL_X_DECL)
-#undef JL_X_DECL
+#define CLI_X_DECL(name, summary) int cli_cmd_##name(int argc, char **argv);
+CLI_COMMANDS(CLI_X_DECL)
+#undef CLI_X_DECL
 
 #endif

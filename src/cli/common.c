@@ -529,7 +529,7 @@ static int csv_named(const char *cmd, const cli_study *cs, const cli_output *out
         fprintf(stderr, "joules %s: cannot create a scratch file in %s: %s\n", cmd,
                 dir && *dir ? dir : "/tmp", strerror(errno));
         free(tmpl);
-        return JL_EXIT_OUTPUT;
+        return CLI_EXIT_OUTPUT;
     }
     close(fd);
     jl_error *err = NULL;
@@ -555,7 +555,7 @@ static int csv_named(const char *cmd, const cli_study *cs, const cli_output *out
     if (!strcmp(cs->csv, "-")) {
         int ok = fwrite(named, 1, nlen, stdout) == nlen;
         free(named);
-        return ok ? 0 : JL_EXIT_OUTPUT;
+        return ok ? 0 : CLI_EXIT_OUTPUT;
     }
     st = jl_write_file_atomic(cs->csv, named, nlen, &err);
     free(named);

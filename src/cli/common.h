@@ -156,7 +156,7 @@ void cli_run_order(const jl_summary_list *l, size_t *order);
 /* The option getopt_long just rejected, named: "unknown option '--x'", or
  * for code ':' "option '--x' needs an argument". main() sets opterr = 0 so
  * getopt prints nothing itself, and optstrings start with ':' so a missing
- * argument comes back as ':'. Returns JL_EXIT_USAGE. */
+ * argument comes back as ':'. Returns CLI_EXIT_USAGE. */
 int cli_bad_option(const char *cmd, int code, char *const *argv);
 
 /* Print one error line to stderr: "joules CMD: <formatted error>". */
@@ -169,7 +169,7 @@ int cli_fail(const char *cmd, jl_status st, jl_error *err);
 /* "out of memory" printed; returns its exit code. */
 int cli_oom(const char *cmd);
 
-/* Usage error: message to stderr, returns JL_EXIT_USAGE. */
+/* Usage error: message to stderr, returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -177,18 +177,18 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     ;
 
 /* Parse a whole-number option in [min, max] into *out. Returns 0 or
- * JL_EXIT_USAGE (printed). */
+ * CLI_EXIT_USAGE (printed). */
 int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max,
                    long *out);
 
 /* Parse a number option into *out when it lies in [lo, hi); otherwise a
  * usage error "OPT must be MUST" (or "not a number"). Returns 0 or
- * JL_EXIT_USAGE (printed). For "> 0" pass lo = DBL_TRUE_MIN. */
+ * CLI_EXIT_USAGE (printed). For "> 0" pass lo = DBL_TRUE_MIN. */
 int cli_parse_number(const char *cmd, const char *opt, const char *arg, double lo, double hi,
                      const char *must, double *out);
 
-/* Print a document to stdout. 0, JL_EXIT_INTERNAL for a NULL document
- * (out of memory) or JL_EXIT_OUTPUT when stdout cannot be written (printed). */
+/* Print a document to stdout. 0, CLI_EXIT_INTERNAL for a NULL document
+ * (out of memory) or CLI_EXIT_OUTPUT when stdout cannot be written (printed). */
 int cli_write_document(const char *cmd, const json_t *doc);
 
 /* Add "errors" to doc, print it to stdout and release it (takes ownership).
@@ -200,7 +200,7 @@ int cli_print_document(const char *cmd, json_t *doc, const jl_error_list *errors
  * a --csv FILE that exists (a regular file) needs --force, as import's and
  * report's outputs do;
  * --names mlenergy needs a JSON output (or a CSV that honours it: csv_names).
- * Returns 0 or JL_EXIT_USAGE (printed). out may be NULL (no CSV). */
+ * Returns 0 or CLI_EXIT_USAGE (printed). out may be NULL (no CSV). */
 int cli_check_outputs(const char *cmd, const cli_study *cs, const char *csv, int json,
                       const cli_output *out);
 

@@ -5,8 +5,8 @@
 int cli_exit_for(size_t n_ok, size_t n_failed)
 {
     if (n_failed == 0)
-        return JL_EXIT_OK;
-    return n_ok ? JL_EXIT_PARTIAL : JL_EXIT_NOINPUT;
+        return CLI_EXIT_OK;
+    return n_ok ? CLI_EXIT_PARTIAL : CLI_EXIT_NOINPUT;
 }
 
 int cli_exit_for_error(const jl_error *e, jl_status st)
@@ -14,15 +14,15 @@ int cli_exit_for_error(const jl_error *e, jl_status st)
     if (e)
         st = e->code;
     switch (st) {
-    case JL_OK: return JL_EXIT_OK;
-    case JL_EUSAGE: return JL_EXIT_USAGE;
+    case JL_OK: return CLI_EXIT_OK;
+    case JL_EUSAGE: return CLI_EXIT_USAGE;
     case JL_ENOMEM:
-    case JL_EINTERNAL: return JL_EXIT_INTERNAL;
+    case JL_EINTERNAL: return CLI_EXIT_INTERNAL;
     default:
         if (e && e->side == JL_SIDE_OUTPUT)
-            return JL_EXIT_OUTPUT;
+            return CLI_EXIT_OUTPUT;
         /* the data was read, part of what was asked goes beyond it */
-        return e && e->side == JL_SIDE_REQUEST ? JL_EXIT_PARTIAL : JL_EXIT_NOINPUT;
+        return e && e->side == JL_SIDE_REQUEST ? CLI_EXIT_PARTIAL : CLI_EXIT_NOINPUT;
     }
 }
 

@@ -9,12 +9,12 @@
 #include "joules/error.h"
 
 enum {
-    JL_EXIT_OK = 0,      /* everything given was processed */
-    JL_EXIT_PARTIAL = 1, /* some inputs failed; results for the others written */
-    JL_EXIT_USAGE = 2,   /* bad command line */
-    JL_EXIT_NOINPUT = 3, /* no input could be processed at all */
-    JL_EXIT_OUTPUT = 4,  /* an output could not be written (nothing partial left) */
-    JL_EXIT_INTERNAL = 5 /* out of memory or an internal error */
+    CLI_EXIT_OK = 0,      /* everything given was processed */
+    CLI_EXIT_PARTIAL = 1, /* some inputs failed; results for the others written */
+    CLI_EXIT_USAGE = 2,   /* bad command line */
+    CLI_EXIT_NOINPUT = 3, /* no input could be processed at all */
+    CLI_EXIT_OUTPUT = 4,  /* an output could not be written (nothing partial left) */
+    CLI_EXIT_INTERNAL = 5 /* out of memory or an internal error */
 };
 
 /* The exit code for a run over n_ok good results and n_failed failures. */

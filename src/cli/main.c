@@ -11,10 +11,10 @@
 #include "cli/mpi.h"
 #include "joules/version.h"
 
-static const jl_command commands[] = {
-#define JL_X_ENTRY(name, summary) {#name, summary, cli_cmd_##name},
-    JL_CLI_COMMANDS(JL_X_ENTRY)
-#undef JL_X_ENTRY
+static const cli_command commands[] = {
+#define CLI_X_ENTRY(name, summary) {#name, summary, cli_cmd_##name},
+    CLI_COMMANDS(CLI_X_ENTRY)
+#undef CLI_X_ENTRY
 };
 
 static void usage(FILE *out)
@@ -37,7 +37,7 @@ static void usage(FILE *out)
 static int finish(const char *cmd, int rc)
 {
     errno = 0;
-    if ((fflush(stdout) != 0 || ferror(stdout)) && rc != JL_EXIT_OUTPUT) {
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc != CLI_EXIT_OUTPUT) {
         jl_error *err = NULL;
         jl_status st = jl_fail_output(&err, JL_EIO, "<stdout>", NULL, NULL, -1,
                                       "cannot write to standard output: %s",
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
         for (int i = 1; i < argc && !help; i++)
             help = !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
         if (help)
-            return cli_mpi_finish(JL_EXIT_OK);
+            return cli_mpi_finish(CLI_EXIT_OK);
     }
     return cli_mpi_finish(run(argc, argv));
 }
@@ -92,16 +92,16 @@ static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
-        return JL_EXIT_USAGE;
+        return CLI_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         cli_help(NULL, NULL);
-        return finish("help", JL_EXIT_OK);
+        return finish("help", CLI_EXIT_OK);
     }
     if (!strcmp(argv[1], "--version")) {
         printf("joules %s\n", jl_version());
-        return finish("--version", JL_EXIT_OK);
+        return finish("--version", CLI_EXIT_OK);
     }
     /* Commands report a bad option themselves, naming it (cli_bad_option),
      * so getopt prints nothing of its own. */
@@ -113,5 +113,5 @@ static int run(int argc, char **argv)
             return finish(argv[1], commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "joules: unknown command '%s'\n", argv[1]);
     usage(stderr);
-    return JL_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
 }

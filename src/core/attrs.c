@@ -10,13 +10,13 @@
 #include "core/attrs_internal.h"
 #include "core/util.h"
 
-#define JL_X_NAME(n, kind, req) #n,
-const char *const jl_attr_names[] = {JL__ATTR_FIELDS(JL_X_NAME) NULL};
-#undef JL_X_NAME
+#define JL__X_NAME(n, kind, req) #n,
+const char *const jl_attr_names[] = {JL__ATTR_FIELDS(JL__X_NAME) NULL};
+#undef JL__X_NAME
 
-#define JL_X_FIELD(n, kind, req) {#n, JL__F_##kind, offsetof(jl_attrs, n), req},
-const jl__attr_field jl__attr_fields[] = {JL__ATTR_FIELDS(JL_X_FIELD)};
-#undef JL_X_FIELD
+#define JL__X_FIELD(n, kind, req) {#n, JL__F_##kind, offsetof(jl_attrs, n), req},
+const jl__attr_field jl__attr_fields[] = {JL__ATTR_FIELDS(JL__X_FIELD)};
+#undef JL__X_FIELD
 const size_t jl__n_attr_fields = sizeof jl__attr_fields / sizeof jl__attr_fields[0];
 
 void jl_attrs_init(jl_attrs *a)

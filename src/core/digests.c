@@ -12,48 +12,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/hash.h"
 #include "core/sha256.h"
 #include "core/util.h"
 
-typedef struct entry {
-    char *path; /* NULL: empty */
-    jl__digest d;
-} entry;
-
+/* path -> index into digs; both under the lock */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static entry *table;
-static size_t cap, used; /* cap a power of two; at most half full */
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static entry *slot_of(entry *t, size_t n, const char *path)
-{
-    size_t i = (size_t)hash_str(path) & (n - 1);
-    while (t[i].path && strcmp(t[i].path, path))
-        i = (i + 1) & (n - 1);
-    return &t[i];
-}
-
-static int grow(void)
-{
-    size_t n = cap ? 2 * cap : 64;
-    entry *t = calloc(n, sizeof *t);
-    if (!t)
-        return -1;
-    for (size_t i = 0; i < cap; i++)
-        if (table[i].path)
-            *slot_of(t, n, table[i].path) = table[i];
-    free(table);
-    table = t;
-    cap = n;
-    return 0;
-}
+static jl__strmap paths = JL__STRMAP_INIT;
+static jl__digest *digs;
+static size_t digs_cap;
 
 static int stat_of(const char *path, jl__digest *d)
 {
@@ -70,19 +37,19 @@ jl_status jl__digest_note(const char *path, const jl__digest *d)
 {
     jl_status st = JL_OK;
     pthread_mutex_lock(&lock);
-    if (2 * (used + 1) > cap && grow() != 0) {
-        st = JL_ENOMEM;
-    } else {
-        entry *e = slot_of(table, cap, path);
-        if (!e->path) {
-            if (!(e->path = jl__strdup(path)))
-                st = JL_ENOMEM;
-            else
-                used++;
+    if (paths.n == digs_cap) {
+        size_t cap = digs_cap ? 2 * digs_cap : 64;
+        jl__digest *x = realloc(digs, cap * sizeof *x);
+        if (x) {
+            digs = x;
+            digs_cap = cap;
         }
-        if (e->path)
-            e->d = *d;
     }
+    jl__strmap_entry *e = paths.n < digs_cap ? jl__strmap_add(&paths, path, paths.n, NULL) : NULL;
+    if (e)
+        digs[e->value] = *d;
+    else
+        st = JL_ENOMEM;
     pthread_mutex_unlock(&lock);
     return st;
 }
@@ -92,12 +59,10 @@ int jl__digest_lookup(const char *path, jl__digest *d)
     jl__digest kept, now;
     int found = 0;
     pthread_mutex_lock(&lock);
-    if (cap) {
-        entry *e = slot_of(table, cap, path);
-        if (e->path) {
-            kept = e->d;
-            found = 1;
-        }
+    const jl__strmap_entry *e = jl__strmap_find(&paths, path);
+    if (e) {
+        kept = digs[e->value];
+        found = 1;
     }
     pthread_mutex_unlock(&lock);
     if (!found || stat_of(path, &now) != 0 || now.size != kept.size ||
@@ -139,10 +104,9 @@ jl_status jl__digest_file(const char *path, jl__digest *d, jl_error **err)
 void jl__digest_forget_all(void)
 {
     pthread_mutex_lock(&lock);
-    for (size_t i = 0; i < cap; i++)
-        free(table[i].path);
-    free(table);
-    table = NULL;
-    cap = used = 0;
+    jl__strmap_free(&paths);
+    free(digs);
+    digs = NULL;
+    digs_cap = 0;
     pthread_mutex_unlock(&lock);
 }

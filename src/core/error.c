@@ -10,15 +10,15 @@
 #include "core/util.h"
 
 static const char *const status_names[] = {
-#define JL_X_NAME(id, name, msg) name,
-    JL_STATUS_TABLE(JL_X_NAME)
-#undef JL_X_NAME
+#define JL__X_NAME(id, name, msg) name,
+    JL_STATUS_TABLE(JL__X_NAME)
+#undef JL__X_NAME
 };
 
 static const char *const status_messages[] = {
-#define JL_X_MSG(id, name, msg) msg,
-    JL_STATUS_TABLE(JL_X_MSG)
-#undef JL_X_MSG
+#define JL__X_MSG(id, name, msg) msg,
+    JL_STATUS_TABLE(JL__X_MSG)
+#undef JL__X_MSG
 };
 
 const char *jl_status_name(jl_status s)

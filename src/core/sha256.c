@@ -16,7 +16,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
 #include <immintrin.h>
-#define JL_SHA_X86 1
+#define JL__SHA_X86 1
 #endif
 
 #include "core/sha256.h"
@@ -75,7 +75,7 @@ static void blocks_portable(uint32_t h[8], const unsigned char *p, size_t nblock
         block(h, p);
 }
 
-#ifdef JL_SHA_X86
+#ifdef JL__SHA_X86
 __attribute__((target("sha,ssse3,sse4.1"))) static void
 blocks_shani(uint32_t h[8], const unsigned char *p, size_t nblocks)
 {
@@ -133,7 +133,7 @@ static int use_hw = -1;
 int jl__sha256_hw(int on)
 {
     int was = use_hw;
-#ifdef JL_SHA_X86
+#ifdef JL__SHA_X86
     use_hw = on < 0 ? have_shani() : on && have_shani();
 #else
     (void)on;
@@ -144,7 +144,7 @@ int jl__sha256_hw(int on)
 
 static void blocks(uint32_t h[8], const unsigned char *p, size_t nblocks)
 {
-#ifdef JL_SHA_X86
+#ifdef JL__SHA_X86
     if (use_hw < 0)
         use_hw = have_shani();
     if (use_hw) {

@@ -171,15 +171,6 @@ double jl__nan(void)
     return NAN;
 }
 
-int jl__cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    int nx = isnan(x), ny = isnan(y);
-    if (nx || ny)
-        return nx - ny;
-    return (x > y) - (x < y);
-}
-
 /* First index i with v[i] >= x in a non-decreasing v (n when none). */
 size_t jl__first_ge(const double *v, size_t n, double x)
 {

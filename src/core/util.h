@@ -1,10 +1,11 @@
 /* Internal helpers shared by every subsystem: strings (copies, formatting,
  * NULL-safe comparison), growable string buffers, checked size arithmetic
- * and allocation, growing two parallel arrays, NaN, a qsort comparator for
- * doubles, the binary search of time series and the edit distance behind
- * "did you mean" suggestions. Not part of the public
- * API. Elsewhere: the median and k-th smallest (summary/summary_internal.h:
- * jl__median_d, jl__kth_d); precision names (joules/descriptors.h). */
+ * and allocation, growing two parallel arrays, NaN, the binary search of
+ * time series and the edit distance behind "did you mean" suggestions. Not
+ * part of the public API. The rest of the floor: order statistics
+ * (core/stats.h), hashing and string maps (core/hash.h), civil time and
+ * zones (core/civil_time.h), the CSV reader (core/csv.h); precision names
+ * (joules/descriptors.h). */
 #ifndef JOULES_CORE_UTIL_H
 #define JOULES_CORE_UTIL_H
 
@@ -66,9 +67,6 @@ void *jl__malloc_array(size_t n, size_t sz);
 
 /* NaN constant without relying on <math.h> macros in every file. */
 double jl__nan(void);
-
-/* qsort comparator for doubles (NaN last). */
-int jl__cmp_double(const void *a, const void *b);
 
 /* First index i with v[i] >= x in a non-decreasing v of n values (n when
  * none): the one binary search of time series (summary, importers). */

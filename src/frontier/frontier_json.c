@@ -40,7 +40,7 @@ typedef struct key_cache {
     size_t *off, *n, *depth; /* per run; depth 0: to keep, (size_t)-1: not kept */
 } key_cache;
 
-static void key_cache_init(key_cache *c, const jl_jw *w, const jl_frontier_set *fs, size_t n_runs)
+static void key_cache_init(key_cache *c, const jl__jw *w, const jl_frontier_set *fs, size_t n_runs)
 {
     memset(c, 0, sizeof *c);
     if (!jl__jw_is_text(w) || !n_runs)
@@ -80,7 +80,7 @@ static void key_cache_free(key_cache *c)
 }
 
 /* Keep text[start..) of w for run i written at depth d (no room: not kept). */
-static void key_cache_put(key_cache *c, const jl_jw *w, size_t i, size_t d, size_t start)
+static void key_cache_put(key_cache *c, const jl__jw *w, size_t i, size_t d, size_t start)
 {
     size_t len = jl__jw_text_len(w) - start;
     if (c->len + len > c->cap) {
@@ -101,7 +101,7 @@ static void key_cache_put(key_cache *c, const jl_jw *w, size_t i, size_t d, size
 }
 
 /* The run key object of run i (a value). */
-static void run_key(jl_jw *w, const jl_summary_list *l, size_t i, key_cache *c)
+static void run_key(jl__jw *w, const jl_summary_list *l, size_t i, key_cache *c)
 {
     size_t d = jl__jw_depth(w) + 1;
     if (c && c->depth && c->depth[i] == d) {
@@ -117,7 +117,7 @@ static void run_key(jl_jw *w, const jl_summary_list *l, size_t i, key_cache *c)
 }
 
 /* Members in key order (the text writer then sorts only run objects). */
-static void frontier_write(jl_jw *w, const jl_frontier_set *fs, const jl_frontier *f,
+static void frontier_write(jl__jw *w, const jl_frontier_set *fs, const jl_frontier *f,
                            const jl_summary_list *l, key_cache *c)
 {
     jl__jw_object(w);
@@ -167,7 +167,7 @@ static void frontier_write(jl_jw *w, const jl_frontier_set *fs, const jl_frontie
     jl__jw_end(w);
 }
 
-static void curve_point_write(jl_jw *w, const jl_curve_point *q, const jl_summary_list *l,
+static void curve_point_write(jl__jw *w, const jl_curve_point *q, const jl_summary_list *l,
                               key_cache *c)
 {
     jl__jw_object(w);
@@ -183,7 +183,7 @@ static void curve_point_write(jl_jw *w, const jl_curve_point *q, const jl_summar
 
 /* One curve (the paper's Fig. 8-9): every batch size of one (GPU model,
  * GPU count, precision), each point marked on or off the frontiers. */
-static void curve_write(jl_jw *w, const jl_frontier *f, const jl_curve *cv,
+static void curve_write(jl__jw *w, const jl_frontier *f, const jl_curve *cv,
                         const jl_summary_list *l, key_cache *c)
 {
     jl__jw_object(w);
@@ -201,7 +201,7 @@ static void curve_write(jl_jw *w, const jl_frontier *f, const jl_curve *cv,
 }
 
 /* The document, with "errors" when errors_json is non-NULL; in key order. */
-static void document_write(jl_jw *w, const void *result, const jl_summary_list *l,
+static void document_write(jl__jw *w, const void *result, const jl_summary_list *l,
                            const json_t *errors_json)
 {
     const jl_frontier_set *fs = result;
@@ -233,13 +233,13 @@ static void document_write(jl_jw *w, const void *result, const jl_summary_list *
     key_cache_free(&c);
 }
 
-json_t *jl_frontier_set_to_json(const jl_frontier_set *fs, const jl_summary_list *l)
+json_t *jl_frontier_document(const jl_frontier_set *fs, const jl_summary_list *l)
 {
     return jl__jw_document_tree(document_write, fs, l);
 }
 
-char *jl_frontier_set_to_json_text(const jl_frontier_set *fs, const jl_summary_list *l,
-                                   const jl_error_list *errors, size_t *len)
+char *jl_frontier_document_text(const jl_frontier_set *fs, const jl_summary_list *l,
+                                const jl_error_list *errors, size_t *len)
 {
     return jl__jw_document_text(document_write, fs, l, errors, len);
 }

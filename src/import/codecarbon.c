@@ -169,7 +169,7 @@ typedef struct crun {
 typedef struct cc {
     jl__imp *k;
     const jl__imp_sets *sets;
-    jl__imp_zone *zone;
+    jl__zone *zone;
     const char *path;
     /* the current header */
     char **hdr;
@@ -183,8 +183,7 @@ typedef struct cc {
     size_t n_hdrs;
     crun *runs;
     size_t n_runs, cap;
-    size_t *ids; /* run index + 1 by run_id (0: empty slot) */
-    size_t ids_cap;
+    jl__strmap ids; /* run_id -> the index of its latest run */
     size_t n_rows, n_merged, n_bad;
     int stopped; /* a header again that cannot be read: the rest is skipped */
     /* notes that name a line or a value: the first MAX_DETAILED of each
@@ -209,7 +208,7 @@ static int known_col(const char *name)
 }
 
 /* The header row: the columns by name. 0, or -1 after an error. */
-static int read_header(cc *c, const jl__imp_csv_row *row)
+static int read_header(cc *c, const jl__csv_row *row)
 {
     char **h = calloc(row->n ? row->n : 1, sizeof *h);
     struct hdr *hs = realloc(c->hdrs, (c->n_hdrs + 1) * sizeof *hs);
@@ -261,7 +260,7 @@ static int read_header(cc *c, const jl__imp_csv_row *row)
 
 /* A row that repeats a header (two files appended): every field a column
  * name, the first one a known column. */
-static int is_header_row(const jl__imp_csv_row *row)
+static int is_header_row(const jl__csv_row *row)
 {
     if (!row->n || known_col(row->f[0].s) < 0)
         return 0;
@@ -276,7 +275,7 @@ static int is_header_row(const jl__imp_csv_row *row)
 /* Parse the numbers and the timestamp of a data row into w (fields not
  * copied yet). 0; 1 when a value is bad (quiet: *bad_col set); the caller
  * reports or drops. */
-static int parse_row(cc *c, const jl__imp_csv_row *row, ccrow *w, int *bad_col, const char **why)
+static int parse_row(cc *c, const jl__csv_row *row, ccrow *w, int *bad_col, const char **why)
 {
     for (int k = 0; k < N_COLS; k++) {
         w->v[k] = NAN;
@@ -311,14 +310,14 @@ static int parse_row(cc *c, const jl__imp_csv_row *row, ccrow *w, int *bad_col, 
     w->end = NAN;
     int it = c->col[C_TIMESTAMP];
     if (it >= 0 && row->f[it].s[0]) {
-        jl__imp_civil civ;
+        jl__civil civ;
         int gap = 0;
-        if (!jl__imp_parse_civil(row->f[it].s, &civ)) {
+        if (!jl__civil_parse(row->f[it].s, &civ)) {
             *bad_col = C_TIMESTAMP;
             *why = "expected a time like 2024-05-31T10:39:13";
             return 1;
         }
-        w->end = jl__imp_zone_to_unix(c->zone, &civ, NAN, &gap);
+        w->end = jl__zone_to_unix(c->zone, &civ, NAN, &gap);
     }
     w->line = row->line;
     return 0;
@@ -330,53 +329,25 @@ static const char *text_of(const crun *u, int k)
     return i >= 0 && (size_t)i < u->last.n ? u->last.f[i] : "";
 }
 
-/* ---- runs by run_id (open addressing: the latest run of each id) ---- */
+/* ---- runs by run_id: the latest run of each id ---- */
 
-static size_t id_hash(const char *id)
-{
-    size_t h = 1469598103934665603u;
-    for (const unsigned char *p = (const unsigned char *)id; *p; p++)
-        h = (h ^ *p) * 1099511628211u;
-    return h;
-}
-
-static void id_put(cc *c, size_t run)
+/* Run `run` as its id's latest; -1 out of memory. */
+static int id_put(cc *c, size_t run)
 {
     const char *id = text_of(&c->runs[run], C_RUN_ID);
-    if (!id[0] || !c->ids_cap)
-        return;
-    for (size_t h = id_hash(id) & (c->ids_cap - 1);; h = (h + 1) & (c->ids_cap - 1)) {
-        if (!c->ids[h] || !strcmp(text_of(&c->runs[c->ids[h] - 1], C_RUN_ID), id)) {
-            c->ids[h] = run + 1;
-            return;
-        }
-    }
-}
-
-/* Room for one more run id (the table at most half full). */
-static int id_grow(cc *c)
-{
-    if (2 * (c->n_runs + 1) <= c->ids_cap)
+    if (!id[0])
         return 0;
-    size_t cap = c->ids_cap ? 2 * c->ids_cap : 64;
-    size_t *t = calloc(cap, sizeof *t);
-    if (!t)
+    jl__strmap_entry *e = jl__strmap_add(&c->ids, id, run, NULL);
+    if (!e)
         return -1;
-    free(c->ids);
-    c->ids = t;
-    c->ids_cap = cap;
-    for (size_t i = 0; i < c->n_runs; i++)
-        id_put(c, i);
+    e->value = run;
     return 0;
 }
 
 static crun *id_get(cc *c, const char *id)
 {
-    for (size_t h = id_hash(id) & (c->ids_cap - 1); c->ids_cap && c->ids[h];
-         h = (h + 1) & (c->ids_cap - 1))
-        if (!strcmp(text_of(&c->runs[c->ids[h] - 1], C_RUN_ID), id))
-            return &c->runs[c->ids[h] - 1];
-    return NULL;
+    const jl__strmap_entry *e = jl__strmap_find(&c->ids, id);
+    return e ? &c->runs[e->value] : NULL;
 }
 
 /* Whether the row w is a later flush of run u. */
@@ -418,7 +389,7 @@ static crun *continued(cc *c, const ccrow *w, const char *run_id, const char *ta
 }
 
 /* A data row: parsed, copied, grouped. */
-static void data_row(cc *c, const jl__imp_csv_row *row)
+static void data_row(cc *c, const jl__csv_row *row)
 {
     ccrow w = {0};
     int bad = -1;
@@ -479,11 +450,6 @@ static void data_row(cc *c, const jl__imp_csv_row *row)
         c->runs = p;
         c->cap = cap;
     }
-    if (id_grow(c)) {
-        c->k->oom = 1;
-        row_free(&w);
-        return;
-    }
     u = &c->runs[c->n_runs++];
     memset(u, 0, sizeof *u);
     u->last = w;
@@ -492,16 +458,17 @@ static void data_row(cc *c, const jl__imp_csv_row *row)
     u->n_rows = 1;
     u->first_line = w.line;
     u->start = start;
-    id_put(c, c->n_runs - 1);
+    if (id_put(c, c->n_runs - 1))
+        c->k->oom = 1;
 }
 
-static int header_cb(void *ctx, const jl__imp_csv_row *row)
+static int header_cb(void *ctx, const jl__csv_row *row)
 {
     return read_header(ctx, row);
 }
 
 /* A data row, or a header again (files appended). */
-static void row_cb(void *ctx, const jl__imp_csv_row *row)
+static void row_cb(void *ctx, const jl__csv_row *row)
 {
     cc *c = ctx;
     if (c->stopped) {
@@ -765,7 +732,7 @@ static void cc_free(cc *c)
     for (size_t i = 0; i < c->n_runs; i++)
         row_free(&c->runs[i].last);
     free(c->runs);
-    free(c->ids);
+    jl__strmap_free(&c->ids);
     for (size_t h = 0; h < c->n_hdrs; h++) {
         for (size_t i = 0; i < c->hdrs[h].n; i++)
             free(c->hdrs[h].h[i]);
@@ -795,9 +762,9 @@ static jl_status cc_run(const char *const *paths, size_t n_paths, const jl_impor
                                       "CodeCarbon", errors);
     if (st != JL_OK)
         return st;
-    jl__imp_zone *zone = NULL;
+    jl__zone *zone = NULL;
     jl_error *err = NULL;
-    if (jl__imp_zone_open(sets.timezone ? sets.timezone : "UTC", &zone, &err) != JL_OK) {
+    if (jl__zone_open(sets.timezone ? sets.timezone : "UTC", &zone, &err) != JL_OK) {
         jl_error_list_push(errors,
                            err ? err
                                : jl_error_new(JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory"));
@@ -845,13 +812,13 @@ static jl_status cc_run(const char *const *paths, size_t n_paths, const jl_impor
     jl__imp_detail_num(&k, "n_rows", (double)rows);
     jl__imp_detail_num(&k, "flushes_merged", (double)merged);
     jl__imp_detail_num(&k, "rows_skipped", (double)bad);
-    jl__imp_detail(&k, "timezone", jl__imp_zone_name(zone), 0);
+    jl__imp_detail(&k, "timezone", jl__zone_name(zone), 0);
     k.res->source = jl__strdup(SOURCE);
     k.res->detail_text =
         jl__asprintf("%zu rows, %zu flushes merged, %zu notes", rows, merged, k.res->n_notes);
     if (!k.res->source || !k.res->detail_text)
         k.oom = 1;
-    jl__imp_zone_free(zone);
+    jl__zone_free(zone);
     jl__imp_sets_free(&sets);
     return jl__imp_finish(&k, out, n_paths ? paths[0] : NULL);
 }

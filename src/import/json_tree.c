@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "core/hash.h"
 #include "core/util.h"
 #include "import/json_stream.h"
 
@@ -120,14 +121,6 @@ static int text_ok(const unsigned char *s, size_t n)
     return 1;
 }
 
-static uint32_t key_hash(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
 static int same_key(const jv_member *a, const jv_member *b)
 {
     return a->klen == b->klen && !memcmp(a->key, b->key, a->klen);
@@ -157,7 +150,7 @@ static int has_dup(const jv_member *m, size_t n, uint32_t **tab, size_t *tab_cap
     for (size_t i = 0; i < cap; i++)
         t[i] = UINT32_MAX;
     for (size_t i = 0; i < n; i++) {
-        size_t h = key_hash(m[i].key, m[i].klen) & (cap - 1);
+        size_t h = (size_t)jl__fnv1a_add(JL__FNV1A_INIT, m[i].key, m[i].klen) & (cap - 1);
         for (; t[h] != UINT32_MAX; h = (h + 1) & (cap - 1))
             if (same_key(&m[i], &m[t[h]]))
                 return 1;

@@ -23,7 +23,7 @@
 #include "import/json_stream.h"
 #include "import/kit.h"
 #include "import/profile_spans.h"
-#include "joules/attribute.h"
+#include "joules/spans.h"
 
 enum { K_GPU_ANN, K_CPU_ANN, K_DEVICE };
 
@@ -37,50 +37,19 @@ typedef struct {
 typedef struct {
     kev *v;
     size_t n, cap;
-    /* interned names: open addressing */
+    /* interned names: names[i] (owned; jl__spans_from_raw moves those it
+     * uses out) is name i, found by its entry of value i in ids */
     char **names;
     size_t n_names, cap_names;
-    int32_t *slots;
-    size_t n_slots;
+    jl__strmap ids;
     long long base_ns;
     int has_base;
     double win_ts, win_dur; /* the "Trace" event: the profiler's window */
     size_t n_events, n_zero, n_other;
 } kin;
 
-static uint64_t fnv(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 static int32_t intern(kin *k, const char *s)
 {
-    if (k->n_names * 2 >= k->n_slots) {
-        size_t ns = k->n_slots ? 2 * k->n_slots : 1024;
-        int32_t *sl = malloc(ns * sizeof *sl);
-        if (!sl)
-            return -1;
-        for (size_t i = 0; i < ns; i++)
-            sl[i] = -1;
-        for (size_t i = 0; i < k->n_names; i++) {
-            size_t h = (size_t)(fnv(k->names[i]) & (ns - 1));
-            while (sl[h] >= 0)
-                h = (h + 1) & (ns - 1);
-            sl[h] = (int32_t)i;
-        }
-        free(k->slots);
-        k->slots = sl;
-        k->n_slots = ns;
-    }
-    size_t h = (size_t)(fnv(s) & (k->n_slots - 1));
-    while (k->slots[h] >= 0) {
-        if (!strcmp(k->names[k->slots[h]], s))
-            return k->slots[h];
-        h = (h + 1) & (k->n_slots - 1);
-    }
     if (k->n_names == k->cap_names) {
         size_t nc = k->cap_names ? 2 * k->cap_names : 256;
         char **nn = realloc(k->names, nc * sizeof *nn);
@@ -89,10 +58,13 @@ static int32_t intern(kin *k, const char *s)
         k->names = nn;
         k->cap_names = nc;
     }
-    if (!(k->names[k->n_names] = jl__strdup(s)))
+    int added = 0;
+    jl__strmap_entry *e = jl__strmap_add(&k->ids, s, k->n_names, &added);
+    if (!e || e->value > INT32_MAX)
         return -1;
-    k->slots[h] = (int32_t)k->n_names;
-    return (int32_t)k->n_names++;
+    if (added && !(k->names[k->n_names++] = jl__strdup(s)))
+        return -1;
+    return (int32_t)e->value;
 }
 
 static int push(kin *k, kev e)
@@ -114,7 +86,7 @@ static void kin_free(kin *k)
     for (size_t i = 0; i < k->n_names; i++)
         free(k->names[i]);
     free(k->names);
-    free(k->slots);
+    jl__strmap_free(&k->ids);
     free(k->v);
 }
 

@@ -56,7 +56,7 @@ void jl_import_result_free(jl_import_result *r)
     free(r);
 }
 
-json_t *jl_import_result_to_json(const jl_import_result *r, const char *format, const char *output)
+json_t *jl_import_document(const jl_import_result *r, const char *format, const char *output)
 {
     json_t *doc = json_object(), *notes = json_array(), *details = json_object();
     json_object_set_new(doc, "schema", json_string("joules.import/1"));
@@ -102,11 +102,7 @@ int jl__imp_start(jl__imp *c, const jl_import_options *opt, jl_error_list *error
 
 static void names_free(jl__imp *c)
 {
-    for (size_t i = 0; i < c->names_cap; i++)
-        free(c->names[i].name);
-    free(c->names);
-    c->names = NULL;
-    c->names_cap = c->names_n = 0;
+    jl__strmap_free(&c->names);
 }
 
 jl_status jl__imp_end(jl__imp *c, jl_status st, jl_import_result **out)
@@ -240,92 +236,35 @@ jl_status jl__imp_err_at(jl_error_list *errors, jl_status code, const char *file
 
 /* ---- run names ------------------------------------------------------------------ */
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-/* The slot of name: its own, or the empty one where it would go. */
-static jl__imp_name *name_slot(const jl__imp *c, const char *name)
-{
-    size_t j = fnv1a(name) & (c->names_cap - 1);
-    while (c->names[j].name && strcmp(c->names[j].name, name))
-        j = (j + 1) & (c->names_cap - 1);
-    return &c->names[j];
-}
-
-static int names_grow(jl__imp *c)
-{
-    if (c->names_n * 2 < c->names_cap)
-        return 0;
-    size_t ncap = c->names_cap ? c->names_cap * 2 : 1024;
-    jl__imp_name *old = c->names, *nt = jl__calloc_array(ncap, sizeof *nt);
-    if (!nt)
-        return -1;
-    size_t ocap = c->names_cap;
-    c->names = nt;
-    c->names_cap = ncap;
-    for (size_t i = 0; i < ocap; i++)
-        if (old[i].name)
-            *name_slot(c, old[i].name) = old[i];
-    free(old);
-    return 0;
-}
-
-/* Record name (taken over) as claimed once. */
-static int name_add(jl__imp *c, char *name)
-{
-    if (names_grow(c))
-        return -1;
-    jl__imp_name *s = name_slot(c, name);
-    s->name = name;
-    s->count = 1;
-    c->names_n++;
-    return 0;
-}
-
 size_t jl__imp_claim_name(jl__imp *c, jl_run *r)
 {
-    char *own = r->name ? jl__strdup(r->name) : NULL;
-    if (!own || names_grow(c)) {
-        free(own);
+    int added = 0;
+    jl__strmap_entry *e = r->name ? jl__strmap_add(&c->names, r->name, 1, &added) : NULL;
+    if (!e) {
         c->oom = 1;
         return 0;
     }
-    jl__imp_name *s = name_slot(c, own);
-    if (!s->name) {
-        s->name = own;
-        s->count = 1;
-        c->names_n++;
+    if (added)
         return 1;
-    }
-    free(own);
     /* asked for the k-th time: __dup2 .. __dup<k-1> are taken already (each
      * earlier repeat took the first free one), so the search starts at k */
-    size_t k = ++s->count;
+    size_t k = ++e->value;
     for (;; k++) {
         char *nn = jl__asprintf("%s__dup%zu", r->name, k);
         if (!nn) {
             c->oom = 1;
             return 0;
         }
-        if (!name_slot(c, nn)->name) {
-            if (name_add(c, nn)) {
+        if (!jl__strmap_find(&c->names, nn)) {
+            if (!jl__strmap_add(&c->names, nn, 1, NULL)) {
                 free(nn);
                 c->oom = 1;
                 return 0;
             }
             free(r->name);
-            r->name = jl__strdup(nn);
-            if (!r->name)
-                c->oom = 1;
+            r->name = nn;
             c->res->n_duplicates++;
-            return r->name ? k : 0;
+            return k;
         }
         free(nn);
     }
@@ -974,21 +913,21 @@ jl_status jl__imp_sets_check(const jl__imp_sets *s, int file_gives_gpu, const ch
 }
 
 void jl__imp_csv_each(jl__imp *k, const char *path, void *ctx,
-                      int (*header)(void *ctx, const jl__imp_csv_row *row),
-                      void (*data)(void *ctx, const jl__imp_csv_row *row))
+                      int (*header)(void *ctx, const jl__csv_row *row),
+                      void (*data)(void *ctx, const jl__csv_row *row))
 {
-    jl__imp_csv *csv = NULL;
+    jl__csv *csv = NULL;
     jl_error *err = NULL;
-    if (jl__imp_csv_open_file(path, &csv, &err) != JL_OK) {
+    if (jl__csv_open_file(path, &csv, &err) != JL_OK) {
         if (err)
             jl_error_list_push(k->errors, err);
         else
             k->oom = 1;
         return;
     }
-    jl__imp_csv_row row;
+    jl__csv_row row;
     int r, have_header = 0;
-    while ((r = jl__imp_csv_next(csv, &row, &err)) > 0 && !k->oom) {
+    while ((r = jl__csv_next(csv, &row, &err)) > 0 && !k->oom) {
         if (have_header) {
             data(ctx, &row);
             continue;
@@ -996,14 +935,14 @@ void jl__imp_csv_each(jl__imp *k, const char *path, void *ctx,
         if (header(ctx, &row))
             break;
         have_header = 1;
-        if (jl__imp_csv_encoding(csv))
-            jl__imp_note(k, path, NULL, "read as %s", jl__imp_csv_encoding(csv));
+        if (jl__csv_encoding(csv))
+            jl__imp_note(k, path, NULL, "read as %s", jl__csv_encoding(csv));
     }
     if (r < 0 && err)
         jl_error_list_push(k->errors, err);
     else
         jl_error_free(err);
-    jl__imp_csv_close(csv);
+    jl__csv_close(csv);
 }
 
 jl_status jl__imp_sets_start(jl__imp *k, jl__imp_sets *s, const jl_importer_arg *args,

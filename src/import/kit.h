@@ -34,6 +34,9 @@
 #include <stdint.h>
 
 #include "core/attrs_internal.h"
+#include "core/civil_time.h"
+#include "core/csv.h"
+#include "core/hash.h"
 #include "import/json_stream.h"
 #include "joules/import.h"
 
@@ -45,19 +48,13 @@
 
 /* ---- the context ------------------------------------------------------------- */
 
-typedef struct jl__imp_name {
-    char *name; /* NULL: empty slot */
-    size_t count;
-} jl__imp_name;
-
 typedef struct jl__imp {
     const jl_import_options *opt;
     jl_import_options def;
     jl_import_result *res;
     jl_error_list *errors;
     size_t runs_cap;
-    jl__imp_name *names; /* open addressing: the run names taken, and how often asked */
-    size_t names_cap, names_n;
+    jl__strmap names; /* the run names taken -> how often asked */
     int fold_indices; /* notes: "[k]" in a field counted as "[*]" (one note for all elements) */
     int oom;
 } jl__imp;
@@ -235,50 +232,17 @@ jl_status jl__imp_vllm_requests(jl__imp *kit, const char *path, jl_run *r, doubl
 
 /* ---- CSV (kit_csv.c) ------------------------------------------------------------- */
 
-/* A streaming CSV reader: RFC 4180 quoting ("a ""b"""), \n or \r\n, spaces
- * around unquoted fields trimmed (nvidia-smi writes ", "); a UTF-8
- * byte-order mark dropped, UTF-16 with its byte-order mark (what Windows
- * PowerShell's `>` writes) decoded to UTF-8 as it is read. Reads a file in
- * blocks of a fixed size (memory does not grow with the file) or a buffer.
- * Fields point into the reader's buffer and stay valid until the next call. */
-typedef struct jl__imp_csv jl__imp_csv;
-
-typedef struct jl__imp_csv_field {
-    const char *s; /* NUL-terminated (quotes removed) */
-    size_t len;
-    long long column; /* 1-based byte column of the field's start */
-} jl__imp_csv_field;
-
-typedef struct jl__imp_csv_row {
-    jl__imp_csv_field *f;
-    size_t n;
-    long long line; /* 1-based line where the row starts */
-    int complete;   /* 0: the last line of the input, without its line end (cut?) */
-} jl__imp_csv_row;
-
-jl_status jl__imp_csv_open_file(const char *path, jl__imp_csv **out, jl_error **err);
-jl_status jl__imp_csv_open_buffer(const char *buf, size_t len, const char *name, jl__imp_csv **out,
-                                  jl_error **err);
-/* 1: a row; 0: end of input; -1: error (*err: file:line:column). Blank
- * lines are skipped. */
-int jl__imp_csv_next(jl__imp_csv *c, jl__imp_csv_row *row, jl_error **err);
-const char *jl__imp_csv_name(const jl__imp_csv *c);
-/* What the byte-order mark said ("UTF-16LE", "UTF-8 with a byte-order
- * mark", ...), NULL when there was none. */
-const char *jl__imp_csv_encoding(const jl__imp_csv *c);
-/* Lines split at every comma, quotes ordinary characters: comma-separated
- * text that is not RFC 4180 (PTDaemon's spl.txt, whose records are split
- * so by the MLPerf checker). Call before the first row. */
-void jl__imp_csv_plain(jl__imp_csv *c);
-void jl__imp_csv_close(jl__imp_csv *c);
+/* The CSV reader is core's (core/csv.h: jl__csv_open_file, jl__csv_next,
+ * ...); the kit adds a file read row by row with its notes and errors,
+ * header names with units and the numbers of logs. */
 
 /* A CSV file with a header, row by row: header(ctx, first row) (nonzero:
  * stop), then data(ctx, row) for every other row; the encoding a
  * byte-order mark gave is a note, a file that cannot be read or a row that
  * cannot be split is an error (pushed). */
 void jl__imp_csv_each(jl__imp *k, const char *path, void *ctx,
-                      int (*header)(void *ctx, const jl__imp_csv_row *row),
-                      void (*data)(void *ctx, const jl__imp_csv_row *row));
+                      int (*header)(void *ctx, const jl__csv_row *row),
+                      void (*data)(void *ctx, const jl__csv_row *row));
 /* "power.draw [W]" -> name "power.draw" (written into name), unit "W" (into
  * unit, "" when none). Both buffers of cap bytes. */
 void jl__imp_csv_split_unit(const char *header, char *name, char *unit, size_t cap);
@@ -292,38 +256,31 @@ int jl__imp_number_unit(const char *s, double *v, const char **unit);
 /* The whole of s as a finite number (strtod; nothing after it). 1 or 0. */
 int jl__imp_number(const char *s, double *v);
 
-/* ---- times and zones (kit_time.c) ---------------------------------------------- */
+/* ---- RUNS.csv (kit_runs.c) ------------------------------------------------------ */
 
-/* Broken-down wall-clock time. */
-typedef struct jl__imp_civil {
-    int year, mon, day, hour, min;
-    double sec;     /* with fraction */
-    int has_offset; /* an explicit zone in the text (Z or +hh:mm) */
-    int offset_s;
-} jl__imp_civil;
+/* One run of a RUNS.csv: its name and window, the format's own columns
+ * (gpus, requests, requests_offset, log; docs/import.md, "RUNS.csv") and
+ * its other non-empty cells as run attributes (checked by
+ * jl__imp_set_attr's rules when read, set when the run is built). */
+typedef struct jl__imp_run_spec {
+    char *name;
+    double start, end;           /* Unix seconds */
+    long long line;              /* its row's line */
+    char *gpus, *requests, *log; /* NULL: not given */
+    double req_offset;           /* NaN: not given */
+    jl_kv *attrs;
+    size_t n_attrs;
+} jl__imp_run_spec;
 
-/* Days since 1970-01-01 of a proleptic Gregorian date: the one civil-time
- * function (H. Hinnant's days_from_civil). */
-long long jl__imp_days_from_civil(long long y, unsigned m, unsigned d);
-/* "2026/11/23 22:17:22.120", "2026-11-23T22:17:22.120Z", "...+05:30".
- * Returns 1 on success. */
-int jl__imp_parse_civil(const char *s, jl__imp_civil *out);
-/* Seconds since the epoch of a civil time taken as UTC (its offset not
- * applied). */
-double jl__imp_civil_utc(const jl__imp_civil *c);
-
-/* A time zone for local wall-clock times: UTC, a fixed offset (+05:30), a
- * tz database name (America/Chicago, read by the C library from the system
- * tz database) or the machine's own (NULL). */
-typedef struct jl__imp_zone jl__imp_zone;
-
-jl_status jl__imp_zone_open(const char *spec, jl__imp_zone **out, jl_error **err);
-const char *jl__imp_zone_name(const jl__imp_zone *z); /* what was used, for notes */
-void jl__imp_zone_free(jl__imp_zone *z);
-/* The Unix time of a local wall-clock time in zone z. `prev` (NaN: none)
- * picks the interpretation of a repeated hour that does not go back
- * before it. *gap is set when the time does not exist (a DST gap). */
-double jl__imp_zone_to_unix(jl__imp_zone *z, const jl__imp_civil *c, double prev, int *gap);
+/* RUNS.csv from csv: a header naming run, start and end (then any run
+ * attribute; no column twice), one row per run (a unique name without '/',
+ * start and end as Unix seconds or ISO 8601, a time without an offset in
+ * zone z, end after start). The one return convention: JL_OK and
+ * *out[0..*n_out) (at least one run), or the status of the first error,
+ * pushed to errors naming file:line:column and the field. */
+jl_status jl__imp_runs_read(jl__csv *csv, jl__zone *z, jl_error_list *errors,
+                            jl__imp_run_spec **out, size_t *n_out);
+void jl__imp_run_specs_free(jl__imp_run_spec *s, size_t n);
 
 /* ---- clipping to a window (kit_clip.c) ------------------------------------------------------- */
 

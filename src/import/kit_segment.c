@@ -13,38 +13,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/stats.h"
 #include "core/util.h"
 #include "import/kit.h"
 #include "output/csv_row.h"
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
-/* The q-quantile of v[0..n) (sorted in place; n >= 1), linear between
- * order statistics. */
-static double quantile_sorted(double *v, size_t n, double q)
+/* The median of v[0..n) (sorted in place, NaN last). */
+static double median_sorted(double *v, size_t n)
 {
+    if (!n)
+        return NAN;
     qsort(v, n, sizeof *v, jl__cmp_double);
-    double x = q * (double)(n - 1);
-    size_t i = (size_t)x;
-    if (i + 1 >= n)
-        return v[n - 1];
-    return v[i] + (x - (double)i) * (v[i + 1] - v[i]);
-}
-
-char *jl__imp_fmt_iso_utc(char *buf, double t)
-{
-    double whole = floor(t);
-    int ms = (int)lround((t - whole) * 1000.0);
-    if (ms >= 1000) {
-        whole += 1.0;
-        ms -= 1000;
-    }
-    time_t s = (time_t)whole;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    snprintf(buf, 96, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
-    return buf;
+    return jl__quantile_sorted(v, n, 0.5);
 }
 
 static int cmp_window(const void *a, const void *b)
@@ -85,7 +67,7 @@ static double median_of(const jl__imp_pwlog *p, size_t g, size_t i0, size_t i1, 
         if (isfinite(x))
             scratch[m++] = x;
     }
-    return m ? quantile_sorted(scratch, m, 0.5) : NAN;
+    return m ? median_sorted(scratch, m) : NAN;
 }
 
 /* The longest quiet run of GPU g's samples in [i0, i1): each sample within
@@ -214,11 +196,11 @@ int jl__imp_idle_level(const jl__imp_pwlog *p, const jl__imp_window *runs, size_
                 m = median_of(p, g, b0, b1, scratch);
             if (!reject && isfinite(runmed[g]) && !(m < runmed[g]))
                 reject = "its level is not below every run's median power";
-            char a[96], b[96];
+            char a[32], b[32];
             if (g == 0 && reject)
                 jl__strbuf_printf(&why, "%s%s (%s..%s): %s", why.len ? "; " : "", pc[k].where,
-                                  jl__imp_fmt_iso_utc(a, p->t[i0]),
-                                  jl__imp_fmt_iso_utc(b, p->t[i1 - 1]), reject);
+                                  jl__iso_utc_ms(a, p->t[i0]), jl__iso_utc_ms(b, p->t[i1 - 1]),
+                                  reject);
             if (reject)
                 continue;
             double *x = realloc(pool[g], (npool[g] + cnt) * sizeof *x);
@@ -230,15 +212,14 @@ int jl__imp_idle_level(const jl__imp_pwlog *p, const jl__imp_window *runs, size_
             out->stretches[g]++;
             if (g == 0)
                 jl__strbuf_printf(&used, "%s%s, %s..%s: %zu samples over %.1f s at %.1f W",
-                                  used.len ? "; " : "", pc[k].where,
-                                  jl__imp_fmt_iso_utc(a, p->t[b0]),
-                                  jl__imp_fmt_iso_utc(b, p->t[b1 - 1]), cnt, dur, m);
+                                  used.len ? "; " : "", pc[k].where, jl__iso_utc_ms(a, p->t[b0]),
+                                  jl__iso_utc_ms(b, p->t[b1 - 1]), cnt, dur, m);
         }
     }
     for (size_t g = 0; g < G; g++) {
         out->samples[g] = npool[g];
         if (npool[g])
-            out->w[g] = quantile_sorted(pool[g], npool[g], 0.5);
+            out->w[g] = median_sorted(pool[g], npool[g]);
     }
     if (isfinite(out->w[0])) {
         out->text =
@@ -326,8 +307,9 @@ int jl__imp_segment(const jl__imp_pwlog *p, const jl__imp_segment_opt *o, jl__im
         goto end;
     }
     memcpy(srt, pw, m * sizeof *srt);
-    double fl = quantile_sorted(srt, m, JL__IMP_SEG_FLOOR_Q);
-    double top = quantile_sorted(srt, m, JL__IMP_SEG_TOP_Q);
+    qsort(srt, m, sizeof *srt, jl__cmp_double);
+    double fl = jl__quantile_sorted(srt, m, JL__IMP_SEG_FLOOR_Q);
+    double top = jl__quantile_sorted(srt, m, JL__IMP_SEG_TOP_Q);
     double span_min = fmax(10.0 * (double)p->G, 0.2 * top);
     out->floor_w = fl;
     if (!(top - fl >= span_min)) {
@@ -344,7 +326,7 @@ int jl__imp_segment(const jl__imp_pwlog *p, const jl__imp_segment_opt *o, jl__im
     for (size_t j = 0; j < m; j++)
         if (pw[j] > mid)
             srt[na++] = pw[j];
-    double load = quantile_sorted(srt, na, 0.5);
+    double load = median_sorted(srt, na);
     double rise = fl + JL__IMP_SEG_RISE * (load - fl), fall = fl + JL__IMP_SEG_FALL * (load - fl);
     out->load_w = load;
     out->rise_w = rise;
@@ -388,10 +370,10 @@ int jl__imp_segment(const jl__imp_pwlog *p, const jl__imp_segment_opt *o, jl__im
             w[kept++] = w[k];
             continue;
         }
-        char a[96];
+        char a[32];
         if (out->n_dropped++ < 3)
             jl__strbuf_printf(&drop, "%s%s, %.1f s", out->n_dropped > 1 ? "; " : "",
-                              jl__imp_fmt_iso_utc(a, w[k].start), w[k].end - w[k].start);
+                              jl__iso_utc_ms(a, w[k].start), w[k].end - w[k].start);
     }
     out->runs = w;
     out->n = kept;
@@ -452,11 +434,11 @@ jl_status jl__imp_write_runs_csv(const char *path, const jl__imp_runs_row *rows,
         jl__csvw_cell(&row, cols[c]);
     jl__csvw_end(&row);
     for (size_t i = 0; i < n; i++) {
-        char a[96], b[96];
+        char a[32], b[32];
         jl__csvw_begin(&row, f);
         jl__csvw_cell(&row, rows[i].name);
-        jl__csvw_cell(&row, jl__imp_fmt_iso_utc(a, rows[i].start));
-        jl__csvw_cell(&row, jl__imp_fmt_iso_utc(b, rows[i].end));
+        jl__csvw_cell(&row, jl__iso_utc_ms(a, rows[i].start));
+        jl__csvw_cell(&row, jl__iso_utc_ms(b, rows[i].end));
         if (with_log)
             jl__csvw_cell(&row, rows[i].log);
         for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {

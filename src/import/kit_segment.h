@@ -166,7 +166,4 @@ jl_status jl__imp_auto_runs_find(struct jl__imp *k, jl_error_list *errors, const
                                  jl__imp_auto_runs *out);
 void jl__imp_auto_runs_free(jl__imp_auto_runs *a);
 
-/* "2026-11-23T22:17:53.300Z" for Unix seconds t (buf: 96 bytes). */
-char *jl__imp_fmt_iso_utc(char *buf, double t);
-
 #endif

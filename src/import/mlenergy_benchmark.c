@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "core/util.h"
 #include "import/json_stream.h"
 #include "import/kit.h"

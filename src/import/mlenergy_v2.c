@@ -318,7 +318,7 @@ static void v1_head_free(v1_head *h)
     h->n = 0;
 }
 
-static int v1_head_read(jl__imp *c, const jl__imp_csv_row *row, v1_head *h)
+static int v1_head_read(jl__imp *c, const jl__csv_row *row, v1_head *h)
 {
     h->model = h->energy = h->tput = h->len = h->lat = -1;
     if (!(h->name = calloc(row->n ? row->n : 1, sizeof *h->name))) {
@@ -352,7 +352,7 @@ static void v1_scores_free(v1_scores *s)
     free(s);
 }
 
-static void v1_scores_row(jl__imp *c, const char *path, const jl__imp_csv_row *row, v1_scores *s)
+static void v1_scores_row(jl__imp *c, const char *path, const jl__csv_row *row, v1_scores *s)
 {
     size_t nh = s->head.n;
     char **m = realloc(s->model, (s->n + 1) * sizeof *m);
@@ -379,11 +379,11 @@ static v1_scores *v1_scores_read(jl__imp *c, const char *path)
     size_t len;
     char *text = jl__imp_read_file(c, path, &len);
     v1_scores *s = text ? calloc(1, sizeof *s) : NULL;
-    jl__imp_csv *csv = NULL;
+    jl__csv *csv = NULL;
     jl_error *err = NULL;
-    if (s && jl__imp_csv_open_buffer(text, len, path, &csv, &err) == JL_OK) {
-        jl__imp_csv_row row;
-        while (jl__imp_csv_next(csv, &row, &err) > 0 && !c->oom) {
+    if (s && jl__csv_open_buffer(text, len, path, &csv, &err) == JL_OK) {
+        jl__csv_row row;
+        while (jl__csv_next(csv, &row, &err) > 0 && !c->oom) {
             if (!s->head.name) {
                 if (v1_head_read(c, &row, &s->head))
                     break;
@@ -393,7 +393,7 @@ static v1_scores *v1_scores_read(jl__imp *c, const char *path)
         }
     }
     jl_error_free(err); /* an unreadable score.csv only leaves the scores out */
-    jl__imp_csv_close(csv);
+    jl__csv_close(csv);
     free(text);
     return s;
 }
@@ -426,7 +426,7 @@ static int v1_number(jl__imp *c, const char *file, long long line, const char *c
 }
 
 /* The header of a <GPU>_<task>_benchmark.csv: model and energy needed. */
-static int v1_bench_head(jl__imp *c, const char *file, const jl__imp_csv_row *row, v1_head *h)
+static int v1_bench_head(jl__imp *c, const char *file, const jl__csv_row *row, v1_head *h)
 {
     if (v1_head_read(c, row, h))
         return -1;
@@ -452,7 +452,7 @@ static int v1_bench_head(jl__imp *c, const char *file, const jl__imp_csv_row *ro
 }
 
 /* The measured figures of one row: 0, or -1 after an error. */
-static int v1_figures(jl__imp *c, const char *file, const jl__imp_csv_row *row, const v1_head *h,
+static int v1_figures(jl__imp *c, const char *file, const jl__csv_row *row, const v1_head *h,
                       double *e, double *tput, double *rlen, double *lat)
 {
     if (row->n != h->n) {
@@ -480,7 +480,7 @@ static int v1_figures(jl__imp *c, const char *file, const jl__imp_csv_row *row, 
 }
 
 /* One row of a v1 CSV as a run. */
-static void v1_row(jl__imp *c, const char *file, const jl__imp_csv_row *row, const v1_head *h,
+static void v1_row(jl__imp *c, const char *file, const jl__csv_row *row, const v1_head *h,
                    const char *gpu, const char *task, const jl__jv *models, const v1_scores *scores)
 {
     double e = NAN, tput = NAN, rlen = NAN, lat = NAN;
@@ -536,20 +536,20 @@ static void v1_csv(jl__imp *c, const char *text, size_t len, const char *file, c
     char *gpu = jl__asprintf("%.*s", (int)(us - base), base);
     char *task = jl__asprintf("%.*s", (int)(suf - us - 1), us + 1);
     v1_head h = {0};
-    jl__imp_csv *csv = NULL;
+    jl__csv *csv = NULL;
     jl_error *err = NULL;
-    jl__imp_csv_row row;
+    jl__csv_row row;
     int got = 0;
-    if (!gpu || !task || jl__imp_csv_open_buffer(text, len, file, &csv, &err) != JL_OK) {
+    if (!gpu || !task || jl__csv_open_buffer(text, len, file, &csv, &err) != JL_OK) {
         c->oom = 1;
         goto end;
     }
-    if ((got = jl__imp_csv_next(csv, &row, &err)) == 0)
+    if ((got = jl__csv_next(csv, &row, &err)) == 0)
         jl__imp_err(c, JL_EMISSING, file, "model", 1, "required column missing from the header");
     if (got <= 0 || v1_bench_head(c, file, &row, &h))
         goto end;
     c->res->n_files++;
-    while ((got = jl__imp_csv_next(csv, &row, &err)) > 0 && !c->oom)
+    while ((got = jl__csv_next(csv, &row, &err)) > 0 && !c->oom)
         v1_row(c, file, &row, &h, gpu, task, models, scores);
     jl__imp_note(c, file, "max_batch_size",
                  "v1 CSV rows carry no batch size: @max_batch_size 1 (the 2023 benchmark "
@@ -560,7 +560,7 @@ end:
         err = NULL;
     }
     jl_error_free(err);
-    jl__imp_csv_close(csv);
+    jl__csv_close(csv);
     v1_head_free(&h);
     free(gpu);
     free(task);

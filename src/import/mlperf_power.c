@@ -40,8 +40,8 @@ static int parse_stamp(const char *s, size_t n, double *out)
         return -1;
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || !(sec >= 0 && sec < 61))
         return -1;
-    jl__imp_civil cv = {(int)y, (int)mo, (int)d, (int)h, (int)mi, sec, 0, 0};
-    *out = jl__imp_civil_utc(&cv);
+    jl__civil cv = {(int)y, (int)mo, (int)d, (int)h, (int)mi, sec, 0, 0};
+    *out = jl__civil_utc(&cv);
     return 0;
 }
 
@@ -435,12 +435,12 @@ typedef struct reading {
     double chw[MAX_CHANNELS];
 } reading;
 
-static int field_is(const jl__imp_csv_row *row, size_t k, const char *word)
+static int field_is(const jl__csv_row *row, size_t k, const char *word)
 {
     return k < row->n && !strcmp(row->f[k].s, word);
 }
 
-static int field_num(const jl__imp_csv_row *row, size_t k, double *out)
+static int field_num(const jl__csv_row *row, size_t k, double *out)
 {
     return k < row->n && jl__imp_number(row->f[k].s, out) ? 0 : -1;
 }
@@ -468,7 +468,7 @@ static int spl_push(jl__imp *c, spl *s, double t, double w)
 /* The "<name>,<value>" pairs after the time: Watts, Volts, Amps, PF of the
  * total, then per channel "ChN" followed by its own pairs (only Watts
  * read). Returns 0 or -1 (error pushed). */
-static int read_pairs(jl__imp *c, const char *file, const jl__imp_csv_row *row, reading *x)
+static int read_pairs(jl__imp *c, const char *file, const jl__csv_row *row, reading *x)
 {
     int ch = -1;
     for (size_t k = 2; k + 1 < row->n; k++) {
@@ -510,8 +510,8 @@ static int read_pairs(jl__imp *c, const char *file, const jl__imp_csv_row *row, 
 
 /* One record's reading: time (not before prev), then pairs; channels summed into w (their
  * total compared with the analyser's). Returns 0 or -1 (error pushed). */
-static int read_reading(jl__imp *c, spl *s, const char *file, const jl__imp_csv_row *row,
-                        double prev, reading *x)
+static int read_reading(jl__imp *c, spl *s, const char *file, const jl__csv_row *row, double prev,
+                        reading *x)
 {
     *x = (reading){.w = NAN, .v = NAN, .a = NAN, .pf = NAN};
     if (row->n < 4 || parse_stamp(row->f[1].s, row->f[1].len, &x->t)) {
@@ -604,18 +604,18 @@ static int add_reading(jl__imp *c, spl *s, const reading *x, double begin, doubl
 static int read_spl(jl__imp *c, spl *s, const char *file, const char *buf, size_t len, double begin,
                     double end)
 {
-    jl__imp_csv *csv = NULL;
+    jl__csv *csv = NULL;
     jl_error *err = NULL;
-    if (jl__imp_csv_open_buffer(buf, len, file, &csv, &err) != JL_OK) {
+    if (jl__csv_open_buffer(buf, len, file, &csv, &err) != JL_OK) {
         jl_error_list_push(c->errors, err);
         c->oom = 1;
         return -1;
     }
-    jl__imp_csv_plain(csv);
+    jl__csv_plain(csv);
     double prev = -INFINITY;
-    jl__imp_csv_row row;
+    jl__csv_row row;
     int r, rc = -1;
-    while ((r = jl__imp_csv_next(csv, &row, &err)) > 0) {
+    while ((r = jl__csv_next(csv, &row, &err)) > 0) {
         /* PTDaemon writes other records (e.g. errors); the checker skips them */
         if (row.n < 2 || row.f[0].column != 1 || strcmp(row.f[0].s, "Time"))
             continue;
@@ -639,7 +639,7 @@ static int read_spl(jl__imp *c, spl *s, const char *file, const char *buf, size_
     }
     rc = 0;
 end:
-    jl__imp_csv_close(csv);
+    jl__csv_close(csv);
     return rc;
 }
 

@@ -21,7 +21,7 @@
 #include "core/util.h"
 #include "import/kit.h"
 #include "import/profile_spans.h"
-#include "joules/attribute.h"
+#include "joules/spans.h"
 
 typedef struct {
     int64_t t0, t1, tid;

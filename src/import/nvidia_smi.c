@@ -99,7 +99,7 @@ typedef struct log_data {
     jl__imp *k;            /* borrowed, for notes */
     jl_error_list *errors; /* borrowed */
     const jl_import_nvsmi_options *opt;
-    jl__imp_zone *zone; /* borrowed */
+    jl__zone *zone; /* borrowed */
     col *cols;
     size_t n_cols;
     int has_series[N_SERIES];
@@ -128,7 +128,7 @@ typedef struct log_data {
      * merged into the time) and a row rebuilt as CSV fields */
     int dmon, *dmon_col;
     size_t dmon_n;
-    jl__imp_csv_field *dmon_f;
+    jl__csv_field *dmon_f;
     char *dmon_text;
     /* streaming: each completed sample goes to emit() and only the current
      * one is held (n <= 1); NULL: every sample is kept */
@@ -403,7 +403,7 @@ static int is_ctime_line(const char *s)
 /* The first line when it is not a CSV header: nvidia-smi's other outputs,
  * said by name with what to record instead. 1: dmon -o DT (read); -1: an
  * error (pushed); 0: something else (read as a CSV header). */
-static int other_format(log_data *L, const jl__imp_csv_row *row, jl_status *st)
+static int other_format(log_data *L, const jl__csv_row *row, jl_status *st)
 {
     const char *s = row->f[0].s;
     if (row->n == 1 && s[0] == '#' && strstr(s, "gpu")) {
@@ -450,7 +450,7 @@ static const char *dmon_field(const char *tok)
 /* `#Date Time gpu pwr gtemp ...` (dmon -o DT): the columns. Date and Time
  * become one timestamp; a column joules has no place for keeps its dmon
  * name (noted). dmon's MB are MiB. */
-static jl_status dmon_header(log_data *L, const jl__imp_csv_row *row)
+static jl_status dmon_header(log_data *L, const jl__csv_row *row)
 {
     char *copy = jl__strdup(row->f[0].s + 1);
     char *names[256], *save = NULL;
@@ -488,7 +488,7 @@ static jl_status dmon_header(log_data *L, const jl__imp_csv_row *row)
 /* One dmon data line as the CSV row data_row reads: fields split at
  * blanks, the date and time joined as "YYYY/MM/DD HH:MM:SS", '-' missing.
  * 0: not a data line (a repeated '#' header). */
-static int dmon_row(log_data *L, const jl__imp_csv_row *in, jl__imp_csv_row *out)
+static int dmon_row(log_data *L, const jl__csv_row *in, jl__csv_row *out)
 {
     const char *s = in->f[0].s;
     if (s[0] == '#')
@@ -500,7 +500,7 @@ static int dmon_row(log_data *L, const jl__imp_csv_row *in, jl__imp_csv_row *out
     L->dmon_text = text;
     char *copy = text + len + 8;
     memcpy(copy, s, len + 1);
-    jl__imp_csv_field *f = realloc(L->dmon_f, (len / 2 + 2) * sizeof *f);
+    jl__csv_field *f = realloc(L->dmon_f, (len / 2 + 2) * sizeof *f);
     if (!f)
         return -1;
     L->dmon_f = f;
@@ -530,7 +530,7 @@ static int dmon_row(log_data *L, const jl__imp_csv_row *in, jl__imp_csv_row *out
 
 /* A row that repeats the header (another logging session appended to the
  * file): every field names the same column. */
-static int repeats_header(const log_data *L, const jl__imp_csv_row *row)
+static int repeats_header(const log_data *L, const jl__csv_row *row)
 {
     if (row->n != L->n_cols || L->dmon)
         return 0;
@@ -554,7 +554,7 @@ typedef struct reader {
 } reader;
 
 /* The header row, or --columns (names split at ','). */
-static jl_status read_header(log_data *L, const jl__imp_csv_row *row)
+static jl_status read_header(log_data *L, const jl__csv_row *row)
 {
     if (!row) {
         char *copy = jl__strdup(L->opt->columns);
@@ -573,8 +573,8 @@ static jl_status read_header(log_data *L, const jl__imp_csv_row *row)
     if (other)
         return other > 0 ? dmon_header(L, row) : st;
     /* the header: its first field must not be a time */
-    jl__imp_civil cv;
-    if (row->n > 0 && jl__imp_parse_civil(row->f[0].s, &cv))
+    jl__civil cv;
+    if (row->n > 0 && jl__civil_parse(row->f[0].s, &cv))
         return LERR(L, JL_EMISSING, row->line, 1, NULL,
                     "the log has no header line (format=csv,noheader?): name its "
                     "fields with --columns timestamp,index,power.draw,...");
@@ -607,11 +607,11 @@ static void layout_columns(log_data *L, reader *rd)
 
 /* Without index or uuid every row is one GPU's: a pci.bus_id, serial or
  * name that changes says the log holds several it cannot tell apart. */
-static jl_status same_gpu(log_data *L, const jl__imp_csv_row *row)
+static jl_status same_gpu(log_data *L, const jl__csv_row *row)
 {
     if (L->ident_col < 0)
         return JL_OK;
-    const jl__imp_csv_field *f = &row->f[L->ident_col];
+    const jl__csv_field *f = &row->f[L->ident_col];
     if (!L->ident) {
         L->ident_line = row->line;
         return (L->ident = jl__strdup(f->s)) ? JL_OK : JL_ENOMEM;
@@ -626,19 +626,19 @@ static jl_status same_gpu(log_data *L, const jl__imp_csv_row *row)
 }
 
 /* The row's time (Unix s, through the zone) into pr->t. */
-static jl_status row_time(log_data *L, const jl__imp_csv_row *row, const reader *rd, prow *pr)
+static jl_status row_time(log_data *L, const jl__csv_row *row, const reader *rd, prow *pr)
 {
-    const jl__imp_csv_field *tf = &row->f[rd->cidx[K_TIME]];
-    jl__imp_civil cv;
-    if (!jl__imp_parse_civil(tf->s, &cv))
+    const jl__csv_field *tf = &row->f[rd->cidx[K_TIME]];
+    jl__civil cv;
+    if (!jl__civil_parse(tf->s, &cv))
         return LERR(L, JL_EINVALID, row->line, tf->column, "timestamp",
                     "expected a time like 2026/11/23 22:17:22.120, found '%s'", tf->s);
     int gap = 0;
-    pr->t = jl__imp_zone_to_unix(L->zone, &cv, L->last_t, &gap);
+    pr->t = jl__zone_to_unix(L->zone, &cv, L->last_t, &gap);
     if (gap)
         jl__imp_note(L->k, L->path, "timestamp",
                      "a time that does not exist in %s (a clock change gap), first at line %lld",
-                     jl__imp_zone_name(L->zone), row->line);
+                     jl__zone_name(L->zone), row->line);
     if (!L->opt->sort && L->rows > 1 && pr->t < L->last_t)
         return LERR(L, JL_EINVALID, row->line, tf->column, "timestamp",
                     "time goes backwards (%s is %.3f s before the line above): a clock "
@@ -650,13 +650,13 @@ static jl_status row_time(log_data *L, const jl__imp_csv_row *row, const reader 
 
 /* The row's GPU (by index, else uuid, else the only one) as a slot; a GPU
  * not in the first sample is an error. */
-static jl_status row_gpu(log_data *L, const jl__imp_csv_row *row, reader *rd, size_t *slot)
+static jl_status row_gpu(log_data *L, const jl__csv_row *row, reader *rd, size_t *slot)
 {
     long index = -1;
     const char *uuid = NULL;
     long long gcol = 1;
     if (rd->cidx[K_INDEX] >= 0) {
-        const jl__imp_csv_field *f = &row->f[rd->cidx[K_INDEX]];
+        const jl__csv_field *f = &row->f[rd->cidx[K_INDEX]];
         char *e;
         errno = 0;
         long x = strtol(f->s, &e, 10);
@@ -692,8 +692,8 @@ static jl_status row_gpu(log_data *L, const jl__imp_csv_row *row, reader *rd, si
 
 /* One value of a series or per-GPU column: NaN when missing, else the
  * number in the trace's unit (a unit in the value must be the column's). */
-static jl_status row_value(log_data *L, const jl__imp_csv_row *row, const col *c,
-                           const jl__imp_csv_field *f, double *out)
+static jl_status row_value(log_data *L, const jl__csv_row *row, const col *c,
+                           const jl__csv_field *f, double *out)
 {
     *out = NAN;
     if (jl__imp_csv_missing(f->s)) {
@@ -718,11 +718,11 @@ static jl_status row_value(log_data *L, const jl__imp_csv_row *row, const col *c
 
 /* The row's per-GPU attributes (name, uuid, power limit, memory) into its
  * GPU and its series values into pr. */
-static jl_status row_values(log_data *L, const jl__imp_csv_row *row, gpu *gp, prow *pr)
+static jl_status row_values(log_data *L, const jl__csv_row *row, gpu *gp, prow *pr)
 {
     for (size_t i = 0; i < L->n_cols; i++) {
         const col *c = &L->cols[i];
-        const jl__imp_csv_field *f = &row->f[i];
+        const jl__csv_field *f = &row->f[i];
         if (c->k == K_NAME || c->k == K_UUID) {
             char **dst = c->k == K_NAME ? &gp->name : &gp->uuid;
             if (!*dst && *f->s && (c->k == K_UUID || !jl__imp_csv_missing(f->s)) &&
@@ -783,9 +783,9 @@ static jl_status place_row(log_data *L, reader *rd, const prow *pr)
 
 /* One data row: checked, parsed and placed. 1: skipped (a noheader log's
  * header line given with --columns). */
-static jl_status data_row(log_data *L, reader *rd, const jl__imp_csv_row *row)
+static jl_status data_row(log_data *L, reader *rd, const jl__csv_row *row)
 {
-    jl__imp_csv_row dm;
+    jl__csv_row dm;
     if (L->dmon) {
         int k = dmon_row(L, row, &dm);
         if (k <= 0)
@@ -805,9 +805,9 @@ static jl_status data_row(log_data *L, reader *rd, const jl__imp_csv_row *row)
                      row->line);
         return JL_OK;
     }
-    jl__imp_civil cv;
+    jl__civil cv;
     if (!row->complete &&
-        (row->n != L->n_cols || !jl__imp_parse_civil(row->f[rd->cidx[K_TIME]].s, &cv))) {
+        (row->n != L->n_cols || !jl__civil_parse(row->f[rd->cidx[K_TIME]].s, &cv))) {
         jl__imp_note(L->k, L->path, "",
                      "the last line (%lld) is cut short (%zu of %zu fields, no line end: the "
                      "logger was stopped mid-line?): dropped",
@@ -864,22 +864,22 @@ static jl_status flush_rows(log_data *L, reader *rd)
 
 /* Read one log whole: header, rows, grouping into samples. Returns JL_OK
  * or an error code (already in the list). */
-static jl_status read_log(log_data *L, jl__imp_csv *csv)
+static jl_status read_log(log_data *L, jl__csv *csv)
 {
     jl_status st = JL_OK;
-    jl__imp_csv_row row;
+    jl__csv_row row;
     jl_error *err = NULL;
     int r = 0;
     reader rd = {0};
     for (int k = 0; k <= K_NSERIES; k++)
         rd.cidx[k] = -1;
-    const char *enc = jl__imp_csv_encoding(csv);
+    const char *enc = jl__csv_encoding(csv);
     if (enc)
         jl__imp_note(L->k, L->path, "", "the log is %s%s: read as text", enc,
                      strstr(enc, "16") ? " (what Windows PowerShell's `>` writes)" : "");
     if (L->opt->columns && (st = read_header(L, NULL)) != JL_OK)
         return st;
-    while (st == JL_OK && (r = jl__imp_csv_next(csv, &row, &err)) > 0)
+    while (st == JL_OK && (r = jl__csv_next(csv, &row, &err)) > 0)
         st = L->cols ? data_row(L, &rd, &row) : read_header(L, &row);
     if (st != JL_OK)
         goto end;
@@ -912,227 +912,6 @@ static const char *set_attr(jl_attrs *a, const char *key, const char *value)
     return jl__imp_set_attr(a, key, value);
 }
 
-/* ---- RUNS.csv ----------------------------------------------------------------- */
-
-typedef struct run_spec {
-    char *name;
-    double start, end;
-    long long line;
-    char *gpus, *requests, *log;
-    double req_offset; /* NaN: none */
-    jl_kv *attrs;
-    size_t n_attrs;
-} run_spec;
-
-static void specs_free(run_spec *s, size_t n)
-{
-    for (size_t i = 0; s && i < n; i++) {
-        free(s[i].name);
-        free(s[i].gpus);
-        free(s[i].requests);
-        free(s[i].log);
-        for (size_t k = 0; k < s[i].n_attrs; k++) {
-            free(s[i].attrs[k].key);
-            free(s[i].attrs[k].value);
-        }
-        free(s[i].attrs);
-    }
-    free(s);
-}
-
-/* A time of RUNS.csv: Unix seconds or ISO 8601 (zone optional). */
-static int parse_when(const char *s, jl__imp_zone *z, double *out)
-{
-    double x;
-    if (jl__imp_number(s, &x)) {
-        *out = x;
-        return 1;
-    }
-    jl__imp_civil c;
-    if (!jl__imp_parse_civil(s, &c))
-        return 0;
-    int gap;
-    *out = jl__imp_zone_to_unix(z, &c, NAN, &gap);
-    return 1;
-}
-
-/* RUNS.csv's header: names (copied, none twice) and the columns run,
- * start, end. */
-typedef struct runs_head {
-    char **name;
-    size_t n;
-    int run, start, end;
-} runs_head;
-
-static jl_status runs_header(const char *file, const jl__imp_csv_row *row, runs_head *h,
-                             jl_error_list *errors)
-{
-    h->run = h->start = h->end = -1;
-    if (!(h->name = calloc(row->n ? row->n : 1, sizeof *h->name)))
-        return JL_ENOMEM;
-    for (size_t i = 0; i < row->n; i++) {
-        const char *s = row->f[i].s;
-        if (!(h->name[i] = jl__strdup(s)))
-            return JL_ENOMEM;
-        h->n++;
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(h->name[j], s))
-                return jl__imp_err_at(errors, JL_EINVALID, file, row->line, row->f[i].column, s,
-                                      "a column named twice");
-        int *slot = !strcmp(s, "run")     ? &h->run
-                    : !strcmp(s, "start") ? &h->start
-                    : !strcmp(s, "end")   ? &h->end
-                                          : NULL;
-        if (slot)
-            *slot = (int)i;
-    }
-    if (h->run < 0 || h->start < 0 || h->end < 0)
-        return jl__imp_err_at(errors, JL_EMISSING, file, row->line, 1, NULL,
-                              "the header must name the columns run, start and end "
-                              "(then any run attribute)");
-    return JL_OK;
-}
-
-/* A run's name, unique and without '/', and its window [start, end]. */
-static jl_status run_window(const char *file, const jl__imp_csv_row *row, const runs_head *h,
-                            jl__imp_zone *z, const run_spec *specs, size_t n, run_spec *sp,
-                            jl_error_list *errors)
-{
-    const jl__imp_csv_field *f = &row->f[h->run];
-    if (!*f->s || strchr(f->s, '/') || !strcmp(f->s, "."))
-        return jl__imp_err_at(errors, JL_EINVALID, file, row->line, f->column, "run",
-                              "expected a run name without '/', found '%s'", f->s);
-    for (size_t k = 0; k < n; k++)
-        if (!strcmp(specs[k].name, f->s))
-            return jl__imp_err_at(errors, JL_EINVALID, file, row->line, f->column, "run",
-                                  "run '%s' is named twice (also line %lld)", f->s, specs[k].line);
-    if (!(sp->name = jl__strdup(f->s)))
-        return JL_ENOMEM;
-    for (int w = 0; w < 2; w++) {
-        const jl__imp_csv_field *tf = &row->f[w ? h->end : h->start];
-        if (!parse_when(tf->s, z, w ? &sp->end : &sp->start))
-            return jl__imp_err_at(errors, JL_EINVALID, file, row->line, tf->column,
-                                  w ? "end" : "start",
-                                  "expected Unix seconds or an ISO 8601 time "
-                                  "(2026-11-23T22:17:22.1Z), found '%s'",
-                                  tf->s);
-    }
-    if (!(sp->end > sp->start))
-        return jl__imp_err_at(errors, JL_EINVALID, file, row->line, row->f[h->end].column, "end",
-                              "the run ends before it starts (%s <= %s)", row->f[h->end].s,
-                              row->f[h->start].s);
-    return JL_OK;
-}
-
-/* The other columns of a run's row: gpus, requests, requests_offset, log,
- * and run attributes (checked now, set when the run is built). */
-static jl_status run_columns(const char *file, const jl__imp_csv_row *row, const runs_head *h,
-                             run_spec *sp, jl_error_list *errors)
-{
-    for (size_t i = 0; i < h->n; i++) {
-        if ((int)i == h->run || (int)i == h->start || (int)i == h->end || !*row->f[i].s)
-            continue;
-        const char *k = h->name[i], *v = row->f[i].s;
-        char **dst = !strcmp(k, "gpus")       ? &sp->gpus
-                     : !strcmp(k, "requests") ? &sp->requests
-                     : !strcmp(k, "log")      ? &sp->log
-                                              : NULL;
-        if (dst) {
-            if (!(*dst = jl__strdup(v)))
-                return JL_ENOMEM;
-            continue;
-        }
-        if (!strcmp(k, "requests_offset")) {
-            if (!jl__imp_number(v, &sp->req_offset))
-                return jl__imp_err_at(errors, JL_EINVALID, file, row->line, row->f[i].column, k,
-                                      "expected seconds, found '%s'", v);
-            continue;
-        }
-        jl_attrs probe;
-        jl_attrs_init(&probe);
-        const char *why = set_attr(&probe, k, v);
-        jl_attrs_clear(&probe);
-        if (why)
-            return jl__imp_err_at(errors, JL_EINVALID, file, row->line, row->f[i].column, k,
-                                  "%s, found '%s'", why, v);
-        jl_kv *x = realloc(sp->attrs, (sp->n_attrs + 1) * sizeof *x);
-        if (!x)
-            return JL_ENOMEM;
-        sp->attrs = x;
-        x[sp->n_attrs].key = jl__strdup(k);
-        x[sp->n_attrs].value = jl__strdup(v);
-        x[sp->n_attrs].is_number = 0;
-        if (!x[sp->n_attrs++].key || !x[sp->n_attrs - 1].value)
-            return JL_ENOMEM;
-    }
-    return JL_OK;
-}
-
-/* RUNS.csv: a header naming run, start, end and any run attribute, then one
- * row per run. */
-static jl_status read_runs(jl__imp_csv *csv, jl__imp_zone *z, jl_error_list *errors, run_spec **out,
-                           size_t *n_out)
-{
-    const char *file = jl__imp_csv_name(csv);
-    jl__imp_csv_row row;
-    jl_error *err = NULL;
-    runs_head h = {0};
-    size_t n = 0, cap = 0;
-    run_spec *specs = NULL;
-    int r;
-    jl_status st = JL_OK;
-    *out = NULL;
-    *n_out = 0;
-    while (st == JL_OK && (r = jl__imp_csv_next(csv, &row, &err)) > 0) {
-        if (!h.name) {
-            st = runs_header(file, &row, &h, errors);
-            continue;
-        }
-        if (row.n != h.n) {
-            st = jl__imp_err_at(errors, JL_EINVALID, file, row.line, 1, NULL,
-                                "%zu fields, the header has %zu", row.n, h.n);
-            break;
-        }
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            run_spec *x = realloc(specs, nc * sizeof *x);
-            if (!x) {
-                st = JL_ENOMEM;
-                break;
-            }
-            specs = x;
-            cap = nc;
-        }
-        run_spec *sp = &specs[n++];
-        memset(sp, 0, sizeof *sp);
-        sp->line = row.line;
-        sp->req_offset = NAN;
-        st = run_window(file, &row, &h, z, specs, n - 1, sp, errors);
-        if (st == JL_OK)
-            st = run_columns(file, &row, &h, sp, errors);
-    }
-    if (st == JL_OK && r < 0) {
-        st = err ? err->code : JL_ENOMEM;
-        jl_error_list_push(errors, err);
-        err = NULL;
-    } else if (st == JL_OK && !h.name) {
-        st = jl__imp_err_at(errors, JL_EMISSING, file, 0, 0, NULL, "empty: no header");
-    } else if (st == JL_OK && n == 0) {
-        st = jl__imp_err_at(errors, JL_ENODATA, file, 0, 0, NULL, "no runs (only a header)");
-    }
-    if (st == JL_ENOMEM && !errors->count)
-        jl__imp_err_at(errors, JL_ENOMEM, file, 0, 0, NULL, "out of memory");
-    jl__imp_free_names(h.name, h.n);
-    jl_error_free(err);
-    if (st != JL_OK) {
-        specs_free(specs, n);
-        return st;
-    }
-    *out = specs;
-    *n_out = n;
-    return JL_OK;
-}
-
 /* ---- runs ---------------------------------------------------------------------- */
 
 typedef struct ctx {
@@ -1140,7 +919,7 @@ typedef struct ctx {
     jl__imp *k;            /* the kit's context: notes, runs */
     jl_import_result *res; /* k->res */
     jl_error_list *errors;
-    jl__imp_zone *zone;
+    jl__zone *zone;
     log_data **logs;
     size_t n_logs;
     size_t dropped_rows;
@@ -1159,7 +938,8 @@ static const char *base_name(const char *p)
 }
 
 /* GPU slots of a `gpus` cell ("0,1,2,3", "0 1", "GPU-uuid;..."), or all. */
-static jl_status select_gpus(ctx *c, const log_data *L, const run_spec *sp, size_t *sel, size_t *G)
+static jl_status select_gpus(ctx *c, const log_data *L, const jl__imp_run_spec *sp, size_t *sel,
+                             size_t *G)
 {
     *G = 0;
     if (!sp || !sp->gpus) {
@@ -1348,7 +1128,7 @@ static int log_power(const log_data *L, double **w, jl__imp_pwlog *p)
     return 0;
 }
 
-static int spec_of_log(const run_spec *sp, const char *path)
+static int spec_of_log(const jl__imp_run_spec *sp, const char *path)
 {
     return !sp->log || !strcmp(sp->log, path) || !strcmp(sp->log, base_name(path));
 }
@@ -1356,7 +1136,7 @@ static int spec_of_log(const run_spec *sp, const char *path)
 /* The GPUs of L a run's gpus cell names ([L->G], 1 where named; NULL for
  * all, or when out of memory: *oom). A name not in the log is passed over:
  * cutting the run says so. */
-static unsigned char *spec_gpus(const run_spec *sp, const log_data *L, int *oom)
+static unsigned char *spec_gpus(const jl__imp_run_spec *sp, const log_data *L, int *oom)
 {
     if (!sp->gpus)
         return NULL;
@@ -1383,7 +1163,7 @@ static unsigned char *spec_gpus(const run_spec *sp, const log_data *L, int *oom)
 /* *out: each GPU's idle level in p (the log L) outside the windows of its
  * runs (kit_segment.c), with a note. */
 static jl_status measure_idle(ctx *c, const log_data *L, const jl__imp_pwlog *p,
-                              const run_spec *specs, size_t n, jl__imp_idle **out)
+                              const jl__imp_run_spec *specs, size_t n, jl__imp_idle **out)
 {
     jl__imp_window *w = jl__calloc_array(n ? n : 1, sizeof *w);
     int oom = !w;
@@ -1399,7 +1179,7 @@ static jl_status measure_idle(ctx *c, const log_data *L, const jl__imp_pwlog *p,
 }
 
 /* 1 when every run has its idle power given (--set or RUNS.csv). */
-static int idle_given(const jl_import_nvsmi_options *o, const run_spec *specs, size_t n)
+static int idle_given(const jl_import_nvsmi_options *o, const jl__imp_run_spec *specs, size_t n)
 {
     for (size_t i = 0; i < o->n_set; i++)
         if (!strcmp(o->set[i].key, "gpu_idle_power_w"))
@@ -1415,11 +1195,11 @@ static int idle_given(const jl_import_nvsmi_options *o, const run_spec *specs, s
 }
 
 static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *paths, size_t n_logs,
-                           int gpu_names, run_spec **out, size_t *n_out);
+                           int gpu_names, jl__imp_run_spec **out, size_t *n_out);
 
 /* In memory: --runs auto's runs, then each log's idle level outside the
  * runs (RUNS.csv or auto). */
-static jl_status logs_auto_idle(ctx *c, jl__imp_csv **csvs, size_t n, run_spec **specs,
+static jl_status logs_auto_idle(ctx *c, jl__csv **csvs, size_t n, jl__imp_run_spec **specs,
                                 size_t *n_specs)
 {
     jl__imp_pwlog *ps = calloc(n ? n : 1, sizeof *ps);
@@ -1430,7 +1210,7 @@ static jl_status logs_auto_idle(ctx *c, jl__imp_csv **csvs, size_t n, run_spec *
     if (!ps || !ws || !paths)
         st = JL_ENOMEM;
     for (size_t k = 0; k < n && st == JL_OK; k++) {
-        paths[k] = csvs[k] ? jl__imp_csv_name(csvs[k]) : NULL;
+        paths[k] = csvs[k] ? jl__csv_name(csvs[k]) : NULL;
         if (!c->logs[k])
             continue;
         if (log_power(c->logs[k], &ws[k], &ps[k]))
@@ -1452,8 +1232,8 @@ static jl_status logs_auto_idle(ctx *c, jl__imp_csv **csvs, size_t n, run_spec *
 
 /* The run's gpu_idle_power_w: the value given (its RUNS.csv row, else
  * --set) wins; else the log's idle level (kit_segment.c). */
-static void apply_idle(ctx *c, const log_data *L, const run_spec *sp, jl_run *r, const size_t *sel,
-                       size_t G, jl__strbuf *notes)
+static void apply_idle(ctx *c, const log_data *L, const jl__imp_run_spec *sp, jl_run *r,
+                       const size_t *sel, size_t G, jl__strbuf *notes)
 {
     const char *given = NULL;
     for (size_t i = 0; sp && i < sp->n_attrs && !given; i++)
@@ -1469,7 +1249,7 @@ static void apply_idle(ctx *c, const log_data *L, const run_spec *sp, jl_run *r,
  * log not read), written to a runs file; *out the runs to import, whose
  * errors name that file from now on. */
 static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *paths, size_t n_logs,
-                           int gpu_names, run_spec **out, size_t *n_out)
+                           int gpu_names, jl__imp_run_spec **out, size_t *n_out)
 {
     const jl_import_nvsmi_options *o = c->opt;
     const char *flags[8];
@@ -1489,7 +1269,7 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
     jl_status st = jl__imp_auto_runs_find(c->k, c->errors, ps, paths, n_logs, &ao, &ar);
     if (st != JL_OK)
         return st;
-    run_spec *specs = calloc(ar.n, sizeof *specs);
+    jl__imp_run_spec *specs = calloc(ar.n, sizeof *specs);
     for (size_t i = 0; specs && i < ar.n; i++) {
         specs[i].req_offset = NAN;
         specs[i].start = ar.rows[i].start;
@@ -1519,8 +1299,8 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
 /* Everything of a run but its power/ and gpu/ series: attributes (--set,
  * then the RUNS.csv row, then the log), notes, requests; a required
  * attribute not given is an error. n = the samples of its window. */
-static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_run *r, double t0,
-                            const size_t *sel, size_t G, int pw, size_t n, double lag,
+static jl_status finish_run(ctx *c, const log_data *L, const jl__imp_run_spec *sp, jl_run *r,
+                            double t0, const size_t *sel, size_t G, int pw, size_t n, double lag,
                             const int edge[2])
 {
     const char *where = sp ? c->opt->runs_csv : L->path;
@@ -1572,7 +1352,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const run_spec *sp, jl_ru
     free(psrc);
     jl__imp_extra_default(c->k, r, "source", "nvidia-smi", 0);
     jl__imp_extra_default(c->k, r, "nvidia_smi_log", L->path, 0);
-    jl__imp_extra_default(c->k, r, "timezone", jl__imp_zone_name(c->zone), 0);
+    jl__imp_extra_default(c->k, r, "timezone", jl__zone_name(c->zone), 0);
     if (a->notes)
         jl__strbuf_printf(&notes, "%s ", a->notes);
     jl__strbuf_printf(&notes,
@@ -1677,7 +1457,7 @@ static int run_values(const double *const *v, int pw, const size_t *sel, size_t 
 
 /* The notes a run's window gets from its power: samples without power,
  * an edge beyond the log. */
-static void window_notes(ctx *c, const log_data *L, const run_spec *sp, int pw,
+static void window_notes(ctx *c, const log_data *L, const jl__imp_run_spec *sp, int pw,
                          const jl__imp_clip *w)
 {
     c->dropped_rows += w->dropped;
@@ -1709,9 +1489,9 @@ static void mem_emit(void *vp, double t, const double *a, const double *b)
 /* r's power/: the readings at their time minus the lag inside [start, end]
  * and the window's edges (the whole log without RUNS.csv); edge[] says
  * how each edge was reached. */
-static jl_status window_power(ctx *c, const log_data *L, const run_spec *sp, const size_t *sel,
-                              size_t G, int pw, double lag, double t0, jl_run *r, size_t n,
-                              int edge[2])
+static jl_status window_power(ctx *c, const log_data *L, const jl__imp_run_spec *sp,
+                              const size_t *sel, size_t G, int pw, double lag, double t0, jl_run *r,
+                              size_t n, int edge[2])
 {
     double start = sp ? sp->start : -INFINITY, end = sp ? sp->end : INFINITY;
     int has_avg = L->has_series[K_POWER_AVG - FIRST_SERIES];
@@ -1778,7 +1558,7 @@ end:
     return st;
 }
 
-static jl_status build_run(ctx *c, const log_data *L, const run_spec *sp, const char *name,
+static jl_status build_run(ctx *c, const log_data *L, const jl__imp_run_spec *sp, const char *name,
                            size_t i0, size_t i1, double t0, const size_t *sel, size_t G,
                            jl_run **out)
 {
@@ -1839,7 +1619,7 @@ fail:
     return st;
 }
 
-static void cut_run(ctx *c, const run_spec *sp)
+static void cut_run(ctx *c, const jl__imp_run_spec *sp)
 {
     const char *rf = c->opt->runs_csv ? c->opt->runs_csv : "RUNS.csv";
     const log_data *L = NULL;
@@ -1911,26 +1691,26 @@ static void result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int ins
                                                       : "power.draw";
     jl__imp_detail_num(c->k, "n_rows", (double)rows);
     jl__imp_detail_num(c->k, "max_gpus_per_log", (double)G);
-    jl__imp_detail(c->k, "timezone", jl__imp_zone_name(c->zone), 0);
+    jl__imp_detail(c->k, "timezone", jl__zone_name(c->zone), 0);
     jl__imp_detail(c->k, "power_field", field, 0);
     if (c->lag_used >= 0)
         jl__imp_detail_num(c->k, "power_lag_s", c->lag_used);
     else
         jl__imp_detail(c->k, "power_lag_s", "differs between runs (their notes say)", 0);
     jl__imp_detail_num(c->k, "samples_without_power", (double)c->dropped_rows);
-    jl__imp_note(c->k, "", "timestamp", "local times read in %s%s", jl__imp_zone_name(c->zone),
+    jl__imp_note(c->k, "", "timestamp", "local times read in %s%s", jl__zone_name(c->zone),
                  c->opt->timezone ? "" : " (no --timezone given)");
     c->res->source = jl__asprintf("nvidia-smi CSV log%s (%zu rows)", n_logs == 1 ? "" : "s", rows);
-    c->res->detail_text = jl__asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
-                                       "%s, %zu notes",
-                                       rows, G, G == 1 ? "" : "s", jl__imp_zone_name(c->zone),
-                                       field, c->res->n_notes);
+    c->res->detail_text =
+        jl__asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
+                     "%s, %zu notes",
+                     rows, G, G == 1 ? "" : "s", jl__zone_name(c->zone), field, c->res->n_notes);
 }
 
 /* ---- streaming: runs written while the log is read ---------------------------- */
 
 typedef struct srun {
-    const run_spec *sp; /* NULL: the whole log */
+    const jl__imp_run_spec *sp; /* NULL: the whole log */
     char name[256];
     double start, end; /* window, Unix s */
     double t0;         /* NaN until its first sample */
@@ -2215,7 +1995,7 @@ static jl_status prepass_log(ctx *c, const char *path, prepass *pp, int report, 
     jl_error_list errs = {0};
     jl__imp kit;
     jl_import_result *none = NULL;
-    jl__imp_csv *csv = NULL;
+    jl__csv *csv = NULL;
     jl_error *err = NULL;
     log_data *L = calloc(1, sizeof *L);
     jl_status st = JL_ENOMEM;
@@ -2233,7 +2013,7 @@ static jl_status prepass_log(ctx *c, const char *path, prepass *pp, int report, 
     L->min_dt = NAN;
     L->emit = prepass_emit;
     L->emit_ctx = pp;
-    if ((st = jl__imp_csv_open_file(path, &csv, &err)) == JL_OK)
+    if ((st = jl__csv_open_file(path, &csv, &err)) == JL_OK)
         st = read_log(L, csv);
     else if (report)
         jl_error_list_push(c->errors, err), err = NULL;
@@ -2245,7 +2025,7 @@ static jl_status prepass_log(ctx *c, const char *path, prepass *pp, int report, 
     }
 end:
     jl_error_free(err);
-    jl__imp_csv_close(csv);
+    jl__csv_close(csv);
     log_free(L);
     jl__imp_end(&kit, JL_EINVALID, &none);
     jl_error_list_clear(&errs);
@@ -2254,7 +2034,7 @@ end:
 
 /* Before streaming log k: --runs auto's runs and the idle level outside
  * the runs, from a first read of the log (when needed). */
-static jl_status stream_prepare(ctx *c, const char *path, run_spec **specs, size_t *n_specs,
+static jl_status stream_prepare(ctx *c, const char *path, jl__imp_run_spec **specs, size_t *n_specs,
                                 jl__imp_idle **idle)
 {
     *idle = NULL;
@@ -2289,7 +2069,7 @@ end:
     return st;
 }
 
-static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__imp_csv *csv, const run_spec *specs,
+static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv, const jl__imp_run_spec *specs,
                             size_t n_specs, size_t k, size_t *rows, size_t *G, int *inst,
                             jl__imp_idle *idle)
 {
@@ -2304,7 +2084,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__imp_csv *csv, const 
     sctx x = {.c = c, .w = w, .t_first = NAN, .t_last = NAN};
     size_t nr = specs ? n_specs : 1;
     x.runs = calloc(nr, sizeof *x.runs);
-    if (!L || !x.runs || !(L->path = jl__strdup(jl__imp_csv_name(csv)))) {
+    if (!L || !x.runs || !(L->path = jl__strdup(jl__csv_name(csv)))) {
         st = JL_ENOMEM;
         goto end;
     }
@@ -2373,11 +2153,11 @@ end:
     return st == JL_ENOMEM ? st : JL_OK;
 }
 
-static jl_status import_logs(ctx *c, jl__imp_csv **csvs, size_t n, jl__imp_csv *runs_csv,
+static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv,
                              jl_import_result **out)
 {
     jl_status st = JL_OK;
-    run_spec *specs = NULL;
+    jl__imp_run_spec *specs = NULL;
     size_t n_specs = 0;
     *out = NULL;
     jl__imp kit;
@@ -2391,14 +2171,15 @@ static jl_status import_logs(ctx *c, jl__imp_csv **csvs, size_t n, jl__imp_csv *
         goto end;
     }
     c->n_logs = n;
-    if (runs_csv && (st = read_runs(runs_csv, c->zone, c->errors, &specs, &n_specs)) != JL_OK)
+    if (runs_csv &&
+        (st = jl__imp_runs_read(runs_csv, c->zone, c->errors, &specs, &n_specs)) != JL_OK)
         goto end;
     size_t rows = 0, read_ok = 0;
     for (size_t k = 0; k < n; k++) {
         if (!csvs[k])
             continue;
         log_data *L = calloc(1, sizeof *L);
-        if (!L || !(L->path = jl__strdup(jl__imp_csv_name(csvs[k])))) {
+        if (!L || !(L->path = jl__strdup(jl__csv_name(csvs[k])))) {
             free(L);
             st = JL_ENOMEM;
             goto end;
@@ -2476,7 +2257,7 @@ static jl_status import_logs(ctx *c, jl__imp_csv **csvs, size_t n, jl__imp_csv *
         }
     result_details(c, n, rows, G, inst);
 end:
-    specs_free(specs, n_specs);
+    jl__imp_run_specs_free(specs, n_specs);
     for (size_t k = 0; c->logs && k < c->n_logs; k++)
         log_free(c->logs[k]);
     free(c->logs);
@@ -2516,33 +2297,33 @@ jl_status jl_import_nvidia_smi(const char *const *logs, size_t n,
     jl_status st = check_set(opt, errors);
     if (st != JL_OK)
         return st;
-    if ((st = jl__imp_zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
+    if ((st = jl__zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
         jl_error_list_push(errors, err);
         return st;
     }
-    jl__imp_csv **csvs = calloc(n ? n : 1, sizeof *csvs);
-    jl__imp_csv *runs = NULL;
+    jl__csv **csvs = calloc(n ? n : 1, sizeof *csvs);
+    jl__csv *runs = NULL;
     if (!csvs) {
-        jl__imp_zone_free(c.zone);
+        jl__zone_free(c.zone);
         return JL_ENOMEM;
     }
-    if (opt->runs_csv && jl__imp_csv_open_file(opt->runs_csv, &runs, &err) != JL_OK) {
+    if (opt->runs_csv && jl__csv_open_file(opt->runs_csv, &runs, &err) != JL_OK) {
         st = err ? (err->code == JL_EIO ? JL_EUSAGE : err->code) : JL_ENOMEM;
         jl_error_list_push(errors, err);
         goto end;
     }
     for (size_t k = 0; k < n; k++) {
         err = NULL;
-        if (jl__imp_csv_open_file(logs[k], &csvs[k], &err) != JL_OK)
+        if (jl__csv_open_file(logs[k], &csvs[k], &err) != JL_OK)
             jl_error_list_push(errors, err);
     }
     st = import_logs(&c, csvs, n, runs, out);
 end:
     for (size_t k = 0; k < n; k++)
-        jl__imp_csv_close(csvs[k]);
+        jl__csv_close(csvs[k]);
     free(csvs);
-    jl__imp_csv_close(runs);
-    jl__imp_zone_free(c.zone);
+    jl__csv_close(runs);
+    jl__zone_free(c.zone);
     return st;
 }
 
@@ -2563,23 +2344,22 @@ jl_status jl_import_nvidia_smi_buffer(const char *log, size_t len, const char *n
     jl_status st = check_set(&o, errors);
     if (st != JL_OK)
         return st;
-    if ((st = jl__imp_zone_open(o.timezone, &c.zone, &err)) != JL_OK) {
+    if ((st = jl__zone_open(o.timezone, &c.zone, &err)) != JL_OK) {
         jl_error_list_push(errors, err);
         return st;
     }
-    jl__imp_csv *csv = NULL, *runs = NULL;
-    if (jl__imp_csv_open_buffer(log, len, name, &csv, &err) != JL_OK ||
-        (runs_csv &&
-         jl__imp_csv_open_buffer(runs_csv, runs_len, "RUNS.csv", &runs, &err) != JL_OK)) {
+    jl__csv *csv = NULL, *runs = NULL;
+    if (jl__csv_open_buffer(log, len, name, &csv, &err) != JL_OK ||
+        (runs_csv && jl__csv_open_buffer(runs_csv, runs_len, "RUNS.csv", &runs, &err) != JL_OK)) {
         jl_error_list_push(errors, err);
         st = JL_ENOMEM;
     } else {
         /* requests columns name files: not read from buffers */
         st = import_logs(&c, &csv, 1, runs, out);
     }
-    jl__imp_csv_close(csv);
-    jl__imp_csv_close(runs);
-    jl__imp_zone_free(c.zone);
+    jl__csv_close(csv);
+    jl__csv_close(runs);
+    jl__zone_free(c.zone);
     return st;
 }
 
@@ -2610,40 +2390,40 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
     }
     ctx c = {.opt = opt, .errors = errors, .lag_used = NAN};
     jl_error *err = NULL;
-    run_spec *specs = NULL;
+    jl__imp_run_spec *specs = NULL;
     size_t n_specs = 0, rows = 0, G = 0;
     int inst = 0;
-    jl__imp_csv *runs = NULL;
+    jl__csv *runs = NULL;
     jl_status st = check_set(opt, errors);
     if (st != JL_OK)
         return st;
-    if ((st = jl__imp_zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
+    if ((st = jl__zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
         jl_error_list_push(errors, err);
         return st;
     }
     jl__imp kit;
     if (jl__imp_start(&kit, NULL, errors)) {
-        jl__imp_zone_free(c.zone);
+        jl__zone_free(c.zone);
         return JL_ENOMEM;
     }
     c.k = &kit;
     c.res = kit.res;
     if (opt->runs_csv) {
-        if (jl__imp_csv_open_file(opt->runs_csv, &runs, &err) != JL_OK) {
+        if (jl__csv_open_file(opt->runs_csv, &runs, &err) != JL_OK) {
             st = err ? (err->code == JL_EIO ? JL_EUSAGE : err->code) : JL_ENOMEM;
             jl_error_list_push(errors, err);
             goto end;
         }
-        if ((st = read_runs(runs, c.zone, errors, &specs, &n_specs)) != JL_OK)
+        if ((st = jl__imp_runs_read(runs, c.zone, errors, &specs, &n_specs)) != JL_OK)
             goto end;
     }
     for (size_t k = 0; k < n; k++) {
-        jl__imp_csv *csv = NULL;
+        jl__csv *csv = NULL;
         jl__imp_idle *idle = NULL;
         err = NULL;
         if ((st = stream_prepare(&c, logs[k], &specs, &n_specs, &idle)) != JL_OK)
             goto end;
-        if (jl__imp_csv_open_file(logs[k], &csv, &err) != JL_OK) {
+        if (jl__csv_open_file(logs[k], &csv, &err) != JL_OK) {
             jl_error_list_push(errors, err);
             if (idle) {
                 jl__imp_idle_free(idle);
@@ -2652,7 +2432,7 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
             continue;
         }
         st = stream_log(&c, w, csv, specs, n_specs, k, &rows, &G, &inst, idle);
-        jl__imp_csv_close(csv);
+        jl__csv_close(csv);
         if (st != JL_OK)
             goto end;
     }
@@ -2662,9 +2442,9 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
     }
     result_details(&c, n, rows, G, inst);
 end:
-    specs_free(specs, n_specs);
-    jl__imp_csv_close(runs);
-    jl__imp_zone_free(c.zone);
+    jl__imp_run_specs_free(specs, n_specs);
+    jl__csv_close(runs);
+    jl__zone_free(c.zone);
     free(c.auto_path);
     return jl__imp_end(&kit, st, out);
 }

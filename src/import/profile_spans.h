@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "joules/attribute.h"
 #include "joules/error.h"
+#include "joules/spans.h"
 #include "joules/trace.h"
 
 typedef struct jl__raw_spans {

@@ -29,6 +29,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "core/stats.h"
 #include "core/util.h"
 #include "import/kit.h"
 
@@ -861,12 +862,6 @@ static double at(const double *t, const double *v, size_t n, double x, size_t *k
     return jl__imp_lerp(a, v[*k], b, v[*k + 1], x);
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct merged {
     double *t, *v;
     size_t n;
@@ -902,7 +897,7 @@ static int merged_of(const prom *p, const want *w, size_t g, int m, const char *
     while (sorted < n && pairs[2 * sorted] >= pairs[2 * sorted - 2])
         sorted++;
     if (sorted < n)
-        qsort(pairs, n, 2 * sizeof *pairs, cmp_d);
+        qsort(pairs, n, 2 * sizeof *pairs, jl__cmp_double);
     out->t = malloc(n * sizeof *out->t);
     out->v = malloc(n * sizeof *out->v);
     if (!out->t || !out->v) {
@@ -1025,7 +1020,7 @@ static int run_grid(prom *p, const opts *o, const want *w, const merged *ms, int
     while (sorted < N && grid[sorted] >= grid[sorted - 1])
         sorted++;
     if (sorted < N)
-        qsort(grid, N, sizeof *grid, cmp_d);
+        qsort(grid, N, sizeof *grid, jl__cmp_double);
     size_t u = 0;
     for (size_t i = 0; i < N; i++)
         if (!u || grid[i] > grid[u - 1])
@@ -1290,49 +1285,12 @@ static int plan_by(prom *p, const char *by_text, want **out, size_t *n_out, char
     return 0;
 }
 
-enum { C_RUN, C_START, C_END, C_GPUS };
-
-static const char *cell(const jl__imp_csv_row *row, int c)
-{
-    return c >= 0 && (size_t)c < row->n ? row->f[c].s : "";
-}
-
-/* A RUNS.csv row's name and window into w. 0, -1 out of memory, -2 an
- * error (pushed). */
-static int csv_window(prom *p, const opts *o, jl__imp_zone *z, const jl__imp_csv_row *row,
-                      const int *col, want *w)
-{
-    const char *rs = cell(row, col[C_RUN]);
-    const char *ts[2] = {cell(row, col[C_START]), cell(row, col[C_END])};
-    double t[2];
-    for (int k = 0; k < 2; k++) {
-        jl__imp_civil cv;
-        int gap = 0;
-        if (jl__imp_number(ts[k], &t[k]))
-            continue;
-        if (!jl__imp_parse_civil(ts[k], &cv)) {
-            jl__imp_err(p->c, JL_EINVALID, o->runs_csv, k ? "end" : "start", row->line,
-                        "expected Unix seconds or an ISO 8601 time, found '%s'", ts[k]);
-            return -2;
-        }
-        t[k] = jl__imp_zone_to_unix(z, &cv, NAN, &gap);
-    }
-    if (!*rs || !(t[1] > t[0])) {
-        jl__imp_err(p->c, JL_EINVALID, o->runs_csv, *rs ? "end" : "run", row->line,
-                    *rs ? "end is not after start" : "a run without a name");
-        return -2;
-    }
-    w->start = t[0];
-    w->end = t[1];
-    return (w->name = jl__strdup(rs)) ? 0 : -1;
-}
-
-/* The row's gpus cell (host:UUID, UUID or index; none: every GPU). */
-static int csv_gpus(prom *p, const opts *o, const jl__imp_csv_row *row, const char *gs, want *w)
+/* A RUNS.csv row's gpus cell (host:UUID, UUID or index; NULL: every GPU). */
+static int csv_gpus(prom *p, const opts *o, long long line, const char *gs, want *w)
 {
     if (!(w->gpus = malloc((p->n_g ? p->n_g : 1) * sizeof *w->gpus)))
         return -1;
-    if (!*gs) {
+    if (!gs || !*gs) {
         for (size_t g = 0; g < p->n_g; g++)
             w->gpus[w->n_gpus++] = g;
         return 0;
@@ -1353,7 +1311,7 @@ static int csv_gpus(prom *p, const opts *o, const jl__imp_csv_row *row, const ch
                 count++;
             }
         if (count != 1) {
-            jl__imp_err(p->c, JL_EINVALID, o->runs_csv, "gpus", row->line,
+            jl__imp_err(p->c, JL_EINVALID, o->runs_csv, "gpus", line,
                         count ? "run %s: GPU '%s' is on several hosts: write host:%s"
                               : "run %s: no GPU '%s' in the series",
                         w->name, id, id);
@@ -1366,106 +1324,61 @@ static int csv_gpus(prom *p, const opts *o, const jl__imp_csv_row *row, const ch
     return rc;
 }
 
-/* One RUNS.csv row into w: window, GPUs, and its other columns as run
- * attributes. */
-static int csv_run(prom *p, const opts *o, jl__imp_zone *z, const jl__imp_csv_row *row,
-                   const char *const *names, size_t n_names, const int *col, want *w)
-{
-    int rc = csv_window(p, o, z, row, col, w);
-    if (!rc)
-        rc = csv_gpus(p, o, row, cell(row, col[C_GPUS]), w);
-    for (size_t i = 0; i < row->n && i < n_names && !rc; i++) {
-        if ((int)i == col[C_RUN] || (int)i == col[C_START] || (int)i == col[C_END] ||
-            (int)i == col[C_GPUS] || !*row->f[i].s)
-            continue;
-        jl_kv *na = realloc(w->attrs, (w->n_attrs + 1) * sizeof *na);
-        if (!na)
-            return -1;
-        w->attrs = na;
-        jl_kv *kv = &w->attrs[w->n_attrs++];
-        kv->key = jl__strdup(names[i]);
-        kv->value = jl__strdup(row->f[i].s);
-        kv->is_number = 0;
-        if (!kv->key || !kv->value)
-            rc = -1;
-    }
-    return rc;
-}
-
-/* RUNS.csv: run,start,end[,gpus][,attribute columns]; gpus lists GPUs as
- * host:id, id (UUID or index) when one host, separated by ';' or spaces
- * (none: every GPU). */
+/* RUNS.csv (kit_runs.c: run,start,end[,gpus][,attribute columns]); gpus
+ * lists GPUs as host:id, id (UUID or index) when one host, separated by ';'
+ * or spaces (none: every GPU). 0, -1 out of memory, -2 an error (pushed). */
 static int plan_csv(prom *p, const opts *o, want **out, size_t *n_out)
 {
     *out = NULL;
     *n_out = 0;
-    jl__imp_csv *csv = NULL;
+    jl__csv *csv = NULL;
     jl_error *err = NULL;
-    jl__imp_zone *z = NULL;
-    if (jl__imp_csv_open_file(o->runs_csv, &csv, &err) != JL_OK) {
+    jl__zone *z = NULL;
+    if (jl__csv_open_file(o->runs_csv, &csv, &err) != JL_OK) {
         jl_error_list_push(p->c->errors, err);
         return -2;
     }
-    if (jl__imp_zone_open(o->timezone ? o->timezone : "UTC", &z, &err) != JL_OK) {
-        jl__imp_csv_close(csv);
+    if (jl__zone_open(o->timezone ? o->timezone : "UTC", &z, &err) != JL_OK) {
+        jl__csv_close(csv);
         jl_error_list_push(p->c->errors, err);
         return -2;
     }
-    jl__imp_csv_row row;
-    char **names = NULL;
-    size_t n_names = 0, cap = 0;
-    int col[4] = {-1, -1, -1, -1}, rc = 0, got;
-    while ((got = jl__imp_csv_next(csv, &row, &err)) == 1 && !rc) {
-        if (!names) {
-            if (!(names = calloc(row.n, sizeof *names))) {
-                rc = -1;
-                break;
-            }
-            n_names = row.n;
-            for (size_t i = 0; i < row.n; i++) {
-                if (!(names[i] = jl__strdup(row.f[i].s))) {
-                    rc = -1;
-                    break;
-                }
-                int *c = !strcmp(names[i], "run")     ? &col[C_RUN]
-                         : !strcmp(names[i], "start") ? &col[C_START]
-                         : !strcmp(names[i], "end")   ? &col[C_END]
-                         : !strcmp(names[i], "gpus")  ? &col[C_GPUS]
-                                                      : NULL;
-                if (c)
-                    *c = (int)i;
-            }
-            if (!rc && (col[C_RUN] < 0 || col[C_START] < 0 || col[C_END] < 0)) {
-                jl__imp_err(p->c, JL_EMISSING, o->runs_csv, "run,start,end", row.line,
-                            "RUNS.csv needs the columns run, start and end");
-                rc = -2;
-            }
-            continue;
-        }
-        if (*n_out == cap) {
-            cap = cap ? 2 * cap : 16;
-            want *nw = realloc(*out, cap * sizeof *nw);
-            if (!nw) {
-                rc = -1;
-                break;
-            }
-            *out = nw;
-        }
-        want *w = &(*out)[*n_out];
-        memset(w, 0, sizeof *w);
-        w->line = row.line;
+    jl__imp_run_spec *specs = NULL;
+    size_t n = 0;
+    jl_status st = jl__imp_runs_read(csv, z, p->c->errors, &specs, &n);
+    jl__csv_close(csv);
+    jl__zone_free(z);
+    if (st != JL_OK)
+        return st == JL_ENOMEM ? -1 : -2;
+    int rc = (*out = calloc(n, sizeof **out)) ? 0 : -1;
+    for (size_t i = 0; i < n && !rc; i++) {
+        jl__imp_run_spec *sp = &specs[i];
+        want *w = &(*out)[i];
         (*n_out)++;
-        rc = csv_run(p, o, z, &row, (const char *const *)names, n_names, col, w);
+        w->line = sp->line;
+        w->start = sp->start;
+        w->end = sp->end;
+        w->name = sp->name;
+        sp->name = NULL;
+        w->attrs = sp->attrs;
+        w->n_attrs = sp->n_attrs;
+        sp->attrs = NULL;
+        sp->n_attrs = 0;
+        const char *other = sp->requests             ? "requests"
+                            : sp->log                ? "log"
+                            : !isnan(sp->req_offset) ? "requests_offset"
+                                                     : NULL;
+        if (other) {
+            jl__imp_err(p->c, JL_EINVALID, o->runs_csv, other, sp->line,
+                        "run %s: column '%s' is one of nvidia-smi's RUNS.csv (a requests "
+                        "file, a log per run); prometheus reads neither",
+                        w->name, other);
+            rc = -2;
+        } else {
+            rc = csv_gpus(p, o, sp->line, sp->gpus, w);
+        }
     }
-    if (got < 0) {
-        jl_error_list_push(p->c->errors, err);
-        rc = -2;
-    }
-    for (size_t i = 0; i < n_names; i++)
-        free(names[i]);
-    free(names);
-    jl__imp_csv_close(csv);
-    jl__imp_zone_free(z);
+    jl__imp_run_specs_free(specs, n);
     return rc;
 }
 

@@ -9,7 +9,7 @@
 
 #include "joules/import.h"
 
-#define JL_IMPORTERS(X)   \
+#define JL__IMPORTERS(X)  \
     X(mlenergy)           \
     X(mlenergy_benchmark) \
     X(mlperf_power)       \
@@ -20,14 +20,14 @@
     X(codecarbon)         \
     X(zeus)
 
-#define JL_X_DECL(id) extern const jl_importer jl__importer_##id;
-JL_IMPORTERS(JL_X_DECL)
-#undef JL_X_DECL
+#define JL__X_DECL(id) extern const jl_importer jl__importer_##id;
+JL__IMPORTERS(JL__X_DECL)
+#undef JL__X_DECL
 
 static const jl_importer *const table[] = {
-#define JL_X_ROW(id) &jl__importer_##id,
-    JL_IMPORTERS(JL_X_ROW)
-#undef JL_X_ROW
+#define JL__X_ROW(id) &jl__importer_##id,
+    JL__IMPORTERS(JL__X_ROW)
+#undef JL__X_ROW
 };
 
 const jl_importer *const *jl_importers(size_t *n)

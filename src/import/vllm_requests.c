@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/stats.h"
 #include "core/util.h"
 #include "import/kit.h"
 
@@ -321,20 +322,6 @@ static jl_status one_request(const vdoc *d, const char *path, jl_error_list *err
     return JL_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The q-quantile of x[0..n) sorted (linear between order statistics). */
-static double quantile_sorted(const double *x, size_t n, double q)
-{
-    double h = q * (double)(n - 1);
-    size_t lo = (size_t)h;
-    return lo + 1 < n ? x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]) : x[n - 1];
-}
-
 /* Without arrival times (a file without start_times at a finite request
  * rate) requests/ cannot be placed on the run's clock: what the requests
  * say without a clock goes to summary/ instead (the client's figures,
@@ -366,9 +353,9 @@ static jl_status client_figures(jl__imp *kit, const vdoc *d, const char *path, j
     jl__imp_summary_num(kit, r, "completed_requests", (double)done);
     jl__imp_summary_num(kit, r, "failed_requests", (double)(R - done));
     if (done) {
-        qsort(ttft, done, sizeof *ttft, cmp_double);
-        jl__imp_summary_num(kit, r, "ttft_median_s", quantile_sorted(ttft, done, 0.5));
-        jl__imp_summary_num(kit, r, "ttft_p90_s", quantile_sorted(ttft, done, 0.9));
+        qsort(ttft, done, sizeof *ttft, jl__cmp_double);
+        jl__imp_summary_num(kit, r, "ttft_median_s", jl__quantile_sorted(ttft, done, 0.5));
+        jl__imp_summary_num(kit, r, "ttft_p90_s", jl__quantile_sorted(ttft, done, 0.9));
         su->avg_output_tokens = out_sum / (double)done;
         if (isfinite(d->duration) && d->duration > 0)
             su->output_throughput_tok_s = out_sum / d->duration;

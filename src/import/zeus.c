@@ -67,7 +67,7 @@ static int device_col(const char *s, long *index)
     return K_OTHER;
 }
 
-static int read_header(zs *z, const jl__imp_csv_row *row)
+static int read_header(zs *z, const jl__csv_row *row)
 {
     z->c_start = z->c_name = z->c_elapsed = -1;
     if (!(z->cols = calloc(row->n ? row->n : 1, sizeof *z->cols))) {
@@ -126,7 +126,7 @@ static int read_header(zs *z, const jl__imp_csv_row *row)
  * layout (start_time, window_name, then the rest) and extra fields. f[] of
  * z->H entries; *name_buf allocated when joined. 0, or -1 when the fields
  * cannot be matched to the header. */
-static int fields_of(zs *z, const jl__imp_csv_row *row, const char **f, char **name_buf)
+static int fields_of(zs *z, const jl__csv_row *row, const char **f, char **name_buf)
 {
     *name_buf = NULL;
     if (row->n == z->H) {
@@ -170,7 +170,7 @@ static double power_limit_of(const char *name)
 }
 
 /* One window as a run. */
-static void window_run(zs *z, const jl__imp_csv_row *row, const char **f, const double *v)
+static void window_run(zs *z, const jl__csv_row *row, const char **f, const double *v)
 {
     jl_run *r = jl_run_new();
     if (!r) {
@@ -320,7 +320,7 @@ static void window_run(zs *z, const jl__imp_csv_row *row, const char **f, const 
     jl__imp_push_run(z->k, r);
 }
 
-static void data_row(zs *z, const jl__imp_csv_row *row)
+static void data_row(zs *z, const jl__csv_row *row)
 {
     const char **f = calloc(z->H, sizeof *f);
     double *v = calloc(z->H, sizeof *v);
@@ -378,12 +378,12 @@ done:
     free(v);
 }
 
-static int header_cb(void *ctx, const jl__imp_csv_row *row)
+static int header_cb(void *ctx, const jl__csv_row *row)
 {
     return read_header(ctx, row);
 }
 
-static void row_cb(void *ctx, const jl__imp_csv_row *row)
+static void row_cb(void *ctx, const jl__csv_row *row)
 {
     zs *z = ctx;
     if (row->n == z->H && !strcmp(row->f[0].s, z->cols[0].name)) {

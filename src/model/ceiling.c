@@ -7,15 +7,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/stats.h"
 #include "core/util.h"
 #include "joules/ceiling.h"
 #include "model/model_internal.h"
-#include "summary/summary_internal.h"
 
 static const char *const limit_names[] = {
-#define JL_X_BL_NAME(id, name, doc) name,
-    JL_BATCH_LIMIT_TABLE(JL_X_BL_NAME)
-#undef JL_X_BL_NAME
+#define JL__X_BL_NAME(id, name, doc) name,
+    JL_BATCH_LIMIT_TABLE(JL__X_BL_NAME)
+#undef JL__X_BL_NAME
 };
 
 const char *jl_batch_limit_name(jl_batch_limit l)

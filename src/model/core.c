@@ -13,8 +13,8 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
+#include "core/stats.h"
 #include "model/model_internal.h"
-#include "summary/summary_internal.h"
 
 #define N_STARTS 18
 

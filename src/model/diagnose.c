@@ -704,7 +704,7 @@ static json_t *memory_json(const jl_memory_ceiling *m)
     return o;
 }
 
-json_t *jl_diagnosis_to_json(const jl_diagnosis *x)
+json_t *jl_diagnose_document(const jl_diagnosis *x)
 {
     json_t *doc = json_object(), *runs = json_array();
     if (!doc || !runs) {

@@ -10,14 +10,14 @@
 #include "joules/output.h"
 
 static const char *const factor_names[] = {
-#define JL_X_EF_NAME(id, name, words) #name,
-    JL_EXPLAIN_FACTOR_TABLE(JL_X_EF_NAME)
-#undef JL_X_EF_NAME
+#define JL__X_EF_NAME(id, name, words) #name,
+    JL_EXPLAIN_FACTOR_TABLE(JL__X_EF_NAME)
+#undef JL__X_EF_NAME
 };
 static const char *const factor_words[] = {
-#define JL_X_EF_WORDS(id, name, words) words,
-    JL_EXPLAIN_FACTOR_TABLE(JL_X_EF_WORDS)
-#undef JL_X_EF_WORDS
+#define JL__X_EF_WORDS(id, name, words) words,
+    JL_EXPLAIN_FACTOR_TABLE(JL__X_EF_WORDS)
+#undef JL__X_EF_WORDS
 };
 
 const char *jl_explain_factor_name(jl_explain_factor_id f)
@@ -424,7 +424,7 @@ jl_status jl_explain(const jl_summary *a, const jl_summary *b, const jl_descript
     return JL_OK;
 }
 
-json_t *jl_explanation_to_json(const jl_explanation *x)
+json_t *jl_explain_document(const jl_explanation *x)
 {
     json_t *doc = json_object();
     if (!doc)

@@ -17,14 +17,14 @@
 #include "model/model_internal.h"
 
 static const char *const param_names[JM_NP] = {
-#define JL_X_MP_NAME(id, name, unit, doc) name,
-    JL_MODEL_PARAM_TABLE(JL_X_MP_NAME)
-#undef JL_X_MP_NAME
+#define JL__X_MP_NAME(id, name, unit, doc) name,
+    JL_MODEL_PARAM_TABLE(JL__X_MP_NAME)
+#undef JL__X_MP_NAME
 };
 static const char *const param_units[JM_NP] = {
-#define JL_X_MP_UNIT(id, name, unit, doc) unit,
-    JL_MODEL_PARAM_TABLE(JL_X_MP_UNIT)
-#undef JL_X_MP_UNIT
+#define JL__X_MP_UNIT(id, name, unit, doc) unit,
+    JL_MODEL_PARAM_TABLE(JL__X_MP_UNIT)
+#undef JL__X_MP_UNIT
 };
 
 const char *jl_fit_method_name(jl_fit_method m)

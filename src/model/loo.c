@@ -7,6 +7,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "core/stats.h"
 #include "core/util.h"
 #include "joules/model.h"
 #include "model/model_internal.h"
@@ -280,12 +281,8 @@ jl_loo_stats jl_loo_summarize(const jl_loo_result *r, const char *task)
     if (st.n) {
         qsort(v, st.n, sizeof *v, jl__cmp_double);
         /* a NaN (failed refit) sorts last and makes max NaN: visible */
-        double h = 0.5 * (double)(st.n - 1);
-        size_t a = (size_t)floor(h);
-        st.median = v[a] + (h - (double)a) * (a + 1 < st.n ? v[a + 1] - v[a] : 0);
-        h = 0.9 * (double)(st.n - 1);
-        a = (size_t)floor(h);
-        st.p90 = v[a] + (h - (double)a) * (a + 1 < st.n ? v[a + 1] - v[a] : 0);
+        st.median = jl__quantile_sorted(v, st.n, 0.5);
+        st.p90 = jl__quantile_sorted(v, st.n, 0.9);
         st.max = v[st.n - 1];
     }
     free(v);

@@ -12,6 +12,7 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
 
+#include "core/stats.h"
 #include "core/util.h"
 #include "joules/ceiling.h"
 #include "joules/model.h"
@@ -283,14 +284,13 @@ static int kind_index(jl_transfer k)
                : (k == JL_TRANSFER_GPU_MODEL ? 1 : (k == JL_TRANSFER_BOTH ? 2 : 3));
 }
 
+/* The q quantile of v[0..n) (sorted in place, NaN last). */
 static double quantile(double *v, size_t n, double q)
 {
     if (!n)
         return NAN;
     qsort(v, n, sizeof *v, jl__cmp_double);
-    double h = q * (double)(n - 1);
-    size_t a = (size_t)floor(h);
-    return v[a] + (h - (double)a) * (a + 1 < n ? v[a + 1] - v[a] : 0);
+    return jl__quantile_sorted(v, n, q);
 }
 
 static size_t ref_ratio(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t, size_t skip,

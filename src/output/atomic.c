@@ -18,12 +18,12 @@
 /* Registry of live temporary paths. Fixed size on purpose: the signal
  * handler must not allocate. More than this many files open at once is not
  * something joules does (the report writes one file at a time). */
-#define JL_MAX_LIVE_TEMPS 64
-static char *volatile live_temps[JL_MAX_LIVE_TEMPS];
+#define JL__MAX_LIVE_TEMPS 64
+static char *volatile live_temps[JL__MAX_LIVE_TEMPS];
 
 static void registry_add(char *p)
 {
-    for (int i = 0; i < JL_MAX_LIVE_TEMPS; i++)
+    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++)
         if (!live_temps[i]) {
             live_temps[i] = p;
             return;
@@ -32,7 +32,7 @@ static void registry_add(char *p)
 
 static void registry_remove(const char *p)
 {
-    for (int i = 0; i < JL_MAX_LIVE_TEMPS; i++)
+    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++)
         if (live_temps[i] == p)
             live_temps[i] = NULL;
 }
@@ -40,7 +40,7 @@ static void registry_remove(const char *p)
 void jl_atomic_cleanup_signal(void)
 {
     /* async-signal-safe: unlink only */
-    for (int i = 0; i < JL_MAX_LIVE_TEMPS; i++)
+    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++)
         if (live_temps[i])
             unlink(live_temps[i]);
     /* then whole directories being built (a report), after stopping any

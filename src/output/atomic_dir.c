@@ -27,8 +27,8 @@
 #include "joules/output.h"
 #include "output/atomic_internal.h"
 
-#define JL_MAX_LIVE_DIRS 8
-static char *volatile live_dirs[JL_MAX_LIVE_DIRS];
+#define JL__MAX_LIVE_DIRS 8
+static char *volatile live_dirs[JL__MAX_LIVE_DIRS];
 static volatile pid_t live_children[JL_ATOMIC_MAX_CHILDREN];
 
 int jl_atomic_register_dir(const char *path)
@@ -36,7 +36,7 @@ int jl_atomic_register_dir(const char *path)
     char *p = jl__strdup(path);
     if (!p)
         return -1;
-    for (int i = 0; i < JL_MAX_LIVE_DIRS; i++)
+    for (int i = 0; i < JL__MAX_LIVE_DIRS; i++)
         if (!live_dirs[i]) {
             live_dirs[i] = p;
             return 0;
@@ -47,7 +47,7 @@ int jl_atomic_register_dir(const char *path)
 
 void jl_atomic_unregister_dir(const char *path)
 {
-    for (int i = 0; i < JL_MAX_LIVE_DIRS; i++) {
+    for (int i = 0; i < JL__MAX_LIVE_DIRS; i++) {
         char *p = live_dirs[i];
         if (p && !strcmp(p, path)) {
             live_dirs[i] = NULL;
@@ -75,7 +75,7 @@ void jl_atomic_unregister_child(pid_t pid)
 #if defined(__linux__)
 /* Remove everything below the directory open as dirfd; depth-limited. Uses a
  * buffer per level on the stack (small) so recursion needs no allocation. */
-struct jl_linux_dirent64 {
+struct linux_dirent64 {
     unsigned long long d_ino;
     long long d_off;
     unsigned short d_reclen;
@@ -94,7 +94,7 @@ static void remove_below_signal(int dirfd, int depth)
             break;
         int removed = 0;
         for (long off = 0; off < n;) {
-            struct jl_linux_dirent64 *d = (struct jl_linux_dirent64 *)(void *)(buf + off);
+            struct linux_dirent64 *d = (struct linux_dirent64 *)(void *)(buf + off);
             off += d->d_reclen;
             const char *name = d->d_name;
             if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))
@@ -129,7 +129,7 @@ void jl__atomic_cleanup_dirs_signal(void)
             live_children[i] = 0;
         }
     }
-    for (int i = 0; i < JL_MAX_LIVE_DIRS; i++) {
+    for (int i = 0; i < JL__MAX_LIVE_DIRS; i++) {
         const char *p = live_dirs[i];
         if (!p)
             continue;

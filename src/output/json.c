@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "joules/account.h"
 #include "joules/output.h"
 #include "output/json_writer.h"
 
@@ -47,7 +46,7 @@ json_t *jl_errors_to_json(const jl_error_list *errors)
 json_t *jl__jw_document_tree(jl__jw_document_fn fn, const void *result,
                              const struct jl_summary_list *l)
 {
-    jl_jw *w = jl__jw_tree();
+    jl__jw *w = jl__jw_tree();
     if (!w)
         return NULL;
     fn(w, result, l, NULL);
@@ -59,9 +58,9 @@ char *jl__jw_document_text(jl__jw_document_fn fn, const void *result,
                            size_t *len)
 {
     json_t *ej = jl_errors_to_json(errors);
-    jl_jw *w = ej ? jl__jw_text(JSON_SORT_KEYS | JSON_INDENT(2) |
-                                JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION))
-                  : NULL;
+    jl__jw *w = ej ? jl__jw_text(JSON_SORT_KEYS | JSON_INDENT(2) |
+                                 JSON_REAL_PRECISION(JL_JSON_REAL_PRECISION))
+                   : NULL;
     char *text = NULL;
     if (w) {
         const json_t *prov = jl_output_provenance(); /* joules/account.h */

@@ -13,7 +13,7 @@
  * JSON_COMPACT, JSON_SORT_KEYS, JSON_REAL_PRECISION(n), JSON_ENCODE_ANY;
  * any other flag (ASCII escaping, '/' escaping, embedding) goes to
  * json_dumps() itself. joules builds no cyclic documents; a document
- * deeper than JL_JSON_MAX_DEPTH also goes to json_dumps().
+ * deeper than JL__JSON_MAX_DEPTH also goes to json_dumps().
  *
  * The writer of output/json_writer.h shares these rules: its text backend
  * writes a document without building the tree, byte for byte what dump()
@@ -30,7 +30,7 @@
 #include "joules/output.h"
 #include "output/json_writer.h"
 
-#define JL_JSON_MAX_DEPTH 2048
+#define JL__JSON_MAX_DEPTH 2048
 #define HANDLED_FLAGS \
     (JSON_MAX_INDENT | JSON_COMPACT | JSON_SORT_KEYS | (0x1F << 11) | JSON_ENCODE_ANY)
 
@@ -398,7 +398,7 @@ static int dump_object(obuf *b, const json_t *v, int depth)
 
 static int dump(obuf *b, const json_t *v, int depth)
 {
-    if (depth > JL_JSON_MAX_DEPTH)
+    if (depth > JL__JSON_MAX_DEPTH)
         return -1;
     switch (json_typeof(v)) {
     case JSON_NULL: put(b, "null", 4); return 0;
@@ -455,7 +455,7 @@ char *jl_json_dumps(const json_t *v, size_t flags)
 typedef struct {
     int is_object;
     size_t n;       /* members or elements so far */
-    size_t m_first; /* this object's first entry in jl_jw.mem */
+    size_t m_first; /* this object's first entry in jl__jw.mem */
     int unsorted;   /* a key came out of order or twice */
     json_t *node;   /* tree backend */
 } jw_frame;
@@ -478,7 +478,7 @@ typedef struct {
     size_t *perm, n;
 } jw_order;
 
-struct jl_jw {
+struct jl__jw {
     int tree, failed;
     obuf b;
     json_t *root;
@@ -500,9 +500,9 @@ struct jl_jw {
     const json_t *root_value;
 };
 
-static jl_jw *jw_new(int tree, size_t flags)
+static jl__jw *jw_new(int tree, size_t flags)
 {
-    jl_jw *w = calloc(1, sizeof *w);
+    jl__jw *w = calloc(1, sizeof *w);
     if (w) {
         w->tree = tree;
         w->b.flags = flags;
@@ -510,25 +510,25 @@ static jl_jw *jw_new(int tree, size_t flags)
     return w;
 }
 
-jl_jw *jl__jw_text(size_t flags)
+jl__jw *jl__jw_text(size_t flags)
 {
     if (!(flags & JSON_SORT_KEYS) || (flags & ~(size_t)HANDLED_FLAGS))
         return NULL;
     return jw_new(0, flags);
 }
 
-jl_jw *jl__jw_tree(void)
+jl__jw *jl__jw_tree(void)
 {
     return jw_new(1, 0);
 }
 
-static int jw_failed(jl_jw *w)
+static int jw_failed(jl__jw *w)
 {
     return w->failed || w->b.failed;
 }
 
 /* Text: the separator (and for a member, its key) before a value. */
-static void jw_before_value(jl_jw *w)
+static void jw_before_value(jl__jw *w)
 {
     if (w->tree || !w->depth)
         return;
@@ -541,7 +541,7 @@ static void jw_before_value(jl_jw *w)
 }
 
 /* Tree: attach v (a new reference) where the next value goes. */
-static void jw_add(jl_jw *w, json_t *v)
+static void jw_add(jl__jw *w, json_t *v)
 {
     if (!v) {
         w->failed = 1;
@@ -589,7 +589,7 @@ static const unsigned char key_stop[256] = {
     ['"'] = 1, ['\\'] = 1, [0x80 ... 0xFF] = 1};
 /* clang-format on */
 
-void jl__jw_key(jl_jw *w, const char *key)
+void jl__jw_key(jl__jw *w, const char *key)
 {
     if (!w->depth || !w->st[w->depth - 1].is_object) {
         w->failed = 1;
@@ -673,13 +673,13 @@ void jl__jw_key(jl_jw *w, const char *key)
     f->n++;
 }
 
-static void jw_open(jl_jw *w, int is_object)
+static void jw_open(jl__jw *w, int is_object)
 {
     if (jw_failed(w))
         return;
     if (w->depth == w->st_cap) {
         size_t cap = w->st_cap ? 2 * w->st_cap : 16;
-        jw_frame *st = cap <= JL_JSON_MAX_DEPTH ? realloc(w->st, cap * sizeof *st) : NULL;
+        jw_frame *st = cap <= JL__JSON_MAX_DEPTH ? realloc(w->st, cap * sizeof *st) : NULL;
         if (!st) {
             w->failed = 1;
             return;
@@ -700,12 +700,12 @@ static void jw_open(jl_jw *w, int is_object)
     w->st[w->depth++] = f;
 }
 
-void jl__jw_object(jl_jw *w)
+void jl__jw_object(jl__jw *w)
 {
     jw_open(w, 1);
 }
 
-void jl__jw_array(jl_jw *w)
+void jl__jw_array(jl__jw *w)
 {
     jw_open(w, 0);
 }
@@ -718,7 +718,7 @@ static int cmp_member(const void *pa, const void *pb)
     return c ? c : (a->order > b->order) - (a->order < b->order);
 }
 
-static int jw_grow_tmp(jl_jw *w, size_t n)
+static int jw_grow_tmp(jl__jw *w, size_t n)
 {
     jw_member *t = realloc(w->tmp, n * sizeof *t);
     if (!t)
@@ -731,7 +731,7 @@ static int jw_grow_tmp(jl_jw *w, size_t n)
 /* Put the members of the object closing now in key order: its text from the
  * first member's key to the last member's end is cut into members and laid
  * out again sorted, with the separators jansson writes between them. */
-static void jw_sort_members(jl_jw *w, jw_frame *f)
+static void jw_sort_members(jl__jw *w, jw_frame *f)
 {
     jw_member *m = w->mem + f->m_first;
     size_t n = w->n_mem - f->m_first, base = m[0].start, len = w->b.len - base;
@@ -799,13 +799,13 @@ static void jw_sort_members(jl_jw *w, jw_frame *f)
     free(copy);
 }
 
-void jl__jw_root_member(jl_jw *w, const char *key, const json_t *v)
+void jl__jw_root_member(jl__jw *w, const char *key, const json_t *v)
 {
     w->root_key = key;
     w->root_value = v;
 }
 
-void jl__jw_end(jl_jw *w)
+void jl__jw_end(jl__jw *w)
 {
     if (jw_failed(w))
         return;
@@ -850,7 +850,7 @@ json_t *jl_json_number(double v)
 
 /* One scalar value: s for JW_STRING (NULL: null), d for JW_NUMBER, i for
  * JW_INTEGER and JW_BOOL. */
-static void jw_scalar(jl_jw *w, jw_kind kind, const char *s, double d, json_int_t i)
+static void jw_scalar(jl__jw *w, jw_kind kind, const char *s, double d, json_int_t i)
 {
     if (jw_failed(w))
         return;
@@ -886,32 +886,32 @@ static void jw_scalar(jl_jw *w, jw_kind kind, const char *s, double d, json_int_
     }
 }
 
-void jl__jw_string(jl_jw *w, const char *s)
+void jl__jw_string(jl__jw *w, const char *s)
 {
     jw_scalar(w, JW_STRING, s, 0, 0);
 }
 
-void jl__jw_number(jl_jw *w, double v)
+void jl__jw_number(jl__jw *w, double v)
 {
     jw_scalar(w, JW_NUMBER, NULL, v, 0);
 }
 
-void jl__jw_integer(jl_jw *w, json_int_t v)
+void jl__jw_integer(jl__jw *w, json_int_t v)
 {
     jw_scalar(w, JW_INTEGER, NULL, 0, v);
 }
 
-void jl__jw_bool(jl_jw *w, int v)
+void jl__jw_bool(jl__jw *w, int v)
 {
     jw_scalar(w, JW_BOOL, NULL, 0, v);
 }
 
-void jl__jw_null(jl_jw *w)
+void jl__jw_null(jl__jw *w)
 {
     jw_scalar(w, JW_STRING, NULL, 0, 0);
 }
 
-void jl__jw_json(jl_jw *w, const json_t *v)
+void jl__jw_json(jl__jw *w, const json_t *v)
 {
     if (jw_failed(w))
         return;
@@ -928,32 +928,32 @@ void jl__jw_json(jl_jw *w, const json_t *v)
         w->failed = 1;
 }
 
-size_t jl__jw_text_len(const jl_jw *w)
+size_t jl__jw_text_len(const jl__jw *w)
 {
     return w->b.len;
 }
 
-const char *jl__jw_text_ptr(const jl_jw *w)
+const char *jl__jw_text_ptr(const jl__jw *w)
 {
     return w->b.p;
 }
 
-size_t jl__jw_depth(const jl_jw *w)
+size_t jl__jw_depth(const jl__jw *w)
 {
     return w->depth;
 }
 
-int jl__jw_ok(const jl_jw *w)
+int jl__jw_ok(const jl__jw *w)
 {
     return !w->failed && !w->b.failed;
 }
 
-int jl__jw_is_text(const jl_jw *w)
+int jl__jw_is_text(const jl__jw *w)
 {
     return !w->tree;
 }
 
-void jl__jw_raw_value(jl_jw *w, const char *text, size_t len)
+void jl__jw_raw_value(jl__jw *w, const char *text, size_t len)
 {
     if (jw_failed(w))
         return;
@@ -965,25 +965,25 @@ void jl__jw_raw_value(jl_jw *w, const char *text, size_t len)
     put(&w->b, text, len);
 }
 
-void jl__jw_kstring(jl_jw *w, const char *key, const char *s)
+void jl__jw_kstring(jl__jw *w, const char *key, const char *s)
 {
     jl__jw_key(w, key);
     jl__jw_string(w, s);
 }
 
-void jl__jw_knumber(jl_jw *w, const char *key, double v)
+void jl__jw_knumber(jl__jw *w, const char *key, double v)
 {
     jl__jw_key(w, key);
     jl__jw_number(w, v);
 }
 
-void jl__jw_kbool(jl_jw *w, const char *key, int v)
+void jl__jw_kbool(jl__jw *w, const char *key, int v)
 {
     jl__jw_key(w, key);
     jl__jw_bool(w, v);
 }
 
-void jl__jw_klong(jl_jw *w, const char *key, long v)
+void jl__jw_klong(jl__jw *w, const char *key, long v)
 {
     jl__jw_key(w, key);
     if (v >= 0)
@@ -992,7 +992,7 @@ void jl__jw_klong(jl_jw *w, const char *key, long v)
         jl__jw_null(w);
 }
 
-void jl__jw_free(jl_jw *w)
+void jl__jw_free(jl__jw *w)
 {
     if (!w)
         return;
@@ -1008,7 +1008,7 @@ void jl__jw_free(jl_jw *w)
     free(w);
 }
 
-char *jl__jw_finish_text(jl_jw *w, size_t *len)
+char *jl__jw_finish_text(jl__jw *w, size_t *len)
 {
     if (!w)
         return NULL;
@@ -1025,7 +1025,7 @@ char *jl__jw_finish_text(jl_jw *w, size_t *len)
     return s;
 }
 
-json_t *jl__jw_finish_tree(jl_jw *w)
+json_t *jl__jw_finish_tree(jl__jw *w)
 {
     if (!w)
         return NULL;

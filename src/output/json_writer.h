@@ -27,32 +27,32 @@
  * kit knows no analysis: joules/summary.h). */
 struct jl_summary_list;
 
-typedef struct jl_jw jl_jw;
+typedef struct jl__jw jl__jw;
 
 /* Text backend: flags as jl_json_dumps (JSON_SORT_KEYS required; NULL
  * otherwise, or on out of memory). */
-jl_jw *jl__jw_text(size_t flags);
+jl__jw *jl__jw_text(size_t flags);
 /* Tree backend. */
-jl_jw *jl__jw_tree(void);
+jl__jw *jl__jw_tree(void);
 
-void jl__jw_object(jl_jw *w); /* open an object (the root, an element, or a member's value) */
-void jl__jw_array(jl_jw *w);
-void jl__jw_end(jl_jw *w); /* close the innermost open container */
-void jl__jw_key(jl_jw *w, const char *key);
+void jl__jw_object(jl__jw *w); /* open an object (the root, an element, or a member's value) */
+void jl__jw_array(jl__jw *w);
+void jl__jw_end(jl__jw *w); /* close the innermost open container */
+void jl__jw_key(jl__jw *w, const char *key);
 
-void jl__jw_string(jl_jw *w, const char *s); /* NULL: null */
-void jl__jw_number(jl_jw *w, double v);      /* NaN/inf: null (jl_json_number) */
-void jl__jw_integer(jl_jw *w, json_int_t v);
-void jl__jw_bool(jl_jw *w, int v);
-void jl__jw_null(jl_jw *w);
+void jl__jw_string(jl__jw *w, const char *s); /* NULL: null */
+void jl__jw_number(jl__jw *w, double v);      /* NaN/inf: null (jl_json_number) */
+void jl__jw_integer(jl__jw *w, json_int_t v);
+void jl__jw_bool(jl__jw *w, int v);
+void jl__jw_null(jl__jw *w);
 /* A value that exists as a tree (text: written in place; tree: shared,
  * the caller keeps its reference). NULL: the writer fails (out of memory). */
-void jl__jw_json(jl_jw *w, const json_t *v);
+void jl__jw_json(jl__jw *w, const json_t *v);
 
 /* The root object gets member key = v just before it closes (unless the
  * emitter wrote that key itself: the last value wins); key and v must stay
  * valid until then. The document writers' provenance hook. */
-void jl__jw_root_member(jl_jw *w, const char *key, const json_t *v);
+void jl__jw_root_member(jl__jw *w, const char *key, const json_t *v);
 
 /* doc with "provenance" (jl_output_provenance) when it is a joules.*\/N
  * document without one and the hook gives a block: a shallow copy, the
@@ -64,21 +64,21 @@ json_t *jl__with_provenance(const json_t *doc);
  * change afterwards (sorting moves whole members), so a caller may keep a
  * copy of them and write it again with jl__jw_raw_value at the same depth
  * (the indentation is part of the text). jl__jw_ok: nothing failed. */
-size_t jl__jw_text_len(const jl_jw *w);
-const char *jl__jw_text_ptr(const jl_jw *w);
-size_t jl__jw_depth(const jl_jw *w);
-int jl__jw_ok(const jl_jw *w);
-int jl__jw_is_text(const jl_jw *w);
+size_t jl__jw_text_len(const jl__jw *w);
+const char *jl__jw_text_ptr(const jl__jw *w);
+size_t jl__jw_depth(const jl__jw *w);
+int jl__jw_ok(const jl__jw *w);
+int jl__jw_is_text(const jl__jw *w);
 /* The next value as text written before by this writer at the same depth
  * (text backend; the tree backend fails). */
-void jl__jw_raw_value(jl_jw *w, const char *text, size_t len);
+void jl__jw_raw_value(jl__jw *w, const char *text, size_t len);
 
 /* One member: key and value. */
-void jl__jw_kstring(jl_jw *w, const char *key, const char *s);
-void jl__jw_knumber(jl_jw *w, const char *key, double v);
-void jl__jw_kbool(jl_jw *w, const char *key, int v);
+void jl__jw_kstring(jl__jw *w, const char *key, const char *s);
+void jl__jw_knumber(jl__jw *w, const char *key, double v);
+void jl__jw_kbool(jl__jw *w, const char *key, int v);
 /* v >= 0 an integer, else null (counts and sizes that may be unknown) */
-void jl__jw_klong(jl_jw *w, const char *key, long v);
+void jl__jw_klong(jl__jw *w, const char *key, long v);
 
 /* snprintf(buf, size, "%.*g", p, v), faster for 1 <= p <= 15 (what
  * jl_json_dumps uses for JSON_REAL_PRECISION(p)). */
@@ -86,15 +86,15 @@ int jl__format_g(char *buf, size_t size, int p, double v);
 
 /* The text with a trailing newline (jl_json_dump's bytes); frees w. NULL
  * on failure or when containers are left open. */
-char *jl__jw_finish_text(jl_jw *w, size_t *len);
+char *jl__jw_finish_text(jl__jw *w, size_t *len);
 /* The root; frees w. NULL on failure. */
-json_t *jl__jw_finish_tree(jl_jw *w);
+json_t *jl__jw_finish_tree(jl__jw *w);
 /* Free without a result (either backend). */
-void jl__jw_free(jl_jw *w);
+void jl__jw_free(jl__jw *w);
 
 /* A document emitter: writes the document of result (an object), with the
  * member "errors" = errors_json when that is non-NULL. */
-typedef void (*jl__jw_document_fn)(jl_jw *w, const void *result, const struct jl_summary_list *l,
+typedef void (*jl__jw_document_fn)(jl__jw *w, const void *result, const struct jl_summary_list *l,
                                    const json_t *errors_json);
 /* fn's document as a tree, without "errors". NULL on out of memory. */
 json_t *jl__jw_document_tree(jl__jw_document_fn fn, const void *result,

@@ -2,7 +2,7 @@
  * block a process's documents carry, given by whoever set it (the CLI). */
 #include <string.h>
 
-#include "joules/account.h"
+#include "joules/output.h"
 #include "output/json_writer.h"
 
 static jl_provenance_fn hook_fn;

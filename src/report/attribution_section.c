@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "joules/account.h"
-#include "joules/attribute.h"
+#include "joules/attribution.h"
+#include "joules/budget.h"
 #include "joules/output.h"
 #include "report/sections.h"
 
@@ -31,7 +31,7 @@ static void layer_bars(jl__strbuf *b, const jl_attribution *byname)
         char c[64];
         int layer;
         const char *kind;
-        jl_attr_classify(NULL, byname->rows[i].key, c, sizeof c, &layer, &kind);
+        jl_attribution_classify(NULL, byname->rows[i].key, c, sizeof c, &layer, &kind);
         if (layer < 0)
             continue;
         if (layer > max_layer)
@@ -55,7 +55,7 @@ static void layer_bars(jl__strbuf *b, const jl_attribution *byname)
         char c[64];
         int layer;
         const char *kind;
-        jl_attr_classify(NULL, byname->rows[i].key, c, sizeof c, &layer, &kind);
+        jl_attribution_classify(NULL, byname->rows[i].key, c, sizeof c, &layer, &kind);
         for (size_t k = 0; layer >= 0 && k < n_cls; k++)
             if (!strcmp(cls[k], c))
                 m[(size_t)layer * n_cls + k] += byname->rows[i].energy_j;
@@ -126,7 +126,7 @@ static void timeline(jl__strbuf *b, const jl_attribution *t)
                       "role=\"img\" aria-label=\"power per second by class\">\n",
                       W, H);
     for (size_t i = 0; i < t->n_rows; i++) {
-        const jl_attr_row *r = &t->rows[i];
+        const jl_attribution_row *r = &t->rows[i];
         double len = bin_len(t, i), y = y0 + ph, x = x0 + (double)i * bw + 0.5,
                w = fmax(bw - 1, 0.5);
         for (size_t c = 0; c <= C; c++) {
@@ -161,7 +161,7 @@ static void class_table(jl__strbuf *b, const jl_attribution *a)
                        "<th>share</th><th>static J</th><th>dynamic J</th><th>calls</th>"
                        "<th>J/token</th><th>peak W</th></tr>\n");
     for (size_t i = 0; i < a->n_rows; i++) {
-        const jl_attr_row *r = &a->rows[i];
+        const jl_attribution_row *r = &a->rows[i];
         char e[48], lo[48], hi[48], st[48], dy[48], jt[48];
         jl__report_fmt_num(e, sizeof e, r->energy_j, 4);
         jl__report_fmt_num(lo, sizeof lo, r->energy_lo_j, 3);
@@ -305,7 +305,8 @@ static void run_section(jl__strbuf *b, const char *file, const char *run, const 
     if (cls->n_warnings) {
         jl__strbuf_puts(b, "<ul class=\"small\">\n");
         for (size_t i = 0; i < cls->n_warnings; i++) {
-            jl__strbuf_printf(b, "<li><b>%s</b>: ", jl_attr_warning_name(cls->warnings[i].id));
+            jl__strbuf_printf(b,
+                              "<li><b>%s</b>: ", jl_attribution_warning_name(cls->warnings[i].id));
             jl__report_esc(b, cls->warnings[i].message);
             jl__strbuf_puts(b, "</li>\n");
         }
@@ -352,14 +353,15 @@ jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err)
             jl_sensor z;
             jl_sensor_init(&z);
             jl_attribution *a[3] = {NULL, NULL, NULL};
-            static const jl_attr_by by[3] = {JL_ATTR_BY_CLASS, JL_ATTR_BY_NAME, JL_ATTR_BY_TIME};
+            static const jl_attribution_by by[3] = {JL_ATTRIBUTION_BY_CLASS, JL_ATTRIBUTION_BY_NAME,
+                                                    JL_ATTRIBUTION_BY_TIME};
             int ok = jl_trace_read_run(t, k, &run, &e) == JL_OK &&
                      jl_trace_read_sensor(t, k, &z, &e) == JL_OK;
             for (int q = 0; ok && q < 3; q++) {
-                jl_attribute_options o;
-                jl_attribute_options_default(&o);
+                jl_attribution_options o;
+                jl_attribution_options_default(&o);
                 o.by = by[q];
-                ok = jl_attribute(run, sp, &z, &o, &a[q], &e) == JL_OK;
+                ok = jl_attribution_compute(run, sp, &z, &o, &a[q], &e) == JL_OK;
             }
             if (!ok) {
                 char *m = e ? jl_error_format(e) : NULL;
@@ -390,12 +392,12 @@ jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err)
                         *c = '_';
                 json_t *doc = json_object();
                 json_object_set_new(doc, "schema", json_string("joules.report-attribution/1"));
-                json_t *bc = jl_attribution_to_json(a[0]);
+                json_t *bc = jl_attribution_document(a[0]);
                 if (bc && br)
                     jl_span_budget_annotate(br, r->opt.budgets, bc);
                 json_object_set_new(doc, "by_class", bc);
-                json_object_set_new(doc, "by_name", jl_attribution_to_json(a[1]));
-                json_object_set_new(doc, "by_second", jl_attribution_to_json(a[2]));
+                json_object_set_new(doc, "by_name", jl_attribution_document(a[1]));
+                json_object_set_new(doc, "by_second", jl_attribution_document(a[2]));
                 st = jl__report_write_json(r, data, doc, err);
                 json_decref(doc);
                 if (!st)

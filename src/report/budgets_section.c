@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "joules/account.h"
+#include "joules/budget.h"
 #include "joules/output.h"
 #include "report/sections.h"
 
@@ -168,7 +168,7 @@ jl_status jl__report_budgets_write(jl__report_report *r, jl_error **err)
     jl_status st = jl_budgets_evaluate(bs, r->l, &res, err);
     if (st)
         return st;
-    json_t *doc = jl_budget_result_to_json(res, bs, r->l);
+    json_t *doc = jl_budget_document(res, bs, r->l);
     if (!doc) {
         jl_budget_result_free(res);
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");

@@ -127,7 +127,7 @@ static jl_status write_run_documents(jl__report_report *r, jl_error **err)
 
     if (r->fs) {
         if ((st = jl__report_write_json_with_errors(r, "data/frontier.json",
-                                                    jl_frontier_set_to_json(r->fs, r->l), err)) ||
+                                                    jl_frontier_document(r->fs, r->l), err)) ||
             (st = write_csv_file(r, "data/frontier.csv", frontier_csv, r->fs, r->l, err)))
             return st;
         jl__report_add_data(r, "data/frontier.json",
@@ -149,7 +149,7 @@ static jl_status write_pick_documents(jl__report_report *r, const jl_slo *const 
     jl_status st;
     if ((st = jl_pick_all(r->l, slos, ns, NULL, &ps, err)))
         return st;
-    st = jl__report_write_json_with_errors(r, "data/pick.json", jl_pick_set_to_json(ps, r->l), err);
+    st = jl__report_write_json_with_errors(r, "data/pick.json", jl_pick_document(ps, r->l), err);
     if (!st) {
         char *p = jl__asprintf("%s/data/pick.csv", r->root);
         st = p ? jl_write_picks_csv(p, ps, r->l, err) : JL_ENOMEM;
@@ -184,7 +184,7 @@ static jl_status write_compare_document(jl__report_report *r, const char *by, co
         char *rel = jl__asprintf("data/compare-%s.json", by);
         char *relc = jl__asprintf("data/compare-%s.csv", by);
         char *pc = jl__asprintf("%s/%s", r->root, relc ? relc : "");
-        st = jl__report_write_json_with_errors(r, rel, jl_compare_to_json(cr, r->l), err);
+        st = jl__report_write_json_with_errors(r, rel, jl_compare_document(cr, r->l), err);
         if (!st)
             st = jl_write_compare_csv(pc, cr, r->l, err);
         if (!st) {
@@ -237,7 +237,7 @@ static jl_status write_precision_document(jl__report_report *r, jl_error **err)
         if (jl_compare_precision(r->l, &po, &pr, &perr) == JL_OK) {
             char *pc = jl__asprintf("%s/data/compare-precision.csv", r->root);
             st = jl__report_write_json_with_errors(r, "data/compare-precision.json",
-                                                   jl_precision_to_json(pr, r->l), err);
+                                                   jl_precision_document(pr, r->l), err);
             if (!st)
                 st = jl_write_precision_csv(pc, pr, r->l, err);
             free(pc);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "joules/diagnose.h"
 #include "joules/model.h"
 #include "joules/output.h"
@@ -237,7 +238,7 @@ jl_status jl__report_model_write_documents(jl__report_report *r, jl_error **err)
     }
     if (r->diag) {
         st = jl__report_write_json_with_errors(r, "data/diagnose.json",
-                                               jl_diagnosis_to_json(r->diag), err);
+                                               jl_diagnose_document(r->diag), err);
         if (st)
             return st;
         jl__report_add_data(

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/attrs_internal.h"
+#include "core/hash.h"
 #include "core/util.h"
 #include "joules/study.h"
 #include "study/study_internal.h"
@@ -118,24 +119,22 @@ static int mixed_keys(const item *items, size_t n, size_t nk)
  * a text by its bytes, missing, node AC. */
 static uint64_t item_hash(const item *it)
 {
-    uint64_t h = 1469598103934665603ull;
+    static const unsigned char missing = 0x9e, end_text = 0xff;
+    uint64_t h = JL__FNV1A_INIT;
     for (size_t k = 0; k < it->nk; k++) {
         const kval *v = &it->vals[k];
         if (!v->text) {
-            h = (h ^ 0x9e) * 1099511628211ull;
+            h = jl__fnv1a_add(h, &missing, 1);
         } else if (v->is_num) {
             double d = v->num == 0 ? 0.0 : v->num;
-            uint64_t bits;
-            memcpy(&bits, &d, sizeof bits);
-            h = (h ^ bits) * 1099511628211ull;
-            h ^= h >> 29;
+            h = jl__fnv1a_add(h, &d, sizeof d);
         } else {
-            for (const unsigned char *p = (const unsigned char *)v->text; *p; p++)
-                h = (h ^ *p) * 1099511628211ull;
-            h = (h ^ 0xff) * 1099511628211ull;
+            h = jl__fnv1a_add(h, v->text, strlen(v->text));
+            h = jl__fnv1a_add(h, &end_text, 1);
         }
     }
-    h = (h ^ (uint64_t)it->node_ac) * 1099511628211ull;
+    unsigned char ac = (unsigned char)it->node_ac;
+    h = jl__fnv1a_add(h, &ac, 1);
     return h ^ (h >> 32);
 }
 

@@ -255,7 +255,7 @@ static int read_full(int fd, void *p, size_t n)
 }
 
 /* Frame: u32 payload length, u8 kind, payload. */
-static size_t frame_begin(jl_wbuf *b, unsigned char kind)
+static size_t frame_begin(jl__wbuf *b, unsigned char kind)
 {
     size_t at = b->len;
     jl__wbuf_u32(b, 0);
@@ -263,7 +263,7 @@ static size_t frame_begin(jl_wbuf *b, unsigned char kind)
     return at;
 }
 
-static void frame_end(jl_wbuf *b, size_t at)
+static void frame_end(jl__wbuf *b, size_t at)
 {
     if (b->failed)
         return;
@@ -273,7 +273,7 @@ static void frame_end(jl_wbuf *b, size_t at)
 
 typedef struct range_ctx {
     int fd;
-    jl_wbuf out; /* frames not yet sent */
+    jl__wbuf out; /* frames not yet sent */
 } range_ctx;
 
 /* Frames are sent once this many bytes wait: the worker's buffer stays
@@ -312,7 +312,7 @@ static void send_range(void *ctx, const jl_trace *t, const part_info *pi)
 {
     range_ctx *rc = ctx;
     send_frames(rc);
-    jl_wbuf b = {0};
+    jl__wbuf b = {0};
     size_t at = frame_begin(&b, FRAME_RANGE);
     uint64_t v[3] = {pi->lo, pi->hi, pi->n_runs};
     jl__wbuf_put(&b, v, sizeof v);
@@ -369,8 +369,8 @@ static void worker_main(int fd, char **files, const unit *units, size_t n_units,
         int32_t st =
             (int32_t)load_part(path, &wopt, u->part, u->parts, 1, u->parts > 1 ? send_range : NULL,
                                send_summary, &rc, &pi, &l, &e);
-        jl_wbuf b = rc.out;
-        rc.out = (jl_wbuf){0};
+        jl__wbuf b = rc.out;
+        rc.out = (jl__wbuf){0};
         if (b.failed) { /* the frames sent so far stand; the unit says ENOMEM */
             b.len = 0;
             b.failed = 0;
@@ -417,7 +417,7 @@ typedef struct worker {
     int fd;              /* parent's end; -1 when closed */
     long q[QUEUE_DEPTH]; /* units handed to it, in order; q[0] is the one */
     int nq;              /* being summarised (nq == 0: idle)            */
-    jl_wbuf in;          /* received, not yet parsed */
+    jl__wbuf in;         /* received, not yet parsed */
     size_t in_pos;
 } worker;
 
@@ -858,7 +858,7 @@ static jl_status run_pool(pool *p)
             if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;
             int k = who[i];
-            jl_wbuf *in = &p->w[k].in;
+            jl__wbuf *in = &p->w[k].in;
             /* received straight behind what is not parsed yet */
             if (in->cap - in->len < RECV_AT_MOST && !jl__wbuf_grow(in, RECV_AT_MOST)) {
                 st = JL_ENOMEM;
@@ -1085,7 +1085,7 @@ static jl_status load_share_units(char **files, size_t n_files, const unit *u, s
 #define DIGEST_BYTES (4 + 24 + 64)
 
 static jl_status encode_share(char **files, const unit *u, size_t n_u, const jl_summary_list *l,
-                              const jl_error_list *e, jl_wbuf *b)
+                              const jl_error_list *e, jl__wbuf *b)
 {
     jl_status st = JL_OK;
     uint32_t nd = 0;
@@ -1200,7 +1200,7 @@ static jl_status load_shard(char **files, size_t n_files, const jl_study_options
     jl_summary_list *l = index == 0 ? out : &mine;
     jl_error_list *e = index == 0 ? errors : &mine_err;
     jl_status st = load_share_units(files, n_files, u ? u + lo : NULL, hi - lo, opt, l, e);
-    jl_wbuf b = {0};
+    jl__wbuf b = {0};
     if (st == JL_OK && index > 0)
         st = encode_share(files, u ? u + lo : NULL, hi - lo, l, e, &b);
     free(u);

@@ -14,19 +14,19 @@
 
 /* A growable byte buffer; on allocation failure it latches `failed` and
  * further appends are no-ops, so callers check once. */
-typedef struct jl_wbuf {
+typedef struct jl__wbuf {
     unsigned char *data;
     size_t len, cap;
     int failed;
-} jl_wbuf;
+} jl__wbuf;
 
-void jl__wbuf_free(jl_wbuf *b);
+void jl__wbuf_free(jl__wbuf *b);
 /* Make room for n more bytes; 0 (and `failed` latched) when it cannot. */
-int jl__wbuf_grow(jl_wbuf *b, size_t n);
+int jl__wbuf_grow(jl__wbuf *b, size_t n);
 
 /* Append n bytes. Inline: a summary is ~80 small appends, and the call
  * was a tenth of a worker's time (docs/performance.md, "The study load"). */
-static inline void jl__wbuf_put(jl_wbuf *b, const void *p, size_t n)
+static inline void jl__wbuf_put(jl__wbuf *b, const void *p, size_t n)
 {
     if ((b->failed || n > b->cap - b->len) && !jl__wbuf_grow(b, n))
         return;
@@ -35,7 +35,7 @@ static inline void jl__wbuf_put(jl_wbuf *b, const void *p, size_t n)
     b->len += n;
 }
 
-static inline void jl__wbuf_u32(jl_wbuf *b, uint32_t v)
+static inline void jl__wbuf_u32(jl__wbuf *b, uint32_t v)
 {
     jl__wbuf_put(b, &v, sizeof v);
 }
@@ -45,8 +45,8 @@ static inline void jl__wbuf_u32(jl_wbuf *b, uint32_t v)
  * payloads included), so a summary read back is identical to the one
  * written: the wire only ever connects a process to its own fork. Returns
  * JL_ENOMEM when the buffer could not grow. */
-jl_status jl__wire_put_summary(jl_wbuf *b, const jl_summary *s);
-jl_status jl__wire_put_error(jl_wbuf *b, const jl_error *e);
+jl_status jl__wire_put_summary(jl__wbuf *b, const jl_summary *s);
+jl_status jl__wire_put_error(jl__wbuf *b, const jl_error *e);
 
 /* Decode one summary / error from p[0..n). On success *used is the number
  * of bytes consumed. Malformed or truncated input is JL_EINVALID (nothing is

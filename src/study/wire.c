@@ -31,13 +31,13 @@
 
 /* ------------------------------------------------------------- writing */
 
-void jl__wbuf_free(jl_wbuf *b)
+void jl__wbuf_free(jl__wbuf *b)
 {
     free(b->data);
     memset(b, 0, sizeof *b);
 }
 
-int jl__wbuf_grow(jl_wbuf *b, size_t n)
+int jl__wbuf_grow(jl__wbuf *b, size_t n)
 {
     if (b->failed)
         return 0;
@@ -59,28 +59,28 @@ int jl__wbuf_grow(jl_wbuf *b, size_t n)
     return 1;
 }
 
-static void put_i32(jl_wbuf *b, int32_t v)
+static void put_i32(jl__wbuf *b, int32_t v)
 {
     jl__wbuf_put(b, &v, sizeof v);
 }
-static void put_i64(jl_wbuf *b, int64_t v)
+static void put_i64(jl__wbuf *b, int64_t v)
 {
     jl__wbuf_put(b, &v, sizeof v);
 }
-static void put_u64(jl_wbuf *b, uint64_t v)
+static void put_u64(jl__wbuf *b, uint64_t v)
 {
     jl__wbuf_put(b, &v, sizeof v);
 }
-static void put_u8(jl_wbuf *b, uint8_t v)
+static void put_u8(jl__wbuf *b, uint8_t v)
 {
     jl__wbuf_put(b, &v, 1);
 }
-static void put_f64(jl_wbuf *b, double v)
+static void put_f64(jl__wbuf *b, double v)
 {
     jl__wbuf_put(b, &v, sizeof v);
 }
 
-static void put_str(jl_wbuf *b, const char *s)
+static void put_str(jl__wbuf *b, const char *s)
 {
     if (!s) {
         jl__wbuf_u32(b, NULL_STR);
@@ -96,7 +96,7 @@ static void put_str(jl_wbuf *b, const char *s)
 }
 
 /* The typed fields in the order of jl__attr_fields, then the extras. */
-static void put_attrs(jl_wbuf *b, const jl_attrs *a)
+static void put_attrs(jl__wbuf *b, const jl_attrs *a)
 {
     for (size_t k = 0; k < jl__n_attr_fields; k++) {
         const char *base = (const char *)a + jl__attr_fields[k].off;
@@ -114,7 +114,7 @@ static void put_attrs(jl_wbuf *b, const jl_attrs *a)
     }
 }
 
-jl_status jl__wire_put_summary(jl_wbuf *b, const jl_summary *s)
+jl_status jl__wire_put_summary(jl__wbuf *b, const jl_summary *s)
 {
     put_str(b, s->file);
     put_str(b, s->run);
@@ -165,7 +165,7 @@ jl_status jl__wire_put_summary(jl_wbuf *b, const jl_summary *s)
     return b->failed ? JL_ENOMEM : JL_OK;
 }
 
-jl_status jl__wire_put_error(jl_wbuf *b, const jl_error *e)
+jl_status jl__wire_put_error(jl__wbuf *b, const jl_error *e)
 {
     int depth = 0;
     for (; e && depth < MAX_CAUSES; e = e->cause, depth++) {

@@ -1,6 +1,5 @@
-/* Order statistics without a full sort: Wirth/Hoare quickselect with a
- * median-of-three pivot, then numpy's "linear" quantile. See
- * summary_internal.h for the exact definition.
+/* The quantiles of float samples: core's quickselect (core/stats.h, whose
+ * definition of a quantile this keeps to the bit) behind a histogram step.
  *
  * Large float arrays (the ITL samples in memory, up to 2^20 a run) first go
  * through a histogram step on the float bits (quantiles_fit_f): one pass
@@ -22,90 +21,8 @@
 #include <xmmintrin.h>
 #endif
 
+#include "core/stats.h"
 #include "summary/summary_internal.h"
-
-/* Generate select and quantile functions for one element type. Indices are
- * signed (ptrdiff_t) because the inner loops may step j below l. */
-#define JL__DEFINE_SELECT(SUFFIX, T)                                                           \
-    static void select_##SUFFIX(T *a, ptrdiff_t l, ptrdiff_t r, ptrdiff_t k)                   \
-    {                                                                                          \
-        while (r > l) {                                                                        \
-            ptrdiff_t m = l + (r - l) / 2;                                                     \
-            T p0 = a[l], p1 = a[m], p2 = a[r], x;                                              \
-            if (p0 < p1)                                                                       \
-                x = p1 < p2 ? p1 : (p0 < p2 ? p2 : p0);                                        \
-            else                                                                               \
-                x = p0 < p2 ? p0 : (p1 < p2 ? p2 : p1);                                        \
-            ptrdiff_t i = l, j = r;                                                            \
-            do {                                                                               \
-                while (a[i] < x)                                                               \
-                    i++;                                                                       \
-                while (x < a[j])                                                               \
-                    j--;                                                                       \
-                if (i <= j) {                                                                  \
-                    T tmp = a[i];                                                              \
-                    a[i] = a[j];                                                               \
-                    a[j] = tmp;                                                                \
-                    i++;                                                                       \
-                    j--;                                                                       \
-                }                                                                              \
-            } while (i <= j);                                                                  \
-            if (j < k)                                                                         \
-                l = i;                                                                         \
-            if (k < i)                                                                         \
-                r = j;                                                                         \
-        }                                                                                      \
-    }                                                                                          \
-                                                                                               \
-    static void quantiles_qs_##SUFFIX(T *x, size_t n, const double *q, size_t nq, double *out) \
-    {                                                                                          \
-        /* Everything left of `from` is <= everything from `from` on. */                       \
-        ptrdiff_t from = 0, last = (ptrdiff_t)n - 1;                                           \
-        for (size_t j = 0; j < nq; j++) {                                                      \
-            if (n == 0) {                                                                      \
-                out[j] = NAN;                                                                  \
-                continue;                                                                      \
-            }                                                                                  \
-            double h = (double)(n - 1) * q[j];                                                 \
-            if (h >= (double)(n - 1)) {                                                        \
-                if (from <= last)                                                              \
-                    select_##SUFFIX(x, from, last, last);                                      \
-                from = last;                                                                   \
-                out[j] = (double)x[last];                                                      \
-                continue;                                                                      \
-            }                                                                                  \
-            if (h < 0)                                                                         \
-                h = 0;                                                                         \
-            double fl = floor(h);                                                              \
-            ptrdiff_t lo = (ptrdiff_t)fl;                                                      \
-            double g = h - fl;                                                                 \
-            if (lo < from)                                                                     \
-                from = 0; /* q not ascending: stay correct, not fast */                        \
-            select_##SUFFIX(x, from, last, lo);                                                \
-            /* x[lo+1..last] >= x[lo]: its least element is the next order  \
-             * statistic; one linear scan finds it (a second quickselect     \
-             * costs 2-3 passes with unpredictable branches). */                  \
-            ptrdiff_t mi = lo + 1;                                                             \
-            for (ptrdiff_t i = lo + 2; i <= last; i++)                                         \
-                if (x[i] < x[mi])                                                              \
-                    mi = i;                                                                    \
-            T tmin = x[mi];                                                                    \
-            x[mi] = x[lo + 1];                                                                 \
-            x[lo + 1] = tmin;                                                                  \
-            from = lo + 1;                                                                     \
-            double a = (double)x[lo], b = (double)x[lo + 1];                                   \
-            double d = b - a;                                                                  \
-            out[j] = g >= 0.5 ? b - d * (1.0 - g) : a + d * g;                                 \
-        }                                                                                      \
-    }
-
-JL__DEFINE_SELECT(f, float)
-JL__DEFINE_SELECT(d, double)
-
-void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq, double *out)
-{
-    quantiles_qs_d(x, n, q, nq, out);
-}
 
 /* ---- histogram select for float ----------------------------------------- */
 
@@ -127,16 +44,13 @@ static size_t radix_ranks(size_t n, const double *q, size_t nq, size_t *rank)
 {
     size_t nr = 0;
     for (size_t j = 0; j < nq; j++) {
-        double h = (double)(n - 1) * q[j];
-        if (h >= (double)(n - 1)) {
-            rank[nr++] = n - 1;
-            continue;
-        }
-        if (h < 0)
-            h = 0;
-        size_t lo = (size_t)floor(h);
+        size_t lo;
+        double g;
+        int top;
+        jl__quantile_pos(n, q[j], &lo, &g, &top);
         rank[nr++] = lo;
-        rank[nr++] = lo + 1;
+        if (!top)
+            rank[nr++] = lo + 1;
     }
     qsort(rank, nr, sizeof *rank, cmp_size);
     size_t nu = 0;
@@ -170,36 +84,24 @@ static void radix_buckets(const uint32_t *hist, const size_t *rank, size_t nu, s
 }
 
 /* The quantiles from the values val[i] of the order statistics rank[i],
- * with numpy's lerp (as quantiles_qs_f computes them). */
+ * with numpy's lerp (core/stats.h, as jl__quantiles_select_f computes them). */
 static void radix_lerp(size_t n, const double *q, size_t nq, const size_t *rank, const float *val,
                        double *out)
 {
     for (size_t j = 0; j < nq; j++) {
-        double h = (double)(n - 1) * q[j];
         size_t lo;
-        if (h >= (double)(n - 1)) {
-            lo = n - 1;
-        } else {
-            if (h < 0)
-                h = 0;
-            lo = (size_t)floor(h);
-        }
+        double g;
+        int top;
+        jl__quantile_pos(n, q[j], &lo, &g, &top);
         size_t ia = 0;
         while (rank[ia] != lo)
             ia++;
-        if (lo == n - 1) {
-            out[j] = (double)val[ia];
-            continue;
-        }
-        double g = h - floor(h);
-        double a = (double)val[ia], b = (double)val[ia + 1];
-        double d = b - a;
-        out[j] = g >= 0.5 ? b - d * (1.0 - g) : a + d * g;
+        out[j] = top ? (double)val[ia] : jl__quantile_lerp((double)val[ia], (double)val[ia + 1], g);
     }
 }
 
 /* The order statistics local[0..nu) (ascending) of x[0..m) into val, by
- * ascending selects as quantiles_qs_f does (a rank right after the last
+ * ascending selects as jl__quantiles_select_f does (a rank right after the last
  * one: the least of what lies above it). */
 static void select_ranks_f(float *x, size_t m, const size_t *local, size_t nu, float *val)
 {
@@ -215,7 +117,7 @@ static void select_ranks_f(float *x, size_t m, const size_t *local, size_t nu, f
             x[mi] = x[k];
             x[k] = tmin;
         } else {
-            select_f(x, from, last, k);
+            jl__select_f(x, from, last, k);
         }
         from = k + 1;
         val[i] = x[k];
@@ -832,7 +734,7 @@ void jl__qstream_result(jl__qstream *s, const double *q, size_t nq, double *out)
                 val[i] = NAN;
                 continue;
             }
-            select_f(s->gat, (ptrdiff_t)from, (ptrdiff_t)filled - 1, (ptrdiff_t)(from + r));
+            jl__select_f(s->gat, (ptrdiff_t)from, (ptrdiff_t)filled - 1, (ptrdiff_t)(from + r));
             val[i] = s->gat[from + r];
             continue;
         }
@@ -848,35 +750,12 @@ void jl__qstream_result(jl__qstream *s, const double *q, size_t nq, double *out)
 void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq, double *out)
 {
     if (!quantiles_fit_f(x, n, q, nq, out))
-        quantiles_qs_f(x, n, q, nq, out);
+        jl__quantiles_select_f(x, n, q, nq, out);
 }
 
 void jl__quantiles_f_hist(float *x, size_t n, uint32_t *hist, const double *q, size_t nq,
                           double *out)
 {
     if (!quantiles_radix_f(x, n, hist, q, nq, out))
-        quantiles_qs_f(x, n, q, nq, out);
-}
-
-double jl__kth_d(double *x, size_t n, size_t k)
-{
-    if (k >= n)
-        return NAN;
-    select_d(x, 0, (ptrdiff_t)n - 1, (ptrdiff_t)k);
-    return x[k];
-}
-
-double jl__median_d(double *x, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    double hi = jl__kth_d(x, n, n / 2);
-    if (n % 2)
-        return hi;
-    /* after the select x[0 .. n/2) <= hi: the lower middle is their largest */
-    double lo = x[0];
-    for (size_t i = 1; i < n / 2; i++)
-        if (x[i] > lo)
-            lo = x[i];
-    return 0.5 * (lo + hi);
+        jl__quantiles_select_f(x, n, q, nq, out);
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "core/util.h"
 #include "joules/summary.h"
 #include "summary/summary_internal.h"
@@ -987,12 +988,6 @@ static double watts_sum_row(const jl_run *r, size_t i)
 /* Requests in flight: the union of [arrival, finish] (finish NaN: the
  * request's last known time) as sorted, disjoint intervals in iv[2k],
  * iv[2k+1]; returns their count. iv holds 2 R doubles. */
-static int cmp_pair(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static size_t in_flight(const jl_run *r, double *iv)
 {
     size_t m = 0;
@@ -1005,7 +1000,7 @@ static size_t in_flight(const jl_run *r, double *iv)
             m++;
         }
     }
-    qsort(iv, m, 2 * sizeof *iv, cmp_pair);
+    qsort(iv, m, 2 * sizeof *iv, jl__cmp_double);
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
         if (k && iv[2 * i] <= iv[2 * k - 1]) {

@@ -7,20 +7,18 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "joules/summary.h"
 #include "output/json_writer.h"
 
 /* ---- order statistics (quantile.c) ------------------------------------ */
 
-/* Quantiles of x[0..n) with numpy's default method ("linear", Hyndman & Fan
- * type 7): h = (n - 1) q, lo = floor(h), g = h - lo, result = lerp between
- * the lo-th and (lo+1)-th order statistics, computed exactly as numpy's
- * _lerp does (a + (b - a) g when g < 0.5, b - (b - a)(1 - g) otherwise).
- * q must be ascending, each in [0, 1]. The array is reordered in place
- * (quickselect, O(n) expected per quantile); it must not contain NaN.
- * n == 0 gives NaN. */
+/* Quantiles of float samples x[0..n) by core's definition (core/stats.h:
+ * numpy's "linear", to the bit), with a histogram step from 8,192 samples
+ * on. q must be ascending, each in [0, 1]. The array is reordered in
+ * place; it must not contain NaN. n == 0 gives NaN. The double, k-th and
+ * median forms are core's (jl__quantiles_d, jl__kth_d, jl__median_d). */
 void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq, double *out);
-void jl__quantiles_d(double *x, size_t n, const double *q, size_t nq, double *out);
 
 /* The histogram select of jl__quantiles_f (n >= JL__RADIX_MIN_N) counts
  * the samples by the top 16 bits of jl__fkey(v): a caller that builds x in
@@ -141,15 +139,6 @@ int jl__qstream_pass2_done(const jl__qstream *s);
  * Reorders the kept samples. */
 void jl__qstream_result(jl__qstream *s, const double *q, size_t nq, double *out);
 
-/* The k-th smallest (0-based) of x[0..n), reordering x; NaN when k >= n. */
-double jl__kth_d(double *x, size_t n, size_t k);
-
-/* The median of x[0..n) as numpy.median computes it: the middle order
- * statistic, or 0.5 (a + b) of the two middle ones. Reorders x; no NaN in
- * x; NaN when n == 0. The one median of the library (fit, ceilings, the
- * choice statistics). */
-double jl__median_d(double *x, size_t n);
-
 /* ---- energy tracks (energy.c) ------------------------------------------ */
 
 /* The cumulative energy of one GPU as a function of time, E(t), built from
@@ -240,7 +229,7 @@ jl_status jl__host_summary_copy(const jl_host_summary *src, jl_host_summary **ou
 /* The members of a run object (joules/output.h), written into the object
  * open now: the run key (jl_run_key_to_json), the whole run
  * (jl_summary_to_json). */
-void jl__run_key_write(jl_jw *w, const jl_summary *s);
-void jl__summary_write(jl_jw *w, const jl_summary *s);
+void jl__run_key_write(jl__jw *w, const jl_summary *s);
+void jl__summary_write(jl__jw *w, const jl_summary *s);
 
 #endif

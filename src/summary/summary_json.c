@@ -10,7 +10,7 @@
 #include "summary/summary_internal.h"
 
 /* in key order, so the text writer has nothing to sort in a run key */
-void jl__run_key_write(jl_jw *w, const jl_summary *s)
+void jl__run_key_write(jl__jw *w, const jl_summary *s)
 {
     jl__jw_kstring(w, "file", s->file);
     jl__jw_kstring(w, "gpu_model", s->attrs.gpu_model);
@@ -24,9 +24,9 @@ void jl__run_key_write(jl_jw *w, const jl_summary *s)
 }
 
 /* The object of an emitter of members, as a tree. */
-static json_t *members_to_json(void (*members)(jl_jw *w, const jl_summary *s), const jl_summary *s)
+static json_t *members_to_json(void (*members)(jl__jw *w, const jl_summary *s), const jl_summary *s)
 {
-    jl_jw *w = jl__jw_tree();
+    jl__jw *w = jl__jw_tree();
     if (!w)
         return NULL;
     jl__jw_object(w);
@@ -44,7 +44,7 @@ json_t *jl_run_key_to_json(const jl_summary *s)
  * ways, {"figure", "published", "recomputed", "relative_difference"} (the
  * key names are a contract) plus "marked" and "recomputed_from". Only for
  * runs that hold published figures beside series. */
-static void published_write(jl_jw *w, const jl_summary *s)
+static void published_write(jl__jw *w, const jl_summary *s)
 {
     const jl_published *p = s->published;
     jl__jw_key(w, "published");
@@ -75,7 +75,7 @@ static void published_write(jl_jw *w, const jl_summary *s)
     jl__jw_end(w);
 }
 
-static void doubles_write(jl_jw *w, const char *key, const double *v, size_t n)
+static void doubles_write(jl__jw *w, const char *key, const double *v, size_t n)
 {
     jl__jw_key(w, key);
     if (!v) {
@@ -90,7 +90,7 @@ static void doubles_write(jl_jw *w, const char *key, const double *v, size_t n)
 
 /* host/ (format 1.2): how the host figures were found and their parts.
  * Only for runs with host/, so other runs' JSON is unchanged. */
-static void host_write(jl_jw *w, const jl_host_summary *h)
+static void host_write(jl__jw *w, const jl_host_summary *h)
 {
     jl__jw_key(w, "host");
     jl__jw_object(w);
@@ -105,7 +105,7 @@ static void host_write(jl_jw *w, const jl_host_summary *h)
     jl__jw_end(w);
 }
 
-void jl__summary_write(jl_jw *w, const jl_summary *s)
+void jl__summary_write(jl__jw *w, const jl_summary *s)
 {
     jl__run_key_write(w, s);
     const jl_attrs *a = &s->attrs;
@@ -185,7 +185,7 @@ json_t *jl_summary_to_json(const jl_summary *s)
  * jl_summary_document's tree dumped, without the tree (building, dumping
  * and freeing 2,000 runs' tree was most of what `summarize --json` did
  * after the load: the serial part of an MPI rank 0). */
-static void document_write(jl_jw *w, const void *result, const jl_summary_list *l,
+static void document_write(jl__jw *w, const void *result, const jl_summary_list *l,
                            const json_t *errors_json)
 {
     (void)result;

@@ -11,24 +11,24 @@
 #include "summary/summary_internal.h"
 
 static const char *const fig_names[] = {
-#define JL_X(id, name, unit, doc) #name,
-    JL_FIGURE_TABLE(JL_X)
-#undef JL_X
+#define JL__X(id, name, unit, doc) #name,
+    JL_FIGURE_TABLE(JL__X)
+#undef JL__X
 };
 static const char *const fig_units[] = {
-#define JL_X(id, name, unit, doc) unit,
-    JL_FIGURE_TABLE(JL_X)
-#undef JL_X
+#define JL__X(id, name, unit, doc) unit,
+    JL_FIGURE_TABLE(JL__X)
+#undef JL__X
 };
 static const char *const fig_docs[] = {
-#define JL_X(id, name, unit, doc) doc,
-    JL_FIGURE_TABLE(JL_X)
-#undef JL_X
+#define JL__X(id, name, unit, doc) doc,
+    JL_FIGURE_TABLE(JL__X)
+#undef JL__X
 };
 static const char *const method_names[] = {
-#define JL_X(id, name, doc) name,
-    JL_STEADY_METHOD_TABLE(JL_X)
-#undef JL_X
+#define JL__X(id, name, doc) name,
+    JL_STEADY_METHOD_TABLE(JL__X)
+#undef JL__X
 };
 
 const char *jl_figure_name(jl_figure f)

@@ -48,7 +48,7 @@ static int pipeline(hid_t dcpl, int *shuffled)
             *shuffled = 1;
         else if (id == H5Z_FILTER_DEFLATE && i == nf - 1)
             codec = CODEC_DEFLATE;
-        else if (id == JL_ZSTD_FILTER_ID && i == nf - 1)
+        else if (id == JL__ZSTD_FILTER_ID && i == nf - 1)
             codec = CODEC_ZSTD;
         else
             return 0;

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "joules/attribute.h"
+#include "joules/spans.h"
 #include "trace/trace_internal.h"
 
 jl_spans *jl_spans_new(void)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "core/util.h"
 #include "trace/trace_internal.h"
 
@@ -617,8 +618,7 @@ typedef struct {
 typedef struct {
     wcol *cols;
     size_t n, cap;
-    size_t *slot; /* open addressing: column index + 1, 0 = empty */
-    size_t n_slot;
+    jl__strmap index; /* name -> column index */
     size_t n_typed;
     size_t *order;
     size_t n_order;
@@ -632,38 +632,9 @@ typedef struct {
     size_t *first;
 } wcells;
 
-static size_t hash_name(const char *s)
-{
-    size_t h = 1469598103934665603u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
 /* The column named `name`, created when new; SIZE_MAX when out of memory. */
 static size_t set_col(wset *ws, const char *name)
 {
-    if (ws->n * 2 >= ws->n_slot) {
-        size_t ns = ws->n_slot ? ws->n_slot * 2 : 64;
-        size_t *sl = calloc(ns, sizeof *sl);
-        if (!sl)
-            return SIZE_MAX;
-        for (size_t k = 0; k < ws->n; k++) {
-            size_t h = hash_name(ws->cols[k].name) & (ns - 1);
-            while (sl[h])
-                h = (h + 1) & (ns - 1);
-            sl[h] = k + 1;
-        }
-        free(ws->slot);
-        ws->slot = sl;
-        ws->n_slot = ns;
-    }
-    size_t h = hash_name(name) & (ws->n_slot - 1);
-    while (ws->slot[h]) {
-        if (!strcmp(ws->cols[ws->slot[h] - 1].name, name))
-            return ws->slot[h] - 1;
-        h = (h + 1) & (ws->n_slot - 1);
-    }
     if (ws->n == ws->cap) {
         size_t cap = ws->cap ? ws->cap * 2 : 32;
         wcol *nc = realloc(ws->cols, cap * sizeof *nc);
@@ -672,9 +643,14 @@ static size_t set_col(wset *ws, const char *name)
         ws->cols = nc;
         ws->cap = cap;
     }
+    int added = 0;
+    jl__strmap_entry *e = jl__strmap_add(&ws->index, name, ws->n, &added);
+    if (!e)
+        return SIZE_MAX;
+    if (!added)
+        return e->value;
     memset(&ws->cols[ws->n], 0, sizeof ws->cols[ws->n]);
     ws->cols[ws->n].name = name;
-    ws->slot[h] = ws->n + 1;
     return ws->n++;
 }
 
@@ -923,7 +899,7 @@ static void wset_free(wset *ws)
         free(ws->cols[k].absent);
     }
     free(ws->cols);
-    free(ws->slot);
+    jl__strmap_free(&ws->index);
     free(ws->order);
 }
 

@@ -51,7 +51,7 @@ static char *filters_text(hid_t dcpl)
         case H5Z_FILTER_SZIP: jl__strbuf_puts(&b, "szip"); break;
         case H5Z_FILTER_NBIT: jl__strbuf_puts(&b, "nbit"); break;
         case H5Z_FILTER_SCALEOFFSET: jl__strbuf_puts(&b, "scaleoffset"); break;
-        case JL_ZSTD_FILTER_ID: jl__strbuf_printf(&b, "zstd(%u)", ncd ? cd[0] : 3); break;
+        case JL__ZSTD_FILTER_ID: jl__strbuf_printf(&b, "zstd(%u)", ncd ? cd[0] : 3); break;
         default: jl__strbuf_printf(&b, "filter%d", (int)id);
         }
     }

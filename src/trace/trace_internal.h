@@ -13,7 +13,7 @@
 #include "joules/trace.h"
 
 /* HDF5 registered filter id of Zstandard. */
-#define JL_ZSTD_FILTER_ID 32015
+#define JL__ZSTD_FILTER_ID 32015
 
 /* Silence HDF5's automatic error printing (idempotent) and register the
  * Zstandard filter. Called before any HDF5 use by the reader and writer. */

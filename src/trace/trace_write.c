@@ -15,12 +15,13 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/civil_time.h"
 #include "core/util.h"
 #include "joules/trace_write.h"
 #include "joules/version.h"
 #include "trace/trace_internal.h"
 
-#define JL_WRITE_MAX_CHUNK_BYTES ((size_t)1 << 30)
+#define JL__WRITE_MAX_CHUNK_BYTES ((size_t)1 << 30)
 
 /* A failed HDF5 write: JL_EIO with the HDF5 stack as its cause, on the
  * output side (include/joules/error.h: the CLI's exit 4, not a read error). */
@@ -274,8 +275,8 @@ static jl_status write_ds(wctx *c, hid_t grp, const char *gpath, const char *nam
     if (o->layout == JL_LAYOUT_CHUNKED && n > 0) {
         size_t row_bytes = (rank == 2 ? g : 1) * H5Tget_size(ftype);
         size_t rows = o->chunk_rows < n ? o->chunk_rows : n;
-        if (rows > JL_WRITE_MAX_CHUNK_BYTES / row_bytes)
-            rows = JL_WRITE_MAX_CHUNK_BYTES / row_bytes;
+        if (rows > JL__WRITE_MAX_CHUNK_BYTES / row_bytes)
+            rows = JL__WRITE_MAX_CHUNK_BYTES / row_bytes;
         if (rows == 0)
             rows = 1;
         chunk_rows = rows;
@@ -287,7 +288,7 @@ static jl_status write_ds(wctx *c, hid_t grp, const char *gpath, const char *nam
             r = H5Pset_deflate(dcpl, (unsigned)(o->level < 0 ? 4 : o->level));
         if (r >= 0 && o->compression == JL_COMPRESS_ZSTD) {
             unsigned cd[1] = {(unsigned)(o->level < 0 ? 3 : o->level)};
-            r = H5Pset_filter(dcpl, JL_ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
+            r = H5Pset_filter(dcpl, JL__ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
         }
         if (r < 0) {
             st = jl__h5_fail(c->err, JL_EINTERNAL, c->w->path, c->run, obj, -1,
@@ -634,12 +635,8 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     wctx c = {w, NULL, err};
     char created[32];
     const char *cu = o.created_utc;
-    if (!cu) {
-        time_t now = time(NULL);
-        struct tm tmv;
-        if (gmtime_r(&now, &tmv) && strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tmv))
-            cu = created;
-    }
+    if (!cu && jl__iso_utc((double)time(NULL), created) == 0)
+        cu = created;
     if (root < 0) {
         st = WFAIL(err, path, NULL, "/", -1, "cannot open the root group");
         goto end;
@@ -878,8 +875,8 @@ size_t jl_trace_stream_rows(const jl_trace_stream *s, const char *group, const c
 static size_t stream_chunk(const jl_trace_stream *s, size_t g)
 {
     size_t rows = s->w->opt.layout == JL_LAYOUT_CHUNKED ? s->w->opt.chunk_rows : 65536;
-    if (rows > JL_WRITE_MAX_CHUNK_BYTES / (g * sizeof(double)))
-        rows = JL_WRITE_MAX_CHUNK_BYTES / (g * sizeof(double));
+    if (rows > JL__WRITE_MAX_CHUNK_BYTES / (g * sizeof(double)))
+        rows = JL__WRITE_MAX_CHUNK_BYTES / (g * sizeof(double));
     return rows ? rows : 1;
 }
 
@@ -933,7 +930,7 @@ static jl_status stream_open_ds(jl_trace_stream *s, const char *group, const cha
         r = H5Pset_deflate(dcpl, (unsigned)(w->opt.level < 0 ? 4 : w->opt.level));
     if (r >= 0 && w->opt.compression == JL_COMPRESS_ZSTD) {
         unsigned cd[1] = {(unsigned)(w->opt.level < 0 ? 3 : w->opt.level)};
-        r = H5Pset_filter(dcpl, JL_ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
+        r = H5Pset_filter(dcpl, JL__ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
     }
     if (r >= 0)
         d->d = H5Dcreate2(grp, name, d->f32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space, H5P_DEFAULT,

@@ -30,9 +30,9 @@
 #include "joules/trace.h"
 #include "trace/trace_internal.h"
 
-#define JL_ZSTD_DEFAULT_LEVEL 3
+#define JL__ZSTD_DEFAULT_LEVEL 3
 /* HDF5 limits a chunk to 2^32 - 1 bytes. */
-#define JL_ZSTD_MAX_CHUNK ((size_t)0xffffffffu)
+#define JL__ZSTD_MAX_CHUNK ((size_t)0xffffffffu)
 
 static _Thread_local size_t tl_chunk_bytes;
 static _Thread_local char tl_error[256];
@@ -93,11 +93,11 @@ void jl__zstd_free_cctx(void *cctx)
 static size_t zstd_compress(size_t cd_nelmts, const unsigned int cd_values[], size_t nbytes,
                             size_t *buf_size, void **buf)
 {
-    int level = JL_ZSTD_DEFAULT_LEVEL;
+    int level = JL__ZSTD_DEFAULT_LEVEL;
     if (cd_nelmts > 0) {
         level = (int)cd_values[0];
         if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
-            level = JL_ZSTD_DEFAULT_LEVEL;
+            level = JL__ZSTD_DEFAULT_LEVEL;
     }
     size_t cap = ZSTD_compressBound(nbytes);
     if (ZSTD_isError(cap))
@@ -183,7 +183,7 @@ end:
 static size_t zstd_decompress(size_t cd_nelmts, const unsigned int cd_values[], size_t nbytes,
                               size_t *buf_size, void **buf)
 {
-    size_t bound = JL_ZSTD_MAX_CHUNK;
+    size_t bound = JL__ZSTD_MAX_CHUNK;
     int exact = 0;
     if (tl_chunk_bytes) {
         bound = tl_chunk_bytes;
@@ -249,9 +249,9 @@ static herr_t zstd_set_local(hid_t dcpl, hid_t type, hid_t space)
     unsigned int flags = 0;
     size_t n = 8;
     unsigned int cd[8] = {0};
-    if (H5Pget_filter_by_id2(dcpl, JL_ZSTD_FILTER_ID, &flags, &n, cd, 0, NULL, NULL) < 0)
+    if (H5Pget_filter_by_id2(dcpl, JL__ZSTD_FILTER_ID, &flags, &n, cd, 0, NULL, NULL) < 0)
         return -1;
-    unsigned int level = n > 0 ? cd[0] : JL_ZSTD_DEFAULT_LEVEL;
+    unsigned int level = n > 0 ? cd[0] : JL__ZSTD_DEFAULT_LEVEL;
     hsize_t chunk[H5S_MAX_RANK];
     int rank = H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk);
     size_t tsize = H5Tget_size(type);
@@ -259,21 +259,21 @@ static herr_t zstd_set_local(hid_t dcpl, hid_t type, hid_t space)
         return -1;
     unsigned long long bytes = tsize;
     for (int i = 0; i < rank; i++) {
-        if (chunk[i] && bytes > JL_ZSTD_MAX_CHUNK / chunk[i]) {
+        if (chunk[i] && bytes > JL__ZSTD_MAX_CHUNK / chunk[i]) {
             bytes = 0; /* too large to store: unknown */
             break;
         }
         bytes *= chunk[i];
     }
     unsigned int out[2] = {level, (unsigned int)bytes};
-    if (H5Pmodify_filter(dcpl, JL_ZSTD_FILTER_ID, flags, 2, out) < 0)
+    if (H5Pmodify_filter(dcpl, JL__ZSTD_FILTER_ID, flags, 2, out) < 0)
         return -1;
     return 1;
 }
 
 static const H5Z_class2_t zstd_class = {
     H5Z_CLASS_T_VERS,
-    (H5Z_filter_t)JL_ZSTD_FILTER_ID,
+    (H5Z_filter_t)JL__ZSTD_FILTER_ID,
     1, /* encoder present */
     1, /* decoder present */
     "Zstandard",

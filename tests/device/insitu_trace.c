@@ -10,15 +10,15 @@
  *     engine T RUNNING TOKENS_GENERATED
  *     span NAME START END            one span; the run's spans/ window is its extent
  *     end
- * Public API only (joules/trace_write.h, joules/attribute.h). */
+ * Public API only (joules/trace_write.h, joules/spans.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "joules/attribute.h"
 #include "joules/attrs.h"
+#include "joules/spans.h"
 #include "joules/trace.h"
 #include "joules/trace_write.h"
 

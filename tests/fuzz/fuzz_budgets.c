@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         jl_budget_result *r = NULL;
         if (jl_budgets_evaluate(b, &l, &r, NULL) == JL_OK) {
-            json_t *doc = jl_budget_result_to_json(r, b, &l);
+            json_t *doc = jl_budget_document(r, b, &l);
             char *text = doc ? jl_json_dump(doc) : NULL;
             free(text);
             json_decref(doc);
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* three class rows (one without tokens, one without calls) */
         static char k0[] = "attention", k1[] = "mlp", k2[] = "o_proj", f[] = "f.h5", run[] = "r0",
                     src[] = "counter", st[] = "stated", eq[] = "equal";
-        jl_attr_row rows[3] = {{0}};
+        jl_attribution_row rows[3] = {{0}};
         char *keys[3] = {k0, k1, k2};
         for (int i = 0; i < 3; i++) {
             rows[i].key = keys[i];
@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rows[i].peak_w = NAN;
         }
         jl_attribution a = {0};
-        a.by = JL_ATTR_BY_CLASS;
+        a.by = JL_ATTRIBUTION_BY_CLASS;
         a.file = f;
         a.run = run;
         a.energy_source = src;
@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (sr->rows_pass + sr->rows_fail + sr->rows_undetermined + sr->rows_unmeasured !=
                 sr->rows_judged)
                 abort();
-            json_t *doc = jl_attribution_to_json(&a);
+            json_t *doc = jl_attribution_document(&a);
             if (doc && jl_span_budget_annotate(sr, b, doc) == JL_OK) {
                 char *text = jl_json_dump(doc);
                 free(text);

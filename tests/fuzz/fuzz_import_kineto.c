@@ -8,7 +8,7 @@
 
 #include "fuzz_common.h"
 #include "import/profile_spans.h"
-#include "joules/attribute.h"
+#include "joules/attribution.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -34,8 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         s) {
         jl_attribution *a = NULL;
         jl_error *err = NULL;
-        if (jl_attribute(run, s, NULL, NULL, &a, &err) == JL_OK) {
-            json_t *doc = jl_attribution_to_json(a);
+        if (jl_attribution_compute(run, s, NULL, NULL, &a, &err) == JL_OK) {
+            json_t *doc = jl_attribution_document(a);
             json_decref(doc);
         }
         jl_attribution_free(a);

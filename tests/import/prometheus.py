@@ -198,6 +198,19 @@ refused(["import", "prometheus", back, "--runs-by", "pod", "-o", os.path.join(wo
 refused(["import", "prometheus", files[0], "--runs-by", "pod", "-o", os.path.join(work, "x.h5")], 3,
         "vllm-a-7d9f", "model", "no placeholder")
 refused(["import", "prometheus", files[0], "-o", os.path.join(work, "x.h5")] + SET, 2, "--runs-by")
+# RUNS.csv is the kit's one reader (kit_runs.c), nvidia-smi's rules: a run
+# named twice and nvidia-smi's own columns are errors naming file:line (a
+# bad --runs file: exit 2, as a bad time in it always was)
+twice = os.path.join(work, "twice.csv")
+with open(twice, "w") as f:
+    f.write(f"run,start,end\nw1,{a},{b}\nw1,{a},{b}\n")
+refused(["import", "prometheus", files[0], "--runs", twice, "-o", os.path.join(work, "x.h5")] + SET, 2,
+        "twice.csv:3", "named twice")
+reqs = os.path.join(work, "reqs.csv")
+with open(reqs, "w") as f:
+    f.write(f"run,start,end,requests\nw1,{a},{b},w1.json\n")
+refused(["import", "prometheus", files[0], "--runs", reqs, "-o", os.path.join(work, "x.h5")] + SET, 2,
+        "reqs.csv", "requests", "nvidia-smi")
 if os.path.exists(os.path.join(work, "x.h5")):
     bad("a refused import left x.h5")
 print(f"prometheus: {'all checks passed' if not fails else str(fails) + ' failed'}")

@@ -140,7 +140,7 @@ static int decode_chunks(hid_t d, hid_t ft, hid_t sp)
         H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL, 0, NULL, NULL);
         if (id == H5Z_FILTER_DEFLATE)
             codec = 1;
-        else if (id == JL_ZSTD_FILTER_ID)
+        else if (id == JL__ZSTD_FILTER_ID)
             codec = 2;
         else if (id != H5Z_FILTER_SHUFFLE)
             goto end;

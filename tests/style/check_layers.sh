@@ -1,6 +1,6 @@
 #!/bin/sh
 # Data flows one way, checked on what the compiler made (docs/architecture.md,
-# "Layers"): for every object file of the library and the CLI, each jl_ or
+# "Layers") and on the includes: for every object file of the library and the CLI, each jl_ or
 # cli_ symbol it uses (nm -u; public jl_name and internal jl__name alike)
 # that another object defines must be defined in the same folder of src/ or
 # in a folder of a lower layer; and inside a folder no files call each other
@@ -23,7 +23,7 @@ layers='
 0 core
 1 output descriptors
 2 trace
-3 summary import attribute
+3 summary import attribution
 4 check slo
 5 study
 6 model frontier account
@@ -62,6 +62,80 @@ for d in "$src"/*/; do
     printf '%s\n' "$layers" | awk -v f="$f" '{for (i = 2; i <= NF; i++) if ($i == f) found = 1} END {exit !found}' ||
         { echo "FAIL: src/$f has no layer in tests/style/check_layers.sh (and docs/architecture.md)"; exit 1; }
 done
+
+# Includes go down the layers too, even for types: a file of src/FOLDER
+# (or a public header of FOLDER) includes only the headers of its own
+# folder and of lower layers — "FOLDER/x.h" internal headers by their
+# folder, the public joules/x.h by the folder that defines them (the table
+# below; every public header must have a line). The umbrella joules.h is
+# the CLI's.
+headers='
+error core
+attrs core
+export core
+version core
+output output
+descriptors descriptors
+trace trace
+trace_write trace
+spans trace
+summary summary
+import import
+attribution attribution
+check check
+slo slo
+study study
+model model
+ceiling model
+explain model
+diagnose model
+frontier frontier
+account account
+provenance account
+budget account
+carbon account
+publish account
+choice choice
+report report
+joules cli
+'
+printf '%s\n' "$layers" >"$work/layers"
+printf '%s\n' "$headers" >"$work/headers"
+for h in "$src"/../include/joules/*.h; do
+    [ -e "$h" ] || continue
+    b=$(basename "$h" .h)
+    awk -v b="$b" '$1 == b {found = 1} END {exit !found}' "$work/headers" ||
+        { echo "FAIL: include/joules/$b.h has no folder in tests/style/check_layers.sh's header table"; exit 1; }
+done
+# "file folder included-header" for every #include "x/y.h" of src/ and include/joules/
+(cd "$src/.." && find src include/joules -name '*.c' -o -name '*.h') | LC_ALL=C sort | while IFS= read -r f; do
+    sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([a-z_]*\/[a-z_0-9]*\.h\)".*/\1/p' "$src/../$f" |
+        while IFS= read -r inc; do printf '%s %s\n' "$f" "$inc"; done
+done >"$work/includes"
+awk -v LAYERS="$work/layers" -v HEADERS="$work/headers" '
+    BEGIN {
+        while ((getline l < LAYERS) > 0) { k = split(l, a, " "); for (i = 2; i <= k; i++) rank[a[i]] = a[1] + 0 }
+        while ((getline l < HEADERS) > 0) { if (split(l, a, " ") == 2) owner[a[1]] = a[2] }
+    }
+    function folder_of_header(inc,   d, b) {
+        d = inc; sub(/\/.*/, "", d); b = inc; sub(/^[^\/]*\//, "", b); sub(/\.h$/, "", b)
+        if (d == "joules") return (b in owner) ? owner[b] : ""
+        return d
+    }
+    {
+        f = $1
+        if (f ~ /^include\/joules\//) { b = f; sub(/^include\/joules\//, "", b); sub(/\.h$/, "", b); mine = owner[b] }
+        else { mine = f; sub(/^src\//, "", mine); sub(/\/.*/, "", mine) }
+        t = folder_of_header($2)
+        if (t == "" || !(t in rank)) next # not a header of ours
+        if (t == mine) next
+        if (rank[t] >= rank[mine]) {
+            printf "FAIL: %s (layer %d, %s) includes %s (layer %d, %s): includes go down the layers only\n", f, rank[mine], mine, $2, rank[t], t
+            bad = 1
+        }
+    }
+    END { exit bad }' "$work/includes"
+includes_st=$?
 
 # D folder file symbol / U folder file symbol, from every object (one nm
 # over all of them; -A names the object on each line).
@@ -135,5 +209,5 @@ awk -v ALLOWED="$work/allowed" '
     }' "$work/edges" >"$work/circles"
 circles_st=$?
 sort "$work/circles"
-[ $layers_st -eq 0 ] && [ $circles_st -eq 0 ] || exit 1
-echo "ok: $n objects; folders call only the layers below theirs (core < output, descriptors < trace < summary, import, attribute < check, slo < study < model, frontier < choice < report < cli); no circle of files in a folder"
+[ $layers_st -eq 0 ] && [ $circles_st -eq 0 ] && [ $includes_st -eq 0 ] || exit 1
+echo "ok: $n objects; folders call only the layers below theirs (core < output, descriptors < trace < summary, import, attribution < check, slo < study < model, frontier < choice < report < cli); no circle of files in a folder; includes go down the layers"

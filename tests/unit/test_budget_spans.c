@@ -18,7 +18,7 @@
 
 #include "core/util.h"
 #include "joules/account.h"
-#include "joules/attribute.h"
+#include "joules/attribution.h"
 #include "joules/import.h"
 #include "joules/summary.h"
 #include "joules/trace_write.h"
@@ -174,13 +174,13 @@ static jl_attribution *attribute(const jl_run *r, const jl_spans *s, int true_we
     }
     jl_class_weights W = {.n = N_CLS, .cls = cls, .w_dyn = w, .rel_unc = unc};
     W.source = (char *)"true weights";
-    jl_attribute_options o;
-    jl_attribute_options_default(&o);
+    jl_attribution_options o;
+    jl_attribution_options_default(&o);
     if (true_weights)
         o.weights = &W;
     jl_attribution *a = NULL;
     jl_error *err = NULL;
-    if (jl_attribute(r, s, NULL, &o, &a, &err) != JL_OK) {
+    if (jl_attribution_compute(r, s, NULL, &o, &a, &err) != JL_OK) {
         char *m = jl_error_format(err);
         fprintf(stderr, "attribute: %s\n", m);
         free(m);
@@ -189,7 +189,7 @@ static jl_attribution *attribute(const jl_run *r, const jl_spans *s, int true_we
     return a;
 }
 
-static const jl_attr_row *row_of(const jl_attribution *a, const char *key, size_t *idx)
+static const jl_attribution_row *row_of(const jl_attribution *a, const char *key, size_t *idx)
 {
     for (size_t i = 0; a && i < a->n_rows; i++)
         if (!strcmp(a->rows[i].key, key)) {
@@ -220,8 +220,8 @@ TEST(known_answers)
     if (!a)
         goto end;
     size_t ia = 0, im = 0, in = 0;
-    const jl_attr_row *att = row_of(a, "attention", &ia), *mlp = row_of(a, "mlp", &im),
-                      *nrm = row_of(a, "norm", &in);
+    const jl_attribution_row *att = row_of(a, "attention", &ia), *mlp = row_of(a, "mlp", &im),
+                             *nrm = row_of(a, "norm", &in);
     CHECK(att && mlp && nrm);
     if (!att || !mlp || !nrm)
         goto end;
@@ -297,7 +297,7 @@ TEST(known_answers)
             }
         }
         /* the JSON: a "budget" in every row, "budgets" at the top */
-        json_t *doc = jl_attribution_to_json(a);
+        json_t *doc = jl_attribution_document(a);
         CHECK(jl_span_budget_annotate(res, b, doc) == JL_OK);
         json_t *bs = json_object_get(doc, "budgets");
         CHECK_NEAR(json_number_value(json_object_get(bs, "adherence")), 0.5, 0, 0);
@@ -369,11 +369,11 @@ TEST(known_answers)
     jl_budget_result_free(br);
 
     /* the rows of another --by are refused */
-    jl_attribute_options o;
-    jl_attribute_options_default(&o);
-    o.by = JL_ATTR_BY_NAME;
+    jl_attribution_options o;
+    jl_attribution_options_default(&o);
+    o.by = JL_ATTRIBUTION_BY_NAME;
     jl_attribution *byname = NULL;
-    CHECK(jl_attribute(r, s, NULL, &o, &byname, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, NULL, &o, &byname, &err) == JL_OK);
     res = NULL;
     CHECK(b && byname && jl_budgets_evaluate_spans(b, NULL, byname, &res, &err) == JL_EUSAGE);
     CHECK(res == NULL);
@@ -492,8 +492,8 @@ TEST(cli)
     /* what the CLI computes (equal weights, the default sensor): fail
      * below the row's interval, pass above it, undetermined at its value */
     jl_attribution *a = attribute(r, s, 0);
-    const jl_attr_row *att = row_of(a, "attention", NULL), *mlp = row_of(a, "mlp", NULL),
-                      *nrm = row_of(a, "norm", NULL);
+    const jl_attribution_row *att = row_of(a, "attention", NULL), *mlp = row_of(a, "mlp", NULL),
+                             *nrm = row_of(a, "norm", NULL);
     CHECK(att && mlp && nrm);
     if (!att || !mlp || !nrm)
         goto end;

@@ -103,7 +103,7 @@ TEST(pick_infeasible)
     CHECK_EQ_INT(ps->n, 2);
     CHECK_EQ_INT(ps->items[0].pick.status, JL_PICK_INFEASIBLE);
     CHECK_EQ_INT(ps->items[1].pick.status, JL_PICK_NOT_APPLICABLE);
-    json_t *doc = jl_pick_set_to_json(ps, &l);
+    json_t *doc = jl_pick_document(ps, &l);
     json_t *p0 = json_array_get(json_object_get(doc, "picks"), 0);
     CHECK(json_is_false(json_object_get(p0, "feasible")));
     CHECK(json_is_null(json_object_get(p0, "choice")));
@@ -149,7 +149,7 @@ TEST(compare_gpu)
     CHECK_CONTAINS(r->items[2].reason, "no run with gpu_model=H100");
     CHECK(!r->items[3].counted);
     CHECK_CONTAINS(r->items[3].reason, "no configuration with gpu_model=B200 meets the SLO");
-    json_t *doc = jl_compare_to_json(r, &l);
+    json_t *doc = jl_compare_document(r, &l);
     json_t *t = json_object_get(doc, "totals");
     CHECK_EQ_INT(json_integer_value(json_object_get(t, "n")), 2);
     CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(t, "wins"), "B200")), 1);
@@ -329,14 +329,14 @@ TEST(json_text_equals_tree)
             jl_pick_set *ps = NULL;
             CHECK(jl_pick_all(&l, sl, n_slos, NULL, &ps, NULL) == JL_OK);
             CHECK(jl_write_pick_json(path, ps, &l, el, NULL) == JL_OK);
-            check_text_equals_tree(jl_pick_set_to_json(ps, &l), el, path);
+            check_text_equals_tree(jl_pick_document(ps, &l), el, path);
             jl_pick_set_free(ps);
             for (size_t n_hold = 0; n_hold <= 2; n_hold += 2) {
                 jl_compare_options o = {"gpu_model", "H100", hold, n_hold, {-1, 1e-9}};
                 jl_compare_result *r = NULL;
                 CHECK(jl_compare(&l, sl, n_slos, &o, &r, NULL) == JL_OK);
                 CHECK(jl_write_compare_json(path, r, &l, el, NULL) == JL_OK);
-                check_text_equals_tree(jl_compare_to_json(r, &l), el, path);
+                check_text_equals_tree(jl_compare_document(r, &l), el, path);
                 jl_compare_result_free(r);
             }
         }

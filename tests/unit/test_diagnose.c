@@ -90,7 +90,7 @@ TEST(bundled_8b_h100)
                        m->fig[JL_FIG_ENERGY_PER_TOKEN_J], 0.15, 0);
     }
     /* JSON */
-    json_t *doc = jl_diagnosis_to_json(x);
+    json_t *doc = jl_diagnose_document(x);
     CHECK(doc != NULL);
     CHECK_STR(json_string_value(json_object_get(doc, "schema")), "joules.diagnose/1");
     json_t *r0 = json_array_get(json_object_get(doc, "runs"), 0);

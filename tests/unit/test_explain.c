@@ -74,7 +74,7 @@ TEST(exact_decomposition)
     CHECK_EQ_INT(x->factors[JL_EXPLAIN_STATIC_POWER].n_knobs, 0);
     CHECK_CONTAINS(x->sentence, "uses 3.38x the energy per token of B");
     CHECK_CONTAINS(x->sentence, "2.00x from GPU count (2 vs 1; knob num_gpus 2 vs 1)");
-    json_t *doc = jl_explanation_to_json(x);
+    json_t *doc = jl_explain_document(x);
     CHECK(doc != NULL);
     CHECK_STR(json_string_value(json_object_get(doc, "schema")), "joules.explain/1");
     CHECK_EQ_INT(json_array_size(json_object_get(doc, "factors")), JL_EXPLAIN_FACTOR_COUNT);

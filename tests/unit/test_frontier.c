@@ -51,7 +51,7 @@ TEST(dominated_points)
     CHECK_EQ_INT(f->curves[1].n_points, 1);
     CHECK(f->curves[1].points[0].on_curve_frontier);
     CHECK(!f->curves[1].points[0].on_frontier);
-    json_t *doc = jl_frontier_set_to_json(fs, &l);
+    json_t *doc = jl_frontier_document(fs, &l);
     CHECK_STR(json_string_value(json_object_get(doc, "schema")), "joules.frontier/1");
     CHECK_EQ_INT(json_array_size(json_object_get(doc, "curves")), 2);
     json_decref(doc);
@@ -134,7 +134,7 @@ TEST(grouping)
     jl_summary_list_clear(&l);
 }
 
-/* The document written without a tree (jl_frontier_set_to_json_text, what
+/* The document written without a tree (jl_frontier_document_text, what
  * `joules frontier --json` prints) is byte for byte jl_json_dump of the
  * tree plus "errors": points with every kind of run member (extras, per-GPU
  * arrays, warnings, a diffusion run, a string needing escapes),
@@ -175,12 +175,12 @@ TEST(json_text_equals_tree)
     for (int with_errors = 0; with_errors < 2; with_errors++) {
         jl_frontier_set *fs = compute(&l, -1);
         CHECK_EQ_INT(fs->n, 3);
-        json_t *doc = jl_frontier_set_to_json(fs, &l);
+        json_t *doc = jl_frontier_document(fs, &l);
         CHECK(doc != NULL);
         json_object_set_new(doc, "errors", jl_errors_to_json(with_errors ? &errors : NULL));
         char *want = jl_json_dump(doc);
         size_t len = 0;
-        char *got = jl_frontier_set_to_json_text(fs, &l, with_errors ? &errors : NULL, &len);
+        char *got = jl_frontier_document_text(fs, &l, with_errors ? &errors : NULL, &len);
         CHECK(want && got);
         if (want && got) {
             CHECK_STR(got, want);

@@ -205,7 +205,7 @@ TEST(format_g_matches_snprintf)
 /* One emitter, two backends: the text backend writes what jl_json_dumps
  * writes for the tree the tree backend builds, whatever the key order
  * (unsorted, repeated keys, nesting, empty containers). */
-static void emit_sample(jl_jw *w)
+static void emit_sample(jl__jw *w)
 {
     jl__jw_object(w);
     jl__jw_kstring(w, "zeta", "z");
@@ -285,12 +285,12 @@ TEST(writer_text_equals_tree)
         JSON_SORT_KEYS | JSON_INDENT(1) | JSON_COMPACT,
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
-        jl_jw *t = jl__jw_tree();
+        jl__jw *t = jl__jw_tree();
         emit_sample(t);
         json_t *tree = jl__jw_finish_tree(t);
         CHECK(tree != NULL);
         char *want = jl_json_dumps(tree, flags[i]);
-        jl_jw *w = jl__jw_text(flags[i]);
+        jl__jw *w = jl__jw_text(flags[i]);
         CHECK(w != NULL);
         emit_sample(w);
         size_t len = 0;
@@ -306,7 +306,7 @@ TEST(writer_text_equals_tree)
         json_decref(tree);
     }
     CHECK(jl__jw_text(JSON_INDENT(2)) == NULL); /* sorted keys only */
-    jl_jw *w = jl__jw_text(JSON_SORT_KEYS);
+    jl__jw *w = jl__jw_text(JSON_SORT_KEYS);
     jl__jw_object(w); /* left open: no text */
     CHECK(jl__jw_finish_text(w, NULL) == NULL);
 }
@@ -315,7 +315,7 @@ TEST(writer_text_equals_tree)
  * well-formed sequence (lone continuation, overlong, surrogate, above
  * U+10FFFF, cut short) becomes U+FFFD, in keys and values, the same in the
  * text and the tree backend: a document joules writes is always JSON. */
-static void emit_utf8(jl_jw *w)
+static void emit_utf8(jl__jw *w)
 {
     jl__jw_object(w);
     jl__jw_kstring(w, "good", "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf");
@@ -335,7 +335,7 @@ static void emit_utf8(jl_jw *w)
 
 TEST(invalid_utf8_replaced)
 {
-    jl_jw *w = jl__jw_text(JSON_SORT_KEYS | JSON_COMPACT);
+    jl__jw *w = jl__jw_text(JSON_SORT_KEYS | JSON_COMPACT);
     emit_utf8(w);
     size_t len = 0;
     char *got = jl__jw_finish_text(w, &len);
@@ -353,7 +353,7 @@ TEST(invalid_utf8_replaced)
     if (got)
         CHECK_STR(got, want);
     /* the tree backend: the same document (jansson itself would refuse) */
-    jl_jw *t = jl__jw_tree();
+    jl__jw *t = jl__jw_tree();
     emit_utf8(t);
     json_t *tree = jl__jw_finish_tree(t);
     CHECK(tree != NULL);

@@ -142,7 +142,7 @@ TEST(summary_copy_published)
 TEST(summary_round_trip)
 {
     jl_summary *a = full_summary();
-    jl_wbuf b = {0};
+    jl__wbuf b = {0};
     CHECK_EQ_INT(jl__wire_put_summary(&b, a), JL_OK);
     /* two in a row: each read consumes exactly its own bytes */
     jl_summary *empty = jl_summary_new();
@@ -192,7 +192,7 @@ TEST(odd_summaries_round_trip)
             snprintf(v, sizeof v, "%d", i);
         CHECK_EQ_INT(jl_attrs_add_extra(&s[2]->attrs, k, v, i % 2), JL_OK);
     }
-    jl_wbuf b = {0};
+    jl__wbuf b = {0};
     for (int i = 0; i < 3; i++)
         CHECK_EQ_INT(jl__wire_put_summary(&b, s[i]), JL_OK);
     CHECK(b.len > big_len && b.cap >= b.len);
@@ -214,7 +214,7 @@ TEST(odd_summaries_round_trip)
 TEST(summary_truncated_is_refused)
 {
     jl_summary *a = full_summary();
-    jl_wbuf b = {0};
+    jl__wbuf b = {0};
     jl__wire_put_summary(&b, a);
     for (size_t n = 0; n < b.len; n++) {
         jl_summary *r = NULL;
@@ -224,7 +224,7 @@ TEST(summary_truncated_is_refused)
         CHECK(r == NULL);
     }
     /* a count the input cannot hold: refused before allocating */
-    jl_wbuf c = {0};
+    jl__wbuf c = {0};
     jl_summary *e = jl_summary_new();
     jl__wire_put_summary(&c, e);
     uint32_t huge = 0x7fffffffu;
@@ -244,7 +244,7 @@ TEST(error_round_trip)
                                "time goes backwards (%g after %g)", 1.5, 2.5);
     e->cause = jl_error_new(JL_EIO, NULL, NULL, NULL, -1, "H5Dread failed");
     e->cause->cause = jl_error_new(JL_EIO, NULL, NULL, "H5Z", -1, "zstd: corrupt frame");
-    jl_wbuf b = {0};
+    jl__wbuf b = {0};
     CHECK_EQ_INT(jl__wire_put_error(&b, e), JL_OK);
     jl_error *r = NULL;
     size_t used = 0;

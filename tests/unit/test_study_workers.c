@@ -71,7 +71,7 @@ static void check_identical(const loaded *a, const loaded *b)
     CHECK_EQ_INT(a->st, b->st);
     CHECK_EQ_INT(a->runs.count, b->runs.count);
     for (size_t i = 0; i < a->runs.count && i < b->runs.count; i++) {
-        jl_wbuf x = {0}, y = {0};
+        jl__wbuf x = {0}, y = {0};
         jl__wire_put_summary(&x, a->runs.items[i]);
         jl__wire_put_summary(&y, b->runs.items[i]);
         CHECK(x.len == y.len && !memcmp(x.data, y.data, x.len));
@@ -470,7 +470,7 @@ TEST(worker_streams_frames_and_drops_them_when_it_dies)
     CHECK_EQ_INT(inproc.runs.count, STREAM_RUNS + 9);
     check_identical(&inproc, &one);
     /* the frames of runs s0000..s0349 were sent before the worker died */
-    jl_wbuf b = {0};
+    jl__wbuf b = {0};
     for (size_t i = 0; i < 350 && i < inproc.runs.count; i++)
         jl__wire_put_summary(&b, inproc.runs.items[i]);
     CHECK(b.len > 4 * 65536);

@@ -109,7 +109,7 @@ TEST(two_sockets_cpu_dram)
         CHECK_EQ_INT(jl_summary_copy(s, &c), JL_OK);
         CHECK(c && c->host && c->host->cpu_energy_j[1] == s->host->cpu_energy_j[1]);
         jl_summary_free(c);
-        jl_wbuf b = {0};
+        jl__wbuf b = {0};
         CHECK_EQ_INT(jl__wire_put_summary(&b, s), JL_OK);
         size_t used = 0;
         jl_summary *w = NULL;

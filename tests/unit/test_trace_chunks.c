@@ -32,7 +32,7 @@ static hid_t make(hid_t f, const char *name, hid_t ftype, int rank, size_t cols,
         H5Pset_deflate(dcpl, 4);
     if (filters & F_ZSTD) {
         unsigned cd[1] = {3};
-        H5Pset_filter(dcpl, JL_ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
+        H5Pset_filter(dcpl, JL__ZSTD_FILTER_ID, H5Z_FLAG_MANDATORY, 1, cd);
     }
     if (filters & F_FLETCHER)
         H5Pset_fletcher32(dcpl);

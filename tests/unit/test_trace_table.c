@@ -452,9 +452,9 @@ TEST(table_only_and_empty_files)
 
 /* Every run of the file summarised and encoded for the wire, one after the
  * other (NULL when the file cannot be opened). */
-static jl_wbuf read_all(const char *path)
+static jl__wbuf read_all(const char *path)
 {
-    jl_wbuf b = {0};
+    jl__wbuf b = {0};
     jl_trace *t = open_ok(path);
     for (size_t i = 0; t && i < jl_trace_run_count(t); i++) {
         jl_run *r = NULL;
@@ -513,10 +513,10 @@ static char *odd_layouts(void)
 TEST(mapped_file_reads_as_copied)
 {
     char *p = odd_layouts();
-    jl_wbuf copied = read_all(p);
+    jl__wbuf copied = read_all(p);
     CHECK(copied.len > 0);
     jl__trace_map_files(); /* from here on, as in a study's worker */
-    jl_wbuf mapped = read_all(p);
+    jl__wbuf mapped = read_all(p);
     CHECK(copied.len == mapped.len && !memcmp(copied.data, mapped.data, copied.len));
     jl__wbuf_free(&copied);
     jl__wbuf_free(&mapped);

@@ -1,25 +1,20 @@
-/* joules/attribute.h — energy per span: per layer, operator class, step and
+/* joules/attribution.h — energy per span: per layer, operator class, step and
  * second, from profiler spans (docs/attribute.md).
  *
- * Three parts:
- *  - spans/ and the sensor attributes on power/ (trace format 1.2,
- *    docs/trace-format.md): jl_trace_read_spans(), jl_trace_read_sensor(),
- *    jl_trace_write_spans() (into an existing trace, written whole or not
- *    at all);
+ * On the spans and sensor of joules/spans.h (the trace layer), two parts:
  *  - the sensor model: jl_sensor_fit() measures the energy counter's update
  *    period and delay and the power fields' averaging windows and delays on
  *    a run whose spans are known square-wave bursts;
- *  - the attribution: jl_attribute() splits the energy the counter measured
+ *  - the attribution: jl_attribution_compute() splits the energy the counter measured
  *    in a window among the spans' rows (static power by time, dynamic
  *    energy by device-busy time x class weights) with an unattributed row,
  *    so that rows + unattributed + stalls = the window's energy exactly.
  *
- * Ownership: jl_spans (jl_spans_free), jl_attribution (jl_attribution_free)
- * and jl_class_weights (jl_class_weights_free) are the caller's; every free
- * accepts NULL. jl_sensor holds heap strings: jl_sensor_clear().
+ * Ownership: jl_attribution (jl_attribution_free) and jl_class_weights
+ * (jl_class_weights_free) are the caller's; every free accepts NULL.
  */
-#ifndef JOULES_ATTRIBUTE_H
-#define JOULES_ATTRIBUTE_H
+#ifndef JOULES_ATTRIBUTION_H
+#define JOULES_ATTRIBUTION_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -27,64 +22,13 @@
 #include <stdio.h>
 
 #include "joules/error.h"
+#include "joules/spans.h"
 #include "joules/trace.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 JL_API_BEGIN
-
-/* ---- spans/ ------------------------------------------------------------- */
-
-/* One run's spans/ group. Optional columns are NULL when absent; missing
- * numbers are NaN, missing strings NULL. */
-typedef struct jl_spans {
-    char *source;               /* @source: kineto, nsys, harness[:...] */
-    char *side;                 /* @side: gpu or cpu */
-    char *clock;                /* @clock */
-    double window[2];           /* @window (run time); NaN when absent */
-    double clock_uncertainty_s; /* @clock_uncertainty_s */
-    char **names;               /* names[n_names] */
-    size_t n_names;
-    size_t n;
-    int32_t *name;       /* [n] index into names */
-    double *start, *end; /* [n] run time */
-    int32_t *parent;     /* [n] enclosing row or -1; NULL: none nest */
-    int16_t *gpu;        /* [n] or NULL (all GPU 0) */
-    float *busy_s;       /* [n] device-busy seconds, not in children; or NULL */
-    int32_t *tokens;     /* [n] or NULL */
-    int32_t *step;       /* [n] engine/ row of the iteration, or NULL */
-} jl_spans;
-
-jl_spans *jl_spans_new(void); /* empty, window NaN */
-void jl_spans_free(jl_spans *s);
-
-/* Read run i's spans/: *out = NULL (JL_OK) when the run has none. Checks
- * every MUST of the spec (names in range, start <= end finite, parents
- * enclosing their children, spans inside @window) and names file, run,
- * dataset and row. */
-jl_status jl_trace_read_spans(jl_trace *t, size_t i, jl_spans **out, jl_error **err);
-
-/* The sensor as the trace describes it (attributes of power/). */
-typedef struct jl_sensor {
-    double update_period_s; /* how often the value changes */
-    char *watts_kind;       /* "instant" or "average_1s"; NULL: unknown */
-    double watts_window_s;  /* a watts reading covers (t-delay-window, t-delay] */
-    double watts_delay_s;
-    double energy_delay_s; /* lag of the energy counter */
-    char *calibration;     /* how these were found */
-} jl_sensor;
-
-void jl_sensor_init(jl_sensor *s); /* all unknown */
-void jl_sensor_clear(jl_sensor *s);
-jl_status jl_trace_read_sensor(jl_trace *t, size_t i, jl_sensor *out, jl_error **err);
-
-/* Write spans (when not NULL; replacing a spans/ group the run has) and
- * the sensor attributes of power/ (when sensor is not NULL; its known
- * fields) into run `run` of the existing trace `path`. The file is copied,
- * changed and renamed into place: on any failure it is left as it was. */
-jl_status jl_trace_write_spans(const char *path, const char *run, const jl_spans *spans,
-                               const jl_sensor *sensor, jl_error **err);
 
 /* ---- the sensor model ----------------------------------------------------- */
 
@@ -137,16 +81,16 @@ jl_status jl_class_weights_from_trace(const char *path, jl_class_weights **out, 
 /* ---- the attribution ------------------------------------------------------ */
 
 typedef enum {
-    JL_ATTR_BY_NAME,
-    JL_ATTR_BY_CLASS,
-    JL_ATTR_BY_LAYER,
-    JL_ATTR_BY_STEP,
-    JL_ATTR_BY_KIND,
-    JL_ATTR_BY_TIME
-} jl_attr_by;
+    JL_ATTRIBUTION_BY_NAME,
+    JL_ATTRIBUTION_BY_CLASS,
+    JL_ATTRIBUTION_BY_LAYER,
+    JL_ATTRIBUTION_BY_STEP,
+    JL_ATTRIBUTION_BY_KIND,
+    JL_ATTRIBUTION_BY_TIME
+} jl_attribution_by;
 
 /* A warning about the sensor's limits (docs/attribute.md, "Warnings"). */
-#define JL_ATTR_WARNINGS(X)                                                                     \
+#define JL_ATTRIBUTION_WARNINGS(X)                                                              \
     X(window_short, 5.0, "the window holds fewer than this many counter updates")               \
     X(spans_below_sensor, 1.0, "a row's median span is shorter than this many sensor windows")  \
     X(profiler_overhead, 0.02, "profiled step time exceeds unprofiled by more than this")       \
@@ -159,19 +103,19 @@ typedef enum {
     X(class_without_weight, 0.0, "a class has no calibrated weight: the mean weight is used")
 
 typedef enum {
-#define JL_X_W(id, def, text) JL_ATTRW_##id,
-    JL_ATTR_WARNINGS(JL_X_W)
+#define JL_X_W(id, def, text) JL_ATTRIBUTION_WARN_##id,
+    JL_ATTRIBUTION_WARNINGS(JL_X_W)
 #undef JL_X_W
-        JL_ATTRW_COUNT
-} jl_attr_warning_id;
+        JL_ATTRIBUTION_WARN_COUNT
+} jl_attribution_warning_id;
 
-const char *jl_attr_warning_name(jl_attr_warning_id id);
+const char *jl_attribution_warning_name(jl_attribution_warning_id id);
 /* Look a warning up by name: its id, or -1. */
-int jl_attr_warning_find(const char *name);
+int jl_attribution_warning_find(const char *name);
 
-typedef struct jl_attribute_options {
-    jl_attr_by by;
-    double time_bin_s;               /* JL_ATTR_BY_TIME: bin width (default 1) */
+typedef struct jl_attribution_options {
+    jl_attribution_by by;
+    double time_bin_s;               /* JL_ATTRIBUTION_BY_TIME: bin width (default 1) */
     double window[2];                /* NaN: the spans' @window, else their extent */
     double static_w;                 /* NaN: idle before t = 0, else @gpu_idle_power_w */
     double stall_min_s;              /* a gap without spans this long is a stall (0.01) */
@@ -188,16 +132,16 @@ typedef struct jl_attribute_options {
      * layer N; NAME_step -> NAME_step (kind step); others -> the name. */
     const char *const *class_rules;
     size_t n_class_rules;
-    /* per warning: its threshold (defaults in JL_ATTR_WARNINGS) and off */
-    double warn_threshold[JL_ATTRW_COUNT];
-    int warn_off[JL_ATTRW_COUNT];
-} jl_attribute_options;
+    /* per warning: its threshold (defaults in JL_ATTRIBUTION_WARNINGS) and off */
+    double warn_threshold[JL_ATTRIBUTION_WARN_COUNT];
+    int warn_off[JL_ATTRIBUTION_WARN_COUNT];
+} jl_attribution_options;
 
-void jl_attribute_options_default(jl_attribute_options *opt);
+void jl_attribution_options_default(jl_attribution_options *opt);
 
-typedef struct jl_attr_row {
+typedef struct jl_attribution_row {
     char *key;   /* name, class, layer number, step number, kind, or bin start */
-    double t0_s; /* JL_ATTR_BY_TIME: the bin's start (run time); else NaN */
+    double t0_s; /* JL_ATTRIBUTION_BY_TIME: the bin's start (run time); else NaN */
     double time_s, busy_s;
     size_t calls;
     double energy_j, static_j, dynamic_j, share;
@@ -207,17 +151,17 @@ typedef struct jl_attr_row {
     double peak_w;                  /* NaN: not resolvable (peak_reason) */
     char *peak_reason;
     double median_span_s;
-    double unattributed_j; /* JL_ATTR_BY_TIME: the bin's unattributed energy */
-} jl_attr_row;
+    double unattributed_j; /* JL_ATTRIBUTION_BY_TIME: the bin's unattributed energy */
+} jl_attribution_row;
 
-typedef struct jl_attr_warning {
-    jl_attr_warning_id id;
+typedef struct jl_attribution_warning {
+    jl_attribution_warning_id id;
     char *message;
-} jl_attr_warning;
+} jl_attribution_warning;
 
 typedef struct jl_attribution {
     char *file, *run;
-    jl_attr_by by;
+    jl_attribution_by by;
     double time_bin_s;
     double window[2];
     double window_energy_j; /* measured by the counter over the window */
@@ -225,7 +169,7 @@ typedef struct jl_attribution {
     char *static_source;
     char *energy_source; /* "counter" or "watts" */
     double tokens;       /* tokens generated in the window (NaN: unknown) */
-    jl_attr_row *rows;
+    jl_attribution_row *rows;
     size_t n_rows;
     double attributed_j;
     double unattributed_j, unattributed_static_j, unattributed_dynamic_j;
@@ -237,7 +181,7 @@ typedef struct jl_attribution {
     jl_sensor sensor;               /* the sensor model used */
     char *sensor_source;
     size_t n_spans, n_spans_in_window;
-    jl_attr_warning *warnings;
+    jl_attribution_warning *warnings;
     size_t n_warnings;
     /* every row's energy split by span class: row_class_j[row * n_classes
      * + class] (J; the rows' energy_j summed over classes), for timelines
@@ -251,18 +195,19 @@ void jl_attribution_free(jl_attribution *a);
 
 /* Attribute run's energy to spans. sensor: the model to use (NULL: the
  * defaults of an H100 under driver 580, stated in the output). */
-jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor *sensor,
-                       const jl_attribute_options *opt, jl_attribution **out, jl_error **err);
+jl_status jl_attribution_compute(const jl_run *run, const jl_spans *spans, const jl_sensor *sensor,
+                                 const jl_attribution_options *opt, jl_attribution **out,
+                                 jl_error **err);
 
 /* The class, layer (-1: none) and kind ("layer", "step", "op") of a span
  * name under the options' rules. cls gets at most cap bytes. */
-void jl_attr_classify(const jl_attribute_options *opt, const char *name, char *cls, size_t cap,
-                      int *layer, const char **kind);
+void jl_attribution_classify(const jl_attribution_options *opt, const char *name, char *cls,
+                             size_t cap, int *layer, const char **kind);
 
 /* The joules.attribution/1 document (docs/attribute.md). */
-json_t *jl_attribution_to_json(const jl_attribution *a);
+json_t *jl_attribution_document(const jl_attribution *a);
 /* One JSON object per row (--jsonl), without the document around it. */
-json_t *jl_attr_row_to_json(const jl_attribution *a, const jl_attr_row *r);
+json_t *jl_attribution_row_to_json(const jl_attribution *a, const jl_attribution_row *r);
 /* CSV (fixed columns, units in names) to f; JL_EIO on a write error. */
 jl_status jl_attribution_write_csv(const jl_attribution *a, FILE *f);
 /* The same with n_extra columns appended: names[n_extra], values[row *

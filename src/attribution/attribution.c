@@ -25,7 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attribute/attribute_internal.h"
+#include "attribution/attribution_internal.h"
+#include "core/stats.h"
 #include "core/util.h"
 
 static const struct {
@@ -34,33 +35,33 @@ static const struct {
     const char *text;
 } warning_table[] = {
 #define JL_X_W(id, def, text) {#id, def, text},
-    JL_ATTR_WARNINGS(JL_X_W)
+    JL_ATTRIBUTION_WARNINGS(JL_X_W)
 #undef JL_X_W
 };
 
-const char *jl_attr_warning_name(jl_attr_warning_id id)
+const char *jl_attribution_warning_name(jl_attribution_warning_id id)
 {
-    return (unsigned)id < JL_ATTRW_COUNT ? warning_table[id].name : "?";
+    return (unsigned)id < JL_ATTRIBUTION_WARN_COUNT ? warning_table[id].name : "?";
 }
 
-int jl_attr_warning_find(const char *name)
+int jl_attribution_warning_find(const char *name)
 {
-    for (int i = 0; i < JL_ATTRW_COUNT; i++)
+    for (int i = 0; i < JL_ATTRIBUTION_WARN_COUNT; i++)
         if (!strcmp(warning_table[i].name, name))
             return i;
     return -1;
 }
 
-void jl_attribute_options_default(jl_attribute_options *opt)
+void jl_attribution_options_default(jl_attribution_options *opt)
 {
     memset(opt, 0, sizeof *opt);
-    opt->by = JL_ATTR_BY_CLASS;
+    opt->by = JL_ATTRIBUTION_BY_CLASS;
     opt->time_bin_s = 1.0;
     opt->window[0] = opt->window[1] = NAN;
     opt->static_w = NAN;
     opt->stall_min_s = 0.010;
     opt->uncal_ratio = 4.0;
-    for (int i = 0; i < JL_ATTRW_COUNT; i++)
+    for (int i = 0; i < JL_ATTRIBUTION_WARN_COUNT; i++)
         opt->warn_threshold[i] = warning_table[i].def;
 }
 
@@ -108,8 +109,8 @@ void jl_attribution_free(jl_attribution *a)
 
 /* ---- classes ------------------------------------------------------------------ */
 
-void jl_attr_classify(const jl_attribute_options *opt, const char *name, char *cls, size_t cap,
-                      int *layer, const char **kind)
+void jl_attribution_classify(const jl_attribution_options *opt, const char *name, char *cls,
+                             size_t cap, int *layer, const char **kind)
 {
     *layer = -1;
     *kind = "op";
@@ -178,12 +179,6 @@ typedef struct {
     double rel_unc; /* busy-weighted relative uncertainty of the weights */
 } row_extra;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* first index k with bnd[k+1] > x (the piece holding x) */
 static size_t piece_of(const double *bnd, size_t K, double x)
 {
@@ -198,19 +193,19 @@ static size_t piece_of(const double *bnd, size_t K, double x)
     return lo < K ? lo : K - 1;
 }
 
-static int add_warning(jl_attribution *a, const jl_attribute_options *opt, jl_attr_warning_id id,
-                       const char *fmt, ...)
+static int add_warning(jl_attribution *a, const jl_attribution_options *opt,
+                       jl_attribution_warning_id id, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
-static int add_warning(jl_attribution *a, const jl_attribute_options *opt, jl_attr_warning_id id,
-                       const char *fmt, ...)
+static int add_warning(jl_attribution *a, const jl_attribution_options *opt,
+                       jl_attribution_warning_id id, const char *fmt, ...)
 {
     if (opt->warn_off[id])
         return 1;
-    jl_attr_warning *w = realloc(a->warnings, (a->n_warnings + 1) * sizeof *w);
+    jl_attribution_warning *w = realloc(a->warnings, (a->n_warnings + 1) * sizeof *w);
     if (!w)
         return 0;
     a->warnings = w;
@@ -251,7 +246,7 @@ static double tokens_at(const jl_run *run, double x)
 }
 
 /* the static power of GPU g: --static-w, idle before t = 0, @gpu_idle_power_w */
-static int static_power(const jl_run *run, const jl__counter *c, const jl_attribute_options *opt,
+static int static_power(const jl_run *run, const jl__counter *c, const jl_attribution_options *opt,
                         double *w, double *unc, char **src)
 {
     if (isfinite(opt->static_w)) {
@@ -477,12 +472,12 @@ end:
     return st;
 }
 
-/* The attribution's state, phase to phase (jl_attribute). */
+/* The attribution's state, phase to phase (jl_attribution_compute). */
 typedef struct {
     const jl_run *run;
     const jl_spans *spans;
     const jl_sensor *sensor;
-    const jl_attribute_options *opt;
+    const jl_attribution_options *opt;
     jl_error **err;
     const char *file, *rn;
     jl_attribution *A;
@@ -518,7 +513,7 @@ typedef struct {
 #define ENG_PROLOG                                                      \
     const jl_run *run = e->run;                                         \
     const jl_spans *spans = e->spans;                                   \
-    const jl_attribute_options *opt = e->opt;                           \
+    const jl_attribution_options *opt = e->opt;                         \
     jl_error **err = e->err;                                            \
     const char *file = e->file, *rn = e->rn;                            \
     (void)run, (void)spans, (void)opt, (void)err, (void)file, (void)rn; \
@@ -691,7 +686,7 @@ static jl_status eng_pieces(eng *e)
     size_t cap = 2;
     for (size_t g = 0; g < G; g++)
         cap += ctr[g].n;
-    if (opt->by == JL_ATTR_BY_TIME)
+    if (opt->by == JL_ATTRIBUTION_BY_TIME)
         cap += (size_t)ceil((W1 - W0) / opt->time_bin_s) + 1;
     bnd = malloc(cap * sizeof *bnd);
     if (!bnd) {
@@ -710,12 +705,12 @@ static jl_status eng_pieces(eng *e)
                     n_updates++;
             }
     n_bins = 0;
-    if (opt->by == JL_ATTR_BY_TIME) {
+    if (opt->by == JL_ATTRIBUTION_BY_TIME) {
         n_bins = (size_t)ceil((W1 - W0) / opt->time_bin_s - 1e-9);
         for (size_t b = 1; b < n_bins; b++)
             bnd[nb++] = W0 + (double)b * opt->time_bin_s;
     }
-    qsort(bnd, nb, sizeof *bnd, cmp_double);
+    qsort(bnd, nb, sizeof *bnd, jl__cmp_double);
     size_t m = 0;
     for (size_t i = 0; i < nb; i++)
         if (!m || bnd[i] > bnd[m - 1])
@@ -775,17 +770,17 @@ static void row_key(const eng *e, size_t i, const char *name, const char *cls, i
                     const char *kind, int32_t cur_step, char *key, size_t cap)
 {
     const jl_spans *spans = e->spans;
-    const jl_attribute_options *opt = e->opt;
+    const jl_attribution_options *opt = e->opt;
     switch (opt->by) {
-    case JL_ATTR_BY_NAME: snprintf(key, cap, "%s", name); break;
-    case JL_ATTR_BY_CLASS: snprintf(key, cap, "%s", cls); break;
-    case JL_ATTR_BY_LAYER:
+    case JL_ATTRIBUTION_BY_NAME: snprintf(key, cap, "%s", name); break;
+    case JL_ATTRIBUTION_BY_CLASS: snprintf(key, cap, "%s", cls); break;
+    case JL_ATTRIBUTION_BY_LAYER:
         if (layer >= 0)
             snprintf(key, cap, "layer%d", layer);
         else
             snprintf(key, cap, "(no layer)");
         break;
-    case JL_ATTR_BY_STEP: {
+    case JL_ATTRIBUTION_BY_STEP: {
         int32_t s = spans->step ? spans->step[i] : cur_step;
         if (s >= 0)
             snprintf(key, cap, "%d", (int)s);
@@ -793,8 +788,8 @@ static void row_key(const eng *e, size_t i, const char *name, const char *cls, i
             snprintf(key, cap, "(before the first step)");
         break;
     }
-    case JL_ATTR_BY_KIND: snprintf(key, cap, "%s", kind); break;
-    case JL_ATTR_BY_TIME: key[0] = 0; break;
+    case JL_ATTRIBUTION_BY_KIND: snprintf(key, cap, "%s", kind); break;
+    case JL_ATTRIBUTION_BY_TIME: key[0] = 0; break;
     }
 }
 
@@ -836,7 +831,7 @@ static jl_status eng_spans(eng *e)
                 key[2 * i] = spans->start[i];
                 key[2 * i + 1] = (double)i;
             }
-            qsort(key, spans->n, 2 * sizeof *key, cmp_double);
+            qsort(key, spans->n, 2 * sizeof *key, jl__cmp_double);
             for (size_t i = 0; i < spans->n; i++)
                 order[i] = (size_t)key[2 * i + 1];
             free(key);
@@ -860,7 +855,7 @@ static jl_status eng_spans(eng *e)
         char cls[256];
         int layer;
         const char *kind;
-        jl_attr_classify(opt, name, cls, sizeof cls, &layer, &kind);
+        jl_attribution_classify(opt, name, cls, sizeof cls, &layer, &kind);
         if (!strcmp(kind, "step"))
             cur_step++;
         double a = fmax(spans->start[i], W0), b = fmin(spans->end[i], W1);
@@ -894,7 +889,7 @@ static jl_status eng_spans(eng *e)
             st = JL_ENOMEM;
             return st;
         }
-        if (opt->by == JL_ATTR_BY_TIME) {
+        if (opt->by == JL_ATTRIBUTION_BY_TIME) {
             p->row = SIZE_MAX;
         } else if ((p->row = key_index(&ks, key)) == SIZE_MAX) {
             free(order);
@@ -905,7 +900,7 @@ static jl_status eng_spans(eng *e)
     }
     free(order);
     A->n_spans_in_window = n_ps;
-    if (opt->by == JL_ATTR_BY_TIME)
+    if (opt->by == JL_ATTRIBUTION_BY_TIME)
         for (size_t b = 0; b < n_bins; b++) {
             char key[64];
             snprintf(key, sizeof key, "%.6f", W0 + (double)b * opt->time_bin_s);
@@ -939,7 +934,8 @@ static jl_status eng_spans(eng *e)
     for (size_t r = 0; r < R; r++) {
         A->rows[r].key = ks.keys[r];
         ks.keys[r] = NULL;
-        A->rows[r].t0_s = opt->by == JL_ATTR_BY_TIME ? W0 + (double)r * opt->time_bin_s : NAN;
+        A->rows[r].t0_s =
+            opt->by == JL_ATTRIBUTION_BY_TIME ? W0 + (double)r * opt->time_bin_s : NAN;
         A->rows[r].peak_w = NAN;
         A->rows[r].median_span_s = NAN;
     }
@@ -1027,11 +1023,11 @@ static jl_status eng_distribute(eng *e)
 {
     ENG_PROLOG;
     /* pass 2: each piece's static and dynamic energy to its spans */
-    double *attr_dyn = calloc(G * K, sizeof *attr_dyn),
-           *attr_stat = calloc(G * K, sizeof *attr_stat);
-    if (!attr_dyn || !attr_stat) {
-        free(attr_dyn);
-        free(attr_stat);
+    double *attributed_dyn = calloc(G * K, sizeof *attributed_dyn),
+           *attributed_stat = calloc(G * K, sizeof *attributed_stat);
+    if (!attributed_dyn || !attributed_stat) {
+        free(attributed_dyn);
+        free(attributed_stat);
         st = JL_ENOMEM;
         return st;
     }
@@ -1053,7 +1049,7 @@ static jl_status eng_distribute(eng *e)
                     ? p->row
                     : (size_t)fmin((double)(R - 1),
                                    floor((0.5 * (bnd[k] + bnd[k + 1]) - W0) / opt->time_bin_s));
-            jl_attr_row *row = &A->rows[r];
+            jl_attribution_row *row = &A->rows[r];
             row->static_j += s_j;
             row->dynamic_j += dyn;
             row->time_s += p->excl * ov;
@@ -1064,8 +1060,8 @@ static jl_status eng_distribute(eng *e)
             if (rc_busy)
                 rc_busy[r * classes.n + p->cls] += p->busy * ov;
             A->row_class_j[r * classes.n + p->cls] += s_j + dyn;
-            attr_dyn[gk] += dyn;
-            attr_stat[gk] += s_j;
+            attributed_dyn[gk] += dyn;
+            attributed_stat[gk] += s_j;
         }
     }
     /* calls: a span counts in the row of its start */
@@ -1084,8 +1080,8 @@ static jl_status eng_distribute(eng *e)
         for (size_t k = 0; k < K; k++) {
             size_t gk = g * K + k;
             double len = bnd[k + 1] - bnd[k];
-            double left_s = Ps[g] * len - attr_stat[gk];
-            double left_d = Ek[gk] - Ps[g] * len - attr_dyn[gk];
+            double left_s = Ps[g] * len - attributed_stat[gk];
+            double left_d = Ek[gk] - Ps[g] * len - attributed_dyn[gk];
             double stall_f = len > 0 ? fmin(1, Sk[gk] / len) : 0;
             double free_t = fmax(0, len - fmin(Tk[gk], len));
             double stall_s = free_t > 0 ? left_s * fmin(1, Sk[gk] / free_t) : 0;
@@ -1093,14 +1089,14 @@ static jl_status eng_distribute(eng *e)
             A->stall_j += stall_s + stall_d;
             A->unattributed_static_j += left_s - stall_s;
             A->unattributed_dynamic_j += left_d - stall_d;
-            if (opt->by == JL_ATTR_BY_TIME) {
+            if (opt->by == JL_ATTRIBUTION_BY_TIME) {
                 size_t r = (size_t)fmin((double)(R - 1), floor((0.5 * (bnd[k] + bnd[k + 1]) - W0) /
                                                                opt->time_bin_s));
                 A->rows[r].unattributed_j += left_s + left_d;
             }
         }
-    free(attr_dyn);
-    free(attr_stat);
+    free(attributed_dyn);
+    free(attributed_stat);
     A->unattributed_j = A->unattributed_static_j + A->unattributed_dynamic_j;
 
     return st;
@@ -1113,7 +1109,7 @@ static jl_status eng_totals(eng *e)
     /* totals, shares, intervals */
     double D_att = 0, P_tot = 0;
     for (size_t r = 0; r < R; r++) {
-        jl_attr_row *row = &A->rows[r];
+        jl_attribution_row *row = &A->rows[r];
         row->energy_j = row->static_j + row->dynamic_j;
         A->attributed_j += row->energy_j;
         D_att += row->dynamic_j;
@@ -1126,7 +1122,7 @@ static jl_status eng_totals(eng *e)
     double U_dyn = fmax(0, A->unattributed_dynamic_j);
     rho = opt->uncal_ratio > 1 ? opt->uncal_ratio : 1;
     for (size_t r = 0; r < R; r++) {
-        jl_attr_row *row = &A->rows[r];
+        jl_attribution_row *row = &A->rows[r];
         row->share = A->window_energy_j != 0 ? row->energy_j / A->window_energy_j : NAN;
         double lo_d, hi_d;
         if (W && W->n) {
@@ -1160,11 +1156,11 @@ static jl_status eng_tokens(eng *e)
             A->tokens += spans->tokens[ps[q].span];
     }
     for (size_t r = 0; r < R; r++) {
-        jl_attr_row *row = &A->rows[r];
+        jl_attribution_row *row = &A->rows[r];
         double tok = A->tokens;
-        if (opt->by == JL_ATTR_BY_TIME) {
+        if (opt->by == JL_ATTRIBUTION_BY_TIME) {
             tok = tokens_at(run, fmin(W1, row->t0_s + opt->time_bin_s)) - tokens_at(run, row->t0_s);
-        } else if (opt->by == JL_ATTR_BY_STEP) {
+        } else if (opt->by == JL_ATTRIBUTION_BY_STEP) {
             char *end;
             long s = strtol(row->key, &end, 10);
             tok = NAN;
@@ -1183,7 +1179,7 @@ static jl_status eng_medians(eng *e)
 {
     ENG_PROLOG;
     /* median span per row */
-    if (opt->by != JL_ATTR_BY_TIME && n_ps) {
+    if (opt->by != JL_ATTRIBUTION_BY_TIME && n_ps) {
         durs = malloc(n_ps * sizeof *durs);
         dur_row = malloc(n_ps * sizeof *dur_row);
         double *tmp = malloc(n_ps * 2 * sizeof *tmp);
@@ -1201,7 +1197,7 @@ static jl_status eng_medians(eng *e)
             tmp[2 * q] = tmp[2 * q] * 1e7 + tmp[2 * q + 1];
         for (size_t q = 0; q < n_ps; q++)
             durs[q] = tmp[2 * q];
-        qsort(durs, n_ps, sizeof *durs, cmp_double);
+        qsort(durs, n_ps, sizeof *durs, jl__cmp_double);
         free(tmp);
         size_t q = 0;
         while (q < n_ps) {
@@ -1244,7 +1240,7 @@ static jl_status eng_peaks(eng *e)
             double hi = 0.5 * (run->power_time[j - 1] + run->power_time[j]) - dl, lo = hi - Wn;
             if (lo < W0 || hi > W1)
                 continue;
-            if (opt->by == JL_ATTR_BY_TIME) {
+            if (opt->by == JL_ATTRIBUTION_BY_TIME) {
                 size_t r = (size_t)floor((lo - W0) / opt->time_bin_s);
                 if (r < R && (size_t)floor((hi - W0) / opt->time_bin_s - 1e-12) == r &&
                     !(A->rows[r].peak_w >= v))
@@ -1280,14 +1276,14 @@ static jl_status eng_peaks(eng *e)
         free(cover);
         free(touched);
         for (size_t r = 0; r < R; r++) {
-            jl_attr_row *row = &A->rows[r];
+            jl_attribution_row *row = &A->rows[r];
             if (isfinite(row->peak_w))
                 continue;
             if (!wf)
                 row->peak_reason = jl__strdup("no power readings (power/watts) in the trace");
             else if (average_only)
                 row->peak_reason = jl__strdup("power/watts is a 1-s average: no peak below 1 s");
-            else if (opt->by == JL_ATTR_BY_TIME)
+            else if (opt->by == JL_ATTRIBUTION_BY_TIME)
                 row->peak_reason =
                     jl__asprintf("no reading's %.0f ms window lies inside this bin", 1e3 * Wn);
             else
@@ -1345,22 +1341,22 @@ static jl_status eng_warnings(eng *e)
     /* the warnings */
     int ok = 1;
     const double *th = opt->warn_threshold;
-    if ((double)n_updates < th[JL_ATTRW_window_short])
-        ok &= add_warning(A, opt, JL_ATTRW_window_short,
+    if ((double)n_updates < th[JL_ATTRIBUTION_WARN_window_short])
+        ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_window_short,
                           "the window (%.3g s) holds %zu counter updates, fewer than %g: its "
                           "energy is known only to about one update's worth",
-                          W1 - W0, n_updates, th[JL_ATTRW_window_short]);
-    if (opt->by != JL_ATTR_BY_TIME) {
+                          W1 - W0, n_updates, th[JL_ATTRIBUTION_WARN_window_short]);
+    if (opt->by != JL_ATTRIBUTION_BY_TIME) {
         size_t nbelow = 0, ex = SIZE_MAX;
         for (size_t r = 0; r < R; r++)
             if (A->rows[r].median_span_s <
-                th[JL_ATTRW_spans_below_sensor] * A->sensor.update_period_s) {
+                th[JL_ATTRIBUTION_WARN_spans_below_sensor] * A->sensor.update_period_s) {
                 nbelow++;
                 if (ex == SIZE_MAX || A->rows[r].energy_j > A->rows[ex].energy_j)
                     ex = r;
             }
         if (nbelow)
-            ok &= add_warning(A, opt, JL_ATTRW_spans_below_sensor,
+            ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_spans_below_sensor,
                               "%zu of %zu rows have spans shorter than the sensor's %.0f ms "
                               "update (e.g. %s, median span %.3g ms): their energy is apportioned "
                               "from measured intervals, not measured",
@@ -1389,51 +1385,51 @@ static jl_status eng_warnings(eng *e)
                     outw[no++] = d;
             }
             if (ni >= 5 && no >= 5) {
-                p = jl__median(in, ni);
-                u = jl__median(outw, no);
+                p = jl__median_d(in, ni);
+                u = jl__median_d(outw, no);
                 how = "the engine/ rows' median spacing inside and outside the window";
             }
             free(in);
             free(outw);
         }
-        if (u > 0 && p / u - 1 > th[JL_ATTRW_profiler_overhead])
-            ok &= add_warning(A, opt, JL_ATTRW_profiler_overhead,
+        if (u > 0 && p / u - 1 > th[JL_ATTRIBUTION_WARN_profiler_overhead])
+            ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_profiler_overhead,
                               "a step takes %.4g s profiled against %.4g s unprofiled (+%.1f %%; "
                               "%s): the profiled window is slower than the run it describes",
                               p, u, 100 * (p / u - 1), how);
     }
-    if (A->n_stalls && A->stall_s > th[JL_ATTRW_profiler_stall])
-        ok &= add_warning(A, opt, JL_ATTRW_profiler_stall,
+    if (A->n_stalls && A->stall_s > th[JL_ATTRIBUTION_WARN_profiler_stall])
+        ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_profiler_stall,
                           "%zu gaps without spans longer than %.3g s (%.3g s, %.4g J) in the "
                           "window: kept in their own row, not spread over the spans",
                           A->n_stalls, opt->stall_min_s, A->stall_s, A->stall_j);
     if (!(W && W->n))
-        ok &= add_warning(A, opt, JL_ATTRW_weights_not_identified,
+        ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_weights_not_identified,
                           "per-class dynamic power is not identified%s%s: dynamic energy split "
                           "by busy time with equal weights (intervals assume classes within a "
                           "factor %g of each other); record isolated loops and pass "
                           "--calibration",
                           fit_note ? ": " : "", fit_note ? fit_note : "", rho);
     if (ctr[0].from_watts)
-        ok &= add_warning(A, opt, JL_ATTRW_no_counter,
+        ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_no_counter,
                           "no energy counter: energy integrated from the power readings");
     if (ctr[0].from_watts && average_only)
-        ok &= add_warning(A, opt, JL_ATTRW_power_average_1s,
+        ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_power_average_1s,
                           "the power readings are 1-s averages: no split below 1 s is "
                           "measured");
     {
         double cu = spans->clock_uncertainty_s;
         if (!isfinite(cu))
-            ok &= add_warning(A, opt, JL_ATTRW_clock_alignment,
+            ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_clock_alignment,
                               "the spans' clock uncertainty is not stated (@clock_uncertainty_s)");
-        else if (cu > th[JL_ATTRW_clock_alignment] * A->sensor.update_period_s)
-            ok &= add_warning(A, opt, JL_ATTRW_clock_alignment,
+        else if (cu > th[JL_ATTRIBUTION_WARN_clock_alignment] * A->sensor.update_period_s)
+            ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_clock_alignment,
                               "the spans' clock is known to %.3g ms, more than %g of a sensor "
                               "update: pieces may be assigned to the wrong interval",
-                              1e3 * cu, th[JL_ATTRW_clock_alignment]);
+                              1e3 * cu, th[JL_ATTRIBUTION_WARN_clock_alignment]);
     }
     if (scale < 1)
-        ok &= add_warning(A, opt, JL_ATTRW_calibration_overpredicts,
+        ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_calibration_overpredicts,
                           "the calibrated weights predict more dynamic energy than was measured: "
                           "scaled by %.3f",
                           scale);
@@ -1443,7 +1439,7 @@ static jl_status eng_warnings(eng *e)
             size_t l = strlen(list);
             snprintf(list + l, sizeof list - l, "%s%s", q ? ", " : "", missing[q]);
         }
-        ok &= add_warning(A, opt, JL_ATTRW_class_without_weight,
+        ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_class_without_weight,
                           "classes without a calibrated weight (the mean weight, +-50 %%, is "
                           "used): %s; map them with --class PATTERN=CLASS",
                           list);
@@ -1462,10 +1458,10 @@ static jl_status eng_sort(eng *e)
     ENG_PROLOG;
     /* rows in a stable order: energy for names, classes and kinds; the key's
      * number for layers, steps and time (each row keeps its class split) */
-    if (opt->by == JL_ATTR_BY_TIME || R < 2)
+    if (opt->by == JL_ATTRIBUTION_BY_TIME || R < 2)
         return st;
     typedef struct {
-        jl_attr_row row;
+        jl_attribution_row row;
         size_t was;
         long num;
     } item;
@@ -1476,10 +1472,10 @@ static jl_status eng_sort(eng *e)
         free(m);
         return JL_ENOMEM;
     }
-    int by_energy =
-        opt->by == JL_ATTR_BY_NAME || opt->by == JL_ATTR_BY_CLASS || opt->by == JL_ATTR_BY_KIND;
+    int by_energy = opt->by == JL_ATTRIBUTION_BY_NAME || opt->by == JL_ATTRIBUTION_BY_CLASS ||
+                    opt->by == JL_ATTRIBUTION_BY_KIND;
     for (size_t i = 0; i < R; i++) {
-        const char *k = A->rows[i].key + (opt->by == JL_ATTR_BY_LAYER ? 5 : 0);
+        const char *k = A->rows[i].key + (opt->by == JL_ATTRIBUTION_BY_LAYER ? 5 : 0);
         v[i] = (item){A->rows[i], i, isdigit((unsigned char)*k) ? strtol(k, NULL, 10) : -1};
     }
     for (size_t i = 1; i < R; i++) {
@@ -1544,13 +1540,14 @@ static jl_status eng_sort(eng *e)
 #undef dur_row
 #undef ENG_PROLOG
 
-jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor *sensor,
-                       const jl_attribute_options *opt, jl_attribution **out, jl_error **err)
+jl_status jl_attribution_compute(const jl_run *run, const jl_spans *spans, const jl_sensor *sensor,
+                                 const jl_attribution_options *opt, jl_attribution **out,
+                                 jl_error **err)
 {
     *out = NULL;
-    jl_attribute_options dflt;
+    jl_attribution_options dflt;
     if (!opt) {
-        jl_attribute_options_default(&dflt);
+        jl_attribution_options_default(&dflt);
         opt = &dflt;
     }
     const char *file = run->file, *rn = run->name;
@@ -1558,7 +1555,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         return jl_fail(err, JL_ENODATA, file, rn, "spans", -1,
                        "the run has no spans/ (import a profile: joules import kineto ... "
                        "--into)");
-    if (opt->by == JL_ATTR_BY_TIME && !(opt->time_bin_s > 0))
+    if (opt->by == JL_ATTRIBUTION_BY_TIME && !(opt->time_bin_s > 0))
         return jl_fail(err, JL_EUSAGE, file, rn, NULL, -1, "time bins must be longer than 0 s");
     eng en, *e = &en;
     memset(e, 0, sizeof *e);
@@ -1579,7 +1576,7 @@ jl_status jl_attribute(const jl_run *run, const jl_spans *spans, const jl_sensor
         A->file = jl__strdup(file ? file : "");
         A->run = jl__strdup(rn ? rn : "");
         A->by = opt->by;
-        A->time_bin_s = opt->by == JL_ATTR_BY_TIME ? opt->time_bin_s : NAN;
+        A->time_bin_s = opt->by == JL_ATTRIBUTION_BY_TIME ? opt->time_bin_s : NAN;
         A->n_spans = spans->n;
     }
     static jl_status (*const phase[])(

@@ -4,18 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "joules/attribute.h"
+#include "joules/attribution.h"
 #include "joules/output.h"
 
-static const char *by_name(jl_attr_by by)
+static const char *by_name(jl_attribution_by by)
 {
     switch (by) {
-    case JL_ATTR_BY_NAME: return "name";
-    case JL_ATTR_BY_CLASS: return "class";
-    case JL_ATTR_BY_LAYER: return "layer";
-    case JL_ATTR_BY_STEP: return "step";
-    case JL_ATTR_BY_KIND: return "kind";
-    case JL_ATTR_BY_TIME: return "time";
+    case JL_ATTRIBUTION_BY_NAME: return "name";
+    case JL_ATTRIBUTION_BY_CLASS: return "class";
+    case JL_ATTRIBUTION_BY_LAYER: return "layer";
+    case JL_ATTRIBUTION_BY_STEP: return "step";
+    case JL_ATTRIBUTION_BY_KIND: return "kind";
+    case JL_ATTRIBUTION_BY_TIME: return "time";
     }
     return "?";
 }
@@ -25,13 +25,13 @@ static void set(json_t *o, const char *k, json_t *v)
     json_object_set_new(o, k, v ? v : json_null());
 }
 
-json_t *jl_attr_row_to_json(const jl_attribution *a, const jl_attr_row *r)
+json_t *jl_attribution_row_to_json(const jl_attribution *a, const jl_attribution_row *r)
 {
     json_t *o = json_object();
     if (!o)
         return NULL;
     set(o, "key", json_string(r->key));
-    if (a->by == JL_ATTR_BY_TIME) {
+    if (a->by == JL_ATTRIBUTION_BY_TIME) {
         set(o, "t0_s", jl_json_number(r->t0_s));
         set(o, "unattributed_j", jl_json_number(r->unattributed_j));
     }
@@ -62,7 +62,7 @@ json_t *jl_attr_row_to_json(const jl_attribution *a, const jl_attr_row *r)
     return o;
 }
 
-json_t *jl_attribution_to_json(const jl_attribution *a)
+json_t *jl_attribution_document(const jl_attribution *a)
 {
     json_t *d = json_object(), *w = json_object(), *e = json_object(), *s = json_object(),
            *z = json_object(), *rows = json_array(), *warn = json_array(), *wt = json_object();
@@ -81,7 +81,7 @@ json_t *jl_attribution_to_json(const jl_attribution *a)
     set(d, "file", json_string(a->file));
     set(d, "run", json_string(a->run));
     set(d, "by", json_string(by_name(a->by)));
-    if (a->by == JL_ATTR_BY_TIME)
+    if (a->by == JL_ATTRIBUTION_BY_TIME)
         set(d, "time_bin_s", jl_json_number(a->time_bin_s));
     set(w, "start_s", jl_json_number(a->window[0]));
     set(w, "end_s", jl_json_number(a->window[1]));
@@ -127,11 +127,11 @@ json_t *jl_attribution_to_json(const jl_attribution *a)
     set(sp, "in_window", json_integer((json_int_t)a->n_spans_in_window));
     set(d, "spans", sp);
     for (size_t i = 0; i < a->n_rows; i++)
-        json_array_append_new(rows, jl_attr_row_to_json(a, &a->rows[i]));
+        json_array_append_new(rows, jl_attribution_row_to_json(a, &a->rows[i]));
     set(d, "rows", rows);
     for (size_t i = 0; i < a->n_warnings; i++) {
         json_t *o = json_object();
-        set(o, "name", json_string(jl_attr_warning_name(a->warnings[i].id)));
+        set(o, "name", json_string(jl_attribution_warning_name(a->warnings[i].id)));
         set(o, "message", json_string(a->warnings[i].message));
         json_array_append_new(warn, o);
     }
@@ -171,7 +171,7 @@ jl_status jl_attribution_write_csv_extra(const jl_attribution *a, FILE *f, size_
     }
     fputc('\n', f);
     for (size_t i = 0; i < a->n_rows; i++) {
-        const jl_attr_row *r = &a->rows[i];
+        const jl_attribution_row *r = &a->rows[i];
         jl_csv_field(f, r->key);
         num(f, r->t0_s);
         num(f, r->time_s);
@@ -190,7 +190,7 @@ jl_status jl_attribution_write_csv_extra(const jl_attribution *a, FILE *f, size_
         fputc(',', f);
         if (r->peak_reason)
             jl_csv_field(f, r->peak_reason);
-        num(f, a->by == JL_ATTR_BY_TIME ? r->unattributed_j : NAN);
+        num(f, a->by == JL_ATTRIBUTION_BY_TIME ? r->unattributed_j : NAN);
         for (size_t k = 0; k < n_extra; k++) {
             fputc(',', f);
             if (values[i * n_extra + k])

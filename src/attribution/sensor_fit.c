@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attribute/attribute_internal.h"
+#include "attribution/attribution_internal.h"
+#include "core/stats.h"
 #include "core/util.h"
 
 void jl__sensor_defaults(jl_sensor *s)
@@ -24,12 +25,6 @@ typedef struct {
     double *a, *b, *pre;
 } burst_set;
 
-static int cmp_iv(const void *x, const void *y)
-{
-    const double *p = x, *q = y;
-    return (p[0] > q[0]) - (p[0] < q[0]);
-}
-
 static int bursts_build(const jl_spans *s, burst_set *u)
 {
     double *iv = malloc((s->n ? s->n : 1) * 2 * sizeof *iv);
@@ -44,7 +39,7 @@ static int bursts_build(const jl_spans *s, burst_set *u)
         iv[2 * i] = s->start[i];
         iv[2 * i + 1] = s->end[i];
     }
-    qsort(iv, s->n, 2 * sizeof *iv, cmp_iv);
+    qsort(iv, s->n, 2 * sizeof *iv, jl__cmp_double);
     u->n = 0;
     double acc = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -176,7 +171,7 @@ jl_status jl_sensor_fit(const jl_run *run, const jl_spans *bursts, jl_sensor_fit
     out->n_bursts = u.n;
     for (size_t j = 1; j < N; j++)
         gaps[j - 1] = run->power_time[j] - run->power_time[j - 1];
-    out->poll_period_s = jl__median(gaps, N - 1);
+    out->poll_period_s = jl__median_d(gaps, N - 1);
 
     /* the counter: increments between updates against the busy time in the
      * interval shifted by the delay */
@@ -187,7 +182,7 @@ jl_status jl_sensor_fit(const jl_run *run, const jl_spans *bursts, jl_sensor_fit
         goto end;
     for (size_t k = 1; k < c.n; k++)
         gaps[k - 1] = c.t[k] - c.t[k - 1];
-    out->update_period_s = jl__median(gaps, c.n - 1);
+    out->update_period_s = jl__median_d(gaps, c.n - 1);
     out->n_updates = c.n;
     double best = INFINITY;
     for (double d = -0.05; d <= 0.2 + 1e-12; d += 0.001) {

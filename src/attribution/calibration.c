@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attribute/attribute_internal.h"
+#include "attribution/attribution_internal.h"
 #include "core/util.h"
 
 /* The transfer of an isolated loop's power to the same op inside the real

@@ -1,11 +1,8 @@
-/* The kit's civil time and time zones (kit.h): one days_from_civil for
- * every importer. */
+/* Civil time and time zones (core/civil_time.h): one days_from_civil for
+ * the whole library. */
 #define _POSIX_C_SOURCE 200809L
-#include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/civil_time.h"
 #include "core/util.h"
-#include "import/kit.h"
-
-/* ---- times and zones ----------------------------------------------------- */
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
-long long jl__imp_days_from_civil(long long y, unsigned m, unsigned d)
+long long jl__days_from_civil(long long y, unsigned m, unsigned d)
 {
     y -= m <= 2;
     const long long era = (y >= 0 ? y : y - 399) / 400;
@@ -43,37 +38,52 @@ static int digits_n(const char **pp, int n, int *out)
     return 1;
 }
 
-int jl__imp_parse_civil(const char *s, jl__imp_civil *out)
+/* jl__civil_parse(_short): short_forms allows a date alone, HH:MM and
+ * 24:00. */
+static int civil_parse(const char *s, jl__civil *out, int short_forms)
 {
     const char *p = s;
     memset(out, 0, sizeof *out);
-    while (*p == ' ')
+    while (*p == ' ' || *p == '\t')
         p++;
-    int y, mo, d, h, mi, se;
+    int y, mo, d, h = 0, mi = 0, se = 0;
     if (!digits_n(&p, 4, &y) || (*p != '/' && *p != '-'))
         return 0;
     char sep = *p++;
     if (!digits_n(&p, 2, &mo) || *p++ != sep || !digits_n(&p, 2, &d))
         return 0;
-    if (*p != ' ' && *p != 'T')
-        return 0;
-    p++;
-    if (!digits_n(&p, 2, &h) || *p++ != ':' || !digits_n(&p, 2, &mi) || *p++ != ':' ||
-        !digits_n(&p, 2, &se))
-        return 0;
-    double sec = se;
-    if (*p == '.' || *p == ',') {
-        p++;
-        double f = 0.1;
-        if (*p < '0' || *p > '9')
+    double sec = 0;
+    if (*p == ' ' || *p == 'T') {
+        const char *t = p + 1;
+        if (digits_n(&t, 2, &h) && *t == ':' && (t++, digits_n(&t, 2, &mi))) {
+            p = t;
+            if (*p == ':') {
+                p++;
+                if (!digits_n(&p, 2, &se))
+                    return 0;
+                sec = se;
+                if (*p == '.' || *p == ',') {
+                    p++;
+                    double f = 0.1;
+                    if (*p < '0' || *p > '9')
+                        return 0;
+                    while (*p >= '0' && *p <= '9') {
+                        sec += (*p - '0') * f;
+                        f *= 0.1;
+                        p++;
+                    }
+                }
+            } else if (!short_forms) {
+                return 0;
+            }
+        } else if (!short_forms || *p == 'T') {
             return 0;
-        while (*p >= '0' && *p <= '9') {
-            sec += (*p - '0') * f;
-            f *= 0.1;
-            p++;
         }
+    } else if (!short_forms) {
+        return 0;
     }
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+    int end_of_day = short_forms && h == 24 && mi == 0 && sec == 0;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || (h > 23 && !end_of_day) || mi > 59 || se > 60)
         return 0;
     if (*p == 'Z') {
         out->has_offset = 1;
@@ -91,7 +101,7 @@ int jl__imp_parse_civil(const char *s, jl__imp_civil *out)
         out->has_offset = 1;
         out->offset_s = sign * (oh * 3600 + om * 60);
     }
-    while (*p == ' ')
+    while (*p == ' ' || *p == '\t')
         p++;
     if (*p)
         return 0;
@@ -104,15 +114,25 @@ int jl__imp_parse_civil(const char *s, jl__imp_civil *out)
     return 1;
 }
 
-double jl__imp_civil_utc(const jl__imp_civil *c)
+int jl__civil_parse(const char *s, jl__civil *out)
 {
-    long long days = jl__imp_days_from_civil(c->year, (unsigned)c->mon, (unsigned)c->day);
+    return civil_parse(s, out, 0);
+}
+
+int jl__civil_parse_short(const char *s, jl__civil *out)
+{
+    return civil_parse(s, out, 1);
+}
+
+double jl__civil_utc(const jl__civil *c)
+{
+    long long days = jl__days_from_civil(c->year, (unsigned)c->mon, (unsigned)c->day);
     return (double)((days * 24 + c->hour) * 60 + c->min) * 60.0 + c->sec;
 }
 
 enum { Z_LOCAL, Z_FIXED, Z_NAMED };
 
-struct jl__imp_zone {
+struct jl__zone {
     int kind;
     int offset_s; /* Z_FIXED */
     char *name;   /* what was used */
@@ -147,10 +167,10 @@ static int parse_offset(const char *s, int *off)
     return 1;
 }
 
-jl_status jl__imp_zone_open(const char *spec, jl__imp_zone **out, jl_error **err)
+jl_status jl__zone_open(const char *spec, jl__zone **out, jl_error **err)
 {
     *out = NULL;
-    jl__imp_zone *z = calloc(1, sizeof *z);
+    jl__zone *z = calloc(1, sizeof *z);
     if (!z)
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, NULL);
     z->key = LLONG_MIN;
@@ -196,19 +216,19 @@ jl_status jl__imp_zone_open(const char *spec, jl__imp_zone **out, jl_error **err
         }
     }
     if (!z->name || (z->kind == Z_NAMED && !z->tz)) {
-        jl__imp_zone_free(z);
+        jl__zone_free(z);
         return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, NULL);
     }
     *out = z;
     return JL_OK;
 }
 
-const char *jl__imp_zone_name(const jl__imp_zone *z)
+const char *jl__zone_name(const jl__zone *z)
 {
     return z->name;
 }
 
-void jl__imp_zone_free(jl__imp_zone *z)
+void jl__zone_free(jl__zone *z)
 {
     if (!z)
         return;
@@ -219,7 +239,7 @@ void jl__imp_zone_free(jl__imp_zone *z)
 
 /* One local minute through the C library's zone rules (TZ set for a named
  * zone and put back afterwards). */
-static void zone_minute(jl__imp_zone *z, const jl__imp_civil *c)
+static void zone_minute(jl__zone *z, const jl__civil *c)
 {
     char *saved = NULL;
     int had = 0;
@@ -261,14 +281,14 @@ static void zone_minute(jl__imp_zone *z, const jl__imp_civil *c)
     }
 }
 
-double jl__imp_zone_to_unix(jl__imp_zone *z, const jl__imp_civil *c, double prev, int *gap)
+double jl__zone_to_unix(jl__zone *z, const jl__civil *c, double prev, int *gap)
 {
     *gap = 0;
     if (c->has_offset)
-        return jl__imp_civil_utc(c) - c->offset_s;
+        return jl__civil_utc(c) - c->offset_s;
     if (z->kind == Z_FIXED)
-        return jl__imp_civil_utc(c) - z->offset_s;
-    long long key = jl__imp_days_from_civil(c->year, (unsigned)c->mon, (unsigned)c->day) * 1440 +
+        return jl__civil_utc(c) - z->offset_s;
+    long long key = jl__days_from_civil(c->year, (unsigned)c->mon, (unsigned)c->day) * 1440 +
                     c->hour * 60 + c->min;
     if (key != z->key) {
         zone_minute(z, c);
@@ -279,4 +299,45 @@ double jl__imp_zone_to_unix(jl__imp_zone *z, const jl__imp_civil *c, double prev
     if (z->late != z->early && !isnan(prev) && t < prev)
         t = z->late + c->sec;
     return t;
+}
+
+/* ---- UTC times written out ---------------------------------------------- */
+
+/* t's whole seconds as "YYYY-MM-DDTHH:MM:SS" into buf; -1 when t is not
+ * finite or out of range (buf then ""). */
+static int utc_seconds(double t, char buf[32])
+{
+    buf[0] = 0;
+    if (!isfinite(t) || fabs(t) > 1e15)
+        return -1;
+    time_t tt = (time_t)floor(t);
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm) || !strftime(buf, 28, "%Y-%m-%dT%H:%M:%S", &tm)) {
+        buf[0] = 0;
+        return -1;
+    }
+    return 0;
+}
+
+int jl__iso_utc(double t, char buf[32])
+{
+    if (utc_seconds(t, buf))
+        return -1;
+    strcat(buf, "Z");
+    return 0;
+}
+
+char *jl__iso_utc_ms(char buf[32], double t)
+{
+    double whole = floor(t);
+    long ms = isfinite(t) ? lround((t - whole) * 1000.0) : 0;
+    if (ms >= 1000) {
+        whole += 1.0;
+        ms -= 1000;
+    }
+    if (utc_seconds(whole, buf) == 0) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, 32 - n, ".%03ldZ", ms);
+    }
+    return buf;
 }

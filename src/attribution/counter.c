@@ -1,9 +1,9 @@
-/* The energy counter at its real update times (attribute_internal.h). */
+/* The energy counter at its real update times (attribution_internal.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "attribute/attribute_internal.h"
+#include "attribution/attribution_internal.h"
 #include "core/util.h"
 
 int jl__counter_available(const jl_run *run)
@@ -18,20 +18,6 @@ void jl__counter_free(jl__counter *c)
     free(c->t);
     free(c->e);
     memset(c, 0, sizeof *c);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double jl__median(double *v, size_t n)
-{
-    if (!n)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 jl_status jl__counter_build(const jl_run *run, size_t g, const jl_sensor *sensor, jl__counter *c,

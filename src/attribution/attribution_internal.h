@@ -1,4 +1,4 @@
-/* Internal helpers of the attribution (src/attribute): the energy
+/* Internal helpers of the attribution (src/attribution): the energy
  * counter at its real update times, shared by the sensor fit, the
  * calibration and the attribution. */
 #ifndef JOULES_ATTRIBUTE_INTERNAL_H
@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "joules/attribute.h"
+#include "joules/attribution.h"
 #include "joules/trace.h"
 
 /* The cumulative energy of one GPU as a piecewise-linear function of time,
@@ -41,8 +41,5 @@ void jl__sensor_defaults(jl_sensor *s);
 #define JL__DEFAULT_ENERGY_DELAY_S 0.002
 #define JL__DEFAULT_WATTS_WINDOW_S 0.030
 #define JL__DEFAULT_WATTS_DELAY_S 0.012
-
-/* Median of v[0..n) (v is reordered); NaN when n == 0. */
-double jl__median(double *v, size_t n);
 
 #endif

@@ -1,4 +1,4 @@
-/* Energy per span (src/attribute, src/trace/spans.c, src/import/kineto.c):
+/* Energy per span (src/attribution, src/trace/spans.c, src/import/kineto.c):
  * spans/ written and read back; known-answer traces passed through a
  * simulated sensor (counter every 100 ms, 2 ms late; instant field a 30-ms
  * window 12 ms late) with known per-class power; the sensor fit; and, on
@@ -15,7 +15,7 @@
 #include <zlib.h>
 
 #include "core/util.h"
-#include "joules/attribute.h"
+#include "joules/attribution.h"
 #include "joules/import.h"
 #include "joules/trace_write.h"
 #include "test.h"
@@ -293,12 +293,12 @@ TEST(known_answer_true_weights)
     W.w_dyn = w;
     W.rel_unc = unc;
     W.source = (char *)"true weights";
-    jl_attribute_options o;
-    jl_attribute_options_default(&o);
+    jl_attribution_options o;
+    jl_attribution_options_default(&o);
     o.weights = &W;
     jl_attribution *a = NULL;
     jl_error *err = NULL;
-    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, NULL, &o, &a, &err) == JL_OK);
     if (a) {
         double true_window = truth_energy(&T, 9.0) - truth_energy(&T, 1.0);
         CHECK_NEAR(a->window_energy_j, true_window, 0.002, 0);
@@ -328,11 +328,11 @@ TEST(known_answer_true_weights)
         w13[c] = 1.3 * cls_dyn[c];
     W.w_dyn = w13;
     a = NULL;
-    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, NULL, &o, &a, &err) == JL_OK);
     if (a) {
         int named = 0;
         for (size_t i = 0; i < a->n_warnings; i++)
-            named += a->warnings[i].id == JL_ATTRW_calibration_overpredicts;
+            named += a->warnings[i].id == JL_ATTRIBUTION_WARN_calibration_overpredicts;
         CHECK_EQ_INT(named, 1);
         for (size_t i = 0; i < a->n_rows; i++)
             for (int c = 0; c < N_CLS; c++)
@@ -346,23 +346,23 @@ TEST(known_answer_true_weights)
     /* equal weights: conservation still exact, the split not identified */
     o.weights = NULL;
     a = NULL;
-    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, NULL, &o, &a, &err) == JL_OK);
     if (a) {
         CHECK(fabs(a->residual_j) <= 1e-9 * a->window_energy_j);
         int named = 0;
         for (size_t i = 0; i < a->n_warnings; i++)
-            named += a->warnings[i].id == JL_ATTRW_weights_not_identified;
+            named += a->warnings[i].id == JL_ATTRIBUTION_WARN_weights_not_identified;
         CHECK_EQ_INT(named, 1);
     }
     jl_attribution_free(a);
     /* a stationary loop does not identify per-class power: the fit refuses */
     o.fit_weights = 1;
     a = NULL;
-    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, NULL, &o, &a, &err) == JL_OK);
     if (a) {
         CHECK_STR(a->weights, "equal");
         for (size_t i = 0; i < a->n_warnings; i++)
-            if (a->warnings[i].id == JL_ATTRW_weights_not_identified)
+            if (a->warnings[i].id == JL_ATTRIBUTION_WARN_weights_not_identified)
                 CHECK_CONTAINS(a->warnings[i].message, "condition number");
     }
     jl_attribution_free(a);
@@ -379,11 +379,11 @@ TEST(known_answer_true_weights)
         t += t >= 1.0 && t < 9.0 ? 0.011 : 0.010;
     }
     a = NULL;
-    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, NULL, &o, &a, &err) == JL_OK);
     if (a) {
         int named = 0;
         for (size_t i = 0; i < a->n_warnings; i++)
-            if (a->warnings[i].id == JL_ATTRW_profiler_overhead) {
+            if (a->warnings[i].id == JL_ATTRIBUTION_WARN_profiler_overhead) {
                 named++;
                 CHECK_CONTAINS(a->warnings[i].message, "+10.0 %; the engine/ rows");
             }
@@ -393,10 +393,10 @@ TEST(known_answer_true_weights)
 
     /* per layer and per second: the same total */
     o.weights = &W;
-    o.by = JL_ATTR_BY_TIME;
+    o.by = JL_ATTRIBUTION_BY_TIME;
     o.time_bin_s = 1.0;
     a = NULL;
-    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, NULL, &o, &a, &err) == JL_OK);
     if (a) {
         CHECK_EQ_INT(a->n_rows, 8);
         double sum = 0;
@@ -414,9 +414,9 @@ TEST(known_answer_true_weights)
         }
     }
     jl_attribution_free(a);
-    o.by = JL_ATTR_BY_LAYER;
+    o.by = JL_ATTRIBUTION_BY_LAYER;
     a = NULL;
-    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, NULL, &o, &a, &err) == JL_OK);
     if (a) {
         CHECK_EQ_INT(a->n_rows, 2);
         CHECK_STR(a->rows[0].key, "layer0");
@@ -480,12 +480,12 @@ TEST(fit_on_trace_identified)
     s->clock_uncertainty_s = 1e-6;
     truth_done(&T);
     jl_run *r = sensor_run(&T, 10.0, "varying");
-    jl_attribute_options o;
-    jl_attribute_options_default(&o);
+    jl_attribution_options o;
+    jl_attribution_options_default(&o);
     o.fit_weights = 1;
     jl_attribution *a = NULL;
     jl_error *err = NULL;
-    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, NULL, &o, &a, &err) == JL_OK);
     if (a) {
         CHECK(a->weights_used && a->weights_used->n == N_CLS);
         CHECK_CONTAINS(a->weights, "a fit on the trace");
@@ -561,12 +561,12 @@ TEST(two_gpus)
     W.cls = cls;
     W.w_dyn = w;
     W.rel_unc = unc;
-    jl_attribute_options o;
-    jl_attribute_options_default(&o);
+    jl_attribution_options o;
+    jl_attribution_options_default(&o);
     o.weights = &W;
     jl_attribution *a = NULL;
     jl_error *err = NULL;
-    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, NULL, &o, &a, &err) == JL_OK);
     if (a) {
         double true_window = truth_energy(&T, 9.0) - truth_energy(&T, 1.0);
         CHECK_NEAR(a->window_energy_j, 2 * true_window, 0.002, 0);
@@ -580,7 +580,7 @@ TEST(two_gpus)
     /* a span on a GPU the run lacks is refused, naming the row */
     s->gpu[3] = 5;
     a = NULL;
-    CHECK(jl_attribute(r, s, NULL, &o, &a, &err) == JL_EINVALID);
+    CHECK(jl_attribution_compute(r, s, NULL, &o, &a, &err) == JL_EINVALID);
     char *m = err ? jl_error_format(err) : NULL;
     CHECK_CONTAINS(m, "spans/gpu");
     free(m);
@@ -598,7 +598,7 @@ TEST(no_spans_is_an_error)
     jl_run *r = sensor_run(&T, 2.0, "empty");
     jl_attribution *a = NULL;
     jl_error *err = NULL;
-    CHECK(jl_attribute(r, NULL, NULL, NULL, &a, &err) == JL_ENODATA);
+    CHECK(jl_attribution_compute(r, NULL, NULL, NULL, &a, &err) == JL_ENODATA);
     char *m = err ? jl_error_format(err) : NULL;
     CHECK_CONTAINS(m, "import kineto");
     free(m);
@@ -609,25 +609,25 @@ TEST(no_spans_is_an_error)
 
 TEST(classify_grammar)
 {
-    jl_attribute_options o;
-    jl_attribute_options_default(&o);
+    jl_attribution_options o;
+    jl_attribution_options_default(&o);
     char c[64];
     int layer;
     const char *kind;
-    jl_attr_classify(&o, "layer12.o_proj", c, sizeof c, &layer, &kind);
+    jl_attribution_classify(&o, "layer12.o_proj", c, sizeof c, &layer, &kind);
     CHECK_STR(c, "o_proj");
     CHECK_EQ_INT(layer, 12);
     CHECK_STR(kind, "layer");
-    jl_attr_classify(&o, "decode_step", c, sizeof c, &layer, &kind);
+    jl_attribution_classify(&o, "decode_step", c, sizeof c, &layer, &kind);
     CHECK_STR(c, "decode_step");
     CHECK_STR(kind, "step");
     const char *rules[] = {"final_norm=norm", "layer*.attn*=attention"};
     o.class_rules = rules;
     o.n_class_rules = 2;
-    jl_attr_classify(&o, "final_norm", c, sizeof c, &layer, &kind);
+    jl_attribution_classify(&o, "final_norm", c, sizeof c, &layer, &kind);
     CHECK_STR(c, "norm");
     CHECK_EQ_INT(layer, -1);
-    jl_attr_classify(&o, "layer3.attn_core", c, sizeof c, &layer, &kind);
+    jl_attribution_classify(&o, "layer3.attn_core", c, sizeof c, &layer, &kind);
     CHECK_STR(c, "attention");
     CHECK_EQ_INT(layer, 3);
 }
@@ -1012,8 +1012,8 @@ TEST(shared_profiled_run)
      * window [8.81575, 30.84772] s of align.json, within 1 ms */
     CHECK_NEAR(s->window[0], 8.815749706, 0, 1e-3);
 
-    jl_attribute_options o;
-    jl_attribute_options_default(&o);
+    jl_attribution_options o;
+    jl_attribution_options_default(&o);
     jl_class_weights *w = NULL;
     jl_error *err = NULL;
     CHECK(jl_class_weights_from_trace(SHARED "h100-8b-decode-b0512-isolated-loops.h5", &w, &err) ==
@@ -1024,7 +1024,7 @@ TEST(shared_profiled_run)
     o.n_class_rules = 1;
     o.weights = w;
     jl_attribution *a = NULL;
-    CHECK(jl_attribute(r, s, &z, &o, &a, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, &z, &o, &a, &err) == JL_OK);
     if (a) {
         fprintf(stderr,
                 "  window %.3f J, rows %.3f J, unattributed %.3f J, stalls %.3f J, "
@@ -1054,9 +1054,9 @@ TEST(shared_profiled_run)
     jl_attribution_free(a);
 
     /* the 36 identical layers alike */
-    o.by = JL_ATTR_BY_LAYER;
+    o.by = JL_ATTRIBUTION_BY_LAYER;
     a = NULL;
-    CHECK(jl_attribute(r, s, &z, &o, &a, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, &z, &o, &a, &err) == JL_OK);
     if (a) {
         double lo = INFINITY, hi = 0, sum = 0;
         int nl = 0;
@@ -1075,9 +1075,9 @@ TEST(shared_profiled_run)
     jl_attribution_free(a);
 
     /* per step: one row per profiled iteration */
-    o.by = JL_ATTR_BY_STEP;
+    o.by = JL_ATTRIBUTION_BY_STEP;
     a = NULL;
-    CHECK(jl_attribute(r, s, &z, &o, &a, &err) == JL_OK);
+    CHECK(jl_attribution_compute(r, s, &z, &o, &a, &err) == JL_OK);
     if (a)
         CHECK(a->n_rows >= 586 && a->n_rows <= 588);
     jl_attribution_free(a);

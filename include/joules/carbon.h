@@ -1,0 +1,142 @@
+/* joules/carbon.h — carbon and facility over time (docs/accounting.md,
+ * "Carbon over time"; src/account/carbon.c, emissions.c): a grid-intensity
+ * or PUE time series (CSV) and emissions integrated over a run's power
+ * samples, per run of a study.
+ *
+ * Ownership: every series and result has a *_free that accepts NULL;
+ * returned json_t objects are new references.
+ */
+#ifndef JOULES_CARBON_H
+#define JOULES_CARBON_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "joules/error.h"
+#include "joules/summary.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+JL_API_BEGIN
+
+/* ---- carbon and facility over time ---- */
+
+/* A time series of one quantity (grid intensity gCO2eq/kWh or PUE):
+ * piecewise constant, each value holding from its time to the next one's
+ * (the last one for `step` seconds, the series' most common spacing). A
+ * constant is a series of one point holding for ever. */
+typedef struct jl_tseries jl_tseries;
+
+typedef enum { JL_INTENSITY_AVERAGE, JL_INTENSITY_MARGINAL } jl_intensity_kind;
+
+/* A time: ISO 8601 "YYYY-MM-DD[T ]HH:MM[:SS[.f]][Z|+HH:MM|-HH:MM]" (no
+ * zone: UTC) or Unix seconds, into Unix seconds. 0, or -1 when malformed. */
+int jl_time_parse(const char *s, double *t);
+
+/* A constant. */
+jl_tseries *jl_tseries_constant(double v);
+/* A CSV file: a header row, then one row per time. The time column is the
+ * first of datetime, Datetime (UTC), Datetime, point_time, timestamp, time
+ * (ISO 8601 with Z or an offset, or Unix seconds); the value column: for
+ * kind AVERAGE the first of value, Carbon Intensity gCO₂eq/kWh (direct),
+ * Carbon Intensity gCO₂eq/kWh (LCA), carbon_intensity_avg,
+ * carbonIntensity, average, pue; for MARGINAL the first of marginal,
+ * moer (WattTime, lbs/MWh converted to g/kWh when the header says lbs),
+ * value. column (may be NULL) names the column instead. Rows must increase
+ * in time. Errors name the file, line and column. */
+jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const char *column,
+                              jl_tseries **out, jl_error **err);
+/* The same from memory (tests, fuzzing); name is used in messages. */
+jl_status jl_tseries_load_csv_buffer(const char *buf, size_t len, const char *name,
+                                     jl_intensity_kind kind, const char *column, jl_tseries **out,
+                                     jl_error **err);
+/* A number ("420") or a file path. */
+jl_status jl_tseries_parse(const char *arg, jl_intensity_kind kind, jl_tseries **out,
+                           jl_error **err);
+void jl_tseries_free(jl_tseries *s);
+size_t jl_tseries_count(const jl_tseries *s);
+int jl_tseries_is_constant(const jl_tseries *s);
+/* Value at Unix time t (NaN when t is outside the series). */
+double jl_tseries_at(const jl_tseries *s, double t);
+/* Integral of value over [t0, t1] in value x seconds; NaN when any part
+ * of [t0, t1] is outside the series. */
+double jl_tseries_integral(const jl_tseries *s, double t0, double t1);
+
+/* Emissions of one run: energy (J) of the power samples integrated with
+ * PUE(t) and intensity(t) (trapezoids of power; within each, the series'
+ * pieces exactly). t0 is the run's start in Unix seconds (the series' time
+ * axis; the samples' times are seconds from t0). */
+typedef struct jl_emissions {
+    double energy_j;    /* GPU energy of the samples */
+    double facility_j;  /* energy x PUE(t) */
+    double grams_co2eq; /* facility energy x intensity(t) */
+    double t0, t1;      /* the interval integrated, Unix seconds */
+    /* energy-weighted means: facility_j / energy_j and grams per facility
+     * kWh; when the run lies within one piece of each series (a constant
+     * always), exactly that piece's values */
+    double pue;
+    double intensity;
+} jl_emissions;
+
+/* The time-weighted mean over the series' pieces (gaps left out); a
+ * constant's value. */
+double jl_tseries_mean(const jl_tseries *s);
+
+/* The start time in [lo, hi - duration] (at the series' piece starts and
+ * lo) whose [start, start + duration] has the lowest mean value; that mean
+ * (NaN when no such window lies within the series). */
+double jl_tseries_cleanest(const jl_tseries *s, double lo, double hi, double duration,
+                           double *best_start);
+
+jl_status jl_emissions_integrate(const double *time_s, const double *watts, size_t n, double t0,
+                                 const jl_tseries *pue, const jl_tseries *intensity,
+                                 jl_emissions *out, jl_error **err);
+
+/* Emissions of every run of a study over its steady-state window: the
+ * run's GPU energy (steady_energy_j) at the wall (x the energy-weighted
+ * PUE of its samples) and its CO2eq (x the energy-weighted intensity),
+ * average and, when given, marginal; per token, request, item and 1,000
+ * queries. */
+typedef struct jl_emissions_options {
+    const jl_tseries *pue;       /* NULL: 1 */
+    const jl_tseries *intensity; /* average gCO2eq/kWh; NULL: no carbon figures */
+    const jl_tseries *marginal;  /* marginal gCO2eq/kWh, or NULL */
+    double start_unix;           /* NaN: each run's start_time_unix; else the first run
+                                    starts here and the others keep their offsets */
+} jl_emissions_options;
+
+typedef struct jl_run_emissions {
+    size_t run;          /* index into the runs */
+    char *error;         /* why this run has no figures, or NULL (owned) */
+    double t0, t1;       /* the window, Unix seconds */
+    double energy_kwh;   /* GPU energy of the window */
+    double facility_kwh; /* x PUE(t) */
+    double pue;          /* energy-weighted */
+    double intensity[2]; /* [0] average, [1] marginal: energy-weighted gCO2eq/kWh */
+    double g_co2eq[2];   /* the window's emissions */
+    double g_per_token[2], g_per_request[2], g_per_item[2];
+    double wh_per_1000_queries; /* GPU energy of 1,000 requests (AI Energy Score's unit) */
+} jl_run_emissions;
+
+typedef struct jl_emissions_result {
+    jl_run_emissions *runs;
+    size_t n;
+    /* the sweep as it ran (first window start to last end) and the
+     * cleanest placement of the same span within the average series */
+    double span_t0, span_t1, span_mean, cleanest_mean, cleanest_start;
+} jl_emissions_result;
+
+jl_status jl_emissions_study(const jl_summary_list *runs, const jl_emissions_options *opt,
+                             jl_emissions_result **out, jl_error **err);
+void jl_emissions_result_free(jl_emissions_result *r);
+/* {"schema": "joules.emissions/1", "runs": [run key + figures], "sweep":
+ * {...}}. NULL on out of memory. */
+json_t *jl_emissions_document(const jl_emissions_result *r, const jl_summary_list *runs);
+
+JL_API_END
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,112 @@
+/* joules/provenance.h — what made a document, so an auditor can check it
+ * (docs/accounting.md, "Provenance", "Verify"; src/account/).
+ *
+ *  - Fingerprints: SHA-256 (FIPS 180-4) of a buffer or a file.
+ *  - Provenance: what made a document (joules' version and build, the
+ *    command line, every input's path, size and SHA-256, the validation
+ *    rules and method choices in force, the time), the `provenance` block
+ *    of every joules.*\/N document (the writers add it through the output
+ *    layer's hook, jl_output_set_provenance in joules/output.h).
+ *    Deterministic apart from the time, which SOURCE_DATE_EPOCH fixes.
+ *  - Verification: two documents compared figure by figure.
+ *
+ * Ownership: jl_provenance_new has jl_provenance_free (accepts NULL);
+ * returned json_t objects are new references.
+ */
+#ifndef JOULES_PROVENANCE_H
+#define JOULES_PROVENANCE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "joules/check.h"
+#include "joules/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+JL_API_BEGIN
+
+#define JL_PROVENANCE_SCHEMA "joules.provenance/1"
+
+/* ---- fingerprints ---- */
+
+/* Lower-case hex SHA-256 of len bytes (hex: 64 characters and a NUL). */
+void jl_sha256_hex(const void *data, size_t len, char hex[65]);
+/* The same of a whole file; *size (may be NULL) its length in bytes.
+ * JL_EMISSING when the file does not exist, JL_EIO when it cannot be read. */
+jl_status jl_sha256_file(const char *path, char hex[65], unsigned long long *size, jl_error **err);
+
+/* ---- provenance ---- */
+
+typedef struct jl_provenance jl_provenance;
+
+jl_provenance *jl_provenance_new(void);
+void jl_provenance_free(jl_provenance *p);
+/* The command line as typed (argv[0] is recorded as "joules"). */
+jl_status jl_provenance_set_command(jl_provenance *p, int argc, char *const *argv);
+/* An input: a file (hashed when the block is made), or a directory (every
+ * regular file under it whose name does not start with '.', in path order). */
+jl_status jl_provenance_add_input(jl_provenance *p, const char *path);
+/* The validation rules in force (copied). */
+void jl_provenance_set_rules(jl_provenance *p, const jl_ruleset *rules);
+/* A method choice: key = value (a copy of v is kept; a repeated key
+ * replaces its value). */
+jl_status jl_provenance_set_method(jl_provenance *p, const char *key, const json_t *v);
+/* The creation time, seconds since 1970 UTC (default: SOURCE_DATE_EPOCH
+ * when set to an integer, else now). */
+void jl_provenance_set_time(jl_provenance *p, long long t);
+/* The block: {"schema", "joules": {"version", "build"}, "command",
+ * "inputs": [{"path", "bytes", "sha256"}], "rules", "methods", "created"}.
+ * An input that cannot be read is listed with "error" instead of a hash.
+ * The inputs are hashed once, on the first call. NULL on out of memory. */
+json_t *jl_provenance_to_json(jl_provenance *p);
+
+/* SHA-256 of a provenance block without its time ("created") and without
+ * the command's output paths (-o/--output/--csv values): the same for every
+ * document made from the same inputs, rules and command, wherever it was
+ * written. */
+void jl_provenance_hash(const json_t *provenance, char hex[65]);
+
+/* ---- verification ---- */
+
+typedef enum {
+    JL_VERIFY_SAME = 0,
+    JL_VERIFY_DIFFERS = 1, /* a figure, an input's hash, a rule or joules differ */
+    JL_VERIFY_MISSING = 3  /* an input is missing or the document has no provenance */
+} jl_verify_verdict;
+
+typedef struct jl_verify_item {
+    char *what;   /* "input", "joules", "rules", "methods", "figure", "missing" */
+    char *where;  /* JSON path (runs[3].energy_per_token_j) or the input's path */
+    char *before; /* the document's value as JSON text, or NULL */
+    char *after;  /* the value now, or NULL */
+} jl_verify_item;
+
+typedef struct jl_verify_report {
+    jl_verify_item *items;
+    size_t n, cap;
+    size_t n_figures; /* leaves compared */
+    size_t n_inputs;  /* inputs re-hashed */
+    jl_verify_verdict verdict;
+} jl_verify_report;
+
+void jl_verify_report_clear(jl_verify_report *r);
+/* Re-hash the inputs of a provenance block (paths relative to the current
+ * directory), adding an "input" item per changed hash and a "missing" item
+ * per missing file. */
+jl_status jl_verify_inputs(const json_t *provenance, jl_verify_report *r);
+/* Compare a document with its re-made twin: the provenance blocks (joules'
+ * version and build, rules, methods, inputs; the time is not compared) and
+ * every other leaf (numbers, strings, ...) exactly, as written. Adds one
+ * item per difference (at most max_items figures are listed; n_figures
+ * counts every leaf compared). */
+jl_status jl_verify_documents(const json_t *before, const json_t *after, size_t max_items,
+                              jl_verify_report *r);
+
+JL_API_END
+#ifdef __cplusplus
+}
+#endif
+
+#endif
