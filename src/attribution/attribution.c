@@ -1553,8 +1553,9 @@ jl_status jl_attribution_compute(const jl_run *run, const jl_spans *spans, const
     const char *file = run->file, *rn = run->name;
     if (!spans || !spans->n)
         return jl_fail(err, JL_ENODATA, file, rn, "spans", -1,
-                       "the run has no spans/ (import a profile: joules import kineto ... "
-                       "--into)");
+                       "the run has no spans/: import a profiler trace into it (`joules import "
+                       "kineto --help`: PROFILE.json --into %s:%s)",
+                       file ? file : "FILE.h5", rn ? rn : "RUN");
     if (opt->by == JL_ATTRIBUTION_BY_TIME && !(opt->time_bin_s > 0))
         return jl_fail(err, JL_EUSAGE, file, rn, NULL, -1, "time bins must be longer than 0 s");
     eng en, *e = &en;

@@ -48,9 +48,9 @@ static void print_table(const void *result, const jl_summary_list *l)
     for (size_t i = 0; i < the.ls.n; i++) {
         const jl_label *b = &the.ls.items[i];
         const jl_summary *s = l->items[b->run];
-        printf("%-32s %-16s %-5s x%ld  b%-4ld %10.4g Wh/1000  %d stars (of %zu in %s)\n", b->model,
+        printf("%-32s %-16s %-5s x%ld  b%-4ld %10.4g Wh/1000  %d star%s (of %zu in %s)\n", b->model,
                b->task, b->gpu_model ? b->gpu_model : "-", b->num_gpus, s->attrs.max_batch_size,
-               b->wh_per_1000, b->stars, b->task_models, b->task);
+               b->wh_per_1000, b->stars, b->stars == 1 ? "" : "s", b->task_models, b->task);
     }
 }
 
@@ -101,8 +101,13 @@ static int write_dir(const char *cmd, const jl_summary_list *l)
         struct tm tm;
         if (isfinite(s->attrs.start_time_unix) && gmtime_r(&t, &tm))
             strftime(date, sizeof date, "%Y-%m-%d", &tm);
-        char *svg = jl_label_svg(b, s, the.slo_text[0] ? the.slo_text : NULL,
-                                 the.have_hash ? the.hash : NULL, date[0] ? date : NULL);
+        /* its verify line names labels.json as typed from here (-o DIR/) */
+        char doc[4096];
+        size_t dl = strlen(the.dir);
+        snprintf(doc, sizeof doc, "%.*s/labels.json",
+                 (int)(dl && the.dir[dl - 1] == '/' ? dl - 1 : dl), the.dir);
+        char *svg = jl_label_svg_doc(b, s, the.slo_text[0] ? the.slo_text : NULL,
+                                     the.have_hash ? the.hash : NULL, date[0] ? date : NULL, doc);
         char name[512], path[4096];
         file_name(name, sizeof name, b);
         snprintf(path, sizeof path, "%s/%s", the.dir, name);

@@ -174,7 +174,7 @@ static int run_joules(char **av, const char *tmp)
 static void print_lines(const char *doc, const json_t *cmd, const jl_verify_report *r, int ran,
                         int rerun_rc)
 {
-    printf("verify %s: %zu inputs re-hashed", doc, r->n_inputs);
+    printf("verify %s: %zu input%s re-hashed", doc, r->n_inputs, r->n_inputs == 1 ? "" : "s");
     if (ran)
         printf("; re-ran `joules");
     for (size_t i = 1; ran && i < json_array_size(cmd); i++)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "joules/choice.h"
 #include "joules/descriptors.h"
 #include "joules/frontier.h"
@@ -454,7 +455,7 @@ static void side_stats(jl__report_side *sd, double *v, size_t n)
     qsort(v, n, sizeof *v, cmp_d);
     sd->min = v[0];
     sd->max = v[n - 1];
-    sd->median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    sd->median = jl__median_d(v, n);
 }
 
 static double pick_e(const jl__report_report *r, const jl__report_pick *p)

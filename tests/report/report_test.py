@@ -435,6 +435,59 @@ def t_first_screen(tmp):
               f"screenshot {shot}")
 
 
+def t_attribution(tmp):
+    """attribution.html of a profiled run (shared data: the H100 profile):
+    with --calibration its classes are split with the calibrated weights,
+    the same figures as `joules attribute --calibration` (equal weights
+    without); one colour per class in both figures; ticks on every axis."""
+    shared = os.environ.get("JOULES_SHARED_DIR", os.path.join(SRC, "..", "shared"))
+    d = os.path.join(shared, "attribution-h100")
+    if not os.path.isdir(d):
+        skip(f"{d} not found (the profiled H100 run and its calibration)")
+    trace = os.path.join(tmp, "prof.h5")
+    shutil.copy(os.path.join(d, "h100-8b-decode-b0512-profiled.h5"), trace)
+    p = run(["import", "kineto", os.path.join(d, "profile-b0512-gpu.json.gz"), "--into", trace + ":b0512",
+             "--align", os.path.join(d, "align.json")])
+    if p.returncode:
+        fail("import kineto: " + p.stderr.decode()[-500:])
+    cal = os.path.join(d, "h100-8b-decode-b0512-isolated-loops.h5")
+    for with_cal in (False, True):
+        out = os.path.join(tmp, "cal" if with_cal else "equal")
+        p = run(["report", trace, "-o", out, "--no-figures"] + (["--calibration", cal] if with_cal else []))
+        if p.returncode:
+            fail("report: " + p.stderr.decode()[-500:])
+        mine = json.load(open(os.path.join(out, "data", "attribution-b0512.json")))["by_class"]
+        p = run(["attribute", trace + ":b0512", "--json"] + (["--calibration", cal] if with_cal else []))
+        theirs = json.loads(p.stdout)
+        if mine["weights"] != theirs["weights"] or (with_cal and mine["weights"] == "equal"):
+            fail(f"weights: the report's {mine['weights']!r}, attribute's {theirs['weights']!r}")
+        a = {r["key"]: r["energy_j"] for r in mine["rows"]}
+        b = {r["key"]: r["energy_j"] for r in theirs["rows"]}
+        if a.keys() != b.keys() or any(abs(a[k] - b[k]) > 1e-9 * max(1, abs(b[k])) for k in a):
+            fail(f"class energies differ from attribute's ({'calibrated' if with_cal else 'equal'})")
+        page = open(os.path.join(out, "attribution.html")).read()
+        svgs = re.findall(r"<svg.*?</svg>", page, re.S)
+        if len(svgs) != 2:
+            fail(f"{len(svgs)} figures on the page, expected the layers and the timeline")
+        colours = []
+        for svg in svgs:
+            ET.fromstring(svg)
+            fills = {}
+            for fill, name in re.findall(r'fill="(#[0-9a-fA-F]{6})"><title>[^<]*?(?:layer \d+ |[\d.]+ s )([^:<]+):', svg):
+                fills.setdefault(name, set()).add(fill)
+            colours.append(fills)
+            ticks = re.findall(r'text-anchor="(?:end|middle)">([\d.]+)</text>', svg)
+            if len(ticks) < 6:
+                fail(f"a figure has {len(ticks)} tick labels: ticks on every axis")
+        for name in set(colours[0]) & set(colours[1]):
+            if colours[0][name] != colours[1][name] or len(colours[0][name]) != 1:
+                fail(f"class {name}: {colours[0][name]} in one figure, {colours[1][name]} in the other")
+        if ("with the calibrated weights" in page) != with_cal:
+            fail("the page does not say which weights split the energy")
+    print("ok: attribution.html with --calibration: calibrated weights, attribute's figures; "
+          "one colour per class; ticks")
+
+
 def t_notebooks(tmp):
     if not shutil.which("jupyter"):
         skip("jupyter not installed")
@@ -897,7 +950,8 @@ def main():
     tests = {"budgets": t_budgets, "slo_answers": t_slo_answers, "pack": t_pack, "data": t_data, "figures": t_figures, "html": t_html, "notebooks": t_notebooks,
              "no_gnuplot": t_no_gnuplot, "exists": t_exists, "interrupt": t_interrupt,
              "answers": t_answers, "mlenergy": t_mlenergy,
-             "workers_cap": t_workers_cap, "first_screen": t_first_screen}
+             "workers_cap": t_workers_cap, "first_screen": t_first_screen,
+             "attribution": t_attribution}
     tmp = tempfile.mkdtemp(prefix="joules-report-test-")
     try:
         tests[TEST](tmp)
