@@ -168,8 +168,8 @@ static void print_compare(const void *result, const jl_summary_list *l)
         }
     }
     print_not_applicable(r, l);
-    printf("\n%zu comparisons counted (%zu listed); wins: %s %zu", r->n_counted, r->n, r->baseline,
-           r->baseline_wins);
+    printf("\n%zu comparison%s counted (%zu listed); wins: %s %zu", r->n_counted,
+           r->n_counted == 1 ? "" : "s", r->n, r->baseline, r->baseline_wins);
     for (size_t s = 0; s < r->n_sides; s++)
         printf(", %s %zu", r->sides[s].side, r->sides[s].wins);
     if (r->n_ties)

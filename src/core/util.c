@@ -318,7 +318,7 @@ int jl__grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t
 }
 
 /* The first n bytes of a and b equal, ASCII case folded. */
-static int jl_name_eq_n(const char *a, const char *b, size_t n)
+static int name_eq_n(const char *a, const char *b, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (!a[i] || !b[i] || tolower((unsigned char)a[i]) != tolower((unsigned char)b[i]))
@@ -358,7 +358,6 @@ static const struct {
     {"gpu", "gpu_model"},
     {"gpus", "num_gpus"},
     {"gpu_type", "gpu_model"},
-    {"gpu_name", "gpu_model"},
     {"device", "gpu_model"},
     {"hardware", "gpu_model"},
     {"n_gpus", "num_gpus"},
@@ -443,7 +442,7 @@ static int suggest(const char *name, const char *const *cands, size_t n, char *b
     long only = -1;
     for (size_t i = 0; i < n && len >= 3; i++) {
         if (!cands[i] || strlen(cands[i]) <= len ||
-            (cands[i][len] != '_' && cands[i][len] != '-') || !jl_name_eq_n(name, cands[i], len))
+            (cands[i][len] != '_' && cands[i][len] != '-') || !name_eq_n(name, cands[i], len))
             continue;
         if (only >= 0 && strcmp(cands[only], cands[i])) {
             only = -2;
