@@ -82,7 +82,9 @@ static const char *css =
     "figure{margin:1.2rem 0 1.6rem;border:1px solid var(--line);border-radius:8px;padding:.8rem;background:#fff}\n"
     "figure img{display:block;width:100%;height:auto;max-width:960px;margin:0 auto}\n"
     "figure .ftitle{font-weight:600;margin:0 0 .4rem}\n"
-    "table.answer td.c{white-space:nowrap}\n"
+    /* an answer cell wraps its configuration line, so a table of long model
+     * names and three SLOs fits beside the contents (the last column too) */
+    "table.answer td.c{white-space:normal;min-width:10rem}\n"
     "figcaption{font-size:.9rem;color:var(--fg);margin-top:.5rem}\n"
     "figcaption .files{display:block;color:var(--muted);font-size:.82rem;margin-top:.2rem}\n"
     "figcaption a,.files a{color:var(--accent)}\n"
@@ -110,7 +112,8 @@ static const char *css =
     ".hl .v2{font-size:1rem;margin-bottom:.2rem}\n"
     ".hl .small{margin-top:.15rem}\n"
     "td.best{background:#eef6ee}\n"
-    "table.answer td a{overflow-wrap:anywhere}\n"
+    "table.answer td:first-child{min-width:10rem;max-width:18rem}\n"
+    "table.answer td a{overflow-wrap:break-word}\n"
     "@media (max-width:1000px){.layout{grid-template-columns:1fr}nav.toc.side{position:static;max-height:none;border-right:none}}\n"
     "@media print{.layout{display:block}}\n";
 

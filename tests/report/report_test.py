@@ -333,12 +333,20 @@ SCREEN_PROBE = """<script>(function(){
   var rows = document.querySelectorAll('main table.answer tbody tr');
   var first = [];
   for (var i = 0; i < Math.min(3, rows.length); i++) first.push(b(rows[i]).bottom);
+  var wide = [], ntab = 0;
+  document.querySelectorAll('main .tablewrap').forEach(function(t){
+    ntab++;
+    if (t.scrollWidth > t.clientWidth + 1) {
+      var h = t.previousElementSibling; while (h && !/^H[2-4]$/.test(h.tagName)) h = h.previousElementSibling;
+      wide.push((h ? h.innerText : '?') + ': ' + t.scrollWidth + ' > ' + t.clientWidth);
+    }
+  });
   var hl = b(document.querySelector('.headline')), conv = b(document.querySelector('p.conv')),
       nav = b(document.querySelector('nav.toc')), main = b(document.querySelector('main'));
   document.body.setAttribute('data-screen', JSON.stringify({
     w: window.innerWidth, h: window.innerHeight, headline: hl ? hl.bottom : -1,
     conv: conv ? conv.bottom : -1, rows: first, nav_right: nav ? nav.right : -1,
-    main_left: main ? main.left : -1,
+    main_left: main ? main.left : -1, wide_tables: wide, n_tables: ntab,
     headline_text: document.querySelector('.headline') ? document.querySelector('.headline').innerText : ''}));
 })();</script>"""
 
@@ -407,6 +415,11 @@ def t_first_screen(tmp):
             fail(f"{name}: the first rows of the answer are not in the first screen: {s['rows']}")
         if not (0 < s["nav_right"] <= s["main_left"]):
             fail(f"{name}: the contents are not beside the page: {s}")
+        # no table wider than the page beside the contents: long model names
+        # do not push the last SLO's column or "meet the SLO" off screen
+        answer_wide = [w for w in s["wide_tables"] if not w.startswith(("Every run", "Validation"))]
+        if answer_wide:
+            fail(f"{name}: tables wider than the page at 1400 px: {answer_wide[:4]}")
         text = s["headline_text"]
         if not re.search(r"needs less energy than \S+ in \d+ of \d+", text) or "median" not in text:
             fail(f"{name}: the headline does not say who needs less energy how often: {text!r}")
@@ -432,6 +445,7 @@ def t_first_screen(tmp):
                          f"joules compare: {len(ch)}, {med}")
         print(f"ok: {name}: the first screen (1400x900) holds the convention, the headline "
               f"(bottom {s['headline']:.0f} px) and the answer's first rows (to {s['rows'][1]:.0f} px); "
+              f"{s['n_tables']} tables, none wider than the page; "
               f"screenshot {shot}")
 
 
