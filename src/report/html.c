@@ -126,6 +126,15 @@ static void num(jl__strbuf *b, double v, double scale, int sig)
     P(buf);
 }
 
+/* A signed percentage as people read it: "−35 %", "+4.2 %" (a true minus
+ * sign; 2 significant digits under 10 %). */
+static void pct(jl__strbuf *b, double change)
+{
+    char c[48];
+    jl__report_fmt_num(c, sizeof c, fabs(change) * 100, 2);
+    jl__strbuf_printf(b, "%s%s\xc2\xa0%%", change < 0 ? "\xe2\x88\x92" : "+", c);
+}
+
 static void td_num(jl__strbuf *b, double v, double scale, int sig)
 {
     P("<td class=\"n\">");
@@ -318,8 +327,8 @@ static void change_cell(jl__strbuf *b, const jl_run_diagnosis *d)
     const jl_finding *f = jl__report_best_change(d, &ch);
     if (f) {
         P("<span class=\"tag good\">");
-        num(b, ch, 100, 2);
-        P("%</span> ");
+        pct(b, ch);
+        P("</span> ");
         H(f->message);
         return;
     }
@@ -375,7 +384,7 @@ static void diagnosis_overview(jl__strbuf *b, jl__report_report *r)
     th(b, "utilisation", "0–1", 1);
     th(b, "static energy", "% of energy", 1);
     th(b, "batch limit", "and evidence", 0);
-    th(b, "best predicted change", "energy per token", 0);
+    th(b, "best predicted change", "of energy per token vs the run", 0);
     P("</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < r->n_groups; i++) {
         jl__report_group *g = &r->groups[i];
@@ -777,15 +786,6 @@ static const char *gpu_baseline(const jl__report_report *r, const char *const *g
     return ng > 1 ? r->gpu_baseline : NULL;
 }
 
-/* A signed percentage as people read it: "−35 %", "+4.2 %" (a true minus
- * sign; 2 significant digits under 10 %). */
-static void pct(jl__strbuf *b, double change)
-{
-    char c[48];
-    jl__report_fmt_num(c, sizeof c, fabs(change) * 100, 2);
-    jl__strbuf_printf(b, "%s%s\xc2\xa0%%", change < 0 ? "\xe2\x88\x92" : "+", c);
-}
-
 /* The energy of a pick, NaN when none. */
 static double pick_energy(const jl__report_report *r, const jl__report_pick *p)
 {
@@ -902,13 +902,14 @@ static void headline_block(jl__strbuf *b, jl__report_report *r, const char *base
     static const char *const what[] = {"LLM and MLLM", "Text to image", "Text to video"};
     static const char *const unit[] = {"token", "image", "video"};
     if (base) {
-        P("<p class=\"conv\">Every change on this page is an <strong>energy change vs the "
-          "baseline, ");
+        P("<p class=\"conv\">Every change between GPU models on this page is an <strong>energy "
+          "change vs the baseline, ");
         H(base);
         P("</strong>: E / E<sub>");
         H(base);
         P("</sub> − 1, <strong>negative = less energy</strong> (the sign of <code>joules "
-          "compare</code>; <code>--baseline</code> picks another GPU model).</p>\n");
+          "compare</code>; <code>--baseline</code> picks another GPU model; the diagnosis' "
+          "predicted changes, with the same sign, are against the run they would change).</p>\n");
     }
     P("<div class=\"headline\">\n");
     for (int kind = 0; kind < RP_KIND_COUNT; kind++) {
