@@ -12,8 +12,9 @@ Three ways in, each through every figure kind it reaches:
           the attribution page)
   mlenergy an ML.ENERGY Leaderboard v3 tree whose model_id holds newlines
           and whose gpu_model holds backquotes, through `import mlenergy`
-  csv     an nvidia-smi log whose GPU name and a RUNS.csv whose model, task,
-          precision and run name are crafted, through `import nvidia-smi`
+  csv     an nvidia-smi log whose GPU name and a RUNS.csv whose model, task
+          and run name are crafted, through `import nvidia-smi` (a crafted
+          precision there is refused by the importer: checked too)
 
 Each payload holds a backquoted command (gnuplot substitutes `cmd` inside
 double quotes), a newline followed by `!cmd` and by `system("cmd")`, a
@@ -132,8 +133,10 @@ def crafted_mlenergy(tmp):
     return root
 
 
-def crafted_csv(tmp):
-    root = os.path.join(tmp, "csv")
+def crafted_csv(tmp, precision=None):
+    """precision None: a valid one; else the crafted one (the importer
+    checks precisions against the trace format's vocabulary)."""
+    root = os.path.join(tmp, "csv" if precision is None else "csv-prec")
     os.makedirs(root)
     # an nvidia-smi log is one line a sample: its GPU name keeps no newline
     # or comma, but all the rest
@@ -152,7 +155,8 @@ def crafted_csv(tmp):
         rows.append(["r%d%s" % (k, "`touch MARK-c-run-bq`\n!touch MARK-c-run-bang" if k == 0 else ""),
                      "2026-11-23T10:%02d:%02dZ" % (s // 60, s % 60),
                      "2026-11-23T10:%02d:%02dZ" % ((s + 15) // 60, (s + 15) % 60), "0",
-                     "org/" + payload("c-model"), payload("c-task"), payload("c-prec"), str(2 ** k)])
+                     "org/" + payload("c-model"), payload("c-task"), precision or "bfloat16",
+                     str(2 ** k)])
     with open(os.path.join(root, "runs.csv"), "w", newline="") as f:
         csv.writer(f).writerows(rows)
     return root
@@ -252,12 +256,23 @@ def main():
         check_report(tmp, "mlenergy", os.path.join(tmp, "ml.h5"),
                      {"batch_trends", "frontier", "model_fit", "gpu_comparison", "task_overview"},
                      ["m-model", "m-gpu"])
-        # 3. CSV through import nvidia-smi
+        # 3. CSV through import nvidia-smi. A crafted precision is refused
+        # by the importer (not a precision of the trace format), so it
+        # never reaches a figure: that refusal is checked first
+        c = crafted_csv(tmp, payload("c-prec"))
+        p = subprocess.run([JOULES, "import", "nvidia-smi", os.path.join(c, "smi.csv"), "--runs",
+                            os.path.join(c, "runs.csv"), "--timezone", "UTC", "--set", "workload=llm",
+                            "-o", os.path.join(tmp, "csv-prec.h5")], cwd=work, capture_output=True)
+        if p.returncode != 3 or b"field 'precision'" not in p.stderr:
+            fail(f"csv: a crafted precision: exit {p.returncode}, not 3 naming the field: "
+                 f"{p.stderr.decode()[-500:]}")
+        if os.path.exists(os.path.join(tmp, "csv-prec.h5")) or markers(tmp):
+            fail(f"csv: a crafted precision left {markers(tmp) or 'csv-prec.h5'}")
         c = crafted_csv(tmp)
         run(["import", "nvidia-smi", os.path.join(c, "smi.csv"), "--runs", os.path.join(c, "runs.csv"),
              "--timezone", "UTC", "--set", "workload=llm", "-o", os.path.join(tmp, "csv.h5")], cwd=work)
         check_report(tmp, "csv", os.path.join(tmp, "csv.h5"), {"power", "batch_trends"},
-                     ["c-model", "c-task", "c-smi", "c-prec"])
+                     ["c-model", "c-task", "c-smi"])
         del rep
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
