@@ -127,7 +127,7 @@ static json_t *overview_dat(jl__report_report *r, overview *ov, jl__report_figur
             double a[8];
             for (int w = 0; w < 2; w++) {
                 double ax[2], ay[2];
-                jl__report_place_label_always(&ov->pl[w], xs[i], ys[i], strlen(lab), ax, ay);
+                jl__report_place_label_always(&ov->pl[w], xs[i], ys[i], lab, ax, ay);
                 a[4 * w] = ax[0], a[4 * w + 1] = ay[0], a[4 * w + 2] = ax[1], a[4 * w + 3] = ay[1];
             }
             char *cfg = jl__report_config_label(s);

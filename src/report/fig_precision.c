@@ -180,7 +180,7 @@ static void prec_script(const jl__report_report *r, const prec_fig *pf, const jl
                          1);
     jl__strbuf_puts(gp, "set multiplot layout 1,2\nset logscale x 2\n");
     if (batches)
-        jl__report_batch_xtics(gp, batches, nbt);
+        jl__report_batch_xtics(gp, batches, nbt, 2);
     free(batches);
     jl__strbuf_puts(gp, "set xlabel \"batch size (max_batch_size)\"\nset key top right\n"
                         "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");

@@ -115,7 +115,7 @@ jl_status jl__report_fig_trends(jl__report_report *r, long gi, const jl_curve *c
         0);
     jl__strbuf_puts(&gp, "set logscale x 2\n");
     if (batches)
-        jl__report_batch_xtics(&gp, batches, cv->n_points);
+        jl__report_batch_xtics(&gp, batches, cv->n_points, 1);
     free(batches);
     jl__strbuf_printf(&gp, "set xlabel \"batch size (max_batch_size)\"\n"
                            "set ylabel \"%% of maximum (power: the key)\"\n"

@@ -1013,6 +1013,22 @@ static void headline_block(jl__strbuf *b, jl__report_report *r, const char *base
             H(jl__report_energy_unit(s));
             P(".</div>\n");
         }
+        /* where the rest of this answer is: the kind's GPU dot plot sits
+         * under the per-model table, which can be long */
+        for (size_t i = 0; i < r->n_figs; i++) {
+            const jl__report_figure *f = &r->figs[i];
+            char want[64];
+            snprintf(want, sizeof want, "gpu-comparison-%s",
+                     jl__report_kind_name((jl__report_kind)kind));
+            if (f->kind != RP_FIG_GPU_COMPARE || !f->drawn || !f->id || strcmp(f->id, want))
+                continue;
+            P("<div class=\"small\">Every pair: <a href=\"#fig-");
+            H(f->id);
+            jl__strbuf_printf(b, "\">Figure %d</a> · per model: <a href=\"#answer-gpus\">the "
+                                 "table below</a></div>\n",
+                              fig_number(r, f));
+            break;
+        }
         P("</div>\n");
     }
     P("</div>\n");

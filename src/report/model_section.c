@@ -581,10 +581,40 @@ static void fit_script_energy(const fit_fig *ff, jl__strbuf *gp)
                       ? jl__strdup("no band: too few batch sizes for the model (interpolation)")
                       : jl__asprintf("no band: %s",
                                      fit->ci_note ? fit->ci_note : "no interval available");
-        jl__strbuf_puts(gp, "set label 3 ");
-        jl__report_gp_str(gp, t ? t : "no band");
-        jl__strbuf_puts(gp,
-                        " at graph 0.02, graph 0.09 left font lblfont textcolor rgb \"#9a5b00\"\n");
+        /* in lines of at most 58 characters (the panel's width in the 7 in
+         * PDF), stacked up from above the R^2 line: a long reason stays in
+         * its panel instead of running into the next one */
+        const char *rest = t ? t : "no band";
+        char *lines[8];
+        size_t nl = 0;
+        while (*rest && nl < 8) {
+            size_t len = strlen(rest), cut = len;
+            if (len > 58 && nl < 7) {
+                /* after a clause's colon where there is one, else at a space */
+                cut = 58;
+                while (cut > 20 && !(rest[cut] == ' ' && rest[cut - 1] == ':'))
+                    cut--;
+                if (cut <= 20)
+                    for (cut = 58; cut > 20 && rest[cut] != ' ';)
+                        cut--;
+                if (rest[cut] != ' ')
+                    for (cut = 58; cut > 1 && ((unsigned char)rest[cut] & 0xc0) == 0x80;)
+                        cut--; /* not inside a UTF-8 sequence */
+            }
+            lines[nl++] = jl__asprintf("%.*s", (int)cut, rest);
+            rest += cut;
+            while (*rest == ' ')
+                rest++;
+        }
+        for (size_t k = 0; k < nl; k++) {
+            jl__strbuf_printf(gp, "set label %zu ", 30 + k);
+            jl__report_gp_str(gp, lines[k] ? lines[k] : "");
+            jl__strbuf_printf(gp,
+                              " at graph 0.02, graph %.2f left font lblfont textcolor rgb "
+                              "\"#9a5b00\"\n",
+                              0.09 + 0.045 * (double)(nl - 1 - k));
+            free(lines[k]);
+        }
         free(t);
     }
     char *band_title = !strcmp(ff->band, "combined")

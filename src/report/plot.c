@@ -224,16 +224,65 @@ const char *jl__report_gpu_label(const char *s)
  * smallest and the largest always do (an axis ending in an unlabelled
  * tick reads as cut off), the one before the largest giving way when they
  * would collide. */
-void jl__report_batch_xtics(jl__strbuf *gp, const long *b, size_t n)
+/* Whether the labels of batches a and b clear each other in the wide
+ * outputs: a digit takes digit_w of the plot's width (13 px of 785 in the
+ * SVG; a panel of a two-panel figure twice that), the axis spans the
+ * batches' octaves and 3 % on each side. */
+static int batch_labels_clear(long a, long b, double axis, int panels)
 {
-    long lo = 0, hi = 0;
-    for (size_t i = 0; i < n; i++)
-        if (b[i] > 0) {
-            lo = lo ? (b[i] < lo ? b[i] : lo) : b[i];
-            hi = b[i] > hi ? b[i] : hi;
+    double digit_w = 0.0106 * panels, pad = 0.012 * panels;
+    double digits = floor(log10((double)a)) + 1 + floor(log10((double)b)) + 1;
+    return fabs(log2((double)b) - log2((double)a)) / axis >= digits / 2 * digit_w + pad;
+}
+
+/* Which of the distinct ascending batches u[0..m) get a label (lab[i] = 1),
+ * the first and the last always. Wide outputs (narrow 0): the powers of
+ * two that clear each other, then the last, then every other batch that
+ * clears both labelled neighbours. The 3.3 in PDF (narrow 1): one label
+ * per octave or per eighth of the span, whichever is wider. */
+static void batch_labels(const long *u, size_t m, int narrow, int panels, char *lab)
+{
+    double span = m > 1 ? log2((double)u[m - 1] / (double)u[0]) : 0;
+    double minsep = fmax(span / 8, 0.75), axis = span > 0 ? span * 1.06 : 1;
+    memset(lab, 0, m);
+    long last_i = -1;
+    for (size_t i = 0; i < m; i++) {
+        int ok;
+        if (narrow)
+            ok = last_i < 0 || log2((double)u[i] / (double)u[last_i]) >= minsep - 1e-9;
+        else
+            ok = (i == 0 || !(u[i] & (u[i] - 1))) &&
+                 (last_i < 0 || batch_labels_clear(u[last_i], u[i], axis, panels));
+        if (ok) {
+            lab[i] = 1;
+            last_i = (long)i;
         }
-    double span = lo > 0 ? log2((double)hi / (double)lo) : 0;
-    double minsep = fmax(span / 8, 0.75);
+    }
+    if (m > 1 && !lab[m - 1]) {
+        /* the last batch labelled, its labelled neighbour given up when
+         * they would collide */
+        lab[m - 1] = 1;
+        int clash = narrow ? log2((double)u[m - 1] / (double)u[last_i]) < minsep - 1e-9
+                           : !batch_labels_clear(u[last_i], u[m - 1], axis, panels);
+        if (last_i > 0 && clash)
+            lab[last_i] = 0;
+    }
+    for (size_t i = 1; !narrow && i + 1 < m; i++) {
+        if (lab[i])
+            continue;
+        size_t a = i, z = i;
+        while (a > 0 && !lab[a])
+            a--;
+        while (z + 1 < m && !lab[z])
+            z++;
+        if (batch_labels_clear(u[a], u[i], axis, panels) &&
+            batch_labels_clear(u[i], u[z], axis, panels))
+            lab[i] = 1;
+    }
+}
+
+void jl__report_batch_xtics(jl__strbuf *gp, const long *b, size_t n, int panels)
+{
     /* the distinct batches, in the order given (ascending) */
     long *u = n ? malloc(n * sizeof *u) : NULL;
     char *lab = n ? calloc(n, 1) : NULL;
@@ -241,29 +290,21 @@ void jl__report_batch_xtics(jl__strbuf *gp, const long *b, size_t n)
     for (size_t i = 0; u && lab && i < n; i++)
         if (b[i] > 0 && (!m || b[i] != u[m - 1]))
             u[m++] = b[i];
-    double last_lab = -INFINITY;
-    long last_i = -1;
-    for (size_t i = 0; i < m; i++) {
-        double x = log2((double)u[i]);
-        if (x - last_lab >= minsep - 1e-9) {
-            lab[i] = 1;
-            last_lab = x;
-            last_i = (long)i;
+    /* every measured batch a tick; the wide outputs label as many as fit,
+     * the 3.3 in PDF fewer */
+    for (int narrow = 0; narrow < 2 && m; narrow++) {
+        batch_labels(u, m, narrow, panels < 1 ? 1 : panels, lab);
+        jl__strbuf_puts(gp, narrow ? "if (narrow) set xtics (" : "set xtics (");
+        for (size_t i = 0; i < m; i++) {
+            if (lab[i])
+                jl__strbuf_printf(gp, "%s\"%ld\" %ld", i ? ", " : "", u[i], u[i]);
+            else
+                jl__strbuf_printf(gp, "%s\"\" %ld 1", i ? ", " : "", u[i]);
         }
+        jl__strbuf_puts(gp, ")\n");
     }
-    if (m > 1 && !lab[m - 1]) {
-        lab[m - 1] = 1;
-        if (last_i > 0 && log2((double)u[m - 1]) - log2((double)u[last_i]) < minsep - 1e-9)
-            lab[last_i] = 0;
-    }
-    jl__strbuf_puts(gp, "set xtics (");
-    for (size_t i = 0; i < m; i++) {
-        if (lab[i])
-            jl__strbuf_printf(gp, "%s\"%ld\" %ld", i ? ", " : "", u[i], u[i]);
-        else
-            jl__strbuf_printf(gp, "%s\"\" %ld 1", i ? ", " : "", u[i]);
-    }
-    jl__strbuf_puts(gp, ")\n");
+    if (!m)
+        jl__strbuf_puts(gp, "set xtics ()\n");
     free(u);
     free(lab);
 }
@@ -352,6 +393,37 @@ static void place_marker(jl__report_placer *p, double x, double y)
     jl__report_place_push(p, (jl__report_box){nx - p->mw, ny - p->mh, nx + p->mw, ny + p->mh});
 }
 
+/* A label's width in the placers' characters (cw: 0.66 em of the labels'
+ * font, DejaVu Sans, what gnuplot's "Helvetica" is drawn in here and the
+ * widest of the sans fonts it falls back to): the sum of its characters'
+ * advance widths (DejaVu Sans, em) over 0.63 -- a model name of capitals
+ * and digits is wider than one of lower-case letters, and both are drawn
+ * where they were checked. Bytes past ASCII: a UTF-8 lead byte one
+ * character (1 em from three-byte sequences on: CJK), continuations none. */
+static double label_chars(const char *text)
+{
+    /* ' ' .. '~' */
+    static const unsigned char em100[95] = {
+        32, 40, 46, 84, 64, 95, 78, 28, 39, 39, 50, 84, 32, 36, 32, 34, /*  !"#$%&'()*+,-./ */
+        64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 34, 34, 84, 84, 84, 53, /* 0-9 :;<=>? */
+        100, 68, 69, 70, 77, 63, 58, 78, 75, 30, 30, 66, 56, 86, 75, 79, /* @A-O */
+        60, 79, 69, 63, 61, 73, 68, 99, 69, 61, 69, 39, 34, 39, 84, 50, /* P-Z [\]^_ */
+        50, 61, 64, 55, 64, 62, 35, 64, 63, 28, 28, 58, 28, 97, 63, 61, /* `a-o */
+        64, 64, 41, 52, 39, 63, 59, 82, 59, 59, 53, 64, 34, 64, 84};    /* p-z {|}~ */
+    double em = 0;
+    for (const unsigned char *c = (const unsigned char *)text; c && *c; c++) {
+        if (*c >= 0x20 && *c < 0x7f)
+            em += em100[*c - 0x20] / 100.0;
+        else if (*c >= 0xe0)
+            em += 1.0;
+        else if (*c >= 0xc0)
+            em += 0.7;
+        else if (*c < 0x80)
+            em += 0.6;
+    }
+    return em / 0.63;
+}
+
 /* The box of a w x h label at place pos of the point (nx, ny), in plot
  * units: pos % 8 is the side (0 right-above, 1 right-below, 2 left-above,
  * 3 left-below, 4 right, 5 left, 6 above, 7 below), pos / 8 the distance
@@ -390,13 +462,26 @@ static double place_value(double u, double lo, double hi, int logs)
     return lo + u * (hi - lo);
 }
 
-/* The label's anchor in axis values: its left edge and vertical middle
- * (ax[0], ay[0]); for a label placed farther out, the end of a leader line
- * from the point to the box's nearest edge (ax[1], ay[1]; NaN when near). */
-static void anchor_of(const jl__report_placer *p, jl__report_box bx, int pos, double nx, double ny,
-                      double *ax, double *ay)
+/* The label's anchor in axis values (ax[0], ay[0]): its vertical middle
+ * and, as the script justifies it, the edge nearer the point -- the left
+ * edge of a label right of its point, the right edge of one left of it,
+ * and x itself (the point's own value, so the script can tell) for one
+ * centred above or below it. The text then starts at the point's side of
+ * its box whatever its drawn width: the box is sized for the output where
+ * text takes the most room, and a shorter drawing of it stays beside its
+ * point instead of leaving a gap there. For a label placed farther out,
+ * the end of a leader line from the point to the box's nearest edge
+ * (ax[1], ay[1]; NaN when near). */
+static void anchor_of(const jl__report_placer *p, jl__report_box bx, int pos, double x, double nx,
+                      double ny, double *ax, double *ay)
 {
-    ax[0] = place_value(bx.x0, p->xlo, p->xhi, p->logx);
+    int side = pos % 8;
+    if (side == 2 || side == 3 || side == 5)
+        ax[0] = place_value(bx.x1, p->xlo, p->xhi, p->logx);
+    else if (side == 6 || side == 7)
+        ax[0] = x;
+    else
+        ax[0] = place_value(bx.x0, p->xlo, p->xhi, p->logx);
     ay[0] = place_value((bx.y0 + bx.y1) / 2, p->ylo, p->yhi, p->logy);
     ax[1] = ay[1] = NAN;
     if (pos >= 8) {
@@ -406,13 +491,13 @@ static void anchor_of(const jl__report_placer *p, jl__report_box bx, int pos, do
     }
 }
 
-int jl__report_place_label(jl__report_placer *p, double x, double y, size_t nchars, double *ax,
+int jl__report_place_label(jl__report_placer *p, double x, double y, const char *text, double *ax,
                            double *ay)
 {
     /* ax, ay: [0] the anchor, [1] the leader line's end */
     double nx = jl__report_place_norm(x, p->xlo, p->xhi, p->logx),
            ny = jl__report_place_norm(y, p->ylo, p->yhi, p->logy);
-    double w = (double)nchars * p->cw, h = p->ch;
+    double w = label_chars(text) * p->cw, h = p->ch;
     for (int pos = 0; pos < RP_LABEL_PLACES; pos++) {
         jl__report_box bx = label_box(p, nx, ny, w, h, pos);
         if (!box_inside(bx))
@@ -423,7 +508,7 @@ int jl__report_place_label(jl__report_placer *p, double x, double y, size_t ncha
                     p->boxes[i].y0 < bx.y1;
         if (!clash) {
             jl__report_place_push(p, bx);
-            anchor_of(p, bx, pos, nx, ny, ax, ay);
+            anchor_of(p, bx, pos, x, nx, ny, ax, ay);
             return pos;
         }
     }
@@ -434,15 +519,15 @@ int jl__report_place_label(jl__report_placer *p, double x, double y, size_t ncha
 /* As place_label, for a label that must be shown (the overview's model
  * names: an unlabelled point there names nothing): when every place
  * clashes, the one overlapping least (inside the plot where possible). */
-int jl__report_place_label_always(jl__report_placer *p, double x, double y, size_t nchars,
+int jl__report_place_label_always(jl__report_placer *p, double x, double y, const char *text,
                                   double *ax, double *ay)
 {
-    int pos = jl__report_place_label(p, x, y, nchars, ax, ay);
+    int pos = jl__report_place_label(p, x, y, text, ax, ay);
     if (pos >= 0)
         return pos;
     double nx = jl__report_place_norm(x, p->xlo, p->xhi, p->logx),
            ny = jl__report_place_norm(y, p->ylo, p->yhi, p->logy);
-    double w = (double)nchars * p->cw, h = p->ch, best_cost = INFINITY;
+    double w = label_chars(text) * p->cw, h = p->ch, best_cost = INFINITY;
     jl__report_box best = {0, 0, 0, 0};
     for (int k = 0; k < RP_LABEL_PLACES; k++) {
         jl__report_box bx = label_box(p, nx, ny, w, h, k);
@@ -461,28 +546,35 @@ int jl__report_place_label_always(jl__report_placer *p, double x, double y, size
         }
     }
     jl__report_place_push(p, best);
-    anchor_of(p, best, pos, nx, ny, ax, ay);
+    anchor_of(p, best, pos, x, nx, ny, ax, ay);
     return pos;
 }
 
-/* gnuplot: the leader lines of labels placed farther out, then one label
- * layer, left-aligned at the anchors of the .dat (jl__report_label_columns
- * chooses the wide outputs' or the 3.3 in PDF's). */
+/* gnuplot: the leader lines of labels placed farther out, then the labels
+ * at the anchors of the .dat (jl__report_label_columns chooses the wide
+ * outputs' or the 3.3 in PDF's), justified by where the anchor is against
+ * the point (column 1): right of it left-aligned, left of it right-aligned,
+ * at it centred. */
 void jl__report_plot_label_layers(jl__strbuf *gp, const char *src, const char *colour)
 {
-    jl__strbuf_printf(
-        gp,
-        ", \\\n     %s using 1:2:(column(le)-$1):(column(le+1)-$2) with vectors "
-        "nohead lw 0.6 lc rgb \"#9a9a9a\" notitle"
-        ", \\\n     %s using (column(lc)):(column(lc+1)):(stringcolumn(lt)) with labels "
-        "left font lblfont textcolor rgb \"%s\" notitle",
-        src, src, colour);
+    static const char *const just[3][2] = {
+        {">", "left"}, {"<", "right"}, {"==", "center"}};
+    jl__strbuf_printf(gp,
+                      ", \\\n     %s using 1:2:(column(le)-$1):(column(le+1)-$2) with vectors "
+                      "nohead lw 0.6 lc rgb \"#9a9a9a\" notitle",
+                      src);
+    for (int k = 0; k < 3; k++)
+        jl__strbuf_printf(gp,
+                          ", \\\n     %s using (column(lc) %s $1 ? column(lc) : NaN):(column(lc+1))"
+                          ":(stringcolumn(lt)) with labels %s font lblfont textcolor rgb \"%s\" "
+                          "notitle",
+                          src, just[k][0], just[k][1], colour);
 }
 
 void jl__report_label_columns(jl__strbuf *gp, int col)
 {
     jl__strbuf_printf(gp,
-                      "# point labels: anchors (left edge, middle) in columns %d-%d (wide outputs) "
+                      "# point labels: anchors (the edge nearer the point, middle) in columns %d-%d (wide outputs) "
                       "or %d-%d (3.3 in PDF); the ends of their leader lines (NaN: none) in "
                       "%d-%d or %d-%d; the text in column %d\n"
                       "lc = (fmt eq \"pdf1\") ? %d : %d\nle = lc + 4\nlt = %d\n",

@@ -60,9 +60,11 @@ void jl__report_shade(char *out, const char *colour, double t);
 const char *jl__report_gpu_label(const char *s);
 
 /* Ticks: batch sizes on a log2 axis (each measured batch a tick, labels
- * spaced so they do not collide); a log axis over [lo, hi] (1, 1-2-5,
- * 1-2-3-5-7 or 1..9 per decade, the first giving four or more). */
-void jl__report_batch_xtics(jl__strbuf *gp, const long *b, size_t n);
+ * spaced so they do not collide: as many as fit in the wide outputs,
+ * fewer in the 3.3 in PDF; panels: the figure's panels side by side); a
+ * log axis over [lo, hi] (1, 1-2-5, 1-2-3-5-7 or 1..9 per decade, the
+ * first giving four or more). */
+void jl__report_batch_xtics(jl__strbuf *gp, const long *b, size_t n, int panels);
 void jl__report_log_tics(jl__strbuf *gp, const char *axis, double lo, double hi);
 /* 1 when the positive finite values of v span more than ratio. */
 int jl__report_wide_range(const double *v, size_t n, double ratio);
@@ -93,18 +95,21 @@ void jl__report_placers_init(jl__report_placer *pl, int logx, int logy, const do
                              double my1, const double *taller);
 double jl__report_place_norm(double v, double lo, double hi, int logs);
 int jl__report_place_push(jl__report_placer *p, jl__report_box bx);
-/* Where a label of nchars goes: one of RP_LABEL_PLACES places around the
- * point (right-above, right-below, left-above, left-below, right, left,
- * above, below; near, then farther out with a leader line), the first
+/* Where a label with this text goes (its width from its characters): one
+ * of RP_LABEL_PLACES places around the point (right-above, right-below,
+ * left-above, left-below, right, left, above, below; near, then farther
+ * out with a leader line), the first
  * that overlaps no label or marker taken before and stays inside the plot;
- * -1 nowhere. ax[0], ay[0]: its anchor (left edge, vertical middle) in
- * axis values; ax[1], ay[1]: the leader line's end at the label (NaN when
+ * -1 nowhere. ax[0], ay[0]: its anchor in axis values (vertical middle;
+ * the left edge of a label right of the point, the right edge of one left
+ * of it, x itself for one centred: jl__report_plot_label_layers justifies
+ * each so); ax[1], ay[1]: the leader line's end at the label (NaN when
  * placed near, or nowhere). _always: the least overlapping place instead
  * of -1. */
 #define RP_LABEL_PLACES 16
-int jl__report_place_label(jl__report_placer *p, double x, double y, size_t nchars, double *ax,
+int jl__report_place_label(jl__report_placer *p, double x, double y, const char *text, double *ax,
                            double *ay);
-int jl__report_place_label_always(jl__report_placer *p, double x, double y, size_t nchars,
+int jl__report_place_label_always(jl__report_placer *p, double x, double y, const char *text,
                                   double *ax, double *ay);
 /* The label columns of a .dat row (a: per placement, wide then 3.3 in,
  * the anchor's x, y and the leader's end x, y; then the text), the

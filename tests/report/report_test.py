@@ -4,6 +4,7 @@
 Exit 0 pass, 1 fail, 77 skipped (a tool is missing). JOULES_UPDATE_GOLDEN=1
 rewrites golden/report.json (review the diff)."""
 import json
+import math
 import os
 import re
 import shlex
@@ -449,6 +450,110 @@ def t_first_screen(tmp):
               f"screenshot {shot}")
 
 
+SVG_PROBE = """<script>(function(){
+ var res = [];
+ document.querySelectorAll('div.fig').forEach(function(d){
+  var svg = d.querySelector('svg'), o = svg.getBoundingClientRect(), t = [], m = [], l = [];
+  svg.querySelectorAll('text').forEach(function(e){
+   var s = e.textContent.trim(), r = e.getBoundingClientRect();
+   if (!s || r.width <= 0) return;
+   var g = e.parentNode;
+   t.push([s, r.left, r.top, r.right, r.bottom, g.getAttribute ? g.getAttribute('font-size') : null]);
+  });
+  svg.querySelectorAll('use').forEach(function(e){
+   var r = e.getBoundingClientRect(); m.push([(r.left + r.right) / 2, (r.top + r.bottom) / 2]);
+  });
+  svg.querySelectorAll('path').forEach(function(e){
+   if ((e.getAttribute('stroke') || '').replace(/ /g, '') != 'rgb(154,154,154)') return;
+   var n = (e.getAttribute('d') || '').match(/-?[0-9.]+/g) || [];
+   for (var k = 0; k + 1 < n.length; k += 2) l.push([o.left + parseFloat(n[k]), o.top + parseFloat(n[k + 1])]);
+  });
+  res.push({id: d.id, t: t, m: m, l: l});
+ });
+ document.body.setAttribute('data-res', JSON.stringify(res));
+})();</script>"""
+
+
+def svg_text_findings(figdir, ids, tmp):
+    """Every figure's SVG as Chromium draws it (its fonts, not an estimate):
+    no two pieces of text overlap (point labels, ticks, keys, notes), and
+    every point label (the labels' font, 10 px, in the task overviews and
+    frontiers) lies within 16 px of a point's marker or of the end of its
+    leader line -- a label beside nothing names nothing."""
+    import html as htmlmod
+    parts = []
+    for i in ids:
+        svg = re.sub(r"<\?xml[^>]*\?>", "", open(os.path.join(figdir, i + ".svg")).read())
+        parts.append(f'<div class="fig" id="{i}">{svg}</div>')
+    page = os.path.join(tmp, "svg-probe.html")
+    open(page, "w").write('<!doctype html><html><body style="margin:0">' + "".join(parts) + SVG_PROBE +
+                          "</body></html>")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    prof = tempfile.mkdtemp(dir=tmp)
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          f"--user-data-dir={prof}", "--window-size=1400,900", "--dump-dom", "file://" + page],
+                         capture_output=True, timeout=280).stdout.decode()
+    os.remove(page)
+    m = re.search(r'data-res="([^"]*)"', dom)
+    if not m:
+        fail("the SVG probe did not run")
+    res = json.loads(htmlmod.unescape(m.group(1)))
+    if len(res) != len(ids):
+        fail(f"the probe saw {len(res)} of {len(ids)} figures")
+    found = []
+    for f in res:
+        T = f["t"]
+        for a in range(len(T)):
+            for b in range(a + 1, len(T)):
+                A, B = T[a], T[b]
+                o = text_overlap(A[1:5], B[1:5], 1)
+                if o:
+                    found.append(f"{f['id']}: '{A[0]}' and '{B[0]}' overlap ({o[0]:.0f} x {o[1]:.0f} px)")
+        if not f["id"].startswith(("overview-", "frontier-")):
+            continue
+        ends = f["m"] + f["l"]
+        for A in T:
+            # the SLO lines' own labels ("100 ms") are not point labels
+            if A[5] != "10.00" or re.fullmatch(r"[0-9.]+ (ms|s)", A[0]):
+                continue
+            d = min((math.hypot(max(A[1] - x, 0, x - A[3]), max(A[2] - y, 0, y - A[4])) for x, y in ends),
+                    default=1e9)
+            if d > 16:
+                found.append(f"{f['id']}: the label '{A[0]}' is {d:.0f} px from every point and leader line")
+    return found
+
+
+def t_svg_text(tmp):
+    """Figures that say only what they draw, checked as drawn (issue 43):
+    every SVG of the report on the bundled traces and on the ML.ENERGY data
+    (its longest model names; when present) in headless Chromium: no text
+    over other text, every point label beside its point."""
+    if not (shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")):
+        skip("chromium not installed (the figures as drawn)")
+    cases = [("bundled", os.path.join(SRC, "traces"))]
+    src = os.path.join(os.environ.get("JOULES_SHARED_DIR", os.path.join(SRC, "..", "shared")), "data", "mlenergy-v3")
+    if os.path.isdir(src):
+        cases.append(("mlenergy", import_mlenergy(tmp, "")))
+    else:
+        print(f"note: {src} not found: the ML.ENERGY figures are not checked")
+    msg = []
+    for name, inp in cases:
+        out = os.path.join(tmp, name)
+        p = run(["report", inp, "-o", out])
+        if p.returncode:
+            fail(f"{name}: report exited {p.returncode}: " + p.stderr.decode()[-500:])
+        figdir = os.path.join(out, "figures")
+        ids = sorted(f[:-4] for f in os.listdir(figdir) if f.endswith(".svg"))
+        if not ids:
+            fail(f"{name}: no SVG drawn")
+        found = svg_text_findings(figdir, ids, tmp)
+        if found:
+            fail(f"{name}: {len(found)} findings in the figures as Chromium draws them:\n  " +
+                 "\n  ".join(found[:12]))
+        msg.append(f"{name}: {len(ids)} SVGs")
+    print("ok: no text over text, every point label beside its point (" + "; ".join(msg) + ")")
+
+
 def t_attribution(tmp):
     """attribution.html of a profiled run (shared data: the H100 profile):
     with --calibration its classes are split with the calibrated weights,
@@ -696,6 +801,14 @@ def overview_labelled(figdir, fid):
                 fail(f"{fid}: the point of {cols[12]} has no label ({what})")
 
 
+def text_overlap(a, b, slack):
+    """Two text boxes (x0, y0, x1, y1) overlapping by more than slack across
+    and 30 % of the lower one's height: (across, down), else None."""
+    ox = min(a[2], b[2]) - max(a[0], b[0])
+    oy = min(a[3], b[3]) - max(a[1], b[1])
+    return (ox, oy) if ox > slack and oy > 0.3 * min(a[3] - a[1], b[3] - b[1]) else None
+
+
 def pdf_words(path):
     """The words pdftotext finds in a PDF and their boxes (pt)."""
     out = subprocess.run(["pdftotext", "-bbox", path, "-"], capture_output=True, text=True).stdout
@@ -726,10 +839,9 @@ def labels_apart(figdir, fids, formats=("pdf", "pdf1")):
             for i in range(len(ws)):
                 for j in range(i + 1, len(ws)):
                     a, b = ws[i], ws[j]
-                    ox = min(a[2], b[2]) - max(a[0], b[0])
-                    oy = min(a[3], b[3]) - max(a[1], b[1])
-                    if ox > 0.5 and oy > 0.3 * min(a[3] - a[1], b[3] - b[1]):
-                        fail(f"{fid} ({fmt}): '{a[4]}' and '{b[4]}' overlap ({ox:.1f} x {oy:.1f} pt)")
+                    o = text_overlap(a[:4], b[:4], 0.5)
+                    if o:
+                        fail(f"{fid} ({fmt}): '{a[4]}' and '{b[4]}' overlap ({o[0]:.1f} x {o[1]:.1f} pt)")
             os.remove(out)
     return len(fids)
 
@@ -965,7 +1077,7 @@ def main():
              "no_gnuplot": t_no_gnuplot, "exists": t_exists, "interrupt": t_interrupt,
              "answers": t_answers, "mlenergy": t_mlenergy,
              "workers_cap": t_workers_cap, "first_screen": t_first_screen,
-             "attribution": t_attribution}
+             "attribution": t_attribution, "svg_text": t_svg_text}
     tmp = tempfile.mkdtemp(prefix="joules-report-test-")
     try:
         tests[TEST](tmp)
