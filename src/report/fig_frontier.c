@@ -132,8 +132,8 @@ static json_t *frontier_dat(const jl_summary_list *l, const jl_frontier *fr, fro
             for (int w = 0; w < 2; w++)
                 if (isfinite(p->latency) && isfinite(p->energy)) {
                     double ax[2], ay[2];
-                    jl__report_place_label(&ff->pl[w], p->latency * ff->lscale, p->energy, lab,
-                                           ax, ay);
+                    jl__report_place_label(&ff->pl[w], p->latency * ff->lscale, p->energy, lab, ax,
+                                           ay);
                     a[4 * w] = ax[0], a[4 * w + 1] = ay[0], a[4 * w + 2] = ax[1],
                           a[4 * w + 3] = ay[1];
                 }

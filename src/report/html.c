@@ -1024,8 +1024,9 @@ static void headline_block(jl__strbuf *b, jl__report_report *r, const char *base
                 continue;
             P("<div class=\"small\">Every pair: <a href=\"#fig-");
             H(f->id);
-            jl__strbuf_printf(b, "\">Figure %d</a> · per model: <a href=\"#answer-gpus\">the "
-                                 "table below</a></div>\n",
+            jl__strbuf_printf(b,
+                              "\">Figure %d</a> · per model: <a href=\"#answer-gpus\">the "
+                              "table below</a></div>\n",
                               fig_number(r, f));
             break;
         }

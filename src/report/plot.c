@@ -404,12 +404,12 @@ static double label_chars(const char *text)
 {
     /* ' ' .. '~' */
     static const unsigned char em100[95] = {
-        32, 40, 46, 84, 64, 95, 78, 28, 39, 39, 50, 84, 32, 36, 32, 34, /*  !"#$%&'()*+,-./ */
-        64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 34, 34, 84, 84, 84, 53, /* 0-9 :;<=>? */
+        32,  40, 46, 84, 64, 95, 78, 28, 39, 39, 50, 84, 32, 36, 32, 34, /*  !"#$%&'()*+,-./ */
+        64,  64, 64, 64, 64, 64, 64, 64, 64, 64, 34, 34, 84, 84, 84, 53, /* 0-9 :;<=>? */
         100, 68, 69, 70, 77, 63, 58, 78, 75, 30, 30, 66, 56, 86, 75, 79, /* @A-O */
-        60, 79, 69, 63, 61, 73, 68, 99, 69, 61, 69, 39, 34, 39, 84, 50, /* P-Z [\]^_ */
-        50, 61, 64, 55, 64, 62, 35, 64, 63, 28, 28, 58, 28, 97, 63, 61, /* `a-o */
-        64, 64, 41, 52, 39, 63, 59, 82, 59, 59, 53, 64, 34, 64, 84};    /* p-z {|}~ */
+        60,  79, 69, 63, 61, 73, 68, 99, 69, 61, 69, 39, 34, 39, 84, 50, /* P-Z [\]^_ */
+        50,  61, 64, 55, 64, 62, 35, 64, 63, 28, 28, 58, 28, 97, 63, 61, /* `a-o */
+        64,  64, 41, 52, 39, 63, 59, 82, 59, 59, 53, 64, 34, 64, 84};    /* p-z {|}~ */
     double em = 0;
     for (const unsigned char *c = (const unsigned char *)text; c && *c; c++) {
         if (*c >= 0x20 && *c < 0x7f)
@@ -557,8 +557,7 @@ int jl__report_place_label_always(jl__report_placer *p, double x, double y, cons
  * at it centred. */
 void jl__report_plot_label_layers(jl__strbuf *gp, const char *src, const char *colour)
 {
-    static const char *const just[3][2] = {
-        {">", "left"}, {"<", "right"}, {"==", "center"}};
+    static const char *const just[3][2] = {{">", "left"}, {"<", "right"}, {"==", "center"}};
     jl__strbuf_printf(gp,
                       ", \\\n     %s using 1:2:(column(le)-$1):(column(le+1)-$2) with vectors "
                       "nohead lw 0.6 lc rgb \"#9a9a9a\" notitle",
@@ -573,13 +572,14 @@ void jl__report_plot_label_layers(jl__strbuf *gp, const char *src, const char *c
 
 void jl__report_label_columns(jl__strbuf *gp, int col)
 {
-    jl__strbuf_printf(gp,
-                      "# point labels: anchors (the edge nearer the point, middle) in columns %d-%d (wide outputs) "
-                      "or %d-%d (3.3 in PDF); the ends of their leader lines (NaN: none) in "
-                      "%d-%d or %d-%d; the text in column %d\n"
-                      "lc = (fmt eq \"pdf1\") ? %d : %d\nle = lc + 4\nlt = %d\n",
-                      col, col + 1, col + 2, col + 3, col + 4, col + 5, col + 6, col + 7, col + 8,
-                      col + 2, col, col + 8);
+    jl__strbuf_printf(
+        gp,
+        "# point labels: anchors (the edge nearer the point, middle) in columns %d-%d "
+        "(wide outputs) or %d-%d (3.3 in PDF); the ends of their leader lines (NaN: none) in "
+        "%d-%d or %d-%d; the text in column %d\n"
+        "lc = (fmt eq \"pdf1\") ? %d : %d\nle = lc + 4\nlt = %d\n",
+        col, col + 1, col + 2, col + 3, col + 4, col + 5, col + 6, col + 7, col + 8, col + 2, col,
+        col + 8);
 }
 
 void jl__report_dat_labels(jl__strbuf *dat, const double *a, const char *text)
