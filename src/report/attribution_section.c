@@ -163,7 +163,7 @@ static void layer_bars(jl__strbuf *b, const jl_attribution *byname, const jl_att
         if (l % every == 0 || l == L - 1) {
             if (l == L - 1 && l % every && (double)(l % every) * bw < 24)
                 continue; /* too near the last tick shown */
-            char t[16];
+            char t[24];
             snprintf(t, sizeof t, "%zu", l);
             xtick(b, x0 + ((double)l + 0.5) * bw, y0 + ph, t);
         }
