@@ -6,6 +6,7 @@
 #   lib/pkgconfig/joules.pc             for pkg-config (Requires.private, Libs.private)
 #   share/man/man1/joules.1, joules-<command>.1   generated from --help
 #   share/doc/joules/                   docs/ and README.md
+#   share/doc/joules/examples/          the tour's inputs (budgets, grid-intensity series)
 #   share/joules/models, notebooks-export   data the analysis reads
 install(TARGETS joules joules_cli EXPORT joulesTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -18,6 +19,11 @@ install(DIRECTORY notebooks-export/ DESTINATION ${CMAKE_INSTALL_DATADIR}/joules/
   FILES_MATCHING PATTERN "*.ipynb" PATTERN "README.md")
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# the files the README's tour names (tests/account/data/*): a tour run from
+# the installed documents finds them in examples/
+install(FILES tests/account/data/budgets.json tests/account/data/electricitymaps-hourly.csv
+  tests/account/data/watttime-moer.csv tests/account/data/constant-hourly.csv
+  DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 
 # CMake package. The exported targets name only joules::joules, joules::joules_cli
 # and the dependency targets joulesDependencies.cmake recreates.

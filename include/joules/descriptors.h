@@ -30,6 +30,10 @@ typedef struct jl_gpu_desc {
     double idle_power_w;
     double idle_min_w, idle_max_w;
     double hbm_bandwidth_bytes_s;
+    /* when it became available, "YYYY-MM" in gpus.json ("released"), as
+     * year + (month - 1) / 12; NaN when unknown. The report's GPU baseline
+     * is the earliest: the GPU model the others are upgrades from. */
+    double released;
 } jl_gpu_desc;
 
 typedef struct jl_model_desc {

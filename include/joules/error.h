@@ -135,13 +135,41 @@ void jl_error_set_position(jl_error *e, long long line, long long column);
  * it, is in the message. Caller frees with free(). */
 char *jl_error_format(const jl_error *e);
 
-/* "Did you mean": the candidate closest to name (ASCII case folded; an
- * insertion, deletion, substitution or swap of neighbours is one edit), at
- * most one edit away for names of 3-5 bytes, two from 6 bytes (none for
- * shorter names), written into buf (cap bytes). Returns 1 with a
- * suggestion, 0 without (buf then ""). For error messages naming an
- * unknown column, key or option value. */
+/* Names people type, one rule for all of them: every name and value given
+ * on the command line or in a document a person writes (attribute keys and
+ * values in --where and --exclude, --by, --baseline, -o columns, SLO and
+ * figure names, card --model, budget keys and selectors) matches whatever
+ * its ASCII case; a file name is the one exception (it names a file).
+ * jl_name_eq: typed and name equal under that rule (NULL equals nothing).
+ * jl_name_find: the candidate typed means: the one spelt exactly so, else
+ * the first equal under the rule; -1 when none (then jl_suggest_name says
+ * what was probably meant). */
+int jl_name_eq(const char *typed, const char *name);
+long jl_name_find(const char *typed, const char *const *cands, size_t n);
+
+/* "Did you mean": what name probably means among cands, written into buf
+ * (cap bytes), in this order: the same name in another case; a name people
+ * write for one joules names otherwise (gpu, gpus, batch_size, cap, dtype,
+ * model_id, ... -> gpu_model, num_gpus, max_batch_size, precision, model)
+ * when that one is a candidate; the candidate closest by edits (ASCII case
+ * folded; an insertion, deletion, substitution or swap of neighbours is one
+ * edit), at most one edit away for names of 3-5 bytes, two from 6 bytes;
+ * else the only candidate that name begins up to a '_' or '-' (tensor:
+ * tensor_parallel).
+ * Returns 1 with a suggestion, 0 without (buf then ""). For every message
+ * naming an unknown column, key, figure, model or option value. */
 int jl_suggest_name(const char *name, const char *const *cands, size_t n, char *buf, size_t cap);
+/* The same for an attribute's value among those present (a GPU model, a
+ * model, a precision): no synonyms, and no candidate as long as value
+ * within the edits, since values a letter apart are different things
+ * (A100 is not H100; H10 is H100 cut short). */
+int jl_suggest_value(const char *value, const char *const *cands, size_t n, char *buf, size_t cap);
+
+/* s as one word of a POSIX shell command line, for a message or document
+ * that names a command to type: unchanged when it is made only of letters,
+ * digits and _-./=:,+@% (and not empty), else in single quotes with each '
+ * written '\''. Caller frees; NULL out of memory. */
+char *jl_shell_quote(const char *s);
 
 void jl_error_free(jl_error *e);
 

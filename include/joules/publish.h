@@ -79,6 +79,11 @@ int jl_label_stars(double x, double lo, double hi);
  * date (YYYY-MM-DD) are printed on it (either may be NULL). */
 char *jl_label_svg(const jl_label *l, const jl_summary *s, const char *slo_text,
                    const char *provenance_sha256, const char *date);
+/* The same, its "re-derive" line naming the labels document as verify
+ * takes it from where the labels were made (e.g. "labels/labels.json",
+ * one shell word; NULL: "labels.json"): the command works as printed. */
+char *jl_label_svg_doc(const jl_label *l, const jl_summary *s, const char *slo_text,
+                       const char *provenance_sha256, const char *date, const char *doc_path);
 /* {"schema": "joules.label/1", "labels": [...]} */
 json_t *jl_label_document(const jl_label_set *ls, const jl_summary_list *runs, const char *slo_text,
                           const char *provenance_sha256);

@@ -95,7 +95,7 @@ typedef struct jl_report_options {
      * notebooks-export/ or the installed share/joules/notebooks-export. */
     const char *templates_dir;
     int replace;               /* replace DIR when it exists (--force) */
-    const char *gpu_baseline;  /* baseline of the GPU comparison; NULL = first GPU model */
+    const char *gpu_baseline;  /* baseline of the GPU comparison; NULL = the oldest GPU model */
     const char *generated_at;  /* a line in the page; NULL = none */
     const char *const *inputs; /* the PATHs given, shown in the page */
     size_t n_inputs;
@@ -119,6 +119,10 @@ typedef struct jl_report_options {
      * budgets_path: its path as the page and the recorded command name it. */
     const jl_budgets *budgets;
     const char *budgets_path;
+    /* per-class weights from isolated loops (jl_class_weights_from_trace):
+     * the profiled runs' page splits their energy with them instead of
+     * equal weights (attribute.md); NULL: equal weights */
+    const struct jl_class_weights *weights;
 } jl_report_options;
 
 void jl_report_options_default(jl_report_options *opt);

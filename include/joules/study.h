@@ -164,6 +164,11 @@ jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l
  * 1 with a suggestion, 0 without. For "no run has the attribute 'gpu_modl'
  * (did you mean 'gpu_model'?)". */
 int jl_study_suggest_attribute(const jl_summary_list *l, const char *key, char *buf, size_t cap);
+/* The attribute a typed name means among those some run of l has (the
+ * typed attributes, extras, and "file" and "run"), by jl_name_find's rule
+ * (exact, else whatever the case: GPU_MODEL is gpu_model); NULL when none.
+ * Borrowed: from jl_attr_names or from a run of l. */
+const char *jl_study_attribute_name(const jl_summary_list *l, const char *typed);
 
 /* The one selection grammar beyond a single clause: a spec is clauses
  * joined by commas, "KEY=V1,V2,KEY2>=N,KEY3!=X": a part without an

@@ -101,6 +101,20 @@ const char *jl_budgets_name(const jl_budgets *b, size_t i)
 
 #define BAD(...) jl_fail(err, JL_EINVALID, name, NULL, NULL, -1, __VA_ARGS__)
 
+/* " (did you mean 'K'?)" for an unknown key among the known ones, or "" */
+static const char *near_key(const char *key, const char *const *known, size_t n, char *buf,
+                            size_t cap)
+{
+    char near[96];
+    if (!jl_suggest_name(key, known, n, near, sizeof near))
+        return "";
+    snprintf(buf, cap, " (did you mean '%s'?)", near);
+    return buf;
+}
+#define NEAR(key, ...)                                \
+    near_key(key, (const char *const[]){__VA_ARGS__}, \
+             sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *), hint, sizeof hint)
+
 static int number(const json_t *v, double *out)
 {
     if (!json_is_number(v))
@@ -155,15 +169,28 @@ static jl_status in_units(const json_t *o, const char *key, double *out, const c
 static jl_status parse_ceiling(budget *bu, const char *key, const json_t *v, const char *name,
                                size_t i, jl_error **err)
 {
+    /* a ceiling's name is a typed name: whatever its case (jl_name_eq) */
     int k = -1;
+    char hint[160];
     for (int c = 0; c < C_COUNT; c++)
         if (!strcmp(CEIL[c].name, key))
             k = c;
-    if (k < 0)
-        return BAD("budgets[%zu].ceilings: unknown ceiling \"%s\" (known: energy_per_token_j, "
-                   "energy_per_request_j, energy_per_item_j, avg_power_w, peak_power_w, "
-                   "kwh_per_day, g_co2eq_per_request)",
-                   i, key);
+    for (int c = 0; c < C_COUNT && k < 0; c++)
+        if (jl_name_eq(key, CEIL[c].name))
+            k = c;
+    if (k < 0) {
+        const char *names[C_COUNT];
+        for (int c = 0; c < C_COUNT; c++)
+            names[c] = CEIL[c].name;
+        char near[96];
+        int h = jl_suggest_name(key, names, C_COUNT, near, sizeof near);
+        return BAD(
+            "budgets[%zu].ceilings: unknown ceiling \"%s\" (%s%s%sknown: energy_per_token_j, "
+            "energy_per_request_j, energy_per_item_j, avg_power_w, peak_power_w, "
+            "kwh_per_day, g_co2eq_per_request)",
+            i, key, h ? "did you mean '" : "", h ? near : "", h ? "'? " : "");
+    }
+    key = CEIL[k].name;
     ceiling *c = &bu->c[bu->n++];
     memset(c, 0, sizeof *c);
     c->kind = (ckind)k;
@@ -188,7 +215,11 @@ static jl_status parse_ceiling(budget *bu, const char *key, const json_t *v, con
                                 !strcmp(k2, "items_per_s"))) ||
             (k == C_CO2_REQUEST && !strcmp(k2, "grid_intensity"));
         if (st == JL_OK && !known)
-            st = BAD("budgets[%zu].ceilings.%s: unknown key \"%s\"", i, key, k2);
+            st = BAD("budgets[%zu].ceilings.%s: unknown key \"%s\"%s", i, key, k2,
+                     k == C_KWH_DAY
+                         ? NEAR(k2, "max", "pue", "tokens_per_s", "requests_per_s", "items_per_s")
+                     : k == C_CO2_REQUEST ? NEAR(k2, "max", "pue", "grid_intensity")
+                                          : NEAR(k2, "max", "pue"));
     }
     if (st != JL_OK)
         return st;
@@ -273,10 +304,11 @@ static jl_status parse_spans(budget *bu, const json_t *arr, const char *name, si
             for (int q = 0; q < JL_SPAN_FIG_COUNT; q++)
                 if (!strcmp(k, jl_span_figure_name((jl_span_figure)q)))
                     f = q;
+            char hint[160];
             if (f < 0 && strcmp(k, "class"))
-                return BAD("budgets[%zu].spans[%zu]: unknown key \"%s\" (known: class, "
+                return BAD("budgets[%zu].spans[%zu]: unknown key \"%s\"%s (known: class, "
                            "j_per_call, j_per_token, share)",
-                           i, j, k);
+                           i, j, k, NEAR(k, "class", "j_per_call", "j_per_token", "share"));
             if (f < 0)
                 continue;
             if (number(v, &sc->max[f]) || !(sc->max[f] > 0) ||
@@ -313,10 +345,12 @@ static jl_status parse(const json_t *doc, const char *name, jl_budgets *b, jl_er
         return BAD("\"uncertainty\" must be a number in [0, 1)");
     const char *k;
     const json_t *v;
+    char hint[160];
     json_object_foreach((json_t *)doc, k, v) {
         if (strcmp(k, "schema") && strcmp(k, "uncertainty") && strcmp(k, "budgets") &&
             strcmp(k, "provenance"))
-            return BAD("unknown key \"%s\"", k);
+            return BAD("unknown key \"%s\"%s", k,
+                       NEAR(k, "schema", "uncertainty", "budgets", "provenance"));
     }
     const json_t *arr = json_object_get(doc, "budgets");
     if (!json_is_array(arr) || !json_array_size(arr))
@@ -333,7 +367,8 @@ static jl_status parse(const json_t *doc, const char *name, jl_budgets *b, jl_er
         json_object_foreach((json_t *)e, k, v) {
             if (strcmp(k, "name") && strcmp(k, "where") && strcmp(k, "exclude") &&
                 strcmp(k, "uncertainty") && strcmp(k, "ceilings") && strcmp(k, "spans"))
-                return BAD("budgets[%zu]: unknown key \"%s\"", i, k);
+                return BAD("budgets[%zu]: unknown key \"%s\"%s", i, k,
+                           NEAR(k, "name", "where", "exclude", "uncertainty", "ceilings", "spans"));
         }
         const char *nm = json_string_value(json_object_get(e, "name"));
         bu->name = nm ? jl__strdup(nm) : jl__asprintf("budget %zu", i + 1);

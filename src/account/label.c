@@ -331,6 +331,12 @@ static void star(jl__strbuf *b, double cx, double cy, double r, int filled)
 char *jl_label_svg(const jl_label *l, const jl_summary *s, const char *slo_text,
                    const char *provenance_sha256, const char *date)
 {
+    return jl_label_svg_doc(l, s, slo_text, provenance_sha256, date, NULL);
+}
+
+char *jl_label_svg_doc(const jl_label *l, const jl_summary *s, const char *slo_text,
+                       const char *provenance_sha256, const char *date, const char *doc_path)
+{
     jl__strbuf b;
     jl__strbuf_init(&b);
     jl__strbuf_printf(&b,
@@ -407,9 +413,12 @@ char *jl_label_svg(const jl_label *l, const jl_summary *s, const char *slo_text,
     jl__strbuf_printf(
         &b,
         "<text x=\"24\" y=\"490\" font-size=\"12\" fill=\"#555\">joules %s%s%s</text>\n"
-        "<text x=\"24\" y=\"506\" font-size=\"12\" fill=\"#555\">re-derive: "
-        "joules verify labels.json</text>\n",
+        "<text x=\"24\" y=\"506\" font-size=\"12\" fill=\"#555\">re-derive: joules verify ",
         jl_version(), date ? ", measured " : "", date ? date : "");
+    char *q = jl_shell_quote(doc_path ? doc_path : "labels.json");
+    add_text(&b, q ? q : "labels.json");
+    free(q);
+    jl__strbuf_puts(&b, "</text>\n");
     if (provenance_sha256)
         jl__strbuf_printf(
             &b,

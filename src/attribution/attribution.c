@@ -420,9 +420,10 @@ static jl_status fit_on_trace(const piece_span *ps, size_t n_ps, const span_part
         bad = gsl_multifit_linear(X, y, c, cov, &chisq, ws);
     gsl_set_error_handler(old);
     if (bad || !(cond <= FIT_MAX_COND)) {
-        *note = jl__asprintf("a fit on the trace is not identified: the classes' busy time "
-                             "moves together over the counter's intervals (condition number "
-                             "%.3g, the rule asks <= %g)",
+        /* the warning says "not identified" once: the note says why */
+        *note = jl__asprintf("fitted on the trace, the classes' busy time moves together over "
+                             "the counter's intervals (condition number %.3g, the rule asks <= "
+                             "%g)",
                              cond, FIT_MAX_COND);
         st = *note ? JL_OK : JL_ENOMEM;
         goto end;
@@ -431,8 +432,8 @@ static jl_status fit_on_trace(const piece_span *ps, size_t n_ps, const span_part
     for (size_t col = 0; col < C; col++) {
         double w = gsl_vector_get(c, col), se = sqrt(s2 * gsl_matrix_get(cov, col, col));
         if (!(w > 0) || !(se / w <= FIT_MAX_REL_SE)) {
-            *note = jl__asprintf("a fit on the trace is not identified: class %s gets %.4g W "
-                                 "+- %.2g (the rule asks a positive weight known to %g %%)",
+            *note = jl__asprintf("fitted on the trace, class %s gets %.4g W +- %.2g (the rule "
+                                 "asks a positive weight known to %g %%)",
                                  classes->keys[col], w, se, 100 * FIT_MAX_REL_SE);
             st = *note ? JL_OK : JL_ENOMEM;
             goto end;
@@ -1554,8 +1555,9 @@ jl_status jl_attribution_compute(const jl_run *run, const jl_spans *spans, const
     const char *file = run->file, *rn = run->name;
     if (!spans || !spans->n)
         return jl_fail(err, JL_ENODATA, file, rn, "spans", -1,
-                       "the run has no spans/ (import a profile: joules import kineto ... "
-                       "--into)");
+                       "the run has no spans/: import a profiler trace into it (`joules import "
+                       "kineto --help`: PROFILE.json --into %s:%s)",
+                       file ? file : "FILE.h5", rn ? rn : "RUN");
     if (opt->by == JL_ATTRIBUTION_BY_TIME && !(opt->time_bin_s > 0))
         return jl_fail(err, JL_EUSAGE, file, rn, NULL, -1, "time bins must be longer than 0 s");
     eng en, *e = &en;

@@ -115,10 +115,19 @@ static jl_status find_sides(const jl_summary_list *l, const jl_compare_options *
         else if (vals && !*vals)
             st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
                          "no selected run has the attribute '%s'", opt->by);
-        else
+        else {
+            const char **names = jl__calloc_array(sides.n ? sides.n : 1, sizeof *names);
+            size_t nn = 0;
+            for (size_t k = 0; names && k < sides.n; k++)
+                if (sides.groups[k].values[0])
+                    names[nn++] = sides.groups[k].values[0];
+            int hint = names && jl_suggest_value(opt->baseline, names, nn, near, sizeof near);
+            free(names);
             st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
-                         "no selected run has %s=%s (values present: %s)", opt->by, opt->baseline,
-                         vals ? vals : "none");
+                         "no selected run has %s=%s (%s%s%svalues present: %s)", opt->by,
+                         opt->baseline, hint ? "did you mean '" : "", hint ? near : "",
+                         hint ? "'? " : "", vals ? vals : "none");
+        }
         free(vals);
     }
     jl_group_set_clear(&sides);
@@ -235,6 +244,47 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
         return oom(err);
     r->slos = slos;
     r->n_slos = n_slos;
+    /* --by and --baseline are typed names: the attribute and the value as
+     * the runs spell them, whatever the case (jl_name_eq) */
+    jl_compare_options typed = *opt;
+    opt = &typed;
+    const char *by = jl_study_attribute_name(l, typed.by);
+    if (by)
+        typed.by = by;
+    char have[1024];
+    const char *exact = NULL;
+    for (size_t i = 0; i < l->count && !exact; i++)
+        if (jl_attrs_get(&l->items[i]->attrs, typed.by, have, sizeof have) == 0 &&
+            !jl__attr_value_cmp(have, typed.baseline))
+            exact = typed.baseline;
+    char *spelt = NULL;
+    for (size_t i = 0; i < l->count && !exact && !spelt; i++)
+        if (jl_attrs_get(&l->items[i]->attrs, typed.by, have, sizeof have) == 0 &&
+            jl_name_eq(typed.baseline, have))
+            spelt = jl__strdup(have);
+    if (spelt)
+        typed.baseline = spelt;
+    /* --hold: attributes some run has, spelt as the runs spell them */
+    const char *holds[16];
+    for (size_t k = 0; k < typed.n_hold && k < 16; k++) {
+        const char *h = jl_study_attribute_name(l, typed.hold[k]);
+        char near[128];
+        if (!h && jl_study_suggest_attribute(l, typed.hold[k], near, sizeof near))
+            st = jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                         "--hold: no selected run has the attribute '%s' (did you mean '%s'?)",
+                         typed.hold[k], near);
+        else if (!h)
+            st = jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                         "--hold: no selected run has the attribute '%s'", typed.hold[k]);
+        if (st) {
+            free(spelt);
+            free(r);
+            return st;
+        }
+        holds[k] = h;
+    }
+    if (typed.n_hold <= 16)
+        typed.hold = holds;
     if (!(r->by = jl__strdup(opt->by)) || !(r->baseline = jl__strdup(opt->baseline))) {
         st = oom(err);
         goto fail;
@@ -276,6 +326,7 @@ end:
     free(buf_base);
     free(buf_side);
     free(red);
+    free(spelt);
     *out = r;
     return r ? JL_OK : st;
 }
@@ -442,6 +493,20 @@ static void side_cells(jl__csvw *w, const jl_pick *p, const jl_summary_list *l,
     jl__figcols_cells(w, en, s ? p->energy_figure : -1, p->energy);
 }
 
+/* The side's latency at its pick: every latency column (the workloads'
+ * own and each SLO's figures), empty where it has none. */
+static void latency_cells(jl__csvw *w, const jl_pick *p, const jl_summary_list *l,
+                          const jl__figcols *lat)
+{
+    const jl_summary *s =
+        p->choice >= 0 && p->status == JL_PICK_FEASIBLE ? l->items[p->choice] : NULL;
+    for (int i = 0; i < lat->n; i++)
+        if (s && isfinite(s->fig[lat->fig[i]]))
+            jl__csvw_num(w, s->fig[lat->fig[i]]);
+        else
+            jl__csvw_empty(w);
+}
+
 static int print_compare(FILE *f, const void *vctx)
 {
     const cmp_csv_ctx *ctx = vctx;
@@ -455,6 +520,16 @@ static int print_compare(FILE *f, const void *vctx)
         jl__figcols_add(&en, r->items[i].base.energy_figure);
         jl__figcols_add(&en, r->items[i].other.energy_figure);
     }
+    /* both sides' latency at their picks: the workloads' own (median ITL,
+     * batch latency) and every figure an SLO bounds */
+    static const int lat_default[] = {JL_FIG_MEDIAN_ITL_S, JL_FIG_BATCH_LATENCY_S, -1};
+    jl__figcols lat;
+    jl__figcols_init(&lat, lat_default);
+    for (size_t k = 0; k < r->n_slos; k++)
+        for (size_t c = 0; r->slos[k] && c < r->slos[k]->n; c++) {
+            jl__figcols_add(&lat, r->slos[k]->conds[c].figure_llm);
+            jl__figcols_add(&lat, r->slos[k]->conds[c].figure_diffusion);
+        }
     static const char *const head[] = {"slo",
                                        "by",
                                        "baseline",
@@ -466,16 +541,21 @@ static int print_compare(FILE *f, const void *vctx)
                                        NULL};
     static const char *const side[] = {"side_status", "side_run", "side_num_gpus",
                                        "side_max_batch_size", NULL};
-    static const char *const tail[] = {"counted", "reduction",     "winner",
-                                       "reason",  "energy_change", NULL};
+    /* energy_change = E_side / E_baseline - 1 (negative: less energy);
+     * reduction, its opposite, last: kept one release for existing scripts
+     * (docs/choice.md) */
+    static const char *const tail[] = {"counted", "energy_change", "winner",
+                                       "reason",  "reduction",     NULL};
     jl__csvw w;
     jl__csvw_begin(&w, f);
     for (size_t k = 0; k < r->n_group_keys; k++)
         jl__csvw_cellf(&w, "%s", r->group_keys[k]); /* attribute names, as given */
     jl__csvw_cells(&w, head);
     jl__figcols_header(&w, &en, "baseline_");
+    jl__figcols_header(&w, &lat, "baseline_");
     jl__csvw_cells(&w, side);
     jl__figcols_header(&w, &en, "side_");
+    jl__figcols_header(&w, &lat, "side_");
     jl__csvw_cells(&w, tail);
     jl__csvw_end(&w);
     for (size_t i = 0; i < r->n; i++) {
@@ -488,15 +568,17 @@ static int print_compare(FILE *f, const void *vctx)
         jl__csvw_cell(&w, r->baseline);
         jl__csvw_cell(&w, c->side);
         side_cells(&w, &c->base, ctx->l, &en);
+        latency_cells(&w, &c->base, ctx->l, &lat);
         side_cells(&w, &c->other, ctx->l, &en);
+        latency_cells(&w, &c->other, ctx->l, &lat);
         jl__csvw_cellf(&w, "%d", c->counted);
-        jl__csvw_num(&w, c->reduction);
+        jl__csvw_num(&w, -c->reduction);
         jl__csvw_cell(&w, c->winner == 1   ? c->side
                           : c->winner == 0 ? r->baseline
                           : c->counted     ? "tie"
                                            : "");
         jl__csvw_cell(&w, c->reason ? c->reason : "");
-        jl__csvw_num(&w, -c->reduction);
+        jl__csvw_num(&w, c->reduction);
         jl__csvw_end(&w);
     }
     return ferror(f) ? -1 : 0;

@@ -446,7 +446,7 @@ static int parse_by(const char *cmd, const char *s, jl_attribution_options *o)
              {"step", JL_ATTRIBUTION_BY_STEP},
              {"kind", JL_ATTRIBUTION_BY_KIND}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strcmp(s, t[i].name)) {
+        if (jl_name_eq(s, t[i].name)) {
             o->by = t[i].by;
             return 0;
         }
@@ -464,7 +464,11 @@ static int parse_by(const char *cmd, const char *s, jl_attribution_options *o)
             }
         }
     }
-    return cli_usage_error(cmd, "--by: '%s' is not name, class, layer, step, kind or time:S", s);
+    static const char *const names[] = {"name", "class", "layer", "step", "kind", "time"};
+    char near[16];
+    int hint = jl_suggest_name(s, names, 6, near, sizeof near);
+    return cli_usage_error(cmd, "--by: '%s' is not name, class, layer, step, kind or time:S%s%s%s",
+                           s, hint ? " (did you mean '" : "", hint ? near : "", hint ? "'?)" : "");
 }
 
 /* attribute's own options (the run's options into ao, the rest into x). */

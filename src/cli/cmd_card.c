@@ -222,15 +222,61 @@ int cli_cmd_card(int argc, char **argv)
             rc = cli_oom(cmd);
             goto end;
         }
+        /* --model is a typed name: the model id, or its name after the
+         * organisation, whatever the case (jl_name_eq) */
+        const char **ids = calloc(2 * ls.n + 1, sizeof *ids);
+        size_t nid = 0;
+        for (size_t i = 0; ids && i < ls.n; i++) {
+            size_t k = 0;
+            while (k < nid && strcmp(ids[k], ls.items[i].model))
+                k++;
+            if (k == nid)
+                ids[nid++] = ls.items[i].model;
+        }
+        if (!ids) {
+            rc = cli_oom(cmd);
+            goto end;
+        }
+        if (model && o.model) {
+            long k = jl_name_find(model, ids, nid);
+            for (size_t i = 0; k < 0 && i < nid; i++) {
+                const char *base = strrchr(ids[i], '/');
+                if (base && jl_name_eq(model, base + 1))
+                    k = (long)i;
+            }
+            if (k >= 0)
+                model = ids[k];
+        }
         for (size_t i = 0; model && i < ls.n; i++)
             if (!strcmp(ls.items[i].model, model))
                 mine.items[mine.n++] = ls.items[i];
         if (!mine.n) {
-            fprintf(stderr, "joules %s: no run of model '%s' with energy per request%s\n", cmd,
+            /* what was meant, and every model there is */
+            size_t nb = nid;
+            for (size_t i = 0; i < nid; i++) {
+                const char *base = strrchr(ids[i], '/');
+                ids[nb++] = base ? base + 1 : ids[i];
+            }
+            char near[256];
+            int hint = model && jl_suggest_value(model, ids, nb, near, sizeof near);
+            for (size_t i = nid; hint && i < nb; i++) /* a name after the organisation: its id */
+                if (!strcmp(near, ids[i]))
+                    snprintf(near, sizeof near, "%s", ids[i - nid]);
+            fprintf(stderr, "joules %s: no run of model '%s' with energy per request%s", cmd,
                     model ? model : "?", cs.slos.n ? " meeting the SLOs" : "");
+            if (hint)
+                fprintf(stderr, " (did you mean '%s'?)", near);
+            fprintf(stderr, "; the models with one%s: ", cs.slos.n ? " meeting them" : "");
+            for (size_t i = 0; i < nid && i < 12; i++)
+                fprintf(stderr, "%s%s", i ? ", " : "", ids[i]);
+            if (nid > 12)
+                fprintf(stderr, " and %zu more", nid - 12);
+            fprintf(stderr, "%s\n", nid ? "" : "none");
+            free(ids);
             rc = CLI_EXIT_NOINPUT;
             goto end;
         }
+        free(ids);
         char carbon[512] = "";
         if (o.grid) {
             jl_emissions_options eo = {o.pue, o.grid, NULL, NAN, &bound, JL_SCI_NONE, NULL, NULL};

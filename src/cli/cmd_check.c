@@ -1,6 +1,7 @@
 /* joules check — every validation rule for every run. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -37,7 +38,12 @@ static void print_text(const json_t *doc, const cli_study *cs, size_t n_failed_r
 {
     json_t *runs = json_object_get(doc, "runs");
     size_t shown = 0;
-    for (size_t i = 0; i < cs->runs.count; i++) {
+    /* in the order summarize prints them */
+    size_t *order = malloc((cs->runs.count ? cs->runs.count : 1) * sizeof *order);
+    if (order)
+        cli_run_order(&cs->runs, order);
+    for (size_t k = 0; k < cs->runs.count; k++) {
+        size_t i = order ? order[k] : k;
         const jl_summary *s = cs->runs.items[i];
         json_t *rules = json_object_get(json_array_get(runs, i), "rules");
         int header = 0;
@@ -57,6 +63,7 @@ static void print_text(const json_t *doc, const cli_study *cs, size_t n_failed_r
                    json_string_value(json_object_get(ro, "message")));
         }
     }
+    free(order);
     if (problems && !shown)
         printf("no warn or fail result\n");
     json_t *t = json_object_get(doc, "totals");

@@ -72,9 +72,14 @@ static int same_group(const jl_comparison *a, const jl_comparison *b, size_t n_k
 }
 
 /* An energy for people, with its unit. */
+/* A pick's energy and its latency ("0.07596 J/token at 16.01 ms median ITL") */
 static void print_energy(const jl_summary *s, double e)
 {
-    printf("%.4g %s", e, jl_attrs_is_diffusion(&s->attrs) ? "J/item" : "J/token");
+    int dif = jl_attrs_is_diffusion(&s->attrs);
+    printf("%.4g %s", e, dif ? "J/item" : "J/token");
+    double lat = s->fig[dif ? JL_FIG_BATCH_LATENCY_S : JL_FIG_MEDIAN_ITL_S];
+    if (lat == lat) /* not NaN */
+        printf(dif ? " at %.4g s batch latency" : " at %.4g ms median ITL", dif ? lat : lat * 1e3);
 }
 
 /* One line per (SLO, missing figure, task) of the comparisons skipped
@@ -163,8 +168,8 @@ static void print_compare(const void *result, const jl_summary_list *l)
         }
     }
     print_not_applicable(r, l);
-    printf("\n%zu comparisons counted (%zu listed); wins: %s %zu", r->n_counted, r->n, r->baseline,
-           r->baseline_wins);
+    printf("\n%zu comparison%s counted (%zu listed); wins: %s %zu", r->n_counted,
+           r->n_counted == 1 ? "" : "s", r->n, r->baseline, r->baseline_wins);
     for (size_t s = 0; s < r->n_sides; s++)
         printf(", %s %zu", r->sides[s].side, r->sides[s].wins);
     if (r->n_ties)

@@ -128,8 +128,13 @@ static int write_dir(const char *cmd, const jl_summary_list *l)
         struct tm tm;
         if (isfinite(s->attrs.start_time_unix) && gmtime_r(&t, &tm))
             strftime(date, sizeof date, "%Y-%m-%d", &tm);
-        char *svg = jl_label_svg(b, s, the.slo_text[0] ? the.slo_text : NULL,
-                                 the.have_hash ? the.hash : NULL, date[0] ? date : NULL);
+        /* its verify line names labels.json as typed from here (-o DIR/) */
+        char doc[4096];
+        size_t dl = strlen(the.dir);
+        snprintf(doc, sizeof doc, "%.*s/labels.json",
+                 (int)(dl && the.dir[dl - 1] == '/' ? dl - 1 : dl), the.dir);
+        char *svg = jl_label_svg_doc(b, s, the.slo_text[0] ? the.slo_text : NULL,
+                                     the.have_hash ? the.hash : NULL, date[0] ? date : NULL, doc);
         char name[512], path[4096];
         file_name(name, sizeof name, b);
         snprintf(path, sizeof path, "%s/%s", the.dir, name);

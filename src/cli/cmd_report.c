@@ -42,8 +42,8 @@ static const char *const help =
     "  --gnuplot PROGRAM      the gnuplot to run (default: gnuplot from PATH)\n"
     "  --no-figures           write the figures' .gp and .dat files but do not draw them\n"
     "  --templates DIR        notebook templates (default: the repository's notebooks-export/)\n"
-    "  --baseline GPU         the GPU model the comparisons are against (default: the\n"
-    "                         first, alphabetically); energy change = E_GPU/E_baseline - 1,\n"
+    "  --baseline GPU         the GPU model every change is against (default: the oldest,\n"
+    "                         by models/gpus.json); energy change = E_GPU/E_baseline - 1,\n"
     "                         negative = less energy, as in `joules compare`\n"
     "  --no-data              no data/ (nor notebooks-export/, which reads it): the pages\n"
     "                         and figures only\n"
@@ -53,7 +53,10 @@ static const char *const help =
     "  --budgets FILE         a joules.budgets/1 file: a budgets section (each run's and\n"
     "                         group's verdicts, the adherence rate, figures vs\n"
     "                         ceilings), data/budget.json, and the per-class verdicts\n"
-    "                         of the profiled runs in attribution.html (accounting.md)\n" CLI_STUDY_HELP_SELECT
+    "                         of the profiled runs in attribution.html (accounting.md)\n"
+    "  --calibration FILE.h5  isolated-loop runs, one per class: attribution.html splits\n"
+    "                         the profiled runs' energy with these per-class weights, as\n"
+    "                         `joules attribute --calibration` does (default: equal)\n" CLI_STUDY_HELP_SELECT
         CLI_STUDY_HELP_LIMITS "  -h, --help             this help\n\n"
     "Progress goes to stderr: a status line on a terminal, otherwise a line at least\n"
     "every ~2 s of work; a summary line at the end either way.\n"
@@ -127,7 +130,8 @@ enum {
     OPT_BASELINE,
     OPT_NO_DATA,
     OPT_SINGLE_PAGE,
-    OPT_BUDGETS
+    OPT_BUDGETS,
+    OPT_CALIBRATION
 };
 
 /* report's own options */
@@ -139,7 +143,8 @@ typedef struct report_args {
     jl_report_slo *rs; /* one per SLO, in order */
     char **gpus;       /* --gpus, split */
     size_t n_gpus;
-    jl_budgets *budgets; /* --budgets FILE, loaded */
+    jl_budgets *budgets;       /* --budgets FILE, loaded */
+    jl_class_weights *weights; /* --calibration FILE, loaded */
 } report_args;
 
 /* --gpus M1,M2: the whole report is restricted (a selection like --where)
@@ -193,6 +198,19 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
         a->ro.budgets_path = arg;
         return 0;
     }
+    case OPT_CALIBRATION: {
+        jl_error *err = NULL;
+        jl_class_weights_free(a->weights);
+        a->weights = NULL;
+        jl_status st = jl_class_weights_from_trace(arg, &a->weights, &err);
+        if (st != JL_OK) {
+            cli_print_error(cmd, err);
+            jl_error_free(err);
+            return st == JL_ENOMEM ? cli_oom(cmd) : cli_exit_for_status(JL_EUSAGE);
+        }
+        a->ro.weights = a->weights;
+        return 0;
+    }
     case OPT_FORMATS:
         if (!(a->ro.formats = parse_formats(arg)))
             return cli_usage_error(cmd, "--formats %s: a comma-separated list of svg, pdf, png",
@@ -215,6 +233,7 @@ static const struct option longopts[] = {
     {"no-data", no_argument, NULL, OPT_NO_DATA},
     {"single-page", no_argument, NULL, OPT_SINGLE_PAGE},
     {"budgets", required_argument, NULL, OPT_BUDGETS},
+    {"calibration", required_argument, NULL, OPT_CALIBRATION},
     CLI_END_LONG_OPTIONS,
 };
 const cli_options cli_options_report = {":ho:", longopts};
@@ -319,6 +338,7 @@ done:
     free(a.gpus);
     free(a.rs);
     jl_budgets_free(a.budgets);
+    jl_class_weights_free(a.weights);
     cli_slos_free(&a.slos);
     cli_study_free(&cs);
     return rc;

@@ -122,6 +122,7 @@ static void table_opts_free(table_opts *o)
     free(o->cols);
 }
 
+/* A column's name is a typed name: whatever its case (jl_name_eq). */
 static const col *known_column(const char *name)
 {
     for (size_t i = 0; i < N_LLM_COLS; i++)
@@ -130,9 +131,15 @@ static const col *known_column(const char *name)
     for (size_t i = 0; i < N_DIF_COLS; i++)
         if (!strcmp(name, diffusion_cols[i].key) || !strcmp(name, diffusion_cols[i].header))
             return &diffusion_cols[i];
-    if (!strcmp(name, "steady_method"))
+    for (size_t i = 0; i < N_LLM_COLS; i++)
+        if (jl_name_eq(name, llm_cols[i].key) || jl_name_eq(name, llm_cols[i].header))
+            return &llm_cols[i];
+    for (size_t i = 0; i < N_DIF_COLS; i++)
+        if (jl_name_eq(name, diffusion_cols[i].key) || jl_name_eq(name, diffusion_cols[i].header))
+            return &diffusion_cols[i];
+    if (jl_name_eq(name, "steady_method"))
         return &llm_cols[6];
-    if (!strcmp(name, "warnings"))
+    if (jl_name_eq(name, "warnings"))
         return &llm_cols[N_LLM_COLS - 1];
     return NULL;
 }
@@ -152,7 +159,7 @@ static int parse_columns(const char *cmd, const char *arg, table_opts *o)
         const col *k = known_column(tok);
         if (k)
             c = *k;
-        else if (!strcmp(tok, "energy_source"))
+        else if (jl_name_eq(tok, "energy_source"))
             c.kind = C_SOURCE;
         else if (jl_slo_resolve_figure(tok, "llm") >= 0 ||
                  jl_slo_resolve_figure(tok, "diffusion") >= 0)
@@ -231,13 +238,17 @@ static void column_cell(cli_table *t, size_t i, const col *c, int sec, const jl_
 
 /* A column of -o that names nothing: an attribute no run has. Exit 2 with
  * the closest name (a column, a figure or an attribute the runs have). */
-static int check_columns(const char *cmd, const table_opts *o, const jl_summary_list *l)
+static int check_columns(const char *cmd, table_opts *o, const jl_summary_list *l)
 {
     char v[256];
     for (size_t i = 0; i < o->n; i++) {
-        const col *c = &o->cols[i];
+        col *c = &o->cols[i];
         if (c->kind != C_ATTR || known_column(c->key))
             continue;
+        /* an attribute, as the runs spell it (TEAM is team) */
+        const char *spelt = jl_study_attribute_name(l, c->key);
+        if (spelt)
+            c->key = spelt;
         size_t r = 0;
         while (r < l->count && jl_attrs_get(&l->items[r]->attrs, c->key, v, sizeof v) != 0)
             r++;
@@ -304,49 +315,7 @@ static void print_disagreements(const jl_summary_list *l, const size_t *order)
     }
 }
 
-/* Runs in the table: by file, then by run name with its numbers compared
- * as numbers (b8 before b16 before b128), whatever the file's order. */
-static int natural_cmp(const char *a, const char *b)
-{
-    while (*a && *b) {
-        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-            while (*a == '0')
-                a++;
-            while (*b == '0')
-                b++;
-            size_t na = 0, nb = 0;
-            while (isdigit((unsigned char)a[na]))
-                na++;
-            while (isdigit((unsigned char)b[nb]))
-                nb++;
-            if (na != nb)
-                return na < nb ? -1 : 1;
-            int c = memcmp(a, b, na);
-            if (c)
-                return c;
-            a += na;
-            b += nb;
-            continue;
-        }
-        if (*a != *b)
-            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-        a++;
-        b++;
-    }
-    return *a ? 1 : *b ? -1 : 0;
-}
-
-static const jl_summary_list *g_sort_list; /* for row_cmp (one command per process) */
-
-static int row_cmp(const void *x, const void *y)
-{
-    size_t i = *(const size_t *)x, j = *(const size_t *)y;
-    const jl_summary *a = g_sort_list->items[i], *b = g_sort_list->items[j];
-    int c = strcmp(a->file ? a->file : "", b->file ? b->file : "");
-    if (!c)
-        c = natural_cmp(a->run ? a->run : "", b->run ? b->run : "");
-    return c ? c : (i > j) - (i < j);
-}
+static const jl_summary_list *g_sort_list; /* for warn_cmp (one command per process) */
 
 /* Warnings in words under the table. A warning said the same way of more
  * than three runs (every run of an ML.ENERGY import is summary-only) is one
@@ -492,7 +461,7 @@ static void print_table(const void *result, const jl_summary_list *l)
         order[i] = i;
     }
     g_sort_list = l;
-    qsort(order, l->count, sizeof *order, row_cmp);
+    cli_run_order(l, order);
     for (int k = 0; k < SEC_COUNT; k++)
         n_sec += per_sec[k] > 0;
     int printed = 0, shortened = 0;

@@ -563,7 +563,7 @@ static void print_lines(const char *doc, const confined *cf, const jl_verify_rep
 {
     printf("verify ");
     print_safe(doc);
-    printf(": %zu inputs re-hashed", r->n_inputs);
+    printf(": %zu input%s re-hashed", r->n_inputs, r->n_inputs == 1 ? "" : "s");
     if (ran) {
         printf("; re-ran `joules");
         for (size_t i = 1; i < cf->n; i++) {
@@ -661,6 +661,67 @@ static jl_status rerun(const confined *cf, const json_t *doc, const char *doc_pa
     return st;
 }
 
+/* Inputs missing because the document was made in another folder (its
+ * paths are relative to that one): the folder beside the document, or
+ * above it, that holds every missing input, as a command to type
+ * (`joules verify -C DIR DOC`, DOC named from here); else what to do. */
+static void missing_hint(const char *cmd, const char *doc_path, const char *doc_abs,
+                         const char *dir, const jl_verify_report *r)
+{
+    fflush(stdout); /* after the lines it explains */
+    size_t n_rel = 0;
+    for (size_t i = 0; i < r->n; i++)
+        n_rel += !strcmp(r->items[i].what, "missing") && r->items[i].where &&
+                 r->items[i].where[0] != '/';
+    if (!n_rel)
+        return;
+    char *abs = doc_abs ? strdup(doc_abs) : NULL, cand[PATH_MAX];
+    char *slash = abs ? strrchr(abs, '/') : NULL;
+    if (slash)
+        *slash = '\0';
+    for (int up = 0; abs && up < 4; up++) {
+        if (!*abs)
+            break;
+        int all = 1;
+        for (size_t i = 0; all && i < r->n; i++) {
+            const jl_verify_item *it = &r->items[i];
+            if (strcmp(it->what, "missing") || !it->where || it->where[0] == '/')
+                continue;
+            snprintf(cand, sizeof cand, "%s/%s", abs, it->where);
+            all = access(cand, F_OK) == 0;
+        }
+        if (all) {
+            char cwd[PATH_MAX];
+            const char *here = getcwd(cwd, sizeof cwd) && !dir ? cwd : NULL;
+            /* the folder as short as it reads from here */
+            const char *shown = abs;
+            size_t hl = here ? strlen(here) : 0;
+            if (here && !strcmp(abs, here))
+                shown = ".";
+            else if (here && !strncmp(abs, here, hl) && abs[hl] == '/')
+                shown = abs + hl + 1;
+            char *qd = jl_shell_quote(shown), *qdoc = jl_shell_quote(doc_path);
+            fprintf(stderr,
+                    "joules %s: the missing inputs are where the document was made; from here: "
+                    "joules verify -C %s %s\n",
+                    cmd, qd ? qd : shown, qdoc ? qdoc : doc_path);
+            free(qd);
+            free(qdoc);
+            free(abs);
+            return;
+        }
+        slash = strrchr(abs, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+    }
+    free(abs);
+    fprintf(stderr,
+            "joules %s: %zu input%s named relative to the folder the document was made in: run "
+            "verify there, or name it with -C DIR (DOC.json named from here)\n",
+            cmd, n_rel, n_rel == 1 ? " is" : "s are");
+}
+
 int cli_cmd_verify(int argc, char **argv)
 {
     const char *cmd = "verify", *dir = NULL;
@@ -749,6 +810,8 @@ int cli_cmd_verify(int argc, char **argv)
     jl_remove_tree(tmp, NULL);
     jl_atomic_unregister_dir(tmp);
     free(tmp);
+    if (st == JL_OK && r.verdict == JL_VERIFY_MISSING)
+        missing_hint(cmd, doc_path, doc_abs, dir, &r);
     free(doc_abs);
     if (st != JL_OK) {
         rc = cli_oom(cmd);

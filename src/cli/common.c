@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/common.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -678,6 +679,60 @@ void cli_fmt_figure(char *buf, size_t cap, int fig, double v)
     else
         snprintf(buf, cap, "%.*s %.4g%s%s", (int)n, name, v, un && strcmp(unit, "1") ? " " : "",
                  strcmp(unit, "1") ? unit : "");
+}
+
+/* ---- the order runs are printed in ------------------------------------------------- */
+
+/* by file, then by run name with its numbers compared as numbers (b8 before
+ * b16 before b128), whatever the file's order */
+static int natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            while (*a == '0')
+                a++;
+            while (*b == '0')
+                b++;
+            size_t na = 0, nb = 0;
+            while (isdigit((unsigned char)a[na]))
+                na++;
+            while (isdigit((unsigned char)b[nb]))
+                nb++;
+            if (na != nb)
+                return na < nb ? -1 : 1;
+            int c = memcmp(a, b, na);
+            if (c)
+                return c;
+            a += na;
+            b += nb;
+            continue;
+        }
+        if (*a != *b)
+            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++;
+        b++;
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+static const jl_summary_list *g_order_list; /* for run_cmp (one command per process) */
+
+static int run_cmp(const void *x, const void *y)
+{
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    const jl_summary *a = g_order_list->items[i], *b = g_order_list->items[j];
+    int c = strcmp(a->file ? a->file : "", b->file ? b->file : "");
+    if (!c)
+        c = natural_cmp(a->run ? a->run : "", b->run ? b->run : "");
+    return c ? c : (i > j) - (i < j);
+}
+
+void cli_run_order(const jl_summary_list *l, size_t *order)
+{
+    for (size_t i = 0; i < l->count; i++)
+        order[i] = i;
+    g_order_list = l;
+    qsort(order, l->count, sizeof *order, run_cmp);
 }
 
 int cli_account_boundary(const char *cmd, const char *window, const char *scope, int allow_facility,

@@ -171,6 +171,10 @@ int cli_study_drop_invalid(cli_study *cs, const char *cmd, int allow);
 
 /* The exit code after a command wrote its outputs. */
 int cli_study_exit(const cli_study *cs);
+/* The order every command prints runs in, people's order: by file, then by
+ * run name with its numbers compared as numbers (b8, b16, b128): order[0..
+ * l->count) the list's indices so sorted. */
+void cli_run_order(const jl_summary_list *l, size_t *order);
 
 /* The option getopt_long just rejected, named: "unknown option '--x'", or
  * for code ':' "option '--x' needs an argument". main() sets opterr = 0 so

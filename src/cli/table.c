@@ -72,6 +72,11 @@ void cli_table_set(cli_table *t, size_t col, const char *text)
     char **c = &t->cells[(t->nrow - 1) * t->ncol + col];
     free(*c);
     *c = text ? strdup(text) : NULL;
+    /* a cell is one line of text whatever a name from a file holds: no
+     * newline to break the table, no escape sequence for the terminal */
+    for (char *p = *c; p && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
 }
 
 void cli_table_setf(cli_table *t, size_t col, const char *fmt, ...)

@@ -343,17 +343,117 @@ int jl__grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t
     return 0;
 }
 
+/* The first n bytes of a and b equal, ASCII case folded. */
+static int name_eq_n(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!a[i] || !b[i] || tolower((unsigned char)a[i]) != tolower((unsigned char)b[i]))
+            return 0;
+    return 1;
+}
+
+int jl_name_eq(const char *typed, const char *name)
+{
+    if (!typed || !name)
+        return 0;
+    for (; *typed && *name; typed++, name++)
+        if (tolower((unsigned char)*typed) != tolower((unsigned char)*name))
+            return 0;
+    return *typed == *name;
+}
+
+long jl_name_find(const char *typed, const char *const *cands, size_t n)
+{
+    if (!typed)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (cands[i] && !strcmp(cands[i], typed))
+            return (long)i;
+    for (size_t i = 0; i < n; i++)
+        if (jl_name_eq(typed, cands[i]))
+            return (long)i;
+    return -1;
+}
+
+/* Names people write for an attribute joules names otherwise: suggested
+ * when the attribute is among the candidates (never accepted in its
+ * place: the suggestion says which name to type). */
+static const struct {
+    const char *typed, *name;
+} name_synonyms[] = {
+    {"gpu", "gpu_model"},
+    {"gpus", "num_gpus"},
+    {"gpu_type", "gpu_model"},
+    {"device", "gpu_model"},
+    {"hardware", "gpu_model"},
+    {"n_gpus", "num_gpus"},
+    {"ngpus", "num_gpus"},
+    {"gpu_count", "num_gpus"},
+    {"tp", "tensor_parallel"},
+    {"batch", "max_batch_size"},
+    {"batch_size", "max_batch_size"},
+    {"bs", "max_batch_size"},
+    {"cap", "max_batch_size"},
+    {"max_num_seqs", "max_batch_size"},
+    {"dtype", "precision"},
+    {"weight_precision", "precision"},
+    {"model_id", "model"},
+    {"model_name", "model"},
+};
+
+static int in_cands(const char *name, const char *const *cands, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cands[i] && !strcmp(cands[i], name))
+            return 1;
+    return 0;
+}
+
+static int suggest(const char *name, const char *const *cands, size_t n, char *buf, size_t cap,
+                   int value);
+
 int jl_suggest_name(const char *name, const char *const *cands, size_t n, char *buf, size_t cap)
+{
+    return suggest(name, cands, n, buf, cap, 0);
+}
+
+int jl_suggest_value(const char *value, const char *const *cands, size_t n, char *buf, size_t cap)
+{
+    return suggest(value, cands, n, buf, cap, 1);
+}
+
+static int suggest(const char *name, const char *const *cands, size_t n, char *buf, size_t cap,
+                   int value)
 {
     if (!buf || !cap)
         return 0;
     buf[0] = '\0';
-    if (!name)
+    if (!name || !*name)
         return 0;
+#define TAKE(c)                \
+    do {                       \
+        if (strlen(c) < cap) { \
+            strcpy(buf, c);    \
+            return 1;          \
+        }                      \
+    } while (0)
+    /* the same name in another case (for a caller that matched exactly) */
+    for (size_t i = 0; i < n; i++)
+        if (cands[i] && strcmp(cands[i], name) && jl_name_eq(name, cands[i]))
+            TAKE(cands[i]);
+    /* a name people write for one joules names otherwise */
+    for (size_t i = 0; !value && i < sizeof name_synonyms / sizeof name_synonyms[0]; i++)
+        if (jl_name_eq(name, name_synonyms[i].typed) && in_cands(name_synonyms[i].name, cands, n))
+            TAKE(name_synonyms[i].name);
+    /* a few edits away: one for 3-5 bytes, two from 6 */
     size_t len = strlen(name), limit = len < 3 ? 0 : len < 6 ? 1 : 2;
     size_t best = limit + 1;
     for (size_t i = 0; i < n && best; i++) {
         if (!cands[i] || !strcmp(cands[i], name))
+            continue;
+        /* a value the same length but a letter apart is another value
+         * (A100, H100), not a slip */
+        if (value && strlen(cands[i]) == len)
             continue;
         size_t d = jl__edit_distance(name, cands[i], best - 1);
         if (d < best && strlen(cands[i]) < cap) {
@@ -361,5 +461,47 @@ int jl_suggest_name(const char *name, const char *const *cands, size_t n, char *
             strcpy(buf, cands[i]);
         }
     }
-    return buf[0] != '\0';
+    if (buf[0])
+        return 1;
+    /* the first words of exactly one candidate ("tensor" for tensor_parallel,
+     * "Qwen3-8B" for Qwen3-8B-shape) */
+    long only = -1;
+    for (size_t i = 0; i < n && len >= 3; i++) {
+        if (!cands[i] || strlen(cands[i]) <= len ||
+            (cands[i][len] != '_' && cands[i][len] != '-') || !name_eq_n(name, cands[i], len))
+            continue;
+        if (only >= 0 && strcmp(cands[only], cands[i])) {
+            only = -2;
+            break;
+        }
+        if (only == -1)
+            only = (long)i;
+    }
+    if (only >= 0)
+        TAKE(cands[only]);
+#undef TAKE
+    return 0;
+}
+
+char *jl_shell_quote(const char *s)
+{
+    if (!s)
+        s = "";
+    int plain = *s != 0;
+    for (const char *c = s; *c && plain; c++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                       "_-./=:,+@%",
+                       *c) != NULL;
+    if (plain)
+        return jl__strdup(s);
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    jl__strbuf_puts(&b, "'");
+    for (const char *c = s; *c; c++)
+        if (*c == '\'')
+            jl__strbuf_puts(&b, "'\\''");
+        else
+            jl__strbuf_append(&b, c, 1);
+    jl__strbuf_puts(&b, "'");
+    return jl__strbuf_take(&b);
 }

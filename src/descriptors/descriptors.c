@@ -195,6 +195,12 @@ static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d, jl
         g->tdp_w = num_or_nan(v, "tdp_w");
         g->idle_power_w = num_or_nan(v, "idle_power_w");
         g->hbm_bandwidth_bytes_s = num_or_nan(v, "hbm_bandwidth_bytes_s");
+        const char *rel = json_string_value(json_object_get(v, "released"));
+        int yy, mm;
+        char tail;
+        g->released = rel && sscanf(rel, "%4d-%2d%c", &yy, &mm, &tail) == 2 && mm >= 1 && mm <= 12
+                          ? yy + (mm - 1) / 12.0
+                          : NAN;
         json_t *r = json_object_get(v, "idle_power_range_w");
         g->idle_min_w =
             json_is_number(json_array_get(r, 0)) ? json_number_value(json_array_get(r, 0)) : NAN;

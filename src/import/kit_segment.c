@@ -402,27 +402,6 @@ end:
 
 /* ---- a RUNS.csv for the user to edit ---------------------------------------- */
 
-char *jl__imp_shell_quote(const char *s)
-{
-    int plain = *s != 0;
-    for (const char *c = s; *c && plain; c++)
-        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                       "_-./=:,+@%",
-                       *c) != NULL;
-    if (plain)
-        return jl__strdup(s);
-    jl__strbuf b;
-    jl__strbuf_init(&b);
-    jl__strbuf_puts(&b, "'");
-    for (const char *c = s; *c; c++)
-        if (*c == '\'')
-            jl__strbuf_puts(&b, "'\\''");
-        else
-            jl__strbuf_append(&b, c, 1);
-    jl__strbuf_puts(&b, "'");
-    return jl__strbuf_take(&b);
-}
-
 jl_status jl__imp_write_runs_csv(const char *path, const jl__imp_runs_row *rows, size_t n,
                                  int with_log, const jl_kv *set, size_t n_set, int force,
                                  jl_error_list *errors)
@@ -603,29 +582,29 @@ static char *auto_command(const jl__imp_auto *o, const char *const *paths, size_
     for (size_t k = 0; k < n_logs; k++) {
         if (!paths[k])
             continue;
-        char *q = jl__imp_shell_quote(paths[k]);
+        char *q = jl_shell_quote(paths[k]);
         jl__strbuf_printf(&cmd, " %s", q ? q : "");
         free(q);
     }
-    char *q = jl__imp_shell_quote(path);
+    char *q = jl_shell_quote(path);
     jl__strbuf_printf(&cmd, " --runs %s", q ? q : "");
     free(q);
     for (size_t i = 0; i < 2 * o->n_flags; i += 2) {
         jl__strbuf_printf(&cmd, " %s", o->flags[i]);
         if (o->flags[i + 1]) {
-            q = jl__imp_shell_quote(o->flags[i + 1]);
+            q = jl_shell_quote(o->flags[i + 1]);
             jl__strbuf_printf(&cmd, " %s", q ? q : "");
             free(q);
         }
     }
     for (size_t i = 0; i < o->n_set; i++) {
         char *kv = jl__asprintf("%s=%s", o->set[i].key, o->set[i].value);
-        q = kv ? jl__imp_shell_quote(kv) : NULL;
+        q = kv ? jl_shell_quote(kv) : NULL;
         jl__strbuf_printf(&cmd, " --set %s", q ? q : "");
         free(q);
         free(kv);
     }
-    q = o->output ? jl__imp_shell_quote(o->output) : NULL;
+    q = o->output ? jl_shell_quote(o->output) : NULL;
     jl__strbuf_printf(&cmd, " -o %s%s", q ? q : "OUT.h5", o->force ? " --force" : "");
     free(q);
     return jl__strbuf_take(&cmd);

@@ -166,8 +166,4 @@ jl_status jl__imp_auto_runs_find(struct jl__imp *k, jl_error_list *errors, const
                                  jl__imp_auto_runs *out);
 void jl__imp_auto_runs_free(jl__imp_auto_runs *a);
 
-/* s quoted for a POSIX shell where it needs it ('a b' -> "'a b'"); NULL
- * when out of memory. */
-char *jl__imp_shell_quote(const char *s);
-
 #endif

@@ -401,7 +401,20 @@ jl_status jl_batch_ceiling_run(const jl_summary *s, const jl_descriptors *d,
     c->achieved_over_cap = b / cap;
     c->memory_headroom = pos(b) && isfinite(M) ? M / b : NAN;
     if (!pos(b) || !pos(cap)) {
-        jl__strbuf_puts(&sb, "no achieved batch (avg_batch_size) or cap to compare");
+        /* say which is missing: the cap may well be known */
+        if (pos(cap))
+            jl__strbuf_printf(&sb,
+                              "no achieved batch (avg_batch_size: the engine's running "
+                              "requests) to compare with the cap of %.0f",
+                              cap);
+        else if (pos(b))
+            jl__strbuf_printf(&sb,
+                              "no batch-size cap (max_batch_size) to compare the achieved batch "
+                              "of %.3g with",
+                              b);
+        else
+            jl__strbuf_puts(&sb, "neither an achieved batch (avg_batch_size) nor a batch-size "
+                                 "cap (max_batch_size) to compare");
         goto done;
     }
     double r = b / cap;

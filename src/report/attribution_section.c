@@ -21,8 +21,75 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2"
                                       "#bcbd22", "#8c564b", "#bab0ac"};
 #define N_PALETTE (sizeof palette / sizeof palette[0])
 
+/* One colour per class across the page: a class's place among the class
+ * attribution's rows (the table's order), the same in both figures. */
+static const char *class_colour(const jl_attribution *by_class, const char *cls)
+{
+    for (size_t i = 0; by_class && cls && i < by_class->n_rows; i++)
+        if (!strcmp(by_class->rows[i].key, cls))
+            return palette[i % N_PALETTE];
+    return "#777777";
+}
+
+/* Ticks for an axis over [0, top]: a 1-2-5 step giving 3-6 of them. */
+static double tick_step(double top)
+{
+    if (!(top > 0) || !isfinite(top))
+        return 1;
+    double raw = top / 5, mag = pow(10, floor(log10(raw))), f = raw / mag;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
+/* The frame both figures share: the y axis with ticks, labels and grid
+ * lines from 0 to top (its unit after the numbers), the x axis line and
+ * its title. */
+static void axes(jl__strbuf *b, double x0, double y0, double pw, double ph, double top,
+                 const char *unit, const char *xtitle)
+{
+    double step = tick_step(top);
+    for (double v = 0; v <= top * 1.0001; v += step) {
+        double y = y0 + ph - ph * v / top;
+        jl__strbuf_printf(b,
+                          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                          "stroke=\"#e6e6e6\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                          "y2=\"%.1f\" stroke=\"#555\"/><text x=\"%.1f\" y=\"%.1f\" "
+                          "font-size=\"11\" text-anchor=\"end\">%.4g</text>\n",
+                          x0, y, x0 + pw, y, x0 - 4, y, x0, y, x0 - 6, y + 4, v);
+    }
+    jl__strbuf_printf(
+        b,
+        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\"/>"
+        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\"/>\n"
+        "<text x=\"12\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
+        "transform=\"rotate(-90 12 %.1f)\">%s</text>\n"
+        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
+        x0, y0, x0, y0 + ph, x0, y0 + ph, x0 + pw, y0 + ph, y0 + ph / 2, y0 + ph / 2, unit,
+        x0 + pw / 2, y0 + ph + 32, xtitle);
+}
+
+/* An x tick: a mark under the axis and its label. */
+static void xtick(jl__strbuf *b, double x, double y, const char *label)
+{
+    jl__strbuf_printf(
+        b,
+        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\"/>"
+        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
+        x, y, x, y + 4, x, y + 16, label);
+}
+
+/* The key: a swatch and the class's name per row, right of the plot. */
+static void key_row(jl__strbuf *b, double x, double y, const char *colour, const char *name)
+{
+    jl__strbuf_printf(b,
+                      "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                      "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">",
+                      x, y, colour, x + 15, y + 9);
+    jl__report_esc(b, name);
+    jl__strbuf_puts(b, "</text>\n");
+}
+
 /* class x layer stacked bars from the by-name attribution */
-static void layer_bars(jl__strbuf *b, const jl_attribution *byname)
+static void layer_bars(jl__strbuf *b, const jl_attribution *byname, const jl_attribution *by_class)
 {
     char cls[64][64];
     size_t n_cls = 0;
@@ -66,34 +133,43 @@ static void layer_bars(jl__strbuf *b, const jl_attribution *byname)
             s += m[l * n_cls + k];
         top = fmax(top, s);
     }
-    const double W = 900, H = 260, x0 = 60, y0 = 20, pw = W - x0 - 150, ph = H - 50;
+    top = top > 0 ? ceil(top / tick_step(top)) * tick_step(top) : 1;
+    const double W = 900, H = 280, x0 = 70, y0 = 14, pw = W - x0 - 160, ph = H - 62;
     jl__strbuf_printf(b,
                       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                       "role=\"img\" aria-label=\"energy per layer by class\">\n",
                       W, H);
-    for (size_t l = 0; l < L && top > 0; l++) {
-        double y = y0 + ph, bw = pw / (double)L;
+    axes(b, x0, y0, pw, ph, top, "energy (J)", "layer");
+    double bw = pw / (double)L;
+    for (size_t l = 0; l < L; l++) {
+        double y = y0 + ph;
         for (size_t k = 0; k < n_cls; k++) {
             double h = ph * m[l * n_cls + k] / top;
             y -= h;
             jl__strbuf_printf(b,
                               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                              "fill=\"%s\"><title>layer %zu %s: %.4g J</title></rect>\n",
+                              "fill=\"%s\"><title>layer %zu ",
                               x0 + (double)l * bw + 0.5, y, fmax(bw - 1, 0.5), h,
-                              palette[k % N_PALETTE], l, cls[k], m[l * n_cls + k]);
+                              class_colour(by_class, cls[k]), l);
+            jl__report_esc(b, cls[k]);
+            jl__strbuf_printf(b, ": %.4g J</title></rect>\n", m[l * n_cls + k]);
         }
     }
-    jl__strbuf_printf(b,
-                      "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%.4g J</text>\n"
-                      "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">0</text>\n"
-                      "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">layer 0 .. %zu</text>\n",
-                      4.0, y0 + 10, top, 40.0, y0 + ph, x0, y0 + ph + 16, L - 1);
-    for (size_t k = 0; k < n_cls; k++)
-        jl__strbuf_printf(b,
-                          "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%s</text>\n",
-                          x0 + pw + 15, y0 + 14.0 * (double)k, palette[k % N_PALETTE], x0 + pw + 30,
-                          y0 + 14.0 * (double)k + 9, cls[k]);
+    /* a tick per layer when they fit, else every k-th (and the last) */
+    size_t every = 1;
+    while (pw / (double)L * (double)every < 28)
+        every = every == 1 ? 2 : every == 2 ? 5 : every * 2;
+    for (size_t l = 0; l < L; l++)
+        if (l % every == 0 || l == L - 1) {
+            if (l == L - 1 && l % every && (double)(l % every) * bw < 24)
+                continue; /* too near the last tick shown */
+            char t[24];
+            snprintf(t, sizeof t, "%zu", l);
+            xtick(b, x0 + ((double)l + 0.5) * bw, y0 + ph, t);
+        }
+    for (size_t k = 0; k < n_cls; k++) /* the key in the stack's order, its top first */
+        key_row(b, x0 + pw + 18, y0 + 14.0 * (double)(n_cls - 1 - k),
+                class_colour(by_class, cls[k]), cls[k]);
     jl__strbuf_puts(b, "</svg>\n");
     free(m);
 }
@@ -106,20 +182,22 @@ static double bin_len(const jl_attribution *t, size_t i)
 
 /* each bin: the energy of each class and the unattributed rest, as mean
  * power over the bin (the counter's measured power is the bar's top) */
-static void timeline(jl__strbuf *b, const jl_attribution *t)
+static void timeline(jl__strbuf *b, const jl_attribution *t, const jl_attribution *by_class)
 {
     double top = 0;
     for (size_t i = 0; i < t->n_rows; i++)
         top = fmax(top, (t->rows[i].energy_j + t->rows[i].unattributed_j) / bin_len(t, i));
     if (!(top > 0) || !t->n_rows)
         return;
-    const double W = 900, H = 220, x0 = 60, y0 = 20, pw = W - x0 - 150, ph = H - 50;
+    top = ceil(top / tick_step(top)) * tick_step(top);
+    const double W = 900, H = 240, x0 = 70, y0 = 14, pw = W - x0 - 160, ph = H - 62;
     double bw = pw / (double)t->n_rows;
     size_t C = t->n_classes;
     jl__strbuf_printf(b,
                       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                       "role=\"img\" aria-label=\"power per second by class\">\n",
                       W, H);
+    axes(b, x0, y0, pw, ph, top, "mean power (W)", "time in the run (s)");
     for (size_t i = 0; i < t->n_rows; i++) {
         const jl_attribution_row *r = &t->rows[i];
         double len = bin_len(t, i), y = y0 + ph, x = x0 + (double)i * bw + 0.5,
@@ -130,19 +208,26 @@ static void timeline(jl__strbuf *b, const jl_attribution *t)
             y -= h;
             jl__strbuf_printf(b,
                               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                              "fill=\"%s\"><title>%.3f s %s: %.4g J (%.4g W)</title></rect>\n",
-                              x, y, w, h, c < C ? palette[c % N_PALETTE] : "#cccccc", r->t0_s,
-                              c < C ? t->class_names[c] : "unattributed", j, j / len);
+                              "fill=\"%s\"><title>%.3f s ",
+                              x, y, w, h,
+                              c < C ? class_colour(by_class, t->class_names[c]) : "#cccccc",
+                              r->t0_s);
+            jl__report_esc(b, c < C ? t->class_names[c] : "unattributed");
+            jl__strbuf_printf(b, ": %.4g J (%.4g W)</title></rect>\n", j, j / len);
         }
     }
-    jl__strbuf_printf(b, "<text x=\"4\" y=\"%.0f\" font-size=\"11\">%.4g W</text>\n", y0 + 10, top);
-    for (size_t c = 0; c <= C; c++)
-        jl__strbuf_printf(b,
-                          "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%s</text>\n",
-                          x0 + pw + 15, y0 + 14.0 * (double)c,
-                          c < C ? palette[c % N_PALETTE] : "#cccccc", x0 + pw + 30,
-                          y0 + 14.0 * (double)c + 9, c < C ? t->class_names[c] : "unattributed");
+    /* time ticks: a 1-2-5 step over the window */
+    double t0 = t->window[0], span = t->window[1] - t->window[0];
+    double step = tick_step(span);
+    for (double v = ceil(t0 / step) * step; span > 0 && v <= t->window[1] + 1e-9; v += step) {
+        char lab[32];
+        snprintf(lab, sizeof lab, "%.4g", v);
+        xtick(b, x0 + pw * (v - t0) / span, y0 + ph, lab);
+    }
+    for (size_t c = 0; c <= C; c++) /* the key in the stack's order, its top first */
+        key_row(b, x0 + pw + 18, y0 + 14.0 * (double)(C - c),
+                c < C ? class_colour(by_class, t->class_names[c]) : "#cccccc",
+                c < C ? t->class_names[c] : "unattributed");
     jl__strbuf_puts(b, "</svg>\n");
 }
 
@@ -277,20 +362,24 @@ static void run_section(jl__strbuf *b, const char *file, const char *run, const 
     jl__report_esc(b, cls->sensor_source);
     jl__strbuf_puts(b, "). Weights: ");
     jl__report_esc(b, cls->weights);
-    jl__strbuf_printf(b,
-                      " (calibrated figures: <code>joules attribute --calibration</code>). "
-                      "Data: <a href=\"%s\">%s</a>.</p>\n",
-                      data, data);
+    jl__strbuf_puts(b, cls->weights && strcmp(cls->weights, "equal")
+                           ? " (from <code>--calibration</code>). Data: <a href=\""
+                           : " (calibrated: <code>joules report --calibration FILE.h5</code>, "
+                             "isolated loops of each class). Data: <a href=\"");
+    jl__report_esc(b, data);
+    jl__strbuf_puts(b, "\">");
+    jl__report_esc(b, data);
+    jl__strbuf_puts(b, "</a>.</p>\n");
     class_table(b, cls);
     if (br)
         budget_block(b, br, bs, cls);
     jl__strbuf_puts(b, "<h3>Energy per layer, by class</h3>\n");
-    layer_bars(b, byname);
+    layer_bars(b, byname, cls);
     jl__strbuf_printf(b,
                       "<h3>Mean power per %.3g s from the counter, split by class "
                       "(and unattributed)</h3>\n",
                       t->time_bin_s);
-    timeline(b, t);
+    timeline(b, t, cls);
     if (cls->n_warnings) {
         jl__strbuf_puts(b, "<ul class=\"small\">\n");
         for (size_t i = 0; i < cls->n_warnings; i++) {
@@ -350,6 +439,7 @@ jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err)
                 jl_attribution_options o;
                 jl_attribution_options_default(&o);
                 o.by = by[q];
+                o.weights = r->opt.weights; /* --calibration: calibrated, else equal */
                 ok = jl_attribution_compute(run, sp, &z, &o, &a[q], &e) == JL_OK;
             }
             if (!ok) {
@@ -373,8 +463,11 @@ jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err)
                 }
                 char data[600];
                 snprintf(data, sizeof data, "data/attribution-%s.json", rn);
-                for (char *c = data + 17; *c; c++)
-                    if (*c == '/' || *c == ' ')
+                /* a file name from the run's name: letters, digits, '.', '-'
+                 * and '_' (it is a link in the page too) */
+                for (char *c = data + 17; *c && strcmp(c, ".json"); c++)
+                    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                          (*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == '_'))
                         *c = '_';
                 json_t *doc = json_object();
                 json_object_set_new(doc, "schema", json_string("joules.report-attribution/1"));
@@ -419,8 +512,11 @@ jl_status jl__report_attribution_write(jl__report_report *r, jl_error **err)
                         ".small{font-size:90%}.muted{color:#666}</style></head><body>\n"
                         "<h1>Energy per span</h1>\n<p>The energy the GPU's counter measured "
                         "over each profiled window, split among the profiler's spans (static "
-                        "power by time, dynamic energy by device-busy time with equal class "
-                        "weights). Spans shorter than the sensor's update are apportioned, "
+                        "power by time, dynamic energy by device-busy time weighted per class: ");
+        jl__strbuf_puts(&page, r->opt.weights ? "with the calibrated weights of --calibration"
+                                              : "with equal weights, without --calibration");
+        jl__strbuf_puts(&page,
+                        "). Spans shorter than the sensor's update are apportioned, "
                         "not measured: every row has an interval, and peak power only where a "
                         "reading's window lies inside the row (attribute.md). "
                         "<a href=\"index.html\">Back to the report</a>.</p>\n");

@@ -60,8 +60,11 @@ static char *slo_args(const jl_slo *const *slos, size_t n)
 {
     jl__strbuf b;
     jl__strbuf_init(&b);
-    for (size_t i = 0; i < n; i++)
-        jl__strbuf_printf(&b, " --slo '%s'", slos[i]->text);
+    for (size_t i = 0; i < n; i++) {
+        char *q = jl_shell_quote(slos[i]->text);
+        jl__strbuf_printf(&b, " --slo %s", q ? q : "''");
+        free(q);
+    }
     if (!n)
         jl__strbuf_puts(&b, "");
     return jl__strbuf_take(&b);
@@ -188,12 +191,15 @@ static jl_status write_compare_document(jl__report_report *r, const char *by, co
             char *what = jl__asprintf("joules.compare/1: each %s against %s=%s at matched SLOs "
                                       "(the paper's Sec. 4.3)",
                                       by, by, base_v);
+            /* the baseline is a value from the data: one shell word */
+            char *qb = jl_shell_quote(base_v);
             char *cmdl = jl__asprintf("joules compare --json --by %s --baseline %s%s PATH...", by,
-                                      base_v, sa ? sa : "");
+                                      qb ? qb : "''", sa ? sa : "");
             jl__report_add_data(r, rel, what, cmdl);
             free(cmdl);
             cmdl = jl__asprintf("joules compare --csv FILE --by %s --baseline %s%s PATH...", by,
-                                base_v, sa ? sa : "");
+                                qb ? qb : "''", sa ? sa : "");
+            free(qb);
             jl__report_add_data(r, relc, "one row per comparison", cmdl);
             free(cmdl);
             free(what);
@@ -236,9 +242,10 @@ static jl_status write_precision_document(jl__report_report *r, jl_error **err)
                 st = jl_write_precision_csv(pc, pr, r->l, err);
             free(pc);
             if (!st) {
+                char *qb = jl_shell_quote(base_p);
                 char *cmdl =
                     jl__asprintf("joules compare --json --by precision --baseline %s PATH...",
-                                 base_p);
+                                 qb ? qb : "''");
                 jl__report_add_data(
                     r, "data/compare-precision.json",
                     "joules.compare/1: each run of another precision against its twin (the paper's Sec. 4.4)",
@@ -246,7 +253,8 @@ static jl_status write_precision_document(jl__report_report *r, jl_error **err)
                 free(cmdl);
                 cmdl =
                     jl__asprintf("joules compare --csv FILE --by precision --baseline %s PATH...",
-                                 base_p);
+                                 qb ? qb : "''");
+                free(qb);
                 jl__report_add_data(r, "data/compare-precision.csv", "one row per precision pair",
                                     cmdl);
                 free(cmdl);
@@ -265,7 +273,7 @@ static jl_status write_precision_document(jl__report_report *r, jl_error **err)
 
 /* Every command's document in data/, in phases: the runs' (summary,
  * check, frontier), the picks, the comparisons by GPU model (baseline:
- * --baseline, else the first) and by GPU count (the smallest, GPU model
+ * the page's, r->gpu_baseline) and by GPU count (the smallest, GPU model
  * held) when the runs have two or more values, the precision pairs. */
 jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
 {
@@ -287,8 +295,8 @@ jl_status jl__report_write_documents(jl__report_report *r, jl_error **err)
                 for (size_t i = 1; i < nv; i++)
                     if (atof(vals[i]) < atof(base_v))
                         base_v = vals[i];
-            } else if (r->opt.gpu_baseline) {
-                base_v = r->opt.gpu_baseline;
+            } else if (r->gpu_baseline) { /* the page's baseline (groups.c) */
+                base_v = r->gpu_baseline;
             }
             st = write_compare_document(r, bys[k], base_v, k == 1, slos, ns, sa, err);
         }
@@ -402,10 +410,48 @@ static json_t *run_key_or_null(const jl__report_report *r, long run)
 }
 
 /* report.json: what the page and the figures show, for notebooks. */
+/* The first screen's answer of one kind of work (groups.c). */
+static json_t *headline_json(const jl__report_report *r, const jl__report_headline *h)
+{
+    json_t *o = json_object(), *sides = json_array();
+    json_object_set_new(o, "n_groups", json_integer((json_int_t)h->n_groups));
+    json_object_set_new(o, "n_on_two_or_more_gpu_models", json_integer((json_int_t)h->n_multi));
+    for (size_t j = 0; j < h->n_sides; j++)
+        for (int set = 0; set < 2; set++) {
+            const jl__report_side *sd = set ? &h->in_set[j] : &h->at_slo[j];
+            json_t *so = json_object();
+            json_object_set_new(so, "gpu_model", json_string(sd->gpu));
+            json_object_set_new(so, "at", json_string(set ? "every_slo_of_the_sets" : "group_slo"));
+            json_object_set_new(so, "n", json_integer((json_int_t)sd->n));
+            json_object_set_new(so, "wins", json_integer((json_int_t)sd->wins));
+            json_object_set_new(so, "losses", json_integer((json_int_t)sd->losses));
+            json_object_set_new(so, "ties", json_integer((json_int_t)sd->ties));
+            json_object_set_new(so, "median_energy_change", jl_json_number(sd->median));
+            json_object_set_new(so, "min_energy_change", jl_json_number(sd->min));
+            json_object_set_new(so, "max_energy_change", jl_json_number(sd->max));
+            json_array_append_new(sides, so);
+        }
+    json_object_set_new(o, "vs_baseline", sides);
+    json_object_set_new(o, "least_energy_most_often",
+                        h->most_often ? json_string(h->most_often) : json_null());
+    json_object_set_new(o, "least_energy_most_often_n", json_integer((json_int_t)h->most_often_n));
+    json_object_set_new(o, "cheapest", run_key_or_null(r, h->cheapest));
+    return o;
+}
+
 json_t *jl__report_report_document(jl__report_report *r)
 {
     json_t *doc = json_object(), *groups = json_array(), *figs = json_array();
     json_object_set_new(doc, "schema", json_string("joules.report/1"));
+    /* the first screen: the baseline of every change, the answer per kind of work */
+    json_object_set_new(doc, "gpu_baseline",
+                        r->gpu_baseline ? json_string(r->gpu_baseline) : json_null());
+    json_t *hl = json_object();
+    for (int k = 0; k < RP_KIND_COUNT; k++)
+        if (r->headline[k].n_groups)
+            json_object_set_new(hl, jl__report_kind_name((jl__report_kind)k),
+                                headline_json(r, &r->headline[k]));
+    json_object_set_new(doc, "headline", hl);
     for (size_t i = 0; i < r->n_groups; i++) {
         jl__report_group *g = &r->groups[i];
         json_t *o = json_object(), *gp = json_array(), *fd = json_array();

@@ -81,15 +81,27 @@ static int gpu_rows(jl__report_report *r, gpu_fig *gf)
     return 0;
 }
 
+/* The energy of the baseline's pick in group g (NaN when it has none). */
+static double row_baseline_energy(const jl__report_report *r, const jl__report_group *g)
+{
+    for (size_t k = 0; r->gpu_baseline && k < g->n_gpu_models; k++)
+        if (!strcmp(g->gpu_models[k], r->gpu_baseline) && g->gpu_picks[k].run >= 0) {
+            const jl_summary *s = r->l->items[g->gpu_picks[k].run];
+            return s->fig[jl__report_energy_fig(s)];
+        }
+    return NAN;
+}
+
 /* The .dat: block 0 the rows' ranges, then a block per GPU model; each
  * point's entry in report.json's `bars` (returned). */
 static json_t *gpu_dat(jl__report_report *r, gpu_fig *gf, jl__report_figure *f, jl__strbuf *dat)
 {
     const jl_summary_list *l = r->l;
+    jl__report_comment_line(dat, "%s", f->title);
     jl__strbuf_printf(dat,
-                      "# %s\n# blocks (gnuplot index): the rows' ranges, then one per GPU model\n"
+                      "# blocks (gnuplot index): the rows' ranges, then one per GPU model\n"
                       "# row energy_j_per_%s gpus batch model task slo\n",
-                      f->title, gf->item);
+                      gf->item);
     /* block 0: per row the least and the most */
     for (size_t q = 0; q < gf->nq; q++)
         jl__strbuf_printf(dat, "%zu %.10g %.10g\n", q, gf->rows[q].best, gf->rows[q].worst);
@@ -98,7 +110,7 @@ static json_t *gpu_dat(jl__report_report *r, gpu_fig *gf, jl__report_figure *f, 
     gf->lo = INFINITY;
     gf->hi = -INFINITY;
     for (size_t j = 0; j < gf->ng; j++) {
-        jl__strbuf_printf(dat, "# GPU model %s\n", gf->gpus[j]);
+        jl__report_comment_line(dat, "GPU model %s", gf->gpus[j]);
         for (size_t q = 0; q < gf->nq; q++) {
             jl__report_group *g = &r->groups[gf->rows[q].group];
             long run = -1;
@@ -125,9 +137,12 @@ static json_t *gpu_dat(jl__report_report *r, gpu_fig *gf, jl__report_figure *f, 
             json_object_set_new(rk, "energy", jl_json_number(e));
             json_object_set_new(rk, "energy_unit", json_string(jl__report_energy_unit(s)));
             json_object_set_new(rk, "row", json_integer((json_int_t)q));
-            /* the sign of `joules compare`: negative = less energy; reduction_pct
-             * (its opposite) kept for older readers */
-            double change = (e / gf->rows[q].worst - 1) * 100;
+            /* the one sign of the page and of `joules compare`: the change vs
+             * the baseline, negative = less energy (NaN: the baseline has no
+             * pick in the row); reduction_pct, its opposite, kept one
+             * release for older readers */
+            double eb = row_baseline_energy(r, g);
+            double change = isfinite(eb) && eb > 0 ? (e / eb - 1) * 100 : NAN;
             json_object_set_new(rk, "energy_change_pct", jl_json_number(change != 0 ? change : 0));
             json_object_set_new(rk, "reduction_pct", jl_json_number(change != 0 ? -change : 0));
             json_object_set_new(rk, "slo", json_string(g->slo_text));
@@ -151,7 +166,7 @@ static json_t *gpu_labels(jl__report_report *r, gpu_fig *gf)
     json_t *rj = json_array();
     for (size_t q = 0; q < gf->nq; q++) {
         jl__report_group *g = &r->groups[gf->rows[q].group];
-        char name[96], win[96];
+        char name[96], win[160];
         snprintf(name, sizeof name, "%.38s \xc2\xb7 %.18s", jl__report_base_name(g->model),
                  g->task ? g->task : "?");
         const char *wg = "?";
@@ -161,9 +176,32 @@ static json_t *gpu_labels(jl__report_report *r, gpu_fig *gf)
                 l->items[run]->fig[jl__report_energy_fig(l->items[run])] == gf->rows[q].best)
                 wg = g->gpu_models[k];
         }
-        /* tic labels are formats to gnuplot: %% for a percent sign */
-        snprintf(win, sizeof win, "%s \xe2\x88\x92%.0f%%%%", wg,
-                 (1 - gf->rows[q].best / gf->rows[q].worst) * 100);
+        /* right: each other GPU model's energy change vs the baseline (the
+         * sign of the page's table and of `joules compare`); tic labels are
+         * formats to gnuplot: jl__report_gp_fmt_str doubles the % */
+        double eb = row_baseline_energy(r, g);
+        json_t *changes = json_object();
+        size_t wl = 0;
+        win[0] = '\0';
+        for (size_t k = 0; k < g->n_gpu_models; k++) {
+            long run = g->gpu_picks[k].run;
+            if (run < 0 || !strcmp(g->gpu_models[k], r->gpu_baseline ? r->gpu_baseline : ""))
+                continue;
+            double e = l->items[run]->fig[jl__report_energy_fig(l->items[run])];
+            if (!isfinite(e) || !isfinite(eb) || !(eb > 0))
+                continue;
+            double c = (e / eb - 1) * 100;
+            char pc[32];
+            jl__report_fmt_num(pc, sizeof pc, fabs(c), 2);
+            wl += (size_t)snprintf(win + wl, wl < sizeof win ? sizeof win - wl : 0,
+                                   "%s%.12s %s%s%%", wl ? ", " : "", g->gpu_models[k],
+                                   c < 0 ? "\xe2\x88\x92" : "+", pc);
+            if (wl >= sizeof win)
+                wl = sizeof win - 1;
+            json_object_set_new(changes, g->gpu_models[k], jl_json_number(c));
+        }
+        if (!win[0])
+            snprintf(win, sizeof win, "no %.12s", r->gpu_baseline ? r->gpu_baseline : "baseline");
         gf->maxlen = strlen(name) > gf->maxlen ? strlen(name) : gf->maxlen;
         /* the model's start and end ("stable-d...5-medium"), the task when
          * the rows' tasks differ */
@@ -184,20 +222,20 @@ static json_t *gpu_labels(jl__report_report *r, gpu_fig *gf)
                      g->task ? g->task : "?");
         gf->maxlen_n = strlen(nname) > gf->maxlen_n ? strlen(nname) : gf->maxlen_n;
         jl__strbuf_puts(&ytn, q ? ", " : "");
-        jl__report_gp_str(&ytn, nname);
+        jl__report_gp_fmt_str(&ytn, nname);
         jl__strbuf_printf(&ytn, " %zu", q);
         gf->maxlen2 = strlen(win) > gf->maxlen2 ? strlen(win) : gf->maxlen2;
         jl__strbuf_puts(&yt, q ? ", " : "");
-        jl__report_gp_str(&yt, name);
+        jl__report_gp_fmt_str(&yt, name);
         jl__strbuf_printf(&yt, " %zu", q);
         jl__strbuf_puts(&y2t, q ? ", " : "");
-        jl__report_gp_str(&y2t, win);
+        jl__report_gp_fmt_str(&y2t, win);
         jl__strbuf_printf(&y2t, " %zu", q);
         json_array_append_new(rj,
-                              json_pack("{s:s?,s:s?,s:s,s:f,s:f,s:f}", "model", g->model, "task",
-                                        g->task, "least_energy_gpu", wg, "least", gf->rows[q].best,
-                                        "most", gf->rows[q].worst, "energy_change_pct",
-                                        (gf->rows[q].best / gf->rows[q].worst - 1) * 100));
+                              json_pack("{s:s?,s:s?,s:s,s:f,s:f,s:s?,s:o}", "model", g->model,
+                                        "task", g->task, "least_energy_gpu", wg, "least",
+                                        gf->rows[q].best, "most", gf->rows[q].worst, "baseline",
+                                        r->gpu_baseline, "energy_change_vs_baseline_pct", changes));
     }
     gf->yts = jl__strbuf_take(&yt);
     gf->y2ts = jl__strbuf_take(&y2t);
@@ -206,7 +244,8 @@ static json_t *gpu_labels(jl__report_report *r, gpu_fig *gf)
 }
 
 /* The script: size by rows, the log energy axis, the tics, the plot. */
-static void gpu_script(const gpu_fig *gf, const jl__report_figure *f, jl__strbuf *gp)
+static void gpu_script(const jl__report_report *r, const gpu_fig *gf, const jl__report_figure *f,
+                       const char *base, jl__strbuf *gp)
 {
     size_t nq = gf->nq;
     int h = 110 + 21 * (int)nq;
@@ -223,6 +262,7 @@ static void gpu_script(const gpu_fig *gf, const jl__report_figure *f, jl__strbuf
                       "set ytics (%s) scale 0\n"
                       "set y2range [%g:-0.7] reverse\n"
                       "set y2tics (%s) scale 0 textcolor rgb \"#333333\"\n"
+                      "if (narrow) unset label 1\n"
                       "set grid xtics noytics\n"
                       "set bars 0\n"
                       "set border 1\n"
@@ -230,8 +270,18 @@ static void gpu_script(const gpu_fig *gf, const jl__report_figure *f, jl__strbuf
                       "set key outside top center horizontal samplen 1\n",
                       gf->item, pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06),
                       (double)nq - 0.3, gf->yts ? gf->yts : "", (double)nq - 0.3,
-                      gf->y2ts ? gf->y2ts : "", gf->maxlen + 2, gf->maxlen2 + 2);
+                      gf->y2ts ? gf->y2ts : "", gf->maxlen + 2,
+                      (base && strlen(base) + 12 > gf->maxlen2 ? strlen(base) + 12 : gf->maxlen2) +
+                          2);
     jl__report_log_tics(gp, "x", pow(10, l0 - span * 0.06), pow(10, l1 + span * 0.06));
+    if (base) { /* what the right column says, once */
+        char t[96];
+        snprintf(t, sizeof t, "change vs %s", base);
+        jl__strbuf_puts(gp, "set label 1 ");
+        jl__report_gp_str(gp, t);
+        jl__strbuf_puts(gp,
+                        " at graph 1, graph 1 left offset char 1,1.4 textcolor rgb \"#333333\"\n");
+    }
     /* 3.3 in: short names, no savings column (the dots show it), decade ticks */
     jl__strbuf_printf(gp,
                       "if (narrow) set ytics (%s) scale 0; set lmargin %zu; unset y2tics; "
@@ -258,10 +308,11 @@ static void gpu_script(const gpu_fig *gf, const jl__report_figure *f, jl__strbuf
                       "lc rgb \"#bbbbbb\" notitle",
                       f->id);
     for (size_t j = 0; j < gf->ng; j++) {
+        int pt;
+        const char *col = jl__report_class_colour(r, RP_CLASS_GPU, gf->gpus[j], &pt);
         jl__strbuf_printf(
             gp, ", \\\n     \"\" index %zu using 2:1 with points pt %d ps 1.3 lc rgb \"%s\" title ",
-            j + 1, jl__report_point_types[j % RP_N_POINT_TYPES],
-            jl__report_palette[j % RP_N_PALETTE]);
+            j + 1, pt, col);
         jl__report_gp_str(gp, gf->gpus[j]);
     }
     jl__strbuf_puts(gp, "\nunset output\n");
@@ -315,18 +366,21 @@ jl_status jl__report_fig_gpu_compare(jl__report_report *r, jl__report_kind kind,
     }
     f->title = jl__asprintf("GPU models at matched SLOs (%s)", what[kind]);
     f->caption = jl__asprintf(
-        "Each row a (model, task) measured on two or more GPU models, sorted by the least "
-        "energy: a dot per GPU model at the energy per %s of its minimum-energy configuration "
-        "among runs meeting the group's SLO (log axis; a line joins the least and the most). "
-        "Right: the GPU model needing the least energy and how much less it needs than the "
-        "one needing the most (the paper's Fig. 6). Configurations: the .dat and report.json.",
-        gf.item);
+        "Each row a (model, task) with two or more GPU models meeting its SLO (%zu rows), "
+        "sorted by the least energy: a dot per GPU model at the energy per %s of its "
+        "minimum-energy configuration meeting the group's SLO (log axis; a line joins the least "
+        "and the most). Right: each other GPU model's energy change vs %s (negative = less "
+        "energy; \"no %s\" where %s has no pick). The paper's Fig. 6. Configurations: the "
+        ".dat and report.json.",
+        gf.nq, gf.item, r->gpu_baseline ? r->gpu_baseline : "the baseline",
+        r->gpu_baseline ? r->gpu_baseline : "baseline",
+        r->gpu_baseline ? r->gpu_baseline : "the baseline");
     jl__strbuf dat, gp;
     jl__strbuf_init(&dat);
     jl__strbuf_init(&gp);
     json_t *pts = gpu_dat(r, &gf, f, &dat);
     json_t *rj = gpu_labels(r, &gf);
-    gpu_script(&gf, f, &gp);
+    gpu_script(r, &gf, f, r->gpu_baseline, &gp);
     json_t *gl = json_array();
     for (size_t j = 0; j < gf.ng; j++)
         json_array_append_new(gl, json_string(gf.gpus[j]));

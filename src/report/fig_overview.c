@@ -27,6 +27,8 @@ typedef struct overview {
     char **gpus;
     size_t ng;
     int diffusion;
+    int px_h;                /* the SVG's height: taller with more models, so their names fit */
+    double pdf1_h;           /* the 3.3 in PDF's height (in), the same */
     jl__report_placer pl[2]; /* wide outputs, 3.3 in PDF */
 } overview;
 
@@ -87,11 +89,12 @@ static json_t *overview_dat(jl__report_report *r, overview *ov, jl__report_figur
     const jl_summary_list *l = r->l;
     size_t n = ov->n;
     double lscale = ov->diffusion ? 1 : 1000;
+    jl__report_comment_line(dat, "%s", f->title);
     jl__strbuf_printf(
         dat,
-        "# %s\n# blocks (gnuplot index): one per GPU model\n"
-        "# latency_%s energy_j_per_%s meets_slo, labels right-up right-down left-up left-down (wide), the same (3.3 in PDF), model config\n",
-        f->title, ov->diffusion ? "s" : "ms", resp);
+        "# blocks (gnuplot index): one per GPU model\n"
+        "# latency_%s energy_j_per_%s meets_slo, label x y (wide), x y (3.3 in PDF), leader end x y (wide), x y (3.3 in PDF), label, model config\n",
+        ov->diffusion ? "s" : "ms", resp);
     double *xs = jl__calloc_array(n, sizeof *xs), *ys = jl__calloc_array(n, sizeof *ys);
     for (size_t i = 0; xs && ys && i < n; i++) {
         const jl_summary *s = l->items[ov->runs[i]];
@@ -99,11 +102,20 @@ static json_t *overview_dat(jl__report_report *r, overview *ov, jl__report_figur
         ys[i] =
             ov->diffusion ? s->fig[jl__report_energy_fig(s)] : s->fig[JL_FIG_ENERGY_PER_REQUEST_J];
     }
+    /* 520 px for ten models, 18 px more for each one more (the PDFs grow
+     * alike): the labels' and markers' shares of the height shrink so */
+    ov->px_h = 520 + (n > 10 ? (int)(n - 10) * 18 : 0);
+    if (ov->px_h > 1200)
+        ov->px_h = 1200;
+    /* one column is narrow: a long name takes most of its width, so it grows
+     * faster (2.5 in for five models, 0.26 in a model more, at most 7.5 in) */
+    ov->pdf1_h = fmin(7.5, fmax(2.5, 1.3 + 0.26 * (double)n));
+    double taller[2] = {ov->px_h / 520.0, ov->pdf1_h / 2.5};
     if (xs && ys)
-        jl__report_placers_init(ov->pl, 1, 1, xs, ys, n, 0.08, 0.08, 0.08, 0.08);
+        jl__report_placers_init(ov->pl, 1, 1, xs, ys, n, 0.08, 0.08, 0.08, 0.08, taller);
     json_t *pts = json_array();
     for (size_t j = 0; j < ov->ng; j++) {
-        jl__strbuf_printf(dat, "# GPU model %s\n", ov->gpus[j]);
+        jl__report_comment_line(dat, "GPU model %s", ov->gpus[j]);
         for (size_t i = 0; xs && ys && i < n; i++) {
             const jl_summary *s = l->items[ov->runs[i]];
             if (strcmp(jl__report_gpu_label(s->attrs.gpu_model), ov->gpus[j]))
@@ -112,11 +124,15 @@ static json_t *overview_dat(jl__report_report *r, overview *ov, jl__report_figur
             const char *name = jl__report_base_name(g->model);
             char lab[40];
             snprintf(lab, sizeof lab, "%.38s", name);
-            int pos[2] = {jl__report_place_label_always(&ov->pl[0], xs[i], ys[i], strlen(lab)),
-                          jl__report_place_label_always(&ov->pl[1], xs[i], ys[i], strlen(lab))};
+            double a[8];
+            for (int w = 0; w < 2; w++) {
+                double ax[2], ay[2];
+                jl__report_place_label_always(&ov->pl[w], xs[i], ys[i], lab, ax, ay);
+                a[4 * w] = ax[0], a[4 * w + 1] = ay[0], a[4 * w + 2] = ax[1], a[4 * w + 3] = ay[1];
+            }
             char *cfg = jl__report_config_label(s);
             jl__strbuf_printf(dat, "%.10g %.10g %d", xs[i], ys[i], ov->meets[i]);
-            jl__report_dat_labels(dat, pos, lab);
+            jl__report_dat_labels(dat, a, lab);
             jl__strbuf_puts(dat, " ");
             jl__report_dat_str(dat, g->model);
             jl__strbuf_puts(dat, " ");
@@ -138,12 +154,13 @@ static json_t *overview_dat(jl__report_report *r, overview *ov, jl__report_figur
 
 /* The script: log axes over the placer's ranges, a layer per GPU model
  * (filled: meets the SLO; open: does not), the labels. */
-static void overview_script(const overview *ov, const jl__report_figure *f, const char *resp,
-                            jl__strbuf *gp)
+static void overview_script(const jl__report_report *r, const overview *ov,
+                            const jl__report_figure *f, const char *resp, jl__strbuf *gp)
 {
-    jl__report_gp_header(
+    jl__report_gp_header_sized(
         gp, f->id, f->title,
-        "Every model of the task at its pick: energy per response against latency, log axes.", 0);
+        "Every model of the task at its pick: energy per response against latency, log axes.", 900,
+        ov->px_h, 7.0 * ov->px_h / 900, ov->pdf1_h);
     jl__strbuf_printf(gp,
                       "set xlabel \"%s, log scale\"\nset ylabel \"energy per %s (J), log scale\"\n"
                       "set logscale xy\n"
@@ -156,8 +173,8 @@ static void overview_script(const overview *ov, const jl__report_figure *f, cons
     jl__report_label_columns(gp, 4);
     jl__strbuf_puts(gp, "plot ");
     for (size_t j = 0; j < ov->ng; j++) {
-        const char *col = jl__report_palette[j % RP_N_PALETTE];
-        int pt = jl__report_point_types[j % RP_N_POINT_TYPES];
+        int pt;
+        const char *col = jl__report_class_colour(r, RP_CLASS_GPU, ov->gpus[j], &pt);
         jl__strbuf_printf(
             gp,
             "%s\"%s.dat\" index %zu using 1:($3 != 0 ? $2 : NaN) with points pt %d ps 1.4 lc rgb \"%s\" title ",
@@ -215,7 +232,7 @@ jl_status jl__report_fig_overview(jl__report_report *r, const char *task, jl_err
     jl__strbuf_init(&dat);
     jl__strbuf_init(&gp);
     json_t *pts = overview_dat(r, &ov, f, resp, &dat);
-    overview_script(&ov, f, resp, &gp);
+    overview_script(r, &ov, f, resp, &gp);
     f->meta = json_pack("{s:s,s:s,s:s,s:o}", "task", task, "energy_unit",
                         ov.diffusion ? jl__report_energy_unit(s0) : "J/response", "latency_unit",
                         ov.diffusion ? "s" : "ms", "points", pts);

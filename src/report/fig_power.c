@@ -67,10 +67,10 @@ static void power_dat(jl__report_report *r, const jl_summary *s, jl__report_figu
     size_t max_pts = r->opt.max_plot_points;
     pf->t0 = ps->first_s;
     pf->t1 = ps->last_s;
-    jl__strbuf_printf(dat,
-                      "# %s: power over time, downsampled to at most %zu points (bucket means)\n"
-                      "# time_s power_w power_avg_w running\n",
-                      s->run ? s->run : "?", max_pts);
+    jl__report_comment_line(dat,
+                            "%s: power over time, downsampled to at most %zu points (bucket means)",
+                            s->run ? s->run : "?", max_pts);
+    jl__strbuf_puts(dat, "# time_s power_w power_avg_w running\n");
     jl__strbuf_puts(csv, "time_s,power_w,power_avg_w,running\n");
     for (size_t b = 0; b < ps->n; b++) {
         double t = ps->time_s[b], p = ps->power_w[b], a = ps->power_avg_w[b], occ = ps->running[b];

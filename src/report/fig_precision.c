@@ -108,12 +108,13 @@ static const char *prec_name(const jl_summary_list *l, const prec_fig *pf, size_
 static json_t *prec_dat(const jl_summary_list *l, const prec_fig *pf, jl__report_figure *f,
                         jl__strbuf *dat)
 {
-    jl__strbuf_printf(
-        dat, "# %s\n# blocks (gnuplot index): one per precision\n# batch energy latency_%s\n",
-        f->title, pf->diffusion ? "s" : "ms");
+    jl__report_comment_line(dat, "%s", f->title);
+    jl__strbuf_printf(dat,
+                      "# blocks (gnuplot index): one per precision\n# batch energy latency_%s\n",
+                      pf->diffusion ? "s" : "ms");
     json_t *precs = json_array();
     for (size_t p = 0; p < pf->np; p++) {
-        jl__strbuf_printf(dat, "# precision %s\n", prec_name(l, pf, p));
+        jl__report_comment_line(dat, "precision %s", prec_name(l, pf, p));
         json_t *runs = json_array();
         for (size_t k = pf->starts[p]; k < pf->starts[p] + pf->counts[p]; k++) {
             const jl_summary *s = l->items[pf->pr[k].run];
@@ -163,9 +164,10 @@ static json_t *prec_crossovers(const jl_summary_list *l, prec_fig *pf)
 }
 
 /* The script: two panels (energy, latency), the crossovers dashed. */
-static void prec_script(const jl_summary_list *l, const prec_fig *pf, const jl__report_figure *f,
+static void prec_script(const jl__report_report *r, const prec_fig *pf, const jl__report_figure *f,
                         jl__strbuf *gp)
 {
+    const jl_summary_list *l = r->l;
     size_t i = pf->i, j = pf->j;
     long *batches = jl__calloc_array(j - i, sizeof *batches);
     size_t nbt = 0;
@@ -178,7 +180,7 @@ static void prec_script(const jl_summary_list *l, const prec_fig *pf, const jl__
                          1);
     jl__strbuf_puts(gp, "set multiplot layout 1,2\nset logscale x 2\n");
     if (batches)
-        jl__report_batch_xtics(gp, batches, nbt);
+        jl__report_batch_xtics(gp, batches, nbt, 2);
     free(batches);
     jl__strbuf_puts(gp, "set xlabel \"batch size (max_batch_size)\"\nset key top right\n"
                         "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
@@ -219,7 +221,7 @@ static void prec_script(const jl_summary_list *l, const prec_fig *pf, const jl__
                 gp,
                 "%s\"%s.dat\" index %zu using 1:%d with linespoints pt 7 lw 2 lc rgb \"%s\" title ",
                 p ? ", \\\n     " : "", f->id, p, panel ? 3 : 2,
-                jl__report_palette[p % RP_N_PALETTE]);
+                jl__report_class_colour(r, RP_CLASS_PRECISION, prec_name(l, pf, p), NULL));
             jl__report_gp_str(gp, prec_name(l, pf, p));
         }
         jl__strbuf_puts(gp, "\n");
@@ -304,7 +306,7 @@ static jl_status prec_figure(jl__report_report *r, const prec_run *pr, size_t i,
         "precision's curve crosses the %s one (interpolated in log2 batch size).%s",
         jl__report_item(s0), pf.diffusion ? "batch latency" : "median ITL",
         prec_name(l, &pf, pf.ref), desc);
-    prec_script(l, &pf, f, &gp);
+    prec_script(r, &pf, f, &gp);
     f->meta = json_pack("{s:s,s:s?,s:s?,s:I,s:s,s:s,s:s,s:o,s:o}", "model_base", pr[i].base, "task",
                         s0->attrs.task, "gpu_model", s0->attrs.gpu_model, "num_gpus",
                         (json_int_t)s0->attrs.num_gpus, "reference", prec_name(l, &pf, pf.ref),

@@ -79,11 +79,12 @@ jl_status jl__report_fig_trends(jl__report_report *r, long gi, const jl_curve *c
     jl__strbuf dat, gp;
     jl__strbuf_init(&dat);
     jl__strbuf_init(&gp);
+    jl__report_comment_line(&dat, "%s", f->title);
     jl__strbuf_printf(
         &dat,
-        "# %s\n# maxima: %s %.10g %s, %s %.10g %s, %s %.10g %s; power limit %.10g W per GPU\n"
+        "# maxima: %s %.10g %s, %s %.10g %s, %s %.10g %s; power limit %.10g W per GPU\n"
         "# batch energy energy_pct throughput throughput_pct latency latency_pct power_per_gpu_w power_pct\n",
-        f->title, jl_figure_name((jl_figure)fe), me, jl_figure_unit((jl_figure)fe),
+        jl_figure_name((jl_figure)fe), me, jl_figure_unit((jl_figure)fe),
         jl_figure_name((jl_figure)ft), mt, jl_figure_unit((jl_figure)ft),
         jl_figure_name((jl_figure)fl), ml, jl_figure_unit((jl_figure)fl), tdp);
     long *batches = jl__calloc_array(cv->n_points, sizeof *batches);
@@ -114,7 +115,7 @@ jl_status jl__report_fig_trends(jl__report_report *r, long gi, const jl_curve *c
         0);
     jl__strbuf_puts(&gp, "set logscale x 2\n");
     if (batches)
-        jl__report_batch_xtics(&gp, batches, cv->n_points);
+        jl__report_batch_xtics(&gp, batches, cv->n_points, 1);
     free(batches);
     jl__strbuf_printf(&gp, "set xlabel \"batch size (max_batch_size)\"\n"
                            "set ylabel \"%% of maximum (power: the key)\"\n"

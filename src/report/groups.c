@@ -4,10 +4,12 @@
  * `joules pick`), the representative run and the findings in words. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "joules/choice.h"
 #include "joules/descriptors.h"
 #include "joules/frontier.h"
@@ -145,6 +147,16 @@ static char *slugify(const char *model, const char *task)
     while (o && raw[o - 1] == '-')
         o--;
     raw[o] = 0;
+    /* a file name part (data/timeseries/SLUG.csv, the figures' ids): a long
+     * one keeps its start and a hash of the model and task */
+    if (o > 80) {
+        uint32_t h = 2166136261u; /* FNV-1a */
+        for (const char *c = model ? model : ""; *c; c++)
+            h = (h ^ (unsigned char)*c) * 16777619u;
+        for (const char *c = task ? task : ""; *c; c++)
+            h = (h ^ (unsigned char)*c) * 16777619u;
+        snprintf(raw + 71, 10, "-%08x", (unsigned)h);
+    }
     return raw;
 }
 
@@ -332,6 +344,246 @@ static void group_findings(jl__report_report *r, jl__report_group *g)
                                     failed, g->n_runs, warned));
 }
 
+/* ---- the GPU baseline and the first screen's answer -------------------------------- */
+
+/* The distinct GPU models (what 0) or precisions (1) of the runs, sorted
+ * (borrowed from them); -1 out of memory. */
+static int classes_of(const jl_summary_list *l, int what, const char ***out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    size_t cap = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        const char *v = what ? l->items[i]->attrs.precision : l->items[i]->attrs.gpu_model;
+        if (!v)
+            continue;
+        size_t j = 0;
+        while (j < *n && strcmp((*out)[j], v) < 0)
+            j++;
+        if (j < *n && !strcmp((*out)[j], v))
+            continue;
+        if (*n == cap) {
+            size_t nc = cap ? 2 * cap : 8;
+            const char **p = realloc(*out, nc * sizeof *p);
+            if (!p)
+                return -1;
+            *out = p;
+            cap = nc;
+        }
+        memmove(*out + j + 1, *out + j, (*n - j) * sizeof **out);
+        (*out)[j] = v;
+        (*n)++;
+    }
+    return 0;
+}
+
+/* The baseline of every GPU comparison of the report: --baseline as the
+ * data spell it (the case rule of typed names), else the oldest GPU model
+ * (models/gpus.json's "released": the changes then say what newer hardware
+ * does), those without a date after those with one; ties: the GPU model of
+ * the most groups, then the first by name. NULL with fewer than two GPU
+ * models; an error when --baseline names none of them. */
+static jl_status choose_gpu_baseline(jl__report_report *r, jl_error **err)
+{
+    const char *names[64] = {NULL};
+    size_t counts[64] = {0}, n = 0;
+    for (size_t i = 0; i < r->n_groups; i++)
+        for (size_t k = 0; k < r->groups[i].n_gpu_models; k++) {
+            const char *gm = r->groups[i].gpu_models[k];
+            size_t j = 0;
+            while (j < n && strcmp(names[j], gm))
+                j++;
+            if (j == n && n < 64) {
+                names[n] = gm;
+                counts[n++] = 0;
+            }
+            if (j < n)
+                counts[j]++;
+        }
+    r->gpu_baseline = NULL;
+    if (r->opt.gpu_baseline) {
+        long k = jl_name_find(r->opt.gpu_baseline, names, n);
+        if (k < 0) {
+            jl__strbuf b;
+            jl__strbuf_init(&b);
+            for (size_t j = 0; j < n; j++)
+                jl__strbuf_printf(&b, "%s%s", j ? ", " : "", names[j]);
+            char *present = jl__strbuf_take(&b), near[128];
+            int hint = jl_suggest_value(r->opt.gpu_baseline, names, n, near, sizeof near);
+            jl_status st =
+                jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                        "--baseline %s: no run has gpu_model %s (%s%s%sGPU models present: %s)",
+                        r->opt.gpu_baseline, r->opt.gpu_baseline, hint ? "did you mean '" : "",
+                        hint ? near : "", hint ? "'? " : "", present ? present : "none");
+            free(present);
+            return st;
+        }
+        r->gpu_baseline = names[k];
+        return JL_OK;
+    }
+    if (n < 2)
+        return JL_OK;
+    double rel[64];
+    for (size_t j = 0; j < n; j++) {
+        const jl_gpu_desc *d = r->opt.desc ? jl_descriptors_gpu(r->opt.desc, names[j]) : NULL;
+        rel[j] = d && isfinite(d->released) ? d->released : INFINITY;
+    }
+    size_t best = 0;
+    for (size_t j = 1; j < n; j++)
+        if (rel[j] < rel[best] || (rel[j] == rel[best] && (counts[j] > counts[best] ||
+                                                           (counts[j] == counts[best] &&
+                                                            strcmp(names[j], names[best]) < 0))))
+            best = j;
+    r->gpu_baseline = names[best];
+    return JL_OK;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* n changes (E_side / E_baseline - 1) into a side's median, min, max (the
+ * median as `joules compare` takes it: the middle one, or the mean of the
+ * two middle ones). */
+static void side_stats(jl__report_side *sd, double *v, size_t n)
+{
+    sd->median = sd->min = sd->max = NAN;
+    if (!n)
+        return;
+    qsort(v, n, sizeof *v, cmp_d);
+    sd->min = v[0];
+    sd->max = v[n - 1];
+    sd->median = jl__median_d(v, n);
+}
+
+static double pick_e(const jl__report_report *r, const jl__report_pick *p)
+{
+    if (p->run < 0)
+        return NAN;
+    const jl_summary *s = r->l->items[p->run];
+    return s->fig[jl__report_energy_fig(s)];
+}
+
+/* One kind of work's headline: each other GPU model against the baseline
+ * at each group's SLO and at every SLO of its set (the comparisons of
+ * `joules compare --by gpu_model --baseline B`), who needs the least most
+ * often, the cheapest pick. */
+static jl_status headline_of(jl__report_report *r, jl__report_kind kind, jl_error **err)
+{
+    jl__report_headline *h = &r->headline[kind];
+    memset(h, 0, sizeof *h);
+    h->cheapest = h->cheapest_group = -1;
+    double best_e = INFINITY;
+    size_t cap = r->n_groups * RP_SET_MAX + 1;
+    double *at = jl__calloc_array(cap, sizeof *at), *in = jl__calloc_array(cap, sizeof *in);
+    const char *winners[64];
+    size_t wcount[64], nw = 0;
+    if (!at || !in) {
+        free(at);
+        free(in);
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    }
+    for (size_t i = 0; i < r->n_groups; i++) {
+        const jl__report_group *g = &r->groups[i];
+        if (g->kind != kind)
+            continue;
+        h->n_groups++;
+        h->n_multi += g->n_gpu_models >= 2;
+        double e = pick_e(r, &g->pick);
+        if (isfinite(e) && e < best_e) {
+            best_e = e;
+            h->cheapest = g->pick.run;
+            h->cheapest_group = (long)i;
+        }
+        /* who needs the least at the group's SLO, of two or more meeting it */
+        long win = -1;
+        size_t meeting = 0;
+        for (size_t k = 0; k < g->n_gpu_models; k++) {
+            double ek = pick_e(r, &g->gpu_picks[k]);
+            if (!isfinite(ek))
+                continue;
+            meeting++;
+            if (win < 0 || ek < pick_e(r, &g->gpu_picks[win]))
+                win = (long)k;
+        }
+        if (meeting >= 2 && win >= 0) {
+            size_t j = 0;
+            while (j < nw && strcmp(winners[j], g->gpu_models[win]))
+                j++;
+            if (j == nw && nw < 64) {
+                winners[nw] = g->gpu_models[win];
+                wcount[nw++] = 0;
+            }
+            if (j < nw)
+                wcount[j]++;
+            h->n_decided++;
+        }
+    }
+    for (size_t j = 0; j < nw; j++)
+        if (!h->most_often || wcount[j] > h->most_often_n) {
+            h->most_often = winners[j];
+            h->most_often_n = wcount[j];
+        }
+    /* each side against the baseline */
+    const char *base = r->gpu_baseline;
+    for (size_t i = 0; base && i < r->n_groups; i++) {
+        const jl__report_group *g = &r->groups[i];
+        if (g->kind != kind)
+            continue;
+        for (size_t k = 0; k < g->n_gpu_models; k++) {
+            if (!strcmp(g->gpu_models[k], base))
+                continue;
+            size_t j = 0;
+            while (j < h->n_sides && strcmp(h->at_slo[j].gpu, g->gpu_models[k]))
+                j++;
+            if (j == h->n_sides && h->n_sides < RP_HEADLINE_SIDES) {
+                h->at_slo[j].gpu = h->in_set[j].gpu = g->gpu_models[k];
+                h->n_sides++;
+            }
+        }
+    }
+    for (size_t j = 0; j < h->n_sides; j++)
+        for (int set = 0; set < 2; set++) {
+            jl__report_side *sd = set ? &h->in_set[j] : &h->at_slo[j];
+            double *v = set ? in : at;
+            size_t n = 0;
+            for (size_t i = 0; i < r->n_groups; i++) {
+                const jl__report_group *g = &r->groups[i];
+                long kb = -1, ks = -1;
+                for (size_t k = 0; k < g->n_gpu_models; k++) {
+                    if (!strcmp(g->gpu_models[k], base))
+                        kb = (long)k;
+                    if (!strcmp(g->gpu_models[k], sd->gpu))
+                        ks = (long)k;
+                }
+                if (g->kind != kind || kb < 0 || ks < 0)
+                    continue;
+                for (size_t q = 0; q < (set ? g->n_set : 1); q++) {
+                    size_t sj = set ? q : g->primary;
+                    double eb = pick_e(r, &g->gpu_set_picks[(size_t)kb * g->n_set + sj]),
+                           es = pick_e(r, &g->gpu_set_picks[(size_t)ks * g->n_set + sj]);
+                    if (!isfinite(eb) || !isfinite(es) || !(eb > 0))
+                        continue;
+                    double c = es / eb - 1;
+                    v[n++] = c;
+                    sd->n++;
+                    if (fabs(es - eb) <= 1e-9 * fmax(fabs(es), fabs(eb)))
+                        sd->ties++;
+                    else if (es < eb)
+                        sd->wins++;
+                    else
+                        sd->losses++;
+                }
+            }
+            side_stats(sd, v, n);
+        }
+    free(at);
+    free(in);
+    return JL_OK;
+}
+
 jl_status jl__report_build_groups(jl__report_report *r, jl_error **err)
 {
     static const char *const keys[] = {"model", "task"};
@@ -434,5 +686,12 @@ jl_status jl__report_build_groups(jl__report_report *r, jl_error **err)
         group_findings(r, g);
     }
     jl_group_set_clear(&gs);
-    return JL_OK;
+    if (classes_of(r->l, 0, &r->gpu_classes, &r->n_gpu_classes) ||
+        classes_of(r->l, 1, &r->prec_classes, &r->n_prec_classes))
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    if ((st = choose_gpu_baseline(r, err)))
+        return st;
+    for (int k = 0; k < RP_KIND_COUNT && !st; k++)
+        st = headline_of(r, (jl__report_kind)k, err);
+    return st;
 }

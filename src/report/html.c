@@ -82,14 +82,40 @@ static const char *css =
     "figure{margin:1.2rem 0 1.6rem;border:1px solid var(--line);border-radius:8px;padding:.8rem;background:#fff}\n"
     "figure img{display:block;width:100%;height:auto;max-width:960px;margin:0 auto}\n"
     "figure .ftitle{font-weight:600;margin:0 0 .4rem}\n"
-    "table.answer td.c{white-space:nowrap}\n"
+    /* an answer cell wraps its configuration line, so a table of long model
+     * names and three SLOs fits beside the contents (the last column too) */
+    "table.answer td.c{white-space:normal;min-width:10rem}\n"
     "figcaption{font-size:.9rem;color:var(--fg);margin-top:.5rem}\n"
     "figcaption .files{display:block;color:var(--muted);font-size:.82rem;margin-top:.2rem}\n"
     "figcaption a,.files a{color:var(--accent)}\n"
     ".grid2{display:grid;grid-template-columns:1fr 1fr;gap:1rem}\n"
     "@media (max-width:900px){.grid2{grid-template-columns:1fr}nav.toc ol{columns:1}}\n"
     "footer{color:var(--muted);font-size:.85rem;margin:2rem 0 3rem}\n"
-    "@media print{nav.toc{display:none}figure{break-inside:avoid}}\n";
+    "@media print{nav.toc{display:none}figure{break-inside:avoid}}\n"
+    /* index.html: the contents in a sidebar beside the page, the answer first */
+    ".wrap.wide{max-width:1480px}\n"
+    ".layout{display:grid;grid-template-columns:14.5rem minmax(0,1fr);column-gap:1.8rem;max-width:1480px;margin:0 auto;padding:0 1.5rem}\n"
+    "nav.toc.side{position:sticky;top:0;align-self:start;max-height:100vh;overflow-y:auto;margin:0;padding:1.1rem .4rem 1rem 0;background:transparent;border:none;border-right:1px solid var(--line);border-radius:0;font-size:.8rem;line-height:1.35}\n"
+    "nav.toc.side h2{font-size:.75rem;margin:0 0 .4rem}\n"
+    "nav.toc.side ol{columns:1;margin:0;padding-left:1.6rem}\n"
+    "nav.toc.side li{margin:.14rem 0}\n"
+    "nav.toc.side a{overflow-wrap:anywhere}\n"
+    "main{min-width:0}\n"
+    "main>section:first-child{border-top:none;margin-top:.6rem}\n"
+    ".layout>footer{grid-column:1/-1}\n"
+    "p.conv{margin:.2rem 0 .6rem;font-size:.95rem}\n"
+    ".headline{display:grid;grid-template-columns:repeat(auto-fit,minmax(19rem,1fr));gap:.8rem;margin:.4rem 0 1rem}\n"
+    ".hl{border:1px solid var(--line);border-left:4px solid var(--accent);border-radius:8px;padding:.55rem .9rem;background:#fff}\n"
+    ".hl .k{font-size:.76rem;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}\n"
+    ".hl .k code{text-transform:none;letter-spacing:0}\n"
+    ".hl .v{font-size:1.12rem;margin:.2rem 0 .05rem}\n"
+    ".hl .v2{font-size:1rem;margin-bottom:.2rem}\n"
+    ".hl .small{margin-top:.15rem}\n"
+    "td.best{background:#eef6ee}\n"
+    "table.answer td:first-child{min-width:10rem;max-width:18rem}\n"
+    "table.answer td a{overflow-wrap:break-word}\n"
+    "@media (max-width:1000px){.layout{grid-template-columns:1fr}nav.toc.side{position:static;max-height:none;border-right:none}}\n"
+    "@media print{.layout{display:block}}\n";
 
 /* ---- numbers --------------------------------------------------------------------- */
 
@@ -98,6 +124,15 @@ static void num(jl__strbuf *b, double v, double scale, int sig)
     char buf[64];
     jl__report_fmt_num(buf, sizeof buf, v * scale, sig);
     P(buf);
+}
+
+/* A signed percentage as people read it: "−35 %", "+4.2 %" (a true minus
+ * sign; 2 significant digits under 10 %). */
+static void pct(jl__strbuf *b, double change)
+{
+    char c[48];
+    jl__report_fmt_num(c, sizeof c, fabs(change) * 100, 2);
+    jl__strbuf_printf(b, "%s%s\xc2\xa0%%", change < 0 ? "\xe2\x88\x92" : "+", c);
 }
 
 static void td_num(jl__strbuf *b, double v, double scale, int sig)
@@ -141,15 +176,20 @@ static int fig_number(const jl__report_report *r, const jl__report_figure *f)
 static const jl__report_fig_kind group_order[] = {RP_FIG_FRONTIER, RP_FIG_TRENDS, RP_FIG_MODEL,
                                                   RP_FIG_POWER, RP_FIG_PRECISION};
 
+/* The GPU comparisons are shown in the answer, right under its table; the
+ * precision comparisons of no group in the comparisons section. */
 static int in_comparisons(const jl__report_figure *f)
 {
-    return f->kind == RP_FIG_GPU_COMPARE || (f->kind == RP_FIG_PRECISION && f->group < 0);
+    return f->kind == RP_FIG_PRECISION && f->group < 0;
 }
 
 /* Number the figures in the order the page shows them. */
 static void number_figures(jl__report_report *r)
 {
     int n = 0;
+    for (size_t i = 0; i < r->n_figs; i++)
+        if (r->figs[i].kind == RP_FIG_GPU_COMPARE)
+            r->figs[i].number = ++n;
     for (size_t i = 0; i < r->n_figs; i++)
         if (r->figs[i].kind == RP_FIG_OVERVIEW)
             r->figs[i].number = ++n;
@@ -287,8 +327,8 @@ static void change_cell(jl__strbuf *b, const jl_run_diagnosis *d)
     const jl_finding *f = jl__report_best_change(d, &ch);
     if (f) {
         P("<span class=\"tag good\">");
-        num(b, ch, 100, 2);
-        P("%</span> ");
+        pct(b, ch);
+        P("</span> ");
         H(f->message);
         return;
     }
@@ -344,7 +384,7 @@ static void diagnosis_overview(jl__strbuf *b, jl__report_report *r)
     th(b, "utilisation", "0–1", 1);
     th(b, "static energy", "% of energy", 1);
     th(b, "batch limit", "and evidence", 0);
-    th(b, "best predicted change", "energy per token", 0);
+    th(b, "best predicted change", "of energy per token vs the run", 0);
     P("</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < r->n_groups; i++) {
         jl__report_group *g = &r->groups[i];
@@ -738,11 +778,12 @@ static size_t gpu_models_present(const jl__report_report *r, const char **out, s
     return n;
 }
 
-/* The GPU the comparisons are against: --baseline, else the first GPU
- * model present (the default of the compare documents). */
+/* The GPU the comparisons are against (groups.c: --baseline, else the GPU
+ * model of the most groups; the compare documents' too). */
 static const char *gpu_baseline(const jl__report_report *r, const char *const *gpus, size_t ng)
 {
-    return r->opt.gpu_baseline ? r->opt.gpu_baseline : ng ? gpus[0] : NULL;
+    (void)gpus;
+    return ng > 1 ? r->gpu_baseline : NULL;
 }
 
 /* The energy of a pick, NaN when none. */
@@ -754,11 +795,12 @@ static double pick_energy(const jl__report_report *r, const jl__report_pick *p)
     return s->fig[jl__report_energy_fig(s)];
 }
 
-/* Which GPU, per model: one row per (model, task) at the group's SLO, a
- * column per GPU model (the baseline first) with its pick's energy per item,
- * then the winner and its energy change against the baseline
- * (E_winner / E_baseline - 1, negative = less energy: the sign of `joules
- * compare`). When the baseline wins, the change of the next best. */
+/* Which GPU, per model: one row per (model, task) at the group's SLO: the
+ * cheapest configuration (its GPU model, count and batch), a column per GPU
+ * model (the baseline first) with its pick's energy per item, and a column
+ * per other GPU model with its energy change against the baseline (E /
+ * E_baseline - 1, negative = less energy: the one sign of the page and of
+ * `joules compare`). */
 static void gpu_side_by_side(jl__strbuf *b, jl__report_report *r, const char *const *gpus,
                              size_t ng)
 {
@@ -771,24 +813,28 @@ static void gpu_side_by_side(jl__strbuf *b, jl__report_report *r, const char *co
         if (!base || strcmp(gpus[k], base))
             cols[nc++] = gpus[k];
     P("<h3 id=\"answer-gpus\">Which GPU, per model</h3>\n<p class=\"small\">At each group's "
-      "SLO (named under the task): the least energy per item among the runs on each GPU model "
-      "meeting it (its GPU count and batch under it), the GPU model needing the least, and its "
-      "energy change against ");
+      "SLO (under the task): the cheapest configuration meeting it, the least energy per item "
+      "on each GPU model (its GPU count and batch under it; — not measured there) and each "
+      "GPU model's energy change vs ");
     H(base ? base : "the baseline");
-    P(" (<code>--baseline</code>; negative = less energy, as in <code>joules compare</code>; "
-      "when the baseline wins, the change of the next best). — = not measured on that GPU "
-      "model.</p>\n<div class=\"tablewrap\"><table class=\"answer\">\n<thead><tr>");
+    P(".</p>\n<div class=\"tablewrap\"><table class=\"answer gpus\">\n<thead><tr>");
     th(b, "model", NULL, 0);
     th(b, "task", "SLO", 0);
+    th(b, "cheapest", "configuration", 0);
     for (size_t k = 0; k < nc; k++)
         th(b, cols[k], k == 0 ? "baseline" : NULL, 1);
-    th(b, "least energy", NULL, 0);
-    th(b, "change", base ? base : NULL, 1);
+    for (size_t k = 1; k < nc; k++) {
+        char t[96];
+        snprintf(t, sizeof t, "vs %s", base);
+        th(b, cols[k], t, 1);
+    }
     P("</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < r->n_groups; i++) {
         const jl__report_group *g = &r->groups[i];
-        P("<tr><td><a href=\"#g-");
+        P("<tr><td class=\"m\"><a href=\"#g-");
         H(g->slug);
+        P("\" title=\"");
+        H(g->model ? g->model : "?");
         P("\">");
         H(jl__report_base_name(g->model));
         P("</a></td><td>");
@@ -796,23 +842,36 @@ static void gpu_side_by_side(jl__strbuf *b, jl__report_report *r, const char *co
         P("<br><span class=\"small muted\">");
         H(g->slo_text);
         P("</span></td>");
-        long best = -1, second = -1, bk = -1; /* columns */
         double e[64];
+        long best = -1, pk[64];
         for (size_t k = 0; k < nc; k++) {
-            long gk = -1;
+            pk[k] = -1;
             for (size_t q = 0; q < g->n_gpu_models; q++)
                 if (!strcmp(g->gpu_models[q], cols[k]))
-                    gk = (long)q;
-            e[k] = gk >= 0 ? pick_energy(r, &g->gpu_picks[gk]) : NAN;
-            if (k == 0 && gk >= 0)
-                bk = 0;
-            P("<td class=\"n\">");
-            if (gk < 0) {
+                    pk[k] = (long)q;
+            e[k] = pk[k] >= 0 ? pick_energy(r, &g->gpu_picks[pk[k]]) : NAN;
+            if (isfinite(e[k]) && (best < 0 || e[k] < e[best]))
+                best = (long)k;
+        }
+        P("<td>");
+        if (best >= 0) {
+            const jl_summary *s = r->l->items[g->gpu_picks[pk[best]].run];
+            P("<strong>");
+            H(cols[best]);
+            P("</strong>");
+            jl__strbuf_printf(b, " \xc3\x97%ld, b%ld", s->attrs.num_gpus, s->attrs.max_batch_size);
+        } else {
+            P("<span class=\"muted\">no GPU meets it</span>");
+        }
+        P("</td>");
+        for (size_t k = 0; k < nc; k++) {
+            P((long)k == best ? "<td class=\"n best\">" : "<td class=\"n\">");
+            if (pk[k] < 0) {
                 P("<span class=\"muted\">—</span>");
             } else if (!isfinite(e[k])) {
                 P("<span class=\"tag bad\">none meets</span>");
             } else {
-                const jl_summary *s = r->l->items[g->gpu_picks[gk].run];
+                const jl_summary *s = r->l->items[g->gpu_picks[pk[k]].run];
                 num(b, e[k], 1, 3);
                 P(" ");
                 H(jl__report_energy_unit(s));
@@ -820,52 +879,169 @@ static void gpu_side_by_side(jl__strbuf *b, jl__report_report *r, const char *co
                                   s->attrs.num_gpus, s->attrs.max_batch_size);
             }
             P("</td>");
-            if (isfinite(e[k])) {
-                if (best < 0 || e[k] < e[best]) {
-                    second = best;
-                    best = (long)k;
-                } else if (second < 0 || e[k] < e[second]) {
-                    second = (long)k;
-                }
-            }
         }
-        P("<td>");
-        if (best >= 0) {
-            P("<strong>");
-            H(cols[best]);
-            P("</strong>");
-        } else {
-            P("<span class=\"muted\">no GPU meets it</span>");
+        for (size_t k = 1; k < nc; k++) {
+            P("<td class=\"n\">");
+            if (isfinite(e[0]) && isfinite(e[k]) && e[0] > 0)
+                pct(b, e[k] / e[0] - 1);
+            else
+                P("<span class=\"muted\">—</span>");
+            P("</td>");
         }
-        P("</td><td class=\"n\">");
-        long other = best == 0 ? second : best;
-        if (bk == 0 && isfinite(e[0]) && other > 0) {
-            double change = (e[other] / e[0] - 1) * 100;
-            char c[48];
-            jl__report_fmt_num(c, sizeof c, fabs(change), 2);
-            jl__strbuf_printf(b, "%s%s%%", change < 0 ? "\xe2\x88\x92" : "+", c);
-            if (best == 0) {
-                P("<br><span class=\"small muted\">");
-                H(cols[other]);
-                P("</span>");
-            }
-        } else {
-            P("<span class=\"muted\">—</span>");
-        }
-        P("</td></tr>\n");
+        P("</tr>\n");
     }
     P("</tbody></table></div>\n");
 }
 
+/* The first screen: per kind of work, who needs less energy than the
+ * baseline how often and by how much (the median change) at the groups'
+ * SLO and over their SLO sets, and the cheapest pick; the sign convention
+ * stated once. */
+static void headline_block(jl__strbuf *b, jl__report_report *r, const char *base)
+{
+    static const char *const what[] = {"LLM and MLLM", "Text to image", "Text to video"};
+    static const char *const unit[] = {"token", "image", "video"};
+    if (base) {
+        P("<p class=\"conv\">Every change between GPU models on this page is an <strong>energy "
+          "change vs the baseline, ");
+        H(base);
+        P("</strong>: E / E<sub>");
+        H(base);
+        P("</sub> − 1, <strong>negative = less energy</strong> (the sign of <code>joules "
+          "compare</code>; <code>--baseline</code> picks another GPU model; the diagnosis' "
+          "predicted changes, with the same sign, are against the run they would change).</p>\n");
+    }
+    P("<div class=\"headline\">\n");
+    for (int kind = 0; kind < RP_KIND_COUNT; kind++) {
+        const jl__report_headline *h = &r->headline[kind];
+        if (!h->n_groups)
+            continue;
+        /* the SLO(s) the groups of this kind are judged at */
+        const char *slo = NULL;
+        int same = 1;
+        const jl__report_group *g0 = NULL;
+        for (size_t i = 0; i < r->n_groups; i++)
+            if ((int)r->groups[i].kind == kind) {
+                if (!g0)
+                    g0 = &r->groups[i];
+                same &= !strcmp(r->groups[i].slo_text, g0->slo_text);
+            }
+        slo = g0 && same ? g0->slo_text : NULL;
+        P("<div class=\"hl\"><div class=\"k\">");
+        H(what[kind]);
+        jl__strbuf_printf(b, " · %zu (model, task) · ", h->n_groups);
+        if (slo) {
+            P("<code>");
+            H(slo);
+            P("</code>");
+        } else {
+            P("each group's SLO");
+        }
+        P("</div>\n");
+        for (size_t j = 0; j < h->n_sides; j++) {
+            const jl__report_side *sd = &h->at_slo[j], *ss = &h->in_set[j];
+            if (!sd->n)
+                continue;
+            int side_wins = sd->wins >= sd->losses;
+            P("<div class=\"v\"><strong>");
+            H(side_wins ? sd->gpu : base);
+            P("</strong> needs less energy than ");
+            H(side_wins ? base : sd->gpu);
+            jl__strbuf_printf(b, " in <strong>%zu of %zu</strong> measured on both</div>\n",
+                              side_wins ? sd->wins : sd->losses, sd->n);
+            P("<div class=\"v2\">");
+            H(sd->gpu);
+            P(" vs ");
+            H(base);
+            P(": median <strong>");
+            pct(b, sd->median);
+            P("</strong>");
+            if (sd->n > 1) {
+                P(" <span class=\"muted\">(");
+                pct(b, sd->min);
+                P(" to ");
+                pct(b, sd->max);
+                P(")</span>");
+            }
+            P("</div>\n");
+            if (ss->n > sd->n) {
+                jl__strbuf_printf(b, "<div class=\"small\">Over every SLO of the sets: ");
+                H(ss->wins >= ss->losses ? ss->gpu : base);
+                jl__strbuf_printf(b, " less in %zu of %zu comparisons, median ",
+                                  ss->wins >= ss->losses ? ss->wins : ss->losses, ss->n);
+                pct(b, ss->median);
+                P(".</div>\n");
+            }
+        }
+        if (h->n_sides > 1 && h->most_often)
+            jl__strbuf_printf(b,
+                              "<div class=\"small\">Least energy most often: <strong>%s</strong> "
+                              "(%zu of %zu).</div>\n",
+                              h->most_often, h->most_often_n, h->n_decided);
+        if (!h->n_sides || !h->at_slo[0].n) {
+            P("<div class=\"v2\">");
+            if (h->n_multi)
+                P("No (model, task) has picks on two GPU models to compare.");
+            else {
+                const char *one = NULL;
+                for (size_t i = 0; i < r->n_groups && !one; i++)
+                    if ((int)r->groups[i].kind == kind && r->groups[i].n_gpu_models)
+                        one = r->groups[i].gpu_models[0];
+                P("Measured on ");
+                H(one ? one : "one GPU model");
+                P(" only: no GPU comparison.");
+            }
+            P("</div>\n");
+        }
+        if (h->cheapest >= 0) {
+            const jl_summary *s = r->l->items[h->cheapest];
+            const jl__report_group *g = &r->groups[h->cheapest_group];
+            P("<div class=\"small\">Least energy per ");
+            P(unit[kind]);
+            P(": <a href=\"#g-");
+            H(g->slug);
+            P("\">");
+            H(jl__report_base_name(g->model));
+            P("</a> · ");
+            H(g->task ? g->task : "?");
+            P(" on ");
+            H(s->attrs.gpu_model ? s->attrs.gpu_model : "?");
+            jl__strbuf_printf(b, " \xc3\x97%ld, batch %ld: ", s->attrs.num_gpus,
+                              s->attrs.max_batch_size);
+            num(b, s->fig[jl__report_energy_fig(s)], 1, 3);
+            P(" ");
+            H(jl__report_energy_unit(s));
+            P(".</div>\n");
+        }
+        /* where the rest of this answer is: the kind's GPU dot plot sits
+         * under the per-model table, which can be long */
+        for (size_t i = 0; i < r->n_figs; i++) {
+            const jl__report_figure *f = &r->figs[i];
+            char want[64];
+            snprintf(want, sizeof want, "gpu-comparison-%s",
+                     jl__report_kind_name((jl__report_kind)kind));
+            if (f->kind != RP_FIG_GPU_COMPARE || !f->drawn || !f->id || strcmp(f->id, want))
+                continue;
+            P("<div class=\"small\">Every pair: <a href=\"#fig-");
+            H(f->id);
+            jl__strbuf_printf(b,
+                              "\">Figure %d</a> · per model: <a href=\"#answer-gpus\">the "
+                              "table below</a></div>\n",
+                              fig_number(r, f));
+            break;
+        }
+        P("</div>\n");
+    }
+    P("</div>\n");
+}
+
 static void answer_section(jl__strbuf *b, jl__report_report *r)
 {
+    const char *gpus[64];
+    size_t ng = gpu_models_present(r, gpus, 64);
+    const char *base = gpu_baseline(r, gpus, ng);
     P("<section id=\"answer\">\n<h2>1. The answer</h2>\n");
-    P("<p class=\"lead\">For each model and task, and for each GPU model: the configuration "
-      "that uses the least energy among the runs meeting each service-level objective (SLO) of "
-      "the workload's set, and what it costs. The paper's sets: LLM/MLLM median inter-token "
-      "latency 50, 100, 250 ms; text-to-image 10, 30, 60 s; text-to-video 100, 500, 1000 s "
-      "per batch (<code>--slo</code> replaces a workload's set by one SLO). The middle one is the "
-      "group's SLO for the rest of the page.</p>\n");
+    headline_block(b, r, base);
     if (r->opt.single_page)
         P("<p class=\"small note\">One self-contained page (<code>--single-page</code>): the "
           "figures are inside it; the data documents, the figures' files, every run's table "
@@ -883,9 +1059,23 @@ static void answer_section(jl__strbuf *b, jl__report_report *r)
         }
         P(" (<code>--gpus</code>): every table, figure and document of this report.</p>\n");
     }
-    const char *gpus[64];
-    size_t ng = gpu_models_present(r, gpus, 64);
-    P("<p class=\"small\">Tables: ");
+    /* right under the headline: the answer per model, then the GPU dot plots */
+    if (ng > 1) {
+        gpu_side_by_side(b, r, gpus, ng);
+        for (size_t i = 0; i < r->n_figs; i++)
+            if (r->figs[i].kind == RP_FIG_GPU_COMPARE)
+                figure_block(b, r, &r->figs[i]);
+    }
+    P("<h3 id=\"answer-all\">The picks at every SLO of the sets");
+    if (ng > 1)
+        P(", on any GPU model");
+    P("</h3>\n");
+    P("<p class=\"small\">For each model and task, and for each GPU model: the configuration "
+      "that uses the least energy among the runs meeting each service-level objective (SLO) of "
+      "the workload's set, and what it costs. The paper's sets: LLM/MLLM median inter-token "
+      "latency 50, 100, 250 ms; text-to-image 10, 30, 60 s; text-to-video 100, 500, 1000 s "
+      "per batch (<code>--slo</code> replaces a workload's set by one SLO). The middle one is the "
+      "group's SLO for the rest of the page. Tables: ");
     if (ng > 1)
         P("<a href=\"#answer-gpus\">which GPU, per model</a> · ");
     P("<a href=\"#answer-all\">all GPU models</a>");
@@ -897,9 +1087,6 @@ static void answer_section(jl__strbuf *b, jl__report_report *r)
         P("</a>");
     }
     P(" · every cell as CSV: <a href=\"data/answers.csv\">data/answers.csv</a></p>\n");
-    if (ng > 1)
-        gpu_side_by_side(b, r, gpus, ng);
-    P("<h3 id=\"answer-all\">On any GPU model</h3>\n");
     answer_tables(b, r, NULL);
     for (size_t k = 0; ng > 1 && k < ng; k++) {
         P("<h3 id=\"answer-");
@@ -1372,7 +1559,8 @@ static void method_section(jl__strbuf *b, jl__report_report *r, int number)
 }
 
 /* The head of a page and its dark header line. */
-static void page_begin(jl__strbuf *b, jl__report_report *r, const char *title, const char *h1)
+static void page_begin(jl__strbuf *b, jl__report_report *r, const char *title, const char *h1,
+                       int wide)
 {
     P("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -1380,7 +1568,9 @@ static void page_begin(jl__strbuf *b, jl__report_report *r, const char *title, c
     H(title);
     P("</title>\n<style>\n");
     P(css);
-    P("</style>\n</head>\n<body>\n<header class=\"top\"><div class=\"wrap\">\n<h1>");
+    P("</style>\n</head>\n<body>\n<header class=\"top\"><div class=\"");
+    P(wide ? "wrap wide" : "wrap");
+    P("\">\n<h1>");
     H(h1);
     P("</h1>\n");
     (void)r;
@@ -1446,7 +1636,7 @@ static jl_status runs_page(jl__report_report *r, jl_error **err)
     jl__strbuf buf;
     jl__strbuf *b = &buf;
     jl__strbuf_init(b);
-    page_begin(b, r, "joules report: every run", "Every run");
+    page_begin(b, r, "joules report: every run", "Every run", 0);
     jl__strbuf_printf(
         b,
         "<p><a href=\"index.html\" style=\"color:#fff\">\xe2\x86\x90 the report</a> · %zu runs</p>\n"
@@ -1471,7 +1661,7 @@ static jl_status diagnosis_page(jl__report_report *r, jl_error **err)
     jl__strbuf buf;
     jl__strbuf *b = &buf;
     jl__strbuf_init(b);
-    page_begin(b, r, "joules report: every run's diagnosis", "Every run's diagnosis");
+    page_begin(b, r, "joules report: every run's diagnosis", "Every run's diagnosis", 0);
     P("<p><a href=\"index.html\" style=\"color:#fff\">\xe2\x86\x90 the report</a> · "
       "<code style=\"background:transparent;color:#fff\">joules diagnose</code> on every run "
       "(data/diagnose.json)</p>\n</div></header>\n<div class=\"wrap\">\n");
@@ -1498,7 +1688,7 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
             nfiles++;
     char title[128];
     snprintf(title, sizeof title, "joules report: %zu runs, %zu groups", l->count, r->n_groups);
-    page_begin(b, r, title, "Where do the joules go?");
+    page_begin(b, r, title, "Where do the joules go?", 1);
     jl__strbuf_printf(b,
                       "<p>GPU energy of AI inference: %zu runs from %zu trace file%s, %zu "
                       "(model, task) group%s",
@@ -1525,11 +1715,11 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
         P(" · generated ");
         H(r->opt.generated_at);
     }
-    P("</p>\n</div></header>\n<div class=\"wrap\">\n");
+    P("</p>\n</div></header>\n<div class=\"layout\">\n");
 
-    /* table of contents */
+    /* the contents: a sidebar beside the page, so the page opens on the answer */
     int sec = 1;
-    P("<nav class=\"toc\"><h2>Contents</h2><ol>\n<li><a href=\"#answer\">The answer</a></li>\n");
+    P("<nav class=\"toc side\"><h2>Contents</h2><ol>\n<li><a href=\"#answer\">The answer</a></li>\n");
     for (size_t i = 0; i < r->n_groups; i++) {
         P("<li><a href=\"#g-");
         H(r->groups[i].slug);
@@ -1545,7 +1735,7 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
         P("<li><a href=\"#budgets\">Budgets</a></li>\n");
     P("<li><a href=\"#validation\">Validation</a></li>\n"
       "<li><a href=\"#files\">Data, figures and notebooks</a></li>\n<li><a href=\"#method\">Method</a></li>\n"
-      "</ol></nav>\n");
+      "</ol></nav>\n<main>\n");
 
     answer_section(b, r);
     for (size_t i = 0; i < r->n_groups; i++)
@@ -1592,6 +1782,7 @@ jl_status jl__report_html_write(jl__report_report *r, jl_error **err)
     validation_section(b, r, ++sec);
     files_section(b, r, ++sec);
     method_section(b, r, ++sec);
+    P("</main>\n");
     page_end(b);
     jl_status st = jl__report_pack_page(r, b, err);
     if (!st)

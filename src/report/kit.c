@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,22 @@ jl__report_figure *jl__report_add_figure(jl__report_report *r, jl__report_fig_ki
     f->group = group;
     if (!(f->id = jl__strdup(id)))
         return NULL;
+    /* the id names files and appears in the figure's script ("ID.dat"):
+     * letters, digits, '.', '-' and '_' only, whatever the builder made of
+     * the data (a leading '.' too would hide the files) */
+    for (char *c = f->id; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              (*c == '.' && c != f->id) || *c == '-' || *c == '_'))
+            *c = '-';
+    /* and short enough for a file name with its longest suffix (.1col.pdf,
+     * .svg.part): a long one keeps its start and a hash of the whole */
+    size_t n = strlen(f->id);
+    if (n > RP_FIG_ID_MAX) {
+        uint32_t h = 2166136261u; /* FNV-1a */
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ (unsigned char)f->id[i]) * 16777619u;
+        snprintf(f->id + RP_FIG_ID_MAX - 9, 10, "-%08x", (unsigned)h);
+    }
     r->n_figs++;
     return f;
 }

@@ -390,10 +390,10 @@ typedef struct fit_fig {
 static void fit_dat_runs(fit_fig *ff, jl__strbuf *dat, json_t *runs)
 {
     const jl_group_fit *fit = ff->fit;
-    jl__strbuf_printf(dat,
-                      "# %s\n# block 0 (index 0): the measured runs, one row per run\n"
-                      "# max_batch_size batch energy_per_token_j power_w throughput_tok_s run\n",
-                      ff->f->title);
+    jl__report_comment_line(dat, "%s", ff->f->title);
+    jl__strbuf_puts(dat,
+                    "# block 0 (index 0): the measured runs, one row per run\n"
+                    "# max_batch_size batch energy_per_token_j power_w throughput_tok_s run\n");
     for (size_t i = 0; i < fit->n_points; i++) {
         const jl_fit_point *p = &fit->points[i];
         jl__strbuf_printf(dat, "%ld", p->max_batch_size);
@@ -401,8 +401,12 @@ static void fit_dat_runs(fit_fig *ff, jl__strbuf *dat, json_t *runs)
         jl__report_dat_num(dat, p->energy_per_token_j);
         jl__report_dat_num(dat, p->power_w);
         jl__report_dat_num(dat, p->throughput_tok_s);
-        jl__strbuf_printf(dat, " \"%s:%s\"\n", p->run->file ? p->run->file : "?",
-                          p->run->run ? p->run->run : "?");
+        char *key = jl__asprintf("%s:%s", p->run->file ? p->run->file : "?",
+                                 p->run->run ? p->run->run : "?");
+        jl__strbuf_puts(dat, " ");
+        jl__report_dat_str(dat, key ? key : "?");
+        jl__strbuf_puts(dat, "\n");
+        free(key);
         widen(&ff->re, p->energy_per_token_j);
         widen(&ff->rt, p->throughput_tok_s);
         widen(&ff->rx, p->batch);
@@ -548,21 +552,23 @@ static void fit_script_energy(const fit_fig *ff, jl__strbuf *gp)
     const jl_group_fit *fit = ff->fit;
     char r2[160] = "";
     if (fit->method == JL_FIT_MODEL)
-        snprintf(r2, sizeof r2, "R^2 (ln J/token): %.4f model, %.4f with correction",
+        snprintf(r2, sizeof r2, "R\xc2\xb2 of ln J/token: %.4f (model), %.4f (with correction)",
                  fit->r2_energy, fit->r2_energy_corrected);
     jl__strbuf_puts(gp, "set origin 0,eoy\nset size esx,esy\n"
                         "set logscale y 10\nset format y \"%g\"\nset yrange [ey0:ey1]\n"
                         "set ylabel \"energy per token (J)\"\n"
-                        "set key outside bottom center horizontal maxrows 2 samplen 2 "
-                        "width -1 font lblfont\n"
+                        "# the key where energy per token has fallen (top right), on a white box\n"
+                        "set key at graph 0.9, graph 0.98 right top vertical samplen 2 opaque box "
+                        "lc rgb \"#dddddd\" width -2 font lblfont\n"
                         "if (narrow) set key outside bottom center vertical maxrows 5 samplen 1.5 "
-                        "width -4 font lblfont\n");
+                        "width -4 nobox font lblfont\n");
     if (isfinite(ff->ceil_b)) {
-        jl__strbuf_printf(gp,
-                          "set label 1 sprintf(\"batch ceiling %%.0f (%s)\", ceil) at ceil, "
-                          "graph 0.97 rotate by 90 right offset -1.0,0 textcolor rgb \"#333333\" "
-                          "font lblfont\n",
-                          ff->ckind);
+        jl__strbuf_puts(gp, "set label 1 sprintf(\"batch ceiling %.0f (\", ceil) . ");
+        jl__report_gp_str(gp, ff->ckind);
+        /* left of the line, halfway up: the key is at the top, the curve
+         * low by the ceiling */
+        jl__strbuf_puts(gp, " . \")\" at ceil, graph 0.5 rotate by 90 center offset -1.0,0 "
+                            "textcolor rgb \"#333333\" font lblfont\n");
     }
     if (r2[0]) {
         jl__strbuf_puts(gp, "if (!narrow) set label 2 ");
@@ -575,10 +581,40 @@ static void fit_script_energy(const fit_fig *ff, jl__strbuf *gp)
                       ? jl__strdup("no band: too few batch sizes for the model (interpolation)")
                       : jl__asprintf("no band: %s",
                                      fit->ci_note ? fit->ci_note : "no interval available");
-        jl__strbuf_puts(gp, "set label 3 ");
-        jl__report_gp_str(gp, t ? t : "no band");
-        jl__strbuf_puts(gp,
-                        " at graph 0.02, graph 0.09 left font lblfont textcolor rgb \"#9a5b00\"\n");
+        /* in lines of at most 58 characters (the panel's width in the 7 in
+         * PDF), stacked up from above the R^2 line: a long reason stays in
+         * its panel instead of running into the next one */
+        const char *rest = t ? t : "no band";
+        char *lines[8];
+        size_t nl = 0;
+        while (*rest && nl < 8) {
+            size_t len = strlen(rest), cut = len;
+            if (len > 58 && nl < 7) {
+                /* after a clause's colon where there is one, else at a space */
+                cut = 58;
+                while (cut > 20 && !(rest[cut] == ' ' && rest[cut - 1] == ':'))
+                    cut--;
+                if (cut <= 20)
+                    for (cut = 58; cut > 20 && rest[cut] != ' ';)
+                        cut--;
+                if (rest[cut] != ' ')
+                    for (cut = 58; cut > 1 && ((unsigned char)rest[cut] & 0xc0) == 0x80;)
+                        cut--; /* not inside a UTF-8 sequence */
+            }
+            lines[nl++] = jl__asprintf("%.*s", (int)cut, rest);
+            rest += cut;
+            while (*rest == ' ')
+                rest++;
+        }
+        for (size_t k = 0; k < nl; k++) {
+            jl__strbuf_printf(gp, "set label %zu ", 30 + k);
+            jl__report_gp_str(gp, lines[k] ? lines[k] : "");
+            jl__strbuf_printf(gp,
+                              " at graph 0.02, graph %.2f left font lblfont textcolor rgb "
+                              "\"#9a5b00\"\n",
+                              0.09 + 0.045 * (double)(nl - 1 - k));
+            free(lines[k]);
+        }
         free(t);
     }
     char *band_title = !strcmp(ff->band, "combined")
@@ -599,7 +635,9 @@ static void fit_script_right(const fit_fig *ff, jl__strbuf *gp)
     /* panel 2: power */
     jl__strbuf_puts(gp, "set origin pox,poy\nset size psx,psy\nunset logscale y\n"
                         "set yrange [0:py1]\nset ytics autofreq\n"
-                        "set ylabel \"power, all GPUs (W)\"\nset xlabel \"\"\n");
+                        "set ylabel \"power, all GPUs (W)\"\nset xlabel \"\"\n"
+                        "# narrow panels: a tick every 4x, so the labels do not run together\n"
+                        "set xtics 4\n");
     if (isfinite(ff->tdp_all)) {
         gp_num(gp, "tdp", ff->tdp_all);
         jl__strbuf_puts(gp, "set arrow 2 from graph 0, first tdp to graph 1, first tdp nohead dt 2 "
@@ -615,7 +653,7 @@ static void fit_script_right(const fit_fig *ff, jl__strbuf *gp)
                         "set xlabel \"achieved batch\"\n");
     log_ytics(gp, ff->ty0, ff->ty1);
     plot_panel(gp, ff->f->id, 8, "ct", ff->has_band, 0, 0, NULL, ff->interp, ff->n_beyond);
-    jl__strbuf_puts(gp, "}\nunset multiplot\nunset output\n");
+    jl__strbuf_puts(gp, "set xtics autofreq\n}\nunset multiplot\nunset output\n");
 }
 
 /* The caption: what is drawn, what the band means, the ceiling. */

@@ -73,6 +73,8 @@ static void report_free(jl__report_report *r)
     free(r->gnuplot_version);
     json_decref(r->check_doc);
     jl__report_model_free(r);
+    free(r->gpu_classes);
+    free(r->prec_classes);
     jl_frontier_set_free(r->fs);
     for (int k = 0; k < RP_KIND_COUNT; k++)
         for (int j = 0; j < RP_SET_MAX; j++)

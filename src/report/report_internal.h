@@ -99,6 +99,32 @@ typedef struct jl__report_group {
     size_t n_findings;
 } jl__report_group;
 
+/* One GPU model against the baseline over the groups of a kind of work:
+ * comparisons where both have a pick meeting the SLO, the side's wins
+ * (less energy), losses and ties (within 1e-9), and the energy change
+ * E_side / E_baseline - 1 (negative = less energy): median, min, max. */
+typedef struct jl__report_side {
+    const char *gpu; /* borrowed from a group */
+    size_t n, wins, losses, ties;
+    double median, min, max;
+} jl__report_side;
+
+#define RP_HEADLINE_SIDES 15
+/* The first screen's answer for one kind of work (groups.c). */
+typedef struct jl__report_headline {
+    size_t n_groups;                           /* groups of this kind */
+    size_t n_multi;                            /* of them, measured on two or more GPU models */
+    jl__report_side at_slo[RP_HEADLINE_SIDES]; /* at each group's SLO */
+    jl__report_side in_set[RP_HEADLINE_SIDES]; /* at every SLO of the groups' sets */
+    size_t n_sides;
+    /* the GPU model needing the least energy in the most groups (of those
+     * with two or more meeting the SLO), and in how many */
+    const char *most_often;
+    size_t most_often_n, n_decided;
+    long cheapest; /* the run of least energy per item among the groups' picks, -1 none */
+    long cheapest_group;
+} jl__report_headline;
+
 typedef struct jl__report_data_file {
     char *path; /* relative to the report root */
     char *what;
@@ -138,6 +164,16 @@ typedef struct jl__report_report {
     /* per --slo (the first 64): the kinds (1 << jl__report_kind) already
      * told it does not apply to them */
     unsigned slo_skip_noted[64];
+    /* the GPU comparisons' baseline (groups.c): --baseline as the data spell
+     * it, else the GPU model of the most groups (ties: the first by name);
+     * NULL with fewer than two GPU models */
+    const char *gpu_baseline;
+    jl__report_headline headline[RP_KIND_COUNT];
+    /* one colour per class across the page (plot.c, jl__report_class_colour):
+     * every GPU model and every precision of the study, sorted (borrowed
+     * from the runs) */
+    const char **gpu_classes, **prec_classes;
+    size_t n_gpu_classes, n_prec_classes;
     char *budgets_html; /* the budgets section's body (budgets_section.c); NULL: none */
     /* per profiled run, its per-class budgets' adherence as <li> lines
      * (attribution_section.c, for the budgets section); NULL: none */
@@ -187,6 +223,10 @@ void jl__report_progress(jl__report_report *r, const char *phase, size_t done, s
 /* The registries: data files (the page's list of files) and figures. */
 jl_status jl__report_add_data(jl__report_report *r, const char *path, const char *what,
                               const char *cmd);
+/* The figure's id is made safe here, whatever the builder made of the
+ * data: letters, digits, '.', '-' and '_' (others become '-'), at most
+ * RP_FIG_ID_MAX bytes (a longer one keeps its start and a hash of it). */
+#define RP_FIG_ID_MAX 120
 jl__report_figure *jl__report_add_figure(jl__report_report *r, jl__report_fig_kind kind, long group,
                                          const char *id);
 /* Forget the figure added last (one that turns out not to be drawable). */

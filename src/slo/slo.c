@@ -64,9 +64,19 @@ static int resolve_plain(const char *name)
 static const struct {
     const char *name, *figure;
 } aliases[] = {
-    {"p90_ttft", "ttft_p90_s"},  {"median_ttft", "ttft_median_s"}, {"itl_median", "median_itl_s"},
-    {"itl_p90", "p90_itl_s"},    {"itl_p95", "p95_itl_s"},         {"itl_p99", "p99_itl_s"},
-    {"mean_tpot", "avg_tpot_s"}, {"tpot_mean", "avg_tpot_s"},
+    {"p90_ttft", "ttft_p90_s"},
+    {"median_ttft", "ttft_median_s"},
+    {"itl_median", "median_itl_s"},
+    {"itl_p90", "p90_itl_s"},
+    {"itl_p95", "p95_itl_s"},
+    {"itl_p99", "p99_itl_s"},
+    {"mean_tpot", "avg_tpot_s"},
+    {"tpot_mean", "avg_tpot_s"},
+    /* the 50th percentile is the median */
+    {"p50_itl", "median_itl_s"},
+    {"itl_p50", "median_itl_s"},
+    {"p50_ttft", "ttft_median_s"},
+    {"ttft_p50", "ttft_median_s"},
 };
 
 /* A name's figure, whatever the workload: a figure's name with or without
@@ -130,6 +140,17 @@ static int resolve_for(const char *name, const char *workload, double *bare, int
     *unit_named = 0;
     if (!name)
         return -1;
+    /* a typed name, whatever its case (jl_name_eq): figure names are lower case */
+    char low[128];
+    size_t n = strlen(name);
+    int upper = 0;
+    for (size_t i = 0; i < n; i++)
+        upper |= name[i] >= 'A' && name[i] <= 'Z';
+    if (upper && n < sizeof low) {
+        for (size_t i = 0; i <= n; i++)
+            low[i] = (char)tolower((unsigned char)name[i]);
+        name = low;
+    }
     for (size_t i = 0; i < sizeof workload_names / sizeof workload_names[0]; i++)
         if (!strcmp(name, workload_names[i].name))
             return is_diffusion_workload(workload) ? (int)workload_names[i].diffusion

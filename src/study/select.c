@@ -144,39 +144,45 @@ jl_status jl_selector_add(jl_selector *sel, int exclude, const char *text, jl_er
     return JL_OK;
 }
 
-/* Attributes that are names: their values match whatever the case
- * (gpu_model=h100 is H100). */
+/* Values match by the case rule of typed names (jl_name_eq: gpu_model=h100
+ * is H100), but for a file's path, which names a file. */
 static int is_name_key(const char *key)
 {
-    static const char *const names[] = {"workload",  "model",    "task",     "gpu_model",
-                                        "precision", "nickname", "model_id", NULL};
-    for (int i = 0; names[i]; i++)
-        if (!strcmp(key, names[i]))
-            return 1;
-    return 0;
+    return strcmp(key, "file") != 0;
 }
 
 /* Equal as text (without case for names), or both numbers and equal. */
 static int value_matches(const char *have, const char *want, int name)
 {
-    if (name ? !strcasecmp(have, want) : !strcmp(have, want))
+    if (name ? jl_name_eq(want, have) : !strcmp(have, want))
         return 1;
     double a, b;
     return full_number(have, &a) && full_number(want, &b) && a == b;
 }
 
-/* Selection also sees the file and run names. */
+/* Selection also sees the file and run names. A key is a typed name: the
+ * attribute spelt so, else one equal to it whatever the case (jl_name_eq:
+ * GPU_MODEL is gpu_model). */
 static int get_value(const jl_summary *s, const char *key, char *buf, size_t cap)
 {
-    if (!strcmp(key, "file") && s->file) {
+    if (jl_name_eq(key, "file") && s->file) {
         snprintf(buf, cap, "%s", s->file);
         return 0;
     }
-    if (!strcmp(key, "run") && s->run) {
+    if (jl_name_eq(key, "run") && s->run) {
         snprintf(buf, cap, "%s", s->run);
         return 0;
     }
-    return jl_attrs_get(&s->attrs, key, buf, cap);
+    int rc = jl_attrs_get(&s->attrs, key, buf, cap);
+    if (rc == 0)
+        return 0;
+    for (size_t k = 0; jl_attr_names[k]; k++)
+        if (jl_name_eq(key, jl_attr_names[k]) && strcmp(key, jl_attr_names[k]))
+            return jl_attrs_get(&s->attrs, jl_attr_names[k], buf, cap);
+    for (size_t k = 0; k < s->attrs.n_extra; k++)
+        if (jl_name_eq(key, s->attrs.extra[k].key) && strcmp(key, s->attrs.extra[k].key))
+            return jl_attrs_get(&s->attrs, s->attrs.extra[k].key, buf, cap);
+    return rc;
 }
 
 /* Whether the clause's condition holds for a run (ignoring exclude); a run
@@ -253,7 +259,8 @@ static int cmp_values(const void *a, const void *b)
 /* The distinct values of key over l, sorted (numbers numerically first),
  * as "A, B, C" (at most `show`, then "and N more"); NULL when no run has
  * the attribute (or out of memory: *oom set). */
-static char *values_present(const jl_summary_list *l, const char *key, size_t show, int *oom)
+static char *values_present(const jl_summary_list *l, const char *key, size_t show, int *oom,
+                            const char *typed, char *near, size_t near_cap)
 {
     char buf[1024];
     char **vals = NULL;
@@ -276,6 +283,10 @@ static char *values_present(const jl_summary_list *l, const char *key, size_t sh
         n++;
     }
     char *out = NULL;
+    if (near && near_cap)
+        near[0] = '\0';
+    if (n && !*oom && typed && near)
+        jl_suggest_value(typed, (const char *const *)vals, n, near, near_cap);
     if (n && !*oom) {
         qsort(vals, n, sizeof *vals, cmp_values);
         jl__strbuf b;
@@ -330,6 +341,31 @@ int jl_study_suggest_attribute(const jl_summary_list *l, const char *key, char *
     return found;
 }
 
+const char *jl_study_attribute_name(const jl_summary_list *l, const char *typed)
+{
+    if (!typed)
+        return NULL;
+    if (jl_name_eq(typed, "file"))
+        return "file";
+    if (jl_name_eq(typed, "run"))
+        return "run";
+    const char *found = NULL;
+    char v[256];
+    for (int pass = 0; pass < 2 && !found; pass++) /* exact first, then any case */
+        for (size_t i = 0; l && i < l->count && !found; i++) {
+            const jl_attrs *a = &l->items[i]->attrs;
+            for (size_t k = 0; jl_attr_names[k] && !found; k++)
+                if ((pass ? jl_name_eq(typed, jl_attr_names[k])
+                          : !strcmp(typed, jl_attr_names[k])) &&
+                    jl_attrs_get(a, jl_attr_names[k], v, sizeof v) == 0)
+                    found = jl_attr_names[k];
+            for (size_t k = 0; k < a->n_extra && !found; k++)
+                if (pass ? jl_name_eq(typed, a->extra[k].key) : !strcmp(typed, a->extra[k].key))
+                    found = a->extra[k].key;
+        }
+    return found;
+}
+
 jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l, char **report)
 {
     *report = NULL;
@@ -358,8 +394,11 @@ jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l
         jl__strbuf w;
         jl__strbuf_init(&w);
         size_t missing = 0;
+        const char *first_missing = NULL; /* a value no run has: the one suggested for */
         for (size_t j = 0; j < nv; j++)
             if (!seen[j]) {
+                if (c->op < OP_LT && !first_missing)
+                    first_missing = c->values[j];
                 if (c->op >= OP_LT)
                     jl__strbuf_printf(&w, "%s%.17g", op_text[c->op], c->bound);
                 else
@@ -371,7 +410,8 @@ jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l
         if (missing && !what)
             oom = 1;
         if (missing && what) {
-            char *present = values_present(l, c->key, 20, &oom);
+            char vnear[128];
+            char *present = values_present(l, c->key, 20, &oom, first_missing, vnear, sizeof vnear);
             jl__strbuf_printf(&b, "%s%s '%s%s", b.len ? "\n" : "",
                               c->exclude ? "--exclude" : "--where", c->key, op_text[c->op]);
             for (size_t j = 0; c->op < OP_LT && j < c->n_values; j++)
@@ -387,6 +427,9 @@ jl_status jl_selector_unmatched(const jl_selector *sel, const jl_summary_list *l
             else if (c->op >= OP_LT)
                 jl__strbuf_printf(&b, "': no run has %s%s (values present: %s)", c->key, what,
                                   present);
+            else if (vnear[0])
+                jl__strbuf_printf(&b, "': no run has %s %s (did you mean '%s'? values present: %s)",
+                                  c->key, what, vnear, present);
             else
                 jl__strbuf_printf(&b, "': no run has %s %s (values present: %s)", c->key, what,
                                   present);

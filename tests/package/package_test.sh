@@ -28,6 +28,10 @@ config=$(find "$prefix" -name joulesConfig.cmake | head -1)
 [ -f "$(dirname "$config")/joulesConfigVersion.cmake" ] || bad "no joulesConfigVersion.cmake"
 [ -f "$prefix/include/joules/version.h" ] || bad "no include/joules/version.h"
 [ -f "$prefix/share/doc/joules/summary.md" ] || bad "docs/ not installed in share/doc/joules"
+# the tour's inputs (README, "A short tour") with the documents
+for f in budgets.json electricitymaps-hourly.csv watttime-moer.csv constant-hourly.csv; do
+    [ -f "$prefix/share/doc/joules/examples/$f" ] || bad "the tour's $f is not installed in share/doc/joules/examples"
+done
 
 # one version everywhere
 v=$(sed -n 's/^#define JL_VERSION_STRING "\(.*\)"$/\1/p' "$prefix/include/joules/version.h")

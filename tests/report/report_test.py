@@ -4,6 +4,7 @@
 Exit 0 pass, 1 fail, 77 skipped (a tool is missing). JOULES_UPDATE_GOLDEN=1
 rewrites golden/report.json (review the diff)."""
 import json
+import math
 import os
 import re
 import shlex
@@ -262,7 +263,9 @@ def t_figures(tmp):
     p = run(["report", "traces/", "-o", os.path.join(tmp, "bad"), "--formats", "svg,gif"])
     if p.returncode != 2:
         fail("--formats svg,gif is not a usage error")
-    print(f"ok: {drawn} figures exist, parse, open and plot every run; PDFs 7 in and 3.3 in, text >= 8 pt")
+    checked = labels_apart(figdir, [f["id"] for f in rep["figures"] if f["n_points"]])
+    print(f"ok: {drawn} figures exist, parse, open and plot every run; PDFs 7 in and 3.3 in, text >= 8 pt; "
+          f"no text overlapping in {checked} figures")
 
 
 def t_html(tmp):
@@ -324,6 +327,284 @@ def t_html(tmp):
     elif os.path.getsize(shot) < 20000:
         fail("screenshot suspiciously small")
     print("ok: page renders, no console errors")
+
+
+SCREEN_PROBE = """<script>(function(){
+  function b(e){ return e ? e.getBoundingClientRect() : null; }
+  var rows = document.querySelectorAll('main table.answer tbody tr');
+  var first = [];
+  for (var i = 0; i < Math.min(3, rows.length); i++) first.push(b(rows[i]).bottom);
+  var wide = [], ntab = 0;
+  document.querySelectorAll('main .tablewrap').forEach(function(t){
+    ntab++;
+    if (t.scrollWidth > t.clientWidth + 1) {
+      var h = t.previousElementSibling; while (h && !/^H[2-4]$/.test(h.tagName)) h = h.previousElementSibling;
+      wide.push((h ? h.innerText : '?') + ': ' + t.scrollWidth + ' > ' + t.clientWidth);
+    }
+  });
+  var hl = b(document.querySelector('.headline')), conv = b(document.querySelector('p.conv')),
+      nav = b(document.querySelector('nav.toc')), main = b(document.querySelector('main'));
+  document.body.setAttribute('data-screen', JSON.stringify({
+    w: window.innerWidth, h: window.innerHeight, headline: hl ? hl.bottom : -1,
+    conv: conv ? conv.bottom : -1, rows: first, nav_right: nav ? nav.right : -1,
+    main_left: main ? main.left : -1, wide_tables: wide, n_tables: ntab,
+    headline_text: document.querySelector('.headline') ? document.querySelector('.headline').innerText : ''}));
+})();</script>"""
+
+
+def first_screen(tmp, out, name):
+    """The page at 1400 x 900 in headless Chromium: a screenshot, and where
+    the headline and the first rows of the answer are (a copy of the page
+    with a probe script: the page itself has none)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    page = open(os.path.join(out, "index.html")).read()
+    probe = os.path.join(out, "probe.html")
+    open(probe, "w").write(page.replace("</body>", SCREEN_PROBE + "</body>"))
+    prof = tempfile.mkdtemp(dir=tmp)
+    base = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={prof}", "--window-size=1400,900"]
+    shots = os.environ.get("JOULES_SCREENSHOT_DIR") or tmp
+    shot = os.path.join(shots, f"first-screen-{name}.png")
+    subprocess.run(base + [f"--screenshot={shot}", "file://" + os.path.join(out, "index.html")],
+                   capture_output=True, timeout=180)
+    if not os.path.exists(shot) or os.path.getsize(shot) < 10000:
+        fail(f"{name}: no screenshot of the first screen")
+    dom = subprocess.run(base + ["--dump-dom", "file://" + probe], capture_output=True, timeout=180).stdout.decode()
+    os.remove(probe)
+    m = re.search(r'data-screen="([^"]*)"', dom)
+    if not m:
+        fail(f"{name}: the probe did not run")
+    import html as htmlmod
+    return json.loads(htmlmod.unescape(m.group(1))), shot
+
+
+def t_first_screen(tmp):
+    """The first screen answers (issue 43): at 1400 x 900 the sign
+    convention, the headline (per kind of work the winner, how often, the
+    median change) and the first rows of the answer are visible, the
+    contents beside the page, not above it; on the bundled traces and on
+    the ML.ENERGY data when it is there. JOULES_SCREENSHOT_DIR keeps the
+    screenshots to look at."""
+    if not (shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")):
+        skip("chromium not installed (the first-screen screenshot)")
+    cases = [("bundled", "traces/")]
+    src = os.path.join(os.environ.get("JOULES_SHARED_DIR", os.path.join(SRC, "..", "shared")), "data", "mlenergy-v3")
+    if os.path.isdir(src):
+        h5 = os.path.join(tmp, "mle.h5")
+        p = run(["import", "mlenergy", src, "-o", h5])
+        if p.returncode:
+            fail("import: " + p.stderr.decode()[-500:])
+        cases.append(("mlenergy", h5))
+    else:
+        print(f"note: {src} not found: the ML.ENERGY first screen is not checked")
+    for name, inp in cases:
+        out = os.path.join(tmp, name)
+        p = run(["report", inp, "-o", out])
+        if p.returncode:
+            fail(f"{name}: report exited {p.returncode}")
+        s, shot = first_screen(tmp, out, name)
+        # the page is laid out 1400 px wide; the first screen is its top 900 px
+        # (what the 1400x900 screenshot shows; --dump-dom's window is shorter
+        # by the browser's own bar, which changes no layout)
+        H = 900
+        if s["w"] != 1400:
+            fail(f"{name}: the window is {s['w']} px wide, not 1400")
+        if not (0 < s["conv"] <= s["headline"] <= H):
+            fail(f"{name}: the convention and the headline are not in the first screen: {s}")
+        if len(s["rows"]) < 2 or s["rows"][1] > H:
+            fail(f"{name}: the first rows of the answer are not in the first screen: {s['rows']}")
+        if not (0 < s["nav_right"] <= s["main_left"]):
+            fail(f"{name}: the contents are not beside the page: {s}")
+        # no table wider than the page beside the contents: long model names
+        # do not push the last SLO's column or "meet the SLO" off screen
+        answer_wide = [w for w in s["wide_tables"] if not w.startswith(("Every run", "Validation"))]
+        if answer_wide:
+            fail(f"{name}: tables wider than the page at 1400 px: {answer_wide[:4]}")
+        text = s["headline_text"]
+        if not re.search(r"needs less energy than \S+ in \d+ of \d+", text) or "median" not in text:
+            fail(f"{name}: the headline does not say who needs less energy how often: {text!r}")
+        rep = json.load(open(os.path.join(out, "data", "report.json")))
+        cmp_ = json.load(open(os.path.join(out, "data", "compare-gpu_model.json")))
+        if cmp_["baseline"] != rep["gpu_baseline"]:
+            fail(f"{name}: the page's baseline {rep['gpu_baseline']} is not the compare document's")
+        # the headline is joules compare's answer at the groups' SLOs
+        for kind, h in rep["headline"].items():
+            for sd in h["vs_baseline"]:
+                if sd["at"] != "group_slo" or not sd["n"]:
+                    continue
+                ch = [c["energy_change"] for c in cmp_["comparisons"] if c["counted"] and c["side"] == sd["gpu_model"]
+                      and c["slo"] in {g["slo"] for g in rep["groups"] if (g["item"] == "token") == (kind == "llm")
+                                       and (kind == "llm" or g["item"] == kind)}
+                      and (c["model"], c["task"]) in {(g["model"], g["task"]) for g in rep["groups"]
+                                                      if (g["item"] == "token") == (kind == "llm")
+                                                      and (kind == "llm" or g["item"] == kind)}]
+                ch.sort()
+                med = (ch[len(ch) // 2] if len(ch) % 2 else 0.5 * (ch[len(ch) // 2 - 1] + ch[len(ch) // 2])) if ch else None
+                if len(ch) != sd["n"] or med is None or abs(med - sd["median_energy_change"]) > 1e-9:
+                    fail(f"{name} {kind}: headline {sd['n']} comparisons, median {sd['median_energy_change']}; "
+                         f"joules compare: {len(ch)}, {med}")
+        print(f"ok: {name}: the first screen (1400x900) holds the convention, the headline "
+              f"(bottom {s['headline']:.0f} px) and the answer's first rows (to {s['rows'][1]:.0f} px); "
+              f"{s['n_tables']} tables, none wider than the page; "
+              f"screenshot {shot}")
+
+
+SVG_PROBE = """<script>(function(){
+ var res = [];
+ document.querySelectorAll('div.fig').forEach(function(d){
+  var svg = d.querySelector('svg'), o = svg.getBoundingClientRect(), t = [], m = [], l = [];
+  svg.querySelectorAll('text').forEach(function(e){
+   var s = e.textContent.trim(), r = e.getBoundingClientRect();
+   if (!s || r.width <= 0) return;
+   var g = e.parentNode;
+   t.push([s, r.left, r.top, r.right, r.bottom, g.getAttribute ? g.getAttribute('font-size') : null]);
+  });
+  svg.querySelectorAll('use').forEach(function(e){
+   var r = e.getBoundingClientRect(); m.push([(r.left + r.right) / 2, (r.top + r.bottom) / 2]);
+  });
+  svg.querySelectorAll('path').forEach(function(e){
+   if ((e.getAttribute('stroke') || '').replace(/ /g, '') != 'rgb(154,154,154)') return;
+   var n = (e.getAttribute('d') || '').match(/-?[0-9.]+/g) || [];
+   for (var k = 0; k + 1 < n.length; k += 2) l.push([o.left + parseFloat(n[k]), o.top + parseFloat(n[k + 1])]);
+  });
+  res.push({id: d.id, t: t, m: m, l: l});
+ });
+ document.body.setAttribute('data-res', JSON.stringify(res));
+})();</script>"""
+
+
+def svg_text_findings(figdir, ids, tmp):
+    """Every figure's SVG as Chromium draws it (its fonts, not an estimate):
+    no two pieces of text overlap (point labels, ticks, keys, notes), and
+    every point label (the labels' font, 10 px, in the task overviews and
+    frontiers) lies within 16 px of a point's marker or of the end of its
+    leader line -- a label beside nothing names nothing."""
+    import html as htmlmod
+    parts = []
+    for i in ids:
+        svg = re.sub(r"<\?xml[^>]*\?>", "", open(os.path.join(figdir, i + ".svg")).read())
+        parts.append(f'<div class="fig" id="{i}">{svg}</div>')
+    page = os.path.join(tmp, "svg-probe.html")
+    open(page, "w").write('<!doctype html><html><body style="margin:0">' + "".join(parts) + SVG_PROBE +
+                          "</body></html>")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    prof = tempfile.mkdtemp(dir=tmp)
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          f"--user-data-dir={prof}", "--window-size=1400,900", "--dump-dom", "file://" + page],
+                         capture_output=True, timeout=280).stdout.decode()
+    os.remove(page)
+    m = re.search(r'data-res="([^"]*)"', dom)
+    if not m:
+        fail("the SVG probe did not run")
+    res = json.loads(htmlmod.unescape(m.group(1)))
+    if len(res) != len(ids):
+        fail(f"the probe saw {len(res)} of {len(ids)} figures")
+    found = []
+    for f in res:
+        T = f["t"]
+        for a in range(len(T)):
+            for b in range(a + 1, len(T)):
+                A, B = T[a], T[b]
+                o = text_overlap(A[1:5], B[1:5], 1)
+                if o:
+                    found.append(f"{f['id']}: '{A[0]}' and '{B[0]}' overlap ({o[0]:.0f} x {o[1]:.0f} px)")
+        if not f["id"].startswith(("overview-", "frontier-")):
+            continue
+        ends = f["m"] + f["l"]
+        for A in T:
+            # the SLO lines' own labels ("100 ms") are not point labels
+            if A[5] != "10.00" or re.fullmatch(r"[0-9.]+ (ms|s)", A[0]):
+                continue
+            d = min((math.hypot(max(A[1] - x, 0, x - A[3]), max(A[2] - y, 0, y - A[4])) for x, y in ends),
+                    default=1e9)
+            if d > 16:
+                found.append(f"{f['id']}: the label '{A[0]}' is {d:.0f} px from every point and leader line")
+    return found
+
+
+def t_svg_text(tmp):
+    """Figures that say only what they draw, checked as drawn (issue 43):
+    every SVG of the report on the bundled traces and on the ML.ENERGY data
+    (its longest model names; when present) in headless Chromium: no text
+    over other text, every point label beside its point."""
+    if not (shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")):
+        skip("chromium not installed (the figures as drawn)")
+    cases = [("bundled", os.path.join(SRC, "traces"))]
+    src = os.path.join(os.environ.get("JOULES_SHARED_DIR", os.path.join(SRC, "..", "shared")), "data", "mlenergy-v3")
+    if os.path.isdir(src):
+        cases.append(("mlenergy", import_mlenergy(tmp, "")))
+    else:
+        print(f"note: {src} not found: the ML.ENERGY figures are not checked")
+    msg = []
+    for name, inp in cases:
+        out = os.path.join(tmp, name)
+        p = run(["report", inp, "-o", out])
+        if p.returncode:
+            fail(f"{name}: report exited {p.returncode}: " + p.stderr.decode()[-500:])
+        figdir = os.path.join(out, "figures")
+        ids = sorted(f[:-4] for f in os.listdir(figdir) if f.endswith(".svg"))
+        if not ids:
+            fail(f"{name}: no SVG drawn")
+        found = svg_text_findings(figdir, ids, tmp)
+        if found:
+            fail(f"{name}: {len(found)} findings in the figures as Chromium draws them:\n  " +
+                 "\n  ".join(found[:12]))
+        msg.append(f"{name}: {len(ids)} SVGs")
+    print("ok: no text over text, every point label beside its point (" + "; ".join(msg) + ")")
+
+
+def t_attribution(tmp):
+    """attribution.html of a profiled run (shared data: the H100 profile):
+    with --calibration its classes are split with the calibrated weights,
+    the same figures as `joules attribute --calibration` (equal weights
+    without); one colour per class in both figures; ticks on every axis."""
+    shared = os.environ.get("JOULES_SHARED_DIR", os.path.join(SRC, "..", "shared"))
+    d = os.path.join(shared, "attribution-h100")
+    if not os.path.isdir(d):
+        skip(f"{d} not found (the profiled H100 run and its calibration)")
+    trace = os.path.join(tmp, "prof.h5")
+    shutil.copy(os.path.join(d, "h100-8b-decode-b0512-profiled.h5"), trace)
+    p = run(["import", "kineto", os.path.join(d, "profile-b0512-gpu.json.gz"), "--into", trace + ":b0512",
+             "--align", os.path.join(d, "align.json")])
+    if p.returncode:
+        fail("import kineto: " + p.stderr.decode()[-500:])
+    cal = os.path.join(d, "h100-8b-decode-b0512-isolated-loops.h5")
+    for with_cal in (False, True):
+        out = os.path.join(tmp, "cal" if with_cal else "equal")
+        p = run(["report", trace, "-o", out, "--no-figures"] + (["--calibration", cal] if with_cal else []))
+        if p.returncode:
+            fail("report: " + p.stderr.decode()[-500:])
+        mine = json.load(open(os.path.join(out, "data", "attribution-b0512.json")))["by_class"]
+        p = run(["attribute", trace + ":b0512", "--json"] + (["--calibration", cal] if with_cal else []))
+        theirs = json.loads(p.stdout)
+        if mine["weights"] != theirs["weights"] or (with_cal and mine["weights"] == "equal"):
+            fail(f"weights: the report's {mine['weights']!r}, attribute's {theirs['weights']!r}")
+        a = {r["key"]: r["energy_j"] for r in mine["rows"]}
+        b = {r["key"]: r["energy_j"] for r in theirs["rows"]}
+        if a.keys() != b.keys() or any(abs(a[k] - b[k]) > 1e-9 * max(1, abs(b[k])) for k in a):
+            fail(f"class energies differ from attribute's ({'calibrated' if with_cal else 'equal'})")
+        page = open(os.path.join(out, "attribution.html")).read()
+        svgs = re.findall(r"<svg.*?</svg>", page, re.S)
+        if len(svgs) != 2:
+            fail(f"{len(svgs)} figures on the page, expected the layers and the timeline")
+        colours = []
+        for svg in svgs:
+            ET.fromstring(svg)
+            fills = {}
+            for fill, name in re.findall(r'fill="(#[0-9a-fA-F]{6})"><title>[^<]*?(?:layer \d+ |[\d.]+ s )([^:<]+):', svg):
+                fills.setdefault(name, set()).add(fill)
+            colours.append(fills)
+            ticks = re.findall(r'text-anchor="(?:end|middle)">([\d.]+)</text>', svg)
+            if len(ticks) < 6:
+                fail(f"a figure has {len(ticks)} tick labels: ticks on every axis")
+        for name in set(colours[0]) & set(colours[1]):
+            if colours[0][name] != colours[1][name] or len(colours[0][name]) != 1:
+                fail(f"class {name}: {colours[0][name]} in one figure, {colours[1][name]} in the other")
+        if ("with the calibrated weights" in page) != with_cal:
+            fail("the page does not say which weights split the energy")
+    print("ok: attribution.html with --calibration: calibrated weights, attribute's figures; "
+          "one colour per class; ticks")
 
 
 def t_notebooks(tmp):
@@ -481,8 +762,14 @@ def t_mlenergy(tmp):
     for f in rep["figures"]:
         if f["kind"] == "task_overview":
             overview_labelled(os.path.join(out, "figures"), f["id"])
+    # the longest names of the published data: no label overlaps another in
+    # the overviews, the frontiers or the GPU comparisons, wide or 3.3 in
+    checked = labels_apart(os.path.join(out, "figures"),
+                           [f["id"] for f in rep["figures"]
+                            if f["kind"] in ("task_overview", "frontier", "gpu_comparison")])
     renderable(os.path.join(out, "figures"), [f["id"] for f in rep["figures"]])
-    print(f"ok: ML.ENERGY report: index.html {size} bytes, {len(listed)} figures listed, all drawn")
+    print(f"ok: ML.ENERGY report: index.html {size} bytes, {len(listed)} figures listed, all drawn; "
+          f"no text overlapping in {checked} figures (7 in and 3.3 in PDFs)")
 
 
 def renderable(figdir, ids):
@@ -501,15 +788,62 @@ def renderable(figdir, ids):
 
 
 def overview_labelled(figdir, fid):
-    """Every model of a task overview carries its name, once per output
-    (wide and 3.3 in): a point without one names nothing."""
+    """Every model of a task overview carries its name, in both placements
+    (wide and 3.3 in): a point without one names nothing. Columns: x y
+    meets, the label's anchor x y (wide) and x y (3.3 in), the leader ends,
+    the label, the model, its configuration."""
     for line in open(os.path.join(figdir, f"{fid}.dat")):
         if line.startswith("#") or not line.strip():
             continue
         cols = shlex.split(line)
-        for lo, what in ((3, "wide"), (7, "3.3 in")):
-            if sum(1 for c in cols[lo:lo + 4] if c) != 1:
-                fail(f"{fid}: the point of {cols[11]} has no label ({what})")
+        for lo, what in ((3, "wide"), (5, "3.3 in")):
+            if "nan" in (cols[lo].lower(), cols[lo + 1].lower()) or not cols[11]:
+                fail(f"{fid}: the point of {cols[12]} has no label ({what})")
+
+
+def text_overlap(a, b, slack):
+    """Two text boxes (x0, y0, x1, y1) overlapping by more than slack across
+    and 30 % of the lower one's height: (across, down), else None."""
+    ox = min(a[2], b[2]) - max(a[0], b[0])
+    oy = min(a[3], b[3]) - max(a[1], b[1])
+    return (ox, oy) if ox > slack and oy > 0.3 * min(a[3] - a[1], b[3] - b[1]) else None
+
+
+def pdf_words(path):
+    """The words pdftotext finds in a PDF and their boxes (pt)."""
+    out = subprocess.run(["pdftotext", "-bbox", path, "-"], capture_output=True, text=True).stdout
+    return [(float(a), float(b), float(c), float(d), t) for a, b, c, d, t in re.findall(
+        r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>', out)]
+
+
+def labels_apart(figdir, fids, formats=("pdf", "pdf1")):
+    """No two pieces of text of a figure overlap -- point labels, tick
+    labels, axis labels, the key -- as gnuplot drew them: each script is run
+    again for the 7 in and the 3.3 in PDF and pdftotext gives every word's
+    box. Returns how many figures were checked."""
+    if not shutil.which("pdftotext"):
+        return 0
+    # one gnuplot for many scripts, as the report draws them
+    for fmt in formats:
+        for k in range(0, len(fids), 24):
+            argv = ["gnuplot"]
+            for fid in fids[k:k + 24]:
+                argv += ["-e", f"fmt='{fmt}'; out='{fid}.{fmt}.check.pdf'", f"{fid}.gp"]
+            p = subprocess.run(argv, cwd=figdir, capture_output=True)
+            if p.returncode:
+                fail(f"gnuplot ({fmt}): {p.stderr.decode()[-300:]}")
+    for fid in fids:
+        for fmt in formats:
+            out = os.path.join(figdir, f"{fid}.{fmt}.check.pdf")
+            ws = pdf_words(out)
+            for i in range(len(ws)):
+                for j in range(i + 1, len(ws)):
+                    a, b = ws[i], ws[j]
+                    o = text_overlap(a[:4], b[:4], 0.5)
+                    if o:
+                        fail(f"{fid} ({fmt}): '{a[4]}' and '{b[4]}' overlap ({o[0]:.1f} x {o[1]:.1f} pt)")
+            os.remove(out)
+    return len(fids)
 
 
 def t_exists(tmp):
@@ -659,14 +993,21 @@ def t_slo_answers(tmp):
         fail("no 'Which GPU, per model' table before the answer tables")
     table = top[1].split("</table>", 1)[0]
     row = table.split("Qwen3-8B-shape</a>", 1)[1].split("</tr>", 1)[0]
-    if "<strong>H200</strong>" not in row or "\u221210%" not in row:
+    if "<strong>H200</strong>" not in row or "\u221210\u00a0%" not in row:
         fail(f"Qwen3-8B row: not H200 winning at -10% against H100: {row}")
     out2 = os.path.join(tmp, "base")
     p = run(["report", "traces/", "-o", out2, "--no-figures", "--baseline", "H200"])
     table = open(os.path.join(out2, "index.html")).read().split('id="answer-gpus"', 1)[1].split("</table>", 1)[0]
     row = table.split("Qwen3-8B-shape</a>", 1)[1].split("</tr>", 1)[0]
-    if p.returncode or "<strong>H200</strong>" not in row or "+12%" not in row:
+    if p.returncode or "<strong>H200</strong>" not in row or "+12\u00a0%" not in row:
         fail(f"--baseline H200: the H100 change is not +12%: {row}")
+    # the case rule: --baseline h200 is H200; a GPU model not there is refused, with the ones there
+    p = run(["report", "traces/", "-o", os.path.join(tmp, "lower"), "--no-figures", "--baseline", "h200"])
+    if p.returncode or "H100 vs H200" not in open(os.path.join(tmp, "lower", "index.html")).read():
+        fail("--baseline h200 is not H200: " + p.stderr.decode()[-300:])
+    p = run(["report", "traces/", "-o", os.path.join(tmp, "bad"), "--no-figures", "--baseline", "H10"])
+    if p.returncode != 2 or b"did you mean 'H100'?" not in p.stderr or b"H100, H200" not in p.stderr:
+        fail(f"--baseline H10: exit {p.returncode}, {p.stderr.decode()[-300:]}")
     print("ok: the SLO's own figure in the cells and answers.csv, applied where it exists, "
           "the GPU table with --baseline")
 
@@ -736,7 +1077,8 @@ def main():
     tests = {"budgets": t_budgets, "slo_answers": t_slo_answers, "pack": t_pack, "data": t_data, "figures": t_figures, "html": t_html, "notebooks": t_notebooks,
              "no_gnuplot": t_no_gnuplot, "exists": t_exists, "interrupt": t_interrupt,
              "answers": t_answers, "mlenergy": t_mlenergy,
-             "workers_cap": t_workers_cap}
+             "workers_cap": t_workers_cap, "first_screen": t_first_screen,
+             "attribution": t_attribution, "svg_text": t_svg_text}
     tmp = tempfile.mkdtemp(prefix="joules-report-test-")
     try:
         tests[TEST](tmp)

@@ -109,14 +109,18 @@ TEST(selector_ranges_case_and_unmatched)
     CHECK_EQ_INT(jl_selector_add(r, 1, "num_gpus>4", &err), JL_OK);
     CHECK(jl_selector_match(r, a) && jl_selector_match(r, b) && !jl_selector_match(r, c));
     jl_selector_free(r);
-    /* names match whatever the case; other values do not */
+    /* one case rule: keys and values match whatever the case (file paths aside) */
     r = jl_selector_new();
     CHECK_EQ_INT(jl_selector_add(r, 0, "gpu_model=h100", &err), JL_OK);
     CHECK_EQ_INT(jl_selector_add(r, 0, "model=qwen/qwen3-8b", &err), JL_OK);
     CHECK(jl_selector_match(r, a) && !jl_selector_match(r, b) && !jl_selector_match(r, c));
     jl_selector_free(r);
     r = jl_selector_new();
-    CHECK_EQ_INT(jl_selector_add(r, 0, "run=R", &err), JL_OK);
+    CHECK_EQ_INT(jl_selector_add(r, 0, "RUN=R", &err), JL_OK);
+    CHECK(jl_selector_match(r, a)); /* run "r" */
+    jl_selector_free(r);
+    r = jl_selector_new(); /* a file names a file: its case counts */
+    CHECK_EQ_INT(jl_selector_add(r, 0, "file=F.h5", &err), JL_OK);
     CHECK(!jl_selector_match(r, a));
     jl_selector_free(r);
     r = jl_selector_new(); /* a lone '!' is part of a value */

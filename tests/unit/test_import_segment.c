@@ -193,10 +193,10 @@ TEST(runs_csv_and_quoting)
     CHECK(errors.count == 1 && strstr(errors.items[0]->message, "already exists"));
     CHECK_EQ_INT(jl__imp_write_runs_csv(path, rows, 1, 0, NULL, 0, 1, &errors), JL_OK);
     jl_error_list_clear(&errors);
-    char *q = jl__imp_shell_quote("a b'c");
+    char *q = jl_shell_quote("a b'c");
     CHECK_STR(q, "'a b'\\''c'");
     free(q);
-    q = jl__imp_shell_quote("/x/y-1.csv");
+    q = jl_shell_quote("/x/y-1.csv");
     CHECK_STR(q, "/x/y-1.csv");
     free(q);
     remove(path);

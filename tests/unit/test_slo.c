@@ -196,7 +196,15 @@ TEST(names_people_write)
 TEST(suggestions)
 {
     parse_bad("p90_itll<=1s", 0, "did you mean 'p90_itl'?");
-    parse_bad("P90_ITL<=1s", 0, "did you mean 'p90_itl'?");
+    /* a typed name, whatever its case; the 50th percentile is the median */
+    jl_slo *up = parse_ok("P90_ITL<=1s");
+    CHECK_EQ_INT(up->conds[0].figure_llm, JL_FIG_P90_ITL_S);
+    jl_slo_free(up);
+    for (int k = 0; k < 2; k++) {
+        jl_slo *p50 = parse_ok(k ? "ttft_p50<=2s" : "p50_itl<=50ms");
+        CHECK_EQ_INT(p50->conds[0].figure_llm, k ? JL_FIG_TTFT_MEDIAN_S : JL_FIG_MEDIAN_ITL_S);
+        jl_slo_free(p50);
+    }
     parse_bad("throughpt>=5tok/s", 0, "did you mean 'throughput'?");
     parse_bad("energy_per_tokn<=1J", 0, "did you mean 'energy_per_token'?");
     char buf[64];
