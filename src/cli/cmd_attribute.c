@@ -31,6 +31,17 @@ static const char *const help =
     "  --by KEY           rows per span name, class (default), layer, step, kind, or\n"
     "                     time:S (bins of S seconds, e.g. time:1s, time:250ms)\n"
     "  --calibration FILE isolated-loop runs, one per class: per-class weights\n"
+    "  --calibration-mode absolute|relative|time  absolute (default): a span gets\n"
+    "                     weight x busy, the rest stays unattributed (and is explained);\n"
+    "                     relative: the weights split each counter interval's measured\n"
+    "                     dynamic energy, all of it; time: absolute, the rest by time\n"
+    "  --clock-correction clock|busy|off  move each weight to the window's speed: the\n"
+    "                     SM clocks' ratio, window over loop, where the traces record\n"
+    "                     both (clock, the default), or the loop's device time per\n"
+    "                     call over its class's in the window (busy)\n"
+    "  --host-launch spans|row|off  GPU-idle gaps between spans shorter than a\n"
+    "                     stall: to the span after each (default), to a row\n"
+    "                     host_launch, or unattributed\n"
     "  --class PAT=CLASS  span names matching the glob PAT are class CLASS (repeatable;\n"
     "                     before the default grammar: layerN.op -> op)\n"
     "  --static-w W       static power per GPU, stated (default: idle before t = 0,\n"
@@ -66,7 +77,10 @@ enum {
     OPT_FIT,
     OPT_FIT_WEIGHTS,
     OPT_INTO,
-    OPT_BUDGETS
+    OPT_BUDGETS,
+    OPT_CAL_MODE,
+    OPT_CLOCKS,
+    OPT_HOST_LAUNCH
 };
 
 /* --budgets: the file, and its verdicts on the rows */
@@ -248,6 +262,84 @@ static void print_budgets(const jl_attribution *a, const judged *jb)
                jl_budgets_name(jb->b, r->unmatched[i].budget));
 }
 
+/* what the window covers, the host launch gaps, what the calibration moved,
+ * the sensor's resolution: the lines under the table */
+static void print_context(const jl_attribution *a)
+{
+    char b1[32], b2[32], b3[32];
+    if (isfinite(a->coverage.window_share)) {
+        fmt_j(b1, sizeof b1, a->window_energy_j);
+        fmt_j(b2, sizeof b2, a->coverage.run_j);
+        printf("coverage  the window holds %.1f %% of the run's energy (%s of %s J, run t = %.3f "
+               "to %.3f s); outside it: %.3f s before (",
+               100 * a->coverage.window_share, b1, b2, a->coverage.run_start_s,
+               a->coverage.run_end_s, a->coverage.before_s);
+        fmt_j(b1, sizeof b1, a->coverage.before_j);
+        fmt_j(b2, sizeof b2, a->coverage.after_j);
+        printf("%s J), %.3f s after (%s J)", b1, a->coverage.after_s, b2);
+        if (isfinite(a->coverage.tokens_run) && isfinite(a->coverage.tokens_window))
+            printf("; %.0f of %.0f tokens in the window", a->coverage.tokens_window,
+                   a->coverage.tokens_run);
+        printf("\n");
+    }
+    if (a->n_host_gaps) {
+        fmt_j(b1, sizeof b1, a->host_launch_j);
+        printf("host      %s J in %zu GPU-idle gaps between spans (%.3f s, each < stall-min): %s\n",
+               b1, a->n_host_gaps, a->host_launch_s,
+               a->host_launch_mode == JL_HOST_LAUNCH_ROW
+                   ? "the row host_launch"
+                   : "charged to the span after each gap (its row's host_launch_j)");
+    }
+    if (a->weights_used && a->weights_used->n) {
+        fmt_j(b1, sizeof b1, a->calibration.measured_dynamic_j);
+        fmt_j(b2, sizeof b2, a->calibration.unexplained_j);
+        printf("calibration  the weights explain %.1f %% of the %s J of dynamic energy measured "
+               "under the spans; the other %s J ",
+               a->calibration.measured_dynamic_j > 0
+                   ? 100 * a->calibration.predicted_j / a->calibration.measured_dynamic_j
+                   : NAN,
+               b1, b2);
+        if (a->calibration.mode == JL_CALIBRATION_ABSOLUTE)
+            printf("(what the isolated loops do not see: interactions, clocks and tails in the "
+                   "gaps between kernels) stays unattributed; --calibration-mode relative or "
+                   "time would spread it\n");
+        else
+            printf("is spread over the spans %s; --calibration-mode absolute leaves it "
+                   "unattributed\n",
+                   a->calibration.mode == JL_CALIBRATION_RELATIVE ? "by the weights' prediction"
+                                                                  : "by their time");
+        /* the largest moves against equal weights */
+        printf("             against equal weights:");
+        unsigned char *taken = calloc(a->n_rows ? a->n_rows : 1, 1);
+        for (size_t k = 0; taken && k < 4 && k < a->n_rows; k++) {
+            size_t best = SIZE_MAX;
+            for (size_t i = 0; i < a->n_rows; i++)
+                if (!taken[i] &&
+                    (best == SIZE_MAX || fabs(a->rows[i].energy_j - a->rows[i].equal_j) >
+                                             fabs(a->rows[best].energy_j - a->rows[best].equal_j)))
+                    best = i;
+            taken[best] = 1;
+            fmt_j(b3, sizeof b3, a->rows[best].energy_j - a->rows[best].equal_j);
+            printf("%s %s %s%s J", k ? "," : "", a->rows[best].key,
+                   a->rows[best].energy_j >= a->rows[best].equal_j ? "+" : "", b3);
+        }
+        free(taken);
+        printf("\n");
+    }
+    if (!a->resolution.resolved) {
+        char how[64];
+        if (isfinite(a->resolution.weight_unc))
+            snprintf(how, sizeof how, "each weight within +-%.0f %%",
+                     100 * a->resolution.weight_unc);
+        else
+            snprintf(how, sizeof how, "equal weights: classes within a factor of each other");
+        printf("resolution  the counter's intervals do not resolve the classes (most busy time in "
+               "spans shorter than an update, the classes' mix steady%s): class figures are known "
+               "to the weights' uncertainty (%s), and their intervals say so\n",
+               isfinite(a->resolution.condition) ? ", condition number above 30" : "", how);
+    }
+}
+
 static void print_table(const jl_attribution *a, const judged *jb)
 {
     int kw = 5;
@@ -310,6 +402,7 @@ static void print_table(const jl_attribution *a, const judged *jb)
     for (size_t i = 0; a->weights_used && i < a->weights_used->n; i++)
         printf("%s%s %.1f W", i ? ", " : ": ", a->weights_used->cls[i], a->weights_used->w_dyn[i]);
     putchar('\n');
+    print_context(a);
     for (size_t i = 0; i < a->n_warnings; i++)
         printf("warning   %s: %s\n", jl_attribution_warning_name(a->warnings[i].id),
                a->warnings[i].message);
@@ -341,7 +434,7 @@ static int write_csv(FILE *f, const jl_attribution *a, const judged *jb)
     if (isfinite(r->adherence))
         snprintf(ad, sizeof ad, "%.9g", r->adherence);
     const char *verdict = jl_span_budget_verdict(r);
-    fprintf(f, "(budgets),,,,,,,,,,,,,,,,,%s,", verdict ? verdict : "");
+    fprintf(f, "(budgets),,,,,,,,,,,,,,,,,,%s,", verdict ? verdict : "");
     char msg[256];
     snprintf(msg, sizeof msg,
              "adherence %s: %zu pass of %zu determined; %zu judged, %zu fail, %zu "
@@ -467,25 +560,27 @@ typedef struct attribute_args {
 static int parse_args(const char *cmd, int argc, char **argv, jl_attribution_options *ao,
                       attribute_args *x)
 {
-    static const struct option longopts[] = {{"by", required_argument, NULL, OPT_BY},
-                                             {"calibration", required_argument, NULL, OPT_CAL},
-                                             {"class", required_argument, NULL, OPT_CLASS},
-                                             {"static-w", required_argument, NULL, OPT_STATIC},
-                                             {"window", required_argument, NULL, OPT_WINDOW},
-                                             {"stall-min", required_argument, NULL, OPT_STALL},
-                                             {"sensor-from", required_argument, NULL,
-                                              OPT_SENSOR_FROM},
-                                             {"set-warning", required_argument, NULL,
-                                              OPT_SET_WARNING},
-                                             {"fit-sensor", no_argument, NULL, OPT_FIT},
-                                             {"fit-weights", no_argument, NULL, OPT_FIT_WEIGHTS},
-                                             {"into", required_argument, NULL, OPT_INTO},
-                                             {"budgets", required_argument, NULL, OPT_BUDGETS},
-                                             {"json", no_argument, NULL, CLI_OPT_JSON},
-                                             {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
-                                             {"csv", required_argument, NULL, CLI_OPT_CSV},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"by", required_argument, NULL, OPT_BY},
+        {"calibration", required_argument, NULL, OPT_CAL},
+        {"class", required_argument, NULL, OPT_CLASS},
+        {"static-w", required_argument, NULL, OPT_STATIC},
+        {"window", required_argument, NULL, OPT_WINDOW},
+        {"stall-min", required_argument, NULL, OPT_STALL},
+        {"sensor-from", required_argument, NULL, OPT_SENSOR_FROM},
+        {"set-warning", required_argument, NULL, OPT_SET_WARNING},
+        {"fit-sensor", no_argument, NULL, OPT_FIT},
+        {"fit-weights", no_argument, NULL, OPT_FIT_WEIGHTS},
+        {"into", required_argument, NULL, OPT_INTO},
+        {"budgets", required_argument, NULL, OPT_BUDGETS},
+        {"calibration-mode", required_argument, NULL, OPT_CAL_MODE},
+        {"clock-correction", required_argument, NULL, OPT_CLOCKS},
+        {"host-launch", required_argument, NULL, OPT_HOST_LAUNCH},
+        {"json", no_argument, NULL, CLI_OPT_JSON},
+        {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
+        {"csv", required_argument, NULL, CLI_OPT_CSV},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     int c, rc = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -545,6 +640,39 @@ static int parse_args(const char *cmd, int argc, char **argv, jl_attribution_opt
         case OPT_FIT_WEIGHTS: ao->fit_weights = 1; break;
         case OPT_INTO: x->into = optarg; break;
         case OPT_BUDGETS: x->budgets = optarg; break;
+        case OPT_CAL_MODE:
+            if (!strcmp(optarg, "relative"))
+                ao->calibration_mode = JL_CALIBRATION_RELATIVE;
+            else if (!strcmp(optarg, "absolute"))
+                ao->calibration_mode = JL_CALIBRATION_ABSOLUTE;
+            else if (!strcmp(optarg, "time"))
+                ao->calibration_mode = JL_CALIBRATION_TIME;
+            else
+                rc = cli_usage_error(cmd, "--calibration-mode: '%s' is not relative or absolute",
+                                     optarg);
+            break;
+        case OPT_CLOCKS:
+            if (!strcmp(optarg, "busy"))
+                ao->clock_correction = JL_SPEED_BUSY;
+            else if (!strcmp(optarg, "clock"))
+                ao->clock_correction = JL_SPEED_CLOCK;
+            else if (!strcmp(optarg, "off"))
+                ao->clock_correction = JL_SPEED_OFF;
+            else
+                rc = cli_usage_error(cmd, "--clock-correction: '%s' is not busy, clock or off",
+                                     optarg);
+            break;
+        case OPT_HOST_LAUNCH:
+            if (!strcmp(optarg, "spans"))
+                ao->host_launch = JL_HOST_LAUNCH_SPANS;
+            else if (!strcmp(optarg, "row"))
+                ao->host_launch = JL_HOST_LAUNCH_ROW;
+            else if (!strcmp(optarg, "off"))
+                ao->host_launch = JL_HOST_LAUNCH_OFF;
+
+            else
+                rc = cli_usage_error(cmd, "--host-launch: '%s' is not spans, row or off", optarg);
+            break;
         case CLI_OPT_JSON: x->json = 1; break;
         case CLI_OPT_JSONL: x->jsonl = 1; break;
         case CLI_OPT_CSV: x->csv = optarg; break;
