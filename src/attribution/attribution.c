@@ -243,38 +243,6 @@ static double tokens_at(const jl_run *run, double x)
            f * (double)(run->tokens_generated[hi] - run->tokens_generated[lo]);
 }
 
-/* the static power of GPU g: --static-w, idle before t = 0, @gpu_idle_power_w */
-static int static_power(const jl_run *run, const jl__counter *c, const jl_attribution_options *opt,
-                        double *w, double *unc, char **src)
-{
-    if (isfinite(opt->static_w)) {
-        *w = opt->static_w;
-        *unc = 0.10;
-        *src = jl__asprintf("stated: --static-w %.6g W", opt->static_w);
-        return *src != NULL;
-    }
-    /* the counter's updates before t = 0, at least 1 s of them */
-    size_t k1 = 0;
-    while (k1 < c->n && c->t[k1] <= 0)
-        k1++;
-    if (k1 >= 2 && c->t[k1 - 1] - c->t[0] >= 1.0 && !c->from_watts) {
-        *w = (c->e[k1 - 1] - c->e[0]) / (c->t[k1 - 1] - c->t[0]);
-        *unc = 0.05;
-        *src = jl__asprintf("measured: energy counter over %.3g s of idle before t = 0",
-                            c->t[k1 - 1] - c->t[0]);
-        return *src != NULL;
-    }
-    if (isfinite(run->attrs.gpu_idle_power_w)) {
-        *w = run->attrs.gpu_idle_power_w;
-        *unc = 0.05;
-        *src = jl__strdup("the run's @gpu_idle_power_w (idle measured by the harness before the "
-                          "run)");
-        return *src != NULL;
-    }
-    *w = NAN;
-    return 1;
-}
-
 typedef struct {
     size_t span;
     double a, b;  /* clipped to the window */
@@ -691,7 +659,7 @@ static jl_status eng_counters(eng *e)
             A->coverage.pre_run_j += er0 - c->e[0];
         }
         char *src = NULL;
-        if (!static_power(run, &ctr[g], opt, &Ps[g], &ps_unc, &src)) {
+        if (!jl__static_power(run, &ctr[g], opt->static_w, &Ps[g], &ps_unc, &src)) {
             st = JL_ENOMEM;
             return st;
         }
