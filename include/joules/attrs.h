@@ -77,6 +77,17 @@ int jl_attrs_is_diffusion(const jl_attrs *a);
 const char *jl_attrs_power_scope(const jl_attrs *a);
 int jl_attrs_is_node_ac(const jl_attrs *a);
 
+/* A value of attribute `key` in the trace format's vocabulary (spec, "Run
+ * attributes"; docs/import.md, "Attribute values"): precision bf16 ->
+ * bfloat16, fp16/half -> float16, fp32 -> float32, float8/e4m3 variants ->
+ * fp8 (and mxfp4, nvfp4, int8, int4, unknown beyond the spec), whatever the
+ * case and '-' / '_'; workload whatever the case. The one normaliser of
+ * attribute values: --set and RUNS.csv on import, the trace reader's
+ * summary, the selection's values. Writes the value to store into out (cap
+ * bytes; any other key: value unchanged) and returns NULL, or the reason
+ * the value is refused, naming the values allowed (a static string). */
+const char *jl_attrs_canonical_value(const char *key, const char *value, char *out, size_t cap);
+
 /* Names of the typed attributes, NULL-terminated, in a stable order (the
  * column order of CSV outputs). */
 extern const char *const jl_attr_names[];

@@ -51,12 +51,36 @@ jl_status jl_tseries_load_csv(const char *path, jl_intensity_kind kind, const ch
 jl_status jl_tseries_load_csv_buffer(const char *buf, size_t len, const char *name,
                                      jl_intensity_kind kind, const char *column, jl_tseries **out,
                                      jl_error **err);
-/* A number ("420") or a file path. */
+/* A number ("420", "0.4kg/kWh": jl_intensity_parse) or a file path; a
+ * series whose mean lies outside the plausible range (below) is refused:
+ * a kg/kWh or t/MWh column read as g/kWh. */
 jl_status jl_tseries_parse(const char *arg, jl_intensity_kind kind, jl_tseries **out,
                            jl_error **err);
+/* A PUE: a number (jl_pue_parse) or a file path whose every value passes
+ * the same range (a path ending ":forced" lets values above 3.0 through). */
+jl_status jl_tseries_parse_pue(const char *arg, jl_tseries **out, jl_error **err);
+
+/* Grid intensity in its units (issue 37, docs/accounting.md): a number is
+ * gCO2eq/kWh and must lie in [JL_INTENSITY_MIN, JL_INTENSITY_MAX] (0.4 is
+ * kg/kWh written bare, 400000 g/MWh); a number with a unit is converted and
+ * not range-checked: g/kWh, kg/kWh, t/MWh, kg/MWh, g/MWh, lb/MWh (lbs/MWh),
+ * lb/kWh, with "CO2", "CO2e" or "CO2eq" after the mass and spaces allowed
+ * ("0.4 kgCO2e/kWh"). *g_per_kwh receives it; JL_EUSAGE naming the text and
+ * what it would be in each likely unit. */
+#define JL_INTENSITY_MIN 5.0
+#define JL_INTENSITY_MAX 2000.0
+jl_status jl_intensity_parse(const char *text, double *g_per_kwh, jl_error **err);
+/* A PUE: a number in [JL_PUE_MIN, JL_PUE_MAX]; above it only when forced
+ * ("3.4:forced"), never below 1 (no facility delivers more than it draws).
+ * JL_EUSAGE otherwise ("120" is refused: a percentage?). */
+#define JL_PUE_MIN 1.0
+#define JL_PUE_MAX 3.0
+jl_status jl_pue_parse(const char *text, double *pue, jl_error **err);
 void jl_tseries_free(jl_tseries *s);
 size_t jl_tseries_count(const jl_tseries *s);
 int jl_tseries_is_constant(const jl_tseries *s);
+/* The span the series covers, Unix s: 0, or -1 for a constant (for ever). */
+int jl_tseries_span(const jl_tseries *s, double *t0, double *t1);
 /* Value at Unix time t (NaN when t is outside the series). */
 double jl_tseries_at(const jl_tseries *s, double t);
 /* Integral of value over [t0, t1] in value x seconds; NaN when any part

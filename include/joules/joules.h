@@ -37,6 +37,7 @@
 #include "joules/summary.h"
 #include "joules/trace.h"
 #include "joules/trace_write.h"
+#include "joules/validity.h"
 #include "joules/version.h"
 
 #endif

@@ -73,6 +73,12 @@ jl_status jl_trace_read_sensor(jl_trace *t, size_t i, jl_sensor *out, jl_error *
  * changed and renamed into place: on any failure it is left as it was. */
 jl_status jl_trace_write_spans(const char *path, const char *run, const jl_spans *spans,
                                const jl_sensor *sensor, jl_error **err);
+/* The same, and the run's attribute validity_reasons (joules/validity.h:
+ * JSON text; NULL: unchanged), e.g. spans_misaligned when a profile
+ * imported against its power's pattern (issue 37). */
+jl_status jl_trace_write_spans_reasons(const char *path, const char *run, const jl_spans *spans,
+                                       const jl_sensor *sensor, const char *validity_reasons,
+                                       jl_error **err);
 
 JL_API_END
 #ifdef __cplusplus

@@ -25,6 +25,7 @@
 #include "joules/error.h"
 #include "joules/output.h"
 #include "joules/trace.h"
+#include "joules/validity.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -232,6 +233,10 @@ typedef struct jl_summary {
     int power_rise_skip;
     /* host/ over the window (format 1.2); NULL for runs without host/ */
     jl_host_summary *host;
+    /* Whether the figures can be trusted, and why not (issue 37,
+     * joules/validity.h): the importer's reasons (run attribute
+     * validity_reasons), then the summary's, then the check rules'. */
+    jl_validity validity;
 } jl_summary;
 
 /* Why power_rise_lag_s is missing. */

@@ -9,6 +9,7 @@
 
 #include "core/util.h"
 #include "joules/budget.h"
+#include "joules/carbon.h"
 #include "joules/output.h"
 #include "joules/study.h"
 
@@ -121,6 +122,35 @@ static jl_status positive(const json_t *o, const char *key, double lo, int stric
     return JL_OK;
 }
 
+/* A PUE or a grid intensity in its units and range (issue 37,
+ * jl_pue_parse / jl_intensity_parse): a number, or a string with a unit
+ * ("0.4kg/kWh") or ":forced". */
+static jl_status in_units(const json_t *o, const char *key, double *out, const char *name, size_t i,
+                          const char *ceil, jl_error **err)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!v)
+        return BAD("budgets[%zu].ceilings.%s: \"%s\" is required", i, ceil, key);
+    char text[64];
+    if (json_is_string(v))
+        snprintf(text, sizeof text, "%s", json_string_value(v));
+    else if (json_is_number(v))
+        snprintf(text, sizeof text, "%.17g", json_number_value(v));
+    else
+        return BAD("budgets[%zu].ceilings.%s.%s must be a number or a string with its unit", i,
+                   ceil, key);
+    jl_error *why = NULL;
+    jl_status st =
+        key[0] == 'p' ? jl_pue_parse(text, out, &why) : jl_intensity_parse(text, out, &why);
+    if (st != JL_OK) {
+        jl_status r = BAD("budgets[%zu].ceilings.%s.%s: %s", i, ceil, key,
+                          why ? why->message : "out of memory");
+        jl_error_free(why);
+        return r;
+    }
+    return JL_OK;
+}
+
 static jl_status parse_ceiling(budget *bu, const char *key, const json_t *v, const char *name,
                                size_t i, jl_error **err)
 {
@@ -147,7 +177,7 @@ static jl_status parse_ceiling(budget *bu, const char *key, const json_t *v, con
         return BAD("budgets[%zu].ceilings.%s must be an object with \"max\"", i, key);
     jl_status st = positive(v, "max", 0, 1, &c->max, name, i, key, err);
     if (st == JL_OK && json_object_get(v, "pue"))
-        st = positive(v, "pue", 1, 0, &c->pue, name, i, key, err);
+        st = in_units(v, "pue", &c->pue, name, i, key, err);
     const char *k2;
     const json_t *x;
     json_object_foreach((json_t *)v, k2, x) {
@@ -162,7 +192,7 @@ static jl_status parse_ceiling(budget *bu, const char *key, const json_t *v, con
     if (st != JL_OK)
         return st;
     if (k == C_CO2_REQUEST)
-        return positive(v, "grid_intensity", 0, 0, &c->intensity, name, i, key, err);
+        return in_units(v, "grid_intensity", &c->intensity, name, i, key, err);
     static const struct {
         const char *key;
         int fig;
@@ -465,10 +495,12 @@ jl_status jl_budgets_evaluate(const jl_budgets *b, const jl_summary_list *runs,
         size_t g0 = r->n_groups;
         if (!bu->n)
             continue; /* per span class only: attribute --budgets judges it */
+        size_t matched = 0;
         for (size_t j = 0; j < runs->count; j++) {
             const jl_summary *s = runs->items[j];
             if (!jl_selector_match(bu->sel, s))
                 continue;
+            matched++;
             jl_budget_verdict rv = JL_BUDGET_PASS;
             for (size_t c = 0; c < bu->n; c++) {
                 jl_budget_check *k = &r->checks[r->n_checks++];
@@ -493,6 +525,22 @@ jl_status jl_budgets_evaluate(const jl_budgets *b, const jl_summary_list *runs,
             g->n_fail += rv == JL_BUDGET_FAIL;
             g->n_undetermined += rv == JL_BUDGET_UNDETERMINED;
             g->verdict = worse(g->verdict, rv);
+        }
+        if (!matched) { /* never a vacuous pass (issue 37) */
+            char *why = NULL;
+            if (jl_selector_unmatched(bu->sel, runs, &why) != JL_OK) {
+                jl_budget_result_free(r);
+                return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+            }
+            jl_status st = jl_fail(err, JL_ENODATA, NULL, NULL, NULL, -1,
+                                   "budget '%s' selects none of the %zu run%s given%s%s: a budget "
+                                   "that judges nothing cannot pass (fix its \"where\", or drop "
+                                   "it)",
+                                   bu->name ? bu->name : "?", runs->count,
+                                   runs->count == 1 ? "" : "s", why ? ": " : "", why ? why : "");
+            free(why);
+            jl_budget_result_free(r);
+            return st;
         }
     }
     size_t judged = r->runs_pass + r->runs_fail + r->runs_undetermined;

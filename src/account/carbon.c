@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "account/account_internal.h"
 #include "core/civil_time.h"
@@ -322,19 +323,44 @@ jl_status jl_tseries_load_csv_buffer(const char *buf, size_t len, const char *na
     return st;
 }
 
+/* text starts like a number ("0.4", "-3", ".5", "400g/kWh"): it is one */
+static int looks_numeric(const char *text)
+{
+    const char *p = text;
+    while (*p == ' ')
+        p++;
+    if (*p == '+' || *p == '-')
+        p++;
+    return (*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9');
+}
+
 jl_status jl_tseries_parse(const char *arg, jl_intensity_kind kind, jl_tseries **out,
                            jl_error **err)
 {
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (!errno && end && end != arg && !*end) {
-        if (!isfinite(v) || v < 0)
-            return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1, "'%s' must be a number >= 0", arg);
+    *out = NULL;
+    if (looks_numeric(arg) && access(arg, R_OK) != 0) {
+        double v;
+        jl_status st = jl_intensity_parse(arg, &v, err);
+        if (st != JL_OK)
+            return st;
         *out = jl_tseries_constant(v);
         return *out ? JL_OK : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
     }
-    return jl_tseries_load_csv(arg, kind, NULL, out, err);
+    jl_status st = jl_tseries_load_csv(arg, kind, NULL, out, err);
+    if (st != JL_OK)
+        return st;
+    double m = jl_tseries_mean(*out);
+    if (isfinite(m) && (m < JL_INTENSITY_MIN || m > JL_INTENSITY_MAX)) {
+        jl_tseries_free(*out);
+        *out = NULL;
+        return jl_fail(err, JL_EUSAGE, arg, NULL, NULL, -1,
+                       "the series' values average %.6g, outside %g..%g gCO2eq/kWh: %s (convert "
+                       "the column to g/kWh, or name a column in g/kWh)",
+                       m, JL_INTENSITY_MIN, JL_INTENSITY_MAX,
+                       m < JL_INTENSITY_MIN ? "kg/kWh or t/MWh read as g/kWh?"
+                                            : "g/MWh or mg/kWh read as g/kWh?");
+    }
+    return JL_OK;
 }
 
 double jl_tseries_mean(const jl_tseries *s)
@@ -462,4 +488,148 @@ outside : {
                    "the run at %s is outside the %s series (or in one of its gaps)", buf,
                    piece_at(pue, a) < 0 ? "PUE" : "intensity");
 }
+}
+
+/* ---- units and ranges of the accounts' options (issue 37) ---------------- */
+
+/* The unit after a number, folded: lower case, spaces and "co2", "co2e",
+ * "co2eq" dropped ("kgCO2e/kWh" -> "kg/kwh"). */
+static void fold_unit(const char *u, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = u; *p && n + 1 < cap; p++) {
+        char ch = (char)tolower((unsigned char)*p);
+        if (ch == ' ')
+            continue;
+        if (ch == 'c' && tolower((unsigned char)p[1]) == 'o' && p[2] == '2') {
+            p += 2;
+            if (tolower((unsigned char)p[1]) == 'e') {
+                p++;
+                if (tolower((unsigned char)p[1]) == 'q')
+                    p++;
+            }
+            continue;
+        }
+        out[n++] = ch;
+    }
+    out[n] = '\0';
+}
+
+jl_status jl_intensity_parse(const char *text, double *g_per_kwh, jl_error **err)
+{
+    static const struct {
+        const char *unit;
+        double to_g_per_kwh;
+    } units[] = {
+        {"g/kwh", 1},
+        {"kg/kwh", 1000},
+        {"t/mwh", 1000},
+        {"kg/mwh", 1},
+        {"g/mwh", 1e-3},
+        {"lb/mwh", 0.45359237},
+        {"lbs/mwh", 0.45359237},
+        {"lb/kwh", 453.59237},
+        {"lbs/kwh", 453.59237},
+        {"mg/kwh", 1e-3},
+    };
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || !end || end == text || !isfinite(v) || v < 0)
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                       "grid intensity '%s': expected a number >= 0 (gCO2eq/kWh) or a number "
+                       "with its unit (0.4kg/kWh, 400g/kWh, 900lbs/MWh)",
+                       text);
+    char u[32];
+    fold_unit(end, u, sizeof u);
+    if (!u[0]) {
+        if (v < JL_INTENSITY_MIN || v > JL_INTENSITY_MAX)
+            return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                           "grid intensity %s gCO2eq/kWh is outside %g..%g, where every grid "
+                           "lies: %s; give the unit to use it as written (%s)",
+                           text, JL_INTENSITY_MIN, JL_INTENSITY_MAX,
+                           v < JL_INTENSITY_MIN ? "kg/kWh or t/MWh written bare?"
+                                                : "g/MWh or lbs/MWh written bare?",
+                           v < JL_INTENSITY_MIN ? "e.g. 0.4kg/kWh = 400 g/kWh"
+                                                : "e.g. 900lbs/MWh = 408 g/kWh");
+        *g_per_kwh = v;
+        return JL_OK;
+    }
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (!strcmp(u, units[i].unit)) {
+            *g_per_kwh = v * units[i].to_g_per_kwh;
+            return JL_OK;
+        }
+    return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                   "grid intensity '%s': unknown unit '%s' (known: g/kWh, kg/kWh, t/MWh, kg/MWh, "
+                   "g/MWh, lbs/MWh, lbs/kWh; CO2, CO2e or CO2eq may follow the mass)",
+                   text, end);
+}
+
+jl_status jl_pue_parse(const char *text, double *pue, jl_error **err)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    int forced = end && !strcmp(end, ":forced");
+    if (errno || !end || end == text || (*end && !forced) || !isfinite(v))
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                       "PUE '%s': expected a number (facility energy / IT energy, e.g. 1.2)", text);
+    if (v < JL_PUE_MIN)
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                       "PUE %s is below 1: a facility cannot draw less than its IT load", text);
+    if (v > JL_PUE_MAX && !forced)
+        return jl_fail(err, JL_EUSAGE, NULL, NULL, NULL, -1,
+                       "PUE %s is outside %g..%g, where data centres lie (%s); write "
+                       "%s:forced to use it as given",
+                       text, JL_PUE_MIN, JL_PUE_MAX,
+                       v >= 100 ? "a percentage? 120 % is 1.2" : "a typo?", text);
+    *pue = v;
+    return JL_OK;
+}
+
+jl_status jl_tseries_parse_pue(const char *arg, jl_tseries **out, jl_error **err)
+{
+    *out = NULL;
+    if (looks_numeric(arg) && access(arg, R_OK) != 0) {
+        double v;
+        jl_status st = jl_pue_parse(arg, &v, err);
+        if (st != JL_OK)
+            return st;
+        *out = jl_tseries_constant(v);
+        return *out ? JL_OK : jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    }
+    size_t n = strlen(arg);
+    int forced = n > 7 && !strcmp(arg + n - 7, ":forced");
+    char *path = jl__strdup(arg);
+    if (!path)
+        return jl_fail(err, JL_ENOMEM, NULL, NULL, NULL, -1, "out of memory");
+    if (forced && access(arg, R_OK) != 0)
+        path[n - 7] = '\0';
+    else
+        forced = 0;
+    jl_status st = jl_tseries_load_csv(path, JL_INTENSITY_AVERAGE, NULL, out, err);
+    for (size_t i = 0; st == JL_OK && i < (*out)->n; i++) {
+        double v = (*out)->v[i];
+        if (v < JL_PUE_MIN || (v > JL_PUE_MAX && !forced)) {
+            st =
+                jl_fail(err, JL_EUSAGE, path, NULL, NULL, (long long)i,
+                        "PUE %.6g at row %zu is outside %g..%g%s", v, i + 1, JL_PUE_MIN, JL_PUE_MAX,
+                        v < JL_PUE_MIN ? " (below 1 is impossible)"
+                                       : " (a percentage? name the file PATH:forced to use it)");
+            jl_tseries_free(*out);
+            *out = NULL;
+        }
+    }
+    free(path);
+    return st;
+}
+
+int jl_tseries_span(const jl_tseries *s, double *t0, double *t1)
+{
+    if (!s || jl_tseries_is_constant(s) || !s->n)
+        return -1;
+    *t0 = s->t[0];
+    *t1 = s->end[s->n - 1];
+    return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/reasons.h"
 #include "core/util.h"
 #include "joules/check.h"
 
@@ -308,6 +309,19 @@ void jl_check_results_clear(jl_check_result *res)
     }
 }
 
+/* The rules whose failure makes a run not valid, and the reason each
+ * gives (docs/check.md, "Reason codes"). The others judge how a run was
+ * run (a batch below its cap, power below idle), not whether its figures
+ * are measured right. */
+static const struct {
+    int rule;
+    jl__reason reason;
+} rule_reasons[] = {
+    {JL_RULE_WINDOW_ALIGNMENT, JL__R_WINDOW_MISALIGNED},
+    {JL_RULE_ENERGY_SOURCES_AGREE, JL__R_ENERGY_SOURCES_DISAGREE},
+};
+#define N_RULE_REASONS (sizeof rule_reasons / sizeof rule_reasons[0])
+
 jl_status jl_check_annotate(jl_summary *s, const jl_ruleset *rs, const jl_descriptors *desc)
 {
     /* a message only for the rules that warn or fail: the others say nothing here */
@@ -328,6 +342,12 @@ jl_status jl_check_annotate(jl_summary *s, const jl_ruleset *rs, const jl_descri
         char rule[96];
         snprintf(rule, sizeof rule, "check:%s", rs->rules[r].name);
         st = jl_summary_warn(s, rule, "%s: %s", jl_check_level_name(res.level), msg);
+        /* a rule whose failure says the measurement is not what it claims
+         * gives its reason code (core/reasons.h): the one vocabulary */
+        for (size_t k = 0; st == JL_OK && res.level == JL_CHECK_FAIL && k < N_RULE_REASONS; k++)
+            if (rule_reasons[k].rule == r)
+                st = jl__validity_add(&s->validity, rule_reasons[k].reason, NAN,
+                                      "check rule %s fails: %s", rs->rules[r].name, msg);
         free(msg);
     }
     return st;

@@ -62,6 +62,7 @@ static const char *const help =
     "                     of that run (@update_period_s, @energy_delay_s, ...)\n"
     "  --json             print the joules.attribution/1 document\n"
     "  --jsonl            one JSON object per row\n"
+    "  --require-valid    exit 1 when the run is not valid (spans_misaligned, ...: check.md)\n"
     "  --csv FILE         the rows as CSV ('-' = stdout)\n"
     "  -h, --help         this help\n";
 
@@ -80,7 +81,8 @@ enum {
     OPT_BUDGETS,
     OPT_CAL_MODE,
     OPT_CLOCKS,
-    OPT_HOST_LAUNCH
+    OPT_HOST_LAUNCH,
+    OPT_VALID
 };
 
 /* --budgets: the file, and its verdicts on the rows */
@@ -554,7 +556,7 @@ typedef struct attribute_args {
     const char *cal, *csv, *sensor_from, *into, *budgets;
     const char **rules; /* --class PATTERN=CLASS, in order */
     size_t n_rules;
-    int json, jsonl, fit, helped;
+    int json, jsonl, fit, helped, require_valid;
 } attribute_args;
 
 static int parse_args(const char *cmd, int argc, char **argv, jl_attribution_options *ao,
@@ -579,6 +581,7 @@ static int parse_args(const char *cmd, int argc, char **argv, jl_attribution_opt
         {"json", no_argument, NULL, CLI_OPT_JSON},
         {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
         {"csv", required_argument, NULL, CLI_OPT_CSV},
+        {"require-valid", no_argument, NULL, OPT_VALID},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c, rc = 0;
@@ -590,6 +593,7 @@ static int parse_args(const char *cmd, int argc, char **argv, jl_attribution_opt
             x->helped = 1;
             return CLI_EXIT_OK;
         case OPT_BY: rc = parse_by(cmd, optarg, ao); break;
+        case OPT_VALID: x->require_valid = 1; break;
         case OPT_CAL: x->cal = optarg; break;
         case OPT_CLASS:
             if (!strchr(optarg, '='))
@@ -779,6 +783,16 @@ int cli_cmd_attribute(int argc, char **argv)
     jl_span_budget_result *br = NULL;
     jl_sensor use;
     jl_sensor_init(&use);
+    if (x.require_valid) { /* the run's validity (spans_misaligned, gaps, ...) */
+        if ((st = jl_summarize(o.run, NULL, &sum, &err)) != JL_OK) {
+            rc = cli_fail(cmd, st, err);
+            err = NULL;
+            goto end;
+        }
+        jl_summary_list one = {&sum, 1, 1};
+        if ((rc = cli_require_valid(cmd, 1, &one)))
+            goto end;
+    }
     if (sensor_from && (rc = sensor_from_run(cmd, sensor_from, &use)) != 0)
         goto end;
     if (cal && (st = jl_class_weights_from_trace(cal, &w, &err)) != JL_OK) {
@@ -793,7 +807,7 @@ int cli_cmd_attribute(int argc, char **argv)
     }
     if (budgets) {
         /* the run's summary, for the budgets' selectors */
-        if ((st = jl_summarize(o.run, NULL, &sum, &err)) != JL_OK ||
+        if ((!sum && (st = jl_summarize(o.run, NULL, &sum, &err)) != JL_OK) ||
             (st = jl_budgets_evaluate_spans(budgets, sum, a, &br, &err)) != JL_OK) {
             rc = cli_fail(cmd, st, err);
             goto end;

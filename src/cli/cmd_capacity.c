@@ -23,9 +23,11 @@ static const char *const help =
     "diffusion), energy per token at the wall (x PUE) and, with a grid carbon\n"
     "intensity, grams CO2e per million tokens (items). Formulas: choice.md.\n\n"
     "  --power-budget W     facility power budget in watts (required)\n"
-    "  --pue X              power usage effectiveness, >= 1 (default 1); or a CSV\n"
+    "  --pue X              power usage effectiveness, 1.0..3.0 (default 1; above:\n"
+    "                       X:forced); or a CSV\n"
     "                       series: its time-weighted mean (accounting.md)\n"
-    "  --grid-intensity G   grid carbon intensity, gCO2e/kWh; or a CSV series\n"
+    "  --grid-intensity G   grid carbon intensity, gCO2e/kWh (5..2,000, or with its\n"
+    "                       unit: 0.4kg/kWh, 900lbs/MWh); or a CSV series\n"
     "                       (Electricity Maps, WattTime): its time-weighted mean\n"
     "  --slo EXPR           a service-level objective (repeatable)\n"
     "  --json               print the joules.capacity/1 document\n"
@@ -74,11 +76,13 @@ enum { OPT_BUDGET = CLI_OPT_FIRST_FREE, OPT_PUE, OPT_GRID };
 
 /* A CSV series (joules/account.h): its time-weighted mean, for a facility
  * that runs through the period the series covers. */
-static int series_mean(const char *cmd, const char *path, double *out)
+static int series_mean(const char *cmd, const char *path, int pue, double *out)
 {
     jl_tseries *s = NULL;
     jl_error *err = NULL;
-    jl_status st = jl_tseries_load_csv(path, JL_INTENSITY_AVERAGE, NULL, &s, &err);
+    /* the units and ranges of the accounts (account.h): 0.4kg/kWh, PUE 1..3 */
+    jl_status st = pue ? jl_tseries_parse_pue(path, &s, &err)
+                       : jl_tseries_parse(path, JL_INTENSITY_AVERAGE, &s, &err);
     if (st != JL_OK) {
         cli_print_error(cmd, err);
         jl_error_free(err);
@@ -96,15 +100,8 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     case OPT_BUDGET:
         return cli_parse_number(cmd, "--power-budget", arg, DBL_TRUE_MIN, INFINITY, "> 0 W",
                                 &co->power_budget_w);
-    case OPT_PUE:
-        if (!access(arg, R_OK))
-            return series_mean(cmd, arg, &co->pue);
-        return cli_parse_number(cmd, "--pue", arg, 1, INFINITY, ">= 1", &co->pue);
-    default:
-        if (!access(arg, R_OK))
-            return series_mean(cmd, arg, &co->grid_g_per_kwh);
-        return cli_parse_number(cmd, "--grid-intensity", arg, 0, INFINITY, ">= 0",
-                                &co->grid_g_per_kwh);
+    case OPT_PUE: return series_mean(cmd, arg, 1, &co->pue);
+    default: return series_mean(cmd, arg, 0, &co->grid_g_per_kwh);
     }
 }
 

@@ -25,8 +25,8 @@ static const char *const help =
     "integral), carbon and PUE assumptions, provenance. accounting.md.\n\n"
     "  --model M          the card's model (its model attribute)\n"
     "  --slo EXPR         a service-level objective (repeatable)\n"
-    "  --grid-intensity G gCO2eq/kWh: a number or a CSV series (as joules emissions)\n"
-    "  --pue P            a number >= 1 or a CSV series (default 1)\n"
+    "  --grid-intensity G gCO2eq/kWh: a number (5..2,000, or 0.4kg/kWh) or a CSV series\n"
+    "  --pue P            1.0..3.0 (above: P:forced) or a CSV series (default 1)\n"
     "  --location L       geographical_location in the front matter\n"
     "  -o, --output FILE  write the card to FILE (default: stdout)\n" CLI_STUDY_HELP
     "  -h, --help         this help\n";
@@ -50,14 +50,13 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     jl_tseries_free(*slot);
     *slot = NULL;
     jl_error *err = NULL;
-    jl_status st = jl_tseries_parse(arg, JL_INTENSITY_AVERAGE, slot, &err);
+    jl_status st = code == OPT_PUE ? jl_tseries_parse_pue(arg, slot, &err)
+                                   : jl_tseries_parse(arg, JL_INTENSITY_AVERAGE, slot, &err);
     if (st != JL_OK) {
         cli_print_error(cmd, err);
         jl_error_free(err);
         return st == JL_ENOMEM ? cli_oom(cmd) : cli_exit_for_status(JL_EUSAGE);
     }
-    if (code == OPT_PUE && jl_tseries_is_constant(*slot) && !(jl_tseries_at(*slot, 0) >= 1))
-        return cli_usage_error(cmd, "--pue must be >= 1");
     return 0;
 }
 

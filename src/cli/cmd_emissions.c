@@ -20,11 +20,13 @@ static const char *const help =
     "marginal side by side; per token, request, item and 1,000 queries. With a\n"
     "series, the sweep's span and the start within the series when the same span\n"
     "would have been cleanest. Formulas and the CSV layouts: accounting.md.\n\n"
-    "  --grid-intensity G      average gCO2eq/kWh: a number, or a CSV time series\n"
+    "  --grid-intensity G      average gCO2eq/kWh: a number (5..2,000, or with its unit:\n"
+    "                          0.4kg/kWh, 900lbs/MWh), or a CSV time series\n"
     "                          (Electricity Maps or WattTime export, or time,value)\n"
     "  --marginal-intensity M  marginal gCO2eq/kWh: a number or a CSV series (WattTime\n"
     "                          MOER in lbs/MWh is converted)\n"
-    "  --pue P                 power usage effectiveness: a number >= 1 or a CSV series\n"
+    "  --pue P                 power usage effectiveness: 1.0..3.0 (above: P:forced), or\n"
+    "                          a CSV series\n"
     "  --start TIME            place the first run at TIME (ISO 8601 or Unix seconds),\n"
     "                          the others at their offsets (default: start_time_unix)\n"
     "  --json                  print the joules.emissions/1 document\n" CLI_STUDY_HELP
@@ -103,17 +105,57 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     jl_tseries **slot = code == OPT_GRID ? &o->grid : code == OPT_MARGINAL ? &o->marginal : &o->pue;
     jl_tseries_free(*slot);
     *slot = NULL;
-    st = jl_tseries_parse(arg, code == OPT_MARGINAL ? JL_INTENSITY_MARGINAL : JL_INTENSITY_AVERAGE,
-                          slot, &err);
-    if (st == JL_OK && code == OPT_PUE && jl_tseries_is_constant(*slot) &&
-        !(jl_tseries_at(*slot, 0) >= 1))
-        return cli_usage_error(cmd, "--pue must be >= 1");
+    st = code == OPT_PUE
+             ? jl_tseries_parse_pue(arg, slot, &err)
+             : jl_tseries_parse(arg,
+                                code == OPT_MARGINAL ? JL_INTENSITY_MARGINAL : JL_INTENSITY_AVERAGE,
+                                slot, &err);
     if (st != JL_OK) {
         cli_print_error(cmd, err);
         jl_error_free(err);
         return st == JL_ENOMEM ? cli_oom(cmd) : cli_exit_for_status(JL_EUSAGE);
     }
     return 0;
+}
+
+/* A series whose hours hold none of the runs is an error naming both
+ * spans ("your runs are 72.0 h after the series"): a wrong zone or the
+ * wrong file, never a table of runs "outside the series" (issue 37). */
+static int series_overlap(const char *cmd, const jl_emissions_result *r, const jl_tseries *s,
+                          const jl_summary_list *l)
+{
+    double s0, s1, a = INFINITY, b = -INFINITY;
+    if (jl_tseries_span(s, &s0, &s1) || !r->n)
+        return 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const jl_summary *u = r->runs[i].run < l->count ? l->items[r->runs[i].run] : NULL;
+        double t0 = r->runs[i].t0, t1 = r->runs[i].t1;
+        if (!isfinite(t0) && u) { /* no figures: the run's own start and span */
+            double d = u->fig[JL_FIG_RUN_DURATION_S];
+            t0 = u->attrs.start_time_unix;
+            t1 = t0 + (isfinite(d) ? d : 0);
+        }
+        if (!isfinite(t1))
+            t1 = t0;
+        if (!isfinite(t0))
+            return 0;
+        a = fmin(a, t0);
+        b = fmax(b, t1);
+        if (t1 >= s0 && t0 < s1)
+            return 0; /* some run lies in the series: each other one says why */
+    }
+    char w0[32], w1[32], g0[32], g1[32];
+    clock_text(a, w0, sizeof w0);
+    clock_text(b, w1, sizeof w1);
+    clock_text(s0, g0, sizeof g0);
+    clock_text(s1, g1, sizeof g1);
+    double gap = b <= s0 ? s0 - b : a - s1;
+    fprintf(stderr,
+            "joules %s: the intensity series holds none of the runs: your runs (%s to %s) are "
+            "%.1f h %s the series (%s to %s): the wrong file, or runs placed in the wrong zone "
+            "(--start)?\n",
+            cmd, w0, w1, gap / 3600, b <= s0 ? "before" : "after", g0, g1);
+    return cli_exit_for_status(JL_ENODATA);
 }
 
 int cli_cmd_emissions(int argc, char **argv)
@@ -136,7 +178,9 @@ int cli_cmd_emissions(int argc, char **argv)
         jl_error *err = NULL;
         jl_emissions_options eo = {o.pue, o.grid, o.marginal, o.start};
         jl_status st = jl_emissions_study(&cs.runs, &eo, &r, &err);
-        rc = st != JL_OK ? cli_fail(cmd, st, err) : cli_emit(cmd, &cs, &output, r);
+        rc = st != JL_OK ? cli_fail(cmd, st, err) : series_overlap(cmd, r, o.grid, &cs.runs);
+        if (!rc)
+            rc = cli_emit(cmd, &cs, &output, r);
     }
     jl_emissions_result_free(r);
     jl_tseries_free(o.grid);

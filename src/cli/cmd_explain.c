@@ -23,6 +23,7 @@ static const char *const help =
     "one run of FILE, e.g.\n"
     "  mlenergy.h5:model=openai/gpt-oss-120b,task=gpqa,gpu_model=H100,num_gpus=2,max_batch_size=64\n\n"
     "  --json      print the joules.explain/1 document\n"
+    "  --require-valid  exit 1 when either run is not valid (check.md, \"Reason codes\")\n"
     "  -h, --help  this help\n";
 
 /* Load the run a spec names into *out (a copy). Returns 0 or an exit code
@@ -77,16 +78,18 @@ int cli_cmd_explain(int argc, char **argv)
     enum { OPT_JSON = CLI_OPT_FIRST_FREE };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
+        {"require-valid", no_argument, NULL, CLI_OPT_REQUIRE_VALID},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "explain";
-    int json = 0, c, rc = 0;
+    int json = 0, c, rc = 0, require_valid = 0;
     optind = 1; /* no study options: not the shared loop */
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_help("explain", help); return CLI_EXIT_OK;
         case OPT_JSON: json = 1; break;
+        case CLI_OPT_REQUIRE_VALID: require_valid = 1; break;
         default: return cli_bad_option(cmd, c, argv);
         }
     }
@@ -100,6 +103,10 @@ int cli_cmd_explain(int argc, char **argv)
     jl_error *err = NULL;
     if ((rc = load_run(cmd, argv[optind], &opt, &a)) ||
         (rc = load_run(cmd, argv[optind + 1], &opt, &b)))
+        goto end;
+    jl_summary *pair[2] = {a, b};
+    jl_summary_list both = {pair, 2, 2};
+    if ((rc = cli_require_valid(cmd, require_valid, &both)))
         goto end;
     if (jl_descriptors_load(NULL, &desc, &err) != JL_OK) {
         desc = NULL;

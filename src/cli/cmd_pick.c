@@ -19,7 +19,9 @@ static const char *const help =
     "Each --slo is evaluated on its own; without --slo, the minimum energy.\n\n"
     "  --slo EXPR      a service-level objective (repeatable; choice.md)\n"
     "  --json          print the joules.pick/1 document\n"
-    "  --csv FILE      one row per (model, task, SLO) ('-' = stdout)\n" CLI_STUDY_HELP
+    "  --csv FILE      one row per (model, task, SLO) ('-' = stdout)\n"
+    "  --allow-invalid also answer from runs that are not valid (left out by default,\n"
+    "                  each named with its reasons: check.md, \"Reason codes\")\n" CLI_STUDY_HELP
     "  -h, --help      this help\n";
 
 static jl_status write_csv(const char *path, const void *ps, const jl_summary_list *l,
@@ -76,24 +78,63 @@ static jl_status write_json(const char *path, const void *ps, const jl_summary_l
 
 static const cli_output output = {write_csv, to_json, print_table, "picks", 0};
 
+/* An SLO that applies to no run (no run has its figures: ttft_p90 of
+ * diffusion runs, a typo's figure) judges nothing: an error, never a
+ * quiet "not applicable" everywhere (issue 37). */
+static int slos_apply(const char *cmd, const jl_pick_set *ps)
+{
+    int rc = 0;
+    for (size_t k = 0; k < ps->n_slos; k++) {
+        size_t applies = 0;
+        for (size_t i = 0; i < ps->n; i++)
+            applies += ps->items[i].slo == k &&
+                       ps->items[i].pick.status != JL_PICK_NOT_APPLICABLE &&
+                       ps->items[i].pick.status != JL_PICK_NO_RUNS;
+        if (!applies) {
+            fprintf(stderr,
+                    "joules %s: --slo '%s' applies to no run: none has the figures it judges "
+                    "(and the energy figure)\n",
+                    cmd, ps->slos[k]->text);
+            rc = cli_exit_for_status(JL_ENODATA);
+        }
+    }
+    return rc;
+}
+
+static int own_option(void *ctx, const char *cmd, int code, const char *arg)
+{
+    (void)cmd;
+    (void)code; /* --allow-invalid, the only one */
+    (void)arg;
+    *(int *)ctx = 1;
+    return 0;
+}
+
 int cli_cmd_pick(int argc, char **argv)
 {
+    enum { OPT_ALLOW_INVALID = CLI_OPT_FIRST_FREE };
     static const struct option longopts[] = {
         CLI_OUTPUT_LONG_OPTIONS,
         CLI_SLO_LONG_OPTION,
+        {"allow-invalid", no_argument, NULL, OPT_ALLOW_INVALID},
         CLI_END_LONG_OPTIONS,
     };
     const char *cmd = "pick";
     jl_pick_set *ps = NULL;
     cli_study cs;
     cli_study_init(&cs);
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, NULL, NULL);
-    if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
+    int allow = 0;
+    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &allow);
+    /* runs that are not valid (a request file of another run, a gap, ...)
+     * answer no pick unless the user says so (issue 37) */
+    if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output)) &&
+        !(rc = cli_study_drop_invalid(&cs, cmd, allow))) {
         jl_error *err = NULL;
         jl_status st =
             jl_pick_all(&cs.runs, (const jl_slo *const *)cs.slos.items, cs.slos.n, NULL, &ps, &err);
-        rc = st != JL_OK ? cli_fail(cmd, st, err)
-                         : cli_emit_written(cmd, &cs, &output, ps, write_json);
+        rc = st != JL_OK ? cli_fail(cmd, st, err) : slos_apply(cmd, ps);
+        if (!rc)
+            rc = cli_emit_written(cmd, &cs, &output, ps, write_json);
     }
     jl_pick_set_free(ps);
     cli_study_free(&cs);

@@ -25,14 +25,14 @@ static const char *const help =
     "                 attribute (extra ones too) and figure, units in the column names\n"
     "  -o, --columns LIST  the table's columns, e.g. -o model,cap,energy,latency,p99_itl:\n"
     "                 default headers (gpu, G, cap, J/token, ...), file, run, window,\n"
-    "                 warn, figures (energy/latency/throughput follow the workload),\n"
+    "                 valid, warn, figures (energy/latency/throughput follow the workload),\n"
     "                 any attribute (nickname, tensor_parallel, ...)\n" CLI_STUDY_HELP
     "  -h, --help     this help\n\n"
     "Figures and JSON keys: summary.md. Exit status: cli.md.\n";
 
 /* The table's columns. A column is a run attribute, a figure (scaled and
- * rounded for people) or one of file, run, window, warn. */
-enum { C_FILE, C_RUN, C_ATTR, C_METHOD, C_SOURCE, C_FIG, C_WARN };
+ * rounded for people) or one of file, run, window, valid, warn. */
+enum { C_FILE, C_RUN, C_ATTR, C_METHOD, C_SOURCE, C_FIG, C_WARN, C_VALID };
 
 typedef struct col {
     const char *key;    /* attribute / figure name */
@@ -65,6 +65,7 @@ static const col llm_cols[] = {
     {"avg_batch_size", "batch", C_FIG, 1, 1},
     {"median_itl_s", "mITL_ms", C_FIG, 1000, 1},
     {"p90_itl_s", "p90ms", C_FIG, 1000, 1},
+    {"valid", "valid", C_VALID, 1, 0},
     {"warn", "warn", C_WARN, 1, 0},
 };
 
@@ -77,6 +78,7 @@ static const col diffusion_cols[] = {
     {"items_per_s", "ITEM/s", C_FIG, 1, 3},
     {"batch_latency_s", "batch_lat_s", C_FIG, 1, 2},
     {"denoising_steps", "steps", C_ATTR, 1, 0},
+    {"valid", "valid", C_VALID, 1, 0},
     {"warn", "warn", C_WARN, 1, 0},
 };
 
@@ -193,6 +195,7 @@ static void column_cell(cli_table *t, size_t i, const col *c, int sec, const jl_
     case C_METHOD: cli_table_set(t, i, jl_steady_method_name(s->steady_method)); return;
     case C_SOURCE: cli_table_set(t, i, jl_energy_source_name(s->energy_source)); return;
     case C_WARN: cli_table_setf(t, i, "%zu", s->n_warnings); return;
+    case C_VALID: cli_table_set(t, i, jl_validity_is_valid(&s->validity) ? "yes" : "NO"); return;
     case C_ATTR:
         if (jl_attrs_get(&s->attrs, c->key, buf, sizeof buf) == 0)
             cli_table_set(t, i, buf);
@@ -424,6 +427,28 @@ static void print_warnings(const jl_summary_list *l, const size_t *order)
     free(count);
 }
 
+/* Validity in words under the table (issue 37): each run's reasons, the
+ * invalid ones first, in table order; what was done to the input (info)
+ * is left to --json. */
+static void print_validity(const jl_summary_list *l, const size_t *order)
+{
+    int header = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < l->count; i++) {
+            const jl_summary *s = l->items[order[i]];
+            for (size_t k = 0; k < s->validity.n; k++) {
+                const jl_reason *r = &s->validity.reasons[k];
+                jl_severity sev = jl_reason_severity(r);
+                if ((pass == 0) != (sev == JL_SEVERITY_INVALID) || sev == JL_SEVERITY_INFO)
+                    continue;
+                if (!header++)
+                    printf("\nvalidity (check.md, \"Reason codes\"):\n");
+                printf("  %s %s: %s [%s] %s\n", cli_basename(s->file), s->run,
+                       sev == JL_SEVERITY_INVALID ? "NOT VALID" : "caution", r->code, r->message);
+            }
+        }
+}
+
 static void print_table(const void *result, const jl_summary_list *l)
 {
     (void)result;
@@ -485,6 +510,7 @@ static void print_table(const void *result, const jl_summary_list *l)
     if (shortened)
         printf("(file names shortened in the middle to fit the terminal; -o chooses columns)\n");
     print_disagreements(l, order);
+    print_validity(l, order);
     print_warnings(l, order);
     free(order);
 }

@@ -250,6 +250,7 @@ static int study_option(cli_study *cs, const char *cmd, int code, const char *ar
     case CLI_OPT_JSON: cs->json = 1; return 0;
     case CLI_OPT_CSV: cs->csv = arg; return 0;
     case CLI_OPT_FORCE: cs->force = 1; return 0;
+    case CLI_OPT_REQUIRE_VALID: cs->valid_only = 1; return 0;
     case CLI_OPT_SLO: return cli_slos_add(&cs->slos, cmd, arg);
     case CLI_OPT_NAMES: {
         int n = jl_names_parse(arg);
@@ -382,6 +383,55 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths)
                 before, before == 1 ? "" : "s");
         return cli_exit_for_status(JL_ENODATA);
     }
+    return cli_require_valid(cmd, cs->valid_only, &cs->runs);
+}
+
+/* One line per reason of a run that is not valid. */
+static void print_invalid(const char *cmd, const jl_summary *s)
+{
+    for (size_t k = 0; k < s->validity.n; k++)
+        if (jl_reason_severity(&s->validity.reasons[k]) == JL_SEVERITY_INVALID)
+            fprintf(stderr, "joules %s: %s:%s is not valid: [%s] %s\n", cmd,
+                    s->file ? s->file : "-", s->run ? s->run : "-", s->validity.reasons[k].code,
+                    s->validity.reasons[k].message);
+}
+
+int cli_require_valid(const char *cmd, int require, const jl_summary_list *runs)
+{
+    size_t bad = 0;
+    for (size_t i = 0; require && runs && i < runs->count; i++)
+        if (!jl_validity_is_valid(&runs->items[i]->validity)) {
+            print_invalid(cmd, runs->items[i]);
+            bad++;
+        }
+    if (!bad)
+        return 0;
+    fprintf(stderr,
+            "joules %s: --require-valid: %zu of %zu run%s not valid (check.md, \"Reason "
+            "codes\")\n",
+            cmd, bad, runs->count, runs->count == 1 ? " is" : "s are");
+    return CLI_EXIT_PARTIAL;
+}
+
+int cli_study_drop_invalid(cli_study *cs, const char *cmd, int allow)
+{
+    size_t kept = 0, dropped = 0;
+    for (size_t i = 0; i < cs->runs.count; i++) {
+        jl_summary *s = cs->runs.items[i];
+        if (allow || jl_validity_is_valid(&s->validity)) {
+            cs->runs.items[kept++] = s;
+            continue;
+        }
+        print_invalid(cmd, s);
+        jl_summary_free(s);
+        dropped++;
+    }
+    cs->runs.count = kept;
+    if (dropped)
+        fprintf(stderr, "joules %s: %zu run%s not valid left out (--allow-invalid keeps them)\n",
+                cmd, dropped, dropped == 1 ? "" : "s");
+    if (dropped && !kept)
+        return cli_exit_for_status(JL_ENODATA);
     return 0;
 }
 

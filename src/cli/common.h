@@ -30,6 +30,7 @@ enum {
     CLI_OPT_CSV,
     CLI_OPT_SLO,
     CLI_OPT_FORCE,
+    CLI_OPT_REQUIRE_VALID,
     CLI_OPT_FIRST_FREE /* commands number their own options from here */
 };
 
@@ -54,7 +55,8 @@ enum {
     {"set-rule", required_argument, NULL, CLI_OPT_SET_RULE},                   \
     {"jsonl", no_argument, NULL, CLI_OPT_JSONL},                               \
     {"names", required_argument, NULL, CLI_OPT_NAMES},                         \
-    {"force", no_argument, NULL, CLI_OPT_FORCE}
+    {"force", no_argument, NULL, CLI_OPT_FORCE},                               \
+    {"require-valid", no_argument, NULL, CLI_OPT_REQUIRE_VALID}
 #define CLI_END_LONG_OPTIONS CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0}
 /* clang-format on */
 
@@ -69,7 +71,9 @@ enum {
     "  --max-rows N           refuse datasets with more rows (default 2^31)\n"               \
     "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n" \
     "  --rules FILE           validation thresholds (joules.rules/1 JSON, check.md)\n"       \
-    "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n"
+    "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n"            \
+    "  --require-valid        exit 1, with each reason, when a run used is not valid\n"      \
+    "                         (check.md, \"Reason codes\")\n"
 #define CLI_STUDY_HELP_ROWS                                                                    \
     "  --jsonl                one JSON object per line and per row (run, point, ...), no\n"    \
     "                         envelope: pandas.read_json(FILE, lines=True)\n"                  \
@@ -111,6 +115,7 @@ typedef struct cli_study {
     int force;       /* --force: replace an output file that exists */
     cli_slos slos;   /* --slo, in order */
     int helped;      /* --help was printed: nothing more to do */
+    int valid_only;  /* --require-valid: a run not valid stops the command (exit 1) */
 } cli_study;
 
 void cli_study_init(cli_study *cs);
@@ -145,6 +150,15 @@ int cli_study_load(cli_study *cs, const char *cmd, char **paths, int n_paths);
  * be NULL), half-written outputs removed on a signal, and the study loaded
  * from the PATHs after the options. Returns 0 or an exit code (printed). */
 int cli_study_start(cli_study *cs, const char *cmd, int argc, char **argv, const cli_output *out);
+
+/* --require-valid: 0 when every run of runs is valid (or the option was not
+ * given); else each run that is not and its reasons printed, and exit 1. */
+int cli_require_valid(const char *cmd, int require, const jl_summary_list *runs);
+
+/* Runs that are not valid taken out of cs->runs (each named on stderr with
+ * its reasons, "use --allow-invalid to keep them"), unless allow. Returns 0
+ * or an exit code: no run left is JL_ENODATA's. */
+int cli_study_drop_invalid(cli_study *cs, const char *cmd, int allow);
 
 /* The exit code after a command wrote its outputs. */
 int cli_study_exit(const cli_study *cs);

@@ -173,3 +173,87 @@ int jl_attrs_is_node_ac(const jl_attrs *a)
 {
     return !strcmp(jl_attrs_power_scope(a), "node_ac");
 }
+
+/* ---- the vocabulary of attribute values (issue 37) ----------------------- */
+
+/* The spec's precisions first, then those real data use beyond it; each
+ * with the spellings people write (compared ignoring case, '-' and '_'). */
+static const struct {
+    const char *canonical;
+    const char *aliases; /* '|'-separated, already folded */
+} precisions[] = {
+    {"bfloat16", "bfloat16|bf16|torchbfloat16|brainfloat16"},
+    {"float16", "float16|fp16|half|f16|torchfloat16|torchhalf"},
+    {"float32", "float32|fp32|float|f32|full|torchfloat32"},
+    {"fp8", "fp8|float8|f8|fp8e4m3|fp8e4m3fn|float8e4m3fn|e4m3|fp8e5m2|float8e5m2|e5m2|w8a8fp8"},
+    {"mxfp4", "mxfp4"},
+    {"nvfp4", "nvfp4|fp4"},
+    {"int8", "int8|w8a8|w8a16|i8"},
+    {"int4", "int4|w4a16|i4|awq|gptq"},
+    {"unknown", "unknown"},
+};
+#define PRECISION_LIST "bfloat16, float16, float32, fp8 (and mxfp4, nvfp4, int8, int4, unknown)"
+
+/* value folded: lower case, without '-', '_', '.', ' ' (at most cap - 1 bytes) */
+static void fold(const char *value, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = value; *p && n + 1 < cap; p++) {
+        char ch = *p;
+        if (ch == '-' || ch == '_' || ch == '.' || ch == ' ')
+            continue;
+        out[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+    }
+    out[n] = '\0';
+}
+
+static int in_aliases(const char *aliases, const char *folded)
+{
+    size_t n = strlen(folded);
+    for (const char *p = aliases; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && !strncmp(p, folded, n))
+            return 1;
+        p += len + (bar != NULL);
+    }
+    return 0;
+}
+
+const char *jl_attrs_canonical_value(const char *key, const char *value, char *out, size_t cap)
+{
+    if (!cap)
+        return "no room for the value";
+    if (!key || !value) {
+        out[0] = '\0';
+        return NULL;
+    }
+    char folded[64];
+    if (!strcmp(key, "precision")) {
+        if (strlen(value) < sizeof folded) {
+            fold(value, folded, sizeof folded);
+            for (size_t i = 0; i < sizeof precisions / sizeof precisions[0]; i++)
+                if (in_aliases(precisions[i].aliases, folded)) {
+                    snprintf(out, cap, "%s", precisions[i].canonical);
+                    return NULL;
+                }
+        }
+        snprintf(out, cap, "%s", value);
+        return "not a precision of the trace format: expected " PRECISION_LIST;
+    }
+    if (!strcmp(key, "workload")) {
+        if (strlen(value) < sizeof folded) {
+            fold(value, folded, sizeof folded);
+            static const char *const workloads[] = {"llm", "mllm", "diffusion"};
+            for (size_t i = 0; i < 3; i++)
+                if (!strcmp(folded, workloads[i])) {
+                    snprintf(out, cap, "%s", workloads[i]);
+                    return NULL;
+                }
+        }
+        snprintf(out, cap, "%s", value);
+        return "expected llm, mllm or diffusion";
+    }
+    snprintf(out, cap, "%s", value);
+    return NULL;
+}

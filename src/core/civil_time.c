@@ -141,6 +141,9 @@ struct jl__zone {
     long long key;
     double early, late; /* Unix time of the minute's start; late != early: repeated */
     int gap;
+    /* what the times converted carried (issue 37): their own offset, or none */
+    size_t n_offset, n_local;
+    int last_offset_s;
 };
 
 static int parse_offset(const char *s, int *off)
@@ -284,8 +287,12 @@ static void zone_minute(jl__zone *z, const jl__civil *c)
 double jl__zone_to_unix(jl__zone *z, const jl__civil *c, double prev, int *gap)
 {
     *gap = 0;
-    if (c->has_offset)
+    if (c->has_offset) {
+        z->n_offset++;
+        z->last_offset_s = c->offset_s;
         return jl__civil_utc(c) - c->offset_s;
+    }
+    z->n_local++;
     if (z->kind == Z_FIXED)
         return jl__civil_utc(c) - z->offset_s;
     long long key = jl__days_from_civil(c->year, (unsigned)c->mon, (unsigned)c->day) * 1440 +
@@ -299,6 +306,46 @@ double jl__zone_to_unix(jl__zone *z, const jl__civil *c, double prev, int *gap)
     if (z->late != z->early && !isnan(prev) && t < prev)
         t = z->late + c->sec;
     return t;
+}
+
+void jl__zone_usage(const jl__zone *z, size_t *n_offset, size_t *n_local, int *offset_s)
+{
+    *n_offset = z->n_offset;
+    *n_local = z->n_local;
+    *offset_s = z->last_offset_s;
+}
+
+int jl__zone_format(jl__zone *z, double t, char *buf, size_t cap)
+{
+    if (!isfinite(t) || fabs(t) > 1e12 || !cap)
+        return -1;
+    time_t tt = (time_t)floor(t);
+    struct tm tm;
+    int ok;
+    if (z->kind == Z_FIXED) {
+        tt += z->offset_s;
+        ok = gmtime_r(&tt, &tm) != NULL;
+    } else {
+        char *saved = NULL;
+        int had = 0;
+        if (z->kind == Z_NAMED) {
+            const char *old = getenv("TZ");
+            had = old != NULL;
+            saved = old ? jl__strdup(old) : NULL;
+            setenv("TZ", z->tz, 1);
+            tzset();
+        }
+        ok = localtime_r(&tt, &tm) != NULL;
+        if (z->kind == Z_NAMED) {
+            if (had)
+                setenv("TZ", saved, 1);
+            else
+                unsetenv("TZ");
+            tzset();
+            free(saved);
+        }
+    }
+    return ok && strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm) ? 0 : -1;
 }
 
 /* ---- UTC times written out ---------------------------------------------- */

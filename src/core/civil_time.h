@@ -43,6 +43,12 @@ void jl__zone_free(jl__zone *z);
  * earlier reading unless that goes back before it. *gap is set when the
  * time does not exist (a DST gap). */
 double jl__zone_to_unix(jl__zone *z, const jl__civil *c, double prev, int *gap);
+/* The times z converted so far: with their own offset (the last one's in
+ * *offset_s) and without (read in z): the note of a log that carried its
+ * own offsets never names another zone (issue 37). */
+void jl__zone_usage(const jl__zone *z, size_t *n_offset, size_t *n_local, int *offset_s);
+/* Unix time t as "YYYY-MM-DD HH:MM:SS" in zone z; 0, or -1. */
+int jl__zone_format(jl__zone *z, double t, char *buf, size_t cap);
 
 /* t (Unix seconds) as "YYYY-MM-DDTHH:MM:SSZ" into buf; 0, or -1 when t is
  * not finite or out of range (buf then ""). */

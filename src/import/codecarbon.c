@@ -8,13 +8,16 @@
  * adding codecarbon_version, then pue, then experiment_id, water, the
  * utilisations); a column this importer does not know is kept as an extra
  * attribute with a note. Units as CodeCarbon writes them: duration s,
- * emissions kg CO2eq, emissions_rate kg/s, *_power W (the last measurement
+ * emissions kg CO2eq, emissions_rate kg/s from 2.2.0 and g/s before it
+ * (emissions_rate() below), *_power W (the last measurement
  * interval's, not an average), *_energy and energy_consumed kWh with the
  * PUE already applied (CodeCarbon multiplies every energy by its pue).
  *
  * A flush() writes the totals since start() again under the same run_id
- * (cumulative rows): the rows of one run are grouped, and the last is the
- * run's. Each run becomes a summary-only run with CodeCarbon's figures in
+ * (cumulative rows): the rows of one run are grouped by identity (run_id
+ * and start; project, experiment_id and start without a run_id), in any
+ * order (processes forked from one tracker flush out of time order), and
+ * the longest is the run's. Each run becomes a summary-only run with CodeCarbon's figures in
  * summary/ (@source), in joules' units, the PUE taken back out of the device
  * energies; what is derived (average power, the intensity) is named in
  * summary/@derived, and the identities CodeCarbon's figures obey
@@ -26,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/reasons.h"
 #include "core/util.h"
 #include "import/kit.h"
 
@@ -350,22 +354,30 @@ static crun *id_get(cc *c, const char *id)
     return e ? &c->runs[e->value] : NULL;
 }
 
-/* Whether the row w is a later flush of run u. */
+/* Whether the row w is a flush of run u, by identity (issue 37): the same
+ * run_id (a tracker's uuid4) and start (timestamp - duration), or, in files
+ * without one, the same project, experiment_id and start. Flushes of several
+ * processes reach the file out of time order: the order does not matter. */
 static int flush_of(cc *c, const crun *u, const ccrow *w, const char *run_id, double start)
 {
     if (strcmp(text_of(u, C_PROJECT), c->col[C_PROJECT] >= 0 ? w->f[c->col[C_PROJECT]] : ""))
         return 0;
-    if (!run_id[0] && !(fabs(start - u->start) <= SAME_START_S))
+    if (!run_id[0] && strcmp(text_of(u, C_EXPERIMENT_ID),
+                             c->col[C_EXPERIMENT_ID] >= 0 ? w->f[c->col[C_EXPERIMENT_ID]] : ""))
         return 0;
-    double d0 = u->last.v[C_DURATION], d1 = w->v[C_DURATION];
-    if (d1 + 1e-9 < d0) {
-        if (run_id[0])
-            NOTE_CAPPED(c, N_SHORTER, "run_id",
-                        "line %lld: run_id %s again with a shorter duration than at line "
-                        "%lld: a new run (flushes of one run only grow)",
-                        w->line, run_id, u->last.line);
+    /* the start too: a tracker started again keeps its run_id */
+    if ((!run_id[0] || (isfinite(start) && isfinite(u->start))) &&
+        !(fabs(start - u->start) <= SAME_START_S))
         return 0;
-    }
+    if (w->v[C_DURATION] + 1e-9 < u->last.v[C_DURATION])
+        NOTE_CAPPED(c, N_SHORTER, "run_id",
+                    "line %lld: a flush of %s %s with a shorter duration than line %lld "
+                    "(flushes out of time order, several processes writing): merged, the "
+                    "longest is the run's",
+                    w->line, run_id[0] ? "run_id" : "the run started at",
+                    run_id[0] ? run_id
+                              : (c->col[C_TIMESTAMP] >= 0 ? w->f[c->col[C_TIMESTAMP]] : "?"),
+                    u->last.line);
     return 1;
 }
 
@@ -430,6 +442,12 @@ static void data_row(cc *c, const jl__csv_row *row)
     const char *task = c->col[C_TASK] >= 0 ? w.f[c->col[C_TASK]] : "";
     double start = w.end - w.v[C_DURATION];
     crun *u = continued(c, &w, run_id, task, start);
+    if (u && w.v[C_DURATION] + 1e-9 < u->last.v[C_DURATION]) {
+        c->n_merged++; /* an earlier flush read late: the run keeps its longest */
+        u->n_rows++;
+        row_free(&w);
+        return;
+    }
     if (u) {
         c->n_merged++;
         row_free(&u->last);
@@ -543,6 +561,41 @@ static void set_gpu(cc *c, const crun *u, jl_run *r, const char *name)
     }
 }
 
+/* emissions_rate in kg/s, read in the unit of the file's version: CodeCarbon
+ * up to 2.1.x wrote emissions * 1000 / duration (g/s), 2.2.0 (the release
+ * that added the codecarbon_version column) emissions / duration (kg/s).
+ * A file without the column is before 2.2.0. Where emissions and duration
+ * say otherwise (rate x duration = emissions in the other unit only), the
+ * file's own numbers win, with a note; without them the unit is assumed
+ * from the version (units_assumed, docs/import.md, "CodeCarbon"). */
+static double emissions_rate(cc *c, const crun *u, jl_run *r, const char *name)
+{
+    const double *v = u->last.v;
+    double x = v[C_EMISSIONS_RATE], dur = v[C_DURATION], e = v[C_EMISSIONS];
+    if (!isfinite(x))
+        return NAN;
+    const char *ver = text_of(u, C_VERSION);
+    int major = 0, minor = 0;
+    int known = ver[0] && sscanf(ver, "%d.%d", &major, &minor) == 2;
+    int grams = !known || major < 2 || (major == 2 && minor < 2);
+    double kg = grams ? x / 1000 : x, other = grams ? x : x / 1000;
+    int checkable = isfinite(e) && e > 0 && isfinite(dur) && dur > 0;
+    if (checkable && fabs(rel_diff(e, kg * dur)) > 0.01 && fabs(rel_diff(e, other * dur)) <= 0.01) {
+        jl__imp_note(c->k, c->path, "emissions_rate",
+                     "run %s: emissions_rate x duration matches emissions in %s, not in the %s "
+                     "its version (%s) writes: read as %s",
+                     name, grams ? "kg/s" : "g/s", grams ? "g/s" : "kg/s",
+                     ver[0] ? ver : "no codecarbon_version: before 2.2.0", grams ? "kg/s" : "g/s");
+        return other;
+    }
+    if (!checkable && !known)
+        jl__imp_reason(c->k, r, JL__R_UNITS_ASSUMED, NAN, c->path,
+                       "emissions_rate read as g/s: the file has no codecarbon_version (CodeCarbon "
+                       "before 2.2.0 wrote g/s, 2.2.0 and later kg/s) and no emissions to check "
+                       "it against");
+    return kg;
+}
+
 /* The published figures of the run's last row into summary/, with the
  * identities checked. */
 static void figures(cc *c, const crun *u, jl_run *r, const char *name, int gpu_tracked)
@@ -596,6 +649,7 @@ static void figures(cc *c, const crun *u, jl_run *r, const char *name, int gpu_t
         jl__strbuf_puts(&der, "; total_energy_j = cpu + gpu + ram energy (no energy_consumed)");
     }
     /* emissions, their rate, the intensity CodeCarbon applied */
+    const double rate_kg_s = emissions_rate(c, u, r, name);
     if (isfinite(v[C_EMISSIONS])) {
         snum(c, r, "emissions_kg", v[C_EMISSIONS]);
         if (isfinite(v[C_ENERGY]) && v[C_ENERGY] > 0) {
@@ -605,8 +659,8 @@ static void figures(cc *c, const crun *u, jl_run *r, const char *name, int gpu_t
             jl__strbuf_puts(&der, "; @grid_intensity_g_per_kwh = emissions / energy_consumed "
                                   "(the intensity CodeCarbon applied, per kWh with PUE)");
         }
-        if (isfinite(v[C_EMISSIONS_RATE]) && isfinite(dur) && dur > 0) {
-            double re = v[C_EMISSIONS_RATE] * dur;
+        if (isfinite(rate_kg_s) && isfinite(dur) && dur > 0) {
+            double re = rate_kg_s * dur;
             snum(c, r, "emissions_kg_recomputed", re);
             double d = v[C_EMISSIONS] > 0 ? rel_diff(v[C_EMISSIONS], re) : 0;
             if (fabs(d) > AGREE_REL)
@@ -616,8 +670,8 @@ static void figures(cc *c, const crun *u, jl_run *r, const char *name, int gpu_t
                             name, line, v[C_EMISSIONS], re, 100 * d);
         }
     }
-    if (isfinite(v[C_EMISSIONS_RATE]))
-        snum(c, r, "emissions_rate_kg_s", v[C_EMISSIONS_RATE]);
+    if (isfinite(rate_kg_s))
+        snum(c, r, "emissions_rate_kg_s", rate_kg_s);
     if (isfinite(v[C_WATER]))
         snum(c, r, "water_consumed_l", v[C_WATER]);
     static const struct {

@@ -616,8 +616,11 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
     *out = NULL;
     const char *path = paths[0], *align_spec = NULL, *side_opt = NULL;
     double offset = 0;
+    int allow = 0;
     for (size_t i = 0; i < n_args; i++) {
-        if (!strcmp(args[i].name, "align"))
+        if (!strcmp(args[i].name, "allow-misaligned"))
+            allow = 1;
+        else if (!strcmp(args[i].name, "align"))
             align_spec = args[i].value;
         else if (!strcmp(args[i].name, "side"))
             side_opt = args[i].value;
@@ -651,11 +654,10 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
     size_t na = ks.n_spans, n_steps = ks.n_steps, n_dev = ks.n_dev;
     double lo = sp->window[0], hi = sp->window[1], folded_us = ks.folded_us,
            unannotated_us = ks.unannotated_us;
-    jl_error *werr = NULL;
-    if ((st = jl_trace_write_spans(trace, run_name, sp, NULL, &werr)) != JL_OK) {
-        jl_error_list_push(errors, werr);
+    jl__span_fit fit;
+    if ((st = jl__spans_write_checked(trace, run_name, sp, run, allow, path, errors, &fit)) !=
+        JL_OK)
         goto end;
-    }
     jl__imp kit;
     if (jl__imp_start(&kit, NULL, errors) < 0) {
         st = JL_ENOMEM;
@@ -677,6 +679,13 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
     jl__imp_detail_num(&kit, "window_end_s", hi);
     jl__imp_detail_num(&kit, "offset_s", ks.offset_s);
     jl__imp_detail(&kit, "into", trace, 0);
+    jl__imp_detail_num(&kit, "power_fit_offset_s", fit.best_offset_s);
+    jl__imp_detail_num(&kit, "power_fit_correlation", fit.score_now);
+    if (fit.misaligned)
+        jl__imp_note(&kit, path, "spans_misaligned",
+                     "run %s: imported as placed (--allow-misaligned) although the power fits "
+                     "best %+.2f s away: the run is marked spans_misaligned",
+                     run_name, fit.best_offset_s);
     jl__imp_detail(&kit, "run", run_name, 0);
     r->detail_text = jl__asprintf("%zu %s-side spans, %zu steps, window [%.3f, %.3f] s", na,
                                   sp->side, n_steps, lo, hi);
@@ -723,6 +732,9 @@ static const jl_importer_option kineto_options[] = {
      "clocks from an alignment file (wall_ns/perf_counter_ns pairs, run_t0_perf_counter_s)"},
     {"offset", "S", "add S seconds to the alignment"},
     {"side", "gpu|cpu", "which annotations (default: GPU-side when the profile has them)"},
+    {"allow-misaligned", NULL,
+     "import spans whose busy/idle pattern fits the power better elsewhere (marked "
+     "spans_misaligned)"},
     {NULL, NULL, NULL}};
 
 const jl_importer jl__importer_kineto = {

@@ -786,9 +786,14 @@ const char *jl__imp_set_attr(jl_attrs *a, const char *key, const char *value)
         return NULL;
     }
     if (f) {
-        if (!strcmp(key, "workload") && strcmp(value, "llm") && strcmp(value, "mllm") &&
-            strcmp(value, "diffusion"))
-            return "expected llm, mllm or diffusion";
+        /* the trace format's vocabulary: bf16 -> bfloat16, LLM -> llm, ... */
+        char canon[64];
+        if (!strcmp(key, "workload") || !strcmp(key, "precision")) {
+            const char *why = jl_attrs_canonical_value(key, value, canon, sizeof canon);
+            if (why)
+                return why;
+            value = canon;
+        }
         char *d = jl__strdup(value);
         if (!d)
             return "out of memory";

@@ -352,4 +352,13 @@ int jl__imp_gpu_name(const char *vendor_name, char *id, size_t cap, double *memo
 int jl__imp_system_accelerators(const char *system, char *acc, size_t cap, long *count, char *id,
                                 size_t id_cap, double *memory_bytes);
 
+/* ---- validity (kit_validity.c; issue 37) ------------------------------------------- */
+
+/* A reason (core/reasons.h) on run r: appended to its attribute
+ * validity_reasons (JSON text, which jl_summarize() reads into the run's
+ * validity) and said as a note naming the code, file and run. bound: the
+ * energy it could move, NaN when none. */
+void jl__imp_reason(jl__imp *c, jl_run *r, int reason, double bound, const char *file,
+                    const char *fmt, ...) JL__IMP_PRINTF(6, 7);
+
 #endif

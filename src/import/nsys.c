@@ -420,9 +420,11 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
     (void)n_paths;
     *out = NULL;
     double offset = 0;
-    int has_offset = 0;
+    int has_offset = 0, allow = 0;
     for (size_t i = 0; i < n_args; i++)
-        if (!strcmp(args[i].name, "offset")) {
+        if (!strcmp(args[i].name, "allow-misaligned"))
+            allow = 1;
+        else if (!strcmp(args[i].name, "offset")) {
             char *end;
             offset = strtod(args[i].value, &end);
             has_offset = 1;
@@ -458,9 +460,9 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
         st = place_clock(&x, run, has_offset, offset);
     if (st == JL_OK)
         st = make_spans(&x, run, &sp, &n_sp, &n_empty, &n_steps);
-    jl_error *werr = NULL;
-    if (st == JL_OK && (st = jl_trace_write_spans(trace, run_name, sp, NULL, &werr)) != JL_OK)
-        jl_error_list_push(errors, werr);
+    jl__span_fit fit;
+    if (st == JL_OK)
+        st = jl__spans_write_checked(trace, run_name, sp, run, allow, x.path, errors, &fit);
     jl__imp kit;
     if (st == JL_OK && jl__imp_start(&kit, NULL, errors) < 0)
         st = oom(&x);
@@ -511,8 +513,12 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
     return st;
 }
 
-static const jl_importer_option nsys_options[] = {{"offset", "S", "add S seconds to the alignment"},
-                                                  {NULL, NULL, NULL}};
+static const jl_importer_option nsys_options[] = {
+    {"offset", "S", "add S seconds to the alignment"},
+    {"allow-misaligned", NULL,
+     "import ranges whose busy/idle pattern fits the power better elsewhere (marked "
+     "spans_misaligned)"},
+    {NULL, NULL, NULL}};
 
 const jl_importer jl__importer_nsys = {
     .name = "nsys",

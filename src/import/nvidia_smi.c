@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/reasons.h"
 #include "core/util.h"
 #include "import/kit.h"
 #include "import/kit_segment.h"
@@ -45,9 +46,15 @@ typedef enum {
     K_MEM_USED,
     K_SM_CLOCK,
     K_TEMP,
+    K_ENF_LIMIT, /* enforced.power.limit, W: per sample (nvidia-smi -pl changes it) */
+    K_CAPPED,    /* 1: a power throttle reason active (sw_power_cap, hw_power_brake) */
+    K_SLOWED,    /* 1: a thermal or hardware slowdown active */
     K_NSERIES,
     K_OTHER
 } kind;
+/* the throttle kinds: several columns fold into one series (the larger value) */
+#define IS_THROTTLE(k) ((k) == K_CAPPED || (k) == K_SLOWED)
+#define K_THR_MASK K_NSERIES /* clocks_*_reasons.active: a bit mask for both */
 #define FIRST_SERIES K_POWER
 #define N_SERIES (K_NSERIES - FIRST_SERIES)
 
@@ -64,7 +71,23 @@ static const struct {
     {"name", K_NAME, "", 1},
     {"gpu_name", K_NAME, "", 1},
     {"power.limit", K_LIMIT, "W", 1},
-    {"enforced.power.limit", K_LIMIT, "W", 1},
+    {"enforced.power.limit", K_ENF_LIMIT, "W", 1},
+    {"power.limit.enforced", K_ENF_LIMIT, "W", 1},
+    /* power-cap and throttling context (docs/import.md, "Power caps"):
+     * "Active" / "Not Active", under the older (clocks_throttle_reasons)
+     * and the newer name (clocks_event_reasons, drivers 535+) */
+    {"clocks_throttle_reasons.sw_power_cap", K_CAPPED, "", 1},
+    {"clocks_event_reasons.sw_power_cap", K_CAPPED, "", 1},
+    {"clocks_throttle_reasons.hw_power_brake_slowdown", K_CAPPED, "", 1},
+    {"clocks_event_reasons.hw_power_brake_slowdown", K_CAPPED, "", 1},
+    {"clocks_throttle_reasons.hw_slowdown", K_SLOWED, "", 1},
+    {"clocks_event_reasons.hw_slowdown", K_SLOWED, "", 1},
+    {"clocks_throttle_reasons.hw_thermal_slowdown", K_SLOWED, "", 1},
+    {"clocks_event_reasons.hw_thermal_slowdown", K_SLOWED, "", 1},
+    {"clocks_throttle_reasons.sw_thermal_slowdown", K_SLOWED, "", 1},
+    {"clocks_event_reasons.sw_thermal_slowdown", K_SLOWED, "", 1},
+    {"clocks_throttle_reasons.active", K_THR_MASK, "", 1},
+    {"clocks_event_reasons.active", K_THR_MASK, "", 1},
     {"memory.total", K_MEMTOTAL, "MiB", 1048576.0},
     {"power.draw", K_POWER, "W", 1},
     {"power.draw.instant", K_POWER_INST, "W", 1},
@@ -80,7 +103,7 @@ static const struct {
 
 typedef struct col {
     char name[128]; /* field name without unit */
-    char unit[32];  /* from the header's brackets, else the known unit */
+    char unit[128]; /* from the header's brackets, else the known unit */
     kind k;
     double scale;
 } col;
@@ -135,7 +158,30 @@ typedef struct log_data {
     jl_status (*emit)(void *ctx, struct log_data *L);
     void *emit_ctx;
     jl__imp_idle *idle; /* each GPU's idle level outside the runs (kit_segment.h); NULL */
+    /* logging sessions (issue 37): where a new one begins (a header line
+     * repeated, the clock jumping past SESSION_GAP_S, another GPU under an
+     * index), the last line cut */
+    int hdr_pending, ident_pending;
+    char ident_msg[400];
+    size_t session; /* the session of the sample being built, from 0 */
+    struct log_session *sess;
+    size_t n_sess, cap_sess;
+    int cut_last;
+    long long cut_line;
+    double t_end; /* the last sample's time */
 } log_data;
+
+/* The first sample of a logging session after the first. */
+typedef struct log_session {
+    size_t at;      /* its sample number in the log (from 0) */
+    double t, gap;  /* its time, and the time since the sample before */
+    long long line; /* its first line */
+    char why[400];  /* what began it */
+} log_session;
+
+/* A stretch without samples longer than this (and than the gap limit) is
+ * two logging sessions: no logger pauses a minute on its own. */
+#define SESSION_GAP_S 60.0
 
 static void log_free(log_data *L)
 {
@@ -159,6 +205,7 @@ static void log_free(log_data *L)
     free(L->dmon_text);
     free(L->gpu_last_t);
     free(L->gpu_last_line);
+    free(L->sess);
     jl__imp_idle_free(L->idle);
     free(L->idle);
     free(L);
@@ -178,7 +225,7 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
         col *c = &L->cols[i];
         jl__imp_csv_split_unit(names[i], c->name, c->unit,
                                sizeof c->unit < sizeof c->name ? sizeof c->unit : sizeof c->name);
-        char unit_hdr[32];
+        char unit_hdr[128];
         snprintf(unit_hdr, sizeof unit_hdr, "%s", c->unit);
         c->k = K_OTHER;
         c->scale = 1;
@@ -194,7 +241,7 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
                 break;
             }
         for (size_t j = 0; j < i; j++)
-            if (c->k != K_OTHER && L->cols[j].k == c->k)
+            if (c->k != K_OTHER && !IS_THROTTLE(c->k) && c->k != K_THR_MASK && L->cols[j].k == c->k)
                 return LERR(L, JL_EINVALID, line, 0, c->name, "logged twice (also as '%s')",
                             L->cols[j].name);
         if (c->k == K_TIME)
@@ -319,6 +366,41 @@ typedef struct prow {
     double v[N_SERIES];
 } prow;
 
+/* Does the sample of row r (dt after the one before) begin a new logging
+ * session? A header line repeated since, with a gap beyond the gap limit
+ * (5 polls of the log's shortest, and 1 s more than one: the limit the
+ * summary's sample_gap uses); a gap beyond SESSION_GAP_S; another GPU under
+ * an index. 1 (recorded), 0, -1 out of memory. */
+static int new_session(log_data *L, const prow *r, double dt)
+{
+    double lim = isfinite(L->min_dt) ? fmax(5 * L->min_dt, L->min_dt + 1.0) : 1.0;
+    char why[400] = "";
+    if (L->ident_pending)
+        snprintf(why, sizeof why, "%s", L->ident_msg);
+    else if (L->hdr_pending && dt > lim)
+        snprintf(why, sizeof why, "a header line repeated and %.6g s without samples", dt);
+    else if (dt > SESSION_GAP_S && dt > lim)
+        snprintf(why, sizeof why, "%.6g s without samples (more than %g s)", dt, SESSION_GAP_S);
+    L->hdr_pending = L->ident_pending = 0;
+    if (!why[0])
+        return 0;
+    if (L->n_sess == L->cap_sess) {
+        size_t nc = L->cap_sess ? 2 * L->cap_sess : 4;
+        log_session *x = realloc(L->sess, nc * sizeof *x);
+        if (!x)
+            return -1;
+        L->sess = x;
+        L->cap_sess = nc;
+    }
+    log_session *x = &L->sess[L->n_sess++];
+    x->at = L->n_samples;
+    x->t = r->t;
+    x->gap = dt;
+    x->line = r->line;
+    snprintf(x->why, sizeof x->why, "%s", why);
+    return 1;
+}
+
 /* Group rows into samples, keyed by GPU: a row joins the current sample
  * unless its GPU is in it already. A GPU missing from a poll must not pull
  * the next poll's row into this sample: a row whose GPU does not come after
@@ -330,7 +412,11 @@ static jl_status add_row(log_data *L, const prow *r)
 {
     int same_poll = L->n > 0 && isfinite(L->min_dt) && r->t - L->sample_t0 < 0.5 * L->min_dt;
     if (L->n == 0 || L->seen[r->slot] || (r->slot <= L->last_slot && !same_poll)) {
-        if (L->n_samples > 0 && r->t > L->sample_t0 &&
+        double dt = r->t - L->sample_t0;
+        int began = L->n_samples > 0 ? new_session(L, r, dt) : 0;
+        if (began < 0)
+            return JL_ENOMEM;
+        if (L->n_samples > 0 && r->t > L->sample_t0 && !began &&
             (isnan(L->min_dt) || r->t - L->sample_t0 < L->min_dt))
             L->min_dt = r->t - L->sample_t0;
         L->sample_t0 = r->t;
@@ -340,6 +426,7 @@ static jl_status add_row(log_data *L, const prow *r)
                 return st;
             L->n = 0;
         }
+        L->session += began;
         if (!grow_samples(L))
             return JL_ENOMEM;
         start_sample(L, r->t, r->line);
@@ -596,6 +683,8 @@ static void layout_columns(log_data *L, reader *rd)
             rd->cidx[L->cols[i].k] = (int)i;
     for (int s = 0; s < N_SERIES; s++)
         L->has_series[s] = rd->cidx[FIRST_SERIES + s] >= 0;
+    if (rd->cidx[K_THR_MASK] >= 0)
+        L->has_series[K_CAPPED - FIRST_SERIES] = L->has_series[K_SLOWED - FIRST_SERIES] = 1;
     L->gpu_keyed = rd->cidx[K_INDEX] >= 0 || rd->cidx[K_UUID] >= 0;
     L->ident_col = -1;
     static const char *const idents[] = {"pci.bus_id", "serial", "name", "gpu_name"};
@@ -716,6 +805,37 @@ static jl_status row_value(log_data *L, const jl__csv_row *row, const col *c,
     return JL_OK;
 }
 
+/* A throttle reason cell: "Active" / "Not Active" (a reason's own column)
+ * or the bit mask of clocks_*_reasons.active ("0x0000000000000004"), folded
+ * into the row's K_CAPPED and K_SLOWED (the larger value wins; missing
+ * cells leave NaN). The mask's bits (NVML's nvmlClocksEventReasons): 0x4
+ * SW power cap, 0x80 HW power brake; 0x8 HW slowdown, 0x20 SW thermal,
+ * 0x40 HW thermal. */
+static void throttle_value(kind k, const char *s, double *v)
+{
+    double cap = NAN, slow = NAN;
+    if (!strcmp(s, "Active") || !strcmp(s, "Not Active")) {
+        double x = s[0] == 'A';
+        if (k == K_CAPPED)
+            cap = x;
+        else
+            slow = x;
+    } else if (k == K_THR_MASK && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        char *end;
+        errno = 0;
+        unsigned long long m = strtoull(s + 2, &end, 16);
+        if (!errno && end != s + 2 && !*end) {
+            cap = (m & 0x84u) != 0;
+            slow = (m & 0x68u) != 0;
+        }
+    }
+    double *pc = &v[K_CAPPED - FIRST_SERIES], *ps = &v[K_SLOWED - FIRST_SERIES];
+    if (!isnan(cap))
+        *pc = isnan(*pc) ? cap : fmax(*pc, cap);
+    if (!isnan(slow))
+        *ps = isnan(*ps) ? slow : fmax(*ps, slow);
+}
+
 /* The row's per-GPU attributes (name, uuid, power limit, memory) into its
  * GPU and its series values into pr. */
 static jl_status row_values(log_data *L, const jl__csv_row *row, gpu *gp, prow *pr)
@@ -725,13 +845,29 @@ static jl_status row_values(log_data *L, const jl__csv_row *row, gpu *gp, prow *
         const jl__csv_field *f = &row->f[i];
         if (c->k == K_NAME || c->k == K_UUID) {
             char **dst = c->k == K_NAME ? &gp->name : &gp->uuid;
-            if (!*dst && *f->s && (c->k == K_UUID || !jl__imp_csv_missing(f->s)) &&
-                !(*dst = xdup(f->s)))
+            int usable = *f->s && (c->k == K_UUID || !jl__imp_csv_missing(f->s));
+            if (!*dst && usable && !(*dst = xdup(f->s)))
                 return JL_ENOMEM;
+            if (*dst && usable && strcmp(*dst, f->s) && !L->ident_pending) {
+                /* another GPU under this index: another machine's log appended */
+                snprintf(L->ident_msg, sizeof L->ident_msg,
+                         "GPU %ld's %.60s changes from '%.80s' to '%.80s' at line %lld", gp->index,
+                         c->name, *dst, f->s, row->line);
+                L->ident_pending = 1;
+                char *d = xdup(f->s);
+                if (!d)
+                    return JL_ENOMEM;
+                free(*dst);
+                *dst = d;
+            }
             continue;
         }
         if (c->k == K_TIME || c->k == K_INDEX || c->k == K_OTHER)
             continue;
+        if (IS_THROTTLE(c->k) || c->k == K_THR_MASK) {
+            throttle_value(c->k, f->s, pr->v);
+            continue;
+        }
         double x;
         jl_status st = row_value(L, row, c, f, &x);
         if (st != JL_OK)
@@ -801,17 +937,21 @@ static jl_status data_row(log_data *L, reader *rd, const jl__csv_row *row)
     if (repeats_header(L, row)) {
         jl__imp_note(L->k, L->path, "",
                      "line %lld repeats the header: another logging session appended to the "
-                     "file, read as one log",
+                     "file (a new run where the clock jumps past the gap limit)",
                      row->line);
+        L->hdr_pending = 1;
         return JL_OK;
     }
-    jl__civil cv;
-    if (!row->complete &&
-        (row->n != L->n_cols || !jl__civil_parse(row->f[rd->cidx[K_TIME]].s, &cv))) {
-        jl__imp_note(L->k, L->path, "",
-                     "the last line (%lld) is cut short (%zu of %zu fields, no line end: the "
-                     "logger was stopped mid-line?): dropped",
+    if (!row->complete) {
+        /* nvidia-smi ends every line: one without its end was cut mid-value
+         * ("57" of "57.3 W") and is no reading */
+        jl__imp_note(L->k, L->path, "truncated_record",
+                     "the last line (%lld) is cut short (no line end, %zu of %zu fields: the "
+                     "logger was stopped mid-line, and a value cut short reads as another "
+                     "number): dropped",
                      row->line, row->n, L->n_cols);
+        L->cut_last = 1;
+        L->cut_line = row->line;
         return JL_OK;
     }
     if (row->n != L->n_cols)
@@ -822,6 +962,8 @@ static jl_status data_row(log_data *L, reader *rd, const jl__csv_row *row)
                     L->opt->max_rows);
     prow pr;
     pr.line = row->line;
+    for (int q = 0; q < N_SERIES; q++)
+        pr.v[q] = NAN;
     size_t slot = 0;
     jl_status st = same_gpu(L, row);
     if (st == JL_OK)
@@ -851,6 +993,7 @@ static jl_status flush_rows(log_data *L, reader *rd)
         return st;
     if (L->n_samples == 0)
         return LERR(L, JL_ENODATA, 0, 0, NULL, "no samples (only a header)");
+    L->t_end = L->sample_t0;
     if (L->min_dt >= 2.0)
         jl__imp_note(L->k, L->path, "timestamp",
                      "the log polls every %.3g s at the most: windows shorter than a few polls "
@@ -929,7 +1072,16 @@ typedef struct ctx {
      * so that a run's errors name it (and its line) */
     jl_import_nvsmi_options auto_opt;
     char *auto_path;
+    double log_t0, log_t1; /* the logs' span, Unix s (NaN: none read) */
 } ctx;
+
+static void log_span(ctx *c, double t0, double t1)
+{
+    if (!(c->log_t0 <= t0))
+        c->log_t0 = t0;
+    if (!(c->log_t1 >= t1))
+        c->log_t1 = t1;
+}
 
 static const char *base_name(const char *p)
 {
@@ -1248,6 +1400,21 @@ static void apply_idle(ctx *c, const log_data *L, const jl__imp_run_spec *sp, jl
 /* --runs auto (kit_segment.c): the runs of each log (ps[k]; t NULL for a
  * log not read), written to a runs file; *out the runs to import, whose
  * errors name that file from now on. */
+/* The zone the log's times were read in, as they were: their own offset
+ * when every timestamp carried one ("UTC+08:00 (from the timestamps)"),
+ * else the zone used. */
+static const char *zone_text(const ctx *c, char *buf, size_t cap)
+{
+    size_t n_off, n_loc;
+    int off;
+    jl__zone_usage(c->zone, &n_off, &n_loc, &off);
+    if (!n_off || n_loc)
+        return jl__zone_name(c->zone);
+    snprintf(buf, cap, "UTC%c%02d:%02d (from the timestamps)", off < 0 ? '-' : '+', abs(off) / 3600,
+             abs(off) % 3600 / 60);
+    return buf;
+}
+
 static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *paths, size_t n_logs,
                            int gpu_names, jl__imp_run_spec **out, size_t *n_out)
 {
@@ -1269,6 +1436,26 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
     jl_status st = jl__imp_auto_runs_find(c->k, c->errors, ps, paths, n_logs, &ao, &ar);
     if (st != JL_OK)
         return st;
+    /* each window in UTC and in the zone the log was read in: a wrong
+     * --timezone shows as hours that do not match the user's notes */
+    char ztext[96];
+    const char *zn = zone_text(c, ztext, sizeof ztext);
+    for (size_t i = 0; i < ar.n && i < 50; i++) {
+        char u0[32], u1[32], l0[32], l1[32];
+        jl__zone *utc = NULL;
+        jl_error *ze = NULL;
+        if (jl__zone_open("UTC", &utc, &ze) != JL_OK) {
+            jl_error_free(ze);
+            break;
+        }
+        if (!jl__zone_format(utc, ar.rows[i].start, u0, sizeof u0) &&
+            !jl__zone_format(utc, ar.rows[i].end, u1, sizeof u1) &&
+            !jl__zone_format(c->zone, ar.rows[i].start, l0, sizeof l0) &&
+            !jl__zone_format(c->zone, ar.rows[i].end, l1, sizeof l1))
+            jl__imp_note(c->k, "", "run", "--runs auto: run %s from %s to %s UTC (%s to %s in %s)",
+                         ar.rows[i].name ? ar.rows[i].name : "?", u0, u1 + 11, l0, l1 + 11, zn);
+        jl__zone_free(utc);
+    }
     jl__imp_run_spec *specs = calloc(ar.n, sizeof *specs);
     for (size_t i = 0; specs && i < ar.n; i++) {
         specs[i].req_offset = NAN;
@@ -1296,12 +1483,166 @@ static jl_status auto_runs(ctx *c, const jl__imp_pwlog *ps, const char *const *p
     return JL_OK;
 }
 
+/* ---- what a run's window says about its figures (issue 37) ------------ */
+
+/* A run's samples: their span, and the power-cap context of its GPUs. */
+typedef struct run_info {
+    double span0, span1;              /* Unix s of its first and last sample; NaN: none yet */
+    size_t n_thr, n_capped, n_slowed; /* samples with a throttle reason logged; capped; slowed */
+    size_t n_enf, n_at_limit; /* samples with an enforced limit; power at 97 % of it or more */
+    double enf_min, enf_max;  /* the enforced limit per GPU (NaN: not logged) */
+} run_info;
+
+/* Power at this share of its enforced limit or more: at the cap. */
+#define AT_LIMIT_SHARE 0.97
+/* A run is capped (slowed) when this share of its samples is. */
+#define CAPPED_RUN_SHARE 0.5
+
+static void info_init(run_info *ri)
+{
+    memset(ri, 0, sizeof *ri);
+    ri->span0 = ri->span1 = ri->enf_min = ri->enf_max = NAN;
+}
+
+/* Sample i of L (its series at v[s] + i * L->G) into ri. */
+static void info_sample(run_info *ri, const log_data *L, size_t i, double t, const size_t *sel,
+                        size_t G, int pw)
+{
+    if (isnan(ri->span0))
+        ri->span0 = t;
+    ri->span1 = t;
+    const int cap = K_CAPPED - FIRST_SERIES, slow = K_SLOWED - FIRST_SERIES,
+              enf = K_ENF_LIMIT - FIRST_SERIES;
+    int any = 0, capped = 0, slowed = 0, lim = 1, at = 1;
+    for (size_t g = 0; g < G; g++) {
+        size_t k = i * L->G + sel[g];
+        if (L->has_series[cap] && isfinite(L->v[cap][k]))
+            any = 1, capped |= L->v[cap][k] > 0;
+        if (L->has_series[slow] && isfinite(L->v[slow][k]))
+            any = 1, slowed |= L->v[slow][k] > 0;
+        double e = L->has_series[enf] ? L->v[enf][k] : NAN, w = L->v[pw][k];
+        if (isfinite(e) && e > 0) {
+            ri->enf_min = isnan(ri->enf_min) ? e : fmin(ri->enf_min, e);
+            ri->enf_max = isnan(ri->enf_max) ? e : fmax(ri->enf_max, e);
+            at &= isfinite(w) && w >= AT_LIMIT_SHARE * e;
+        } else {
+            lim = 0;
+        }
+    }
+    ri->n_thr += any;
+    ri->n_capped += capped;
+    ri->n_slowed += slowed;
+    if (lim && G) {
+        ri->n_enf++;
+        ri->n_at_limit += at;
+    }
+}
+
+/* The reasons of run r from its log: the sessions and identity changes its
+ * window spans, a window beyond the log, the last line cut, the power cap
+ * and throttling; and the power-cap context kept as attributes. */
+static void run_reasons(ctx *c, const log_data *L, const jl__imp_run_spec *sp, jl_run *r,
+                        const run_info *ri, const int edge[2], size_t session)
+{
+    const char *where = sp ? (c->opt->runs_csv ? c->opt->runs_csv : "RUNS.csv") : L->path;
+    for (size_t k = 0; sp && k < L->n_sess; k++) {
+        const log_session *x = &L->sess[k];
+        if (!(x->t > ri->span0 && x->t <= ri->span1))
+            continue;
+        int ident = !strncmp(x->why, "GPU ", 4);
+        jl__imp_reason(c->k, r, ident ? JL__R_IDENTITY_CHANGED : JL__R_CLOCK_JUMP, NAN, where,
+                       "its window spans two logging sessions of %s: %s, line %lld (t = %.3f "
+                       "Unix s); the energy across %.6g s without samples is not a measurement",
+                       base_name(L->path), x->why, x->line, x->t, x->gap);
+    }
+    if (!sp && L->n_sess)
+        jl__imp_reason(c->k, r, JL__R_SESSION_SPLIT, NAN, where,
+                       "%s holds %zu logging sessions; this run is session %zu (%s)",
+                       base_name(L->path), L->n_sess + 1, session + 1,
+                       session ? L->sess[session - 1].why : "the first");
+    if (sp && (edge[0] == JL__IMP_EDGE_CUT || edge[1] == JL__IMP_EDGE_CUT))
+        jl__imp_reason(c->k, r, JL__R_WINDOW_NOT_BRACKETED, NAN, where,
+                       "its window %.3f..%.3f (Unix s) reaches beyond the log's samples (%s "
+                       "edge%s cut): its power covers only %.3f..%.3f",
+                       sp->start, sp->end,
+                       edge[0] == JL__IMP_EDGE_CUT && edge[1] == JL__IMP_EDGE_CUT ? "both"
+                       : edge[0] == JL__IMP_EDGE_CUT                              ? "the start"
+                                                                                  : "the end",
+                       edge[0] == JL__IMP_EDGE_CUT && edge[1] == JL__IMP_EDGE_CUT ? "s" : "",
+                       ri->span0, ri->span1);
+    if (L->cut_last && ri->span1 >= L->t_end)
+        jl__imp_reason(c->k, r, JL__R_TRUNCATED_RECORD, NAN, L->path,
+                       "the log's last line (%lld) was cut mid-line and is left out: the run "
+                       "ends at the reading before",
+                       L->cut_line);
+    /* power-cap context, kept per run */
+    if (isfinite(ri->enf_min)) {
+        jl__imp_extra_num(c->k, r, "enforced_power_limit_w", ri->enf_min);
+        if (ri->enf_max > ri->enf_min)
+            jl__imp_extra_num(c->k, r, "enforced_power_limit_max_w", ri->enf_max);
+        if (isnan(r->attrs.gpu_tdp_w) || ri->enf_min < r->attrs.gpu_tdp_w)
+            r->attrs.gpu_tdp_w = ri->enf_min;
+    }
+    if (ri->n_thr) {
+        double cs = (double)ri->n_capped / (double)ri->n_thr,
+               ss = (double)ri->n_slowed / (double)ri->n_thr;
+        jl__imp_extra_num(c->k, r, "power_capped_share", cs);
+        jl__imp_extra_num(c->k, r, "clocks_throttled_share", ss);
+        if (cs >= CAPPED_RUN_SHARE)
+            jl__imp_reason(c->k, r, JL__R_POWER_CAPPED, NAN, L->path,
+                           "a power throttle reason (sw_power_cap or hw_power_brake) is active in "
+                           "%.0f %% of its %zu samples%s",
+                           100 * cs, ri->n_thr, "");
+        if (ss >= CAPPED_RUN_SHARE)
+            jl__imp_reason(c->k, r, JL__R_CLOCKS_THROTTLED, NAN, L->path,
+                           "a thermal or hardware slowdown is active in %.0f %% of its %zu "
+                           "samples",
+                           100 * ss, ri->n_thr);
+    } else if (ri->n_enf && (double)ri->n_at_limit >= CAPPED_RUN_SHARE * (double)ri->n_enf) {
+        jl__imp_reason(c->k, r, JL__R_POWER_CAPPED, NAN, L->path,
+                       "power is at %g %% of the enforced limit (%.6g W) or more in %.0f %% of "
+                       "its samples",
+                       100 * AT_LIMIT_SHARE, ri->enf_min,
+                       100.0 * (double)ri->n_at_limit / (double)ri->n_enf);
+    }
+}
+
+/* The request file's own date (vLLM's "date", the client's local time when
+ * it saved the file, read in the log's zone) against the run's window: a
+ * file saved hours or days away from it is another run's. */
+#define REQUESTS_DATE_TOL_S 600.0
+static void requests_date(ctx *c, const jl__imp_run_spec *sp, jl_run *r)
+{
+    const char *d = jl__imp_extra_get(r, "requests_date");
+    int Y, M, D, h, m, sec;
+    char tail;
+    if (!d || sscanf(d, "%4d%2d%2d-%2d%2d%2d%c", &Y, &M, &D, &h, &m, &sec, &tail) != 6)
+        return;
+    char text[40];
+    snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d", Y, M, D, h, m, sec);
+    jl__civil cv;
+    int gap = 0;
+    if (!jl__civil_parse(text, &cv))
+        return;
+    double t = jl__zone_to_unix(c->zone, &cv, NAN, &gap);
+    double tol = fmax(REQUESTS_DATE_TOL_S, sp->end - sp->start);
+    double off = t < sp->start ? t - sp->start : t > sp->end ? t - sp->end : 0;
+    if (!isfinite(t) || fabs(off) <= tol)
+        return;
+    jl__imp_reason(c->k, r, JL__R_REQUESTS_OUTSIDE_WINDOW, NAN, sp->requests,
+                   "the request file says it was saved at %s (%s), %.1f h %s the run's window "
+                   "(tolerance %.0f s): a file from another run or another day",
+                   text, jl__zone_name(c->zone), fabs(off) / 3600, off < 0 ? "before" : "after",
+                   tol);
+}
+
 /* Everything of a run but its power/ and gpu/ series: attributes (--set,
  * then the RUNS.csv row, then the log), notes, requests; a required
- * attribute not given is an error. n = the samples of its window. */
+ * attribute not given is an error. n = the samples of its window; ri its
+ * span and power-cap context, session its logging session (whole-log runs). */
 static jl_status finish_run(ctx *c, const log_data *L, const jl__imp_run_spec *sp, jl_run *r,
                             double t0, const size_t *sel, size_t G, int pw, size_t n, double lag,
-                            const int edge[2])
+                            const int edge[2], const run_info *ri, size_t session)
 {
     const char *where = sp ? c->opt->runs_csv : L->path;
     long long line = sp ? sp->line : 0;
@@ -1352,7 +1693,8 @@ static jl_status finish_run(ctx *c, const log_data *L, const jl__imp_run_spec *s
     free(psrc);
     jl__imp_extra_default(c->k, r, "source", "nvidia-smi", 0);
     jl__imp_extra_default(c->k, r, "nvidia_smi_log", L->path, 0);
-    jl__imp_extra_default(c->k, r, "timezone", jl__zone_name(c->zone), 0);
+    char ztext[96];
+    jl__imp_extra_default(c->k, r, "timezone", zone_text(c, ztext, sizeof ztext), 0);
     if (a->notes)
         jl__strbuf_printf(&notes, "%s ", a->notes);
     jl__strbuf_printf(&notes,
@@ -1362,6 +1704,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const jl__imp_run_spec *s
     power_notes(&notes, L, sel, pw, lag, edge);
     jl__strbuf_puts(&notes, ".");
     apply_idle(c, L, sp, r, sel, G, &notes);
+    run_reasons(c, L, sp, r, ri, edge, session);
     /* requests */
     if (sp && sp->requests) {
         char *path = NULL;
@@ -1383,6 +1726,7 @@ static jl_status finish_run(ctx *c, const log_data *L, const jl__imp_run_spec *s
             goto fail;
         }
         free(path);
+        requests_date(c, sp, r);
     }
     /* vLLM's max_concurrency bounds the requests in flight: the batch cap
      * when none is given */
@@ -1608,7 +1952,11 @@ static jl_status build_run(ctx *c, const log_data *L, const jl__imp_run_spec *sp
             r->gpu_time[i] = L->t[i0 + i] - t0;
     }
     free(all);
-    if ((st = finish_run(c, L, sp, r, t0, sel, G, pw, n, lag, edge)) != JL_OK)
+    run_info ri;
+    info_init(&ri);
+    for (size_t i = i0; i < i1; i++)
+        info_sample(&ri, L, i, L->t[i], sel, G, pw);
+    if ((st = finish_run(c, L, sp, r, t0, sel, G, pw, n, lag, edge, &ri, L->session)) != JL_OK)
         goto fail;
     *out = r;
     return JL_OK;
@@ -1691,20 +2039,39 @@ static void result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int ins
                                                       : "power.draw";
     jl__imp_detail_num(c->k, "n_rows", (double)rows);
     jl__imp_detail_num(c->k, "max_gpus_per_log", (double)G);
-    jl__imp_detail(c->k, "timezone", jl__zone_name(c->zone), 0);
+    char zbuf[96];
+    const char *ztext = zone_text(c, zbuf, sizeof zbuf);
+    jl__imp_detail(c->k, "timezone", ztext, 0);
     jl__imp_detail(c->k, "power_field", field, 0);
     if (c->lag_used >= 0)
         jl__imp_detail_num(c->k, "power_lag_s", c->lag_used);
     else
         jl__imp_detail(c->k, "power_lag_s", "differs between runs (their notes say)", 0);
     jl__imp_detail_num(c->k, "samples_without_power", (double)c->dropped_rows);
-    jl__imp_note(c->k, "", "timestamp", "local times read in %s%s", jl__zone_name(c->zone),
-                 c->opt->timezone ? "" : " (no --timezone given)");
+    /* a note that matches what the times carried: their own offsets are
+     * never said to be read in another zone (issue 37) */
+    size_t n_off, n_loc;
+    int off;
+    jl__zone_usage(c->zone, &n_off, &n_loc, &off);
+    if (n_off && !n_loc)
+        jl__imp_note(c->k, "", "timestamp",
+                     "the timestamps carry their own UTC offset (UTC%c%02d:%02d): read as "
+                     "written%s",
+                     off < 0 ? '-' : '+', abs(off) / 3600, abs(off) % 3600 / 60,
+                     c->opt->timezone ? " (--timezone not used for them)" : "");
+    else if (n_off)
+        jl__imp_note(c->k, "", "timestamp",
+                     "%zu timestamps carry their own UTC offset (read as written), %zu local ones "
+                     "read in %s%s",
+                     n_off, n_loc, jl__zone_name(c->zone),
+                     c->opt->timezone ? "" : " (no --timezone given)");
+    else
+        jl__imp_note(c->k, "", "timestamp", "local times read in %s%s", jl__zone_name(c->zone),
+                     c->opt->timezone ? "" : " (no --timezone given)");
     c->res->source = jl__asprintf("nvidia-smi CSV log%s (%zu rows)", n_logs == 1 ? "" : "s", rows);
-    c->res->detail_text =
-        jl__asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
-                     "%s, %zu notes",
-                     rows, G, G == 1 ? "" : "s", jl__zone_name(c->zone), field, c->res->n_notes);
+    c->res->detail_text = jl__asprintf("%zu rows, up to %zu GPU%s a log, times in %s, power from "
+                                       "%s, %zu notes",
+                                       rows, G, G == 1 ? "" : "s", ztext, field, c->res->n_notes);
 }
 
 /* ---- streaming: runs written while the log is read ---------------------------- */
@@ -1722,6 +2089,8 @@ typedef struct srun {
     jl__imp_clip win; /* power/ over exactly [start, end] */
     jl_status wst;    /* the first failed append to power/ */
     jl_error *werr;
+    run_info info;  /* its samples' span and power-cap context */
+    size_t session; /* whole-log runs: the logging session it holds */
 } srun;
 
 typedef struct sctx {
@@ -1732,6 +2101,7 @@ typedef struct sctx {
     double *row;
     double t_first, t_last;
     double *prev, prev_t; /* the log's previous sample: N_SERIES x max_gpus; NaN: none */
+    size_t cap;           /* runs allocated (a whole log split into sessions grows them) */
 } sctx;
 
 static const struct {
@@ -1788,6 +2158,50 @@ static void stream_window(sctx *x, const log_data *L, srun *r, double t, const d
     jl__imp_clip_sample(&r->win, t - r->lag, x->row, x->row + r->G, ok);
 }
 
+static void stream_finish(sctx *x, const log_data *L, srun *r);
+
+/* A whole log's run ends where a new logging session begins (issue 37):
+ * the open run is finished at the sample before, and a run named
+ * <log>__s<k> opens at this one, with no edge from the session before. */
+static jl_status stream_split(sctx *x, const log_data *L, double t)
+{
+    size_t open = x->n;
+    for (size_t k = 0; k < x->n; k++)
+        if (!x->runs[k].sp && !x->runs[k].done && !x->runs[k].failed &&
+            x->runs[k].session != L->session)
+            open = k;
+    if (open == x->n)
+        return JL_OK;
+    double t_last = x->t_last;
+    x->t_last = x->prev_t;
+    stream_finish(x, L, &x->runs[open]);
+    x->t_last = t_last;
+    if (x->n == x->cap) {
+        size_t nc = 2 * x->cap;
+        srun *nr = realloc(x->runs, nc * sizeof *nr);
+        if (!nr)
+            return JL_ENOMEM;
+        memset(nr + x->cap, 0, (nc - x->cap) * sizeof *nr);
+        x->runs = nr;
+        x->cap = nc;
+    }
+    char base[256];
+    snprintf(base, sizeof base, "%s", x->runs[open].name);
+    char *sfx = strstr(base, "__s");
+    if (sfx && x->runs[open].session > 0)
+        *sfx = '\0';
+    base[200] = '\0';
+    srun *r = &x->runs[x->n++];
+    r->t0 = NAN;
+    r->session = L->session;
+    snprintf(r->name, sizeof r->name, "%.200s__s%zu", base, L->session + 1);
+    (void)t;
+    r->start = -INFINITY; /* opens at this sample: none before it reaches it */
+    r->end = INFINITY;
+    x->prev_t = NAN; /* no start edge from the session before */
+    return JL_OK;
+}
+
 /* Append sample 0 of L to every run whose window holds it. */
 static jl_status stream_sample(void *vx, log_data *L)
 {
@@ -1796,6 +2210,9 @@ static jl_status stream_sample(void *vx, log_data *L)
     double t = L->t[0];
     if (isnan(x->t_first))
         x->t_first = t;
+    jl_status sst = stream_split(x, L, t);
+    if (sst != JL_OK)
+        return sst;
     x->t_last = t;
     const double *v[N_SERIES];
     for (int q = 0; q < N_SERIES; q++)
@@ -1818,6 +2235,7 @@ static jl_status stream_sample(void *vx, log_data *L)
             }
             r->pw = choose_power(L, 0, r->sel, r->G, c->opt->power_lag_s);
             r->lag = power_lag(c, L, r->sel, r->pw);
+            info_init(&r->info);
             r->t0 = r->sp ? r->sp->start : t - r->lag;
             if (jl__imp_clip_init(&r->win, r->start, r->end, r->G,
                                   L->has_series[K_POWER_AVG - FIRST_SERIES], stream_power, r))
@@ -1836,6 +2254,7 @@ static jl_status stream_sample(void *vx, log_data *L)
         r->werr = NULL;
         if (st == JL_OK && t <= r->end) {
             r->n_samples++;
+            info_sample(&r->info, L, 0, t, r->sel, r->G, r->pw);
             double rt = t - r->t0;
             int any_gpu = 0;
             for (size_t q = 0; q < N_GPU_DS; q++)
@@ -1917,8 +2336,8 @@ static void stream_finish(sctx *x, const log_data *L, srun *r)
         srun_fail(x, r, jl_error_new(JL_ENOMEM, where, NULL, NULL, -1, "out of memory"));
         return;
     }
-    if (finish_run(c, L, r->sp, run, r->t0, r->sel, r->G, r->pw, r->n_samples, r->lag,
-                   r->win.edge) != JL_OK) {
+    if (finish_run(c, L, r->sp, run, r->t0, r->sel, r->G, r->pw, r->n_samples, r->lag, r->win.edge,
+                   &r->info, r->session) != JL_OK) {
         jl_run_free(run);
         srun_fail(x, r, NULL);
         return;
@@ -2084,6 +2503,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv, const jl__
     sctx x = {.c = c, .w = w, .t_first = NAN, .t_last = NAN};
     size_t nr = specs ? n_specs : 1;
     x.runs = calloc(nr, sizeof *x.runs);
+    x.cap = nr;
     if (!L || !x.runs || !(L->path = jl__strdup(jl__csv_name(csv)))) {
         st = JL_ENOMEM;
         goto end;
@@ -2131,7 +2551,8 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv, const jl__
     }
     st = read_log(L, csv);
     if (st == JL_OK) {
-        for (size_t i = 0; i < nr; i++)
+        log_span(c, x.t_first, x.t_last);
+        for (size_t i = 0; i < x.n; i++)
             stream_finish(&x, L, &x.runs[i]);
         *rows += L->rows;
         *G = L->G > *G ? L->G : *G;
@@ -2139,7 +2560,7 @@ static jl_status stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv, const jl__
         c->res->n_files++;
     }
 end:
-    for (size_t i = 0; x.runs && i < nr; i++) {
+    for (size_t i = 0; x.runs && i < x.n; i++) {
         if (x.runs[i].st)
             jl_trace_stream_abort(x.runs[i].st);
         free(x.runs[i].sel);
@@ -2151,6 +2572,41 @@ end:
     free(x.prev);
     log_free(L);
     return st == JL_ENOMEM ? st : JL_OK;
+}
+
+/* No window of RUNS.csv holds a sample of the logs: one error naming both
+ * spans in UTC and how far apart they are ("your windows are 6.0 h before
+ * the log"): a wrong --timezone, or a zone missing from RUNS.csv. */
+static void windows_outside(ctx *c, const jl__imp_run_spec *specs, size_t n)
+{
+    if (!specs || !n || !isfinite(c->log_t0))
+        return;
+    double a = INFINITY, b = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        a = fmin(a, specs[i].start);
+        b = fmax(b, specs[i].end);
+    }
+    if (!(b < c->log_t0 || a > c->log_t1))
+        return; /* some overlap: each run said why */
+    char w0[32] = "?", w1[32] = "?", l0[32] = "?", l1[32] = "?";
+    jl__zone *utc = NULL;
+    jl_error *ze = NULL;
+    if (jl__zone_open("UTC", &utc, &ze) == JL_OK) {
+        jl__zone_format(utc, a, w0, sizeof w0);
+        jl__zone_format(utc, b, w1, sizeof w1);
+        jl__zone_format(utc, c->log_t0, l0, sizeof l0);
+        jl__zone_format(utc, c->log_t1, l1, sizeof l1);
+    }
+    jl_error_free(ze);
+    jl__zone_free(utc);
+    double gap = b < c->log_t0 ? c->log_t0 - b : a - c->log_t1;
+    jl__imp_err_at(c->errors, JL_ENODATA, c->opt->runs_csv ? c->opt->runs_csv : "RUNS.csv", 0, 0,
+                   "start",
+                   "no window overlaps the log: your windows (%s to %s UTC) are %.1f h %s the "
+                   "log's samples (%s to %s UTC, read in %s): a wrong --timezone, or times in "
+                   "RUNS.csv without their zone?",
+                   w0, w1, gap / 3600, b < c->log_t0 ? "before" : "after", l0, l1,
+                   jl__zone_name(c->zone));
 }
 
 static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv,
@@ -2203,6 +2659,8 @@ static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv
         rows += L->rows;
         read_ok++;
         c->logs[k] = L;
+        if (L->n)
+            log_span(c, L->t[0], L->t[L->n - 1]);
     }
     c->res->n_files = read_ok;
     if (read_ok == 0) {
@@ -2233,18 +2691,32 @@ static jl_status import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv
                     snprintf(name + l, sizeof name - l, "__%zu", k + 1);
                 }
             size_t *sel = jl__malloc_array(L->G ? L->G : 1, sizeof *sel), G;
-            jl_run *r = NULL;
             if (!sel) {
                 st = JL_ENOMEM;
                 goto end;
             }
-            if (select_gpus(c, L, NULL, sel, &G) == JL_OK &&
-                build_run(c, L, NULL, name, 0, L->n, L->t[0], sel, G, &r) == JL_OK)
-                jl__imp_push_run(c->k, r);
+            /* one run per logging session (issue 37): a view of its samples */
+            for (size_t q = 0; q <= L->n_sess && select_gpus(c, L, NULL, sel, &G) == JL_OK; q++) {
+                size_t i0 = q ? L->sess[q - 1].at : 0, i1 = q < L->n_sess ? L->sess[q].at : L->n;
+                log_data v = *L;
+                v.t += i0;
+                v.line += i0;
+                v.n = i1 - i0;
+                for (int sx = 0; sx < N_SERIES; sx++)
+                    if (v.v[sx])
+                        v.v[sx] += i0 * L->G;
+                v.session = q;
+                char sname[300];
+                snprintf(sname, sizeof sname, q ? "%.250s__s%zu" : "%.250s", name, q + 1);
+                jl_run *r = NULL;
+                if (v.n && build_run(c, &v, NULL, sname, 0, v.n, v.t[0], sel, G, &r) == JL_OK)
+                    jl__imp_push_run(c->k, r);
+            }
             free(sel);
         }
     }
     if (c->res->n_runs == 0) {
+        windows_outside(c, specs, n_specs);
         st = JL_ENODATA;
         goto end;
     }
@@ -2292,7 +2764,7 @@ jl_status jl_import_nvidia_smi(const char *const *logs, size_t n,
         opt = &def;
     }
     *out = NULL;
-    ctx c = {.opt = opt, .errors = errors, .lag_used = NAN};
+    ctx c = {.opt = opt, .errors = errors, .lag_used = NAN, .log_t0 = NAN, .log_t1 = NAN};
     jl_error *err = NULL;
     jl_status st = check_set(opt, errors);
     if (st != JL_OK)
@@ -2339,7 +2811,7 @@ jl_status jl_import_nvidia_smi_buffer(const char *log, size_t len, const char *n
         jl_import_nvsmi_options_default(&o);
     o.runs_csv = NULL;
     *out = NULL;
-    ctx c = {.opt = &o, .errors = errors, .lag_used = NAN};
+    ctx c = {.opt = &o, .errors = errors, .lag_used = NAN, .log_t0 = NAN, .log_t1 = NAN};
     jl_error *err = NULL;
     jl_status st = check_set(&o, errors);
     if (st != JL_OK)
@@ -2388,7 +2860,7 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
         }
         return st;
     }
-    ctx c = {.opt = opt, .errors = errors, .lag_used = NAN};
+    ctx c = {.opt = opt, .errors = errors, .lag_used = NAN, .log_t0 = NAN, .log_t1 = NAN};
     jl_error *err = NULL;
     jl__imp_run_spec *specs = NULL;
     size_t n_specs = 0, rows = 0, G = 0;
@@ -2437,6 +2909,8 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
             goto end;
     }
     if (c.res->n_files == 0 || c.res->n_runs == 0) {
+        if (c.res->n_files)
+            windows_outside(&c, specs, n_specs);
         st = JL_ENODATA;
         goto end;
     }

@@ -45,4 +45,32 @@ jl_status jl__profile_read_run(const char *path, const char *run, jl_run **out,
 jl_status jl__kineto_spans_buffer(const char *text, size_t len, const jl_run *run, const char *side,
                                   jl_spans **out, jl_error_list *errors);
 
+/* The spans' busy/idle pattern against the run's power (issue 37,
+ * spans_misaligned): the busy share of each bin (the power's sampling
+ * period, at least 10 ms) under a top-level span, correlated with the
+ * power at every offset within the search range; misaligned when the best
+ * offset is more than JL__SPAN_TOL_S away, correlates above
+ * JL__SPAN_MIN_SCORE and better than the offset given by JL__SPAN_MIN_GAIN
+ * (docs/attribute.md, "Alignment checked against the power"). */
+#define JL__SPAN_SEARCH_MIN_S 5.0
+#define JL__SPAN_SEARCH_MAX_S 30.0
+#define JL__SPAN_TOL_S 1.0
+#define JL__SPAN_MIN_SCORE 0.4
+#define JL__SPAN_MIN_GAIN 0.2
+typedef struct jl__span_fit {
+    double best_offset_s;         /* the shift of the spans that fits best */
+    double score_now, score_best; /* correlation as placed, and at the best shift */
+    int misaligned;
+} jl__span_fit;
+/* 1 misaligned, 0 aligned, -1 nothing to judge (no power, no pattern), -2
+ * out of memory. */
+int jl__spans_alignment(const jl_spans *sp, const jl_run *run, jl__span_fit *fit);
+/* Check the spans (jl__spans_alignment) and write them into run_name of
+ * trace: a misaligned profile is refused (an error naming the offset that
+ * fits), or with allow written and the run marked spans_misaligned (its
+ * attribute validity_reasons). fit receives the check. */
+jl_status jl__spans_write_checked(const char *trace, const char *run_name, const jl_spans *sp,
+                                  const jl_run *run, int allow, const char *file,
+                                  jl_error_list *errors, jl__span_fit *fit);
+
 #endif

@@ -29,13 +29,25 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "core/reasons.h"
 #include "core/stats.h"
 #include "core/util.h"
 #include "import/kit.h"
 
 /* ---- what a series is ----------------------------------------------------------- */
 
-enum { M_POWER, M_ENERGY, M_SM_UTIL, M_MEM_UTIL, M_FB_USED, M_SM_CLOCK, M_TEMP, M_COUNT };
+enum {
+    M_POWER,
+    M_ENERGY,
+    M_SM_UTIL,
+    M_MEM_UTIL,
+    M_FB_USED,
+    M_SM_CLOCK,
+    M_TEMP,
+    M_ENF_LIMIT, /* power-cap context (issue 37): kept per run, not series */
+    M_THROTTLE,
+    M_COUNT
+};
 
 static const struct {
     const char *name;
@@ -48,6 +60,8 @@ static const struct {
     [M_FB_USED] = {"DCGM_FI_DEV_FB_USED", 1048576},              /* MiB -> bytes */
     [M_SM_CLOCK] = {"DCGM_FI_DEV_SM_CLOCK", 1},                  /* MHz */
     [M_TEMP] = {"DCGM_FI_DEV_GPU_TEMP", 1},                      /* C */
+    [M_ENF_LIMIT] = {"DCGM_FI_DEV_ENFORCED_POWER_LIMIT", 1},     /* W */
+    [M_THROTTLE] = {"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", 1},    /* NVML's bit mask */
 };
 
 static int metric_of(const char *name)
@@ -55,6 +69,8 @@ static int metric_of(const char *name)
     for (int m = 0; m < M_COUNT; m++)
         if (!strcmp(metrics[m].name, name))
             return m;
+    if (!strcmp(name, "DCGM_FI_DEV_CLOCKS_EVENT_REASONS")) /* the newer name */
+        return M_THROTTLE;
     return -1;
 }
 
@@ -1045,6 +1061,8 @@ static int fill_series(jl_run *r, const merged *ms, size_t G, const double *grid
                                &r->mem_used_bytes, &r->sm_clock_mhz, &r->temp_c};
     int any_gpu = 0;
     for (int m = 0; m < M_COUNT; m++) {
+        if (!dst[m])
+            continue; /* context, not a series (cap_context) */
         int all = 1;
         for (size_t g = 0; g < G; g++)
             all &= ms[g * M_COUNT + m].n > (m == M_ENERGY ? 1u : 0u);
@@ -1128,6 +1146,51 @@ static int run_identity(prom *p, const opts *o, const want *w, jl_run *r, int ba
     return 0;
 }
 
+/* The power-cap context of run r (issue 37): DCGM's enforced power limit
+ * (the lowest of its GPUs and samples in the window) and the throttle
+ * reasons' bit mask (NVML's: 0x4 SW power cap, 0x80 HW power brake; 0x8 HW
+ * slowdown, 0x20 SW thermal, 0x40 HW thermal), as the nvidia-smi importer
+ * keeps them (docs/import.md, "Power caps"). */
+static void cap_context(prom *p, jl_run *r, const merged *ms, size_t G, double t0, double t1)
+{
+    double enf = NAN;
+    size_t n = 0, capped = 0, slowed = 0;
+    for (size_t g = 0; g < G; g++) {
+        const merged *e = &ms[g * M_COUNT + M_ENF_LIMIT], *th = &ms[g * M_COUNT + M_THROTTLE];
+        for (size_t i = 0; i < e->n; i++)
+            if (e->t[i] >= t0 && e->t[i] <= t1 && e->v[i] > 0 && !(e->v[i] >= enf))
+                enf = e->v[i];
+        for (size_t i = 0; i < th->n; i++) {
+            if (th->t[i] < t0 || th->t[i] > t1 || !(th->v[i] >= 0) || th->v[i] > 1e18)
+                continue;
+            unsigned long long m = (unsigned long long)th->v[i];
+            n++;
+            capped += (m & 0x84u) != 0;
+            slowed += (m & 0x68u) != 0;
+        }
+    }
+    if (isfinite(enf)) {
+        jl__imp_extra_num(p->c, r, "enforced_power_limit_w", enf);
+        if (isnan(r->attrs.gpu_tdp_w) || enf < r->attrs.gpu_tdp_w)
+            r->attrs.gpu_tdp_w = enf;
+    }
+    if (!n)
+        return;
+    double cs = (double)capped / (double)n, ss = (double)slowed / (double)n;
+    jl__imp_extra_num(p->c, r, "power_capped_share", cs);
+    jl__imp_extra_num(p->c, r, "clocks_throttled_share", ss);
+    if (cs >= 0.5)
+        jl__imp_reason(p->c, r, JL__R_POWER_CAPPED, NAN, "",
+                       "DCGM's throttle reasons say the power cap (SW power cap or HW power brake) "
+                       "in %.0f %% of its %zu samples",
+                       100 * cs, n);
+    if (ss >= 0.5)
+        jl__imp_reason(p->c, r, JL__R_CLOCKS_THROTTLED, NAN, "",
+                       "DCGM's throttle reasons say a thermal or hardware slowdown in %.0f %% of "
+                       "its %zu samples",
+                       100 * ss, n);
+}
+
 /* Build run w from its GPUs' series (merged over the series of each). */
 static void build_run(prom *p, const opts *o, want *w, const char *const *by, size_t n_by)
 {
@@ -1162,6 +1225,8 @@ static void build_run(prom *p, const opts *o, want *w, const char *const *by, si
     }
     if (!rc)
         rc = run_identity(p, o, w, r, base, by, n_by);
+    if (!rc)
+        cap_context(p, r, ms, G, grid[0], grid[N - 1]);
     if (!rc) {
         jl__imp_push_run(p->c, r);
         r = NULL;

@@ -46,6 +46,7 @@ typedef struct vdoc {
     long long max_conc;
     int rate_inf;    /* request_rate "inf" (or a non-finite number) */
     double duration; /* the client's benchmark duration, s; NaN when absent */
+    char date[32];   /* "date": the client's local time when it saved the file; "" */
 } vdoc;
 
 static void vdoc_free(vdoc *d)
@@ -152,6 +153,14 @@ static int read_member(js *p, vdoc *d, const char *key)
         else if (t == JS_NUM && p->num >= 0 && isfinite(p->num))
             d->duration = p->num;
         return t == JS_OBJ_START || t == JS_ARR_START ? jl__jstream_skip_open(p) : 0;
+    }
+    if (!strcmp(key, "date")) { /* "20250420-185924": when the client saved the file */
+        jl__jstream_tok t = jl__jstream_next(p);
+        if (t == JS_STR && strlen(p->str) < sizeof d->date)
+            snprintf(d->date, sizeof d->date, "%s", p->str);
+        return t == JS_ERROR                            ? -1
+               : t == JS_OBJ_START || t == JS_ARR_START ? jl__jstream_skip_open(p)
+                                                        : 0;
     }
     if (strcmp(key, "model_id") && strcmp(key, "max_concurrency"))
         return jl__jstream_skip(p);
@@ -457,6 +466,8 @@ static jl_status fill_run(jl__imp *kit, const vdoc *d, const char *path, jl_run 
             return JL_ENOMEM;
         jl__imp_note(kit, path, "model_id", "the run's model taken from the request log");
     }
+    if (d->date[0])
+        jl__imp_extra_default(kit, r, "requests_date", d->date, 0);
     if (d->has_max_conc) {
         char b[32];
         snprintf(b, sizeof b, "%lld", d->max_conc);

@@ -1116,6 +1116,28 @@ static void warn_cell(jl__strbuf *b, const jl_summary *s)
     P("</td>");
 }
 
+/* The run's validity (issue 37; check.md, "Reason codes"): "valid", or
+ * each reason's code, tagged by its severity, with its sentence. */
+static void validity_cell(jl__strbuf *b, const jl_summary *s)
+{
+    P("<td class=\"wrap small\">");
+    if (!s->validity.n)
+        P("<span class=\"tag good\">valid</span>");
+    for (size_t k = 0; k < s->validity.n; k++) {
+        const jl_reason *x = &s->validity.reasons[k];
+        jl_severity sev = jl_reason_severity(x);
+        P(sev == JL_SEVERITY_INVALID   ? "<span class=\"tag bad\">"
+          : sev == JL_SEVERITY_CAUTION ? "<span class=\"tag warn\">"
+                                       : "<span class=\"tag\">");
+        H(x->code);
+        P("</span> ");
+        H(x->message);
+        if (k + 1 < s->validity.n)
+            P("<br>");
+    }
+    P("</td>");
+}
+
 static void runs_table(jl__strbuf *b, jl__report_report *r, jl__report_kind kind)
 {
     static const char *const titles[] = {"LLM and MLLM", "Text-to-image", "Text-to-video"};
@@ -1153,6 +1175,7 @@ static void runs_table(jl__strbuf *b, jl__report_report *r, jl__report_kind kind
         th(b, "p90 TTFT", "s", 1);
         th(b, "avg batch", "requests", 1);
     }
+    th(b, "validity", NULL, 0);
     th(b, "warnings", NULL, 0);
     P("</tr></thead><tbody>\n");
     for (size_t i = 0; i < l->count; i++) {
@@ -1195,6 +1218,7 @@ static void runs_table(jl__strbuf *b, jl__report_report *r, jl__report_kind kind
             td_num(b, f[JL_FIG_TTFT_P90_S], 1, 3);
             td_num(b, f[JL_FIG_AVG_BATCH_SIZE], 1, 3);
         }
+        validity_cell(b, s);
         warn_cell(b, s);
         P("</tr>\n");
     }

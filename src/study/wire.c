@@ -12,7 +12,8 @@
  *           figures, the recomputed figures, u64 with_published_rate,
  *           mark_threshold, u64 from_parts], u8 has_host, [source, i32
  *           method, u64 sockets, u8 has_cpu, [cpu], u8 has_dram, [dram],
- *           cpu_dram_energy_j, node_energy_j, rest_energy_j]
+ *           cpu_dram_energy_j, node_energy_j, rest_energy_j], u32
+ *           n_reasons, (code, message, energy_bound_j)...
  *   attrs   the typed fields in the order of jl_attrs, u32 n_extra,
  *           (key, value, u8 is_number)...
  *   error   i32 code, file, run, object, i64 row, message, u8 has_cause,
@@ -161,6 +162,12 @@ jl_status jl__wire_put_summary(jl__wbuf *b, const jl_summary *s)
         put_f64(b, h->cpu_dram_energy_j);
         put_f64(b, h->node_energy_j);
         put_f64(b, h->rest_energy_j);
+    }
+    jl__wbuf_u32(b, (uint32_t)s->validity.n);
+    for (size_t i = 0; i < s->validity.n; i++) {
+        put_str(b, s->validity.reasons[i].code);
+        put_str(b, s->validity.reasons[i].message);
+        put_f64(b, s->validity.reasons[i].energy_bound_j);
     }
     return b->failed ? JL_ENOMEM : JL_OK;
 }
@@ -360,6 +367,24 @@ jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used, j
             h->cpu_dram_energy_j = get_f64(&r);
             h->node_energy_j = get_f64(&r);
             h->rest_energy_j = get_f64(&r);
+        }
+    }
+    uint32_t nr = get_u32(&r);
+    if (r.st == JL_OK && nr > 0) {
+        if (nr > (r.n - r.pos) / 16) {
+            r.st = JL_EINVALID;
+        } else if (!(s->validity.reasons = calloc(nr, sizeof *s->validity.reasons))) {
+            r.st = JL_ENOMEM;
+        } else {
+            for (uint32_t i = 0; i < nr && r.st == JL_OK; i++) {
+                jl_reason *x = &s->validity.reasons[i];
+                x->code = get_str(&r);
+                x->message = get_str(&r);
+                x->energy_bound_j = get_f64(&r);
+                s->validity.n = i + 1;
+                if (r.st == JL_OK && (!x->code || !x->message))
+                    r.st = JL_EINVALID;
+            }
         }
     }
     if (r.st != JL_OK) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/reasons.h"
 #include "core/util.h"
 #include "summary/summary_internal.h"
 
@@ -60,6 +61,16 @@ static jl_status counter_energy(const jl_run *r, const char *name, const jl_seri
                                                      "unknown)",
                                      x->bridged_j);
             }
+            for (size_t j = 0; j < rep.n_restarts && st == JL_OK; j++)
+                st = jl__validity_add(&s->validity, JL__R_COUNTER_RESET, rep.restarts[j].bridged_j,
+                                      "host/%s socket %zu: the counter restarted at t = %.6g s; "
+                                      "%.6g J bridged with the neighbouring rate",
+                                      name, k, rep.restarts[j].time, rep.restarts[j].bridged_j);
+            if (st == JL_OK && rep.n_wraps)
+                st = jl__validity_add(&s->validity, JL__R_COUNTER_WRAP, NAN,
+                                      "host/%s socket %zu: the counter wrapped %zu time%s at "
+                                      "@max_energy_range_j %.6g J: unwrapped exactly",
+                                      name, k, rep.n_wraps, rep.n_wraps == 1 ? "" : "s", mod);
             if (st == JL_OK && rep.n_jitter)
                 st = jl_summary_warn(s, "host_counter_jitter",
                                      "host/%s socket %zu: decreased %zu times by less than "

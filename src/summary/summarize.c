@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/reasons.h"
 #include "core/stats.h"
 #include "core/util.h"
 #include "joules/summary.h"
@@ -582,6 +583,11 @@ static jl_status build_energy(ctx *c)
                 c->src[g] = SRC_COUNTER;
                 for (size_t k = 0; k < rep.n_restarts; k++) {
                     const jl__restart *x = &rep.restarts[k];
+                    TRY(jl__validity_add(&s->validity, JL__R_COUNTER_RESET, x->bridged_j,
+                                         "GPU %zu: the energy counter restarted at t = %.6g s "
+                                         "(row %zu, %.6g J to %.6g J); %.6g J bridged with %s",
+                                         g, x->time, x->row, x->from_j, x->to_j, x->bridged_j,
+                                         x->by_watts ? "power/watts" : "the neighbouring rate"));
                     WARN("counter_restart",
                          "GPU %zu: energy_j dropped from %.6g J to %.6g J at t = "
                          "%.6g s (row %zu): restart or wrap; bridged %.6g J with %s",
@@ -985,35 +991,6 @@ static double watts_sum_row(const jl_run *r, size_t i)
     return sum;
 }
 
-/* Requests in flight: the union of [arrival, finish] (finish NaN: the
- * request's last known time) as sorted, disjoint intervals in iv[2k],
- * iv[2k+1]; returns their count. iv holds 2 R doubles. */
-static size_t in_flight(const jl_run *r, double *iv)
-{
-    size_t m = 0;
-    for (size_t i = 0; i < r->req_n; i++) {
-        double a = r->arrival[i];
-        double f = isfinite(r->finish[i]) ? r->finish[i] : r->first_token[i];
-        if (isfinite(a) && isfinite(f) && f > a) {
-            iv[2 * m] = a;
-            iv[2 * m + 1] = f;
-            m++;
-        }
-    }
-    qsort(iv, m, 2 * sizeof *iv, jl__cmp_double);
-    size_t k = 0;
-    for (size_t i = 0; i < m; i++) {
-        if (k && iv[2 * i] <= iv[2 * k - 1]) {
-            iv[2 * k - 1] = fmax(iv[2 * k - 1], iv[2 * i + 1]);
-        } else {
-            iv[2 * k] = iv[2 * i];
-            iv[2 * k + 1] = iv[2 * i + 1];
-            k++;
-        }
-    }
-    return k;
-}
-
 /* The check rule window_alignment's figure (summary.h, power_rise_lag_s):
  * do the requests run while power is up? The idle level is the run's
  * lowest total power plus RISE_SHARE of the way to its median over the
@@ -1060,7 +1037,7 @@ static jl_status alignment_figure(ctx *c)
     if (nw)
         jl__quantiles_d(w, nw, &q, 1, &high);
     free(w);
-    size_t k = in_flight(run, iv);
+    size_t k = jl__requests_in_flight(run, iv);
     if (!k) {
         s->power_rise_skip = JL_RISE_NO_REQUESTS;
     } else if (!(high - low >= RISE_MIN_SHARE * high)) {
@@ -1333,6 +1310,34 @@ static void ctx_free(ctx *c)
     free(c->dscratch);
 }
 
+/* precision and workload in the trace format's vocabulary (bf16 ->
+ * bfloat16: such runs pair with bfloat16 ones); a value outside it is kept
+ * with a warning. */
+static jl_status canonical_values(jl_summary *s)
+{
+    char **fields[2] = {&s->attrs.precision, &s->attrs.workload};
+    static const char *const keys[2] = {"precision", "workload"};
+    for (int k = 0; k < 2; k++) {
+        char canon[64];
+        if (!*fields[k] || !strcmp(*fields[k], "unknown"))
+            continue;
+        const char *why = jl_attrs_canonical_value(keys[k], *fields[k], canon, sizeof canon);
+        if (why) {
+            jl_status st =
+                jl_summary_warn(s, "attribute_vocabulary", "%s '%s': %s", keys[k], *fields[k], why);
+            if (st != JL_OK)
+                return st;
+        } else if (strcmp(canon, *fields[k])) {
+            char *d = jl__strdup(canon);
+            if (!d)
+                return JL_ENOMEM;
+            free(*fields[k]);
+            *fields[k] = d;
+        }
+    }
+    return JL_OK;
+}
+
 jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summary **out,
                        jl_error **err)
 {
@@ -1370,6 +1375,7 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summ
         goto end;
     }
     TRY(jl_attrs_copy(&s->attrs, &run->attrs));
+    TRY(canonical_values(s));
 
     /* G: the series' GPU axis (the reader checked it equals num_gpus, or is
      * 1 under @power_scope node_ac: one column for the node). */
@@ -1386,6 +1392,12 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summ
         st = summarize_summary_only(c);
     else
         st = summarize_series(c, err);
+    if (st == JL_OK) {
+        int integrated = 0;
+        for (size_t g = 0; c->src && g < G; g++)
+            integrated |= c->src[g] == SRC_INTEGRAL;
+        st = jl__summary_validity(run, s, c->a, c->b, integrated);
+    }
 
 end:
     ctx_free(c);

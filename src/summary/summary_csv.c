@@ -89,7 +89,8 @@ static jl_status extra_keys(const jl_summary_list *l, const char ***out, size_t 
             const char *k = l->items[r]->attrs.extra[i].key;
             if (in_list(jl_attr_names, k) || jl_figure_lookup(k) >= 0 || !strcmp(k, "file") ||
                 !strcmp(k, "run") || !strcmp(k, "warnings") || !strcmp(k, "steady_method") ||
-                !strcmp(k, "energy_source") || !strcmp(k, "disagreements"))
+                !strcmp(k, "energy_source") || !strcmp(k, "disagreements") || !strcmp(k, "valid") ||
+                !strcmp(k, "reasons"))
                 continue;
             size_t j = 0;
             while (j < *n && strcmp((*out)[j], k))
@@ -138,6 +139,8 @@ static void header_row(FILE *f, jl_names names, const char *const *extras, size_
     for (int i = 0; more_columns[i]; i++)
         header(&r, more_columns[i], names, &sc->more[i]);
     jl__csvw_cell(&r, "disagreements");
+    jl__csvw_cell(&r, "valid");
+    jl__csvw_cell(&r, "reasons");
     for (size_t i = 0; i < n_extras; i++)
         header(&r, extras[i], JL_NAMES_JOULES, NULL);
     jl__csvw_end(&r);
@@ -201,6 +204,15 @@ static jl_status run_row(FILE *f, const jl_summary *s, jl_names names, const cha
     for (int i = 0; more_columns[i]; i++)
         attr_cell(&r, s, more_columns[i], sc->more[i]);
     jl__csvw_cell(&r, marked);
+    /* validity (issue 37): true/false, and the reason codes joined by ';' */
+    jl__strbuf why;
+    jl__strbuf_init(&why);
+    for (size_t k = 0; k < s->validity.n; k++)
+        jl__strbuf_printf(&why, "%s%s", k ? ";" : "", s->validity.reasons[k].code);
+    char *codes = jl__strbuf_take(&why);
+    jl__csvw_cell(&r, jl_validity_is_valid(&s->validity) ? "true" : "false");
+    jl__csvw_cell(&r, codes ? codes : "");
+    free(codes);
     for (size_t i = 0; i < n_extras; i++)
         attr_cell(&r, s, extras[i], 1);
     jl__csvw_end(&r);

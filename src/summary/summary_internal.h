@@ -232,4 +232,20 @@ jl_status jl__host_summary_copy(const jl_host_summary *src, jl_host_summary **ou
 void jl__run_key_write(jl__jw *w, const jl_summary *s);
 void jl__summary_write(jl__jw *w, const jl_summary *s);
 
+/* ---- validity (validity.c; issue 37, joules/validity.h) ---------------- */
+
+/* Requests in flight: the union of their [arrival, finish] (validity.c). */
+size_t jl__requests_in_flight(const jl_run *r, double *iv);
+
+/* What a run's series say about its figures, into s->validity: the
+ * importer's reasons (the run attribute validity_reasons, taken off
+ * s->attrs), gaps in power/ (integrated: any GPU's energy from the
+ * integral of watts), a window [a, b] the samples do not bracket, power
+ * samples no GPU draws, requests that do not belong to the power, a run at
+ * its power limit. JL_OK or JL_ENOMEM. */
+jl_status jl__summary_validity(const jl_run *run, jl_summary *s, double a, double b,
+                               int integrated);
+/* "validity": {"valid", "reasons": [...]} into the run object. */
+void jl__validity_write(jl__jw *w, const jl_summary *s);
+
 #endif

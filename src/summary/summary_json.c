@@ -174,6 +174,7 @@ void jl__summary_write(jl__jw *w, const jl_summary *s)
         published_write(w, s);
     if (s->host)
         host_write(w, s->host);
+    jl__validity_write(w, s);
 }
 
 json_t *jl_summary_to_json(const jl_summary *s)

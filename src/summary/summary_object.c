@@ -101,6 +101,7 @@ void jl_summary_free(jl_summary *s)
         free(s->published->source);
     free(s->published);
     jl__host_summary_free(s->host);
+    jl_validity_clear(&s->validity);
     free(s);
 }
 
@@ -209,7 +210,8 @@ jl_status jl_summary_copy(const jl_summary *src, jl_summary **out)
         if (src->published->source && !(s->published->source = jl__strdup(src->published->source)))
             goto fail;
     }
-    if (jl__host_summary_copy(src->host, &s->host) != JL_OK)
+    if (jl__host_summary_copy(src->host, &s->host) != JL_OK ||
+        jl_validity_copy(&s->validity, &src->validity) != JL_OK)
         goto fail;
     *out = s;
     return JL_OK;

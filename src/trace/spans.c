@@ -579,6 +579,13 @@ static int copy_file(const char *from, const char *to)
 jl_status jl_trace_write_spans(const char *path, const char *run, const jl_spans *spans,
                                const jl_sensor *sensor, jl_error **err)
 {
+    return jl_trace_write_spans_reasons(path, run, spans, sensor, NULL, err);
+}
+
+jl_status jl_trace_write_spans_reasons(const char *path, const char *run, const jl_spans *spans,
+                                       const jl_sensor *sensor, const char *validity_reasons,
+                                       jl_error **err)
+{
     if (jl__h5_init() != JL_OK)
         return jl_fail(err, JL_EINTERNAL, path, run, NULL, -1, "cannot initialise HDF5");
     size_t plen = strlen(path);
@@ -610,7 +617,8 @@ jl_status jl_trace_write_spans(const char *path, const char *run, const jl_spans
         goto end;
     }
     r = H5Gopen2(f, rpath, H5P_DEFAULT);
-    if (r < 0 || (spans && !write_group(r, spans)) || (sensor && !write_sensor(r, sensor))) {
+    if (r < 0 || (spans && !write_group(r, spans)) || (sensor && !write_sensor(r, sensor)) ||
+        (validity_reasons && !write_attr_str(r, "validity_reasons", validity_reasons))) {
         st = jl__h5_fail(err, JL_EIO, path, run, spans ? "spans" : "power", -1,
                          spans ? "cannot write spans/" : "cannot write power/'s attributes");
         goto end;

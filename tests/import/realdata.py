@@ -145,4 +145,45 @@ for name in sorted(ref):
         print(f"FAIL: {name}: window_alignment {good[name]['level']} aligned, "
               f"{bad[name]['level']} 4 s early")
         fail = 1
+
+# Issue 37: requests belong to their power. The aligned runs are valid;
+# the cap-128 run's request file named on the cap-4 run (RUNS.csv's
+# requests cells swapped) gives requests_inconsistent (128 requests decoding
+# at once on a cap of 4), and pick no longer answers from it (0.087 J/token
+# against the true 0.80 before).
+def reasons(runs, name):
+    return [x["code"] for x in runs[name]["validity"]["reasons"]]
+
+
+for name in sorted(imp):
+    bad_codes = [x["code"] for x in imp[name]["validity"]["reasons"] if x["severity"] == "invalid"]
+    if bad_codes:
+        print(f"FAIL: {name}: the aligned run is not valid: {bad_codes}")
+        fail = 1
+swap_csv = os.path.join(out, "runs-swapped.csv")
+with open(runs_csv) as src, open(swap_csv, "w") as dst:
+    dst.write(src.read().replace(",4,b0004.json", ",4,b0128.json").replace(",128,b0128.json",
+                                                                           ",128,b0004.json"))
+swapped = os.path.join(out, "nvsmi-swapped.h5")
+p = subprocess.run(cmd[:5] + [swap_csv] + cmd[6:-4] + ["-o", swapped, "--force", "--quiet"],
+                   capture_output=True, text=True)
+if p.returncode != 0:
+    print(p.stderr)
+    sys.exit(1)
+sw = summ(swapped)
+print(f"swapped request files: b0004 {reasons(sw, 'b0004')}, b0128 {reasons(sw, 'b0128')}")
+if "requests_inconsistent" not in reasons(sw, "b0004"):
+    print("FAIL: the cap-128 run's requests on the cap-4 run are not flagged")
+    fail = 1
+pk = subprocess.run([a.joules, "pick", "--json", swapped], capture_output=True, text=True)
+chosen = ([c["choice"]["run"] for c in json.loads(pk.stdout)["picks"] if c.get("choice")]
+          if pk.returncode == 0 else [])
+if pk.returncode != 0 or "b0004" in chosen or "requests_inconsistent" not in pk.stderr:
+    print(f"FAIL: pick answers from the swapped run (rc {pk.returncode}): {pk.stderr[:300]}")
+    fail = 1
+rv = subprocess.run([a.joules, "summarize", "--require-valid", swapped], capture_output=True,
+                    text=True)
+if rv.returncode != 1:
+    print(f"FAIL: summarize --require-valid exits {rv.returncode} on the swapped runs")
+    fail = 1
 sys.exit(fail)

@@ -74,6 +74,7 @@ error core
 attrs core
 export core
 version core
+validity core
 output output
 descriptors descriptors
 trace trace
