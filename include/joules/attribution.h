@@ -320,6 +320,114 @@ jl_status jl_attribution_write_csv(const jl_attribution *a, FILE *f);
 jl_status jl_attribution_write_csv_extra(const jl_attribution *a, FILE *f, size_t n_extra,
                                          const char *const *names, const char *const *values);
 
+/* ---- energy per request (--by request, --by request-class) ----------------- */
+
+/* Energy per request of a batched server (docs/attribute.md, "Per request"):
+ * the window is cut at the counter's updates; in each interval k the
+ * measured energy E_k less static power x length is the dynamic energy, split
+ * among the requests by the work each did in it: a x its prompt tokens in
+ * prefill + b x its output tokens in decode (a, b: J per prompt and per output
+ * token, fitted on the run's intervals); static power is split at every
+ * instant equally among the requests resident then (from the start of their
+ * prefill to their last token). Where engine/ has one row per iteration, a
+ * step's fixed cost c (the weights read once for the batch) is a third
+ * term, shared by the requests in the step. Dynamic energy in an interval without work
+ * and static time without a resident request are unattributed, so rows +
+ * unattributed = the window's energy. */
+typedef enum { JL_REQUESTS_BY_REQUEST, JL_REQUESTS_BY_CLASS } jl_requests_by;
+
+typedef struct jl_request_options {
+    jl_requests_by by;
+    double window[2]; /* NaN: the requests' residency (first prefill to last token) */
+    double static_w;  /* NaN: idle before t = 0, else @gpu_idle_power_w */
+} jl_request_options;
+
+void jl_request_options_default(jl_request_options *opt);
+
+typedef struct jl_request_row {
+    char *key;         /* the request's row in requests/ ("17"), or its class */
+    long request;      /* its row (-1: a class row) */
+    size_t n_requests; /* 1, or the requests of the class */
+    double input_tokens, output_tokens;
+    double start_s, finish_s; /* residency (first request's start, last finish) */
+    double resident_s;
+    double energy_j; /* prefill_j + decode_j + static_j */
+    double prefill_j, decode_j, static_j;
+    double energy_lo_j, energy_hi_j; /* over the fit's and the static power's uncertainty */
+} jl_request_row;
+
+/* The run's fit of dynamic energy per interval against its work. */
+typedef struct jl_request_fit {
+    double j_per_prompt_token, j_per_prompt_token_lo, j_per_prompt_token_hi;
+    double j_per_output_token, j_per_output_token_lo, j_per_output_token_hi;
+    /* an engine step's fixed cost (0: no engine/ iteration rows, or not
+     * identified) */
+    double j_per_step, j_per_step_lo, j_per_step_hi;
+    double r2;          /* of the intervals' dynamic energy */
+    size_t n_intervals; /* intervals with work */
+    int identified;     /* 0: a coefficient is not identified (see note) */
+    char *note;         /* how the fit was taken, or why it fell back */
+} jl_request_fit;
+
+/* The fit of one run checked on another run of the sweep. */
+typedef struct jl_request_check {
+    char *run;
+    double measured_j, predicted_j, error;                         /* the window's energy */
+    double measured_dynamic_j, predicted_dynamic_j, dynamic_error; /* less static */
+    double prompt_tokens, output_tokens, engine_steps;
+} jl_request_check;
+
+typedef struct jl_request_attribution {
+    char *file, *run;
+    jl_requests_by by;
+    double window[2];
+    int window_custom;
+    double window_energy_j; /* the counter over the window, GPUs summed */
+    double static_w;        /* summed over the GPUs */
+    double static_unc;      /* relative */
+    char *static_source;
+    char *energy_source; /* "counter" or "watts" */
+    size_t n_gpus;
+    jl_request_row *rows;
+    size_t n_rows;
+    double attributed_j, unattributed_j, unattributed_static_j, unattributed_dynamic_j;
+    double residual_j;                   /* window - rows - unattributed */
+    double prompt_tokens, output_tokens; /* the work inside the window */
+    double engine_steps;                 /* engine/ iterations in the window (0: none) */
+    /* the requests' work outside the window (before the counter's first
+     * update, or outside --window): its energy is not in the rows */
+    double prompt_tokens_outside, output_tokens_outside;
+    size_t n_requests, n_requests_skipped; /* skipped: never started or never finished */
+    jl_request_fit fit;
+    /* what is approximated (prefill placement, decode token times) */
+    char *prefill_source, *decode_source;
+    /* the window's share of the run's energy (t = 0 to the counter's end) */
+    double run_j, window_share;
+    double update_period_s; /* median gap between counter updates in the window */
+    double split_s;         /* the split's time resolution: three updates */
+    jl_request_check *checks;
+    size_t n_checks;
+} jl_request_attribution;
+
+void jl_request_attribution_free(jl_request_attribution *a);
+
+/* Attribute run's energy to its requests (requests/ needed; engine/ and
+ * itl/ request used where present). sensor: NULL = the defaults. */
+jl_status jl_request_attribution_compute(const jl_run *run, const jl_sensor *sensor,
+                                         const jl_request_options *opt,
+                                         jl_request_attribution **out, jl_error **err);
+
+/* Check a's fit on other (another run, attributed the same way): predicted
+ * = other's static power x window + a's J per token x other's tokens;
+ * appended to a->checks. */
+jl_status jl_request_attribution_check(jl_request_attribution *a,
+                                       const jl_request_attribution *other);
+
+/* The joules.request-attribution/1 document, one row (--jsonl), the CSV. */
+json_t *jl_request_attribution_document(const jl_request_attribution *a);
+json_t *jl_request_row_to_json(const jl_request_attribution *a, const jl_request_row *r);
+jl_status jl_request_attribution_write_csv(const jl_request_attribution *a, FILE *f);
+
 JL_API_END
 #ifdef __cplusplus
 }
