@@ -150,7 +150,9 @@ json_t *jl_attribution_document(const jl_attribution *a)
         /* --calibration's effect: what the weights explain, where the rest went */
         json_t *x = json_object();
         set(x, "mode",
-            json_string(a->calibration.mode == JL_CALIBRATION_ABSOLUTE ? "absolute" : "relative"));
+            json_string(a->calibration.mode == JL_CALIBRATION_ABSOLUTE   ? "absolute"
+                        : a->calibration.mode == JL_CALIBRATION_RELATIVE ? "relative"
+                                                                         : "time"));
         set(x, "measured_dynamic_j", jl_json_number(a->calibration.measured_dynamic_j));
         set(x, "predicted_j", jl_json_number(a->calibration.predicted_j));
         set(x, "explained_share",
