@@ -5,14 +5,13 @@
  * rows add up to the window, each request's energy is recovered within 1 %
  * of its known cost, the fit recovers a, b and c, and its prediction holds
  * on a run of another batch cap; without itl/request the split is
- * approximated and says so; and on the shared H100 sweep (skipped without
- * ../shared) the rows add up and the fit predicts the other runs. */
+ * approximated and says so; and on the bundled H100 sweep (traces/h100)
+ * the rows add up and the fit predicts the other runs. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/util.h"
 #include "joules/attribution.h"
@@ -404,11 +403,11 @@ TEST(per_request_refusals)
     jl_run_free(r);
 }
 
-/* the shared sweep: every run conserves; the b0016 fit predicts the others */
-TEST(per_request_shared_sweep)
+/* the bundled sweep (traces/h100, real H100 recordings): every run
+ * conserves; the b0016 fit predicts the others */
+TEST(per_request_bundled_sweep)
 {
-    const char *path = JOULES_SHARED_DIR "/traces/h100/h100-qwen3-1.7b-shape-chat.h5";
-    SKIP_UNLESS_READABLE(path);
+    const char *path = JOULES_SOURCE_DIR "/traces/h100/h100-qwen3-1.7b-shape-chat.h5";
     jl_trace *t = NULL;
     jl_error *err = NULL;
     CHECK(jl_trace_open(path, NULL, &t, &err) == JL_OK);
@@ -453,6 +452,6 @@ int main(int argc, char **argv)
     RUN(per_request_known_answer);
     RUN(per_request_without_itl_request);
     RUN(per_request_refusals);
-    RUN_DATA(per_request_shared_sweep);
+    RUN(per_request_bundled_sweep);
     TEST_MAIN_END();
 }
