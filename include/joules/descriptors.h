@@ -30,6 +30,7 @@ typedef struct jl_gpu_desc {
     double idle_power_w;
     double idle_min_w, idle_max_w;
     double hbm_bandwidth_bytes_s;
+    double bf16_dense_flops; /* NaN when unknown */
 } jl_gpu_desc;
 
 typedef struct jl_model_desc {

@@ -190,6 +190,7 @@ static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d, jl
         g->tdp_w = num_or_nan(v, "tdp_w");
         g->idle_power_w = num_or_nan(v, "idle_power_w");
         g->hbm_bandwidth_bytes_s = num_or_nan(v, "hbm_bandwidth_bytes_s");
+        g->bf16_dense_flops = num_or_nan(v, "bf16_dense_flops");
         json_t *r = json_object_get(v, "idle_power_range_w");
         g->idle_min_w =
             json_is_number(json_array_get(r, 0)) ? json_number_value(json_array_get(r, 0)) : NAN;

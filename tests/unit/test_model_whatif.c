@@ -177,6 +177,10 @@ static void coverage_of(jl_summary_list *ml, const char *only, const jl_descript
             fprintf(stderr, "  8B %s held out (%s beside): median |error| %.1f%%, worst %.1f%%\n",
                     g ? "H200 from H100" : "H100 from H200", only ? only : "ML.ENERGY",
                     100 * jl__model_median(er[g], ne[g]), 100 * worst);
+        /* issue 39: within 8 % median (the factors alone: 13.2 % and 16.8 %;
+         * the roofline of an unseen pair of equal compute: 3.7 and 2.7 %) */
+        CHECK_EQ_INT(ne[g], 9);
+        CHECK(ne[g] && jl__model_median(er[g], ne[g]) < 0.08);
     }
     jl_whatif_loo_clear(&r);
     jl_group_list_clear(&gl);
