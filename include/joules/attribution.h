@@ -260,6 +260,10 @@ typedef struct jl_attribution {
     char **class_names;
     size_t n_classes;
     double *row_class_j;
+    /* the run's energy from the counter's first update to its last (the
+     * whole run, GPU scope): what lies outside the profiled window is
+     * run_energy_j - window_energy_j (docs/attribute.md) */
+    double run_energy_j;
     /* the host launch gaps: GPU-idle time between spans shorter than a stall */
     double host_launch_j, host_launch_s;
     size_t n_host_gaps;

@@ -640,6 +640,8 @@ static jl_status eng_counters(eng *e)
             return st;
         }
         A->window_energy_j += e1 - e0;
+        A->run_energy_j +=
+            jl__counter_at(&ctr[g], ctr[g].t[ctr[g].n - 1]) - jl__counter_at(&ctr[g], ctr[g].t[0]);
         {
             /* what the window covers of the run: t = 0 (or the counter's
              * first update) to its last update */

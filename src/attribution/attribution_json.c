@@ -106,6 +106,12 @@ json_t *jl_attribution_document(const jl_attribution *a)
     set(d, "window", w);
     set(e, "source", json_string(a->energy_source));
     set(e, "window_j", jl_json_number(a->window_energy_j));
+    /* what lies outside the profiled window (the rows add up to window_j) */
+    set(e, "run_j", jl_json_number(a->run_energy_j));
+    set(e, "outside_window_j", jl_json_number(a->run_energy_j - a->window_energy_j));
+    set(e, "window_share_of_run",
+        jl_json_number(a->run_energy_j > 0 ? a->window_energy_j / a->run_energy_j : NAN));
+    set(e, "boundary", boundary(a));
     set(e, "attributed_j", jl_json_number(a->attributed_j));
     set(e, "unattributed_j", jl_json_number(a->unattributed_j));
     set(e, "unattributed_static_j", jl_json_number(a->unattributed_static_j));
