@@ -2,7 +2,6 @@
  * library's importer table (jl_importers(), src/import/registry.c): this
  * file only parses argv, runs the importer and writes its runs. */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +98,19 @@ static void format_help(const jl_importer *im)
     cli_help(page, NULL);
 }
 
+/* The joules.import/1 document (--json), whatever the outcome: the result's
+ * counts and notes when something was imported (r), an empty result
+ * otherwise, and every error; "output" is what was written (NULL: nothing,
+ * null). The one place the import command writes it. Returns the exit code
+ * of writing it (CLI_EXIT_OK when written). */
+static int import_document(const char *cmd, const jl_importer *im, const jl_import_result *r,
+                           const char *written, const jl_error_list *errors)
+{
+    jl_import_result none;
+    memset(&none, 0, sizeof none);
+    return cli_print_document(cmd, jl_import_document(r ? r : &none, im->name, written), errors);
+}
+
 /* `--into TRACE.h5:RUN`: an importer that adds to an existing run. */
 static int cli_import_into(const char *cmd, const jl_importer *im, const char *into,
                            const char *out, const char *const *paths, size_t n_paths,
@@ -126,13 +138,15 @@ static int cli_import_into(const char *cmd, const jl_importer *im, const char *i
         const jl_error *last = errors.count ? errors.items[errors.count - 1] : NULL;
         rc = cli_exit_for_error(last && last->code == st ? last : NULL,
                                 st != JL_OK ? st : JL_ENODATA);
+        if (json) /* the document with the errors, nothing written */
+            import_document(cmd, im, NULL, NULL, &errors);
     } else {
         if (!quiet && !json)
             for (size_t i = 0; i < r->n_notes; i++)
                 fprintf(stderr, "joules import: note: %s: %s\n", r->notes[i].file,
                         r->notes[i].message);
         if (json)
-            rc = cli_print_document(cmd, jl_import_document(r, im->name, into), &errors);
+            rc = import_document(cmd, im, r, into, &errors);
         else {
             printf("imported %s into %s (%s)\n", paths[0], into,
                    r->detail_text ? r->detail_text : "");
@@ -143,6 +157,38 @@ static int cli_import_into(const char *cmd, const jl_importer *im, const char *i
     jl_error_list_clear(&errors);
     free(trace);
     return rc;
+}
+
+enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET, OPT_FORCE, OPT_GROUPS, OPT_INTO, OPT_EACH };
+enum { OPT_FORMAT_FIRST = CLI_IMPORT_FORMAT_FIRST };
+/* every format's options; the format's own follow (cli_import_longopts) */
+static const struct option common_opts[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"groups", no_argument, NULL, OPT_GROUPS},
+    {"each", no_argument, NULL, OPT_EACH},
+    {"help", no_argument, NULL, 'h'},
+    {"into", required_argument, NULL, OPT_INTO},
+    {NULL, 0, NULL, 0},
+};
+const cli_options cli_options_import = {":ho:", common_opts};
+
+struct option *cli_import_longopts(const jl_importer *im)
+{
+    size_t n_fmt = 0, n_common = sizeof common_opts / sizeof common_opts[0] - 1;
+    while (im->options[n_fmt].name)
+        n_fmt++;
+    struct option *o = calloc(n_common + n_fmt + 1, sizeof *o);
+    if (!o)
+        return NULL;
+    memcpy(o, common_opts, n_common * sizeof *o);
+    for (size_t i = 0; i < n_fmt; i++)
+        o[n_common + i] = (struct option){im->options[i].name,
+                                          im->options[i].arg ? required_argument : no_argument,
+                                          NULL, OPT_FORMAT_FIRST + (int)i};
+    return o;
 }
 
 int cli_cmd_import(int argc, char **argv)
@@ -164,38 +210,16 @@ int cli_cmd_import(int argc, char **argv)
         list_formats(stderr);
         return cli_exit_for_status(JL_EUSAGE);
     }
-    enum {
-        OPT_JSON = CLI_OPT_FIRST_FREE,
-        OPT_QUIET,
-        OPT_FORCE,
-        OPT_GROUPS,
-        OPT_INTO,
-        OPT_EACH,
-        OPT_FORMAT_FIRST
-    };
     size_t n_fmt = 0;
     while (im->options[n_fmt].name)
         n_fmt++;
-    struct option *longopts = calloc(n_fmt + 9, sizeof *longopts);
+    struct option *longopts = cli_import_longopts(im);
     jl_importer_arg *args = calloc(argc, sizeof *args);
     if (!longopts || !args) {
         free(longopts);
         free(args);
         return cli_oom(cmd);
     }
-    size_t k = 0;
-    longopts[k++] = (struct option){"output", required_argument, NULL, 'o'};
-    longopts[k++] = (struct option){"json", no_argument, NULL, OPT_JSON};
-    longopts[k++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
-    longopts[k++] = (struct option){"force", no_argument, NULL, OPT_FORCE};
-    longopts[k++] = (struct option){"groups", no_argument, NULL, OPT_GROUPS};
-    longopts[k++] = (struct option){"each", no_argument, NULL, OPT_EACH};
-    longopts[k++] = (struct option){"help", no_argument, NULL, 'h'};
-    longopts[k++] = (struct option){"into", required_argument, NULL, OPT_INTO};
-    for (size_t i = 0; i < n_fmt; i++)
-        longopts[k++] = (struct option){im->options[i].name,
-                                        im->options[i].arg ? required_argument : no_argument, NULL,
-                                        OPT_FORMAT_FIRST + (int)i};
     const char *out = NULL, *into = NULL;
     import_flags f = {0};
     int each = 0, c, rc = CLI_EXIT_OK;
@@ -204,7 +228,8 @@ int cli_cmd_import(int argc, char **argv)
     /* argv[0] is "import": parse the arguments after FORMAT */
     int sub_argc = argc - 1;
     char **sub_argv = argv + 1;
-    while ((c = getopt_long(sub_argc, sub_argv, ":ho:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(sub_argc, sub_argv, cli_options_import.optstring, longopts, NULL)) !=
+           -1) {
         switch (c) {
         case 'h': format_help(im); goto done;
         case 'o': out = optarg; break;
@@ -254,6 +279,14 @@ int cli_cmd_import(int argc, char **argv)
         goto done;
     }
     cli_install_signal_cleanup();
+    if (!each)
+        cli_set_interrupt_message("joules %s: interrupted: %s was not written%s\n", cmd, out,
+                                  access(out, F_OK) == 0 ? " (the existing file is unchanged)"
+                                                         : "");
+    else
+        cli_set_interrupt_message("joules %s: interrupted: the trace being written into %s was "
+                                  "not written (those already written are whole)\n",
+                                  cmd, out);
     if (each) {
         rc = import_each(im, cmd, (const char *const *)(sub_argv + optind), n_paths, args, n_args,
                          out, &f);
@@ -283,6 +316,9 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
      * the default 4, in a third of the time (docs/import.md, "Speed") */
     wo.level = 1;
     wo.summary_table = !groups;
+    /* without --force the path was free when the import began: a file that
+     * appears there meanwhile is not replaced */
+    wo.no_replace = !f->force;
     if (im->write_zstd)
         wo.compression = JL_COMPRESS_ZSTD;
     /* the sources' hashes and the command, kept in the trace (accounting.md) */
@@ -348,6 +384,8 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
         if (st == JL_EUSAGE)
             fprintf(stderr, "(see `joules import %s --help`)\n", im->name);
         jl_trace_writer_abort(w);
+        if (json) /* the document with the errors, nothing written */
+            import_document(cmd, im, r, NULL, &errors);
         free(harness);
         free(all);
         free(prov_text);
@@ -374,9 +412,21 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     } else if ((st = w ? jl_trace_writer_commit(w, &err)
                        : jl_trace_write(out, (const jl_run *const *)r->runs, r->n_runs, &wo,
                                         &err)) != JL_OK) {
-        rc = cli_fail(cmd, st, err);
+        if (err)
+            cli_print_error(cmd, err);
+        else
+            fprintf(stderr, "joules %s: %s\n", cmd, jl_strerror(st));
+        rc = cli_exit_for_error(err, st);
+        /* the document says so too: the runs read, nothing written */
+        if (json) {
+            jl_error_list_push(&errors, err); /* taken over (freed if it cannot be) */
+            import_document(cmd, im, r, NULL, &errors);
+        } else {
+            jl_error_free(err);
+        }
+        err = NULL;
     } else if (json) {
-        rc = cli_print_document(cmd, jl_import_document(r, im->name, out), &errors);
+        rc = import_document(cmd, im, r, out, &errors);
     } else {
         printf("imported %zu runs from %zu files (%s) into %s\n", r->n_runs, r->n_files,
                r->detail_text ? r->detail_text : "", out);
@@ -415,34 +465,6 @@ static char *each_output(const char *dir, const char *path)
     return o;
 }
 
-/* The bytes an input gives its importer: a file's size, a folder's files'
- * (the node-day folders of hourly scrapes: a folder's own stat() size says
- * nothing of them), to 8 levels down; 0 when nothing can be stat'ed. */
-static double input_bytes(const char *path, int depth)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return 0;
-    if (S_ISREG(sb.st_mode))
-        return (double)sb.st_size;
-    if (!S_ISDIR(sb.st_mode) || depth > 8)
-        return 0;
-    DIR *d = opendir(path);
-    double sum = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char sub[4096];
-        int n = snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        if (n > 0 && (size_t)n < sizeof sub)
-            sum += input_bytes(sub, depth + 1);
-    }
-    if (d)
-        closedir(d);
-    return sum;
-}
-
 /* --each: every input into its own trace in the folder `dir`; under mpirun
  * the inputs are cut into one contiguous share per rank of about equal
  * bytes (a folder's: its files'), and each rank imports its share. */
@@ -465,7 +487,7 @@ static int import_each(const jl_importer *im, const char *cmd, const char *const
     int rank = cli_mpi_rank(), ranks = cli_mpi_size();
     double total = 0;
     for (size_t i = 0; i < n_paths && rc == CLI_EXIT_OK; i++) {
-        bytes[i] = ranks > 1 ? input_bytes(paths[i], 0) : 0;
+        bytes[i] = ranks > 1 ? jl_import_input_bytes(paths[i]) : 0;
         total += bytes[i];
         if (!(outs[i] = each_output(dir, paths[i])))
             rc = cli_oom(cmd);

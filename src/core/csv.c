@@ -14,6 +14,7 @@
 
 #define CSV_BLOCK ((size_t)1 << 20)    /* read size */
 #define CSV_MAX_ROW ((size_t)16 << 20) /* a row longer than this is an error */
+#define CSV_MAX_FIELDS 4096 /* and a row of more fields (a header's work stays bounded) */
 
 struct jl__csv {
     char *name;
@@ -148,9 +149,10 @@ jl_status jl__csv_open_file(const char *path, jl__csv **out, jl_error **err)
     jl_status st = csv_new(path, &c, err);
     if (st != JL_OK)
         return st;
-    c->fp = fopen(path, "rb");
+    char why[128];
+    c->fp = jl__fopen_input(path, why, sizeof why);
     if (!c->fp) {
-        st = jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot open: %s", strerror(errno));
+        st = jl_fail(err, JL_EIO, path, NULL, NULL, -1, "%s", why);
         jl__csv_close(c);
         return st;
     }
@@ -386,6 +388,9 @@ int jl__csv_next(jl__csv *c, jl__csv_row *row, jl_error **err)
             }
             int last = s >= e;
             *d = '\0';
+            if (nf >= CSV_MAX_FIELDS)
+                return csv_fail(c, err, JL_ELIMIT, line, col,
+                                "more than 4096 fields in a row (not a CSV log?)");
             if (!csv_push_field(c, nf, start, (size_t)(d - start), col))
                 return csv_fail(c, err, JL_ENOMEM, line, col, "out of memory");
             nf++;
