@@ -66,6 +66,26 @@ typedef struct jl_class_weights {
     double *idle_w;  /* each loop's static power */
     double *busy_s;  /* each loop's device-busy time */
     char *source;    /* "FILE" */
+    /* the checks of each loop (NULL in weights built by hand; NaN: unknown):
+     * its window, busy time over it as recorded (calls x
+     * @device_s_per_call over the window: above 1 the recorded device time
+     * was too long, and busy is taken as the window), its mean SM clock
+     * (gpu/sm_clock_mhz inside the loop), and whether it ran throttled
+     * (clock more than 3 % below the fastest loop of the file) */
+    double *wall_s;
+    double *busy_over_wall;
+    double *clock_mhz;
+    int *throttled;
+    double *busy_per_call_s; /* the loop's device time per call (busy / calls) */
+    /* set by jl_attribution_compute in its copy (jl_attribution.weights_used):
+     * the mean SM clock at the gpu/ polls inside the class's spans in the
+     * window, the class's device time per call in the window, and the ratio
+     * applied to the weight (1: not corrected): the loop's device time per
+     * call over the window's (JL_SPEED_BUSY), or the window's SM clock over
+     * the loop's (JL_SPEED_CLOCK) */
+    double *window_clock_mhz;
+    double *window_busy_per_call_s;
+    double *clock_ratio;
 } jl_class_weights;
 
 void jl_class_weights_free(jl_class_weights *w);
@@ -100,7 +120,15 @@ typedef enum {
     X(clock_alignment, 0.25, "span clock uncertainty above this fraction of an update period")  \
     X(no_counter, 0.0, "no energy counter: energy integrated from power readings")              \
     X(calibration_overpredicts, 0.0, "calibrated weights predict more than was measured")       \
-    X(class_without_weight, 0.0, "a class has no calibrated weight: the mean weight is used")
+    X(class_without_weight, 0.0, "a class has no calibrated weight: the mean weight is used")   \
+    X(calibration_busy_exceeds_wall, 1.01,                                                      \
+      "a calibration loop's recorded busy time exceeds its window by more than this factor")    \
+    X(calibration_clocks, 0.03,                                                                 \
+      "a loop's SM clock differs from its class's in the window by more than this fraction")    \
+    X(host_launch, 0.02,                                                                        \
+      "GPU-idle gaps between spans (host launch) above this share of the "                      \
+      "window's energy")                                                                        \
+    X(window_coverage, 0.5, "the window holds less than this share of the run's energy")
 
 typedef enum {
 #define JL_X_W(id, def, text) JL_ATTRIBUTION_WARN_##id,
@@ -112,6 +140,41 @@ typedef enum {
 const char *jl_attribution_warning_name(jl_attribution_warning_id id);
 /* Look a warning up by name: its id, or -1. */
 int jl_attribution_warning_find(const char *name);
+
+/* How calibrated weights split a piece's dynamic energy. */
+typedef enum {
+    /* the weights as absolute powers (the default): a span gets weight x
+     * busy; what the weights do not explain stays unattributed, and the
+     * document says how much and why (calibration) */
+    JL_CALIBRATION_ABSOLUTE,
+    /* the weights as relative powers: each piece's measured dynamic energy
+     * goes to its spans by weight x busy time, all of it */
+    JL_CALIBRATION_RELATIVE,
+    /* absolute, and what the weights do not explain in a piece spread over
+     * its spans by their time (and their host gaps') */
+    JL_CALIBRATION_TIME
+} jl_calibration_mode;
+
+/* A calibration loop's speed against its class's in the window
+ * (jl_attribution_options.clock_correction). */
+enum {
+    JL_SPEED_OFF = 0,
+    /* the loop's device time per call over the class's in the window (the
+     * spans' busy_s over their calls), where the spans carry busy time (else
+     * as JL_SPEED_CLOCK): needs a loop that replays the window's mix of calls */
+    JL_SPEED_BUSY = 1,
+    /* the class's mean SM clock in the window (gpu/ polls inside its spans)
+     * over the loop's, where both are recorded (the default) */
+    JL_SPEED_CLOCK = 2
+};
+
+/* Where the GPU-idle gaps between spans (shorter than stall_min_s: the
+ * GPU waiting for the host to launch the next span's work) go. */
+typedef enum {
+    JL_HOST_LAUNCH_SPANS, /* to the span after the gap (the default) */
+    JL_HOST_LAUNCH_ROW,   /* to a row of their own, "host_launch" */
+    JL_HOST_LAUNCH_OFF    /* unattributed */
+} jl_host_launch_mode;
 
 typedef struct jl_attribution_options {
     jl_attribution_by by;
@@ -135,6 +198,11 @@ typedef struct jl_attribution_options {
     /* per warning: its threshold (defaults in JL_ATTRIBUTION_WARNINGS) and off */
     double warn_threshold[JL_ATTRIBUTION_WARN_COUNT];
     int warn_off[JL_ATTRIBUTION_WARN_COUNT];
+    jl_calibration_mode calibration_mode; /* default absolute */
+    /* how a calibrated weight is moved to the window's speed (the energy of
+     * one call held): JL_SPEED_CLOCK (default), JL_SPEED_BUSY, JL_SPEED_OFF */
+    int clock_correction;
+    jl_host_launch_mode host_launch; /* default JL_HOST_LAUNCH_SPANS */
 } jl_attribution_options;
 
 void jl_attribution_options_default(jl_attribution_options *opt);
@@ -152,6 +220,8 @@ typedef struct jl_attribution_row {
     char *peak_reason;
     double median_span_s;
     double unattributed_j; /* JL_ATTRIBUTION_BY_TIME: the bin's unattributed energy */
+    double host_launch_j;  /* static energy of the GPU-idle gaps charged to the row */
+    double equal_j;        /* the row's energy under equal weights (the same pieces) */
 } jl_attribution_row;
 
 typedef struct jl_attribution_warning {
@@ -164,6 +234,7 @@ typedef struct jl_attribution {
     jl_attribution_by by;
     double time_bin_s;
     double window[2];
+    int window_custom;      /* the window came from the options (--window) */
     double window_energy_j; /* measured by the counter over the window */
     double static_w;
     char *static_source;
@@ -193,6 +264,39 @@ typedef struct jl_attribution {
      * whole run, GPU scope): what lies outside the profiled window is
      * run_energy_j - window_energy_j (docs/attribute.md) */
     double run_energy_j;
+    /* the host launch gaps: GPU-idle time between spans shorter than a stall */
+    double host_launch_j, host_launch_s;
+    size_t n_host_gaps;
+    jl_host_launch_mode host_launch_mode;
+    /* what the window covers of the run (GPUs summed): the run is t = 0 to
+     * the counter's last update; before/after: inside the run, outside the
+     * window; pre_run: the counter before t = 0 (the harness's idle) */
+    struct {
+        double run_start_s, run_end_s, run_j;
+        double before_s, before_j, after_s, after_j, pre_run_s, pre_run_j;
+        double window_share;              /* window_energy_j / run_j */
+        double tokens_run, tokens_window; /* engine/ tokens (NaN: none) */
+    } coverage;
+    /* calibrated: what the weights explain of the measured dynamic energy */
+    struct {
+        jl_calibration_mode mode;
+        double measured_dynamic_j; /* over the pieces that hold busy spans */
+        double predicted_j;        /* the weights' prediction (after the clocks) */
+        double unexplained_j;      /* measured - predicted */
+        double unexplained_to_rows_j;
+        double unattributed_dynamic_j; /* of the unexplained, left unattributed */
+    } calibration;
+    /* the sensor's resolution: whether the counter's intervals resolve the
+     * classes (their busy time does not move together: the rule of
+     * --fit-weights); a run whose spans are all shorter than an update and
+     * whose intervals hold the same mix is not resolved, and its class
+     * intervals are the range over the weights' uncertainty */
+    struct {
+        int below_sensor_everywhere; /* every row's median span < one update */
+        int resolved;
+        double condition;  /* of the classes' busy time over the intervals */
+        double weight_unc; /* the relative weight uncertainty the intervals use */
+    } resolution;
 } jl_attribution;
 
 void jl_attribution_free(jl_attribution *a);
@@ -219,6 +323,114 @@ jl_status jl_attribution_write_csv(const jl_attribution *a, FILE *f);
  * leave them empty. */
 jl_status jl_attribution_write_csv_extra(const jl_attribution *a, FILE *f, size_t n_extra,
                                          const char *const *names, const char *const *values);
+
+/* ---- energy per request (--by request, --by request-class) ----------------- */
+
+/* Energy per request of a batched server (docs/attribute.md, "Per request"):
+ * the window is cut at the counter's updates; in each interval k the
+ * measured energy E_k less static power x length is the dynamic energy, split
+ * among the requests by the work each did in it: a x its prompt tokens in
+ * prefill + b x its output tokens in decode (a, b: J per prompt and per output
+ * token, fitted on the run's intervals); static power is split at every
+ * instant equally among the requests resident then (from the start of their
+ * prefill to their last token). Where engine/ has one row per iteration, a
+ * step's fixed cost c (the weights read once for the batch) is a third
+ * term, shared by the requests in the step. Dynamic energy in an interval without work
+ * and static time without a resident request are unattributed, so rows +
+ * unattributed = the window's energy. */
+typedef enum { JL_REQUESTS_BY_REQUEST, JL_REQUESTS_BY_CLASS } jl_requests_by;
+
+typedef struct jl_request_options {
+    jl_requests_by by;
+    double window[2]; /* NaN: the requests' residency (first prefill to last token) */
+    double static_w;  /* NaN: idle before t = 0, else @gpu_idle_power_w */
+} jl_request_options;
+
+void jl_request_options_default(jl_request_options *opt);
+
+typedef struct jl_request_row {
+    char *key;         /* the request's row in requests/ ("17"), or its class */
+    long request;      /* its row (-1: a class row) */
+    size_t n_requests; /* 1, or the requests of the class */
+    double input_tokens, output_tokens;
+    double start_s, finish_s; /* residency (first request's start, last finish) */
+    double resident_s;
+    double energy_j; /* prefill_j + decode_j + static_j */
+    double prefill_j, decode_j, static_j;
+    double energy_lo_j, energy_hi_j; /* over the fit's and the static power's uncertainty */
+} jl_request_row;
+
+/* The run's fit of dynamic energy per interval against its work. */
+typedef struct jl_request_fit {
+    double j_per_prompt_token, j_per_prompt_token_lo, j_per_prompt_token_hi;
+    double j_per_output_token, j_per_output_token_lo, j_per_output_token_hi;
+    /* an engine step's fixed cost (0: no engine/ iteration rows, or not
+     * identified) */
+    double j_per_step, j_per_step_lo, j_per_step_hi;
+    double r2;          /* of the intervals' dynamic energy */
+    size_t n_intervals; /* intervals with work */
+    int identified;     /* 0: a coefficient is not identified (see note) */
+    char *note;         /* how the fit was taken, or why it fell back */
+} jl_request_fit;
+
+/* The fit of one run checked on another run of the sweep. */
+typedef struct jl_request_check {
+    char *run;
+    double measured_j, predicted_j, error;                         /* the window's energy */
+    double measured_dynamic_j, predicted_dynamic_j, dynamic_error; /* less static */
+    double prompt_tokens, output_tokens, engine_steps;
+} jl_request_check;
+
+typedef struct jl_request_attribution {
+    char *file, *run;
+    jl_requests_by by;
+    double window[2];
+    int window_custom;
+    double window_energy_j; /* the counter over the window, GPUs summed */
+    double static_w;        /* summed over the GPUs */
+    double static_unc;      /* relative */
+    char *static_source;
+    char *energy_source; /* "counter" or "watts" */
+    size_t n_gpus;
+    jl_request_row *rows;
+    size_t n_rows;
+    double attributed_j, unattributed_j, unattributed_static_j, unattributed_dynamic_j;
+    double residual_j;                   /* window - rows - unattributed */
+    double prompt_tokens, output_tokens; /* the work inside the window */
+    double engine_steps;                 /* engine/ iterations in the window (0: none) */
+    /* the requests' work outside the window (before the counter's first
+     * update, or outside --window): its energy is not in the rows */
+    double prompt_tokens_outside, output_tokens_outside;
+    size_t n_requests, n_requests_skipped; /* skipped: never started or never finished */
+    jl_request_fit fit;
+    /* what is approximated (prefill placement, decode token times) */
+    char *prefill_source, *decode_source;
+    /* the window's share of the run's energy (t = 0 to the counter's end) */
+    double run_j, window_share;
+    double update_period_s; /* median gap between counter updates in the window */
+    double split_s;         /* the split's time resolution: three updates */
+    jl_request_check *checks;
+    size_t n_checks;
+} jl_request_attribution;
+
+void jl_request_attribution_free(jl_request_attribution *a);
+
+/* Attribute run's energy to its requests (requests/ needed; engine/ and
+ * itl/ request used where present). sensor: NULL = the defaults. */
+jl_status jl_request_attribution_compute(const jl_run *run, const jl_sensor *sensor,
+                                         const jl_request_options *opt,
+                                         jl_request_attribution **out, jl_error **err);
+
+/* Check a's fit on other (another run, attributed the same way): predicted
+ * = other's static power x window + a's J per token x other's tokens;
+ * appended to a->checks. */
+jl_status jl_request_attribution_check(jl_request_attribution *a,
+                                       const jl_request_attribution *other);
+
+/* The joules.request-attribution/1 document, one row (--jsonl), the CSV. */
+json_t *jl_request_attribution_document(const jl_request_attribution *a);
+json_t *jl_request_row_to_json(const jl_request_attribution *a, const jl_request_row *r);
+jl_status jl_request_attribution_write_csv(const jl_request_attribution *a, FILE *f);
 
 JL_API_END
 #ifdef __cplusplus

@@ -34,6 +34,7 @@ typedef struct jl_gpu_desc {
      * year + (month - 1) / 12; NaN when unknown. The report's GPU baseline
      * is the earliest: the GPU model the others are upgrades from. */
     double released;
+    double bf16_dense_flops; /* NaN when unknown */
 } jl_gpu_desc;
 
 typedef struct jl_model_desc {

@@ -61,22 +61,20 @@ void jl_attribution_options_default(jl_attribution_options *opt)
     opt->static_w = NAN;
     opt->stall_min_s = 0.010;
     opt->uncal_ratio = 4.0;
+    opt->calibration_mode = JL_CALIBRATION_ABSOLUTE;
+    opt->clock_correction = JL_SPEED_CLOCK;
+    opt->host_launch = JL_HOST_LAUNCH_SPANS;
     for (int i = 0; i < JL_ATTRIBUTION_WARN_COUNT; i++)
         opt->warn_threshold[i] = warning_table[i].def;
 }
+
+static void weights_clear(jl_class_weights *w);
 
 void jl_class_weights_free(jl_class_weights *w)
 {
     if (!w)
         return;
-    for (size_t i = 0; i < w->n; i++)
-        free(w->cls[i]);
-    free(w->cls);
-    free(w->w_dyn);
-    free(w->rel_unc);
-    free(w->idle_w);
-    free(w->busy_s);
-    free(w->source);
+    weights_clear(w);
     free(w);
 }
 
@@ -245,38 +243,6 @@ static double tokens_at(const jl_run *run, double x)
            f * (double)(run->tokens_generated[hi] - run->tokens_generated[lo]);
 }
 
-/* the static power of GPU g: --static-w, idle before t = 0, @gpu_idle_power_w */
-static int static_power(const jl_run *run, const jl__counter *c, const jl_attribution_options *opt,
-                        double *w, double *unc, char **src)
-{
-    if (isfinite(opt->static_w)) {
-        *w = opt->static_w;
-        *unc = 0.10;
-        *src = jl__asprintf("stated: --static-w %.6g W", opt->static_w);
-        return *src != NULL;
-    }
-    /* the counter's updates before t = 0, at least 1 s of them */
-    size_t k1 = 0;
-    while (k1 < c->n && c->t[k1] <= 0)
-        k1++;
-    if (k1 >= 2 && c->t[k1 - 1] - c->t[0] >= 1.0 && !c->from_watts) {
-        *w = (c->e[k1 - 1] - c->e[0]) / (c->t[k1 - 1] - c->t[0]);
-        *unc = 0.05;
-        *src = jl__asprintf("measured: energy counter over %.3g s of idle before t = 0",
-                            c->t[k1 - 1] - c->t[0]);
-        return *src != NULL;
-    }
-    if (isfinite(run->attrs.gpu_idle_power_w)) {
-        *w = run->attrs.gpu_idle_power_w;
-        *unc = 0.05;
-        *src = jl__strdup("the run's @gpu_idle_power_w (idle measured by the harness before the "
-                          "run)");
-        return *src != NULL;
-    }
-    *w = NAN;
-    return 1;
-}
-
 typedef struct {
     size_t span;
     double a, b;  /* clipped to the window */
@@ -287,8 +253,15 @@ typedef struct {
     double unc;   /* the weight's relative uncertainty */
     size_t row;   /* row (SIZE_MAX for --by time: the piece's bin) */
     size_t cls;   /* class index (classes in order of first appearance) */
+    size_t wi;    /* index of its class in the weights (SIZE_MAX: none) */
     int g;
 } piece_span;
+
+typedef struct {
+    double a, b; /* a GPU-idle gap between spans, shorter than a stall */
+    size_t q;    /* the span after it (index into the spans in the window) */
+    int g;
+} host_gap;
 
 typedef struct {
     size_t q, k; /* span (index into the spans in the window), piece */
@@ -376,10 +349,11 @@ static void share_bounds(const double *a, const double *b, size_t C, double rho,
 static jl_status fit_on_trace(const piece_span *ps, size_t n_ps, const span_part *parts,
                               size_t n_parts, const double *bnd, size_t K, const double *Ek,
                               double P_s, const keyset *classes, jl_class_weights *fitted,
-                              char **note)
+                              char **note, double *cond_out, int cond_only)
 {
     (void)n_ps;
     size_t C = classes->n;
+    *cond_out = NAN;
     if (C == 0 || K < FIT_MIN_ROWS * C) {
         *note = jl__asprintf("a fit on the trace needs %d counter intervals per class (%zu "
                              "intervals, %zu classes)",
@@ -415,7 +389,12 @@ static jl_status fit_on_trace(const piece_span *ps, size_t n_ps, const span_part
     int bad = gsl_linalg_SV_decomp(A, V, S, wk);
     double smax = gsl_vector_get(S, 0), smin = gsl_vector_get(S, C - 1);
     double cond = smin > 0 ? smax / smin : INFINITY;
+    *cond_out = bad ? NAN : cond;
     double chisq = 0;
+    if (cond_only) {
+        gsl_set_error_handler(old);
+        goto end;
+    }
     if (!bad && cond <= FIT_MAX_COND)
         bad = gsl_multifit_linear(X, y, c, cov, &chisq, ws);
     gsl_set_error_handler(old);
@@ -507,6 +486,13 @@ typedef struct {
     double scale, rho;
     double *durs;
     size_t *dur_row;
+    double *Hk, *Bu; /* per GPU and piece: host-gap time, busy time */
+    host_gap *gaps;  /* the host launch gaps */
+    size_t n_gaps;
+    size_t host_row;     /* JL_HOST_LAUNCH_ROW: its row */
+    jl_class_weights wc; /* the weights used: W with the clocks corrected */
+    double *wcls;        /* per class: the weight its spans got (W per busy s) */
+    double u_eff;        /* the weights' relative uncertainty the intervals use */
 } eng;
 
 /* What every phase reads: the inputs under their own names, and a status. */
@@ -556,6 +542,10 @@ typedef struct {
 #define excl_orig (e->excl_orig)
 #define durs (e->durs)
 #define dur_row (e->dur_row)
+#define Hk (e->Hk)
+#define Bu (e->Bu)
+#define gaps (e->gaps)
+#define n_gaps (e->n_gaps)
 
 /* the sensor: the trace's attributes over the defaults */
 static jl_status eng_sensor(eng *e)
@@ -603,6 +593,7 @@ static jl_status eng_window(eng *e)
     /* the window */
     W0 = opt->window[0];
     W1 = opt->window[1];
+    A->window_custom = isfinite(W0) && isfinite(W1);
     if (!isfinite(W0) || !isfinite(W1)) {
         W0 = spans->window[0];
         W1 = spans->window[1];
@@ -652,8 +643,26 @@ static jl_status eng_counters(eng *e)
         A->window_energy_j += e1 - e0;
         A->run_energy_j +=
             jl__counter_at(&ctr[g], ctr[g].t[ctr[g].n - 1]) - jl__counter_at(&ctr[g], ctr[g].t[0]);
+        {
+            /* what the window covers of the run: t = 0 (or the counter's
+             * first update) to its last update */
+            const jl__counter *c = &ctr[g];
+            double r0 = fmax(0, c->t[0]), r1 = c->t[c->n - 1];
+            double er0 = jl__counter_at(c, r0), er1 = c->e[c->n - 1];
+            if (g == 0) {
+                A->coverage.run_start_s = r0;
+                A->coverage.run_end_s = r1;
+                A->coverage.before_s = fmax(0, W0 - r0);
+                A->coverage.after_s = fmax(0, r1 - W1);
+                A->coverage.pre_run_s = fmax(0, r0 - c->t[0]);
+            }
+            A->coverage.run_j += er1 - er0;
+            A->coverage.before_j += W0 > r0 ? e0 - er0 : 0;
+            A->coverage.after_j += r1 > W1 ? er1 - e1 : 0;
+            A->coverage.pre_run_j += er0 - c->e[0];
+        }
         char *src = NULL;
-        if (!static_power(run, &ctr[g], opt, &Ps[g], &ps_unc, &src)) {
+        if (!jl__static_power(run, &ctr[g], opt->static_w, &Ps[g], &ps_unc, &src)) {
             st = JL_ENOMEM;
             return st;
         }
@@ -670,6 +679,7 @@ static jl_status eng_counters(eng *e)
             free(src);
         }
     }
+    A->coverage.window_share = A->coverage.run_j > 0 ? A->window_energy_j / A->coverage.run_j : NAN;
     A->energy_source = jl__strdup(ctr[0].from_watts ? "watts (integrated power readings)"
                                                     : "counter (energy_j at its update times)");
     if (!A->energy_source) {
@@ -725,9 +735,11 @@ static jl_status eng_pieces(eng *e)
     Bw = calloc(G * K, sizeof *Bw);
     Pk = calloc(G * K, sizeof *Pk);
     Sk = calloc(G * K, sizeof *Sk);
+    Hk = calloc(G * K, sizeof *Hk);
+    Bu = calloc(G * K, sizeof *Bu);
     excl_orig = malloc(spans->n * sizeof *excl_orig);
     ps = malloc(spans->n * sizeof *ps);
-    if (!Ek || !Tk || !Bw || !Pk || !Sk || !excl_orig || !ps) {
+    if (!Ek || !Tk || !Bw || !Pk || !Sk || !Hk || !Bu || !excl_orig || !ps) {
         st = JL_ENOMEM;
         return st;
     }
@@ -745,6 +757,7 @@ static void span_weight(eng *e, const char *cls, double w_mean, piece_span *p)
     size_t c = 0;
     while (c < W->n && strcmp(W->cls[c], cls))
         c++;
+    p->wi = c < W->n ? c : SIZE_MAX;
     if (c < W->n) {
         p->w_abs = W->w_dyn[c];
         p->unc = W->rel_unc[c];
@@ -882,6 +895,7 @@ static jl_status eng_spans(eng *e)
         p->w_rel = 1;
         p->w_abs = NAN;
         p->unc = 0;
+        p->wi = SIZE_MAX;
         if (W && W->n)
             span_weight(e, cls, w_mean, p);
         char key[300];
@@ -911,6 +925,11 @@ static jl_status eng_spans(eng *e)
                 return st;
             }
         }
+    e->host_row = SIZE_MAX;
+    A->host_launch_mode = opt->host_launch;
+    if (opt->host_launch == JL_HOST_LAUNCH_ROW && opt->by != JL_ATTRIBUTION_BY_TIME &&
+        (e->host_row = key_index(&ks, "host_launch")) == SIZE_MAX)
+        return JL_ENOMEM;
     R = ks.n;
     A->rows = calloc(R ? R : 1, sizeof *A->rows);
     rx = calloc(R ? R : 1, sizeof *rx);
@@ -945,6 +964,189 @@ static jl_status eng_spans(eng *e)
     return st;
 }
 
+/* A weight set's copy (the checks' arrays where the source has them). */
+static int weights_copy(const jl_class_weights *src, jl_class_weights *dst)
+{
+    size_t n = src->n;
+    memset(dst, 0, sizeof *dst);
+    dst->cls = calloc(n ? n : 1, sizeof *dst->cls);
+    dst->w_dyn = calloc(n ? n : 1, sizeof *dst->w_dyn);
+    dst->rel_unc = calloc(n ? n : 1, sizeof *dst->rel_unc);
+    dst->idle_w = calloc(n ? n : 1, sizeof *dst->idle_w);
+    dst->busy_s = calloc(n ? n : 1, sizeof *dst->busy_s);
+    dst->wall_s = calloc(n ? n : 1, sizeof *dst->wall_s);
+    dst->busy_over_wall = calloc(n ? n : 1, sizeof *dst->busy_over_wall);
+    dst->clock_mhz = calloc(n ? n : 1, sizeof *dst->clock_mhz);
+    dst->throttled = calloc(n ? n : 1, sizeof *dst->throttled);
+    dst->window_clock_mhz = calloc(n ? n : 1, sizeof *dst->window_clock_mhz);
+    dst->clock_ratio = calloc(n ? n : 1, sizeof *dst->clock_ratio);
+    dst->busy_per_call_s = calloc(n ? n : 1, sizeof *dst->busy_per_call_s);
+    dst->window_busy_per_call_s = calloc(n ? n : 1, sizeof *dst->window_busy_per_call_s);
+    if (src->source && !(dst->source = jl__strdup(src->source)))
+        return 0;
+    if (!dst->cls || !dst->w_dyn || !dst->rel_unc || !dst->idle_w || !dst->busy_s || !dst->wall_s ||
+        !dst->busy_over_wall || !dst->clock_mhz || !dst->throttled || !dst->window_clock_mhz ||
+        !dst->clock_ratio || !dst->busy_per_call_s || !dst->window_busy_per_call_s)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(dst->cls[i] = jl__strdup(src->cls[i])))
+            return 0;
+        dst->n = i + 1;
+        dst->w_dyn[i] = src->w_dyn[i];
+        dst->rel_unc[i] = src->rel_unc[i];
+        dst->idle_w[i] = src->idle_w ? src->idle_w[i] : NAN;
+        dst->busy_s[i] = src->busy_s ? src->busy_s[i] : NAN;
+        dst->wall_s[i] = src->wall_s ? src->wall_s[i] : NAN;
+        dst->busy_over_wall[i] = src->busy_over_wall ? src->busy_over_wall[i] : NAN;
+        dst->clock_mhz[i] = src->clock_mhz ? src->clock_mhz[i] : NAN;
+        dst->throttled[i] = src->throttled ? src->throttled[i] : 0;
+        dst->window_clock_mhz[i] = src->window_clock_mhz ? src->window_clock_mhz[i] : NAN;
+        dst->clock_ratio[i] = src->clock_ratio ? src->clock_ratio[i] : 1;
+        dst->busy_per_call_s[i] = src->busy_per_call_s ? src->busy_per_call_s[i] : NAN;
+        dst->window_busy_per_call_s[i] =
+            src->window_busy_per_call_s ? src->window_busy_per_call_s[i] : NAN;
+    }
+    return 1;
+}
+
+static void weights_clear(jl_class_weights *w)
+{
+    for (size_t i = 0; w->cls && i < w->n; i++)
+        free(w->cls[i]);
+    free(w->cls);
+    free(w->w_dyn);
+    free(w->rel_unc);
+    free(w->idle_w);
+    free(w->busy_s);
+    free(w->source);
+    free(w->wall_s);
+    free(w->busy_over_wall);
+    free(w->clock_mhz);
+    free(w->throttled);
+    free(w->window_clock_mhz);
+    free(w->clock_ratio);
+    free(w->busy_per_call_s);
+    free(w->window_busy_per_call_s);
+    memset(w, 0, sizeof *w);
+}
+
+/* Calibrated weights at the window's speed, the energy of one call held:
+ * each weight scaled by its loop's device time per call over its class's in
+ * the window (the spans' busy time over their calls: a loop throttled at
+ * the power cap ran its calls slower than the window did), or, where the
+ * spans carry no busy time or with JL_SPEED_CLOCK, by the class's mean SM
+ * clock at the gpu/ polls inside its spans over its loop's; its uncertainty
+ * widened by |ratio - 1| (a dynamic power anywhere from the ratio's zeroth
+ * to its second power). docs/attribute.md, "Calibration: the checks". */
+static jl_status eng_clocks(eng *e)
+{
+    ENG_PROLOG;
+    if (!(W && W->n))
+        return st;
+    jl_class_weights *c = &e->wc;
+    if (!weights_copy(W, c))
+        return JL_ENOMEM;
+    size_t n = c->n;
+    double *sum = calloc(n, sizeof *sum), *cnt = calloc(n, sizeof *cnt);
+    double *bsum = calloc(n, sizeof *bsum), *bcalls = calloc(n, sizeof *bcalls);
+    if (!sum || !cnt || !bsum || !bcalls) {
+        free(sum);
+        free(cnt);
+        free(bsum);
+        free(bcalls);
+        return JL_ENOMEM;
+    }
+    /* the class's device time per call in the window: spans wholly inside */
+    for (size_t q = 0; spans->busy_s && q < n_ps; q++) {
+        const piece_span *p = &ps[q];
+        if (p->wi == SIZE_MAX || spans->start[p->span] < W0 || spans->end[p->span] > W1)
+            continue;
+        bsum[p->wi] += p->busy;
+        bcalls[p->wi] += 1;
+    }
+    if (run->gpu_time && run->sm_clock_mhz.v && run->gpu_n)
+        for (size_t q = 0; q < n_ps; q++) {
+            const piece_span *p = &ps[q];
+            if (p->wi == SIZE_MAX)
+                continue;
+            size_t lo = 0, hi = run->gpu_n;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (run->gpu_time[mid] < p->a)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (size_t i = lo; i < run->gpu_n && run->gpu_time[i] <= p->b; i++) {
+                double v = run->sm_clock_mhz.v[i * run->sm_clock_mhz.g + (size_t)p->g];
+                if (isfinite(v) && v > 0) {
+                    sum[p->wi] += v;
+                    cnt[p->wi] += 1;
+                }
+            }
+        }
+    for (size_t i = 0; i < n; i++) {
+        c->window_clock_mhz[i] = cnt[i] > 0 ? sum[i] / cnt[i] : NAN;
+        c->window_busy_per_call_s[i] = bcalls[i] > 0 ? bsum[i] / bcalls[i] : NAN;
+        c->clock_ratio[i] = 1;
+        double r = NAN;
+        if (opt->clock_correction == JL_SPEED_BUSY && c->window_busy_per_call_s[i] > 0 &&
+            c->busy_per_call_s[i] > 0)
+            r = c->busy_per_call_s[i] / c->window_busy_per_call_s[i];
+        else if (opt->clock_correction != JL_SPEED_OFF && isfinite(c->window_clock_mhz[i]) &&
+                 c->clock_mhz[i] > 0)
+            r = c->window_clock_mhz[i] / c->clock_mhz[i];
+        if (isfinite(r) && r > 0) {
+            c->clock_ratio[i] = r;
+            c->w_dyn[i] *= r;
+            c->rel_unc[i] = sqrt(c->rel_unc[i] * c->rel_unc[i] + (r - 1) * (r - 1));
+        }
+    }
+    free(sum);
+    free(cnt);
+    free(bsum);
+    free(bcalls);
+    for (size_t q = 0; q < n_ps; q++)
+        if (ps[q].wi != SIZE_MAX) {
+            ps[q].w_abs = ps[q].w_rel = c->w_dyn[ps[q].wi];
+            ps[q].unc = c->rel_unc[ps[q].wi];
+        }
+    W = c;
+    return st;
+}
+
+/* A weight below which the trace's own intervals cannot check the
+ * weights: each class's weight known to at least this (relative), when the
+ * sensor does not resolve the classes. The largest difference measured
+ * between two calibrations of one class on one GPU after the clock
+ * correction (H200, the mixed shape: o_proj back to back against
+ * duty-cycled, 17 %; docs/attribute.md, "The sensor's resolution"). */
+#define UNRESOLVED_WEIGHT_UNC 0.20
+
+/* Whether the counter's intervals resolve the classes: most of the busy
+ * time in spans shorter than an update, and the classes' busy time moving
+ * together over the intervals (the rule of --fit-weights), is not. */
+static jl_status eng_resolution(eng *e)
+{
+    ENG_PROLOG;
+    double busy = 0, long_busy = 0, ub = 0;
+    for (size_t q = 0; q < n_ps; q++) {
+        busy += ps[q].busy;
+        ub += ps[q].unc * ps[q].busy;
+        if (spans->end[ps[q].span] - spans->start[ps[q].span] >= A->sensor.update_period_s)
+            long_busy += ps[q].busy;
+    }
+    A->resolution.below_sensor_everywhere = busy > 0 && long_busy < 0.5 * busy;
+    double cond = A->resolution.condition;
+    A->resolution.resolved =
+        !A->resolution.below_sensor_everywhere || (isfinite(cond) && cond <= FIT_MAX_COND);
+    e->u_eff = busy > 0 ? ub / busy : 0;
+    if (!A->resolution.resolved && W && W->n && e->u_eff < UNRESOLVED_WEIGHT_UNC)
+        e->u_eff = UNRESOLVED_WEIGHT_UNC;
+    A->resolution.weight_unc = W && W->n ? e->u_eff : NAN;
+    return st;
+}
+
 /* each span's parts in the pieces; a fit of the weights on the trace */
 static jl_status eng_fit(eng *e)
 {
@@ -955,9 +1157,10 @@ static jl_status eng_fit(eng *e)
         return st;
     }
     /* a fit on the trace itself, where identified */
+    A->resolution.condition = NAN;
     if (opt->fit_weights && !(W && W->n)) {
-        st =
-            fit_on_trace(ps, n_ps, parts, n_parts, bnd, K, Ek, Ps[0], &classes, &fitted, &fit_note);
+        st = fit_on_trace(ps, n_ps, parts, n_parts, bnd, K, Ek, Ps[0], &classes, &fitted, &fit_note,
+                          &A->resolution.condition, 0);
         if (st != JL_OK)
             return st;
         if (fitted.n) {
@@ -967,8 +1170,16 @@ static jl_status eng_fit(eng *e)
                 ps[q].unc = fitted.rel_unc[ps[q].cls];
             }
         }
+    } else if (classes.n && K >= FIT_MIN_ROWS * classes.n) {
+        char *note = NULL;
+        jl_class_weights none = {0};
+        st = fit_on_trace(ps, n_ps, parts, n_parts, bnd, K, Ek, Ps[0], &classes, &none, &note,
+                          &A->resolution.condition, 1);
+        free(note);
+        if (st != JL_OK)
+            return st;
     }
-    return st;
+    return eng_resolution(e);
 }
 
 /* per piece the spans' time and weighted busy; stalls; the weights' scale */
@@ -982,11 +1193,15 @@ static jl_status eng_pass1(eng *e)
         size_t gk = (size_t)p->g * K + parts[j].k;
         Tk[gk] += p->excl * ov;
         Bw[gk] += p->w_rel * p->busy * ov;
+        Bu[gk] += p->busy * ov;
         if (W && W->n)
             Pk[gk] += p->w_abs * p->busy * ov;
     }
 
-    /* stalls: gaps between the spans (per GPU) longer than stall_min_s */
+    /* stalls: gaps between the spans (per GPU) longer than stall_min_s;
+     * the shorter ones (the GPU waiting for the host to launch the next
+     * span's work) are host launch gaps, charged to the span after them */
+    size_t cap_gaps = 0;
     for (size_t g = 0; g < G; g++) {
         double reach = W0;
         for (size_t q = 0; q <= n_ps; q++) {
@@ -998,6 +1213,18 @@ static jl_status eng_pass1(eng *e)
                 A->stall_s += next - reach;
                 for (size_t k = piece_of(bnd, K, reach); k < K && bnd[k] < next; k++)
                     Sk[g * K + k] += fmin(next, bnd[k + 1]) - fmax(reach, bnd[k]);
+            } else if (next > reach && q < n_ps && opt->host_launch != JL_HOST_LAUNCH_OFF) {
+                if (n_gaps == cap_gaps) {
+                    size_t nc = cap_gaps ? 2 * cap_gaps : 1024;
+                    host_gap *ng = realloc(gaps, nc * sizeof *ng);
+                    if (!ng)
+                        return JL_ENOMEM;
+                    gaps = ng;
+                    cap_gaps = nc;
+                }
+                gaps[n_gaps++] = (host_gap){reach, next, q, (int)g};
+                for (size_t k = piece_of(bnd, K, reach); k < K && bnd[k] < next; k++)
+                    Hk[g * K + k] += fmin(next, bnd[k + 1]) - fmax(reach, bnd[k]);
             }
             if (q < n_ps)
                 reach = fmax(reach, ps[q].b);
@@ -1006,7 +1233,7 @@ static jl_status eng_pass1(eng *e)
 
     /* the calibrated weights' scale: never more than was measured */
     scale = 1;
-    if (W && W->n) {
+    if (W && W->n && opt->calibration_mode == JL_CALIBRATION_ABSOLUTE) {
         double D = 0, P = 0;
         for (size_t g = 0; g < G; g++)
             for (size_t k = 0; k < K; k++) {
@@ -1041,11 +1268,17 @@ static jl_status eng_distribute(eng *e)
             double len = bnd[k + 1] - bnd[k];
             double sf = Tk[gk] > len ? len / Tk[gk] : 1;
             double s_j = Ps[p->g] * p->excl * ov * sf;
-            double dyn = 0;
-            if (W && W->n)
+            double dyn = 0, eq = 0;
+            if (W && W->n && opt->calibration_mode == JL_CALIBRATION_ABSOLUTE)
                 dyn = scale * p->w_abs * p->busy * ov;
-            else if (Bw[gk] > 0)
+            else if (W && W->n && opt->calibration_mode == JL_CALIBRATION_TIME) {
+                double tt = fmin(Tk[gk], len) + Hk[gk];
+                double U = Ek[gk] - Ps[p->g] * len - Pk[gk];
+                dyn = p->w_abs * p->busy * ov + (tt > 0 ? U * p->excl * ov * sf / tt : 0);
+            } else if (Bw[gk] > 0)
                 dyn = (Ek[gk] - Ps[p->g] * len) * p->w_rel * p->busy * ov / Bw[gk];
+            if (Bu[gk] > 0)
+                eq = (Ek[gk] - Ps[p->g] * len) * p->busy * ov / Bu[gk];
             size_t r =
                 p->row != SIZE_MAX
                     ? p->row
@@ -1054,6 +1287,7 @@ static jl_status eng_distribute(eng *e)
             jl_attribution_row *row = &A->rows[r];
             row->static_j += s_j;
             row->dynamic_j += dyn;
+            row->equal_j += s_j + eq;
             row->time_s += p->excl * ov;
             row->busy_s += p->busy * ov;
             rx[r].pred_j += (W && W->n) ? p->w_abs * p->busy * ov : 0;
@@ -1065,6 +1299,57 @@ static jl_status eng_distribute(eng *e)
             attributed_dyn[gk] += dyn;
             attributed_stat[gk] += s_j;
         }
+    }
+    /* the host launch gaps: their static energy to the span after them
+     * (or the host_launch row) */
+    for (size_t i = 0; i < n_gaps; i++) {
+        const host_gap *h = &gaps[i];
+        {
+            const piece_span *p = &ps[h->q];
+            double f = 1.0;
+            for (size_t k = piece_of(bnd, K, h->a); k < K && bnd[k] < h->b; k++) {
+                double ov = fmin(h->b, bnd[k + 1]) - fmax(h->a, bnd[k]);
+                if (ov <= 0)
+                    continue;
+                size_t gk = (size_t)h->g * K + k;
+                double len = bnd[k + 1] - bnd[k];
+                size_t r =
+                    e->host_row != SIZE_MAX ? e->host_row
+                    : p->row != SIZE_MAX
+                        ? p->row
+                        : (size_t)fmin((double)(R - 1),
+                                       floor((0.5 * (bnd[k] + bnd[k + 1]) - W0) / opt->time_bin_s));
+                jl_attribution_row *row = &A->rows[r];
+                double s_j = Ps[h->g] * ov * f;
+                if (W && W->n && opt->calibration_mode == JL_CALIBRATION_TIME) {
+                    double tt = fmin(Tk[gk], len) + Hk[gk];
+                    double U = Ek[gk] - Ps[h->g] * len - Pk[gk];
+                    double d = tt > 0 ? U * ov * f / tt : 0;
+                    row->dynamic_j += d;
+                    A->row_class_j[r * classes.n + p->cls] += d;
+                    attributed_dyn[gk] += d;
+                }
+                row->static_j += s_j;
+                row->host_launch_j += s_j;
+                row->equal_j += s_j;
+                if (e->host_row != SIZE_MAX)
+                    row->time_s += ov * f;
+                A->row_class_j[r * classes.n + p->cls] += s_j;
+                attributed_stat[gk] += s_j;
+                A->host_launch_j += s_j;
+                A->host_launch_s += ov * f;
+            }
+        }
+    }
+    A->n_host_gaps = n_gaps;
+    /* what the weights explain of the dynamic energy of the pieces with
+     * busy spans */
+    for (size_t gk = 0; W && W->n && gk < G * K; gk++) {
+        if (!(Bu[gk] > 0))
+            continue;
+        size_t g = gk / K, k = gk % K;
+        A->calibration.measured_dynamic_j += Ek[gk] - Ps[g] * (bnd[k + 1] - bnd[k]);
+        A->calibration.predicted_j += Pk[gk];
     }
     /* calls: a span counts in the row of its start */
     for (size_t q = 0; q < n_ps; q++) {
@@ -1085,7 +1370,7 @@ static jl_status eng_distribute(eng *e)
             double left_s = Ps[g] * len - attributed_stat[gk];
             double left_d = Ek[gk] - Ps[g] * len - attributed_dyn[gk];
             double stall_f = len > 0 ? fmin(1, Sk[gk] / len) : 0;
-            double free_t = fmax(0, len - fmin(Tk[gk], len));
+            double free_t = fmax(0, len - fmin(Tk[gk], len) - Hk[gk]);
             double stall_s = free_t > 0 ? left_s * fmin(1, Sk[gk] / free_t) : 0;
             double stall_d = left_d * stall_f;
             A->stall_j += stall_s + stall_d;
@@ -1123,12 +1408,49 @@ static jl_status eng_totals(eng *e)
             c_busy[c] += rc_busy[r * classes.n + c];
     double U_dyn = fmax(0, A->unattributed_dynamic_j);
     rho = opt->uncal_ratio > 1 ? opt->uncal_ratio : 1;
+    int relative = W && W->n && opt->calibration_mode != JL_CALIBRATION_ABSOLUTE;
+    /* relative weights: each class's weight anywhere within +-u_eff of its
+     * value (the box of share_bounds, on weight x busy) */
+    double *wa = NULL, *wb = NULL;
+    double rho_w = e->u_eff < 1 ? (1 + e->u_eff) / (1 - e->u_eff) : 1e6;
+    if (relative) {
+        e->wcls = calloc(classes.n ? classes.n : 1, sizeof *e->wcls);
+        wa = calloc(classes.n ? classes.n : 1, sizeof *wa);
+        wb = calloc(classes.n ? classes.n : 1, sizeof *wb);
+        if (!e->wcls || !wa || !wb) {
+            free(wa);
+            free(wb);
+            return JL_ENOMEM;
+        }
+        for (size_t q = 0; q < n_ps; q++)
+            e->wcls[ps[q].cls] = ps[q].w_abs;
+        for (size_t c = 0; c < classes.n; c++)
+            wb[c] = c_busy[c] * e->wcls[c];
+    }
+    if (W && W->n) {
+        A->calibration.mode = opt->calibration_mode;
+        A->calibration.unexplained_j =
+            A->calibration.measured_dynamic_j - A->calibration.predicted_j;
+        A->calibration.unexplained_to_rows_j = D_att - scale * P_tot;
+        A->calibration.unattributed_dynamic_j = A->unattributed_dynamic_j;
+    }
     for (size_t r = 0; r < R; r++) {
         jl_attribution_row *row = &A->rows[r];
         row->share = A->window_energy_j != 0 ? row->energy_j / A->window_energy_j : NAN;
         double lo_d, hi_d;
-        if (W && W->n) {
+        if (relative) {
+            /* from the weights alone (the unexplained energy belongs to no
+             * span) to the row's share under every weighting in the box */
+            for (size_t c = 0; c < classes.n; c++)
+                wa[c] = rc_busy[r * classes.n + c] * e->wcls[c];
             double eps = row->busy_s > 0 ? rx[r].rel_unc / row->busy_s : 0;
+            share_bounds(wa, wb, classes.n, rho_w, &lo_d, &hi_d);
+            lo_d = fmin(fmin(D_att * lo_d, rx[r].pred_j * (1 - eps)), row->dynamic_j);
+            hi_d = fmax(D_att * hi_d, row->dynamic_j * (1 + eps));
+        } else if (W && W->n) {
+            double eps = row->busy_s > 0 ? rx[r].rel_unc / row->busy_s : 0;
+            if (!A->resolution.resolved && eps < e->u_eff)
+                eps = e->u_eff; /* the sensor cannot check the weights */
             lo_d = row->dynamic_j * (1 - eps);
             hi_d = row->dynamic_j * (1 + eps) + (P_tot > 0 ? U_dyn * rx[r].pred_j / P_tot : 0);
         } else {
@@ -1142,6 +1464,8 @@ static jl_status eng_totals(eng *e)
         row->energy_hi_j = row->static_j * (1 + ps_unc) + fmax(lo_d, hi_d);
         row->j_per_call = row->calls ? row->energy_j / (double)row->calls : NAN;
     }
+    free(wa);
+    free(wb);
 
     return st;
 }
@@ -1152,6 +1476,10 @@ static jl_status eng_tokens(eng *e)
     ENG_PROLOG;
     /* tokens */
     A->tokens = tokens_at(run, W1) - tokens_at(run, W0);
+    A->coverage.tokens_window = A->tokens;
+    A->coverage.tokens_run = run->engine_n && run->tokens_generated
+                                 ? (double)run->tokens_generated[run->engine_n - 1]
+                                 : NAN;
     if (!isfinite(A->tokens) && spans->tokens) {
         A->tokens = 0;
         for (size_t q = 0; q < n_ps; q++)
@@ -1313,18 +1641,13 @@ static jl_status eng_weights_used(eng *e)
                          ? jl__strdup(fitted.source)
                          : jl__asprintf("calibration: %s", W->source ? W->source : "(given)");
         jl_class_weights *u = calloc(1, sizeof *u);
-        if (u) {
-            u->cls = calloc(W->n, sizeof *u->cls);
-            u->w_dyn = calloc(W->n, sizeof *u->w_dyn);
-            u->rel_unc = calloc(W->n, sizeof *u->rel_unc);
-            u->n = W->n;
-            for (size_t c = 0; u->cls && u->w_dyn && u->rel_unc && c < W->n; c++) {
-                u->cls[c] = jl__strdup(W->cls[c]);
-                u->w_dyn[c] = W->w_dyn[c];
-                u->rel_unc[c] = W->rel_unc[c];
-            }
-            A->weights_used = u;
+        if (!u || !weights_copy(W, u)) {
+            if (u)
+                weights_clear(u);
+            free(u);
+            return JL_ENOMEM;
         }
+        A->weights_used = u;
     } else {
         A->weights = jl__strdup("equal");
     }
@@ -1357,13 +1680,31 @@ static jl_status eng_warnings(eng *e)
                 if (ex == SIZE_MAX || A->rows[r].energy_j > A->rows[ex].energy_j)
                     ex = r;
             }
-        if (nbelow)
+        if (nbelow) {
+            char res[400] = "";
+            if (!A->resolution.resolved)
+                snprintf(res, sizeof res,
+                         "; nor do the counter's intervals resolve the classes (their busy "
+                         "times move together%s%.3g): per-class figures are known only to the "
+                         "weights' uncertainty, and the intervals say so (each class's weight "
+                         "anywhere within %s",
+                         isfinite(A->resolution.condition) ? ", condition number " : "",
+                         isfinite(A->resolution.condition) ? A->resolution.condition : 0.0,
+                         W && W->n ? "+-" : "a factor");
+            if (!A->resolution.resolved && W && W->n) {
+                size_t l = strlen(res);
+                snprintf(res + l, sizeof res - l, "%.0f %%)", 100 * e->u_eff);
+            } else if (!A->resolution.resolved) {
+                size_t l = strlen(res);
+                snprintf(res + l, sizeof res - l, " %g of each other)", rho);
+            }
             ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_spans_below_sensor,
                               "%zu of %zu rows have spans shorter than the sensor's %.0f ms "
                               "update (e.g. %s, median span %.3g ms): their energy is apportioned "
-                              "from measured intervals, not measured",
+                              "from measured intervals, not measured%s",
                               nbelow, R, 1e3 * A->sensor.update_period_s, A->rows[ex].key,
-                              1e3 * A->rows[ex].median_span_s);
+                              1e3 * A->rows[ex].median_span_s, res);
+        }
     }
     {
         /* the harness's own step times, else the engine/ rows' spacing
@@ -1446,6 +1787,80 @@ static jl_status eng_warnings(eng *e)
                           "used): %s; map them with --class PATTERN=CLASS",
                           list);
     }
+    if (W && W->n && W->busy_over_wall) {
+        char list[600] = "";
+        size_t nb = 0;
+        for (size_t c = 0; c < W->n; c++)
+            if (W->busy_over_wall[c] > th[JL_ATTRIBUTION_WARN_calibration_busy_exceeds_wall]) {
+                size_t l = strlen(list);
+                snprintf(list + l, sizeof list - l, "%s%s %.3fx", nb++ ? ", " : "", W->cls[c],
+                         W->busy_over_wall[c]);
+            }
+        if (nb)
+            ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_calibration_busy_exceeds_wall,
+                              "calibration loops whose recorded busy time (calls x "
+                              "@device_s_per_call) exceeds their window: %s; a loop cannot be "
+                              "busier than its window, so busy = the window was used (the "
+                              "recorded device time would have given weights too high by as "
+                              "much)",
+                              list);
+    }
+    if (W && W->n && W->clock_mhz) {
+        char list[1200] = "";
+        size_t nc = 0, nunk = 0, nth = 0;
+        for (size_t c = 0; c < W->n; c++) {
+            double lc = W->clock_mhz[c], wcl = W->window_clock_mhz ? W->window_clock_mhz[c] : NAN;
+            double rr = W->clock_ratio ? W->clock_ratio[c] : 1;
+            int thr = W->throttled && W->throttled[c];
+            nth += thr != 0;
+            if (!isfinite(lc))
+                continue;
+            if (!isfinite(wcl)) {
+                nunk++;
+                continue;
+            }
+            if (fabs(wcl / lc - 1) > th[JL_ATTRIBUTION_WARN_calibration_clocks] || thr) {
+                size_t l = strlen(list);
+                snprintf(list + l, sizeof list - l, "%s%s loop %.0f MHz%s, window %.0f MHz (x%.3f)",
+                         nc++ ? "; " : "", W->cls[c], lc, thr ? " (throttled)" : "", wcl, rr);
+            }
+        }
+        if (nc)
+            ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_calibration_clocks,
+                              "calibration loops at other SM clocks than their class in the "
+                              "window: %s; %s",
+                              list,
+                              opt->clock_correction
+                                  ? "each weight scaled by the ratio (the energy per call held) "
+                                    "and its uncertainty widened by |ratio - 1|"
+                                  : "not corrected (clock correction off)");
+        else if (nunk)
+            ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_calibration_clocks,
+                              "the calibration loops' clocks are recorded (%zu of them "
+                              "throttled) but the window's are not (gpu/sm_clock_mhz at the "
+                              "spans): the weights are not corrected to the window's clocks",
+                              nth);
+    }
+    if (A->window_energy_j > 0 &&
+        A->host_launch_j / A->window_energy_j > th[JL_ATTRIBUTION_WARN_host_launch])
+        ok &= add_warning(
+            A, opt, JL_ATTRIBUTION_WARN_host_launch,
+            "%.4g J (%.1f %% of the window) in %zu GPU-idle gaps between spans shorter than "
+            "stall-min (%.3g s of them): the GPU waiting for the host to launch the next span's "
+            "work; %s",
+            A->host_launch_j, 100 * A->host_launch_j / A->window_energy_j, A->n_host_gaps,
+            A->host_launch_s,
+            opt->host_launch == JL_HOST_LAUNCH_ROW ? "in the row host_launch"
+                                                   : "charged to the span after each gap "
+                                                     "(host_launch_j of its row)");
+    if (isfinite(A->coverage.window_share) &&
+        A->coverage.window_share < th[JL_ATTRIBUTION_WARN_window_coverage])
+        ok &= add_warning(A, opt, JL_ATTRIBUTION_WARN_window_coverage,
+                          "the window holds %.1f %% of the run's energy (%.4g of %.4g J; %.3g s "
+                          "before it and %.3g s after it are outside): the rows describe the "
+                          "window, not the run",
+                          100 * A->coverage.window_share, A->window_energy_j, A->coverage.run_j,
+                          A->coverage.before_s, A->coverage.after_s);
     if (!ok) {
         st = JL_ENOMEM;
         return st;
@@ -1540,6 +1955,10 @@ static jl_status eng_sort(eng *e)
 #undef excl_orig
 #undef durs
 #undef dur_row
+#undef Hk
+#undef Bu
+#undef gaps
+#undef n_gaps
 #undef ENG_PROLOG
 
 jl_status jl_attribution_compute(const jl_run *run, const jl_spans *spans, const jl_sensor *sensor,
@@ -1583,9 +2002,9 @@ jl_status jl_attribution_compute(const jl_run *run, const jl_spans *spans, const
         A->n_spans = spans->n;
     }
     static jl_status (*const phase[])(
-        eng *) = {eng_sensor,  eng_window, eng_counters,     eng_pieces,   eng_spans,
-                  eng_fit,     eng_pass1,  eng_distribute,   eng_totals,   eng_tokens,
-                  eng_medians, eng_peaks,  eng_weights_used, eng_warnings, eng_sort};
+        eng *) = {eng_sensor, eng_window,       eng_counters,   eng_pieces, eng_spans,  eng_clocks,
+                  eng_fit,    eng_pass1,        eng_distribute, eng_totals, eng_tokens, eng_medians,
+                  eng_peaks,  eng_weights_used, eng_warnings,   eng_sort};
     for (size_t i = 0; st == JL_OK && i < sizeof phase / sizeof phase[0]; i++)
         st = phase[i](e);
     if (st == JL_OK) {
@@ -1624,6 +2043,11 @@ jl_status jl_attribution_compute(const jl_run *run, const jl_spans *spans, const
     free(e->Bw);
     free(e->Pk);
     free(e->Sk);
+    free(e->Hk);
+    free(e->Bu);
+    free(e->gaps);
+    free(e->wcls);
+    weights_clear(&e->wc);
     for (size_t g = 0; e->ctr && g < e->G; g++)
         jl__counter_free(&e->ctr[g]);
     free(e->ctr);

@@ -31,6 +31,13 @@ void jl__counter_free(jl__counter *c);
 /* E at time x, linear between updates; NaN outside [t[0], t[n-1]]. */
 double jl__counter_at(const jl__counter *c, double x);
 
+/* The static power of GPU g: static_w where finite (stated, +-10 %), else
+ * the counter's mean power over at least 1 s of idle before t = 0 (+-5 %),
+ * else the run's @gpu_idle_power_w (+-5 %); *w NaN when none. *src: how
+ * (heap). 0 on out of memory. */
+int jl__static_power(const jl_run *run, const jl__counter *c, double static_w, double *w,
+                     double *unc, char **src);
+
 /* The sensor model used when the trace says nothing: measured on the shared
  * H100 square-wave run (docs/attribute.md). */
 void jl__sensor_defaults(jl_sensor *s);

@@ -25,6 +25,19 @@ static void set(json_t *o, const char *k, json_t *v)
     json_object_set_new(o, k, v ? v : json_null());
 }
 
+/* What a row's energy covers (the run document's boundary, issue 36): the
+ * profiled window (or --window: custom), of the GPUs' counters. */
+static json_t *boundary(const jl_attribution *a)
+{
+    return json_pack("{s:s,s:s}", "window", a->window_custom ? "custom" : "profiled", "scope",
+                     "gpu");
+}
+
+static json_t *num_or_null(double v)
+{
+    return jl_json_number(v);
+}
+
 json_t *jl_attribution_row_to_json(const jl_attribution *a, const jl_attribution_row *r)
 {
     json_t *o = json_object();
@@ -59,7 +72,10 @@ json_t *jl_attribution_row_to_json(const jl_attribution *a, const jl_attribution
     set(o, "by_class_j", bc);
     set(o, "peak_w", jl_json_number(r->peak_w));
     set(o, "peak_reason", r->peak_reason ? json_string(r->peak_reason) : json_null());
-    set(o, "boundary", json_pack("{s:s,s:s}", "window", "profiled", "scope", "gpu"));
+    set(o, "host_launch_j", jl_json_number(r->host_launch_j));
+    if (a->weights_used && a->weights_used->n)
+        set(o, "equal_weights_j", jl_json_number(r->equal_j));
+    set(o, "boundary", boundary(a));
     return o;
 }
 
@@ -95,7 +111,7 @@ json_t *jl_attribution_document(const jl_attribution *a)
     set(e, "outside_window_j", jl_json_number(a->run_energy_j - a->window_energy_j));
     set(e, "window_share_of_run",
         jl_json_number(a->run_energy_j > 0 ? a->window_energy_j / a->run_energy_j : NAN));
-    set(e, "boundary", json_pack("{s:s,s:s}", "window", "profiled", "scope", "gpu"));
+    set(e, "boundary", boundary(a));
     set(e, "attributed_j", jl_json_number(a->attributed_j));
     set(e, "unattributed_j", jl_json_number(a->unattributed_j));
     set(e, "unattributed_static_j", jl_json_number(a->unattributed_static_j));
@@ -119,15 +135,82 @@ json_t *jl_attribution_document(const jl_attribution *a)
     set(d, "sensor", z);
     set(wt, "source", json_string(a->weights));
     json_t *cl = json_array();
-    for (size_t i = 0; a->weights_used && cl && i < a->weights_used->n; i++) {
+    const jl_class_weights *u = a->weights_used;
+    for (size_t i = 0; u && cl && i < u->n; i++) {
         json_t *c = json_object();
-        set(c, "class", json_string(a->weights_used->cls[i]));
-        set(c, "dynamic_w", jl_json_number(a->weights_used->w_dyn[i]));
-        set(c, "rel_uncertainty", jl_json_number(a->weights_used->rel_unc[i]));
+        set(c, "class", json_string(u->cls[i]));
+        set(c, "dynamic_w", jl_json_number(u->w_dyn[i]));
+        set(c, "rel_uncertainty", jl_json_number(u->rel_unc[i]));
+        if (u->wall_s) {
+            set(c, "loop_s", num_or_null(u->wall_s[i]));
+            set(c, "loop_busy_over_wall", num_or_null(u->busy_over_wall[i]));
+            set(c, "loop_clock_mhz", num_or_null(u->clock_mhz[i]));
+            set(c, "loop_throttled", json_boolean(u->throttled[i]));
+            set(c, "window_clock_mhz", num_or_null(u->window_clock_mhz[i]));
+            set(c, "clock_ratio", num_or_null(u->clock_ratio[i]));
+        }
         json_array_append_new(cl, c);
     }
     set(wt, "classes", cl);
+    if (u && u->n) {
+        /* --calibration's effect: what the weights explain, where the rest went */
+        json_t *x = json_object();
+        set(x, "mode",
+            json_string(a->calibration.mode == JL_CALIBRATION_ABSOLUTE   ? "absolute"
+                        : a->calibration.mode == JL_CALIBRATION_RELATIVE ? "relative"
+                                                                         : "time"));
+        set(x, "measured_dynamic_j", jl_json_number(a->calibration.measured_dynamic_j));
+        set(x, "predicted_j", jl_json_number(a->calibration.predicted_j));
+        set(x, "explained_share",
+            jl_json_number(a->calibration.measured_dynamic_j > 0
+                               ? a->calibration.predicted_j / a->calibration.measured_dynamic_j
+                               : NAN));
+        set(x, "unexplained_j", jl_json_number(a->calibration.unexplained_j));
+        set(x, "unexplained_to_rows_j", jl_json_number(a->calibration.unexplained_to_rows_j));
+        set(x, "unattributed_dynamic_j", jl_json_number(a->calibration.unattributed_dynamic_j));
+        json_t *mv = json_array();
+        for (size_t i = 0; mv && i < a->n_rows; i++) {
+            const jl_attribution_row *r = &a->rows[i];
+            json_t *m = json_object();
+            set(m, "key", json_string(r->key));
+            set(m, "equal_weights_j", jl_json_number(r->equal_j));
+            set(m, "calibrated_j", jl_json_number(r->energy_j));
+            set(m, "change_j", jl_json_number(r->energy_j - r->equal_j));
+            json_array_append_new(mv, m);
+        }
+        set(x, "against_equal_weights", mv);
+        set(wt, "explanation", x);
+    }
     set(d, "weights", wt);
+    json_t *cv = json_object();
+    set(cv, "run_start_s", jl_json_number(a->coverage.run_start_s));
+    set(cv, "run_end_s", jl_json_number(a->coverage.run_end_s));
+    set(cv, "run_j", jl_json_number(a->coverage.run_j));
+    set(cv, "window_share", jl_json_number(a->coverage.window_share));
+    set(cv, "before_window_s", jl_json_number(a->coverage.before_s));
+    set(cv, "before_window_j", jl_json_number(a->coverage.before_j));
+    set(cv, "after_window_s", jl_json_number(a->coverage.after_s));
+    set(cv, "after_window_j", jl_json_number(a->coverage.after_j));
+    set(cv, "before_run_s", jl_json_number(a->coverage.pre_run_s));
+    set(cv, "before_run_j", jl_json_number(a->coverage.pre_run_j));
+    set(cv, "tokens_run", jl_json_number(a->coverage.tokens_run));
+    set(cv, "tokens_window", jl_json_number(a->coverage.tokens_window));
+    set(d, "coverage", cv);
+    json_t *hl = json_object();
+    set(hl, "mode",
+        json_string(a->host_launch_mode == JL_HOST_LAUNCH_ROW   ? "row"
+                    : a->host_launch_mode == JL_HOST_LAUNCH_OFF ? "off"
+                                                                : "spans"));
+    set(hl, "energy_j", jl_json_number(a->host_launch_j));
+    set(hl, "seconds", jl_json_number(a->host_launch_s));
+    set(hl, "gaps", json_integer((json_int_t)a->n_host_gaps));
+    set(d, "host_launch", hl);
+    json_t *rs = json_object();
+    set(rs, "below_sensor_everywhere", json_boolean(a->resolution.below_sensor_everywhere));
+    set(rs, "resolved", json_boolean(a->resolution.resolved));
+    set(rs, "condition_number", jl_json_number(a->resolution.condition));
+    set(rs, "weight_uncertainty", jl_json_number(a->resolution.weight_unc));
+    set(d, "resolution", rs);
     set(d, "tokens", jl_json_number(a->tokens));
     json_t *sp = json_object();
     set(sp, "total", json_integer((json_int_t)a->n_spans));
@@ -171,7 +254,7 @@ jl_status jl_attribution_write_csv_extra(const jl_attribution *a, FILE *f, size_
 {
     fprintf(f, "key,t0_s,time_s,busy_s,calls,energy_j,static_j,dynamic_j,share,energy_lo_j,"
                "energy_hi_j,j_per_call,j_per_token,median_span_s,peak_w,peak_reason,"
-               "unattributed_j");
+               "unattributed_j,host_launch_j");
     for (size_t k = 0; k < n_extra; k++) {
         fputc(',', f);
         jl_csv_field(f, names[k]);
@@ -198,6 +281,7 @@ jl_status jl_attribution_write_csv_extra(const jl_attribution *a, FILE *f, size_
         if (r->peak_reason)
             jl_csv_field(f, r->peak_reason);
         num(f, a->by == JL_ATTRIBUTION_BY_TIME ? r->unattributed_j : NAN);
+        num(f, r->host_launch_j);
         for (size_t k = 0; k < n_extra; k++) {
             fputc(',', f);
             if (values[i * n_extra + k])
@@ -211,12 +295,12 @@ jl_status jl_attribution_write_csv_extra(const jl_attribution *a, FILE *f, size_
     fprintf(f, ",,,,%.9g,%.9g,%.9g", a->unattributed_j, a->unattributed_static_j,
             a->unattributed_dynamic_j);
     num(f, a->window_energy_j != 0 ? a->unattributed_j / a->window_energy_j : NAN);
-    fputs(",,,,,,,,", f);
+    fputs(",,,,,,,,,", f);
     blanks(f, n_extra);
     fputc('\n', f);
     fprintf(f, "(stalls),,%.9g,,%zu,%.9g,,", a->stall_s, a->n_stalls, a->stall_j);
     num(f, a->window_energy_j != 0 ? a->stall_j / a->window_energy_j : NAN);
-    fputs(",,,,,,,,", f);
+    fputs(",,,,,,,,,", f);
     blanks(f, n_extra);
     fputc('\n', f);
     return ferror(f) ? JL_EIO : JL_OK;

@@ -11,10 +11,30 @@
  * assumption (docs/attribute.md, "Calibration"). */
 #define TRANSFER_UNC 0.10
 
+/* grow an array of w->n doubles by one */
+static int grow_d(double **v, size_t n)
+{
+    double *p = realloc(*v, n * sizeof *p);
+    if (p)
+        *v = p;
+    return p != NULL;
+}
+
 static int push(jl_class_weights *w, const char *cls, double wd, double unc, double idle,
-                double busy)
+                double busy, double wall, double bow, double clock, double bpc)
 {
     size_t n = w->n + 1;
+    int *th = realloc(w->throttled, n * sizeof *th);
+    if (th)
+        w->throttled = th;
+    if (!th || !grow_d(&w->wall_s, n) || !grow_d(&w->busy_over_wall, n) ||
+        !grow_d(&w->clock_mhz, n) || !grow_d(&w->busy_per_call_s, n))
+        return 0;
+    w->busy_per_call_s[w->n] = bpc;
+    w->wall_s[w->n] = wall;
+    w->busy_over_wall[w->n] = bow;
+    w->clock_mhz[w->n] = clock;
+    w->throttled[w->n] = 0;
     char **c = realloc(w->cls, n * sizeof *c);
     if (c)
         w->cls = c;
@@ -39,6 +59,27 @@ static int push(jl_class_weights *w, const char *cls, double wd, double unc, dou
     w->n = n;
     return 1;
 }
+
+/* the mean SM clock (GPU 0) at the gpu/ polls inside [a, b]; NaN: none */
+static double mean_clock(const jl_run *r, double a, double b)
+{
+    if (!r->gpu_time || !r->sm_clock_mhz.v)
+        return NAN;
+    double s = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < r->gpu_n; i++) {
+        double v = r->sm_clock_mhz.v[i * r->sm_clock_mhz.g];
+        if (r->gpu_time[i] >= a && r->gpu_time[i] <= b && isfinite(v) && v > 0) {
+            s += v;
+            n++;
+        }
+    }
+    return n ? s / (double)n : NAN;
+}
+
+/* A loop is throttled when its clock is more than this below the fastest
+ * loop of the file (the clock a loop below the power cap reaches). */
+#define THROTTLED_BELOW 0.03
 
 jl_status jl_class_weights_from_trace(const char *path, jl_class_weights **out, jl_error **err)
 {
@@ -106,12 +147,19 @@ jl_status jl_class_weights_from_trace(const char *path, jl_class_weights **out, 
                              a0, b0);
             } else {
                 double busy = calls * dps * cover, dyn = e - idle * (b - a);
+                /* the loop's graph replays are queued back to back: its busy
+                 * time cannot exceed its window. A recorded device time per
+                 * call that says it does (timed replays faster than the loop
+                 * ran, e.g. at the power cap) is replaced by the window's */
+                double bow = (b - a) > 0 ? busy / (b - a) : NAN;
+                if (bow > 1)
+                    busy = b - a;
                 /* the counter over a 3.5-s loop: 0.5 % (docs/attribute.md) */
                 double noise = 0.005;
                 const char *nm = s->names[s->name[0]], *dot = strrchr(nm, '.');
                 const char *cls = dot ? dot + 1 : nm;
                 if (!push(w, cls, dyn / busy, sqrt(noise * noise + TRANSFER_UNC * TRANSFER_UNC),
-                          idle, busy))
+                          idle, busy, b - a, bow, mean_clock(r, a, b), busy / (calls * cover)))
                     st = JL_ENOMEM;
             }
         }
@@ -124,6 +172,14 @@ jl_status jl_class_weights_from_trace(const char *path, jl_class_weights **out, 
     }
     if (!w->n)
         st = jl_fail(err, JL_ENODATA, path, NULL, NULL, -1, "no calibration runs in the file");
+    if (st == JL_OK) {
+        double fmax_ = 0;
+        for (size_t i = 0; i < w->n; i++)
+            if (w->clock_mhz[i] > fmax_)
+                fmax_ = w->clock_mhz[i];
+        for (size_t i = 0; i < w->n; i++)
+            w->throttled[i] = fmax_ > 0 && w->clock_mhz[i] < (1 - THROTTLED_BELOW) * fmax_;
+    }
 end:
     jl_trace_close(t);
     if (st == JL_OK)

@@ -99,3 +99,35 @@ double jl__counter_at(const jl__counter *c, double x)
     double f = (x - c->t[lo]) / (c->t[hi] - c->t[lo]);
     return c->e[lo] + f * (c->e[hi] - c->e[lo]);
 }
+
+/* the static power of GPU g: --static-w, idle before t = 0, @gpu_idle_power_w */
+int jl__static_power(const jl_run *run, const jl__counter *c, double static_w, double *w,
+                     double *unc, char **src)
+{
+    if (isfinite(static_w)) {
+        *w = static_w;
+        *unc = 0.10;
+        *src = jl__asprintf("stated: --static-w %.6g W", static_w);
+        return *src != NULL;
+    }
+    /* the counter's updates before t = 0, at least 1 s of them */
+    size_t k1 = 0;
+    while (k1 < c->n && c->t[k1] <= 0)
+        k1++;
+    if (k1 >= 2 && c->t[k1 - 1] - c->t[0] >= 1.0 && !c->from_watts) {
+        *w = (c->e[k1 - 1] - c->e[0]) / (c->t[k1 - 1] - c->t[0]);
+        *unc = 0.05;
+        *src = jl__asprintf("measured: energy counter over %.3g s of idle before t = 0",
+                            c->t[k1 - 1] - c->t[0]);
+        return *src != NULL;
+    }
+    if (isfinite(run->attrs.gpu_idle_power_w)) {
+        *w = run->attrs.gpu_idle_power_w;
+        *unc = 0.05;
+        *src = jl__strdup("the run's @gpu_idle_power_w (idle measured by the harness before the "
+                          "run)");
+        return *src != NULL;
+    }
+    *w = NAN;
+    return 1;
+}

@@ -20,7 +20,9 @@ static const char *const help =
     "                        [--json | --jsonl] [--csv FILE] [--calibration FILE.h5]\n"
     "                        [--class PATTERN=CLASS]... [--static-w W] [--window A,B]\n"
     "                        [--budgets FILE]\n"
-    "       joules attribute SQUARE.h5[:RUN] --fit-sensor [--json] [--into TRACE.h5:RUN]\n\n"
+    "       joules attribute SQUARE.h5[:RUN] --fit-sensor [--json] [--into TRACE.h5:RUN]\n"
+    "       joules attribute TRACE.h5[:RUN] --by request|request-class [--window A,B]\n"
+    "                        [--static-w W] [--json | --jsonl] [--csv FILE]\n\n"
     "Split the energy the GPU's counter measured over a profiled window among the\n"
     "run's spans (spans/: joules import kineto ... --into TRACE.h5:RUN): static\n"
     "power by time, dynamic energy by device-busy time x class weights (equal, or\n"
@@ -29,8 +31,23 @@ static const char *const help =
     "not measured: every row has an interval, and peak power only where a power\n"
     "reading's window lies inside the row (attribute.md).\n\n"
     "  --by KEY           rows per span name, class (default), layer, step, kind, or\n"
-    "                     time:S (bins of S seconds, e.g. time:1s, time:250ms)\n"
+    "                     time:S (bins of S seconds, e.g. time:1s, time:250ms);\n"
+    "                     request: per request of requests/ (no spans needed): dynamic\n"
+    "                     energy by its prompt and output tokens and engine steps, static\n"
+    "                     by residency; request-class: per prompt/output length bucket;\n"
+    "                     the J-per-token fit checked on the file's other runs\n"
     "  --calibration FILE isolated-loop runs, one per class: per-class weights\n"
+    "  --calibration-mode absolute|relative|time  absolute (default): a span gets\n"
+    "                     weight x busy, the rest stays unattributed (and is explained);\n"
+    "                     relative: the weights split each counter interval's measured\n"
+    "                     dynamic energy, all of it; time: absolute, the rest by time\n"
+    "  --clock-correction clock|busy|off  move each weight to the window's speed: the\n"
+    "                     SM clocks' ratio, window over loop, where the traces record\n"
+    "                     both (clock, the default), or the loop's device time per\n"
+    "                     call over its class's in the window (busy)\n"
+    "  --host-launch spans|row|off  GPU-idle gaps between spans shorter than a\n"
+    "                     stall: to the span after each (default), to a row\n"
+    "                     host_launch, or unattributed\n"
     "  --class PAT=CLASS  span names matching the glob PAT are class CLASS (repeatable;\n"
     "                     before the default grammar: layerN.op -> op)\n"
     "  --static-w W       static power per GPU, stated (default: idle before t = 0,\n"
@@ -71,6 +88,9 @@ enum {
     OPT_FIT_WEIGHTS,
     OPT_INTO,
     OPT_BUDGETS,
+    OPT_CAL_MODE,
+    OPT_CLOCKS,
+    OPT_HOST_LAUNCH,
     OPT_VALID
 };
 
@@ -97,40 +117,54 @@ static void opened_close(opened *o)
     memset(o, 0, sizeof *o);
 }
 
-static int open_run(const char *cmd, const char *arg, opened *o)
+/* TRACE.h5[:RUN] opened: the trace and the run's index (the one run when
+ * none is named) */
+static jl_status open_trace_run(const char *arg, jl_trace **t, size_t *idx, jl_error **err)
 {
-    memset(o, 0, sizeof *o);
-    jl_sensor_init(&o->sensor);
+    *t = NULL;
+    *idx = 0;
     char *path = strdup(arg);
     if (!path)
-        return cli_oom(cmd);
+        return JL_ENOMEM;
     char *run = NULL, *colon = strrchr(path, ':');
     if (colon && colon > path && strstr(path, ".h5") && colon > strstr(path, ".h5")) {
         *colon = 0;
         run = colon + 1;
     }
-    jl_error *err = NULL;
-    jl_status st = jl_trace_open(path, NULL, &o->t, &err);
-    size_t idx = 0;
+    jl_status st = jl_trace_open(path, NULL, t, err);
     if (st == JL_OK) {
-        size_t n = jl_trace_run_count(o->t);
+        size_t n = jl_trace_run_count(*t);
         if (run) {
-            while (idx < n && strcmp(jl_trace_run_name(o->t, idx), run))
-                idx++;
-            if (idx == n)
-                st = jl_fail(&err, JL_EUSAGE, path, run, NULL, -1, "no run '%s' in the file", run);
+            while (*idx < n && strcmp(jl_trace_run_name(*t, *idx), run))
+                (*idx)++;
+            if (*idx == n)
+                st = jl_fail(err, JL_EUSAGE, path, run, NULL, -1, "no run '%s' in the file", run);
         } else if (n != 1) {
-            st = jl_fail(&err, JL_EUSAGE, path, NULL, NULL, -1,
+            st = jl_fail(err, JL_EUSAGE, path, NULL, NULL, -1,
                          "the file holds %zu runs: name one (FILE.h5:RUN)", n);
         }
     }
+    if (st != JL_OK) {
+        jl_trace_close(*t);
+        *t = NULL;
+    }
+    free(path);
+    return st;
+}
+
+static int open_run(const char *cmd, const char *arg, opened *o)
+{
+    memset(o, 0, sizeof *o);
+    jl_sensor_init(&o->sensor);
+    jl_error *err = NULL;
+    size_t idx = 0;
+    jl_status st = open_trace_run(arg, &o->t, &idx, &err);
     if (st == JL_OK)
         st = jl_trace_read_run(o->t, idx, &o->run, &err);
     if (st == JL_OK)
         st = jl_trace_read_spans(o->t, idx, &o->spans, &err);
     if (st == JL_OK)
         st = jl_trace_read_sensor(o->t, idx, &o->sensor, &err);
-    free(path);
     if (st != JL_OK) {
         opened_close(o);
         return cli_fail(cmd, st, err);
@@ -253,6 +287,84 @@ static void print_budgets(const jl_attribution *a, const judged *jb)
                jl_budgets_name(jb->b, r->unmatched[i].budget));
 }
 
+/* what the window covers, the host launch gaps, what the calibration moved,
+ * the sensor's resolution: the lines under the table */
+static void print_context(const jl_attribution *a)
+{
+    char b1[32], b2[32], b3[32];
+    if (isfinite(a->coverage.window_share)) {
+        fmt_j(b1, sizeof b1, a->window_energy_j);
+        fmt_j(b2, sizeof b2, a->coverage.run_j);
+        printf("coverage  the window holds %.1f %% of the run's energy (%s of %s J, run t = %.3f "
+               "to %.3f s); outside it: %.3f s before (",
+               100 * a->coverage.window_share, b1, b2, a->coverage.run_start_s,
+               a->coverage.run_end_s, a->coverage.before_s);
+        fmt_j(b1, sizeof b1, a->coverage.before_j);
+        fmt_j(b2, sizeof b2, a->coverage.after_j);
+        printf("%s J), %.3f s after (%s J)", b1, a->coverage.after_s, b2);
+        if (isfinite(a->coverage.tokens_run) && isfinite(a->coverage.tokens_window))
+            printf("; %.0f of %.0f tokens in the window", a->coverage.tokens_window,
+                   a->coverage.tokens_run);
+        printf("\n");
+    }
+    if (a->n_host_gaps) {
+        fmt_j(b1, sizeof b1, a->host_launch_j);
+        printf("host      %s J in %zu GPU-idle gaps between spans (%.3f s, each < stall-min): %s\n",
+               b1, a->n_host_gaps, a->host_launch_s,
+               a->host_launch_mode == JL_HOST_LAUNCH_ROW
+                   ? "the row host_launch"
+                   : "charged to the span after each gap (its row's host_launch_j)");
+    }
+    if (a->weights_used && a->weights_used->n) {
+        fmt_j(b1, sizeof b1, a->calibration.measured_dynamic_j);
+        fmt_j(b2, sizeof b2, a->calibration.unexplained_j);
+        printf("calibration  the weights explain %.1f %% of the %s J of dynamic energy measured "
+               "under the spans; the other %s J ",
+               a->calibration.measured_dynamic_j > 0
+                   ? 100 * a->calibration.predicted_j / a->calibration.measured_dynamic_j
+                   : NAN,
+               b1, b2);
+        if (a->calibration.mode == JL_CALIBRATION_ABSOLUTE)
+            printf("(what the isolated loops do not see: interactions, clocks and tails in the "
+                   "gaps between kernels) stays unattributed; --calibration-mode relative or "
+                   "time would spread it\n");
+        else
+            printf("is spread over the spans %s; --calibration-mode absolute leaves it "
+                   "unattributed\n",
+                   a->calibration.mode == JL_CALIBRATION_RELATIVE ? "by the weights' prediction"
+                                                                  : "by their time");
+        /* the largest moves against equal weights */
+        printf("             against equal weights:");
+        unsigned char *taken = calloc(a->n_rows ? a->n_rows : 1, 1);
+        for (size_t k = 0; taken && k < 4 && k < a->n_rows; k++) {
+            size_t best = SIZE_MAX;
+            for (size_t i = 0; i < a->n_rows; i++)
+                if (!taken[i] &&
+                    (best == SIZE_MAX || fabs(a->rows[i].energy_j - a->rows[i].equal_j) >
+                                             fabs(a->rows[best].energy_j - a->rows[best].equal_j)))
+                    best = i;
+            taken[best] = 1;
+            fmt_j(b3, sizeof b3, a->rows[best].energy_j - a->rows[best].equal_j);
+            printf("%s %s %s%s J", k ? "," : "", a->rows[best].key,
+                   a->rows[best].energy_j >= a->rows[best].equal_j ? "+" : "", b3);
+        }
+        free(taken);
+        printf("\n");
+    }
+    if (!a->resolution.resolved) {
+        char how[64];
+        if (isfinite(a->resolution.weight_unc))
+            snprintf(how, sizeof how, "each weight within +-%.0f %%",
+                     100 * a->resolution.weight_unc);
+        else
+            snprintf(how, sizeof how, "equal weights: classes within a factor of each other");
+        printf("resolution  the counter's intervals do not resolve the classes (most busy time in "
+               "spans shorter than an update, the classes' mix steady%s): class figures are known "
+               "to the weights' uncertainty (%s), and their intervals say so\n",
+               isfinite(a->resolution.condition) ? ", condition number above 30" : "", how);
+    }
+}
+
 static void print_table(const jl_attribution *a, const judged *jb)
 {
     int kw = 5;
@@ -302,8 +414,9 @@ static void print_table(const jl_attribution *a, const judged *jb)
     char rj[32], oj[32];
     fmt_j(rj, sizeof rj, a->run_energy_j);
     fmt_j(oj, sizeof oj, a->run_energy_j - a->window_energy_j);
-    printf("boundary  the profiled window at GPU power (profiled/gpu): %.1f %% of the run's %s J; "
-           "%s J lie outside it, in no row\n",
+    printf("boundary  the %s window at GPU power (%s/gpu): %.1f %% of the run's %s J (the "
+           "counter's first update to its last); %s J lie outside it, in no row\n",
+           a->window_custom ? "--window" : "profiled", a->window_custom ? "custom" : "profiled",
            a->run_energy_j > 0 ? 100 * a->window_energy_j / a->run_energy_j : NAN, rj, oj);
     printf("energy    %s J measured (%s); rows %s J + unattributed %s J + stalls %s J; "
            "residual %.3g J (%.2g relative)\n",
@@ -321,6 +434,7 @@ static void print_table(const jl_attribution *a, const judged *jb)
     for (size_t i = 0; a->weights_used && i < a->weights_used->n; i++)
         printf("%s%s %.1f W", i ? ", " : ": ", a->weights_used->cls[i], a->weights_used->w_dyn[i]);
     putchar('\n');
+    print_context(a);
     for (size_t i = 0; i < a->n_warnings; i++)
         printf("warning   %s: %s\n", jl_attribution_warning_name(a->warnings[i].id),
                a->warnings[i].message);
@@ -352,7 +466,7 @@ static int write_csv(FILE *f, const jl_attribution *a, const judged *jb)
     if (isfinite(r->adherence))
         snprintf(ad, sizeof ad, "%.9g", r->adherence);
     const char *verdict = jl_span_budget_verdict(r);
-    fprintf(f, "(budgets),,,,,,,,,,,,,,,,,%s,", verdict ? verdict : "");
+    fprintf(f, "(budgets),,,,,,,,,,,,,,,,,,%s,", verdict ? verdict : "");
     char msg[256];
     snprintf(msg, sizeof msg,
              "adherence %s: %zu pass of %zu determined; %zu judged, %zu fail, %zu "
@@ -435,8 +549,13 @@ static int emit(const char *cmd, const jl_attribution *a, const judged *jb, cons
     return rc;
 }
 
-static int parse_by(const char *cmd, const char *s, jl_attribution_options *o)
+static int parse_by(const char *cmd, const char *s, jl_attribution_options *o, int *per_request)
 {
+    if (!strcmp(s, "request") || !strcmp(s, "request-class")) {
+        *per_request = !strcmp(s, "request") ? 1 : 2;
+        return 0;
+    }
+    *per_request = 0;
     static const struct {
         const char *name;
         jl_attribution_by by;
@@ -464,10 +583,13 @@ static int parse_by(const char *cmd, const char *s, jl_attribution_options *o)
             }
         }
     }
-    static const char *const names[] = {"name", "class", "layer", "step", "kind", "time"};
+    static const char *const names[] = {"name", "class", "layer", "step", "kind", "time",
+                                        "request", "request-class"};
     char near[16];
-    int hint = jl_suggest_name(s, names, 6, near, sizeof near);
-    return cli_usage_error(cmd, "--by: '%s' is not name, class, layer, step, kind or time:S%s%s%s",
+    int hint = jl_suggest_name(s, names, 8, near, sizeof near);
+    return cli_usage_error(cmd,
+                           "--by: '%s' is not name, class, layer, step, kind, time:S, request or "
+                           "request-class%s%s%s",
                            s, hint ? " (did you mean '" : "", hint ? near : "", hint ? "'?)" : "");
 }
 
@@ -477,6 +599,7 @@ typedef struct attribute_args {
     const char **rules; /* --class PATTERN=CLASS, in order */
     size_t n_rules;
     int json, jsonl, fit, helped, require_valid;
+    int per_request; /* --by request (1), request-class (2) */
 } attribute_args;
 
 static const struct option longopts[] = {{"by", required_argument, NULL, OPT_BY},
@@ -491,6 +614,10 @@ static const struct option longopts[] = {{"by", required_argument, NULL, OPT_BY}
                                          {"fit-weights", no_argument, NULL, OPT_FIT_WEIGHTS},
                                          {"into", required_argument, NULL, OPT_INTO},
                                          {"budgets", required_argument, NULL, OPT_BUDGETS},
+                                         {"calibration-mode", required_argument, NULL,
+                                          OPT_CAL_MODE},
+                                         {"clock-correction", required_argument, NULL, OPT_CLOCKS},
+                                         {"host-launch", required_argument, NULL, OPT_HOST_LAUNCH},
                                          {"json", no_argument, NULL, CLI_OPT_JSON},
                                          {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
                                          {"csv", required_argument, NULL, CLI_OPT_CSV},
@@ -512,7 +639,7 @@ static int parse_args(const char *cmd, int argc, char **argv, jl_attribution_opt
             cli_help(cmd, help);
             x->helped = 1;
             return CLI_EXIT_OK;
-        case OPT_BY: rc = parse_by(cmd, optarg, ao); break;
+        case OPT_BY: rc = parse_by(cmd, optarg, ao, &x->per_request); break;
         case OPT_VALID: x->require_valid = 1; break;
         case OPT_CAL: x->cal = optarg; break;
         case CLI_OPT_ALLOW_EXTERNAL: jl_trace_default_allow_external_storage(1); break;
@@ -565,6 +692,39 @@ static int parse_args(const char *cmd, int argc, char **argv, jl_attribution_opt
         case OPT_FIT_WEIGHTS: ao->fit_weights = 1; break;
         case OPT_INTO: x->into = optarg; break;
         case OPT_BUDGETS: x->budgets = optarg; break;
+        case OPT_CAL_MODE:
+            if (!strcmp(optarg, "relative"))
+                ao->calibration_mode = JL_CALIBRATION_RELATIVE;
+            else if (!strcmp(optarg, "absolute"))
+                ao->calibration_mode = JL_CALIBRATION_ABSOLUTE;
+            else if (!strcmp(optarg, "time"))
+                ao->calibration_mode = JL_CALIBRATION_TIME;
+            else
+                rc = cli_usage_error(cmd, "--calibration-mode: '%s' is not relative or absolute",
+                                     optarg);
+            break;
+        case OPT_CLOCKS:
+            if (!strcmp(optarg, "busy"))
+                ao->clock_correction = JL_SPEED_BUSY;
+            else if (!strcmp(optarg, "clock"))
+                ao->clock_correction = JL_SPEED_CLOCK;
+            else if (!strcmp(optarg, "off"))
+                ao->clock_correction = JL_SPEED_OFF;
+            else
+                rc = cli_usage_error(cmd, "--clock-correction: '%s' is not busy, clock or off",
+                                     optarg);
+            break;
+        case OPT_HOST_LAUNCH:
+            if (!strcmp(optarg, "spans"))
+                ao->host_launch = JL_HOST_LAUNCH_SPANS;
+            else if (!strcmp(optarg, "row"))
+                ao->host_launch = JL_HOST_LAUNCH_ROW;
+            else if (!strcmp(optarg, "off"))
+                ao->host_launch = JL_HOST_LAUNCH_OFF;
+
+            else
+                rc = cli_usage_error(cmd, "--host-launch: '%s' is not spans, row or off", optarg);
+            break;
         case CLI_OPT_JSON: x->json = 1; break;
         case CLI_OPT_JSONL: x->jsonl = 1; break;
         case CLI_OPT_CSV: x->csv = optarg; break;
@@ -593,6 +753,176 @@ static int sensor_from_run(const char *cmd, const char *spec, jl_sensor *use)
     use->watts_window_s = f.watts_window_s;
     use->watts_delay_s = f.watts_delay_s;
     return 0;
+}
+
+/* ---- --by request | request-class ------------------------------------------ */
+
+static void print_requests(const jl_request_attribution *a)
+{
+    int kw = 8;
+    for (size_t i = 0; i < a->n_rows; i++)
+        if ((int)strlen(a->rows[i].key) > kw)
+            kw = (int)strlen(a->rows[i].key);
+    printf("%-*s %5s %10s %21s %9s %9s %9s %8s %8s %9s %10s\n", kw,
+           a->by == JL_REQUESTS_BY_CLASS ? "class" : "request", "reqs", "energy_J", "interval_J",
+           "prefill_J", "decode_J", "static_J", "prompt", "output", "resident", "J/out_tok");
+    char e[32], lo[32], hi[32], p[32], d[32], s[32], jt[32], iv[80];
+    for (size_t i = 0; i < a->n_rows; i++) {
+        const jl_request_row *r = &a->rows[i];
+        fmt_j(e, sizeof e, r->energy_j);
+        fmt_j(lo, sizeof lo, r->energy_lo_j);
+        fmt_j(hi, sizeof hi, r->energy_hi_j);
+        fmt_j(p, sizeof p, r->prefill_j);
+        fmt_j(d, sizeof d, r->decode_j);
+        fmt_j(s, sizeof s, r->static_j);
+        fmt_j(jt, sizeof jt, r->output_tokens > 0 ? r->energy_j / r->output_tokens : NAN);
+        snprintf(iv, sizeof iv, "[%s, %s]", lo, hi);
+        printf("%-*s %5zu %10s %21s %9s %9s %9s %8.0f %8.0f %9.3f %10s\n", kw, r->key,
+               r->n_requests, e, iv, p, d, s, r->input_tokens, r->output_tokens, r->resident_s, jt);
+    }
+    fmt_j(e, sizeof e, a->unattributed_j);
+    fmt_j(s, sizeof s, a->unattributed_static_j);
+    fmt_j(d, sizeof d, a->unattributed_dynamic_j);
+    printf("%-*s %5s %10s   (static %s: no request resident; dynamic %s: no work in the "
+           "interval)\n",
+           kw, "(unattributed)", "", e, s, d);
+    fmt_j(e, sizeof e, a->window_energy_j);
+    fmt_j(p, sizeof p, a->attributed_j);
+    printf("\nwindow    [%.6f, %.6f] s (%.3f s, %s), %zu requests (%zu never started or "
+           "finished)\n",
+           a->window[0], a->window[1], a->window[1] - a->window[0],
+           a->window_custom ? "--window" : "first prefill to last token", a->n_requests,
+           a->n_requests_skipped);
+    char un[32];
+    fmt_j(un, sizeof un, a->unattributed_j);
+    printf("energy    %s J measured (%s, %zu GPU%s); rows %s J + unattributed %s J; residual "
+           "%.3g J\n",
+           e, a->energy_source, a->n_gpus, a->n_gpus == 1 ? "" : "s", p, un, a->residual_j);
+    printf("static    %.2f W (+-%.0f %%): %s\n", a->static_w, 100 * a->static_unc,
+           a->static_source);
+    const jl_request_fit *f = &a->fit;
+    printf("fit       %.4g J per prompt token [%.4g, %.4g], %.4g J per output token [%.4g, "
+           "%.4g], %.4g J per engine step [%.4g, %.4g] (95 %%), r2 %.3f over %zu intervals: %s\n",
+           f->j_per_prompt_token, f->j_per_prompt_token_lo, f->j_per_prompt_token_hi,
+           f->j_per_output_token, f->j_per_output_token_lo, f->j_per_output_token_hi, f->j_per_step,
+           f->j_per_step_lo, f->j_per_step_hi, f->r2, f->n_intervals, f->note);
+    printf("work      %.0f prompt and %.0f output tokens, %.0f engine steps in the window\n",
+           a->prompt_tokens, a->output_tokens, a->engine_steps);
+    if (a->prompt_tokens_outside > 0 || a->output_tokens_outside > 0)
+        printf("outside   %.0f prompt and %.0f output tokens of the requests lie outside the "
+               "window (before the counter's first update, or outside --window): their energy "
+               "is not measured, and not in the rows\n",
+               a->prompt_tokens_outside, a->output_tokens_outside);
+    printf("prefill   %s\ndecode    %s\n", a->prefill_source, a->decode_source);
+    if (isfinite(a->window_share))
+        printf("coverage  the window holds %.1f %% of the run's energy; the counter updates "
+               "every %.0f ms, the split resolves %.0f ms (three updates)\n",
+               100 * a->window_share, 1e3 * a->update_period_s, 1e3 * a->split_s);
+    for (size_t i = 0; i < a->n_checks; i++) {
+        const jl_request_check *c = &a->checks[i];
+        printf("check     %s: predicted %.1f J, measured %.1f J (%+.1f %%; dynamic %+.1f %%)\n",
+               c->run, c->predicted_j, c->measured_j, 100 * c->error, 100 * c->dynamic_error);
+    }
+}
+
+static int write_requests_csv(FILE *f, const void *ctx)
+{
+    return jl_request_attribution_write_csv(ctx, f) == JL_OK ? 0 : -1;
+}
+
+/* TRACE.h5[:RUN] per request; the fit checked on the file's other runs
+ * with requests/ */
+static int attribute_requests(const char *cmd, const char *arg, const jl_attribution_options *ao,
+                              const attribute_args *x)
+{
+    jl_error *err = NULL;
+    jl_trace *t = NULL;
+    jl_run *run = NULL;
+    jl_summary *sum = NULL;
+    jl_request_attribution *a = NULL;
+    jl_sensor sen;
+    jl_sensor_init(&sen);
+    jl_request_options ro;
+    jl_request_options_default(&ro);
+    ro.by = x->per_request == 2 ? JL_REQUESTS_BY_CLASS : JL_REQUESTS_BY_REQUEST;
+    ro.window[0] = ao->window[0], ro.window[1] = ao->window[1];
+    ro.static_w = ao->static_w;
+    int rc = 0;
+    size_t idx = 0;
+    jl_status st = open_trace_run(arg, &t, &idx, &err);
+    size_t n = t ? jl_trace_run_count(t) : 0;
+    if (st == JL_OK)
+        st = jl_trace_read_run(t, idx, &run, &err);
+    if (st == JL_OK)
+        st = jl_trace_read_sensor(t, idx, &sen, &err);
+    if (st == JL_OK && x->require_valid && (st = jl_summarize(run, NULL, &sum, &err)) == JL_OK) {
+        jl_summary_list one = {&sum, 1, 1};
+        if ((rc = cli_require_valid(cmd, 1, &one)))
+            goto end;
+    }
+    if (st == JL_OK)
+        st = jl_request_attribution_compute(run, &sen, &ro, &a, &err);
+    /* the sweep's other runs: the fit's prediction of their energy (their own
+     * requests' window, the stated static power or their own) */
+    for (size_t i = 0; st == JL_OK && i < n; i++) {
+        if (i == idx)
+            continue;
+        jl_run *o = NULL;
+        jl_sensor os;
+        jl_sensor_init(&os);
+        jl_request_attribution *oa = NULL;
+        jl_request_options oo = ro;
+        oo.window[0] = oo.window[1] = NAN;
+        jl_error *e2 = NULL;
+        if (jl_trace_read_run(t, i, &o, &e2) == JL_OK && o->req_n &&
+            jl_trace_read_sensor(t, i, &os, &e2) == JL_OK &&
+            jl_request_attribution_compute(o, &os, &oo, &oa, &e2) == JL_OK)
+            st = jl_request_attribution_check(a, oa);
+        jl_error_free(e2);
+        jl_request_attribution_free(oa);
+        jl_sensor_clear(&os);
+        jl_run_free(o);
+    }
+    if (st != JL_OK) {
+        rc = cli_fail(cmd, st, err);
+        goto end;
+    }
+    if (x->csv) {
+        if (!strcmp(x->csv, "-")) {
+            if (jl_request_attribution_write_csv(a, stdout) != JL_OK)
+                rc = CLI_EXIT_OUTPUT;
+        } else if ((st = jl_write_text(x->csv, write_requests_csv, a, &err)) != JL_OK) {
+            rc = cli_fail(cmd, st, err);
+            goto end;
+        }
+    }
+    if (x->json) {
+        jl_error_list none = {0};
+        rc = cli_print_document(cmd, jl_request_attribution_document(a), &none);
+    } else if (x->jsonl) {
+        for (size_t i = 0; i < a->n_rows; i++) {
+            json_t *r = jl_request_row_to_json(a, &a->rows[i]);
+            char *s = r ? jl_json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+            json_decref(r);
+            if (!s) {
+                rc = cli_oom(cmd);
+                goto end;
+            }
+            printf("%s\n", s);
+            free(s);
+        }
+    } else if (!x->csv || strcmp(x->csv, "-")) {
+        print_requests(a);
+    }
+    if (!rc && (fflush(stdout) != 0 || ferror(stdout)))
+        rc = CLI_EXIT_OUTPUT;
+end:
+    jl_request_attribution_free(a);
+    jl_summary_free(sum);
+    jl_sensor_clear(&sen);
+    jl_run_free(run);
+    jl_trace_close(t);
+    return rc;
 }
 
 int cli_cmd_attribute(int argc, char **argv)
@@ -638,6 +968,15 @@ int cli_cmd_attribute(int argc, char **argv)
         jl_budgets_free(budgets);
         free(rules);
         return cli_usage_error(cmd, "--json, --jsonl and --csv - all want stdout: pick one");
+    }
+    if (x.per_request) {
+        free(rules);
+        if (x.cal || x.budgets || fit || into || x.sensor_from || n_rules || ao.fit_weights) {
+            jl_budgets_free(budgets);
+            return cli_usage_error(cmd, "--by request|request-class takes --window, --static-w, "
+                                        "--json, --jsonl, --csv and --require-valid only");
+        }
+        return attribute_requests(cmd, argv[optind], &ao, &x);
     }
     ao.class_rules = rules;
     ao.n_class_rules = n_rules;

@@ -201,6 +201,7 @@ static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d, jl
         g->released = rel && sscanf(rel, "%4d-%2d%c", &yy, &mm, &tail) == 2 && mm >= 1 && mm <= 12
                           ? yy + (mm - 1) / 12.0
                           : NAN;
+        g->bf16_dense_flops = num_or_nan(v, "bf16_dense_flops");
         json_t *r = json_object_get(v, "idle_power_range_w");
         g->idle_min_w =
             json_is_number(json_array_get(r, 0)) ? json_number_value(json_array_get(r, 0)) : NAN;

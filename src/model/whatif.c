@@ -1065,6 +1065,23 @@ static void memory_ceiling_of(const wi_ctx *c, const jl_group_key *target, jl_wh
     out->memory_ceiling = nv ? jl__model_median(v, nv) : NAN;
 }
 
+/* 1 when s -> t changes only the GPU model, between two GPU models of the
+ * same bf16 compute and power limit (within 1 %) that no other model's
+ * configurations span */
+static int bandwidth_only(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t,
+                          const jl_whatif *out)
+{
+    if (out->n_gpu_pair || !c->desc || jl__str_eq(s->gpu_model, t->gpu_model) ||
+        s->num_gpus != t->num_gpus || !jl__str_eq(s->model, t->model) ||
+        !jl__str_eq(s->precision, t->precision))
+        return 0;
+    const jl_gpu_desc *a = jl_descriptors_gpu(c->desc, s->gpu_model),
+                      *b = jl_descriptors_gpu(c->desc, t->gpu_model);
+    return a && b && a->bf16_dense_flops > 0 && b->bf16_dense_flops > 0 && a->tdp_w > 0 &&
+           b->tdp_w > 0 && fabs(b->bf16_dense_flops / a->bf16_dense_flops - 1) < 0.01 &&
+           fabs(b->tdp_w / a->tdp_w - 1) < 0.01;
+}
+
 /* ln of each response at cap summed over the sources (those that measured
  * it, else all of them), each moved by the reference route or the factors:
  * est[], the sources used (the return), how many took the reference route,
@@ -1090,12 +1107,21 @@ static size_t estimate_at(const wi_ctx *c, const wi_factors *fac, const jl_group
             int okr = 1;
             for (int r = 0; r < NR && okr; r++)
                 okr = ref_ratio(c, &gl->items[si].key, target, skip, -1, -1, cap, r, &rr[r]) > 0;
+            /* a GPU-model change no other model was measured across, between
+             * GPUs of the same compute and power limit (H100 -> H200): only
+             * the memory system differs, and the factors (learned on pairs
+             * where the compute changed too) do not speak for it; the
+             * source's own roofline does: the memory share pm of its step
+             * time moved by the bandwidth ratio (x[NF - 1]), its power held */
+            int roof = !okr && bandwidth_only(c, &gl->items[si].key, target, out);
             for (int r = 0; r < NR; r++) {
                 double d;
                 v[r] = source_at(c, si, skip, target, cap, r, &d);
                 dx = fmax(dx, d);
                 if (okr)
                     v[r] += rr[r];
+                else if (roof)
+                    v[r] += r == 1 ? 0 : x[NF - 1];
                 else
                     for (int a = 0; a < NF; a++)
                         v[r] += fac->w[r][a] * x[a];

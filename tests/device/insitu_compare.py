@@ -60,6 +60,18 @@ def compare(truth, att, n_it):
     return out, summ
 
 
+def targets(rows):
+    """The issue's targets over the classes whose truth is resolved (positive,
+    known to 25 % of itself): classes of >= 5 % within 10 %, of 2-5 % within
+    30 %, and the truth inside the row's interval."""
+    res = [r for r in rows if r["truth_j"] > 0 and r["truth_unc_j"] <= 0.25 * r["truth_j"]
+           and r["target"] is not None]
+    return dict(resolved=len(res), within=sum(1 for r in res if r["within_target"]),
+                in_interval=sum(1 for r in res if r["in_interval"]),
+                in_interval_with_unc=sum(1 for r in res if r["in_interval_with_unc"]),
+                missed=[r["cls"] for r in res if not r["within_target"]])
+
+
 def table(name, rows, summ):
     print(f"{name}: window {summ['window_j_per_iteration']:.4f} J/iteration, "
           f"unattributed {100*summ['unattributed_share']:.1f} %")
@@ -73,6 +85,10 @@ def table(name, rows, summ):
         print(f"  {r['cls']:>10} {r['truth_j']:8.4f}±{r['truth_unc_j']:.4f} "
               f"{100*r['truth_share']:5.1f}% {r['attributed_j']:10.4f} {err:>7} "
               f"[{r['interval_j'][0]:7.4f},{r['interval_j'][1]:7.4f}] {tgt:>7} {inn:>4}")
+    t = targets(rows)
+    print(f"  targets over {t['resolved']} resolved classes of >= 2 %: {t['within']} within, "
+          f"truth inside the interval {t['in_interval']} ({t['in_interval_with_unc']} with the "
+          f"truth's +-); missed: {', '.join(t['missed']) or 'none'}")
 
 
 def same(a, b, path="$"):
@@ -111,7 +127,7 @@ def main():
     for arg in args.attribution:
         key, _, path = arg.partition("=")
         rows, summ = compare(truth, json.load(open(path)), n_it)
-        doc[key] = dict(summary=summ, rows=rows)
+        doc[key] = dict(summary=summ, rows=rows, targets=targets(rows))
         table(key, rows, summ)
     if args.json:
         with open(args.json, "w") as f:

@@ -16,7 +16,14 @@ Each REC_DIR holds samples.csv[.gz] and phases.json[.gz] (one device call). Writ
   DIR/loops-window.txt the same with @device_s_per_call = the loop's window
                       over its calls (busy as the loop ran: at the power cap
                       the GEMM loops ran 5-15 % slower than the timed replays)
+  DIR/loops-loop.txt  (recordings with busy_s_loop) @device_s_per_call from
+                      CUDA events around the loop itself
+  DIR/loops-duty.txt  (recordings with --iso-duty) the duty-cycled loops, busy
+                      from their own CUDA events: the clocks of a run below the cap
   DIR/align.json      the profiler's clocks, for `joules import kineto --align`
+Where the sampler recorded the SM clock, every trace gets gpu/sm_clock_mhz
+(one row per poll), so that `joules attribute --calibration` can compare the
+loops' clocks with the profiled window's.
 Standard library only (no numpy).
 """
 import argparse
@@ -163,9 +170,11 @@ def shape_attrs(meta):
     task = {"decode": "decode-b%d-insitu", "mixed": "mixed-prefill-decode-b%d-insitu",
             "cpu": "cpu-bound-decode-b%d-insitu"}[shape] % meta["batch"]
     tpk = meta.get("tokens_per_kind", dict(sampled=[meta["batch"]] * 2))
+    gpu = meta.get("gpu", "NVIDIA H100 80GB HBM3")
+    model = next((g for g in ("H200", "H100", "B200", "A100") if g in gpu), gpu)
     return meta.get("run", "b%04d" % meta["batch"]), [
         ("workload", "str", "llm"), ("model", "str", "Qwen3-8B-shaped decoder (random bf16 weights)"),
-        ("task", "str", task), ("gpu_model", "str", "H100"), ("num_gpus", "num", 1),
+        ("task", "str", task), ("gpu_model", "str", model), ("num_gpus", "num", 1),
         ("precision", "str", "bfloat16"), ("max_batch_size", "num", max(tpk["sampled"]))]
 
 
@@ -179,6 +188,11 @@ def attr_lines(base, extra):
 def power_lines(rows, t0, a, b):
     return ["power %.6f %.3f %.3f %.3f" % (t - t0, e, i, av)
             for t, e, i, av, _ in rows if a <= t <= b]
+
+
+def gpu_lines(clocks, t0, a, b):
+    """gpu/sm_clock_mhz: every poll with a clock inside [a, b]."""
+    return ["gpu %.6f %d" % (c[0] - t0, c[1]) for c in clocks if a <= c[0] <= b and c[1] is not None]
 
 
 def profiled(ph, rows):
@@ -214,6 +228,7 @@ def profiled(ph, rows):
          (meta["gpu"], meta["driver"], meta["torch"], meta["triton"])),
     ])
     lines += power_lines(rows, t0, idle_a + 0.3, end)
+    lines += gpu_lines(ph["_clocks"], t0, idle_a + 0.3, end)
     tok = 0
     sampled = meta.get("tokens_per_kind", dict(sampled=[meta["batch"]] * 2))["sampled"]
     kinds = p.get("kinds", [0] * len(p["end"])) + after.get("kinds", [0] * len(after["end"]))
@@ -232,16 +247,19 @@ def profiled(ph, rows):
     return lines, align, len(rec)
 
 
-def loops(ph, rows, busy_from):
+def loops(ph, rows, busy_from, key="iso"):
     """busy_from "events": @device_s_per_call as recorded (CUDA events over 5
     replays just before the loop); "window": the loop's own window over its
-    calls (the replays are queued back to back, so the GPU is busy throughout)."""
+    calls (the replays are queued back to back, so the GPU is busy throughout);
+    "loop": CUDA events around the loop's own replays (busy_s_loop). key "iso":
+    the back-to-back loops, "iso_duty": the duty-cycled ones."""
     lines = []
     run, base = shape_attrs(ph["meta"])
     prefix = "iso_decode_" if run == "b0512" else "iso_%s_" % run
-    for it in ph["iso"]:
-        dps = (it["device_s_per_call"] if busy_from == "events"
-               else (it["end"] - it["start"]) / it["calls"])
+    for it in ph[key]:
+        dps = {"events": it["device_s_per_call"],
+               "window": (it["end"] - it["start"]) / it["calls"],
+               "loop": it.get("busy_s_loop", 0) / it["calls"]}[busy_from]
         a0 = it["idle"][0]
         idle = [r[2] for r in rows if a0 + 0.3 <= r[0] <= it["idle"][1]]
         lines.append(prefix + it["cls"])
@@ -250,8 +268,10 @@ def loops(ph, rows, busy_from):
                              ("calls", "num", it["calls"]),
                              ("device_s_per_call", "num", dps),
                              ("device_s_per_call_from", "str", busy_from),
+                             ("loop_duty", "num", it.get("duty", 1.0)),
                              ("loop_mode", "str", "cuda_graph_replay")])
         lines += power_lines(rows, a0, a0, it["end"] + 0.3)
+        lines += gpu_lines(ph["_clocks"], a0, a0, it["end"] + 0.3)
         lines.append("span loop.%s %.6f %.6f" % (it["cls"], it["start"] - a0, it["end"] - a0))
         lines.append("end")
     return lines
@@ -288,9 +308,14 @@ def main():
             with open(os.path.join(args.out, "align.json"), "w") as f:
                 json.dump(align, f, indent=1)
         if "iso" in ph:
-            for busy_from, name in (("events", "loops.txt"), ("window", "loops-window.txt")):
+            todo = [("events", "loops.txt", "iso"), ("window", "loops-window.txt", "iso")]
+            if all("busy_s_loop" in it for it in ph["iso"]):
+                todo.append(("loop", "loops-loop.txt", "iso"))
+            if ph.get("iso_duty"):
+                todo.append(("loop", "loops-duty.txt", "iso_duty"))
+            for busy_from, name, key in todo:
                 with open(os.path.join(args.out, name), "w") as f:
-                    f.write("\n".join(loops(ph, rows, busy_from)) + "\n")
+                    f.write("\n".join(loops(ph, rows, busy_from, key)) + "\n")
     for ph, _ in recs:
         p = ph.get("profile")
         if p is not None and ph["_clocks"]:
@@ -299,6 +324,9 @@ def main():
         if ph.get("iso") and ph["_clocks"]:
             tr["iso_clocks"] = {it["cls"]: clock_summary(ph["_clocks"], it["start"], it["end"])
                                 for it in ph["iso"]}
+        if ph.get("iso_duty") and ph["_clocks"]:
+            tr["iso_duty_clocks"] = {it["cls"]: clock_summary(ph["_clocks"], it["start"], it["end"])
+                                     for it in ph["iso_duty"]}
     with open(os.path.join(args.out, "truth.json"), "w") as f:
         json.dump(tr, f, indent=1)
     b = tr["base_j_per_iteration"]

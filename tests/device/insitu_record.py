@@ -652,7 +652,15 @@ def profiled_run(m, args, out):
     return info
 
 
-def iso_loops(m, args):
+def iso_loops(m, args, duty=1.0):
+    """One isolated loop per class. duty 1: the class's graph replayed back to
+    back (at the card's power cap for the GEMMs, so at lower clocks than a
+    profiled run that waits for its host); duty < 1: bursts of about
+    --iso-burst-s of replays, each followed by a sleep so that the GPU works
+    that share of the time (the 1-s power average stays under the cap and the
+    clocks near those of a profiled run). Device time is measured twice: over
+    5 replays before the loop (device_s_per_call) and by CUDA events around
+    every burst of the loop itself (busy_s_loop)."""
     res = []
     for cls in ISO_CLASSES:
         g = torch.cuda.CUDAGraph()
@@ -678,17 +686,42 @@ def iso_loops(m, args):
         torch.cuda.synchronize()
         dev_per_call = e0.elapsed_time(e1) / 1e3 / (5 * calls)
         idle_win = idle(args.iso_idle_s)
-        # as many replays as fill iso_s of device time, queued back to back
-        n = max(1, int(round(args.iso_s / (dev_per_call * calls))))
-        a = time.perf_counter()
-        for _ in range(n):
-            g.replay()
-        torch.cuda.synchronize()
-        z = time.perf_counter()
+        busy = 0.0
+        if duty >= 1:
+            # as many replays as fill iso_s of device time, queued back to back
+            n = max(1, int(round(args.iso_s / (dev_per_call * calls))))
+            a = time.perf_counter()
+            e0.record()
+            for _ in range(n):
+                g.replay()
+            e1.record()
+            torch.cuda.synchronize()
+            z = time.perf_counter()
+            busy = e0.elapsed_time(e1) / 1e3
+        else:
+            k = max(1, int(round(args.iso_burst_s / (dev_per_call * calls))))
+            n = 0
+            a = time.perf_counter()
+            t_end = a + args.iso_s / duty
+            while True:
+                b0 = time.perf_counter()
+                e0.record()
+                for _ in range(k):
+                    g.replay()
+                e1.record()
+                torch.cuda.synchronize()
+                b1 = time.perf_counter()
+                busy += e0.elapsed_time(e1) / 1e3
+                n += k
+                if b1 >= t_end:
+                    break
+                time.sleep((b1 - b0) * (1 - duty) / duty)
+            z = time.perf_counter()
         res.append(dict(cls=cls, idle=idle_win, start=a, end=z, replays=n,
-                         calls=n * calls, calls_per_replay=calls,
-                         device_s_per_call=dev_per_call))
-        log(f"iso {cls}: {n} replays x {calls} calls, {z-a:.2f} s, {dev_per_call*1e6:.1f} us/call")
+                         calls=n * calls, calls_per_replay=calls, duty=duty,
+                         device_s_per_call=dev_per_call, busy_s_loop=busy))
+        log(f"iso {cls} (duty {duty:g}): {n} replays x {calls} calls, {z-a:.2f} s, "
+            f"{dev_per_call*1e6:.1f} us/call before, {busy/(n*calls)*1e6:.1f} us/call in the loop")
         del g
     return res
 
@@ -709,6 +742,10 @@ def main():
     ap.add_argument("--iso-s", type=float, default=3.5)
     ap.add_argument("--iso-idle-s", type=float, default=1.0)
     ap.add_argument("--iso-reps", type=int, default=4)
+    ap.add_argument("--iso-duty", type=float, default=0.0,
+                    help="also record the loops at this duty cycle (0 < D < 1: bursts and "
+                    "sleeps, the clocks of a run below the power cap); 0: back to back only")
+    ap.add_argument("--iso-burst-s", type=float, default=0.05)
     ap.add_argument("--after-s", type=float, default=5.0,
                     help="unprofiled loop after the profile (iteration time outside it)")
     ap.add_argument("--shape", choices=["decode", "mixed", "cpu"], default="decode",
@@ -775,6 +812,12 @@ def main():
         if "iso" in todo:
             phases["iso"] = iso_loops(m, args)
             save()
+            if 0 < args.iso_duty < 1:
+                try:  # a failure here must not cost the truth runs
+                    phases["iso_duty"] = iso_loops(m, args, args.iso_duty)
+                except Exception as exc:  # noqa: BLE001
+                    log(f"iso (duty {args.iso_duty}) failed: {exc!r}")
+                save()
         if "truth" in todo:
             runs = phases["truth"] = [run_loop(m, None, args.warm_s, args.steady_s, "base")]
             for c in args.classes.split(","):

@@ -8,6 +8,7 @@
  *     attr KEY str TEXT | attr KEY num VALUE
  *     power T ENERGY_J WATTS WATTS_AVG   (one GPU; t relative to the run's t = 0)
  *     engine T RUNNING TOKENS_GENERATED
+ *     gpu T SM_CLOCK_MHZ             gpu/time and gpu/sm_clock_mhz (one GPU)
  *     span NAME START END            one span; the run's spans/ window is its extent
  *     end
  * Public API only (joules/trace_write.h, joules/spans.h). */
@@ -54,7 +55,7 @@ static char *text_dup(const char *s)
 
 typedef struct {
     jl_run *run;
-    vec pt, pe, pw, pa, et, er, ek;
+    vec pt, pe, pw, pa, et, er, ek, gt, gc;
     char *span_name;
     double span_a, span_b;
 } run_in;
@@ -126,6 +127,14 @@ static int finish(run_in *r)
             run->tokens_generated[i] = (int64_t)r->ek.v[i];
         }
     }
+    size_t q = r->gt.n;
+    if (q) {
+        run->gpu_n = q;
+        run->sm_clock_mhz.n = q;
+        run->sm_clock_mhz.g = 1;
+        run->gpu_time = take(&r->gt);
+        run->sm_clock_mhz.v = take(&r->gc);
+    }
     return 0;
 }
 
@@ -138,6 +147,8 @@ static void run_in_free(run_in *r)
     free(r->et.v);
     free(r->er.v);
     free(r->ek.v);
+    free(r->gt.v);
+    free(r->gc.v);
     free(r->span_name);
     jl_run_free(r->run);
 }
@@ -210,6 +221,8 @@ int main(int argc, char **argv)
             bad = push(&cur->pt, a) || push(&cur->pe, b) || push(&cur->pw, c) || push(&cur->pa, d);
         } else if (sscanf(line, "engine %lf %lf %lf", &a, &b, &c) == 3) {
             bad = push(&cur->et, a) || push(&cur->er, b) || push(&cur->ek, c);
+        } else if (sscanf(line, "gpu %lf %lf", &a, &b) == 2) {
+            bad = push(&cur->gt, a) || push(&cur->gc, b);
         } else if (sscanf(line, "span %255s %lf %lf", name, &a, &b) == 3) {
             cur->span_name = text_dup(name);
             cur->span_a = a;

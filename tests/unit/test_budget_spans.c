@@ -176,6 +176,7 @@ static jl_attribution *attribute(const jl_run *r, const jl_spans *s, int true_we
     W.source = (char *)"true weights";
     jl_attribution_options o;
     jl_attribution_options_default(&o);
+    o.host_launch = JL_HOST_LAUNCH_OFF; /* the fixture's gaps are idle: nobody's */
     if (true_weights)
         o.weights = &W;
     jl_attribution *a = NULL;
@@ -551,10 +552,11 @@ TEST(cli)
                   "grep -q '^adherence 1 of 2 rows determined pass (50.0 %); 3 rows judged: 1 "
                   "pass, 1 fail, 1 undetermined, 0 unmeasured' $OUT && grep -q '^attention .*  "
                   "fail$' $OUT && grep -q 'no row  *rope' $OUT");
-    attribute_cli(trace, bfile, out, "--csv -",
-                  "head -1 $OUT | grep -q ',unattributed_j,budget_verdict,budget_checks$' && "
-                  "grep -q '^mlp,.*,pass,j_per_call<=.* pass$' $OUT && "
-                  "grep -q '^(budgets),.*,fail,\"adherence 0.5: 1 pass of 2 determined' $OUT");
+    attribute_cli(
+        trace, bfile, out, "--csv -",
+        "head -1 $OUT | grep -q ',unattributed_j,host_launch_j,budget_verdict,budget_checks$' && "
+        "grep -q '^mlp,.*,pass,j_per_call<=.* pass$' $OUT && "
+        "grep -q '^(budgets),.*,fail,\"adherence 0.5: 1 pass of 2 determined' $OUT");
     attribute_cli(trace, bfile, out, "--jsonl",
                   "tail -1 $OUT | grep -q '^{\"budgets\":{\"adherence\":0.5,' && "
                   "grep -c '\"budget\":{\"checks\"' $OUT | grep -qx 3");

@@ -153,11 +153,15 @@ static void coverage_of(jl_summary_list *ml, const char *only, const jl_descript
     CHECK(jl_model_groups(&l, &gl, NULL) == JL_OK);
     jl_whatif_loo r = {0};
     CHECK(jl__whatif_loo_run(&gl, d, "synthetic/Qwen3-8B-shape", NULL, NULL, &r, NULL) == JL_OK);
-    double hw[64];
+    double hw[64], er[2][64];
+    size_t ne[2] = {0, 0};
     *n = *covered = 0;
     *flags = ~0u;
     for (size_t i = 0; i < r.count && *n < 64; i++) {
         const jl_whatif_loo_point *p = &r.points[i];
+        /* each held-out pair's error, by the GPU predicted (issue 39) */
+        int h200 = p->run && jl__str_eq(p->run->attrs.gpu_model, "H200");
+        er[h200][ne[h200]++] = p->abs_rel_error;
         CHECK(p->transfer == JL_TRANSFER_GPU_MODEL);
         *covered += p->predicted.lo <= p->actual_energy_per_token_j &&
                     p->actual_energy_per_token_j <= p->predicted.hi;
@@ -165,6 +169,19 @@ static void coverage_of(jl_summary_list *ml, const char *only, const jl_descript
         *flags &= p->widened;
     }
     *median_hw = *n ? jl__model_median(hw, *n) : NAN;
+    for (int g = 0; g < 2; g++) {
+        double worst = 0;
+        for (size_t i = 0; i < ne[g]; i++)
+            worst = er[g][i] > worst ? er[g][i] : worst;
+        if (ne[g])
+            fprintf(stderr, "  8B %s held out (%s beside): median |error| %.1f%%, worst %.1f%%\n",
+                    g ? "H200 from H100" : "H100 from H200", only ? only : "ML.ENERGY",
+                    100 * jl__model_median(er[g], ne[g]), 100 * worst);
+        /* issue 39: within 8 % median (the factors alone: 13.2 % and 16.8 %;
+         * the roofline of an unseen pair of equal compute: 3.7 and 2.7 %) */
+        CHECK_EQ_INT(ne[g], 9);
+        CHECK(ne[g] && jl__model_median(er[g], ne[g]) < 0.08);
+    }
     jl_whatif_loo_clear(&r);
     jl_group_list_clear(&gl);
     jl_summary_list_clear(&l);
