@@ -583,8 +583,8 @@ static int parse_by(const char *cmd, const char *s, jl_attribution_options *o, i
             }
         }
     }
-    static const char *const names[] = {"name", "class", "layer", "step", "kind", "time",
-                                        "request", "request-class"};
+    static const char *const names[] = {"name", "class", "layer",   "step",
+                                        "kind", "time",  "request", "request-class"};
     char near[16];
     int hint = jl_suggest_name(s, names, 8, near, sizeof near);
     return cli_usage_error(cmd,

@@ -29,6 +29,13 @@ LOG = ("timestamp, name, power.draw [W]\n"
 counts = {"result": 0, "refused": 0}
 
 
+KINETO_PROFILE = (
+    '{"baseTimeNanoseconds": 1000000000, "traceEvents": ['
+    '{"ph": "X", "cat": "gpu_user_annotation", "name": "decode_step", "ts": 100000,'
+    ' "dur": 500000, "pid": 0, "tid": 7},'
+    '{"ph": "X", "cat": "kernel", "name": "k", "ts": 200000, "dur": 1000, "pid": 0, "tid": 7}]}')
+
+
 def split(data):
     """fuzz_split (tests/fuzz/fuzz_common.h): two documents at "\\n----\\n"."""
     i = data.find(b"\n----\n")
@@ -136,6 +143,35 @@ def case(target, data, tmp, study):
         shutil.copy("tests/data/insitu/profiled.h5", prof)
         joules.import_("kineto", [write(os.path.join(tmp, "trace.json"), data)], into=prof + ":b0512")
         joules.attribute(prof + ":b0512", by="class")
+    elif target == "import_kineto_align":
+        # the C target's layout: the first byte picks the spec, then the
+        # --align JSON, then (after "----") the profile or a small default
+        prof = os.path.join(tmp, "profiled.h5")
+        shutil.copy("tests/data/insitu/profiled.h5", prof)
+        a, b = split(data[1:])
+        if b is None:
+            b = KINETO_PROFILE.encode()
+        align = write(os.path.join(tmp, "align.json"), a)
+        profile = write(os.path.join(tmp, "p.json"), b)
+        spec = align + (":b0512" if data and data[0] & 1 else "")
+        joules.import_("kineto", [profile], into=prof + ":b0512", align=spec)
+        joules.attribute(prof + ":b0512", by="class")
+    elif target == "import_nsys":
+        # an SQLite image is an export as it is; the C target's text form
+        # builds its database in memory, which a file-reading module cannot:
+        # it goes in as a file and must be refused (not an export)
+        prof = os.path.join(tmp, "profiled.h5")
+        shutil.copy("tests/data/insitu/profiled.h5", prof)
+        joules.import_("nsys", [write(os.path.join(tmp, "export.sqlite"), data)], into=prof + ":b0512")
+        joules.attribute(prof + ":b0512", by="class")
+    elif target == "trace_spans":
+        path = write(os.path.join(tmp, "in.h5"), data)
+        use_trace(path)
+        for r in joules.open(path).runs:
+            try:
+                joules.attribute(path + ":" + r.name, by="class")
+            except joules.Error:
+                counts["refused"] += 1
     elif target == "budgets":
         joules.budget(study, write(os.path.join(tmp, "budgets.json"), data))
     elif target == "series":
