@@ -74,7 +74,7 @@ static int same_group(const jl_comparison *a, const jl_comparison *b, size_t n_k
 /* An energy for people, with its unit. */
 static void print_energy(const jl_summary *s, double e)
 {
-    printf("%.4g %s", e, jl_attrs_is_diffusion(&s->attrs) ? "J/item" : "J/token");
+    printf("%.4g %s", e, jl_attrs_counts_items(&s->attrs) ? "J/item" : "J/token");
 }
 
 /* One line per (SLO, missing figure, task) of the comparisons skipped

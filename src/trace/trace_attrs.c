@@ -519,10 +519,9 @@ static jl_status check_run_attrs(rctx *c, const char *opath, jl_attrs *a)
             return jl__rctx_fail(&at, JL_EINVALID, "required attribute @%s is empty",
                                  jl__attr_fields[k].name);
     }
-    if (strcmp(a->workload, "llm") && strcmp(a->workload, "mllm") &&
-        strcmp(a->workload, "diffusion"))
+    if (!jl_workload_is_known(a->workload))
         return jl__rctx_fail(&at, JL_EINVALID,
-                             "attribute @workload must be llm, mllm or diffusion, found \"%s\"",
+                             "attribute @workload must be " JL_WORKLOAD_LIST ", found \"%s\"",
                              a->workload);
     const char *scope = jl_attrs_power_scope(a);
     if (strcmp(scope, "gpu") && strcmp(scope, "node_ac"))

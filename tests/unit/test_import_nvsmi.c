@@ -450,6 +450,14 @@ static void test_gpu_names(void)
     CHECK(jl_gpu_model_from_name("NVIDIA L40S", b, sizeof b) && !strcmp(b, "L40S"));
     CHECK(!jl_gpu_model_from_name("NVIDIA GeForce RTX 4090", b, sizeof b) &&
           !strcmp(b, "GeForce RTX 4090"));
+    /* MLPerf system descriptions' accelerator_model_name */
+    CHECK(jl_gpu_model_from_name("QUALCOMM Cloud AI 100 Standard", b, sizeof b) &&
+          !strcmp(b, "Cloud-AI-100"));
+    CHECK(jl_gpu_model_from_name("NVIDIA Jetson AGX Orin 64G", b, sizeof b) &&
+          !strcmp(b, "AGX-Orin"));
+    CHECK(jl_gpu_model_from_name("Xavier_NX", b, sizeof b) && !strcmp(b, "Xavier-NX"));
+    CHECK(jl_gpu_model_from_name("AMD Instinct MI300X", b, sizeof b) && !strcmp(b, "MI300X"));
+    CHECK(jl_gpu_model_from_name("Intel Gaudi2 HL-225H", b, sizeof b) && !strcmp(b, "GAUDI2"));
 }
 
 /* One run of a 10-s, 200 W, one-GPU log with a vLLM result written
