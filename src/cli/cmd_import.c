@@ -99,6 +99,40 @@ static void format_help(const jl_importer *im)
     cli_help(page, NULL);
 }
 
+/* A file given to importer `im` that is plainly of another known format (a
+ * vLLM result or a CodeCarbon CSV given to nvidia-smi, a Kineto trace given
+ * to nsys, a Git LFS pointer): an error saying what it is and the command
+ * that reads it, before the importer misreads it (jl_import_guess_path,
+ * the recogniser every command shares). nvidia-smi's own other outputs
+ * (its table, dmon without -o DT, ';' exports) are left to its importer,
+ * which names them in more detail. Returns the exit code, CLI_EXIT_OK when
+ * every file may be this importer's. */
+static int foreign_paths(const char *cmd, const jl_importer *im, const char *const *paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct stat sb;
+        if (stat(paths[i], &sb) != 0 || !S_ISREG(sb.st_mode))
+            continue;
+        jl_import_guess g;
+        if (!jl_import_guess_path(paths[i], &g) || !strcmp(g.format, im->name))
+            continue;
+        if (!g.format[0] && !strcmp(im->name, "nvidia-smi") && strstr(g.what, "nvidia-smi") &&
+            !strstr(g.what, "vLLM"))
+            continue;
+        if (g.command[0])
+            fprintf(stderr,
+                    "joules %s: %s: not a file `joules import %s` reads: it looks like %s. "
+                    "Import it with `%s`\n",
+                    cmd, paths[i], im->name, g.what, g.command);
+        else
+            fprintf(stderr,
+                    "joules %s: %s: not a file `joules import %s` reads: it looks like %s\n", cmd,
+                    paths[i], im->name, g.what);
+        return cli_exit_for_status(JL_EFORMAT);
+    }
+    return CLI_EXIT_OK;
+}
+
 /* `--into TRACE.h5:RUN`: an importer that adds to an existing run. */
 static int cli_import_into(const char *cmd, const jl_importer *im, const char *into,
                            const char *out, const char *const *paths, size_t n_paths,
@@ -232,6 +266,9 @@ int cli_cmd_import(int argc, char **argv)
                  : cli_usage_error(cmd, "give %s after '%s'", im->paths, im->name);
         goto done;
     }
+    if ((rc = foreign_paths(cmd, im, (const char *const *)(sub_argv + optind), n_paths)) !=
+        CLI_EXIT_OK)
+        goto done;
     if (im->into || into) {
         rc = each ? cli_usage_error(cmd, "--each writes new traces; '%s' adds to one (--into)",
                                     im->name)
