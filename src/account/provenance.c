@@ -12,6 +12,7 @@
 #include <hdf5.h>
 
 #include "account/account_internal.h"
+#include "core/inputs.h"
 #include "core/util.h"
 #include "joules/output.h"
 #include "joules/provenance.h"
@@ -90,6 +91,20 @@ jl_status jl_provenance_add_input(jl_provenance *p, const char *path)
         return JL_ENOMEM;
     p->n_inputs++;
     return JL_OK;
+}
+
+jl_status jl_provenance_add_inputs_read(jl_provenance *p, size_t *added)
+{
+    size_t before = p->n_inputs, n = jl__inputs_count();
+    jl_status st = JL_OK;
+    for (size_t i = 0; i < n && st == JL_OK; i++) {
+        const char *path = jl__inputs_get(i);
+        if (path)
+            st = jl_provenance_add_input(p, path);
+    }
+    if (added)
+        *added = p->n_inputs - before;
+    return st;
 }
 
 void jl_provenance_set_rules(jl_provenance *p, const jl_ruleset *rules)

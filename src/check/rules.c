@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/inputs.h"
 #include "core/reasons.h"
 #include "core/util.h"
 #include "joules/check.h"
@@ -83,6 +84,7 @@ jl_status jl_ruleset_load_json(jl_ruleset *rs, const char *path, jl_error **err)
 {
     json_error_t je;
     json_t *doc = json_load_file(path, 0, &je);
+    jl__input_read(path); /* the provenance's inputs */
     if (!doc)
         return jl_fail(err, JL_EFORMAT, path, NULL, NULL, je.line > 0 ? je.line : -1,
                        "cannot read rules: %s (line %d, column %d)", je.text, je.line, je.column);

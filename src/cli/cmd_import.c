@@ -322,10 +322,10 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     wo.summary_table = !groups;
     if (im->write_zstd)
         wo.compression = JL_COMPRESS_ZSTD;
-    /* the sources' hashes and the command, kept in the trace (accounting.md) */
-    const json_t *prov = jl_output_provenance();
-    char *prov_text = prov ? jl_json_dumps(prov, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
-    wo.provenance = prov_text;
+    /* the sources' hashes and the command, kept in the trace (accounting.md):
+     * made once the importer has read them (the files it opened are the
+     * inputs), so below, after the import */
+    char *prov_text = NULL;
     jl_import_result *r = NULL;
     jl_error_list errors = {0};
     jl_error *err = NULL;
@@ -405,7 +405,13 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
             snprintf(harness, hlen, "joules import %s: %s", im->name, source);
         wo.harness = harness;
     }
-    if (!harness) {
+    const json_t *prov = jl_output_provenance();
+    prov_text = prov ? jl_json_dumps(prov, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+    wo.provenance = prov_text;
+    if (w && (st = jl_trace_writer_set_provenance(w, prov_text, &err)) != JL_OK) {
+        jl_trace_writer_abort(w);
+        rc = cli_fail(cmd, st, err);
+    } else if (!harness) {
         jl_trace_writer_abort(w);
         rc = cli_oom(cmd);
     } else if ((st = w ? jl_trace_writer_commit(w, &err)

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "core/inputs.h"
 #include "core/util.h"
 #include "import/json_stream.h"
 #include "import/kit.h"
@@ -105,6 +106,7 @@ static int gz_close(void *c)
 
 static FILE *open_profile(const char *path)
 {
+    jl__input_read(path); /* the provenance's inputs (a regular file only) */
     size_t n = strlen(path);
     if (n > 3 && !strcmp(path + n - 3, ".gz")) {
         gzFile z = gzopen(path, "rb");
@@ -356,6 +358,7 @@ static jl_status align_from_file(const char *spec, const char *profile, const ki
     }
     json_error_t je;
     json_t *doc = json_load_file(path, 0, &je), *e = NULL;
+    jl__input_read(path); /* the provenance's inputs: the --align file */
     jl_status st = JL_OK;
     if (!doc) {
         st = jl__imp_err_at(errors, JL_EFORMAT, path, je.line, je.column, NULL, "%s", je.text);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/inputs.h"
 #include "core/util.h"
 #include "import/json_dups.h"
 #include "import/json_tree.h"
@@ -521,6 +522,7 @@ static char *read_limited(const char *path, size_t max_bytes, size_t *len, jl_st
         snprintf(why, why_cap, "not a regular file");
         return NULL;
     }
+    jl__input_read(path); /* the provenance's inputs */
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         close(fd);

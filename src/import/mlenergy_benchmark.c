@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/inputs.h"
 #include "core/stats.h"
 #include "core/util.h"
 #include "import/json_stream.h"
@@ -1123,6 +1124,8 @@ static FILE *open_json(jl__imp *c, const char *path)
     FILE *f = fopen(path, "rb");
     if (!f)
         jl__imp_err(c, JL_EIO, path, NULL, -1, "cannot open: %s", strerror(errno));
+    else
+        jl__input_read(path); /* the provenance's inputs */
     return f;
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/inputs.h"
 #include "core/util.h"
 #include "import/kit.h"
 #include "import/profile_spans.h"
@@ -442,6 +443,7 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
     x.errors = errors;
     jl_spans *sp = NULL;
     size_t n_sp = 0, n_empty = 0, n_steps = 0;
+    jl__input_read(x.path); /* the provenance's inputs */
     if (sqlite3_open_v2(x.path, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
         st = jl__imp_err_at(errors, JL_EIO, x.path, 0, 0, NULL, "cannot open: %s",
                             x.db ? sqlite3_errmsg(x.db) : "out of memory");

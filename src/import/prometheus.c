@@ -29,6 +29,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "core/inputs.h"
 #include "core/reasons.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -1481,6 +1482,7 @@ static int read_file(prom *p, const char *path)
         jl__imp_err(p->c, JL_EIO, path, NULL, -1, "not a regular file");
         return -2;
     }
+    jl__input_read(path); /* the provenance's inputs */
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         close(fd);

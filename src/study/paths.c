@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/inputs.h"
 #include "core/util.h"
 #include "joules/import.h"
 #include "joules/study.h"
@@ -154,6 +155,10 @@ jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files, si
         }
         out.v[k++] = out.v[i];
     }
+    /* the traces the study reads (in worker processes too): the
+     * provenance's inputs, noted here in the process that writes it */
+    for (size_t i = 0; i < k; i++)
+        jl__input_read(out.v[i]);
     *files = out.v;
     *n_files = k;
     return JL_OK;
