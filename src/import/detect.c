@@ -294,11 +294,11 @@ static int guess_file(const char *path, jl_import_guess *g)
                    "upper-case values)",
                    NVSMI_SET NVSMI_GPU);
     if (semicolon_log(head))
-        return set(g, NULL, path,
-                   "an nvidia-smi log with its fields separated by ';' (a spreadsheet's export), "
-                   "which `joules import nvidia-smi` does not read: nvidia-smi writes ',' — use "
-                   "the log as nvidia-smi wrote it",
-                   NULL);
+        return set(g, "nvidia-smi", path,
+                   "an nvidia-smi log with its fields separated by ';' (a spreadsheet's export; "
+                   "read as such, decimal commas too); the command names the attributes a log "
+                   "does not say (fill in the upper-case values)",
+                   has(head, ";name") || has(head, "; name") ? NVSMI_SET : NVSMI_SET NVSMI_GPU);
     if (head[0] == '#' && has(head, "pwr") && (has(head, "# gpu") || has(head, "#gpu")))
         return set(g, NULL, path,
                    "`nvidia-smi dmon` output, which `joules import nvidia-smi` does not read: "

@@ -85,7 +85,8 @@ files["nsys_rep"] = put("report1.nsys-rep", b"\x00\x01NSYS\x00" * 16)
 files["lfs"] = put("lfs/export.sqlite", LFS)
 files["prom_text"] = put("scrape.txt", PROM_TEXT)
 files["prom_json"] = put("power.json", PROM_JSON)
-files["semicolon"] = put("excel.csv", "timestamp;name;power.draw [W]\n2026/11/23 10:00:00.000;H100;12,06 W\n")
+files["semicolon"] = put("excel.csv", "timestamp;name;power.draw [W]\n" + "".join(
+    f"2026/11/23 10:00:{s:02d}.000;NVIDIA H100;12,06 W\n" for s in range(30)))
 files["table"] = put("smi.txt", "Tue Oct 29 19:00:23 2024\n+---------------------------------+\n"
                      "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n")
 files["mlperf"] = os.path.dirname(put(
@@ -109,7 +110,7 @@ expect = {
     "lfs": ("a Git LFS pointer", None),
     "prom_text": ("the Prometheus text exposition format", "joules import prometheus "),
     "prom_json": ("a Prometheus API answer", "joules import prometheus "),
-    "semicolon": ("fields separated by ';'", None),
+    "semicolon": ("fields separated by ';'", "joules import nvidia-smi "),
     "table": ("human-readable `nvidia-smi` table", None),
     "mlperf": ("MLPerf Inference results", "joules import mlperf-power "),
     "bench": ("ML.ENERGY Benchmark runs", "joules import mlenergy-benchmark "),
@@ -155,7 +156,7 @@ for key, fmt in wrong.items():
 
 # the suggested commands, run as printed (fill-in values given), import
 fill = {"MODEL": "m", "TASK": "chat", "PRECISION": "bfloat16", "CAP": "8", "GPU": "H100", "N": "1"}
-for key in ("nvsmi", "dmon", "codecarbon"):
+for key in ("nvsmi", "dmon", "codecarbon", "semicolon"):
     checks += 1
     rc, out, err = run(["summarize", files[key]])
     line = err.split("Import it first: `", 1)[1].split("`", 1)[0] if "Import it first: `" in err else ""
