@@ -1003,6 +1003,86 @@ TEST(nsys_projection)
     free(trace);
 }
 
+/* An export without NVTX ranges: the kernels are the spans, by name or by
+ * --kernel-pattern; an LFS pointer and a file that is no SQLite database
+ * are named for what they are. */
+static const char *const nsys_kernels_sql =
+    "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT NOT NULL, end INT NOT NULL,"
+    " deviceId INT NOT NULL, streamId INT NOT NULL, correlationId INT NOT NULL, shortName INT);"
+    "CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INT, utcTime TEXT, localTime TEXT);"
+    "INSERT INTO StringIds VALUES (1, 'sm90_gemm_bf16'), (2, 'flash_attn_fwd');"
+    "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1794999999250000000, '', '');"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000000000, 2000040000, 0, 7, 1, 1);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000050000, 2000080000, 0, 7, 2, 2);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000090000, 2000100000, 0, 7, 3, 1);";
+
+static jl_status nsys_into_file(const char *path, const jl_importer_arg *args, size_t n,
+                                const char *trace, jl_error_list *errors)
+{
+    const jl_importer *im = jl_importer_find("nsys");
+    jl_import_result *r = NULL;
+    const char *paths[1] = {path};
+    jl_status st = im->into(paths, 1, args, n, trace, "r0", &r, errors);
+    jl_import_result_free(r);
+    return st;
+}
+
+TEST(nsys_without_nvtx)
+{
+    char *trace = fixture_trace("nsys-k");
+    char *db_path = jl__asprintf("/tmp/joules-test-attribute-%ld-k.sqlite", (long)getpid());
+    unlink(db_path);
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(db_path, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, nsys_kernels_sql, NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    jl_error_list errors = {0};
+    CHECK(nsys_into_file(db_path, NULL, 0, trace, &errors) == JL_OK);
+    jl_spans *s = spans_of(trace);
+    CHECK(s && s->n == 3);
+    if (s && s->n == 3) {
+        CHECK_STR(s->names[s->name[0]], "sm90_gemm_bf16");
+        CHECK_STR(s->names[s->name[1]], "flash_attn_fwd");
+        CHECK_NEAR(s->start[0], 1.0, 0, 1e-9);
+        CHECK_NEAR(s->busy_s[0], 40e-6, 1e-6, 0);
+    }
+    jl_spans_free(s);
+    jl_error_list_clear(&errors);
+    jl_importer_arg pat[1] = {{"kernel-pattern", "(gemm)"}};
+    CHECK(nsys_into_file(db_path, pat, 1, trace, &errors) == JL_OK);
+    s = spans_of(trace);
+    CHECK(s && s->n == 3);
+    if (s && s->n == 3) {
+        CHECK_STR(s->names[s->name[0]], "gemm");
+        CHECK_STR(s->names[s->name[1]], "(other kernels)");
+        CHECK_STR(s->names[s->name[2]], "gemm");
+    }
+    jl_spans_free(s);
+    jl_error_list_clear(&errors);
+    /* an LFS pointer, a text file: named */
+    FILE *f = fopen(db_path, "w");
+    fputs("version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 9\n", f);
+    fclose(f);
+    CHECK(nsys_into_file(db_path, NULL, 0, trace, &errors) == JL_EFORMAT);
+    char *m = errors.count ? jl_error_format(errors.items[0]) : NULL;
+    CHECK_CONTAINS(m, "Git LFS pointer");
+    free(m);
+    jl_error_list_clear(&errors);
+    f = fopen(db_path, "w");
+    fputs("{\"traceEvents\": []}\n", f);
+    fclose(f);
+    CHECK(nsys_into_file(db_path, NULL, 0, trace, &errors) == JL_EFORMAT);
+    m = errors.count ? jl_error_format(errors.items[0]) : NULL;
+    CHECK_CONTAINS(m, "not an SQLite database");
+    free(m);
+    jl_error_list_clear(&errors);
+    unlink(db_path);
+    free(db_path);
+    unlink(trace);
+    free(trace);
+}
+
 /* ---- the shared H100 recordings -------------------------------------------- */
 
 static int open_one(const char *path, jl_trace **t, jl_run **r, jl_spans **s, jl_sensor *z)
@@ -1222,6 +1302,7 @@ int main(int argc, char **argv)
     RUN(kineto_refusals);
     RUN(kineto_generations);
     RUN(nsys_projection);
+    RUN(nsys_without_nvtx);
     RUN_DATA(shared_sensor_fit);
     RUN_DATA(shared_profiled_run);
     TEST_MAIN_END();
