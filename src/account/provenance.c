@@ -22,6 +22,7 @@ struct jl_provenance {
     json_t *command; /* array of strings */
     char **inputs;   /* as given */
     size_t n_inputs, cap_inputs;
+    size_t read_from; /* the read log's entries before this one are not inputs */
     jl_ruleset rules;
     int have_rules;
     json_t *methods; /* object */
@@ -97,7 +98,7 @@ jl_status jl_provenance_add_inputs_read(jl_provenance *p, size_t *added)
 {
     size_t before = p->n_inputs, n = jl__inputs_count();
     jl_status st = JL_OK;
-    for (size_t i = 0; i < n && st == JL_OK; i++) {
+    for (size_t i = p->read_from; i < n && st == JL_OK; i++) {
         const char *path = jl__inputs_get(i);
         if (path)
             st = jl_provenance_add_input(p, path);
@@ -105,6 +106,15 @@ jl_status jl_provenance_add_inputs_read(jl_provenance *p, size_t *added)
     if (added)
         *added = p->n_inputs - before;
     return st;
+}
+
+void jl_provenance_restart_inputs(jl_provenance *p)
+{
+    forget_block(p);
+    for (size_t i = 0; i < p->n_inputs; i++)
+        free(p->inputs[i]);
+    p->n_inputs = 0;
+    p->read_from = jl__inputs_count();
 }
 
 void jl_provenance_set_rules(jl_provenance *p, const jl_ruleset *rules)

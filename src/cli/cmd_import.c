@@ -535,6 +535,7 @@ static int import_each(const jl_importer *im, const char *cmd, const char *const
                 worst = CLI_EXIT_USAGE;
             continue;
         }
+        cli_provenance_restart_inputs(); /* this trace's sources only */
         /* 1: written, with some of its runs failed */
         int one = import_to(im, cmd, paths + i, 1, args, n_args, outs[i], f);
         n_ok += one == CLI_EXIT_OK || one == CLI_EXIT_PARTIAL;

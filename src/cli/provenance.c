@@ -36,6 +36,15 @@ void cli_provenance_begin(int argc, char **argv)
     jl_output_set_provenance(give_block, NULL);
 }
 
+void cli_provenance_restart_inputs(void)
+{
+    if (!prov)
+        return;
+    jl_provenance_restart_inputs(prov);
+    json_decref(block);
+    block = NULL;
+}
+
 void cli_provenance_study(const cli_study *cs)
 {
     if (!prov)

@@ -63,6 +63,18 @@ p = json.loads(h5py.File(sys.argv[1], "r").attrs["provenance"])
 got = sorted(i["path"] for i in p["inputs"])
 assert got == ["gpu.csv", "runs.csv"], got
 PY
+# import --each: each trace lists its own log, not the ones read before it
+cp "$T/w/gpu.csv" "$T/w/gpu2.csv"
+(cd "$T/w" && "$J" import nvidia-smi gpu.csv gpu2.csv --each -o "$T/each" --timezone UTC \
+    --set workload=llm --set model=m --set task=t --set precision=bf16 --set max_batch_size=1 \
+    --set gpu_model=H100 --quiet >/dev/null 2>&1)
+/usr/bin/python3 - "$T/each" <<'PY' || bad "import --each: a trace's inputs are not its own log"
+import json, sys, h5py
+for name, want in (("gpu.h5", ["gpu.csv"]), ("gpu2.h5", ["gpu2.csv"])):
+    p = json.loads(h5py.File(sys.argv[1] + "/" + name, "r").attrs["provenance"])
+    got = [i["path"] for i in p["inputs"]]
+    assert got == want, (name, got)
+PY
 # summarize on "." hashes the trace it read, not the whole working folder
 (cd "$T/w" && "$J" summarize --json . >"$T/w.json" 2>/dev/null)
 jq -e '[.provenance.inputs[].path] == ["./out.h5"]' "$T/w.json" >/dev/null ||
