@@ -13,10 +13,31 @@
 # non-zero when anything failed. Skipped: tests whose data or tool is absent
 # (e.g. the public data sets beside the checkout, ../shared/data, on a fresh
 # clone), each tree listing why.
-#   sh tests/run_all.sh            # everything
+#   sh tests/run_all.sh            # everything (CI: .ci/run)
+#   sh tests/run_all.sh --quick    # development: the release tree alone, every
+#                                  # ctest but without valgrind (build-quick/);
+#                                  # a few minutes on 2 cores, not the verdict
+#   sh tests/run_all.sh --tree asan --tree mpi   # only these trees (each
+#                                  # prints its own time; the counts are theirs)
 #   JOBS=1 sh tests/run_all.sh     # fewer parallel jobs
 set -u
 cd "$(dirname "$0")/.."
+QUICK=0
+TREES=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) QUICK=1 ;;
+    --tree)
+        case "${2:-}" in
+        release | asan | shared | mpi | fuzz) TREES="$TREES $2" ;;
+        *) echo "run_all.sh: --tree is one of release, asan, shared, mpi, fuzz" >&2; exit 2 ;;
+        esac
+        shift ;;
+    -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "usage: sh tests/run_all.sh [--quick] [--tree NAME]..." >&2; exit 2 ;;
+    esac
+    shift
+done
 JOBS=${JOBS:-2}
 total_pass=0
 total_fail=0
@@ -25,6 +46,8 @@ status=0
 
 run_tree() { # name, cmake args...  ($TREE_TARGETS: build only these; $TREE_LABEL: ctest -L)
     name=$1; shift
+    case " ${TREES:- $name} " in *" $name "*) ;; *) return ;; esac
+    t0=$(date +%s)
     echo "=== $name: configure and build"
     if ! cmake -S . -B "build-$name" -DJOULES_WERROR=ON "$@" >"build-$name.configure.log" 2>&1; then
         cat "build-$name.configure.log"; echo "FAILED: configure $name"; status=1; total_fail=$((total_fail + 1)); return
@@ -53,12 +76,19 @@ run_tree() { # name, cmake args...  ($TREE_TARGETS: build only these; $TREE_LABE
     # each skipped test said why (e.g. the public data beside the checkout is absent)
     [ "$sk" -gt 0 ] && grep -h '^SKIP: ' "build-$name/Testing/Temporary/LastTest.log" 2>/dev/null |
         sort | uniq -c | sed "s/^ *\([0-9]*\) SKIP: /  $name: skipped \1 test(s): /"
-    echo "$name: $p passed, $f failed, $sk skipped"
+    echo "$name: $p passed, $f failed, $sk skipped ($(($(date +%s) - t0)) s, load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null))"
     total_pass=$((total_pass + p))
     total_fail=$((total_fail + f))
     total_skip=$((total_skip + sk))
 }
 
+if [ $QUICK -eq 1 ]; then
+    run_tree quick -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOULES_VALGRIND_GOLDEN=OFF
+    echo
+    echo "all (--quick: the release tree without valgrind; the asan, shared, mpi and fuzz trees left out): $total_pass passed, $total_fail failed, $total_skip skipped"
+    [ $status -eq 0 ] && [ $total_fail -eq 0 ]
+    exit
+fi
 run_tree release -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOULES_VALGRIND_GOLDEN=ON
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_tree asan -DCMAKE_BUILD_TYPE=Debug -DJOULES_SANITIZE=ON

@@ -101,6 +101,22 @@ typedef struct jl_study_options {
         jl_status (*gather)(void *ctx, const void *mine, size_t len, void **all, size_t *all_len,
                             jl_error **err);
         void *ctx;
+        /* Units handed out on demand (NULL: the static shares above).
+         * Every process then plans the same units (files, large files cut
+         * by runs) in one sequence, largest first, and takes them one at a
+         * time as its workers finish: claim(ctx, limit) returns the next
+         * position of that sequence not yet taken by any process (each
+         * position goes to one process only) when it is below limit, -1
+         * when none is left, and below -1 on a failure (the study fails
+         * with JL_EIO). limit is the number of units. The shares handed to
+         * gather then carry each unit's results with its index, and index
+         * 0 appends them in plan order: the same output, whoever did what.
+         * serve(ctx), when not NULL, is called on every process at least
+         * every few milliseconds while it works (its workers' loop,
+         * between units in process), so that the process holding the
+         * sequence can answer the others' claims (docs/scaling.md). */
+        long long (*claim)(void *ctx, long long limit);
+        void (*serve)(void *ctx);
     } shard;
 } jl_study_options;
 

@@ -97,6 +97,12 @@ typedef struct jl_run {
      * itl_request are NULL, itl_n is its length; walk it with
      * jl_run_itl_blocks(). NULL when itl/ is in memory or absent. */
     struct jl_itl_stream *itl_stream;
+    /* 1 when the reader checked itl/ (jl_trace_read_run(); for a streamed
+     * itl/, jl_run_itl_blocks() hands on checked blocks only): every latency
+     * finite and >= 0, every request index a row of requests/ when that
+     * group is there. 0 for a run built otherwise (an importer's): the
+     * summary checks the samples itself. */
+    int itl_checked;
 
     /* batches/ (diffusion) */
     size_t batch_n;
@@ -142,10 +148,15 @@ typedef struct jl_trace_options {
      * `joules check` and `inspect` do). `joules summarize` sets it. */
     int summary_fields_only;
     /* N > 0: an itl/ of at least N samples (the largest group: one sample
-     * per generated token) is not read into memory: the reader checks it as
-     * usual in one pass, chunk by chunk, and the run keeps it open
-     * (jl_run.itl_stream) so that jl_summarize() walks it again chunk by
-     * chunk: memory is bounded by the chunk size, not by the samples. Only
+     * per generated token) is not read into memory: the reader checks its
+     * type, shape and storage, and the run keeps it open
+     * (jl_run.itl_stream) so that jl_summarize() walks it chunk by chunk:
+     * memory is bounded by the chunk size, not by the samples. Its values
+     * are checked by the first whole walk (jl_run_itl_blocks(), the
+     * summary's first pass) instead of by a walk of the reader's own: a bad
+     * value is that walk's error, with the reader's message (file, run,
+     * dataset, row), and jl_run_itl_check() checks without a walk of the
+     * caller's. Only
      * float32 seconds and int32 request stored chunked with [shuffle,]
      * deflate or Zstandard stream (docs/trace-reading.md); other layouts,
      * and smaller itl/ groups, are read whole as before (reading a small
@@ -188,6 +199,15 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
 typedef jl_status (*jl_itl_block_fn)(void *ctx, const float *seconds, const int32_t *request,
                                      size_t n, size_t row0);
 jl_status jl_run_itl_blocks(const jl_run *run, jl_itl_block_fn fn, void *ctx, jl_error **err);
+
+/* The values of a streamed itl/ (jl_trace_options.stream_itl) are checked
+ * by its first whole walk: fn is handed checked blocks only, and a bad
+ * value (a latency not finite or negative; a request index that names no
+ * row of requests/) ends that walk with the reader's error, a bad latency
+ * before a bad index. This checks it if no walk has yet (then walks it
+ * once) and returns that error again if one was found; JL_OK at once for
+ * an itl/ in memory (checked by jl_trace_read_run()) or absent. */
+jl_status jl_run_itl_check(const jl_run *run, jl_error **err);
 
 /* What `joules inspect` shows about one dataset. */
 typedef struct jl_dataset_info {

@@ -1,8 +1,12 @@
-/* The CLI under MPI (cli/mpi.h, docs/scaling.md): ranks split the study by
- * file and by run within large files (the library's jl_study_options.shard,
- * balanced by bytes), each summarises its share with the usual per-run
- * pipeline (and its own --workers), the summaries reach rank 0 in the
- * worker wire format, and rank 0 alone does the rest and writes. */
+/* The CLI under MPI (cli/mpi.h, docs/scaling.md): ranks share the study's
+ * units — files, and runs of large files (the library's
+ * jl_study_options.shard) — handed out on demand: rank 0 holds the counter
+ * of the one sequence every rank plans, and answers the others' claims
+ * between its own work (its workers' loop polls every millisecond). Each
+ * rank summarises what it takes with the usual per-run pipeline (and its
+ * own --workers), the summaries reach rank 0 in the worker wire format,
+ * and rank 0 alone does the rest and writes. JOULES_MPI_STATIC=1 keeps the
+ * static byte-balanced shares of session 10 (for comparison). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/mpi.h"
 
@@ -65,6 +69,51 @@ int cli_mpi_size(void)
 #define TAG_LEN 71
 #define TAG_DATA 72
 #define TAG_PROGRESS 73
+#define TAG_CLAIM 74
+#define TAG_GRANT 75
+
+/* The counter of the shared sequence of units, on rank 0. */
+static long long next_position;
+static long long units_claimed_here; /* JOULES_MPI_TIMES */
+
+/* Rank 0: answer every claim waiting (a 16-byte message each way). */
+static void serve(void *ctx)
+{
+    (void)ctx;
+    if (rank != 0)
+        return;
+    for (;;) {
+        int flag = 0;
+        MPI_Status stt;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_CLAIM, MPI_COMM_WORLD, &flag, &stt) != MPI_SUCCESS ||
+            !flag)
+            return;
+        long long limit = 0, grant;
+        if (MPI_Recv(&limit, 1, MPI_LONG_LONG, stt.MPI_SOURCE, TAG_CLAIM, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return;
+        grant = next_position < limit ? next_position++ : -1;
+        (void)MPI_Send(&grant, 1, MPI_LONG_LONG, stt.MPI_SOURCE, TAG_GRANT, MPI_COMM_WORLD);
+    }
+}
+
+/* The next position of the sequence below limit, or -1; -2 when the
+ * exchange broke. Rank 0 takes from its own counter; the others ask it. */
+static long long claim(void *ctx, long long limit)
+{
+    (void)ctx;
+    long long k;
+    if (rank == 0) {
+        serve(NULL);
+        k = next_position < limit ? next_position++ : -1;
+    } else if (MPI_Send(&limit, 1, MPI_LONG_LONG, 0, TAG_CLAIM, MPI_COMM_WORLD) != MPI_SUCCESS ||
+               MPI_Recv(&k, 1, MPI_LONG_LONG, 0, TAG_GRANT, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
+                   MPI_SUCCESS) {
+        return -2;
+    }
+    units_claimed_here += k >= 0;
+    return k;
+}
 
 /* Progress of the whole study, on rank 0. Open MPI hands every rank a pipe
  * for stderr, so no rank can tell whether a person watches: rank 0 prints
@@ -159,6 +208,7 @@ static int wait_for(int r)
             return -1;
         if (flag)
             return 0;
+        serve(NULL); /* a rank still working may claim another unit */
         progress_show(0);
         struct timespec ts = {0, 2000000}; /* 2 ms */
         nanosleep(&ts, NULL);
@@ -252,6 +302,11 @@ void cli_mpi_study(jl_study_options *opt, const char *cmd)
     opt->shard.count = size;
     opt->shard.gather = gather;
     opt->shard.ctx = NULL;
+    const char *stat_shares = getenv("JOULES_MPI_STATIC");
+    int dynamic = !(stat_shares && *stat_shares && strcmp(stat_shares, "0"));
+    opt->shard.claim = dynamic ? claim : NULL;
+    opt->shard.serve = dynamic && rank == 0 ? serve : NULL; /* rank 0 holds the counter */
+    next_position = 0;
     progress_cmd = cmd;
     free(progress_of);
     progress_of = rank == 0 ? calloc((size_t)size, sizeof *progress_of) : NULL;
@@ -298,9 +353,9 @@ static void say_times(void)
     double end = MPI_Wtime();
     fprintf(stderr,
             "joules-mpi-times: rank %d of %d: share %.6f s, exchange %.6f s, after %.6f s, "
-            "sent %zu B, received %zu B\n",
+            "sent %zu B, received %zu B, units %lld\n",
             rank, size, t_gather0 - t_init, t_gather1 - t_gather0, end - t_gather1, bytes_sent,
-            bytes_received);
+            bytes_received, units_claimed_here);
 }
 
 int cli_mpi_finish(int rc)

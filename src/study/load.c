@@ -453,7 +453,73 @@ typedef struct pool {
     /* a study shared by processes: a file-level error is reported by the
      * unit of part 0 alone, wherever that unit is loaded */
     int file_err_part0_only;
+    /* units handed out on demand (shard.claim; NULL: units[next++]) */
+    struct dyn *dyn;
+    /* opt->hash_inputs: the parent hashes each file (part 0's) while a
+     * worker reads it, instead of the worker after it: the parent only
+     * waits meanwhile, so on a free core the hash costs no wall time. A
+     * digest is noted once the file is known to have opened (a file that
+     * did not has none, as before). The workers get wopt, without it. */
+    int parent_hashes;
+    jl_study_options wopt;
+    struct file_hash *fh; /* [n_files] */
+    size_t *hq, hq_n, hq_at;
 } pool;
+
+typedef struct file_hash {
+    jl__digest d;
+    signed char state;  /* 0: not queued; 1: queued; 2: hashed, stable; 3: no digest */
+    signed char opened; /* -1: not known yet; 0: did not open; 1: opened */
+} file_hash;
+
+/* Units handed out on demand among the processes of a shared study
+ * (jl_study_options.shard.claim): every process plans the same units, and
+ * position k of the one sequence they share is unit order[k], the largest
+ * first (so the last units handed out are the smallest and the processes
+ * end together). Results stay in the slots until the exchange. */
+typedef struct dyn {
+    const size_t *order; /* [n_units] */
+    long long limit;     /* the positions this process may take: below it */
+    int over;            /* claim said none is left */
+    int failed;          /* claim failed (the exchange broke) */
+    size_t taken;        /* units claimed here */
+    size_t files_done;   /* units of part 0 done here (progress: each file once) */
+} dyn;
+
+/* The next unit for this process: a requeued one, the next of the plan,
+ * or one claimed from the shared sequence. 0 when none is left. */
+static int next_unit(pool *p, size_t *idx)
+{
+    if (p->n_requeued > 0) {
+        *idx = p->requeued[--p->n_requeued];
+        return 1;
+    }
+    if (!p->dyn) {
+        if (p->next >= p->n_units)
+            return 0;
+        *idx = p->next++;
+        return 1;
+    }
+    if (p->dyn->over)
+        return 0;
+    long long k = p->opt->shard.claim(p->opt->shard.ctx, p->dyn->limit);
+    if (k < 0 || k >= (long long)p->n_units) {
+        p->dyn->over = 1;
+        p->dyn->failed |= k < -1 || k >= (long long)p->n_units;
+        return 0;
+    }
+    *idx = p->dyn->order[k];
+    p->dyn->taken++;
+    return 1;
+}
+
+/* Every unit this process took is complete. */
+static int pool_finished(const pool *p)
+{
+    if (!p->dyn)
+        return p->n_done >= p->n_units;
+    return p->dyn->over && p->n_requeued == 0 && p->n_done >= p->dyn->taken;
+}
 
 static int spawn(pool *p, int k)
 {
@@ -471,7 +537,7 @@ static int spawn(pool *p, int k)
         for (int i = 0; i < p->n_w; i++) /* other workers' parent ends */
             if (p->w[i].fd >= 0)
                 close(p->w[i].fd);
-        worker_main(sv[1], p->files, p->units, p->n_units, p->opt);
+        worker_main(sv[1], p->files, p->units, p->n_units, p->parent_hashes ? &p->wopt : p->opt);
         _exit(0);
     }
     close(sv[1]);
@@ -485,7 +551,7 @@ static int spawn(pool *p, int k)
 
 static int have_work(const pool *p)
 {
-    return p->n_requeued > 0 || p->next < p->n_units;
+    return p->n_requeued > 0 || (p->dyn ? !p->dyn->over : p->next < p->n_units);
 }
 
 /* Top up worker k's queue to `depth` units; when nothing is left and it is
@@ -493,8 +559,8 @@ static int have_work(const pool *p)
 static void assign(pool *p, int k, int depth)
 {
     worker *w = &p->w[k];
-    while (w->nq < depth && have_work(p)) {
-        size_t idx = p->n_requeued > 0 ? p->requeued[--p->n_requeued] : p->next++;
+    size_t idx;
+    while (w->nq < depth && next_unit(p, &idx)) {
         uint32_t i32 = (uint32_t)idx;
         if (write_full(w->fd, &i32, sizeof i32) != 0) {
             /* it died: the unit goes back in the queue and the death is
@@ -503,6 +569,11 @@ static void assign(pool *p, int k, int depth)
             return;
         }
         w->q[w->nq++] = (long)idx;
+        size_t f = p->units[idx].file;
+        if (p->parent_hashes && p->units[idx].part == 0 && p->fh[f].state == 0) {
+            p->fh[f].state = 1;
+            p->hq[p->hq_n++] = f;
+        }
     }
     if (w->nq == 0) {
         uint32_t quit = QUIT_INDEX;
@@ -557,6 +628,8 @@ static int keep_file_error(pool *p, size_t u, const jl_error *e, jl_status *st)
  * of one process. */
 static jl_status flush_done(pool *p)
 {
+    if (p->dyn) /* kept for the exchange (load_shard_dynamic) */
+        return JL_OK;
     while (p->flushed < p->n_units && p->slots[p->flushed].done) {
         slot *s = &p->slots[p->flushed];
         jl_status st = JL_OK;
@@ -591,11 +664,46 @@ static jl_status flush_done(pool *p)
     return JL_OK;
 }
 
+/* The parent's digest of file f, noted once it is hashed and known to
+ * have opened. */
+static jl_status note_parent_digest(pool *p, size_t f)
+{
+    file_hash *h = &p->fh[f];
+    if (h->state != 2 || h->opened != 1)
+        return JL_OK;
+    h->state = 3; /* noted */
+    return jl__digest_note(p->files[f], &h->d) == JL_ENOMEM ? JL_ENOMEM : JL_OK;
+}
+
+/* Hash the next file queued; JL_OK whether or not it could be read. */
+static jl_status hash_next(pool *p)
+{
+    size_t f = p->hq[p->hq_at++];
+    file_hash *h = &p->fh[f];
+    int stable = 0;
+    jl_error *err = NULL;
+    h->state = jl__digest_make(p->files[f], &h->d, &stable, &err) == JL_OK && stable ? 2 : 3;
+    jl_error_free(err);
+    return note_parent_digest(p, f);
+}
+
 static jl_status unit_done(pool *p, size_t u)
 {
     p->slots[u].done = 1;
     p->n_done++;
     size_t f = p->units[u].file;
+    if (p->parent_hashes && p->units[u].part == 0) {
+        p->fh[f].opened = p->slots[u].file_err == NULL;
+        jl_status hs = note_parent_digest(p, f);
+        if (hs != JL_OK)
+            return hs;
+    }
+    if (p->dyn) { /* a file cut between processes counts once: with its part 0 */
+        p->dyn->files_done += p->units[u].part == 0;
+        if (p->opt->progress)
+            p->opt->progress(p->opt->progress_ctx, p->dyn->files_done, p->n_files, p->files[f]);
+        return JL_OK;
+    }
     if (--p->parts_left[f] == 0) {
         p->n_files_done++;
         if (p->opt->progress)
@@ -835,7 +943,10 @@ static jl_status run_pool(pool *p)
                 assign(p, k, depth);
     if (st == JL_OK && started == 0)
         st = JL_EINTERNAL; /* caller falls back to in-process */
-    while (st == JL_OK && p->n_done < p->n_units) {
+    /* index 0 of a study whose units are claimed answers the others' claims
+     * while its workers work (every millisecond at most) */
+    void (*serve)(void *) = p->dyn ? p->opt->shard.serve : NULL;
+    while (st == JL_OK && !pool_finished(p)) {
         int n = 0;
         for (int k = 0; k < p->n_w; k++)
             if (p->w[k].fd >= 0) {
@@ -847,7 +958,14 @@ static jl_status run_pool(pool *p)
             st = JL_EINTERNAL;
             break;
         }
-        int r = poll(pfd, (nfds_t)n, -1);
+        int hashing = p->hq_at < p->hq_n;
+        int r = poll(pfd, (nfds_t)n, hashing ? 0 : serve ? 1 : -1);
+        if (serve)
+            serve(p->opt->shard.ctx);
+        if (r == 0 && hashing) { /* nothing to read: a file to hash meanwhile */
+            st = hash_next(p);
+            continue;
+        }
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -875,6 +993,8 @@ static jl_status run_pool(pool *p)
             st = parse_frames(p, k);
         }
     }
+    while (st == JL_OK && p->hq_at < p->hq_n)
+        st = hash_next(p);
     /* stop and reap every worker */
     for (int k = 0; k < p->n_w; k++) {
         if (p->w[k].fd >= 0)
@@ -931,6 +1051,40 @@ static size_t plan_units(char **files, size_t n_files, int workers, unit **out)
     return u ? n_units : 0;
 }
 
+/* The pool's workers (as many as units, at most want), slots and requeue
+ * list for its p->n_units units; 0 when out of memory. */
+static int pool_alloc(pool *p, int want)
+{
+    p->n_w = (size_t)want < p->n_units ? want : (int)p->n_units;
+    p->w = calloc((size_t)(p->n_w > 0 ? p->n_w : 1), sizeof *p->w);
+    p->slots = calloc(p->n_units ? p->n_units : 1, sizeof *p->slots);
+    p->requeued = calloc(p->n_units ? p->n_units : 1, sizeof *p->requeued);
+    p->parent_hashes = p->opt->hash_inputs;
+    if (p->parent_hashes) {
+        p->wopt = *p->opt;
+        p->wopt.hash_inputs = 0;
+        p->fh = calloc(p->n_files ? p->n_files : 1, sizeof *p->fh);
+        p->hq = calloc(p->n_files ? p->n_files : 1, sizeof *p->hq);
+        for (size_t f = 0; p->fh && f < p->n_files; f++)
+            p->fh[f].opened = -1;
+    }
+    return p->w && p->slots && p->requeued && (!p->parent_hashes || (p->fh && p->hq));
+}
+
+static void pool_free(pool *p)
+{
+    for (size_t i = 0; p->slots && i < p->n_units; i++)
+        slot_clear(&p->slots[i]);
+    free(p->flushed_file_err);
+    free(p->slots);
+    free(p->w);
+    free(p->requeued);
+    free(p->parts_left);
+    free(p->units);
+    free(p->fh);
+    free(p->hq);
+}
+
 /* The files' units summarised by worker processes. `given` (n_given
  * units, kept by the caller) is a study share's units (load_shard); NULL:
  * the units are planned here for the workers. */
@@ -954,13 +1108,10 @@ static jl_status load_parallel(char **files, size_t n_files, const unit *given, 
     } else {
         p.n_units = plan_units(files, n_files, want, &p.units);
     }
-    p.n_w = (size_t)want < p.n_units ? want : (int)p.n_units;
-    p.w = calloc((size_t)(p.n_w > 0 ? p.n_w : 1), sizeof *p.w);
-    p.slots = calloc(p.n_units ? p.n_units : 1, sizeof *p.slots);
-    p.requeued = calloc(p.n_units ? p.n_units : 1, sizeof *p.requeued);
+    int ok = pool_alloc(&p, want);
     p.parts_left = calloc(n_files, sizeof *p.parts_left);
     jl_status st = JL_ENOMEM;
-    if (p.units && p.w && p.slots && p.requeued && p.parts_left) {
+    if (p.units && ok && p.parts_left) {
         for (size_t u = 0; u < p.n_units; u++)
             p.parts_left[p.units[u].file]++;
         st = run_pool(&p);
@@ -968,14 +1119,7 @@ static jl_status load_parallel(char **files, size_t n_files, const unit *given, 
         if (st == JL_EINTERNAL && p.n_done == 0)
             *fallback = 1;
     }
-    for (size_t i = 0; p.slots && i < p.n_units; i++)
-        slot_clear(&p.slots[i]);
-    free(p.flushed_file_err);
-    free(p.slots);
-    free(p.w);
-    free(p.requeued);
-    free(p.parts_left);
-    free(p.units);
+    pool_free(&p);
     return st;
 }
 
@@ -1125,6 +1269,36 @@ static jl_status share_malformed(jl_error **err)
     return JL_EINTERNAL;
 }
 
+/* nd digests of a share (DIGEST_BYTES each: u32 file index, i64 size,
+ * i64 mtime seconds, i64 nanoseconds, 64 hex digits) noted for the
+ * provenance; *q and *n move past them. */
+static jl_status take_digests(const unsigned char **q, size_t *n, uint32_t nd, char **files,
+                              size_t n_files, jl_error **err)
+{
+    for (uint32_t i = 0; i < nd; i++) {
+        uint32_t f;
+        int64_t v[3];
+        jl__digest d;
+        if (*n < DIGEST_BYTES)
+            return share_malformed(err);
+        memcpy(&f, *q, 4);
+        memcpy(v, *q + 4, sizeof v);
+        memcpy(d.hex, *q + 28, 64);
+        d.hex[64] = '\0';
+        d.size = (unsigned long long)v[0];
+        d.mtime_s = v[1];
+        d.mtime_ns = v[2];
+        *q += DIGEST_BYTES;
+        *n -= DIGEST_BYTES;
+        if (f >= n_files)
+            return share_malformed(err);
+        jl_status st = jl__digest_note(files[f], &d);
+        if (st != JL_OK)
+            return st;
+    }
+    return JL_OK;
+}
+
 static jl_status decode_shares(const unsigned char *p, size_t n, char **files, size_t n_files,
                                jl_summary_list *out, jl_error_list *errors, jl_error **err)
 {
@@ -1158,27 +1332,9 @@ static jl_status decode_shares(const unsigned char *p, size_t n, char **files, s
             p += used;
             n -= used;
         }
-        for (uint32_t i = 0; i < nd; i++) {
-            uint32_t f;
-            int64_t v[3];
-            jl__digest d;
-            if (n < DIGEST_BYTES)
-                return share_malformed(err);
-            memcpy(&f, p, 4);
-            memcpy(v, p + 4, sizeof v);
-            memcpy(d.hex, p + 28, 64);
-            d.hex[64] = '\0';
-            d.size = (unsigned long long)v[0];
-            d.mtime_s = v[1];
-            d.mtime_ns = v[2];
-            p += DIGEST_BYTES;
-            n -= DIGEST_BYTES;
-            if (f >= n_files)
-                return share_malformed(err);
-            jl_status st = jl__digest_note(files[f], &d);
-            if (st != JL_OK)
-                return st;
-        }
+        jl_status dst = take_digests(&p, &n, nd, files, n_files, err);
+        if (dst != JL_OK)
+            return dst;
     }
     return JL_OK;
 }
@@ -1223,6 +1379,257 @@ static jl_status load_shard(char **files, size_t n_files, const jl_study_options
     return st;
 }
 
+/* ------------------------------------------------- units on demand */
+
+/* The sequence the processes share: units by bytes, the largest first
+ * (ties in plan order), the same in every process. */
+static size_t *claim_order(char **files, const unit *u, size_t n_units)
+{
+    size_t *order = malloc((n_units ? n_units : 1) * sizeof *order);
+    double *w = malloc((n_units ? n_units : 1) * sizeof *w);
+    if (!order || !w) {
+        free(order);
+        free(w);
+        return NULL;
+    }
+    for (size_t k = 0; k < n_units; k++) {
+        struct stat sb;
+        w[k] = stat(files[u[k].file], &sb) == 0 && sb.st_size > 0 ? (double)sb.st_size / u[k].parts
+                                                                  : 0;
+        order[k] = k;
+    }
+    /* insertion sort would be quadratic on 10^5 units: a merge sort */
+    size_t *tmp = malloc((n_units ? n_units : 1) * sizeof *tmp);
+    if (!tmp) {
+        free(order);
+        free(w);
+        return NULL;
+    }
+    for (size_t width = 1; width < n_units; width *= 2) {
+        for (size_t lo = 0; lo < n_units; lo += 2 * width) {
+            size_t mid = lo + width < n_units ? lo + width : n_units;
+            size_t hi = lo + 2 * width < n_units ? lo + 2 * width : n_units;
+            size_t a = lo, b = mid, k = lo;
+            while (a < mid || b < hi) {
+                int take_a = b >= hi || (a < mid && w[order[a]] >= w[order[b]]);
+                tmp[k++] = take_a ? order[a++] : order[b++];
+            }
+        }
+        memcpy(order, tmp, n_units * sizeof *order);
+    }
+    free(tmp);
+    free(w);
+    return order;
+}
+
+/* Units this process claimed, summarised here (isolate = 0, one worker):
+ * the others' claims are answered between units. */
+static jl_status claim_in_process(pool *p)
+{
+    jl_status st = JL_OK;
+    size_t idx;
+    while (st == JL_OK && next_unit(p, &idx)) {
+        const unit *u = &p->units[idx];
+        slot *sl = &p->slots[idx];
+        jl_error_list e = {0};
+        part_info pi;
+        st = load_part(p->files[u->file], p->opt, u->part, u->parts, 0, NULL, NULL, NULL, &pi,
+                       &sl->sums, &e);
+        digest_here(p->files[u->file], p->opt, u->part, &pi);
+        for (size_t i = 0; i < e.count; i++) {
+            if (st == JL_OK && !pi.opened && !sl->file_err)
+                sl->file_err = e.items[i];
+            else if (st == JL_OK && pi.opened)
+                st = jl_error_list_push(&sl->errs, e.items[i]);
+            else
+                jl_error_free(e.items[i]);
+        }
+        free(e.items);
+        if (st == JL_OK)
+            st = unit_done(p, idx);
+        if (p->opt->shard.serve)
+            p->opt->shard.serve(p->opt->shard.ctx);
+    }
+    return st;
+}
+
+/* A share of units on demand: u32 records, then per unit done here u32
+ * its index, u32 summaries, u32 errors, u8 a file-level error follows,
+ * then that error, the summaries and the errors in the wire format; then
+ * u32 digests and the digests as encode_share writes them. */
+static jl_status encode_units(char **files, const pool *p, jl__wbuf *b)
+{
+    jl_status st = JL_OK;
+    uint32_t nrec = 0, nd = 0;
+    for (size_t k = 0; k < p->n_units; k++)
+        nrec += p->slots[k].done != 0;
+    jl__wbuf_u32(b, nrec);
+    for (size_t k = 0; k < p->n_units && st == JL_OK; k++) {
+        const slot *sl = &p->slots[k];
+        if (!sl->done)
+            continue;
+        unsigned char fe = sl->file_err != NULL;
+        jl__wbuf_u32(b, (uint32_t)k);
+        jl__wbuf_u32(b, (uint32_t)sl->sums.count);
+        jl__wbuf_u32(b, (uint32_t)sl->errs.count);
+        jl__wbuf_put(b, &fe, 1);
+        if (fe)
+            st = jl__wire_put_error(b, sl->file_err);
+        for (size_t i = 0; i < sl->sums.count && st == JL_OK; i++)
+            st = jl__wire_put_summary(b, sl->sums.items[i]);
+        for (size_t i = 0; i < sl->errs.count && st == JL_OK; i++)
+            st = jl__wire_put_error(b, sl->errs.items[i]);
+    }
+    size_t at = b->len;
+    jl__wbuf_u32(b, 0);
+    for (size_t k = 0; k < p->n_units && st == JL_OK; k++) {
+        jl__digest d;
+        if (!p->slots[k].done || p->units[k].part != 0 ||
+            !jl__digest_lookup(files[p->units[k].file], &d))
+            continue;
+        int64_t v[3] = {(int64_t)d.size, d.mtime_s, d.mtime_ns};
+        jl__wbuf_u32(b, (uint32_t)p->units[k].file);
+        jl__wbuf_put(b, v, sizeof v);
+        jl__wbuf_put(b, d.hex, 64);
+        nd++;
+    }
+    if (!b->failed)
+        memcpy(b->data + at, &nd, sizeof nd);
+    return st == JL_OK && b->failed ? JL_ENOMEM : st;
+}
+
+/* The others' shares of units into p's slots (index 0). */
+static jl_status decode_units(const unsigned char *q, size_t n, pool *p, jl_error **err)
+{
+    while (n > 0) {
+        uint32_t nrec, nd;
+        if (n < 4)
+            return share_malformed(err);
+        memcpy(&nrec, q, 4);
+        q += 4;
+        n -= 4;
+        for (uint32_t r = 0; r < nrec; r++) {
+            uint32_t k, ns, ne;
+            if (n < 13)
+                return share_malformed(err);
+            memcpy(&k, q, 4);
+            memcpy(&ns, q + 4, 4);
+            memcpy(&ne, q + 8, 4);
+            unsigned char fe = q[12];
+            q += 13;
+            n -= 13;
+            if (k >= p->n_units || p->slots[k].done || fe > 1)
+                return share_malformed(err);
+            slot *sl = &p->slots[k];
+            for (uint64_t i = 0; i < (uint64_t)fe + ns + ne; i++) {
+                size_t used = 0;
+                jl_summary *sm = NULL;
+                jl_error *e = NULL;
+                int is_sum = i >= fe && i < (uint64_t)fe + ns;
+                jl_status st = is_sum ? jl__wire_get_summary(q, n, &used, &sm)
+                                      : jl__wire_get_error(q, n, &used, &e);
+                if (st != JL_OK)
+                    return st == JL_ENOMEM ? st : share_malformed(err);
+                if (is_sum)
+                    st = jl_summary_list_push(&sl->sums, sm);
+                else if (i < fe)
+                    sl->file_err = e;
+                else
+                    st = jl_error_list_push(&sl->errs, e);
+                if (st != JL_OK) {
+                    jl_summary_free(sm);
+                    return st;
+                }
+                q += used;
+                n -= used;
+            }
+            sl->done = 1;
+        }
+        if (n < 4)
+            return share_malformed(err);
+        memcpy(&nd, q, 4);
+        q += 4;
+        n -= 4;
+        jl_status dst = take_digests(&q, &n, nd, p->files, p->n_files, err);
+        if (dst != JL_OK)
+            return dst;
+    }
+    return JL_OK;
+}
+
+/* jl_study_options.shard with claim: units handed out on demand. Every
+ * process plans the units as one process with count x W workers would
+ * (plan_units), takes them from the shared sequence (claim_order) as its
+ * workers finish, and keeps their results by unit; the shares are
+ * gathered, and index 0 appends every unit in plan order: one process's
+ * output, whoever summarised what. */
+static jl_status load_shard_dynamic(char **files, size_t n_files, const jl_study_options *opt,
+                                    jl_summary_list *out, jl_error_list *errors)
+{
+    int index = opt->shard.index, count = opt->shard.count;
+    if (index < 0 || index >= count || !opt->shard.gather)
+        return JL_EUSAGE;
+    pool p = {0};
+    dyn d = {0};
+    p.files = files;
+    p.n_files = n_files;
+    p.opt = opt;
+    p.out = out;
+    p.errors = errors;
+    p.file_err_part0_only = 1;
+    p.dyn = &d;
+    int want = opt->workers > 1 ? opt->workers : 1;
+    p.n_units = plan_units(files, n_files, count * want, &p.units);
+    size_t *order = n_files ? claim_order(files, p.units, p.n_units) : NULL;
+    d.order = order;
+    d.limit = (long long)p.n_units;
+    int ok = pool_alloc(&p, want);
+    jl_status st = JL_ENOMEM;
+    if ((p.units || !n_files) && (order || !n_files) && ok) {
+        st = JL_OK;
+        if (p.n_units > 0 && (opt->workers > 1 || opt->isolate)) {
+            st = run_pool(&p);
+            /* no worker could be started and nothing was claimed: here */
+            if (st == JL_EINTERNAL && d.taken == 0 && !d.over)
+                st = JL_OK;
+        }
+        if (st == JL_OK)
+            st = claim_in_process(&p);
+        if (st == JL_OK && d.failed)
+            st = JL_EIO;
+    }
+    jl__wbuf b = {0};
+    if (st == JL_OK && index > 0)
+        st = encode_units(files, &p, &b);
+    void *all = NULL;
+    size_t all_len = 0;
+    jl_error *err = NULL;
+    if (st == JL_OK)
+        st = opt->shard.gather(opt->shard.ctx, b.data, b.len, &all, &all_len, &err);
+    jl__wbuf_free(&b);
+    if (st == JL_OK && index == 0) {
+        if (all)
+            st = decode_units(all, all_len, &p, &err);
+        for (size_t k = 0; st == JL_OK && k < p.n_units; k++)
+            if (!p.slots[k].done) {
+                err = jl_error_new(JL_EINTERNAL, files[p.units[k].file], NULL, NULL, -1,
+                                   "part %u of %u of this file was summarised by no process "
+                                   "of the study",
+                                   p.units[k].part + 1, p.units[k].parts);
+                st = JL_EINTERNAL;
+            }
+        p.dyn = NULL; /* now in plan order */
+        if (st == JL_OK)
+            st = flush_done(&p);
+    }
+    free(all);
+    if (err)
+        (void)jl_error_list_push(errors, err);
+    pool_free(&p);
+    free(order);
+    return st;
+}
+
 jl_status jl_study_load(const char *const *paths, size_t n, const jl_study_options *opt,
                         jl_summary_list *out, jl_error_list *errors)
 {
@@ -1244,7 +1651,8 @@ jl_status jl_study_load(const char *const *paths, size_t n, const jl_study_optio
                 jl_error_free(errors->items[i]);
             errors->count = errors_before;
         }
-        st = load_shard(files, n_files, opt, out, errors);
+        st = opt->shard.claim ? load_shard_dynamic(files, n_files, opt, out, errors)
+                              : load_shard(files, n_files, opt, out, errors);
         jl_paths_free(files, n_files);
         return st;
     }

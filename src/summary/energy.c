@@ -30,7 +30,8 @@ void jl__track_free(jl__track *tr)
 {
     if (!tr)
         return;
-    free(tr->cum);
+    if (!tr->borrowed)
+        free(tr->cum);
     memset(tr, 0, sizeof *tr);
 }
 
@@ -53,14 +54,15 @@ static double edge_rate(const double *t, const double *cum, size_t n, int last)
 }
 
 jl_status jl__track_integral(jl__track *tr, const double *t, size_t n, const jl_series *watts,
-                             size_t g, int *usable, size_t *bad_row)
+                             size_t g, int *usable, size_t *bad_row, double *buf)
 {
     memset(tr, 0, sizeof *tr);
     *usable = 0;
     *bad_row = 0;
     if (!watts->v || n == 0)
         return JL_OK;
-    tr->cum = jl__malloc_array(n, sizeof *tr->cum);
+    tr->borrowed = buf != NULL;
+    tr->cum = buf ? buf : jl__malloc_array(n, sizeof *tr->cum);
     if (!tr->cum)
         return JL_ENOMEM;
     tr->n = n;
@@ -120,7 +122,7 @@ static int plausible_wrap(double inc, double dt, double p_watts, double r_prev, 
 
 jl_status jl__track_counter(jl__track *tr, const double *t, size_t n, const jl_series *energy,
                             const jl_series *watts, size_t g, double min_drop_j, double modulus_j,
-                            jl__counter_report *rep)
+                            jl__counter_report *rep, double *buf)
 {
     memset(tr, 0, sizeof *tr);
     memset(rep, 0, sizeof *rep);
@@ -128,7 +130,8 @@ jl_status jl__track_counter(jl__track *tr, const double *t, size_t n, const jl_s
         unusable(rep, "no energy_j dataset");
         return JL_OK;
     }
-    tr->cum = jl__malloc_array(n, sizeof *tr->cum);
+    tr->borrowed = buf != NULL;
+    tr->cum = buf ? buf : jl__malloc_array(n, sizeof *tr->cum);
     if (!tr->cum)
         return JL_ENOMEM;
     tr->n = n;

@@ -43,7 +43,7 @@ static jl_status counter_energy(const jl_run *r, const char *name, const jl_seri
         jl__counter_report rep;
         double mod = W ? W[k] : NAN;
         if ((st = jl__track_counter(&tr, r->host_time, r->host_n, e, NULL, k,
-                                    opt->counter_restart_min_drop_j, mod, &rep)) != JL_OK)
+                                    opt->counter_restart_min_drop_j, mod, &rep, NULL)) != JL_OK)
             return st;
         out[k] = NAN;
         if (rep.usable) {
@@ -145,7 +145,8 @@ jl_status jl__host_figures(const jl_run *r, const jl_summary_options *opt, doubl
         jl_series nw = {r->host_n, 1, r->node_watts};
         int usable;
         size_t bad;
-        if ((st = jl__track_integral(&tr, r->host_time, r->host_n, &nw, 0, &usable, &bad)) != JL_OK)
+        if ((st = jl__track_integral(&tr, r->host_time, r->host_n, &nw, 0, &usable, &bad, NULL)) !=
+            JL_OK)
             return st;
         if (usable)
             h->node_energy_j = jl__track_at(&tr, b) - jl__track_at(&tr, a);

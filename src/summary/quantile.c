@@ -245,7 +245,7 @@ static inline uint32_t fit_key(float v, int pos)
  * counts and flags zeroed, up to 4,096 buckets scanned). */
 #define FIT_MIN_N 8192
 
-static int quantiles_fit_f(const float *x, size_t n, const double *q, size_t nq, double *out)
+int jl__quantiles_fit_f(const float *x, size_t n, const double *q, size_t nq, double *out)
 {
     if (n < FIT_MIN_N || nq > RADIX_MAX_Q || n > UINT32_MAX)
         return 0;
@@ -749,7 +749,7 @@ void jl__qstream_result(jl__qstream *s, const double *q, size_t nq, double *out)
 
 void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq, double *out)
 {
-    if (!quantiles_fit_f(x, n, q, nq, out))
+    if (!jl__quantiles_fit_f(x, n, q, nq, out))
         jl__quantiles_select_f(x, n, q, nq, out);
 }
 

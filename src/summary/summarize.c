@@ -21,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/reasons.h"
 #include "core/stats.h"
@@ -53,16 +56,17 @@ typedef struct ctx {
     const jl_summary_options *opt;
     jl_summary *s;
     size_t G;
-    jl__track *track; /* [G] the chosen source of each GPU */
-    jl__track *alt;   /* [G] integral beside a usable counter (disagreement) */
-    int *src;         /* [G] SRC_* */
-    size_t *cur;      /* [G] cursors of jl__track_at_walk over track */
-    int energy_ok;    /* every GPU has a source */
-    int has_power;    /* power/ has samples of watts or energy_j */
-    int diffusion;    /* @workload diffusion */
-    double *dscratch; /* [max(req_n, batch_n)] scratch of the order statistics */
-    double a, b, dur; /* the window [a, b] and its length (find_window) */
-    double E;         /* energy of all GPUs in the window (window_energy) */
+    jl__track *track;    /* [G] the chosen source of each GPU */
+    double *track_block; /* the cum arrays of track[] and alt[] */
+    jl__track *alt;      /* [G] integral beside a usable counter (disagreement) */
+    int *src;            /* [G] SRC_* */
+    size_t *cur;         /* [G] cursors of jl__track_at_walk over track */
+    int energy_ok;       /* every GPU has a source */
+    int has_power;       /* power/ has samples of watts or energy_j */
+    int diffusion;       /* @workload diffusion */
+    double *dscratch;    /* [max(req_n, batch_n)] scratch of the order statistics */
+    double a, b, dur;    /* the window [a, b] and its length (find_window) */
+    double E;            /* energy of all GPUs in the window (window_energy) */
 } ctx;
 
 #define F(id) (s->fig[JL_FIG_##id])
@@ -572,13 +576,24 @@ static jl_status build_energy(ctx *c)
         return JL_ENOMEM;
     for (size_t g = 0; g < G; g++)
         c->cur[g] = (size_t)-1;
+    /* every GPU's tracks in one block: a long run's sixteen tracks are
+     * 0.7 MB each, one block of 11 MB lies on huge pages
+     * (jl__malloc_array; docs/performance.md, "Session 11, second part") */
+    size_t per = (r->energy_j.v ? G : 0) + (r->watts.v ? G : 0), n_cells;
+    if (n > 0 && per > 0 && jl__mul_size(per, n, &n_cells) &&
+        !(c->track_block = jl__malloc_array(n_cells, sizeof *c->track_block)))
+        return JL_ENOMEM;
+    double *counter_buf = c->track_block && r->energy_j.v ? c->track_block : NULL;
+    double *integral_buf =
+        c->track_block && r->watts.v ? c->track_block + (r->energy_j.v ? G * n : 0) : NULL;
     int n_counter = 0, n_integral = 0;
     c->energy_ok = n > 0;
     for (size_t g = 0; g < G; g++) {
         if (r->energy_j.v) {
             jl__counter_report rep;
             TRY(jl__track_counter(&c->track[g], r->power_time, n, &r->energy_j, &r->watts, g,
-                                  c->opt->counter_restart_min_drop_j, NAN, &rep));
+                                  c->opt->counter_restart_min_drop_j, NAN, &rep,
+                                  counter_buf ? counter_buf + g * n : NULL));
             if (rep.usable) {
                 c->src[g] = SRC_COUNTER;
                 for (size_t k = 0; k < rep.n_restarts; k++) {
@@ -611,7 +626,8 @@ static jl_status build_energy(ctx *c)
             jl__track *dst = c->src[g] == SRC_COUNTER ? &c->alt[g] : &c->track[g];
             int usable;
             size_t bad;
-            TRY(jl__track_integral(dst, r->power_time, n, &r->watts, g, &usable, &bad));
+            TRY(jl__track_integral(dst, r->power_time, n, &r->watts, g, &usable, &bad,
+                                   integral_buf ? integral_buf + g * n : NULL));
             if (!usable) {
                 jl__track_free(dst);
                 WARN("watts_unusable", "GPU %zu: power/watts is not finite at row %zu", g, bad);
@@ -1087,10 +1103,37 @@ typedef struct {
     size_t n_req;
     size_t out_of_range;
     int pass2_done; /* pass 2 stopped the walk: it has every sample it needs */
+    int checked;    /* jl_run.itl_checked: every block finite, indices in range */
     jl__qstream qs;
 } itl_walk;
 
 enum { ITL_BLOCK = 1024 };
+
+/* 1 unless every sample of xs[0..n) is finite and every index of rqs[0..n)
+ * names a request (below R): the usual block, after which only done[]
+ * decides. Four samples at a time without a branch (SSE2). */
+static int itl_block_odd(const float *xs, const int32_t *rqs, size_t n, uint32_t R)
+{
+    size_t i = 0;
+    int odd = R == 0 && n > 0;
+#ifdef __SSE2__
+    const __m128 absmask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)),
+                 inf = _mm_set1_ps(INFINITY);
+    const __m128i flip = _mm_set1_epi32((int)0x80000000u),
+                  lim = _mm_set1_epi32((int)((R - 1u) ^ 0x80000000u));
+    __m128 okf = _mm_castsi128_ps(_mm_set1_epi32(-1));
+    __m128i badq = _mm_setzero_si128();
+    for (; i + 4 <= n; i += 4) {
+        okf = _mm_and_ps(okf, _mm_cmplt_ps(_mm_and_ps(_mm_loadu_ps(xs + i), absmask), inf));
+        __m128i k = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(rqs + i)), flip);
+        badq = _mm_or_si128(badq, _mm_cmpgt_epi32(k, lim));
+    }
+    odd |= (_mm_movemask_ps(okf) != 0xf) | (_mm_movemask_epi8(badq) != 0);
+#endif
+    for (; i < n; i++)
+        odd |= !(fabsf(xs[i]) < INFINITY) | ((uint32_t)rqs[i] >= R);
+    return odd;
+}
 
 /* The samples of xs[0..n) that count, into out (at most ITL_BLOCK):
  * finite, and (with itl/request) naming a request that finished; a finite
@@ -1113,10 +1156,7 @@ static size_t itl_keep(const itl_walk *w, const float *xs, const int32_t *rqs, s
     /* the usual block: every sample finite and naming a request (checked
      * without a branch per sample, vectorised); then only done[] decides,
      * and nothing at all when every request finished */
-    int odd = 0;
-    for (size_t i = 0; i < n; i++)
-        odd |= !(fabsf(xs[i]) < INFINITY) | ((uint32_t)rqs[i] >= R);
-    if (!odd) {
+    if (w->checked || !itl_block_odd(xs, rqs, n, R)) {
         if (w->all_done) {
             memcpy(out, xs, n * sizeof *xs);
             return n;
@@ -1150,11 +1190,7 @@ static jl_status itl_pass1(void *arg, const float *xs, const int32_t *rqs, size_
         /* past the kept samples, a usual block (every sample finite and
          * naming a request) is filtered by done[] as it is counted */
         if (w->done && rqs && !w->all_done && jl__qstream_counting(&w->qs)) {
-            const uint32_t R = (uint32_t)w->n_req;
-            int odd = 0;
-            for (size_t i = b; i < b + e; i++)
-                odd |= !(fabsf(xs[i]) < INFINITY) | ((uint32_t)rqs[i] >= R);
-            if (!odd) {
+            if (w->checked || !itl_block_odd(xs + b, rqs + b, e, (uint32_t)w->n_req)) {
                 jl__qstream_add_sel(&w->qs, xs + b, (const uint32_t *)(const void *)(rqs + b),
                                     w->done, e);
                 continue;
@@ -1193,7 +1229,7 @@ static jl_status itl_figures(ctx *c, jl_error **err)
     jl_status st = JL_OK;
     if (!(run->itl_n > 0 && (run->itl_seconds || run->itl_stream)))
         return JL_OK;
-    itl_walk w = {run->finish, NULL, 1, run->req_n, 0, 0, {0}};
+    itl_walk w = {run->finish, NULL, 1, run->req_n, 0, 0, run->itl_checked, {0}};
     double q[4] = {0.5, 0.9, 0.95, 0.99}, o[4];
     TRY(jl__qstream_init(&w.qs));
     /* itl/request is there (in memory or streamed) when the run has one */
@@ -1204,6 +1240,19 @@ static jl_status itl_figures(ctx *c, jl_error **err)
             w.done[i] = isfinite(run->finish[i]) != 0;
             w.all_done &= w.done[i];
         }
+    }
+    /* in memory, checked by the reader and every sample counting (every
+     * request finished, or no itl/request): the select runs on the column
+     * itself, which pass 1 would only have copied whole (the same samples
+     * in the same order, so the same result: jl__qstream_result selects
+     * them with jl__quantiles_f) */
+    if (!run->itl_stream && w.checked && (!w.done || w.all_done) &&
+        run->itl_n <= JL__QSTREAM_KEEP_MAX &&
+        jl__quantiles_fit_f(run->itl_seconds, run->itl_n, q, 4, o)) {
+        if (run->itl_n >= JL__RADIX_MIN_N) /* a zero is +0.0, as there */
+            for (int j = 0; j < 4; j++)
+                o[j] += 0.0;
+        goto figures;
     }
     TRY(jl__qstream_reserve(&w.qs, run->itl_n));
     TRY(jl__qstream_want(&w.qs, q, 4));
@@ -1221,6 +1270,7 @@ static jl_status itl_figures(ctx *c, jl_error **err)
         WARN("itl_request_range", "%zu itl/request values name no row of requests/: left out",
              w.out_of_range);
     jl__qstream_result(&w.qs, q, 4, o);
+figures:
     F(MEDIAN_ITL_S) = o[0];
     F(P90_ITL_S) = o[1];
     F(P95_ITL_S) = o[2];
@@ -1305,6 +1355,7 @@ static void ctx_free(ctx *c)
             jl__track_free(&c->alt[g]);
     free(c->track);
     free(c->alt);
+    free(c->track_block);
     free(c->src);
     free(c->cur);
     free(c->dscratch);
@@ -1358,6 +1409,7 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summ
                        opt->counter_restart_min_drop_j);
 
     jl_status st = JL_OK;
+    jl_error *const err_before = err ? *err : NULL;
     jl_summary *s = jl_summary_new();
     if (!s)
         return jl_fail(err, JL_ENOMEM, run->file, run->name, NULL, -1, "out of memory");
@@ -1401,6 +1453,23 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summ
 
 end:
     ctx_free(c);
+    /* a streamed itl/ is checked by its first whole walk (jl_run_itl_check,
+     * trace.h): when no phase walked it, or one failed first, the check
+     * decides, so a bad itl/ is this run's error as when the reader checked
+     * it before the summary began */
+    if (run->itl_stream && st != JL_ENOMEM) {
+        jl_error *ie = NULL;
+        jl_status ist = jl_run_itl_check(run, &ie);
+        if (ist != JL_OK && ist != JL_ENOMEM) {
+            st = ist;
+            if (err && !err_before) { /* the first error wins: one set before this call stays */
+                jl_error_free(*err);
+                *err = ie;
+                ie = NULL;
+            }
+        }
+        jl_error_free(ie);
+    }
     if (st != JL_OK) {
         jl_summary_free(s);
         return jl_fail(err, st, run->file, run->name, NULL, -1, "summarising the run failed: %s",

@@ -19,6 +19,11 @@
  * place; it must not contain NaN. n == 0 gives NaN. The double, k-th and
  * median forms are core's (jl__quantiles_d, jl__kth_d, jl__median_d). */
 void jl__quantiles_f(float *x, size_t n, const double *q, size_t nq, double *out);
+/* jl__quantiles_f's select for n >= 8,192 (counts in 4,096 buckets over
+ * the samples' range, the wanted buckets gathered and selected), x left as
+ * it is: 1 when done (out as jl__quantiles_f gives it), 0 when it does not
+ * apply (fewer samples, too many quantiles, out of memory). */
+int jl__quantiles_fit_f(const float *x, size_t n, const double *q, size_t nq, double *out);
 
 /* The histogram select of jl__quantiles_f (n >= JL__RADIX_MIN_N) counts
  * the samples by the top 16 bits of jl__fkey(v): a caller that builds x in
@@ -155,7 +160,8 @@ typedef struct jl__track {
     const double *t; /* [n] sample times (borrowed) */
     const double *w; /* integral: watts of this GPU, stride `stride`; NULL for counter */
     size_t stride;
-    double *cum;       /* [n] owned: E at each sample, cum[0] = 0 */
+    double *cum;       /* [n] E at each sample, cum[0] = 0: owned unless borrowed */
+    int borrowed;      /* cum lies in the caller's block (jl__track_free leaves it) */
     double rate_first; /* W before t[0] */
     double rate_last;  /* W after t[n-1] */
 } jl__track;
@@ -185,15 +191,17 @@ typedef struct jl__counter_report {
  * a drop then is a wrap, counted exactly as x + modulus - ref, when that
  * increment is plausible (at most four times the power of the neighbouring
  * intervals, plus min_drop_j); wraps do not count towards the restarts.
+ * buf: room for n values the track's cum is written to (the caller's, kept
+ * after jl__track_free), or NULL to allocate it.
  * Returns JL_OK (check rep->usable) or JL_ENOMEM. */
 jl_status jl__track_counter(jl__track *tr, const double *t, size_t n, const jl_series *energy,
                             const jl_series *watts, size_t g, double min_drop_j, double modulus_j,
-                            jl__counter_report *rep);
+                            jl__counter_report *rep, double *buf);
 
 /* Build a track from the watts column g. *usable = 0 when a value is not
- * finite. */
+ * finite. buf as for jl__track_counter. */
 jl_status jl__track_integral(jl__track *tr, const double *t, size_t n, const jl_series *watts,
-                             size_t g, int *usable, size_t *bad_row);
+                             size_t g, int *usable, size_t *bad_row, double *buf);
 
 void jl__track_free(jl__track *tr);
 

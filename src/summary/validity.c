@@ -69,7 +69,14 @@ size_t jl__requests_in_flight(const jl_run *r, double *iv)
             m++;
         }
     }
-    qsort(iv, m, 2 * sizeof *iv, jl__cmp_double);
+    /* requests are usually stored in arrival order: sorted already, no
+     * sort (10^5 requests: 47 M instructions of qsort). Ties in any order
+     * give the same union. */
+    int sorted = 1;
+    for (size_t i = 1; i < m && sorted; i++)
+        sorted = iv[2 * i - 2] <= iv[2 * i];
+    if (!sorted)
+        qsort(iv, m, 2 * sizeof *iv, jl__cmp_double);
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
         if (k && iv[2 * i] <= iv[2 * k - 1]) {

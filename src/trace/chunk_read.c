@@ -69,13 +69,84 @@ static int conversion(hid_t ftype, hid_t mtype, size_t *fsize)
     return -1;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define JL__UNSHUFFLE_AVX2 1
+#include <immintrin.h>
+/* unshuffle's 32-at-a-time form on AVX2 (found at run time): the unpacks
+ * work within each 128-bit half, so the low halves hold elements i..i+15
+ * and the high halves i+16..i+31, put back in order when stored. Returns
+ * the elements done (a multiple of 32). */
+__attribute__((target("avx2"))) static size_t
+unshuffle_avx2(unsigned char *out, const unsigned char *in, size_t n, size_t count, size_t es)
+{
+    size_t i = 0;
+    if (es == 4) {
+        for (; i + 32 <= count; i += 32) {
+            __m256i p0 = _mm256_loadu_si256((const __m256i *)(const void *)(in + i));
+            __m256i p1 = _mm256_loadu_si256((const __m256i *)(const void *)(in + n + i));
+            __m256i p2 = _mm256_loadu_si256((const __m256i *)(const void *)(in + 2 * n + i));
+            __m256i p3 = _mm256_loadu_si256((const __m256i *)(const void *)(in + 3 * n + i));
+            __m256i a = _mm256_unpacklo_epi8(p0, p1), b = _mm256_unpackhi_epi8(p0, p1);
+            __m256i c = _mm256_unpacklo_epi8(p2, p3), d = _mm256_unpackhi_epi8(p2, p3);
+            __m256i r0 = _mm256_unpacklo_epi16(a, c), r1 = _mm256_unpackhi_epi16(a, c);
+            __m256i r2 = _mm256_unpacklo_epi16(b, d), r3 = _mm256_unpackhi_epi16(b, d);
+            __m256i *o = (__m256i *)(void *)(out + 4 * i);
+            _mm256_storeu_si256(o, _mm256_permute2x128_si256(r0, r1, 0x20));
+            _mm256_storeu_si256(o + 1, _mm256_permute2x128_si256(r2, r3, 0x20));
+            _mm256_storeu_si256(o + 2, _mm256_permute2x128_si256(r0, r1, 0x31));
+            _mm256_storeu_si256(o + 3, _mm256_permute2x128_si256(r2, r3, 0x31));
+        }
+    } else if (es == 8) {
+        for (; i + 32 <= count; i += 32) {
+            __m256i p[8], q[8], r[8], e[8];
+            for (int k = 0; k < 8; k++)
+                p[k] = _mm256_loadu_si256((const __m256i *)(const void *)(in + (size_t)k * n + i));
+            for (int k = 0; k < 4; k++) {
+                q[2 * k] = _mm256_unpacklo_epi8(p[2 * k], p[2 * k + 1]);
+                q[2 * k + 1] = _mm256_unpackhi_epi8(p[2 * k], p[2 * k + 1]);
+            }
+            for (int k = 0; k < 2; k++) {
+                r[4 * k] = _mm256_unpacklo_epi16(q[4 * k], q[4 * k + 2]);
+                r[4 * k + 1] = _mm256_unpackhi_epi16(q[4 * k], q[4 * k + 2]);
+                r[4 * k + 2] = _mm256_unpacklo_epi16(q[4 * k + 1], q[4 * k + 3]);
+                r[4 * k + 3] = _mm256_unpackhi_epi16(q[4 * k + 1], q[4 * k + 3]);
+            }
+            for (int k = 0; k < 4; k++) { /* per half: elements 4k .. 4k+3 */
+                e[2 * k] = _mm256_unpacklo_epi32(r[k], r[4 + k]);
+                e[2 * k + 1] = _mm256_unpackhi_epi32(r[k], r[4 + k]);
+            }
+            __m256i *o = (__m256i *)(void *)(out + 8 * i);
+            for (int k = 0; k < 4; k++) { /* elements 4k..4k+3, then 16+4k.. */
+                _mm256_storeu_si256(o + k, _mm256_permute2x128_si256(e[2 * k], e[2 * k + 1], 0x20));
+                _mm256_storeu_si256(o + 4 + k,
+                                    _mm256_permute2x128_si256(e[2 * k], e[2 * k + 1], 0x31));
+            }
+        }
+    }
+    return i;
+}
+
+static int have_avx2(void)
+{
+    static int known = -1;
+    if (known < 0)
+        known = __builtin_cpu_supports("avx2") != 0;
+    return known;
+}
+#endif
+
 /* Element i of a shuffled chunk of n elements of es bytes: byte b of every
  * element is stored together, at b * n. Elements of 4 and 8 bytes are
- * interleaved 16 at a time with SSE2 unpacks (x86-64's baseline). */
+ * interleaved 32 at a time with AVX2 where the processor has it, else 16
+ * at a time with SSE2 unpacks (x86-64's baseline). */
 static void unshuffle(unsigned char *out, const unsigned char *in, size_t n, size_t count,
                       size_t es)
 {
     size_t i = 0;
+#ifdef JL__UNSHUFFLE_AVX2
+    if ((es == 4 || es == 8) && have_avx2())
+        i = unshuffle_avx2(out, in, n, count, es);
+#endif
 #ifdef __SSE2__
     if (es == 4) {
         for (; i + 16 <= count; i += 16) {
@@ -119,6 +190,28 @@ static void unshuffle(unsigned char *out, const unsigned char *in, size_t n, siz
             out[i * es + b] = in[b * n + i];
 }
 
+/* The decoders, one of each per thread and kept: libzstd's
+ * ZSTD_decompress() makes and frees a context (~100 KiB, zeroed) for every
+ * frame, i.e. every chunk, and a libdeflate decompressor per dataset was
+ * ~20 % of a small dataset's decoding (docs/performance.md, session 11).
+ * Never freed: reachable from here until the process ends. */
+static _Thread_local ZSTD_DCtx *zstd_ctx;
+static _Thread_local struct libdeflate_decompressor *deflate_ctx;
+
+static ZSTD_DCtx *zstd_dctx(void)
+{
+    if (!zstd_ctx)
+        zstd_ctx = ZSTD_createDCtx();
+    return zstd_ctx;
+}
+
+static struct libdeflate_decompressor *deflate_dec(void)
+{
+    if (!deflate_ctx)
+        deflate_ctx = libdeflate_alloc_decompressor();
+    return deflate_ctx;
+}
+
 /* A dataset whose chunks this path decodes (jl__chunks_open). */
 struct jl__chunks {
     hid_t dset;
@@ -126,7 +219,8 @@ struct jl__chunks {
     size_t cols, fs, ms, elems, cbytes, max_stored;
     hsize_t rows, chunk_rows;
     unsigned char *cbuf, *dbuf, *sbuf;
-    struct libdeflate_decompressor *dec;
+    struct libdeflate_decompressor *dec; /* the thread's (deflate_dec) */
+    ZSTD_DCtx *zdc;                      /* the thread's (zstd_dctx) */
 };
 
 jl__chunks *jl__chunks_open(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, const hsize_t dims[2],
@@ -167,7 +261,8 @@ jl__chunks *jl__chunks_open(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, co
     c->dbuf = malloc(cbytes);
     c->sbuf = shuffled || conv != CONV_COPY ? malloc(cbytes) : NULL;
     if (!c->cbuf || !c->dbuf || ((shuffled || conv != CONV_COPY) && !c->sbuf) ||
-        (codec == CODEC_DEFLATE && !(c->dec = libdeflate_alloc_decompressor()))) {
+        (codec == CODEC_DEFLATE && !(c->dec = deflate_dec())) ||
+        (codec != CODEC_DEFLATE && !(c->zdc = zstd_dctx()))) {
         jl__chunks_free(c);
         return NULL;
     }
@@ -183,8 +278,6 @@ void jl__chunks_free(jl__chunks *c)
 {
     if (!c)
         return;
-    if (c->dec)
-        libdeflate_free_decompressor(c->dec);
     free(c->cbuf);
     free(c->dbuf);
     free(c->sbuf);
@@ -207,7 +300,7 @@ int jl__chunks_read(jl__chunks *c, size_t row, void *out_rows)
             LIBDEFLATE_SUCCESS)
             goto fail;
     } else {
-        size_t got = ZSTD_decompress(c->dbuf, c->cbytes, c->cbuf, (size_t)stored);
+        size_t got = ZSTD_decompressDCtx(c->zdc, c->dbuf, c->cbytes, c->cbuf, (size_t)stored);
         if (ZSTD_isError(got) || got != c->cbytes)
             goto fail;
     }
@@ -256,4 +349,31 @@ int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, con
     if (!ok)
         H5Eclear2(H5E_DEFAULT);
     return ok;
+}
+
+/* After a failed H5Dread of a dataset (the reader's read_ds, a streamed
+ * itl/ read whole): the error, EFORMAT when a chunk did not
+ * decode (our Zstandard filter says why; deflate, shuffle, fletcher32...:
+ * HDF5 says its filter failed), EIO otherwise. Ends the chunk-size hint. */
+jl_status jl__read_failed(const rctx *at)
+{
+    jl_error *cause = jl__h5_stack_error();
+    if (*jl__zstd_last_error()) {
+        jl_error *z = jl_error_new(JL_EFORMAT, NULL, NULL, NULL, -1, "%s", jl__zstd_last_error());
+        if (z) {
+            z->cause = cause;
+            cause = z;
+        }
+    }
+    int chunk_failed = *jl__zstd_last_error() != '\0';
+    jl__zstd_set_chunk_bytes(0);
+    if (!chunk_failed && cause) {
+        char *m = jl_error_format(cause);
+        if (m && (strstr(m, "data pipeline read failed") || strstr(m, "filter returned failure")))
+            chunk_failed = 1;
+        free(m);
+    }
+    return jl__rctx_fail_cause(at, chunk_failed ? JL_EFORMAT : JL_EIO, cause,
+                               "cannot read the data%s",
+                               chunk_failed ? " (corrupt compressed chunk)" : "");
 }

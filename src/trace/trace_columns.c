@@ -344,32 +344,6 @@ static jl_status check_shape(run_reader *rr, const rctx *at, const col_spec *cs,
     return JL_OK;
 }
 
-/* read_ds, after a failed H5Dread: the error, EFORMAT when a chunk did not
- * decode (our Zstandard filter says why; deflate, shuffle, fletcher32...:
- * HDF5 says its filter failed), EIO otherwise. Ends the chunk-size hint. */
-static jl_status read_failed(const rctx *at)
-{
-    jl_error *cause = jl__h5_stack_error();
-    if (*jl__zstd_last_error()) {
-        jl_error *z = jl_error_new(JL_EFORMAT, NULL, NULL, NULL, -1, "%s", jl__zstd_last_error());
-        if (z) {
-            z->cause = cause;
-            cause = z;
-        }
-    }
-    int chunk_failed = *jl__zstd_last_error() != '\0';
-    jl__zstd_set_chunk_bytes(0);
-    if (!chunk_failed && cause) {
-        char *m = jl_error_format(cause);
-        if (m && (strstr(m, "data pipeline read failed") || strstr(m, "filter returned failure")))
-            chunk_failed = 1;
-        free(m);
-    }
-    return jl__rctx_fail_cause(at, chunk_failed ? JL_EFORMAT : JL_EIO, cause,
-                               "cannot read the data%s",
-                               chunk_failed ? " (corrupt compressed chunk)" : "");
-}
-
 /* read_ds, phase 3: the nv values (nv > 0) into buf as the column's
  * target, decoded by the chunk path or HDF5's; int64 read into int32 is
  * read wide and narrowed, each value checked. */
@@ -393,7 +367,7 @@ static jl_status read_values(run_reader *rr, const rctx *at, const char *obj, co
         goto end;
     jl__zstd_set_chunk_bytes(cbytes);
     if (!direct && H5Dread(dset, mt, H5S_ALL, H5S_ALL, rr->dxpl, dst) < 0) {
-        st = read_failed(at);
+        st = jl__read_failed(at);
         goto end;
     }
     jl__zstd_set_chunk_bytes(0);
@@ -626,14 +600,6 @@ static jl_status check_request_time(group_reader *gr, const char *obj, const voi
     return JL_OK;
 }
 
-static jl_status bad_latency(group_reader *gr, const char *obj, size_t i, float x)
-{
-    char a[40];
-    jl__fmt_double(a, sizeof a, x);
-    return bad_value(gr, obj, i, "%s at row %zu (%s)",
-                     isfinite(x) ? "negative latency" : "not finite", i, a);
-}
-
 static void **col_data(jl_run *r, const col_spec *cs);
 
 static int has_requests(const jl_run *r)
@@ -641,13 +607,14 @@ static int has_requests(const jl_run *r)
     return r->arrival || r->first_token || r->finish || r->input_tokens || r->output_tokens;
 }
 
-/* itl/request indexes requests/ (when that group is there). */
 /* itl/: seconds finite and >= 0, request in 0..R-1 (R = rows of requests/
  * when present), in one pass over both columns: ~10^7 samples per long
  * run, where each separate pass cost about as much as decoding them
  * (docs/performance.md). A bad latency is reported before a bad index, as
- * when the columns were checked one after the other. The pass itself is
- * jl__itl_scan (column_stream.c), over the columns in memory or streamed. */
+ * when the columns were checked one after the other. In memory the pass is
+ * jl__itl_scan; a streamed itl/ is checked by its first whole walk, the
+ * summary's first pass (jl__itl_stream_defer, column_stream.c), with the
+ * same messages. */
 static jl_status itl_rule(group_reader *gr)
 {
     jl_run *r = gr->rr->run;
@@ -656,41 +623,20 @@ static jl_status itl_rule(group_reader *gr)
     const uint32_t R = has_requests(r) ? (r->req_n > (size_t)INT32_MAX ? (uint32_t)INT32_MAX + 1
                                                                        : (uint32_t)r->req_n)
                                        : (uint32_t)INT32_MAX + 1;
+    if (r->itl_stream) {
+        jl__itl_stream_defer(r, R, has_requests(r), r->req_n);
+        r->itl_checked = 1; /* its blocks are handed on checked */
+        return JL_OK;
+    }
     size_t bad_lat, bad_q;
     float lat;
     int32_t qv;
-    int rc = jl__itl_scan(r, R, &bad_lat, &lat, &bad_q, &qv);
-    if (rc == 0) { /* a streamed chunk does not decode: read whole, as unstreamed */
-        jl__itl_stream_drop(r);
-        jl_status st = JL_OK;
-        int stream_min = gr->rr->stream_itl;
-        gr->rr->stream_itl = 0;
-        for (size_t k = 0; k < gr->gs->n_cols && st == JL_OK; k++) {
-            void **dst = col_data(r, &gr->gs->cols[k]);
-            size_t rows;
-            if (gr->objs[k] && !*dst)
-                st = read_ds(gr->rr, gr->grp, gr->objs[k], &gr->gs->cols[k], SIZE_MAX, NULL, dst,
-                             &rows);
-        }
-        gr->rr->stream_itl = stream_min;
-        if (st != JL_OK)
-            return st;
-        rc = jl__itl_scan(r, R, &bad_lat, &lat, &bad_q, &qv);
-    }
-    if (rc < 0) {
-        rctx at = rctx_at(gr->rr->c, gr->path);
-        return jl__rctx_fail(&at, JL_ENOMEM, NULL);
-    }
-    if (bad_lat != SIZE_MAX)
-        return bad_latency(gr, col_obj(gr, "seconds"), bad_lat, lat);
-    if (bad_q == SIZE_MAX)
-        return JL_OK;
-    if (qv < 0 || !has_requests(r))
-        return bad_value(gr, col_obj(gr, "request"), bad_q,
-                         "request index out of range at row %zu (%d)", bad_q, (int)qv);
-    return bad_value(gr, col_obj(gr, "request"), bad_q,
-                     "request index out of range at row %zu (%d; requests/ has %zu rows)", bad_q,
-                     (int)qv, r->req_n);
+    jl__itl_scan(r, R, &bad_lat, &lat, &bad_q, &qv);
+    jl_status st =
+        jl__itl_fail(gr->rr->c->err, gr->rr->c->file, gr->rr->c->run, col_obj(gr, "seconds"),
+                     col_obj(gr, "request"), has_requests(r), r->req_n, bad_lat, lat, bad_q, qv);
+    r->itl_checked = st == JL_OK;
+    return st;
 }
 
 /* power/ is required unless summary/ is there; watts or energy_j is. */
@@ -1051,8 +997,22 @@ jl_status jl_trace_read_run(jl_trace *t, size_t i, jl_run **out, jl_error **err)
         goto end;
     }
     for (size_t k = 0; k < N_GROUPS; k++)
-        if ((st = read_group(&rr, &groups[k])) != JL_OK)
+        if ((st = read_group(&rr, &groups[k])) != JL_OK) {
+            /* a group after a streamed itl/ failed: a bad itl/ is reported
+             * first, as when the reader checked it before going on */
+            if (jl__itl_stream_pending(r)) {
+                jl_error *ie = NULL;
+                jl_status ist = jl_run_itl_check(r, &ie);
+                if (ist != JL_OK && ist != JL_ENOMEM && c.err && ie) {
+                    jl_error_free(*c.err);
+                    *c.err = ie;
+                    ie = NULL;
+                    st = ist;
+                }
+                jl_error_free(ie);
+            }
             goto end;
+        }
     *out = r;
     r = NULL;
 end:

@@ -90,15 +90,27 @@ void jl__chunks_free(jl__chunks *c);
  * out of memory. col: 0 seconds, 1 request. */
 int jl__itl_stream_keep(jl_run *run, int col, const char *obj, hid_t dset, hid_t dcpl, hid_t ftype,
                         size_t rows, size_t cbytes);
-/* The reader's check of itl/, in memory or streamed (one pass over both
- * columns): *bad_lat = the first row whose latency is not finite or
- * negative (its value in *lat), *bad_q = the first row whose request index
- * is >= R (its value in *q); SIZE_MAX when none (the scan stops at a bad
- * latency). 0 when a streamed chunk does not decode (the caller then reads
- * the columns whole and checks them again), 1 when done, -1 when out of
- * memory. */
-int jl__itl_scan(const jl_run *run, uint32_t R, size_t *bad_lat, float *lat, size_t *bad_q,
-                 int32_t *q);
+/* The reader's itl/ rule on a streamed itl/ is made by the stream's first
+ * whole walk (the summary's first pass), not by a walk of its own: the
+ * same messages at the same rows, a block handed on only once checked, a
+ * chunk the chunk path cannot decode read with both columns whole as the
+ * reader did (docs/trace-reading.md, "Streaming itl/"). R: request indices
+ * must be below it; has_req: requests/ is there (req_n rows), for the
+ * message. */
+void jl__itl_stream_defer(jl_run *run, uint32_t R, int has_req, size_t req_n);
+/* 1 while a streamed itl/ of run is not checked yet. */
+int jl__itl_stream_pending(const jl_run *run);
+/* The reader's check of itl/ in memory (one pass over both columns):
+ * *bad_lat = the first row whose latency is not finite or negative (its
+ * value in *lat), *bad_q = the first row whose request index is >= R (its
+ * value in *q); SIZE_MAX when none (the scan stops at a bad latency). */
+void jl__itl_scan(const jl_run *run, uint32_t R, size_t *bad_lat, float *lat, size_t *bad_q,
+                  int32_t *q);
+/* The reader's error for what jl__itl_scan found (nothing: JL_OK): a bad
+ * latency is named before a bad index; *err set when not set yet. */
+jl_status jl__itl_fail(jl_error **err, const char *file, const char *run, const char *obj_seconds,
+                       const char *obj_request, int has_req, size_t req_n, size_t bad_lat,
+                       float lat, size_t bad_q, int32_t q);
 /* Drop the run's stream (closing its datasets). */
 void jl__itl_stream_drop(jl_run *run);
 
@@ -259,6 +271,10 @@ jl_status jl__rctx_h5_fail(const rctx *c, jl_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* After a failed H5Dread of the dataset at->obj (chunk_read.c): the error,
+ * JL_EFORMAT "cannot read the data (corrupt compressed chunk)" when a chunk
+ * did not decode, JL_EIO otherwise; ends the Zstandard chunk-size hint. */
+jl_status jl__read_failed(const rctx *at);
 
 /* The context of run i of t, its errors going to err, or to *local (NULL
  * on entry) when err is NULL; JL_EUSAGE when t has no run i. */

@@ -308,6 +308,78 @@ def _(d):
     return set_value(llm(os.path.join(d, "bad.h5")), "runs/r/itl/request", 2, 99)
 
 
+# ---- a streamed itl/ (2^20 samples and more: the study loader leaves it in
+# the file and checks it in the summary's first pass; docs/trace-reading.md)
+
+STREAM_N = (1 << 20) + 5000  # past JL_STREAM_ITL_MIN_SAMPLES
+
+
+def long_itl(path, edit_arrays=None, edit_file=None):
+    """The llm trace with an itl/ of STREAM_N samples, chunked and deflated
+    (so streamed); edit_arrays(seconds, request) changes values first."""
+    def f_(f):
+        it = f["runs/r/itl"]
+        k = np.arange(STREAM_N)
+        sec = (0.02 + 0.001 * (k % 7)).astype(np.float32)
+        req = (k % 12).astype(np.int32)
+        if edit_arrays:
+            edit_arrays(sec, req)
+        for name, a in (("seconds", sec), ("request", req)):
+            replace(it, name, a, chunks=(65536,), shuffle=True, compression="gzip",
+                    compression_opts=1)
+        if edit_file:
+            edit_file(f)
+    return edit(path, f_)
+
+
+@case("itl_streamed_negative_latency", exit=1, code="invalid", run="r",
+      object="/runs/r/itl/seconds", row=1000000, msg="negative latency at row 1000000 (-0.5)")
+def _(d):
+    def e_(sec, req):
+        sec[1000000] = -0.5
+    return long_itl(llm(os.path.join(d, "bad.h5")), e_)
+
+
+@case("itl_streamed_latency_before_index", exit=1, code="invalid", run="r",
+      object="/runs/r/itl/seconds", row=1040000, msg="not finite at row 1040000 (nan)")
+def _(d):
+    def e_(sec, req):
+        req[10] = 99  # a bad index early, a bad latency late: the latency is named
+        sec[1040000] = np.nan
+    return long_itl(llm(os.path.join(d, "bad.h5")), e_)
+
+
+@case("itl_streamed_request_out_of_range", exit=1, code="invalid", run="r",
+      object="/runs/r/itl/request", row=1030000,
+      msg="request index out of range at row 1030000 (99; requests/ has 12 rows)")
+def _(d):
+    def e_(sec, req):
+        req[1030000] = 99
+    return long_itl(llm(os.path.join(d, "bad.h5")), e_)
+
+
+@case("itl_streamed_corrupt_chunk", exit=1, code="format", run="r",
+      object="/runs/r/itl/seconds", msg="cannot read the data (corrupt compressed chunk)")
+def _(d):
+    def f_(f):
+        f["runs/r/itl/seconds"].id.write_direct_chunk((65536 * 9,), bytes(range(64)))
+    return long_itl(llm(os.path.join(d, "bad.h5")), edit_file=f_)
+
+
+@case("itl_streamed_before_host", exit=1, code="invalid", run="r",
+      object="/runs/r/itl/seconds", row=1050000, msg="negative latency at row 1050000 (-1)")
+def _(d):
+    # host/ (read after itl/) is bad too: the reader reports itl/ first
+    def e_(sec, req):
+        sec[1050000] = -1.0
+
+    def h_(h):
+        t = h["time"][...]
+        t[5] = 0.5
+        h["time"][...] = t
+    return long_itl(with_host(llm(os.path.join(d, "bad.h5")), h_), e_)
+
+
 @case("batch_ends_before_start", exit=1, code="invalid", run="d", object="/runs/d/batches/end",
       row=1, msg="batch ends before it starts at row 1")
 def _(d):

@@ -62,6 +62,31 @@ check capacity 2 capacity --json --power-budget 1e6 --slo 'median_itl<=20ms' "$i
 check fit 2 fit --json "$in"
 check diagnose 3 diagnose --json "$in"
 check help 2 summarize --help
+# the static byte-balanced shares (JOULES_MPI_STATIC=1) give the same output too
+JOULES_MPI_STATIC=1 check static-summarize 3 summarize --json --workers 2 "$in"
+JOULES_MPI_STATIC=1 check static-frontier 2 frontier --json "$in"
+# units on demand: a study of many files (the bundled traces four times
+# over, 16 files and the broken one) at 4 ranks, each rank with 2 workers:
+# the same bytes as one process, and every unit claimed by exactly one rank
+# (JOULES_MPI_TIMES: each rank's count; the units are the 17 files, none
+# above 1/8 of the bytes, so none is cut)
+mkdir -p "$work/many"
+for k in 1 2 3 4; do for f in "$in"/*.h5; do
+    case $f in *broken.h5) continue ;; esac
+    ln "$f" "$work/many/$k-$(basename "$f")"
+done; done
+cp "$in/broken.h5" "$work/many/"
+check many-summarize 4 summarize --json --workers 2 "$work/many"
+check many-frontier 3 frontier --json "$work/many"
+JOULES_MPI_TIMES=1 mpirun -n 4 -x JOULES_MPI_TIMES "$joules" summarize --json "$work/many" >/dev/null 2>"$work/times.err"
+units=$(sed -n 's/^joules-mpi-times: rank [0-9]* of 4: .* units \([0-9]*\)$/\1/p' "$work/times.err" | awk '{s += $1; n++} END {print n " " s}')
+n=$((n + 1))
+nfiles=$(ls "$work/many" | wc -l)
+if [ "$units" = "4 $nfiles" ]; then
+    echo "ok: units on demand (4 ranks took $nfiles units in all: $(sed -n 's/.* units //p' "$work/times.err" | tr '\n' ' '))"
+else
+    echo "FAIL: units on demand: ranks and units claimed '$units', expected '4 $nfiles'"; cat "$work/times.err"; fail=1
+fi
 # the report: the same files (index.html, data/, figures) written by rank 0 alone
 if command -v gnuplot >/dev/null 2>&1; then
     "$joules" report -o "$work/r1" "$in" >/dev/null 2>&1; rc1=$?

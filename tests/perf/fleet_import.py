@@ -10,14 +10,19 @@ restart with a counter reset), and
   - memory is bounded by the samples kept, not the input: the same file
     with 60 MB of a metric joules does not keep is imported in less RSS
     than the file's size (the former importer read files whole).
+  - joules-perf-genfleet (the same model in C, for a fleet day: GENFLEET,
+    when given) writes node-hour query_range answers and scrape archives
+    of 16 GPUs x 2 hours; `import --each` of either gives every pod within
+    0.5 % of its truth and the two formats the same energies to 1e-9.
 Not a timing: figures are the generator's own. Usage: fleet_import.py
-JOULES WORKDIR (the generator next to this file)."""
+JOULES WORKDIR [GENFLEET] (gen_fleet.py next to this file)."""
 import json
 import os
 import subprocess
 import sys
 
 joules, work = sys.argv[1:3]
+genfleet = sys.argv[3] if len(sys.argv) > 3 else None
 here = os.path.dirname(os.path.abspath(__file__))
 os.makedirs(work, exist_ok=True)
 SET = ["--set", "workload=llm", "--set", "model=org/m", "--set", "task=chat",
@@ -82,6 +87,32 @@ err2 = abs(t2 - truth["total_energy_j"]) / truth["total_energy_j"]
 if len(each) != len(pods) or err2 > 1e-3:
     bad(f"--each: {len(each)} runs, {t2:.1f} J vs the generator's {truth['total_energy_j']:.1f} J")
 print(f"ok: --each: {len(os.listdir(traces))} node-day traces, {len(each)} runs, {err2:.4%} from the total")
+
+# the C generator (a fleet day's files): both formats, node by node
+if genfleet:
+    g2 = os.path.join(work, "genc")
+    run([genfleet, "-o", g2, "--gpus", "16", "--hours", "2", "--format", "both", "--jobs", "2"])
+    t3 = json.load(open(os.path.join(g2, "truth.json")))
+    by_format = {}
+    for fmt in ("nodes", "scrape"):
+        d = os.path.join(g2, fmt)
+        out = os.path.join(work, "genc-" + fmt)
+        run([joules, "import", "prometheus"] + sorted(os.path.join(d, x) for x in os.listdir(d))
+            + ["--runs-by", "pod", "--each", "-o", out, "--force"] + SET)
+        got = {r["run"]: r["run_energy_j"] for r in summaries(out)}
+        by_format[fmt] = got
+        if sorted(got) != sorted(t3["pods"]):
+            bad(f"genfleet {fmt}: runs {sorted(got)}, its pods are {sorted(t3['pods'])}")
+        worst = max((abs(got.get(n, 0) - p["energy_j"]) / p["energy_j"] for n, p in t3["pods"].items()),
+                    default=1)
+        if worst > 5e-3:
+            bad(f"genfleet {fmt}: a pod {worst:.2%} from the generator's energy")
+        print(f"ok: genfleet {fmt}: {len(got)} pods, worst {worst:.4%} from the generator's energy")
+    diff = max((abs(by_format["nodes"][n] - by_format["scrape"].get(n, 0)) / by_format["nodes"][n]
+                for n in by_format["nodes"]), default=1)
+    if diff > 1e-9:
+        bad(f"genfleet: query_range and the scrape archive differ by {diff:.3g} on a pod")
+    print(f"ok: genfleet: query_range and the scrape archive agree ({diff:.2g})")
 
 # bounded memory: 60 MB of samples of a metric joules leaves out, streamed past
 big = os.path.join(work, "with-xid.json")

@@ -15,7 +15,12 @@
 #
 # Environment: JOULES_BENCH_DIR (default /tmp/joules-bench), JOULES_BENCH_SCALE
 # (full | quick), JOULES_BENCH_REPEAT (default 5; quick 3), JOULES_BENCH_JOBS,
-# JOULES_MPI_BUILD (the Release -DJOULES_MPI=ON tree; default $DIR/build-mpi).
+# JOULES_MPI_BUILD (the Release -DJOULES_MPI=ON tree; default $DIR/build-mpi),
+# JOULES_MPI_RANKS (the rank counts timed, default "1 2"; the device machine:
+# "1 2 4 8 16"), JOULES_MPI_NO_BUILD=1 (use the tree as it is).
+# Units are handed out on demand (docs/scaling.md); the row r2s times 2
+# ranks with the static byte-balanced shares of session 10
+# (JOULES_MPI_STATIC=1) in the same rounds.
 #
 # JOULES_MPI_SET=fleet times the fleet set instead (docs/scaling.md, "Fleet"):
 # tests/perf/gen_fleet.py writes JOULES_FLEET_GPUS GPUs (default 1000; quick
@@ -56,11 +61,13 @@ export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_t
 # "Start-up"). JOULES_MPI_PML_DEFAULT=1 times that default instead.
 [ -n "${JOULES_MPI_PML_DEFAULT:-}" ] || export OMPI_MCA_pml=ob1
 
-say "building Release with MPI in $BUILD"
-cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DJOULES_MPI=ON >"$DIR/mpi-cmake.log" 2>&1 ||
-    { cat "$DIR/mpi-cmake.log" >&2; exit 2; }
-cmake --build "$BUILD" -j "${JOULES_BENCH_JOBS:-2}" --target joules_cli joules-perf-gen \
-    >"$DIR/mpi-build.log" 2>&1 || { tail -30 "$DIR/mpi-build.log" >&2; exit 2; }
+if [ -z "${JOULES_MPI_NO_BUILD:-}" ]; then
+    say "building Release with MPI in $BUILD"
+    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DJOULES_MPI=ON >"$DIR/mpi-cmake.log" 2>&1 ||
+        { cat "$DIR/mpi-cmake.log" >&2; exit 2; }
+    cmake --build "$BUILD" -j "${JOULES_BENCH_JOBS:-2}" --target joules_cli joules-perf-gen \
+        >"$DIR/mpi-build.log" 2>&1 || { tail -30 "$DIR/mpi-build.log" >&2; exit 2; }
+fi
 J=$BUILD/joules
 if [ "$KIND" = fleet ] && [ ! -f "$FLEET/.done" ]; then
     say "generating $FLEET ($GPUS GPUs x $HOURS h, node files)"
@@ -112,14 +119,23 @@ timed() {
     t1=$(date +%s.%N)
     echo "$t1 - $t0" | bc -l >>"$OUT/$name.t"
 }
+RANKS=${JOULES_MPI_RANKS:-1 2}
+case " $RANKS " in *" 1 "*) ;; *) RANKS="1 $RANKS" ;; esac
 rm -f "$OUT"/*.t
 RSS="/usr/bin/time -f joules-rss-kib:%M"
+NAMES=one
+for r in $RANKS; do NAMES="$NAMES r$r"; done
+case " $RANKS " in *" 2 "*) NAMES="$NAMES r2s r2w2" ;; esac
 for i in $(seq "$REPEAT"); do
     say "round $i of $REPEAT"
     timed one $RSS "$J" summarize --json --workers 1 "$SET"
-    timed r1 mpirun -n 1 -x JOULES_MPI_TIMES $RSS "$J" summarize --json "$SET"
-    timed r2 mpirun -n 2 -x JOULES_MPI_TIMES $RSS "$J" summarize --json "$SET"
-    timed r2w2 mpirun -n 2 -x JOULES_MPI_TIMES $RSS "$J" summarize --json --workers 2 "$SET"
+    for r in $RANKS; do
+        timed "r$r" mpirun -n "$r" -x JOULES_MPI_TIMES $RSS "$J" summarize --json "$SET"
+    done
+    case " $RANKS " in *" 2 "*)
+        JOULES_MPI_STATIC=1 timed r2s mpirun -n 2 -x JOULES_MPI_TIMES -x JOULES_MPI_STATIC $RSS "$J" summarize --json "$SET"
+        timed r2w2 mpirun -n 2 -x JOULES_MPI_TIMES $RSS "$J" summarize --json --workers 2 "$SET" ;;
+    esac
 done
 # the same document but for the provenance's command line and time
 same() {
@@ -130,32 +146,41 @@ for d in (a, b):
         d.get("provenance", {}).pop(k, None)
 sys.exit(a != b)' "$1" "$2"
 }
-for n in r1 r2 r2w2; do
+for n in $NAMES; do
+    [ "$n" = one ] && continue
     same "$OUT/one.json" "$OUT/$n.json" || { say "FAIL: $n's output differs from one process"; exit 1; }
 done
 med() { sort -n "$OUT/$1.t" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
-one=$(med one); r1=$(med r1); r2=$(med r2); r2w2=$(med r2w2)
-# rank 0 of the last 2-rank run: what it does alone after the exchange
-after=$(sed -n 's/.*rank 0 of 2: .*after \([0-9.]*\) s.*/\1/p' "$OUT/r2.err")
-share0=$(sed -n 's/.*rank 0 of 2: share \([0-9.]*\) s.*/\1/p' "$OUT/r2.err")
-share1=$(sed -n 's/.*rank 1 of 2: share \([0-9.]*\) s.*/\1/p' "$OUT/r2.err")
-rss=$(grep -h joules-rss-kib "$OUT/r2.err" | sed 's/.*://' | sort -n | tail -1)
-speed=$(echo "$r1 / $r2" | bc -l)
-serial=$(echo "$after / $r1" | bc -l)
+r1=$(med r1)
 cores=$(nproc)
 printf '\n## joules under MPI: %s %s set, %s files, %s bytes, %s cores, load %s, pml %s\n\n' "$SCALE" "$KIND" "$(ls "$SET" | grep -c '\.h5$')" "$bytes" "$cores" "$(cut -d' ' -f1 /proc/loadavg)" "${OMPI_MCA_pml:-default}"
-printf '| run | median wall (s) | vs 1 rank |\n|---|---|---|\n'
-for n in one r1 r2 r2w2; do eval "t=\$$n"; printf '| %s | %.3f | %.2fx |\n' "$n" "$t" "$(echo "$r1 / $t" | bc -l)"; done
-printf '\n- 2 ranks: speed-up %.2fx, efficiency %.0f %%\n' "$speed" "$(echo "$speed * 50" | bc -l)"
-printf -- '- bytes decoded per second per rank (2 ranks): %.1f MB/s\n' "$(echo "$bytes / 2 / $r2 / 1000000" | bc -l)"
-printf -- '- rank shares: rank 0 %.3f s, rank 1 %.3f s (imbalance %.1f %%)\n' "$share0" "$share1" \
-    "$(echo "($share0 - $share1) / ($share0 + $share1) * 200" | bc -l | tr -d -)"
-printf -- '- rank 0 after the exchange (serial): %.3f s = %.2f %% of one rank\n' "$after" "$(echo "$serial * 100" | bc -l)"
-printf -- '- peak memory per rank: %s KiB\n' "$rss"
+printf '| run | median wall (s) | vs 1 rank | serial share (rank 0 after the exchange / 1 rank) | Amdahl s from the speed-up | rank shares min-max (s) | units per rank min-max | peak RSS per rank max (MiB) |\n|---|---|---|---|---|---|---|---|\n'
+for n in $NAMES; do
+    t=$(med "$n")
+    sp=$(echo "$r1 / $t" | bc -l)
+    N=$(echo "$n" | sed -n 's/^r\([0-9]*\).*/\1/p')
+    after=$(sed -n 's/.*rank 0 of [0-9]*: .*after \([0-9.]*\) s.*/\1/p' "$OUT/$n.err")
+    shares=$(sed -n 's/.*rank [0-9]* of [0-9]*: share \([0-9.]*\) s.*/\1/p' "$OUT/$n.err" | sort -n | awk 'NR == 1 {a = $1} {b = $1} END {if (NR) printf "%.3f-%.3f", a, b; else printf "-"}')
+    units=$(sed -n 's/.* units \([0-9]*\)$/\1/p' "$OUT/$n.err" | sort -n | awk 'NR == 1 {a = $1} {b = $1} END {if (NR) printf "%d-%d", a, b; else printf "-"}')
+    rss=$(grep -h joules-rss-kib "$OUT/$n.err" | sed 's/.*://' | sort -n | tail -1)
+    ser=-; am=-
+    [ -n "$after" ] && ser=$(printf '%.2f %%' "$(echo "$after / $r1 * 100" | bc -l)")
+    if [ -n "$N" ] && [ "$N" -gt 1 ]; then am=$(printf '%.4f' "$(echo "($N / $sp - 1) / ($N - 1)" | bc -l)"); fi
+    printf '| %s | %.3f | %.2fx | %s | %s | %s | %s | %.1f |\n' "$n" "$t" "$sp" "$ser" "$am" "$shares" "$units" "$(echo "${rss:-0} / 1024" | bc -l)"
+done
 miss=0
 target() { if [ "$(echo "$2" | bc -l)" = 1 ]; then echo "- met: $1"; else echo "- NOT met: $1"; miss=1; fi; }
 echo
-target "2 ranks >= 1.8x one rank ($(printf %.2f "$speed")x)" "$speed >= 1.8"
-target "rank 0's serial share <= 5 % ($(printf %.2f "$(echo "$serial * 100" | bc -l)") %)" "$serial <= 0.05"
-target "memory per rank < 64 MiB ($rss KiB)" "$rss < 65536"
+case " $RANKS " in *" 2 "*)
+    r2=$(med r2)
+    speed=$(echo "$r1 / $r2" | bc -l)
+    after=$(sed -n 's/.*rank 0 of 2: .*after \([0-9.]*\) s.*/\1/p' "$OUT/r2.err")
+    serial=$(echo "$after / $r1" | bc -l)
+    rss=$(grep -h joules-rss-kib "$OUT/r2.err" | sed 's/.*://' | sort -n | tail -1)
+    printf -- '- 2 ranks, per round (r1 / r2): %s\n' "$(paste "$OUT/r1.t" "$OUT/r2.t" | awk '{printf "%.2f ", $1 / $2}')"
+    printf -- '- 2 ranks, static shares, per round (r1 / r2s): %s\n' "$(paste "$OUT/r1.t" "$OUT/r2s.t" | awk '{printf "%.2f ", $1 / $2}')"
+    target "2 ranks >= 1.8x one rank ($(printf %.2f "$speed")x)" "$speed >= 1.8"
+    target "rank 0's serial share <= 5 % ($(printf %.2f "$(echo "$serial * 100" | bc -l)") %)" "$serial <= 0.05"
+    target "memory per rank < 64 MiB ($rss KiB)" "$rss < 65536" ;;
+esac
 exit $miss

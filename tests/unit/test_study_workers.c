@@ -500,7 +500,8 @@ TEST(worker_streams_frames_and_drops_them_when_it_dies)
 
 /* jl_study_options.shard without MPI: shares 1..count-1 are loaded first,
  * each handing its encoded share to a gather that keeps it; share 0's
- * gather returns them in order. The result must be one process's. */
+ * gather returns them in order. The result must be one process's, with
+ * static shares and with units on demand (shard.claim). */
 typedef struct shares {
     unsigned char *buf;
     size_t len;
@@ -532,6 +533,41 @@ static jl_status keep_share(void *ctx, const void *mine, size_t len, void **all,
     return JL_OK;
 }
 
+/* Units on demand (shard.claim) without MPI: the processes run one after
+ * the other, so each takes a fixed pattern of the shared positions — every
+ * count-th from its index (how), all of them on the last index (1), or the
+ * first half on index 0 and the rest on the last index (2) — each position
+ * given to one process only, as a counter would. */
+typedef struct fake_claims {
+    int index, count, how;
+    long long next;
+} fake_claims;
+
+static fake_claims claims;
+
+static long long fake_claim(void *ctx, long long limit)
+{
+    (void)ctx;
+    fake_claims *c = &claims;
+    long long k = -1;
+    if (c->how == 0) {
+        k = c->index + c->next * c->count;
+    } else if (c->how == 1) {
+        k = c->index == c->count - 1 ? c->next : -1;
+    } else {
+        long long half = limit / 2;
+        k = c->index == 0 ? c->next : c->index == c->count - 1 ? half + c->next : -1;
+        if (c->index == 0 && k >= half)
+            k = -1;
+    }
+    if (k < 0 || k >= limit)
+        return -1;
+    c->next++;
+    return k;
+}
+
+static int claim_how = -1; /* >= 0: load_shared hands units out on demand */
+
 static void load_shared(loaded *l, const char *const *paths, size_t n, int count, int workers)
 {
     shares sh = {0};
@@ -547,6 +583,10 @@ static void load_shared(loaded *l, const char *const *paths, size_t n, int count
         opt.shard.gather = keep_share;
         opt.shard.ctx = &sh;
         opt.hash_inputs = want_hash;
+        if (claim_how >= 0) {
+            claims = (fake_claims){index, count, claim_how, 0};
+            opt.shard.claim = fake_claim;
+        }
         /* share 0 knows the others' digests only from their shares */
         if (want_hash && index == 0)
             jl__digest_forget_all();
@@ -579,6 +619,19 @@ TEST(shares_match_one_process)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         loaded sh;
         load_shared(&sh, paths, 3, cases[c].count, cases[c].workers);
+        check_identical(&one, &sh);
+        unload(&sh);
+    }
+    /* units on demand: every pattern of claims gives the same output */
+    static const struct {
+        int count, workers, how;
+    } dyn_cases[] = {{2, 0, 0}, {2, 2, 0}, {3, 1, 0}, {5, 2, 0}, {40, 0, 0},
+                     {2, 0, 1}, {3, 2, 1}, {2, 1, 2}, {4, 0, 2}};
+    for (size_t c = 0; c < sizeof dyn_cases / sizeof dyn_cases[0]; c++) {
+        loaded sh;
+        claim_how = dyn_cases[c].how;
+        load_shared(&sh, paths, 3, dyn_cases[c].count, dyn_cases[c].workers);
+        claim_how = -1;
         check_identical(&one, &sh);
         unload(&sh);
     }
@@ -642,12 +695,14 @@ TEST(inputs_hashed_where_read)
         unload(&l);
     }
     static const struct {
-        int count, workers;
-    } cases[] = {{2, 0}, {3, 2}, {40, 0}};
+        int count, workers, how; /* how >= 0: units on demand */
+    } cases[] = {{2, 0, -1}, {3, 2, -1}, {40, 0, -1}, {2, 0, 0}, {3, 2, 0}, {3, 0, 2}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         jl__digest_forget_all();
         loaded sh;
+        claim_how = cases[c].how;
         load_shared(&sh, paths, 2, cases[c].count, cases[c].workers);
+        claim_how = -1;
         check_identical(&plain, &sh);
         check_digests(paths, 2, "joules-test-workers");
         unload(&sh);
