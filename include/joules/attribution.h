@@ -189,6 +189,10 @@ typedef struct jl_attribution {
     char **class_names;
     size_t n_classes;
     double *row_class_j;
+    /* the run's energy from the counter's first update to its last (the
+     * whole run, GPU scope): what lies outside the profiled window is
+     * run_energy_j - window_energy_j (docs/attribute.md) */
+    double run_energy_j;
 } jl_attribution;
 
 void jl_attribution_free(jl_attribution *a);

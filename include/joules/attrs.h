@@ -65,6 +65,11 @@ jl_status jl_attrs_add_extra(jl_attrs *a, const char *key, const char *value, in
  * present; -1 when the run does not have it. */
 int jl_attrs_get(const jl_attrs *a, const char *key, char *buf, size_t cap);
 
+/* 0 when `key` is a placeholder the importer listed in the run's
+ * @unknown_attributes (a required attribute the source does not record:
+ * MLPerf's max_batch_size), 1 otherwise: a table prints it as "-". */
+int jl_attrs_known(const jl_attrs *a, const char *key);
+
 /* Whether `workload` is an LLM-like (llm, mllm) workload, which has tokens. */
 int jl_attrs_is_llm(const jl_attrs *a);
 int jl_attrs_is_diffusion(const jl_attrs *a);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "joules/attribution.h"
+#include "joules/counted.h"
 #include "joules/error.h"
 #include "joules/summary.h"
 
@@ -67,6 +68,8 @@ typedef struct jl_budget_check {
     const char *ceiling; /* "energy_per_token_j", ... (static) */
     double value, lo, hi, max;
     jl_budget_verdict verdict;
+    jl_boundary boundary; /* what value covers (the boundary counted; peak_power_w: its own) */
+    jl_counted counted;   /* what was counted of the run and what was left out */
 } jl_budget_check;
 
 /* A budget on one group of runs (model, task, GPU model, GPU count): the
@@ -86,8 +89,20 @@ typedef struct jl_budget_result {
     /* per (budget, run): the worst verdict of its ceilings */
     size_t runs_judged, runs_pass, runs_fail, runs_undetermined, runs_unmeasured;
     double adherence; /* runs_pass / (pass + fail + undetermined); NaN when none */
+    /* runs a budget selects that cannot give the boundary asked for (each
+     * "FILE RUN: no ... energy: the run has ..."); they are not judged */
+    char **refused;
+    size_t n_refused;
 } jl_budget_result;
 
+/* Every budget's ceilings on every run it selects, at the boundary bound
+ * (NULL: the defaults, the whole run at the widest measured scope;
+ * jl_account_count); peak_power_w is judged at its own boundary (the
+ * steady state at power/'s scope), which its check names. */
+jl_status jl_budgets_evaluate_at(const jl_budgets *b, const jl_summary_list *runs,
+                                 const jl_account_boundary *bound, jl_budget_result **out,
+                                 jl_error **err);
+/* jl_budgets_evaluate_at with the defaults. */
 jl_status jl_budgets_evaluate(const jl_budgets *b, const jl_summary_list *runs,
                               jl_budget_result **out, jl_error **err);
 void jl_budget_result_free(jl_budget_result *r);

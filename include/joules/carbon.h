@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "joules/counted.h"
 #include "joules/error.h"
 #include "joules/summary.h"
 
@@ -113,6 +114,11 @@ double jl_tseries_mean(const jl_tseries *s);
 double jl_tseries_cleanest(const jl_tseries *s, double lo, double hi, double duration,
                            double *best_start);
 
+/* The stretches of [t0, t1] (Unix seconds) the series has no value for,
+ * in words ("2026-12-01 00:00-02:00 UTC (hours 00, 01)"), into buf; their
+ * count (0: [t0, t1] is covered). */
+size_t jl_tseries_gaps(const jl_tseries *s, double t0, double t1, char *buf, size_t cap);
+
 jl_status jl_emissions_integrate(const double *time_s, const double *watts, size_t n, double t0,
                                  const jl_tseries *pue, const jl_tseries *intensity,
                                  jl_emissions *out, jl_error **err);
@@ -122,26 +128,58 @@ jl_status jl_emissions_integrate(const double *time_s, const double *watts, size
  * PUE of its samples) and its CO2eq (x the energy-weighted intensity),
  * average and, when given, marginal; per token, request, item and 1,000
  * queries. */
+/* SCI (ISO/IEC 21031): the functional unit R. */
+typedef enum { JL_SCI_NONE = 0, JL_SCI_1000_QUERIES, JL_SCI_REQUEST, JL_SCI_TOKEN } jl_sci_unit;
+
 typedef struct jl_emissions_options {
-    const jl_tseries *pue;       /* NULL: 1 */
-    const jl_tseries *intensity; /* average gCO2eq/kWh; NULL: no carbon figures */
-    const jl_tseries *marginal;  /* marginal gCO2eq/kWh, or NULL */
-    double start_unix;           /* NaN: each run's start_time_unix; else the first run
+    const jl_tseries *pue;            /* NULL: 1 */
+    const jl_tseries *intensity;      /* average gCO2eq/kWh; NULL: no carbon figures */
+    const jl_tseries *marginal;       /* marginal gCO2eq/kWh, or NULL */
+    double start_unix;                /* NaN: each run's start_time_unix; else the first run
                                     starts here and the others keep their offsets */
+    const jl_account_boundary *bound; /* NULL: the defaults (whole run, widest scope) */
+    jl_sci_unit sci;                  /* JL_SCI_NONE: no SCI */
+    /* SCI's embodied share M: grams per GPU-hour of the window (NULL: not
+     * given, M is left out and said so), and where the number comes from */
+    const double *embodied_g_per_gpu_hour;
+    const char *embodied_source;
 } jl_emissions_options;
+
+/* SCI = (E x I + M) / R, every term (accounting.md, "SCI"). */
+typedef struct jl_sci {
+    double e_kwh;       /* E: the counted energy x PUE */
+    double i_g_per_kwh; /* I: the energy-weighted average intensity */
+    double m_g;         /* M: embodied grams (NaN: not given) */
+    double r;           /* R: functional units in the window */
+    double sci;         /* grams CO2eq per unit */
+} jl_sci;
 
 typedef struct jl_run_emissions {
     size_t run;          /* index into the runs */
     char *error;         /* why this run has no figures, or NULL (owned) */
     double t0, t1;       /* the window, Unix seconds */
-    double energy_kwh;   /* GPU energy of the window */
+    double energy_kwh;   /* the counted energy (jl_counted) */
     double facility_kwh; /* x PUE(t) */
     double pue;          /* energy-weighted */
     double intensity[2]; /* [0] average, [1] marginal: energy-weighted gCO2eq/kWh */
     double g_co2eq[2];   /* the window's emissions */
     double g_per_token[2], g_per_request[2], g_per_item[2];
-    double wh_per_1000_queries; /* GPU energy of 1,000 requests (AI Energy Score's unit) */
+    double wh_per_1000_queries; /* counted energy of 1,000 requests (images) */
+    jl_counted counted;         /* what was counted and what was left out */
+    int constant_power;         /* a summary-only run placed on a series: constant power assumed */
+    jl_sci sci;
 } jl_run_emissions;
+
+/* Every run that has figures, summed. */
+typedef struct jl_emissions_total {
+    size_t runs, runs_error;
+    size_t runs_per_unit_only; /* runs without a total energy (per-unit figures only): not summed */
+    double energy_kwh, facility_kwh, g_co2eq[2];
+    double outside_window_kwh; /* left out: energy outside the counted windows (known part) */
+    double wider_kwh;          /* left out: measured at wider scopes than counted */
+    size_t window_fallbacks;   /* runs counted over their own window (no whole run) */
+    jl_sci sci;
+} jl_emissions_total;
 
 typedef struct jl_emissions_result {
     jl_run_emissions *runs;
@@ -149,14 +187,23 @@ typedef struct jl_emissions_result {
     /* the sweep as it ran (first window start to last end) and the
      * cleanest placement of the same span within the average series */
     double span_t0, span_t1, span_mean, cleanest_mean, cleanest_start;
+    jl_emissions_total total;
+    jl_sci_unit sci;
+    int marginal, embodied; /* a marginal series given; --embodied-g-per-gpu-hour given */
+    char *embodied_source;  /* owned copy */
 } jl_emissions_result;
 
 jl_status jl_emissions_study(const jl_summary_list *runs, const jl_emissions_options *opt,
                              jl_emissions_result **out, jl_error **err);
 void jl_emissions_result_free(jl_emissions_result *r);
-/* {"schema": "joules.emissions/1", "runs": [run key + figures], "sweep":
- * {...}}. NULL on out of memory. */
+/* {"schema": "joules.emissions/1", "runs": [run key + figures + "boundary"
+ * + "left_out" (+ "sci")], "total": {"energy_kwh", "facility_kwh",
+ * "kg_co2eq": {"average", "marginal"}, ...}, "sweep": {...}}. NULL on out
+ * of memory. */
 json_t *jl_emissions_document(const jl_emissions_result *r, const jl_summary_list *runs);
+/* The same as CSV: one row per run and a last row "(total)". */
+jl_status jl_write_emissions_csv(const char *path, const jl_emissions_result *r,
+                                 const jl_summary_list *runs, jl_error **err);
 
 JL_API_END
 #ifdef __cplusplus

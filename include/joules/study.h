@@ -219,6 +219,10 @@ typedef struct jl_power_series {
 
 jl_status jl_study_power_series(const jl_summary *s, size_t max_points, jl_power_series **out,
                                 jl_error **err);
+/* The run a summary was made from, read back whole from its trace file
+ * (s->file, run s->run): the accounts' power profiles. JL_EMISSING when
+ * the file no longer holds that run. */
+jl_status jl_study_read_run(const jl_summary *s, jl_run **out, jl_error **err);
 void jl_power_series_free(jl_power_series *p);
 
 JL_API_END

@@ -37,7 +37,8 @@ JL_API_BEGIN
     X(STEADY_START_S, steady_start_s, "s", "start of the steady-state window (run time)")         \
     X(STEADY_END_S, steady_end_s, "s", "end of the steady-state window (run time)")               \
     X(STEADY_DURATION_S, steady_duration_s, "s", "length of the steady-state window")             \
-    X(STEADY_ENERGY_J, steady_energy_j, "J", "energy of all GPUs in the window")                  \
+    X(STEADY_ENERGY_J, steady_energy_j, "J",                                                      \
+      "energy of power/ in the window: all GPUs (node AC under @power_scope node_ac)")            \
     X(OUTSIDE_ENERGY_SHARE, outside_energy_share, "1",                                            \
       "share of the run's measured energy that falls outside the window")                         \
     X(RUN_ENERGY_J, run_energy_j, "J", "energy of all GPUs over the whole run")                   \
@@ -51,7 +52,7 @@ JL_API_BEGIN
       "energy per token x mean output tokens (the paper's energy per response)")                  \
     X(AVG_POWER_W, avg_power_w, "W", "window energy / window duration, all GPUs")                 \
     X(PEAK_POWER_W, peak_power_w, "W",                                                            \
-      "highest instantaneous power (sum over GPUs) in the window")                                \
+      "highest power reading (sum over GPUs) in the window; peak_power_kind says how sampled")    \
     X(PEAK_TO_AVG, peak_to_avg, "1", "peak_power_w / avg_power_w")                                \
     X(IDLE_POWER_W, idle_power_w, "W", "idle power of the run's GPUs (gpu_idle_power_w x G)")     \
     X(STATIC_ENERGY_SHARE, static_energy_share, "1", "idle_power_w / avg_power_w")                \
@@ -79,7 +80,8 @@ JL_API_BEGIN
       "window energy of engine iterations that processed prompt tokens")                          \
     X(DECODE_ENERGY_J, decode_energy_j, "J",                                                      \
       "window energy of engine iterations that processed no prompt tokens")                       \
-    X(PREFILL_ENERGY_SHARE, prefill_energy_share, "1", "prefill_energy_j / steady_energy_j")      \
+    X(PREFILL_ENERGY_SHARE, prefill_energy_share, "1",                                            \
+      "energy share of iterations holding prompt tokens (prefill_energy_j / steady_energy_j)")    \
     X(ENERGY_PER_ITEM_J, energy_per_item_j, "J/item", "diffusion: batch-window energy / images")  \
     X(BATCH_LATENCY_S, batch_latency_s, "s", "diffusion: mean wall time of one batch")            \
     X(ITEMS_PER_S, items_per_s, "items/s", "diffusion: items generated / window duration")        \
@@ -94,7 +96,26 @@ JL_API_BEGIN
     X(HOST_ENERGY_PER_TOKEN_J, host_energy_per_token_j, "J/token",                                \
       "host_energy_j / window tokens")                                                            \
     X(TOTAL_ENERGY_PER_TOKEN_J, total_energy_per_token_j, "J/token",                              \
-      "total_energy_j / window tokens")
+      "total_energy_j / window tokens")                                                           \
+    X(RUN_TOKENS, run_tokens, "tokens", "output tokens generated over the whole run")             \
+    X(RUN_ENERGY_PER_TOKEN_J, run_energy_per_token_j, "J/token",                                  \
+      "whole run: run_energy_j / run_tokens")                                                     \
+    X(RUN_ENERGY_PER_REQUEST_J, run_energy_per_request_j, "J",                                    \
+      "whole run: run_energy_j / completed requests")                                             \
+    X(RUN_ENERGY_PER_ITEM_J, run_energy_per_item_j, "J/item",                                     \
+      "diffusion, whole run: run_energy_j / items generated")                                     \
+    X(RUN_TOTAL_ENERGY_J, run_total_energy_j, "J",                                                \
+      "whole run, whole system: as total_energy_j over the run's power span")                     \
+    X(RUN_TOTAL_ENERGY_PER_TOKEN_J, run_total_energy_per_token_j, "J/token",                      \
+      "run_total_energy_j / run_tokens")                                                          \
+    X(RUN_TOTAL_ENERGY_PER_REQUEST_J, run_total_energy_per_request_j, "J",                        \
+      "run_total_energy_j / completed requests")                                                  \
+    X(PREFILL_MARGINAL_ENERGY_SHARE, prefill_marginal_energy_share, "1",                          \
+      "energy prefill adds over decode-only iterations of the same batch / steady_energy_j")      \
+    X(PREFILL_MARGINAL_ENERGY_SHARE_LO, prefill_marginal_energy_share_lo, "1",                    \
+      "lower end of the 95 % interval of prefill_marginal_energy_share")                          \
+    X(PREFILL_MARGINAL_ENERGY_SHARE_HI, prefill_marginal_energy_share_hi, "1",                    \
+      "upper end of the 95 % interval of prefill_marginal_energy_share")
 
 typedef enum {
 /* clang-format off */
@@ -204,6 +225,41 @@ typedef struct jl_host_summary {
     double rest_energy_j;
 } jl_host_summary;
 
+/* ---- boundaries (src/summary/boundary.c; docs/summary.md, "Every figure
+ * and its boundary") ------------------------------------------------------
+ * What an energy figure covers: a time window and a power scope. Scopes are
+ * nested: gpu (the GPUs' device power) < host (the GPUs + CPU + DRAM) < node
+ * (the node's AC power at the wall) < facility (the widest measured scope x
+ * PUE, accounts only); provisioned is TDP x GPUs x time. */
+typedef enum {
+    JL_WINDOW_STEADY,   /* the steady-state window */
+    JL_WINDOW_RUN,      /* the whole run: first to last power sample */
+    JL_WINDOW_PROFILED, /* a profile's window (spans/@window) */
+    JL_WINDOW_CUSTOM,   /* a window of the source's own (Zeus' measurement windows) */
+    JL_WINDOW_COUNT
+} jl_window;
+
+typedef enum {
+    JL_SCOPE_GPU,
+    JL_SCOPE_HOST,
+    JL_SCOPE_NODE,
+    JL_SCOPE_FACILITY,
+    JL_SCOPE_PROVISIONED,
+    JL_SCOPE_COUNT
+} jl_scope;
+
+typedef struct jl_boundary {
+    jl_window window;
+    jl_scope scope;
+} jl_boundary;
+
+/* "steady", "run", "profiled", "custom"; "gpu", "host", "node", "facility",
+ * "provisioned". The lookups return -1 for an unknown name. */
+const char *jl_window_name(jl_window w);
+const char *jl_scope_name(jl_scope s);
+int jl_window_lookup(const char *name);
+int jl_scope_lookup(const char *name);
+
 typedef struct jl_summary {
     char *file;
     char *run;
@@ -233,6 +289,17 @@ typedef struct jl_summary {
     int power_rise_skip;
     /* host/ over the window (format 1.2); NULL for runs without host/ */
     jl_host_summary *host;
+    /* The boundary of the row's headline energy figures (steady_energy_j,
+     * energy_per_token_j, energy_per_request_j, energy_per_item_j,
+     * avg_power_w, ...); the others' come from jl_figure_boundary(). */
+    jl_boundary boundary;
+    /* how peak_power_w was sampled: "instant", "average_1s" (power/@watts_kind),
+     * or "unknown"; NULL when the run has no peak_power_w */
+    char *peak_power_kind;
+    /* the scope of total_energy_j and its per-token/run figures: host (GPUs
+     * + CPU + DRAM) or node (AC at the wall); JL_SCOPE_COUNT when the run
+     * has no total */
+    jl_scope total_scope;
     /* Whether the figures can be trusted, and why not (issue 37,
      * joules/validity.h): the importer's reasons (run attribute
      * validity_reasons), then the summary's, then the check rules'. */
@@ -274,6 +341,35 @@ void jl_summary_options_default(jl_summary_options *opt);
  * figures are NaN and a warning says why. */
 jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summary **out,
                        jl_error **err);
+
+/* 1 and *out when figure f of s carries energy or power, with the window
+ * and scope it covers (the row's boundary for the headline figures); 0 for
+ * a figure that carries none (a latency, a count, a duration). */
+int jl_figure_boundary(const jl_summary *s, jl_figure f, jl_boundary *out);
+
+/* What an energy figure is per. */
+typedef enum { JL_PER_TOTAL, JL_PER_TOKEN, JL_PER_REQUEST, JL_PER_ITEM } jl_energy_per;
+
+/* The energy of s at boundary b, in J (per token, request or item): window
+ * steady, run or the row's own (profiled, custom), scope gpu, host, node or
+ * provisioned (TDP x GPUs x the window's duration). NaN when the run cannot
+ * give it: a scope or a window not measured is never 0. Facility is the
+ * accounts' (x PUE): NaN here. */
+double jl_summary_energy(const jl_summary *s, jl_boundary b, jl_energy_per per);
+/* The widest scope s measured over window w (node, else host, else gpu),
+ * or -1 when it has no energy over w. */
+int jl_summary_widest_scope(const jl_summary *s, jl_window w);
+/* The boundaries s can give (total energy finite), as "steady/gpu,
+ * run/gpu, steady/host" into buf (cap bytes); their count. */
+size_t jl_summary_boundaries_text(const jl_summary *s, char *buf, size_t cap);
+/* The window's span in run time [*t0, *t1]: a series run's headline window
+ * (the whole run's edges are its power samples', which the summary does not
+ * keep: -1), a summary-only run's 0 to its duration. 0, or -1 when unknown. */
+int jl_summary_window_span(const jl_summary *s, jl_window w, double *t0, double *t1);
+/* {"scope": ..., "window": ...}: what a row's energy covers, for the
+ * documents that carry energy beside a run (frontier, choice, model). NULL
+ * on out of memory. */
+json_t *jl_boundary_to_json(jl_boundary b);
 
 /* The figures of s available both ways (published and recomputed), in
  * figure order, into out (JL_FIG_COUNT entries); returns how many. 0 when s

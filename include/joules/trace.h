@@ -69,6 +69,9 @@ typedef struct jl_run {
     jl_series watts;     /* [power_n, G] or absent */
     jl_series energy_j;  /* [power_n, G] or absent */
     jl_series watts_avg; /* [power_n, G] or absent */
+    /* power/@watts_kind (format 1.2): how `watts` was sampled, "instant" or
+     * "average_1s" (NVML's plain reading on Ampere and newer); NULL: not said */
+    char *power_watts_kind;
 
     /* gpu/ */
     size_t gpu_n;

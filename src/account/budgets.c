@@ -425,9 +425,27 @@ static jl_budget_verdict worse(jl_budget_verdict a, jl_budget_verdict b)
     return rank[b] > rank[a] ? b : a;
 }
 
-static void judge(const budget *bu, const ceiling *c, const jl_summary *s, jl_budget_check *k)
+/* The figure of ceiling c at the boundary counted (jl_counted). */
+static double counted_figure(const ceiling *c, const jl_summary *s, const jl_counted *n,
+                             jl_boundary *b)
 {
-    double v = s->fig[c->fig];
+    *b = n->boundary;
+    switch (c->fig) {
+    case JL_FIG_ENERGY_PER_TOKEN_J: return n->per_token_j;
+    case JL_FIG_ENERGY_PER_REQUEST_J: return n->per_request_j;
+    case JL_FIG_ENERGY_PER_ITEM_J: return n->per_item_j;
+    case JL_FIG_AVG_POWER_W: return n->duration_s > 0 ? n->energy_j / n->duration_s : NAN;
+    default:
+        /* peak_power_w: its own boundary */
+        jl_figure_boundary(s, (jl_figure)c->fig, b);
+        return s->fig[c->fig];
+    }
+}
+
+static void judge(const budget *bu, const ceiling *c, const jl_summary *s, const jl_counted *n,
+                  jl_budget_check *k)
+{
+    double v = counted_figure(c, s, n, &k->boundary);
     switch (c->kind) {
     case C_KWH_DAY: v = v * c->load * 86400.0 / 3.6e6 * c->pue; break;
     case C_CO2_REQUEST: v = v / 3.6e6 * c->pue * c->intensity; break;
@@ -461,6 +479,9 @@ void jl_budget_result_free(jl_budget_result *r)
         return;
     free(r->checks);
     free(r->groups);
+    for (size_t i = 0; i < r->n_refused; i++)
+        free(r->refused[i]);
+    free(r->refused);
     free(r);
 }
 
@@ -479,6 +500,27 @@ static void count(jl_budget_result *r, jl_budget_verdict v)
 
 jl_status jl_budgets_evaluate(const jl_budgets *b, const jl_summary_list *runs,
                               jl_budget_result **out, jl_error **err)
+{
+    return jl_budgets_evaluate_at(b, runs, NULL, out, err);
+}
+
+/* Run s cannot give the boundary: one message in r->refused. */
+static int refuse_run(jl_budget_result *r, jl_error *e)
+{
+    char *m = jl_error_format(e);
+    char **nr = m ? realloc(r->refused, (r->n_refused + 1) * sizeof *nr) : NULL;
+    if (!nr) {
+        free(m);
+        return -1;
+    }
+    r->refused = nr;
+    r->refused[r->n_refused++] = m;
+    return 0;
+}
+
+jl_status jl_budgets_evaluate_at(const jl_budgets *b, const jl_summary_list *runs,
+                                 const jl_account_boundary *bound, jl_budget_result **out,
+                                 jl_error **err)
 {
     *out = NULL;
     jl_budget_result *r = calloc(1, sizeof *r);
@@ -503,12 +545,22 @@ jl_status jl_budgets_evaluate(const jl_budgets *b, const jl_summary_list *runs,
             if (!jl_selector_match(bu->sel, s))
                 continue;
             matched++;
+            jl_counted n;
+            jl_error *e = NULL;
+            if (jl_account_count(s, bound, &n, &e) != JL_OK) {
+                int bad = refuse_run(r, e);
+                jl_error_free(e);
+                if (bad)
+                    goto oom;
+                continue;
+            }
             jl_budget_verdict rv = JL_BUDGET_PASS;
             for (size_t c = 0; c < bu->n; c++) {
                 jl_budget_check *k = &r->checks[r->n_checks++];
                 k->budget = i;
                 k->run = j;
-                judge(bu, &bu->c[c], s, k);
+                k->counted = n;
+                judge(bu, &bu->c[c], s, &n, k);
                 rv = worse(rv, k->verdict);
             }
             count(r, rv);
@@ -589,15 +641,18 @@ json_t *jl_budget_document(const jl_budget_result *r, const jl_budgets *b,
                 const jl_budget_check *x = &r->checks[c];
                 rv = worse(rv, x->verdict);
                 json_object_set_new(checks, x->ceiling,
-                                    json_pack("{s:o,s:o,s:o,s:o,s:s}", "value",
+                                    json_pack("{s:o,s:o,s:o,s:o,s:s,s:{s:s,s:s}}", "value",
                                               jl_json_number(x->value), "lo", jl_json_number(x->lo),
                                               "hi", jl_json_number(x->hi), "max",
                                               jl_json_number(x->max), "verdict",
-                                              jl_budget_verdict_name(x->verdict)));
+                                              jl_budget_verdict_name(x->verdict), "boundary",
+                                              "window", jl_window_name(x->boundary.window), "scope",
+                                              jl_scope_name(x->boundary.scope)));
             }
             bad = !run || !checks;
             if (!bad) {
                 json_object_set_new(run, "checks", checks);
+                json_object_set_new(run, "left_out", jl_counted_left_out_to_json(&k->counted));
                 json_object_set_new(run, "verdict", json_string(jl_budget_verdict_name(rv)));
                 bad = json_array_append_new(rj, run);
             } else {
@@ -613,6 +668,13 @@ json_t *jl_budget_document(const jl_budget_result *r, const jl_budgets *b,
             json_decref(rj);
         }
     }
+    json_t *refused = json_array();
+    for (size_t i = 0; refused && i < r->n_refused; i++)
+        json_array_append_new(refused, json_string(r->refused[i]));
+    if (!bad && refused && json_object_set_new(doc, "refused", refused))
+        bad = 1;
+    else if (!refused || bad)
+        json_decref(refused), bad = 1;
     if (!bad)
         bad = json_object_set_new(doc, "schema", json_string("joules.budget/1")) ||
               json_object_set_new(doc, "budgets", arr) ||

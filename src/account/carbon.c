@@ -72,8 +72,8 @@ int jl_tseries_is_constant(const jl_tseries *s)
     return s->n == 1 && isinf(s->t[0]) && isinf(s->end[0]);
 }
 
-/* The piece holding t, or -1. */
-static long piece_at(const jl_tseries *s, double t)
+/* The first piece starting after t (s->n: none). */
+static size_t first_after(const jl_tseries *s, double t)
 {
     size_t lo = 0, hi = s->n;
     while (lo < hi) {
@@ -83,6 +83,13 @@ static long piece_at(const jl_tseries *s, double t)
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* The piece holding t, or -1. */
+static long piece_at(const jl_tseries *s, double t)
+{
+    size_t lo = first_after(s, t);
     if (lo == 0)
         return -1;
     return t < s->end[lo - 1] ? (long)(lo - 1) : -1;
@@ -488,6 +495,60 @@ outside : {
                    "the run at %s is outside the %s series (or in one of its gaps)", buf,
                    piece_at(pue, a) < 0 ? "PUE" : "intensity");
 }
+}
+
+/* "2026-12-01 00:00:00 UTC" (core's ISO 8601 in words) */
+static void clock_words(double t, char buf[40])
+{
+    char iso[32];
+    if (jl__iso_utc(t, iso) || strlen(iso) != 20) {
+        snprintf(buf, 40, "?");
+        return;
+    }
+    snprintf(buf, 40, "%.10s %.8s UTC", iso, iso + 11);
+}
+
+size_t jl_tseries_gaps(const jl_tseries *s, double t0, double t1, char *buf, size_t cap)
+{
+    size_t n = 0, len = 0;
+    if (cap)
+        buf[0] = '\0';
+#define PUT(...)                                                        \
+    do {                                                                \
+        if (len < cap)                                                  \
+            len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__); \
+    } while (0)
+    double t = t0;
+    while (t < t1) {
+        long i = piece_at(s, t);
+        if (i >= 0) {
+            t = s->end[i];
+            continue;
+        }
+        /* uncovered from t to the next piece's start (or t1) */
+        size_t lo = first_after(s, t);
+        double e = lo < s->n && s->t[lo] < t1 ? s->t[lo] : t1;
+        char a[40], b[40];
+        clock_words(t, a);
+        clock_words(e, b);
+        PUT("%s%s to %s (hours", n ? "; " : "", a, b);
+        /* the clock hours the stretch touches, named (the first 12) */
+        double h0 = floor(t / 3600), h1 = floor((e - 1e-9) / 3600);
+        for (double h = h0; h <= h1; h++) {
+            if (h - h0 < 12) {
+                char w[40];
+                clock_words(h * 3600, w);
+                PUT("%s %.16s", h > h0 ? "," : "", w);
+            } else if (h - h0 == 12) {
+                PUT(" and %.0f more", h1 - h);
+            }
+        }
+        PUT(" UTC)");
+        n++;
+        t = e;
+    }
+#undef PUT
+    return n;
 }
 
 /* ---- units and ranges of the accounts' options (issue 37) ---------------- */

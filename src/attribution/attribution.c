@@ -649,6 +649,8 @@ static jl_status eng_counters(eng *e)
             return st;
         }
         A->window_energy_j += e1 - e0;
+        A->run_energy_j +=
+            jl__counter_at(&ctr[g], ctr[g].t[ctr[g].n - 1]) - jl__counter_at(&ctr[g], ctr[g].t[0]);
         char *src = NULL;
         if (!static_power(run, &ctr[g], opt, &Ps[g], &ps_unc, &src)) {
             st = JL_ENOMEM;

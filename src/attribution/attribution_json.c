@@ -59,6 +59,7 @@ json_t *jl_attribution_row_to_json(const jl_attribution *a, const jl_attribution
     set(o, "by_class_j", bc);
     set(o, "peak_w", jl_json_number(r->peak_w));
     set(o, "peak_reason", r->peak_reason ? json_string(r->peak_reason) : json_null());
+    set(o, "boundary", json_pack("{s:s,s:s}", "window", "profiled", "scope", "gpu"));
     return o;
 }
 
@@ -89,6 +90,12 @@ json_t *jl_attribution_document(const jl_attribution *a)
     set(d, "window", w);
     set(e, "source", json_string(a->energy_source));
     set(e, "window_j", jl_json_number(a->window_energy_j));
+    /* what lies outside the profiled window (the rows add up to window_j) */
+    set(e, "run_j", jl_json_number(a->run_energy_j));
+    set(e, "outside_window_j", jl_json_number(a->run_energy_j - a->window_energy_j));
+    set(e, "window_share_of_run",
+        jl_json_number(a->run_energy_j > 0 ? a->window_energy_j / a->run_energy_j : NAN));
+    set(e, "boundary", json_pack("{s:s,s:s}", "window", "profiled", "scope", "gpu"));
     set(e, "attributed_j", jl_json_number(a->attributed_j));
     set(e, "unattributed_j", jl_json_number(a->unattributed_j));
     set(e, "unattributed_static_j", jl_json_number(a->unattributed_static_j));

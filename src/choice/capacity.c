@@ -235,6 +235,14 @@ json_t *jl_capacity_document(const jl_capacity_result *r, const jl_summary_list 
         json_object_set_new(o, "total_throughput", jl_json_number(e->total_throughput));
         json_object_set_new(o, "total_wall_power_w", jl_json_number(e->total_wall_power_w));
         json_object_set_new(o, "energy_per_unit_wall_j", jl_json_number(e->energy_per_unit_wall_j));
+        /* the chosen run's headline energy x PUE: its window, at the wall */
+        if (e->choice >= 0) {
+            jl_boundary fb = l->items[e->choice]->boundary;
+            fb.scope = JL_SCOPE_FACILITY;
+            json_object_set_new(o, "boundary", jl_boundary_to_json(fb));
+        } else {
+            json_object_set_new(o, "boundary", json_null());
+        }
         json_object_set_new(o, "carbon_g_per_million_units",
                             jl_json_number(e->carbon_g_per_million));
         json_object_set_new(o, "n_runs", json_integer((json_int_t)e->n_runs));

@@ -79,6 +79,21 @@ static void run_or_null(jl__jw *w, const char *key, const jl_summary *s)
     jl__jw_end(w);
 }
 
+/* What the pick's energy covers: its run's headline boundary (summary.md,
+ * "Every figure and its boundary"); null without a run. */
+static void boundary_write(jl__jw *w, const jl_summary *s)
+{
+    jl__jw_key(w, "boundary");
+    if (!s) {
+        jl__jw_null(w);
+        return;
+    }
+    jl__jw_object(w);
+    jl__jw_kstring(w, "scope", jl_scope_name(s->boundary.scope));
+    jl__jw_kstring(w, "window", jl_window_name(s->boundary.window));
+    jl__jw_end(w);
+}
+
 void jl__pick_write(jl__jw *w, const jl_pick *p, const jl_slo *slo, const jl_summary_list *l)
 {
     const jl_summary *c = p->choice >= 0 ? l->items[p->choice] : NULL;
@@ -87,6 +102,7 @@ void jl__pick_write(jl__jw *w, const jl_pick *p, const jl_slo *slo, const jl_sum
     run_or_null(w, "closest", p->status == JL_PICK_INFEASIBLE ? c : NULL);
     jl__jw_key(w, "conditions");
     conditions_write(w, c ? slo : NULL, c);
+    boundary_write(w, c);
     jl__jw_knumber(w, "energy", p->energy);
     jl__jw_kstring(w, "energy_figure",
                    p->energy_figure >= 0 ? jl_figure_name((jl_figure)p->energy_figure) : NULL);

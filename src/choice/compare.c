@@ -332,6 +332,15 @@ static void comparison_write(jl__jw *w, const jl_compare_result *r, const jl_com
      * needs less energy than the baseline; reduction (= -energy_change)
      * stays for the readers written against it */
     jl__jw_knumber(w, "energy_change", -c->reduction);
+    /* what the change compares: the baseline side's headline boundary */
+    jl__jw_key(w, "boundary");
+    if (c->base.choice >= 0) {
+        json_t *b = jl_boundary_to_json(l->items[c->base.choice]->boundary);
+        jl__jw_json(w, b);
+        json_decref(b);
+    } else {
+        jl__jw_null(w);
+    }
     jl__jw_knumber(w, "reduction", c->reduction);
     jl__jw_kstring(w, "winner",
                    c->winner == 1   ? c->side

@@ -296,6 +296,12 @@ static void print_table(const jl_attribution *a, const judged *jb)
            100 * a->stall_j / a->window_energy_j, a->n_stalls, a->stall_s);
     printf("\nwindow    [%.6f, %.6f] s (%.3f s), %zu of %zu spans\n", a->window[0], a->window[1],
            a->window[1] - a->window[0], a->n_spans_in_window, a->n_spans);
+    char rj[32], oj[32];
+    fmt_j(rj, sizeof rj, a->run_energy_j);
+    fmt_j(oj, sizeof oj, a->run_energy_j - a->window_energy_j);
+    printf("boundary  the profiled window at GPU power (profiled/gpu): %.1f %% of the run's %s J; "
+           "%s J lie outside it, in no row\n",
+           a->run_energy_j > 0 ? 100 * a->window_energy_j / a->run_energy_j : NAN, rj, oj);
     printf("energy    %s J measured (%s); rows %s J + unattributed %s J + stalls %s J; "
            "residual %.3g J (%.2g relative)\n",
            w, a->energy_source, at, un, stl, a->residual_j,

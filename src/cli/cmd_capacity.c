@@ -70,7 +70,7 @@ static json_t *to_json(const void *r, const jl_summary_list *l)
     return jl_capacity_document(r, l);
 }
 
-static const cli_output output = {write_csv, to_json, print_table, "entries", 0};
+static const cli_output output = {write_csv, to_json, print_table, "entries", 0, 1};
 
 enum { OPT_BUDGET = CLI_OPT_FIRST_FREE, OPT_PUE, OPT_GRID };
 

@@ -99,7 +99,7 @@ int cli_cmd_check(int argc, char **argv)
         list_rules(&cs.rules);
         goto out;
     }
-    static const cli_output rows = {NULL, NULL, NULL, "runs", 0};
+    static const cli_output rows = {NULL, NULL, NULL, "runs", 0, 0};
     if ((rc = cli_study_start(&cs, cmd, argc, argv, &rows)))
         goto out;
     size_t n_failed_runs = 0;

@@ -230,10 +230,10 @@ static json_t *precision_json(const void *r, const jl_summary_list *l)
     return jl_precision_document(r, l);
 }
 
-static const cli_output compare_output = {compare_csv, compare_json, print_compare, "comparisons",
-                                          0};
-static const cli_output precision_output = {precision_csv, precision_json, print_precision, "pairs",
-                                            0};
+static const cli_output compare_output = {
+    compare_csv, compare_json, print_compare, "comparisons", 0, 1};
+static const cli_output precision_output = {
+    precision_csv, precision_json, print_precision, "pairs", 0, 1};
 
 /* "8,16,64,256" into *out (the caller frees it, also on error). Returns 0
  * or an exit code (printed). */

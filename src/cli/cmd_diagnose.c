@@ -61,7 +61,7 @@ static json_t *to_json(const void *x, const jl_summary_list *l)
     return jl_diagnose_document(x);
 }
 
-static const cli_output output = {NULL, to_json, print_text, "runs", 0};
+static const cli_output output = {NULL, to_json, print_text, "runs", 0, 1};
 
 static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 {

@@ -126,6 +126,7 @@ int cli_cmd_explain(int argc, char **argv)
         print_factor_table(x);
         for (size_t i = 0; i < x->n_notes; i++)
             printf("note: %s\n", x->notes[i]);
+        cli_print_boundaries(&both);
     }
 end:
     jl_error_free(err);

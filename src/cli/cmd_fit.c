@@ -231,7 +231,7 @@ static void print_table(const void *result, const jl_summary_list *l)
     }
 }
 
-static const cli_output output = {write_csv, to_json, print_table, "groups/points", 0};
+static const cli_output output = {write_csv, to_json, print_table, "groups/points", 0, 1};
 
 /* Fit every group (and with --loo, leave each batch size out), timing each
  * step on stderr; the what-if leave-one-out shows its progress. */

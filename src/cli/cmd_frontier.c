@@ -64,7 +64,7 @@ static jl_status write_json(const char *path, const void *fs, const jl_summary_l
     return jl_write_frontier_json(path, fs, l, errors, err);
 }
 
-static const cli_output output = {write_csv, to_json, print_table, "frontiers/points", 0};
+static const cli_output output = {write_csv, to_json, print_table, "frontiers/points", 0, 1};
 
 enum { OPT_LAT = CLI_OPT_FIRST_FREE, OPT_EN, OPT_TOL };
 

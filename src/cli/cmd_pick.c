@@ -76,7 +76,7 @@ static jl_status write_json(const char *path, const void *ps, const jl_summary_l
     return jl_write_pick_json(path, ps, l, errors, err);
 }
 
-static const cli_output output = {write_csv, to_json, print_table, "picks", 0};
+static const cli_output output = {write_csv, to_json, print_table, "picks", 0, 1};
 
 /* An SLO that applies to no run (no run has its figures: ttft_p90 of
  * diffusion runs, a typo's figure) judges nothing: an error, never a

@@ -363,8 +363,10 @@ static int run_predict(const char *cmd, const cli_study *cs, const predict_args 
         rc = cli_fail(cmd, st, err);
     else if (cs->json || cs->jsonl)
         rc = emit_doc(cmd, cs, jl_predict_document(fit, pred, a->bs.n));
-    else
+    else {
         print_text(fit, pred, a->bs.n);
+        cli_print_boundaries(&cs->runs); /* what the fitted energy covers */
+    }
     free(pred);
     return rc ? rc : cli_study_exit(cs);
 }
@@ -406,7 +408,7 @@ int cli_cmd_predict(int argc, char **argv)
                                           "numbers), not --batch / --batch-range");
                 goto out;
             }
-    static const cli_output rows = {NULL, NULL, NULL, "predictions", 0};
+    static const cli_output rows = {NULL, NULL, NULL, "predictions", 0, 0};
     if ((rc = cli_study_start(&cs, cmd, argc, argv, &rows)))
         goto out;
     jl_error *err = NULL;

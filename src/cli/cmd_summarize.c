@@ -31,8 +31,8 @@ static const char *const help =
     "Figures and JSON keys: summary.md. Exit status: cli.md.\n";
 
 /* The table's columns. A column is a run attribute, a figure (scaled and
- * rounded for people) or one of file, run, window, valid, warn. */
-enum { C_FILE, C_RUN, C_ATTR, C_METHOD, C_SOURCE, C_FIG, C_WARN, C_VALID };
+ * rounded for people) or one of file, run, window, scope, valid, warn. */
+enum { C_FILE, C_RUN, C_ATTR, C_METHOD, C_SOURCE, C_FIG, C_WARN, C_SCOPE, C_VALID };
 
 typedef struct col {
     const char *key;    /* attribute / figure name */
@@ -49,6 +49,7 @@ typedef struct col {
     {"model", "model", C_ATTR, 1, 0}, {"gpu_model", "gpu", C_ATTR, 1, 0},      \
     {"num_gpus", "G", C_ATTR, 1, 0}, {"max_batch_size", "cap", C_ATTR, 1, 0},  \
     {"window", "window", C_METHOD, 1, 0},                                      \
+    {"scope", "scope", C_SCOPE, 1, 0},                                         \
     {"steady_duration_s", "dur_s", C_FIG, 1, 1},                               \
     {"steady_energy_j", "energy_J", C_FIG, 1, 0},                              \
     {"outside_energy_share", "outside%", C_FIG, 100, 0}
@@ -60,6 +61,7 @@ typedef struct col {
 static const col llm_cols[] = {
     HEAD_COLS,
     {"energy_per_token_j", "J/token", C_FIG, 1, 4},
+    {"run_energy_per_token_j", "run_J/token", C_FIG, 1, 4},
     POWER_COLS,
     {"output_throughput_tok_s", "tok/s", C_FIG, 1, 0},
     {"avg_batch_size", "batch", C_FIG, 1, 1},
@@ -74,6 +76,7 @@ static const col llm_cols[] = {
 static const col diffusion_cols[] = {
     HEAD_COLS,
     {"energy_per_item_j", "J/ITEM", C_FIG, 1, 1},
+    {"run_energy_per_item_j", "run_J/ITEM", C_FIG, 1, 1},
     POWER_COLS,
     {"items_per_s", "ITEM/s", C_FIG, 1, 3},
     {"batch_latency_s", "batch_lat_s", C_FIG, 1, 2},
@@ -214,9 +217,12 @@ static void column_cell(cli_table *t, size_t i, const col *c, int sec, const jl_
     case C_METHOD: cli_table_set(t, i, jl_steady_method_name(s->steady_method)); return;
     case C_SOURCE: cli_table_set(t, i, jl_energy_source_name(s->energy_source)); return;
     case C_WARN: cli_table_setf(t, i, "%zu", s->n_warnings); return;
+    case C_SCOPE: cli_table_set(t, i, jl_scope_name(s->boundary.scope)); return;
     case C_VALID: cli_table_set(t, i, jl_validity_is_valid(&s->validity) ? "yes" : "NO"); return;
     case C_ATTR:
-        if (jl_attrs_get(&s->attrs, c->key, buf, sizeof buf) == 0)
+        if (!jl_attrs_known(&s->attrs, c->key))
+            cli_table_set(t, i, "-"); /* a placeholder (@unknown_attributes) */
+        else if (jl_attrs_get(&s->attrs, c->key, buf, sizeof buf) == 0)
             cli_table_set(t, i, buf);
         return;
     default: {
@@ -224,8 +230,13 @@ static void column_cell(cli_table *t, size_t i, const col *c, int sec, const jl_
         double v = f >= 0 ? s->fig[f] : NAN;
         if (!isfinite(v))
             return;
-        /* '*': published and recomputed differ beyond the threshold (spec 1.1) */
-        const char *mark = jl_summary_figure_marked(s, (jl_figure)f) ? "*" : "";
+        /* '*': published and recomputed differ beyond the threshold (spec 1.1);
+         * '~': a peak of power averaged over 1 s (peak_power_kind) */
+        const char *mark = jl_summary_figure_marked(s, (jl_figure)f) ? "*"
+                           : f == JL_FIG_PEAK_POWER_W && s->peak_power_kind &&
+                                   !strcmp(s->peak_power_kind, "average_1s")
+                               ? "~"
+                               : "";
         if (c->decimals < 0)
             cli_table_setf(t, i, "%.6g%s", v * c->scale, mark);
         else
@@ -446,6 +457,23 @@ static void print_warnings(const jl_summary_list *l, const size_t *order)
     free(count);
 }
 
+/* Under the default table: what its energy columns cover (summary.md,
+ * "Every figure and its boundary"). */
+static void print_boundaries(const jl_summary_list *l)
+{
+    int avg = 0;
+    for (size_t i = 0; i < l->count; i++)
+        avg |= l->items[i]->peak_power_kind && !strcmp(l->items[i]->peak_power_kind, "average_1s");
+    printf("\nboundaries: energy_J, J/token (J/image), avg_W and peak_W cover each run's window\n"
+           "  (the window column: a steady-state rule, or whole_run) at its scope (gpu: the GPUs'\n"
+           "  power; node: the node's AC power at the wall); run_J/token (run_J/image): all the\n"
+           "  energy of the whole run at that scope over all its tokens (images); outside%%: the\n"
+           "  share of the whole run's energy outside the window (summary.md, \"Every figure and\n"
+           "  its boundary\")\n");
+    if (avg)
+        printf("  '~' after peak_W: the peak of power averaged over 1 s, not an instant\n");
+}
+
 /* Validity in words under the table (issue 37): each run's reasons, the
  * invalid ones first, in table order; what was done to the input (info)
  * is left to --json. */
@@ -530,6 +558,8 @@ static void print_table(const void *result, const jl_summary_list *l)
     }
     if (shortened)
         printf("(file names shortened in the middle to fit the terminal; -o chooses columns)\n");
+    if (!(g_table && g_table->n) && l->count)
+        print_boundaries(l);
     print_disagreements(l, order);
     print_validity(l, order);
     print_warnings(l, order);
@@ -557,7 +587,7 @@ static jl_status write_json(const char *path, const void *result, const jl_summa
 }
 
 /* The result is the study's runs themselves. */
-static const cli_output output = {write_csv, to_json, print_table, "runs", 1};
+static const cli_output output = {write_csv, to_json, print_table, "runs", 1, 0};
 
 static int own_option(void *ctx, const char *cmd, int code, const char *arg)
 {

@@ -27,9 +27,9 @@ typedef struct cli_command {
     X(predict, "energy per token, power, step time, throughput at unmeasured batch sizes")        \
     X(verify, "re-derive a document from its provenance: inputs re-hashed, command re-run")       \
     X(budget, "ceilings from a budgets file per run and group: pass / fail / undetermined")       \
-    X(emissions, "kWh and CO2eq per run with the PUE and grid intensity of the hours used")       \
-    X(label, "energy labels: GPU Wh per 1,000 queries, 1-5 stars within the task (SVG, JSON)")    \
-    X(card, "a Markdown energy card of one model, with Hugging Face co2_eq_emissions keys")       \
+    X(emissions, "kWh and CO2eq per run and in total, whole run by default, grid by the hour")    \
+    X(label, "energy labels: Wh per 1,000 queries, 1-5 stars within task, GPU, size (SVG, JSON)") \
+    X(card, "a Markdown energy card of one model for the Hub: inference under joules_energy")     \
     X(attribute, "energy per layer, operator class, step and second from profiler spans")
 
 /* A command's --help: its text, then where its manual page and the

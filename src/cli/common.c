@@ -645,6 +645,8 @@ int cli_emit_written(const char *cmd, const cli_study *cs, const cli_output *out
         rc = cli_print_jsonl(cmd, cs, out->json(result, &cs->runs), out->rows);
     } else if (!csv || strcmp(csv, "-")) {
         out->table(result, &cs->runs);
+        if (out->boundaries)
+            cli_print_boundaries(&cs->runs);
     }
     return rc ? rc : cli_study_exit(cs);
 }
@@ -668,4 +670,80 @@ void cli_fmt_figure(char *buf, size_t cap, int fig, double v)
     else
         snprintf(buf, cap, "%.*s %.4g%s%s", (int)n, name, v, un && strcmp(unit, "1") ? " " : "",
                  strcmp(unit, "1") ? unit : "");
+}
+
+int cli_account_boundary(const char *cmd, const char *window, const char *scope, int allow_facility,
+                         const char *why_not, jl_account_boundary *out)
+{
+    jl_error *err = NULL;
+    jl_account_boundary_default(out);
+    if (jl_account_boundary_parse(out, window, scope, &err) != JL_OK) {
+        cli_print_error(cmd, err);
+        jl_error_free(err);
+        return CLI_EXIT_USAGE;
+    }
+    if (out->scope == JL_SCOPE_FACILITY && !allow_facility)
+        return cli_usage_error(cmd, "--scope facility: %s", why_not);
+    return 0;
+}
+
+void cli_print_boundaries(const jl_summary_list *l)
+{
+    size_t n[JL_WINDOW_COUNT][JL_SCOPE_COUNT] = {{0}}, kinds = 0;
+    for (size_t i = 0; i < l->count; i++)
+        kinds += !n[l->items[i]->boundary.window][l->items[i]->boundary.scope]++;
+    if (!kinds)
+        return;
+    printf("energy: ");
+    size_t k = 0;
+    for (int w = 0; w < JL_WINDOW_COUNT; w++)
+        for (int s = 0; s < JL_SCOPE_COUNT; s++) {
+            if (!n[w][s])
+                continue;
+            printf("%s%s at %s power (%s/%s: %s%zu run%s)", k++ ? "; " : "",
+                   jl_window_words((jl_window)w), jl_scope_words((jl_scope)s),
+                   jl_window_name((jl_window)w), jl_scope_name((jl_scope)s),
+                   kinds == 1 && n[w][s] > 1 ? "all " : "", n[w][s], n[w][s] == 1 ? "" : "s");
+        }
+    printf(" (summary.md, \"Every figure and its boundary\")\n");
+}
+
+void cli_left_out_add(cli_left_out *t, const jl_counted *c)
+{
+    t->n++;
+    t->nm_host += (c->not_measured >> JL_SCOPE_HOST) & 1u;
+    t->nm_node += (c->not_measured >> JL_SCOPE_NODE) & 1u;
+    t->fallbacks += c->window_fallback != 0;
+    if (isfinite(c->outside_window_j))
+        t->outside_j += c->outside_window_j;
+    else
+        t->outside_unknown++;
+    if (c->wider < JL_SCOPE_COUNT && isfinite(c->wider_j))
+        t->wider_j += c->wider_j;
+}
+
+void cli_left_out_print(const cli_left_out *t, const char *window, const char *scope,
+                        const char *rows)
+{
+    if (!t->n)
+        return;
+    const int scope_given = scope && strcmp(scope, "auto");
+    printf("counted: %s at %s%s; left out: ",
+           window ? (!strcmp(window, "run") ? "the whole run" : "the steady state")
+                  : "the whole run (--window run)",
+           scope_given ? "scope " : "",
+           scope_given ? scope : "each run's widest measured scope (--scope auto)");
+    if (t->outside_unknown == t->n)
+        printf("energy outside the windows counted not known");
+    else
+        printf("%.4g kWh outside the windows counted", t->outside_j / 3.6e6);
+    if (t->outside_unknown && t->outside_unknown < t->n)
+        printf(" (not known in %zu)", t->outside_unknown);
+    printf(", %.4g kWh measured at wider scopes than counted; not measured: host power in %zu of "
+           "%zu %s, node power in %zu of %zu",
+           t->wider_j / 3.6e6, t->nm_host, t->n, rows, t->nm_node, t->n);
+    if (t->fallbacks)
+        printf("; %zu counted over %s own window (no whole-run energy)", t->fallbacks,
+               t->fallbacks == 1 ? "its" : "their");
+    printf("\n");
 }

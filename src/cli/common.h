@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cli/choice_common.h"
+#include "joules/account.h"
 #include "joules/check.h"
 #include "joules/descriptors.h"
 #include "joules/import.h"
@@ -99,6 +100,9 @@ typedef struct cli_output {
     const char *rows;
     /* the csv callback honours --names (result points at a jl_names) */
     int csv_names;
+    /* 1: the table shows the runs' headline energy figures: a line under it
+     * names their boundaries (cli_print_boundaries) */
+    int boundaries;
 } cli_output;
 
 typedef struct cli_study {
@@ -196,6 +200,30 @@ int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, 
  * CLI_EXIT_USAGE (printed). For "> 0" pass lo = DBL_TRUE_MIN. */
 int cli_parse_number(const char *cmd, const char *opt, const char *arg, double lo, double hi,
                      const char *must, double *out);
+
+/* Under a table of energy figures: the boundaries they cover, from the
+ * runs' headline boundaries ("energy: the steady-state window at GPU power
+ * (steady/gpu: every run); summary.md, ...") on one line. */
+void cli_print_boundaries(const jl_summary_list *l);
+
+/* Under an account's table (label, budget): what its rows counted and
+ * left out, summed over them (cli_left_out_add each row's jl_counted):
+ * "counted: ...; left out: X kWh outside the windows counted, Y kWh
+ * measured at wider scopes than counted; not measured: host power in a of
+ * n ROWS, node power in b of n" (docs/accounting.md). */
+typedef struct cli_left_out {
+    size_t n, nm_host, nm_node, fallbacks, outside_unknown;
+    double outside_j, wider_j;
+} cli_left_out;
+void cli_left_out_add(cli_left_out *t, const jl_counted *c);
+void cli_left_out_print(const cli_left_out *t, const char *window, const char *scope,
+                        const char *rows);
+
+/* The accounts' --window and --scope (jl_account_boundary_parse) into *out;
+ * --scope facility refused unless allow_facility (with why_not: what the
+ * command counts instead). 0 or an exit code (printed). */
+int cli_account_boundary(const char *cmd, const char *window, const char *scope, int allow_facility,
+                         const char *why_not, jl_account_boundary *out);
 
 /* Print a document to stdout. 0, CLI_EXIT_INTERNAL for a NULL document
  * (out of memory) or CLI_EXIT_OUTPUT when stdout cannot be written (printed). */

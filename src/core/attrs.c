@@ -130,6 +130,17 @@ static int put_double(char *buf, size_t cap, double v)
     return 0;
 }
 
+int jl_attrs_known(const jl_attrs *a, const char *key)
+{
+    char v[256];
+    if (jl_attrs_get(a, "unknown_attributes", v, sizeof v) != 0)
+        return 1;
+    for (char *save = NULL, *t = strtok_r(v, ",; ", &save); t; t = strtok_r(NULL, ",; ", &save))
+        if (!strcmp(t, key))
+            return 0;
+    return 1;
+}
+
 int jl_attrs_get(const jl_attrs *a, const char *key, char *buf, size_t cap)
 {
     for (size_t k = 0; k < jl__n_attr_fields; k++) {

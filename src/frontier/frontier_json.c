@@ -116,6 +116,17 @@ static void run_key(jl__jw *w, const jl_summary_list *l, size_t i, key_cache *c)
         key_cache_put(c, w, i, d, start);
 }
 
+/* What a point's energy covers: its run's headline boundary (summary.md,
+ * "Every figure and its boundary"). */
+static void boundary_write(jl__jw *w, const jl_summary *s)
+{
+    jl__jw_key(w, "boundary");
+    jl__jw_object(w);
+    jl__jw_kstring(w, "scope", jl_scope_name(s->boundary.scope));
+    jl__jw_kstring(w, "window", jl_window_name(s->boundary.window));
+    jl__jw_end(w);
+}
+
 /* Members in key order (the text writer then sorts only run objects). */
 static void frontier_write(jl__jw *w, const jl_frontier_set *fs, const jl_frontier *f,
                            const jl_summary_list *l, key_cache *c)
@@ -153,6 +164,8 @@ static void frontier_write(jl__jw *w, const jl_frontier_set *fs, const jl_fronti
     }
     jl__jw_end(w);
     jl__jw_kstring(w, "power_scope", f->node_ac ? "node_ac" : "gpu");
+    if (f->n_points)
+        boundary_write(w, l->items[f->points[0].run]);
     jl__jw_key(w, "skipped");
     jl__jw_array(w);
     for (size_t k = 0; k < f->n_skipped; k++) {
@@ -171,6 +184,7 @@ static void curve_point_write(jl__jw *w, const jl_curve_point *q, const jl_summa
                               key_cache *c)
 {
     jl__jw_object(w);
+    boundary_write(w, l->items[q->run]);
     jl__jw_knumber(w, "energy", q->energy);
     jl__jw_knumber(w, "latency", q->latency);
     jl__jw_klong(w, "max_batch_size", q->batch);

@@ -605,6 +605,11 @@ static void figures(cc *c, const crun *u, jl_run *r, const char *name, int gpu_t
     jl_run_summary_attrs *s = &r->summary;
     s->present = 1;
     jl__imp_summary_str(c->k, r, "source", SOURCE);
+    /* the boundary of the published figures (docs/summary.md): the tracker's
+     * whole duration; GPU energy at gpu scope, cpu + gpu + ram the GPUs + host */
+    jl__imp_summary_str(c->k, r, "boundary_window", "run");
+    jl__imp_summary_str(c->k, r, "boundary_scope", "gpu");
+    jl__imp_summary_str(c->k, r, "total_scope", "host");
     const double pue = isfinite(v[C_PUE]) ? v[C_PUE] : 1.0;
     const double dur = v[C_DURATION];
     const double to_j = KWH_J / pue;

@@ -273,3 +273,24 @@ int jl__imp_gpu_name(const char *vendor_name, char *id, size_t cap, double *memo
         }
     return 1;
 }
+
+/* GPUs before Ampere, where NVML's plain power reading (nvidia-smi
+ * power.draw, DCGM_FI_DEV_POWER_USAGE) is the instantaneous one
+ * (nvidia-smi --help-query-gpu): by the GPU-name table's id or a brand
+ * word of those generations. */
+int jl__imp_gpu_before_ampere(const char *name)
+{
+    static const char *const ids[] = {"V100", "T4", "P100", "P40", "P4", NULL};
+    static const char *const words[] = {"Tesla", "Quadro", "GTX", "TITAN", "RTX 20", NULL};
+    char id[128];
+    if (!name)
+        return 0;
+    jl_gpu_model_from_name(name, id, sizeof id);
+    for (const char *const *k = ids; *k; k++)
+        if (!strcmp(id, *k))
+            return 1;
+    for (const char *const *k = words; *k; k++)
+        if (strstr(name, *k))
+            return 1;
+    return 0;
+}

@@ -351,6 +351,10 @@ const char *jl__imp_edge_name(int edge);
  * id holds the name as jl_gpu_model_from_name leaves it). *memory_bytes:
  * the variant's memory, NaN when the name does not say which. */
 int jl__imp_gpu_name(const char *vendor_name, char *id, size_t cap, double *memory_bytes);
+/* 1 for a GPU older than Ampere by its vendor name (or id): there NVML's
+ * plain power reading is instantaneous, on Ampere and newer a 1-s average
+ * (power/@watts_kind). */
+int jl__imp_gpu_before_ampere(const char *name);
 /* The accelerator and its count in an MLPerf-style system name
  * (`XE8545_A100-SXM-80GBx4_TRT`, `A30x3_R4900G5_TRT_MaxQ`,
  * `H200-SXM-141GBx8_TRT_MaxQ`, `SR780a_V3_B200SXMx8_TRT`, `8xH100_...`,

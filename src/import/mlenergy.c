@@ -595,6 +595,13 @@ static int power_series(imp *c, jl_run *r, const tl_set *t, const char *file, co
         return -1;
     r->watts.n = main->n;
     r->watts.g = G;
+    /* power/@watts_kind: Zeus' power_instant is NVML's POWER_INSTANT field,
+     * its power_average the POWER_AVERAGE field (the last second's mean) */
+    free(r->power_watts_kind);
+    if (!(r->power_watts_kind = jl__strdup(pi->n ? "instant" : "average_1s"))) {
+        c->k.oom = 1;
+        return -1;
+    }
     if (pi->n && pa->n) {
         double *avg = jl__malloc_array(pi->n, sizeof *avg);
         if (!avg) {

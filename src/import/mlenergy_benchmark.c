@@ -916,6 +916,10 @@ static int build_series(bench *b, jl_run *r, long G, engine_rows *e)
     r->power_n = n;
     r->power_time = st.t;
     r->watts = (jl_series){n, (size_t)G, st.a};
+    /* power/@watts_kind: device_instant is NVML's POWER_INSTANT field */
+    free(r->power_watts_kind);
+    if (!(r->power_watts_kind = jl__strdup("instant")))
+        return berr(b, JL_ENOMEM, "out of memory");
     if (use_avg)
         r->watts_avg = (jl_series){n, (size_t)G, st.b};
     if (back)

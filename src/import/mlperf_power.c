@@ -1177,8 +1177,19 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
      * flight. max_async 0 (Server, and Offline in some rounds) means no
      * bound: the log says no cap, and the query count is not one. */
     double cap = m->samples_per_query * m->max_async;
-    if (isfinite(cap) && cap >= 1 && cap < 2e9) {
+    const int offline = !strcmp(m->scenario, "Offline");
+    if (!offline && isfinite(cap) && cap >= 1 && cap < 2e9) {
         r->attrs.max_batch_size = (long)cap;
+    } else if (offline) {
+        /* Offline: one query holding every sample of the run (6,600,000 of
+         * them): an outstanding-sample count, not a batch cap */
+        r->attrs.max_batch_size = 1;
+        jl__imp_extra_str(c, r, "unknown_attributes", "max_batch_size");
+        jl__imp_note(c, dir, "samples_per_query",
+                     "the Offline scenario issues every sample in one query (%g samples): no "
+                     "batch cap is known; @max_batch_size 1 is a placeholder listed in "
+                     "@unknown_attributes",
+                     m->samples_per_query);
     } else {
         r->attrs.max_batch_size = 1; /* the format needs one: marked as not known */
         jl__imp_extra_str(c, r, "unknown_attributes", "max_batch_size");
@@ -1201,7 +1212,10 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
         jl__imp_extra_str(c, r, "mlperf_accelerator", acc);
     keep_mllog(c, r, m);
 
-    /* power/: the node's AC power, one column */
+    /* power/: the node's AC power, one column; each PTDaemon reading is
+     * the analyser's active power over its update interval (1 s) */
+    if (!(r->power_watts_kind = jl__strdup("average_1s")))
+        c->oom = 1;
     r->power_n = s->n;
     r->power_time = s->t;
     r->watts.v = s->w;

@@ -1323,24 +1323,9 @@ static int choose_power(const log_data *L, size_t i0, const size_t *sel, size_t 
     return first;
 }
 
-/* GPUs before Ampere, where power.draw is the instantaneous reading
- * (nvidia-smi --help-query-gpu): by the GPU-name table's id or a brand
- * word of those generations. */
 static int before_ampere(const char *name)
 {
-    static const char *const ids[] = {"V100", "T4", "P100", "P40", "P4", NULL};
-    static const char *const words[] = {"Tesla", "Quadro", "GTX", "TITAN", "RTX 20", NULL};
-    char id[128];
-    if (!name)
-        return 0;
-    jl_gpu_model_from_name(name, id, sizeof id);
-    for (const char *const *k = ids; *k; k++)
-        if (!strcmp(id, *k))
-            return 1;
-    for (const char *const *k = words; *k; k++)
-        if (strstr(name, *k))
-            return 1;
-    return 0;
+    return jl__imp_gpu_before_ampere(name);
 }
 
 /* The lag taken off the power field's times (s): the option when given;
@@ -1831,6 +1816,12 @@ static jl_status finish_run(ctx *c, const log_data *L, const jl__imp_run_spec *s
     if (isnan(a->gpu_tdp_w) && isfinite(L->gpus[sel[0]].limit_w))
         a->gpu_tdp_w = L->gpus[sel[0]].limit_w;
     const char *pname = (pw + FIRST_SERIES == K_POWER_INST ? "power.draw.instant" : "power.draw");
+    /* power/@watts_kind: power.draw is the 1-s average on Ampere and newer */
+    free(r->power_watts_kind);
+    r->power_watts_kind = jl__strdup(
+        pw + FIRST_SERIES == K_POWER_INST || before_ampere(gname) ? "instant" : "average_1s");
+    if (!r->power_watts_kind)
+        goto nomem;
     char *psrc = jl__asprintf("nvidia-smi %s", pname);
     if (!psrc)
         goto nomem;

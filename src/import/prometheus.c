@@ -1154,6 +1154,15 @@ static int run_identity(prom *p, const opts *o, const want *w, jl_run *r, int ba
     jl__imp_extra_str(p->c, r, "power_source",
                       r->energy_j.v ? "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (counter)"
                                     : "DCGM_FI_DEV_POWER_USAGE");
+    /* power/@watts_kind: DCGM_FI_DEV_POWER_USAGE is NVML's plain reading, a
+     * 1-s average on Ampere and newer; unknown without a GPU model */
+    if (r->watts.v && (mn || r->attrs.gpu_model)) {
+        free(r->power_watts_kind);
+        r->power_watts_kind = jl__strdup(
+            jl__imp_gpu_before_ampere(mn ? mn : r->attrs.gpu_model) ? "instant" : "average_1s");
+        if (!r->power_watts_kind)
+            return -1;
+    }
     return 0;
 }
 

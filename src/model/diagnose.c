@@ -721,6 +721,7 @@ json_t *jl_diagnose_document(const jl_diagnosis *x)
             json_decref(doc);
             return NULL;
         }
+        json_object_set_new(o, "boundary", jl_boundary_to_json(r->run->boundary));
         json_object_set_new(o, "utilisation", jl_json_number(r->utilisation));
         json_object_set_new(o, "utilisation_source", json_string(r->utilisation_source));
         json_object_set_new(o, "static_power_w", jl_json_number(r->static_power_w));

@@ -204,6 +204,7 @@ json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n
         set(po, "power_w", jl_json_number(pt->power_w));
         set(po, "throughput_tok_s", jl_json_number(pt->throughput_tok_s));
         set(po, "energy_per_token_j", jl_json_number(pt->energy_per_token_j));
+        set(po, "boundary", jl_boundary_to_json(pt->run->boundary));
         set(po, "step_time_s", jl_json_number(pt->step_time_s));
         set(po, "resid_ln_power", jl_json_number(pt->resid_ln_power));
         set(po, "resid_ln_throughput", jl_json_number(pt->resid_ln_throughput));
@@ -214,6 +215,8 @@ json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n
         json_array_append_new(pts, po);
     }
     set(o, "points", pts);
+    /* what the fitted energy and its curve cover: the points' boundary */
+    set(o, "boundary", f->n_points ? jl_boundary_to_json(f->points[0].run->boundary) : json_null());
     json_t *cv = json_array();
     for (size_t i = 0; grid && i < n_grid; i++) {
         jl_prediction p;

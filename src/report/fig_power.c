@@ -16,6 +16,8 @@
 typedef struct power_fig {
     double t0, t1, peak, occ_max;
     int have_occ, have_avg, diffusion;
+    size_t n_samples; /* power samples in the run (the line draws bucket means of them) */
+    const char *kind; /* the line's title: how power/watts was sampled (peak_power_kind) */
 } power_fig;
 
 /* The representative run's series, downsampled; NULL when there is none
@@ -95,6 +97,7 @@ static void power_dat(jl__report_report *r, const jl_summary *s, jl__report_figu
     }
     pf->have_occ = ps->has_running;
     pf->have_avg = ps->has_power_avg;
+    pf->n_samples = ps->n_samples;
     jl_power_series_free(ps);
 }
 
@@ -140,9 +143,8 @@ static void power_script(const jl__report_figure *f, const power_fig *pf, int no
     }
     jl__strbuf_puts(gp, "set key outside bottom center horizontal samplen 2.5 height 0.5\n");
     jl__strbuf_printf(
-        gp,
-        "plot \"%s.dat\" using 1:2 with lines lw 0.8 lc rgb \"#E69F00\" title \"power (instantaneous)\"",
-        f->id);
+        gp, "plot \"%s.dat\" using 1:2 with lines lw 0.8 lc rgb \"#E69F00\" title \"power (%s)\"",
+        f->id, pf->kind);
     if (pf->have_avg)
         jl__strbuf_puts(
             gp,
@@ -156,6 +158,43 @@ static void power_script(const jl__report_figure *f, const power_fig *pf, int no
             gp,
             ", \\\n     tdp with lines dt 2 lw 1 lc rgb \"#666666\" title sprintf(\"power limit %.0f W\", tdp)");
     jl__strbuf_puts(gp, "\nunset output\n");
+}
+
+/* The caption: only what the script draws (issue 36) -- whose power and
+ * how it was sampled, the 1 s average line, the bucket means, the window,
+ * the occupancy and the power limit where each is drawn. */
+static void power_caption(jl__report_figure *f, const jl_summary *s, const jl__report_group *g,
+                          const power_fig *pf, int node, int window, int limit)
+{
+    char *cfg = jl__report_config_label(s);
+    jl__strbuf c;
+    jl__strbuf_init(&c);
+    jl__strbuf_printf(&c, "%s of the group's representative run (%s%s) over the whole run",
+                      node ? "The node's AC power at the wall (not GPU power)"
+                           : "GPU power (sum over the run's GPUs)",
+                      cfg ? cfg : "", g->pick.run >= 0 ? ", the SLO pick" : ", lowest energy");
+    jl__strbuf_printf(&c, ", readings %s", pf->kind);
+    if (f->n_points && pf->n_samples > f->n_points)
+        jl__strbuf_printf(&c, ", drawn as %zu bucket means of its %zu samples", f->n_points,
+                          pf->n_samples);
+    jl__strbuf_puts(&c, ".");
+    if (pf->have_avg)
+        jl__strbuf_puts(&c, " The darker line is the driver's 1 s average of the same power.");
+    if (window)
+        jl__strbuf_puts(&c, " The shaded band is the steady-state window of the run's steady "
+                            "figures (its whole-run figures cover the whole span drawn).");
+    if (pf->have_occ)
+        jl__strbuf_printf(&c, " The green steps are the batch occupancy (%s) on the right axis.",
+                          pf->diffusion ? "images in the batch being generated"
+                                        : "requests running in the engine");
+    if (limit)
+        jl__strbuf_puts(&c, " The dashed line is the power limit.");
+    char *cap = jl__strbuf_take(&c);
+    if (cap) {
+        free(f->caption);
+        f->caption = cap;
+    }
+    free(cfg);
 }
 
 /* The figure of group gi: its series read, the .dat and CSV, the script,
@@ -177,13 +216,15 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
     power_fig pf;
     memset(&pf, 0, sizeof pf);
     pf.diffusion = jl_attrs_is_diffusion(&s->attrs);
-    f->caption = jl__asprintf(
-        "GPU power (sum over the run's GPUs) of the group's representative run (%s%s) over "
-        "the whole run. The shaded band is the steady-state window every figure of the run is "
-        "computed over; the green steps are the batch occupancy (%s) on the right axis; the "
-        "dashed line is the power limit.",
-        cfg ? cfg : "", g->pick.run >= 0 ? ", the SLO pick" : ", lowest energy",
-        pf.diffusion ? "images in the batch being generated" : "requests running in the engine");
+    pf.kind = !s->peak_power_kind                         ? "as logged"
+              : !strcmp(s->peak_power_kind, "instant")    ? "instantaneous"
+              : !strcmp(s->peak_power_kind, "average_1s") ? "1 s average, as logged"
+                                                          : "as logged, sampling not recorded";
+    /* a caption for a run whose series cannot be read; replaced below by
+     * one that says what is drawn */
+    f->caption =
+        jl__asprintf("Power of the group's representative run (%s%s) over the whole run.",
+                     cfg ? cfg : "", g->pick.run >= 0 ? ", the SLO pick" : ", lowest energy");
     free(cfg);
     jl_power_series *ps = power_series(r, g, s, f);
     if (!ps)
@@ -200,6 +241,7 @@ jl_status jl__report_fig_power(jl__report_report *r, long gi, jl_error **err)
         node ? NAN
              : jl__report_tdp_w(r, s) * (double)(s->attrs.num_gpus > 0 ? s->attrs.num_gpus : 1);
     power_script(f, &pf, node, ws, we, tdp, &gp);
+    power_caption(f, s, g, &pf, node, isfinite(ws) && isfinite(we), isfinite(tdp));
 
     char *csvrel = jl__asprintf("data/timeseries/%s.csv", g->slug);
     jl_status st = csvrel ? jl__report_write_buf(r, csvrel, &csv, err)

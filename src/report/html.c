@@ -935,7 +935,8 @@ static void answer_section(jl__strbuf *b, jl__report_report *r)
     P("</ul>\n");
     P("<p class=\"small muted\">Findings are measured facts about these runs; the diagnosis "
       "below explains them with the fitted batch-size model. Energy per token is the energy of "
-      "all GPUs in the steady-state window divided by the tokens generated in it.</p>\n");
+      "all GPUs in the steady-state window divided by the tokens generated in it (the whole "
+      "run's, warm-up and drain included, is in the table of every run).</p>\n");
     diagnosis_overview(b, r);
     if (r->n_notes) {
         P("<div class=\"note\"><strong>Notes.</strong><ul>");
@@ -1142,6 +1143,7 @@ static void runs_table(jl__strbuf *b, jl__report_report *r, jl__report_kind kind
 {
     static const char *const titles[] = {"LLM and MLLM", "Text-to-image", "Text-to-video"};
     static const char *const eh[] = {"energy / token", "energy / image", "energy / video"};
+    static const char *const rh[] = {"whole run / token", "whole run / image", "whole run / video"};
     static const char *const tu[] = {"tokens/s", "images/s", "videos/s"};
     int diffusion = kind != RP_KIND_LLM;
     const jl_summary_list *l = r->l;
@@ -1160,7 +1162,9 @@ static void runs_table(jl__strbuf *b, jl__report_report *r, jl__report_kind kind
     th(b, "precision", NULL, 0);
     th(b, "batch", "max", 1);
     th(b, "window", "s", 1);
+    th(b, "scope", NULL, 0);
     th(b, eh[kind], "J", 1);
+    th(b, rh[kind], "J", 1);
     if (!diffusion)
         th(b, "energy / response", "J", 1);
     th(b, "avg power", "W", 1);
@@ -1201,9 +1205,17 @@ static void runs_table(jl__strbuf *b, jl__report_report *r, jl__report_kind kind
         H(s->attrs.gpu_model ? s->attrs.gpu_model : "?");
         jl__strbuf_printf(b, "</td><td class=\"n\">%ld</td><td>", s->attrs.num_gpus);
         H(s->attrs.precision ? s->attrs.precision : "?");
-        jl__strbuf_printf(b, "</td><td class=\"n\">%ld</td>", s->attrs.max_batch_size);
+        if (jl_attrs_known(&s->attrs, "max_batch_size"))
+            jl__strbuf_printf(b, "</td><td class=\"n\">%ld</td>", s->attrs.max_batch_size);
+        else
+            P("</td><td class=\"n\">—</td>"); /* none known (MLPerf) */
         td_num(b, f[JL_FIG_STEADY_DURATION_S], 1, 3);
+        P("<td>");
+        H(jl_scope_name(s->boundary.scope));
+        P("</td>");
         td_num(b, f[jl__report_energy_fig(s)], 1, 3);
+        td_num(b, f[diffusion ? JL_FIG_RUN_ENERGY_PER_ITEM_J : JL_FIG_RUN_ENERGY_PER_TOKEN_J], 1,
+               3);
         if (!diffusion)
             td_num(b, f[JL_FIG_ENERGY_PER_REQUEST_J], 1, 3);
         td_num(b, f[JL_FIG_AVG_POWER_W], 1, 3);
@@ -1324,8 +1336,12 @@ static void method_section(jl__strbuf *b, jl__report_report *r, int number)
       "<li><strong>Steady state.</strong> Every figure of a run is computed over one steady-state "
       "window (the shaded band of the power figures): for LLM runs the span where the request "
       "rule of the ML.ENERGY method holds, for diffusion from the first batch's start to the last "
-      "batch's end. Energy outside it (warm-up, drain) is not counted.</li>"
-      "<li><strong>Energy</strong> is that of all GPUs of the run in the window, from the GPU's "
+      "batch's end. Energy outside it (warm-up, drain) is not in these figures; the whole-run "
+      "figures beside them (the table of every run) and the accounts (<code>joules "
+      "emissions</code>, <code>label</code>, <code>card</code>, <code>budget</code>: the whole "
+      "run by default) count it.</li>"
+      "<li><strong>Energy</strong> is that of all GPUs of the run in the window (the node's AC "
+      "power at the wall where only that was measured: MLPerf Power), from the GPU's "
       "cumulative energy counter (restarts handled) or else the integral of power; energy per "
       "token = window energy / tokens generated in the window; energy per image = window energy "
       "/ images (videos).</li>"
@@ -1438,7 +1454,10 @@ static jl_status runs_page(jl__report_report *r, jl_error **err)
         r->l->count);
     P("<p class=\"small muted\">Rounded to 3 significant digits; full precision in "
       "<a href=\"data/summary.csv\">data/summary.csv</a>. The pick of each group (at its SLO) is "
-      "highlighted. Figures over the steady-state window; missing figures are shown as —.</p>\n");
+      "highlighted. Figures over the steady-state window at each run's scope (gpu: the GPUs' "
+      "power; node: the node's AC power at the wall), but for the whole-run column: all the "
+      "energy of the run, warm-up and drain included, over all its tokens (images); missing "
+      "figures are shown as —.</p>\n");
     for (int k = 0; k < RP_KIND_COUNT; k++)
         runs_table(b, r, (jl__report_kind)k);
     host_table(b, r);

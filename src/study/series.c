@@ -22,7 +22,7 @@ static double row_sum(const jl_series *s, size_t i)
     return t;
 }
 
-static jl_status read_run(const jl_summary *s, jl_run **out, jl_error **err)
+jl_status jl_study_read_run(const jl_summary *s, jl_run **out, jl_error **err)
 {
     *out = NULL;
     jl_trace *t = NULL;
@@ -117,7 +117,7 @@ jl_status jl_study_power_series(const jl_summary *s, size_t max_points, jl_power
 {
     *out = NULL;
     jl_run *run = NULL;
-    jl_status st = read_run(s, &run, err);
+    jl_status st = jl_study_read_run(s, &run, err);
     if (st)
         return st;
     jl_power_series *ps = calloc(1, sizeof *ps);

@@ -12,7 +12,8 @@
  *           figures, the recomputed figures, u64 with_published_rate,
  *           mark_threshold, u64 from_parts], u8 has_host, [source, i32
  *           method, u64 sockets, u8 has_cpu, [cpu], u8 has_dram, [dram],
- *           cpu_dram_energy_j, node_energy_j, rest_energy_j], u32
+ *           cpu_dram_energy_j, node_energy_j, rest_energy_j], i32 boundary
+ *           window, i32 boundary scope, i32 total_scope, peak_power_kind, u32
  *           n_reasons, (code, message, energy_bound_j)...
  *   attrs   the typed fields in the order of jl_attrs, u32 n_extra,
  *           (key, value, u8 is_number)...
@@ -163,6 +164,11 @@ jl_status jl__wire_put_summary(jl__wbuf *b, const jl_summary *s)
         put_f64(b, h->node_energy_j);
         put_f64(b, h->rest_energy_j);
     }
+    /* boundaries (summary/boundary.c) */
+    put_i32(b, (int32_t)s->boundary.window);
+    put_i32(b, (int32_t)s->boundary.scope);
+    put_i32(b, (int32_t)s->total_scope);
+    put_str(b, s->peak_power_kind);
     jl__wbuf_u32(b, (uint32_t)s->validity.n);
     for (size_t i = 0; i < s->validity.n; i++) {
         put_str(b, s->validity.reasons[i].code);
@@ -369,6 +375,16 @@ jl_status jl__wire_get_summary(const unsigned char *p, size_t n, size_t *used, j
             h->rest_energy_j = get_f64(&r);
         }
     }
+    /* boundaries (summary/boundary.c) */
+    int32_t bw = get_i32(&r), bs = get_i32(&r), ts = get_i32(&r);
+    if ((bw < 0 || bw >= JL_WINDOW_COUNT || bs < 0 || bs >= JL_SCOPE_COUNT || ts < 0 ||
+         ts > JL_SCOPE_COUNT) &&
+        r.st == JL_OK)
+        r.st = JL_EINVALID;
+    s->boundary.window = (jl_window)bw;
+    s->boundary.scope = (jl_scope)bs;
+    s->total_scope = (jl_scope)ts;
+    s->peak_power_kind = get_str(&r);
     uint32_t nr = get_u32(&r);
     if (r.st == JL_OK && nr > 0) {
         if (nr > (r.n - r.pos) / 16) {

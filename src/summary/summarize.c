@@ -186,6 +186,7 @@ static jl_status summarize_summary_only(ctx *c)
     TRY(attach_parts(c));
     WARN("summary_only",
          "no time series: figures passed through from summary/, nothing recomputed");
+    TRY(jl__boundary_figures(c->run, c->opt, EXTRAPOLATE_MAX_S, s));
 end:
     return st;
 }
@@ -413,7 +414,7 @@ static double watts_sum_at(const jl_run *r, double x)
  * power samples where that is longer (a log polled every 5 s covers its
  * window; a dropout of a few polls still shows). The typical gap: the lower
  * median of up to 1001 gaps spread evenly over the run. */
-static double coverage_radius(const double *t, size_t n)
+static double typical_gap(const double *t, size_t n)
 {
     double g[1001];
     size_t m = n > 1 ? n - 1 : 0, k = m < 1001 ? m : 1001;
@@ -421,10 +422,14 @@ static double coverage_radius(const double *t, size_t n)
         size_t j = m <= 1001 ? i : i * (m - 1) / 1000;
         g[i] = t[j + 1] - t[j];
     }
-    if (!k)
-        return COVERAGE_RADIUS_S;
     /* the order statistic alone (a quickselect), not a sort of the gaps */
-    return fmax(COVERAGE_RADIUS_S, 0.75 * jl__kth_d(g, k, (k - 1) / 2));
+    return k ? jl__kth_d(g, k, (k - 1) / 2) : NAN;
+}
+
+static double coverage_radius(const double *t, size_t n)
+{
+    double g = typical_gap(t, n);
+    return isnan(g) ? COVERAGE_RADIUS_S : fmax(COVERAGE_RADIUS_S, 0.75 * g);
 }
 
 /* Length of [a, b] within R of some sample time. */
@@ -847,8 +852,46 @@ end:
     return st;
 }
 
-/* engine/ over the window: occupancy, KV cache, prefill/decode energy; the
- * batch-saturation warning. */
+/* The engine intervals handed to jl__prefill_marginal. */
+typedef struct pm_rows {
+    double *e, *t0, *t;
+    int32_t *running;
+    long long *ptok;
+    size_t n;
+    double *bt, *be; /* the regression's block edges (power sample times) and E there */
+} pm_rows;
+
+static void pm_free(pm_rows *p)
+{
+    free(p->e);
+    free(p->t0);
+    free(p->t);
+    free(p->running);
+    free(p->ptok);
+    free(p->bt);
+    free(p->be);
+    memset(p, 0, sizeof *p);
+}
+
+static jl_status pm_alloc(pm_rows *p, size_t n, size_t n_power)
+{
+    p->e = jl__malloc_array(n, sizeof *p->e);
+    p->t0 = jl__malloc_array(n, sizeof *p->t0);
+    p->t = jl__malloc_array(n, sizeof *p->t);
+    p->running = jl__malloc_array(n, sizeof *p->running);
+    p->ptok = jl__malloc_array(n, sizeof *p->ptok);
+    p->bt = jl__malloc_array(n_power ? n_power : 1, sizeof *p->bt);
+    p->be = jl__malloc_array(n_power ? n_power : 1, sizeof *p->be);
+    p->n = 0;
+    if (!p->e || !p->t0 || !p->t || !p->running || !p->ptok || !p->bt || !p->be) {
+        pm_free(p);
+        return JL_ENOMEM;
+    }
+    return JL_OK;
+}
+
+/* engine/ over the window: occupancy, KV cache, prefill/decode energy (and
+ * the marginal split); the batch-saturation warning. */
 static jl_status engine_figures(ctx *c)
 {
     const jl_run *run = c->run;
@@ -864,6 +907,13 @@ static jl_status engine_figures(ctx *c)
         /* E at each row's start is E at the previous row's end when the
          * rows abut (always inside the window): computed once */
         double prev_x = NAN, prev_e = NAN;
+        /* the whole intervals inside the window, for the marginal split
+         * (prefill.c) */
+        pm_rows pm = {0};
+        if (have_pre && run->running && pm_alloc(&pm, S, run->power_n) != JL_OK) {
+            st = JL_ENOMEM;
+            goto end;
+        }
         size_t i = jl__first_ge(T, S, a);
         if (i == 0)
             i = 1;
@@ -893,8 +943,41 @@ static jl_status engine_figures(ctx *c)
                     pre += e;
                 else
                     dec += e;
+                if (pm.e && lo == T[i - 1] && hi == T[i]) {
+                    pm.e[pm.n] = e;
+                    pm.t0[pm.n] = lo;
+                    pm.t[pm.n] = hi;
+                    pm.running[pm.n] = run->running[i];
+                    pm.ptok[pm.n++] = run->prefill_tokens[i] - run->prefill_tokens[i - 1];
+                }
             }
         }
+        if (pm.e && wsum > 0) {
+            double out[3];
+            const char *why = NULL;
+            /* the regression's blocks: power samples within the whole
+             * intervals, at least JL__PREFILL_BLOCK_GAPS gaps apart */
+            double gap = typical_gap(run->power_time, run->power_n);
+            size_t nbt = 0;
+            if (pm.n && gap > 0) {
+                double last = -INFINITY;
+                for (size_t k = jl__first_ge(run->power_time, run->power_n, pm.t0[0]);
+                     k < run->power_n && run->power_time[k] <= pm.t[pm.n - 1]; k++)
+                    if (run->power_time[k] - last >= JL__PREFILL_BLOCK_GAPS * gap) {
+                        last = pm.bt[nbt] = run->power_time[k];
+                        pm.be[nbt++] = energy_at(c, last);
+                    }
+            }
+            jl__prefill_marginal(pm.e, pm.t0, pm.t, pm.running, pm.ptok, pm.n, pm.bt, pm.be, nbt, E,
+                                 out, &why);
+            F(PREFILL_MARGINAL_ENERGY_SHARE) = out[0];
+            F(PREFILL_MARGINAL_ENERGY_SHARE_LO) = out[1];
+            F(PREFILL_MARGINAL_ENERGY_SHARE_HI) = out[2];
+            pm_free(&pm);
+            if (isnan(out[0]) && why)
+                WARN("prefill_marginal", "no marginal prefill share: %s", why);
+        }
+        pm_free(&pm);
         if (wsum > 0) {
             if (run->running) {
                 F(AVG_BATCH_SIZE) = rsum / wsum;
@@ -1341,6 +1424,8 @@ static jl_status summarize_series(ctx *c, jl_error **err)
     /* published figures beside the series (spec 1.1) */
     if (run->summary.present)
         TRY(attach_published(c));
+    /* boundaries and the whole run (boundary.c) */
+    TRY(jl__boundary_figures(run, c->opt, EXTRAPOLATE_MAX_S, c->s));
 end:
     return st;
 }

@@ -36,6 +36,10 @@ static const char *const more_columns[] = {
     NULL,
 };
 
+/* After disagreements: the row's boundary (boundary.c). */
+static const char *const boundary_columns[] = {"boundary_window", "boundary_scope", "total_scope",
+                                               "peak_power_kind", NULL};
+
 static int in_list(const char *const *list, const char *k)
 {
     for (int i = 0; list[i]; i++)
@@ -90,7 +94,7 @@ static jl_status extra_keys(const jl_summary_list *l, const char ***out, size_t 
             if (in_list(jl_attr_names, k) || jl_figure_lookup(k) >= 0 || !strcmp(k, "file") ||
                 !strcmp(k, "run") || !strcmp(k, "warnings") || !strcmp(k, "steady_method") ||
                 !strcmp(k, "energy_source") || !strcmp(k, "disagreements") || !strcmp(k, "valid") ||
-                !strcmp(k, "reasons"))
+                !strcmp(k, "reasons") || in_list(boundary_columns, k))
                 continue;
             size_t j = 0;
             while (j < *n && strcmp((*out)[j], k))
@@ -141,6 +145,8 @@ static void header_row(FILE *f, jl_names names, const char *const *extras, size_
     jl__csvw_cell(&r, "disagreements");
     jl__csvw_cell(&r, "valid");
     jl__csvw_cell(&r, "reasons");
+    for (int i = 0; boundary_columns[i]; i++)
+        jl__csvw_cell(&r, boundary_columns[i]);
     for (size_t i = 0; i < n_extras; i++)
         header(&r, extras[i], JL_NAMES_JOULES, NULL);
     jl__csvw_end(&r);
@@ -213,6 +219,12 @@ static jl_status run_row(FILE *f, const jl_summary *s, jl_names names, const cha
     jl__csvw_cell(&r, jl_validity_is_valid(&s->validity) ? "true" : "false");
     jl__csvw_cell(&r, codes ? codes : "");
     free(codes);
+    /* the boundary of the headline figures (boundary.c; the figures whose
+     * boundary differs: docs/summary.md, "Every figure and its boundary") */
+    jl__csvw_cell(&r, jl_window_name(s->boundary.window));
+    jl__csvw_cell(&r, jl_scope_name(s->boundary.scope));
+    jl__csvw_cell(&r, s->total_scope < JL_SCOPE_COUNT ? jl_scope_name(s->total_scope) : NULL);
+    jl__csvw_cell(&r, s->peak_power_kind);
     for (size_t i = 0; i < n_extras; i++)
         attr_cell(&r, s, extras[i], 1);
     jl__csvw_end(&r);

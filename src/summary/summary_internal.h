@@ -232,6 +232,29 @@ jl_status jl__host_figures(const jl_run *run, const jl_summary_options *opt, dou
 void jl__host_summary_free(jl_host_summary *h);
 jl_status jl__host_summary_copy(const jl_host_summary *src, jl_host_summary **out);
 
+/* ---- boundaries and the whole run (boundary.c, prefill.c) -------------- */
+
+/* The headline boundary of s, the whole-run figures (run_tokens,
+ * run_energy_per_*, run_total_*), peak_power_kind, total_scope, and the
+ * node scope of an @power_scope node_ac run; after every other phase.
+ * extrapolate_s: as for jl__host_figures. JL_OK or JL_ENOMEM. */
+jl_status jl__boundary_figures(const jl_run *run, const jl_summary_options *opt,
+                               double extrapolate_s, jl_summary *s);
+
+/* The marginal prefill energy (prefill.c; docs/summary.md,
+ * "prefill_marginal_energy_share"): n whole engine intervals inside the
+ * window, each with its energy e[i], its start t0[i] and end t[i], its
+ * batch running[i] and the prompt tokens it processed (ptok[i], 0: a
+ * decode-only iteration); the regression's block edges bt[0..nbt) (power
+ * sample times within the intervals, JL__PREFILL_BLOCK_GAPS sampling gaps
+ * apart or more) and the energy there be[]. Writes share, lo, hi of the
+ * window energy E into out[3]: NaN when the window has no decode-only
+ * interval to match (*why: static words). */
+#define JL__PREFILL_BLOCK_GAPS 10.0
+void jl__prefill_marginal(const double *e, const double *t0, const double *t,
+                          const int32_t *running, const long long *ptok, size_t n, const double *bt,
+                          const double *be, size_t nbt, double E, double out[3], const char **why);
+
 /* ---- the run object (summary_json.c) ---------------------------------- */
 
 /* The members of a run object (joules/output.h), written into the object
@@ -239,6 +262,9 @@ jl_status jl__host_summary_copy(const jl_host_summary *src, jl_host_summary **ou
  * (jl_summary_to_json). */
 void jl__run_key_write(jl__jw *w, const jl_summary *s);
 void jl__summary_write(jl__jw *w, const jl_summary *s);
+/* The boundary members of a run object (boundary.c): "boundary",
+ * "figure_boundaries", "peak_power_kind", "total_scope". */
+void jl__boundary_write(jl__jw *w, const jl_summary *s);
 
 /* ---- validity (validity.c; issue 37, joules/validity.h) ---------------- */
 

@@ -174,6 +174,7 @@ void jl__summary_write(jl__jw *w, const jl_summary *s)
         published_write(w, s);
     if (s->host)
         host_write(w, s->host);
+    jl__boundary_write(w, s);
     jl__validity_write(w, s);
 }
 

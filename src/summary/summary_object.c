@@ -80,6 +80,9 @@ jl_summary *jl_summary_new(void)
     s->steady_method = JL_STEADY_WHOLE_RUN;
     s->energy_source = JL_ENERGY_NONE;
     s->power_rise_lag_s = NAN;
+    s->boundary.window = JL_WINDOW_STEADY;
+    s->boundary.scope = JL_SCOPE_GPU;
+    s->total_scope = JL_SCOPE_COUNT;
     return s;
 }
 
@@ -101,6 +104,7 @@ void jl_summary_free(jl_summary *s)
         free(s->published->source);
     free(s->published);
     jl__host_summary_free(s->host);
+    free(s->peak_power_kind);
     jl_validity_clear(&s->validity);
     free(s);
 }
@@ -212,6 +216,10 @@ jl_status jl_summary_copy(const jl_summary *src, jl_summary **out)
     }
     if (jl__host_summary_copy(src->host, &s->host) != JL_OK ||
         jl_validity_copy(&s->validity, &src->validity) != JL_OK)
+        goto fail;
+    s->boundary = src->boundary;
+    s->total_scope = src->total_scope;
+    if (src->peak_power_kind && !(s->peak_power_kind = jl__strdup(src->peak_power_kind)))
         goto fail;
     *out = s;
     return JL_OK;

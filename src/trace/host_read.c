@@ -151,3 +151,30 @@ end:
     jl__attr_val_clear(&v);
     return st;
 }
+
+/* power/@watts_kind (format 1.2, "Sensor attributes on power/"): how the
+ * `watts` readings were taken, so that a peak says whether it is an
+ * instant or a 1-s average (docs/summary.md, peak_power_kind). */
+jl_status jl__read_power_attrs(rctx *c, hid_t grp, const char *gpath, jl_run *r)
+{
+    htri_t ex = H5Aexists(grp, "watts_kind");
+    rctx at = rctx_at(c, gpath);
+    if (ex <= 0)
+        return ex < 0 ? jl__rctx_h5_fail(&at, JL_EIO, "cannot read the attributes") : JL_OK;
+    attr_val v;
+    jl__attr_val_init(&v);
+    jl_status st = jl__read_attr(c, grp, gpath, "watts_kind", &v);
+    at.attr = "watts_kind";
+    if (st == JL_OK && v.kind != AV_STRING)
+        st = jl__rctx_fail(&at, JL_ETYPE, "must be a string, found %s (%s)", jl__kind_word(&v),
+                           jl__av_tname(&v));
+    else if (st == JL_OK && strcmp(v.text, "instant") && strcmp(v.text, "average_1s"))
+        st = jl__rctx_fail(&at, JL_EINVALID, "'%s': expected instant or average_1s", v.text);
+    if (st == JL_OK) {
+        free(r->power_watts_kind);
+        r->power_watts_kind = v.text;
+        v.text = NULL;
+    }
+    jl__attr_val_clear(&v);
+    return st;
+}

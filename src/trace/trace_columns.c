@@ -651,7 +651,7 @@ static jl_status power_rule(group_reader *gr)
     if (gr->grp >= 0 && !r->watts.v && !r->energy_j.v)
         return jl__rctx_fail(&at, JL_EMISSING,
                              "has neither watts nor energy_j (at least one is required)");
-    return JL_OK;
+    return gr->grp >= 0 ? jl__read_power_attrs(gr->rr->c, gr->grp, gr->path, gr->rr->run) : JL_OK;
 }
 
 /* host/ (format 1.2): at least one of its series; its attributes
@@ -926,6 +926,7 @@ void jl_run_free(jl_run *r)
     free(r->cpu_max_energy_range_j);
     free(r->dram_max_energy_range_j);
     free(r->host_source);
+    free(r->power_watts_kind);
     jl__itl_stream_drop(r);
     free(r);
 }

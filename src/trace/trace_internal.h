@@ -339,6 +339,9 @@ jl_status jl__read_table_run(const jl__table *tb, size_t row, rctx *c, jl_run *r
  * are read; a counter outside 0..its wrap value is an error naming the row
  * and socket. */
 jl_status jl__read_host_attrs(rctx *c, hid_t grp, const char *gpath, jl_run *r);
+/* power/'s @watts_kind (host_read.c): "instant" or "average_1s", anything
+ * else refused, naming the group. */
+jl_status jl__read_power_attrs(rctx *c, hid_t grp, const char *gpath, jl_run *r);
 
 /* Append a copy of name to the list names[0..*n) (capacity *cap, grown by
  * doubling); -1 when out of memory (the list unchanged). */

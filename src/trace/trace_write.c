@@ -461,6 +461,21 @@ static jl_status write_groups(wctx *c, hid_t rg, const char *rpath, const jl_run
         TRY(series(c, g, p, "watts", &r->watts, f32));
         TRY(series(c, g, p, "energy_j", &r->energy_j, 0));
         TRY(series(c, g, p, "watts_avg", &r->watts_avg, f32));
+        if (r->power_watts_kind)
+            TRY(attr_str(c, g, p, "watts_kind", r->power_watts_kind));
+    } else if (r->power_watts_kind && H5Lexists(rg, "power", H5P_DEFAULT) > 0) {
+        /* a streamed power/ (jl_trace_stream_end): its attribute */
+        CLOSE(g, H5Gclose);
+        free(p);
+        if (!(p = jl__asprintf("%s/power", rpath))) {
+            st = jl_fail(c->err, JL_ENOMEM, c->w->path, c->run, rpath, -1, NULL);
+            goto end;
+        }
+        if ((g = H5Gopen2(rg, "power", H5P_DEFAULT)) < 0) {
+            st = WFAIL(c->err, c->w->path, c->run, p, -1, "cannot open the group");
+            goto end;
+        }
+        TRY(attr_str(c, g, p, "watts_kind", r->power_watts_kind));
     }
     if (r->gpu_time || r->sm_util.v || r->mem_util.v || r->mem_used_bytes.v || r->sm_clock_mhz.v ||
         r->temp_c.v) {

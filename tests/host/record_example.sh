@@ -87,6 +87,45 @@ done
 "$joules" card "$f" > "$out/card.md" 2>/dev/null || fail=1
 grep -q '^| chat | 1 x H100 | 0.03716 | 0.09553 | 0.1327 | node AC; host = node - GPUs |$' \
     "$out/card.md" || { echo "FAIL: the card has no whole-system row"; fail=1; }
+# the accounts count the node (issue 36): emissions' default is the whole run
+# at node scope, its energy the summary's run_total_energy_j; at --scope gpu
+# the node's energy beyond the GPUs is what it left out; the label says node
+"$joules" summarize --json "$f" > "$out/summary-all.json" || fail=1
+"$joules" emissions --json --grid-intensity 400 "$f" > "$out/em.json" || fail=1
+"$joules" emissions --json --scope gpu --grid-intensity 400 "$f" > "$out/em-gpu.json" || fail=1
+"$joules" label --json "$f" > "$out/label.json" || fail=1
+"$py" - "$out/summary-all.json" "$out/em.json" "$out/em-gpu.json" "$out/label.json" <<'PY' || fail=1
+import json, sys
+s = {r["run"]: r for r in json.load(open(sys.argv[1]))["runs"]}
+em = json.load(open(sys.argv[2]))
+gpu = {r["run"]: r for r in json.load(open(sys.argv[3]))["runs"]}
+lab = json.load(open(sys.argv[4]))["labels"]
+bad = []
+for r in em["runs"]:
+    x = s[r["run"]]
+    node = x["run_total_energy_j"]
+    if r["boundary"]["scope"] != "node" or r["boundary"]["window"] != "run":
+        bad.append(f"{r['run']}: boundary {r['boundary']}")
+    if abs(r["energy_kwh"] * 3.6e6 - node) > 1e-9 * node:
+        bad.append(f"{r['run']}: {r['energy_kwh'] * 3.6e6} J counted, node {node} J")
+    if abs(r["kg_co2eq"]["average"] - node / 3.6e6 * 0.4) > 1e-9 * node / 3.6e6:
+        bad.append(f"{r['run']}: kg {r['kg_co2eq']['average']}")
+    g = gpu[r["run"]]
+    lo = g["left_out"]
+    if (g["boundary"]["scope"] != "gpu" or lo["wider_scope"] != "node"
+            or abs(lo["wider_scope_kwh"] * 3.6e6 - (node - x["run_energy_j"])) > 1e-9 * node):
+        bad.append(f"{r['run']} at --scope gpu: {g['boundary']} left out {lo}")
+if len(em["runs"]) != 5:
+    bad.append(f"{len(em['runs'])} runs counted")
+if not lab or any(l["boundary"] != {"window": "run", "scope": "node"}
+                  or not l["energy"].startswith("node energy") for l in lab):
+    bad.append(f"label: {[(l['boundary'], l['energy']) for l in lab]}")
+for b in bad:
+    print("FAIL: node scope:", b)
+print(f"node scope: {em['total']['energy_kwh']:.6g} kWh counted over 5 runs, "
+      f"{sum(g['energy_kwh'] for g in gpu.values()):.6g} kWh at GPU scope")
+sys.exit(1 if bad else 0)
+PY
 rm -rf "$out/report"
 "$joules" report -o "$out/report" "$f" > /dev/null 2>&1 || fail=1
 grep -q 'The whole system (5 runs with host/)' "$out/report/runs.html" ||

@@ -413,6 +413,145 @@ def summarize(path, name, g):
         fig["energy_per_item_j"] = div(float(eb.sum()), items) if np.isfinite(steady_e) else NAN
         fig["items_per_s"] = div(items, dur)
 
+    # ---- the whole run (docs/summary.md, "Every figure and its boundary")
+    if method == "source":  # the source cut the series: the whole run is not measured
+        fig["run_energy_j"] = NAN
+        fig["outside_energy_share"] = NAN
+    run_e = fig["run_energy_j"]
+    if workload != "diffusion":
+        rt = NAN
+        if et is not None and tokgen is not None and len(et):
+            rt = float(tokgen[-1] - tokgen[0])
+        elif first is not None and out_tok is not None and finish is not None:
+            done = np.isfinite(finish)
+            rt = float(out_tok[done].sum() + np.sum(~done & np.isfinite(first)))
+        fig["run_tokens"] = rt
+        if np.isfinite(rt) and rt > 0:
+            fig["run_energy_per_token_j"] = div(run_e, rt)
+    if fig.get("completed_requests", 0) > 0:
+        fig["run_energy_per_request_j"] = div(run_e, fig["completed_requests"])
+    if (workload == "diffusion" or first is None) and bsize is not None and len(bsize):
+        fig["run_energy_per_item_j"] = div(run_e, float(bsize.sum()))
+    if method == "whole_run":  # the headline covers the whole run
+        for rk, hk in (("run_tokens", "steady_tokens"), ("run_energy_per_token_j", "energy_per_token_j"),
+                       ("run_energy_per_request_j", "energy_per_request_j"),
+                       ("run_energy_per_item_j", "energy_per_item_j")):
+            if not np.isfinite(fig.get(rk, NAN)):
+                fig[rk] = fig.get(hk, NAN)
+
+    # ---- the marginal prefill share (docs/summary.md): a regression of the
+    # energy of blocks between power samples on the iterations in them,
+    # else each prefill interval over the mean decode-only interval of its
+    # batch; the interval widened to hold the other estimate
+    if (et is not None and len(et) >= 2 and prefill is not None and running is not None
+            and energy_ok and np.isfinite(steady_e) and "prefill_energy_j" in fig):
+        t0i, t1i = et[:-1], et[1:]
+        whole = (t0i >= lo) & (t1i <= hi) & (t1i > t0i)
+        d0, d1 = t0i[whole], t1i[whole]
+        ei = E(d1) - E(d0)
+        ptk = np.diff(prefill)[whole].astype(np.float64)
+        pre = ptk > 0
+        bi = running[1:][whole].astype(np.int64)
+        share = lo_s = hi_s = NAN
+        if len(ei) and not pre.any():
+            share = lo_s = hi_s = 0.0
+        elif len(ei) and (~pre).any():
+            # matching
+            bs = np.unique(bi[~pre])
+            mean = np.array([ei[~pre][bi[~pre] == b].mean() for b in bs])
+            cnt = np.array([np.sum(bi[~pre] == b) for b in bs])
+            var = np.array([ei[~pre][bi[~pre] == b].var(ddof=1) if c >= 2 else NAN
+                            for b, c in zip(bs, cnt)])
+            okv = (cnt >= 2) & (mean != 0)
+            rel = (np.sum(np.maximum(var[okv], 0) / mean[okv] ** 2 * (cnt[okv] - 1))
+                   / np.sum(cnt[okv] - 1)) if okv.any() else NAN
+            var = np.where(cnt >= 2, var, rel * mean ** 2)
+            m = np.zeros(len(bs))
+            M1 = 0.0
+            for e_, b_ in zip(ei[pre], bi[pre]):
+                j = np.searchsorted(bs, b_)
+                if j < len(bs) and bs[j] == b_:
+                    M1 += e_ - mean[j]
+                    m[j] += 1
+                elif j == 0 or j == len(bs):
+                    q = 0 if j == 0 else len(bs) - 1
+                    M1 += e_ - mean[q]
+                    m[q] += 1
+                else:
+                    w = (b_ - bs[j - 1]) / (bs[j] - bs[j - 1])
+                    M1 += e_ - ((1 - w) * mean[j - 1] + w * mean[j])
+                    m[j - 1] += 1 - w
+                    m[j] += w
+            used = m != 0
+            se1 = float(np.sqrt(np.sum(m[used] ** 2 * np.maximum(var[used], 0) / cnt[used])))
+            # regression on blocks between power samples >= 10 gaps apart
+            gap = float(np.sort(pick)[(len(pick) - 1) // 2]) if len(pick) else NAN
+            M2 = se2 = NAN
+            if gap > 0:
+                bt, last = [], -np.inf
+                for x in pt[(pt >= d0[0]) & (pt <= d1[-1])]:
+                    if x - last >= 10 * gap:
+                        bt.append(x)
+                        last = x
+                bt = np.array(bt)
+                if len(bt) >= 2:
+                    sb = np.sort(bi)
+                    ub = np.unique(sb)
+                    exact = len(ub) <= 12
+                    edges = ub if exact else sb[[j * len(sb) // 12 for j in range(12)]]
+                    k = len(edges)
+                    if exact:
+                        binof = np.searchsorted(edges, bi)
+                    else:
+                        binof = np.clip(np.searchsorted(edges, bi, side="right") - 1, 0, k - 1)
+                    nb = len(bt) - 1
+                    X = np.zeros((nb, k + 2))
+                    for i in range(len(d0)):
+                        ov = np.clip(np.minimum(d1[i], bt[1:]) - np.maximum(d0[i], bt[:-1]), 0, None)
+                        f = ov / (d1[i] - d0[i])
+                        X[:, binof[i]] += f
+                        if pre[i]:
+                            X[:, k] += f
+                            X[:, k + 1] += f * ptk[i]
+                    y = E(bt[1:]) - E(bt[:-1])
+                    for p in (k + 2, k + 1):
+                        if nb < p + 4:
+                            break
+                        A = X[:, :p].T @ X[:, :p]
+                        # identified: Gauss-Jordan's pivots above 1e-10 of the largest diagonal
+                        Aw, dmax, okp = A.copy(), np.max(np.abs(np.diag(A))), True
+                        for c in range(p):
+                            piv = c + int(np.argmax(np.abs(Aw[c:, c])))
+                            if not abs(Aw[piv, c]) > 1e-10 * dmax:
+                                okp = False
+                                break
+                            Aw[[c, piv]] = Aw[[piv, c]]
+                            Aw[c] /= Aw[c, c]
+                            for r in range(p):
+                                if r != c:
+                                    Aw[r] -= Aw[r, c] * Aw[c]
+                        if not okp:
+                            continue
+                        coef = np.linalg.solve(A, X[:, :p].T @ y)
+                        s2 = float(np.sum((y - X[:, :p] @ coef) ** 2)) / (nb - p)
+                        xv = np.zeros(p)
+                        xv[k] = pre.sum()
+                        if p == k + 2:
+                            xv[k + 1] = ptk[pre].sum()
+                        M2 = float(xv @ coef)
+                        se2 = float(np.sqrt(max(s2 * float(xv @ np.linalg.solve(A, xv)), 0)))
+                        break
+            if np.isfinite(M2) and np.isfinite(se2):
+                share = M2 / steady_e
+                lo_s = min(M2 - 1.96 * se2, M1) / steady_e
+                hi_s = max(M2 + 1.96 * se2, M1) / steady_e
+            else:
+                share = M1 / steady_e
+                if np.isfinite(se1):
+                    lo_s, hi_s = (M1 - 1.96 * se1) / steady_e, (M1 + 1.96 * se1) / steady_e
+        fig.update(prefill_marginal_energy_share=share, prefill_marginal_energy_share_lo=lo_s,
+                   prefill_marginal_energy_share_hi=hi_s)
+
     # ---- gpu/
     gt = ds(g, "gpu/time")
     if gt is not None:

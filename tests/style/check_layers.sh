@@ -96,6 +96,7 @@ provenance account
 budget account
 carbon account
 publish account
+counted account
 choice choice
 report report
 joules cli

@@ -195,6 +195,7 @@ TEST(fixtures)
         CHECK_NEAR(a->kv_cache_usage[2], 0.5, 0, 1e-7);
         CHECK_EQ_INT(a->tokens_generated[5], 30);
         CHECK(a->watts_avg.v != NULL);
+        CHECK_STR(a->power_watts_kind, "instant"); /* device_instant: NVML POWER_INSTANT */
         CHECK(ax(a, "requests_clock") != NULL);
         CHECK_NEAR(fig(a, JL_FIG_RUN_ENERGY_J), 2200.0, 1e-9, 0);
         /* request rule: window [1, 4] s (2 first tokens at 1 s; 1st finish at

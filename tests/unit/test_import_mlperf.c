@@ -76,7 +76,13 @@ TEST(offline_checker_figures)
     CHECK_STR(run->attrs.gpu_model, "H100");
     CHECK_NEAR(run->attrs.gpu_memory_bytes, 81559.0 * 1048576.0, 0, 0);
     CHECK_EQ_INT(run->attrs.num_gpus, 8);
-    CHECK_EQ_INT(run->attrs.max_batch_size, 1000); /* 1000 samples/query x 1 query */
+    /* Offline: one query of 1000 samples is no batch cap: a placeholder,
+     * listed as unknown */
+    CHECK_EQ_INT(run->attrs.max_batch_size, 1);
+    CHECK_STR(ax(run, "unknown_attributes"), "max_batch_size");
+    CHECK(!jl_attrs_known(&run->attrs, "max_batch_size")); /* tables print "-" */
+    CHECK(jl_attrs_known(&run->attrs, "num_gpus"));
+    CHECK_STR(run->power_watts_kind, "average_1s");
     /* 2024-01-02 = 19724 days after 1970-01-01; + 10:00:01.5 */
     CHECK_NEAR(run->attrs.start_time_unix, 19724.0 * 86400 + 36001.5, 0, 1e-6);
     CHECK_STR(ax(run, "power_scope"), "node_ac");

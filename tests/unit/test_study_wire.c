@@ -53,6 +53,11 @@ static jl_summary *full_summary(void)
     }
     s->published->with_published_rate = 1ull << JL_FIG_ENERGY_PER_TOKEN_J;
     s->published->mark_threshold = 0.1;
+    /* boundaries (summary/boundary.c) */
+    s->boundary.window = JL_WINDOW_CUSTOM;
+    s->boundary.scope = JL_SCOPE_NODE;
+    s->total_scope = JL_SCOPE_HOST;
+    s->peak_power_kind = strdup("average_1s");
     return s;
 }
 
@@ -100,6 +105,10 @@ static void check_same(const jl_summary *a, const jl_summary *b)
     }
     CHECK_EQ_INT(a->steady_method, b->steady_method);
     CHECK_EQ_INT(a->energy_source, b->energy_source);
+    CHECK_EQ_INT(a->boundary.window, b->boundary.window);
+    CHECK_EQ_INT(a->boundary.scope, b->boundary.scope);
+    CHECK_EQ_INT(a->total_scope, b->total_scope);
+    CHECK(same_str(a->peak_power_kind, b->peak_power_kind));
     CHECK(!memcmp(a->fig, b->fig, sizeof a->fig));
     CHECK(same_bits(a->power_rise_lag_s, b->power_rise_lag_s));
     CHECK_EQ_INT(a->power_rise_skip, b->power_rise_skip);

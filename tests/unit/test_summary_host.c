@@ -300,7 +300,8 @@ TEST(absent_or_out_of_span)
 }
 
 /* @power_scope node_ac: power/ already is the node's AC power, so host/
- * is not added to it (the figures stay null, a warning says why). */
+ * is not added to it (a warning says why): the node scope's figures are
+ * power/'s, and there is no per-GPU energy. */
 TEST(node_ac_power_scope)
 {
     jl_run *r = base_run();
@@ -308,9 +309,12 @@ TEST(node_ac_power_scope)
     add_node(r, 500, 10);
     jl_summary *s = fx_sum(r);
     CHECK(s && s->host && s->host->method == JL_HOST_NONE);
-    CHECK_NAN(FIG(s, TOTAL_ENERGY_J));
+    CHECK(s->boundary.scope == JL_SCOPE_NODE && s->total_scope == JL_SCOPE_NODE);
+    CHECK_NEAR(FIG(s, TOTAL_ENERGY_J), 700, 1e-12, 0);
     CHECK_NAN(FIG(s, HOST_ENERGY_J));
     CHECK_NEAR(FIG(s, STEADY_ENERGY_J), 700, 1e-12, 0);
+    CHECK(s->gpu_energy_j == NULL && s->gpu_avg_power_w == NULL);
+    CHECK_NAN(FIG(s, STATIC_ENERGY_SHARE));
     CHECK_CONTAINS(fx_warning(s, "host_node_ac_scope"), "host/ is not added to it");
     jl_summary_free(s);
     jl_run_free(r);
