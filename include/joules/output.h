@@ -57,6 +57,13 @@ typedef struct jl_atomic_file {
 } jl_atomic_file;
 
 jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err);
+/* From now on, a commit to path (jl_atomic_commit, jl_write_text, ...) puts
+ * the file there only if none exists by then, in one step with the move
+ * (jl__rename_noreplace): an output the caller checked to be absent (a
+ * --csv FILE without --force) is never replaced by a file another writer
+ * made meanwhile; the commit then fails (output side) saying so. 0, or -1
+ * when the list (16 paths) is full. */
+int jl_atomic_keep_existing(const char *path);
 jl_status jl_atomic_commit(jl_atomic_file *af, jl_error **err);
 void jl_atomic_abort(jl_atomic_file *af);
 /* Write text produced by fn to path atomically, or to stdout when path is
@@ -93,6 +100,10 @@ void jl_atomic_dir_abort(const char *tmp);
 #define JL_ATOMIC_MAX_CHILDREN 64
 int jl_atomic_register_dir(const char *path);
 void jl_atomic_unregister_dir(const char *path);
+/* A temporary file (the trace writer's, an --into copy): unlinked by
+ * jl_atomic_cleanup_signal() until unregistered. 0, or -1 when full. */
+int jl_atomic_register_file(const char *path);
+void jl_atomic_unregister_file(const char *path);
 void jl_atomic_register_child(pid_t pid);
 void jl_atomic_unregister_child(pid_t pid);
 

@@ -81,7 +81,12 @@ void jl_provenance_hash(const json_t *provenance, char hex[65]);
 typedef enum {
     JL_VERIFY_SAME = 0,
     JL_VERIFY_DIFFERS = 1, /* a figure, an input's hash, a rule or joules differ */
-    JL_VERIFY_MISSING = 3  /* an input is missing or the document has no provenance */
+    JL_VERIFY_MISSING = 3, /* an input is missing or the document has no provenance */
+    /* the command is one verify does not re-run: it would write outside
+     * verify's scratch folder (import --into), run a program (report
+     * --gnuplot), read outside its files (--allow-external-storage), re-run
+     * verify, or it is no command or option of joules (docs/security.md) */
+    JL_VERIFY_REFUSED = 4
 } jl_verify_verdict;
 
 typedef struct jl_verify_item {
@@ -100,6 +105,11 @@ typedef struct jl_verify_report {
 } jl_verify_report;
 
 void jl_verify_report_clear(jl_verify_report *r);
+/* The document at path, read as verify reads it: a regular file (a FIFO, a
+ * device or a socket is refused before it is opened: docs/security.md)
+ * holding JSON. NULL with *err (the file; the line of a JSON error) when
+ * it cannot be read. */
+json_t *jl_verify_load(const char *path, jl_error **err);
 /* Re-hash the inputs of a provenance block (paths relative to the current
  * directory), adding an "input" item per changed hash and a "missing" item
  * per missing file. */

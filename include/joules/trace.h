@@ -167,6 +167,13 @@ typedef struct jl_trace_options {
      * used before jl_trace_close(). Default 0: never. The study loader sets
      * JL_STREAM_ITL_MIN_SAMPLES: it reads runs only to summarise them. */
     int stream_itl;
+    /* 1: a trusted file may keep its data outside itself: datasets stored
+     * in external files (HDF5 external raw storage) and virtual datasets
+     * are read. Default 0: such a dataset is refused with an error naming
+     * it, so reading a trace never reads another file (docs/security.md;
+     * the CLI's --allow-external-storage; the process's default:
+     * jl_trace_default_allow_external_storage). */
+    int allow_external_storage;
 } jl_trace_options;
 
 /* The study loader's jl_trace_options.stream_itl: 2^20 samples (8 MiB of
@@ -174,6 +181,12 @@ typedef struct jl_trace_options {
 #define JL_STREAM_ITL_MIN_SAMPLES (1 << 20)
 
 void jl_trace_options_default(jl_trace_options *opt);
+
+/* The default of jl_trace_options.allow_external_storage in this process:
+ * what jl_trace_options_default() sets and what a NULL options gives (0
+ * until a program that trusts its files says 1; the CLI's
+ * --allow-external-storage). */
+void jl_trace_default_allow_external_storage(int allow);
 
 /* Open a trace file and list its runs. opt may be NULL (defaults). */
 jl_status jl_trace_open(const char *path, const jl_trace_options *opt, jl_trace **out,

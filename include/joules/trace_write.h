@@ -58,6 +58,12 @@ typedef struct jl_trace_write_options {
      * block: the sources' paths and SHA-256, the command; docs/accounting.md);
      * NULL = none */
     const char *provenance;
+    /* 1: the file is put at its path only if none is there by then, the
+     * check and the move one step (RENAME_NOREPLACE): a writer that found
+     * the path free (import -o without --force) never replaces a file
+     * another made meanwhile; the commit fails instead (output side).
+     * Default 0: an existing file is replaced. */
+    int no_replace;
 } jl_trace_write_options;
 
 void jl_trace_write_options_default(jl_trace_write_options *opt);

@@ -1,6 +1,7 @@
 /* Budgets: a joules.budgets/1 file of ceilings, judged per run and group
  * with the figures' intervals (docs/accounting.md, "Budgets"). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
@@ -390,9 +391,11 @@ jl_status jl_budgets_load_buffer(const char *buf, size_t len, const char *name, 
 jl_status jl_budgets_load(const char *path, jl_budgets **out, jl_error **err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    char why[128];
+    FILE *f = jl__fopen_input(path, why, sizeof why);
     if (!f)
-        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot open the budgets file");
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot open the budgets file: %s",
+                       errno == EINVAL ? why : strerror(errno));
     jl__input_read(path); /* the provenance's inputs */
     char *buf = NULL;
     size_t len = 0, cap = 0, n;

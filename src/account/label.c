@@ -195,12 +195,23 @@ void jl_provenance_hash(const json_t *provenance, char hex[65])
     json_t *c = json_copy((json_t *)provenance), *cmd = json_array();
     if (c && cmd) {
         json_object_del(c, "created");
-        /* where the outputs went does not change them */
+        /* where the outputs went does not change them, in any spelling
+         * (-o F, -oF, --output=F, --csv F, --runs-out F; verify moves them
+         * and leaves --force out) */
+        static const char *const outs[] = {"--output", "--csv", "--runs-out"};
         const json_t *argv = json_object_get(provenance, "command");
         for (size_t i = 0; i < json_array_size(argv); i++) {
             const char *a = json_string_value(json_array_get(argv, i));
-            if (a && (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--csv"))) {
-                i++;
+            int skip = a && (!strcmp(a, "-o") || !strcmp(a, "--force")) ? 1 + !strcmp(a, "-o")
+                       : a && !strncmp(a, "-o", 2) && a[2] != '-'       ? 1
+                                                                        : 0;
+            for (size_t k = 0; a && !skip && k < sizeof outs / sizeof outs[0]; k++) {
+                size_t n = strlen(outs[k]);
+                if (!strncmp(a, outs[k], n))
+                    skip = a[n] == '=' ? 1 : !a[n] ? 2 : 0;
+            }
+            if (skip) {
+                i += (size_t)skip - 1;
                 continue;
             }
             json_array_append(cmd, json_array_get(argv, i));

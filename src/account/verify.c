@@ -1,6 +1,7 @@
 /* Verification: a document's inputs re-hashed, and the document compared
  * with its re-made twin leaf by leaf (docs/accounting.md, "verify"). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,23 @@ void jl_verify_report_clear(jl_verify_report *r)
     }
     free(r->items);
     memset(r, 0, sizeof *r);
+}
+
+json_t *jl_verify_load(const char *path, jl_error **err)
+{
+    char why[128];
+    FILE *f = jl__fopen_input(path, why, sizeof why);
+    if (!f) {
+        jl_fail(err, errno == ENOENT ? JL_EMISSING : JL_EIO, path, NULL, NULL, -1, "%s", why);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *doc = json_loadf(f, 0, &je);
+    fclose(f);
+    if (!doc)
+        jl_fail(err, JL_EFORMAT, path, NULL, NULL, -1,
+                "not a JSON document: %s (line %d, column %d)", je.text, je.line, je.column);
+    return doc;
 }
 
 static char *text_of(const json_t *v)

@@ -83,8 +83,13 @@ static jl_status ruleset_from_doc(jl_ruleset *rs, json_t *doc, const char *path,
 jl_status jl_ruleset_load_json(jl_ruleset *rs, const char *path, jl_error **err)
 {
     json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
+    char why[128];
+    FILE *f = jl__fopen_input(path, why, sizeof why);
+    if (!f)
+        return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot read rules: %s", why);
     jl__input_read(path); /* the provenance's inputs */
+    json_t *doc = json_loadf(f, 0, &je);
+    fclose(f);
     if (!doc)
         return jl_fail(err, JL_EFORMAT, path, NULL, NULL, je.line > 0 ? je.line : -1,
                        "cannot read rules: %s (line %d, column %d)", je.text, je.line, je.column);

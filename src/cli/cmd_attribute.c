@@ -53,6 +53,9 @@ static const char *const help =
     "  --jsonl            one JSON object per row\n"
     "  --require-valid    exit 1 when the run is not valid (spans_misaligned, ...: check.md)\n"
     "  --csv FILE         the rows as CSV ('-' = stdout)\n"
+    "  --allow-external-storage  read datasets a trace keeps in other files (HDF5\n"
+    "                     external storage, virtual datasets): only for traces you\n"
+    "                     trust (default: refused, security.md)\n"
     "  -h, --help         this help\n";
 
 enum {
@@ -472,32 +475,34 @@ typedef struct attribute_args {
     int json, jsonl, fit, helped, require_valid;
 } attribute_args;
 
+static const struct option longopts[] = {{"by", required_argument, NULL, OPT_BY},
+                                         {"calibration", required_argument, NULL, OPT_CAL},
+                                         {"class", required_argument, NULL, OPT_CLASS},
+                                         {"static-w", required_argument, NULL, OPT_STATIC},
+                                         {"window", required_argument, NULL, OPT_WINDOW},
+                                         {"stall-min", required_argument, NULL, OPT_STALL},
+                                         {"sensor-from", required_argument, NULL, OPT_SENSOR_FROM},
+                                         {"set-warning", required_argument, NULL, OPT_SET_WARNING},
+                                         {"fit-sensor", no_argument, NULL, OPT_FIT},
+                                         {"fit-weights", no_argument, NULL, OPT_FIT_WEIGHTS},
+                                         {"into", required_argument, NULL, OPT_INTO},
+                                         {"budgets", required_argument, NULL, OPT_BUDGETS},
+                                         {"json", no_argument, NULL, CLI_OPT_JSON},
+                                         {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
+                                         {"csv", required_argument, NULL, CLI_OPT_CSV},
+                                         {"require-valid", no_argument, NULL, OPT_VALID},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"allow-external-storage", no_argument, NULL,
+                                          CLI_OPT_ALLOW_EXTERNAL},
+                                         {NULL, 0, NULL, 0}};
+const cli_options cli_options_attribute = {":h", longopts};
+
 static int parse_args(const char *cmd, int argc, char **argv, jl_attribution_options *ao,
                       attribute_args *x)
 {
-    static const struct option longopts[] = {{"by", required_argument, NULL, OPT_BY},
-                                             {"calibration", required_argument, NULL, OPT_CAL},
-                                             {"class", required_argument, NULL, OPT_CLASS},
-                                             {"static-w", required_argument, NULL, OPT_STATIC},
-                                             {"window", required_argument, NULL, OPT_WINDOW},
-                                             {"stall-min", required_argument, NULL, OPT_STALL},
-                                             {"sensor-from", required_argument, NULL,
-                                              OPT_SENSOR_FROM},
-                                             {"set-warning", required_argument, NULL,
-                                              OPT_SET_WARNING},
-                                             {"fit-sensor", no_argument, NULL, OPT_FIT},
-                                             {"fit-weights", no_argument, NULL, OPT_FIT_WEIGHTS},
-                                             {"into", required_argument, NULL, OPT_INTO},
-                                             {"budgets", required_argument, NULL, OPT_BUDGETS},
-                                             {"json", no_argument, NULL, CLI_OPT_JSON},
-                                             {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
-                                             {"csv", required_argument, NULL, CLI_OPT_CSV},
-                                             {"require-valid", no_argument, NULL, OPT_VALID},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     int c, rc = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, cli_options_attribute.optstring, longopts, NULL)) != -1) {
         switch (c) {
         case 'h':
             cli_help(cmd, help);
@@ -506,6 +511,7 @@ static int parse_args(const char *cmd, int argc, char **argv, jl_attribution_opt
         case OPT_BY: rc = parse_by(cmd, optarg, ao); break;
         case OPT_VALID: x->require_valid = 1; break;
         case OPT_CAL: x->cal = optarg; break;
+        case CLI_OPT_ALLOW_EXTERNAL: jl_trace_default_allow_external_storage(1); break;
         case OPT_CLASS:
             if (!strchr(optarg, '='))
                 rc = cli_usage_error(cmd, "--class: expected PATTERN=CLASS, got '%s'", optarg);

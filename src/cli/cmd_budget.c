@@ -107,15 +107,17 @@ static int own_option(void *vctx, const char *cmd, int code, const char *arg)
     return 0;
 }
 
+static const struct option longopts[] = {
+    CLI_JSON_LONG_OPTION,
+    {"budgets", required_argument, NULL, OPT_BUDGETS},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"scope", required_argument, NULL, OPT_SCOPE},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_budget = {":h", longopts};
+
 int cli_cmd_budget(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION,
-        {"budgets", required_argument, NULL, OPT_BUDGETS},
-        {"window", required_argument, NULL, OPT_WINDOW},
-        {"scope", required_argument, NULL, OPT_SCOPE},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "budget";
     ctx c = {NULL, NULL, NULL, NULL};
     jl_budget_result *r = NULL;
@@ -123,7 +125,8 @@ int cli_cmd_budget(int argc, char **argv)
     jl_account_boundary_default(&bound);
     cli_study cs;
     cli_study_init(&cs);
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &c);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_budget.optstring, longopts,
+                       own_option, &c);
     if (!rc && !cs.helped && !c.path)
         rc = cli_usage_error(cmd, "--budgets FILE is required");
     if (!rc && !cs.helped)

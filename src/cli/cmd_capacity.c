@@ -105,23 +105,26 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     }
 }
 
+static const struct option longopts[] = {
+    CLI_OUTPUT_LONG_OPTIONS,
+    CLI_SLO_LONG_OPTION,
+    {"power-budget", required_argument, NULL, OPT_BUDGET},
+    {"pue", required_argument, NULL, OPT_PUE},
+    {"grid-intensity", required_argument, NULL, OPT_GRID},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_capacity = {":h", longopts};
+
 int cli_cmd_capacity(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_OUTPUT_LONG_OPTIONS,
-        CLI_SLO_LONG_OPTION,
-        {"power-budget", required_argument, NULL, OPT_BUDGET},
-        {"pue", required_argument, NULL, OPT_PUE},
-        {"grid-intensity", required_argument, NULL, OPT_GRID},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "capacity";
     jl_capacity_result *r = NULL;
     jl_capacity_options co;
     jl_capacity_options_default(&co);
     cli_study cs;
     cli_study_init(&cs);
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &co);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_capacity.optstring, longopts,
+                       own_option, &co);
     if (!rc && !cs.helped && isnan(co.power_budget_w))
         rc = cli_usage_error(cmd, "--power-budget W is required");
     if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {

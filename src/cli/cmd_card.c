@@ -149,23 +149,25 @@ static int print_str(FILE *f, const void *ctx)
     return fputs(s, f) == EOF;
 }
 
+static const struct option longopts[] = {
+    CLI_SLO_LONG_OPTION,
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"grid-intensity", required_argument, NULL, OPT_GRID},
+    {"pue", required_argument, NULL, OPT_PUE},
+    {"location", required_argument, NULL, OPT_LOCATION},
+    {"output", required_argument, NULL, 'o'},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"scope", required_argument, NULL, OPT_SCOPE},
+    {"training-type", required_argument, NULL, OPT_TRAINING_TYPE},
+    {"training-energy-kwh", required_argument, NULL, OPT_TRAINING_KWH},
+    {"training-emissions-g", required_argument, NULL, OPT_TRAINING_G},
+    {"training-hardware", required_argument, NULL, OPT_TRAINING_HW},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_card = {":ho:", longopts};
+
 int cli_cmd_card(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_SLO_LONG_OPTION,
-        {"model", required_argument, NULL, OPT_MODEL},
-        {"grid-intensity", required_argument, NULL, OPT_GRID},
-        {"pue", required_argument, NULL, OPT_PUE},
-        {"location", required_argument, NULL, OPT_LOCATION},
-        {"output", required_argument, NULL, 'o'},
-        {"window", required_argument, NULL, OPT_WINDOW},
-        {"scope", required_argument, NULL, OPT_SCOPE},
-        {"training-type", required_argument, NULL, OPT_TRAINING_TYPE},
-        {"training-energy-kwh", required_argument, NULL, OPT_TRAINING_KWH},
-        {"training-emissions-g", required_argument, NULL, OPT_TRAINING_G},
-        {"training-hardware", required_argument, NULL, OPT_TRAINING_HW},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "card";
     card_opts o;
     memset(&o, 0, sizeof o);
@@ -179,7 +181,8 @@ int cli_cmd_card(int argc, char **argv)
     char *md = NULL;
     cli_study cs;
     cli_study_init(&cs);
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":ho:", longopts, own_option, &o);
+    int rc =
+        cli_parse(&cs, cmd, help, argc, argv, cli_options_card.optstring, longopts, own_option, &o);
     if (!rc && !cs.helped &&
         !(rc = cli_account_boundary(cmd, o.window, o.scope, 0,
                                     "the card's labels count measured energy; its carbon "

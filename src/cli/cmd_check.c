@@ -79,20 +79,23 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     return 0;
 }
 
+static const struct option longopts[] = {
+    CLI_JSON_LONG_OPTION,
+    {"list-rules", no_argument, NULL, OPT_LIST},
+    {"problems", no_argument, NULL, OPT_PROBLEMS},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_check = {":h", longopts};
+
 int cli_cmd_check(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION,
-        {"list-rules", no_argument, NULL, OPT_LIST},
-        {"problems", no_argument, NULL, OPT_PROBLEMS},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "check";
     int flags[2] = {0, 0}; /* list, problems */
     json_t *doc = NULL;
     cli_study cs;
     cli_study_init(&cs);
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, flags);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_check.optstring, longopts,
+                       own_option, flags);
     if (rc || cs.helped)
         goto out;
     if (flags[0]) {

@@ -323,23 +323,26 @@ static int run_compare(const char *cmd, cli_study *cs, const compare_args *a, in
     return st != JL_OK ? cli_fail(cmd, st, err) : rc;
 }
 
+static const struct option longopts[] = {
+    CLI_OUTPUT_LONG_OPTIONS,
+    CLI_SLO_LONG_OPTION,
+    {"by", required_argument, NULL, OPT_BY},
+    {"baseline", required_argument, NULL, OPT_BASE},
+    {"hold", required_argument, NULL, OPT_HOLD},
+    {"bins", required_argument, NULL, OPT_BINS},
+    {"latency", required_argument, NULL, OPT_LAT},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_compare = {":h", longopts};
+
 int cli_cmd_compare(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_OUTPUT_LONG_OPTIONS,
-        CLI_SLO_LONG_OPTION,
-        {"by", required_argument, NULL, OPT_BY},
-        {"baseline", required_argument, NULL, OPT_BASE},
-        {"hold", required_argument, NULL, OPT_HOLD},
-        {"bins", required_argument, NULL, OPT_BINS},
-        {"latency", required_argument, NULL, OPT_LAT},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "compare";
     compare_args a = {.latency = -1};
     cli_study cs;
     cli_study_init(&cs);
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &a);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_compare.optstring, longopts,
+                       own_option, &a);
     if (rc || cs.helped)
         goto out;
     if (!a.by || !a.baseline) {

@@ -73,20 +73,23 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     return rc;
 }
 
+static const struct option longopts[] = {
+    CLI_JSON_LONG_OPTION,
+    {"reserve-gb", required_argument, NULL, CLI_OPT_FIRST_FREE},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_diagnose = {":h", longopts};
+
 int cli_cmd_diagnose(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION,
-        {"reserve-gb", required_argument, NULL, CLI_OPT_FIRST_FREE},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "diagnose";
     jl_diagnosis *x = NULL;
     jl_diagnose_options dopt;
     jl_diagnose_options_default(&dopt);
     cli_study cs;
     cli_study_init(&cs);
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &dopt);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_diagnose.optstring, longopts,
+                       own_option, &dopt);
     if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
         jl_error *err = NULL;
         jl_status st = jl_diagnose(&cs.runs, cs.desc, &dopt, &x, &err);

@@ -280,6 +280,22 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     return 0;
 }
 
+static const struct option longopts[] = {
+    CLI_OUTPUT_LONG_OPTIONS,
+    {"grid-intensity", required_argument, NULL, OPT_GRID},
+    {"marginal-intensity", required_argument, NULL, OPT_MARGINAL},
+    {"pue", required_argument, NULL, OPT_PUE},
+    {"start", required_argument, NULL, OPT_START},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"scope", required_argument, NULL, OPT_SCOPE},
+    {"sci", no_argument, NULL, OPT_SCI},
+    {"functional-unit", required_argument, NULL, OPT_UNIT},
+    {"embodied-g-per-gpu-hour", required_argument, NULL, OPT_EMBODIED},
+    {"embodied-source", required_argument, NULL, OPT_EMBODIED_SOURCE},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_emissions = {":h", longopts};
+
 /* Runs not counted, on stderr, and the exit: 1 when others were counted, 3
  * when none was (a boundary a run cannot give, an intensity or PUE series
  * without the hours of its window: each names the run and why). */
@@ -345,20 +361,6 @@ static int series_overlap(const char *cmd, const jl_emissions_result *r, const j
 
 int cli_cmd_emissions(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_OUTPUT_LONG_OPTIONS,
-        {"grid-intensity", required_argument, NULL, OPT_GRID},
-        {"marginal-intensity", required_argument, NULL, OPT_MARGINAL},
-        {"pue", required_argument, NULL, OPT_PUE},
-        {"start", required_argument, NULL, OPT_START},
-        {"window", required_argument, NULL, OPT_WINDOW},
-        {"scope", required_argument, NULL, OPT_SCOPE},
-        {"sci", no_argument, NULL, OPT_SCI},
-        {"functional-unit", required_argument, NULL, OPT_UNIT},
-        {"embodied-g-per-gpu-hour", required_argument, NULL, OPT_EMBODIED},
-        {"embodied-source", required_argument, NULL, OPT_EMBODIED_SOURCE},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "emissions";
     opts o;
     memset(&o, 0, sizeof o);
@@ -370,7 +372,8 @@ int cli_cmd_emissions(int argc, char **argv)
     jl_sci_unit unit = JL_SCI_NONE;
     cli_study cs;
     cli_study_init(&cs);
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &o);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_emissions.optstring, longopts,
+                       own_option, &o);
     if (!rc && !cs.helped &&
         !(rc = cli_account_boundary(cmd, o.window, o.scope, 1, NULL, &bound))) {
         if (o.sci) {

@@ -23,6 +23,10 @@ static const char *const help =
     "one run of FILE, e.g.\n"
     "  mlenergy.h5:model=openai/gpt-oss-120b,task=gpqa,gpu_model=H100,num_gpus=2,max_batch_size=64\n\n"
     "  --json      print the joules.explain/1 document\n"
+    "  --allow-external-storage\n"
+    "              read datasets a trace keeps in other files (HDF5 external\n"
+    "              storage, virtual datasets): only for traces you trust (default:\n"
+    "              refused, security.md)\n"
     "  --require-valid  exit 1 when either run is not valid (check.md, \"Reason codes\")\n"
     "  -h, --help  this help\n";
 
@@ -73,22 +77,26 @@ static void print_factor_table(const jl_explanation *x)
            x->energy_b, x->ratio, "100%", x->work_unit);
 }
 
+enum { OPT_JSON = CLI_OPT_FIRST_FREE };
+static const struct option longopts[] = {
+    {"json", no_argument, NULL, OPT_JSON},
+    {"allow-external-storage", no_argument, NULL, CLI_OPT_ALLOW_EXTERNAL},
+    {"require-valid", no_argument, NULL, CLI_OPT_REQUIRE_VALID},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+const cli_options cli_options_explain = {":h", longopts};
+
 int cli_cmd_explain(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE };
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"require-valid", no_argument, NULL, CLI_OPT_REQUIRE_VALID},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *cmd = "explain";
     int json = 0, c, rc = 0, require_valid = 0;
     optind = 1; /* no study options: not the shared loop */
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, cli_options_explain.optstring, longopts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_help("explain", help); return CLI_EXIT_OK;
         case OPT_JSON: json = 1; break;
+        case CLI_OPT_ALLOW_EXTERNAL: jl_trace_default_allow_external_storage(1); break;
         case CLI_OPT_REQUIRE_VALID: require_valid = 1; break;
         default: return cli_bad_option(cmd, c, argv);
         }

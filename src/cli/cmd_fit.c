@@ -350,20 +350,22 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     }
 }
 
+static const struct option longopts[] = {
+    CLI_OUTPUT_LONG_OPTIONS,
+    {"loo", no_argument, NULL, OPT_LOO},
+    {"anchor", no_argument, NULL, OPT_ANCHOR},
+    {"what-if-loo", no_argument, NULL, OPT_WHATIF},
+    {"grid", required_argument, NULL, OPT_GRID},
+    {"no-correction", no_argument, NULL, OPT_NOCORR},
+    {"robust", required_argument, NULL, OPT_ROBUST},
+    {"pool", required_argument, NULL, OPT_POOL},
+    {"regime", required_argument, NULL, OPT_REGIME},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_fit = {":h", longopts};
+
 int cli_cmd_fit(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_OUTPUT_LONG_OPTIONS,
-        {"loo", no_argument, NULL, OPT_LOO},
-        {"anchor", no_argument, NULL, OPT_ANCHOR},
-        {"what-if-loo", no_argument, NULL, OPT_WHATIF},
-        {"grid", required_argument, NULL, OPT_GRID},
-        {"no-correction", no_argument, NULL, OPT_NOCORR},
-        {"robust", required_argument, NULL, OPT_ROBUST},
-        {"pool", required_argument, NULL, OPT_POOL},
-        {"regime", required_argument, NULL, OPT_REGIME},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "fit";
     jl_model_options mo;
     jl_model_options_default(&mo);
@@ -371,7 +373,8 @@ int cli_cmd_fit(int argc, char **argv)
     cli_study cs;
     cli_study_init(&cs);
     fit_args fa = {&f, &mo};
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &fa);
+    int rc =
+        cli_parse(&cs, cmd, help, argc, argv, cli_options_fit.optstring, longopts, own_option, &fa);
     if (rc || cs.helped)
         goto out;
     if (f.with_anchor && !f.with_loo) {

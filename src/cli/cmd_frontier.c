@@ -78,22 +78,25 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     }
 }
 
+static const struct option longopts[] = {
+    CLI_OUTPUT_LONG_OPTIONS,
+    {"latency", required_argument, NULL, OPT_LAT},
+    {"energy", required_argument, NULL, OPT_EN},
+    {"tolerance", required_argument, NULL, OPT_TOL},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_frontier = {":h", longopts};
+
 int cli_cmd_frontier(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_OUTPUT_LONG_OPTIONS,
-        {"latency", required_argument, NULL, OPT_LAT},
-        {"energy", required_argument, NULL, OPT_EN},
-        {"tolerance", required_argument, NULL, OPT_TOL},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "frontier";
     jl_frontier_set *fs = NULL;
     jl_frontier_options fo;
     jl_frontier_options_default(&fo);
     cli_study cs;
     cli_study_init(&cs);
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &fo);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_frontier.optstring, longopts,
+                       own_option, &fo);
     if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output))) {
         jl_error *err = NULL;
         jl_status st = jl_frontier_compute(&cs.runs, &fo, &fs, &err);

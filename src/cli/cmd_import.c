@@ -179,6 +179,38 @@ static int cli_import_into(const char *cmd, const jl_importer *im, const char *i
     return rc;
 }
 
+enum { OPT_JSON = CLI_OPT_FIRST_FREE, OPT_QUIET, OPT_FORCE, OPT_GROUPS, OPT_INTO, OPT_EACH };
+enum { OPT_FORMAT_FIRST = CLI_IMPORT_FORMAT_FIRST };
+/* every format's options; the format's own follow (cli_import_longopts) */
+static const struct option common_opts[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"groups", no_argument, NULL, OPT_GROUPS},
+    {"each", no_argument, NULL, OPT_EACH},
+    {"help", no_argument, NULL, 'h'},
+    {"into", required_argument, NULL, OPT_INTO},
+    {NULL, 0, NULL, 0},
+};
+const cli_options cli_options_import = {":ho:", common_opts};
+
+struct option *cli_import_longopts(const jl_importer *im)
+{
+    size_t n_fmt = 0, n_common = sizeof common_opts / sizeof common_opts[0] - 1;
+    while (im->options[n_fmt].name)
+        n_fmt++;
+    struct option *o = calloc(n_common + n_fmt + 1, sizeof *o);
+    if (!o)
+        return NULL;
+    memcpy(o, common_opts, n_common * sizeof *o);
+    for (size_t i = 0; i < n_fmt; i++)
+        o[n_common + i] = (struct option){im->options[i].name,
+                                          im->options[i].arg ? required_argument : no_argument,
+                                          NULL, OPT_FORMAT_FIRST + (int)i};
+    return o;
+}
+
 int cli_cmd_import(int argc, char **argv)
 {
     const char *cmd = "import";
@@ -198,38 +230,16 @@ int cli_cmd_import(int argc, char **argv)
         list_formats(stderr);
         return cli_exit_for_status(JL_EUSAGE);
     }
-    enum {
-        OPT_JSON = CLI_OPT_FIRST_FREE,
-        OPT_QUIET,
-        OPT_FORCE,
-        OPT_GROUPS,
-        OPT_INTO,
-        OPT_EACH,
-        OPT_FORMAT_FIRST
-    };
     size_t n_fmt = 0;
     while (im->options[n_fmt].name)
         n_fmt++;
-    struct option *longopts = calloc(n_fmt + 9, sizeof *longopts);
+    struct option *longopts = cli_import_longopts(im);
     jl_importer_arg *args = calloc(argc, sizeof *args);
     if (!longopts || !args) {
         free(longopts);
         free(args);
         return cli_oom(cmd);
     }
-    size_t k = 0;
-    longopts[k++] = (struct option){"output", required_argument, NULL, 'o'};
-    longopts[k++] = (struct option){"json", no_argument, NULL, OPT_JSON};
-    longopts[k++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
-    longopts[k++] = (struct option){"force", no_argument, NULL, OPT_FORCE};
-    longopts[k++] = (struct option){"groups", no_argument, NULL, OPT_GROUPS};
-    longopts[k++] = (struct option){"each", no_argument, NULL, OPT_EACH};
-    longopts[k++] = (struct option){"help", no_argument, NULL, 'h'};
-    longopts[k++] = (struct option){"into", required_argument, NULL, OPT_INTO};
-    for (size_t i = 0; i < n_fmt; i++)
-        longopts[k++] = (struct option){im->options[i].name,
-                                        im->options[i].arg ? required_argument : no_argument, NULL,
-                                        OPT_FORMAT_FIRST + (int)i};
     const char *out = NULL, *into = NULL;
     import_flags f = {0};
     int each = 0, c, rc = CLI_EXIT_OK;
@@ -238,7 +248,8 @@ int cli_cmd_import(int argc, char **argv)
     /* argv[0] is "import": parse the arguments after FORMAT */
     int sub_argc = argc - 1;
     char **sub_argv = argv + 1;
-    while ((c = getopt_long(sub_argc, sub_argv, ":ho:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(sub_argc, sub_argv, cli_options_import.optstring, longopts, NULL)) !=
+           -1) {
         switch (c) {
         case 'h': format_help(im); goto done;
         case 'o': out = optarg; break;
@@ -291,6 +302,14 @@ int cli_cmd_import(int argc, char **argv)
         goto done;
     }
     cli_install_signal_cleanup();
+    if (!each)
+        cli_set_interrupt_message("joules %s: interrupted: %s was not written%s\n", cmd, out,
+                                  access(out, F_OK) == 0 ? " (the existing file is unchanged)"
+                                                         : "");
+    else
+        cli_set_interrupt_message("joules %s: interrupted: the trace being written into %s was "
+                                  "not written (those already written are whole)\n",
+                                  cmd, out);
     if (each) {
         rc = import_each(im, cmd, (const char *const *)(sub_argv + optind), n_paths, args, n_args,
                          out, &f);
@@ -320,6 +339,9 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
      * the default 4, in a third of the time (docs/import.md, "Speed") */
     wo.level = 1;
     wo.summary_table = !groups;
+    /* without --force the path was free when the import began: a file that
+     * appears there meanwhile is not replaced */
+    wo.no_replace = !f->force;
     if (im->write_zstd)
         wo.compression = JL_COMPRESS_ZSTD;
     /* the sources' hashes and the command, kept in the trace (accounting.md):

@@ -13,13 +13,17 @@
 #include "joules/trace.h"
 
 static const char *const help =
-    "usage: joules inspect [--json | --jsonl] FILE...\n\n"
+    "usage: joules inspect [--json | --jsonl] [--allow-external-storage] FILE...\n\n"
     "Describe each trace file: its runs, their key attributes, every dataset\n"
     "(type, shape, chunking, compression, stored size), sample counts, time\n"
     "spans and sampling rates, and every validation problem found.\n"
     "A directory is searched recursively for *.h5.\n\n"
     "  --json       print a joules.inspect/1 document on stdout\n"
     "  --jsonl      one run per line (with its file's name), no envelope\n"
+    "  --allow-external-storage\n"
+    "               read datasets a trace keeps in other files (HDF5 external\n"
+    "               storage, virtual datasets): only for traces you trust (default:\n"
+    "               refused, security.md)\n"
     "  -h, --help   this help\n";
 
 /* The root's @provenance: the command that made the file and its sources. */
@@ -166,23 +170,27 @@ static void print_file(const json_t *fo)
     }
 }
 
+enum { OPT_JSON = CLI_OPT_FIRST_FREE };
+static const struct option longopts[] = {
+    {"json", no_argument, NULL, OPT_JSON},
+    {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
+    {"allow-external-storage", no_argument, NULL, CLI_OPT_ALLOW_EXTERNAL},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+const cli_options cli_options_inspect = {":h", longopts};
+
 int cli_cmd_inspect(int argc, char **argv)
 {
-    enum { OPT_JSON = CLI_OPT_FIRST_FREE };
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"jsonl", no_argument, NULL, CLI_OPT_JSONL},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *cmd = "inspect";
     int json = 0, jsonl = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, cli_options_inspect.optstring, longopts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_help("inspect", help); return CLI_EXIT_OK;
         case OPT_JSON: json = 1; break;
         case CLI_OPT_JSONL: jsonl = 1; break;
+        case CLI_OPT_ALLOW_EXTERNAL: jl_trace_default_allow_external_storage(1); break;
         default: return cli_bad_option(cmd, c, argv);
         }
     }

@@ -148,23 +148,26 @@ static int write_dir(const char *cmd, const jl_summary_list *l)
     return st != JL_OK ? cli_fail(cmd, st, err) : 0;
 }
 
+static const struct option longopts[] = {
+    CLI_JSON_LONG_OPTION,
+    CLI_SLO_LONG_OPTION,
+    {"output", required_argument, NULL, 'o'},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"scope", required_argument, NULL, OPT_SCOPE},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_label = {":ho:", longopts};
+
 int cli_cmd_label(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION,
-        CLI_SLO_LONG_OPTION,
-        {"output", required_argument, NULL, 'o'},
-        {"window", required_argument, NULL, OPT_WINDOW},
-        {"scope", required_argument, NULL, OPT_SCOPE},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "label";
     jl_account_boundary bound;
     jl_account_boundary_default(&bound);
     cli_study cs;
     cli_study_init(&cs);
     memset(&the, 0, sizeof the);
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":ho:", longopts, own_option, NULL);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_label.optstring, longopts,
+                       own_option, NULL);
     if (!rc && !cs.helped)
         rc = cli_account_boundary(cmd, the.window, the.scope, 0,
                                   "a label counts measured energy (x PUE is for emissions and "

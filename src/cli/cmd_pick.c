@@ -110,21 +110,24 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     return 0;
 }
 
+enum { OPT_ALLOW_INVALID = CLI_OPT_FIRST_FREE };
+static const struct option longopts[] = {
+    CLI_OUTPUT_LONG_OPTIONS,
+    CLI_SLO_LONG_OPTION,
+    {"allow-invalid", no_argument, NULL, OPT_ALLOW_INVALID},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_pick = {":h", longopts};
+
 int cli_cmd_pick(int argc, char **argv)
 {
-    enum { OPT_ALLOW_INVALID = CLI_OPT_FIRST_FREE };
-    static const struct option longopts[] = {
-        CLI_OUTPUT_LONG_OPTIONS,
-        CLI_SLO_LONG_OPTION,
-        {"allow-invalid", no_argument, NULL, OPT_ALLOW_INVALID},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "pick";
     jl_pick_set *ps = NULL;
     cli_study cs;
     cli_study_init(&cs);
     int allow = 0;
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &allow);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_pick.optstring, longopts, own_option,
+                       &allow);
     /* runs that are not valid (a request file of another run, a gap, ...)
      * answer no pick unless the user says so (issue 37) */
     if (!rc && !cs.helped && !(rc = cli_study_start(&cs, cmd, argc, argv, &output)) &&

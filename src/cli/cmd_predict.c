@@ -371,25 +371,28 @@ static int run_predict(const char *cmd, const cli_study *cs, const predict_args 
     return rc ? rc : cli_study_exit(cs);
 }
 
+static const struct option longopts[] = {
+    CLI_JSON_LONG_OPTION,
+    {"group", required_argument, NULL, OPT_GROUP},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"batch-range", required_argument, NULL, OPT_RANGE},
+    {"cap", required_argument, NULL, OPT_CAP},
+    {"pool", required_argument, NULL, OPT_POOL},
+    {"what-if", required_argument, NULL, OPT_WHATIF},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_predict = {":h", longopts};
+
 int cli_cmd_predict(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION,
-        {"group", required_argument, NULL, OPT_GROUP},
-        {"batch", required_argument, NULL, OPT_BATCH},
-        {"batch-range", required_argument, NULL, OPT_RANGE},
-        {"cap", required_argument, NULL, OPT_CAP},
-        {"pool", required_argument, NULL, OPT_POOL},
-        {"what-if", required_argument, NULL, OPT_WHATIF},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "predict";
     predict_args a = {.gsel = jl_selector_new()};
     jl_model_options_default(&a.mo);
     jl_model_set *set = NULL;
     cli_study cs;
     cli_study_init(&cs);
-    int rc = a.gsel ? cli_parse(&cs, cmd, help, argc, argv, ":h", longopts, own_option, &a)
+    int rc = a.gsel ? cli_parse(&cs, cmd, help, argc, argv, cli_options_predict.optstring, longopts,
+                                own_option, &a)
                     : cli_oom(cmd);
     if (rc || cs.helped)
         goto out;

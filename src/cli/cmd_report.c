@@ -202,23 +202,25 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     }
 }
 
+static const struct option longopts[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"slo", required_argument, NULL, OPT_SLO},
+    {"gnuplot", required_argument, NULL, OPT_GNUPLOT},
+    {"no-figures", no_argument, NULL, OPT_NO_FIGURES},
+    {"templates", required_argument, NULL, OPT_TEMPLATES},
+    {"formats", required_argument, NULL, OPT_FORMATS},
+    {"gpus", required_argument, NULL, OPT_GPUS},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"no-data", no_argument, NULL, OPT_NO_DATA},
+    {"single-page", no_argument, NULL, OPT_SINGLE_PAGE},
+    {"budgets", required_argument, NULL, OPT_BUDGETS},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_report = {":ho:", longopts};
+
 int cli_cmd_report(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"force", no_argument, NULL, OPT_FORCE},
-        {"slo", required_argument, NULL, OPT_SLO},
-        {"gnuplot", required_argument, NULL, OPT_GNUPLOT},
-        {"no-figures", no_argument, NULL, OPT_NO_FIGURES},
-        {"templates", required_argument, NULL, OPT_TEMPLATES},
-        {"formats", required_argument, NULL, OPT_FORMATS},
-        {"gpus", required_argument, NULL, OPT_GPUS},
-        {"baseline", required_argument, NULL, OPT_BASELINE},
-        {"no-data", no_argument, NULL, OPT_NO_DATA},
-        {"single-page", no_argument, NULL, OPT_SINGLE_PAGE},
-        {"budgets", required_argument, NULL, OPT_BUDGETS},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "report";
     cli_study cs;
     cli_study_init(&cs);
@@ -229,7 +231,8 @@ int cli_cmd_report(int argc, char **argv)
     /* --workers: loading and drawing both (0 until given: drawing then
      * defaults to the online CPUs, loading to 1) */
     cs.opt.workers = 0;
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":ho:", longopts, own_option, &a);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_report.optstring, longopts,
+                       own_option, &a);
     if (cs.opt.workers)
         a.ro.workers = cs.opt.workers;
     else

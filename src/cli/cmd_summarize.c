@@ -595,20 +595,23 @@ static int own_option(void *ctx, const char *cmd, int code, const char *arg)
     return parse_columns(cmd, arg, ctx);
 }
 
+static const struct option longopts[] = {
+    CLI_JSON_LONG_OPTION,
+    CLI_CSV_LONG_OPTION,
+    {"columns", required_argument, NULL, 'o'},
+    CLI_END_LONG_OPTIONS,
+};
+const cli_options cli_options_summarize = {":ho:", longopts};
+
 int cli_cmd_summarize(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_JSON_LONG_OPTION,
-        CLI_CSV_LONG_OPTION,
-        {"columns", required_argument, NULL, 'o'},
-        CLI_END_LONG_OPTIONS,
-    };
     const char *cmd = "summarize";
     table_opts topt = {0};
     cli_study cs;
     cli_study_init(&cs);
     cs.opt.trace.summary_fields_only = 1; /* summaries only: skip unused datasets */
-    int rc = cli_parse(&cs, cmd, help, argc, argv, ":ho:", longopts, own_option, &topt);
+    int rc = cli_parse(&cs, cmd, help, argc, argv, cli_options_summarize.optstring, longopts,
+                       own_option, &topt);
     if (rc || cs.helped)
         goto out;
     if ((rc = cli_check_outputs(cmd, &cs, cs.csv, cs.json, &output)))

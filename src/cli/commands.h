@@ -3,6 +3,10 @@
 #ifndef JOULES_CLI_COMMANDS_H
 #define JOULES_CLI_COMMANDS_H
 
+#include <getopt.h>
+
+#include "joules/import.h"
+
 typedef struct cli_command {
     const char *name;
     const char *summary;               /* one line, for `joules --help` */
@@ -46,5 +50,22 @@ void cli_use_installed_data(void);
 #define CLI_X_DECL(name, summary) int cli_cmd_##name(int argc, char **argv);
 CLI_COMMANDS(CLI_X_DECL)
 #undef CLI_X_DECL
+
+/* A command's own option table, the one its getopt_long() reads: verify
+ * parses a document's command with it (cmd_verify.c). import's depends on
+ * the format: cli_import_longopts(). */
+typedef struct cli_options {
+    const char *optstring;
+    const struct option *longopts; /* ends with {NULL, 0, NULL, 0} */
+} cli_options;
+#define CLI_X_OPTS(name, summary) extern const cli_options cli_options_##name;
+CLI_COMMANDS(CLI_X_OPTS)
+#undef CLI_X_OPTS
+
+/* `joules import FORMAT`'s option table (its optstring: ":ho:"), codes from
+ * CLI_IMPORT_FORMAT_FIRST for the format's own; free() it. NULL when out
+ * of memory. */
+enum { CLI_IMPORT_FORMAT_FIRST = 512 };
+struct option *cli_import_longopts(const jl_importer *im);
 
 #endif

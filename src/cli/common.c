@@ -250,6 +250,11 @@ static int study_option(cli_study *cs, const char *cmd, int code, const char *ar
     case CLI_OPT_JSON: cs->json = 1; return 0;
     case CLI_OPT_CSV: cs->csv = arg; return 0;
     case CLI_OPT_FORCE: cs->force = 1; return 0;
+    case CLI_OPT_ALLOW_EXTERNAL:
+        /* the study's reads and every later one (the report's series) */
+        cs->opt.trace.allow_external_storage = 1;
+        jl_trace_default_allow_external_storage(1);
+        return 0;
     case CLI_OPT_REQUIRE_VALID: cs->valid_only = 1; return 0;
     case CLI_OPT_SLO: return cli_slos_add(&cs->slos, cmd, arg);
     case CLI_OPT_NAMES: {
@@ -441,6 +446,9 @@ int cli_study_start(cli_study *cs, const char *cmd, int argc, char **argv, const
     if (rc)
         return rc;
     cli_install_signal_cleanup();
+    /* checked absent without --force: not replaced by a file made meanwhile */
+    if (cs->csv && strcmp(cs->csv, "-") && !cs->force)
+        (void)jl_atomic_keep_existing(cs->csv);
     if (cs->csv && strcmp(cs->csv, "-"))
         cli_set_interrupt_message("joules %s: interrupted: %s was not written%s\n", cmd, cs->csv,
                                   access(cs->csv, F_OK) == 0 ? " (the existing file is unchanged)"

@@ -31,6 +31,7 @@ enum {
     CLI_OPT_CSV,
     CLI_OPT_SLO,
     CLI_OPT_FORCE,
+    CLI_OPT_ALLOW_EXTERNAL,
     CLI_OPT_REQUIRE_VALID,
     CLI_OPT_FIRST_FREE /* commands number their own options from here */
 };
@@ -57,6 +58,7 @@ enum {
     {"jsonl", no_argument, NULL, CLI_OPT_JSONL},                               \
     {"names", required_argument, NULL, CLI_OPT_NAMES},                         \
     {"force", no_argument, NULL, CLI_OPT_FORCE},                               \
+    {"allow-external-storage", no_argument, NULL, CLI_OPT_ALLOW_EXTERNAL},     \
     {"require-valid", no_argument, NULL, CLI_OPT_REQUIRE_VALID}
 #define CLI_END_LONG_OPTIONS CLI_HELP_LONG_OPTION, CLI_STUDY_LONG_OPTIONS, {NULL, 0, NULL, 0}
 /* clang-format on */
@@ -73,6 +75,9 @@ enum {
     "  --max-dataset-bytes N  refuse datasets larger than N bytes decoded (default 4 GiB)\n" \
     "  --rules FILE           validation thresholds (joules.rules/1 JSON, check.md)\n"       \
     "  --set-rule R.warn=X    tune one rule (also R.fail=X, R=off); repeatable\n"            \
+    "  --allow-external-storage  read datasets a trace keeps in other files (HDF5\n"         \
+    "                         external storage, virtual datasets): only for traces you\n"    \
+    "                         trust (default: refused, security.md)\n"                       \
     "  --require-valid        exit 1, with each reason, when a run used is not valid\n"      \
     "                         (check.md, \"Reason codes\")\n"
 #define CLI_STUDY_HELP_ROWS                                                                    \

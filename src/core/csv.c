@@ -149,9 +149,10 @@ jl_status jl__csv_open_file(const char *path, jl__csv **out, jl_error **err)
     jl_status st = csv_new(path, &c, err);
     if (st != JL_OK)
         return st;
-    c->fp = fopen(path, "rb");
+    char why[128];
+    c->fp = jl__fopen_input(path, why, sizeof why);
     if (!c->fp) {
-        st = jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot open: %s", strerror(errno));
+        st = jl_fail(err, JL_EIO, path, NULL, NULL, -1, "%s", why);
         jl__csv_close(c);
         return st;
     }

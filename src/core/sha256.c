@@ -20,6 +20,7 @@
 #endif
 
 #include "core/sha256.h"
+#include "core/util.h"
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -220,10 +221,11 @@ void jl__sha256_to_hex(const unsigned char d[32], char hex[65])
 
 jl_status jl__sha256_file(const char *path, char hex[65], unsigned long long *size, jl_error **err)
 {
-    FILE *f = fopen(path, "rb");
+    char why[128];
+    FILE *f = jl__fopen_input(path, why, sizeof why);
     if (!f)
-        return jl_fail(err, errno == ENOENT ? JL_EMISSING : JL_EIO, path, NULL, NULL, -1,
-                       "cannot open: %s", strerror(errno));
+        return jl_fail(err, errno == ENOENT ? JL_EMISSING : JL_EIO, path, NULL, NULL, -1, "%s",
+                       why);
     jl__sha256 s;
     jl__sha256_init(&s);
     unsigned char buf[1 << 16];

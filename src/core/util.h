@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 char *jl__strdup(const char *s);
 char *jl__asprintf(const char *fmt, ...)
@@ -95,5 +96,25 @@ size_t jl__edit_distance(const char *a, const char *b, size_t limit);
  * still valid and owned by the caller). */
 int jl__grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap,
               size_t first);
+
+/* Files a user named, opened for reading (src/core/files.c): a path that is
+ * not a regular file (a FIFO, a device, a socket, a folder) is refused
+ * before it is opened (stat), the open never blocks (O_NONBLOCK, cleared
+ * once the descriptor is checked) and fstat() refuses what was swapped in
+ * meanwhile, so reading a file joules is given never waits on a FIFO or
+ * reads a device. jl__open_input returns the descriptor, or -1 with the
+ * reason in why ("not a regular file (a FIFO)", "cannot open: ...") and
+ * errno kept (ENOENT: missing; EINVAL: not a regular file);
+ * jl__fopen_input the same as a FILE ("rb"). jl__file_kind: "a FIFO",
+ * "a folder", ... for an st_mode. */
+int jl__open_input(const char *path, char *why, size_t why_cap);
+FILE *jl__fopen_input(const char *path, char *why, size_t why_cap);
+const char *jl__file_kind(unsigned mode);
+/* rename(from, to) unless `to` exists, the check and the move one step
+ * (renameat2 RENAME_NOREPLACE; link() and unlink() where a file system
+ * lacks it; apart only where it has neither): two writers that both found
+ * `to` absent cannot both put their file there. 0, or -1 with errno
+ * (EEXIST: `to` exists). */
+int jl__rename_noreplace(const char *from, const char *to);
 
 #endif

@@ -98,11 +98,16 @@ static jl_status load_json(const char *dir, const char *name, json_t **out, jl_e
         return JL_ENOMEM;
     json_error_t je;
     size_t len = 0;
-    char *text = read_small(path, &len);
-    *out = text ? json_loadb(text, len, 0, &je) : json_load_file(path, 0, &je);
+    char *text = read_small(path, &len), why[128] = "";
+    FILE *f = text ? NULL : jl__fopen_input(path, why, sizeof why);
+    *out = text ? json_loadb(text, len, 0, &je) : f ? json_loadf(f, 0, &je) : NULL;
     free(text);
+    if (f)
+        fclose(f);
     jl_status st = JL_OK;
-    if (!*out)
+    if (!text && !f)
+        st = jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot read descriptor file: %s", why);
+    else if (!*out)
         st = jl_fail(err, JL_EFORMAT, path, NULL, NULL, je.line > 0 ? je.line : -1,
                      "cannot read descriptor file: %s (line %d, column %d)", je.text, je.line,
                      je.column);

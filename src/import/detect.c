@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "core/util.h"
 #include "joules/import.h"
 
 #define HEAD_BYTES 4096
@@ -21,7 +23,7 @@
  * (what Windows PowerShell's `>` writes) narrowed to its ASCII bytes. */
 static size_t read_head(const char *path, char *buf, size_t cap)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = jl__fopen_input(path, NULL, 0);
     if (!f)
         return 0;
     size_t n = fread(buf, 1, cap - 1, f);
@@ -167,9 +169,13 @@ static void dir_of(char *out, size_t cap, const char *path)
  * is inflated. */
 static size_t read_gz_head(const char *path, char *buf, size_t cap)
 {
-    gzFile z = gzopen(path, "rb");
-    if (!z)
+    int fd = jl__open_input(path, NULL, 0); /* a FIFO or a device: never read */
+    gzFile z = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+    if (!z) {
+        if (fd >= 0)
+            close(fd);
         return 0;
+    }
     int n = gzread(z, buf, (unsigned)(cap - 1));
     gzclose(z);
     if (n < 0)
@@ -252,7 +258,7 @@ static int guess_file(const char *path, jl_import_guess *g)
     size_t n = read_head(path, head, sizeof head);
     if (n >= 4 && !memcmp(head, "\x89HDF", 4))
         return 0; /* HDF5: the trace reader judges it */
-    FILE *rf = fopen(path, "rb");
+    FILE *rf = jl__fopen_input(path, NULL, 0);
     size_t nraw = rf ? fread(raw, 1, sizeof raw, rf) : 0;
     if (rf)
         fclose(rf);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "core/inputs.h"
@@ -107,14 +108,20 @@ static int gz_close(void *c)
     return gzclose_r((gzFile)c) == Z_OK ? 0 : -1;
 }
 
-static FILE *open_profile(const char *path)
+static FILE *open_profile(const char *path, char *why, size_t why_cap)
 {
     jl__input_read(path); /* the provenance's inputs (a regular file only) */
     size_t n = strlen(path);
+    int fd = jl__open_input(path, why, why_cap);
+    if (fd < 0)
+        return NULL;
     if (n > 3 && !strcmp(path + n - 3, ".gz")) {
-        gzFile z = gzopen(path, "rb");
-        if (!z)
+        gzFile z = gzdopen(fd, "rb");
+        if (!z) {
+            close(fd);
+            snprintf(why, why_cap, "out of memory");
             return NULL;
+        }
         gzbuffer(z, 1 << 18);
         cookie_io_functions_t io = {gz_read, NULL, NULL, gz_close};
         FILE *f = fopencookie(z, "r", io);
@@ -122,7 +129,12 @@ static FILE *open_profile(const char *path)
             gzclose_r(z);
         return f;
     }
-    return fopen(path, "rb");
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        snprintf(why, why_cap, "out of memory");
+    }
+    return f;
 }
 
 /* After jl__jstream_next() returned t: the rest of that value skipped. */
@@ -325,9 +337,10 @@ bad:
 
 static jl_status parse(const char *path, kin *k, jl_error_list *errors)
 {
-    FILE *f = open_profile(path);
+    char why[128];
+    FILE *f = open_profile(path, why, sizeof why);
     if (!f)
-        return jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "cannot open: %s", strerror(errno));
+        return jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "%s", why);
     js p;
     jl__jstream_init_file(&p, f, 1 << 18, 1 << 20);
     jl_status st = parse_js(&p, path, k, errors);
@@ -372,9 +385,18 @@ static jl_status align_from_file(const char *spec, const char *profile, const ki
         key = colon + 1;
     }
     json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je), *e = NULL;
-    jl__input_read(path); /* the provenance's inputs: the --align file */
+    char why[128];
+    FILE *af = jl__fopen_input(path, why, sizeof why);
+    json_t *doc = af ? json_loadf(af, 0, &je) : NULL, *e = NULL;
+    if (af)
+        jl__input_read(path); /* the provenance's inputs: the --align file */
     jl_status st = JL_OK;
+    if (af)
+        fclose(af);
+    if (!af) {
+        st = jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "%s", why);
+        goto end;
+    }
     if (!doc) {
         st = jl__imp_err_at(errors, JL_EFORMAT, path, je.line, je.column, NULL, "%s", je.text);
         goto end;

@@ -509,17 +509,16 @@ static char *read_limited(const char *path, size_t max_bytes, size_t *len, jl_st
 {
     *err_no = 0;
     *code = JL_EIO;
-    /* O_NONBLOCK: a FIFO named by mistake is refused, not waited on */
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    /* a FIFO or a device named by mistake is refused, not waited on */
+    int fd = jl__open_input(path, why, why_cap);
     if (fd < 0) {
-        *err_no = errno;
-        snprintf(why, why_cap, "cannot open: %s", strerror(errno));
+        *err_no = errno == EINVAL ? 0 : errno;
         return NULL;
     }
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (fstat(fd, &sb) != 0) {
         close(fd);
-        snprintf(why, why_cap, "not a regular file");
+        snprintf(why, why_cap, "cannot open: %s", strerror(errno));
         return NULL;
     }
     jl__input_read(path); /* the provenance's inputs */
@@ -667,6 +666,16 @@ int jl__imp_is_dir(const char *path)
     return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+int jl__imp_refuse_special(jl_error_list *errors, const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || S_ISDIR(sb.st_mode) || S_ISREG(sb.st_mode))
+        return 0;
+    jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "not a regular file (%s)",
+                   jl__file_kind(sb.st_mode));
+    return 1;
+}
+
 int jl__imp_ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -683,6 +692,8 @@ jl_status jl__imp_paths(const char *const *paths, size_t n_paths, const jl_impor
         return JL_ENOMEM;
     for (size_t i = 0; i < n_paths && !c.oom; i++) {
         size_t found = 0;
+        if (jl__imp_refuse_special(errors, paths[i]))
+            continue;
         walk(&c, paths[i], 0, &found);
         if (!found)
             jl__imp_err(&c, JL_EMISSING, paths[i], marker, -1, "%s", none_msg);

@@ -193,6 +193,10 @@ void jl__imp_free_names(char **names, size_t n);
 /* 1 when path names an existing regular file (folder). */
 int jl__imp_is_file(const char *path);
 int jl__imp_is_dir(const char *path);
+/* 1 (and an error naming the path, pushed) when path exists and is neither
+ * a folder nor a regular file: a FIFO, a device or a socket named as an
+ * importer's input is refused, never opened (docs/security.md). */
+int jl__imp_refuse_special(jl_error_list *errors, const char *path);
 int jl__imp_ends_with(const char *s, const char *suffix);
 
 /* The usual entry of a folder importer: start, walk(c, path, 0, &found)

@@ -1125,9 +1125,10 @@ static double param(const char *params, const char *key)
 
 static FILE *open_json(jl__imp *c, const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    char why[128];
+    FILE *f = jl__fopen_input(path, why, sizeof why);
     if (!f)
-        jl__imp_err(c, JL_EIO, path, NULL, -1, "cannot open: %s", strerror(errno));
+        jl__imp_err(c, JL_EIO, path, NULL, -1, "%s", why);
     else
         jl__input_read(path); /* the provenance's inputs */
     return f;

@@ -794,6 +794,9 @@ jl_status jl_import_mlenergy_v2(const char *dir, const jl_import_options *opt,
 jl_status jl_import_mlenergy_auto(const char *dir, const jl_import_options *opt,
                                   jl_import_result **out, jl_error_list *errors)
 {
+    *out = NULL;
+    if (jl__imp_refuse_special(errors, dir))
+        return JL_EIO;
     /* v3: index.json, or (a partial copy, docs/import.md) models/ or tasks/;
      * the v2 data/ folder has neither */
     char *index = jl__asprintf("%s/index.json", dir);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/inputs.h"
 #include "core/util.h"
@@ -435,7 +436,8 @@ static long long nvtx_count(nsx *x)
 static jl_status sniff(nsx *x)
 {
     char head[64] = "";
-    FILE *f = fopen(x->path, "rb");
+    char why[128];
+    FILE *f = jl__fopen_input(x->path, why, sizeof why);
     size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
     if (f)
         fclose(f);
@@ -578,7 +580,15 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
     x.errors = errors;
     jl_spans *sp = NULL;
     size_t n_sp = 0, n_empty = 0, n_steps = 0;
-    jl__input_read(x.path); /* the provenance's inputs */
+    /* SQLite opens the path itself: a FIFO or a device is refused first */
+    char why[128];
+    int fd = jl__open_input(x.path, why, sizeof why);
+    if (fd >= 0)
+        close(fd);
+    if (fd < 0)
+        st = jl__imp_err_at(errors, JL_EIO, x.path, 0, 0, NULL, "%s", why);
+    if (fd >= 0)
+        jl__input_read(x.path); /* the provenance's inputs */
     int by_kernel = 0;
     regex_t re;
     int have_re = 0;
@@ -593,7 +603,7 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
         }
         have_re = 1;
     }
-    if ((st = sniff(&x)) != JL_OK)
+    if (st != JL_OK || (st = sniff(&x)) != JL_OK)
         ;
     else if (sqlite3_open_v2(x.path, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
         st = jl__imp_err_at(errors, JL_EIO, x.path, 0, 0, NULL, "cannot open: %s",

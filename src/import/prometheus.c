@@ -1489,16 +1489,11 @@ static void wants_free(want *w, size_t n)
  * samples, never the file. */
 static int read_file(prom *p, const char *path)
 {
-    /* O_NONBLOCK: a FIFO named by mistake is refused, not waited on */
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    /* a FIFO or a device named by mistake is refused, not waited on */
+    char why[128];
+    int fd = jl__open_input(path, why, sizeof why);
     if (fd < 0) {
-        jl__imp_err(p->c, JL_EIO, path, NULL, -1, "cannot open: %s", strerror(errno));
-        return -2;
-    }
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        jl__imp_err(p->c, JL_EIO, path, NULL, -1, "not a regular file");
+        jl__imp_err(p->c, JL_EIO, path, NULL, -1, "%s", why);
         return -2;
     }
     jl__input_read(path); /* the provenance's inputs */

@@ -487,9 +487,10 @@ jl_status jl__imp_vllm_requests(jl__imp *kit, const char *path, jl_run *r, doubl
         return jl__imp_err_at(errors, JL_ELIMIT, path, 0, 0, NULL,
                               "%lld bytes, more than the limit of %zu", (long long)sb.st_size,
                               max_bytes);
-    FILE *f = fopen(path, "rb");
+    char opened[128];
+    FILE *f = jl__fopen_input(path, opened, sizeof opened);
     if (!f)
-        return jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "%s", strerror(errno));
+        return jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "%s", opened);
     jl__input_read(path); /* the provenance's inputs: every request file */
     js p;
     vdoc d = {0};

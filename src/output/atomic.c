@@ -37,12 +37,61 @@ static void registry_remove(const char *p)
             live_temps[i] = NULL;
 }
 
+/* Temporaries of other writers (jl_atomic_register_file), copies. */
+static char *volatile live_files[JL__MAX_LIVE_TEMPS];
+
+int jl_atomic_register_file(const char *path)
+{
+    char *p = jl__strdup(path);
+    for (int i = 0; p && i < JL__MAX_LIVE_TEMPS; i++)
+        if (!live_files[i]) {
+            live_files[i] = p;
+            return 0;
+        }
+    free(p);
+    return -1;
+}
+
+void jl_atomic_unregister_file(const char *path)
+{
+    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++) {
+        char *p = live_files[i];
+        if (p && !strcmp(p, path)) {
+            live_files[i] = NULL;
+            free(p);
+        }
+    }
+}
+
+/* Targets that must not be replaced (jl_atomic_keep_existing). */
+#define JL__MAX_KEEP 16
+static char *keep_existing[JL__MAX_KEEP];
+
+int jl_atomic_keep_existing(const char *path)
+{
+    for (int i = 0; i < JL__MAX_KEEP; i++)
+        if (!keep_existing[i])
+            return (keep_existing[i] = jl__strdup(path)) ? 0 : -1;
+    return -1;
+}
+
+static int kept(const char *path)
+{
+    for (int i = 0; i < JL__MAX_KEEP && keep_existing[i]; i++)
+        if (!strcmp(keep_existing[i], path))
+            return 1;
+    return 0;
+}
+
 void jl_atomic_cleanup_signal(void)
 {
     /* async-signal-safe: unlink only */
-    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++)
+    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++) {
         if (live_temps[i])
             unlink(live_temps[i]);
+        if (live_files[i])
+            unlink(live_files[i]);
+    }
     /* then whole directories being built (a report), after stopping any
      * child process still writing into them */
     jl__atomic_cleanup_dirs_signal();
@@ -124,10 +173,17 @@ jl_status jl_atomic_commit(jl_atomic_file *af, jl_error **err)
         jl_atomic_abort(af);
         return JL_OK;
     }
-    if (rename(af->tmp_path, af->path) != 0) {
+    int keep = kept(af->path);
+    if ((keep ? jl__rename_noreplace(af->tmp_path, af->path) : rename(af->tmp_path, af->path)) !=
+        0) {
         e = errno;
-        jl_status st = jl_fail_output(err, JL_EIO, af->path, NULL, NULL, -1,
-                                      "cannot move output into place: %s", strerror(e));
+        jl_status st =
+            keep && e == EEXIST
+                ? jl_fail_output(err, JL_EIO, af->path, NULL, NULL, -1,
+                                 "appeared while it was being written (another writer?): not "
+                                 "replaced without --force, nothing written")
+                : jl_fail_output(err, JL_EIO, af->path, NULL, NULL, -1,
+                                 "cannot move output into place: %s", strerror(e));
         jl_atomic_abort(af);
         return st;
     }

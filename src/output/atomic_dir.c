@@ -239,9 +239,14 @@ jl_status jl_atomic_dir_commit(const char *tmp, const char *target, int replace,
     }
     fsync_path(tmp);
     if (!exists) {
-        if (rename(tmp, target) != 0) {
+        /* absent a moment ago: made meanwhile by another writer, it stays */
+        if ((replace ? rename(tmp, target) : jl__rename_noreplace(tmp, target)) != 0) {
             int e = errno;
             jl_atomic_dir_abort(tmp);
+            if (!replace && (e == EEXIST || e == ENOTEMPTY))
+                return jl_fail_output(err, JL_EIO, target, NULL, NULL, -1,
+                                      "appeared while it was being written (another writer?): "
+                                      "not replaced without --force, nothing written");
             return jl_fail_output(err, JL_EIO, target, NULL, NULL, -1,
                                   "cannot move the output into place: %s", strerror(e));
         }

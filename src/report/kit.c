@@ -356,7 +356,7 @@ size_t jl__report_figure_outputs(unsigned formats, const char **fmt, const char 
 
 char *jl__report_read_file_n(const char *path, size_t *len)
 {
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = jl__fopen_input(path, NULL, 0);
     if (!fp)
         return NULL;
     jl__strbuf b;

@@ -221,6 +221,7 @@ struct jl__chunks {
     unsigned char *cbuf, *dbuf, *sbuf;
     struct libdeflate_decompressor *dec; /* the thread's (deflate_dec) */
     ZSTD_DCtx *zdc;                      /* the thread's (zstd_dctx) */
+    size_t missing;                      /* the first row of a chunk not stored + 1; 0: none met */
 };
 
 jl__chunks *jl__chunks_open(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, const hsize_t dims[2],
@@ -290,8 +291,21 @@ int jl__chunks_read(jl__chunks *c, size_t row, void *out_rows)
     uint32_t mask = 0;
     if (row >= c->rows || row % c->chunk_rows)
         return 0;
-    if (H5Dget_chunk_storage_size(c->dset, off, &stored) < 0 || stored == 0 ||
-        stored > c->max_stored)
+    int sized = H5Dget_chunk_storage_size(c->dset, off, &stored) >= 0;
+    if (!sized || stored == 0) {
+        /* never written (HDF5 1.10 fails to size such a chunk): HDF5 would
+         * read fill values */
+        unsigned fm = 0;
+        haddr_t addr = 0;
+        hsize_t sz = 0;
+        H5Eclear2(H5E_DEFAULT);
+        if (!c->missing &&
+            (sized || (H5Dget_chunk_info_by_coord(c->dset, off, &fm, &addr, &sz) >= 0 &&
+                       addr == HADDR_UNDEF)))
+            c->missing = row + 1;
+        goto fail;
+    }
+    if (stored > c->max_stored)
         goto fail;
     if (H5Dread_chunk(c->dset, H5P_DEFAULT, off, &mask, c->cbuf) < 0 || mask != 0)
         goto fail;
@@ -339,12 +353,16 @@ fail:
 }
 
 int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, const hsize_t dims[2],
-                           int rank, size_t cbytes, void *dst)
+                           int rank, size_t cbytes, void *dst, size_t *missing_row)
 {
     jl__chunks *c = jl__chunks_open(dset, dcpl, ftype, mtype, dims, rank, cbytes);
     int ok = c != NULL;
     for (hsize_t row = 0; ok && row < dims[0]; row += c->chunk_rows)
         ok = jl__chunks_read(c, (size_t)row, (unsigned char *)dst + (size_t)row * c->cols * c->ms);
+    if (c && c->missing) {
+        *missing_row = c->missing - 1;
+        ok = -1;
+    }
     jl__chunks_free(c);
     if (!ok)
         H5Eclear2(H5E_DEFAULT);

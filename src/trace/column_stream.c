@@ -256,7 +256,8 @@ static jl_status read_whole(const jl_run *run, struct jl_itl_stream *s, jl_error
             return JL_ENOMEM;
         jl__zstd_set_chunk_bytes(c->chunk_rows * 4);
         if (H5Dread(c->dset, col_mtype(k), H5S_ALL, H5S_ALL, H5P_DEFAULT, c->whole) < 0) {
-            rctx at = {run->file, run->name, NULL, err, NULL, RUN_LINKS_UNKNOWN, c->obj, NULL};
+            rctx at = {run->file,         run->name, NULL, err, NULL,
+                       RUN_LINKS_UNKNOWN, c->obj,    NULL, 0,   0};
             return jl__read_failed(&at);
         }
         jl__zstd_set_chunk_bytes(0);

@@ -2,7 +2,8 @@
  * error printing, turning its error stack into a jl_error cause, number
  * formatting for messages, lists of names, and the tables of run attributes
  * and summary/ figures. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memfd_create */
+#include <errno.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "joules/trace.h"
@@ -36,6 +39,93 @@ const jl__summary_field jl__summary_fields[] = {
 #undef SF
 };
 const size_t jl__n_summary_fields = sizeof jl__summary_fields / sizeof jl__summary_fields[0];
+
+/* A file HDF5 is writing, pointed elsewhere: its descriptor (the sec2
+ * driver's) becomes a scratch memory file, so what HDF5 writes while
+ * closing goes nowhere and cannot fail. */
+static void discard_writes(hid_t file)
+{
+    int *fdp = NULL;
+    if (H5Fget_vfd_handle(file, H5P_DEFAULT, (void **)&fdp) < 0 || !fdp || *fdp < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return;
+    }
+    int scratch = memfd_create("joules-discarded", MFD_CLOEXEC);
+    FILE *tf = scratch < 0 ? tmpfile() : NULL;
+    if (tf)
+        scratch = fileno(tf);
+    if (scratch >= 0)
+        (void)dup2(scratch, *fdp);
+    if (tf)
+        fclose(tf);
+    else if (scratch >= 0)
+        close(scratch);
+}
+
+/* HDF5 1.10 cannot close a file whose flush failed (the metadata cache
+ * stays half-flushed: "slist already enabled?"), and a close that fails
+ * leaves the file freed in its table of open files, where its exit handler
+ * dies on it (SIGSEGV; issue 35). Once that has happened, the process ends
+ * without HDF5's exit handler: this one, registered after HDF5's and so run
+ * before it, flushes stdio and leaves with the status exit() was given. */
+#ifdef __GLIBC__
+static void leave_without_hdf5(int status, void *arg)
+{
+    (void)arg;
+    fflush(NULL);
+    _exit(status);
+}
+#endif
+
+static void poisoned(void)
+{
+#ifdef __GLIBC__
+    static int registered;
+    if (!registered)
+        registered = on_exit(leave_without_hdf5, NULL) == 0;
+#endif
+}
+
+void jl__h5_create_failed(int err_no)
+{
+    /* H5Fcreate writes the superblock and, when that fails, closes the
+     * file it made: a close whose flush failed, which leaves HDF5 as a
+     * failed H5Fclose does (its file's buffers never freed, found by
+     * LeakSanitizer on a full disk). A create refused before writing
+     * (no permission, no folder) leaves HDF5 whole. */
+    if (err_no == ENOSPC || err_no == EDQUOT || err_no == EIO || err_no == EFBIG)
+        poisoned();
+}
+
+int jl__h5_close_written(hid_t file, int keep, int *err_no)
+{
+    *err_no = 0;
+    if (file < 0)
+        return 0;
+    if (keep) {
+        errno = 0;
+        if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
+            /* never closed: HDF5 would fail and free it (poisoned) */
+            *err_no = errno;
+            poisoned();
+            return -1;
+        }
+        errno = 0;
+        if (H5Fclose(file) < 0) {
+            *err_no = errno;
+            poisoned();
+            return -1;
+        }
+        return 0;
+    }
+    discard_writes(file);
+    if (H5Fclose(file) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        poisoned();
+        return -1;
+    }
+    return 0;
+}
 
 jl_status jl__h5_init(void)
 {

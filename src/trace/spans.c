@@ -1,15 +1,19 @@
 /* spans/ and the sensor attributes of power/ (trace format 1.2,
  * docs/trace-format.md): reading them from a run, writing them into an
  * existing trace (copied, changed, renamed into place). */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* flock */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/util.h"
+#include "joules/output.h"
 #include "joules/spans.h"
 #include "trace/trace_internal.h"
 
@@ -141,6 +145,16 @@ end:
     return st;
 }
 
+/* The dataset's storage checked before it is read (jl__check_storage). */
+static jl_status storage(const rctx *at, hid_t d, const hsize_t *dims, size_t fsize)
+{
+    hid_t dcpl = H5Dget_create_plist(d);
+    jl_status st = dcpl < 0 ? jl__rctx_h5_fail(at, JL_EIO, "cannot read the storage layout")
+                            : jl__check_storage(at, d, dcpl, dims, 1, fsize, NULL);
+    CLOSE(dcpl, H5Pclose);
+    return st;
+}
+
 /* A rank-1 dataset of grp read whole as mtype (elem bytes each): *out NULL
  * and *n 0 when absent (an error when required). */
 static jl_status read_col(rctx *c, hid_t grp, const char *gpath, const char *name, hid_t mtype,
@@ -172,6 +186,8 @@ static jl_status read_col(rctx *c, hid_t grp, const char *gpath, const char *nam
                            (unsigned long long)dims[0], (unsigned long long)c->lim->max_rows);
         goto end;
     }
+    if ((st = storage(&at, d, dims, H5Tget_size(ft))) != JL_OK)
+        goto end;
     void *v = malloc(dims[0] ? dims[0] * elem : 1);
     if (!v) {
         st = JL_ENOMEM;
@@ -217,6 +233,8 @@ static jl_status read_names(rctx *c, hid_t grp, const char *gpath, jl_spans *s)
             jl__rctx_fail(&at, JL_ELIMIT, "%llu names, more than the limit", (unsigned long long)n);
         goto end;
     }
+    if ((st = storage(&at, d, &n, H5Tget_size(ft))) != JL_OK)
+        goto end;
     s->names = calloc(n ? n : 1, sizeof *s->names);
     if (!s->names) {
         st = JL_ENOMEM;
@@ -559,21 +577,55 @@ static int write_sensor(hid_t run, const jl_sensor *z)
     return ok;
 }
 
-static int copy_file(const char *from, const char *to)
+/* The trace copied into the open temporary `to` (its mode kept). */
+static int copy_file(const char *from, int to)
 {
-    FILE *a = fopen(from, "rb"), *b = a ? fopen(to, "wb") : NULL;
+    char why[128];
+    int in = jl__open_input(from, why, sizeof why);
     char buf[1 << 16];
-    size_t k;
-    int ok = a && b;
-    while (ok && (k = fread(buf, 1, sizeof buf, a)) > 0)
-        ok = fwrite(buf, 1, k, b) == k;
-    if (a && ferror(a))
+    ssize_t k = 0;
+    int ok = in >= 0;
+    struct stat sb;
+    if (ok && fstat(in, &sb) == 0)
+        (void)fchmod(to, sb.st_mode & 07777);
+    while (ok && (k = read(in, buf, sizeof buf)) != 0) {
+        if (k < 0) {
+            ok = errno == EINTR;
+            continue;
+        }
+        for (ssize_t w = 0, n; ok && w < k; w += n)
+            if ((n = write(to, buf + w, (size_t)(k - w))) < 0)
+                ok = 0;
+    }
+    int e = errno;
+    if (in >= 0)
+        close(in);
+    if (close(to) != 0 && ok) {
+        e = errno;
         ok = 0;
-    if (a)
-        fclose(a);
-    if (b && fclose(b) != 0)
-        ok = 0;
+    }
+    errno = e;
     return ok;
+}
+
+/* One writer of a folder's traces at a time (two `import --into` of one
+ * trace would each copy the original and the second rename would drop the
+ * first one's spans): an exclusive lock on the folder, held from the copy
+ * to the rename, waited for. The folder, not the trace: the trace is
+ * replaced by the rename, and HDF5 locks the trace itself for its readers.
+ * The descriptor to close (which releases it), or -1 when the folder cannot
+ * be opened (then written without it). */
+static int lock_folder(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? jl__asprintf("%.*s", (int)(slash == path ? 1 : slash - path), path)
+                      : jl__strdup(".");
+    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    free(dir);
+    if (fd >= 0)
+        while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+            ;
+    return fd;
 }
 
 jl_status jl_trace_write_spans(const char *path, const char *run, const jl_spans *spans,
@@ -588,26 +640,32 @@ jl_status jl_trace_write_spans_reasons(const char *path, const char *run, const 
 {
     if (jl__h5_init() != JL_OK)
         return jl_fail(err, JL_EINTERNAL, path, run, NULL, -1, "cannot initialise HDF5");
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 32);
+    char rpath[512];
+    if (snprintf(rpath, sizeof rpath, "/runs/%s", run) >= (int)sizeof rpath)
+        return jl_fail(err, JL_EUSAGE, path, run, NULL, -1, "run name too long");
+    char *tmp = jl__asprintf("%s.spans-XXXXXX", path);
     if (!tmp)
         return JL_ENOMEM;
-    snprintf(tmp, plen + 32, "%s.spans-%ld.tmp", path, (long)getpid());
-    if (!copy_file(path, tmp)) {
+    int lock = lock_folder(path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
         int e = errno;
-        unlink(tmp);
         free(tmp);
-        return jl_fail_output(err, JL_EIO, path, run, NULL, -1, "cannot copy the trace: %s",
-                              strerror(e));
+        if (lock >= 0)
+            close(lock);
+        return jl_fail_output(err, JL_EIO, path, run, NULL, -1,
+                              "cannot create a temporary file beside it: %s", strerror(e));
     }
+    /* removed if the command is interrupted (jl_atomic_cleanup_signal) */
+    (void)jl_atomic_register_file(tmp);
     jl_status st = JL_OK;
-    char rpath[512];
-    if (snprintf(rpath, sizeof rpath, "/runs/%s", run) >= (int)sizeof rpath) {
-        unlink(tmp);
-        free(tmp);
-        return jl_fail(err, JL_EUSAGE, path, run, NULL, -1, "run name too long");
+    hid_t f = -1, r = -1;
+    if (!copy_file(path, fd)) {
+        st = jl_fail_output(err, JL_EIO, path, run, NULL, -1, "cannot copy the trace: %s",
+                            strerror(errno));
+        goto end;
     }
-    hid_t f = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT), r = -1;
+    f = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
     if (f < 0) {
         st = jl__h5_fail(err, JL_EIO, path, run, NULL, -1, "cannot open the trace for writing");
         goto end;
@@ -625,13 +683,18 @@ jl_status jl_trace_write_spans_reasons(const char *path, const char *run, const 
     }
 end:
     CLOSE(r, H5Gclose);
-    if (f >= 0 && H5Fclose(f) < 0 && st == JL_OK)
-        st = jl__h5_fail(err, JL_EIO, path, run, NULL, -1, "cannot close the trace");
+    int e = 0;
+    if (jl__h5_close_written(f, st == JL_OK, &e) < 0 && st == JL_OK)
+        st = jl__h5_fail(err, JL_EIO, path, run, NULL, -1, "cannot finish writing the trace%s%s",
+                         e ? ": " : "", e ? strerror(e) : "");
     if (st == JL_OK && rename(tmp, path) != 0)
         st = jl_fail_output(err, JL_EIO, path, run, NULL, -1, "cannot rename %s into place: %s",
                             tmp, strerror(errno));
     if (st != JL_OK)
         unlink(tmp);
+    jl_atomic_unregister_file(tmp);
+    if (lock >= 0)
+        close(lock);
     free(tmp);
     return jl_error_mark_output(st, err);
 }

@@ -68,12 +68,15 @@ typedef struct {
     void *tconv;
     const unsigned char *map; /* the file mapped, or NULL (jl__table_open) */
     size_t map_len;
+    uint64_t file_bytes; /* for jl__check_storage */
+    int allow_external;
 } tctx;
 
 /* The reader's context (trace_internal.h) at object obj of the table. */
 static rctx table_at(const tctx *c, const char *obj)
 {
-    rctx a = {c->file, NULL, c->lim, c->err, NULL, RUN_LINKS_UNKNOWN, obj, NULL};
+    rctx a = {c->file,           NULL, c->lim, c->err,        NULL,
+              RUN_LINKS_UNKNOWN, obj,  NULL,   c->file_bytes, c->allow_external};
     return a;
 }
 
@@ -207,6 +210,18 @@ static int borrow(tctx *c, hid_t dset, size_t bytes, void **data)
     return ok;
 }
 
+/* The column's storage checked before it is read (jl__check_storage). */
+static jl_status storage(const tctx *c, hid_t dset, hid_t ftype, const char *obj, size_t rows)
+{
+    rctx at = table_at(c, obj);
+    hsize_t dims[1] = {rows};
+    hid_t dcpl = H5Dget_create_plist(dset);
+    jl_status st = dcpl < 0 ? jl__rctx_h5_fail(&at, JL_EIO, "cannot read the storage layout")
+                            : jl__check_storage(&at, dset, dcpl, dims, 1, H5Tget_size(ftype), NULL);
+    CLOSE(dcpl, H5Pclose);
+    return st;
+}
+
 /* Strings of a column into n rows of *width bytes (fixed-length strings as
  * stored; variable-length ones copied into rows as wide as the longest). */
 static jl_status read_strings(tctx *c, hid_t dset, hid_t ftype, const char *obj, size_t n,
@@ -310,6 +325,9 @@ static jl_status read_column(tctx *c, hid_t grp, const char *gpath, const char *
         goto end;
     col->rows = rows;
     H5T_class_t cls = H5Tget_class(ftype);
+    if ((cls == H5T_STRING || cls == H5T_INTEGER || cls == H5T_FLOAT) &&
+        (st = storage(c, dset, ftype, obj, rows)) != JL_OK)
+        goto end;
     if (cls == H5T_STRING) {
         col->kind = JL__CELL_STR;
         st = read_strings(c, dset, ftype, obj, rows, (char **)&col->data, &col->width,
@@ -498,10 +516,12 @@ end:
 }
 
 jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, const void *map,
-                         size_t map_len, jl__table **out, jl_error **err)
+                         size_t map_len, uint64_t file_bytes, int allow_external, jl__table **out,
+                         jl_error **err)
 {
     static const char *const tpath = "/" JL__TABLE_NAME;
-    tctx c = {path, lim, err, SIZE_MAX, H5P_DEFAULT, NULL, map, map_len};
+    tctx c = {path, lim, err,     SIZE_MAX,   H5P_DEFAULT,
+              NULL, map, map_len, file_bytes, allow_external};
     rctx at_t = table_at(&c, tpath), at_run = table_at(&c, "/" JL__TABLE_NAME "/run");
     jl__table *t = NULL;
     hid_t g = -1, a = -1;

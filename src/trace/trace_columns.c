@@ -148,62 +148,57 @@ struct group_reader {
     char **objs; /* object path of each column reached, NULL-filled */
 };
 
-/* Decoded bytes of one chunk of a dataset with creation properties dcpl
- * and a file type of fsize bytes (0 when not chunked); refuses chunks larger than the dataset limit and
+/* Decoded bytes of one chunk of a dataset whose storage st (of creation
+ * properties dcpl) jl__check_storage read, with a file type of fsize bytes
+ * (0 when not chunked); refuses chunks larger than the dataset limit and
  * filters HDF5 cannot decode. */
-static jl_status chunk_bytes(rctx *c, hid_t dcpl, size_t fsize, const char *obj, size_t *out)
+static jl_status chunk_bytes(rctx *c, hid_t dcpl, const jl__storage *st, size_t fsize,
+                             const char *obj, size_t *out)
 {
     rctx at = rctx_at(c, obj);
-    jl_status st = JL_OK;
     *out = 0;
-    H5D_layout_t layout = H5Pget_layout(dcpl);
-    if (layout == H5D_CHUNKED) {
-        hsize_t dims[H5S_MAX_RANK];
-        int r = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims);
-        if (r <= 0) {
-            st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the chunk shape");
-            goto end;
-        }
+    if (st->layout == H5D_CHUNKED) {
+        if (st->crank <= 0)
+            return jl__rctx_h5_fail(&at, JL_EIO, "cannot read the chunk shape");
         uint64_t bytes = fsize;
-        for (int i = 0; i < r; i++) {
-            if (dims[i] && bytes > UINT64_MAX / dims[i]) {
+        for (int i = 0; i < st->crank; i++) {
+            if (st->chunk[i] && bytes > UINT64_MAX / st->chunk[i]) {
                 bytes = UINT64_MAX;
                 break;
             }
-            bytes *= dims[i];
+            bytes *= st->chunk[i];
         }
-        if (bytes > c->lim->max_dataset_bytes || !fits_size(bytes)) {
-            st = jl__rctx_fail(&at, JL_ELIMIT,
-                               "chunks of %llu bytes, more than the limit of %llu bytes",
-                               (unsigned long long)bytes,
-                               (unsigned long long)c->lim->max_dataset_bytes);
-            goto end;
-        }
+        if (bytes > c->lim->max_dataset_bytes || !fits_size(bytes))
+            return jl__rctx_fail(&at, JL_ELIMIT,
+                                 "chunks of %llu bytes, more than the limit of %llu bytes",
+                                 (unsigned long long)bytes,
+                                 (unsigned long long)c->lim->max_dataset_bytes);
         *out = (size_t)bytes;
     }
-    int nf = H5Pget_nfilters(dcpl);
-    for (int i = 0; i < nf; i++) {
+    if (st->nf < 0)
+        return jl__rctx_h5_fail(&at, JL_EIO, "cannot read the filter pipeline");
+    for (int i = 0; i < st->nf; i++) {
+        H5Z_filter_t id = i < 8 ? st->filter[i] : -1;
         unsigned flags = 0;
         size_t ncd = 0;
         char fname[64] = "";
-        H5Z_filter_t id =
-            H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL, sizeof fname, fname, NULL);
-        if (id < 0) {
-            st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the filter pipeline");
-            goto end;
-        }
+        if (id < 0 && (id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL, sizeof fname,
+                                           fname, NULL)) < 0)
+            return jl__rctx_h5_fail(&at, JL_EIO, "cannot read the filter pipeline");
         htri_t avail = H5Zfilter_avail(id);
         if (avail <= 0) {
             H5Eclear2(H5E_DEFAULT);
+            if (H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, NULL, sizeof fname, fname, NULL) <
+                0)
+                fname[0] = '\0';
+            H5Eclear2(H5E_DEFAULT);
             fname[sizeof fname - 1] = '\0';
-            st = jl__rctx_fail(&at, JL_EFORMAT,
-                               "compressed with HDF5 filter %d%s%s%s, which joules cannot decode",
-                               (int)id, *fname ? " (" : "", fname, *fname ? ")" : "");
-            goto end;
+            return jl__rctx_fail(&at, JL_EFORMAT,
+                                 "compressed with HDF5 filter %d%s%s%s, which joules cannot decode",
+                                 (int)id, *fname ? " (" : "", fname, *fname ? ")" : "");
         }
     }
-end:
-    return st;
+    return JL_OK;
 }
 
 /* The memory type a dataset of integer or float file type ftype (of sz
@@ -362,7 +357,16 @@ static jl_status read_values(run_reader *rr, const rctx *at, const char *obj, co
             return jl__rctx_fail(at, JL_ENOMEM, "out of memory for %zu values", nv);
         dst = tmp;
     }
-    int direct = jl__read_chunks_direct(dset, dcpl, ftype, mt, dims, cs->rank, cbytes, dst);
+    size_t missing = 0;
+    int direct =
+        jl__read_chunks_direct(dset, dcpl, ftype, mt, dims, cs->rank, cbytes, dst, &missing);
+    if (direct < 0) {
+        st = jl__rctx_fail_row(at, JL_EFORMAT, (long long)missing,
+                               "its chunk from row %zu is not stored: the data was never written "
+                               "there, and those rows would read as fill values",
+                               missing);
+        goto end;
+    }
     if (!direct && (st = lend_tconv(rr, obj, ftype, mt, nv)) != JL_OK)
         goto end;
     jl__zstd_set_chunk_bytes(cbytes);
@@ -425,7 +429,9 @@ static jl_status read_ds(run_reader *rr, hid_t grp, const char *obj, const col_s
         st = jl__rctx_h5_fail(&at, JL_EIO, "cannot read the storage layout");
         goto end;
     }
-    if ((st = chunk_bytes(c, dcpl, fsize, obj, &cbytes)) != JL_OK)
+    jl__storage stor;
+    if ((st = jl__check_storage(&at, dset, dcpl, dims, cs->rank, fsize, &stor)) != JL_OK ||
+        (st = chunk_bytes(c, dcpl, &stor, fsize, obj, &cbytes)) != JL_OK)
         goto end;
     if (rr->stream_itl > 0 && dims[0] >= (hsize_t)rr->stream_itl &&
         (cs->off == offsetof(jl_run, itl_seconds) || cs->off == offsetof(jl_run, itl_request))) {

@@ -35,6 +35,16 @@ static char *filters_text(hid_t dcpl)
     jl__strbuf b;
     jl__strbuf_init(&b);
     jl__strbuf_puts(&b, "");
+    /* data outside the file is said where the filters are (the reader
+     * refuses it unless allowed: jl__check_storage) */
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    int ext = layout == H5D_CONTIGUOUS ? H5Pget_external_count(dcpl) : 0;
+    size_t nv = 0;
+    if (layout == H5D_VIRTUAL && H5Pget_virtual_count(dcpl, &nv) >= 0)
+        jl__strbuf_printf(&b, "virtual dataset (%zu source%s in other files)", nv,
+                          nv == 1 ? "" : "s");
+    else if (ext > 0)
+        jl__strbuf_printf(&b, "external storage (%d file%s)", ext, ext == 1 ? "" : "s");
     int nf = H5Pget_nfilters(dcpl);
     for (int i = 0; i < nf; i++) {
         unsigned flags = 0, cd[8] = {0};

@@ -26,6 +26,25 @@ herr_t jl__h5_small_cache(hid_t fapl);
  * mapped raises SIGBUS, which there is an error for that file. */
 void jl__trace_map_files(void);
 
+/* Close a file being written (the writer's temporary, a copy changed for
+ * --into). keep: flushed first, where a full disk fails, then closed.
+ * Without keep (an abort) the file's descriptor is first pointed at a
+ * scratch memory file, so what HDF5 still writes while closing goes nowhere
+ * and cannot fail. HDF5 1.10 can neither close a file whose flush failed
+ * nor survive its exit handler once a close has failed (it frees the file
+ * and keeps it in its table: SIGSEGV at exit, issue 35); when either
+ * happens the file is left open and the process, when it exits, skips
+ * HDF5's exit handler (on_exit: stdio flushed, the same status). 0 when
+ * closed; -1 when a flush or close failed (the HDF5 stack left for the
+ * caller's message, *err_no the errno of the failed write, 0 when unknown).
+ * The caller removes a file it did not keep. */
+int jl__h5_close_written(hid_t file, int keep, int *err_no);
+
+/* After H5Fcreate failed with errno err_no: a failed write (a full disk,
+ * an I/O error) makes the process leave without HDF5's exit handler, as
+ * jl__h5_close_written does after a failed close. */
+void jl__h5_create_failed(int err_no);
+
 /* Build an error describing the current HDF5 error stack (walked with
  * H5Ewalk2, outermost call first), then clear the stack. NULL when the
  * stack is empty or memory is exhausted. */
@@ -63,9 +82,11 @@ void jl__zstd_free_cctx(void *cctx);
  * bytes each) with libdeflate or libzstd instead of HDF5's filter pipeline
  * (chunk_read.c). 1 when done; 0 when the dataset's layout, filters or
  * types are not the ones this path handles or a chunk does not decode, and
- * then the caller must read it with H5Dread(). */
+ * then the caller must read it with H5Dread(); -1 when a chunk is not
+ * stored at all (*missing_row its first row: HDF5 would read fill values,
+ * the caller refuses the dataset). */
 int jl__read_chunks_direct(hid_t dset, hid_t dcpl, hid_t ftype, hid_t mtype, const hsize_t dims[2],
-                           int rank, size_t cbytes, void *dst);
+                           int rank, size_t cbytes, void *dst, size_t *missing_row);
 
 /* The same path one chunk at a time (chunk_read.c): jl__chunks_open() takes
  * the arguments of jl__read_chunks_direct() (without dst) and returns NULL
@@ -161,11 +182,14 @@ typedef struct jl__table jl__table;
 
 /* Open /summary_table of an open file: *out = NULL (and JL_OK) when the
  * file has none. Every structural problem is an error naming the column.
+ * file_bytes, allow_external: what its columns' storage is checked against
+ * (jl__check_storage).
  * map: the file's bytes when it is mapped (jl__trace_map_files), else NULL:
  * columns stored as they would be read are then used in place; the table
  * must be freed before the mapping goes. */
 jl_status jl__table_open(hid_t file, const char *path, const jl_trace_limits *lim, const void *map,
-                         size_t map_len, jl__table **out, jl_error **err);
+                         size_t map_len, uint64_t file_bytes, int allow_external, jl__table **out,
+                         jl_error **err);
 void jl__table_free(jl__table *t);
 size_t jl__table_rows(const jl__table *t);
 const char *jl__table_run(const jl__table *t, size_t row);
@@ -213,6 +237,8 @@ struct jl_trace {
     size_t *row_of;   /* per run: its table row, SIZE_MAX for a group; NULL: all groups */
     void *map;        /* the file mapped (jl__trace_map_files), or NULL */
     size_t map_len;
+    uint64_t file_bytes; /* the file's size (an image's length) */
+    int allow_external;  /* jl_trace_options.allow_external_storage */
 };
 
 /* Context of one read: where we are, for messages. */
@@ -225,6 +251,11 @@ typedef struct {
     long long run_links; /* links in the run group; RUN_LINKS_UNKNOWN when not counted */
     const char *obj;     /* the object messages name; NULL: the file or run itself */
     const char *attr;    /* with obj: its attribute, named "<obj>@<attr>"; or NULL */
+    /* what a dataset's storage is checked against (jl__check_storage): the
+     * file's size (0: unknown, not checked) and whether data outside the
+     * file may be read (jl_trace_options.allow_external_storage) */
+    uint64_t file_bytes;
+    int allow_external;
 } rctx;
 #define RUN_LINKS_UNKNOWN (-1LL)
 
@@ -279,6 +310,32 @@ jl_status jl__read_failed(const rctx *at);
 /* The context of run i of t, its errors going to err, or to *local (NULL
  * on entry) when err is NULL; JL_EUSAGE when t has no run i. */
 jl_status jl__run_ctx(jl_trace *t, size_t i, jl_error **err, jl_error **local, rctx *c);
+
+/* A dataset holds its own data, and no more of it than its file can
+ * (h5_read.c; docs/security.md, "Traces hold their own data"), checked from
+ * its creation properties dcpl before anything is allocated for it:
+ *  - virtual datasets and external raw storage (bytes in other files) are
+ *    refused unless c->allow_external;
+ *  - the values it declares (dims[0..rank) of fsize bytes) must fit in the
+ *    file: raw (unfiltered) data in as many bytes, data through filters in
+ *    bytes / the filters' largest compression ratio, each chunk in a byte;
+ *    contiguous data must lie inside the file and have been written; a
+ *    chunked dataset that alone declares more than 64 times the file's
+ *    bytes must have its last chunk stored (a dataset whose extent was set
+ *    beyond what was written reads as fill values, never as data; the
+ *    chunk reader refuses a missing chunk of the others).
+ * JL_OK or the error (JL_EFORMAT; JL_ELIMIT for sizes) naming c's object. */
+typedef struct {
+    H5D_layout_t layout;
+    int crank; /* the chunk's rank (0: not chunked, or unknown) */
+    hsize_t chunk[H5S_MAX_RANK];
+    int nf; /* filters in the pipeline; their ids (the first 8) */
+    H5Z_filter_t filter[8];
+} jl__storage;
+/* out (NULL: not wanted): what was read of dcpl, for the caller's own
+ * checks (the chunk size, the filters), so nothing is asked twice. */
+jl_status jl__check_storage(const rctx *c, hid_t dset, hid_t dcpl, const hsize_t *dims, int rank,
+                            size_t fsize, jl__storage *out);
 
 /* "integer", "float", ...: the name of an HDF5 type class. */
 const char *jl__class_name(H5T_class_t c);

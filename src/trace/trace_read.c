@@ -33,10 +33,20 @@ void jl_trace_limits_default(jl_trace_limits *lim)
     lim->max_runs = 1000000;
 }
 
+/* jl_trace_default_allow_external_storage: the default of
+ * allow_external_storage (0 unless a program trusts its files) */
+static int default_allow_external;
+
+void jl_trace_default_allow_external_storage(int allow)
+{
+    default_allow_external = allow != 0;
+}
+
 void jl_trace_options_default(jl_trace_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     jl_trace_limits_default(&opt->limits);
+    opt->allow_external_storage = default_allow_external;
 }
 
 /* ------------------------------------------------------------------ */
@@ -45,11 +55,11 @@ void jl_trace_options_default(jl_trace_options *opt)
 jl_status jl__run_ctx(jl_trace *t, size_t i, jl_error **err, jl_error **local, rctx *c)
 {
     if (!t || i >= t->n_runs) {
-        rctx at = {t ? t->path : NULL, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL};
+        rctx at = {t ? t->path : NULL, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL, 0, 0};
         return jl__rctx_fail(&at, JL_EUSAGE, "run index %zu out of range", i);
     }
-    *c = (rctx){t->path, t->runs[i],        &t->lim, err ? err : local,
-                t->vstr, RUN_LINKS_UNKNOWN, NULL,    NULL};
+    *c = (rctx){t->path,           t->runs[i], &t->lim, err ? err : local, t->vstr,
+                RUN_LINKS_UNKNOWN, NULL,       NULL,    t->file_bytes,     t->allow_external};
     return JL_OK;
 }
 
@@ -140,7 +150,8 @@ static int cmp_entry(const void *a, const void *b)
 
 static jl_status merge_table_runs(jl_trace *t, jl_error **err)
 {
-    rctx c = {t->path, NULL, &t->lim, err, t->vstr, RUN_LINKS_UNKNOWN, NULL, NULL};
+    rctx c = {t->path,           NULL, &t->lim, err,           t->vstr,
+              RUN_LINKS_UNKNOWN, NULL, NULL,    t->file_bytes, t->allow_external};
     rctx table = rctx_at(&c, "/" JL__TABLE_NAME);
     size_t nt = jl__table_rows(t->table), n = t->n_runs + nt;
     if (n > t->lim.max_runs)
@@ -198,7 +209,8 @@ end:
 
 static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_error **err)
 {
-    rctx c = {t->path, NULL, &t->lim, err, t->vstr, RUN_LINKS_UNKNOWN, NULL, NULL};
+    rctx c = {t->path,           NULL, &t->lim, err,           t->vstr,
+              RUN_LINKS_UNKNOWN, NULL, NULL,    t->file_bytes, t->allow_external};
     rctx at_root = rctx_at(&c, "/"), at_runs = rctx_at(&c, "/runs");
     jl_status st = JL_OK;
     hid_t root = -1, runs = -1;
@@ -274,8 +286,8 @@ static jl_status open_common(jl_trace *t, hid_t fapl, const char *h5name, jl_err
                            (unsigned long long)t->lim.max_runs);
     } else if (r < 0) {
         st = jl__rctx_h5_fail(&at_runs, JL_EFORMAT, "cannot list the runs");
-    } else if ((st = jl__table_open(t->file, t->path, &t->lim, t->map, t->map_len, &t->table,
-                                    err)) == JL_OK &&
+    } else if ((st = jl__table_open(t->file, t->path, &t->lim, t->map, t->map_len, t->file_bytes,
+                                    t->allow_external, &t->table, err)) == JL_OK &&
                t->n_runs == 0 && jl__table_rows(t->table) == 0) {
         st = jl__rctx_fail(&at_runs, JL_EFORMAT, "holds no runs (at least one is required)");
     }
@@ -396,13 +408,10 @@ static unsigned long long image_counter;
 
 /* Map the file and set it as the core driver's image on fapl; 0 when it
  * cannot be mapped (the caller reads it as before), -1 on an HDF5 error. */
-static int map_image(jl_trace *t, hid_t fapl, const struct stat *sb, char *h5name, size_t cap)
+static int map_image(jl_trace *t, hid_t fapl, int fd, const struct stat *sb, char *h5name,
+                     size_t cap)
 {
-    int fd = open(t->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
     void *m = mmap(NULL, (size_t)sb->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
     if (m == MAP_FAILED)
         return 0;
     t->map = m;
@@ -423,7 +432,8 @@ static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_tra
     jl_trace *t = calloc(1, sizeof *t);
     if (!t || !(t->path = jl__strdup(path ? path : "(memory)"))) {
         free(t);
-        return jl__rctx_fail(&(rctx){path, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL},
+        return jl__rctx_fail(&(rctx){path, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL, 0,
+                                     0},
                              JL_ENOMEM, NULL);
     }
     t->file = -1;
@@ -434,6 +444,7 @@ static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_tra
     else
         jl_trace_limits_default(&t->lim);
     t->summary_fields_only = opt ? opt->summary_fields_only : 0;
+    t->allow_external = opt ? opt->allow_external_storage : default_allow_external;
     t->stream_itl = opt ? opt->stream_itl : 0;
     *out = t;
     return JL_OK;
@@ -444,40 +455,59 @@ jl_status jl_trace_open(const char *path, const jl_trace_options *opt, jl_trace 
 {
     jl_trace *t = NULL;
     hid_t fapl = -1;
-    rctx c = {path, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL};
+    rctx c = {path, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL, 0, 0};
     *out = NULL;
     if (!path)
         return jl__rctx_fail(&c, JL_EUSAGE, "no trace path given");
     if (jl__h5_init() != JL_OK)
         return jl__rctx_h5_fail(&c, JL_EINTERNAL, "cannot register the Zstandard filter with HDF5");
+    /* a FIFO, a device or a socket is refused before it is opened, and the
+     * file checked is the one HDF5 reads: it opens this descriptor's file
+     * (/proc/self/fd/N), not the path again (docs/security.md) */
+    char why[128];
+    int fd = jl__open_input(path, why, sizeof why);
+    if (fd < 0)
+        return jl__rctx_fail(&c, JL_EIO, "%s", why);
     struct stat sb;
-    if (stat(path, &sb) != 0)
-        return jl__rctx_fail(&c, JL_EIO, "cannot open: %s", strerror(errno));
-    if (!S_ISREG(sb.st_mode))
-        return jl__rctx_fail(&c, JL_EIO, "not a regular file");
-    if (sb.st_size == 0)
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return jl__rctx_fail(&c, JL_EIO, "cannot open: %s", strerror(e));
+    }
+    if (sb.st_size == 0) {
+        close(fd);
         return jl__rctx_fail(&c, JL_EFORMAT, "empty file (0 bytes)");
+    }
     jl__input_read(path); /* the provenance's inputs */
     jl_status st = trace_new(path, opt, &t, err);
-    if (st != JL_OK)
+    if (st != JL_OK) {
+        close(fd);
         return st;
-    char h5name[64];
+    }
+    t->file_bytes = (uint64_t)sb.st_size;
+    char h5name[64], fdname[64];
     int mapped = 0;
+    struct stat fs;
+    snprintf(fdname, sizeof fdname, "/proc/self/fd/%d", fd);
+    const char *name = stat(fdname, &fs) == 0 && fs.st_dev == sb.st_dev && fs.st_ino == sb.st_ino
+                           ? fdname
+                           : path; /* no /proc: the path, checked just now */
     fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
         jl__h5_small_cache(fapl) < 0 ||
         (sb.st_size <= CORE_MAX_BYTES && map_files &&
-         (mapped = map_image(t, fapl, &sb, h5name, sizeof h5name)) < 0) ||
+         (mapped = map_image(t, fapl, fd, &sb, h5name, sizeof h5name)) < 0) ||
         (sb.st_size <= CORE_MAX_BYTES && !mapped &&
          H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0)) {
         st = jl__rctx_h5_fail(&c, JL_EINTERNAL, "cannot set up file access");
         goto end;
     }
-    if ((st = open_common(t, fapl, mapped ? h5name : path, err)) != JL_OK)
+    if ((st = open_common(t, fapl, mapped ? h5name : name, err)) != JL_OK)
         goto end;
     *out = t;
     t = NULL;
 end:
+    close(fd);
     CLOSE(fapl, H5Pclose);
     jl_trace_close(t);
     return st;
@@ -492,7 +522,7 @@ jl_status jl_trace_open_image(const void *buf, size_t len, const char *name,
     *out = NULL;
     if (!name)
         name = "(memory)";
-    rctx c = {name, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL};
+    rctx c = {name, NULL, NULL, err, NULL, RUN_LINKS_UNKNOWN, NULL, NULL, 0, 0};
     if (jl__h5_init() != JL_OK)
         return jl__rctx_h5_fail(&c, JL_EINTERNAL, "cannot register the Zstandard filter with HDF5");
     if (!buf || len == 0)
@@ -500,6 +530,7 @@ jl_status jl_trace_open_image(const void *buf, size_t len, const char *name,
     jl_status st = trace_new(name, opt, &t, err);
     if (st != JL_OK)
         return st;
+    t->file_bytes = (uint64_t)len;
     snprintf(h5name, sizeof h5name, "joules-image-%llu.h5", ++image_counter);
     fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||

@@ -17,6 +17,7 @@
 
 #include "core/civil_time.h"
 #include "core/util.h"
+#include "joules/output.h"
 #include "joules/trace_write.h"
 #include "joules/version.h"
 #include "trace/trace_internal.h"
@@ -548,13 +549,17 @@ void jl_trace_writer_abort(jl_trace_writer *w)
     CLOSE(w->runs, H5Gclose);
     CLOSE(w->scalar, H5Sclose);
     CLOSE(w->vstr, H5Tclose);
-    CLOSE(w->file, H5Fclose);
+    int e;
+    (void)jl__h5_close_written(w->file, 0, &e); /* nothing of it is kept */
+    w->file = -1;
     jl__zstd_free_cctx(w->zcctx);
     free(w->zraw);
     free(w->zshuf);
     free(w->zout);
-    if (w->tmp)
+    if (w->tmp) {
         unlink(w->tmp);
+        jl_atomic_unregister_file(w->tmp);
+    }
     free(w->tmp);
     free(w->path);
     free(w);
@@ -627,6 +632,8 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
     }
     fchmod(fd, 0644); /* mkstemp's 0600 would be kept by the rename */
     close(fd);
+    /* removed if the command is interrupted (jl_atomic_cleanup_signal) */
+    (void)jl_atomic_register_file(w->tmp);
     fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
         jl__h5_small_cache(fapl) < 0) {
@@ -641,9 +648,13 @@ jl_status jl_trace_writer_open(const char *path, const jl_trace_write_options *o
                          "cannot build the attribute types");
         goto end;
     }
+    errno = 0;
     w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (w->file < 0) {
-        st = WFAIL(err, path, NULL, NULL, -1, "cannot create the file");
+        int e = errno;
+        jl__h5_create_failed(e);
+        st = WFAIL(err, path, NULL, NULL, -1, "cannot create the file%s%s", e ? ": " : "",
+                   e ? strerror(e) : "");
         goto end;
     }
     root = H5Gopen2(w->file, "/", H5P_DEFAULT);
@@ -731,17 +742,28 @@ jl_status jl_trace_writer_commit(jl_trace_writer *w, jl_error **err)
 {
     jl_status st = JL_OK;
     CLOSE(w->runs, H5Gclose);
-    herr_t r = H5Fclose(w->file);
+    CLOSE(w->scalar, H5Sclose);
+    CLOSE(w->vstr, H5Tclose);
+    int e = 0;
+    int r = jl__h5_close_written(w->file, 1, &e);
     w->file = -1;
     if (r < 0) {
-        st = WFAIL(err, w->path, NULL, NULL, -1, "cannot finish writing the file");
+        st = WFAIL(err, w->path, NULL, NULL, -1, "cannot finish writing the file%s%s",
+                   e ? ": " : "", e ? strerror(e) : "");
         goto end;
     }
-    if (rename(w->tmp, w->path) != 0) {
-        st = jl_fail_output(err, JL_EIO, w->path, NULL, NULL, -1, "cannot rename %s into place: %s",
-                            w->tmp, strerror(errno));
+    if ((w->opt.no_replace ? jl__rename_noreplace(w->tmp, w->path) : rename(w->tmp, w->path)) !=
+        0) {
+        e = errno;
+        st = w->opt.no_replace && e == EEXIST
+                 ? jl_fail_output(err, JL_EIO, w->path, NULL, NULL, -1,
+                                  "appeared while it was being written (another writer?): not "
+                                  "replaced without --force, nothing written")
+                 : jl_fail_output(err, JL_EIO, w->path, NULL, NULL, -1,
+                                  "cannot rename %s into place: %s", w->tmp, strerror(e));
         goto end;
     }
+    jl_atomic_unregister_file(w->tmp);
     free(w->tmp);
     w->tmp = NULL;
 end:

@@ -29,6 +29,7 @@ import ctypes
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -534,6 +535,105 @@ def _(d):
     return edit(llm(os.path.join(d, "bad.h5")), f_)
 
 
+# ---- data outside the file, sizes beyond it (docs/security.md) ----------
+
+def external_time(d, target, data=None):
+    """power/time of run r stored in `target` (HDF5 external raw storage)."""
+    def f_(f):
+        g = f["runs/r/power"]
+        t = g["time"][...]
+        del g["time"]
+        if data is not None:
+            data(target, t)
+        g.create_dataset("time", shape=t.shape, dtype="<f8", external=[(target, 0, t.size * 8)])
+    return edit(llm(os.path.join(d, "bad.h5")), f_)
+
+
+@case("external_storage_refused", exit=1, code="format", run="r", object="/runs/r/power/time",
+      msg='stores its data in the external file "', absent=["1000.5"])
+def _(d):  # the issue's /etc/passwd: a file of the attacker's choosing read as the series
+    return external_time(d, os.path.join(d, "secret.bin"),
+                         lambda p, t: np.full(t.size, 1000.5).tofile(p))
+
+
+@case("external_storage_fifo", exit=1, code="format", run="r", object="/runs/r/power/time",
+      msg="(HDF5 external storage), outside this trace; refused", timeout=60)
+def _(d):  # a FIFO as the external file hung every reading command
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    return external_time(d, fifo)
+
+
+@case("external_storage_allowed", exit=0, flags=["--allow-external-storage"])
+def _(d):  # a trusted file: read as HDF5 reads it
+    return external_time(d, os.path.join(d, "time.bin"), lambda p, t: t.astype("<f8").tofile(p))
+
+
+def virtual_time(d, source):
+    def f_(f):
+        g = f["runs/r/power"]
+        del g["time"]
+        lay = h5py.VirtualLayout(shape=(121,), dtype="f8")
+        lay[:] = h5py.VirtualSource(source, "runs/r/power/time", shape=(121,))
+        g.create_virtual_dataset("time", lay)
+    return edit(llm(os.path.join(d, "bad.h5")), f_)
+
+
+@case("virtual_dataset_refused", exit=1, code="format", run="r", object="/runs/r/power/time",
+      msg="is a virtual dataset: its data is read from \"")
+def _(d):
+    return virtual_time(d, llm(os.path.join(d, "elsewhere.h5")))
+
+
+@case("virtual_dataset_fifo", exit=1, code="format", run="r", object="/runs/r/power/time",
+      msg="is a virtual dataset", timeout=60)
+def _(d):
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    return virtual_time(d, fifo)
+
+
+@case("declared_rows_beyond_file", exit=1, code="format", run="r", object="/runs/r/power/time",
+      msg="need at least 2080896 bytes stored, more than the file's", max_rss_mb=400)
+def _(d):  # the issue's case: 2^28 rows declared (2 GiB decoded) in a file of a few kB
+    def f_(f):
+        g = f["runs/r/power"]
+        t = g["time"][...]
+        del g["time"]
+        ds_ = g.create_dataset("time", shape=t.shape, dtype="f8", chunks=(65536,),
+                               maxshape=(None,), compression="gzip")
+        ds_[...] = t
+        ds_.resize((2 ** 28,))
+    return edit(llm(os.path.join(d, "bad.h5")), f_)
+
+
+@case("declared_rows_last_chunk_missing", exit=1, code="format", run="r",
+      object="/runs/r/power/time", msg="its last chunk (from row 268369920) is not stored",
+      max_rss_mb=400)
+def _(d):  # Zstandard could hold 2^28 rows in 64 kB: the extent beyond the chunks written
+    def f_(f):
+        g = f["runs/r/power"]
+        t = g["time"][...]
+        del g["time"]
+        dset = g.create_dataset("time", shape=t.shape, dtype="f8", chunks=(65536,),
+                                maxshape=(None,), compression=32015, compression_opts=(3,),
+                                allow_unknown_filter=True)
+        dset.id.write_direct_chunk((0,), zstd_frame(np.resize(t, 65536).tobytes()))
+        dset.resize((2 ** 28,))
+        f["runs/r"].create_dataset("padding", data=np.random.default_rng(1).random(40000))
+    return edit(llm(os.path.join(d, "bad.h5")), f_)
+
+
+@case("contiguous_never_written", exit=1, code="format", run="r", object="/runs/r/power/time",
+      msg="declares 121 values (968 bytes) but stores none")
+def _(d):
+    def f_(f):
+        g = f["runs/r/power"]
+        del g["time"]
+        g.create_dataset("time", shape=(121,), dtype="f8")
+    return edit(llm(os.path.join(d, "bad.h5")), f_)
+
+
 # ---- text that is not UTF-8 ---------------------------------------------
 
 @case("attribute_not_utf8", exit=0, attr=("r", "model", "Qw\ufffden\ufffd"))
@@ -624,12 +724,25 @@ def run_case(name, joules, work):
     bad = fn(d)
     good = tg.good_trace(os.path.join(d, "good.h5"), "good")
     cmd = [joules, ex.get("command", "summarize"), "--json"] + ex.get("flags", []) + [bad, good]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    limit = ex.get("timeout", 300)
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit)
+    except subprocess.TimeoutExpired:
+        print("case %s: FAILED\n  $ %s\n  - still running after %d s (a hang)" % (
+            name, " ".join(cmd), limit))
+        return 1
+    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
     out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
     problems = []
 
     def fail(msg):
         problems.append(msg)
+
+    if "max_rss_mb" in ex and rss_mb > ex["max_rss_mb"]:
+        fail("peak memory %.0f MB, more than %d MB" % (rss_mb, ex["max_rss_mb"]))
+    for text in ex.get("absent", []):
+        if text in out or text in err:
+            fail("the output holds %r (data read from outside the file)" % text)
 
     if p.returncode != ex["exit"]:
         fail("exit status %d, expected %d" % (p.returncode, ex["exit"]))

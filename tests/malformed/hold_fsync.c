@@ -11,9 +11,11 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -25,6 +27,9 @@ static int real_open(const char *path, int flags, mode_t mode)
 
 static void hold(const char *marker)
 {
+    /* a held worker whose parent the test interrupted goes with it, never
+     * left paused for ever */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     int m = real_open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (m >= 0)
         close(m);

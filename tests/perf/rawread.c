@@ -114,7 +114,8 @@ static int direct_read(hid_t d, hid_t ft, hid_t mt, hid_t sp)
     int ok = rank >= 1 && rank <= 2 && H5Sget_simple_extent_dims(sp, dims, NULL) >= 0 &&
              H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, chunk) == rank;
     size_t cbytes = (size_t)chunk[0] * (rank == 2 ? (size_t)chunk[1] : 1) * H5Tget_size(ft);
-    ok = ok && jl__read_chunks_direct(d, dcpl, ft, mt, dims, rank, cbytes, buf);
+    size_t missing = 0;
+    ok = ok && jl__read_chunks_direct(d, dcpl, ft, mt, dims, rank, cbytes, buf, &missing) == 1;
     H5Pclose(dcpl);
     return ok;
 }
