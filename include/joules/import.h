@@ -213,6 +213,12 @@ typedef struct jl_import_guess {
 } jl_import_guess;
 int jl_import_guess_path(const char *path, jl_import_guess *g);
 
+/* The bytes an input gives its importer: a regular file's size, a folder's
+ * regular files' to 8 levels down (each file and folder once per device
+ * and inode: links that loop or repeat are not counted again); 0 when
+ * nothing can be stat'ed. What `import --each` balances its shares by. */
+double jl_import_input_bytes(const char *path);
+
 /* ---- nvidia-smi CSV logs -------------------------------------------------- */
 
 /* `nvidia-smi --query-gpu=FIELDS --format=csv[,noheader][,nounits] -lms N`:

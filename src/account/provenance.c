@@ -1,7 +1,6 @@
 /* The provenance block of a document: what made it, deterministic apart
  * from the time (docs/accounting.md, "Provenance"). */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "account/account_internal.h"
 #include "core/inputs.h"
 #include "core/util.h"
+#include "core/walk.h"
 #include "joules/output.h"
 #include "joules/provenance.h"
 #include "joules/version.h"
@@ -163,43 +163,31 @@ static int strv_push(strv *s, char *x)
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every regular file under dir (not starting with '.'), depth-first. */
-static int walk(const char *dir, int depth, strv *out)
+/* Every regular file under dir (not starting with '.'), depth-first in
+ * name order, through the one walker (core/walk.h): each folder and file
+ * once per device and inode, so links that loop or repeat end. */
+static int walk(jl__walk *wk, const char *dir, int depth, strv *out)
 {
     if (depth > 32)
         return 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    strv names = {0};
-    struct dirent *e;
+    jl__walk_list l;
+    int r = jl__walk_dir(wk, dir, &l);
+    if (r != 0)
+        return r == -2; /* out of memory; else walked before, or unreadable */
+    const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
     int bad = 0;
-    while (!bad && (e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.')
-            bad =
-                strv_push(&names, jl__asprintf("%s%s%s", dir,
-                                               dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name));
-    closedir(d);
-    if (names.n)
-        qsort(names.v, names.n, sizeof *names.v, cmp_str);
-    for (size_t i = 0; i < names.n; i++) {
-        struct stat sb;
-        if (!bad && stat(names.v[i], &sb) == 0) {
-            if (S_ISDIR(sb.st_mode))
-                bad = walk(names.v[i], depth + 1, out);
-            else if (S_ISREG(sb.st_mode)) {
-                bad = strv_push(out, names.v[i]);
-                names.v[i] = NULL;
-            }
+    size_t i = 0, j = 0;
+    while (!bad && (i < l.n_files || j < l.n_dirs)) {
+        int file = j >= l.n_dirs || (i < l.n_files && strcmp(l.files[i], l.dirs[j]) < 0);
+        char *p = jl__asprintf("%s%s%s", dir, sep, file ? l.files[i++] : l.dirs[j++]);
+        if (!p || file) {
+            bad = strv_push(out, p);
+        } else {
+            bad = walk(wk, p, depth + 1, out);
+            free(p);
         }
-        free(names.v[i]);
     }
-    free(names.v);
+    jl__walk_list_free(&l);
     return bad;
 }
 
@@ -243,22 +231,25 @@ static json_t *inputs_json(const jl_provenance *p)
     json_t *arr = json_array();
     strv files = {0};
     int bad = !arr;
+    /* one walk over the inputs: a file named twice (a folder and a file in
+     * it, a link) is listed once, where it is first met */
+    jl__walk wk;
+    jl__walk_init(&wk);
     for (size_t i = 0; !bad && i < p->n_inputs; i++) {
         struct stat sb;
-        if (stat(p->inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-            bad = walk(p->inputs[i], 0, &files);
-        else
+        int first = stat(p->inputs[i], &sb) != 0 ? 1 /* absent: listed with its error */
+                    : S_ISDIR(sb.st_mode)        ? 2
+                                                 : jl__walk_claim(&wk, &sb);
+        if (first == 2)
+            bad = walk(&wk, p->inputs[i], 0, &files);
+        else if (first < 0)
+            bad = 1;
+        else if (first == 1)
             bad = strv_push(&files, jl__strdup(p->inputs[i]));
     }
-    /* a file named twice (a folder and a file in it) is listed once; the
-     * names are freed after the loop, which compares with earlier ones */
-    for (size_t i = 0; i < files.n && !bad; i++) {
-        int dup = 0;
-        for (size_t j = 0; j < i && !dup; j++)
-            dup = !strcmp(files.v[i], files.v[j]);
-        if (!dup)
-            bad = json_array_append_new(arr, input_json(files.v[i]));
-    }
+    jl__walk_free(&wk);
+    for (size_t i = 0; i < files.n && !bad; i++)
+        bad = json_array_append_new(arr, input_json(files.v[i]));
     for (size_t i = 0; i < files.n; i++)
         free(files.v[i]);
     free(files.v);

@@ -2,7 +2,6 @@
  * library's importer table (jl_importers(), src/import/registry.c): this
  * file only parses argv, runs the importer and writes its runs. */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +132,19 @@ static int foreign_paths(const char *cmd, const jl_importer *im, const char *con
     return CLI_EXIT_OK;
 }
 
+/* The joules.import/1 document (--json), whatever the outcome: the result's
+ * counts and notes when something was imported (r), an empty result
+ * otherwise, and every error; "output" is what was written (NULL: nothing,
+ * null). The one place the import command writes it. Returns the exit code
+ * of writing it (CLI_EXIT_OK when written). */
+static int import_document(const char *cmd, const jl_importer *im, const jl_import_result *r,
+                           const char *written, const jl_error_list *errors)
+{
+    jl_import_result none;
+    memset(&none, 0, sizeof none);
+    return cli_print_document(cmd, jl_import_document(r ? r : &none, im->name, written), errors);
+}
+
 /* `--into TRACE.h5:RUN`: an importer that adds to an existing run. */
 static int cli_import_into(const char *cmd, const jl_importer *im, const char *into,
                            const char *out, const char *const *paths, size_t n_paths,
@@ -160,13 +172,15 @@ static int cli_import_into(const char *cmd, const jl_importer *im, const char *i
         const jl_error *last = errors.count ? errors.items[errors.count - 1] : NULL;
         rc = cli_exit_for_error(last && last->code == st ? last : NULL,
                                 st != JL_OK ? st : JL_ENODATA);
+        if (json) /* the document with the errors, nothing written */
+            import_document(cmd, im, NULL, NULL, &errors);
     } else {
         if (!quiet && !json)
             for (size_t i = 0; i < r->n_notes; i++)
                 fprintf(stderr, "joules import: note: %s: %s\n", r->notes[i].file,
                         r->notes[i].message);
         if (json)
-            rc = cli_print_document(cmd, jl_import_document(r, im->name, into), &errors);
+            rc = import_document(cmd, im, r, into, &errors);
         else {
             printf("imported %s into %s (%s)\n", paths[0], into,
                    r->detail_text ? r->detail_text : "");
@@ -407,6 +421,8 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
         if (st == JL_EUSAGE)
             fprintf(stderr, "(see `joules import %s --help`)\n", im->name);
         jl_trace_writer_abort(w);
+        if (json) /* the document with the errors, nothing written */
+            import_document(cmd, im, r, NULL, &errors);
         free(harness);
         free(all);
         free(prov_text);
@@ -439,9 +455,21 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     } else if ((st = w ? jl_trace_writer_commit(w, &err)
                        : jl_trace_write(out, (const jl_run *const *)r->runs, r->n_runs, &wo,
                                         &err)) != JL_OK) {
-        rc = cli_fail(cmd, st, err);
+        if (err)
+            cli_print_error(cmd, err);
+        else
+            fprintf(stderr, "joules %s: %s\n", cmd, jl_strerror(st));
+        rc = cli_exit_for_error(err, st);
+        /* the document says so too: the runs read, nothing written */
+        if (json) {
+            jl_error_list_push(&errors, err); /* taken over (freed if it cannot be) */
+            import_document(cmd, im, r, NULL, &errors);
+        } else {
+            jl_error_free(err);
+        }
+        err = NULL;
     } else if (json) {
-        rc = cli_print_document(cmd, jl_import_document(r, im->name, out), &errors);
+        rc = import_document(cmd, im, r, out, &errors);
     } else {
         printf("imported %zu runs from %zu files (%s) into %s\n", r->n_runs, r->n_files,
                r->detail_text ? r->detail_text : "", out);
@@ -480,34 +508,6 @@ static char *each_output(const char *dir, const char *path)
     return o;
 }
 
-/* The bytes an input gives its importer: a file's size, a folder's files'
- * (the node-day folders of hourly scrapes: a folder's own stat() size says
- * nothing of them), to 8 levels down; 0 when nothing can be stat'ed. */
-static double input_bytes(const char *path, int depth)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return 0;
-    if (S_ISREG(sb.st_mode))
-        return (double)sb.st_size;
-    if (!S_ISDIR(sb.st_mode) || depth > 8)
-        return 0;
-    DIR *d = opendir(path);
-    double sum = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char sub[4096];
-        int n = snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        if (n > 0 && (size_t)n < sizeof sub)
-            sum += input_bytes(sub, depth + 1);
-    }
-    if (d)
-        closedir(d);
-    return sum;
-}
-
 /* --each: every input into its own trace in the folder `dir`; under mpirun
  * the inputs are cut into one contiguous share per rank of about equal
  * bytes (a folder's: its files'), and each rank imports its share. */
@@ -530,7 +530,7 @@ static int import_each(const jl_importer *im, const char *cmd, const char *const
     int rank = cli_mpi_rank(), ranks = cli_mpi_size();
     double total = 0;
     for (size_t i = 0; i < n_paths && rc == CLI_EXIT_OK; i++) {
-        bytes[i] = ranks > 1 ? input_bytes(paths[i], 0) : 0;
+        bytes[i] = ranks > 1 ? jl_import_input_bytes(paths[i]) : 0;
         total += bytes[i];
         if (!(outs[i] = each_output(dir, paths[i])))
             rc = cli_oom(cmd);

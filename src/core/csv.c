@@ -15,6 +15,7 @@
 
 #define CSV_BLOCK ((size_t)1 << 20)    /* read size */
 #define CSV_MAX_ROW ((size_t)16 << 20) /* a row longer than this is an error */
+#define CSV_MAX_FIELDS 4096 /* and a row of more fields (a header's work stays bounded) */
 
 struct jl__csv {
     char *name;
@@ -389,6 +390,9 @@ int jl__csv_next(jl__csv *c, jl__csv_row *row, jl_error **err)
             }
             int last = s >= e;
             *d = '\0';
+            if (nf >= CSV_MAX_FIELDS)
+                return csv_fail(c, err, JL_ELIMIT, line, col,
+                                "more than 4096 fields in a row (not a CSV log?)");
             if (!csv_push_field(c, nf, start, (size_t)(d - start), col))
                 return csv_fail(c, err, JL_ENOMEM, line, col, "out of memory");
             nf++;

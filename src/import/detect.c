@@ -5,7 +5,6 @@
  * analysis command"). Only the first bytes of a file are read, and a folder
  * is walked a few levels deep with a bound on the entries looked at. */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +12,7 @@
 #include <zlib.h>
 
 #include "core/util.h"
+#include "core/walk.h"
 #include "joules/import.h"
 
 #define HEAD_BYTES 4096
@@ -358,6 +358,7 @@ static int guess_file(const char *path, jl_import_guess *g)
 }
 
 typedef struct walk {
+    jl__walk wk; /* core/walk.h: each folder and file once, loops end */
     size_t seen;
     int mlperf, bench, leaderboard_v2, csv, vllm;
     char csv_path[1200];
@@ -368,25 +369,14 @@ static void walk_dir(const char *dir, int depth, walk *w)
 {
     if (depth > WALK_DEPTH || w->seen > WALK_ENTRIES)
         return;
-    DIR *d = opendir(dir);
-    if (!d)
+    jl__walk_list l;
+    if (jl__walk_dir(&w->wk, dir, &l) != 0)
         return;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL && w->seen++ <= WALK_ENTRIES) {
-        const char *nm = de->d_name;
-        if (nm[0] == '.')
-            continue;
+    for (size_t i = 0; i < l.n_files && w->seen++ <= WALK_ENTRIES; i++) {
+        const char *nm = l.files[i];
         char p[1200];
         snprintf(p, sizeof p, "%s/%s", dir, nm);
-        struct stat sb;
-        if (stat(p, &sb) != 0)
-            continue;
-        if (S_ISDIR(sb.st_mode)) {
-            if (!strcmp(nm, "llm_text_generation") || !strcmp(nm, "diffusion") ||
-                !strcmp(nm, "legacy"))
-                w->leaderboard_v2 = 1;
-            walk_dir(p, depth + 1, w);
-        } else if (!strcmp(nm, "mlperf_log_detail.txt")) {
+        if (!strcmp(nm, "mlperf_log_detail.txt")) {
             w->mlperf = 1;
         } else if (!strcmp(nm, "results.json")) {
             w->bench = 1;
@@ -407,7 +397,15 @@ static void walk_dir(const char *dir, int depth, walk *w)
             }
         }
     }
-    closedir(d);
+    for (size_t i = 0; i < l.n_dirs && w->seen++ <= WALK_ENTRIES; i++) {
+        const char *nm = l.dirs[i];
+        char p[1200];
+        snprintf(p, sizeof p, "%s/%s", dir, nm);
+        if (!strcmp(nm, "llm_text_generation") || !strcmp(nm, "diffusion") || !strcmp(nm, "legacy"))
+            w->leaderboard_v2 = 1;
+        walk_dir(p, depth + 1, w);
+    }
+    jl__walk_list_free(&l);
 }
 
 static int guess_dir(const char *path, jl_import_guess *g)
@@ -425,7 +423,9 @@ static int guess_dir(const char *path, jl_import_guess *g)
                    "the ML.ENERGY Leaderboard's published data (index.json, models/, tasks/)",
                    NULL);
     walk w = {0};
+    jl__walk_init(&w.wk);
     walk_dir(path, 0, &w);
+    jl__walk_free(&w.wk);
     if (w.mlperf)
         return set(g, "mlperf-power", path,
                    "MLPerf Inference results (LoadGen's mlperf_log_detail.txt with PTDaemon's "

@@ -101,8 +101,13 @@ static size_t fill(js *p, size_t want)
     while (p->len < p->cap) {
         size_t got = fread(p->buf + p->len, 1, p->cap - p->len, p->f);
         if (got == 0) {
-            if (ferror(p->f))
-                fail(p, "read error: %s", strerror(errno));
+            if (ferror(p->f)) {
+                const char *why = p->read_why ? p->read_why(p->read_ctx) : NULL;
+                fail(p, "read error: %s",
+                     why     ? why
+                     : errno ? strerror(errno)
+                             : "the file could not be read");
+            }
             break;
         }
         p->len += got;

@@ -48,6 +48,10 @@ typedef struct js {
     int done_top;
     int skip_bs; /* parity of backslashes ending the last chunk of a skipped string */
     char err[200];
+    /* what went wrong when the FILE reports an error (a stream behind a
+     * cookie, e.g. gzip's CRC): NULL, or the cause in words */
+    const char *(*read_why)(void *ctx);
+    void *read_ctx;
 } js;
 
 /* Parse a file (opened by the caller) or a buffer in memory. max_str:

@@ -97,36 +97,72 @@ static void kin_free(kin *k)
 
 /* ---- reading: a gzip stream behind a FILE * --------------------------------- */
 
+/* The gzip stream behind the FILE, and what went wrong in it (zlib's own
+ * words: "incorrect data check" for a CRC error), for the read error's
+ * message. */
+typedef struct gzsrc {
+    gzFile z;
+    char why[200];
+} gzsrc;
+
 static ssize_t gz_read(void *c, char *buf, size_t n)
 {
-    int r = gzread((gzFile)c, buf, n > (1u << 30) ? (1u << 30) : (unsigned)n);
+    gzsrc *g = c;
+    int r = gzread(g->z, buf, n > (1u << 30) ? (1u << 30) : (unsigned)n);
+    if (r < 0 && !g->why[0]) {
+        int code = 0;
+        const char *m = gzerror(g->z, &code), *colon = m ? strrchr(m, ':') : NULL;
+        if (colon && colon[1] == ' ')
+            m = colon + 2; /* zlib's "PATH: message": the path is said already */
+        snprintf(g->why, sizeof g->why, "the gzip data is corrupt (%s)%s",
+                 m && *m ? m : "zlib error",
+                 code == Z_DATA_ERROR ? ": the file was damaged or cut in copying" : "");
+    }
     return r < 0 ? -1 : r;
 }
 
 static int gz_close(void *c)
 {
-    return gzclose_r((gzFile)c) == Z_OK ? 0 : -1;
+    gzsrc *g = c;
+    int ok = gzclose_r(g->z) == Z_OK;
+    free(g);
+    return ok ? 0 : -1;
 }
 
-static FILE *open_profile(const char *path, char *why, size_t why_cap)
+static const char *gz_why(void *c)
 {
+    const gzsrc *g = c;
+    return g && g->why[0] ? g->why : NULL;
+}
+
+/* The profile as a FILE (through zlib for .gz: *gz the stream's state, for
+ * its error message; NULL otherwise). */
+static FILE *open_profile(const char *path, gzsrc **gz, char *why, size_t why_cap)
+{
+    *gz = NULL;
     jl__input_read(path); /* the provenance's inputs (a regular file only) */
     size_t n = strlen(path);
     int fd = jl__open_input(path, why, why_cap);
     if (fd < 0)
         return NULL;
     if (n > 3 && !strcmp(path + n - 3, ".gz")) {
-        gzFile z = gzdopen(fd, "rb");
-        if (!z) {
+        gzsrc *g = calloc(1, sizeof *g);
+        if (!g || !(g->z = gzdopen(fd, "rb"))) {
+            free(g);
             close(fd);
             snprintf(why, why_cap, "out of memory");
             return NULL;
         }
-        gzbuffer(z, 1 << 18);
+        gzbuffer(g->z, 1 << 18);
         cookie_io_functions_t io = {gz_read, NULL, NULL, gz_close};
-        FILE *f = fopencookie(z, "r", io);
-        if (!f)
-            gzclose_r(z);
+        FILE *f = fopencookie(g, "r", io);
+        if (!f) {
+            gzclose_r(g->z);
+            free(g);
+            snprintf(why, why_cap, "out of memory");
+            return NULL;
+        }
+        *gz = g;
         return f;
     }
     FILE *f = fdopen(fd, "rb");
@@ -152,18 +188,21 @@ static int skip_rest(js *p, jl__jstream_tok t)
     return 0;
 }
 
-/* A number or a numeric string as an id (Kineto writes pid/tid as either);
- * -1 for other strings. */
+/* A number or a numeric string as an id (Kineto writes pid/tid as either):
+ * a whole number in [0, 2^31), else -1 (other strings, fractions, numbers
+ * too large for an id: the event's stream is then 0, as for a name). */
 static int64_t id_of(js *p, jl__jstream_tok t)
 {
-    if (t == JS_NUM)
-        return (int64_t)p->num;
-    if (t == JS_STR) {
+    double v = -1;
+    if (t == JS_NUM) {
+        v = p->num;
+    } else if (t == JS_STR) {
         char *end;
-        long long v = strtoll(p->str, &end, 10);
-        return *end || end == p->str ? -1 : v;
+        errno = 0;
+        long long x = strtoll(p->str, &end, 10);
+        v = *end || end == p->str || errno ? -1 : (double)x;
     }
-    return -1;
+    return v >= 0 && v < 2147483648.0 && v == floor(v) ? (int64_t)v : -1;
 }
 
 /* One event object (after its '{'). */
@@ -259,6 +298,10 @@ static int read_event(js *p, kin *k, char **name, size_t *name_cap)
         k->n_other++;
         return 1;
     }
+    if (kind != K_CPU_ANN && pid > INT16_MAX) {
+        k->n_other++; /* device-side: pid is the GPU, and this is none */
+        return 1;
+    }
     if (!isfinite(ts) || !isfinite(dur) || dur < 0 || ts <= 0) {
         k->n_zero++; /* a stale export's zero timestamps: never a span */
         return 1;
@@ -298,7 +341,15 @@ static jl_status parse_js(js *p, const char *path, kin *k, jl_error_list *errors
                 st = JL_EFORMAT;
                 goto bad;
             }
-            k->base_ns = p->num_kind == 1 ? p->num_int : (long long)p->num;
+            if (p->num_kind != 1 && jl__ll_of_double(p->num, &k->base_ns)) {
+                st = jl__imp_err_at(errors, JL_EINVALID, path, jl__jstream_line(p),
+                                    jl__jstream_col(p), "baseTimeNanoseconds",
+                                    "%.17g is not a time in nanoseconds (beyond 64 bits)", p->num);
+                free(name);
+                return st;
+            }
+            if (p->num_kind == 1)
+                k->base_ns = p->num_int;
             k->has_base = 1;
         } else if (!strcmp(p->str, "traceEvents")) {
             if (jl__jstream_next(p) != JS_ARR_START) {
@@ -338,11 +389,14 @@ bad:
 static jl_status parse(const char *path, kin *k, jl_error_list *errors)
 {
     char why[128];
-    FILE *f = open_profile(path, why, sizeof why);
+    gzsrc *gz;
+    FILE *f = open_profile(path, &gz, why, sizeof why);
     if (!f)
         return jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "%s", why);
     js p;
     jl__jstream_init_file(&p, f, 1 << 18, 1 << 20);
+    p.read_why = gz_why;
+    p.read_ctx = gz;
     jl_status st = parse_js(&p, path, k, errors);
     jl__jstream_free(&p);
     if (fclose(f) != 0 && st == JL_OK)
@@ -445,15 +499,33 @@ static jl_status align_from_file(const char *spec, const char *profile, const ki
                             "neither the profile nor the alignment gives baseTimeNanoseconds");
         goto end;
     }
-    long long w0 = (long long)json_integer_value(json_object_get(e, "wall_ns_start"));
-    long long p0 = (long long)json_integer_value(json_object_get(e, "perf_counter_ns_start"));
-    long long w1 = (long long)json_integer_value(json_object_get(e, "wall_ns_end"));
-    long long p1 = (long long)json_integer_value(json_object_get(e, "perf_counter_ns_end"));
+    /* the four clock readings: whole nanoseconds (a number written with a
+     * fraction or an exponent is refused, not truncated) */
+    long long ns[4];
+    for (size_t i = 0; i < 4; i++)
+        if (!json_is_integer(json_object_get(e, need[i]))) {
+            st = jl__imp_err_at(errors, JL_ETYPE, path, 0, 0, need[i],
+                                "%s must be a whole number of nanoseconds", need[i]);
+            goto end;
+        }
+    for (size_t i = 0; i < 4; i++)
+        ns[i] = (long long)json_integer_value(json_object_get(e, need[i]));
+    long long w0 = ns[0], p0 = ns[1], w1 = ns[2], p1 = ns[3];
     double t0 = json_number_value(json_object_get(e, "run_t0_perf_counter_s"));
-    /* run = (base + 1000 ts + p0 - w0) / 1e9 - t0, in exact integers first */
-    a->offset_s = (double)(base_ns + p0 - w0) / 1e9 - t0;
-    /* the two clocks' drift over the window bounds the mapping's error */
-    a->unc_s = fmax(1e-6, fabs((double)((w1 - w0) - (p1 - p0))) / 1e9);
+    /* run = (base + 1000 ts + p0 - w0) / 1e9 - t0, in exact integers first;
+     * and the two clocks' drift over the window, which bounds the mapping's
+     * error: integers that overflow are a crafted file, refused */
+    long long at, dw, dp, drift;
+    if (jl__ll_sub(p0, w0, &at) || jl__ll_add(base_ns, at, &at) || jl__ll_sub(w1, w0, &dw) ||
+        jl__ll_sub(p1, p0, &dp) || jl__ll_sub(dw, dp, &drift) || !isfinite(t0)) {
+        st = jl__imp_err_at(errors, JL_EINVALID, path, 0, 0, key,
+                            "the clock readings are not times of one window (their sums and "
+                            "differences overflow 64-bit nanoseconds, or "
+                            "run_t0_perf_counter_s is not finite)");
+        goto end;
+    }
+    a->offset_s = (double)at / 1e9 - t0;
+    a->unc_s = fmax(1e-6, fabs((double)drift) / 1e9);
     a->clock = jl__asprintf("--align %s: Kineto baseTimeNanoseconds + ts, wall clock to "
                             "perf_counter by the pair read at the window's start",
                             spec);
@@ -503,7 +575,14 @@ static jl_status place(const kin *k, const char *path, const jl_run *run, const 
                                "not Unix microseconds"
                              : "the run has no @start_time_unix");
         }
-        al->offset_s = (double)(k->base_ns - jl__unix_ns(run->attrs.start_time_unix)) / 1e9;
+        long long t0_ns, d_ns;
+        if (jl__unix_ns(run->attrs.start_time_unix, &t0_ns) || jl__ll_sub(k->base_ns, t0_ns, &d_ns))
+            return jl__imp_err_at(errors, JL_EINVALID, path, 0, 0, "baseTimeNanoseconds",
+                                  "baseTimeNanoseconds %lld is not a time near the run's "
+                                  "@start_time_unix %.17g (their difference overflows 64-bit "
+                                  "nanoseconds); give --align FILE.json or --offset S",
+                                  k->base_ns, run->attrs.start_time_unix);
+        al->offset_s = (double)d_ns / 1e9;
         al->clock = jl__strdup("Kineto baseTimeNanoseconds + ts against the run's "
                                "@start_time_unix (wall clock; agreement not measured)");
         if (!al->clock)
@@ -783,20 +862,29 @@ end:
     return st;
 }
 
-jl_status jl__kineto_spans_buffer(const char *text, size_t len, const jl_run *run, const char *side,
-                                  jl_spans **out, jl_error_list *errors)
+jl_status jl__kineto_spans_buffer_aligned(const char *text, size_t len, const jl_run *run,
+                                          const char *side, const char *align_spec,
+                                          const char *profile_name, jl_spans **out,
+                                          jl_error_list *errors)
 {
     kin k = {0};
     k.win_ts = k.win_dur = NAN;
     kstats ks = {0};
     js p;
+    const char *name = profile_name ? profile_name : "(buffer)";
     jl__jstream_init_mem(&p, text, len, 1 << 20);
-    jl_status st = parse_js(&p, "(buffer)", &k, errors);
+    jl_status st = parse_js(&p, name, &k, errors);
     jl__jstream_free(&p);
     if (st == JL_OK)
-        st = build(&k, "(buffer)", run, NULL, side, 0, 0, out, &ks, errors);
+        st = build(&k, name, run, align_spec, side, 0, 0, out, &ks, errors);
     kin_free(&k);
     return st;
+}
+
+jl_status jl__kineto_spans_buffer(const char *text, size_t len, const jl_run *run, const char *side,
+                                  jl_spans **out, jl_error_list *errors)
+{
+    return jl__kineto_spans_buffer_aligned(text, len, run, side, NULL, NULL, out, errors);
 }
 
 static const jl_importer_option kineto_options[] = {

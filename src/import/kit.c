@@ -3,7 +3,6 @@
  * files and folders, JSON trees. The CSV reader is kit_csv.c, times and
  * zones kit_time.c, the GPU-name table gpu_names.c. */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -18,6 +17,7 @@
 
 #include "core/inputs.h"
 #include "core/util.h"
+#include "core/walk.h"
 #include "import/json_dups.h"
 #include "import/json_tree.h"
 #include "import/kit.h"
@@ -68,7 +68,7 @@ json_t *jl_import_document(const jl_import_result *r, const char *format, const 
     json_object_set_new(doc, "schema", json_string("joules.import/1"));
     json_object_set_new(doc, "format", json_string(format));
     json_object_set_new(doc, "source", r->source ? json_string(r->source) : json_null());
-    json_object_set_new(doc, "output", json_string(output));
+    json_object_set_new(doc, "output", output ? json_string(output) : json_null());
     json_object_set_new(doc, "n_runs", json_integer((json_int_t)r->n_runs));
     json_object_set_new(doc, "n_files", json_integer((json_int_t)r->n_files));
     json_object_set_new(doc, "n_duplicates", json_integer((json_int_t)r->n_duplicates));
@@ -101,9 +101,13 @@ json_t *jl_import_document(const jl_import_result *r, const char *format, const 
 
 /* ---- the context ------------------------------------------------------------- */
 
+static void notes_close(jl__imp *c);
+
 int jl__imp_start(jl__imp *c, const jl_import_options *opt, jl_error_list *errors)
 {
     memset(c, 0, sizeof *c);
+    jl__walk_init(&c->walk);
+    c->note_index = (jl__strmap)JL__STRMAP_INIT;
     jl_import_options_default(&c->def);
     c->opt = opt ? opt : &c->def;
     c->errors = errors;
@@ -119,6 +123,9 @@ static void names_free(jl__imp *c)
 jl_status jl__imp_end(jl__imp *c, jl_status st, jl_import_result **out)
 {
     names_free(c);
+    jl__walk_free(&c->walk);
+    notes_close(c);
+    jl__strmap_free(&c->note_index);
     if (c->oom || st == JL_ENOMEM) {
         int listed = 0;
         for (size_t i = 0; c->errors && i < c->errors->count; i++)
@@ -206,6 +213,46 @@ static char *folded_field(const char *field)
     return jl__strbuf_take(&b);
 }
 
+static int note_grow(jl__imp *c)
+{
+    size_t ncap = c->notes_cap ? 2 * c->notes_cap : 16;
+    jl_import_note *g = jl__malloc_array(ncap + 1, sizeof *g); /* +1: the last note */
+    if (!g)
+        return -1;
+    if (c->res->n_notes)
+        memcpy(g, c->res->notes, c->res->n_notes * sizeof *g);
+    free(c->res->notes);
+    c->res->notes = g;
+    c->notes_cap = ncap;
+    return 0;
+}
+
+/* The notes left out past JL__IMP_MAX_NOTES, said in one more; the
+ * attributes left out past JL__IMP_MAX_EXTRAS, in a note. */
+static void notes_close(jl__imp *c)
+{
+    if (c->extras_dropped && c->res) {
+        size_t k = c->extras_dropped;
+        c->extras_dropped = 0;
+        jl__imp_note(c, NULL, NULL,
+                     "%zu attributes not kept: a run keeps at most %d attributes beyond the "
+                     "typed ones",
+                     k, JL__IMP_MAX_EXTRAS);
+    }
+    if (!c->notes_dropped || !c->res)
+        return;
+    jl_import_note *n = &c->res->notes[c->res->n_notes];
+    n->file = jl__strdup("");
+    n->field = jl__strdup("");
+    n->message = jl__asprintf("%zu more notes of other kinds not listed (at most %d are kept)",
+                              c->notes_dropped, JL__IMP_MAX_NOTES);
+    n->count = c->notes_dropped;
+    c->res->n_notes++;
+    c->notes_dropped = 0;
+    if (!n->file || !n->field || !n->message)
+        c->oom = 1;
+}
+
 void jl__imp_note(jl__imp *c, const char *file, const char *field, const char *fmt, ...)
 {
     va_list ap;
@@ -220,24 +267,45 @@ void jl__imp_note(jl__imp *c, const char *file, const char *field, const char *f
         return;
     }
     jl_import_result *r = c->res;
-    for (size_t i = 0; i < r->n_notes; i++) {
-        jl_import_note *n = &r->notes[i];
-        if (strcmp(n->field, fld) == 0 && strcmp(n->message, msg) == 0) {
-            n->count++;
-            free(msg);
-            free(fld);
-            return;
-        }
-    }
-    jl_import_note *grown = realloc(r->notes, (r->n_notes + 1) * sizeof *grown);
-    if (!grown) {
+    /* the note of (field, message), through a hash of both: N notes cost
+     * linear time, not a scan of every note per note */
+    size_t fl = strlen(fld);
+    /* room for a new note first, so the hash never names a note not made */
+    if (r->n_notes == c->notes_cap && note_grow(c)) {
         free(msg);
         free(fld);
         c->oom = 1;
         return;
     }
-    r->notes = grown;
-    jl_import_note *n = &grown[r->n_notes++];
+    /* the key: the field's length, the field, the message (unambiguous) */
+    char *key = jl__asprintf("%zu:%s%s", fl, fld, msg);
+    jl__strmap_entry *slot = NULL;
+    int added = 0, have_key = key != NULL;
+    if (key) {
+        slot = r->n_notes < JL__IMP_MAX_NOTES
+                   ? jl__strmap_add(&c->note_index, key, r->n_notes, &added)
+                   : jl__strmap_find(&c->note_index, key);
+        free(key);
+    }
+    if (slot && !added) {
+        r->notes[slot->value].count++;
+        free(msg);
+        free(fld);
+        return;
+    }
+    if (!slot && r->n_notes >= JL__IMP_MAX_NOTES && have_key) {
+        c->notes_dropped++;
+        free(msg);
+        free(fld);
+        return;
+    }
+    if (!slot) {
+        free(msg);
+        free(fld);
+        c->oom = 1;
+        return;
+    }
+    jl_import_note *n = &r->notes[r->n_notes++];
     n->file = jl__strdup(file ? file : "");
     n->field = fld;
     n->message = msg;
@@ -364,7 +432,10 @@ jl_status jl__imp_requests(jl_run *r, size_t R)
 
 /* ---- attributes ------------------------------------------------------------------ */
 
-/* key = value into arr (replacing an earlier value of key). */
+/* key = value into arr (replacing an earlier value of key). A list keeps
+ * at most JL__IMP_MAX_EXTRAS keys: more (a crafted file's thousands of
+ * columns or keys) are counted and said in one note, so the scan for an
+ * earlier value stays bounded. */
 static void put(jl__imp *c, jl_kv **arr, size_t *n, const char *key, const char *value, int is_num)
 {
     for (size_t i = 0; i < *n; i++)
@@ -379,6 +450,10 @@ static void put(jl__imp *c, jl_kv **arr, size_t *n, const char *key, const char 
             (*arr)[i].is_number = is_num;
             return;
         }
+    if (*n >= JL__IMP_MAX_EXTRAS) {
+        c->extras_dropped++;
+        return;
+    }
     jl_kv *g = realloc(*arr, (*n + 1) * sizeof *g);
     if (!g) {
         c->oom = 1;
@@ -585,11 +660,6 @@ char *jl__imp_join(jl__imp *c, const char *a, const char *b)
     return p;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void jl__imp_free_names(char **names, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -597,61 +667,72 @@ void jl__imp_free_names(char **names, size_t n)
     free(names);
 }
 
-static int add_name(jl__imp *c, char ***arr, size_t *n, const char *name)
-{
-    char **g = realloc(*arr, (*n + 1) * sizeof *g);
-    if (!g || !(g[*n] = jl__strdup(name))) {
-        if (g)
-            *arr = g;
-        c->oom = 1;
-        return -1;
-    }
-    *arr = g;
-    (*n)++;
-    return 0;
-}
-
 int jl__imp_list_dir(jl__imp *c, const char *dir, char ***dirs, size_t *n_dirs, char ***files,
                      size_t *n_files)
 {
     *dirs = *files = NULL;
     *n_dirs = *n_files = 0;
-    DIR *d = opendir(dir);
-    if (!d) {
+    jl__walk_list l;
+    int r = jl__walk_dir(&c->walk, dir, &l);
+    if (r == 1)
+        return 1; /* walked already in this import, through another name */
+    if (r == -2) {
+        c->oom = 1;
+        return -1;
+    }
+    if (r < 0) {
         jl__imp_err(c, JL_EIO, dir, NULL, -1, "cannot open the folder: %s", strerror(errno));
         return -1;
     }
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char *p = jl__asprintf("%s/%s", dir, e->d_name);
+    *dirs = l.dirs;
+    *n_dirs = l.n_dirs;
+    *files = l.files;
+    *n_files = l.n_files;
+    return 0;
+}
+
+int jl__imp_claim_path(jl__imp *c, const char *path)
+{
+    int r = jl__walk_claim_path(&c->walk, path);
+    if (r == -1)
+        c->oom = 1;
+    return r;
+}
+
+static double walk_bytes(jl__walk *w, const char *dir, int depth)
+{
+    jl__walk_list l;
+    if (depth > 8 || jl__walk_dir(w, dir, &l) != 0)
+        return 0;
+    double sum = 0;
+    for (size_t i = 0; i < l.n_files + l.n_dirs; i++) {
+        int file = i < l.n_files;
+        char *p = jl__asprintf("%s/%s", dir, file ? l.files[i] : l.dirs[i - l.n_files]);
         struct stat sb;
-        if (!p) {
-            c->oom = 1;
-            rc = -1;
-        } else if (stat(p, &sb) == 0) {
-            if (S_ISDIR(sb.st_mode))
-                rc = add_name(c, dirs, n_dirs, e->d_name);
-            else if (S_ISREG(sb.st_mode))
-                rc = add_name(c, files, n_files, e->d_name);
-        }
+        if (p && file && stat(p, &sb) == 0)
+            sum += (double)sb.st_size;
+        else if (p && !file)
+            sum += walk_bytes(w, p, depth + 1);
         free(p);
     }
-    closedir(d);
-    if (rc) {
-        jl__imp_free_names(*dirs, *n_dirs);
-        jl__imp_free_names(*files, *n_files);
-        *dirs = *files = NULL;
-        *n_dirs = *n_files = 0;
-        return -1;
-    }
-    if (*n_dirs)
-        qsort(*dirs, *n_dirs, sizeof **dirs, cmp_name);
-    if (*n_files)
-        qsort(*files, *n_files, sizeof **files, cmp_name);
-    return 0;
+    jl__walk_list_free(&l);
+    return sum;
+}
+
+double jl_import_input_bytes(const char *path)
+{
+    struct stat sb;
+    if (!path || stat(path, &sb) != 0)
+        return 0;
+    if (S_ISREG(sb.st_mode))
+        return (double)sb.st_size;
+    if (!S_ISDIR(sb.st_mode))
+        return 0;
+    jl__walk w;
+    jl__walk_init(&w);
+    double sum = walk_bytes(&w, path, 0);
+    jl__walk_free(&w);
+    return sum;
 }
 
 int jl__imp_is_file(const char *path)
@@ -694,6 +775,9 @@ jl_status jl__imp_paths(const char *const *paths, size_t n_paths, const jl_impor
         size_t found = 0;
         if (jl__imp_refuse_special(errors, paths[i]))
             continue;
+        struct stat sb;
+        if (stat(paths[i], &sb) == 0 && jl__walk_seen(&c.walk, &sb))
+            continue; /* named before, or inside a folder walked before: read once */
         walk(&c, paths[i], 0, &found);
         if (!found)
             jl__imp_err(&c, JL_EMISSING, paths[i], marker, -1, "%s", none_msg);
@@ -740,31 +824,39 @@ static int report_dups(jl__imp *c, const char *name, const jl__json_dup *d, size
     if (n_diff > 10)
         jl__imp_err(c, JL_EFORMAT, name, NULL, -1,
                     "%zu more keys given twice with different values", n_diff - 10);
-    /* equal repeats: one note per field, with the first lines and a count */
-    for (size_t i = 0; i < nd && !n_diff; i++) {
-        if (!d[i].equal || !d[i].key)
+    /* equal repeats: one note per field, with the first lines and a count
+     * (counted through a hash of the folded fields: linear in the repeats) */
+    if (n_diff)
+        return 1;
+    jl__strmap first_of = JL__STRMAP_INIT; /* folded field -> its first repeat */
+    size_t *count = jl__calloc_array(nd ? nd : 1, sizeof *count), *first = NULL;
+    first = jl__calloc_array(nd ? nd : 1, sizeof *first);
+    for (size_t i = 0; i < nd && count && first && !c->oom; i++) {
+        if (!d[i].equal)
             continue;
-        char *gi = folded_field(d[i].path);
-        size_t count = 0;
-        int first = 1;
-        for (size_t k = 0; k < nd && gi; k++) {
-            char *gk = d[k].equal ? folded_field(d[k].path) : NULL;
-            if (gk && !strcmp(gk, gi)) {
-                count++;
-                if (k < i)
-                    first = 0;
-            }
-            free(gk);
-        }
-        if (!gi)
+        char *g = folded_field(d[i].path);
+        int added;
+        const jl__strmap_entry *f = g ? jl__strmap_add(&first_of, g, i, &added) : NULL;
+        free(g);
+        if (!f) {
             c->oom = 1;
-        else if (first)
+            break;
+        }
+        first[i] = f->value;
+        count[f->value]++;
+    }
+    if (!count || !first)
+        c->oom = 1;
+    for (size_t i = 0; i < nd && !c->oom; i++)
+        if (d[i].equal && d[i].key && first[i] == i)
             jl__imp_note(c, name, d[i].path,
                          "key \"%s\" given twice with the same value in %zu object%s (first at "
                          "lines %ld and %ld): kept once",
-                         d[i].key, count, count == 1 ? "" : "s", d[i].line_first, d[i].line_dup);
-        free(gi);
-    }
+                         d[i].key, count[i], count[i] == 1 ? "" : "s", d[i].line_first,
+                         d[i].line_dup);
+    free(count);
+    free(first);
+    jl__strmap_free(&first_of);
     return n_diff > 0;
 }
 

@@ -32,11 +32,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/attrs_internal.h"
 #include "core/civil_time.h"
 #include "core/csv.h"
 #include "core/hash.h"
+#include "core/lines.h"
+#include "core/walk.h"
 #include "import/json_stream.h"
 #include "joules/import.h"
 
@@ -57,7 +60,19 @@ typedef struct jl__imp {
     jl__strmap names; /* the run names taken -> how often asked */
     int fold_indices; /* notes: "[k]" in a field counted as "[*]" (one note for all elements) */
     int oom;
+    jl__walk walk;         /* the folders and files met (core/walk.h): each read once */
+    jl__strmap note_index; /* "LEN:field" + message -> its note: notes counted in linear time */
+    size_t notes_cap, notes_dropped;
+    size_t extras_dropped; /* attributes past JL__IMP_MAX_EXTRAS, noted at the end */
 } jl__imp;
+
+/* The most attributes beyond the typed ones one run (or one result's
+ * details) keeps. */
+#define JL__IMP_MAX_EXTRAS 1000
+
+/* The most distinct notes one import keeps (a crafted file could make one
+ * per column or row); more are counted in one last note. */
+#define JL__IMP_MAX_NOTES 10000
 
 /* Start: options (defaults when opt is NULL), an empty result. Returns -1
  * when out of memory. */
@@ -186,10 +201,23 @@ char *jl__imp_read_file_opt(jl__imp *c, const char *path, size_t *len, int missi
 /* "a/b" (NULL when out of memory, c->oom set). */
 char *jl__imp_join(jl__imp *c, const char *a, const char *b);
 /* Names of the sub-folders and files of a folder, sorted; n_dirs/n_files
- * set. Returns -1 on an error (pushed). Free with jl__imp_free_names(). */
+ * set, through the import's one walk (core/walk.h: links followed, each
+ * folder and file once per device and inode, so loops end and a file
+ * reached twice is listed once). Returns 0; 1 when the folder was walked
+ * before in this import (nothing listed, nothing to do); -1 on an error
+ * (pushed). Free with jl__imp_free_names(). */
 int jl__imp_list_dir(jl__imp *c, const char *dir, char ***dirs, size_t *n_dirs, char ***files,
                      size_t *n_files);
 void jl__imp_free_names(char **names, size_t n);
+/* The longest line a line-oriented text reader takes (the Prometheus text
+ * format): a longer one is an error, so memory stays bounded whatever the
+ * file holds (the CSV reader's row limit is kit_csv.c's CSV_MAX_ROW). */
+#define JL__IMP_MAX_LINE ((size_t)1 << 20)
+
+/* Claim path for this import (a file read from a list of paths): 1 the
+ * first time its device and inode are met, 0 when read before, -2 when it
+ * cannot be stat'ed, -1 out of memory (c->oom set). */
+int jl__imp_claim_path(jl__imp *c, const char *path);
 /* 1 when path names an existing regular file (folder). */
 int jl__imp_is_file(const char *path);
 int jl__imp_is_dir(const char *path);

@@ -9,7 +9,6 @@
  * (the bytes of every --json of joules; kept_text, with a cache of the
  * last two arrays), and a file-level histogram compared as that text. */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -1494,49 +1493,42 @@ static void import_doc(imp *c, const jl__jv *doc, const char *file, const char *
 
 /* ---- files -------------------------------------------------------------------------- */
 
-static int cmp_cstr(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted *.json names in dir; -1 when the folder cannot be opened. */
+/* Sorted *.json names in dir (through the import's walk: a file reached
+ * twice, by a hard link or a link, is listed once); -1 when the folder
+ * cannot be opened. */
 static long list_json(imp *c, const char *dir, char ***out)
 {
     *out = NULL;
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    size_t n = 0, cap = 0;
-    char **names = NULL;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.' || !jl__imp_ends_with(e->d_name, ".json"))
+    char **dirs = NULL, **files = NULL;
+    size_t nd = 0, nf = 0;
+    jl_error_list quiet = {0}, *saved = c->k.errors;
+    c->k.errors = &quiet; /* a folder that cannot be opened is said by the caller */
+    int r = jl__imp_list_dir(&c->k, dir, &dirs, &nd, &files, &nf);
+    c->k.errors = saved;
+    jl_error_list_clear(&quiet);
+    jl__imp_free_names(dirs, nd);
+    if (r)
+        return r == 1 ? 0 : -1;
+    size_t n = 0;
+    for (size_t i = 0; i < nf; i++) {
+        if (!jl__imp_ends_with(files[i], ".json")) {
+            free(files[i]);
             continue;
+        }
         if (n >= c->k.opt->max_files) {
             jl__imp_err(&c->k, JL_ELIMIT, dir, NULL, -1, "more than %zu JSON files",
                         c->k.opt->max_files);
+            for (size_t j = i; j < nf; j++)
+                free(files[j]);
             break;
         }
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            char **nn = realloc(names, ncap * sizeof *nn);
-            if (!nn) {
-                c->k.oom = 1;
-                break;
-            }
-            names = nn;
-            cap = ncap;
-        }
-        if (!(names[n] = jl__strdup(e->d_name))) {
-            c->k.oom = 1;
-            break;
-        }
-        n++;
+        files[n++] = files[i];
     }
-    closedir(d);
-    if (names)
-        qsort(names, n, sizeof *names, cmp_cstr);
-    *out = names;
+    if (!n) {
+        free(files);
+        files = NULL;
+    }
+    *out = files;
     return (long)n;
 }
 

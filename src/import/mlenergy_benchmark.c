@@ -702,14 +702,21 @@ static int read_snapshot(bench *b, engine_rows *e, size_t idx)
     return 0;
 }
 
+/* The harness's document: {"timeline": [snapshot, ...], ...} and nothing
+ * after it. A document without "timeline" (another file of that name, a
+ * typo) or with text after it is refused: naming what is wrong, never a
+ * run without its engine rows said by no one. */
 static int read_prometheus(bench *b, engine_rows *e)
 {
     if (expect(b, JS_OBJ_START))
         return -1;
-    int r;
+    int r, have_timeline = 0;
     while ((r = next_key(b)) == 1) {
         size_t at = push_path(b, "%s", b->p.str);
         if (!strcmp(b->p.str, "timeline")) {
+            if (have_timeline)
+                return berr(b, JL_EFORMAT, "\"timeline\" given twice");
+            have_timeline = 1;
             if (expect(b, JS_ARR_START))
                 return -1;
             for (size_t k = 0;; k++) {
@@ -730,7 +737,20 @@ static int read_prometheus(bench *b, engine_rows *e)
         }
         pop_path(b, at);
     }
-    return r < 0 ? -1 : 0;
+    if (r < 0)
+        return -1;
+    if (!have_timeline) {
+        push_path(b, "timeline");
+        return berr(b, JL_EMISSING,
+                    "no \"timeline\" array: not the ML.ENERGY harness's prometheus.json (its "
+                    "engine rows come from timeline[*].metrics)");
+    }
+    jl__jstream_tok t = jl__jstream_next(&b->p);
+    if (t != JS_EOF)
+        return t == JS_ERROR
+                   ? perr(b)
+                   : berr(b, JL_EFORMAT, "%s after the document's end", jl__jstream_tok_name(t));
+    return 0;
 }
 
 /* ---- building the run ---------------------------------------------------- */
@@ -991,12 +1011,16 @@ static int build_series(bench *b, jl_run *r, long G, engine_rows *e)
             r->running[i] = clamp_i32(e->running.v[i]);
             r->waiting[i] = clamp_i32(e->waiting.v[i]);
             r->kv_cache_usage[i] = (float)e->kv.v[i];
-            r->tokens_generated[i] = isfinite(e->gen.v[i]) ? (int64_t)e->gen.v[i] : 0;
-            r->prefill_tokens[i] = isfinite(e->prompt.v[i]) ? (int64_t)e->prompt.v[i] : 0;
+            /* counters as 64-bit integers: a value no int64 holds (or a
+             * negative one) leaves the column out, never undefined */
+            int g_ok = e->gen.v[i] >= 0 && e->gen.v[i] < 9.2e18,
+                p_ok = e->prompt.v[i] >= 0 && e->prompt.v[i] < 9.2e18;
+            r->tokens_generated[i] = g_ok ? (int64_t)e->gen.v[i] : 0;
+            r->prefill_tokens[i] = p_ok ? (int64_t)e->prompt.v[i] : 0;
             all_w &= isfinite(e->waiting.v[i]);
             all_kv &= isfinite(e->kv.v[i]);
-            all_g &= isfinite(e->gen.v[i]) && (i == 0 || e->gen.v[i] >= e->gen.v[i - 1]);
-            all_p &= isfinite(e->prompt.v[i]) && (i == 0 || e->prompt.v[i] >= e->prompt.v[i - 1]);
+            all_g &= g_ok && (i == 0 || e->gen.v[i] >= e->gen.v[i - 1]);
+            all_p &= p_ok && (i == 0 || e->prompt.v[i] >= e->prompt.v[i - 1]);
         }
         /* a column missing from some snapshot is left out whole */
         if (!all_w)
@@ -1007,10 +1031,14 @@ static int build_series(bench *b, jl_run *r, long G, engine_rows *e)
             free(r->tokens_generated), r->tokens_generated = NULL;
         if (!all_p)
             free(r->prefill_tokens), r->prefill_tokens = NULL;
-        if (e->skipped)
-            jl__imp_note(c, b->file, "timeline[*].metrics",
-                         "snapshots without vllm:num_requests_running skipped");
     }
+    if (e && e->skipped)
+        jl__imp_note(c, b->file, "timeline[*].metrics",
+                     "snapshots without vllm:num_requests_running skipped");
+    if (e && !e->t.n)
+        jl__imp_note(c, b->file, "timeline",
+                     "prometheus.json holds no snapshot with vllm:num_requests_running: the run "
+                     "has no engine/ rows (running, waiting, KV cache, tokens)");
     return 0;
 }
 
@@ -1332,7 +1360,7 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
     if ((pf || ptext) && bench_prometheus(&b, prom_name, pf, ptext, plen, &e))
         goto end;
     jl_run *r = b.r;
-    if (build_series(&b, r, (long)ng, &e))
+    if (build_series(&b, r, (long)ng, (pf || ptext) ? &e : NULL))
         goto end;
     if (diffusion && b.iter_time.n && bench_batches(&b, cap))
         goto end;

@@ -719,7 +719,13 @@ static int v2_layout(jl__imp *c, const char *dir, char **root, int *legacy_only)
     jl_error_list quiet = {0};
     jl_error_list *saved = c->errors;
     c->errors = &quiet;
+    /* a look, not the walk: a walk of its own, so the folder is still to
+     * be read by the import's */
+    jl__walk import_walk = c->walk;
+    jl__walk_init(&c->walk);
     int listed = jl__imp_list_dir(c, dir, &sub, &ns, &files, &nf) == 0;
+    jl__walk_free(&c->walk);
+    c->walk = import_walk;
     c->errors = saved;
     jl_error_list_clear(&quiet);
     int csv = 0;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/hash.h"
 #include "core/inputs.h"
 #include "core/util.h"
 #include "import/kit.h"
@@ -119,7 +120,8 @@ typedef struct {
     nrange *rg; /* the NVTX ranges, by thread and start */
     size_t n_rg;
     char **names;
-    size_t n_names;
+    size_t n_names, cap_names;
+    jl__strmap name_of;         /* name -> its index in names */
     corrmap cm;                 /* correlationId -> range */
     double *env0, *env1, *busy; /* per range: its device work's envelope and sum */
     int16_t *gpu;
@@ -141,23 +143,33 @@ static jl_status oom(nsx *x)
     return jl__imp_err_at(x->errors, JL_ENOMEM, x->path, 0, 0, NULL, "out of memory");
 }
 
-/* The index of name in x->names, added when new (names are few: one per
- * annotation site); -1 when out of memory. */
+/* The index of name in x->names, added when new, through a hash of the
+ * names (an export may hold a name per range: 100,000 names cost linear
+ * time, not a scan of the names per range); -1 when out of memory. */
 static int32_t name_index(nsx *x, const char *text)
 {
-    size_t k = 0;
-    while (k < x->n_names && strcmp(x->names[k], text))
-        k++;
-    if (k == x->n_names) {
-        char **nn = realloc(x->names, (x->n_names + 1) * sizeof *nn);
+    int added;
+    const jl__strmap_entry *k = jl__strmap_add(&x->name_of, text, x->n_names, &added);
+    if (!k)
+        return -1;
+    if (!added)
+        return (int32_t)k->value;
+    if (x->n_names >= INT32_MAX)
+        return -1;
+    if (x->n_names == x->cap_names) {
+        size_t nc = x->cap_names ? 2 * x->cap_names : 64;
+        char **nn = jl__malloc_array(nc, sizeof *nn);
         if (!nn)
             return -1;
+        if (x->n_names)
+            memcpy(nn, x->names, x->n_names * sizeof *nn);
+        free(x->names);
         x->names = nn;
-        if (!(x->names[x->n_names] = jl__strdup(text)))
-            return -1;
-        x->n_names++;
+        x->cap_names = nc;
     }
-    return (int32_t)k;
+    if (!(x->names[x->n_names] = jl__strdup(text)))
+        return -1;
+    return (int32_t)x->n_names++;
 }
 
 /* The NVTX ranges (push/pop 59, start/end 60), names interned, sorted by
@@ -175,6 +187,9 @@ static jl_status read_ranges(nsx *x)
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(x->q)) == SQLITE_ROW) {
+        if (x->n_rg >= INT32_MAX) /* ranges are indexed by int32 */
+            return jl__imp_err_at(x->errors, JL_ELIMIT, x->path, 0, 0, "NVTX_EVENTS",
+                                  "more than %d NVTX ranges", INT32_MAX);
         if (x->n_rg == cap) {
             size_t nc = cap ? 2 * cap : 1024;
             nrange *v = realloc(x->rg, nc * sizeof *v);
@@ -233,7 +248,8 @@ static jl_status assign_calls(nsx *x)
     }
     sqlite3_finalize(x->q);
     x->q = NULL;
-    qsort(calls, n_calls, sizeof *calls, cmp_call);
+    if (n_calls) /* qsort(NULL, 0) is undefined */
+        qsort(calls, n_calls, sizeof *calls, cmp_call);
     corrmap *cm = &x->cm;
     cm->cap = 1024;
     while (cm->cap < 2 * n_calls + 2)
@@ -467,8 +483,19 @@ static jl_status place_clock(nsx *x, const jl_run *run, int has_offset, double o
         sqlite3_prepare_v2(x->db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME", -1,
                            &x->q, NULL) == SQLITE_OK &&
         sqlite3_step(x->q) == SQLITE_ROW && isfinite(run->attrs.start_time_unix)) {
-        long long t0_ns = jl__unix_ns(run->attrs.start_time_unix);
-        x->base = (double)(sqlite3_column_int64(x->q, 0) - t0_ns) * 1e-9;
+        long long t0_ns, d_ns;
+        if (jl__unix_ns(run->attrs.start_time_unix, &t0_ns) ||
+            jl__ll_sub(sqlite3_column_int64(x->q, 0), t0_ns, &d_ns)) {
+            jl_status st = jl__imp_err_at(
+                x->errors, JL_EINVALID, x->path, 0, 0, "TARGET_INFO_SESSION_START_TIME",
+                "utcEpochNs %lld is not a time near the run's @start_time_unix %.17g (their "
+                "difference overflows 64-bit nanoseconds)",
+                (long long)sqlite3_column_int64(x->q, 0), run->attrs.start_time_unix);
+            sqlite3_finalize(x->q);
+            x->q = NULL;
+            return st;
+        }
+        x->base = (double)d_ns * 1e-9;
         x->clock = jl__strdup("Nsight Systems session start (utcEpochNs) + ns against the run's "
                               "@start_time_unix (wall clock; agreement not measured)");
     }
@@ -537,6 +564,7 @@ static void nsx_free(nsx *x)
     for (size_t i = 0; i < x->n_names; i++)
         free(x->names[i]);
     free(x->names);
+    jl__strmap_free(&x->name_of);
     free(x->rg);
     free(x->cm.key);
     free(x->cm.val);
@@ -546,6 +574,44 @@ static void nsx_free(nsx *x)
     free(x->gpu);
     free(x->n_ops);
     free(x->clock);
+}
+
+/* The spans of the open export x->db on run's clock: its tables checked,
+ * the ranges read, the calls and device work folded, the clock placed. */
+static jl_status spans_of_db(nsx *x, const jl_run *run, int has_offset, double offset,
+                             jl_spans **sp, size_t *n_sp, size_t *n_empty, size_t *n_steps)
+{
+    if (!has_table(x->db, "NVTX_EVENTS") || !has_table(x->db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+        return jl__imp_err_at(x->errors, JL_EFORMAT, x->path, 0, 0, NULL,
+                              "not an Nsight Systems export with NVTX and CUDA traces (tables "
+                              "NVTX_EVENTS and CUPTI_ACTIVITY_KIND_RUNTIME); record with "
+                              "`nsys profile -t cuda,nvtx` and `nsys export --type sqlite`");
+    jl_status st = read_ranges(x);
+    if (st == JL_OK)
+        st = assign_calls(x);
+    if (st == JL_OK)
+        st = fold_device(x);
+    if (st == JL_OK)
+        st = place_clock(x, run, has_offset, offset);
+    if (st == JL_OK)
+        st = make_spans(x, run, sp, n_sp, n_empty, n_steps);
+    return st;
+}
+
+jl_status jl__nsys_spans_db(struct sqlite3 *db, const char *path, const jl_run *run, int has_offset,
+                            double offset, jl_spans **out, jl_error_list *errors)
+{
+    nsx x;
+    memset(&x, 0, sizeof x);
+    x.path = path;
+    x.errors = errors;
+    x.db = db;
+    size_t n_sp = 0, n_empty = 0, n_steps = 0;
+    *out = NULL;
+    jl_status st = spans_of_db(&x, run, has_offset, offset, out, &n_sp, &n_empty, &n_steps);
+    x.db = NULL; /* the caller's */
+    nsx_free(&x);
+    return st;
 }
 
 static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_importer_arg *args,

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/hash.h"
 #include "core/reasons.h"
 #include "core/util.h"
 #include "import/kit.h"
@@ -274,6 +275,9 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
         return JL_ENOMEM;
     L->n_cols = n;
     int have_time = 0, have_power = 0;
+    size_t first_of[K_OTHER + 1]; /* each kind's first column: a header is read in linear time */
+    for (size_t k = 0; k <= K_OTHER; k++)
+        first_of[k] = (size_t)-1;
     for (size_t i = 0; i < n; i++) {
         col *c = &L->cols[i];
         jl__imp_csv_split_unit(names[i], c->name, c->unit,
@@ -293,10 +297,13 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
                     snprintf(c->unit, sizeof c->unit, "%s", known[k].unit);
                 break;
             }
-        for (size_t j = 0; j < i; j++)
-            if (c->k != K_OTHER && !IS_THROTTLE(c->k) && c->k != K_THR_MASK && L->cols[j].k == c->k)
-                return LERR(L, JL_EINVALID, line, 0, c->name, "logged twice (also as '%s')",
-                            L->cols[j].name);
+        /* the throttle columns fold into one series: logged more than once by design */
+        int once = c->k != K_OTHER && !IS_THROTTLE(c->k) && c->k != K_THR_MASK;
+        if (once && first_of[c->k] != (size_t)-1)
+            return LERR(L, JL_EINVALID, line, 0, c->name, "logged twice (also as '%s')",
+                        L->cols[first_of[c->k]].name);
+        if (first_of[c->k] == (size_t)-1)
+            first_of[c->k] = i;
         if (c->k == K_TIME)
             have_time = 1;
         if (c->k == K_POWER || c->k == K_POWER_INST)

@@ -122,10 +122,13 @@ jl_status jl__profile_read_run(const char *path, const char *run, jl_run **out,
     return st;
 }
 
-long long jl__unix_ns(double t)
+int jl__unix_ns(double t, long long *ns)
 {
+    if (!(fabs(t) < 9.2e9))
+        return -1;
     double whole = floor(t);
-    return (long long)whole * 1000000000LL + llround((t - whole) * 1e9);
+    *ns = (long long)whole * 1000000000LL + llround((t - whole) * 1e9);
+    return 0;
 }
 
 /* ---- spans against their power (issue 37) -------------------------------- */

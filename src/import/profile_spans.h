@@ -4,6 +4,7 @@
 #ifndef JOULES_IMPORT_PROFILE_SPANS_H
 #define JOULES_IMPORT_PROFILE_SPANS_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,8 +32,38 @@ jl_status jl__spans_from_raw(jl__raw_spans *raw, const jl_run *run, const double
                              jl_spans **out, size_t *n_steps);
 
 /* A Unix time in seconds as whole nanoseconds, without the 256-ns rounding
- * of t x 1e9 in one double. */
-long long jl__unix_ns(double t);
+ * of t x 1e9 in one double: 0, or -1 when t is not finite or beyond what
+ * 64-bit nanoseconds hold (|t| >= 9.2e9 s, past the year 2262). */
+int jl__unix_ns(double t, long long *ns);
+
+/* a - b and a + b in 64-bit integers: 0, or -1 when the result would
+ * overflow (a crafted clock: refused, never undefined). */
+static inline int jl__ll_sub(long long a, long long b, long long *out)
+{
+    if ((b > 0 && a < LLONG_MIN + b) || (b < 0 && a > LLONG_MAX + b))
+        return -1;
+    *out = a - b;
+    return 0;
+}
+
+static inline int jl__ll_add(long long a, long long b, long long *out)
+{
+    if ((b > 0 && a > LLONG_MAX - b) || (b < 0 && a < LLONG_MIN - b))
+        return -1;
+    *out = a + b;
+    return 0;
+}
+
+/* A JSON or SQLite number as a 64-bit integer: 0, or -1 when it is not
+ * finite or does not fit (the double-to-integer conversion would be
+ * undefined). */
+static inline int jl__ll_of_double(double v, long long *out)
+{
+    if (!(v > -9.2e18 && v < 9.2e18))
+        return -1;
+    *out = (long long)v;
+    return 0;
+}
 
 /* Run `run` of the trace `path` read whole (its start time, its engine/
  * rows); errors pushed. */
@@ -44,6 +75,21 @@ jl_status jl__profile_read_run(const char *path, const char *run, jl_run **out,
  * folded; side "gpu", "cpu" or NULL (GPU-side when there are any). */
 jl_status jl__kineto_spans_buffer(const char *text, size_t len, const jl_run *run, const char *side,
                                   jl_spans **out, jl_error_list *errors);
+/* The same with --align SPEC (FILE.json[:KEY], read from the file system:
+ * the fuzz target of the alignment file writes it to a temporary file). */
+jl_status jl__kineto_spans_buffer_aligned(const char *text, size_t len, const jl_run *run,
+                                          const char *side, const char *align_spec,
+                                          const char *profile_name, jl_spans **out,
+                                          jl_error_list *errors);
+
+/* The spans of an open Nsight Systems SQLite export (nsys.c; the fuzz
+ * target builds one in memory): tables checked, NVTX ranges projected
+ * through their CUDA calls onto the device work, on run's clock by the
+ * session's utcEpochNs (or offset alone when has_offset and no session
+ * time); the database stays the caller's. */
+struct sqlite3;
+jl_status jl__nsys_spans_db(struct sqlite3 *db, const char *path, const jl_run *run, int has_offset,
+                            double offset, jl_spans **out, jl_error_list *errors);
 
 /* The spans' busy/idle pattern against the run's power (issue 37,
  * spans_misaligned): the busy share of each bin (the power's sampling

@@ -29,6 +29,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "core/hash.h"
 #include "core/inputs.h"
 #include "core/reasons.h"
 #include "core/stats.h"
@@ -112,6 +113,9 @@ typedef struct prom {
     const char *runs_by; /* --runs-by's labels, comma-separated (NULL: RUNS.csv) */
     char **names;        /* the files of folders read (series point to them) */
     size_t n_names;
+    jl__strmap series_of; /* text format: series key -> its index in s */
+    struct skey *ord;     /* the series by (run, GPU, metric): index_series */
+    jl__strmap gpu_index; /* "LEN:host" + id -> its index in g */
 } prom;
 
 static const char *label_get(const label *l, size_t n, const char *k)
@@ -149,6 +153,9 @@ static void prom_free(prom *p)
     for (size_t i = 0; i < p->n_names; i++)
         free(p->names[i]);
     free(p->names);
+    jl__strmap_free(&p->series_of);
+    jl__strmap_free(&p->gpu_index);
+    free(p->ord);
 }
 
 /* The GPU a series' labels name; (size_t)-1 when they name none (no UUID
@@ -165,9 +172,16 @@ static size_t gpu_of(prom *p, const label *l, size_t n)
         return (size_t)-1;
     if (!host)
         host = "";
-    for (size_t i = 0; i < p->n_g; i++)
-        if (!strcmp(p->g[i].host, host) && !strcmp(p->g[i].id, id))
-            return i;
+    char *hk = jl__asprintf("%zu:%s%s", strlen(host), host, id);
+    if (!hk)
+        return (size_t)-2;
+    int added;
+    const jl__strmap_entry *gi = jl__strmap_add(&p->gpu_index, hk, p->n_g, &added);
+    free(hk);
+    if (!gi)
+        return (size_t)-2;
+    if (!added)
+        return gi->value;
     if (p->n_g == p->cap_g) {
         size_t cap = p->cap_g ? 2 * p->cap_g : 16;
         pgpu *g = realloc(p->g, cap * sizeof *g);
@@ -618,6 +632,13 @@ bad:
 
 /* ---- the text exposition format ------------------------------------------------- */
 
+static int cmp_label(const void *a, const void *b)
+{
+    const label *x = a, *y = b;
+    int c = strcmp(x->k, y->k);
+    return c ? c : strcmp(x->v, y->v); /* a label given twice: one order */
+}
+
 /* name{k="v",...} value [timestamp_ms] — labels into *l (sorted by key,
  * so one series' samples of several scrapes find each other), the key
  * "name{k=v,...}" into key. 0, or -1 with *why. */
@@ -693,13 +714,9 @@ static int parse_line(char *s, char **name, label **l, size_t *n, double *v, dou
         *why = "expected '{' or a space after the metric name";
         return -1;
     }
-    /* sorted labels in the key */
-    for (size_t i = 1; i < *n; i++)
-        for (size_t k = i; k > 0 && strcmp((*l)[k - 1].k, (*l)[k].k) > 0; k--) {
-            label x = (*l)[k];
-            (*l)[k] = (*l)[k - 1];
-            (*l)[k - 1] = x;
-        }
+    /* sorted labels in the key (qsort: a line of many labels costs n log n) */
+    if (*n > 1)
+        qsort(*l, *n, sizeof **l, cmp_label);
     for (size_t i = 0; i < *n; i++)
         jl__strbuf_printf(key, "%c%s=%s", i ? ',' : '{', (*l)[i].k, (*l)[i].v);
     while (*p == ' ' || *p == '\t')
@@ -745,13 +762,12 @@ static int parse_line(char *s, char **name, label **l, size_t *n, double *v, dou
     return 0;
 }
 
+/* The text format's series of key (its metric and labels), through a hash
+ * of the keys: N series cost linear time, not a scan per sample. */
 static series *find_series(prom *p, int m, const char *key)
 {
-    /* scrapes repeat the series in the same order: look back from the end */
-    for (size_t i = p->n_s; i-- > 0;)
-        if (p->s[i].metric == m && p->s[i].key && !strcmp(p->s[i].key, key))
-            return &p->s[i];
-    return NULL;
+    const jl__strmap_entry *e = jl__strmap_find(&p->series_of, key);
+    return e && p->s[e->value].metric == m ? &p->s[e->value] : NULL;
 }
 
 static int read_text(prom *p, FILE *f, const char *file)
@@ -762,8 +778,28 @@ static int read_text(prom *p, FILE *f, const char *file)
     jl__strbuf key;
     jl__strbuf_init(&key);
     int rc = 0;
-    ssize_t got;
-    while (!rc && (got = getline(&buf, &bcap, f)) >= 0) {
+    while (!rc) {
+        long long got = jl__getline_max(f, &buf, &bcap, JL__IMP_MAX_LINE);
+        if (got == -1)
+            break;
+        if (got < -1) {
+            if (got == -3) {
+                rc = -1;
+                break;
+            }
+            jl__imp_err(p->c, JL_ELIMIT, file, NULL, line + 1,
+                        "a line longer than %zu bytes: not a Prometheus scrape (the text "
+                        "format's lines are one sample each)",
+                        JL__IMP_MAX_LINE);
+            rc = -2;
+            break;
+        }
+        if (memchr(buf, '\0', (size_t)got)) {
+            jl__imp_err(p->c, JL_EFORMAT, file, NULL, line + 1,
+                        "a NUL byte in the line: not the text exposition format");
+            rc = -2;
+            break;
+        }
         char *s = buf, *e = buf + got;
         if (e > s && e[-1] == '\n')
             *--e = '\0';
@@ -799,9 +835,14 @@ static int read_text(prom *p, FILE *f, const char *file)
         if (sr) {
             labels_free(l, n);
         } else {
-            int no_gpu = 0;
+            int no_gpu = 0, added;
             char *k = jl__strdup(key.data);
-            if (!k || !(sr = series_new(p, m, l, n, k, file, &no_gpu))) {
+            if (!k || !(sr = series_new(p, m, l, n, k, file, &no_gpu)) ||
+                !jl__strmap_add(&p->series_of, sr->key, (size_t)(sr - p->s), &added)) {
+                if (sr) {
+                    rc = -1; /* out of memory: the series is the prom's, freed with it */
+                    break;
+                }
                 if (!k)
                     labels_free(l, n);
                 if (!no_gpu) {
@@ -862,17 +903,54 @@ typedef struct want {
     size_t idx; /* its place in the list (series.run) */
 } want;
 
-/* The series of metric m of GPU g that belong to run w (--runs-by: those
- * carrying its label value). */
-static int series_in(const prom *p, const series *s, const want *w, size_t g, int m,
-                     const char *const *by, size_t n_by)
+/* The series in (run, GPU, metric) order (the run: --runs-by's, else 0),
+ * so a run's series of one GPU and metric are one range, found by a
+ * binary search: building R runs of S series costs (R + S) log S, not a
+ * scan of every series per run. */
+typedef struct skey {
+    size_t run, gpu;
+    int metric;
+    size_t idx;
+} skey;
+
+static int cmp_skey(const void *a, const void *b)
 {
-    if (s->metric != m || s->gpu != g)
-        return 0;
-    (void)p;
-    (void)by;
-    (void)n_by;
-    return !w->label_value || s->run == w->idx;
+    const skey *x = a, *y = b;
+    if (x->run != y->run)
+        return x->run < y->run ? -1 : 1;
+    if (x->gpu != y->gpu)
+        return x->gpu < y->gpu ? -1 : 1;
+    if (x->metric != y->metric)
+        return x->metric < y->metric ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int index_series(prom *p, int by_run)
+{
+    free(p->ord);
+    p->ord = jl__malloc_array(p->n_s ? p->n_s : 1, sizeof *p->ord);
+    if (!p->ord)
+        return -1;
+    for (size_t i = 0; i < p->n_s; i++)
+        p->ord[i] = (skey){by_run ? p->s[i].run : 0, p->s[i].gpu, p->s[i].metric, i};
+    if (p->n_s)
+        qsort(p->ord, p->n_s, sizeof *p->ord, cmp_skey);
+    return 0;
+}
+
+/* The first entry of p->ord at or after (run, gpu, metric). */
+static size_t ord_lower(const prom *p, size_t run, size_t gpu, int metric)
+{
+    skey k = {run, gpu, metric, 0};
+    size_t lo = 0, hi = p->n_s;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_skey(&p->ord[mid], &k) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* Value of a series at time x: linear between its samples, NaN outside
@@ -896,27 +974,26 @@ typedef struct merged {
 
 /* The samples of metric m of GPU g in run w, merged over its series in time
  * order (a GPU's pod label is one series per pod). */
-static int merged_of(const prom *p, const want *w, size_t g, int m, const char *const *by,
-                     size_t n_by, merged *out)
+static int merged_of(const prom *p, const want *w, size_t g, int m, merged *out)
 {
     memset(out, 0, sizeof *out);
-    size_t n = 0;
-    for (size_t i = 0; i < p->n_s; i++)
-        if (series_in(p, &p->s[i], w, g, m, by, n_by))
-            n += p->s[i].n;
+    size_t run = w->label_value ? w->idx : 0, lo = ord_lower(p, run, g, m), hi = lo, n = 0;
+    while (hi < p->n_s && p->ord[hi].run == run && p->ord[hi].gpu == g && p->ord[hi].metric == m)
+        n += p->s[p->ord[hi++].idx].n;
     if (!n)
         return 0;
-    double *pairs = malloc(2 * n * sizeof *pairs);
+    double *pairs = jl__malloc_array(2 * n, sizeof *pairs);
     if (!pairs)
         return -1;
     size_t k = 0;
-    for (size_t i = 0; i < p->n_s; i++)
-        if (series_in(p, &p->s[i], w, g, m, by, n_by))
-            for (size_t j = 0; j < p->s[i].n; j++) {
-                pairs[2 * k] = p->s[i].t[j];
-                pairs[2 * k + 1] = p->s[i].v[j];
-                k++;
-            }
+    for (size_t o = lo; o < hi; o++) {
+        const series *sr = &p->s[p->ord[o].idx];
+        for (size_t j = 0; j < sr->n; j++) {
+            pairs[2 * k] = sr->t[j];
+            pairs[2 * k + 1] = sr->v[j];
+            k++;
+        }
+    }
     /* sort pairs by time (qsort on 2-double records; glibc's is a stable
      * merge sort, so samples already in order, as one series' are, stay
      * as they are without it) */
@@ -1131,9 +1208,10 @@ static int run_identity(prom *p, const opts *o, const want *w, jl_run *r, int ba
             r->attrs.gpu_memory_bytes = mem;
     }
     const series *first = NULL;
-    for (size_t i = 0; i < p->n_s && !first; i++)
-        if (series_in(p, &p->s[i], w, w->gpus[0], base, by, n_by))
-            first = &p->s[i];
+    size_t run = w->label_value ? w->idx : 0, f = ord_lower(p, run, w->gpus[0], base);
+    if (f < p->n_s && p->ord[f].run == run && p->ord[f].gpu == w->gpus[0] &&
+        p->ord[f].metric == base)
+        first = &p->s[p->ord[f].idx];
     if (run_attrs(p, o, w, r, first))
         return -2;
     if (!r->attrs.gpu_model) {
@@ -1221,7 +1299,7 @@ static void build_run(prom *p, const opts *o, want *w, const char *const *by, si
     int rc = ms ? 0 : -1;
     for (size_t g = 0; g < G && !rc; g++)
         for (int m = 0; m < M_COUNT && !rc; m++)
-            rc = merged_of(p, w, w->gpus[g], m, by, n_by, &ms[g * M_COUNT + m]);
+            rc = merged_of(p, w, w->gpus[g], m, &ms[g * M_COUNT + m]);
     int has_power = 1, has_energy = 1;
     for (size_t g = 0; g < G && !rc; g++) {
         has_power &= ms[g * M_COUNT + M_POWER].n > 0;
@@ -1293,8 +1371,12 @@ static int plan_by(prom *p, const char *by_text, want **out, size_t *n_out, char
         }
     }
     free(copy);
+    /* the runs by label value, and each run's GPUs, through hashes: S
+     * series cost linear time, not a scan of the runs per series */
+    jl__strmap runs = JL__STRMAP_INIT, run_gpus = JL__STRMAP_INIT;
+    int rc = 0;
     size_t wcap = 0;
-    for (size_t i = 0; i < p->n_s; i++) {
+    for (size_t i = 0; i < p->n_s && !rc; i++) {
         series *s = &p->s[i];
         if (s->metric != M_POWER && s->metric != M_ENERGY)
             continue;
@@ -1312,19 +1394,28 @@ static int plan_by(prom *p, const char *by_text, want **out, size_t *n_out, char
             jl__strbuf_free(&v);
             continue;
         }
+        int added;
+        const jl__strmap_entry *at = jl__strmap_add(&runs, v.data, *n_out, &added);
+        if (!at) {
+            jl__strbuf_free(&v);
+            rc = -1;
+            break;
+        }
         want *w = NULL;
-        for (size_t k = 0; k < *n_out && !w; k++)
-            if (!strcmp((*out)[k].label_value, v.data))
-                w = &(*out)[k];
-        if (!w) {
+        if (!added) {
+            w = &(*out)[at->value];
+            jl__strbuf_free(&v);
+        } else {
             if (*n_out == wcap) {
-                wcap = wcap ? 2 * wcap : 16;
-                want *nw = realloc(*out, wcap * sizeof *nw);
+                size_t nc = wcap ? 2 * wcap : 16;
+                want *nw = realloc(*out, nc * sizeof *nw);
                 if (!nw) {
                     jl__strbuf_free(&v);
-                    return -1;
+                    rc = -1;
+                    break;
                 }
                 *out = nw;
+                wcap = nc;
             }
             w = &(*out)[(*n_out)++];
             memset(w, 0, sizeof *w);
@@ -1333,24 +1424,30 @@ static int plan_by(prom *p, const char *by_text, want **out, size_t *n_out, char
             w->idx = *n_out - 1;
             w->label_value = v.data;
             w->name = jl__strdup(v.data);
-            if (!w->name)
-                return -1;
-        } else {
-            jl__strbuf_free(&v);
+            if (!w->name) {
+                rc = -1;
+                break;
+            }
         }
-        int have = 0;
-        for (size_t k = 0; k < w->n_gpus; k++)
-            have |= w->gpus[k] == s->gpu;
-        if (!have) {
+        size_t key[2] = {w->idx, s->gpu};
+        char gk[48];
+        snprintf(gk, sizeof gk, "%zu:%zu", key[0], key[1]);
+        if (!jl__strmap_add(&run_gpus, gk, 0, &added)) {
+            rc = -1;
+            break;
+        }
+        if (added) {
             size_t *ng = realloc(w->gpus, (w->n_gpus + 1) * sizeof *ng);
-            if (!ng)
-                return -1;
+            if (!ng) {
+                rc = -1;
+                break;
+            }
             w->gpus = ng;
             w->gpus[w->n_gpus++] = s->gpu;
         }
     }
     /* every series (any metric) to the run whose value its labels give */
-    for (size_t i = 0; i < p->n_s; i++) {
+    for (size_t i = 0; i < p->n_s && !rc; i++) {
         series *s = &p->s[i];
         jl__strbuf v;
         jl__strbuf_init(&v);
@@ -1362,12 +1459,15 @@ static int plan_by(prom *p, const char *by_text, want **out, size_t *n_out, char
             else
                 jl__strbuf_printf(&v, "%s%s", k ? "/" : "", x);
         }
-        for (size_t k = 0; all && v.data && k < *n_out && s->run == (size_t)-1; k++)
-            if (!strcmp((*out)[k].label_value, v.data))
-                s->run = k;
+        const jl__strmap_entry *at =
+            all && v.data && s->run == (size_t)-1 ? jl__strmap_find(&runs, v.data) : NULL;
+        if (at)
+            s->run = at->value;
         jl__strbuf_free(&v);
     }
-    return 0;
+    jl__strmap_free(&runs);
+    jl__strmap_free(&run_gpus);
+    return rc;
 }
 
 /* A RUNS.csv row's gpus cell (host:UUID, UUID or index; NULL: every GPU). */
@@ -1537,11 +1637,19 @@ static int read_file(prom *p, const char *path)
  * 24 hourly query_range answers): its files in name order. */
 static int read_input(prom *p, const char *path)
 {
-    if (!jl__imp_is_dir(path))
-        return read_file(p, path);
+    if (!jl__imp_is_dir(path)) {
+        /* a file named twice (or through a link) is read once */
+        int first = jl__imp_claim_path(p->c, path);
+        if (first == -1)
+            return -1;
+        return first == 0 ? 0 : read_file(p, path);
+    }
     char **dirs = NULL, **files = NULL;
     size_t n_dirs = 0, n_files = 0;
-    if (jl__imp_list_dir(p->c, path, &dirs, &n_dirs, &files, &n_files))
+    int listed = jl__imp_list_dir(p->c, path, &dirs, &n_dirs, &files, &n_files);
+    if (listed == 1)
+        return 0; /* the folder was read already, through another name */
+    if (listed)
         return p->c->oom ? -1 : -2;
     int rc = 0;
     if (!n_files) {
@@ -1613,15 +1721,18 @@ static jl_status prom_import(const char *const *paths, size_t n_paths, const opt
             jl__imp_err(&c, JL_ENODATA, NULL, "runs-by", -1,
                         "no power or energy series carries the label%s %s", n_by > 1 ? "s" : "",
                         o->runs_by);
+        if (n_w && index_series(&p, o->runs_by != NULL))
+            c.oom = 1;
         for (size_t i = 0; i < n_w && !c.oom && st == JL_OK; i++) {
             build_run(&p, o, &w[i], (const char *const *)by, n_by);
-            for (size_t k = 0; o->runs_by && k < p.n_s; k++)
-                if (p.s[k].run == i) { /* no other run takes it: its samples go */
-                    free(p.s[k].t);
-                    free(p.s[k].v);
-                    p.s[k].t = p.s[k].v = NULL;
-                    p.s[k].n = p.s[k].cap = 0;
-                }
+            for (size_t k = o->runs_by ? ord_lower(&p, i, 0, 0) : p.n_s;
+                 k < p.n_s && p.ord[k].run == i; k++) {
+                series *sr = &p.s[p.ord[k].idx]; /* no other run takes it: its samples go */
+                free(sr->t);
+                free(sr->v);
+                sr->t = sr->v = NULL;
+                sr->n = sr->cap = 0;
+            }
         }
     }
     if (p.ignored)

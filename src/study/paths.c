@@ -1,6 +1,5 @@
 /* Expanding the user's paths into a sorted list of trace files. */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 
 #include "core/inputs.h"
 #include "core/util.h"
+#include "core/walk.h"
 #include "joules/import.h"
 #include "joules/study.h"
 
@@ -45,51 +45,44 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Depth-limited so a symlink loop cannot recurse forever. */
-static jl_status walk(const char *dir, int depth, strvec *out, jl_error_list *errors)
+/* Every *.h5 file under dir, depth-first in name order, through the one
+ * walker (core/walk.h): each folder and file once per (device, inode), so
+ * links that loop or repeat end; the depth limit only bounds the stack. */
+static jl_status walk(jl__walk *wk, const char *dir, int depth, strvec *out, jl_error_list *errors)
 {
     if (depth > 32)
         return jl_error_list_push(errors, jl_error_new(JL_ELIMIT, dir, NULL, NULL, -1,
                                                        "directory nesting deeper than 32 levels"));
-    DIR *d = opendir(dir);
-    if (!d)
+    jl__walk_list l;
+    int r = jl__walk_dir(wk, dir, &l);
+    if (r == 1)
+        return JL_OK; /* walked already, through another name */
+    if (r == -2)
+        return JL_ENOMEM;
+    if (r < 0)
         return jl_error_list_push(errors,
                                   jl_error_new(JL_EIO, dir, NULL, NULL, -1,
                                                "cannot open directory: %s", strerror(errno)));
-    strvec names = {0};
-    struct dirent *de;
     jl_status st = JL_OK;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue; /* hidden files, . and .. */
-        if (!strvec_push(&names, jl__strdup(de->d_name))) {
+    const char *sep = ends_with(dir, "/") ? "" : "/";
+    /* files and folders in one name order, as one listing */
+    size_t i = 0, j = 0;
+    while (st == JL_OK && (i < l.n_files || j < l.n_dirs)) {
+        int file = j >= l.n_dirs || (i < l.n_files && strcmp(l.files[i], l.dirs[j]) < 0);
+        char *p = jl__asprintf("%s%s%s", dir, sep, file ? l.files[i++] : l.dirs[j++]);
+        if (!p)
             st = JL_ENOMEM;
-            break;
-        }
-    }
-    closedir(d);
-    if (names.n)
-        qsort(names.v, names.n, sizeof *names.v, cmp_str);
-    for (size_t i = 0; i < names.n && st == JL_OK; i++) {
-        char *p = jl__asprintf("%s%s%s", dir, ends_with(dir, "/") ? "" : "/", names.v[i]);
-        struct stat sb;
-        if (!p) {
-            st = JL_ENOMEM;
-        } else if (stat(p, &sb) != 0) {
-            free(p); /* dangling link: not a trace */
-        } else if (S_ISDIR(sb.st_mode)) {
-            st = walk(p, depth + 1, out, errors);
+        else if (!file) {
+            st = walk(wk, p, depth + 1, out, errors);
             free(p);
-        } else if (S_ISREG(sb.st_mode) && ends_with(p, ".h5")) {
+        } else if (ends_with(p, ".h5")) {
             if (!strvec_push(out, p))
                 st = JL_ENOMEM;
         } else {
             free(p);
         }
     }
-    for (size_t i = 0; i < names.n; i++)
-        free(names.v[i]);
-    free(names.v);
+    jl__walk_list_free(&l);
     return st;
 }
 
@@ -116,6 +109,10 @@ jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files, si
 {
     strvec out = {0};
     jl_status st = JL_OK;
+    /* one walk over every path: a file or folder named again, or reached
+     * again through a link, is read once */
+    jl__walk wk;
+    jl__walk_init(&wk);
     for (size_t i = 0; i < n && st == JL_OK; i++) {
         struct stat sb;
         if (stat(paths[i], &sb) != 0) {
@@ -123,9 +120,11 @@ jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files, si
                                                          strerror(errno)));
             continue;
         }
+        if (jl__walk_seen(&wk, &sb))
+            continue; /* named before, or inside a folder walked before */
         if (S_ISDIR(sb.st_mode)) {
             size_t before = out.n;
-            st = walk(paths[i], 0, &out, errors);
+            st = walk(&wk, paths[i], 0, &out, errors);
             if (st == JL_OK && out.n == before &&
                 !not_a_trace(paths[i], "no *.h5 trace files in this directory", errors, &st))
                 st = jl_error_list_push(errors,
@@ -134,33 +133,26 @@ jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files, si
         } else if (!ends_with(paths[i], ".h5") &&
                    not_a_trace(paths[i], "not a trace file", errors, &st)) {
             continue;
-        } else if (!strvec_push(&out, jl__strdup(paths[i]))) {
+        } else if (jl__walk_claim(&wk, &sb) < 0 || !strvec_push(&out, jl__strdup(paths[i]))) {
             st = JL_ENOMEM;
         }
     }
+    jl__walk_free(&wk);
     if (st != JL_OK) {
         jl_paths_free(out.v, out.n);
         *files = NULL;
         *n_files = 0;
         return st;
     }
-    /* Sorted, duplicates removed: the same file named twice is read once. */
+    /* sorted; each file once already (one walk, by device and inode) */
     if (out.n)
         qsort(out.v, out.n, sizeof *out.v, cmp_str);
-    size_t k = 0;
-    for (size_t i = 0; i < out.n; i++) {
-        if (k && !strcmp(out.v[k - 1], out.v[i])) {
-            free(out.v[i]);
-            continue;
-        }
-        out.v[k++] = out.v[i];
-    }
     /* the traces the study reads (in worker processes too): the
      * provenance's inputs, noted here in the process that writes it */
-    for (size_t i = 0; i < k; i++)
+    for (size_t i = 0; i < out.n; i++)
         jl__input_read(out.v[i]);
     *files = out.v;
-    *n_files = k;
+    *n_files = out.n;
     return JL_OK;
 }
 

@@ -1500,6 +1500,24 @@ jl_status jl_summarize(const jl_run *run, const jl_summary_options *opt, jl_summ
         return jl_fail(err, JL_ENOMEM, run->file, run->name, NULL, -1, "out of memory");
     ctx cx = {0};
     ctx *c = &cx;
+    /* requests/ without one of its times cannot say which requests
+     * completed or when: refused, never read as "all failed" (nor a NULL
+     * dereferenced: the reader requires them, a run built in memory may not
+     * have them) */
+    if (run->req_n > 0 && (!run->arrival || !run->first_token || !run->finish)) {
+        jl_summary_free(s);
+        return jl_fail(err, JL_EINVALID, run->file, run->name,
+                       !run->arrival       ? "requests/arrival"
+                       : !run->first_token ? "requests/first_token"
+                                           : "requests/finish",
+                       -1,
+                       "requests/ has %zu rows but no %s column: which requests completed, "
+                       "and when, is unknown",
+                       run->req_n,
+                       !run->arrival       ? "arrival"
+                       : !run->first_token ? "first_token"
+                                           : "finish");
+    }
     c->run = run;
     c->opt = opt;
     c->s = s;

@@ -731,11 +731,13 @@ static const col_spec engine_cols[] = {
     COL("prefill_tokens", 1, T_I64, 0, prefill_tokens, check_cumulative),
     COL("kv_cache_usage", 1, T_F32, 0, kv_cache_usage, check_fraction),
 };
-/* Every column optional; those present have one length. */
+/* The three times required when requests/ is there (without one, which
+ * requests completed and when is unknown); the token counts optional;
+ * those present have one length. */
 static const col_spec request_cols[] = {
-    COL("arrival", 1, T_F64, 0, arrival, check_request_time),
-    COL("first_token", 1, T_F64, 0, first_token, check_request_time),
-    COL("finish", 1, T_F64, 0, finish, check_request_time),
+    COL("arrival", 1, T_F64, 1, arrival, check_request_time),
+    COL("first_token", 1, T_F64, 1, first_token, check_request_time),
+    COL("finish", 1, T_F64, 1, finish, check_request_time),
     UNUSED_COL("input_tokens", 1, T_I32, input_tokens, check_count),
     COL("output_tokens", 1, T_I32, 0, output_tokens, check_count),
 };

@@ -17,6 +17,9 @@ fuzzer="$build/tests/fuzz/fuzz_$target"
 mkdir -p "$dir/corpus" "$dir/findings"
 seeds="$here/corpus/$target"
 [ -d "$here/regressions/$target" ] && seeds="$seeds $here/regressions/$target"
+# the seeds from ../shared the build made (ctest -R fuzz_seeds_shared, or
+# make_seeds.py --shared ../shared --out BUILD/tests/fuzz/seeds-shared)
+[ -d "$build/tests/fuzz/seeds-shared/$target" ] && seeds="$seeds $build/tests/fuzz/seeds-shared/$target"
 echo "fuzzing $target for $secs s with $jobs jobs; corpus $dir/corpus, findings $dir/findings"
 # shellcheck disable=SC2086
 "$fuzzer" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \

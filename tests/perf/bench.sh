@@ -102,11 +102,13 @@ gen long-zstd synth --codec zstd --files $LONG_FILES --runs 1 --gpus 8 --request
 
 # decoded bytes of a set: all datasets / the datasets the summary needs
 decoded() { "$RAW" ${2:-} "$SETS/$1" | awk '{print $NF}'; }
-# huge: hard links to the long-zstd files until HUGE_GB of decoded data, for
-# the memory bound (the page cache holds it; distinct paths, same inodes)
+# huge: copies of the long-zstd files until HUGE_GB of decoded data, for
+# the memory bound (copy-on-write clones where the file system has them;
+# not hard links: a file reached by two names is read once,
+# docs/security.md "Folder walks")
 huge_need=$((HUGE_GB * 1000000000))
 if [ ! -f "$SETS/huge/.done" ] || [ "$(cat "$SETS/huge/.done")" != "$HUGE_GB" ]; then
-    say "linking huge ($HUGE_GB GB decoded)"
+    say "copying huge ($HUGE_GB GB decoded)"
     rm -rf "$SETS/huge"
     mkdir -p "$SETS/huge"
     per=$(decoded long-zstd --all)
@@ -114,7 +116,7 @@ if [ ! -f "$SETS/huge/.done" ] || [ "$(cat "$SETS/huge/.done")" != "$HUGE_GB" ];
     i=0
     while [ $i -lt "$copies" ]; do
         for f in "$SETS"/long-zstd/*.h5; do
-            ln "$f" "$SETS/huge/c$(printf %03d $i)-$(basename "$f")"
+            cp --reflink=auto "$f" "$SETS/huge/c$(printf %03d $i)-$(basename "$f")"
         done
         i=$((i + 1))
     done

@@ -512,6 +512,7 @@ TEST(engine_requests_itl_batches)
 
     p = base("requests-len.h5", &f);
     put_f64(f, "/runs/r0/requests/arrival", 4, 0, tbuf);
+    put_f64(f, "/runs/r0/requests/first_token", 4, 0, tbuf);
     put_f64(f, "/runs/r0/requests/finish", 3, 0, tbuf);
     expect(
         f, p, JL_EINVALID,
@@ -520,8 +521,18 @@ TEST(engine_requests_itl_batches)
 
     p = base("requests-nan-ok.h5", &f);
     double ft[3] = {0.1, jl__nan(), 0.3};
+    put_f64(f, "/runs/r0/requests/arrival", 3, 0, tbuf);
     put_f64(f, "/runs/r0/requests/first_token", 3, 0, ft);
+    put_f64(f, "/runs/r0/requests/finish", 3, 0, ft);
     expect(f, p, JL_OK, NULL, -1);
+
+    /* the three times are required: without one, which requests completed
+     * (and when) is unknown (before: read, then the summary crashed) */
+    p = base("requests-no-first-token.h5", &f);
+    put_f64(f, "/runs/r0/requests/arrival", 3, 0, tbuf);
+    put_f64(f, "/runs/r0/requests/finish", 3, 0, tbuf);
+    expect(f, p, JL_EMISSING, "run r0: /runs/r0/requests/first_token: required dataset is missing",
+           -1);
 
     p = base("itl-len.h5", &f);
     put_f64(f, "/runs/r0/itl/seconds", 3, 0, tbuf);
@@ -531,6 +542,8 @@ TEST(engine_requests_itl_batches)
 
     p = base("itl-range.h5", &f);
     put_f64(f, "/runs/r0/requests/arrival", 2, 0, tbuf);
+    put_f64(f, "/runs/r0/requests/first_token", 2, 0, tbuf);
+    put_f64(f, "/runs/r0/requests/finish", 2, 0, tbuf);
     put_f64(f, "/runs/r0/itl/seconds", 3, 0, tbuf);
     put_i32(f, "/runs/r0/itl/request", 3, (int[3]){0, 1, 2});
     expect(
