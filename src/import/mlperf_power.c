@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "core/util.h"
 #include "import/json_tree.h"
@@ -1373,6 +1374,11 @@ static jl_status import_paths(const char *const *paths, size_t n_paths,
         return JL_ENOMEM;
     for (size_t i = 0; i < n_paths && !m.c.oom; i++) {
         size_t found = 0;
+        if (jl__imp_refuse_special(errors, paths[i]))
+            continue; /* a FIFO, a device, a socket: named, never read */
+        struct stat sb;
+        if (stat(paths[i], &sb) == 0 && jl__walk_seen(&m.c.walk, &sb))
+            continue; /* named before, or inside a folder walked before: read once */
         walk(&m.c, paths[i], 0, &found);
         if (!found)
             jl__imp_err(&m.c, JL_EMISSING, paths[i], "mlperf_log_detail.txt", -1,
