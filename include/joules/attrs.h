@@ -29,7 +29,7 @@ typedef struct jl_kv {
 
 typedef struct jl_attrs {
     /* MUST attributes */
-    char *workload; /* llm, mllm, diffusion */
+    char *workload; /* llm, mllm, diffusion; per-sample: vision, speech, ... */
     char *model;
     char *task;
     char *gpu_model;
@@ -73,6 +73,27 @@ int jl_attrs_known(const jl_attrs *a, const char *key);
 /* Whether `workload` is an LLM-like (llm, mllm) workload, which has tokens. */
 int jl_attrs_is_llm(const jl_attrs *a);
 int jl_attrs_is_diffusion(const jl_attrs *a);
+/* The per-sample workloads, joules' addition to the trace format's three
+ * (docs/trace-format.md, "Workloads"): language, vision, speech,
+ * recommendation, graph and other — MLPerf's non-generative language
+ * (BERT's question answering), image classification, detection and
+ * segmentation, speech recognition, recommendation and graph benchmarks,
+ * whose work is counted in samples (queries), with no tokens, images or
+ * denoising steps. Their energy figure is energy per item (per sample),
+ * their rate items per second; the latent model and the LLM-only figures
+ * do not apply to them. */
+int jl_attrs_is_per_sample(const jl_attrs *a);
+/* Work counted in items (diffusion's images and videos, per-sample
+ * workloads' samples) rather than in tokens: the item figures
+ * (energy_per_item_j, items_per_s) are the run's energy and rate. */
+int jl_attrs_counts_items(const jl_attrs *a);
+/* The same of a workload's name (NULL: 0). */
+int jl_workload_counts_items(const char *w);
+/* 1 when w is a workload joules reads (the spec's llm, mllm, diffusion and
+ * the per-sample ones); JL_WORKLOAD_LIST names them for messages. */
+int jl_workload_is_known(const char *w);
+#define JL_WORKLOAD_LIST \
+    "llm, mllm, diffusion, language, vision, speech, recommendation, graph or other"
 
 /* What power/ measures (spec 1.1 @power_scope, kept as an extra): "gpu"
  * (the default when absent: one column per GPU) or "node_ac" (one column,

@@ -82,6 +82,13 @@ typedef struct jl_import_note {
     size_t count; /* how many times */
 } jl_import_note;
 
+/* A run found and not imported, and why (an MLPerf ranging run, a run
+ * without power samples, ...): the --json document's "skipped". */
+typedef struct jl_import_skip {
+    char *path;
+    char *reason;
+} jl_import_skip;
+
 typedef struct jl_import_result {
     jl_run **runs; /* in (file, configuration) order; NULL when the
                              * importer wrote them itself (n_runs counts them) */
@@ -99,6 +106,11 @@ typedef struct jl_import_result {
     jl_kv *details;
     size_t n_details;
     char *detail_text;
+    /* Runs found and left out, each with its reason (also a note). When
+     * nothing is imported, each is an error of its own before "no run
+     * could be imported", so a failed import says why run by run. */
+    jl_import_skip *skipped;
+    size_t n_skipped;
 } jl_import_result;
 
 /* Import the folder `dir`. Errors that stop one file or configuration go

@@ -23,8 +23,13 @@ extern "C" {
 JL_API_BEGIN
 
 /* Real numbers in JSON documents are printed with this many significant
- * digits (deterministic output; CSV keeps full precision). */
+ * digits (deterministic output; CSV keeps full precision), except numbers
+ * of magnitude JL_JSON_FULL_FROM or more, which get as many digits as it
+ * takes to read back as the same double (at most 17): absolute times in
+ * Unix seconds (start_time_unix, 1.8e9 today) keep their microseconds
+ * instead of being cut to 10 ms. */
 #define JL_JSON_REAL_PRECISION 12
+#define JL_JSON_FULL_FROM 1e9
 
 /* A number, or JSON null when NaN/inf (missing is never 0). */
 json_t *jl_json_number(double v);

@@ -48,6 +48,14 @@ jl_status jl_provenance_set_command(jl_provenance *p, int argc, char *const *arg
 /* An input: a file (hashed when the block is made), or a directory (every
  * regular file under it whose name does not start with '.', in path order). */
 jl_status jl_provenance_add_input(jl_provenance *p, const char *path);
+/* Every file this process has read as an input so far — the readers note
+ * what they open: traces, logs, RUNS.csv, request files, budgets, grid
+ * series, calibrations, rules, profiles — added as inputs (each once).
+ * *added (may be NULL) the number new to p. */
+jl_status jl_provenance_add_inputs_read(jl_provenance *p, size_t *added);
+/* Forget p's inputs; jl_provenance_add_inputs_read then adds only the
+ * files read from now on (import --each: each trace its own sources). */
+void jl_provenance_restart_inputs(jl_provenance *p);
 /* The validation rules in force (copied). */
 void jl_provenance_set_rules(jl_provenance *p, const jl_ruleset *rules);
 /* A method choice: key = value (a copy of v is kept; a repeated key

@@ -146,6 +146,11 @@ jl_status jl_trace_stream_end(jl_trace_stream *s, const jl_run *run, jl_error **
 /* Remove the run from the file and release s (NULL accepted). */
 void jl_trace_stream_abort(jl_trace_stream *s);
 
+/* The root's @provenance, set once the sources are read (an importer that
+ * writes as it reads knows its inputs only at the end); text NULL: none. A
+ * writer opened with options.provenance must not be given another. */
+jl_status jl_trace_writer_set_provenance(jl_trace_writer *w, const char *text, jl_error **err);
+
 /* Close the file and rename it into place; releases w in every case. */
 jl_status jl_trace_writer_commit(jl_trace_writer *w, jl_error **err);
 

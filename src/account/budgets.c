@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/inputs.h"
 #include "core/util.h"
 #include "joules/budget.h"
 #include "joules/carbon.h"
@@ -430,6 +431,7 @@ jl_status jl_budgets_load(const char *path, jl_budgets **out, jl_error **err)
     if (!f)
         return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot open the budgets file: %s",
                        errno == EINVAL ? why : strerror(errno));
+    jl__input_read(path); /* the provenance's inputs */
     char *buf = NULL;
     size_t len = 0, cap = 0, n;
     char chunk[8192];

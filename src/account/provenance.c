@@ -11,6 +11,7 @@
 #include <hdf5.h>
 
 #include "account/account_internal.h"
+#include "core/inputs.h"
 #include "core/util.h"
 #include "core/walk.h"
 #include "joules/output.h"
@@ -21,6 +22,7 @@ struct jl_provenance {
     json_t *command; /* array of strings */
     char **inputs;   /* as given */
     size_t n_inputs, cap_inputs;
+    size_t read_from; /* the read log's entries before this one are not inputs */
     jl_ruleset rules;
     int have_rules;
     json_t *methods; /* object */
@@ -90,6 +92,29 @@ jl_status jl_provenance_add_input(jl_provenance *p, const char *path)
         return JL_ENOMEM;
     p->n_inputs++;
     return JL_OK;
+}
+
+jl_status jl_provenance_add_inputs_read(jl_provenance *p, size_t *added)
+{
+    size_t before = p->n_inputs, n = jl__inputs_count();
+    jl_status st = JL_OK;
+    for (size_t i = p->read_from; i < n && st == JL_OK; i++) {
+        const char *path = jl__inputs_get(i);
+        if (path)
+            st = jl_provenance_add_input(p, path);
+    }
+    if (added)
+        *added = p->n_inputs - before;
+    return st;
+}
+
+void jl_provenance_restart_inputs(jl_provenance *p)
+{
+    forget_block(p);
+    for (size_t i = 0; i < p->n_inputs; i++)
+        free(p->inputs[i]);
+    p->n_inputs = 0;
+    p->read_from = jl__inputs_count();
 }
 
 void jl_provenance_set_rules(jl_provenance *p, const jl_ruleset *rules)

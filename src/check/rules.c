@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/inputs.h"
 #include "core/reasons.h"
 #include "core/util.h"
 #include "joules/check.h"
@@ -86,6 +87,7 @@ jl_status jl_ruleset_load_json(jl_ruleset *rs, const char *path, jl_error **err)
     FILE *f = jl__fopen_input(path, why, sizeof why);
     if (!f)
         return jl_fail(err, JL_EIO, path, NULL, NULL, -1, "cannot read rules: %s", why);
+    jl__input_read(path); /* the provenance's inputs */
     json_t *doc = json_loadf(f, 0, &je);
     fclose(f);
     if (!doc)

@@ -45,13 +45,13 @@ void jl_capacity_result_free(jl_capacity_result *r)
 
 static double throughput_of(const jl_summary *s)
 {
-    return s->fig[jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ITEMS_PER_S
+    return s->fig[jl_attrs_counts_items(&s->attrs) ? JL_FIG_ITEMS_PER_S
                                                    : JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
 }
 
 static double energy_per_unit(const jl_summary *s)
 {
-    return s->fig[jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ENERGY_PER_ITEM_J
+    return s->fig[jl_attrs_counts_items(&s->attrs) ? JL_FIG_ENERGY_PER_ITEM_J
                                                    : JL_FIG_ENERGY_PER_TOKEN_J];
 }
 
@@ -212,7 +212,7 @@ json_t *jl_capacity_document(const jl_capacity_result *r, const jl_summary_list 
     for (size_t i = 0; i < r->n; i++) {
         const jl_capacity_entry *e = &r->items[i];
         const jl_slo *slo = e->slo < r->n_slos ? r->slos[e->slo] : NULL;
-        int diff = e->workload && !strcmp(e->workload, "diffusion");
+        int diff = jl_workload_counts_items(e->workload);
         json_t *o = json_object();
         json_object_set_new(o, "model", e->model ? json_string(e->model) : json_null());
         json_object_set_new(o, "task", e->task ? json_string(e->task) : json_null());
@@ -314,7 +314,7 @@ static int print_capacity(FILE *f, const void *vctx)
         const jl_capacity_entry *e = &ctx->r->items[i];
         const jl_slo *slo = e->slo < ctx->r->n_slos ? ctx->r->slos[e->slo] : NULL;
         const jl_summary *s = e->choice >= 0 ? ctx->l->items[e->choice] : NULL;
-        int item = e->workload && !strcmp(e->workload, "diffusion");
+        int item = jl_workload_counts_items(e->workload);
         jl__csvw_cell(&r, e->model);
         jl__csvw_cell(&r, e->task);
         jl__csvw_cell(&r, item ? "item" : "token");

@@ -42,7 +42,7 @@ int jl__energy_figure(const jl_pick_options *opt, const jl_summary *s)
 {
     if (opt && opt->energy_figure >= 0)
         return opt->energy_figure;
-    return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J;
+    return jl_attrs_counts_items(&s->attrs) ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J;
 }
 
 double jl__latency_of(const jl_summary *s)

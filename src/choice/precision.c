@@ -67,7 +67,7 @@ static int en_fig(const jl_precision_options *o, const jl_summary *s)
 {
     if (o->energy_figure >= 0)
         return o->energy_figure;
-    return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J;
+    return jl_attrs_counts_items(&s->attrs) ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J;
 }
 
 static jl_status add_unpaired(jl_precision_result *r, size_t run, char *reason)

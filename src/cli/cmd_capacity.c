@@ -43,7 +43,7 @@ static void print_table(const void *result, const jl_summary_list *l)
     for (size_t i = 0; i < r->n; i++) {
         const jl_capacity_entry *e = &r->items[i];
         const jl_summary *s = e->choice >= 0 ? l->items[e->choice] : NULL;
-        int diff = e->workload && !strcmp(e->workload, "diffusion");
+        int diff = jl_workload_counts_items(e->workload);
         printf("%-*s %-*s %-20s %-14s", wm, e->model ? e->model : "-", wt, e->task ? e->task : "-",
                e->slo < r->n_slos ? r->slos[e->slo]->text : "(none)",
                jl_capacity_status_name(e->status));

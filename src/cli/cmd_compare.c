@@ -75,7 +75,7 @@ static int same_group(const jl_comparison *a, const jl_comparison *b, size_t n_k
 /* A pick's energy and its latency ("0.07596 J/token at 16.01 ms median ITL") */
 static void print_energy(const jl_summary *s, double e)
 {
-    int dif = jl_attrs_is_diffusion(&s->attrs);
+    int dif = jl_attrs_counts_items(&s->attrs);
     printf("%.4g %s", e, dif ? "J/item" : "J/token");
     double lat = s->fig[dif ? JL_FIG_BATCH_LATENCY_S : JL_FIG_MEDIAN_ITL_S];
     if (lat == lat) /* not NaN */

@@ -276,6 +276,26 @@ static jl_status fit_all(const cli_study *cs, const jl_model_options *mo, fit_re
     if (f->with_anchor)
         fprintf(stderr, ", anchor %.2f s", t_anchor);
     fputc('\n', stderr);
+    /* the runs the latent model does not describe, said rather than dropped */
+    size_t n_items = 0, n_node = 0;
+    for (size_t i = 0; i < cs->runs.count; i++) {
+        const jl_attrs *a = &cs->runs.items[i]->attrs;
+        if (a->workload && !jl_attrs_is_llm(a))
+            n_items++;
+        else if (jl_attrs_is_node_ac(a))
+            n_node++;
+    }
+    if (n_items)
+        fprintf(stderr,
+                "joules fit: note: %zu run%s of a workload counted in items (diffusion; vision, "
+                "speech, recommendation, graph, language, other: per sample) left out: the "
+                "model describes LLM decoding (tokens, batches)\n",
+                n_items, n_items == 1 ? "" : "s");
+    if (n_node)
+        fprintf(stderr,
+                "joules fit: note: %zu run%s of node AC power left out: the model splits power "
+                "per GPU\n",
+                n_node, n_node == 1 ? "" : "s");
     return JL_OK;
 }
 

@@ -98,6 +98,40 @@ static void format_help(const jl_importer *im)
     cli_help(page, NULL);
 }
 
+/* A file given to importer `im` that is plainly of another known format (a
+ * vLLM result or a CodeCarbon CSV given to nvidia-smi, a Kineto trace given
+ * to nsys, a Git LFS pointer): an error saying what it is and the command
+ * that reads it, before the importer misreads it (jl_import_guess_path,
+ * the recogniser every command shares). nvidia-smi's own other outputs
+ * (its table, dmon without -o DT, ';' exports) are left to its importer,
+ * which names them in more detail. Returns the exit code, CLI_EXIT_OK when
+ * every file may be this importer's. */
+static int foreign_paths(const char *cmd, const jl_importer *im, const char *const *paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct stat sb;
+        if (stat(paths[i], &sb) != 0 || !S_ISREG(sb.st_mode))
+            continue;
+        jl_import_guess g;
+        if (!jl_import_guess_path(paths[i], &g) || !strcmp(g.format, im->name))
+            continue;
+        if (!g.format[0] && !strcmp(im->name, "nvidia-smi") && strstr(g.what, "nvidia-smi") &&
+            !strstr(g.what, "vLLM"))
+            continue;
+        if (g.command[0])
+            fprintf(stderr,
+                    "joules %s: %s: not a file `joules import %s` reads: it looks like %s. "
+                    "Import it with `%s`\n",
+                    cmd, paths[i], im->name, g.what, g.command);
+        else
+            fprintf(stderr,
+                    "joules %s: %s: not a file `joules import %s` reads: it looks like %s\n", cmd,
+                    paths[i], im->name, g.what);
+        return cli_exit_for_status(JL_EFORMAT);
+    }
+    return CLI_EXIT_OK;
+}
+
 /* The joules.import/1 document (--json), whatever the outcome: the result's
  * counts and notes when something was imported (r), an empty result
  * otherwise, and every error; "output" is what was written (NULL: nothing,
@@ -257,6 +291,9 @@ int cli_cmd_import(int argc, char **argv)
                  : cli_usage_error(cmd, "give %s after '%s'", im->paths, im->name);
         goto done;
     }
+    if ((rc = foreign_paths(cmd, im, (const char *const *)(sub_argv + optind), n_paths)) !=
+        CLI_EXIT_OK)
+        goto done;
     if (im->into || into) {
         rc = each ? cli_usage_error(cmd, "--each writes new traces; '%s' adds to one (--into)",
                                     im->name)
@@ -321,10 +358,10 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     wo.no_replace = !f->force;
     if (im->write_zstd)
         wo.compression = JL_COMPRESS_ZSTD;
-    /* the sources' hashes and the command, kept in the trace (accounting.md) */
-    const json_t *prov = jl_output_provenance();
-    char *prov_text = prov ? jl_json_dumps(prov, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
-    wo.provenance = prov_text;
+    /* the sources' hashes and the command, kept in the trace (accounting.md):
+     * made once the importer has read them (the files it opened are the
+     * inputs), so below, after the import */
+    char *prov_text = NULL;
     jl_import_result *r = NULL;
     jl_error_list errors = {0};
     jl_error *err = NULL;
@@ -406,7 +443,13 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
             snprintf(harness, hlen, "joules import %s: %s", im->name, source);
         wo.harness = harness;
     }
-    if (!harness) {
+    const json_t *prov = jl_output_provenance();
+    prov_text = prov ? jl_json_dumps(prov, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+    wo.provenance = prov_text;
+    if (w && (st = jl_trace_writer_set_provenance(w, prov_text, &err)) != JL_OK) {
+        jl_trace_writer_abort(w);
+        rc = cli_fail(cmd, st, err);
+    } else if (!harness) {
         jl_trace_writer_abort(w);
         rc = cli_oom(cmd);
     } else if ((st = w ? jl_trace_writer_commit(w, &err)
@@ -514,6 +557,7 @@ static int import_each(const jl_importer *im, const char *cmd, const char *const
                 worst = CLI_EXIT_USAGE;
             continue;
         }
+        cli_provenance_restart_inputs(); /* this trace's sources only */
         /* 1: written, with some of its runs failed */
         int one = import_to(im, cmd, paths + i, 1, args, n_args, outs[i], f);
         n_ok += one == CLI_EXIT_OK || one == CLI_EXIT_PARTIAL;

@@ -88,16 +88,32 @@ static const col diffusion_cols[] = {
     {"warn", "warn", C_WARN, 1, 0},
 };
 
+/* Per-sample workloads (vision, speech, recommendation, graph, other:
+ * MLPerf's benchmarks beside the language and diffusion ones): per sample
+ * and per query, no tokens or batch latency. */
+static const col sample_cols[] = {
+    HEAD_COLS,
+    {"energy_per_item_j", "J/ITEM", C_FIG, 1, 4},
+    POWER_COLS,
+    {"items_per_s", "ITEM/s", C_FIG, 1, 1},
+    {"energy_per_request_j", "J/query", C_FIG, 1, 4},
+    {"workload", "workload", C_ATTR, 1, 0},
+    {"valid", "valid", C_VALID, 1, 0},
+    {"warn", "warn", C_WARN, 1, 0},
+};
+
 #define N_LLM_COLS (sizeof llm_cols / sizeof llm_cols[0])
 #define N_DIF_COLS (sizeof diffusion_cols / sizeof diffusion_cols[0])
+#define N_SAMPLE_COLS (sizeof sample_cols / sizeof sample_cols[0])
 
 /* Sections: runs of one kind of output share one header. */
-enum { SEC_TOKENS, SEC_IMAGES, SEC_VIDEOS, SEC_OTHER, SEC_COUNT };
-static const char *const sec_title[] = {"LLM / MLLM runs (per output token)",
-                                        "diffusion runs: images (per image)",
-                                        "diffusion runs: videos (per video)",
-                                        "runs of other workloads"};
-static const char *const sec_item[] = {"token", "image", "video", "item"};
+enum { SEC_TOKENS, SEC_IMAGES, SEC_VIDEOS, SEC_SAMPLES, SEC_OTHER, SEC_COUNT };
+static const char *const sec_title[] = {
+    "LLM / MLLM runs (per output token)", "diffusion runs: images (per image)",
+    "diffusion runs: videos (per video)",
+    "per-sample runs: language, vision, speech, recommendation, graph (per sample)",
+    "runs of other workloads"};
+static const char *const sec_item[] = {"token", "image", "video", "sample", "item"};
 
 static int section_of(const jl_summary *s)
 {
@@ -105,6 +121,8 @@ static int section_of(const jl_summary *s)
         const char *t = s->attrs.task;
         return t && strstr(t, "video") ? SEC_VIDEOS : SEC_IMAGES;
     }
+    if (jl_attrs_is_per_sample(&s->attrs))
+        return SEC_SAMPLES;
     return jl_attrs_is_llm(&s->attrs) ? SEC_TOKENS : SEC_OTHER;
 }
 
@@ -179,9 +197,10 @@ static int parse_columns(const char *cmd, const char *arg, table_opts *o)
  * section's workload (energy: per token or per item). */
 static int column_figure(const col *c, int sec)
 {
-    return jl_slo_resolve_figure(c->key, sec == SEC_TOKENS  ? "llm"
-                                         : sec == SEC_OTHER ? NULL
-                                                            : "diffusion");
+    return jl_slo_resolve_figure(c->key, sec == SEC_TOKENS    ? "llm"
+                                         : sec == SEC_OTHER   ? NULL
+                                         : sec == SEC_SAMPLES ? "vision"
+                                                              : "diffusion");
 }
 
 static void column_header(const col *c, int sec, char *buf, size_t cap)
@@ -470,9 +489,11 @@ static void print_table(const void *result, const jl_summary_list *l)
             continue;
         const col *cols = g_table && g_table->n                    ? g_table->cols
                           : sec == SEC_IMAGES || sec == SEC_VIDEOS ? diffusion_cols
+                          : sec == SEC_SAMPLES                     ? sample_cols
                                                                    : llm_cols;
         size_t n = g_table && g_table->n                    ? g_table->n
                    : sec == SEC_IMAGES || sec == SEC_VIDEOS ? N_DIF_COLS
+                   : sec == SEC_SAMPLES                     ? N_SAMPLE_COLS
                                                             : N_LLM_COLS;
         char hbuf[64][64];
         const char *headers[64];

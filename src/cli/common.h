@@ -320,6 +320,9 @@ double cli_now_s(void);
  * values of -o/--output/--csv), set before the command runs; the study's
  * rules and method choices; another method choice (key = v). */
 void cli_provenance_begin(int argc, char **argv);
+/* The next document's inputs are the files read from now on (import
+ * --each: each trace its own sources). */
+void cli_provenance_restart_inputs(void);
 void cli_provenance_study(const cli_study *cs);
 void cli_provenance_method(const char *key, const json_t *v);
 

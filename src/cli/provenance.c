@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/common.h"
 #include "joules/account.h"
@@ -13,48 +12,20 @@
 static jl_provenance *prov;
 static json_t *block;
 
+/* The block with every file read so far as its inputs (core's read log:
+ * the files the readers opened, not the arguments that happen to name a
+ * file); made again when more were read since. */
 static const json_t *give_block(void *ctx)
 {
     (void)ctx;
+    size_t added = 0;
+    if (prov && jl_provenance_add_inputs_read(prov, &added) == JL_OK && added && block) {
+        json_decref(block);
+        block = NULL;
+    }
     if (!block && prov)
         block = jl_provenance_to_json(prov);
     return block;
-}
-
-/* Options whose value is an output (or a tool), never an input. */
-static int output_option(const char *a)
-{
-    static const char *const outs[] = {"-o", "--output", "--csv", "--gnuplot", "--svg", "--png"};
-    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
-        size_t n = strlen(outs[i]);
-        if (!strncmp(a, outs[i], n) && (a[n] == '\0' || a[n] == '='))
-            return a[n] == '\0' ? 2 : 1; /* 2: the value is the next argument */
-    }
-    return 0;
-}
-
-static int exists(const char *p)
-{
-    struct stat sb;
-    return stat(p, &sb) == 0 && (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode));
-}
-
-static void add_arg(const char *a)
-{
-    const char *v = a;
-    if (a[0] == '-' && a[1] == '-' && strchr(a, '='))
-        v = strchr(a, '=') + 1; /* --rules=FILE */
-    if (exists(v)) {
-        jl_provenance_add_input(prov, v);
-        return;
-    }
-    const char *colon = strchr(v, ':'); /* explain's FILE:RUN and FILE:KEY=V */
-    if (colon && colon > v) {
-        char *f = strndup(v, (size_t)(colon - v));
-        if (f && exists(f))
-            jl_provenance_add_input(prov, f);
-        free(f);
-    }
 }
 
 void cli_provenance_begin(int argc, char **argv)
@@ -62,18 +33,16 @@ void cli_provenance_begin(int argc, char **argv)
     if (!(prov = jl_provenance_new()))
         return;
     jl_provenance_set_command(prov, argc, argv);
-    for (int i = 2; i < argc; i++) {
-        int o = output_option(argv[i]);
-        if (o == 2)
-            i++;
-        else if (!o && argv[i][0] != '-')
-            add_arg(argv[i]);
-        else if (!o && !strncmp(argv[i], "--", 2) && strchr(argv[i], '='))
-            add_arg(argv[i]);
-        /* an option's value ("--rules FILE") is looked at as the next
-         * argument: a file is an input, anything else is not */
-    }
     jl_output_set_provenance(give_block, NULL);
+}
+
+void cli_provenance_restart_inputs(void)
+{
+    if (!prov)
+        return;
+    jl_provenance_restart_inputs(prov);
+    json_decref(block);
+    block = NULL;
 }
 
 void cli_provenance_study(const cli_study *cs)

@@ -170,6 +170,44 @@ int jl_attrs_is_diffusion(const jl_attrs *a)
     return a->workload && !strcmp(a->workload, "diffusion");
 }
 
+/* The workloads joules reads: the spec's three, then the per-sample ones
+ * (jl_attrs_is_per_sample). */
+static const char *const workload_names[] = {"llm",    "mllm",   "diffusion",      "language",
+                                             "vision", "speech", "recommendation", "graph",
+                                             "other",  NULL};
+#define FIRST_PER_SAMPLE 3
+
+int jl_workload_is_known(const char *w)
+{
+    for (size_t i = 0; w && workload_names[i]; i++)
+        if (!strcmp(w, workload_names[i]))
+            return 1;
+    return 0;
+}
+
+static int per_sample(const char *w)
+{
+    for (size_t i = FIRST_PER_SAMPLE; w && workload_names[i]; i++)
+        if (!strcmp(w, workload_names[i]))
+            return 1;
+    return 0;
+}
+
+int jl_attrs_is_per_sample(const jl_attrs *a)
+{
+    return per_sample(a->workload);
+}
+
+int jl_attrs_counts_items(const jl_attrs *a)
+{
+    return jl_workload_counts_items(a->workload);
+}
+
+int jl_workload_counts_items(const char *w)
+{
+    return (w && !strcmp(w, "diffusion")) || per_sample(w);
+}
+
 const char *jl_attrs_power_scope(const jl_attrs *a)
 {
     /* asked per run in every grouping: the first byte rules out most keys */
@@ -201,10 +239,9 @@ jl_status jl_attrs_check(const jl_attrs *a, unsigned long long max_gpus, jl_erro
             return jl_fail(err, JL_EINVALID, NULL, NULL, NULL, -1,
                            "required attribute @%s is empty", jl__attr_fields[k].name);
     }
-    if (strcmp(a->workload, "llm") && strcmp(a->workload, "mllm") &&
-        strcmp(a->workload, "diffusion"))
+    if (!jl_workload_is_known(a->workload))
         return jl_fail(err, JL_EINVALID, NULL, NULL, NULL, -1,
-                       "attribute @workload must be llm, mllm or diffusion, found \"%s\"",
+                       "attribute @workload must be " JL_WORKLOAD_LIST ", found \"%s\"",
                        a->workload);
     const char *scope = jl_attrs_power_scope(a);
     if (strcmp(scope, "gpu") && strcmp(scope, "node_ac"))
@@ -293,15 +330,14 @@ const char *jl_attrs_canonical_value(const char *key, const char *value, char *o
     if (!strcmp(key, "workload")) {
         if (strlen(value) < sizeof folded) {
             fold(value, folded, sizeof folded);
-            static const char *const workloads[] = {"llm", "mllm", "diffusion"};
-            for (size_t i = 0; i < 3; i++)
-                if (!strcmp(folded, workloads[i])) {
-                    snprintf(out, cap, "%s", workloads[i]);
+            for (size_t i = 0; workload_names[i]; i++)
+                if (!strcmp(folded, workload_names[i])) {
+                    snprintf(out, cap, "%s", workload_names[i]);
                     return NULL;
                 }
         }
         snprintf(out, cap, "%s", value);
-        return "expected llm, mllm or diffusion";
+        return "expected " JL_WORKLOAD_LIST;
     }
     snprintf(out, cap, "%s", value);
     return NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/csv.h"
+#include "core/inputs.h"
 #include "core/util.h"
 
 /* ---- CSV ---------------------------------------------------------------- */
@@ -156,6 +157,7 @@ jl_status jl__csv_open_file(const char *path, jl__csv **out, jl_error **err)
         jl__csv_close(c);
         return st;
     }
+    jl__input_read(path); /* the provenance's inputs */
     c->cap = CSV_BLOCK + 1;
     if (!(c->buf = malloc(c->cap))) {
         jl__csv_close(c);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "core/util.h"
 #include "core/walk.h"
@@ -140,8 +142,11 @@ static int set(jl_import_guess *g, const char *format, const char *path, const c
         char p[600], o[320];
         shell_word(p, sizeof p, path);
         out_name(o, sizeof o, path);
-        snprintf(g->command, sizeof g->command, "joules import %s %s%s -o %s", format, p,
-                 extra ? extra : "", o);
+        if (extra && strstr(extra, "--into")) /* a profile goes into an existing run */
+            snprintf(g->command, sizeof g->command, "joules import %s %s%s", format, p, extra);
+        else
+            snprintf(g->command, sizeof g->command, "joules import %s %s%s -o %s", format, p,
+                     extra ? extra : "", o);
     }
     return 1;
 }
@@ -159,14 +164,109 @@ static void dir_of(char *out, size_t cap, const char *path)
         *slash = '\0';
 }
 
+/* The first bytes of a gzip file's data (a Kineto .json.gz), at most
+ * HEAD_BYTES of it: zlib reads the members as they come, so only the head
+ * is inflated. */
+static size_t read_gz_head(const char *path, char *buf, size_t cap)
+{
+    int fd = jl__open_input(path, NULL, 0); /* a FIFO or a device: never read */
+    gzFile z = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+    if (!z) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    int n = gzread(z, buf, (unsigned)(cap - 1));
+    gzclose(z);
+    if (n < 0)
+        n = 0;
+    buf[n] = '\0';
+    for (int i = 0; i < n; i++)
+        if (!buf[i])
+            buf[i] = ' ';
+    return (size_t)n;
+}
+
+#define SPANS_INTO " --into TRACE.h5:RUN"
+
+/* Profiles, exporters' files and stand-ins (Kineto, Nsight, Prometheus, a
+ * Git LFS pointer): what they are and the command that reads them; 0 when
+ * the head is none of them. `raw` holds the first bytes unchanged (n). */
+static int guess_profile(const char *path, const char *raw, size_t n, const char *head,
+                         const char *base, jl_import_guess *g)
+{
+    if (!strncmp(head, "version https://git-lfs.github.com/spec/", 40))
+        return set(g, NULL, path,
+                   "a Git LFS pointer (the stand-in a repository holds for a large file: "
+                   "`oid sha256:...`, `size N`), not the file itself: fetch it with `git lfs pull "
+                   "--include=PATH` in the clone, then give joules the file",
+                   NULL);
+    if (n >= 16 && !memcmp(raw, "SQLite format 3", 16))
+        return set(g, "nsys", path,
+                   "an SQLite database: an Nsight Systems export (`nsys export --type sqlite`) "
+                   "is read into a run's spans/ (RUN: the run of TRACE.h5 the profile was "
+                   "recorded in)",
+                   SPANS_INTO);
+    if (ends_with(base, ".nsys-rep") || ends_with(base, ".qdrep"))
+        return set(g, NULL, path,
+                   "an Nsight Systems report, which joules reads once exported to SQLite: "
+                   "`nsys export --type sqlite -o REPORT.sqlite REPORT.nsys-rep`, then `joules "
+                   "import nsys REPORT.sqlite --into TRACE.h5:RUN`",
+                   NULL);
+    if (has(head, "\"traceEvents\"") ||
+        (has(head, "\"schemaVersion\"") && has(head, "\"deviceProperties\"")))
+        return set(g, "kineto", path,
+                   "a PyTorch profiler (Kineto) Chrome trace: its spans are read into a run's "
+                   "spans/ (RUN: the run of TRACE.h5 the profile was recorded in)",
+                   SPANS_INTO);
+    if (has(head, "\"resultType\"") && has(head, "\"result\""))
+        return set(g, "prometheus", path,
+                   "a Prometheus API answer (/api/v1/query_range JSON; an instant query's "
+                   "`vector` holds one sample per series, a range query's `matrix` the series); "
+                   "the runs are the values of a label (LABEL: pod, job, ...) or the windows of a "
+                   "RUNS.csv (`--runs RUNS.csv`)",
+                   " --runs-by LABEL");
+    if (!strncmp(head, "# HELP ", 7) || !strncmp(head, "# TYPE ", 7) ||
+        !strncmp(head, "DCGM_FI_", 8) || has(head, "\nDCGM_FI_"))
+        return set(g, "prometheus", path,
+                   "the Prometheus text exposition format (a DCGM exporter scrape); joules reads "
+                   "it when each sample has its timestamp (a scrape archive) — a single scrape "
+                   "without timestamps is refused with the query that gives the series; the runs "
+                   "are the values of a label (LABEL: pod, job, ...) or a RUNS.csv's windows",
+                   " --runs-by LABEL");
+    return 0;
+}
+
+/* A first line of fields separated by ';' (a spreadsheet's export) that
+ * names nvidia-smi's fields. */
+static int semicolon_log(const char *head)
+{
+    const char *nl = strchr(head, '\n');
+    size_t len = nl ? (size_t)(nl - head) : strlen(head);
+    if (!memchr(head, ';', len))
+        return 0;
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), head);
+    return strstr(line, "timestamp") || strstr(line, "power.draw");
+}
+
 /* An MLPerf run folder's performance/ folder or the run folder itself, from
  * a file inside it (spl.txt in ../power/ is found from the run folder). */
 static int guess_file(const char *path, jl_import_guess *g)
 {
-    char head[HEAD_BYTES];
+    char head[HEAD_BYTES], raw[32];
     size_t n = read_head(path, head, sizeof head);
     if (n >= 4 && !memcmp(head, "\x89HDF", 4))
         return 0; /* HDF5: the trace reader judges it */
+    FILE *rf = jl__fopen_input(path, NULL, 0);
+    size_t nraw = rf ? fread(raw, 1, sizeof raw, rf) : 0;
+    if (rf)
+        fclose(rf);
+    if (nraw >= 2 && (unsigned char)raw[0] == 0x1f && (unsigned char)raw[1] == 0x8b)
+        n = read_gz_head(path, head, sizeof head); /* a .json.gz: its data */
+    const char *base0 = strrchr(path, '/');
+    if (guess_profile(path, raw, nraw, head, base0 ? base0 + 1 : path, g))
+        return 1;
     char dir[600];
     dir_of(dir, sizeof dir, path);
     const char *base = strrchr(path, '/');
@@ -192,6 +292,19 @@ static int guess_file(const char *path, jl_import_guess *g)
                    "log instead, e.g. `nvidia-smi --query-gpu=timestamp,index,name,power.draw "
                    "--format=csv -lms 100 -f gpu.csv`",
                    NULL);
+    if (head[0] == '#' && has(head, "pwr") && has(head, "Date") && has(head, "Time") &&
+        has(head, "gpu"))
+        return set(g, "nvidia-smi", path,
+                   "`nvidia-smi dmon -o DT` output (read by its columns: Date and Time, gpu, pwr, "
+                   "...); dmon names no GPU model, so the command asks for it (fill in the "
+                   "upper-case values)",
+                   NVSMI_SET NVSMI_GPU);
+    if (semicolon_log(head))
+        return set(g, "nvidia-smi", path,
+                   "an nvidia-smi log with its fields separated by ';' (a spreadsheet's export; "
+                   "read as such, decimal commas too); the command names the attributes a log "
+                   "does not say (fill in the upper-case values)",
+                   has(head, ";name") || has(head, "; name") ? NVSMI_SET : NVSMI_SET NVSMI_GPU);
     if (head[0] == '#' && has(head, "pwr") && (has(head, "# gpu") || has(head, "#gpu")))
         return set(g, NULL, path,
                    "`nvidia-smi dmon` output, which `joules import nvidia-smi` does not read: "
@@ -205,7 +318,8 @@ static int guess_file(const char *path, jl_import_guess *g)
         return set(g, "codecarbon", path,
                    "CodeCarbon's emissions.csv; the command names the attributes CodeCarbon "
                    "does not record (fill in the upper-case values)",
-                   NVSMI_SET);
+                   /* before 2.x no gpu_model column: the GPUs asked for too */
+                   has(head, "gpu_model") ? NVSMI_SET : NVSMI_SET NVSMI_GPU " --set num_gpus=N");
     if (!strncmp(head, "start_time,window_name,elapsed_time", 35) ||
         has(head, "elapsed_time,gpu0_energy"))
         return set(g, "zeus", path,
@@ -248,6 +362,7 @@ typedef struct walk {
     size_t seen;
     int mlperf, bench, leaderboard_v2, csv, vllm;
     char csv_path[1200];
+    char profile_path[1200]; /* a Kineto trace or an Nsight export, by name */
 } walk;
 
 static void walk_dir(const char *dir, int depth, walk *w)
@@ -265,6 +380,10 @@ static void walk_dir(const char *dir, int depth, walk *w)
             w->mlperf = 1;
         } else if (!strcmp(nm, "results.json")) {
             w->bench = 1;
+        } else if (!w->profile_path[0] &&
+                   (ends_with(nm, ".pt.trace.json") || ends_with(nm, ".pt.trace.json.gz") ||
+                    ends_with(nm, ".sqlite") || ends_with(nm, ".nsys-rep"))) {
+            snprintf(w->profile_path, sizeof w->profile_path, "%s", p);
         } else if (!w->vllm && ends_with(nm, ".json")) {
             char head[HEAD_BYTES];
             read_head(p, head, sizeof head);
@@ -319,6 +438,14 @@ static int guess_dir(const char *path, jl_import_guess *g)
         return set(g, "mlenergy", path, "the ML.ENERGY Leaderboard v2/v1 data", NULL);
     if (w.vllm)
         return set(g, NULL, path, "a folder of " VLLM_WHAT, NULL);
+    if (w.profile_path[0] && guess_file(w.profile_path, g)) {
+        char what[sizeof g->what];
+        memcpy(what, g->what, sizeof what);
+        /* a long description is cut: what it says first is kept */
+        if (snprintf(g->what, sizeof g->what, "a folder of profiles; this one is %.470s", what) < 0)
+            g->what[0] = '\0';
+        return 1;
+    }
     if (w.csv)
         return set(g, "nvidia-smi", w.csv_path,
                    "a folder holding nvidia-smi CSV logs (this one and perhaps others); fill in "

@@ -15,15 +15,58 @@
  * prefix of another. Matched as whole tokens (split at space, '-', '_'),
  * case-insensitively. */
 static const char *const gpu_ids[] = {
-    "GB300", "GB200", "GH200", "B300", "B200", "B100",  "H200",  "H100",  "H800", "H20", "A100",
-    "A800",  "A40",   "A30",   "A10G", "A10",  "A16",   "A2",    "L40S",  "L40",  "L20", "L4",
-    "V100",  "T4",    "P100",  "P40",  "P4",   "A6000", "A5000", "A4000", NULL,
+    "GB300",
+    "GB200",
+    "GH200",
+    "B300",
+    "B200",
+    "B100",
+    "H200",
+    "H100",
+    "H800",
+    "H20",
+    "A100",
+    "A800",
+    "A40",
+    "A30",
+    "A10G",
+    "A10",
+    "A16",
+    "A2",
+    "L40S",
+    "L40",
+    "L20",
+    "L4",
+    "V100",
+    "T4",
+    "P100",
+    "P40",
+    "P4",
+    "A6000",
+    "A5000",
+    "A4000",
+    /* other vendors' accelerators in MLPerf submissions (system descriptions'
+     * accelerator_model_name): AMD Instinct, Intel Gaudi */
+    "MI325X",
+    "MI300X",
+    "MI300A",
+    "MI250X",
+    "MI250",
+    "MI210",
+    "MI100",
+    "GAUDI3",
+    "GAUDI2",
+    NULL,
 };
 
 /* Names of two words (Jetson modules), matched as consecutive tokens. */
 static const char *const gpu_phrases[][3] = {
-    {"XAVIER", "NX", "Xavier-NX"}, {"AGX", "XAVIER", "AGX-Xavier"}, {"ORIN", "NX", "Orin-NX"},
-    {"AGX", "ORIN", "AGX-Orin"},   {"ORIN", "NANO", "Orin-Nano"},
+    {"XAVIER", "NX", "Xavier-NX"},
+    {"AGX", "XAVIER", "AGX-Xavier"},
+    {"ORIN", "NX", "Orin-NX"},
+    {"AGX", "ORIN", "AGX-Orin"},
+    {"ORIN", "NANO", "Orin-Nano"},
+    {"AI", "100", "Cloud-AI-100"}, /* Qualcomm Cloud AI 100 (Standard, Pro, Ultra) */
 };
 
 /* A form factor or memory type glued to the model in system names

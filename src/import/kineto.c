@@ -17,9 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/inputs.h"
 #include "core/util.h"
 #include "import/json_stream.h"
 #include "import/kit.h"
@@ -47,6 +49,8 @@ typedef struct {
     int has_base;
     double win_ts, win_dur; /* the "Trace" event: the profiler's window */
     size_t n_events, n_zero, n_other;
+    size_t n_operator_ann; /* PyTorch 1.8/1.9: record_function ranges as "Operator" */
+    double min_ts;         /* the earliest annotation or device event, µs */
 } kin;
 
 static int32_t intern(kin *k, const char *s)
@@ -136,6 +140,7 @@ static const char *gz_why(void *c)
 static FILE *open_profile(const char *path, gzsrc **gz, char *why, size_t why_cap)
 {
     *gz = NULL;
+    jl__input_read(path); /* the provenance's inputs (a regular file only) */
     size_t n = strlen(path);
     int fd = jl__open_input(path, why, why_cap);
     if (fd < 0)
@@ -268,14 +273,24 @@ static int read_event(js *p, kin *k, char **name, size_t *name_cap)
     k->n_events++;
     if (ph != 'X')
         return 1;
+    /* the categories of every generation, case aside: PyTorch 1.8/1.9 write
+     * Kernel, Memcpy, Memset and Operator (record_function's ranges among
+     * the operators: those without a '::' in their name, ProfilerStep#N),
+     * later ones kernel, gpu_memcpy, gpu_memset, cpu_op, user_annotation and
+     * gpu_user_annotation; ROCm's roctracer the same names */
     int kind;
-    if (!strcmp(cat, "gpu_user_annotation"))
+    if (!strcasecmp(cat, "gpu_user_annotation"))
         kind = K_GPU_ANN;
-    else if (!strcmp(cat, "user_annotation"))
+    else if (!strcasecmp(cat, "user_annotation"))
         kind = K_CPU_ANN;
-    else if (!strcmp(cat, "kernel") || !strcmp(cat, "gpu_memcpy") || !strcmp(cat, "gpu_memset"))
+    else if (!strcasecmp(cat, "kernel") || !strcasecmp(cat, "gpu_memcpy") ||
+             !strcasecmp(cat, "gpu_memset") || !strcasecmp(cat, "memcpy") ||
+             !strcasecmp(cat, "memset"))
         kind = K_DEVICE;
-    else {
+    else if (!strcmp(cat, "Operator") && has_name && !strstr(*name, "::")) {
+        kind = K_CPU_ANN;
+        k->n_operator_ann++;
+    } else {
         if (!strcmp(cat, "Trace") && isfinite(ts) && isfinite(dur)) {
             k->win_ts = ts;
             k->win_dur = dur;
@@ -291,6 +306,8 @@ static int read_event(js *p, kin *k, char **name, size_t *name_cap)
         k->n_zero++; /* a stale export's zero timestamps: never a span */
         return 1;
     }
+    if (!k->n || ts < k->min_ts)
+        k->min_ts = ts;
     kev e = {ts, dur, (pid < 0 ? 0 : pid) * 4294967296LL + (tid < 0 ? 0 : tid), -1, kind};
     if (kind != K_DEVICE && (e.name = intern(k, has_name ? *name : "(unnamed)")) < 0)
         return 0;
@@ -425,6 +442,8 @@ static jl_status align_from_file(const char *spec, const char *profile, const ki
     char why[128];
     FILE *af = jl__fopen_input(path, why, sizeof why);
     json_t *doc = af ? json_loadf(af, 0, &je) : NULL, *e = NULL;
+    if (af)
+        jl__input_read(path); /* the provenance's inputs: the --align file */
     jl_status st = JL_OK;
     if (af)
         fclose(af);
@@ -522,18 +541,39 @@ end:
 
 /* The profile's clock on the run's: --align, else baseTimeNanoseconds
  * against @start_time_unix. */
+/* Timestamps of at least this many µs are Unix µs (2001-09-09 on): what
+ * PyTorch before 2.0 writes, with no baseTimeNanoseconds. */
+#define UNIX_US_MIN 1e15
+
 static jl_status place(const kin *k, const char *path, const jl_run *run, const char *align_spec,
-                       align *al, jl_error_list *errors)
+                       int offset_given, align *al, jl_error_list *errors)
 {
     if (align_spec) {
         return align_from_file(align_spec, path, k, al, errors);
+    } else if (!k->has_base && k->min_ts >= UNIX_US_MIN && isfinite(run->attrs.start_time_unix)) {
+        /* PyTorch 1.x: ts is already wall-clock µs since 1970 */
+        al->offset_s = -run->attrs.start_time_unix;
+        al->clock = jl__strdup("Kineto ts as Unix microseconds (PyTorch 1.x: no "
+                               "baseTimeNanoseconds) against the run's @start_time_unix (wall "
+                               "clock; agreement not measured)");
+        if (!al->clock)
+            return JL_ENOMEM;
+    } else if (!k->has_base && offset_given) {
+        /* the profile's own clock: --offset S puts its ts 0 at run time S */
+        al->offset_s = 0;
+        al->clock = jl__strdup("Kineto ts from the profile's own zero, placed by --offset");
+        if (!al->clock)
+            return JL_ENOMEM;
     } else {
         if (!k->has_base || !isfinite(run->attrs.start_time_unix)) {
-            return jl__imp_err_at(errors, JL_EMISSING, path, 0, 0, "baseTimeNanoseconds",
-                                  "cannot place the profile on the run's clock: %s; give "
-                                  "--align FILE.json or --offset S",
-                                  !k->has_base ? "the profile has no baseTimeNanoseconds"
-                                               : "the run has no @start_time_unix");
+            return jl__imp_err_at(
+                errors, JL_EMISSING, path, 0, 0, "baseTimeNanoseconds",
+                "cannot place the profile on the run's clock: %s; give --align FILE.json (clock "
+                "readings taken beside the profiler) or --offset S (the run time, in seconds "
+                "from the run's t = 0, of the profile's ts 0)",
+                !k->has_base ? "the profile has no baseTimeNanoseconds and its timestamps are "
+                               "not Unix microseconds"
+                             : "the run has no @start_time_unix");
         }
         long long t0_ns, d_ns;
         if (jl__unix_ns(run->attrs.start_time_unix, &t0_ns) || jl__ll_sub(k->base_ns, t0_ns, &d_ns))
@@ -560,8 +600,8 @@ typedef struct {
 /* The spans of a parsed profile on run's clock (alignment, side, folding,
  * steps, window). */
 static jl_status build(kin *k, const char *path, const jl_run *run, const char *align_spec,
-                       const char *side_opt, double offset, jl_spans **out, kstats *ks,
-                       jl_error_list *errors)
+                       const char *side_opt, double offset, int offset_given, jl_spans **out,
+                       kstats *ks, jl_error_list *errors)
 {
     *out = NULL;
     jl_status st = JL_OK;
@@ -570,7 +610,7 @@ static jl_status build(kin *k, const char *path, const jl_run *run, const char *
     size_t *ann = NULL;
     double *busy = NULL;
     int32_t *parent = NULL;
-    if ((st = place(k, path, run, align_spec, &al, errors)) != JL_OK)
+    if ((st = place(k, path, run, align_spec, offset_given, &al, errors)) != JL_OK)
         goto end;
     al.offset_s += offset;
 
@@ -716,6 +756,7 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
     *out = NULL;
     const char *path = paths[0], *align_spec = NULL, *side_opt = NULL;
     double offset = 0;
+    int offset_given = 0;
     int allow = 0;
     for (size_t i = 0; i < n_args; i++) {
         if (!strcmp(args[i].name, "allow-misaligned"))
@@ -727,6 +768,7 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
         else if (!strcmp(args[i].name, "offset")) {
             char *end;
             offset = strtod(args[i].value, &end);
+            offset_given = 1;
             if (*end || end == args[i].value || !isfinite(offset))
                 return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, "--offset",
                                       "--offset: '%s' is not a number of seconds", args[i].value);
@@ -748,7 +790,8 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
     jl_import_result *r = NULL;
     kstats ks = {0};
     if ((st = parse(path, &k, errors)) != JL_OK ||
-        (st = build(&k, path, run, align_spec, side_opt, offset, &sp, &ks, errors)) != JL_OK)
+        (st = build(&k, path, run, align_spec, side_opt, offset, offset_given, &sp, &ks, errors)) !=
+            JL_OK)
         goto end;
     int side = ks.side;
     size_t na = ks.n_spans, n_steps = ks.n_steps, n_dev = ks.n_dev;
@@ -797,6 +840,14 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
         jl__imp_note(&kit, path, "traceEvents",
                      "CPU-side annotations only: spans without busy_s (host time, not "
                      "device work)");
+    if (side == K_CPU_ANN && k.n_operator_ann)
+        jl__imp_note(&kit, path, "cat",
+                     "%zu 'Operator' events without '::' in their name taken as record_function "
+                     "ranges (PyTorch 1.8/1.9 write them among the operators)",
+                     k.n_operator_ann);
+    if (!k.has_base && !align_spec)
+        jl__imp_note(&kit, path, "baseTimeNanoseconds", "no baseTimeNanoseconds: %s",
+                     sp->clock ? sp->clock : "placed by --offset");
     if (unannotated_us > 0)
         jl__imp_note(&kit, path, "traceEvents",
                      "%.6g s of device work outside every annotation (unattributed)",
@@ -825,7 +876,7 @@ jl_status jl__kineto_spans_buffer_aligned(const char *text, size_t len, const jl
     jl_status st = parse_js(&p, name, &k, errors);
     jl__jstream_free(&p);
     if (st == JL_OK)
-        st = build(&k, name, run, align_spec, side, 0, out, &ks, errors);
+        st = build(&k, name, run, align_spec, side, 0, 0, out, &ks, errors);
     kin_free(&k);
     return st;
 }

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/inputs.h"
 #include "core/util.h"
 #include "core/walk.h"
 #include "import/json_dups.h"
@@ -53,6 +54,11 @@ void jl_import_result_free(jl_import_result *r)
     }
     free(r->details);
     free(r->detail_text);
+    for (size_t i = 0; i < r->n_skipped; i++) {
+        free(r->skipped[i].path);
+        free(r->skipped[i].reason);
+    }
+    free(r->skipped);
     free(r);
 }
 
@@ -76,6 +82,11 @@ json_t *jl_import_document(const jl_import_result *r, const char *format, const 
         json_array_append_new(notes, o);
     }
     json_object_set_new(doc, "notes", notes);
+    json_t *skipped = json_array();
+    for (size_t i = 0; i < r->n_skipped; i++)
+        json_array_append_new(skipped, json_pack("{s:s,s:s}", "path", r->skipped[i].path, "reason",
+                                                 r->skipped[i].reason));
+    json_object_set_new(doc, "skipped", skipped);
     for (size_t i = 0; i < r->n_details; i++) {
         const jl_kv *d = &r->details[i];
         double x = d->is_number ? strtod(d->value, NULL) : 0;
@@ -135,11 +146,48 @@ jl_status jl__imp_end(jl__imp *c, jl_status st, jl_import_result **out)
 jl_status jl__imp_finish(jl__imp *c, jl_import_result **out, const char *what)
 {
     if (!c->oom && (!c->res || c->res->n_runs == 0)) {
-        jl_error_list_push(c->errors, jl_error_new(JL_ENODATA, what, NULL, NULL, -1,
-                                                   "no run could be imported"));
+        /* the runs found and left out, each with its reason: the notes
+         * that said so go with the result, which is not handed over */
+        size_t k = c->res ? c->res->n_skipped : 0;
+        for (size_t i = 0; i < k; i++)
+            jl_error_list_push(c->errors,
+                               jl_error_new(JL_ENODATA, c->res->skipped[i].path, NULL, NULL, -1,
+                                            "skipped: %s", c->res->skipped[i].reason));
+        jl_error_list_push(
+            c->errors,
+            k ? jl_error_new(JL_ENODATA, what, NULL, NULL, -1,
+                             "no run could be imported: %zu run%s found, %s skipped (each "
+                             "above with its reason)",
+                             k, k == 1 ? "" : "s", k == 1 ? "it was" : "all were")
+              : jl_error_new(JL_ENODATA, what, NULL, NULL, -1, "no run could be imported"));
         return jl__imp_end(c, JL_ENODATA, out);
     }
     return jl__imp_end(c, JL_OK, out);
+}
+
+void jl__imp_skip(jl__imp *c, const char *path, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *why = jl__vasprintf(fmt, ap);
+    va_end(ap);
+    jl_import_result *r = c->res;
+    jl_import_skip *g = why ? realloc(r->skipped, (r->n_skipped + 1) * sizeof *g) : NULL;
+    if (!g) {
+        free(why);
+        c->oom = 1;
+        return;
+    }
+    r->skipped = g;
+    g[r->n_skipped].path = jl__strdup(path ? path : "");
+    g[r->n_skipped].reason = why;
+    if (!g[r->n_skipped].path) {
+        free(why);
+        c->oom = 1;
+        return;
+    }
+    r->n_skipped++;
+    jl__imp_note(c, path, field, "skipped: %s", why);
 }
 
 /* ---- notes and errors ------------------------------------------------------------ */
@@ -548,6 +596,7 @@ static char *read_limited(const char *path, size_t max_bytes, size_t *len, jl_st
         snprintf(why, why_cap, "cannot open: %s", strerror(errno));
         return NULL;
     }
+    jl__input_read(path); /* the provenance's inputs */
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         close(fd);

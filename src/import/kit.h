@@ -87,6 +87,17 @@ jl_status jl__imp_end(jl__imp *c, jl_status st, jl_import_result **out);
 
 /* ---- notes and errors ------------------------------------------------------------ */
 
+/* A run found and left out (res->skipped, the document's "skipped"), with
+ * a note "skipped: <why>"; when nothing is imported jl__imp_finish() makes
+ * each an error, so a failed import says why run by run. */
+void jl__imp_skip(jl__imp *c, const char *path, const char *field, const char *fmt, ...)
+    JL__IMP_PRINTF(4, 5);
+/* path as its absolute, resolved name (realpath: "." and "..", a trailing
+ * '/', symbolic links), else a copy of path: what a run's identity is read
+ * from, so `import ... run_1` in its folder names the run as
+ * `import ... /abs/.../run_1` does (NULL when out of memory). */
+char *jl__imp_real_path(jl__imp *c, const char *path);
+
 void jl__imp_note(jl__imp *c, const char *file, const char *field, const char *fmt, ...)
     JL__IMP_PRINTF(4, 5);
 /* An error naming the file, the field (JSON path, column) and the line

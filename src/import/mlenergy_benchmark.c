@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/inputs.h"
 #include "core/stats.h"
 #include "core/util.h"
 #include "import/json_stream.h"
@@ -1110,10 +1111,13 @@ typedef struct run_path {
     char *copy;
 } run_path;
 
-static void split_path(run_path *rp, const char *dir)
+/* Read from the folder's absolute, resolved name (jl__imp_real_path), so
+ * `.` in the params folder, `../num_gpus+1/` or a symbolic link name the
+ * run its absolute path does. */
+static void split_path(jl__imp *c, run_path *rp, const char *dir)
 {
     rp->n = 0;
-    rp->copy = jl__strdup(dir);
+    rp->copy = jl__imp_real_path(c, dir);
     for (char *tok = rp->copy ? strtok(rp->copy, "/") : NULL; tok && rp->n < 64;
          tok = strtok(NULL, "/"))
         if (strcmp(tok, "."))
@@ -1153,6 +1157,8 @@ static FILE *open_json(jl__imp *c, const char *path)
     FILE *f = jl__fopen_input(path, why, sizeof why);
     if (!f)
         jl__imp_err(c, JL_EIO, path, NULL, -1, "%s", why);
+    else
+        jl__input_read(path); /* the provenance's inputs */
     return f;
 }
 
@@ -1348,7 +1354,7 @@ static jl_run *import_documents(jl__imp *c, const char *dir, const char *results
         jl__jstream_init_file(&b.p, rf, CHUNK, MAX_KEEP_STR);
     if (read_top(&b))
         goto end;
-    split_path(&rp, dir);
+    split_path(c, &rp, dir);
     if (bench_attrs(&b, &rp, dir, &diffusion, &ng, &cap) || bench_knobs(&b, diffusion, ng))
         goto end;
     if ((pf || ptext) && bench_prometheus(&b, prom_name, pf, ptext, plen, &e))

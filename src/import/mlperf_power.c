@@ -10,13 +10,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "core/util.h"
+#include "import/json_tree.h"
 #include "import/kit.h"
 #include "joules/import.h"
 
 #define SOURCE "MLPerf Inference power run (SPEC PTDaemon spl.txt, LoadGen mlperf_log_detail.txt)"
 #define MAX_CHANNELS 16
+
+/* One import: the kit's context first (a walk gets it as a jl__imp *) and
+ * the user's --set values, applied to every run over what the files say. */
+typedef struct mlp {
+    jl__imp c;
+    const jl__imp_sets *sets;
+} mlp;
 
 /* ---- time stamps ------------------------------------------------------------ */
 
@@ -647,6 +656,8 @@ end:
 
 typedef struct where {
     char *system, *benchmark, *scenario_dir, *run;
+    char *root;     /* the folder holding results/ (systems/ beside it), or NULL */
+    int compliance; /* under compliance/: an audit test's run, not the result */
 } where;
 
 static void where_free(where *w)
@@ -655,18 +666,19 @@ static void where_free(where *w)
     free(w->benchmark);
     free(w->scenario_dir);
     free(w->run);
+    free(w->root);
 }
 
 /* .../results/<system>/<benchmark>/<scenario>/performance/<run>: the last
- * path components (missing ones stay NULL). */
+ * components of the run folder's absolute, resolved path (missing ones
+ * stay NULL), so a run named `run_1`, `.`, `../run_1/` or through a
+ * symbolic link is the run its absolute path names. */
 static void locate(jl__imp *c, const char *dir, where *w)
 {
     memset(w, 0, sizeof *w);
-    char *copy = jl__strdup(dir);
-    if (!copy) {
-        c->oom = 1;
+    char *copy = jl__imp_real_path(c, dir);
+    if (!copy)
         return;
-    }
     char *parts[64];
     int n = 0;
     for (char *tok = strtok(copy, "/"); tok && n < 64; tok = strtok(NULL, "/"))
@@ -678,12 +690,21 @@ static void locate(jl__imp *c, const char *dir, where *w)
             perf = k;
             break;
         }
+    for (int k = 0; k < n; k++)
+        w->compliance |= !strcmp(parts[k], "compliance");
     if (n > 0)
         w->run = jl__strdup(parts[n - 1]);
     if (perf >= 3) {
         w->scenario_dir = jl__strdup(parts[perf - 1]);
         w->benchmark = jl__strdup(parts[perf - 2]);
         w->system = jl__strdup(parts[perf - 3]);
+        if (perf >= 4 && !strcmp(parts[perf - 4], "results")) {
+            jl__strbuf b;
+            jl__strbuf_init(&b);
+            for (int k = 0; k < perf - 4; k++)
+                jl__strbuf_printf(&b, "/%s", parts[k]);
+            w->root = b.len ? jl__strbuf_take(&b) : (jl__strbuf_free(&b), jl__strdup("/"));
+        }
     }
     free(copy);
 }
@@ -692,19 +713,200 @@ typedef struct bench_kind {
     const char *prefix, *workload;
 } bench_kind;
 
-/* MLPerf benchmark ids by the workload the trace format knows. */
+/* MLPerf benchmark ids (the submission checker's models and the names
+ * submitters give their folders, v0.5 to v5.1) by workload: the generative
+ * language models, the diffusion ones, and the per-sample workloads
+ * (attrs.h: language for BERT, vision, speech, recommendation, graph),
+ * whose energy is per sample. */
 static const bench_kind bench_kinds[] = {
-    {"bert", "llm"},       {"gptj", "llm"},     {"gpt-j", "llm"}, {"llama", "llm"},
-    {"mixtral", "llm"},    {"deepseek", "llm"}, {"gpt", "llm"},   {"stable-diffusion", "diffusion"},
+    {"bert", "language"}, /* question answering: an encoder, no generated tokens */
+    {"gnmt", "language"},
+    {"gptj", "llm"},
+    {"gpt-j", "llm"},
+    {"gpt", "llm"},
+    {"llama", "llm"},
+    {"mixtral", "llm"},
+    {"deepseek", "llm"},
+    {"qwen", "llm"},
+    {"stable-diffusion", "diffusion"},
     {"sdxl", "diffusion"},
+    {"resnet", "vision"},
+    {"mobilenet", "vision"},
+    {"efficientnet", "vision"},
+    {"ssd", "vision"},
+    {"retinanet", "vision"},
+    {"3d-unet", "vision"},
+    {"3dunet", "vision"},
+    {"unet3d", "vision"},
+    {"pointpainting", "vision"},
+    {"yolo", "vision"},
+    {"rcnn", "vision"},
+    {"rnnt", "speech"},
+    {"rnn-t", "speech"},
+    {"whisper", "speech"},
+    {"dlrm", "recommendation"},
+    {"rgat", "graph"},
+    {"gnn", "graph"},
 };
 
-static const char *workload_of(const char *bench)
+/* The workload of benchmark `bench`: from the table, "other" for a name
+ * it does not know (*known 0), NULL without a name. */
+static const char *workload_of(const char *bench, int *known)
 {
-    for (size_t i = 0; bench && i < sizeof bench_kinds / sizeof bench_kinds[0]; i++)
-        if (!strncasecmp(bench, bench_kinds[i].prefix, strlen(bench_kinds[i].prefix)))
+    *known = 0;
+    if (!bench)
+        return NULL;
+    for (size_t i = 0; i < sizeof bench_kinds / sizeof bench_kinds[0]; i++)
+        if (!strncasecmp(bench, bench_kinds[i].prefix, strlen(bench_kinds[i].prefix))) {
+            *known = 1;
             return bench_kinds[i].workload;
-    return NULL;
+        }
+    return "other";
+}
+
+/* ---- the system description (<root>/systems/<system>.json) ------------------ */
+
+/* A count in a system description: a whole number, or a string of one
+ * ("8"); -1 when absent or neither (the checker's files write both). */
+static long desc_count(const jl__jv *v)
+{
+    if (jv_is_integer(v))
+        return jv_integer_value(v) >= 0 && jv_integer_value(v) < 1000000 ? (long)jv_integer_value(v)
+                                                                         : -1;
+    if (jv_is_real(v)) {
+        double x = jv_real_value(v);
+        return x >= 0 && x < 1e6 && x == floor(x) ? (long)x : -1;
+    }
+    const char *s = jv_string_value(v);
+    if (!s)
+        return -1;
+    while (isspace((unsigned char)*s))
+        s++;
+    char *end = NULL;
+    long x = strtol(s, &end, 10);
+    while (end && isspace((unsigned char)*end))
+        end++;
+    return end != s && end && !*end && x >= 0 && x < 1000000 ? x : -1;
+}
+
+/* "N/A", "none", "" and the like: no accelerator named. */
+static int no_accelerator(const char *s)
+{
+    if (!s)
+        return 1;
+    while (isspace((unsigned char)*s))
+        s++;
+    return !*s || !strcasecmp(s, "N/A") || !strcasecmp(s, "NA") || !strcasecmp(s, "none") ||
+           !strcasecmp(s, "-") || !strcasecmp(s, "null");
+}
+
+typedef struct sysdesc {
+    int found;           /* the file was read */
+    char gpu_model[128]; /* joules' id, or the name kept */
+    long count;          /* accelerators (or processors) of the whole system, >= 1 */
+    double memory_bytes;
+    int known; /* the name table knows it */
+    int cpu;   /* no accelerator: the host processors ran the benchmark */
+} sysdesc;
+
+static void desc_extra(jl__imp *c, jl_run *r, const jl__jv *d, const char *field)
+{
+    const jl__jv *v = jv_object_get(d, field);
+    char *key = jl__asprintf("mlperf_%s", field);
+    if (!key) {
+        c->oom = 1;
+        return;
+    }
+    if (jv_is_string(v))
+        jl__imp_extra_str(c, r, key, jv_string_value(v));
+    else if (jv_is_number(v))
+        jl__imp_extra_num(c, r, key, jv_number_value(v));
+    free(key);
+}
+
+/* The accelerator and its count from the submission's system description
+ * (accelerator_model_name, accelerators_per_node x number_of_nodes; a
+ * system without accelerators: its host processors), kept as extras
+ * too. 0 when there is none to read (sd->found 0), -1 on an error
+ * (pushed). */
+static int read_sysdesc(jl__imp *c, jl_run *r, const where *w, sysdesc *sd)
+{
+    memset(sd, 0, sizeof *sd);
+    sd->memory_bytes = NAN;
+    if (!w->root || !w->system)
+        return 0;
+    char *path = jl__asprintf("%s/systems/%s.json", strcmp(w->root, "/") ? w->root : "", w->system);
+    if (!path) {
+        c->oom = 1;
+        return -1;
+    }
+    size_t len = 0;
+    char *text = jl__imp_is_file(path) ? jl__imp_read_file(c, path, &len) : NULL;
+    if (!text) {
+        free(path);
+        return 0;
+    }
+    jl__jv *d = jl__imp_json_tree(c, path, text, len, JL__IMP_DUPS_NOTE);
+    free(text);
+    int rc = -1;
+    if (!d)
+        goto end;
+    if (!jv_is_object(d)) {
+        jl__imp_err(c, JL_EFORMAT, path, NULL, -1, "a system description is a JSON object");
+        goto end;
+    }
+    static const char *const fields[] = {"system_name",
+                                         "submitter",
+                                         "division",
+                                         "system_type",
+                                         "status",
+                                         "accelerator_model_name",
+                                         "accelerators_per_node",
+                                         "number_of_nodes",
+                                         "host_processor_model_name",
+                                         "host_processors_per_node",
+                                         "accelerator_memory_capacity",
+                                         NULL};
+    for (const char *const *f = fields; *f; f++)
+        desc_extra(c, r, d, *f);
+    const char *acc = jv_string_value(jv_object_get(d, "accelerator_model_name"));
+    long per_node = desc_count(jv_object_get(d, "accelerators_per_node"));
+    long nodes = desc_count(jv_object_get(d, "number_of_nodes"));
+    if (nodes < 1)
+        nodes = 1; /* absent (older rounds) or "N/A": one node */
+    sd->found = 1;
+    if (no_accelerator(acc) || per_node == 0) {
+        const char *cpu = jv_string_value(jv_object_get(d, "host_processor_model_name"));
+        long per = desc_count(jv_object_get(d, "host_processors_per_node"));
+        sd->cpu = 1;
+        sd->known = !no_accelerator(cpu);
+        snprintf(sd->gpu_model, sizeof sd->gpu_model, "%s", sd->known ? cpu : "unknown");
+        sd->count = (per >= 1 ? per : 1) * nodes;
+        jl__imp_note(c, path, "accelerator_model_name",
+                     "the system has no accelerator (%s): the benchmark ran on its host "
+                     "processors, @gpu_model '%s' x %ld (@mlperf_accelerator_kind cpu)",
+                     acc ? acc : "none named", sd->gpu_model, sd->count);
+    } else {
+        char id[64];
+        sd->known = jl__imp_gpu_name(acc, id, sizeof id, &sd->memory_bytes);
+        snprintf(sd->gpu_model, sizeof sd->gpu_model, "%s", sd->known ? id : acc);
+        if (per_node < 1) {
+            jl__imp_note(c, path, "accelerators_per_node",
+                         "no accelerator count (%s): taken as 1 per node",
+                         jv_object_get(d, "accelerators_per_node") ? "not a whole number"
+                                                                   : "absent");
+            per_node = 1;
+        }
+        sd->count = per_node * nodes;
+        if (!sd->known)
+            jl__imp_note(c, path, "accelerator_model_name",
+                         "accelerator '%s' is not in the GPU name table: kept as written", acc);
+    }
+    rc = 1;
+end:
+    jl__jv_free(d);
+    free(path);
+    return rc;
 }
 
 /* ---- one run ------------------------------------------------------------------ */
@@ -811,6 +1013,8 @@ static void run_summary(jl__imp *c, jl_run *r, const char *dir, const mllog *m, 
         jl__imp_summary_num(c, r, "samples_per_s", sps);
         jl__imp_summary_str(c, r, "samples_per_s_key", skey);
         jl__imp_summary_num(c, r, "samples_per_joule", sps / avg);
+        if (!streams) /* the samples finished per second: the item rate */
+            jl__imp_summary_num(c, r, "items_per_s", sps);
         if (!streams) {
             su->energy_per_item_j = avg / sps;
             su->energy_per_request_j = su->energy_per_item_j;
@@ -832,6 +1036,8 @@ static void run_summary(jl__imp *c, jl_run *r, const char *dir, const mllog *m, 
             if (m->samples_per_query >= 1) {
                 su->energy_per_item_j = per_query / m->samples_per_query;
                 su->energy_per_request_j = per_query;
+                /* the samples of the queries issued over the window */
+                jl__imp_summary_num(c, r, "items_per_s", queries * m->samples_per_query / dur);
             }
         }
         jl__imp_summary_str(c, r, "mlperf_power_metric", "energy_per_query_mj");
@@ -877,32 +1083,85 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
         where_free(&w);
         return NULL;
     }
-    const char *bench = w.benchmark ? w.benchmark : "mlperf";
-    const char *workload = workload_of(w.benchmark);
-    if (!workload) { /* skipped, not an error: a system tree holds such runs beside the LLM ones */
-        jl__imp_note(
-            c, dir, "benchmark",
-            "skipped: MLPerf benchmark '%s' is neither a language nor a diffusion model (the "
-            "trace format's @workload has no value for it)",
-            w.benchmark
-                ? w.benchmark
-                : "(unknown: not under results/<system>/<benchmark>/<scenario>/performance/)");
+    const jl__imp_sets *sets = ((const mlp *)c)->sets;
+    const char *set_model = NULL, *set_workload = NULL;
+    for (size_t i = 0; sets && i < sets->n; i++) {
+        if (!strcmp(sets->kv[i].key, "model"))
+            set_model = sets->kv[i].value;
+        else if (!strcmp(sets->kv[i].key, "workload"))
+            set_workload = sets->kv[i].value;
+    }
+    if (w.compliance) { /* an audit test (TEST01, TEST04, ...), not the measured result */
+        jl__imp_skip(c, dir, "compliance",
+                     "a compliance test's run (under compliance/), not the submission's result");
         jl_run_free(r);
         where_free(&w);
         return NULL;
     }
+    const char *bench = w.benchmark ? w.benchmark : set_model;
+    if (!bench) { /* no tree to read the benchmark from, and none given */
+        jl__imp_skip(c, dir, "benchmark",
+                     "the benchmark is not known: the run folder is not under "
+                     "results/<system>/<benchmark>/<scenario>/performance/ (a submission's "
+                     "layout); name it with --set model=BENCHMARK (e.g. resnet50, bert-99, "
+                     "llama2-70b-99)");
+        jl_run_free(r);
+        where_free(&w);
+        return NULL;
+    }
+    int known = 0;
+    const char *workload = workload_of(bench, &known);
+    if (set_workload)
+        known = 1; /* applied with the other --set values below */
+    else if (!known)
+        jl__imp_note(c, dir, "benchmark",
+                     "MLPerf benchmark '%s' is not in joules' table of benchmarks: imported as "
+                     "@workload other (energy per sample); --set workload=vision|speech|"
+                     "recommendation|graph|language|llm|diffusion names its kind",
+                     bench);
+    if (jl_workload_counts_items(workload) && strcmp(workload, "diffusion"))
+        jl__imp_note(c, dir, "workload",
+                     "@workload %s: energy per sample (per query for SingleStream and "
+                     "MultiStream); the latent model and the LLM-only figures (per token, ITL, "
+                     "TTFT) do not apply",
+                     workload);
     char acc[128] = "", gid[64];
     long count = 1;
     double mem = NAN;
-    if (jl__imp_system_accelerators(w.system, acc, sizeof acc, &count, gid, sizeof gid, &mem)) {
+    sysdesc sd;
+    if (read_sysdesc(c, r, &w, &sd) < 0) {
+        jl_run_free(r);
+        where_free(&w);
+        return NULL;
+    }
+    int from_name =
+        jl__imp_system_accelerators(w.system, acc, sizeof acc, &count, gid, sizeof gid, &mem);
+    if (sd.found) {
+        /* the description says what and how many; the folder name only
+         * where it disagrees, in a note */
+        if (from_name && !sd.cpu && (strcmp(gid, sd.gpu_model) || count != sd.count))
+            jl__imp_note(c, dir, "system",
+                         "the system description says %s x %ld, the folder name '%s' %s x %ld: "
+                         "the description is used",
+                         sd.gpu_model, sd.count, w.system, gid, count);
+        r->attrs.gpu_model = jl__imp_sanitize(sd.gpu_model);
+        count = sd.count;
+        mem = sd.memory_bytes;
+        jl__imp_extra_str(c, r, "mlperf_accelerator_from", "system description");
+        if (sd.cpu)
+            jl__imp_extra_str(c, r, "mlperf_accelerator_kind", "cpu");
+    } else if (from_name) {
         r->attrs.gpu_model = jl__strdup(gid);
+        jl__imp_extra_str(c, r, "mlperf_accelerator_from", "system name");
     } else {
         r->attrs.gpu_model = jl__strdup(acc[0] ? acc : "unknown");
         count = acc[0] ? count : 1;
         jl__imp_note(c, dir, "system",
-                     "accelerator and count not recognised in the system name '%s': "
-                     "gpu_model '%s', num_gpus %ld",
-                     w.system ? w.system : "", acc[0] ? acc : "unknown", count);
+                     "accelerator and count not recognised in the system name '%s' and no "
+                     "system description (%s/systems/%s.json): gpu_model '%s', num_gpus %ld",
+                     w.system ? w.system : "", w.root ? w.root : "<submission>",
+                     w.system ? w.system : "<system>", acc[0] ? acc : "unknown", count);
+        jl__imp_extra_str(c, r, "mlperf_accelerator_from", "unknown");
     }
     r->attrs.gpu_memory_bytes = mem;
     r->attrs.num_gpus = count;
@@ -941,6 +1200,8 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
                      "effective_max_async_queries", m->max_async);
     }
     r->attrs.start_time_unix = m->power_begin;
+    if (sets)
+        jl__imp_sets_apply(c, sets, r); /* the user's values win */
     jl__imp_extra_str(c, r, "power_scope", "node_ac");
     jl__imp_extra_str(c, r, "window", "steady_state_only");
     jl__imp_extra_str(c, r, "mlperf_system", w.system ? w.system : "");
@@ -948,7 +1209,7 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
     jl__imp_extra_str(c, r, "mlperf_power_begin", m->begin_text);
     jl__imp_extra_str(c, r, "mlperf_power_end", m->end_text);
     jl__imp_extra_num(c, r, "mlperf_error_records", (double)m->n_errors);
-    if (acc[0])
+    if (acc[0] && !sd.found)
         jl__imp_extra_str(c, r, "mlperf_accelerator", acc);
     keep_mllog(c, r, m);
 
@@ -1048,8 +1309,8 @@ static void import_run_dir(jl__imp *c, const char *dir, int direct)
                 jl__imp_err(c, JL_EMISSING, dir, "spl.txt", -1,
                             "no spl.txt here nor in ../power/: not a power-measured run");
             else /* a submission tree holds performance-only runs beside the power ones */
-                jl__imp_note(c, dir, "spl.txt",
-                             "skipped: no spl.txt here nor in ../power/ (a run without power "
+                jl__imp_skip(c, dir, "spl.txt",
+                             "no spl.txt here nor in ../power/ (a run without power "
                              "measurement)");
             goto end;
         }
@@ -1084,7 +1345,10 @@ static void walk(jl__imp *c, const char *dir, int depth, size_t *found)
         base = base ? base + 1 : dir;
         (*found)++;
         if (!strcmp(base, "ranging") || !strcmp(base, "accuracy"))
-            jl__imp_note(c, dir, base, "a %s run is not the measured one: skipped", base);
+            jl__imp_skip(c, dir, base,
+                         "a %s run is not the measured one (the power result is "
+                         "performance/run_1)",
+                         base);
         else
             import_run_dir(c, dir, depth == 0);
     }
@@ -1098,12 +1362,38 @@ static void walk(jl__imp *c, const char *dir, int depth, size_t *found)
     jl__imp_free_names(files, nf);
 }
 
+/* Every path walked (none found: an error naming it), with the --set
+ * values of sets (NULL: none). */
+static jl_status import_paths(const char *const *paths, size_t n_paths,
+                              const jl_import_options *opt, const jl__imp_sets *sets,
+                              jl_import_result **out, jl_error_list *errors)
+{
+    mlp m = {.sets = sets};
+    *out = NULL;
+    if (jl__imp_start(&m.c, opt, errors))
+        return JL_ENOMEM;
+    for (size_t i = 0; i < n_paths && !m.c.oom; i++) {
+        size_t found = 0;
+        if (jl__imp_refuse_special(errors, paths[i]))
+            continue; /* a FIFO, a device, a socket: named, never read */
+        struct stat sb;
+        if (stat(paths[i], &sb) == 0 && jl__walk_seen(&m.c.walk, &sb))
+            continue; /* named before, or inside a folder walked before: read once */
+        walk(&m.c, paths[i], 0, &found);
+        if (!found)
+            jl__imp_err(&m.c, JL_EMISSING, paths[i], "mlperf_log_detail.txt", -1,
+                        "no MLPerf run here (no mlperf_log_detail.txt in it or below)");
+    }
+    if (!(m.c.res->source = jl__strdup(SOURCE)))
+        m.c.oom = 1;
+    return jl__imp_finish(&m.c, out, n_paths ? paths[0] : NULL);
+}
+
 jl_status jl_import_mlperf_power(const char *const *paths, size_t n_paths,
                                  const jl_import_options *opt, jl_import_result **out,
                                  jl_error_list *errors)
 {
-    return jl__imp_paths(paths, n_paths, opt, out, errors, walk, "mlperf_log_detail.txt",
-                         "no MLPerf run here (no mlperf_log_detail.txt in it or below)", SOURCE);
+    return import_paths(paths, n_paths, opt, NULL, out, errors);
 }
 
 jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len, const char *detail_txt,
@@ -1111,16 +1401,16 @@ jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len, con
                                         const jl_import_options *opt, jl_import_result **out,
                                         jl_error_list *errors)
 {
-    jl__imp c;
+    mlp m = {.sets = NULL};
     *out = NULL;
-    if (jl__imp_start(&c, opt, errors))
+    if (jl__imp_start(&m.c, opt, errors))
         return JL_ENOMEM;
-    import_texts(&c, dir, "spl.txt", spl_txt, spl_len, "mlperf_log_detail.txt", detail_txt,
+    import_texts(&m.c, dir, "spl.txt", spl_txt, spl_len, "mlperf_log_detail.txt", detail_txt,
                  detail_len, "mlperf_log_summary.txt", summary_txt);
-    c.res->source = jl__strdup(SOURCE);
-    if (!c.res->source)
-        c.oom = 1;
-    return jl__imp_finish(&c, out, dir);
+    m.c.res->source = jl__strdup(SOURCE);
+    if (!m.c.res->source)
+        m.c.oom = 1;
+    return jl__imp_finish(&m.c, out, dir);
 }
 
 /* ---- the importer table's row ------------------------------------------------ */
@@ -1128,10 +1418,23 @@ jl_status jl_import_mlperf_power_buffer(const char *spl_txt, size_t spl_len, con
 static jl_status mlperf_run(const char *const *paths, size_t n_paths, const jl_importer_arg *args,
                             size_t n_args, jl_import_result **out, jl_error_list *errors)
 {
-    (void)args;
-    (void)n_args;
-    return jl__imp_run_plain(jl_import_mlperf_power, paths, n_paths, out, errors, "node AC power");
+    *out = NULL;
+    jl__imp_sets sets;
+    jl_status st = jl__imp_sets_parse(args, n_args, &sets, errors);
+    if (st == JL_OK)
+        st = import_paths(paths, n_paths, NULL, &sets, out, errors);
+    jl__imp_sets_free(&sets);
+    if (st == JL_OK && *out)
+        (*out)->detail_text = jl__asprintf("node AC power, %zu notes", (*out)->n_notes);
+    return st;
 }
+
+static const jl_importer_option mlperf_options[] = {
+    {"set", "KEY=VALUE",
+     "a run attribute for every run, over what the files say (repeatable): model=BENCHMARK "
+     "for a run folder outside a submission's results/ tree, workload=, precision=, ..."},
+    {NULL, NULL, NULL},
+};
 
 const jl_importer jl__importer_mlperf_power = {
     .name = "mlperf-power",
@@ -1143,8 +1446,11 @@ const jl_importer jl__importer_mlperf_power = {
                    "are skipped). Each run is the system's AC power at the wall\n"
                    "(@power_scope node_ac, one column), cut to LoadGen's power_begin..power_end\n"
                    "with samples strictly inside, as the MLPerf checker does; summary/ holds the\n"
-                   "checker's figures (import.md, \"MLPerf Power\").\n",
-    .options = jl__imp_no_options,
+                   "checker's figures. Every benchmark: language models per token, vision,\n"
+                   "speech, recommendation and graph benchmarks per sample (@workload vision,\n"
+                   "...). Accelerator and count from the submission's systems/<system>.json,\n"
+                   "else the system's folder name (import.md, \"MLPerf Power\").\n",
+    .options = mlperf_options,
     .min_paths = 1,
     .max_paths = 0,
     .run = mlperf_run,

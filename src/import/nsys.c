@@ -12,6 +12,7 @@
  * counter is. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <regex.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/hash.h"
+#include "core/inputs.h"
 #include "core/util.h"
 #include "import/kit.h"
 #include "import/profile_spans.h"
@@ -340,6 +342,138 @@ static jl_status fold_device(nsx *x)
     return JL_OK;
 }
 
+/* *p resized to n elements of size bytes; 0 when out of memory (*p kept). */
+static int grow(void **p, size_t n, size_t size)
+{
+    void *q = realloc(*p, n * size);
+    if (q)
+        *p = q;
+    return q != NULL;
+}
+
+/* An export without NVTX ranges: each kernel its own span, named by its
+ * name — or, with --kernel-pattern, by the part of it the pattern matches
+ * (its first group when it has one; "(other kernels)" when none) — so
+ * `attribute` groups the device work by kernel. */
+static jl_status kernel_ranges(nsx *x, const regex_t *re)
+{
+    const char *name_col =
+        has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "shortName")       ? "shortName"
+        : has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") ? "demangledName"
+                                                                           : NULL;
+    char sql[256];
+    if (name_col && has_table(x->db, "StringIds"))
+        snprintf(sql, sizeof sql,
+                 "SELECT k.start, k.end, k.deviceId, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                 "LEFT JOIN StringIds s ON k.%s = s.id",
+                 name_col);
+    else
+        snprintf(sql, sizeof sql,
+                 "SELECT start, end, deviceId, NULL FROM CUPTI_ACTIVITY_KIND_KERNEL");
+    if (sqlite3_prepare_v2(x->db, sql, -1, &x->q, NULL) != SQLITE_OK)
+        return sql_fail(x);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(x->q)) == SQLITE_ROW) {
+        int64_t a = sqlite3_column_int64(x->q, 0), b = sqlite3_column_int64(x->q, 1);
+        x->n_dev++;
+        if (a <= 0 || b < a) {
+            x->n_zero++;
+            continue;
+        }
+        if (x->n_rg == cap) {
+            size_t nc = cap ? 2 * cap : 1024;
+            if (!grow((void **)&x->rg, nc, sizeof *x->rg) ||
+                !grow((void **)&x->env0, nc, sizeof *x->env0) ||
+                !grow((void **)&x->env1, nc, sizeof *x->env1) ||
+                !grow((void **)&x->busy, nc, sizeof *x->busy) ||
+                !grow((void **)&x->gpu, nc, sizeof *x->gpu) ||
+                !grow((void **)&x->n_ops, nc, sizeof *x->n_ops))
+                return oom(x);
+            cap = nc;
+        }
+        const char *text = (const char *)sqlite3_column_text(x->q, 3);
+        char group[256];
+        const char *label = text ? text : "(unnamed kernel)";
+        regmatch_t m[2];
+        if (re) {
+            if (text && !regexec(re, text, 2, m, 0)) {
+                int g = m[1].rm_so >= 0 ? 1 : 0;
+                snprintf(group, sizeof group, "%.*s", (int)(m[g].rm_eo - m[g].rm_so),
+                         text + m[g].rm_so);
+                label = group[0] ? group : "(other kernels)";
+            } else {
+                label = "(other kernels)";
+            }
+        }
+        int32_t k = name_index(x, label);
+        if (k < 0)
+            return oom(x);
+        size_t i = x->n_rg++;
+        x->rg[i] = (nrange){a, b, 0, k};
+        x->env0[i] = (double)a;
+        x->env1[i] = (double)b;
+        x->busy[i] = (double)(b - a) * 1e-9;
+        x->gpu[i] = (int16_t)sqlite3_column_int(x->q, 2);
+        x->n_ops[i] = 1;
+    }
+    if (rc != SQLITE_DONE)
+        return sql_fail(x);
+    sqlite3_finalize(x->q);
+    x->q = NULL;
+    if (!x->n_rg)
+        return jl__imp_err_at(x->errors, JL_ENODATA, x->path, 0, 0, "CUPTI_ACTIVITY_KIND_KERNEL",
+                              "no NVTX ranges and no kernel with its times in the export (%zu "
+                              "kernel records, %zu without times)",
+                              x->n_dev, x->n_zero);
+    return JL_OK;
+}
+
+/* The count of NVTX ranges (push/pop, start/end) in the export; 0 without
+ * the table. */
+static long long nvtx_count(nsx *x)
+{
+    if (!has_table(x->db, "NVTX_EVENTS"))
+        return 0;
+    long long n = 0;
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(x->db,
+                           "SELECT COUNT(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60) AND end "
+                           "> start",
+                           -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+        n = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return n;
+}
+
+/* What a file that is not an SQLite database is (first bytes): an error
+ * naming it; JL_OK when it is one. */
+static jl_status sniff(nsx *x)
+{
+    char head[64] = "";
+    char why[128];
+    FILE *f = jl__fopen_input(x->path, why, sizeof why);
+    size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
+    if (f)
+        fclose(f);
+    if (!f)
+        return JL_OK; /* sqlite says why it cannot open it */
+    head[n] = '\0';
+    if (n >= 16 && !memcmp(head, "SQLite format 3", 16))
+        return JL_OK;
+    if (!strncmp(head, "version https://git-lfs.github.com/spec/", 40))
+        return jl__imp_err_at(x->errors, JL_EFORMAT, x->path, 0, 0, NULL,
+                              "a Git LFS pointer (the stand-in a repository holds for a large "
+                              "file), not the export itself: fetch it with `git lfs pull "
+                              "--include=PATH` in the clone");
+    return jl__imp_err_at(x->errors, JL_EFORMAT, x->path, 0, 0, NULL,
+                          "not an SQLite database (%zu bytes read, no 'SQLite format 3' header): "
+                          "an Nsight Systems report (.nsys-rep, .qdrep) is exported first with "
+                          "`nsys export --type sqlite -o EXPORT.sqlite REPORT.nsys-rep`",
+                          n);
+}
+
 /* Nsight's 0 on the run's clock: the session's utcEpochNs against
  * @start_time_unix, else --offset alone; --offset added either way. */
 static jl_status place_clock(nsx *x, const jl_run *run, int has_offset, double offset)
@@ -488,9 +622,12 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
     *out = NULL;
     double offset = 0;
     int has_offset = 0, allow = 0;
+    const char *kernel_pattern = NULL;
     for (size_t i = 0; i < n_args; i++)
         if (!strcmp(args[i].name, "allow-misaligned"))
             allow = 1;
+        else if (!strcmp(args[i].name, "kernel-pattern"))
+            kernel_pattern = args[i].value;
         else if (!strcmp(args[i].name, "offset")) {
             char *end;
             offset = strtod(args[i].value, &end);
@@ -516,11 +653,54 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
         close(fd);
     if (fd < 0)
         st = jl__imp_err_at(errors, JL_EIO, x.path, 0, 0, NULL, "%s", why);
+    if (fd >= 0)
+        jl__input_read(x.path); /* the provenance's inputs */
+    int by_kernel = 0;
+    regex_t re;
+    int have_re = 0;
+    if (kernel_pattern) {
+        int rc = regcomp(&re, kernel_pattern, REG_EXTENDED);
+        if (rc) {
+            char m[256];
+            regerror(rc, &re, m, sizeof m);
+            jl_run_free(run);
+            return jl__imp_err_at(errors, JL_EUSAGE, NULL, 0, 0, "--kernel-pattern",
+                                  "--kernel-pattern '%s': %s", kernel_pattern, m);
+        }
+        have_re = 1;
+    }
+    if (st != JL_OK || (st = sniff(&x)) != JL_OK)
+        ;
     else if (sqlite3_open_v2(x.path, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
         st = jl__imp_err_at(errors, JL_EIO, x.path, 0, 0, NULL, "cannot open: %s",
                             x.db ? sqlite3_errmsg(x.db) : "out of memory");
+    else if (!has_table(x.db, "StringIds") && !has_table(x.db, "NVTX_EVENTS") &&
+             !has_table(x.db, "CUPTI_ACTIVITY_KIND_KERNEL"))
+        st = jl__imp_err_at(errors, JL_EFORMAT, x.path, 0, 0, NULL,
+                            "an SQLite database, but not an Nsight Systems export (no StringIds, "
+                            "NVTX_EVENTS or CUPTI_ACTIVITY_KIND_KERNEL table); record with `nsys "
+                            "profile -t cuda,nvtx` and `nsys export --type sqlite`");
+    else if ((have_re || !nvtx_count(&x)) && has_table(x.db, "CUPTI_ACTIVITY_KIND_KERNEL"))
+        by_kernel = 1; /* no NVTX ranges (or --kernel-pattern): the kernels themselves */
+    else if (!has_table(x.db, "NVTX_EVENTS") || !has_table(x.db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+        st = jl__imp_err_at(errors, JL_EFORMAT, x.path, 0, 0, NULL,
+                            "not an Nsight Systems export with NVTX and CUDA traces (tables "
+                            "NVTX_EVENTS and CUPTI_ACTIVITY_KIND_RUNTIME); record with "
+                            "`nsys profile -t cuda,nvtx` and `nsys export --type sqlite`");
+    if (st == JL_OK && by_kernel)
+        st = kernel_ranges(&x, have_re ? &re : NULL);
+    if (st == JL_OK && !by_kernel)
+        st = read_ranges(&x);
+    if (st == JL_OK && !by_kernel)
+        st = assign_calls(&x);
+    if (st == JL_OK && !by_kernel)
+        st = fold_device(&x);
+    if (have_re)
+        regfree(&re);
     if (st == JL_OK)
-        st = spans_of_db(&x, run, has_offset, offset, &sp, &n_sp, &n_empty, &n_steps);
+        st = place_clock(&x, run, has_offset, offset);
+    if (st == JL_OK)
+        st = make_spans(&x, run, &sp, &n_sp, &n_empty, &n_steps);
     jl__span_fit fit;
     if (st == JL_OK)
         st = jl__spans_write_checked(trace, run_name, sp, run, allow, x.path, errors, &fit);
@@ -544,9 +724,17 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
         jl__imp_detail(&kit, "side", "gpu", 0);
         jl__imp_detail(&kit, "into", trace, 0);
         jl__imp_detail(&kit, "run", run_name, 0);
-        r->detail_text =
-            jl__asprintf("%zu spans from %zu NVTX ranges, %zu steps, window [%.3f, %.3f] s", n_sp,
-                         x.n_rg, n_steps, sp->window[0], sp->window[1]);
+        r->detail_text = jl__asprintf("%zu spans from %zu %s, %zu steps, window [%.3f, %.3f] s",
+                                      n_sp, x.n_rg, by_kernel ? "kernels" : "NVTX ranges", n_steps,
+                                      sp->window[0], sp->window[1]);
+        if (by_kernel)
+            jl__imp_note(&kit, x.path, "NVTX_EVENTS",
+                         "%s: each kernel is a span named by %s, so `attribute` groups the "
+                         "device work by kernel (no host ranges, no layers or steps; record "
+                         "with `nsys profile -t cuda,nvtx` and NVTX ranges for those)",
+                         have_re ? "kernels grouped by --kernel-pattern"
+                                 : "no NVTX ranges in the export",
+                         have_re ? "the part of its name the pattern matches" : "its name");
         if (n_empty)
             jl__imp_note(&kit, x.path, "NVTX_EVENTS",
                          "%zu NVTX ranges launched no device work of their own: not spans",
@@ -576,6 +764,10 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
 
 static const jl_importer_option nsys_options[] = {
     {"offset", "S", "add S seconds to the alignment"},
+    {"kernel-pattern", "REGEX",
+     "kernels as the spans, grouped by the part of their name REGEX (POSIX extended) matches "
+     "(its first group if any; others: '(other kernels)'); the default without NVTX ranges is "
+     "each kernel by its name"},
     {"allow-misaligned", NULL,
      "import ranges whose busy/idle pattern fits the power better elsewhere (marked "
      "spans_misaligned)"},

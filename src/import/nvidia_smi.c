@@ -141,7 +141,7 @@ typedef struct log_data {
     double last_t;       /* last row's time */
     double *gpu_last_t;  /* per GPU, its last row's time */
     long long *gpu_last_line;
-    size_t rows, missing_values;
+    size_t rows, missing_values, decimal_commas;
     size_t n_samples;         /* samples grouped so far (all of them, streamed or not) */
     double sample_t0, min_dt; /* the current sample's first time; the shortest poll gap */
     int gpu_keyed;            /* an index or uuid column tells the GPUs apart */
@@ -152,6 +152,9 @@ typedef struct log_data {
      * merged into the time) and a row rebuilt as CSV fields */
     int dmon, *dmon_col;
     size_t dmon_n;
+    /* a log re-exported with ';' between fields (a spreadsheet's, often with
+     * decimal commas): each row rejoined and split at ';' into dmon_f */
+    int semi;
     jl__csv_field *dmon_f;
     char *dmon_text;
     /* streaming: each completed sample goes to emit() and only the current
@@ -215,6 +218,56 @@ static void log_free(log_data *L)
 #define LERR(L, code, line, column, field, ...) \
     jl__imp_err_at((L)->errors, code, (L)->path, line, column, field, __VA_ARGS__)
 
+/* The nvidia-smi field a custom logger's column name stands for (its
+ * words: power_draw_W, gpu_util, mem_used_MiB, temp_C, ...), else the name
+ * itself (a column joules has no place for, noted). */
+static const char *field_for(const char *name, char *buf, size_t cap)
+{
+    char low[128];
+    size_t i = 0;
+    for (; name[i] && i + 1 < sizeof low; i++)
+        low[i] = (char)tolower((unsigned char)name[i]);
+    low[i] = '\0';
+    int mem = strstr(low, "mem") != NULL, util = strstr(low, "util") != NULL;
+    const char *f =
+        strstr(low, "time") || strstr(low, "date") ? "timestamp"
+        : strstr(low, "power") || !strcmp(low, "pwr") || !strcmp(low, "watts") || !strcmp(low, "w")
+            ? "power.draw"
+        : strstr(low, "uuid")         ? "uuid"
+        : util && mem                 ? "utilization.memory"
+        : util                        ? "utilization.gpu"
+        : mem && strstr(low, "used")  ? "memory.used"
+        : mem && strstr(low, "total") ? "memory.total"
+        : strstr(low, "temp")         ? "temperature.gpu"
+        : strstr(low, "clock") && mem ? "clocks.mem"
+        : strstr(low, "clock")        ? "clocks.sm"
+        : strstr(low, "index") || !strcmp(low, "gpu") || !strcmp(low, "gpu_id") ||
+                !strcmp(low, "device") || !strcmp(low, "id")
+            ? "index"
+        : strstr(low, "name") || strstr(low, "model") ? "name"
+                                                      : NULL;
+    snprintf(buf, cap, "%s", f ? f : name);
+    return buf;
+}
+
+/* A header that is not nvidia-smi's (a logger of its own): the --columns
+ * line that would read it, into buf. */
+static void columns_hint(char **names, size_t n, char *buf, size_t cap)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && k + 1 < cap; i++) {
+        char name[128], unit[128], f[128];
+        jl__imp_csv_split_unit(names[i], name, unit, sizeof name);
+        int w = snprintf(buf + k, cap - k, "%s%s", i ? "," : "", field_for(name, f, sizeof f));
+        if (w < 0 || (size_t)w >= cap - k) {
+            buf[k] = '\0';
+            break;
+        }
+        k += (size_t)w;
+    }
+}
+
 static jl_status set_columns(log_data *L, char **names, size_t n, long long line)
 {
     L->cols = calloc(n ? n : 1, sizeof *L->cols);
@@ -259,6 +312,18 @@ static jl_status set_columns(log_data *L, char **names, size_t n, long long line
             jl__imp_note(L->k, L->path, c->name,
                          "column not imported (joules has no "
                          "place for it)");
+    }
+    if ((!have_time || !have_power) && line > 0 && !L->opt->columns) {
+        /* a header of another logger: the --columns line that reads it */
+        char hint[1024];
+        columns_hint(names, n, hint, sizeof hint);
+        if (strstr(hint, "timestamp") && strstr(hint, "power.draw"))
+            return LERR(L, JL_EMISSING, line, 0, NULL,
+                        "no '%s' column: this header is not nvidia-smi's (a logger of its own?); "
+                        "name its columns as nvidia-smi's fields, in order, and the header line "
+                        "is skipped: --columns %s (values in nvidia-smi's units: W, %%, MiB, "
+                        "MHz, C)",
+                        !have_time ? "timestamp" : "power.draw", hint);
     }
     if (!have_time)
         return LERR(L, JL_EMISSING, line, 0, NULL,
@@ -517,13 +582,8 @@ static int other_format(log_data *L, const jl__csv_row *row, jl_status *st)
                    RECORD_HINT);
         return -1;
     }
-    if (row->n == 1 && strchr(s, ';') && (strstr(s, "timestamp") || strstr(s, "power"))) {
-        *st = LERR(L, JL_EFORMAT, row->line, 1, NULL,
-                   "fields separated by ';' (a spreadsheet's export of the log?): nvidia-smi "
-                   "writes ',' — use the log as nvidia-smi wrote it, or %s",
-                   RECORD_HINT);
-        return -1;
-    }
+    if (row->n == 1 && strchr(s, ';') && (strstr(s, "timestamp") || strstr(s, "power")))
+        return 2; /* ';' between fields: read as such (semi_row) */
     return 0;
 }
 
@@ -577,6 +637,54 @@ static jl_status dmon_header(log_data *L, const jl__csv_row *row)
                      "`nvidia-smi dmon -o DT` output: read by its columns "
                      "(gpu as index, pwr as power.draw, times to the second)");
     return st;
+}
+
+/* One row of a ';'-separated log as the CSV row data_row reads: the fields
+ * the CSV reader split at ',' joined again (a decimal comma: "12,06 W"),
+ * then split at ';', blanks around each field trimmed. */
+static int semi_row(log_data *L, const jl__csv_row *in, jl__csv_row *out)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < in->n; i++)
+        len += in->f[i].len + 1;
+    char *text = realloc(L->dmon_text, len + 1);
+    if (!text)
+        return -1;
+    L->dmon_text = text;
+    char *o = text;
+    for (size_t i = 0; i < in->n; i++) {
+        if (i)
+            *o++ = ',';
+        memcpy(o, in->f[i].s, in->f[i].len);
+        o += in->f[i].len;
+    }
+    *o = '\0';
+    size_t nf = 1;
+    for (const char *q = text; *q; q++)
+        nf += *q == ';';
+    jl__csv_field *f = realloc(L->dmon_f, nf * sizeof *f);
+    if (!f)
+        return -1;
+    L->dmon_f = f;
+    char *start = text;
+    for (size_t k = 0; k < nf; k++) {
+        char *end = strchr(start, ';');
+        if (end)
+            *end = '\0';
+        while (*start == ' ' || *start == '\t')
+            start++;
+        size_t n = strlen(start);
+        while (n && (start[n - 1] == ' ' || start[n - 1] == '\t' || start[n - 1] == '\r'))
+            start[--n] = '\0';
+        f[k].s = start;
+        f[k].len = n;
+        f[k].column = in->n ? in->f[0].column + (long long)(start - text) : 1;
+        start = end ? end + 1 : start + n;
+    }
+    *out = *in;
+    out->f = f;
+    out->n = nf;
+    return 1;
 }
 
 /* One dmon data line as the CSV row data_row reads: fields split at
@@ -664,8 +772,18 @@ static jl_status read_header(log_data *L, const jl__csv_row *row)
     }
     jl_status st = JL_OK;
     int other = other_format(L, row, &st);
-    if (other)
+    jl__csv_row semi;
+    if (other == 2) { /* ';' between fields: the header split so too */
+        if (semi_row(L, row, &semi) < 0)
+            return JL_ENOMEM;
+        L->semi = 1;
+        jl__imp_note(L->k, L->path, "",
+                     "fields separated by ';' (a spreadsheet's export of the log): read as "
+                     "such, a decimal comma in a value as a decimal point");
+        row = &semi;
+    } else if (other) {
         return other > 0 ? dmon_header(L, row) : st;
+    }
     /* the header: its first field must not be a time */
     jl__civil cv;
     if (row->n > 0 && jl__civil_parse(row->f[0].s, &cv))
@@ -801,6 +919,23 @@ static jl_status row_value(log_data *L, const jl__csv_row *row, const col *c,
     if (!jl__imp_number_unit(f->s, &x, &unit))
         return LERR(L, JL_EINVALID, row->line, f->column, c->name,
                     "expected a number%s%s, found '%s'", c->unit[0] ? " in " : "", c->unit, f->s);
+    /* a decimal comma ("12,06 W": a locale's export, quoted in a ','-log or
+     * in a ';'-log): the comma read as the decimal point; nvidia-smi writes
+     * no thousands separator, so ',' then digits is never one */
+    char dot[64];
+    if (unit[0] == ',' && isdigit((unsigned char)unit[1]) && f->len < sizeof dot &&
+        !strchr(unit + 1, ',')) {
+        memcpy(dot, f->s, f->len + 1);
+        dot[unit - f->s] = '.';
+        const char *u2;
+        if (jl__imp_number_unit(dot, &x, &u2)) {
+            unit = f->s + (u2 - dot);
+            if (!L->decimal_commas++)
+                jl__imp_note(L->k, L->path, c->name,
+                             "decimal commas read as decimal points (line %lld: '%s' is %.10g)",
+                             row->line, f->s, x);
+        }
+    }
     if (*unit && !same_unit(unit, c->unit) && !(c->k == K_TEMP && !c->unit[0]))
         return LERR(L, JL_EINVALID, row->line, f->column, c->name,
                     "the unit '%s' does not match the column's [%s] (value '%s')", unit, c->unit,
@@ -934,11 +1069,21 @@ static jl_status data_row(log_data *L, reader *rd, const jl__csv_row *row)
         if (k <= 0)
             return k < 0 ? JL_ENOMEM : JL_OK;
         row = &dm;
+    } else if (L->semi) {
+        if (semi_row(L, row, &dm) < 0)
+            return JL_ENOMEM;
+        row = &dm;
     }
     if (rd->cidx[K_TIME] < 0) {
         layout_columns(L, rd);
-        /* a noheader log whose first line is the header anyway */
-        if (L->opt->columns && row->n > 0 && !strcmp(row->f[0].s, L->cols[0].name))
+        /* a noheader log whose first line is the header anyway, or a
+         * logger's own header replaced by --columns (its time field is no
+         * time) */
+        int ti = rd->cidx[K_TIME];
+        jl__civil cv;
+        if (L->opt->columns && row->n > 0 &&
+            (!strcmp(row->f[0].s, L->cols[0].name) ||
+             (ti >= 0 && (size_t)ti < row->n && !jl__civil_parse(row->f[ti].s, &cv))))
             return JL_OK;
     }
     if (repeats_header(L, row)) {

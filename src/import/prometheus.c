@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "core/hash.h"
+#include "core/inputs.h"
 #include "core/reasons.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -737,8 +738,18 @@ static int parse_line(char *s, char **name, label **l, size_t *n, double *v, dou
         p++;
     char *end = NULL;
     if (!*p) {
-        *why = "a sample without its timestamp: a scrape archive needs each sample's time "
-               "(the exposition format's optional timestamp, in ms)";
+        /* one scrape of the exporter's /metrics: no time per sample, no
+         * series; what gives joules the series, as commands to run */
+        *why = "a sample without its timestamp: this is one scrape of the exporter (its /metrics "
+               "page), which has no time per sample and no series over time. Ask Prometheus for "
+               "the series, one query per file: `curl -sG http://PROMETHEUS:9090/api/v1/"
+               "query_range --data-urlencode query=DCGM_FI_DEV_POWER_USAGE --data-urlencode "
+               "start=START --data-urlencode end=END --data-urlencode step=1s > power.json` "
+               "(START, END: RFC 3339 or Unix seconds; DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION "
+               "likewise), or record a scrape archive with each sample's time in ms while the "
+               "runs go: `while sleep 1; do curl -s http://HOST:9400/metrics | awk -v "
+               "t=$(date +%s%3N) '/^DCGM_FI_DEV_(POWER_USAGE|TOTAL_ENERGY_CONSUMPTION)[{]/ "
+               "{print $0, t}'; done >> scrape.txt`";
         return -1;
     }
     *t = strtod(p, &end) / 1000.0;
@@ -1585,6 +1596,7 @@ static int read_file(prom *p, const char *path)
         jl__imp_err(p->c, JL_EIO, path, NULL, -1, "%s", why);
         return -2;
     }
+    jl__input_read(path); /* the provenance's inputs */
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         close(fd);

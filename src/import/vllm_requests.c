@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/inputs.h"
 #include "core/stats.h"
 #include "core/util.h"
 #include "import/kit.h"
@@ -490,6 +491,7 @@ jl_status jl__imp_vllm_requests(jl__imp *kit, const char *path, jl_run *r, doubl
     FILE *f = jl__fopen_input(path, opened, sizeof opened);
     if (!f)
         return jl__imp_err_at(errors, JL_EIO, path, 0, 0, NULL, "%s", opened);
+    jl__input_read(path); /* the provenance's inputs: every request file */
     js p;
     vdoc d = {0};
     char why[256] = "";

@@ -277,14 +277,33 @@ int jl__format_g(char *buf, size_t size, int p, double v)
     return snprintf(buf, size, "%.*g", p, v);
 }
 
+/* The digits of v: "%.*g" at the document's precision, except that a
+ * number of magnitude JL_JSON_FULL_FROM (1e9) or more gets as many digits
+ * as it takes to read back as the same double (at most 17): an absolute
+ * time in Unix seconds (1e9 s is 2001-09-09) written to 12 digits would
+ * lose everything below 10 ms (joules/output.h). */
+static int digits_of(char *buf, size_t cap, double v, int precision)
+{
+    int n = precision && precision <= 15
+                ? jl__format_g(buf, cap, precision, v)
+                : snprintf(buf, cap, "%.*g", precision ? precision : 17, v);
+    if (n < 0 || !(fabs(v) >= JL_JSON_FULL_FROM) || !isfinite(v))
+        return n;
+    for (int p = precision ? precision : 17; p <= 17; p++) {
+        if (p > precision || !precision)
+            n = snprintf(buf, cap, "%.*g", p, v);
+        if (n < 0 || strtod(buf, NULL) == v)
+            break;
+    }
+    return n;
+}
+
 /* jansson's jsonp_dtostr (the C locale's '.' assumed, as joules sets no
- * locale) */
+ * locale), with digits_of's digits */
 static void real(obuf *b, double v, int precision)
 {
     char buf[64];
-    int n = precision && precision <= 15
-                ? jl__format_g(buf, sizeof buf, precision, v)
-                : snprintf(buf, sizeof buf, "%.*g", precision ? precision : 17, v);
+    int n = digits_of(buf, sizeof buf, v, precision);
     if (n < 0 || (size_t)n >= sizeof buf - 3) {
         b->failed = 1;
         return;

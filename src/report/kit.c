@@ -222,7 +222,7 @@ void jl__report_drop_last_figure(jl__report_report *r)
 
 int jl__report_energy_fig(const jl_summary *s)
 {
-    return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J;
+    return jl_attrs_counts_items(&s->attrs) ? JL_FIG_ENERGY_PER_ITEM_J : JL_FIG_ENERGY_PER_TOKEN_J;
 }
 
 int jl__report_latency_fig(const jl_summary *s)
@@ -232,7 +232,7 @@ int jl__report_latency_fig(const jl_summary *s)
 
 int jl__report_throughput_fig(const jl_summary *s)
 {
-    return jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_ITEMS_PER_S : JL_FIG_OUTPUT_THROUGHPUT_TOK_S;
+    return jl_attrs_counts_items(&s->attrs) ? JL_FIG_ITEMS_PER_S : JL_FIG_OUTPUT_THROUGHPUT_TOK_S;
 }
 
 char *jl__report_config_label(const jl_summary *s)

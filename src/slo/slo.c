@@ -128,9 +128,11 @@ static int resolve_named(const char *name, double *bare, int *unit_named)
     return -1;
 }
 
+/* Work counted in items (diffusion, the per-sample workloads): figures
+ * resolve to their item forms (energy per item, items per second). */
 static int is_diffusion_workload(const char *w)
 {
-    return w && !strcmp(w, "diffusion");
+    return jl_workload_counts_items(w);
 }
 
 /* jl_slo_resolve_figure, with what resolve_named says of the name. */
@@ -605,7 +607,7 @@ char *jl_slo_caret(const char *expr, size_t offset)
 
 int jl_slo_cond_figure(const jl_slo_cond *c, const jl_summary *s)
 {
-    return jl_attrs_is_diffusion(&s->attrs) ? c->figure_diffusion : c->figure_llm;
+    return jl_attrs_counts_items(&s->attrs) ? c->figure_diffusion : c->figure_llm;
 }
 
 jl_slo_result jl_slo_cond_eval(const jl_slo_cond *c, const jl_summary *s, double *value,

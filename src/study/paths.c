@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/inputs.h"
 #include "core/util.h"
 #include "core/walk.h"
 #include "joules/import.h"
@@ -146,6 +147,10 @@ jl_status jl_collect_paths(const char *const *paths, size_t n, char ***files, si
     /* sorted; each file once already (one walk, by device and inode) */
     if (out.n)
         qsort(out.v, out.n, sizeof *out.v, cmp_str);
+    /* the traces the study reads (in worker processes too): the
+     * provenance's inputs, noted here in the process that writes it */
+    for (size_t i = 0; i < out.n; i++)
+        jl__input_read(out.v[i]);
     *files = out.v;
     *n_files = out.n;
     return JL_OK;

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/inputs.h"
 #include "core/util.h"
 #include "joules/trace.h"
 #include "trace/trace_internal.h"
@@ -478,6 +479,7 @@ jl_status jl_trace_open(const char *path, const jl_trace_options *opt, jl_trace 
         close(fd);
         return jl__rctx_fail(&c, JL_EFORMAT, "empty file (0 bytes)");
     }
+    jl__input_read(path); /* the provenance's inputs */
     jl_status st = trace_new(path, opt, &t, err);
     if (st != JL_OK) {
         close(fd);

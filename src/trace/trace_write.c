@@ -726,6 +726,19 @@ static int cmp_run_name(const void *a, const void *b)
     return strcmp((*(const jl_run *const *)a)->name, (*(const jl_run *const *)b)->name);
 }
 
+jl_status jl_trace_writer_set_provenance(jl_trace_writer *w, const char *text, jl_error **err)
+{
+    if (!text)
+        return JL_OK;
+    hid_t root = H5Gopen2(w->file, "/", H5P_DEFAULT);
+    if (root < 0)
+        return WFAIL(err, w->path, NULL, "/", -1, "cannot open the root group");
+    wctx c = {w, NULL, err};
+    jl_status st = attr_str(&c, root, "/", "provenance", text);
+    H5Gclose(root);
+    return st;
+}
+
 jl_status jl_trace_writer_commit(jl_trace_writer *w, jl_error **err)
 {
     jl_status st = JL_OK;

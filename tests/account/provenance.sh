@@ -30,7 +30,9 @@ SOURCE_DATE_EPOCH=0 "$J" summarize --json --force --csv "$T/s.csv" traces/ >"$T/
 [ "$(diff "$T/a.json" "$T/c.json" | grep -c '^[<>]')" = 2 ] || bad "more than the time differs between two epochs"
 # the text writer's documents (frontier) carry it too, in sorted place
 "$J" frontier --json traces/ >"$T/f.json"
-jq -e '.provenance.inputs | length == 5' "$T/f.json" >/dev/null || bad "frontier's document has no provenance"
+# the inputs are the files read: the 4 traces, not traces/README.md beside them
+jq -e '[.provenance.inputs[].path] | length == 4 and all(endswith(".h5"))' "$T/f.json" >/dev/null ||
+    bad "frontier's inputs are not the 4 traces it read: $(jq -c '[.provenance.inputs[].path]' "$T/f.json")"
 jq -e '(keys_unsorted == keys) and (.provenance | keys_unsorted == keys)' "$T/f.json" >/dev/null || bad "frontier's document keys not sorted"
 # an import keeps its sources' hashes in the trace (@provenance)
 # (exit 1: the fixture holds a broken results.json on purpose)
@@ -44,5 +46,38 @@ assert p["inputs"], "no inputs"
 for i in p["inputs"]:
     assert hashlib.sha256(open(i["path"], "rb").read()).hexdigest() == i["sha256"], i["path"]
 PY
+# an import lists the files it read, not every argument that names a file:
+# a folder holding files named like the format word and the zone's value
+mkdir -p "$T/w"
+cp tests/golden/data/nvsmi-2gpu.csv "$T/w/gpu.csv"
+cp tests/golden/data/nvsmi-runs.csv "$T/w/runs.csv"
+: >"$T/w/nvidia-smi"
+: >"$T/w/UTC"
+echo unrelated >"$T/w/notes.txt"
+(cd "$T/w" && "$J" import nvidia-smi gpu.csv --runs runs.csv --timezone UTC --set workload=llm \
+    -o out.h5 --quiet >/dev/null 2>&1) # exit 1: the fixture's run "late" is outside the log
+[ -f "$T/w/out.h5" ] || bad "the nvidia-smi import wrote no trace"
+/usr/bin/python3 - "$T/w/out.h5" <<'PY' || bad "the import's inputs are not the log and RUNS.csv"
+import json, sys, h5py
+p = json.loads(h5py.File(sys.argv[1], "r").attrs["provenance"])
+got = sorted(i["path"] for i in p["inputs"])
+assert got == ["gpu.csv", "runs.csv"], got
+PY
+# import --each: each trace lists its own log, not the ones read before it
+cp "$T/w/gpu.csv" "$T/w/gpu2.csv"
+(cd "$T/w" && "$J" import nvidia-smi gpu.csv gpu2.csv --each -o "$T/each" --timezone UTC \
+    --set workload=llm --set model=m --set task=t --set precision=bf16 --set max_batch_size=1 \
+    --set gpu_model=H100 --quiet >/dev/null 2>&1)
+/usr/bin/python3 - "$T/each" <<'PY' || bad "import --each: a trace's inputs are not its own log"
+import json, sys, h5py
+for name, want in (("gpu.h5", ["gpu.csv"]), ("gpu2.h5", ["gpu2.csv"])):
+    p = json.loads(h5py.File(sys.argv[1] + "/" + name, "r").attrs["provenance"])
+    got = [i["path"] for i in p["inputs"]]
+    assert got == want, (name, got)
+PY
+# summarize on "." hashes the trace it read, not the whole working folder
+(cd "$T/w" && "$J" summarize --json . >"$T/w.json" 2>/dev/null)
+jq -e '[.provenance.inputs[].path] == ["./out.h5"]' "$T/w.json" >/dev/null ||
+    bad "summarize . lists more than the trace: $(jq -c '[.provenance.inputs[].path]' "$T/w.json")"
 [ $fail = 0 ] && echo "ok: provenance deterministic under SOURCE_DATE_EPOCH, inputs' SHA-256 = sha256sum, outputs not inputs"
 exit $fail

@@ -468,8 +468,10 @@ if len(runs_of(o)) != len(zrows) - 1:
     bad("zeus: one malformed row stopped the other windows")
 # not a Zeus log
 o, doc, err = zvariant("notzeus.csv", raw, expect_rc=3)
-if "not a ZeusMonitor log" not in err:
-    bad(f"zeus: an emissions.csv is not refused as not a ZeusMonitor log: {err}")
+# the recogniser every command shares names it and the command that reads it
+if ("not a file `joules import zeus` reads" not in err or "CodeCarbon's emissions.csv" not in err
+        or "`joules import codecarbon " not in err):
+    bad(f"zeus: an emissions.csv is not refused as CodeCarbon's with its import command: {err}")
 # --set missing
 rc, _, err = run("zeus", a40, os.path.join(work, "znoset.h5"))
 if rc == 0 or "gpu_model" not in err:

@@ -9,7 +9,8 @@ variations are written to a temporary folder, never committed):
   reordered polls         GPUs of a poll in another order: the same energy
   no index, 8 GPUs        an error that says so and what to query
   dmon -o DT              read: energy = the trapezoid over its samples
-  dmon without -o DT, the table of plain nvidia-smi, ';' fields
+  ';' fields, decimal commas  (a spreadsheet's export) the same energy as the log
+  dmon without -o DT, the table of plain nvidia-smi
                           an error naming what the file is
   -l 5                    a note on its resolution; `check` passes its coverage
 
@@ -203,9 +204,17 @@ rc, runs, doc, err = imp(p)
 check(rc != 0 and "dmon" in err and "-o DT" in err, "dmon without -o DT: an error naming it")
 rc, runs, doc, err = imp(os.path.join(corpus, "slurmmwe-table", "gpu_usage.log"))
 check(rc != 0 and "human-readable table" in err, "the table of plain nvidia-smi: named")
-p = write("semicolon.csv", text.replace(", ", ";"))
+# ';' between fields and decimal commas (a spreadsheet's export in a
+# decimal-comma locale): read, the same energy as the log
+semi = "\n".join(";".join(f.replace(".", ",") if f[:1].isdigit() and " " in f and ":" not in f
+                           else f for f in ln.split(", ")) for ln in text.splitlines()) + "\n"
+p = write("semicolon.csv", semi)
 rc, runs, doc, err = imp(p)
-check(rc != 0 and "';'" in err, "';'-separated fields: named")
+got = energy(runs) if runs else float("nan")
+semi_notes = notes(doc)
+check(rc == 0 and abs(got - e0) <= 1e-6 * e0 and "';'" in semi_notes
+      and "decimal commas" in semi_notes,
+      f"';'-separated fields with decimal commas: {got:.1f} J, the log {e0:.1f} J")
 
 # ---- a log polled every 5 s ------------------------------------------------------
 gl = read(os.path.join(corpus, "ignasipc-gpulog", "gpu_log.csv")).splitlines(keepends=True)

@@ -189,7 +189,23 @@ refused(["import", "prometheus", err, "--runs-by", "pod", "-o", os.path.join(wor
 nots = os.path.join(work, "nots.prom")
 open(nots, "w").write('# TYPE DCGM_FI_DEV_POWER_USAGE gauge\nDCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-1"} 250.5\n')
 refused(["import", "prometheus", nots, "--runs-by", "pod", "-o", os.path.join(work, "x.h5")] + SET, 3,
-        "nots.prom", "line 2", "timestamp")
+        "nots.prom", "line 2", "timestamp", "/api/v1/query_range", "query=DCGM_FI_DEV_POWER_USAGE",
+        "step=1s", "date +%s%3N")
+# the scrape loop the message gives, its awk program run as printed on three
+# scrapes of this file a second apart: the archive it makes imports
+msg = run(["import", "prometheus", nots, "--runs-by", "pod", "-o", os.path.join(work, "x.h5")] + SET,
+          3).stderr
+awk_prog = msg.split("awk -v t=$(date +%s%3N) '", 1)[1].split("'", 1)[0]
+arch = os.path.join(work, "loop.prom")
+with open(arch, "w") as f:
+    scrape = open(nots).read().replace('UUID="GPU-1"', 'UUID="GPU-1",pod="p"')
+    for k in range(3):
+        f.write(subprocess.run(["awk", "-v", f"t={1764230400000 + 1000 * k}", awk_prog],
+                               input=scrape, capture_output=True, text=True, check=True).stdout)
+p = run(["import", "prometheus", arch, "--runs-by", "pod", "-o", os.path.join(work, "loop.h5"),
+         "--force", "--set", "gpu_model=H100"] + SET, 0)
+if "3 samples" not in p.stdout:
+    bad(f"the scrape loop's archive does not import its 3 samples: {p.stdout} {p.stderr}")
 back = os.path.join(work, "back.prom")
 open(back, "w").write('DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-1",pod="p"} 250 1764230415000\n'
                       'DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-1",pod="p"} 251 1764230400000\n')

@@ -1129,6 +1129,89 @@ TEST(kineto_refusals)
     free(trace);
 }
 
+/* Kineto of every PyTorch generation: 1.8/1.9's categories (Operator,
+ * Kernel, Memcpy) with Unix-µs timestamps and no baseTimeNanoseconds; a
+ * profile on its own clock placed by --offset (the advice given works); a
+ * two-member .json.gz read whole. */
+static const char *const kineto_18 =
+    "{\"schemaVersion\":1,\"traceEvents\":[\n"
+    "{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"ProfilerStep#1\",\"pid\":462,\"tid\":462,"
+    "\"ts\":1795000001250000,\"dur\":300},\n"
+    "{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::mm\",\"pid\":462,\"tid\":462,"
+    "\"ts\":1795000001250010,\"dur\":50},\n"
+    "{\"ph\":\"X\",\"cat\":\"Runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":462,"
+    "\"tid\":462,\"ts\":1795000001250020,\"dur\":5},\n"
+    "{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,"
+    "\"ts\":1795000001250030,\"dur\":40},\n"
+    "{\"ph\":\"X\",\"cat\":\"Memcpy\",\"name\":\"Memcpy DtoH\",\"pid\":0,\"tid\":7,"
+    "\"ts\":1795000001250080,\"dur\":4}\n"
+    "]}\n";
+
+static void gz_members(const char *path, const char *a, size_t na, const char *b, size_t nb)
+{
+    gzFile z = gzopen(path, "wb");
+    gzwrite(z, a, (unsigned)na);
+    gzclose(z);
+    z = gzopen(path, "ab"); /* a second gzip member after the first */
+    gzwrite(z, b, (unsigned)nb);
+    gzclose(z);
+}
+
+TEST(kineto_generations)
+{
+    char *trace = fixture_trace("kineto-gen");
+    jl_error_list errors = {0};
+    CHECK(import_into(kineto_18, strlen(kineto_18), 0, trace, NULL, 0, &errors) == JL_OK);
+    CHECK_EQ_INT(errors.count, 0);
+    jl_spans *s = spans_of(trace);
+    CHECK(s && s->n == 1); /* ProfilerStep#1: aten::mm is an operator, not a range */
+    if (s && s->n == 1) {
+        CHECK_STR(s->side, "cpu");
+        CHECK_STR(s->names[s->name[0]], "ProfilerStep#1");
+        CHECK_NEAR(s->start[0], 1.0, 0, 1e-6); /* Unix µs against @start_time_unix */
+        CHECK_NEAR(s->end[0], 1.0003, 0, 1e-6);
+        CHECK_CONTAINS(s->clock, "Unix microseconds");
+    }
+    jl_spans_free(s);
+    jl_error_list_clear(&errors);
+
+    /* its own clock (ts from 0), no baseTimeNanoseconds: refused with
+     * advice that works — and --offset does */
+    const char *own = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":"
+                      "\"step\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":500}]}";
+    CHECK(import_into(own, strlen(own), 0, trace, NULL, 0, &errors) == JL_EMISSING);
+    char *m = errors.count ? jl_error_format(errors.items[0]) : NULL;
+    CHECK_CONTAINS(m, "--offset S (the run time");
+    free(m);
+    jl_error_list_clear(&errors);
+    jl_importer_arg off[1] = {{"offset", "1.5"}};
+    CHECK(import_into(own, strlen(own), 0, trace, off, 1, &errors) == JL_OK);
+    s = spans_of(trace);
+    CHECK(s && s->n == 1);
+    if (s && s->n == 1)
+        CHECK_NEAR(s->start[0], 1.501, 0, 1e-9); /* ts 1000 µs after run time 1.5 s */
+    jl_spans_free(s);
+    jl_error_list_clear(&errors);
+
+    /* a two-member .json.gz: both members read (the first alone is cut) */
+    char *src = jl__asprintf("/tmp/joules-test-attribute-%ld-2m.json.gz", (long)getpid());
+    size_t half = strlen(kineto_doc) / 2;
+    gz_members(src, kineto_doc, half, kineto_doc + half, strlen(kineto_doc) - half);
+    const jl_importer *im = jl_importer_find("kineto");
+    jl_import_result *r = NULL;
+    const char *paths[1] = {src};
+    CHECK(im->into(paths, 1, NULL, 0, trace, "r0", &r, &errors) == JL_OK);
+    jl_import_result_free(r);
+    s = spans_of(trace);
+    CHECK(s && s->n == 3);
+    jl_spans_free(s);
+    jl_error_list_clear(&errors);
+    unlink(src);
+    free(src);
+    unlink(trace);
+    free(trace);
+}
+
 /* ---- import nsys ---------------------------------------------------------------- */
 
 /* An Nsight Systems export in miniature: a decode_step range holding two
@@ -1208,6 +1291,86 @@ TEST(nsys_projection)
     const char *bad[1] = {trace};
     CHECK(im && im->into(bad, 1, NULL, 0, trace, "r0", &r, &errors) != JL_OK);
     CHECK(errors.count >= 1);
+    jl_error_list_clear(&errors);
+    unlink(db_path);
+    free(db_path);
+    unlink(trace);
+    free(trace);
+}
+
+/* An export without NVTX ranges: the kernels are the spans, by name or by
+ * --kernel-pattern; an LFS pointer and a file that is no SQLite database
+ * are named for what they are. */
+static const char *const nsys_kernels_sql =
+    "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT NOT NULL, end INT NOT NULL,"
+    " deviceId INT NOT NULL, streamId INT NOT NULL, correlationId INT NOT NULL, shortName INT);"
+    "CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INT, utcTime TEXT, localTime TEXT);"
+    "INSERT INTO StringIds VALUES (1, 'sm90_gemm_bf16'), (2, 'flash_attn_fwd');"
+    "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1794999999250000000, '', '');"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000000000, 2000040000, 0, 7, 1, 1);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000050000, 2000080000, 0, 7, 2, 2);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000090000, 2000100000, 0, 7, 3, 1);";
+
+static jl_status nsys_into_file(const char *path, const jl_importer_arg *args, size_t n,
+                                const char *trace, jl_error_list *errors)
+{
+    const jl_importer *im = jl_importer_find("nsys");
+    jl_import_result *r = NULL;
+    const char *paths[1] = {path};
+    jl_status st = im->into(paths, 1, args, n, trace, "r0", &r, errors);
+    jl_import_result_free(r);
+    return st;
+}
+
+TEST(nsys_without_nvtx)
+{
+    char *trace = fixture_trace("nsys-k");
+    char *db_path = jl__asprintf("/tmp/joules-test-attribute-%ld-k.sqlite", (long)getpid());
+    unlink(db_path);
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(db_path, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, nsys_kernels_sql, NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    jl_error_list errors = {0};
+    CHECK(nsys_into_file(db_path, NULL, 0, trace, &errors) == JL_OK);
+    jl_spans *s = spans_of(trace);
+    CHECK(s && s->n == 3);
+    if (s && s->n == 3) {
+        CHECK_STR(s->names[s->name[0]], "sm90_gemm_bf16");
+        CHECK_STR(s->names[s->name[1]], "flash_attn_fwd");
+        CHECK_NEAR(s->start[0], 1.0, 0, 1e-9);
+        CHECK_NEAR(s->busy_s[0], 40e-6, 1e-6, 0);
+    }
+    jl_spans_free(s);
+    jl_error_list_clear(&errors);
+    jl_importer_arg pat[1] = {{"kernel-pattern", "(gemm)"}};
+    CHECK(nsys_into_file(db_path, pat, 1, trace, &errors) == JL_OK);
+    s = spans_of(trace);
+    CHECK(s && s->n == 3);
+    if (s && s->n == 3) {
+        CHECK_STR(s->names[s->name[0]], "gemm");
+        CHECK_STR(s->names[s->name[1]], "(other kernels)");
+        CHECK_STR(s->names[s->name[2]], "gemm");
+    }
+    jl_spans_free(s);
+    jl_error_list_clear(&errors);
+    /* an LFS pointer, a text file: named */
+    FILE *f = fopen(db_path, "w");
+    fputs("version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 9\n", f);
+    fclose(f);
+    CHECK(nsys_into_file(db_path, NULL, 0, trace, &errors) == JL_EFORMAT);
+    char *m = errors.count ? jl_error_format(errors.items[0]) : NULL;
+    CHECK_CONTAINS(m, "Git LFS pointer");
+    free(m);
+    jl_error_list_clear(&errors);
+    f = fopen(db_path, "w");
+    fputs("{\"traceEvents\": []}\n", f);
+    fclose(f);
+    CHECK(nsys_into_file(db_path, NULL, 0, trace, &errors) == JL_EFORMAT);
+    m = errors.count ? jl_error_format(errors.items[0]) : NULL;
+    CHECK_CONTAINS(m, "not an SQLite database");
+    free(m);
     jl_error_list_clear(&errors);
     unlink(db_path);
     free(db_path);
@@ -1440,7 +1603,9 @@ int main(int argc, char **argv)
     RUN(sensor_fit_synthetic);
     RUN(kineto_fold_and_align);
     RUN(kineto_refusals);
+    RUN(kineto_generations);
     RUN(nsys_projection);
+    RUN(nsys_without_nvtx);
     RUN_DATA(shared_sensor_fit);
     RUN_DATA(shared_profiled_run);
     TEST_MAIN_END();

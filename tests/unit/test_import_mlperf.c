@@ -4,6 +4,10 @@
  * real run in JOULES_SHARED_DIR is checked by tests/import/mlperf_real.sh. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "joules/import.h"
 #include "joules/summary.h"
@@ -206,14 +210,63 @@ TEST(bad_input)
                  "expected a finite number");
     expect_error(SPL, "no records at all\n", DIR, "mlperf_log_detail.txt", NULL, -1,
                  "no :::MLLOG record");
-    /* a benchmark the format has no workload for: skipped with a note (a
-     * system tree holds such runs beside the LLM ones); nothing imported */
+    /* a run folder outside a submission's tree: the benchmark is not
+     * known, so the run is skipped, and the failed import says why */
     jl_import_result *r = NULL;
     jl_error_list errs = {0};
-    CHECK(run_import(SPL, DETAIL, "r/SYS_A100x1/resnet50/Offline/performance/run_1", &r, &errs) !=
-          JL_OK);
-    CHECK(errs.count == 1 && strstr(errs.items[0]->message, "no run could be imported"));
+    CHECK(run_import(SPL, DETAIL, "somewhere/run_1", &r, &errs) != JL_OK);
+    CHECK_EQ_INT(errs.count, 2);
+    if (errs.count == 2) {
+        CHECK_STR(errs.items[0]->file, "somewhere/run_1");
+        CHECK_CONTAINS(errs.items[0]->message, "skipped: the benchmark is not known");
+        CHECK_CONTAINS(errs.items[0]->message, "--set model=BENCHMARK");
+        CHECK_CONTAINS(errs.items[1]->message,
+                       "no run could be imported: 1 run found, it was skipped");
+    }
     jl_error_list_clear(&errs);
+}
+
+/* Vision, speech, recommendation and graph benchmarks import per sample
+ * (they were skipped); BERT is language, per sample too, not tokens. */
+TEST(per_sample_benchmarks)
+{
+    static const struct {
+        const char *bench, *workload;
+    } cases[] = {{"resnet50", "vision"},
+                 {"retinanet", "vision"},
+                 {"3d-unet-99", "vision"},
+                 {"rnnt", "speech"},
+                 {"dlrm-v2-99", "recommendation"},
+                 {"rgat", "graph"},
+                 {"bert-99", "language"},
+                 {"newnet", "other"},
+                 {"gptj-99", "llm"},
+                 {"stable-diffusion-xl", "diffusion"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[256];
+        snprintf(dir, sizeof dir,
+                 "x/closed/S/results/SYS_A100-SXM-80GBx4/%s/Offline/performance/run_1",
+                 cases[i].bench);
+        jl_import_result *r = NULL;
+        jl_error_list errs = {0};
+        CHECK(run_import(SPL, DETAIL, dir, &r, &errs) == JL_OK);
+        CHECK_EQ_INT(errs.count, 0);
+        if (r && r->n_runs == 1) {
+            const jl_run *run = r->runs[0];
+            CHECK_STR(run->attrs.workload, cases[i].workload);
+            CHECK_STR(run->attrs.gpu_model, "A100");
+            CHECK_EQ_INT(run->attrs.num_gpus, 4);
+            /* Offline: mean power 1400/3 W (300, 500, 600) over 250 samples/s */
+            CHECK_NEAR(run->summary.energy_per_item_j, 1400.0 / 3 / 250, 1e-12, 0);
+            CHECK_STR(sx(run, "items_per_s"), "250");
+            int noted = 0;
+            for (size_t k = 0; k < r->n_notes; k++)
+                noted |= strstr(r->notes[k].message, "not in joules' table of benchmarks") != NULL;
+            CHECK_EQ_INT(noted, !strcmp(cases[i].workload, "other"));
+        }
+        jl_import_result_free(r);
+        jl_error_list_clear(&errs);
+    }
 }
 
 /* A Server run as LoadGen v1.1+ writes it: unsigned 64-bit seeds, the
@@ -279,12 +332,195 @@ TEST(server_keys_big_integers_no_cap)
     }
 }
 
+/* ---- submission trees on disk ------------------------------------------------ */
+
+static char root[64];
+
+static void put(const char *rel, const char *text)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    for (char *q = strchr(p + strlen(root) + 1, '/'); q; q = strchr(q + 1, '/')) {
+        *q = '\0';
+        mkdir(p, 0700);
+        *q = '/';
+    }
+    FILE *f = fopen(p, "wb");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void put_run(const char *run_dir)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/spl.txt", run_dir);
+    put(p, SPL);
+    snprintf(p, sizeof p, "%s/mlperf_log_detail.txt", run_dir);
+    put(p, DETAIL);
+}
+
+static jl_status import_one(const char *path, jl_import_result **r, jl_error_list *errs)
+{
+    const char *paths[] = {path};
+    return jl_import_mlperf_power(paths, 1, NULL, r, errs);
+}
+
+#define QRUN "t/closed/Q/results/QAic_x16/resnet50/Offline/performance/run_1"
+
+/* The accelerator and its count from systems/<system>.json (the folder
+ * name says neither here), over several nodes. */
+TEST(system_description)
+{
+    put_run(QRUN);
+    put("t/closed/Q/systems/QAic_x16.json",
+        "{\"system_name\": \"Q box\", \"submitter\": \"Q\", \"accelerator_model_name\": "
+        "\"QUALCOMM Cloud AI 100 Standard\", \"accelerators_per_node\": \"8\", "
+        "\"number_of_nodes\": 2, \"host_processor_model_name\": \"AMD EPYC 7282\"}");
+    char p[512];
+    snprintf(p, sizeof p, "%s/" QRUN, root);
+    jl_import_result *r = NULL;
+    jl_error_list errs = {0};
+    CHECK(import_one(p, &r, &errs) == JL_OK);
+    CHECK_EQ_INT(errs.count, 0);
+    if (r && r->n_runs == 1) {
+        const jl_run *run = r->runs[0];
+        CHECK_STR(run->attrs.workload, "vision");
+        CHECK_STR(run->attrs.gpu_model, "Cloud-AI-100");
+        CHECK_EQ_INT(run->attrs.num_gpus, 16);
+        CHECK_STR(ax(run, "mlperf_accelerator_from"), "system description");
+        CHECK_STR(ax(run, "mlperf_accelerator_model_name"), "QUALCOMM Cloud AI 100 Standard");
+        CHECK_STR(ax(run, "mlperf_submitter"), "Q");
+    }
+    jl_import_result_free(r);
+    jl_error_list_clear(&errs);
+
+    /* an edge system without accelerators: its processors, noted */
+    put_run("t/closed/C/results/zen4/bert-99/SingleStream/performance/run_1");
+    put("t/closed/C/systems/zen4.json",
+        "{\"accelerator_model_name\": \"N/A\", \"accelerators_per_node\": 0, "
+        "\"host_processor_model_name\": \"AMD Ryzen 9 7950X\", \"host_processors_per_node\": "
+        "\"1\"}");
+    snprintf(p, sizeof p, "%s/t/closed/C/results/zen4", root);
+    r = NULL;
+    CHECK(import_one(p, &r, &errs) == JL_OK);
+    if (r && r->n_runs == 1) {
+        CHECK_STR(r->runs[0]->attrs.gpu_model, "AMD_Ryzen_9_7950X");
+        CHECK_EQ_INT(r->runs[0]->attrs.num_gpus, 1);
+        CHECK_STR(ax(r->runs[0], "mlperf_accelerator_kind"), "cpu");
+        CHECK_STR(r->runs[0]->attrs.workload, "language");
+    }
+    jl_import_result_free(r);
+    jl_error_list_clear(&errs);
+}
+
+/* A run named as users type it (relative, ".", "..", a trailing '/', a
+ * symbolic link) is the run its absolute path names. */
+TEST(paths_as_typed)
+{
+    put_run(QRUN);
+    char here[4096], abs[600], lnk[600];
+    if (!getcwd(here, sizeof here))
+        return;
+    snprintf(abs, sizeof abs, "%s/" QRUN, root);
+    snprintf(lnk, sizeof lnk, "%s/link", root);
+    CHECK_EQ_INT(symlink(abs, lnk), 0);
+    jl_import_result *r = NULL;
+    jl_error_list errs = {0};
+    CHECK(import_one(abs, &r, &errs) == JL_OK);
+    char *want = r && r->n_runs == 1 ? strdup(r->runs[0]->name) : NULL;
+    jl_import_result_free(r);
+    CHECK(want != NULL);
+    static const struct {
+        const char *cwd, *arg;
+    } typed[] = {{QRUN "/..", "run_1"},
+                 {QRUN, "."},
+                 {QRUN "/..", "./run_1/"},
+                 {QRUN, "../run_1"},
+                 {"", "link"},
+                 {"", "link/"},
+                 {QRUN "/../..", "performance/run_1"}};
+    for (size_t i = 0; want && i < sizeof typed / sizeof typed[0]; i++) {
+        char d[600];
+        snprintf(d, sizeof d, "%s/%s", root, typed[i].cwd);
+        CHECK_EQ_INT(chdir(d), 0);
+        r = NULL;
+        jl_status st = import_one(typed[i].arg, &r, &errs);
+        CHECK_EQ_INT(st, JL_OK);
+        if (st != JL_OK)
+            fprintf(stderr, "  %s in %s: %s\n", typed[i].arg, typed[i].cwd,
+                    errs.count ? errs.items[0]->message : "?");
+        if (r && r->n_runs == 1) {
+            CHECK_STR(r->runs[0]->name, want);
+            CHECK_STR(r->runs[0]->attrs.model, "resnet50");
+        }
+        jl_import_result_free(r);
+        jl_error_list_clear(&errs);
+        CHECK_EQ_INT(chdir(here), 0);
+    }
+    free(want);
+}
+
+/* Every run of a tree skipped: each reason an error of its own, and the
+ * document's "skipped" lists them when something imports. */
+TEST(every_skip_says_why)
+{
+    put("s/closed/X/results/SYS_H100x8/gptj-99/Offline/ranging/mlperf_log_detail.txt", DETAIL);
+    put("s/closed/X/results/SYS_H100x8/gptj-99/Offline/performance/run_1/mlperf_log_detail.txt",
+        DETAIL); /* no spl.txt: not power-measured */
+    put_run("s/closed/X/compliance/SYS_H100x8/gptj-99/Offline/TEST01/performance/run_1");
+    char p[512];
+    snprintf(p, sizeof p, "%s/s", root);
+    jl_import_result *r = NULL;
+    jl_error_list errs = {0};
+    CHECK(import_one(p, &r, &errs) == JL_ENODATA);
+    CHECK(r == NULL);
+    CHECK_EQ_INT(errs.count, 4);
+    int ranging = 0, nospl = 0, compliance = 0, total = 0;
+    for (size_t i = 0; i < errs.count; i++) {
+        const char *m = errs.items[i]->message;
+        ranging += strstr(m, "skipped: a ranging run is not the measured one") != NULL;
+        nospl += strstr(m, "skipped: no spl.txt here nor in ../power/") != NULL;
+        compliance += strstr(m, "skipped: a compliance test's run") != NULL;
+        total += strstr(m, "no run could be imported: 3 runs found, all were skipped") != NULL;
+    }
+    CHECK(ranging == 1 && nospl == 1 && compliance == 1 && total == 1);
+    jl_error_list_clear(&errs);
+
+    /* one run imports: the others are in "skipped" (and notes) */
+    put_run("s/closed/X/results/SYS_H100x8/gptj-99/Server/performance/run_1");
+    CHECK(import_one(p, &r, &errs) == JL_OK);
+    if (r) {
+        CHECK_EQ_INT(r->n_runs, 1);
+        CHECK_EQ_INT(r->n_skipped, 3);
+        json_t *doc = jl_import_document(r, "mlperf-power", NULL);
+        json_t *sk = json_object_get(doc, "skipped");
+        CHECK_EQ_INT(json_array_size(sk), 3);
+        CHECK(json_string_value(json_object_get(json_array_get(sk, 0), "reason")) != NULL);
+        json_decref(doc);
+    }
+    jl_import_result_free(r);
+    jl_error_list_clear(&errs);
+}
+
 int main(void)
 {
     RUN(offline_checker_figures);
     RUN(single_stream_energy_per_query);
     RUN(multi_channel_summed);
     RUN(bad_input);
+    RUN(per_sample_benchmarks);
+    snprintf(root, sizeof root, "/tmp/joules-mlperf-XXXXXX");
+    if (!mkdtemp(root))
+        return 1;
+    RUN(system_description);
+    RUN(paths_as_typed);
+    RUN(every_skip_says_why);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    if (system(cmd) != 0)
+        return 1;
     RUN(server_keys_big_integers_no_cap);
     TEST_MAIN_END();
 }

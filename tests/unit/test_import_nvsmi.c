@@ -236,6 +236,59 @@ static void test_noheader_columns_zone(void)
     jl_error_list_clear(&e);
 }
 
+/* Look-alike logs (issue 38): decimal commas in a ','-log (quoted) and in a
+ * ';'-log (a spreadsheet's export), the separator told apart; a custom
+ * logger's header gets the --columns line that reads it, and that line,
+ * given, reads it (its own header skipped). */
+static void test_lookalike_logs(void)
+{
+    jt_current = "lookalike_logs";
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.timezone = "UTC";
+    o.power_lag_s = 0; /* times as logged */
+    const char *logs[] = {
+        "timestamp, index, power.draw [W]\n2026/11/23 10:00:00.000, 0, \"12,06 W\"\n"
+        "2026/11/23 10:00:01.000, 0, \"13,94 W\"\n",
+        "timestamp;index;power.draw [W]\n2026/11/23 10:00:00.000;0;12,06 W\n"
+        "2026/11/23 10:00:01.000;0;13,94 W\n",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        jl_error_list e = {0};
+        jl_import_result *r = imp(logs[i], NULL, &o, &e);
+        CHECK(r != NULL);
+        if (r) {
+            CHECK_EQ_INT(r->runs[0]->power_n, 2);
+            CHECK_NEAR(r->runs[0]->watts.v[0], 12.06, 1e-12, 0);
+            CHECK_NEAR(r->runs[0]->watts.v[1], 13.94, 1e-12, 0);
+            int noted = 0;
+            for (size_t k = 0; k < r->n_notes; k++)
+                noted |= strstr(r->notes[k].message, "decimal commas") != NULL;
+            CHECK(noted);
+        }
+        jl_import_result_free(r);
+        jl_error_list_clear(&e);
+    }
+    const char *custom = "time,power_draw_W,gpu_util\n2026-11-23T10:00:00Z,100,50\n"
+                         "2026-11-23T10:00:01Z,110,50\n";
+    jl_error_list e = {0};
+    jl_import_result *r = imp(custom, NULL, &o, &e);
+    CHECK(r == NULL);
+    char *m = first_error(&e);
+    CHECK_CONTAINS(m, "--columns timestamp,power.draw,utilization.gpu");
+    free(m);
+    jl_error_list_clear(&e);
+    o.columns = "timestamp,power.draw,utilization.gpu";
+    r = imp(custom, NULL, &o, &e);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_EQ_INT(r->runs[0]->power_n, 2);
+        CHECK_NEAR(r->runs[0]->watts.v[1], 110, 0, 0);
+    }
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+}
+
 static void expect_error(const char *name, const char *log, int sort, const char *a, const char *b)
 {
     jt_current = name;
@@ -450,6 +503,14 @@ static void test_gpu_names(void)
     CHECK(jl_gpu_model_from_name("NVIDIA L40S", b, sizeof b) && !strcmp(b, "L40S"));
     CHECK(!jl_gpu_model_from_name("NVIDIA GeForce RTX 4090", b, sizeof b) &&
           !strcmp(b, "GeForce RTX 4090"));
+    /* MLPerf system descriptions' accelerator_model_name */
+    CHECK(jl_gpu_model_from_name("QUALCOMM Cloud AI 100 Standard", b, sizeof b) &&
+          !strcmp(b, "Cloud-AI-100"));
+    CHECK(jl_gpu_model_from_name("NVIDIA Jetson AGX Orin 64G", b, sizeof b) &&
+          !strcmp(b, "AGX-Orin"));
+    CHECK(jl_gpu_model_from_name("Xavier_NX", b, sizeof b) && !strcmp(b, "Xavier-NX"));
+    CHECK(jl_gpu_model_from_name("AMD Instinct MI300X", b, sizeof b) && !strcmp(b, "MI300X"));
+    CHECK(jl_gpu_model_from_name("Intel Gaudi2 HL-225H", b, sizeof b) && !strcmp(b, "GAUDI2"));
 }
 
 /* One run of a 10-s, 200 W, one-GPU log with a vLLM result written
@@ -827,6 +888,7 @@ int main(void)
     test_utf16_and_order();
     test_missing_first_gpu();
     test_noheader_columns_zone();
+    test_lookalike_logs();
     test_bad_input();
     test_runs_and_requests();
     test_gpu_names();

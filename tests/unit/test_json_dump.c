@@ -64,6 +64,8 @@ TEST(reals_as_jansson_prints_them)
                            3e100,
                            100.0};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        if (fabs(vals[i]) >= JL_JSON_FULL_FROM)
+            continue; /* written in full: full_precision_from_1e9 */
         json_t *a = json_array();
         json_array_append_new(a, json_real(vals[i]));
         json_array_append_new(a, json_real(-vals[i]));
@@ -73,6 +75,47 @@ TEST(reals_as_jansson_prints_them)
         json_decref(r);
         json_decref(a);
     }
+}
+
+/* Numbers of 1e9 or more (absolute times in Unix seconds) read back as the
+ * same double at every precision, in both backends; below 1e9 the
+ * document's precision holds (jansson's bytes, above). */
+TEST(full_precision_from_1e9)
+{
+    const double vals[] = {1795290517.43,  1795290517.4300001, 1795290517.123456,      1e9,
+                           123456789012.0, 1234567890123.0,    1.7976931348623157e308, 3e100,
+                           1000000000.5,   999999999.123456789};
+    static const size_t flags[] = {JSON_REAL_PRECISION(12), JSON_REAL_PRECISION(3), 0};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+        for (size_t f = 0; f < 3; f++) {
+            json_t *r = json_real(vals[i]);
+            char *t = jl_json_dumps(r, flags[f] | JSON_ENCODE_ANY);
+            CHECK(t != NULL);
+            if (t && vals[i] >= JL_JSON_FULL_FROM)
+                CHECK(strtod(t, NULL) == vals[i]);
+            else if (t) { /* below: the precision as asked */
+                char *a = json_dumps(r, flags[f] | JSON_ENCODE_ANY);
+                CHECK_STR(t, a);
+                free(a);
+            }
+            /* the text backend writes the same */
+            jl__jw *w = jl__jw_text(flags[f] | JSON_SORT_KEYS | JSON_COMPACT);
+            jl__jw_array(w);
+            jl__jw_number(w, vals[i]);
+            jl__jw_end(w);
+            char *x = jl__jw_finish_text(w, NULL);
+            char *want = jl__asprintf("[%s]\n", t ? t : "");
+            CHECK_STR(x, want);
+            free(want);
+            free(x);
+            free(t);
+            json_decref(r);
+        }
+    json_t *r = json_real(1795290517.123456);
+    char *s = jl_json_dumps(r, JSON_ENCODE_ANY | JSON_REAL_PRECISION(12));
+    CHECK_STR(s, "1795290517.123456"); /* 12 digits would say 1795290517.12 */
+    free(s);
+    json_decref(r);
 }
 
 TEST(integers_strings_literals)
@@ -399,6 +442,7 @@ TEST(utf8_fix_offsets)
 int main(void)
 {
     RUN(reals_as_jansson_prints_them);
+    RUN(full_precision_from_1e9);
     RUN(integers_strings_literals);
     RUN(nested_containers_and_key_order);
     RUN(format_g_matches_snprintf);

@@ -359,7 +359,8 @@ TEST(attributes)
 
     p = base_str("workload.h5", &f, "workload", "video");
     expect(f, p, JL_EINVALID,
-           "run r0: /runs/r0: attribute @workload must be llm, mllm or diffusion, found \"video\"",
+           "run r0: /runs/r0: attribute @workload must be llm, mllm, diffusion, language, vision, "
+           "speech, recommendation, graph or other, found \"video\"",
            -1);
 
     p = base_str("precision-empty.h5", &f, "precision", "");

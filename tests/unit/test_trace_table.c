@@ -418,7 +418,8 @@ TEST(bad_rows_name_their_run)
         char *m = e ? jl_error_format(e) : NULL;
         if (m)
             CHECK_CONTAINS(m, "run r1: /summary_table/attrs: attribute @workload must be llm, "
-                              "mllm or diffusion, found \"video\"");
+                              "mllm, diffusion, language, vision, speech, recommendation, "
+                              "graph or other, found \"video\"");
         free(m);
         jl_error_free(e);
         e = NULL;

@@ -199,6 +199,7 @@ class Study:
             self._cli += ["--require-valid"]
         self._window = wtext
         self._rules = rules
+        self._files = _joules.collect_paths(self.paths)
         self._c = _joules.Study(self.paths, where=where, exclude=exclude, workers=int(workers or 1),
                                 rules=rules, set_rules=set_rule, max_rows=int(max_rows or 0),
                                 max_dataset_bytes=int(max_dataset_bytes or 0), window=win, names=names,
@@ -245,7 +246,7 @@ class Study:
         inputs = list(o.inputs)
         if self._rules:
             inputs.append(self._rules)
-        inputs += self.paths
+        inputs += self._files  # the traces read, as the CLI's provenance lists them
         return argv, inputs
 
 
@@ -900,7 +901,8 @@ def attribute(run, by="class", calibration=None, classes=None, static_w=None, wi
         args["require_valid"] = True
     spec = "%s:%s" % (run.trace.path, run.name)
     o.argv.append(spec)
-    o.input(run.trace.path)
+    if _os.path.exists(run.trace.path):  # read first, so listed first (the CLI's read log)
+        o.inputs.insert(0, run.trace.path)
     try:
         doc = _joules.attribute(run.trace._file, run.index, o.argv, o.inputs, **args)
     except InvalidDataError as e:
