@@ -469,10 +469,8 @@ static PyObject *py_collect_paths(PyObject *self, PyObject *args)
         size_t nf = 0;
         jl_error_list errors = {0};
         jl_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = jl_collect_paths(&p[i], 1, &files, &nf, &errors);
-        Py_END_ALLOW_THREADS
-        jl_error_list_clear(&errors);
+        Py_BEGIN_ALLOW_THREADS st = jl_collect_paths(&p[i], 1, &files, &nf, &errors);
+        Py_END_ALLOW_THREADS jl_error_list_clear(&errors);
         for (size_t k = 0; st == JL_OK && k < nf && out; k++) {
             PyObject *u = PyUnicode_DecodeFSDefault(files[k]);
             if (!u || PyList_Append(out, u) < 0)
