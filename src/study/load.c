@@ -50,6 +50,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -526,6 +529,7 @@ static int spawn(pool *p, int k)
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
         return -1;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(sv[0]);
@@ -533,6 +537,16 @@ static int spawn(pool *p, int k)
         return -1;
     }
     if (pid == 0) {
+#ifdef __linux__
+        /* a worker never outlives the process that asked for its work (a
+         * parent killed while a worker waits on a slow file would leave it
+         * behind): killed with its parent, and gone at once if the parent
+         * died before this line */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(1);
+#else
+        (void)parent;
+#endif
         close(sv[0]);
         for (int i = 0; i < p->n_w; i++) /* other workers' parent ends */
             if (p->w[i].fd >= 0)

@@ -31,6 +31,19 @@ leftovers() { # no temporaries of OUT may remain
     return 1
 }
 
+survivors() { # processes (a worker) still running the command that wrote $1
+    for c in /proc/[0-9]*/cmdline; do
+        tr '\0' ' ' <"$c" 2>/dev/null | grep -qF -- "summarize --csv $1 " && return 0
+    done
+    return 1
+}
+
+wait_gone() { # $1 as for survivors; up to 10 s for the kernel to end them
+    n=0
+    while survivors "$1" && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+    ! survivors "$1"
+}
+
 wait_for() { # file, tenths of a second
     n=0
     while [ ! -e "$1" ] && [ $n -lt "$2" ]; do sleep 0.1; n=$((n + 1)); done
@@ -50,6 +63,7 @@ for sig in INT TERM; do
         [ $rc -gt 128 ] || bad "reading, SIG$sig: exit $rc, expected death by the signal"
         [ -e "$work/out/new.csv" ] && bad "reading, SIG$sig: new.csv exists"
         leftovers && bad "reading, SIG$sig: temporary file left"
+        wait_gone "$work/out/new.csv" || bad "reading, SIG$sig: a worker process outlived joules"
     else
         kill $pid 2>/dev/null; wait $pid
         bad "reading, SIG$sig: the shim never held open() (stderr: $(head -3 "$work/err"))"
