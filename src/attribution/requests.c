@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "attribution/attribution_internal.h"
+#include "core/stats.h"
 #include "core/util.h"
 #include "joules/output.h"
 
@@ -178,12 +179,6 @@ static jl_status itl_block(void *ctx, const float *sec, const int32_t *req, size
     return JL_OK;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* a residency's start (+1) or end (-1) */
 typedef struct {
     double t;
@@ -192,7 +187,7 @@ typedef struct {
 
 static int cmp_evt(const void *x, const void *y)
 {
-    return cmp_double(&((const evt *)x)->t, &((const evt *)y)->t);
+    return jl__cmp_double(&((const evt *)x)->t, &((const evt *)y)->t);
 }
 
 /* the start of r's prefill: the engine steps before its first token whose
@@ -227,7 +222,8 @@ static double prefill_start(const jl_run *run, size_t i)
 }
 
 /* printf at b + o (o < cap), truncating; the new length */
-static int append(char *b, size_t cap, int o, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int append(char *b, size_t cap, int o, const char *fmt,
+                                                        ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -600,7 +596,7 @@ jl_status jl_request_attribution_compute(const jl_run *run, const jl_sensor *sen
         for (size_t j = 1; j < ctr[0].n; j++)
             if (ctr[0].t[j - 1] >= W0 && ctr[0].t[j] <= W1)
                 gaps[ng++] = ctr[0].t[j] - ctr[0].t[j - 1];
-        qsort(gaps, ng, sizeof *gaps, cmp_double);
+        qsort(gaps, ng, sizeof *gaps, jl__cmp_double);
         A->update_period_s = ng ? gaps[ng / 2] : W1 - W0;
         A->split_s = A->update_period_s * SPLIT_UPDATES;
         free(gaps);
@@ -644,7 +640,7 @@ jl_status jl_request_attribution_compute(const jl_run *run, const jl_sensor *sen
         }
         for (size_t j = 1; j < run->engine_n; j++)
             gp[j - 1] = run->engine_time[j] - run->engine_time[j - 1];
-        qsort(gp, run->engine_n - 1, sizeof *gp, cmp_double);
+        qsort(gp, run->engine_n - 1, sizeof *gp, jl__cmp_double);
         steps = gp[(run->engine_n - 1) / 2] < 0.05;
         free(gp);
     }

@@ -115,6 +115,19 @@ static jl_status load_json(const char *dir, const char *name, json_t **out, jl_e
     return st;
 }
 
+/* gpus.json's "released", "YYYY-MM", as year + (month - 1) / 12; NaN when
+ * absent or of another shape (a month, not a civil time: no zone, no day). */
+static double released_year(const char *rel)
+{
+    if (!rel || strlen(rel) != 7 || rel[4] != '-')
+        return NAN;
+    for (int i = 0; i < 7; i++)
+        if (i != 4 && (rel[i] < '0' || rel[i] > '9'))
+            return NAN;
+    int yy = atoi(rel), mm = atoi(rel + 5);
+    return mm >= 1 && mm <= 12 ? yy + (mm - 1) / 12.0 : NAN;
+}
+
 static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d, jl_descriptors **out,
                                        jl_error **err);
 
@@ -196,11 +209,7 @@ static jl_status descriptors_from_docs(json_t *gj, json_t *mj, const char *d, jl
         g->idle_power_w = num_or_nan(v, "idle_power_w");
         g->hbm_bandwidth_bytes_s = num_or_nan(v, "hbm_bandwidth_bytes_s");
         const char *rel = json_string_value(json_object_get(v, "released"));
-        int yy, mm;
-        char tail;
-        g->released = rel && sscanf(rel, "%4d-%2d%c", &yy, &mm, &tail) == 2 && mm >= 1 && mm <= 12
-                          ? yy + (mm - 1) / 12.0
-                          : NAN;
+        g->released = released_year(rel);
         g->bf16_dense_flops = num_or_nan(v, "bf16_dense_flops");
         json_t *r = json_object_get(v, "idle_power_range_w");
         g->idle_min_w =

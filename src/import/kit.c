@@ -90,10 +90,14 @@ json_t *jl_import_document(const jl_import_result *r, const char *format, const 
     for (size_t i = 0; i < r->n_details; i++) {
         const jl_kv *d = &r->details[i];
         double x = d->is_number ? strtod(d->value, NULL) : 0;
+        /* a whole number in json_int_t's range as an integer; NaN or an
+         * infinity (strtod reads "nan", "inf") as null, never a cast */
+        int whole = isfinite(x) && fabs(x) < 9.2e18 && x == (double)(json_int_t)x;
         json_object_set_new(details, d->key,
-                            !d->is_number                ? json_string(d->value)
-                            : x == (double)(json_int_t)x ? json_integer((json_int_t)x)
-                                                         : json_real(x));
+                            !d->is_number ? json_string(d->value)
+                            : whole       ? json_integer((json_int_t)x)
+                            : isfinite(x) ? json_real(x)
+                                          : json_null());
     }
     json_object_set_new(doc, "details", details);
     return doc;

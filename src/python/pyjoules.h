@@ -73,7 +73,7 @@ void pyj_unlock(void);
  * frees (may be NULL: the status's own message). Returns NULL. */
 PyObject *pyj_raise(jl_status st, jl_error *err);
 /* A usage error (joules.UsageError, a ValueError too) with a message. */
-PyObject *pyj_usage(const char *fmt, ...);
+PyObject *pyj_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The first error of a list when the whole call failed (NULL when empty). */
 const jl_error *pyj_last_error(const jl_error_list *l);
 /* Raise as pyj_raise from a copy of e (the list keeps it). */

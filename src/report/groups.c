@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "core/stats.h"
 #include "joules/choice.h"
 #include "joules/descriptors.h"
@@ -150,12 +151,9 @@ static char *slugify(const char *model, const char *task)
     /* a file name part (data/timeseries/SLUG.csv, the figures' ids): a long
      * one keeps its start and a hash of the model and task */
     if (o > 80) {
-        uint32_t h = 2166136261u; /* FNV-1a */
-        for (const char *c = model ? model : ""; *c; c++)
-            h = (h ^ (unsigned char)*c) * 16777619u;
-        for (const char *c = task ? task : ""; *c; c++)
-            h = (h ^ (unsigned char)*c) * 16777619u;
-        snprintf(raw + 71, 10, "-%08x", (unsigned)h);
+        const char *mo = model ? model : "", *ta = task ? task : "";
+        uint64_t h = jl__fnv1a_add(jl__fnv1a_add(JL__FNV1A_INIT, mo, strlen(mo)), ta, strlen(ta));
+        snprintf(raw + 71, 10, "-%08x", (unsigned)(uint32_t)h);
     }
     return raw;
 }
@@ -438,12 +436,6 @@ static jl_status choose_gpu_baseline(jl__report_report *r, jl_error **err)
     return JL_OK;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* n changes (E_side / E_baseline - 1) into a side's median, min, max (the
  * median as `joules compare` takes it: the middle one, or the mean of the
  * two middle ones). */
@@ -452,7 +444,7 @@ static void side_stats(jl__report_side *sd, double *v, size_t n)
     sd->median = sd->min = sd->max = NAN;
     if (!n)
         return;
-    qsort(v, n, sizeof *v, cmp_d);
+    qsort(v, n, sizeof *v, jl__cmp_double);
     sd->min = v[0];
     sd->max = v[n - 1];
     sd->median = jl__median_d(v, n);

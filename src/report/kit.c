@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/hash.h"
 #include "joules/diagnose.h"
 #include "joules/output.h"
 #include "report/knobs.h"
@@ -154,10 +155,8 @@ jl__report_figure *jl__report_add_figure(jl__report_report *r, jl__report_fig_ki
      * .svg.part): a long one keeps its start and a hash of the whole */
     size_t n = strlen(f->id);
     if (n > RP_FIG_ID_MAX) {
-        uint32_t h = 2166136261u; /* FNV-1a */
-        for (size_t i = 0; i < n; i++)
-            h = (h ^ (unsigned char)f->id[i]) * 16777619u;
-        snprintf(f->id + RP_FIG_ID_MAX - 9, 10, "-%08x", (unsigned)h);
+        uint64_t h = jl__fnv1a_add(JL__FNV1A_INIT, f->id, n);
+        snprintf(f->id + RP_FIG_ID_MAX - 9, 10, "-%08x", (unsigned)(uint32_t)h);
     }
     r->n_figs++;
     return f;

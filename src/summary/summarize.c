@@ -1232,10 +1232,10 @@ static int itl_block_odd(const float *xs, const int32_t *rqs, size_t n, uint32_t
         __m128i k = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(rqs + i)), flip);
         badq = _mm_or_si128(badq, _mm_cmpgt_epi32(k, lim));
     }
-    odd |= (_mm_movemask_ps(okf) != 0xf) | (_mm_movemask_epi8(badq) != 0);
+    odd |= (int)(_mm_movemask_ps(okf) != 0xf) | (int)(_mm_movemask_epi8(badq) != 0);
 #endif
     for (; i < n; i++)
-        odd |= !(fabsf(xs[i]) < INFINITY) | ((uint32_t)rqs[i] >= R);
+        odd |= (int)!(fabsf(xs[i]) < INFINITY) | (int)((uint32_t)rqs[i] >= R);
     return odd;
 }
 

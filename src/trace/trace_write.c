@@ -1156,7 +1156,9 @@ static void note_rows(sds *d, const double *rows, size_t n)
     if (!n)
         return;
     d->last = rows[(n - 1) * d->g];
-    d->last_i = (int64_t)d->last;
+    /* the integer view only where one exists (a NaN row of a real dataset
+     * is never cast) */
+    d->last_i = d->last >= -9.2e18 && d->last <= 9.2e18 ? (int64_t)d->last : 0;
     d->has_last = 1;
     if (!strcmp(d->group, "itl") && !strcmp(d->name, "request"))
         for (size_t i = 0; i < n; i++)

@@ -73,7 +73,9 @@ JOULES_MPI_STATIC=1 check static-frontier 2 frontier --json "$in"
 mkdir -p "$work/many"
 for k in 1 2 3 4; do for f in "$in"/*.h5; do
     case $f in *broken.h5) continue ;; esac
-    ln "$f" "$work/many/$k-$(basename "$f")"
+    # copies, not links: one file reached by two names is read once
+    # (docs/security.md, "Folder walks")
+    cp "$f" "$work/many/$k-$(basename "$f")"
 done; done
 cp "$in/broken.h5" "$work/many/"
 check many-summarize 4 summarize --json --workers 2 "$work/many"
