@@ -8,12 +8,12 @@
  * even, FILE.json (the entry that lists the profile in "files"). The spans
  * are then attributed against a small synthetic run. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_common.h"
+#include "fuzz_spans_common.h"
 #include "import/profile_spans.h"
 #include "joules/attribution.h"
 
@@ -48,34 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     char spec[96];
     snprintf(spec, sizeof spec, "%s%s", path, data[0] & 1 ? ":b0512" : "");
-    jl_run *run = jl_run_new();
-    run->attrs.start_time_unix = 1.0;
-    run->attrs.num_gpus = 1;
-    run->attrs.gpu_idle_power_w = 100;
-    run->power_n = 64;
-    run->power_time = malloc(64 * sizeof(double));
-    run->energy_j = (jl_series){64, 1, malloc(64 * sizeof(double))};
-    for (size_t i = 0; run->power_time && run->energy_j.v && i < 64; i++) {
-        run->power_time[i] = 0.05 * (double)i;
-        run->energy_j.v[i] = 20.0 * floor((double)i / 2);
-    }
+    jl_run *run = fuzz_span_run();
     jl_spans *s = NULL;
     jl_error_list errors = {0};
-    if (jl__kineto_spans_buffer_aligned(b, blen, run, NULL, spec, "p.json", &s, &errors) == JL_OK &&
-        s) {
-        jl_attribution *at = NULL;
-        jl_error *err = NULL;
-        if (jl_attribution_compute(run, s, NULL, NULL, &at, &err) == JL_OK) {
-            json_t *doc = jl_attribution_document(at);
-            json_decref(doc);
-        }
-        jl_attribution_free(at);
-        jl_error_free(err);
+    if (jl__kineto_spans_buffer_aligned(b, blen, run, NULL, spec, "p.json", &s, &errors) != JL_OK) {
+        jl_spans_free(s);
+        s = NULL;
     }
-    for (size_t i = 0; i < errors.count; i++)
-        free(jl_error_format(errors.items[i]));
-    jl_error_list_clear(&errors);
-    jl_spans_free(s);
-    jl_run_free(run);
+    fuzz_span_finish(run, s, &errors);
     return 0;
 }

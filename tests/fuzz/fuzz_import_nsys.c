@@ -16,13 +16,13 @@
  *
  * The spans are then attributed against a small synthetic run, as
  * `joules attribute` would. At most 20,000 rows. */
-#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_common.h"
+#include "fuzz_spans_common.h"
 #include "import/profile_spans.h"
 #include "joules/attribution.h"
 
@@ -180,34 +180,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       : text_db((const char *)data, size, &has_offset);
     if (!db)
         return 0;
-    jl_run *run = jl_run_new();
-    run->attrs.start_time_unix = 1.0;
-    run->attrs.num_gpus = 1;
-    run->attrs.gpu_idle_power_w = 100;
-    run->power_n = 64;
-    run->power_time = malloc(64 * sizeof(double));
-    run->energy_j = (jl_series){64, 1, malloc(64 * sizeof(double))};
-    for (size_t i = 0; run->power_time && run->energy_j.v && i < 64; i++) {
-        run->power_time[i] = 0.05 * (double)i;
-        run->energy_j.v[i] = 20.0 * floor((double)i / 2);
-    }
+    jl_run *run = fuzz_span_run();
     jl_spans *s = NULL;
     jl_error_list errors = {0};
-    if (jl__nsys_spans_db(db, "fuzz.sqlite", run, has_offset, 0.0, &s, &errors) == JL_OK && s) {
-        jl_attribution *a = NULL;
-        jl_error *err = NULL;
-        if (jl_attribution_compute(run, s, NULL, NULL, &a, &err) == JL_OK) {
-            json_t *doc = jl_attribution_document(a);
-            json_decref(doc);
-        }
-        jl_attribution_free(a);
-        jl_error_free(err);
+    if (jl__nsys_spans_db(db, "fuzz.sqlite", run, has_offset, 0.0, &s, &errors) != JL_OK) {
+        jl_spans_free(s);
+        s = NULL;
     }
-    for (size_t i = 0; i < errors.count; i++)
-        free(jl_error_format(errors.items[i]));
-    jl_error_list_clear(&errors);
-    jl_spans_free(s);
-    jl_run_free(run);
+    fuzz_span_finish(run, s, &errors);
     sqlite3_close(db);
     return 0;
 }
