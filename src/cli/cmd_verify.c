@@ -103,6 +103,9 @@ static const opt_rule rules[] = {
     {"attribute", "sensor-from", OPT_INPUT, NULL},
     {"attribute", "set-warning", OPT_PASS, NULL},
     {"attribute", "budgets", OPT_INPUT, NULL},
+    {"attribute", "calibration-mode", OPT_PASS, NULL},
+    {"attribute", "clock-correction", OPT_PASS, NULL},
+    {"attribute", "host-launch", OPT_PASS, NULL},
     {"attribute", "into", OPT_REFUSE, "it writes into a trace in place"},
     {"budget", "budgets", OPT_INPUT, NULL},
     {"capacity", "power-budget", OPT_PASS, NULL},
@@ -151,6 +154,7 @@ static const opt_rule rules[] = {
     {"report", "gpus", OPT_PASS, NULL},
     {"report", "baseline", OPT_PASS, NULL},
     {"report", "budgets", OPT_INPUT, NULL},
+    {"report", "calibration", OPT_INPUT, NULL},
     /* import, every format: its own, then the formats' (import.md) */
     {"import", "output", OPT_OUTPUT, NULL},
     {"import", "into", OPT_REFUSE, "it changes a trace in place"},
@@ -167,6 +171,7 @@ static const opt_rule rules[] = {
     {"import", "align", OPT_INPUT, NULL},
     {"import", "offset", OPT_PASS, NULL},
     {"import", "side", OPT_PASS, NULL},
+    {"import", "kernel-pattern", OPT_PASS, NULL},
 };
 
 static const opt_rule *rule_of(const char *cmd, const char *opt)

@@ -124,5 +124,10 @@ else
     bad "the shim never held the re-run"
 fi
 
+# every option of every command has a role: a document joules wrote with
+# any of its options can be verified (an option added without one is caught)
+norole=$("$J" verify --options 2>&1 | grep "does not know")
+[ -z "$norole" ] || bad "options without a role in verify: $norole"
+
 [ $fail = 0 ] && echo "ok: outputs in every spelling confined, --force dropped; --into, --gnuplot, --allow-external-storage, verify, unknown options and commands refused (exit 3); scratch removed, also on SIGTERM"
 exit $fail
