@@ -31,14 +31,16 @@ JL_API_BEGIN
  * SLOs that apply to its workload; stars from where its energy per 1,000
  * queries falls in the range of the labels rated with it -- the same task,
  * GPU model, size class (text generation) and boundary -- in five equal
- * bands: 5 in the lowest fifth ... 1 in the highest. */
+ * bands: 5 in the lowest fifth ... 1 in the highest. A label alone in its
+ * group is not rated (stars 0; null in joules.label/1): one label has
+ * nothing to be compared with. */
 typedef struct jl_label {
     const char *model, *task, *gpu_model, *workload; /* borrowed from the run */
     long num_gpus;
     size_t run;                /* index into the runs */
     double wh_per_1000;        /* Wh per 1,000 queries (images) at the boundary counted */
     double gpu_wh_per_1000;    /* the same at GPU scope (NaN: the GPUs were not measured) */
-    int stars;                 /* 1..5 */
+    int stars;                 /* 1..5; 0: not rated (alone in its group) */
     double task_min, task_max; /* the range over the labels rated together */
     size_t task_models;        /* labels rated together */
     /* the AI Energy Score's text-generation size class by total_params: "A"

@@ -173,8 +173,11 @@ static void front_matter(jl__strbuf *b, const jl_label_set *ls, const jl_summary
             jl__strbuf_printf(b, "\"%s\"", x->size_class);
         else
             jl__strbuf_printf(b, "null");
-        jl__strbuf_printf(b, "\n      stars: %d\n      stars_among: %zu\n", x->stars,
-                          x->task_models);
+        if (x->stars)
+            jl__strbuf_printf(b, "\n      stars: %d\n      stars_among: %zu\n", x->stars,
+                              x->task_models);
+        else /* alone in its group: not rated */
+            jl__strbuf_printf(b, "\n      stars: null\n      stars_among: %zu\n", x->task_models);
         if (e) {
             jl__strbuf_printf(b, "      g_co2eq_per_1000_queries: ");
             ynum(b, 6, e->g_per_request[0] * 1000);
@@ -254,8 +257,12 @@ char *jl_card_markdown(const jl_label_set *ls, const jl_summary_list *runs,
         num(&b, 4, s->fig[JL_FIG_PEAK_POWER_W]);
         if (s->peak_power_kind && !strcmp(s->peak_power_kind, "average_1s"))
             jl__strbuf_printf(&b, " (1-s average)");
-        jl__strbuf_printf(&b, " | %s | %d of 5 (of %zu) |\n",
-                          x->size_class[0] ? x->size_class : "-", x->stars, x->task_models);
+        if (x->stars)
+            jl__strbuf_printf(&b, " | %s | %d of 5 (of %zu) |\n",
+                              x->size_class[0] ? x->size_class : "-", x->stars, x->task_models);
+        else
+            jl__strbuf_printf(&b, " | %s | not rated (alone) |\n",
+                              x->size_class[0] ? x->size_class : "-");
     }
     jl__strbuf_printf(
         &b, "\nJ / token (steady state, GPU), average and peak W and both prefill shares cover "

@@ -185,7 +185,8 @@ jl_status jl_labels_at(const jl_summary_list *runs, const jl_slo *const *slos, s
             l->task_max = x->wh_per_1000 > l->task_max ? x->wh_per_1000 : l->task_max;
             l->task_models++;
         }
-        l->stars = jl_label_stars(l->wh_per_1000, l->task_min, l->task_max);
+        /* one label has nothing to be compared with: not rated */
+        l->stars = l->task_models < 2 ? 0 : jl_label_stars(l->wh_per_1000, l->task_min, l->task_max);
     }
     return JL_OK;
 }
@@ -272,7 +273,7 @@ json_t *jl_label_document(const jl_label_set *ls, const jl_summary_list *runs, c
                             l->size_class[0] ? json_string(l->size_class) : json_null());
         json_object_set_new(o, "batch_cap",
                             cap_known(s) ? json_integer(s->attrs.max_batch_size) : json_null());
-        json_object_set_new(o, "stars", json_integer(l->stars));
+        json_object_set_new(o, "stars", l->stars ? json_integer(l->stars) : json_null());
         json_object_set_new(o, "stars_relative_to",
                             json_pack("{s:s?,s:s?,s:o,s:{s:s,s:s},s:I,s:o,s:o}", "task", l->task,
                                       "gpu_model", l->gpu_model, "size_class",
@@ -292,7 +293,8 @@ json_t *jl_label_document(const jl_label_set *ls, const jl_summary_list *runs, c
         "{s:s,s:s,s:s,s:s?,s:s?,s:o,s:I,s:o}", "schema", "joules.label/1", "stars_rule",
         "the AI Energy Score's: 5 stars in the lowest fifth of the range of Wh per 1,000 queries "
         "of the labels of the same task, GPU model, size class (text generation) and boundary "
-        "in the data given, 1 in the highest; relative to this set only",
+        "in the data given, 1 in the highest; relative to this set only; a label alone in its "
+        "group is not rated (null)",
         "size_class_rule",
         "text generation (llm, mllm), by total_params: A <= 20 B (one consumer GPU), B <= 66 B "
         "(one cloud GPU), C larger (several cloud GPUs); ? unknown",
@@ -396,19 +398,31 @@ char *jl_label_svg_doc(const jl_label *l, const jl_summary *s, const char *slo_t
                           "fill=\"#333\">");
     add_text(&b, words);
     jl__strbuf_printf(&b, "</text>\n");
-    for (int k = 0; k < 5; k++)
-        star(&b, 90 + k * 55, 385, 22, k < l->stars);
-    jl__strbuf_printf(
-        &b,
-        "<text x=\"200\" y=\"432\" font-size=\"12\" text-anchor=\"middle\" fill=\"#333\">"
-        "%d of 5 stars: relative to the %zu label%s of this task, GPU%s</text>\n",
-        l->stars, l->task_models, l->task_models == 1 ? "" : "s",
-        l->size_class[0] ? " and class" : "");
-    jl__strbuf_printf(
-        &b,
-        "<text x=\"200\" y=\"450\" font-size=\"12\" text-anchor=\"middle\" fill=\"#333\">"
-        "in the data given (range %.3g-%.3g Wh)</text>\n",
-        l->task_min, l->task_max);
+    if (!l->stars) {
+        /* alone in its group: no stars drawn, and why */
+        jl__strbuf_printf(
+            &b,
+            "<text x=\"200\" y=\"392\" font-size=\"16\" text-anchor=\"middle\" fill=\"#333\">"
+            "not rated</text>\n"
+            "<text x=\"200\" y=\"432\" font-size=\"12\" text-anchor=\"middle\" fill=\"#333\">"
+            "the only label of this task, GPU%s in the data given:</text>\n"
+            "<text x=\"200\" y=\"450\" font-size=\"12\" text-anchor=\"middle\" fill=\"#333\">"
+            "nothing to compare it with</text>\n",
+            l->size_class[0] ? " and class" : "");
+    } else {
+        for (int k = 0; k < 5; k++)
+            star(&b, 90 + k * 55, 385, 22, k < l->stars);
+        jl__strbuf_printf(
+            &b,
+            "<text x=\"200\" y=\"432\" font-size=\"12\" text-anchor=\"middle\" fill=\"#333\">"
+            "%d of 5 stars: relative to the %zu labels of this task, GPU%s</text>\n",
+            l->stars, l->task_models, l->size_class[0] ? " and class" : "");
+        jl__strbuf_printf(
+            &b,
+            "<text x=\"200\" y=\"450\" font-size=\"12\" text-anchor=\"middle\" fill=\"#333\">"
+            "in the data given (range %.3g-%.3g Wh)</text>\n",
+            l->task_min, l->task_max);
+    }
     jl__strbuf_printf(&b, "<line x1=\"24\" y1=\"470\" x2=\"376\" y2=\"470\" stroke=\"#ccc\"/>\n");
     jl__strbuf_printf(
         &b,

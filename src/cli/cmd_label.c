@@ -65,13 +65,15 @@ static void print_table(const void *result, const jl_summary_list *l)
             snprintf(cls, sizeof cls, " class %s", b->size_class);
         if (!b->cap_unknown)
             snprintf(cap, sizeof cap, "b%ld", s->attrs.max_batch_size);
-        printf("%-32s %-16s %-5s x%ld  %-5s %10.4g Wh/1000 (%s/%s)  %d star%s (of %zu label%s in "
+        char stars[24] = "not rated";
+        if (b->stars)
+            snprintf(stars, sizeof stars, "%d star%s", b->stars, b->stars == 1 ? "" : "s");
+        printf("%-32s %-16s %-5s x%ld  %-5s %10.4g Wh/1000 (%s/%s)  %s (of %zu label%s in "
                "%s, %s%s)\n",
                b->model, b->task, b->gpu_model ? b->gpu_model : "-", b->num_gpus, cap,
                b->wh_per_1000, jl_window_name(b->counted.boundary.window),
-               jl_scope_name(b->counted.boundary.scope), b->stars, b->stars == 1 ? "" : "s",
-               b->task_models, b->task_models == 1 ? "" : "s", b->task,
-               b->gpu_model ? b->gpu_model : "-", cls);
+               jl_scope_name(b->counted.boundary.scope), stars, b->task_models,
+               b->task_models == 1 ? "" : "s", b->task, b->gpu_model ? b->gpu_model : "-", cls);
     }
     cli_left_out_print(&lo, the.window, the.scope, "labels' runs");
     if (the.ls.skipped_no_slo)

@@ -22,7 +22,7 @@ rule() { # the stars of every label recomputed from the labels themselves
         | ([$l[] | select(.task == $x.task and .gpu_model == $x.gpu_model and .size_class == $x.size_class
                           and .boundary == $x.boundary) | .wh_per_1000]) as $r
         | ($r | min) as $lo | ($r | max) as $hi
-        | (if $hi > $lo then 5 - ([4, ((($x.wh_per_1000 - $lo) / ($hi - $lo)) * 5 | floor)] | min) else 5 end) as $want
+        | (if ($r | length) < 2 then null elif $hi > $lo then 5 - ([4, ((($x.wh_per_1000 - $lo) / ($hi - $lo)) * 5 | floor)] | min) else 5 end) as $want
         | ($x.stars == $want and $x.stars_relative_to.min_wh == $lo and $x.stars_relative_to.max_wh == $hi
            and $x.stars_relative_to.labels == ($r | length))] | all' "$1" >/dev/null
 }
