@@ -46,8 +46,10 @@ JL_API_BEGIN
 
 typedef struct jl_frontier_options {
     /* Figures (jl_figure) to use, or -1 for the workload's default: latency
-     * median_itl_s (llm, mllm) / batch_latency_s (diffusion); energy
-     * energy_per_token_j / energy_per_item_j. */
+     * median_itl_s (llm, mllm) / batch_latency_s (diffusion) /
+     * percentile_latency_s (the per-sample workloads: MLPerf LoadGen's
+     * latency at the run's @latency_percentile, one percentile per
+     * frontier); energy energy_per_token_j / energy_per_item_j. */
     int latency_figure;
     int energy_figure;
     /* Relative tolerance for equivalence and domination; default 1e-9. */
@@ -117,10 +119,18 @@ jl_status jl_frontier_compute(const jl_summary_list *l, const jl_frontier_option
                               jl_frontier_set **out, jl_error **err);
 void jl_frontier_set_free(jl_frontier_set *fs);
 
+/* Why run i (an index into l, one of f->skipped) left frontier f out, into
+ * buf (cap bytes) or as a constant: the reason its importer gave for having
+ * no latency (@latency_unknown: MLPerf Offline), a latency percentile other
+ * than the frontier's, else "latency or energy figure missing". */
+const char *jl_frontier_skip_reason(const jl_frontier_set *fs, const jl_frontier *f,
+                                    const jl_summary_list *l, size_t i, char *buf, size_t cap);
+
 /* The joules.frontier/1 document (without "errors"; the caller adds it):
  * {"schema", "latency_figure", "energy_figure", "tolerance",
  *  "frontiers": [{"model","task","workload","latency_figure","energy_figure",
- *                 "n_runs","points":[run object + "frontier_latency",
+ *                 ("latency_per","latency_percentile": percentile_latency_s
+ *                 frontiers), "n_runs","points":[run object + "frontier_latency",
  *                 "frontier_energy","equivalent":[run keys]],
  *                 "dominated":[run key + "dominated_by": run key],
  *                 "skipped":[run key + "reason"]}],

@@ -13,9 +13,16 @@
  * `avg_power` -> avg_power_w). Three names depend on the workload of the run
  * they are applied to:
  *
- *     throughput  output_throughput_tok_s (llm, mllm) | items_per_s (diffusion)
+ *     throughput  output_throughput_tok_s (llm, mllm) | items_per_s (diffusion, per-sample)
  *     latency     median_itl_s (llm, mllm)            | batch_latency_s (diffusion)
- *     energy      energy_per_token_j (llm, mllm)      | energy_per_item_j (diffusion)
+ *                 | percentile_latency_s (the per-sample workloads: MLPerf's)
+ *     energy      energy_per_token_j (llm, mllm)      | energy_per_item_j (diffusion, per-sample)
+ *
+ * p90_latency, p99_latency, latency_p99 (any whole percentile) name the
+ * per-sample workloads' percentile_latency_s at that percentile: a run
+ * whose latency is another percentile (MLPerf SingleStream reports the
+ * 90th, Server and MultiStream the 99th) lacks it (JL_SLO_MISSING, and
+ * jl_slo_cond_refusal() says why).
  *
  * (a unit pins them: `throughput>=5000tok/s` is output_throughput_tok_s).
  * Units are converted to the figure's unit: s ms us min h; J mJ kJ MJ Wh
@@ -56,6 +63,8 @@ typedef struct jl_slo_cond {
     char *name;           /* as written, e.g. "median_itl" */
     int figure_llm;       /* jl_figure for llm/mllm runs, -1 if none */
     int figure_diffusion; /* jl_figure for diffusion runs, -1 if none */
+    int figure_sample;    /* jl_figure for the per-sample workloads, -1 if none */
+    double percentile;    /* p90_latency: 90 (the run's @latency_percentile must be it); 0 */
     jl_slo_op op;
     double bound;          /* in the figure's unit (s, J, W, tokens/s, ...) */
     size_t offset, length; /* where the condition is in the expression */
@@ -91,6 +100,12 @@ int jl_slo_suggest_figure(const char *name, char *buf, size_t cap);
 /* The figure condition c refers to for run s, or -1 when it has none for
  * the run's workload. */
 int jl_slo_cond_figure(const jl_slo_cond *c, const jl_summary *s);
+
+/* Why run s lacks condition c's figure, when the run says why: a latency
+ * percentile other than the one c names, or an importer's reason for no
+ * latency (@latency_unknown: MLPerf Offline). Returns 1 with the text in
+ * buf (cap bytes), else 0 (buf ""). */
+int jl_slo_cond_refusal(const jl_slo_cond *c, const jl_summary *s, char *buf, size_t cap);
 
 /* Outcome of one condition on one run. */
 typedef enum {

@@ -85,6 +85,8 @@ JL_API_BEGIN
     X(ENERGY_PER_ITEM_J, energy_per_item_j, "J/item", "diffusion: batch-window energy / images")  \
     X(BATCH_LATENCY_S, batch_latency_s, "s", "diffusion: mean wall time of one batch")            \
     X(ITEMS_PER_S, items_per_s, "items/s", "diffusion: items generated / window duration")        \
+    X(PERCENTILE_LATENCY_S, percentile_latency_s, "s",                                            \
+      "per-sample workloads: latency at the run's @latency_percentile, per @latency_per")         \
     X(POWER_SAMPLE_COVERAGE, power_sample_coverage, "1",                                          \
       "share of the window within 1 s (or 0.75 sampling gap) of a power sample")                  \
     X(AVG_SM_CLOCK_MHZ, avg_sm_clock_mhz, "MHz", "mean SM clock in the window (GPU mean)")        \

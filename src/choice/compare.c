@@ -529,6 +529,7 @@ static int print_compare(FILE *f, const void *vctx)
         for (size_t c = 0; r->slos[k] && c < r->slos[k]->n; c++) {
             jl__figcols_add(&lat, r->slos[k]->conds[c].figure_llm);
             jl__figcols_add(&lat, r->slos[k]->conds[c].figure_diffusion);
+            jl__figcols_add(&lat, r->slos[k]->conds[c].figure_sample);
         }
     static const char *const head[] = {"slo",
                                        "by",

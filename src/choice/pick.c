@@ -47,7 +47,9 @@ int jl__energy_figure(const jl_pick_options *opt, const jl_summary *s)
 
 double jl__latency_of(const jl_summary *s)
 {
-    int f = jl_attrs_is_diffusion(&s->attrs) ? JL_FIG_BATCH_LATENCY_S : JL_FIG_MEDIAN_ITL_S;
+    int f = jl_attrs_is_diffusion(&s->attrs)    ? JL_FIG_BATCH_LATENCY_S
+            : jl_attrs_is_per_sample(&s->attrs) ? JL_FIG_PERCENTILE_LATENCY_S
+                                                : JL_FIG_MEDIAN_ITL_S;
     return s->fig[f];
 }
 

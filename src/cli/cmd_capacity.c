@@ -47,10 +47,11 @@ static void print_table(const void *result, const jl_summary_list *l)
         printf("%-*s %-*s %-20s %-14s", wm, e->model ? e->model : "-", wt, e->task ? e->task : "-",
                e->slo < r->n_slos ? r->slos[e->slo]->text : "(none)",
                jl_capacity_status_name(e->status));
+        char cap[24];
         if (s)
-            printf(" %s x%ld b%ld  %ld replicas  %.6g %s  %.6g J/%s at the wall",
+            printf(" %s x%ld %s  %ld replicas  %.6g %s  %.6g J/%s at the wall",
                    s->attrs.gpu_model ? s->attrs.gpu_model : "-", s->attrs.num_gpus,
-                   s->attrs.max_batch_size, e->replicas, e->total_throughput,
+                   cli_fmt_cap(cap, sizeof cap, s), e->replicas, e->total_throughput,
                    diff ? "items/s" : "tokens/s", e->energy_per_unit_wall_j,
                    diff ? "item" : "token");
         if (s && isfinite(e->carbon_g_per_million))

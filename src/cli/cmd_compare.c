@@ -155,10 +155,12 @@ static void print_compare(const void *result, const jl_summary_list *l)
         printf(" %-20s %s vs %s: ", slo ? slo->text : "(none)", c->side, r->baseline);
         if (c->counted) {
             const jl_summary *b = l->items[c->base.choice], *o = l->items[c->other.choice];
-            printf("%+.1f%% (%s x%ld b%ld ", -100 * c->reduction, c->side, o->attrs.num_gpus,
-                   o->attrs.max_batch_size);
+            char cap[24];
+            printf("%+.1f%% (%s x%ld %s ", -100 * c->reduction, c->side, o->attrs.num_gpus,
+                   cli_fmt_cap(cap, sizeof cap, o));
             print_energy(o, c->other.energy);
-            printf(" vs %s x%ld b%ld ", r->baseline, b->attrs.num_gpus, b->attrs.max_batch_size);
+            printf(" vs %s x%ld %s ", r->baseline, b->attrs.num_gpus,
+                   cli_fmt_cap(cap, sizeof cap, b));
             print_energy(b, c->base.energy);
             printf(") winner %s\n", c->winner == 1   ? c->side
                                     : c->winner == 0 ? r->baseline

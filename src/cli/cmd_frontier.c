@@ -37,12 +37,23 @@ static void print_table(const void *result, const jl_summary_list *l)
             int fl = jl_frontier_latency_figure(&fs->opt, s);
             int fe = jl_frontier_energy_figure(&fs->opt, s);
             char lat[96], en[96];
-            cli_fmt_figure(lat, sizeof lat, fl, f->points[p].latency);
+            cli_fmt_run_figure(lat, sizeof lat, fl, f->points[p].latency, s);
             cli_fmt_figure(en, sizeof en, fe, f->points[p].energy);
-            printf("  %-5s x%-2ld b%-5ld %-26s %-34s %s%s\n",
+            char cap[24];
+            printf("  %-5s x%-2ld %-6s %-26s %-34s %s%s\n",
                    s->attrs.gpu_model ? s->attrs.gpu_model : "-", s->attrs.num_gpus,
-                   s->attrs.max_batch_size, lat, en, s->run ? s->run : "",
+                   cli_fmt_cap(cap, sizeof cap, s), lat, en, s->run ? s->run : "",
                    f->points[p].n_equivalent ? " (+equivalent)" : "");
+        }
+        /* runs of the per-sample workloads left out, with the reason (MLPerf
+         * Offline has no latency; one percentile per frontier) */
+        for (size_t k = 0; k < f->n_skipped; k++) {
+            const jl_summary *s = l->items[f->skipped[k]];
+            if (jl_frontier_latency_figure(&fs->opt, s) != JL_FIG_PERCENTILE_LATENCY_S)
+                continue;
+            char why[512];
+            printf("  skipped %s: %s\n", s->run ? s->run : "-",
+                   jl_frontier_skip_reason(fs, f, l, f->skipped[k], why, sizeof why));
         }
     }
 }

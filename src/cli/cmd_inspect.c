@@ -114,15 +114,19 @@ static void print_file(const json_t *fo)
     json_array_foreach(runs, i, ro) {
         json_t *a = json_object_get(ro, "attributes");
         printf("  run %s", json_string_value(json_object_get(ro, "run")));
-        if (a)
-            printf(": %s %s/%s on %lld x %s, %s, max_batch_size %lld",
+        if (a) {
+            const json_t *mb = json_object_get(a, "max_batch_size");
+            char cap[32] = "unknown"; /* null: a placeholder the importer marked */
+            if (json_is_integer(mb))
+                snprintf(cap, sizeof cap, "%lld", (long long)json_integer_value(mb));
+            printf(": %s %s/%s on %lld x %s, %s, max_batch_size %s",
                    json_string_value(json_object_get(a, "workload")),
                    json_string_value(json_object_get(a, "model")),
                    json_string_value(json_object_get(a, "task")),
                    (long long)json_integer_value(json_object_get(a, "num_gpus")),
                    json_string_value(json_object_get(a, "gpu_model")),
-                   json_string_value(json_object_get(a, "precision")),
-                   (long long)json_integer_value(json_object_get(a, "max_batch_size")));
+                   json_string_value(json_object_get(a, "precision")), cap);
+        }
         printf("\n");
         json_t *so = json_object_get(ro, "series");
         const char *key;

@@ -51,8 +51,9 @@ static void print_table(const void *result, const jl_summary_list *l)
         if (s) {
             char en[96];
             cli_fmt_figure(en, sizeof en, p->energy_figure, p->energy);
-            printf(" %s x%ld b%ld %s", s->attrs.gpu_model ? s->attrs.gpu_model : "-",
-                   s->attrs.num_gpus, s->attrs.max_batch_size, en);
+            char cap[24];
+            printf(" %s x%ld %s %s", s->attrs.gpu_model ? s->attrs.gpu_model : "-",
+                   s->attrs.num_gpus, cli_fmt_cap(cap, sizeof cap, s), en);
             /* the figures the SLO judges */
             const jl_slo *slo = e->slo < ps->n_slos ? ps->slos[e->slo] : NULL;
             for (size_t c = 0; slo && c < slo->n; c++) {
@@ -60,7 +61,7 @@ static void print_table(const void *result, const jl_summary_list *l)
                 if (f < 0)
                     continue;
                 char v[96];
-                cli_fmt_figure(v, sizeof v, f, s->fig[f]);
+                cli_fmt_run_figure(v, sizeof v, f, s->fig[f], s);
                 printf(", %s", v);
             }
         }
@@ -81,7 +82,7 @@ static const cli_output output = {write_csv, to_json, print_table, "picks", 0, 1
 /* An SLO that applies to no run (no run has its figures: ttft_p90 of
  * diffusion runs, a typo's figure) judges nothing: an error, never a
  * quiet "not applicable" everywhere (issue 37). */
-static int slos_apply(const char *cmd, const jl_pick_set *ps)
+static int slos_apply(const char *cmd, const jl_pick_set *ps, const jl_summary_list *l)
 {
     int rc = 0;
     for (size_t k = 0; k < ps->n_slos; k++) {
@@ -93,6 +94,25 @@ static int slos_apply(const char *cmd, const jl_pick_set *ps)
             rc = cli_exit_for_status(JL_ENODATA);
         }
     }
+    /* why a run lacks a condition's figure, where it says why (a latency
+     * percentile it does not have, MLPerf Offline's no latency): once per
+     * reason */
+    for (size_t k = 0; k < ps->n_slos; k++)
+        for (size_t c = 0; c < ps->slos[k]->n; c++) {
+            size_t shown = 0, more = 0;
+            for (size_t i = 0; i < l->count; i++) {
+                char why[600];
+                if (!jl_slo_cond_refusal(&ps->slos[k]->conds[c], l->items[i], why, sizeof why))
+                    continue;
+                if (shown++ < 3)
+                    fprintf(stderr, "joules %s: note: --slo %s\n", cmd, why);
+                else
+                    more++;
+            }
+            if (more)
+                fprintf(stderr, "joules %s: note: --slo '%s': %zu more runs lack it likewise\n",
+                        cmd, ps->slos[k]->conds[c].name, more);
+        }
     return rc;
 }
 
@@ -130,7 +150,7 @@ int cli_cmd_pick(int argc, char **argv)
         jl_error *err = NULL;
         jl_status st =
             jl_pick_all(&cs.runs, (const jl_slo *const *)cs.slos.items, cs.slos.n, NULL, &ps, &err);
-        rc = st != JL_OK ? cli_fail(cmd, st, err) : slos_apply(cmd, ps);
+        rc = st != JL_OK ? cli_fail(cmd, st, err) : slos_apply(cmd, ps, &cs.runs);
         if (!rc)
             rc = cli_emit_written(cmd, &cs, &output, ps, write_json);
     }

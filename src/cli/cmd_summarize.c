@@ -97,6 +97,10 @@ static const col sample_cols[] = {
     POWER_COLS,
     {"items_per_s", "ITEM/s", C_FIG, 1, 1},
     {"energy_per_request_j", "J/query", C_FIG, 1, 4},
+    /* LoadGen's latency at the run's target percentile, per sample or query */
+    {"percentile_latency_s", "lat_ms", C_FIG, 1000, 2},
+    {"latency_percentile", "lat_pct", C_ATTR, 1, 0},
+    {"latency_per", "lat_per", C_ATTR, 1, 0},
     {"workload", "workload", C_ATTR, 1, 0},
     {"valid", "valid", C_VALID, 1, 0},
     {"warn", "warn", C_WARN, 1, 0},
@@ -180,7 +184,8 @@ static int parse_columns(const char *cmd, const char *arg, table_opts *o)
         else if (jl_name_eq(tok, "energy_source"))
             c.kind = C_SOURCE;
         else if (jl_slo_resolve_figure(tok, "llm") >= 0 ||
-                 jl_slo_resolve_figure(tok, "diffusion") >= 0)
+                 jl_slo_resolve_figure(tok, "diffusion") >= 0 ||
+                 jl_slo_resolve_figure(tok, "vision") >= 0)
             c.kind = C_FIG;
         col *nc = realloc(o->cols, (o->n + 1) * sizeof *nc);
         if (!nc)
@@ -485,7 +490,9 @@ static void print_table(const void *result, const jl_summary_list *l)
         n_sec += per_sec[k] > 0;
     int printed = 0, shortened = 0;
     for (int sec = 0; sec < SEC_COUNT; sec++) {
-        if (!per_sec[sec] && !(sec == SEC_TOKENS && !l->count))
+        /* no run (every input refused, its reason on stderr): no table, not an
+         * empty header (issue 38) */
+        if (!per_sec[sec])
             continue;
         const col *cols = g_table && g_table->n                    ? g_table->cols
                           : sec == SEC_IMAGES || sec == SEC_VIDEOS ? diffusion_cols

@@ -674,11 +674,32 @@ void cli_fmt_figure(char *buf, size_t cap, int fig, double v)
             break;
         }
     }
-    if (!strcmp(unit, "s") && (strstr(name, "itl") || strstr(name, "ttft") || strstr(name, "tpot")))
+    if (!strcmp(unit, "s") && (strstr(name, "itl") || strstr(name, "ttft") ||
+                               strstr(name, "tpot") || strstr(name, "percentile_latency")))
         snprintf(buf, cap, "%.*s %.4g ms", (int)n, name, v * 1000);
     else
         snprintf(buf, cap, "%.*s %.4g%s%s", (int)n, name, v, un && strcmp(unit, "1") ? " " : "",
                  strcmp(unit, "1") ? unit : "");
+}
+
+const char *cli_fmt_cap(char *buf, size_t cap, const jl_summary *s)
+{
+    if (jl_attrs_known(&s->attrs, "max_batch_size"))
+        snprintf(buf, cap, "b%ld", s->attrs.max_batch_size);
+    else
+        snprintf(buf, cap, "b-");
+    return buf;
+}
+
+void cli_fmt_run_figure(char *buf, size_t cap, int fig, double v, const jl_summary *s)
+{
+    char pct[32], per[16];
+    if (fig == JL_FIG_PERCENTILE_LATENCY_S && s &&
+        jl_attrs_get(&s->attrs, "latency_percentile", pct, sizeof pct) == 0 &&
+        jl_attrs_get(&s->attrs, "latency_per", per, sizeof per) == 0)
+        snprintf(buf, cap, "p%s latency/%s %.4g ms", pct, per, v * 1000);
+    else
+        cli_fmt_figure(buf, cap, fig, v);
 }
 
 /* ---- the order runs are printed in ------------------------------------------------- */

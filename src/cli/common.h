@@ -295,6 +295,13 @@ void cli_model_task_widths(const void *rows, size_t n, size_t stride, size_t mod
  * (4 significant digits) and its unit, token latencies (ITL, TTFT, TPOT) in ms:
  * "median_itl 4.942 ms", "energy_per_token 0.04657 J/token". */
 void cli_fmt_figure(char *buf, size_t cap, int fig, double v);
+/* A run's batch cap for text tables: "b8", or "b-" where the cap is a
+ * placeholder its importer listed in @unknown_attributes (MLPerf). */
+const char *cli_fmt_cap(char *buf, size_t cap, const jl_summary *s);
+/* The same, labelled for run s where the figure needs its run: a
+ * percentile_latency_s as "p90 latency/sample 57.54 ms" (the run's
+ * @latency_percentile and @latency_per). */
+void cli_fmt_run_figure(char *buf, size_t cap, int fig, double v, const jl_summary *s);
 
 /* Basename of a path, for tables. */
 const char *cli_basename(const char *path);

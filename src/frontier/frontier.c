@@ -21,6 +21,11 @@ int jl_frontier_latency_figure(const jl_frontier_options *opt, const jl_summary 
         return opt->latency_figure;
     if (jl_attrs_is_diffusion(&s->attrs))
         return JL_FIG_BATCH_LATENCY_S;
+    /* the per-sample workloads (MLPerf's): LoadGen's latency at the run's
+     * target percentile (@latency_percentile; sweep() keeps one per
+     * frontier) */
+    if (jl_attrs_is_per_sample(&s->attrs))
+        return JL_FIG_PERCENTILE_LATENCY_S;
     /* published data with a mean time per output token and no ITL
      * distribution (ML.ENERGY v2): that figure, never mixed with median ITL
      * in one frontier (sweep()) */
@@ -108,11 +113,25 @@ static jl_status sweep(const jl_summary_list *l, const size_t *runs, size_t n_ru
     for (size_t i = 0; i < n_runs; i++)
         any_itl |= jl_frontier_latency_figure(opt, l->items[runs[i]]) == JL_FIG_MEDIAN_ITL_S &&
                    isfinite(l->items[runs[i]]->fig[JL_FIG_MEDIAN_ITL_S]);
+    /* one percentile per frontier too: runs whose latency is another
+     * percentile than the first such run's (p90 beside p99) are skipped */
+    char pct[32] = "";
+    for (size_t i = 0; i < n_runs && !pct[0]; i++) {
+        const jl_summary *s = l->items[runs[i]];
+        if (jl_frontier_latency_figure(opt, s) == JL_FIG_PERCENTILE_LATENCY_S &&
+            isfinite(s->fig[JL_FIG_PERCENTILE_LATENCY_S]) &&
+            jl_attrs_get(&s->attrs, "latency_percentile", pct, sizeof pct) < 0)
+            pct[0] = '\0';
+    }
     for (size_t i = 0; i < n_runs; i++) {
         const jl_summary *s = l->items[runs[i]];
         int fl = jl_frontier_latency_figure(opt, s), fe = jl_frontier_energy_figure(opt, s);
         double lat = fl >= 0 ? s->fig[fl] : NAN, en = fe >= 0 ? s->fig[fe] : NAN;
         if (any_itl && fl == JL_FIG_AVG_TPOT_S)
+            lat = NAN;
+        char rp[32] = "";
+        if (fl == JL_FIG_PERCENTILE_LATENCY_S &&
+            (jl_attrs_get(&s->attrs, "latency_percentile", rp, sizeof rp) < 0 || strcmp(rp, pct)))
             lat = NAN;
         if (!isfinite(lat) || !isfinite(en)) {
             if ((st = push_size(&out->skipped, &out->n_skipped, runs[i])))

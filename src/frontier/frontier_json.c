@@ -1,6 +1,7 @@
 /* The joules.frontier/1 document and the frontier CSV. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,34 @@ static int frontier_fig(const jl_frontier_set *fs, const jl_frontier *f, const j
         return energy ? fs->opt.energy_figure : fs->opt.latency_figure;
     return energy ? jl_frontier_energy_figure(&fs->opt, s)
                   : jl_frontier_latency_figure(&fs->opt, s);
+}
+
+const char *jl_frontier_skip_reason(const jl_frontier_set *fs, const jl_frontier *f,
+                                    const jl_summary_list *l, size_t i, char *buf, size_t cap)
+{
+    const jl_summary *s = l->items[i];
+    char why[400], pct[32], fpct[32];
+    const char *plain = "latency or energy figure missing";
+    int fe = jl_frontier_energy_figure(&fs->opt, s);
+    if (jl_frontier_latency_figure(&fs->opt, s) != JL_FIG_PERCENTILE_LATENCY_S || fe < 0 ||
+        !isfinite(s->fig[fe]))
+        return plain;
+    if (jl_attrs_get(&s->attrs, "latency_unknown", why, sizeof why) == 0) {
+        snprintf(buf, cap, "no latency figure: %s", why);
+        return buf;
+    }
+    if (isfinite(s->fig[JL_FIG_PERCENTILE_LATENCY_S]) && f->n_points &&
+        jl_attrs_get(&s->attrs, "latency_percentile", pct, sizeof pct) == 0 &&
+        jl_attrs_get(&l->items[f->points[0].run]->attrs, "latency_percentile", fpct, sizeof fpct) ==
+            0 &&
+        strcmp(pct, fpct)) {
+        snprintf(buf, cap,
+                 "its latency is the %sth percentile, the frontier's the %sth (one percentile "
+                 "per frontier)",
+                 pct, fpct);
+        return buf;
+    }
+    return plain;
 }
 
 /* Text backend: the key object of each run that dominates another (a
@@ -143,7 +172,20 @@ static void frontier_write(jl__jw *w, const jl_frontier_set *fs, const jl_fronti
     }
     jl__jw_end(w);
     jl__jw_kstring(w, "energy_figure", fig_name(frontier_fig(fs, f, l, 1)));
-    jl__jw_kstring(w, "latency_figure", fig_name(frontier_fig(fs, f, l, 0)));
+    int flat = frontier_fig(fs, f, l, 0);
+    jl__jw_kstring(w, "latency_figure", fig_name(flat));
+    if (flat == JL_FIG_PERCENTILE_LATENCY_S && f->n_points) {
+        /* which percentile, of what (MLPerf LoadGen: per sample or query) */
+        const jl_summary *s0 = l->items[f->points[0].run];
+        char per[16], pct[32];
+        jl__jw_kstring(w, "latency_per",
+                       jl_attrs_get(&s0->attrs, "latency_per", per, sizeof per) < 0 ? NULL : per);
+        jl__jw_key(w, "latency_percentile");
+        if (jl_attrs_get(&s0->attrs, "latency_percentile", pct, sizeof pct) < 0)
+            jl__jw_null(w);
+        else
+            jl__jw_number(w, strtod(pct, NULL));
+    }
     jl__jw_kstring(w, "model", f->model);
     jl__jw_key(w, "n_runs");
     jl__jw_integer(w, (json_int_t)f->n_runs);
@@ -171,7 +213,9 @@ static void frontier_write(jl__jw *w, const jl_frontier_set *fs, const jl_fronti
     for (size_t k = 0; k < f->n_skipped; k++) {
         jl__jw_object(w);
         jl__run_key_write(w, l->items[f->skipped[k]]);
-        jl__jw_kstring(w, "reason", "latency or energy figure missing");
+        char why[512];
+        jl__jw_kstring(w, "reason",
+                       jl_frontier_skip_reason(fs, f, l, f->skipped[k], why, sizeof why));
         jl__jw_end(w);
     }
     jl__jw_end(w);
@@ -187,7 +231,12 @@ static void curve_point_write(jl__jw *w, const jl_curve_point *q, const jl_summa
     boundary_write(w, l->items[q->run]);
     jl__jw_knumber(w, "energy", q->energy);
     jl__jw_knumber(w, "latency", q->latency);
-    jl__jw_klong(w, "max_batch_size", q->batch);
+    if (jl_attrs_known(&l->items[q->run]->attrs, "max_batch_size"))
+        jl__jw_klong(w, "max_batch_size", q->batch);
+    else {
+        jl__jw_key(w, "max_batch_size");
+        jl__jw_null(w);
+    }
     jl__jw_kbool(w, "on_curve_frontier", q->on_curve_frontier);
     jl__jw_kbool(w, "on_frontier", q->on_frontier);
     jl__jw_key(w, "run");

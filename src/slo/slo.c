@@ -28,12 +28,46 @@ const char *jl_slo_op_name(jl_slo_op op)
 /* Names whose figure depends on the workload. */
 static const struct {
     const char *name;
-    jl_figure llm, diffusion;
+    jl_figure llm, diffusion, sample; /* sample: the per-sample workloads */
 } workload_names[] = {
-    {"throughput", JL_FIG_OUTPUT_THROUGHPUT_TOK_S, JL_FIG_ITEMS_PER_S},
-    {"latency", JL_FIG_MEDIAN_ITL_S, JL_FIG_BATCH_LATENCY_S},
-    {"energy", JL_FIG_ENERGY_PER_TOKEN_J, JL_FIG_ENERGY_PER_ITEM_J},
+    {"throughput", JL_FIG_OUTPUT_THROUGHPUT_TOK_S, JL_FIG_ITEMS_PER_S, JL_FIG_ITEMS_PER_S},
+    {"latency", JL_FIG_MEDIAN_ITL_S, JL_FIG_BATCH_LATENCY_S, JL_FIG_PERCENTILE_LATENCY_S},
+    {"energy", JL_FIG_ENERGY_PER_TOKEN_J, JL_FIG_ENERGY_PER_ITEM_J, JL_FIG_ENERGY_PER_ITEM_J},
 };
+
+/* A latency at a named percentile: p90_latency, latency_p99 (with "_s"
+ * after them too): the per-sample workloads' percentile_latency_s at that
+ * percentile (MLPerf LoadGen's target percentile of the run). Returns the
+ * percentile (0 < p < 100), or 0 when name is not such a name. */
+static double percentile_name(const char *name)
+{
+    char buf[64];
+    size_t n = strlen(name);
+    if (n >= sizeof buf)
+        return 0;
+    memcpy(buf, name, n + 1);
+    if (n > 2 && !strcmp(buf + n - 2, "_s"))
+        buf[n -= 2] = '\0';
+    const char *digits = NULL;
+    if (!strncmp(buf, "latency_p", 9))
+        digits = buf + 9;
+    else if (buf[0] == 'p' && n > 9 && !strcmp(buf + n - 8, "_latency")) {
+        buf[n - 8] = '\0';
+        digits = buf + 1;
+    }
+    if (!digits || !isdigit((unsigned char)digits[0]))
+        return 0;
+    for (const char *q = digits; *q; q++)
+        if (!isdigit((unsigned char)*q))
+            return 0;
+    double p = strtod(digits, NULL);
+    return p > 0 && p < 100 ? p : 0;
+}
+
+static int per_sample_workload(const char *w)
+{
+    return jl_workload_counts_items(w) && w && strcmp(w, "diffusion");
+}
 
 /* Suffixes a name may omit ("median_itl" for median_itl_s). */
 static const char *const unit_suffixes[] = {"_s", "_j", "_w", "_tok_s", "_mhz"};
@@ -155,8 +189,14 @@ static int resolve_for(const char *name, const char *workload, double *bare, int
     }
     for (size_t i = 0; i < sizeof workload_names / sizeof workload_names[0]; i++)
         if (!strcmp(name, workload_names[i].name))
-            return is_diffusion_workload(workload) ? (int)workload_names[i].diffusion
-                                                   : (int)workload_names[i].llm;
+            return per_sample_workload(workload)     ? (int)workload_names[i].sample
+                   : is_diffusion_workload(workload) ? (int)workload_names[i].diffusion
+                                                     : (int)workload_names[i].llm;
+    if (percentile_name(name) > 0) {
+        size_t m = strlen(name);
+        *unit_named = m > 2 && !strcmp(name + m - 2, "_s");
+        return per_sample_workload(workload) ? JL_FIG_PERCENTILE_LATENCY_S : -1;
+    }
     return resolve_named(name, bare, unit_named);
 }
 
@@ -366,7 +406,8 @@ typedef struct {
 
 /* A condition's name (namebuf) and the figure it stands for in an LLM run
  * and in a diffusion run (-1 where none; one of them at least). */
-static jl_status parse_name(parser *p, char *namebuf, size_t cap, int *f_llm, int *f_dif)
+static jl_status parse_name(parser *p, char *namebuf, size_t cap, int *f_llm, int *f_dif,
+                            int *f_smp)
 {
     const char *expr = p->expr;
     size_t i = p->i;
@@ -385,9 +426,10 @@ static jl_status parse_name(parser *p, char *namebuf, size_t cap, int *f_llm, in
     namebuf[nlen] = '\0';
     *f_llm = jl_slo_resolve_figure(namebuf, "llm");
     *f_dif = jl_slo_resolve_figure(namebuf, "diffusion");
-    if (*f_llm < 0 && *f_dif < 0 && no_such_figure(namebuf))
+    *f_smp = jl_slo_resolve_figure(namebuf, "other"); /* a per-sample workload */
+    if (*f_llm < 0 && *f_dif < 0 && *f_smp < 0 && no_such_figure(namebuf))
         return PERR(p, ns, "no figure '%s': %s", namebuf, no_such_figure(namebuf));
-    if (*f_llm < 0 && *f_dif < 0) {
+    if (*f_llm < 0 && *f_dif < 0 && *f_smp < 0) {
         char hint[96] = "";
         char near[64];
         if (jl_slo_suggest_figure(namebuf, near, sizeof near))
@@ -461,8 +503,10 @@ static jl_status parse_number(parser *p, char *numbuf, size_t cap, double *v)
  * scaled to the figure's unit; a figure the unit does not fit is dropped
  * (-1) from the pair. */
 static jl_status parse_unit(parser *p, const char *namebuf, const char *numbuf, double *v,
-                            int *f_llm, int *f_dif)
+                            int *f_llm, int *f_dif, int *f_smp)
 {
+    /* the first figure the name has, for the checks on one figure */
+    int f_any = *f_llm >= 0 ? *f_llm : *f_dif >= 0 ? *f_dif : *f_smp;
     const char *expr = p->expr;
     size_t i = p->i, us = i;
     char unitbuf[32];
@@ -474,11 +518,15 @@ static jl_status parse_unit(parser *p, const char *namebuf, const char *numbuf, 
          * median_itl_ms<=50 milliseconds */
         double bare;
         int unit_named;
-        resolve_for(namebuf, *f_llm >= 0 ? "llm" : "diffusion", &bare, &unit_named);
-        const char *need = unit_named ? NULL : needs_unit(*f_llm, *f_dif);
+        resolve_for(namebuf,
+                    *f_llm >= 0   ? "llm"
+                    : *f_dif >= 0 ? "diffusion"
+                                  : "other",
+                    &bare, &unit_named);
+        const char *need = unit_named ? NULL : needs_unit(f_any, -1);
         if (need)
             return PERR(p, us, "'%s' needs a unit: figure '%s' is %s (accepted: %s)", numbuf,
-                        namebuf, jl_figure_unit((jl_figure)(*f_llm >= 0 ? *f_llm : *f_dif)), need);
+                        namebuf, jl_figure_unit((jl_figure)f_any), need);
         *v *= bare;
         return JL_OK;
     }
@@ -493,9 +541,10 @@ static jl_status parse_unit(parser *p, const char *namebuf, const char *numbuf, 
                     unitbuf);
     int fits_llm = unit_fits(units[u].kind, *f_llm);
     int fits_dif = unit_fits(units[u].kind, *f_dif);
-    if (!fits_llm && !fits_dif) {
+    int fits_smp = unit_fits(units[u].kind, *f_smp);
+    if (!fits_llm && !fits_dif && !fits_smp) {
         char *m = jl__asprintf("unit '%s' does not fit figure '%s' (%s)", unitbuf, namebuf,
-                               jl_figure_unit((jl_figure)(*f_llm >= 0 ? *f_llm : *f_dif)));
+                               jl_figure_unit((jl_figure)f_any));
         jl_status st = PERR(p, us, "%s", m ? m : "unit does not fit");
         free(m);
         return st;
@@ -504,6 +553,8 @@ static jl_status parse_unit(parser *p, const char *namebuf, const char *numbuf, 
         *f_llm = -1;
     if (!fits_dif)
         *f_dif = -1;
+    if (!fits_smp)
+        *f_smp = -1;
     *v *= units[u].scale;
     return JL_OK;
 }
@@ -550,9 +601,10 @@ jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset, jl_er
         size_t start = p.i;
         jl_slo_cond c;
         memset(&c, 0, sizeof c);
-        if ((st = parse_name(&p, namebuf, sizeof namebuf, &c.figure_llm, &c.figure_diffusion)) !=
-            JL_OK)
+        if ((st = parse_name(&p, namebuf, sizeof namebuf, &c.figure_llm, &c.figure_diffusion,
+                             &c.figure_sample)) != JL_OK)
             goto fail;
+        c.percentile = percentile_name(namebuf);
         p.i = skip_ws(expr, p.i);
         if ((st = parse_op(&p, &c.op)) != JL_OK)
             goto fail;
@@ -560,8 +612,8 @@ jl_status jl_slo_parse(const char *expr, jl_slo **out, size_t *err_offset, jl_er
         if ((st = parse_number(&p, numbuf, sizeof numbuf, &c.bound)) != JL_OK)
             goto fail;
         p.i = skip_ws(expr, p.i);
-        if ((st = parse_unit(&p, namebuf, numbuf, &c.bound, &c.figure_llm, &c.figure_diffusion)) !=
-            JL_OK)
+        if ((st = parse_unit(&p, namebuf, numbuf, &c.bound, &c.figure_llm, &c.figure_diffusion,
+                             &c.figure_sample)) != JL_OK)
             goto fail;
         c.name = namebuf;
         c.offset = start;
@@ -607,14 +659,62 @@ char *jl_slo_caret(const char *expr, size_t offset)
 
 int jl_slo_cond_figure(const jl_slo_cond *c, const jl_summary *s)
 {
-    return jl_attrs_counts_items(&s->attrs) ? c->figure_diffusion : c->figure_llm;
+    return jl_attrs_is_per_sample(&s->attrs)  ? c->figure_sample
+           : jl_attrs_counts_items(&s->attrs) ? c->figure_diffusion
+                                              : c->figure_llm;
+}
+
+/* The run's latency percentile (@latency_percentile), or NaN. */
+static double run_percentile(const jl_summary *s)
+{
+    char buf[32];
+    if (jl_attrs_get(&s->attrs, "latency_percentile", buf, sizeof buf) < 0)
+        return NAN;
+    char *end = NULL;
+    double p = strtod(buf, &end);
+    return end && *end == '\0' ? p : NAN;
+}
+
+/* A condition on a named percentile judges only a run whose latency is at
+ * that percentile. */
+static int percentile_differs(const jl_slo_cond *c, const jl_summary *s)
+{
+    if (!(c->percentile > 0) || jl_slo_cond_figure(c, s) != JL_FIG_PERCENTILE_LATENCY_S)
+        return 0;
+    double p = run_percentile(s);
+    return !(fabs(p - c->percentile) <= 1e-9 * c->percentile);
+}
+
+int jl_slo_cond_refusal(const jl_slo_cond *c, const jl_summary *s, char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    if (jl_slo_cond_figure(c, s) != JL_FIG_PERCENTILE_LATENCY_S)
+        return 0;
+    char why[400], per[16];
+    if (jl_attrs_get(&s->attrs, "latency_unknown", why, sizeof why) == 0) {
+        snprintf(buf, cap, "'%s': run %s has no latency figure: %s", c->name, s->run ? s->run : "-",
+                 why);
+        return 1;
+    }
+    if (percentile_differs(c, s) && isfinite(s->fig[JL_FIG_PERCENTILE_LATENCY_S])) {
+        if (jl_attrs_get(&s->attrs, "latency_per", per, sizeof per) < 0)
+            snprintf(per, sizeof per, "sample");
+        snprintf(buf, cap,
+                 "'%s' asks for the %.6gth percentile latency; run %s has the %.6gth percentile "
+                 "per %s only (its LoadGen target percentile: percentile_latency or latency "
+                 "judges it)",
+                 c->name, c->percentile, s->run ? s->run : "-", run_percentile(s), per);
+        return 1;
+    }
+    return 0;
 }
 
 jl_slo_result jl_slo_cond_eval(const jl_slo_cond *c, const jl_summary *s, double *value,
                                double *miss)
 {
     int f = jl_slo_cond_figure(c, s);
-    double v = f >= 0 ? s->fig[f] : NAN;
+    double v = f >= 0 && !percentile_differs(c, s) ? s->fig[f] : NAN;
     if (value)
         *value = v;
     if (!isfinite(v)) {
@@ -685,10 +785,14 @@ char *jl_slo_canonical(const jl_slo *slo)
         if (c->figure_llm >= 0 && c->figure_diffusion >= 0 && c->figure_llm != c->figure_diffusion)
             jl__strbuf_printf(&b, "%s[%s|%s]", c->name, jl_figure_name((jl_figure)c->figure_llm),
                               jl_figure_name((jl_figure)c->figure_diffusion));
+        else if (c->figure_llm < 0 && c->figure_diffusion < 0 && c->percentile > 0)
+            jl__strbuf_printf(&b, "%s[p%.6g]", jl_figure_name((jl_figure)c->figure_sample),
+                              c->percentile);
         else
-            jl__strbuf_puts(&b,
-                            jl_figure_name((jl_figure)(c->figure_llm >= 0 ? c->figure_llm
-                                                                          : c->figure_diffusion)));
+            jl__strbuf_puts(&b, jl_figure_name((jl_figure)(c->figure_llm >= 0 ? c->figure_llm
+                                                           : c->figure_diffusion >= 0
+                                                               ? c->figure_diffusion
+                                                               : c->figure_sample)));
         jl__strbuf_printf(&b, "%s%.12g", jl_slo_op_name(c->op), c->bound);
     }
     if (!slo || !slo->n)

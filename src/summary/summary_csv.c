@@ -88,7 +88,7 @@ static void attr_cell(jl__csvw *r, const jl_summary *s, const char *key, double 
                 jl__csvw_cell(r, kv->value);
             return;
         }
-    if (jl_attrs_get(&s->attrs, key, buf, sizeof buf) != 0) {
+    if (!jl_attrs_known(&s->attrs, key) || jl_attrs_get(&s->attrs, key, buf, sizeof buf) != 0) {
         jl__csvw_empty(r);
         return;
     }

@@ -14,7 +14,14 @@ void jl__run_key_write(jl__jw *w, const jl_summary *s)
 {
     jl__jw_kstring(w, "file", s->file);
     jl__jw_kstring(w, "gpu_model", s->attrs.gpu_model);
-    jl__jw_klong(w, "max_batch_size", s->attrs.max_batch_size);
+    /* a placeholder the importer listed in @unknown_attributes (MLPerf runs
+     * without a batch cap) is null, never its stand-in value */
+    if (jl_attrs_known(&s->attrs, "max_batch_size"))
+        jl__jw_klong(w, "max_batch_size", s->attrs.max_batch_size);
+    else {
+        jl__jw_key(w, "max_batch_size");
+        jl__jw_null(w);
+    }
     jl__jw_kstring(w, "model", s->attrs.model);
     jl__jw_klong(w, "num_gpus", s->attrs.num_gpus);
     jl__jw_kstring(w, "precision", s->attrs.precision);

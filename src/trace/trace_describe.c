@@ -319,7 +319,9 @@ static json_t *inspect_run(jl_trace *t, size_t i, jl_error_list *errors, int *ba
         json_object_set_new(ao, "gpu_model", json_string(a->gpu_model));
         json_object_set_new(ao, "num_gpus", json_integer(a->num_gpus));
         json_object_set_new(ao, "precision", json_string(a->precision));
-        json_object_set_new(ao, "max_batch_size", json_integer(a->max_batch_size));
+        json_object_set_new(ao, "max_batch_size",
+                            jl_attrs_known(a, "max_batch_size") ? json_integer(a->max_batch_size)
+                                                                : json_null());
         json_object_set_new(ro, "attributes", ao);
         json_t *so = json_object();
         series_info si[] = {

@@ -121,3 +121,46 @@ with h5py.File(out) as h:
               + (f", {s['energy_per_token_j']:.4g} J/token" if tok else ""))
 print(f"{len(runs)} of {len(runs)} runs imported; largest difference from the checker's "
       f"mean {100 * worst:.3f} %")
+
+# The latency figure (issue 38): LoadGen's latency at each run's target
+# percentile, read here from the raw log as its results.cc names it;
+# Offline has none (null, with the reason); a batch cap LoadGen does not
+# bound is null in JSON, never the placeholder 1.
+n_lat = 0
+for name, r in recomputed.items():
+    system, bench = name.split("__")[0], r["model"]
+    (mean, marks), scen = ref[(system, bench)]
+    ex = r["extra_attributes"]
+    scen = marks.get("effective_scenario", scen)
+    if scen == "Offline":
+        assert r["percentile_latency_s"] is None and "Offline" in ex["latency_unknown"], name
+    else:
+        pct = marks["effective_target_latency_percentile"]
+        key = "result_%.2f_percentile%s_latency_ns" % (
+            pct * 100, "_per_query" if scen == "MultiStream" else "")
+        want = marks[key] * 1e-9
+        assert abs(r["percentile_latency_s"] - want) <= 1e-12 * want, (name, key)
+        assert ex["latency_percentile"] == round(pct * 100, 6), name
+        n_lat += 1
+    if "max_batch_size" in ex.get("unknown_attributes", ""):
+        assert r["max_batch_size"] is None, (name, r["max_batch_size"])
+print(f"{n_lat} runs with a latency figure, as LoadGen logged it")
+
+p = subprocess.run([joules, "frontier", out, "--json"], capture_output=True, text=True)
+assert p.returncode == 0, p.stderr
+fr = {(f["model"], f["task"]): f for f in json.loads(p.stdout)["frontiers"]}
+ss = fr[("bert-99", "mlperf-singlestream")]
+assert ss["latency_figure"] == "percentile_latency_s" and ss["latency_percentile"] == 90, ss
+assert len(ss["points"]) == 2, ss
+sv = fr[("bert-99", "mlperf-server")]
+assert sv["latency_percentile"] == 99 and len(sv["points"]) + len(sv["dominated"]) == 2, sv
+off = fr[("bert-99", "mlperf-offline")]
+assert all("Offline" in k["reason"] for k in off["skipped"]) and len(off["skipped"]) == 2, off
+p = subprocess.run([joules, "pick", out, "--slo", "p90_latency<=100ms"], capture_output=True,
+                   text=True)
+assert p.returncode == 0, p.stderr
+assert "90th percentile latency; run" in p.stderr and "99th percentile per sample only" in p.stderr
+row = [l for l in p.stdout.splitlines() if "mlperf-singlestream" in l][0]
+assert "feasible" in row and "p90 latency/sample 57.54 ms" in row, row
+print("frontiers: bert-99 SingleStream p90 (2 points), Server p99; pick p90_latency<=100ms: "
+      + row.split()[-5:][0])

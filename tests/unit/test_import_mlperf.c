@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "joules/frontier.h"
 #include "joules/import.h"
+#include "joules/slo.h"
 #include "joules/summary.h"
 #include "test.h"
 
@@ -504,6 +506,120 @@ TEST(every_skip_says_why)
     jl_error_list_clear(&errs);
 }
 
+/* The latency figure (issue 38): LoadGen's latency at the run's target
+ * percentile, the key its results.cc writes for the scenario; Offline and
+ * a MultiStream log without per-query latencies have none, with a reason. */
+static jl_summary *latency_run(const char *scenario, const char *pct, const char *extra,
+                               const char *bench)
+{
+    char detail[2048], dir[256];
+    snprintf(detail, sizeof detail,
+             ":::MLLOG {\"key\": \"effective_scenario\", \"value\": \"%s\"}\n"
+             ":::MLLOG {\"key\": \"effective_samples_per_query\", \"value\": 8}\n"
+             ":::MLLOG {\"key\": \"effective_max_async_queries\", \"value\": 1}\n"
+             ":::MLLOG {\"key\": \"effective_target_latency_percentile\", \"value\": %s}\n"
+             ":::MLLOG {\"key\": \"power_begin\", \"value\": \"01-02-2024 10:00:01.500\"}\n"
+             ":::MLLOG {\"key\": \"power_end\", \"value\": \"01-02-2024 10:00:05.500\"}\n"
+             ":::MLLOG {\"key\": \"result_samples_per_second\", \"value\": 250}\n"
+             ":::MLLOG {\"key\": \"result_completed_samples_per_sec\", \"value\": 250}\n"
+             ":::MLLOG {\"key\": \"result_query_count\", \"value\": 400}\n"
+             ":::MLLOG {\"key\": \"result_90.00_percentile_latency_ns\", \"value\": 57538713}\n"
+             ":::MLLOG {\"key\": \"result_99.00_percentile_latency_ns\", \"value\": 89091485}\n"
+             "%s",
+             scenario, pct, extra);
+    snprintf(dir, sizeof dir, "x/closed/S/results/SYS_A100-SXM-80GBx4/%s/%s/performance/run_1",
+             bench, scenario);
+    jl_import_result *r = NULL;
+    jl_error_list errs = {0};
+    jl_summary *s = NULL;
+    jl_error *err = NULL;
+    CHECK(run_import(SPL, detail, dir, &r, &errs) == JL_OK);
+    CHECK_EQ_INT(errs.count, 0);
+    if (r && r->n_runs == 1)
+        CHECK(jl_summarize(r->runs[0], NULL, &s, &err) == JL_OK);
+    jl_error_free(err);
+    jl_import_result_free(r);
+    jl_error_list_clear(&errs);
+    return s;
+}
+
+static const char *sa(const jl_summary *s, const char *k, char *buf, size_t cap)
+{
+    return jl_attrs_get(&s->attrs, k, buf, cap) == 0 ? buf : "(absent)";
+}
+
+TEST(latency_figure)
+{
+    char b[512];
+    /* SingleStream: the 90th percentile over samples */
+    jl_summary *ss = latency_run("SingleStream", "0.9", "", "resnet50");
+    /* Server: the 99th over samples */
+    jl_summary *sv = latency_run("Server", "0.99", "", "resnet50");
+    /* MultiStream: the 99th over queries (result_..._per_query_latency_ns) */
+    jl_summary *ms = latency_run(
+        "MultiStream", "0.99",
+        ":::MLLOG {\"key\": \"result_99.00_percentile_per_query_latency_ns\", \"value\": 524773}\n",
+        "resnet50");
+    /* MultiStream without per-query latencies (LoadGen before v1.1): none */
+    jl_summary *legacy = latency_run("MultiStream", "0.99", "", "resnet50");
+    jl_summary *off = latency_run("Offline", "0.99", "", "resnet50");
+    if (!ss || !sv || !ms || !legacy || !off) {
+        CHECK(0);
+        goto end;
+    }
+    CHECK_NEAR(ss->fig[JL_FIG_PERCENTILE_LATENCY_S], 0.057538713, 1e-12, 0);
+    CHECK_STR(sa(ss, "latency_percentile", b, sizeof b), "90");
+    CHECK_STR(sa(ss, "latency_per", b, sizeof b), "sample");
+    CHECK_STR(sa(ss, "latency_key", b, sizeof b), "result_90.00_percentile_latency_ns");
+    CHECK_NEAR(sv->fig[JL_FIG_PERCENTILE_LATENCY_S], 0.089091485, 1e-12, 0);
+    CHECK_STR(sa(sv, "latency_percentile", b, sizeof b), "99");
+    CHECK_NEAR(ms->fig[JL_FIG_PERCENTILE_LATENCY_S], 524773e-9, 1e-12, 0);
+    CHECK_STR(sa(ms, "latency_per", b, sizeof b), "query");
+    CHECK(isnan(legacy->fig[JL_FIG_PERCENTILE_LATENCY_S]));
+    CHECK_CONTAINS(sa(legacy, "latency_unknown", b, sizeof b), "per-query");
+    CHECK(isnan(off->fig[JL_FIG_PERCENTILE_LATENCY_S]));
+    CHECK_CONTAINS(sa(off, "latency_unknown", b, sizeof b), "Offline");
+    CHECK_STR(sa(off, "latency_percentile", b, sizeof b), "(absent)");
+    /* the frontier's latency for the per-sample workloads */
+    CHECK_EQ_INT(jl_frontier_latency_figure(NULL, ss), JL_FIG_PERCENTILE_LATENCY_S);
+
+    /* SLOs: latency judges each run at its own percentile; p90_latency
+     * only runs whose percentile is the 90th, with the reason for others */
+    jl_slo *any = NULL, *p90 = NULL, *p99 = NULL;
+    CHECK(jl_slo_parse("latency<=60ms", &any, NULL, NULL) == JL_OK);
+    CHECK(jl_slo_parse("p90_latency<=60ms", &p90, NULL, NULL) == JL_OK);
+    CHECK(jl_slo_parse("latency_p99_s<=0.1", &p99, NULL, NULL) == JL_OK);
+    if (any && p90 && p99) {
+        CHECK_EQ_INT(jl_slo_eval(any, ss, NULL), JL_SLO_PASS);
+        CHECK_EQ_INT(jl_slo_eval(any, sv, NULL), JL_SLO_FAIL); /* 89 ms */
+        CHECK_EQ_INT(jl_slo_eval(p90, ss, NULL), JL_SLO_PASS);
+        CHECK_EQ_INT(jl_slo_eval(p90, sv, NULL), JL_SLO_MISSING);
+        CHECK(jl_slo_cond_refusal(&p90->conds[0], sv, b, sizeof b));
+        CHECK_CONTAINS(b, "99th percentile per sample only");
+        CHECK_EQ_INT(jl_slo_eval(p99, sv, NULL), JL_SLO_PASS);
+        CHECK_EQ_INT(jl_slo_eval(p99, ss, NULL), JL_SLO_MISSING);
+        CHECK_EQ_INT(jl_slo_eval(p99, off, NULL), JL_SLO_MISSING);
+        CHECK(jl_slo_cond_refusal(&p99->conds[0], off, b, sizeof b));
+        CHECK_CONTAINS(b, "no latency figure: Offline");
+        CHECK(!jl_slo_cond_refusal(&any->conds[0], ss, b, sizeof b));
+        char *canon = jl_slo_canonical(p90);
+        CHECK_STR(canon, "percentile_latency_s[p90]<=0.06");
+        free(canon);
+    }
+    /* a percentile name on an LLM: no figure for it */
+    CHECK_EQ_INT(jl_slo_resolve_figure("p90_latency", "llm"), -1);
+    CHECK_EQ_INT(jl_slo_resolve_figure("latency", "vision"), JL_FIG_PERCENTILE_LATENCY_S);
+    jl_slo_free(any);
+    jl_slo_free(p90);
+    jl_slo_free(p99);
+end:
+    jl_summary_free(ss);
+    jl_summary_free(sv);
+    jl_summary_free(ms);
+    jl_summary_free(legacy);
+    jl_summary_free(off);
+}
+
 int main(void)
 {
     RUN(offline_checker_figures);
@@ -511,6 +627,7 @@ int main(void)
     RUN(multi_channel_summed);
     RUN(bad_input);
     RUN(per_sample_benchmarks);
+    RUN(latency_figure);
     snprintf(root, sizeof root, "/tmp/joules-mlperf-XXXXXX");
     if (!mkdtemp(root))
         return 1;
