@@ -27,6 +27,7 @@ events kept), and the log printed to stdout.
 Not run by ctest (it needs a GPU, ~70 GiB of device memory, minutes).
 """
 import argparse
+import gc
 import gzip
 import json
 import math
@@ -56,11 +57,13 @@ class Sampler:
     """nvml_sampler.py in a process of its own (a thread of this process was
     stalled for seconds while the profiler stopped: the GIL)."""
 
-    def __init__(self, path, period, index=0):
+    def __init__(self, path, period, index=0, cpus=None):
         self.path = path
+        # --sampler-cpus: the sampler on cores of its own, away from the recorder's
+        pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
         self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "nvml_sampler.py"), path,
                                       str(period), "--index", str(index)],
-                                     stdin=subprocess.PIPE)
+                                     stdin=subprocess.PIPE, preexec_fn=pin)
 
     def stop(self):
         self.proc.stdin.close()
@@ -529,10 +532,13 @@ def log(*a):
     print(f"[{time.perf_counter():10.3f}]", *a, flush=True)
 
 
-def run_loop(m, dbl, warm_s, steady_s, label):
+def run_loop(m, dbl, warm_s, steady_s, label, quiet=False):
     """Warm up, then run steady_s seconds (whole periods of step kinds); iteration
-    start/end (perf_counter)."""
+    start/end (perf_counter). quiet: no garbage collection inside the steady part
+    (--steady-host: one collection before the warm-up instead)."""
     period = len(m.period_kinds())
+    if quiet:
+        gc.collect()
     t_end = time.perf_counter() + warm_s
     nw = 0
     while time.perf_counter() < t_end:
@@ -542,6 +548,8 @@ def run_loop(m, dbl, warm_s, steady_s, label):
         m.step(dbl)
         nw += 1
     starts, ends, kinds = [], [], []
+    if quiet:
+        gc.disable()
     t_end = time.perf_counter() + steady_s
     while True:
         a = time.perf_counter()
@@ -552,6 +560,8 @@ def run_loop(m, dbl, warm_s, steady_s, label):
         kinds.append(m.kind)
         if z >= t_end and len(starts) % period == 0:
             break
+    if quiet:
+        gc.enable()
     it = (ends[-1] - starts[0]) / len(starts)
     log(f"{label}: dbl={dbl} warm {nw} it, {len(starts)} it in {ends[-1]-starts[0]:.2f} s, "
         f"{it*1e3:.2f} ms/it")
@@ -757,16 +767,32 @@ def main():
     ap.add_argument("--prefill-len", type=int, default=384)
     ap.add_argument("--prefill-every", type=int, default=2)
     ap.add_argument("--host-ms", type=float, default=0.0)
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="truth: the cycle of classes (each doubled run followed by a base "
+                    "run) this many times over; with short runs, a paired design: every "
+                    "doubled run has a base run seconds before and after it")
+    ap.add_argument("--pin", help="run the recorder on these CPUs (e.g. 2,3): "
+                    "os.sched_setaffinity, so the host's speed moves less between runs")
+    ap.add_argument("--sampler-cpus", help="run the NVML sampler on these CPUs (e.g. 6)")
+    ap.add_argument("--steady-host", action="store_true",
+                    help="no garbage collection inside the truth runs' steady parts")
     ap.add_argument("--run", help="the run's name in the traces (default b%%04d of --batch)")
     ap.add_argument("--check", action="store_true", help="compare the kernels with PyTorch")
     args = ap.parse_args()
     if args.shape == "mixed" and args.check:
         ap.error("--check compares the decode rows only: use it with --shape decode or cpu")
     os.makedirs(args.out, exist_ok=True)
+    cpus = lambda v: {int(x) for x in v.split(",")} if v else None  # noqa: E731
+    if args.pin:
+        os.sched_setaffinity(0, cpus(args.pin))
+        torch.set_num_threads(len(cpus(args.pin)))
     nvml = Nvml(0)
     log(f"GPU {nvml.name}, driver {nvml.driver}, power limit {nvml.power_limit_w} W, "
         f"torch {torch.__version__}, triton {triton.__version__}")
-    samp = Sampler(os.path.join(args.out, "samples.csv"), args.poll_s)
+    samp = Sampler(os.path.join(args.out, "samples.csv"), args.poll_s,
+                   cpus=cpus(args.sampler_cpus))
+    log(f"recorder on CPUs {sorted(os.sched_getaffinity(0))}, sampler on "
+        f"{args.sampler_cpus or 'any'}, {os.cpu_count()} CPUs")
     t_setup = time.perf_counter()
     m = Model(args.batch, args.seed, args.pool_tokens, args.context_tokens, args.shape,
               args.prefill_chunks, args.prefill_len, args.prefill_every,
@@ -819,10 +845,13 @@ def main():
                     log(f"iso (duty {args.iso_duty}) failed: {exc!r}")
                 save()
         if "truth" in todo:
-            runs = phases["truth"] = [run_loop(m, None, args.warm_s, args.steady_s, "base")]
-            for c in args.classes.split(","):
-                runs.append(run_loop(m, c, args.warm_s, args.steady_s, f"dbl-{c}"))
-                runs.append(run_loop(m, None, args.warm_s, args.steady_s, "base"))
+            q = args.steady_host
+            runs = phases["truth"] = [run_loop(m, None, args.warm_s, args.steady_s, "base", q)]
+            for rep in range(args.repeats):
+                for c in args.classes.split(","):
+                    runs.append(run_loop(m, c, args.warm_s, args.steady_s, f"dbl-{c}", q))
+                    runs.append(run_loop(m, None, args.warm_s, args.steady_s, "base", q))
+                    runs[-2]["repeat"] = runs[-1]["repeat"] = rep
                 save()
     finally:
         time.sleep(0.5)
