@@ -38,6 +38,18 @@ static jl_status check_set(const jl_import_nvsmi_options *opt, jl_error_list *er
     return JL_OK;
 }
 
+/* The context of one import: the options checked, the zone opened (freed
+ * by the caller on JL_OK). */
+static jl_status ctx_open(ctx *c, const jl_import_nvsmi_options *opt, jl_error_list *errors)
+{
+    *c = (ctx){.opt = opt, .errors = errors, .lag_used = NAN, .log_t0 = NAN, .log_t1 = NAN};
+    jl_error *err = NULL;
+    jl_status st = check_set(opt, errors);
+    if (st == JL_OK && (st = jl__zone_open(opt->timezone, &c->zone, &err)) != JL_OK)
+        jl_error_list_push(errors, err);
+    return st;
+}
+
 jl_status jl_import_nvidia_smi(const char *const *logs, size_t n,
                                const jl_import_nvsmi_options *opt, jl_import_result **out,
                                jl_error_list *errors)
@@ -48,15 +60,11 @@ jl_status jl_import_nvidia_smi(const char *const *logs, size_t n,
         opt = &def;
     }
     *out = NULL;
-    ctx c = {.opt = opt, .errors = errors, .lag_used = NAN, .log_t0 = NAN, .log_t1 = NAN};
+    ctx c;
     jl_error *err = NULL;
-    jl_status st = check_set(opt, errors);
+    jl_status st = ctx_open(&c, opt, errors);
     if (st != JL_OK)
         return st;
-    if ((st = jl__zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
-        jl_error_list_push(errors, err);
-        return st;
-    }
     jl__csv **csvs = calloc(n ? n : 1, sizeof *csvs);
     jl__csv *runs = NULL;
     if (!csvs) {
@@ -95,15 +103,11 @@ jl_status jl_import_nvidia_smi_buffer(const char *log, size_t len, const char *n
         jl_import_nvsmi_options_default(&o);
     o.runs_csv = NULL;
     *out = NULL;
-    ctx c = {.opt = &o, .errors = errors, .lag_used = NAN, .log_t0 = NAN, .log_t1 = NAN};
+    ctx c;
     jl_error *err = NULL;
-    jl_status st = check_set(&o, errors);
+    jl_status st = ctx_open(&c, &o, errors);
     if (st != JL_OK)
         return st;
-    if ((st = jl__zone_open(o.timezone, &c.zone, &err)) != JL_OK) {
-        jl_error_list_push(errors, err);
-        return st;
-    }
     jl__csv *csv = NULL, *runs = NULL;
     if (jl__csv_open_buffer(log, len, name, &csv, &err) != JL_OK ||
         (runs_csv && jl__csv_open_buffer(runs_csv, runs_len, "RUNS.csv", &runs, &err) != JL_OK)) {
@@ -144,19 +148,15 @@ jl_status jl_import_nvidia_smi_write(const char *const *logs, size_t n,
         }
         return st;
     }
-    ctx c = {.opt = opt, .errors = errors, .lag_used = NAN, .log_t0 = NAN, .log_t1 = NAN};
+    ctx c;
     jl_error *err = NULL;
     jl__imp_run_spec *specs = NULL;
     size_t n_specs = 0, rows = 0, G = 0;
     int inst = 0;
     jl__csv *runs = NULL;
-    jl_status st = check_set(opt, errors);
+    jl_status st = ctx_open(&c, opt, errors);
     if (st != JL_OK)
         return st;
-    if ((st = jl__zone_open(opt->timezone, &c.zone, &err)) != JL_OK) {
-        jl_error_list_push(errors, err);
-        return st;
-    }
     jl__imp kit;
     if (jl__imp_start(&kit, NULL, errors)) {
         jl__zone_free(c.zone);

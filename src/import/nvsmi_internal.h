@@ -201,6 +201,8 @@ int jl__nvsmi_new_session(log_data *L, const prow *r, double dt);
 int jl__nvsmi_repeats_header(const log_data *L, const jl__csv_row *row);
 
 /* ---- nvsmi_rows.c ---- */
+log_data *jl__nvsmi_log_new(const char *path, jl__imp *k, jl_error_list *errors,
+                            const jl_import_nvsmi_options *opt, jl__zone *zone);
 void jl__nvsmi_log_free(log_data *L);
 jl_status jl__nvsmi_read_log(log_data *L, jl__csv *csv);
 
@@ -223,12 +225,24 @@ void jl__nvsmi_info_sample(run_info *ri, const log_data *L, size_t i, double t, 
 jl_status jl__nvsmi_finish_run(ctx *c, const log_data *L, const jl__imp_run_spec *sp, jl_run *r,
                                double t0, const size_t *sel, size_t G, int pw, size_t n, double lag,
                                const int edge[2], const run_info *ri, size_t session);
-int jl__nvsmi_run_values(const double *const *v, int pw, const size_t *sel, size_t G, double *a,
-                         double *b);
 void jl__nvsmi_window_notes(ctx *c, const log_data *L, const jl__imp_run_spec *sp, int pw,
                             const jl__imp_clip *w);
 void jl__nvsmi_result_details(ctx *c, size_t n_logs, size_t rows, size_t G, int inst);
 void jl__nvsmi_windows_outside(ctx *c, const jl__imp_run_spec *specs, size_t n);
+
+/* What both readers share to make a run (nvsmi_runs.c). */
+typedef struct jl__nvsmi_gpu_series_t {
+    kind k;
+    const char *name; /* the dataset under gpu/ */
+    size_t off;       /* its jl_series in jl_run */
+} jl__nvsmi_gpu_series_t;
+#define JL__NVSMI_N_GPU_SERIES 5
+extern const jl__nvsmi_gpu_series_t jl__nvsmi_gpu_series[JL__NVSMI_N_GPU_SERIES];
+void jl__nvsmi_sample_series(const log_data *L, size_t i, const double *v[N_SERIES]);
+void jl__nvsmi_window_sample(jl__imp_clip *w, const log_data *L, const double *const *v, double t,
+                             int pw, double lag, const size_t *sel, size_t G, double *vals);
+double jl__nvsmi_idle_watts(const log_data *L, size_t i, size_t g);
+void jl__nvsmi_log_name(char *buf, size_t cap, const char *path);
 
 /* ---- nvsmi_memory.c ---- */
 jl_status jl__nvsmi_import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_csv,

@@ -40,21 +40,17 @@ static double *series_out(const log_data *L, int s, const size_t *rows, size_t n
 
 /* ---- idle power from the log, --runs auto (the rules: kit_segment.c) --------- */
 
-/* L's power per GPU: power.draw.instant where logged at a sample, else
- * power.draw; *w [n * G] (caller frees). -1 when out of memory. */
+/* L's power per GPU (jl__nvsmi_idle_watts at every sample); *w [n * G]
+ * (caller frees). -1 when out of memory. */
 static int log_power(const log_data *L, double **w, jl__imp_pwlog *p)
 {
-    int inst = K_POWER_INST - FIRST_SERIES, draw = K_POWER - FIRST_SERIES;
     size_t nv = L->n * L->G;
     if (!(*w = jl__malloc_array(nv ? nv : 1, sizeof **w)))
         return -1;
-    for (size_t i = 0; i < nv; i++) {
-        double x = L->has_series[inst] ? L->v[inst][i] : NAN;
-        if (!isfinite(x) && L->has_series[draw])
-            x = L->v[draw][i];
-        (*w)[i] = isfinite(x) && x >= 0 ? x : NAN;
-    }
-    *p = (jl__imp_pwlog){L->t, *w, L->n, L->G, !L->has_series[inst]};
+    for (size_t i = 0; i < L->n; i++)
+        for (size_t g = 0; g < L->G; g++)
+            (*w)[i * L->G + g] = jl__nvsmi_idle_watts(L, i, g);
+    *p = (jl__imp_pwlog){L->t, *w, L->n, L->G, !L->has_series[K_POWER_INST - FIRST_SERIES]};
     return 0;
 }
 
@@ -142,10 +138,8 @@ static jl_status window_power(ctx *c, const log_data *L, const jl__imp_run_spec 
     }
     for (size_t i = k0; i < k1 && !w.closed; i++) {
         const double *v[N_SERIES];
-        for (int q = 0; q < N_SERIES; q++)
-            v[q] = L->has_series[q] ? L->v[q] + i * L->G : NULL;
-        int ok = jl__nvsmi_run_values(v, pw, sel, G, vals, has_avg ? vals + G : NULL);
-        jl__imp_clip_sample(&w, L->t[i] - lag, vals, vals + G, ok);
+        jl__nvsmi_sample_series(L, i, v);
+        jl__nvsmi_window_sample(&w, L, v, L->t[i], pw, lag, sel, G, vals);
     }
     jl__imp_clip_end(&w, L->n && L->t[L->n - 1] >= end);
     edge[0] = w.edge[0];
@@ -203,19 +197,12 @@ static jl_status build_run(ctx *c, const log_data *L, const jl__imp_run_spec *sp
         goto nomem;
     for (size_t i = 0; i < n; i++)
         all[i] = i0 + i;
-    static const struct {
-        kind k;
-        size_t off;
-    } gmap[] = {{K_SM_UTIL, offsetof(jl_run, sm_util)},
-                {K_MEM_UTIL, offsetof(jl_run, mem_util)},
-                {K_MEM_USED, offsetof(jl_run, mem_used_bytes)},
-                {K_SM_CLOCK, offsetof(jl_run, sm_clock_mhz)},
-                {K_TEMP, offsetof(jl_run, temp_c)}};
     int any_gpu = 0;
-    for (size_t k = 0; k < sizeof gmap / sizeof gmap[0]; k++) {
-        double *v = series_out(L, gmap[k].k - FIRST_SERIES, all, n, sel, G, 0);
+    for (size_t k = 0; k < JL__NVSMI_N_GPU_SERIES; k++) {
+        const jl__nvsmi_gpu_series_t *gs = &jl__nvsmi_gpu_series[k];
+        double *v = series_out(L, gs->k - FIRST_SERIES, all, n, sel, G, 0);
         if (v) {
-            *(jl_series *)((char *)r + gmap[k].off) = (jl_series){n, G, v};
+            *(jl_series *)((char *)r + gs->off) = (jl_series){n, G, v};
             any_gpu = 1;
         }
     }
@@ -334,18 +321,11 @@ jl_status jl__nvsmi_import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_
     for (size_t k = 0; k < n; k++) {
         if (!csvs[k])
             continue;
-        log_data *L = calloc(1, sizeof *L);
-        if (!L || !(L->path = jl__strdup(jl__csv_name(csvs[k])))) {
-            free(L);
+        log_data *L = jl__nvsmi_log_new(jl__csv_name(csvs[k]), c->k, c->errors, c->opt, c->zone);
+        if (!L) {
             st = JL_ENOMEM;
             goto end;
         }
-        L->k = c->k;
-        L->errors = c->errors;
-        L->opt = c->opt;
-        L->zone = c->zone;
-        L->last_t = NAN;
-        L->min_dt = NAN;
         jl_status ls = jl__nvsmi_read_log(L, csvs[k]);
         if (ls == JL_ENOMEM) {
             jl__nvsmi_log_free(L);
@@ -379,10 +359,7 @@ jl_status jl__nvsmi_import_logs(ctx *c, jl__csv **csvs, size_t n, jl__csv *runs_
             if (!L)
                 continue;
             char name[256];
-            const char *b = base_name(L->path);
-            const char *dot = strrchr(b, '.');
-            snprintf(name, sizeof name, "%.*s", (int)(dot && dot > b ? dot - b : (long)strlen(b)),
-                     b);
+            jl__nvsmi_log_name(name, sizeof name, L->path);
             for (size_t j = 0; j < c->res->n_runs; j++)
                 if (!strcmp(c->res->runs[j]->name, name)) {
                     size_t l = strlen(name);

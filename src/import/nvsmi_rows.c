@@ -13,6 +13,25 @@
 
 #include "import/nvsmi_internal.h"
 
+/* A log to read from path: notes to k, errors to errors; NULL when out of
+ * memory. The one start of every read (in memory, streamed, first pass). */
+log_data *jl__nvsmi_log_new(const char *path, jl__imp *k, jl_error_list *errors,
+                            const jl_import_nvsmi_options *opt, jl__zone *zone)
+{
+    log_data *L = calloc(1, sizeof *L);
+    if (!L || !(L->path = jl__strdup(path))) {
+        free(L);
+        return NULL;
+    }
+    L->k = k;
+    L->errors = errors;
+    L->opt = opt;
+    L->zone = zone;
+    L->last_t = NAN;
+    L->min_dt = NAN;
+    return L;
+}
+
 void jl__nvsmi_log_free(log_data *L)
 {
     if (!L)

@@ -635,8 +635,8 @@ fail:
 /* The run's GPUs' values of one sample (v: its series, each G values): the
  * power field into a, power.draw.average into b (NULL: not wanted); 1 when
  * every GPU has finite power >= 0. */
-int jl__nvsmi_run_values(const double *const *v, int pw, const size_t *sel, size_t G, double *a,
-                         double *b)
+static int run_values(const double *const *v, int pw, const size_t *sel, size_t G, double *a,
+                      double *b)
 {
     int ok = 1;
     for (size_t g = 0; g < G; g++) {
@@ -646,6 +646,56 @@ int jl__nvsmi_run_values(const double *const *v, int pw, const size_t *sel, size
             b[g] = v[K_POWER_AVG - FIRST_SERIES][sel[g]];
     }
     return ok;
+}
+
+/* The series of sample i of L (each L->G values; NULL where not logged)
+ * into v: what both readers feed a run's window and gpu/ from. */
+void jl__nvsmi_sample_series(const log_data *L, size_t i, const double *v[N_SERIES])
+{
+    for (int q = 0; q < N_SERIES; q++)
+        v[q] = L->has_series[q] ? L->v[q] + i * L->G : NULL;
+}
+
+/* One sample (its series v, at time t) into a run's power window w: the
+ * run's GPUs' power field at t - lag, power.draw.average beside it where
+ * logged (vals: 2 * G doubles of scratch). The one step by which the
+ * in-memory and the streamed reader build power/. */
+void jl__nvsmi_window_sample(jl__imp_clip *w, const log_data *L, const double *const *v, double t,
+                             int pw, double lag, const size_t *sel, size_t G, double *vals)
+{
+    int has_avg = L->has_series[K_POWER_AVG - FIRST_SERIES];
+    int ok = run_values(v, pw, sel, G, vals, has_avg ? vals + G : NULL);
+    jl__imp_clip_sample(w, t - lag, vals, vals + G, ok);
+}
+
+/* gpu/'s datasets: the series, their names in the trace and their place in
+ * jl_run (nvsmi_internal.h). */
+const jl__nvsmi_gpu_series_t jl__nvsmi_gpu_series[JL__NVSMI_N_GPU_SERIES] = {
+    {K_SM_UTIL, "sm_util", offsetof(jl_run, sm_util)},
+    {K_MEM_UTIL, "mem_util", offsetof(jl_run, mem_util)},
+    {K_MEM_USED, "mem_used_bytes", offsetof(jl_run, mem_used_bytes)},
+    {K_SM_CLOCK, "sm_clock_mhz", offsetof(jl_run, sm_clock_mhz)},
+    {K_TEMP, "temp_c", offsetof(jl_run, temp_c)}};
+
+/* The power of GPU g at sample i of L for the idle level and --runs auto:
+ * power.draw.instant where logged, else power.draw; NaN when neither is a
+ * finite value >= 0. */
+double jl__nvsmi_idle_watts(const log_data *L, size_t i, size_t g)
+{
+    int inst = K_POWER_INST - FIRST_SERIES, draw = K_POWER - FIRST_SERIES;
+    size_t k = i * L->G + g;
+    double x = L->has_series[inst] ? L->v[inst][k] : NAN;
+    if (!isfinite(x) && L->has_series[draw])
+        x = L->v[draw][k];
+    return isfinite(x) && x >= 0 ? x : NAN;
+}
+
+/* The name of a whole log's run: the log's file name without its
+ * extension. */
+void jl__nvsmi_log_name(char *buf, size_t cap, const char *path)
+{
+    const char *b = base_name(path), *dot = strrchr(b, '.');
+    snprintf(buf, cap, "%.*s", (int)(dot && dot > b ? dot - b : (long)strlen(b)), b);
 }
 
 /* The notes a run's window gets from its power: samples without power,

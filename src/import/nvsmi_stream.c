@@ -41,16 +41,6 @@ typedef struct sctx {
     size_t cap;           /* runs allocated (a whole log split into sessions grows them) */
 } sctx;
 
-static const struct {
-    kind k;
-    const char *name;
-} gpu_ds[] = {{K_SM_UTIL, "sm_util"},
-              {K_MEM_UTIL, "mem_util"},
-              {K_MEM_USED, "mem_used_bytes"},
-              {K_SM_CLOCK, "sm_clock_mhz"},
-              {K_TEMP, "temp_c"}};
-#define N_GPU_DS (sizeof gpu_ds / sizeof gpu_ds[0])
-
 static void srun_fail(sctx *x, srun *r, jl_error *err)
 {
     if (err) {
@@ -90,9 +80,7 @@ static void stream_power(void *vr, double t, const double *a, const double *b)
 /* Feed one sample (its series v, each G values) to r's power window. */
 static void stream_window(sctx *x, const log_data *L, srun *r, double t, const double *const *v)
 {
-    int has_avg = L->has_series[K_POWER_AVG - FIRST_SERIES];
-    int ok = jl__nvsmi_run_values(v, r->pw, r->sel, r->G, x->row, has_avg ? x->row + r->G : NULL);
-    jl__imp_clip_sample(&r->win, t - r->lag, x->row, x->row + r->G, ok);
+    jl__nvsmi_window_sample(&r->win, L, v, t, r->pw, r->lag, r->sel, r->G, x->row);
 }
 
 static void stream_finish(sctx *x, const log_data *L, srun *r);
@@ -152,8 +140,7 @@ static jl_status stream_sample(void *vx, log_data *L)
         return sst;
     x->t_last = t;
     const double *v[N_SERIES];
-    for (int q = 0; q < N_SERIES; q++)
-        v[q] = L->has_series[q] ? L->v[q] : NULL;
+    jl__nvsmi_sample_series(L, 0, v);
     for (size_t k = 0; k < x->n; k++) {
         srun *r = &x->runs[k];
         if (r->failed || r->done || (isnan(r->t0) && (t < r->start || t > r->end)))
@@ -194,18 +181,19 @@ static jl_status stream_sample(void *vx, log_data *L)
             jl__nvsmi_info_sample(&r->info, L, 0, t, r->sel, r->G, r->pw);
             double rt = t - r->t0;
             int any_gpu = 0;
-            for (size_t q = 0; q < N_GPU_DS; q++)
-                any_gpu |= L->has_series[gpu_ds[q].k - FIRST_SERIES];
+            for (size_t q = 0; q < JL__NVSMI_N_GPU_SERIES; q++)
+                any_gpu |= L->has_series[jl__nvsmi_gpu_series[q].k - FIRST_SERIES];
             if (any_gpu)
                 st = jl_trace_stream_append(r->st, "gpu", "time", 1, &rt, 1, &err);
-            for (size_t q = 0; q < N_GPU_DS && st == JL_OK; q++) {
-                int sidx = gpu_ds[q].k - FIRST_SERIES;
+            for (size_t q = 0; q < JL__NVSMI_N_GPU_SERIES && st == JL_OK; q++) {
+                int sidx = jl__nvsmi_gpu_series[q].k - FIRST_SERIES;
                 if (!L->has_series[sidx])
                     continue;
                 row_of(L, sidx, r, x->row);
                 for (size_t g = 0; g < r->G; g++)
                     r->any[sidx] |= isfinite(x->row[g]);
-                st = jl_trace_stream_append(r->st, "gpu", gpu_ds[q].name, r->G, x->row, 1, &err);
+                st = jl_trace_stream_append(r->st, "gpu", jl__nvsmi_gpu_series[q].name, r->G,
+                                            x->row, 1, &err);
             }
         }
         if (st != JL_OK) {
@@ -252,14 +240,14 @@ static void stream_finish(sctx *x, const log_data *L, srun *r)
         st = jl_trace_stream_drop(r->st, "power", "watts_avg", &err);
     }
     int kept = 0;
-    for (size_t q = 0; q < N_GPU_DS && st == JL_OK; q++) {
-        int sidx = gpu_ds[q].k - FIRST_SERIES;
+    for (size_t q = 0; q < JL__NVSMI_N_GPU_SERIES && st == JL_OK; q++) {
+        int sidx = jl__nvsmi_gpu_series[q].k - FIRST_SERIES;
         if (!L->has_series[sidx])
             continue;
         if (r->any[sidx])
             kept = 1;
         else
-            st = jl_trace_stream_drop(r->st, "gpu", gpu_ds[q].name, &err);
+            st = jl_trace_stream_drop(r->st, "gpu", jl__nvsmi_gpu_series[q].name, &err);
     }
     if (st == JL_OK && !kept)
         st = jl_trace_stream_drop(r->st, "gpu", "time", &err);
@@ -331,16 +319,11 @@ static jl_status prepass_emit(void *vx, log_data *L)
         pp->w = w;
         pp->cap = nc;
     }
-    int inst = K_POWER_INST - FIRST_SERIES, draw = K_POWER - FIRST_SERIES;
     pp->G = L->G;
     pp->t[pp->n] = L->t[0];
-    for (size_t g = 0; g < L->G; g++) {
-        double x = L->has_series[inst] ? L->v[inst][g] : NAN;
-        if (!isfinite(x) && L->has_series[draw])
-            x = L->v[draw][g];
-        pp->w[pp->n * L->G + g] = isfinite(x) && x >= 0 ? x : NAN;
-    }
-    pp->inst = L->has_series[inst];
+    for (size_t g = 0; g < L->G; g++)
+        pp->w[pp->n * L->G + g] = jl__nvsmi_idle_watts(L, 0, g);
+    pp->inst = L->has_series[K_POWER_INST - FIRST_SERIES];
     pp->names = L->G && L->gpus[0].name;
     pp->n++;
     return JL_OK;
@@ -353,20 +336,13 @@ static jl_status prepass_log(ctx *c, const char *path, prepass *pp, int report, 
     jl_import_result *none = NULL;
     jl__csv *csv = NULL;
     jl_error *err = NULL;
-    log_data *L = calloc(1, sizeof *L);
     jl_status st = JL_ENOMEM;
-    if (!L || jl__imp_start(&kit, NULL, &errs)) {
-        free(L);
+    if (jl__imp_start(&kit, NULL, &errs))
         return JL_ENOMEM;
-    }
-    if (!(L->path = jl__strdup(path)))
+    log_data *L =
+        jl__nvsmi_log_new(path, report ? c->k : &kit, report ? c->errors : &errs, c->opt, c->zone);
+    if (!L)
         goto end;
-    L->k = report ? c->k : &kit;
-    L->errors = report ? c->errors : &errs;
-    L->opt = c->opt;
-    L->zone = c->zone;
-    L->last_t = NAN;
-    L->min_dt = NAN;
     L->emit = prepass_emit;
     L->emit_ctx = pp;
     if ((st = jl__csv_open_file(path, &csv, &err)) == JL_OK)
@@ -431,7 +407,7 @@ jl_status jl__nvsmi_stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv,
                                size_t *rows, size_t *G, int *inst, jl__imp_idle *idle)
 {
     jl_status st = JL_OK;
-    log_data *L = calloc(1, sizeof *L);
+    log_data *L = jl__nvsmi_log_new(jl__csv_name(csv), c->k, c->errors, c->opt, c->zone);
     if (L)
         L->idle = idle;
     else if (idle) {
@@ -442,7 +418,7 @@ jl_status jl__nvsmi_stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv,
     size_t nr = specs ? n_specs : 1;
     x.runs = calloc(nr, sizeof *x.runs);
     x.cap = nr;
-    if (!L || !x.runs || !(L->path = jl__strdup(jl__csv_name(csv)))) {
+    if (!L || !x.runs) {
         st = JL_ENOMEM;
         goto end;
     }
@@ -459,9 +435,7 @@ jl_status jl__nvsmi_stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv,
                 strcmp(specs[i].log, base_name(L->path)))
                 r->end = -INFINITY; /* another log's run: no sample */
         } else {
-            const char *b = base_name(L->path), *dot = strrchr(b, '.');
-            snprintf(r->name, sizeof r->name, "%.*s",
-                     (int)(dot && dot > b ? dot - b : (long)strlen(b)), b);
+            jl__nvsmi_log_name(r->name, sizeof r->name, L->path);
             if (k > 0) {
                 size_t l = strlen(r->name);
                 if (l > 200)
@@ -472,12 +446,6 @@ jl_status jl__nvsmi_stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv,
             r->end = INFINITY;
         }
     }
-    L->k = c->k;
-    L->errors = c->errors;
-    L->opt = c->opt;
-    L->zone = c->zone;
-    L->last_t = NAN;
-    L->min_dt = NAN;
     L->emit = stream_emit;
     L->emit_ctx = &x;
     x.row = jl__malloc_array(2 * c->opt->max_gpus, sizeof *x.row);
