@@ -378,13 +378,14 @@ jl_status jl__nvsmi_stream_prepare(ctx *c, const char *path, jl__imp_run_spec **
     if (st == JL_ENOMEM)
         goto end;
     if (st != JL_OK || pp.n == 0) {
-        /* the second read says why; under --runs auto there is none */
+        /* the second read says why; under --runs auto there is none, and
+         * no log read is JL_ENODATA, as in memory */
         if (c->opt->runs_auto) {
             free(pp.t);
             free(pp.w);
             pp = (prepass){0};
             st = prepass_log(c, path, &pp, 1, NULL);
-            st = st == JL_OK ? JL_ENODATA : st;
+            st = st == JL_ENOMEM ? st : JL_ENODATA;
         } else {
             st = JL_OK;
         }
