@@ -8,7 +8,7 @@
  * keeps a copy of any of it. The layout, one subject a file:
  *   nvsmi_header.c    the header and its columns; dmon and ';' logs
  *   nvsmi_rows.c      rows: values, units, decimal commas; grouping into samples
- *   nvsmi_sessions.c  logging sessions: where one begins, what a run spanning two says
+ *   nvsmi_sessions.c  logging sessions: where one begins (a repeated header, a gap)
  *   nvsmi_runs.c      runs: RUNS.csv's GPUs, --runs auto, idle power, a run's figures
  *   nvsmi_memory.c    the in-memory reader (every sample kept)
  *   nvsmi_stream.c    the streamed reader (runs written as the log is read)

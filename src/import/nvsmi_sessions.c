@@ -1,6 +1,6 @@
 /* nvidia-smi logs: logging sessions (issue 37) -- where a new one begins
  * (a header line repeated, the clock jumping past the gap limit, another
- * GPU under an index) and what a run whose window spans two says
+ * GPU under an index); what a run spanning two says is nvsmi_runs.c's
  * (nvsmi_internal.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
