@@ -172,13 +172,13 @@ def case(target, data, tmp, study):
                 joules.attribute(path + ":" + r.name, by="class")
             except joules.Error:
                 counts["refused"] += 1
-    elif target == "budgets":
+    elif target == "budget_file":
         joules.budget(study, write(os.path.join(tmp, "budgets.json"), data))
-    elif target == "series":
+    elif target == "carbon_series":
         p = write(os.path.join(tmp, "series.csv"), data)
         joules.emissions(study, grid_intensity=p, pue=p)
         joules.capacity(study, power_budget=1e6, grid_intensity=p)
-    elif target == "rules":
+    elif target == "check_rules":
         joules.summarize(SMALL, rules=write(os.path.join(tmp, "rules.json"), data))
     elif target == "descriptors":
         d = os.path.join(tmp, "models")
@@ -194,7 +194,7 @@ def case(target, data, tmp, study):
     elif target == "slo":
         text = data.decode("utf-8", "surrogateescape")
         joules.pick(study, slo=text)
-    elif target == "where":
+    elif target == "study_where":
         lines = data.decode("utf-8", "surrogateescape").split("\n")
         joules.summarize(SMALL, where=[x for x in lines if x] or None)
     else:
@@ -224,7 +224,7 @@ def main():
             except joules.Error:
                 counts["refused"] += 1
             except (ValueError, UnicodeError) as e:
-                if target in ("slo", "where") and not isinstance(e, joules.Error):
+                if target in ("slo", "study_where") and not isinstance(e, joules.Error):
                     counts["refused"] += 1
                 else:
                     fail("%s: %s: %s: %s" % (target, os.path.relpath(path, ROOT), type(e).__name__, e))

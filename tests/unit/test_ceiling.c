@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "choice_fixtures.h"
+#include "test_choice_fixtures.h"
 #include "joules/ceiling.h"
 
 static jl_descriptors *desc(void)

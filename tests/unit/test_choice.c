@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "choice_fixtures.h"
+#include "test_choice_fixtures.h"
 #include "joules/choice.h"
 #include "joules/output.h"
 #include "test.h"

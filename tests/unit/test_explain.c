@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "choice_fixtures.h"
+#include "test_choice_fixtures.h"
 #include "joules/explain.h"
 
 /* A run with e = P/T exactly (P all GPUs, T tokens/s, b avg batch). */

@@ -4,7 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 
-#include "choice_fixtures.h"
+#include "test_choice_fixtures.h"
 #include "joules/frontier.h"
 #include "joules/output.h"
 #include "test.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "choice_fixtures.h"
+#include "test_choice_fixtures.h"
 #include "joules/attrs.h"
 #include "joules/study.h"
 #include "study/study_internal.h"
