@@ -41,6 +41,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "malformed"))
 import tracegen as tg  # noqa: E402
+import targets as fuzz_targets  # noqa: E402  (tests/fuzz/targets.txt, the one list)
 
 MAX = 65536
 
@@ -414,7 +415,7 @@ def kineto_head(path, limit):
 def shared_seeds(shared, out):
     sd = Seeds(out)
     rw = os.path.join(shared, "realworld")
-    targets = [t.strip() for t in open(os.path.join(HERE, "targets.txt")) if t.strip()]
+    targets = fuzz_targets.names()
     for t in targets:
         os.makedirs(os.path.join(out, t), exist_ok=True)
     if not os.path.isdir(shared):

@@ -16,6 +16,8 @@ import joules  # noqa: E402
 
 os.chdir(ROOT)
 FUZZ = os.path.join(ROOT, "tests", "fuzz")
+sys.path.insert(0, FUZZ)
+import targets as fuzz_targets  # noqa: E402
 SMALL = "traces/h100/h100-qwen3-1.7b-shape-chat.h5"
 SET = {"model": "fuzz/model", "max_batch_size": "8", "workload": "llm", "task": "fuzz", "precision": "bf16",
        "gpu_model": "H100"}
@@ -204,7 +206,7 @@ def case(target, data, tmp, study):
 
 def main():
     study = joules.load(SMALL)
-    targets = [line.strip() for line in open(os.path.join(FUZZ, "targets.txt")) if line.strip()]
+    targets = fuzz_targets.names()  # tests/fuzz/targets.txt, the one list
     n = 0
     for target in targets:
         files = []
