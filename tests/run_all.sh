@@ -107,7 +107,7 @@ TREE_LABEL='mpi|golden' \
     run_tree mpi -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOULES_MPI=ON
 # libFuzzer sets its own sanitizer options; the targets alone are built.
 # the targets: tests/fuzz/targets.txt, the one list the fuzz build reads
-TREE_TARGETS=$(sed -n 's/^\([a-z0-9_]*\)$/fuzz_\1/p' tests/fuzz/targets.txt | tr '\n' ' ') TREE_LABEL=fuzz \
+TREE_TARGETS=$(python3 tests/fuzz/targets.py --exe | tr '\n' ' ') TREE_LABEL=fuzz \
     run_tree fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOULES_SANITIZE=ON -DJOULES_FUZZ=ON
 
 echo

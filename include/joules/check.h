@@ -85,7 +85,7 @@ jl_status jl_ruleset_set(jl_ruleset *rs, const char *assignment, jl_error **err)
  * silently keep a default). */
 jl_status jl_ruleset_load_json(jl_ruleset *rs, const char *path, jl_error **err);
 /* The same from a document in memory (`name` is used in messages): for
- * tests and the fuzz target tests/fuzz/fuzz_rules.c. */
+ * tests and the fuzz target tests/fuzz/test_check_rules.c. */
 jl_status jl_ruleset_load_json_buffer(jl_ruleset *rs, const char *buf, size_t len, const char *name,
                                       jl_error **err);
 

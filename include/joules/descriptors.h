@@ -54,7 +54,7 @@ typedef struct jl_descriptors jl_descriptors;
 /* dir may be NULL (search order above). */
 jl_status jl_descriptors_load(const char *dir, jl_descriptors **out, jl_error **err);
 /* The same from the two documents in memory (for tests and the fuzz target
- * tests/fuzz/fuzz_descriptors.c). */
+ * tests/fuzz/test_descriptors.c). */
 jl_status jl_descriptors_load_buffers(const char *gpus_json, size_t gpus_len,
                                       const char *models_json, size_t models_len,
                                       jl_descriptors **out, jl_error **err);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turn insitu_record.py's recordings into the in-situ truth and into the
-text that insitu_trace (tests/device/insitu_trace.c) writes as joules traces.
+text that insitu_trace (tests/device/device_insitu_trace.c) writes as joules traces.
 
     insitu_prepare.py --out DIR REC_DIR [REC_DIR...]
 

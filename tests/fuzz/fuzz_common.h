@@ -1,4 +1,4 @@
-/* Helpers shared by the libFuzzer targets (tests/fuzz/fuzz_*.c). */
+/* Helpers shared by the libFuzzer targets (tests/fuzz/test_*.c). */
 #ifndef JOULES_FUZZ_COMMON_H
 #define JOULES_FUZZ_COMMON_H
 

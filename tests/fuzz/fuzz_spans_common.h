@@ -1,5 +1,5 @@
-/* Shared by the span importers' fuzz targets (fuzz_import_kineto.c,
- * fuzz_import_kineto_align.c, fuzz_import_nsys.c): the small synthetic run
+/* Shared by the span importers' fuzz targets (test_import_kineto.c,
+ * test_import_kineto_align.c, test_import_nsys.c): the small synthetic run
  * their spans are placed on, and what happens to the spans after: attributed
  * as `joules attribute` would, the document made, everything freed. */
 #ifndef JOULES_FUZZ_SPANS_COMMON_H

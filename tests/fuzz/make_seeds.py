@@ -41,6 +41,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "malformed"))
 import tracegen as tg  # noqa: E402
+import targets as fuzz_targets  # noqa: E402  (tests/fuzz/targets.txt, the one list)
 
 MAX = 65536
 
@@ -136,13 +137,13 @@ def json_seeds(models):
     out("descriptors", "types", '{"gpus": {"H100": {"name": 3, "idle_power_range_w": [1, "a"]}}}'
         '\n----\n{"models": {"Qwen/Qwen3-8B": {"kv_heads": 1.5, "total_params": "8e9"}}}')
 
-    out("rules", "full", json.dumps({"version": "joules.rules/1", "rules": {
+    out("check_rules", "full", json.dumps({"version": "joules.rules/1", "rules": {
         "steady_duration": {"warn": 20, "fail": 4, "enabled": True},
         "power_below_tdp": {"warn": 1.1, "fail": 1.3},
         "failed_requests": {"enabled": False}}}, indent=1))
-    out("rules", "empty-rules", '{"version": "joules.rules/1", "rules": {}}')
-    out("rules", "bad-key", '{"version": "joules.rules/1", "rules": {"steady_duration": {"wran": 1}}}')
-    out("rules", "bad-version", '{"version": "joules.rules/2", "rules": {}}')
+    out("check_rules", "empty-rules", '{"version": "joules.rules/1", "rules": {}}')
+    out("check_rules", "bad-key", '{"version": "joules.rules/1", "rules": {"steady_duration": {"wran": 1}}}')
+    out("check_rules", "bad-version", '{"version": "joules.rules/2", "rules": {}}')
 
     for i, e in enumerate(["median_itl<=100ms", "p90_itl<=250ms,ttft_p90<=2s",
                            "batch_latency<=30s", "throughput>=5000tok/s",
@@ -157,7 +158,7 @@ def json_seeds(models):
                            "\0num_gpus<=2\nmax_batch_size<128", "\1max_batch_size>256",
                            "\0gpu_model!=h200,B200", "\0gpu_model=h100\nprecision=BFLOAT16",
                            "\0num_gpus>=x", "\0num_gpus=>2", "\0a<=1<=2", "\0model!x"]):
-        out("where", "c%02d" % i, c)
+        out("study_where", "c%02d" % i, c)
 
 
 # ---- committed: the targets of issue 35 -------------------------------------------
@@ -414,7 +415,7 @@ def kineto_head(path, limit):
 def shared_seeds(shared, out):
     sd = Seeds(out)
     rw = os.path.join(shared, "realworld")
-    targets = [t.strip() for t in open(os.path.join(HERE, "targets.txt")) if t.strip()]
+    targets = fuzz_targets.names()
     for t in targets:
         os.makedirs(os.path.join(out, t), exist_ok=True)
     if not os.path.isdir(shared):

@@ -1,7 +1,7 @@
 #!/bin/sh
 # faults.sh JOULES FAULT_SHIM_SO PYTHON SRC WORKDIR
 # Faults end cleanly (docs/robustness.md "Faults", docs/security.md): the
-# preloaded shim (fault_shim.c) makes each fault at a known point, no root,
+# preloaded shim (malformed_fault_shim.c) makes each fault at a known point, no root,
 # no timing:
 #  1. a full disk under `import -o` (the streamed writer, the in-memory
 #     writer, at several points) and under `import --into`: exit 4 and a

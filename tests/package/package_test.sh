@@ -5,7 +5,7 @@
 #  - the installed files: joules, the headers with the generated version.h,
 #    joulesConfig.cmake + ConfigVersion, joules.pc, joules(1) and one man
 #    page per command `joules --help` lists, share/doc/joules;
-#  - a consumer (consumer/consumer.c) built twice, with CMake
+#  - a consumer (consumer/package_consumer.c) built twice, with CMake
 #    (find_package(joules), consumer/CMakeLists.txt) and with pkg-config
 #    (--static when the library is static), each run on traces/: energy per
 #    token of every run, which must equal `joules summarize --csv -`;
@@ -101,7 +101,7 @@ static=""
 # a shared libjoules outside the loader's path: the program says where it is
 [ -z "$static" ] && cflags="$cflags -Wl,-rpath,$(pkg-config --variable=libdir joules)"
 # shellcheck disable=SC2046,SC2086
-if "$cc" $cflags $(pkg-config --cflags joules) "$src/tests/package/consumer/consumer.c" \
+if "$cc" $cflags $(pkg-config --cflags joules) "$src/tests/package/consumer/package_consumer.c" \
         -o "$work/pc-consumer" $(pkg-config $static --libs joules) >"$work/pc.log" 2>&1; then
     check_consumer pkg-config "$work/pc-consumer"
 else

@@ -60,7 +60,7 @@ GEN=$BUILD/tests/perf/joules-perf-gen
 RAW=$BUILD/tests/perf/joules-perf-rawread
 REF=$ROOT/tests/reference/summary_ref.py
 # h5py reads Zstandard through the bench's own decode-only filter plugin
-# (tests/perf/h5zstd_plugin.c), or hdf5plugin's where installed
+# (tests/perf/perf_h5zstd_plugin.c), or hdf5plugin's where installed
 H5PLUG=$BUILD/tests/perf/h5plugins${HDF5_PLUGIN_PATH:+:$HDF5_PLUGIN_PATH}
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench: needs GNU time at /usr/bin/time" >&2; exit 1; }

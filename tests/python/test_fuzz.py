@@ -16,6 +16,8 @@ import joules  # noqa: E402
 
 os.chdir(ROOT)
 FUZZ = os.path.join(ROOT, "tests", "fuzz")
+sys.path.insert(0, FUZZ)
+import targets as fuzz_targets  # noqa: E402
 SMALL = "traces/h100/h100-qwen3-1.7b-shape-chat.h5"
 SET = {"model": "fuzz/model", "max_batch_size": "8", "workload": "llm", "task": "fuzz", "precision": "bf16",
        "gpu_model": "H100"}
@@ -172,13 +174,13 @@ def case(target, data, tmp, study):
                 joules.attribute(path + ":" + r.name, by="class")
             except joules.Error:
                 counts["refused"] += 1
-    elif target == "budgets":
+    elif target == "budget_file":
         joules.budget(study, write(os.path.join(tmp, "budgets.json"), data))
-    elif target == "series":
+    elif target == "carbon_series":
         p = write(os.path.join(tmp, "series.csv"), data)
         joules.emissions(study, grid_intensity=p, pue=p)
         joules.capacity(study, power_budget=1e6, grid_intensity=p)
-    elif target == "rules":
+    elif target == "check_rules":
         joules.summarize(SMALL, rules=write(os.path.join(tmp, "rules.json"), data))
     elif target == "descriptors":
         d = os.path.join(tmp, "models")
@@ -194,7 +196,7 @@ def case(target, data, tmp, study):
     elif target == "slo":
         text = data.decode("utf-8", "surrogateescape")
         joules.pick(study, slo=text)
-    elif target == "where":
+    elif target == "study_where":
         lines = data.decode("utf-8", "surrogateescape").split("\n")
         joules.summarize(SMALL, where=[x for x in lines if x] or None)
     else:
@@ -204,7 +206,7 @@ def case(target, data, tmp, study):
 
 def main():
     study = joules.load(SMALL)
-    targets = [line.strip() for line in open(os.path.join(FUZZ, "targets.txt")) if line.strip()]
+    targets = fuzz_targets.names()  # tests/fuzz/targets.txt, the one list
     n = 0
     for target in targets:
         files = []
@@ -224,7 +226,7 @@ def main():
             except joules.Error:
                 counts["refused"] += 1
             except (ValueError, UnicodeError) as e:
-                if target in ("slo", "where") and not isinstance(e, joules.Error):
+                if target in ("slo", "study_where") and not isinstance(e, joules.Error):
                     counts["refused"] += 1
                 else:
                     fail("%s: %s: %s: %s" % (target, os.path.relpath(path, ROOT), type(e).__name__, e))

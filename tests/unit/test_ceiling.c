@@ -4,8 +4,8 @@
 
 #include <math.h>
 
-#include "choice_fixtures.h"
 #include "joules/ceiling.h"
+#include "test_choice_fixtures.h"
 
 static jl_descriptors *desc(void)
 {

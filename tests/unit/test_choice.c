@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "choice_fixtures.h"
 #include "joules/choice.h"
 #include "joules/output.h"
 #include "test.h"
+#include "test_choice_fixtures.h"
 
 static jl_slo *slo(const char *e)
 {

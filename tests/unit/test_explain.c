@@ -4,8 +4,8 @@
 
 #include <math.h>
 
-#include "choice_fixtures.h"
 #include "joules/explain.h"
+#include "test_choice_fixtures.h"
 
 /* A run with e = P/T exactly (P all GPUs, T tokens/s, b avg batch). */
 static jl_summary *mk(jl_summary_list *l, const char *gpu, long n, long cap, double b, double P,

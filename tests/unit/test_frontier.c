@@ -4,10 +4,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 
-#include "choice_fixtures.h"
 #include "joules/frontier.h"
 #include "joules/output.h"
 #include "test.h"
+#include "test_choice_fixtures.h"
 
 static jl_frontier_set *compute(jl_summary_list *l, double tol)
 {

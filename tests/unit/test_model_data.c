@@ -15,8 +15,8 @@
 #include "joules/import.h"
 #include "joules/model.h"
 #include "joules/study.h"
-#include "model_fixtures.h"
 #include "test.h"
+#include "test_model_fixtures.h"
 
 #define JOULES JOULES_BINARY_DIR "/joules"
 

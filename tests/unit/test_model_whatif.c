@@ -18,8 +18,8 @@
 #include "joules/model.h"
 #include "joules/study.h"
 #include "model/model_internal.h"
-#include "model_fixtures.h"
 #include "test.h"
+#include "test_model_fixtures.h"
 
 /* One sweep (caps 8..256, one GPU) of a model whose step is a per-model
  * overhead plus weights streamed at the GPU's bandwidth. */

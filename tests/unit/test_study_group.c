@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "choice_fixtures.h"
 #include "joules/attrs.h"
 #include "joules/study.h"
 #include "study/study_internal.h"
 #include "test.h"
+#include "test_choice_fixtures.h"
 
 TEST(values_numbers_missing_node_ac)
 {

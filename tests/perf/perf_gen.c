@@ -205,7 +205,7 @@ static hid_t create_file(const gen_opts *o, int index, hid_t *runs)
         die("cannot create %s", path);
     attr_str(f, "format", "joules-trace");
     attr_i64(f, "format_version", 1);
-    attr_str(f, "harness", "joules-perf-gen (tests/perf/gen.c)");
+    attr_str(f, "harness", "joules-perf-gen (tests/perf/perf_gen.c)");
     attr_str(f, "created_utc", "2026-11-21T10:00:00Z");
     *runs = H5Gcreate2(f, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     return f;
@@ -642,7 +642,7 @@ static int is_llm_run(hid_t rg)
 static void usage(void)
 {
     fputs("usage: joules-perf-gen synth|tile [options] -o DIR [SOURCE.h5...]\n"
-          "(options: see the comment at the top of tests/perf/gen.c)\n",
+          "(options: see the comment at the top of tests/perf/perf_gen.c)\n",
           stderr);
     exit(2);
 }
