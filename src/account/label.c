@@ -186,7 +186,8 @@ jl_status jl_labels_at(const jl_summary_list *runs, const jl_slo *const *slos, s
             l->task_models++;
         }
         /* one label has nothing to be compared with: not rated */
-        l->stars = l->task_models < 2 ? 0 : jl_label_stars(l->wh_per_1000, l->task_min, l->task_max);
+        l->stars =
+            l->task_models < 2 ? 0 : jl_label_stars(l->wh_per_1000, l->task_min, l->task_max);
     }
     return JL_OK;
 }
