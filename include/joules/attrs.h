@@ -89,6 +89,8 @@ int jl_attrs_is_per_sample(const jl_attrs *a);
 int jl_attrs_counts_items(const jl_attrs *a);
 /* The same of a workload's name (NULL: 0). */
 int jl_workload_counts_items(const char *w);
+/* The same as jl_attrs_is_per_sample, for a workload's name. */
+int jl_workload_is_per_sample(const char *w);
 /* 1 when w is a workload joules reads (the spec's llm, mllm, diffusion and
  * the per-sample ones); JL_WORKLOAD_LIST names them for messages. */
 int jl_workload_is_known(const char *w);

@@ -60,11 +60,10 @@ static void print_table(const void *result, const jl_summary_list *l)
         const jl_label *b = &the.ls.items[i];
         const jl_summary *s = l->items[b->run];
         cli_left_out_add(&lo, &b->counted);
-        char cls[16] = "", cap[24] = "b-";
+        char cls[16] = "", cap[24];
         if (b->size_class[0])
             snprintf(cls, sizeof cls, " class %s", b->size_class);
-        if (!b->cap_unknown)
-            snprintf(cap, sizeof cap, "b%ld", s->attrs.max_batch_size);
+        cli_fmt_cap(cap, sizeof cap, s);
         char stars[24] = "not rated";
         if (b->stars)
             snprintf(stars, sizeof stars, "%d star%s", b->stars, b->stars == 1 ? "" : "s");

@@ -298,7 +298,7 @@ void cli_fmt_figure(char *buf, size_t cap, int fig, double v);
 /* A run's batch cap for text tables: "b8", or "b-" where the cap is a
  * placeholder its importer listed in @unknown_attributes (MLPerf). */
 const char *cli_fmt_cap(char *buf, size_t cap, const jl_summary *s);
-/* The same, labelled for run s where the figure needs its run: a
+/* cli_fmt_figure, labelled for run s where the figure needs its run: a
  * percentile_latency_s as "p90 latency/sample 57.54 ms" (the run's
  * @latency_percentile and @latency_per). */
 void cli_fmt_run_figure(char *buf, size_t cap, int fig, double v, const jl_summary *s);

@@ -185,7 +185,7 @@ int jl_workload_is_known(const char *w)
     return 0;
 }
 
-static int per_sample(const char *w)
+int jl_workload_is_per_sample(const char *w)
 {
     for (size_t i = FIRST_PER_SAMPLE; w && workload_names[i]; i++)
         if (!strcmp(w, workload_names[i]))
@@ -195,7 +195,7 @@ static int per_sample(const char *w)
 
 int jl_attrs_is_per_sample(const jl_attrs *a)
 {
-    return per_sample(a->workload);
+    return jl_workload_is_per_sample(a->workload);
 }
 
 int jl_attrs_counts_items(const jl_attrs *a)
@@ -205,7 +205,7 @@ int jl_attrs_counts_items(const jl_attrs *a)
 
 int jl_workload_counts_items(const char *w)
 {
-    return (w && !strcmp(w, "diffusion")) || per_sample(w);
+    return (w && !strcmp(w, "diffusion")) || jl_workload_is_per_sample(w);
 }
 
 const char *jl_attrs_power_scope(const jl_attrs *a)

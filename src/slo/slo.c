@@ -64,11 +64,6 @@ static double percentile_name(const char *name)
     return p > 0 && p < 100 ? p : 0;
 }
 
-static int per_sample_workload(const char *w)
-{
-    return jl_workload_counts_items(w) && w && strcmp(w, "diffusion");
-}
-
 /* Suffixes a name may omit ("median_itl" for median_itl_s). */
 static const char *const unit_suffixes[] = {"_s", "_j", "_w", "_tok_s", "_mhz"};
 
@@ -189,13 +184,13 @@ static int resolve_for(const char *name, const char *workload, double *bare, int
     }
     for (size_t i = 0; i < sizeof workload_names / sizeof workload_names[0]; i++)
         if (!strcmp(name, workload_names[i].name))
-            return per_sample_workload(workload)     ? (int)workload_names[i].sample
-                   : is_diffusion_workload(workload) ? (int)workload_names[i].diffusion
-                                                     : (int)workload_names[i].llm;
+            return jl_workload_is_per_sample(workload) ? (int)workload_names[i].sample
+                   : is_diffusion_workload(workload)   ? (int)workload_names[i].diffusion
+                                                       : (int)workload_names[i].llm;
     if (percentile_name(name) > 0) {
         size_t m = strlen(name);
         *unit_named = m > 2 && !strcmp(name + m - 2, "_s");
-        return per_sample_workload(workload) ? JL_FIG_PERCENTILE_LATENCY_S : -1;
+        return jl_workload_is_per_sample(workload) ? JL_FIG_PERCENTILE_LATENCY_S : -1;
     }
     return resolve_named(name, bare, unit_named);
 }

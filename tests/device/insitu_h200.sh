@@ -17,23 +17,8 @@ pin=""
 command -v taskset >/dev/null 2>&1 && pin="taskset -c 2-5"
 classes=attention,mlp,qkv,o_proj,lm_head,norm
 common="--classes $classes --warm-s 1 --steady-s 7 --iso-s 2 --iso-idle-s 1 --after-s 3"
-rec() {  # NAME LIMIT_S ARGS...
-    name=$1 lim=$2
-    shift 2
-    left=$((end - $(date +%s) - 5))
-    [ "$lim" -gt "$left" ] && lim=$left
-    if [ "$lim" -lt 30 ]; then
-        echo "== $name: not run, $left s left" | tee -a "$out/h200.log"
-        return
-    fi
-    echo "== $name: limit $lim s: $*" | tee -a "$out/h200.log"
-    mkdir -p "/tmp/rec/$name"
-    timeout -k 5 "$lim" $pin python3 "$dev/insitu_record.py" --out "/tmp/rec/$name" \
-        "$@" >"/tmp/rec/$name/log.txt" 2>&1
-    echo "== $name: exit $?" | tee -a "$out/h200.log"
-    tail -n 45 "/tmp/rec/$name/log.txt"
-    (cd /tmp/rec && tar cf "$out/$name.tar" "$name")
-}
+log=h200.log tail_n=45
+. "$dev/insitu_rec.sh"
 {
     nvidia-smi --query-gpu=name,driver_version,power.limit,power.default_limit,power.min_limit,power.max_limit,clocks.max.sm,clocks.max.mem,temperature.gpu,persistence_mode,vbios_version \
         --format=csv

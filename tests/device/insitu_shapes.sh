@@ -12,23 +12,8 @@ end=$(($(date +%s) + budget))
 classes=attention,mlp,qkv,o_proj,lm_head,norm
 common="--phases profile,iso,truth --classes $classes --warm-s 1 --steady-s 8 \
  --iso-s 2 --iso-idle-s 1 --after-s 3"
-rec() {  # NAME LIMIT_S ARGS...
-    name=$1 lim=$2
-    shift 2
-    left=$((end - $(date +%s) - 5))
-    [ "$lim" -gt "$left" ] && lim=$left
-    if [ "$lim" -lt 30 ]; then
-        echo "== $name: not run, $left s left" | tee -a "$out/shapes.log"
-        return
-    fi
-    echo "== $name: limit $lim s: $*" | tee -a "$out/shapes.log"
-    mkdir -p "/tmp/rec/$name"
-    timeout -k 5 "$lim" python3 "$dev/insitu_record.py" --out "/tmp/rec/$name" "$@" \
-        >"/tmp/rec/$name/log.txt" 2>&1
-    echo "== $name: exit $?" | tee -a "$out/shapes.log"
-    tail -n 40 "/tmp/rec/$name/log.txt"
-    (cd /tmp/rec && tar cf "$out/$name.tar" "$name")
-}
+log=shapes.log tail_n=40
+. "$dev/insitu_rec.sh"
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu \
     --format=csv >>"$out/shapes.log" 2>&1
 # mixed: 256 decode sequences; every second step also 2 prompt chunks of 384 tokens

@@ -19,23 +19,8 @@ end=$(($(date +%s) + budget))
 classes=attention,mlp,qkv,o_proj,lm_head,norm
 common="--classes $classes --pin 2,3 --sampler-cpus 8 --steady-host --warm-s 0.3 --steady-s 1.5"
 common="$common --iso-s 2 --iso-idle-s 1 --after-s 3"
-rec() {  # NAME LIMIT_S ARGS...
-    name=$1 lim=$2
-    shift 2
-    left=$((end - $(date +%s) - 5))
-    [ "$lim" -gt "$left" ] && lim=$left
-    if [ "$lim" -lt 30 ]; then
-        echo "== $name: not run, $left s left" | tee -a "$out/steady.log"
-        return
-    fi
-    echo "== $name: limit $lim s: $*" | tee -a "$out/steady.log"
-    mkdir -p "/tmp/rec/$name"
-    timeout -k 5 "$lim" python3 "$dev/insitu_record.py" --out "/tmp/rec/$name" \
-        "$@" >"/tmp/rec/$name/log.txt" 2>&1
-    echo "== $name: exit $?" | tee -a "$out/steady.log"
-    tail -n 30 "/tmp/rec/$name/log.txt" | cut -c1-160
-    (cd /tmp/rec && tar cf "$out/$name.tar" "$name")
-}
+log=steady.log tail_n=30
+. "$dev/insitu_rec.sh"
 {
     nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu,vbios_version \
         --format=csv

@@ -1,0 +1,24 @@
+# Sourced by the device-call scripts (insitu_shapes.sh,
+# insitu_h200.sh, insitu_steady.sh): rec NAME LIMIT_S ARGS... records one
+# shape with insitu_record.py under a time limit that the call's budget
+# ($end, Unix s) still allows, logs to $out/$log, shows the recorder's last
+# $tail_n lines (cut to 160 columns) and tars /tmp/rec/NAME into $out.
+# $pin: a command prefix (taskset -c ...) or empty; $dev: tests/device.
+rec() {  # NAME LIMIT_S ARGS...
+    name=$1 lim=$2
+    shift 2
+    left=$((end - $(date +%s) - 5))
+    [ "$lim" -gt "$left" ] && lim=$left
+    if [ "$lim" -lt 30 ]; then
+        echo "== $name: not run, $left s left" | tee -a "$out/$log"
+        return
+    fi
+    echo "== $name: limit $lim s: $*" | tee -a "$out/$log"
+    mkdir -p "/tmp/rec/$name"
+    # shellcheck disable=SC2086 # $pin is a command prefix or empty
+    timeout -k 5 "$lim" ${pin:-} python3 "$dev/insitu_record.py" --out "/tmp/rec/$name" \
+        "$@" >"/tmp/rec/$name/log.txt" 2>&1
+    echo "== $name: exit $?" | tee -a "$out/$log"
+    tail -n "${tail_n:-40}" "/tmp/rec/$name/log.txt" | cut -c1-160
+    (cd /tmp/rec && tar cf "$out/$name.tar" "$name")
+}
