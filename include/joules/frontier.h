@@ -142,7 +142,7 @@ json_t *jl_frontier_document(const jl_frontier_set *fs, const jl_summary_list *l
 
 /* The same document with "errors" (jl_errors_to_json), as text: the bytes
  * jl_json_dump writes for it, trailing newline included, written without
- * building the tree (src/output/json_writer.h; 4 MB on the ML.ENERGY
+ * building the tree (src/json/json_internal.h; 4 MB on the ML.ENERGY
  * study). *len (may be NULL) its length. NULL on out-of-memory. */
 char *jl_frontier_document_text(const jl_frontier_set *fs, const jl_summary_list *l,
                                 const jl_error_list *errors, size_t *len);

@@ -15,7 +15,7 @@
  * json_dumps() itself. joules builds no cyclic documents; a document
  * deeper than JL__JSON_MAX_DEPTH also goes to json_dumps().
  *
- * The writer of output/json_writer.h shares these rules: its text backend
+ * The writer of json/json_internal.h shares these rules: its text backend
  * writes a document without building the tree, byte for byte what dump()
  * writes for the tree its tree backend builds. */
 #define _POSIX_C_SOURCE 200809L
@@ -27,8 +27,8 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "joules/output.h"
-#include "output/json_writer.h"
+#include "joules/json.h"
+#include "json/json_internal.h"
 
 #define JL__JSON_MAX_DEPTH 2048
 #define HANDLED_FLAGS \
@@ -469,7 +469,7 @@ char *jl_json_dumps(const json_t *v, size_t flags)
     return b.failed ? NULL : json_dumps(v, flags); /* too deep: jansson decides */
 }
 
-/* ---- the writer of output/json_writer.h ---------------------------------- */
+/* ---- the writer of json/json_internal.h ---------------------------------- */
 
 typedef struct {
     int is_object;
