@@ -64,3 +64,12 @@ char *jl_json_dump(const json_t *doc)
     withnl[n + 1] = '\0';
     return withnl;
 }
+
+char *jl__json_text_of(json_t *doc, size_t *len)
+{
+    char *s = doc ? jl_json_dump(doc) : NULL;
+    json_decref(doc);
+    if (len)
+        *len = s ? strlen(s) : 0;
+    return s;
+}

@@ -374,6 +374,12 @@ typedef void (*jl__jw_document_fn)(jl__jw *w, const void *result, const struct j
 /* fn's document as a tree, without "errors". NULL on out of memory. */
 json_t *jl__jw_document_tree(jl__jw_document_fn fn, const void *result,
                              const struct jl_summary_list *l);
+/* jl_json_dump's text of doc, whose reference it takes (frees it); *len
+ * (may be NULL) its length. NULL when doc is NULL or memory ran out. The
+ * public text variants of the whole-document builders (jl_*_document_text)
+ * are this over their builder. */
+char *jl__json_text_of(json_t *doc, size_t *len);
+
 /* The text of fn's document with "errors" and the provenance block, and
  * that text written to a file, are the output kit's (src/output/document.c,
  * output/document_internal.h): they call the provenance hook. */
