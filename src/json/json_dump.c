@@ -8,7 +8,7 @@
  * buffer with the same rules — separators, indentation, key order (bytes,
  * then length), escapes, integers with "%lld", reals with "%.*g" plus ".0"
  * when the text has neither '.' nor 'e' and the exponent without '+' or
- * leading zeros — so the output is identical (tests/unit/test_output_json_dump.c
+ * leading zeros — so the output is identical (tests/unit/test_json_dump.c
  * compares both on every kind of value). Flags: JSON_INDENT(n),
  * JSON_COMPACT, JSON_SORT_KEYS, JSON_REAL_PRECISION(n), JSON_ENCODE_ANY;
  * any other flag (ASCII escaping, '/' escaping, embedding) goes to
@@ -196,7 +196,7 @@ static void string(obuf *b, const char *s, size_t n)
  * rounding: an error below 1e-4 units of the last digit for p <= 15) and
  * rounded to p digits; when the scaled value lies too near a rounding
  * boundary to be sure, or outside the exact powers, snprintf decides.
- * tests/unit/test_output_json_dump.c compares both on millions of values. */
+ * tests/unit/test_json_dump.c compares both on millions of values. */
 int jl__format_g(char *buf, size_t size, int p, double v)
 {
 #if LDBL_MANT_DIG >= 64
