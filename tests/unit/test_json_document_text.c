@@ -1,7 +1,8 @@
 /* The text variants of the whole-document builders (jl_*_document_text,
  * docs/library.md "Stable and experimental"): each is the bytes jl_json_dump
  * writes for the tree its jl_*_document builds, trailing newline included,
- * with *len its length; NULL in, NULL out. */
+ * with *len its length; NULL in, NULL out. Each text form is the same one
+ * line over its builder (jl__json_text_of), so a few builders stand for all. */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
 #include <stdlib.h>
@@ -58,7 +59,7 @@ TEST(summary_text_is_the_documents_dump)
     jl_summary_list_clear(&l);
 }
 
-TEST(pick_and_compare_text)
+TEST(pick_compare_and_capacity_text)
 {
     jl_summary_list l = three_runs();
     jl_slo *s = NULL;
@@ -79,6 +80,19 @@ TEST(pick_and_compare_text)
     CHECK_CONTAINS(text, "joules.compare/1");
     check_same(jl_compare_document(r, &l), text, len);
     jl_compare_result_free(r);
+
+    jl_capacity_options co;
+    jl_capacity_options_default(&co);
+    co.power_budget_w = 10000;
+    co.pue = 1.25;
+    l.items[0]->fig[JL_FIG_AVG_POWER_W] = 600;
+    l.items[0]->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S] = 1500;
+    jl_capacity_result *cr = NULL;
+    CHECK(jl_capacity(&l, sl, 1, &co, &cr, NULL) == JL_OK);
+    text = jl_capacity_document_text(cr, &l, &len);
+    CHECK_CONTAINS(text, "joules.capacity/1");
+    check_same(jl_capacity_document(cr, &l), text, len);
+    jl_capacity_result_free(cr);
     jl_slo_free(s);
     jl_summary_list_clear(&l);
 }
@@ -112,7 +126,7 @@ int main(int argc, char **argv)
 {
     TEST_ARGS(argc, argv);
     RUN(summary_text_is_the_documents_dump);
-    RUN(pick_and_compare_text);
+    RUN(pick_compare_and_capacity_text);
     RUN(inspect_text);
     RUN(text_of_nothing_is_null);
     TEST_MAIN_END();
