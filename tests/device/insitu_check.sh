@@ -70,8 +70,45 @@ for shape in h200-mixed h200-cpu; do
         esac
         set -- "$@" --attribution "$name=$p/$loops.json"
     done
-    "$py" "$dev/insitu_compare.py" --truth "$p/truth.json" "$@" $(expect "$d/expected.json")
+    # the at-cap check on the loop at the cap (h200-mixed)
+    cap=""
+    [ "$shape" = h200-mixed ] && cap="--at-cap $p/equal.json"
+    "$py" "$dev/insitu_compare.py" --truth "$p/truth.json" "$@" $cap $(expect "$d/expected.json")
 done
+# the H200 long-context mixed shape (tests/device/insitu_long.sh, two calls on one
+# warm machine): the profile, loops and 8 repeats in h200-long, 17 more repeats in
+# h200-long-truth; each class's truth pools its 25 paired differences; the at-cap
+# check (docs/attribute.md) uses the time each doubling adds, also in truth.json
+d=$data/h200-long p=$tmp/h200-long
+mkdir "$p"
+"$py" "$dev/insitu_prepare.py" --out "$p" "$d" "$data/h200-long-truth"
+set -- --attribution equal="$p/equal.json"
+att() { "$joules" attribute "$d/profiled.h5" --class final_norm=norm --json "$@"; }
+att >"$p/equal.json"
+for loops in loops loops-loop; do
+    "$tool" "$p/$loops.txt" "$p/$loops.h5"
+    att --calibration "$p/$loops.h5" >"$p/$loops.json"
+done
+att --calibration "$p/loops.h5" --clock-correction off >"$p/loops-off.json"
+att --calibration "$p/loops.h5" --clock-correction busy >"$p/loops-busy.json"
+"$py" "$dev/insitu_compare.py" --truth "$p/truth.json" "$@" \
+    --attribution calibrated="$p/loops.json" --attribution calibrated_loop="$p/loops-loop.json" \
+    --attribution clock_off="$p/loops-off.json" --attribution clock_busy="$p/loops-busy.json" \
+    --at-cap "$p/equal.json" $(expect "$d/expected.json")
+# the H200 decode shape below the cap (64 sequences, long contexts; 12 repeated pairs):
+# the at-cap check there shows the identity failing where the card is not capped
+d=$data/h200-decode p=$tmp/h200-decode
+mkdir "$p"
+"$py" "$dev/insitu_prepare.py" --out "$p" "$d"
+att() { "$joules" attribute "$d/profiled.h5" --class final_norm=norm --json "$@"; }
+att >"$p/equal.json"
+for loops in loops loops-loop; do
+    "$tool" "$p/$loops.txt" "$p/$loops.h5"
+    att --calibration "$p/$loops.h5" >"$p/$loops.json"
+done
+"$py" "$dev/insitu_compare.py" --truth "$p/truth.json" --attribution equal="$p/equal.json" \
+    --attribution calibrated="$p/loops.json" --attribution calibrated_loop="$p/loops-loop.json" \
+    --at-cap "$p/equal.json" $(expect "$d/expected.json")
 for rec in clocks mixed-rerun cpu-rerun; do
     mkdir "$tmp/$rec"
     "$py" "$dev/insitu_prepare.py" --out "$tmp/$rec" "$data/$rec"

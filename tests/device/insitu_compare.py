@@ -72,6 +72,48 @@ def targets(rows):
                 missed=[r["cls"] for r in res if not r["within_target"]])
 
 
+def at_cap(truth, att, n_it):
+    """The at-cap hypothesis (docs/attribute.md, "At the power cap"): at the cap the
+    card's power is held, so a class's marginal energy is the base runs' power x the
+    time its doubling adds to the iteration (p_dt_j, against the truth); and the
+    attribution that this suggests, the window's mean power x the time the class
+    holds in the profiled window (its spans' time and the host launch gaps charged
+    to them: time_model_j), against the truth too. ATT: an attribution without
+    --calibration (its rows carry time_s and host_launch_j)."""
+    rows = {r["key"]: r for r in att["rows"]}
+    ps = att["static"]["power_w"]
+    pm = att["energy"]["window_j"] / att["window"]["duration_s"]
+    out = []
+    for c in truth["classes"]:
+        if c["cls"] not in rows or "doubled_iteration_s" not in c:
+            continue
+        tr = c["truth_j_per_iteration"]
+        base_s = c["base_iteration_s"]
+        p_base = 0.5 * (c["base_before_j"] + c["base_after_j"]) / base_s
+        added = c["doubled_iteration_s"] - base_s
+        r = rows[c["cls"]]
+        held = (r["time_s"] + r.get("host_launch_j", 0) / ps) / n_it
+        p_dt, tm = p_base * added, pm * held
+        out.append(dict(cls=c["cls"], truth_j=tr, truth_unc_j=c["uncertainty_j"],
+                        base_power_w=p_base, added_s=added, p_dt_j=p_dt,
+                        p_dt_error=(p_dt - tr) / tr if tr > 0 else None,
+                        p_dt_within_unc=abs(p_dt - tr) <= c["uncertainty_j"] + 0.05 * abs(tr),
+                        held_s=held, window_power_w=pm, time_model_j=tm,
+                        time_model_error=(tm - tr) / tr if tr > 0 else None))
+    return out
+
+
+def cap_table(rows):
+    print("at the cap: marginal energy = base power x added time (p_dt), and the window's "
+          "power x the time a class holds in the profile (time model)")
+    for r in rows:
+        f = (lambda x: "-" if x is None else f"{100*x:+.0f}%")
+        print(f"  {r['cls']:>10} truth {r['truth_j']:7.4f}±{r['truth_unc_j']:.4f} added "
+              f"{1e3*r['added_s']:6.2f} ms x {r['base_power_w']:5.1f} W = {r['p_dt_j']:7.4f} "
+              f"({f(r['p_dt_error'])}); held {1e3*r['held_s']:6.2f} ms x "
+              f"{r['window_power_w']:5.1f} W = {r['time_model_j']:7.4f} ({f(r['time_model_error'])})")
+
+
 def table(name, rows, summ):
     print(f"{name}: window {summ['window_j_per_iteration']:.4f} J/iteration, "
           f"unattributed {100*summ['unattributed_share']:.1f} %")
@@ -114,6 +156,8 @@ def main():
     ap.add_argument("--truth", required=True)
     ap.add_argument("--attribution", action="append", default=[], metavar="NAME=FILE",
                     help="an attribution to compare, named (repeatable)")
+    ap.add_argument("--at-cap", metavar="ATT.json",
+                    help="add the at-cap check (at_cap) from this attribution without --calibration")
     ap.add_argument("--json")
     ap.add_argument("--expect")
     args = ap.parse_args()
@@ -129,6 +173,9 @@ def main():
         rows, summ = compare(truth, json.load(open(path)), n_it)
         doc[key] = dict(summary=summ, rows=rows, targets=targets(rows))
         table(key, rows, summ)
+    if args.at_cap:
+        doc["at_cap"] = at_cap(truth, json.load(open(args.at_cap)), truth["profiled_iterations"])
+        cap_table(doc["at_cap"])
     if args.json:
         with open(args.json, "w") as f:
             json.dump(doc, f, indent=1, sort_keys=True)

@@ -124,6 +124,43 @@ def loop_energy(run, upd, clocks=()):
     return out
 
 
+def pool(out):
+    """Recordings with --repeats (or several folders) double a class more than once:
+    its truth is then the mean of its paired differences (each doubled run against
+    the base runs just before and after it), its uncertainty their standard error
+    (sd / sqrt(n)) plus the counter's 0.1 %; the pairs are kept in "pairs". A class
+    doubled once keeps its one pair's figures (half the base runs' difference)."""
+    by = {}
+    for c in out["classes"]:
+        by.setdefault(c["cls"], []).append(c)
+    if all(len(v) == 1 for v in by.values()):
+        return
+    out["pairs"] = out["classes"]
+    out["classes"] = []
+    for cls, v in by.items():
+        if len(v) == 1:
+            out["classes"].append(v[0])
+            continue
+        n = len(v)
+
+        def mean(key, sub=None):
+            xs = [c[key] if sub is None else c[key][sub] for c in v]
+            return sum(xs) / n
+        d = [c["truth_j_per_iteration"] for c in v]
+        mu = sum(d) / n
+        sd = math.sqrt(sum((x - mu) ** 2 for x in d) / (n - 1))
+        c = dict(cls=cls, truth_j_per_iteration=mu,
+                 uncertainty_j=sd / math.sqrt(n) + 0.001 * mean("doubled_j"), pairs=n,
+                 pair_sd_j=sd, doubled_j=mean("doubled_j"), base_before_j=mean("base_before_j"),
+                 base_after_j=mean("base_after_j"), doubled_iteration_s=mean("doubled_iteration_s"),
+                 base_iteration_s=mean("base_iteration_s"))
+        if all("sm_mhz" in x for x in v):
+            c["sm_mhz"] = dict(doubled=mean("sm_mhz", "doubled"), base=mean("sm_mhz", "base"))
+            c["power_cap_share"] = dict(doubled=mean("power_cap_share", "doubled"),
+                                        base=mean("power_cap_share", "base"))
+        out["classes"].append(c)
+
+
 def truth(recs):
     out = {"runs": [], "classes": []}
     for ph, rows in recs:
@@ -155,6 +192,7 @@ def truth(recs):
                     doubled=r["clocks"]["power_cap_share"],
                     base=0.5 * (before["clocks"]["power_cap_share"] +
                                 after["clocks"]["power_cap_share"]))
+    pool(out)
     bases = [r["j_per_iteration"] for r in out["runs"] if r["doubled"] is None]
     mu = sum(bases) / len(bases)
     out["base_j_per_iteration"] = dict(
@@ -334,7 +372,8 @@ def main():
           f"{b['min']:.4f}..{b['max']:.4f})")
     for c in tr["classes"]:
         print(f"{c['cls']:>11}: truth {c['truth_j_per_iteration']:8.4f} ± {c['uncertainty_j']:.4f} "
-              f"J/iteration ({c['base_iteration_s']*1e3:.2f} -> {c['doubled_iteration_s']*1e3:.2f} ms)")
+              f"J/iteration ({c['base_iteration_s']*1e3:.2f} -> {c['doubled_iteration_s']*1e3:.2f} ms)"
+              + (f", {c['pairs']} pairs, sd {c['pair_sd_j']:.4f}" if "pairs" in c else ""))
     for line in clocks_lines(tr):
         print(line)
 
