@@ -232,6 +232,26 @@ EOF
 one nsys "$work/nsys/d/x" e.sqlite file import nsys @ --quiet --into "$work/nsys/out.h5:$run1" --offset 0 --allow-misaligned
 prep="" spans_of=""
 
+# verify re-hashes the file the document read (its resolved name): run in
+# a folder holding another file of that name it says so (exit 3), not that
+# file's hash; where the document was made, or told with -C, it reproduces
+mk verify
+cp "$trace" "$work/verify/d/x/t.h5"
+mkdir -p "$work/verify/other"
+cp "$src/traces/h100/h100-qwen3-1.7b-shape-chat.h5" "$work/verify/other/t.h5"
+ln -s d/x "$work/verify/lnk"
+(cd "$work/verify" && "$joules" summarize --json lnk/t.h5 >doc.json 2>/dev/null)
+(cd "$work/verify" && "$joules" verify doc.json >v.here 2>&1) || bad "verify where made: $(cat "$work/verify/v.here")"
+mkdir -p "$work/verify/other/lnk"
+cp "$work/verify/other/t.h5" "$work/verify/other/lnk/t.h5"
+(cd "$work/verify/other" && "$joules" verify ../doc.json >v.other 2>&1)
+rc=$?
+[ $rc = 3 ] && grep -q "another file here: $work/verify/other/lnk/t.h5" "$work/verify/other/v.other" ||
+    bad "verify elsewhere, lnk/t.h5 another file there: exit $rc: $(cat "$work/verify/other/v.other")"
+(cd "$work/verify/other" && "$joules" verify -C .. ../doc.json >v.c 2>&1) ||
+    bad "verify -C where made: $(cat "$work/verify/other/v.c")"
+
+
 # ---- the real files ---------------------------------------------------
 set -- --set workload=llm --set model=none/laptop --set task=unknown --set precision=float32 \
     --set max_batch_size=1
@@ -278,5 +298,5 @@ else
         -o "$work/nvsmi_real/out.h5"
 fi
 
-[ $fail = 0 ] && echo "ok: paths as typed: $n_ok spellings gave what the first did"
+[ $fail = 0 ] && echo "ok: paths as typed: $n_ok spellings gave what the first did (and verify found the file read)"
 exit $fail
