@@ -492,10 +492,14 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     return rc;
 }
 
-/* The name of PATH's trace in DIR: its last component, without a trailing
- * '/', its extension (.csv, .json, ...) replaced by .h5. */
-static char *each_output(const char *dir, const char *path)
+/* The name of PATH's trace in DIR: the last component of its absolute,
+ * resolved name (`.`, `./`, `../run_1/` and a link name the input as its
+ * absolute path does: docs/import.md, "Paths as typed"; as typed when it
+ * cannot be resolved), its extension (.csv, .json, ...) replaced by .h5. */
+static char *each_output(const char *dir, const char *typed)
 {
+    char *real = realpath(typed, NULL);
+    const char *path = real ? real : typed;
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/')
         n--;
@@ -513,6 +517,7 @@ static char *each_output(const char *dir, const char *path)
     char *o = malloc(len);
     if (o)
         snprintf(o, len, "%s/%.*s.h5", dir, (int)(e - b), path + b);
+    free(real);
     return o;
 }
 

@@ -189,6 +189,14 @@ one bench "$work/bench/d/x" run dir import mlenergy-benchmark @ --quiet -o "$wor
 mk bench_each
 cp -r "$src/tests/fixtures/mlenergy-benchmark/run" "$work/bench_each/d/x/run.v1"
 one bench_each "$work/bench_each/d/x" run.v1 dir import mlenergy-benchmark @ --quiet --each -o "$work/bench_each/each"
+# `.` and `./` in the folder itself: its trace named as the folder is
+for sp in . ./; do
+    rm -rf "$work/bench_each/each"
+    (cd "$work/bench_each/d/x/run.v1" && "$joules" import mlenergy-benchmark "$sp" --quiet --each \
+        -o "$work/bench_each/each" >/dev/null 2>&1)
+    got=$(ls -A "$work/bench_each/each" 2>/dev/null | tr '\n' ' ')
+    [ "$got" = "run.v1.h5 " ] || bad "--each of '$sp' in run.v1/ wrote '$got', not run.v1.h5"
+done
 
 # a trace: summarize and inspect of it, Kineto and Nsight spans into it
 trace="$src/traces/h100/h100-qwen3-8b-shape-chat.h5"
