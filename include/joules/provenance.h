@@ -109,6 +109,11 @@ typedef struct jl_verify_report {
     size_t n_figures; /* leaves compared */
     size_t n_inputs;  /* inputs re-hashed */
     jl_verify_verdict verdict;
+    /* in: 1 when the inputs are re-hashed where the document was made (verify
+     * without -C): an input whose path names, from here, another file than
+     * the one the document read (its "resolved" name, still there) is a
+     * "missing" item rather than another file's hash */
+    int check_resolved;
 } jl_verify_report;
 
 void jl_verify_report_clear(jl_verify_report *r);
@@ -120,7 +125,8 @@ void jl_verify_report_clear(jl_verify_report *r);
 json_t *jl_verify_load(const char *path, jl_error **err);
 /* Re-hash the inputs of a provenance block (paths relative to the current
  * directory), adding an "input" item per changed hash and a "missing" item
- * per missing file. */
+ * per missing file (and, with r->check_resolved, per path that names
+ * another file than the one read). */
 jl_status jl_verify_inputs(const json_t *provenance, jl_verify_report *r);
 /* Compare a document with its re-made twin: the provenance blocks (joules'
  * version and build, rules, methods, inputs; the time is not compared) and

@@ -1,6 +1,6 @@
 /* The provenance block of a document: what made it, deterministic apart
  * from the time (docs/accounting.md, "Provenance"). */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +210,13 @@ static json_t *input_json(const char *path)
     if (!o)
         return NULL;
     int bad = json_object_set_new(o, "path", json_string(path));
+    /* the file's absolute, resolved name beside the path as read (typed):
+     * one file read as `x`, `./x`, `../d/x` or through a link is one
+     * "resolved" (docs/accounting.md, "Provenance"; docs/import.md, "Paths") */
+    char *real = realpath(path, NULL);
+    if (real)
+        bad |= json_object_set_new(o, "resolved", json_string(real));
+    free(real);
     if (st == JL_OK) {
         bad |= json_object_set_new(o, "bytes", json_integer((json_int_t)size));
         bad |= json_object_set_new(o, "sha256", json_string(hex));

@@ -1,7 +1,7 @@
 /* joules import — other formats into a trace file. The formats are the
  * library's importer table (jl_importers(), src/import/registry.c): this
  * file only parses argv, runs the importer and writes its runs. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,16 +384,24 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
         }
     args = all;
     if (im->write) {
+        /* the sources by their absolute, resolved names: every spelling of
+         * one input gives one harness (docs/import.md, "Paths") */
+        char **real = calloc(n_paths ? n_paths : 1, sizeof *real);
         size_t hlen = strlen("joules import : ") + strlen(im->name) + 1;
-        for (size_t i = 0; i < n_paths; i++)
-            hlen += strlen(paths[i]) + 1;
-        if ((harness = malloc(hlen))) {
+        for (size_t i = 0; real && i < n_paths; i++) {
+            real[i] = realpath(paths[i], NULL);
+            hlen += strlen(real[i] ? real[i] : paths[i]) + 1;
+        }
+        if (real && (harness = malloc(hlen))) {
             snprintf(harness, hlen, "joules import %s:", im->name);
             for (size_t i = 0; i < n_paths; i++) {
                 strcat(harness, " ");
-                strcat(harness, paths[i]);
+                strcat(harness, real[i] ? real[i] : paths[i]);
             }
         }
+        for (size_t i = 0; real && i < n_paths; i++)
+            free(real[i]);
+        free(real);
         wo.harness = harness;
         if (!harness) {
             free(all);
@@ -484,10 +492,14 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     return rc;
 }
 
-/* The name of PATH's trace in DIR: its last component, without a trailing
- * '/', its extension (.csv, .json, ...) replaced by .h5. */
-static char *each_output(const char *dir, const char *path)
+/* The name of PATH's trace in DIR: the last component of its absolute,
+ * resolved name (`.`, `./`, `../run_1/` and a link name the input as its
+ * absolute path does: docs/import.md, "Paths as typed"; as typed when it
+ * cannot be resolved), its extension (.csv, .json, ...) replaced by .h5. */
+static char *each_output(const char *dir, const char *typed)
 {
+    char *real = realpath(typed, NULL);
+    const char *path = real ? real : typed;
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/')
         n--;
@@ -505,6 +517,7 @@ static char *each_output(const char *dir, const char *path)
     char *o = malloc(len);
     if (o)
         snprintf(o, len, "%s/%.*s.h5", dir, (int)(e - b), path + b);
+    free(real);
     return o;
 }
 

@@ -803,6 +803,7 @@ int cli_cmd_verify(int argc, char **argv)
     confined cf;
     confine(command, tmp, &cf);
     jl_verify_report r = {0};
+    r.check_resolved = !dir; /* -C DIR: the inputs are where DIR says */
     jl_status st = cf.oom ? JL_ENOMEM : jl_verify_inputs(prov, &r);
     int ran = 0, rerun_rc = -1, rc = 0;
     if (st == JL_OK && cf.refused) {

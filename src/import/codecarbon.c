@@ -748,7 +748,7 @@ static void build_run(cc *c, crun *u)
         free(key);
     }
     jl__imp_extra_default(c->k, r, "source", "codecarbon", 0);
-    jl__imp_extra_default(c->k, r, "codecarbon_file", c->path, 0);
+    jl__imp_extra_path(c->k, r, "codecarbon_file", c->path);
     if (u->n_rows > 1)
         jl__imp_extra_num(c->k, r, "codecarbon_flushes", (double)u->n_rows);
     jl__strbuf nb;

@@ -721,7 +721,7 @@ static jl_status build(kin *k, const char *path, const jl_run *run, const char *
     free(gpu);
     if (st != JL_OK)
         goto end;
-    sp->source = jl__asprintf("kineto:%s", path);
+    sp->source = jl__imp_source_name("kineto:", path);
     sp->side = jl__strdup(side == K_GPU_ANN ? "gpu" : "cpu");
     sp->clock = al.clock;
     al.clock = NULL;
@@ -809,7 +809,7 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
     r = kit.res;
     r->n_files = 1;
     r->n_runs = 1;
-    r->source = jl__asprintf("Kineto trace %s", path);
+    r->source = jl__imp_source_name("Kineto trace ", path);
     jl__imp_detail_num(&kit, "events", (double)k.n_events);
     jl__imp_detail_num(&kit, "spans", (double)na);
     jl__imp_detail(&kit, "side", sp->side, 0);

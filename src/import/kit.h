@@ -97,6 +97,18 @@ void jl__imp_skip(jl__imp *c, const char *path, const char *field, const char *f
  * from, so `import ... run_1` in its folder names the run as
  * `import ... /abs/.../run_1` does (NULL when out of memory). */
 char *jl__imp_real_path(jl__imp *c, const char *path);
+/* The same without a context: "PREFIX<resolved path>", malloc'd (NULL when
+ * out of memory): a source named in a trace or a result. */
+char *jl__imp_source_name(const char *prefix, const char *path);
+/* 1 when a RUNS.csv's `log` cell (NULL: any log) names the log read from
+ * path: the same text, the log's file name, or the same file however
+ * spelled (the cell read relative to the RUNS.csv's folder, runs_csv the
+ * RUNS.csv's path as given, NULL: none; or to the working folder). */
+int jl__imp_log_named(const char *cell, const char *runs_csv, const char *path);
+/* The extra attribute key (when r has none yet) naming the file path was
+ * read from: its absolute, resolved name (jl__imp_real_path), so every
+ * spelling of one file gives one attribute (docs/import.md, "Paths"). */
+void jl__imp_extra_path(jl__imp *c, jl_run *r, const char *key, const char *path);
 
 void jl__imp_note(jl__imp *c, const char *file, const char *field, const char *fmt, ...)
     JL__IMP_PRINTF(4, 5);

@@ -550,7 +550,7 @@ static jl_status make_spans(nsx *x, const jl_run *run, jl_spans **sp, size_t *n_
     free(nmi);
     if (st != JL_OK)
         return oom(x);
-    (*sp)->source = jl__asprintf("nsys:%s", x->path);
+    (*sp)->source = jl__imp_source_name("nsys:", x->path);
     (*sp)->side = jl__strdup("gpu");
     (*sp)->clock = x->clock;
     x->clock = NULL;
@@ -711,7 +711,7 @@ static jl_status nsys_into(const char *const *paths, size_t n_paths, const jl_im
         jl_import_result *r = kit.res;
         r->n_files = 1;
         r->n_runs = 1;
-        r->source = jl__asprintf("Nsight Systems export %s", x.path);
+        r->source = jl__imp_source_name("Nsight Systems export ", x.path);
         jl__imp_detail_num(&kit, "nvtx_ranges", (double)x.n_rg);
         jl__imp_detail_num(&kit, "spans", (double)n_sp);
         jl__imp_detail_num(&kit, "ranges_without_device_work", (double)n_empty);

@@ -242,7 +242,7 @@ static void cut_run(ctx *c, const jl__imp_run_spec *sp)
         const log_data *x = c->logs[k];
         if (!x)
             continue;
-        if (sp->log && strcmp(sp->log, x->path) && strcmp(sp->log, base_name(x->path)))
+        if (!jl__imp_log_named(sp->log, c->opt->runs_csv, x->path))
             continue;
         size_t i0 = jl__first_ge(x->t, x->n, sp->start), i1 = jl__first_ge(x->t, x->n, sp->end);
         while (i1 < x->n && x->t[i1] <= sp->end)

@@ -167,9 +167,9 @@ void jl__nvsmi_note_no_avg(ctx *c, const log_data *L)
 
 /* ---- idle power from the log, --runs auto (the rules: kit_segment.c) --------- */
 
-static int spec_of_log(const jl__imp_run_spec *sp, const char *path)
+static int spec_of_log(const ctx *c, const jl__imp_run_spec *sp, const char *path)
 {
-    return !sp->log || !strcmp(sp->log, path) || !strcmp(sp->log, base_name(path));
+    return jl__imp_log_named(sp->log, c->opt->runs_csv, path);
 }
 
 /* The GPUs of L a run's gpus cell names ([L->G], 1 where named; NULL for
@@ -208,7 +208,7 @@ jl_status jl__nvsmi_measure_idle(ctx *c, const log_data *L, const jl__imp_pwlog 
     int oom = !w;
     size_t m = 0;
     for (size_t i = 0; w && i < n; i++)
-        if (spec_of_log(&specs[i], L->path))
+        if (spec_of_log(c, &specs[i], L->path))
             w[m++] = (jl__imp_window){specs[i].start, specs[i].end, spec_gpus(&specs[i], L, &oom)};
     jl_status st = oom ? JL_ENOMEM : jl__imp_idle_measure(c->k, L->path, p, w, m, out);
     for (size_t i = 0; i < m; i++)
@@ -541,7 +541,7 @@ jl_status jl__nvsmi_finish_run(ctx *c, const log_data *L, const jl__imp_run_spec
     jl__imp_extra_default(c->k, r, "power_source", psrc, 0);
     free(psrc);
     jl__imp_extra_default(c->k, r, "source", "nvidia-smi", 0);
-    jl__imp_extra_default(c->k, r, "nvidia_smi_log", L->path, 0);
+    jl__imp_extra_path(c->k, r, "nvidia_smi_log", L->path);
     char ztext[96];
     jl__imp_extra_default(c->k, r, "timezone", zone_text(c, ztext, sizeof ztext), 0);
     if (a->notes)

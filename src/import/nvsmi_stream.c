@@ -432,8 +432,7 @@ jl_status jl__nvsmi_stream_log(ctx *c, jl_trace_writer *w, jl__csv *csv,
             snprintf(r->name, sizeof r->name, "%s", specs[i].name);
             r->start = specs[i].start;
             r->end = specs[i].end;
-            if (specs[i].log && strcmp(specs[i].log, L->path) &&
-                strcmp(specs[i].log, base_name(L->path)))
+            if (!jl__imp_log_named(specs[i].log, c->opt->runs_csv, L->path))
                 r->end = -INFINITY; /* another log's run: no sample */
         } else {
             jl__nvsmi_log_name(r->name, sizeof r->name, L->path);

@@ -357,7 +357,11 @@ static jl_status client_figures(jl__imp *kit, const vdoc *d, const char *path, j
     }
     jl_run_summary_attrs *su = &r->summary;
     su->present = 1;
-    char *src = jl__asprintf("vLLM bench serve result %s (client figures: no arrival times)", path);
+    char *real = jl__imp_real_path(kit, path); /* docs/import.md, "Paths" */
+    char *src =
+        real ? jl__asprintf("vLLM bench serve result %s (client figures: no arrival times)", real)
+             : NULL;
+    free(real);
     jl__imp_summary_str(kit, r, "source", src ? src : "vLLM bench serve result");
     free(src);
     jl__imp_summary_num(kit, r, "completed_requests", (double)done);
@@ -461,7 +465,7 @@ static jl_status fill_run(jl__imp *kit, const vdoc *d, const char *path, jl_run 
     }
     jl__imp_extra_default(kit, r, "requests_clock", clock, 0);
     free(clock);
-    jl__imp_extra_default(kit, r, "requests_source", path, 0);
+    jl__imp_extra_path(kit, r, "requests_source", path);
     if (!r->attrs.model && d->model_id && *d->model_id) {
         if (!(r->attrs.model = jl__strdup(d->model_id)))
             return JL_ENOMEM;

@@ -295,7 +295,7 @@ static void window_run(zs *z, const jl__csv_row *row, const char **f, const doub
         }
     jl__imp_extra_str(z->k, r, "zeus_window_name", wname);
     jl__imp_extra_default(z->k, r, "source", "zeus", 0);
-    jl__imp_extra_default(z->k, r, "zeus_log", z->path, 0);
+    jl__imp_extra_path(z->k, r, "zeus_log", z->path);
     jl__strbuf nb;
     jl__strbuf_init(&nb);
     if (r->attrs.notes)
