@@ -10,6 +10,7 @@ include/joules/*.h under ROOT and checks the claims a machine can check:
              `cmake/...` path (backticked, or plain in prose) exists;
   place      a name a doc places in a file ("`jl_foo` in `src/x/y.c`",
              "`jl_foo()` (`src/x/y.c`...", "`src/x/y.c` (`jl_foo`, ...",
+             "(`jl_foo`, src/x/y.c", "`x/y.c`'s `jl_foo`",
              a table row that names one file and some names) is defined
              there or in its own header (x.h beside x.c; declared, for a
              header);
@@ -180,7 +181,7 @@ def check_one_path(root, rel, text, pos, path):
 # A name of the project's code: a public, internal or CLI name, or a lower
 # case (static) one; not another library's (`MPI_Iprobe`, `H5Dread`) nor a
 # C type (`size_t`).
-ID_RE = r"(?:jl_|JL_|cli_|CLI_|pyj_)[A-Za-z0-9_]*|[a-z][a-z0-9]*_[a-z0-9_]*(?<!_t)(?![\w])"
+ID_RE = r"(?:(?:jl_|JL_|cli_|CLI_|pyj_)[A-Za-z0-9_]*|[a-z][a-z0-9]*_[a-z0-9_]*(?<!_t)(?![\w]))"
 NAME_TOKEN = re.compile(r"`(%s)(?:\(\))?`" % ID_RE)
 
 
@@ -310,7 +311,21 @@ P_FILE_FIRST = re.compile(r"%s(?:\s+\(|:\s+)((?:`%s(?:\(\))?`(?:,\s*|\s+and\s+|\
                           % (FILE_TOKEN, ID_RE))
 
 
+# "`src/x.c`'s `jl_foo`", "`x.c`'s `jl_foo`"
+P_POSSESSIVE = re.compile(r"%s's\s+`(%s)(?:\(\))?`" % (FILE_TOKEN, ID_RE))
+
+
+# "(`jl_foo`, src/x.c", "(`jl_foo()`, quantile.c;" -- the file not in
+# backticks ("(`jl_foo`, `x.c`)" reads as a list of two)
+P_COMMA = re.compile(r"\(`(%s)(?:\(\))?`,\s+((?:%s/)?[A-Za-z0-9_./-]*[A-Za-z0-9_]\.[ch])(?=[;:),.\s])"
+                     % (ID_RE, "|".join(PREFIXES)))
+
+
 def check_places(tree, rel, text):
+    for m in P_POSSESSIVE.finditer(text):
+        place(tree, rel, text, m.start(), m.group(2), m.group(1))
+    for m in P_COMMA.finditer(text):
+        place(tree, rel, text, m.start(), m.group(1), m.group(2))
     for m in P_IN.finditer(text):
         place(tree, rel, text, m.start(), m.group(1), m.group(2))
     for m in P_PAREN.finditer(text):

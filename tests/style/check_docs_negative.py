@@ -100,6 +100,13 @@ APPENDED = [
     ("c_place_paren", "docs/summary.md",
      "The document is `jl_pick_document()` (`src/summary/summary_json.c`).",
      "place", r"`jl_pick_document` in `src/summary/summary_json\.c`"),
+    ("c_place_possessive", "docs/check.md", "The rule is `src/core/util.c`'s `jl_summarize`.",
+     "place", r"`jl_summarize` in `src/core/util\.c`"),
+    ("c_place_comma", "docs/check.md", "One run in numbers (`jl_summarize`, src/core/hash.c).",
+     "place", r"`jl_summarize` in `src/core/hash\.c`"),
+    ("c_place_file_first", "docs/check.md",
+     "The open is `src/trace/trace_read.c` (`jl_trace_open`, `jl_summarize`).",
+     "place", r"`jl_summarize` in `src/trace/trace_read\.c`"),
 ]
 
 
