@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Docs that are tested (ctest style_docs; docs/architecture.md, "Docs").
+"""Docs that are tested (ctest style_docs; docs/architecture.md, "Docs that
+are tested").
 
     check_docs.py ROOT [--quiet]
 
@@ -21,6 +22,8 @@ include/joules/*.h under ROOT and checks the claims a machine can check:
              cmake/joulesDependencies.cmake (the package config's
              find_dependency), which must agree with each other and with
              CMakeLists.txt's JOULES_LIB_DEPS;
+  section    a reference to a doc's section (docs/x.md, "Section") names
+             a heading of that doc or a bold paragraph head in it;
   map        docs/architecture.md's file map (section "File map") has one
              row for every file of src/ and none for a file that does not
              exist;
@@ -388,6 +391,40 @@ def check_table_places(tree, rel, text):
                     place(tree, rel, text, pos, n.group(1), files[0], folder)
 
 
+# ---------------------------------------------------------------- sections
+
+# docs/x.md, "Section" (or x.md "Section", across a line break): a heading
+# of that doc, or the bold head of one of its paragraphs, starts with it.
+SECTION_REF = re.compile(r'(?<![\w/.-])(?:docs/)?([a-z0-9-]+\.md)\)?,?\s+"([^"\n]+)"')
+
+
+def doc_sections(root, rel, cache={}):
+    if rel not in cache:
+        s = markdown_prose(read(os.path.join(root, rel)))
+        heads = [re.sub(r"[`*]", "", m.group(1)).strip()
+                 for m in re.finditer(r"(?m)^#+\s+(.*)$", s)]
+        bold = [m.group(1).strip() for m in re.finditer(r"\*\*([^*\n]+)\*\*", s)]
+        cache[rel] = heads + bold
+    return cache[rel]
+
+
+def check_sections(root, rel, text):
+    for m in SECTION_REF.finditer(text):
+        doc, sec = m.group(1), m.group(2).strip()
+        target = None
+        for cand in ("docs/" + doc, doc, os.path.join(os.path.dirname(rel), doc)):
+            if os.path.isfile(os.path.join(root, cand)):
+                target = os.path.normpath(cand)
+                break
+        if target is None:
+            continue  # the path check's, or another repository's doc
+        count("section")
+        want = sec.rstrip(".:")
+        if not any(h == want or h.startswith(want) for h in doc_sections(root, target)):
+            fail(rel, line_of(text, m.start()), "section", '%s, "%s"' % (doc, sec),
+                 "%s has no heading or bold paragraph head starting so" % target)
+
+
 # ------------------------------------------------------------ dependencies
 
 
@@ -635,6 +672,8 @@ def main(argv):
     for rel, text in srcs:
         check_paths(root, rel, text)
         check_places(tree, rel, text)
+        if rel.endswith(".md") or rel.startswith("include/"):
+            check_sections(root, rel, text)
     check_deps(root, srcs)
     check_map(root)
     med, n = check_median(root)

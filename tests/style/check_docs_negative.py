@@ -100,6 +100,8 @@ APPENDED = [
     ("c_place_paren", "docs/summary.md",
      "The document is `jl_pick_document()` (`src/summary/summary_json.c`).",
      "place", r"`jl_pick_document` in `src/summary/summary_json\.c`"),
+    ("c_section", "docs/cli.md", 'The rules are in docs/summary.md, "No such section here".',
+     "section", r'summary\.md, "No such section here": docs/summary\.md has no heading'),
     ("c_place_possessive", "docs/check.md", "The rule is `src/core/util.c`'s `jl_summarize`.",
      "place", r"`jl_summarize` in `src/core/util\.c`"),
     ("c_place_comma", "docs/check.md", "One run in numbers (`jl_summarize`, src/core/hash.c).",
