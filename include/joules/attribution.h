@@ -16,7 +16,9 @@
 #ifndef JOULES_ATTRIBUTION_H
 #define JOULES_ATTRIBUTION_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +31,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* ---- the sensor model ----------------------------------------------------- */
 
@@ -312,10 +315,16 @@ jl_status jl_attribution_compute(const jl_run *run, const jl_spans *spans, const
 void jl_attribution_classify(const jl_attribution_options *opt, const char *name, char *cls,
                              size_t cap, int *layer, const char **kind);
 
+#ifdef JOULES_EXPERIMENTAL
 /* The joules.attribution/1 document (docs/attribute.md). */
 json_t *jl_attribution_document(const jl_attribution *a);
 /* One JSON object per row (--jsonl), without the document around it. */
 json_t *jl_attribution_row_to_json(const jl_attribution *a, const jl_attribution_row *r);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_attribution_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_attribution_document_text(const jl_attribution *a, size_t *len);
 /* CSV (fixed columns, units in names) to f; JL_EIO on a write error. */
 jl_status jl_attribution_write_csv(const jl_attribution *a, FILE *f);
 /* The same with n_extra columns appended: names[n_extra], values[row *
@@ -427,9 +436,15 @@ jl_status jl_request_attribution_compute(const jl_run *run, const jl_sensor *sen
 jl_status jl_request_attribution_check(jl_request_attribution *a,
                                        const jl_request_attribution *other);
 
+#ifdef JOULES_EXPERIMENTAL
 /* The joules.request-attribution/1 document, one row (--jsonl), the CSV. */
 json_t *jl_request_attribution_document(const jl_request_attribution *a);
 json_t *jl_request_row_to_json(const jl_request_attribution *a, const jl_request_row *r);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_request_attribution_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_request_attribution_document_text(const jl_request_attribution *a, size_t *len);
 jl_status jl_request_attribution_write_csv(const jl_request_attribution *a, FILE *f);
 
 JL_API_END

@@ -9,7 +9,9 @@
 #ifndef JOULES_BUDGET_H
 #define JOULES_BUDGET_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 
 #include "joules/attribution.h"
@@ -21,6 +23,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 #define JL_BUDGETS_SCHEMA "joules.budgets/1"
 
@@ -106,11 +109,18 @@ jl_status jl_budgets_evaluate_at(const jl_budgets *b, const jl_summary_list *run
 jl_status jl_budgets_evaluate(const jl_budgets *b, const jl_summary_list *runs,
                               jl_budget_result **out, jl_error **err);
 void jl_budget_result_free(jl_budget_result *r);
+#ifdef JOULES_EXPERIMENTAL
 /* {"schema": "joules.budget/1", "budgets": [{"name", "groups": [...], "runs":
  * [run key + "verdict" + "checks": {ceiling: {"value","lo","hi","max",
  * "verdict"}}]}], "totals": {...,"adherence"}}. NULL on out of memory. */
 json_t *jl_budget_document(const jl_budget_result *r, const jl_budgets *b,
                            const jl_summary_list *runs);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_budget_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_budget_document_text(const jl_budget_result *r, const jl_budgets *b,
+                              const jl_summary_list *runs, size_t *len);
 size_t jl_budgets_count(const jl_budgets *b);
 const char *jl_budgets_name(const jl_budgets *b, size_t i);
 /* How many ceilings budget i holds per run ("ceilings") and per span
@@ -173,13 +183,16 @@ jl_status jl_budgets_evaluate_spans(const jl_budgets *b, const jl_summary *run,
                                     const jl_attribution *a, jl_span_budget_result **out,
                                     jl_error **err);
 void jl_span_budget_result_free(jl_span_budget_result *r);
+#ifdef JOULES_EXPERIMENTAL
 /* Row i's budget verdict and checks as JSON: {"verdict": "pass"|...|null,
  * "checks": [{"budget", "class", "figure", "value", "lo", "hi", "max",
  * "verdict"}]}. NULL on out of memory. */
 json_t *jl_span_budget_row_json(const jl_span_budget_result *r, const jl_budgets *b, size_t row);
+#endif /* JOULES_EXPERIMENTAL */
 /* The worst row verdict ("fail", "undetermined", "unmeasured", "pass"), or
  * NULL when no row was judged. */
 const char *jl_span_budget_verdict(const jl_span_budget_result *r);
+#ifdef JOULES_EXPERIMENTAL
 /* The summary: {"verdict", "budgets": [names], "rows_judged", "pass", "fail",
  * "undetermined", "unmeasured", "determined", "adherence", "unmatched":
  * [{"budget", "class"}]}. */
@@ -188,6 +201,7 @@ json_t *jl_span_budget_summary_json(const jl_span_budget_result *r, const jl_bud
  * attribution (jl_attribution_document): "budget" in every row, "budgets"
  * at the top. JL_ENOMEM on out of memory. */
 jl_status jl_span_budget_annotate(const jl_span_budget_result *r, const jl_budgets *b, json_t *doc);
+#endif /* JOULES_EXPERIMENTAL */
 /* The CSV columns (jl_attribution_write_csv_extra): budget_verdict and
  * budget_checks ("FIGURE<=MAX VERDICT" joined by "; "), one pair per row, heap
  * strings in *values ([n_rows * 2], free each and the array). */

@@ -9,7 +9,9 @@
 #ifndef JOULES_CARBON_H
 #define JOULES_CARBON_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 
 #include "joules/counted.h"
@@ -20,6 +22,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* ---- carbon and facility over time ---- */
 
@@ -204,11 +207,18 @@ void jl_emissions_result_free(jl_emissions_result *r);
  * constant, or no run has a time. */
 jl_status jl_emissions_series_holds(const jl_emissions_result *r, const jl_tseries *s,
                                     const jl_summary_list *runs, jl_error **err);
+#ifdef JOULES_EXPERIMENTAL
 /* {"schema": "joules.emissions/1", "runs": [run key + figures + "boundary"
  * + "left_out" (+ "sci")], "total": {"energy_kwh", "facility_kwh",
  * "kg_co2eq": {"average", "marginal"}, ...}, "sweep": {...}}. NULL on out
  * of memory. */
 json_t *jl_emissions_document(const jl_emissions_result *r, const jl_summary_list *runs);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_emissions_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_emissions_document_text(const jl_emissions_result *r, const jl_summary_list *runs,
+                                 size_t *len);
 /* The same as CSV: one row per run and a last row "(total)". */
 jl_status jl_write_emissions_csv(const char *path, const jl_emissions_result *r,
                                  const jl_summary_list *runs, jl_error **err);

@@ -54,6 +54,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 #define JL_BATCH_LIMIT_TABLE(X)                                                               \
     X(CONFIG, "config", "the configured cap (max_batch_size)")                                \

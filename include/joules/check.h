@@ -11,7 +11,9 @@
 #ifndef JOULES_CHECK_H
 #define JOULES_CHECK_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 
 #include "joules/descriptors.h"
@@ -22,6 +24,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 #define JL_RULES_VERSION "joules.rules/1"
 
@@ -105,6 +108,7 @@ void jl_check_results_clear(jl_check_result *results);
  * "check:<rule>"), so summaries carry the validation outcome. */
 jl_status jl_check_annotate(jl_summary *s, const jl_ruleset *rs, const jl_descriptors *desc);
 
+#ifdef JOULES_EXPERIMENTAL
 /* The joules.check/1 document `joules check --json` prints: {"schema",
  * "rules_version", "runs": [run key + "rules": {name: {"level", "value",
  * "message"}} + "passed"], "totals": {"pass","warn","fail","skip",
@@ -113,6 +117,13 @@ jl_status jl_check_annotate(jl_summary *s, const jl_ruleset *rs, const jl_descri
 json_t *jl_check_document(const jl_summary_list *l, const jl_ruleset *rs,
                           const jl_descriptors *desc, const jl_error_list *errors,
                           size_t *n_failed_runs);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_check_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_check_document_text(const jl_summary_list *l, const jl_ruleset *rs,
+                             const jl_descriptors *desc, const jl_error_list *errors,
+                             size_t *n_failed_runs, size_t *len);
 
 JL_API_END
 #ifdef __cplusplus

@@ -21,7 +21,9 @@
 #ifndef JOULES_CHOICE_H
 #define JOULES_CHOICE_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 
 #include "joules/error.h"
@@ -32,6 +34,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* ---- pick ------------------------------------------------------------------ */
 
@@ -101,6 +104,7 @@ void jl_pick_set_free(jl_pick_set *ps);
  * (issue 37). */
 size_t jl_pick_slo_applies(const jl_pick_set *ps, size_t k);
 
+#ifdef JOULES_EXPERIMENTAL
 /* Each condition of slo on run s: [{"condition", "figure", "op", "bound",
  * "value", "met", "excess", "excess_rel"}]. */
 json_t *jl_slo_conditions_to_json(const jl_slo *slo, const jl_summary *s);
@@ -110,6 +114,11 @@ json_t *jl_slo_conditions_to_json(const jl_slo *slo, const jl_summary *s);
  * "energy_figure", "energy", "worst_miss_rel", "ties", "n_runs",
  * "n_feasible", "n_missing"}]} — docs/choice.md. */
 json_t *jl_pick_document(const jl_pick_set *ps, const jl_summary_list *l);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_pick_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_pick_document_text(const jl_pick_set *ps, const jl_summary_list *l, size_t *len);
 /* The text jl_json_dump writes for that document with "errors" (the list
  * as jl_errors_to_json), written whole to path ("-" = stdout) without
  * building the tree. */
@@ -167,6 +176,7 @@ jl_status jl_compare(const jl_summary_list *l, const jl_slo *const *slos, size_t
                      const jl_compare_options *opt, jl_compare_result **out, jl_error **err);
 void jl_compare_result_free(jl_compare_result *r);
 
+#ifdef JOULES_EXPERIMENTAL
 /* {"schema": "joules.compare/1", "by", "baseline", "comparisons": [...
  *  "energy_change", "reduction" ...], "totals": {"n", "ties", "wins":
  *  {value: count}, "median_energy_change", "min_energy_change",
@@ -175,6 +185,11 @@ void jl_compare_result_free(jl_compare_result *r);
  *  (negative: the side needs less energy), the sign used everywhere;
  *  reduction = -energy_change is kept for existing readers. */
 json_t *jl_compare_document(const jl_compare_result *r, const jl_summary_list *l);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_compare_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_compare_document_text(const jl_compare_result *r, const jl_summary_list *l, size_t *len);
 /* Its text with "errors", as jl_write_pick_json. */
 jl_status jl_write_compare_json(const char *path, const jl_compare_result *r,
                                 const jl_summary_list *l, const jl_error_list *errors,
@@ -245,9 +260,16 @@ jl_status jl_compare_precision(const jl_summary_list *l, const jl_precision_opti
                                jl_precision_result **out, jl_error **err);
 void jl_precision_result_free(jl_precision_result *r);
 
+#ifdef JOULES_EXPERIMENTAL
 /* {"schema": "joules.compare/1", "by": "precision", "baseline", "bins",
  *  "pairs": [...], "unpaired": [...], "buckets": [...], "totals": {...}} */
 json_t *jl_precision_document(const jl_precision_result *r, const jl_summary_list *l);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_precision_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_precision_document_text(const jl_precision_result *r, const jl_summary_list *l,
+                                 size_t *len);
 jl_status jl_write_precision_csv(const char *path, const jl_precision_result *r,
                                  const jl_summary_list *l, jl_error **err);
 
@@ -301,9 +323,15 @@ jl_status jl_capacity(const jl_summary_list *l, const jl_slo *const *slos, size_
                       const jl_capacity_options *opt, jl_capacity_result **out, jl_error **err);
 void jl_capacity_result_free(jl_capacity_result *r);
 
+#ifdef JOULES_EXPERIMENTAL
 /* {"schema": "joules.capacity/1", "power_budget_w", "pue",
  *  "grid_g_per_kwh", "entries": [...]} */
 json_t *jl_capacity_document(const jl_capacity_result *r, const jl_summary_list *l);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_capacity_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_capacity_document_text(const jl_capacity_result *r, const jl_summary_list *l, size_t *len);
 jl_status jl_write_capacity_csv(const char *path, const jl_capacity_result *r,
                                 const jl_summary_list *l, jl_error **err);
 

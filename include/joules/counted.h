@@ -13,6 +13,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* ---- what an account counts (docs/accounting.md, "What each command counts") ---- */
 
@@ -57,12 +58,14 @@ typedef struct jl_counted {
  * (side request) naming the run and the boundaries it has when it cannot. */
 jl_status jl_account_count(const jl_summary *s, const jl_account_boundary *a, jl_counted *out,
                            jl_error **err);
+#ifdef JOULES_EXPERIMENTAL
 /* What c left out, as every account's document carries it (emissions'
  * runs, labels, budgets' runs, docs/accounting.md): {"outside_window_kwh",
  * "wider_scope" (null: none), "wider_scope_kwh", "scopes_not_measured"
  * (["host", "node"] of those), "window_fallback"}; an energy not known is
  * null. NULL on out of memory. */
 json_t *jl_counted_left_out_to_json(const jl_counted *c);
+#endif /* JOULES_EXPERIMENTAL */
 /* "GPU", "GPU + host", "node", "facility", "provisioned (TDP)" */
 const char *jl_scope_words(jl_scope s);
 /* "whole run", "steady state", "profiled window", "source's window" */

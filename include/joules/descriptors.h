@@ -21,6 +21,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 typedef struct jl_gpu_desc {
     char *id; /* e.g. "H100" (matches the gpu_model attribute) */

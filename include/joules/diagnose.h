@@ -27,7 +27,9 @@
 #ifndef JOULES_DIAGNOSE_H
 #define JOULES_DIAGNOSE_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 
 #include "joules/ceiling.h"
@@ -40,6 +42,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* A named number of a finding (name static, e.g. "predicted_energy_change"). */
 typedef struct jl_finding_number {
@@ -102,8 +105,14 @@ jl_status jl_diagnose_fitted(const jl_summary_list *l, const jl_model_group_list
                              const jl_diagnose_options *opt, jl_diagnosis **out, jl_error **err);
 void jl_diagnosis_free(jl_diagnosis *x);
 
+#ifdef JOULES_EXPERIMENTAL
 /* The joules.diagnose/1 document (without "errors"). NULL on out-of-memory. */
 json_t *jl_diagnose_document(const jl_diagnosis *x);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_diagnose_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_diagnose_document_text(const jl_diagnosis *x, size_t *len);
 
 JL_API_END
 #ifdef __cplusplus

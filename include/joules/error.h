@@ -30,6 +30,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* One table generates the enum, the names (jl_status_name) and the messages
  * (jl_strerror); a new status is one row here, added at the end (the values

@@ -30,7 +30,9 @@
 #ifndef JOULES_EXPLAIN_H
 #define JOULES_EXPLAIN_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 
 #include "joules/descriptors.h"
@@ -41,6 +43,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* X(ID, json name, words in sentences) — the order of the JSON array. */
 #define JL_EXPLAIN_FACTOR_TABLE(X)                           \
@@ -113,8 +116,14 @@ jl_status jl_explain(const jl_summary *a, const jl_summary *b, const jl_descript
                      jl_explanation **out, jl_error **err);
 void jl_explanation_free(jl_explanation *x);
 
+#ifdef JOULES_EXPERIMENTAL
 /* The joules.explain/1 document (docs/explain.md). NULL on out-of-memory. */
 json_t *jl_explain_document(const jl_explanation *x);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_explain_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_explain_document_text(const jl_explanation *x, size_t *len);
 
 JL_API_END
 #ifdef __cplusplus

@@ -30,7 +30,9 @@
 #ifndef JOULES_FRONTIER_H
 #define JOULES_FRONTIER_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 
 #include "joules/error.h"
@@ -41,6 +43,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* ---- frontier -------------------------------------------------------------- */
 
@@ -126,6 +129,7 @@ void jl_frontier_set_free(jl_frontier_set *fs);
 const char *jl_frontier_skip_reason(const jl_frontier_set *fs, const jl_frontier *f,
                                     const jl_summary_list *l, size_t i, char *buf, size_t cap);
 
+#ifdef JOULES_EXPERIMENTAL
 /* The joules.frontier/1 document (without "errors"; the caller adds it):
  * {"schema", "latency_figure", "energy_figure", "tolerance",
  *  "frontiers": [{"model","task","workload","latency_figure","energy_figure",
@@ -139,10 +143,11 @@ const char *jl_frontier_skip_reason(const jl_frontier_set *fs, const jl_frontier
  *                          "energy","on_curve_frontier","on_frontier"}]}]}
  * NULL on out-of-memory. */
 json_t *jl_frontier_document(const jl_frontier_set *fs, const jl_summary_list *l);
+#endif /* JOULES_EXPERIMENTAL */
 
 /* The same document with "errors" (jl_errors_to_json), as text: the bytes
  * jl_json_dump writes for it, trailing newline included, written without
- * building the tree (src/output/json_writer.h; 4 MB on the ML.ENERGY
+ * building the tree (src/json/json_internal.h; 4 MB on the ML.ENERGY
  * study). *len (may be NULL) its length. NULL on out-of-memory. */
 char *jl_frontier_document_text(const jl_frontier_set *fs, const jl_summary_list *l,
                                 const jl_error_list *errors, size_t *len);

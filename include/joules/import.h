@@ -45,7 +45,9 @@
 #ifndef JOULES_IMPORT_H
 #define JOULES_IMPORT_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 
 #include "joules/error.h"
@@ -56,6 +58,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 typedef struct jl_import_options {
     size_t max_file_bytes; /* refuse JSON files larger than this; default 512 MiB */
@@ -191,11 +194,18 @@ jl_status jl_import_mlenergy_benchmark_buffer(const char *results, size_t result
 
 void jl_import_result_free(jl_import_result *r);
 
+#ifdef JOULES_EXPERIMENTAL
 /* The `joules import --json` document (schema joules.import/1; docs/import.md):
  * format (the importer's name), source, output (the trace file written),
  * the counts, notes and the importer's details. The caller adds "errors"
  * (as every document does: jl_errors_to_json) and owns the tree. */
 json_t *jl_import_document(const jl_import_result *r, const char *format, const char *output);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_import_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_import_document_text(const jl_import_result *r, const char *format, const char *output,
+                              size_t *len);
 
 /* What an input that is not a trace looks like, for an analysis command
  * handed a file it must import first: 1 when `path` (a file or a folder)

@@ -26,6 +26,7 @@
 #include "joules/explain.h"
 #include "joules/frontier.h"
 #include "joules/import.h"
+#include "joules/json.h"
 #include "joules/model.h"
 #include "joules/output.h"
 #include "joules/provenance.h"

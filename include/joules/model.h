@@ -29,7 +29,9 @@
 
 #include <stddef.h>
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 
 #include "joules/descriptors.h"
 #include "joules/error.h"
@@ -40,6 +42,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* ---- groups ------------------------------------------------------------ */
 
@@ -538,9 +541,11 @@ void jl_whatif_loo_clear(jl_whatif_loo *r);
  * "mllm", NULL: all). */
 jl_loo_stats jl_whatif_loo_summarize(const jl_whatif_loo *r, jl_transfer k, const char *workload);
 
+#ifdef JOULES_EXPERIMENTAL
 /* {"points": [...], "summary": {...}} of a what-if leave-one-out
  * (docs/model.md). */
 json_t *jl_whatif_loo_to_json(const jl_whatif_loo *r, const jl_model_group_list *gl);
+#endif /* JOULES_EXPERIMENTAL */
 
 /* ---- the pipeline: a study's groups, fitted, pooled, predicted ----------------
 
@@ -610,11 +615,19 @@ jl_status jl_model_set_loo(jl_model_set *m, jl_loo_model which, jl_loo_result *o
 /* The what-if leave-one-out (jl_whatif_loo_run) into *out, reporting
  * progress ("what-if held out", groups done of groups) when set. */
 jl_status jl_model_set_whatif_loo(jl_model_set *m, jl_whatif_loo *out, jl_error **err);
+#ifdef JOULES_EXPERIMENTAL
 /* The joules.fit/1 document of the set (jl_fit_document of every fit, after
  * jl_model_set_fit_all) with "loo", "anchor_loo" and "what_if_loo" where
  * given (NULL: left out). NULL on out-of-memory. */
 json_t *jl_model_set_fit_document(const jl_model_set *m, size_t n_grid, const jl_loo_result *loo,
                                   const jl_loo_result *anchor_loo, const jl_whatif_loo *whatif_loo);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_model_set_fit_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_model_set_fit_document_text(const jl_model_set *m, size_t n_grid, const jl_loo_result *loo,
+                                     const jl_loo_result *anchor_loo,
+                                     const jl_whatif_loo *whatif_loo, size_t *len);
 
 /* ---- documents (docs/model.md lists every key) ----------------------------- */
 
@@ -622,6 +635,7 @@ json_t *jl_model_set_fit_document(const jl_model_set *m, size_t n_grid, const jl
  * to the batch ceiling (or 2 x batch_max when there is none). Caller frees. */
 double *jl_model_batch_grid(const jl_group_fit *f, size_t n);
 
+#ifdef JOULES_EXPERIMENTAL
 /* {"value", "lo", "hi"} (null when NaN). */
 json_t *jl_interval_to_json(const jl_interval *v);
 /* One prediction object. */
@@ -632,10 +646,12 @@ json_t *jl_prediction_to_json(const jl_prediction *p);
 json_t *jl_group_fit_to_json(const jl_group_fit *f, const double *grid, size_t n_grid);
 /* {"points": [...], "summary": {...}} of a leave-one-out result. */
 json_t *jl_loo_to_json(const jl_loo_result *r, const jl_model_group_list *groups);
+#endif /* JOULES_EXPERIMENTAL */
 /* The default number of points of each curve in the joules.fit/1 document
  * (`joules fit --grid`). */
 #define JL_FIT_DEFAULT_GRID 16
 
+#ifdef JOULES_EXPERIMENTAL
 /* The whole joules.fit/1 document without "errors" (the caller adds them):
  * the options, each group of fits[0..n) (jl_group_fit_to_json on
  * jl_model_batch_grid(fit, n_grid); n_grid 0 = no curves), and "loo" /
@@ -653,6 +669,22 @@ json_t *jl_predict_document(const jl_group_fit *fit, const jl_prediction *pred, 
  * "what_if": true, the target group, transfer, sources (named from gl),
  * factor pairs, memory ceiling and one prediction per cap. */
 json_t *jl_whatif_document(const jl_whatif *w, const jl_model_group_list *gl);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_fit_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_fit_document_text(jl_group_fit *const *fits, size_t n, const jl_model_options *opt,
+                           size_t n_grid, const jl_loo_result *loo, const jl_loo_result *anchor_loo,
+                           const jl_model_group_list *groups, size_t *len);
+/* jl_predict_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_predict_document_text(const jl_group_fit *fit, const jl_prediction *pred, size_t n,
+                               size_t *len);
+/* jl_whatif_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_whatif_document_text(const jl_whatif *w, const jl_model_group_list *gl, size_t *len);
 /* The parameter table: one row per (group, parameter), fixed columns. */
 jl_status jl_write_fit_params_csv(const char *path, jl_group_fit *const *fits, size_t n,
                                   jl_error **err);

@@ -11,41 +11,28 @@
 #ifndef JOULES_OUTPUT_H
 #define JOULES_OUTPUT_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stdio.h>
 #include <sys/types.h>
 
 #include "joules/error.h"
+#include "joules/json.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
-/* Real numbers in JSON documents are printed with this many significant
- * digits (deterministic output; CSV keeps full precision), except numbers
- * of magnitude JL_JSON_FULL_FROM or more, which get as many digits as it
- * takes to read back as the same double (at most 17): absolute times in
- * Unix seconds (start_time_unix, 1.8e9 today) keep their microseconds
- * instead of being cut to 10 ms. */
-#define JL_JSON_REAL_PRECISION 12
-#define JL_JSON_FULL_FROM 1e9
+/* The JSON text itself (jl_json_dump, jl_json_dumps, jl_json_number,
+ * jl_errors_to_json) is joules/json.h's, included here. */
 
-/* A number, or JSON null when NaN/inf (missing is never 0). */
-json_t *jl_json_number(double v);
-
-/* [{"file","run","object","row","code","message"}...] */
-json_t *jl_errors_to_json(const jl_error_list *errors);
-
-/* Serialise a document (sorted keys, fixed precision, trailing newline). */
-char *jl_json_dump(const json_t *doc);
-
-/* json_dumps(v, flags), the same bytes, several times faster
- * (src/output/json_dump.c); caller frees. */
-char *jl_json_dumps(const json_t *v, size_t flags);
-
+#ifdef JOULES_EXPERIMENTAL
 /* Write a whole document to path atomically ("-" = stdout). */
 jl_status jl_write_json(const char *path, const json_t *doc, jl_error **err);
+#endif /* JOULES_EXPERIMENTAL */
 
 /* Atomic files: open a temporary beside `path`, write, then commit (fsync +
  * rename) or abort (unlink). A jl_atomic_file that is neither committed nor
@@ -127,10 +114,12 @@ const char *jl_mlenergy_name(const char *key, int diffusion, double *scale);
  * "median_itl_s") and the factor from the toolkit's unit to joules' (*scale,
  * 1e-3 there; may be NULL); NULL when the name is not one of the toolkit's. */
 const char *jl_mlenergy_key(const char *name, double *scale);
+#ifdef JOULES_EXPERIMENTAL
 /* Rename, in place and recursively, every key of doc the toolkit names
  * otherwise, converting the values; extra_attributes are lifted beside the
  * other keys (where no key has their name). */
 void jl_json_rename_mlenergy(json_t *doc);
+#endif /* JOULES_EXPERIMENTAL */
 
 /* Any joules CSV (text in[0..len), header first) with its columns named
  * as the toolkit names them, a key after a prefix too (baseline_, side_:
@@ -142,6 +131,7 @@ char *jl_csv_rename_mlenergy(const char *in, size_t len, size_t *out_len);
 /* CSV quoting of one field (RFC 4180). */
 void jl_csv_field(FILE *f, const char *s);
 
+#ifdef JOULES_EXPERIMENTAL
 /* The document writers' hook (src/output/provenance_hook.c): when set,
  * every joules.*\/N document written by jl_write_json or the document
  * writers of the library carries "provenance" = fn(ctx) (the writer keeps no reference; fn may return
@@ -151,6 +141,7 @@ typedef const json_t *(*jl_provenance_fn)(void *ctx);
 void jl_output_set_provenance(jl_provenance_fn fn, void *ctx);
 /* The block the hook gives now (NULL: none). */
 const json_t *jl_output_provenance(void);
+#endif /* JOULES_EXPERIMENTAL */
 
 /* A CSV of the library as typed columns instead of text (the Python
  * module's DataFrames, src/python/): the same columns, names and cells the

@@ -16,7 +16,9 @@
 #ifndef JOULES_PROVENANCE_H
 #define JOULES_PROVENANCE_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 
 #include "joules/check.h"
@@ -26,6 +28,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 #define JL_PROVENANCE_SCHEMA "joules.provenance/1"
 
@@ -58,12 +61,15 @@ jl_status jl_provenance_add_inputs_read(jl_provenance *p, size_t *added);
 void jl_provenance_restart_inputs(jl_provenance *p);
 /* The validation rules in force (copied). */
 void jl_provenance_set_rules(jl_provenance *p, const jl_ruleset *rules);
+#ifdef JOULES_EXPERIMENTAL
 /* A method choice: key = value (a copy of v is kept; a repeated key
  * replaces its value). */
 jl_status jl_provenance_set_method(jl_provenance *p, const char *key, const json_t *v);
+#endif /* JOULES_EXPERIMENTAL */
 /* The creation time, seconds since 1970 UTC (default: SOURCE_DATE_EPOCH
  * when set to an integer, else now). */
 void jl_provenance_set_time(jl_provenance *p, long long t);
+#ifdef JOULES_EXPERIMENTAL
 /* The block: {"schema", "joules": {"version", "build"}, "command",
  * "inputs": [{"path", "bytes", "sha256"}], "rules", "methods", "created"}.
  * An input that cannot be read is listed with "error" instead of a hash.
@@ -75,6 +81,7 @@ json_t *jl_provenance_to_json(jl_provenance *p);
  * document made from the same inputs, rules and command, wherever it was
  * written. */
 void jl_provenance_hash(const json_t *provenance, char hex[65]);
+#endif /* JOULES_EXPERIMENTAL */
 
 /* ---- verification ---- */
 
@@ -105,6 +112,7 @@ typedef struct jl_verify_report {
 } jl_verify_report;
 
 void jl_verify_report_clear(jl_verify_report *r);
+#ifdef JOULES_EXPERIMENTAL
 /* The document at path, read as verify reads it: a regular file (a FIFO, a
  * device or a socket is refused before it is opened: docs/security.md)
  * holding JSON. NULL with *err (the file; the line of a JSON error) when
@@ -121,6 +129,7 @@ jl_status jl_verify_inputs(const json_t *provenance, jl_verify_report *r);
  * counts every leaf compared). */
 jl_status jl_verify_documents(const json_t *before, const json_t *after, size_t max_items,
                               jl_verify_report *r);
+#endif /* JOULES_EXPERIMENTAL */
 
 JL_API_END
 #ifdef __cplusplus

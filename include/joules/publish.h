@@ -9,7 +9,9 @@
 #ifndef JOULES_PUBLISH_H
 #define JOULES_PUBLISH_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 
 #include "joules/carbon.h"
@@ -21,6 +23,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* ---- energy labels and cards ---- */
 
@@ -86,9 +89,16 @@ char *jl_label_svg(const jl_label *l, const jl_summary *s, const char *slo_text,
  * one shell word; NULL: "labels.json"): the command works as printed. */
 char *jl_label_svg_doc(const jl_label *l, const jl_summary *s, const char *slo_text,
                        const char *provenance_sha256, const char *date, const char *doc_path);
+#ifdef JOULES_EXPERIMENTAL
 /* {"schema": "joules.label/1", "labels": [...]} */
 json_t *jl_label_document(const jl_label_set *ls, const jl_summary_list *runs, const char *slo_text,
                           const char *provenance_sha256);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_label_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_label_document_text(const jl_label_set *ls, const jl_summary_list *runs,
+                             const char *slo_text, const char *provenance_sha256, size_t *len);
 /* A Markdown energy card of one model (docs/accounting.md, "Cards"): YAML
  * front matter a model card on the Hugging Face Hub can take -- every
  * labelled configuration's inference figures under their own key
@@ -108,7 +118,8 @@ typedef struct jl_card_options {
     const char *location;          /* geographical_location, or NULL */
     const char *carbon_text;       /* "400 gCO2eq/kWh (constant), PUE 1.2", or NULL */
     const char *provenance_sha256; /* or NULL */
-    const json_t *provenance;      /* its command and inputs are listed; or NULL */
+    const struct json_t
+        *provenance; /* (jansson's json_t) its command and inputs are listed; or NULL */
     /* training or fine-tuning the author declares (co2_eq_emissions): NULL
      * / NaN when not declared */
     const char *training_type;     /* "pre-training" or "fine-tuning" */

@@ -48,6 +48,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* An SLO for the runs of one workload ("llm", "mllm", "diffusion"), or for
  * every workload when workload is NULL. The last matching entry wins. */

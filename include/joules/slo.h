@@ -53,6 +53,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 typedef enum { JL_SLO_LE, JL_SLO_LT, JL_SLO_GE, JL_SLO_GT } jl_slo_op;
 

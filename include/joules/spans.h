@@ -21,6 +21,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* ---- spans/ ------------------------------------------------------------- */
 

@@ -24,6 +24,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* Expand paths: a file is taken as is, a directory is searched recursively
  * for regular files ending in ".h5" (sorted). A path that does not exist or

@@ -17,7 +17,9 @@
 #ifndef JOULES_SUMMARY_H
 #define JOULES_SUMMARY_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 #include <stdio.h>
 
@@ -31,6 +33,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* X(ID, json_name, unit, description) — the order is the column order. */
 #define JL_FIGURE_TABLE(X)                                                                        \
@@ -378,10 +381,12 @@ size_t jl_summary_boundaries_text(const jl_summary *s, char *buf, size_t cap);
  * (the whole run's edges are its power samples', which the summary does not
  * keep: -1), a summary-only run's 0 to its duration. 0, or -1 when unknown. */
 int jl_summary_window_span(const jl_summary *s, jl_window w, double *t0, double *t1);
+#ifdef JOULES_EXPERIMENTAL
 /* {"scope": ..., "window": ...}: what a row's energy covers, for the
  * documents that carry energy beside a run (frontier, choice, model). NULL
  * on out of memory. */
 json_t *jl_boundary_to_json(jl_boundary b);
+#endif /* JOULES_EXPERIMENTAL */
 
 /* The figures of s available both ways (published and recomputed), in
  * figure order, into out (JL_FIG_COUNT entries); returns how many. 0 when s
@@ -416,6 +421,7 @@ void jl_summary_list_clear(jl_summary_list *l);
 
 /* ---- documents (src/summary/summary_json.c, summary_csv.c) ------------ */
 
+#ifdef JOULES_EXPERIMENTAL
 /* The run object of a summary, the same shape wherever a run appears
  * (summary, frontier, pick, ...): `file`, `run`, the run attributes,
  * `steady_method`, `energy_source`, every figure of JL_FIGURE_TABLE (null
@@ -428,6 +434,11 @@ json_t *jl_run_key_to_json(const jl_summary *s);
 /* The joules.summary/1 document `joules summarize --json` prints:
  * {"schema", "runs": [run objects], "errors": [...]}. errors may be NULL. */
 json_t *jl_summary_document(const jl_summary_list *l, const jl_error_list *errors);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_summary_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_summary_document_text(const jl_summary_list *l, const jl_error_list *errors, size_t *len);
 /* That document (with errors, and the provenance of the document writers'
  * hook) written whole to path ("-" = stdout) without building its tree:
  * the same bytes as jl_write_json of jl_summary_document. */

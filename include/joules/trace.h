@@ -15,7 +15,9 @@
 #ifndef JOULES_TRACE_H
 #define JOULES_TRACE_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +28,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 /* Limits that protect against declared sizes far beyond the data. */
 typedef struct jl_trace_limits {
@@ -266,6 +269,7 @@ typedef struct jl_run_info {
 jl_status jl_trace_describe_run(jl_trace *t, size_t i, jl_run_info *out, jl_error **err);
 void jl_run_info_clear(jl_run_info *info);
 
+#ifdef JOULES_EXPERIMENTAL
 /* The joules.inspect/1 document that `joules inspect --json` prints
  * (docs/cli.md): {"schema", "files": [one per file opened: {"file",
  * "harness", "created_utc", "provenance" (each when the root has it; the
@@ -280,6 +284,12 @@ void jl_run_info_clear(jl_run_info *info);
  * whose runs all read, *n_bad the others. */
 json_t *jl_inspect_document(const char *const *files, size_t n_files, jl_error_list *errors,
                             size_t *n_ok, size_t *n_bad);
+#endif /* JOULES_EXPERIMENTAL */
+/* jl_inspect_document's text, without jansson: the bytes jl_json_dump writes for
+ * that tree (no provenance block); *len (may be NULL) its length; caller
+ * frees. NULL on out of memory. */
+char *jl_inspect_document_text(const char *const *files, size_t n_files, jl_error_list *errors,
+                               size_t *n_ok, size_t *n_bad, size_t *len);
 
 /* Root attributes (NULL when absent). */
 const char *jl_trace_harness(const jl_trace *t);

@@ -29,6 +29,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 typedef enum {
     JL_LAYOUT_CONTIGUOUS, /* datasets stored in one piece, no filters */

@@ -28,6 +28,7 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 typedef enum {
     JL_SEVERITY_INVALID = 0, /* the figures may be wrong: the run is not valid */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "joules/choice.h"
-#include "output/json_writer.h"
+#include "output/document_internal.h"
 
 /* The energy figure minimised for run s (opt may be NULL). */
 int jl__energy_figure(const jl_pick_options *opt, const jl_summary *s);

@@ -9,7 +9,7 @@
 #include "core/util.h"
 #include "frontier/frontier_internal.h"
 #include "joules/output.h"
-#include "output/json_writer.h"
+#include "output/document_internal.h"
 #include "summary/summary_internal.h"
 
 void jl__stats(double *v, size_t n, double *median, double *min, double *max)

@@ -8,7 +8,7 @@
 #include "frontier/frontier_internal.h"
 #include "joules/frontier.h"
 #include "joules/output.h"
-#include "output/json_writer.h"
+#include "output/document_internal.h"
 #include "summary/summary_internal.h"
 
 static const char *fig_name(int f)

@@ -23,10 +23,10 @@
 
 #include "core/inputs.h"
 #include "core/util.h"
-#include "import/json_stream.h"
 #include "import/kit.h"
 #include "import/profile_spans.h"
 #include "joules/spans.h"
+#include "json/json_internal.h"
 
 enum { K_GPU_ANN, K_CPU_ANN, K_DEVICE };
 

@@ -18,10 +18,9 @@
 #include "core/inputs.h"
 #include "core/util.h"
 #include "core/walk.h"
-#include "import/json_dups.h"
-#include "import/json_tree.h"
 #include "import/kit.h"
 #include "trace/trace_internal.h"
+#include "json/json_internal.h"
 
 /* ---- options and results (public: joules/import.h) ------------------------------ */
 

@@ -18,9 +18,9 @@
  *   GPU names     one table (gpu_names.c)
  *   clipping      a run's power over exactly [start, end]: its edges
  *                 interpolated (kit_clip.c)
- *   JSON          the streaming reader (json_stream.h, included here) for
+ *   JSON          the streaming reader (src/json/, json/json_internal.h included here) for
  *                 documents read as they come; a read-only tree
- *                 (json_tree.h, built by the same reader) where a format is
+ *                 (src/json/json_tree.c, built by the same reader) where a format is
  *                 walked as a whole: jl__imp_json_tree()
  *
  * Internal to src/import/ (jl__imp_* names). Every helper that takes the
@@ -40,8 +40,8 @@
 #include "core/hash.h"
 #include "core/lines.h"
 #include "core/walk.h"
-#include "import/json_stream.h"
 #include "joules/import.h"
+#include "json/json_internal.h"
 
 #if defined(__GNUC__)
 #define JL__IMP_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -248,14 +248,14 @@ extern const jl_importer_option jl__imp_no_options[];
 
 /* ---- JSON ------------------------------------------------------------------------- */
 
-/* A document as a read-only tree (json_tree.h), for the formats walked as a
+/* A document as a read-only tree (src/json/json_tree.c), for the formats walked as a
  * whole (the ML.ENERGY Leaderboard's files). The streaming reader builds
  * it; what it declines (a syntax error, a key twice, ...) goes through
  * jansson, whose message the error carries ("not valid JSON: ... (line L,
  * column C)"). dups: JL__IMP_DUPS_REFUSE refuses a key given twice
  * (jansson's JSON_REJECT_DUPLICATES); JL__IMP_DUPS_NOTE keeps equal repeats
  * once with a note and refuses differing ones naming both lines
- * (json_dups.h). NULL on any error (pushed). */
+ * (src/json/json_dups.c). NULL on any error (pushed). */
 struct jl__jv;
 enum { JL__IMP_DUPS_REFUSE, JL__IMP_DUPS_NOTE };
 struct jl__jv *jl__imp_json_tree(jl__imp *c, const char *name, const char *text, size_t len,

@@ -22,10 +22,10 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
-#include "import/json_tree.h"
 #include "import/kit.h"
 #include "joules/import.h"
 #include "joules/output.h"
+#include "json/json_internal.h"
 
 /* Extras longer than this are not kept (HDF5 compact attributes hold 64 KiB). */
 #define MAX_EXTRA_TEXT 60000

@@ -1,7 +1,7 @@
 /* joules import mlenergy-benchmark: ML.ENERGY Benchmark run directories
  * (results.json and, for LLM/MLLM, prometheus.json) as runs with time
  * series and the harness's own figures in summary/. Read with the
- * streaming parser (json_stream.h): prompt and output texts are skipped, so
+ * streaming parser (src/json/json_stream.c): prompt and output texts are skipped, so
  * memory follows one run's series, not the file. Mapping, units and what the
  * source does not say: docs/import.md, "ML.ENERGY Benchmark". */
 #define _POSIX_C_SOURCE 200809L
@@ -15,10 +15,10 @@
 #include "core/inputs.h"
 #include "core/stats.h"
 #include "core/util.h"
-#include "import/json_stream.h"
 #include "import/kit.h"
 #include "import/prom_text.h"
 #include "joules/import.h"
+#include "json/json_internal.h"
 
 #define SOURCE "ML.ENERGY Benchmark harness (results.json, prometheus.json)"
 #define MAX_G 64

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
-#include "import/json_tree.h"
 #include "import/kit.h"
 #include "joules/import.h"
+#include "json/json_internal.h"
 
 #define SOURCE_V2 "ML.ENERGY Leaderboard v2 data (github.com/ml-energy/leaderboard-v2, data/)"
 #define SOURCE_V1 "ML.ENERGY Leaderboard v1 (2023) legacy CSV (leaderboard-v2 data/legacy/)"

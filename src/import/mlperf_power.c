@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
-#include "import/json_tree.h"
 #include "import/kit.h"
 #include "joules/import.h"
+#include "json/json_internal.h"
 
 #define SOURCE "MLPerf Inference power run (SPEC PTDaemon spl.txt, LoadGen mlperf_log_detail.txt)"
 #define MAX_CHANNELS 16

@@ -1,7 +1,7 @@
 /* vLLM `bench serve --save-result --save-detailed` result files as a run's
  * requests/ and itl/ (kit.h, jl__imp_vllm_requests; the mapping is
  * docs/import.md, "nvidia-smi", requests). Read by the streaming reader
- * (json_stream.h): generated_texts and every other value joules does not
+ * (src/json/json_stream.c): generated_texts and every other value joules does not
  * keep are skipped without being copied, so memory is the per-request
  * arrays, not the file (up to max_request_bytes, 1 GiB by default). */
 #define _POSIX_C_SOURCE 200809L

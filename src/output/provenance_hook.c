@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "joules/output.h"
-#include "output/json_writer.h"
+#include "output/document_internal.h"
 
 static jl_provenance_fn hook_fn;
 static void *hook_ctx;

@@ -9,7 +9,7 @@
 
 #include "core/stats.h"
 #include "joules/summary.h"
-#include "output/json_writer.h"
+#include "json/json_internal.h"
 
 /* ---- order statistics (quantile.c) ------------------------------------ */
 

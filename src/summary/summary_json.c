@@ -1,12 +1,12 @@
 /* The run object (joules/output.h): the same members wherever a run
  * appears (summary, frontier, pick, ...), through the JSON writer's two
- * backends (src/output/json_writer.h), and the joules.summary/1 document. */
+ * backends (src/json/json_internal.h), and the joules.summary/1 document. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 
 #include "joules/output.h"
-#include "output/json_writer.h"
+#include "output/document_internal.h"
 #include "summary/summary_internal.h"
 
 /* in key order, so the text writer has nothing to sort in a run key */

@@ -17,14 +17,14 @@ trap 'rm -rf "$tmp"' EXIT
 printf '#include <joules/joules.h>\n' >"$tmp/all.c"
 # every public header, whether or not the umbrella includes it
 for h in "$src"/include/joules/*.h; do printf '#include <joules/%s>\n' "$(basename "$h")" >>"$tmp/all.c"; done
-if ! gcc -std=c11 -I"$src/include" -I"$build/include" -fsyntax-only -aux-info "$tmp/aux.txt" "$tmp/all.c" 2>"$tmp/cc.err"; then
+if ! gcc -std=c11 -DJOULES_EXPERIMENTAL -I"$src/include" -I"$build/include" -fsyntax-only -aux-info "$tmp/aux.txt" "$tmp/all.c" 2>"$tmp/cc.err"; then
     echo "FAIL: the public headers do not compile on their own:"; cat "$tmp/cc.err"; exit 1
 fi
 # "/* .../include/joules/x.h:12:NC */ extern T name (args);" -> name
 grep '/include/joules/[^ ]*\.h:' "$tmp/aux.txt" | grep -v '^/\*[^*]*\*/ static ' |
     sed -E 's@^/\*[^*]*\*/ @@; s@ \(.*@@; s@.*[ *]@@' >"$tmp/decl"
 # variables: extern declarations that are not functions
-gcc -std=c11 -I"$src/include" -I"$build/include" -E -P "$tmp/all.c" | tr '\n' ' ' | tr ';{}' '\n\n\n' |
+gcc -std=c11 -DJOULES_EXPERIMENTAL -I"$src/include" -I"$build/include" -E -P "$tmp/all.c" | tr '\n' ' ' | tr ';{}' '\n\n\n' |
     sed -nE 's@^ *extern [^()]*[ *](jl_[A-Za-z0-9_]+) *(\[[^]]*\])? *$@\1@p' >>"$tmp/decl"
 sort -u "$tmp/decl" -o "$tmp/decl"
 nm -D --defined-only "$lib" | awk 'NF == 3 && $2 ~ /^[A-Z]$/ && $3 !~ /^_/ { print $3 }' | sort -u >"$tmp/exported"

@@ -68,7 +68,7 @@ out=$({
          inf { body = body "\n" $0
                if ($0 ~ /^}/) { inf = 0
                    if (index(body, quote) && index(body, comma)) print FILENAME ":" start ": " fn } }' $files |
-        grep -vE '^src/import/json_(stream|dups)\.c:|^src/output/json_dump\.c:[0-9]+: void jl__jw_key\(|^src/import/prometheus\.c:[0-9]+: static int parse_line\(|^src/import/prom_text\.c:[0-9]+: static int sample\(|^src/output/names\.c:[0-9]+: static void copy_field\(' |
+        grep -vE '^src/json/json_(stream|dups)\.c:|^src/json/json_dump\.c:[0-9]+: void jl__jw_key\(|^src/import/prometheus\.c:[0-9]+: static int parse_line\(|^src/import/prom_text\.c:[0-9]+: static int sample\(|^src/output/names\.c:[0-9]+: static void copy_field\(' |
         report "CSV splitter" "jl__csv_open_file / jl__csv_next (core/csv.h)"
 
     # RUNS.csv: its columns looked up by name outside kit_runs.c

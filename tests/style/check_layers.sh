@@ -21,15 +21,16 @@ command -v nm >/dev/null 2>&1 || { echo "SKIP: nm (binutils) is missing"; exit 7
 # library may call it.
 layers='
 0 core
-1 output descriptors
-2 trace
-3 summary import attribution
-4 check slo
-5 study
-6 model frontier account
-7 choice
-8 report
-9 cli python
+1 json
+2 output descriptors
+3 trace
+4 summary import attribution
+5 check slo
+6 study
+7 model frontier account
+8 choice
+9 report
+10 cli python
 '
 
 # Calls between files of one folder that may close a circle, each named with
@@ -74,6 +75,7 @@ error core
 attrs core
 export core
 version core
+json json
 validity core
 output output
 descriptors descriptors

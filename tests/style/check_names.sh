@@ -22,7 +22,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 printf '#include <joules/joules.h>\n' >"$tmp/all.c"
 for h in "$src"/include/joules/*.h; do printf '#include <joules/%s>\n' "$(basename "$h")" >>"$tmp/all.c"; done
-if ! gcc -std=c11 -I"$src/include" -I"$build/include" -E -P "$tmp/all.c" >"$tmp/pp" 2>"$tmp/cc.err"; then
+if ! gcc -std=c11 -DJOULES_EXPERIMENTAL -I"$src/include" -I"$build/include" -E -P "$tmp/all.c" >"$tmp/pp" 2>"$tmp/cc.err"; then
     echo "FAIL: the public headers do not preprocess:"; cat "$tmp/cc.err"; exit 1
 fi
 names='\b(jl|JL)_[A-Za-z0-9][A-Za-z0-9_]*'

@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "import/json_stream.h"
 #include "import/prom_text.h"
 #include "joules/import.h"
 #include "joules/summary.h"
 #include "test.h"
+#include "json/json_internal.h"
 
 #define FIX JOULES_SOURCE_DIR "/tests/fixtures/mlenergy-benchmark"
 

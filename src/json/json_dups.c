@@ -1,4 +1,4 @@
-/* Duplicate keys in JSON objects, with line numbers (json_dups.h).
+/* Duplicate keys in JSON objects, with line numbers (json/json_internal.h).
  *
  * A recursive descent over text jansson has already accepted: nesting is
  * bounded by jansson's own depth limit (2048), strings and numbers are
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "import/json_dups.h"
+#include "json/json_internal.h"
 
 #define VALUE_SHOWN 60
 #define FEW_KEYS 12 /* up to this many members: pairwise comparison */

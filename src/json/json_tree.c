@@ -1,7 +1,7 @@
-/* JSON documents as read-only trees in one arena (json_tree.h), built from
+/* JSON documents as read-only trees in one arena (json/json_internal.h), built from
  * the streaming reader's tokens. */
 #define _POSIX_C_SOURCE 200809L
-#include "import/json_tree.h"
+#include "json/json_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -9,7 +9,6 @@
 
 #include "core/hash.h"
 #include "core/util.h"
-#include "import/json_stream.h"
 
 /* ---- the arena ---------------------------------------------------------------- */
 

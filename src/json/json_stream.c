@@ -1,6 +1,6 @@
-/* The streaming JSON pull parser (json_stream.h). */
+/* The streaming JSON pull parser (json/json_internal.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "import/json_stream.h"
+#include "json/json_internal.h"
 
 #include <errno.h>
 #include <float.h>

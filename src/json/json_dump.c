@@ -8,14 +8,14 @@
  * buffer with the same rules — separators, indentation, key order (bytes,
  * then length), escapes, integers with "%lld", reals with "%.*g" plus ".0"
  * when the text has neither '.' nor 'e' and the exponent without '+' or
- * leading zeros — so the output is identical (tests/unit/test_output_json_dump.c
+ * leading zeros — so the output is identical (tests/unit/test_json_dump.c
  * compares both on every kind of value). Flags: JSON_INDENT(n),
  * JSON_COMPACT, JSON_SORT_KEYS, JSON_REAL_PRECISION(n), JSON_ENCODE_ANY;
  * any other flag (ASCII escaping, '/' escaping, embedding) goes to
  * json_dumps() itself. joules builds no cyclic documents; a document
  * deeper than JL__JSON_MAX_DEPTH also goes to json_dumps().
  *
- * The writer of output/json_writer.h shares these rules: its text backend
+ * The writer of json/json_internal.h shares these rules: its text backend
  * writes a document without building the tree, byte for byte what dump()
  * writes for the tree its tree backend builds. */
 #define _POSIX_C_SOURCE 200809L
@@ -27,8 +27,8 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "joules/output.h"
-#include "output/json_writer.h"
+#include "joules/json.h"
+#include "json/json_internal.h"
 
 #define JL__JSON_MAX_DEPTH 2048
 #define HANDLED_FLAGS \
@@ -196,7 +196,7 @@ static void string(obuf *b, const char *s, size_t n)
  * rounding: an error below 1e-4 units of the last digit for p <= 15) and
  * rounded to p digits; when the scaled value lies too near a rounding
  * boundary to be sure, or outside the exact powers, snprintf decides.
- * tests/unit/test_output_json_dump.c compares both on millions of values. */
+ * tests/unit/test_json_dump.c compares both on millions of values. */
 int jl__format_g(char *buf, size_t size, int p, double v)
 {
 #if LDBL_MANT_DIG >= 64
@@ -469,7 +469,7 @@ char *jl_json_dumps(const json_t *v, size_t flags)
     return b.failed ? NULL : json_dumps(v, flags); /* too deep: jansson decides */
 }
 
-/* ---- the writer of output/json_writer.h ---------------------------------- */
+/* ---- the writer of json/json_internal.h ---------------------------------- */
 
 typedef struct {
     int is_object;

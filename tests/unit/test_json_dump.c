@@ -1,5 +1,5 @@
 /* jl_json_dumps writes exactly what jansson's json_dumps writes, for every
- * kind of value and every flag joules uses (src/output/json_dump.c). */
+ * kind of value and every flag joules uses (src/json/json_dump.c). */
 #include <float.h>
 #include <jansson.h>
 #include <math.h>
@@ -10,8 +10,8 @@
 
 #include "core/util.h"
 #include "joules/output.h"
-#include "output/json_writer.h"
 #include "test.h"
+#include "json/json_internal.h"
 
 static void same(const json_t *v, size_t flags)
 {

@@ -1,4 +1,4 @@
-/* The ML.ENERGY importer's JSON trees (src/import/json_tree.c): for every
+/* The ML.ENERGY importer's JSON trees (src/json/json_tree.c): for every
  * text jl__jv_parse() reads, the tree is jansson's own (json_loadb; the
  * same bytes when both are dumped through jansson: key order, integers
  * against reals, -0.0, escapes, UTF-8); what it declines is what jansson
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "import/json_tree.h"
 #include "test.h"
+#include "json/json_internal.h"
 
 #define DUMP_FLAGS (JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17))
 

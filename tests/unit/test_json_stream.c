@@ -1,4 +1,4 @@
-/* The streaming JSON reader's batch number path (src/import/json_stream.c,
+/* The streaming JSON reader's batch number path (src/json/json_stream.c,
  * jl__jstream_array_numbers): every value is strtod's double to the bit
  * (2,000,000 pseudo-random decimals and the edge cases: -0, denormals, 17+
  * digits, 2^53 +- 1, leading zeros, exponents), read from memory and
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/json_stream.h"
 #include "test.h"
+#include "json/json_internal.h"
 
 static unsigned long long lcg = 0x9E3779B97F4A7C15ull;
 static unsigned rnd(unsigned n)
