@@ -7,7 +7,8 @@
 # consumer:
 #   jansson::jansson                public: joules' headers use json_t
 #   hdf5::hdf5  GSL::gsl  zstd::libzstd_shared  libdeflate::libdeflate_shared
-#   Threads::Threads                private: needed to link the static library
+#   ZLIB::ZLIB  SQLite::SQLite3  Threads::Threads
+#                                   private: needed to link the static library
 # In the build a missing library is an error (find_package REQUIRED); in the
 # config file it is find_dependency, which makes find_package(joules) fail
 # with the name of what is missing. JOULES_DEPS_PUBLIC_ONLY (set by the config

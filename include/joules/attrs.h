@@ -116,7 +116,7 @@ int jl_attrs_is_node_ac(const jl_attrs *a);
 jl_status jl_attrs_check(const jl_attrs *a, unsigned long long max_gpus, jl_error **err);
 
 /* A value of attribute `key` in the trace format's vocabulary (spec, "Run
- * attributes"; docs/import.md, "Attribute values"): precision bf16 ->
+ * attributes"; docs/trace-format.md, "Run attributes"): precision bf16 ->
  * bfloat16, fp16/half -> float16, fp32 -> float32, float8/e4m3 variants ->
  * fp8 (and mxfp4, nvfp4, int8, int4, unknown beyond the spec), whatever the
  * case and '-' / '_'; workload whatever the case. The one normaliser of
