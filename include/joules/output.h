@@ -128,8 +128,14 @@ void jl_json_rename_mlenergy(json_t *doc);
  * depends on each row's workload). NULL out of memory; caller frees. */
 char *jl_csv_rename_mlenergy(const char *in, size_t len, size_t *out_len);
 
-/* CSV quoting of one field (RFC 4180). */
+/* CSV quoting of one field (RFC 4180: quoted when it holds a comma, a
+ * quote, CR or LF, or starts or ends with a space or tab; NULL writes
+ * nothing). Every CSV joules writes goes through the one row writer this
+ * quoting belongs to (docs/architecture.md, "Conventions"). */
 void jl_csv_field(FILE *f, const char *s);
+/* One CSV row of n text cells (each quoted as jl_csv_field, NULL an empty
+ * cell) and its newline. */
+void jl_csv_row(FILE *f, size_t n, const char *const *cells);
 
 #ifdef JOULES_EXPERIMENTAL
 /* The document writers' hook (src/output/provenance_hook.c): when set,
