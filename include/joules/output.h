@@ -124,8 +124,10 @@ void jl_json_rename_mlenergy(json_t *doc);
 /* Any joules CSV (text in[0..len), header first) with its columns named
  * as the toolkit names them, a key after a prefix too (baseline_, side_:
  * baseline_energy_per_token_joules), and the values of those columns
- * converted (ms, billions); max_batch_size stays (the toolkit's name
- * depends on each row's workload). NULL out of memory; caller frees. */
+ * converted (ms, billions, at %.17g); max_batch_size stays (the toolkit's
+ * name depends on each row's workload). Read with the core's CSV reader and
+ * written back with the one CSV writer. NULL out of memory or when in is
+ * not CSV (a quote left open); caller frees. */
 char *jl_csv_rename_mlenergy(const char *in, size_t len, size_t *out_len);
 
 /* CSV quoting of one field (RFC 4180: quoted when it holds a comma, a

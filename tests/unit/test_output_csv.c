@@ -2,7 +2,8 @@
  * through it and back through the CSV reader of the core (core/csv.h) bit
  * for bit; text with commas, quotes, newlines and blanks at its ends comes
  * back as written; the FILE and string-buffer backends write the same
- * bytes (and jl_csv_field / jl_csv_row, the CLI's, the same again). */
+ * bytes (and jl_csv_field / jl_csv_row, the CLI's, the same again);
+ * --names mlenergy's rename goes through the reader and the writer. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
@@ -197,9 +198,40 @@ TEST(text_quoted_as_rfc4180_and_read_back)
     free(text);
 }
 
+/* --names mlenergy's rename reads through the core's reader and writes
+ * through the row writer: columns renamed, numbers converted at %.17g, a
+ * figure's name renamed, text (commas, quotes, a newline) kept, and blank
+ * lines (a one-column CSV's missing value) kept where they were. */
+TEST(rename_mlenergy_through_reader_and_writer)
+{
+    const char *in = "median_itl_s,run,energy_figure,gpu_model\n"
+                     "0.1,\"a,\"\"b\"\"\nc\",energy_per_token_j,H100\n"
+                     "\n"
+                     "0.25,x,,\n"
+                     "\n";
+    size_t n = 0;
+    char *out = jl_csv_rename_mlenergy(in, strlen(in), &n);
+    CHECK_STR(out, "median_itl_ms,run,energy_figure,gpu_model\n"
+                   "100,\"a,\"\"b\"\"\nc\",energy_per_token_joules,H100\n"
+                   "\n"
+                   "250,x,,\n"
+                   "\n");
+    CHECK_EQ_INT((long)n, out ? (long)strlen(out) : -1);
+    free(out);
+    const char *one = "p90_itl_s\n0.5\n\n\n2\n";
+    out = jl_csv_rename_mlenergy(one, strlen(one), &n);
+    CHECK_STR(out, "p90_itl_ms\n500\n\n\n2000\n");
+    free(out);
+    out = jl_csv_rename_mlenergy("", 0, &n);
+    CHECK_STR(out, "");
+    free(out);
+    CHECK(jl_csv_rename_mlenergy("a\n\"open\n", 8, &n) == NULL); /* not CSV */
+}
+
 int main(void)
 {
     RUN(doubles_round_trip_bit_exactly);
     RUN(text_quoted_as_rfc4180_and_read_back);
+    RUN(rename_mlenergy_through_reader_and_writer);
     TEST_MAIN_END();
 }
