@@ -124,12 +124,20 @@ void jl_json_rename_mlenergy(json_t *doc);
 /* Any joules CSV (text in[0..len), header first) with its columns named
  * as the toolkit names them, a key after a prefix too (baseline_, side_:
  * baseline_energy_per_token_joules), and the values of those columns
- * converted (ms, billions); max_batch_size stays (the toolkit's name
- * depends on each row's workload). NULL out of memory; caller frees. */
+ * converted (ms, billions, at %.17g); max_batch_size stays (the toolkit's
+ * name depends on each row's workload). Read with the core's CSV reader and
+ * written back with the one CSV writer. NULL out of memory or when in is
+ * not CSV (a quote left open); caller frees. */
 char *jl_csv_rename_mlenergy(const char *in, size_t len, size_t *out_len);
 
-/* CSV quoting of one field (RFC 4180). */
+/* CSV quoting of one field (RFC 4180: quoted when it holds a comma, a
+ * quote, CR or LF, or starts or ends with a space or tab; NULL writes
+ * nothing). Every CSV joules writes goes through the one row writer this
+ * quoting belongs to (docs/architecture.md, "Conventions"). */
 void jl_csv_field(FILE *f, const char *s);
+/* One CSV row of n text cells (each quoted as jl_csv_field, NULL an empty
+ * cell) and its newline. */
+void jl_csv_row(FILE *f, size_t n, const char *const *cells);
 
 #ifdef JOULES_EXPERIMENTAL
 /* The document writers' hook (src/output/provenance_hook.c): when set,

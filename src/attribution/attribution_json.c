@@ -6,6 +6,7 @@
 
 #include "joules/attribution.h"
 #include "joules/output.h"
+#include "output/csv_row.h"
 
 static const char *by_name(jl_attribution_by by)
 {
@@ -229,79 +230,85 @@ json_t *jl_attribution_document(const jl_attribution *a)
     return d;
 }
 
-static void num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, ",%.9g", v);
-    else
-        fputs(",", f);
-}
-
 jl_status jl_attribution_write_csv(const jl_attribution *a, FILE *f)
 {
     return jl_attribution_write_csv_extra(a, f, 0, NULL, NULL);
 }
 
-/* n_extra empty fields (the rows no caller's column speaks of) */
-static void blanks(FILE *f, size_t n_extra)
+/* n_extra empty cells (the rows no caller's column speaks of) */
+static void blanks(jl__csvw *w, size_t n_extra)
 {
     for (size_t k = 0; k < n_extra; k++)
-        fputc(',', f);
+        jl__csvw_empty(w);
+}
+
+/* The share of the window's energy in v (a NaN without a window). */
+static double window_share(const jl_attribution *a, double v)
+{
+    return a->window_energy_j != 0 ? v / a->window_energy_j : NAN;
 }
 
 jl_status jl_attribution_write_csv_extra(const jl_attribution *a, FILE *f, size_t n_extra,
                                          const char *const *names, const char *const *values)
 {
-    fprintf(f, "key,t0_s,time_s,busy_s,calls,energy_j,static_j,dynamic_j,share,energy_lo_j,"
-               "energy_hi_j,j_per_call,j_per_token,median_span_s,peak_w,peak_reason,"
-               "unattributed_j,host_launch_j");
-    for (size_t k = 0; k < n_extra; k++) {
-        fputc(',', f);
-        jl_csv_field(f, names[k]);
-    }
-    fputc('\n', f);
+    static const char *const head[] = {"key",         "t0_s",           "time_s",
+                                       "busy_s",      "calls",          "energy_j",
+                                       "static_j",    "dynamic_j",      "share",
+                                       "energy_lo_j", "energy_hi_j",    "j_per_call",
+                                       "j_per_token", "median_span_s",  "peak_w",
+                                       "peak_reason", "unattributed_j", "host_launch_j",
+                                       NULL};
+    jl__csvw w;
+    jl__csvw_begin(&w, f);
+    jl__csvw_cells(&w, head);
+    for (size_t k = 0; k < n_extra; k++)
+        jl__csvw_cell(&w, names[k]);
+    jl__csvw_end(&w);
     for (size_t i = 0; i < a->n_rows; i++) {
         const jl_attribution_row *r = &a->rows[i];
-        jl_csv_field(f, r->key);
-        num(f, r->t0_s);
-        num(f, r->time_s);
-        num(f, r->busy_s);
-        fprintf(f, ",%zu", r->calls);
-        num(f, r->energy_j);
-        num(f, r->static_j);
-        num(f, r->dynamic_j);
-        num(f, r->share);
-        num(f, r->energy_lo_j);
-        num(f, r->energy_hi_j);
-        num(f, r->j_per_call);
-        num(f, r->j_per_token);
-        num(f, r->median_span_s);
-        num(f, r->peak_w);
-        fputc(',', f);
-        if (r->peak_reason)
-            jl_csv_field(f, r->peak_reason);
-        num(f, a->by == JL_ATTRIBUTION_BY_TIME ? r->unattributed_j : NAN);
-        num(f, r->host_launch_j);
-        for (size_t k = 0; k < n_extra; k++) {
-            fputc(',', f);
-            if (values[i * n_extra + k])
-                jl_csv_field(f, values[i * n_extra + k]);
-        }
-        fputc('\n', f);
+        jl__csvw_cell(&w, r->key);
+        jl__csvw_num(&w, r->t0_s);
+        jl__csvw_num(&w, r->time_s);
+        jl__csvw_num(&w, r->busy_s);
+        jl__csvw_cellf(&w, "%zu", r->calls);
+        jl__csvw_num(&w, r->energy_j);
+        jl__csvw_num(&w, r->static_j);
+        jl__csvw_num(&w, r->dynamic_j);
+        jl__csvw_num(&w, r->share);
+        jl__csvw_num(&w, r->energy_lo_j);
+        jl__csvw_num(&w, r->energy_hi_j);
+        jl__csvw_num(&w, r->j_per_call);
+        jl__csvw_num(&w, r->j_per_token);
+        jl__csvw_num(&w, r->median_span_s);
+        jl__csvw_num(&w, r->peak_w);
+        jl__csvw_cell(&w, r->peak_reason);
+        jl__csvw_num(&w, a->by == JL_ATTRIBUTION_BY_TIME ? r->unattributed_j : NAN);
+        jl__csvw_num(&w, r->host_launch_j);
+        for (size_t k = 0; k < n_extra; k++)
+            jl__csvw_cell(&w, values[i * n_extra + k]);
+        jl__csvw_end(&w);
     }
     /* the energy no row holds, as rows of their own: the sum of the column
      * energy_j is the window's energy */
-    fputs("(unattributed),", f);
-    fprintf(f, ",,,,%.9g,%.9g,%.9g", a->unattributed_j, a->unattributed_static_j,
-            a->unattributed_dynamic_j);
-    num(f, a->window_energy_j != 0 ? a->unattributed_j / a->window_energy_j : NAN);
-    fputs(",,,,,,,,,", f);
-    blanks(f, n_extra);
-    fputc('\n', f);
-    fprintf(f, "(stalls),,%.9g,,%zu,%.9g,,", a->stall_s, a->n_stalls, a->stall_j);
-    num(f, a->window_energy_j != 0 ? a->stall_j / a->window_energy_j : NAN);
-    fputs(",,,,,,,,,", f);
-    blanks(f, n_extra);
-    fputc('\n', f);
+    jl__csvw_cell(&w, "(unattributed)");
+    for (int k = 0; k < 4; k++) /* t0_s, time_s, busy_s, calls */
+        jl__csvw_empty(&w);
+    jl__csvw_num(&w, a->unattributed_j);
+    jl__csvw_num(&w, a->unattributed_static_j);
+    jl__csvw_num(&w, a->unattributed_dynamic_j);
+    jl__csvw_num(&w, window_share(a, a->unattributed_j));
+    blanks(&w, 9 + n_extra); /* energy_lo_j .. host_launch_j, the caller's */
+    jl__csvw_end(&w);
+    jl__csvw_cell(&w, "(stalls)");
+    jl__csvw_empty(&w);
+    jl__csvw_num(&w, a->stall_s);
+    jl__csvw_empty(&w);
+    jl__csvw_cellf(&w, "%zu", a->n_stalls);
+    jl__csvw_num(&w, a->stall_j);
+    jl__csvw_empty(&w);
+    jl__csvw_empty(&w);
+    jl__csvw_num(&w, window_share(a, a->stall_j));
+    blanks(&w, 9 + n_extra);
+    jl__csvw_end(&w);
     return ferror(f) ? JL_EIO : JL_OK;
 }

@@ -9,6 +9,7 @@
 #include "core/util.h"
 #include "joules/attribution.h"
 #include "joules/output.h"
+#include "output/csv_row.h"
 
 jl_status jl_request_attribution_check(jl_request_attribution *a,
                                        const jl_request_attribution *other)
@@ -147,31 +148,39 @@ json_t *jl_request_attribution_document(const jl_request_attribution *a)
     return d;
 }
 
-static void num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, ",%.9g", v);
-    else
-        fputc(',', f);
-}
-
 jl_status jl_request_attribution_write_csv(const jl_request_attribution *a, FILE *f)
 {
-    fprintf(f,
-            "%s,requests,energy_j,prefill_j,decode_j,static_j,energy_lo_j,energy_hi_j,"
-            "input_tokens,output_tokens,start_s,finish_s,resident_s\n",
-            a->by == JL_REQUESTS_BY_CLASS ? "request_class" : "request");
+    static const char *const head[] = {"requests",    "energy_j",     "prefill_j",
+                                       "decode_j",    "static_j",     "energy_lo_j",
+                                       "energy_hi_j", "input_tokens", "output_tokens",
+                                       "start_s",     "finish_s",     "resident_s",
+                                       NULL};
+    jl__csvw w;
+    jl__csvw_begin(&w, f);
+    jl__csvw_cell(&w, a->by == JL_REQUESTS_BY_CLASS ? "request_class" : "request");
+    jl__csvw_cells(&w, head);
+    jl__csvw_end(&w);
     for (size_t i = 0; i < a->n_rows; i++) {
         const jl_request_row *r = &a->rows[i];
-        jl_csv_field(f, r->key);
-        fprintf(f, ",%zu", r->n_requests);
-        num(f, r->energy_j), num(f, r->prefill_j), num(f, r->decode_j), num(f, r->static_j);
-        num(f, r->energy_lo_j), num(f, r->energy_hi_j), num(f, r->input_tokens);
-        num(f, r->output_tokens), num(f, r->start_s), num(f, r->finish_s), num(f, r->resident_s);
-        fputc('\n', f);
+        jl__csvw_cell(&w, r->key);
+        jl__csvw_cellf(&w, "%zu", r->n_requests);
+        const double v[] = {r->energy_j,    r->prefill_j,   r->decode_j,     r->static_j,
+                            r->energy_lo_j, r->energy_hi_j, r->input_tokens, r->output_tokens,
+                            r->start_s,     r->finish_s,    r->resident_s};
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            jl__csvw_num(&w, v[k]);
+        jl__csvw_end(&w);
     }
-    fprintf(f, "(unattributed),");
-    num(f, a->unattributed_j), num(f, NAN), num(f, NAN), num(f, a->unattributed_static_j);
-    fprintf(f, ",,,,,,,\n");
+    /* the energy no request holds: request, requests empty; energy_j,
+     * prefill_j and decode_j (NaN: empty), static_j; the rest empty */
+    jl__csvw_cell(&w, "(unattributed)");
+    jl__csvw_empty(&w);
+    jl__csvw_num(&w, a->unattributed_j);
+    jl__csvw_empty(&w);
+    jl__csvw_empty(&w);
+    jl__csvw_num(&w, a->unattributed_static_j);
+    for (int k = 0; k < 7; k++) /* energy_lo_j .. resident_s */
+        jl__csvw_empty(&w);
+    jl__csvw_end(&w);
     return ferror(f) ? JL_EIO : JL_OK;
 }

@@ -466,15 +466,18 @@ static int write_csv(FILE *f, const jl_attribution *a, const judged *jb)
     if (isfinite(r->adherence))
         snprintf(ad, sizeof ad, "%.9g", r->adherence);
     const char *verdict = jl_span_budget_verdict(r);
-    fprintf(f, "(budgets),,,,,,,,,,,,,,,,,,%s,", verdict ? verdict : "");
     char msg[256];
     snprintf(msg, sizeof msg,
              "adherence %s: %zu pass of %zu determined; %zu judged, %zu fail, %zu "
              "undetermined, %zu unmeasured, %zu ceilings without a row",
              *ad ? ad : "-", r->rows_pass, r->rows_pass + r->rows_fail, r->rows_judged,
              r->rows_fail, r->rows_undetermined, r->rows_unmeasured, r->n_unmatched);
-    jl_csv_field(f, msg);
-    fputc('\n', f);
+    /* the 18 columns of the attribution (the key first), then the two of
+     * the budgets */
+    const char *cells[20] = {"(budgets)"};
+    cells[18] = verdict;
+    cells[19] = msg;
+    jl_csv_row(f, 20, cells);
     return st == JL_OK && !ferror(f) ? 0 : -1;
 }
 

@@ -8,6 +8,7 @@
 #include "joules/model.h"
 #include "joules/output.h"
 #include "model/model_internal.h"
+#include "output/csv_row.h"
 
 static void set(json_t *o, const char *k, json_t *v)
 {
@@ -336,31 +337,61 @@ typedef struct {
 static int print_fit_params(FILE *f, const void *vctx)
 {
     const fit_params_ctx *c = vctx;
-    fputs("model,task,gpu_model,num_gpus,precision,method,n_points,n_batch_sizes,parameter,"
-          "unit,value,lower,upper,at_bound,ci_low,ci_high,dof,r2_ln_energy_per_token,"
-          "r2_ln_energy_per_token_corrected\n",
-          f);
+    static const char *const head[] = {"model",
+                                       "task",
+                                       "gpu_model",
+                                       "num_gpus",
+                                       "precision",
+                                       "method",
+                                       "n_points",
+                                       "n_batch_sizes",
+                                       "parameter",
+                                       "unit",
+                                       "value",
+                                       "lower",
+                                       "upper",
+                                       "at_bound",
+                                       "ci_low",
+                                       "ci_high",
+                                       "dof",
+                                       "r2_ln_energy_per_token",
+                                       "r2_ln_energy_per_token_corrected",
+                                       NULL};
+    jl__csvw w;
+    jl__csvw_begin(&w, f);
+    jl__csvw_cells(&w, head);
+    jl__csvw_end(&w);
     for (size_t i = 0; i < c->n; i++) {
         const jl_group_fit *g = c->fits[i];
         if (!g || g->method != JL_FIT_MODEL)
             continue;
         for (int j = 0; j < JL_MP_COUNT; j++) {
             const jl_param *q = &g->params[j];
-            jl_csv_field(f, g->key.model);
-            fputc(',', f);
-            jl_csv_field(f, g->key.task);
-            fputc(',', f);
-            jl_csv_field(f, g->key.gpu_model);
-            fprintf(f, ",%ld,", g->key.num_gpus);
-            jl_csv_field(f, g->key.precision);
-            fprintf(f, ",%s,%zu,%zu,%s,%s,%.17g,%.17g,%.17g,%d,", jl_fit_method_name(g->method),
-                    g->n_points, g->n_batch_sizes, q->name, q->unit, q->value, q->lower, q->upper,
-                    q->at_bound);
-            if (isfinite(q->ci_low))
-                fprintf(f, "%.17g,%.17g", q->ci_low, q->ci_high);
-            else
-                fputc(',', f);
-            fprintf(f, ",%ld,%.17g,%.17g\n", g->dof, g->r2_energy, g->r2_energy_corrected);
+            jl__csvw_cell(&w, g->key.model);
+            jl__csvw_cell(&w, g->key.task);
+            jl__csvw_cell(&w, g->key.gpu_model);
+            jl__csvw_cellf(&w, "%ld", g->key.num_gpus);
+            jl__csvw_cell(&w, g->key.precision);
+            jl__csvw_cell(&w, jl_fit_method_name(g->method));
+            jl__csvw_cellf(&w, "%zu", g->n_points);
+            jl__csvw_cellf(&w, "%zu", g->n_batch_sizes);
+            jl__csvw_cell(&w, q->name);
+            jl__csvw_cell(&w, q->unit);
+            jl__csvw_num(&w, q->value);
+            jl__csvw_num(&w, q->lower);
+            jl__csvw_num(&w, q->upper);
+            jl__csvw_cellf(&w, "%d", q->at_bound);
+            if (isfinite(q->ci_low)) {
+                jl__csvw_num(&w, q->ci_low);
+                jl__csvw_num(&w, q->ci_high);
+            } else {
+                jl__csvw_empty(&w);
+                jl__csvw_empty(&w);
+            }
+            jl__csvw_cellf(&w, "%ld", g->dof);
+            jl__csvw_num(&w, g->r2_energy);
+            jl__csvw_num(&w, g->r2_energy_corrected);
+            jl__csvw_end(&w);
         }
     }
     return ferror(f) != 0;

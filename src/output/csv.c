@@ -1,7 +1,9 @@
-/* CSV: one field quoted as RFC 4180 asks, and the row writer every CSV
- * writer of the library puts its cells through (output/csv_row.h), so no
- * writer places a comma by hand. In table mode (jl__csvw_begin_table) the
- * same cells go, typed, into a jl_table (table.c) instead of a stream. */
+/* CSV: the row writer every CSV writer of joules puts its cells through
+ * (output/csv_row.h), so no writer places a comma or a quote by hand, and
+ * one field quoted as RFC 4180 asks (quoted(), the one place). The text
+ * goes to a FILE or, byte for byte the same, into a string buffer
+ * (jl__csvw_begin_buf); in table mode (jl__csvw_begin_table) the same cells
+ * go, typed, into a jl_table (table.c) instead. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdarg.h>
@@ -9,31 +11,68 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "joules/output.h"
 #include "output/csv_row.h"
 #include "output/table_internal.h"
 
-void jl_csv_field(FILE *f, const char *s)
+/* Stream and buffer modes: n bytes of text. */
+static void out(jl__csvw *r, const char *s, size_t n)
+{
+    if (r->buf)
+        jl__strbuf_append(r->buf, s, n);
+    else
+        fwrite(s, 1, n, r->f);
+}
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* One field, quoted when it holds a comma, a quote, a CR or LF, or starts
+ * or ends with a space or tab (the reader, core/csv.h, trims those of an
+ * unquoted field); a quote inside is doubled. */
+static void quoted(jl__csvw *r, const char *s)
 {
     if (!s)
         return;
-    if (strpbrk(s, ",\"\n\r") == NULL) {
-        fputs(s, f);
+    size_t n = strlen(s);
+    if (!strpbrk(s, ",\"\n\r") && !(n && (is_blank(s[0]) || is_blank(s[n - 1])))) {
+        out(r, s, n);
         return;
     }
-    fputc('"', f);
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            fputc('"', f);
-        fputc(*p, f);
-    }
-    fputc('"', f);
+    out(r, "\"", 1);
+    for (const char *q; (q = strchr(s, '"')); s = q + 1)
+        out(r, s, (size_t)(q - s + 1)), out(r, "\"", 1);
+    out(r, s, strlen(s));
+    out(r, "\"", 1);
+}
+
+void jl_csv_field(FILE *f, const char *s)
+{
+    jl__csvw r;
+    jl__csvw_begin(&r, f);
+    quoted(&r, s);
+}
+
+void jl_csv_row(FILE *f, size_t n, const char *const *cells)
+{
+    jl__csvw r;
+    jl__csvw_begin(&r, f);
+    jl__csvw_row(&r, n, cells);
 }
 
 void jl__csvw_begin(jl__csvw *r, FILE *f)
 {
     memset(r, 0, sizeof *r);
     r->f = f;
+}
+
+void jl__csvw_begin_buf(jl__csvw *r, jl__strbuf *b)
+{
+    memset(r, 0, sizeof *r);
+    r->buf = b;
 }
 
 void jl__csvw_begin_table(jl__csvw *r, jl_table *t)
@@ -43,18 +82,30 @@ void jl__csvw_begin_table(jl__csvw *r, jl_table *t)
     jl__tbl_row_begin(t);
 }
 
-/* Table mode: the cell composed through jl__csvw_next, as text. */
+/* Table and buffer modes: the cell composed through jl__csvw_next, as text
+ * (its separator is already written in buffer mode). */
 static void flush_scratch(jl__csvw *r)
 {
     if (!r->scratch)
         return;
     fclose(r->scratch);
     r->scratch = NULL;
-    jl__tbl_cell(r->table, r->scratch_len ? TC_TEXT : TC_EMPTY, NAN, r->scratch_buf,
-                 r->scratch_len);
+    if (r->table)
+        jl__tbl_cell(r->table, r->scratch_len ? TC_TEXT : TC_EMPTY, NAN, r->scratch_buf,
+                     r->scratch_len);
+    else
+        jl__strbuf_append(r->buf, r->scratch_buf, r->scratch_len);
     free(r->scratch_buf);
     r->scratch_buf = NULL;
     r->scratch_len = 0;
+}
+
+/* Stream and buffer modes: the separator of a cell written here. */
+static void sep(jl__csvw *r)
+{
+    flush_scratch(r);
+    if (r->cells++)
+        out(r, ",", 1);
 }
 
 FILE *jl__csvw_next(jl__csvw *r)
@@ -67,9 +118,13 @@ FILE *jl__csvw_next(jl__csvw *r)
             jl__tbl_cell(r->table, TC_EMPTY, NAN, NULL, 0);
         return r->scratch; /* NULL in table mode when out of memory */
     }
-    if (r->cells++)
-        fputc(',', r->f);
-    return r->f;
+    sep(r);
+    if (!r->buf)
+        return r->f;
+    r->scratch = open_memstream(&r->scratch_buf, &r->scratch_len);
+    if (!r->scratch)
+        r->buf->failed = 1;
+    return r->scratch;
 }
 
 /* Table mode: one typed cell. */
@@ -87,7 +142,8 @@ void jl__csvw_cell(jl__csvw *r, const char *s)
         table_cell(r, s && *s ? TC_TEXT : TC_EMPTY, NAN, s && *s ? s : NULL);
         return;
     }
-    jl_csv_field(jl__csvw_next(r), s);
+    sep(r);
+    quoted(r, s);
 }
 
 void jl__csvw_cells(jl__csvw *r, const char *const *names)
@@ -102,7 +158,7 @@ void jl__csvw_empty(jl__csvw *r)
         table_cell(r, TC_EMPTY, NAN, NULL);
         return;
     }
-    jl__csvw_next(r);
+    sep(r);
 }
 
 void jl__csvw_num(jl__csvw *r, double v)
@@ -113,9 +169,11 @@ void jl__csvw_num(jl__csvw *r, double v)
         jl__tbl_cell(r->table, isfinite(v) ? TC_NUM : TC_EMPTY, v, NULL, 0);
         return;
     }
-    FILE *f = jl__csvw_next(r);
-    if (isfinite(v))
-        fprintf(f, "%.17g", v);
+    sep(r);
+    if (isfinite(v)) {
+        char t[32];
+        out(r, t, (size_t)snprintf(t, sizeof t, "%.17g", v));
+    }
 }
 
 void jl__csvw_number_text(jl__csvw *r, const char *text, int integer)
@@ -173,9 +231,19 @@ void jl__csvw_cellf(jl__csvw *r, const char *fmt, ...)
             table_cell(r, n ? TC_TEXT : TC_EMPTY, NAN, n ? buf : NULL);
         return;
     }
-    FILE *f = jl__csvw_next(r);
-    vfprintf(f, fmt, ap);
+    sep(r);
+    if (!r->buf) {
+        vfprintf(r->f, fmt, ap);
+        va_end(ap);
+        return;
+    }
+    char *t = jl__vasprintf(fmt, ap);
     va_end(ap);
+    if (t)
+        jl__strbuf_puts(r->buf, t);
+    else
+        r->buf->failed = 1;
+    free(t);
 }
 
 void jl__csvw_end(jl__csvw *r)
@@ -185,6 +253,14 @@ void jl__csvw_end(jl__csvw *r)
         r->cells = 0;
         return;
     }
-    fputc('\n', r->f);
+    flush_scratch(r);
+    out(r, "\n", 1);
     r->cells = 0;
+}
+
+void jl__csvw_row(jl__csvw *r, size_t n, const char *const *cells)
+{
+    for (size_t i = 0; i < n; i++)
+        jl__csvw_cell(r, cells[i]);
+    jl__csvw_end(r);
 }

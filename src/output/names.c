@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/csv.h"
+#include "core/util.h"
 #include "joules/output.h"
+#include "output/csv_row.h"
 
 static const struct {
     const char *joules, *mlenergy;
@@ -159,127 +162,95 @@ static const char *column_name(const char *col, char *buf, size_t cap, double *s
     return NULL;
 }
 
-/* Append one CSV field of in starting at *i (quoted or not) to out,
- * scaled when scale != 1 and the field is a number. Leaves *i at the
- * separator (',' '\n' or the end). */
-static void copy_field(const char *in, size_t len, size_t *i, double scale, char **out,
-                       size_t *olen, size_t *ocap)
+/* One cell of a row: a figure's name renamed (scale 0: a column of figure
+ * names), a number converted (scale != 1), anything else as it is. */
+static void rename_cell(jl__csvw *w, const char *s, size_t n, double scale)
 {
-    size_t start = *i;
-    if (*i < len && in[*i] == '"') {
-        (*i)++;
-        while (*i < len && !(in[*i] == '"' && !(*i + 1 < len && in[*i + 1] == '"')))
-            *i += in[*i] == '"' ? 2 : 1;
-        if (*i < len)
-            (*i)++;
-    } else {
-        while (*i < len && in[*i] != ',' && in[*i] != '\n')
-            (*i)++;
+    if (scale == 0 && n > 0) {
+        const char *m = jl_mlenergy_name(s, 0, NULL);
+        jl__csvw_cell(w, m ? m : s);
+        return;
     }
-    char num[64];
-    const char *src = in + start;
-    size_t n = *i - start;
-    if (scale == 0 && n > 0 && n < sizeof num && in[start] != '"') {
-        /* a column naming a figure (energy_figure): the figure's name */
-        memcpy(num, src, n);
-        num[n] = '\0';
-        const char *m = jl_mlenergy_name(num, 0, NULL);
-        if (m && strlen(m) < sizeof num) {
-            strcpy(num, m);
-            n = strlen(num);
-        }
-        src = num;
-    } else if (scale != 1 && n > 0 && n < sizeof num && in[start] != '"') {
-        memcpy(num, src, n);
-        num[n] = '\0';
-        char *end;
-        double v = strtod(num, &end);
-        if (*end == '\0') {
-            n = (size_t)snprintf(num, sizeof num, "%.17g", v * scale);
-            src = num;
-        }
-    }
-    if (*olen + n + 2 > *ocap) {
-        size_t nc = (*olen + n + 2) * 2;
-        char *nb = realloc(*out, nc);
-        if (!nb) {
-            free(*out);
-            *out = NULL;
-            *olen = *ocap = 0;
+    if (scale != 1 && n > 0) {
+        char *end = NULL;
+        double v = strtod(s, &end);
+        if (!*end && isfinite(v * scale)) {
+            jl__csvw_num(w, v * scale);
             return;
         }
-        *out = nb;
-        *ocap = nc;
     }
-    if (*out) {
-        memcpy(*out + *olen, src, n);
-        *olen += n;
-    }
+    jl__csvw_cell(w, s);
 }
 
+static size_t count_newlines(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (const char *p = s; (p = memchr(p, '\n', n - (size_t)(p - s))); p++)
+        k++;
+    return k;
+}
+
+/* Read through the core's reader (core/csv.h) and written back through the
+ * row writer (output/csv_row.h), so the text stays the writer's own. The
+ * reader skips blank lines; they are rows too (one empty cell, a one-column
+ * CSV's missing value), so each skipped line is written back where it was. */
 char *jl_csv_rename_mlenergy(const char *in, size_t len, size_t *out_len)
 {
-    size_t olen = 0, ocap = len + 1024, i = 0, col = 0, ncols = 0;
-    char *out = malloc(ocap);
+    jl__csv *c = NULL;
+    jl_error *err = NULL;
+    if (jl__csv_open_buffer(in, len, "CSV", &c, &err) != JL_OK) {
+        jl_error_free(err);
+        return NULL;
+    }
+    jl__strbuf b;
+    jl__strbuf_init(&b);
+    jl__csvw w;
+    jl__csvw_begin_buf(&w, &b);
     double *scales = NULL;
-    if (!out)
-        return NULL;
-    /* the header: each column renamed, its scale kept */
-    while (out && i <= len) {
-        size_t start = i;
-        while (i < len && in[i] != ',' && in[i] != '\n')
-            i++;
-        char name[256], buf[320];
-        size_t n = i - start < sizeof name ? i - start : sizeof name - 1;
-        memcpy(name, in + start, n);
-        name[n] = '\0';
-        double sc;
-        const char *m = column_name(name, buf, sizeof buf, &sc);
-        size_t nl = strlen(name);
-        if (nl > 7 && !strcmp(name + nl - 7, "_figure"))
-            sc = 0; /* values are figure names */
-        double *ns = realloc(scales, (ncols + 1) * sizeof *ns);
-        if (!ns)
-            break;
-        scales = ns;
-        scales[ncols++] = sc;
-        const char *w = m ? m : name;
-        size_t wl = m ? strlen(m) : i - start;
-        if (olen + wl + 2 > ocap) {
-            char *nb = realloc(out, (ocap = (olen + wl + 2) * 2));
-            if (!nb) {
-                free(out);
-                out = NULL;
+    size_t ncols = 0;
+    long long next = 1; /* the line the next row starts on, blank lines aside */
+    int header = 1, rc;
+    jl__csv_row row;
+    while ((rc = jl__csv_next(c, &row, &err)) == 1) {
+        for (; next < row.line; next++)
+            jl__csvw_end(&w);
+        next = row.line + 1;
+        if (header) { /* each column renamed, its scale kept */
+            scales = malloc((row.n ? row.n : 1) * sizeof *scales);
+            if (!scales)
                 break;
+            ncols = row.n;
+        }
+        for (size_t k = 0; k < row.n; k++) {
+            const jl__csv_field *f = &row.f[k];
+            next += (long long)count_newlines(f->s, f->len);
+            if (!header) {
+                rename_cell(&w, f->s, f->len, k < ncols ? scales[k] : 1);
+                continue;
             }
-            out = nb;
+            char buf[320];
+            const char *m = column_name(f->s, buf, sizeof buf, &scales[k]);
+            if (f->len > 7 && !strcmp(f->s + f->len - 7, "_figure"))
+                scales[k] = 0; /* values are figure names */
+            jl__csvw_cell(&w, m ? m : f->s);
         }
-        memcpy(out + olen, m ? w : in + start, wl);
-        olen += wl;
-        if (i >= len || in[i] == '\n') {
-            out[olen++] = '\n';
-            i++;
-            break;
-        }
-        out[olen++] = ',';
-        i++;
+        jl__csvw_end(&w);
+        header = 0;
     }
-    /* the rows: fields copied, those of scaled columns converted */
-    while (out && i < len) {
-        copy_field(in, len, &i, col < ncols ? scales[col] : 1, &out, &olen, &ocap);
-        if (!out)
-            break;
-        if (i < len) {
-            out[olen++] = in[i];
-            col = in[i] == '\n' ? 0 : col + 1;
-            i++;
-        }
-    }
+    /* blank lines at the end */
+    long long lines = (long long)(count_newlines(in, len) + (len && in[len - 1] != '\n'));
+    for (; rc == 0 && next <= lines; next++)
+        jl__csvw_end(&w);
+    jl__csv_close(c);
+    jl_error_free(err);
     free(scales);
-    if (!out)
+    size_t n = b.len;
+    char *out = jl__strbuf_take(&b);
+    if (rc != 0 || !out) { /* not joules' CSV after all, or out of memory */
+        free(out);
         return NULL;
-    out[olen] = '\0';
+    }
     if (out_len)
-        *out_len = olen;
+        *out_len = n;
     return out;
 }

@@ -13,6 +13,7 @@
 #include "joules/diagnose.h"
 #include "joules/frontier.h"
 #include "joules/output.h"
+#include "output/csv_row.h"
 #include "report/knobs.h"
 #include "report/sections.h"
 
@@ -316,58 +317,76 @@ jl_status jl__report_write_answers_csv(jl__report_report *r, jl_error **err)
 {
     jl__strbuf b;
     jl__strbuf_init(&b);
-    jl__strbuf_puts(&b, "model,task,workload,item,gpu_scope,slo,is_group_slo,runs_meeting_slo,"
-                        "file,run,gpu_model,num_gpus,precision,max_batch_size,energy_per_item_j,"
-                        "energy_per_response_j,median_itl_s,batch_latency_s,avg_power_w,"
-                        "closest_worst_miss,slo_figure,slo_value\n");
+    static const char *const head[] = {"model",
+                                       "task",
+                                       "workload",
+                                       "item",
+                                       "gpu_scope",
+                                       "slo",
+                                       "is_group_slo",
+                                       "runs_meeting_slo",
+                                       "file",
+                                       "run",
+                                       "gpu_model",
+                                       "num_gpus",
+                                       "precision",
+                                       "max_batch_size",
+                                       "energy_per_item_j",
+                                       "energy_per_response_j",
+                                       "median_itl_s",
+                                       "batch_latency_s",
+                                       "avg_power_w",
+                                       "closest_worst_miss",
+                                       "slo_figure",
+                                       "slo_value",
+                                       NULL};
+    jl__csvw w;
+    jl__csvw_begin_buf(&w, &b);
+    jl__csvw_cells(&w, head);
+    jl__csvw_end(&w);
     for (size_t i = 0; i < r->n_groups; i++) {
         jl__report_group *g = &r->groups[i];
         for (long k = -1; k < (long)g->n_gpu_models; k++)
             for (size_t j = 0; j < g->n_set; j++) {
                 const jl__report_pick *p =
                     k < 0 ? &g->set_picks[j] : &g->gpu_set_picks[(size_t)k * g->n_set + j];
-                jl__report_csv_str(&b, g->model);
-                jl__strbuf_puts(&b, ",");
-                jl__report_csv_str(&b, g->task);
-                jl__strbuf_puts(&b, ",");
-                jl__report_csv_str(&b, g->workload);
-                jl__strbuf_printf(&b, ",%s,", g->item);
-                jl__report_csv_str(&b, k < 0 ? "all" : g->gpu_models[k]);
-                jl__strbuf_puts(&b, ",");
-                jl__report_csv_str(&b, g->set[j]->text);
-                jl__strbuf_printf(&b, ",%s,%zu,", j == g->primary ? "true" : "false", p->n_meeting);
+                jl__csvw_cell(&w, g->model);
+                jl__csvw_cell(&w, g->task);
+                jl__csvw_cell(&w, g->workload);
+                jl__csvw_cell(&w, g->item);
+                jl__csvw_cell(&w, k < 0 ? "all" : g->gpu_models[k]);
+                jl__csvw_cell(&w, g->set[j]->text);
+                jl__csvw_cell(&w, j == g->primary ? "true" : "false");
+                jl__csvw_cellf(&w, "%zu", p->n_meeting);
                 const jl_summary *s = p->run >= 0 ? r->l->items[p->run] : NULL;
                 if (s) {
-                    jl__report_csv_str(&b, s->file);
-                    jl__strbuf_puts(&b, ",");
-                    jl__report_csv_str(&b, s->run);
-                    jl__strbuf_puts(&b, ",");
-                    jl__report_csv_str(&b, s->attrs.gpu_model);
-                    jl__strbuf_printf(&b, ",%ld,", s->attrs.num_gpus);
-                    jl__report_csv_str(&b, s->attrs.precision);
-                    jl__strbuf_printf(&b, ",%ld", s->attrs.max_batch_size);
-                    jl__report_csv_num(&b, s->fig[jl__report_energy_fig(s)]);
-                    jl__report_csv_num(&b, jl_attrs_is_diffusion(&s->attrs)
-                                               ? NAN
-                                               : s->fig[JL_FIG_ENERGY_PER_REQUEST_J]);
-                    jl__report_csv_num(&b, s->fig[JL_FIG_MEDIAN_ITL_S]);
-                    jl__report_csv_num(&b, s->fig[JL_FIG_BATCH_LATENCY_S]);
-                    jl__report_csv_num(&b, s->fig[JL_FIG_AVG_POWER_W]);
-                    jl__report_csv_num(&b, NAN);
+                    jl__csvw_cell(&w, s->file);
+                    jl__csvw_cell(&w, s->run);
+                    jl__csvw_cell(&w, s->attrs.gpu_model);
+                    jl__csvw_cellf(&w, "%ld", s->attrs.num_gpus);
+                    jl__csvw_cell(&w, s->attrs.precision);
+                    jl__csvw_cellf(&w, "%ld", s->attrs.max_batch_size);
+                    jl__csvw_num(&w, s->fig[jl__report_energy_fig(s)]);
+                    jl__csvw_num(&w, jl_attrs_is_diffusion(&s->attrs)
+                                         ? NAN
+                                         : s->fig[JL_FIG_ENERGY_PER_REQUEST_J]);
+                    jl__csvw_num(&w, s->fig[JL_FIG_MEDIAN_ITL_S]);
+                    jl__csvw_num(&w, s->fig[JL_FIG_BATCH_LATENCY_S]);
+                    jl__csvw_num(&w, s->fig[JL_FIG_AVG_POWER_W]);
+                    jl__csvw_empty(&w); /* closest_worst_miss: a run meets the SLO */
                 } else {
-                    jl__strbuf_puts(&b, ",,,,,");
-                    for (int q = 0; q < 5; q++)
-                        jl__report_csv_num(&b, NAN);
-                    jl__report_csv_num(&b, p->closest >= 0 ? p->worst_miss : NAN);
+                    for (int q = 0; q < 11; q++) /* file .. avg_power_w */
+                        jl__csvw_empty(&w);
+                    jl__csvw_num(&w, p->closest >= 0 ? p->worst_miss : NAN);
                 }
                 /* the figure of the SLO's first condition, and the pick's value */
                 int sf = g->set[j]->n
                              ? (g->kind == RP_KIND_LLM ? g->set[j]->conds[0].figure_llm
                                                        : g->set[j]->conds[0].figure_diffusion)
                              : -1;
-                jl__strbuf_printf(&b, ",%s", sf >= 0 ? jl_figure_name((jl_figure)sf) : "");
-                jl__report_csv_num(&b, s && sf >= 0 ? s->fig[sf] : NAN);
-                jl__strbuf_puts(&b, "\n");
+                jl__csvw_cell(&w, sf >= 0 ? jl_figure_name((jl_figure)sf) : NULL);
+                jl__csvw_num(&w, s && sf >= 0 ? s->fig[sf] : NAN);
+                jl__csvw_end(&w);
             }
     }
     jl_status st = jl__report_write_buf(r, "data/answers.csv", &b, err);

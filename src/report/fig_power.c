@@ -10,6 +10,7 @@
 
 #include "joules/output.h"
 #include "joules/study.h"
+#include "output/csv_row.h"
 #include "report/figures.h"
 
 /* What the .dat found and the script draws. */
@@ -71,7 +72,11 @@ static void power_dat(jl__report_report *r, const jl_summary *s, jl__report_figu
                             "%s: power over time, downsampled to at most %zu points (bucket means)",
                             s->run ? s->run : "?", max_pts);
     jl__strbuf_puts(dat, "# time_s power_w power_avg_w running\n");
-    jl__strbuf_puts(csv, "time_s,power_w,power_avg_w,running\n");
+    static const char *const head[] = {"time_s", "power_w", "power_avg_w", "running", NULL};
+    jl__csvw w;
+    jl__csvw_begin_buf(&w, csv);
+    jl__csvw_cells(&w, head);
+    jl__csvw_end(&w);
     for (size_t b = 0; b < ps->n; b++) {
         double t = ps->time_s[b], p = ps->power_w[b], a = ps->power_avg_w[b], occ = ps->running[b];
         if (isfinite(p) && p > pf->peak)
@@ -83,16 +88,11 @@ static void power_dat(jl__report_report *r, const jl_summary *s, jl__report_figu
         jl__report_dat_num(dat, a);
         jl__report_dat_num(dat, occ);
         jl__strbuf_puts(dat, "\n");
-        jl__strbuf_printf(csv, "%.9g,", t);
-        if (isfinite(p))
-            jl__strbuf_printf(csv, "%.9g", p);
-        jl__strbuf_puts(csv, ",");
-        if (isfinite(a))
-            jl__strbuf_printf(csv, "%.9g", a);
-        jl__strbuf_puts(csv, ",");
-        if (isfinite(occ))
-            jl__strbuf_printf(csv, "%.9g", occ);
-        jl__strbuf_puts(csv, "\n");
+        jl__csvw_num(&w, t);
+        jl__csvw_num(&w, p);
+        jl__csvw_num(&w, a);
+        jl__csvw_num(&w, occ);
+        jl__csvw_end(&w);
         f->n_points++;
     }
     pf->have_occ = ps->has_running;

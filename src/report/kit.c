@@ -244,27 +244,6 @@ char *jl__report_config_label(const jl_summary *s)
                         k[0] ? ", " : "", k);
 }
 
-void jl__report_csv_str(jl__strbuf *b, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\r\n")) {
-        jl__strbuf_puts(b, s);
-        return;
-    }
-    jl__strbuf_puts(b, "\"");
-    for (; *s; s++)
-        jl__strbuf_append(b, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
-    jl__strbuf_puts(b, "\"");
-}
-
-void jl__report_csv_num(jl__strbuf *b, double v)
-{
-    jl__strbuf_puts(b, ",");
-    if (isfinite(v))
-        jl__strbuf_printf(b, "%.17g", v);
-}
-
 double jl__report_tdp_w(const jl__report_report *r, const jl_summary *s)
 {
     return jl_run_gpu_tdp_w(&s->attrs, r->opt.desc);

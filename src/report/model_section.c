@@ -16,15 +16,16 @@
 #include "joules/diagnose.h"
 #include "joules/model.h"
 #include "joules/output.h"
+#include "output/csv_row.h"
 #include "report/plot.h"
 #include "report/sections.h"
 
 /* An interval's value, low and high as three cells / columns. */
-static void csv_interval(jl__strbuf *b, const jl_interval *iv)
+static void csv_interval(jl__csvw *w, const jl_interval *iv)
 {
-    jl__report_csv_num(b, iv->value);
-    jl__report_csv_num(b, iv->lo);
-    jl__report_csv_num(b, iv->hi);
+    jl__csvw_num(w, iv->value);
+    jl__csvw_num(w, iv->lo);
+    jl__csvw_num(w, iv->hi);
 }
 
 static void dat_interval(jl__strbuf *b, const jl_interval *iv)
@@ -167,11 +168,36 @@ static jl_status write_curves_csv(jl__report_report *r, jl_error **err)
 {
     jl__strbuf b;
     jl__strbuf_init(&b);
-    jl__strbuf_puts(&b, "group,model,task,gpu_model,num_gpus,precision,method,band,batch,"
-                        "extrapolated,beyond_ceiling,energy_per_token_j,energy_per_token_lo_j,"
-                        "energy_per_token_hi_j,model_energy_per_token_j,power_w,power_lo_w,"
-                        "power_hi_w,throughput_tok_s,throughput_lo_tok_s,throughput_hi_tok_s,"
-                        "step_time_s,batch_min,batch_max,ceiling_batch\n");
+    static const char *const head[] = {"group",
+                                       "model",
+                                       "task",
+                                       "gpu_model",
+                                       "num_gpus",
+                                       "precision",
+                                       "method",
+                                       "band",
+                                       "batch",
+                                       "extrapolated",
+                                       "beyond_ceiling",
+                                       "energy_per_token_j",
+                                       "energy_per_token_lo_j",
+                                       "energy_per_token_hi_j",
+                                       "model_energy_per_token_j",
+                                       "power_w",
+                                       "power_lo_w",
+                                       "power_hi_w",
+                                       "throughput_tok_s",
+                                       "throughput_lo_tok_s",
+                                       "throughput_hi_tok_s",
+                                       "step_time_s",
+                                       "batch_min",
+                                       "batch_max",
+                                       "ceiling_batch",
+                                       NULL};
+    jl__csvw w;
+    jl__csvw_begin_buf(&w, &b);
+    jl__csvw_cells(&w, head);
+    jl__csvw_end(&w);
     for (size_t i = 0; i < r->n_fits; i++) {
         const jl_group_fit *f = r->fits[i];
         double *grid = NULL;
@@ -181,28 +207,26 @@ static jl_status write_curves_csv(jl__report_report *r, jl_error **err)
             jl_prediction p;
             if (jl_model_predict(f, grid[k], &p) != JL_OK)
                 continue;
-            jl__report_csv_str(&b, key);
-            jl__strbuf_puts(&b, ",");
-            jl__report_csv_str(&b, f->key.model);
-            jl__strbuf_puts(&b, ",");
-            jl__report_csv_str(&b, f->key.task);
-            jl__strbuf_puts(&b, ",");
-            jl__report_csv_str(&b, f->key.gpu_model);
-            jl__strbuf_printf(&b, ",%ld,", f->key.num_gpus);
-            jl__report_csv_str(&b, f->key.precision);
-            jl__strbuf_printf(&b, ",%s,%s", jl_fit_method_name(f->method), band_kind(f));
-            jl__report_csv_num(&b, p.batch);
-            jl__strbuf_printf(&b, ",%d,%d", p.extrapolated, p.beyond_ceiling);
-            csv_interval(&b, &p.energy_per_token_j);
-            jl__report_csv_num(&b,
-                               f->method == JL_FIT_MODEL ? p.model_energy_per_token_j.value : NAN);
-            csv_interval(&b, &p.power_w);
-            csv_interval(&b, &p.throughput_tok_s);
-            jl__report_csv_num(&b, p.step_time_s.value);
-            jl__report_csv_num(&b, f->batch_min);
-            jl__report_csv_num(&b, f->batch_max);
-            jl__report_csv_num(&b, f->batch_ceiling);
-            jl__strbuf_puts(&b, "\n");
+            jl__csvw_cell(&w, key);
+            jl__csvw_cell(&w, f->key.model);
+            jl__csvw_cell(&w, f->key.task);
+            jl__csvw_cell(&w, f->key.gpu_model);
+            jl__csvw_cellf(&w, "%ld", f->key.num_gpus);
+            jl__csvw_cell(&w, f->key.precision);
+            jl__csvw_cell(&w, jl_fit_method_name(f->method));
+            jl__csvw_cell(&w, band_kind(f));
+            jl__csvw_num(&w, p.batch);
+            jl__csvw_cellf(&w, "%d", p.extrapolated);
+            jl__csvw_cellf(&w, "%d", p.beyond_ceiling);
+            csv_interval(&w, &p.energy_per_token_j);
+            jl__csvw_num(&w, f->method == JL_FIT_MODEL ? p.model_energy_per_token_j.value : NAN);
+            csv_interval(&w, &p.power_w);
+            csv_interval(&w, &p.throughput_tok_s);
+            jl__csvw_num(&w, p.step_time_s.value);
+            jl__csvw_num(&w, f->batch_min);
+            jl__csvw_num(&w, f->batch_max);
+            jl__csvw_num(&w, f->batch_ceiling);
+            jl__csvw_end(&w);
         }
         free(key);
         free(grid);

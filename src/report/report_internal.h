@@ -273,9 +273,7 @@ void jl__report_fmt_figure(char *buf, size_t cap, int fig, double v);
 /* Numbers and text for people and programs. */
 /* v with `sig` significant digits, thousands separated, "—" when missing. */
 void jl__report_fmt_num(char *buf, size_t cap, double v, int sig);
-/* CSV fields: a quoted-when-needed string, and a comma then a number
- * (empty when missing). */
-void jl__report_csv_str(jl__strbuf *b, const char *s);
-void jl__report_csv_num(jl__strbuf *b, double v);
+/* CSV files of the report are written through output/csv_row.h's row
+ * writer into a jl__strbuf (jl__csvw_begin_buf). */
 
 #endif

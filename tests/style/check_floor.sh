@@ -61,14 +61,14 @@ out=$({
     grep -nE '\b146097\b|\b719468\b|\btimegm *\(|sscanf *\(.*%[0-9]*4[diu][-/]%|strftime *\(.*%Y-%m-%dT%H|^[a-z][^;]*[a-z_]*(days_from_civil|civil_from_days|parse_civil|parse_iso|iso_?8601)[a-z_0-9]* *\(' $files |
         report "civil-time or ISO 8601 parser" "core/civil_time.h (jl__days_from_civil, jl__civil_parse, jl__zone_to_unix)"
 
-    # CSV splitters: a function handling both '"' and ',' (but the JSON,
-    # Prometheus text and joules' own CSV rename, which are other formats)
+    # CSV splitters: a function handling both '"' and ',' (but the JSON
+    # and Prometheus text, which are other formats)
     awk 'BEGIN { sq = sprintf("%c", 39); quote = sq "\"" sq; comma = sq "," sq }
          /^[a-z].*\(/ && !/;$/ { fn = $0; start = FNR; body = ""; inf = 1; next }
          inf { body = body "\n" $0
                if ($0 ~ /^}/) { inf = 0
                    if (index(body, quote) && index(body, comma)) print FILENAME ":" start ": " fn } }' $files |
-        grep -vE '^src/json/json_(stream|dups)\.c:|^src/json/json_dump\.c:[0-9]+: void jl__jw_key\(|^src/import/prometheus\.c:[0-9]+: static int parse_line\(|^src/import/prom_text\.c:[0-9]+: static int sample\(|^src/output/names\.c:[0-9]+: static void copy_field\(' |
+        grep -vE '^src/json/json_(stream|dups)\.c:|^src/json/json_dump\.c:[0-9]+: void jl__jw_key\(|^src/import/prometheus\.c:[0-9]+: static int parse_line\(|^src/import/prom_text\.c:[0-9]+: static int sample\(' |
         report "CSV splitter" "jl__csv_open_file / jl__csv_next (core/csv.h)"
 
     # RUNS.csv: its columns looked up by name outside kit_runs.c
