@@ -949,7 +949,7 @@ static jl_status parse_frames(pool *p, int k)
  * alone: a lock another thread holds at that moment stays held in the
  * child for ever. glibc's malloc takes its own locks around fork(), so a
  * worker can allocate whatever the other threads of its parent did;
- * AddressSanitizer's allocator (GCC 12's; LLVM's before release 18) does
+ * AddressSanitizer's allocator (GCC 12's, the ASan tree's) does
  * not. Under it a worker forked from a Python process with other threads
  * waited for ever in that allocator, on a lock of a thread that was
  * allocating (a Python thread) or giving its caches back as it ended (a
