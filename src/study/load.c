@@ -47,6 +47,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -936,6 +937,43 @@ static jl_status parse_frames(pool *p, int k)
     return JL_OK;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define JL__ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define JL__ASAN 1
+#endif
+#endif
+
+/* Whether a worker may be forked now. fork() copies the calling thread
+ * alone: a lock another thread holds at that moment stays held in the
+ * child for ever. glibc's malloc takes its own locks around fork(), so a
+ * worker can allocate whatever the other threads of its parent did;
+ * AddressSanitizer's allocator (GCC 12's, the ASan tree's) does
+ * not. Under it a worker forked from a Python process with other threads
+ * waited for ever in that allocator, on a lock of a thread that was
+ * allocating (a Python thread) or giving its caches back as it ended (a
+ * thread just joined; the ASan tree's python_threads, docs/python.md,
+ * "Threads"). So a sanitizer build forks only from a process of one thread
+ * (/proc/self/status; no other thread can start one before the fork) and
+ * otherwise reads in this process, with the same results. */
+static int may_fork(void)
+{
+#ifdef JL__ASAN
+    FILE *f = fopen("/proc/self/status", "r");
+    int threads = 0;
+    char line[128];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &threads) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return threads == 1;
+#else
+    return 1;
+#endif
+}
+
 static jl_status run_pool(pool *p)
 {
     jl_status st = JL_OK;
@@ -944,6 +982,8 @@ static jl_status run_pool(pool *p)
     if (!pfd || !who)
         st = JL_ENOMEM;
     int started = 0;
+    if (st == JL_OK && !may_fork())
+        st = JL_EINTERNAL; /* caller falls back to in-process */
     for (int k = 0; k < p->n_w; k++)
         p->w[k].fd = -1;
     for (int k = 0; st == JL_OK && k < p->n_w; k++)

@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import threading
 
-from common import ROOT, check, done, fail, same, skip
+from common import ROOT, check, done, fail, same
 
 import joules  # noqa: E402
 
@@ -80,11 +80,6 @@ def two_threads():
 
 
 def main():
-    if "asan" in os.environ.get("LD_PRELOAD", ""):
-        # open issue (session 12): under ASan the gate shim's open() never
-        # releases since the inputs are opened through jl__open_input; the
-        # release and shared trees run this test
-        skip("the open() gate hangs under ASan's interceptor (known, see the README's 'Where to go next')")
     gil_released()
     two_threads()
     done("test_threads")
