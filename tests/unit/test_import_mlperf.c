@@ -673,6 +673,17 @@ TEST(llm_token_latency)
     if (tpot)
         CHECK_EQ_INT(jl_slo_eval(tpot, sv, NULL), JL_SLO_PASS);
     jl_slo_free(tpot);
+    /* "latency" is the median ITL of an LLM run: this one lacks it, and the
+     * reason says which figure it has */
+    jl_slo *lat = NULL;
+    CHECK(jl_slo_parse("latency<=50ms", &lat, NULL, NULL) == JL_OK);
+    if (lat) {
+        CHECK_EQ_INT(jl_slo_eval(lat, sv, NULL), JL_SLO_MISSING);
+        CHECK(jl_slo_cond_refusal(&lat->conds[0], sv, b, sizeof b));
+        CHECK_CONTAINS(b, "only a mean time per output token (avg_tpot_s 23.89 ms)");
+        CHECK(!jl_slo_cond_refusal(&lat->conds[0], bare, b, sizeof b));
+    }
+    jl_slo_free(lat);
     /* without token latencies: no TPOT, no labels */
     CHECK(isnan(bare->fig[JL_FIG_AVG_TPOT_S]));
     CHECK_STR(sa(bare, "token_latency_percentiles", b, sizeof b), "(absent)");
