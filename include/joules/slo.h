@@ -103,9 +103,11 @@ int jl_slo_suggest_figure(const char *name, char *buf, size_t cap);
 int jl_slo_cond_figure(const jl_slo_cond *c, const jl_summary *s);
 
 /* Why run s lacks condition c's figure, when the run says why: a latency
- * percentile other than the one c names, or an importer's reason for no
- * latency (@latency_unknown: MLPerf Offline). Returns 1 with the text in
- * buf (cap bytes), else 0 (buf ""). */
+ * percentile other than the one c names, an importer's reason for no
+ * latency (@latency_unknown: MLPerf Offline), or a median ITL asked of a
+ * run that has only a mean time per output token (avg_tpot_s: MLPerf LLM
+ * runs, ML.ENERGY v2). Returns 1 with the text in buf (cap bytes), else 0
+ * (buf ""). */
 int jl_slo_cond_refusal(const jl_slo_cond *c, const jl_summary *s, char *buf, size_t cap);
 
 /* Outcome of one condition on one run. */

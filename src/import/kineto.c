@@ -51,6 +51,14 @@ typedef struct {
     size_t n_events, n_zero, n_other;
     size_t n_operator_ann; /* PyTorch 1.8/1.9: record_function ranges as "Operator" */
     double min_ts;         /* the earliest annotation or device event, µs */
+    /* the GPUs the profile names (deviceProperties, one entry per device:
+     * Kineto's DeviceProperties.cpp writes hipDeviceProp_t's fields on ROCm,
+     * with maxSharedMemoryPerMultiProcessor where CUDA builds write
+     * regsPerMultiprocessor and sharedMemPerBlockOptin) and the runtime
+     * calls' names (cat cuda_runtime on both: hipLaunchKernel on ROCm) */
+    size_t n_devices, n_rocm_props, n_cuda_props, n_hip_calls, n_cuda_calls;
+    char device_name[128];
+    int device_names_differ;
 } kin;
 
 static int32_t intern(kin *k, const char *s)
@@ -205,6 +213,14 @@ static int64_t id_of(js *p, jl__jstream_tok t)
     return v >= 0 && v < 2147483648.0 && v == floor(v) ? (int64_t)v : -1;
 }
 
+/* The next key of an object: 1 (p->str holds it), 0 at the object's end,
+ * -1 on anything else. */
+static int next_key(js *p)
+{
+    jl__jstream_tok t = jl__jstream_next(p);
+    return t == JS_OBJ_END ? 0 : t == JS_KEY ? 1 : -1;
+}
+
 /* One event object (after its '{'). */
 static int read_event(js *p, kin *k, char **name, size_t *name_cap)
 {
@@ -212,12 +228,10 @@ static int read_event(js *p, kin *k, char **name, size_t *name_cap)
     int has_name = 0;
     double ts = NAN, dur = NAN;
     int64_t pid = -1, tid = -1;
-    for (;;) {
-        jl__jstream_tok t = jl__jstream_next(p);
-        if (t == JS_OBJ_END)
-            break;
-        if (t != JS_KEY)
+    for (int more; (more = next_key(p)) != 0;) {
+        if (more < 0)
             return 0;
+        jl__jstream_tok t;
         const char *key = p->str;
         char c0 = key[0];
         if (c0 == 'p' && !strcmp(key, "ph")) {
@@ -278,6 +292,11 @@ static int read_event(js *p, kin *k, char **name, size_t *name_cap)
      * the operators: those without a '::' in their name, ProfilerStep#N),
      * later ones kernel, gpu_memcpy, gpu_memset, cpu_op, user_annotation and
      * gpu_user_annotation; ROCm's roctracer the same names */
+    if (has_name && (!strcasecmp(cat, "cuda_runtime") || !strcasecmp(cat, "cuda_driver") ||
+                     !strcmp(cat, "Runtime"))) {
+        k->n_hip_calls += !strncmp(*name, "hip", 3);
+        k->n_cuda_calls += !strncmp(*name, "cuda", 4) || !strncmp(*name, "cu", 2);
+    }
     int kind;
     if (!strcasecmp(cat, "gpu_user_annotation"))
         kind = K_GPU_ANN;
@@ -312,6 +331,64 @@ static int read_event(js *p, kin *k, char **name, size_t *name_cap)
     if (kind != K_DEVICE && (e.name = intern(k, has_name ? *name : "(unnamed)")) < 0)
         return 0;
     return push(k, e);
+}
+
+/* One deviceProperties entry (after its '{'): its name and which vendor's
+ * fields it has. 0 on a syntax error. */
+static int read_device(js *p, kin *k)
+{
+    int rocm = 0, cuda = 0;
+    for (int more; (more = next_key(p)) != 0;) {
+        if (more < 0)
+            return 0;
+        jl__jstream_tok t;
+        if (!strcmp(p->str, "maxSharedMemoryPerMultiProcessor"))
+            rocm = 1;
+        else if (!strcmp(p->str, "regsPerMultiprocessor") ||
+                 !strcmp(p->str, "sharedMemPerBlockOptin"))
+            cuda = 1;
+        if (!strcmp(p->str, "name")) {
+            t = jl__jstream_next(p);
+            if (t == JS_STR) {
+                if (!k->n_devices)
+                    snprintf(k->device_name, sizeof k->device_name, "%s", p->str);
+                else if (strcmp(k->device_name, p->str))
+                    k->device_names_differ = 1;
+            } else if (skip_rest(p, t) < 0) {
+                return 0;
+            }
+        } else if (jl__jstream_skip(p) < 0) {
+            return 0;
+        }
+    }
+    k->n_devices++;
+    k->n_rocm_props += rocm;
+    k->n_cuda_props += cuda;
+    return 1;
+}
+
+/* The GPU platform the profile was recorded on: "ROCm" (AMD) where its
+ * device properties carry ROCm's fields or an AMD name, or its runtime
+ * calls are HIP's; "CUDA" (NVIDIA) likewise; NULL when it says neither
+ * (a CPU-only profile, or a writer that records no devices). */
+static const char *platform_of(const kin *k, const char **vendor)
+{
+    int amd_name = !strncasecmp(k->device_name, "AMD", 3) || strstr(k->device_name, "Instinct") ||
+                   strstr(k->device_name, "Radeon");
+    int nv_name =
+        !strncasecmp(k->device_name, "NVIDIA", 6) || !strncasecmp(k->device_name, "Tesla", 5);
+    int rocm = k->n_rocm_props || (k->n_devices && amd_name) || k->n_hip_calls > k->n_cuda_calls;
+    int cuda = k->n_cuda_props || (k->n_devices && nv_name) || k->n_cuda_calls > k->n_hip_calls;
+    if (rocm && !cuda) {
+        *vendor = "AMD";
+        return "ROCm";
+    }
+    if (cuda && !rocm) {
+        *vendor = "NVIDIA";
+        return "CUDA";
+    }
+    *vendor = NULL;
+    return NULL;
 }
 
 /* Parse the whole profile. 0 on success, else -1 (syntax: *where set). */
@@ -351,6 +428,22 @@ static jl_status parse_js(js *p, const char *path, kin *k, jl_error_list *errors
             if (p->num_kind == 1)
                 k->base_ns = p->num_int;
             k->has_base = 1;
+        } else if (!strcmp(p->str, "deviceProperties")) {
+            t = jl__jstream_next(p);
+            if (t == JS_ARR_START) {
+                while ((t = jl__jstream_next(p)) == JS_OBJ_START)
+                    if (!read_device(p, k)) {
+                        st = JL_EFORMAT;
+                        goto bad;
+                    }
+                if (t != JS_ARR_END) {
+                    st = JL_EFORMAT;
+                    goto bad;
+                }
+            } else if (skip_rest(p, t) < 0) {
+                st = JL_EFORMAT;
+                goto bad;
+            }
         } else if (!strcmp(p->str, "traceEvents")) {
             if (jl__jstream_next(p) != JS_ARR_START) {
                 st = JL_EFORMAT;
@@ -830,8 +923,24 @@ static jl_status kineto_into(const char *const *paths, size_t n_paths, const jl_
                      "best %+.2f s away: the run is marked spans_misaligned",
                      run_name, fit.best_offset_s);
     jl__imp_detail(&kit, "run", run_name, 0);
-    r->detail_text = jl__asprintf("%zu %s-side spans, %zu steps, window [%.3f, %.3f] s", na,
-                                  sp->side, n_steps, lo, hi);
+    const char *vendor = NULL, *platform = platform_of(&k, &vendor);
+    if (platform) { /* else not said: a CPU-only profile, no device properties */
+        jl__imp_detail(&kit, "gpu_platform", platform, 0);
+        jl__imp_detail(&kit, "gpu_vendor", vendor, 0);
+    }
+    if (k.n_devices)
+        jl__imp_detail_num(&kit, "gpu_devices", (double)k.n_devices);
+    if (k.device_name[0])
+        jl__imp_detail(&kit, "gpu_name", k.device_names_differ ? "(several)" : k.device_name, 0);
+    char devs[200] = "";
+    if (platform)
+        snprintf(devs, sizeof devs, "; %s (%s)%s%s%s", platform, vendor,
+                 k.device_name[0] ? ": " : "", k.device_name,
+                 k.n_devices > 1 && !k.device_names_differ ? " x" : "");
+    if (platform && k.n_devices > 1 && !k.device_names_differ)
+        snprintf(devs + strlen(devs), sizeof devs - strlen(devs), "%zu", k.n_devices);
+    r->detail_text = jl__asprintf("%zu %s-side spans, %zu steps, window [%.3f, %.3f] s%s", na,
+                                  sp->side, n_steps, lo, hi, devs);
     if (k.n_zero)
         jl__imp_note(&kit, path, "traceEvents",
                      "%zu events with zero or missing timestamps rejected (a stale export)",

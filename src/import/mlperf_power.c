@@ -1047,6 +1047,68 @@ static void run_latency(jl__imp *c, jl_run *r, const char *dir, const mllog *m)
     jl__imp_extra_str(c, r, "latency_key", key);
 }
 
+/* The token latencies of an LLM run, as LoadGen logs them where
+ * use_token_latencies is set (its results.cc, v4.0 on; every scenario but
+ * Offline): the mean time per output token
+ * (result_time_to_output_token_mean, ns, the mean over samples of
+ * (latency - first token) / (tokens - 1)) as summary/avg_tpot_s, the
+ * latency figure frontier and pick take for a run without an ITL
+ * distribution; each logged percentile P of TPOT
+ * (result_time_per_output_token_<P>_percentile_ns) and of the first token
+ * (result_first_token_<P>_percentile_latency_ns) as @loadgen_tpot_p<P>_s and
+ * @loadgen_ttft_p<P>_s in seconds, P as LoadGen labels it less its zeros ("99",
+ * "99.9"; nearest rank over samples, LoadGen's definition, so not joules'
+ * ttft_p90_s), and @token_latency_percentiles listing them. */
+static void run_token_latency(jl__imp *c, jl_run *r, const char *dir, const mllog *m)
+{
+    static const struct {
+        const char *prefix, *suffix, *attr;
+    } kinds[] = {{"result_time_per_output_token_", "_percentile_ns", "tpot"},
+                 {"result_first_token_", "_percentile_latency_ns", "ttft"}};
+    char labels[128] = "";
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        size_t np = strlen(kinds[k].prefix), ns = strlen(kinds[k].suffix);
+        for (size_t i = 0; i < m->n_keep; i++) {
+            const char *key = m->keep[i].key;
+            size_t n = strlen(key);
+            if (n <= np + ns || strncmp(key, kinds[k].prefix, np) ||
+                strcmp(key + n - ns, kinds[k].suffix) || !is_number(&m->keep[i].v))
+                continue;
+            char pct_text[16];
+            size_t pn = n - np - ns;
+            if (pn >= sizeof pct_text)
+                continue;
+            memcpy(pct_text, key + np, pn);
+            pct_text[pn] = '\0';
+            char *end;
+            double pct = strtod(pct_text, &end), ns_v = number_of(&m->keep[i].v);
+            if (*end || !(pct > 0 && pct < 100) || !(ns_v >= 0) || !isfinite(ns_v))
+                continue;
+            char label[16], attr[40];
+            snprintf(label, sizeof label, "%.6g", pct);
+            snprintf(attr, sizeof attr, "loadgen_%s_p%s_s", kinds[k].attr, label);
+            jl__imp_extra_num(c, r, attr, ns_v * 1e-9);
+            if (k == 0 && strlen(labels) + strlen(label) + 2 < sizeof labels) {
+                if (labels[0])
+                    strcat(labels, ",");
+                strcat(labels, label);
+            }
+        }
+    }
+    if (labels[0])
+        jl__imp_extra_str(c, r, "token_latency_percentiles", labels);
+    double mean = kept_number(m, "result_time_to_output_token_mean");
+    if (mean >= 0 && isfinite(mean)) {
+        jl__imp_summary_num(c, r, "avg_tpot_s", mean * 1e-9);
+        jl__imp_summary_str(c, r, "avg_tpot_key", "result_time_to_output_token_mean");
+    } else if (strcmp(m->scenario, "Offline")) {
+        jl__imp_note(c, dir, "result_time_to_output_token_mean",
+                     "no token latencies in the LoadGen log (use_token_latencies not set, or "
+                     "LoadGen before v4.0): no avg_tpot_s, so frontier and pick have no "
+                     "latency for this LLM run");
+    }
+}
+
 /* summary/: the figures as the MLPerf checker computes them, and the
  * notes on the power readings. */
 static void run_summary(jl__imp *c, jl_run *r, const char *dir, const mllog *m, const spl *s)
@@ -1281,6 +1343,8 @@ static jl_run *build_run(jl__imp *c, const char *dir, const char *detail_file, c
 
     run_summary(c, r, dir, m, s);
     run_latency(c, r, dir, m);
+    if (r->attrs.workload && !strcmp(r->attrs.workload, "llm"))
+        run_token_latency(c, r, dir, m);
 
     char *sys = jl__imp_sanitize(w.system ? w.system : "mlperf");
     char *be = jl__imp_sanitize(bench);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/util.h"
 
@@ -163,6 +164,41 @@ static inline int same_unit(const char *a, const char *b)
  * numbers the slots) starts the next sample, unless it is within half the
  * log's shortest poll gap of the sample's first row (a poll whose rows came
  * in another GPU order). */
+/* A logger's own header whose GPU number sits in a column nvidia-smi has
+ * no field for ("gpu", "gpu_id", "device"...) beside an 'index' column that
+ * does not tell the GPUs apart (a wrapper's shifted names): the --columns
+ * line that reads the GPU from that column, into buf ("" when the header has
+ * no such column). */
+static void gpu_column_hint(const log_data *L, char *buf, size_t cap)
+{
+    static const char *const gpu_names[] = {"gpu",    "gpu_id",    "gpu_index", "gpu_idx",
+                                            "device", "device_id", "gpu_num"};
+    buf[0] = '\0';
+    size_t g = (size_t)-1;
+    for (size_t i = 0; i < L->n_cols && g == (size_t)-1; i++)
+        for (size_t j = 0; j < sizeof gpu_names / sizeof gpu_names[0]; j++)
+            if (L->cols[i].k == K_OTHER && !strcasecmp(L->cols[i].name, gpu_names[j]))
+                g = i;
+    if (g == (size_t)-1 || L->opt->columns)
+        return;
+    int w = snprintf(buf, cap,
+                     "; the GPUs are not told apart by the 'index' column: if the column '%s' "
+                     "holds the GPU index, name the columns so (the header line is then "
+                     "skipped): --columns ",
+                     L->cols[g].name);
+    size_t k = w > 0 && (size_t)w < cap ? (size_t)w : 0;
+    for (size_t i = 0; k && i < L->n_cols; i++) {
+        const col *c = &L->cols[i];
+        const char *name = i == g ? "index" : c->k == K_INDEX ? "index_as_logged" : c->name;
+        w = snprintf(buf + k, cap - k, "%s%s", i ? "," : "", name);
+        if (w < 0 || (size_t)w >= cap - k) {
+            buf[0] = '\0';
+            return;
+        }
+        k += (size_t)w;
+    }
+}
+
 static jl_status add_row(log_data *L, const prow *r)
 {
     int same_poll = L->n > 0 && isfinite(L->min_dt) && r->t - L->sample_t0 < 0.5 * L->min_dt;
@@ -194,10 +230,13 @@ static jl_status add_row(log_data *L, const prow *r)
                     "uuid column to tell them apart; log them with --query-gpu=timestamp,index,"
                     "uuid,power.draw,... (or one GPU with -i N)",
                     L->gpu_last_line[r->slot]);
-    if (!isnan(L->gpu_last_t[r->slot]) && r->t == L->gpu_last_t[r->slot])
+    if (!isnan(L->gpu_last_t[r->slot]) && r->t == L->gpu_last_t[r->slot]) {
+        char hint[1024];
+        gpu_column_hint(L, hint, sizeof hint);
         return LERR(L, JL_EINVALID, r->line, 1, "timestamp",
-                    "duplicate timestamp for GPU %zu: line %lld has the same time", r->slot,
-                    L->gpu_last_line[r->slot]);
+                    "duplicate timestamp for GPU %zu: line %lld has the same time%s", r->slot,
+                    L->gpu_last_line[r->slot], hint);
+    }
     L->gpu_last_t[r->slot] = r->t;
     L->gpu_last_line[r->slot] = r->line;
     L->seen[r->slot] = 1;

@@ -193,7 +193,10 @@ static PyObject *attrs_dict(const jl_attrs *a)
             if (!strcmp(name, whole[j]))
                 kind = 1;
         double v = strtod(buf, NULL);
-        PyObject *x = kind == 0   ? PyUnicode_DecodeUTF8(buf, (Py_ssize_t)strlen(buf), "replace")
+        /* a placeholder the importer listed in @unknown_attributes (MLPerf
+         * records no batch cap; the reader fills 1): None, never its value */
+        PyObject *x = !jl_attrs_known(a, name) ? Py_NewRef(Py_None)
+                      : kind == 0 ? PyUnicode_DecodeUTF8(buf, (Py_ssize_t)strlen(buf), "replace")
                       : kind == 1 ? PyLong_FromLongLong((long long)v)
                                   : PyFloat_FromDouble(v);
         if (put(d, name, x) < 0)

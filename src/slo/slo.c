@@ -684,7 +684,18 @@ int jl_slo_cond_refusal(const jl_slo_cond *c, const jl_summary *s, char *buf, si
 {
     if (cap)
         buf[0] = '\0';
-    if (jl_slo_cond_figure(c, s) != JL_FIG_PERCENTILE_LATENCY_S)
+    int f = jl_slo_cond_figure(c, s);
+    if (f == JL_FIG_MEDIAN_ITL_S && !isfinite(s->fig[f]) && isfinite(s->fig[JL_FIG_AVG_TPOT_S])) {
+        /* published data with a mean TPOT and no ITL distribution (MLPerf
+         * LoadGen's LLM runs, ML.ENERGY v2): never judged on the other
+         * figure unasked, but said */
+        snprintf(buf, cap,
+                 "'%s': run %s has no inter-token latencies, only a mean time per output token "
+                 "(avg_tpot_s %.4g ms): judge it with avg_tpot<=...",
+                 c->name, s->run ? s->run : "-", 1e3 * s->fig[JL_FIG_AVG_TPOT_S]);
+        return 1;
+    }
+    if (f != JL_FIG_PERCENTILE_LATENCY_S)
         return 0;
     char why[400], per[16];
     if (jl_attrs_get(&s->attrs, "latency_unknown", why, sizeof why) == 0) {

@@ -206,10 +206,42 @@ def bounded(tmp):
         grew, t.shape, watts.shape))
 
 
+def placeholder_cap(tmp):
+    """A batch cap the source does not record (MLPerf: the importer fills 1
+    and lists it in @unknown_attributes) reads back as None, as
+    `joules inspect --json` gives null, never as the 1 written."""
+    path = os.path.join(tmp, "placeholder.h5")
+    with joules.TraceWriter(path) as w:
+        w.begin_run("m0", workload="language", model="bert-99", task="squad", gpu_model="A100", num_gpus=1,
+                    precision="int8", max_batch_size=1, unknown_attributes="max_batch_size")
+        tt = np.arange(0, 12.0, 0.01)
+        w.power(tt, watts=np.full(len(tt), 300.0))
+        w.end_run()
+        w.begin_run("k0", workload="llm", model="org/model", task="chat", gpu_model="H100", num_gpus=1,
+                    precision="bfloat16", max_batch_size=1)
+        w.power(tt, watts=np.full(len(tt), 300.0))
+        w.end_run()
+    tr = joules.open(path)
+    a = tr["m0"].attrs
+    check("max_batch_size" in a and a["max_batch_size"] is None,
+          "a placeholder batch cap reads back as %r, not None" % (a.get("max_batch_size"),))
+    check(tr["k0"].attrs["max_batch_size"] == 1, "a real cap of 1 reads back as %r" %
+          (tr["k0"].attrs.get("max_batch_size"),))
+    rc, doc, err = cli_json(["inspect", "--json", path])
+    check(rc == 0, "inspect --json: exit %d: %s" % (rc, err[-500:]))
+    if rc == 0:
+        runs = {r["run"]: r["attributes"] for r in doc["files"][0]["runs"]}
+        check(runs["m0"].get("max_batch_size", "absent") is None and runs["k0"]["max_batch_size"] == 1,
+              "inspect --json gives %r / %r for the caps" % (runs["m0"].get("max_batch_size", "absent"),
+                                                            runs["k0"].get("max_batch_size")))
+    print("ok: a placeholder batch cap (@unknown_attributes) reads back as None; a real cap of 1 as 1")
+
+
 def main():
     os.chdir(ROOT)
     with tempfile.TemporaryDirectory(prefix="joules-pywriter-") as tmp:
         round_trip(tmp)
+        placeholder_cap(tmp)
         refusals(tmp)
         bounded(tmp)
     done("test_writer")

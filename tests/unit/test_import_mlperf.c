@@ -620,6 +620,82 @@ end:
     jl_summary_free(off);
 }
 
+/* LLM runs' token latencies (issue 38): LoadGen's mean TPOT
+ * (result_time_to_output_token_mean) as avg_tpot_s, the latency frontier
+ * and pick take for a run without ITLs; each TPOT and TTFT percentile as
+ * @loadgen_{tpot,ttft}_p<P>_s with its label; an LLM Server log without
+ * token latencies (use_token_latencies off) has none, with a note. */
+TEST(llm_token_latency)
+{
+    char b[512];
+    const char *tok =
+        ":::MLLOG {\"key\": \"result_completed_tokens_per_second\", \"value\": 5000}\n"
+        ":::MLLOG {\"key\": \"result_first_token_mean_latency_ns\", \"value\": 119761993}\n"
+        ":::MLLOG {\"key\": \"result_first_token_50.00_percentile_latency_ns\", \"value\": "
+        "73941862}\n"
+        ":::MLLOG {\"key\": \"result_first_token_99.00_percentile_latency_ns\", \"value\": "
+        "1026078230}\n"
+        ":::MLLOG {\"key\": \"result_first_token_99.90_percentile_latency_ns\", \"value\": "
+        "1346394678}\n"
+        ":::MLLOG {\"key\": \"result_time_per_output_token_50.00_percentile_ns\", \"value\": "
+        "24055909}\n"
+        ":::MLLOG {\"key\": \"result_time_per_output_token_99.00_percentile_ns\", \"value\": "
+        "27141001}\n"
+        ":::MLLOG {\"key\": \"result_time_per_output_token_99.90_percentile_ns\", \"value\": "
+        "28838577}\n"
+        ":::MLLOG {\"key\": \"result_time_to_output_token_mean\", \"value\": 23888819}\n";
+    jl_summary *sv = latency_run("Server", "0.99", tok, "llama2-70b-99");
+    jl_summary *bare =
+        latency_run("Server", "0.99",
+                    ":::MLLOG {\"key\": \"result_completed_tokens_per_second\", \"value\": 5000}\n",
+                    "llama2-70b-99");
+    jl_summary *vis = latency_run("Server", "0.99", tok, "resnet50");
+    if (!sv || !bare || !vis) {
+        CHECK(0);
+        goto end;
+    }
+    CHECK_STR(sv->attrs.workload, "llm");
+    CHECK_NEAR(sv->fig[JL_FIG_AVG_TPOT_S], 0.023888819, 1e-15, 0);
+    CHECK_NEAR(sv->fig[JL_FIG_ENERGY_PER_TOKEN_J], sv->fig[JL_FIG_AVG_POWER_W] / 5000.0, 0, 1e-12);
+    CHECK_NEAR(strtod(sa(sv, "loadgen_tpot_p99_s", b, sizeof b), NULL), 0.027141001, 1e-15, 0);
+    CHECK_NEAR(strtod(sa(sv, "loadgen_tpot_p99.9_s", b, sizeof b), NULL), 0.028838577, 1e-15, 0);
+    CHECK_NEAR(strtod(sa(sv, "loadgen_tpot_p50_s", b, sizeof b), NULL), 0.024055909, 1e-15, 0);
+    CHECK_NEAR(strtod(sa(sv, "loadgen_ttft_p99_s", b, sizeof b), NULL), 1.02607823, 1e-15, 0);
+    CHECK_NEAR(strtod(sa(sv, "loadgen_ttft_p50_s", b, sizeof b), NULL), 0.073941862, 1e-15, 0);
+    CHECK_STR(sa(sv, "token_latency_percentiles", b, sizeof b), "50,99,99.9");
+    /* never passed off as joules' own TTFT percentiles or ITLs */
+    CHECK(isnan(sv->fig[JL_FIG_TTFT_P90_S]) && isnan(sv->fig[JL_FIG_TTFT_MEDIAN_S]));
+    CHECK(isnan(sv->fig[JL_FIG_MEDIAN_ITL_S]));
+    /* the frontier's latency for it: mean TPOT */
+    CHECK_EQ_INT(jl_frontier_latency_figure(NULL, sv), JL_FIG_AVG_TPOT_S);
+    jl_slo *tpot = NULL;
+    CHECK(jl_slo_parse("avg_tpot<=25ms", &tpot, NULL, NULL) == JL_OK);
+    if (tpot)
+        CHECK_EQ_INT(jl_slo_eval(tpot, sv, NULL), JL_SLO_PASS);
+    jl_slo_free(tpot);
+    /* "latency" is the median ITL of an LLM run: this one lacks it, and the
+     * reason says which figure it has */
+    jl_slo *lat = NULL;
+    CHECK(jl_slo_parse("latency<=50ms", &lat, NULL, NULL) == JL_OK);
+    if (lat) {
+        CHECK_EQ_INT(jl_slo_eval(lat, sv, NULL), JL_SLO_MISSING);
+        CHECK(jl_slo_cond_refusal(&lat->conds[0], sv, b, sizeof b));
+        CHECK_CONTAINS(b, "only a mean time per output token (avg_tpot_s 23.89 ms)");
+        CHECK(!jl_slo_cond_refusal(&lat->conds[0], bare, b, sizeof b));
+    }
+    jl_slo_free(lat);
+    /* without token latencies: no TPOT, no labels */
+    CHECK(isnan(bare->fig[JL_FIG_AVG_TPOT_S]));
+    CHECK_STR(sa(bare, "token_latency_percentiles", b, sizeof b), "(absent)");
+    /* a per-sample benchmark does not take them */
+    CHECK(isnan(vis->fig[JL_FIG_AVG_TPOT_S]));
+    CHECK_STR(sa(vis, "loadgen_tpot_p99_s", b, sizeof b), "(absent)");
+end:
+    jl_summary_free(sv);
+    jl_summary_free(bare);
+    jl_summary_free(vis);
+}
+
 int main(void)
 {
     RUN(offline_checker_figures);
@@ -628,6 +704,7 @@ int main(void)
     RUN(bad_input);
     RUN(per_sample_benchmarks);
     RUN(latency_figure);
+    RUN(llm_token_latency);
     snprintf(root, sizeof root, "/tmp/joules-mlperf-XXXXXX");
     if (!mkdtemp(root))
         return 1;

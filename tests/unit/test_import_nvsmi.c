@@ -236,6 +236,22 @@ static void test_noheader_columns_zone(void)
     jl_error_list_clear(&e);
 }
 
+/* log refused by the importer with a first error containing a (and b). */
+static void refused_saying(const char *log, const jl_import_nvsmi_options *o, const char *a,
+                           const char *b)
+{
+    jl_error_list e = {0};
+    jl_import_result *r = imp(log, NULL, o, &e);
+    CHECK(r == NULL);
+    char *m = first_error(&e);
+    CHECK_CONTAINS(m, a);
+    if (b)
+        CHECK_CONTAINS(m, b);
+    free(m);
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+}
+
 /* Look-alike logs (issue 38): decimal commas in a ','-log (quoted) and in a
  * ';'-log (a spreadsheet's export), the separator told apart; a custom
  * logger's header gets the --columns line that reads it, and that line,
@@ -271,19 +287,47 @@ static void test_lookalike_logs(void)
     }
     const char *custom = "time,power_draw_W,gpu_util\n2026-11-23T10:00:00Z,100,50\n"
                          "2026-11-23T10:00:01Z,110,50\n";
+    refused_saying(custom, &o, "--columns timestamp,power.draw,utilization.gpu", NULL);
     jl_error_list e = {0};
-    jl_import_result *r = imp(custom, NULL, &o, &e);
-    CHECK(r == NULL);
-    char *m = first_error(&e);
-    CHECK_CONTAINS(m, "--columns timestamp,power.draw,utilization.gpu");
-    free(m);
-    jl_error_list_clear(&e);
+    jl_import_result *r = NULL;
     o.columns = "timestamp,power.draw,utilization.gpu";
     r = imp(custom, NULL, &o, &e);
     CHECK(r != NULL);
     if (r) {
         CHECK_EQ_INT(r->runs[0]->power_n, 2);
         CHECK_NEAR(r->runs[0]->watts.v[1], 110, 0, 0);
+    }
+    jl_import_result_free(r);
+    jl_error_list_clear(&e);
+}
+
+/* A wrapper's header with shifted names (the public corpus' xypp3 log:
+ * `timestamp,gpu,index,...`, the GPU number under 'gpu', 'index' constant):
+ * the duplicate-time error gives the --columns line that reads the GPU from
+ * 'gpu', and that line, given, reads both GPUs. */
+static void test_shifted_gpu_column(void)
+{
+    jt_current = "shifted_gpu_column";
+    jl_import_nvsmi_options o;
+    jl_import_nvsmi_options_default(&o);
+    o.power_lag_s = 0;
+    const char *log = "timestamp,gpu,index,power.draw\n"
+                      "2025-09-08T17:26:50+08:00,0, 0, 74.01\n"
+                      "2025-09-08T17:26:50+08:00,1, 0, 73.23\n"
+                      "2025-09-08T17:26:51+08:00,0, 0, 75.00\n"
+                      "2025-09-08T17:26:51+08:00,1, 0, 76.00\n";
+    refused_saying(log, &o, "if the column 'gpu' holds the GPU index",
+                   "--columns timestamp,index,index_as_logged,power.draw");
+    jl_error_list e = {0};
+    jl_import_result *r = NULL;
+    o.columns = "timestamp,index,index_as_logged,power.draw";
+    r = imp(log, NULL, &o, &e);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_EQ_INT(r->runs[0]->watts.g, 2);
+        CHECK_EQ_INT(r->runs[0]->power_n, 2);
+        CHECK_NEAR(r->runs[0]->watts.v[1], 73.23, 1e-12, 0); /* row 0, GPU 1 */
+        CHECK_NEAR(r->runs[0]->watts.v[3], 76.00, 1e-12, 0);
     }
     jl_import_result_free(r);
     jl_error_list_clear(&e);
@@ -889,6 +933,7 @@ int main(void)
     test_missing_first_gpu();
     test_noheader_columns_zone();
     test_lookalike_logs();
+    test_shifted_gpu_column();
     test_bad_input();
     test_runs_and_requests();
     test_gpu_names();
