@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "joules/context.h"
 #include "joules/error.h"
 #include "joules/json.h"
 
@@ -135,9 +136,9 @@ void jl_csv_field(FILE *f, const char *s);
 /* The document writers' hook (src/output/provenance_hook.c): when set,
  * every joules.*\/N document written by jl_write_json or the document
  * writers of the library carries "provenance" = fn(ctx) (the writer keeps no reference; fn may return
- * NULL, then no block). One per process; NULL unsets it. The CLI sets it
- * once per command. */
-typedef const json_t *(*jl_provenance_fn)(void *ctx);
+ * NULL, then no block). One per context: this sets the current context's
+ * (jl_context_set_provenance, joules/context.h); NULL unsets it. The CLI
+ * sets the default context's once per command. */
 void jl_output_set_provenance(jl_provenance_fn fn, void *ctx);
 /* The block the hook gives now (NULL: none). */
 const json_t *jl_output_provenance(void);

@@ -33,20 +33,18 @@ void jl_trace_limits_default(jl_trace_limits *lim)
     lim->max_runs = 1000000;
 }
 
-/* jl_trace_default_allow_external_storage: the default of
- * allow_external_storage (0 unless a program trusts its files) */
-static int default_allow_external;
-
+/* jl_trace_default_allow_external_storage: the current context's default
+ * of allow_external_storage (0 unless a program trusts its files) */
 void jl_trace_default_allow_external_storage(int allow)
 {
-    default_allow_external = allow != 0;
+    jl_context_set_allow_external_storage(jl_context_current(), allow);
 }
 
 void jl_trace_options_default(jl_trace_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     jl_trace_limits_default(&opt->limits);
-    opt->allow_external_storage = default_allow_external;
+    opt->allow_external_storage = jl_context_allow_external_storage(jl_context_current());
 }
 
 /* ------------------------------------------------------------------ */
@@ -444,7 +442,8 @@ static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_tra
     else
         jl_trace_limits_default(&t->lim);
     t->summary_fields_only = opt ? opt->summary_fields_only : 0;
-    t->allow_external = opt ? opt->allow_external_storage : default_allow_external;
+    t->allow_external =
+        opt ? opt->allow_external_storage : jl_context_allow_external_storage(jl_context_current());
     t->stream_itl = opt ? opt->stream_itl : 0;
     t->skip_groups = opt ? opt->skip_groups : 0;
     *out = t;
@@ -479,7 +478,11 @@ jl_status jl_trace_open(const char *path, const jl_trace_options *opt, jl_trace 
         close(fd);
         return jl__rctx_fail(&c, JL_EFORMAT, "empty file (0 bytes)");
     }
-    jl__input_read(path); /* the provenance's inputs */
+    /* the provenance's inputs, in the context of opt (else the current) */
+    jl_context *was = opt && opt->context ? jl_context_use(opt->context) : NULL;
+    jl__input_read(path);
+    if (was)
+        jl_context_use(was);
     jl_status st = trace_new(path, opt, &t, err);
     if (st != JL_OK) {
         close(fd);
