@@ -52,6 +52,9 @@ jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err);
  * made meanwhile; the commit then fails (output side) saying so. 0, or -1
  * when the list (16 paths) is full. */
 int jl_atomic_keep_existing(const char *path);
+/* Forget every path jl_atomic_keep_existing named (the list is the
+ * process's: a long-lived program clears it before its next command). */
+void jl_atomic_keep_existing_clear(void);
 jl_status jl_atomic_commit(jl_atomic_file *af, jl_error **err);
 void jl_atomic_abort(jl_atomic_file *af);
 /* Write text produced by fn to path atomically, or to stdout when path is

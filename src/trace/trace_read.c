@@ -12,6 +12,7 @@
 #include <hdf5.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,7 +350,7 @@ herr_t jl__h5_small_cache(hid_t fapl)
  * cache as they are touched, a few per fault, instead of a copy of the
  * whole file into freshly faulted heap (docs/performance.md, "The study
  * load", fourth round). */
-static int map_files;
+static int map_files; /* process-wide on purpose: set in a forked worker only */
 
 void jl__trace_map_files(void)
 {
@@ -401,8 +402,9 @@ static herr_t udata_free(void *udata)
 }
 
 /* HDF5 tells core-driver files apart by name (and refuses an image under
- * the name of a file that exists): each image gets its own. */
-static unsigned long long image_counter;
+ * the name of a file that exists): each image gets its own, from one
+ * process-wide counter (atomic: the names only need to differ). */
+static _Atomic unsigned long long image_counter;
 
 /* Map the file and set it as the core driver's image on fapl; 0 when it
  * cannot be mapped (the caller reads it as before), -1 on an HDF5 error. */
@@ -416,7 +418,7 @@ static int map_image(jl_trace *t, hid_t fapl, int fd, const struct stat *sb, cha
     t->map_len = (size_t)sb->st_size;
     H5FD_file_image_callbacks_t cb = {
         image_malloc, image_memcpy, image_realloc, image_free, udata_copy, udata_free, t};
-    snprintf(h5name, cap, "joules-image-%llu.h5", ++image_counter);
+    snprintf(h5name, cap, "joules-image-%llu.h5", atomic_fetch_add(&image_counter, 1) + 1);
     if (H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0 ||
         H5Pset_file_image_callbacks(fapl, &cb) < 0 || H5Pset_file_image(fapl, m, t->map_len) < 0)
         return -1;

@@ -257,6 +257,30 @@ TEST(options_name_the_context)
     jl_context_free(b);
 }
 
+/* the process's list of outputs not to replace has a reset */
+TEST(keep_existing_has_a_reset)
+{
+    char *x = temp_file("theirs");
+    json_t *doc = json_pack("{s:i}", "n", 1);
+    jl_error *err = NULL;
+    CHECK_EQ_INT(jl_atomic_keep_existing(x), 0);
+    CHECK(jl_write_json(x, doc, &err) != JL_OK); /* kept: the file made meanwhile stays */
+    jl_error_free(err);
+    err = NULL;
+    jl_atomic_keep_existing_clear();
+    CHECK_EQ_INT(jl_write_json(x, doc, &err), JL_OK); /* forgotten: replaced */
+    jl_error_free(err);
+    FILE *f = fopen(x, "rb");
+    char buf[16] = {0};
+    CHECK(f && fread(buf, 1, sizeof buf - 1, f) > 0);
+    if (f)
+        fclose(f);
+    CHECK(strstr(buf, "theirs") == NULL);
+    json_decref(doc);
+    unlink(x);
+    free(x);
+}
+
 /* threads, each in its own context, note files at once */
 typedef struct worker {
     jl_context *c;
@@ -310,5 +334,6 @@ int main(void)
     RUN(hooks_and_defaults_are_apart);
     RUN(options_name_the_context);
     RUN(threads_each_in_their_context);
+    RUN(keep_existing_has_a_reset);
     TEST_MAIN_END();
 }
