@@ -49,8 +49,9 @@ typedef const json_t *(*jl_provenance_fn)(void *ctx);
 /* A new, empty context (NULL when out of memory): no file read, no digest,
  * no hook, external storage refused. */
 jl_context *jl_context_new(void);
-/* Frees c (NULL and the default context: nothing). No thread may be using
- * it: a thread whose current context it is goes back to the default. */
+/* Frees c (NULL and the default context: nothing). No other thread may be
+ * using it; when it is the calling thread's current context, the thread
+ * goes back to the default. */
 void jl_context_free(jl_context *c);
 /* The process's default context: the current context of a thread that
  * never called jl_context_use (the CLI's). */
