@@ -30,7 +30,9 @@
 #ifndef JOULES_CONTEXT_H
 #define JOULES_CONTEXT_H
 
+#ifdef JOULES_EXPERIMENTAL
 #include <jansson.h>
+#endif
 #include <stddef.h>
 
 #include "joules/export.h"
@@ -39,12 +41,9 @@
 extern "C" {
 #endif
 JL_API_BEGIN
+/* ---- stable (docs/library.md, "Stable and experimental") ---- */
 
 typedef struct jl_context jl_context;
-
-/* The provenance hook: the block a document carries (NULL: none); the
- * writer keeps no reference. */
-typedef const json_t *(*jl_provenance_fn)(void *ctx);
 
 /* A new, empty context (NULL when out of memory): no file read, no digest,
  * no hook, external storage refused. */
@@ -65,11 +64,6 @@ jl_context *jl_context_use(jl_context *c);
  * as new, for the next study of a long-lived program. */
 void jl_context_reset(jl_context *c);
 
-/* c's provenance hook (fn NULL: none); jl_output_set_provenance sets the
- * current context's. */
-void jl_context_set_provenance(jl_context *c, jl_provenance_fn fn, void *ctx);
-/* The block c's hook gives now (NULL: none). */
-const json_t *jl_context_provenance(jl_context *c);
 /* c's default of jl_trace_options.allow_external_storage (0 or 1). */
 void jl_context_set_allow_external_storage(jl_context *c, int allow);
 int jl_context_allow_external_storage(const jl_context *c);
@@ -78,6 +72,17 @@ int jl_context_allow_external_storage(const jl_context *c);
  * valid until c is reset or freed). */
 size_t jl_context_inputs_count(jl_context *c);
 const char *jl_context_input(jl_context *c, size_t i);
+
+#ifdef JOULES_EXPERIMENTAL
+/* The provenance hook: the block a document carries (NULL: none); the
+ * writer keeps no reference. */
+typedef const json_t *(*jl_provenance_fn)(void *ctx);
+/* c's provenance hook (fn NULL: none); jl_output_set_provenance sets the
+ * current context's. */
+void jl_context_set_provenance(jl_context *c, jl_provenance_fn fn, void *ctx);
+/* The block c's hook gives now (NULL: none). */
+const json_t *jl_context_provenance(jl_context *c);
+#endif /* JOULES_EXPERIMENTAL */
 
 JL_API_END
 #ifdef __cplusplus
