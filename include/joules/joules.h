@@ -20,6 +20,7 @@
 #include "joules/ceiling.h"
 #include "joules/check.h"
 #include "joules/choice.h"
+#include "joules/context.h"
 #include "joules/descriptors.h"
 #include "joules/diagnose.h"
 #include "joules/error.h"

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "joules/context.h"
 #include "joules/error.h"
 #include "joules/json.h"
 
@@ -51,6 +52,9 @@ jl_status jl_atomic_open(jl_atomic_file *af, const char *path, jl_error **err);
  * made meanwhile; the commit then fails (output side) saying so. 0, or -1
  * when the list (16 paths) is full. */
 int jl_atomic_keep_existing(const char *path);
+/* Forget every path jl_atomic_keep_existing named (the list is the
+ * process's: a long-lived program clears it before its next command). */
+void jl_atomic_keep_existing_clear(void);
 jl_status jl_atomic_commit(jl_atomic_file *af, jl_error **err);
 void jl_atomic_abort(jl_atomic_file *af);
 /* Write text produced by fn to path atomically, or to stdout when path is
@@ -143,9 +147,9 @@ void jl_csv_row(FILE *f, size_t n, const char *const *cells);
 /* The document writers' hook (src/output/provenance_hook.c): when set,
  * every joules.*\/N document written by jl_write_json or the document
  * writers of the library carries "provenance" = fn(ctx) (the writer keeps no reference; fn may return
- * NULL, then no block). One per process; NULL unsets it. The CLI sets it
- * once per command. */
-typedef const json_t *(*jl_provenance_fn)(void *ctx);
+ * NULL, then no block). One per context: this sets the current context's
+ * (jl_context_set_provenance, joules/context.h); NULL unsets it. The CLI
+ * sets the default context's once per command. */
 void jl_output_set_provenance(jl_provenance_fn fn, void *ctx);
 /* The block the hook gives now (NULL: none). */
 const json_t *jl_output_provenance(void);

@@ -51,13 +51,15 @@ jl_status jl_provenance_set_command(jl_provenance *p, int argc, char *const *arg
 /* An input: a file (hashed when the block is made), or a directory (every
  * regular file under it whose name does not start with '.', in path order). */
 jl_status jl_provenance_add_input(jl_provenance *p, const char *path);
-/* Every file this process has read as an input so far — the readers note
- * what they open: traces, logs, RUNS.csv, request files, budgets, grid
- * series, calibrations, rules, profiles — added as inputs (each once).
- * *added (may be NULL) the number new to p. */
+/* Every file read as an input so far in the current context (its read
+ * log, joules/context.h: the process's when a program made none) — the
+ * readers note what they open: traces, logs, RUNS.csv, request files,
+ * budgets, grid series, calibrations, rules, profiles — added as inputs
+ * (each once). *added (may be NULL) the number new to p. */
 jl_status jl_provenance_add_inputs_read(jl_provenance *p, size_t *added);
 /* Forget p's inputs; jl_provenance_add_inputs_read then adds only the
- * files read from now on (import --each: each trace its own sources). */
+ * files read from now on (import --each: each trace its own sources) in
+ * the same context. */
 void jl_provenance_restart_inputs(jl_provenance *p);
 /* The validation rules in force (copied). */
 void jl_provenance_set_rules(jl_provenance *p, const jl_ruleset *rules);
@@ -73,7 +75,9 @@ void jl_provenance_set_time(jl_provenance *p, long long t);
 /* The block: {"schema", "joules": {"version", "build"}, "command",
  * "inputs": [{"path", "bytes", "sha256"}], "rules", "methods", "created"}.
  * An input that cannot be read is listed with "error" instead of a hash.
- * The inputs are hashed once, on the first call. NULL on out of memory. */
+ * The inputs are hashed once, on the first call (a digest the current
+ * context holds for an unchanged file is taken instead). NULL on out of
+ * memory. */
 json_t *jl_provenance_to_json(jl_provenance *p);
 
 /* SHA-256 of a provenance block without its time ("created") and without

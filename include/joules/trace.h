@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "joules/attrs.h"
+#include "joules/context.h"
 #include "joules/error.h"
 
 #ifdef __cplusplus
@@ -174,7 +175,7 @@ typedef struct jl_trace_options {
      * in external files (HDF5 external raw storage) and virtual datasets
      * are read. Default 0: such a dataset is refused with an error naming
      * it, so reading a trace never reads another file (docs/security.md;
-     * the CLI's --allow-external-storage; the process's default:
+     * the CLI's --allow-external-storage; the current context's default:
      * jl_trace_default_allow_external_storage). */
     int allow_external_storage;
     /* Groups of a run that jl_trace_read_run() leaves unread (JL_GROUP_*
@@ -184,6 +185,10 @@ typedef struct jl_trace_options {
      * For a program that wants one series of a large run (the Python
      * module's Run.power()); `joules check` reads everything. */
     unsigned skip_groups;
+    /* The context whose read log notes the file (joules/context.h; a
+     * study's: every file it reads, its digests). Default NULL: the
+     * calling thread's current context. */
+    jl_context *context;
 } jl_trace_options;
 
 /* The groups of a run, for jl_trace_options.skip_groups. */
@@ -204,10 +209,11 @@ enum {
 
 void jl_trace_options_default(jl_trace_options *opt);
 
-/* The default of jl_trace_options.allow_external_storage in this process:
- * what jl_trace_options_default() sets and what a NULL options gives (0
- * until a program that trusts its files says 1; the CLI's
- * --allow-external-storage). */
+/* The default of jl_trace_options.allow_external_storage in the current
+ * context (jl_context_set_allow_external_storage, joules/context.h): what
+ * jl_trace_options_default() sets and what a NULL options gives (0 until a
+ * program that trusts its files says 1; the CLI's
+ * --allow-external-storage, on the default context). */
 void jl_trace_default_allow_external_storage(int allow);
 
 /* Open a trace file and list its runs. opt may be NULL (defaults). */

@@ -1,26 +1,18 @@
-/* The digests of files this process has hashed or been told about
- * (core/sha256.h). A study hashes each file where it reads it — in a worker
+/* The digests of files hashed or told about: the current context's digest
+ * cache (core/sha256.h, joules/context.h). A study hashes each file where it reads it — in a worker
  * process, or on another MPI rank — so that the provenance written at the
  * end by one process need not read every input again (docs/scaling.md,
  * "The provenance's hash"). A digest stands for a file only while stat()
  * gives the size and modification time it was made with: a file changed
  * since is hashed again by whoever asks. */
 #define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/hash.h"
-#include "core/sha256.h"
+#include "core/context_internal.h"
 #include "core/util.h"
-
-/* path -> index into digs; both under the lock */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static jl__strmap paths = JL__STRMAP_INIT;
-static jl__digest *digs;
-static size_t digs_cap;
 
 static int stat_of(const char *path, jl__digest *d)
 {
@@ -36,21 +28,23 @@ static int stat_of(const char *path, jl__digest *d)
 jl_status jl__digest_note(const char *path, const jl__digest *d)
 {
     jl_status st = JL_OK;
-    pthread_mutex_lock(&lock);
-    if (paths.n == digs_cap) {
-        size_t cap = digs_cap ? 2 * digs_cap : 64;
-        jl__digest *x = realloc(digs, cap * sizeof *x);
+    jl_context *c = jl_context_current();
+    pthread_mutex_lock(&c->lock);
+    if (c->paths.n == c->digs_cap) {
+        size_t cap = c->digs_cap ? 2 * c->digs_cap : 64;
+        jl__digest *x = realloc(c->digs, cap * sizeof *x);
         if (x) {
-            digs = x;
-            digs_cap = cap;
+            c->digs = x;
+            c->digs_cap = cap;
         }
     }
-    jl__strmap_entry *e = paths.n < digs_cap ? jl__strmap_add(&paths, path, paths.n, NULL) : NULL;
+    jl__strmap_entry *e =
+        c->paths.n < c->digs_cap ? jl__strmap_add(&c->paths, path, c->paths.n, NULL) : NULL;
     if (e)
-        digs[e->value] = *d;
+        c->digs[e->value] = *d;
     else
         st = JL_ENOMEM;
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&c->lock);
     return st;
 }
 
@@ -58,13 +52,14 @@ int jl__digest_lookup(const char *path, jl__digest *d)
 {
     jl__digest kept, now;
     int found = 0;
-    pthread_mutex_lock(&lock);
-    const jl__strmap_entry *e = jl__strmap_find(&paths, path);
+    jl_context *c = jl_context_current();
+    pthread_mutex_lock(&c->lock);
+    const jl__strmap_entry *e = jl__strmap_find(&c->paths, path);
     if (e) {
-        kept = digs[e->value];
+        kept = c->digs[e->value];
         found = 1;
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&c->lock);
     if (!found || stat_of(path, &now) != 0 || now.size != kept.size ||
         now.mtime_s != kept.mtime_s || now.mtime_ns != kept.mtime_ns)
         return 0;
@@ -103,10 +98,11 @@ jl_status jl__digest_file(const char *path, jl__digest *d, jl_error **err)
 
 void jl__digest_forget_all(void)
 {
-    pthread_mutex_lock(&lock);
-    jl__strmap_free(&paths);
-    free(digs);
-    digs = NULL;
-    digs_cap = 0;
-    pthread_mutex_unlock(&lock);
+    jl_context *c = jl_context_current();
+    pthread_mutex_lock(&c->lock);
+    jl__strmap_free(&c->paths);
+    free(c->digs);
+    c->digs = NULL;
+    c->digs_cap = 0;
+    pthread_mutex_unlock(&c->lock);
 }

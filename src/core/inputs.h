@@ -1,4 +1,5 @@
-/* The files this process read as inputs (docs/accounting.md, "Provenance"):
+/* The files read as inputs, the read log of the current context
+ * (joules/context.h; docs/accounting.md, "Provenance"):
  * every reader of a user's file — traces, logs, RUNS.csv, request files,
  * budgets, grid series, calibrations, rules, profiles — notes the path it
  * opened here, and the provenance block lists exactly these (not every
@@ -16,7 +17,5 @@ void jl__input_read(const char *path);
 /* How many paths are noted, and the i-th (valid until the next note). */
 size_t jl__inputs_count(void);
 const char *jl__inputs_get(size_t i);
-/* Forget every noted path (tests). */
-void jl__inputs_forget_all(void);
 
 #endif

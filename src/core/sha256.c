@@ -11,6 +11,7 @@
  * instructions a byte -> ~2 (docs/performance.md, "The decode floor").
  * Both give the same digest (test_account compares them on random data). */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -128,27 +129,31 @@ static int have_shani(void)
 }
 #endif
 
-/* -1: not decided yet; 0: portable; 1: the SHA extensions */
-static int use_hw = -1;
+/* -1: not decided yet; 0: portable; 1: the SHA extensions. Process-wide
+ * on purpose (the CPU's, not a study's); atomic: threads hashing at once
+ * each decide the same. */
+static _Atomic int use_hw = -1;
 
 int jl__sha256_hw(int on)
 {
-    int was = use_hw;
 #ifdef JL__SHA_X86
-    use_hw = on < 0 ? have_shani() : on && have_shani();
+    int now = on < 0 ? have_shani() : on && have_shani();
 #else
     (void)on;
-    use_hw = 0;
+    int now = 0;
 #endif
-    return was;
+    return atomic_exchange_explicit(&use_hw, now, memory_order_relaxed);
 }
 
 static void blocks(uint32_t h[8], const unsigned char *p, size_t nblocks)
 {
 #ifdef JL__SHA_X86
-    if (use_hw < 0)
-        use_hw = have_shani();
-    if (use_hw) {
+    int hw = atomic_load_explicit(&use_hw, memory_order_relaxed);
+    if (hw < 0) {
+        hw = have_shani();
+        atomic_store_explicit(&use_hw, hw, memory_order_relaxed);
+    }
+    if (hw) {
         blocks_shani(h, p, nblocks);
         return;
     }

@@ -26,7 +26,7 @@ jl_status jl__sha256_file(const char *path, char hex[65], unsigned long long *si
  * the choice before the call (-1 when none was made). For the tests. */
 int jl__sha256_hw(int on);
 
-/* The digests of this process: a file hashed where it was read (a study
+/* The digests of the current context (joules/context.h): a file hashed where it was read (a study
  * worker, another MPI rank) is noted with the size and modification time
  * it had then, and a later jl__digest_lookup of the same path returns the
  * digest only while stat() still gives that size and time; otherwise the
@@ -47,7 +47,8 @@ jl_status jl__digest_file(const char *path, jl__digest *d, jl_error **err);
 jl_status jl__digest_note(const char *path, const jl__digest *d);
 /* 1 and *d filled when path was noted and is unchanged since; else 0. */
 int jl__digest_lookup(const char *path, jl__digest *d);
-/* Forget every digest (tests). */
+/* Forget every digest of the current context (tests; a program calls
+ * jl_context_reset). */
 void jl__digest_forget_all(void);
 
 #endif

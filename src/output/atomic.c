@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,35 +21,44 @@
  * handler must not allocate. More than this many files open at once is not
  * something joules does (the report writes one file at a time). */
 #define JL__MAX_LIVE_TEMPS 64
-static char *volatile live_temps[JL__MAX_LIVE_TEMPS];
+/* Process-wide on purpose: a signal ends the whole process, whichever
+ * study's file is half written. Slots are claimed and given back with
+ * compare-and-swap (threads writing at once never take one slot; lock-free,
+ * so the handler may read them). */
+static _Atomic(char *) live_temps[JL__MAX_LIVE_TEMPS];
+
+/* claim a free slot of reg[0..n) for p: 0, or -1 when all are taken */
+static int slot_claim(_Atomic(char *) *reg, int n, char *p)
+{
+    for (int i = 0; i < n; i++) {
+        char *none = NULL;
+        if (atomic_compare_exchange_strong(&reg[i], &none, p))
+            return 0;
+    }
+    return -1;
+}
 
 static void registry_add(char *p)
 {
-    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++)
-        if (!live_temps[i]) {
-            live_temps[i] = p;
-            return;
-        }
+    (void)slot_claim(live_temps, JL__MAX_LIVE_TEMPS, p);
 }
 
-static void registry_remove(const char *p)
+static void registry_remove(char *p)
 {
-    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++)
-        if (live_temps[i] == p)
-            live_temps[i] = NULL;
+    for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++) {
+        char *was = p;
+        (void)atomic_compare_exchange_strong(&live_temps[i], &was, NULL);
+    }
 }
 
 /* Temporaries of other writers (jl_atomic_register_file), copies. */
-static char *volatile live_files[JL__MAX_LIVE_TEMPS];
+static _Atomic(char *) live_files[JL__MAX_LIVE_TEMPS];
 
 int jl_atomic_register_file(const char *path)
 {
     char *p = jl__strdup(path);
-    for (int i = 0; p && i < JL__MAX_LIVE_TEMPS; i++)
-        if (!live_files[i]) {
-            live_files[i] = p;
-            return 0;
-        }
+    if (p && slot_claim(live_files, JL__MAX_LIVE_TEMPS, p) == 0)
+        return 0;
     free(p);
     return -1;
 }
@@ -55,42 +66,62 @@ int jl_atomic_register_file(const char *path)
 void jl_atomic_unregister_file(const char *path)
 {
     for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++) {
-        char *p = live_files[i];
-        if (p && !strcmp(p, path)) {
-            live_files[i] = NULL;
+        char *p = atomic_load(&live_files[i]);
+        /* the thread whose swap takes it out frees it */
+        if (p && !strcmp(p, path) && atomic_compare_exchange_strong(&live_files[i], &p, NULL))
             free(p);
-        }
     }
 }
 
 /* Targets that must not be replaced (jl_atomic_keep_existing). */
 #define JL__MAX_KEEP 16
+/* Process-wide (paths name files of the one file system), under a lock;
+ * jl_atomic_keep_existing_clear forgets them for the next command. */
+static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *keep_existing[JL__MAX_KEEP];
 
 int jl_atomic_keep_existing(const char *path)
 {
+    int rc = -1;
+    pthread_mutex_lock(&keep_lock);
     for (int i = 0; i < JL__MAX_KEEP; i++)
-        if (!keep_existing[i])
-            return (keep_existing[i] = jl__strdup(path)) ? 0 : -1;
-    return -1;
+        if (!keep_existing[i]) {
+            rc = (keep_existing[i] = jl__strdup(path)) ? 0 : -1;
+            break;
+        }
+    pthread_mutex_unlock(&keep_lock);
+    return rc;
+}
+
+void jl_atomic_keep_existing_clear(void)
+{
+    pthread_mutex_lock(&keep_lock);
+    for (int i = 0; i < JL__MAX_KEEP; i++) {
+        free(keep_existing[i]);
+        keep_existing[i] = NULL;
+    }
+    pthread_mutex_unlock(&keep_lock);
 }
 
 static int kept(const char *path)
 {
-    for (int i = 0; i < JL__MAX_KEEP && keep_existing[i]; i++)
-        if (!strcmp(keep_existing[i], path))
-            return 1;
-    return 0;
+    int k = 0;
+    pthread_mutex_lock(&keep_lock);
+    for (int i = 0; i < JL__MAX_KEEP && keep_existing[i] && !k; i++)
+        k = !strcmp(keep_existing[i], path);
+    pthread_mutex_unlock(&keep_lock);
+    return k;
 }
 
 void jl_atomic_cleanup_signal(void)
 {
     /* async-signal-safe: unlink only */
     for (int i = 0; i < JL__MAX_LIVE_TEMPS; i++) {
-        if (live_temps[i])
-            unlink(live_temps[i]);
-        if (live_files[i])
-            unlink(live_files[i]);
+        char *t = atomic_load(&live_temps[i]), *f = atomic_load(&live_files[i]);
+        if (t)
+            unlink(t);
+        if (f)
+            unlink(f);
     }
     /* then whole directories being built (a report), after stopping any
      * child process still writing into them */

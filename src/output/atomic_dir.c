@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,19 +29,22 @@
 #include "output/atomic_internal.h"
 
 #define JL__MAX_LIVE_DIRS 8
-static char *volatile live_dirs[JL__MAX_LIVE_DIRS];
-static volatile pid_t live_children[JL_ATOMIC_MAX_CHILDREN];
+/* Process-wide on purpose, as atomic.c's: a signal ends the whole process.
+ * Slots are claimed and given back with compare-and-swap (lock-free, so the
+ * signal handler may read them). */
+static _Atomic(char *) live_dirs[JL__MAX_LIVE_DIRS];
+static _Atomic pid_t live_children[JL_ATOMIC_MAX_CHILDREN];
 
 int jl_atomic_register_dir(const char *path)
 {
     char *p = jl__strdup(path);
     if (!p)
         return -1;
-    for (int i = 0; i < JL__MAX_LIVE_DIRS; i++)
-        if (!live_dirs[i]) {
-            live_dirs[i] = p;
+    for (int i = 0; i < JL__MAX_LIVE_DIRS; i++) {
+        char *none = NULL;
+        if (atomic_compare_exchange_strong(&live_dirs[i], &none, p))
             return 0;
-        }
+    }
     free(p);
     return -1;
 }
@@ -48,28 +52,28 @@ int jl_atomic_register_dir(const char *path)
 void jl_atomic_unregister_dir(const char *path)
 {
     for (int i = 0; i < JL__MAX_LIVE_DIRS; i++) {
-        char *p = live_dirs[i];
-        if (p && !strcmp(p, path)) {
-            live_dirs[i] = NULL;
+        char *p = atomic_load(&live_dirs[i]);
+        /* the thread whose swap takes it out frees it */
+        if (p && !strcmp(p, path) && atomic_compare_exchange_strong(&live_dirs[i], &p, NULL))
             free(p);
-        }
     }
 }
 
 void jl_atomic_register_child(pid_t pid)
 {
-    for (int i = 0; i < JL_ATOMIC_MAX_CHILDREN; i++)
-        if (!live_children[i]) {
-            live_children[i] = pid;
+    for (int i = 0; i < JL_ATOMIC_MAX_CHILDREN; i++) {
+        pid_t none = 0;
+        if (atomic_compare_exchange_strong(&live_children[i], &none, pid))
             return;
-        }
+    }
 }
 
 void jl_atomic_unregister_child(pid_t pid)
 {
-    for (int i = 0; i < JL_ATOMIC_MAX_CHILDREN; i++)
-        if (live_children[i] == pid)
-            live_children[i] = 0;
+    for (int i = 0; i < JL_ATOMIC_MAX_CHILDREN; i++) {
+        pid_t was = pid;
+        (void)atomic_compare_exchange_strong(&live_children[i], &was, 0);
+    }
 }
 
 #if defined(__linux__)

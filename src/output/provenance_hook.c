@@ -1,22 +1,20 @@
-/* The document writers' one hook for provenance (joules/account.h): the
- * block a process's documents carry, given by whoever set it (the CLI). */
+/* The document writers' one hook for provenance (joules/output.h): the
+ * block the current context's documents carry (joules/context.h), given by
+ * whoever set it (the CLI, on the default context). */
 #include <string.h>
 
+#include "joules/context.h"
 #include "joules/output.h"
 #include "output/document_internal.h"
 
-static jl_provenance_fn hook_fn;
-static void *hook_ctx;
-
 void jl_output_set_provenance(jl_provenance_fn fn, void *ctx)
 {
-    hook_fn = fn;
-    hook_ctx = ctx;
+    jl_context_set_provenance(jl_context_current(), fn, ctx);
 }
 
 const json_t *jl_output_provenance(void)
 {
-    return hook_fn ? hook_fn(hook_ctx) : NULL;
+    return jl_context_provenance(jl_context_current());
 }
 
 json_t *jl__with_provenance(const json_t *doc)

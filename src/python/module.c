@@ -321,7 +321,7 @@ PyObject *pyj_fspath(PyObject *o)
 /* ---- provenance ---------------------------------------------------------------- */
 
 json_t *pyj_provenance(PyObject *argv, PyObject *inputs, const jl_ruleset *rules,
-                       const jl_summary_options *so, jl_names names)
+                       const jl_summary_options *so, jl_names names, jl_context *ctx)
 {
     size_t argc = 0, n_in = 0;
     const char **av = pyj_strings(argv, &argc, "provenance command");
@@ -356,8 +356,13 @@ json_t *pyj_provenance(PyObject *argv, PyObject *inputs, const jl_ruleset *rules
             oom = !nm || jl_provenance_set_method(p, "names", nm) != JL_OK;
             json_decref(nm);
         }
+        jl_context *was = ctx ? jl_context_use(ctx) : NULL;
+        if (!oom && ctx) /* the study's files, as the CLI's read log lists them */
+            oom = jl_provenance_add_inputs_read(p, NULL) != JL_OK;
         if (!oom)
             oom = !(block = jl_provenance_to_json(p));
+        if (was)
+            jl_context_use(was);
         jl_provenance_free(p);
     });
     PyMem_Free(av);
@@ -449,40 +454,6 @@ static PyObject *py_suggest(PyObject *self, PyObject *args)
     return PyUnicode_FromString(buf);
 }
 
-/* The trace files a study of paths reads (jl_collect_paths: a folder's
- * *.h5, sorted, each once): the provenance's inputs, as the CLI's read log
- * lists them, not the folders named. Paths that give no file are left out
- * (the study itself reports them). */
-static PyObject *py_collect_paths(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *paths;
-    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &paths))
-        return NULL;
-    size_t n;
-    const char **p = pyj_strings(paths, &n, "paths");
-    if (!p)
-        return NULL;
-    PyObject *out = PyList_New(0);
-    for (size_t i = 0; out && i < n; i++) {
-        char **files = NULL;
-        size_t nf = 0;
-        jl_error_list errors = {0};
-        jl_status st;
-        Py_BEGIN_ALLOW_THREADS st = jl_collect_paths(&p[i], 1, &files, &nf, &errors);
-        Py_END_ALLOW_THREADS jl_error_list_clear(&errors);
-        for (size_t k = 0; st == JL_OK && k < nf && out; k++) {
-            PyObject *u = PyUnicode_DecodeFSDefault(files[k]);
-            if (!u || PyList_Append(out, u) < 0)
-                Py_CLEAR(out);
-            Py_XDECREF(u);
-        }
-        jl_paths_free(files, nf);
-    }
-    PyMem_Free(p);
-    return out;
-}
-
 /* The canonical text of an SLO expression, or joules.UsageError with the
  * CLI's message and caret. */
 static PyObject *py_slo(PyObject *self, PyObject *args)
@@ -516,7 +487,6 @@ static PyMethodDef methods[] = {
     {"figures", py_figures, METH_NOARGS, "[(name, unit, doc)] of every summary figure."},
     {"importers", py_importers, METH_NOARGS, "The importer table."},
     {"suggest", py_suggest, METH_VARARGS, "The library's 'did you mean' of a name."},
-    {"collect_paths", py_collect_paths, METH_VARARGS, "The trace files a study of paths reads."},
     {"slo", py_slo, METH_VARARGS, "An SLO expression checked, in canonical text."},
     {"import_", (PyCFunction)(void (*)(void))pyj_import, METH_VARARGS | METH_KEYWORDS,
      "Import other formats into a trace (the importer table)."},

@@ -92,13 +92,16 @@ PyObject *pyj_errors(const jl_error_list *l);
 
 /* ---- provenance (module.c) -------------------------------------------------- */
 
-/* A provenance block (joules/account.h) of a document made by the call
+/* A provenance block (joules/provenance.h) of a document made by the call
  * the CLI command argv names (a list of str: "joules", the command, its
  * arguments: the command `joules verify` re-runs), inputs (a list of
  * paths hashed), the study's rules and summary options (may be NULL)
- * and names. NULL with a Python error set. */
+ * and names. ctx (may be NULL: the current context) is the study's
+ * context (joules/context.h): its read log's files are inputs too, after
+ * the given ones, and its digests spare hashing them again. NULL with a
+ * Python error set. */
 json_t *pyj_provenance(PyObject *argv, PyObject *inputs, const jl_ruleset *rules,
-                       const jl_summary_options *so, jl_names names);
+                       const jl_summary_options *so, jl_names names, jl_context *ctx);
 
 /* ---- helpers (module.c) ----------------------------------------------------- */
 

@@ -18,6 +18,7 @@ typedef struct {
     jl_names names;
     size_t n_read;
     char *unmatched;
+    jl_context *ctx; /* the study's own (joules/context.h): its files and digests */
 } StudyObject;
 
 static void study_dealloc(StudyObject *s)
@@ -26,6 +27,7 @@ static void study_dealloc(StudyObject *s)
     jl_error_list_clear(&s->errors);
     jl_descriptors_free(s->desc);
     free(s->unmatched);
+    jl_context_free(s->ctx);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -37,6 +39,11 @@ static PyObject *study_new(PyTypeObject *t, PyObject *args, PyObject *kw)
     if (s) {
         jl_study_options_default(&s->opt);
         jl_ruleset_default(&s->rules);
+        if (!(s->ctx = jl_context_new())) {
+            Py_DECREF(s);
+            return PyErr_NoMemory();
+        }
+        s->opt.trace.context = s->ctx;
     }
     return (PyObject *)s;
 }
@@ -92,7 +99,11 @@ static int study_init(StudyObject *s, PyObject *args, PyObject *kw)
     }
     jl_error *err = NULL;
     jl_status st;
-    if (rules && (st = jl_ruleset_load_json(&s->rules, rules, &err)) != JL_OK) {
+    /* the rules file is the study's input: read in its context */
+    jl_context *was = jl_context_use(s->ctx);
+    st = rules ? jl_ruleset_load_json(&s->rules, rules, &err) : JL_OK;
+    jl_context_use(was);
+    if (st != JL_OK) {
         pyj_raise(st, err);
         return -1;
     }
@@ -359,7 +370,7 @@ static PyObject *finish(StudyObject *s, json_t *doc, PyObject *argv, PyObject *i
     if (s->names == JL_NAMES_MLENERGY)
         jl_json_rename_mlenergy(doc);
     json_object_set_new(doc, "errors", jl_errors_to_json(&s->errors));
-    json_t *prov = pyj_provenance(argv, inputs, &s->rules, &s->opt.summary, s->names);
+    json_t *prov = pyj_provenance(argv, inputs, &s->rules, &s->opt.summary, s->names, s->ctx);
     if (!prov) {
         json_decref(doc);
         return NULL;
@@ -449,7 +460,7 @@ static PyObject *study_provenance(StudyObject *s, PyObject *args, PyObject *kw)
     PyObject *argv, *inputs;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO", kwl, &argv, &inputs))
         return NULL;
-    return pyj_document(pyj_provenance(argv, inputs, &s->rules, &s->opt.summary, s->names));
+    return pyj_document(pyj_provenance(argv, inputs, &s->rules, &s->opt.summary, s->names, s->ctx));
 }
 
 static PyObject *study_check_doc(StudyObject *s, PyObject *args, PyObject *kw)

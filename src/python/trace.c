@@ -592,7 +592,7 @@ PyObject *pyj_attribute(PyObject *self, PyObject *args, PyObject *kw)
     if (!doc)
         return PyErr_NoMemory();
     json_object_set_new(doc, "errors", json_array());
-    json_t *prov = pyj_provenance(argv, inputs, NULL, NULL, JL_NAMES_JOULES);
+    json_t *prov = pyj_provenance(argv, inputs, NULL, NULL, JL_NAMES_JOULES, NULL);
     if (!prov) {
         json_decref(doc);
         return NULL;

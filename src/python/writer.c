@@ -689,7 +689,7 @@ PyObject *pyj_import(PyObject *self, PyObject *args, PyObject *kw)
             pyj_usage("give %s after '%s'", im->paths, im->name);
         goto out;
     }
-    if (!(prov = pyj_provenance(argv, inputs, NULL, NULL, JL_NAMES_JOULES)))
+    if (!(prov = pyj_provenance(argv, inputs, NULL, NULL, JL_NAMES_JOULES, NULL)))
         goto out;
     if (im->into || into) {
         if (!im->into) {

@@ -21,21 +21,15 @@ static int cmp_long(const void *a, const void *b)
 typedef struct prec_run {
     char *base;
     size_t run;
+    const jl_attrs *attrs; /* the run's (l->items[run]->attrs) */
 } prec_run;
 
-static int cmp_prec_run(const void *pa, const void *pb, void *ctx);
-
-static const jl_summary_list *sort_list;
-static int cmp_prec_run_q(const void *pa, const void *pb)
+/* qsort's order of prec_run; each carries its run's attributes (attrs),
+ * so the comparison needs no static list (thread-safe) */
+static int cmp_prec_run(const void *pa, const void *pb)
 {
-    return cmp_prec_run(pa, pb, NULL);
-}
-
-static int cmp_prec_run(const void *pa, const void *pb, void *ctx)
-{
-    (void)ctx;
     const prec_run *a = pa, *b = pb;
-    const jl_attrs *x = &sort_list->items[a->run]->attrs, *y = &sort_list->items[b->run]->attrs;
+    const jl_attrs *x = a->attrs, *y = b->attrs;
     int c;
     if ((c = jl__strcmp_null_first(a->base, b->base)) ||
         (c = jl__strcmp_null_first(x->task, y->task)) ||
@@ -331,11 +325,11 @@ jl_status jl__report_fig_precision(jl__report_report *r, jl_error **err)
         if (!s->attrs.precision || s->attrs.max_batch_size <= 0)
             continue;
         pr[n].run = i;
+        pr[n].attrs = &s->attrs;
         pr[n].base = jl_model_base_id(s->attrs.model ? s->attrs.model : "");
         n++;
     }
-    sort_list = l;
-    qsort(pr, n, sizeof *pr, cmp_prec_run_q);
+    qsort(pr, n, sizeof *pr, cmp_prec_run);
     size_t drawn = 0;
     jl_status st = JL_OK;
     for (size_t i = 0; i < n && !st;) {

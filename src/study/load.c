@@ -1684,6 +1684,11 @@ static jl_status load_shard_dynamic(char **files, size_t n_files, const jl_study
     return st;
 }
 
+static jl_status study_load(const char *const *paths, size_t n, const jl_study_options *opt,
+                            jl_summary_list *out, jl_error_list *errors);
+
+/* In opt->trace.context (joules/context.h) when given: the files the study
+ * reads and their digests are noted there. */
 jl_status jl_study_load(const char *const *paths, size_t n, const jl_study_options *opt,
                         jl_summary_list *out, jl_error_list *errors)
 {
@@ -1692,6 +1697,16 @@ jl_status jl_study_load(const char *const *paths, size_t n, const jl_study_optio
         jl_study_options_default(&defaults);
         opt = &defaults;
     }
+    jl_context *was = opt->trace.context ? jl_context_use(opt->trace.context) : NULL;
+    jl_status st = study_load(paths, n, opt, out, errors);
+    if (was)
+        jl_context_use(was);
+    return st;
+}
+
+static jl_status study_load(const char *const *paths, size_t n, const jl_study_options *opt,
+                            jl_summary_list *out, jl_error_list *errors)
+{
     char **files = NULL;
     size_t n_files = 0;
     size_t errors_before = errors->count;

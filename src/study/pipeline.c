@@ -4,6 +4,11 @@
 
 #include <stddef.h>
 
+static jl_status study_open(const char *const *paths, size_t n, const jl_study_options *opt,
+                            const jl_selector *sel, const jl_ruleset *rules, jl_summary_list *runs,
+                            jl_error_list *errors, jl_descriptors **desc, size_t *n_read,
+                            char **unmatched);
+
 jl_status jl_study_open(const char *const *paths, size_t n, const jl_study_options *opt,
                         const jl_selector *sel, const jl_ruleset *rules, jl_summary_list *runs,
                         jl_error_list *errors, jl_descriptors **desc, size_t *n_read,
@@ -12,6 +17,19 @@ jl_status jl_study_open(const char *const *paths, size_t n, const jl_study_optio
     *desc = NULL;
     *unmatched = NULL;
     *n_read = 0;
+    /* the whole pipeline in opt->trace.context when given (joules/context.h) */
+    jl_context *was = opt && opt->trace.context ? jl_context_use(opt->trace.context) : NULL;
+    jl_status st = study_open(paths, n, opt, sel, rules, runs, errors, desc, n_read, unmatched);
+    if (was)
+        jl_context_use(was);
+    return st;
+}
+
+static jl_status study_open(const char *const *paths, size_t n, const jl_study_options *opt,
+                            const jl_selector *sel, const jl_ruleset *rules, jl_summary_list *runs,
+                            jl_error_list *errors, jl_descriptors **desc, size_t *n_read,
+                            char **unmatched)
+{
     jl_status st = jl_study_load(paths, n, opt, runs, errors);
     if (st != JL_OK)
         return st;

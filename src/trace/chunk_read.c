@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <hdf5.h>
 #include <libdeflate.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,12 +127,17 @@ unshuffle_avx2(unsigned char *out, const unsigned char *in, size_t n, size_t cou
     return i;
 }
 
+/* the CPU's answer, asked once (atomic: threads may ask at once; each
+ * would store the same value) */
 static int have_avx2(void)
 {
-    static int known = -1;
-    if (known < 0)
-        known = __builtin_cpu_supports("avx2") != 0;
-    return known;
+    static _Atomic int known = -1;
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (k < 0) {
+        k = __builtin_cpu_supports("avx2") != 0;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
+    }
+    return k;
 }
 #endif
 

@@ -7,6 +7,7 @@
 #include <hdf5.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,9 +81,10 @@ static void leave_without_hdf5(int status, void *arg)
 static void poisoned(void)
 {
 #ifdef __GLIBC__
-    static int registered;
-    if (!registered)
-        registered = on_exit(leave_without_hdf5, NULL) == 0;
+    /* the process's exit, once (atomic: two writers may fail at once) */
+    static _Atomic int registered;
+    if (!atomic_exchange(&registered, 1) && on_exit(leave_without_hdf5, NULL) != 0)
+        registered = 0;
 #endif
 }
 

@@ -12,6 +12,7 @@
 #include <hdf5.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,20 +34,18 @@ void jl_trace_limits_default(jl_trace_limits *lim)
     lim->max_runs = 1000000;
 }
 
-/* jl_trace_default_allow_external_storage: the default of
- * allow_external_storage (0 unless a program trusts its files) */
-static int default_allow_external;
-
+/* jl_trace_default_allow_external_storage: the current context's default
+ * of allow_external_storage (0 unless a program trusts its files) */
 void jl_trace_default_allow_external_storage(int allow)
 {
-    default_allow_external = allow != 0;
+    jl_context_set_allow_external_storage(jl_context_current(), allow);
 }
 
 void jl_trace_options_default(jl_trace_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     jl_trace_limits_default(&opt->limits);
-    opt->allow_external_storage = default_allow_external;
+    opt->allow_external_storage = jl_context_allow_external_storage(jl_context_current());
 }
 
 /* ------------------------------------------------------------------ */
@@ -351,7 +350,7 @@ herr_t jl__h5_small_cache(hid_t fapl)
  * cache as they are touched, a few per fault, instead of a copy of the
  * whole file into freshly faulted heap (docs/performance.md, "The study
  * load", fourth round). */
-static int map_files;
+static int map_files; /* process-wide on purpose: set in a forked worker only */
 
 void jl__trace_map_files(void)
 {
@@ -403,8 +402,9 @@ static herr_t udata_free(void *udata)
 }
 
 /* HDF5 tells core-driver files apart by name (and refuses an image under
- * the name of a file that exists): each image gets its own. */
-static unsigned long long image_counter;
+ * the name of a file that exists): each image gets its own, from one
+ * process-wide counter (atomic: the names only need to differ). */
+static _Atomic unsigned long long image_counter;
 
 /* Map the file and set it as the core driver's image on fapl; 0 when it
  * cannot be mapped (the caller reads it as before), -1 on an HDF5 error. */
@@ -418,7 +418,7 @@ static int map_image(jl_trace *t, hid_t fapl, int fd, const struct stat *sb, cha
     t->map_len = (size_t)sb->st_size;
     H5FD_file_image_callbacks_t cb = {
         image_malloc, image_memcpy, image_realloc, image_free, udata_copy, udata_free, t};
-    snprintf(h5name, cap, "joules-image-%llu.h5", ++image_counter);
+    snprintf(h5name, cap, "joules-image-%llu.h5", atomic_fetch_add(&image_counter, 1) + 1);
     if (H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0 ||
         H5Pset_file_image_callbacks(fapl, &cb) < 0 || H5Pset_file_image(fapl, m, t->map_len) < 0)
         return -1;
@@ -444,7 +444,8 @@ static jl_status trace_new(const char *path, const jl_trace_options *opt, jl_tra
     else
         jl_trace_limits_default(&t->lim);
     t->summary_fields_only = opt ? opt->summary_fields_only : 0;
-    t->allow_external = opt ? opt->allow_external_storage : default_allow_external;
+    t->allow_external =
+        opt ? opt->allow_external_storage : jl_context_allow_external_storage(jl_context_current());
     t->stream_itl = opt ? opt->stream_itl : 0;
     t->skip_groups = opt ? opt->skip_groups : 0;
     *out = t;
@@ -479,7 +480,11 @@ jl_status jl_trace_open(const char *path, const jl_trace_options *opt, jl_trace 
         close(fd);
         return jl__rctx_fail(&c, JL_EFORMAT, "empty file (0 bytes)");
     }
-    jl__input_read(path); /* the provenance's inputs */
+    /* the provenance's inputs, in the context of opt (else the current) */
+    jl_context *was = opt && opt->context ? jl_context_use(opt->context) : NULL;
+    jl__input_read(path);
+    if (was)
+        jl_context_use(was);
     jl_status st = trace_new(path, opt, &t, err);
     if (st != JL_OK) {
         close(fd);

@@ -72,6 +72,7 @@ done
 # the CLI's.
 headers='
 error core
+context core
 attrs core
 export core
 version core

@@ -199,7 +199,6 @@ class Study:
             self._cli += ["--require-valid"]
         self._window = wtext
         self._rules = rules
-        self._files = _joules.collect_paths(self.paths)
         self._c = _joules.Study(self.paths, where=where, exclude=exclude, workers=int(workers or 1),
                                 rules=rules, set_rules=set_rule, max_rows=int(max_rows or 0),
                                 max_dataset_bytes=int(max_dataset_bytes or 0), window=win, names=names,
@@ -241,12 +240,13 @@ class Study:
         return o
 
     def _finish(self, o):
-        """argv and inputs of a call on this study: its options, then the paths."""
+        """argv and inputs of a call on this study: its options, then the paths.
+        The traces the study read are added by the study's own context (its
+        read log, as the CLI's provenance lists them)."""
         argv = o.argv + self._cli + self.paths
         inputs = list(o.inputs)
         if self._rules:
             inputs.append(self._rules)
-        inputs += self._files  # the traces read, as the CLI's provenance lists them
         return argv, inputs
 
 
