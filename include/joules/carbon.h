@@ -1,7 +1,7 @@
 /* joules/carbon.h — carbon and facility over time (docs/accounting.md,
- * "Carbon over time"; src/account/carbon.c, emissions.c): a grid-intensity
- * or PUE time series (CSV) and emissions integrated over a run's power
- * samples, per run of a study.
+ * "Carbon and facility over time"; src/account/carbon.c, emissions.c): a
+ * grid-intensity or PUE time series (CSV) and emissions integrated over a
+ * run's power samples, per run of a study.
  *
  * Ownership: every series and result has a *_free that accepts NULL;
  * returned json_t objects are new references.

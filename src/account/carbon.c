@@ -1,6 +1,7 @@
 /* Carbon and facility over time: a grid-intensity or PUE series read from
  * CSV (Electricity Maps and WattTime layouts), and emissions integrated over
- * a run's power samples (docs/accounting.md, "Carbon over time"). */
+ * a run's power samples (docs/accounting.md, "Carbon and facility over
+ * time"). */
 #define _DEFAULT_SOURCE
 #include <ctype.h>
 #include <errno.h>

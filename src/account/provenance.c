@@ -212,7 +212,7 @@ static json_t *input_json(const char *path)
     int bad = json_object_set_new(o, "path", json_string(path));
     /* the file's absolute, resolved name beside the path as read (typed):
      * one file read as `x`, `./x`, `../d/x` or through a link is one
-     * "resolved" (docs/accounting.md, "Provenance"; docs/import.md, "Paths") */
+     * "resolved" (docs/accounting.md, "Provenance"; docs/import.md, "Paths as typed") */
     char *real = realpath(path, NULL);
     if (real)
         bad |= json_object_set_new(o, "resolved", json_string(real));

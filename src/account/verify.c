@@ -1,5 +1,5 @@
 /* Verification: a document's inputs re-hashed, and the document compared
- * with its re-made twin leaf by leaf (docs/accounting.md, "verify"). */
+ * with its re-made twin leaf by leaf (docs/accounting.md, "`joules verify`"). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <stdio.h>

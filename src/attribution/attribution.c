@@ -1037,7 +1037,7 @@ static void weights_clear(jl_class_weights *w)
  * spans carry no busy time or with JL_SPEED_CLOCK, by the class's mean SM
  * clock at the gpu/ polls inside its spans over its loop's; its uncertainty
  * widened by |ratio - 1| (a dynamic power anywhere from the ratio's zeroth
- * to its second power). docs/attribute.md, "Calibration: the checks". */
+ * to its second power). docs/attribute.md, "At the window's clocks". */
 static jl_status eng_clocks(eng *e)
 {
     ENG_PROLOG;
@@ -1120,7 +1120,8 @@ static jl_status eng_clocks(eng *e)
  * sensor does not resolve the classes. The largest difference measured
  * between two calibrations of one class on one GPU after the clock
  * correction (H200, the mixed shape: o_proj back to back against
- * duty-cycled, 17 %; docs/attribute.md, "The sensor's resolution"). */
+ * duty-cycled, 17 %; docs/attribute.md, "The window's coverage and
+ * the sensor's resolution"). */
 #define UNRESOLVED_WEIGHT_UNC 0.20
 
 /* Whether the counter's intervals resolve the classes: most of the busy

@@ -385,7 +385,7 @@ static int import_to(const jl_importer *im, const char *cmd, const char *const *
     args = all;
     if (im->write) {
         /* the sources by their absolute, resolved names: every spelling of
-         * one input gives one harness (docs/import.md, "Paths") */
+         * one input gives one harness (docs/import.md, "Paths as typed") */
         char **real = calloc(n_paths ? n_paths : 1, sizeof *real);
         size_t hlen = strlen("joules import : ") + strlen(im->name) + 1;
         for (size_t i = 0; real && i < n_paths; i++) {

@@ -314,7 +314,7 @@ int jl__imp_number(const char *s, double *v);
 /* ---- RUNS.csv (kit_runs.c) ------------------------------------------------------ */
 
 /* One run of a RUNS.csv: its name and window, the format's own columns
- * (gpus, requests, requests_offset, log; docs/import.md, "RUNS.csv") and
+ * (gpus, requests, requests_offset, log; docs/import.md, "Runs") and
  * its other non-empty cells as run attributes (checked by
  * jl__imp_set_attr's rules when read, set when the run is built). */
 typedef struct jl__imp_run_spec {

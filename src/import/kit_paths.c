@@ -1,6 +1,6 @@
 /* Paths as users type them (kit.h): a run's identity is read from the
  * absolute, resolved name of its folder, so `run_1`, `.`, `../run_1/` and
- * a symbolic link to it name one run (docs/import.md, "Paths"). */
+ * a symbolic link to it name one run (docs/import.md, "Paths as typed"). */
 #define _XOPEN_SOURCE 700
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* RUNS.csv, the runs of a log cut by the user (kit.h, docs/import.md,
- * "RUNS.csv"): one reader for every importer that takes --runs
+ * "Runs"): one reader for every importer that takes --runs
  * (nvidia-smi, prometheus). */
 #include <math.h>
 #include <stdlib.h>

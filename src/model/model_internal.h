@@ -96,7 +96,7 @@ double jl__model_pool_mix(double lne_model, double lne_pooled, double w);
 
 /* The standard deviation, in ln e, of one new run's energy per token
  * predicted at ln b = xs by a fit whose training rows span [xlo, xhi] in
- * ln b (docs/model.md "Prediction intervals"):
+ * ln b (docs/model.md "Prediction intervals of the leave-one-out"):
  *   sd^2 = max(JM_PI_RESID s2n, JM_PI_NOISE^2)  run-to-run noise (s2n:
  *                                         mean square of the physical model's
  *                                         ln e residuals of the training
@@ -110,7 +110,7 @@ double jl__model_pool_mix(double lne_model, double lne_pooled, double w);
 double jl__model_pi_sd(double s2n, double s2f, double gv, double xs, double xlo, double xhi);
 #define JM_PI_Z 1.96
 /* chosen on the leave-one-out of the published data from a grid of 8
- * settings (docs/model-accuracy.md "Prediction intervals") */
+ * settings (docs/model-accuracy.md "Parameters held, and prediction intervals") */
 #define JM_PI_RESID 0.25
 #define JM_PI_NOISE 0.035
 #define JM_PI_EXT 0.6

@@ -1,5 +1,5 @@
-/* The report's budgets section (joules report --budgets FILE; docs/report.md,
- * "Budgets"): every budget's ceilings judged per run and group as
+/* The report's budgets section (joules report --budgets FILE; docs/accounting.md,
+ * "Budgets in the report"): every budget's ceilings judged per run and group as
  * `joules budget` judges them, data/budget.json (= `joules budget --budgets
  * FILE --json PATH...`), and the section's HTML kept in r->budgets_html for
  * the page (html.c puts it after "Every run", with its line in the

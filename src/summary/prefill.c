@@ -1,4 +1,4 @@
-/* The marginal prefill energy (docs/summary.md, "prefill_marginal_energy_share"):
+/* The marginal prefill energy (docs/summary.md, "The marginal prefill split"):
  * what prefill work adds over decode-only iterations of the same batch.
  *
  * prefill_energy_share counts the whole energy of every iteration that held

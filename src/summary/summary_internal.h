@@ -242,7 +242,7 @@ jl_status jl__boundary_figures(const jl_run *run, const jl_summary_options *opt,
                                double extrapolate_s, jl_summary *s);
 
 /* The marginal prefill energy (prefill.c; docs/summary.md,
- * "prefill_marginal_energy_share"): n whole engine intervals inside the
+ * "The marginal prefill split"): n whole engine intervals inside the
  * window, each with its energy e[i], its start t0[i] and end t[i], its
  * batch running[i] and the prompt tokens it processed (ptok[i], 0: a
  * decode-only iteration); the regression's block edges bt[0..nbt) (power

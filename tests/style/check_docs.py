@@ -5,7 +5,8 @@ are tested").
     check_docs.py ROOT [--quiet]
 
 Reads docs/*.md, README.md, tests/README.md and the comments of
-include/joules/*.h under ROOT and checks the claims a machine can check:
+include/joules/*.h under ROOT and checks the claims a machine can check
+(the comments of src/'s .c, .h and .py files too, for path and section):
 
   path       every `src/...`, `include/...`, `tests/...`, `docs/...` and
              `cmake/...` path (backticked, or plain in prose) exists;
@@ -35,10 +36,12 @@ exit status is 1 when any claim is false, 0 otherwise. The last line counts
 the claims checked, by kind.
 """
 
+import io
 import os
 import re
 import statistics
 import sys
+import tokenize
 
 PREFIXES = ("src", "include", "tests", "docs", "cmake")
 MEDIAN_MAX = 18
@@ -107,6 +110,63 @@ def header_comments(text):
     return "".join(out)
 
 
+C_TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.S)
+
+
+def c_comments(text):
+    """Only the comments of a C file, everything else (string and char
+    literals too) blanked, line numbers kept."""
+    out = []
+    pos = 0
+    for m in C_TOKEN.finditer(text):
+        if m.group(0)[0] != "/":
+            continue
+        out.append(re.sub(r"[^\n]", " ", text[pos:m.start()]))
+        # a block comment's " * " line heads blanked: a quote may run on
+        out.append(re.sub(r"(?m)(?<=\n)([ \t]*)\*(?!/)", r"\1 ", m.group(0)))
+        pos = m.end()
+    out.append(re.sub(r"[^\n]", " ", text[pos:]))
+    return "".join(out)
+
+
+def py_comments(text):
+    """Only the comments and triple-quoted strings (docstrings) of a
+    Python file, everything else blanked, line numbers kept."""
+    keep = []
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return ""
+    for t in toks:
+        if t.type == tokenize.COMMENT or (
+                t.type == tokenize.STRING and re.match(r"(?i)[rbuf]*(\"\"\"|\'\'\')", t.string)):
+            keep.append((t.start, t.end))
+    lines = text.split("\n")
+    out = [re.sub(r"[^\n]", " ", ln) for ln in lines]
+    for (r0, c0), (r1, c1) in keep:
+        for r in range(r0, r1 + 1):
+            a = c0 if r == r0 else 0
+            b = c1 if r == r1 else len(lines[r - 1])
+            ln = out[r - 1]
+            out[r - 1] = ln[:a] + lines[r - 1][a:b] + ln[b:]
+    return "\n".join(out)
+
+
+def src_comments(root):
+    """The comments of src/'s .c, .h and .py files, for the path and
+    section checks."""
+    out = []
+    for d, dirs, files in os.walk(os.path.join(root, "src")):
+        dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+        for name in sorted(files):
+            rel = os.path.relpath(os.path.join(d, name), root).replace(os.sep, "/")
+            if name.endswith((".c", ".h")):
+                out.append((rel, c_comments(read(os.path.join(d, name)))))
+            elif name.endswith(".py"):
+                out.append((rel, py_comments(read(os.path.join(d, name)))))
+    return out
+
+
 def sources(root):
     docs = []
     for name in sorted(os.listdir(os.path.join(root, "docs"))):
@@ -122,7 +182,7 @@ def sources(root):
     for name in sorted(os.listdir(inc)):
         if name.endswith(".h"):
             out.append(("include/joules/" + name,
-                        header_comments(read(os.path.join(inc, name)))))
+                        c_comments(read(os.path.join(inc, name)))))
     return out
 
 
@@ -393,9 +453,9 @@ def check_table_places(tree, rel, text):
 
 # ---------------------------------------------------------------- sections
 
-# docs/x.md, "Section" (or x.md "Section", across a line break): a heading
+# docs/x.md, "Section" (or x.md "Section"; either across a line break): a heading
 # of that doc, or the bold head of one of its paragraphs, starts with it.
-SECTION_REF = re.compile(r'(?<![\w/.-])(?:docs/)?([a-z0-9-]+\.md)\)?,?\s+"([^"\n]+)"')
+SECTION_REF = re.compile(r'(?<![\w/.-])(?:docs/)?([a-z0-9-]+\.md)\)?,?\s+"([^"\n]+(?:\n[^"\n]+)?)"')
 
 
 def doc_sections(root, rel, cache={}):
@@ -410,7 +470,7 @@ def doc_sections(root, rel, cache={}):
 
 def check_sections(root, rel, text):
     for m in SECTION_REF.finditer(text):
-        doc, sec = m.group(1), m.group(2).strip()
+        doc, sec = m.group(1), " ".join(m.group(2).split())
         target = None
         for cand in ("docs/" + doc, doc, os.path.join(os.path.dirname(rel), doc)):
             if os.path.isfile(os.path.join(root, cand)):
@@ -419,7 +479,7 @@ def check_sections(root, rel, text):
         if target is None:
             continue  # the path check's, or another repository's doc
         count("section")
-        want = sec.rstrip(".:")
+        want = re.sub(r"[`*]", "", sec).rstrip(".:")
         if not any(h == want or h.startswith(want) for h in doc_sections(root, target)):
             fail(rel, line_of(text, m.start()), "section", '%s, "%s"' % (doc, sec),
                  "%s has no heading or bold paragraph head starting so" % target)
@@ -674,6 +734,9 @@ def main(argv):
         check_places(tree, rel, text)
         if rel.endswith(".md") or rel.startswith("include/"):
             check_sections(root, rel, text)
+    for rel, text in src_comments(root):
+        check_paths(root, rel, text)
+        check_sections(root, rel, text)
     check_deps(root, srcs)
     check_map(root)
     med, n = check_median(root)

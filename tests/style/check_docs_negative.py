@@ -109,6 +109,13 @@ APPENDED = [
     ("c_place_file_first", "docs/check.md",
      "The open is `src/trace/trace_read.c` (`jl_trace_open`, `jl_summarize`).",
      "place", r"`jl_summarize` in `src/trace/trace_read\.c`"),
+    # src/ comments: a section named across a " * " line break, a path in
+    # a Python comment
+    ("c_src_section", "src/account/carbon.c",
+     '/* The rules are in docs/accounting.md, "No such\n * section here". */',
+     "section", r'accounting\.md, "No such section here": docs/accounting\.md has no heading'),
+    ("c_src_path_py", "src/python/make_docs.py", "# the pages: see src/core/nope_py.c",
+     "path", r"`src/core/nope_py\.c`"),
 ]
 
 
