@@ -27,7 +27,9 @@ trap 'rm -rf "$tmp"' EXIT
 "$py" "$dev/insitu_prepare.py" --out "$tmp" "$data/rec-a" "$data/rec-b"
 "$tool" "$tmp/loops.txt" "$tmp/loops.h5"
 "$tool" "$tmp/loops-window.txt" "$tmp/loops-window.h5"
-att() { "$joules" attribute "$data/profiled.h5" --class final_norm=norm --json "$@"; }
+# `joules attribute` of $d/profiled.h5, d set for each shape
+att() { "$joules" attribute "$d/profiled.h5" --class final_norm=norm --json "$@"; }
+d=$data
 att >"$tmp/equal.json"
 att --calibration "$tmp/loops.h5" >"$tmp/calibrated.json"
 att --calibration "$tmp/loops-window.h5" >"$tmp/calibrated-window.json"
@@ -40,7 +42,6 @@ for shape in mixed cpu; do
     "$py" "$dev/insitu_prepare.py" --out "$p" "$d"
     "$tool" "$p/loops.txt" "$p/loops.h5"
     "$tool" "$p/loops-window.txt" "$p/loops-window.h5"
-    att() { "$joules" attribute "$d/profiled.h5" --class final_norm=norm --json "$@"; }
     att >"$p/equal.json"
     att --calibration "$p/loops.h5" >"$p/calibrated.json"
     att --calibration "$p/loops-window.h5" >"$p/calibrated-window.json"
@@ -51,13 +52,15 @@ done
 # the H200 recordings (issue 39, tests/device/insitu_h200.sh): the loops back to
 # back (busy as recorded, and from CUDA events around the loop) and, for the
 # mixed shape, duty-cycled below the power cap; profiled.h5 holds gpu/ (the
-# SM clock at every poll), so the weights are moved to the window's clocks
-for shape in h200-mixed h200-cpu; do
+# SM clock at every poll), so the weights are moved to the window's clocks;
+# and the decode shape below the cap (64 sequences, long contexts; 12 repeated
+# pairs, tests/data/insitu/README.md), where the at-cap check shows the
+# identity failing because the card is not capped
+for shape in h200-mixed h200-cpu h200-decode; do
     d=$data/$shape p=$tmp/$shape
     mkdir "$p"
     "$py" "$dev/insitu_prepare.py" --out "$p" "$d"
     set -- --attribution equal="$p/equal.json"
-    att() { "$joules" attribute "$d/profiled.h5" --class final_norm=norm --json "$@"; }
     att >"$p/equal.json"
     for loops in loops loops-loop loops-duty; do
         [ -f "$p/$loops.txt" ] || continue
@@ -70,9 +73,9 @@ for shape in h200-mixed h200-cpu; do
         esac
         set -- "$@" --attribution "$name=$p/$loops.json"
     done
-    # the at-cap check on the loop at the cap (h200-mixed)
+    # the at-cap check: on the loop at the cap (h200-mixed), and below it (h200-decode)
     cap=""
-    [ "$shape" = h200-mixed ] && cap="--at-cap $p/equal.json"
+    [ "$shape" != h200-cpu ] && cap="--at-cap $p/equal.json"
     "$py" "$dev/insitu_compare.py" --truth "$p/truth.json" "$@" $cap $(expect "$d/expected.json")
 done
 # the H200 long-context mixed shape (tests/device/insitu_long.sh, two calls on one
@@ -83,7 +86,6 @@ d=$data/h200-long p=$tmp/h200-long
 mkdir "$p"
 "$py" "$dev/insitu_prepare.py" --out "$p" "$d" "$data/h200-long-truth"
 set -- --attribution equal="$p/equal.json"
-att() { "$joules" attribute "$d/profiled.h5" --class final_norm=norm --json "$@"; }
 att >"$p/equal.json"
 for loops in loops loops-loop; do
     "$tool" "$p/$loops.txt" "$p/$loops.h5"
@@ -94,20 +96,6 @@ att --calibration "$p/loops.h5" --clock-correction busy >"$p/loops-busy.json"
 "$py" "$dev/insitu_compare.py" --truth "$p/truth.json" "$@" \
     --attribution calibrated="$p/loops.json" --attribution calibrated_loop="$p/loops-loop.json" \
     --attribution clock_off="$p/loops-off.json" --attribution clock_busy="$p/loops-busy.json" \
-    --at-cap "$p/equal.json" $(expect "$d/expected.json")
-# the H200 decode shape below the cap (64 sequences, long contexts; 12 repeated pairs):
-# the at-cap check there shows the identity failing where the card is not capped
-d=$data/h200-decode p=$tmp/h200-decode
-mkdir "$p"
-"$py" "$dev/insitu_prepare.py" --out "$p" "$d"
-att() { "$joules" attribute "$d/profiled.h5" --class final_norm=norm --json "$@"; }
-att >"$p/equal.json"
-for loops in loops loops-loop; do
-    "$tool" "$p/$loops.txt" "$p/$loops.h5"
-    att --calibration "$p/$loops.h5" >"$p/$loops.json"
-done
-"$py" "$dev/insitu_compare.py" --truth "$p/truth.json" --attribution equal="$p/equal.json" \
-    --attribution calibrated="$p/loops.json" --attribution calibrated_loop="$p/loops-loop.json" \
     --at-cap "$p/equal.json" $(expect "$d/expected.json")
 for rec in clocks mixed-rerun cpu-rerun; do
     mkdir "$tmp/$rec"

@@ -14,20 +14,12 @@ out=$1 budget=${2:-540} repeats=${3:-8}
 dev=$(dirname "$0")
 export PYTHONUNBUFFERED=1
 end=$(($(date +%s) + budget))
-classes=attention,mlp,qkv,o_proj,lm_head,norm
-common="--classes $classes --pin 2,3 --sampler-cpus 8 --steady-host --warm-s 0.3 --steady-s 1.5"
-common="$common --iso-s 2 --iso-idle-s 1 --after-s 3"
 log=long.log tail_n=40
 . "$dev/insitu_rec.sh"
-{
-    nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu,vbios_version \
-        --format=csv
-    nproc
-    uptime
-} >>"$out/long.log" 2>&1
+log_device
 rec long "$budget" --shape mixed --run mixed_b320_long --batch 320 --context-tokens 600000 \
     --pool-tokens 610000 --prefill-chunks 1 --prefill-len 256 --prefill-every 2 \
-    --profile-s 8 --phases profile,iso,truth --repeats "$repeats" $common
+    --profile-s 8 --phases profile,iso,truth --repeats "$repeats" $steady
 if [ -f "$out/long.tar" ]; then
     (cd "$out" && tar xf long.tar && rm -f long.tar)
     [ -f "$out/long/phases.json" ] && gzip -f "$out/long/phases.json"

@@ -1,5 +1,5 @@
-# Sourced by the device-call scripts (insitu_shapes.sh,
-# insitu_h200.sh, insitu_steady.sh): rec NAME LIMIT_S ARGS... records one
+# Sourced by the device-call scripts (insitu_shapes.sh, insitu_h200.sh,
+# insitu_steady.sh, insitu_long.sh): rec NAME LIMIT_S ARGS... records one
 # shape with insitu_record.py under a time limit that the call's budget
 # ($end, Unix s) still allows, logs to $out/$log, shows the recorder's last
 # $tail_n lines (cut to 160 columns) and tars /tmp/rec/NAME into $out.
@@ -21,4 +21,20 @@ rec() {  # NAME LIMIT_S ARGS...
     echo "== $name: exit $?" | tee -a "$out/$log"
     tail -n "${tail_n:-40}" "/tmp/rec/$name/log.txt" | cut -c1-160
     (cd /tmp/rec && tar cf "$out/$name.tar" "$name")
+}
+
+# The steady host's recorder options (insitu_steady.sh, insitu_long.sh): the
+# recorder pinned to two cores and the NVML sampler to another, no garbage
+# collection inside a measured run, short paired runs.
+steady="--classes attention,mlp,qkv,o_proj,lm_head,norm --pin 2,3 --sampler-cpus 8"
+steady="$steady --steady-host --warm-s 0.3 --steady-s 1.5 --iso-s 2 --iso-idle-s 1 --after-s 3"
+
+# The card and the host, as read (never changed), appended to $out/$log.
+log_device() {
+    {
+        nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu,vbios_version \
+            --format=csv
+        nproc
+        uptime
+    } >>"$out/$log" 2>&1
 }

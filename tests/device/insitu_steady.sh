@@ -16,23 +16,15 @@ out=$1 budget=${2:-540}
 dev=$(dirname "$0")
 export PYTHONUNBUFFERED=1
 end=$(($(date +%s) + budget))
-classes=attention,mlp,qkv,o_proj,lm_head,norm
-common="--classes $classes --pin 2,3 --sampler-cpus 8 --steady-host --warm-s 0.3 --steady-s 1.5"
-common="$common --iso-s 2 --iso-idle-s 1 --after-s 3"
 log=steady.log tail_n=30
 . "$dev/insitu_rec.sh"
-{
-    nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu,vbios_version \
-        --format=csv
-    nproc
-    uptime
-} >>"$out/steady.log" 2>&1
+log_device
 # CPU-bound: 8 sequences and 3 ms of host work per step (insitu_h200.sh's shape)
 rec cpu 250 --shape cpu --run cpu_b8 --batch 8 --context-tokens 6088 --pool-tokens 8192 \
-    --host-ms 3 --profile-s 6 --phases profile,iso,truth --repeats 6 $common
+    --host-ms 3 --profile-s 6 --phases profile,iso,truth --repeats 6 $steady
 # mixed, below the cap: 320 decode sequences with long contexts (up to 2,312 tokens),
 # every second step one prompt chunk of 256 tokens
 rec long 280 --shape mixed --run mixed_b320_long --batch 320 --context-tokens 600000 \
     --pool-tokens 610000 --prefill-chunks 1 --prefill-len 256 --prefill-every 2 \
-    --profile-s 8 --phases profile,iso,truth --repeats 4 $common
+    --profile-s 8 --phases profile,iso,truth --repeats 4 $steady
 cat "$out/steady.log"
