@@ -605,11 +605,18 @@ static int csv_named(const char *cmd, const cli_study *cs, const cli_output *out
     free(tmpl);
     if (st != JL_OK)
         return cli_fail(cmd, st, err);
-    if (!text || !(named = jl_csv_rename_mlenergy(text, len, &nlen))) {
-        free(text);
-        return cli_oom(cmd);
+    if (!text) {
+        fprintf(stderr, "joules %s: cannot read back the scratch CSV for --names mlenergy\n", cmd);
+        return CLI_EXIT_OUTPUT;
     }
+    named = jl_csv_rename_mlenergy(text, len, &nlen);
     free(text);
+    if (!named) /* out of memory, or its own CSV not CSV: neither is the input's fault */
+        return cli_fail(cmd,
+                        jl_fail_output(&err, JL_EINTERNAL, cs->csv, NULL, NULL, -1,
+                                       "the CSV could not be renamed for --names mlenergy "
+                                       "(out of memory, or not well-formed CSV)"),
+                        err);
     if (!strcmp(cs->csv, "-")) {
         int ok = fwrite(named, 1, nlen, stdout) == nlen;
         free(named);
