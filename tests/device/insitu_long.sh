@@ -20,10 +20,4 @@ log_device
 rec long "$budget" --shape mixed --run mixed_b320_long --batch 320 --context-tokens 600000 \
     --pool-tokens 610000 --prefill-chunks 1 --prefill-len 256 --prefill-every 2 \
     --profile-s 8 --phases profile,iso,truth --repeats "$repeats" $steady
-if [ -f "$out/long.tar" ]; then
-    (cd "$out" && tar xf long.tar && rm -f long.tar)
-    [ -f "$out/long/phases.json" ] && gzip -f "$out/long/phases.json"
-    [ -f "$out/long/samples.csv" ] && gzip -f "$out/long/samples.csv"
-    ls -la "$out/long"
-fi
-cat "$out/long.log"
+unpack long

@@ -1,5 +1,5 @@
 # Sourced by the device-call scripts (insitu_shapes.sh, insitu_h200.sh,
-# insitu_steady.sh, insitu_long.sh): rec NAME LIMIT_S ARGS... records one
+# insitu_steady.sh, insitu_long.sh, insitu_fresh.sh, insitu_long_fresh.sh): rec NAME LIMIT_S ARGS... records one
 # shape with insitu_record.py under a time limit that the call's budget
 # ($end, Unix s) still allows, logs to $out/$log, shows the recorder's last
 # $tail_n lines (cut to 160 columns) and tars /tmp/rec/NAME into $out.
@@ -37,4 +37,16 @@ log_device() {
         nproc
         uptime
     } >>"$out/$log" 2>&1
+}
+
+# unpack NAME: $out/NAME.tar into $out/NAME/, its phases.json and samples.csv
+# gzipped (as tests/data/insitu keeps them), then the call's log shown.
+unpack() {  # NAME
+    if [ -f "$out/$1.tar" ]; then
+        (cd "$out" && tar xf "$1.tar" && rm -f "$1.tar")
+        [ -f "$out/$1/phases.json" ] && gzip -f "$out/$1/phases.json"
+        [ -f "$out/$1/samples.csv" ] && gzip -f "$out/$1/samples.csv"
+        ls -la "$out/$1"
+    fi
+    cat "$out/$log"
 }
