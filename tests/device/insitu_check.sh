@@ -55,8 +55,12 @@ done
 # SM clock at every poll), so the weights are moved to the window's clocks;
 # and the decode shape below the cap (64 sequences, long contexts; 12 repeated
 # pairs, tests/data/insitu/README.md), where the at-cap check shows the
-# identity failing because the card is not capped
-for shape in h200-mixed h200-cpu h200-decode; do
+# identity failing because the card is not capped; and the GPU-bound decode shape
+# below the cap (h200-fresh: 128 sequences, long contexts, each GEMM class doubled
+# on a copy of its weights, o_proj and qkv also on the same weights: o_proj_l2,
+# qkv_l2 in truth.json), and the long mixed shape with the same doubling (h200-longfresh:
+# 320 sequences and a 256-token prompt chunk every second step, at the cap)
+for shape in h200-mixed h200-cpu h200-decode h200-fresh h200-longfresh; do
     d=$data/$shape p=$tmp/$shape
     mkdir "$p"
     "$py" "$dev/insitu_prepare.py" --out "$p" "$d"
