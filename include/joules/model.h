@@ -478,8 +478,15 @@ typedef struct jl_whatif {
                                    task) on the source's and the target's GPU
                                    models; 0 for a GPU model never paired with
                                    the source's (JL_WHATIF_WIDE_GPU_PAIR) */
+    size_t n_gpu_pair_models;   /* the other models those pairs are of */
     double gpu_pair_sd;         /* the sd (ln) that adds: 0.5 x |ln bandwidth ratio|;
                                    0 when the pair is seen or the GPU is the same */
+    int roofline;               /* 1: the GPU-model change moved by the source's own
+                                   roofline (its memory-bound share of the step at
+                                   the bandwidth ratio, power held), not the factors:
+                                   two GPU models of the same compute and power limit
+                                   on which fewer than 3 other models were measured
+                                   (docs/model.md "What if") */
     jl_whatif_point *points;
     size_t n_points;
 } jl_whatif;

@@ -204,9 +204,16 @@ static void print_whatif(const jl_whatif *w, const jl_model_group_list *gl)
     for (size_t i = 0; i < w->n_sources; i++)
         printf("%s %ldx%s %s", i ? "," : "", gl->items[w->sources[i]].key.num_gpus,
                gl->items[w->sources[i]].key.gpu_model, gl->items[w->sources[i]].key.precision);
-    printf(" (same model and task), with factors learned across other models (%zu pairs, %zu of "
-           "this kind)\n",
-           w->n_pairs, w->n_pairs_kind);
+    if (w->roofline)
+        printf(" (same model and task), by its own roofline: the share of its step that "
+               "streams weights and KV moved by the two GPUs' bandwidth ratio, its power held "
+               "(the GPU models differ in memory only, and %zu other model%s measured on "
+               "both: too few for the factors)\n",
+               w->n_gpu_pair_models, w->n_gpu_pair_models == 1 ? "" : "s");
+    else
+        printf(" (same model and task), with factors learned across other models (%zu pairs, "
+               "%zu of this kind)\n",
+               w->n_pairs, w->n_pairs_kind);
     size_t cal = 0;
     for (size_t i = 0; i < w->n_points; i++)
         cal = w->points[i].calibrated > cal ? w->points[i].calibrated : cal;

@@ -55,7 +55,10 @@ json_t *jl_whatif_document(const jl_whatif *w, const jl_model_group_list *gl)
     json_object_set_new(doc, "factor_models_of_this_kind",
                         json_integer((json_int_t)w->n_models_kind));
     json_object_set_new(doc, "gpu_model_pairs", json_integer((json_int_t)w->n_gpu_pair));
+    json_object_set_new(doc, "gpu_model_pair_models",
+                        json_integer((json_int_t)w->n_gpu_pair_models));
     json_object_set_new(doc, "gpu_pair_sd_ln", jl_json_number(w->gpu_pair_sd));
+    json_object_set_new(doc, "roofline_route", json_boolean(w->roofline));
     json_object_set_new(doc, "memory_ceiling", jl_json_number(w->memory_ceiling));
     json_object_set_new(doc, "memory_ceiling_assumed", json_boolean(w->memory_assumed));
     for (size_t i = 0; i < w->n_points; i++) {

@@ -968,11 +968,11 @@ const char *jl_whatif_widening_name(unsigned bit)
 }
 
 /* Pairs of groups of one (model, task) of a base other than ex, one on GPU
- * model ga and the other on gb, and the number of distinct other base models
- * with pairs of transfer kind k into *n_models (from the tables of
- * ctx_init). */
+ * model ga and the other on gb, the number of other base models they are of
+ * into *n_pair_models, and the number of distinct other base models with
+ * pairs of transfer kind k into *n_models (from the tables of ctx_init). */
 static size_t gpu_pairs(const wi_ctx *c, int ex, const char *ga, const char *gb, jl_transfer k,
-                        size_t *n_models)
+                        size_t *n_pair_models, size_t *n_models)
 {
     int ia = -1, ib = -1;
     for (int g = 0; g < c->ng; g++) {
@@ -982,12 +982,15 @@ static size_t gpu_pairs(const wi_ctx *c, int ex, const char *ga, const char *gb,
             ib = g;
     }
     size_t n = 0, ng = (size_t)c->ng;
-    *n_models = 0;
+    *n_models = *n_pair_models = 0;
     for (int b = 0; b < c->nb; b++) {
         if (b == ex)
             continue;
-        if (ia >= 0 && ib >= 0)
-            n += c->pair_n[(size_t)b * ng * ng + (size_t)ia * ng + (size_t)ib];
+        if (ia >= 0 && ib >= 0) {
+            size_t nb = c->pair_n[(size_t)b * ng * ng + (size_t)ia * ng + (size_t)ib];
+            n += nb;
+            *n_pair_models += nb > 0;
+        }
         *n_models += c->kinds[(size_t)b * NK + (size_t)kind_index(k)] != 0;
     }
     return n;
@@ -1065,15 +1068,27 @@ static void memory_ceiling_of(const wi_ctx *c, const jl_group_key *target, jl_wh
     out->memory_ceiling = nv ? jl__model_median(v, nv) : NAN;
 }
 
+/* fewest other models measured on both GPU models for the factors to speak
+ * for a change of the memory system alone: one model's pairs fit 17 factors
+ * to one model's shape (the bundled 8B's H100/H200 pair moved the 1.7B's
+ * energy by x0.73 where its own roofline gives x0.85) */
+#define WI_MIN_GPU_PAIR_MODELS 3
+
 /* 1 when s -> t changes only the GPU model, between two GPU models of the
- * same bf16 compute and power limit (within 1 %) that no other model's
- * configurations span */
+ * same bf16 compute and power limit (within 1 %) on which fewer than
+ * WI_MIN_GPU_PAIR_MODELS other models were measured, for a model
+ * whose weights the descriptors size (without them the memory share of its
+ * step is not known, and the roofline would say "no change": the factors
+ * answer instead) */
 static int bandwidth_only(const wi_ctx *c, const jl_group_key *s, const jl_group_key *t,
                           const jl_whatif *out)
 {
-    if (out->n_gpu_pair || !c->desc || jl__str_eq(s->gpu_model, t->gpu_model) ||
-        s->num_gpus != t->num_gpus || !jl__str_eq(s->model, t->model) ||
-        !jl__str_eq(s->precision, t->precision))
+    if (out->n_gpu_pair_models >= WI_MIN_GPU_PAIR_MODELS || !c->desc ||
+        jl__str_eq(s->gpu_model, t->gpu_model) || s->num_gpus != t->num_gpus ||
+        !jl__str_eq(s->model, t->model) || !jl__str_eq(s->precision, t->precision))
+        return 0;
+    const jl_model_desc *m = jl_descriptors_model(c->desc, s->model);
+    if (!m || !(m->active_params > 0) || !(m->weight_bytes_per_param > 0))
         return 0;
     const jl_gpu_desc *a = jl_descriptors_gpu(c->desc, s->gpu_model),
                       *b = jl_descriptors_gpu(c->desc, t->gpu_model);
@@ -1107,13 +1122,14 @@ static size_t estimate_at(const wi_ctx *c, const wi_factors *fac, const jl_group
             int okr = 1;
             for (int r = 0; r < NR && okr; r++)
                 okr = ref_ratio(c, &gl->items[si].key, target, skip, -1, -1, cap, r, &rr[r]) > 0;
-            /* a GPU-model change no other model was measured across, between
-             * GPUs of the same compute and power limit (H100 -> H200): only
-             * the memory system differs, and the factors (learned on pairs
-             * where the compute changed too) do not speak for it; the
-             * source's own roofline does: the memory share pm of its step
-             * time moved by the bandwidth ratio (x[NF - 1]), its power held */
-            int roof = !okr && bandwidth_only(c, &gl->items[si].key, target, out);
+            /* a GPU-model change few other models were measured across,
+             * between GPUs of the same compute and power limit (H100 ->
+             * H200): only the memory system differs, and the factors
+             * (learned on pairs where the compute changed too, or on one
+             * model's pairs) do not speak for it; the source's own roofline
+             * does: the memory share pm of its step time moved by the
+             * bandwidth ratio (x[NF - 1]), its power held */
+            int roof = !okr && out->roofline && bandwidth_only(c, &gl->items[si].key, target, out);
             for (int r = 0; r < NR; r++) {
                 double d;
                 v[r] = source_at(c, si, skip, target, cap, r, &d);
@@ -1274,12 +1290,13 @@ static jl_status predict_core(const wi_ctx *c, const wi_factors *facp, const wi_
     if ((st = check_transfer(c, target, out, err)) != JL_OK)
         goto fail;
     const jl_group_key *s0 = &gl->items[out->sources[0]].key;
-    out->n_gpu_pair =
-        gpu_pairs(c, bt, s0->gpu_model, target->gpu_model, out->transfer, &out->n_models_kind);
+    out->n_gpu_pair = gpu_pairs(c, bt, s0->gpu_model, target->gpu_model, out->transfer,
+                                &out->n_gpu_pair_models, &out->n_models_kind);
     double dm = jl__str_eq(s0->gpu_model, target->gpu_model)
                     ? 0
                     : log(gpu_bw(c, target->gpu_model) / gpu_bw(c, s0->gpu_model));
     out->gpu_pair_sd = dm != 0 && !out->n_gpu_pair ? WI_PAIR * fabs(dm) : 0;
+    out->roofline = bandwidth_only(c, s0, target, out);
     memory_ceiling_of(c, target, out);
     long sib_max = 0;
     for (size_t i = 0; i < gl->count; i++)

@@ -49,29 +49,29 @@ static void sweep(jl_summary_list *l, const char *model, int m, const char *gpu,
     }
 }
 
-static const jl_group_key TARGET = {"synthetic/t", "chat", "H200", 1, "bfloat16"};
-
-/* What the what-if of synthetic/t on H200 (measured on H100 only) says when
- * n_other models are measured on H100 and B200 and, with h200_pair, one more
- * on H100 and H200. */
-static void predict_t(size_t n_other, int h200_pair, const jl_descriptors *d, jl_summary_list *l,
-                      jl_model_group_list *gl, jl_whatif *w)
+/* What the what-if of model t (synthetic/t: a model the descriptors do not
+ * know) on H200, measured on H100 only, says when n_other models are measured
+ * on H100 and B200 and h200_pairs more (at most 3) on H100 and H200. */
+static void predict_t(const char *t, size_t n_other, int h200_pairs, const jl_descriptors *d,
+                      jl_summary_list *l, jl_model_group_list *gl, jl_whatif *w)
 {
     static const char *const names[] = {"synthetic/a", "synthetic/b", "synthetic/c",
                                         "synthetic/d", "synthetic/e", "synthetic/f"};
+    static const char *const paired[] = {"synthetic/p", "synthetic/q", "synthetic/r"};
     for (size_t m = 0; m < n_other; m++) {
         sweep(l, names[m], (int)m, "H100", 3.35e12);
         sweep(l, names[m], (int)m, "B200", 8e12);
     }
-    if (h200_pair) {
-        sweep(l, "synthetic/p", 2, "H100", 3.35e12);
-        sweep(l, "synthetic/p", 2, "H200", 4.8e12);
+    for (int m = 0; m < h200_pairs && m < 3; m++) {
+        sweep(l, paired[m], 2 + m, "H100", 3.35e12);
+        sweep(l, paired[m], 2 + m, "H200", 4.8e12);
     }
-    sweep(l, "synthetic/t", 1, "H100", 3.35e12);
+    sweep(l, t, 1, "H100", 3.35e12);
     CHECK(jl_model_groups(l, gl, NULL) == JL_OK);
     long caps[] = {8, 64, 1024};
     jl_error *err = NULL;
-    jl_status st = jl_whatif_predict(gl, d, &TARGET, JL_TRANSFER_NONE, caps, 3, w, &err);
+    jl_group_key target = {(char *)t, "chat", "H200", 1, "bfloat16"};
+    jl_status st = jl_whatif_predict(gl, d, &target, JL_TRANSFER_NONE, caps, 3, w, &err);
     if (st != JL_OK)
         fprintf(stderr, "  what-if: %s\n", err ? err->message : "?");
     CHECK(st == JL_OK);
@@ -87,7 +87,7 @@ TEST(thin_evidence_widens_by_the_stated_rules)
     jl_whatif w;
     jl_summary_list l = {0};
     jl_model_group_list gl = {0};
-    predict_t(2, 0, d, &l, &gl, &w);
+    predict_t("synthetic/t", 2, 0, d, &l, &gl, &w);
     CHECK_EQ_INT(w.n_points, 3);
     CHECK_EQ_INT(w.n_gpu_pair, 0);
     CHECK_EQ_INT(w.n_models_kind, 2);
@@ -120,8 +120,10 @@ TEST(thin_evidence_widens_by_the_stated_rules)
     /* five other models and one measured on both H100 and H200: calibrated
      * on the held-out groups of five models, the GPU pair seen: no rule
      * applies at the measured caps */
-    predict_t(5, 1, d, &l, &gl, &w);
+    predict_t("synthetic/t", 5, 1, d, &l, &gl, &w);
     CHECK(w.n_gpu_pair > 0 && w.gpu_pair_sd == 0);
+    /* one pair, but no descriptor sizes synthetic/t's weights: the factors */
+    CHECK_EQ_INT(w.roofline, 0);
     for (size_t i = 0; i < 2 && i < w.n_points; i++) {
         CHECK(w.points[i].calibrated >= 40);
         CHECK_EQ_INT(w.points[i].widened, 0);
@@ -129,6 +131,69 @@ TEST(thin_evidence_widens_by_the_stated_rules)
     jl_whatif_clear(&w);
     jl_group_list_clear(&gl);
     jl_summary_list_clear(&l);
+    jl_descriptors_free(d);
+}
+
+/* H100 -> H200 (the same compute and power limit, 1.43x the bandwidth) of a
+ * model the descriptors size (synthetic/Qwen3-1.7B-shape) with fewer than 3
+ * other models measured on both: the source's own roofline, the same
+ * prediction whatever those few pairs say (issue 39: the bundled 8B's one pair
+ * moved the 1.7B's energy by x0.73 where its roofline gives x0.85, and the
+ * prediction moved as evidence was added or taken away); with 3, the factors. */
+TEST(equal_compute_pair_follows_the_roofline_until_three_models_span_it)
+{
+    jl_descriptors *d = mx_desc();
+    double e[3][3] = {{0}};
+    for (int pairs = 0; pairs <= 3; pairs++) {
+        jl_whatif w;
+        jl_summary_list l = {0};
+        jl_model_group_list gl = {0};
+        predict_t("synthetic/Qwen3-1.7B-shape", 5, pairs, d, &l, &gl, &w);
+        fprintf(stderr, "  %d model(s) on H100 and H200: %zu pair(s) of %zu, %s\n", pairs,
+                w.n_gpu_pair, w.n_gpu_pair_models, w.roofline ? "the roofline" : "the factors");
+        CHECK_EQ_INT(w.n_gpu_pair_models, pairs);
+        CHECK_EQ_INT(w.roofline, pairs < 3);
+        json_t *doc = jl_whatif_document(&w, &gl);
+        CHECK(json_is_true(json_object_get(doc, "roofline_route")) == (pairs < 3));
+        json_decref(doc);
+        /* the source: its H100 sweep at the cap (8 and 64: measured); its
+         * step streams the weights and the running sequences' KV (each the
+         * chat task's input plus half of its 500 output tokens) for a share
+         * pm of the step time, which moves by the bandwidth ratio, the power
+         * held */
+        const jl_model_desc *md = jl_descriptors_model(d, "synthetic/Qwen3-1.7B-shape");
+        double bw0 = jl_descriptors_gpu(d, "H100")->hbm_bandwidth_bytes_s,
+               bw1 = jl_descriptors_gpu(d, "H200")->hbm_bandwidth_bytes_s;
+        for (size_t i = 0; i < 2 && i < w.n_points && pairs < 3; i++) {
+            const jl_summary *src = NULL;
+            for (size_t g = 0; g < l.count; g++)
+                if (jl__str_eq(l.items[g]->attrs.model, "synthetic/Qwen3-1.7B-shape") &&
+                    l.items[g]->attrs.max_batch_size == w.points[i].cap)
+                    src = l.items[g];
+            CHECK(src != NULL);
+            if (!src)
+                continue;
+            double tau = src->fig[JL_FIG_AVG_BATCH_SIZE] / src->fig[JL_FIG_OUTPUT_THROUGHPUT_TOK_S];
+            double b = src->fig[JL_FIG_AVG_BATCH_SIZE],
+                   ctx = jl_task_default_input_tokens("chat") + 0.5 * 500;
+            double kv = b * ctx * md->kv_bytes_per_token * jl__model_window_scale(md, ctx);
+            double pm = (md->active_params * md->weight_bytes_per_param + kv) / bw0 / tau;
+            double e0 = src->fig[JL_FIG_ENERGY_PER_TOKEN_J],
+                   v = w.points[i].energy_per_token_j.value;
+            fprintf(stderr, "    cap %ld: %.6g J/token from H100's %.6g (memory share %.3f)\n",
+                    w.points[i].cap, v, e0, pm);
+            CHECK(pm > 0.05 && pm < 1);
+            CHECK_NEAR(v, e0 * (1 - pm + pm * bw0 / bw1), 1e-9, 0);
+            CHECK_NEAR(w.points[i].power_w.value, src->fig[JL_FIG_AVG_POWER_W], 1e-9, 0);
+            e[pairs][i] = v;
+        }
+        jl_whatif_clear(&w);
+        jl_group_list_clear(&gl);
+        jl_summary_list_clear(&l);
+    }
+    for (int pairs = 1; pairs < 3; pairs++)
+        for (size_t i = 0; i < 2; i++)
+            CHECK_NEAR(e[pairs][i], e[0][i], 1e-12, 0);
     jl_descriptors_free(d);
 }
 
@@ -302,6 +367,7 @@ int main(int argc, char **argv)
 {
     TEST_ARGS(argc, argv);
     RUN(thin_evidence_widens_by_the_stated_rules);
+    RUN(equal_compute_pair_follows_the_roofline_until_three_models_span_it);
     RUN_DATA(bundled_traces_coverage); /* test_model_whatif_data */
     RUN_DATA(whatif_memory_ceiling_on_other_hardware);
     TEST_MAIN_END();
