@@ -162,9 +162,11 @@ TEST(equal_compute_pair_follows_the_roofline_until_three_models_span_it)
          * pm of the step time, which moves by the bandwidth ratio, the power
          * held */
         const jl_model_desc *md = jl_descriptors_model(d, "synthetic/Qwen3-1.7B-shape");
-        double bw0 = jl_descriptors_gpu(d, "H100")->hbm_bandwidth_bytes_s,
-               bw1 = jl_descriptors_gpu(d, "H200")->hbm_bandwidth_bytes_s;
-        for (size_t i = 0; i < 2 && i < w.n_points && pairs < 3; i++) {
+        const jl_gpu_desc *g0 = jl_descriptors_gpu(d, "H100"), *g1 = jl_descriptors_gpu(d, "H200");
+        CHECK(md && g0 && g1);
+        double bw0 = g0 ? g0->hbm_bandwidth_bytes_s : NAN,
+               bw1 = g1 ? g1->hbm_bandwidth_bytes_s : NAN;
+        for (size_t i = 0; md && i < 2 && i < w.n_points && pairs < 3; i++) {
             const jl_summary *src = NULL;
             for (size_t g = 0; g < l.count; g++)
                 if (jl__str_eq(l.items[g]->attrs.model, "synthetic/Qwen3-1.7B-shape") &&
