@@ -367,6 +367,12 @@ typedef struct jl_request_row {
     double energy_j; /* prefill_j + decode_j + static_j */
     double prefill_j, decode_j, static_j;
     double energy_lo_j, energy_hi_j; /* over the fit's and the static power's uncertainty */
+    /* the part of prefill_j + decode_j that is its share of the engine
+     * steps' fixed cost, and the steps it took part in inside the window
+     * with its share of them (the sum of 1 / the step's requests): steps /
+     * step_share is the mean batch it ran in (harmonic). NaN: no engine/
+     * iteration rows, so no step term */
+    double step_j, steps, step_share;
 } jl_request_row;
 
 /* The run's fit of dynamic energy per interval against its work. */
@@ -418,6 +424,12 @@ typedef struct jl_request_attribution {
     double run_j, window_share;
     double update_period_s; /* median gap between counter updates in the window */
     double split_s;         /* the split's time resolution: three updates */
+    /* --by request: the row of the highest J per output token (-1: fewer
+     * than 3 rows with output tokens) beside the rows' medians, to say why
+     * it costs more (its share of the steps' fixed cost, the batch it ran
+     * in); NaN where no engine/ steps */
+    long costliest;
+    double median_j_per_output_token, median_mean_batch;
     jl_request_check *checks;
     size_t n_checks;
 } jl_request_attribution;

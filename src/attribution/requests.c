@@ -65,6 +65,8 @@ typedef struct {
     size_t itl;     /* itl/ samples seen */
     double tprev;   /* the last token's time (itl walk) */
     double in;      /* prompt tokens */
+    double nst;     /* the engine steps it took part in inside the window */
+    double ush;     /* its share of them: the sum of 1 / the step's requests */
 } rq;
 
 typedef struct work_s {
@@ -147,8 +149,13 @@ static void at_step(const work *w, rq *r, double x0, double x)
         w->nstep[j] += 1;
         return;
     }
-    if (w->nstep[j] > 0)
-        spread(w, r, x0, x, 1 / w->nstep[j], 2);
+    if (!(w->nstep[j] > 0))
+        return;
+    spread(w, r, x0, x, 1 / w->nstep[j], 2);
+    if (w->et[j] > w->b[0] && w->et[j] <= w->b[w->K]) {
+        r->nst += 1;
+        r->ush += 1 / w->nstep[j];
+    }
 }
 
 static jl_status itl_block(void *ctx, const float *sec, const int32_t *req, size_t n, size_t row0)
@@ -383,6 +390,7 @@ static int fit_costs(const double *P, const double *D, const double *S, const do
 
 typedef struct {
     double pre, dec, stat;
+    double step; /* the part of pre + dec that is the steps' fixed cost */
 } split3;
 
 /* the split at static power ps and costs (a, b, c): out[r], and the
@@ -400,7 +408,7 @@ static void split(const work *w, const double *E, const double *P, const double 
     }
     for (size_t i = 0; i < w->R; i++) {
         const rq *r = &w->q[i];
-        out[i].pre = out[i].dec = 0;
+        out[i].pre = out[i].dec = out[i].step = 0;
         out[i].stat = ps * Fs[i];
         if (!r->live)
             continue;
@@ -417,6 +425,7 @@ static void split(const work *w, const double *E, const double *P, const double 
                    ud = pk > 0 || dk > 0 ? dk / (dk + (r->in > 0 ? pk / r->in : 0)) : 0;
             out[i].pre += dyn * (a * pk + cs * uk * (1 - ud)) / W;
             out[i].dec += dyn * (b * dk + cs * uk * ud) / W;
+            out[i].step += dyn * cs * uk / W;
         }
     }
 }
@@ -428,6 +437,43 @@ static void bucket(double v, char *b, size_t cap)
     while (v >= hi && hi < 1e12)
         lo = hi, hi *= 4;
     snprintf(b, cap, "%.0f-%.0f", lo, hi - 1);
+}
+
+/* the row of the highest J per output token, and the rows' medians of it
+ * and of the mean batch (per request only: a class's figures are sums) */
+static jl_status costliest(jl_request_attribution *A)
+{
+    A->costliest = -1;
+    A->median_j_per_output_token = A->median_mean_batch = NAN;
+    if (A->by != JL_REQUESTS_BY_REQUEST)
+        return JL_OK;
+    double *jt = malloc((A->n_rows ? A->n_rows : 1) * sizeof *jt);
+    double *mb = malloc((A->n_rows ? A->n_rows : 1) * sizeof *mb);
+    if (!jt || !mb) {
+        free(jt), free(mb);
+        return JL_ENOMEM;
+    }
+    size_t nj = 0, nb = 0;
+    double best = -1;
+    for (size_t j = 0; j < A->n_rows; j++) {
+        const jl_request_row *r = &A->rows[j];
+        double v = r->output_tokens > 0 ? r->energy_j / r->output_tokens : NAN;
+        if (!isfinite(v))
+            continue;
+        jt[nj++] = v;
+        if (v > best)
+            best = v, A->costliest = (long)j;
+        if (r->step_share > 0 && isfinite(r->steps))
+            mb[nb++] = r->steps / r->step_share;
+    }
+    if (nj < 3)
+        A->costliest = -1;
+    else
+        A->median_j_per_output_token = jl__median_d(jt, nj);
+    if (nb >= 3)
+        A->median_mean_batch = jl__median_d(mb, nb);
+    free(jt), free(mb);
+    return JL_OK;
 }
 
 jl_status jl_request_attribution_compute(const jl_run *run, const jl_sensor *sensor,
@@ -904,12 +950,19 @@ jl_status jl_request_attribution_compute(const jl_run *run, const jl_sensor *sen
         row->prefill_j += sp[i].pre;
         row->decode_j += sp[i].dec;
         row->static_j += sp[i].stat;
+        /* no engine/ iteration rows: no step term; a request without itl/
+         * samples has its presence from its tokens, not from the steps */
+        row->step_j += w.nstep ? sp[i].step : NAN;
+        row->steps += w.nstep && r->itl ? r->nst : NAN;
+        row->step_share += w.nstep && r->itl ? r->ush : NAN;
         row->energy_j += sp[i].pre + sp[i].dec + sp[i].stat;
         row->energy_lo_j += elo[i];
         row->energy_hi_j += ehi[i];
     }
     for (size_t j = 0; j < A->n_rows; j++)
         A->attributed_j += A->rows[j].energy_j;
+    if ((st = costliest(A)) != JL_OK)
+        goto fail;
     A->unattributed_j = A->unattributed_static_j + A->unattributed_dynamic_j;
     A->residual_j = A->window_energy_j - A->attributed_j - A->unattributed_j;
     goto done;

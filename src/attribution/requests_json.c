@@ -70,6 +70,10 @@ json_t *jl_request_row_to_json(const jl_request_attribution *a, const jl_request
     set(o, "resident_s", jl_json_number(r->resident_s));
     set(o, "j_per_output_token",
         jl_json_number(r->output_tokens > 0 ? r->energy_j / r->output_tokens : NAN));
+    set(o, "step_j", jl_json_number(r->step_j));
+    set(o, "steps", jl_json_number(r->steps));
+    set(o, "step_share", jl_json_number(r->step_share));
+    set(o, "mean_batch", jl_json_number(r->step_share > 0 ? r->steps / r->step_share : NAN));
     return o;
 }
 
@@ -121,16 +125,32 @@ json_t *jl_request_attribution_document(const jl_request_attribution *a)
                   "r2", jl_json_number(a->fit.r2), "intervals", (json_int_t)a->fit.n_intervals,
                   "identified", a->fit.identified, "how", a->fit.note ? a->fit.note : ""));
     set(d, "work",
-        json_pack("{s:o,s:o,s:o,s:i,s:i}", "prompt_tokens", jl_json_number(a->prompt_tokens),
-                  "output_tokens", jl_json_number(a->output_tokens), "engine_steps",
-                  jl_json_number(a->engine_steps), "requests", (json_int_t)a->n_requests,
-                  "requests_skipped", (json_int_t)a->n_requests_skipped));
+        json_pack("{s:o,s:o,s:o,s:o,s:o,s:i,s:i}", "prompt_tokens",
+                  jl_json_number(a->prompt_tokens), "output_tokens",
+                  jl_json_number(a->output_tokens), "engine_steps", jl_json_number(a->engine_steps),
+                  "prompt_tokens_outside", jl_json_number(a->prompt_tokens_outside),
+                  "output_tokens_outside", jl_json_number(a->output_tokens_outside), "requests",
+                  (json_int_t)a->n_requests, "requests_skipped",
+                  (json_int_t)a->n_requests_skipped));
     set(d, "approximations",
         json_pack("{s:s,s:s}", "prefill", a->prefill_source, "decode", a->decode_source));
     set(d, "coverage",
-        json_pack("{s:o,s:o,s:o}", "run_j", jl_json_number(a->run_j), "window_share",
+        json_pack("{s:o,s:o,s:o,s:o}", "run_j", jl_json_number(a->run_j), "window_share",
                   jl_json_number(a->window_share), "update_period_s",
-                  jl_json_number(a->update_period_s)));
+                  jl_json_number(a->update_period_s), "split_s", jl_json_number(a->split_s)));
+    if (a->costliest >= 0 && (size_t)a->costliest < a->n_rows) {
+        const jl_request_row *r = &a->rows[a->costliest];
+        set(d, "costliest",
+            json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "request", (json_int_t)r->request,
+                      "j_per_output_token", jl_json_number(r->energy_j / r->output_tokens),
+                      "median_j_per_output_token", jl_json_number(a->median_j_per_output_token),
+                      "step_j", jl_json_number(r->step_j), "energy_j", jl_json_number(r->energy_j),
+                      "mean_batch",
+                      jl_json_number(r->step_share > 0 ? r->steps / r->step_share : NAN),
+                      "median_mean_batch", jl_json_number(a->median_mean_batch)));
+    } else {
+        set(d, "costliest", json_null());
+    }
     for (size_t i = 0; i < a->n_checks; i++) {
         const jl_request_check *c = &a->checks[i];
         json_array_append_new(
@@ -154,6 +174,7 @@ jl_status jl_request_attribution_write_csv(const jl_request_attribution *a, FILE
                                        "decode_j",    "static_j",     "energy_lo_j",
                                        "energy_hi_j", "input_tokens", "output_tokens",
                                        "start_s",     "finish_s",     "resident_s",
+                                       "step_j",      "steps",        "step_share",
                                        NULL};
     jl__csvw w;
     jl__csvw_begin(&w, f);
@@ -166,7 +187,8 @@ jl_status jl_request_attribution_write_csv(const jl_request_attribution *a, FILE
         jl__csvw_cellf(&w, "%zu", r->n_requests);
         const double v[] = {r->energy_j,    r->prefill_j,   r->decode_j,     r->static_j,
                             r->energy_lo_j, r->energy_hi_j, r->input_tokens, r->output_tokens,
-                            r->start_s,     r->finish_s,    r->resident_s};
+                            r->start_s,     r->finish_s,    r->resident_s,   r->step_j,
+                            r->steps,       r->step_share};
         for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
             jl__csvw_num(&w, v[k]);
         jl__csvw_end(&w);
@@ -179,7 +201,7 @@ jl_status jl_request_attribution_write_csv(const jl_request_attribution *a, FILE
     jl__csvw_empty(&w);
     jl__csvw_empty(&w);
     jl__csvw_num(&w, a->unattributed_static_j);
-    for (int k = 0; k < 7; k++) /* energy_lo_j .. resident_s */
+    for (int k = 0; k < 10; k++) /* energy_lo_j .. step_share */
         jl__csvw_empty(&w);
     jl__csvw_end(&w);
     return ferror(f) ? JL_EIO : JL_OK;

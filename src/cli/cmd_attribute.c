@@ -821,6 +821,18 @@ static void print_requests(const jl_request_attribution *a)
         printf("coverage  the window holds %.1f %% of the run's energy; the counter updates "
                "every %.0f ms, the split resolves %.0f ms (three updates)\n",
                100 * a->window_share, 1e3 * a->update_period_s, 1e3 * a->split_s);
+    if (a->costliest >= 0 && (size_t)a->costliest < a->n_rows) {
+        const jl_request_row *r = &a->rows[a->costliest];
+        printf("costliest request %s: %.4g J per output token (the median request %.4g)", r->key,
+               r->energy_j / r->output_tokens, a->median_j_per_output_token);
+        if (r->step_share > 0 && isfinite(r->step_j) && r->energy_j > 0)
+            printf("; %.1f J of its %.1f J (%.0f %%) is its share of the engine steps' fixed "
+                   "cost: the steps it ran in held %.1f requests on average (the median "
+                   "request's %.1f)",
+                   r->step_j, r->energy_j, 100 * r->step_j / r->energy_j, r->steps / r->step_share,
+                   a->median_mean_batch);
+        printf("\n");
+    }
     for (size_t i = 0; i < a->n_checks; i++) {
         const jl_request_check *c = &a->checks[i];
         printf("check     %s: predicted %.1f J, measured %.1f J (%+.1f %%; dynamic %+.1f %%)\n",

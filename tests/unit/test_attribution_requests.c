@@ -31,6 +31,8 @@ typedef struct {
     double *arr, *s, *ft, *fin;
     int32_t *in, *out;
     double *dyn;            /* each request's known dynamic energy */
+    double *stepj;          /* its part of the steps' fixed cost (COST_C / n a step) */
+    double *nst, *ush;      /* the steps it ran in, and the sum of 1 / their requests */
     size_t ns;              /* steps */
     double *st0, *st1, *sw; /* step [t0, t1) at dynamic power sw */
     double *cum;            /* dynamic energy before step i */
@@ -72,6 +74,9 @@ static void simulate(sim *S, size_t R, int B)
     S->in = calloc(R, sizeof(int32_t));
     S->out = calloc(R, sizeof(int32_t));
     S->dyn = calloc(R, sizeof(double));
+    S->stepj = calloc(R, sizeof(double));
+    S->nst = calloc(R, sizeof(double));
+    S->ush = calloc(R, sizeof(double));
     for (size_t i = 0; i < R; i++) {
         S->arr[i] = 0.5 + 6.0 * (double)i / (double)R + 0.05 * rnd();
         S->in[i] = 64 + (int32_t)(1900 * rnd());
@@ -119,6 +124,9 @@ static void simulate(sim *S, size_t R, int B)
         for (size_t i = 0; i < R; i++)
             if (state[i] == 1) { /* a token */
                 S->dyn[i] += COST_C / n + COST_B;
+                S->stepj[i] += COST_C / n;
+                S->nst[i] += 1;
+                S->ush[i] += 1.0 / n;
                 PUSH(S->itl, S->itl_n, (float)(t1 - last[i]));
                 PUSH(S->itl_req, S->itl_n, (int32_t)i);
                 S->itl_n++;
@@ -133,6 +141,9 @@ static void simulate(sim *S, size_t R, int B)
         for (int j = 0; j < na; j++) {
             size_t i = adm[j];
             S->dyn[i] += COST_C / n + COST_A * S->in[i];
+            S->stepj[i] += COST_C / n;
+            S->nst[i] += 1;
+            S->ush[i] += 1.0 / n;
             S->s[i] = t;
             S->ft[i] = t1;
             last[i] = t1;
@@ -187,6 +198,7 @@ static void sim_free(sim *S)
     free(S->arr), free(S->s), free(S->ft), free(S->fin), free(S->in), free(S->out), free(S->dyn);
     free(S->st0), free(S->st1), free(S->sw), free(S->cum), free(S->itl), free(S->itl_req);
     free(S->et), free(S->running), free(S->tok), free(S->pre);
+    free(S->stepj), free(S->nst), free(S->ush);
 }
 
 static void *copy_of(const void *p, size_t n)
@@ -291,8 +303,9 @@ TEST(per_request_known_answer)
     CHECK_NEAR(a->fit.j_per_step, COST_C, 0.05, 0);
     /* every request within 1 % of its known cost; the truth inside its interval */
     double *ks = known_static(&S);
-    double worst = 0, wdyn = 0;
+    double worst = 0, wdyn = 0, wstep = 0, wbatch = 0, top = -1;
     size_t inside = 0;
+    long costliest = -1;
     for (size_t i = 0; i < a->n_rows; i++) {
         const jl_request_row *r = &a->rows[i];
         size_t q = (size_t)r->request;
@@ -307,7 +320,23 @@ TEST(per_request_known_answer)
         inside += r->energy_lo_j <= truth && truth <= r->energy_hi_j;
         CHECK_NEAR(r->energy_j, r->prefill_j + r->decode_j + r->static_j, 1e-12, 1e-9);
         CHECK_NEAR(r->static_j, ks[q], 0.01, 0.01);
+        /* the steps' fixed cost it holds, the steps it ran in and its
+         * share of them, against the server's */
+        wstep = fmax(wstep, fabs(r->step_j / S.stepj[q] - 1));
+        CHECK(r->step_j <= r->prefill_j + r->decode_j);
+        CHECK_NEAR(r->steps, S.nst[q], 0, 1e-9);
+        wbatch = fmax(wbatch, fabs((r->steps / r->step_share) / (S.nst[q] / S.ush[q]) - 1));
+        double jt = (S.dyn[q] + ks[q]) / (S.out[q]);
+        if (jt > top)
+            top = jt, costliest = r->request;
     }
+    printf("  steps' fixed cost per request: worst %.3f %%; mean batch: worst %.2g\n", 100 * wstep,
+           wbatch);
+    CHECK(wstep < 0.02);
+    CHECK(wbatch < 1e-9);
+    /* the costliest request is the server's costliest per output token */
+    CHECK(a->costliest >= 0 && a->rows[a->costliest].request == costliest);
+    CHECK(isfinite(a->median_j_per_output_token) && isfinite(a->median_mean_batch));
     printf("  fit: %.5g J/prompt token, %.5g J/output token, %.5g J/step (r2 %.4f)\n",
            a->fit.j_per_prompt_token, a->fit.j_per_output_token, a->fit.j_per_step, a->fit.r2);
     printf("  per request: worst %.3f %% (dynamic part %.3f %%), %zu of %zu inside\n", 100 * worst,
@@ -346,10 +375,16 @@ TEST(per_request_known_answer)
     /* the document carries the contract's fields */
     json_t *doc = jl_request_attribution_document(a);
     json_t *row0 = json_array_get(json_object_get(doc, "rows"), 0);
-    const char *keys[] = {"request",  "energy_j", "prefill_j",
-                          "decode_j", "static_j", "energy_interval_j"};
+    const char *keys[] = {"request",           "energy_j", "prefill_j", "decode_j",   "static_j",
+                          "energy_interval_j", "step_j",   "steps",     "step_share", "mean_batch"};
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
-        CHECK(json_object_get(row0, keys[k]) != NULL);
+        CHECK(json_is_number(json_object_get(row0, keys[k])) ||
+              json_is_array(json_object_get(row0, keys[k])));
+    /* and the document what docs/attribute.md lists */
+    CHECK(json_is_number(json_object_get(json_object_get(doc, "work"), "prompt_tokens_outside")));
+    CHECK(json_is_number(json_object_get(json_object_get(doc, "work"), "output_tokens_outside")));
+    CHECK(json_is_number(json_object_get(json_object_get(doc, "coverage"), "split_s")));
+    CHECK(json_is_integer(json_object_get(json_object_get(doc, "costliest"), "request")));
     CHECK(json_array_size(json_object_get(row0, "energy_interval_j")) == 2);
     json_decref(doc);
     jl_request_attribution_free(c);
