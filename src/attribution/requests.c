@@ -950,9 +950,11 @@ jl_status jl_request_attribution_compute(const jl_run *run, const jl_sensor *sen
         row->prefill_j += sp[i].pre;
         row->decode_j += sp[i].dec;
         row->static_j += sp[i].stat;
-        /* no engine/ iteration rows: no step term; a request without itl/
-         * samples has its presence from its tokens, not from the steps */
-        row->step_j += w.nstep ? sp[i].step : NAN;
+        /* no engine/ iteration rows, or a step cost not separated (its
+         * interval reaches 0): no step term of its own;
+         * a request without itl/ samples has its presence from its tokens,
+         * not from the steps */
+        row->step_j += w.nstep && f->j_per_step_lo > 0 ? sp[i].step : NAN;
         row->steps += w.nstep && r->itl ? r->nst : NAN;
         row->step_share += w.nstep && r->itl ? r->ush : NAN;
         row->energy_j += sp[i].pre + sp[i].dec + sp[i].stat;
