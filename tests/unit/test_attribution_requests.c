@@ -448,7 +448,7 @@ TEST(per_request_bundled_sweep)
     CHECK(jl_trace_open(path, NULL, &t, &err) == JL_OK);
     size_t n = t ? jl_trace_run_count(t) : 0;
     jl_request_attribution **A = calloc(n ? n : 1, sizeof *A);
-    size_t fit = n;
+    size_t fit = n, n_sep = 0;
     for (size_t i = 0; i < n; i++) {
         jl_run *r = NULL;
         jl_sensor s;
@@ -459,6 +459,11 @@ TEST(per_request_bundled_sweep)
         if (A[i]) {
             CHECK(fabs(A[i]->residual_j) <= 1e-12 * A[i]->window_energy_j);
             CHECK(A[i]->window_share > 0.95);
+            /* a share of the steps' cost only where the fit separates it */
+            int sep = A[i]->fit.j_per_step_lo > 0;
+            n_sep += sep;
+            for (size_t j = 0; j < A[i]->n_rows; j++)
+                CHECK(sep ? isfinite(A[i]->rows[j].step_j) : isnan(A[i]->rows[j].step_j));
             if (!strcmp(A[i]->run, "b0016"))
                 fit = i;
         }
@@ -466,6 +471,9 @@ TEST(per_request_bundled_sweep)
         jl_run_free(r);
     }
     CHECK(fit < n);
+    /* b0001 cannot tell a token from a step; the larger batches can */
+    printf("  step cost separated in %zu of %zu runs\n", n_sep, n);
+    CHECK(n_sep >= 1 && n_sep < n);
     for (size_t i = 0; fit < n && i < n; i++)
         if (i != fit && A[i])
             CHECK(jl_request_attribution_check(A[fit], A[i]) == JL_OK);
